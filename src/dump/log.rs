@@ -1,0 +1,3 @@
+//! Dump of `.log` segments and KRaft `.checkpoint` snapshots.
+//!
+//! OWNER: dump helper.

@@ -1,0 +1,254 @@
+//! Findings: anomalies reported as data, not errors.
+//!
+//! Every [`Kind`] has a stable snake_case id (documented in `docs/findings.md`), a
+//! default [`Severity`], and a sentence on what a broker does about it.
+
+use serde::Serialize;
+use std::fmt;
+
+/// How bad a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $variant:ident = $id:literal, $sev:ident; )*) => {
+        /// The stable finding kinds.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Kind {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Kind {
+            /// Every kind, in documentation order.
+            pub const ALL: &'static [Kind] = &[ $( Kind::$variant, )* ];
+
+            /// The stable snake_case id.
+            pub fn id(self) -> &'static str {
+                match self { $( Kind::$variant => $id, )* }
+            }
+
+            /// The default severity.
+            pub fn default_severity(self) -> Severity {
+                match self { $( Kind::$variant => Severity::$sev, )* }
+            }
+
+            /// Look a kind up by its id.
+            pub fn from_id(id: &str) -> Option<Kind> {
+                match id { $( $id => Some(Kind::$variant), )* _ => None }
+            }
+        }
+    };
+}
+
+kinds! {
+    // --- file and batch integrity (kafka-semantics.md §8.1) ---
+    /// Stored CRC does not match the bytes (rule 1).
+    CrcMismatch = "crc_mismatch", Error;
+    /// A partial entry at the end of a file (rule 2).
+    TruncatedBatch = "truncated_batch", Error;
+    /// Bytes after the last whole batch that do not frame as an entry (rule 2).
+    TrailingBytes = "trailing_bytes", Warning;
+    /// A zero-filled tail after the last batch (preallocated segment after a crash).
+    PreallocatedTail = "preallocated_tail", Info;
+    /// Header or record structure that Kafka rejects (rules 3, 4, 11, codec errors, varints).
+    InvalidBatch = "invalid_batch", Error;
+    /// A batch whose offsets do not increase past the previous batch (rule 5).
+    OffsetRegression = "offset_regression", Error;
+    /// Offsets skipped between consecutive batches (rule 6).
+    OffsetGap = "offset_gap", Info;
+    /// Batch offsets outside what the segment's base offset allows (rule 7).
+    SegmentOffsetOutOfRange = "segment_offset_out_of_range", Error;
+    /// partitionLeaderEpoch decreasing with offset (rule 8).
+    LeaderEpochRegression = "leader_epoch_regression", Warning;
+    // --- producer epoch / sequence (§8.2) ---
+    /// A producer's epoch went down (rule 12).
+    ProducerEpochRegression = "producer_epoch_regression", Error;
+    /// Data after a marker of the same producer at a higher epoch (rule 13, KAFKA-9144).
+    ZombieWrite = "zombie_write", Error;
+    /// A new epoch that does not start at sequence 0 (rule 14).
+    InvalidFirstSequence = "invalid_first_sequence", Warning;
+    /// Sequence discontinuity within an epoch (rule 15).
+    SequenceGap = "sequence_gap", Error;
+    /// The same sequence range written twice (rule 16).
+    DuplicateSequence = "duplicate_sequence", Error;
+    /// Producer fields inconsistent with the batch kind (rules 18–19).
+    InvalidProducerFields = "invalid_producer_fields", Warning;
+    // --- transactions and markers (§8.3) ---
+    /// A transaction open at the end of the log, idle longer than `--hanging-after` (rule 20).
+    HangingTransaction = "hanging_transaction", Error;
+    /// A transaction open at the end of the log, younger than `--hanging-after`.
+    OpenTransaction = "open_transaction", Info;
+    /// A marker with a lower coordinator epoch than an earlier one (rule 22).
+    CoordinatorEpochRegression = "coordinator_epoch_regression", Warning;
+    /// A COMMIT/ABORT marker with no open transaction (rule 23).
+    MarkerWithoutTransaction = "marker_without_transaction", Info;
+    /// Markers of different types for the same producer and epoch (rule 23 b).
+    ConflictingMarkers = "conflicting_markers", Error;
+    /// An open transaction continued at a new epoch without a marker (rule 25).
+    TransactionEpochChange = "transaction_epoch_change", Warning;
+    /// Non-transactional data while the producer has an open transaction (rule 26).
+    NonTransactionalWriteInTransaction = "non_transactional_write_in_transaction", Error;
+    // --- other files of the partition (issue: verify) ---
+    /// An offset index that cannot be read as Kafka would (size, ordering).
+    IndexCorrupt = "index_corrupt", Error;
+    /// An offset index entry that disagrees with the log (rule 9).
+    IndexMismatch = "index_mismatch", Warning;
+    /// A time index entry that disagrees with the log (rule 9).
+    TimeindexMismatch = "timeindex_mismatch", Warning;
+    /// A `.txnindex` that disagrees with the aborted transactions recomputed from markers (rule 28).
+    TxnindexMismatch = "txnindex_mismatch", Error;
+    /// A producer snapshot the broker would reject (version, CRC, size).
+    SnapshotCorrupt = "snapshot_corrupt", Warning;
+    /// A producer snapshot that disagrees with the state rebuilt from the log (rule 29).
+    SnapshotMismatch = "snapshot_mismatch", Warning;
+    /// `leader-epoch-checkpoint` disagrees with the batches' partitionLeaderEpoch.
+    LeaderEpochCheckpointMismatch = "leader_epoch_checkpoint_mismatch", Warning;
+    /// Checkpoint files inconsistent with the log (HW, recovery point, log start).
+    CheckpointInconsistent = "checkpoint_inconsistent", Warning;
+    /// An open transaction starting below the log start offset (rule 30).
+    LsoBelowLogStart = "lso_below_log_start", Warning;
+    /// `.deleted`/`.cleaned`/`.swap`/`.tmp` files or `-delete/-future/-stray` directories.
+    LeftoverFile = "leftover_file", Info;
+    /// No `.kafka_cleanshutdown` in the log directory: the next start runs recovery.
+    UncleanShutdown = "unclean_shutdown", Info;
+    // --- the analysis itself ---
+    /// A file that could not be read (I/O error); the analysis of it is incomplete.
+    UnreadableFile = "unreadable_file", Error;
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+/// One anomaly, with its evidence. Field names are the JSON report's contract
+/// (`docs/report-schema.md`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub kind: Kind,
+    pub severity: Severity,
+    pub topic: String,
+    pub partition: i32,
+    /// The offset the finding is about (a batch's base offset, a transaction's first offset).
+    pub offset: Option<i64>,
+    /// Byte position in `segment`.
+    pub position: Option<u64>,
+    /// File name of the segment (or other file) involved.
+    pub segment: Option<String>,
+    pub producer_id: Option<i64>,
+    pub producer_epoch: Option<i16>,
+    /// One line, self-contained.
+    pub message: String,
+    /// The batches and values involved.
+    pub evidence: serde_json::Value,
+    /// What a broker does about it: rejects on append / warns on recovery / never notices.
+    pub broker_behaviour: String,
+    /// The client error a producer would have seen, with its KIP-691/KIP-1050 class.
+    pub client_error: Option<String>,
+    /// What to do, where something can be done.
+    pub remediation: Option<String>,
+}
+
+impl Finding {
+    /// A finding of `kind` with its default severity, for `topic`-`partition`.
+    pub fn new(kind: Kind, topic: &str, partition: i32, message: impl Into<String>) -> Self {
+        Finding {
+            kind,
+            severity: kind.default_severity(),
+            topic: topic.to_string(),
+            partition,
+            offset: None,
+            position: None,
+            segment: None,
+            producer_id: None,
+            producer_epoch: None,
+            message: message.into(),
+            evidence: serde_json::Value::Object(Default::default()),
+            broker_behaviour: String::new(),
+            client_error: None,
+            remediation: None,
+        }
+    }
+    pub fn severity(mut self, s: Severity) -> Self {
+        self.severity = s;
+        self
+    }
+    pub fn offset(mut self, o: i64) -> Self {
+        self.offset = Some(o);
+        self
+    }
+    pub fn position(mut self, p: u64) -> Self {
+        self.position = Some(p);
+        self
+    }
+    pub fn segment(mut self, s: impl Into<String>) -> Self {
+        self.segment = Some(s.into());
+        self
+    }
+    pub fn producer(mut self, pid: i64, epoch: i16) -> Self {
+        self.producer_id = Some(pid);
+        self.producer_epoch = Some(epoch);
+        self
+    }
+    pub fn evidence(mut self, e: serde_json::Value) -> Self {
+        self.evidence = e;
+        self
+    }
+    pub fn broker(mut self, b: impl Into<String>) -> Self {
+        self.broker_behaviour = b.into();
+        self
+    }
+    pub fn client_error(mut self, c: impl Into<String>) -> Self {
+        self.client_error = Some(c.into());
+        self
+    }
+    pub fn remediation(mut self, r: impl Into<String>) -> Self {
+        self.remediation = Some(r.into());
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_snake_case_and_round_trip() {
+        let mut seen = std::collections::HashSet::new();
+        for &k in Kind::ALL {
+            assert!(seen.insert(k.id()), "duplicate id {}", k.id());
+            assert!(k.id().chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+            assert_eq!(Kind::from_id(k.id()), Some(k));
+        }
+        assert_eq!(Kind::ZombieWrite.default_severity(), Severity::Error);
+        assert!(Severity::Info < Severity::Warning && Severity::Warning < Severity::Error);
+    }
+}

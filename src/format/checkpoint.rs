@@ -1,0 +1,1 @@
+//! OWNER: see module docs (pending).

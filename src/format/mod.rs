@@ -1,0 +1,73 @@
+//! The format layer: views over on-disk bytes. No I/O, no per-batch allocation.
+//!
+//! Bytes → views: [`batch::Entries`] frames a `.log` image into entries;
+//! [`batch::BatchView`] reads a v2 header in place; [`record::Records`] iterates the
+//! records of an uncompressed records section; [`control`] decodes control records;
+//! [`legacy`] reads magic 0/1 messages; [`codec`] decompresses into reused buffers.
+
+pub mod batch;
+pub mod bytes;
+pub mod checkpoint;
+pub mod codec;
+pub mod control;
+pub mod error;
+pub mod index;
+pub mod legacy;
+pub mod record;
+pub mod snapshot;
+
+pub use batch::{BatchView, Compression, Entries, RawEntry, Tail, TimestampType};
+pub use codec::Decompressor;
+pub use control::{Control, ControlType, EndTxnMarker};
+pub use error::{FormatError, Problem};
+pub use legacy::LegacyMessage;
+pub use record::{Header, Record, Records};
+
+/// The records of a v2 batch, decompressing into `dec` when the batch is compressed.
+pub fn batch_records<'a>(
+    batch: &BatchView<'a>,
+    dec: &'a mut Decompressor,
+) -> Result<Records<'a>, FormatError> {
+    let count = batch.records_count();
+    match batch.compression() {
+        Compression::None => Ok(Records::new(batch.records_bytes(), count, 0)),
+        Compression::Unknown(id) => Err(FormatError::new(
+            "record batch",
+            "attributes",
+            batch.position() + 21,
+            Problem::OutOfRange { value: id as i64 },
+        )),
+        codec => {
+            let out = dec
+                .decompress(codec, batch.records_bytes(), false)
+                .map_err(|e| e.at(batch.position() + batch::V2_HEADER_SIZE as u64))?;
+            Ok(Records::new(out, count, 0))
+        }
+    }
+}
+
+/// Decode the control record of a control batch (uncompressed by Kafka). `Ok(None)` for
+/// an empty control batch (count 0, left by the cleaner), which Kafka skips.
+pub fn batch_control(batch: &BatchView<'_>) -> Result<Option<Control>, FormatError> {
+    if batch.records_count() == 0 {
+        return Ok(None);
+    }
+    if batch.compression() != Compression::None {
+        return Err(FormatError::new(
+            "control batch",
+            "attributes",
+            batch.position() + 21,
+            Problem::Invalid("control batch is compressed"),
+        ));
+    }
+    let base = batch.position() + batch::V2_HEADER_SIZE as u64;
+    let mut recs = Records::new(batch.records_bytes(), 1, base);
+    let rec = match recs.next() {
+        Some(Ok(r)) => r,
+        Some(Err(e)) => return Err(e),
+        None => unreachable!("count is 1"),
+    };
+    control::parse_control(rec.key, rec.value)
+        .map_err(|e| e.at(base + rec.position as u64))
+        .map(Some)
+}
