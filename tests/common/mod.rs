@@ -1,0 +1,38 @@
+//! Shared helpers of the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// `../shared/real-data`, read in place (never copied into the project).
+///
+/// Fails loudly when absent: a test that silently passes without its data asserts nothing.
+/// Set `KLOGSCAN_SKIP_REAL_DATA=1` to skip real-data tests explicitly.
+pub fn real_data() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-data");
+    if p.is_dir() {
+        return Some(p.canonicalize().unwrap());
+    }
+    if std::env::var_os("KLOGSCAN_SKIP_REAL_DATA").is_some() {
+        eprintln!("skipping: {} not found and KLOGSCAN_SKIP_REAL_DATA is set", p.display());
+        return None;
+    }
+    panic!("{} not found (set KLOGSCAN_SKIP_REAL_DATA=1 to skip real-data tests)", p.display());
+}
+
+/// Every file under `dir` (recursively) whose name ends with `suffix`, sorted.
+pub fn files_with_suffix(dir: &std::path::Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().unwrap().to_string_lossy().ends_with(suffix) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
