@@ -2,13 +2,18 @@
 //! consumes. Built from the 61-byte header (plus the control record of a control batch),
 //! so the replay never needs the batch bytes or decompression.
 
-use crate::format::{self, BatchView, Compression, Control, FormatError, LegacyMessage, RawEntry, TimestampType};
+use crate::format::{
+    self, BatchView, Compression, Control, FormatError, LegacyMessage, RawEntry, TimestampType,
+};
 
 /// What the control record of a control batch said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ControlInfo {
     /// COMMIT or ABORT.
-    Marker { commit: bool, coordinator_epoch: i32 },
+    Marker {
+        commit: bool,
+        coordinator_epoch: i32,
+    },
     /// Another control type (KRaft LEADER_CHANGE, SNAPSHOT_*, KRAFT_*, unknown).
     Other(format::ControlType),
     /// A control batch with no records (left by the cleaner; Kafka skips it).
@@ -57,16 +62,21 @@ impl BatchEvent {
         let control = if b.is_control() {
             Some(match format::batch_control(b) {
                 Ok(None) => ControlInfo::Empty,
-                Ok(Some(Control::EndTxn { commit, marker })) => {
-                    ControlInfo::Marker { commit, coordinator_epoch: marker.coordinator_epoch }
-                }
+                Ok(Some(Control::EndTxn { commit, marker })) => ControlInfo::Marker {
+                    commit,
+                    coordinator_epoch: marker.coordinator_epoch,
+                },
                 Ok(Some(Control::Other { kind, .. })) => ControlInfo::Other(kind),
                 Err(e) => ControlInfo::Malformed(e),
             })
         } else {
             None
         };
-        let marker_timestamp = if b.is_control() { control_record_timestamp(b) } else { b.max_timestamp() };
+        let marker_timestamp = if b.is_control() {
+            control_record_timestamp(b)
+        } else {
+            b.max_timestamp()
+        };
         BatchEvent {
             segment,
             position: b.position(),
@@ -126,7 +136,10 @@ impl BatchEvent {
     /// The commit/abort marker, if this is one.
     pub fn marker(&self) -> Option<(bool, i32)> {
         match self.control {
-            Some(ControlInfo::Marker { commit, coordinator_epoch }) => Some((commit, coordinator_epoch)),
+            Some(ControlInfo::Marker {
+                commit,
+                coordinator_epoch,
+            }) => Some((commit, coordinator_epoch)),
             _ => None,
         }
     }

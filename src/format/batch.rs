@@ -114,11 +114,19 @@ pub enum Tail {
     Clean,
     /// A partial entry: a plausible header whose entry runs past the end (a crash while
     /// appending). `declared` is the entry's full length, `available` what is present.
-    Partial { position: u64, declared: u64, available: u64 },
+    Partial {
+        position: u64,
+        declared: u64,
+        available: u64,
+    },
     /// Only zero bytes from `position` to the end (a preallocated segment after a crash).
     ZeroFilled { position: u64, len: u64 },
     /// Bytes from `position` to the end that do not frame as an entry.
-    Garbage { position: u64, len: u64, reason: &'static str },
+    Garbage {
+        position: u64,
+        len: u64,
+        reason: &'static str,
+    },
 }
 
 impl Tail {
@@ -152,7 +160,12 @@ pub struct Entries<'a> {
 impl<'a> Entries<'a> {
     /// Walk `data`, reporting positions as `base + index`.
     pub fn new(data: &'a [u8], base: u64) -> Self {
-        Entries { data, pos: 0, base, tail: None }
+        Entries {
+            data,
+            pos: 0,
+            base,
+            tail: None,
+        }
     }
     /// Position (relative to `base`) of the next entry.
     pub fn offset_in_data(&self) -> usize {
@@ -173,9 +186,16 @@ impl<'a> Entries<'a> {
         let rest = &self.data[self.pos..];
         let position = self.base + self.pos as u64;
         if rest.iter().all(|&b| b == 0) {
-            Tail::ZeroFilled { position, len: rest.len() as u64 }
+            Tail::ZeroFilled {
+                position,
+                len: rest.len() as u64,
+            }
         } else {
-            Tail::Garbage { position, len: rest.len() as u64, reason }
+            Tail::Garbage {
+                position,
+                len: rest.len() as u64,
+                reason,
+            }
         }
     }
 }
@@ -196,7 +216,10 @@ impl<'a> Iterator for Entries<'a> {
             // The broker stops silently here; for us it is a fragment.
             let rest = &self.data[self.pos..];
             if rest.iter().all(|&b| b == 0) {
-                return self.finish(Tail::ZeroFilled { position, len: remaining as u64 });
+                return self.finish(Tail::ZeroFilled {
+                    position,
+                    len: remaining as u64,
+                });
             }
             // A fragment is a partial entry if its size field (when present) is plausible.
             if remaining >= LOG_OVERHEAD {
@@ -272,7 +295,9 @@ impl<'a> BatchView<'a> {
                 "record batch",
                 "batchLength",
                 position + 8,
-                Problem::OutOfRange { value: declared as i64 },
+                Problem::OutOfRange {
+                    value: declared as i64,
+                },
             ));
         }
         let total = LOG_OVERHEAD + declared as usize;
@@ -285,7 +310,10 @@ impl<'a> BatchView<'a> {
                 bytes.len() as u64,
             ));
         }
-        Ok(BatchView { bytes: &bytes[..total], position })
+        Ok(BatchView {
+            bytes: &bytes[..total],
+            position,
+        })
     }
 
     /// The whole batch bytes.
@@ -374,7 +402,8 @@ impl<'a> BatchView<'a> {
     }
     /// `baseOffset + lastOffsetDelta`.
     pub fn last_offset(&self) -> i64 {
-        self.base_offset().wrapping_add(self.last_offset_delta() as i64)
+        self.base_offset()
+            .wrapping_add(self.last_offset_delta() as i64)
     }
     pub fn next_offset(&self) -> i64 {
         self.last_offset().wrapping_add(1)
@@ -414,7 +443,13 @@ mod tests {
         let z = [0u8; 100];
         let mut e = Entries::new(&z, 1000);
         assert!(e.next().is_none());
-        assert_eq!(e.tail(), Some(Tail::ZeroFilled { position: 1000, len: 100 }));
+        assert_eq!(
+            e.tail(),
+            Some(Tail::ZeroFilled {
+                position: 1000,
+                len: 100
+            })
+        );
         // partial: offset 5, size 100, magic 2, but only 40 bytes
         let mut p = vec![0u8; 40];
         p[..8].copy_from_slice(&5i64.to_be_bytes());
@@ -422,11 +457,25 @@ mod tests {
         p[16] = 2;
         let mut e = Entries::new(&p, 0);
         assert!(e.next().is_none());
-        assert_eq!(e.tail(), Some(Tail::Partial { position: 0, declared: 112, available: 40 }));
+        assert_eq!(
+            e.tail(),
+            Some(Tail::Partial {
+                position: 0,
+                declared: 112,
+                available: 40
+            })
+        );
         // garbage
         let g = [0xffu8; 30];
         let mut e = Entries::new(&g, 0);
         assert!(e.next().is_none());
-        assert!(matches!(e.tail(), Some(Tail::Garbage { position: 0, len: 30, .. })));
+        assert!(matches!(
+            e.tail(),
+            Some(Tail::Garbage {
+                position: 0,
+                len: 30,
+                ..
+            })
+        ));
     }
 }

@@ -38,7 +38,12 @@ pub struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     pub fn new(buf: &'a [u8], base: u64, structure: &'static str) -> Self {
-        Cursor { buf, pos: 0, base, structure }
+        Cursor {
+            buf,
+            pos: 0,
+            base,
+            structure,
+        }
     }
     #[inline]
     pub fn position(&self) -> usize {
@@ -115,9 +120,10 @@ impl<'a> Cursor<'a> {
 
     #[inline]
     pub fn u8(&mut self, field: &'static str) -> Result<u8, FormatError> {
-        let b = *self.buf.get(self.pos).ok_or_else(|| {
-            FormatError::truncated(self.structure, field, self.abs(), 1, 0)
-        })?;
+        let b = *self
+            .buf
+            .get(self.pos)
+            .ok_or_else(|| FormatError::truncated(self.structure, field, self.abs(), 1, 0))?;
         self.pos += 1;
         Ok(b)
     }
@@ -243,7 +249,10 @@ mod tests {
         assert_eq!(e.position, 10);
         let short = [0x80u8];
         let mut c = Cursor::new(&short, 0, "record");
-        assert!(matches!(c.varint("length").unwrap_err().problem, Problem::Truncated { .. }));
+        assert!(matches!(
+            c.varint("length").unwrap_err().problem,
+            Problem::Truncated { .. }
+        ));
         for v in [i64::MIN, -1, 0, 1, i64::MAX, 1 << 40] {
             let mut out = Vec::new();
             put_varlong(&mut out, v);

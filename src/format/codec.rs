@@ -25,7 +25,10 @@ impl Default for Decompressor {
 impl Decompressor {
     /// A decompressor whose output may not exceed `limit` bytes per call.
     pub fn new(limit: usize) -> Self {
-        Decompressor { out: Vec::new(), limit }
+        Decompressor {
+            out: Vec::new(),
+            limit,
+        }
     }
 
     /// The configured cap.
@@ -53,7 +56,12 @@ impl Decompressor {
                 0,
                 Problem::Invalid("decompress called for an uncompressed payload"),
             )),
-            _ => Err(FormatError::new("codec", "payload", 0, Problem::Invalid("codec not implemented"))),
+            _ => Err(FormatError::new(
+                "codec",
+                "payload",
+                0,
+                Problem::Invalid("codec not implemented"),
+            )),
         }
     }
 }

@@ -79,7 +79,13 @@ pub fn parse_control_key(key: Option<&[u8]>) -> Result<ControlKey, FormatError> 
         Problem::Invalid("control record has a null key"),
     ))?;
     if key.len() < 4 {
-        return Err(FormatError::truncated("control record", "key", 0, 4, key.len() as u64));
+        return Err(FormatError::truncated(
+            "control record",
+            "key",
+            0,
+            4,
+            key.len() as u64,
+        ));
     }
     let version = be_i16(key, 0);
     if version < 0 {
@@ -87,10 +93,15 @@ pub fn parse_control_key(key: Option<&[u8]>) -> Result<ControlKey, FormatError> 
             "control record",
             "key.version",
             0,
-            Problem::OutOfRange { value: version as i64 },
+            Problem::OutOfRange {
+                value: version as i64,
+            },
         ));
     }
-    Ok(ControlKey { version, kind: ControlType::from_id(be_i16(key, 2)) })
+    Ok(ControlKey {
+        version,
+        kind: ControlType::from_id(be_i16(key, 2)),
+    })
 }
 
 /// The value of a COMMIT/ABORT control record.
@@ -123,10 +134,15 @@ pub fn parse_end_txn_value(value: Option<&[u8]>) -> Result<EndTxnMarker, FormatE
             "end transaction marker",
             "version",
             0,
-            Problem::OutOfRange { value: version as i64 },
+            Problem::OutOfRange {
+                value: version as i64,
+            },
         ));
     }
-    Ok(EndTxnMarker { version, coordinator_epoch: be_i32(value, 2) })
+    Ok(EndTxnMarker {
+        version,
+        coordinator_epoch: be_i32(value, 2),
+    })
 }
 
 /// What the first record of a control batch says.
@@ -156,7 +172,10 @@ pub fn parse_control(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<Control
             commit: k.kind == ControlType::Commit,
             marker: parse_end_txn_value(value)?,
         }),
-        kind => Ok(Control::Other { kind, key_version: k.version }),
+        kind => Ok(Control::Other {
+            kind,
+            key_version: k.version,
+        }),
     }
 }
 
@@ -167,12 +186,32 @@ mod tests {
     #[test]
     fn markers() {
         let c = parse_control(Some(&[0, 0, 0, 1]), Some(&[0, 0, 0, 0, 0, 7])).unwrap();
-        assert_eq!(c, Control::EndTxn { commit: true, marker: EndTxnMarker { version: 0, coordinator_epoch: 7 } });
-        assert_eq!(parse_control(Some(&[0, 0, 0, 0]), Some(&[0, 0, 0, 0, 0, 7])).unwrap().kind(), ControlType::Abort);
+        assert_eq!(
+            c,
+            Control::EndTxn {
+                commit: true,
+                marker: EndTxnMarker {
+                    version: 0,
+                    coordinator_epoch: 7
+                }
+            }
+        );
+        assert_eq!(
+            parse_control(Some(&[0, 0, 0, 0]), Some(&[0, 0, 0, 0, 0, 7]))
+                .unwrap()
+                .kind(),
+            ControlType::Abort
+        );
         assert!(parse_control(Some(&[0, 0, 0]), None).is_err());
         assert!(parse_control(Some(&[0xff, 0xff, 0, 1]), Some(&[0, 0, 0, 0, 0, 7])).is_err());
         assert!(parse_control(Some(&[0, 0, 0, 1]), Some(&[0, 0, 0, 0])).is_err());
-        assert_eq!(parse_control(Some(&[0, 0, 0, 9]), None).unwrap().kind(), ControlType::Unknown(9));
-        assert_eq!(parse_control(Some(&[0, 0, 0, 3]), None).unwrap().kind(), ControlType::SnapshotHeader);
+        assert_eq!(
+            parse_control(Some(&[0, 0, 0, 9]), None).unwrap().kind(),
+            ControlType::Unknown(9)
+        );
+        assert_eq!(
+            parse_control(Some(&[0, 0, 0, 3]), None).unwrap().kind(),
+            ControlType::SnapshotHeader
+        );
     }
 }

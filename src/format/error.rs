@@ -47,7 +47,12 @@ impl FormatError {
         position: u64,
         problem: Problem,
     ) -> Self {
-        FormatError { structure, field, position, problem }
+        FormatError {
+            structure,
+            field,
+            position,
+            problem,
+        }
     }
 
     /// Shorthand for a truncation error.
@@ -58,7 +63,12 @@ impl FormatError {
         needed: u64,
         available: u64,
     ) -> Self {
-        Self::new(structure, field, position, Problem::Truncated { needed, available })
+        Self::new(
+            structure,
+            field,
+            position,
+            Problem::Truncated { needed, available },
+        )
     }
 
     /// The same error with its position shifted by `base` (to turn a slice-relative

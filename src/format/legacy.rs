@@ -22,15 +22,34 @@ impl<'a> LegacyMessage<'a> {
         let pos = entry.position;
         let magic = b[16];
         if magic > 1 {
-            return Err(FormatError::new("legacy message", "magic", pos + 16, Problem::OutOfRange { value: magic as i64 }));
+            return Err(FormatError::new(
+                "legacy message",
+                "magic",
+                pos + 16,
+                Problem::OutOfRange {
+                    value: magic as i64,
+                },
+            ));
         }
         let key_at = if magic == 0 { 18 } else { 26 };
         if b.len() < key_at + 4 {
-            return Err(FormatError::truncated("legacy message", "keyLength", pos, (key_at + 4) as u64, b.len() as u64));
+            return Err(FormatError::truncated(
+                "legacy message",
+                "keyLength",
+                pos,
+                (key_at + 4) as u64,
+                b.len() as u64,
+            ));
         }
         let (key, value_at) = field(b, key_at, pos, "keyLength", "key")?;
         if b.len() < value_at + 4 {
-            return Err(FormatError::truncated("legacy message", "valueLength", pos + value_at as u64, 4, (b.len() - value_at) as u64));
+            return Err(FormatError::truncated(
+                "legacy message",
+                "valueLength",
+                pos + value_at as u64,
+                4,
+                (b.len() - value_at) as u64,
+            ));
         }
         let (value, end) = field(b, value_at, pos, "valueLength", "value")?;
         if end != b.len() {
@@ -38,10 +57,18 @@ impl<'a> LegacyMessage<'a> {
                 "legacy message",
                 "size",
                 pos + 8,
-                Problem::Mismatch { expected: (end - 12) as i64, found: (b.len() - 12) as i64 },
+                Problem::Mismatch {
+                    expected: (end - 12) as i64,
+                    found: (b.len() - 12) as i64,
+                },
             ));
         }
-        Ok(LegacyMessage { bytes: b, position: pos, key, value })
+        Ok(LegacyMessage {
+            bytes: b,
+            position: pos,
+            key,
+            value,
+        })
     }
 
     pub fn bytes(&self) -> &'a [u8] {
@@ -80,7 +107,11 @@ impl<'a> LegacyMessage<'a> {
     }
     /// The timestamp (magic 1), or -1 (magic 0).
     pub fn timestamp(&self) -> i64 {
-        if self.magic() == 0 { -1 } else { be_i64(self.bytes, 18) }
+        if self.magic() == 0 {
+            -1
+        } else {
+            be_i64(self.bytes, 18)
+        }
     }
     pub fn key(&self) -> Option<&'a [u8]> {
         self.key
@@ -111,8 +142,58 @@ fn field<'a>(
     }
     let end = start + len as usize;
     if end > b.len() {
-        return Err(FormatError::truncated("legacy message", field, pos + start as u64, len as u64, (b.len() - start) as u64))
-            .map_err(|e| FormatError { field: if field == "key" { len_field } else { field }, ..e });
+        return Err(FormatError::truncated(
+            "legacy message",
+            field,
+            pos + start as u64,
+            len as u64,
+            (b.len() - start) as u64,
+        ))
+        .map_err(|e| FormatError {
+            field: if field == "key" { len_field } else { field },
+            ..e
+        });
     }
     Ok((Some(&b[start..end]), end))
+}
+
+/// One message of a legacy entry: an inner message of a compressed wrapper, or the entry
+/// itself when it is not compressed.
+#[derive(Debug, Clone, Copy)]
+pub struct InnerMessage<'a> {
+    /// The message (for inner messages, positions are inside the decompressed set).
+    pub message: LegacyMessage<'a>,
+    /// Absolute offset (magic 0: as stored; magic 1: wrapper offset − last relative + relative).
+    pub offset: i64,
+    /// Effective timestamp (§4.6: a LogAppendTime wrapper imposes its own).
+    pub timestamp: i64,
+    pub timestamp_type: TimestampType,
+}
+
+/// Iterator over the messages of a legacy entry (fallible: yields one `Err` then ends).
+pub struct InnerMessages<'d> {
+    _todo: std::marker::PhantomData<&'d ()>,
+}
+
+impl<'d> Iterator for InnerMessages<'d> {
+    type Item = Result<InnerMessage<'d>, FormatError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        None
+    }
+}
+
+impl<'a> LegacyMessage<'a> {
+    /// The messages of this entry, decompressing a wrapper into `dec`.
+    pub fn inner_messages<'d>(
+        &self,
+        dec: &'d mut super::codec::Decompressor,
+    ) -> Result<InnerMessages<'d>, FormatError>
+    where
+        'a: 'd,
+    {
+        let _ = dec;
+        Ok(InnerMessages {
+            _todo: std::marker::PhantomData,
+        })
+    }
 }

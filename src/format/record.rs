@@ -64,7 +64,10 @@ impl<'a> Iterator for Headers<'a> {
         // Validated by `read_header` when the record was parsed.
         let klen = self.cur.varint("headerKeyLength").ok()?;
         let key = self.cur.take(klen.max(0) as usize, "headerKey").ok()?;
-        let value = self.cur.nullable_bytes("headerValueLength", "headerValue").ok()?;
+        let value = self
+            .cur
+            .nullable_bytes("headerValueLength", "headerValue")
+            .ok()?;
         Some(Header { key, value })
     }
 }
@@ -72,7 +75,10 @@ impl<'a> Iterator for Headers<'a> {
 fn read_header(cur: &mut Cursor<'_>) -> Result<(), FormatError> {
     let klen = cur.varint("headerKeyLength")?;
     if klen < 0 {
-        return Err(cur.err("headerKeyLength", Problem::OutOfRange { value: klen as i64 }));
+        return Err(cur.err(
+            "headerKeyLength",
+            Problem::OutOfRange { value: klen as i64 },
+        ));
     }
     cur.take(klen as usize, "headerKey")?;
     cur.nullable_bytes("headerValueLength", "headerValue")?;
@@ -94,14 +100,20 @@ impl<'a> Records<'a> {
     /// `data` is the uncompressed records section; `count` the batch's recordsCount.
     /// Errors carry positions inside `data` plus `base`.
     pub fn new(data: &'a [u8], count: i32, base: u64) -> Self {
-        Records { cur: Cursor::new(data, base, "record"), left: count, done: false }
+        Records {
+            cur: Cursor::new(data, base, "record"),
+            left: count,
+            done: false,
+        }
     }
 
     fn read(&mut self) -> Result<Record<'a>, FormatError> {
         let position = self.cur.position() as u32;
         let length = self.cur.varint("length")?;
         if length < 0 || length as usize > self.cur.remaining() {
-            return Err(self.cur.err("length", Problem::Invalid("invalid record size")));
+            return Err(self
+                .cur
+                .err("length", Problem::Invalid("invalid record size")));
         }
         let body_start = self.cur.position();
         let attributes = self.cur.u8("attributes")?;
@@ -113,7 +125,9 @@ impl<'a> Records<'a> {
         if headers_count < 0 || headers_count as usize > self.cur.remaining() {
             return Err(self.cur.err(
                 "headersCount",
-                Problem::OutOfRange { value: headers_count as i64 },
+                Problem::OutOfRange {
+                    value: headers_count as i64,
+                },
             ));
         }
         let headers_base = self.cur.abs();
@@ -129,7 +143,10 @@ impl<'a> Records<'a> {
                 "record",
                 "length",
                 self.cur.abs(),
-                Problem::Mismatch { expected: length as i64, found: consumed as i64 },
+                Problem::Mismatch {
+                    expected: length as i64,
+                    found: consumed as i64,
+                },
             ));
         }
         Ok(Record {
@@ -158,7 +175,9 @@ impl<'a> Iterator for Records<'a> {
             self.done = true;
             return Some(Err(self.cur.err(
                 "recordsCount",
-                Problem::OutOfRange { value: self.left as i64 },
+                Problem::OutOfRange {
+                    value: self.left as i64,
+                },
             )));
         }
         if self.left == 0 {
@@ -177,9 +196,8 @@ impl<'a> Iterator for Records<'a> {
             Err(mut e) => {
                 self.done = true;
                 if let Problem::Truncated { .. } = e.problem {
-                    e.problem = Problem::Invalid(
-                        "incorrect declared batch size, premature EOF reached",
-                    );
+                    e.problem =
+                        Problem::Invalid("incorrect declared batch size, premature EOF reached");
                 }
                 Some(Err(e))
             }
@@ -192,7 +210,14 @@ mod tests {
     use super::*;
     use crate::format::bytes::{put_varint, put_varlong};
 
-    fn rec(out: &mut Vec<u8>, ts: i64, od: i32, key: Option<&[u8]>, val: Option<&[u8]>, hdrs: &[(&[u8], Option<&[u8]>)]) {
+    fn rec(
+        out: &mut Vec<u8>,
+        ts: i64,
+        od: i32,
+        key: Option<&[u8]>,
+        val: Option<&[u8]>,
+        hdrs: &[(&[u8], Option<&[u8]>)],
+    ) {
         let mut body = vec![0u8];
         put_varlong(&mut body, ts);
         put_varint(&mut body, od);
@@ -224,13 +249,32 @@ mod tests {
     #[test]
     fn reads_records_and_headers() {
         let mut data = Vec::new();
-        rec(&mut data, 0, 0, Some(b"k"), Some(b"v1"), &[(b"h1", Some(b"x")), (b"h2", None)]);
+        rec(
+            &mut data,
+            0,
+            0,
+            Some(b"k"),
+            Some(b"v1"),
+            &[(b"h1", Some(b"x")), (b"h2", None)],
+        );
         rec(&mut data, 5, 1, None, None, &[]);
         let rs: Vec<_> = Records::new(&data, 2, 0).collect::<Result<_, _>>().unwrap();
         assert_eq!(rs.len(), 2);
         assert_eq!(rs[0].key, Some(&b"k"[..]));
         let h: Vec<_> = rs[0].headers().collect();
-        assert_eq!(h, vec![Header { key: b"h1", value: Some(b"x") }, Header { key: b"h2", value: None }]);
+        assert_eq!(
+            h,
+            vec![
+                Header {
+                    key: b"h1",
+                    value: Some(b"x")
+                },
+                Header {
+                    key: b"h2",
+                    value: None
+                }
+            ]
+        );
         assert_eq!(rs[1].key_size(), -1);
         assert_eq!(rs[1].offset_delta, 1);
         // count too high → premature EOF; too low → leftover

@@ -35,7 +35,9 @@ pub struct ReplayOptions {
 
 impl Default for ReplayOptions {
     fn default() -> Self {
-        ReplayOptions { hanging_after_ms: 15 * 60 * 1000 }
+        ReplayOptions {
+            hanging_after_ms: 15 * 60 * 1000,
+        }
     }
 }
 
@@ -43,8 +45,16 @@ impl Default for ReplayOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LastEvent {
-    Data { offset: i64, epoch: i16, transactional: bool },
-    Marker { offset: i64, epoch: i16, commit: bool },
+    Data {
+        offset: i64,
+        epoch: i16,
+        transactional: bool,
+    },
+    Marker {
+        offset: i64,
+        epoch: i16,
+        commit: bool,
+    },
 }
 
 /// Rebuilt state of one producer id (the columns of `kafka-transactions.sh
