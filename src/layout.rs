@@ -115,3 +115,25 @@ pub struct Inventory {
     /// Paths that could not be read, with the reason.
     pub errors: Vec<(PathBuf, String)>,
 }
+
+/// Placeholder until the walker lands.
+pub fn discover(paths: &[PathBuf]) -> Inventory {
+    let _ = paths;
+    Inventory::default()
+}
+
+/// Internal topics (compacted, written by coordinators).
+pub fn is_internal_topic(topic: &str) -> bool {
+    matches!(
+        topic,
+        "__consumer_offsets"
+            | "__transaction_state"
+            | "__share_group_state"
+            | "__remote_log_metadata"
+    )
+}
+
+/// The KRaft metadata log.
+pub fn is_kraft_metadata(topic: &str) -> bool {
+    topic == "__cluster_metadata"
+}

@@ -24,6 +24,8 @@ pub mod event;
 pub mod finding;
 pub mod format;
 pub mod layout;
+pub mod report;
+pub mod scan;
 pub mod segment;
 pub mod state;
 #[cfg(feature = "testkit")]

@@ -1,3 +1,235 @@
-fn main() {
-    println!("klogscan: under construction");
+//! The `klogscan` command line: parse arguments, choose a renderer, map results to exit codes
+//! (0 clean, 1 findings at or above `--fail-on`, 2 could not analyse). Everything else is
+//! library code.
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use klogscan::dump::{self, DumpFormat, DumpOptions};
+use klogscan::finding::Severity;
+use klogscan::report::{self, json, table};
+use klogscan::scan::{self, ScanOptions, ScanReport};
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "klogscan",
+    version,
+    about = "Offline forensic analyzer for Apache Kafka broker data directories",
+    long_about = "Reads Kafka segment files, indexes, snapshots and checkpoints directly (read-only), rebuilds \
+producer and transaction state like a broker, and reports anomalies: hanging transactions, zombie writes \
+(KAFKA-9144), epoch regressions, sequence gaps, corrupt or truncated batches.\n\n\
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay every partition and report anomalies (the main job).
+    Scan(ScanArgs),
+    /// Rebuilt producer state per partition (columns of `kafka-transactions.sh describe-producers`).
+    Producers(ScanArgs),
+    /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
+    Txns(ScanArgs),
+    /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
+    Dump(DumpArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum OutFormat {
+    Table,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Args)]
+struct ScanArgs {
+    /// Broker data dirs, partition dirs, segment files, or directories above them.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutFormat,
+    /// Reference time for "hanging" (epoch ms or RFC 3339); default: the newest batch
+    /// timestamp in each partition's log dir.
+    #[arg(long)]
+    now: Option<String>,
+    /// An open transaction idle longer than this is hanging (e.g. 15m, 1h, 900s).
+    #[arg(long, default_value = "15m")]
+    hanging_after: String,
+    /// Exit 1 when a finding reaches this severity.
+    #[arg(long, value_enum, default_value = "error")]
+    fail_on: FailOn,
+    /// Only topics matching this glob (`*`, `?`).
+    #[arg(long)]
+    topic: Option<String>,
+    /// Only this partition number.
+    #[arg(long)]
+    partition: Option<i32>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Skip CRC verification (header walk only).
+    #[arg(long)]
+    no_crc: bool,
+    /// Decompress and check records too (record counts, offset deltas, maxTimestamp).
+    #[arg(long)]
+    deep: bool,
+    /// Read at most this many bytes of each segment.
+    #[arg(long)]
+    max_bytes: Option<u64>,
+    /// Cap on one batch's decompressed size, in bytes.
+    #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
+    max_decompressed: usize,
+}
+
+#[derive(Args)]
+struct DumpArgs {
+    /// Files to dump: .log, .checkpoint (KRaft snapshots), .index, .timeindex, .txnindex, .snapshot.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// One line per record.
+    #[arg(long)]
+    deep_iteration: bool,
+    /// Print keys and payloads (implies --deep-iteration).
+    #[arg(long)]
+    print_data_log: bool,
+    /// Omit per-record metadata (with --print-data-log).
+    #[arg(long)]
+    skip_record_metadata: bool,
+    /// Read at most this many bytes of each .log file.
+    #[arg(long)]
+    max_bytes: Option<u64>,
+    /// text (kafka-dump-log's shape) or json (JSON Lines).
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Cap on one batch's decompressed size, in bytes.
+    #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
+    max_decompressed: usize,
+}
+
+fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
+    let mut o = ScanOptions {
+        check_crc: !a.no_crc,
+        deep: a.deep,
+        threads: a.threads,
+        topic: a.topic.clone(),
+        partition: a.partition,
+        max_bytes: a.max_bytes,
+        max_decompressed: a.max_decompressed,
+        ..Default::default()
+    };
+    if let Some(n) = &a.now {
+        o.now_ms = Some(report::parse_time(n).map_err(anyhow::Error::msg)?);
+    }
+    o.replay.hanging_after_ms =
+        report::parse_duration(&a.hanging_after).map_err(anyhow::Error::msg)?;
+    Ok(o)
+}
+
+fn exit_for(report: &ScanReport, fail_on: FailOn) -> ExitCode {
+    if report.nothing_read() {
+        return ExitCode::from(2);
+    }
+    let threshold = match fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    match (threshold, report.max_severity()) {
+        (Some(t), Some(max)) if max >= t => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    match cli.command {
+        Command::Scan(a) => {
+            let report = scan::scan(&a.paths, &scan_options(&a)?);
+            match a.format {
+                OutFormat::Json => json::write_scan(&report, &mut out)?,
+                OutFormat::Table => table::write_scan(&report, &mut out)?,
+            }
+            if report.nothing_read() {
+                eprintln!("klogscan: no partition found under the given paths");
+            }
+            out.flush()?;
+            Ok(exit_for(&report, a.fail_on))
+        }
+        Command::Producers(a) => {
+            let report = scan::scan(&a.paths, &scan_options(&a)?);
+            match a.format {
+                OutFormat::Json => json::write_producers(&report, &mut out)?,
+                OutFormat::Table => table::write_producers(&report, &mut out)?,
+            }
+            out.flush()?;
+            Ok(if report.nothing_read() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Txns(a) => {
+            let report = scan::scan(&a.paths, &scan_options(&a)?);
+            match a.format {
+                OutFormat::Json => json::write_txns(&report, &mut out)?,
+                OutFormat::Table => table::write_txns(&report, &mut out)?,
+            }
+            out.flush()?;
+            Ok(if report.nothing_read() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Dump(a) => {
+            let format = match a.format.as_str() {
+                "text" => DumpFormat::Text,
+                "json" => DumpFormat::Json,
+                other => anyhow::bail!("unknown --format {other:?} (text or json)"),
+            };
+            let opts = DumpOptions {
+                deep_iteration: a.deep_iteration || a.print_data_log,
+                print_data_log: a.print_data_log,
+                skip_record_metadata: a.skip_record_metadata,
+                max_bytes: a.max_bytes,
+                format,
+                max_decompressed: Some(a.max_decompressed),
+            };
+            let _ = (&opts, dump::DumpFormat::Text);
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            if e.chain().any(|c| {
+                c.downcast_ref::<io::Error>()
+                    .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("klogscan: {e:#}");
+            ExitCode::from(2)
+        }
+    }
 }

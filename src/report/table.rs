@@ -1,0 +1,196 @@
+//! Human tables (comfy-table) for `scan`, `producers` and `txns`.
+
+use super::format_ms;
+use super::json::txn_distributions;
+use crate::finding::Severity;
+use crate::scan::ScanReport;
+use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use std::io::{self, Write};
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_header(header.to_vec());
+    t
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
+}
+
+/// Render the scan report: a per-partition summary, then findings grouped by severity.
+pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    let mut t = table(&[
+        "partition",
+        "segments",
+        "batches",
+        "records",
+        "bytes",
+        "log start",
+        "LEO",
+        "LSO",
+        "txns c/a/o",
+        "producers",
+        "findings E/W/I",
+    ]);
+    for p in &report.partitions {
+        let (mut e, mut wn, mut i) = (0, 0, 0);
+        for f in report
+            .findings
+            .iter()
+            .filter(|f| f.topic == p.topic && f.partition == p.partition)
+        {
+            match f.severity {
+                Severity::Error => e += 1,
+                Severity::Warning => wn += 1,
+                Severity::Info => i += 1,
+            }
+        }
+        let lso = match (p.last_stable_offset, p.log_end_offset) {
+            (Some(l), Some(end)) if l < end => format!("{l} (pinned)"),
+            (l, _) => opt(l),
+        };
+        t.add_row(vec![
+            format!("{}-{}", p.topic, p.partition),
+            p.segments.to_string(),
+            p.batches.to_string(),
+            p.records.to_string(),
+            p.bytes.to_string(),
+            opt(p.log_start_offset),
+            opt(p.log_end_offset),
+            lso,
+            format!(
+                "{}/{}/{}",
+                p.transactions.committed, p.transactions.aborted, p.transactions.open
+            ),
+            p.producers.to_string(),
+            format!("{e}/{wn}/{i}"),
+        ]);
+    }
+    writeln!(w, "{t}")?;
+    let s = &report.summary;
+    writeln!(
+        w,
+        "{} partitions, {} segments, {} batches, {} records, {} bytes; findings: {} error, {} warning, {} info",
+        s.partitions,
+        s.segments,
+        s.batches,
+        s.records,
+        s.bytes,
+        s.findings.error,
+        s.findings.warning,
+        s.findings.info
+    )?;
+    for sev in [Severity::Error, Severity::Warning, Severity::Info] {
+        let fs: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity == sev)
+            .collect();
+        if fs.is_empty() {
+            continue;
+        }
+        writeln!(w, "\n{} ({})", sev.as_str().to_uppercase(), fs.len())?;
+        let mut t = table(&["kind", "partition", "offset", "producer", "message"]);
+        for f in &fs {
+            t.add_row(vec![
+                f.kind.id().to_string(),
+                format!("{}-{}", f.topic, f.partition),
+                opt(f.offset),
+                match (f.producer_id, f.producer_epoch) {
+                    (Some(p), Some(e)) => format!("{p}@{e}"),
+                    (Some(p), None) => p.to_string(),
+                    _ => "-".into(),
+                },
+                f.message.clone(),
+            ]);
+        }
+        writeln!(w, "{t}")?;
+        for f in fs.iter().filter(|f| f.remediation.is_some()) {
+            writeln!(
+                w,
+                "  remediation ({} {}-{} @{}): {}",
+                f.kind,
+                f.topic,
+                f.partition,
+                opt(f.offset),
+                f.remediation.as_deref().unwrap_or("")
+            )?;
+        }
+    }
+    for (p, e) in &report.errors {
+        writeln!(w, "could not read {}: {e}", p.display())?;
+    }
+    Ok(())
+}
+
+/// Render `producers`: the columns of `kafka-transactions.sh describe-producers`.
+pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    for p in &report.partitions {
+        writeln!(w, "{}-{} ({})", p.topic, p.partition, p.path)?;
+        let mut t = table(&[
+            "ProducerId",
+            "ProducerEpoch",
+            "LatestCoordinatorEpoch",
+            "LastSequence",
+            "LastTimestamp",
+            "CurrentTransactionStartOffset",
+        ]);
+        for s in &p.outcome.producers {
+            t.add_row(vec![
+                s.producer_id.to_string(),
+                s.producer_epoch.to_string(),
+                s.coordinator_epoch.to_string(),
+                s.last_sequence.to_string(),
+                format!("{} ({})", s.last_timestamp, format_ms(s.last_timestamp)),
+                s.current_txn_first_offset
+                    .map_or_else(|| "None".to_string(), |o| o.to_string()),
+            ]);
+        }
+        writeln!(w, "{t}\n")?;
+    }
+    Ok(())
+}
+
+/// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
+pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    let mut t = table(&[
+        "partition",
+        "committed",
+        "aborted",
+        "open",
+        "empty",
+        "size min/p50/p99/max",
+        "duration ms min/p50/p99/max",
+    ]);
+    for p in &report.partitions {
+        let s = &p.outcome.txn_stats;
+        let (size, dur) = txn_distributions(s);
+        t.add_row(vec![
+            format!("{}-{}", p.topic, p.partition),
+            s.committed.to_string(),
+            s.aborted.to_string(),
+            p.outcome.open.len().to_string(),
+            (s.empty_commits + s.empty_aborts).to_string(),
+            format!("{}/{}/{}/{}", size.min, size.p50, size.p99, size.max),
+            format!("{}/{}/{}/{}", dur.min, dur.p50, dur.p99, dur.max),
+        ]);
+    }
+    writeln!(w, "{t}")?;
+    for p in &report.partitions {
+        for o in &p.outcome.open {
+            writeln!(
+                w,
+                "open: {}-{} producer {}@{} since offset {} (last activity {})",
+                p.topic,
+                p.partition,
+                o.producer_id,
+                o.producer_epoch,
+                o.first_offset,
+                format_ms(o.last_timestamp)
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,829 @@
+//! The scan engine: per partition, walk every segment (in parallel), turn batches into
+//! events, replay them through the producer-state machine, and collect findings.
+//!
+//! Segments of one partition are processed in windows of as many segments as there are
+//! threads: the window's segments are walked in parallel (framing, CRC, header checks,
+//! optional record decoding), then their events are replayed in offset order. Memory is
+//! bounded by the window, not by the partition.
+
+use crate::event::{BatchEvent, Classified, classify};
+use crate::finding::{Finding, Kind, Severity};
+use crate::format::{self, Compression, Decompressor, Entries, FormatError, Tail, TimestampType};
+use crate::layout::{self, Inventory, PartitionDir};
+use crate::segment::{self, ReadPolicy};
+use crate::state::{PartitionContext, Replay, ReplayOptions, ReplayOutcome};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Options of a scan.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// Verify batch CRCs (on by default; `--no-crc` turns it off).
+    pub check_crc: bool,
+    /// Decode records (decompressing) and check record-level structure (`--deep`).
+    pub deep: bool,
+    /// Worker threads (`None`: one per core).
+    pub threads: Option<usize>,
+    /// Reference time in ms (`--now`); default: newest batch timestamp of the log dir.
+    pub now_ms: Option<i64>,
+    /// Replay tunables (hanging-transaction threshold).
+    pub replay: ReplayOptions,
+    /// Only topics matching this glob (`*`, `?`).
+    pub topic: Option<String>,
+    /// Only this partition number.
+    pub partition: Option<i32>,
+    /// Read at most this many bytes of each segment.
+    pub max_bytes: Option<u64>,
+    /// Cap on one batch's decompressed size.
+    pub max_decompressed: usize,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            check_crc: true,
+            deep: false,
+            threads: None,
+            now_ms: None,
+            replay: ReplayOptions::default(),
+            topic: None,
+            partition: None,
+            max_bytes: None,
+            max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
+        }
+    }
+}
+
+/// Transaction counts of a partition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TxnCounts {
+    pub committed: u64,
+    pub aborted: u64,
+    pub open: u64,
+}
+
+/// Where a broker's recovery would truncate a partition's log, if it recovered it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Truncation {
+    pub segment: String,
+    pub position: u64,
+    /// Offset of the first batch that would be removed (when one is readable there).
+    pub offset: Option<i64>,
+    pub reason: String,
+}
+
+/// The per-partition part of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionReport {
+    pub topic: String,
+    pub partition: i32,
+    pub path: String,
+    pub segments: usize,
+    pub batches: u64,
+    /// Every record, control records included.
+    pub records: u64,
+    pub control_batches: u64,
+    pub bytes: u64,
+    pub log_start_offset: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    pub last_stable_offset: Option<i64>,
+    /// Reference time used for the hanging-transaction rule (ms).
+    pub ref_time: i64,
+    pub transactions: TxnCounts,
+    pub producers: usize,
+    /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
+    pub truncation: Option<Truncation>,
+    /// Newest batch timestamp seen.
+    #[serde(skip)]
+    pub max_timestamp: i64,
+    /// The full replay outcome (producers, aborted transactions, statistics).
+    #[serde(skip)]
+    pub outcome: ReplayOutcome,
+    #[serde(skip)]
+    pub log_dir: Option<PathBuf>,
+}
+
+/// Counts over the whole scan.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub partitions: usize,
+    pub segments: usize,
+    pub batches: u64,
+    pub records: u64,
+    pub bytes: u64,
+    pub findings: SeverityCounts,
+}
+
+/// Findings per severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SeverityCounts {
+    pub error: u64,
+    pub warning: u64,
+    pub info: u64,
+}
+
+/// The result of a scan: what was read, what was concluded, what was found.
+#[derive(Debug, Clone, Default)]
+pub struct ScanReport {
+    pub inputs: Vec<String>,
+    pub summary: Summary,
+    pub partitions: Vec<PartitionReport>,
+    /// Sorted by topic, partition, offset.
+    pub findings: Vec<Finding>,
+    /// Paths that could not be read at all.
+    pub errors: Vec<(PathBuf, String)>,
+}
+
+impl ScanReport {
+    /// The highest severity among the findings.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+    /// True when nothing could be analysed (no partition read).
+    pub fn nothing_read(&self) -> bool {
+        self.partitions.is_empty()
+    }
+}
+
+/// Scan the given paths (broker data dirs, partition dirs, single files, or dirs above them).
+pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
+    let inv = layout::discover(paths);
+    let mut report = scan_inventory(&inv, opts);
+    report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
+    report
+}
+
+/// Run `f` on a rayon pool with `threads` workers (the global pool when `None`).
+pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> R {
+    match threads {
+        Some(n) => match rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+        {
+            Ok(pool) => pool.install(f),
+            Err(_) => f(),
+        },
+        None => f(),
+    }
+}
+
+/// Scan an already discovered inventory.
+pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
+    let selected: Vec<&PartitionDir> = inv
+        .partitions
+        .iter()
+        .filter(|p| selected(p, opts))
+        .collect();
+    let window = opts
+        .threads
+        .unwrap_or_else(rayon::current_num_threads)
+        .max(1);
+    let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
+        selected
+            .par_iter()
+            .map(|p| scan_partition(p, opts, window))
+            .collect()
+    });
+
+    // Reference time: the newest batch timestamp of each log dir (or of the partition alone).
+    let mut newest: HashMap<Option<PathBuf>, i64> = HashMap::new();
+    for (r, _, _) in &scanned {
+        let key = r.log_dir.clone().or_else(|| Some(PathBuf::from(&r.path)));
+        let e = newest.entry(key).or_insert(i64::MIN);
+        *e = (*e).max(r.max_timestamp);
+    }
+
+    let mut report = ScanReport {
+        errors: inv.errors.clone(),
+        ..Default::default()
+    };
+    for (mut r, replay, mut findings) in scanned {
+        let key = r.log_dir.clone().or_else(|| Some(PathBuf::from(&r.path)));
+        let ref_time = opts
+            .now_ms
+            .unwrap_or_else(|| newest.get(&key).copied().unwrap_or(0).max(0));
+        let outcome = replay.finish(ref_time, &mut findings);
+        r.ref_time = ref_time;
+        r.log_start_offset = outcome.log_start_offset.or(r.log_start_offset);
+        r.log_end_offset = outcome.log_end_offset.or(r.log_end_offset);
+        r.last_stable_offset = outcome.last_stable_offset;
+        r.transactions = TxnCounts {
+            committed: outcome.txn_stats.committed,
+            aborted: outcome.txn_stats.aborted,
+            open: outcome.open.len() as u64,
+        };
+        r.producers = outcome.producers.len();
+        r.outcome = outcome;
+        findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
+        report.findings.extend(findings);
+        report.partitions.push(r);
+    }
+    for (path, why) in &inv.errors {
+        report.findings.push(
+            Finding::new(
+                Kind::UnreadableFile,
+                "",
+                -1,
+                format!("cannot read {}: {why}", path.display()),
+            )
+            .segment(path.display().to_string())
+            .broker("not applicable: the analysis of this path is incomplete"),
+        );
+    }
+    report.summary = summarise(&report);
+    report
+}
+
+fn summarise(report: &ScanReport) -> Summary {
+    let mut s = Summary {
+        partitions: report.partitions.len(),
+        ..Default::default()
+    };
+    for p in &report.partitions {
+        s.segments += p.segments;
+        s.batches += p.batches;
+        s.records += p.records;
+        s.bytes += p.bytes;
+    }
+    for f in &report.findings {
+        match f.severity {
+            Severity::Error => s.findings.error += 1,
+            Severity::Warning => s.findings.warning += 1,
+            Severity::Info => s.findings.info += 1,
+        }
+    }
+    s
+}
+
+fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
+    let (topic, part) = match &p.tp {
+        Some(tp) => (tp.topic.as_str(), tp.partition),
+        None => ("", -1),
+    };
+    opts.topic.as_deref().is_none_or(|g| glob_match(g, topic))
+        && opts.partition.is_none_or(|n| n == part)
+}
+
+/// Shell-style glob with `*` and `?`.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            pi += 1;
+            mark = ti;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The context the replay needs, derived from the partition directory.
+pub fn partition_context(p: &PartitionDir) -> PartitionContext {
+    let (topic, partition) = match &p.tp {
+        Some(tp) => (tp.topic.clone(), tp.partition),
+        None => (String::new(), -1),
+    };
+    let internal = layout::is_internal_topic(&topic);
+    PartitionContext {
+        kraft_metadata: layout::is_kraft_metadata(&topic),
+        compacted: if internal { Some(true) } else { None },
+        internal,
+        segment_names: p
+            .segments
+            .iter()
+            .filter_map(|s| s.log.as_deref().map(file_name))
+            .collect(),
+        log_start_offset: None,
+        topic,
+        partition,
+    }
+}
+
+/// What one segment's walk produced.
+struct SegmentScan {
+    events: Vec<BatchEvent>,
+    findings: Vec<Finding>,
+    bytes: u64,
+    records: u64,
+    max_timestamp: i64,
+    truncation: Option<Truncation>,
+}
+
+fn scan_partition(
+    p: &PartitionDir,
+    opts: &ScanOptions,
+    window: usize,
+) -> (PartitionReport, Replay, Vec<Finding>) {
+    let ctx = partition_context(p);
+    let logs: Vec<(i64, &Path)> = p
+        .segments
+        .iter()
+        .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
+        .collect();
+    let active = logs.len().saturating_sub(1);
+    let mut report = PartitionReport {
+        topic: ctx.topic.clone(),
+        partition: ctx.partition,
+        path: p.path.display().to_string(),
+        segments: logs.len(),
+        batches: 0,
+        records: 0,
+        control_batches: 0,
+        bytes: 0,
+        log_start_offset: logs.first().map(|l| l.0),
+        log_end_offset: None,
+        last_stable_offset: None,
+        ref_time: 0,
+        transactions: TxnCounts::default(),
+        producers: 0,
+        truncation: None,
+        max_timestamp: i64::MIN,
+        outcome: ReplayOutcome::default(),
+        log_dir: p.log_dir.clone(),
+    };
+    let mut findings = Vec::new();
+    let mut replay = Replay::new(ctx.clone(), opts.replay);
+    for (w, chunk) in logs.chunks(window).enumerate() {
+        let first = w * window;
+        let results: Vec<SegmentScan> = chunk
+            .par_iter()
+            .enumerate()
+            .map(|(i, (base, path))| {
+                let idx = first + i;
+                let policy = if idx == active && !p.partial {
+                    ReadPolicy::Read
+                } else {
+                    ReadPolicy::Map
+                };
+                scan_segment(&ctx, idx as u32, *base, path, policy, opts)
+            })
+            .collect();
+        for seg in results {
+            for ev in &seg.events {
+                report.batches += 1;
+                if ev.is_control {
+                    report.control_batches += 1;
+                }
+                replay.apply(ev, &mut findings);
+            }
+            report.records += seg.records;
+            report.bytes += seg.bytes;
+            report.max_timestamp = report.max_timestamp.max(seg.max_timestamp);
+            if report.truncation.is_none() {
+                report.truncation = seg.truncation;
+            }
+            findings.extend(seg.findings);
+        }
+    }
+    (report, replay, findings)
+}
+
+fn segment_finding(
+    ctx: &PartitionContext,
+    kind: Kind,
+    segment: &str,
+    position: u64,
+    message: String,
+) -> Finding {
+    Finding::new(kind, &ctx.topic, ctx.partition, message)
+        .segment(segment)
+        .position(position)
+}
+
+fn scan_segment(
+    ctx: &PartitionContext,
+    idx: u32,
+    base: i64,
+    path: &Path,
+    policy: ReadPolicy,
+    opts: &ScanOptions,
+) -> SegmentScan {
+    let name = file_name(path);
+    let mut out = SegmentScan {
+        events: Vec::new(),
+        findings: Vec::new(),
+        bytes: 0,
+        records: 0,
+        max_timestamp: i64::MIN,
+        truncation: None,
+    };
+    let data = match segment::read_file(path, policy, opts.max_bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            out.findings.push(
+                segment_finding(
+                    ctx,
+                    Kind::UnreadableFile,
+                    &name,
+                    0,
+                    format!("cannot read {}: {e}", path.display()),
+                )
+                .broker("not applicable: this segment was not analysed"),
+            );
+            return out;
+        }
+    };
+    out.bytes = data.len() as u64;
+    let mut dec = Decompressor::new(opts.max_decompressed);
+    let mut entries = Entries::new(&data, 0);
+    let mut first_bad: Option<(u64, Option<i64>, String)> = None;
+    for entry in entries.by_ref() {
+        let pos = entry.position;
+        let ev = match classify(entry) {
+            Classified::V2(b) => {
+                let ev = BatchEvent::from_v2(&b, idx, opts.check_crc);
+                check_v2_header(ctx, &name, &b, &ev, base, &mut out.findings);
+                if !ev.crc_valid && first_bad.is_none() {
+                    first_bad = Some((pos, Some(ev.base_offset), "CRC mismatch".into()));
+                }
+                if opts.deep && ev.crc_valid {
+                    check_records(ctx, &name, &b, &mut dec, &mut out.findings);
+                }
+                out.records += ev.records_count.max(0) as u64;
+                ev
+            }
+            Classified::Legacy(m) => {
+                let mut ev = BatchEvent::from_legacy(&m, idx, opts.check_crc);
+                if !ev.crc_valid {
+                    out.findings
+                        .push(crc_finding(ctx, &name, &ev, m.crc(), m.compute_crc()));
+                    if first_bad.is_none() {
+                        first_bad = Some((pos, Some(ev.last_offset), "CRC mismatch".into()));
+                    }
+                    out.records += 1;
+                } else if m.compression() != Compression::None {
+                    match legacy_range(&m, &mut dec) {
+                        Ok((first, count)) => {
+                            ev.base_offset = first;
+                            ev.records_count = count as i32;
+                            out.records += count as u64;
+                        }
+                        Err(e) => {
+                            out.findings.push(invalid_batch(
+                                ctx,
+                                &name,
+                                pos,
+                                Some(ev.last_offset),
+                                &e,
+                            ));
+                            out.records += 1;
+                        }
+                    }
+                } else {
+                    out.records += 1;
+                }
+                check_offset_range(ctx, &name, &ev, base, &mut out.findings);
+                ev
+            }
+            Classified::Invalid(e) => {
+                out.findings.push(invalid_batch(ctx, &name, pos, None, &e));
+                if first_bad.is_none() {
+                    first_bad = Some((pos, None, e.to_string()));
+                }
+                continue;
+            }
+        };
+        if ev.timestamp_type != TimestampType::NoTimestampType {
+            out.max_timestamp = out.max_timestamp.max(ev.max_timestamp);
+        }
+        out.events.push(ev);
+    }
+    match entries.tail() {
+        Some(Tail::Clean) | None => {}
+        Some(Tail::Partial {
+            position,
+            declared,
+            available,
+        }) => {
+            out.findings.push(
+                segment_finding(
+                    ctx,
+                    Kind::TruncatedBatch,
+                    &name,
+                    position,
+                    format!("{name}: partial batch at byte {position}: {declared} bytes declared, {available} present"),
+                )
+                .evidence(json!({"declared_size": declared, "available": available}))
+                .broker("recovery truncates the log at this position (the partial batch is dropped)"),
+            );
+            if first_bad.is_none() {
+                first_bad = Some((position, None, "partial batch at end of file".into()));
+            }
+        }
+        Some(Tail::ZeroFilled { position, len }) => {
+            out.findings.push(
+                segment_finding(
+                    ctx,
+                    Kind::PreallocatedTail,
+                    &name,
+                    position,
+                    format!("{name}: {len} zero bytes after the last batch at byte {position} (preallocated segment)"),
+                )
+                .evidence(json!({"length": len}))
+                .broker("recovery truncates the zero-filled tail; normal after a crash with log.preallocate=true"),
+            );
+            if first_bad.is_none() {
+                first_bad = Some((position, None, "zero-filled tail".into()));
+            }
+        }
+        Some(Tail::Garbage {
+            position,
+            len,
+            reason,
+        }) => {
+            out.findings.push(
+                segment_finding(
+                    ctx,
+                    Kind::TrailingBytes,
+                    &name,
+                    position,
+                    format!("{name}: {len} bytes at byte {position} do not frame as a batch ({reason})"),
+                )
+                .evidence(json!({"length": len, "reason": reason}))
+                .broker("recovery truncates the log at this position; kafka-dump-log prints \"Found N invalid bytes\""),
+            );
+            if first_bad.is_none() {
+                first_bad = Some((position, None, reason.to_string()));
+            }
+        }
+    }
+    out.truncation = first_bad.map(|(position, offset, reason)| Truncation {
+        segment: name.clone(),
+        position,
+        offset,
+        reason,
+    });
+    data.release();
+    out
+}
+
+fn legacy_range(
+    m: &format::LegacyMessage<'_>,
+    dec: &mut Decompressor,
+) -> Result<(i64, u32), FormatError> {
+    let mut first = None;
+    let mut count = 0u32;
+    for inner in m.inner_messages(dec)? {
+        let inner = inner?;
+        first.get_or_insert(inner.offset);
+        count += 1;
+    }
+    Ok((first.unwrap_or(m.offset()), count))
+}
+
+fn crc_finding(
+    ctx: &PartitionContext,
+    name: &str,
+    ev: &BatchEvent,
+    stored: u32,
+    computed: u32,
+) -> Finding {
+    segment_finding(
+        ctx,
+        Kind::CrcMismatch,
+        name,
+        ev.position,
+        format!(
+            "{name}: batch at offset {} (byte {}) has CRC {stored}, computed {computed}",
+            ev.base_offset, ev.position
+        ),
+    )
+    .offset(ev.base_offset)
+    .evidence(json!({"stored_crc": stored, "computed_crc": computed, "size": ev.size, "magic": ev.magic}))
+    .broker("rejected on append (CorruptRecordException); recovery truncates the segment here and deletes all later segments")
+    .client_error("CorruptRecordException (retriable) — a consumer fetching this batch fails with it")
+}
+
+fn invalid_batch(
+    ctx: &PartitionContext,
+    name: &str,
+    pos: u64,
+    offset: Option<i64>,
+    e: &FormatError,
+) -> Finding {
+    let mut f = segment_finding(ctx, Kind::InvalidBatch, name, pos, format!("{name}: invalid batch at byte {pos}: {e}"))
+        .evidence(json!({"structure": e.structure, "field": e.field, "error_position": e.position, "problem": e.problem.to_string()}))
+        .broker("rejected on append (InvalidRecordException / CorruptRecordException); consumers fail to read it");
+    if let Some(o) = offset {
+        f = f.offset(o);
+    }
+    f
+}
+
+fn check_offset_range(
+    ctx: &PartitionContext,
+    name: &str,
+    ev: &BatchEvent,
+    base: i64,
+    out: &mut Vec<Finding>,
+) {
+    let rel_first = ev.base_offset.wrapping_sub(base);
+    let rel_last = ev.last_offset.wrapping_sub(base);
+    if rel_first < 0 || rel_last > i32::MAX as i64 || rel_last < 0 {
+        out.push(
+            segment_finding(
+                ctx,
+                Kind::SegmentOffsetOutOfRange,
+                name,
+                ev.position,
+                format!(
+                    "{name}: batch offsets {}..{} lie outside what base offset {base} allows (0..=2^31-1 relative)",
+                    ev.base_offset, ev.last_offset
+                ),
+            )
+            .offset(ev.base_offset)
+            .evidence(json!({"segment_base_offset": base, "base_offset": ev.base_offset, "last_offset": ev.last_offset}))
+            .broker("recovery raises LogSegmentOffsetOverflowException and splits the segment (KAFKA-6264); index lookups are wrong until then"),
+        );
+    }
+}
+
+fn check_v2_header(
+    ctx: &PartitionContext,
+    name: &str,
+    b: &format::BatchView<'_>,
+    ev: &BatchEvent,
+    base: i64,
+    out: &mut Vec<Finding>,
+) {
+    if !ev.crc_valid {
+        out.push(crc_finding(ctx, name, ev, b.crc(), b.compute_crc()));
+        return; // Nothing else in the batch can be trusted.
+    }
+    let mut problems: Vec<String> = Vec::new();
+    if b.magic() != 2 {
+        problems.push(format!("magic {} is not 2", b.magic()));
+    }
+    let count = b.records_count();
+    let delta = b.last_offset_delta();
+    if count < 0 {
+        problems.push(format!("recordsCount {count} is negative"));
+    }
+    if delta < 0 {
+        problems.push(format!("lastOffsetDelta {delta} is negative"));
+    }
+    if count >= 0 && delta >= 0 && count as i64 > delta as i64 + 1 {
+        problems.push(format!(
+            "recordsCount {count} exceeds lastOffsetDelta + 1 = {}",
+            delta as i64 + 1
+        ));
+    }
+    if ctx.compacted == Some(false)
+        && count >= 0
+        && delta >= 0
+        && (count as i64) < delta as i64 + 1
+        && !b.has_delete_horizon()
+    {
+        problems.push(format!(
+            "recordsCount {count} < lastOffsetDelta + 1 on a non-compacted topic"
+        ));
+    }
+    if let Compression::Unknown(id) = b.compression() {
+        problems.push(format!("compression codec id {id} is unknown"));
+    }
+    if b.unused_attribute_bits() != 0 {
+        problems.push(format!(
+            "unused attribute bits set: 0x{:04x}",
+            b.attributes() as u16
+        ));
+    }
+    if b.is_control() {
+        if b.compression() != Compression::None && count > 0 {
+            problems.push("control batch is compressed".into());
+        }
+        if count > 1 {
+            problems.push(format!("control batch holds {count} records (expected 1)"));
+        }
+        if let Some(crate::event::ControlInfo::Malformed(e)) = ev.control {
+            problems.push(format!("control record: {e}"));
+        }
+    }
+    if !problems.is_empty() {
+        out.push(
+            segment_finding(ctx, Kind::InvalidBatch, name, b.position(), format!("{name}: batch at offset {}: {}", b.base_offset(), problems.join("; ")))
+                .offset(b.base_offset())
+                .evidence(json!({"problems": problems, "records_count": count, "last_offset_delta": delta, "attributes": b.attributes()}))
+                .broker("rejected on append by the leader (InvalidRecordException); never re-checked by replicas or recovery"),
+        );
+    }
+    check_offset_range(ctx, name, ev, base, out);
+}
+
+/// `--deep`: decode the records and check them against the header.
+fn check_records(
+    ctx: &PartitionContext,
+    name: &str,
+    b: &format::BatchView<'_>,
+    dec: &mut Decompressor,
+    out: &mut Vec<Finding>,
+) {
+    let delta = b.last_offset_delta();
+    let create_time = b.timestamp_type() == TimestampType::CreateTime;
+    let mut problems: Vec<String> = Vec::new();
+    let mut n = 0i64;
+    let mut prev_delta: Option<i32> = None;
+    let mut max_ts = i64::MIN;
+    let records = match format::batch_records(b, dec) {
+        Ok(r) => r,
+        Err(e) => {
+            out.push(invalid_batch(
+                ctx,
+                name,
+                b.position(),
+                Some(b.base_offset()),
+                &e,
+            ));
+            return;
+        }
+    };
+    for r in records {
+        match r {
+            Ok(r) => {
+                n += 1;
+                if r.offset_delta < 0 || r.offset_delta > delta {
+                    problems.push(format!(
+                        "record offsetDelta {} outside [0, {delta}]",
+                        r.offset_delta
+                    ));
+                }
+                if let Some(p) = prev_delta
+                    && r.offset_delta <= p
+                {
+                    {
+                        problems.push(format!(
+                            "record offsetDelta {} not above the previous {p}",
+                            r.offset_delta
+                        ));
+                    }
+                }
+                prev_delta = Some(r.offset_delta);
+                max_ts = max_ts.max(b.base_timestamp().wrapping_add(r.timestamp_delta));
+            }
+            Err(e) => {
+                out.push(invalid_batch(
+                    ctx,
+                    name,
+                    b.position(),
+                    Some(b.base_offset()),
+                    &e.at(b.position() + 61),
+                ));
+                return;
+            }
+        }
+        if problems.len() > 3 {
+            break;
+        }
+    }
+    if create_time
+        && n > 0
+        && !b.is_control()
+        && max_ts != b.max_timestamp()
+        && ctx.compacted != Some(true)
+    {
+        problems.push(format!(
+            "maxTimestamp {} differs from the newest record timestamp {max_ts}",
+            b.max_timestamp()
+        ));
+    }
+    if !problems.is_empty() {
+        out.push(
+            segment_finding(
+                ctx,
+                Kind::InvalidBatch,
+                name,
+                b.position(),
+                format!(
+                    "{name}: batch at offset {}: {}",
+                    b.base_offset(),
+                    problems.join("; ")
+                ),
+            )
+            .offset(b.base_offset())
+            .evidence(json!({"problems": problems, "deep": true}))
+            .broker("rejected on append by the leader; never re-checked by replicas or recovery"),
+        );
+    }
+}
