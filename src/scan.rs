@@ -8,7 +8,7 @@
 
 use crate::event::{BatchEvent, Classified, classify};
 use crate::finding::{Finding, Kind, Severity};
-use crate::format::{self, Compression, Decompressor, Entries, FormatError, Tail, TimestampType};
+use crate::format::{self, Compression, Decompressor, FormatError, Tail, TimestampType};
 use crate::layout::{self, Inventory, PartitionDir};
 use crate::segment::{self, ReadPolicy};
 use crate::state::{PartitionContext, Replay, ReplayOptions, ReplayOutcome};
@@ -430,27 +430,9 @@ fn scan_segment(
         max_timestamp: i64::MIN,
         truncation: None,
     };
-    let data = match segment::read_file(path, policy, opts.max_bytes) {
-        Ok(d) => d,
-        Err(e) => {
-            out.findings.push(
-                segment_finding(
-                    ctx,
-                    Kind::UnreadableFile,
-                    &name,
-                    0,
-                    format!("cannot read {}: {e}", path.display()),
-                )
-                .broker("not applicable: this segment was not analysed"),
-            );
-            return out;
-        }
-    };
-    out.bytes = data.len() as u64;
     let mut dec = Decompressor::new(opts.max_decompressed);
-    let mut entries = Entries::new(&data, 0);
     let mut first_bad: Option<(u64, Option<i64>, String)> = None;
-    for entry in entries.by_ref() {
+    let walked = segment::walk_entries(path, policy, opts.max_bytes, |entry| {
         let pos = entry.position;
         let ev = match classify(entry) {
             Classified::V2(b) => {
@@ -503,21 +485,40 @@ fn scan_segment(
                 if first_bad.is_none() {
                     first_bad = Some((pos, None, e.to_string()));
                 }
-                continue;
+                return;
             }
         };
         if ev.timestamp_type != TimestampType::NoTimestampType {
             out.max_timestamp = out.max_timestamp.max(ev.max_timestamp);
         }
         out.events.push(ev);
-    }
-    match entries.tail() {
-        Some(Tail::Clean) | None => {}
-        Some(Tail::Partial {
+    });
+    let tail = match walked {
+        Ok((tail, len)) => {
+            out.bytes = len;
+            tail
+        }
+        Err(e) => {
+            out.findings.push(
+                segment_finding(
+                    ctx,
+                    Kind::UnreadableFile,
+                    &name,
+                    0,
+                    format!("cannot read {}: {e}", path.display()),
+                )
+                .broker("not applicable: this segment was not (fully) analysed"),
+            );
+            return out;
+        }
+    };
+    match tail {
+        Tail::Clean => {}
+        Tail::Partial {
             position,
             declared,
             available,
-        }) => {
+        } => {
             out.findings.push(
                 segment_finding(
                     ctx,
@@ -533,7 +534,7 @@ fn scan_segment(
                 first_bad = Some((position, None, "partial batch at end of file".into()));
             }
         }
-        Some(Tail::ZeroFilled { position, len }) => {
+        Tail::ZeroFilled { position, len } => {
             out.findings.push(
                 segment_finding(
                     ctx,
@@ -549,11 +550,11 @@ fn scan_segment(
                 first_bad = Some((position, None, "zero-filled tail".into()));
             }
         }
-        Some(Tail::Garbage {
+        Tail::Garbage {
             position,
             len,
             reason,
-        }) => {
+        } => {
             out.findings.push(
                 segment_finding(
                     ctx,
@@ -576,7 +577,6 @@ fn scan_segment(
         offset,
         reason,
     });
-    data.release();
     out
 }
 

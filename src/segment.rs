@@ -70,3 +70,205 @@ pub fn read_file(path: &Path, policy: ReadPolicy, max_bytes: Option<u64>) -> io:
     file.take(want).read_to_end(&mut buf)?;
     Ok(FileData::Owned(buf))
 }
+
+/// Size of the buffer used to read live files in chunks.
+pub const CHUNK_SIZE: usize = 8 << 20;
+
+/// Walk every entry of a `.log` file, read-only, calling `on_entry` for each whole entry,
+/// and return how the file ended (over the whole file) and how many bytes were examined.
+///
+/// With [`ReadPolicy::Map`] the file is mapped once. With [`ReadPolicy::Read`] it is read
+/// in [`CHUNK_SIZE`] pieces (larger only when one entry is larger), so memory stays bounded
+/// however large the file is.
+pub fn walk_entries(
+    path: &Path,
+    policy: ReadPolicy,
+    max_bytes: Option<u64>,
+    on_entry: impl FnMut(crate::format::RawEntry<'_>),
+) -> io::Result<(crate::format::Tail, u64)> {
+    walk_entries_chunked(path, policy, max_bytes, CHUNK_SIZE, on_entry)
+}
+
+/// [`walk_entries`] with an explicit chunk size for [`ReadPolicy::Read`].
+pub fn walk_entries_chunked(
+    path: &Path,
+    policy: ReadPolicy,
+    max_bytes: Option<u64>,
+    chunk_size: usize,
+    mut on_entry: impl FnMut(crate::format::RawEntry<'_>),
+) -> io::Result<(crate::format::Tail, u64)> {
+    use crate::format::{Entries, Tail};
+    if policy == ReadPolicy::Map {
+        let data = read_file(path, policy, max_bytes)?;
+        let mut entries = Entries::new(&data, 0);
+        for e in entries.by_ref() {
+            on_entry(e);
+        }
+        let tail = entries.tail().unwrap_or(Tail::Clean);
+        data.release();
+        return Ok((tail, data.len() as u64));
+    }
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let total = max_bytes.map_or(len, |m| m.min(len));
+    let mut buf: Vec<u8> = Vec::new();
+    let mut base = 0u64; // file position of buf[0]
+    let mut read_to = 0u64; // file position after buf's last byte
+    loop {
+        // Fill the buffer to CHUNK_SIZE (or to what is left of the file).
+        let want = (chunk_size.max(buf.len()) as u64).min(total - base) as usize;
+        if buf.len() < want {
+            let old = buf.len();
+            buf.resize(want, 0);
+            file.read_exact(&mut buf[old..])?;
+            read_to = base + want as u64;
+        }
+        let at_eof = read_to >= total;
+        let mut entries = if at_eof {
+            Entries::new(&buf, base)
+        } else {
+            Entries::chunk(&buf, base)
+        };
+        for e in entries.by_ref() {
+            on_entry(e);
+        }
+        if let Some(pos) = entries.need_more() {
+            // Keep the unfinished entry, make room for the whole of it, and read on.
+            let keep_from = (pos - base) as usize;
+            buf.drain(..keep_from);
+            base = pos;
+            let head = &buf[..];
+            if head.len() >= 12 {
+                let size = i32::from_be_bytes(head[8..12].try_into().unwrap_or([0; 4]));
+                let need = 12usize.saturating_add(size.max(0) as usize);
+                if (need as u64) > total - base {
+                    // It can never be whole: read the rest and let the final walk classify it.
+                    buf.reserve((total - base) as usize - buf.len());
+                    let old = buf.len();
+                    buf.resize((total - base) as usize, 0);
+                    file.read_exact(&mut buf[old..])?;
+                    read_to = total;
+                    continue;
+                }
+                if need > buf.len() {
+                    let old = buf.len();
+                    buf.resize(need, 0);
+                    file.read_exact(&mut buf[old..])?;
+                    read_to = base + need as u64;
+                }
+            }
+            continue;
+        }
+        let tail = entries.tail().unwrap_or(Tail::Clean);
+        if at_eof {
+            return Ok((tail, total));
+        }
+        // Stopped before the end of the file on a bad header: classify the rest of the file.
+        return match tail {
+            Tail::Clean => {
+                // The chunk ended exactly on an entry boundary.
+                base = read_to;
+                buf.clear();
+                continue;
+            }
+            Tail::ZeroFilled { position, .. } | Tail::Garbage { position, .. } => {
+                let reason = match tail {
+                    Tail::Garbage { reason, .. } => Some(reason),
+                    _ => None,
+                };
+                let mut all_zero = buf[(position - base) as usize..].iter().all(|&b| b == 0);
+                let mut rest = (&mut file).take(total - read_to);
+                let mut scratch = vec![0u8; 1 << 16];
+                loop {
+                    let n = rest.read(&mut scratch)?;
+                    if n == 0 {
+                        break;
+                    }
+                    all_zero &= scratch[..n].iter().all(|&b| b == 0);
+                }
+                let len = total - position;
+                Ok((
+                    match reason {
+                        None if all_zero => Tail::ZeroFilled { position, len },
+                        None => Tail::Garbage {
+                            position,
+                            len,
+                            reason: "entry size below the 14-byte minimum",
+                        },
+                        Some(reason) => Tail::Garbage {
+                            position,
+                            len,
+                            reason,
+                        },
+                    },
+                    total,
+                ))
+            }
+            Tail::Partial { .. } => Ok((tail, total)),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Tail;
+
+    /// A framed entry of `size` bytes after the 12-byte overhead (magic 2, contents not valid).
+    fn entry(offset: i64, size: i32) -> Vec<u8> {
+        let mut v = vec![0u8; 12 + size as usize];
+        v[..8].copy_from_slice(&offset.to_be_bytes());
+        v[8..12].copy_from_slice(&size.to_be_bytes());
+        v[16] = 2;
+        for (i, b) in v[17..].iter_mut().enumerate() {
+            *b = (i % 251) as u8 + 1;
+        }
+        v
+    }
+
+    fn walk(path: &Path, policy: ReadPolicy, chunk: usize) -> (Vec<(u64, i64, usize)>, Tail, u64) {
+        let mut seen = Vec::new();
+        let (tail, len) = walk_entries_chunked(path, policy, None, chunk, |e| {
+            seen.push((e.position, e.offset(), e.len()))
+        })
+        .unwrap();
+        (seen, tail, len)
+    }
+
+    #[test]
+    fn chunked_read_equals_map_for_every_tail_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut body = Vec::new();
+        for i in 0..40 {
+            body.extend(entry(i, 49 + (i as i32 * 7) % 300));
+        }
+        body.extend(entry(40, 5000)); // larger than the chunk
+        body.extend(entry(41, 60));
+        let tails: Vec<(&str, Vec<u8>)> = vec![
+            ("clean", vec![]),
+            ("zeros", vec![0u8; 777]),
+            ("garbage", vec![0xab; 333]),
+            ("partial", entry(42, 900)[..400].to_vec()),
+            ("fragment", vec![1, 2, 3]),
+            ("zeros-then-junk", {
+                let mut v = vec![0u8; 500];
+                v.push(9);
+                v
+            }),
+        ];
+        for (name, tail) in tails {
+            let mut data = body.clone();
+            data.extend(&tail);
+            let p = dir.path().join(format!("{name}.log"));
+            std::fs::write(&p, &data).unwrap();
+            let mapped = walk(&p, ReadPolicy::Map, 0);
+            assert_eq!(mapped.0.len(), 42, "{name}");
+            for chunk in [64usize, 100, 1000, 4096, 1 << 20] {
+                let read = walk(&p, ReadPolicy::Read, chunk);
+                assert_eq!(read.0, mapped.0, "{name} chunk {chunk}");
+                assert_eq!(read.1, mapped.1, "{name} chunk {chunk}");
+                assert_eq!(read.2, data.len() as u64);
+            }
+        }
+    }
+}

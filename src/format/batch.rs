@@ -155,6 +155,8 @@ pub struct Entries<'a> {
     pos: usize,
     base: u64,
     tail: Option<Tail>,
+    more_follows: bool,
+    need_more: Option<u64>,
 }
 
 impl<'a> Entries<'a> {
@@ -165,7 +167,24 @@ impl<'a> Entries<'a> {
             pos: 0,
             base,
             tail: None,
+            more_follows: false,
+            need_more: None,
         }
+    }
+
+    /// Walk a chunk of a larger file: when an entry (or its header) continues past the end
+    /// of `data`, the walk stops without a tail and [`Entries::need_more`] gives the
+    /// position to continue from once more bytes are available.
+    pub fn chunk(data: &'a [u8], base: u64) -> Self {
+        Entries {
+            more_follows: true,
+            ..Self::new(data, base)
+        }
+    }
+
+    /// For a chunk walk: the position of an entry that did not fit in the chunk.
+    pub fn need_more(&self) -> Option<u64> {
+        self.need_more
     }
     /// Position (relative to `base`) of the next entry.
     pub fn offset_in_data(&self) -> usize {
@@ -204,7 +223,7 @@ impl<'a> Iterator for Entries<'a> {
     type Item = RawEntry<'a>;
 
     fn next(&mut self) -> Option<RawEntry<'a>> {
-        if self.tail.is_some() {
+        if self.tail.is_some() || self.need_more.is_some() {
             return None;
         }
         let remaining = self.data.len() - self.pos;
@@ -212,6 +231,11 @@ impl<'a> Iterator for Entries<'a> {
             return self.finish(Tail::Clean);
         }
         let position = self.base + self.pos as u64;
+        if self.more_follows && remaining <= HEADER_SIZE_UP_TO_MAGIC {
+            self.need_more = Some(position);
+            self.pos = self.data.len();
+            return None;
+        }
         if remaining <= HEADER_SIZE_UP_TO_MAGIC {
             // The broker stops silently here; for us it is a fragment.
             let rest = &self.data[self.pos..];
@@ -255,6 +279,11 @@ impl<'a> Iterator for Entries<'a> {
             return self.finish(t);
         }
         let total = LOG_OVERHEAD + size as usize;
+        if total > remaining && self.more_follows {
+            self.need_more = Some(position);
+            self.pos = self.data.len();
+            return None;
+        }
         if total > remaining {
             return self.finish(Tail::Partial {
                 position,
