@@ -8,7 +8,7 @@ use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
 use klogscan::report::{self, json, table};
 use klogscan::scan::{self, ScanOptions, ScanReport};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -135,7 +135,46 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
     }
     o.replay.hanging_after_ms =
         report::parse_duration(&a.hanging_after).map_err(anyhow::Error::msg)?;
+    if a.format == OutFormat::Table && io::stderr().is_terminal() {
+        o.progress = progress_bar();
+    }
     Ok(o)
+}
+
+/// A progress bar on stderr that appears only once the run lasts longer than a moment.
+fn progress_bar() -> scan::Progress {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use scan::ProgressUpdate;
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bytes}/{total_bytes} ({binary_bytes_per_sec}) {msg}",
+    ) {
+        bar.set_style(style);
+    }
+    let started = Instant::now();
+    let state = Mutex::new((bar, false, 0u64, 0u64));
+    scan::Progress::new(move |u| {
+        let Ok(mut g) = state.lock() else { return };
+        let (bar, shown, done, total) = &mut *g;
+        match u {
+            ProgressUpdate::Start { partitions, bytes } => {
+                bar.set_length(bytes);
+                *total = partitions;
+            }
+            ProgressUpdate::Bytes(n) => bar.inc(n),
+            ProgressUpdate::PartitionDone => *done += 1,
+        }
+        bar.set_message(format!("{done}/{total} partitions"));
+        if !*shown && started.elapsed() > Duration::from_millis(500) {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            *shown = true;
+        }
+        if *done == *total && *shown {
+            bar.finish_and_clear();
+        }
+    })
 }
 
 fn exit_for(report: &ScanReport, fail_on: FailOn) -> ExitCode {

@@ -39,6 +39,45 @@ pub struct ScanOptions {
     pub max_bytes: Option<u64>,
     /// Cap on one batch's decompressed size.
     pub max_decompressed: usize,
+    /// Called as work completes (for progress bars).
+    pub progress: Progress,
+}
+
+/// What [`Progress`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressUpdate {
+    /// The scan starts: totals over the selected partitions.
+    Start { partitions: u64, bytes: u64 },
+    /// A segment was read.
+    Bytes(u64),
+    /// A partition was finished.
+    PartitionDone,
+}
+
+/// A progress callback (cheap to clone; a no-op by default).
+#[derive(Clone, Default)]
+pub struct Progress(Option<std::sync::Arc<dyn Fn(ProgressUpdate) + Send + Sync>>);
+
+impl Progress {
+    /// Report to `f`.
+    pub fn new(f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
+        Progress(Some(std::sync::Arc::new(f)))
+    }
+    fn emit(&self, u: ProgressUpdate) {
+        if let Some(f) = &self.0 {
+            f(u)
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(callback)"
+        } else {
+            "Progress(none)"
+        })
+    }
 }
 
 impl Default for ScanOptions {
@@ -53,6 +92,7 @@ impl Default for ScanOptions {
             partition: None,
             max_bytes: None,
             max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
+            progress: Progress::default(),
         }
     }
 }
@@ -496,6 +536,7 @@ fn scan_segment(
     let tail = match walked {
         Ok((tail, len)) => {
             out.bytes = len;
+            opts.progress.emit(ProgressUpdate::Bytes(len));
             tail
         }
         Err(e) => {
