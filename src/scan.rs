@@ -41,6 +41,8 @@ pub struct ScanOptions {
     pub max_decompressed: usize,
     /// Called as work completes (for progress bars).
     pub progress: Progress,
+    /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
+    pub capture_snapshots: bool,
 }
 
 /// What [`Progress`] reports.
@@ -93,6 +95,7 @@ impl Default for ScanOptions {
             max_bytes: None,
             max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
             progress: Progress::default(),
+            capture_snapshots: false,
         }
     }
 }
@@ -144,6 +147,16 @@ pub struct PartitionReport {
     pub outcome: ReplayOutcome,
     #[serde(skip)]
     pub log_dir: Option<PathBuf>,
+    /// Offset of the first batch (may be above the first segment's base offset).
+    #[serde(skip)]
+    pub first_offset: Option<i64>,
+    /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from batches.
+    #[serde(skip)]
+    pub leader_epochs: Vec<(i32, i64)>,
+    /// With `capture_snapshots`: the replayed producer state just before each snapshot's
+    /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
+    #[serde(skip)]
+    pub snapshot_states: Vec<(i64, Vec<crate::state::ProducerState>)>,
 }
 
 /// Counts over the whole scan.
@@ -403,6 +416,18 @@ fn scan_partition(
         max_timestamp: i64::MIN,
         outcome: ReplayOutcome::default(),
         log_dir: p.log_dir.clone(),
+        first_offset: None,
+        leader_epochs: Vec::new(),
+        snapshot_states: Vec::new(),
+    };
+    let mut pending_snapshots: Vec<i64> = if opts.capture_snapshots {
+        let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.reverse(); // pop from the smallest
+        v
+    } else {
+        Vec::new()
     };
     let mut findings = Vec::new();
     let mut replay = Replay::new(ctx.clone(), opts.replay);
@@ -423,6 +448,21 @@ fn scan_partition(
             .collect();
         for seg in results {
             for ev in &seg.events {
+                while let Some(&n) = pending_snapshots.last() {
+                    if ev.base_offset < n {
+                        break;
+                    }
+                    report.snapshot_states.push((n, replay.producers()));
+                    pending_snapshots.pop();
+                }
+                report.first_offset.get_or_insert(ev.base_offset);
+                let le = ev.partition_leader_epoch;
+                if ev.magic >= 2
+                    && le >= 0
+                    && report.leader_epochs.last().is_none_or(|&(e, _)| le > e)
+                {
+                    report.leader_epochs.push((le, ev.base_offset));
+                }
                 report.batches += 1;
                 if ev.is_control {
                     report.control_batches += 1;
@@ -437,6 +477,9 @@ fn scan_partition(
             }
             findings.extend(seg.findings);
         }
+    }
+    while let Some(n) = pending_snapshots.pop() {
+        report.snapshot_states.push((n, replay.producers()));
     }
     (report, replay, findings)
 }
