@@ -308,7 +308,11 @@ fn lz4_rejects_what_kafka_rejects() {
             },
         );
         let e = dec(Compression::Lz4, &f).unwrap_err();
-        assert_eq!((e.structure, e.field), ("lz4 frame", field), "{flg:#x} {bd:#x}");
+        assert_eq!(
+            (e.structure, e.field),
+            ("lz4 frame", field),
+            "{flg:#x} {bd:#x}"
+        );
     }
     // Missing end mark.
     let f = lz4_frame(&[(&a, Blk::Compressed)], &Lz4Opts::default());
@@ -405,15 +409,27 @@ fn decompressor_is_reusable_across_codecs() {
     let a = sample(50_000);
     let b = sample(10);
     let mut d = Decompressor::default();
-    assert_eq!(d.decompress(Compression::Gzip, &gzip(&a), false).unwrap(), &a[..]);
-    assert_eq!(d.decompress(Compression::Zstd, &zstd_frame(&b), false).unwrap(), &b[..]);
     assert_eq!(
-        d.decompress(Compression::Snappy, &snappy_raw(&a), false).unwrap(),
+        d.decompress(Compression::Gzip, &gzip(&a), false).unwrap(),
+        &a[..]
+    );
+    assert_eq!(
+        d.decompress(Compression::Zstd, &zstd_frame(&b), false)
+            .unwrap(),
+        &b[..]
+    );
+    assert_eq!(
+        d.decompress(Compression::Snappy, &snappy_raw(&a), false)
+            .unwrap(),
         &a[..]
     );
     let f = lz4_frame(&[(&b, Blk::Compressed)], &Lz4Opts::default());
     assert_eq!(d.decompress(Compression::Lz4, &f, false).unwrap(), &b[..]);
-    assert_eq!(d.decompress(Compression::Zstd, &zstd_frame(&a), false).unwrap(), &a[..]);
+    assert_eq!(
+        d.decompress(Compression::Zstd, &zstd_frame(&a), false)
+            .unwrap(),
+        &a[..]
+    );
     assert!(d.decompress(Compression::None, &a, false).is_err());
 }
 

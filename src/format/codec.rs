@@ -565,9 +565,11 @@ impl Decompressor {
                 })?;
                 d
             }
-            None => self.zstd.insert(zstd::stream::raw::Decoder::new().map_err(|_| {
-                FormatError::new(S, "context", 0, Problem::Invalid("zstd init failed"))
-            })?),
+            None => self
+                .zstd
+                .insert(zstd::stream::raw::Decoder::new().map_err(|_| {
+                    FormatError::new(S, "context", 0, Problem::Invalid("zstd init failed"))
+                })?),
         };
         let out = &mut self.out;
         let mut pos = 0usize;
