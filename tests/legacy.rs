@@ -231,7 +231,7 @@ fn magic0_absolute_offsets_and_broken_lz4_checksum() {
         );
     }
     // The same broken-HC frame in a magic 1 wrapper is rejected.
-    let inner = vec![msg(0, 1, 0, 1, None, Some(b"x"))];
+    let inner = [msg(0, 1, 0, 1, None, Some(b"x"))];
     let set = inner.concat();
     let value = compress(Compression::Lz4, &set, true);
     let w = msg(0, 1, 3, 1, None, Some(&value));
@@ -457,6 +457,9 @@ fn walk(path: &std::path::Path) -> (Stats, Vec<i64>) {
     (s, offsets)
 }
 
+/// (file, batches, records, [magic0, magic1, magic2], compressed, min offset, max offset).
+type Expected = (String, u32, u64, [u32; 3], u32, i64, i64);
+
 #[test]
 fn real_legacy_data_matches_provenance() {
     let Some(root) = common::real_data() else {
@@ -467,7 +470,7 @@ fn real_legacy_data_matches_provenance() {
     let sg = "segmentio__kafka-go/fixtures";
     // (file, batches, records, [magic0, magic1, magic2], compressed, min offset, max offset)
     // from broker/PROVENANCE.md (the independent Python parser's numbers).
-    let expected: &[(String, u32, u64, [u32; 3], u32, i64, i64)] = &[
+    let expected: &[Expected] = &[
         (
             format!("{xp}/TEST-TOPIC-0/00000000000000000000.log"),
             21211,
