@@ -2,7 +2,7 @@
 //!
 //! OWNER: legacy helper (wrapper decompression and inner iteration pending).
 
-use super::batch::{Compression, RawEntry, TimestampType};
+use super::batch::{Compression, LOG_OVERHEAD, MIN_MESSAGE_SIZE, RawEntry, TimestampType};
 use super::bytes::{be_i32, be_i64, be_u32};
 use super::error::{FormatError, Problem};
 
@@ -171,19 +171,244 @@ pub struct InnerMessage<'a> {
 }
 
 /// Iterator over the messages of a legacy entry (fallible: yields one `Err` then ends).
+///
+/// Built by [`LegacyMessage::inner_messages`]. For a compressed wrapper the inner framing
+/// has already been walked once (to find the last relative offset), so framing errors are
+/// reported by `inner_messages` itself; the iterator reports per-message errors (a message
+/// that does not parse, nested compression).
 pub struct InnerMessages<'d> {
-    _todo: std::marker::PhantomData<&'d ()>,
+    state: State<'d>,
+}
+
+enum State<'d> {
+    Single(Option<InnerMessage<'d>>),
+    Wrapper(WrapperWalk<'d>),
+    Done,
+}
+
+struct WrapperWalk<'d> {
+    /// The decompressed message set.
+    data: &'d [u8],
+    /// Position of the next inner entry in `data`.
+    pos: usize,
+    /// Inner entries left to yield (counted by the pre-walk).
+    left: u32,
+    /// Added to a magic 1 inner (relative) offset; `None` for magic 0 (absolute).
+    base: Option<i64>,
+    /// Wrapper magic.
+    magic: u8,
+    /// The wrapper timestamp when it is imposed (LogAppendTime wrapper, magic 1).
+    imposed: Option<i64>,
+    wrapper_type: TimestampType,
+}
+
+impl<'d> InnerMessages<'d> {
+    /// The number of messages the iterator yields when no error occurs.
+    pub fn len_hint(&self) -> u32 {
+        match &self.state {
+            State::Single(Some(_)) => 1,
+            State::Wrapper(w) => w.left,
+            _ => 0,
+        }
+    }
 }
 
 impl<'d> Iterator for InnerMessages<'d> {
     type Item = Result<InnerMessage<'d>, FormatError>;
     fn next(&mut self) -> Option<Self::Item> {
-        None
+        match &mut self.state {
+            State::Single(m) => {
+                let m = m.take();
+                self.state = State::Done;
+                m.map(Ok)
+            }
+            State::Done => None,
+            State::Wrapper(w) => {
+                if w.left == 0 {
+                    self.state = State::Done;
+                    return None;
+                }
+                match w.next_message() {
+                    Ok(m) => Some(Ok(m)),
+                    Err(e) => {
+                        self.state = State::Done;
+                        Some(Err(e))
+                    }
+                }
+            }
+        }
     }
 }
 
+impl<'d> WrapperWalk<'d> {
+    fn next_message(&mut self) -> Result<InnerMessage<'d>, FormatError> {
+        // The pre-walk checked the framing of `left` entries from here.
+        let size = be_i32(self.data, self.pos + 8) as usize;
+        let total = LOG_OVERHEAD + size;
+        let entry = RawEntry {
+            position: self.pos as u64,
+            bytes: &self.data[self.pos..self.pos + total],
+        };
+        self.pos += total;
+        self.left -= 1;
+        let message = LegacyMessage::new(entry)?;
+        if message.compression() != Compression::None {
+            return Err(FormatError::new(
+                "legacy inner message",
+                "attributes",
+                entry.position + 17,
+                Problem::Invalid("inner messages must not be compressed"),
+            ));
+        }
+        let stored = message.offset();
+        let offset = match self.base {
+            Some(base) => base.wrapping_add(stored),
+            None => stored,
+        };
+        let (timestamp, timestamp_type) = if message.magic() == 0 {
+            (-1, TimestampType::NoTimestampType)
+        } else if self.magic == 0 {
+            (message.timestamp(), TimestampType::NoTimestampType)
+        } else {
+            (
+                self.imposed.unwrap_or(message.timestamp()),
+                self.wrapper_type,
+            )
+        };
+        Ok(InnerMessage {
+            message,
+            offset,
+            timestamp,
+            timestamp_type,
+        })
+    }
+}
+
+/// What a walk over the inner framing found.
+struct InnerFraming {
+    count: u32,
+    first: i64,
+    last: i64,
+}
+
+/// Walk the inner entries of a decompressed wrapper value: sizes < 14 are errors, an
+/// incomplete trailing entry is ignored (as Kafka does), zero entries is an error.
+fn walk_inner(data: &[u8]) -> Result<InnerFraming, FormatError> {
+    const S: &str = "legacy inner message";
+    let mut pos = 0usize;
+    let mut count = 0u32;
+    let (mut first, mut last) = (0i64, 0i64);
+    while data.len() - pos >= LOG_OVERHEAD {
+        let size = be_i32(data, pos + 8);
+        if size < MIN_MESSAGE_SIZE {
+            return Err(FormatError::new(
+                S,
+                "size",
+                (pos + 8) as u64,
+                Problem::OutOfRange { value: size as i64 },
+            ));
+        }
+        let total = LOG_OVERHEAD + size as usize;
+        if total > data.len() - pos {
+            // Incomplete trailing inner entry: ignored silently, as Kafka does.
+            break;
+        }
+        let offset = be_i64(data, pos);
+        if count == 0 {
+            first = offset;
+        }
+        last = offset;
+        count = count.saturating_add(1);
+        pos += total;
+    }
+    if count == 0 {
+        return Err(FormatError::new(
+            S,
+            "value",
+            0,
+            Problem::Invalid("compressed wrapper holds no inner messages"),
+        ));
+    }
+    Ok(InnerFraming { count, first, last })
+}
+
 impl<'a> LegacyMessage<'a> {
+    /// Position of the value inside the entry (valid when the value is present).
+    fn value_at(&self) -> u64 {
+        let len = self.value.map_or(0, |v| v.len());
+        self.position + (self.bytes.len() - len) as u64
+    }
+
+    /// Decompress a wrapper's value and walk its framing. Errors from the codec carry
+    /// file positions (value position + position in the compressed value); framing errors
+    /// carry positions inside the decompressed set.
+    fn open_wrapper<'d>(
+        &self,
+        dec: &'d mut super::codec::Decompressor,
+    ) -> Result<(&'d [u8], InnerFraming), FormatError> {
+        let codec = self.compression();
+        if let Compression::Unknown(id) = codec {
+            return Err(FormatError::new(
+                "legacy message",
+                "attributes",
+                self.position + 17,
+                Problem::OutOfRange { value: id as i64 },
+            ));
+        }
+        if codec == Compression::Zstd {
+            return Err(FormatError::new(
+                "legacy message",
+                "attributes",
+                self.position + 17,
+                Problem::Invalid("zstd compression is not allowed for magic < 2"),
+            ));
+        }
+        let Some(value) = self.value else {
+            return Err(FormatError::new(
+                "legacy message",
+                "value",
+                self.value_at(),
+                Problem::Invalid("compressed wrapper has a null value"),
+            ));
+        };
+        let data = dec
+            .decompress(codec, value, self.magic() == 0)
+            .map_err(|e| e.at(self.value_at()))?;
+        let framing = walk_inner(data)?;
+        Ok((data, framing))
+    }
+
+    /// The base added to magic 1 relative inner offsets (§4.5), or `None` for magic 0.
+    fn relative_base(&self, last_inner: i64) -> Result<Option<i64>, FormatError> {
+        if self.magic() == 0 {
+            return Ok(None);
+        }
+        let wrapper = self.offset();
+        if wrapper == 0 {
+            // Certain librdkafka versions produce wrapper offset 0; Kafka uses base 0.
+            return Ok(Some(0));
+        }
+        if wrapper < last_inner {
+            return Err(FormatError::new(
+                "legacy message",
+                "offset",
+                self.position,
+                Problem::Invalid(
+                    "wrapper offset is less than the last inner relative offset and not zero",
+                ),
+            ));
+        }
+        Ok(Some(wrapper.wrapping_sub(last_inner)))
+    }
+
     /// The messages of this entry, decompressing a wrapper into `dec`.
+    ///
+    /// An uncompressed entry yields itself once. A compressed wrapper is decompressed
+    /// (codec from the attributes; LZ4 header checksum relaxed for magic 0) and its inner
+    /// messages are yielded with absolute offsets and effective timestamps (§4.5, §4.6).
+    /// Errors here: unknown codec, zstd wrapper, null value, codec errors, inner framing
+    /// errors (size < 14, no inner message), a wrapper offset below the last inner
+    /// relative offset. Per-message errors come from the iterator.
     pub fn inner_messages<'d>(
         &self,
         dec: &'d mut super::codec::Decompressor,
@@ -191,9 +416,53 @@ impl<'a> LegacyMessage<'a> {
     where
         'a: 'd,
     {
-        let _ = dec;
+        if self.compression() == Compression::None {
+            return Ok(InnerMessages {
+                state: State::Single(Some(InnerMessage {
+                    message: *self,
+                    offset: self.offset(),
+                    timestamp: self.timestamp(),
+                    timestamp_type: self.timestamp_type(),
+                })),
+            });
+        }
+        let (data, framing) = self.open_wrapper(dec)?;
+        let base = self.relative_base(framing.last)?;
+        let wrapper_type = self.timestamp_type();
+        let imposed = (self.magic() == 1 && wrapper_type == TimestampType::LogAppendTime)
+            .then(|| self.timestamp());
         Ok(InnerMessages {
-            _todo: std::marker::PhantomData,
+            state: State::Wrapper(WrapperWalk {
+                data,
+                pos: 0,
+                left: framing.count,
+                base,
+                magic: self.magic(),
+                imposed,
+                wrapper_type,
+            }),
         })
+    }
+
+    /// The absolute offsets of the first and last message of this entry and the number of
+    /// messages, without iterating them (an uncompressed entry: its own offset, count 1).
+    ///
+    /// For a wrapper this decompresses into `dec` and walks the inner framing only.
+    pub fn offset_range(
+        &self,
+        dec: &mut super::codec::Decompressor,
+    ) -> Result<(i64, i64, u32), FormatError> {
+        if self.compression() == Compression::None {
+            return Ok((self.offset(), self.offset(), 1));
+        }
+        let (_, framing) = self.open_wrapper(dec)?;
+        match self.relative_base(framing.last)? {
+            None => Ok((framing.first, framing.last, framing.count)),
+            Some(base) => Ok((
+                base.wrapping_add(framing.first),
+                base.wrapping_add(framing.last),
+                framing.count,
+            )),
+        }
     }
 }
