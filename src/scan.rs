@@ -668,14 +668,8 @@ fn legacy_range(
     m: &format::LegacyMessage<'_>,
     dec: &mut Decompressor,
 ) -> Result<(i64, u32), FormatError> {
-    let mut first = None;
-    let mut count = 0u32;
-    for inner in m.inner_messages(dec)? {
-        let inner = inner?;
-        first.get_or_insert(inner.offset);
-        count += 1;
-    }
-    Ok((first.unwrap_or(m.offset()), count))
+    m.offset_range(dec)
+        .map(|(first, _last, count)| (first, count))
 }
 
 fn crc_finding(
