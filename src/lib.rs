@@ -23,6 +23,8 @@ pub mod dump;
 pub mod event;
 pub mod finding;
 pub mod format;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod layout;
 pub mod report;
 pub mod scan;
