@@ -150,7 +150,7 @@ pub fn dump_index(
         }
     }
     // The Java tool keeps mismatches in a TreeMap in reverse key order.
-    mismatches.sort_by(|a, b| b.0.cmp(&a.0));
+    mismatches.sort_by_key(|m| std::cmp::Reverse(m.0));
     mismatches.dedup_by_key(|m| m.0);
     if !mismatches.is_empty() {
         let abs_path = abs(path);

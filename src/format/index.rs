@@ -206,7 +206,7 @@ impl<'a> OffsetIndex<'a> {
                 base_offset: self.base_offset,
             });
         }
-        if self.bytes.len() % OFFSET_ENTRY_SIZE != 0 {
+        if !self.bytes.len().is_multiple_of(OFFSET_ENTRY_SIZE) {
             return Err(IndexSanityError::BadLength {
                 len: self.len_bytes(),
                 entry_size: OFFSET_ENTRY_SIZE,
@@ -360,7 +360,7 @@ impl<'a> TimeIndex<'a> {
                 });
             }
         }
-        if self.bytes.len() % TIME_ENTRY_SIZE != 0 {
+        if !self.bytes.len().is_multiple_of(TIME_ENTRY_SIZE) {
             return Err(IndexSanityError::BadLength {
                 len: self.len_bytes(),
                 entry_size: TIME_ENTRY_SIZE,
@@ -1081,14 +1081,22 @@ mod tests {
         #[test]
         fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400), base in proptest::num::i64::ANY) {
             let oi = OffsetIndex::new(&bytes, base);
-            let _ = (oi.layout(), oi.check(), oi.sanity_check(), oi.entries().count());
+            let ol = oi.layout();
+            let _ = (oi.check(), oi.sanity_check());
+            proptest::prop_assert_eq!(ol.slots, bytes.len() / 8);
+            proptest::prop_assert_eq!(ol.used + ol.tail_slots, ol.slots);
+            proptest::prop_assert_eq!(oi.entries().count(), ol.used);
             let ti = TimeIndex::new(&bytes, base);
-            let _ = (ti.layout(), ti.check(), ti.sanity_check(), ti.entries().count());
+            let tl = ti.layout();
+            let _ = (ti.check(), ti.sanity_check());
+            proptest::prop_assert_eq!(ti.entries().count(), tl.used);
             let xi = TxnIndex::new(&bytes, base);
-            let _ = (xi.check(), xi.sanity_check(), xi.entries().count());
+            let _ = (xi.check(), xi.sanity_check());
+            proptest::prop_assert_eq!(xi.entries().count() * 34 + xi.trailing_bytes(), bytes.len());
             let lb = LogBatches::from_log(&bytes);
-            let _ = check_offset_index(&oi, &lb);
-            let _ = check_time_index(&ti, &lb);
+            proptest::prop_assert!(lb.valid_len <= bytes.len() as u64);
+            proptest::prop_assert_eq!(check_offset_index(&oi, &lb).len(), ol.used);
+            proptest::prop_assert_eq!(check_time_index(&ti, &lb).len(), tl.used);
         }
     }
 }

@@ -389,7 +389,10 @@ mod tests {
         #[test]
         fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
             match ProducerSnapshot::parse(&bytes) {
-                Ok(s) => { let _ = s.entries().map(|e| e.first_sequence()).count(); }
+                Ok(s) => {
+                    proptest::prop_assert_eq!(bytes.len(), 10 + 46 * s.len() + s.extra_bytes());
+                    for e in s.entries() { let _ = (e.first_sequence(), e.first_offset()); }
+                }
                 Err(e) => { let _ = kafka_message(&e); }
             }
         }
@@ -404,7 +407,7 @@ mod tests {
             let s = ProducerSnapshot::parse(&b).unwrap();
             proptest::prop_assert_eq!(s.len(), n);
             proptest::prop_assert_eq!(s.extra_bytes(), extra);
-            let _ = s.entries().map(|e| e.first_sequence()).count();
+            for e in s.entries() { let _ = (e.first_sequence(), e.first_offset()); }
         }
     }
 }
