@@ -237,10 +237,9 @@ pub(crate) fn dump_log_inner(
     if let Tail::Garbage {
         position, reason, ..
     } = tail
+        && !json
     {
-        if !json {
-            writeln!(err, "Stopped at position {position} of {path_s}: {reason}")?;
-        }
+        writeln!(err, "Stopped at position {position} of {path_s}: {reason}")?;
     }
     if json {
         #[derive(Serialize)]
