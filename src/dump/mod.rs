@@ -1,11 +1,18 @@
 //! `klogscan dump`: what `kafka-dump-log.sh --files` prints (`kafka-semantics.md` §7.2),
-//! as text in Kafka's exact shape or as JSON Lines.
+//! as text in Kafka's exact shape or as JSON Lines (`docs/dump-json.md`).
 //!
-//! OWNER: dump helper (`log.rs` = `.log`/`.checkpoint` files) and index helper
-//! (`files.rs` = `.index`, `.timeindex`, `.txnindex`, `.snapshot`, checkpoints).
+//! OWNER: dump helper (`mod.rs`, `log.rs`, `decoders.rs` = `.log`/`.checkpoint` files) and
+//! index helper (`files.rs` = `.index`, `.timeindex`, `.txnindex`, `.snapshot`).
 
+mod decoders;
 pub mod files;
 pub mod log;
+
+pub use log::{LogDumpSummary, LogFileKind, dump_log};
+
+use crate::segment::{ReadPolicy, read_file};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 /// Output format of `dump`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -19,11 +26,130 @@ pub enum DumpFormat {
 /// Options of `dump`, mirroring kafka-dump-log's.
 #[derive(Debug, Clone, Default)]
 pub struct DumpOptions {
+    /// `--deep-iteration`: print every record (implied by `print_data_log` and by the decoder).
     pub deep_iteration: bool,
+    /// `--print-data-log`: print keys and values (lossy UTF-8), not for control batches.
     pub print_data_log: bool,
+    /// `--skip-record-metadata`: omit the per-record metadata part of record lines.
     pub skip_record_metadata: bool,
+    /// `--max-bytes N`: read at most N bytes of each `.log`/`.checkpoint`; suppresses the
+    /// `Found N invalid bytes` line (unless N is `Int32.MAX`, Kafka's default).
     pub max_bytes: Option<u64>,
     pub format: DumpFormat,
     /// Decompression cap per batch.
     pub max_decompressed: Option<usize>,
+    /// `--transaction-log-decoder`: decode `__transaction_state` keys and values (Scala
+    /// text form); implies `print_data_log`.
+    pub transaction_log_decoder: bool,
+}
+
+/// What a multi-file dump found (for the exit code).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DumpStatus {
+    /// Files dumped (any kind).
+    pub files: usize,
+    /// Files ignored because of their suffix.
+    pub unknown_files: usize,
+    /// Files that could not be read (the error went to `err`).
+    pub unreadable_files: usize,
+    /// Log/checkpoint files in which something was invalid (bad CRC, parse error,
+    /// trailing bytes); see [`LogDumpSummary::has_problems`].
+    pub files_with_problems: usize,
+}
+
+impl DumpStatus {
+    /// True when anything was invalid or unreadable.
+    pub fn has_problems(&self) -> bool {
+        self.unreadable_files > 0 || self.files_with_problems > 0
+    }
+}
+
+/// Dump `paths` in order, dispatching by suffix as kafka-dump-log does: `.log` and
+/// `.checkpoint` → [`dump_log`]; `.index`, `.timeindex`, `.txnindex`, `.snapshot` → the
+/// functions of [`files`]; anything else → `Ignoring unknown file <f>` on `err`.
+///
+/// In text format `Dumping <path>` is printed for every path, as Kafka's main loop does
+/// (for log files by [`dump_log`], for the others here — the [`files`] functions must not
+/// print it). With deep iteration the `Non-consecutive offsets` blocks go to `err` after
+/// all files, as Kafka prints them. Files are read read-only.
+pub fn dump_paths(
+    paths: &[PathBuf],
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<DumpStatus> {
+    let mut status = DumpStatus::default();
+    let mut non_consecutive: Vec<(PathBuf, Vec<(i64, i64)>)> = Vec::new();
+    let text = opts.format == DumpFormat::Text;
+    for path in paths {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let suffix = name.rfind('.').map_or("", |i| &name[i..]);
+        match suffix {
+            ".log" | ".checkpoint" => {
+                let data = match read_file(path, ReadPolicy::Read, opts.max_bytes) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        if text {
+                            writeln!(out, "Dumping {}", path.display())?;
+                        }
+                        writeln!(err, "Cannot read {}: {e}", path.display())?;
+                        status.unreadable_files += 1;
+                        continue;
+                    }
+                };
+                let s = log::dump_log_inner(path, &data, opts, out, err)?;
+                status.files += 1;
+                if s.has_problems() {
+                    status.files_with_problems += 1;
+                }
+                if !s.non_consecutive.is_empty() {
+                    non_consecutive.push((path.clone(), s.non_consecutive));
+                }
+            }
+            ".index" | ".timeindex" | ".txnindex" | ".snapshot" => {
+                if text {
+                    writeln!(out, "Dumping {}", path.display())?;
+                }
+                let r = dispatch_file(suffix, path, opts, out, err);
+                match r {
+                    Ok(()) => status.files += 1,
+                    Err(e) => {
+                        writeln!(err, "Cannot dump {}: {e}", path.display())?;
+                        status.unreadable_files += 1;
+                    }
+                }
+            }
+            _ => {
+                if text {
+                    writeln!(out, "Dumping {}", path.display())?;
+                }
+                writeln!(err, "Ignoring unknown file {}", path.display())?;
+                status.unknown_files += 1;
+            }
+        }
+    }
+    if text {
+        for (path, pairs) in &non_consecutive {
+            log::write_non_consecutive(path, pairs, err)?;
+        }
+    }
+    Ok(status)
+}
+
+fn dispatch_file(
+    suffix: &str,
+    path: &Path,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<()> {
+    match suffix {
+        ".index" => files::dump_index(path, opts, out, err),
+        ".timeindex" => files::dump_timeindex(path, opts, out, err),
+        ".txnindex" => files::dump_txnindex(path, opts, out, err),
+        _ => files::dump_snapshot(path, opts, out, err),
+    }
 }
