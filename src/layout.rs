@@ -170,7 +170,10 @@ pub const REMOTE_LOG_INDEX_CACHE: &str = "remote-log-index-cache";
 pub fn is_internal_topic(topic: &str) -> bool {
     matches!(
         topic,
-        "__consumer_offsets" | "__transaction_state" | "__share_group_state" | "__remote_log_metadata"
+        "__consumer_offsets"
+            | "__transaction_state"
+            | "__share_group_state"
+            | "__remote_log_metadata"
     )
 }
 
@@ -206,7 +209,10 @@ pub fn parse_partition_dir_name(name: &str) -> Option<(TopicPartition, DirKind)>
     let mut kind = DirKind::Normal;
     let mut base = name;
     for (suffix, make) in [
-        ("-delete", (|id| DirKind::Delete { unique_id: id }) as fn(String) -> DirKind),
+        (
+            "-delete",
+            (|id| DirKind::Delete { unique_id: id }) as fn(String) -> DirKind,
+        ),
         ("-future", |id| DirKind::Future { unique_id: id }),
         ("-stray", |id| DirKind::Stray { unique_id: id }),
     ] {
@@ -341,12 +347,16 @@ impl PartitionDir {
 
     /// True for `__cluster_metadata-*` (the KRaft metadata log).
     pub fn is_kraft_metadata(&self) -> bool {
-        self.tp.as_ref().is_some_and(|tp| is_kraft_metadata(&tp.topic))
+        self.tp
+            .as_ref()
+            .is_some_and(|tp| is_kraft_metadata(&tp.topic))
     }
 
     /// True for the broker's internal topics (see [`is_internal_topic`]).
     pub fn is_internal(&self) -> bool {
-        self.tp.as_ref().is_some_and(|tp| is_internal_topic(&tp.topic))
+        self.tp
+            .as_ref()
+            .is_some_and(|tp| is_internal_topic(&tp.topic))
     }
 
     /// Segments with an index file but no `.log` (the broker deletes such indexes).
@@ -359,7 +369,9 @@ impl PartitionDir {
             PartFile::Numbered(off, FileKind::ProducerSnapshot) => {
                 self.snapshots.push(SnapshotFile { offset: off, path })
             }
-            PartFile::Numbered(_, FileKind::KraftSnapshot { .. }) => self.kraft_snapshots.push(path),
+            PartFile::Numbered(_, FileKind::KraftSnapshot { .. }) => {
+                self.kraft_snapshots.push(path)
+            }
             PartFile::Numbered(off, kind) => {
                 let seg = match self.segments.iter_mut().position(|s| s.base_offset == off) {
                     Some(i) => &mut self.segments[i],
@@ -384,9 +396,15 @@ impl PartitionDir {
                     self.unknown.push(path);
                 }
             }
-            PartFile::LeaderEpoch => set_or_unknown(&mut self.leader_epoch_checkpoint, path, &mut self.unknown),
-            PartFile::PartitionMetadata => set_or_unknown(&mut self.partition_metadata, path, &mut self.unknown),
-            PartFile::QuorumState => set_or_unknown(&mut self.quorum_state, path, &mut self.unknown),
+            PartFile::LeaderEpoch => {
+                set_or_unknown(&mut self.leader_epoch_checkpoint, path, &mut self.unknown)
+            }
+            PartFile::PartitionMetadata => {
+                set_or_unknown(&mut self.partition_metadata, path, &mut self.unknown)
+            }
+            PartFile::QuorumState => {
+                set_or_unknown(&mut self.quorum_state, path, &mut self.unknown)
+            }
             PartFile::Leftover(kind, _) => self.leftovers.push((kind, path)),
             PartFile::Unknown => self.unknown.push(path),
         }
@@ -394,13 +412,20 @@ impl PartitionDir {
 
     fn sort(&mut self) {
         self.segments.sort_by_key(|s| s.base_offset);
-        self.snapshots.sort_by(|a, b| (a.offset, &a.path).cmp(&(b.offset, &b.path)));
+        self.snapshots
+            .sort_by(|a, b| (a.offset, &a.path).cmp(&(b.offset, &b.path)));
         self.kraft_snapshots.sort_by_key(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            (parse_segment_file_name(&name).map(|(o, k)| match k {
-                FileKind::KraftSnapshot { epoch } => (o, epoch),
-                _ => (o, 0),
-            }), p.clone())
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (
+                parse_segment_file_name(&name).map(|(o, k)| match k {
+                    FileKind::KraftSnapshot { epoch } => (o, epoch),
+                    _ => (o, 0),
+                }),
+                p.clone(),
+            )
         });
         self.leftovers.sort_by(|a, b| a.1.cmp(&b.1));
         self.unknown.sort();
@@ -545,7 +570,8 @@ impl Walker {
         }
         ld.leftovers.sort_by(|a, b| a.1.cmp(&b.1));
         ld.unknown.sort();
-        self.log_dir_index.insert(canon.clone(), self.inv.log_dirs.len());
+        self.log_dir_index
+            .insert(canon.clone(), self.inv.log_dirs.len());
         self.log_dir_canon.push(canon);
         self.inv.log_dirs.push(ld);
         path.to_path_buf()
@@ -554,7 +580,8 @@ impl Walker {
     /// If the parent of `path` is a broker log dir (has a marker file), register it (files
     /// only, without walking its other children) and return its path.
     fn parent_log_dir(&mut self, path: &Path) -> Option<PathBuf> {
-        let parent = path.parent().filter(|p| !p.as_os_str().is_empty())?;
+        let parent = parent_dir(path)?;
+        let parent = parent.as_path();
         if !LOG_DIR_MARKERS.iter().any(|m| parent.join(m).is_file()) {
             return None;
         }
@@ -607,7 +634,10 @@ impl Walker {
             return Some(canon);
         }
         if depth >= MAX_DEPTH {
-            self.error(path, format_args!("not searched: deeper than {MAX_DEPTH} levels"));
+            self.error(
+                path,
+                format_args!("not searched: deeper than {MAX_DEPTH} levels"),
+            );
             return None;
         }
         let mut children = Vec::new();
@@ -634,10 +664,8 @@ impl Walker {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let parent = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let parent = parent_dir(path).unwrap_or_else(|| PathBuf::from("."));
+        let parent = parent.as_path();
         let parent_canon = match std::fs::canonicalize(parent) {
             Ok(c) => c,
             Err(e) => {
@@ -664,7 +692,11 @@ impl Walker {
                 let parent_name = parent
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
-                    .or_else(|| parent_canon.file_name().map(|n| n.to_string_lossy().into_owned()))
+                    .or_else(|| {
+                        parent_canon
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                    })
                     .unwrap_or_default();
                 let (tp, kind) = match parse_partition_dir_name(&parent_name) {
                     Some((tp, k)) => (Some(tp), Some(k)),
@@ -679,7 +711,8 @@ impl Walker {
                     partial: true,
                     ..Default::default()
                 };
-                self.partial_index.insert(parent_canon.clone(), self.partial.len());
+                self.partial_index
+                    .insert(parent_canon.clone(), self.partial.len());
                 self.partial.push((parent_canon, pd));
                 self.partial.len() - 1
             }
@@ -715,6 +748,15 @@ impl Walker {
     }
 }
 
+/// The parent directory of `path` (`.` for a bare relative name; `None` at the root).
+fn parent_dir(path: &Path) -> Option<PathBuf> {
+    match path.parent() {
+        Some(p) if p.as_os_str().is_empty() => Some(PathBuf::from(".")),
+        Some(p) => Some(p.to_path_buf()),
+        None => None,
+    }
+}
+
 /// Every file path a partition dir lists.
 fn all_paths(pd: &PartitionDir) -> impl Iterator<Item = &Path> {
     pd.segments
@@ -732,7 +774,11 @@ fn all_paths(pd: &PartitionDir) -> impl Iterator<Item = &Path> {
 }
 
 /// Decide whether a directory (not a log dir) is a partition directory. See [`discover`].
-fn partition_candidate(name: &str, entries: &[Entry], parent_is_log_dir: bool) -> Option<PartitionDir> {
+fn partition_candidate(
+    name: &str,
+    entries: &[Entry],
+    parent_is_log_dir: bool,
+) -> Option<PartitionDir> {
     let mut has_kafka = false;
     let mut has_segment = false;
     let mut has_subdir = false;
@@ -782,7 +828,7 @@ fn partition_candidate(name: &str, entries: &[Entry], parent_is_log_dir: bool) -
 ///     `broker-1` holding other directories is searched instead;
 ///   - or whose name does not parse but which holds segment files (`<n>.log/.index/
 ///     .timeindex/.txnindex`): listed with `tp: None` (a renamed copy, a test fixture).
-///   A partition dir is not searched further; its subdirectories go to `unknown`.
+///   - a partition dir is not searched further; its subdirectories go to `unknown`.
 /// * `remote-log-index-cache` is skipped; `__cluster_metadata-0` is a partition dir.
 /// * A single file is put in a `partial` partition dir for its parent directory (the
 ///   topic-partition comes from the parent's name when it parses); several files of the
@@ -804,10 +850,8 @@ pub fn discover(paths: &[PathBuf]) -> Inventory {
             }
         };
         if meta.is_dir() {
-            let parent_log = p
-                .parent()
-                .filter(|q| !q.as_os_str().is_empty())
-                .is_some_and(|q| LOG_DIR_MARKERS.iter().any(|m| q.join(m).is_file()));
+            let parent_log =
+                parent_dir(p).is_some_and(|q| LOG_DIR_MARKERS.iter().any(|m| q.join(m).is_file()));
             if let Some(canon) = w.walk(p, 0, parent_log)
                 && parent_log
                 && let Some(ld) = w.parent_log_dir(p)

@@ -203,8 +203,9 @@ pub fn parse_checkpoint_file<T>(
     }
     let mut out = Vec::with_capacity((count as usize).min(4096));
     for (n, line) in it {
-        let v = entry(line)
-            .map_err(|why| CheckpointError::new(file, n, format!("malformed line {line:?}: {why}")))?;
+        let v = entry(line).map_err(|why| {
+            CheckpointError::new(file, n, format!("malformed line {line:?}: {why}"))
+        })?;
         out.push(v);
     }
     if out.len() != count as usize {
@@ -287,11 +288,15 @@ pub fn parse_leader_epoch_checkpoint(bytes: &[u8]) -> Result<Vec<EpochEntry>, Ch
 // ---------------------------------------------------------------------------------------
 // UUIDs
 
-/// URL-safe base64 that accepts the text with or without `=` padding (like Java's
-/// `Base64.getUrlDecoder()`, which `Uuid.fromString` uses).
+/// URL-safe base64 as lenient as Java's `Base64.getUrlDecoder()` (which `Uuid.fromString`
+/// uses): `=` padding optional, non-zero unused bits in the last symbol ignored. Real
+/// data needs the latter: Confluent's sample cluster id `MkU3OEVBNTcwNTJENDM2Qk` ends in
+/// such a symbol.
 const URL_SAFE_ANY_PAD: GeneralPurpose = GeneralPurpose::new(
     &base64::alphabet::URL_SAFE,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
 );
 
 /// The all-zero UUID (`AAAAAAAAAAAAAAAAAAAAAA`; also `MIGRATING` as a directory id).
@@ -310,8 +315,12 @@ pub fn decode_uuid(text: &str) -> Result<[u8; 16], String> {
     let bytes = URL_SAFE_ANY_PAD
         .decode(text)
         .map_err(|e| format!("UUID text {text:?} is not URL-safe base64: {e}"))?;
-    <[u8; 16]>::try_from(bytes.as_slice())
-        .map_err(|_| format!("UUID text {text:?} decodes to {} bytes, not 16", bytes.len()))
+    <[u8; 16]>::try_from(bytes.as_slice()).map_err(|_| {
+        format!(
+            "UUID text {text:?} decodes to {} bytes, not 16",
+            bytes.len()
+        )
+    })
 }
 
 /// The text form of a Kafka `Uuid` (22-char URL-safe base64, no padding).
@@ -637,7 +646,13 @@ pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointE
     } else {
         match int_prop("node.id")? {
             Some(id) => Some(id),
-            None => return Err(CheckpointError::new(F, 0, "node.id was not found (required in v1)")),
+            None => {
+                return Err(CheckpointError::new(
+                    F,
+                    0,
+                    "node.id was not found (required in v1)",
+                ));
+            }
         }
     };
     let cluster_id = get("cluster.id").map(str::to_owned);
@@ -761,6 +776,16 @@ mod tests {
     fn fields_like_java_split() {
         assert_eq!(fields("a  b\tc ").collect::<Vec<_>>(), vec!["a", "b", "c"]);
         assert_eq!(fields(" a b").collect::<Vec<_>>(), vec!["", "a", "b"]);
+    }
+
+    #[test]
+    fn uuid_decoding_is_as_lenient_as_java() {
+        let a = decode_uuid("MkU3OEVBNTcwNTJENDM2Qk").unwrap();
+        assert_eq!(decode_uuid("MkU3OEVBNTcwNTJENDM2Qg"), Ok(a));
+        assert_eq!(decode_uuid("MkU3OEVBNTcwNTJENDM2Qg=="), Ok(a));
+        assert!(decode_uuid("MkU3OEVBNTcwNTJENDM2").is_err());
+        assert!(decode_uuid("MkU3OEVBNTcwNTJENDM2Qk+").is_err());
+        assert_eq!(encode_uuid(&METADATA_TOPIC_ID), "AAAAAAAAAAAAAAAAAAAAAQ");
     }
 
     #[test]
