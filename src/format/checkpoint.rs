@@ -221,7 +221,9 @@ pub fn parse_checkpoint_file<T>(
 /// One entry of an offset checkpoint: `<topic> <partition> <offset>` (§1.6.2).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct OffsetCheckpointEntry {
+    /// Topic name (cannot contain whitespace).
     pub topic: String,
+    /// Partition number.
     pub partition: i32,
     /// The checkpointed offset (recovery point, log start, high watermark or first dirty
     /// offset, depending on the file).
@@ -259,7 +261,9 @@ pub fn parse_offset_checkpoint(
 /// One entry of `leader-epoch-checkpoint`: the first offset written under `epoch` (§1.6.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct EpochEntry {
+    /// Leader epoch.
     pub epoch: i32,
+    /// First offset written under that epoch.
     pub start_offset: i64,
 }
 
@@ -334,6 +338,7 @@ pub fn encode_uuid(id: &[u8; 16]) -> String {
 /// The content of `partition.metadata`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PartitionMetadata {
+    /// File version (0 today; any value ≥ 0 is accepted, as by the broker).
     pub version: i32,
     /// The topic UUID, 16 bytes (never all zero).
     pub topic_id: [u8; 16],
