@@ -111,6 +111,9 @@ struct DumpArgs {
     /// Read at most this many bytes of each .log file.
     #[arg(long)]
     max_bytes: Option<u64>,
+    /// Decode `__transaction_state` records (implies --print-data-log).
+    #[arg(long)]
+    transaction_log_decoder: bool,
     /// text (kafka-dump-log's shape) or json (JSON Lines).
     #[arg(long, default_value = "text")]
     format: String,
@@ -242,16 +245,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 other => anyhow::bail!("unknown --format {other:?} (text or json)"),
             };
             let opts = DumpOptions {
-                deep_iteration: a.deep_iteration || a.print_data_log,
-                print_data_log: a.print_data_log,
+                deep_iteration: a.deep_iteration || a.print_data_log || a.transaction_log_decoder,
+                print_data_log: a.print_data_log || a.transaction_log_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
                 max_decompressed: Some(a.max_decompressed),
+                transaction_log_decoder: a.transaction_log_decoder,
             };
-            let _ = (&opts, dump::DumpFormat::Text);
+            let stderr = io::stderr();
+            let mut err = stderr.lock();
+            let status = dump::dump_paths(&a.paths, &opts, &mut out, &mut err)?;
             out.flush()?;
-            Ok(ExitCode::SUCCESS)
+            Ok(if status.files == 0 {
+                ExitCode::from(2)
+            } else if status.has_problems() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
     }
 }

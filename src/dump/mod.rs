@@ -110,9 +110,7 @@ pub fn dump_paths(
                 }
             }
             ".index" | ".timeindex" | ".txnindex" | ".snapshot" => {
-                if text {
-                    writeln!(out, "Dumping {}", path.display())?;
-                }
+                // The files module prints its own `Dumping <path>` line.
                 let r = dispatch_file(suffix, path, opts, out, err);
                 match r {
                     Ok(()) => status.files += 1,
