@@ -945,8 +945,7 @@ impl Replay {
             } else {
                 None
             };
-            let expired =
-                e.txn.is_none() && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS);
+            let expired = e.txn.is_none() && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS);
             // Rule 12 / 21 (markers).
             if ev.producer_epoch < e.epoch {
                 findings.push(self.epoch_regression(ev, &cur, &e, gap_ms, expired));
@@ -980,15 +979,18 @@ impl Replay {
             // Rule 23 and its escalation (b).
             if e.txn.is_none() && !compacted {
                 let conflict = match (e.last_event, e.last_marker) {
-                    (Some(LastEvent::Marker { epoch, commit: c, .. }), Some(m))
-                        if epoch == ev.producer_epoch && c != commit =>
-                    {
-                        Some(m)
-                    }
+                    (
+                        Some(LastEvent::Marker {
+                            epoch, commit: c, ..
+                        }),
+                        Some(m),
+                    ) if epoch == ev.producer_epoch && c != commit => Some(m),
                     _ => None,
                 };
-                if let Some(m) = conflict {
-                    let tv01 = e.tv2 == Some(false);
+                // Under TV0/1 a later empty transaction at the same epoch looks the same:
+                // only TV2 (or unknown TV) producers are escalated.
+                let tv01 = e.tv2 == Some(false);
+                if let Some(m) = conflict.filter(|_| !tv01) {
                     let mut f = self
                         .at(
                             Kind::ConflictingMarkers,
@@ -999,7 +1001,7 @@ impl Replay {
                                 ev.base_offset,
                                 m.kind.name().to_uppercase(),
                                 m.base_offset,
-                                if tv01 { " (TV0/1 producer: possibly a later empty transaction)" } else { "" }
+                                if e.tv2.is_none() { " (transaction version not inferred)" } else { "" }
                             ),
                         )
                         .evidence(json!({
@@ -1011,12 +1013,23 @@ impl Replay {
                         .remediation(
                             "check __transaction_state for this producer id: the transaction's outcome there tells which marker is right; consumers of this partition saw the first one",
                         );
-                    if tv01 {
+                    if e.tv2.is_none() {
                         f = f.severity(Severity::Warning);
                     }
                     findings.push(f);
                 } else {
-                    findings.push(self.marker_without_txn(ev, &cur, Some(&e)));
+                    let mut f = self.marker_without_txn(ev, &cur, Some(&e));
+                    if let (Some(m), Value::Object(o)) = (conflict, &mut f.evidence) {
+                        o.insert(
+                            "previous_marker_of_other_type_at_same_epoch".into(),
+                            self.batch_json(&m),
+                        );
+                        o.insert(
+                            "note".into(),
+                            json!("TV0/1 producer: a later empty transaction at the same epoch, not a conflict"),
+                        );
+                    }
+                    findings.push(f);
                 }
             }
         }
