@@ -957,3 +957,31 @@ fn no_epoch_finding_kind_in_plain_transactional_traffic() {
     assert_eq!(out.txn_stats.committed, 20);
     assert!(!out.producers[0].transaction_version_2);
 }
+
+#[test]
+fn conflicting_markers_with_unknown_version_are_a_warning() {
+    let mut l = Log::new();
+    l.commit(5, 4, 2); // first sight at offset 0: nothing to close, TV unknown
+    let at = l.abort(5, 4, 2);
+    let (f, _) = run(&l);
+    assert_eq!(
+        kinds(&f),
+        vec![Kind::MarkerWithoutTransaction, Kind::ConflictingMarkers],
+        "{f:#?}"
+    );
+    assert_eq!(f[1].offset, Some(at));
+    assert_eq!(f[1].severity, Severity::Warning);
+}
+
+#[test]
+fn every_kind_is_documented() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/findings.md")).unwrap();
+    for k in Kind::ALL {
+        assert!(
+            doc.contains(&format!("`{}`", k.id())),
+            "{} not in docs/findings.md",
+            k.id()
+        );
+    }
+}
