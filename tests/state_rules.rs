@@ -660,6 +660,37 @@ fn invalid_producer_fields() {
             .contains("InvalidRecordException")
     );
     assert!(x[0].producer_id.is_none());
+    assert_eq!(
+        x[0].severity,
+        Severity::Info,
+        "pid -1 with a sequence is harmless"
+    );
+    assert_eq!(
+        x[1].severity,
+        Severity::Warning,
+        "transactional without pid is not"
+    );
+}
+
+#[test]
+fn pid_minus_one_with_zero_fields_is_reported_once_per_partition() {
+    let mut l = Log::new();
+    for _ in 0..5 {
+        l.data(-1, 0, 0, 1, false); // what kafkajs writes
+    }
+    let (f, _) = run(&l);
+    assert_eq!(kinds(&f), vec![Kind::InvalidProducerFields]);
+    assert_eq!(f[0].severity, Severity::Info);
+    assert_eq!(f[0].offset, Some(0));
+
+    // Coordinator-written __consumer_offsets batches carry baseSequence 0 with pid -1.
+    let mut c = ctx("__consumer_offsets");
+    c.internal = true;
+    c.compacted = Some(true);
+    let mut l = Log::new();
+    l.data(-1, -1, 0, 1, false);
+    let (f, _) = run_ctx(c, &l, l.ts);
+    assert!(f.is_empty(), "{f:#?}");
 }
 
 #[test]

@@ -176,6 +176,9 @@ pub struct Replay {
     /// The cleaner has visibly been through this partition (delete-horizon bit, or fewer
     /// records than the offset range): the topic is compacted even if not declared.
     cleaned: bool,
+    /// The once-per-partition `invalid_producer_fields` (info) for producer id -1 batches
+    /// carrying an epoch/sequence was reported.
+    benign_fields_reported: bool,
     batches: u64,
     aborted: Vec<AbortedTxn>,
     stats: TxnStats,
@@ -195,6 +198,7 @@ impl Replay {
             log_end: None,
             newest_timestamp: None,
             cleaned: false,
+            benign_fields_reported: false,
             batches: 0,
             aborted: Vec::new(),
             stats: TxnStats::default(),
@@ -490,7 +494,9 @@ impl Replay {
             if ev.producer_id != -1 {
                 problems.push("producerId below -1");
             }
-            if ev.base_sequence != -1 {
+            // The group coordinator writes __consumer_offsets batches with producer id -1
+            // and baseSequence 0 (seen in real broker data): internal topics are exempt.
+            if ev.base_sequence != -1 && !self.ctx.internal {
                 problems.push("baseSequence set without a producer id");
             }
             if ev.producer_epoch != -1 {
@@ -518,6 +524,20 @@ impl Replay {
         if problems.is_empty() {
             return;
         }
+        // Producer id -1 with epoch/sequence 0 is what some non-idempotent clients send
+        // (kafkajs, seen in real broker data); brokers ignore it. Reported once per
+        // partition, as information.
+        let benign = ev.producer_id == -1
+            && !ev.is_transactional
+            && problems
+                .iter()
+                .all(|p| p.ends_with("without a producer id"));
+        if benign {
+            if self.benign_fields_reported {
+                return;
+            }
+            self.benign_fields_reported = true;
+        }
         let r = BatchRef::of(ev);
         let mut f = self
             .at(
@@ -536,6 +556,12 @@ impl Replay {
                 "control": ev.is_control,
             }))
             .broker(text::BROKER_FIELDS);
+        if benign {
+            f = f.severity(Severity::Info);
+            f.message.push_str(
+                " (a non-idempotent client filling the producer fields; later such batches of this partition are not reported)",
+            );
+        }
         if ev.producer_id < 0 {
             f.producer_epoch = None;
         }

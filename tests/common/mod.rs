@@ -13,10 +13,16 @@ pub fn real_data() -> Option<PathBuf> {
         return Some(p.canonicalize().unwrap());
     }
     if std::env::var_os("KLOGSCAN_SKIP_REAL_DATA").is_some() {
-        eprintln!("skipping: {} not found and KLOGSCAN_SKIP_REAL_DATA is set", p.display());
+        eprintln!(
+            "skipping: {} not found and KLOGSCAN_SKIP_REAL_DATA is set",
+            p.display()
+        );
         return None;
     }
-    panic!("{} not found (set KLOGSCAN_SKIP_REAL_DATA=1 to skip real-data tests)", p.display());
+    panic!(
+        "{} not found (set KLOGSCAN_SKIP_REAL_DATA=1 to skip real-data tests)",
+        p.display()
+    );
 }
 
 /// Every file under `dir` (recursively) whose name ends with `suffix`, sorted.
