@@ -1,0 +1,38 @@
+//! The fixed sentences of the findings: what a broker does (kafka-semantics.md §1.7) and
+//! which error a producer would have seen (KIP-588 / KIP-691 / KIP-1050 classes).
+
+pub(crate) const BROKER_OFFSET_REGRESSION: &str = "never written by a leader (it assigns offsets); a follower rejects it (OffsetsOutOfOrderException / UnexpectedAppendOffsetException); recovery notices it only when an index append sees a non-increasing offset (then truncates the segment to its base offset and deletes later segments), otherwise keeps it";
+pub(crate) const BROKER_OFFSET_GAP: &str =
+    "never notices: gaps are accepted on every path (normal after compaction or DeleteRecords)";
+pub(crate) const BROKER_LEADER_EPOCH: &str = "never notices on append; leader-epoch truncation after a leader change should have removed the divergent batches";
+pub(crate) const BROKER_EPOCH_DATA: &str = "rejects on append (leader, CLIENT/COORDINATOR origin: InvalidProducerEpochException) when it has the producer's state; warns on recovery/replication (WARN, accepted, the stored epoch regresses)";
+pub(crate) const BROKER_EPOCH_MARKER: &str = "rejects on append (COORDINATOR origin) when it has the producer's state; warns on recovery/replication (WARN, accepted, the marker still closes the open transaction)";
+pub(crate) const BROKER_ZOMBIE: &str = "rejects on append when it has the producer's state (epoch check; since 3.6 also the transaction verification guard); accepted by replication and recovery";
+pub(crate) const BROKER_FIRST_SEQ: &str = "rejects on append (CLIENT origin) unless the producer was unknown to the leader; never checked by replication or recovery";
+pub(crate) const BROKER_SEQ_GAP: &str = "rejects on append (CLIENT origin, OutOfOrderSequenceException) unless the producer was unknown to the leader; never checked by replication or recovery";
+pub(crate) const BROKER_DUPLICATE: &str = "the leader returns the original offsets for an exact duplicate of one of the producer's last 5 batches (nothing appended) and rejects other overlaps as out of order; replication and recovery never deduplicate";
+pub(crate) const BROKER_FIELDS: &str = "rejects on append (CLIENT origin) a batch with a producer id and baseSequence < 0; other boundary values are never rejected by replicas or recovery";
+pub(crate) const BROKER_HANGING: &str = "never notices: the open transaction pins the last stable offset (read_committed consumers stall, the cleaner stops there) and the producer id never expires; only an abort marker closes it";
+pub(crate) const BROKER_OPEN: &str = "normal while the producer is active: the last stable offset stays at the transaction's first offset until its marker is written";
+pub(crate) const BROKER_COORD_EPOCH: &str = "rejects on append (COORDINATOR origin, TransactionCoordinatorFencedException) when it has the producer's state; logs INFO and accepts on replication/recovery since 2.4.1/2.5.0; brokers <= 2.4.0 (and <= 2.3.1) throw while recovering and fail to load this log (KAFKA-9144)";
+pub(crate) const BROKER_MARKER_NO_TXN: &str =
+    "accepted on every path; nothing goes to the .txnindex and the LSO is unaffected (since 2.8)";
+pub(crate) const BROKER_CONFLICT: &str = "accepted on every path (the second marker finds no open transaction); under TV2 it means a delayed EndTxn completed the wrong transaction";
+pub(crate) const BROKER_TXN_EPOCH: &str = "accepted on every path: the open transaction simply continues at the new epoch (newer brokers require fresh verification)";
+pub(crate) const BROKER_NON_TXN: &str = "rejects on append (InvalidTxnStateException) and throws on replication and recovery too: a broker reloading this segment fails to rebuild producer state";
+
+pub(crate) const CLIENT_EPOCH: &str = "InvalidProducerEpochException (INVALID_PRODUCER_EPOCH, code 47; abortable since KIP-588/2.7 — before 2.7 ProducerFencedException, fatal)";
+pub(crate) const CLIENT_ZOMBIE: &str = "InvalidProducerEpochException (INVALID_PRODUCER_EPOCH, code 47, abortable); on brokers >= 3.6 a missing verification guard gives InvalidTxnStateException (INVALID_TXN_STATE, code 48) — the zombie should have been fenced";
+pub(crate) const CLIENT_OUT_OF_ORDER: &str = "OutOfOrderSequenceException (OUT_OF_ORDER_SEQUENCE_NUMBER, code 45; abortable for a transactional producer, an idempotent producer bumps its epoch (KIP-360))";
+pub(crate) const CLIENT_DUPLICATE_EXACT: &str = "none: the leader would have answered with the original batch's offsets (DUPLICATE_SEQUENCE_NUMBER handling, code 46, treated as success)";
+pub(crate) const CLIENT_INVALID_RECORD: &str =
+    "InvalidRecordException (INVALID_RECORD, code 87; not retriable, the batch fails)";
+pub(crate) const CLIENT_NON_TXN: &str =
+    "InvalidTxnStateException (INVALID_TXN_STATE, code 48; fatal for the producer)";
+
+/// The `kafka-transactions.sh` command that aborts the transaction starting at `offset`.
+pub(crate) fn abort_command(topic: &str, partition: i32, offset: i64) -> String {
+    format!(
+        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {partition} --start-offset {offset}"
+    )
+}
