@@ -202,7 +202,9 @@ pub fn increment_sequence(base: i32, delta: i32) -> i32 {
     }
     // Java int arithmetic (wrapping), so corrupt deltas give Kafka's value, never a panic.
     if base > i32::MAX.wrapping_sub(delta) {
-        delta.wrapping_sub(i32::MAX.wrapping_sub(base)).wrapping_sub(1)
+        delta
+            .wrapping_sub(i32::MAX.wrapping_sub(base))
+            .wrapping_sub(1)
     } else {
         base.wrapping_add(delta)
     }
@@ -211,7 +213,9 @@ pub fn increment_sequence(base: i32, delta: i32) -> i32 {
 /// Kafka's `decrementSequence`: the inverse of [`increment_sequence`].
 pub fn decrement_sequence(seq: i32, delta: i32) -> i32 {
     if seq < delta {
-        i32::MAX.wrapping_sub(delta.wrapping_sub(seq)).wrapping_add(1)
+        i32::MAX
+            .wrapping_sub(delta.wrapping_sub(seq))
+            .wrapping_add(1)
     } else {
         seq.wrapping_sub(delta)
     }
