@@ -275,6 +275,7 @@ fn markers_decode_with_kafka_protocol() {
 // kafka-protocol → klogscan reader
 // ---------------------------------------------------------------------------------------
 
+#[allow(clippy::too_many_arguments)]
 fn kp_record(
     offset: i64,
     seq: i32,

@@ -236,13 +236,18 @@ pub fn encode_offset_checkpoint(entries: &[(String, i32, i64)]) -> String {
     s
 }
 
+/// Offset index entries: (relative offset, position).
+pub type OffsetIndexEntries = Vec<(i32, i32)>;
+/// Time index entries: (timestamp, relative offset).
+pub type TimeIndexEntries = Vec<(i64, i32)>;
+
 /// The offset and time index entries of one segment, as recovery rebuilds them.
 /// Returns `(offset index: (relative offset, position), time index: (timestamp, relative offset))`.
 pub fn segment_indexes(
     base_offset: i64,
     batches: &[&BatchInfo],
     interval: u64,
-) -> (Vec<(i32, i32)>, Vec<(i64, i32)>) {
+) -> (OffsetIndexEntries, TimeIndexEntries) {
     let mut idx = Vec::new();
     let mut tidx: Vec<(i64, i32)> = Vec::new();
     let mut since = 0u64;
@@ -520,5 +525,217 @@ impl LogDirBuilder {
             partitions,
             files,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::{Batch, Producer};
+
+    fn be_i64(b: &[u8], at: usize) -> i64 {
+        i64::from_be_bytes(b[at..at + 8].try_into().unwrap())
+    }
+    fn be_i32(b: &[u8], at: usize) -> i32 {
+        i32::from_be_bytes(b[at..at + 4].try_into().unwrap())
+    }
+
+    /// Two overlapping transactions, one aborted: the `.txnindex` entry's LSO is the other
+    /// open transaction's first offset; the entry sits in the marker's segment.
+    fn txn_partition(opts: PartitionFileOptions) -> PartitionBuilder {
+        let a = Producer::transactional(1, 0);
+        let b = Producer::transactional(2, 0);
+        let mut p = PartitionBuilder::new("t", 0).broker_files(opts);
+        p.append(Batch::new(a).records(2)); // 0-1, a opens at 0
+        p.append(Batch::new(b).records(2)); // 2-3, b opens at 2
+        p.roll();
+        p.abort(a, 4); // 4: closes a → AbortedTxn(1, 0, 4, lso 2)
+        p.abort(a, 4); // 5: empty transaction: nothing indexed
+        p.commit(b, 4); // 6
+        p.append(Batch::new(b).records(1)); // 7, b opens at 7
+        p.abort(b.bumped(), 5); // 8: TV2-style marker, closes b → (2, 7, 8, 9)
+        p
+    }
+
+    #[test]
+    fn txnindex_entries_follow_the_aborts() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = txn_partition(PartitionFileOptions::default())
+            .write(dir.path())
+            .unwrap();
+        assert!(!m.dir.join("00000000000000000000.txnindex").exists());
+        let t = std::fs::read(m.dir.join("00000000000000000004.txnindex")).unwrap();
+        assert_eq!(t.len(), 68);
+        let entry = |i: usize| {
+            let e = &t[i * 34..];
+            (
+                i16::from_be_bytes([e[0], e[1]]),
+                be_i64(e, 2),
+                be_i64(e, 10),
+                be_i64(e, 18),
+                be_i64(e, 26),
+            )
+        };
+        assert_eq!(entry(0), (0, 1, 0, 4, 2));
+        assert_eq!(entry(1), (0, 2, 7, 8, 9));
+        // damage: drop the first entry
+        let dir = tempfile::tempdir().unwrap();
+        let m = txn_partition(
+            PartitionFileOptions::default().damage(Damage::DropTxnIndexEntry {
+                segment: 1,
+                entry: 0,
+            }),
+        )
+        .write(dir.path())
+        .unwrap();
+        let t = std::fs::read(m.dir.join("00000000000000000004.txnindex")).unwrap();
+        assert_eq!(t.len(), 34);
+        assert_eq!(be_i64(&t, 2), 2);
+    }
+
+    #[test]
+    fn snapshots_at_roll_and_end_with_valid_crc() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = txn_partition(PartitionFileOptions::default());
+        let m = p.write(dir.path()).unwrap();
+        for (name, n) in [("00000000000000000004", 2), ("00000000000000000009", 2)] {
+            let s = std::fs::read(m.dir.join(format!("{name}.snapshot"))).unwrap();
+            assert_eq!(i16::from_be_bytes([s[0], s[1]]), 1);
+            assert_eq!(
+                u32::from_be_bytes(s[2..6].try_into().unwrap()),
+                crc32c::crc32c(&s[6..])
+            );
+            assert_eq!(be_i32(&s, 6), n);
+            assert_eq!(s.len(), 10 + 46 * n as usize);
+        }
+        let s = std::fs::read(m.dir.join("00000000000000000004.snapshot")).unwrap();
+        // producer 1 at the roll: open transaction from offset 0, last batch 0-1
+        assert_eq!(be_i64(&s, 10), 1);
+        assert_eq!(be_i32(&s, 10 + 10), 1); // lastSequence
+        assert_eq!(be_i64(&s, 10 + 14), 1); // lastOffset
+        assert_eq!(be_i64(&s, 10 + 38), 0); // currentTxnFirstOffset
+        let end = p.producer_state();
+        assert_eq!(end[1].epoch, 1);
+        assert_eq!(end[1].coordinator_epoch, 5);
+        assert_eq!(end[1].current_txn_first_offset, -1);
+        assert_eq!(
+            end[1].last_sequence, -1,
+            "epoch bump clears the batch metadata"
+        );
+        // stale snapshot damage: the end snapshot repeats the roll state
+        let dir = tempfile::tempdir().unwrap();
+        let m = txn_partition(PartitionFileOptions::default().damage(Damage::StaleSnapshot))
+            .write(dir.path())
+            .unwrap();
+        let a = std::fs::read(m.dir.join("00000000000000000004.snapshot")).unwrap();
+        let b = std::fs::read(m.dir.join("00000000000000000009.snapshot")).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn offset_and_time_index_entries_every_interval() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = PartitionBuilder::new("i", 0).broker_files(
+            PartitionFileOptions::default()
+                .index_interval(200)
+                .damage(Damage::IndexPositionDelta {
+                    segment: 0,
+                    entry: 1,
+                    delta: 3,
+                })
+                .damage(Damage::Leftover {
+                    segment: 0,
+                    suffix: ".swap".into(),
+                }),
+        );
+        for i in 0..10 {
+            // one batch goes back in time: the time index must not include it
+            let b = Batch::new(Producer::PLAIN).records(3);
+            p.append(if i == 6 {
+                b.at(crate::testkit::scenario::DEFAULT_START_MS)
+            } else {
+                b
+            });
+        }
+        let m = p.write(dir.path()).unwrap();
+        let idx = std::fs::read(m.dir.join("00000000000000000000.index")).unwrap();
+        let tidx = std::fs::read(m.dir.join("00000000000000000000.timeindex")).unwrap();
+        let entries: Vec<(i32, i32)> = idx
+            .chunks(8)
+            .map(|c| (be_i32(c, 0), be_i32(c, 4)))
+            .collect();
+        // recompute the broker's rule from the manifest
+        let mut want = Vec::new();
+        let mut since = 0;
+        for b in &m.batches {
+            if since > 200 {
+                want.push((b.last_offset as i32, b.position as i32));
+                since = 0;
+            }
+            since += b.size;
+        }
+        assert!(want.len() >= 2);
+        want[1].1 += 3;
+        assert_eq!(entries, want);
+        assert!(entries[0].1 > 0);
+        let t: Vec<(i64, i32)> = tidx
+            .chunks(12)
+            .map(|c| (be_i64(c, 0), be_i32(c, 8)))
+            .collect();
+        assert!(t.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        // the final entry: the segment's max timestamp and the first batch that reached it
+        let top = m.batches.iter().map(|b| b.max_timestamp).max().unwrap();
+        let holder = m.batches.iter().find(|b| b.max_timestamp == top).unwrap();
+        assert_ne!(holder.last_offset, m.batches.last().unwrap().last_offset);
+        assert_eq!(*t.last().unwrap(), (top, holder.last_offset as i32));
+        assert!(m.dir.join("00000000000000000000.log.swap").exists());
+        assert_eq!(
+            std::fs::read(m.dir.join("00000000000000000000.log.swap")).unwrap(),
+            std::fs::read(&m.segments[0].1).unwrap()
+        );
+        let lec = std::fs::read_to_string(m.dir.join("leader-epoch-checkpoint")).unwrap();
+        assert_eq!(lec, "0\n1\n0 0\n");
+        let pm = std::fs::read_to_string(m.dir.join("partition.metadata")).unwrap();
+        assert!(pm.starts_with("version: 0\ntopic_id: ") && !pm.ends_with('\n'));
+        assert_eq!(pm.len(), "version: 0\ntopic_id: ".len() + 22);
+    }
+
+    #[test]
+    fn log_dir_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = PartitionBuilder::new("a", 1);
+        a.append(Batch::new(Producer::PLAIN).records(4));
+        let mut b = PartitionBuilder::new("b", 0);
+        b.append(Batch::new(Producer::PLAIN).records(2));
+        let m = LogDirBuilder::new(3)
+            .cluster_id("AAAAAAAAAAAAAAAAAAAAAB")
+            .clean_shutdown(false)
+            .high_watermark("a", 1, 2)
+            .partition(a)
+            .partition(b)
+            .write(dir.path())
+            .unwrap();
+        assert_eq!(m.partitions.len(), 2);
+        let rd = |n: &str| std::fs::read_to_string(dir.path().join(n)).unwrap();
+        assert_eq!(
+            rd("recovery-point-offset-checkpoint"),
+            "0\n2\na 1 4\nb 0 2\n"
+        );
+        assert_eq!(rd("replication-offset-checkpoint"), "0\n2\na 1 2\nb 0 2\n");
+        assert_eq!(rd("log-start-offset-checkpoint"), "0\n0\n");
+        assert!(rd("meta.properties").contains("broker.id=3\n"));
+        assert!(!dir.path().join(".kafka_cleanshutdown").exists());
+        assert!(
+            dir.path()
+                .join("a-1/00000000000000000004.snapshot")
+                .exists()
+        );
+    }
+
+    #[test]
+    fn uuid_text_is_base64url_without_padding() {
+        let mut id = [0u8; 16];
+        id[15] = 1;
+        assert_eq!(uuid_text(&id), "AAAAAAAAAAAAAAAAAAAAAQ");
     }
 }

@@ -211,13 +211,16 @@ impl Batch {
     }
 }
 
+/// A nullable key and a nullable value.
+type KeyValue = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// A legacy (magic 0/1) entry to append: one uncompressed message per entry, or a
 /// compressed wrapper holding all the values.
 #[derive(Debug, Clone)]
 pub struct Legacy {
     magic: u8,
     codec: Codec,
-    records: Vec<(Option<Vec<u8>>, Option<Vec<u8>>)>,
+    records: Vec<KeyValue>,
     timestamp: Option<i64>,
 }
 
