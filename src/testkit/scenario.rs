@@ -203,6 +203,18 @@ impl Batch {
         self.log_append_time = true;
         self
     }
+    /// Mark the batch as cleaned with a delete horizon (attribute bit 6): baseTimestamp
+    /// becomes `horizon_ms`, record deltas are rewritten relative to it (they may go negative).
+    pub fn delete_horizon(self, horizon_ms: i64) -> Self {
+        self.tweak(move |s| {
+            let old = s.base_timestamp;
+            s.delete_horizon = true;
+            s.base_timestamp = horizon_ms;
+            for r in &mut s.records {
+                r.timestamp_delta = old + r.timestamp_delta - horizon_ms;
+            }
+        })
+    }
     /// Change anything in the final [`BatchSpec`] (every header field, overrides for the
     /// derived ones) just before it is encoded.
     pub fn tweak(mut self, f: impl Fn(&mut BatchSpec) + 'static) -> Self {
@@ -850,4 +862,56 @@ pub fn apply_fault(path: &Path, kind: &FaultKind) -> std::io::Result<()> {
         FaultKind::AppendZeros(n) => data.resize(data.len() + *n as usize, 0),
     }
     std::fs::write(path, data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequences_auto_explicit_and_per_epoch() {
+        let dir = tempfile::tempdir().unwrap();
+        let p1 = Producer::idempotent(10, 0);
+        let mut p = PartitionBuilder::new("s", 0);
+        p.append(Batch::new(p1).records(3)); // 0..2
+        p.append(Batch::new(p1).records(2)); // 3..4
+        p.append(Batch::new(p1).records(2).sequence(3)); // duplicate range 3..4
+        p.append(Batch::new(p1).records(1).sequence(9)); // gap
+        p.append(Batch::new(p1).records(1)); // continues at 10
+        p.append(Batch::new(p1.bumped()).records(1)); // new epoch: 0
+        p.append(Batch::new(p1).records(2).sequence(i32::MAX)); // wraps
+        p.append(Batch::new(p1).records(1)); // 1
+        p.skip_offsets(5);
+        let t = p.now();
+        p.append(
+            Batch::new(Producer::PLAIN)
+                .records(1)
+                .delete_horizon(DEFAULT_START_MS + 99),
+        );
+        let m = p.write(dir.path()).unwrap();
+        let seqs: Vec<(i16, i32)> = m
+            .batches
+            .iter()
+            .map(|b| (b.producer_epoch, b.base_sequence))
+            .collect();
+        assert_eq!(
+            seqs,
+            vec![
+                (0, 0),
+                (0, 3),
+                (0, 3),
+                (0, 9),
+                (0, 10),
+                (1, 0),
+                (0, i32::MAX),
+                (0, 1),
+                (-1, -1)
+            ]
+        );
+        let last = m.batches.last().unwrap();
+        assert_eq!(last.base_offset, m.batches[7].last_offset + 6);
+        assert_eq!(last.first_timestamp, DEFAULT_START_MS + 99);
+        // the record keeps its own timestamp; only baseTimestamp holds the horizon
+        assert_eq!(last.max_timestamp, t);
+    }
 }
