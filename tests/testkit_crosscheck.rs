@@ -4,7 +4,7 @@
 //!   `kafka-protocol` encodes, and what the testkit encodes.
 //!
 //! Compressed reads through klogscan need `src/format/codec.rs`, written on another branch:
-//! those tests are `#[ignore = "needs codec branch"]` here.
+//! (`src/format/codec.rs`) — they run here too.
 #![cfg(feature = "testkit")]
 
 use bytes::Bytes;
@@ -434,22 +434,22 @@ fn kafka_protocol_to_reader_none() {
     kafka_protocol_to_reader(KpCompression::None);
 }
 #[test]
-#[ignore = "needs codec branch"]
+
 fn kafka_protocol_to_reader_gzip() {
     kafka_protocol_to_reader(KpCompression::Gzip);
 }
 #[test]
-#[ignore = "needs codec branch"]
+
 fn kafka_protocol_to_reader_snappy() {
     kafka_protocol_to_reader(KpCompression::Snappy);
 }
 #[test]
-#[ignore = "needs codec branch"]
+
 fn kafka_protocol_to_reader_lz4() {
     kafka_protocol_to_reader(KpCompression::Lz4);
 }
 #[test]
-#[ignore = "needs codec branch"]
+
 fn kafka_protocol_to_reader_zstd() {
     kafka_protocol_to_reader(KpCompression::Zstd);
 }
@@ -522,27 +522,27 @@ fn writer_to_reader_none() {
     writer_to_reader(Codec::None);
 }
 #[test]
-#[ignore = "needs codec branch"]
+
 fn writer_to_reader_gzip() {
     writer_to_reader(Codec::Gzip);
 }
 #[test]
-#[ignore = "needs codec branch"]
+
 fn writer_to_reader_snappy_xerial() {
     writer_to_reader(Codec::SnappyXerial);
 }
 #[test]
-#[ignore = "needs codec branch"]
+
 fn writer_to_reader_snappy_raw() {
     writer_to_reader(Codec::SnappyRaw);
 }
 #[test]
-#[ignore = "needs codec branch"]
+
 fn writer_to_reader_lz4() {
     writer_to_reader(Codec::Lz4);
 }
 #[test]
-#[ignore = "needs codec branch"]
+
 fn writer_to_reader_zstd() {
     writer_to_reader(Codec::Zstd);
 }
@@ -879,7 +879,6 @@ fn legacy_wrappers_hold_absolute_or_relative_inner_offsets() {
 }
 
 #[test]
-#[ignore = "needs codec branch (and the legacy inner-message iterator)"]
 fn legacy_wrappers_through_the_reader() {
     let dir = tempfile::tempdir().unwrap();
     let mut p = PartitionBuilder::new("wrapr", 0).start_time(T0);

@@ -11,6 +11,10 @@ fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);
+    if t.width().is_none() {
+        // Not a terminal: wrap at a width that reads well in a file or a pager.
+        t.set_width(140);
+    }
     t.set_header(header.to_vec());
     t
 }
