@@ -274,20 +274,6 @@ pub(crate) fn dump_log_inner(
     Ok(d.summary)
 }
 
-/// Kafka's `incrementSequence` with Java's wrapping arithmetic (never panics).
-fn inc_seq(base: i32, delta: i32) -> i32 {
-    if base < 0 {
-        return -1;
-    }
-    if base > i32::MAX.wrapping_sub(delta) {
-        delta
-            .wrapping_sub(i32::MAX.wrapping_sub(base))
-            .wrapping_sub(1)
-    } else {
-        base.wrapping_add(delta)
-    }
-}
-
 /// Bytes as `{"text": …}` when valid UTF-8, else `{"bytes": base64}`.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
@@ -566,7 +552,8 @@ impl<'p> Dumper<'p> {
         if !valid {
             self.summary.invalid_batches += 1;
         }
-        let last_seq = inc_seq(b.base_sequence(), b.last_offset_delta());
+        let last_seq =
+            crate::format::bytes::increment_sequence(b.base_sequence(), b.last_offset_delta());
         let ts_type = b.timestamp_type();
         if !self.json {
             self.line.clear();
@@ -681,7 +668,7 @@ impl<'p> Dumper<'p> {
             b.base_timestamp().wrapping_add(r.timestamp_delta)
         };
         let seq = if b.base_sequence() >= 0 {
-            inc_seq(b.base_sequence(), r.offset_delta)
+            crate::format::bytes::increment_sequence(b.base_sequence(), r.offset_delta)
         } else {
             -1
         };
@@ -892,13 +879,13 @@ mod tests {
 
     #[test]
     fn sequences_wrap_like_java() {
-        assert_eq!(inc_seq(-1, 5), -1);
-        assert_eq!(inc_seq(3, 4), 7);
-        assert_eq!(inc_seq(i32::MAX, 1), 0);
-        assert_eq!(inc_seq(i32::MAX - 1, 3), 1);
+        assert_eq!(crate::format::bytes::increment_sequence(-1, 5), -1);
+        assert_eq!(crate::format::bytes::increment_sequence(3, 4), 7);
+        assert_eq!(crate::format::bytes::increment_sequence(i32::MAX, 1), 0);
+        assert_eq!(crate::format::bytes::increment_sequence(i32::MAX - 1, 3), 1);
         // A corrupt negative delta must not panic.
-        let _ = inc_seq(5, -1);
-        let _ = inc_seq(0, i32::MIN);
+        let _ = crate::format::bytes::increment_sequence(5, -1);
+        let _ = crate::format::bytes::increment_sequence(0, i32::MIN);
     }
 
     use crate::format::bytes::{put_varint, put_varlong};
