@@ -23,8 +23,36 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
 
+/// `topic-partition`, plus the path's last components when the same partition appears more
+/// than once (several brokers' copies of one partition).
+fn partition_labels(report: &ScanReport) -> Vec<String> {
+    let mut counts = std::collections::HashMap::new();
+    for p in &report.partitions {
+        *counts.entry((&p.topic, p.partition)).or_insert(0) += 1;
+    }
+    report
+        .partitions
+        .iter()
+        .map(|p| {
+            let base = format!("{}-{}", p.topic, p.partition);
+            if counts[&(&p.topic, p.partition)] > 1 {
+                let path = std::path::Path::new(&p.path);
+                let parent = path
+                    .parent()
+                    .and_then(|d| d.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                format!("{base} ({parent})")
+            } else {
+                base
+            }
+        })
+        .collect()
+}
+
 /// Render the scan report: a per-partition summary, then findings grouped by severity.
 pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    let labels = partition_labels(report);
     let mut t = table(&[
         "partition",
         "segments",
@@ -38,7 +66,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         "producers",
         "findings E/W/I",
     ]);
-    for p in &report.partitions {
+    for (p, label) in report.partitions.iter().zip(&labels) {
         let (mut e, mut wn, mut i) = (0, 0, 0);
         for f in report
             .findings
@@ -56,7 +84,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             (l, _) => opt(l),
         };
         t.add_row(vec![
-            format!("{}-{}", p.topic, p.partition),
+            label.clone(),
             p.segments.to_string(),
             p.batches.to_string(),
             p.records.to_string(),
@@ -73,6 +101,20 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         ]);
     }
     writeln!(w, "{t}")?;
+    for (p, label) in report.partitions.iter().zip(&labels) {
+        if let Some(tr) = &p.truncation {
+            writeln!(
+                w,
+                "recovery of {label} would truncate {} at byte {}{} ({})",
+                tr.segment,
+                tr.position,
+                tr.offset
+                    .map(|o| format!(", offset {o}"))
+                    .unwrap_or_default(),
+                tr.reason
+            )?;
+        }
+    }
     let s = &report.summary;
     writeln!(
         w,
