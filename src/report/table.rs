@@ -36,13 +36,17 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .map(|p| {
             let base = format!("{}-{}", p.topic, p.partition);
             if counts[&(&p.topic, p.partition)] > 1 {
+                // The two directories above the partition dir: enough to tell copies apart
+                // (`broker-1/data`, `broker-2/data`).
                 let path = std::path::Path::new(&p.path);
-                let parent = path
-                    .parent()
-                    .and_then(|d| d.file_name())
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                format!("{base} ({parent})")
+                let above: Vec<String> = path
+                    .ancestors()
+                    .skip(1)
+                    .take(2)
+                    .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                    .collect();
+                let above: Vec<&str> = above.iter().rev().map(String::as_str).collect();
+                format!("{base} ({})", above.join("/"))
             } else {
                 base
             }
