@@ -157,7 +157,7 @@ fn every_flipped_byte_and_every_cut_is_survived() {
             let mut d = orig.clone();
             d[pos] ^= mask;
             std::fs::write(&fx.seg0, &d).unwrap();
-            let r = scan::scan(&[fx.root.clone()], &opts);
+            let r = scan::scan(std::slice::from_ref(&fx.root), &opts);
             let what = format!("flip {pos} ^ {mask:#x}");
             check_invariants(&fx, &r, d.len() as u64, &what);
             // a flip in the CRC-covered part (or the CRC itself) of a v2 batch is a
@@ -180,11 +180,11 @@ fn every_flipped_byte_and_every_cut_is_survived() {
     for len in 0..orig.len() {
         let d = &orig[..len];
         std::fs::write(&fx.seg0, d).unwrap();
-        let r = scan::scan(&[fx.root.clone()], &opts);
+        let r = scan::scan(std::slice::from_ref(&fx.root), &opts);
         check_invariants(&fx, &r, len as u64, &format!("cut at {len}"));
         // a cut inside a batch is reported at that batch's position
         if let Some(b) = fx.victim.batches.iter().find(|b| {
-            b.file == fx.seg0 && b.position < len as u64 && len as u64 <= b.position + b.size - 1
+            b.file == fx.seg0 && b.position < len as u64 && (len as u64) < b.position + b.size
         }) {
             let tails: Vec<_> = r
                 .findings
@@ -217,12 +217,12 @@ fn every_flipped_byte_and_every_cut_is_survived() {
 /// Write `data` as the victim's first segment and scan.
 fn scan_with(fx: &Fixture, data: &[u8], opts: &ScanOptions) -> ScanReport {
     std::fs::write(&fx.seg0, data).unwrap();
-    let r = scan::scan(&[fx.root.clone()], opts);
+    let r = scan::scan(std::slice::from_ref(&fx.root), opts);
     check_invariants(fx, &r, data.len() as u64, "specific damage");
     r
 }
 
-fn only<'a>(r: &'a ScanReport, k: Kind) -> &'a Finding {
+fn only(r: &ScanReport, k: Kind) -> &Finding {
     let v: Vec<_> = r.findings.iter().filter(|f| f.kind == k).collect();
     assert_eq!(v.len(), 1, "{k}: {:#?}", r.findings);
     v[0]
