@@ -654,6 +654,30 @@ fn scan_segment(
                 first_bad = Some((position, None, reason.to_string()));
             }
         }
+        Tail::CorruptEntry {
+            position,
+            len,
+            size,
+            reason,
+        } => {
+            out.findings.push(
+                segment_finding(
+                    ctx,
+                    Kind::InvalidBatch,
+                    &name,
+                    position,
+                    format!(
+                        "{name}: entry at byte {position} has an impossible size field {size} ({reason}); \
+                         the {len} bytes from there cannot be framed"
+                    ),
+                )
+                .evidence(json!({"structure": "log entry", "field": "size", "size": size, "reason": reason, "unframed_bytes": len}))
+                .broker("recovery stops at this entry (CorruptRecordException) and truncates the log here, dropping every later batch of the segment and all later segments"),
+            );
+            if first_bad.is_none() {
+                first_bad = Some((position, None, reason.to_string()));
+            }
+        }
     }
     out.truncation = first_bad.map(|(position, offset, reason)| Truncation {
         segment: name.clone(),

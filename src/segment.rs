@@ -205,6 +205,20 @@ pub fn walk_entries_chunked(
                 ))
             }
             Tail::Partial { .. } => Ok((tail, total)),
+            Tail::CorruptEntry {
+                position,
+                size,
+                reason,
+                ..
+            } => Ok((
+                Tail::CorruptEntry {
+                    position,
+                    len: total - position,
+                    size,
+                    reason,
+                },
+                total,
+            )),
         };
     }
 }
@@ -250,6 +264,16 @@ mod tests {
             ("garbage", vec![0xab; 333]),
             ("partial", entry(42, 900)[..400].to_vec()),
             ("fragment", vec![1, 2, 3]),
+            ("corrupt-size", {
+                let mut v = entry(42, 100);
+                v[8..12].copy_from_slice(&5i32.to_be_bytes());
+                v
+            }),
+            ("absurd-size", {
+                let mut v = entry(42, 100);
+                v[8..12].copy_from_slice(&(i32::MAX - 15).to_be_bytes());
+                v
+            }),
             ("zeros-then-junk", {
                 let mut v = vec![0u8; 500];
                 v.push(9);
@@ -263,6 +287,13 @@ mod tests {
             std::fs::write(&p, &data).unwrap();
             let mapped = walk(&p, ReadPolicy::Map, 0);
             assert_eq!(mapped.0.len(), 42, "{name}");
+            if name.ends_with("-size") {
+                assert!(
+                    matches!(mapped.1, Tail::CorruptEntry { len: 112, .. }),
+                    "{name}: {:?}",
+                    mapped.1
+                );
+            }
             for chunk in [64usize, 100, 1000, 4096, 1 << 20] {
                 let read = walk(&p, ReadPolicy::Read, chunk);
                 assert_eq!(read.0, mapped.0, "{name} chunk {chunk}");

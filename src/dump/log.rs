@@ -236,6 +236,9 @@ pub(crate) fn dump_log_inner(
     d.summary.invalid_bytes = data.len() as u64 - d.summary.valid_bytes;
     if let Tail::Garbage {
         position, reason, ..
+    }
+    | Tail::CorruptEntry {
+        position, reason, ..
     } = tail
         && !json
     {

@@ -127,6 +127,15 @@ pub enum Tail {
         len: u64,
         reason: &'static str,
     },
+    /// A plausible entry header (offset ≥ 0, magic 0–2) whose size field is impossible: below
+    /// the 14-byte minimum, or running past the end of the largest possible segment. The
+    /// walk cannot continue past a corrupt length; `len` counts the bytes from `position` on.
+    CorruptEntry {
+        position: u64,
+        len: u64,
+        size: i32,
+        reason: &'static str,
+    },
 }
 
 impl Tail {
@@ -136,7 +145,8 @@ impl Tail {
             Tail::Clean => None,
             Tail::Partial { position, .. }
             | Tail::ZeroFilled { position, .. }
-            | Tail::Garbage { position, .. } => Some(position),
+            | Tail::Garbage { position, .. }
+            | Tail::CorruptEntry { position, .. } => Some(position),
         }
     }
 }
@@ -267,7 +277,19 @@ impl<'a> Iterator for Entries<'a> {
         let size = be_i32(head, 8);
         let magic = head[16] as i8;
         if size < MIN_MESSAGE_SIZE {
-            let t = self.classify_rest("entry size below the 14-byte minimum");
+            let mut t = self.classify_rest("entry size below the 14-byte minimum");
+            if let Tail::Garbage { len, reason, .. } = t
+                && (0..=2).contains(&magic)
+                && offset >= 0
+                && head[..HEADER_SIZE_UP_TO_MAGIC].iter().any(|&b| b != 0)
+            {
+                t = Tail::CorruptEntry {
+                    position,
+                    len,
+                    size,
+                    reason,
+                };
+            }
             return self.finish(t);
         }
         if !(0..=2).contains(&magic) {
@@ -279,6 +301,16 @@ impl<'a> Iterator for Entries<'a> {
             return self.finish(t);
         }
         let total = LOG_OVERHEAD + size as usize;
+        // No segment reaches past 2^31 − 1 bytes: such a size is a corrupt length field,
+        // not a batch cut short by a crash.
+        if position.saturating_add(total as u64) > i32::MAX as u64 {
+            return self.finish(Tail::CorruptEntry {
+                position,
+                len: remaining as u64,
+                size,
+                reason: "entry size runs past the largest possible segment",
+            });
+        }
         if total > remaining && self.more_follows {
             self.need_more = Some(position);
             self.pos = self.data.len();
