@@ -66,3 +66,63 @@ pub fn control(data: &[u8]) {
     let (k, v) = rest.split_at(at);
     let _ = format::control::parse_control(Some(k), Some(v));
 }
+
+/// Index files: the first byte picks offset / time / transaction index; the rest is the file.
+/// Also checks the entries against the same bytes read as a log (positions must not panic).
+pub fn index(data: &[u8]) {
+    use crate::format::index::{
+        LogBatches, OffsetIndex, TimeIndex, TxnIndex, check_offset_index, check_time_index,
+    };
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let base = (sel as i64) << 8;
+    let log = LogBatches::from_log(rest);
+    match sel % 3 {
+        0 => {
+            let i = OffsetIndex::new(rest, base);
+            let _ = (i.layout(), i.sanity_check(), i.check(), i.entries().count());
+            let _ = check_offset_index(&i, &log);
+        }
+        1 => {
+            let i = TimeIndex::new(rest, base);
+            let _ = (i.layout(), i.sanity_check(), i.check(), i.entries().count());
+            let _ = check_time_index(&i, &log);
+        }
+        _ => {
+            let i = TxnIndex::new(rest, base);
+            let _ = (i.sanity_check(), i.check(), i.entries().count());
+        }
+    }
+}
+
+/// A producer-state snapshot file.
+pub fn snapshot(data: &[u8]) {
+    if let Ok(s) = crate::format::snapshot::ProducerSnapshot::parse(data) {
+        for e in s.entries() {
+            let _ = (
+                e.first_sequence(),
+                e.first_offset(),
+                e.open_txn_first_offset(),
+            );
+        }
+    }
+}
+
+/// Text checkpoint and metadata files: the first byte picks the parser.
+pub fn checkpoint(data: &[u8]) {
+    use crate::format::checkpoint::*;
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    match sel % 5 {
+        0 => drop(parse_offset_checkpoint(
+            rest,
+            TextFileKind::ReplicationOffsetCheckpoint,
+        )),
+        1 => drop(parse_leader_epoch_checkpoint(rest)),
+        2 => drop(parse_partition_metadata(rest)),
+        3 => drop(parse_meta_properties(rest)),
+        _ => drop(parse_clean_shutdown(rest)),
+    }
+}

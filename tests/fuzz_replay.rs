@@ -20,6 +20,21 @@ proptest! {
     }
 
     #[test]
+    fn index_random(data in proptest::collection::vec(any::<u8>(), 0..1024)) {
+        fuzzing::index(&data);
+    }
+
+    #[test]
+    fn snapshot_random(data in proptest::collection::vec(any::<u8>(), 0..512)) {
+        fuzzing::snapshot(&data);
+    }
+
+    #[test]
+    fn checkpoint_random(data in proptest::collection::vec(any::<u8>(), 0..256)) {
+        fuzzing::checkpoint(&data);
+    }
+
+    #[test]
     fn control_random(data in proptest::collection::vec(any::<u8>(), 0..64)) {
         fuzzing::control(&data);
     }
@@ -46,6 +61,60 @@ fn seeds() -> Vec<Vec<u8>> {
         out.len()
     );
     out
+}
+
+/// Mutations of real index, snapshot and checkpoint files.
+#[test]
+fn mutated_real_files_never_panic() {
+    let Some(real) = common::real_data() else {
+        return;
+    };
+    let broker = real.join("broker");
+    let mut rng = 0x2545f4914f6cdd1du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut n = 0;
+    for (suffix, sel, f) in [
+        (".index", 0u8, fuzzing::index as fn(&[u8])),
+        (".timeindex", 1, fuzzing::index),
+        (".snapshot", 0, |d: &[u8]| fuzzing::snapshot(&d[1..])),
+        ("leader-epoch-checkpoint", 1, fuzzing::checkpoint),
+        ("replication-offset-checkpoint", 0, fuzzing::checkpoint),
+        ("meta.properties", 3, fuzzing::checkpoint),
+    ] {
+        for path in common::files_with_suffix(&broker, suffix)
+            .into_iter()
+            .take(6)
+        {
+            let mut seed = vec![sel];
+            seed.extend(std::fs::read(&path).unwrap());
+            if seed.len() > 256 * 1024 {
+                continue;
+            }
+            n += 1;
+            f(&seed);
+            for _ in 0..32 {
+                let mut d = seed.clone();
+                for _ in 0..(1 + next() % 6) {
+                    let i = 1 + (next() as usize) % (d.len() - 1).max(1);
+                    if i < d.len() {
+                        d[i] = next() as u8;
+                    }
+                }
+                let cut = 1 + (next() as usize) % d.len();
+                f(&d);
+                f(&d[..cut]);
+            }
+        }
+    }
+    assert!(
+        n >= 10,
+        "expected real index/snapshot/checkpoint seeds, found {n}"
+    );
 }
 
 #[test]
