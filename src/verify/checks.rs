@@ -818,10 +818,18 @@ fn compare_snapshot(
         if fields.is_empty() {
             continue;
         }
+        let mut problem = "fields_differ";
         let line = if e.current_txn_first_offset >= 0 && txn < 0 {
+            problem = "keeps_closed_transaction";
             format!(
                 "producer {} keeps a transaction open from offset {} that the log closed",
                 e.producer_id, e.current_txn_first_offset
+            )
+        } else if e.current_txn_first_offset < 0 && txn >= 0 {
+            problem = "open_transaction_missing";
+            format!(
+                "producer {} has a transaction open since offset {txn} in the log but none in the snapshot",
+                e.producer_id
             )
         } else {
             let (f, a, b) = fields[0];
@@ -832,6 +840,7 @@ fn compare_snapshot(
         };
         out.push((line, json!({
             "producer_id": e.producer_id,
+            "problem": problem,
             "fields": fields.iter().map(|(f, a, b)| json!({"field": f, "snapshot": a, "log": b})).collect::<Vec<_>>(),
         })));
     }
