@@ -123,7 +123,7 @@ fn table_names_the_truncation_point() {
         .clone();
     let text = String::from_utf8(out).unwrap();
     assert!(
-        text.contains(&format!("TRUNCATE: 00000000000000000004.log at byte")),
+        text.contains("TRUNCATE: 00000000000000000004.log at byte"),
         "{text}"
     );
     assert!(

@@ -354,8 +354,8 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
     let last_base = bases.last().copied();
     let mut usable: Vec<&SnapshotInput> = Vec::new();
     for s in &inp.snapshots {
-        let stray = !bases.contains(&s.offset)
-            && !(Some(s.offset) == newest && last_base.is_none_or(|b| s.offset > b));
+        let kept_newest = Some(s.offset) == newest && last_base.is_none_or(|b| s.offset > b);
+        let stray = !bases.contains(&s.offset) && !kept_newest;
         let (kind, action) = if leo_after.is_some_and(|l| s.offset > l) {
             (
                 "snapshot_beyond_log",
