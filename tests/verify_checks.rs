@@ -615,3 +615,41 @@ fn leftovers_and_orphans() {
             .any(|l| l.kind == "orphan_index")
     );
 }
+
+/// Two replicas of the same topic-partition in two log dirs: each directory's findings stay
+/// with it.
+#[test]
+fn findings_are_attributed_to_their_own_directory() {
+    let root = tempfile::tempdir().unwrap();
+    LogDirBuilder::new(1)
+        .partition(busy(PartitionFileOptions::default()))
+        .write(&root.path().join("a"))
+        .unwrap();
+    LogDirBuilder::new(2)
+        .partition(busy(PartitionFileOptions::default().damage(
+            Damage::IndexPositionDelta {
+                segment: 0,
+                entry: 0,
+                delta: 1,
+            },
+        )))
+        .write(&root.path().join("b"))
+        .unwrap();
+    let r = verify(&[root.path().to_path_buf()], &VerifyOptions::default());
+    assert_eq!(r.partitions.len(), 2);
+    let by_dir = |d: &str| {
+        r.partitions
+            .iter()
+            .find(|p| p.path.contains(&format!("/{d}/")))
+            .unwrap()
+    };
+    assert!(of_kind(by_dir("a"), Kind::IndexMismatch).is_empty());
+    assert_eq!(of_kind(by_dir("b"), Kind::IndexMismatch).len(), 1);
+    assert_eq!(
+        r.findings
+            .iter()
+            .filter(|f| f.kind == Kind::IndexMismatch)
+            .count(),
+        1
+    );
+}

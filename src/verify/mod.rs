@@ -74,7 +74,8 @@ impl std::fmt::Display for BrokerVersion {
 /// Options of a verification.
 #[derive(Debug, Clone, Default)]
 pub struct VerifyOptions {
-    /// Options of the underlying scan (`capture_snapshots` is forced on).
+    /// Options of the underlying scan (`capture_snapshots` is forced on; `progress` is not
+    /// used).
     pub scan: ScanOptions,
     /// The broker version that will load the data (`--broker-version`); `None`: a current
     /// broker (≥ 2.4.1). Below 2.4.1 a coordinator-epoch regression fails the load
@@ -184,54 +185,83 @@ pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
 pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     let mut scan_opts = opts.scan.clone();
     scan_opts.capture_snapshots = true;
-    let scanned = scan::scan_inventory(inv, &scan_opts);
-    let mut report = VerifyReport {
-        errors: scanned.errors.clone(),
-        ..Default::default()
-    };
-    // The scan's findings, by partition (the scan keeps each partition's run together).
-    let mut leftover_scan: Vec<Finding> = Vec::new();
-    let parts: Vec<&PartitionDir> = inv
-        .partitions
-        .iter()
-        .filter(|p| {
-            scanned
-                .partitions
-                .iter()
-                .any(|r| r.path == p.path.display().to_string())
-        })
-        .collect();
+    // Partitions are scanned one by one (below): a progress callback would see each
+    // partition as a whole scan.
+    scan_opts.progress = scan::Progress::default();
     let log_dirs: Vec<checks::LogDirFiles> =
         inv.log_dirs.iter().map(checks::LogDirFiles::read).collect();
-    for f in &scanned.findings {
-        if f.kind == Kind::UnreadableFile && f.partition == -1 && f.topic.is_empty() {
-            leftover_scan.push(f.clone());
+    // One scan per partition, so that every finding is attributed to its own directory
+    // (several directories may hold the same topic-partition: replicas, -future dirs).
+    let scan_one =
+        |p: &PartitionDir, now: Option<i64>| -> Option<(PartitionReport, Vec<Finding>)> {
+            let one = Inventory {
+                log_dirs: log_dir_of(inv, p).cloned().into_iter().collect(),
+                partitions: vec![p.clone()],
+                errors: Vec::new(),
+            };
+            let mut o = scan_opts.clone();
+            o.threads = None; // already inside the pool
+            if now.is_some() {
+                o.now_ms = now;
+            }
+            let mut r = scan::scan_inventory(&one, &o);
+            let part = r.partitions.pop()?;
+            Some((part, r.findings))
+        };
+    let mut scanned: Vec<(usize, PartitionReport, Vec<Finding>)> =
+        scan::with_threads(opts.scan.threads, || {
+            use rayon::prelude::*;
+            inv.partitions
+                .par_iter()
+                .enumerate()
+                .filter_map(|(i, p)| scan_one(p, None).map(|(r, f)| (i, r, f)))
+                .collect()
+        });
+    // The reference time of the hanging-transaction rule is the newest batch of the whole
+    // log dir (as in `scan`): re-run the partitions with open transactions whose own
+    // newest batch is older.
+    if opts.scan.now_ms.is_none() {
+        let mut newest: std::collections::HashMap<Option<PathBuf>, i64> = Default::default();
+        for (i, r, _) in &scanned {
+            let e = newest
+                .entry(inv.partitions[*i].log_dir.clone())
+                .or_insert(i64::MIN);
+            *e = (*e).max(r.max_timestamp);
+        }
+        for (i, r, f) in scanned.iter_mut() {
+            let p = &inv.partitions[*i];
+            let Some(&n) = newest.get(&p.log_dir) else {
+                continue;
+            };
+            if p.log_dir.is_some()
+                && !r.outcome.open.is_empty()
+                && n.max(0) != r.ref_time
+                && let Some((r2, f2)) = scan_one(p, Some(n.max(0)))
+            {
+                *r = r2;
+                *f = f2;
+            }
         }
     }
-    for r in &scanned.partitions {
-        let Some(p) = parts
-            .iter()
-            .find(|p| p.path.display().to_string() == r.path)
-        else {
-            continue;
-        };
+    let mut report = VerifyReport {
+        errors: inv.errors.clone(),
+        ..Default::default()
+    };
+    for (i, r, mut findings) in scanned {
+        let p = &inv.partitions[i];
         let ld = p
             .log_dir
             .as_ref()
             .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
             .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
-        let mut findings: Vec<Finding> = scanned
-            .findings
-            .iter()
-            .filter(|f| {
-                !(f.kind == Kind::UnreadableFile && f.partition == -1 && f.topic.is_empty())
-                    && f.topic == r.topic
-                    && f.partition == r.partition
-            })
-            .cloned()
-            .collect();
-        let prediction =
-            checks::verify_one(p, ld, r, opts, &findings_snapshot(&findings), &mut findings);
+        let prediction = checks::verify_one(
+            p,
+            ld,
+            &r,
+            opts,
+            &findings_snapshot(&findings),
+            &mut findings,
+        );
         findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
         report.partitions.push(PartitionVerification {
             topic: r.topic.clone(),
@@ -240,7 +270,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
             log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
             prediction,
             findings,
-            scan: r.clone(),
+            scan: r,
         });
     }
     for p in &report.partitions {
@@ -249,7 +279,18 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     for (ld, files) in inv.log_dirs.iter().zip(&log_dirs) {
         report.findings.extend(checks::log_dir_findings(ld, files));
     }
-    report.findings.extend(leftover_scan);
+    for (path, why) in &inv.errors {
+        report.findings.push(
+            Finding::new(
+                Kind::UnreadableFile,
+                "",
+                -1,
+                format!("cannot read {}: {why}", path.display()),
+            )
+            .segment(path.display().to_string())
+            .broker("not applicable: the analysis of this path is incomplete"),
+        );
+    }
     report.summary = summarise(&report);
     report
 }
