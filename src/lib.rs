@@ -32,5 +32,6 @@ pub mod segment;
 pub mod state;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod verify;
 
 pub use finding::{Finding, Kind, Severity};

@@ -37,6 +37,19 @@ enum Command {
     Txns(ScanArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     Dump(DumpArgs),
+    /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
+    /// broker does with each partition on its next start (truncation, deleted segments, load failures).
+    Verify(VerifyArgs),
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    #[command(flatten)]
+    scan: ScanArgs,
+    /// Version of the broker that will load the data (e.g. 2.4.0): below 2.4.1 a
+    /// coordinator-epoch regression fails the load (KAFKA-9144).
+    #[arg(long)]
+    broker_version: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -196,6 +209,22 @@ fn exit_for(report: &ScanReport, fail_on: FailOn) -> ExitCode {
     }
 }
 
+fn exit_for_verify(report: &klogscan::verify::VerifyReport, fail_on: FailOn) -> ExitCode {
+    if report.nothing_read() {
+        return ExitCode::from(2);
+    }
+    let threshold = match fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    match (threshold, report.max_severity()) {
+        (Some(t), Some(max)) if max >= t => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -237,6 +266,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Verify(a) => {
+            use klogscan::verify::{self, VerifyOptions, render};
+            let opts = VerifyOptions {
+                scan: scan_options(&a.scan)?,
+                broker_version: a
+                    .broker_version
+                    .as_deref()
+                    .map(str::parse)
+                    .transpose()
+                    .map_err(anyhow::Error::msg)?,
+            };
+            let report = verify::verify(&a.scan.paths, &opts);
+            match a.scan.format {
+                OutFormat::Json => render::write_json(&report, &mut out)?,
+                OutFormat::Table => render::write_table(&report, &mut out)?,
+            }
+            if report.nothing_read() {
+                eprintln!("klogscan: no partition found under the given paths");
+            }
+            out.flush()?;
+            Ok(exit_for_verify(&report, a.scan.fail_on))
         }
         Command::Dump(a) => {
             let format = match a.format.as_str() {

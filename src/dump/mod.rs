@@ -7,6 +7,7 @@
 mod decoders;
 pub mod files;
 pub mod log;
+pub mod text_files;
 
 pub use log::{LogDumpSummary, LogFileKind, dump_log};
 
@@ -64,9 +65,12 @@ impl DumpStatus {
     }
 }
 
-/// Dump `paths` in order, dispatching by suffix as kafka-dump-log does: `.log` and
-/// `.checkpoint` → [`dump_log`]; `.index`, `.timeindex`, `.txnindex`, `.snapshot` → the
-/// functions of [`files`]; anything else → `Ignoring unknown file <f>` on `err`.
+/// Dump `paths` in order. The broker's text files, by file name (the offset checkpoints,
+/// `leader-epoch-checkpoint`, `partition.metadata`, `meta.properties`,
+/// `.kafka_cleanshutdown`) → [`text_files::dump_text_file`]; then by suffix as
+/// kafka-dump-log does: `.log` and `.checkpoint` → [`dump_log`]; `.index`, `.timeindex`,
+/// `.txnindex`, `.snapshot` → the functions of [`files`]; anything else → `Ignoring unknown
+/// file <f>` on `err`.
 ///
 /// In text format `Dumping <path>` is printed for every path, as Kafka's main loop does
 /// (for log files by [`dump_log`], for the others here — the [`files`] functions must not
@@ -87,6 +91,21 @@ pub fn dump_paths(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let suffix = name.rfind('.').map_or("", |i| &name[i..]);
+        if let Some(kind) = crate::format::checkpoint::TextFileKind::from_file_name(&name) {
+            match text_files::dump_text_file(path, kind, opts, out, err) {
+                Ok(ok) => {
+                    status.files += 1;
+                    if !ok {
+                        status.files_with_problems += 1;
+                    }
+                }
+                Err(e) => {
+                    writeln!(err, "Cannot read {}: {e}", path.display())?;
+                    status.unreadable_files += 1;
+                }
+            }
+            continue;
+        }
         match suffix {
             ".log" | ".checkpoint" => {
                 let data = match read_file(path, ReadPolicy::Read, opts.max_bytes) {

@@ -417,6 +417,8 @@ pub struct LogDirBuilder {
     date_line: String,
     partitions: Vec<PartitionBuilder>,
     high_watermarks: BTreeMap<(String, i32), i64>,
+    recovery_points: BTreeMap<(String, i32), i64>,
+    log_starts: BTreeMap<(String, i32), i64>,
 }
 
 /// What [`LogDirBuilder::write`] produced.
@@ -439,6 +441,8 @@ impl LogDirBuilder {
             date_line: "#Tue Nov 05 12:00:00 UTC 2019".into(),
             partitions: Vec::new(),
             high_watermarks: BTreeMap::new(),
+            recovery_points: BTreeMap::new(),
+            log_starts: BTreeMap::new(),
         }
     }
     /// Set `cluster.id`.
@@ -462,6 +466,19 @@ impl LogDirBuilder {
     /// Override the high watermark in `replication-offset-checkpoint` (default: LEO).
     pub fn high_watermark(mut self, topic: &str, partition: i32, hw: i64) -> Self {
         self.high_watermarks.insert((topic.into(), partition), hw);
+        self
+    }
+
+    /// Override the recovery point in `recovery-point-offset-checkpoint` (default: LEO).
+    pub fn recovery_point(mut self, topic: &str, partition: i32, offset: i64) -> Self {
+        self.recovery_points
+            .insert((topic.into(), partition), offset);
+        self
+    }
+    /// Add an entry to `log-start-offset-checkpoint` (by default it has none: every log
+    /// starts at its first segment's base offset).
+    pub fn log_start_offset(mut self, topic: &str, partition: i32, offset: i64) -> Self {
+        self.log_starts.insert((topic.into(), partition), offset);
         self
     }
 
@@ -492,9 +509,20 @@ impl LogDirBuilder {
             .map(|m| (m.topic.clone(), m.partition, m.log_end_offset))
             .collect();
         leo.sort();
+        let rp: Vec<(String, i32, i64)> = leo
+            .iter()
+            .map(|(t, p, o)| {
+                let r = self
+                    .recovery_points
+                    .get(&(t.clone(), *p))
+                    .copied()
+                    .unwrap_or(*o);
+                (t.clone(), *p, r)
+            })
+            .collect();
         put(
             "recovery-point-offset-checkpoint",
-            encode_offset_checkpoint(&leo).as_bytes(),
+            encode_offset_checkpoint(&rp).as_bytes(),
         )?;
         let hw: Vec<(String, i32, i64)> = leo
             .iter()
@@ -512,7 +540,11 @@ impl LogDirBuilder {
             encode_offset_checkpoint(&hw).as_bytes(),
         )?;
         // Only partitions whose log start is above their first segment base get an entry.
-        let ls: Vec<(String, i32, i64)> = Vec::new();
+        let ls: Vec<(String, i32, i64)> = self
+            .log_starts
+            .iter()
+            .map(|((t, p), o)| (t.clone(), *p, *o))
+            .collect();
         put(
             "log-start-offset-checkpoint",
             encode_offset_checkpoint(&ls).as_bytes(),

@@ -1,0 +1,343 @@
+//! `klogscan verify`: cross-examine every file of a partition (indexes, time indexes,
+//! transaction indexes, producer snapshots, `leader-epoch-checkpoint`, the log dir's offset
+//! checkpoints, leftovers) against the log, and predict what a broker's `LogLoader` would do
+//! with the partition on its next start (`kafka-format.md` §9).
+//!
+//! Entry points: [`verify`] for any mix of paths (like [`crate::scan::scan`]) and
+//! [`verify_partition`] for one partition directory. Both return the [`RecoveryPrediction`]
+//! of each partition and the findings (the scan's findings plus the cross-checks:
+//! `index_corrupt`, `index_mismatch`, `timeindex_mismatch`, `txnindex_mismatch`,
+//! `snapshot_corrupt`, `snapshot_mismatch`, `leader_epoch_checkpoint_mismatch`,
+//! `checkpoint_inconsistent`, `lso_below_log_start`, `leftover_file`, `unclean_shutdown`).
+//!
+//! ```
+//! # #[cfg(feature = "testkit")] {
+//! use klogscan::testkit::{Batch, FaultKind, LogDirBuilder, PartitionBuilder, Producer, Target};
+//! use klogscan::verify::{verify_partition, VerifyOptions};
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut p = PartitionBuilder::new("orders", 0);
+//! p.append(Batch::new(Producer::idempotent(7, 0)).records(3));
+//! p.append(Batch::new(Producer::idempotent(7, 0)).records(2));
+//! p.fault(Target::LastLog, FaultKind::AppendGarbage(vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3]));
+//! LogDirBuilder::new(1).clean_shutdown(false).partition(p).write(dir.path()).unwrap();
+//!
+//! let v = verify_partition(&dir.path().join("orders-0"), &VerifyOptions::default()).unwrap();
+//! let t = v.prediction.truncation.as_ref().expect("the garbage tail is cut off");
+//! assert_eq!(t.offset, 5); // the new log end offset
+//! assert!(t.position > 0);
+//! assert_eq!(v.prediction.log_end_offset_after, Some(5));
+//! # }
+//! ```
+
+mod checks;
+mod predict;
+pub mod render;
+
+pub use predict::{
+    LeftoverAction, LoadFailure, ProducerRebuild, RecoveryPrediction, SegmentRecovery,
+    TruncationPrediction,
+};
+
+use crate::finding::{Finding, Kind, Severity};
+use crate::layout::{self, Inventory, LogDir, PartitionDir};
+use crate::scan::{self, PartitionReport, ScanOptions, SeverityCounts};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// A broker version (`major.minor.patch`), for version-dependent load behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct BrokerVersion(pub u32, pub u32, pub u32);
+
+impl std::str::FromStr for BrokerVersion {
+    type Err = String;
+    /// Parse `2.4.0`, `2.4`, `3` (missing parts are 0; a `-suffix` is ignored).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let core = s.split(['-', '+']).next().unwrap_or("");
+        let mut parts = core.split('.').map(|p| p.parse::<u32>());
+        let mut next = |required: bool| match parts.next() {
+            Some(Ok(n)) => Ok(n),
+            None if !required => Ok(0),
+            _ => Err(format!(
+                "invalid broker version {s:?} (expected e.g. 2.4.0)"
+            )),
+        };
+        Ok(BrokerVersion(next(true)?, next(false)?, next(false)?))
+    }
+}
+
+impl std::fmt::Display for BrokerVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+/// Options of a verification.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// Options of the underlying scan (`capture_snapshots` is forced on; `progress` is not
+    /// used).
+    pub scan: ScanOptions,
+    /// The broker version that will load the data (`--broker-version`); `None`: a current
+    /// broker (≥ 2.4.1). Below 2.4.1 a coordinator-epoch regression fails the load
+    /// (KAFKA-9144); below 2.3 the offset/time index sanity checks run at load.
+    pub broker_version: Option<BrokerVersion>,
+}
+
+/// Totals of a verification.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct VerifySummary {
+    pub partitions: usize,
+    /// Partitions with at least one segment recovered at load.
+    pub recovered: usize,
+    /// Partitions whose log would be truncated.
+    pub truncated: usize,
+    /// Partitions that would fail to load.
+    pub load_failures: usize,
+    pub findings: SeverityCounts,
+}
+
+/// The verification of one partition.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionVerification {
+    pub topic: String,
+    pub partition: i32,
+    pub path: String,
+    /// The log dir holding the partition, when known.
+    pub log_dir: Option<String>,
+    /// What the broker would do on its next start.
+    pub prediction: RecoveryPrediction,
+    /// This partition's findings (scan findings and cross-checks), sorted by offset.
+    pub findings: Vec<Finding>,
+    /// The scan's view of the partition.
+    #[serde(skip)]
+    pub scan: PartitionReport,
+}
+
+/// The result of [`verify`].
+#[derive(Debug, Clone, Default)]
+pub struct VerifyReport {
+    pub inputs: Vec<String>,
+    pub summary: VerifySummary,
+    pub partitions: Vec<PartitionVerification>,
+    /// Every finding: per partition, then the log-dir level ones (`unclean_shutdown`,
+    /// leftovers of the log dir, unreadable paths).
+    pub findings: Vec<Finding>,
+    pub errors: Vec<(PathBuf, String)>,
+}
+
+impl VerifyReport {
+    /// The highest severity among the findings.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+    /// True when no partition could be analysed.
+    pub fn nothing_read(&self) -> bool {
+        self.partitions.is_empty()
+    }
+}
+
+/// Why [`verify_partition`] could not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// The path is not (or does not hold exactly one) partition directory.
+    #[error("{0}: not a partition directory")]
+    NotAPartition(PathBuf),
+    /// The path could not be read.
+    #[error("{0}: {1}")]
+    Unreadable(PathBuf, String),
+}
+
+/// Verify one partition directory: cross-check its files and predict its recovery.
+///
+/// The parent directory is used as the partition's log dir when it holds broker files
+/// (`recovery-point-offset-checkpoint`, `.kafka_cleanshutdown`, …); otherwise the shutdown
+/// state is unknown and the prediction assumes an unclean shutdown with recovery point 0
+/// (see [`RecoveryPrediction::clean_shutdown`]). Files are opened read-only.
+pub fn verify_partition(
+    dir: &Path,
+    opts: &VerifyOptions,
+) -> Result<PartitionVerification, VerifyError> {
+    let inv = layout::discover(&[dir.to_path_buf()]);
+    if let Some((p, why)) = inv.errors.first() {
+        return Err(VerifyError::Unreadable(p.clone(), why.clone()));
+    }
+    if inv.partitions.len() != 1 || inv.partitions[0].partial {
+        return Err(VerifyError::NotAPartition(dir.to_path_buf()));
+    }
+    let report = verify_inventory(&inv, opts);
+    report
+        .partitions
+        .into_iter()
+        .next()
+        .ok_or_else(|| VerifyError::NotAPartition(dir.to_path_buf()))
+}
+
+/// Verify everything under `paths` (broker data dirs, partition dirs, or directories above
+/// them), as `klogscan verify` does.
+pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
+    let inv = layout::discover(paths);
+    let mut r = verify_inventory(&inv, opts);
+    r.inputs = paths.iter().map(|p| p.display().to_string()).collect();
+    r
+}
+
+/// Verify an already discovered inventory.
+pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
+    let mut scan_opts = opts.scan.clone();
+    scan_opts.capture_snapshots = true;
+    // Partitions are scanned one by one (below): a progress callback would see each
+    // partition as a whole scan.
+    scan_opts.progress = scan::Progress::default();
+    let log_dirs: Vec<checks::LogDirFiles> =
+        inv.log_dirs.iter().map(checks::LogDirFiles::read).collect();
+    // One scan per partition, so that every finding is attributed to its own directory
+    // (several directories may hold the same topic-partition: replicas, -future dirs).
+    let scan_one =
+        |p: &PartitionDir, now: Option<i64>| -> Option<(PartitionReport, Vec<Finding>)> {
+            let one = Inventory {
+                log_dirs: log_dir_of(inv, p).cloned().into_iter().collect(),
+                partitions: vec![p.clone()],
+                errors: Vec::new(),
+            };
+            let mut o = scan_opts.clone();
+            o.threads = None; // already inside the pool
+            if now.is_some() {
+                o.now_ms = now;
+            }
+            let mut r = scan::scan_inventory(&one, &o);
+            let part = r.partitions.pop()?;
+            Some((part, r.findings))
+        };
+    let mut scanned: Vec<(usize, PartitionReport, Vec<Finding>)> =
+        scan::with_threads(opts.scan.threads, || {
+            use rayon::prelude::*;
+            inv.partitions
+                .par_iter()
+                .enumerate()
+                .filter_map(|(i, p)| scan_one(p, None).map(|(r, f)| (i, r, f)))
+                .collect()
+        });
+    // The reference time of the hanging-transaction rule is the newest batch of the whole
+    // log dir (as in `scan`): re-run the partitions with open transactions whose own
+    // newest batch is older.
+    if opts.scan.now_ms.is_none() {
+        let mut newest: std::collections::HashMap<Option<PathBuf>, i64> = Default::default();
+        for (i, r, _) in &scanned {
+            let e = newest
+                .entry(inv.partitions[*i].log_dir.clone())
+                .or_insert(i64::MIN);
+            *e = (*e).max(r.max_timestamp);
+        }
+        for (i, r, f) in scanned.iter_mut() {
+            let p = &inv.partitions[*i];
+            let Some(&n) = newest.get(&p.log_dir) else {
+                continue;
+            };
+            if p.log_dir.is_some()
+                && !r.outcome.open.is_empty()
+                && n.max(0) != r.ref_time
+                && let Some((r2, f2)) = scan_one(p, Some(n.max(0)))
+            {
+                *r = r2;
+                *f = f2;
+            }
+        }
+    }
+    let mut report = VerifyReport {
+        errors: inv.errors.clone(),
+        ..Default::default()
+    };
+    for (i, r, mut findings) in scanned {
+        let p = &inv.partitions[i];
+        let ld = p
+            .log_dir
+            .as_ref()
+            .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
+            .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
+        let prediction = checks::verify_one(
+            p,
+            ld,
+            &r,
+            opts,
+            &findings_snapshot(&findings),
+            &mut findings,
+        );
+        findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
+        report.partitions.push(PartitionVerification {
+            topic: r.topic.clone(),
+            partition: r.partition,
+            path: r.path.clone(),
+            log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+            prediction,
+            findings,
+            scan: r,
+        });
+    }
+    for p in &report.partitions {
+        report.findings.extend(p.findings.iter().cloned());
+    }
+    for (ld, files) in inv.log_dirs.iter().zip(&log_dirs) {
+        report.findings.extend(checks::log_dir_findings(ld, files));
+    }
+    for (path, why) in &inv.errors {
+        report.findings.push(
+            Finding::new(
+                Kind::UnreadableFile,
+                "",
+                -1,
+                format!("cannot read {}: {why}", path.display()),
+            )
+            .segment(path.display().to_string())
+            .broker("not applicable: the analysis of this path is incomplete"),
+        );
+    }
+    report.summary = summarise(&report);
+    report
+}
+
+/// The scan findings the prediction needs (load-failure rules), copied before the
+/// cross-checks add theirs.
+fn findings_snapshot(f: &[Finding]) -> Vec<Finding> {
+    f.iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                Kind::NonTransactionalWriteInTransaction | Kind::CoordinatorEpochRegression
+            )
+        })
+        .cloned()
+        .collect()
+}
+
+fn summarise(r: &VerifyReport) -> VerifySummary {
+    let mut s = VerifySummary {
+        partitions: r.partitions.len(),
+        ..Default::default()
+    };
+    for p in &r.partitions {
+        if !p.prediction.recovered_segments.is_empty() {
+            s.recovered += 1;
+        }
+        if p.prediction.truncation.is_some() {
+            s.truncated += 1;
+        }
+        if p.prediction.load_failure.is_some() {
+            s.load_failures += 1;
+        }
+    }
+    for f in &r.findings {
+        match f.severity {
+            Severity::Error => s.findings.error += 1,
+            Severity::Warning => s.findings.warning += 1,
+            Severity::Info => s.findings.info += 1,
+        }
+    }
+    s
+}
+
+/// The log dir of a partition, for callers holding an [`Inventory`].
+pub fn log_dir_of<'a>(inv: &'a Inventory, p: &PartitionDir) -> Option<&'a LogDir> {
+    p.log_dir
+        .as_ref()
+        .and_then(|d| inv.log_dirs.iter().find(|l| &l.path == d))
+}
