@@ -14,7 +14,6 @@
 
 use klogscan::format::{self, BatchView, Compression, Decompressor, Entries};
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -71,66 +70,114 @@ fn batches<'a>(maps: &'a [memmap2::Mmap]) -> Vec<BatchView<'a>> {
     out
 }
 
-/// Decompress a payload with the codec's crate directly, as a plain client would.
-fn raw_decompress(codec: Compression, input: &[u8], out: &mut Vec<u8>) -> usize {
-    out.clear();
-    match codec {
-        Compression::Gzip => {
-            flate2::read::MultiGzDecoder::new(input)
-                .read_to_end(out)
-                .expect("gzip");
+/// Reused state of the raw decompressors (contexts and output buffer), as a careful
+/// client would keep it: the floor should not pay per-batch setup klogscan avoids.
+struct Raw {
+    out: Vec<u8>,
+    zstd: zstd::bulk::Decompressor<'static>,
+    inflate: flate2::Decompress,
+    snappy: snap::raw::Decoder,
+}
+
+impl Raw {
+    fn new() -> Self {
+        Raw {
+            out: vec![0; 1 << 20],
+            zstd: zstd::bulk::Decompressor::new().expect("zstd context"),
+            inflate: flate2::Decompress::new(false),
+            snappy: snap::raw::Decoder::new(),
         }
-        Compression::Lz4 => {
-            // Kafka's frame (FLG 0x60: independent blocks, no checksums): 7-byte header,
-            // `[u32 LE size | high bit = stored][block]`, zero end mark.
-            let mut pos = 7;
-            while pos + 4 <= input.len() {
-                let word = u32::from_le_bytes(input[pos..pos + 4].try_into().unwrap());
-                pos += 4;
-                if word == 0 {
-                    break;
-                }
-                let len = (word & 0x7fff_ffff) as usize;
-                let block = &input[pos..pos + len];
-                if word & 0x8000_0000 != 0 {
-                    out.extend_from_slice(block);
-                } else {
-                    let at = out.len();
-                    out.resize(at + (64 << 10), 0);
-                    let n = lz4_flex::block::decompress_into(block, &mut out[at..]).expect("lz4");
-                    out.truncate(at + n);
-                }
-                pos += len;
-            }
-        }
-        Compression::Zstd => {
-            zstd::stream::read::Decoder::with_buffer(input)
-                .expect("zstd")
-                .read_to_end(out)
-                .expect("zstd");
-        }
-        Compression::Snappy => {
-            let mut dec = snap::raw::Decoder::new();
-            if input.starts_with(&format::codec::XERIAL_MAGIC) {
-                let mut pos = 16;
-                while pos + 4 <= input.len() {
-                    let len = u32::from_be_bytes(input[pos..pos + 4].try_into().unwrap()) as usize;
-                    let block = &input[pos + 4..pos + 4 + len];
-                    let n = snap::raw::decompress_len(block).expect("snappy");
-                    let at = out.len();
-                    out.resize(at + n, 0);
-                    dec.decompress(block, &mut out[at..]).expect("snappy");
-                    pos += 4 + len;
-                }
-            } else {
-                let n = snap::raw::decompress_len(input).expect("snappy");
-                out.resize(n, 0);
-                dec.decompress(input, out).expect("snappy");
-            }
-        }
-        Compression::None | Compression::Unknown(_) => out.extend_from_slice(input),
     }
-    out.len()
+
+    fn room(&mut self, n: usize) {
+        if self.out.len() < n {
+            self.out.resize(n, 0);
+        }
+    }
+
+    /// Decompress a payload with the codec's crate directly; returns the output length.
+    fn decompress(&mut self, codec: Compression, input: &[u8]) -> usize {
+        match codec {
+            Compression::Gzip => {
+                // flate2's writer emits a bare 10-byte header; deflate, then CRC-32 + ISIZE.
+                let mut filled = 0;
+                self.inflate.reset(false);
+                let mut pos = 10;
+                loop {
+                    self.room(filled + (64 << 10));
+                    let (i0, o0) = (self.inflate.total_in(), self.inflate.total_out());
+                    let st = self
+                        .inflate
+                        .decompress(
+                            &input[pos..input.len() - 8],
+                            &mut self.out[filled..],
+                            flate2::FlushDecompress::Finish,
+                        )
+                        .expect("gzip");
+                    pos += (self.inflate.total_in() - i0) as usize;
+                    filled += (self.inflate.total_out() - o0) as usize;
+                    if st == flate2::Status::StreamEnd {
+                        break;
+                    }
+                }
+                std::hint::black_box(crc32fast::hash(&self.out[..filled]));
+                filled
+            }
+            Compression::Lz4 => {
+                // Kafka's frame (FLG 0x60: independent blocks, no checksums): 7-byte header,
+                // `[u32 LE size | high bit = stored][block]`, zero end mark.
+                let mut pos = 7;
+                let mut filled = 0;
+                while pos + 4 <= input.len() {
+                    let word = u32::from_le_bytes(input[pos..pos + 4].try_into().unwrap());
+                    pos += 4;
+                    if word == 0 {
+                        break;
+                    }
+                    let len = (word & 0x7fff_ffff) as usize;
+                    let block = &input[pos..pos + len];
+                    self.room(filled + (64 << 10));
+                    if word & 0x8000_0000 != 0 {
+                        self.out[filled..filled + len].copy_from_slice(block);
+                        filled += len;
+                    } else {
+                        filled += lz4_flex::block::decompress_into(block, &mut self.out[filled..])
+                            .expect("lz4");
+                    }
+                    pos += len;
+                }
+                filled
+            }
+            Compression::Zstd => self
+                .zstd
+                .decompress_to_buffer(input, &mut self.out[..])
+                .expect("zstd (output ≤ 1 MiB)"),
+            Compression::Snappy => {
+                let mut filled = 0;
+                let mut one = |raw: &mut Raw, block: &[u8]| {
+                    let n = snap::raw::decompress_len(block).expect("snappy");
+                    raw.room(filled + n);
+                    raw.snappy
+                        .decompress(block, &mut raw.out[filled..filled + n])
+                        .expect("snappy");
+                    filled += n;
+                };
+                if input.starts_with(&format::codec::XERIAL_MAGIC) {
+                    let mut pos = 16;
+                    while pos + 4 <= input.len() {
+                        let len =
+                            u32::from_be_bytes(input[pos..pos + 4].try_into().unwrap()) as usize;
+                        one(self, &input[pos + 4..pos + 4 + len]);
+                        pos += 4 + len;
+                    }
+                } else {
+                    one(self, input);
+                }
+                filled
+            }
+            Compression::None | Compression::Unknown(_) => input.len(),
+        }
+    }
 }
 
 /// klogscan's deep path for one batch: decompress into the reused buffer, walk every record.
@@ -162,10 +209,10 @@ fn decompress(files: &[PathBuf], runs: usize) {
     }
     for (name, (codec, bs)) in by_codec {
         let bytes: u64 = bs.iter().map(|b| b.size() as u64).sum();
-        let mut buf = Vec::new();
+        let mut r = Raw::new();
         let (raw, out) = best(runs, || {
             bs.iter()
-                .map(|b| raw_decompress(codec, b.records_bytes(), &mut buf) as u64)
+                .map(|b| r.decompress(codec, b.records_bytes()) as u64)
                 .sum::<u64>()
         });
         let mut dec = Decompressor::default();
