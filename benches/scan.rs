@@ -29,7 +29,7 @@ fn build(dir: &Path, codec: Codec, mib: usize) -> (PathBuf, Vec<Vec<u8>>) {
             }
             p.append(b);
             open = true;
-        } else if open && i % 7 == 0 {
+        } else if open && i.is_multiple_of(7) {
             p.commit(txn, 1);
             open = false;
         } else {

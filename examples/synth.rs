@@ -431,7 +431,7 @@ fn main() -> std::io::Result<()> {
                     eprintln!("{e}");
                     usage()
                 });
-                if segment_bytes > 1 << 30 || segment_bytes < 1 << 14 {
+                if !((1 << 14)..=(1 << 30)).contains(&segment_bytes) {
                     eprintln!("--segment-bytes must lie in 16KiB..=1GiB");
                     usage();
                 }
