@@ -1,1 +1,514 @@
-fn main() {}
+//! Benchmark data: a realistic, deterministic broker log dir.
+//!
+//! ```text
+//! cargo run --release --features testkit --example synth -- --out DIR --size 2GiB \
+//!     [--seed 42] [--segment-bytes 256MiB]
+//! ```
+//!
+//! Writes, from the seed alone (same seed and size → byte-identical files):
+//!
+//! * `firehose-0` (40 % of `--size`): one big partition rolled at `--segment-bytes`
+//!   (1 GiB segments are allowed), four idempotent producers (none / lz4 / zstd / snappy)
+//!   plus plain producers, a leader change, a producer restart (epoch bump);
+//! * `orders.<codec>-{0,1}` (8 % per codec: none, lz4, snappy, zstd, gzip): idempotent
+//!   producers, one codec per topic (for per-codec decode benchmarks);
+//! * `payments-{0..3}` (20 %): interleaved transactional producers, ~10 % of the
+//!   transactions aborted; `payments-0` keeps one transaction open from its first batch
+//!   (a hanging transaction once the log dir spans more than 15 minutes).
+//!
+//! Records are JSON-like (compress 3–5×), 1–64 per batch (≤ 16 KiB of records, like
+//! `batch.size`). Segments are streamed to disk: memory stays small whatever the size.
+//! The log-dir files (`meta.properties`, checkpoints) come from the testkit.
+
+use klogscan::testkit::encode::{RecordSpec, end_txn_marker};
+use klogscan::testkit::files::encode_offset_checkpoint;
+use klogscan::testkit::{BatchSpec, Codec, LogDirBuilder};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// xorshift64* — deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo + 1)
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[(self.next() % v.len() as u64) as usize]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "checkout", "cart", "search", "login", "logout", "view", "click", "purchase", "refund",
+    "shipping", "express", "standard", "berlin", "paris", "tokyo", "lagos", "lima", "oslo",
+    "android", "ios", "web", "desktop", "premium", "basic", "trial", "EUR", "USD", "JPY",
+];
+
+fn json_value(rng: &mut Rng, n: u64, target: usize) -> Vec<u8> {
+    let mut s = format!(
+        "{{\"id\":{n},\"user\":\"user-{:05}\",\"event\":\"{}\",\"amount\":{}.{:02},\"currency\":\"{}\",\"device\":\"{}\",\"city\":\"{}\",\"tags\":[",
+        rng.range(0, 99_999),
+        rng.pick(WORDS),
+        rng.range(0, 9_999),
+        rng.range(0, 99),
+        rng.pick(&WORDS[25..]),
+        rng.pick(&WORDS[18..22]),
+        rng.pick(&WORDS[12..18]),
+    );
+    let mut first = true;
+    while s.len() + 2 < target {
+        if !first {
+            s.push(',');
+        }
+        first = false;
+        s.push('"');
+        s.push_str(rng.pick(WORDS));
+        s.push('-');
+        s.push_str(&rng.range(0, 999).to_string());
+        s.push('"');
+    }
+    s.push_str("]}");
+    s.into_bytes()
+}
+
+/// What kind of traffic a partition carries.
+#[derive(Clone, Copy, Debug)]
+enum Traffic {
+    /// Idempotent producers with these codecs, plus plain producers (`Codec::None`).
+    Firehose,
+    /// Idempotent producers, one codec.
+    Orders(Codec),
+    /// Transactional producers; `hang` keeps one transaction open from the first batch.
+    Payments { hang: bool },
+}
+
+struct PartitionPlan {
+    topic: String,
+    partition: i32,
+    bytes: u64,
+    traffic: Traffic,
+}
+
+/// Streams batches into `<dir>/<topic>-<partition>/<base>.log`, rolling like a broker.
+struct SegmentWriter {
+    dir: PathBuf,
+    segment_bytes: u64,
+    out: Option<BufWriter<File>>,
+    in_segment: u64,
+    written: u64,
+    next_offset: i64,
+}
+
+impl SegmentWriter {
+    fn new(dir: PathBuf, segment_bytes: u64) -> std::io::Result<Self> {
+        std::fs::create_dir_all(&dir)?;
+        Ok(SegmentWriter {
+            dir,
+            segment_bytes,
+            out: None,
+            in_segment: 0,
+            written: 0,
+            next_offset: 0,
+        })
+    }
+    fn push(&mut self, mut spec: BatchSpec) -> std::io::Result<()> {
+        spec.base_offset = self.next_offset;
+        let bytes = spec.encode();
+        let len = bytes.len() as u64;
+        if self.out.is_none() || self.in_segment + len > self.segment_bytes {
+            if let Some(mut w) = self.out.take() {
+                w.flush()?;
+            }
+            let path = self.dir.join(format!("{:020}.log", self.next_offset));
+            self.out = Some(BufWriter::with_capacity(1 << 20, File::create(path)?));
+            self.in_segment = 0;
+        }
+        if let Some(w) = self.out.as_mut() {
+            w.write_all(&bytes)?;
+        }
+        self.in_segment += len;
+        self.written += len;
+        self.next_offset = spec.last_offset() + 1;
+        Ok(())
+    }
+    fn finish(mut self) -> std::io::Result<i64> {
+        if let Some(mut w) = self.out.take() {
+            w.flush()?;
+        }
+        Ok(self.next_offset)
+    }
+}
+
+/// One idempotent or transactional producer's state.
+struct Prod {
+    id: i64,
+    epoch: i16,
+    seq: i32,
+    codec: Codec,
+    open: bool,
+}
+
+fn records(rng: &mut Rng, counter: &mut u64, keyed: bool) -> Vec<RecordSpec> {
+    // Skewed: mostly small batches, some full ones (≤ ~16 KiB of records).
+    let n = match rng.range(0, 9) {
+        0..=3 => rng.range(1, 4),
+        4..=7 => rng.range(5, 24),
+        _ => rng.range(25, 64),
+    };
+    let value_size = rng.range(80, (16_000 / n).clamp(80, 600)) as usize;
+    (0..n)
+        .map(|i| {
+            *counter += 1;
+            let headers = if rng.chance(20) {
+                vec![(
+                    b"trace-id".to_vec(),
+                    Some(format!("{:016x}", rng.next()).into_bytes()),
+                )]
+            } else {
+                Vec::new()
+            };
+            RecordSpec {
+                attributes: 0,
+                timestamp_delta: (i * rng.range(0, 3)) as i64,
+                offset_delta: i as i32,
+                key: keyed.then(|| format!("key-{}", rng.range(0, 9_999)).into_bytes()),
+                value: Some(json_value(rng, *counter, value_size)),
+                headers,
+            }
+        })
+        .collect()
+}
+
+const START_MS: i64 = 1_572_948_000_000;
+const STEP_MS: i64 = 50;
+
+fn write_partition(
+    out: &Path,
+    plan: &PartitionPlan,
+    seed: u64,
+    segment_bytes: u64,
+) -> std::io::Result<i64> {
+    let mut rng = Rng::new(
+        seed ^ plan.topic.bytes().fold(plan.partition as u64 + 1, |h, b| {
+            h.wrapping_mul(131).wrapping_add(b as u64)
+        }),
+    );
+    let dir = out.join(format!("{}-{}", plan.topic, plan.partition));
+    let mut w = SegmentWriter::new(dir, segment_bytes)?;
+    let mut clock = START_MS;
+    let mut counter = 0u64;
+    let base_pid = 1000 * (plan.partition as i64 + 1) + plan.topic.len() as i64 * 100_000;
+    let mut leader_epoch = 0;
+    match plan.traffic {
+        Traffic::Firehose => {
+            let codecs = [Codec::None, Codec::Lz4, Codec::Zstd, Codec::SnappyXerial];
+            let mut prods: Vec<Prod> = codecs
+                .iter()
+                .enumerate()
+                .map(|(i, &codec)| Prod {
+                    id: base_pid + i as i64,
+                    epoch: 0,
+                    seq: 0,
+                    codec,
+                    open: false,
+                })
+                .collect();
+            let mut leader_changed = false;
+            let mut restarted = false;
+            while w.written < plan.bytes {
+                if !leader_changed && w.written > plan.bytes / 3 {
+                    leader_epoch += 1;
+                    leader_changed = true;
+                }
+                if !restarted && w.written > plan.bytes / 2 {
+                    prods[1].epoch += 1; // producer restart: new epoch, sequence from 0
+                    prods[1].seq = 0;
+                    restarted = true;
+                }
+                let recs = records(&mut rng, &mut counter, true);
+                let spec = if rng.chance(15) {
+                    BatchSpec {
+                        partition_leader_epoch: leader_epoch,
+                        codec: Codec::None,
+                        base_timestamp: clock,
+                        records: recs,
+                        ..BatchSpec::default()
+                    }
+                } else {
+                    let i = rng.range(0, prods.len() as u64 - 1) as usize;
+                    let p = &mut prods[i];
+                    let n = recs.len() as i32;
+                    let spec = BatchSpec {
+                        partition_leader_epoch: leader_epoch,
+                        codec: p.codec,
+                        base_timestamp: clock,
+                        producer_id: p.id,
+                        producer_epoch: p.epoch,
+                        base_sequence: p.seq,
+                        records: recs,
+                        ..BatchSpec::default()
+                    };
+                    p.seq = p.seq.wrapping_add(n);
+                    spec
+                };
+                w.push(spec)?;
+                clock += STEP_MS;
+            }
+        }
+        Traffic::Orders(codec) => {
+            let mut prods: Vec<Prod> = (0..3)
+                .map(|i| Prod {
+                    id: base_pid + i,
+                    epoch: 0,
+                    seq: 0,
+                    codec,
+                    open: false,
+                })
+                .collect();
+            while w.written < plan.bytes {
+                let keyed = rng.chance(50);
+                let recs = records(&mut rng, &mut counter, keyed);
+                let i = rng.range(0, 2) as usize;
+                let p = &mut prods[i];
+                let n = recs.len() as i32;
+                w.push(BatchSpec {
+                    partition_leader_epoch: leader_epoch,
+                    codec: p.codec,
+                    base_timestamp: clock,
+                    producer_id: p.id,
+                    producer_epoch: p.epoch,
+                    base_sequence: p.seq,
+                    records: recs,
+                    ..BatchSpec::default()
+                })?;
+                p.seq = p.seq.wrapping_add(n);
+                clock += STEP_MS;
+            }
+        }
+        Traffic::Payments { hang } => {
+            let codecs = [Codec::Lz4, Codec::Zstd, Codec::None];
+            let mut prods: Vec<Prod> = (0..6)
+                .map(|i| Prod {
+                    id: base_pid + i,
+                    epoch: 3,
+                    seq: 0,
+                    codec: codecs[i as usize % codecs.len()],
+                    open: false,
+                })
+                .collect();
+            let coordinator_epoch = 7;
+            let mut first = true;
+            let step = |w: &mut SegmentWriter,
+                        p: &mut Prod,
+                        rng: &mut Rng,
+                        counter: &mut u64,
+                        clock: i64| {
+                let recs = records(rng, counter, true);
+                let n = recs.len() as i32;
+                p.open = true;
+                let r = w.push(BatchSpec {
+                    partition_leader_epoch: leader_epoch,
+                    codec: p.codec,
+                    transactional: true,
+                    base_timestamp: clock,
+                    producer_id: p.id,
+                    producer_epoch: p.epoch,
+                    base_sequence: p.seq,
+                    records: recs,
+                    ..BatchSpec::default()
+                });
+                p.seq = p.seq.wrapping_add(n);
+                r
+            };
+            if hang {
+                // Producer 0 opens a transaction and is never heard of again.
+                step(&mut w, &mut prods[0], &mut rng, &mut counter, clock)?;
+                clock += STEP_MS;
+            }
+            while w.written < plan.bytes {
+                let i = rng.range(if hang { 1 } else { 0 }, prods.len() as u64 - 1) as usize;
+                let p = &mut prods[i];
+                if p.open && !first && rng.chance(30) {
+                    let commit = !rng.chance(10);
+                    w.push(end_txn_marker(
+                        0,
+                        p.id,
+                        p.epoch,
+                        commit,
+                        coordinator_epoch,
+                        clock,
+                        leader_epoch,
+                    ))?;
+                    p.open = false;
+                } else {
+                    step(&mut w, p, &mut rng, &mut counter, clock)?;
+                }
+                first = false;
+                clock += STEP_MS;
+            }
+            for p in prods.iter_mut().skip(if hang { 1 } else { 0 }) {
+                if p.open {
+                    w.push(end_txn_marker(
+                        0,
+                        p.id,
+                        p.epoch,
+                        true,
+                        coordinator_epoch,
+                        clock,
+                        leader_epoch,
+                    ))?;
+                    p.open = false;
+                    clock += STEP_MS;
+                }
+            }
+        }
+    }
+    w.finish()
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num.parse().map_err(|_| format!("bad size {s:?}"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1_000,
+        "kib" => 1 << 10,
+        "m" | "mb" => 1_000_000,
+        "mib" => 1 << 20,
+        "g" | "gb" => 1_000_000_000,
+        "gib" => 1 << 30,
+        other => return Err(format!("unknown unit {other:?}")),
+    };
+    Ok((n * mult as f64) as u64)
+}
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: synth --out DIR --size SIZE [--seed N] [--segment-bytes SIZE]   (sizes: 2GiB, 512MiB, 100MB, bytes)"
+    );
+    std::process::exit(2)
+}
+
+fn main() -> std::io::Result<()> {
+    let mut out: Option<PathBuf> = None;
+    let mut size = 2u64 << 30;
+    let mut seed = 42u64;
+    let mut segment_bytes = 256u64 << 20;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut val = || args.next().unwrap_or_else(|| usage());
+        match a.as_str() {
+            "--out" => out = Some(PathBuf::from(val())),
+            "--size" => {
+                size = parse_size(&val()).unwrap_or_else(|e| {
+                    eprintln!("{e}");
+                    usage()
+                })
+            }
+            "--seed" => seed = val().parse().unwrap_or_else(|_| usage()),
+            "--segment-bytes" => {
+                segment_bytes = parse_size(&val()).unwrap_or_else(|e| {
+                    eprintln!("{e}");
+                    usage()
+                });
+                if !((1 << 14)..=(1 << 30)).contains(&segment_bytes) {
+                    eprintln!("--segment-bytes must lie in 16KiB..=1GiB");
+                    usage();
+                }
+            }
+            _ => usage(),
+        }
+    }
+    let Some(out) = out else { usage() };
+    let mut plans = vec![PartitionPlan {
+        topic: "firehose".into(),
+        partition: 0,
+        bytes: size * 40 / 100,
+        traffic: Traffic::Firehose,
+    }];
+    for (name, codec) in [
+        ("none", Codec::None),
+        ("lz4", Codec::Lz4),
+        ("snappy", Codec::SnappyXerial),
+        ("zstd", Codec::Zstd),
+        ("gzip", Codec::Gzip),
+    ] {
+        for partition in 0..2 {
+            plans.push(PartitionPlan {
+                topic: format!("orders.{name}"),
+                partition,
+                bytes: size * 4 / 100,
+                traffic: Traffic::Orders(codec),
+            });
+        }
+    }
+    for partition in 0..4 {
+        plans.push(PartitionPlan {
+            topic: "payments".into(),
+            partition,
+            bytes: size * 5 / 100,
+            traffic: Traffic::Payments {
+                hang: partition == 0,
+            },
+        });
+    }
+    // Log-dir files first (meta.properties, empty checkpoints), then the partitions.
+    LogDirBuilder::new(1)
+        .cluster_id("c2ludGgtYmVuY2gtZGF0YQ")
+        .write(&out)?;
+    let ends: Vec<std::io::Result<i64>> = plans
+        .par_iter()
+        .map(|p| write_partition(&out, p, seed, segment_bytes))
+        .collect();
+    let mut leo = BTreeMap::new();
+    for (p, end) in plans.iter().zip(ends) {
+        leo.insert((p.topic.clone(), p.partition), end?);
+    }
+    let leo: Vec<(String, i32, i64)> = leo.into_iter().map(|((t, p), o)| (t, p, o)).collect();
+    for name in [
+        "recovery-point-offset-checkpoint",
+        "replication-offset-checkpoint",
+    ] {
+        std::fs::write(out.join(name), encode_offset_checkpoint(&leo))?;
+    }
+    let total: u64 = walk_size(&out)?;
+    println!(
+        "wrote {} partitions, {total} bytes of segments, to {}",
+        plans.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn walk_size(dir: &Path) -> std::io::Result<u64> {
+    let mut total = 0;
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        if e.file_type()?.is_dir() {
+            total += walk_size(&e.path())?;
+        } else if e.path().extension().is_some_and(|x| x == "log") {
+            total += e.metadata()?.len();
+        }
+    }
+    Ok(total)
+}

@@ -770,7 +770,8 @@ impl Replay {
             return; // rule 19, reported by field_rules
         }
         let last_seq = e.last_sequence();
-        let prev_json = self.batch_json(&e.last_ref);
+        // Built only when a finding needs it: a JSON map per batch dominated the replay.
+        let prev_json = || self.batch_json(&e.last_ref);
         if epoch != e.epoch || last_seq < 0 {
             // Rule 14: a new epoch (or the first data after an epoch-changing marker) must
             // start at 0.
@@ -794,7 +795,7 @@ impl Replay {
                         "found": base,
                         "previous_epoch": e.epoch,
                         "epoch": epoch,
-                        "previous": prev_json,
+                        "previous": prev_json(),
                         "batch": self.batch_json(cur),
                         "gap_ms": gap_ms,
                     }))
@@ -871,7 +872,7 @@ impl Replay {
                     "expected": expected,
                     "found": base,
                     "gap": gap,
-                    "previous": prev_json,
+                    "previous": prev_json(),
                     "batch": self.batch_json(cur),
                     "gap_ms": gap_ms,
                     "compacted": self.ctx.compacted,

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Compare klogscan with the physical floor and with other decoders, on the same synth data
+# and in one run, and print ratios against the targets of the "scan at the speed of the
+# hardware" issue. Results go to stdout (paste them into docs/performance.md).
+#
+#   benches/compare.sh                 # 2 GiB of synth data in /tmp/klogscan-synth-2GiB
+#   SIZE=512MiB RUNS=5 benches/compare.sh
+#
+# Needs: cargo; GNU time as /usr/bin/time (Debian/Ubuntu: `apt-get update && apt-get install -y
+# time`); awk. The data dir is generated once (deterministic, seed 42) and reused.
+# Every timing is the best of RUNS runs on page-cached data (the files are read once first).
+# The machine should be otherwise idle: thread-scaling numbers are meaningless when other
+# processes hold the cores (the script prints the load average it started with).
+set -euo pipefail
+
+SIZE=${SIZE:-2GiB}
+RUNS=${RUNS:-3}
+DATA=${DATA:-/tmp/klogscan-synth-$SIZE}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+BIN=$TARGET/release/klogscan
+EX=$TARGET/release/examples
+NPROC=$(nproc)
+
+[ -x /usr/bin/time ] || { echo "needs GNU time: apt-get update && apt-get install -y time" >&2; exit 2; }
+
+(cd "$ROOT" && cargo build --release --quiet --features testkit --bin klogscan --example synth --example baseline)
+
+if [ ! -f "$DATA/.synth-done" ]; then
+    rm -rf "$DATA"
+    "$EX/synth" --out "$DATA" --size "$SIZE" >&2
+    touch "$DATA/.synth-done"
+fi
+
+mapfile -t LOGS < <(find "$DATA" -name '*.log' | sort)
+bytes_of() { stat -c %s "$@" | awk '{s+=$1} END {print s}'; }
+BYTES=$(bytes_of "${LOGS[@]}")
+cat "${LOGS[@]}" > /dev/null # page-cache the data
+
+# best_secs CMD...: best wall time (s) of RUNS runs; output discarded, exit status ignored.
+best_secs() {
+    local best=""
+    for _ in $(seq "$RUNS"); do
+        local s e
+        s=$(date +%s%N)
+        "$@" > /dev/null 2>&1 || true
+        e=$(date +%s%N)
+        best=$(awk -v a="$best" -v b="$(( e - s ))" 'BEGIN { if (a == "" || b < a) print b; else print a }')
+    done
+    awk -v n="$best" 'BEGIN { printf "%.4f", n / 1e9 }'
+}
+gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.2f", b / s / 1e9 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+echo "# klogscan compare.sh — $(date -u +%FT%TZ)"
+echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $NPROC cores, $(free -g | awk '/Mem:/ {print $2}') GiB; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# data: $DATA, ${#LOGS[@]} segments, $BYTES bytes; best of $RUNS runs"
+echo
+
+# 1. scan, one thread, vs a bare crc32c pass over the same files.
+crc=$("$EX/baseline" crc --runs "$RUNS" "${LOGS[@]}")
+crc_gbps=$(echo "$crc" | field gbps)
+scan1=$(best_secs "$BIN" scan "$DATA" --threads 1 --format json)
+scanN=$(best_secs "$BIN" scan "$DATA" --threads "$NPROC" --format json)
+nocrc1=$(best_secs "$BIN" scan "$DATA" --threads 1 --no-crc --format json)
+nocrcN=$(best_secs "$BIN" scan "$DATA" --threads "$NPROC" --no-crc --format json)
+scan1_gbps=$(gbps "$BYTES" "$scan1")
+echo "| measurement | value | target |"
+echo "|---|---|---|"
+echo "| bare crc32c, 1 thread | $crc_gbps GB/s | (floor) |"
+echo "| scan, 1 thread | $scan1_gbps GB/s ($scan1 s) = $(ratio "$scan1_gbps" "$crc_gbps") × crc32c | ≥ 0.8 × |"
+
+# 2. all threads vs one: the whole dir, and one big partition alone.
+echo "| scan, $NPROC threads vs 1 (whole dir) | $(ratio "$scan1" "$scanN") × ($scanN s) | ≥ 1.7× |"
+big=$(find "$DATA" -maxdepth 1 -type d -name 'firehose-*' | head -1)
+if [ -n "$big" ]; then
+    b1=$(best_secs "$BIN" scan "$big" --threads 1 --format json)
+    bN=$(best_secs "$BIN" scan "$big" --threads "$NPROC" --format json)
+    echo "| scan, $NPROC threads vs 1 (one partition, $(basename "$big")) | $(ratio "$b1" "$bN") × ($b1 s → $bN s) | ≥ 1.7× |"
+fi
+echo "| scan --no-crc, 1 thread / $NPROC threads | $(gbps "$BYTES" "$nocrc1") / $(gbps "$BYTES" "$nocrcN") GB/s | ≥ 20 GB/s |"
+
+# 3. per codec: dump --deep-iteration JSON and scan --deep vs raw decompression.
+for c in none lz4 snappy zstd gzip; do
+    mapfile -t CF < <(find "$DATA" -path "*/orders.$c-*" -name '*.log' | sort)
+    [ ${#CF[@]} -gt 0 ] || continue
+    mapfile -t CD < <(find "$DATA" -maxdepth 1 -type d -name "orders.$c-*" | sort)
+    cb=$(bytes_of "${CF[@]}")
+    dump=$(best_secs "$BIN" dump --deep-iteration --format json "${CF[@]}")
+    deep=$(best_secs "$BIN" scan --deep --threads 1 --format json "${CD[@]}")
+    dump_g=$(gbps "$cb" "$dump")
+    deep_g=$(gbps "$cb" "$deep")
+    if [ "$c" = none ]; then
+        echo "| $c: dump --deep-iteration json / scan --deep, 1 thread | $dump_g / $deep_g GB/s | (no codec) |"
+    else
+        d=$("$EX/baseline" decompress --runs "$RUNS" "${CF[@]}")
+        raw=$(echo "$d" | field raw_gbps)
+        echo "| $c: raw decompression (crate, in-process) | $raw GB/s of segment bytes | |"
+        echo "| $c: klogscan Decompressor / + record decode, in-process | $(echo "$d" | field klogscan_decompress_gbps) / $(echo "$d" | field klogscan_decode_gbps) GB/s = $(echo "$d" | field ratio_decompress) / $(echo "$d" | field ratio_decode) × raw | ≥ 0.85 × |"
+        echo "| $c: scan --deep, 1 thread (CLI) | $deep_g GB/s = $(ratio "$deep_g" "$raw") × raw | ≥ 0.85 × |"
+        echo "| $c: dump --deep-iteration --format json (CLI) | $dump_g GB/s = $(ratio "$dump_g" "$raw") × raw | ≥ 0.85 × |"
+    fi
+    # 4. record decoding vs kafka-protocol on the same segments.
+    k=$("$EX/baseline" decode --runs "$RUNS" "${CF[@]}")
+    echo "| $c: decode vs kafka-protocol RecordBatchDecoder | $(echo "$k" | field klogscan_gbps) vs $(echo "$k" | field kafka_protocol_gbps) GB/s = $(echo "$k" | field speedup)× | ≥ 5× |"
+done
+
+# 5. peak RSS of scan over the whole dir.
+# (-v's "Maximum resident set size" is %M; klogscan exits 1 when it finds errors)
+rssN=$( { /usr/bin/time -f '%M' "$BIN" scan "$DATA" --threads "$NPROC" --format json > /dev/null || true; } 2>&1 | tail -1)
+rss1=$( { /usr/bin/time -f '%M' "$BIN" scan "$DATA" --threads 1 --format json > /dev/null || true; } 2>&1 | tail -1)
+echo "| peak RSS, scan ($NPROC threads / 1 thread) | $(( rssN / 1024 )) / $(( rss1 / 1024 )) MiB | ≤ 128 MiB |"
+echo
+echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,311 @@
+//! Reference loops for `benches/compare.sh`: what the hardware and other crates do on the
+//! same files, so the script can print ratios measured in one run.
+//!
+//! ```text
+//! baseline crc FILE...                 bare crc32c over each mapped file, one thread
+//! baseline decompress FILE...          per codec: raw crate decompression of every payload
+//!                                      vs klogscan's Decompressor + record decoding
+//! baseline decode FILE...              klogscan record decoding vs kafka-protocol's
+//!                                      RecordBatchDecoder on the same bytes (CRC on both)
+//! ```
+//!
+//! Every mode prints `name key=value ...` lines; throughput is over segment (file) bytes,
+//! best of `--runs N` (default 3).
+
+use klogscan::format::{self, BatchView, Compression, Decompressor, Entries};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn map(path: &PathBuf) -> memmap2::Mmap {
+    let f = std::fs::File::open(path).expect("open");
+    // SAFETY: read-only map of a benchmark file nobody writes while we run.
+    unsafe { memmap2::Mmap::map(&f).expect("mmap") }
+}
+
+fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut out = None;
+    let mut best = Duration::MAX;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        let r = f();
+        let d = t.elapsed();
+        if d < best {
+            best = d;
+        }
+        out = Some(r);
+    }
+    (best, out.expect("at least one run"))
+}
+
+fn gbps(bytes: u64, d: Duration) -> f64 {
+    bytes as f64 / d.as_secs_f64() / 1e9
+}
+
+fn crc(files: &[PathBuf], runs: usize) {
+    let maps: Vec<memmap2::Mmap> = files.iter().map(map).collect();
+    let bytes: u64 = maps.iter().map(|m| m.len() as u64).sum();
+    let (d, x) = best(runs, || {
+        maps.iter().fold(0u32, |acc, m| acc ^ crc32c::crc32c(m))
+    });
+    println!(
+        "crc bytes={bytes} secs={:.4} gbps={:.2} check={x:08x}",
+        d.as_secs_f64(),
+        gbps(bytes, d)
+    );
+}
+
+/// The v2 batches of the files, as (codec, whole batch bytes) over the maps.
+fn batches<'a>(maps: &'a [memmap2::Mmap]) -> Vec<BatchView<'a>> {
+    let mut out = Vec::new();
+    for m in maps {
+        for e in Entries::new(m, 0) {
+            if e.magic() == 2
+                && let Ok(b) = e.as_v2()
+            {
+                out.push(b);
+            }
+        }
+    }
+    out
+}
+
+/// Reused state of the raw decompressors (contexts and output buffer), as a careful
+/// client would keep it: the floor should not pay per-batch setup klogscan avoids.
+struct Raw {
+    out: Vec<u8>,
+    zstd: zstd::bulk::Decompressor<'static>,
+    inflate: flate2::Decompress,
+    snappy: snap::raw::Decoder,
+}
+
+impl Raw {
+    fn new() -> Self {
+        Raw {
+            out: vec![0; 1 << 20],
+            zstd: zstd::bulk::Decompressor::new().expect("zstd context"),
+            inflate: flate2::Decompress::new(false),
+            snappy: snap::raw::Decoder::new(),
+        }
+    }
+
+    fn room(&mut self, n: usize) {
+        if self.out.len() < n {
+            self.out.resize(n, 0);
+        }
+    }
+
+    /// Decompress a payload with the codec's crate directly; returns the output length.
+    fn decompress(&mut self, codec: Compression, input: &[u8]) -> usize {
+        match codec {
+            Compression::Gzip => {
+                // flate2's writer emits a bare 10-byte header; deflate, then CRC-32 + ISIZE.
+                let mut filled = 0;
+                self.inflate.reset(false);
+                let mut pos = 10;
+                loop {
+                    self.room(filled + (64 << 10));
+                    let (i0, o0) = (self.inflate.total_in(), self.inflate.total_out());
+                    let st = self
+                        .inflate
+                        .decompress(
+                            &input[pos..input.len() - 8],
+                            &mut self.out[filled..],
+                            flate2::FlushDecompress::Finish,
+                        )
+                        .expect("gzip");
+                    pos += (self.inflate.total_in() - i0) as usize;
+                    filled += (self.inflate.total_out() - o0) as usize;
+                    if st == flate2::Status::StreamEnd {
+                        break;
+                    }
+                }
+                std::hint::black_box(crc32fast::hash(&self.out[..filled]));
+                filled
+            }
+            Compression::Lz4 => {
+                // Kafka's frame (FLG 0x60: independent blocks, no checksums): 7-byte header,
+                // `[u32 LE size | high bit = stored][block]`, zero end mark.
+                let mut pos = 7;
+                let mut filled = 0;
+                while pos + 4 <= input.len() {
+                    let word = u32::from_le_bytes(input[pos..pos + 4].try_into().unwrap());
+                    pos += 4;
+                    if word == 0 {
+                        break;
+                    }
+                    let len = (word & 0x7fff_ffff) as usize;
+                    let block = &input[pos..pos + len];
+                    self.room(filled + (64 << 10));
+                    if word & 0x8000_0000 != 0 {
+                        self.out[filled..filled + len].copy_from_slice(block);
+                        filled += len;
+                    } else {
+                        filled += lz4_flex::block::decompress_into(block, &mut self.out[filled..])
+                            .expect("lz4");
+                    }
+                    pos += len;
+                }
+                filled
+            }
+            Compression::Zstd => self
+                .zstd
+                .decompress_to_buffer(input, &mut self.out[..])
+                .expect("zstd (output ≤ 1 MiB)"),
+            Compression::Snappy => {
+                let mut filled = 0;
+                let mut one = |raw: &mut Raw, block: &[u8]| {
+                    let n = snap::raw::decompress_len(block).expect("snappy");
+                    raw.room(filled + n);
+                    raw.snappy
+                        .decompress(block, &mut raw.out[filled..filled + n])
+                        .expect("snappy");
+                    filled += n;
+                };
+                if input.starts_with(&format::codec::XERIAL_MAGIC) {
+                    let mut pos = 16;
+                    while pos + 4 <= input.len() {
+                        let len =
+                            u32::from_be_bytes(input[pos..pos + 4].try_into().unwrap()) as usize;
+                        one(self, &input[pos + 4..pos + 4 + len]);
+                        pos += 4 + len;
+                    }
+                } else {
+                    one(self, input);
+                }
+                filled
+            }
+            Compression::None | Compression::Unknown(_) => input.len(),
+        }
+    }
+}
+
+/// klogscan's deep path for one batch: decompress into the reused buffer, walk every record.
+fn klogscan_decode(b: &BatchView<'_>, dec: &mut Decompressor) -> (u64, u64) {
+    let mut n = 0u64;
+    let mut sum = 0u64;
+    if let Ok(records) = format::batch_records(b, dec) {
+        for r in records.flatten() {
+            n += 1;
+            sum = sum.wrapping_add(r.key_size() as u64 + r.value_size() as u64);
+        }
+    }
+    (n, sum)
+}
+
+fn decompress(files: &[PathBuf], runs: usize) {
+    let maps: Vec<memmap2::Mmap> = files.iter().map(map).collect();
+    let all = batches(&maps);
+    let mut by_codec: BTreeMap<&'static str, (Compression, Vec<BatchView<'_>>)> = BTreeMap::new();
+    for b in all {
+        let c = b.compression();
+        if c != Compression::None && !b.is_control() {
+            by_codec
+                .entry(c.name())
+                .or_insert((c, Vec::new()))
+                .1
+                .push(b);
+        }
+    }
+    for (name, (codec, bs)) in by_codec {
+        let bytes: u64 = bs.iter().map(|b| b.size() as u64).sum();
+        let mut r = Raw::new();
+        let (raw, out) = best(runs, || {
+            bs.iter()
+                .map(|b| r.decompress(codec, b.records_bytes()) as u64)
+                .sum::<u64>()
+        });
+        let mut dec = Decompressor::default();
+        let (plain, _) = best(runs, || {
+            bs.iter()
+                .map(|b| {
+                    dec.decompress(codec, b.records_bytes(), false)
+                        .map_or(0, |o| o.len() as u64)
+                })
+                .sum::<u64>()
+        });
+        let (deep, (n, _)) = best(runs, || {
+            bs.iter().fold((0u64, 0u64), |acc, b| {
+                let (n, s) = klogscan_decode(b, &mut dec);
+                (acc.0 + n, acc.1.wrapping_add(s))
+            })
+        });
+        println!(
+            "decompress codec={name} batches={} bytes={bytes} out={out} records={n} raw_gbps={:.3} klogscan_decompress_gbps={:.3} klogscan_decode_gbps={:.3} ratio_decompress={:.3} ratio_decode={:.3}",
+            bs.len(),
+            gbps(bytes, raw),
+            gbps(bytes, plain),
+            gbps(bytes, deep),
+            raw.as_secs_f64() / plain.as_secs_f64(),
+            raw.as_secs_f64() / deep.as_secs_f64(),
+        );
+    }
+}
+
+fn decode(files: &[PathBuf], runs: usize) {
+    let datas: Vec<Vec<u8>> = files
+        .iter()
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect();
+    let bytes: u64 = datas.iter().map(|d| d.len() as u64).sum();
+    let mut dec = Decompressor::default();
+    let (ours, (n1, _)) = best(runs, || {
+        let mut acc = (0u64, 0u64);
+        for d in &datas {
+            for e in Entries::new(d, 0) {
+                if let Ok(b) = e.as_v2()
+                    && b.is_valid()
+                {
+                    let (n, s) = klogscan_decode(&b, &mut dec);
+                    acc = (acc.0 + n, acc.1.wrapping_add(s));
+                }
+            }
+        }
+        acc
+    });
+    let shared: Vec<bytes::Bytes> = datas.into_iter().map(bytes::Bytes::from).collect();
+    let (theirs, n2) = best(runs, || {
+        let mut n = 0u64;
+        for d in &shared {
+            let mut buf = d.clone();
+            let sets = kafka_protocol::records::RecordBatchDecoder::decode_all(&mut buf)
+                .expect("kafka-protocol decode");
+            for s in sets {
+                for r in &s.records {
+                    n += 1;
+                    std::hint::black_box(r.value.as_ref().map(|v| v.len()));
+                }
+            }
+        }
+        n
+    });
+    println!(
+        "decode bytes={bytes} records={n1} kp_records={n2} klogscan_gbps={:.3} kafka_protocol_gbps={:.3} speedup={:.2}",
+        gbps(bytes, ours),
+        gbps(bytes, theirs),
+        theirs.as_secs_f64() / ours.as_secs_f64()
+    );
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut runs = 3;
+    if let Some(i) = args.iter().position(|a| a == "--runs") {
+        runs = args.get(i + 1).and_then(|v| v.parse().ok()).unwrap_or(3);
+        args.drain(i..(i + 2).min(args.len()));
+    }
+    let Some(mode) = args.first().cloned() else {
+        eprintln!("usage: baseline crc|decompress|decode [--runs N] FILE...");
+        std::process::exit(2);
+    };
+    let files: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
+    match mode.as_str() {
+        "crc" => crc(&files, runs),
+        "decompress" => decompress(&files, runs),
+        "decode" => decode(&files, runs),
+        _ => {
+            eprintln!("unknown mode {mode}");
+            std::process::exit(2);
+        }
+    }
+}
