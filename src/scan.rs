@@ -153,6 +153,9 @@ pub struct PartitionReport {
     /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from batches.
     #[serde(skip)]
     pub leader_epochs: Vec<(i32, i64)>,
+    /// This partition's findings: `ScanReport::findings[finding_range]`.
+    #[serde(skip)]
+    pub finding_range: std::ops::Range<usize>,
     /// With `capture_snapshots`: the replayed producer state just before each snapshot's
     /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
     #[serde(skip)]
@@ -199,6 +202,15 @@ impl ScanReport {
     pub fn nothing_read(&self) -> bool {
         self.partitions.is_empty()
     }
+
+    /// The findings of `partitions[i]` (several directories may hold the same
+    /// topic-partition: copies from several brokers, `-future` dirs).
+    pub fn partition_findings(&self, i: usize) -> &[Finding] {
+        self.partitions
+            .get(i)
+            .and_then(|p| self.findings.get(p.finding_range.clone()))
+            .unwrap_or(&[])
+    }
 }
 
 /// Scan the given paths (broker data dirs, partition dirs, single files, or dirs above them).
@@ -234,10 +246,30 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         .threads
         .unwrap_or_else(rayon::current_num_threads)
         .max(1);
+    let total_bytes: u64 = selected
+        .iter()
+        .flat_map(|p| p.segments.iter().filter_map(|s| s.log.as_deref()))
+        .filter_map(|l| std::fs::metadata(l).ok().map(|m| m.len()))
+        .sum();
+    opts.progress.emit(ProgressUpdate::Start {
+        partitions: selected.len() as u64,
+        bytes: total_bytes,
+    });
+    let log_starts = log_start_checkpoints(inv);
     let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
         selected
             .par_iter()
-            .map(|p| scan_partition(p, opts, window))
+            .map(|p| {
+                let checkpointed = p.log_dir.as_ref().zip(p.tp.as_ref()).and_then(|(d, tp)| {
+                    log_starts
+                        .get(d)?
+                        .get(&(tp.topic.clone(), tp.partition))
+                        .copied()
+                });
+                let r = scan_partition(p, opts, window, checkpointed);
+                opts.progress.emit(ProgressUpdate::PartitionDone);
+                r
+            })
             .collect()
     });
 
@@ -271,7 +303,9 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         r.producers = outcome.producers.len();
         r.outcome = outcome;
         findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
+        let start = report.findings.len();
         report.findings.extend(findings);
+        r.finding_range = start..report.findings.len();
         report.partitions.push(r);
     }
     for (path, why) in &inv.errors {
@@ -318,6 +352,34 @@ fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
     };
     opts.topic.as_deref().is_none_or(|g| glob_match(g, topic))
         && opts.partition.is_none_or(|n| n == part)
+}
+
+/// The `log-start-offset-checkpoint` of every log dir, keyed by log dir then partition.
+/// An unreadable or malformed checkpoint counts as absent here (the broker then falls back
+/// to the first segment's base offset); `verify` reports it.
+fn log_start_checkpoints(inv: &Inventory) -> HashMap<PathBuf, HashMap<(String, i32), i64>> {
+    use crate::format::checkpoint::{TextFileKind, parse_offset_checkpoint};
+    let mut out = HashMap::new();
+    for ld in &inv.log_dirs {
+        let Some(path) = &ld.log_start_offset_checkpoint else {
+            continue;
+        };
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let Ok(entries) = parse_offset_checkpoint(&bytes, TextFileKind::LogStartOffsetCheckpoint)
+        else {
+            continue;
+        };
+        out.insert(
+            ld.path.clone(),
+            entries
+                .into_iter()
+                .map(|e| ((e.topic, e.partition), e.offset))
+                .collect(),
+        );
+    }
+    out
 }
 
 /// Shell-style glob with `*` and `?`.
@@ -389,8 +451,9 @@ fn scan_partition(
     p: &PartitionDir,
     opts: &ScanOptions,
     window: usize,
+    checkpointed_log_start: Option<i64>,
 ) -> (PartitionReport, Replay, Vec<Finding>) {
-    let ctx = partition_context(p);
+    let mut ctx = partition_context(p);
     let logs: Vec<(i64, &Path)> = p
         .segments
         .iter()
@@ -406,7 +469,11 @@ fn scan_partition(
         records: 0,
         control_batches: 0,
         bytes: 0,
-        log_start_offset: logs.first().map(|l| l.0),
+        // The broker's log start: max(checkpoint, first segment's base offset).
+        log_start_offset: match (checkpointed_log_start, logs.first().map(|l| l.0)) {
+            (Some(c), Some(b)) => Some(c.max(b)),
+            (c, b) => c.or(b),
+        },
         log_end_offset: None,
         last_stable_offset: None,
         ref_time: 0,
@@ -417,6 +484,7 @@ fn scan_partition(
         outcome: ReplayOutcome::default(),
         log_dir: p.log_dir.clone(),
         first_offset: None,
+        finding_range: 0..0,
         leader_epochs: Vec::new(),
         snapshot_states: Vec::new(),
     };
@@ -429,6 +497,9 @@ fn scan_partition(
     } else {
         Vec::new()
     };
+    // Only a checkpointed log start moves the LSO clamp: without one the broker uses the
+    // first segment's base offset, at or below every batch.
+    ctx.log_start_offset = checkpointed_log_start.and(report.log_start_offset);
     let mut findings = Vec::new();
     let mut replay = Replay::new(ctx.clone(), opts.replay);
     for (w, chunk) in logs.chunks(window).enumerate() {

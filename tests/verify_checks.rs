@@ -434,15 +434,22 @@ fn open_transaction_below_the_log_start_offset() {
     let f = of_kind(&v, Kind::LsoBelowLogStart);
     assert_eq!(f.len(), 1, "{:#?}", v.findings);
     assert_eq!(f[0].producer_id, Some(800));
+    // The scan reads the checkpoint too: the log starts at 31 and the LSO is clamped there,
+    // as the broker reports it (kafka-semantics §2).
+    assert_eq!(v.scan.log_start_offset, Some(31));
+    assert_eq!(v.scan.last_stable_offset, Some(31));
     assert!(
         f[0].remediation
             .as_deref()
             .unwrap()
             .contains("--start-offset")
     );
-    // at log start 0 nothing
+    // at log start 0 nothing, and the LSO is the transaction's first offset
     let (_d, m) = write(busy(PartitionFileOptions::default()), true);
-    assert!(of_kind(&run(&m.dir), Kind::LsoBelowLogStart).is_empty());
+    let v = run(&m.dir);
+    assert!(of_kind(&v, Kind::LsoBelowLogStart).is_empty());
+    assert_eq!(v.scan.log_start_offset, Some(0));
+    assert_eq!(v.scan.last_stable_offset, Some(30));
 }
 
 /// The crash-like scenario of the issue: a garbage tail on the active segment, a `.swap`

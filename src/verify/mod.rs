@@ -190,59 +190,25 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     scan_opts.progress = scan::Progress::default();
     let log_dirs: Vec<checks::LogDirFiles> =
         inv.log_dirs.iter().map(checks::LogDirFiles::read).collect();
-    // One scan per partition, so that every finding is attributed to its own directory
-    // (several directories may hold the same topic-partition: replicas, -future dirs).
-    let scan_one =
-        |p: &PartitionDir, now: Option<i64>| -> Option<(PartitionReport, Vec<Finding>)> {
-            let one = Inventory {
-                log_dirs: log_dir_of(inv, p).cloned().into_iter().collect(),
-                partitions: vec![p.clone()],
-                errors: Vec::new(),
-            };
-            let mut o = scan_opts.clone();
-            o.threads = None; // already inside the pool
-            if now.is_some() {
-                o.now_ms = now;
-            }
-            let mut r = scan::scan_inventory(&one, &o);
-            let part = r.partitions.pop()?;
-            Some((part, r.findings))
-        };
-    let mut scanned: Vec<(usize, PartitionReport, Vec<Finding>)> =
-        scan::with_threads(opts.scan.threads, || {
-            use rayon::prelude::*;
-            inv.partitions
-                .par_iter()
-                .enumerate()
-                .filter_map(|(i, p)| scan_one(p, None).map(|(r, f)| (i, r, f)))
-                .collect()
-        });
-    // The reference time of the hanging-transaction rule is the newest batch of the whole
-    // log dir (as in `scan`): re-run the partitions with open transactions whose own
-    // newest batch is older.
-    if opts.scan.now_ms.is_none() {
-        let mut newest: std::collections::HashMap<Option<PathBuf>, i64> = Default::default();
-        for (i, r, _) in &scanned {
-            let e = newest
-                .entry(inv.partitions[*i].log_dir.clone())
-                .or_insert(i64::MIN);
-            *e = (*e).max(r.max_timestamp);
-        }
-        for (i, r, f) in scanned.iter_mut() {
-            let p = &inv.partitions[*i];
-            let Some(&n) = newest.get(&p.log_dir) else {
-                continue;
-            };
-            if p.log_dir.is_some()
-                && !r.outcome.open.is_empty()
-                && n.max(0) != r.ref_time
-                && let Some((r2, f2)) = scan_one(p, Some(n.max(0)))
-            {
-                *r = r2;
-                *f = f2;
-            }
-        }
-    }
+    // One scan of everything: each partition's findings stay with its own directory
+    // (several directories may hold the same topic-partition: replicas, -future dirs), and
+    // the hanging-transaction reference time is the newest batch of each log dir.
+    let scan = scan::scan_inventory(inv, &scan_opts);
+    let index_of: std::collections::HashMap<String, usize> = inv
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.path.display().to_string(), i))
+        .collect();
+    let scanned: Vec<(usize, PartitionReport, Vec<Finding>)> = scan
+        .partitions
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| {
+            let i = *index_of.get(&r.path)?;
+            Some((i, r.clone(), scan.partition_findings(k).to_vec()))
+        })
+        .collect();
     let mut report = VerifyReport {
         errors: inv.errors.clone(),
         ..Default::default()
