@@ -8,6 +8,7 @@
 
 use crate::format::bytes::Cursor;
 use crate::format::error::{FormatError, Problem};
+use crate::format::txnlog::{self, LogKey};
 use base64::Engine;
 
 /// Skip a tagged-field section (uvarint count, then per field: tag, size, bytes).
@@ -179,62 +180,6 @@ pub fn leader_change_json(value: &[u8]) -> Result<String, FormatError> {
     Ok(s)
 }
 
-/// Name of a `TransactionState` byte, as the Scala decoder prints it.
-fn txn_state_name(b: i8) -> Option<&'static str> {
-    Some(match b {
-        0 => "Empty",
-        1 => "Ongoing",
-        2 => "PrepareCommit",
-        3 => "PrepareAbort",
-        4 => "CompleteCommit",
-        5 => "CompleteAbort",
-        6 => "Dead",
-        7 => "PrepareEpochFence",
-        _ => return None,
-    })
-}
-
-/// Non-flexible (v0) or flexible (v1) string.
-fn txn_string(
-    cur: &mut Cursor<'_>,
-    flexible: bool,
-    field: &'static str,
-) -> Result<String, FormatError> {
-    let len = if flexible {
-        let n = cur.uvarint(field)?;
-        if n == 0 {
-            return Ok("null".into());
-        }
-        (n - 1) as usize
-    } else {
-        let n = cur.i16(field)?;
-        if n < 0 {
-            return Ok("null".into());
-        }
-        n as usize
-    };
-    Ok(String::from_utf8_lossy(cur.take(len, field)?).into_owned())
-}
-
-/// Non-flexible (i32) or flexible (uvarint+1) array length; `None` = null.
-fn txn_array_len(
-    cur: &mut Cursor<'_>,
-    flexible: bool,
-    field: &'static str,
-) -> Result<Option<usize>, FormatError> {
-    if flexible {
-        return compact_len(cur, field);
-    }
-    let n = cur.i32(field)?;
-    if n < 0 {
-        return Ok(None);
-    }
-    if n as usize > cur.remaining() {
-        return Err(cur.err(field, Problem::OutOfRange { value: n as i64 }));
-    }
-    Ok(Some(n as usize))
-}
-
 /// The Scala `--transaction-log-decoder` (`TransactionLog.formatRecordKeyAndValue`):
 /// `(key, payload)` in the positions where the default decoder prints the raw key and value.
 ///
@@ -255,57 +200,34 @@ pub fn transaction_log(
         0,
         Problem::Invalid("record has a null key"),
     ))?;
-    let mut kc = Cursor::new(key, 0, "transaction log key");
-    let kver = kc.i16("version")?;
-    if kver != 0 {
-        return Ok((Some(format!("unknown::version={kver}")), None));
-    }
-    let id = txn_string(&mut kc, false, "transactionalId")?;
-    let key_s = format!("transaction_metadata::transactionalId={id}");
-    let Some(value) = value else {
+    let id = match txnlog::parse_key(key)? {
+        LogKey::Unknown { version } => {
+            return Ok((Some(format!("unknown::version={version}")), None));
+        }
+        LogKey::Transaction(k) => k.transactional_id,
+    };
+    let key_s = format!(
+        "transaction_metadata::transactionalId={}",
+        id.as_deref().unwrap_or("null")
+    );
+    let Some(v) = txnlog::parse_value(value)? else {
         return Ok((Some(key_s), Some("<DELETE>".into())));
     };
-    let mut c = Cursor::new(value, 0, "transaction log value");
-    let ver = c.i16("version")?;
-    if !(0..=1).contains(&ver) {
-        return Err(c.err("version", Problem::OutOfRange { value: ver as i64 }));
-    }
-    let flex = ver >= 1;
-    let pid = c.i64("producerId")?;
-    let epoch = c.i16("producerEpoch")?;
-    let timeout = c.i32("transactionTimeoutMs")?;
-    let status = c.u8("transactionStatus")? as i8;
-    let state = txn_state_name(status).ok_or_else(|| {
-        c.err(
-            "transactionStatus",
-            Problem::OutOfRange {
-                value: status as i64,
-            },
-        )
-    })?;
     let mut parts = Vec::new();
-    if let Some(n) = txn_array_len(&mut c, flex, "transactionPartitions")? {
-        for _ in 0..n {
-            let topic = txn_string(&mut c, flex, "topic")?;
-            if let Some(m) = txn_array_len(&mut c, flex, "partitionIds")? {
-                for _ in 0..m {
-                    let p = c.i32("partitionId")?;
-                    parts.push(format!("{topic}-{p}"));
-                }
-            }
-            if flex {
-                skip_tagged(&mut c)?;
-            }
+    for tp in v.partitions.iter().flatten() {
+        let topic = tp.topic.as_deref().unwrap_or("null");
+        for p in &tp.partition_ids {
+            parts.push(format!("{topic}-{p}"));
         }
     }
-    let last_update = c.i64("transactionLastUpdateTimestampMs")?;
-    let _start = c.i64("transactionStartTimestampMs")?;
-    if flex {
-        skip_tagged(&mut c)?;
-    }
     let payload = format!(
-        "producerId:{pid},producerEpoch:{epoch},state={state},partitions=[{}],txnLastUpdateTimestamp={last_update},txnTimeoutMs={timeout}",
-        parts.join(",")
+        "producerId:{},producerEpoch:{},state={},partitions=[{}],txnLastUpdateTimestamp={},txnTimeoutMs={}",
+        v.producer_id,
+        v.producer_epoch,
+        v.state.name(),
+        parts.join(","),
+        v.last_update_ms,
+        v.timeout_ms
     );
     Ok((Some(key_s), Some(payload)))
 }

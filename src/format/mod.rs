@@ -15,6 +15,7 @@ pub mod index;
 pub mod legacy;
 pub mod record;
 pub mod snapshot;
+pub mod txnlog;
 
 pub use batch::{BatchView, Compression, Entries, RawEntry, Tail, TimestampType};
 pub use codec::Decompressor;
