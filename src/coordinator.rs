@@ -1,0 +1,549 @@
+//! The transaction coordinator's view, rebuilt offline from `__transaction_state`
+//! partitions, and used to confirm (or refute) the scan's open/hanging transactions the
+//! way `kafka-transactions.sh find-hanging` does (`kafka-semantics.md` §4, §8 rule 20).
+//!
+//! [`CoordinatorView::load`] replays every `__transaction_state-N` partition of the
+//! inventory (whatever `--topic`/`--partition` selected: the coordinator's log is evidence
+//! for every data partition): per transactional id, the latest value in offset order;
+//! a null value (tombstone) marks the id removed. It indexes the latest values by
+//! producer id, previous producer id and next producer id.
+//!
+//! [`annotate`] then adds `evidence.coordinator` to every `hanging_transaction` and
+//! `open_transaction` finding and appends the coordinator's verdict to its message.
+//!
+//! Severity policy:
+//! * a `hanging_transaction` whose coordinator view is **Ongoing, same producer id, listing
+//!   this partition, last updated within its transaction timeout + 5 min of the reference
+//!   time** is downgraded to `open_transaction` (info): the coordinator still owns it and
+//!   will commit or abort it (find-hanging's rule: "not hanging" when the coordinator's
+//!   current transaction lists the partition);
+//! * every other finding keeps its kind and severity; the confirmation goes into the
+//!   message, `evidence.coordinator` and the remediation (which names the transactional
+//!   id to `describe` before aborting).
+//!
+//! Without `__transaction_state` in the inputs nothing is changed.
+
+use crate::finding::{Finding, Kind, Severity};
+use crate::format::txnlog::{self, LogKey, TxnState};
+use crate::format::{Compression, Decompressor, Records};
+use crate::layout::{Inventory, PartitionDir};
+use crate::scan::{ScanOptions, ScanReport};
+use crate::segment::{self, ReadPolicy};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The coordinator's internal topic.
+pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
+
+/// Broker text of a finding downgraded to `open_transaction`.
+const BROKER_ALIVE: &str = "normal while the producer is active: the last stable offset stays at the transaction's first offset until its marker is written; the coordinator still tracks this transaction and will end it (commit, or abort at its timeout)";
+
+/// Where a `__transaction_state` record was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// `__transaction_state-N`.
+    pub partition: i32,
+    /// The record's offset.
+    pub offset: i64,
+    /// The partition directory.
+    pub path: String,
+}
+
+/// The latest coordinator record of one transactional id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoordinatorTxn {
+    pub transactional_id: String,
+    pub producer_id: i64,
+    pub previous_producer_id: i64,
+    pub next_producer_id: i64,
+    pub producer_epoch: i16,
+    pub timeout_ms: i32,
+    pub state: TxnState,
+    /// The partitions of the latest value, as `(topic, partition)`.
+    pub partitions: Vec<(String, i32)>,
+    /// The partitions of the latest in-progress value (Ongoing/Prepare*) of the same
+    /// producer id and epoch (Complete* values list none): what the last transaction held.
+    pub last_txn_partitions: Vec<(String, i32)>,
+    pub last_update_ms: i64,
+    pub start_ms: i64,
+    pub client_transaction_version: i16,
+    /// The id was removed by a tombstone after this value (the value is the last one seen).
+    pub tombstoned: Option<Source>,
+    /// The record holding the latest value.
+    pub source: Source,
+}
+
+/// The coordinator state rebuilt from the `__transaction_state` partitions read.
+#[derive(Debug, Clone, Default)]
+pub struct CoordinatorView {
+    /// Transactional id → latest state.
+    pub ids: BTreeMap<String, CoordinatorTxn>,
+    /// The `__transaction_state` partition numbers read.
+    pub partitions_read: BTreeSet<i32>,
+    /// Records that could not be decoded, as `(path, message)`.
+    pub errors: Vec<(String, String)>,
+    /// Records read.
+    pub records: u64,
+}
+
+/// How a transactional id was found for a producer id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchedBy {
+    ProducerId,
+    PreviousProducerId,
+    NextProducerId,
+}
+
+impl MatchedBy {
+    fn name(self) -> &'static str {
+        match self {
+            MatchedBy::ProducerId => "producer_id",
+            MatchedBy::PreviousProducerId => "previous_producer_id",
+            MatchedBy::NextProducerId => "next_producer_id",
+        }
+    }
+}
+
+fn tp_list(parts: &Option<Vec<txnlog::TxnTopicPartitions<'_>>>) -> Vec<(String, i32)> {
+    let mut out = Vec::new();
+    for tp in parts.iter().flatten() {
+        let topic = tp.topic.as_deref().unwrap_or("null");
+        for &p in &tp.partition_ids {
+            out.push((topic.to_string(), p));
+        }
+    }
+    out
+}
+
+impl CoordinatorView {
+    /// Replay every `__transaction_state` partition of `inv` (read-only).
+    pub fn load(inv: &Inventory, opts: &ScanOptions) -> CoordinatorView {
+        let mut view = CoordinatorView::default();
+        let mut dec = Decompressor::new(opts.max_decompressed);
+        for p in &inv.partitions {
+            if p.tp
+                .as_ref()
+                .is_some_and(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+            {
+                view.replay_partition(p, opts, &mut dec);
+            }
+        }
+        view
+    }
+
+    /// True when at least one `__transaction_state` partition was found.
+    pub fn is_empty(&self) -> bool {
+        self.partitions_read.is_empty()
+    }
+
+    fn replay_partition(&mut self, p: &PartitionDir, opts: &ScanOptions, dec: &mut Decompressor) {
+        let Some(tp) = &p.tp else { return };
+        self.partitions_read.insert(tp.partition);
+        let path = p.path.display().to_string();
+        for seg in &p.segments {
+            let Some(log) = &seg.log else { continue };
+            let res = segment::walk_entries(log, ReadPolicy::Read, opts.max_bytes, |entry| {
+                let Ok(b) = entry.as_v2() else { return };
+                if b.is_control() {
+                    return;
+                }
+                let recs = if b.compression() == Compression::None {
+                    Ok(Records::new(
+                        b.records_bytes(),
+                        b.records_count(),
+                        b.position() + crate::format::batch::V2_HEADER_SIZE as u64,
+                    ))
+                } else {
+                    crate::format::batch_records(&b, dec)
+                };
+                let recs = match recs {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.errors.push((path.clone(), e.to_string()));
+                        return;
+                    }
+                };
+                for r in recs {
+                    match r {
+                        Ok(r) => {
+                            let offset = b.base_offset().saturating_add(r.offset_delta as i64);
+                            let src = Source {
+                                partition: tp.partition,
+                                offset,
+                                path: path.clone(),
+                            };
+                            if let Err(e) = self.apply(r.key, r.value, src) {
+                                self.errors
+                                    .push((path.clone(), format!("offset {offset}: {e}")));
+                            }
+                        }
+                        Err(e) => {
+                            self.errors.push((path.clone(), e.to_string()));
+                            break;
+                        }
+                    }
+                }
+            });
+            if let Err(e) = res {
+                self.errors.push((log.display().to_string(), e.to_string()));
+            }
+        }
+    }
+
+    /// Apply one record (later offsets replace earlier ones; across copies of the same
+    /// partition, the higher offset wins).
+    fn apply(
+        &mut self,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        src: Source,
+    ) -> Result<(), crate::format::FormatError> {
+        let Some(key) = key else { return Ok(()) };
+        let id = match txnlog::parse_key(key)? {
+            LogKey::Unknown { .. } => return Ok(()),
+            LogKey::Transaction(k) => k.transactional_id.unwrap_or_default().into_owned(),
+        };
+        let v = txnlog::parse_value(value)?;
+        self.records += 1;
+        let existing = self.ids.get_mut(&id);
+        if let Some(e) = &existing {
+            let newest = e.tombstoned.as_ref().unwrap_or(&e.source);
+            if newest.partition == src.partition && newest.offset >= src.offset {
+                return Ok(());
+            }
+        }
+        let Some(v) = v else {
+            if let Some(e) = existing {
+                e.tombstoned = Some(src);
+            }
+            return Ok(());
+        };
+        let partitions = tp_list(&v.partitions);
+        let last_txn_partitions = if v.state.is_in_progress() {
+            partitions.clone()
+        } else {
+            match &existing {
+                Some(e)
+                    if e.producer_id == v.producer_id
+                        && e.tombstoned.is_none()
+                        && (e.producer_epoch == v.producer_epoch
+                            // TV2: the Complete record may carry the bumped epoch
+                            || e.producer_epoch.checked_add(1) == Some(v.producer_epoch)) =>
+                {
+                    e.last_txn_partitions.clone()
+                }
+                _ => Vec::new(),
+            }
+        };
+        let txn = CoordinatorTxn {
+            transactional_id: id.clone(),
+            producer_id: v.producer_id,
+            previous_producer_id: v.previous_producer_id,
+            next_producer_id: v.next_producer_id,
+            producer_epoch: v.producer_epoch,
+            timeout_ms: v.timeout_ms,
+            state: v.state,
+            partitions,
+            last_txn_partitions,
+            last_update_ms: v.last_update_ms,
+            start_ms: v.start_ms,
+            client_transaction_version: v.client_transaction_version,
+            tombstoned: None,
+            source: src,
+        };
+        self.ids.insert(id, txn);
+        Ok(())
+    }
+
+    /// The transactional id whose latest value names `producer_id`: by producer id first,
+    /// then by previous/next producer id (epoch exhaustion rotates the producer id).
+    /// Among several, the most recently updated wins.
+    pub fn find(&self, producer_id: i64) -> Option<(&CoordinatorTxn, MatchedBy)> {
+        let best = |pred: &dyn Fn(&CoordinatorTxn) -> bool| {
+            self.ids
+                .values()
+                .filter(|t| pred(t))
+                .max_by_key(|t| (t.tombstoned.is_none(), t.last_update_ms))
+        };
+        if let Some(t) = best(&|t| t.producer_id == producer_id) {
+            return Some((t, MatchedBy::ProducerId));
+        }
+        if let Some(t) = best(&|t| t.previous_producer_id == producer_id) {
+            return Some((t, MatchedBy::PreviousProducerId));
+        }
+        best(&|t| t.next_producer_id == producer_id).map(|t| (t, MatchedBy::NextProducerId))
+    }
+
+    fn read_list(&self) -> String {
+        self.partitions_read
+            .iter()
+            .map(|p| format!("{TRANSACTION_STATE_TOPIC}-{p}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// What the coordinator says about one open transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// No transactional id maps to the producer id.
+    NoTransactionalId,
+    /// The id was removed (tombstone).
+    Tombstoned,
+    /// The id now belongs to another producer id.
+    MovedOn,
+    /// Ongoing (same pid) listing this partition.
+    Alive,
+    /// Prepare* (same pid) listing this partition: markers being written.
+    MarkersPending,
+    /// In progress but this partition is not in it.
+    NotListed,
+    /// Complete* after a transaction that listed this partition: the marker never arrived.
+    MarkersLost,
+    /// Empty/Complete*/Dead with no record of this partition being in the transaction.
+    NoTransaction,
+}
+
+impl Verdict {
+    fn id(self) -> &'static str {
+        match self {
+            Verdict::NoTransactionalId => "no_transactional_id",
+            Verdict::Tombstoned => "tombstoned",
+            Verdict::MovedOn => "moved_to_other_producer",
+            Verdict::Alive => "alive",
+            Verdict::MarkersPending => "markers_pending",
+            Verdict::NotListed => "partition_not_in_transaction",
+            Verdict::MarkersLost => "markers_lost",
+            Verdict::NoTransaction => "no_transaction_in_progress",
+        }
+    }
+    /// find-hanging's conclusion: hanging unless the coordinator's current transaction
+    /// lists the partition.
+    fn hanging(self) -> bool {
+        !matches!(self, Verdict::Alive | Verdict::MarkersPending)
+    }
+}
+
+fn tp_strings(v: &[(String, i32)]) -> Vec<String> {
+    v.iter().map(|(t, p)| format!("{t}-{p}")).collect()
+}
+
+/// Annotate the `hanging_transaction` and `open_transaction` findings of `report` with
+/// the coordinator's view rebuilt from the `__transaction_state` partitions of `inv`
+/// (see the module docs for the severity policy). Does nothing when `inv` holds no
+/// `__transaction_state` partition. Recomputes `report.summary.findings`.
+pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    let view = CoordinatorView::load(inv, opts);
+    annotate_with(report, &view);
+}
+
+/// [`annotate`] with an already loaded view.
+pub fn annotate_with(report: &mut ScanReport, view: &CoordinatorView) {
+    if view.is_empty() {
+        return;
+    }
+    let mut changed = false;
+    for f in &mut report.findings {
+        if matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction) {
+            annotate_finding(f, view);
+            changed = true;
+        }
+    }
+    if changed {
+        let mut c = crate::scan::SeverityCounts::default();
+        for f in &report.findings {
+            match f.severity {
+                Severity::Error => c.error += 1,
+                Severity::Warning => c.warning += 1,
+                Severity::Info => c.info += 1,
+            }
+        }
+        report.summary.findings = c;
+    }
+}
+
+fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
+    let Some(pid) = f.producer_id else { return };
+    let epoch = f.producer_epoch.unwrap_or(-1);
+    let ref_time = f.evidence["reference_time_ms"].as_i64();
+    let first_ts = f.evidence["first_batch"]["timestamp"].as_i64();
+    let read = view.read_list();
+    let here = (f.topic.clone(), f.partition);
+    let mut ev = json!({
+        "partitions_read": view.partitions_read.iter().collect::<Vec<_>>(),
+    });
+    let (verdict, sentence, txn_id) = match view.find(pid) {
+        None => (
+            Verdict::NoTransactionalId,
+            format!(
+                "confirmed hanging: no transactional id maps to producer {pid} in {read} (ids stored in partitions not read are unknown)"
+            ),
+            None,
+        ),
+        Some((t, by)) => {
+            let id = &t.transactional_id;
+            let lists = t.partitions.contains(&here);
+            let (verdict, sentence) = if let Some(ts) = &t.tombstoned {
+                (
+                    Verdict::Tombstoned,
+                    format!(
+                        "confirmed hanging: transactional id {id} (producer {}) was removed from the coordinator (tombstone at {TRANSACTION_STATE_TOPIC}-{} offset {}); nothing will ever end this transaction",
+                        t.producer_id, ts.partition, ts.offset
+                    ),
+                )
+            } else if t.producer_id != pid {
+                (
+                    Verdict::MovedOn,
+                    format!(
+                        "confirmed hanging: transactional id {id} has moved on to producer {} epoch {} (state {}, its {} is {pid}); the coordinator no longer tracks producer {pid}",
+                        t.producer_id,
+                        t.producer_epoch,
+                        t.state,
+                        by.name()
+                    ),
+                )
+            } else if t.state.is_in_progress() && lists {
+                if t.state == TxnState::Ongoing {
+                    (
+                        Verdict::Alive,
+                        format!(
+                            "the coordinator has transactional id {id} in state Ongoing at epoch {} listing this partition since {} (last update {}): the transaction is alive (not hanging)",
+                            t.producer_epoch, t.start_ms, t.last_update_ms
+                        ),
+                    )
+                } else {
+                    (
+                        Verdict::MarkersPending,
+                        format!(
+                            "the coordinator has transactional id {id} in state {} at epoch {} listing this partition (last update {}): it is writing the markers; if that update is old, marker delivery is stuck (KAFKA-19999 class)",
+                            t.state, t.producer_epoch, t.last_update_ms
+                        ),
+                    )
+                }
+            } else if t.state.is_in_progress() {
+                (
+                    Verdict::NotListed,
+                    format!(
+                        "confirmed hanging: the coordinator's current transaction for {id} (state {}, epoch {}) does not list this partition",
+                        t.state, t.producer_epoch
+                    ),
+                )
+            } else if matches!(t.state, TxnState::CompleteCommit | TxnState::CompleteAbort)
+                && t.last_txn_partitions.contains(&here)
+            {
+                let m = if t.state == TxnState::CompleteCommit {
+                    "COMMIT"
+                } else {
+                    "ABORT"
+                };
+                (
+                    Verdict::MarkersLost,
+                    format!(
+                        "transactional id {id} in {} at epoch {}: the coordinator finished this transaction (last update {}) but no {m} marker reached this partition — markers lost",
+                        t.state, t.producer_epoch, t.last_update_ms
+                    ),
+                )
+            } else {
+                let after = match first_ts {
+                    Some(ts) if ts > t.last_update_ms => format!(
+                        "; this partition's transaction began after the coordinator's last update ({} > {}): the coordinator never knew about it (late write after EndTxn, KAFKA-12671 pattern)",
+                        ts, t.last_update_ms
+                    ),
+                    _ => String::new(),
+                };
+                (
+                    Verdict::NoTransaction,
+                    format!(
+                        "confirmed hanging: the coordinator has transactional id {id} in state {} at epoch {} with no transaction in progress for this partition{after}",
+                        t.state, t.producer_epoch
+                    ),
+                )
+            };
+            if let Value::Object(m) = &mut ev {
+                m.insert("transactional_id".into(), json!(id));
+                m.insert("matched_by".into(), json!(by.name()));
+                m.insert("state".into(), json!(t.state.name()));
+                m.insert("producer_id".into(), json!(t.producer_id));
+                m.insert("producer_epoch".into(), json!(t.producer_epoch));
+                m.insert("previous_producer_id".into(), json!(t.previous_producer_id));
+                m.insert("next_producer_id".into(), json!(t.next_producer_id));
+                m.insert("timeout_ms".into(), json!(t.timeout_ms));
+                m.insert("partitions".into(), json!(tp_strings(&t.partitions)));
+                m.insert(
+                    "last_transaction_partitions".into(),
+                    json!(tp_strings(&t.last_txn_partitions)),
+                );
+                m.insert("lists_partition".into(), json!(lists));
+                m.insert("last_update_ms".into(), json!(t.last_update_ms));
+                m.insert("start_ms".into(), json!(t.start_ms));
+                m.insert(
+                    "client_transaction_version".into(),
+                    json!(t.client_transaction_version),
+                );
+                m.insert(
+                    "tombstoned".into(),
+                    json!(t.tombstoned.as_ref().map(|s| json!({
+                        "partition": s.partition, "offset": s.offset,
+                    }))),
+                );
+                m.insert(
+                    "record".into(),
+                    json!({
+                        "partition": t.source.partition,
+                        "offset": t.source.offset,
+                        "path": t.source.path,
+                    }),
+                );
+            }
+            (verdict, sentence, Some((id.clone(), t)))
+        }
+    };
+    // Recency of an Ongoing view: the coordinator aborts at its timeout, so an Ongoing
+    // record older than timeout + 5 min at the reference time means it is not doing so.
+    let recent = match (&txn_id, ref_time) {
+        (Some((_, t)), Some(now)) => {
+            now.saturating_sub(t.last_update_ms)
+                <= (t.timeout_ms.max(0) as i64)
+                    .saturating_add(crate::state::LATE_TRANSACTION_BUFFER_MS)
+        }
+        _ => false,
+    };
+    let downgrade = f.kind == Kind::HangingTransaction && verdict == Verdict::Alive && recent;
+    let mut sentence = sentence;
+    if verdict == Verdict::Alive && !recent {
+        sentence.push_str(
+            "; but that record is older than the transaction timeout + 5 min at the reference time: the coordinator is not aborting it (coordinator down or stuck?)",
+        );
+    }
+    if let Value::Object(m) = &mut ev {
+        m.insert("verdict".into(), json!(verdict.id()));
+        m.insert("hanging".into(), json!(verdict.hanging()));
+        m.insert("recent".into(), json!(recent));
+        m.insert("downgraded".into(), json!(downgrade));
+        m.insert(
+            "transaction_epoch_matches".into(),
+            json!(txn_id.as_ref().map(|(_, t)| t.producer_epoch == epoch)),
+        );
+    }
+    if let Value::Object(m) = &mut f.evidence {
+        m.insert("coordinator".into(), ev);
+    }
+    f.message = format!("{}; coordinator: {sentence}", f.message);
+    if downgrade {
+        f.kind = Kind::OpenTransaction;
+        f.severity = Kind::OpenTransaction.default_severity();
+        f.broker_behaviour = BROKER_ALIVE.to_string();
+    }
+    if let Some((id, _)) = &txn_id {
+        let describe = format!(
+            "`kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}`"
+        );
+        f.remediation = Some(match (&f.remediation, downgrade || !verdict.hanging()) {
+            (_, true) => format!(
+                "the coordinator still owns this transaction: do not abort it by hand; watch it with {describe}"
+            ),
+            (Some(r), false) => format!("check the coordinator first with {describe}; {r}"),
+            (None, false) => format!("check the coordinator with {describe}"),
+        });
+    }
+}
