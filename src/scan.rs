@@ -217,6 +217,8 @@ impl ScanReport {
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
     let inv = layout::discover(paths);
     let mut report = scan_inventory(&inv, opts);
+    // Confirm (or refute) hanging transactions with the coordinator's log, when present.
+    crate::coordinator::annotate(&mut report, &inv, opts);
     report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     report
 }

@@ -193,7 +193,8 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     // One scan of everything: each partition's findings stay with its own directory
     // (several directories may hold the same topic-partition: replicas, -future dirs), and
     // the hanging-transaction reference time is the newest batch of each log dir.
-    let scan = scan::scan_inventory(inv, &scan_opts);
+    let mut scan = scan::scan_inventory(inv, &scan_opts);
+    crate::coordinator::annotate(&mut scan, inv, &scan_opts);
     let index_of: std::collections::HashMap<String, usize> = inv
         .partitions
         .iter()
