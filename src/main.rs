@@ -193,8 +193,9 @@ fn progress_bar() -> scan::Progress {
     })
 }
 
-fn exit_for(report: &ScanReport, fail_on: FailOn) -> ExitCode {
-    if report.nothing_read() {
+/// 2 when nothing could be analysed, 1 when a finding reaches `fail_on`, else 0.
+fn exit_code(nothing_read: bool, max: Option<Severity>, fail_on: FailOn) -> ExitCode {
+    if nothing_read {
         return ExitCode::from(2);
     }
     let threshold = match fail_on {
@@ -203,26 +204,28 @@ fn exit_for(report: &ScanReport, fail_on: FailOn) -> ExitCode {
         FailOn::Info => Some(Severity::Info),
         FailOn::Never => None,
     };
-    match (threshold, report.max_severity()) {
+    match (threshold, max) {
         (Some(t), Some(max)) if max >= t => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
     }
 }
 
-fn exit_for_verify(report: &klogscan::verify::VerifyReport, fail_on: FailOn) -> ExitCode {
-    if report.nothing_read() {
-        return ExitCode::from(2);
+type Render = fn(&ScanReport, &mut dyn Write) -> io::Result<()>;
+
+/// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
+fn scan_view(
+    a: &ScanArgs,
+    out: &mut dyn Write,
+    as_json: Render,
+    as_table: Render,
+) -> Result<ExitCode> {
+    let report = scan::scan(&a.paths, &scan_options(a)?);
+    match a.format {
+        OutFormat::Json => as_json(&report, out)?,
+        OutFormat::Table => as_table(&report, out)?,
     }
-    let threshold = match fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Info => Some(Severity::Info),
-        FailOn::Never => None,
-    };
-    match (threshold, report.max_severity()) {
-        (Some(t), Some(max)) if max >= t => ExitCode::from(1),
-        _ => ExitCode::SUCCESS,
-    }
+    out.flush()?;
+    Ok(exit_code(report.nothing_read(), None, FailOn::Never))
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -239,34 +242,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_for(&report, a.fail_on))
+            Ok(exit_code(
+                report.nothing_read(),
+                report.max_severity(),
+                a.fail_on,
+            ))
         }
         Command::Producers(a) => {
-            let report = scan::scan(&a.paths, &scan_options(&a)?);
-            match a.format {
-                OutFormat::Json => json::write_producers(&report, &mut out)?,
-                OutFormat::Table => table::write_producers(&report, &mut out)?,
-            }
-            out.flush()?;
-            Ok(if report.nothing_read() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            })
+            scan_view(&a, &mut out, json::write_producers, table::write_producers)
         }
-        Command::Txns(a) => {
-            let report = scan::scan(&a.paths, &scan_options(&a)?);
-            match a.format {
-                OutFormat::Json => json::write_txns(&report, &mut out)?,
-                OutFormat::Table => table::write_txns(&report, &mut out)?,
-            }
-            out.flush()?;
-            Ok(if report.nothing_read() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+        Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns),
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let opts = VerifyOptions {
@@ -287,7 +272,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_for_verify(&report, a.scan.fail_on))
+            Ok(exit_code(
+                report.nothing_read(),
+                report.max_severity(),
+                a.scan.fail_on,
+            ))
         }
         Command::Dump(a) => {
             let format = match a.format.as_str() {

@@ -266,3 +266,46 @@ fn dump_matches_kafka_dump_log_header_lines() {
             .starts_with("baseOffset: 0 lastOffset: 4 count: 5 ")
     );
 }
+
+#[test]
+fn producers_and_txns_on_the_sample() {
+    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/broker-1");
+    let out = klogscan()
+        .args(["producers", "--format", "json", "--topic", "payments"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let producers = v["partitions"][0]["producers"].as_array().unwrap();
+    let zombie = producers.iter().find(|p| p["producer_id"] == 4001).unwrap();
+    assert_eq!(zombie["producer_epoch"], 18);
+    assert_eq!(zombie["coordinator_epoch"], 7);
+    assert_eq!(zombie["current_txn_first_offset"], 21);
+    let table = klogscan()
+        .args(["producers", "--topic", "payments"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.contains("CurrentTransactionStartOffset"), "{text}");
+    let out = klogscan()
+        .args(["txns", "--format", "json", "--topic", "payments"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p = &v["partitions"][0];
+    assert_eq!(
+        (
+            p["committed"].as_u64(),
+            p["aborted"].as_u64(),
+            p["open"].as_u64()
+        ),
+        (Some(3), Some(0), Some(1))
+    );
+    assert_eq!(p["open_transactions"][0]["first_offset"], 21);
+    let empty = tempfile::tempdir().unwrap();
+    klogscan().arg("txns").arg(empty.path()).assert().code(2);
+}
