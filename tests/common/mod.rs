@@ -5,24 +5,25 @@ use std::path::PathBuf;
 
 /// `../shared/real-data`, read in place (never copied into the project).
 ///
-/// Fails loudly when absent: a test that silently passes without its data asserts nothing.
-/// Set `KLOGSCAN_SKIP_REAL_DATA=1` to skip real-data tests explicitly.
+/// When it is absent (a clone without the project's shared data), real-data tests say so on
+/// stderr and skip. CI sets `KLOGSCAN_REQUIRE_REAL_DATA=1`, which turns an absent directory
+/// into a failure, so CI can never pass without the real data.
 pub fn real_data() -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-data");
     if p.is_dir() {
         return Some(p.canonicalize().unwrap());
     }
-    if std::env::var_os("KLOGSCAN_SKIP_REAL_DATA").is_some() {
-        eprintln!(
-            "skipping: {} not found and KLOGSCAN_SKIP_REAL_DATA is set",
+    if std::env::var_os("KLOGSCAN_REQUIRE_REAL_DATA").is_some() {
+        panic!(
+            "{} not found and KLOGSCAN_REQUIRE_REAL_DATA is set",
             p.display()
         );
-        return None;
     }
-    panic!(
-        "{} not found (set KLOGSCAN_SKIP_REAL_DATA=1 to skip real-data tests)",
+    eprintln!(
+        "SKIPPED (real data): {} not found; set KLOGSCAN_REQUIRE_REAL_DATA=1 to make this fail",
         p.display()
     );
+    None
 }
 
 /// Every file under `dir` (recursively) whose name ends with `suffix`, sorted.
