@@ -256,6 +256,8 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         bytes: total_bytes,
     });
     let log_starts = log_start_checkpoints(inv);
+    // Two windows are in flight per partition (one replayed, one walked).
+    let pool = EventPool::new(2 * window);
     let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
         selected
             .par_iter()
@@ -266,7 +268,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
                         .get(&(tp.topic.clone(), tp.partition))
                         .copied()
                 });
-                let r = scan_partition(p, opts, window, checkpointed);
+                let r = scan_partition(p, opts, window, checkpointed, &pool);
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 r
             })
@@ -437,6 +439,38 @@ pub fn partition_context(p: &PartitionDir) -> PartitionContext {
     }
 }
 
+/// Event buffers handed back after a window's replay, reused by later walks: a fresh
+/// `Vec` per segment meant page faults and kernel page clearing for every new event page
+/// (≈ 7 % of a scan's cycles in `clear_page_erms`). Holds at most `limit` buffers.
+struct EventPool {
+    free: std::sync::Mutex<Vec<Vec<BatchEvent>>>,
+    limit: usize,
+}
+
+impl EventPool {
+    fn new(limit: usize) -> Self {
+        EventPool {
+            free: std::sync::Mutex::new(Vec::new()),
+            limit,
+        }
+    }
+    fn take(&self) -> Vec<BatchEvent> {
+        self.free
+            .lock()
+            .ok()
+            .and_then(|mut f| f.pop())
+            .unwrap_or_default()
+    }
+    fn give(&self, mut v: Vec<BatchEvent>) {
+        v.clear();
+        if let Ok(mut f) = self.free.lock()
+            && f.len() < self.limit
+        {
+            f.push(v);
+        }
+    }
+}
+
 /// What one segment's walk produced.
 struct SegmentScan {
     events: Vec<BatchEvent>,
@@ -452,6 +486,7 @@ fn scan_partition(
     opts: &ScanOptions,
     window: usize,
     checkpointed_log_start: Option<i64>,
+    pool: &EventPool,
 ) -> (PartitionReport, Replay, Vec<Finding>) {
     let mut ctx = partition_context(p);
     let logs: Vec<(i64, &Path)> = p
@@ -502,9 +537,13 @@ fn scan_partition(
     ctx.log_start_offset = checkpointed_log_start.and(report.log_start_offset);
     let mut findings = Vec::new();
     let mut replay = Replay::new(ctx.clone(), opts.replay);
-    for (w, chunk) in logs.chunks(window).enumerate() {
+    // Walk window k + 1 (in parallel) while window k is replayed: the replay is sequential
+    // by nature, the walk is not, so overlapping them keeps every thread busy on one big
+    // partition. The replay order (window by window, segment by segment) is unchanged, so
+    // the output does not depend on the thread count.
+    let walk = |w: usize, chunk: &[(i64, &Path)]| -> Vec<SegmentScan> {
         let first = w * window;
-        let results: Vec<SegmentScan> = chunk
+        chunk
             .par_iter()
             .enumerate()
             .map(|(i, (base, path))| {
@@ -514,10 +553,12 @@ fn scan_partition(
                 } else {
                     ReadPolicy::Map
                 };
-                scan_segment(&ctx, idx as u32, *base, path, policy, opts)
+                scan_segment(&ctx, idx as u32, *base, path, policy, opts, pool.take())
             })
-            .collect();
-        for seg in results {
+            .collect()
+    };
+    let mut replay_window = |results: Vec<SegmentScan>| {
+        for mut seg in results {
             for ev in &seg.events {
                 while let Some(&n) = pending_snapshots.last() {
                     if ev.base_offset < n {
@@ -540,6 +581,7 @@ fn scan_partition(
                 }
                 replay.apply(ev, &mut findings);
             }
+            pool.give(std::mem::take(&mut seg.events));
             report.records += seg.records;
             report.bytes += seg.bytes;
             report.max_timestamp = report.max_timestamp.max(seg.max_timestamp);
@@ -547,6 +589,18 @@ fn scan_partition(
                 report.truncation = seg.truncation;
             }
             findings.extend(seg.findings);
+        }
+    };
+    let chunks: Vec<&[(i64, &Path)]> = logs.chunks(window).collect();
+    let mut walked = chunks.first().map(|c| walk(0, c));
+    for k in 0..chunks.len() {
+        let Some(cur) = walked.take() else { break };
+        match chunks.get(k + 1) {
+            Some(next) => {
+                let ((), n) = rayon::join(|| replay_window(cur), || walk(k + 1, next));
+                walked = Some(n);
+            }
+            None => replay_window(cur),
         }
     }
     while let Some(n) = pending_snapshots.pop() {
@@ -574,10 +628,11 @@ fn scan_segment(
     path: &Path,
     policy: ReadPolicy,
     opts: &ScanOptions,
+    events: Vec<BatchEvent>,
 ) -> SegmentScan {
     let name = file_name(path);
     let mut out = SegmentScan {
-        events: Vec::new(),
+        events,
         findings: Vec::new(),
         bytes: 0,
         records: 0,
