@@ -545,8 +545,7 @@ fn scan_partition(
     // by nature, the walk is not, so overlapping them keeps every thread busy on one big
     // partition. The replay order (window by window, segment by segment) is unchanged, so
     // the output does not depend on the thread count.
-    let walk = |w: usize, chunk: &[(i64, &Path)]| -> Vec<SegmentScan> {
-        let first = w * window;
+    let walk = |first: usize, chunk: &[(i64, &Path)]| -> Vec<SegmentScan> {
         chunk
             .par_iter()
             .enumerate()
@@ -595,13 +594,14 @@ fn scan_partition(
             findings.extend(seg.findings);
         }
     };
-    let chunks: Vec<&[(i64, &Path)]> = logs.chunks(window).collect();
-    let mut walked = chunks.first().map(|c| walk(0, c));
+    let chunks = windows(&logs, window);
+    let mut walked = chunks.first().map(|r| walk(r.start, &logs[r.clone()]));
     for k in 0..chunks.len() {
         let Some(cur) = walked.take() else { break };
         match chunks.get(k + 1) {
             Some(next) => {
-                let ((), n) = rayon::join(|| replay_window(cur), || walk(k + 1, next));
+                let next = next.clone();
+                let ((), n) = rayon::join(|| replay_window(cur), || walk(next.start, &logs[next]));
                 walked = Some(n);
             }
             None => replay_window(cur),
@@ -611,6 +611,28 @@ fn scan_partition(
         report.snapshot_states.push((n, replay.producers()));
     }
     (report, replay, findings)
+}
+
+/// Split a partition's segments into windows walked together: at most `threads`
+/// segments, and a window closes early once it holds two [`PIECE`]s of bytes (a large
+/// segment is split into pieces that keep every thread busy on its own, and a smaller
+/// window lets its replay start sooner, overlapping the next walk).
+fn windows(logs: &[(i64, &Path)], threads: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0u64;
+    for (i, (_, path)) in logs.iter().enumerate() {
+        bytes += std::fs::metadata(path).map_or(0, |m| m.len());
+        if i + 1 - start >= threads.max(1) || bytes >= 2 * PIECE as u64 {
+            out.push(start..i + 1);
+            start = i + 1;
+            bytes = 0;
+        }
+    }
+    if start < logs.len() {
+        out.push(start..logs.len());
+    }
+    out
 }
 
 fn segment_finding(
