@@ -1,10 +1,12 @@
 //! The scan engine: per partition, walk every segment (in parallel), turn batches into
 //! events, replay them through the producer-state machine, and collect findings.
 //!
-//! Segments of one partition are processed in windows of as many segments as there are
-//! threads: the window's segments are walked in parallel (framing, CRC, header checks,
-//! optional record decoding), then their events are replayed in offset order. Memory is
-//! bounded by the window, not by the partition.
+//! Segments of one partition are processed in windows (up to as many segments as there
+//! are threads, closed early at 64 MiB): the window's segments are walked in parallel
+//! (framing, CRC, header checks, optional record decoding) — a mapped segment of 64 MiB or
+//! more in ~32 MiB pieces, themselves in parallel — and their events are then replayed in
+//! offset order while the next window is walked. Memory is bounded by two windows, not by
+//! the partition; the output does not depend on the thread count.
 
 use crate::event::{BatchEvent, Classified, classify};
 use crate::finding::{Finding, Kind, Severity};
