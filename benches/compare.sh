@@ -69,7 +69,10 @@ scan1_gbps=$(gbps "$BYTES" "$scan1")
 echo "| measurement | value | target |"
 echo "|---|---|---|"
 echo "| bare crc32c, 1 thread | $crc_gbps GB/s | (floor) |"
-echo "| scan, 1 thread | $scan1_gbps GB/s ($scan1 s) = $(ratio "$scan1_gbps" "$crc_gbps") × crc32c | ≥ 0.8 × |"
+cold=$("$EX/baseline" crc-cold --runs "$RUNS" "${LOGS[@]}")
+cold_gbps=$(echo "$cold" | field gbps)
+echo "| crc32c over freshly mapped files (page faults + unmap included), 1 thread | $cold_gbps GB/s | (floor incl. getting the bytes) |"
+echo "| scan, 1 thread | $scan1_gbps GB/s ($scan1 s) = $(ratio "$scan1_gbps" "$crc_gbps") × crc32c = $(ratio "$scan1_gbps" "$cold_gbps") × cold crc32c | ≥ 0.8 × |"
 
 # 2. all threads vs one: the whole dir, and one big partition alone.
 echo "| scan, $NPROC threads vs 1 (whole dir) | $(ratio "$scan1" "$scanN") × ($scanN s) | ≥ 1.7× |"

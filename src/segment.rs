@@ -83,7 +83,7 @@ pub const RELEASE_STEP: usize = 32 << 20;
 
 impl FileData {
     /// Release `[from, to)` of a mapped file (rounded inward to whole pages).
-    fn release_range(&self, from: usize, to: usize) {
+    pub fn release_range(&self, from: usize, to: usize) {
         #[cfg(unix)]
         if let FileData::Mapped(m) = self {
             const PAGE: usize = 4096;

@@ -204,6 +204,7 @@ pub(crate) fn dump_log_inner(
         print_data: opts.print_data_log || opts.transaction_log_decoder,
         path: &path_s,
         line: String::with_capacity(256),
+        json_line: Vec::with_capacity(64 * 1024),
         last_offset: -1,
         summary: LogDumpSummary {
             batches: 0,
@@ -375,6 +376,9 @@ struct Dumper<'p> {
     print_data: bool,
     path: &'p str,
     line: String,
+    /// One JSON line is serialised here, then written in one call (serde_json's many
+    /// small writes through `&mut dyn Write` were ≈ 16 % of a `--format json` dump).
+    json_line: Vec<u8>,
     last_offset: i64,
     summary: LogDumpSummary,
 }
@@ -386,6 +390,14 @@ enum ControlText {
 }
 
 impl<'p> Dumper<'p> {
+    /// Serialise `v` as one line of JSON and write it with a single call.
+    fn write_json(&mut self, v: &impl Serialize, out: &mut dyn Write) -> io::Result<()> {
+        self.json_line.clear();
+        serde_json::to_writer(&mut self.json_line, v)?;
+        self.json_line.push(b'\n');
+        out.write_all(&self.json_line)
+    }
+
     fn track_offset(&mut self, offset: i64) {
         if self.last_offset == -1 {
             self.last_offset = offset;
@@ -545,8 +557,7 @@ impl<'p> Dumper<'p> {
                         compresscodec: "unknown",
                         ..Default::default()
                     };
-                    serde_json::to_writer(&mut *out, &jb)?;
-                    writeln!(out)?;
+                    self.write_json(&jb, out)?;
                 }
                 return Ok(());
             }
@@ -647,8 +658,7 @@ impl<'p> Dumper<'p> {
                 records: self.deep.then_some(jrecords),
                 error,
             };
-            serde_json::to_writer(&mut *out, &jb)?;
-            writeln!(out)?;
+            self.write_json(&jb, out)?;
         }
         Ok(())
     }
@@ -869,8 +879,7 @@ impl<'p> Dumper<'p> {
                 error,
                 ..Default::default()
             };
-            serde_json::to_writer(&mut *out, &jb)?;
-            writeln!(out)?;
+            self.write_json(&jb, out)?;
         }
         Ok(())
     }

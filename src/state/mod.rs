@@ -15,15 +15,16 @@
 //! The rules and their false-positive controls are documented in `docs/findings.md`.
 
 mod entry;
+mod pidhash;
 mod text;
 
 use crate::event::BatchEvent;
 use crate::finding::{Finding, Kind, Severity};
 use crate::format::Compression;
 use entry::{BatchRef, Entry, OpenTxnState, RefKind, SeqBatch, next_sequence, ranges_overlap};
+use pidhash::PidMap;
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 
 /// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
 pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
@@ -162,7 +163,7 @@ pub struct ReplayOutcome {
 pub struct Replay {
     ctx: PartitionContext,
     opts: ReplayOptions,
-    producers: HashMap<i64, Entry>,
+    producers: PidMap<Entry>,
     /// Open transactions `(first offset, producer id)`, unordered (usually a handful).
     open: Vec<(i64, i64)>,
     /// The batch with the highest last offset so far (offset rules 5–6).
@@ -190,7 +191,7 @@ impl Replay {
         Replay {
             ctx,
             opts,
-            producers: HashMap::new(),
+            producers: PidMap::default(),
             open: Vec::new(),
             prev: None,
             prev_leader_epoch: None,
