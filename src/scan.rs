@@ -555,7 +555,10 @@ fn scan_partition(
             .enumerate()
             .map(|(i, (base, path))| {
                 let idx = first + i;
-                let policy = if idx == active && !p.partial {
+                // The newest segment may still be appended to or truncated by a running
+                // broker; so may any file the user named directly (we cannot tell which of
+                // them is live). Read those; map only sealed segments of a whole directory.
+                let policy = if idx == active || p.partial {
                     ReadPolicy::Read
                 } else {
                     ReadPolicy::Map
@@ -586,7 +589,14 @@ fn scan_partition(
                 if ev.is_control {
                     report.control_batches += 1;
                 }
-                replay.apply(ev, &mut findings);
+                // A batch whose CRC fails is reported (crc_mismatch); its producer fields are
+                // covered by the CRC and cannot be trusted, so the replay sees it only as an
+                // offset range (no producer-state rule runs on it).
+                if ev.crc_valid {
+                    replay.apply(ev, &mut findings);
+                } else {
+                    replay.apply(&BatchEvent::untrusted(ev), &mut findings);
+                }
             }
             seg.events.into_iter().for_each(|v| pool.give(v));
             report.records += seg.records;
@@ -745,16 +755,27 @@ impl<'a> Walker<'a> {
                 ev
             }
             Classified::Invalid(e) => {
+                let (magic, offset) = (entry.magic(), entry.offset());
                 self.out
                     .findings
-                    .push(invalid_batch(ctx, name, pos, None, &e));
-                if self.first_bad.is_none() {
-                    self.first_bad = Some((pos, None, e.to_string()));
+                    .push(invalid_batch(ctx, name, pos, Some(offset), &e));
+                // A v2 batch shorter than its 61-byte header fails `ensureValid`, so recovery
+                // truncates there. A legacy message is only checked for size ≥ 14 and its CRC
+                // (kafka-format §9): unparseable key/value lengths under a valid CRC are
+                // not a truncation point.
+                let legacy_crc_ok = magic < 2
+                    && entry.len() >= 16
+                    && crate::format::bytes::be_u32(entry.bytes, 12)
+                        == crc32fast::hash(&entry.bytes[16..]);
+                if self.first_bad.is_none() && !legacy_crc_ok {
+                    self.first_bad = Some((pos, Some(offset), e.to_string()));
                 }
                 return;
             }
         };
-        if ev.timestamp_type != TimestampType::NoTimestampType {
+        // A batch whose CRC fails cannot be trusted: its timestamp must not move the
+        // reference time (a flipped bit could make every open transaction "hanging").
+        if ev.crc_valid && ev.timestamp_type != TimestampType::NoTimestampType {
             self.out.max_timestamp = self.out.max_timestamp.max(ev.max_timestamp);
         }
         self.events.push(ev);
@@ -1258,13 +1279,21 @@ fn check_records(
                 max_ts = max_ts.max(b.base_timestamp().wrapping_add(r.timestamp_delta));
             }
             Err(e) => {
-                out.push(invalid_batch(
-                    ctx,
-                    name,
-                    b.position(),
-                    Some(b.base_offset()),
-                    &e.at(b.position() + 61),
-                ));
+                // Positions inside an uncompressed records section are file positions once
+                // shifted; inside a decompressed buffer they are not: there the finding keeps
+                // the batch position and the evidence says the error position is an offset
+                // into the decompressed records.
+                let compressed = b.compression() != Compression::None;
+                let e = if compressed {
+                    e
+                } else {
+                    e.at(b.position() + 61)
+                };
+                let mut f = invalid_batch(ctx, name, b.position(), Some(b.base_offset()), &e);
+                if compressed && let Some(ev) = f.evidence.as_object_mut() {
+                    ev.insert("error_position_in".into(), json!("decompressed records"));
+                }
+                out.push(f);
                 return;
             }
         }
