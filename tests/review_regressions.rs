@@ -99,7 +99,7 @@ fn deep_errors_in_compressed_records_stay_inside_the_batch() {
         deep: true,
         ..Default::default()
     };
-    let r = scan(&[m.dir.clone()], &opts);
+    let r = scan(std::slice::from_ref(&m.dir), &opts);
     let f: Vec<_> = r
         .findings
         .iter()
@@ -124,7 +124,7 @@ fn deep_errors_in_compressed_records_stay_inside_the_batch() {
     );
     let m = p.write(dir.path()).unwrap();
     let b = &m.batches[1];
-    let r = scan(&[m.dir.clone()], &opts);
+    let r = scan(std::slice::from_ref(&m.dir), &opts);
     let f = r
         .findings
         .iter()
