@@ -714,6 +714,20 @@ impl<'a> Walker<'a> {
                 if !ev.crc_valid && self.first_bad.is_none() {
                     self.first_bad = Some((pos, Some(ev.base_offset), "CRC mismatch".into()));
                 }
+                // Recovery decodes the control record of every batch with a producer id; a
+                // malformed one throws InvalidRecordException, and the segment is truncated
+                // there (kafka-semantics §8 rule 11).
+                if ev.crc_valid
+                    && ev.has_producer_id()
+                    && matches!(ev.control, Some(crate::event::ControlInfo::Malformed(_)))
+                    && self.first_bad.is_none()
+                {
+                    self.first_bad = Some((
+                        pos,
+                        Some(ev.base_offset),
+                        "malformed control record (recovery throws InvalidRecordException)".into(),
+                    ));
+                }
                 if opts.deep && ev.crc_valid {
                     check_records(ctx, name, &b, &mut self.dec, &mut self.out.findings);
                 }

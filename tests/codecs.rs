@@ -558,3 +558,29 @@ fn real_data_every_compressed_v2_batch_decodes() {
         assert!(per_codec.contains_key(codec), "no {codec} batch found");
     }
 }
+
+/// A tiny raw snappy block that declares a huge length is rejected before anything is
+/// allocated for it (snappy cannot expand more than 64/3 times).
+#[test]
+fn snappy_declared_length_beyond_what_the_block_can_hold() {
+    let mut block = Vec::new();
+    let mut n: u32 = 200 << 20; // 200 MiB, under the 256 MiB cap
+    while n >= 0x80 {
+        block.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    block.push(n as u8);
+    block.extend_from_slice(&[0u8; 8]);
+    let mut d = Decompressor::default();
+    let e = d
+        .decompress(Compression::Snappy, &block, false)
+        .unwrap_err();
+    assert_eq!(e.field, "uncompressedLength", "{e}");
+    assert!(matches!(e.problem, Problem::Invalid(_)), "{e}");
+    // Highly compressible data still decodes (its ratio is within the bound).
+    let data = vec![b'a'; 1 << 20];
+    let c = snap::raw::Encoder::new().compress_vec(&data).unwrap();
+    assert!(data.len() > 15 * c.len(), "test data should compress well");
+    let out = d.decompress(Compression::Snappy, &c, false).unwrap();
+    assert_eq!(out.len(), data.len());
+}

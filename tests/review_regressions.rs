@@ -138,3 +138,37 @@ fn deep_errors_in_compressed_records_stay_inside_the_batch() {
     );
     assert!(f.evidence.get("error_position_in").is_none());
 }
+
+#[test]
+fn a_malformed_control_record_is_where_recovery_truncates() {
+    let dir = tempfile::tempdir().unwrap();
+    let txn = Producer::transactional(9, 0);
+    let mut p = PartitionBuilder::new("m", 0).start_time(T0);
+    p.append(Batch::new(txn).records(2));
+    // A COMMIT whose value is 2 bytes (EndTxnMarker needs 6): CRC-valid, malformed.
+    let bad = p.control_raw(txn, 1, Some(vec![0, 0]));
+    p.append(Batch::new(Producer::PLAIN).records(1));
+    let m = p.write(dir.path()).unwrap();
+    let b = &m.batches[bad];
+    let r = scan(std::slice::from_ref(&m.dir), &ScanOptions::default());
+    let f: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::InvalidBatch)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].position, Some(b.position));
+    let t = r.partitions[0]
+        .truncation
+        .as_ref()
+        .expect("a truncation point");
+    assert_eq!((t.position, t.offset), (b.position, Some(b.base_offset)));
+    // A well-formed COMMIT is not.
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("m", 0).start_time(T0);
+    p.append(Batch::new(txn).records(2));
+    p.commit(txn, 1);
+    let m = p.write(dir.path()).unwrap();
+    let r = scan(std::slice::from_ref(&m.dir), &ScanOptions::default());
+    assert_eq!(r.partitions[0].truncation, None);
+}

@@ -267,6 +267,16 @@ impl Decompressor {
         if len > self.limit - filled {
             return Err(self.too_large(structure, "uncompressedLength", at));
         }
+        // No snappy element expands more than 64/3 times (a 3-byte copy of 64 bytes): a
+        // larger declared length is corrupt, and must not make us allocate it.
+        if len > block.len().saturating_mul(22) {
+            return Err(FormatError::new(
+                structure,
+                "uncompressedLength",
+                at as u64,
+                Problem::Invalid("declared length exceeds what the snappy block can expand to"),
+            ));
+        }
         ensure_len(&mut self.out, filled + len, self.limit);
         let n = self
             .snappy
