@@ -55,11 +55,13 @@ pub struct TruncationPrediction {
 /// How the producer state would be rebuilt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProducerRebuild {
-    /// The snapshot loaded (the newest valid one at or below the log end offset).
+    /// The snapshot loaded (the newest valid one at or below the log end offset and above
+    /// the log start offset).
     pub snapshot: Option<String>,
     pub snapshot_offset: Option<i64>,
-    /// True when the broker skips the rebuild (no snapshot after a clean shutdown): all
-    /// producer state, open transactions included, is forgotten.
+    /// True when the broker skips the rebuild (no snapshot left once the stray ones are
+    /// removed, after a clean shutdown): all producer state, open transactions included, is
+    /// forgotten.
     pub skipped: bool,
     /// Offsets replayed from the log, `[replay_from, replay_to)`.
     pub replay_from: Option<i64>,
