@@ -591,9 +591,17 @@ fn non_transactional_write_in_a_transaction_fails_the_load() {
     assert_eq!(lf.exception, "InvalidTxnStateException");
     assert_eq!(lf.offset, Some(2));
     assert_eq!(v.prediction.producer_state.replay_from, Some(0));
-    // a snapshot at the log end: nothing is replayed, the load succeeds
+    // a snapshot at the log end after an unclean shutdown: nothing is replayed by the
+    // rebuild, but the segment holding the recovery point is recovered, which replays it
     let (_d, m) = write(part(true), false);
     let v = run(&m.dir);
+    assert_eq!(v.prediction.producer_state.replay_from, Some(3));
+    let lf = v.prediction.load_failure.as_ref().expect("load failure");
+    assert_eq!(lf.offset, Some(2));
+    // the same after a clean shutdown: nothing recovered, nothing replayed, the load succeeds
+    let (_d, m) = write(part(true), true);
+    let v = run(&m.dir);
+    assert!(v.prediction.recovered_segments.is_empty());
     assert!(v.prediction.load_failure.is_none());
     assert_eq!(v.prediction.producer_state.replay_from, Some(3));
 }

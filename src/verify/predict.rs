@@ -55,11 +55,13 @@ pub struct TruncationPrediction {
 /// How the producer state would be rebuilt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProducerRebuild {
-    /// The snapshot loaded (the newest valid one at or below the log end offset).
+    /// The snapshot loaded (the newest valid one at or below the log end offset and above
+    /// the log start offset).
     pub snapshot: Option<String>,
     pub snapshot_offset: Option<i64>,
-    /// True when the broker skips the rebuild (no snapshot after a clean shutdown): all
-    /// producer state, open transactions included, is forgotten.
+    /// True when the broker skips the rebuild (no snapshot left once the stray ones are
+    /// removed, after a clean shutdown): all producer state, open transactions included, is
+    /// forgotten.
     pub skipped: bool,
     /// Offsets replayed from the log, `[replay_from, replay_to)`.
     pub replay_from: Option<i64>,
@@ -353,18 +355,21 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
     let newest = inp.snapshots.iter().map(|s| s.offset).max();
     let last_base = bases.last().copied();
     let mut usable: Vec<&SnapshotInput> = Vec::new();
+    let is_stray = |offset: i64| {
+        let kept_newest = Some(offset) == newest && last_base.is_none_or(|b| offset > b);
+        !bases.contains(&offset) && !kept_newest
+    };
     for s in &inp.snapshots {
-        let kept_newest = Some(s.offset) == newest && last_base.is_none_or(|b| s.offset > b);
-        let stray = !bases.contains(&s.offset) && !kept_newest;
+        let stray = is_stray(s.offset);
         let (kind, action) = if leo_after.is_some_and(|l| s.offset > l) {
             (
                 "snapshot_beyond_log",
                 "deleted: above the log end offset after loading",
             )
-        } else if bases.first().is_some_and(|b| s.offset < *b) {
+        } else if log_start_after.is_some_and(|l| s.offset <= l) {
             (
                 "snapshot_below_log_start",
-                "deleted: below the log start offset",
+                "deleted: at or below the log start offset",
             )
         } else if stray {
             (
@@ -387,7 +392,10 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
         });
     }
     let snap = usable.iter().max_by_key(|s| s.offset);
-    let has_snapshot_files = !inp.snapshots.is_empty();
+    // The clean-shutdown shortcut looks at the snapshots left after the stray ones are
+    // removed (`removeStraySnapshots` runs first); corrupt, beyond-log and below-log-start
+    // snapshots are only deleted later, by `truncateAndReload`, so they still count.
+    let has_snapshot_files = inp.snapshots.iter().any(|s| !is_stray(s.offset));
     let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true);
     let replay_from = if skipped {
         None
@@ -412,15 +420,68 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
             whole.then_some(inp.open_transactions)
         },
     };
-    // Load failures: replay errors in the replayed range.
-    let mut load_failure = None;
+    // Load failures: replay errors in the order the broker meets them. First the segments
+    // recovered at load (missing/corrupt index), then those recovered after an unclean
+    // shutdown: `recoverSegment` rebuilds the producer state up to the segment's base and
+    // replays the segment's valid batches, so a rule broken in `[base, end)` (end: below any
+    // truncation point) throws however new the newest snapshot is. Then the rebuild's replay
+    // `[replay_from, replay_to)`.
+    let mut ranges: Vec<(i64, i64, String)> = Vec::new();
+    let seg_end = |i: usize| -> Option<i64> {
+        match &segs[i].walk {
+            Some(w) => Some(w.next_offset),
+            None => segs.get(i + 1).map(|n| n.base).or(inp.log_end_offset),
+        }
+    };
+    for (i, s) in segs.iter().enumerate() {
+        if (s.missing_index || s.corrupt_index.is_some())
+            && let Some(end) = seg_end(i)
+        {
+            ranges.push((
+                s.base,
+                end,
+                format!(
+                    "recovering segment {} at load (its index is missing or corrupt; producer state rebuilt up to offset {})",
+                    s.name, s.base
+                ),
+            ));
+        }
+    }
+    if unclean {
+        for r in &recovered {
+            let Some(i) = segs.iter().position(|s| s.name == r.segment) else {
+                continue;
+            };
+            if i < from_idx {
+                continue;
+            }
+            if let Some(end) = seg_end(i) {
+                ranges.push((
+                    segs[i].base,
+                    end,
+                    format!(
+                        "recovering segment {} after the unclean shutdown (producer state rebuilt up to offset {})",
+                        segs[i].name, segs[i].base
+                    ),
+                ));
+            }
+        }
+    }
     if let (Some(from), Some(to)) = (replay_from, leo_after) {
-        let old_broker = inp
-            .broker_version
-            .is_some_and(|v| v <= BrokerVersion(2, 4, 0));
+        ranges.push((
+            from,
+            to,
+            format!("replaying the producer state from offset {from}"),
+        ));
+    }
+    let old_broker = inp
+        .broker_version
+        .is_some_and(|v| v <= BrokerVersion(2, 4, 0));
+    let mut load_failure = None;
+    'ranges: for (from, to, what) in &ranges {
         for f in inp.load_rules {
             let Some(o) = f.offset else { continue };
-            if o < from || o >= to {
+            if o < *from || o >= *to {
                 continue;
             }
             let (exception, fails) = match f.kind {
@@ -435,12 +496,9 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
                     kind: f.kind.id().into(),
                     offset: Some(o),
                     exception: exception.into(),
-                    message: format!(
-                        "replaying the producer state from offset {from} throws {exception} at offset {o}: {}",
-                        f.message
-                    ),
+                    message: format!("{what} throws {exception} at offset {o}: {}", f.message),
                 });
-                break;
+                break 'ranges;
             }
         }
     }
