@@ -1235,6 +1235,7 @@ impl Replay {
             .evidence(json!({
                 "first_batch": self.batch_json(&t.first),
                 "last_batch": self.batch_json(&e.last_ref),
+                "last_marker": e.last_marker.map(|m| self.batch_json(&m)),
                 "producer_epoch": e.epoch,
                 "transaction_epoch": t.epoch,
                 "coordinator_epoch": e.coordinator_epoch,
