@@ -367,6 +367,17 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
     let epoch = f.producer_epoch.unwrap_or(-1);
     let ref_time = f.evidence["reference_time_ms"].as_i64();
     let first_ts = f.evidence["first_batch"]["timestamp"].as_i64();
+    // The open transaction began after the coordinator's last update of the id.
+    let began_after = |last_update: i64| first_ts.is_some_and(|ts| ts > last_update);
+    // The producer's last marker in this partition (it precedes the open transaction's
+    // data, else it would have closed it), when it is at `epoch`: `(offset, type)`.
+    let last_marker = &f.evidence["last_marker"];
+    let marker_here = |epoch: i16| -> Option<(i64, String)> {
+        let off = last_marker["offset"].as_i64()?;
+        (last_marker["producer_id"].as_i64() == Some(pid)
+            && last_marker["producer_epoch"].as_i64() == Some(i64::from(epoch)))
+        .then(|| (off, last_marker["type"].as_str().unwrap_or("").to_string()))
+    };
     let read = view.read_list();
     let here = (f.topic.clone(), f.partition);
     let mut ev = json!({
@@ -430,6 +441,8 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
                 )
             } else if matches!(t.state, TxnState::CompleteCommit | TxnState::CompleteAbort)
                 && t.last_txn_partitions.contains(&here)
+                && !began_after(t.last_update_ms)
+                && marker_here(t.producer_epoch).is_none()
             {
                 let m = if t.state == TxnState::CompleteCommit {
                     "COMMIT"
@@ -444,10 +457,15 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
                     ),
                 )
             } else {
-                let after = match first_ts {
-                    Some(ts) if ts > t.last_update_ms => format!(
+                let after = match (first_ts, marker_here(t.producer_epoch)) {
+                    (Some(ts), _) if ts > t.last_update_ms => format!(
                         "; this partition's transaction began after the coordinator's last update ({} > {}): the coordinator never knew about it (late write after EndTxn, KAFKA-12671 pattern)",
                         ts, t.last_update_ms
+                    ),
+                    (_, Some((off, kind))) => format!(
+                        "; the {} marker of producer {pid} epoch {} is in this partition at offset {off}, before this transaction: the coordinator's transaction was completed here and this data came after it (late write after EndTxn, KAFKA-12671 pattern)",
+                        kind.to_uppercase(),
+                        t.producer_epoch
                     ),
                     _ => String::new(),
                 };

@@ -105,6 +105,8 @@ kinds! {
     MarkerWithoutTransaction = "marker_without_transaction", Info;
     /// Markers of different types for the same producer and epoch (rule 23 b).
     ConflictingMarkers = "conflicting_markers", Error;
+    /// A TV2 producer's COMMIT/ABORT at or below the epoch of the data it closes (rules 21, 27).
+    MarkerEpochNotBumped = "marker_epoch_not_bumped", Warning;
     /// An open transaction continued at a new epoch without a marker (rule 25).
     TransactionEpochChange = "transaction_epoch_change", Warning;
     /// Non-transactional data while the producer has an open transaction (rule 26).

@@ -333,7 +333,14 @@ fn b_alive_ongoing_is_downgraded() {
 fn c_completed_transaction_means_markers_lost() {
     let (_d, r0) = run(&[]);
     let now = ref_time(&r0);
+    // The transaction's data (orders-0 offset 1) was written 20 min before the reference
+    // time: the coordinator started the transaction before it and completed it after it.
+    let data_ts = orders_txn(&r0).evidence["first_batch"]["timestamp"]
+        .as_i64()
+        .unwrap();
+    assert!(data_ts < now - 19 * 60_000);
     let t = now - 30 * 60_000;
+    let done = now - 19 * 60_000;
     for (prepare, complete, marker) in [
         (PREPARE_COMMIT, COMPLETE_COMMIT, "COMMIT"),
         (PREPARE_ABORT, COMPLETE_ABORT, "ABORT"),
@@ -343,9 +350,12 @@ fn c_completed_transaction_means_markers_lost() {
             ("app", Some(value_v0(900, 1, ONGOING, Some(listed), t, t))),
             (
                 "app",
-                Some(value_v0(900, 1, prepare, Some(listed), t + 1, t)),
+                Some(value_v0(900, 1, prepare, Some(listed), done, t)),
             ),
-            ("app", Some(value_v0(900, 1, complete, Some(&[]), t + 2, t))),
+            (
+                "app",
+                Some(value_v0(900, 1, complete, Some(&[]), done + 1, t)),
+            ),
         ]);
         let f = orders_txn(&r);
         assert_eq!(
@@ -431,4 +441,109 @@ fn d_without_transaction_state_nothing_changes() {
     coordinator::annotate(&mut r, &inv, &opts);
     assert_eq!(json(&r), before);
     assert!(orders_txn(&r).evidence.get("coordinator").is_none());
+}
+
+/// The KAFKA-12671 late-write pattern (rule 24): the coordinator's transaction for
+/// (900, 1) was completed in this partition (its COMMIT is at offset 2), then data of the
+/// same producer and epoch continuing the old sequence opened a new transaction the
+/// coordinator never knew about. That is not `markers_lost`: the COMMIT did arrive.
+#[test]
+fn e_late_write_after_the_commit_is_not_markers_lost() {
+    let a = Producer::transactional(900, 1);
+    let mut p = PartitionBuilder::new("orders", 0);
+    p.append(Batch::new(a).records(2));
+    p.commit(a, 3);
+    p.advance_time(60_000);
+    p.append(Batch::new(a).records(1)); // late write, same epoch, continues the sequence
+    p.advance_time(20 * 60_000);
+    p.append(Batch::new(Producer::PLAIN).values(["b"]));
+    let listed: &[(&str, &[i32])] = &[("orders", &[0])];
+    // `done`: the coordinator's last update, before (late write) or after the late data
+    // (clock skew between coordinator and partition leader): either way the marker of
+    // (900, 1) in this partition rules markers_lost out.
+    for done in [p.now() - 22 * 60_000, p.now() - 60_000] {
+        let dir = tempfile::tempdir().unwrap();
+        p.write(dir.path()).unwrap();
+        let t0 = p.now() - 23 * 60_000;
+        let mut t = PartitionBuilder::new("__transaction_state", 7);
+        for v in [
+            value_v0(900, 1, ONGOING, Some(listed), t0, t0),
+            value_v0(900, 1, PREPARE_COMMIT, Some(listed), done, t0),
+            value_v0(900, 1, COMPLETE_COMMIT, Some(&[]), done + 1, t0),
+        ] {
+            t.append(Batch::new(Producer::PLAIN).record(Rec::kv(key("app"), &v)));
+        }
+        t.write(dir.path()).unwrap();
+        let r = scan_annotated(dir.path());
+        let f = orders_txn(&r);
+        assert_eq!(f.offset, Some(3));
+        assert_eq!(f.evidence["last_marker"]["offset"], 2);
+        assert_eq!(f.evidence["last_marker"]["type"], "commit");
+        assert_eq!(
+            (f.kind, f.severity),
+            (Kind::HangingTransaction, Severity::Error)
+        );
+        let c = &f.evidence["coordinator"];
+        assert_eq!(c["verdict"], "no_transaction_in_progress", "{}", f.message);
+        assert_eq!(c["hanging"], true);
+        assert!(f.message.contains("confirmed hanging"), "{}", f.message);
+        assert!(f.message.contains("KAFKA-12671"), "{}", f.message);
+        let late = f.evidence["first_batch"]["timestamp"].as_i64().unwrap() > done + 1;
+        assert_eq!(
+            f.message
+                .contains("began after the coordinator's last update"),
+            late,
+            "{}",
+            f.message
+        );
+        assert_eq!(
+            f.message.contains(
+                "the COMMIT marker of producer 900 epoch 1 is in this partition at offset 2"
+            ),
+            !late,
+            "{}",
+            f.message
+        );
+        assert!(
+            f.remediation
+                .as_deref()
+                .unwrap()
+                .contains("--start-offset 3")
+        );
+        counts_match(&r);
+    }
+}
+
+/// markers_lost needs the data to predate the coordinator's last update: a transaction
+/// that began after the coordinator completed the listed one (and with no marker here)
+/// is the late-write case too.
+#[test]
+fn f_data_after_the_completed_transaction_is_not_markers_lost() {
+    let (_d, r0) = run(&[]);
+    let now = ref_time(&r0);
+    let t = now - 30 * 60_000;
+    let listed: &[(&str, &[i32])] = &[("orders", &[0])];
+    let (_d, r) = run(&[
+        ("app", Some(value_v0(900, 1, ONGOING, Some(listed), t, t))),
+        (
+            "app",
+            Some(value_v0(900, 1, PREPARE_COMMIT, Some(listed), t + 1, t)),
+        ),
+        (
+            "app",
+            Some(value_v0(900, 1, COMPLETE_COMMIT, Some(&[]), t + 2, t)),
+        ),
+    ]);
+    let f = orders_txn(&r);
+    assert!(f.evidence["last_marker"].is_null());
+    assert_eq!(
+        f.evidence["coordinator"]["verdict"],
+        "no_transaction_in_progress"
+    );
+    assert!(
+        f.message
+            .contains("began after the coordinator's last update"),
+        "{}",
+        f.message
+    );
 }

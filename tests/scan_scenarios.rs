@@ -813,6 +813,36 @@ fn transaction_epoch_change_without_marker() {
 }
 
 #[test]
+fn marker_epoch_not_bumped_under_tv2() {
+    // TV2 producer (every marker one above its data), then a COMMIT at the data's own epoch.
+    let a = Producer::transactional(1250, 0);
+    let mut p = PartitionBuilder::new("menb", 0);
+    p.append(Batch::new(a).records(2));
+    p.commit(a.bumped(), 0);
+    p.append(Batch::new(a.bumped()).records(2));
+    p.commit(a.bumped().bumped(), 0);
+    p.append(Batch::new(a.bumped().bumped()).records(2));
+    p.commit(a.bumped().bumped(), 0);
+    let (_d, m, r) = run(&p);
+    let f = one(&r, Kind::MarkerEpochNotBumped);
+    at_batch(f, &m, 5);
+    producer_of(f, 1250, 2);
+    assert_eq!(f.severity, Severity::Warning);
+    assert_eq!(kinds(&r), vec![(Kind::MarkerEpochNotBumped, Some(8))]);
+    assert_eq!(f.evidence["transaction_first_batch"]["offset"], 6);
+    assert_eq!(r.partitions[0].outcome.txn_stats.committed, 3);
+    assert!(r.partitions[0].outcome.producers[0].transaction_version_2);
+    // near miss: the same log written by a TV0/1 producer (markers at the data's epoch)
+    let mut p = PartitionBuilder::new("menb", 0);
+    for _ in 0..3 {
+        p.append(Batch::new(a).records(2));
+        p.commit(a, 0);
+    }
+    let (_d, _m, r) = run(&p);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+}
+
+#[test]
 fn non_transactional_write_in_transaction() {
     let txn = Producer::transactional(1400, 3);
     let mut p = PartitionBuilder::new("ntx", 0);

@@ -326,6 +326,93 @@ fn tv2_data_must_restart_at_zero_after_the_marker() {
 }
 
 #[test]
+fn tv2_marker_at_the_data_epoch_is_marker_epoch_not_bumped() {
+    let mut l = Log::new();
+    let pid = 77;
+    l.txn(pid, 5, 0, 3);
+    l.commit(pid, 6, 2); // TV2 inferred
+    l.txn(pid, 6, 0, 2);
+    let at = l.commit(pid, 6, 2); // rules 21/27: not above the data epoch
+    l.txn(pid, 6, 2, 1); // a fresh transaction at the same epoch
+    let at2 = l.abort(pid, 6, 2); // a second one in a row: TV downgrade
+    l.txn(pid, 6, 3, 1);
+    l.commit(pid, 6, 2); // now TV0/1: nothing to say
+    let (f, out) = run(&l);
+    assert_eq!(
+        kinds(&f),
+        vec![Kind::MarkerEpochNotBumped, Kind::MarkerEpochNotBumped],
+        "{f:#?}"
+    );
+    let x = &f[0];
+    assert_eq!((x.offset, x.severity), (Some(at), Severity::Warning));
+    assert_eq!((x.producer_id, x.producer_epoch), (Some(pid), Some(6)));
+    assert_eq!(x.evidence["data_epoch"], 6);
+    assert_eq!(x.evidence["marker_epoch"], 6);
+    assert_eq!(x.evidence["transaction_first_batch"]["offset"], 4);
+    assert_eq!(x.evidence["previous_marker"]["offset"], 3);
+    assert_eq!(x.evidence["transaction_version_2_after"], true);
+    assert!(x.message.contains("transaction version 2"), "{}", x.message);
+    assert!(x.broker_behaviour.contains("KIP-1228"));
+    let y = &f[1];
+    assert_eq!(y.offset, Some(at2));
+    assert_eq!(y.evidence["transaction_version_2_after"], false);
+    assert!(y.message.contains("now inferred TV0/1"), "{}", y.message);
+    assert!(!out.producers[0].transaction_version_2);
+    assert_eq!(out.txn_stats.committed, 3);
+    assert_eq!(out.txn_stats.aborted, 1);
+}
+
+#[test]
+fn one_unbumped_marker_keeps_the_tv2_verdict() {
+    let mut l = Log::new();
+    let pid = 77;
+    l.txn(pid, 5, 0, 3);
+    l.commit(pid, 6, 2);
+    l.txn(pid, 6, 0, 2);
+    l.abort(pid, 6, 2); // flagged, TV2 kept
+    let (f, out) = run(&l);
+    assert_eq!(kinds(&f), vec![Kind::MarkerEpochNotBumped], "{f:#?}");
+    assert!(out.producers[0].transaction_version_2);
+    // ... and bumped markers afterwards reset the count: the next lone one is flagged
+    // again without downgrading.
+    l.txn(pid, 6, 2, 1);
+    l.commit(pid, 7, 2);
+    l.txn(pid, 7, 0, 1);
+    let at = l.commit(pid, 7, 2);
+    let (f, out) = run(&l);
+    assert_eq!(
+        kinds(&f),
+        vec![Kind::MarkerEpochNotBumped, Kind::MarkerEpochNotBumped],
+        "{f:#?}"
+    );
+    assert_eq!(f[1].offset, Some(at));
+    assert_eq!(f[1].evidence["transaction_version_2_after"], true);
+    assert!(out.producers[0].transaction_version_2);
+}
+
+#[test]
+fn tv01_markers_at_the_data_epoch_are_not_marker_epoch_not_bumped() {
+    let mut l = Log::new();
+    let pid = 12;
+    l.txn(pid, 3, 0, 2);
+    l.commit(pid, 3, 1); // TV0/1 inferred
+    l.txn(pid, 3, 2, 2);
+    l.abort(pid, 3, 1);
+    l.txn(pid, 3, 4, 1);
+    l.commit(pid, 3, 1);
+    let (f, out) = run(&l);
+    assert!(of(&f, Kind::MarkerEpochNotBumped).is_empty(), "{f:#?}");
+    assert!(f.is_empty(), "{f:#?}");
+    assert!(!out.producers[0].transaction_version_2);
+    // Unknown TV (first transaction seen) is not judged either.
+    let mut l = Log::new();
+    l.txn(pid, 3, 0, 2);
+    l.commit(pid, 3, 1);
+    let (f, _) = run(&l);
+    assert!(f.is_empty(), "{f:#?}");
+}
+
+#[test]
 fn kip_588_fenced_abort_then_reinitialised_producer_is_not_an_error() {
     let mut l = Log::new();
     let pid = 12;

@@ -138,6 +138,9 @@ pub(crate) struct Entry {
     /// The last marker bumped the epoch above the transaction it closed (TV2 pattern or a
     /// fence), recorded to recognise TV2 when the next data starts at the marker's epoch.
     pub marker_bumped: bool,
+    /// A TV2 producer's last marker did not bump the epoch (`marker_epoch_not_bumped`): the
+    /// TV2 verdict was kept once; a second such marker in a row downgrades it to TV0/1.
+    pub tv2_not_bumped: bool,
 }
 
 impl Entry {
@@ -156,6 +159,7 @@ impl Entry {
             last_data: None,
             tv2: None,
             marker_bumped: false,
+            tv2_not_bumped: false,
         }
     }
 

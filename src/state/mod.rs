@@ -1069,10 +1069,56 @@ impl Replay {
             if let Some(i) = self.open.iter().position(|&(_, p)| p == pid) {
                 self.open.swap_remove(i);
             }
+            // Rules 21/27 under TV2: both markers must be above the epoch of the data they
+            // close. Below the producer's epoch it is already a `producer_epoch_regression`.
+            let data_epoch = t.epoch.max(e.epoch);
+            let not_bumped = e.tv2 == Some(true)
+                && ev.producer_epoch <= data_epoch
+                && ev.producer_epoch >= e.epoch;
+            if not_bumped {
+                // One such marker keeps the TV2 verdict (a lone anomaly); a second in a row
+                // is a downgrade to TV0/1 mid-stream.
+                let downgraded = e.tv2_not_bumped;
+                findings.push(
+                    self.at(
+                        Kind::MarkerEpochNotBumped,
+                        &cur,
+                        format!(
+                            "producer {pid} {type_name} marker at offset {} has epoch {}, not above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 2{}",
+                            ev.base_offset,
+                            ev.producer_epoch,
+                            t.first.base_offset,
+                            if downgraded {
+                                "; second such marker in a row: now inferred TV0/1 (transaction version downgraded mid-stream?)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    )
+                    .evidence(json!({
+                        "marker": self.batch_json(&cur),
+                        "transaction_first_batch": self.batch_json(&t.first),
+                        "transaction_epoch": t.epoch,
+                        "data_epoch": data_epoch,
+                        "marker_epoch": ev.producer_epoch,
+                        "previous_marker": e.last_marker.map(|m| self.batch_json(&m)),
+                        "transaction_version_2_before": true,
+                        "transaction_version_2_after": !downgraded,
+                    }))
+                    .broker(text::BROKER_MARKER_NOT_BUMPED)
+                    .remediation(
+                        "check __transaction_state for this producer's transactional id (ClientTransactionVersion, epoch of the Complete record) and whether the transaction.version feature was downgraded; a delayed or replayed marker may have closed this transaction",
+                    ),
+                );
+                if downgraded {
+                    e.tv2 = Some(false);
+                }
+            }
+            e.tv2_not_bumped = not_bumped;
             // TV inference (rule 27).
             if commit && ev.producer_epoch == t.epoch.saturating_add(1) {
                 e.tv2 = Some(true);
-            } else if ev.producer_epoch == t.epoch {
+            } else if ev.producer_epoch == t.epoch && !not_bumped {
                 e.tv2 = Some(false);
             }
             bumped = ev.producer_epoch > t.epoch;
@@ -1189,6 +1235,7 @@ impl Replay {
             .evidence(json!({
                 "first_batch": self.batch_json(&t.first),
                 "last_batch": self.batch_json(&e.last_ref),
+                "last_marker": e.last_marker.map(|m| self.batch_json(&m)),
                 "producer_epoch": e.epoch,
                 "transaction_epoch": t.epoch,
                 "coordinator_epoch": e.coordinator_epoch,

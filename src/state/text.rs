@@ -18,6 +18,7 @@ pub(crate) const BROKER_COORD_EPOCH: &str = "rejects on append (COORDINATOR orig
 pub(crate) const BROKER_MARKER_NO_TXN: &str =
     "accepted on every path; nothing goes to the .txnindex and the LSO is unaffected (since 2.8)";
 pub(crate) const BROKER_CONFLICT: &str = "accepted on every path (the second marker finds no open transaction); under TV2 it means a delayed EndTxn completed the wrong transaction";
+pub(crate) const BROKER_MARKER_NOT_BUMPED: &str = "a 4.2+ leader receiving WriteTxnMarkers v2 with TransactionVersion 2 (KIP-1228) rejects a marker whose epoch does not exceed the transaction's; older leaders, replication and recovery accept it and it closes the open transaction";
 pub(crate) const BROKER_TXN_EPOCH: &str = "accepted on every path: the open transaction simply continues at the new epoch (newer brokers require fresh verification)";
 pub(crate) const BROKER_NON_TXN: &str = "rejects on append (InvalidTxnStateException) and throws on replication and recovery too: a broker reloading this segment fails to rebuild producer state";
 
