@@ -842,6 +842,15 @@ fn partition_candidate(
 pub fn discover(paths: &[PathBuf]) -> Inventory {
     let mut w = Walker::default();
     for p in paths {
+        // `.`, `..` and `dir/..` have no file name: resolve them, or a partition dir given
+        // that way would lose its topic-partition (and its parent log dir).
+        let resolved;
+        let p = if p.file_name().is_none() {
+            resolved = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+            &resolved
+        } else {
+            p
+        };
         let meta = match std::fs::metadata(p) {
             Ok(m) => m,
             Err(e) => {

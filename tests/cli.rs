@@ -309,3 +309,69 @@ fn producers_and_txns_on_the_sample() {
     let empty = tempfile::tempdir().unwrap();
     klogscan().arg("txns").arg(empty.path()).assert().code(2);
 }
+
+#[test]
+fn a_partition_dir_given_as_dot_keeps_its_name() {
+    let p3 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/broker-1/payments-3");
+    let out = klogscan()
+        .current_dir(&p3)
+        .args(["scan", "--format", "json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "the zombie is an error");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["partitions"][0]["topic"], "payments");
+    assert_eq!(v["partitions"][0]["partition"], 3);
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "zombie_write")
+    );
+}
+
+#[test]
+fn bad_times_and_durations_are_usage_errors() {
+    for args in [
+        ["--now", "2019-11-05T10:00:00+0é00"],
+        ["--now", "2019-02-31T10:00:00Z"],
+        ["--hanging-after", "-5"],
+    ] {
+        klogscan().arg("scan").args(args).arg(".").assert().code(2);
+    }
+}
+
+#[test]
+fn dump_max_bytes_cut_is_not_a_problem() {
+    let seg = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/broker-1/codec-none-0/00000000000000000000.log");
+    let out = klogscan()
+        .args(["dump", "--max-bytes", "250"])
+        .arg(&seg)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("baseOffset:"))
+            .count(),
+        2,
+        "{text}"
+    );
+    // A real trailing-garbage file still exits 1.
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("00000000000000000000.log");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    bytes.extend_from_slice(&[
+        0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+    ]);
+    std::fs::write(&bad, &bytes).unwrap();
+    klogscan().arg("dump").arg(&bad).assert().code(1);
+}

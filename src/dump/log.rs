@@ -46,8 +46,11 @@ pub struct LogDumpSummary {
     pub valid_bytes: u64,
     /// Bytes after the last whole entry (what `Found N invalid bytes` reports).
     pub invalid_bytes: u64,
-    /// Whether `--max-bytes` cut the data (the invalid-bytes line is then suppressed).
+    /// Whether `--max-bytes` was given (the invalid-bytes line is then suppressed).
     pub max_bytes_set: bool,
+    /// Whether `--max-bytes` cut the file short: the bytes after the last whole entry are
+    /// then the cut, not a problem of the file.
+    pub cut_by_max_bytes: bool,
     /// How the data ended.
     pub tail: Tail,
     /// Pairs of consecutive records whose offsets are not +1, in file order
@@ -58,7 +61,9 @@ pub struct LogDumpSummary {
 impl LogDumpSummary {
     /// True when anything was invalid: a bad checksum, a parse error or trailing bytes.
     pub fn has_problems(&self) -> bool {
-        self.invalid_batches > 0 || self.errors > 0 || self.invalid_bytes > 0
+        self.invalid_batches > 0
+            || self.errors > 0
+            || (self.invalid_bytes > 0 && !self.cut_by_max_bytes)
     }
 }
 
@@ -214,6 +219,8 @@ pub(crate) fn dump_log_inner(
             valid_bytes: 0,
             invalid_bytes: 0,
             max_bytes_set,
+            cut_by_max_bytes: max_bytes_set
+                && opts.max_bytes.is_some_and(|m| data.len() as u64 >= m),
             tail: Tail::Clean,
             non_consecutive: Vec::new(),
         },

@@ -48,6 +48,9 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
             "cannot parse time {s:?}: use epoch milliseconds or RFC 3339 (2019-11-05T10:00:00Z)"
         )
     };
+    if !s.is_ascii() {
+        return Err(bad());
+    }
     let b = s.as_bytes();
     if b.len() < 19
         || b[4] != b'-'
@@ -89,13 +92,24 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
             let sign = if o.starts_with('-') { -1 } else { 1 };
             let hh: i64 = o[1..3].parse().map_err(|_| bad())?;
             let mm: i64 = o[4..6].parse().map_err(|_| bad())?;
+            if hh > 23 || mm > 59 {
+                return Err(bad());
+            }
             sign * (hh * 60 + mm)
         }
         _ => return Err(bad()),
     };
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = match mo {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if !(1..=12).contains(&mo) || !(1..=month_days).contains(&d) || h > 23 || mi > 59 || se > 60 {
         return Err(bad());
     }
+
     let days = days_from_civil(y, mo as u32, d as u32);
     Ok(((days * 86_400 + h * 3600 + mi * 60 + se) - offset_min * 60) * 1000 + millis)
 }
@@ -113,7 +127,11 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 /// Parse a duration: `15m`, `900s`, `1h30m`, `2d`, `500ms`, or plain milliseconds.
 pub fn parse_duration(s: &str) -> Result<i64, String> {
     if let Ok(ms) = s.parse::<i64>() {
-        return Ok(ms);
+        return if ms < 0 {
+            Err(format!("duration {s:?} is negative"))
+        } else {
+            Ok(ms)
+        };
     }
     let bad = || format!("cannot parse duration {s:?}: use e.g. 15m, 900s, 1h30m, 2d, 500ms");
     let mut total = 0i64;
@@ -167,6 +185,17 @@ mod tests {
         );
         assert_eq!(parse_time("1572948000000").unwrap(), 1_572_948_000_000);
         assert!(parse_time("yesterday").is_err());
+        // Non-ASCII and impossible dates/offsets are errors, never panics or silent rollovers.
+        assert!(parse_time("2019-11-05T10:00:00+0é00").is_err());
+        assert!(parse_time("2019-02-31T10:00:00Z").is_err());
+        assert!(parse_time("2019-04-31T10:00:00Z").is_err());
+        assert!(parse_time("2019-11-05T10:00:00+24:00").is_err());
+        assert!(parse_time("2019-11-05T10:00:00+01:60").is_err());
+        assert_eq!(
+            parse_time("2020-02-29T00:00:00Z").unwrap(),
+            1_582_934_400_000
+        );
+        assert!(parse_time("2019-02-29T00:00:00Z").is_err());
         for ms in [951_782_400_000i64, 1_709_164_800_000, 4_102_444_800_000] {
             assert_eq!(parse_time(&format_ms(ms)).unwrap(), ms);
         }
@@ -180,6 +209,7 @@ mod tests {
         assert_eq!(parse_duration("2d").unwrap(), 172_800_000);
         assert_eq!(parse_duration("900").unwrap(), 900);
         assert!(parse_duration("15x").is_err());
+        assert!(parse_duration("-5").is_err());
         assert!(parse_duration("m").is_err());
     }
 }

@@ -146,7 +146,11 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         for f in &fs {
             t.add_row(vec![
                 f.kind.id().to_string(),
-                format!("{}-{}", f.topic, f.partition),
+                if f.topic.is_empty() {
+                    "-".to_string()
+                } else {
+                    format!("{}-{}", f.topic, f.partition)
+                },
                 opt(f.offset),
                 match (f.producer_id, f.producer_epoch) {
                     (Some(p), Some(e)) => format!("{p}@{e}"),
