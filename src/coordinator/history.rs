@@ -478,7 +478,7 @@ pub fn to_finding(a: &Anomaly) -> Finding {
             )),
         ),
         AnomalyKind::PrepareWithoutComplete => {
-            let v = cur_v.unwrap_or_else(|| unreachable_snapshot());
+            let v = cur_v.unwrap_or(NO_VALUE);
             let age = a.reference_time_ms.unwrap_or(0).saturating_sub(v.last_update_ms);
             (
                 format!(
@@ -498,7 +498,7 @@ pub fn to_finding(a: &Anomaly) -> Finding {
             )
         }
         AnomalyKind::OngoingPastTimeout => {
-            let v = cur_v.unwrap_or_else(|| unreachable_snapshot());
+            let v = cur_v.unwrap_or(NO_VALUE);
             let started = if v.start_ms >= 0 { v.start_ms } else { v.last_update_ms };
             (
                 format!(
@@ -589,21 +589,20 @@ pub fn to_finding(a: &Anomaly) -> Finding {
     f
 }
 
-/// Time anomalies are built only from values; never reached.
-fn unreachable_snapshot() -> TxnSnapshot {
-    TxnSnapshot {
-        state: TxnState::Empty,
-        producer_id: -1,
-        previous_producer_id: -1,
-        next_producer_id: -1,
-        producer_epoch: -1,
-        timeout_ms: 0,
-        last_update_ms: 0,
-        start_ms: -1,
-        version: 0,
-        client_transaction_version: 0,
-    }
-}
+/// Placeholder fields for a time anomaly without a value (never built: time anomalies
+/// come from values only).
+const NO_VALUE: TxnSnapshot = TxnSnapshot {
+    state: TxnState::Empty,
+    producer_id: -1,
+    previous_producer_id: -1,
+    next_producer_id: -1,
+    producer_epoch: -1,
+    timeout_ms: 0,
+    last_update_ms: 0,
+    start_ms: -1,
+    version: 0,
+    client_transaction_version: 0,
+};
 
 #[cfg(test)]
 mod tests {
