@@ -189,7 +189,8 @@ pub struct HistoryChecker {
 }
 
 impl HistoryChecker {
-    /// Feed one record (records of a partition copy in offset order).
+    /// Feed one record (records of a partition copy in offset order). `at` locates it;
+    /// its `content` is replaced by what the key and value decode to.
     pub fn record(&mut self, key: Option<&[u8]>, value: Option<&[u8]>, at: HistoryRecord) {
         let mut at = at;
         let id = match key.map(txnlog::parse_key) {
