@@ -111,6 +111,8 @@ kinds! {
     TransactionEpochChange = "transaction_epoch_change", Warning;
     /// Non-transactional data while the producer has an open transaction (rule 26).
     NonTransactionalWriteInTransaction = "non_transactional_write_in_transaction", Error;
+    /// An anomaly in the coordinator's own log, `__transaction_state` (rule 31; `evidence.anomaly`).
+    TransactionStateAnomaly = "transaction_state_anomaly", Warning;
     // --- other files of the partition (issue: verify) ---
     /// An offset index that cannot be read as Kafka would (size, ordering).
     IndexCorrupt = "index_corrupt", Error;

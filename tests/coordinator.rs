@@ -297,6 +297,20 @@ fn b_alive_ongoing_is_downgraded() {
     assert_eq!(f.evidence["coordinator"]["verdict"], "alive");
     assert_eq!(f.evidence["coordinator"]["recent"], false);
     assert!(f.message.contains("the coordinator is not aborting it"));
+    // ... and the coordinator's own log says so too (rule 31): Ongoing since 21 min with a
+    // 60 s timeout
+    let a: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::TransactionStateAnomaly)
+        .collect();
+    assert_eq!(a.len(), 1, "{a:#?}");
+    assert_eq!(a[0].evidence["anomaly"], "ongoing_past_timeout");
+    assert_eq!(
+        (a[0].topic.as_str(), a[0].partition, a[0].offset),
+        ("__transaction_state", 7, Some(0))
+    );
+    counts_match(&r);
 
     // near miss 2: Ongoing, but this partition is not in the transaction
     let (_d, r) = run(&[(

@@ -21,6 +21,10 @@
 //!   message, `evidence.coordinator` and the remediation (which names the transactional
 //!   id to `describe` before aborting).
 //!
+//! [`annotate`] also reports rule 31, the anomalies of the coordinator's own log
+//! ([`history`]), as `transaction_state_anomaly` findings on the `__transaction_state`
+//! partitions the scan selected.
+//!
 //! Without `__transaction_state` in the inputs nothing is changed.
 
 use crate::finding::{Finding, Kind, Severity};
@@ -31,6 +35,8 @@ use crate::scan::{ScanOptions, ScanReport};
 use crate::segment::{self, ReadPolicy};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
+
+pub mod history;
 
 /// The coordinator's internal topic.
 pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
@@ -84,6 +90,8 @@ pub struct CoordinatorView {
     pub errors: Vec<(String, String)>,
     /// Records read.
     pub records: u64,
+    /// Rule 31: each partition copy's history, replayed per transactional id.
+    pub history: history::HistoryChecker,
 }
 
 /// How a transactional id was found for a producer id.
@@ -142,6 +150,10 @@ impl CoordinatorView {
         let path = p.path.display().to_string();
         for seg in &p.segments {
             let Some(log) = &seg.log else { continue };
+            let segment_name = log
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let res = segment::walk_entries(log, ReadPolicy::Read, opts.max_bytes, |entry| {
                 let Ok(b) = entry.as_v2() else { return };
                 if b.is_control() {
@@ -172,6 +184,17 @@ impl CoordinatorView {
                                 offset,
                                 path: path.clone(),
                             };
+                            self.history.record(
+                                r.key,
+                                r.value,
+                                history::HistoryRecord {
+                                    source: src.clone(),
+                                    segment: segment_name.clone(),
+                                    position: b.position(),
+                                    timestamp: b.max_timestamp(),
+                                    content: history::Content::Tombstone,
+                                },
+                            );
                             if let Err(e) = self.apply(r.key, r.value, src) {
                                 self.errors
                                     .push((path.clone(), format!("offset {offset}: {e}")));
@@ -342,7 +365,7 @@ pub fn annotate_with(report: &mut ScanReport, view: &CoordinatorView) {
     if view.is_empty() {
         return;
     }
-    let mut changed = false;
+    let mut changed = add_history_findings(report, view);
     for f in &mut report.findings {
         if matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction) {
             annotate_finding(f, view);
@@ -360,6 +383,61 @@ pub fn annotate_with(report: &mut ScanReport, view: &CoordinatorView) {
         }
         report.summary.findings = c;
     }
+}
+
+/// Rule 31: append the `transaction_state_anomaly` findings of every
+/// `__transaction_state` partition copy the scan holds (its `ref_time` is the reference
+/// time of the time-based anomalies) to that partition's findings, keeping them sorted by
+/// offset and `finding_range` right. True when a finding was added.
+fn add_history_findings(report: &mut ScanReport, view: &CoordinatorView) -> bool {
+    let index: BTreeMap<&str, usize> = report
+        .partitions
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.topic == TRANSACTION_STATE_TOPIC)
+        .map(|(i, p)| (p.path.as_str(), i))
+        .collect();
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    let time = view
+        .history
+        .time_anomalies(|path| index.get(path).map(|&i| report.partitions[i].ref_time));
+    for a in view.history.anomalies.iter().chain(&time) {
+        if let Some(&i) = index.get(a.current.source.path.as_str()) {
+            extra.entry(i).or_default().push(history::to_finding(a));
+        }
+    }
+    if extra.is_empty() {
+        return false;
+    }
+    let old = std::mem::take(&mut report.findings);
+    let mut covered = vec![false; old.len()];
+    let mut findings = Vec::with_capacity(old.len() + extra.values().map(Vec::len).sum::<usize>());
+    for (i, p) in report.partitions.iter_mut().enumerate() {
+        let range = p.finding_range.clone();
+        let mut mine: Vec<Finding> = old
+            .get(range.clone())
+            .map(<[Finding]>::to_vec)
+            .unwrap_or_default();
+        for c in covered.get_mut(range).into_iter().flatten() {
+            *c = true;
+        }
+        if let Some(more) = extra.remove(&i) {
+            mine.extend(more);
+            mine.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
+        }
+        let start = findings.len();
+        findings.extend(mine);
+        p.finding_range = start..findings.len();
+    }
+    // Findings of no partition (unreadable paths) stay at the end.
+    findings.extend(
+        old.into_iter()
+            .zip(covered)
+            .filter(|(_, c)| !c)
+            .map(|(f, _)| f),
+    );
+    report.findings = findings;
+    true
 }
 
 fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
