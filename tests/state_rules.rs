@@ -617,6 +617,33 @@ fn invalid_first_sequence_on_a_new_epoch() {
 }
 
 #[test]
+fn a_new_epoch_after_a_first_sight_marker_must_start_at_zero() {
+    // History starts with a marker: the leader knew epoch 3 but no sequence.
+    let mut l = Log::new();
+    l.skip_offsets(100); // the log does not start at 0 (retention)
+    l.commit(8, 3, 1);
+    let at = l.txn(8, 4, 7, 1); // new epoch, sequence 7: rule 14
+    let (f, _) = run(&l);
+    let k = of(&f, Kind::InvalidFirstSequence);
+    assert_eq!(k.len(), 1, "{f:#?}");
+    assert_eq!(k[0].offset, Some(at));
+    // Same epoch as the marker: its sequence cannot be judged (TV0/1 continues it).
+    let mut l = Log::new();
+    l.skip_offsets(100);
+    l.commit(8, 3, 1);
+    l.txn(8, 3, 57, 1);
+    let (f, _) = run(&l);
+    assert!(of(&f, Kind::InvalidFirstSequence).is_empty(), "{f:#?}");
+    // A new epoch starting at 0 is fine.
+    let mut l = Log::new();
+    l.skip_offsets(100);
+    l.commit(8, 3, 1);
+    l.txn(8, 4, 0, 1);
+    let (f, _) = run(&l);
+    assert!(of(&f, Kind::InvalidFirstSequence).is_empty(), "{f:#?}");
+}
+
+#[test]
 fn first_sight_and_expired_producers_accept_any_sequence() {
     let mut l = Log::new();
     l.idem(8, 4, 1234, 5); // history starts here

@@ -635,8 +635,11 @@ impl Replay {
                     });
                 findings.push(f);
             }
-        } else if !expired && e.seq_known && seq_rules {
+        } else if !expired && seq_rules && (e.seq_known || epoch != e.epoch) {
             // Rules 14–16 (leader CLIENT checks), only while the leader knew the producer.
+            // A producer first seen through a marker has a known epoch but no sequence yet:
+            // data at another epoch must still start at 0 (rule 14); at the same epoch its
+            // sequence cannot be judged.
             self.sequence_rules(ev, &cur, &e, gap_ms, compacted, findings);
         }
 
