@@ -297,6 +297,8 @@ const DIGITS2: &[u8; 200] = b"\
 8081828384858687888990919293949596979899";
 
 /// Append the decimal text of `v` (what serde_json / itoa print), two digits per step.
+/// (Appending the whole 20-byte array and truncating was slower — 0.31 → 0.38 s user for
+/// the lz4 dump: the wide load of bytes just stored one or two at a time.)
 fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
     let mut tmp = [0u8; 20];
     let mut i = tmp.len();
@@ -1048,6 +1050,38 @@ impl<'p> Dumper<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hand_written_json_matches_serde_json() {
+        let mut vals: Vec<u64> = vec![0, u64::MAX, u64::MAX - 1, i64::MAX as u64];
+        let mut p = 1u64;
+        for _ in 0..20 {
+            vals.extend([p - 1, p, p + 1, p.wrapping_mul(7)]);
+            p = p.wrapping_mul(10);
+        }
+        for v in vals {
+            let mut b = Vec::new();
+            push_u64(&mut b, v);
+            assert_eq!(b, serde_json::to_vec(&v).unwrap(), "{v}");
+            let s = v as i64;
+            let mut b = Vec::new();
+            push_i64(&mut b, s);
+            assert_eq!(b, serde_json::to_vec(&s).unwrap(), "{s}");
+        }
+        for s in [
+            "",
+            "plain",
+            "quote\"",
+            "back\\slash",
+            "tab\t nl\n",
+            "\u{1}\u{1f}\u{7f}",
+            "ünïcödé ✓",
+        ] {
+            let mut b = Vec::new();
+            push_str(&mut b, s);
+            assert_eq!(b, serde_json::to_vec(s).unwrap(), "{s:?}");
+        }
+    }
 
     #[test]
     fn sequences_wrap_like_java() {
