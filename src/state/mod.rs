@@ -1250,8 +1250,8 @@ fn producer_state(pid: i64, e: &Entry) -> ProducerState {
 }
 
 /// Recovery-view update for a data batch (`appendDataBatch`, REPLICATION origin) of
-/// `e`'s producer. Returns whether the
-/// batch opens a transaction (the caller records it in `Replay::open`).
+/// `e`'s producer. Returns whether the batch opens a transaction (the caller records it
+/// in `Replay::open`).
 fn record_data(
     e: &mut Entry,
     ev: &BatchEvent,
