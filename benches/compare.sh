@@ -69,6 +69,8 @@ scan1_gbps=$(gbps "$BYTES" "$scan1")
 echo "| measurement | value | target |"
 echo "|---|---|---|"
 echo "| bare crc32c, 1 thread | $crc_gbps GB/s | (floor) |"
+batch_crc=$("$EX/baseline" crc-batches --runs "$RUNS" "${LOGS[@]}")
+echo "| crc32c per batch (one call per v2 batch, as a CRC check must), 1 thread | $(echo "$batch_crc" | field gbps) GB/s | (floor of per-batch checksumming) |"
 cold=$("$EX/baseline" crc-cold --runs "$RUNS" "${LOGS[@]}")
 cold_gbps=$(echo "$cold" | field gbps)
 echo "| crc32c over freshly mapped files (page faults + unmap included), 1 thread | $cold_gbps GB/s | (floor incl. getting the bytes) |"

@@ -209,7 +209,8 @@ pub(crate) fn dump_log_inner(
         print_data: opts.print_data_log || opts.transaction_log_decoder,
         path: &path_s,
         line: String::with_capacity(256),
-        json_line: Vec::with_capacity(64 * 1024),
+        json_line: Vec::with_capacity(2 * JSON_BLOCK),
+        rec_first: true,
         last_offset: -1,
         summary: LogDumpSummary {
             batches: 0,
@@ -252,6 +253,7 @@ pub(crate) fn dump_log_inner(
     {
         writeln!(err, "Stopped at position {position} of {path_s}: {reason}")?;
     }
+    d.flush_json(&mut out)?;
     if json {
         #[derive(Serialize)]
         struct SummaryLine<'a> {
@@ -285,82 +287,122 @@ pub(crate) fn dump_log_inner(
     Ok(d.summary)
 }
 
-/// Bytes as `{"text": …}` when valid UTF-8, else `{"bytes": base64}`.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-enum JData {
-    Text { text: String },
-    Bytes { bytes: String },
+// ---- JSON text, written by hand ------------------------------------------------------
+//
+// serde_json's field-name escaping (`serialize_str` on every key) and the per-record
+// `JRecord`/`JHeader`/`String` values were ≈ 17 % of a `--deep-iteration --format json`
+// dump. The lines below are written directly; the bytes are the ones serde_json's compact
+// writer produced (keys are plain ASCII names; strings needing escapes and the control
+// record's `serde_json::Value` still go through serde_json; the dump goldens pin this).
+
+/// Two ASCII digits for each of 0..100.
+const DIGITS2: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Append the decimal text of `v` (what serde_json / itoa print), two digits per step.
+/// (Appending the whole 20-byte array and truncating was slower — 0.31 → 0.38 s user for
+/// the lz4 dump: the wide load of bytes just stored one or two at a time.)
+fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    while v >= 100 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+    }
+    if v >= 10 {
+        let d = v as usize * 2;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+    } else {
+        i -= 1;
+        tmp[i] = b'0' + v as u8;
+    }
+    buf.extend_from_slice(&tmp[i..]);
 }
 
-impl JData {
-    fn of(b: &[u8]) -> Self {
-        match std::str::from_utf8(b) {
-            Ok(s) => JData::Text {
-                text: s.to_string(),
-            },
-            Err(_) => JData::Bytes {
-                bytes: base64::engine::general_purpose::STANDARD.encode(b),
-            },
+/// Append the decimal text of `v`, with a leading `-` when negative.
+fn push_i64(buf: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        buf.push(b'-');
+    }
+    push_u64(buf, v.unsigned_abs());
+}
+
+fn push_bool(buf: &mut Vec<u8>, v: bool) {
+    buf.extend_from_slice(if v { b"true" } else { b"false" });
+}
+
+/// Append `s` as a JSON string: verbatim between quotes when nothing needs escaping,
+/// else serde_json's escaping.
+fn push_str(buf: &mut Vec<u8>, s: &str) {
+    if s.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\') {
+        buf.reserve(s.len() + 2);
+        buf.push(b'"');
+        buf.extend_from_slice(s.as_bytes());
+        buf.push(b'"');
+    } else {
+        // Writing into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *buf, s);
+    }
+}
+
+/// Append bytes as `{"text": …}` when valid UTF-8, else `{"bytes": base64}`.
+fn push_data(buf: &mut Vec<u8>, b: &[u8]) {
+    match std::str::from_utf8(b) {
+        Ok(s) => push_text(buf, s),
+        Err(_) => {
+            buf.extend_from_slice(b"{\"bytes\":");
+            push_str(buf, &base64::engine::general_purpose::STANDARD.encode(b));
+            buf.push(b'}');
         }
     }
 }
 
-#[derive(Serialize)]
-struct JHeader {
-    key: JData,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    value: Option<Option<JData>>,
+/// Append `{"text": s}`.
+fn push_text(buf: &mut Vec<u8>, s: &str) {
+    buf.extend_from_slice(b"{\"text\":");
+    push_str(buf, s);
+    buf.push(b'}');
 }
 
-#[derive(Serialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct JRecord {
-    offset: i64,
-    timestamp: i64,
-    key_size: i32,
-    value_size: i32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    sequence: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    headers: Option<Vec<JHeader>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    is_valid: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    crc: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    control: Option<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    key: Option<Option<JData>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    value: Option<Option<JData>>,
+/// Append `,"name":` then `null` or the data object (`Option<Option<JData>>` semantics:
+/// the caller skips the field entirely for `None`).
+fn push_opt_text(buf: &mut Vec<u8>, name: &[u8], v: Option<&str>) {
+    buf.extend_from_slice(name);
+    match v {
+        None => buf.extend_from_slice(b"null"),
+        Some(s) => push_text(buf, s),
+    }
 }
 
-#[derive(Serialize, Default)]
-#[serde(rename_all = "camelCase")]
+fn push_opt_data(buf: &mut Vec<u8>, name: &[u8], v: Option<&[u8]>) {
+    buf.extend_from_slice(name);
+    match v {
+        None => buf.extend_from_slice(b"null"),
+        Some(b) => push_data(buf, b),
+    }
+}
+
+/// One `"type":"batch"` line (fields in output order; `None` fields are left out).
+#[derive(Default)]
 struct JBatch {
-    #[serde(rename = "type")]
     t: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     base_offset: Option<i64>,
     last_offset: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     count: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     base_sequence: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     last_sequence: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     producer_id: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     producer_epoch: Option<i16>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     partition_leader_epoch: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     is_transactional: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     is_control: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     delete_horizon_ms: Option<Option<i64>>,
     position: u64,
     timestamp_type: &'static str,
@@ -370,11 +412,91 @@ struct JBatch {
     compresscodec: &'static str,
     crc: u32,
     isvalid: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    records: Option<Vec<JRecord>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
+    /// Whether a `records` array (the records buffer) follows.
+    records: bool,
 }
+
+impl JBatch {
+    /// Append the line up to the records: every field before `records`, then
+    /// `,"records":[` when `self.records`. [`JBatch::write_tail`] closes it.
+    fn write_head(&self, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(b"{\"type\":");
+        push_str(buf, self.t);
+        if let Some(v) = self.base_offset {
+            buf.extend_from_slice(b",\"baseOffset\":");
+            push_i64(buf, v);
+        }
+        buf.extend_from_slice(b",\"lastOffset\":");
+        push_i64(buf, self.last_offset);
+        let ints: [(&[u8], Option<i64>); 6] = [
+            (b",\"count\":", self.count.map(i64::from)),
+            (b",\"baseSequence\":", self.base_sequence.map(i64::from)),
+            (b",\"lastSequence\":", self.last_sequence.map(i64::from)),
+            (b",\"producerId\":", self.producer_id),
+            (b",\"producerEpoch\":", self.producer_epoch.map(i64::from)),
+            (
+                b",\"partitionLeaderEpoch\":",
+                self.partition_leader_epoch.map(i64::from),
+            ),
+        ];
+        for (name, v) in ints {
+            if let Some(v) = v {
+                buf.extend_from_slice(name);
+                push_i64(buf, v);
+            }
+        }
+        if let Some(v) = self.is_transactional {
+            buf.extend_from_slice(b",\"isTransactional\":");
+            push_bool(buf, v);
+        }
+        if let Some(v) = self.is_control {
+            buf.extend_from_slice(b",\"isControl\":");
+            push_bool(buf, v);
+        }
+        if let Some(v) = self.delete_horizon_ms {
+            buf.extend_from_slice(b",\"deleteHorizonMs\":");
+            match v {
+                Some(v) => push_i64(buf, v),
+                None => buf.extend_from_slice(b"null"),
+            }
+        }
+        buf.extend_from_slice(b",\"position\":");
+        push_u64(buf, self.position);
+        buf.extend_from_slice(b",\"timestampType\":");
+        push_str(buf, self.timestamp_type);
+        buf.extend_from_slice(b",\"maxTimestamp\":");
+        push_i64(buf, self.max_timestamp);
+        buf.extend_from_slice(b",\"size\":");
+        push_u64(buf, self.size as u64);
+        buf.extend_from_slice(b",\"magic\":");
+        push_i64(buf, i64::from(self.magic));
+        buf.extend_from_slice(b",\"compresscodec\":");
+        push_str(buf, self.compresscodec);
+        buf.extend_from_slice(b",\"crc\":");
+        push_u64(buf, u64::from(self.crc));
+        buf.extend_from_slice(b",\"isvalid\":");
+        push_bool(buf, self.isvalid);
+        if self.records {
+            buf.extend_from_slice(b",\"records\":[");
+        }
+    }
+
+    /// Close what [`JBatch::write_head`] opened: the records array, `error`, the line.
+    fn write_tail(&self, buf: &mut Vec<u8>, error: Option<&str>) {
+        if self.records {
+            buf.push(b']');
+        }
+        if let Some(e) = error {
+            buf.extend_from_slice(b",\"error\":");
+            push_str(buf, e);
+        }
+        buf.extend_from_slice(b"}\n");
+    }
+}
+
+/// Pending JSON output is written once it reaches this size (larger than the 64 KiB
+/// `BufWriter`, so it goes straight through).
+const JSON_BLOCK: usize = 256 * 1024;
 
 struct Dumper<'p> {
     opts: &'p DumpOptions,
@@ -383,9 +505,13 @@ struct Dumper<'p> {
     print_data: bool,
     path: &'p str,
     line: String,
-    /// One JSON line is serialised here, then written in one call (serde_json's many
-    /// small writes through `&mut dyn Write` were ≈ 16 % of a `--format json` dump).
+    /// JSON lines are written here and handed to the output in blocks of at least
+    /// [`JSON_BLOCK`] bytes (serde_json's many small writes through `&mut dyn Write`
+    /// were ≈ 16 % of a `--format json` dump; blocks larger than the `BufWriter` also
+    /// skip its copy).
     json_line: Vec<u8>,
+    /// No record of the current batch has been written yet (no comma before the next).
+    rec_first: bool,
     last_offset: i64,
     summary: LogDumpSummary,
 }
@@ -397,12 +523,31 @@ enum ControlText {
 }
 
 impl<'p> Dumper<'p> {
-    /// Serialise `v` as one line of JSON and write it with a single call.
-    fn write_json(&mut self, v: &impl Serialize, out: &mut dyn Write) -> io::Result<()> {
+    /// Start a batch line (see [`JBatch::write_head`]).
+    fn begin_batch(&mut self, jb: &JBatch) {
+        jb.write_head(&mut self.json_line);
+        self.rec_first = true;
+    }
+
+    /// Finish a batch line and hand full blocks to `out`.
+    fn end_batch(
+        &mut self,
+        jb: &JBatch,
+        error: Option<&str>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        jb.write_tail(&mut self.json_line, error);
+        if self.json_line.len() >= JSON_BLOCK {
+            self.flush_json(out)?;
+        }
+        Ok(())
+    }
+
+    /// Write the pending JSON lines.
+    fn flush_json(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(&self.json_line)?;
         self.json_line.clear();
-        serde_json::to_writer(&mut self.json_line, v)?;
-        self.json_line.push(b'\n');
-        out.write_all(&self.json_line)
+        Ok(())
     }
 
     fn track_offset(&mut self, offset: i64) {
@@ -474,20 +619,22 @@ impl<'p> Dumper<'p> {
         }
     }
 
-    fn json_data(
+    /// Append `,"key":…,"value":…` for `--print-data-log` (data objects, or the
+    /// transaction-log decoder's text).
+    fn push_json_data(
         &self,
+        buf: &mut Vec<u8>,
         offset: i64,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
-    ) -> (Option<JData>, Option<JData>) {
+    ) {
         if self.opts.transaction_log_decoder {
             let (k, v) = self.data_strings(offset, key, value);
-            (
-                k.map(|text| JData::Text { text }),
-                v.map(|text| JData::Text { text }),
-            )
+            push_opt_text(buf, b",\"key\":", k.as_deref());
+            push_opt_text(buf, b",\"value\":", v.as_deref());
         } else {
-            (key.map(JData::of), value.map(JData::of))
+            push_opt_data(buf, b",\"key\":", key);
+            push_opt_data(buf, b",\"value\":", value);
         }
     }
 
@@ -559,12 +706,12 @@ impl<'p> Dumper<'p> {
                         position: entry.position,
                         size: entry.len(),
                         magic: entry.magic(),
-                        error: Some(msg),
                         timestamp_type: "unknown",
                         compresscodec: "unknown",
                         ..Default::default()
                     };
-                    self.write_json(&jb, out)?;
+                    self.begin_batch(&jb);
+                    self.end_batch(&jb, Some(&msg), out)?;
                 }
                 return Ok(());
             }
@@ -607,7 +754,32 @@ impl<'p> Dumper<'p> {
             );
             writeln!(out, "{}", self.line)?;
         }
-        let mut jrecords = Vec::new();
+        let jb = self.json.then(|| JBatch {
+            t: "batch",
+            base_offset: Some(b.base_offset()),
+            last_offset: b.last_offset(),
+            count: Some(b.records_count()),
+            base_sequence: Some(b.base_sequence()),
+            last_sequence: Some(last_seq),
+            producer_id: Some(b.producer_id()),
+            producer_epoch: Some(b.producer_epoch()),
+            partition_leader_epoch: Some(b.partition_leader_epoch()),
+            is_transactional: Some(b.is_transactional()),
+            is_control: Some(b.is_control()),
+            delete_horizon_ms: Some(b.delete_horizon_ms()),
+            position: b.position(),
+            timestamp_type: ts_type.name(),
+            max_timestamp: b.max_timestamp(),
+            size: b.size(),
+            magic: b.magic(),
+            compresscodec: b.compression().name(),
+            crc: b.crc(),
+            isvalid: valid,
+            records: self.deep,
+        });
+        if let Some(jb) = &jb {
+            self.begin_batch(jb);
+        }
         let mut error = None;
         if self.deep {
             let recs = if b.compression() == Compression::None {
@@ -629,9 +801,7 @@ impl<'p> Dumper<'p> {
                                 break;
                             }
                             Ok(r) => {
-                                if let Some(e) =
-                                    self.v2_record(&b, ts_type, &r, &mut jrecords, out)?
-                                {
+                                if let Some(e) = self.v2_record(&b, ts_type, &r, out)? {
                                     error = Some(self.error(err, b.position(), &e)?);
                                 }
                             }
@@ -640,32 +810,8 @@ impl<'p> Dumper<'p> {
                 }
             }
         }
-        if self.json {
-            let jb = JBatch {
-                t: "batch",
-                base_offset: Some(b.base_offset()),
-                last_offset: b.last_offset(),
-                count: Some(b.records_count()),
-                base_sequence: Some(b.base_sequence()),
-                last_sequence: Some(last_seq),
-                producer_id: Some(b.producer_id()),
-                producer_epoch: Some(b.producer_epoch()),
-                partition_leader_epoch: Some(b.partition_leader_epoch()),
-                is_transactional: Some(b.is_transactional()),
-                is_control: Some(b.is_control()),
-                delete_horizon_ms: Some(b.delete_horizon_ms()),
-                position: b.position(),
-                timestamp_type: ts_type.name(),
-                max_timestamp: b.max_timestamp(),
-                size: b.size(),
-                magic: b.magic(),
-                compresscodec: b.compression().name(),
-                crc: b.crc(),
-                isvalid: valid,
-                records: self.deep.then_some(jrecords),
-                error,
-            };
-            self.write_json(&jb, out)?;
+        if let Some(jb) = &jb {
+            self.end_batch(jb, error.as_deref(), out)?;
         }
         Ok(())
     }
@@ -676,7 +822,6 @@ impl<'p> Dumper<'p> {
         b: &BatchView<'_>,
         ts_type: TimestampType,
         r: &Record<'_>,
-        jrecords: &mut Vec<JRecord>,
         out: &mut dyn Write,
     ) -> io::Result<Option<FormatError>> {
         self.summary.records += 1;
@@ -708,31 +853,43 @@ impl<'p> Dumper<'p> {
             None
         };
         if self.json {
-            let headers = r
-                .headers()
-                .map(|h| JHeader {
-                    key: JData::of(h.key),
-                    value: self.print_data.then(|| h.value.map(JData::of)),
-                })
-                .collect();
-            let (key, value) = if self.print_data && !b.is_control() {
-                let (k, v) = self.json_data(offset, r.key, r.value);
-                (Some(k), Some(v))
-            } else {
-                (None, None)
-            };
-            jrecords.push(JRecord {
-                offset,
-                timestamp: ts,
-                key_size: r.key_size(),
-                value_size: r.value_size(),
-                sequence: Some(seq),
-                headers: Some(headers),
-                control: control.map(|(_, j)| j),
-                key,
-                value,
-                ..Default::default()
-            });
+            let mut buf = std::mem::take(&mut self.json_line);
+            if !std::mem::take(&mut self.rec_first) {
+                buf.push(b',');
+            }
+            buf.extend_from_slice(b"{\"offset\":");
+            push_i64(&mut buf, offset);
+            buf.extend_from_slice(b",\"timestamp\":");
+            push_i64(&mut buf, ts);
+            buf.extend_from_slice(b",\"keySize\":");
+            push_i64(&mut buf, i64::from(r.key_size()));
+            buf.extend_from_slice(b",\"valueSize\":");
+            push_i64(&mut buf, i64::from(r.value_size()));
+            buf.extend_from_slice(b",\"sequence\":");
+            push_i64(&mut buf, i64::from(seq));
+            buf.extend_from_slice(b",\"headers\":[");
+            for (i, h) in r.headers().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                buf.extend_from_slice(b"{\"key\":");
+                push_data(&mut buf, h.key);
+                if self.print_data {
+                    push_opt_data(&mut buf, b",\"value\":", h.value);
+                }
+                buf.push(b'}');
+            }
+            buf.push(b']');
+            if let Some((_, j)) = &control {
+                buf.extend_from_slice(b",\"control\":");
+                // Writing into a Vec cannot fail.
+                let _ = serde_json::to_writer(&mut buf, j);
+            }
+            if self.print_data && !b.is_control() {
+                self.push_json_data(&mut buf, offset, r.key, r.value);
+            }
+            buf.push(b'}');
+            self.json_line = buf;
             return Ok(ctl_err);
         }
         self.line.clear();
@@ -803,7 +960,23 @@ impl<'p> Dumper<'p> {
                 entry.len(),
             )?;
         }
-        let mut jrecords = Vec::new();
+        let jb = self.json.then(|| JBatch {
+            t: "batch",
+            last_offset: entry.offset(),
+            position: entry.position,
+            timestamp_type: ts_type.name(),
+            max_timestamp: ts,
+            size: entry.len(),
+            magic,
+            compresscodec: codec,
+            crc,
+            isvalid: valid,
+            records: self.deep,
+            ..Default::default()
+        });
+        if let Some(jb) = &jb {
+            self.begin_batch(jb);
+        }
         let mut error = None;
         if self.deep {
             match LegacyMessage::new(entry) {
@@ -826,23 +999,27 @@ impl<'p> Dumper<'p> {
                                     let ks = key.map_or(-1, |k| k.len() as i32);
                                     let vs = value.map_or(-1, |v| v.len() as i32);
                                     if self.json {
-                                        let (k, v) = if self.print_data {
-                                            let (k, v) = self.json_data(m.offset, key, value);
-                                            (Some(k), Some(v))
-                                        } else {
-                                            (None, None)
-                                        };
-                                        jrecords.push(JRecord {
-                                            offset: m.offset,
-                                            timestamp: m.timestamp,
-                                            key_size: ks,
-                                            value_size: vs,
-                                            is_valid: Some(im.is_valid()),
-                                            crc: Some(im.crc()),
-                                            key: k,
-                                            value: v,
-                                            ..Default::default()
-                                        });
+                                        let mut buf = std::mem::take(&mut self.json_line);
+                                        if !std::mem::take(&mut self.rec_first) {
+                                            buf.push(b',');
+                                        }
+                                        buf.extend_from_slice(b"{\"offset\":");
+                                        push_i64(&mut buf, m.offset);
+                                        buf.extend_from_slice(b",\"timestamp\":");
+                                        push_i64(&mut buf, m.timestamp);
+                                        buf.extend_from_slice(b",\"keySize\":");
+                                        push_i64(&mut buf, i64::from(ks));
+                                        buf.extend_from_slice(b",\"valueSize\":");
+                                        push_i64(&mut buf, i64::from(vs));
+                                        buf.extend_from_slice(b",\"isValid\":");
+                                        push_bool(&mut buf, im.is_valid());
+                                        buf.extend_from_slice(b",\"crc\":");
+                                        push_u64(&mut buf, u64::from(im.crc()));
+                                        if self.print_data {
+                                            self.push_json_data(&mut buf, m.offset, key, value);
+                                        }
+                                        buf.push(b'}');
+                                        self.json_line = buf;
                                         continue;
                                     }
                                     self.line.clear();
@@ -870,23 +1047,8 @@ impl<'p> Dumper<'p> {
                 },
             }
         }
-        if self.json {
-            let jb = JBatch {
-                t: "batch",
-                last_offset: entry.offset(),
-                position: entry.position,
-                timestamp_type: ts_type.name(),
-                max_timestamp: ts,
-                size: entry.len(),
-                magic,
-                compresscodec: codec,
-                crc,
-                isvalid: valid,
-                records: self.deep.then_some(jrecords),
-                error,
-                ..Default::default()
-            };
-            self.write_json(&jb, out)?;
+        if let Some(jb) = &jb {
+            self.end_batch(jb, error.as_deref(), out)?;
         }
         Ok(())
     }
@@ -895,6 +1057,38 @@ impl<'p> Dumper<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hand_written_json_matches_serde_json() {
+        let mut vals: Vec<u64> = vec![0, u64::MAX, u64::MAX - 1, i64::MAX as u64];
+        let mut p = 1u64;
+        for _ in 0..20 {
+            vals.extend([p - 1, p, p + 1, p.wrapping_mul(7)]);
+            p = p.wrapping_mul(10);
+        }
+        for v in vals {
+            let mut b = Vec::new();
+            push_u64(&mut b, v);
+            assert_eq!(b, serde_json::to_vec(&v).unwrap(), "{v}");
+            let s = v as i64;
+            let mut b = Vec::new();
+            push_i64(&mut b, s);
+            assert_eq!(b, serde_json::to_vec(&s).unwrap(), "{s}");
+        }
+        for s in [
+            "",
+            "plain",
+            "quote\"",
+            "back\\slash",
+            "tab\t nl\n",
+            "\u{1}\u{1f}\u{7f}",
+            "ünïcödé ✓",
+        ] {
+            let mut b = Vec::new();
+            push_str(&mut b, s);
+            assert_eq!(b, serde_json::to_vec(s).unwrap(), "{s:?}");
+        }
+    }
 
     #[test]
     fn sequences_wrap_like_java() {

@@ -107,6 +107,7 @@ impl<'a> Records<'a> {
         }
     }
 
+    #[inline]
     fn read(&mut self) -> Result<Record<'a>, FormatError> {
         let position = self.cur.position() as u32;
         let length = self.cur.varint("length")?;
@@ -167,6 +168,7 @@ impl<'a> Records<'a> {
 impl<'a> Iterator for Records<'a> {
     type Item = Result<Record<'a>, FormatError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
             return None;

@@ -583,11 +583,15 @@ impl Replay {
         let Some(e) = self.producers.get(&pid) else {
             // First sight: the history starts here, epoch and sequence unknown — accept.
             let mut e = Entry::new(ev);
-            self.record_data(&mut e, ev, cur, false, false);
+            if record_data(&mut e, ev, cur, false, false) {
+                self.open.push((ev.base_offset, pid));
+            }
             self.producers.insert(pid, e);
             return;
         };
-        let e = e.clone();
+        // The rules read the entry in place; it is updated in place at the end (a clone per
+        // batch plus `insert` replacing the old value were ≈ 3 % of a 1-thread scan, in
+        // `memmove`).
         let gap_ms = if e.last_timestamp >= 0 && ts >= 0 {
             Some(ts.saturating_sub(e.last_timestamp))
         } else {
@@ -599,7 +603,7 @@ impl Replay {
 
         // Rules 12 and 13: epoch regression, zombie write.
         if epoch < e.epoch {
-            findings.push(self.epoch_regression(ev, &cur, &e, gap_ms, expired));
+            findings.push(self.epoch_regression(ev, &cur, e, gap_ms, expired));
             if let Some(m) = e.last_marker
                 && m.epoch > epoch
             {
@@ -640,7 +644,7 @@ impl Replay {
             // A producer first seen through a marker has a known epoch but no sequence yet:
             // data at another epoch must still start at 0 (rule 14); at the same epoch its
             // sequence cannot be judged.
-            self.sequence_rules(ev, &cur, &e, gap_ms, compacted, findings);
+            self.sequence_rules(ev, &cur, e, gap_ms, compacted, findings);
         }
 
         // Rules 25 and 26: transactions.
@@ -690,7 +694,6 @@ impl Replay {
         }
 
         // Recovery view update.
-        let mut e = e;
         // TV2 evidence: data exactly at the epoch of a marker that bumped the epoch above
         // the transaction it closed, starting a fresh sequence.
         let late_after_marker = matches!(e.last_event, Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
@@ -698,14 +701,18 @@ impl Replay {
             && ev.is_transactional
             && e.last_sequence() >= 0
             && ev.base_sequence == next_sequence(e.last_sequence());
-        if matches!(e.last_event, Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
+        let tv2 = matches!(e.last_event, Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
             && e.marker_bumped
-            && ev.base_sequence == 0
-        {
+            && ev.base_sequence == 0;
+        let Some(e) = self.producers.get_mut(&pid) else {
+            return; // present above; nothing removed it since
+        };
+        if tv2 {
             e.tv2 = Some(true);
         }
-        self.record_data(&mut e, ev, cur, zombie, late_after_marker);
-        self.producers.insert(pid, e);
+        if record_data(e, ev, cur, zombie, late_after_marker) {
+            self.open.push((ev.base_offset, pid));
+        }
     }
 
     fn epoch_regression(
@@ -889,55 +896,6 @@ impl Replay {
             }
             findings.push(f);
         }
-    }
-
-    /// Recovery-view update for a data batch (`appendDataBatch`, REPLICATION origin).
-    fn record_data(
-        &mut self,
-        e: &mut Entry,
-        ev: &BatchEvent,
-        cur: BatchRef,
-        zombie: bool,
-        late_after_marker: bool,
-    ) {
-        let pid = ev.producer_id;
-        if ev.producer_epoch != e.epoch {
-            e.clear_cache();
-            e.epoch = ev.producer_epoch;
-        }
-        e.seq_known = true;
-        e.push(SeqBatch {
-            base_sequence: ev.base_sequence,
-            last_sequence: ev.last_sequence,
-            base_offset: ev.base_offset,
-            last_offset: ev.last_offset,
-            position: ev.position,
-            segment: ev.segment,
-        });
-        e.last_timestamp = ev.max_timestamp;
-        if ev.is_transactional && e.txn.is_none() {
-            let first_ts = if ev.timestamp_type == crate::format::TimestampType::LogAppendTime {
-                ev.max_timestamp
-            } else {
-                ev.base_timestamp
-            };
-            e.txn = Some(OpenTxnState {
-                first: cur,
-                epoch: ev.producer_epoch,
-                first_timestamp: first_ts,
-                zombie,
-                late_after_marker,
-            });
-            self.open.push((ev.base_offset, pid));
-        }
-        e.last_event = Some(LastEvent::Data {
-            offset: ev.base_offset,
-            epoch: ev.producer_epoch,
-            transactional: ev.is_transactional,
-        });
-        e.last_ref = cur;
-        e.last_data = Some(cur);
-        e.marker_bumped = false;
     }
 
     // ----- markers -----------------------------------------------------------------------
@@ -1292,4 +1250,54 @@ fn producer_state(pid: i64, e: &Entry) -> ProducerState {
         last_event: e.last_event,
         transaction_version_2: e.tv2 == Some(true),
     }
+}
+
+/// Recovery-view update for a data batch (`appendDataBatch`, REPLICATION origin) of
+/// `e`'s producer. Returns whether the batch opens a transaction (the caller records it
+/// in `Replay::open`).
+fn record_data(
+    e: &mut Entry,
+    ev: &BatchEvent,
+    cur: BatchRef,
+    zombie: bool,
+    late_after_marker: bool,
+) -> bool {
+    if ev.producer_epoch != e.epoch {
+        e.clear_cache();
+        e.epoch = ev.producer_epoch;
+    }
+    e.seq_known = true;
+    e.push(SeqBatch {
+        base_sequence: ev.base_sequence,
+        last_sequence: ev.last_sequence,
+        base_offset: ev.base_offset,
+        last_offset: ev.last_offset,
+        position: ev.position,
+        segment: ev.segment,
+    });
+    e.last_timestamp = ev.max_timestamp;
+    let opens = ev.is_transactional && e.txn.is_none();
+    if opens {
+        let first_ts = if ev.timestamp_type == crate::format::TimestampType::LogAppendTime {
+            ev.max_timestamp
+        } else {
+            ev.base_timestamp
+        };
+        e.txn = Some(OpenTxnState {
+            first: cur,
+            epoch: ev.producer_epoch,
+            first_timestamp: first_ts,
+            zombie,
+            late_after_marker,
+        });
+    }
+    e.last_event = Some(LastEvent::Data {
+        offset: ev.base_offset,
+        epoch: ev.producer_epoch,
+        transactional: ev.is_transactional,
+    });
+    e.last_ref = cur;
+    e.last_data = Some(cur);
+    e.marker_bumped = false;
+    opens
 }
