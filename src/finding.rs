@@ -136,6 +136,9 @@ kinds! {
     LeftoverFile = "leftover_file", Info;
     /// No `.kafka_cleanshutdown` in the log directory: the next start runs recovery.
     UncleanShutdown = "unclean_shutdown", Info;
+    // --- across replicas (§8.4 rule 33) ---
+    /// Two replicas of a partition hold different batches over the offsets both hold.
+    ReplicaDivergence = "replica_divergence", Warning;
     // --- the analysis itself ---
     /// A file that could not be read (I/O error); the analysis of it is incomplete.
     UnreadableFile = "unreadable_file", Error;

@@ -43,6 +43,7 @@ pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod layout;
+pub mod replicas;
 pub mod report;
 pub mod scan;
 pub mod segment;

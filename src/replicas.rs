@@ -1,0 +1,503 @@
+//! Compare the replicas of one partition (`kafka-semantics.md` §8 rule 33).
+//!
+//! A copied tree of several brokers holds several directories for the same
+//! topic-partition. Followers copy the leader's batches byte for byte except
+//! `partitionLeaderEpoch` (outside the CRC), so over the offset range both copies hold,
+//! the batch at a base offset must have the same CRC, last offset and size in both.
+//! [`compare`] walks each copy's batch headers (no decompression; one small tuple per
+//! batch) and reports a `replica_divergence` finding per pair of copies that differ inside
+//! their common range, with the COMMIT/ABORT markers one copy has and the other lacks.
+//!
+//! # Which directories are copies of each other
+//!
+//! Two partition directories of the same topic-partition (kind `Normal` or `Future`;
+//! `-delete`/`-stray` directories may hold an older incarnation and are skipped) are
+//! compared when:
+//!
+//! * their `partition.metadata` topic ids, when both are readable, are equal; and
+//! * both log dirs' `meta.properties` carry the same non-empty `cluster.id`; or, when
+//!   either has no cluster id, the two paths are *broker siblings*: below their common
+//!   ancestor, the first components are `<stem><digits>` with the same stem and different
+//!   digits (`broker1`/`broker2`, `kafka-1`/`kafka-3`, `1`/`2`) and the rest of the paths
+//!   are identical (`broker1/data/t-0` vs `broker2/data/t-0`).
+//!
+//! Unrelated data dirs that happen to hold a partition of the same name (two projects'
+//! `_schemas-0`) have different cluster ids or non-sibling paths, and are not compared.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::json;
+
+use crate::finding::{Finding, Kind, Severity};
+use crate::format::checkpoint::{parse_meta_properties, parse_partition_metadata};
+use crate::format::{Control, batch_control};
+use crate::layout::{DirKind, Inventory, PartitionDir};
+use crate::scan::{ScanOptions, ScanReport, SeverityCounts};
+use crate::segment::{ReadPolicy, walk_entries};
+
+/// At most this many missing markers are listed per direction in a finding.
+pub const MAX_LISTED_MARKERS: usize = 20;
+
+/// One batch header, as compared across replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchKey {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    /// Stored CRC (v2: CRC-32C of attributes..end; legacy: the wrapper's CRC).
+    pub crc: u32,
+    /// Entry size in bytes.
+    pub size: u32,
+    pub is_control: bool,
+    /// `Some(true)` for COMMIT, `Some(false)` for ABORT.
+    pub marker: Option<bool>,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// Index into [`CopyBatches::segments`].
+    pub segment: u32,
+    /// Byte position in that segment.
+    pub position: u64,
+}
+
+/// The batch headers of one partition copy, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct CopyBatches {
+    pub batches: Vec<BatchKey>,
+    /// Segment file names, indexed by [`BatchKey::segment`].
+    pub segments: Vec<String>,
+}
+
+/// Read the batch headers of every segment of `p`, read-only. Unreadable files and
+/// entries that do not frame are skipped (the scan reports them).
+pub fn read_copy(p: &PartitionDir, max_bytes: Option<u64>) -> CopyBatches {
+    let mut out = CopyBatches::default();
+    let last = p.segments.iter().rposition(|s| s.log.is_some());
+    for (si, seg) in p.segments.iter().enumerate() {
+        let Some(log) = &seg.log else { continue };
+        // The newest segment may still be appended to: read it, don't map it.
+        let policy = if Some(si) == last {
+            ReadPolicy::Read
+        } else {
+            ReadPolicy::Map
+        };
+        let seg_idx = out.segments.len() as u32;
+        out.segments.push(
+            log.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        let batches = &mut out.batches;
+        let _ = walk_entries(log, policy, max_bytes, |e| {
+            let size = u32::try_from(e.len()).unwrap_or(u32::MAX);
+            if e.len() > 16 && e.magic() >= 2 {
+                let Ok(b) = e.as_v2() else { return };
+                let marker = if b.is_control() {
+                    match batch_control(&b) {
+                        Ok(Some(Control::EndTxn { commit, .. })) => Some(commit),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
+                batches.push(BatchKey {
+                    base_offset: b.base_offset(),
+                    last_offset: b.last_offset(),
+                    crc: b.crc(),
+                    size,
+                    is_control: b.is_control(),
+                    marker,
+                    producer_id: b.producer_id(),
+                    producer_epoch: b.producer_epoch(),
+                    segment: seg_idx,
+                    position: e.position,
+                });
+            } else if let Some(crc) = e.bytes.get(12..16) {
+                // Legacy wrapper: its offset is its last (inner) offset.
+                let crc = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
+                batches.push(BatchKey {
+                    base_offset: e.offset(),
+                    last_offset: e.offset(),
+                    crc,
+                    size,
+                    is_control: false,
+                    marker: None,
+                    producer_id: -1,
+                    producer_epoch: -1,
+                    segment: seg_idx,
+                    position: e.position,
+                });
+            }
+        });
+    }
+    out.batches.sort_by_key(|b| b.base_offset);
+    out
+}
+
+/// A COMMIT/ABORT marker: `(offset, producer id, epoch, commit)`.
+pub type Marker = (i64, i64, i16, bool);
+
+/// How two copies differ over their common offset range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Divergence {
+    /// `[first, last]` offsets both copies hold.
+    pub common: (i64, i64),
+    /// First offset at which they differ.
+    pub first_offset: i64,
+    /// The batches at `first_offset` in each copy (`None`: that copy has no batch there).
+    pub first: (Option<BatchKey>, Option<BatchKey>),
+    /// Batch positions that differ (a batch in one copy only counts once).
+    pub differing_batches: u64,
+    /// Markers in the first copy's common range absent from the second's, and vice versa.
+    pub markers_only_in: (Vec<Marker>, Vec<Marker>),
+    /// True when every difference is what independent log cleaning can produce: batches
+    /// absent from one copy, or the same offsets in a smaller batch of the same kind and
+    /// producer (the cleaner keeps a v2 batch's base and last offset).
+    pub compaction_explainable: bool,
+}
+
+/// Compare two copies over the offset range both hold. `None` when they agree there
+/// (or share no range: one is behind/ahead, or retention deleted older segments).
+pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
+    let (fa, la) = (a.first()?, a.iter().map(|x| x.last_offset).max()?);
+    let (fb, lb) = (b.first()?, b.iter().map(|x| x.last_offset).max()?);
+    let lo = fa.base_offset.max(fb.base_offset);
+    let hi = la.min(lb);
+    if lo > hi {
+        return None;
+    }
+    let inside = |x: &&BatchKey| x.base_offset >= lo && x.last_offset <= hi;
+    let ra: Vec<&BatchKey> = a.iter().filter(inside).collect();
+    let rb: Vec<&BatchKey> = b.iter().filter(inside).collect();
+    let (mut i, mut j) = (0, 0);
+    let mut first: Option<(i64, Option<BatchKey>, Option<BatchKey>)> = None;
+    let mut count = 0u64;
+    let mut explainable = true;
+    let mut note = |off: i64, x: Option<BatchKey>, y: Option<BatchKey>| {
+        count += 1;
+        if first.is_none() {
+            first = Some((off, x, y));
+        }
+    };
+    while i < ra.len() || j < rb.len() {
+        match (ra.get(i), rb.get(j)) {
+            (Some(x), Some(y)) if x.base_offset == y.base_offset => {
+                if (x.last_offset, x.crc, x.size) != (y.last_offset, y.crc, y.size) {
+                    if x.last_offset != y.last_offset
+                        || x.size == y.size
+                        || (x.is_control, x.producer_id, x.producer_epoch)
+                            != (y.is_control, y.producer_id, y.producer_epoch)
+                    {
+                        explainable = false;
+                    }
+                    note(x.base_offset, Some(**x), Some(**y));
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(x), y) if y.is_none_or(|y| x.base_offset < y.base_offset) => {
+                if y.is_some_and(|y| y.base_offset <= x.last_offset) {
+                    explainable = false; // batch boundaries cross
+                }
+                note(x.base_offset, Some(**x), None);
+                i += 1;
+            }
+            (x, Some(y)) => {
+                if x.is_some_and(|x| x.base_offset <= y.last_offset) {
+                    explainable = false;
+                }
+                note(y.base_offset, None, Some(**y));
+                j += 1;
+            }
+            _ => break,
+        }
+    }
+    let (first_offset, xa, xb) = first?;
+    let markers = |r: &[&BatchKey]| -> BTreeSet<Marker> {
+        r.iter()
+            .filter_map(|k| {
+                k.marker
+                    .map(|c| (k.base_offset, k.producer_id, k.producer_epoch, c))
+            })
+            .collect()
+    };
+    let (ma, mb) = (markers(&ra), markers(&rb));
+    Some(Divergence {
+        common: (lo, hi),
+        first_offset,
+        first: (xa, xb),
+        differing_batches: count,
+        markers_only_in: (
+            ma.difference(&mb).copied().collect(),
+            mb.difference(&ma).copied().collect(),
+        ),
+        compaction_explainable: explainable,
+    })
+}
+
+fn cluster_id(inv: &Inventory, p: &PartitionDir) -> Option<String> {
+    let dir = p.log_dir.as_ref()?;
+    let ld = inv.log_dirs.iter().find(|l| &l.path == dir)?;
+    let bytes = std::fs::read(ld.meta_properties.as_ref()?).ok()?;
+    parse_meta_properties(&bytes)
+        .ok()?
+        .cluster_id
+        .filter(|c| !c.trim().is_empty())
+}
+
+fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
+    let bytes = std::fs::read(p.partition_metadata.as_ref()?).ok()?;
+    parse_partition_metadata(&bytes).ok().map(|m| m.topic_id)
+}
+
+/// `broker1` → `("broker", "1")`; `None` without a trailing number.
+fn split_number(name: &str) -> Option<(&str, &str)> {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    (stem.len() < name.len()).then(|| (stem, &name[stem.len()..]))
+}
+
+/// The broker-sibling rule of the module docs.
+pub fn broker_siblings(a: &Path, b: &Path) -> bool {
+    let ca: Vec<Component> = a.components().collect();
+    let cb: Vec<Component> = b.components().collect();
+    let common = ca.iter().zip(&cb).take_while(|(x, y)| x == y).count();
+    let (ra, rb) = (&ca[common..], &cb[common..]);
+    if ra.len() != rb.len() || ra.len() < 2 || ra[1..] != rb[1..] {
+        return false;
+    }
+    let (Some(x), Some(y)) = (ra[0].as_os_str().to_str(), rb[0].as_os_str().to_str()) else {
+        return false;
+    };
+    match (split_number(x), split_number(y)) {
+        (Some((sx, nx)), Some((sy, ny))) => sx == sy && nx != ny,
+        _ => false,
+    }
+}
+
+/// Whether two directories of the same topic-partition are replicas of each other (the
+/// rule of the module docs), given their cluster ids.
+pub fn are_replicas(
+    a: &PartitionDir,
+    b: &PartitionDir,
+    cluster: (Option<&str>, Option<&str>),
+) -> bool {
+    let usable = |p: &PartitionDir| {
+        p.tp.is_some() && matches!(p.kind, Some(DirKind::Normal) | Some(DirKind::Future { .. }))
+    };
+    if !usable(a) || !usable(b) || a.tp != b.tp || a.path == b.path {
+        return false;
+    }
+    if let (Some(x), Some(y)) = (topic_id(a), topic_id(b))
+        && x != y
+    {
+        return false;
+    }
+    match cluster {
+        (Some(x), Some(y)) => x == y,
+        _ => broker_siblings(&a.path, &b.path),
+    }
+}
+
+/// A scanned copy: its index in `report.partitions` and its inventory entry.
+pub type ScannedCopy<'a> = (usize, &'a PartitionDir);
+
+/// The pairs `(i, j)` (indexes into `report.partitions`, `i < j`) of scanned copies that
+/// are replicas of each other, with the inventory entry of each.
+pub fn replica_pairs<'a>(
+    report: &ScanReport,
+    inv: &'a Inventory,
+) -> Vec<(ScannedCopy<'a>, ScannedCopy<'a>)> {
+    let by_path: BTreeMap<String, &PartitionDir> = inv
+        .partitions
+        .iter()
+        .map(|p| (p.path.display().to_string(), p))
+        .collect();
+    let mut groups: BTreeMap<(&str, i32), Vec<(usize, &PartitionDir)>> = BTreeMap::new();
+    for (i, r) in report.partitions.iter().enumerate() {
+        if let Some(p) = by_path.get(&r.path) {
+            groups
+                .entry((r.topic.as_str(), r.partition))
+                .or_default()
+                .push((i, p));
+        }
+    }
+    let mut clusters: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for copies in groups.values().filter(|g| g.len() >= 2) {
+        for (n, &(i, a)) in copies.iter().enumerate() {
+            for &(j, b) in &copies[n + 1..] {
+                let mut cid = |p: &PartitionDir| {
+                    clusters
+                        .entry(p.path.clone())
+                        .or_insert_with(|| cluster_id(inv, p))
+                        .clone()
+                };
+                let (ca, cb) = (cid(a), cid(b));
+                if are_replicas(a, b, (ca.as_deref(), cb.as_deref())) {
+                    out.push(((i, a), (j, b)));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn batch_json(c: &CopyBatches, k: &Option<BatchKey>) -> serde_json::Value {
+    match k {
+        None => serde_json::Value::Null,
+        Some(k) => json!({
+            "base_offset": k.base_offset,
+            "last_offset": k.last_offset,
+            "crc": k.crc,
+            "size": k.size,
+            "is_control": k.is_control,
+            "producer_id": k.producer_id,
+            "producer_epoch": k.producer_epoch,
+            "segment": c.segments.get(k.segment as usize),
+            "position": k.position,
+        }),
+    }
+}
+
+fn markers_json(m: &[Marker]) -> serde_json::Value {
+    m.iter()
+        .take(MAX_LISTED_MARKERS)
+        .map(|&(offset, pid, epoch, commit)| {
+            json!({
+                "offset": offset,
+                "producer_id": pid,
+                "producer_epoch": epoch,
+                "type": if commit { "COMMIT" } else { "ABORT" },
+            })
+        })
+        .collect()
+}
+
+fn to_finding(
+    topic: &str,
+    partition: i32,
+    paths: (&str, &str),
+    copies: (&CopyBatches, &CopyBatches),
+    d: &Divergence,
+) -> Finding {
+    let (ma, mb) = &d.markers_only_in;
+    let mut msg = format!(
+        "replicas {} and {} differ at offset {} ({} batch(es) differ in common range {}..={})",
+        paths.0, paths.1, d.first_offset, d.differing_batches, d.common.0, d.common.1
+    );
+    if !ma.is_empty() || !mb.is_empty() {
+        msg.push_str(&format!(
+            "; {} COMMIT/ABORT marker(s) only in the first, {} only in the second",
+            ma.len(),
+            mb.len()
+        ));
+    }
+    let mut f = Finding::new(Kind::ReplicaDivergence, topic, partition, msg)
+        .offset(d.first_offset)
+        .evidence(json!({
+            "copies": [paths.0, paths.1],
+            "common_range": {"first_offset": d.common.0, "last_offset": d.common.1},
+            "first_difference": {
+                "offset": d.first_offset,
+                "batches": [batch_json(copies.0, &d.first.0), batch_json(copies.1, &d.first.1)],
+            },
+            "differing_batches": d.differing_batches,
+            "compaction_explainable": d.compaction_explainable,
+            "markers_only_in": [markers_json(ma), markers_json(mb)],
+            "markers_only_in_counts": [ma.len(), mb.len()],
+        }))
+        .broker(
+            "never notices: followers truncate to the leader's epoch boundaries on fetch, \
+             so a divergence inside the common range survives until that replica leads",
+        )
+        .remediation(
+            "find which replica is authoritative (leader epoch history, ISR at the time); \
+             reassign or delete the diverged replica so it re-fetches from the leader",
+        );
+    if let Some(k) = d.first.0.or(d.first.1) {
+        f.position = Some(k.position);
+        let seg = if d.first.0.is_some() {
+            copies.0
+        } else {
+            copies.1
+        };
+        f.segment = seg.segments.get(k.segment as usize).cloned();
+    }
+    f
+}
+
+/// Compare every pair of scanned copies that are replicas of the same topic-partition
+/// and add a `replica_divergence` finding per diverging pair to the first copy's
+/// findings, keeping `finding_range`s and the summary counts right.
+pub fn compare(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    let pairs = replica_pairs(report, inv);
+    if pairs.is_empty() {
+        return;
+    }
+    let mut cache: BTreeMap<usize, CopyBatches> = BTreeMap::new();
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    for ((i, a), (j, b)) in pairs {
+        for (k, p) in [(i, a), (j, b)] {
+            cache
+                .entry(k)
+                .or_insert_with(|| read_copy(p, opts.max_bytes));
+        }
+        let (ca, cb) = (&cache[&i], &cache[&j]);
+        if let Some(d) = diverge(&ca.batches, &cb.batches) {
+            let r = &report.partitions[i];
+            let f = to_finding(
+                &r.topic,
+                r.partition,
+                (&r.path, &report.partitions[j].path),
+                (ca, cb),
+                &d,
+            );
+            extra.entry(i).or_default().push(f);
+        }
+    }
+    insert_findings(report, extra);
+}
+
+/// Add `extra[i]` to `report.partitions[i]`'s findings (sorted by offset), rebuilding
+/// every `finding_range` and the severity counts (the approach of
+/// `coordinator::annotate_with`).
+fn insert_findings(report: &mut ScanReport, mut extra: BTreeMap<usize, Vec<Finding>>) {
+    if extra.is_empty() {
+        return;
+    }
+    let old = std::mem::take(&mut report.findings);
+    let mut covered = vec![false; old.len()];
+    let mut findings = Vec::with_capacity(old.len() + extra.values().map(Vec::len).sum::<usize>());
+    for (i, p) in report.partitions.iter_mut().enumerate() {
+        let range = p.finding_range.clone();
+        let mut mine: Vec<Finding> = old
+            .get(range.clone())
+            .map(<[Finding]>::to_vec)
+            .unwrap_or_default();
+        for c in covered.get_mut(range).into_iter().flatten() {
+            *c = true;
+        }
+        if let Some(more) = extra.remove(&i) {
+            mine.extend(more);
+            mine.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
+        }
+        let start = findings.len();
+        findings.extend(mine);
+        p.finding_range = start..findings.len();
+    }
+    findings.extend(
+        old.into_iter()
+            .zip(covered)
+            .filter(|(_, c)| !c)
+            .map(|(f, _)| f),
+    );
+    report.findings = findings;
+    let mut c = SeverityCounts::default();
+    for f in &report.findings {
+        match f.severity {
+            Severity::Error => c.error += 1,
+            Severity::Warning => c.warning += 1,
+            Severity::Info => c.info += 1,
+        }
+    }
+    report.summary.findings = c;
+}
