@@ -211,6 +211,10 @@ fn a_missing_commit_marker_is_listed() {
         Some(4),
         "the COMMIT at offset 4 vs the plain batch"
     );
+    assert_eq!(
+        e["compaction_explainable"], false,
+        "a marker vs a data batch"
+    );
     let (only_1, only_2) = if e["copies"][0].as_str().unwrap().contains("broker-1") {
         (&e["markers_only_in"][0], &e["markers_only_in"][1])
     } else {
