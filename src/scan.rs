@@ -221,6 +221,8 @@ pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
     let mut report = scan_inventory(&inv, opts);
     // Confirm (or refute) hanging transactions with the coordinator's log, when present.
     crate::coordinator::annotate(&mut report, &inv, opts);
+    // Copies of one partition from several brokers must agree where they overlap.
+    crate::replicas::compare(&mut report, &inv, opts);
     report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     report
 }

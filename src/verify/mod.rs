@@ -195,6 +195,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     // the hanging-transaction reference time is the newest batch of each log dir.
     let mut scan = scan::scan_inventory(inv, &scan_opts);
     crate::coordinator::annotate(&mut scan, inv, &scan_opts);
+    crate::replicas::compare(&mut scan, inv, &scan_opts);
     let index_of: std::collections::HashMap<String, usize> = inv
         .partitions
         .iter()
