@@ -29,11 +29,11 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::json;
 
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Kind};
 use crate::format::checkpoint::{parse_meta_properties, parse_partition_metadata};
 use crate::format::{Control, batch_control};
 use crate::layout::{DirKind, Inventory, PartitionDir};
-use crate::scan::{ScanOptions, ScanReport, SeverityCounts};
+use crate::scan::{ScanOptions, ScanReport};
 use crate::segment::{ReadPolicy, walk_entries};
 
 /// At most this many missing markers are listed per direction in a finding.
@@ -454,50 +454,5 @@ pub fn compare(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
             extra.entry(i).or_default().push(f);
         }
     }
-    insert_findings(report, extra);
-}
-
-/// Add `extra[i]` to `report.partitions[i]`'s findings (sorted by offset), rebuilding
-/// every `finding_range` and the severity counts (the approach of
-/// `coordinator::annotate_with`).
-fn insert_findings(report: &mut ScanReport, mut extra: BTreeMap<usize, Vec<Finding>>) {
-    if extra.is_empty() {
-        return;
-    }
-    let old = std::mem::take(&mut report.findings);
-    let mut covered = vec![false; old.len()];
-    let mut findings = Vec::with_capacity(old.len() + extra.values().map(Vec::len).sum::<usize>());
-    for (i, p) in report.partitions.iter_mut().enumerate() {
-        let range = p.finding_range.clone();
-        let mut mine: Vec<Finding> = old
-            .get(range.clone())
-            .map(<[Finding]>::to_vec)
-            .unwrap_or_default();
-        for c in covered.get_mut(range).into_iter().flatten() {
-            *c = true;
-        }
-        if let Some(more) = extra.remove(&i) {
-            mine.extend(more);
-            mine.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
-        }
-        let start = findings.len();
-        findings.extend(mine);
-        p.finding_range = start..findings.len();
-    }
-    findings.extend(
-        old.into_iter()
-            .zip(covered)
-            .filter(|(_, c)| !c)
-            .map(|(f, _)| f),
-    );
-    report.findings = findings;
-    let mut c = SeverityCounts::default();
-    for f in &report.findings {
-        match f.severity {
-            Severity::Error => c.error += 1,
-            Severity::Warning => c.warning += 1,
-            Severity::Info => c.info += 1,
-        }
-    }
-    report.summary.findings = c;
+    report.add_partition_findings(extra);
 }

@@ -205,6 +205,55 @@ impl ScanReport {
         self.partitions.is_empty()
     }
 
+    /// Add findings to partitions after the scan (cross-checks such as the coordinator's
+    /// and the replicas'): `extra[i]` joins `partitions[i]`'s findings, kept sorted by
+    /// offset; every `finding_range` and the severity counts are rebuilt. Findings of no
+    /// partition (unreadable paths) stay at the end.
+    pub fn add_partition_findings(
+        &mut self,
+        mut extra: std::collections::BTreeMap<usize, Vec<Finding>>,
+    ) {
+        if extra.values().all(Vec::is_empty) {
+            return;
+        }
+        let old = std::mem::take(&mut self.findings);
+        let mut covered = vec![false; old.len()];
+        let mut findings =
+            Vec::with_capacity(old.len() + extra.values().map(Vec::len).sum::<usize>());
+        for (i, p) in self.partitions.iter_mut().enumerate() {
+            let range = p.finding_range.clone();
+            let mut mine: Vec<Finding> = old
+                .get(range.clone())
+                .map(<[Finding]>::to_vec)
+                .unwrap_or_default();
+            for c in covered.get_mut(range).into_iter().flatten() {
+                *c = true;
+            }
+            if let Some(more) = extra.remove(&i) {
+                mine.extend(more);
+                mine.sort_by_key(|f| {
+                    (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
+                });
+            }
+            let start = findings.len();
+            findings.extend(mine);
+            p.finding_range = start..findings.len();
+        }
+        findings.extend(
+            old.into_iter()
+                .zip(covered)
+                .filter(|(_, c)| !c)
+                .map(|(f, _)| f),
+        );
+        self.findings = findings;
+        self.recount_findings();
+    }
+
+    /// Recompute `summary.findings` after findings were added or their severity changed.
+    pub fn recount_findings(&mut self) {
+        self.summary.findings = severity_counts(&self.findings);
+    }
+
     /// The findings of `partitions[i]` (several directories may hold the same
     /// topic-partition: copies from several brokers, `-future` dirs).
     pub fn partition_findings(&self, i: usize) -> &[Finding] {
@@ -332,6 +381,18 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     report
 }
 
+fn severity_counts(findings: &[Finding]) -> SeverityCounts {
+    let mut c = SeverityCounts::default();
+    for f in findings {
+        match f.severity {
+            Severity::Error => c.error += 1,
+            Severity::Warning => c.warning += 1,
+            Severity::Info => c.info += 1,
+        }
+    }
+    c
+}
+
 fn summarise(report: &ScanReport) -> Summary {
     let mut s = Summary {
         partitions: report.partitions.len(),
@@ -343,13 +404,7 @@ fn summarise(report: &ScanReport) -> Summary {
         s.records += p.records;
         s.bytes += p.bytes;
     }
-    for f in &report.findings {
-        match f.severity {
-            Severity::Error => s.findings.error += 1,
-            Severity::Warning => s.findings.warning += 1,
-            Severity::Info => s.findings.info += 1,
-        }
-    }
+    s.findings = severity_counts(&report.findings);
     s
 }
 

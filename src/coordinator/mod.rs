@@ -27,7 +27,7 @@
 //!
 //! Without `__transaction_state` in the inputs nothing is changed.
 
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Kind};
 use crate::format::txnlog::{self, LogKey, TxnState};
 use crate::format::{Compression, Decompressor, Records};
 use crate::layout::{Inventory, PartitionDir};
@@ -373,15 +373,7 @@ pub fn annotate_with(report: &mut ScanReport, view: &CoordinatorView) {
         }
     }
     if changed {
-        let mut c = crate::scan::SeverityCounts::default();
-        for f in &report.findings {
-            match f.severity {
-                Severity::Error => c.error += 1,
-                Severity::Warning => c.warning += 1,
-                Severity::Info => c.info += 1,
-            }
-        }
-        report.summary.findings = c;
+        report.recount_findings();
     }
 }
 
@@ -409,34 +401,7 @@ fn add_history_findings(report: &mut ScanReport, view: &CoordinatorView) -> bool
     if extra.is_empty() {
         return false;
     }
-    let old = std::mem::take(&mut report.findings);
-    let mut covered = vec![false; old.len()];
-    let mut findings = Vec::with_capacity(old.len() + extra.values().map(Vec::len).sum::<usize>());
-    for (i, p) in report.partitions.iter_mut().enumerate() {
-        let range = p.finding_range.clone();
-        let mut mine: Vec<Finding> = old
-            .get(range.clone())
-            .map(<[Finding]>::to_vec)
-            .unwrap_or_default();
-        for c in covered.get_mut(range).into_iter().flatten() {
-            *c = true;
-        }
-        if let Some(more) = extra.remove(&i) {
-            mine.extend(more);
-            mine.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
-        }
-        let start = findings.len();
-        findings.extend(mine);
-        p.finding_range = start..findings.len();
-    }
-    // Findings of no partition (unreadable paths) stay at the end.
-    findings.extend(
-        old.into_iter()
-            .zip(covered)
-            .filter(|(_, c)| !c)
-            .map(|(f, _)| f),
-    );
-    report.findings = findings;
+    report.add_partition_findings(extra);
     true
 }
 
