@@ -158,6 +158,81 @@ pub(crate) fn dump_log_inner(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<LogDumpSummary> {
+    dump_log_walk(path, data.len() as u64, opts, out, err, |on_entry| {
+        let mut entries = Entries::new(data, 0);
+        for entry in entries.by_ref() {
+            on_entry(entry);
+        }
+        Ok(entries.tail().unwrap_or(Tail::Clean))
+    })
+}
+
+/// Why [`dump_log_file`] stopped early.
+pub(crate) enum FileDumpError {
+    /// The file could not be opened or read; `started` when the dump had begun printing.
+    Read { error: io::Error, started: bool },
+    /// Writing the dump failed.
+    Write(io::Error),
+}
+
+/// [`dump_log_inner`] over a file read in [`crate::segment::CHUNK_SIZE`] pieces (the
+/// scan's bounded `read()` path), not a whole-file image: memory stays bounded for a
+/// 1 GiB segment, and the chunk the codec and the CRC read is still in cache. Read-only.
+pub(crate) fn dump_log_file(
+    path: &Path,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<LogDumpSummary, FileDumpError> {
+    let not_started = |error| FileDumpError::Read {
+        error,
+        started: false,
+    };
+    let file = std::fs::File::open(path).map_err(not_started)?;
+    let len = file.metadata().map_err(not_started)?.len();
+    drop(file);
+    let len = opts.max_bytes.map_or(len, |m| m.min(len));
+    let mut read_error = None;
+    let summary =
+        dump_log_walk(
+            path,
+            len,
+            opts,
+            out,
+            err,
+            |on_entry| match crate::segment::walk_entries(
+                path,
+                crate::segment::ReadPolicy::Read,
+                opts.max_bytes,
+                on_entry,
+            ) {
+                Ok((tail, _)) => Ok(tail),
+                Err(e) => {
+                    read_error = Some(io::Error::new(e.kind(), e.to_string()));
+                    Err(e)
+                }
+            },
+        );
+    match (summary, read_error) {
+        (_, Some(error)) => Err(FileDumpError::Read {
+            error,
+            started: true,
+        }),
+        (Ok(s), None) => Ok(s),
+        (Err(e), None) => Err(FileDumpError::Write(e)),
+    }
+}
+
+/// The dump of one log image of `len` bytes whose entries `walk` produces in file order
+/// (calling its argument once per entry) before returning how the image ended.
+fn dump_log_walk(
+    path: &Path,
+    len: u64,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    walk: impl FnOnce(&mut dyn FnMut(RawEntry<'_>)) -> io::Result<Tail>,
+) -> io::Result<LogDumpSummary> {
     let mut out = BufWriter::with_capacity(64 * 1024, out);
     let kind = LogFileKind::of(path);
     let json = opts.format == DumpFormat::Json;
@@ -170,7 +245,7 @@ pub(crate) fn dump_log_inner(
             path: &'a str,
             #[serde(flatten)]
             kind: LogFileKind,
-            bytes: usize,
+            bytes: u64,
         }
         serde_json::to_writer(
             &mut out,
@@ -178,7 +253,7 @@ pub(crate) fn dump_log_inner(
                 t: "file",
                 path: &path_s,
                 kind,
-                bytes: data.len(),
+                bytes: len,
             },
         )?;
         writeln!(out)?;
@@ -220,8 +295,7 @@ pub(crate) fn dump_log_inner(
             valid_bytes: 0,
             invalid_bytes: 0,
             max_bytes_set,
-            cut_by_max_bytes: max_bytes_set
-                && opts.max_bytes.is_some_and(|m| data.len() as u64 >= m),
+            cut_by_max_bytes: max_bytes_set && opts.max_bytes.is_some_and(|m| len >= m),
             tail: Tail::Clean,
             non_consecutive: Vec::new(),
         },
@@ -230,19 +304,28 @@ pub(crate) fn dump_log_inner(
         opts.max_decompressed
             .unwrap_or(format::codec::DEFAULT_MAX_DECOMPRESSED),
     );
-    let mut entries = Entries::new(data, 0);
-    for entry in entries.by_ref() {
+    // The first write error stops the printing; the walk then runs to its end unprinted.
+    let mut write_error: Option<io::Error> = None;
+    let tail = walk(&mut |entry| {
+        if write_error.is_some() {
+            return;
+        }
         d.summary.batches += 1;
         d.summary.valid_bytes = entry.position + entry.len() as u64;
-        if entry.magic() >= 2 {
-            d.v2(entry, &mut dec, &mut out, err)?;
+        let r = if entry.magic() >= 2 {
+            d.v2(entry, &mut dec, &mut out, err)
         } else {
-            d.legacy(entry, &mut dec, &mut out, err)?;
+            d.legacy(entry, &mut dec, &mut out, err)
+        };
+        if let Err(e) = r {
+            write_error = Some(e);
         }
+    })?;
+    if let Some(e) = write_error {
+        return Err(e);
     }
-    let tail = entries.tail().unwrap_or(Tail::Clean);
     d.summary.tail = tail;
-    d.summary.invalid_bytes = data.len() as u64 - d.summary.valid_bytes;
+    d.summary.invalid_bytes = len - d.summary.valid_bytes;
     if let Tail::Garbage {
         position, reason, ..
     }

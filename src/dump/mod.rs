@@ -11,7 +11,6 @@ pub mod text_files;
 
 pub use log::{LogDumpSummary, LogFileKind, dump_log};
 
-use crate::segment::{ReadPolicy, read_file};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -108,10 +107,11 @@ pub fn dump_paths(
         }
         match suffix {
             ".log" | ".checkpoint" => {
-                let data = match read_file(path, ReadPolicy::Read, opts.max_bytes) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        if text {
+                let s = match log::dump_log_file(path, opts, out, err) {
+                    Ok(s) => s,
+                    Err(log::FileDumpError::Write(e)) => return Err(e),
+                    Err(log::FileDumpError::Read { error: e, started }) => {
+                        if text && !started {
                             writeln!(out, "Dumping {}", path.display())?;
                         }
                         writeln!(err, "Cannot read {}: {e}", path.display())?;
@@ -119,7 +119,6 @@ pub fn dump_paths(
                         continue;
                     }
                 };
-                let s = log::dump_log_inner(path, &data, opts, out, err)?;
                 status.files += 1;
                 if s.has_problems() {
                     status.files_with_problems += 1;
