@@ -3,6 +3,8 @@
 //!
 //! ```text
 //! baseline crc FILE...                 bare crc32c over each mapped file, one thread
+//!                                      (each CRC mode times the crc32c crate and
+//!                                      klogscan's kernel and reports the faster)
 //! baseline crc-cold FILE...            the same, but mapping each file inside the timed
 //!                                      loop (page-table setup and teardown included, as
 //!                                      a scan pays it)
@@ -48,17 +50,51 @@ fn gbps(bytes: u64, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e9
 }
 
+/// The two CRC-32C implementations every floor is measured with: the `crc32c` crate and
+/// klogscan's own kernel (`format::crc`). A floor is the faster of the two.
+type CrcFn = fn(&[u8]) -> u32;
+
+const CRCS: [(&str, CrcFn); 2] = [
+    ("crate", crc32c::crc32c),
+    ("klogscan", klogscan::format::crc::crc32c),
+];
+
+/// Time `run` with each implementation and print `name bytes= secs= gbps=` for the faster
+/// one, plus each implementation's own rate.
+fn crc_floor(
+    name: &str,
+    bytes: u64,
+    extra: &str,
+    runs: usize,
+    run: impl Fn(CrcFn) -> u32,
+) {
+    let mut fields = String::new();
+    let mut fastest = Duration::MAX;
+    let mut check = None;
+    for (label, f) in CRCS {
+        let (d, x) = best(runs, || run(f));
+        assert!(
+            check.is_none_or(|c| c == x),
+            "the CRC implementations disagree"
+        );
+        check = Some(x);
+        fastest = fastest.min(d);
+        fields.push_str(&format!(" {label}_gbps={:.2}", gbps(bytes, d)));
+    }
+    println!(
+        "{name} bytes={bytes}{extra} secs={:.4} gbps={:.2}{fields} check={:08x}",
+        fastest.as_secs_f64(),
+        gbps(bytes, fastest),
+        check.unwrap_or(0)
+    );
+}
+
 fn crc(files: &[PathBuf], runs: usize) {
     let maps: Vec<memmap2::Mmap> = files.iter().map(map).collect();
     let bytes: u64 = maps.iter().map(|m| m.len() as u64).sum();
-    let (d, x) = best(runs, || {
-        maps.iter().fold(0u32, |acc, m| acc ^ crc32c::crc32c(m))
+    crc_floor("crc", bytes, "", runs, |f| {
+        maps.iter().fold(0u32, |acc, m| acc ^ f(m))
     });
-    println!(
-        "crc bytes={bytes} secs={:.4} gbps={:.2} check={x:08x}",
-        d.as_secs_f64(),
-        gbps(bytes, d)
-    );
 }
 
 /// crc32c with the cost of getting the bytes into the address space: a fresh map per
@@ -69,34 +105,22 @@ fn crc_cold(files: &[PathBuf], runs: usize) {
         .iter()
         .map(|f| std::fs::metadata(f).expect("stat").len())
         .sum();
-    let (d, x) = best(runs, || {
-        files
-            .iter()
-            .fold(0u32, |acc, f| acc ^ crc32c::crc32c(&map(f)))
+    crc_floor("crc_cold", bytes, "", runs, |f| {
+        files.iter().fold(0u32, |acc, p| acc ^ f(&map(p)))
     });
-    println!(
-        "crc_cold bytes={bytes} secs={:.4} gbps={:.2} check={x:08x}",
-        d.as_secs_f64(),
-        gbps(bytes, d)
-    );
 }
 
 /// crc32c per v2 batch over warm maps: what checking every batch's CRC costs at least
-/// (short buffers use the crc32c crate's single-stream tail for the last < 768 bytes).
+/// (the crate runs the last < 768 bytes of each buffer on one stream; klogscan's kernel
+/// splits any length into three).
 fn crc_batches(files: &[PathBuf], runs: usize) {
     let maps: Vec<memmap2::Mmap> = files.iter().map(map).collect();
     let bytes: u64 = maps.iter().map(|m| m.len() as u64).sum();
     let bs = batches(&maps);
-    let (d, x) = best(runs, || {
-        bs.iter()
-            .fold(0u32, |acc, b| acc ^ crc32c::crc32c(&b.bytes()[21..]))
+    let extra = format!(" batches={}", bs.len());
+    crc_floor("crc_batches", bytes, &extra, runs, |f| {
+        bs.iter().fold(0u32, |acc, b| acc ^ f(&b.bytes()[21..]))
     });
-    println!(
-        "crc_batches bytes={bytes} batches={} secs={:.4} gbps={:.2} check={x:08x}",
-        bs.len(),
-        d.as_secs_f64(),
-        gbps(bytes, d)
-    );
 }
 
 /// The v2 batches of the files, as (codec, whole batch bytes) over the maps.

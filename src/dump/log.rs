@@ -1240,7 +1240,7 @@ mod tests {
         b.extend_from_slice(&5i32.to_be_bytes());
         b.extend_from_slice(&1i32.to_be_bytes());
         b.extend_from_slice(&records);
-        let crc = crc32c::crc32c(&b[21..]);
+        let crc = crate::format::crc::crc32c(&b[21..]);
         b[17..21].copy_from_slice(&crc.to_be_bytes());
         b
     }
@@ -1248,7 +1248,7 @@ mod tests {
     #[test]
     fn v2_text_lines() {
         let b = v2_batch();
-        let crc = crc32c::crc32c(&b[21..]);
+        let crc = crate::format::crc::crc32c(&b[21..]);
         let opts = DumpOptions {
             print_data_log: true,
             ..Default::default()

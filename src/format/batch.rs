@@ -482,7 +482,7 @@ impl<'a> BatchView<'a> {
     }
     /// CRC-32C over bytes 21..end.
     pub fn compute_crc(&self) -> u32 {
-        crc32c::crc32c(&self.bytes[21..])
+        crate::format::crc::crc32c(&self.bytes[21..])
     }
     /// Kafka's `isValid`: the header is complete (guaranteed by construction) and the CRC matches.
     pub fn is_valid(&self) -> bool {

@@ -10,6 +10,7 @@ pub mod bytes;
 pub mod checkpoint;
 pub mod codec;
 pub mod control;
+pub mod crc;
 pub mod error;
 pub mod index;
 pub mod legacy;

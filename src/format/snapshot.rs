@@ -155,7 +155,7 @@ impl<'a> ProducerSnapshot<'a> {
         }
         // 3. CRC over everything from byte 6 (extra bytes after the entries included).
         let stored = be_u32(bytes, 2);
-        let computed = crc32c::crc32c(&bytes[SNAPSHOT_CRC_START..]);
+        let computed = crate::format::crc::crc32c(&bytes[SNAPSHOT_CRC_START..]);
         if stored != computed {
             return Err(FormatError::new(
                 STRUCTURE,
@@ -261,7 +261,7 @@ mod tests {
             b.extend_from_slice(&e.coordinator_epoch.to_be_bytes());
             b.extend_from_slice(&e.current_txn_first_offset.to_be_bytes());
         }
-        let crc = crc32c::crc32c(&b[6..]);
+        let crc = crate::format::crc::crc32c(&b[6..]);
         b[2..6].copy_from_slice(&crc.to_be_bytes());
         b.extend_from_slice(extra);
         b
@@ -333,7 +333,7 @@ mod tests {
         let mut b = build(1, &sample(), &[]);
         let stored = u32::from_be_bytes(b[2..6].try_into().unwrap());
         b[20] ^= 0x01;
-        let computed = crc32c::crc32c(&b[6..]);
+        let computed = crate::format::crc::crc32c(&b[6..]);
         let e = ProducerSnapshot::parse(&b).unwrap_err();
         assert_eq!(e.problem, Problem::Checksum { stored, computed });
         assert_eq!(
@@ -402,7 +402,7 @@ mod tests {
             let mut b = vec![0u8, 1, 0, 0, 0, 0];
             b.extend_from_slice(&(n as i32).to_be_bytes());
             b.extend(std::iter::repeat_n(fill, n * 46 + extra));
-            let crc = crc32c::crc32c(&b[6..]);
+            let crc = crate::format::crc::crc32c(&b[6..]);
             b[2..6].copy_from_slice(&crc.to_be_bytes());
             let s = ProducerSnapshot::parse(&b).unwrap();
             proptest::prop_assert_eq!(s.len(), n);
