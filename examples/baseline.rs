@@ -61,13 +61,7 @@ const CRCS: [(&str, CrcFn); 2] = [
 
 /// Time `run` with each implementation and print `name bytes= secs= gbps=` for the faster
 /// one, plus each implementation's own rate.
-fn crc_floor(
-    name: &str,
-    bytes: u64,
-    extra: &str,
-    runs: usize,
-    run: impl Fn(CrcFn) -> u32,
-) {
+fn crc_floor(name: &str, bytes: u64, extra: &str, runs: usize, run: impl Fn(CrcFn) -> u32) {
     let mut fields = String::new();
     let mut fastest = Duration::MAX;
     let mut check = None;

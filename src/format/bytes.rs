@@ -61,6 +61,8 @@ impl<'a> Cursor<'a> {
     pub fn abs(&self) -> u64 {
         self.base + self.pos as u64
     }
+    #[cold]
+    #[inline(never)]
     pub fn err(&self, field: &'static str, problem: Problem) -> FormatError {
         FormatError::new(self.structure, field, self.abs(), problem)
     }
@@ -68,6 +70,18 @@ impl<'a> Cursor<'a> {
     /// Unsigned LEB128 varint, at most 5 bytes (Kafka's `readUnsignedVarint`).
     #[inline]
     pub fn uvarint(&mut self, field: &'static str) -> Result<u32, FormatError> {
+        // One-byte values (most record fields) without the loop.
+        if let Some(&b) = self.buf.get(self.pos)
+            && b & 0x80 == 0
+        {
+            self.pos += 1;
+            return Ok(b as u32);
+        }
+        self.uvarint_long(field)
+    }
+
+    #[inline(never)]
+    fn uvarint_long(&mut self, field: &'static str) -> Result<u32, FormatError> {
         let mut value: u32 = 0;
         for i in 0..5 {
             let Some(&b) = self.buf.get(self.pos + i) else {
@@ -98,6 +112,17 @@ impl<'a> Cursor<'a> {
     /// Signed zigzag varlong (int64), at most 10 bytes.
     #[inline]
     pub fn varlong(&mut self, field: &'static str) -> Result<i64, FormatError> {
+        if let Some(&b) = self.buf.get(self.pos)
+            && b & 0x80 == 0
+        {
+            self.pos += 1;
+            return Ok(((b >> 1) as i64) ^ -((b & 1) as i64));
+        }
+        self.varlong_long(field)
+    }
+
+    #[inline(never)]
+    fn varlong_long(&mut self, field: &'static str) -> Result<i64, FormatError> {
         let mut value: u64 = 0;
         for i in 0..10 {
             let Some(&b) = self.buf.get(self.pos + i) else {

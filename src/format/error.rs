@@ -56,6 +56,7 @@ impl FormatError {
     }
 
     /// Shorthand for a truncation error.
+    #[cold]
     pub const fn truncated(
         structure: &'static str,
         field: &'static str,
