@@ -957,7 +957,10 @@ const PIECE: usize = 32 << 20;
 /// CRC starts (`None` if there is none). A candidate must have magic 2 and a size that
 /// fits; the CRC makes a false match (bytes inside a batch that look like one) a 2^-32
 /// event, and [`scan_pieces`] verifies every match anyway.
-fn sync_point(data: &[u8], from: usize, limit: usize) -> Option<usize> {
+///
+/// `eof`: `data` ends where the file ends (a batch ending exactly there needs no next
+/// header); false for a window read out of the middle of a file.
+fn sync_point(data: &[u8], from: usize, limit: usize, eof: bool) -> Option<usize> {
     let end = from.saturating_add(limit).min(data.len());
     let mut p = from;
     while p < end {
@@ -978,7 +981,7 @@ fn sync_point(data: &[u8], from: usize, limit: usize) -> Option<usize> {
             .ok()
             .filter(|&n| n >= 49 && n <= limit.max(PIECE))
             .and_then(|n| data.get(p..p.checked_add(12 + n)?))
-            .filter(|d| next_follows(data, p, d.len()));
+            .filter(|d| next_follows(data, p, d.len(), eof));
         if let Some(b) = whole.and_then(|d| format::BatchView::new(d, p as u64).ok())
             && b.is_valid()
         {
@@ -991,7 +994,7 @@ fn sync_point(data: &[u8], from: usize, limit: usize) -> Option<usize> {
 
 /// Cheap plausibility before a CRC: the entry of `len` bytes at `p` is followed by the
 /// end of the file or by another magic-2 header with a higher base offset.
-fn next_follows(data: &[u8], p: usize, len: usize) -> bool {
+fn next_follows(data: &[u8], p: usize, len: usize, eof: bool) -> bool {
     let offset_at = |at: usize| {
         data.get(at..at + 8)
             .and_then(|s| s.try_into().ok())
@@ -999,7 +1002,7 @@ fn next_follows(data: &[u8], p: usize, len: usize) -> bool {
     };
     let next = p + len;
     if next == data.len() {
-        return true;
+        return eof;
     }
     match (offset_at(p), offset_at(next), data.get(next + 16)) {
         (Some(a), Some(b), Some(&2)) => a >= 0 && b > a,
@@ -1007,12 +1010,31 @@ fn next_follows(data: &[u8], p: usize, len: usize) -> bool {
     }
 }
 
-/// Walk a large mapped segment in [`PIECE`]-sized pieces, in parallel: piece k starts at
-/// the first batch (CRC-valid) at or after `k × PIECE` and ends where piece k + 1 starts.
+/// Bytes read around a nominal piece boundary of a `read()` segment to find its sync
+/// point (a mapped segment searches a whole piece).
+const SYNC_WINDOW: usize = 4 << 20;
+
+/// Where a segment's bytes come from, for [`scan_pieces`].
+enum PieceSource<'p> {
+    /// Mapped (a sealed segment).
+    Mapped(segment::FileData),
+    /// Read with `read()` / positional reads up to `size`, the length seen at the start
+    /// (a segment that may still be appended to: bytes written later are not read, as
+    /// in the sequential walk).
+    Read { path: &'p Path, size: u64 },
+}
+
+/// Walk a large segment in [`PIECE`]-sized pieces, in parallel: piece k starts at the
+/// first batch (CRC-valid) at or after `k × PIECE` and ends where piece k + 1 starts.
 /// The result is used only if every piece's walk lands exactly on the next piece's start
 /// (so the pieces chain as one sequential walk would); otherwise — a false sync, a corrupt
-/// region — `None`, and the caller walks the segment sequentially. The pieces depend on
-/// the file only, never on the thread count. `None` too for files too small to split.
+/// region, a read error, a file truncated under us — `None`, and the caller walks the
+/// segment sequentially. The pieces depend on the file only, never on the thread count.
+/// `None` too for files too small to split.
+///
+/// Mapped segments are walked over the map; `read()` segments (the newest of a partition)
+/// are read piece by piece in [`segment::CHUNK_SIZE`] chunks, each piece with its own file
+/// handle, so one huge partition's live segment also uses every thread.
 #[allow(clippy::too_many_arguments)]
 fn scan_pieces(
     ctx: &PartitionContext,
@@ -1020,6 +1042,7 @@ fn scan_pieces(
     idx: u32,
     base: i64,
     path: &Path,
+    policy: ReadPolicy,
     opts: &ScanOptions,
     pool: &EventPool,
     piece: usize,
@@ -1030,57 +1053,117 @@ fn scan_pieces(
     if size < 2 * piece as u64 {
         return None;
     }
-    let data = segment::read_file(path, ReadPolicy::Map, opts.max_bytes).ok()?;
-    if !matches!(data, segment::FileData::Mapped(_)) {
-        return None;
-    }
-    let len = data.len();
+    let source = match policy {
+        ReadPolicy::Map => {
+            let data = segment::read_file(path, ReadPolicy::Map, opts.max_bytes).ok()?;
+            if !matches!(data, segment::FileData::Mapped(_)) {
+                return None;
+            }
+            PieceSource::Mapped(data)
+        }
+        ReadPolicy::Read => PieceSource::Read { path, size },
+    };
+    let len = match &source {
+        PieceSource::Mapped(data) => data.len(),
+        PieceSource::Read { size, .. } => usize::try_from(*size).ok()?,
+    };
     let mut starts = vec![0usize];
+    let mut window = Vec::new();
     for k in 1..len.div_ceil(piece) {
-        if let Some(p) = sync_point(&data, k * piece, piece) {
+        let from = k * piece;
+        let found = match &source {
+            PieceSource::Mapped(data) => sync_point(data, from, piece, true),
+            PieceSource::Read { path, .. } => {
+                // Most batches are far smaller than the window: look in its first 64 KiB,
+                // and read the rest only when no batch starts and ends there.
+                let file = std::fs::File::open(path).ok()?;
+                let mut found = None;
+                for window_len in [SYNC_WINDOW / 64, SYNC_WINDOW] {
+                    let want = window_len.min(piece).min(len - from);
+                    window.resize(want, 0);
+                    read_exact_at(&file, &mut window, from as u64).ok()?;
+                    found = sync_point(&window, 0, want, from + want == len).map(|p| p + from);
+                    if found.is_some() || want < window_len {
+                        break;
+                    }
+                }
+                found
+            }
+        };
+        if let Some(p) = found {
             starts.push(p);
         }
     }
-    let walked: Vec<(Walker, Option<Tail>, bool)> = (0..starts.len())
+    if starts.len() < 2 {
+        return None;
+    }
+    let walked: Vec<Option<(Walker, Option<Tail>, bool)>> = (0..starts.len())
         .into_par_iter()
         .map(|k| {
             let start = starts[k];
             let stop = starts.get(k + 1).copied();
             let mut w = Walker::new(ctx, name, idx, base, opts, pool.take());
-            let mut entries = format::Entries::new(data.get(start..).unwrap_or(&[]), start as u64);
-            let (tail, chained) = match stop {
-                Some(stop) => {
-                    let mut reached = false;
-                    for e in entries.by_ref() {
-                        if e.position >= stop as u64 {
-                            reached = e.position == stop as u64;
-                            break;
-                        }
-                        w.entry(e);
-                    }
-                    (None, reached)
+            // `reached`: the walk met an entry at exactly `stop` (None: no stop, last piece).
+            let mut reached = false;
+            let mut on_entry = |e: format::RawEntry<'_>| match stop {
+                Some(stop) if e.position >= stop as u64 => {
+                    reached = e.position == stop as u64;
+                    std::ops::ControlFlow::Break(())
                 }
-                None => {
-                    for e in entries.by_ref() {
-                        w.entry(e);
-                    }
-                    (Some(entries.tail().unwrap_or(Tail::Clean)), true)
+                _ => {
+                    w.entry(e);
+                    std::ops::ControlFlow::Continue(())
                 }
             };
-            data.release_range(start, stop.unwrap_or(len));
-            (w, tail, chained)
+            let tail = match &source {
+                PieceSource::Mapped(data) => {
+                    let mut entries =
+                        format::Entries::new(data.get(start..).unwrap_or(&[]), start as u64);
+                    let mut stopped = false;
+                    for e in entries.by_ref() {
+                        if on_entry(e).is_break() {
+                            stopped = true;
+                            break;
+                        }
+                    }
+                    data.release_range(start, stop.unwrap_or(len));
+                    (!stopped).then(|| entries.tail().unwrap_or(Tail::Clean))
+                }
+                PieceSource::Read { path, size } => {
+                    let mut file = std::fs::File::open(path).ok()?;
+                    segment::walk_read(
+                        &mut file,
+                        start as u64,
+                        *size,
+                        segment::CHUNK_SIZE,
+                        &mut on_entry,
+                    )
+                    .ok()?
+                }
+            };
+            let chained = match stop {
+                Some(_) => reached,
+                None => tail.is_some(),
+            };
+            let tail = if stop.is_some() { None } else { tail };
+            Some((w, tail, chained))
         })
         .collect();
-    data.release();
-    if !walked.iter().all(|(_, _, chained)| *chained) {
-        for (w, _, _) in walked {
+    if let PieceSource::Mapped(data) = &source {
+        data.release();
+    }
+    if !walked
+        .iter()
+        .all(|r| r.as_ref().is_some_and(|(_, _, c)| *c))
+    {
+        for (w, _, _) in walked.into_iter().flatten() {
             pool.give(w.events);
         }
         return None;
     }
     let mut all = Walker::new(ctx, name, idx, base, opts, Vec::new());
     let mut tail = Tail::Clean;
-    for (w, t, _) in walked {
+    for (w, t, _) in walked.into_iter().flatten() {
         all.out.events.push(w.events);
         all.out.findings.extend(w.out.findings);
         all.out.records += w.out.records;
@@ -1095,6 +1178,22 @@ fn scan_pieces(
     all.out.bytes = len as u64;
     opts.progress.emit(ProgressUpdate::Bytes(len as u64));
     Some(all.finish(tail))
+}
+
+/// `pread` of exactly `buf.len()` bytes at `offset` (no shared file position, so pieces
+/// read in parallel).
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = file.try_clone()?;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(buf)
+    }
 }
 
 fn scan_segment(
@@ -1122,9 +1221,8 @@ fn scan_segment_in(
     piece: usize,
 ) -> SegmentScan {
     let name = file_name(path);
-    if policy == ReadPolicy::Map
-        && piece < usize::MAX / 2
-        && let Some(s) = scan_pieces(ctx, &name, idx, base, path, opts, pool, piece)
+    if piece < usize::MAX / 2
+        && let Some(s) = scan_pieces(ctx, &name, idx, base, path, policy, opts, pool, piece)
     {
         return s;
     }
@@ -1429,14 +1527,25 @@ mod piece_tests {
         dir.join("big-0").join("00000000000000000000.log")
     }
 
+    /// The walk of `path` in pieces of `piece` bytes, mapped and read: both must give
+    /// the same result, which is returned.
     fn walk(path: &Path, piece: usize) -> SegmentScan {
         let inv = layout::discover(&[path.parent().unwrap().to_path_buf()]);
         let ctx = partition_context(&inv.partitions[0]);
         let opts = ScanOptions::default();
         let pool = EventPool::new(4);
-        with_threads(Some(3), || {
-            scan_segment_in(&ctx, 0, 0, path, ReadPolicy::Map, &opts, &pool, piece)
-        })
+        let [mapped, read] = [ReadPolicy::Map, ReadPolicy::Read].map(|policy| {
+            with_threads(Some(3), || {
+                scan_segment_in(&ctx, 0, 0, path, policy, &opts, &pool, piece)
+            })
+        });
+        assert_eq!(
+            mapped.events.len(),
+            read.events.len(),
+            "piece {piece}: mapped and read split differently"
+        );
+        same(&mapped, &read);
+        mapped
     }
 
     fn same(a: &SegmentScan, b: &SegmentScan) {
@@ -1496,9 +1605,15 @@ mod piece_tests {
         format::Entries::new(&data, 0).for_each(|e| starts.push(e.position as usize));
         for from in [1usize, 777, 5000, 12_345] {
             let want = starts.iter().copied().find(|&s| s >= from);
-            assert_eq!(sync_point(&data, from, 1 << 20), want, "from {from}");
+            assert_eq!(sync_point(&data, from, 1 << 20, true), want, "from {from}");
         }
-        assert_eq!(sync_point(&data, data.len(), 100), None);
-        assert_eq!(sync_point(&[0u8; 10], 0, 100), None);
+        assert_eq!(sync_point(&data, data.len(), 100, true), None);
+        // A window cut exactly after a batch: that batch is a sync point only when the
+        // window is the file's end (otherwise its next header is unseen).
+        let cut = &data[..starts[3]];
+        assert_eq!(sync_point(cut, starts[2], 1 << 20, true), Some(starts[2]));
+        assert_eq!(sync_point(cut, starts[2], 1 << 20, false), None);
+        assert_eq!(sync_point(cut, starts[1], 1 << 20, false), Some(starts[1]));
+        assert_eq!(sync_point(&[0u8; 10], 0, 100, true), None);
     }
 }

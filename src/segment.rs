@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::ops::Deref;
+use std::ops::{ControlFlow, Deref};
 use std::path::Path;
 
 /// How to get a file's bytes.
@@ -153,11 +153,35 @@ pub fn walk_entries_chunked(
     let mut file = File::open(path)?;
     let len = file.metadata()?.len();
     let total = max_bytes.map_or(len, |m| m.min(len));
+    let end = walk_read(&mut file, 0, total, chunk_size, |e| {
+        on_entry(e);
+        ControlFlow::Continue(())
+    })?;
+    Ok((end.unwrap_or(crate::format::Tail::Clean), total))
+}
+
+/// Walk the entries of `file` with `read()` from byte `start` (an entry boundary) up to
+/// `total`, in chunks of `chunk_size` (larger only when one entry is larger). Returns how
+/// the file ends from the last whole entry on (classified over `[.., total)`, as
+/// [`walk_entries`] does), or `None` when `on_entry` stopped the walk.
+pub fn walk_read(
+    file: &mut File,
+    start: u64,
+    total: u64,
+    chunk_size: usize,
+    mut on_entry: impl FnMut(crate::format::RawEntry<'_>) -> ControlFlow<()>,
+) -> io::Result<Option<crate::format::Tail>> {
+    use crate::format::{Entries, Tail};
+    use std::io::{Seek, SeekFrom};
+    if start > 0 {
+        file.seek(SeekFrom::Start(start))?;
+    }
+    let total = total.max(start);
     // `buf[..filled]` holds the file from `base`; `buf` itself only grows.
     let mut buf: Vec<u8> = Vec::new();
     let mut filled = 0usize;
-    let mut base = 0u64; // file position of buf[0]
-    let mut read_to = 0u64; // file position after buf's last valid byte
+    let mut base = start; // file position of buf[0]
+    let mut read_to = start; // file position after buf's last valid byte
     loop {
         // Fill the buffer to the chunk size (or to what is left of the file).
         let want = (chunk_size.max(filled) as u64).min(total - base) as usize;
@@ -174,7 +198,9 @@ pub fn walk_entries_chunked(
             Entries::chunk(&buf[..filled], base)
         };
         for e in entries.by_ref() {
-            on_entry(e);
+            if on_entry(e).is_break() {
+                return Ok(None);
+            }
         }
         if let Some(pos) = entries.need_more() {
             // Keep the unfinished entry, make room for the whole of it, and read on.
@@ -206,7 +232,7 @@ pub fn walk_entries_chunked(
         }
         let tail = entries.tail().unwrap_or(Tail::Clean);
         if at_eof {
-            return Ok((tail, total));
+            return Ok(Some(tail));
         }
         // Stopped before the end of the file on a bad header: classify the rest of the file.
         return match tail {
@@ -224,7 +250,7 @@ pub fn walk_entries_chunked(
                 let mut all_zero = buf[(position - base) as usize..filled]
                     .iter()
                     .all(|&b| b == 0);
-                let mut rest = (&mut file).take(total - read_to);
+                let mut rest = (&mut *file).take(total - read_to);
                 let mut scratch = vec![0u8; 1 << 16];
                 loop {
                     let n = rest.read(&mut scratch)?;
@@ -234,38 +260,32 @@ pub fn walk_entries_chunked(
                     all_zero &= scratch[..n].iter().all(|&b| b == 0);
                 }
                 let len = total - position;
-                Ok((
-                    match reason {
-                        None if all_zero => Tail::ZeroFilled { position, len },
-                        None => Tail::Garbage {
-                            position,
-                            len,
-                            reason: "entry size below the 14-byte minimum",
-                        },
-                        Some(reason) => Tail::Garbage {
-                            position,
-                            len,
-                            reason,
-                        },
+                Ok(Some(match reason {
+                    None if all_zero => Tail::ZeroFilled { position, len },
+                    None => Tail::Garbage {
+                        position,
+                        len,
+                        reason: "entry size below the 14-byte minimum",
                     },
-                    total,
-                ))
+                    Some(reason) => Tail::Garbage {
+                        position,
+                        len,
+                        reason,
+                    },
+                }))
             }
-            Tail::Partial { .. } => Ok((tail, total)),
+            Tail::Partial { .. } => Ok(Some(tail)),
             Tail::CorruptEntry {
                 position,
                 size,
                 reason,
                 ..
-            } => Ok((
-                Tail::CorruptEntry {
-                    position,
-                    len: total - position,
-                    size,
-                    reason,
-                },
-                total,
-            )),
+            } => Ok(Some(Tail::CorruptEntry {
+                position,
+                len: total - position,
+                size,
+                reason,
+            })),
         };
     }
 }
