@@ -133,6 +133,10 @@ struct DumpArgs {
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     max_decompressed: usize,
+    /// Worker threads formatting pieces of large files (default: one per core); the
+    /// output is the same for any number.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
@@ -292,9 +296,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 format,
                 max_decompressed: Some(a.max_decompressed),
                 transaction_log_decoder: a.transaction_log_decoder,
+                piece_bytes: None,
             };
             let stderr = io::stderr();
             let mut err = stderr.lock();
+            if let Some(n) = a.threads {
+                // The output locks cannot move to a pool thread: size the global pool.
+                let _ = rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build_global();
+            }
             let status = dump::dump_paths(&a.paths, &opts, &mut out, &mut err)?;
             out.flush()?;
             Ok(if status.files == 0 {

@@ -953,67 +953,6 @@ impl<'a> Walker<'a> {
 /// parallel (see [`scan_pieces`]).
 const PIECE: usize = 32 << 20;
 
-/// The first position in `data[from..from + limit]` where a whole v2 batch with a valid
-/// CRC starts (`None` if there is none). A candidate must have magic 2 and a size that
-/// fits; the CRC makes a false match (bytes inside a batch that look like one) a 2^-32
-/// event, and [`scan_pieces`] verifies every match anyway.
-///
-/// `eof`: `data` ends where the file ends (a batch ending exactly there needs no next
-/// header); false for a window read out of the middle of a file.
-fn sync_point(data: &[u8], from: usize, limit: usize, eof: bool) -> Option<usize> {
-    let end = from.saturating_add(limit).min(data.len());
-    let mut p = from;
-    while p < end {
-        let rel = data
-            .get(p.checked_add(16)?..end.checked_add(16)?.min(data.len()))?
-            .iter()
-            .position(|&b| b == 2)?;
-        p += rel;
-        if p >= end {
-            return None;
-        }
-        // The declared size must fit in the file before the CRC is worth computing.
-        let size = data
-            .get(p + 8..p + 12)
-            .and_then(|s| s.try_into().ok())
-            .map_or(-1, i32::from_be_bytes);
-        let whole = usize::try_from(size)
-            .ok()
-            .filter(|&n| n >= 49 && n <= limit.max(PIECE))
-            .and_then(|n| data.get(p..p.checked_add(12 + n)?))
-            .filter(|d| next_follows(data, p, d.len(), eof));
-        if let Some(b) = whole.and_then(|d| format::BatchView::new(d, p as u64).ok())
-            && b.is_valid()
-        {
-            return Some(p);
-        }
-        p += 1;
-    }
-    None
-}
-
-/// Cheap plausibility before a CRC: the entry of `len` bytes at `p` is followed by the
-/// end of the file or by another magic-2 header with a higher base offset.
-fn next_follows(data: &[u8], p: usize, len: usize, eof: bool) -> bool {
-    let offset_at = |at: usize| {
-        data.get(at..at + 8)
-            .and_then(|s| s.try_into().ok())
-            .map(i64::from_be_bytes)
-    };
-    let next = p + len;
-    if next == data.len() {
-        return eof;
-    }
-    match (offset_at(p), offset_at(next), data.get(next + 16)) {
-        (Some(a), Some(b), Some(&2)) => a >= 0 && b > a,
-        _ => false,
-    }
-}
-
-/// Bytes read around a nominal piece boundary of a `read()` segment to find its sync
-/// point (a mapped segment searches a whole piece).
-const SYNC_WINDOW: usize = 4 << 20;
-
 /// Where a segment's bytes come from, for [`scan_pieces`].
 enum PieceSource<'p> {
     /// Mapped (a sealed segment).
@@ -1072,22 +1011,9 @@ fn scan_pieces(
     for k in 1..len.div_ceil(piece) {
         let from = k * piece;
         let found = match &source {
-            PieceSource::Mapped(data) => sync_point(data, from, piece, true),
+            PieceSource::Mapped(data) => segment::sync_point(data, from, piece, PIECE, true),
             PieceSource::Read { path, .. } => {
-                // Most batches are far smaller than the window: look in its first 64 KiB,
-                // and read the rest only when no batch starts and ends there.
-                let file = std::fs::File::open(path).ok()?;
-                let mut found = None;
-                for window_len in [SYNC_WINDOW / 64, SYNC_WINDOW] {
-                    let want = window_len.min(piece).min(len - from);
-                    window.resize(want, 0);
-                    read_exact_at(&file, &mut window, from as u64).ok()?;
-                    found = sync_point(&window, 0, want, from + want == len).map(|p| p + from);
-                    if found.is_some() || want < window_len {
-                        break;
-                    }
-                }
-                found
+                segment::read_sync_point(path, from, piece, len, &mut window).ok()?
             }
         };
         if let Some(p) = found {
@@ -1178,22 +1104,6 @@ fn scan_pieces(
     all.out.bytes = len as u64;
     opts.progress.emit(ProgressUpdate::Bytes(len as u64));
     Some(all.finish(tail))
-}
-
-/// `pread` of exactly `buf.len()` bytes at `offset` (no shared file position, so pieces
-/// read in parallel).
-fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-    }
-    #[cfg(not(unix))]
-    {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut f = file.try_clone()?;
-        f.seek(SeekFrom::Start(offset))?;
-        f.read_exact(buf)
-    }
 }
 
 fn scan_segment(
@@ -1605,15 +1515,31 @@ mod piece_tests {
         format::Entries::new(&data, 0).for_each(|e| starts.push(e.position as usize));
         for from in [1usize, 777, 5000, 12_345] {
             let want = starts.iter().copied().find(|&s| s >= from);
-            assert_eq!(sync_point(&data, from, 1 << 20, true), want, "from {from}");
+            assert_eq!(
+                segment::sync_point(&data, from, 1 << 20, PIECE, true),
+                want,
+                "from {from}"
+            );
         }
-        assert_eq!(sync_point(&data, data.len(), 100, true), None);
+        assert_eq!(
+            segment::sync_point(&data, data.len(), 100, PIECE, true),
+            None
+        );
         // A window cut exactly after a batch: that batch is a sync point only when the
         // window is the file's end (otherwise its next header is unseen).
         let cut = &data[..starts[3]];
-        assert_eq!(sync_point(cut, starts[2], 1 << 20, true), Some(starts[2]));
-        assert_eq!(sync_point(cut, starts[2], 1 << 20, false), None);
-        assert_eq!(sync_point(cut, starts[1], 1 << 20, false), Some(starts[1]));
-        assert_eq!(sync_point(&[0u8; 10], 0, 100, true), None);
+        assert_eq!(
+            segment::sync_point(cut, starts[2], 1 << 20, PIECE, true),
+            Some(starts[2])
+        );
+        assert_eq!(
+            segment::sync_point(cut, starts[2], 1 << 20, PIECE, false),
+            None
+        );
+        assert_eq!(
+            segment::sync_point(cut, starts[1], 1 << 20, PIECE, false),
+            Some(starts[1])
+        );
+        assert_eq!(segment::sync_point(&[0u8; 10], 0, 100, PIECE, true), None);
     }
 }

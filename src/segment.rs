@@ -290,6 +290,154 @@ pub fn walk_read(
     }
 }
 
+/// The first position in `data[from..from + limit]` where a whole v2 batch with a valid
+/// CRC starts (`None` if there is none). A candidate must have magic 2 and a size that
+/// fits; the CRC makes a false match (bytes inside a batch that look like one) a 2^-32
+/// event, and callers verify every match anyway (a piece must end exactly where the
+/// next begins). Candidates larger than `limit.max(max_batch)` are not considered.
+///
+/// `eof`: `data` ends where the file ends (a batch ending exactly there needs no next
+/// header); false for a window read out of the middle of a file.
+pub fn sync_point(
+    data: &[u8],
+    from: usize,
+    limit: usize,
+    max_batch: usize,
+    eof: bool,
+) -> Option<usize> {
+    let end = from.saturating_add(limit).min(data.len());
+    let mut p = from;
+    while p < end {
+        let rel = data
+            .get(p.checked_add(16)?..end.checked_add(16)?.min(data.len()))?
+            .iter()
+            .position(|&b| b == 2)?;
+        p += rel;
+        if p >= end {
+            return None;
+        }
+        // The declared size must fit in the file before the CRC is worth computing.
+        let size = data
+            .get(p + 8..p + 12)
+            .and_then(|s| s.try_into().ok())
+            .map_or(-1, i32::from_be_bytes);
+        let whole = usize::try_from(size)
+            .ok()
+            .filter(|&n| n >= 49 && n <= limit.max(max_batch))
+            .and_then(|n| data.get(p..p.checked_add(12 + n)?))
+            .filter(|d| next_follows(data, p, d.len(), eof));
+        if let Some(b) = whole.and_then(|d| crate::format::BatchView::new(d, p as u64).ok())
+            && b.is_valid()
+        {
+            return Some(p);
+        }
+        p += 1;
+    }
+    None
+}
+
+/// Cheap plausibility before a CRC: the entry of `len` bytes at `p` is followed by the
+/// end of the file or by another magic-2 header with a higher base offset.
+pub(crate) fn next_follows(data: &[u8], p: usize, len: usize, eof: bool) -> bool {
+    let offset_at = |at: usize| {
+        data.get(at..at + 8)
+            .and_then(|s| s.try_into().ok())
+            .map(i64::from_be_bytes)
+    };
+    let next = p + len;
+    if next == data.len() {
+        return eof;
+    }
+    match (offset_at(p), offset_at(next), data.get(next + 16)) {
+        (Some(a), Some(b), Some(&2)) => a >= 0 && b > a,
+        _ => false,
+    }
+}
+
+/// Bytes read around a nominal piece boundary of a `read()` file to find its sync point:
+/// the first 1/64 of it, then all of it if no batch starts and ends in that part.
+pub const SYNC_WINDOW: usize = 4 << 20;
+
+/// [`sync_point`] of a file that is read, not mapped: the first batch at or after `from`
+/// found in a window of at most [`SYNC_WINDOW`] (and at most `limit`) bytes read with
+/// `pread`. `len`: the file length the caller works with; `window`: a reused buffer.
+pub fn read_sync_point(
+    path: &Path,
+    from: usize,
+    limit: usize,
+    len: usize,
+    window: &mut Vec<u8>,
+) -> io::Result<Option<usize>> {
+    let file = File::open(path)?;
+    for window_len in [SYNC_WINDOW / 64, SYNC_WINDOW] {
+        let want = window_len.min(limit).min(len.saturating_sub(from));
+        window.resize(want, 0);
+        read_exact_at(&file, window, from as u64)?;
+        let found = sync_point(window, 0, want, limit, from + want == len).map(|p| p + from);
+        if found.is_some() || want < window_len {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
+/// `pread` of exactly `buf.len()` bytes at `offset` (no shared file position, so pieces
+/// of one file can be read in parallel).
+pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = file.try_clone()?;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(buf)
+    }
+}
+
+/// How the walk of one piece `[start, stop)` of a file ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceEnd {
+    /// An entry starts exactly at `stop`: the piece chains to the next one.
+    Chained,
+    /// The walk passed `stop` without an entry starting there, or the file ended first:
+    /// `stop` was not an entry boundary of the sequential walk (or the file changed).
+    Broken,
+    /// The last piece (no `stop`): how the file ends.
+    End(crate::format::Tail),
+}
+
+/// Walk the entries of `[start, stop)` of `path` with `read()` (see [`walk_read`]), the
+/// file taken to be `total` bytes long; `stop = None` walks to the end.
+pub fn walk_read_piece(
+    path: &Path,
+    start: u64,
+    stop: Option<u64>,
+    total: u64,
+    mut on_entry: impl FnMut(crate::format::RawEntry<'_>),
+) -> io::Result<PieceEnd> {
+    let mut file = File::open(path)?;
+    let mut reached = false;
+    let end = walk_read(&mut file, start, total, CHUNK_SIZE, |e| match stop {
+        Some(stop) if e.position >= stop => {
+            reached = e.position == stop;
+            ControlFlow::Break(())
+        }
+        _ => {
+            on_entry(e);
+            ControlFlow::Continue(())
+        }
+    })?;
+    Ok(match (stop, end) {
+        (Some(_), _) if reached => PieceEnd::Chained,
+        (Some(_), _) => PieceEnd::Broken,
+        (None, Some(tail)) => PieceEnd::End(tail),
+        (None, None) => PieceEnd::Broken,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

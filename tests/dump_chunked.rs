@@ -1,12 +1,14 @@
 //! `dump` reads a named `.log` file in bounded chunks (`segment::CHUNK_SIZE`), not as one
-//! whole-file image. The chunked dump of a file must print exactly what the dump of the
-//! same bytes held in memory prints — for clean files, every kind of tail (cut batch,
-//! zero fill, garbage, a corrupt entry size), entries larger than a chunk, and
-//! `--max-bytes` cuts — in text and JSON, shallow and deep.
+//! whole-file image, and formats large files in pieces on several threads. The dump of a
+//! file must print exactly what the sequential dump of the same bytes held in memory
+//! prints — for clean files, every kind of tail (cut batch, zero fill, garbage, a corrupt
+//! entry size), entries larger than a chunk or a piece, damage inside a piece, and
+//! `--max-bytes` cuts — in text and JSON, shallow and deep, for 1 to 3 threads.
 
 #![cfg(feature = "testkit")]
 
 use klogscan::dump::{DumpFormat, DumpOptions, dump_log, dump_paths};
+use klogscan::scan::with_threads;
 use klogscan::segment::CHUNK_SIZE;
 use klogscan::testkit::{Batch, Codec, PartitionBuilder, Producer};
 use std::path::Path;
@@ -54,6 +56,29 @@ fn segment_bytes() -> Vec<u8> {
     let data = std::fs::read(&m.segments[0].1).unwrap();
     assert!(data.len() > 2 * CHUNK_SIZE, "{}", data.len());
     data
+}
+
+/// Equal (stdout, stderr) pairs; on a difference, name the first differing line only
+/// (the dumps are megabytes long).
+#[track_caller]
+fn assert_same(a: &(String, String), b: &(String, String), what: &str) {
+    for (stream, x, y) in [("stdout", &a.0, &b.0), ("stderr", &a.1, &b.1)] {
+        if x != y {
+            let at = x.lines().zip(y.lines()).position(|(l, r)| l != r);
+            let line = |s: &str, i: Option<usize>| {
+                i.and_then(|i| s.lines().nth(i))
+                    .unwrap_or("<end>")
+                    .to_string()
+            };
+            panic!(
+                "{what}: {stream} differs at line {at:?} ({} vs {} lines):\n  {}\n  {}",
+                x.lines().count(),
+                y.lines().count(),
+                line(x, at),
+                line(y, at)
+            );
+        }
+    }
 }
 
 fn options() -> Vec<DumpOptions> {
@@ -123,7 +148,7 @@ fn chunked_file_dump_equals_the_in_memory_dump() {
         std::fs::write(&path, bytes).unwrap();
         for opts in options() {
             let [file, memory] = both(&path, bytes, &opts);
-            assert_eq!(file, memory, "{name}, {opts:?}");
+            assert_same(&file, &memory, &format!("{name}, {opts:?}"));
             assert!(file.0.len() > 1000, "{name}: the dump printed little");
         }
     }
@@ -133,7 +158,7 @@ fn chunked_file_dump_equals_the_in_memory_dump() {
         for mut opts in options() {
             opts.max_bytes = Some(max);
             let [file, memory] = both(&path, &clean, &opts);
-            assert_eq!(file, memory, "--max-bytes {max}, {opts:?}");
+            assert_same(&file, &memory, &format!("--max-bytes {max}, {opts:?}"));
         }
     }
 }
@@ -166,4 +191,63 @@ fn an_unreadable_log_is_reported_and_the_dump_goes_on() {
     );
     assert!(out.contains(&format!("Dumping {}\n", present.display())));
     assert!(out.contains("baseOffset: 0 lastOffset: "));
+}
+
+/// The file dumped in pieces of `piece` bytes on `threads` threads.
+fn in_pieces(path: &Path, opts: &DumpOptions, piece: usize, threads: usize) -> (String, String) {
+    let opts = DumpOptions {
+        piece_bytes: Some(piece),
+        ..opts.clone()
+    };
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    with_threads(Some(threads), || {
+        dump_paths(&[path.to_path_buf()], &opts, &mut o, &mut e).unwrap()
+    });
+    (String::from_utf8(o).unwrap(), String::from_utf8(e).unwrap())
+}
+
+#[test]
+fn parallel_pieces_print_the_sequential_dump() {
+    let clean = segment_bytes();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("00000000000000000000.log");
+    // Damage that a piece walk must notice (a piece then does not end where the next
+    // begins, or its CRC check fails): a corrupt size in the middle, a flipped byte in a
+    // batch, a cut tail; and non-consecutive offsets across a piece boundary.
+    let mut variants: Vec<(&str, Vec<u8>)> = vec![("clean", clean.clone())];
+    let mut flipped = clean.clone();
+    flipped[700_000] ^= 0x55;
+    variants.push(("flipped byte", flipped));
+    let mut corrupt = clean.clone();
+    let mut pos = 0usize;
+    while pos < 900_000 {
+        pos += 12 + i32::from_be_bytes(corrupt[pos + 8..pos + 12].try_into().unwrap()) as usize;
+    }
+    corrupt[pos + 8] = 0x7f; // a huge size: the sequential walk stops here
+    variants.push(("corrupt size", corrupt));
+    variants.push(("cut", clean[..clean.len() - 333].to_vec()));
+    let mut gap = clean.clone();
+    // Shift the base offset of a batch past the middle (CRC does not cover it).
+    let mut pos = 0usize;
+    while pos < 1_300_000 {
+        pos += 12 + i32::from_be_bytes(gap[pos + 8..pos + 12].try_into().unwrap()) as usize;
+    }
+    let base = i64::from_be_bytes(gap[pos..pos + 8].try_into().unwrap());
+    gap[pos..pos + 8].copy_from_slice(&(base + 1000).to_be_bytes());
+    variants.push(("offset gap", gap));
+    for (name, bytes) in &variants {
+        std::fs::write(&path, bytes).unwrap();
+        for opts in options() {
+            let [seq, memory] = both(&path, bytes, &opts);
+            assert_same(&seq, &memory, &format!("{name}, {opts:?}"));
+            for (piece, threads) in [(64 << 10, 3), (300_000, 2), (1 << 20, 2), (64 << 10, 1)] {
+                let parallel = in_pieces(&path, &opts, piece, threads);
+                assert_same(
+                    &parallel,
+                    &seq,
+                    &format!("{name}, piece {piece}, {threads} threads, {opts:?}"),
+                );
+            }
+        }
+    }
 }

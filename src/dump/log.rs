@@ -158,14 +158,21 @@ pub(crate) fn dump_log_inner(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<LogDumpSummary> {
-    dump_log_walk(path, data.len() as u64, opts, out, err, |on_entry| {
+    dump_log_walk(path, data.len() as u64, opts, out, err, |d, out, err| {
         let mut entries = Entries::new(data, 0);
+        let mut walk = d.sequential(out, err);
         for entry in entries.by_ref() {
-            on_entry(entry);
+            walk.entry(entry);
         }
+        walk.finish()?;
         Ok(entries.tail().unwrap_or(Tail::Clean))
     })
 }
+
+/// Files at least twice this long are dumped in pieces of about this size, formatted in
+/// parallel and written in order (see [`dump_pieces`]). Small enough that the formatted
+/// text of the pieces in flight stays a few tens of MiB.
+pub const DUMP_PIECE: usize = 4 << 20;
 
 /// Why [`dump_log_file`] stopped early.
 pub(crate) enum FileDumpError {
@@ -193,26 +200,15 @@ pub(crate) fn dump_log_file(
     drop(file);
     let len = opts.max_bytes.map_or(len, |m| m.min(len));
     let mut read_error = None;
-    let summary =
-        dump_log_walk(
-            path,
-            len,
-            opts,
-            out,
-            err,
-            |on_entry| match crate::segment::walk_entries(
-                path,
-                crate::segment::ReadPolicy::Read,
-                opts.max_bytes,
-                on_entry,
-            ) {
-                Ok((tail, _)) => Ok(tail),
-                Err(e) => {
-                    read_error = Some(io::Error::new(e.kind(), e.to_string()));
-                    Err(e)
-                }
-            },
-        );
+    let summary = dump_log_walk(path, len, opts, out, err, |d, out, err| {
+        let r = dump_pieces(path, len, d, out, err);
+        if let Err(FileDumpError::Read { error, .. }) = &r {
+            read_error = Some(io::Error::new(error.kind(), error.to_string()));
+        }
+        r.map_err(|e| match e {
+            FileDumpError::Read { error, .. } | FileDumpError::Write(error) => error,
+        })
+    });
     match (summary, read_error) {
         (_, Some(error)) => Err(FileDumpError::Read {
             error,
@@ -223,6 +219,119 @@ pub(crate) fn dump_log_file(
     }
 }
 
+/// The entries of the file at `path` (`len` bytes of it) into `d`. With more than one
+/// rayon thread and a file of at least two pieces ([`DumpOptions::piece_bytes`],
+/// default [`DUMP_PIECE`]), the file is cut at batch
+/// boundaries ([`crate::segment::read_sync_point`]) into pieces that are formatted in
+/// parallel — each by a fresh [`Dumper`] into memory, `threads` pieces at a time — and
+/// appended in file order ([`Dumper::absorb`]). A piece whose walk does not end exactly
+/// where the next begins (a false sync point, damage, a file changing under us) is
+/// dropped with everything after it, and the dump goes on sequentially from its start:
+/// the output is always the sequential walk's, byte for byte.
+fn dump_pieces(
+    path: &Path,
+    len: u64,
+    d: &mut Dumper<'_>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Tail, FileDumpError> {
+    use crate::segment::{PieceEnd, read_sync_point, walk_read_piece};
+    use rayon::prelude::*;
+    let read = |error| FileDumpError::Read {
+        error,
+        started: true,
+    };
+    let threads = rayon::current_num_threads();
+    let piece_bytes = d.opts.piece_bytes.unwrap_or(DUMP_PIECE).max(1);
+    let mut starts = vec![0usize];
+    if threads > 1 && len >= 2 * piece_bytes as u64 {
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
+        let mut window = Vec::new();
+        for k in 1..len.div_ceil(piece_bytes) {
+            let found = read_sync_point(path, k * piece_bytes, piece_bytes, len, &mut window)
+                .map_err(read)?;
+            if let Some(p) = found
+                && starts.last().is_some_and(|&last| p > last)
+            {
+                starts.push(p);
+            }
+        }
+    }
+    fn sequential_from(
+        path: &Path,
+        len: u64,
+        d: &mut Dumper<'_>,
+        start: usize,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<Tail, FileDumpError> {
+        let mut walk = d.sequential(out, err);
+        let end = walk_read_piece(path, start as u64, None, len, |e| walk.entry(e));
+        let end = end.map_err(|error| FileDumpError::Read {
+            error,
+            started: true,
+        })?;
+        walk.finish().map_err(FileDumpError::Write)?;
+        Ok(match end {
+            PieceEnd::End(tail) => tail,
+            PieceEnd::Chained | PieceEnd::Broken => Tail::Clean,
+        })
+    }
+    if starts.len() < 2 {
+        return sequential_from(path, len, d, 0, out, err);
+    }
+    // One slot per thread, reused wave after wave: output buffers (fresh pages for every
+    // piece cost as much as the formatting saved) and a decompressor.
+    struct Slot {
+        out: Vec<u8>,
+        err: Vec<u8>,
+        dec: Decompressor,
+    }
+    let mut slots: Vec<Slot> = (0..threads.min(starts.len()))
+        .map(|_| Slot {
+            out: Vec::new(),
+            err: Vec::new(),
+            dec: d.decompressor(),
+        })
+        .collect();
+    let mut k = 0;
+    while k < starts.len() {
+        let wave = k..(k + threads).min(starts.len());
+        let proto: &Dumper<'_> = d;
+        let printed: Vec<io::Result<(Dumper<'_>, PieceEnd)>> = slots
+            .par_iter_mut()
+            .zip(wave.clone().into_par_iter())
+            .map(|(slot, i)| {
+                let mut piece = Dumper::new(proto.opts, proto.path);
+                slot.out.clear();
+                slot.err.clear();
+                let stop = starts.get(i + 1).map(|&s| s as u64);
+                let end = walk_read_piece(path, starts[i] as u64, stop, len, |entry| {
+                    // Writes into memory cannot fail.
+                    let _ = piece.entry(entry, &mut slot.dec, &mut slot.out, &mut slot.err);
+                })?;
+                piece.flush_json(&mut slot.out)?;
+                Ok((piece, end))
+            })
+            .collect();
+        for ((i, r), slot) in wave.clone().zip(printed).zip(&slots) {
+            let (piece, end) = r.map_err(read)?;
+            match end {
+                PieceEnd::Chained => d.absorb(piece, &slot.out, &slot.err, out, err),
+                PieceEnd::End(tail) => {
+                    d.absorb(piece, &slot.out, &slot.err, out, err)
+                        .map_err(FileDumpError::Write)?;
+                    return Ok(tail);
+                }
+                PieceEnd::Broken => return sequential_from(path, len, d, starts[i], out, err),
+            }
+            .map_err(FileDumpError::Write)?;
+        }
+        k = wave.end;
+    }
+    Ok(Tail::Clean)
+}
+
 /// The dump of one log image of `len` bytes whose entries `walk` produces in file order
 /// (calling its argument once per entry) before returning how the image ended.
 fn dump_log_walk(
@@ -231,7 +340,7 @@ fn dump_log_walk(
     opts: &DumpOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
-    walk: impl FnOnce(&mut dyn FnMut(RawEntry<'_>)) -> io::Result<Tail>,
+    walk: impl FnOnce(&mut Dumper<'_>, &mut dyn Write, &mut dyn Write) -> io::Result<Tail>,
 ) -> io::Result<LogDumpSummary> {
     let mut out = BufWriter::with_capacity(64 * 1024, out);
     let kind = LogFileKind::of(path);
@@ -277,53 +386,10 @@ fn dump_log_walk(
     }
 
     let max_bytes_set = opts.max_bytes.is_some_and(|m| m != i32::MAX as u64);
-    let mut d = Dumper {
-        opts,
-        json,
-        deep: opts.deep_iteration || opts.print_data_log || opts.transaction_log_decoder,
-        print_data: opts.print_data_log || opts.transaction_log_decoder,
-        path: &path_s,
-        line: String::with_capacity(256),
-        json_line: Vec::with_capacity(2 * JSON_BLOCK),
-        rec_first: true,
-        last_offset: -1,
-        summary: LogDumpSummary {
-            batches: 0,
-            records: 0,
-            invalid_batches: 0,
-            errors: 0,
-            valid_bytes: 0,
-            invalid_bytes: 0,
-            max_bytes_set,
-            cut_by_max_bytes: max_bytes_set && opts.max_bytes.is_some_and(|m| len >= m),
-            tail: Tail::Clean,
-            non_consecutive: Vec::new(),
-        },
-    };
-    let mut dec = Decompressor::new(
-        opts.max_decompressed
-            .unwrap_or(format::codec::DEFAULT_MAX_DECOMPRESSED),
-    );
-    // The first write error stops the printing; the walk then runs to its end unprinted.
-    let mut write_error: Option<io::Error> = None;
-    let tail = walk(&mut |entry| {
-        if write_error.is_some() {
-            return;
-        }
-        d.summary.batches += 1;
-        d.summary.valid_bytes = entry.position + entry.len() as u64;
-        let r = if entry.magic() >= 2 {
-            d.v2(entry, &mut dec, &mut out, err)
-        } else {
-            d.legacy(entry, &mut dec, &mut out, err)
-        };
-        if let Err(e) = r {
-            write_error = Some(e);
-        }
-    })?;
-    if let Some(e) = write_error {
-        return Err(e);
-    }
+    let mut d = Dumper::new(opts, &path_s);
+    d.summary.max_bytes_set = max_bytes_set;
+    d.summary.cut_by_max_bytes = max_bytes_set && opts.max_bytes.is_some_and(|m| len >= m);
+    let tail = walk(&mut d, &mut out, err)?;
     d.summary.tail = tail;
     d.summary.invalid_bytes = len - d.summary.valid_bytes;
     if let Tail::Garbage {
@@ -596,7 +662,33 @@ struct Dumper<'p> {
     /// No record of the current batch has been written yet (no comma before the next).
     rec_first: bool,
     last_offset: i64,
+    /// The first offset [`Dumper::track_offset`] saw (to join a piece to the one before).
+    first_tracked: Option<i64>,
     summary: LogDumpSummary,
+}
+
+/// A sequential walk feeding one [`Dumper`]: the first write error stops the printing
+/// (the walk then runs to its end unprinted) and is returned by [`SeqWalk::finish`].
+struct SeqWalk<'d, 'p> {
+    d: &'d mut Dumper<'p>,
+    dec: Decompressor,
+    out: &'d mut dyn Write,
+    err: &'d mut dyn Write,
+    error: Option<io::Error>,
+}
+
+impl SeqWalk<'_, '_> {
+    fn entry(&mut self, entry: RawEntry<'_>) {
+        if self.error.is_none()
+            && let Err(e) = self.d.entry(entry, &mut self.dec, self.out, self.err)
+        {
+            self.error = Some(e);
+        }
+    }
+
+    fn finish(self) -> io::Result<()> {
+        self.error.map_or(Ok(()), Err)
+    }
 }
 
 /// What a record contributes to its line after the metadata: a decoded control record.
@@ -606,6 +698,109 @@ enum ControlText {
 }
 
 impl<'p> Dumper<'p> {
+    fn new(opts: &'p DumpOptions, path: &'p str) -> Self {
+        Dumper {
+            opts,
+            json: opts.format == DumpFormat::Json,
+            deep: opts.deep_iteration || opts.print_data_log || opts.transaction_log_decoder,
+            print_data: opts.print_data_log || opts.transaction_log_decoder,
+            path,
+            line: String::with_capacity(256),
+            json_line: Vec::with_capacity(2 * JSON_BLOCK),
+            rec_first: true,
+            last_offset: -1,
+            first_tracked: None,
+            summary: LogDumpSummary {
+                batches: 0,
+                records: 0,
+                invalid_batches: 0,
+                errors: 0,
+                valid_bytes: 0,
+                invalid_bytes: 0,
+                max_bytes_set: false,
+                cut_by_max_bytes: false,
+                tail: Tail::Clean,
+                non_consecutive: Vec::new(),
+            },
+        }
+    }
+
+    fn decompressor(&self) -> Decompressor {
+        Decompressor::new(
+            self.opts
+                .max_decompressed
+                .unwrap_or(format::codec::DEFAULT_MAX_DECOMPRESSED),
+        )
+    }
+
+    /// Print one entry (v2 batch or legacy entry).
+    fn entry(
+        &mut self,
+        entry: RawEntry<'_>,
+        dec: &mut Decompressor,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        self.summary.batches += 1;
+        self.summary.valid_bytes = entry.position + entry.len() as u64;
+        if entry.magic() >= 2 {
+            self.v2(entry, dec, out, err)
+        } else {
+            self.legacy(entry, dec, out, err)
+        }
+    }
+
+    fn sequential<'d>(
+        &'d mut self,
+        out: &'d mut dyn Write,
+        err: &'d mut dyn Write,
+    ) -> SeqWalk<'d, 'p> {
+        SeqWalk {
+            dec: self.decompressor(),
+            d: self,
+            out,
+            err,
+            error: None,
+        }
+    }
+
+    /// Append the dump of the next piece of the file — printed by `piece` (a fresh
+    /// [`Dumper`] of the same file and options) into `piece_out` / `piece_err` — as if
+    /// this dumper had printed its entries itself: the output in order, the counts added,
+    /// and the offset pair across the boundary checked as the sequential walk checks it.
+    fn absorb(
+        &mut self,
+        piece: Dumper<'p>,
+        piece_out: &[u8],
+        piece_err: &[u8],
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        self.flush_json(out)?;
+        out.write_all(piece_out)?;
+        err.write_all(piece_err)?;
+        let p = piece.summary;
+        let s = &mut self.summary;
+        s.batches += p.batches;
+        s.records += p.records;
+        s.invalid_batches += p.invalid_batches;
+        s.errors += p.errors;
+        if p.batches > 0 {
+            s.valid_bytes = p.valid_bytes;
+        }
+        if let Some(first) = piece.first_tracked {
+            if self.first_tracked.is_none() {
+                self.first_tracked = Some(first);
+            }
+            if self.last_offset != -1 && first != self.last_offset.wrapping_add(1) {
+                s.non_consecutive.push((self.last_offset, first));
+            }
+            self.last_offset = piece.last_offset;
+        }
+        s.non_consecutive.extend(p.non_consecutive);
+        Ok(())
+    }
+
     /// Start a batch line (see [`JBatch::write_head`]).
     fn begin_batch(&mut self, jb: &JBatch) {
         jb.write_head(&mut self.json_line);
@@ -634,6 +829,9 @@ impl<'p> Dumper<'p> {
     }
 
     fn track_offset(&mut self, offset: i64) {
+        if self.first_tracked.is_none() {
+            self.first_tracked = Some(offset);
+        }
         if self.last_offset == -1 {
             self.last_offset = offset;
         } else {
