@@ -954,13 +954,14 @@ impl<'a> Walker<'a> {
 const PIECE: usize = 32 << 20;
 
 /// Where a segment's bytes come from, for [`scan_pieces`].
-enum PieceSource<'p> {
+enum PieceSource {
     /// Mapped (a sealed segment).
     Mapped(segment::FileData),
-    /// Read with `read()` / positional reads up to `size`, the length seen at the start
-    /// (a segment that may still be appended to: bytes written later are not read, as
-    /// in the sequential walk).
-    Read { path: &'p Path, size: u64 },
+    /// Read with positional reads through one handle (so every piece reads the same
+    /// file even if the path is replaced meanwhile) up to `size`, the length seen at the
+    /// start (a segment that may still be appended to: bytes written later are not read,
+    /// as in the sequential walk).
+    Read { file: std::fs::File, size: u64 },
 }
 
 /// Walk a large segment in [`PIECE`]-sized pieces, in parallel: piece k starts at the
@@ -1000,7 +1001,10 @@ fn scan_pieces(
             }
             PieceSource::Mapped(data)
         }
-        ReadPolicy::Read => PieceSource::Read { path, size },
+        ReadPolicy::Read => PieceSource::Read {
+            file: std::fs::File::open(path).ok()?,
+            size,
+        },
     };
     let len = match &source {
         PieceSource::Mapped(data) => data.len(),
@@ -1012,8 +1016,8 @@ fn scan_pieces(
         let from = k * piece;
         let found = match &source {
             PieceSource::Mapped(data) => segment::sync_point(data, from, piece, PIECE, true),
-            PieceSource::Read { path, .. } => {
-                segment::read_sync_point(path, from, piece, len, &mut window).ok()?
+            PieceSource::Read { file, .. } => {
+                segment::read_sync_point(file, from, piece, len, &mut window).ok()?
             }
         };
         if let Some(p) = found {
@@ -1055,16 +1059,19 @@ fn scan_pieces(
                     data.release_range(start, stop.unwrap_or(len));
                     (!stopped).then(|| entries.tail().unwrap_or(Tail::Clean))
                 }
-                PieceSource::Read { path, size } => {
-                    let mut file = std::fs::File::open(path).ok()?;
-                    segment::walk_read(
-                        &mut file,
-                        start as u64,
-                        *size,
-                        segment::CHUNK_SIZE,
-                        &mut on_entry,
-                    )
-                    .ok()?
+                PieceSource::Read { file, size } => {
+                    let stop = stop.map(|s| s as u64);
+                    let end = segment::walk_read_piece(file, start as u64, stop, *size, |e| {
+                        w.entry(e);
+                        std::ops::ControlFlow::Continue(())
+                    })
+                    .ok()?;
+                    match end {
+                        segment::PieceEnd::Chained => reached = true,
+                        segment::PieceEnd::Broken => return Some((w, None, false)),
+                        segment::PieceEnd::End(tail) => return Some((w, Some(tail), true)),
+                    }
+                    None
                 }
             };
             let chained = match stop {

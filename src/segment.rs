@@ -150,32 +150,31 @@ pub fn walk_entries_chunked(
         data.release();
         return Ok((tail, data.len() as u64));
     }
-    let mut file = File::open(path)?;
+    let file = File::open(path)?;
     let len = file.metadata()?.len();
     let total = max_bytes.map_or(len, |m| m.min(len));
-    let end = walk_read(&mut file, 0, total, chunk_size, |e| {
+    let end = walk_read(&file, 0, total, chunk_size, |e| {
         on_entry(e);
         ControlFlow::Continue(())
     })?;
     Ok((end.unwrap_or(crate::format::Tail::Clean), total))
 }
 
-/// Walk the entries of `file` with `read()` from byte `start` (an entry boundary) up to
+/// Walk the entries of `file` with positional reads (`pread`: no shared file position,
+/// so several walks can share one handle) from byte `start` (an entry boundary) up to
 /// `total`, in chunks of `chunk_size` (larger only when one entry is larger). Returns how
-/// the file ends from the last whole entry on (classified over `[.., total)`, as
+/// the bytes end from the last whole entry on (classified over `[.., total)`, as
 /// [`walk_entries`] does), or `None` when `on_entry` stopped the walk.
 pub fn walk_read(
-    file: &mut File,
+    file: &File,
     start: u64,
     total: u64,
     chunk_size: usize,
     mut on_entry: impl FnMut(crate::format::RawEntry<'_>) -> ControlFlow<()>,
 ) -> io::Result<Option<crate::format::Tail>> {
     use crate::format::{Entries, Tail};
-    use std::io::{Seek, SeekFrom};
-    if start > 0 {
-        file.seek(SeekFrom::Start(start))?;
-    }
+    // Below a header's size no chunk could make progress.
+    let chunk_size = chunk_size.max(64);
     let total = total.max(start);
     // `buf[..filled]` holds the file from `base`; `buf` itself only grows.
     let mut buf: Vec<u8> = Vec::new();
@@ -187,7 +186,7 @@ pub fn walk_read(
         let want = (chunk_size.max(filled) as u64).min(total - base) as usize;
         if filled < want {
             ensure_len(&mut buf, want);
-            file.read_exact(&mut buf[filled..want])?;
+            read_exact_at(file, &mut buf[filled..want], read_to)?;
             filled = want;
             read_to = base + want as u64;
         }
@@ -216,14 +215,14 @@ pub fn walk_read(
                     // It can never be whole: read the rest and let the final walk classify it.
                     let rest = (total - base) as usize;
                     ensure_len(&mut buf, rest);
-                    file.read_exact(&mut buf[filled..rest])?;
+                    read_exact_at(file, &mut buf[filled..rest], read_to)?;
                     filled = rest;
                     read_to = total;
                     continue;
                 }
                 if need > filled {
                     ensure_len(&mut buf, need);
-                    file.read_exact(&mut buf[filled..need])?;
+                    read_exact_at(file, &mut buf[filled..need], read_to)?;
                     filled = need;
                     read_to = base + need as u64;
                 }
@@ -250,14 +249,13 @@ pub fn walk_read(
                 let mut all_zero = buf[(position - base) as usize..filled]
                     .iter()
                     .all(|&b| b == 0);
-                let mut rest = (&mut *file).take(total - read_to);
                 let mut scratch = vec![0u8; 1 << 16];
-                loop {
-                    let n = rest.read(&mut scratch)?;
-                    if n == 0 {
-                        break;
-                    }
+                let mut at = read_to;
+                while at < total {
+                    let n = scratch.len().min((total - at) as usize);
+                    read_exact_at(file, &mut scratch[..n], at)?;
                     all_zero &= scratch[..n].iter().all(|&b| b == 0);
+                    at += n as u64;
                 }
                 let len = total - position;
                 Ok(Some(match reason {
@@ -306,6 +304,9 @@ pub fn sync_point(
     eof: bool,
 ) -> Option<usize> {
     let end = from.saturating_add(limit).min(data.len());
+    // Bytes the CRC may check before giving up: crafted bytes can make every position a
+    // candidate with a large declared size (quadratic work); no split is always safe.
+    let mut crc_budget = 4 * limit.max(1 << 20);
     let mut p = from;
     while p < end {
         let rel = data
@@ -326,10 +327,11 @@ pub fn sync_point(
             .filter(|&n| n >= 49 && n <= limit.max(max_batch))
             .and_then(|n| data.get(p..p.checked_add(12 + n)?))
             .filter(|d| next_follows(data, p, d.len(), eof));
-        if let Some(b) = whole.and_then(|d| crate::format::BatchView::new(d, p as u64).ok())
-            && b.is_valid()
-        {
-            return Some(p);
+        if let Some(b) = whole.and_then(|d| crate::format::BatchView::new(d, p as u64).ok()) {
+            crc_budget = crc_budget.checked_sub(b.bytes().len())?;
+            if b.is_valid() {
+                return Some(p);
+            }
         }
         p += 1;
     }
@@ -354,25 +356,31 @@ pub(crate) fn next_follows(data: &[u8], p: usize, len: usize, eof: bool) -> bool
     }
 }
 
-/// Bytes read around a nominal piece boundary of a `read()` file to find its sync point:
-/// the first 1/64 of it, then all of it if no batch starts and ends in that part.
+/// Bytes read around a nominal piece boundary of a `read()` file to find its sync point,
+/// at most: windows of 64 KiB, 256 KiB, 1 MiB and 4 MiB are tried in turn until one holds
+/// a batch that starts and ends in it (so large batches cost a bounded re-read, not a
+/// pass over the whole piece).
 pub const SYNC_WINDOW: usize = 4 << 20;
 
 /// [`sync_point`] of a file that is read, not mapped: the first batch at or after `from`
 /// found in a window of at most [`SYNC_WINDOW`] (and at most `limit`) bytes read with
 /// `pread`. `len`: the file length the caller works with; `window`: a reused buffer.
 pub fn read_sync_point(
-    path: &Path,
+    file: &File,
     from: usize,
     limit: usize,
     len: usize,
     window: &mut Vec<u8>,
 ) -> io::Result<Option<usize>> {
-    let file = File::open(path)?;
-    for window_len in [SYNC_WINDOW / 64, SYNC_WINDOW] {
+    for window_len in [
+        SYNC_WINDOW / 64,
+        SYNC_WINDOW / 16,
+        SYNC_WINDOW / 4,
+        SYNC_WINDOW,
+    ] {
         let want = window_len.min(limit).min(len.saturating_sub(from));
         window.resize(want, 0);
-        read_exact_at(&file, window, from as u64)?;
+        read_exact_at(file, window, from as u64)?;
         let found = sync_point(window, 0, want, limit, from + want == len).map(|p| p + from);
         if found.is_some() || want < window_len {
             return Ok(found);
@@ -402,39 +410,36 @@ pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()>
 pub enum PieceEnd {
     /// An entry starts exactly at `stop`: the piece chains to the next one.
     Chained,
-    /// The walk passed `stop` without an entry starting there, or the file ended first:
-    /// `stop` was not an entry boundary of the sequential walk (or the file changed).
+    /// The entries from `start` do not end exactly at `stop` (or `on_entry` stopped the
+    /// walk): `stop` is not an entry boundary of the sequential walk, or the bytes before
+    /// it are damaged, or the file changed.
     Broken,
     /// The last piece (no `stop`): how the file ends.
     End(crate::format::Tail),
 }
 
-/// Walk the entries of `[start, stop)` of `path` with `read()` (see [`walk_read`]), the
-/// file taken to be `total` bytes long; `stop = None` walks to the end.
+/// Walk the entries of `[start, stop)` of `file` (see [`walk_read`]), the file taken to
+/// be `total` bytes long; `stop = None` walks to the end. A piece chains when its entries
+/// tile `[start, stop)` exactly — then the sequential walk passes through `stop` too, as
+/// framing depends only on the bytes from `start` — and nothing at or after `stop` is
+/// read (a damaged piece cannot make its walk read the rest of the file).
 pub fn walk_read_piece(
-    path: &Path,
+    file: &File,
     start: u64,
     stop: Option<u64>,
     total: u64,
-    mut on_entry: impl FnMut(crate::format::RawEntry<'_>),
+    on_entry: impl FnMut(crate::format::RawEntry<'_>) -> ControlFlow<()>,
 ) -> io::Result<PieceEnd> {
-    let mut file = File::open(path)?;
-    let mut reached = false;
-    let end = walk_read(&mut file, start, total, CHUNK_SIZE, |e| match stop {
-        Some(stop) if e.position >= stop => {
-            reached = e.position == stop;
-            ControlFlow::Break(())
-        }
-        _ => {
-            on_entry(e);
-            ControlFlow::Continue(())
-        }
-    })?;
-    Ok(match (stop, end) {
-        (Some(_), _) if reached => PieceEnd::Chained,
-        (Some(_), _) => PieceEnd::Broken,
-        (None, Some(tail)) => PieceEnd::End(tail),
-        (None, None) => PieceEnd::Broken,
+    use crate::format::Tail;
+    Ok(match stop {
+        Some(stop) => match walk_read(file, start, stop.min(total), CHUNK_SIZE, on_entry)? {
+            Some(Tail::Clean) if stop <= total => PieceEnd::Chained,
+            _ => PieceEnd::Broken,
+        },
+        None => match walk_read(file, start, total, CHUNK_SIZE, on_entry)? {
+            Some(tail) => PieceEnd::End(tail),
+            None => PieceEnd::Broken,
+        },
     })
 }
 
@@ -516,5 +521,19 @@ mod tests {
                 assert_eq!(read.2, data.len() as u64);
             }
         }
+    }
+
+    #[test]
+    fn sync_point_gives_up_on_crafted_candidates() {
+        // Every 32-byte slot looks like a batch header whose size reaches another slot
+        // (magic 2, growing offsets), and none has a valid CRC: without a bound on the CRC
+        // work this is ~32 k candidates × 256 KiB of CRC.
+        let mut data = vec![0u8; 1 << 20];
+        for (k, slot) in data.chunks_mut(32).enumerate() {
+            slot[..8].copy_from_slice(&((k as i64) << 16).to_be_bytes());
+            slot[8..12].copy_from_slice(&((256 << 10) - 12i32).to_be_bytes());
+            slot[16] = 2;
+        }
+        assert_eq!(sync_point(&data, 0, data.len(), data.len(), false), None);
     }
 }

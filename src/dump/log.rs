@@ -162,7 +162,9 @@ pub(crate) fn dump_log_inner(
         let mut entries = Entries::new(data, 0);
         let mut walk = d.sequential(out, err);
         for entry in entries.by_ref() {
-            walk.entry(entry);
+            if walk.entry(entry).is_break() {
+                break;
+            }
         }
         walk.finish()?;
         Ok(entries.tail().unwrap_or(Tail::Clean))
@@ -195,13 +197,14 @@ pub(crate) fn dump_log_file(
         error,
         started: false,
     };
+    // One handle for every read of this dump: a path replaced meanwhile (the cleaner
+    // swapping in a compacted segment) cannot mix two files into one dump.
     let file = std::fs::File::open(path).map_err(not_started)?;
     let len = file.metadata().map_err(not_started)?.len();
-    drop(file);
     let len = opts.max_bytes.map_or(len, |m| m.min(len));
     let mut read_error = None;
     let summary = dump_log_walk(path, len, opts, out, err, |d, out, err| {
-        let r = dump_pieces(path, len, d, out, err);
+        let r = dump_pieces(&file, len, d, out, err);
         if let Err(FileDumpError::Read { error, .. }) = &r {
             read_error = Some(io::Error::new(error.kind(), error.to_string()));
         }
@@ -229,7 +232,7 @@ pub(crate) fn dump_log_file(
 /// dropped with everything after it, and the dump goes on sequentially from its start:
 /// the output is always the sequential walk's, byte for byte.
 fn dump_pieces(
-    path: &Path,
+    file: &std::fs::File,
     len: u64,
     d: &mut Dumper<'_>,
     out: &mut dyn Write,
@@ -237,10 +240,6 @@ fn dump_pieces(
 ) -> Result<Tail, FileDumpError> {
     use crate::segment::{PieceEnd, read_sync_point, walk_read_piece};
     use rayon::prelude::*;
-    let read = |error| FileDumpError::Read {
-        error,
-        started: true,
-    };
     let threads = rayon::current_num_threads();
     let piece_bytes = d.opts.piece_bytes.unwrap_or(DUMP_PIECE).max(1);
     let mut starts = vec![0usize];
@@ -248,17 +247,20 @@ fn dump_pieces(
         let len = usize::try_from(len).unwrap_or(usize::MAX);
         let mut window = Vec::new();
         for k in 1..len.div_ceil(piece_bytes) {
-            let found = read_sync_point(path, k * piece_bytes, piece_bytes, len, &mut window)
-                .map_err(read)?;
-            if let Some(p) = found
-                && starts.last().is_some_and(|&last| p > last)
-            {
-                starts.push(p);
+            match read_sync_point(file, k * piece_bytes, piece_bytes, len, &mut window) {
+                Ok(Some(p)) if starts.last().is_some_and(|&last| p > last) => starts.push(p),
+                Ok(_) => {}
+                // Unreadable here: the sequential dump meets (and reports) it in order.
+                Err(_) => {
+                    starts.truncate(1);
+                    break;
+                }
             }
         }
     }
+    /// The rest of the file from `start` on, sequentially into `d`.
     fn sequential_from(
-        path: &Path,
+        file: &std::fs::File,
         len: u64,
         d: &mut Dumper<'_>,
         start: usize,
@@ -266,19 +268,20 @@ fn dump_pieces(
         err: &mut dyn Write,
     ) -> Result<Tail, FileDumpError> {
         let mut walk = d.sequential(out, err);
-        let end = walk_read_piece(path, start as u64, None, len, |e| walk.entry(e));
+        let end = walk_read_piece(file, start as u64, None, len, |e| walk.entry(e));
+        // A write error stopped the walk (nothing was read after it): it comes first.
+        walk.finish().map_err(FileDumpError::Write)?;
         let end = end.map_err(|error| FileDumpError::Read {
             error,
             started: true,
         })?;
-        walk.finish().map_err(FileDumpError::Write)?;
         Ok(match end {
             PieceEnd::End(tail) => tail,
             PieceEnd::Chained | PieceEnd::Broken => Tail::Clean,
         })
     }
     if starts.len() < 2 {
-        return sequential_from(path, len, d, 0, out, err);
+        return sequential_from(file, len, d, 0, out, err);
     }
     // One slot per thread, reused wave after wave: output buffers (fresh pages for every
     // piece cost as much as the formatting saved) and a decompressor.
@@ -306,16 +309,22 @@ fn dump_pieces(
                 slot.out.clear();
                 slot.err.clear();
                 let stop = starts.get(i + 1).map(|&s| s as u64);
-                let end = walk_read_piece(path, starts[i] as u64, stop, len, |entry| {
+                let end = walk_read_piece(file, starts[i] as u64, stop, len, |entry| {
                     // Writes into memory cannot fail.
                     let _ = piece.entry(entry, &mut slot.dec, &mut slot.out, &mut slot.err);
+                    std::ops::ControlFlow::Continue(())
                 })?;
                 piece.flush_json(&mut slot.out)?;
                 Ok((piece, end))
             })
             .collect();
         for ((i, r), slot) in wave.clone().zip(printed).zip(&slots) {
-            let (piece, end) = r.map_err(read)?;
+            // A piece that could not be read is redone sequentially: the error (if it
+            // persists) is then met and reported in file order.
+            let (piece, end) = match r {
+                Ok(r) => r,
+                Err(_) => return sequential_from(file, len, d, starts[i], out, err),
+            };
             match end {
                 PieceEnd::Chained => d.absorb(piece, &slot.out, &slot.err, out, err),
                 PieceEnd::End(tail) => {
@@ -323,7 +332,7 @@ fn dump_pieces(
                         .map_err(FileDumpError::Write)?;
                     return Ok(tail);
                 }
-                PieceEnd::Broken => return sequential_from(path, len, d, starts[i], out, err),
+                PieceEnd::Broken => return sequential_from(file, len, d, starts[i], out, err),
             }
             .map_err(FileDumpError::Write)?;
         }
@@ -389,7 +398,15 @@ fn dump_log_walk(
     let mut d = Dumper::new(opts, &path_s);
     d.summary.max_bytes_set = max_bytes_set;
     d.summary.cut_by_max_bytes = max_bytes_set && opts.max_bytes.is_some_and(|m| len >= m);
-    let tail = walk(&mut d, &mut out, err)?;
+    let tail = match walk(&mut d, &mut out, err) {
+        Ok(tail) => tail,
+        Err(e) => {
+            // What was printed before a read error stays printed, JSON lines included.
+            let _ = d.flush_json(&mut out);
+            let _ = out.flush();
+            return Err(e);
+        }
+    };
     d.summary.tail = tail;
     d.summary.invalid_bytes = len - d.summary.valid_bytes;
     if let Tail::Garbage {
@@ -667,8 +684,8 @@ struct Dumper<'p> {
     summary: LogDumpSummary,
 }
 
-/// A sequential walk feeding one [`Dumper`]: the first write error stops the printing
-/// (the walk then runs to its end unprinted) and is returned by [`SeqWalk::finish`].
+/// A sequential walk feeding one [`Dumper`]: the first write error stops the walk and
+/// is returned by [`SeqWalk::finish`].
 struct SeqWalk<'d, 'p> {
     d: &'d mut Dumper<'p>,
     dec: Decompressor,
@@ -678,11 +695,17 @@ struct SeqWalk<'d, 'p> {
 }
 
 impl SeqWalk<'_, '_> {
-    fn entry(&mut self, entry: RawEntry<'_>) {
+    /// Print one entry; after a write error, stop the walk (`Break`).
+    fn entry(&mut self, entry: RawEntry<'_>) -> std::ops::ControlFlow<()> {
         if self.error.is_none()
             && let Err(e) = self.d.entry(entry, &mut self.dec, self.out, self.err)
         {
             self.error = Some(e);
+        }
+        if self.error.is_some() {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
         }
     }
 
