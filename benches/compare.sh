@@ -98,6 +98,9 @@ for c in none lz4 snappy zstd gzip; do
     [ ${#CF[@]} -gt 0 ] || continue
     mapfile -t CD < <(find "$DATA" -maxdepth 1 -type d -name "orders.$c-*" | sort)
     cb=$(bytes_of "${CF[@]}")
+    # The raw loop runs before and after the CLI timings; the faster run is the
+    # denominator (this VM's speed drifts within minutes; the stricter floor wins).
+    [ "$c" = none ] || d0=$("$EX/baseline" decompress --runs "$RUNS" "${CF[@]}")
     dump=$(best_secs "$BIN" dump --threads 1 --deep-iteration --format json "${CF[@]}")
     dumpN=$(best_secs "$BIN" dump --threads "$NPROC" --deep-iteration --format json "${CF[@]}")
     dumpN_g=$(gbps "$cb" "$dumpN")
@@ -108,8 +111,11 @@ for c in none lz4 snappy zstd gzip; do
         echo "| $c: dump --deep-iteration json (1 thread / $NPROC threads) / scan --deep, 1 thread | $dump_g / $dumpN_g / $deep_g GB/s | (no codec) |"
     else
         d=$("$EX/baseline" decompress --runs "$RUNS" "${CF[@]}")
+        raw0=$(echo "$d0" | field raw_gbps)
+        raw1=$(echo "$d" | field raw_gbps)
+        if awk -v a="$raw0" -v b="$raw1" 'BEGIN { exit !(a > b) }'; then d=$d0; fi
         raw=$(echo "$d" | field raw_gbps)
-        echo "| $c: raw decompression (crate, in-process) | $raw GB/s of segment bytes | |"
+        echo "| $c: raw decompression (crate, in-process; faster of a run before and after the CLI timings) | $raw GB/s of segment bytes (before: $raw0, after: $raw1) | |"
         echo "| $c: klogscan Decompressor / + record decode, in-process | $(echo "$d" | field klogscan_decompress_gbps) / $(echo "$d" | field klogscan_decode_gbps) GB/s = $(echo "$d" | field ratio_decompress) / $(echo "$d" | field ratio_decode) × raw | ≥ 0.85 × |"
         echo "| $c: scan --deep, 1 thread (CLI) | $deep_g GB/s = $(ratio "$deep_g" "$raw") × raw | ≥ 0.85 × |"
         echo "| $c: dump --deep-iteration --format json (CLI), 1 thread / $NPROC threads | $dump_g / $dumpN_g GB/s = $(ratio "$dump_g" "$raw") / $(ratio "$dumpN_g" "$raw") × raw (raw: 1 thread) | ≥ 0.85 × |"
