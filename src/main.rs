@@ -127,6 +127,9 @@ struct DumpArgs {
     /// Decode `__transaction_state` records (implies --print-data-log).
     #[arg(long)]
     transaction_log_decoder: bool,
+    /// Decode `__consumer_offsets` records (implies --print-data-log).
+    #[arg(long)]
+    offsets_decoder: bool,
     /// text (kafka-dump-log's shape) or json (JSON Lines).
     #[arg(long, default_value = "text")]
     format: String,
@@ -289,13 +292,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 other => anyhow::bail!("unknown --format {other:?} (text or json)"),
             };
             let opts = DumpOptions {
-                deep_iteration: a.deep_iteration || a.print_data_log || a.transaction_log_decoder,
-                print_data_log: a.print_data_log || a.transaction_log_decoder,
+                deep_iteration: a.deep_iteration
+                    || a.print_data_log
+                    || a.transaction_log_decoder
+                    || a.offsets_decoder,
+                print_data_log: a.print_data_log || a.transaction_log_decoder || a.offsets_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
                 max_decompressed: Some(a.max_decompressed),
                 transaction_log_decoder: a.transaction_log_decoder,
+                offsets_decoder: a.offsets_decoder,
                 piece_bytes: None,
             };
             let stderr = io::stderr();

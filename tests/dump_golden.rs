@@ -503,3 +503,50 @@ fn broker_logs_deep_record_lines() {
     }
     assert!(checked > 10_000, "{checked}");
 }
+
+#[test]
+fn offsets_decoder_decodes_every_real_consumer_offsets_record() {
+    let Some(rd) = common::real_data() else {
+        return;
+    };
+    let opts = DumpOptions {
+        offsets_decoder: true,
+        deep_iteration: true,
+        print_data_log: true,
+        ..Default::default()
+    };
+    let (mut commits, mut groups, mut files) = (0, 0, 0);
+    for f in common::files_with_suffix(&rd.join("broker"), ".log") {
+        if !f.to_string_lossy().contains("__consumer_offsets") {
+            continue;
+        }
+        files += 1;
+        let (lines, err, s) = dump_text(&f, &opts);
+        assert_eq!(s.errors, 0, "{}: {err}", f.display());
+        let mut control = false;
+        for l in &lines {
+            if l.starts_with("baseOffset: ") {
+                control = l.contains("isControl: true");
+            } else if l.starts_with("| offset: ") && !control {
+                let decoded = l.contains(" key: offset_commit::group=")
+                    || l.contains(" key: group_metadata::group=");
+                assert!(decoded && l.contains(" payload: "), "{}: {l}", f.display());
+                if l.contains("offset_commit::") {
+                    assert!(
+                        l.contains(" payload: offset=") || l.ends_with("payload: <DELETE>"),
+                        "{l}"
+                    );
+                    commits += 1;
+                } else {
+                    groups += 1;
+                }
+            }
+        }
+    }
+    // The real broker dirs hold 12 non-empty __consumer_offsets segments.
+    assert!(files >= 10, "{files} files");
+    assert!(
+        commits > 3000 && groups > 100,
+        "{commits} commits, {groups} groups"
+    );
+}

@@ -1,7 +1,7 @@
 //! Decoders used by the dump: KRaft control-record values rendered as the JSON that
 //! Kafka's generated `*JsonConverter`s print (`kafka-format.md` §5, KRaft control
-//! records), and the Scala `--transaction-log-decoder` text (`kafka-semantics.md` §6.1,
-//! §7.2).
+//! records), the Scala `--transaction-log-decoder` text (`kafka-semantics.md` §6.1,
+//! §7.2), and the Scala `--offsets-decoder` text for `__consumer_offsets` (§6.2).
 //!
 //! Everything here reads untrusted bytes through [`Cursor`]: a malformed value gives a
 //! [`FormatError`], never a panic.
@@ -232,6 +232,231 @@ pub fn transaction_log(
     Ok((Some(key_s), Some(payload)))
 }
 
+/// A string of a `__consumer_offsets` record: i16 length (classic versions) or compact
+/// (flexible versions); null → `None`.
+fn group_string(
+    cur: &mut Cursor<'_>,
+    flexible: bool,
+    field: &'static str,
+) -> Result<Option<String>, FormatError> {
+    let bytes = if flexible {
+        match cur.uvarint(field)? {
+            0 => None,
+            n => Some(cur.take((n - 1) as usize, field)?),
+        }
+    } else {
+        match cur.i16(field)? {
+            n if n < 0 => None,
+            n => Some(cur.take(n as usize, field)?),
+        }
+    };
+    Ok(bytes.map(|b| String::from_utf8_lossy(b).into_owned()))
+}
+
+/// Bytes of a `__consumer_offsets` record: i32 length or compact; null → `None`.
+fn group_bytes<'a>(
+    cur: &mut Cursor<'a>,
+    flexible: bool,
+    field: &'static str,
+) -> Result<Option<&'a [u8]>, FormatError> {
+    if flexible {
+        match cur.uvarint(field)? {
+            0 => Ok(None),
+            n => Ok(Some(cur.take((n - 1) as usize, field)?)),
+        }
+    } else {
+        match cur.i32(field)? {
+            n if n < 0 => Ok(None),
+            n => Ok(Some(cur.take(n as usize, field)?)),
+        }
+    }
+}
+
+/// An array count (i32 or compact); null → 0. A count larger than the bytes left is an
+/// error (every element takes at least one byte).
+fn group_count(
+    cur: &mut Cursor<'_>,
+    flexible: bool,
+    field: &'static str,
+) -> Result<usize, FormatError> {
+    let n = if flexible {
+        compact_len(cur, field)?.unwrap_or(0)
+    } else {
+        usize::try_from(cur.i32(field)?).unwrap_or(0)
+    };
+    if n > cur.remaining() {
+        return Err(cur.err(field, Problem::OutOfRange { value: n as i64 }));
+    }
+    Ok(n)
+}
+
+/// Scala's `"%X".format(BigInt(1, bytes))`: upper-case hex without leading zeros (`""`
+/// for no bytes, `"0"` for all-zero bytes).
+fn scala_hex(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return String::new();
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
+    let trimmed = hex.trim_start_matches('0');
+    if trimmed.is_empty() {
+        "0".to_string()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// A consumer-protocol assignment blob as Java prints `Assignment.partitions()` (a
+/// `List<TopicPartition>`: `[t-0, t-1]`), with `:HEX` of the user data when there is any.
+fn consumer_assignment(blob: &[u8]) -> Result<String, FormatError> {
+    let mut cur = Cursor::new(blob, 0, "consumer protocol assignment");
+    let _version = cur.i16("version")?;
+    let n = group_count(&mut cur, false, "assignedPartitions")?;
+    let mut parts = Vec::new();
+    for _ in 0..n {
+        let topic = group_string(&mut cur, false, "topic")?.unwrap_or_else(|| "null".into());
+        let m = group_count(&mut cur, false, "partitions")?;
+        for _ in 0..m {
+            parts.push(format!("{topic}-{}", cur.i32("partition")?));
+        }
+    }
+    let user = group_bytes(&mut cur, false, "userData")?.map(scala_hex);
+    let list = format!("[{}]", parts.join(", "));
+    Ok(match user {
+        Some(h) if !h.is_empty() => format!("{list}:{h}"),
+        _ => list,
+    })
+}
+
+/// The Scala `--offsets-decoder` (Kafka 2.x–3.x `GroupMetadataManager.formatRecordKeyAndValue`)
+/// for one `__consumer_offsets` record, at `offset`:
+///
+/// * key types 0/1 (offset commit) → `offset_commit::group=<g>,partition=<topic>-<p>`;
+///   payload `offset=<o>` or `offset=<o>,metadata=<m>` (value versions 0–4);
+/// * key type 2 (group metadata) → `group_metadata::group=<g>`; payload
+///   `{"protocolType":…,"protocol":…,"generationId":…,"assignment":"{member=[t-0, t-1],…}"}`
+///   (for protocol type `consumer` the assignment blobs are decoded; others print as hex);
+/// * a null value → payload `<DELETE>`;
+/// * any other key type (KIP-848 consumer/share/streams group records) →
+///   `Unknown record type N at offset O, skipping.` (Kafka 4.x's wording; 3.x aborts the
+///   whole dump on them) and no payload.
+///
+/// Differences from Kafka: members print in stored order (the Scala tool iterates a hash
+/// map), and a value that does not parse gives an error string instead of aborting.
+pub fn offsets(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    offset: i64,
+) -> Result<(Option<String>, Option<String>), FormatError> {
+    let key = key.ok_or(FormatError::new(
+        "offsets key",
+        "key",
+        0,
+        Problem::Invalid("record has a null key"),
+    ))?;
+    let mut k = Cursor::new(key, 0, "offsets key");
+    let kind = k.i16("type")?;
+    match kind {
+        0 | 1 => {
+            let group = group_string(&mut k, false, "group")?.unwrap_or_else(|| "null".into());
+            let topic = group_string(&mut k, false, "topic")?.unwrap_or_else(|| "null".into());
+            let partition = k.i32("partition")?;
+            let key_s = format!("offset_commit::group={group},partition={topic}-{partition}");
+            let Some(value) = value else {
+                return Ok((Some(key_s), Some("<DELETE>".into())));
+            };
+            let mut v = Cursor::new(value, 0, "offset commit value");
+            let version = v.i16("version")?;
+            if !(0..=4).contains(&version) {
+                return Err(v.err(
+                    "version",
+                    Problem::OutOfRange {
+                        value: version as i64,
+                    },
+                ));
+            }
+            let flexible = version >= 4;
+            let committed = v.i64("offset")?;
+            if version >= 3 {
+                v.i32("leaderEpoch")?;
+            }
+            let metadata = group_string(&mut v, flexible, "metadata")?.unwrap_or_default();
+            v.i64("commitTimestamp")?;
+            if version == 1 {
+                v.i64("expireTimestamp")?;
+            }
+            let payload = if metadata.is_empty() {
+                format!("offset={committed}")
+            } else {
+                format!("offset={committed},metadata={metadata}")
+            };
+            Ok((Some(key_s), Some(payload)))
+        }
+        2 => {
+            let group = group_string(&mut k, false, "group")?.unwrap_or_else(|| "null".into());
+            let key_s = format!("group_metadata::group={group}");
+            let Some(value) = value else {
+                return Ok((Some(key_s), Some("<DELETE>".into())));
+            };
+            let mut v = Cursor::new(value, 0, "group metadata value");
+            let version = v.i16("version")?;
+            if !(0..=4).contains(&version) {
+                return Err(v.err(
+                    "version",
+                    Problem::OutOfRange {
+                        value: version as i64,
+                    },
+                ));
+            }
+            let flex = version >= 4;
+            let protocol_type = group_string(&mut v, flex, "protocolType")?.unwrap_or_default();
+            let generation = v.i32("generation")?;
+            let protocol = group_string(&mut v, flex, "protocol")?;
+            group_string(&mut v, flex, "leader")?;
+            if version >= 2 {
+                v.i64("currentStateTimestamp")?;
+            }
+            let n = group_count(&mut v, flex, "members")?;
+            let mut assignment = Vec::with_capacity(n);
+            for _ in 0..n {
+                let member = group_string(&mut v, flex, "memberId")?.unwrap_or_default();
+                if version >= 3 {
+                    group_string(&mut v, flex, "groupInstanceId")?;
+                }
+                group_string(&mut v, flex, "clientId")?;
+                group_string(&mut v, flex, "clientHost")?;
+                if version >= 1 {
+                    v.i32("rebalanceTimeout")?;
+                }
+                v.i32("sessionTimeout")?;
+                group_bytes(&mut v, flex, "subscription")?;
+                let blob = group_bytes(&mut v, flex, "assignment")?.unwrap_or(&[]);
+                if flex {
+                    skip_tagged(&mut v)?;
+                }
+                let text = if protocol_type == "consumer" {
+                    consumer_assignment(blob)?
+                } else {
+                    scala_hex(blob)
+                };
+                assignment.push(format!("{member}={text}"));
+            }
+            let payload = format!(
+                "{{\"protocolType\":{},\"protocol\":{},\"generationId\":{generation},\"assignment\":{}}}",
+                json_str(&protocol_type),
+                protocol.as_deref().map_or("null".to_string(), json_str),
+                json_str(&format!("{{{}}}", assignment.join(",")))
+            );
+            Ok((Some(key_s), Some(payload)))
+        }
+        other => Ok((
+            Some(format!(
+                "Unknown record type {other} at offset {offset}, skipping."
+            )),
+            None,
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,5 +534,178 @@ mod tests {
         );
         assert!(transaction_log(Some(&[0, 0, 0, 9, b'x']), None).is_err());
         assert!(transaction_log(Some(&[0, 0, 0, 1, b'x']), Some(&[0, 0, 1])).is_err());
+    }
+
+    /// Classic (non-flexible) encoders for `__consumer_offsets` test records.
+    fn s16(out: &mut Vec<u8>, s: Option<&str>) {
+        match s {
+            None => out.extend_from_slice(&(-1i16).to_be_bytes()),
+            Some(s) => {
+                out.extend_from_slice(&(s.len() as i16).to_be_bytes());
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+    }
+    fn b32(out: &mut Vec<u8>, b: Option<&[u8]>) {
+        match b {
+            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+            Some(b) => {
+                out.extend_from_slice(&(b.len() as i32).to_be_bytes());
+                out.extend_from_slice(b);
+            }
+        }
+    }
+    fn offset_key(kind: i16, group: &str, topic: &str, p: i32) -> Vec<u8> {
+        let mut k = kind.to_be_bytes().to_vec();
+        s16(&mut k, Some(group));
+        s16(&mut k, Some(topic));
+        k.extend_from_slice(&p.to_be_bytes());
+        k
+    }
+    fn assignment(parts: &[(&str, &[i32])], user: Option<&[u8]>) -> Vec<u8> {
+        let mut a = 0i16.to_be_bytes().to_vec();
+        a.extend_from_slice(&(parts.len() as i32).to_be_bytes());
+        for (t, ps) in parts {
+            s16(&mut a, Some(t));
+            a.extend_from_slice(&(ps.len() as i32).to_be_bytes());
+            for p in *ps {
+                a.extend_from_slice(&p.to_be_bytes());
+            }
+        }
+        b32(&mut a, user);
+        a
+    }
+
+    #[test]
+    fn offsets_commit_values_of_every_version() {
+        // The record of a real dump (Strimzi blog, Kafka 3.x: keySize 26, valueSize 24):
+        // `key: offset_commit::group=my-group,partition=wc-input-0 payload: offset=1`.
+        let key = offset_key(1, "my-group", "wc-input", 0);
+        assert_eq!(key.len(), 26);
+        let mut v3 = 3i16.to_be_bytes().to_vec();
+        v3.extend_from_slice(&1i64.to_be_bytes());
+        v3.extend_from_slice(&(-1i32).to_be_bytes());
+        s16(&mut v3, Some(""));
+        v3.extend_from_slice(&1_680_383_688_085i64.to_be_bytes());
+        assert_eq!(v3.len(), 24);
+        let want_key = "offset_commit::group=my-group,partition=wc-input-0";
+        assert_eq!(
+            offsets(Some(&key), Some(&v3), 1).unwrap(),
+            (Some(want_key.into()), Some("offset=1".into()))
+        );
+        // v1 (with expireTimestamp) and metadata; v0 from a type-0 key.
+        let mut v1 = 1i16.to_be_bytes().to_vec();
+        v1.extend_from_slice(&42i64.to_be_bytes());
+        s16(&mut v1, Some("meta"));
+        v1.extend_from_slice(&5i64.to_be_bytes());
+        v1.extend_from_slice(&6i64.to_be_bytes());
+        assert_eq!(
+            offsets(Some(&offset_key(0, "g", "t", 3)), Some(&v1), 9).unwrap(),
+            (
+                Some("offset_commit::group=g,partition=t-3".into()),
+                Some("offset=42,metadata=meta".into())
+            )
+        );
+        // v4: flexible (compact metadata string, tagged fields after).
+        let mut v4 = 4i16.to_be_bytes().to_vec();
+        v4.extend_from_slice(&7i64.to_be_bytes());
+        v4.extend_from_slice(&3i32.to_be_bytes());
+        v4.extend_from_slice(&[3, b'h', b'i']);
+        v4.extend_from_slice(&8i64.to_be_bytes());
+        v4.push(0);
+        assert_eq!(
+            offsets(Some(&key), Some(&v4), 1).unwrap().1.as_deref(),
+            Some("offset=7,metadata=hi")
+        );
+        // Tombstone, unknown value version, truncated value, unknown key type, no key.
+        assert_eq!(
+            offsets(Some(&key), None, 1).unwrap().1.as_deref(),
+            Some("<DELETE>")
+        );
+        let mut v9 = v3.clone();
+        v9[1] = 9;
+        assert!(offsets(Some(&key), Some(&v9), 1).is_err());
+        assert!(offsets(Some(&key), Some(&v3[..20]), 1).is_err());
+        assert_eq!(
+            offsets(Some(&[0, 5, 0, 1, b'g']), Some(b"xx"), 77).unwrap(),
+            (
+                Some("Unknown record type 5 at offset 77, skipping.".into()),
+                None
+            )
+        );
+        assert!(offsets(None, Some(&v3), 1).is_err());
+    }
+
+    #[test]
+    fn offsets_group_metadata() {
+        let mut key = 2i16.to_be_bytes().to_vec();
+        s16(&mut key, Some("grp"));
+        // v3 consumer group with two members: one assignment with user data (printed as
+        // Scala's BigInt hex: upper case, no leading zeros), one empty.
+        let mut v = 3i16.to_be_bytes().to_vec();
+        s16(&mut v, Some("consumer"));
+        v.extend_from_slice(&10i32.to_be_bytes());
+        s16(&mut v, Some("range"));
+        s16(&mut v, Some("m1"));
+        v.extend_from_slice(&123i64.to_be_bytes());
+        v.extend_from_slice(&2i32.to_be_bytes());
+        for (id, a) in [
+            (
+                "m1",
+                assignment(
+                    &[("foo", &[0, 1]), ("bar", &[2])],
+                    Some(&[0x00, 0x0a, 0xbc]),
+                ),
+            ),
+            ("m2", assignment(&[], None)),
+        ] {
+            s16(&mut v, Some(id));
+            s16(&mut v, None); // groupInstanceId
+            s16(&mut v, Some("client"));
+            s16(&mut v, Some("/10.0.0.1"));
+            v.extend_from_slice(&300_000i32.to_be_bytes());
+            v.extend_from_slice(&45_000i32.to_be_bytes());
+            b32(&mut v, Some(b"sub"));
+            b32(&mut v, Some(&a));
+        }
+        assert_eq!(
+            offsets(Some(&key), Some(&v), 4).unwrap(),
+            (
+                Some("group_metadata::group=grp".into()),
+                Some(
+                    r#"{"protocolType":"consumer","protocol":"range","generationId":10,"assignment":"{m1=[foo-0, foo-1, bar-2]:ABC,m2=[]}"}"#
+                        .into()
+                )
+            )
+        );
+        // v0, another protocol type: assignments print as hex; a null protocol.
+        let mut v0 = 0i16.to_be_bytes().to_vec();
+        s16(&mut v0, Some("sr"));
+        v0.extend_from_slice(&2i32.to_be_bytes());
+        s16(&mut v0, None);
+        s16(&mut v0, None);
+        v0.extend_from_slice(&1i32.to_be_bytes());
+        s16(&mut v0, Some("w"));
+        s16(&mut v0, Some("c"));
+        s16(&mut v0, Some("h"));
+        v0.extend_from_slice(&1i32.to_be_bytes());
+        b32(&mut v0, Some(b""));
+        b32(&mut v0, Some(&[0x01, 0xff]));
+        assert_eq!(
+            offsets(Some(&key), Some(&v0), 4).unwrap().1.as_deref(),
+            Some(
+                r#"{"protocolType":"sr","protocol":null,"generationId":2,"assignment":"{w=1FF}"}"#
+            )
+        );
+        assert_eq!(
+            offsets(Some(&key), None, 4).unwrap().1.as_deref(),
+            Some("<DELETE>")
+        );
+        // A consumer assignment blob that does not parse is an error, not a panic.
+        let mut bad = v.clone();
+        bad.truncate(bad.len() - 3);
+        assert!(offsets(Some(&key), Some(&bad), 4).is_err());
+        assert_eq!(scala_hex(&[0, 0]), "0");
+        assert_eq!(scala_hex(&[]), "");
     }
 }

@@ -725,8 +725,11 @@ impl<'p> Dumper<'p> {
         Dumper {
             opts,
             json: opts.format == DumpFormat::Json,
-            deep: opts.deep_iteration || opts.print_data_log || opts.transaction_log_decoder,
-            print_data: opts.print_data_log || opts.transaction_log_decoder,
+            deep: opts.deep_iteration
+                || opts.print_data_log
+                || opts.transaction_log_decoder
+                || opts.offsets_decoder,
+            print_data: opts.print_data_log || opts.transaction_log_decoder || opts.offsets_decoder,
             path,
             line: String::with_capacity(256),
             json_line: Vec::with_capacity(2 * JSON_BLOCK),
@@ -885,16 +888,21 @@ impl<'p> Dumper<'p> {
         Ok(msg)
     }
 
-    /// Key and payload text for `--print-data-log` (default string decoder or the
-    /// transaction-log decoder).
+    /// Key and payload text for `--print-data-log` (default string decoder, or the
+    /// transaction-log or offsets decoder).
     fn data_strings(
         &self,
         offset: i64,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
     ) -> (Option<String>, Option<String>) {
-        if self.opts.transaction_log_decoder {
-            match decoders::transaction_log(key, value) {
+        if self.opts.transaction_log_decoder || self.opts.offsets_decoder {
+            let decoded = if self.opts.transaction_log_decoder {
+                decoders::transaction_log(key, value)
+            } else {
+                decoders::offsets(key, value, offset)
+            };
+            match decoded {
                 Ok(kv) => kv,
                 Err(e) => (
                     Some(format!("Error at offset {offset}, skipping. {e}")),
@@ -932,7 +940,7 @@ impl<'p> Dumper<'p> {
         key: Option<&[u8]>,
         value: Option<&[u8]>,
     ) {
-        if self.opts.transaction_log_decoder {
+        if self.opts.transaction_log_decoder || self.opts.offsets_decoder {
             let (k, v) = self.data_strings(offset, key, value);
             push_opt_text(buf, b",\"key\":", k.as_deref());
             push_opt_text(buf, b",\"value\":", v.as_deref());

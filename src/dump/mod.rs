@@ -41,6 +41,9 @@ pub struct DumpOptions {
     /// `--transaction-log-decoder`: decode `__transaction_state` keys and values (Scala
     /// text form); implies `print_data_log`.
     pub transaction_log_decoder: bool,
+    /// `--offsets-decoder`: decode `__consumer_offsets` keys and values (Scala text form);
+    /// implies `print_data_log`.
+    pub offsets_decoder: bool,
     /// Size of the pieces a large `.log` file is cut into to be formatted in parallel on
     /// the current rayon pool (`None`: [`log::DUMP_PIECE`]). The output does not depend
     /// on it nor on the number of threads.
