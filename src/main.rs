@@ -130,6 +130,12 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
+    /// For .index/.timeindex files: run only the broker's index sanity check.
+    #[arg(long)]
+    index_sanity_check: bool,
+    /// For .index/.timeindex files: check the entries against the log, print only problems.
+    #[arg(long)]
+    verify_index_only: bool,
     /// text (kafka-dump-log's shape) or json (JSON Lines).
     #[arg(long, default_value = "text")]
     format: String,
@@ -303,6 +309,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 max_decompressed: Some(a.max_decompressed),
                 transaction_log_decoder: a.transaction_log_decoder,
                 offsets_decoder: a.offsets_decoder,
+                index_sanity_check: a.index_sanity_check,
+                verify_index_only: a.verify_index_only,
                 piece_bytes: None,
             };
             let stderr = io::stderr();

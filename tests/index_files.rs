@@ -124,13 +124,13 @@ fn no_real_txnindex_but_reader_handles_absence() {
     }
 }
 
-fn dump(
+fn dump<R>(
     f: fn(
         &Path,
         &DumpOptions,
         &mut dyn std::io::Write,
         &mut dyn std::io::Write,
-    ) -> std::io::Result<()>,
+    ) -> std::io::Result<R>,
     path: &Path,
     format: DumpFormat,
 ) -> (String, String) {
@@ -306,4 +306,81 @@ fn dump_crafted_txnindex() {
     let (out, err) = dump(files::dump_txnindex, &path, DumpFormat::Text);
     assert_eq!(out.lines().count(), 2);
     assert!(err.starts_with("Unexpected aborted transaction version 1 in transaction index "));
+}
+
+#[test]
+fn dump_index_sanity_check_and_verify_only() {
+    use klogscan::dump::dump_paths;
+    let dir = tempfile::tempdir().unwrap();
+    let base = 100i64;
+    let mut log = v2_batch(100, 1, 1000); // pos 0: 100..101
+    log.extend(v2_batch(102, 2, 2000)); // pos 61: 102..104
+    std::fs::write(dir.path().join(format!("{base:020}.log")), &log).unwrap();
+    let entries = |pairs: &[(i32, i32)]| {
+        let mut v = Vec::new();
+        for (a, b) in pairs {
+            v.extend_from_slice(&a.to_be_bytes());
+            v.extend_from_slice(&b.to_be_bytes());
+        }
+        v
+    };
+    let good = dir.path().join(format!("{base:020}.index"));
+    std::fs::write(&good, entries(&[(1, 0), (4, 99)])).unwrap(); // 104 @99: a mismatch
+    // A last entry below the base offset (relative -3), and a time index of 13 bytes.
+    let below = dir.path().join("00000000000000000200.index");
+    std::fs::write(&below, entries(&[(1, 0), (-3, 61)])).unwrap();
+    let odd = dir.path().join("00000000000000000200.timeindex");
+    std::fs::write(&odd, [7u8; 13]).unwrap();
+    let run = |opts: &DumpOptions, paths: &[&Path]| {
+        let paths: Vec<PathBuf> = paths.iter().map(|p| p.to_path_buf()).collect();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let status = dump_paths(&paths, opts, &mut out, &mut err).unwrap();
+        (
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+            status,
+        )
+    };
+    let abs = |p: &Path| std::path::absolute(p).unwrap().display().to_string();
+
+    let sanity = DumpOptions {
+        index_sanity_check: true,
+        ..Default::default()
+    };
+    let (out, err, status) = run(&sanity, &[&good, &below, &odd]);
+    assert_eq!(
+        out,
+        format!(
+            "Dumping {g}\n{g} passed sanity check.\nDumping {b}\nDumping {o}\n",
+            g = good.display(),
+            b = below.display(),
+            o = odd.display()
+        )
+    );
+    assert_eq!(
+        err,
+        format!(
+            "Corrupt index found, index file ({}) has non-zero size but the last offset is 197 which is less than the base offset 200.\n\
+             Time index file {} is corrupt, found 13 bytes which is neither positive nor a multiple of 12\n",
+            abs(&below),
+            abs(&odd)
+        )
+    );
+    assert_eq!((status.files, status.files_with_problems), (3, 2));
+
+    // --verify-index-only: no entry lines, the mismatch block still printed.
+    let verify = DumpOptions {
+        verify_index_only: true,
+        ..Default::default()
+    };
+    let (out, err, status) = run(&verify, &[&good]);
+    assert_eq!(out, format!("Dumping {}\n", good.display()));
+    assert_eq!(
+        err,
+        format!(
+            "Mismatches in :{}\n  Index offset: 104, log offset: -1\n",
+            abs(&good)
+        )
+    );
+    assert_eq!(status.files_with_problems, 0);
 }

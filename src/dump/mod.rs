@@ -44,6 +44,12 @@ pub struct DumpOptions {
     /// `--offsets-decoder`: decode `__consumer_offsets` keys and values (Scala text form);
     /// implies `print_data_log`.
     pub offsets_decoder: bool,
+    /// `--index-sanity-check`: for `.index` / `.timeindex`, run only the broker's sanity
+    /// check and print `<file> passed sanity check.` or the broker's exception message.
+    pub index_sanity_check: bool,
+    /// `--verify-index-only`: for `.index` / `.timeindex`, check the entries against the
+    /// log and print only the problems, not the entries.
+    pub verify_index_only: bool,
     /// Size of the pieces a large `.log` file is cut into to be formatted in parallel on
     /// the current rayon pool (`None`: [`log::DUMP_PIECE`]). The output does not depend
     /// on it nor on the number of threads.
@@ -138,7 +144,12 @@ pub fn dump_paths(
                 // The files module prints its own `Dumping <path>` line.
                 let r = dispatch_file(suffix, path, opts, out, err);
                 match r {
-                    Ok(()) => status.files += 1,
+                    Ok(ok) => {
+                        status.files += 1;
+                        if !ok {
+                            status.files_with_problems += 1;
+                        }
+                    }
                     Err(e) => {
                         writeln!(err, "Cannot dump {}: {e}", path.display())?;
                         status.unreadable_files += 1;
@@ -168,11 +179,11 @@ fn dispatch_file(
     opts: &DumpOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> io::Result<()> {
+) -> io::Result<bool> {
     match suffix {
         ".index" => files::dump_index(path, opts, out, err),
         ".timeindex" => files::dump_timeindex(path, opts, out, err),
-        ".txnindex" => files::dump_txnindex(path, opts, out, err),
-        _ => files::dump_snapshot(path, opts, out, err),
+        ".txnindex" => files::dump_txnindex(path, opts, out, err).map(|()| true),
+        _ => files::dump_snapshot(path, opts, out, err).map(|()| true),
     }
 }
