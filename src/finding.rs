@@ -107,6 +107,8 @@ kinds! {
     ConflictingMarkers = "conflicting_markers", Error;
     /// A TV2 producer's COMMIT/ABORT at or below the epoch of the data it closes (rules 21, 27).
     MarkerEpochNotBumped = "marker_epoch_not_bumped", Warning;
+    /// A TV0/1 producer's COMMIT above the epoch of the data it closes (rule 27).
+    CommitEpochAboveData = "commit_epoch_above_data", Info;
     /// An open transaction continued at a new epoch without a marker (rule 25).
     TransactionEpochChange = "transaction_epoch_change", Warning;
     /// Non-transactional data while the producer has an open transaction (rule 26).

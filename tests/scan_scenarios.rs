@@ -813,6 +813,43 @@ fn transaction_epoch_change_without_marker() {
 }
 
 #[test]
+fn commit_epoch_above_data_under_tv01() {
+    // TV0/1 producer (COMMIT at its data's epoch), then a COMMIT one epoch above its data:
+    // a switch to TV2 mid-stream (after which bumped markers are normal).
+    let a = Producer::transactional(1251, 3);
+    let mut p = PartitionBuilder::new("ceabove", 0);
+    p.append(Batch::new(a).records(2));
+    p.commit(a, 0);
+    p.append(Batch::new(a).records(2));
+    p.commit(a.bumped(), 0);
+    p.append(Batch::new(a.bumped()).records(1));
+    p.commit(a.bumped().bumped(), 0);
+    let (_d, m, r) = run(&p);
+    let f = one(&r, Kind::CommitEpochAboveData);
+    at_batch(f, &m, 3);
+    producer_of(f, 1251, 4);
+    assert_eq!(f.severity, Severity::Info);
+    assert_eq!(kinds(&r), vec![(Kind::CommitEpochAboveData, Some(5))]);
+    assert_eq!(f.evidence["data_epoch"], 3);
+    assert_eq!(f.evidence["marker_epoch"], 4);
+    assert_eq!(f.evidence["previous_marker"]["offset"], 2);
+    assert!(r.partitions[0].outcome.producers[0].transaction_version_2);
+    // near misses: a TV0/1 ABORT above the data (a fenced abort) and the first bumped
+    // COMMIT of a producer whose TV is not known yet are normal.
+    let b = Producer::transactional(1252, 3);
+    let mut p = PartitionBuilder::new("ceabove", 1);
+    p.append(Batch::new(b).records(2));
+    p.commit(b, 0);
+    p.append(Batch::new(b).records(2));
+    p.abort(b.bumped(), 0);
+    let c = Producer::transactional(1253, 3);
+    p.append(Batch::new(c).records(2));
+    p.commit(c.bumped(), 0);
+    let (_d, _m, r) = run(&p);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+}
+
+#[test]
 fn marker_epoch_not_bumped_under_tv2() {
     // TV2 producer (every marker one above its data), then a COMMIT at the data's own epoch.
     let a = Producer::transactional(1250, 0);

@@ -1076,6 +1076,34 @@ impl Replay {
                 }
             }
             e.tv2_not_bumped = not_bumped;
+            // Rule 27 under TV0/1: a COMMIT is written at the transaction's epoch; one above
+            // it from a producer seen committing at its data's epoch is a switch to TV2
+            // (4.0+ feature upgrade) or a COMMIT a TV0/1 coordinator would not write.
+            if commit && e.tv2 == Some(false) && ev.producer_epoch > data_epoch {
+                findings.push(
+                    self.at(
+                        Kind::CommitEpochAboveData,
+                        &cur,
+                        format!(
+                            "producer {pid} COMMIT marker at offset {} has epoch {}, above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 0/1 (an earlier COMMIT at its data's epoch): a switch to transaction version 2 mid-stream (Kafka 4.0+, normal from here on) or a COMMIT a TV0/1 coordinator does not write",
+                            ev.base_offset, ev.producer_epoch, t.first.base_offset
+                        ),
+                    )
+                    .evidence(json!({
+                        "marker": self.batch_json(&cur),
+                        "transaction_first_batch": self.batch_json(&t.first),
+                        "data_epoch": data_epoch,
+                        "marker_epoch": ev.producer_epoch,
+                        "previous_marker": e.last_marker.map(|m| self.batch_json(&m)),
+                        "transaction_version_2_before": false,
+                        "transaction_version_2_after": true,
+                    }))
+                    .broker(text::BROKER_COMMIT_ABOVE_DATA)
+                    .remediation(
+                        "check the cluster's transaction.version feature history and __transaction_state for this producer's transactional id (ClientTransactionVersion): an upgrade explains it; otherwise find which EndTxn produced this COMMIT",
+                    ),
+                );
+            }
             // TV inference (rule 27).
             if commit && ev.producer_epoch == t.epoch.saturating_add(1) {
                 e.tv2 = Some(true);
