@@ -776,7 +776,7 @@ impl<'a> Walker<'a> {
                 // there (kafka-semantics §8 rule 11).
                 if ev.crc_valid
                     && ev.has_producer_id()
-                    && matches!(ev.control, Some(crate::event::ControlInfo::Malformed(_)))
+                    && matches!(ev.control, Some(crate::event::ControlInfo::Malformed))
                     && self.first_bad.is_none()
                 {
                     self.first_bad = Some((
@@ -1299,7 +1299,9 @@ fn check_v2_header(
         if count > 1 {
             problems.push(format!("control batch holds {count} records (expected 1)"));
         }
-        if let Some(crate::event::ControlInfo::Malformed(e)) = ev.control {
+        if matches!(ev.control, Some(crate::event::ControlInfo::Malformed))
+            && let Err(e) = format::batch_control(b)
+        {
             problems.push(format!("control record: {e}"));
         }
     }

@@ -214,9 +214,21 @@ pub fn transaction_log(
         return Ok((Some(key_s), Some("<DELETE>".into())));
     };
     let mut parts = Vec::new();
+    let mut text_len = 0usize;
     for tp in v.partitions.iter().flatten() {
         let topic = tp.topic.as_deref().unwrap_or("null");
         for p in &tp.partition_ids {
+            text_len += topic.len() + 13;
+            if text_len > MAX_DECODED_TEXT {
+                return Err(FormatError::new(
+                    "transaction log value",
+                    "transactionPartitions",
+                    0,
+                    Problem::TooLarge {
+                        limit: MAX_DECODED_TEXT as u64,
+                    },
+                ));
+            }
             parts.push(format!("{topic}-{p}"));
         }
     }
@@ -231,6 +243,10 @@ pub fn transaction_log(
     );
     Ok((Some(key_s), Some(payload)))
 }
+
+/// Longest text a decoder builds for one record; beyond it the record is an error (the
+/// texts repeat topic names per partition, so crafted input could multiply its size).
+const MAX_DECODED_TEXT: usize = 4 << 20;
 
 /// A string of a `__consumer_offsets` record: i16 length (classic versions) or compact
 /// (flexible versions); null → `None`.
@@ -312,10 +328,22 @@ fn consumer_assignment(blob: &[u8]) -> Result<String, FormatError> {
     let _version = cur.i16("version")?;
     let n = group_count(&mut cur, false, "assignedPartitions")?;
     let mut parts = Vec::new();
+    let mut text_len = 0usize;
     for _ in 0..n {
         let topic = group_string(&mut cur, false, "topic")?.unwrap_or_else(|| "null".into());
         let m = group_count(&mut cur, false, "partitions")?;
         for _ in 0..m {
+            // Each 4-byte partition repeats the topic name in the text: bound the output
+            // (crafted bytes could otherwise turn 1 MiB into gigabytes).
+            text_len += topic.len() + 13;
+            if text_len > MAX_DECODED_TEXT {
+                return Err(cur.err(
+                    "assignedPartitions",
+                    Problem::TooLarge {
+                        limit: MAX_DECODED_TEXT as u64,
+                    },
+                ));
+            }
             parts.push(format!("{topic}-{}", cur.i32("partition")?));
         }
     }
@@ -327,8 +355,9 @@ fn consumer_assignment(blob: &[u8]) -> Result<String, FormatError> {
     })
 }
 
-/// The Scala `--offsets-decoder` (Kafka 2.x–3.x `GroupMetadataManager.formatRecordKeyAndValue`)
-/// for one `__consumer_offsets` record, at `offset`:
+/// The Scala `--offsets-decoder` text (Kafka 2.x–3.7 `GroupMetadataManager.formatRecordKeyAndValue`;
+/// Kafka 3.8+, KAFKA-16470, prints the generated JSON converters' output instead, which is
+/// not implemented) for one `__consumer_offsets` record, at `offset`:
 ///
 /// * key types 0/1 (offset commit) → `offset_commit::group=<g>,partition=<topic>-<p>`;
 ///   payload `offset=<o>` or `offset=<o>,metadata=<m>` (value versions 0–4);
@@ -336,9 +365,10 @@ fn consumer_assignment(blob: &[u8]) -> Result<String, FormatError> {
 ///   `{"protocolType":…,"protocol":…,"generationId":…,"assignment":"{member=[t-0, t-1],…}"}`
 ///   (for protocol type `consumer` the assignment blobs are decoded; others print as hex);
 /// * a null value → payload `<DELETE>`;
-/// * any other key type (KIP-848 consumer/share/streams group records) →
-///   `Unknown record type N at offset O, skipping.` (Kafka 4.x's wording; 3.x aborts the
-///   whole dump on them) and no payload.
+/// * any other key type (KIP-848 consumer/share/streams group records, not decoded here) →
+///   `Unknown record type N at offset O, skipping.` and no payload (the wording of Kafka
+///   3.8+ for types it does not know; 3.8+ decodes these types to JSON, 3.0–3.4 abort the
+///   whole dump on them).
 ///
 /// Differences from Kafka: members print in stored order (the Scala tool iterates a hash
 /// map), and a value that does not parse gives an error string instead of aborting.
@@ -707,5 +737,16 @@ mod tests {
         assert!(offsets(Some(&key), Some(&bad), 4).is_err());
         assert_eq!(scala_hex(&[0, 0]), "0");
         assert_eq!(scala_hex(&[]), "");
+    }
+
+    #[test]
+    fn decoded_text_is_bounded() {
+        // One 30 000-byte topic with 100 000 partitions: 430 KB of bytes, 3 GB of text
+        // unbounded. It must be refused, not built.
+        let topic = "t".repeat(30_000);
+        let parts: Vec<i32> = (0..100_000).collect();
+        let blob = assignment(&[(&topic, &parts)], None);
+        let e = consumer_assignment(&blob).unwrap_err();
+        assert!(matches!(e.problem, Problem::TooLarge { .. }), "{e}");
     }
 }

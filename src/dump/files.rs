@@ -134,7 +134,9 @@ fn sanity_result(
 /// Dump an offset index (`.index`), verifying entries against the sibling `.log`.
 /// Entry lines go to `out`, mismatch summaries to `err` (as kafka-dump-log does). With
 /// `--index-sanity-check` only the sanity check runs; with `--verify-index-only` the
-/// entries are checked but not printed. Returns `false` when the sanity check failed.
+/// entries are checked but not printed. Returns `false` when the sanity check failed or an
+/// entry does not match the log (the dump's exit status is then 1; kafka-dump-log exits 0
+/// on mismatches and dies on a failed sanity check).
 pub fn dump_index(
     path: &Path,
     opts: &DumpOptions,
@@ -207,7 +209,7 @@ pub fn dump_index(
             }
         }
     }
-    Ok(true)
+    Ok(mismatches.is_empty())
 }
 
 /// Dump a time index (`.timeindex`), verifying entries against the sibling `.log` (options
@@ -323,7 +325,7 @@ pub fn dump_timeindex(
             }
         }
     }
-    Ok(true)
+    Ok(ts_mismatch.is_empty() && out_of_order.is_empty() && not_found.is_empty())
 }
 
 /// Dump a transaction index (`.txnindex`).

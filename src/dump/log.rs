@@ -897,10 +897,12 @@ impl<'p> Dumper<'p> {
         value: Option<&[u8]>,
     ) -> (Option<String>, Option<String>) {
         if self.opts.transaction_log_decoder || self.opts.offsets_decoder {
-            let decoded = if self.opts.transaction_log_decoder {
-                decoders::transaction_log(key, value)
-            } else {
+            // Kafka's option parsing checks --offsets-decoder first: it wins over
+            // --transaction-log-decoder when both are given.
+            let decoded = if self.opts.offsets_decoder {
                 decoders::offsets(key, value, offset)
+            } else {
+                decoders::transaction_log(key, value)
             };
             match decoded {
                 Ok(kv) => kv,

@@ -65,8 +65,9 @@ pub struct DumpStatus {
     pub unknown_files: usize,
     /// Files that could not be read (the error went to `err`).
     pub unreadable_files: usize,
-    /// Log/checkpoint files in which something was invalid (bad CRC, parse error,
-    /// trailing bytes); see [`LogDumpSummary::has_problems`].
+    /// Files in which something was invalid: log/checkpoint files with a bad CRC, parse
+    /// error or trailing bytes ([`LogDumpSummary::has_problems`]); index files failing the
+    /// sanity check or with entries that do not match their log.
     pub files_with_problems: usize,
 }
 

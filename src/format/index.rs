@@ -88,16 +88,18 @@ pub enum IndexSanityError {
 }
 
 impl IndexSanityError {
-    /// The message of Kafka's `CorruptIndexException` (storage-module wording, Kafka 3.5+),
-    /// with `abs_path` standing for `file.getAbsolutePath()`.
+    /// The message of Kafka's `CorruptIndexException` (storage-module wording, Kafka 3.5+:
+    /// `OffsetIndex.java` / `TimeIndex.java`; the Scala `OffsetIndex` of ≤ 3.4 put the
+    /// offset-index path in parentheses and ended with a period), with `abs_path` standing
+    /// for `file.getAbsolutePath()`.
     pub fn kafka_message(&self, abs_path: &str) -> String {
         match *self {
             IndexSanityError::OffsetBelowBase {
                 last_offset,
                 base_offset,
             } => format!(
-                "Corrupt index found, index file ({abs_path}) has non-zero size but the last \
-                 offset is {last_offset} which is less than the base offset {base_offset}."
+                "Corrupt index found, index file {abs_path} has non-zero size but the last \
+                 offset is {last_offset} which is less than the base offset {base_offset}"
             ),
             IndexSanityError::TimestampBelowFirst {
                 last_timestamp,
@@ -122,7 +124,7 @@ impl IndexSanityError {
             }
             IndexSanityError::BadLength { len, entry_size } => format!(
                 "Index file {abs_path} is corrupt, found {len} bytes which is neither positive \
-                 nor a multiple of {entry_size}."
+                 nor a multiple of {entry_size}"
             ),
         }
     }
@@ -876,7 +878,7 @@ mod tests {
         );
         assert_eq!(
             idx.sanity_check().unwrap_err().kafka_message("/d/x.index"),
-            "Index file /d/x.index is corrupt, found 9 bytes which is neither positive nor a multiple of 8."
+            "Index file /d/x.index is corrupt, found 9 bytes which is neither positive nor a multiple of 8"
         );
         // offsets not increasing
         let b = offset_bytes(&[(7, 100), (5, 200)]);
@@ -900,8 +902,8 @@ mod tests {
         );
         assert_eq!(
             s.kafka_message("/p"),
-            "Corrupt index found, index file (/p) has non-zero size but the last offset is 5 \
-             which is less than the base offset 10."
+            "Corrupt index found, index file /p has non-zero size but the last offset is 5 \
+             which is less than the base offset 10"
         );
     }
 
