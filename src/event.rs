@@ -203,3 +203,14 @@ pub fn classify(entry: RawEntry<'_>) -> Classified<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// One event is kept per batch of every window in flight: keep it compact (it was
+    /// 168 bytes while `ControlInfo::Malformed` held a `FormatError`).
+    #[test]
+    fn batch_event_stays_compact() {
+        assert!(std::mem::size_of::<super::BatchEvent>() <= 104);
+        assert!(std::mem::size_of::<super::ControlInfo>() <= 8);
+    }
+}
