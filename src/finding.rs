@@ -109,6 +109,10 @@ kinds! {
     MarkerEpochNotBumped = "marker_epoch_not_bumped", Warning;
     /// A TV0/1 producer's COMMIT above the epoch of the data it closes (rule 27).
     CommitEpochAboveData = "commit_epoch_above_data", Info;
+    /// A `__consumer_offsets` record the group coordinator cannot deserialize (rule 32).
+    OffsetsRecordUndecodable = "offsets_record_undecodable", Error;
+    /// A `__consumer_offsets` record of a type no Kafka release writes (rule 32).
+    OffsetsRecordUnknownType = "offsets_record_unknown_type", Warning;
     /// An open transaction continued at a new epoch without a marker (rule 25).
     TransactionEpochChange = "transaction_epoch_change", Warning;
     /// Non-transactional data while the producer has an open transaction (rule 26).

@@ -788,6 +788,15 @@ impl<'a> Walker<'a> {
                 if opts.deep && ev.crc_valid {
                     check_records(ctx, name, &b, &mut self.dec, &mut self.out.findings);
                 }
+                // Rule 32: records of the group coordinator's log. Uncompressed batches
+                // (the coordinator's default) are read always, compressed ones with --deep.
+                if ctx.topic == OFFSETS_TOPIC
+                    && ev.crc_valid
+                    && !b.is_control()
+                    && (opts.deep || b.compression() == Compression::None)
+                {
+                    check_offsets_records(ctx, name, &b, &mut self.dec, &mut self.out.findings);
+                }
                 self.out.records += ev.records_count.max(0) as u64;
                 ev
             }
@@ -1314,6 +1323,93 @@ fn check_v2_header(
         );
     }
     check_offset_range(ctx, name, ev, base, out);
+}
+
+/// The group coordinator's topic.
+const OFFSETS_TOPIC: &str = "__consumer_offsets";
+
+/// Record key types of `__consumer_offsets` known to Kafka 4.x (kafka-semantics §6.2: 0–2
+/// classic, 3–8 consumer groups, 9–15 share groups, 16 regular expressions, 17–23 streams
+/// groups).
+const KNOWN_OFFSETS_TYPES: std::ops::RangeInclusive<i16> = 0..=23;
+
+/// Rule 32: every record of a `__consumer_offsets` batch must deserialize as the group
+/// coordinator does when it loads the partition. Key types 0–2 (offset commits, classic
+/// group metadata) are decoded with their value versions (0–4); other known types are not
+/// judged (their schemas are not modelled); an unknown type is skipped by the coordinator
+/// with a warning, anything else undecodable makes the load throw. One finding per kind
+/// per batch (the first record), with the count.
+fn check_offsets_records(
+    ctx: &PartitionContext,
+    name: &str,
+    b: &format::BatchView<'_>,
+    dec: &mut Decompressor,
+    out: &mut Vec<Finding>,
+) {
+    let Ok(records) = format::batch_records(b, dec) else {
+        return; // structural problems are reported by the header / --deep checks
+    };
+    // (first record offset, detail, count) per problem class.
+    let mut unknown: Option<(i64, i16, u32)> = None;
+    let mut broken: Option<(i64, String, u32)> = None;
+    for r in records {
+        let Ok(r) = r else { break };
+        let offset = b.base_offset().wrapping_add(r.offset_delta as i64);
+        let kind = r
+            .key
+            .filter(|k| k.len() >= 2)
+            .map(|k| i16::from_be_bytes([k[0], k[1]]));
+        match kind {
+            Some(t) if !KNOWN_OFFSETS_TYPES.contains(&t) => match &mut unknown {
+                Some((_, _, n)) => *n += 1,
+                None => unknown = Some((offset, t, 1)),
+            },
+            Some(3..) => {} // KIP-848 records: schemas not modelled here
+            _ => {
+                if let Err(e) = crate::dump::decoders::offsets(r.key, r.value, offset) {
+                    match &mut broken {
+                        Some((_, _, n)) => *n += 1,
+                        None => broken = Some((offset, e.to_string(), 1)),
+                    }
+                }
+            }
+        }
+    }
+    if let Some((offset, t, n)) = unknown {
+        out.push(
+            segment_finding(
+                ctx,
+                Kind::OffsetsRecordUnknownType,
+                name,
+                b.position(),
+                format!(
+                    "{name}: record at offset {offset} has key type {t}, which no Kafka release writes ({n} such record(s) in the batch at offset {})",
+                    b.base_offset()
+                ),
+            )
+            .offset(offset)
+            .evidence(json!({"record_offset": offset, "key_type": t, "records_in_batch": n, "batch_offset": b.base_offset()}))
+            .broker("the group coordinator skips it on load with a warning (\"It could be a left over from an aborted upgrade\"); kafka-dump-log --offsets-decoder prints \"Unknown record type\""),
+        );
+    }
+    if let Some((offset, error, n)) = broken {
+        out.push(
+            segment_finding(
+                ctx,
+                Kind::OffsetsRecordUndecodable,
+                name,
+                b.position(),
+                format!(
+                    "{name}: record at offset {offset} does not deserialize as a group coordinator record: {error} ({n} such record(s) in the batch at offset {})",
+                    b.base_offset()
+                ),
+            )
+            .offset(offset)
+            .evidence(json!({"record_offset": offset, "error": error, "records_in_batch": n, "batch_offset": b.base_offset()}))
+            .broker("the group coordinator's load of this partition throws (\"Deserializing record … failed\"): the groups it hosts cannot be loaded until the record is gone (compacted or the partition repaired)")
+            .remediation("dump the record with `klogscan dump --offsets-decoder`; find which client or tool wrote to __consumer_offsets directly"),
+        );
+    }
 }
 
 /// `--deep`: decode the records and check them against the header.

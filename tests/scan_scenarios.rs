@@ -1239,3 +1239,74 @@ fn sample_now_option_makes_the_zombie_young() {
     none_of(&r, Kind::HangingTransaction);
     assert_eq!(p.last_stable_offset, Some(21));
 }
+
+/// Key of an offset commit (type 1: group, topic, partition) and a value of `version`
+/// with the v3 layout.
+fn offset_commit(
+    group: &str,
+    topic: &str,
+    p: i32,
+    offset: i64,
+    version: i16,
+) -> (Vec<u8>, Vec<u8>) {
+    let s16 = |out: &mut Vec<u8>, s: &str| {
+        out.extend_from_slice(&(s.len() as i16).to_be_bytes());
+        out.extend_from_slice(s.as_bytes());
+    };
+    let mut k = 1i16.to_be_bytes().to_vec();
+    s16(&mut k, group);
+    s16(&mut k, topic);
+    k.extend_from_slice(&p.to_be_bytes());
+    let mut v = version.to_be_bytes().to_vec();
+    v.extend_from_slice(&offset.to_be_bytes());
+    v.extend_from_slice(&(-1i32).to_be_bytes());
+    s16(&mut v, "");
+    v.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
+    (k, v)
+}
+
+#[test]
+fn consumer_offsets_records_the_coordinator_cannot_load() {
+    let (k, v) = offset_commit("g", "orders", 0, 42, 3);
+    let (_, v9) = offset_commit("g", "orders", 0, 43, 9);
+    let mut p = PartitionBuilder::new("__consumer_offsets", 7);
+    // offsets 0..=3: valid commit, a tombstone, a KIP-848 record (not judged), a valid one
+    p.append(
+        Batch::new(Producer::PLAIN)
+            .record(Rec::kv(&k, &v))
+            .record(Rec::tombstone(&k))
+            .record(Rec::kv(3i16.to_be_bytes(), b"\x00\x00anything"))
+            .record(Rec::kv(&k, &v)),
+    );
+    // offsets 4..=6: an unknown key type, then a value version no release writes, then a
+    // record without a key
+    p.append(
+        Batch::new(Producer::PLAIN)
+            .record(Rec::kv(99i16.to_be_bytes(), b"x"))
+            .record(Rec::kv(&k, &v9))
+            .record(Rec::value(&v)),
+    );
+    let (_d, m, r) = run(&p);
+    let u = one(&r, Kind::OffsetsRecordUnknownType);
+    assert_eq!((u.offset, u.severity), (Some(4), Severity::Warning));
+    assert_eq!(u.position, Some(m.batches[1].position));
+    assert_eq!(u.evidence["key_type"], 99);
+    let x = one(&r, Kind::OffsetsRecordUndecodable);
+    assert_eq!((x.offset, x.severity), (Some(5), Severity::Error));
+    assert_eq!(x.evidence["records_in_batch"], 2);
+    assert!(
+        x.evidence["error"].as_str().unwrap().contains("version"),
+        "{x:#?}"
+    );
+    assert_eq!(r.findings.len(), 2, "{:#?}", r.findings);
+
+    // near miss: the same bytes in an ordinary topic are just data
+    let mut p = PartitionBuilder::new("orders", 0);
+    p.append(
+        Batch::new(Producer::PLAIN)
+            .record(Rec::kv(99i16.to_be_bytes(), b"x"))
+            .record(Rec::kv(&k, &v9)),
+    );
+    let (_d, _m, r) = run(&p);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+}

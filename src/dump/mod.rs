@@ -4,7 +4,7 @@
 //! OWNER: dump helper (`mod.rs`, `log.rs`, `decoders.rs` = `.log`/`.checkpoint` files) and
 //! index helper (`files.rs` = `.index`, `.timeindex`, `.txnindex`, `.snapshot`).
 
-mod decoders;
+pub(crate) mod decoders;
 pub mod files;
 pub mod log;
 pub mod text_files;
