@@ -306,6 +306,21 @@ fn group_count(
     Ok(n)
 }
 
+/// The leading i16 version of an offset-commit or group-metadata value: 0–4 are the
+/// versions any release writes (4 = flexible); others make the coordinator's load throw.
+fn value_version(cur: &mut Cursor<'_>) -> Result<i16, FormatError> {
+    let version = cur.i16("version")?;
+    if !(0..=4).contains(&version) {
+        return Err(cur.err(
+            "version",
+            Problem::OutOfRange {
+                value: version as i64,
+            },
+        ));
+    }
+    Ok(version)
+}
+
 /// Scala's `"%X".format(BigInt(1, bytes))`: upper-case hex without leading zeros (`""`
 /// for no bytes, `"0"` for all-zero bytes).
 fn scala_hex(bytes: &[u8]) -> String {
@@ -395,15 +410,7 @@ pub fn offsets(
                 return Ok((Some(key_s), Some("<DELETE>".into())));
             };
             let mut v = Cursor::new(value, 0, "offset commit value");
-            let version = v.i16("version")?;
-            if !(0..=4).contains(&version) {
-                return Err(v.err(
-                    "version",
-                    Problem::OutOfRange {
-                        value: version as i64,
-                    },
-                ));
-            }
+            let version = value_version(&mut v)?;
             let flexible = version >= 4;
             let committed = v.i64("offset")?;
             if version >= 3 {
@@ -428,15 +435,7 @@ pub fn offsets(
                 return Ok((Some(key_s), Some("<DELETE>".into())));
             };
             let mut v = Cursor::new(value, 0, "group metadata value");
-            let version = v.i16("version")?;
-            if !(0..=4).contains(&version) {
-                return Err(v.err(
-                    "version",
-                    Problem::OutOfRange {
-                        value: version as i64,
-                    },
-                ));
-            }
+            let version = value_version(&mut v)?;
             let flex = version >= 4;
             let protocol_type = group_string(&mut v, flex, "protocolType")?.unwrap_or_default();
             let generation = v.i32("generation")?;
