@@ -834,6 +834,18 @@ fn commit_epoch_above_data_under_tv01() {
     assert_eq!(f.evidence["marker_epoch"], 4);
     assert_eq!(f.evidence["previous_marker"]["offset"], 2);
     assert!(r.partitions[0].outcome.producers[0].transaction_version_2);
+    // Two epochs up is not the TV2 pattern either: the verdict stays TV0/1.
+    let d = Producer::transactional(1254, 3);
+    let mut p = PartitionBuilder::new("ceabove", 2);
+    p.append(Batch::new(d).records(1));
+    p.commit(d, 0);
+    p.append(Batch::new(d).records(1));
+    p.commit(d.bumped().bumped(), 0);
+    let (_d, _m, r) = run(&p);
+    let f = one(&r, Kind::CommitEpochAboveData);
+    assert_eq!(f.evidence["transaction_version_2_after"], false);
+    assert!(f.message.contains("not the TV2 pattern"), "{}", f.message);
+    assert!(!r.partitions[0].outcome.producers[0].transaction_version_2);
     // near misses: a TV0/1 ABORT above the data (a fenced abort) and the first bumped
     // COMMIT of a producer whose TV is not known yet are normal.
     let b = Producer::transactional(1252, 3);
@@ -1269,16 +1281,44 @@ fn offset_commit(
 fn consumer_offsets_records_the_coordinator_cannot_load() {
     let (k, v) = offset_commit("g", "orders", 0, 42, 3);
     let (_, v9) = offset_commit("g", "orders", 0, 43, 9);
+    // A classic consumer group whose only member got an empty assignment (SyncGroup writes
+    // zero bytes for members the leader assigned nothing): normal.
+    let mut gk = 2i16.to_be_bytes().to_vec();
+    gk.extend_from_slice(&1i16.to_be_bytes());
+    gk.push(b'g');
+    let mut gv = 3i16.to_be_bytes().to_vec();
+    for (s, then) in [("consumer", 7i32.to_be_bytes().to_vec()), ("range", vec![])] {
+        gv.extend_from_slice(&(s.len() as i16).to_be_bytes());
+        gv.extend_from_slice(s.as_bytes());
+        gv.extend(then);
+    }
+    gv.extend_from_slice(&(-1i16).to_be_bytes()); // leader: null
+    gv.extend_from_slice(&0i64.to_be_bytes());
+    gv.extend_from_slice(&1i32.to_be_bytes());
+    for s in ["m", "", "c", "h"] {
+        if s.is_empty() {
+            gv.extend_from_slice(&(-1i16).to_be_bytes()); // groupInstanceId
+        } else {
+            gv.extend_from_slice(&(s.len() as i16).to_be_bytes());
+            gv.extend_from_slice(s.as_bytes());
+        }
+    }
+    gv.extend_from_slice(&30_000i32.to_be_bytes());
+    gv.extend_from_slice(&10_000i32.to_be_bytes());
+    gv.extend_from_slice(&0i32.to_be_bytes()); // subscription: empty
+    gv.extend_from_slice(&0i32.to_be_bytes()); // assignment: empty
     let mut p = PartitionBuilder::new("__consumer_offsets", 7);
-    // offsets 0..=3: valid commit, a tombstone, a KIP-848 record (not judged), a valid one
+    // offsets 0..=4: valid commit, a tombstone, a KIP-848 record (not judged), a valid one,
+    // group metadata with an empty assignment
     p.append(
         Batch::new(Producer::PLAIN)
             .record(Rec::kv(&k, &v))
             .record(Rec::tombstone(&k))
             .record(Rec::kv(3i16.to_be_bytes(), b"\x00\x00anything"))
-            .record(Rec::kv(&k, &v)),
+            .record(Rec::kv(&k, &v))
+            .record(Rec::kv(&gk, &gv)),
     );
-    // offsets 4..=6: an unknown key type, then a value version no release writes, then a
+    // offsets 5..=7: an unknown key type, then a value version no release writes, then a
     // record without a key
     p.append(
         Batch::new(Producer::PLAIN)
@@ -1288,11 +1328,11 @@ fn consumer_offsets_records_the_coordinator_cannot_load() {
     );
     let (_d, m, r) = run(&p);
     let u = one(&r, Kind::OffsetsRecordUnknownType);
-    assert_eq!((u.offset, u.severity), (Some(4), Severity::Warning));
+    assert_eq!((u.offset, u.severity), (Some(5), Severity::Warning));
     assert_eq!(u.position, Some(m.batches[1].position));
     assert_eq!(u.evidence["key_type"], 99);
     let x = one(&r, Kind::OffsetsRecordUndecodable);
-    assert_eq!((x.offset, x.severity), (Some(5), Severity::Error));
+    assert_eq!((x.offset, x.severity), (Some(6), Severity::Error));
     assert_eq!(x.evidence["records_in_batch"], 2);
     assert!(
         x.evidence["error"].as_str().unwrap().contains("version"),

@@ -338,27 +338,28 @@ fn scala_hex(bytes: &[u8]) -> String {
 
 /// A consumer-protocol assignment blob as Java prints `Assignment.partitions()` (a
 /// `List<TopicPartition>`: `[t-0, t-1]`), with `:HEX` of the user data when there is any.
-fn consumer_assignment(blob: &[u8]) -> Result<String, FormatError> {
+fn consumer_assignment(blob: &[u8], budget: &mut usize) -> Result<String, FormatError> {
+    // Members the leader assigned nothing get a zero-length assignment (SyncGroup's
+    // "Setting empty assignments for members"): no partitions.
+    if blob.is_empty() {
+        return Ok("[]".to_string());
+    }
     let mut cur = Cursor::new(blob, 0, "consumer protocol assignment");
     let _version = cur.i16("version")?;
     let n = group_count(&mut cur, false, "assignedPartitions")?;
     let mut parts = Vec::new();
-    let mut text_len = 0usize;
     for _ in 0..n {
         let topic = group_string(&mut cur, false, "topic")?.unwrap_or_else(|| "null".into());
         let m = group_count(&mut cur, false, "partitions")?;
         for _ in 0..m {
             // Each 4-byte partition repeats the topic name in the text: bound the output
-            // (crafted bytes could otherwise turn 1 MiB into gigabytes).
-            text_len += topic.len() + 13;
-            if text_len > MAX_DECODED_TEXT {
-                return Err(cur.err(
-                    "assignedPartitions",
-                    Problem::TooLarge {
-                        limit: MAX_DECODED_TEXT as u64,
-                    },
-                ));
-            }
+            // of the whole record (crafted bytes could otherwise turn 1 MiB into gigabytes).
+            *budget = budget.checked_sub(topic.len() + 13).ok_or(cur.err(
+                "assignedPartitions",
+                Problem::TooLarge {
+                    limit: MAX_DECODED_TEXT as u64,
+                },
+            ))?;
             parts.push(format!("{topic}-{}", cur.i32("partition")?));
         }
     }
@@ -391,6 +392,33 @@ pub fn offsets(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
     offset: i64,
+) -> Result<(Option<String>, Option<String>), FormatError> {
+    offsets_impl(key, value, offset, true)
+}
+
+/// What the group coordinator checks when it loads a `__consumer_offsets` record, without
+/// building any text: `Ok(Some(type))` for a key type this decoder does not model (3+ or
+/// negative), `Ok(None)` for a record of types 0–2 that deserializes, `Err` for one that
+/// does not. Unlike [`offsets`], member assignments are not parsed (the coordinator never
+/// does; a zero-length one is normal).
+pub fn validate_offsets_record(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Result<Option<i16>, FormatError> {
+    let t = key
+        .filter(|k| k.len() >= 2)
+        .map(|k| i16::from_be_bytes([k[0], k[1]]));
+    match t {
+        Some(t) if !(0..=2).contains(&t) => Ok(Some(t)),
+        _ => offsets_impl(key, value, 0, false).map(|_| None),
+    }
+}
+
+fn offsets_impl(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    offset: i64,
+    display: bool,
 ) -> Result<(Option<String>, Option<String>), FormatError> {
     let key = key.ok_or(FormatError::new(
         "offsets key",
@@ -445,7 +473,8 @@ pub fn offsets(
                 v.i64("currentStateTimestamp")?;
             }
             let n = group_count(&mut v, flex, "members")?;
-            let mut assignment = Vec::with_capacity(n);
+            let mut assignment = Vec::with_capacity(if display { n } else { 0 });
+            let mut budget = MAX_DECODED_TEXT;
             for _ in 0..n {
                 let member = group_string(&mut v, flex, "memberId")?.unwrap_or_default();
                 if version >= 3 {
@@ -462,11 +491,21 @@ pub fn offsets(
                 if flex {
                     skip_tagged(&mut v)?;
                 }
+                if !display {
+                    continue;
+                }
                 let text = if protocol_type == "consumer" {
-                    consumer_assignment(blob)?
+                    consumer_assignment(blob, &mut budget)?
                 } else {
+                    budget = budget.saturating_sub(2 * blob.len());
                     scala_hex(blob)
                 };
+                budget = budget.checked_sub(member.len() + 2).ok_or(v.err(
+                    "members",
+                    Problem::TooLarge {
+                        limit: MAX_DECODED_TEXT as u64,
+                    },
+                ))?;
                 assignment.push(format!("{member}={text}"));
             }
             let payload = format!(
@@ -745,7 +784,46 @@ mod tests {
         let topic = "t".repeat(30_000);
         let parts: Vec<i32> = (0..100_000).collect();
         let blob = assignment(&[(&topic, &parts)], None);
-        let e = consumer_assignment(&blob).unwrap_err();
+        let e = consumer_assignment(&blob, &mut MAX_DECODED_TEXT.clone()).unwrap_err();
         assert!(matches!(e.problem, Problem::TooLarge { .. }), "{e}");
+    }
+
+    #[test]
+    fn empty_assignments_are_normal() {
+        // SyncGroup gives members the leader assigned nothing a zero-length assignment.
+        let mut key = 2i16.to_be_bytes().to_vec();
+        s16(&mut key, Some("grp"));
+        let mut v = 3i16.to_be_bytes().to_vec();
+        s16(&mut v, Some("consumer"));
+        v.extend_from_slice(&5i32.to_be_bytes());
+        s16(&mut v, Some("range"));
+        s16(&mut v, Some("m1"));
+        v.extend_from_slice(&1i64.to_be_bytes());
+        v.extend_from_slice(&1i32.to_be_bytes());
+        s16(&mut v, Some("m1"));
+        s16(&mut v, None);
+        s16(&mut v, Some("c"));
+        s16(&mut v, Some("h"));
+        v.extend_from_slice(&1i32.to_be_bytes());
+        v.extend_from_slice(&1i32.to_be_bytes());
+        b32(&mut v, Some(b"sub"));
+        b32(&mut v, Some(b""));
+        assert_eq!(
+            offsets(Some(&key), Some(&v), 0).unwrap().1.as_deref(),
+            Some(
+                r#"{"protocolType":"consumer","protocol":"range","generationId":5,"assignment":"{m1=[]}"}"#
+            )
+        );
+        assert_eq!(validate_offsets_record(Some(&key), Some(&v)), Ok(None));
+        // A malformed (non-empty) assignment fails the display only, not the coordinator's
+        // load, which never parses assignments.
+        let mut bad = v.clone();
+        let at = bad.len() - 4;
+        bad.truncate(at);
+        b32(&mut bad, Some(b"\x00"));
+        assert!(offsets(Some(&key), Some(&bad), 0).is_err());
+        assert_eq!(validate_offsets_record(Some(&key), Some(&bad)), Ok(None));
+        assert_eq!(validate_offsets_record(Some(&[0, 7]), None), Ok(Some(7)));
+        assert!(validate_offsets_record(None, None).is_err());
     }
 }

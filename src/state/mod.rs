@@ -1080,13 +1080,22 @@ impl Replay {
             // it from a producer seen committing at its data's epoch is a switch to TV2
             // (4.0+ feature upgrade) or a COMMIT a TV0/1 coordinator would not write.
             if commit && e.tv2 == Some(false) && ev.producer_epoch > data_epoch {
+                // The TV2 pattern is exactly one epoch up: then the producer is TV2 from here.
+                let switched = ev.producer_epoch == t.epoch.saturating_add(1);
                 findings.push(
                     self.at(
                         Kind::CommitEpochAboveData,
                         &cur,
                         format!(
-                            "producer {pid} COMMIT marker at offset {} has epoch {}, above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 0/1 (an earlier COMMIT at its data's epoch): a switch to transaction version 2 mid-stream (Kafka 4.0+, normal from here on) or a COMMIT a TV0/1 coordinator does not write",
-                            ev.base_offset, ev.producer_epoch, t.first.base_offset
+                            "producer {pid} COMMIT marker at offset {} has epoch {}, above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 0/1 (an earlier marker at its data's epoch): {}",
+                            ev.base_offset,
+                            ev.producer_epoch,
+                            t.first.base_offset,
+                            if switched {
+                                "a switch to transaction version 2 mid-stream (Kafka 4.0+, normal from here on) or a COMMIT a TV0/1 coordinator does not write"
+                            } else {
+                                "not the TV2 pattern either (one epoch up): a COMMIT a TV0/1 coordinator does not write"
+                            }
                         ),
                     )
                     .evidence(json!({
@@ -1096,7 +1105,7 @@ impl Replay {
                         "marker_epoch": ev.producer_epoch,
                         "previous_marker": e.last_marker.map(|m| self.batch_json(&m)),
                         "transaction_version_2_before": false,
-                        "transaction_version_2_after": true,
+                        "transaction_version_2_after": switched,
                     }))
                     .broker(text::BROKER_COMMIT_ABOVE_DATA)
                     .remediation(
