@@ -644,6 +644,31 @@ mod tests {
         a
     }
 
+    /// Key and v3 value of a classic `consumer` group "grp" (protocol "range", leader
+    /// "m1") with these members and assignment blobs.
+    fn group_v3(generation: i32, members: &[(&str, Vec<u8>)]) -> (Vec<u8>, Vec<u8>) {
+        let mut key = 2i16.to_be_bytes().to_vec();
+        s16(&mut key, Some("grp"));
+        let mut v = 3i16.to_be_bytes().to_vec();
+        s16(&mut v, Some("consumer"));
+        v.extend_from_slice(&generation.to_be_bytes());
+        s16(&mut v, Some("range"));
+        s16(&mut v, Some("m1"));
+        v.extend_from_slice(&123i64.to_be_bytes());
+        v.extend_from_slice(&(members.len() as i32).to_be_bytes());
+        for (id, a) in members {
+            s16(&mut v, Some(id));
+            s16(&mut v, None); // groupInstanceId
+            s16(&mut v, Some("client"));
+            s16(&mut v, Some("/10.0.0.1"));
+            v.extend_from_slice(&300_000i32.to_be_bytes());
+            v.extend_from_slice(&45_000i32.to_be_bytes());
+            b32(&mut v, Some(b"sub"));
+            b32(&mut v, Some(a));
+        }
+        (key, v)
+    }
+
     #[test]
     fn offsets_commit_values_of_every_version() {
         // The record of a real dump (Strimzi blog, Kafka 3.x: keySize 26, valueSize 24):
@@ -706,36 +731,21 @@ mod tests {
 
     #[test]
     fn offsets_group_metadata() {
-        let mut key = 2i16.to_be_bytes().to_vec();
-        s16(&mut key, Some("grp"));
         // v3 consumer group with two members: one assignment with user data (printed as
         // Scala's BigInt hex: upper case, no leading zeros), one empty.
-        let mut v = 3i16.to_be_bytes().to_vec();
-        s16(&mut v, Some("consumer"));
-        v.extend_from_slice(&10i32.to_be_bytes());
-        s16(&mut v, Some("range"));
-        s16(&mut v, Some("m1"));
-        v.extend_from_slice(&123i64.to_be_bytes());
-        v.extend_from_slice(&2i32.to_be_bytes());
-        for (id, a) in [
-            (
-                "m1",
-                assignment(
-                    &[("foo", &[0, 1]), ("bar", &[2])],
-                    Some(&[0x00, 0x0a, 0xbc]),
+        let (key, v) = group_v3(
+            10,
+            &[
+                (
+                    "m1",
+                    assignment(
+                        &[("foo", &[0, 1]), ("bar", &[2])],
+                        Some(&[0x00, 0x0a, 0xbc]),
+                    ),
                 ),
-            ),
-            ("m2", assignment(&[], None)),
-        ] {
-            s16(&mut v, Some(id));
-            s16(&mut v, None); // groupInstanceId
-            s16(&mut v, Some("client"));
-            s16(&mut v, Some("/10.0.0.1"));
-            v.extend_from_slice(&300_000i32.to_be_bytes());
-            v.extend_from_slice(&45_000i32.to_be_bytes());
-            b32(&mut v, Some(b"sub"));
-            b32(&mut v, Some(&a));
-        }
+                ("m2", assignment(&[], None)),
+            ],
+        );
         assert_eq!(
             offsets(Some(&key), Some(&v), 4).unwrap(),
             (
@@ -791,23 +801,7 @@ mod tests {
     #[test]
     fn empty_assignments_are_normal() {
         // SyncGroup gives members the leader assigned nothing a zero-length assignment.
-        let mut key = 2i16.to_be_bytes().to_vec();
-        s16(&mut key, Some("grp"));
-        let mut v = 3i16.to_be_bytes().to_vec();
-        s16(&mut v, Some("consumer"));
-        v.extend_from_slice(&5i32.to_be_bytes());
-        s16(&mut v, Some("range"));
-        s16(&mut v, Some("m1"));
-        v.extend_from_slice(&1i64.to_be_bytes());
-        v.extend_from_slice(&1i32.to_be_bytes());
-        s16(&mut v, Some("m1"));
-        s16(&mut v, None);
-        s16(&mut v, Some("c"));
-        s16(&mut v, Some("h"));
-        v.extend_from_slice(&1i32.to_be_bytes());
-        v.extend_from_slice(&1i32.to_be_bytes());
-        b32(&mut v, Some(b"sub"));
-        b32(&mut v, Some(b""));
+        let (key, v) = group_v3(5, &[("m1", Vec::new())]);
         assert_eq!(
             offsets(Some(&key), Some(&v), 0).unwrap().1.as_deref(),
             Some(
