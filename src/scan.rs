@@ -785,17 +785,31 @@ impl<'a> Walker<'a> {
                         "malformed control record (recovery throws InvalidRecordException)".into(),
                     ));
                 }
-                if opts.deep && ev.crc_valid {
-                    check_records(ctx, name, &b, &mut self.dec, &mut self.out.findings);
-                }
                 // Rule 32: records of the group coordinator's log. Uncompressed batches
-                // (the coordinator's default) are read always, compressed ones with --deep.
-                if ctx.topic == OFFSETS_TOPIC
-                    && ev.crc_valid
-                    && !b.is_control()
-                    && (opts.deep || b.compression() == Compression::None)
-                {
-                    check_offsets_records(ctx, name, &b, &mut self.dec, &mut self.out.findings);
+                // (the coordinator's default) are read always, compressed ones with --deep;
+                // either way each batch's records are walked once.
+                let offsets_check = ctx.topic == OFFSETS_TOPIC && ev.crc_valid && !b.is_control();
+                if opts.deep && ev.crc_valid {
+                    let mut check = offsets_check.then(OffsetsCheck::default);
+                    check_records(
+                        ctx,
+                        name,
+                        &b,
+                        &mut self.dec,
+                        check.as_mut(),
+                        &mut self.out.findings,
+                    );
+                    if let Some(c) = check {
+                        c.report(ctx, name, &b, &mut self.out.findings);
+                    }
+                } else if offsets_check && b.compression() == Compression::None {
+                    let mut check = OffsetsCheck::default();
+                    if let Ok(records) = format::batch_records(&b, &mut self.dec) {
+                        for r in records.map_while(Result::ok) {
+                            check.record(&b, &r);
+                        }
+                    }
+                    check.report(ctx, name, &b, &mut self.out.findings);
                 }
                 self.out.records += ev.records_count.max(0) as u64;
                 ev
@@ -1338,69 +1352,74 @@ const KNOWN_OFFSETS_TYPES: std::ops::RangeInclusive<i16> = 0..=23;
 /// group metadata) are decoded with their value versions (0–4); other known types are not
 /// judged (their schemas are not modelled); an unknown type is skipped by the coordinator
 /// with a warning, anything else undecodable makes the load throw. One finding per kind
-/// per batch (the first record), with the count.
-fn check_offsets_records(
-    ctx: &PartitionContext,
-    name: &str,
-    b: &format::BatchView<'_>,
-    dec: &mut Decompressor,
-    out: &mut Vec<Finding>,
-) {
-    let Ok(records) = format::batch_records(b, dec) else {
-        return; // structural problems are reported by the header / --deep checks
-    };
-    // (first record offset, detail, count) per problem class.
-    let mut unknown: Option<(i64, i16, u32)> = None;
-    let mut broken: Option<(i64, String, u32)> = None;
-    for r in records {
-        let Ok(r) = r else { break };
+/// per batch (the first record), with the count. Fed record by record by whichever walk
+/// decodes the batch's records, so a batch is never decoded twice.
+#[derive(Default)]
+struct OffsetsCheck {
+    /// (first record offset, key type, count) of records of an unknown type.
+    unknown: Option<(i64, i16, u32)>,
+    /// (first record offset, error, count) of records that do not deserialize.
+    broken: Option<(i64, String, u32)>,
+}
+
+impl OffsetsCheck {
+    fn record(&mut self, b: &format::BatchView<'_>, r: &format::Record<'_>) {
         let offset = b.base_offset().wrapping_add(r.offset_delta as i64);
         match crate::dump::decoders::validate_offsets_record(r.key, r.value) {
-            Ok(Some(t)) if !KNOWN_OFFSETS_TYPES.contains(&t) => match &mut unknown {
+            Ok(Some(t)) if !KNOWN_OFFSETS_TYPES.contains(&t) => match &mut self.unknown {
                 Some((_, _, n)) => *n += 1,
-                None => unknown = Some((offset, t, 1)),
+                None => self.unknown = Some((offset, t, 1)),
             },
             Ok(_) => {} // decodes, or a KIP-848 type whose schema is not modelled here
-            Err(e) => match &mut broken {
+            Err(e) => match &mut self.broken {
                 Some((_, _, n)) => *n += 1,
-                None => broken = Some((offset, e.to_string(), 1)),
+                None => self.broken = Some((offset, e.to_string(), 1)),
             },
         }
     }
-    if let Some((offset, t, n)) = unknown {
-        out.push(
-            segment_finding(
-                ctx,
-                Kind::OffsetsRecordUnknownType,
-                name,
-                b.position(),
-                format!(
-                    "{name}: record at offset {offset} has key type {t}, not a group coordinator record type (Kafka up to 4.2 uses 0-23) ({n} such record(s) in the batch at offset {})",
-                    b.base_offset()
-                ),
-            )
-            .offset(offset)
-            .evidence(json!({"record_offset": offset, "key_type": t, "records_in_batch": n, "batch_offset": b.base_offset()}))
-            .broker("the group coordinator skips it on load with a warning (\"It could be a left over from an aborted upgrade\"); kafka-dump-log --offsets-decoder prints \"Unknown record type\""),
-        );
-    }
-    if let Some((offset, error, n)) = broken {
-        out.push(
-            segment_finding(
-                ctx,
-                Kind::OffsetsRecordUndecodable,
-                name,
-                b.position(),
-                format!(
-                    "{name}: record at offset {offset} does not deserialize as a group coordinator record: {error} ({n} such record(s) in the batch at offset {})",
-                    b.base_offset()
-                ),
-            )
-            .offset(offset)
-            .evidence(json!({"record_offset": offset, "error": error, "records_in_batch": n, "batch_offset": b.base_offset()}))
-            .broker("the group coordinator's load of this partition throws (\"Deserializing record … failed\"): the groups it hosts cannot be loaded until the record is gone (compacted or the partition repaired)")
-            .remediation("dump the record with `klogscan dump --offsets-decoder`; find which client or tool wrote to __consumer_offsets directly"),
-        );
+
+    fn report(
+        self,
+        ctx: &PartitionContext,
+        name: &str,
+        b: &format::BatchView<'_>,
+        out: &mut Vec<Finding>,
+    ) {
+        if let Some((offset, t, n)) = self.unknown {
+            out.push(
+                segment_finding(
+                    ctx,
+                    Kind::OffsetsRecordUnknownType,
+                    name,
+                    b.position(),
+                    format!(
+                        "{name}: record at offset {offset} has key type {t}, not a group coordinator record type (Kafka up to 4.2 uses 0-23) ({n} such record(s) in the batch at offset {})",
+                        b.base_offset()
+                    ),
+                )
+                .offset(offset)
+                .evidence(json!({"record_offset": offset, "key_type": t, "records_in_batch": n, "batch_offset": b.base_offset()}))
+                .broker("the group coordinator skips it on load with a warning (\"It could be a left over from an aborted upgrade\"); kafka-dump-log --offsets-decoder prints \"Unknown record type\""),
+            );
+        }
+        if let Some((offset, error, n)) = self.broken {
+            out.push(
+                segment_finding(
+                    ctx,
+                    Kind::OffsetsRecordUndecodable,
+                    name,
+                    b.position(),
+                    format!(
+                        "{name}: record at offset {offset} does not deserialize as a group coordinator record: {error} ({n} such record(s) in the batch at offset {})",
+                        b.base_offset()
+                    ),
+                )
+                .offset(offset)
+                .evidence(json!({"record_offset": offset, "error": error, "records_in_batch": n, "batch_offset": b.base_offset()}))
+                .broker("the group coordinator's load of this partition throws (\"Deserializing record … failed\"): the groups it hosts cannot be loaded until the record is gone (compacted or the partition repaired)")
+                .remediation("dump the record with `klogscan dump --offsets-decoder`; find which client or tool wrote to __consumer_offsets directly"),
+            );
+        }
     }
 }
 
@@ -1410,6 +1429,7 @@ fn check_records(
     name: &str,
     b: &format::BatchView<'_>,
     dec: &mut Decompressor,
+    mut offsets: Option<&mut OffsetsCheck>,
     out: &mut Vec<Finding>,
 ) {
     let delta = b.last_offset_delta();
@@ -1435,6 +1455,9 @@ fn check_records(
         match r {
             Ok(r) => {
                 n += 1;
+                if let Some(c) = offsets.as_deref_mut() {
+                    c.record(b, &r);
+                }
                 if r.offset_delta < 0 || r.offset_delta > delta {
                     problems.push(format!(
                         "record offsetDelta {} outside [0, {delta}]",

@@ -1339,6 +1339,13 @@ fn consumer_offsets_records_the_coordinator_cannot_load() {
         "{x:#?}"
     );
     assert_eq!(r.findings.len(), 2, "{:#?}", r.findings);
+    // --deep walks the records once for both its own checks and this one: same findings.
+    let deep = ScanOptions {
+        deep: true,
+        ..Default::default()
+    };
+    let (_d, _m, rd) = run_with(&p, &deep);
+    assert_eq!(kinds(&rd), kinds(&r));
 
     // near miss: the same bytes in an ordinary topic are just data
     let mut p = PartitionBuilder::new("orders", 0);
