@@ -820,4 +820,56 @@ mod tests {
         assert_eq!(validate_offsets_record(Some(&[0, 7]), None), Ok(Some(7)));
         assert!(validate_offsets_record(None, None).is_err());
     }
+
+    #[test]
+    fn offsets_decoders_never_panic_on_noise() {
+        // Deterministic noise, and mutations of valid records (every byte of the key and
+        // value flipped): only values or errors, never a panic.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for len in 0..64usize {
+            for _ in 0..50 {
+                let key: Vec<u8> = (0..len % 24).map(|_| next() as u8).collect();
+                let value: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                for t in [0u8, 1, 2] {
+                    let mut k = key.clone();
+                    if k.len() >= 2 {
+                        k[0] = 0;
+                        k[1] = t;
+                    }
+                    let _ = offsets(Some(&k), Some(&value), 0);
+                    let _ = validate_offsets_record(Some(&k), Some(&value));
+                }
+            }
+        }
+        let (gk, gv) = group_v3(1, &[("m", assignment(&[("t", &[0, 1])], Some(&[1, 2])))]);
+        let (ck, cv) = {
+            let mut v = 3i16.to_be_bytes().to_vec();
+            v.extend_from_slice(&5i64.to_be_bytes());
+            v.extend_from_slice(&0i32.to_be_bytes());
+            s16(&mut v, Some("meta"));
+            v.extend_from_slice(&6i64.to_be_bytes());
+            (offset_key(1, "g", "t", 0), v)
+        };
+        for (k, v) in [(gk, gv), (ck, cv)] {
+            for i in 0..k.len() + v.len() {
+                for mask in [0x01u8, 0x80, 0xff] {
+                    let (mut k2, mut v2) = (k.clone(), v.clone());
+                    if i < k.len() {
+                        k2[i] ^= mask;
+                    } else {
+                        v2[i - k.len()] ^= mask;
+                    }
+                    let _ = offsets(Some(&k2), Some(&v2), 0);
+                    let _ = validate_offsets_record(Some(&k2), Some(&v2));
+                    let _ = offsets(Some(&k2), Some(&v2[..v2.len() / 2]), 0);
+                }
+            }
+        }
+    }
 }
