@@ -996,8 +996,8 @@ enum PieceSource {
 /// `None` too for files too small to split.
 ///
 /// Mapped segments are walked over the map; `read()` segments (the newest of a partition)
-/// are read piece by piece in [`segment::CHUNK_SIZE`] chunks, each piece with its own file
-/// handle, so one huge partition's live segment also uses every thread.
+/// are read piece by piece in [`segment::CHUNK_SIZE`] chunks with positional reads through
+/// one shared handle, so one huge partition's live segment also uses every thread.
 #[allow(clippy::too_many_arguments)]
 fn scan_pieces(
     ctx: &PartitionContext,
@@ -1056,53 +1056,38 @@ fn scan_pieces(
             let start = starts[k];
             let stop = starts.get(k + 1).copied();
             let mut w = Walker::new(ctx, name, idx, base, opts, pool.take());
-            // `reached`: the walk met an entry at exactly `stop` (None: no stop, last piece).
-            let mut reached = false;
-            let mut on_entry = |e: format::RawEntry<'_>| match stop {
-                Some(stop) if e.position >= stop as u64 => {
-                    reached = e.position == stop as u64;
-                    std::ops::ControlFlow::Break(())
-                }
-                _ => {
-                    w.entry(e);
-                    std::ops::ControlFlow::Continue(())
-                }
-            };
-            let tail = match &source {
+            // Both sources walk `[start, stop)` only: a piece chains when its entries tile
+            // that range exactly (`segment::PieceEnd`).
+            let end = match &source {
                 PieceSource::Mapped(data) => {
+                    let to = stop.unwrap_or(len);
                     let mut entries =
-                        format::Entries::new(data.get(start..).unwrap_or(&[]), start as u64);
-                    let mut stopped = false;
+                        format::Entries::new(data.get(start..to).unwrap_or(&[]), start as u64);
                     for e in entries.by_ref() {
-                        if on_entry(e).is_break() {
-                            stopped = true;
-                            break;
-                        }
+                        w.entry(e);
                     }
-                    data.release_range(start, stop.unwrap_or(len));
-                    (!stopped).then(|| entries.tail().unwrap_or(Tail::Clean))
+                    data.release_range(start, to);
+                    let tail = entries.tail().unwrap_or(Tail::Clean);
+                    match stop {
+                        None => segment::PieceEnd::End(tail),
+                        Some(_) if matches!(tail, Tail::Clean) => segment::PieceEnd::Chained,
+                        Some(_) => segment::PieceEnd::Broken,
+                    }
                 }
                 PieceSource::Read { file, size } => {
                     let stop = stop.map(|s| s as u64);
-                    let end = segment::walk_read_piece(file, start as u64, stop, *size, |e| {
+                    segment::walk_read_piece(file, start as u64, stop, *size, |e| {
                         w.entry(e);
                         std::ops::ControlFlow::Continue(())
                     })
-                    .ok()?;
-                    match end {
-                        segment::PieceEnd::Chained => reached = true,
-                        segment::PieceEnd::Broken => return Some((w, None, false)),
-                        segment::PieceEnd::End(tail) => return Some((w, Some(tail), true)),
-                    }
-                    None
+                    .ok()?
                 }
             };
-            let chained = match stop {
-                Some(_) => reached,
-                None => tail.is_some(),
-            };
-            let tail = if stop.is_some() { None } else { tail };
-            Some((w, tail, chained))
+            Some(match end {
+                segment::PieceEnd::Chained => (w, None, true),
+                segment::PieceEnd::Broken => (w, None, false),
+                segment::PieceEnd::End(tail) => (w, Some(tail), true),
+            })
         })
         .collect();
     if let PieceSource::Mapped(data) = &source {
