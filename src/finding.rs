@@ -188,6 +188,59 @@ pub struct Finding {
     pub client_error: Option<String>,
     /// What to do, where something can be done.
     pub remediation: Option<String>,
+    /// Stable id within a report, derived from the finding's identity (kind, copy, partition,
+    /// offset, producer): the same finding gets the same id in every run over the same inputs.
+    /// Assigned by [`assign_ids`] when the report is complete.
+    pub id: String,
+    /// Ids of the findings this one follows from (its root causes), when known.
+    pub caused_by: Vec<String>,
+    /// Where the evidence lives: cluster, broker, log dir, partition directory, copy kind.
+    pub source: Source,
+}
+
+/// Which copy of a partition a directory holds (`kafka-format.md` §1: directory names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CopyKind {
+    /// `topic-N`: the copy the broker serves.
+    #[default]
+    Live,
+    /// `topic-N.<uuid>-future`: an inter-log-dir move in progress (KIP-113).
+    Future,
+    /// `topic-N.<uuid>-delete`: scheduled for asynchronous deletion.
+    Delete,
+    /// `topic-N.<uuid>-stray`: a KRaft stray replica the broker no longer hosts (KIP-858).
+    Stray,
+}
+
+impl CopyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CopyKind::Live => "live",
+            CopyKind::Future => "future",
+            CopyKind::Delete => "delete",
+            CopyKind::Stray => "stray",
+        }
+    }
+    /// Only the live copy gets live-partition verdicts (hanging transactions, LSO, `abort`).
+    pub fn is_live(self) -> bool {
+        self == CopyKind::Live
+    }
+}
+
+/// Identity of the evidence a finding (or partition report) comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Source {
+    /// `cluster.id` from the log dir's `meta.properties`, when present.
+    pub cluster_id: Option<String>,
+    /// `node.id` (KRaft) or `broker.id` (ZooKeeper) from `meta.properties`.
+    pub broker_id: Option<i32>,
+    /// The log dir (a `log.dirs` entry) holding the partition directory.
+    pub log_dir: Option<String>,
+    /// The partition directory (or file) the finding is about.
+    pub path: Option<String>,
+    /// Which copy of the partition the directory holds.
+    pub copy: CopyKind,
 }
 
 impl Finding {
@@ -208,6 +261,9 @@ impl Finding {
             broker_behaviour: String::new(),
             client_error: None,
             remediation: None,
+            id: String::new(),
+            caused_by: Vec::new(),
+            source: Source::default(),
         }
     }
     pub fn severity(mut self, s: Severity) -> Self {
@@ -246,6 +302,76 @@ impl Finding {
     pub fn remediation(mut self, r: impl Into<String>) -> Self {
         self.remediation = Some(r.into());
         self
+    }
+    /// Link this finding to the finding it follows from (see [`Finding::identity_key`]).
+    pub fn caused_by(mut self, id: impl Into<String>) -> Self {
+        let id = id.into();
+        if !self.caused_by.contains(&id) {
+            self.caused_by.push(id);
+        }
+        self
+    }
+    /// The content-derived part of the id: kind, copy, topic-partition, offset, producer.
+    /// A rule that links a follow-on finding to its cause computes the cause's key with
+    /// [`identity_key`] from the same fields.
+    pub fn identity_key(&self) -> String {
+        identity_key(
+            self.kind,
+            &self.topic,
+            self.partition,
+            self.offset,
+            self.producer_id,
+            self.source.broker_id,
+            self.source.copy,
+        )
+    }
+}
+
+/// The id a finding with these fields gets (before de-duplication suffixes): rules use it to
+/// fill `caused_by` before ids are assigned.
+pub fn identity_key(
+    kind: Kind,
+    topic: &str,
+    partition: i32,
+    offset: Option<i64>,
+    producer_id: Option<i64>,
+    broker_id: Option<i32>,
+    copy: CopyKind,
+) -> String {
+    let mut s = String::with_capacity(48);
+    use std::fmt::Write as _;
+    let _ = write!(s, "{}:", kind.id());
+    if let Some(b) = broker_id {
+        let _ = write!(s, "b{b}:");
+    }
+    if !copy.is_live() {
+        let _ = write!(s, "{}:", copy.as_str());
+    }
+    let _ = write!(s, "{topic}-{partition}");
+    if let Some(o) = offset {
+        let _ = write!(s, "@{o}");
+    }
+    if let Some(p) = producer_id {
+        let _ = write!(s, ":p{p}");
+    }
+    s
+}
+
+/// Give every finding its id: its identity key, with `#2`, `#3`, … on repeats, in report order.
+/// `caused_by` entries that name a key which became ambiguous keep pointing at its first holder.
+pub fn assign_ids(findings: &mut [Finding]) {
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    for f in findings.iter_mut() {
+        let key = f.identity_key();
+        let n = seen.entry(key.clone()).or_insert(0);
+        *n += 1;
+        f.id = if *n == 1 { key } else { format!("{key}#{n}") };
+    }
+    // Drop links to findings that are not in the report (the cause was filtered out of the
+    // analysis or never produced), so that every `caused_by` id resolves.
+    let ids: std::collections::HashSet<String> = findings.iter().map(|f| f.id.clone()).collect();
+    for f in findings.iter_mut() {
+        f.caused_by.retain(|c| ids.contains(c) && *c != f.id);
     }
 }
 

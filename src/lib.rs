@@ -52,4 +52,4 @@ pub mod state;
 pub mod testkit;
 pub mod verify;
 
-pub use finding::{Finding, Kind, Severity};
+pub use finding::{CopyKind, Finding, Kind, Severity, Source};

@@ -251,6 +251,7 @@ impl ScanReport {
 
     /// Recompute `summary.findings` after findings were added or their severity changed.
     pub fn recount_findings(&mut self) {
+        crate::finding::assign_ids(&mut self.findings);
         self.summary.findings = severity_counts(&self.findings);
     }
 
@@ -377,6 +378,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             .broker("not applicable: the analysis of this path is incomplete"),
         );
     }
+    crate::finding::assign_ids(&mut report.findings);
     report.summary = summarise(&report);
     report
 }
