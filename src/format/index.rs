@@ -13,7 +13,7 @@
 use super::bytes::{be_i32, be_i64};
 use super::error::{FormatError, Problem};
 use super::{Entries, Tail};
-use crate::event::{Classified, classify};
+use crate::format::{Classified, classify};
 
 /// Size of an offset-index entry: relativeOffset i32 + position i32.
 pub const OFFSET_ENTRY_SIZE: usize = 8;

@@ -3,7 +3,7 @@
 //! checkpoints, leftovers) against the log, and predict what a broker's `LogLoader` would do
 //! with the partition on its next start (`kafka-format.md` §9).
 //!
-//! Entry points: [`verify`] for any mix of paths (like [`crate::scan::scan`]) and
+//! Entry points: [`verify`] for any mix of paths (like [`crate::pipeline::scan`]) and
 //! [`verify_partition`] for one partition directory. Both return the [`RecoveryPrediction`]
 //! of each partition and the findings (the scan's findings plus the cross-checks:
 //! `index_corrupt`, `index_mismatch`, `timeindex_mismatch`, `txnindex_mismatch`,
@@ -193,9 +193,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     // One scan of everything: each partition's findings stay with its own directory
     // (several directories may hold the same topic-partition: replicas, -future dirs), and
     // the hanging-transaction reference time is the newest batch of each log dir.
-    let mut scan = scan::scan_inventory(inv, &scan_opts);
-    crate::coordinator::annotate(&mut scan, inv, &scan_opts);
-    crate::replicas::compare(&mut scan, inv, &scan_opts);
+    let scan = crate::pipeline::analyse(inv, &scan_opts);
     let index_of: std::collections::HashMap<String, usize> = inv
         .partitions
         .iter()
