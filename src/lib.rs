@@ -45,6 +45,7 @@ pub mod format;
 pub mod fuzzing;
 pub mod layout;
 pub mod pipeline;
+pub mod recovery;
 pub mod replicas;
 pub mod report;
 pub mod results;

@@ -34,6 +34,9 @@ pub struct ScanOptions {
     pub progress: Progress,
     /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
     pub capture_snapshots: bool,
+    /// Keep every entry's position and offsets per segment (for `verify`'s index checks:
+    /// the index files are checked against the scan's own walk, not a second read).
+    pub collect_log_batches: bool,
 }
 
 /// What [`Progress`] reports.
@@ -87,6 +90,7 @@ impl Default for ScanOptions {
             max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
             progress: Progress::default(),
             capture_snapshots: false,
+            collect_log_batches: false,
         }
     }
 }
@@ -147,6 +151,17 @@ pub struct PartitionReport {
     /// This partition's findings: `ScanReport::findings[finding_range]`.
     #[serde(skip)]
     pub finding_range: std::ops::Range<usize>,
+    /// Per segment with a `.log`, in order: where `LogSegment.recover` would stop on it
+    /// (the recovery model's input, from this scan's walk).
+    #[serde(skip)]
+    pub segment_walks: Vec<crate::recovery::SegmentWalk>,
+    /// What the broker's recovery does to the segments on the next start (which it
+    /// recovers, where it truncates, what it deletes, what it never looks at).
+    #[serde(skip)]
+    pub recovery: crate::recovery::SegmentPlan,
+    /// With `collect_log_batches`: per segment (as `segment_walks`), its entries.
+    #[serde(skip)]
+    pub log_batches: Vec<Option<crate::format::index::LogBatches>>,
     /// With `capture_snapshots`: the replayed producer state just before each snapshot's
     /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
     #[serde(skip)]

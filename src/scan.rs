@@ -16,8 +16,10 @@ pub use crate::results::{
 
 use crate::event::{BatchEvent, Classified, classify};
 use crate::finding::{Finding, Kind};
+use crate::format::index::{LogBatches, LogBatchesBuilder};
 use crate::format::{self, Compression, Decompressor, FormatError, Tail, TimestampType};
 use crate::layout::{self, Inventory, PartitionDir};
+use crate::recovery::{self, CRC_STOP, RecoverCheck, SegmentWalk};
 use crate::segment::{self, ReadPolicy};
 use crate::state::{PartitionContext, Replay, ReplayOutcome};
 use rayon::prelude::*;
@@ -59,20 +61,20 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         partitions: selected.len() as u64,
         bytes: total_bytes,
     });
-    let log_starts = log_start_checkpoints(inv);
+    // The log dirs' checkpoints and shutdown marker, read once per log dir.
+    let log_dirs: HashMap<&Path, recovery::LogDirFiles> = inv
+        .log_dirs
+        .iter()
+        .map(|ld| (ld.path.as_path(), recovery::LogDirFiles::read(ld)))
+        .collect();
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
     let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
         selected
             .par_iter()
             .map(|p| {
-                let checkpointed = p.log_dir.as_ref().zip(p.tp.as_ref()).and_then(|(d, tp)| {
-                    log_starts
-                        .get(d)?
-                        .get(&(tp.topic.clone(), tp.partition))
-                        .copied()
-                });
-                let r = scan_partition(p, opts, window, checkpointed, &pool);
+                let files = p.log_dir.as_deref().and_then(|d| log_dirs.get(d));
+                let r = scan_partition(p, opts, window, files, &pool);
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 r
             })
@@ -138,34 +140,6 @@ fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
     };
     opts.topic.as_deref().is_none_or(|g| glob_match(g, topic))
         && opts.partition.is_none_or(|n| n == part)
-}
-
-/// The `log-start-offset-checkpoint` of every log dir, keyed by log dir then partition.
-/// An unreadable or malformed checkpoint counts as absent here (the broker then falls back
-/// to the first segment's base offset); `verify` reports it.
-fn log_start_checkpoints(inv: &Inventory) -> HashMap<PathBuf, HashMap<(String, i32), i64>> {
-    use crate::format::checkpoint::{TextFileKind, parse_offset_checkpoint};
-    let mut out = HashMap::new();
-    for ld in &inv.log_dirs {
-        let Some(path) = &ld.log_start_offset_checkpoint else {
-            continue;
-        };
-        let Ok(bytes) = std::fs::read(path) else {
-            continue;
-        };
-        let Ok(entries) = parse_offset_checkpoint(&bytes, TextFileKind::LogStartOffsetCheckpoint)
-        else {
-            continue;
-        };
-        out.insert(
-            ld.path.clone(),
-            entries
-                .into_iter()
-                .map(|e| ((e.topic, e.partition), e.offset))
-                .collect(),
-        );
-    }
-    out
 }
 
 /// Shell-style glob with `*` and `?`.
@@ -262,6 +236,13 @@ impl EventPool {
 struct SegmentScan {
     /// In walk order (one buffer per piece of the segment).
     events: Vec<Vec<BatchEvent>>,
+    /// With `collect_log_batches`: every entry's position and offsets (for `verify`'s
+    /// index checks), from this same walk.
+    log_batches: Option<LogBatches>,
+    /// The file could not be read: no recovery verdict for it.
+    unreadable: bool,
+    name: String,
+    base: i64,
     findings: Vec<Finding>,
     bytes: u64,
     records: u64,
@@ -273,10 +254,19 @@ fn scan_partition(
     p: &PartitionDir,
     opts: &ScanOptions,
     window: usize,
-    checkpointed_log_start: Option<i64>,
+    log_dir: Option<&recovery::LogDirFiles>,
     pool: &EventPool,
 ) -> (PartitionReport, Replay, Vec<Finding>) {
     let mut ctx = partition_context(p);
+    let (clean_shutdown, recovery_point, checkpointed_log_start, _) =
+        recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
+    // A file the user named alone: the directory was not listed, so the shutdown state
+    // and indexes are unknown (the model assumes an unclean shutdown, indexes present).
+    let (clean_shutdown, recovery_point) = if p.partial {
+        (None, None)
+    } else {
+        (clean_shutdown, recovery_point)
+    };
     let logs: Vec<(i64, &Path)> = p
         .segments
         .iter()
@@ -310,6 +300,9 @@ fn scan_partition(
         finding_range: 0..0,
         leader_epochs: Vec::new(),
         snapshot_states: Vec::new(),
+        segment_walks: Vec::new(),
+        recovery: recovery::SegmentPlan::default(),
+        log_batches: Vec::new(),
     };
     let mut pending_snapshots: Vec<i64> = if opts.capture_snapshots {
         let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
@@ -349,7 +342,17 @@ fn scan_partition(
     };
     let mut replay_window = |results: Vec<SegmentScan>| {
         for seg in results {
+            // Recovery's view of this segment, from the same events: every batch before
+            // the walk's first bad entry, in file order.
+            let first_bad = seg
+                .truncation
+                .as_ref()
+                .map(|t| (t.position, t.reason.clone(), t.offset));
+            let mut check = RecoverCheck::new(seg.base);
             for ev in seg.events.iter().flatten() {
+                if first_bad.as_ref().is_none_or(|(p, _, _)| ev.position < *p) {
+                    check.batch(ev.last_offset, ev.size);
+                }
                 while let Some(&n) = pending_snapshots.last() {
                     if ev.base_offset < n {
                         break;
@@ -378,13 +381,18 @@ fn scan_partition(
                     replay.apply(&BatchEvent::untrusted(ev), &mut findings);
                 }
             }
+            report.segment_walks.push(SegmentWalk {
+                name: seg.name.clone(),
+                base_offset: seg.base,
+                walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.bytes)),
+            });
+            if opts.collect_log_batches {
+                report.log_batches.push(seg.log_batches);
+            }
             seg.events.into_iter().for_each(|v| pool.give(v));
             report.records += seg.records;
             report.bytes += seg.bytes;
             report.max_timestamp = report.max_timestamp.max(seg.max_timestamp);
-            if report.truncation.is_none() {
-                report.truncation = seg.truncation;
-            }
             findings.extend(seg.findings);
         }
     };
@@ -404,7 +412,59 @@ fn scan_partition(
     while let Some(n) = pending_snapshots.pop() {
         report.snapshot_states.push((n, replay.producers()));
     }
+    apply_recovery(
+        p,
+        &mut report,
+        clean_shutdown,
+        recovery_point,
+        &mut findings,
+    );
     (report, replay, findings)
+}
+
+/// Run the recovery model over the walked segments: the partition's `truncation` is the
+/// one the broker's recovery makes, and the integrity findings say what recovery does
+/// with their bytes (truncate there, delete with a later segment, or never look).
+fn apply_recovery(
+    p: &PartitionDir,
+    report: &mut PartitionReport,
+    clean_shutdown: Option<bool>,
+    recovery_point: Option<i64>,
+    findings: &mut [Finding],
+) {
+    let inputs: Vec<recovery::SegmentInput> = report
+        .segment_walks
+        .iter()
+        .map(|w| recovery::SegmentInput {
+            name: w.name.clone(),
+            base: w.base_offset,
+            missing_index: !p.partial
+                && p.segments
+                    .iter()
+                    .find(|s| s.base_offset == w.base_offset && s.log.is_some())
+                    .is_some_and(|s| s.index.is_none()),
+            corrupt_index: None,
+            walk: w.walk.clone(),
+        })
+        .collect();
+    let delete_dir = matches!(p.kind, Some(layout::DirKind::Delete { .. }));
+    let plan = recovery::plan_segments(
+        clean_shutdown,
+        recovery_point,
+        delete_dir,
+        &inputs,
+        report.log_end_offset,
+    );
+    report.truncation = plan.truncation.as_ref().map(|t| Truncation {
+        segment: t.segment.clone(),
+        position: t.position,
+        offset: t.first_removed_offset,
+        reason: t.reason.clone(),
+    });
+    for f in findings.iter_mut() {
+        recovery::word_integrity_finding(f, &plan, clean_shutdown, recovery_point);
+    }
+    report.recovery = plan;
 }
 
 /// Split a partition's segments into windows walked together: at most `threads`
@@ -453,6 +513,7 @@ struct Walker<'a> {
     events: Vec<BatchEvent>,
     dec: Decompressor,
     first_bad: Option<(u64, Option<i64>, String)>,
+    batches: Option<LogBatchesBuilder>,
 }
 
 impl<'a> Walker<'a> {
@@ -472,6 +533,10 @@ impl<'a> Walker<'a> {
             opts,
             out: SegmentScan {
                 events: Vec::new(),
+                log_batches: None,
+                unreadable: false,
+                name: name.to_string(),
+                base,
                 findings: Vec::new(),
                 bytes: 0,
                 records: 0,
@@ -481,18 +546,23 @@ impl<'a> Walker<'a> {
             events,
             dec: Decompressor::new(opts.max_decompressed),
             first_bad: None,
+            batches: opts.collect_log_batches.then(LogBatchesBuilder::default),
         }
     }
 
     fn entry(&mut self, entry: format::RawEntry<'_>) {
         let (ctx, name, idx, base, opts) = (self.ctx, self.name, self.idx, self.base, self.opts);
         let pos = entry.position;
-        let ev = match classify(entry) {
+        let classified = classify(entry);
+        if let Some(b) = &mut self.batches {
+            b.entry(&classified, pos, entry.offset());
+        }
+        let ev = match classified {
             Classified::V2(b) => {
                 let ev = BatchEvent::from_v2(&b, idx, opts.check_crc);
                 check_v2_header(ctx, name, &b, &ev, base, &mut self.out.findings);
                 if !ev.crc_valid && self.first_bad.is_none() {
-                    self.first_bad = Some((pos, Some(ev.base_offset), "CRC mismatch".into()));
+                    self.first_bad = Some((pos, Some(ev.base_offset), CRC_STOP.into()));
                 }
                 // Recovery decodes the control record of every batch with a producer id; a
                 // malformed one throws InvalidRecordException, and the segment is truncated
@@ -544,7 +614,7 @@ impl<'a> Walker<'a> {
                         .findings
                         .push(crc_finding(ctx, name, &ev, m.crc(), m.compute_crc()));
                     if self.first_bad.is_none() {
-                        self.first_bad = Some((pos, Some(ev.last_offset), "CRC mismatch".into()));
+                        self.first_bad = Some((pos, Some(ev.last_offset), CRC_STOP.into()));
                     }
                     self.out.records += 1;
                 } else if m.compression() != Compression::None {
@@ -585,7 +655,7 @@ impl<'a> Walker<'a> {
                     && crate::format::bytes::be_u32(entry.bytes, 12)
                         == crc32fast::hash(&entry.bytes[16..]);
                 if self.first_bad.is_none() && !legacy_crc_ok {
-                    self.first_bad = Some((pos, Some(offset), e.to_string()));
+                    self.first_bad = Some((pos, Some(offset), format!("invalid batch: {e}")));
                 }
                 return;
             }
@@ -601,6 +671,7 @@ impl<'a> Walker<'a> {
     /// Conclude with how the file ended (findings for a bad tail, the truncation point).
     fn finish(mut self, tail: Tail) -> SegmentScan {
         let (ctx, name) = (self.ctx, self.name);
+        let tail_seen = tail;
         match tail {
             Tail::Clean => {}
             Tail::Partial {
@@ -620,7 +691,11 @@ impl<'a> Walker<'a> {
                 .broker("recovery truncates the log at this position (the partial batch is dropped)"),
             );
                 if self.first_bad.is_none() {
-                    self.first_bad = Some((position, None, "partial batch at end of file".into()));
+                    self.first_bad = Some((
+                        position,
+                        None,
+                        format!("partial batch ({declared} bytes declared, {available} present)"),
+                    ));
                 }
             }
             Tail::ZeroFilled { position, len } => {
@@ -636,7 +711,11 @@ impl<'a> Walker<'a> {
                 .broker("recovery truncates the zero-filled tail; normal after a crash with log.preallocate=true"),
             );
                 if self.first_bad.is_none() {
-                    self.first_bad = Some((position, None, "zero-filled tail".into()));
+                    self.first_bad = Some((
+                        position,
+                        None,
+                        format!("{len} zero bytes (preallocated tail)"),
+                    ));
                 }
             }
             Tail::Garbage {
@@ -656,7 +735,11 @@ impl<'a> Walker<'a> {
                 .broker("recovery truncates the log at this position; kafka-dump-log prints \"Found N invalid bytes\""),
             );
                 if self.first_bad.is_none() {
-                    self.first_bad = Some((position, None, reason.to_string()));
+                    self.first_bad = Some((
+                        position,
+                        None,
+                        format!("{len} bytes that do not frame as a batch ({reason})"),
+                    ));
                 }
             }
             Tail::CorruptEntry {
@@ -680,9 +763,16 @@ impl<'a> Walker<'a> {
                 .broker("recovery stops at this entry (CorruptRecordException) and truncates the log here, dropping every later batch of the segment and all later segments"),
             );
                 if self.first_bad.is_none() {
-                    self.first_bad = Some((position, None, reason.to_string()));
+                    self.first_bad = Some((
+                        position,
+                        None,
+                        format!("entry size {size} impossible ({reason})"),
+                    ));
                 }
             }
+        }
+        if let Some(b) = self.batches.take() {
+            self.out.log_batches = Some(b.finish(tail_seen, self.out.bytes));
         }
         self.out.truncation = self.first_bad.map(|(position, offset, reason)| Truncation {
             segment: name.to_string(),
@@ -826,8 +916,13 @@ fn scan_pieces(
         return None;
     }
     let mut all = Walker::new(ctx, name, idx, base, opts, Vec::new());
+    all.batches = None;
     let mut tail = Tail::Clean;
-    for (w, t, _) in walked.into_iter().flatten() {
+    let mut parts = Vec::new();
+    for (mut w, t, _) in walked.into_iter().flatten() {
+        if let Some(b) = w.batches.take() {
+            parts.push(b.finish(Tail::Clean, 0));
+        }
         all.out.events.push(w.events);
         all.out.findings.extend(w.out.findings);
         all.out.records += w.out.records;
@@ -841,7 +936,13 @@ fn scan_pieces(
     }
     all.out.bytes = len as u64;
     opts.progress.emit(ProgressUpdate::Bytes(len as u64));
-    Some(all.finish(tail))
+    let mut out = all.finish(tail);
+    if let Some(mut lb) = LogBatches::concat(parts) {
+        lb.tail = tail;
+        lb.valid_len = tail.truncation_position().unwrap_or(len as u64);
+        out.log_batches = Some(lb);
+    }
+    Some(out)
 }
 
 fn scan_segment(
@@ -894,6 +995,7 @@ fn scan_segment_in(
                 .broker("not applicable: this segment was not (fully) analysed"),
             );
             w.out.events.push(w.events);
+            w.out.unreadable = true;
             w.out
         }
     }

@@ -13,7 +13,7 @@
 use klogscan::dump::{DumpOptions, dump_log};
 use klogscan::finding::{Finding, Kind};
 use klogscan::pipeline;
-use klogscan::scan::{self, ScanOptions, ScanReport};
+use klogscan::scan::{ScanOptions, ScanReport};
 use klogscan::testkit::{Batch, Codec, Manifest, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! segment, one "done" per partition.
 
 use klogscan::pipeline;
-use klogscan::scan::{self, Progress, ProgressUpdate, ScanOptions};
+use klogscan::scan::{Progress, ProgressUpdate, ScanOptions};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 

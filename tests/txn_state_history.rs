@@ -11,7 +11,7 @@ mod common;
 
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::pipeline;
-use klogscan::scan::{self, ScanOptions, ScanReport};
+use klogscan::scan::{ScanOptions, ScanReport};
 use klogscan::testkit::txnlog::{TxnValue, key, key_version, state::*};
 use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
 

@@ -30,12 +30,11 @@
 //! ```
 
 mod checks;
-mod predict;
 pub mod render;
 
-pub use predict::{
-    LeftoverAction, LoadFailure, ProducerRebuild, RecoveryPrediction, SegmentRecovery,
-    TruncationPrediction,
+pub use crate::recovery::{
+    BrokerVersion, LeftoverAction, LoadFailure, ProducerRebuild, RecoveryPrediction,
+    SegmentRecovery, TruncationPrediction,
 };
 
 use crate::finding::{Finding, Kind, Severity};
@@ -43,33 +42,6 @@ use crate::layout::{self, Inventory, LogDir, PartitionDir};
 use crate::scan::{self, PartitionReport, ScanOptions, SeverityCounts};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// A broker version (`major.minor.patch`), for version-dependent load behaviour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct BrokerVersion(pub u32, pub u32, pub u32);
-
-impl std::str::FromStr for BrokerVersion {
-    type Err = String;
-    /// Parse `2.4.0`, `2.4`, `3` (missing parts are 0; a `-suffix` is ignored).
-    fn from_str(s: &str) -> Result<Self, String> {
-        let core = s.split(['-', '+']).next().unwrap_or("");
-        let mut parts = core.split('.').map(|p| p.parse::<u32>());
-        let mut next = |required: bool| match parts.next() {
-            Some(Ok(n)) => Ok(n),
-            None if !required => Ok(0),
-            _ => Err(format!(
-                "invalid broker version {s:?} (expected e.g. 2.4.0)"
-            )),
-        };
-        Ok(BrokerVersion(next(true)?, next(false)?, next(false)?))
-    }
-}
-
-impl std::fmt::Display for BrokerVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}.{}", self.0, self.1, self.2)
-    }
-}
 
 /// Options of a verification.
 #[derive(Debug, Clone, Default)]
@@ -185,11 +157,15 @@ pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
 pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     let mut scan_opts = opts.scan.clone();
     scan_opts.capture_snapshots = true;
+    scan_opts.collect_log_batches = true;
     // Partitions are scanned one by one (below): a progress callback would see each
     // partition as a whole scan.
     scan_opts.progress = scan::Progress::default();
-    let log_dirs: Vec<checks::LogDirFiles> =
-        inv.log_dirs.iter().map(checks::LogDirFiles::read).collect();
+    let log_dirs: Vec<crate::recovery::LogDirFiles> = inv
+        .log_dirs
+        .iter()
+        .map(crate::recovery::LogDirFiles::read)
+        .collect();
     // One scan of everything: each partition's findings stay with its own directory
     // (several directories may hold the same topic-partition: replicas, -future dirs), and
     // the hanging-transaction reference time is the newest batch of each log dir.
