@@ -40,6 +40,7 @@ pub use crate::recovery::{
 use crate::finding::{Finding, Kind, Severity};
 use crate::layout::{self, Inventory, LogDir, PartitionDir};
 use crate::scan::{self, PartitionReport, ScanOptions, SeverityCounts};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -176,45 +177,54 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
         .enumerate()
         .map(|(i, p)| (p.path.display().to_string(), i))
         .collect();
-    let scanned: Vec<(usize, PartitionReport, Vec<Finding>)> = scan
-        .partitions
-        .iter()
-        .enumerate()
-        .filter_map(|(k, r)| {
-            let i = *index_of.get(&r.path)?;
-            Some((i, r.clone(), scan.partition_findings(k).to_vec()))
-        })
+    let mut scan = scan;
+    let per_partition: Vec<Vec<Finding>> = (0..scan.partitions.len())
+        .map(|k| scan.partition_findings(k).to_vec())
         .collect();
+    let parts = std::mem::take(&mut scan.partitions);
     let mut report = VerifyReport {
         errors: inv.errors.clone(),
         ..Default::default()
     };
-    for (i, r, mut findings) in scanned {
-        let p = &inv.partitions[i];
-        let ld = p
-            .log_dir
-            .as_ref()
-            .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
-            .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
-        let prediction = checks::verify_one(
-            p,
-            ld,
-            &r,
-            opts,
-            &findings_snapshot(&findings),
-            &mut findings,
-        );
-        findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
-        report.partitions.push(PartitionVerification {
-            topic: r.topic.clone(),
-            partition: r.partition,
-            path: r.path.clone(),
-            log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
-            prediction,
-            findings,
-            scan: r,
-        });
-    }
+    // The file cross-checks of each partition, in parallel; each partition's collected
+    // entries are dropped as soon as its index checks have read them.
+    report.partitions = crate::scan::with_threads(opts.scan.threads, || {
+        parts
+            .into_par_iter()
+            .zip(per_partition)
+            .filter_map(|(mut r, mut findings)| {
+                let i = *index_of.get(&r.path)?;
+                let p = &inv.partitions[i];
+                let ld = p
+                    .log_dir
+                    .as_ref()
+                    .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
+                    .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
+                let prediction = checks::verify_one(
+                    p,
+                    ld,
+                    &r,
+                    opts,
+                    &findings_snapshot(&findings),
+                    &mut findings,
+                );
+                r.log_batches = Vec::new();
+                findings.sort_by_key(|f| {
+                    (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
+                });
+                crate::finding::assign_ids(&mut findings);
+                Some(PartitionVerification {
+                    topic: r.topic.clone(),
+                    partition: r.partition,
+                    path: r.path.clone(),
+                    log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+                    prediction,
+                    findings,
+                    scan: r,
+                })
+            })
+            .collect()
+    });
     for p in &report.partitions {
         report.findings.extend(p.findings.iter().cloned());
     }
