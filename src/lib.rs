@@ -57,3 +57,8 @@ pub mod testkit;
 pub mod verify;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};
+
+/// The examples of `docs/library.md`, compiled as doctests so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDocs;

@@ -7,7 +7,7 @@
 //! One model serves every command: the scan's walk of each segment ends in a
 //! [`RecoverWalk`] (where `LogSegment.recover` would stop on that segment and why, fed by
 //! [`RecoverCheck`] from the walk's own events — no second read of the bytes), and
-//! [`predict`] decides, from the clean-shutdown marker and the recovery-point checkpoint,
+//! `predict` decides, from the clean-shutdown marker and the recovery-point checkpoint,
 //! which segments are recovered, where the log is truncated, which later segments are
 //! deleted and which damage the broker never looks at. `scan`'s `truncation` and the wording
 //! of its integrity findings, and `verify`'s prediction, both come from here.
@@ -227,7 +227,7 @@ pub struct RecoveryPrediction {
 
 /// How `LogSegment.recover` would end on one segment (`kafka-format.md` §9: `ensureValid`
 /// of the outer entry, `ensureOffsetInRange`, index appends every
-/// [`INDEX_INTERVAL_BYTES`], the producer-state update that decodes control records, the
+/// `INDEX_INTERVAL_BYTES`, the producer-state update that decodes control records, the
 /// tail). Built by [`RecoverCheck`] from the scan's walk of the segment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecoverWalk {
