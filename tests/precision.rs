@@ -240,3 +240,42 @@ fn topic_filter_does_not_move_the_reference_time() {
         .unwrap();
     assert!(src.starts_with("newest batch timestamp: "), "{src}");
 }
+
+mod common;
+
+/// A real Kafka 3.6 time index whose entries point inside two-record coordinator batches
+/// (the offset of the record with the max timestamp): kafka-dump-log lists them as "not
+/// found", and the one rule says they are right — dump exits 0, `verify` reports nothing.
+#[test]
+fn one_time_index_rule_on_a_real_3_6_file() {
+    let Some(rd) = common::real_data() else {
+        return;
+    };
+    let dir = rd.join("broker/rjmfernandes__flink-on-prem/data/__consumer_offsets-36");
+    let ti = dir.join("00000000000000000000.timeindex");
+    assert!(ti.is_file());
+    let bin = env!("CARGO_BIN_EXE_klogscan");
+    let out = std::process::Command::new(bin)
+        .arg("dump")
+        .arg(&ti)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("The following indexed offsets are not found in the log."));
+    assert!(err.contains("Indexed offset: 1434, found log offset: 1435"));
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let vio = std::process::Command::new(bin)
+        .args(["dump", "--verify-index-only"])
+        .arg(&ti)
+        .output()
+        .unwrap();
+    assert_eq!(vio.status.code(), Some(0));
+    let v = klogscan::verify::verify(&[dir], &klogscan::verify::VerifyOptions::default());
+    assert!(
+        v.findings
+            .iter()
+            .all(|f| f.kind != Kind::TimeindexMismatch && f.kind != Kind::IndexMismatch),
+        "{:#?}",
+        v.findings
+    );
+}

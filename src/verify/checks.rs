@@ -369,16 +369,7 @@ pub(crate) fn verify_one(
                 }
             }
             let checks = check_time_index(&tidx, lb);
-            let bad: Vec<_> = checks
-                .iter()
-                .filter(|c| {
-                    c.out_of_order_after.is_some()
-                        || matches!(
-                            c.check,
-                            TimeCheck::TimestampMismatch { .. } | TimeCheck::NotFound { .. }
-                        )
-                })
-                .collect();
+            let bad: Vec<_> = checks.iter().filter(|c| c.is_problem()).collect();
             if let Some(first) = bad.first() {
                 let ev: Vec<_> = bad.iter().take(EVIDENCE_CAP).map(|c| json!({"slot": c.entry.slot, "timestamp": c.entry.timestamp, "offset": c.entry.offset, "check": c.check, "out_of_order_after": c.out_of_order_after})).collect();
                 let what = match (first.out_of_order_after, first.check) {
