@@ -193,6 +193,8 @@ pub struct ScanReport {
     pub findings: Vec<Finding>,
     /// Paths that could not be read at all.
     pub errors: Vec<(PathBuf, String)>,
+    /// Cluster-wide transactions and their statistics (`crate::txns`), once joined.
+    pub transactions: Option<crate::txns::TxnAnalysis>,
 }
 
 impl ScanReport {
@@ -271,6 +273,8 @@ pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
     let mut report = scan_inventory(&inv, opts);
     // Confirm (or refute) hanging transactions with the coordinator's log, when present.
     crate::coordinator::annotate(&mut report, &inv, opts);
+    // Join each transaction's partitions and its coordinator record (issue 12).
+    crate::coordinator::cluster::check(&mut report, &inv, opts);
     // Copies of one partition from several brokers must agree where they overlap.
     crate::replicas::compare(&mut report, &inv, opts);
     report.inputs = paths.iter().map(|p| p.display().to_string()).collect();

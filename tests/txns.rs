@@ -1,0 +1,336 @@
+//! Cluster-wide transactions (`klogscan::txns`, issue 12): testkit clusters of 2–4
+//! partitions, with and without the coordinator's `__transaction_state`, under TV0/1 and
+//! TV2. Clean traffic (commits, aborts, fenced producers, coordinator failover) gives no
+//! cross-partition finding; each fault gives its finding, linked to the partition's
+//! `hanging_transaction` where it is the root cause.
+#![cfg(feature = "testkit")]
+
+use klogscan::Kind;
+use klogscan::finding::{Finding, Severity};
+use klogscan::scan::{self, ScanOptions, ScanReport};
+use klogscan::testkit::Producer;
+use klogscan::testkit::txns::{Cluster, Tp, Txn};
+use klogscan::txns::group::Grouping;
+use klogscan::txns::{ClusterTxn, Outcome};
+use std::path::Path;
+
+const A: Tp = ("orders", 0);
+const B: Tp = ("orders", 1);
+const C: Tp = ("payments", 0);
+const D: Tp = ("audit", 2);
+
+const CROSS: [Kind; 4] = [
+    Kind::TransactionOutcomeMismatch,
+    Kind::TransactionMarkerMissing,
+    Kind::TransactionPartitionUnlisted,
+    Kind::TransactionStuckInPrepare,
+];
+
+fn scan_dir(dir: &Path) -> ScanReport {
+    scan::scan(&[dir.to_path_buf()], &ScanOptions::default())
+}
+
+fn of_kind(r: &ScanReport, k: Kind) -> Vec<&Finding> {
+    r.findings.iter().filter(|f| f.kind == k).collect()
+}
+
+fn txns(r: &ScanReport) -> &[ClusterTxn] {
+    &r.transactions.as_ref().expect("joined").transactions
+}
+
+/// Clean traffic of one producer: commits and aborts over 2–4 partitions, a fenced
+/// producer instance, a coordinator failover that re-sends markers; plain data after.
+fn clean(c: &mut Cluster, tv2: bool) {
+    let mut p = Producer::transactional(100, 0);
+    p = c.run(&Txn::new("app", p, &[A, B]));
+    p = c.run(&Txn::new("app", p, &[A, B, C]).abort());
+    p = c.run(&Txn::new("app", p, &[A, B, C, D]).records(3));
+    p = c.run(&Txn::new("app", p, &[C, D]).failover_after(1));
+    // a new producer instance fences this one: the coordinator aborts at epoch + 1
+    let fence_epoch = p.epoch + 1;
+    c.run(&Txn::new("app", p, &[A, D]).abort().marker_epoch(fence_epoch));
+    let p = p.with_epoch(fence_epoch + 1);
+    let p = c.run(&Txn::new("app", p, &[B, C]));
+    if tv2 {
+        assert_eq!(p.epoch, fence_epoch + 2);
+    }
+    // another transactional producer, interleaved in time with nothing
+    let q = Producer::transactional(200, 5);
+    c.run(&Txn::new("other", q, &[A, C]));
+    c.advance(30 * 60_000);
+    c.plain(A, 1);
+}
+
+fn assert_clean(r: &ScanReport) {
+    let bad: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Warning || CROSS.contains(&f.kind))
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+fn check_clean_groups(r: &ScanReport, grouping: Grouping) {
+    let t = txns(r);
+    assert_eq!(t.len(), 7, "{t:#?}");
+    let outcomes: Vec<(i64, Outcome, usize)> = t
+        .iter()
+        .map(|t| (t.producer_id, t.outcome, t.partitions.len()))
+        .collect();
+    assert_eq!(
+        outcomes,
+        vec![
+            (100, Outcome::Committed, 2),
+            (100, Outcome::Aborted, 3),
+            (100, Outcome::Committed, 4),
+            (100, Outcome::Committed, 2),
+            (100, Outcome::Aborted, 2),
+            (100, Outcome::Committed, 2),
+            (200, Outcome::Committed, 2),
+        ]
+    );
+    assert!(t.iter().all(|t| t.grouping == grouping), "{t:#?}");
+    // the failover's re-sent marker is kept as a duplicate of the first partition's part
+    let dup: Vec<usize> = t[3]
+        .partitions
+        .iter()
+        .map(|p| p.duplicate_markers.len())
+        .collect();
+    assert_eq!(dup.iter().sum::<usize>(), 1, "{:#?}", t[3]);
+}
+
+#[test]
+fn clean_tv01_with_coordinator() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1")).coordinator(3);
+    clean(&mut c, false);
+    c.write(dir.path(), 1).unwrap();
+    let r = scan_dir(dir.path());
+    assert_clean(&r);
+    check_clean_groups(&r, Grouping::CoordinatorRecord);
+    let t = txns(&r);
+    assert_eq!(t[0].transactional_id.as_deref(), Some("app"));
+    assert_eq!(t[6].transactional_id.as_deref(), Some("other"));
+}
+
+#[test]
+fn clean_tv01_without_coordinator() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1"));
+    clean(&mut c, false);
+    c.write(dir.path(), 1).unwrap();
+    let r = scan_dir(dir.path());
+    assert_clean(&r);
+    check_clean_groups(&r, Grouping::MarkerOrder);
+    assert!(txns(&r).iter().all(|t| t.transactional_id.is_none()));
+}
+
+#[test]
+fn clean_tv2_with_and_without_coordinator() {
+    for coordinator in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1")).tv2();
+        if coordinator {
+            c = c.coordinator(3);
+        }
+        clean(&mut c, true);
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_dir(dir.path());
+        assert_clean(&r);
+        check_clean_groups(
+            &r,
+            if coordinator {
+                Grouping::CoordinatorRecord
+            } else {
+                Grouping::MarkerEpoch
+            },
+        );
+        assert!(txns(&r).iter().all(|t| t.transaction_version_2));
+    }
+}
+
+/// `transaction_outcome_mismatch` on the flipped partition, with and without the
+/// coordinator, TV0/1 and TV2.
+#[test]
+fn outcome_mismatch() {
+    for (tv2, coordinator) in [(false, true), (false, false), (true, true), (true, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1"));
+        if tv2 {
+            c = c.tv2();
+        }
+        if coordinator {
+            c = c.coordinator(0);
+        }
+        let p = c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B, C]));
+        c.run(&Txn::new("app", p, &[A, B, C]).flip_marker_on(B));
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_dir(dir.path());
+        let f = of_kind(&r, Kind::TransactionOutcomeMismatch);
+        assert_eq!(f.len(), 1, "tv2 {tv2} coordinator {coordinator}: {:#?}", r.findings);
+        let f = f[0];
+        assert_eq!((f.topic.as_str(), f.partition), B, "{f:#?}");
+        assert_eq!(f.evidence["abort_partitions"], serde_json::json!(["orders-1"]));
+        let want = if coordinator {
+            "coordinator_record"
+        } else if tv2 {
+            "marker_epoch"
+        } else {
+            "marker_order"
+        };
+        assert_eq!(f.evidence["grouping"], want);
+        let sev = if want == "marker_order" {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        assert_eq!(f.severity, sev);
+        assert_eq!(f.source.cluster_id.as_deref(), Some("c1"));
+        assert_eq!(f.source.broker_id, Some(1));
+        assert_eq!(of_kind(&r, Kind::TransactionMarkerMissing).len(), 0);
+    }
+}
+
+/// `transaction_marker_missing` on the partition without a marker, root cause of its
+/// `hanging_transaction`.
+#[test]
+fn marker_missing_is_the_root_cause_of_hanging() {
+    for (tv2, coordinator) in [(false, true), (false, false), (true, true), (true, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1"));
+        if tv2 {
+            c = c.tv2();
+        }
+        if coordinator {
+            c = c.coordinator(0);
+        }
+        let p = c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]));
+        c.run(&Txn::new("app", p, &[A, B, C, D]).skip_marker_on(C));
+        c.advance(40 * 60_000);
+        c.plain(D, 1);
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_dir(dir.path());
+        let ctx = format!("tv2 {tv2} coordinator {coordinator}: {:#?}", r.findings);
+        let m = of_kind(&r, Kind::TransactionMarkerMissing);
+        assert_eq!(m.len(), 1, "{ctx}");
+        let m = m[0];
+        assert_eq!((m.topic.as_str(), m.partition, m.offset), ("payments", 0, Some(0)));
+        assert_eq!(m.evidence["coordinator_completed"], coordinator, "{ctx}");
+        assert_eq!(
+            m.evidence["partitions_with_marker"].as_array().unwrap().len(),
+            3
+        );
+        let h = of_kind(&r, Kind::HangingTransaction);
+        assert_eq!(h.len(), 1, "{ctx}");
+        assert_eq!(h[0].caused_by, vec![m.id.clone()], "{ctx}");
+    }
+}
+
+/// Markers still being written (no Complete, other markers recent): no finding yet.
+#[test]
+fn recent_partial_markers_are_not_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1"));
+    let p = Producer::transactional(7, 1);
+    c.run(&Txn::new("app", p, &[A, B]).skip_marker_on(B).no_complete());
+    c.write(dir.path(), 1).unwrap();
+    let r = scan_dir(dir.path());
+    assert!(of_kind(&r, Kind::TransactionMarkerMissing).is_empty());
+    assert_eq!(txns(&r)[0].outcome, Outcome::Partial);
+}
+
+/// `transaction_partition_unlisted`: data on a partition the coordinator never listed.
+#[test]
+fn partition_unlisted() {
+    for tv2 in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1")).coordinator(0);
+        if tv2 {
+            c = c.tv2();
+        }
+        c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B, C]).unlisted(C));
+        c.advance(40 * 60_000);
+        c.plain(A, 1);
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_dir(dir.path());
+        let u = of_kind(&r, Kind::TransactionPartitionUnlisted);
+        assert_eq!(u.len(), 1, "{:#?}", r.findings);
+        assert_eq!((u[0].topic.as_str(), u[0].partition), C);
+        assert_eq!(
+            u[0].evidence["listed_partitions"],
+            serde_json::json!(["orders-0", "orders-1"])
+        );
+        assert!(of_kind(&r, Kind::TransactionMarkerMissing).is_empty());
+        let h = of_kind(&r, Kind::HangingTransaction);
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].caused_by, vec![u[0].id.clone()]);
+    }
+}
+
+/// `transaction_stuck_in_prepare`: Prepare with no Complete past the timeout; evidence
+/// says which listed partitions have the marker.
+#[test]
+fn stuck_in_prepare() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1")).coordinator(4);
+    let p = Producer::transactional(7, 1);
+    let p = c.run(&Txn::new("app", p, &[A, B]));
+    c.run(&Txn::new("app", p, &[A, B, C]).skip_marker_on(B).no_complete());
+    c.advance(20 * 60_000);
+    c.plain(A, 1);
+    c.write(dir.path(), 1).unwrap();
+    let r = scan_dir(dir.path());
+    let s = of_kind(&r, Kind::TransactionStuckInPrepare);
+    assert_eq!(s.len(), 1, "{:#?}", r.findings);
+    let s = s[0];
+    assert_eq!((s.topic.as_str(), s.partition), ("__transaction_state", 4));
+    assert_eq!(s.evidence["partitions_with_marker"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        s.evidence["partitions_without_marker"],
+        serde_json::json!([{"partition": "orders-1", "first_offset": 3}])
+    );
+    let h = of_kind(&r, Kind::HangingTransaction);
+    assert_eq!(h.len(), 1);
+    assert!(h[0].caused_by.contains(&s.id), "{h:#?}");
+    // a recent Prepare is not stuck
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1")).coordinator(4);
+    c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]).stuck_in_prepare());
+    c.write(dir.path(), 1).unwrap();
+    assert!(of_kind(&scan_dir(dir.path()), Kind::TransactionStuckInPrepare).is_empty());
+}
+
+/// Joins stay within a cluster: the same producer id in another cluster, or in another
+/// log dir without meta.properties, is another producer.
+#[test]
+fn joins_stay_within_a_cluster() {
+    let root = tempfile::tempdir().unwrap();
+    // cluster c1 committed on A, cluster c2 (same producer id) aborted on B: no mismatch
+    let mut c1 = Cluster::new(Some("c1"));
+    c1.run(&Txn::new("app", Producer::transactional(7, 1), &[A]));
+    let mut c2 = Cluster::new(Some("c2"));
+    c2.run(&Txn::new("app", Producer::transactional(7, 1), &[B]).abort());
+    c1.write(&root.path().join("b1"), 1).unwrap();
+    c2.write(&root.path().join("b2"), 2).unwrap();
+    let r = scan_dir(root.path());
+    assert!(of_kind(&r, Kind::TransactionOutcomeMismatch).is_empty(), "{:#?}", r.findings);
+    assert_eq!(txns(&r).len(), 2);
+    // the same cluster split over two brokers joins
+    let root = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1"));
+    c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]).flip_marker_on(B));
+    c.write_only(&root.path().join("b1"), 1, |tp| tp == A, false).unwrap();
+    c.write_only(&root.path().join("b2"), 2, |tp| tp == B, false).unwrap();
+    let r = scan_dir(root.path());
+    assert_eq!(of_kind(&r, Kind::TransactionOutcomeMismatch).len(), 1);
+    // without meta.properties: only within one log dir, and the domain says so
+    let root = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(None);
+    c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]).flip_marker_on(B));
+    c.write_only(&root.path().join("b1"), 1, |tp| tp == A, false).unwrap();
+    c.write_only(&root.path().join("b2"), 2, |tp| tp == B, false).unwrap();
+    let r = scan_dir(root.path());
+    assert!(of_kind(&r, Kind::TransactionOutcomeMismatch).is_empty());
+    let d = serde_json::to_value(&txns(&r)[0].domain).unwrap();
+    assert_eq!(d["kind"], "log_dir", "{d}");
+}
