@@ -34,7 +34,7 @@ enum Command {
     /// Rebuilt producer state per partition (columns of `kafka-transactions.sh describe-producers`).
     Producers(ScanArgs),
     /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
-    Txns(ScanArgs),
+    Txns(TxnsArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     Dump(DumpArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
@@ -50,6 +50,28 @@ struct VerifyArgs {
     /// coordinator-epoch regression fails the load (KAFKA-9144).
     #[arg(long)]
     broker_version: Option<String>,
+}
+
+#[derive(Args)]
+struct TxnsArgs {
+    #[command(flatten)]
+    scan: ScanArgs,
+    /// One row per cluster transaction (its partitions joined, with the coordinator's
+    /// record when `__transaction_state` is in the inputs) instead of statistics.
+    #[arg(long)]
+    cluster: bool,
+    /// With --cluster: only this transactional id.
+    #[arg(long)]
+    transactional_id: Option<String>,
+    /// With --cluster: only this producer id.
+    #[arg(long)]
+    producer_id: Option<i64>,
+    /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    from: Option<String>,
+    /// With --cluster: only transactions started at or before this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    to: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -264,7 +286,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Producers(a) => {
             scan_view(&a, &mut out, json::write_producers, table::write_producers)
         }
-        Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns),
+        Command::Txns(a) if a.cluster => {
+            let time = |t: &Option<String>| {
+                t.as_deref()
+                    .map(report::parse_time)
+                    .transpose()
+                    .map_err(anyhow::Error::msg)
+            };
+            let filter = klogscan::txns::ClusterFilter {
+                transactional_id: a.transactional_id.clone(),
+                producer_id: a.producer_id,
+                from_ms: time(&a.from)?,
+                to_ms: time(&a.to)?,
+            };
+            let report = scan::scan(&a.scan.paths, &scan_options(&a.scan)?);
+            match a.scan.format {
+                OutFormat::Json => json::write_cluster_txns(&report, &filter, &mut out)?,
+                OutFormat::Table => table::write_cluster_txns(&report, &filter, &mut out)?,
+            }
+            out.flush()?;
+            Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+        }
+        Command::Txns(a) => scan_view(&a.scan, &mut out, json::write_txns, table::write_txns),
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let opts = VerifyOptions {

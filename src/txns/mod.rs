@@ -369,3 +369,26 @@ fn render(parts: &[PartitionTxns], domain: &Domain, g: &Group, coord: &[CoordTxn
         duration_ms: end_ms.map(|e| e.saturating_sub(start_ms).max(0)),
     }
 }
+
+/// Which cluster transactions `txns --cluster` lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterFilter {
+    pub transactional_id: Option<String>,
+    pub producer_id: Option<i64>,
+    /// Transactions that overlap `[from_ms, to_ms]` (either bound optional).
+    pub from_ms: Option<i64>,
+    pub to_ms: Option<i64>,
+}
+
+impl ClusterFilter {
+    /// Whether `t` passes the filter.
+    pub fn accepts(&self, t: &ClusterTxn) -> bool {
+        let end = t.end_ms.unwrap_or(i64::MAX);
+        self.transactional_id
+            .as_deref()
+            .is_none_or(|id| t.transactional_id.as_deref() == Some(id))
+            && self.producer_id.is_none_or(|p| p == t.producer_id)
+            && self.from_ms.is_none_or(|f| end >= f)
+            && self.to_ms.is_none_or(|to| t.start_ms <= to)
+    }
+}
