@@ -152,6 +152,10 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
+    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
+    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
+    #[arg(long)]
+    transaction_log_json: bool,
     /// For .index/.timeindex files: run only the broker's index sanity check.
     #[arg(long)]
     index_sanity_check: bool,
@@ -344,13 +348,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 deep_iteration: a.deep_iteration
                     || a.print_data_log
                     || a.transaction_log_decoder
+                    || a.transaction_log_json
                     || a.offsets_decoder,
-                print_data_log: a.print_data_log || a.transaction_log_decoder || a.offsets_decoder,
+                print_data_log: a.print_data_log
+                    || a.transaction_log_decoder
+                    || a.transaction_log_json
+                    || a.offsets_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
                 max_decompressed: Some(a.max_decompressed),
-                transaction_log_decoder: a.transaction_log_decoder,
+                transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
+                transaction_log_json: a.transaction_log_json,
                 offsets_decoder: a.offsets_decoder,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,

@@ -155,3 +155,33 @@ fn txns_cli_cluster_rows_and_filters() {
     assert!(text.contains("6 cluster transaction(s)"), "{text}");
     assert!(text.contains("orders-0 0 → 2"), "{text}");
 }
+
+#[test]
+fn dump_transaction_log_in_both_shapes() {
+    let dir = tempfile::tempdir().unwrap();
+    cluster(dir.path());
+    let log = dir
+        .path()
+        .join("__transaction_state-0/00000000000000000000.log");
+    let dump = |flag: &str| {
+        let out = Command::cargo_bin("klogscan")
+            .unwrap()
+            .args(["dump", flag])
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json = dump("--transaction-log-json");
+    assert!(
+        json.contains(r#"key: {"type":"0","data":{"transactionalId":"app"}} payload: {"version":"0","data":{"producerId":10,"producerEpoch":0,"transactionTimeoutMs":60000,"transactionStatus":1,"transactionPartitions":[{"topic":"orders","partitionIds":[0,1]}],"#),
+        "{json}"
+    );
+    assert!(json.contains(r#""transactionStatus":4,"transactionPartitions":null"#), "{json}");
+    let text = dump("--transaction-log-decoder");
+    assert!(
+        text.contains("key: transaction_metadata::transactionalId=app payload: producerId:10,producerEpoch:0,state=Ongoing,partitions=[orders-0,orders-1]"),
+        "{text}"
+    );
+}

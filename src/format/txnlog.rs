@@ -321,6 +321,23 @@ mod tests {
     }
 
     #[test]
+    fn next_producer_epoch_tag_3() {
+        let mut bytes = v1_value();
+        // five tagged fields: add NextProducerEpoch (tag 3, int16) = 7
+        let n = bytes.len();
+        let at = n - 3 - 4 - 10 - 10 - 1;
+        assert_eq!(bytes[at], 4);
+        bytes[at] = 5;
+        bytes.extend_from_slice(&[3, 2, 0, 7]);
+        let v = parse_value(Some(&bytes)).unwrap().unwrap();
+        assert_eq!(v.next_producer_epoch, 7);
+        assert_eq!(v.client_transaction_version, 2);
+        let plain = v1_value();
+        let v = parse_value(Some(&plain)).unwrap().unwrap();
+        assert_eq!(v.next_producer_epoch, -1);
+    }
+
+    #[test]
     fn v1_with_tagged_fields() {
         let bytes = v1_value();
         let v = parse_value(Some(&bytes)).unwrap().unwrap();
