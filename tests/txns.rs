@@ -334,3 +334,87 @@ fn joins_stay_within_a_cluster() {
     let d = serde_json::to_value(&txns(&r)[0].domain).unwrap();
     assert_eq!(d["kind"], "log_dir", "{d}");
 }
+
+// ----- epoch exhaustion in __transaction_state (KAFKA-20310 / KAFKA-20090 / KAFKA-20357) ----
+
+use klogscan::testkit::txnlog::{TxnValue, state};
+
+fn coordinator_only(records: &[(&str, TxnValue)]) -> ScanReport {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1")).coordinator(9);
+    for (id, v) in records {
+        let t = c.now();
+        c.coordinator_record(id, Some(v.clone().times(t, t)));
+    }
+    c.write(dir.path(), 1).unwrap();
+    scan_dir(dir.path())
+}
+
+fn tv2(pid: i64, epoch: i16, st: u8, prev: i64, next: i64) -> TxnValue {
+    TxnValue::new(pid, epoch, st).v1(prev, next, 2)
+}
+
+#[test]
+fn exhausted_epoch_rotation() {
+    let exhausted = |r: &ScanReport| {
+        (
+            of_kind(r, Kind::ProducerStuckAtExhaustedEpoch)
+                .iter()
+                .map(|f| (f.offset, f.severity, f.evidence["shape"].as_str().unwrap_or("").to_string()))
+                .collect::<Vec<_>>(),
+            of_kind(r, Kind::ProducerFencedOnRetryAfterFailover)
+                .iter()
+                .map(|f| (f.offset, f.evidence["rotation"].as_str().unwrap_or("").to_string()))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let parts = |v: TxnValue| v.partitions(&[("orders", &[0])]);
+    // the rotation as Kafka writes it after KAFKA-20310: nothing to report
+    let clean = coordinator_only(&[
+        ("x", parts(tv2(50, 32766, state::ONGOING, -1, -1))),
+        ("x", parts(tv2(50, 32767, state::PREPARE_COMMIT, -1, 51))),
+        ("x", tv2(51, 0, state::COMPLETE_COMMIT, 50, -1)),
+        ("y", tv2(60, 32766, state::EMPTY, -1, -1)),
+        ("y", tv2(61, 0, state::EMPTY, 60, -1)),
+    ]);
+    assert_eq!(exhausted(&clean), (vec![], vec![]));
+    // KAFKA-20310: the next producer id lost → the Complete keeps producer 50 at 32767
+    let lost = coordinator_only(&[
+        ("x", parts(tv2(50, 32766, state::ONGOING, -1, -1))),
+        ("x", parts(tv2(50, 32767, state::PREPARE_COMMIT, -1, -1))),
+        ("x", tv2(50, 32767, state::COMPLETE_COMMIT, 50, -1)),
+    ]);
+    assert_eq!(
+        exhausted(&lost),
+        (vec![(Some(2), Severity::Error, "complete_without_rotation".into())], vec![])
+    );
+    // rotations that do not record the id they left: a retry after failover is fenced
+    let fenced = coordinator_only(&[
+        ("x", parts(tv2(50, 32767, state::PREPARE_ABORT, -1, 51))),
+        ("x", tv2(51, 0, state::COMPLETE_ABORT, -1, -1)),
+        ("y", tv2(60, 32766, state::EMPTY, -1, -1)),
+        ("y", tv2(61, 0, state::EMPTY, -1, -1)),
+    ]);
+    assert_eq!(
+        exhausted(&fenced),
+        (vec![], vec![(Some(1), "end_txn".into()), (Some(3), "init_producer_id".into())])
+    );
+    // still in Prepare at 32767 without a next producer id: at risk (warning); a client
+    // holding epoch 32767 in Ongoing: stuck (KAFKA-20090 class)
+    let risk = coordinator_only(&[
+        ("x", parts(tv2(50, 32767, state::PREPARE_ABORT, -1, -1))),
+        ("z", parts(tv2(70, 32767, state::ONGOING, -1, -1))),
+    ]);
+    assert_eq!(
+        exhausted(&risk).0,
+        vec![
+            (Some(0), Severity::Warning, "prepare_without_next_producer_id".into()),
+            (Some(1), Severity::Error, "client_holds_max_epoch".into()),
+        ]
+    );
+    // v0 values (TV0/1) never take the TV2 rotation path
+    let v0 = coordinator_only(&[
+        ("x", TxnValue::new(50, 32767, state::ONGOING).partitions(&[("orders", &[0])])),
+    ]);
+    assert_eq!(exhausted(&v0), (vec![], vec![]));
+}

@@ -189,6 +189,18 @@ impl Cluster {
             .append(Batch::new(Producer::PLAIN).records(records).at(ts));
     }
 
+    /// Append a raw coordinator record (`None`: a tombstone) at the cluster clock.
+    pub fn coordinator_record(&mut self, id: &str, v: Option<TxnValue>) {
+        let ts = self.tick(5);
+        if let Some(c) = &mut self.coordinator {
+            let rec = match v {
+                Some(v) => Rec::kv(key(id), v.encode()),
+                None => Rec::tombstone(key(id)),
+            };
+            c.append(Batch::new(Producer::PLAIN).record(rec).at(ts));
+        }
+    }
+
     fn coord_record(&mut self, id: &str, v: TxnValue) {
         let ts = self.tick(5);
         if let Some(c) = &mut self.coordinator {

@@ -14,6 +14,7 @@
 //! brokers) the one with the highest log end offset is the partition.
 
 pub mod coord;
+pub mod exhaustion;
 pub mod group;
 pub mod input;
 pub mod rules;
@@ -261,6 +262,7 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
             &coord,
             opts,
         ));
+        out.findings.extend(exhaustion::check(inputs, &d.coordinator));
         out.transactions.extend(txns);
     }
     out.transactions.sort_by(|a, b| {
