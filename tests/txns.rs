@@ -48,7 +48,11 @@ fn clean(c: &mut Cluster, tv2: bool) {
     p = c.run(&Txn::new("app", p, &[C, D]).failover_after(1));
     // a new producer instance fences this one: the coordinator aborts at epoch + 1
     let fence_epoch = p.epoch + 1;
-    c.run(&Txn::new("app", p, &[A, D]).abort().marker_epoch(fence_epoch));
+    c.run(
+        &Txn::new("app", p, &[A, D])
+            .abort()
+            .marker_epoch(fence_epoch),
+    );
     let p = p.with_epoch(fence_epoch + 1);
     let p = c.run(&Txn::new("app", p, &[B, C]));
     if tv2 {
@@ -167,10 +171,18 @@ fn outcome_mismatch() {
         c.write(dir.path(), 1).unwrap();
         let r = scan_dir(dir.path());
         let f = of_kind(&r, Kind::TransactionOutcomeMismatch);
-        assert_eq!(f.len(), 1, "tv2 {tv2} coordinator {coordinator}: {:#?}", r.findings);
+        assert_eq!(
+            f.len(),
+            1,
+            "tv2 {tv2} coordinator {coordinator}: {:#?}",
+            r.findings
+        );
         let f = f[0];
         assert_eq!((f.topic.as_str(), f.partition), B, "{f:#?}");
-        assert_eq!(f.evidence["abort_partitions"], serde_json::json!(["orders-1"]));
+        assert_eq!(
+            f.evidence["abort_partitions"],
+            serde_json::json!(["orders-1"])
+        );
         let want = if coordinator {
             "coordinator_record"
         } else if tv2 {
@@ -214,10 +226,16 @@ fn marker_missing_is_the_root_cause_of_hanging() {
         let m = of_kind(&r, Kind::TransactionMarkerMissing);
         assert_eq!(m.len(), 1, "{ctx}");
         let m = m[0];
-        assert_eq!((m.topic.as_str(), m.partition, m.offset), ("payments", 0, Some(0)));
+        assert_eq!(
+            (m.topic.as_str(), m.partition, m.offset),
+            ("payments", 0, Some(0))
+        );
         assert_eq!(m.evidence["coordinator_completed"], coordinator, "{ctx}");
         assert_eq!(
-            m.evidence["partitions_with_marker"].as_array().unwrap().len(),
+            m.evidence["partitions_with_marker"]
+                .as_array()
+                .unwrap()
+                .len(),
             3
         );
         let h = of_kind(&r, Kind::HangingTransaction);
@@ -275,7 +293,11 @@ fn stuck_in_prepare() {
     let mut c = Cluster::new(Some("c1")).coordinator(4);
     let p = Producer::transactional(7, 1);
     let p = c.run(&Txn::new("app", p, &[A, B]));
-    c.run(&Txn::new("app", p, &[A, B, C]).skip_marker_on(B).no_complete());
+    c.run(
+        &Txn::new("app", p, &[A, B, C])
+            .skip_marker_on(B)
+            .no_complete(),
+    );
     c.advance(20 * 60_000);
     c.plain(A, 1);
     c.write(dir.path(), 1).unwrap();
@@ -284,7 +306,13 @@ fn stuck_in_prepare() {
     assert_eq!(s.len(), 1, "{:#?}", r.findings);
     let s = s[0];
     assert_eq!((s.topic.as_str(), s.partition), ("__transaction_state", 4));
-    assert_eq!(s.evidence["partitions_with_marker"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        s.evidence["partitions_with_marker"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
     assert_eq!(
         s.evidence["partitions_without_marker"],
         serde_json::json!([{"partition": "orders-1", "first_offset": 3}])
@@ -313,22 +341,30 @@ fn joins_stay_within_a_cluster() {
     c1.write(&root.path().join("b1"), 1).unwrap();
     c2.write(&root.path().join("b2"), 2).unwrap();
     let r = scan_dir(root.path());
-    assert!(of_kind(&r, Kind::TransactionOutcomeMismatch).is_empty(), "{:#?}", r.findings);
+    assert!(
+        of_kind(&r, Kind::TransactionOutcomeMismatch).is_empty(),
+        "{:#?}",
+        r.findings
+    );
     assert_eq!(txns(&r).len(), 2);
     // the same cluster split over two brokers joins
     let root = tempfile::tempdir().unwrap();
     let mut c = Cluster::new(Some("c1"));
     c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]).flip_marker_on(B));
-    c.write_only(&root.path().join("b1"), 1, |tp| tp == A, false).unwrap();
-    c.write_only(&root.path().join("b2"), 2, |tp| tp == B, false).unwrap();
+    c.write_only(&root.path().join("b1"), 1, |tp| tp == A, false)
+        .unwrap();
+    c.write_only(&root.path().join("b2"), 2, |tp| tp == B, false)
+        .unwrap();
     let r = scan_dir(root.path());
     assert_eq!(of_kind(&r, Kind::TransactionOutcomeMismatch).len(), 1);
     // without meta.properties: only within one log dir, and the domain says so
     let root = tempfile::tempdir().unwrap();
     let mut c = Cluster::new(None);
     c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]).flip_marker_on(B));
-    c.write_only(&root.path().join("b1"), 1, |tp| tp == A, false).unwrap();
-    c.write_only(&root.path().join("b2"), 2, |tp| tp == B, false).unwrap();
+    c.write_only(&root.path().join("b1"), 1, |tp| tp == A, false)
+        .unwrap();
+    c.write_only(&root.path().join("b2"), 2, |tp| tp == B, false)
+        .unwrap();
     let r = scan_dir(root.path());
     assert!(of_kind(&r, Kind::TransactionOutcomeMismatch).is_empty());
     let d = serde_json::to_value(&txns(&r)[0].domain).unwrap();
@@ -360,11 +396,22 @@ fn exhausted_epoch_rotation() {
         (
             of_kind(r, Kind::ProducerStuckAtExhaustedEpoch)
                 .iter()
-                .map(|f| (f.offset, f.severity, f.evidence["shape"].as_str().unwrap_or("").to_string()))
+                .map(|f| {
+                    (
+                        f.offset,
+                        f.severity,
+                        f.evidence["shape"].as_str().unwrap_or("").to_string(),
+                    )
+                })
                 .collect::<Vec<_>>(),
             of_kind(r, Kind::ProducerFencedOnRetryAfterFailover)
                 .iter()
-                .map(|f| (f.offset, f.evidence["rotation"].as_str().unwrap_or("").to_string()))
+                .map(|f| {
+                    (
+                        f.offset,
+                        f.evidence["rotation"].as_str().unwrap_or("").to_string(),
+                    )
+                })
                 .collect::<Vec<_>>(),
         )
     };
@@ -386,7 +433,10 @@ fn exhausted_epoch_rotation() {
     ]);
     assert_eq!(
         exhausted(&lost),
-        (vec![(Some(2), Severity::Error, "complete_without_rotation".into())], vec![])
+        (
+            vec![(Some(2), Severity::Error, "complete_without_rotation".into())],
+            vec![]
+        )
     );
     // rotations that do not record the id they left: a retry after failover is fenced
     let fenced = coordinator_only(&[
@@ -397,7 +447,13 @@ fn exhausted_epoch_rotation() {
     ]);
     assert_eq!(
         exhausted(&fenced),
-        (vec![], vec![(Some(1), "end_txn".into()), (Some(3), "init_producer_id".into())])
+        (
+            vec![],
+            vec![
+                (Some(1), "end_txn".into()),
+                (Some(3), "init_producer_id".into())
+            ]
+        )
     );
     // still in Prepare at 32767 without a next producer id: at risk (warning); a client
     // holding epoch 32767 in Ongoing: stuck (KAFKA-20090 class)
@@ -408,13 +464,18 @@ fn exhausted_epoch_rotation() {
     assert_eq!(
         exhausted(&risk).0,
         vec![
-            (Some(0), Severity::Warning, "prepare_without_next_producer_id".into()),
+            (
+                Some(0),
+                Severity::Warning,
+                "prepare_without_next_producer_id".into()
+            ),
             (Some(1), Severity::Error, "client_holds_max_epoch".into()),
         ]
     );
     // v0 values (TV0/1) never take the TV2 rotation path
-    let v0 = coordinator_only(&[
-        ("x", TxnValue::new(50, 32767, state::ONGOING).partitions(&[("orders", &[0])])),
-    ]);
+    let v0 = coordinator_only(&[(
+        "x",
+        TxnValue::new(50, 32767, state::ONGOING).partitions(&[("orders", &[0])]),
+    )]);
     assert_eq!(exhausted(&v0), (vec![], vec![]));
 }

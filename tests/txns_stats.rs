@@ -44,7 +44,15 @@ fn statistics_match_hand_counts() {
     let a = r.transactions.as_ref().unwrap();
     let s = &a.stats;
     assert_eq!(
-        (s.cluster_transactions, s.committed, s.aborted, s.empty, s.open, s.partial, s.mixed),
+        (
+            s.cluster_transactions,
+            s.committed,
+            s.aborted,
+            s.empty,
+            s.open,
+            s.partial,
+            s.mixed
+        ),
         (6, 3, 2, 0, 1, 0, 0)
     );
     assert_eq!(s.producers_fenced, 1);
@@ -57,13 +65,29 @@ fn statistics_match_hand_counts() {
     let app = &s.by_transactional_id[0];
     assert_eq!(app.transactional_id.as_deref(), Some("app"));
     assert_eq!(app.producer_ids, vec![10]);
-    assert_eq!((app.committed, app.aborted, app.open, app.fenced), (2, 2, 0, 1));
+    assert_eq!(
+        (app.committed, app.aborted, app.open, app.fenced),
+        (2, 2, 0, 1)
+    );
     // partitions per transaction 2, 3, 1, 1; records 4, 9, 2, 2
-    assert_eq!((app.partitions.min, app.partitions.p50, app.partitions.max), (1, 1, 3));
-    assert_eq!((app.size.records.min, app.size.records.p50, app.size.records.max), (2, 2, 9));
+    assert_eq!(
+        (app.partitions.min, app.partitions.p50, app.partitions.max),
+        (1, 1, 3)
+    );
+    assert_eq!(
+        (
+            app.size.records.min,
+            app.size.records.p50,
+            app.size.records.max
+        ),
+        (2, 2, 9)
+    );
     let bill = &s.by_transactional_id[1];
     assert_eq!(bill.transactional_id.as_deref(), Some("billing"));
-    assert_eq!((bill.committed, bill.aborted, bill.open, bill.fenced), (1, 0, 1, 0));
+    assert_eq!(
+        (bill.committed, bill.aborted, bill.open, bill.fenced),
+        (1, 0, 1, 0)
+    );
     // the longest: T2, T1, then the three of 115 ms by start time
     let longest: Vec<(i64, i64, Outcome)> = s
         .longest
@@ -87,12 +111,25 @@ fn statistics_match_hand_counts() {
             .unwrap()
     };
     let pa = part("orders", 0);
-    assert_eq!((pa.committed, pa.aborted, pa.open, pa.producers), (1, 2, 0, 1));
-    assert_eq!((pa.size.records.min, pa.size.records.p50, pa.size.records.max), (2, 2, 3));
+    assert_eq!(
+        (pa.committed, pa.aborted, pa.open, pa.producers),
+        (1, 2, 0, 1)
+    );
+    assert_eq!(
+        (
+            pa.size.records.min,
+            pa.size.records.p50,
+            pa.size.records.max
+        ),
+        (2, 2, 3)
+    );
     assert_eq!(pa.size.batches.max, 1);
     assert!(pa.size.bytes.min > 0);
     let pc = part("payments", 0);
-    assert_eq!((pc.committed, pc.aborted, pc.open, pc.producers), (1, 1, 1, 2));
+    assert_eq!(
+        (pc.committed, pc.aborted, pc.open, pc.producers),
+        (1, 1, 1, 2)
+    );
     let pd = part("audit", 0);
     assert_eq!((pd.committed, pd.open), (0, 1));
     // A's three transactions: 125 ms (T1: marker at +130, data at +5), T2 and T4
@@ -108,7 +145,11 @@ fn cli_json(dir: &Path, args: &[&str]) -> serde_json::Value {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -122,12 +163,27 @@ fn txns_cli_cluster_rows_and_filters() {
     assert_eq!(rows.len(), 6);
     let t1 = &rows[0];
     assert_eq!(t1["transactional_id"], "app");
-    assert_eq!((t1["producer_id"].as_i64(), t1["outcome"].as_str()), (Some(10), Some("committed")));
+    assert_eq!(
+        (t1["producer_id"].as_i64(), t1["outcome"].as_str()),
+        (Some(10), Some("committed"))
+    );
     assert_eq!(t1["grouping"], "coordinator_record");
     assert_eq!(t1["duration_ms"], 135);
     let p0 = &t1["partitions"][0];
-    assert_eq!((p0["topic"].as_str(), p0["first_offset"].as_i64(), p0["marker_offset"].as_i64()), (Some("orders"), Some(0), Some(2)));
-    let n = |args: &[&str]| cli_json(dir.path(), args)["transactions"].as_array().unwrap().len();
+    assert_eq!(
+        (
+            p0["topic"].as_str(),
+            p0["first_offset"].as_i64(),
+            p0["marker_offset"].as_i64()
+        ),
+        (Some("orders"), Some(0), Some(2))
+    );
+    let n = |args: &[&str]| {
+        cli_json(dir.path(), args)["transactions"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
     assert_eq!(n(&["--cluster", "--transactional-id", "billing"]), 2);
     assert_eq!(n(&["--cluster", "--producer-id", "10"]), 4);
     let start = rows[2]["start_ms"].as_i64().unwrap().to_string();
@@ -178,7 +234,10 @@ fn dump_transaction_log_in_both_shapes() {
         json.contains(r#"key: {"type":"0","data":{"transactionalId":"app"}} payload: {"version":"0","data":{"producerId":10,"producerEpoch":0,"transactionTimeoutMs":60000,"transactionStatus":1,"transactionPartitions":[{"topic":"orders","partitionIds":[0,1]}],"#),
         "{json}"
     );
-    assert!(json.contains(r#""transactionStatus":4,"transactionPartitions":null"#), "{json}");
+    assert!(
+        json.contains(r#""transactionStatus":4,"transactionPartitions":null"#),
+        "{json}"
+    );
     let text = dump("--transaction-log-decoder");
     assert!(
         text.contains("key: transaction_metadata::transactionalId=app payload: producerId:10,producerEpoch:0,state=Ongoing,partitions=[orders-0,orders-1]"),

@@ -148,7 +148,11 @@ fn decode(offset: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Option<Coord
 pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> TxnInputs {
     let origins = Origins {
         ids: identities(inv),
-        dirs: inv.partitions.iter().map(|p| (p.path.as_path(), p)).collect(),
+        dirs: inv
+            .partitions
+            .iter()
+            .map(|p| (p.path.as_path(), p))
+            .collect(),
     };
     let mut out = TxnInputs {
         version: INPUT_VERSION,
@@ -169,9 +173,17 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
             txns: std::mem::take(&mut p.outcome.txns),
         });
     }
-    let newest = report.partitions.iter().map(|p| p.ref_time).max().unwrap_or(0);
+    let newest = report
+        .partitions
+        .iter()
+        .map(|p| p.ref_time)
+        .max()
+        .unwrap_or(0);
     for d in &inv.partitions {
-        let Some(tp) = d.tp.as_ref().filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC) else {
+        let Some(tp) =
+            d.tp.as_ref()
+                .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+        else {
             continue;
         };
         let path = d.path.display().to_string();
@@ -199,7 +211,11 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     let mut analysis = txns::analyse(&inputs, &TxnOptions::default());
     let origins = Origins {
         ids: identities(inv),
-        dirs: inv.partitions.iter().map(|p| (p.path.as_path(), p)).collect(),
+        dirs: inv
+            .partitions
+            .iter()
+            .map(|p| (p.path.as_path(), p))
+            .collect(),
     };
     let by_path: HashMap<&str, usize> = report
         .partitions
@@ -243,10 +259,10 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         extra.entry(at).or_default().push(f);
     }
     for (fi, key) in links {
-        if let Some(h) = report.findings.get_mut(fi) {
-            if !h.caused_by.contains(&key) {
-                h.caused_by.push(key);
-            }
+        if let Some(h) = report.findings.get_mut(fi)
+            && !h.caused_by.contains(&key)
+        {
+            h.caused_by.push(key);
         }
     }
     report.add_partition_findings(extra);

@@ -52,7 +52,15 @@ pub fn transaction_log_json(
         }
         Ok(LogKey::Transaction(k)) => match k.transactional_id {
             Some(id) => id,
-            None => return (Some(error(offset, "non-nullable field transactionalId was serialized as null")), None),
+            None => {
+                return (
+                    Some(error(
+                        offset,
+                        "non-nullable field transactionalId was serialized as null",
+                    )),
+                    None,
+                );
+            }
         },
         Err(e) => return (Some(error(offset, &e.to_string())), None),
     };

@@ -132,7 +132,11 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         s.findings.warning,
         s.findings.info
     )?;
-    if let Some(t) = report.transactions.as_ref().filter(|t| !t.transactions.is_empty()) {
+    if let Some(t) = report
+        .transactions
+        .as_ref()
+        .filter(|t| !t.transactions.is_empty())
+    {
         let s = &t.stats;
         writeln!(
             w,
@@ -293,7 +297,9 @@ fn write_txn_stats(s: &crate::txns::stats::TxnStatistics, w: &mut dyn Write) -> 
     ]);
     for r in &s.by_transactional_id {
         t.add_row(vec![
-            r.transactional_id.clone().unwrap_or_else(|| "(unknown)".into()),
+            r.transactional_id
+                .clone()
+                .unwrap_or_else(|| "(unknown)".into()),
             r.producer_ids
                 .iter()
                 .map(i64::to_string)

@@ -3,7 +3,7 @@
 //! when none is open, any COMMIT/ABORT marker of that producer closes it (a marker with
 //! nothing open is an *empty* transaction). Non-transactional data is not part of any
 //! transaction. These records are the per-partition input of the cluster-wide join
-//! (`crate::txns`), so they are serde-serialisable and small (one partition may hold
+//! (the `txns` module), so they are serde-serialisable and small (one partition may hold
 //! millions of transactions).
 
 use crate::event::BatchEvent;
@@ -71,8 +71,11 @@ impl TxnRecord {
     }
     /// marker timestamp − first timestamp, for a closed transaction with data.
     pub fn duration_ms(&self) -> Option<i64> {
-        (!self.is_open() && !self.is_empty() && self.first_timestamp >= 0)
-            .then(|| self.last_timestamp.saturating_sub(self.first_timestamp).max(0))
+        (!self.is_open() && !self.is_empty() && self.first_timestamp >= 0).then(|| {
+            self.last_timestamp
+                .saturating_sub(self.first_timestamp)
+                .max(0)
+        })
     }
 }
 
@@ -91,7 +94,11 @@ impl TxnRecorder {
             let Some((commit, coordinator_epoch)) = ev.marker() else {
                 return;
             };
-            let end = if commit { TxnEnd::Commit } else { TxnEnd::Abort };
+            let end = if commit {
+                TxnEnd::Commit
+            } else {
+                TxnEnd::Abort
+            };
             let ts = ev.marker_timestamp;
             let mut r = self.open.remove(&pid).unwrap_or(TxnRecord {
                 producer_id: pid,
@@ -129,8 +136,7 @@ impl TxnRecorder {
             first_offset: ev.base_offset,
             last_data_offset: ev.last_offset,
             marker_offset: -1,
-            first_timestamp: if ev.timestamp_type == crate::format::TimestampType::LogAppendTime
-            {
+            first_timestamp: if ev.timestamp_type == crate::format::TimestampType::LogAppendTime {
                 ev.max_timestamp
             } else {
                 ev.base_timestamp

@@ -204,7 +204,11 @@ impl Cluster {
     fn coord_record(&mut self, id: &str, v: TxnValue) {
         let ts = self.tick(5);
         if let Some(c) = &mut self.coordinator {
-            c.append(Batch::new(Producer::PLAIN).record(Rec::kv(key(id), v.encode())).at(ts));
+            c.append(
+                Batch::new(Producer::PLAIN)
+                    .record(Rec::kv(key(id), v.encode()))
+                    .at(ts),
+            );
         }
     }
 
@@ -213,7 +217,8 @@ impl Cluster {
         for (topic, p) in parts {
             by_topic.entry(topic).or_default().push(*p);
         }
-        let listed: Vec<(&str, &[i32])> = by_topic.iter().map(|(t, v)| (*t, v.as_slice())).collect();
+        let listed: Vec<(&str, &[i32])> =
+            by_topic.iter().map(|(t, v)| (*t, v.as_slice())).collect();
         let mut v = TxnValue::new(t.producer.id, epoch, status)
             .timeout(self.timeout_ms)
             .times(self.clock, start);
@@ -328,10 +333,8 @@ impl Cluster {
                 p.write(dir)?;
             }
         }
-        if with_coordinator {
-            if let Some(c) = &self.coordinator {
-                c.write(dir)?;
-            }
+        if let Some(c) = self.coordinator.as_ref().filter(|_| with_coordinator) {
+            c.write(dir)?;
         }
         if let Some(c) = &self.cluster_id {
             std::fs::write(

@@ -132,7 +132,9 @@ pub fn coordinator_txns(logs: &[(usize, &CoordinatorLog)]) -> Vec<CoordTxn> {
                 }
                 TxnState::PrepareCommit | TxnState::PrepareAbort => {
                     let mut t = match cur {
-                        Some(t) if t.state == TxnState::Ongoing && t.producer_id == v.producer_id => {
+                        Some(t)
+                            if t.state == TxnState::Ongoing && t.producer_id == v.producer_id =>
+                        {
                             t
                         }
                         other => {
@@ -150,8 +152,9 @@ pub fn coordinator_txns(logs: &[(usize, &CoordinatorLog)]) -> Vec<CoordTxn> {
                     t.prepare_offset = Some(r.offset);
                     t.last_update_ms = v.last_update_ms;
                     t.last_record_offset = r.offset;
-                    t.client_transaction_version =
-                        t.client_transaction_version.max(v.client_transaction_version);
+                    t.client_transaction_version = t
+                        .client_transaction_version
+                        .max(v.client_transaction_version);
                     current.insert(id, t);
                 }
                 TxnState::CompleteCommit | TxnState::CompleteAbort => {

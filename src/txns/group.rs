@@ -169,7 +169,11 @@ fn group_tv2(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
             continue;
         }
         let slot = by_epoch.entry(r.producer_epoch).or_default();
-        match slot.iter().copied().find(|&g| !groups[g].has_input(m.input)) {
+        match slot
+            .iter()
+            .copied()
+            .find(|&g| !groups[g].has_input(m.input))
+        {
             Some(g) => groups[g].members.push(m),
             None => {
                 slot.push(groups.len());
@@ -185,12 +189,19 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
     let mut by_epoch: BTreeMap<i16, Vec<Member>> = BTreeMap::new();
     for &m in members {
         if !rec(p, m).is_empty() {
-            by_epoch.entry(rec(p, m).producer_epoch).or_default().push(m);
+            by_epoch
+                .entry(rec(p, m).producer_epoch)
+                .or_default()
+                .push(m);
         }
     }
     let mut out = Vec::new();
     for (epoch, ms) in by_epoch {
-        let mut closed: Vec<Member> = ms.iter().copied().filter(|&m| !rec(p, m).is_open()).collect();
+        let mut closed: Vec<Member> = ms
+            .iter()
+            .copied()
+            .filter(|&m| !rec(p, m).is_open())
+            .collect();
         closed.sort_by_key(|&m| (rec(p, m).last_timestamp, m.input, rec(p, m).marker_offset));
         let mut groups: Vec<Group> = Vec::new();
         // (min marker ts, max first ts) of the last group
@@ -267,20 +278,21 @@ fn absorb_empties(p: Parts<'_>, pid: i64, tv2: bool, members: &[Member], groups:
             .max_by_key(|&o| rec(p, o).marker_offset);
         if let Some(o) = prev {
             let q = rec(p, o);
-            if q.end == r.end && q.marker_epoch == r.marker_epoch {
-                if let Some(&gi) = owner.get(&o) {
-                    groups[gi].duplicates.push(m);
-                    owner.insert(m, gi);
-                    continue;
-                }
+            if q.end == r.end
+                && q.marker_epoch == r.marker_epoch
+                && let Some(&gi) = owner.get(&o)
+            {
+                groups[gi].duplicates.push(m);
+                owner.insert(m, gi);
+                continue;
             }
         }
         let join = groups.iter().position(|g| {
             !g.has_input(m.input)
-                && g.closed(p).any(|q| q.end == r.end && q.marker_epoch == r.marker_epoch)
-                && g.min_marker_ts(p).is_some_and(|t| {
-                    r.last_timestamp.saturating_sub(t).abs() <= MARKER_SPREAD_MS
-                })
+                && g.closed(p)
+                    .any(|q| q.end == r.end && q.marker_epoch == r.marker_epoch)
+                && g.min_marker_ts(p)
+                    .is_some_and(|t| r.last_timestamp.saturating_sub(t).abs() <= MARKER_SPREAD_MS)
         });
         let gi = match join {
             Some(gi) => {

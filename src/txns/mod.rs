@@ -6,7 +6,7 @@
 //! [`analyse`] groups the parts into [`ClusterTxn`]s ([`group`]), applies the cross-partition
 //! rules ([`rules`]) and computes the statistics ([`stats`]). Building the inputs from a scan
 //! and attaching the findings to its report is the caller's job
-//! (`crate::coordinator::cluster`).
+//! (`cluster.rs` of the coordinator module).
 //!
 //! Joins happen only within one domain: partitions whose log dirs' `meta.properties` carry
 //! the same `cluster.id`, or, when it is unknown, partitions of the same log dir. Only live
@@ -262,7 +262,8 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
             &coord,
             opts,
         ));
-        out.findings.extend(exhaustion::check(inputs, &d.coordinator));
+        out.findings
+            .extend(exhaustion::check(inputs, &d.coordinator));
         out.transactions.extend(txns);
     }
     out.transactions.sort_by(|a, b| {

@@ -85,13 +85,8 @@ fn mismatch(t: &ClusterTxn) -> Placed {
         .find(wrong)
         .or(t.partitions.first())
         .expect("a mixed transaction has parts");
-    let of = |e: TxnEnd| -> Vec<String> {
-        t.partitions
-            .iter()
-            .filter(|p| p.end == e)
-            .map(tp)
-            .collect()
-    };
+    let of =
+        |e: TxnEnd| -> Vec<String> { t.partitions.iter().filter(|p| p.end == e).map(tp).collect() };
     let (commits, aborts) = (of(TxnEnd::Commit), of(TxnEnd::Abort));
     let f = Finding::new(
         Kind::TransactionOutcomeMismatch,
@@ -157,45 +152,45 @@ fn open_parts(inputs: &TxnInputs, t: &ClusterTxn, opts: &TxnOptions, out: &mut V
         let input = &inputs.partitions[p.input];
         let name = tp(p);
         let hanging = vec![(p.topic.clone(), p.partition, t.producer_id, p.first_offset)];
-        if let (Some(l), Some(c)) = (&listed, &t.coordinator) {
-            if !l.contains(name.as_str()) {
-                let f = Finding::new(
-                    Kind::TransactionPartitionUnlisted,
-                    &p.topic,
-                    p.partition,
-                    format!(
-                        "producer {} epoch {} has transactional data from offset {} on {name}, which the coordinator's transaction {} (state {}, in __transaction_state-{}) never listed: no marker will ever close it",
-                        t.producer_id,
-                        p.producer_epoch,
-                        p.first_offset,
-                        t.transactional_id.as_deref().unwrap_or("?"),
-                        c.state,
-                        c.log_partition
-                    ),
-                )
-                .offset(p.first_offset)
-                .producer(t.producer_id, p.producer_epoch)
-                .evidence(json!({
-                    "grouping": t.grouping.name(),
-                    "listed_partitions": c.partitions,
-                    "part": serde_json::to_value(p).unwrap_or(Value::Null),
-                    "transaction": txn_json(t),
-                }))
-                .broker(BROKER_UNLISTED)
-                .remediation(format!(
-                    "abort the dangling data: `kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {}`; upgrade clients and brokers to transaction version 2 (KIP-890), which verifies partitions before appending",
-                    p.topic, p.partition, p.first_offset
-                ));
-                out.push(Placed {
-                    target: Target::Partition(p.input),
-                    finding: f,
-                    causes_hanging: hanging,
-                });
-                continue;
-            }
+        if let (Some(l), Some(c)) = (&listed, &t.coordinator)
+            && !l.contains(name.as_str())
+        {
+            let f = Finding::new(
+                Kind::TransactionPartitionUnlisted,
+                &p.topic,
+                p.partition,
+                format!(
+                    "producer {} epoch {} has transactional data from offset {} on {name}, which the coordinator's transaction {} (state {}, in __transaction_state-{}) never listed: no marker will ever close it",
+                    t.producer_id,
+                    p.producer_epoch,
+                    p.first_offset,
+                    t.transactional_id.as_deref().unwrap_or("?"),
+                    c.state,
+                    c.log_partition
+                ),
+            )
+            .offset(p.first_offset)
+            .producer(t.producer_id, p.producer_epoch)
+            .evidence(json!({
+                "grouping": t.grouping.name(),
+                "listed_partitions": c.partitions,
+                "part": serde_json::to_value(p).unwrap_or(Value::Null),
+                "transaction": txn_json(t),
+            }))
+            .broker(BROKER_UNLISTED)
+            .remediation(format!(
+                "abort the dangling data: `kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {}`; upgrade clients and brokers to transaction version 2 (KIP-890), which verifies partitions before appending",
+                p.topic, p.partition, p.first_offset
+            ));
+            out.push(Placed {
+                target: Target::Partition(p.input),
+                finding: f,
+                causes_hanging: hanging,
+            });
+            continue;
         }
-        let aged = last_marker
-            .is_some_and(|m| input.ref_time_ms.saturating_sub(m) > opts.marker_grace_ms);
+        let aged =
+            last_marker.is_some_and(|m| input.ref_time_ms.saturating_sub(m) > opts.marker_grace_ms);
         if !(completed || aged) {
             continue;
         }
@@ -261,14 +256,21 @@ fn stuck_in_prepare(
 ) {
     let mut latest: BTreeMap<(usize, &str), usize> = BTreeMap::new();
     for (i, c) in coord.iter().enumerate() {
-        let e = latest.entry((c.log, c.transactional_id.as_str())).or_insert(i);
+        let e = latest
+            .entry((c.log, c.transactional_id.as_str()))
+            .or_insert(i);
         if coord[*e].last_record_offset < c.last_record_offset {
             *e = i;
         }
     }
     let present: BTreeSet<(String, i32)> = chosen
         .iter()
-        .map(|&i| (inputs.partitions[i].topic.clone(), inputs.partitions[i].partition))
+        .map(|&i| {
+            (
+                inputs.partitions[i].topic.clone(),
+                inputs.partitions[i].partition,
+            )
+        })
         .collect();
     for (_, ci) in latest {
         let c = &coord[ci];
@@ -293,7 +295,8 @@ fn stuck_in_prepare(
         for t in &mine {
             for p in &t.partitions {
                 if p.end == TxnEnd::Open {
-                    without_marker.push(json!({"partition": tp(p), "first_offset": p.first_offset}));
+                    without_marker
+                        .push(json!({"partition": tp(p), "first_offset": p.first_offset}));
                     hanging.push((p.topic.clone(), p.partition, t.producer_id, p.first_offset));
                 } else {
                     with_marker.push(json!({"partition": tp(p), "marker": p.end.name(), "marker_offset": p.marker_offset}));

@@ -160,14 +160,18 @@ fn partition_stats(inputs: &TxnInputs) -> Vec<PartitionStats> {
             let pids: std::collections::BTreeSet<i64> =
                 p.txns.iter().map(|r| r.producer_id).collect();
             s.producers = pids.len() as u64;
-            let data = p.txns.iter().filter(|r| !r.is_empty()).map(|r: &TxnRecord| {
-                (
-                    u64::from(r.records),
-                    u64::from(r.batches),
-                    r.bytes,
-                    r.duration_ms(),
-                )
-            });
+            let data = p
+                .txns
+                .iter()
+                .filter(|r| !r.is_empty())
+                .map(|r: &TxnRecord| {
+                    (
+                        u64::from(r.records),
+                        u64::from(r.batches),
+                        r.bytes,
+                        r.duration_ms(),
+                    )
+                });
             s.size = sizes(data);
             s
         })
@@ -251,7 +255,10 @@ pub fn statistics(
         pids.dedup();
         let mut r = IdStats {
             transactional_id: id,
-            fenced: pids.iter().map(|p| fenced_pids.get(p).copied().unwrap_or(0)).sum(),
+            fenced: pids
+                .iter()
+                .map(|p| fenced_pids.get(p).copied().unwrap_or(0))
+                .sum(),
             producer_ids: pids,
             partitions: Distribution::of(ts.iter().map(|t| t.partitions.len() as i64)),
             size: tx_sizes(&ts),
