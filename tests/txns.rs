@@ -369,6 +369,14 @@ fn joins_stay_within_a_cluster() {
     assert!(of_kind(&r, Kind::TransactionOutcomeMismatch).is_empty());
     let d = serde_json::to_value(&txns(&r)[0].domain).unwrap();
     assert_eq!(d["kind"], "log_dir", "{d}");
+    // ... and within one log dir it joins, as a warning that says the cluster is unknown
+    let root = tempfile::tempdir().unwrap();
+    c.write(root.path(), 1).unwrap();
+    let r = scan_dir(root.path());
+    let m = of_kind(&r, Kind::TransactionOutcomeMismatch);
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0].severity, Severity::Warning);
+    assert!(m[0].message.contains("cluster unknown"), "{}", m[0].message);
 }
 
 // ----- epoch exhaustion in __transaction_state (KAFKA-20310 / KAFKA-20090 / KAFKA-20357) ----

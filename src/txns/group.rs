@@ -27,6 +27,9 @@ use crate::state::txnrec::{TxnEnd, TxnRecord};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// How many of a producer's latest groups a marker alone may join.
+const RECENT_GROUPS: usize = 64;
+
 /// Tolerance between the coordinator's record times and the markers' (both broker clocks).
 pub const COORDINATOR_TOLERANCE_MS: i64 = 60_000;
 /// Longest spread between the first and the last marker of one transaction (TV0/1): the
@@ -132,6 +135,14 @@ impl Group {
 /// Group the transactions of the `chosen` inputs (one live copy per partition of one
 /// domain) with the domain's coordinator transactions `coord`.
 pub fn group(p: Parts<'_>, chosen: &[usize], coord: &[CoordTxn]) -> Vec<Group> {
+    // Coordinator transactions by the producer ids their markers may carry.
+    let mut coord_by_pid: std::collections::HashMap<i64, Vec<usize>> = Default::default();
+    for (i, t) in coord.iter().enumerate() {
+        coord_by_pid.entry(t.producer_id).or_default().push(i);
+        if t.next_producer_id >= 0 && t.next_producer_id != t.producer_id {
+            coord_by_pid.entry(t.next_producer_id).or_default().push(i);
+        }
+    }
     let mut by_pid: BTreeMap<i64, Vec<Member>> = BTreeMap::new();
     for &input in chosen {
         for (i, r) in p[input].txns.iter().enumerate() {
@@ -146,14 +157,16 @@ pub fn group(p: Parts<'_>, chosen: &[usize], coord: &[CoordTxn]) -> Vec<Group> {
         let tv2 = members.iter().any(|&m| {
             let r = rec(p, m);
             r.end == TxnEnd::Commit && !r.is_empty() && r.marker_epoch > r.producer_epoch
-        }) || coord.iter().any(|t| t.has_pid(pid) && t.tv2());
+        });
+        let mine: &[usize] = coord_by_pid.get(&pid).map_or(&[], Vec::as_slice);
+        let tv2 = tv2 || mine.iter().any(|&i| coord[i].tv2());
         let mut groups = if tv2 {
             group_tv2(p, pid, &members)
         } else {
             group_tv01(p, pid, &members)
         };
         absorb_empties(p, pid, tv2, &members, &mut groups);
-        match_coordinator(p, coord, &mut groups);
+        match_coordinator(p, coord, mine, &mut groups);
         out.extend(groups);
     }
     out
@@ -258,24 +271,20 @@ fn absorb_empties(p: Parts<'_>, pid: i64, tv2: bool, members: &[Member], groups:
             owner.insert(m, gi);
         }
     }
-    // Per input, the producer's records in log order (closed by marker, then open).
-    let mut per_input: BTreeMap<usize, Vec<Member>> = BTreeMap::new();
+    // `members` lists each input's records of the producer in log order (closed ones by
+    // marker offset, then the open one): the record before an empty one on its partition
+    // is the previous member of the same input.
+    let mut last_of_input: BTreeMap<usize, Member> = BTreeMap::new();
     for &m in members {
-        per_input.entry(m.input).or_default().push(m);
-    }
-    for &m in members {
+        let before = last_of_input.insert(m.input, m);
         let r = *rec(p, m);
         if !r.is_empty() {
             continue;
         }
-        let prev = per_input[&m.input]
-            .iter()
-            .copied()
-            .filter(|&o| {
-                let q = rec(p, o);
-                !q.is_open() && q.marker_offset < r.marker_offset
-            })
-            .max_by_key(|&o| rec(p, o).marker_offset);
+        let prev = before.filter(|&o| {
+            let q = rec(p, o);
+            !q.is_open() && q.marker_offset < r.marker_offset
+        });
         if let Some(o) = prev {
             let q = rec(p, o);
             if q.end == r.end
@@ -287,14 +296,16 @@ fn absorb_empties(p: Parts<'_>, pid: i64, tv2: bool, members: &[Member], groups:
                 continue;
             }
         }
-        let join = groups.iter().position(|g| {
+        // Only recent groups can hold its transaction (bounded work on hostile inputs).
+        let from = groups.len().saturating_sub(RECENT_GROUPS);
+        let join = groups[from..].iter().position(|g| {
             !g.has_input(m.input)
                 && g.closed(p)
                     .any(|q| q.end == r.end && q.marker_epoch == r.marker_epoch)
                 && g.min_marker_ts(p)
                     .is_some_and(|t| r.last_timestamp.saturating_sub(t).abs() <= MARKER_SPREAD_MS)
         });
-        let gi = match join {
+        let gi = match join.map(|i| i + from) {
             Some(gi) => {
                 groups[gi].members.push(m);
                 gi
@@ -346,14 +357,32 @@ fn matches(p: Parts<'_>, t: &CoordTxn, g: &Group) -> Option<i64> {
 
 /// Match each group to its coordinator transaction (the closest in time), then merge the
 /// groups matched to the same one when their partitions do not overlap.
-fn match_coordinator(p: Parts<'_>, coord: &[CoordTxn], groups: &mut Vec<Group>) {
+fn match_coordinator(p: Parts<'_>, coord: &[CoordTxn], mine: &[usize], groups: &mut Vec<Group>) {
+    // Closed groups look only at the transactions prepared up to their first marker (+
+    // tolerance), newest first: an id's transactions are sequential, so a few suffice.
+    let mut by_end: Vec<(i64, usize)> = mine
+        .iter()
+        .filter_map(|&i| {
+            let t = &coord[i];
+            t.prepare_ms.or(t.complete_ms).map(|e| (e, i))
+        })
+        .collect();
+    by_end.sort_unstable();
     for g in groups.iter_mut() {
-        g.coord = coord
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| matches(p, t, g).map(|d| (d, i)))
-            .min()
-            .map(|(_, i)| i);
+        let best = |cands: &mut dyn Iterator<Item = usize>| {
+            cands
+                .filter_map(|i| matches(p, &coord[i], g).map(|d| (d, i)))
+                .min()
+                .map(|(_, i)| i)
+        };
+        g.coord = match g.min_marker_ts(p) {
+            Some(ts) => {
+                let end = by_end
+                    .partition_point(|&(e, _)| e <= ts.saturating_add(COORDINATOR_TOLERANCE_MS));
+                best(&mut by_end[..end].iter().rev().take(8).map(|&(_, i)| i))
+            }
+            None => best(&mut mine.iter().copied()),
+        };
         if g.coord.is_some() {
             g.grouping = Grouping::CoordinatorRecord;
         }

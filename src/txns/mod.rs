@@ -395,3 +395,78 @@ impl ClusterFilter {
             && self.to_ms.is_none_or(|to| t.start_ms <= to)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::txnrec::TxnRecord;
+
+    fn part(topic: &str, txns: Vec<TxnRecord>) -> PartitionTxns {
+        PartitionTxns {
+            version: INPUT_VERSION,
+            topic: topic.into(),
+            partition: 0,
+            origin: Origin {
+                cluster_id: Some("c".into()),
+                path: format!("/d/{topic}-0"),
+                live: true,
+                ..Origin::default()
+            },
+            ref_time_ms: 0,
+            log_end_offset: Some(txns.len() as i64 * 2),
+            txns,
+        }
+    }
+
+    fn rec(i: i64, commit: bool, t0: i64) -> TxnRecord {
+        TxnRecord {
+            producer_id: 7,
+            producer_epoch: 0,
+            marker_epoch: 0,
+            coordinator_epoch: 0,
+            end: if commit { TxnEnd::Commit } else { TxnEnd::Abort },
+            first_offset: 2 * i,
+            last_data_offset: 2 * i,
+            marker_offset: 2 * i + 1,
+            first_timestamp: t0,
+            last_timestamp: t0 + 5,
+            records: 1,
+            batches: 1,
+            bytes: 80,
+        }
+    }
+
+    /// 20 000 TV0/1 transactions of one producer over two partitions, 10 ms apart, without
+    /// the coordinator: each pair groups by marker order, in bounded time; the inputs
+    /// survive a serde round trip and give the same result.
+    #[test]
+    fn many_transactions_group_by_marker_order() {
+        let n = 20_000i64;
+        let a = (0..n).map(|i| rec(i, i % 3 != 0, i * 10)).collect();
+        let b = (0..n).map(|i| rec(i, i % 3 != 0, i * 10 + 1)).collect();
+        let inputs = TxnInputs {
+            version: INPUT_VERSION,
+            partitions: vec![part("a", a), part("b", b)],
+            coordinator: Vec::new(),
+        };
+        let started = std::time::Instant::now();
+        let r = analyse(&inputs, &TxnOptions::default());
+        assert!(started.elapsed().as_secs() < 20);
+        assert_eq!(r.transactions.len(), n as usize);
+        assert!(r.transactions.iter().all(|t| t.partitions.len() == 2));
+        assert!(r.findings.is_empty());
+        assert_eq!(r.stats.aborted, (n as u64).div_ceil(3));
+        let json = serde_json::to_string(&inputs).unwrap();
+        let back: TxnInputs = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, inputs);
+        assert_eq!(
+            analyse(&back, &TxnOptions::default()).transactions,
+            r.transactions
+        );
+        // an input of another version is not joined
+        let mut old = back;
+        old.partitions[1].version = INPUT_VERSION + 1;
+        let r = analyse(&old, &TxnOptions::default());
+        assert!(r.transactions.iter().all(|t| t.partitions.len() == 1));
+    }
+}

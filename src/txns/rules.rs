@@ -60,15 +60,27 @@ pub fn check(
     let mut out = Vec::new();
     for t in txns {
         if t.outcome == Outcome::Mixed {
-            out.push(mismatch(t));
+            out.extend(mismatch(t));
         }
         open_parts(inputs, t, opts, &mut out);
+    }
+    if let Domain::LogDir(dir) = domain {
+        // Without a cluster id the join rests on the log dir holding every partition.
+        for p in &mut out {
+            let f = &mut p.finding;
+            if f.severity == Severity::Error {
+                f.severity = Severity::Warning;
+            }
+            f.message.push_str(&format!(
+                " (cluster unknown: no cluster.id in meta.properties; joined within the log dir {dir})"
+            ));
+        }
     }
     stuck_in_prepare(inputs, domain, chosen, groups, txns, coord, &mut out);
     out
 }
 
-fn mismatch(t: &ClusterTxn) -> Placed {
+fn mismatch(t: &ClusterTxn) -> Option<Placed> {
     let coordinator_commit = t.coordinator.as_ref().and_then(|c| match c.state {
         TxnState::PrepareCommit | TxnState::CompleteCommit => Some(true),
         TxnState::PrepareAbort | TxnState::CompleteAbort => Some(false),
@@ -79,12 +91,7 @@ fn mismatch(t: &ClusterTxn) -> Placed {
         Some(false) => p.end == TxnEnd::Commit,
         None => p.end == TxnEnd::Abort,
     };
-    let at = t
-        .partitions
-        .iter()
-        .find(wrong)
-        .or(t.partitions.first())
-        .expect("a mixed transaction has parts");
+    let at = t.partitions.iter().find(wrong).or(t.partitions.first())?;
     let of =
         |e: TxnEnd| -> Vec<String> { t.partitions.iter().filter(|p| p.end == e).map(tp).collect() };
     let (commits, aborts) = (of(TxnEnd::Commit), of(TxnEnd::Abort));
@@ -117,11 +124,11 @@ fn mismatch(t: &ClusterTxn) -> Placed {
     .remediation(
         "the transaction's atomicity is broken on disk: find which outcome the application intended (the coordinator's record, the producer's logs), then reprocess the affected records downstream; look for a second coordinator (split brain, zombie coordinator with a stale coordinator epoch) or a tool that wrote markers by hand",
     );
-    Placed {
+    Some(Placed {
         target: Target::Partition(at.input),
         finding: lower_if_guessed(f, t.grouping),
         causes_hanging: Vec::new(),
-    }
+    })
 }
 
 /// `transaction_marker_missing` and `transaction_partition_unlisted` for the open parts of
