@@ -58,6 +58,8 @@ fn clean(c: &mut Cluster, tv2: bool) {
     if tv2 {
         assert_eq!(p.epoch, fence_epoch + 2);
     }
+    // an empty transaction: aborted before any data reached its partitions
+    c.run(&Txn::new("app", p, &[A, C]).records(0).abort());
     // another transactional producer, interleaved in time with nothing
     let q = Producer::transactional(200, 5);
     c.run(&Txn::new("other", q, &[A, C]));
@@ -76,7 +78,7 @@ fn assert_clean(r: &ScanReport) {
 
 fn check_clean_groups(r: &ScanReport, grouping: Grouping) {
     let t = txns(r);
-    assert_eq!(t.len(), 7, "{t:#?}");
+    assert_eq!(t.len(), 8, "{t:#?}");
     let outcomes: Vec<(i64, Outcome, usize)> = t
         .iter()
         .map(|t| (t.producer_id, t.outcome, t.partitions.len()))
@@ -90,9 +92,13 @@ fn check_clean_groups(r: &ScanReport, grouping: Grouping) {
             (100, Outcome::Committed, 2),
             (100, Outcome::Aborted, 2),
             (100, Outcome::Committed, 2),
+            (100, Outcome::Aborted, 2),
             (200, Outcome::Committed, 2),
         ]
     );
+    assert!(t[6].is_empty() && !t[5].is_empty());
+    let s = &r.transactions.as_ref().unwrap().stats;
+    assert_eq!((s.committed, s.aborted, s.empty), (5, 2, 1));
     assert!(t.iter().all(|t| t.grouping == grouping), "{t:#?}");
     // the failover's re-sent marker is kept as a duplicate of the first partition's part
     let dup: Vec<usize> = t[3]
@@ -114,7 +120,7 @@ fn clean_tv01_with_coordinator() {
     check_clean_groups(&r, Grouping::CoordinatorRecord);
     let t = txns(&r);
     assert_eq!(t[0].transactional_id.as_deref(), Some("app"));
-    assert_eq!(t[6].transactional_id.as_deref(), Some("other"));
+    assert_eq!(t[7].transactional_id.as_deref(), Some("other"));
 }
 
 #[test]
@@ -486,4 +492,28 @@ fn exhausted_epoch_rotation() {
         TxnValue::new(50, 32767, state::ONGOING).partitions(&[("orders", &[0])]),
     )]);
     assert_eq!(exhausted(&v0), (vec![], vec![]));
+}
+
+/// Only live copies count: a `-future` copy with another outcome is not part of the join.
+#[test]
+fn only_live_copies_join() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1"));
+    c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]).flip_marker_on(B));
+    c.write(dir.path(), 1).unwrap();
+    std::fs::rename(
+        dir.path().join("orders-1"),
+        dir.path()
+            .join("orders-1.0123456789abcdef0123456789abcdef-future"),
+    )
+    .unwrap();
+    let r = scan_dir(dir.path());
+    assert!(
+        of_kind(&r, Kind::TransactionOutcomeMismatch).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    let t = txns(&r);
+    assert_eq!(t.len(), 1);
+    assert_eq!(t[0].partitions.len(), 1);
 }

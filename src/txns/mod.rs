@@ -424,7 +424,11 @@ mod tests {
             producer_epoch: 0,
             marker_epoch: 0,
             coordinator_epoch: 0,
-            end: if commit { TxnEnd::Commit } else { TxnEnd::Abort },
+            end: if commit {
+                TxnEnd::Commit
+            } else {
+                TxnEnd::Abort
+            },
             first_offset: 2 * i,
             last_data_offset: 2 * i,
             marker_offset: 2 * i + 1,
