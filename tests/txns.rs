@@ -7,7 +7,8 @@
 
 use klogscan::Kind;
 use klogscan::finding::{Finding, Severity};
-use klogscan::scan::{self, ScanOptions, ScanReport};
+use klogscan::pipeline;
+use klogscan::scan::{ScanOptions, ScanReport};
 use klogscan::testkit::Producer;
 use klogscan::testkit::txns::{Cluster, Tp, Txn};
 use klogscan::txns::group::Grouping;
@@ -27,7 +28,7 @@ const CROSS: [Kind; 4] = [
 ];
 
 fn scan_dir(dir: &Path) -> ScanReport {
-    scan::scan(&[dir.to_path_buf()], &ScanOptions::default())
+    pipeline::scan(&[dir.to_path_buf()], &ScanOptions::default())
 }
 
 fn of_kind(r: &ScanReport, k: Kind) -> Vec<&Finding> {

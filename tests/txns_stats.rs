@@ -4,7 +4,8 @@
 #![cfg(feature = "testkit")]
 
 use assert_cmd::Command;
-use klogscan::scan::{self, ScanOptions};
+use klogscan::pipeline;
+use klogscan::scan::ScanOptions;
 use klogscan::testkit::Producer;
 use klogscan::testkit::txns::{Cluster, Tp, Txn};
 use klogscan::txns::Outcome;
@@ -40,7 +41,7 @@ fn cluster(dir: &Path) {
 fn statistics_match_hand_counts() {
     let dir = tempfile::tempdir().unwrap();
     cluster(dir.path());
-    let r = scan::scan(&[dir.path().to_path_buf()], &ScanOptions::default());
+    let r = pipeline::scan(&[dir.path().to_path_buf()], &ScanOptions::default());
     let a = r.transactions.as_ref().unwrap();
     let s = &a.stats;
     assert_eq!(

@@ -11,7 +11,7 @@ use crate::format::checkpoint::parse_meta_properties;
 use crate::format::txnlog::{self, LogKey};
 use crate::format::{Compression, Decompressor, Records};
 use crate::layout::{DirKind, Inventory, PartitionDir};
-use crate::scan::{ScanOptions, ScanReport};
+use crate::results::{ScanOptions, ScanReport};
 use crate::segment::{self, ReadPolicy};
 use crate::txns::{
     self, CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target,
