@@ -145,6 +145,19 @@ kinds! {
     // --- across replicas (§8.4 rule 33) ---
     /// Two replicas of a partition hold different batches over the offsets both hold.
     ReplicaDivergence = "replica_divergence", Warning;
+    // --- across the partitions of a transaction and its coordinator (issue 12) ---
+    /// One transaction committed on some partitions and aborted on others.
+    TransactionOutcomeMismatch = "transaction_outcome_mismatch", Error;
+    /// A completed transaction whose marker never reached one of its partitions.
+    TransactionMarkerMissing = "transaction_marker_missing", Error;
+    /// Transactional data on a partition the coordinator's transaction never listed.
+    TransactionPartitionUnlisted = "transaction_partition_unlisted", Warning;
+    /// PrepareCommit/PrepareAbort with no Complete record past the transaction timeout.
+    TransactionStuckInPrepare = "transaction_stuck_in_prepare", Error;
+    /// A TV2 producer left at epoch 32767 (rotation lost: KAFKA-20310 / KAFKA-20090 shapes).
+    ProducerStuckAtExhaustedEpoch = "producer_stuck_at_exhausted_epoch", Error;
+    /// A producer id rotation whose retry fails after a coordinator failover (KAFKA-20310 / KAFKA-20357).
+    ProducerFencedOnRetryAfterFailover = "producer_fenced_on_retry_after_failover", Warning;
     // --- the analysis itself ---
     /// A file that could not be read (I/O error); the analysis of it is incomplete.
     UnreadableFile = "unreadable_file", Error;
