@@ -35,6 +35,7 @@
 //! assert_eq!(p.last_stable_offset, Some(21)); // read_committed consumers are stuck here
 //! ```
 
+pub mod compaction;
 pub mod coordinator;
 pub mod dump;
 pub mod event;
@@ -42,6 +43,7 @@ pub mod finding;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod identity;
 pub mod layout;
 pub mod replicas;
 pub mod report;

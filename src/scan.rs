@@ -45,6 +45,9 @@ pub struct ScanOptions {
     pub progress: Progress,
     /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
     pub capture_snapshots: bool,
+    /// Topics declared compacted (`--compacted`), besides what the inputs prove
+    /// ([`crate::compaction`]).
+    pub compacted_topics: Vec<String>,
 }
 
 /// What [`Progress`] reports.
@@ -98,6 +101,7 @@ impl Default for ScanOptions {
             max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
             progress: Progress::default(),
             capture_snapshots: false,
+            compacted_topics: Vec::new(),
         }
     }
 }
@@ -141,6 +145,9 @@ pub struct PartitionReport {
     pub producers: usize,
     /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
     pub truncation: Option<Truncation>,
+    /// Cluster, broker, log dir, path and copy kind of this directory (see
+    /// [`crate::identity`]); every finding of the partition carries the same.
+    pub source: crate::finding::Source,
     /// Newest batch timestamp seen.
     #[serde(skip)]
     pub max_timestamp: i64,
@@ -173,6 +180,9 @@ pub struct Summary {
     pub records: u64,
     pub bytes: u64,
     pub findings: SeverityCounts,
+    /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings
+    /// (also counted in `findings`).
+    pub non_live: crate::identity::NonLiveCounts,
 }
 
 /// Findings per severity.
@@ -229,7 +239,8 @@ impl ScanReport {
             for c in covered.get_mut(range).into_iter().flatten() {
                 *c = true;
             }
-            if let Some(more) = extra.remove(&i) {
+            if let Some(mut more) = extra.remove(&i) {
+                crate::identity::apply_source(&p.source, &mut more);
                 mine.extend(more);
                 mine.sort_by_key(|f| {
                     (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
@@ -253,6 +264,7 @@ impl ScanReport {
     pub fn recount_findings(&mut self) {
         crate::finding::assign_ids(&mut self.findings);
         self.summary.findings = severity_counts(&self.findings);
+        self.summary.non_live = non_live_counts(self);
     }
 
     /// The findings of `partitions[i]` (several directories may hold the same
@@ -312,6 +324,8 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         bytes: total_bytes,
     });
     let log_starts = log_start_checkpoints(inv);
+    let identities = crate::identity::Identities::load(inv);
+    let compaction = crate::compaction::Knowledge::load(inv, &identities, opts);
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
     let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
@@ -324,7 +338,10 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
                         .get(&(tp.topic.clone(), tp.partition))
                         .copied()
                 });
-                let r = scan_partition(p, opts, window, checkpointed, &pool);
+                let source = identities.source(p);
+                let compacted = compaction.compacted(p, &source);
+                let mut r = scan_partition(p, opts, window, checkpointed, compacted, &pool);
+                r.0.source = source;
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 r
             })
@@ -349,6 +366,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             .now_ms
             .unwrap_or_else(|| newest.get(&key).copied().unwrap_or(0).max(0));
         let outcome = replay.finish(ref_time, &mut findings);
+        crate::identity::apply_source(&r.source, &mut findings);
         r.ref_time = ref_time;
         r.log_start_offset = outcome.log_start_offset.or(r.log_start_offset);
         r.log_end_offset = outcome.log_end_offset.or(r.log_end_offset);
@@ -407,7 +425,15 @@ fn summarise(report: &ScanReport) -> Summary {
         s.bytes += p.bytes;
     }
     s.findings = severity_counts(&report.findings);
+    s.non_live = non_live_counts(report);
     s
+}
+
+fn non_live_counts(report: &ScanReport) -> crate::identity::NonLiveCounts {
+    crate::identity::non_live_counts(
+        report.partitions.iter().map(|p| &p.source),
+        &report.findings,
+    )
 }
 
 fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
@@ -553,9 +579,12 @@ fn scan_partition(
     opts: &ScanOptions,
     window: usize,
     checkpointed_log_start: Option<i64>,
+    compacted: Option<bool>,
     pool: &EventPool,
 ) -> (PartitionReport, Replay, Vec<Finding>) {
     let mut ctx = partition_context(p);
+    // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
+    ctx.compacted = ctx.compacted.or(compacted);
     let logs: Vec<(i64, &Path)> = p
         .segments
         .iter()
@@ -582,6 +611,7 @@ fn scan_partition(
         transactions: TxnCounts::default(),
         producers: 0,
         truncation: None,
+        source: crate::finding::Source::default(),
         max_timestamp: i64::MIN,
         outcome: ReplayOutcome::default(),
         log_dir: p.log_dir.clone(),

@@ -104,6 +104,8 @@ pub struct PartitionVerification {
     pub path: String,
     /// The log dir holding the partition, when known.
     pub log_dir: Option<String>,
+    /// Cluster, broker, log dir, path and copy kind (as in the scan report).
+    pub source: crate::finding::Source,
     /// What the broker would do on its next start.
     pub prediction: RecoveryPrediction,
     /// This partition's findings (scan findings and cross-checks), sorted by offset.
@@ -230,12 +232,15 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
             &findings_snapshot(&findings),
             &mut findings,
         );
+        // The cross-checks' findings carry the partition's identity too.
+        crate::identity::apply_source(&r.source, &mut findings);
         findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
         report.partitions.push(PartitionVerification {
             topic: r.topic.clone(),
             partition: r.partition,
             path: r.path.clone(),
             log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+            source: r.source.clone(),
             prediction,
             findings,
             scan: r,
