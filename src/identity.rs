@@ -228,7 +228,7 @@ pub fn demote_non_live(findings: &mut [Finding]) {
         }
         if f.remediation
             .as_deref()
-            .is_some_and(|r| r.contains("kafka-transactions.sh") || r.contains("abort"))
+            .is_some_and(|r| r.contains("kafka-transactions.sh"))
         {
             f.remediation = Some(format!(
                 "this is not the live copy ({phrase}): do not abort anything on its account; check the live {}-{} directory's own findings",

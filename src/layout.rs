@@ -118,6 +118,49 @@ pub struct Inventory {
     pub partitions: Vec<PartitionDir>,
     /// Paths that could not be read, with the reason.
     pub errors: Vec<(PathBuf, String)>,
+    /// The given paths that are not Kafka data or do not exist (also in `errors`): input
+    /// errors, reported on stderr, never as findings (see [`classify_input_file`]).
+    pub input_errors: Vec<(PathBuf, String)>,
+}
+
+impl Inventory {
+    /// True when `e` (an entry of `errors`) is an input error.
+    pub fn is_input_error(&self, e: &(PathBuf, String)) -> bool {
+        self.input_errors.contains(e)
+    }
+}
+
+/// Whether a file given directly on the command line is Kafka data, judged by its name:
+/// a segment-family file (`<offset>.log`, `.index`, `.timeindex`, `.txnindex`, `.snapshot`,
+/// `<offset>-<epoch>.checkpoint`), a partition file (`leader-epoch-checkpoint`,
+/// `partition.metadata`, `quorum-state`), a log-dir file ([`LOG_DIR_MARKERS`], `.lock`), or
+/// a leftover of one of those (`.deleted`, `.cleaned`, `.swap`, `.tmp`). Anything else
+/// (`/etc/passwd`, `data.bin`, an archive) is an input error whose message says why.
+///
+/// This is the one place that decides; archive support hooks in before it.
+pub fn classify_input_file(path: &Path) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if is_log_dir_marker(&name) || name == ".lock" {
+        return Ok(());
+    }
+    match classify_partition_file(&name) {
+        PartFile::Unknown | PartFile::Leftover(_, false) => {}
+        _ => return Ok(()),
+    }
+    let lower = name.to_ascii_lowercase();
+    let archive = [
+        ".tar", ".tgz", ".tar.gz", ".gz", ".zip", ".tar.zst", ".zst", ".xz", ".bz2",
+    ]
+    .iter()
+    .any(|ext| lower.ends_with(ext));
+    Err(if archive {
+        "not Kafka data: an archive (unpack it and give the directory)".to_string()
+    } else {
+        "not Kafka data: not a Kafka file name (expected a broker log dir, a partition directory, or a file such as 00000000000000000000.log, .index, .timeindex, .txnindex, .snapshot, leader-epoch-checkpoint, meta.properties)".to_string()
+    })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -501,6 +544,8 @@ struct Walker {
     /// Partial partition dirs (single files given), by canonical dir path.
     partial: Vec<(PathBuf, PartitionDir)>,
     partial_index: HashMap<PathBuf, usize>,
+    /// Partition dirs reached, counting those reached again (see [`Walker::found`]).
+    reached: usize,
     /// Log dirs by canonical path.
     log_dir_index: HashMap<PathBuf, usize>,
     /// Canonical paths of log dirs (same order as `inv.log_dirs`).
@@ -510,6 +555,18 @@ struct Walker {
 impl Walker {
     fn error(&mut self, path: &Path, e: impl std::fmt::Display) {
         self.inv.errors.push((path.to_path_buf(), e.to_string()));
+    }
+
+    fn input_error(&mut self, path: &Path, e: impl std::fmt::Display) {
+        let e = (path.to_path_buf(), e.to_string());
+        self.inv.errors.push(e.clone());
+        self.inv.input_errors.push(e);
+    }
+
+    /// Partitions and log dirs found so far (a partition reached again counts again, so
+    /// that an input holding only already-found data is not an error).
+    fn found(&self) -> usize {
+        self.full.len() + self.reached + self.partial.len() + self.inv.log_dirs.len()
     }
 
     fn list(&mut self, dir: &Path) -> Option<Vec<Entry>> {
@@ -605,7 +662,9 @@ impl Walker {
         if !self.visited.insert(canon.clone()) {
             // Reached again (a path given twice, a parent and its child both given, or a
             // symlink loop): report it as a partition if it was one, never walk it twice.
-            return self.full_index.contains_key(&canon).then_some(canon);
+            let known = self.full_index.contains_key(&canon);
+            self.reached += usize::from(known);
+            return known.then_some(canon);
         }
         let name = path
             .file_name()
@@ -854,11 +913,15 @@ pub fn discover(paths: &[PathBuf]) -> Inventory {
         let meta = match std::fs::metadata(p) {
             Ok(m) => m,
             Err(e) => {
-                w.error(p, format_args!("cannot stat: {e}"));
+                w.input_error(p, format_args!("cannot stat: {e}"));
                 continue;
             }
         };
         if meta.is_dir() {
+            let seen = std::fs::canonicalize(p).is_ok_and(|c| w.visited.contains(&c));
+            // An input that adds no partition and no log dir, and had no read error, is not
+            // Kafka data.
+            let (found, errors) = (w.found(), w.inv.errors.len());
             let parent_log =
                 parent_dir(p).is_some_and(|q| LOG_DIR_MARKERS.iter().any(|m| q.join(m).is_file()));
             if let Some(canon) = w.walk(p, 0, parent_log)
@@ -868,6 +931,22 @@ pub fn discover(paths: &[PathBuf]) -> Inventory {
             {
                 w.full[i].1.log_dir.get_or_insert(ld);
             }
+            if !seen && w.found() == found {
+                let unread = w.inv.errors.len() - errors;
+                w.input_error(
+                    p,
+                    if unread == 0 {
+                        "not Kafka data: no partition directory or broker log dir found under it"
+                            .to_string()
+                    } else {
+                        format!(
+                            "not Kafka data: no partition directory or broker log dir found under it ({unread} path(s) under it could not be read)"
+                        )
+                    },
+                );
+            }
+        } else if let Err(why) = classify_input_file(p) {
+            w.input_error(p, why);
         } else {
             w.single_file(p);
         }

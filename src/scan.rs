@@ -384,7 +384,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         r.finding_range = start..report.findings.len();
         report.partitions.push(r);
     }
-    for (path, why) in &inv.errors {
+    for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.findings.push(
             Finding::new(
                 Kind::UnreadableFile,

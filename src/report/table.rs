@@ -54,29 +54,57 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .collect()
 }
 
+/// The broker a source names: its `node.id`/`broker.id`, else its log dir, else `?`.
+fn broker_label(s: &crate::finding::Source) -> String {
+    match (s.broker_id, &s.log_dir) {
+        (Some(b), _) => b.to_string(),
+        (None, Some(d)) => format!("? ({d})"),
+        (None, None) => "?".to_string(),
+    }
+}
+
+/// True when the partitions come from several brokers (then tables get a broker column).
+fn several_brokers(report: &ScanReport) -> bool {
+    let brokers: std::collections::BTreeSet<(Option<&str>, String)> = report
+        .partitions
+        .iter()
+        .map(|p| (p.source.cluster_id.as_deref(), broker_label(&p.source)))
+        .collect();
+    brokers.len() > 1
+}
+
+/// Prepend the broker column's header or value when `on`.
+fn with_broker<T>(on: bool, broker: T, mut row: Vec<T>) -> Vec<T> {
+    if on {
+        row.insert(0, broker);
+    }
+    row
+}
+
 /// Render the scan report: a per-partition summary, then findings grouped by severity.
 pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let labels = partition_labels(report);
-    let mut t = table(&[
-        "partition",
-        "segments",
-        "batches",
-        "records",
-        "bytes",
-        "log start",
-        "LEO",
-        "LSO",
-        "txns c/a/o",
-        "producers",
-        "findings E/W/I",
-    ]);
+    let brokers = several_brokers(report);
+    let mut t = table(&with_broker(
+        brokers,
+        "broker",
+        vec![
+            "partition",
+            "segments",
+            "batches",
+            "records",
+            "bytes",
+            "log start",
+            "LEO",
+            "LSO",
+            "txns c/a/o",
+            "producers",
+            "findings E/W/I",
+        ],
+    ));
     for (p, label) in report.partitions.iter().zip(&labels) {
         let (mut e, mut wn, mut i) = (0, 0, 0);
-        for f in report
-            .findings
-            .iter()
-            .filter(|f| f.topic == p.topic && f.partition == p.partition)
-        {
+        for f in report.findings.get(p.finding_range.clone()).unwrap_or(&[]) {
             match f.severity {
                 Severity::Error => e += 1,
                 Severity::Warning => wn += 1,
@@ -87,22 +115,31 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             (Some(l), Some(end)) if l < end => format!("{l} (pinned)"),
             (l, _) => opt(l),
         };
-        t.add_row(vec![
-            label.clone(),
-            p.segments.to_string(),
-            p.batches.to_string(),
-            p.records.to_string(),
-            p.bytes.to_string(),
-            opt(p.log_start_offset),
-            opt(p.log_end_offset),
-            lso,
-            format!(
-                "{}/{}/{}",
-                p.transactions.committed, p.transactions.aborted, p.transactions.open
-            ),
-            p.producers.to_string(),
-            format!("{e}/{wn}/{i}"),
-        ]);
+        let label = if p.source.copy.is_live() {
+            label.clone()
+        } else {
+            format!("{label} [{} copy]", p.source.copy.as_str())
+        };
+        t.add_row(with_broker(
+            brokers,
+            broker_label(&p.source),
+            vec![
+                label,
+                p.segments.to_string(),
+                p.batches.to_string(),
+                p.records.to_string(),
+                p.bytes.to_string(),
+                opt(p.log_start_offset),
+                opt(p.log_end_offset),
+                lso,
+                format!(
+                    "{}/{}/{}",
+                    p.transactions.committed, p.transactions.aborted, p.transactions.open
+                ),
+                p.producers.to_string(),
+                format!("{e}/{wn}/{i}"),
+            ],
+        ));
     }
     writeln!(w, "{t}")?;
     for (p, label) in report.partitions.iter().zip(&labels) {
@@ -142,23 +179,31 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             continue;
         }
         writeln!(w, "\n{} ({})", sev.as_str().to_uppercase(), fs.len())?;
-        let mut t = table(&["kind", "partition", "offset", "producer", "message"]);
+        let mut t = table(&with_broker(
+            brokers,
+            "broker",
+            vec!["kind", "partition", "offset", "producer", "message"],
+        ));
         for f in &fs {
-            t.add_row(vec![
-                f.kind.id().to_string(),
-                if f.topic.is_empty() {
-                    "-".to_string()
-                } else {
-                    format!("{}-{}", f.topic, f.partition)
-                },
-                opt(f.offset),
-                match (f.producer_id, f.producer_epoch) {
-                    (Some(p), Some(e)) => format!("{p}@{e}"),
-                    (Some(p), None) => p.to_string(),
-                    _ => "-".into(),
-                },
-                f.message.clone(),
-            ]);
+            t.add_row(with_broker(
+                brokers,
+                broker_label(&f.source),
+                vec![
+                    f.kind.id().to_string(),
+                    if f.topic.is_empty() {
+                        "-".to_string()
+                    } else {
+                        format!("{}-{}", f.topic, f.partition)
+                    },
+                    opt(f.offset),
+                    match (f.producer_id, f.producer_epoch) {
+                        (Some(p), Some(e)) => format!("{p}@{e}"),
+                        (Some(p), None) => p.to_string(),
+                        _ => "-".into(),
+                    },
+                    f.message.clone(),
+                ],
+            ));
         }
         writeln!(w, "{t}")?;
         for f in fs.iter().filter(|f| f.remediation.is_some()) {
@@ -173,9 +218,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             )?;
         }
     }
-    for (p, e) in &report.errors {
-        writeln!(w, "could not read {}: {e}", p.display())?;
-    }
+    // Paths that could not be read are diagnostics: the CLI prints them on stderr.
     Ok(())
 }
 

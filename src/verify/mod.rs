@@ -252,7 +252,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     for (ld, files) in inv.log_dirs.iter().zip(&log_dirs) {
         report.findings.extend(checks::log_dir_findings(ld, files));
     }
-    for (path, why) in &inv.errors {
+    for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.findings.push(
             Finding::new(
                 Kind::UnreadableFile,
