@@ -4,7 +4,7 @@
 //!
 //! A partition is known to be **compacted** when
 //! * it is an internal topic (`__consumer_offsets`, `__transaction_state`, …: the broker
-//!   creates them with `cleanup.policy=compact`), decided by [`crate::scan::partition_context`];
+//!   creates them with `cleanup.policy=compact`), decided when the scan builds the partition context;
 //! * `--compacted TOPIC,…` names its topic;
 //! * the `cleaner-offset-checkpoint` of its log dir lists it (the log cleaner writes only
 //!   the partitions it cleans: `LogCleanerManager` checkpoints compacted logs only); or
@@ -176,7 +176,15 @@ pub struct Knowledge {
 
 impl Knowledge {
     /// Read the cleaner checkpoints and metadata logs of `inv`.
-    pub fn load(inv: &Inventory, ids: &Identities, opts: &crate::scan::ScanOptions) -> Knowledge {
+    /// `flagged`: the topics of `--compacted`; `max_bytes`/`max_decompressed` bound the read
+    /// of the metadata log as for a scan.
+    pub fn load(
+        inv: &Inventory,
+        ids: &Identities,
+        flagged: &[String],
+        max_bytes: Option<u64>,
+        max_decompressed: usize,
+    ) -> Knowledge {
         use crate::format::checkpoint::{TextFileKind, parse_offset_checkpoint};
         let mut cleaner = HashSet::new();
         for ld in &inv.log_dirs {
@@ -198,8 +206,8 @@ impl Knowledge {
         }
         Knowledge {
             cleaner,
-            metadata: load_cluster_metadata(inv, ids, opts.max_bytes, opts.max_decompressed),
-            flagged: opts.compacted_topics.iter().cloned().collect(),
+            metadata: load_cluster_metadata(inv, ids, max_bytes, max_decompressed),
+            flagged: flagged.iter().cloned().collect(),
         }
     }
 

@@ -325,7 +325,13 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     });
     let log_starts = log_start_checkpoints(inv);
     let identities = crate::identity::Identities::load(inv);
-    let compaction = crate::compaction::Knowledge::load(inv, &identities, opts);
+    let compaction = crate::compaction::Knowledge::load(
+        inv,
+        &identities,
+        &opts.compacted_topics,
+        opts.max_bytes,
+        opts.max_decompressed,
+    );
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
     let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {

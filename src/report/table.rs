@@ -112,7 +112,10 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             }
         }
         let lso = match (p.last_stable_offset, p.log_end_offset) {
-            (Some(l), Some(end)) if l < end => format!("{l} (pinned)"),
+            // A non-live copy serves no consumer: its LSO pins nothing.
+            (Some(l), Some(end)) if l < end && p.source.copy.is_live() => {
+                format!("{l} (pinned)")
+            }
             (l, _) => opt(l),
         };
         let label = if p.source.copy.is_live() {
@@ -169,6 +172,13 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         s.findings.warning,
         s.findings.info
     )?;
+    if s.non_live.partitions > 0 {
+        writeln!(
+            w,
+            "of which {} non-live copies (-future/-delete/-stray, not served to consumers); their findings: {} error, {} warning, {} info",
+            s.non_live.partitions, s.non_live.error, s.non_live.warning, s.non_live.info
+        )?;
+    }
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {
         let fs: Vec<_> = report
             .findings
