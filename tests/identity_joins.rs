@@ -284,7 +284,7 @@ fn real_data_is_not_joined_across_clusters() {
     let Some(root) = common::real_data() else {
         return;
     };
-    let r = scan_all(&[root.clone()]);
+    let r = scan_all(std::slice::from_ref(&root));
     for name in ["dump03_transaction4-topic", "dump10_transaction-topic"] {
         let fs: Vec<&Finding> = r
             .findings
