@@ -7,7 +7,7 @@
 mod common;
 
 use klogscan::finding::{CopyKind, Finding, Kind, Severity};
-use klogscan::scan::{self, ScanOptions, ScanReport};
+use klogscan::scan::{ScanOptions, ScanReport};
 use klogscan::testkit::{Batch, FaultKind, LogDirBuilder, PartitionBuilder, Producer, Target};
 use std::path::{Path, PathBuf};
 
@@ -23,7 +23,7 @@ fn hanging(topic: &str, partition: i32) -> PartitionBuilder {
 }
 
 fn scan_dir(paths: &[PathBuf]) -> ScanReport {
-    scan::scan(paths, &ScanOptions::default())
+    klogscan::pipeline::scan(paths, &ScanOptions::default())
 }
 
 fn txn_findings<'a>(r: &'a ScanReport, path_end: &str) -> Vec<&'a Finding> {

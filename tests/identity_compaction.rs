@@ -7,7 +7,7 @@
 use assert_cmd::Command;
 use klogscan::finding::{Kind, Severity};
 use klogscan::format::metadata::{MetadataRecord, RESOURCE_TOPIC, encode_metadata_record};
-use klogscan::scan::{self, ScanOptions, ScanReport};
+use klogscan::scan::{ScanOptions, ScanReport};
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 
@@ -59,7 +59,7 @@ fn scan_with(paths: &[PathBuf], compacted: &[&str]) -> ScanReport {
         compacted_topics: compacted.iter().map(|s| s.to_string()).collect(),
         ..Default::default()
     };
-    scan::scan(paths, &opts)
+    klogscan::pipeline::scan(paths, &opts)
 }
 
 #[test]

@@ -10,7 +10,7 @@ mod common;
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::format::metadata::{MetadataRecord, encode_metadata_record};
 use klogscan::identity::transaction_partition_for;
-use klogscan::scan::{self, ScanOptions, ScanReport};
+use klogscan::scan::{ScanOptions, ScanReport};
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 
@@ -56,7 +56,7 @@ fn hanging() -> PartitionBuilder {
 }
 
 fn scan_all(paths: &[PathBuf]) -> ScanReport {
-    scan::scan(paths, &ScanOptions::default())
+    klogscan::pipeline::scan(paths, &ScanOptions::default())
 }
 
 fn orders_txn(r: &ScanReport) -> &Finding {
