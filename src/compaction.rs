@@ -163,6 +163,18 @@ pub enum Reason {
     MetadataDelete,
 }
 
+impl Reason {
+    /// How the report names the source of the knowledge.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reason::Flag => "--compacted",
+            Reason::CleanerCheckpoint => "cleaner-offset-checkpoint",
+            Reason::MetadataCompact => "cleanup.policy with compact (KRaft metadata log)",
+            Reason::MetadataDelete => "cleanup.policy=delete (KRaft metadata log)",
+        }
+    }
+}
+
 /// Everything the inputs say about cleanup policies.
 #[derive(Debug, Clone, Default)]
 pub struct Knowledge {

@@ -141,6 +141,11 @@ pub struct PartitionReport {
     /// Cluster, broker, log dir, path and copy kind of this directory (see
     /// [`crate::identity`]); every finding of the partition carries the same.
     pub source: crate::finding::Source,
+    /// Whether the partition is treated as compacted (`null`: unknown), and why:
+    /// `internal topic`, `--compacted`, `cleaner-offset-checkpoint`, `cleanup.policy`
+    /// (`compact…` or `delete` from the cluster's KRaft metadata log).
+    pub compacted: Option<bool>,
+    pub compacted_from: Option<String>,
     /// Newest batch timestamp seen.
     #[serde(skip)]
     pub max_timestamp: i64,

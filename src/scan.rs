@@ -84,9 +84,15 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             .map(|p| {
                 let files = p.log_dir.as_deref().and_then(|d| log_dirs.get(d));
                 let source = identities.source(p);
-                let compacted = compaction.compacted(p, &source);
+                let reason = compaction.reason(p, &source);
+                let compacted = reason.map(|r| r != crate::compaction::Reason::MetadataDelete);
                 let mut r = scan_partition(p, opts, window, files, compacted, &pool);
                 r.0.source = source;
+                if p.is_internal() {
+                    r.0.compacted_from = Some("internal topic".into());
+                } else if let Some(why) = reason {
+                    r.0.compacted_from = Some(why.describe().into());
+                }
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 r
             })
@@ -274,6 +280,7 @@ fn scan_partition(
     let mut ctx = partition_context(p);
     // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
     ctx.compacted = ctx.compacted.or(compacted);
+    let compacted = ctx.compacted;
     let (clean_shutdown, recovery_point, checkpointed_log_start, _) =
         recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
     // A file the user named alone: the directory was not listed, so the shutdown state
@@ -310,6 +317,8 @@ fn scan_partition(
         producers: 0,
         truncation: None,
         source: crate::finding::Source::default(),
+        compacted,
+        compacted_from: None,
         max_timestamp: i64::MIN,
         outcome: ReplayOutcome::default(),
         log_dir: p.log_dir.clone(),

@@ -257,3 +257,44 @@ fn tables_show_the_broker_only_when_several() {
     let one = render(&[dir.path().join("broker1")]);
     assert!(!one.lines().nth(1).unwrap().contains("broker"), "{one}");
 }
+
+/// Two plain partitions whose batch 2 differs.
+fn plain(topic: &str, partition: i32, odd: bool) -> PartitionBuilder {
+    let mut p = PartitionBuilder::new(topic, partition);
+    for i in 0..4 {
+        let v = if odd && i == 2 { "odd" } else { "even" };
+        p.append(Batch::new(Producer::PLAIN).values([v, v]));
+    }
+    p
+}
+
+fn divergences(r: &ScanReport) -> usize {
+    r.findings
+        .iter()
+        .filter(|f| f.kind == Kind::ReplicaDivergence)
+        .count()
+}
+
+/// Replica comparison uses the same "same cluster" rule: without cluster ids, the live
+/// directory and its `-future` copy in one log dir are compared; two unrelated marker-less
+/// log dirs are not.
+#[test]
+fn replicas_join_by_the_same_cluster_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let ld = dir.path().join("logs");
+    plain("t", 0, false).write(&ld).unwrap();
+    write_as(plain("t", 0, true), &ld, &format!("t-0.{UUID}-future"));
+    let r = scan_dir(std::slice::from_ref(&ld));
+    assert_eq!(r.partitions.len(), 2);
+    assert!(r.partitions.iter().all(|p| p.source.log_dir.is_some()));
+    assert_eq!(divergences(&r), 1, "{:#?}", r.findings);
+
+    let dir = tempfile::tempdir().unwrap();
+    let (x, y) = (dir.path().join("x"), dir.path().join("other"));
+    plain("t", 0, false).write(&x).unwrap();
+    plain("pad", 0, false).write(&x).unwrap();
+    plain("t", 0, true).write(&y).unwrap();
+    plain("pad", 1, false).write(&y).unwrap();
+    let r = scan_dir(&[x, y]);
+    assert_eq!(divergences(&r), 0, "{:#?}", r.findings);
+}

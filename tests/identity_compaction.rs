@@ -83,7 +83,18 @@ fn cleaner_offset_checkpoint_makes_it_compacted() {
             format!("0\n{n}\n{listed}"),
         )
         .unwrap();
-        assert_eq!(gaps(&scan_with(&[ld], &[])), expect, "{listed}");
+        let r = scan_with(&[ld], &[]);
+        assert_eq!(gaps(&r), expect, "{listed}");
+        let p = r.partitions.iter().find(|p| p.topic == "events").unwrap();
+        if expect.is_empty() {
+            assert_eq!(p.compacted, Some(true));
+            assert_eq!(
+                p.compacted_from.as_deref(),
+                Some("cleaner-offset-checkpoint")
+            );
+        } else {
+            assert_eq!((p.compacted, p.compacted_from.as_deref()), (None, None));
+        }
     }
 }
 
@@ -130,6 +141,22 @@ fn kraft_cleanup_policy_of_the_same_cluster() {
         let ld = log_dir(dir.path(), "c1", Some(policy("events", value)));
         let r = scan_with(&[ld], &[]);
         assert_eq!(gaps(&r), expect, "{value:?}");
+        let p = r.partitions.iter().find(|p| p.topic == "events").unwrap();
+        let meta = r
+            .partitions
+            .iter()
+            .find(|p| p.topic == "__cluster_metadata")
+            .unwrap();
+        assert_eq!(
+            meta.compacted_from.as_deref(),
+            None,
+            "not an internal topic"
+        );
+        match value {
+            Some("delete") => assert_eq!(p.compacted, Some(false)),
+            Some(_) => assert_eq!(p.compacted, Some(true)),
+            None => assert_eq!(p.compacted, None),
+        }
         if value == Some("delete") {
             let f = r
                 .findings

@@ -318,3 +318,31 @@ fn real_data_is_not_joined_across_clusters() {
     );
     assert_eq!(p.source.broker_id, Some(1));
 }
+
+/// A non-live copy is never confirmed against the coordinator (its findings claim nothing
+/// about the live partition).
+#[test]
+fn copies_are_not_annotated_by_the_coordinator() {
+    let dir = tempfile::tempdir().unwrap();
+    let ld = dir.path().join("b1");
+    LogDirBuilder::new(1)
+        .cluster_id("clusterA")
+        .partition(txn_state(APP_P, &[("app", 900)]))
+        .write(&ld)
+        .unwrap();
+    let stage = dir.path().join("stage");
+    let m = hanging().write(&stage).unwrap();
+    std::fs::rename(
+        m.dir,
+        ld.join("orders-0.7c3c1b0e5f2a4d2b9a1e0f6d5c4b3a29-future"),
+    )
+    .unwrap();
+    let r = scan_all(&[ld]);
+    let f = orders_txn(&r);
+    assert_eq!(
+        (f.kind, f.severity),
+        (Kind::OpenTransaction, Severity::Info)
+    );
+    assert!(f.evidence.get("coordinator").is_none(), "{}", f.evidence);
+    assert!(!f.message.contains("coordinator"), "{}", f.message);
+}

@@ -67,6 +67,9 @@ pub struct VerifySummary {
     /// Partitions that would fail to load.
     pub load_failures: usize,
     pub findings: SeverityCounts,
+    /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings (also
+    /// counted in `findings`).
+    pub non_live: crate::identity::NonLiveCounts,
 }
 
 /// The verification of one partition.
@@ -289,6 +292,8 @@ fn summarise(r: &VerifyReport) -> VerifySummary {
             Severity::Info => s.findings.info += 1,
         }
     }
+    s.non_live =
+        crate::identity::non_live_counts(r.partitions.iter().map(|p| &p.source), &r.findings);
     s
 }
 
