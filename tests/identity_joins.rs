@@ -346,3 +346,61 @@ fn copies_are_not_annotated_by_the_coordinator() {
     assert!(f.evidence.get("coordinator").is_none(), "{}", f.evidence);
     assert!(!f.message.contains("coordinator"), "{}", f.message);
 }
+
+/// A v0 value in state Ongoing listing `orders-0`.
+fn ongoing_value(pid: i64, epoch: i16, at: i64) -> Vec<u8> {
+    let mut v = 0i16.to_be_bytes().to_vec();
+    v.extend_from_slice(&pid.to_be_bytes());
+    v.extend_from_slice(&epoch.to_be_bytes());
+    v.extend_from_slice(&60_000i32.to_be_bytes());
+    v.push(1); // Ongoing
+    v.extend_from_slice(&1i32.to_be_bytes());
+    v.extend_from_slice(&6i16.to_be_bytes());
+    v.extend_from_slice(b"orders");
+    v.extend_from_slice(&1i32.to_be_bytes());
+    v.extend_from_slice(&0i32.to_be_bytes());
+    v.extend_from_slice(&at.to_be_bytes());
+    v.extend_from_slice(&at.to_be_bytes());
+    v
+}
+
+/// A `-delete` copy of `__transaction_state` is still checked (its anomalies are real and
+/// carry the copy's identity) but never confirms anything about a live partition.
+#[test]
+fn a_transaction_state_copy_is_checked_but_not_joined() {
+    let dir = tempfile::tempdir().unwrap();
+    let ld = dir.path().join("b1");
+    LogDirBuilder::new(1)
+        .cluster_id("clusterA")
+        .partition(hanging())
+        .write(&ld)
+        .unwrap();
+    let mut t = PartitionBuilder::new("__transaction_state", APP_P);
+    let v = ongoing_value(900, 1, 1_572_948_000_000);
+    t.append(Batch::new(Producer::PLAIN).record(Rec::kv(key("app"), &v)));
+    let stage = dir.path().join("stage");
+    let m = t.write(&stage).unwrap();
+    std::fs::rename(
+        m.dir,
+        ld.join("__transaction_state-1.7c3c1b0e5f2a4d2b9a1e0f6d5c4b3a29-delete"),
+    )
+    .unwrap();
+    let r = scan_all(&[ld]);
+    let f = orders_txn(&r);
+    assert_eq!(
+        f.kind,
+        Kind::HangingTransaction,
+        "the copy's Ongoing record is not used"
+    );
+    assert_eq!(f.evidence["coordinator"]["verdict"], "unavailable");
+    let anomalies: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::TransactionStateAnomaly)
+        .collect();
+    assert_eq!(anomalies.len(), 1, "{:#?}", r.findings);
+    assert_eq!(
+        anomalies[0].source.copy,
+        klogscan::finding::CopyKind::Delete
+    );
+}

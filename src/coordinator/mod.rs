@@ -32,7 +32,8 @@
 //! [`annotate`] groups the `__transaction_state` partitions by cluster
 //! ([`crate::identity::ClusterKey`]: the `cluster.id` of their log dir's `meta.properties`,
 //! or, without one, the log dir itself) and confirms a finding only against the view of its
-//! own cluster; `-future`/`-delete`/`-stray` copies are neither joined nor annotated. A
+//! own cluster; `-future`/`-delete`/`-stray` copies are neither joined nor annotated (a
+//! copy of `__transaction_state` still gets its own rule-31 check). A
 //! finding whose cluster has no `__transaction_state` in the inputs keeps its verdict and
 //! gets `evidence.coordinator.verdict = "unavailable"`.
 //!
@@ -171,20 +172,31 @@ impl CoordinatorView {
         let ids = Identities::load(inv);
         let mut groups: BTreeMap<ClusterKey, Vec<&PartitionDir>> = BTreeMap::new();
         let mut sources = BTreeMap::new();
+        let mut out = Vec::new();
         for p in &inv.partitions {
             let src = ids.source(p);
-            if p.tp
+            if !p
+                .tp
                 .as_ref()
                 .is_some_and(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
-                && src.copy.is_live()
             {
+                continue;
+            }
+            if src.copy.is_live() {
                 let key = ClusterKey::of(&src);
                 sources.entry(key.clone()).or_insert(src);
                 groups.entry(key).or_default().push(p);
+            } else {
+                // A non-live copy: its own log is still checked (rule 31), but it is no
+                // coordinator's state, so its view joins nothing (`cluster: None`).
+                let mut view = CoordinatorView::default();
+                let mut dec = Decompressor::new(opts.max_decompressed);
+                view.replay_partition(p, opts, &mut dec);
+                out.push(view);
             }
         }
         if groups.is_empty() {
-            return Vec::new();
+            return out;
         }
         let metadata = crate::compaction::load_cluster_metadata(
             inv,
@@ -192,7 +204,6 @@ impl CoordinatorView {
             opts.max_bytes,
             opts.max_decompressed,
         );
-        let mut out = Vec::new();
         for (key, parts) in groups {
             let mut view = CoordinatorView::default();
             let mut dec = Decompressor::new(opts.max_decompressed);
