@@ -54,23 +54,41 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .collect()
 }
 
-/// The broker a source names: its `node.id`/`broker.id`, else its log dir, else `?`.
-fn broker_label(s: &crate::finding::Source) -> String {
-    match (s.broker_id, &s.log_dir) {
+/// The broker a source names: its `node.id`/`broker.id` (with the first 8 characters of
+/// the cluster id when the report spans several clusters), else the log dir's name.
+fn broker_label(s: &crate::finding::Source, with_cluster: bool) -> String {
+    let b = match (s.broker_id, &s.log_dir) {
         (Some(b), _) => b.to_string(),
-        (None, Some(d)) => format!("? ({d})"),
+        (None, Some(d)) => {
+            let name = std::path::Path::new(d)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| d.clone());
+            format!("? ({name})")
+        }
         (None, None) => "?".to_string(),
+    };
+    match (&s.cluster_id, with_cluster) {
+        (Some(c), true) => format!("{b}@{}", c.chars().take(8).collect::<String>()),
+        _ => b,
     }
 }
 
-/// True when the partitions come from several brokers (then tables get a broker column).
-fn several_brokers(report: &ScanReport) -> bool {
-    let brokers: std::collections::BTreeSet<(Option<&str>, String)> = report
+/// `Some(with_cluster)` when the partitions come from several brokers (then tables get a
+/// broker column, naming the cluster too when there are several).
+fn broker_column(report: &ScanReport) -> Option<bool> {
+    let clusters: std::collections::BTreeSet<Option<&str>> = report
         .partitions
         .iter()
-        .map(|p| (p.source.cluster_id.as_deref(), broker_label(&p.source)))
+        .map(|p| p.source.cluster_id.as_deref())
         .collect();
-    brokers.len() > 1
+    let with_cluster = clusters.len() > 1;
+    let brokers: std::collections::BTreeSet<String> = report
+        .partitions
+        .iter()
+        .map(|p| broker_label(&p.source, true))
+        .collect();
+    (brokers.len() > 1).then_some(with_cluster)
 }
 
 /// Prepend the broker column's header or value when `on`.
@@ -84,7 +102,9 @@ fn with_broker<T>(on: bool, broker: T, mut row: Vec<T>) -> Vec<T> {
 /// Render the scan report: a per-partition summary, then findings grouped by severity.
 pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let labels = partition_labels(report);
-    let brokers = several_brokers(report);
+    let column = broker_column(report);
+    let brokers = column.is_some();
+    let with_cluster = column == Some(true);
     let mut t = table(&with_broker(
         brokers,
         "broker",
@@ -125,7 +145,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         };
         t.add_row(with_broker(
             brokers,
-            broker_label(&p.source),
+            broker_label(&p.source, with_cluster),
             vec![
                 label,
                 p.segments.to_string(),
@@ -197,7 +217,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         for f in &fs {
             t.add_row(with_broker(
                 brokers,
-                broker_label(&f.source),
+                broker_label(&f.source, with_cluster),
                 vec![
                     f.kind.id().to_string(),
                     if f.topic.is_empty() {
