@@ -130,6 +130,12 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
+    /// Decode `__share_group_state` records (implies --print-data-log).
+    #[arg(long)]
+    share_group_state_decoder: bool,
+    /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
+    #[arg(long)]
+    legacy_decoder_text: bool,
     /// For .index/.timeindex files: run only the broker's index sanity check.
     #[arg(long)]
     index_sanity_check: bool,
@@ -301,14 +307,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 deep_iteration: a.deep_iteration
                     || a.print_data_log
                     || a.transaction_log_decoder
-                    || a.offsets_decoder,
-                print_data_log: a.print_data_log || a.transaction_log_decoder || a.offsets_decoder,
+                    || a.offsets_decoder
+                    || a.share_group_state_decoder,
+                print_data_log: a.print_data_log
+                    || a.transaction_log_decoder
+                    || a.offsets_decoder
+                    || a.share_group_state_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
                 max_decompressed: Some(a.max_decompressed),
                 transaction_log_decoder: a.transaction_log_decoder,
                 offsets_decoder: a.offsets_decoder,
+                share_group_state_decoder: a.share_group_state_decoder,
+                legacy_decoder_text: a.legacy_decoder_text,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,
                 piece_bytes: None,

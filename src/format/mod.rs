@@ -12,6 +12,7 @@ pub mod codec;
 pub mod control;
 pub mod crc;
 pub mod error;
+pub mod groups;
 pub mod index;
 pub mod legacy;
 pub mod record;
