@@ -37,9 +37,30 @@ enum Command {
     Txns(ScanArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     Dump(DumpArgs),
+    /// Groups rebuilt from __consumer_offsets as the group coordinator loads them
+    /// (classic, consumer, share, streams: epochs, members, assignments, offsets).
+    Groups(GroupsArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
     /// broker does with each partition on its next start (truncation, deleted segments, load failures).
     Verify(VerifyArgs),
+}
+
+#[derive(Args)]
+struct GroupsArgs {
+    /// Broker data dirs, partition dirs, or directories above them.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Only this group id.
+    #[arg(long)]
+    group: Option<String>,
+    /// Only groups of this type: classic, consumer, share, streams.
+    #[arg(long = "type")]
+    group_type: Option<String>,
+    /// Also list deleted groups.
+    #[arg(long)]
+    deleted: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutFormat,
 }
 
 #[derive(Args)]
@@ -271,6 +292,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
             scan_view(&a, &mut out, json::write_producers, table::write_producers)
         }
         Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns),
+        Command::Groups(a) => {
+            use klogscan::groups::{self, GroupType, GroupsOptions, render};
+            let group_type = match a.group_type.as_deref().map(GroupType::parse) {
+                Some(None) => anyhow::bail!("--type: expected classic, consumer, share or streams"),
+                Some(t) => t,
+                None => None,
+            };
+            let inv = klogscan::layout::discover(&a.paths);
+            if !inv.partitions.iter().any(|p| {
+                p.tp.as_ref().is_some_and(|tp| tp.topic == "__consumer_offsets")
+            }) {
+                eprintln!("klogscan: no __consumer_offsets partition found");
+                return Ok(ExitCode::from(2));
+            }
+            let opts = GroupsOptions {
+                group: a.group.clone(),
+                group_type,
+                include_deleted: a.deleted,
+                ..Default::default()
+            };
+            let list = groups::list_groups(&inv, &opts);
+            match a.format {
+                OutFormat::Json => render::write_json(&list, &mut out)?,
+                OutFormat::Table => render::write_table(&list, &mut out)?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let opts = VerifyOptions {

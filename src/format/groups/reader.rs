@@ -97,6 +97,32 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
+impl From<DecodeError> for crate::format::error::FormatError {
+    fn from(e: DecodeError) -> Self {
+        use crate::format::error::Problem;
+        let problem = match e.why {
+            Why::NoVersion | Why::Underflow => Problem::Truncated {
+                needed: 1,
+                available: 0,
+            },
+            Why::ShortString { len, available }
+            | Why::ShortBytes { len, available }
+            | Why::CollectionTooLarge { len, available } => Problem::Truncated {
+                needed: len,
+                available,
+            },
+            Why::UnsupportedVersion => Problem::OutOfRange {
+                value: e.version as i64,
+            },
+            Why::StringTooLong { len } => Problem::OutOfRange { value: len as i64 },
+            Why::NullNonNullable => Problem::Invalid("null in a non-nullable field"),
+            Why::VarintTooLong => Problem::VarintTooLong,
+            Why::MissingKey => Problem::Invalid("record has a null key"),
+        };
+        crate::format::error::FormatError::new(e.schema, e.field, e.position as u64, problem)
+    }
+}
+
 impl DecodeError {
     /// The message Kafka's `CoordinatorRecordSerde` throws for this error (the generated
     /// readers' texts wrapped in `Could not read record with version V from value's
