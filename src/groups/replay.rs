@@ -499,12 +499,11 @@ impl Replay {
         };
         let epoch = v.int("AssignmentEpoch") as i32;
         g.assignment_epoch = epoch;
-        let current = g.epoch;
-        let (_, group_epoch, prev) = self
-            .epochs
-            .get(group)
-            .copied()
-            .unwrap_or((t, current, -1));
+        // Compared only with a group epoch replayed earlier: after compaction the group's
+        // metadata value may sit after its assignment (a later rewrite at the same epoch).
+        let Some(&(_, group_epoch, prev)) = self.epochs.get(group) else {
+            return;
+        };
         if let Some(e) = self.epochs.get_mut(group) {
             e.2 = epoch;
         }
