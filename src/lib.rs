@@ -41,9 +41,9 @@ pub mod dump;
 pub mod event;
 pub mod finding;
 pub mod format;
-pub mod groups;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod groups;
 pub mod layout;
 pub mod replicas;
 pub mod report;

@@ -301,7 +301,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let inv = klogscan::layout::discover(&a.paths);
             if !inv.partitions.iter().any(|p| {
-                p.tp.as_ref().is_some_and(|tp| tp.topic == "__consumer_offsets")
+                p.tp.as_ref()
+                    .is_some_and(|tp| tp.topic == "__consumer_offsets")
             }) {
                 eprintln!("klogscan: no __consumer_offsets partition found");
                 return Ok(ExitCode::from(2));

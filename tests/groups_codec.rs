@@ -33,7 +33,12 @@ fn round_trip(topic: Topic, s: &Spec, version: i16, seed: u64) {
     let (k, v) = coordinator_json::record(topic, Some(&kb), Some(&vb), 7);
     let k: Value = serde_json::from_str(&k.unwrap()).unwrap();
     let v: Value = serde_json::from_str(&v.unwrap()).unwrap();
-    assert_eq!(k, json!({"type": s.id.to_string(), "data": key}), "type {}", s.id);
+    assert_eq!(
+        k,
+        json!({"type": s.id.to_string(), "data": key}),
+        "type {}",
+        s.id
+    );
     assert_eq!(
         v,
         json!({"version": version.to_string(), "data": value}),
@@ -46,7 +51,9 @@ fn round_trip(topic: Topic, s: &Spec, version: i16, seed: u64) {
         let _ = groups::validate(topic, Some(&kb), Some(&vb[..cut]));
     }
     assert_eq!(
-        coordinator_json::record(topic, Some(&kb), None, 7).1.as_deref(),
+        coordinator_json::record(topic, Some(&kb), None, 7)
+            .1
+            .as_deref(),
         Some("<DELETE>")
     );
 }
@@ -110,7 +117,11 @@ proptest! {
 #[test]
 fn golden_lines_of_the_newest_dump_tool() {
     // DumpLogSegmentsTest.testOffsetsMessageParser, written with the testkit's encoder.
-    let (k, v) = enc::record(3, json!({"groupId": "group"}), Some((0, json!({"epoch": 10}))));
+    let (k, v) = enc::record(
+        3,
+        json!({"groupId": "group"}),
+        Some((0, json!({"epoch": 10}))),
+    );
     assert_eq!(
         coordinator_json::record(Topic::ConsumerOffsets, Some(&k), v.as_deref(), 0),
         (
@@ -163,7 +174,9 @@ fn golden_lines_of_the_newest_dump_tool() {
         Some((4, value(member(&b(b"Subscription"), &b(b"Assignment"))))),
     );
     assert_eq!(
-        coordinator_json::record(Topic::ConsumerOffsets, Some(&k), v.as_deref(), 0).1.unwrap(),
+        coordinator_json::record(Topic::ConsumerOffsets, Some(&k), v.as_deref(), 0)
+            .1
+            .unwrap(),
         r#"{"version":"4","data":{"protocolType":"consumer","generation":10,"protocol":"range","leader":"member","currentStateTimestamp":-1,"members":[{"memberId":"member","groupInstanceId":"instance","clientId":"client","clientHost":"host","rebalanceTimeout":1000,"sessionTimeout":100,"subscription":"U3Vic2NyaXB0aW9u","assignment":"QXNzaWdubWVudA=="}]}}"#
     );
     // The error line: ConsumerGroupMetadataKey with an empty ConsumerGroupMemberMetadataValue.
@@ -186,7 +199,10 @@ fn golden_lines_of_the_newest_dump_tool() {
     let (k, v) = enc::share_record(
         0,
         key.clone(),
-        Some((0, json!({"createTimestamp": 1234, "writeTimestamp": 1235, "stateBatches": batches}))),
+        Some((
+            0,
+            json!({"createTimestamp": 1234, "writeTimestamp": 1235, "stateBatches": batches}),
+        )),
     );
     assert_eq!(
         coordinator_json::record(Topic::ShareGroupState, Some(&k), v.as_deref(), 0),
@@ -197,16 +213,22 @@ fn golden_lines_of_the_newest_dump_tool() {
     );
     let (k, v) = enc::share_record(1, key.clone(), Some((0, json!({"stateBatches": batches}))));
     assert_eq!(
-        coordinator_json::record(Topic::ShareGroupState, Some(&k), v.as_deref(), 0).1.unwrap(),
+        coordinator_json::record(Topic::ShareGroupState, Some(&k), v.as_deref(), 0)
+            .1
+            .unwrap(),
         r#"{"version":"0","data":{"snapshotEpoch":0,"leaderEpoch":0,"startOffset":0,"stateBatches":[{"firstOffset":0,"lastOffset":4,"deliveryState":2,"deliveryCount":1}]}}"#
     );
     let empty_snapshot = enc::encode_value(enc::spec(enc::SHARE_GROUP_STATE, 0), 0, &json!({}));
     assert_eq!(
-        coordinator_json::record(Topic::ShareGroupState, Some(&k), Some(&empty_snapshot), 0).0.unwrap(),
+        coordinator_json::record(Topic::ShareGroupState, Some(&k), Some(&empty_snapshot), 0)
+            .0
+            .unwrap(),
         "Error at offset 0, skipping. Could not read record with version 0 from value's buffer due to: non-nullable field stateBatches was serialized as null."
     );
     assert_eq!(
-        coordinator_json::record(Topic::ConsumerOffsets, None, Some(&empty_snapshot), 0).0.unwrap(),
+        coordinator_json::record(Topic::ConsumerOffsets, None, Some(&empty_snapshot), 0)
+            .0
+            .unwrap(),
         "Failed to decode message at offset 0 using the specified decoder (message had a missing key)"
     );
 }

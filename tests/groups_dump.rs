@@ -14,7 +14,11 @@ fn dump_lines(path: &Path, opts: &DumpOptions) -> Vec<String> {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let s = dump_log(path, &data, opts, &mut out, &mut err).unwrap();
     assert_eq!(s.errors, 0, "{}", String::from_utf8_lossy(&err));
-    String::from_utf8(out).unwrap().lines().map(str::to_string).collect()
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
 }
 
 fn decoder() -> DumpOptions {
@@ -47,9 +51,15 @@ fn key_payload(line: &str) -> (Value, Option<Value>) {
 fn every_record_type_prints_as_json() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = sc::all_types();
-    log.batch(vec![(3, serde_json::json!({"groupId": "consumer-app"}), None)]);
+    log.batch(vec![(
+        3,
+        serde_json::json!({"groupId": "consumer-app"}),
+        None,
+    )]);
     log.write(dir.path(), 2).unwrap();
-    let seg = dir.path().join("__consumer_offsets-2/00000000000000000000.log");
+    let seg = dir
+        .path()
+        .join("__consumer_offsets-2/00000000000000000000.log");
     let mut types = std::collections::BTreeSet::new();
     let mut tombstones = 0;
     for l in dump_lines(&seg, &decoder()) {
@@ -65,7 +75,9 @@ fn every_record_type_prints_as_json() {
         }
     }
     // classic (1, 2), consumer (3, 5–8), share (10–15), streams (17, 19–23)
-    let want: Vec<i16> = vec![1, 2, 3, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 17, 19, 20, 21, 22, 23];
+    let want: Vec<i16> = vec![
+        1, 2, 3, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 17, 19, 20, 21, 22, 23,
+    ];
     assert_eq!(types.into_iter().collect::<Vec<_>>(), want);
     assert!(tombstones >= 7);
     // The ≤3.7 text form knows only types 0–2.
@@ -74,8 +86,16 @@ fn every_record_type_prints_as_json() {
         ..decoder()
     };
     let lines = dump_lines(&seg, &legacy);
-    assert!(lines.iter().any(|l| l.contains(" key: group_metadata::group=classic-app")));
-    assert!(lines.iter().any(|l| l.contains(" key: Unknown record type 17 at offset ")));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(" key: group_metadata::group=classic-app"))
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(" key: Unknown record type 17 at offset "))
+    );
 }
 
 #[test]
@@ -107,7 +127,9 @@ fn real_consumer_offsets_print_as_json_without_errors() {
 fn groups_command_lists_and_filters() {
     let dir = tempfile::tempdir().unwrap();
     sc::all_types().write(dir.path(), 4).unwrap();
-    sc::streams_deleted("gone").write(&dir.path().join("b2"), 4).unwrap();
+    sc::streams_deleted("gone")
+        .write(&dir.path().join("b2"), 4)
+        .unwrap();
     let out = Command::cargo_bin("klogscan")
         .unwrap()
         .args(["groups", "--type", "streams", "--format", "json"])
@@ -118,7 +140,12 @@ fn groups_command_lists_and_filters() {
         .stdout
         .clone();
     let v: Value = serde_json::from_slice(&out).unwrap();
-    let ids: Vec<&str> = v["groups"].as_array().unwrap().iter().map(|g| g["group_id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group_id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, ["streams-app"]);
     assert_eq!(v["groups"][0]["type"], "streams");
     let out = Command::cargo_bin("klogscan")
@@ -131,8 +158,15 @@ fn groups_command_lists_and_filters() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(text.contains("consumer-app") && text.contains("share-app"), "{text}");
-    assert!(text.lines().any(|l| l.contains("gone") && l.contains("deleted")), "{text}");
+    assert!(
+        text.contains("consumer-app") && text.contains("share-app"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains("gone") && l.contains("deleted")),
+        "{text}"
+    );
     assert!(text.contains("5 group(s)"), "{text}");
     Command::cargo_bin("klogscan")
         .unwrap()
@@ -153,13 +187,20 @@ fn groups_command_lists_and_filters() {
 fn share_group_state_decoder() {
     use klogscan::testkit::groups::share_record;
     use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
-    let key = serde_json::json!({"groupId": "gs1", "topicId": "Uj5wn_FqTXirEASvVZRY1w", "partition": 0});
+    let key =
+        serde_json::json!({"groupId": "gs1", "topicId": "Uj5wn_FqTXirEASvVZRY1w", "partition": 0});
     let (k, v) = share_record(1, key, Some((0, serde_json::json!({"stateBatches": []}))));
     let dir = tempfile::tempdir().unwrap();
     let mut p = PartitionBuilder::new("__share_group_state", 0);
-    p.append(Batch::new(Producer::PLAIN).record(Rec::kv(&k, v.unwrap())).record(Rec::tombstone(&k)));
+    p.append(
+        Batch::new(Producer::PLAIN)
+            .record(Rec::kv(&k, v.unwrap()))
+            .record(Rec::tombstone(&k)),
+    );
     p.write(dir.path()).unwrap();
-    let seg = dir.path().join("__share_group_state-0/00000000000000000000.log");
+    let seg = dir
+        .path()
+        .join("__share_group_state-0/00000000000000000000.log");
     let out = Command::cargo_bin("klogscan")
         .unwrap()
         .args(["dump", "--share-group-state-decoder"])

@@ -10,7 +10,13 @@ use klogscan::scan::{ScanOptions, scan};
 use klogscan::testkit::group_scenarios::{self as sc, GroupLog};
 use serde_json::json;
 
-fn run(log: &GroupLog) -> (tempfile::TempDir, Vec<Finding>, Vec<klogscan::groups::Group>) {
+fn run(
+    log: &GroupLog,
+) -> (
+    tempfile::TempDir,
+    Vec<Finding>,
+    Vec<klogscan::groups::Group>,
+) {
     let dir = tempfile::tempdir().unwrap();
     log.write(dir.path(), 5).unwrap();
     let report = scan(&[dir.path().to_path_buf()], &ScanOptions::default());
@@ -46,17 +52,42 @@ fn every_group_type_replays_clean() {
     assert_clean(&f);
     let by = |id: &str| groups.iter().find(|g| g.group_id == id).unwrap();
     let c = by("classic-app");
-    assert_eq!((c.group_type, c.epoch, c.members.len(), c.offsets.len()), (GroupType::Classic, 1, 1, 2));
+    assert_eq!(
+        (c.group_type, c.epoch, c.members.len(), c.offsets.len()),
+        (GroupType::Classic, 1, 1, 2)
+    );
     let k = by("consumer-app");
-    assert_eq!((k.group_type, k.epoch, k.assignment_epoch), (GroupType::Consumer, 3, 3));
+    assert_eq!(
+        (k.group_type, k.epoch, k.assignment_epoch),
+        (GroupType::Consumer, 3, 3)
+    );
     assert_eq!(k.members.keys().collect::<Vec<_>>(), ["m1"]);
-    assert_eq!(k.members["m1"].assigned, ["AAAAAAAAAAAAAAAAAAAAAQ:0", "AAAAAAAAAAAAAAAAAAAAAQ:1"]);
+    assert_eq!(
+        k.members["m1"].assigned,
+        ["AAAAAAAAAAAAAAAAAAAAAQ:0", "AAAAAAAAAAAAAAAAAAAAAQ:1"]
+    );
     assert_eq!(k.offsets.len(), 1);
     let s = by("share-app");
-    assert_eq!((s.group_type, s.epoch, s.members.len(), s.target_assignment.len()), (GroupType::Share, 1, 1, 1));
+    assert_eq!(
+        (
+            s.group_type,
+            s.epoch,
+            s.members.len(),
+            s.target_assignment.len()
+        ),
+        (GroupType::Share, 1, 1, 1)
+    );
     let t = by("streams-app");
-    assert_eq!((t.group_type, t.epoch, t.assignment_epoch, t.state), (GroupType::Streams, 2, 2, GroupState::Live));
-    assert_eq!(t.topology.as_ref().map(|t| (t.epoch, t.source_topics.clone())), Some((1, vec!["input".to_string()])));
+    assert_eq!(
+        (t.group_type, t.epoch, t.assignment_epoch, t.state),
+        (GroupType::Streams, 2, 2, GroupState::Live)
+    );
+    assert_eq!(
+        t.topology
+            .as_ref()
+            .map(|t| (t.epoch, t.source_topics.clone())),
+        Some((1, vec!["input".to_string()]))
+    );
     assert_eq!((t.description.stored, t.description.failed), (1, -1));
     assert!(t.members.is_empty());
 }
@@ -66,9 +97,26 @@ fn groups_filters_by_id_and_type() {
     let dir = tempfile::tempdir().unwrap();
     sc::all_types().write(dir.path(), 0).unwrap();
     let inv = klogscan::layout::discover(&[dir.path().to_path_buf()]);
-    let only = |o: GroupsOptions| list_groups(&inv, &o).into_iter().map(|g| g.group_id).collect::<Vec<_>>();
-    assert_eq!(only(GroupsOptions { group_type: Some(GroupType::Share), ..Default::default() }), ["share-app"]);
-    assert_eq!(only(GroupsOptions { group: Some("classic-app".into()), ..Default::default() }), ["classic-app"]);
+    let only = |o: GroupsOptions| {
+        list_groups(&inv, &o)
+            .into_iter()
+            .map(|g| g.group_id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        only(GroupsOptions {
+            group_type: Some(GroupType::Share),
+            ..Default::default()
+        }),
+        ["share-app"]
+    );
+    assert_eq!(
+        only(GroupsOptions {
+            group: Some("classic-app".into()),
+            ..Default::default()
+        }),
+        ["classic-app"]
+    );
     assert_eq!(only(GroupsOptions::default()).len(), 4);
 }
 
@@ -83,7 +131,10 @@ fn full_kip1331_deletion_is_clean_and_the_group_is_gone() {
 
 #[test]
 fn held_back_and_crashed_deletions_are_unfinished() {
-    for (log, writes) in [(sc::streams_held_back("app"), 2), (sc::streams_crash_after_barrier("app"), 1)] {
+    for (log, writes) in [
+        (sc::streams_held_back("app"), 2),
+        (sc::streams_crash_after_barrier("app"), 1),
+    ] {
         let (_d, f, groups) = run(&log);
         let u = of(&f, Kind::GroupDeletionUnfinished);
         assert_eq!(u.len(), 1, "{f:#?}");
@@ -97,6 +148,28 @@ fn held_back_and_crashed_deletions_are_unfinished() {
 }
 
 #[test]
+fn uncertain_epoch_on_a_group_with_members_is_not_a_deletion() {
+    // The push path marks -2 to re-solicit the description of a live group: no finding.
+    let mut log = GroupLog::new();
+    sc::streams_group(&mut log, "app");
+    log.batch(vec![
+        (
+            19,
+            json!({"groupId": "app", "memberId": "w2"}),
+            Some((0, json!({"topologyEpoch": 1, "processId": "p"}))),
+        ),
+        (
+            17,
+            json!({"groupId": "app"}),
+            Some((0, json!({"epoch": 3, "storedDescriptionTopologyEpoch": -2}))),
+        ),
+    ]);
+    let (_d, f, groups) = run(&log);
+    assert_clean(&f);
+    assert_eq!(groups[0].state, GroupState::Live);
+}
+
+#[test]
 fn compaction_keeps_the_same_groups_and_no_finding() {
     let mut log = sc::all_types();
     sc::streams_group(&mut log, "other-streams");
@@ -107,7 +180,16 @@ fn compaction_keeps_the_same_groups_and_no_finding() {
         let live = |g: &[klogscan::groups::Group]| {
             g.iter()
                 .filter(|g| g.state == GroupState::Live)
-                .map(|g| (g.group_id.clone(), g.group_type, g.epoch, g.assignment_epoch, g.members.len(), g.offsets.len()))
+                .map(|g| {
+                    (
+                        g.group_id.clone(),
+                        g.group_type,
+                        g.epoch,
+                        g.assignment_epoch,
+                        g.members.len(),
+                        g.offsets.len(),
+                    )
+                })
                 .collect::<Vec<_>>()
         };
         assert_eq!(live(&after), live(&before));
@@ -125,7 +207,11 @@ fn compaction_keeps_the_same_groups_and_no_finding() {
 fn a_record_for_a_group_of_another_type_fails_the_load() {
     let mut log = GroupLog::new();
     sc::consumer_group(&mut log, "shared-id");
-    log.batch(vec![(17, json!({"groupId": "shared-id"}), Some((0, json!({"epoch": 1}))))]);
+    log.batch(vec![(
+        17,
+        json!({"groupId": "shared-id"}),
+        Some((0, json!({"epoch": 1}))),
+    )]);
     let (_d, f, _) = run(&log);
     let l = of(&f, Kind::GroupLoadFailure);
     assert_eq!(l.len(), 1, "{f:#?}");
@@ -135,7 +221,11 @@ fn a_record_for_a_group_of_another_type_fails_the_load() {
     // near miss: the streams group under its own id
     let mut log = GroupLog::new();
     sc::consumer_group(&mut log, "shared-id");
-    log.batch(vec![(17, json!({"groupId": "other-id"}), Some((0, json!({"epoch": 1}))))]);
+    log.batch(vec![(
+        17,
+        json!({"groupId": "other-id"}),
+        Some((0, json!({"epoch": 1}))),
+    )]);
     assert_clean(&run(&log).1);
 }
 
@@ -150,7 +240,11 @@ fn an_undecodable_record_fails_the_load_and_links_to_rule_32() {
     let r = of(&f, Kind::OffsetsRecordUndecodable);
     assert_eq!((l.len(), r.len()), (1, 1), "{f:#?}");
     assert_eq!(l[0].caused_by, vec![r[0].id.clone()]);
-    assert!(l[0].message.contains("ConsumerGroupMetadataValue"), "{}", l[0].message);
+    assert!(
+        l[0].message.contains("ConsumerGroupMetadataValue"),
+        "{}",
+        l[0].message
+    );
 }
 
 #[test]
@@ -158,7 +252,10 @@ fn tombstones_out_of_order_or_missing() {
     // The consumer group's metadata tombstoned while its member lives: the load throws.
     let mut log = GroupLog::new();
     sc::consumer_group(&mut log, "cg");
-    log.batch(vec![(6, json!({"groupId": "cg"}), None), (3, json!({"groupId": "cg"}), None)]);
+    log.batch(vec![
+        (6, json!({"groupId": "cg"}), None),
+        (3, json!({"groupId": "cg"}), None),
+    ]);
     let (_d, f, _) = run(&log);
     let t = of(&f, Kind::GroupTombstonesIncomplete);
     assert!(!t.is_empty(), "{f:#?}");
@@ -173,13 +270,23 @@ fn tombstones_out_of_order_or_missing() {
     // A streams group deleted without its topology tombstone: the topology stays live.
     let mut log = GroupLog::new();
     sc::streams_group(&mut log, "app");
-    log.batch(vec![(1, json!({"group": "app", "topic": "input", "partition": 0}), None)]);
-    log.batch(vec![(20, json!({"groupId": "app"}), None), (17, json!({"groupId": "app"}), None)]);
+    log.batch(vec![(
+        1,
+        json!({"group": "app", "topic": "input", "partition": 0}),
+        None,
+    )]);
+    log.batch(vec![
+        (20, json!({"groupId": "app"}), None),
+        (17, json!({"groupId": "app"}), None),
+    ]);
     let (_d, f, _) = run(&log);
     let t = of(&f, Kind::GroupTombstonesIncomplete);
     assert_eq!(t.len(), 1, "{f:#?}");
     assert_eq!(t[0].evidence["load_fails"], false);
-    assert_eq!(t[0].evidence["records"][0]["record"], "StreamsGroupTopology");
+    assert_eq!(
+        t[0].evidence["records"][0]["record"],
+        "StreamsGroupTopology"
+    );
     // near miss: the coordinator's full order (streams_deleted) is clean, see above.
     assert_clean(&run(&sc::streams_deleted("app")).1);
 }
@@ -188,22 +295,44 @@ fn tombstones_out_of_order_or_missing() {
 fn epochs_that_go_down() {
     let mut log = GroupLog::new();
     sc::consumer_group(&mut log, "cg");
-    log.batch(vec![(3, json!({"groupId": "cg"}), Some((0, json!({"epoch": 2}))))]);
+    log.batch(vec![(
+        3,
+        json!({"groupId": "cg"}),
+        Some((0, json!({"epoch": 2}))),
+    )]);
     let (_d, f, _) = run(&log);
     let e = of(&f, Kind::GroupEpochRegression);
     assert_eq!(e.len(), 1, "{f:#?}");
-    assert_eq!((e[0].evidence["epoch"].clone(), e[0].evidence["previous_epoch"].clone()), (json!(2), json!(3)));
+    assert_eq!(
+        (
+            e[0].evidence["epoch"].clone(),
+            e[0].evidence["previous_epoch"].clone()
+        ),
+        (json!(2), json!(3))
+    );
     // A target assignment epoch above the group epoch.
     let mut log = GroupLog::new();
     sc::share_group(&mut log, "sg");
-    log.batch(vec![(12, json!({"groupId": "sg"}), Some((0, json!({"assignmentEpoch": 9}))))]);
+    log.batch(vec![(
+        12,
+        json!({"groupId": "sg"}),
+        Some((0, json!({"assignmentEpoch": 9}))),
+    )]);
     let e = of(&run(&log).1, Kind::GroupEpochRegression).len();
     assert_eq!(e, 1);
     // near miss: a deletion in between resets the epochs.
     let mut log = GroupLog::new();
-    log.batch(vec![(11, json!({"groupId": "sg"}), Some((0, json!({"epoch": 5}))))]);
+    log.batch(vec![(
+        11,
+        json!({"groupId": "sg"}),
+        Some((0, json!({"epoch": 5}))),
+    )]);
     log.batch(vec![(11, json!({"groupId": "sg"}), None)]);
-    log.batch(vec![(11, json!({"groupId": "sg"}), Some((0, json!({"epoch": 1}))))]);
+    log.batch(vec![(
+        11,
+        json!({"groupId": "sg"}),
+        Some((0, json!({"epoch": 1}))),
+    )]);
     assert_clean(&run(&log).1);
 }
 
@@ -213,18 +342,27 @@ fn group_kinds_are_absent_from_the_real_data_and_groups_are_listed() {
         return;
     };
     let broker = rd.join("broker");
-    let report = scan(&[broker.clone()], &ScanOptions::default());
+    let report = scan(std::slice::from_ref(&broker), &ScanOptions::default());
     let offsets: Vec<&Finding> = report
         .findings
         .iter()
         .filter(|f| f.topic == "__consumer_offsets")
         .collect();
     assert!(offsets.is_empty(), "{offsets:#?}");
-    assert!(!report.findings.iter().any(|f| GROUP_KINDS.contains(&f.kind)));
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| GROUP_KINDS.contains(&f.kind))
+    );
     let inv = klogscan::layout::discover(&[broker]);
     let groups = list_groups(&inv, &GroupsOptions::default());
     assert!(groups.len() >= 10, "{}", groups.len());
     assert!(groups.iter().all(|g| g.group_type == GroupType::Classic));
-    assert!(groups.iter().any(|g| g.group_id == "schema-registry" && !g.members.is_empty()));
+    assert!(
+        groups
+            .iter()
+            .any(|g| g.group_id == "schema-registry" && !g.members.is_empty())
+    );
     assert!(groups.iter().map(|g| g.offsets.len()).sum::<usize>() > 20);
 }

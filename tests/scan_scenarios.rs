@@ -1342,7 +1342,10 @@ fn consumer_offsets_records_the_coordinator_cannot_load() {
     // The group replay (issue 13) adds the load failure that follows from the first
     // undecodable record, linked to it.
     let l = one(&r, Kind::GroupLoadFailure);
-    assert_eq!((l.offset, l.caused_by.clone()), (Some(6), vec![x.id.clone()]));
+    assert_eq!(
+        (l.offset, l.caused_by.clone()),
+        (Some(6), vec![x.id.clone()])
+    );
     assert_eq!(r.findings.len(), 3, "{:#?}", r.findings);
     // --deep walks the records once for both its own checks and this one: same findings.
     let deep = ScanOptions {

@@ -144,7 +144,9 @@ fn write_val(v: &Val<'_>, ty: &Ty, out: &mut String, consumer_protocol: bool) {
             );
         }
         Val::Str(Some(s)) => {
-            out.push_str(&crate::dump::decoders::json_str(&String::from_utf8_lossy(s)));
+            out.push_str(&crate::dump::decoders::json_str(&String::from_utf8_lossy(
+                s,
+            )));
         }
         Val::Bytes(Some(b)) => {
             let _ = write!(
@@ -197,7 +199,9 @@ mod tests {
             )
         );
         assert_eq!(
-            record(Topic::ConsumerOffsets, Some(&key), None, 0).1.as_deref(),
+            record(Topic::ConsumerOffsets, Some(&key), None, 0)
+                .1
+                .as_deref(),
             Some("<DELETE>")
         );
         assert_eq!(

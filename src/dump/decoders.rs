@@ -366,7 +366,9 @@ pub fn offsets(
     ))?;
     let unknown = |t: i16| {
         Ok((
-            Some(format!("Unknown record type {t} at offset {offset}, skipping.")),
+            Some(format!(
+                "Unknown record type {t} at offset {offset}, skipping."
+            )),
             None,
         ))
     };
@@ -401,20 +403,24 @@ pub fn offsets(
                 budget = budget.saturating_sub(2 * blob.len());
                 scala_hex(blob)
             };
-            budget = budget.checked_sub(member.len() + 2).ok_or(FormatError::new(
-                "group metadata value",
-                "members",
-                0,
-                Problem::TooLarge {
-                    limit: MAX_DECODED_TEXT as u64,
-                },
-            ))?;
+            budget = budget
+                .checked_sub(member.len() + 2)
+                .ok_or(FormatError::new(
+                    "group metadata value",
+                    "members",
+                    0,
+                    Problem::TooLarge {
+                        limit: MAX_DECODED_TEXT as u64,
+                    },
+                ))?;
             assignment.push(format!("{member}={text}"));
         }
         let payload = format!(
             "{{\"protocolType\":{},\"protocol\":{},\"generationId\":{},\"assignment\":{}}}",
             json_str(&protocol_type),
-            v.str("protocol").as_deref().map_or("null".to_string(), json_str),
+            v.str("protocol")
+                .as_deref()
+                .map_or("null".to_string(), json_str),
             v.int("generation"),
             json_str(&format!("{{{}}}", assignment.join(",")))
         );

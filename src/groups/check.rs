@@ -23,7 +23,12 @@ use serde_json::json;
 pub(crate) fn end_of_log(r: &mut Replay) {
     let mut found = Vec::new();
     for g in r.groups.values_mut() {
-        if g.group_type != GroupType::Streams || g.description.stored != UNCERTAIN {
+        // Only an empty group is eligible for the cleanup's delete; -2 on a group with
+        // members is the push path's re-solicit mark (markTopologyUncertain), not a deletion.
+        if g.group_type != GroupType::Streams
+            || g.description.stored != UNCERTAIN
+            || !g.members.is_empty()
+        {
             continue;
         }
         g.state = GroupState::DeletionUnfinished;
@@ -44,8 +49,8 @@ pub(crate) fn end_of_log(r: &mut Replay) {
             position: 0,
             segment: String::new(),
             message: format!(
-                "streams group {:?}: its last metadata value (offset {}) carries the \"uncertain\" stored-description epoch -2 with no later value or tombstone: a deletion or expiration (KIP-1331) started and did not finish; {how}",
-                g.group_id, g.last_offset
+                "streams group {:?} (empty): from offset {at} on its metadata carries the \"uncertain\" stored-description epoch -2 with no later value or tombstone: a deletion or expiration (KIP-1331) started and did not finish; {how}",
+                g.group_id
             ),
             evidence: json!({"group_id": g.group_id, "barrier_offset": at, "barrier_writes": d.uncertain_writes,
                 "failed_description_epoch": d.failed, "members": g.members.len(), "offsets": g.offsets.len(),
@@ -156,19 +161,35 @@ pub fn findings(topic: &str, partition: i32, r: &Replay) -> Vec<Finding> {
 
 fn broker_text(a: &Anomaly) -> &'static str {
     match a.kind {
-        _ if a.load_fails => "the group coordinator's load of this partition throws at this record (GroupCoordinatorShard.replay → GroupMetadataManager/OffsetMetadataManager.replay): the partition's groups are unavailable (COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR) until the record is gone",
-        AnomalyKind::DeletionUnfinished => "the coordinator keeps the group: its next cleanup cycle calls the topology-description plugin's deleteTopology again and tombstones the group only after a successful delete cleared the epoch to -1 (GroupCoordinatorService.runOneStreamsTopologyCleanupCycle)",
-        AnomalyKind::TombstonesIncomplete => "the load accepts it, but the leftover records are live: compaction keeps them and a later load re-creates the group from them (GroupMetadataManager.getOrMaybeCreatePersisted*Group with createIfNotExists)",
-        AnomalyKind::EpochRegression => "the load accepts it (replay sets the epoch it reads): members fenced by the higher epoch can rejoin at a stale epoch; assignments computed for the newer epoch are lost",
+        _ if a.load_fails => {
+            "the group coordinator's load of this partition throws at this record (GroupCoordinatorShard.replay → GroupMetadataManager/OffsetMetadataManager.replay): the partition's groups are unavailable (COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR) until the record is gone"
+        }
+        AnomalyKind::DeletionUnfinished => {
+            "the coordinator keeps the group: its next cleanup cycle calls the topology-description plugin's deleteTopology again and tombstones the group only after a successful delete cleared the epoch to -1 (GroupCoordinatorService.runOneStreamsTopologyCleanupCycle)"
+        }
+        AnomalyKind::TombstonesIncomplete => {
+            "the load accepts it, but the leftover records are live: compaction keeps them and a later load re-creates the group from them (GroupMetadataManager.getOrMaybeCreatePersisted*Group with createIfNotExists)"
+        }
+        AnomalyKind::EpochRegression => {
+            "the load accepts it (replay sets the epoch it reads): members fenced by the higher epoch can rejoin at a stale epoch; assignments computed for the newer epoch are lost"
+        }
         _ => "the group coordinator's load of this partition throws at this record",
     }
 }
 
 fn remediation(k: AnomalyKind) -> &'static str {
     match k {
-        AnomalyKind::LoadFailure | AnomalyKind::Undecodable => "find which tool or client wrote the record (dump it with `klogscan dump --offsets-decoder`); the partition's groups load only once the record is removed (delete the group's records or restore the partition from a healthy replica)",
-        AnomalyKind::TombstonesIncomplete => "delete the group again (kafka-consumer-groups.sh / kafka-streams-groups.sh --delete) so the coordinator writes the missing tombstones in its order",
-        AnomalyKind::EpochRegression => "check for a restored or rewritten __consumer_offsets partition; restart the group's members so they rejoin at the current epoch",
-        AnomalyKind::DeletionUnfinished => "check the topology-description plugin (broker logs: \"Topology-description cleanup\", delete-error sensor); once its delete succeeds the next cleanup cycle finishes the deletion",
+        AnomalyKind::LoadFailure | AnomalyKind::Undecodable => {
+            "find which tool or client wrote the record (dump it with `klogscan dump --offsets-decoder`); the partition's groups load only once the record is removed (delete the group's records or restore the partition from a healthy replica)"
+        }
+        AnomalyKind::TombstonesIncomplete => {
+            "delete the group again (kafka-consumer-groups.sh / kafka-streams-groups.sh --delete) so the coordinator writes the missing tombstones in its order"
+        }
+        AnomalyKind::EpochRegression => {
+            "check for a restored or rewritten __consumer_offsets partition; restart the group's members so they rejoin at the current epoch"
+        }
+        AnomalyKind::DeletionUnfinished => {
+            "check the topology-description plugin (broker logs: \"Topology-description cleanup\", delete-error sensor); once its delete succeeds the next cleanup cycle finishes the deletion"
+        }
     }
 }

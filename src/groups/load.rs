@@ -71,8 +71,7 @@ pub fn replay_partition_dir(p: &PartitionDir, max_bytes: Option<u64>, max_dec: u
 }
 
 fn is_offsets_dir(p: &PartitionDir) -> bool {
-    p.tp
-        .as_ref()
+    p.tp.as_ref()
         .is_some_and(|tp| tp.topic == CONSUMER_OFFSETS_TOPIC)
 }
 

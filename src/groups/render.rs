@@ -27,10 +27,13 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
             GroupState::DeletionUnfinished => "deletion unfinished",
             GroupState::Deleted => "deleted",
         };
-        let topology = g
-            .topology
-            .as_ref()
-            .map_or("-".to_string(), |t| format!("epoch {} ({} subtopologies)", t.epoch, t.subtopologies.len()));
+        let topology = g.topology.as_ref().map_or("-".to_string(), |t| {
+            format!(
+                "epoch {} ({} subtopologies)",
+                t.epoch,
+                t.subtopologies.len()
+            )
+        });
         let description = if g.group_type == super::model::GroupType::Streams {
             format!("{}/{}", g.description.stored, g.description.failed)
         } else {

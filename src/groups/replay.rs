@@ -398,8 +398,11 @@ impl Replay {
             let Some(g) = self.group_mut(at, group, t, false) else {
                 return;
             };
-            let (members, target, epoch) =
-                (g.members.len(), g.target_assignment.len(), g.assignment_epoch);
+            let (members, target, epoch) = (
+                g.members.len(),
+                g.target_assignment.len(),
+                g.assignment_epoch,
+            );
             let problem = if members > 0 {
                 Some(format!("the group still has {members} members"))
             } else if target > 0 && t != GroupType::Streams {

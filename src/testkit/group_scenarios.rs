@@ -20,6 +20,9 @@ use std::path::Path;
 /// One record: key bytes, value bytes (`None`: tombstone), its offset.
 pub type Entry = (Vec<u8>, Option<Vec<u8>>, i64);
 
+/// One record to encode: type, key JSON, value (`(version, JSON)`, `None`: tombstone).
+pub type Spec = (i16, Value, Option<(i16, Value)>);
+
 /// A coordinator log: batches of records with their offsets.
 #[derive(Debug, Clone, Default)]
 pub struct GroupLog {
@@ -34,7 +37,7 @@ impl GroupLog {
 
     /// Append a batch of `(type, key, value)` records (`value`: `(version, data)` or
     /// `None` for a tombstone).
-    pub fn batch(&mut self, recs: Vec<(i16, Value, Option<(i16, Value)>)>) -> &mut Self {
+    pub fn batch(&mut self, recs: Vec<Spec>) -> &mut Self {
         let mut b = Vec::new();
         for (t, k, v) in recs {
             let (k, v) = record(t, k, v);
@@ -120,14 +123,31 @@ pub fn classic_group(log: &mut GroupLog, id: &str) {
     log.batch(vec![(
         2,
         json!({"group": id}),
-        Some((3, json!({"protocolType": "consumer", "generation": 1, "protocol": "range",
+        Some((
+            3,
+            json!({"protocolType": "consumer", "generation": 1, "protocol": "range",
             "leader": "m1", "currentStateTimestamp": 5,
             "members": [{"memberId": "m1", "clientId": "c", "clientHost": "/10.0.0.1",
-                         "rebalanceTimeout": 300000, "sessionTimeout": 45000}]}))),
+                         "rebalanceTimeout": 300000, "sessionTimeout": 45000}]}),
+        )),
     )]);
     log.batch(vec![
-        (1, json!({"group": id, "topic": "orders", "partition": 0}), Some((3, json!({"offset": 42, "leaderEpoch": 1, "commitTimestamp": 7})))),
-        (1, json!({"group": id, "topic": "orders", "partition": 1}), Some((4, json!({"offset": 17, "leaderEpoch": 1, "commitTimestamp": 7})))),
+        (
+            1,
+            json!({"group": id, "topic": "orders", "partition": 0}),
+            Some((
+                3,
+                json!({"offset": 42, "leaderEpoch": 1, "commitTimestamp": 7}),
+            )),
+        ),
+        (
+            1,
+            json!({"group": id, "topic": "orders", "partition": 1}),
+            Some((
+                4,
+                json!({"offset": 17, "leaderEpoch": 1, "commitTimestamp": 7}),
+            )),
+        ),
     ]);
 }
 
@@ -135,17 +155,49 @@ pub fn classic_group(log: &mut GroupLog, id: &str) {
 pub fn consumer_group(log: &mut GroupLog, id: &str) {
     let member = |m: &str, epoch: i32, parts: Value| {
         vec![
-            (5, gm(id, m), Some((0, json!({"clientId": "c", "clientHost": "/h", "subscribedTopicNames": ["orders"], "rebalanceTimeoutMs": 30000})))),
-            (3, g(id), Some((0, json!({"epoch": epoch, "metadataHash": 99})))),
-            (7, gm(id, m), Some((0, json!({"topicPartitions": [{"topicId": TOPIC, "partitions": parts}]})))),
+            (
+                5,
+                gm(id, m),
+                Some((
+                    0,
+                    json!({"clientId": "c", "clientHost": "/h", "subscribedTopicNames": ["orders"], "rebalanceTimeoutMs": 30000}),
+                )),
+            ),
+            (
+                3,
+                g(id),
+                Some((0, json!({"epoch": epoch, "metadataHash": 99}))),
+            ),
+            (
+                7,
+                gm(id, m),
+                Some((
+                    0,
+                    json!({"topicPartitions": [{"topicId": TOPIC, "partitions": parts}]}),
+                )),
+            ),
             (6, g(id), Some((0, json!({"assignmentEpoch": epoch})))),
-            (8, gm(id, m), Some((0, json!({"memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": 0,
-                "assignedPartitions": [{"topicId": TOPIC, "partitions": parts}], "partitionsPendingRevocation": []})))),
+            (
+                8,
+                gm(id, m),
+                Some((
+                    0,
+                    json!({"memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": 0,
+                "assignedPartitions": [{"topicId": TOPIC, "partitions": parts}], "partitionsPendingRevocation": []}),
+                )),
+            ),
         ]
     };
     log.batch(member("m1", 1, json!([0, 1])));
     log.batch(member("m2", 2, json!([1])));
-    log.batch(vec![(1, json!({"group": id, "topic": "orders", "partition": 0}), Some((4, json!({"offset": 5, "leaderEpoch": 0, "commitTimestamp": 8}))))]);
+    log.batch(vec![(
+        1,
+        json!({"group": id, "topic": "orders", "partition": 0}),
+        Some((
+            4,
+            json!({"offset": 5, "leaderEpoch": 0, "commitTimestamp": 8}),
+        )),
+    )]);
     // m2 leaves: current assignment, target member, member, in the coordinator's order.
     log.batch(vec![
         (8, gm(id, "m2"), None),
@@ -170,7 +222,12 @@ pub fn share_group(log: &mut GroupLog, id: &str) {
 }
 
 /// The metadata value of streams group `id` at `epoch` with the KIP-1331 epochs.
-fn streams_meta(id: &str, epoch: i32, stored: i32, failed: i32) -> (i16, Value, Option<(i16, Value)>) {
+fn streams_meta(
+    id: &str,
+    epoch: i32,
+    stored: i32,
+    failed: i32,
+) -> (i16, Value, Option<(i16, Value)>) {
     let mut v = json!({"epoch": epoch, "metadataHash": 5, "validatedTopologyEpoch": 1});
     if stored != -1 {
         v["storedDescriptionTopologyEpoch"] = json!(stored);
@@ -197,7 +254,14 @@ pub fn streams_group(log: &mut GroupLog, id: &str) {
             "warmupTasksPendingRevocation": []})))),
     ]);
     log.batch(vec![streams_meta(id, 1, 1, -1)]);
-    log.batch(vec![(1, json!({"group": id, "topic": "input", "partition": 0}), Some((4, json!({"offset": 9, "leaderEpoch": 0, "commitTimestamp": 9}))))]);
+    log.batch(vec![(
+        1,
+        json!({"group": id, "topic": "input", "partition": 0}),
+        Some((
+            4,
+            json!({"offset": 9, "leaderEpoch": 0, "commitTimestamp": 9}),
+        )),
+    )]);
     // The member leaves (session timeout): the group is empty.
     log.batch(vec![
         (22, gm(id, "w1"), None),
@@ -210,7 +274,11 @@ pub fn streams_group(log: &mut GroupLog, id: &str) {
 
 /// KIP-1331 cleanup of the empty group: its offsets expire, the -2 barrier.
 fn streams_barrier(log: &mut GroupLog, id: &str) {
-    log.batch(vec![(1, json!({"group": id, "topic": "input", "partition": 0}), None)]);
+    log.batch(vec![(
+        1,
+        json!({"group": id, "topic": "input", "partition": 0}),
+        None,
+    )]);
     log.batch(vec![streams_meta(id, 2, -2, -1)]);
 }
 
@@ -221,7 +289,11 @@ pub fn streams_deleted(id: &str) -> GroupLog {
     streams_group(&mut log, id);
     streams_barrier(&mut log, id);
     log.batch(vec![streams_meta(id, 2, -1, -1)]);
-    log.batch(vec![(20, g(id), None), (17, g(id), None), (23, g(id), None)]);
+    log.batch(vec![
+        (20, g(id), None),
+        (17, g(id), None),
+        (23, g(id), None),
+    ]);
     log
 }
 

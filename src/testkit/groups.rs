@@ -121,11 +121,7 @@ pub static CONSUMER_OFFSETS: &[Spec] = &[
         "InstanceId:string? RackId:string? ClientId:string ClientHost:string RebalanceTimeoutMs:i32 TopologyEpoch:i32 ProcessId:string UserEndpoint:{Host:string Port:u16}? ClientTags:[{Key:string Value:string}]",
     ),
     sp(20, G, "AssignmentEpoch:i32"),
-    sp(
-        21,
-        GM,
-        const_format_tasks::TARGET,
-    ),
+    sp(21, GM, const_format_tasks::TARGET),
     sp(22, GM, const_format_tasks::CURRENT),
     sp(
         23,
@@ -251,7 +247,11 @@ fn fields(b: &[u8], pos: &mut usize) -> Vec<F> {
                 }
                 _ => {
                     let (t, d) = word.split_once('=').unwrap_or((word, "0"));
-                    let d = if d == "null" { None } else { Some(d.parse().unwrap()) };
+                    let d = if d == "null" {
+                        None
+                    } else {
+                        Some(d.parse().unwrap())
+                    };
                     f.tag = Some((t.parse().unwrap(), d));
                 }
             }
@@ -489,7 +489,7 @@ pub fn share_record(
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0 | 1;
         x ^= x << 13;
         x ^= x >> 7;
@@ -498,7 +498,7 @@ impl Rng {
         x
     }
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 }
 
@@ -547,7 +547,7 @@ fn random(t: &T, nullable: bool, version: i16, rng: &mut Rng, depth: u32) -> Val
     }
     match t {
         T::Prim(p) => {
-            let r = rng.next();
+            let r = rng.next_u64();
             match *p {
                 "i8" => json!(r as i8),
                 "i16" => json!(r as i16),
@@ -556,11 +556,11 @@ fn random(t: &T, nullable: bool, version: i16, rng: &mut Rng, depth: u32) -> Val
                 "i64" => json!(r as i64),
                 "bool" => json!(r & 1 == 1),
                 "uuid" => {
-                    let b: Vec<u8> = (0..16).map(|_| rng.next() as u8).collect();
+                    let b: Vec<u8> = (0..16).map(|_| rng.next_u64() as u8).collect();
                     json!(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b))
                 }
                 "bytes" => {
-                    let b: Vec<u8> = (0..rng.below(6)).map(|_| rng.next() as u8).collect();
+                    let b: Vec<u8> = (0..rng.below(6)).map(|_| rng.next_u64() as u8).collect();
                     json!(base64::engine::general_purpose::STANDARD.encode(b))
                 }
                 _ => {

@@ -190,7 +190,9 @@ mod tests {
             Ok(Some(32767))
         );
         assert_eq!(
-            validate(Topic::ConsumerOffsets, None, None).unwrap_err().why,
+            validate(Topic::ConsumerOffsets, None, None)
+                .unwrap_err()
+                .why,
             Why::MissingKey
         );
     }

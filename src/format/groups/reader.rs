@@ -140,7 +140,10 @@ impl DecodeError {
                 format!("Error reading string of length {len}, only {available} bytes available")
             }
             Why::StringTooLong { len } => {
-                format!("string field {} had invalid length {len}", camel(self.field))
+                format!(
+                    "string field {} had invalid length {len}",
+                    camel(self.field)
+                )
             }
             Why::ShortBytes { len, available } => format!(
                 "Error reading byte array of {len} byte(s): only {available} byte(s) available"
@@ -152,7 +155,9 @@ impl DecodeError {
             Why::CollectionTooLarge { len, available } => format!(
                 "Tried to allocate a collection of size {len}, but there are only {available} bytes remaining."
             ),
-            Why::VarintTooLong => "Varint is too long, the most significant bit in the 5th byte is set".into(),
+            Why::VarintTooLong => {
+                "Varint is too long, the most significant bit in the 5th byte is set".into()
+            }
         };
         let inner = inner.strip_suffix('.').unwrap_or(&inner).to_string();
         format!(
@@ -224,9 +229,10 @@ impl<'a> Val<'a> {
             (Val::Int(i), Dft::Zero) => *i == 0,
             (Val::Bool(b), Dft::Zero) => !*b,
             (Val::Uuid(u), Dft::Zero) => u.iter().all(|b| *b == 0),
-            (Val::Str(None) | Val::Bytes(None) | Val::Array(None) | Val::Struct(None), Dft::Null) => {
-                true
-            }
+            (
+                Val::Str(None) | Val::Bytes(None) | Val::Array(None) | Val::Struct(None),
+                Dft::Null,
+            ) => true,
             (Val::Str(Some(s)) | Val::Bytes(Some(s)), Dft::Zero) => s.is_empty(),
             (Val::Array(Some(v)), Dft::Zero) => v.is_empty(),
             _ => false,
@@ -257,7 +263,12 @@ impl<'a> StructVal<'a> {
     pub fn int(&self, name: &str) -> i64 {
         match self.get(name) {
             Some(v) => v.int(),
-            None => match self.fields.iter().find(|f| f.name == name).map(|f| f.default) {
+            None => match self
+                .fields
+                .iter()
+                .find(|f| f.name == name)
+                .map(|f| f.default)
+            {
                 Some(Dft::Int(i)) => i,
                 _ => 0,
             },
@@ -432,7 +443,11 @@ impl<'a> Reader<'a> {
                             items.push(v);
                         }
                     }
-                    if self.build { Val::Array(Some(items)) } else { Val::Skipped }
+                    if self.build {
+                        Val::Array(Some(items))
+                    } else {
+                        Val::Skipped
+                    }
                 }
             },
             Ty::Struct(fields) => {
@@ -494,9 +509,13 @@ impl<'a> Reader<'a> {
                     }
                     _ => {
                         if size > available {
-                            return Err(
-                                self.err("_tagged_fields", Why::ShortBytes { len: size, available })
-                            );
+                            return Err(self.err(
+                                "_tagged_fields",
+                                Why::ShortBytes {
+                                    len: size,
+                                    available,
+                                },
+                            ));
                         }
                         self.pos += size as usize;
                     }

@@ -185,10 +185,16 @@ const TOPIC_METADATA: &[Field] = &[
     f("TopicId", Ty::Uuid),
     f("TopicName", STR),
     f("NumPartitions", Ty::I32),
-    f("PartitionMetadata", Ty::Array(&Ty::Struct(PARTITION_METADATA))),
+    f(
+        "PartitionMetadata",
+        Ty::Array(&Ty::Struct(PARTITION_METADATA)),
+    ),
 ];
 const PARTITION_METADATA_VALUE: &[Field] = &[f("Topics", Ty::Array(&Ty::Struct(TOPIC_METADATA)))];
-const TASK_IDS: Ty = Ty::Array(&Ty::Struct(&[f("SubtopologyId", STR), f("Partitions", I32S)]));
+const TASK_IDS: Ty = Ty::Array(&Ty::Struct(&[
+    f("SubtopologyId", STR),
+    f("Partitions", I32S),
+]));
 const STATE_BATCHES: Ty = Ty::Array(&Ty::Struct(&[
     f("FirstOffset", Ty::I64),
     f("LastOffset", Ty::I64),
@@ -223,7 +229,11 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
         key("LegacyOffsetCommitKey", OFFSET_KEY),
         val(
             "LegacyOffsetCommitValue",
-            &[f("offset", Ty::I64), f("metadata", STR), f("commitTimestamp", Ty::I64)],
+            &[
+                f("offset", Ty::I64),
+                f("metadata", STR),
+                f("commitTimestamp", Ty::I64),
+            ],
         )
         .non_flexible(0),
     ),
@@ -253,7 +263,9 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
                 f("generation", Ty::I32),
                 f("protocol", STR).null(),
                 f("leader", STR).null(),
-                f("currentStateTimestamp", Ty::I64).v(2, NEVER).dft(Dft::Int(-1)),
+                f("currentStateTimestamp", Ty::I64)
+                    .v(2, NEVER)
+                    .dft(Dft::Int(-1)),
                 f("members", Ty::Array(&Ty::Struct(MEMBER_METADATA))),
             ],
         )
@@ -264,13 +276,19 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
         key("ConsumerGroupMetadataKey", GROUP_KEY),
         val(
             "ConsumerGroupMetadataValue",
-            &[f("Epoch", Ty::I32), f("MetadataHash", Ty::I64).tag(0, Dft::Zero)],
+            &[
+                f("Epoch", Ty::I32),
+                f("MetadataHash", Ty::I64).tag(0, Dft::Zero),
+            ],
         ),
     ),
     rt_s(
         4,
         key("ConsumerGroupPartitionMetadataKey", GROUP_KEY),
-        val("ConsumerGroupPartitionMetadataValue", PARTITION_METADATA_VALUE),
+        val(
+            "ConsumerGroupPartitionMetadataValue",
+            PARTITION_METADATA_VALUE,
+        ),
         Status::Deprecated,
     ),
     rt(
@@ -318,7 +336,10 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
         key("ConsumerGroupTargetAssignmentMemberKey", MEMBER_KEY),
         val(
             "ConsumerGroupTargetAssignmentMemberValue",
-            &[f("TopicPartitions", Ty::Array(&Ty::Struct(TOPIC_PARTITIONS)))],
+            &[f(
+                "TopicPartitions",
+                Ty::Array(&Ty::Struct(TOPIC_PARTITIONS)),
+            )],
         ),
     ),
     rt(
@@ -330,7 +351,10 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
                 f("MemberEpoch", Ty::I32),
                 f("PreviousMemberEpoch", Ty::I32),
                 f("State", Ty::I8),
-                f("AssignedPartitions", Ty::Array(&Ty::Struct(TOPIC_PARTITIONS_EPOCHS))),
+                f(
+                    "AssignedPartitions",
+                    Ty::Array(&Ty::Struct(TOPIC_PARTITIONS_EPOCHS)),
+                ),
                 f(
                     "PartitionsPendingRevocation",
                     Ty::Array(&Ty::Struct(TOPIC_PARTITIONS_EPOCHS)),
@@ -378,7 +402,10 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
         key("ShareGroupTargetAssignmentMemberKey", MEMBER_KEY),
         val(
             "ShareGroupTargetAssignmentMemberValue",
-            &[f("TopicPartitions", Ty::Array(&Ty::Struct(TOPIC_PARTITIONS)))],
+            &[f(
+                "TopicPartitions",
+                Ty::Array(&Ty::Struct(TOPIC_PARTITIONS)),
+            )],
         ),
     ),
     rt(
@@ -390,7 +417,10 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
                 f("MemberEpoch", Ty::I32),
                 f("PreviousMemberEpoch", Ty::I32),
                 f("State", Ty::I8),
-                f("AssignedPartitions", Ty::Array(&Ty::Struct(TOPIC_PARTITIONS))),
+                f(
+                    "AssignedPartitions",
+                    Ty::Array(&Ty::Struct(TOPIC_PARTITIONS)),
+                ),
             ],
         ),
     ),
@@ -400,8 +430,14 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
         val(
             "ShareGroupStatePartitionMetadataValue",
             &[
-                f("InitializingTopics", Ty::Array(&Ty::Struct(TOPIC_PARTITIONS_INFO))),
-                f("InitializedTopics", Ty::Array(&Ty::Struct(TOPIC_PARTITIONS_INFO))),
+                f(
+                    "InitializingTopics",
+                    Ty::Array(&Ty::Struct(TOPIC_PARTITIONS_INFO)),
+                ),
+                f(
+                    "InitializedTopics",
+                    Ty::Array(&Ty::Struct(TOPIC_PARTITIONS_INFO)),
+                ),
                 f(
                     "DeletingTopics",
                     Ty::Array(&Ty::Struct(&[f("TopicId", Ty::Uuid), f("TopicName", STR)])),
@@ -417,7 +453,11 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
         ),
         val(
             "ConsumerGroupRegularExpressionValue",
-            &[f("Topics", STRS), f("Version", Ty::I64), f("Timestamp", Ty::I64)],
+            &[
+                f("Topics", STRS),
+                f("Version", Ty::I64),
+                f("Timestamp", Ty::I64),
+            ],
         ),
     ),
     rt(
@@ -429,7 +469,9 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
                 f("Epoch", Ty::I32),
                 f("MetadataHash", Ty::I64),
                 f("ValidatedTopologyEpoch", Ty::I32).tag(0, Dft::Int(-1)),
-                f("LastAssignmentConfigs", KEY_VALUE).null().tag(1, Dft::Null),
+                f("LastAssignmentConfigs", KEY_VALUE)
+                    .null()
+                    .tag(1, Dft::Null),
                 f("StoredDescriptionTopologyEpoch", Ty::I32).tag(2, Dft::Int(-1)),
                 f("FailedDescriptionTopologyEpoch", Ty::I32).tag(3, Dft::Int(-1)),
             ],
@@ -438,7 +480,10 @@ pub static CONSUMER_OFFSETS: &[RecordType] = &[
     rt_s(
         18,
         key("StreamsGroupPartitionMetadataKey", GROUP_KEY),
-        val("StreamsGroupPartitionMetadataValue", PARTITION_METADATA_VALUE),
+        val(
+            "StreamsGroupPartitionMetadataValue",
+            PARTITION_METADATA_VALUE,
+        ),
         Status::Retired,
     ),
     rt(
