@@ -24,7 +24,8 @@
 //! * [`groups`] replays `__consumer_offsets` as the group coordinator loads it.
 //!
 //! ```
-//! use klogscan::scan::{scan, ScanOptions};
+//! use klogscan::pipeline::scan;
+//! use klogscan::scan::ScanOptions;
 //! use klogscan::Kind;
 //!
 //! // The sample data: payments-3 holds the KAFKA-9144 zombie write.
@@ -45,8 +46,11 @@ pub mod format;
 pub mod fuzzing;
 pub mod groups;
 pub mod layout;
+pub mod pipeline;
+pub mod recovery;
 pub mod replicas;
 pub mod report;
+pub mod results;
 pub mod scan;
 pub mod segment;
 pub mod state;
@@ -55,3 +59,8 @@ pub mod testkit;
 pub mod verify;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};
+
+/// The examples of `docs/library.md`, compiled as doctests so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDocs;

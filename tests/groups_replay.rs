@@ -6,7 +6,8 @@ mod common;
 
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::groups::{GroupState, GroupType, GroupsOptions, list_groups};
-use klogscan::scan::{ScanOptions, scan};
+use klogscan::pipeline::scan;
+use klogscan::scan::ScanOptions;
 use klogscan::testkit::group_scenarios::{self as sc, GroupLog};
 use serde_json::json;
 

@@ -1,5 +1,5 @@
 //! Reading `__consumer_offsets` partitions for the group replay (the only I/O of
-//! `groups`), the `groups` listing, and the scan's hook ([`annotate`]).
+//! `groups`), the `groups` listing, and the pipeline's cluster check ([`cluster_check`]).
 
 use super::check;
 use super::model::{Group, GroupType};
@@ -8,7 +8,7 @@ use crate::finding::Finding;
 use crate::format::groups::CONSUMER_OFFSETS_TOPIC;
 use crate::format::{self, Compression, Control, Decompressor, Records};
 use crate::layout::{Inventory, PartitionDir};
-use crate::scan::{ScanOptions, ScanReport};
+use crate::results::{ScanOptions, ScanReport};
 use crate::segment::{self, ReadPolicy};
 use std::collections::BTreeMap;
 
@@ -96,9 +96,13 @@ pub fn list_groups(inv: &Inventory, opts: &GroupsOptions) -> Vec<Group> {
     out
 }
 
-/// Add the group findings of every `__consumer_offsets` partition the scan read to its
-/// partition's findings.
-pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+/// The pipeline's cluster check: the group findings of every `__consumer_offsets`
+/// partition the scan read, keyed by the partition's index in the report.
+pub fn cluster_check(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> BTreeMap<usize, Vec<Finding>> {
     let index: BTreeMap<String, usize> = report
         .partitions
         .iter()
@@ -106,10 +110,10 @@ pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         .filter(|(_, p)| p.topic == CONSUMER_OFFSETS_TOPIC)
         .map(|(i, p)| (p.path.clone(), i))
         .collect();
-    if index.is_empty() {
-        return;
-    }
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    if index.is_empty() {
+        return extra;
+    }
     for p in inv.partitions.iter().filter(|p| is_offsets_dir(p)) {
         let Some(&i) = index.get(&p.path.display().to_string()) else {
             continue;
@@ -120,5 +124,5 @@ pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
             extra.entry(i).or_default().extend(found);
         }
     }
-    report.add_partition_findings(extra);
+    extra
 }

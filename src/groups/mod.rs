@@ -3,7 +3,7 @@
 //! share, streams), epochs, members, target assignment, topology, offsets, KIP-1331
 //! description epochs, and whether it is live or deleted ([`replay`], [`model`]); the
 //! findings of that load ([`check`]); reading the partitions of an inventory and feeding
-//! the scan ([`load`]).
+//! the scan's cluster check ([`load`]).
 
 pub mod check;
 pub mod load;
@@ -11,6 +11,6 @@ pub mod model;
 pub mod render;
 pub mod replay;
 
-pub use load::{GroupsOptions, annotate, list_groups, replay_partition_dir};
+pub use load::{GroupsOptions, cluster_check, list_groups, replay_partition_dir};
 pub use model::{Group, GroupState, GroupType};
 pub use replay::{Input, Replay};
