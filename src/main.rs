@@ -155,6 +155,9 @@ struct DumpArgs {
     /// Decode `__share_group_state` records (implies --print-data-log).
     #[arg(long)]
     share_group_state_decoder: bool,
+    /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
+    #[arg(long)]
+    cluster_metadata_decoder: bool,
     /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
     #[arg(long)]
     legacy_decoder_text: bool,
@@ -358,11 +361,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     || a.print_data_log
                     || a.transaction_log_decoder
                     || a.offsets_decoder
-                    || a.share_group_state_decoder,
+                    || a.share_group_state_decoder
+                    || a.cluster_metadata_decoder,
                 print_data_log: a.print_data_log
                     || a.transaction_log_decoder
                     || a.offsets_decoder
-                    || a.share_group_state_decoder,
+                    || a.share_group_state_decoder
+                    || a.cluster_metadata_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
@@ -370,6 +375,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 transaction_log_decoder: a.transaction_log_decoder,
                 offsets_decoder: a.offsets_decoder,
                 share_group_state_decoder: a.share_group_state_decoder,
+                cluster_metadata_decoder: a.cluster_metadata_decoder,
                 legacy_decoder_text: a.legacy_decoder_text,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,

@@ -214,3 +214,108 @@ fn share_group_state_decoder() {
     assert!(text.contains(r#"key: {"type":"1","data":{"groupId":"gs1","topicId":"Uj5wn_FqTXirEASvVZRY1w","partition":0}} payload: {"version":"0","data":{"snapshotEpoch":0,"leaderEpoch":0,"startOffset":0,"stateBatches":[]}}"#), "{text}");
     assert!(text.contains("payload: <DELETE>"), "{text}");
 }
+
+/// Metadata record bytes built by hand: frame 1, type, version, then the fields.
+fn uuid(s: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(s)
+        .unwrap()
+}
+fn cstr(out: &mut Vec<u8>, s: &str) {
+    out.push(s.len() as u8 + 1);
+    out.extend_from_slice(s.as_bytes());
+}
+fn cints(out: &mut Vec<u8>, v: &[i32]) {
+    out.push(v.len() as u8 + 1);
+    for x in v {
+        out.extend_from_slice(&x.to_be_bytes());
+    }
+}
+
+#[test]
+fn cluster_metadata_decoder_matches_a_real_dump() {
+    // The Strimzi KRaft-migration post's kafka-dump-log --cluster-metadata-decoder output
+    // (real-data/dumps): TOPIC_RECORD v0, CONFIG_RECORD v0, PARTITION_RECORD v1.
+    let Some(rd) = common::real_data() else {
+        return;
+    };
+    let text = std::fs::read_to_string(
+        rd.join("dumps/strimzi__strimzi.github.io/2024-03-21-kraft-migration.dump.txt"),
+    )
+    .unwrap();
+    let line = |offset: i64| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| offset: {offset} ")))
+            .unwrap()
+            .to_string()
+    };
+    let topic = "xOxBrcYuSRWgtFuZIBiXIA";
+    let mut t = vec![1, 2, 0];
+    cstr(&mut t, "my-topic");
+    t.extend(uuid(topic));
+    t.push(0);
+    let mut c = vec![1, 4, 0, 2];
+    cstr(&mut c, "my-topic");
+    cstr(&mut c, "retention.ms");
+    cstr(&mut c, "100000");
+    c.push(0);
+    let mut p = vec![1, 3, 1];
+    p.extend_from_slice(&0i32.to_be_bytes());
+    p.extend(uuid(topic));
+    cints(&mut p, &[5, 3, 4]);
+    cints(&mut p, &[5, 3, 4]);
+    cints(&mut p, &[]);
+    cints(&mut p, &[]);
+    p.extend_from_slice(&5i32.to_be_bytes());
+    p.extend_from_slice(&0i32.to_be_bytes());
+    p.extend_from_slice(&0i32.to_be_bytes());
+    p.push(4);
+    for d in [
+        "SaZDxfHKu3NMZ7OnFP7YnA",
+        "uHY7hO6-42Q7O4k0zLMmtg",
+        "p2UpbSD99eygD2ZToiSMzg",
+    ] {
+        p.extend(uuid(d));
+    }
+    p.push(0);
+    for (offset, bytes) in [(3004, t), (3005, c), (3006, p)] {
+        let want = line(offset);
+        assert!(
+            want.contains(&format!("valueSize: {} ", bytes.len())),
+            "{want}"
+        );
+        let (k, v) = klogscan::dump::coordinator_json::metadata_record(Some(&bytes), offset);
+        assert_eq!(k, None);
+        assert!(
+            want.ends_with(&format!("payload: {}", v.unwrap())),
+            "{want}"
+        );
+    }
+}
+
+#[test]
+fn real_cluster_metadata_decodes_without_errors() {
+    let Some(rd) = common::real_data() else {
+        return;
+    };
+    let opts = DumpOptions {
+        cluster_metadata_decoder: true,
+        deep_iteration: true,
+        print_data_log: true,
+        ..Default::default()
+    };
+    let mut n = 0;
+    let files = common::files_with_suffix(&rd.join("broker"), ".log")
+        .into_iter()
+        .filter(|f| f.to_string_lossy().contains("__cluster_metadata"));
+    for f in files {
+        for l in dump_lines(&f, &opts) {
+            if l.contains(" payload: ") {
+                assert!(l.contains(" payload: {\"type\":\""), "{}: {l}", f.display());
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 10_000, "{n}");
+}

@@ -133,6 +133,7 @@ fn write_val(v: &Val<'_>, ty: &Ty, out: &mut String, consumer_protocol: bool) {
         Val::Int(i) => {
             let _ = write!(out, "{i}");
         }
+        Val::Float(x) => out.push_str(&java_double(*x)),
         Val::Bool(b) => {
             let _ = write!(out, "{b}");
         }
@@ -177,6 +178,47 @@ fn write_val(v: &Val<'_>, ty: &Ty, out: &mut String, consumer_protocol: bool) {
     }
 }
 
+/// Java's `Double.toString` (what Jackson prints for a double): plain with at least one
+/// decimal between 10^-3 and 10^7, else `d.dddE±n`.
+pub fn java_double(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let a = x.abs();
+    if a == 0.0 || (1e-3..1e7).contains(&a) {
+        let s = format!("{x}");
+        return if s.contains('.') { s } else { format!("{s}.0") };
+    }
+    let s = format!("{x:e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let m = if m.contains('.') {
+        m.to_string()
+    } else {
+        format!("{m}.0")
+    };
+    format!("{m}E{e}")
+}
+
+/// A record of `__cluster_metadata` (or a KRaft snapshot) as `--cluster-metadata-decoder`
+/// prints it: no key, and `{"type":"TOPIC_RECORD","version":0,"data":{…}}` or
+/// `Error at O, skipping. <message>` as the payload.
+pub fn metadata_record(value: Option<&[u8]>, offset: i64) -> (Option<String>, Option<String>) {
+    use crate::format::metadata_records;
+    let out = match metadata_records::decode(value.unwrap_or(&[])) {
+        Ok((t, version, s)) => {
+            let mut j = format!("{{\"type\":\"{}\",\"version\":{version},\"data\":", t.name);
+            write_struct(&s, &mut j, false);
+            j.push('}');
+            j
+        }
+        Err(e) => format!("Error at {offset}, skipping. {e}"),
+    };
+    (None, Some(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +253,33 @@ mod tests {
                 None
             )
         );
+    }
+
+    #[test]
+    fn java_doubles() {
+        assert_eq!(java_double(1024.0), "1024.0");
+        assert_eq!(java_double(1e7), "1.0E7");
+        assert_eq!(java_double(0.5), "0.5");
+        assert_eq!(java_double(1.25e-5), "1.25E-5");
+        assert_eq!(java_double(0.0), "0.0");
+    }
+
+    #[test]
+    fn metadata_records() {
+        // TopicRecord v0: frame 1, type 2, version 0, name "foo", a uuid, no tags.
+        let mut v = vec![1, 2, 0, 4, b'f', b'o', b'o'];
+        v.extend_from_slice(&[0; 15]);
+        v.push(1);
+        v.push(0);
+        assert_eq!(
+            metadata_record(Some(&v), 3).1.unwrap(),
+            r#"{"type":"TOPIC_RECORD","version":0,"data":{"name":"foo","topicId":"AAAAAAAAAAAAAAAAAAAAAQ"}}"#
+        );
+        // The bogus record of DumpLogSegmentsTest: two unsigned varints 10000.
+        let bogus = [0x90, 0x4e, 0x90, 0x4e];
+        let p = metadata_record(Some(&bogus), 5).1.unwrap();
+        assert!(p.starts_with("Error at 5, skipping. "), "{p}");
+        v.push(9);
+        assert!(metadata_record(Some(&v), 3).1.unwrap().contains("garbage"));
     }
 }

@@ -729,11 +729,13 @@ impl<'p> Dumper<'p> {
                 || opts.print_data_log
                 || opts.transaction_log_decoder
                 || opts.offsets_decoder
-                || opts.share_group_state_decoder,
+                || opts.share_group_state_decoder
+                || opts.cluster_metadata_decoder,
             print_data: opts.print_data_log
                 || opts.transaction_log_decoder
                 || opts.offsets_decoder
-                || opts.share_group_state_decoder,
+                || opts.share_group_state_decoder
+                || opts.cluster_metadata_decoder,
             path,
             line: String::with_capacity(256),
             json_line: Vec::with_capacity(2 * JSON_BLOCK),
@@ -909,9 +911,18 @@ impl<'p> Dumper<'p> {
                 offset,
             );
         }
+        // Kafka's order: offsets, transaction log, cluster metadata, remote log metadata,
+        // share group state.
+        if self.opts.cluster_metadata_decoder
+            && !self.opts.offsets_decoder
+            && !self.opts.transaction_log_decoder
+        {
+            return super::coordinator_json::metadata_record(value, offset);
+        }
         if self.opts.share_group_state_decoder
             && !self.opts.offsets_decoder
             && !self.opts.transaction_log_decoder
+            && !self.opts.cluster_metadata_decoder
         {
             return super::coordinator_json::record(
                 crate::format::groups::Topic::ShareGroupState,
@@ -969,6 +980,7 @@ impl<'p> Dumper<'p> {
         if self.opts.transaction_log_decoder
             || self.opts.offsets_decoder
             || self.opts.share_group_state_decoder
+            || self.opts.cluster_metadata_decoder
         {
             let (k, v) = self.data_strings(offset, key, value);
             push_opt_text(buf, b",\"key\":", k.as_deref());

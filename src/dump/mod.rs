@@ -48,6 +48,9 @@ pub struct DumpOptions {
     /// `--share-group-state-decoder`: decode `__share_group_state` keys and values
     /// (Kafka 4.x JSON form); implies `print_data_log`.
     pub share_group_state_decoder: bool,
+    /// `--cluster-metadata-decoder`: decode KRaft metadata records (`__cluster_metadata`,
+    /// snapshots) as Kafka 3.x/4.x print them; implies `print_data_log`.
+    pub cluster_metadata_decoder: bool,
     /// `--legacy-decoder-text`: print `--offsets-decoder` in the Kafka ≤3.7 Scala text
     /// form instead of the 3.8+/4.x JSON form.
     pub legacy_decoder_text: bool,

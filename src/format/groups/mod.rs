@@ -146,16 +146,15 @@ pub fn validate(
 }
 
 /// Read a version-prefixed message of `schema` (the consumer protocol's embedded
-/// subscription and assignment): versions above the schema's highest are read as the
-/// highest, as Kafka's `ConsumerProtocol` does.
+/// subscription and assignment) at the version its bytes name, as the dump tool's
+/// `OffsetsMessageParser` does (a version the schema lacks is an error there too).
 pub fn decode_embedded<'a>(
     schema: &'static Schema,
     bytes: &'a [u8],
 ) -> Result<(i16, StructVal<'a>), DecodeError> {
     let mut r = Reader::new(bytes, Part::Value, true);
     let v = r.version(schema.name)?;
-    let read_as = v.min(schema.max_version);
-    Ok((read_as, r.message(schema, read_as)?))
+    Ok((v, r.message(schema, v)?))
 }
 
 #[cfg(test)]

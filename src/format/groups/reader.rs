@@ -180,6 +180,7 @@ pub fn camel(name: &str) -> String {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Val<'a> {
     Int(i64),
+    Float(f64),
     Bool(bool),
     Uuid(&'a [u8]),
     /// `None`: null.
@@ -227,6 +228,7 @@ impl<'a> Val<'a> {
         match (self, d) {
             (Val::Int(i), Dft::Int(x)) => *i == x,
             (Val::Int(i), Dft::Zero) => *i == 0,
+            (Val::Float(x), Dft::Zero) => *x == 0.0,
             (Val::Bool(b), Dft::Zero) => !*b,
             (Val::Uuid(u), Dft::Zero) => u.iter().all(|b| *b == 0),
             (
@@ -328,7 +330,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn left(&self) -> usize {
+    pub(crate) fn left(&self) -> usize {
         self.buf.len() - self.pos
     }
 
@@ -351,7 +353,7 @@ impl<'a> Reader<'a> {
         Ok(i16::from_be_bytes([b[0], b[1]]))
     }
 
-    fn uvarint(&mut self, field: &'static str) -> R<u32> {
+    pub(crate) fn uvarint(&mut self, field: &'static str) -> R<u32> {
         let mut v: u32 = 0;
         for i in 0..5 {
             let Some(&b) = self.buf.get(self.pos) else {
@@ -398,6 +400,7 @@ impl<'a> Reader<'a> {
             Ty::U16 => Val::Int(be(self.fixed(2, field)?) as u16 as i64),
             Ty::I32 => Val::Int(be(self.fixed(4, field)?) as i32 as i64),
             Ty::I64 => Val::Int(be(self.fixed(8, field)?)),
+            Ty::F64 => Val::Float(f64::from_bits(be(self.fixed(8, field)?) as u64)),
             Ty::Uuid => Val::Uuid(self.fixed(16, field)?),
             Ty::Str => match self.length(fl, false, field)? {
                 None => {

@@ -15,6 +15,7 @@ pub enum Ty {
     I32,
     I64,
     U16,
+    F64,
     Uuid,
     Str,
     Bytes,
