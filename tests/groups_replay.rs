@@ -367,3 +367,64 @@ fn group_kinds_are_absent_from_the_real_data_and_groups_are_listed() {
     );
     assert!(groups.iter().map(|g| g.offsets.len()).sum::<usize>() > 20);
 }
+
+#[test]
+fn transactional_offset_commits_wait_for_their_marker() {
+    let commit = |g: &str, p: i32, o: i64| {
+        (
+            1,
+            json!({"group": g, "topic": "t", "partition": p}),
+            Some((
+                3,
+                json!({"offset": o, "leaderEpoch": 0, "commitTimestamp": 1}),
+            )),
+        )
+    };
+    let mut log = GroupLog::new();
+    log.txn_batch(7, vec![commit("committed", 0, 10)]);
+    log.txn_batch(8, vec![commit("aborted", 0, 20)]);
+    log.txn_batch(9, vec![commit("open", 0, 30)]);
+    log.marker(7, true);
+    log.marker(8, false);
+    let (_d, _f, groups) = run(&log);
+    let offsets = |id: &str| {
+        groups
+            .iter()
+            .find(|g| g.group_id == id)
+            .map(|g| g.offsets.iter().map(|c| c.offset).collect::<Vec<_>>())
+    };
+    assert_eq!(offsets("committed"), Some(vec![10]));
+    assert_eq!(offsets("aborted"), Some(vec![]));
+    assert_eq!(offsets("open"), Some(vec![]));
+}
+
+#[test]
+fn protocol_upgrade_and_downgrade_are_clean() {
+    // Classic → consumer (online upgrade): the classic group's tombstone, then the
+    // consumer group's records; consumer → classic (downgrade): the consumer group's
+    // tombstones in order, then the classic group metadata.
+    let mut log = GroupLog::new();
+    sc::classic_group(&mut log, "app");
+    log.batch(vec![(2, json!({"group": "app"}), None)]);
+    sc::consumer_group(&mut log, "app");
+    log.batch(vec![
+        (8, json!({"groupId": "app", "memberId": "m1"}), None),
+        (7, json!({"groupId": "app", "memberId": "m1"}), None),
+        (5, json!({"groupId": "app", "memberId": "m1"}), None),
+        (6, json!({"groupId": "app"}), None),
+        (3, json!({"groupId": "app"}), None),
+        (
+            2,
+            json!({"group": "app"}),
+            Some((
+                3,
+                json!({"protocolType": "consumer", "generation": 4, "members": []}),
+            )),
+        ),
+    ]);
+    let (_d, f, groups) = run(&log);
+    // The offsets committed before each conversion belong to the group id: not leftovers.
+    assert_clean(&f);
+    let g = groups.iter().find(|g| g.state == GroupState::Live).unwrap();
+    assert_eq!((g.group_type, g.epoch), (GroupType::Classic, 4));
+}

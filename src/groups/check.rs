@@ -64,10 +64,14 @@ pub(crate) fn end_of_log(r: &mut Replay) {
         .filter_map(|g| Some((g.group_id.clone(), g.deleted_at?, g.group_type)))
         .collect();
     for (id, at, t) in deleted {
+        // Offsets belong to the group id, not to one incarnation: a group converted to
+        // another protocol (classic ↔ consumer: the old type's tombstones, then the new
+        // type's records) or re-created keeps them.
+        let live_again = r.groups.contains_key(&id);
         let mut left: Vec<(i16, i64)> = r
             .live_keys_of(&id)
             .into_iter()
-            .filter(|(_, o)| *o < at)
+            .filter(|(ty, o)| *o < at && !(live_again && matches!(ty, 0 | 1)))
             .collect();
         if left.is_empty() {
             continue;

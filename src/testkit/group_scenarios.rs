@@ -27,6 +27,9 @@ pub type Spec = (i16, Value, Option<(i16, Value)>);
 #[derive(Debug, Clone, Default)]
 pub struct GroupLog {
     pub batches: Vec<Vec<Entry>>,
+    /// Per batch: the producer id of a transactional batch, and for a COMMIT/ABORT
+    /// marker batch (no entries) whether it commits.
+    pub txn: Vec<Option<(i64, Option<bool>)>>,
     next: i64,
 }
 
@@ -45,6 +48,23 @@ impl GroupLog {
             self.next += 1;
         }
         self.batches.push(b);
+        self.txn.push(None);
+        self
+    }
+
+    /// Append a transactional batch of producer `pid` (offset commits stay pending
+    /// until its marker).
+    pub fn txn_batch(&mut self, pid: i64, recs: Vec<Spec>) -> &mut Self {
+        self.batch(recs);
+        *self.txn.last_mut().unwrap() = Some((pid, None));
+        self
+    }
+
+    /// Append the COMMIT (or ABORT) marker of producer `pid`.
+    pub fn marker(&mut self, pid: i64, commit: bool) -> &mut Self {
+        self.batches.push(vec![(Vec::new(), None, self.next)]);
+        self.txn.push(Some((pid, Some(commit))));
+        self.next += 1;
         self
     }
 
@@ -56,6 +76,7 @@ impl GroupLog {
             self.next += 1;
         }
         self.batches.push(b);
+        self.txn.push(None);
         self
     }
 
@@ -63,37 +84,53 @@ impl GroupLog {
     /// tombstones dropped too when `drop_tombstones` (their delete horizon passed).
     pub fn compacted(&self, drop_tombstones: bool) -> GroupLog {
         let mut last: HashMap<&[u8], i64> = HashMap::new();
-        for (k, _, o) in self.batches.iter().flatten() {
-            last.insert(k, *o);
+        for (b, t) in self.batches.iter().zip(&self.txn) {
+            if !matches!(t, Some((_, Some(_)))) {
+                for (k, _, o) in b {
+                    last.insert(k, *o);
+                }
+            }
         }
-        let batches = self
-            .batches
-            .iter()
-            .map(|b| {
+        let mut out = GroupLog {
+            next: self.next,
+            ..Default::default()
+        };
+        for (b, t) in self.batches.iter().zip(&self.txn) {
+            let kept: Vec<Entry> = if matches!(t, Some((_, Some(_)))) {
+                b.clone() // markers stay (until their own horizon)
+            } else {
                 b.iter()
                     .filter(|(k, v, o)| {
                         last.get(k.as_slice()) == Some(o) && (v.is_some() || !drop_tombstones)
                     })
                     .cloned()
-                    .collect::<Vec<_>>()
-            })
-            .filter(|b| !b.is_empty())
-            .collect();
-        GroupLog {
-            batches,
-            next: self.next,
+                    .collect()
+            };
+            if !kept.is_empty() {
+                out.batches.push(kept);
+                out.txn.push(*t);
+            }
         }
+        out
     }
 
     /// Write it as `__consumer_offsets-<partition>` under `dir`.
     pub fn write(&self, dir: &Path, partition: i32) -> std::io::Result<Manifest> {
         let mut p = PartitionBuilder::new("__consumer_offsets", partition);
-        for b in &self.batches {
+        for (b, t) in self.batches.iter().zip(&self.txn) {
             let base = b[0].2;
             if base > p.next_offset() {
                 p.skip_offsets(base - p.next_offset());
             }
-            let mut batch = Batch::new(Producer::PLAIN);
+            let producer = match t {
+                Some((pid, Some(commit))) => {
+                    p.end_txn(Producer::transactional(*pid, 0), *commit, 0);
+                    continue;
+                }
+                Some((pid, None)) => Producer::transactional(*pid, 0),
+                None => Producer::PLAIN,
+            };
+            let mut batch = Batch::new(producer);
             for (k, v, o) in b {
                 let r = match v {
                     Some(v) => Rec::kv(k, v),
