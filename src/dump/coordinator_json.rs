@@ -48,7 +48,7 @@ pub fn record(
     };
     let d = match groups::decode(topic, key, value) {
         Ok(Outcome::Record(d)) => d,
-        Ok(Outcome::UnknownType(t)) => {
+        Ok(Outcome::UnknownType { id: t, .. }) => {
             return (
                 Some(format!(
                     "Unknown record type {t} at offset {offset}, skipping."

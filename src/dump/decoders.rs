@@ -379,7 +379,7 @@ pub fn offsets(
     }
     let d = match groups::decode(Topic::ConsumerOffsets, key, value)? {
         Outcome::Record(d) => d,
-        Outcome::UnknownType(t) => return unknown(t),
+        Outcome::UnknownType { id, .. } => return unknown(id),
     };
     let or_null = |s: Option<String>| s.unwrap_or_else(|| "null".into());
     if d.rtype.id == 2 {

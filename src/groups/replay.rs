@@ -165,7 +165,7 @@ impl Replay {
         self.records += 1;
         let d = match groups::decode(Topic::ConsumerOffsets, at.key, at.value) {
             Ok(Outcome::Record(d)) => d,
-            Ok(Outcome::UnknownType(t)) => {
+            Ok(Outcome::UnknownType { id: t, .. }) => {
                 *self.skipped_types.entry(t).or_default() += 1;
                 return;
             }

@@ -61,8 +61,13 @@ impl PartialEq for Decoded<'_> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome<'a> {
     Record(Decoded<'a>),
-    /// A key type with no schema: Kafka's loader skips it with a warning.
-    UnknownType(i16),
+    /// A key type with no schema: Kafka's loader skips it with a warning. The record is
+    /// kept raw.
+    UnknownType {
+        id: i16,
+        key: &'a [u8],
+        value: Option<&'a [u8]>,
+    },
 }
 
 /// The key type of a record (`None` when the key is shorter than 2 bytes).
@@ -97,7 +102,7 @@ fn run<'a>(
     let mut k = Reader::new(key, Part::Key, build);
     let t = k.version("key")?;
     let Some(rt) = schema::lookup(topic.table(), t) else {
-        return Ok(Outcome::UnknownType(t));
+        return Ok(Outcome::UnknownType { id: t, key, value });
     };
     let key_val = {
         // Keys are read at version 0, whatever their type.
@@ -140,7 +145,7 @@ pub fn validate(
     value: Option<&[u8]>,
 ) -> Result<Option<i16>, DecodeError> {
     match run(topic, key, value, false)? {
-        Outcome::UnknownType(t) => Ok(Some(t)),
+        Outcome::UnknownType { id, .. } => Ok(Some(id)),
         Outcome::Record(_) => Ok(None),
     }
 }
