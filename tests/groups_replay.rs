@@ -321,6 +321,20 @@ fn epochs_that_go_down() {
     )]);
     let e = of(&run(&log).1, Kind::GroupEpochRegression).len();
     assert_eq!(e, 1);
+    // A member epoch above the target assignment epoch.
+    let mut log = GroupLog::new();
+    sc::consumer_group(&mut log, "cg");
+    log.batch(vec![(
+        8,
+        json!({"groupId": "cg", "memberId": "m1"}),
+        Some((0, json!({"memberEpoch": 7, "previousMemberEpoch": 3}))),
+    )]);
+    let e = run(&log).1;
+    let e = of(&e, Kind::GroupEpochRegression);
+    assert_eq!(
+        (e.len(), e[0].evidence["member_epoch"].clone()),
+        (1, json!(7))
+    );
     // near miss: a deletion in between resets the epochs.
     let mut log = GroupLog::new();
     log.batch(vec![(

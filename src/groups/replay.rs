@@ -663,12 +663,14 @@ impl Replay {
             }
             return;
         };
+        let target_epoch = g.assignment_epoch;
         let m = g.members.entry(member.clone()).or_insert_with(|| Member {
-            member_id: member,
+            member_id: member.clone(),
             ..Default::default()
         });
         m.last_offset = at.offset;
         m.member_epoch = v.int("MemberEpoch") as i32;
+        let member_epoch = m.member_epoch;
         m.previous_member_epoch = v.int("PreviousMemberEpoch") as i32;
         m.state = v.int("State") as i8;
         m.assigned = if t == GroupType::Streams {
@@ -678,6 +680,23 @@ impl Replay {
             assignment(v.items("AssignedPartitions"), "TopicId", "", &mut out);
             out
         };
+        // A member reconciles towards the target assignment: its epoch never passes the
+        // target assignment epoch replayed before it (unknown after compaction: skipped).
+        if target_epoch >= 0 && member_epoch > target_epoch {
+            let msg = format!(
+                "{} group {group:?}: member {member:?} at epoch {member_epoch} (offset {}) is above the target assignment epoch {target_epoch}",
+                t.as_str(),
+                at.offset
+            );
+            self.anomaly(
+                AnomalyKind::EpochRegression,
+                at,
+                group,
+                msg,
+                json!({"group_id": group, "group_type": t.as_str(), "member_id": member, "member_epoch": member_epoch, "assignment_epoch": target_epoch}),
+                false,
+            );
+        }
     }
 
     /// Types 4 (consumer partition metadata), 15 (share state partition metadata), 16
