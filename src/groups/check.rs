@@ -197,3 +197,36 @@ fn remediation(k: AnomalyKind) -> &'static str {
         }
     }
 }
+
+#[cfg(all(test, feature = "testkit"))]
+mod tests {
+    use super::*;
+    use crate::groups::replay::Input;
+    use crate::testkit::groups::record;
+
+    /// The pure path: records in, findings out, no files.
+    #[test]
+    fn findings_from_records() {
+        let recs = [
+            record(3, json!({"groupId": "g"}), Some((0, json!({"epoch": 5})))),
+            record(3, json!({"groupId": "g"}), Some((0, json!({"epoch": 4})))),
+        ];
+        let mut r = Replay::new(0, "mem");
+        for (i, (k, v)) in recs.iter().enumerate() {
+            r.record(Input {
+                offset: i as i64,
+                producer_id: None,
+                key: Some(k),
+                value: v.as_deref(),
+                position: 0,
+                segment: "",
+            });
+        }
+        r.finish();
+        let f = findings("__consumer_offsets", 0, &r);
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].kind, f[0].offset), (Kind::GroupEpochRegression, Some(1)));
+        assert!(f[0].segment.is_none());
+        assert_eq!(r.groups["g"].epoch, 4);
+    }
+}
