@@ -60,6 +60,9 @@ struct GroupsArgs {
     /// Also list deleted groups.
     #[arg(long)]
     deleted: bool,
+    /// One line per member instead of one per group (table format).
+    #[arg(long)]
+    members: bool,
     #[arg(long, value_enum, default_value = "table")]
     format: OutFormat,
 }
@@ -320,6 +323,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let list = groups::list_groups(&inv, &opts);
             match a.format {
                 OutFormat::Json => render::write_json(&list, &mut out)?,
+                OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
                 OutFormat::Table => render::write_table(&list, &mut out)?,
             }
             Ok(ExitCode::SUCCESS)

@@ -168,6 +168,23 @@ fn groups_command_lists_and_filters() {
         "{text}"
     );
     assert!(text.contains("5 group(s)"), "{text}");
+    let out = Command::cargo_bin("klogscan")
+        .unwrap()
+        .args(["groups", "--members", "--group", "consumer-app"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.lines().any(|l| l.contains("consumer-app")
+            && l.contains("m1")
+            && l.contains("AAAAAAAAAAAAAAAAAAAAAQ:0")),
+        "{text}"
+    );
+    assert!(text.contains("1 member(s)"), "{text}");
     Command::cargo_bin("klogscan")
         .unwrap()
         .args(["groups", "--type", "nope"])

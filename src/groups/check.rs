@@ -225,7 +225,10 @@ mod tests {
         r.finish();
         let f = findings("__consumer_offsets", 0, &r);
         assert_eq!(f.len(), 1);
-        assert_eq!((f[0].kind, f[0].offset), (Kind::GroupEpochRegression, Some(1)));
+        assert_eq!(
+            (f[0].kind, f[0].offset),
+            (Kind::GroupEpochRegression, Some(1))
+        );
         assert!(f[0].segment.is_none());
         assert_eq!(r.groups["g"].epoch, 4);
     }

@@ -66,3 +66,48 @@ pub fn write_json(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, &v)?;
     writeln!(out)
 }
+
+/// One line per member (`kafka-consumer-groups.sh --describe --members --verbose`):
+/// group, member, instance, client, host, epoch, assigned partitions or tasks.
+pub fn write_members_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::NOTHING);
+    t.set_header(vec![
+        "GROUP",
+        "TYPE",
+        "MEMBER",
+        "INSTANCE",
+        "CLIENT-ID",
+        "HOST",
+        "EPOCH",
+        "ASSIGNMENT",
+        "TARGET",
+    ]);
+    let mut n = 0;
+    for g in groups {
+        for m in g.members.values() {
+            n += 1;
+            let target = g
+                .target_assignment
+                .get(&m.member_id)
+                .map_or("-".to_string(), |a| a.join(","));
+            t.add_row(vec![
+                g.group_id.clone(),
+                g.group_type.as_str().to_string(),
+                m.member_id.clone(),
+                m.instance_id.clone().unwrap_or_else(|| "-".into()),
+                m.client_id.clone(),
+                m.client_host.clone(),
+                m.member_epoch.to_string(),
+                if m.assigned.is_empty() {
+                    "-".into()
+                } else {
+                    m.assigned.join(",")
+                },
+                target,
+            ]);
+        }
+    }
+    writeln!(out, "{t}")?;
+    writeln!(out, "{n} member(s)")
+}
