@@ -380,6 +380,19 @@ fn group_kinds_are_absent_from_the_real_data_and_groups_are_listed() {
             .any(|g| g.group_id == "schema-registry" && !g.members.is_empty())
     );
     assert!(groups.iter().map(|g| g.offsets.len()).sum::<usize>() > 20);
+    // Classic consumer members: their embedded assignments decode to topic-partitions.
+    let assigned: Vec<&String> = groups
+        .iter()
+        .flat_map(|g| g.members.values())
+        .flat_map(|m| m.assigned.iter())
+        .collect();
+    assert!(!assigned.is_empty());
+    assert!(
+        assigned.iter().all(|a| a
+            .rsplit_once('-')
+            .is_some_and(|(_, p)| p.parse::<i32>().is_ok())),
+        "{assigned:?}"
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ pub mod load;
 pub mod model;
 pub mod render;
 pub mod replay;
+mod values;
 
 pub use load::{GroupsOptions, cluster_check, list_groups, replay_partition_dir};
 pub use model::{Group, GroupState, GroupType};

@@ -8,7 +8,8 @@
 //! goes on past the point where the broker's load would stop.
 
 use super::model::{Committed, Group, GroupState, GroupType, Member, Topology};
-use crate::format::groups::{self, Outcome, StructVal, Topic, Val};
+use super::values::{assignment, consumer_protocol, key_group, tasks};
+use crate::format::groups::{self, Outcome, StructVal, Topic};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -82,36 +83,6 @@ pub struct Replay {
     pub skipped_types: BTreeMap<i16, u64>,
     pub partition: i32,
     pub path: String,
-}
-
-/// The group a key names.
-fn key_group(k: &StructVal<'_>) -> String {
-    k.str("GroupId")
-        .or_else(|| k.str("group"))
-        .unwrap_or_default()
-}
-
-/// `topicId:p` (partitions) or `[prefix]subtopology:p` (tasks) of an assignment array.
-fn assignment(items: &[Val<'_>], id_field: &str, prefix: &str, out: &mut Vec<String>) {
-    use base64::Engine;
-    for it in items {
-        let Some(s) = it.as_struct() else { continue };
-        let id = match s.get(id_field) {
-            Some(Val::Uuid(u)) => base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(u),
-            _ => s.str(id_field).unwrap_or_default(),
-        };
-        for p in s.ints("Partitions") {
-            out.push(format!("{prefix}{id}:{p}"));
-        }
-    }
-}
-
-fn tasks(v: &StructVal<'_>, fields: [&str; 3]) -> Vec<String> {
-    let mut out = Vec::new();
-    for (f, prefix) in fields.iter().zip(["", "standby:", "warmup:"]) {
-        assignment(v.items(f), "SubtopologyId", prefix, &mut out);
-    }
-    out
 }
 
 impl Replay {
@@ -340,9 +311,15 @@ impl Replay {
         g.protocol_type = v.str("protocolType");
         g.protocol = v.str("protocol");
         g.leader = v.str("leader");
+        let consumer = g.protocol_type.as_deref() == Some("consumer");
         for m in v.items("members") {
             let Some(m) = m.as_struct() else { continue };
             let id = m.str("memberId").unwrap_or_default();
+            let (subscribed_topics, assigned) = if consumer {
+                consumer_protocol(m)
+            } else {
+                (Vec::new(), Vec::new())
+            };
             g.members.insert(
                 id.clone(),
                 Member {
@@ -352,6 +329,8 @@ impl Replay {
                     instance_id: m.str("groupInstanceId"),
                     client_id: m.str("clientId").unwrap_or_default(),
                     client_host: m.str("clientHost").unwrap_or_default(),
+                    subscribed_topics,
+                    assigned,
                     last_offset: at.offset,
                     ..Default::default()
                 },
