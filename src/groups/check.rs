@@ -23,17 +23,36 @@ use serde_json::json;
 pub(crate) fn end_of_log(r: &mut Replay) {
     let mut found = Vec::new();
     for g in r.groups.values_mut() {
-        // Only an empty group is eligible for the cleanup's delete; -2 on a group with
-        // members is the push path's re-solicit mark (markTopologyUncertain), not a deletion.
-        if g.group_type != GroupType::Streams
-            || g.description.stored != UNCERTAIN
-            || !g.members.is_empty()
-        {
+        if g.group_type != GroupType::Streams || g.description.stored != UNCERTAIN {
+            continue;
+        }
+        let d = g.description;
+        let at = d.uncertain_since.unwrap_or(g.last_offset);
+        let members = g.members.len();
+        if members > 0 {
+            // Only an empty group is eligible for the cleanup's delete. With members, -2 is
+            // the barrier of a topology push (markTopologyUncertain before the plugin's
+            // setTopology) that has no outcome yet: a crash or a transient plugin failure,
+            // which the next heartbeat's re-solicit repairs.
+            found.push(Anomaly {
+                kind: AnomalyKind::DeletionUnfinished,
+                group: Some(g.group_id.clone()),
+                offset: at,
+                position: 0,
+                segment: String::new(),
+                message: format!(
+                    "streams group {:?} ({members} member(s)): from offset {at} on its metadata carries the \"uncertain\" stored-description epoch -2 with no later value: a topology-description push (or a cleanup raced by a rejoining member) left its barrier without an outcome; not a deletion, since only empty groups are cleaned up",
+                    g.group_id
+                ),
+                evidence: json!({"group_id": g.group_id, "barrier_offset": at, "barrier_writes": d.uncertain_writes,
+                    "failed_description_epoch": d.failed, "members": members, "offsets": g.offsets.len(),
+                    "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch), "deletion": false}),
+                load_fails: false,
+                severity: Some(crate::finding::Severity::Info),
+            });
             continue;
         }
         g.state = GroupState::DeletionUnfinished;
-        let d = g.description;
-        let at = d.uncertain_since.unwrap_or(g.last_offset);
         let how = if d.uncertain_writes >= 2 {
             format!(
                 "the barrier was written {} times: the topology-description plugin's delete keeps failing and the group is held back from tombstoning",
@@ -54,8 +73,9 @@ pub(crate) fn end_of_log(r: &mut Replay) {
             ),
             evidence: json!({"group_id": g.group_id, "barrier_offset": at, "barrier_writes": d.uncertain_writes,
                 "failed_description_epoch": d.failed, "members": g.members.len(), "offsets": g.offsets.len(),
-                "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch)}),
+                "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch), "deletion": true}),
             load_fails: false,
+            severity: None,
         });
     }
     let deleted: Vec<(String, i64, GroupType)> = r
@@ -103,6 +123,7 @@ pub(crate) fn end_of_log(r: &mut Replay) {
             ),
             evidence: json!({"group_id": id, "group_type": t.as_str(), "deleted_at": at, "live_records": left.len(), "records": names}),
             load_fails: false,
+            severity: None,
         });
     }
     r.anomalies.extend(found);
@@ -144,6 +165,9 @@ pub fn findings(topic: &str, partition: i32, r: &Replay) -> Vec<Finding> {
             .evidence(evidence)
             .broker(broker_text(a))
             .remediation(remediation(a.kind));
+        if let Some(sev) = a.severity {
+            f = f.severity(sev);
+        }
         if !a.segment.is_empty() {
             f = f.segment(a.segment.clone()).position(a.position);
         }

@@ -63,6 +63,8 @@ pub struct Anomaly {
     pub evidence: Value,
     /// True when the broker's load throws on this record.
     pub load_fails: bool,
+    /// A severity other than the kind's default.
+    pub severity: Option<crate::finding::Severity>,
 }
 
 /// The state of one `__consumer_offsets` partition's load.
@@ -112,6 +114,7 @@ impl Replay {
             message,
             evidence,
             load_fails,
+            severity: None,
         });
     }
 
