@@ -174,6 +174,7 @@ fn uncertain_epoch_on_a_group_with_members_is_a_push_barrier() {
         (Kind::GroupDeletionUnfinished, Severity::Info)
     );
     assert_eq!(f[0].evidence["deletion"], false);
+    assert!(f[0].broker_behaviour.contains("re-solicits"), "{f:#?}");
     assert_eq!(groups[0].state, GroupState::Live);
     // The push's outcome (stored epoch 1) clears it.
     log.batch(vec![(

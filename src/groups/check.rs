@@ -192,6 +192,9 @@ fn broker_text(a: &Anomaly) -> &'static str {
         _ if a.load_fails => {
             "the group coordinator's load of this partition throws at this record (GroupCoordinatorShard.replay → GroupMetadataManager/OffsetMetadataManager.replay): the partition's groups are unavailable (COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR) until the record is gone"
         }
+        AnomalyKind::DeletionUnfinished if a.evidence["deletion"] == false => {
+            "the group stays live; the coordinator re-solicits the topology description on a member's next heartbeat and the push's outcome replaces the -2 (GroupCoordinatorService topology-description push, markTopologyUncertain)"
+        }
         AnomalyKind::DeletionUnfinished => {
             "the coordinator keeps the group: its next cleanup cycle calls the topology-description plugin's deleteTopology again and tombstones the group only after a successful delete cleared the epoch to -1 (GroupCoordinatorService.runOneStreamsTopologyCleanupCycle)"
         }
