@@ -1,6 +1,7 @@
 //! The testkit's coordinator-record encoder (its own schema notation) against the format
 //! layer's decoder (its own schema tables) and the dump's JSON renderer: every record type
 //! of `__consumer_offsets` and `__share_group_state`, every value version, random values.
+#![cfg(feature = "testkit")]
 
 use klogscan::dump::coordinator_json;
 use klogscan::format::groups::{self, Outcome, Topic};

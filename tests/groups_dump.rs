@@ -1,5 +1,6 @@
 //! `dump --offsets-decoder` in the Kafka 3.8+/4.x JSON shape (the default), its ≤3.7 text
 //! switch, `--share-group-state-decoder`, and the `groups` command line.
+#![cfg(feature = "testkit")]
 
 mod common;
 

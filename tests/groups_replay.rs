@@ -1,6 +1,7 @@
 //! The group replay and its findings on coordinator partitions written by the testkit:
 //! every group type, KIP-1331 deletions (complete, held back, crashed after the barrier),
 //! compaction, and the damaged logs behind each finding; plus the real broker data.
+#![cfg(feature = "testkit")]
 
 mod common;
 
