@@ -132,6 +132,37 @@ fn full_kip1331_deletion_is_clean_and_the_group_is_gone() {
 }
 
 #[test]
+fn consumer_and_share_deletions_in_the_coordinators_order_are_clean() {
+    for log in [sc::consumer_deleted("cg"), sc::share_deleted("sg")] {
+        let (_d, f, groups) = run(&log);
+        assert_clean(&f);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].state, GroupState::Deleted);
+        // compacted, with or without the tombstones: nothing left, nothing reported
+        for drop in [false, true] {
+            let (_d, f, groups) = run(&log.compacted(drop));
+            assert_clean(&f);
+            assert!(
+                groups.iter().all(|g| g.state == GroupState::Deleted),
+                "{groups:#?}"
+            );
+        }
+    }
+    // near miss: the consumer group's metadata tombstoned before its regular expression,
+    // which stays live.
+    let mut log = sc::consumer_deleted("cg");
+    log.batches
+        .last_mut()
+        .unwrap()
+        .retain(|(k, _, _)| k[1] != 16);
+    let t = of(&run(&log).1, Kind::GroupTombstonesIncomplete)
+        .iter()
+        .map(|f| f.evidence["records"][0]["record"].clone())
+        .collect::<Vec<_>>();
+    assert_eq!(t, [json!("ConsumerGroupRegularExpression")]);
+}
+
+#[test]
 fn held_back_and_crashed_deletions_are_unfinished() {
     for (log, writes) in [
         (sc::streams_held_back("app"), 2),

@@ -361,3 +361,54 @@ pub fn all_types() -> GroupLog {
     streams_group(&mut log, "streams-app");
     log
 }
+
+/// A consumer group deleted by DeleteGroups: its offsets, then the tombstones of
+/// `ConsumerGroup.createGroupTombstoneRecords` (current assignments, target assignment
+/// members and metadata, members, regular expressions, subscription metadata, epoch).
+pub fn consumer_deleted(id: &str) -> GroupLog {
+    let mut log = GroupLog::new();
+    consumer_group(&mut log, id);
+    log.batch(vec![(
+        16,
+        json!({"groupId": id, "regularExpression": "ord.*"}),
+        Some((
+            0,
+            json!({"topics": ["orders"], "version": 1, "timestamp": 5}),
+        )),
+    )]);
+    log.batch(vec![(
+        1,
+        json!({"group": id, "topic": "orders", "partition": 0}),
+        None,
+    )]);
+    log.batch(vec![
+        (8, gm(id, "m1"), None),
+        (7, gm(id, "m1"), None),
+        (6, g(id), None),
+        (5, gm(id, "m1"), None),
+        (
+            16,
+            json!({"groupId": id, "regularExpression": "ord.*"}),
+            None,
+        ),
+        (4, g(id), None),
+        (3, g(id), None),
+    ]);
+    log
+}
+
+/// A share group deleted: `ShareGroup.createGroupTombstoneRecords` (current assignments,
+/// target assignment members and metadata, members, state partition metadata, epoch).
+pub fn share_deleted(id: &str) -> GroupLog {
+    let mut log = GroupLog::new();
+    share_group(&mut log, id);
+    log.batch(vec![
+        (14, gm(id, "s1"), None),
+        (13, gm(id, "s1"), None),
+        (12, g(id), None),
+        (10, gm(id, "s1"), None),
+        (15, g(id), None),
+        (11, g(id), None),
+    ]);
+    log
+}
