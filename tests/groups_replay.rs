@@ -470,6 +470,17 @@ fn transactional_offset_commits_wait_for_their_marker() {
     assert_eq!(offsets("committed"), Some(vec![10]));
     assert_eq!(offsets("aborted"), Some(vec![]));
     assert_eq!(offsets("open"), Some(vec![]));
+    // The aborted commit is no leftover when its group is deleted later; a committed one
+    // that was never tombstoned is.
+    log.batch(vec![(2, json!({"group": "aborted"}), None)]);
+    let f = run(&log).1;
+    assert!(!f.iter().any(|x| GROUP_KINDS.contains(&x.kind)), "{f:#?}");
+    log.batch(vec![(2, json!({"group": "committed"}), None)]);
+    let t = of(&run(&log).1, Kind::GroupTombstonesIncomplete)
+        .iter()
+        .map(|f| f.evidence["group_id"].clone())
+        .collect::<Vec<_>>();
+    assert_eq!(t, [json!("committed")]);
 }
 
 #[test]

@@ -77,6 +77,8 @@ pub struct Replay {
     pending: BTreeMap<i64, Vec<(String, Committed)>>,
     /// Live record keys per group: key bytes → (record type, offset of the value).
     live_keys: BTreeMap<String, BTreeMap<Vec<u8>, (i16, i64)>>,
+    /// Keys of values in open transactions, per producer: live once committed.
+    pending_keys: BTreeMap<i64, Vec<(String, Vec<u8>, i16, i64)>>,
     /// Last group and assignment epoch per group id, cleared by a deletion.
     epochs: BTreeMap<String, (GroupType, i32, i32)>,
     pub anomalies: Vec<Anomaly>,
@@ -121,6 +123,12 @@ impl Replay {
     /// A COMMIT/ABORT marker of `producer_id`: its pending offset commits are applied or
     /// dropped (`OffsetMetadataManager.replayEndTransactionMarker`).
     pub fn marker(&mut self, producer_id: i64, commit: bool) {
+        // An aborted value never becomes live (the cleaner drops it; the load ignores it).
+        for (g, k, t, o) in self.pending_keys.remove(&producer_id).unwrap_or_default() {
+            if commit {
+                self.live_keys.entry(g).or_default().insert(k, (t, o));
+            }
+        }
         let Some(pending) = self.pending.remove(&producer_id) else {
             return;
         };
@@ -169,11 +177,22 @@ impl Replay {
         }
         let group = key_group(&d.key);
         if let Some(k) = at.key {
-            let keys = self.live_keys.entry(group.clone()).or_default();
-            if d.value.is_some() {
-                keys.insert(k.to_vec(), (id, at.offset));
-            } else {
-                keys.remove(k);
+            match (at.producer_id, d.value.is_some()) {
+                (Some(pid), true) => self.pending_keys.entry(pid).or_default().push((
+                    group.clone(),
+                    k.to_vec(),
+                    id,
+                    at.offset,
+                )),
+                (_, true) => {
+                    let keys = self.live_keys.entry(group.clone()).or_default();
+                    keys.insert(k.to_vec(), (id, at.offset));
+                }
+                (_, false) => {
+                    if let Some(keys) = self.live_keys.get_mut(&group) {
+                        keys.remove(k);
+                    }
+                }
             }
         }
         let value = d.value.as_ref().map(|(_, v)| v);
