@@ -38,9 +38,33 @@ enum Command {
     Txns(TxnsArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     Dump(DumpArgs),
+    /// Groups rebuilt from __consumer_offsets as the group coordinator loads them
+    /// (classic, consumer, share, streams: epochs, members, assignments, offsets).
+    Groups(GroupsArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
     /// broker does with each partition on its next start (truncation, deleted segments, load failures).
     Verify(VerifyArgs),
+}
+
+#[derive(Args)]
+struct GroupsArgs {
+    /// Broker data dirs, partition dirs, or directories above them.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Only this group id.
+    #[arg(long)]
+    group: Option<String>,
+    /// Only groups of this type: classic, consumer, share, streams.
+    #[arg(long = "type")]
+    group_type: Option<String>,
+    /// Also list deleted groups.
+    #[arg(long)]
+    deleted: bool,
+    /// One line per member instead of one per group (table format).
+    #[arg(long)]
+    members: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutFormat,
 }
 
 #[derive(Args)]
@@ -161,6 +185,15 @@ struct DumpArgs {
     /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
     #[arg(long)]
     transaction_log_json: bool,
+    /// Decode `__share_group_state` records (implies --print-data-log).
+    #[arg(long)]
+    share_group_state_decoder: bool,
+    /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
+    #[arg(long)]
+    cluster_metadata_decoder: bool,
+    /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
+    #[arg(long)]
+    legacy_decoder_text: bool,
     /// For .index/.timeindex files: run only the broker's index sanity check.
     #[arg(long)]
     index_sanity_check: bool,
@@ -333,6 +366,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(exit_code(report.nothing_read(), None, FailOn::Never))
         }
         Command::Txns(a) => scan_view(&a.scan, &mut out, json::write_txns, table::write_txns),
+        Command::Groups(a) => {
+            use klogscan::groups::{self, GroupType, GroupsOptions, render};
+            let group_type = match a.group_type.as_deref().map(GroupType::parse) {
+                Some(None) => anyhow::bail!("--type: expected classic, consumer, share or streams"),
+                Some(t) => t,
+                None => None,
+            };
+            let inv = klogscan::layout::discover(&a.paths);
+            if !inv.partitions.iter().any(|p| {
+                p.tp.as_ref()
+                    .is_some_and(|tp| tp.topic == "__consumer_offsets")
+            }) {
+                eprintln!("klogscan: no __consumer_offsets partition found");
+                return Ok(ExitCode::from(2));
+            }
+            let opts = GroupsOptions {
+                group: a.group.clone(),
+                group_type,
+                include_deleted: a.deleted,
+                ..Default::default()
+            };
+            let list = groups::list_groups(&inv, &opts);
+            match a.format {
+                OutFormat::Json => render::write_json(&list, &mut out)?,
+                OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
+                OutFormat::Table => render::write_table(&list, &mut out)?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let opts = VerifyOptions {
@@ -369,11 +431,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     || a.print_data_log
                     || a.transaction_log_decoder
                     || a.transaction_log_json
-                    || a.offsets_decoder,
+                    || a.offsets_decoder
+                    || a.share_group_state_decoder
+                    || a.cluster_metadata_decoder,
                 print_data_log: a.print_data_log
                     || a.transaction_log_decoder
                     || a.transaction_log_json
-                    || a.offsets_decoder,
+                    || a.offsets_decoder
+                    || a.share_group_state_decoder
+                    || a.cluster_metadata_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
@@ -381,6 +447,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
                 transaction_log_json: a.transaction_log_json,
                 offsets_decoder: a.offsets_decoder,
+                share_group_state_decoder: a.share_group_state_decoder,
+                cluster_metadata_decoder: a.cluster_metadata_decoder,
+                legacy_decoder_text: a.legacy_decoder_text,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,
                 piece_bytes: None,

@@ -1334,16 +1334,11 @@ fn check_v2_header(
 /// The group coordinator's topic.
 const OFFSETS_TOPIC: &str = "__consumer_offsets";
 
-/// Record key types of `__consumer_offsets` known to Kafka 4.x (kafka-semantics §6.2: 0–2
-/// classic, 3–8 consumer groups, 9–15 share groups, 16 regular expressions, 17–23 streams
-/// groups).
-const KNOWN_OFFSETS_TYPES: std::ops::RangeInclusive<i16> = 0..=23;
-
 /// Rule 32: every record of a `__consumer_offsets` batch must deserialize as the group
-/// coordinator does when it loads the partition. Key types 0–2 (offset commits, classic
-/// group metadata) are decoded with their value versions (0–4); other known types are not
-/// judged (their schemas are not modelled); an unknown type is skipped by the coordinator
-/// with a warning, anything else undecodable makes the load throw. One finding per kind
+/// coordinator does when it loads the partition (`CoordinatorRecordSerde.deserialize`):
+/// every record type 0–24 and value version is read by `format::groups::validate`; a key
+/// type without a schema is skipped by the coordinator's loader with a warning, anything
+/// else undecodable makes the load throw. One finding per kind
 /// per batch (the first record), with the count. Fed record by record by whichever walk
 /// decodes the batch's records, so a batch is never decoded twice.
 #[derive(Default)]
@@ -1357,12 +1352,12 @@ struct OffsetsCheck {
 impl OffsetsCheck {
     fn record(&mut self, b: &format::BatchView<'_>, r: &format::Record<'_>) {
         let offset = b.base_offset().wrapping_add(r.offset_delta as i64);
-        match crate::dump::decoders::validate_offsets_record(r.key, r.value) {
-            Ok(Some(t)) if !KNOWN_OFFSETS_TYPES.contains(&t) => match &mut self.unknown {
+        match format::groups::validate(format::groups::Topic::ConsumerOffsets, r.key, r.value) {
+            Ok(Some(t)) => match &mut self.unknown {
                 Some((_, _, n)) => *n += 1,
                 None => self.unknown = Some((offset, t, 1)),
             },
-            Ok(_) => {} // decodes, or a KIP-848 type whose schema is not modelled here
+            Ok(None) => {}
             Err(e) => match &mut self.broken {
                 Some((_, _, n)) => *n += 1,
                 None => self.broken = Some((offset, e.to_string(), 1)),
@@ -1385,7 +1380,7 @@ impl OffsetsCheck {
                     name,
                     b.position(),
                     format!(
-                        "{name}: record at offset {offset} has key type {t}, not a group coordinator record type (Kafka up to 4.2 uses 0-23) ({n} such record(s) in the batch at offset {})",
+                        "{name}: record at offset {offset} has key type {t}, not a group coordinator record type (Kafka 4.x defines 0-23; 24 exists only in proof-of-concept branches) ({n} such record(s) in the batch at offset {})",
                         b.base_offset()
                     ),
                 )
