@@ -22,7 +22,10 @@ fn both(root: &Path) -> (ScanReport, VerifyReport) {
 }
 
 /// `(segment, position)` of the truncation each command predicts for the one partition.
-fn truncations(s: &ScanReport, v: &VerifyReport) -> (Option<(String, u64)>, Option<(String, u64)>) {
+/// Where a truncation cuts: `(segment, position)`.
+type Cut = Option<(String, u64)>;
+
+fn truncations(s: &ScanReport, v: &VerifyReport) -> (Cut, Cut) {
     assert_eq!(s.partitions.len(), 1);
     assert_eq!(v.partitions.len(), 1);
     let a = s.partitions[0]
