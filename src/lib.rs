@@ -57,6 +57,7 @@ pub mod segment;
 pub mod state;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod txns;
 pub mod verify;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};

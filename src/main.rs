@@ -36,7 +36,7 @@ enum Command {
     /// Rebuilt producer state per partition (columns of `kafka-transactions.sh describe-producers`).
     Producers(ScanArgs),
     /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
-    Txns(ScanArgs),
+    Txns(TxnsArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     Dump(DumpArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
@@ -52,6 +52,28 @@ struct VerifyArgs {
     /// coordinator-epoch regression fails the load (KAFKA-9144).
     #[arg(long)]
     broker_version: Option<String>,
+}
+
+#[derive(Args)]
+struct TxnsArgs {
+    #[command(flatten)]
+    scan: ScanArgs,
+    /// One row per cluster transaction (its partitions joined, with the coordinator's
+    /// record when `__transaction_state` is in the inputs) instead of statistics.
+    #[arg(long)]
+    cluster: bool,
+    /// With --cluster: only this transactional id.
+    #[arg(long)]
+    transactional_id: Option<String>,
+    /// With --cluster: only this producer id.
+    #[arg(long)]
+    producer_id: Option<i64>,
+    /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    from: Option<String>,
+    /// With --cluster: only transactions started at or before this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    to: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -136,6 +158,10 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
+    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
+    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
+    #[arg(long)]
+    transaction_log_json: bool,
     /// For .index/.timeindex files: run only the broker's index sanity check.
     #[arg(long)]
     index_sanity_check: bool,
@@ -286,7 +312,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Producers(a) => {
             scan_view(&a, &mut out, json::write_producers, table::write_producers)
         }
-        Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns),
+        Command::Txns(a) if a.cluster => {
+            let time = |t: &Option<String>| {
+                t.as_deref()
+                    .map(report::parse_time)
+                    .transpose()
+                    .map_err(anyhow::Error::msg)
+            };
+            let filter = klogscan::txns::ClusterFilter {
+                transactional_id: a.transactional_id.clone(),
+                producer_id: a.producer_id,
+                from_ms: time(&a.from)?,
+                to_ms: time(&a.to)?,
+            };
+            let report = pipeline::scan(&a.scan.paths, &scan_options(&a.scan)?);
+            match a.scan.format {
+                OutFormat::Json => json::write_cluster_txns(&report, &filter, &mut out)?,
+                OutFormat::Table => table::write_cluster_txns(&report, &filter, &mut out)?,
+            }
+            out.flush()?;
+            Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+        }
+        Command::Txns(a) => scan_view(&a.scan, &mut out, json::write_txns, table::write_txns),
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let opts = VerifyOptions {
@@ -322,13 +369,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 deep_iteration: a.deep_iteration
                     || a.print_data_log
                     || a.transaction_log_decoder
+                    || a.transaction_log_json
                     || a.offsets_decoder,
-                print_data_log: a.print_data_log || a.transaction_log_decoder || a.offsets_decoder,
+                print_data_log: a.print_data_log
+                    || a.transaction_log_decoder
+                    || a.transaction_log_json
+                    || a.offsets_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
                 max_decompressed: Some(a.max_decompressed),
-                transaction_log_decoder: a.transaction_log_decoder,
+                transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
+                transaction_log_json: a.transaction_log_json,
                 offsets_decoder: a.offsets_decoder,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,

@@ -216,6 +216,8 @@ pub struct ScanReport {
     pub findings: Vec<Finding>,
     /// Paths that could not be read at all.
     pub errors: Vec<(PathBuf, String)>,
+    /// Cluster-wide transactions and their statistics (`txns`), once joined.
+    pub transactions: Option<crate::txns::TxnAnalysis>,
 }
 
 impl ScanReport {

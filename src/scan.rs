@@ -121,8 +121,6 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
                 }),
         };
         let outcome = replay.finish(ref_time, &mut findings);
-        // The identity first: cause links are computed from ids that include broker and copy.
-        crate::identity::apply_source(&r.source, &mut findings);
         crate::causes::link_zombie_chain(&mut findings);
         for f in findings
             .iter_mut()
@@ -138,6 +136,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             findings
                 .retain(|f| !matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction));
         }
+        crate::identity::apply_source(&r.source, &mut findings);
         r.ref_time = ref_time;
         r.log_start_offset = outcome.log_start_offset.or(r.log_start_offset);
         r.log_end_offset = outcome.log_end_offset.or(r.log_end_offset);

@@ -102,7 +102,7 @@ fn zombie_chain_is_linked_on_the_sample() {
     let zombie = of(&r, Kind::ZombieWrite);
     let hanging = of(&r, Kind::HangingTransaction);
     assert_eq!((reg.len(), zombie.len(), hanging.len()), (1, 1, 1));
-    // testdata/broker-1's meta.properties names broker 1: the id says so.
+    // testdata/broker-1 is broker 1 (meta.properties): ids carry the broker
     assert_eq!(zombie[0].id, "b1:zombie_write:payments-3@21:p4001");
     assert_eq!(zombie[0].caused_by, vec![reg[0].id.clone()]);
     assert_eq!(hanging[0].caused_by, vec![zombie[0].id.clone()]);

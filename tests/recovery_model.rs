@@ -21,10 +21,10 @@ fn both(root: &Path) -> (ScanReport, VerifyReport) {
     (s, v)
 }
 
-/// `(segment, position)` of the truncation each command predicts for the one partition.
-/// Where a truncation cuts: `(segment, position)`.
+/// Where a truncation happens: `(segment, byte position)`.
 type Cut = Option<(String, u64)>;
 
+/// The truncation each command predicts for the one partition.
 fn truncations(s: &ScanReport, v: &VerifyReport) -> (Cut, Cut) {
     assert_eq!(s.partitions.len(), 1);
     assert_eq!(v.partitions.len(), 1);

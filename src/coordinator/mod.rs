@@ -55,6 +55,7 @@ use crate::segment::{self, ReadPolicy};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod cluster;
 pub mod history;
 
 /// The coordinator's internal topic.

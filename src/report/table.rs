@@ -192,6 +192,18 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         s.findings.warning,
         s.findings.info
     )?;
+    if let Some(t) = report
+        .transactions
+        .as_ref()
+        .filter(|t| !t.transactions.is_empty())
+    {
+        let s = &t.stats;
+        writeln!(
+            w,
+            "cluster transactions: {} ({} committed, {} aborted, {} empty, {} open, {} partial, {} mixed)",
+            s.cluster_transactions, s.committed, s.aborted, s.empty, s.open, s.partial, s.mixed
+        )?;
+    }
     if s.non_live.partitions > 0 {
         writeln!(
             w,
@@ -319,5 +331,152 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             )?;
         }
     }
+    if let Some(a) = &report.transactions {
+        write_txn_stats(&a.stats, w)?;
+    }
     Ok(())
+}
+
+fn dist4(d: &crate::txns::stats::Distribution) -> String {
+    format!("{}/{}/{}/{}", d.min, d.p50, d.p99, d.max)
+}
+
+/// The cluster part of `txns`: totals, per transactional id, the longest transactions.
+fn write_txn_stats(s: &crate::txns::stats::TxnStatistics, w: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        w,
+        "\ncluster transactions: {} ({} committed, {} aborted, {} empty, {} open, {} partial, {} mixed); producers fenced: {}",
+        s.cluster_transactions,
+        s.committed,
+        s.aborted,
+        s.empty,
+        s.open,
+        s.partial,
+        s.mixed,
+        s.producers_fenced
+    )?;
+    let mut t = table(&[
+        "transactional id",
+        "producer ids",
+        "committed",
+        "aborted",
+        "empty",
+        "open",
+        "partial/mixed",
+        "fenced",
+        "records min/p50/p99/max",
+        "bytes min/p50/p99/max",
+        "duration ms min/p50/p99/max",
+    ]);
+    for r in &s.by_transactional_id {
+        t.add_row(vec![
+            r.transactional_id
+                .clone()
+                .unwrap_or_else(|| "(unknown)".into()),
+            r.producer_ids
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            r.committed.to_string(),
+            r.aborted.to_string(),
+            r.empty.to_string(),
+            r.open.to_string(),
+            format!("{}/{}", r.partial, r.mixed),
+            r.fenced.to_string(),
+            dist4(&r.size.records),
+            dist4(&r.size.bytes),
+            dist4(&r.size.duration_ms),
+        ]);
+    }
+    writeln!(w, "{t}")?;
+    if !s.longest.is_empty() {
+        let mut t = table(&[
+            "longest",
+            "transactional id",
+            "producer",
+            "outcome",
+            "start",
+            "duration ms",
+            "partitions",
+            "records",
+        ]);
+        for (i, l) in s.longest.iter().enumerate() {
+            t.add_row(vec![
+                (i + 1).to_string(),
+                l.transactional_id.clone().unwrap_or_else(|| "-".into()),
+                format!("{}@{}", l.producer_id, l.producer_epoch),
+                l.outcome.name().to_string(),
+                format_ms(l.start_ms),
+                l.duration_ms.to_string(),
+                l.partitions.to_string(),
+                l.records.to_string(),
+            ]);
+        }
+        writeln!(w, "{t}")?;
+    }
+    Ok(())
+}
+
+/// Render `txns --cluster`: one row per cluster transaction passing `filter`.
+pub fn write_cluster_txns(
+    report: &ScanReport,
+    filter: &crate::txns::ClusterFilter,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let mut t = table(&[
+        "transactional id",
+        "producer",
+        "partitions (first offset → marker offset)",
+        "outcome",
+        "grouping",
+        "start",
+        "end",
+        "duration ms",
+    ]);
+    let mut n = 0;
+    for x in report
+        .transactions
+        .iter()
+        .flat_map(|a| &a.transactions)
+        .filter(|x| filter.accepts(x))
+    {
+        n += 1;
+        let parts: Vec<String> = x
+            .partitions
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}-{} {} → {}",
+                    p.topic,
+                    p.partition,
+                    p.first_offset,
+                    match p.marker_offset {
+                        Some(m) => format!("{m} {}", p.end.name()),
+                        None => "open".into(),
+                    }
+                )
+            })
+            .collect();
+        t.add_row(vec![
+            x.transactional_id.clone().unwrap_or_else(|| "-".into()),
+            format!(
+                "{}@{}{}",
+                x.producer_id,
+                x.producer_epoch,
+                x.marker_epoch
+                    .filter(|m| *m != x.producer_epoch)
+                    .map(|m| format!(" (markers @{m})"))
+                    .unwrap_or_default()
+            ),
+            parts.join("\n"),
+            x.outcome.name().to_string(),
+            x.grouping.name().to_string(),
+            format_ms(x.start_ms),
+            x.end_ms.map(format_ms).unwrap_or_else(|| "-".into()),
+            opt(x.duration_ms),
+        ]);
+    }
+    writeln!(w, "{t}")?;
+    writeln!(w, "{n} cluster transaction(s)")
 }
