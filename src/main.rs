@@ -21,7 +21,8 @@ use std::process::ExitCode;
     long_about = "Reads Kafka segment files, indexes, snapshots and checkpoints directly (read-only), rebuilds \
 producer and transaction state like a broker, and reports anomalies: hanging transactions, zombie writes \
 (KAFKA-9144), epoch regressions, sequence gaps, corrupt or truncated batches.\n\n\
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse."
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse or an input failed \
+(a path that does not exist or is not Kafka data; reported on stderr)."
 )]
 struct Cli {
     #[command(subcommand)]
