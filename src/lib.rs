@@ -37,6 +37,8 @@
 //! assert_eq!(p.last_stable_offset, Some(21)); // read_committed consumers are stuck here
 //! ```
 
+pub mod causes;
+pub mod compaction;
 pub mod coordinator;
 pub mod dump;
 pub mod event;
@@ -45,6 +47,7 @@ pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod groups;
+pub mod identity;
 pub mod layout;
 pub mod pipeline;
 pub mod recovery;
@@ -56,6 +59,7 @@ pub mod segment;
 pub mod state;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod txns;
 pub mod verify;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};

@@ -35,7 +35,7 @@ enum Command {
     /// Rebuilt producer state per partition (columns of `kafka-transactions.sh describe-producers`).
     Producers(ScanArgs),
     /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
-    Txns(ScanArgs),
+    Txns(TxnsArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     Dump(DumpArgs),
     /// Groups rebuilt from __consumer_offsets as the group coordinator loads them
@@ -75,6 +75,28 @@ struct VerifyArgs {
     /// coordinator-epoch regression fails the load (KAFKA-9144).
     #[arg(long)]
     broker_version: Option<String>,
+}
+
+#[derive(Args)]
+struct TxnsArgs {
+    #[command(flatten)]
+    scan: ScanArgs,
+    /// One row per cluster transaction (its partitions joined, with the coordinator's
+    /// record when `__transaction_state` is in the inputs) instead of statistics.
+    #[arg(long)]
+    cluster: bool,
+    /// With --cluster: only this transactional id.
+    #[arg(long)]
+    transactional_id: Option<String>,
+    /// With --cluster: only this producer id.
+    #[arg(long)]
+    producer_id: Option<i64>,
+    /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    from: Option<String>,
+    /// With --cluster: only transactions started at or before this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    to: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -130,6 +152,10 @@ struct ScanArgs {
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     max_decompressed: usize,
+    /// Topics known to be compacted (comma-separated), besides what the inputs prove
+    /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
+    #[arg(long, value_delimiter = ',')]
+    compacted: Vec<String>,
 }
 
 #[derive(Args)]
@@ -164,6 +190,10 @@ struct DumpArgs {
     /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
     #[arg(long)]
     legacy_decoder_text: bool,
+    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
+    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
+    #[arg(long)]
+    transaction_log_json: bool,
     /// For .index/.timeindex files: run only the broker's index sanity check.
     #[arg(long)]
     index_sanity_check: bool,
@@ -191,6 +221,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         partition: a.partition,
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
+        compacted_topics: a.compacted.clone(),
         ..Default::default()
     };
     if let Some(n) = &a.now {
@@ -257,6 +288,19 @@ fn exit_code(nothing_read: bool, max: Option<Severity>, fail_on: FailOn) -> Exit
     }
 }
 
+/// Print the paths that could not be analysed on stderr (ripgrep's rule: diagnostics never
+/// go to stdout) and return exit code 2 when there is any, whatever `--fail-on` says.
+fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
+    for (p, why) in errors {
+        eprintln!("klogscan: {}: {why}", p.display());
+    }
+    if errors.is_empty() {
+        code
+    } else {
+        ExitCode::from(2)
+    }
+}
+
 type Render = fn(&ScanReport, &mut dyn Write) -> io::Result<()>;
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
@@ -272,7 +316,10 @@ fn scan_view(
         OutFormat::Table => as_table(&report, out)?,
     }
     out.flush()?;
-    Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+    Ok(input_failures(
+        &report.errors,
+        exit_code(report.nothing_read(), None, FailOn::Never),
+    ))
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -289,16 +336,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_code(
-                report.nothing_read(),
-                report.max_severity(),
-                a.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.fail_on),
             ))
         }
         Command::Producers(a) => {
             scan_view(&a, &mut out, json::write_producers, table::write_producers)
         }
-        Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns),
+        Command::Txns(a) if a.cluster => {
+            let time = |t: &Option<String>| {
+                t.as_deref()
+                    .map(report::parse_time)
+                    .transpose()
+                    .map_err(anyhow::Error::msg)
+            };
+            let filter = klogscan::txns::ClusterFilter {
+                transactional_id: a.transactional_id.clone(),
+                producer_id: a.producer_id,
+                from_ms: time(&a.from)?,
+                to_ms: time(&a.to)?,
+            };
+            let report = pipeline::scan(&a.scan.paths, &scan_options(&a.scan)?);
+            match a.scan.format {
+                OutFormat::Json => json::write_cluster_txns(&report, &filter, &mut out)?,
+                OutFormat::Table => table::write_cluster_txns(&report, &filter, &mut out)?,
+            }
+            out.flush()?;
+            Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+        }
+        Command::Txns(a) => scan_view(&a.scan, &mut out, json::write_txns, table::write_txns),
         Command::Groups(a) => {
             use klogscan::groups::{self, GroupType, GroupsOptions, render};
             let group_type = match a.group_type.as_deref().map(GroupType::parse) {
@@ -348,10 +415,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_code(
-                report.nothing_read(),
-                report.max_severity(),
-                a.scan.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
             ))
         }
         Command::Dump(a) => {
@@ -364,11 +430,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 deep_iteration: a.deep_iteration
                     || a.print_data_log
                     || a.transaction_log_decoder
+                    || a.transaction_log_json
                     || a.offsets_decoder
                     || a.share_group_state_decoder
                     || a.cluster_metadata_decoder,
                 print_data_log: a.print_data_log
                     || a.transaction_log_decoder
+                    || a.transaction_log_json
                     || a.offsets_decoder
                     || a.share_group_state_decoder
                     || a.cluster_metadata_decoder,
@@ -376,7 +444,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 max_bytes: a.max_bytes,
                 format,
                 max_decompressed: Some(a.max_decompressed),
-                transaction_log_decoder: a.transaction_log_decoder,
+                transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
+                transaction_log_json: a.transaction_log_json,
                 offsets_decoder: a.offsets_decoder,
                 share_group_state_decoder: a.share_group_state_decoder,
                 cluster_metadata_decoder: a.cluster_metadata_decoder,

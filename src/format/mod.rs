@@ -15,6 +15,7 @@ pub mod error;
 pub mod groups;
 pub mod index;
 pub mod legacy;
+pub mod metadata;
 pub mod metadata_records;
 pub mod record;
 pub mod snapshot;

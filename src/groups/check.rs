@@ -15,7 +15,7 @@
 
 use super::model::{GroupState, GroupType};
 use super::replay::{Anomaly, AnomalyKind, Replay, UNCERTAIN};
-use crate::finding::{CopyKind, Finding, Kind, identity_key};
+use crate::finding::{Finding, Kind, identity_key};
 use crate::format::groups::CONSUMER_OFFSETS;
 use serde_json::json;
 
@@ -178,8 +178,6 @@ pub fn findings(topic: &str, partition: i32, r: &Replay) -> Vec<Finding> {
                 partition,
                 Some(a.offset),
                 None,
-                None,
-                CopyKind::Live,
             ));
         }
         out.push(f);

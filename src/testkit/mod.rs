@@ -12,6 +12,7 @@
 //! * [`txnlog`]: `__transaction_state` keys and values.
 //! * [`groups`]: `__consumer_offsets` and `__share_group_state` records of every type;
 //!   [`group_scenarios`]: coordinator partitions of every group type.
+//! * [`txns`]: multi-partition transactions of a cluster, with or without the coordinator.
 //!
 //! ```
 //! use klogscan::testkit::{Batch, Codec, PartitionBuilder, Producer, Rec};
@@ -35,6 +36,7 @@ pub mod groups;
 pub mod samples;
 pub mod scenario;
 pub mod txnlog;
+pub mod txns;
 
 pub use encode::{BatchSpec, Codec, ControlKind, HeaderOverrides, LegacySpec, RecordSpec};
 pub use files::{
