@@ -182,10 +182,6 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
-    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
-    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
-    #[arg(long)]
-    transaction_log_json: bool,
     /// Decode `__share_group_state` records (implies --print-data-log).
     #[arg(long)]
     share_group_state_decoder: bool,
@@ -195,6 +191,10 @@ struct DumpArgs {
     /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
     #[arg(long)]
     legacy_decoder_text: bool,
+    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
+    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
+    #[arg(long)]
+    transaction_log_json: bool,
     /// For .index/.timeindex files: run only the broker's index sanity check.
     #[arg(long)]
     index_sanity_check: bool,

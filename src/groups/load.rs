@@ -10,6 +10,7 @@ use crate::format::{self, Compression, Control, Decompressor, Records};
 use crate::layout::{Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
 use crate::segment::{self, ReadPolicy};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// Options of `klogscan groups`.
@@ -79,8 +80,13 @@ fn is_offsets_dir(p: &PartitionDir) -> bool {
 /// group id then partition directory.
 pub fn list_groups(inv: &Inventory, opts: &GroupsOptions) -> Vec<Group> {
     let mut out = Vec::new();
-    for p in inv.partitions.iter().filter(|p| is_offsets_dir(p)) {
-        let r = replay_partition_dir(p, opts.max_bytes, opts.max_decompressed);
+    let replays: Vec<Replay> = inv
+        .partitions
+        .par_iter()
+        .filter(|p| is_offsets_dir(p))
+        .map(|p| replay_partition_dir(p, opts.max_bytes, opts.max_decompressed))
+        .collect();
+    for r in replays {
         let live = r.groups;
         let deleted: Vec<Group> = r
             .deleted
@@ -114,14 +120,19 @@ pub fn cluster_check(
     if index.is_empty() {
         return extra;
     }
-    for p in inv.partitions.iter().filter(|p| is_offsets_dir(p)) {
-        let Some(&i) = index.get(&p.path.display().to_string()) else {
-            continue;
-        };
-        let r = replay_partition_dir(p, opts.max_bytes, opts.max_decompressed);
-        let found = check::findings(CONSUMER_OFFSETS_TOPIC, r.partition, &r);
-        if !found.is_empty() {
-            extra.entry(i).or_default().extend(found);
+    let found: Vec<(usize, Vec<Finding>)> = inv
+        .partitions
+        .par_iter()
+        .filter(|p| is_offsets_dir(p))
+        .filter_map(|p| {
+            let i = *index.get(&p.path.display().to_string())?;
+            let r = replay_partition_dir(p, opts.max_bytes, opts.max_decompressed);
+            Some((i, check::findings(CONSUMER_OFFSETS_TOPIC, r.partition, &r)))
+        })
+        .collect();
+    for (i, f) in found {
+        if !f.is_empty() {
+            extra.entry(i).or_default().extend(f);
         }
     }
     extra

@@ -67,6 +67,9 @@ pub struct Anomaly {
     pub severity: Option<crate::finding::Severity>,
 }
 
+/// A key written in an open transaction: group, key bytes, record type, offset.
+type PendingKey = (String, Vec<u8>, i16, i64);
+
 /// The state of one `__consumer_offsets` partition's load.
 #[derive(Debug, Default)]
 pub struct Replay {
@@ -78,7 +81,7 @@ pub struct Replay {
     /// Live record keys per group: key bytes → (record type, offset of the value).
     live_keys: BTreeMap<String, BTreeMap<Vec<u8>, (i16, i64)>>,
     /// Keys of values in open transactions, per producer: live once committed.
-    pending_keys: BTreeMap<i64, Vec<(String, Vec<u8>, i16, i64)>>,
+    pending_keys: BTreeMap<i64, Vec<PendingKey>>,
     /// Last group and assignment epoch per group id, cleared by a deletion.
     epochs: BTreeMap<String, (GroupType, i32, i32)>,
     pub anomalies: Vec<Anomaly>,
