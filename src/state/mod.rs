@@ -25,6 +25,7 @@ use entry::{BatchRef, Entry, OpenTxnState, RefKind, SeqBatch, next_sequence, ran
 use pidhash::PidMap;
 use serde::Serialize;
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 
 /// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
 pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
@@ -164,8 +165,10 @@ pub struct Replay {
     ctx: PartitionContext,
     opts: ReplayOptions,
     producers: PidMap<Entry>,
-    /// Open transactions `(first offset, producer id)`, unordered (usually a handful).
-    open: Vec<(i64, i64)>,
+    /// Open transactions `(first offset, producer id)`, ordered by first offset (the LSO is
+    /// the first). A producer has at most one; its entry's `txn` holds the same first offset,
+    /// so closing one is a lookup, not a scan (many transactions open at once stay linear).
+    open: BTreeSet<(i64, i64)>,
     /// The batch with the highest last offset so far (offset rules 5–6).
     prev: Option<BatchRef>,
     /// The last batch with a known partitionLeaderEpoch (rule 8).
@@ -192,7 +195,7 @@ impl Replay {
             ctx,
             opts,
             producers: PidMap::default(),
-            open: Vec::new(),
+            open: BTreeSet::new(),
             prev: None,
             prev_leader_epoch: None,
             first_offset: None,
@@ -286,7 +289,7 @@ impl Replay {
     /// First offset of the earliest open transaction clamped up to the log start offset,
     /// else the log end offset (`None` before any batch).
     pub fn last_stable_offset(&self) -> Option<i64> {
-        match self.open.iter().map(|&(f, _)| f).min() {
+        match self.open.first().map(|&(f, _)| f) {
             Some(f) => Some(match self.ctx.log_start_offset {
                 Some(ls) if ls > f => ls,
                 _ => f,
@@ -298,10 +301,8 @@ impl Replay {
     /// End of log: classify open transactions against `ref_time_ms` and conclude.
     pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
         let mut open: Vec<OpenTxn> = Vec::with_capacity(self.open.len());
-        let mut txns: Vec<(i64, i64)> = self.open.clone();
-        txns.sort_unstable();
         let lso = self.last_stable_offset();
-        for &(first, pid) in &txns {
+        for &(first, pid) in &self.open {
             let Some(e) = self.producers.get(&pid) else {
                 continue;
             };
@@ -584,7 +585,7 @@ impl Replay {
             // First sight: the history starts here, epoch and sequence unknown — accept.
             let mut e = Entry::new(ev);
             if record_data(&mut e, ev, cur, false, false) {
-                self.open.push((ev.base_offset, pid));
+                self.open.insert((ev.base_offset, pid));
             }
             self.producers.insert(pid, e);
             return;
@@ -711,7 +712,7 @@ impl Replay {
             e.tv2 = Some(true);
         }
         if record_data(e, ev, cur, zombie, late_after_marker) {
-            self.open.push((ev.base_offset, pid));
+            self.open.insert((ev.base_offset, pid));
         }
     }
 
@@ -1027,9 +1028,7 @@ impl Replay {
         let mut bumped = false;
         if let Some(t) = e.txn.take() {
             let first = t.first.base_offset;
-            if let Some(i) = self.open.iter().position(|&(_, p)| p == pid) {
-                self.open.swap_remove(i);
-            }
+            self.open.remove(&(first, pid));
             // Rules 21/27 under TV2: both markers must be above the epoch of the data they
             // close. Below the producer's epoch it is already a `producer_epoch_regression`.
             let data_epoch = t.epoch.max(e.epoch);
@@ -1131,10 +1130,8 @@ impl Replay {
                 self.stats.aborted += 1;
                 let lso = self
                     .open
-                    .iter()
-                    .map(|&(f, _)| f)
-                    .min()
-                    .unwrap_or(ev.base_offset.saturating_add(1));
+                    .first()
+                    .map_or(ev.base_offset.saturating_add(1), |&(f, _)| f);
                 self.aborted.push(AbortedTxn {
                     producer_id: pid,
                     first_offset: first,
