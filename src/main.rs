@@ -157,6 +157,8 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         partition: a.partition,
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
+        // Only `producers` prints every producer's state (it turns this back on).
+        keep_producers: false,
         ..Default::default()
     };
     if let Some(n) = &a.now {
@@ -231,8 +233,13 @@ fn scan_view(
     out: &mut dyn Write,
     as_json: Render,
     as_table: Render,
+    keep_producers: bool,
 ) -> Result<ExitCode> {
-    let report = scan::scan(&a.paths, &scan_options(a)?);
+    let opts = ScanOptions {
+        keep_producers,
+        ..scan_options(a)?
+    };
+    let report = scan::scan(&a.paths, &opts);
     match a.format {
         OutFormat::Json => as_json(&report, out)?,
         OutFormat::Table => as_table(&report, out)?,
@@ -262,9 +269,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             ))
         }
         Command::Producers(a) => {
-            scan_view(&a, &mut out, json::write_producers, table::write_producers)
+            scan_view(&a, &mut out, json::write_producers, table::write_producers, true)
         }
-        Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns),
+        Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns, false),
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let opts = VerifyOptions {

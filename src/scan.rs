@@ -13,7 +13,7 @@ use crate::finding::{Finding, Kind, Severity};
 use crate::format::{self, Compression, Decompressor, FormatError, Tail, TimestampType};
 use crate::layout::{self, Inventory, PartitionDir};
 use crate::segment::{self, ReadPolicy};
-use crate::state::{PartitionContext, Replay, ReplayOptions, ReplayOutcome};
+use crate::state::{PartitionContext, Replay, ReplayOptions, ReplayOutcome, SealedReplay};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
@@ -45,6 +45,10 @@ pub struct ScanOptions {
     pub progress: Progress,
     /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
     pub capture_snapshots: bool,
+    /// Keep every producer's final state in `PartitionReport::outcome.producers` (for
+    /// `producers`); when false only their number is kept and each partition's producer
+    /// table is freed as soon as its batches are replayed (issue #11).
+    pub keep_producers: bool,
 }
 
 /// What [`Progress`] reports.
@@ -98,6 +102,7 @@ impl Default for ScanOptions {
             max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
             progress: Progress::default(),
             capture_snapshots: false,
+            keep_producers: true,
         }
     }
 }
@@ -314,7 +319,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     let log_starts = log_start_checkpoints(inv);
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
-    let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
+    let scanned: Vec<(PartitionReport, SealedReplay, Vec<Finding>)> = with_threads(opts.threads, || {
         selected
             .par_iter()
             .map(|p| {
@@ -324,9 +329,11 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
                         .get(&(tp.topic.clone(), tp.partition))
                         .copied()
                 });
-                let r = scan_partition(p, opts, window, checkpointed, &pool);
+                let (r, replay, f) = scan_partition(p, opts, window, checkpointed, &pool);
+                // Only what the conclusion needs outlives the partition's scan.
+                let sealed = replay.seal(opts.keep_producers);
                 opts.progress.emit(ProgressUpdate::PartitionDone);
-                r
+                (r, sealed, f)
             })
             .collect()
     });
@@ -358,7 +365,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             aborted: outcome.txn_stats.aborted,
             open: outcome.open.len() as u64,
         };
-        r.producers = outcome.producers.len();
+        r.producers = outcome.producer_count;
         r.outcome = outcome;
         findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
         let start = report.findings.len();

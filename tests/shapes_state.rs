@@ -218,3 +218,45 @@ fn many_open_transactions_closed_out_of_order() {
     }
     check(&events).unwrap();
 }
+
+/// A sealed replay without its producers concludes exactly as the whole replay does: same
+/// findings, same outcome but for the producer list (its length is kept).
+#[test]
+fn sealed_replay_concludes_like_the_whole_replay() {
+    let mut ops = Vec::new();
+    for i in 0..120u8 {
+        ops.push(Op::Data { p: i % 40, n: 1 + i % 3 });
+        if i % 3 == 0 {
+            ops.push(Op::Marker {
+                p: (i / 3) % 40,
+                commit: i % 2 == 0,
+            });
+        }
+    }
+    let events = build(&ops);
+    let end = events.last().unwrap().max_timestamp + 3_600_000;
+    let replay = |keep: Option<bool>| {
+        let mut r = Replay::new(ctx(), ReplayOptions::default());
+        let mut f = Vec::new();
+        for ev in &events {
+            r.apply(ev, &mut f);
+        }
+        let out = match keep {
+            None => r.finish(end, &mut f),
+            Some(k) => r.seal(k).finish(end, &mut f),
+        };
+        (serde_json::to_value(&f).unwrap(), out)
+    };
+    let (f_whole, whole) = replay(None);
+    let (f_kept, kept) = replay(Some(true));
+    let (f_lean, mut lean) = replay(Some(false));
+    assert_eq!(whole.producer_count, 40);
+    assert_eq!(whole.producers.len(), 40);
+    assert!(!whole.open.is_empty(), "the scenario leaves transactions open");
+    assert_eq!((&f_kept, &kept), (&f_whole, &whole));
+    assert!(lean.producers.is_empty());
+    assert_eq!(lean.producer_count, 40);
+    assert_eq!(f_lean, f_whole);
+    lean.producers = whole.producers.clone();
+    assert_eq!(lean, whole);
+}

@@ -147,8 +147,11 @@ pub struct TxnStats {
 /// What the replay concluded about a partition.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ReplayOutcome {
-    /// Sorted by producer id.
+    /// Sorted by producer id; empty when the replay was sealed without them
+    /// ([`Replay::seal`] with `keep_producers` false).
     pub producers: Vec<ProducerState>,
+    /// Number of producer ids seen (also when `producers` was not kept).
+    pub producer_count: usize,
     pub log_start_offset: Option<i64>,
     /// Last batch's last offset + 1.
     pub log_end_offset: Option<i64>,
@@ -158,6 +161,30 @@ pub struct ReplayOutcome {
     pub aborted: Vec<AbortedTxn>,
     pub open: Vec<OpenTxn>,
     pub txn_stats: TxnStats,
+}
+
+/// A finished replay holding only what its conclusion needs (see [`Replay::seal`]).
+pub struct SealedReplay {
+    /// The replay, its producer table cut down to producers with an open transaction.
+    replay: Replay,
+    producers: Option<Vec<ProducerState>>,
+    producer_count: usize,
+}
+
+impl SealedReplay {
+    /// Classify the open transactions against `ref_time_ms` and conclude (as
+    /// [`Replay::finish`] would have).
+    pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
+        let SealedReplay {
+            replay,
+            producers,
+            producer_count,
+        } = self;
+        let mut out = replay.conclude(ref_time_ms, findings);
+        out.producers = producers.unwrap_or_default();
+        out.producer_count = producer_count;
+        out
+    }
 }
 
 /// The producer-state replay of one partition.
@@ -300,6 +327,34 @@ impl Replay {
 
     /// End of log: classify open transactions against `ref_time_ms` and conclude.
     pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
+        self.seal(true).finish(ref_time_ms, findings)
+    }
+
+    /// The replay of a partition whose batches are all applied, reduced to what
+    /// [`SealedReplay::finish`] needs: the entries of producers with an open transaction,
+    /// the aborted transactions and statistics, and — with `keep_producers` — the
+    /// producers' final state (what `producers` prints). A scan holds one of these per
+    /// partition until every partition's reference time is known; the full producer table
+    /// is freed here (1 000 partitions × 1 000 producer ids kept whole were 1 GB).
+    pub fn seal(mut self, keep_producers: bool) -> SealedReplay {
+        let producers = keep_producers.then(|| self.producers());
+        let producer_count = self.producers.len();
+        let mut kept = table::ProducerTable::default();
+        for &(_, pid) in &self.open {
+            if let Some(e) = self.producers.get(pid) {
+                kept.insert(e.clone());
+            }
+        }
+        self.producers = kept;
+        SealedReplay {
+            replay: self,
+            producers,
+            producer_count,
+        }
+    }
+
+    /// The open transactions' findings and the outcome (producers left empty).
+    fn conclude(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
         let mut open: Vec<OpenTxn> = Vec::with_capacity(self.open.len());
         let lso = self.last_stable_offset();
         for &(first, pid) in &self.open {
@@ -315,10 +370,11 @@ impl Replay {
             });
             findings.push(self.open_txn_finding(pid, e, t, ref_time_ms, lso));
         }
-        let mut stats = self.stats.clone();
+        let mut stats = self.stats;
         stats.open = open.len() as u64;
         ReplayOutcome {
-            producers: self.producers(),
+            producers: Vec::new(),
+            producer_count: 0,
             log_start_offset: self.ctx.log_start_offset,
             log_end_offset: self.log_end,
             last_stable_offset: lso,
