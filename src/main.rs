@@ -268,9 +268,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 a.fail_on,
             ))
         }
-        Command::Producers(a) => {
-            scan_view(&a, &mut out, json::write_producers, table::write_producers, true)
-        }
+        Command::Producers(a) => scan_view(
+            &a,
+            &mut out,
+            json::write_producers,
+            table::write_producers,
+            true,
+        ),
         Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns, false),
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};

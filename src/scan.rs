@@ -319,7 +319,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     let log_starts = log_start_checkpoints(inv);
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
-    let scanned: Vec<(PartitionReport, SealedReplay, Vec<Finding>)> = with_threads(opts.threads, || {
+    let scanned: Vec<(PartitionReport, SealedReplay, _)> = with_threads(opts.threads, || {
         selected
             .par_iter()
             .map(|p| {

@@ -155,7 +155,12 @@ fn check(events: &[BatchEvent]) -> Result<(), TestCaseError> {
     for ev in events {
         r.apply(ev, &mut findings);
         m.apply(ev);
-        prop_assert_eq!(r.last_stable_offset(), m.lso(), "after offset {}", ev.base_offset);
+        prop_assert_eq!(
+            r.last_stable_offset(),
+            m.lso(),
+            "after offset {}",
+            ev.base_offset
+        );
     }
     let end = events.last().map_or(T0, |e| e.max_timestamp);
     let out = r.finish(end, &mut findings);
@@ -178,10 +183,7 @@ fn check(events: &[BatchEvent]) -> Result<(), TestCaseError> {
         .collect();
     prop_assert_eq!(&reported, &open);
     let closed = out.txn_stats.committed + out.txn_stats.aborted;
-    let opened = events
-        .iter()
-        .filter(|e| e.marker().is_none())
-        .count() as u64;
+    let opened = events.iter().filter(|e| e.marker().is_none()).count() as u64;
     prop_assert!(closed + open.len() as u64 <= opened);
     Ok(())
 }
@@ -225,7 +227,10 @@ fn many_open_transactions_closed_out_of_order() {
 fn sealed_replay_concludes_like_the_whole_replay() {
     let mut ops = Vec::new();
     for i in 0..120u8 {
-        ops.push(Op::Data { p: i % 40, n: 1 + i % 3 });
+        ops.push(Op::Data {
+            p: i % 40,
+            n: 1 + i % 3,
+        });
         if i % 3 == 0 {
             ops.push(Op::Marker {
                 p: (i / 3) % 40,
@@ -252,7 +257,10 @@ fn sealed_replay_concludes_like_the_whole_replay() {
     let (f_lean, mut lean) = replay(Some(false));
     assert_eq!(whole.producer_count, 40);
     assert_eq!(whole.producers.len(), 40);
-    assert!(!whole.open.is_empty(), "the scenario leaves transactions open");
+    assert!(
+        !whole.open.is_empty(),
+        "the scenario leaves transactions open"
+    );
     assert_eq!((&f_kept, &kept), (&f_whole, &whole));
     assert!(lean.producers.is_empty());
     assert_eq!(lean.producer_count, 40);

@@ -224,10 +224,9 @@ impl Entry {
 
     /// The cached batches, newest first.
     pub(crate) fn cached_newest_first(&self) -> impl Iterator<Item = SeqBatch> + '_ {
-        let older = self
-            .older
-            .as_deref()
-            .map_or(&[][..], |o| &o[..(self.cache_len as usize).saturating_sub(1)]);
+        let older = self.older.as_deref().map_or(&[][..], |o| {
+            &o[..(self.cache_len as usize).saturating_sub(1)]
+        });
         self.last_cached()
             .into_iter()
             .chain(older.iter().rev().copied())
@@ -373,7 +372,11 @@ mod tests {
         assert_eq!(e.last_marker().map(|r| r.kind), Some(RefKind::Commit));
         assert!(matches!(
             e.last_event(),
-            Some(crate::state::LastEvent::Marker { offset: 20, commit: true, .. })
+            Some(crate::state::LastEvent::Marker {
+                offset: 20,
+                commit: true,
+                ..
+            })
         ));
         e.record_data(BatchRef::of(&data_event(30, 0)));
         assert!(matches!(

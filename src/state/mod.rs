@@ -1246,8 +1246,8 @@ impl Replay {
         let idle = ref_time_ms.saturating_sub(e.last_timestamp());
         let hanging = idle > self.opts.hanging_after_ms;
         let first = t.first.base_offset;
-        let late =
-            e.last_timestamp() > 0 && idle > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS;
+        let late = e.last_timestamp() > 0
+            && idle > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS;
         let cause = if t.zombie {
             Some(
                 "opened by a zombie write after a higher-epoch marker (KAFKA-9144 pattern): the coordinator will never close it",
