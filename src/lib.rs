@@ -23,7 +23,8 @@
 //! * [`dump`] prints files as `kafka-dump-log.sh` does.
 //!
 //! ```
-//! use klogscan::scan::{scan, ScanOptions};
+//! use klogscan::pipeline::scan;
+//! use klogscan::scan::ScanOptions;
 //! use klogscan::Kind;
 //!
 //! // The sample data: payments-3 holds the KAFKA-9144 zombie write.
@@ -35,6 +36,8 @@
 //! assert_eq!(p.last_stable_offset, Some(21)); // read_committed consumers are stuck here
 //! ```
 
+pub mod causes;
+pub mod compaction;
 pub mod coordinator;
 pub mod dump;
 pub mod event;
@@ -42,14 +45,24 @@ pub mod finding;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod identity;
 pub mod layout;
+pub mod pipeline;
+pub mod recovery;
 pub mod replicas;
 pub mod report;
+pub mod results;
 pub mod scan;
 pub mod segment;
 pub mod state;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod txns;
 pub mod verify;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};
+
+/// The examples of `docs/library.md`, compiled as doctests so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDocs;

@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
+use klogscan::pipeline;
 use klogscan::report::{self, json, table};
 use klogscan::scan::{self, ScanOptions, ScanReport};
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -34,7 +35,7 @@ enum Command {
     /// Rebuilt producer state per partition (columns of `kafka-transactions.sh describe-producers`).
     Producers(ScanArgs),
     /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
-    Txns(ScanArgs),
+    Txns(TxnsArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     Dump(DumpArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
@@ -50,6 +51,28 @@ struct VerifyArgs {
     /// coordinator-epoch regression fails the load (KAFKA-9144).
     #[arg(long)]
     broker_version: Option<String>,
+}
+
+#[derive(Args)]
+struct TxnsArgs {
+    #[command(flatten)]
+    scan: ScanArgs,
+    /// One row per cluster transaction (its partitions joined, with the coordinator's
+    /// record when `__transaction_state` is in the inputs) instead of statistics.
+    #[arg(long)]
+    cluster: bool,
+    /// With --cluster: only this transactional id.
+    #[arg(long)]
+    transactional_id: Option<String>,
+    /// With --cluster: only this producer id.
+    #[arg(long)]
+    producer_id: Option<i64>,
+    /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    from: Option<String>,
+    /// With --cluster: only transactions started at or before this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    to: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -105,6 +128,10 @@ struct ScanArgs {
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     max_decompressed: usize,
+    /// Topics known to be compacted (comma-separated), besides what the inputs prove
+    /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
+    #[arg(long, value_delimiter = ',')]
+    compacted: Vec<String>,
 }
 
 #[derive(Args)]
@@ -130,6 +157,10 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
+    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
+    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
+    #[arg(long)]
+    transaction_log_json: bool,
     /// For .index/.timeindex files: run only the broker's index sanity check.
     #[arg(long)]
     index_sanity_check: bool,
@@ -157,6 +188,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         partition: a.partition,
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
+        compacted_topics: a.compacted.clone(),
         // Only `producers` prints every producer's state (it turns this back on).
         keep_producers: false,
         ..Default::default()
@@ -225,6 +257,19 @@ fn exit_code(nothing_read: bool, max: Option<Severity>, fail_on: FailOn) -> Exit
     }
 }
 
+/// Print the paths that could not be analysed on stderr (ripgrep's rule: diagnostics never
+/// go to stdout) and return exit code 2 when there is any, whatever `--fail-on` says.
+fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
+    for (p, why) in errors {
+        eprintln!("klogscan: {}: {why}", p.display());
+    }
+    if errors.is_empty() {
+        code
+    } else {
+        ExitCode::from(2)
+    }
+}
+
 type Render = fn(&ScanReport, &mut dyn Write) -> io::Result<()>;
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
@@ -239,13 +284,16 @@ fn scan_view(
         keep_producers,
         ..scan_options(a)?
     };
-    let report = scan::scan(&a.paths, &opts);
+    let report = pipeline::scan(&a.paths, &opts);
     match a.format {
         OutFormat::Json => as_json(&report, out)?,
         OutFormat::Table => as_table(&report, out)?,
     }
     out.flush()?;
-    Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+    Ok(input_failures(
+        &report.errors,
+        exit_code(report.nothing_read(), None, FailOn::Never),
+    ))
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -253,7 +301,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let mut out = BufWriter::new(stdout.lock());
     match cli.command {
         Command::Scan(a) => {
-            let report = scan::scan(&a.paths, &scan_options(&a)?);
+            let report = pipeline::scan(&a.paths, &scan_options(&a)?);
             match a.format {
                 OutFormat::Json => json::write_scan(&report, &mut out)?,
                 OutFormat::Table => table::write_scan(&report, &mut out)?,
@@ -262,10 +310,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_code(
-                report.nothing_read(),
-                report.max_severity(),
-                a.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.fail_on),
             ))
         }
         Command::Producers(a) => scan_view(
@@ -275,7 +322,34 @@ fn run(cli: Cli) -> Result<ExitCode> {
             table::write_producers,
             true,
         ),
-        Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns, false),
+        Command::Txns(a) if a.cluster => {
+            let time = |t: &Option<String>| {
+                t.as_deref()
+                    .map(report::parse_time)
+                    .transpose()
+                    .map_err(anyhow::Error::msg)
+            };
+            let filter = klogscan::txns::ClusterFilter {
+                transactional_id: a.transactional_id.clone(),
+                producer_id: a.producer_id,
+                from_ms: time(&a.from)?,
+                to_ms: time(&a.to)?,
+            };
+            let report = pipeline::scan(&a.scan.paths, &scan_options(&a.scan)?);
+            match a.scan.format {
+                OutFormat::Json => json::write_cluster_txns(&report, &filter, &mut out)?,
+                OutFormat::Table => table::write_cluster_txns(&report, &filter, &mut out)?,
+            }
+            out.flush()?;
+            Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+        }
+        Command::Txns(a) => scan_view(
+            &a.scan,
+            &mut out,
+            json::write_txns,
+            table::write_txns,
+            false,
+        ),
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let opts = VerifyOptions {
@@ -296,10 +370,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_code(
-                report.nothing_read(),
-                report.max_severity(),
-                a.scan.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
             ))
         }
         Command::Dump(a) => {
@@ -312,13 +385,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 deep_iteration: a.deep_iteration
                     || a.print_data_log
                     || a.transaction_log_decoder
+                    || a.transaction_log_json
                     || a.offsets_decoder,
-                print_data_log: a.print_data_log || a.transaction_log_decoder || a.offsets_decoder,
+                print_data_log: a.print_data_log
+                    || a.transaction_log_decoder
+                    || a.transaction_log_json
+                    || a.offsets_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
                 max_decompressed: Some(a.max_decompressed),
-                transaction_log_decoder: a.transaction_log_decoder,
+                transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
+                transaction_log_json: a.transaction_log_json,
                 offsets_decoder: a.offsets_decoder,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,

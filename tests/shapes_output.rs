@@ -4,7 +4,8 @@
 
 use assert_cmd::Command;
 use klogscan::report::{json, table};
-use klogscan::scan::{ScanOptions, scan};
+use klogscan::pipeline::scan;
+use klogscan::scan::ScanOptions;
 use klogscan::testkit::BatchSpec;
 use klogscan::testkit::encode::RecordSpec;
 use std::io::Write;

@@ -172,7 +172,7 @@ pub(crate) fn dump_log_inner(
 }
 
 /// Files at least twice this long are dumped in pieces of about this size, formatted in
-/// parallel and written in order (see [`dump_pieces`]). Small enough that the formatted
+/// parallel and written in order (see `dump_pieces`). Small enough that the formatted
 /// text of the pieces in flight stays a few tens of MiB.
 pub const DUMP_PIECE: usize = 4 << 20;
 
@@ -901,6 +901,8 @@ impl<'p> Dumper<'p> {
             // --transaction-log-decoder when both are given.
             let decoded = if self.opts.offsets_decoder {
                 decoders::offsets(key, value, offset)
+            } else if self.opts.transaction_log_json {
+                return super::txnlog_json::transaction_log_json(key, value, offset);
             } else {
                 decoders::transaction_log(key, value)
             };

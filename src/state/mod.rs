@@ -18,6 +18,7 @@ mod entry;
 mod pidhash;
 mod table;
 mod text;
+pub mod txnrec;
 
 use crate::event::BatchEvent;
 use crate::finding::{Finding, Kind, Severity};
@@ -161,6 +162,8 @@ pub struct ReplayOutcome {
     pub aborted: Vec<AbortedTxn>,
     pub open: Vec<OpenTxn>,
     pub txn_stats: TxnStats,
+    /// Every transaction of the partition, one compact record each ([`txnrec`]).
+    pub txns: Vec<txnrec::TxnRecord>,
 }
 
 /// A finished replay holding only what its conclusion needs (see [`Replay::seal`]).
@@ -213,6 +216,7 @@ pub struct Replay {
     batches: u64,
     aborted: Vec<AbortedTxn>,
     stats: TxnStats,
+    txnrec: txnrec::TxnRecorder,
 }
 
 impl Replay {
@@ -233,6 +237,7 @@ impl Replay {
             batches: 0,
             aborted: Vec::new(),
             stats: TxnStats::default(),
+            txnrec: txnrec::TxnRecorder::default(),
         }
     }
 
@@ -278,6 +283,7 @@ impl Replay {
         if ev.producer_id < 0 {
             return;
         }
+        self.txnrec.observe(ev);
         if ev.is_control {
             if let Some((commit, coordinator_epoch)) = ev.marker() {
                 self.apply_marker(ev, commit, coordinator_epoch, findings);
@@ -381,6 +387,7 @@ impl Replay {
             aborted: self.aborted,
             open,
             txn_stats: stats,
+            txns: self.txnrec.finish(),
         }
     }
 
