@@ -205,7 +205,6 @@ fn topic_filter_does_not_move_the_reference_time() {
     let hanging_after = ScanOptions {
         replay: ReplayOptions {
             hanging_after_ms: 30 * 60_000,
-            ..Default::default()
         },
         ..Default::default()
     };

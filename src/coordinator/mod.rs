@@ -176,10 +176,9 @@ impl CoordinatorView {
         let mut out = Vec::new();
         for p in &inv.partitions {
             let src = ids.source(p);
-            if !p
-                .tp
+            if p.tp
                 .as_ref()
-                .is_some_and(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+                .is_none_or(|tp| tp.topic != TRANSACTION_STATE_TOPIC)
             {
                 continue;
             }
