@@ -4,6 +4,8 @@
 //! 300 000 producer ids in one partition cost ≈ 1.3 KB each in the replay before #11
 //! (≈ 390 MB); at ≈ 130 bytes each the scan fits in the limit below with room to spare.
 //! A second run under a limit far too small must fail: the limit is really applied.
+//! Linux only (`ulimit -v` through `sh`, glibc's `MALLOC_ARENA_MAX`).
+#![cfg(target_os = "linux")]
 
 use assert_cmd::cargo::cargo_bin;
 use klogscan::testkit::BatchSpec;

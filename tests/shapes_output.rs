@@ -3,8 +3,8 @@
 //! blocks, and stderr says so and suggests JSON.
 
 use assert_cmd::Command;
-use klogscan::report::{json, table};
 use klogscan::pipeline::scan;
+use klogscan::report::{json, table};
 use klogscan::scan::ScanOptions;
 use klogscan::testkit::BatchSpec;
 use klogscan::testkit::encode::RecordSpec;
