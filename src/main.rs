@@ -223,6 +223,8 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
         compacted_topics: a.compacted.clone(),
+        // Only `producers` prints every producer's state (it turns this back on).
+        keep_producers: false,
         ..Default::default()
     };
     if let Some(n) = &a.now {
@@ -310,8 +312,13 @@ fn scan_view(
     out: &mut dyn Write,
     as_json: Render,
     as_table: Render,
+    keep_producers: bool,
 ) -> Result<ExitCode> {
-    let report = pipeline::scan(&a.paths, &scan_options(a)?);
+    let opts = ScanOptions {
+        keep_producers,
+        ..scan_options(a)?
+    };
+    let report = pipeline::scan(&a.paths, &opts);
     match a.format {
         OutFormat::Json => as_json(&report, out)?,
         OutFormat::Table => as_table(&report, out)?,
@@ -342,9 +349,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 exit_code(report.nothing_read(), report.max_severity(), a.fail_on),
             ))
         }
-        Command::Producers(a) => {
-            scan_view(&a, &mut out, json::write_producers, table::write_producers)
-        }
+        Command::Producers(a) => scan_view(
+            &a,
+            &mut out,
+            json::write_producers,
+            table::write_producers,
+            true,
+        ),
         Command::Txns(a) if a.cluster => {
             let time = |t: &Option<String>| {
                 t.as_deref()
@@ -366,7 +377,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out.flush()?;
             Ok(exit_code(report.nothing_read(), None, FailOn::Never))
         }
-        Command::Txns(a) => scan_view(&a.scan, &mut out, json::write_txns, table::write_txns),
+        Command::Txns(a) => scan_view(
+            &a.scan,
+            &mut out,
+            json::write_txns,
+            table::write_txns,
+            false,
+        ),
         Command::Groups(a) => {
             use klogscan::groups::{self, GroupType, GroupsOptions, render};
             let group_type = match a.group_type.as_deref().map(GroupType::parse) {

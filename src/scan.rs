@@ -21,7 +21,7 @@ use crate::format::{self, Compression, Decompressor, FormatError, Tail, Timestam
 use crate::layout::{self, Inventory, PartitionDir};
 use crate::recovery::{self, CRC_STOP, RecoverCheck, SegmentWalk};
 use crate::segment::{self, ReadPolicy};
-use crate::state::{PartitionContext, Replay, ReplayOutcome};
+use crate::state::{PartitionContext, Replay, ReplayOutcome, SealedReplay};
 use rayon::prelude::*;
 use serde_json::json;
 use std::collections::HashMap;
@@ -78,7 +78,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     );
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
-    let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
+    let scanned: Vec<(PartitionReport, SealedReplay, _)> = with_threads(opts.threads, || {
         selected
             .par_iter()
             .map(|p| {
@@ -94,7 +94,8 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
                     r.0.compacted_from = Some(why.describe().into());
                 }
                 opts.progress.emit(ProgressUpdate::PartitionDone);
-                r
+                // Only what the conclusion needs outlives the partition's scan (#11).
+                (r.0, r.1.seal(opts.keep_producers), r.2)
             })
             .collect()
     });
@@ -150,7 +151,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             aborted: outcome.txn_stats.aborted,
             open: outcome.open.len() as u64,
         };
-        r.producers = outcome.producers.len();
+        r.producers = outcome.producer_count;
         r.outcome = outcome;
         findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
         let start = report.findings.len();
@@ -213,7 +214,7 @@ impl RefSource {
 fn reference_times(
     inv: &Inventory,
     selected: &[&PartitionDir],
-    scanned: &[(PartitionReport, Replay, Vec<Finding>)],
+    scanned: &[(PartitionReport, SealedReplay, Vec<Finding>)],
     opts: &ScanOptions,
 ) -> HashMap<Option<PathBuf>, (i64, String)> {
     let mut newest: HashMap<Option<PathBuf>, (i64, String)> = HashMap::new();

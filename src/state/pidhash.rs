@@ -73,7 +73,8 @@ impl Hasher for PidHasher {
     }
 }
 
-/// The producer map's type.
+/// The producer map's type (the replay keys a `table::ProducerTable` with the same hasher).
+#[cfg(test)]
 pub type PidMap<V> = std::collections::HashMap<i64, V, PidBuildHasher>;
 
 #[cfg(test)]

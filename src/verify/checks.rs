@@ -686,7 +686,7 @@ pub(crate) fn verify_one(
         leftovers,
         load_rules,
         broker_version: opts.broker_version,
-        producers: r.outcome.producers.len(),
+        producers: r.producers,
         open_transactions: r.outcome.open.len(),
         delete_dir,
     })
