@@ -240,7 +240,7 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         let domain = o.domain();
         for (topic, partition, pid, first) in &placed.causes_hanging {
             for p in &report.partitions {
-                if p.topic == *topic
+                if p.topic.as_str() == &**topic
                     && p.partition == *partition
                     && origins.of(&p.path).0.domain() == domain
                 {

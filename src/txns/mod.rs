@@ -31,6 +31,7 @@ pub use input::{
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The coordinator's internal topic.
 pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
@@ -64,9 +65,10 @@ impl Outcome {
 /// One partition's part of a cluster transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClusterTxnPart {
-    pub topic: String,
+    /// Shared by every part of the partition (millions of transactions, few partitions).
+    pub topic: Arc<str>,
     pub partition: i32,
-    pub path: String,
+    pub path: Arc<str>,
     /// First data offset (the marker's offset for a marker alone).
     pub first_offset: i64,
     pub last_data_offset: Option<i64>,
@@ -110,8 +112,8 @@ pub struct CoordinatorInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClusterTxn {
     /// The join domain.
-    pub domain: Domain,
-    pub transactional_id: Option<String>,
+    pub domain: Arc<Domain>,
+    pub transactional_id: Option<Arc<str>>,
     pub producer_id: i64,
     /// Epoch of the data.
     pub producer_epoch: i16,
@@ -249,9 +251,30 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
             .collect();
         let coord = coord::coordinator_txns(&logs);
         let groups = group::group(parts, &d.partitions, &coord);
+        let shared = Shared {
+            domain: Arc::new(domain.clone()),
+            names: d
+                .partitions
+                .iter()
+                .map(|&i| {
+                    let p = &parts[i];
+                    (
+                        i,
+                        (
+                            Arc::from(p.topic.as_str()),
+                            Arc::from(p.origin.path.as_str()),
+                        ),
+                    )
+                })
+                .collect(),
+            ids: coord
+                .iter()
+                .map(|t| Arc::from(t.transactional_id.as_str()))
+                .collect(),
+        };
         let txns: Vec<ClusterTxn> = groups
             .iter()
-            .map(|g| render(parts, &domain, g, &coord))
+            .map(|g| render(parts, &shared, g, &coord))
             .collect();
         out.findings.extend(rules::check(
             inputs,
@@ -312,7 +335,16 @@ fn coordinator_info(t: &CoordTxn) -> CoordinatorInfo {
     }
 }
 
-fn render(parts: &[PartitionTxns], domain: &Domain, g: &Group, coord: &[CoordTxn]) -> ClusterTxn {
+/// Strings shared by the transactions of one domain.
+struct Shared {
+    domain: Arc<Domain>,
+    /// Input index → (topic, path).
+    names: BTreeMap<usize, (Arc<str>, Arc<str>)>,
+    /// Coordinator transaction → transactional id.
+    ids: Vec<Arc<str>>,
+}
+
+fn render(parts: &[PartitionTxns], shared: &Shared, g: &Group, coord: &[CoordTxn]) -> ClusterTxn {
     let mut ps: Vec<ClusterTxnPart> = g
         .members
         .iter()
@@ -320,10 +352,16 @@ fn render(parts: &[PartitionTxns], domain: &Domain, g: &Group, coord: &[CoordTxn
             let p = &parts[m.input];
             let r = &p.txns[m.rec];
             let open = r.is_open();
+            let (topic, path) = shared.names.get(&m.input).cloned().unwrap_or_else(|| {
+                (
+                    Arc::from(p.topic.as_str()),
+                    Arc::from(p.origin.path.as_str()),
+                )
+            });
             ClusterTxnPart {
-                topic: p.topic.clone(),
+                topic,
                 partition: p.partition,
-                path: p.origin.path.clone(),
+                path,
                 first_offset: r.first_offset,
                 last_data_offset: (!r.is_empty()).then_some(r.last_data_offset),
                 marker_offset: (!open).then_some(r.marker_offset),
@@ -354,8 +392,8 @@ fn render(parts: &[PartitionTxns], domain: &Domain, g: &Group, coord: &[CoordTxn
         .flatten();
     let t = g.coord.map(|i| &coord[i]);
     ClusterTxn {
-        domain: domain.clone(),
-        transactional_id: t.map(|t| t.transactional_id.clone()),
+        domain: shared.domain.clone(),
+        transactional_id: g.coord.and_then(|i| shared.ids.get(i).cloned()),
         producer_id: g.producer_id,
         producer_epoch: g.data_epoch,
         marker_epoch: ps.iter().filter_map(|p| p.marker_epoch).min(),
