@@ -132,6 +132,10 @@ pub struct PartitionReport {
     pub ref_time: i64,
     pub transactions: TxnCounts,
     pub producers: usize,
+    /// `--max-bytes` stopped the walk inside a segment: the analysis covers the log up to
+    /// there (later segments are not replayed), and no verdict rests on the unread bytes
+    /// (no truncation at the limit, no hanging transaction, no LSO).
+    pub partially_read: bool,
     /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
     pub truncation: Option<Truncation>,
     /// Newest batch timestamp seen.
