@@ -224,7 +224,8 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         .map(|(i, p)| (p.path.as_str(), i))
         .collect();
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
-    let mut links: Vec<(usize, String)> = Vec::new();
+    // (the cause as placed, its domain, the hanging transactions it explains)
+    let mut causes = Vec::new();
     for placed in std::mem::take(&mut analysis.findings) {
         let origin = match placed.target {
             Target::Partition(i) => &inputs.partitions[i].origin,
@@ -236,36 +237,71 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         let (o, copy) = origins.of(&origin.path);
         let mut f = placed.finding;
         f.source = source(&o, copy);
-        let key = f.identity_key();
-        let domain = o.domain();
-        for (topic, partition, pid, first) in &placed.causes_hanging {
+        if !placed.causes_hanging.is_empty() {
+            causes.push((f.clone(), o.domain(), placed.causes_hanging));
+        }
+        extra.entry(at).or_default().push(f);
+    }
+    report.add_partition_findings(extra);
+    report.recount_findings();
+    link_hanging(report, &origins, &causes);
+    report.transactions = Some(analysis);
+}
+
+/// Name each cause's id in the `caused_by` of the `hanging_transaction`/`open_transaction`
+/// findings it explains (same topic-partition, producer id and first offset, in its domain;
+/// the cause may sit on another partition, e.g. the coordinator's).
+fn link_hanging(
+    report: &mut ScanReport,
+    origins: &Origins<'_>,
+    causes: &[(Finding, txns::Domain, Vec<txns::rules::HangingRef>)],
+) {
+    let mut links: Vec<(usize, String)> = Vec::new();
+    for (cause, domain, hanging) in causes {
+        let Some(id) = report
+            .findings
+            .iter()
+            .find(|f| {
+                f.kind == cause.kind
+                    && f.topic == cause.topic
+                    && f.partition == cause.partition
+                    && f.offset == cause.offset
+                    && f.producer_id == cause.producer_id
+                    && f.source.path == cause.source.path
+            })
+            .map(|f| f.id.clone())
+        else {
+            continue;
+        };
+        for (topic, partition, pid, first) in hanging {
             for p in &report.partitions {
-                if p.topic.as_str() == &**topic
-                    && p.partition == *partition
-                    && origins.of(&p.path).0.domain() == domain
+                if p.topic.as_str() != &**topic
+                    || p.partition != *partition
+                    || origins.of(&p.path).0.domain() != *domain
                 {
-                    for fi in p.finding_range.clone() {
-                        let h = &report.findings[fi];
-                        if matches!(h.kind, Kind::HangingTransaction | Kind::OpenTransaction)
-                            && h.producer_id == Some(*pid)
-                            && h.offset == Some(*first)
-                        {
-                            links.push((fi, key.clone()));
-                        }
+                    continue;
+                }
+                for fi in p.finding_range.clone() {
+                    let h = &report.findings[fi];
+                    if matches!(h.kind, Kind::HangingTransaction | Kind::OpenTransaction)
+                        && h.producer_id == Some(*pid)
+                        && h.offset == Some(*first)
+                    {
+                        links.push((fi, id.clone()));
                     }
                 }
             }
         }
-        extra.entry(at).or_default().push(f);
     }
-    for (fi, key) in links {
+    if links.is_empty() {
+        return;
+    }
+    for (fi, id) in links {
         if let Some(h) = report.findings.get_mut(fi)
-            && !h.caused_by.contains(&key)
+            && !h.caused_by.contains(&id)
         {
-            h.caused_by.push(key);
+            h.caused_by.push(id);
         }
     }
-    report.add_partition_findings(extra);
     report.recount_findings();
-    report.transactions = Some(analysis);
 }
