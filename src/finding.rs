@@ -382,14 +382,20 @@ pub fn assign_ids(findings: &mut [Finding]) {
         *n += 1;
         f.id = if *n == 1 { id } else { format!("{id}#{n}") };
     }
-    // (path or topic-partition, key) → first id with that key there.
+    // (path or topic-partition, key) → first id with that key there; and key → first id
+    // anywhere, for links across partitions (a coordinator finding explaining a
+    // partition's hanging transaction).
     let mut by_key: HashMap<(String, String), String> = HashMap::new();
+    let mut anywhere: HashMap<String, String> = HashMap::new();
     let all_ids: std::collections::HashSet<String> =
         findings.iter().map(|f| f.id.clone()).collect();
     for f in findings.iter() {
         let place = place_of(f);
         by_key
             .entry((place, f.identity_key()))
+            .or_insert_with(|| f.id.clone());
+        anywhere
+            .entry(f.identity_key())
             .or_insert_with(|| f.id.clone());
     }
     for f in findings.iter_mut() {
@@ -402,7 +408,10 @@ pub fn assign_ids(findings: &mut [Finding]) {
             let id = if all_ids.contains(c) {
                 Some(c.clone())
             } else {
-                by_key.get(&(place.clone(), c.clone())).cloned()
+                by_key
+                    .get(&(place.clone(), c.clone()))
+                    .or_else(|| anywhere.get(c))
+                    .cloned()
             };
             if let Some(id) = id
                 && id != f.id

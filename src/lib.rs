@@ -37,6 +37,7 @@
 //! ```
 
 pub mod causes;
+pub mod compaction;
 pub mod coordinator;
 pub mod dump;
 pub mod event;
@@ -44,6 +45,7 @@ pub mod finding;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod identity;
 pub mod layout;
 pub mod pipeline;
 pub mod recovery;

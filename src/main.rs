@@ -128,6 +128,10 @@ struct ScanArgs {
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     max_decompressed: usize,
+    /// Topics known to be compacted (comma-separated), besides what the inputs prove
+    /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
+    #[arg(long, value_delimiter = ',')]
+    compacted: Vec<String>,
 }
 
 #[derive(Args)]
@@ -184,6 +188,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         partition: a.partition,
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
+        compacted_topics: a.compacted.clone(),
         ..Default::default()
     };
     if let Some(n) = &a.now {
@@ -250,6 +255,19 @@ fn exit_code(nothing_read: bool, max: Option<Severity>, fail_on: FailOn) -> Exit
     }
 }
 
+/// Print the paths that could not be analysed on stderr (ripgrep's rule: diagnostics never
+/// go to stdout) and return exit code 2 when there is any, whatever `--fail-on` says.
+fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
+    for (p, why) in errors {
+        eprintln!("klogscan: {}: {why}", p.display());
+    }
+    if errors.is_empty() {
+        code
+    } else {
+        ExitCode::from(2)
+    }
+}
+
 type Render = fn(&ScanReport, &mut dyn Write) -> io::Result<()>;
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
@@ -265,7 +283,10 @@ fn scan_view(
         OutFormat::Table => as_table(&report, out)?,
     }
     out.flush()?;
-    Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+    Ok(input_failures(
+        &report.errors,
+        exit_code(report.nothing_read(), None, FailOn::Never),
+    ))
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -282,10 +303,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_code(
-                report.nothing_read(),
-                report.max_severity(),
-                a.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.fail_on),
             ))
         }
         Command::Producers(a) => {
@@ -333,10 +353,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_code(
-                report.nothing_read(),
-                report.max_severity(),
-                a.scan.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
             ))
         }
         Command::Dump(a) => {
