@@ -224,7 +224,7 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         .map(|(i, p)| (p.path.as_str(), i))
         .collect();
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
-    // (the cause as placed, its domain, the hanging transactions it explains)
+    // (the cause as placed, its partition, its domain, the hanging transactions it explains)
     let mut causes = Vec::new();
     for placed in std::mem::take(&mut analysis.findings) {
         let origin = match placed.target {
@@ -238,7 +238,7 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         let mut f = placed.finding;
         f.source = source(&o, copy);
         if !placed.causes_hanging.is_empty() {
-            causes.push((f.clone(), o.domain(), placed.causes_hanging));
+            causes.push((f.clone(), at, o.domain(), placed.causes_hanging));
         }
         extra.entry(at).or_default().push(f);
     }
@@ -254,20 +254,17 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
 fn link_hanging(
     report: &mut ScanReport,
     origins: &Origins<'_>,
-    causes: &[(Finding, txns::Domain, Vec<txns::rules::HangingRef>)],
+    causes: &[(Finding, usize, txns::Domain, Vec<txns::rules::HangingRef>)],
 ) {
     let mut links: Vec<(usize, String)> = Vec::new();
-    for (cause, domain, hanging) in causes {
+    for (cause, at, domain, hanging) in causes {
         let Some(id) = report
-            .findings
+            .partition_findings(*at)
             .iter()
             .find(|f| {
                 f.kind == cause.kind
-                    && f.topic == cause.topic
-                    && f.partition == cause.partition
                     && f.offset == cause.offset
                     && f.producer_id == cause.producer_id
-                    && f.source.path == cause.source.path
             })
             .map(|f| f.id.clone())
         else {
