@@ -498,7 +498,7 @@ pub fn write_cluster_txns(
             })
             .collect();
         t.add_row(vec![
-            x.transactional_id.clone().unwrap_or_else(|| "-".into()),
+            x.transactional_id.as_deref().unwrap_or("-").to_string(),
             format!(
                 "{}@{}{}",
                 x.producer_id,
