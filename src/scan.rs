@@ -111,7 +111,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         ..Default::default()
     };
     for (mut r, replay, mut findings) in scanned {
-        let key = r.log_dir.clone().or_else(|| Some(PathBuf::from(&r.path)));
+        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
         let (ref_time, ref_source) = match opts.now_ms {
             Some(now) => (now, RefSource::Given),
             None => newest
@@ -228,7 +228,7 @@ fn reference_times(
         }
     };
     for (r, _, _) in scanned {
-        let key = r.log_dir.clone().or_else(|| Some(PathBuf::from(&r.path)));
+        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
         offer(key, r.max_timestamp, r.path.clone());
     }
     let chosen: std::collections::HashSet<&Path> =
@@ -236,6 +236,7 @@ fn reference_times(
     let dirs: std::collections::HashSet<&Path> = selected
         .iter()
         .filter_map(|p| p.log_dir.as_deref())
+        .filter(|d| is_broker_log_dir(inv, d))
         .collect();
     let others: Vec<&PartitionDir> = inv
         .partitions
@@ -256,6 +257,25 @@ fn reference_times(
         offer(key, t, from);
     }
     newest
+}
+
+/// Whether `dir` is known to be one broker's log dir: it holds a broker file
+/// (`meta.properties`, a checkpoint, `.kafka_cleanshutdown`, …). A directory recognised only
+/// because it holds several partition directories (a hand-over of copies taken at different
+/// times) is not: its partitions do not share a timeline.
+fn is_broker_log_dir(inv: &Inventory, dir: &Path) -> bool {
+    inv.log_dirs
+        .iter()
+        .any(|l| l.path == dir && l.has_markers())
+}
+
+/// Which partitions share a reference time: those of one broker log dir; otherwise each
+/// partition alone.
+fn reference_key(inv: &Inventory, log_dir: Option<&Path>, path: &str) -> Option<PathBuf> {
+    match log_dir {
+        Some(d) if is_broker_log_dir(inv, d) => Some(d.to_path_buf()),
+        _ => Some(PathBuf::from(path)),
+    }
 }
 
 /// The newest CRC-valid batch timestamp of a partition's newest segment that has one.
