@@ -84,8 +84,11 @@ fn report_has_the_documented_shape() {
         .unwrap()
         .first()
         .expect("dump03 ends in an open transaction: one finding");
-    assert_eq!(f["kind"], "hanging_transaction");
+    assert_eq!(f["kind"], "open_transaction");
     for k in [
+        "id",
+        "caused_by",
+        "source",
         "kind",
         "severity",
         "topic",
