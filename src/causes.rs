@@ -82,12 +82,18 @@ pub fn link_damage(findings: &mut [Finding], damaged: &[DamagedBatch]) {
         )
     };
     for f in findings.iter_mut() {
-        if !derived_from_producer_fields(f.kind) {
+        let open_txn = matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction);
+        if !derived_from_producer_fields(f.kind) && !open_txn {
             continue;
         }
         let Some(o) = f.offset else { continue };
         for d in damaged {
             let at_batch = (d.base_offset..=d.last_offset).contains(&o);
+            // A transaction opened by the damaged batch itself may be a phantom (a flipped
+            // producer id or transactional bit): it follows from the damage.
+            if open_txn && !at_batch {
+                continue;
+            }
             let next_of_same = d.next_of_producer == Some(o)
                 && (f.producer_id == Some(d.producer_id) || f.producer_id.is_none());
             if at_batch || next_of_same {

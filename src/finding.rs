@@ -414,14 +414,13 @@ pub fn assign_ids(findings: &mut [Finding]) {
         let place = place_of(f);
         let mut resolved = Vec::with_capacity(f.caused_by.len());
         for c in &f.caused_by {
-            let id = if all_ids.contains(c) {
-                Some(c.clone())
-            } else {
-                by_key
-                    .get(&(place.clone(), c.clone()))
-                    .or_else(|| anywhere.get(c))
-                    .cloned()
-            };
+            // A key names a finding of the same directory first; an id stands for itself;
+            // else the first finding anywhere with that key.
+            let id = by_key
+                .get(&(place.clone(), c.clone()))
+                .cloned()
+                .or_else(|| all_ids.contains(c).then(|| c.clone()))
+                .or_else(|| anywhere.get(c).cloned());
             if let Some(id) = id
                 && id != f.id
                 && !resolved.contains(&id)

@@ -342,6 +342,10 @@ pub struct SegmentPlan {
     pub unrecovered: Vec<(String, u64, String)>,
     /// Log end offset after recovery (`None`: unchanged from the walk).
     pub log_end_after: Option<i64>,
+    /// Every truncation made at load by a segment recovered for a missing or corrupt index
+    /// (each truncates its own segment and deletes nothing after it).
+    #[serde(default)]
+    pub load_truncations: Vec<TruncationPrediction>,
 }
 
 impl SegmentPlan {
@@ -349,15 +353,14 @@ impl SegmentPlan {
     /// removed after the truncation point), deleted with a later segment, never looked at,
     /// or recovered without effect.
     pub fn fate(&self, segment: &str, position: u64) -> Fate {
-        if let Some(t) = &self.truncation
-            && t.segment == segment
-            && position >= t.position
-        {
-            return if position == t.position || t.position == 0 {
-                Fate::TruncatedHere
-            } else {
-                Fate::RemovedByTruncation
-            };
+        for t in self.truncation.iter().chain(&self.load_truncations) {
+            if t.segment == segment && position >= t.position {
+                return if position == t.position {
+                    Fate::TruncatedHere
+                } else {
+                    Fate::RemovedByTruncation
+                };
+            }
         }
         if self.deleted.iter().any(|d| d == segment) {
             return Fate::Deleted;
@@ -366,6 +369,16 @@ impl SegmentPlan {
             return Fate::Recovered;
         }
         Fate::NotRecovered
+    }
+}
+
+impl SegmentPlan {
+    /// The truncation made in `segment` (by the unclean pass or at load), if any.
+    pub fn truncation_of(&self, segment: &str) -> Option<&TruncationPrediction> {
+        self.truncation
+            .iter()
+            .chain(&self.load_truncations)
+            .find(|t| t.segment == segment)
     }
 }
 
@@ -412,13 +425,16 @@ pub fn word_integrity_finding(
     };
     let text = match plan.fate(&seg, pos) {
         Fate::TruncatedHere => {
-            let Some(t) = &plan.truncation else { return };
+            let Some(t) = plan.truncation_of(&seg) else {
+                return;
+            };
+            let deletes = plan.truncation.as_ref() == Some(t);
             let why = plan
                 .recovered
                 .iter()
                 .find(|(s, _)| *s == seg)
                 .map_or("recovery", |(_, w)| w.as_str());
-            let deleted = match plan.deleted.len() {
+            let deleted = match if deletes { plan.deleted.len() } else { 0 } {
                 0 => String::new(),
                 1 => format!(" and deletes the later segment {}", plan.deleted[0]),
                 n => format!(
@@ -433,7 +449,9 @@ pub fn word_integrity_finding(
             )
         }
         Fate::RemovedByTruncation => {
-            let Some(t) = &plan.truncation else { return };
+            let Some(t) = plan.truncation_of(&seg) else {
+                return;
+            };
             format!(
                 "{on_append}removed on the next start: recovery truncates {seg} at byte {} ({}), before this point",
                 t.position, t.reason
@@ -490,15 +508,16 @@ pub fn plan_segments(
         ..Default::default()
     };
     let mut load_truncations: Vec<TruncationPrediction> = Vec::new();
-    for (i, s) in segs.iter().enumerate() {
+    for s in segs {
         let reason = if s.missing_index {
             Some("missing offset index".to_string())
         } else {
             s.corrupt_index.clone()
         };
-        if let Some(reason) = reason
-            && !(unclean && i >= from_idx)
-        {
+        // LogLoader.loadSegmentFiles recovers such a segment at load whatever the
+        // shutdown state (NoSuchFileException / CorruptIndexException): it truncates that
+        // segment and deletes nothing after it.
+        if let Some(reason) = reason {
             plan.recovered.push((s.name.clone(), reason));
             if let Some(t) = s.walk.as_ref().and_then(|w| truncation_of(s, w)) {
                 load_truncations.push(t);
@@ -507,13 +526,17 @@ pub fn plan_segments(
     }
     if unclean {
         for (i, s) in segs.iter().enumerate().skip(from_idx) {
-            let mut reason = if clean_shutdown.is_none() {
+            let reason = if clean_shutdown.is_none() {
                 "shutdown state unknown (no log dir): assumed unclean".to_string()
             } else {
                 "unclean shutdown (segment at or above the recovery point)".to_string()
             };
-            if s.missing_index {
-                reason.push_str("; missing offset index");
+            let at_load = s.missing_index || s.corrupt_index.is_some();
+            if at_load {
+                // Already recovered (and truncated) at load: recovering it again in
+                // recoverLog truncates 0 bytes, so it neither stops the pass nor deletes
+                // later segments.
+                continue;
             }
             plan.recovered.push((s.name.clone(), reason));
             if let Some(t) = s.walk.as_ref().and_then(|w| truncation_of(s, w)) {
@@ -524,15 +547,20 @@ pub fn plan_segments(
             }
         }
     }
+    // A load-time truncation of the last segment (that survives) sets the log end.
     if plan.truncation.is_none()
-        && let Some(t) = load_truncations.first()
+        && let Some(t) = load_truncations
+            .iter()
+            .find(|t| segs.last().is_some_and(|s| s.name == t.segment))
     {
-        // A segment recovered at load that is also the last one changes the log end.
-        if segs.last().is_some_and(|s| s.name == t.segment) {
-            plan.log_end_after = Some(t.offset);
-        }
-        plan.truncation = Some(t.clone());
+        plan.log_end_after = Some(t.offset);
     }
+    if plan.truncation.is_none() {
+        plan.truncation = load_truncations.first().cloned();
+    }
+    // Load-time truncations in segments the unclean pass deleted do not matter.
+    load_truncations.retain(|t| !plan.deleted.contains(&t.segment));
+    plan.load_truncations = load_truncations;
     for s in segs {
         if plan.recovered.iter().any(|(r, _)| *r == s.name) {
             continue;
@@ -679,7 +707,9 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
     // removed (`removeStraySnapshots` runs first); corrupt, beyond-log and below-log-start
     // snapshots are only deleted later, by `truncateAndReload`, so they still count.
     let has_snapshot_files = inp.snapshots.iter().any(|s| !is_stray(s.offset));
-    let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true);
+    // LogLoader.recoverSegment ends with producerStateManager.takeSnapshot(): a segment
+    // recovered at load leaves a snapshot, so the rebuild is not skipped then.
+    let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true) && recovered.is_empty();
     let replay_from = if skipped {
         None
     } else {

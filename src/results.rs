@@ -180,6 +180,9 @@ pub struct PartitionReport {
     /// recovers, where it truncates, what it deletes, what it never looks at).
     #[serde(skip)]
     pub recovery: crate::recovery::SegmentPlan,
+    /// The CRC-bad batches fed to the replay (for linking what follows from them).
+    #[serde(skip)]
+    pub damaged: Vec<crate::causes::DamagedBatch>,
     /// With `collect_log_batches`: per segment (as `segment_walks`), its entries.
     #[serde(skip)]
     pub log_batches: Vec<Option<crate::format::index::LogBatches>>,

@@ -122,6 +122,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
                 }),
         };
         let outcome = replay.finish(ref_time, &mut findings);
+        crate::causes::link_damage(&mut findings, &r.damaged);
         crate::causes::link_zombie_chain(&mut findings);
         for f in findings
             .iter_mut()
@@ -471,6 +472,7 @@ fn scan_partition(
         leader_epochs: Vec::new(),
         snapshot_states: Vec::new(),
         segment_walks: Vec::new(),
+        damaged: Vec::new(),
         partially_read: false,
         recovery: recovery::SegmentPlan::default(),
         log_batches: Vec::new(),
@@ -519,6 +521,16 @@ fn scan_partition(
             // Past a segment cut by --max-bytes the log's continuity is unknown: later
             // segments are not replayed (their producers would seem to skip sequences).
             if report.partially_read {
+                // Unread as far as the model knows: no verdict on it, but it keeps its place
+                // (the recovery point's segment is found among all segments).
+                report.segment_walks.push(SegmentWalk {
+                    name: seg.name.clone(),
+                    base_offset: seg.base,
+                    walk: None,
+                });
+                if opts.collect_log_batches {
+                    report.log_batches.push(None);
+                }
                 seg.events.into_iter().for_each(|v| pool.give(v));
                 continue;
             }
@@ -608,7 +620,7 @@ fn scan_partition(
         recovery_point,
         &mut findings,
     );
-    crate::causes::link_damage(&mut findings, &damaged);
+    report.damaged = damaged;
     (report, replay, findings)
 }
 

@@ -254,3 +254,78 @@ fn garbage_tail_truncates_in_both_and_not_without_it() {
     let (s, v) = both(d.path());
     assert_eq!(truncations(&s, &v), (None, None));
 }
+
+fn remove(dir: &Path, name: &str) {
+    std::fs::remove_file(dir.join(name)).unwrap();
+}
+
+/// A segment with no offset index is recovered at load whatever the shutdown state
+/// (`LogLoader.loadSegmentFiles`): its bad tail is truncated there, and the unclean pass
+/// that follows truncates nothing more in it, so no later segment is deleted.
+#[test]
+fn a_segment_recovered_at_load_deletes_nothing_after_it() {
+    let mut p = nine_segments();
+    p.fault(
+        Target::Log(0),
+        FaultKind::AppendGarbage(vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3]),
+    );
+    let (d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 0),
+        p,
+    );
+    remove(&m.dir, &format!("{:020}.index", 0));
+    let (s, v) = both(d.path());
+    let (a, b) = truncations(&s, &v);
+    let end0 = m.batches[1].position + m.batches[1].size;
+    assert_eq!(a, Some((seg(0), end0)));
+    assert_eq!(a, b);
+    let pr = &v.partitions[0].prediction;
+    assert!(pr.deleted_segments.is_empty(), "{:?}", pr.deleted_segments);
+    assert_eq!(pr.log_end_offset_after, Some(36));
+    let f = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::TrailingBytes)
+        .unwrap();
+    assert!(
+        !f.broker_behaviour.contains("deletes"),
+        "{}",
+        f.broker_behaviour
+    );
+}
+
+/// `--max-bytes` keeps every segment's place in the model: damage below the recovery point
+/// stays unnoticed on load, as in the full read.
+#[test]
+fn a_read_limit_does_not_move_the_recovery_point() {
+    let mut p = nine_segments();
+    damage_oldest(&mut p);
+    let (d, _m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 32),
+        p,
+    );
+    for max in [None, Some(200)] {
+        let s = scan(
+            &[d.path().to_path_buf()],
+            &ScanOptions {
+                max_bytes: max,
+                ..Default::default()
+            },
+        );
+        assert_eq!(s.partitions[0].truncation, None, "max_bytes {max:?}");
+        let crc = s
+            .findings
+            .iter()
+            .find(|f| f.kind == Kind::CrcMismatch)
+            .unwrap();
+        assert!(
+            crc.broker_behaviour.contains("below the recovery point 32"),
+            "{max:?}: {}",
+            crc.broker_behaviour
+        );
+    }
+}
