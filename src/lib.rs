@@ -35,6 +35,7 @@
 //! assert_eq!(p.last_stable_offset, Some(21)); // read_committed consumers are stuck here
 //! ```
 
+pub mod archive;
 pub mod coordinator;
 pub mod dump;
 pub mod event;

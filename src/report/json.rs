@@ -18,6 +18,8 @@ struct Doc<'a> {
     partitions: &'a [PartitionReport],
     findings: &'a [Finding],
     errors: Vec<PathError>,
+    /// The triage summary: findings grouped into incidents (`docs/report-schema.md`).
+    incidents: Vec<super::triage::Incident>,
 }
 
 #[derive(Serialize)]
@@ -42,6 +44,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                 error: e.clone(),
             })
             .collect(),
+        incidents: super::triage::incidents(&report.findings),
     };
     serde_json::to_writer_pretty(&mut *w, &doc)?;
     writeln!(w)

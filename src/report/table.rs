@@ -2,21 +2,18 @@
 
 use super::format_ms;
 use super::json::txn_distributions;
+use super::style::{Style, keep_words_whole};
+use super::triage;
 use crate::finding::Severity;
 use crate::scan::ScanReport;
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use std::io::{self, Write};
 
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    if t.width().is_none() {
-        // Not a terminal: wrap at a width that reads well in a file or a pager.
-        t.set_width(140);
-    }
-    t.set_header(header.to_vec());
-    t
+/// What the scan's text report shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextOptions {
+    pub style: Style,
+    /// Only the triage summary and the findings: no partition table.
+    pub findings_only: bool,
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -54,10 +51,25 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .collect()
 }
 
-/// Render the scan report: a per-partition summary, then findings grouped by severity.
+/// Render the scan report for a file or a pipe (ASCII, no colour): see [`write_scan_with`].
 pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    write_scan_with(report, &TextOptions::default(), w)
+}
+
+/// Render the scan report: the triage summary (one block per incident), a per-partition
+/// summary, then findings grouped by severity.
+pub fn write_scan_with(report: &ScanReport, o: &TextOptions, w: &mut dyn Write) -> io::Result<()> {
+    let incidents = triage::incidents(&report.findings);
+    triage::write_summary(report, &incidents, &o.style, w)?;
+    if !o.findings_only {
+        write_partitions(report, &o.style, w)?;
+    }
+    write_findings(report, &o.style, w)
+}
+
+fn write_partitions(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
     let labels = partition_labels(report);
-    let mut t = table(&[
+    let mut t = style.table(&[
         "partition",
         "segments",
         "batches",
@@ -104,6 +116,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             format!("{e}/{wn}/{i}"),
         ]);
     }
+    keep_words_whole(&mut t, None);
     writeln!(w, "{t}")?;
     for (p, label) in report.partitions.iter().zip(&labels) {
         if let Some(tr) = &p.truncation {
@@ -132,6 +145,10 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         s.findings.warning,
         s.findings.info
     )?;
+    Ok(())
+}
+
+fn write_findings(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {
         let fs: Vec<_> = report
             .findings
@@ -141,25 +158,29 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         if fs.is_empty() {
             continue;
         }
-        writeln!(w, "\n{} ({})", sev.as_str().to_uppercase(), fs.len())?;
-        let mut t = table(&["kind", "partition", "offset", "producer", "message"]);
+        let heading = format!("{} ({})", sev.as_str().to_uppercase(), fs.len());
+        writeln!(w, "\n{}", style.heading(&heading, Some(sev)))?;
+        let mut t = style.table(&["kind", "partition", "offset", "producer", "message"]);
         for f in &fs {
             t.add_row(vec![
-                f.kind.id().to_string(),
+                style.severity_cell(f.kind.id(), sev),
                 if f.topic.is_empty() {
                     "-".to_string()
                 } else {
                     format!("{}-{}", f.topic, f.partition)
-                },
-                opt(f.offset),
+                }
+                .into(),
+                opt(f.offset).into(),
                 match (f.producer_id, f.producer_epoch) {
                     (Some(p), Some(e)) => format!("{p}@{e}"),
                     (Some(p), None) => p.to_string(),
                     _ => "-".into(),
-                },
-                f.message.clone(),
+                }
+                .into(),
+                f.message.clone().into(),
             ]);
         }
+        keep_words_whole(&mut t, Some(4));
         writeln!(w, "{t}")?;
         for f in fs.iter().filter(|f| f.remediation.is_some()) {
             writeln!(
@@ -179,11 +200,20 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Render `producers`: the columns of `kafka-transactions.sh describe-producers`.
+/// Render `producers` for a file or a pipe: see [`write_producers_with`].
 pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    write_producers_with(report, &Style::default(), w)
+}
+
+/// Render `producers`: the columns of `kafka-transactions.sh describe-producers`.
+pub fn write_producers_with(
+    report: &ScanReport,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     for p in &report.partitions {
         writeln!(w, "{}-{} ({})", p.topic, p.partition, p.path)?;
-        let mut t = table(&[
+        let mut t = style.table(&[
             "ProducerId",
             "ProducerEpoch",
             "LatestCoordinatorEpoch",
@@ -202,14 +232,20 @@ pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()>
                     .map_or_else(|| "None".to_string(), |o| o.to_string()),
             ]);
         }
+        keep_words_whole(&mut t, None);
         writeln!(w, "{t}\n")?;
     }
     Ok(())
 }
 
-/// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
+/// Render `txns` for a file or a pipe: see [`write_txns_with`].
 pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
-    let mut t = table(&[
+    write_txns_with(report, &Style::default(), w)
+}
+
+/// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
+pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
+    let mut t = style.table(&[
         "partition",
         "committed",
         "aborted",
@@ -231,6 +267,7 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             format!("{}/{}/{}/{}", dur.min, dur.p50, dur.p99, dur.max),
         ]);
     }
+    keep_words_whole(&mut t, None);
     writeln!(w, "{t}")?;
     for p in &report.partitions {
         for o in &p.outcome.open {
