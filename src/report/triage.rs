@@ -278,6 +278,23 @@ pub fn write_summary(
     if incidents.is_empty() {
         return Ok(());
     }
+    let mut buf = Vec::new();
+    write_blocks(report, incidents, style, &mut buf)?;
+    let text = String::from_utf8_lossy(&buf);
+    if style.unicode {
+        w.write_all(text.as_bytes())
+    } else {
+        // Files and pipes get plain ASCII punctuation.
+        w.write_all(text.replace('—', "-").replace('→', "->").as_bytes())
+    }
+}
+
+fn write_blocks(
+    report: &ScanReport,
+    incidents: &[Incident],
+    style: &super::style::Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     let title = format!(
         "TRIAGE: {} incident{}",
         incidents.len(),
