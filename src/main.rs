@@ -9,7 +9,8 @@ use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
 use klogscan::report::filter::{Filter, OffsetRange};
 use klogscan::report::style::Style;
-use klogscan::report::{self, json, jsonl, table, triage};
+use klogscan::report::timeline::Timeline;
+use klogscan::report::{self, html, json, jsonl, table, triage};
 use klogscan::scan::{self, ScanOptions, ScanReport};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
@@ -88,6 +89,8 @@ enum OutFormat {
     Jsonl,
     /// `kafka-transactions.sh find-hanging`'s columns for the hanging transactions (scan).
     FindHanging,
+    /// One self-contained HTML file: triage, partition timelines (SVG), findings (scan).
+    Html,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -363,16 +366,22 @@ fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
     Ok(p)
 }
 
-/// Scan `a.paths` (archives extracted), fill the client errors, apply the filters.
-fn scan_shown(a: &ScanArgs) -> Result<ScanReport> {
+/// Scan `a.paths` (archives extracted), fill the client errors, apply the filters; with
+/// `--format html`, read the timelines while extracted archives still exist.
+fn scan_shown(a: &ScanArgs) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
     let inputs = prepare(&a.paths)?;
     let opts = scan_options(a)?;
     let flt = filter(a, &inputs.paths, &opts)?;
     let mut report = scan::scan(&inputs.paths, &opts);
-    inputs.fix_report(&mut report);
     report::client::fill(&mut report.findings);
     flt.apply(&mut report);
-    Ok(report)
+    let timelines = if a.format == OutFormat::Html {
+        html::timelines(&report)
+    } else {
+        Vec::new()
+    };
+    inputs.fix_report(&mut report);
+    Ok((report, timelines))
 }
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
@@ -383,7 +392,7 @@ fn scan_view(
     as_json: RenderJson,
     as_table: Render,
 ) -> Result<ExitCode> {
-    let report = scan_shown(a)?;
+    let (report, _) = scan_shown(a)?;
     match a.format {
         OutFormat::Json => as_json(&report, out)?,
         OutFormat::Table => as_table(&report, style, out)?,
@@ -411,8 +420,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let style = style(cli.color);
     match cli.command {
         Command::Scan(a) => {
-            let report = scan_shown(&a)?;
+            let (report, timelines) = scan_shown(&a)?;
             match a.format {
+                OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
                 OutFormat::Json => json::write_scan(&report, &mut out)?,
                 OutFormat::Jsonl => jsonl::write_scan(&report, a.findings_only, &mut out)?,
                 OutFormat::FindHanging => {

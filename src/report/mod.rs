@@ -3,10 +3,12 @@
 
 pub mod client;
 pub mod filter;
+pub mod html;
 pub mod json;
 pub mod jsonl;
 pub mod style;
 pub mod table;
+pub mod timeline;
 pub mod triage;
 
 /// Format a millisecond timestamp as RFC 3339 UTC (`2019-11-05T10:00:00.000Z`), or the raw
