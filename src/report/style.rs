@@ -103,8 +103,9 @@ pub fn sane_width(columns: Option<u16>) -> u16 {
 /// Keep every column but `free` at least as wide as its longest word (header included), so
 /// that identifiers (kinds, partition names, producer ids) are never broken mid-word; the
 /// `free` column (a message) takes what is left and wraps at spaces. When the words do not
-/// fit the width, the table grows wider rather than breaking them.
-pub fn keep_words_whole(t: &mut Table, free: Option<usize>) {
+/// fit the width, the table grows wider rather than breaking them. Returns the narrowest
+/// width the table can then have (callers switch to a narrower layout above the width).
+pub fn keep_words_whole(t: &mut Table, free: Option<usize>) -> usize {
     let n = t.column_count();
     let mut longest = vec![0usize; n];
     let mut measure = |i: usize, s: &str| {
@@ -127,15 +128,44 @@ pub fn keep_words_whole(t: &mut Table, free: Option<usize>) {
             measure(i, &c.content());
         }
     }
+    let mut total = n + 1;
     for (i, l) in longest.into_iter().enumerate() {
         // Constraints count the cell padding (one space each side).
         let min = if Some(i) == free { l.min(24) } else { l } + 2;
+        total += min;
         if let Some(col) = t.column_mut(i) {
             col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
                 u16::try_from(min).unwrap_or(u16::MAX),
             )));
         }
     }
+    total
+}
+
+/// Wrap `text` at spaces to lines of at most `width` columns (a longer word stays whole on
+/// its own line); the first line starts at column `first_col` (after a label the caller
+/// writes), continuation lines start with `indent` spaces.
+pub fn wrap(text: &str, width: usize, first_col: usize, indent: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut col = first_col;
+    let mut line_start = true;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let len = word.chars().count();
+        if !line_start && col + 1 + len > width {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', indent));
+            col = indent;
+            line_start = true;
+        }
+        if !line_start {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += len;
+        line_start = false;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -167,6 +197,19 @@ mod tests {
         );
         assert!(text.contains("a-rather-long-topic-name-17"), "{text}");
         assert!(text.is_ascii() || s.unicode);
+    }
+
+    #[test]
+    fn wrapping_keeps_words_whole() {
+        let w = wrap(
+            "the quick brown fox.jumps.over.the.lazy.dog again",
+            16,
+            0,
+            2,
+        );
+        assert_eq!(w, "the quick brown\n  fox.jumps.over.the.lazy.dog\n  again");
+        assert_eq!(wrap("short", 80, 4, 4), "short");
+        assert_eq!(wrap("a b c", 6, 4, 4), "a\n    b\n    c");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::format_ms;
 use super::json::txn_distributions;
-use super::style::{Style, keep_words_whole};
+use super::style::{Style, keep_words_whole, wrap};
 use super::triage;
 use crate::finding::Severity;
 use crate::scan::ScanReport;
@@ -14,6 +14,22 @@ pub struct TextOptions {
     pub style: Style,
     /// Only the triage summary and the findings: no partition table.
     pub findings_only: bool,
+}
+
+fn place(f: &crate::finding::Finding) -> String {
+    if f.topic.is_empty() {
+        "-".to_string()
+    } else {
+        format!("{}-{}", f.topic, f.partition)
+    }
+}
+
+fn producer(f: &crate::finding::Finding) -> String {
+    match (f.producer_id, f.producer_epoch) {
+        (Some(p), Some(e)) => format!("{p}@{e}"),
+        (Some(p), None) => p.to_string(),
+        _ => "-".into(),
+    }
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -69,7 +85,7 @@ pub fn write_scan_with(report: &ScanReport, o: &TextOptions, w: &mut dyn Write) 
 
 fn write_partitions(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
     let labels = partition_labels(report);
-    let mut t = style.table(&[
+    const HEADER: [&str; 11] = [
         "partition",
         "segments",
         "batches",
@@ -81,42 +97,49 @@ fn write_partitions(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io
         "txns c/a/o",
         "producers",
         "findings E/W/I",
-    ]);
-    for (p, label) in report.partitions.iter().zip(&labels) {
-        let (mut e, mut wn, mut i) = (0, 0, 0);
-        for f in report
-            .findings
-            .iter()
-            .filter(|f| f.topic == p.topic && f.partition == p.partition)
-        {
-            match f.severity {
-                Severity::Error => e += 1,
-                Severity::Warning => wn += 1,
-                Severity::Info => i += 1,
-            }
-        }
-        let lso = match (p.last_stable_offset, p.log_end_offset) {
-            (Some(l), Some(end)) if l < end => format!("{l} (pinned)"),
-            (l, _) => opt(l),
-        };
-        t.add_row(vec![
-            label.clone(),
-            p.segments.to_string(),
-            p.batches.to_string(),
-            p.records.to_string(),
-            p.bytes.to_string(),
-            opt(p.log_start_offset),
-            opt(p.log_end_offset),
-            lso,
-            format!(
-                "{}/{}/{}",
-                p.transactions.committed, p.transactions.aborted, p.transactions.open
-            ),
-            p.producers.to_string(),
-            format!("{e}/{wn}/{i}"),
-        ]);
+    ];
+    let rows: Vec<Vec<String>> = report
+        .partitions
+        .iter()
+        .zip(&labels)
+        .enumerate()
+        .map(|(i, (p, label))| {
+            let c = super::filter::counts(report.partition_findings(i));
+            let lso = match (p.last_stable_offset, p.log_end_offset) {
+                (Some(l), Some(end)) if l < end => format!("{l} (pinned)"),
+                (l, _) => opt(l),
+            };
+            vec![
+                label.clone(),
+                p.segments.to_string(),
+                p.batches.to_string(),
+                p.records.to_string(),
+                p.bytes.to_string(),
+                opt(p.log_start_offset),
+                opt(p.log_end_offset),
+                lso,
+                format!(
+                    "{}/{}/{}",
+                    p.transactions.committed, p.transactions.aborted, p.transactions.open
+                ),
+                p.producers.to_string(),
+                format!("{}/{}/{}", c.error, c.warning, c.info),
+            ]
+        })
+        .collect();
+    let mut t = style.table(&HEADER);
+    for r in &rows {
+        t.add_row(r.clone());
     }
-    keep_words_whole(&mut t, None);
+    if keep_words_whole(&mut t, None) > usize::from(style.width) {
+        // A narrow terminal: the columns that matter mid-incident, words kept whole.
+        const KEEP: [usize; 6] = [0, 3, 6, 7, 8, 10];
+        t = style.table(&["partition", "records", "LEO", "LSO", "txns c/a/o", "E/W/I"]);
+        for r in &rows {
+            t.add_row(KEEP.iter().map(|&k| r[k].clone()).collect::<Vec<_>>());
+        }
+        keep_words_whole(&mut t, None);
+    }
     writeln!(w, "{t}")?;
     for (p, label) in report.partitions.iter().zip(&labels) {
         if let Some(tr) = &p.truncation {
@@ -133,8 +156,7 @@ fn write_partitions(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io
         }
     }
     let s = &report.summary;
-    writeln!(
-        w,
+    let line = format!(
         "{} partitions, {} segments, {} batches, {} records, {} bytes; findings: {} error, {} warning, {} info",
         s.partitions,
         s.segments,
@@ -144,7 +166,8 @@ fn write_partitions(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io
         s.findings.error,
         s.findings.warning,
         s.findings.info
-    )?;
+    );
+    writeln!(w, "{}", wrap(&line, usize::from(style.width), 0, 2))?;
     Ok(())
 }
 
@@ -164,34 +187,39 @@ fn write_findings(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::
         for f in &fs {
             t.add_row(vec![
                 style.severity_cell(f.kind.id(), sev),
-                if f.topic.is_empty() {
-                    "-".to_string()
-                } else {
-                    format!("{}-{}", f.topic, f.partition)
-                }
-                .into(),
+                place(f).into(),
                 opt(f.offset).into(),
-                match (f.producer_id, f.producer_epoch) {
-                    (Some(p), Some(e)) => format!("{p}@{e}"),
-                    (Some(p), None) => p.to_string(),
-                    _ => "-".into(),
-                }
-                .into(),
+                producer(f).into(),
                 f.message.clone().into(),
             ]);
         }
-        keep_words_whole(&mut t, Some(4));
-        writeln!(w, "{t}")?;
+        if keep_words_whole(&mut t, Some(4)) <= usize::from(style.width) {
+            writeln!(w, "{t}")?;
+        } else {
+            // A narrow terminal: one block per finding, the message wrapped at spaces.
+            let width = usize::from(style.width);
+            for f in &fs {
+                let head = format!(
+                    "{} {} @{} {}",
+                    f.kind.id(),
+                    place(f),
+                    opt(f.offset),
+                    producer(f)
+                );
+                writeln!(w, "{}", style.heading(&head, Some(sev)))?;
+                writeln!(w, "    {}", wrap(&f.message, width, 4, 4))?;
+            }
+        }
         for f in fs.iter().filter(|f| f.remediation.is_some()) {
-            writeln!(
-                w,
-                "  remediation ({} {}-{} @{}): {}",
+            let line = format!(
+                "remediation ({} {}-{} @{}): {}",
                 f.kind,
                 f.topic,
                 f.partition,
                 opt(f.offset),
                 f.remediation.as_deref().unwrap_or("")
-            )?;
+            );
+            writeln!(w, "  {}", wrap(&line, usize::from(style.width), 2, 4))?;
         }
     }
     for (p, e) in &report.errors {

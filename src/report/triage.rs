@@ -10,6 +10,7 @@
 use super::client;
 use super::filter::finding_time;
 use super::format_ms;
+use super::style::wrap;
 use crate::finding::{Finding, Kind, Severity};
 use crate::scan::ScanReport;
 use serde::Serialize;
@@ -304,14 +305,13 @@ fn write_blocks(
     for (n, inc) in incidents.iter().enumerate() {
         let f = &report.findings;
         let root = &f[inc.members[0]];
+        let width = usize::from(style.width);
+        let tag = format!("[{}] {}", n + 1, inc.severity.as_str().to_uppercase());
         writeln!(
             w,
             "\n{} {}",
-            style.heading(
-                &format!("[{}] {}", n + 1, inc.severity.as_str().to_uppercase()),
-                Some(inc.severity)
-            ),
-            inc.summary
+            style.heading(&tag, Some(inc.severity)),
+            wrap(&inc.summary, width, tag.len() + 1, 4)
         )?;
         writeln!(w, "    partitions: {}", inc.partitions.join(", "))?;
         if let Some(s) = inc.since {
@@ -321,14 +321,14 @@ fn write_blocks(
                 .map_or(String::new(), |l| format!(" (last seen {})", format_ms(l)));
             writeln!(w, "    since:      {}{last}", format_ms(s))?;
         }
-        writeln!(
-            w,
-            "    root cause: {} @{} ({}): {}",
+        let line = format!(
+            "{} @{} ({}): {}",
             root.kind,
             root.offset.map_or("-".into(), |o| o.to_string()),
             root.id,
             root.message
-        )?;
+        );
+        writeln!(w, "    root cause: {}", wrap(&line, width, 16, 16))?;
         if inc.members.len() > 1 {
             let chain: Vec<String> = inc.members[1..]
                 .iter()
@@ -340,10 +340,12 @@ fn write_blocks(
                     )
                 })
                 .collect();
-            writeln!(w, "    then:       → {}", chain.join(" → "))?;
+            let line = format!("→ {}", chain.join(" → "));
+            writeln!(w, "    then:       {}", wrap(&line, width, 16, 16))?;
         }
         if !inc.clients.is_empty() {
-            writeln!(w, "    clients:    {}", inc.clients.join("; "))?;
+            let line = inc.clients.join("; ");
+            writeln!(w, "    clients:    {}", wrap(&line, width, 16, 16))?;
         }
         for (k, c) in inc.commands.iter().enumerate() {
             writeln!(
