@@ -216,6 +216,22 @@ mod tests {
     }
 
     #[test]
+    fn docs_show_the_mapping_of_every_kind() {
+        let doc = include_str!("../../docs/findings.md");
+        let section = &doc[doc.find("## What the clients saw").expect("section")..];
+        for &k in Kind::ALL {
+            let Some(c) = for_kind(k) else { continue };
+            let row = section
+                .lines()
+                .find(|l| l.starts_with('|') && l.contains(&format!("`{}`", k.id())))
+                .unwrap_or_else(|| panic!("{} missing from docs/findings.md", k.id()));
+            let first = c.exception.split(" / ").next().unwrap();
+            assert!(row.contains(first), "{}: {row}", k.id());
+            assert!(row.contains(c.class.as_str()), "{}: {row}", k.id());
+        }
+    }
+
+    #[test]
     fn producer_kinds_carry_a_kip_1050_class() {
         for k in [
             Kind::ProducerEpochRegression,
