@@ -7,6 +7,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use klogscan::archive::{self, Prepared};
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
+use klogscan::pipeline;
 use klogscan::report::filter::{Filter, OffsetRange};
 use klogscan::report::style::Style;
 use klogscan::report::timeline::Timeline;
@@ -372,7 +373,7 @@ fn scan_shown(a: &ScanArgs) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
     let inputs = prepare(&a.paths)?;
     let opts = scan_options(a)?;
     let flt = filter(a, &inputs.paths, &opts)?;
-    let mut report = scan::scan(&inputs.paths, &opts);
+    let mut report = pipeline::scan(&inputs.paths, &opts);
     report::client::fill(&mut report.findings);
     flt.apply(&mut report);
     let timelines = if a.format == OutFormat::Html {

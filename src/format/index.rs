@@ -13,7 +13,7 @@
 use super::bytes::{be_i32, be_i64};
 use super::error::{FormatError, Problem};
 use super::{Entries, Tail};
-use crate::event::{Classified, classify};
+use crate::format::{Classified, classify};
 
 /// Size of an offset-index entry: relativeOffset i32 + position i32.
 pub const OFFSET_ENTRY_SIZE: usize = 8;
@@ -611,48 +611,86 @@ pub struct LogBatches {
     last_offsets_sorted: bool,
 }
 
-impl LogBatches {
-    /// Walk `log` (a whole `.log` file) with [`Entries`].
-    pub fn from_log(log: &[u8]) -> LogBatches {
-        let mut entries = Entries::new(log, 0);
-        let mut batches = Vec::new();
-        let mut prev_last: Option<i64> = None;
-        for raw in entries.by_ref() {
-            let b = match classify(raw) {
-                Classified::V2(v) => LogBatch {
-                    position: v.position(),
-                    base_offset: v.base_offset(),
-                    last_offset: v.last_offset(),
-                    max_timestamp: Some(v.max_timestamp()),
-                },
-                Classified::Legacy(m) => LogBatch {
-                    position: m.position(),
-                    base_offset: prev_last
-                        .map_or(m.offset(), |p| p.wrapping_add(1).min(m.offset())),
-                    last_offset: m.offset(),
-                    max_timestamp: Some(m.timestamp()),
-                },
-                Classified::Invalid(_) => LogBatch {
-                    position: raw.position,
-                    base_offset: raw.offset(),
-                    last_offset: raw.offset(),
-                    max_timestamp: None,
-                },
-            };
-            prev_last = Some(b.last_offset);
-            batches.push(b);
-        }
-        let tail = entries.tail().unwrap_or(Tail::Clean);
-        let valid_len = tail.truncation_position().unwrap_or(log.len() as u64);
-        let last_offsets_sorted = batches
+/// Collects the [`LogBatch`]es of a `.log` in file order, from whichever walk reads it
+/// (the scan's, or [`LogBatches::from_log`]): one rule for what an entry contributes.
+#[derive(Debug, Default)]
+pub struct LogBatchesBuilder {
+    batches: Vec<LogBatch>,
+    prev_last: Option<i64>,
+}
+
+impl LogBatchesBuilder {
+    /// One framed entry at `position` whose header offset field is `offset`.
+    pub fn entry(&mut self, c: &Classified<'_>, position: u64, offset: i64) {
+        let b = match c {
+            Classified::V2(v) => LogBatch {
+                position: v.position(),
+                base_offset: v.base_offset(),
+                last_offset: v.last_offset(),
+                max_timestamp: Some(v.max_timestamp()),
+            },
+            Classified::Legacy(m) => LogBatch {
+                position: m.position(),
+                base_offset: self
+                    .prev_last
+                    .map_or(m.offset(), |p| p.wrapping_add(1).min(m.offset())),
+                last_offset: m.offset(),
+                max_timestamp: Some(m.timestamp()),
+            },
+            Classified::Invalid(_) => LogBatch {
+                position,
+                base_offset: offset,
+                last_offset: offset,
+                max_timestamp: None,
+            },
+        };
+        self.prev_last = Some(b.last_offset);
+        self.batches.push(b);
+    }
+
+    /// Conclude with how the walk ended and the length read.
+    pub fn finish(self, tail: Tail, len: u64) -> LogBatches {
+        let valid_len = tail.truncation_position().unwrap_or(len);
+        let last_offsets_sorted = self
+            .batches
             .windows(2)
             .all(|w| w[0].last_offset < w[1].last_offset);
         LogBatches {
-            batches,
+            batches: self.batches,
             tail,
             valid_len,
             last_offsets_sorted,
         }
+    }
+}
+
+impl LogBatches {
+    /// Walk `log` (a whole `.log` file) with [`Entries`].
+    pub fn from_log(log: &[u8]) -> LogBatches {
+        let mut entries = Entries::new(log, 0);
+        let mut b = LogBatchesBuilder::default();
+        for raw in entries.by_ref() {
+            b.entry(&classify(raw), raw.position, raw.offset());
+        }
+        let tail = entries.tail().unwrap_or(Tail::Clean);
+        b.finish(tail, log.len() as u64)
+    }
+
+    /// Concatenate the batches of consecutive pieces of one file (each built by its own
+    /// [`LogBatchesBuilder`]); the last piece's tail and length end the whole.
+    pub fn concat(parts: Vec<LogBatches>) -> Option<LogBatches> {
+        let mut it = parts.into_iter();
+        let mut all = it.next()?;
+        for p in it {
+            all.batches.extend(p.batches);
+            all.tail = p.tail;
+            all.valid_len = p.valid_len;
+        }
+        all.last_offsets_sorted = all
+            .batches
+            .windows(2)
+            .all(|w| w[0].last_offset < w[1].last_offset);
+        Some(all)
     }
 
     /// The batch starting exactly at byte `position`.
@@ -772,6 +810,27 @@ pub struct TimeEntryCheck {
     pub out_of_order_after: Option<i64>,
 }
 
+impl TimeEntryCheck {
+    /// The one time-index rule that `verify`, `dump` and `dump --verify-index-only` judge
+    /// by: an entry is wrong when no batch holds its offset, when the batch holding it does
+    /// not have the indexed timestamp as its max timestamp, or when the timestamps do not
+    /// increase. An offset inside a batch (not its last offset) whose batch has the indexed
+    /// max timestamp is right: the broker indexed the offset of the record with the
+    /// largest timestamp (`offsetOfMaxTimestamp`, KAFKA-16310), which real 3.x brokers
+    /// write (e.g. for coordinator batches of several records); kafka-dump-log still prints
+    /// it under "The following indexed offsets are not found in the log.".
+    pub fn is_problem(&self) -> bool {
+        let wrong = match self.check {
+            TimeCheck::Exact => false,
+            TimeCheck::InsideBatch { log_timestamp, .. } => {
+                log_timestamp != Some(self.entry.timestamp)
+            }
+            TimeCheck::TimestampMismatch { .. } | TimeCheck::NotFound { .. } => true,
+        };
+        wrong || self.out_of_order_after.is_some()
+    }
+}
+
 /// Check every used time-index entry against the log's batches.
 pub fn check_time_index(index: &TimeIndex<'_>, log: &LogBatches) -> Vec<TimeEntryCheck> {
     let mut prev = -1i64;
@@ -817,6 +876,43 @@ mod tests {
             v.extend_from_slice(&p.to_be_bytes());
         }
         v
+    }
+
+    #[test]
+    fn time_entry_inside_a_batch_is_right_only_with_the_batch_max_timestamp() {
+        let e = |ts: i64, off: i64| TimeEntry {
+            slot: 0,
+            timestamp: ts,
+            relative_offset: off as i32,
+            offset: off,
+        };
+        let inside = |ts: Option<i64>| TimeCheck::InsideBatch {
+            batch_last_offset: 11,
+            log_timestamp: ts,
+        };
+        let ok = TimeEntryCheck {
+            entry: e(100, 10),
+            check: inside(Some(100)),
+            out_of_order_after: None,
+        };
+        assert!(!ok.is_problem());
+        let wrong_ts = TimeEntryCheck {
+            check: inside(Some(99)),
+            ..ok
+        };
+        assert!(wrong_ts.is_problem());
+        let unordered = TimeEntryCheck {
+            out_of_order_after: Some(200),
+            ..ok
+        };
+        assert!(unordered.is_problem());
+        let missing = TimeEntryCheck {
+            check: TimeCheck::NotFound {
+                found_log_offset: -1,
+            },
+            ..ok
+        };
+        assert!(missing.is_problem());
     }
 
     fn time_bytes(entries: &[(i64, i32)]) -> Vec<u8> {

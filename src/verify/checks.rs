@@ -1,19 +1,18 @@
 //! The cross-checks of `verify`: every file of a partition against the log.
 
 use super::VerifyOptions;
-use super::predict::{
-    self, LeftoverAction, PredictInput, RecoverWalk, SegmentInput, SnapshotInput,
-};
 use crate::finding::{Finding, Kind, Severity};
-use crate::format::checkpoint::{
-    OffsetCheckpointEntry, TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint,
-};
+use crate::format::checkpoint::{TextFileKind, parse_leader_epoch_checkpoint};
 use crate::format::index::{
     LogBatches, OffsetCheck, OffsetIndex, TimeCheck, TimeIndex, TxnIndex, check_offset_index,
     check_time_index,
 };
 use crate::format::snapshot::{ProducerSnapshot, kafka_message};
 use crate::layout::{DirKind, LeftoverKind, LogDir, PartitionDir};
+use crate::recovery::{
+    self as predict, LeftoverAction, LogDirFiles, PredictInput, RecoverWalk, SegmentInput,
+    SnapshotInput, lookup,
+};
 use crate::scan::PartitionReport;
 use crate::segment::{ReadPolicy, read_file};
 use crate::state::ProducerState;
@@ -22,58 +21,6 @@ use std::path::Path;
 
 /// Most entries listed in one finding's evidence.
 const EVIDENCE_CAP: usize = 20;
-
-type Checkpoint = Option<Result<Vec<OffsetCheckpointEntry>, String>>;
-
-/// The log-dir level files, read once per log dir.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct LogDirFiles {
-    pub has_markers: bool,
-    pub clean_shutdown: bool,
-    pub recovery_points: Checkpoint,
-    pub log_starts: Checkpoint,
-    pub high_watermarks: Checkpoint,
-}
-
-fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
-    let path = path?;
-    Some(match read_file(path, ReadPolicy::Read, None) {
-        Ok(b) => parse_offset_checkpoint(&b, kind).map_err(|e| e.to_string()),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-    })
-}
-
-fn lookup(c: &Checkpoint, topic: &str, partition: i32) -> Option<i64> {
-    match c {
-        Some(Ok(v)) => v
-            .iter()
-            .rev()
-            .find(|e| e.topic == topic && e.partition == partition)
-            .map(|e| e.offset),
-        _ => None,
-    }
-}
-
-impl LogDirFiles {
-    pub(crate) fn read(ld: &LogDir) -> LogDirFiles {
-        LogDirFiles {
-            has_markers: ld.has_markers(),
-            clean_shutdown: ld.clean_shutdown.is_some(),
-            recovery_points: read_checkpoint(
-                ld.recovery_point_checkpoint.as_deref(),
-                TextFileKind::RecoveryPointOffsetCheckpoint,
-            ),
-            log_starts: read_checkpoint(
-                ld.log_start_offset_checkpoint.as_deref(),
-                TextFileKind::LogStartOffsetCheckpoint,
-            ),
-            high_watermarks: read_checkpoint(
-                ld.replication_offset_checkpoint.as_deref(),
-                TextFileKind::ReplicationOffsetCheckpoint,
-            ),
-        }
-    }
-}
 
 fn name_of(p: &Path) -> String {
     p.file_name()
@@ -339,23 +286,14 @@ pub(crate) fn verify_one(
             continue;
         };
         let log_name = name_of(log_path);
-        let active = i + 1 == logs.len();
-        let data = read_file(
-            log_path,
-            if active {
-                ReadPolicy::Read
-            } else {
-                ReadPolicy::Map
-            },
-            opts.scan.max_bytes,
-        );
-        let (batches, walk): (Option<LogBatches>, Option<RecoverWalk>) = match &data {
-            Ok(d) => (
-                Some(LogBatches::from_log(d)),
-                Some(predict::recover_walk(d, s.base_offset)),
-            ),
-            Err(_) => (None, None), // the scan reported it unreadable
-        };
+        // The scan walked this segment once: its entries and recovery verdict come from
+        // that walk (`None` when the file was unreadable; the scan reported it).
+        let k = r
+            .segment_walks
+            .iter()
+            .position(|w| w.base_offset == s.base_offset && w.name == log_name);
+        let walk: Option<RecoverWalk> = k.and_then(|k| r.segment_walks[k].walk.clone());
+        let batches: Option<&LogBatches> = k.and_then(|k| r.log_batches.get(k)?.as_ref());
         let mut corrupt_index: Option<String> = None;
         // Offset index.
         let missing_index = s.index.is_none();
@@ -367,7 +305,7 @@ pub(crate) fn verify_one(
                     .broker("NoSuchFileException at load: LogLoader runs LogSegment.recover on the segment (CRC check, index rebuild, truncation at the first invalid batch), even after a clean shutdown"),
             );
         }
-        if let (Some(ipath), Some(lb)) = (s.index.as_deref(), batches.as_ref())
+        if let (Some(ipath), Some(lb)) = (s.index.as_deref(), batches)
             && let Ok(bytes) = read_file(ipath, ReadPolicy::Read, None)
         {
             let iname = name_of(ipath);
@@ -414,7 +352,7 @@ pub(crate) fn verify_one(
             }
         }
         // Time index.
-        if let (Some(tpath), Some(lb)) = (s.timeindex.as_deref(), batches.as_ref())
+        if let (Some(tpath), Some(lb)) = (s.timeindex.as_deref(), batches)
             && let Ok(bytes) = read_file(tpath, ReadPolicy::Read, None)
         {
             let tname = name_of(tpath);
@@ -431,16 +369,7 @@ pub(crate) fn verify_one(
                 }
             }
             let checks = check_time_index(&tidx, lb);
-            let bad: Vec<_> = checks
-                .iter()
-                .filter(|c| {
-                    c.out_of_order_after.is_some()
-                        || matches!(
-                            c.check,
-                            TimeCheck::TimestampMismatch { .. } | TimeCheck::NotFound { .. }
-                        )
-                })
-                .collect();
+            let bad: Vec<_> = checks.iter().filter(|c| c.is_problem()).collect();
             if let Some(first) = bad.first() {
                 let ev: Vec<_> = bad.iter().take(EVIDENCE_CAP).map(|c| json!({"slot": c.entry.slot, "timestamp": c.entry.timestamp, "offset": c.entry.offset, "check": c.check, "out_of_order_after": c.out_of_order_after})).collect();
                 let what = match (first.out_of_order_after, first.check) {
