@@ -279,3 +279,69 @@ fn one_time_index_rule_on_a_real_3_6_file() {
         v.findings
     );
 }
+
+/// Retention deleted segment 0 (log start inside segment 1): an aborted transaction whose
+/// data was in segment 0 and whose ABORT is in segment 1, and a producer whose last data
+/// batch was in segment 0 with only its marker left. Neither the `.txnindex` entry nor the
+/// snapshot entry is wrong: before the log start is unknown.
+#[test]
+fn verify_does_not_judge_what_only_deleted_segments_could_confirm() {
+    use klogscan::testkit::LogDirBuilder;
+    let a = Producer::transactional(1, 0);
+    let b = Producer::transactional(2, 0);
+    let mut p = PartitionBuilder::new("ret", 0).start_time(T0);
+    p.append(Batch::new(a).records(2)); // 0-1: A's aborted transaction starts
+    p.append(Batch::new(b).records(2)); // 2-3: B's transaction
+    p.roll(); // segment 4
+    p.append(Batch::new(Producer::PLAIN).records(2)); // 4-5
+    p.abort(a, 0); // 6
+    p.commit(b, 0); // 7
+    p.append(Batch::new(Producer::PLAIN).records(2)); // 8-9
+    let dir = tempfile::tempdir().unwrap();
+    let ld = LogDirBuilder::new(1)
+        .clean_shutdown(true)
+        .log_start_offset("ret", 0, 5)
+        .partition(p);
+    let m = ld.write(dir.path()).unwrap();
+    let part = &m.partitions[0];
+    // retention: segment 0 and its indexes are gone
+    for f in std::fs::read_dir(&part.dir).unwrap() {
+        let f = f.unwrap().path();
+        let n = f.file_name().unwrap().to_string_lossy().into_owned();
+        if n.starts_with("00000000000000000000.") {
+            std::fs::remove_file(&f).unwrap();
+        }
+    }
+    let v = klogscan::verify::verify(
+        &[dir.path().to_path_buf()],
+        &klogscan::verify::VerifyOptions::default(),
+    );
+    let bad: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| matches!(f.kind, Kind::TxnindexMismatch | Kind::SnapshotMismatch))
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+
+    // Negative: a .txnindex entry for a transaction before the log start whose lastOffset
+    // is a data batch, not a marker, is still wrong.
+    let txi = part.dir.join("00000000000000000004.txnindex");
+    let mut bytes = std::fs::read(&txi).unwrap_or_default();
+    let mut e = Vec::new();
+    e.extend_from_slice(&0i16.to_be_bytes());
+    e.extend_from_slice(&3i64.to_be_bytes()); // producer 3
+    e.extend_from_slice(&0i64.to_be_bytes()); // first offset, deleted
+    e.extend_from_slice(&9i64.to_be_bytes()); // last offset: a data batch ends at 9
+    e.extend_from_slice(&0i64.to_be_bytes()); // last stable offset
+    bytes.extend_from_slice(&e);
+    std::fs::write(&txi, &bytes).unwrap();
+    let v = klogscan::verify::verify(
+        &[dir.path().to_path_buf()],
+        &klogscan::verify::VerifyOptions::default(),
+    );
+    assert!(
+        v.findings.iter().any(|f| f.kind == Kind::TxnindexMismatch),
+        "{:#?}",
+        v.findings
+    );
+}
