@@ -487,6 +487,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 report::client::fill(&mut p.findings);
                 flt.retain_findings(&mut p.findings);
             }
+            if flt.is_active() {
+                // The summary counts what is shown.
+                let ps = &report.partitions;
+                let s = &mut report.summary;
+                s.partitions = ps.len();
+                s.recovered = ps
+                    .iter()
+                    .filter(|p| !p.prediction.recovered_segments.is_empty())
+                    .count();
+                s.truncated = ps
+                    .iter()
+                    .filter(|p| p.prediction.truncation.is_some())
+                    .count();
+                s.load_failures = ps
+                    .iter()
+                    .filter(|p| p.prediction.load_failure.is_some())
+                    .count();
+                s.findings = report::filter::counts(&report.findings);
+            }
             match a.scan.format {
                 OutFormat::Json => render::write_json(&report, &mut out)?,
                 OutFormat::Table => render::write_table(&report, &mut out)?,

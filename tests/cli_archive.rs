@@ -137,6 +137,24 @@ fn archives_scan_like_the_directory() {
             "{name}: evidence untouched"
         );
     }
+    // verify reads archives too, with the same paths.
+    let out = klogscan()
+        .args(["verify", "--format", "json"])
+        .arg(tmp.path().join("broker1.tar.zst"))
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p3 = v["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["topic"] == "payments")
+        .unwrap();
+    let want = format!(
+        "{}!/broker-1/payments-3",
+        tmp.path().join("broker1.tar.zst").display()
+    );
+    assert_eq!(p3["path"], want);
     // The text report names the archive too, and producers/txns read archives.
     let path = tmp.path().join("broker1.tgz");
     let out = klogscan().arg("producers").arg(&path).output().unwrap();

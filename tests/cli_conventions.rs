@@ -354,6 +354,25 @@ fn filters_select_what_is_shown_not_what_is_analysed() {
 }
 
 #[test]
+fn verify_takes_the_same_filters() {
+    let (code, out, err) = run(&["verify", "--format", "json", "--topic", "payments-3"]);
+    assert_eq!(code, 1, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["partitions"].as_array().unwrap().len(), 1);
+    assert_eq!(v["summary"]["partitions"], 1);
+    assert_eq!(v["summary"]["findings"]["error"], 3);
+    let (code, out, _) = run(&["verify", "--format", "json", "--topic", "codec-*"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["summary"]["findings"]["error"], 0);
+    assert_eq!(
+        run(&["verify", "--format", "html"]).0,
+        2,
+        "html is for scan"
+    );
+}
+
+#[test]
 fn transactional_id_needs_the_coordinators_log() {
     let (code, _, err) = run(&["scan", "--transactional-id", "app-1"]);
     assert_eq!(code, 2);
