@@ -17,6 +17,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
+/// Incidents told in the triage section (the most severe first).
+pub const MAX_INCIDENTS: usize = 200;
 /// Timelines drawn at most (each re-reads its partition's batch headers).
 pub const MAX_TIMELINES: usize = 200;
 
@@ -214,7 +216,7 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
     if incidents.is_empty() {
         h.push_str("<p>No incident: no finding of warning or error severity.</p>\n");
     }
-    for (n, inc) in incidents.iter().enumerate() {
+    for (n, inc) in incidents.iter().enumerate().take(MAX_INCIDENTS) {
         let root = &report.findings[inc.members[0]];
         let _ = write!(
             h,
@@ -265,6 +267,13 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
             let _ = write!(h, "<p>fix: {}</p>", esc(&inc.advice.join(" ")));
         }
         h.push_str("</div>\n");
+    }
+    if incidents.len() > MAX_INCIDENTS {
+        let _ = writeln!(
+            h,
+            "<p>… and {} more incidents (the JSON report's <code>incidents</code> lists them all).</p>",
+            incidents.len() - MAX_INCIDENTS
+        );
     }
 }
 

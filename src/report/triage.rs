@@ -82,7 +82,17 @@ pub fn incidents(findings: &[Finding]) -> Vec<Incident> {
         .map(|(i, f)| (f.id.as_str(), i))
         .collect();
     let mut same_batch: HashMap<(String, Option<i32>, &str, i64, i64), usize> = HashMap::new();
+    let mut same_kind: HashMap<(String, Option<i32>, &str, Kind), usize> = HashMap::new();
     for (i, f) in findings.iter().enumerate() {
+        // Repeats of one kind in one partition copy are one incident (a thousand sequence
+        // gaps of a flapping producer are one problem, not a thousand).
+        let key = (tp(f), f.source.broker_id, f.source.copy.as_str(), f.kind);
+        match same_kind.get(&key) {
+            Some(&j) => union(&mut parent, i, j),
+            None => {
+                same_kind.insert(key, i);
+            }
+        }
         for c in &f.caused_by {
             if let Some(&j) = by_id.get(c.as_str()) {
                 union(&mut parent, i, j);
@@ -179,7 +189,19 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
                 finding_time(h).map_or(String::new(), |t| format!(" since {}", format_ms(t)))
             )
         }
-        None => format!("{}: {}", tp(root), root.message),
+        None => {
+            let more = g.iter().filter(|&&i| findings[i].kind == root.kind).count() - 1;
+            if more > 0 {
+                format!(
+                    "{}: {} (and {more} more {})",
+                    tp(root),
+                    root.message,
+                    root.kind
+                )
+            } else {
+                format!("{}: {}", tp(root), root.message)
+            }
+        }
     };
     let mut clients: Vec<String> = Vec::new();
     let mut exceptions = BTreeSet::new();
@@ -244,6 +266,11 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
     }
 }
 
+/// Incidents told in the text summary (the most severe first); JSON and HTML hold all.
+pub const MAX_SHOWN: usize = 20;
+/// Follow-on findings named in an incident's `then:` line.
+const MAX_CHAIN: usize = 8;
+
 /// Why a stuck transaction is stuck, from the incident's findings (empty when unknown).
 fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
     let of = |k: Kind| g.iter().map(|&i| &findings[i]).find(|f| f.kind == k);
@@ -302,7 +329,7 @@ fn write_blocks(
         if incidents.len() == 1 { "" } else { "s" }
     );
     writeln!(w, "{}", style.heading(&title, None))?;
-    for (n, inc) in incidents.iter().enumerate() {
+    for (n, inc) in incidents.iter().enumerate().take(MAX_SHOWN) {
         let f = &report.findings;
         let root = &f[inc.members[0]];
         let width = usize::from(style.width);
@@ -330,8 +357,9 @@ fn write_blocks(
         );
         writeln!(w, "    root cause: {}", wrap(&line, width, 16, 16))?;
         if inc.members.len() > 1 {
-            let chain: Vec<String> = inc.members[1..]
+            let mut chain: Vec<String> = inc.members[1..]
                 .iter()
+                .take(MAX_CHAIN)
                 .map(|&i| {
                     format!(
                         "{} @{}",
@@ -340,6 +368,9 @@ fn write_blocks(
                     )
                 })
                 .collect();
+            if inc.members.len() - 1 > MAX_CHAIN {
+                chain.push(format!("{} more", inc.members.len() - 1 - MAX_CHAIN));
+            }
             let line = format!("→ {}", chain.join(" → "));
             writeln!(w, "    then:       {}", wrap(&line, width, 16, 16))?;
         }
@@ -371,6 +402,13 @@ fn write_blocks(
                 )?;
             }
         }
+    }
+    if incidents.len() > MAX_SHOWN {
+        writeln!(
+            w,
+            "\n... and {} more incidents (the JSON report's `incidents` lists them all)",
+            incidents.len() - MAX_SHOWN
+        )?;
     }
     writeln!(w, "\nDETAILS")?;
     Ok(())
@@ -551,6 +589,39 @@ mod tests {
         );
         // The info finding at offset 16 is not linked: not part of the incident.
         assert!(!pay.follows.iter().any(|f| f.starts_with("marker_without")));
+    }
+
+    #[test]
+    fn repeats_of_a_kind_in_a_partition_are_one_incident() {
+        let mut fs: Vec<Finding> = (0..30)
+            .map(|k| {
+                Finding::new(Kind::SequenceGap, "orders", 0, format!("gap {k}"))
+                    .offset(k * 10)
+                    .producer(9, 0)
+            })
+            .collect();
+        fs.push(
+            Finding::new(Kind::SequenceGap, "orders", 1, "gap")
+                .offset(3)
+                .producer(9, 0),
+        );
+        assign_ids(&mut fs);
+        let inc = incidents(&fs);
+        assert_eq!(inc.len(), 2);
+        assert_eq!(inc[0].follows.len(), 29);
+        assert!(
+            inc[0].summary.ends_with("(and 29 more sequence_gap)"),
+            "{}",
+            inc[0].summary
+        );
+        let r = ScanReport {
+            findings: fs,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        write_summary(&r, &inc, &super::super::style::Style::default(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("-> 21 more"), "{text}");
     }
 
     #[test]
