@@ -155,6 +155,19 @@ fn archives_scan_like_the_directory() {
         tmp.path().join("broker1.tar.zst").display()
     );
     assert_eq!(p3["path"], want);
+    // The HTML report draws timelines from the archive's data (read before the temporary
+    // directory goes) and names the archive's paths.
+    let tgz = tmp.path().join("broker1.tgz");
+    let out = klogscan()
+        .args(["scan", "--format", "html"])
+        .arg(&tgz)
+        .output()
+        .unwrap();
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(html.matches("<svg class=\"timeline\"").count(), 1);
+    assert!(html.contains("data-kind=\"zombie_write\""));
+    assert!(html.contains(&format!("{}!/broker-1/payments-3", tgz.display())));
+    assert!(!html.contains("klogscan-"), "no temporary path in the HTML");
     // The text report names the archive too, and producers/txns read archives.
     let path = tmp.path().join("broker1.tgz");
     let out = klogscan().arg("producers").arg(&path).output().unwrap();
