@@ -13,7 +13,8 @@
 //! each refusal is reported as a warning. Paths in the report are mapped back to the
 //! archive: `broker1.tgz!/data/payments-3/00000000000000000000.log`.
 //!
-//! An input file that is neither an archive nor a Kafka file is an input error.
+//! Any other input is passed on unchanged: the layout reports a file that is not Kafka data
+//! as an input error. An archive that cannot be read is one too ([`Prepared::failed`]).
 
 use crate::finding::Finding;
 use crate::scan::ScanReport;
@@ -60,21 +61,16 @@ pub struct Prepared {
     maps: Vec<(String, String)>,
     /// Warnings to print on stderr (refused entries, caps reached).
     pub warnings: Vec<String>,
+    /// Archives that could not be read, with why: input errors (the report's `errors`),
+    /// the other inputs are still analysed.
+    pub failed: Vec<(PathBuf, String)>,
     temp: Option<TempDir>,
 }
 
-/// An input that cannot be analysed.
+/// The temporary directory for archives could not be made.
 #[derive(Debug, thiserror::Error)]
-pub enum InputError {
-    #[error(
-        "{0}: neither Kafka data (a segment, index, snapshot or checkpoint file, or a directory) nor an archive (.tar, .tar.gz, .tgz, .tar.zst, .zip)"
-    )]
-    NotKafkaData(String),
-    #[error("{0}: cannot read the archive: {1}")]
-    Archive(String, String),
-    #[error("cannot create a temporary directory for archives: {0}")]
-    Temp(io::Error),
-}
+#[error("cannot create a temporary directory for archives: {0}")]
+pub struct TempError(io::Error);
 
 /// Recognise an archive by its first bytes (tar: the `ustar` magic, or a `.tar` name).
 pub fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
@@ -128,43 +124,36 @@ pub fn is_kafka_file_name(name: &str) -> bool {
         )
 }
 
-/// Check the inputs and extract the archives among them.
-pub fn prepare(inputs: &[PathBuf], limits: &Limits) -> Result<Prepared, InputError> {
+/// Extract the archives among the inputs; every other input is passed on unchanged.
+pub fn prepare(inputs: &[PathBuf], limits: &Limits) -> Result<Prepared, TempError> {
     let mut p = Prepared {
         paths: Vec::with_capacity(inputs.len()),
         maps: Vec::new(),
         warnings: Vec::new(),
+        failed: Vec::new(),
         temp: None,
     };
     let mut budget = limits.max_total_bytes;
     for input in inputs {
-        if !input.is_file() {
+        let kind = if input.is_file() {
+            archive_kind(input).ok().flatten()
+        } else {
+            None
+        };
+        let Some(kind) = kind else {
             p.paths.push(input.clone());
             continue;
-        }
-        let shown = input.display().to_string();
-        let kind =
-            archive_kind(input).map_err(|e| InputError::Archive(shown.clone(), e.to_string()))?;
-        let Some(kind) = kind else {
-            let name = input
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if is_kafka_file_name(&name) {
-                p.paths.push(input.clone());
-                continue;
-            }
-            return Err(InputError::NotKafkaData(shown));
         };
+        let shown = input.display().to_string();
         if p.temp.is_none() {
-            p.temp = Some(TempDir::new().map_err(InputError::Temp)?);
+            p.temp = Some(TempDir::new().map_err(TempError)?);
         }
         let root = p
             .temp
             .as_ref()
             .map(|t| t.path.join(p.maps.len().to_string()))
             .unwrap_or_default();
-        std::fs::create_dir_all(&root).map_err(InputError::Temp)?;
+        std::fs::create_dir_all(&root).map_err(TempError)?;
         let mut x = Extractor {
             root: &root,
             shown: &shown,
@@ -178,8 +167,16 @@ pub fn prepare(inputs: &[PathBuf], limits: &Limits) -> Result<Prepared, InputErr
             ArchiveKind::Zip => x.zip(input),
             _ => x.tar(input, kind),
         };
-        res.map_err(|e| InputError::Archive(shown.clone(), e.to_string()))?;
-        if x.files == 0 {
+        let files = x.files;
+        if let Err(e) = res {
+            p.failed
+                .push((input.clone(), format!("cannot read it as an archive: {e}")));
+            let _ = std::fs::remove_dir_all(&root);
+            p.maps
+                .push((root.display().to_string(), format!("{shown}!")));
+            continue;
+        }
+        if files == 0 {
             p.warnings
                 .push(format!("{shown}: the archive holds no Kafka files"));
         }
@@ -362,6 +359,15 @@ impl Prepared {
         }
     }
 
+    fn fix_source(&self, s: &mut crate::finding::Source) {
+        if let Some(p) = &mut s.path {
+            self.fix(p);
+        }
+        if let Some(d) = &mut s.log_dir {
+            self.fix(d);
+        }
+    }
+
     /// Map a finding's paths back to the archive.
     pub fn fix_finding(&self, f: &mut Finding) {
         if self.maps.is_empty() {
@@ -371,12 +377,7 @@ impl Prepared {
         if let Some(s) = &mut f.segment {
             self.fix(s);
         }
-        if let Some(s) = &mut f.source.path {
-            self.fix(s);
-        }
-        if let Some(s) = &mut f.source.log_dir {
-            self.fix(s);
-        }
+        self.fix_source(&mut f.source);
         if let Some(s) = &mut f.remediation {
             self.fix(s);
         }
@@ -394,6 +395,7 @@ impl Prepared {
             if let Some(d) = &mut p.log_dir {
                 self.fix_path(d);
             }
+            self.fix_source(&mut p.source);
         }
         r.findings.iter_mut().for_each(|f| self.fix_finding(f));
         for (p, e) in &mut r.errors {
@@ -413,6 +415,7 @@ impl Prepared {
             if let Some(d) = &mut p.log_dir {
                 self.fix(d);
             }
+            self.fix_source(&mut p.source);
             p.findings.iter_mut().for_each(|f| self.fix_finding(f));
         }
         r.findings.iter_mut().for_each(|f| self.fix_finding(f));
@@ -558,8 +561,13 @@ mod tests {
             max_entries: 2,
             ..Limits::default()
         };
-        let err = prepare(std::slice::from_ref(&ar), &too_many).unwrap_err();
-        assert!(err.to_string().contains("more than 2 entries"), "{err}");
+        let p = prepare(std::slice::from_ref(&ar), &too_many).unwrap();
+        assert!(p.paths.is_empty());
+        assert!(
+            p.failed[0].1.contains("more than 2 entries"),
+            "{:?}",
+            p.failed
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 

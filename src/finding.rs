@@ -145,6 +145,19 @@ kinds! {
     // --- across replicas (§8.4 rule 33) ---
     /// Two replicas of a partition hold different batches over the offsets both hold.
     ReplicaDivergence = "replica_divergence", Warning;
+    // --- across the partitions of a transaction and its coordinator (issue 12) ---
+    /// One transaction committed on some partitions and aborted on others.
+    TransactionOutcomeMismatch = "transaction_outcome_mismatch", Error;
+    /// A completed transaction whose marker never reached one of its partitions.
+    TransactionMarkerMissing = "transaction_marker_missing", Error;
+    /// Transactional data on a partition the coordinator's transaction never listed.
+    TransactionPartitionUnlisted = "transaction_partition_unlisted", Warning;
+    /// PrepareCommit/PrepareAbort with no Complete record past the transaction timeout.
+    TransactionStuckInPrepare = "transaction_stuck_in_prepare", Error;
+    /// A TV2 producer left at epoch 32767 (rotation lost: KAFKA-20310 / KAFKA-20090 shapes).
+    ProducerStuckAtExhaustedEpoch = "producer_stuck_at_exhausted_epoch", Error;
+    /// A producer id rotation whose retry fails after a coordinator failover (KAFKA-20310 / KAFKA-20357).
+    ProducerFencedOnRetryAfterFailover = "producer_fenced_on_retry_after_failover", Warning;
     // --- the analysis itself ---
     /// A file that could not be read (I/O error); the analysis of it is incomplete.
     UnreadableFile = "unreadable_file", Error;
@@ -369,14 +382,20 @@ pub fn assign_ids(findings: &mut [Finding]) {
         *n += 1;
         f.id = if *n == 1 { id } else { format!("{id}#{n}") };
     }
-    // (path or topic-partition, key) → first id with that key there.
+    // (path or topic-partition, key) → first id with that key there; and key → first id
+    // anywhere, for links across partitions (a coordinator finding explaining a
+    // partition's hanging transaction).
     let mut by_key: HashMap<(String, String), String> = HashMap::new();
+    let mut anywhere: HashMap<String, String> = HashMap::new();
     let all_ids: std::collections::HashSet<String> =
         findings.iter().map(|f| f.id.clone()).collect();
     for f in findings.iter() {
         let place = place_of(f);
         by_key
             .entry((place, f.identity_key()))
+            .or_insert_with(|| f.id.clone());
+        anywhere
+            .entry(f.identity_key())
             .or_insert_with(|| f.id.clone());
     }
     for f in findings.iter_mut() {
@@ -389,7 +408,10 @@ pub fn assign_ids(findings: &mut [Finding]) {
             let id = if all_ids.contains(c) {
                 Some(c.clone())
             } else {
-                by_key.get(&(place.clone(), c.clone())).cloned()
+                by_key
+                    .get(&(place.clone(), c.clone()))
+                    .or_else(|| anywhere.get(c))
+                    .cloned()
             };
             if let Some(id) = id
                 && id != f.id

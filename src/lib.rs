@@ -38,6 +38,7 @@
 
 pub mod archive;
 pub mod causes;
+pub mod compaction;
 pub mod coordinator;
 pub mod dump;
 pub mod event;
@@ -45,6 +46,7 @@ pub mod finding;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod identity;
 pub mod layout;
 pub mod pipeline;
 pub mod recovery;
@@ -56,6 +58,7 @@ pub mod segment;
 pub mod state;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod txns;
 pub mod verify;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};

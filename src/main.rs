@@ -54,7 +54,7 @@ enum Command {
     Producers(ScanArgs),
     /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
     #[command(after_help = help::TXNS)]
-    Txns(ScanArgs),
+    Txns(TxnsArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     #[command(after_help = help::DUMP)]
     Dump(DumpArgs),
@@ -78,6 +78,22 @@ struct VerifyArgs {
     /// coordinator-epoch regression fails the load (KAFKA-9144).
     #[arg(long)]
     broker_version: Option<String>,
+}
+
+#[derive(Args)]
+struct TxnsArgs {
+    #[command(flatten)]
+    scan: ScanArgs,
+    /// One row per cluster transaction (its partitions joined, with the coordinator's
+    /// record when `__transaction_state` is in the inputs) instead of statistics.
+    #[arg(long)]
+    cluster: bool,
+    /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    from: Option<String>,
+    /// With --cluster: only transactions started at or before this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    to: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
@@ -172,6 +188,10 @@ struct ScanArgs {
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     max_decompressed: usize,
+    /// Topics known to be compacted (comma-separated), besides what the inputs prove
+    /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
+    #[arg(long, value_delimiter = ',')]
+    compacted: Vec<String>,
 }
 
 #[derive(Args)]
@@ -197,6 +217,10 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
+    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
+    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
+    #[arg(long)]
+    transaction_log_json: bool,
     /// For .index/.timeindex files: run only the broker's index sanity check.
     #[arg(long)]
     index_sanity_check: bool,
@@ -233,6 +257,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
         now_ms: a.now,
+        compacted_topics: a.compacted.clone(),
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;
@@ -358,7 +383,7 @@ fn filter(a: &ScanArgs, inputs: &[PathBuf], opts: &ScanOptions) -> Result<Filter
     Ok(f)
 }
 
-/// Check the inputs, extract archives, print their warnings.
+/// Extract the archives among the inputs, print their warnings.
 fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
     let p = archive::prepare(paths, &archive::Limits::default())?;
     for w in &p.warnings {
@@ -382,7 +407,20 @@ fn scan_shown(a: &ScanArgs) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
         Vec::new()
     };
     inputs.fix_report(&mut report);
+    report.errors.extend(inputs.failed.iter().cloned());
     Ok((report, timelines))
+}
+/// Print the paths that could not be analysed on stderr (ripgrep's rule: diagnostics never
+/// go to stdout) and return exit code 2 when there is any, whatever `--fail-on` says.
+fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
+    for (p, why) in errors {
+        eprintln!("klogscan: {}: {why}", p.display());
+    }
+    if errors.is_empty() {
+        code
+    } else {
+        ExitCode::from(2)
+    }
 }
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
@@ -408,10 +446,9 @@ fn scan_view(
         eprintln!("klogscan: no partition found under the given paths");
     }
     out.flush()?;
-    Ok(exit_code(
-        report.nothing_read(),
-        report.max_severity(),
-        a.fail_on,
+    Ok(input_failures(
+        &report.errors,
+        exit_code(report.nothing_read(), report.max_severity(), a.fail_on),
     ))
 }
 
@@ -442,10 +479,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_code(
-                report.nothing_read(),
-                report.max_severity(),
-                a.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.fail_on),
             ))
         }
         Command::Producers(a) => scan_view(
@@ -455,8 +491,45 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json::write_producers,
             table::write_producers_with,
         ),
+        Command::Txns(a) if a.cluster => {
+            let time = |t: &Option<String>| {
+                t.as_deref()
+                    .map(report::parse_time)
+                    .transpose()
+                    .map_err(anyhow::Error::msg)
+            };
+            // The cluster view filters transactions itself: the first --transactional-id
+            // and --producer-id of the common filters select them.
+            let filter = klogscan::txns::ClusterFilter {
+                transactional_id: a.scan.transactional_id.first().cloned(),
+                producer_id: a.scan.producer_id.first().copied(),
+                from_ms: time(&a.from)?,
+                to_ms: time(&a.to)?,
+            };
+            let inputs = prepare(&a.scan.paths)?;
+            let mut report = pipeline::scan(&inputs.paths, &scan_options(&a.scan)?);
+            inputs.fix_report(&mut report);
+            report.errors.extend(inputs.failed.iter().cloned());
+            match a.scan.format {
+                OutFormat::Json => json::write_cluster_txns(&report, &filter, &mut out)?,
+                OutFormat::Table => {
+                    table::write_cluster_txns_with(&report, &filter, &style, &mut out)?
+                }
+                other => anyhow::bail!(
+                    "--format {} is for `klogscan scan`; txns prints table or json",
+                    other
+                        .to_possible_value()
+                        .map_or("?".into(), |v| v.get_name().to_string())
+                ),
+            }
+            out.flush()?;
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
+            ))
+        }
         Command::Txns(a) => scan_view(
-            &a,
+            &a.scan,
             &style,
             &mut out,
             json::write_txns,
@@ -478,6 +551,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let mut report = verify::verify(&inputs.paths, &opts);
             inputs.fix_verify(&mut report);
+            report.errors.extend(inputs.failed.iter().cloned());
             report::client::fill(&mut report.findings);
             flt.retain_findings(&mut report.findings);
             report
@@ -520,10 +594,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
-            Ok(exit_code(
-                report.nothing_read(),
-                report.max_severity(),
-                a.scan.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
             ))
         }
         Command::Completions { shell } => {
@@ -545,13 +618,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 deep_iteration: a.deep_iteration
                     || a.print_data_log
                     || a.transaction_log_decoder
+                    || a.transaction_log_json
                     || a.offsets_decoder,
-                print_data_log: a.print_data_log || a.transaction_log_decoder || a.offsets_decoder,
+                print_data_log: a.print_data_log
+                    || a.transaction_log_decoder
+                    || a.transaction_log_json
+                    || a.offsets_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
                 max_decompressed: Some(a.max_decompressed),
-                transaction_log_decoder: a.transaction_log_decoder,
+                transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
+                transaction_log_json: a.transaction_log_json,
                 offsets_decoder: a.offsets_decoder,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,

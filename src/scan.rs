@@ -67,6 +67,15 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         .iter()
         .map(|ld| (ld.path.as_path(), recovery::LogDirFiles::read(ld)))
         .collect();
+    // Identity of each log dir, and what the inputs say about cleanup policies.
+    let identities = crate::identity::Identities::load(inv);
+    let compaction = crate::compaction::Knowledge::load(
+        inv,
+        &identities,
+        &opts.compacted_topics,
+        opts.max_bytes,
+        opts.max_decompressed,
+    );
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
     let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
@@ -74,7 +83,16 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             .par_iter()
             .map(|p| {
                 let files = p.log_dir.as_deref().and_then(|d| log_dirs.get(d));
-                let r = scan_partition(p, opts, window, files, &pool);
+                let source = identities.source(p);
+                let reason = compaction.reason(p, &source);
+                let compacted = reason.map(|r| r != crate::compaction::Reason::MetadataDelete);
+                let mut r = scan_partition(p, opts, window, files, compacted, &pool);
+                r.0.source = source;
+                if p.is_internal() {
+                    r.0.compacted_from = Some("internal topic".into());
+                } else if let Some(why) = reason {
+                    r.0.compacted_from = Some(why.describe().into());
+                }
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 r
             })
@@ -118,6 +136,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             findings
                 .retain(|f| !matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction));
         }
+        crate::identity::apply_source(&r.source, &mut findings);
         r.ref_time = ref_time;
         r.log_start_offset = outcome.log_start_offset.or(r.log_start_offset);
         r.log_end_offset = outcome.log_end_offset.or(r.log_end_offset);
@@ -139,7 +158,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         r.finding_range = start..report.findings.len();
         report.partitions.push(r);
     }
-    for (path, why) in &inv.errors {
+    for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.findings.push(
             Finding::new(
                 Kind::UnreadableFile,
@@ -378,9 +397,13 @@ fn scan_partition(
     opts: &ScanOptions,
     window: usize,
     log_dir: Option<&recovery::LogDirFiles>,
+    compacted: Option<bool>,
     pool: &EventPool,
 ) -> (PartitionReport, Replay, Vec<Finding>) {
     let mut ctx = partition_context(p);
+    // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
+    ctx.compacted = ctx.compacted.or(compacted);
+    let compacted = ctx.compacted;
     let (clean_shutdown, recovery_point, checkpointed_log_start, _) =
         recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
     // A file the user named alone: the directory was not listed, so the shutdown state
@@ -416,6 +439,9 @@ fn scan_partition(
         transactions: TxnCounts::default(),
         producers: 0,
         truncation: None,
+        source: crate::finding::Source::default(),
+        compacted,
+        compacted_from: None,
         max_timestamp: i64::MIN,
         outcome: ReplayOutcome::default(),
         log_dir: p.log_dir.clone(),

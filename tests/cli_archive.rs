@@ -237,5 +237,21 @@ fn a_corrupt_archive_is_an_input_error() {
     let out = klogscan().arg("scan").arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("cannot read the archive"), "{err}");
+    assert!(
+        err.contains("cut.tgz: cannot read it as an archive"),
+        "{err}"
+    );
+    // Beside a good archive: the good one is analysed, the run exits 2.
+    let good = tmp.path().join("good.tar");
+    write(&good, &tar_bytes(|_| {}));
+    let out = klogscan()
+        .args(["scan", "--format", "json"])
+        .arg(&path)
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["partitions"], 7);
+    assert_eq!(v["errors"][0]["path"], path.display().to_string());
 }

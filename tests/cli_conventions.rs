@@ -288,7 +288,11 @@ fn triage_summary_comes_first_with_cause_clients_and_commands() {
     }
     let v = scan_json(&[]);
     let inc = &v["incidents"][0];
-    assert_eq!(inc["root"], "producer_epoch_regression:payments-3@21:p4001");
+    // Ids carry the broker (`b1:`, from meta.properties) since findings name their source.
+    assert_eq!(
+        inc["root"],
+        "b1:producer_epoch_regression:payments-3@21:p4001"
+    );
     assert_eq!(inc["partitions"][0], "payments-3");
     // A clean input has no triage block.
     let (_, clean, _) = run(&["scan", "--topic", "codec-*"]);
@@ -443,6 +447,21 @@ fn a_file_that_is_neither_kafka_data_nor_an_archive_is_an_input_error() {
     let out = klogscan().arg("scan").arg(&readme).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("neither Kafka data"), "{err}");
-    assert!(out.stdout.is_empty());
+    assert!(err.contains("README.md: not Kafka data"), "{err}");
+    // With real data beside it, the data is still analysed and the run still exits 2.
+    let out = klogscan()
+        .args(["scan", "--format", "json"])
+        .arg(&readme)
+        .arg(sample())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["partitions"], 7);
+    assert!(
+        v["errors"][0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("README.md")
+    );
 }

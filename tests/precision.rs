@@ -102,7 +102,8 @@ fn zombie_chain_is_linked_on_the_sample() {
     let zombie = of(&r, Kind::ZombieWrite);
     let hanging = of(&r, Kind::HangingTransaction);
     assert_eq!((reg.len(), zombie.len(), hanging.len()), (1, 1, 1));
-    assert_eq!(zombie[0].id, "zombie_write:payments-3@21:p4001");
+    // testdata/broker-1 is broker 1 (meta.properties): ids carry the broker
+    assert_eq!(zombie[0].id, "b1:zombie_write:payments-3@21:p4001");
     assert_eq!(zombie[0].caused_by, vec![reg[0].id.clone()]);
     assert_eq!(hanging[0].caused_by, vec![zombie[0].id.clone()]);
     assert!(reg[0].caused_by.is_empty());
@@ -204,7 +205,6 @@ fn topic_filter_does_not_move_the_reference_time() {
     let hanging_after = ScanOptions {
         replay: ReplayOptions {
             hanging_after_ms: 30 * 60_000,
-            ..Default::default()
         },
         ..Default::default()
     };

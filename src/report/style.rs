@@ -142,6 +142,23 @@ pub fn keep_words_whole(t: &mut Table, free: Option<usize>) -> usize {
     total
 }
 
+/// Keep each line of column `col`'s cells whole (a cell listing one item per line).
+pub fn keep_lines_whole(t: &mut Table, col: usize) {
+    let mut longest = 0usize;
+    for row in t.row_iter() {
+        if let Some(c) = row.cell_iter().nth(col) {
+            for l in c.content().lines() {
+                longest = longest.max(l.chars().count());
+            }
+        }
+    }
+    if let Some(c) = t.column_mut(col) {
+        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+            u16::try_from(longest + 2).unwrap_or(u16::MAX),
+        )));
+    }
+}
+
 /// Wrap `text` at spaces to lines of at most `width` columns (a longer word stays whole on
 /// its own line); the first line starts at column `first_col` (after a label the caller
 /// writes), continuation lines start with `indent` spaces.

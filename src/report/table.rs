@@ -2,7 +2,7 @@
 
 use super::format_ms;
 use super::json::txn_distributions;
-use super::style::{Style, keep_words_whole, wrap};
+use super::style::{Style, keep_lines_whole, keep_words_whole, wrap};
 use super::triage;
 use crate::finding::Severity;
 use crate::scan::ScanReport;
@@ -67,6 +67,51 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .collect()
 }
 
+/// The broker a source names: its `node.id`/`broker.id` (with the first 8 characters of
+/// the cluster id when the report spans several clusters), else the log dir's name.
+fn broker_label(s: &crate::finding::Source, with_cluster: bool) -> String {
+    let b = match (s.broker_id, &s.log_dir) {
+        (Some(b), _) => b.to_string(),
+        (None, Some(d)) => {
+            let name = std::path::Path::new(d)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| d.clone());
+            format!("? ({name})")
+        }
+        (None, None) => "?".to_string(),
+    };
+    match (&s.cluster_id, with_cluster) {
+        (Some(c), true) => format!("{b}@{}", c.chars().take(8).collect::<String>()),
+        _ => b,
+    }
+}
+
+/// `Some(with_cluster)` when the partitions come from several brokers (then tables get a
+/// broker column, naming the cluster too when there are several).
+fn broker_column(report: &ScanReport) -> Option<bool> {
+    let clusters: std::collections::BTreeSet<Option<&str>> = report
+        .partitions
+        .iter()
+        .map(|p| p.source.cluster_id.as_deref())
+        .collect();
+    let with_cluster = clusters.len() > 1;
+    let brokers: std::collections::BTreeSet<String> = report
+        .partitions
+        .iter()
+        .map(|p| broker_label(&p.source, true))
+        .collect();
+    (brokers.len() > 1).then_some(with_cluster)
+}
+
+/// Prepend the broker column's header or value when `on`.
+fn with_broker<T>(on: bool, broker: T, mut row: Vec<T>) -> Vec<T> {
+    if on {
+        row.insert(0, broker);
+    }
+    row
+}
+
 /// Render the scan report for a file or a pipe (ASCII, no colour): see [`write_scan_with`].
 pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     write_scan_with(report, &TextOptions::default(), w)
@@ -77,27 +122,39 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
 pub fn write_scan_with(report: &ScanReport, o: &TextOptions, w: &mut dyn Write) -> io::Result<()> {
     let incidents = triage::incidents(&report.findings);
     triage::write_summary(report, &incidents, &o.style, w)?;
+    let column = broker_column(report);
     if !o.findings_only {
-        write_partitions(report, &o.style, w)?;
+        write_partitions(report, column, &o.style, w)?;
     }
-    write_findings(report, &o.style, w)
+    write_findings(report, column, &o.style, w)
 }
 
-fn write_partitions(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
+fn write_partitions(
+    report: &ScanReport,
+    column: Option<bool>,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     let labels = partition_labels(report);
-    const HEADER: [&str; 11] = [
-        "partition",
-        "segments",
-        "batches",
-        "records",
-        "bytes",
-        "log start",
-        "LEO",
-        "LSO",
-        "txns c/a/o",
-        "producers",
-        "findings E/W/I",
-    ];
+    let brokers = column.is_some();
+    let with_cluster = column == Some(true);
+    let header = with_broker(
+        brokers,
+        "broker",
+        vec![
+            "partition",
+            "segments",
+            "batches",
+            "records",
+            "bytes",
+            "log start",
+            "LEO",
+            "LSO",
+            "txns c/a/o",
+            "producers",
+            "findings E/W/I",
+        ],
+    );
     let rows: Vec<Vec<String>> = report
         .partitions
         .iter()
@@ -106,37 +163,56 @@ fn write_partitions(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io
         .map(|(i, (p, label))| {
             let c = super::filter::counts(report.partition_findings(i));
             let lso = match (p.last_stable_offset, p.log_end_offset) {
-                (Some(l), Some(end)) if l < end => format!("{l} (pinned)"),
+                // A non-live copy serves no consumer: its LSO pins nothing.
+                (Some(l), Some(end)) if l < end && p.source.copy.is_live() => {
+                    format!("{l} (pinned)")
+                }
                 (l, _) => opt(l),
             };
-            vec![
-                label.clone(),
-                p.segments.to_string(),
-                p.batches.to_string(),
-                p.records.to_string(),
-                p.bytes.to_string(),
-                opt(p.log_start_offset),
-                opt(p.log_end_offset),
-                lso,
-                format!(
-                    "{}/{}/{}",
-                    p.transactions.committed, p.transactions.aborted, p.transactions.open
-                ),
-                p.producers.to_string(),
-                format!("{}/{}/{}", c.error, c.warning, c.info),
-            ]
+            let label = if p.source.copy.is_live() {
+                label.clone()
+            } else {
+                format!("{label} [{} copy]", p.source.copy.as_str())
+            };
+            with_broker(
+                brokers,
+                broker_label(&p.source, with_cluster),
+                vec![
+                    label,
+                    p.segments.to_string(),
+                    p.batches.to_string(),
+                    p.records.to_string(),
+                    p.bytes.to_string(),
+                    opt(p.log_start_offset),
+                    opt(p.log_end_offset),
+                    lso,
+                    format!(
+                        "{}/{}/{}",
+                        p.transactions.committed, p.transactions.aborted, p.transactions.open
+                    ),
+                    p.producers.to_string(),
+                    format!("{}/{}/{}", c.error, c.warning, c.info),
+                ],
+            )
         })
         .collect();
-    let mut t = style.table(&HEADER);
+    let mut t = style.table(&header);
     for r in &rows {
         t.add_row(r.clone());
     }
     if keep_words_whole(&mut t, None) > usize::from(style.width) {
         // A narrow terminal: the columns that matter mid-incident, words kept whole.
-        const KEEP: [usize; 6] = [0, 3, 6, 7, 8, 10];
-        t = style.table(&["partition", "records", "LEO", "LSO", "txns c/a/o", "E/W/I"]);
+        let skip = usize::from(brokers);
+        let keep: Vec<usize> = (0..skip)
+            .chain([0, 3, 6, 7, 8, 10].map(|k| k + skip))
+            .collect();
+        t = style.table(&with_broker(
+            brokers,
+            "broker",
+            vec!["partition", "records", "LEO", "LSO", "txns c/a/o", "E/W/I"],
+        ));
         for r in &rows {
-            t.add_row(KEEP.iter().map(|&k| r[k].clone()).collect::<Vec<_>>());
+            t.add_row(keep.iter().map(|&k| r[k].clone()).collect::<Vec<_>>());
         }
         keep_words_whole(&mut t, None);
     }
@@ -156,6 +232,7 @@ fn write_partitions(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io
         }
     }
     let s = &report.summary;
+    let width = usize::from(style.width);
     let line = format!(
         "{} partitions, {} segments, {} batches, {} records, {} bytes; findings: {} error, {} warning, {} info",
         s.partitions,
@@ -167,11 +244,37 @@ fn write_partitions(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io
         s.findings.warning,
         s.findings.info
     );
-    writeln!(w, "{}", wrap(&line, usize::from(style.width), 0, 2))?;
+    writeln!(w, "{}", wrap(&line, width, 0, 2))?;
+    if let Some(t) = report
+        .transactions
+        .as_ref()
+        .filter(|t| !t.transactions.is_empty())
+    {
+        let s = &t.stats;
+        let line = format!(
+            "cluster transactions: {} ({} committed, {} aborted, {} empty, {} open, {} partial, {} mixed)",
+            s.cluster_transactions, s.committed, s.aborted, s.empty, s.open, s.partial, s.mixed
+        );
+        writeln!(w, "{}", wrap(&line, width, 0, 2))?;
+    }
+    if s.non_live.partitions > 0 {
+        let line = format!(
+            "of which {} non-live copies (-future/-delete/-stray, not served to consumers); their findings: {} error, {} warning, {} info",
+            s.non_live.partitions, s.non_live.error, s.non_live.warning, s.non_live.info
+        );
+        writeln!(w, "{}", wrap(&line, width, 0, 2))?;
+    }
     Ok(())
 }
 
-fn write_findings(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
+fn write_findings(
+    report: &ScanReport,
+    column: Option<bool>,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let brokers = column.is_some();
+    let with_cluster = column == Some(true);
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {
         let fs: Vec<_> = report
             .findings
@@ -183,24 +286,37 @@ fn write_findings(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::
         }
         let heading = format!("{} ({})", sev.as_str().to_uppercase(), fs.len());
         writeln!(w, "\n{}", style.heading(&heading, Some(sev)))?;
-        let mut t = style.table(&["kind", "partition", "offset", "producer", "message"]);
+        let mut t = style.table(&with_broker(
+            brokers,
+            "broker",
+            vec!["kind", "partition", "offset", "producer", "message"],
+        ));
         for f in &fs {
-            t.add_row(vec![
-                style.severity_cell(f.kind.id(), sev),
-                place(f).into(),
-                opt(f.offset).into(),
-                producer(f).into(),
-                f.message.clone().into(),
-            ]);
+            t.add_row(with_broker(
+                brokers,
+                broker_label(&f.source, with_cluster).into(),
+                vec![
+                    style.severity_cell(f.kind.id(), sev),
+                    place(f).into(),
+                    opt(f.offset).into(),
+                    producer(f).into(),
+                    f.message.clone().into(),
+                ],
+            ));
         }
-        if keep_words_whole(&mut t, Some(4)) <= usize::from(style.width) {
+        if keep_words_whole(&mut t, Some(4 + usize::from(brokers))) <= usize::from(style.width) {
             writeln!(w, "{t}")?;
         } else {
             // A narrow terminal: one block per finding, the message wrapped at spaces.
             let width = usize::from(style.width);
             for f in &fs {
+                let broker = if brokers {
+                    format!(" broker {}", broker_label(&f.source, with_cluster))
+                } else {
+                    String::new()
+                };
                 let head = format!(
-                    "{} {} @{} {}",
+                    "{} {} @{} {}{broker}",
                     f.kind.id(),
                     place(f),
                     opt(f.offset),
@@ -222,9 +338,7 @@ fn write_findings(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::
             writeln!(w, "  {}", wrap(&line, usize::from(style.width), 2, 4))?;
         }
     }
-    for (p, e) in &report.errors {
-        writeln!(w, "could not read {}: {e}", p.display())?;
-    }
+    // Paths that could not be read are diagnostics: the CLI prints them on stderr.
     Ok(())
 }
 
@@ -311,5 +425,170 @@ pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) ->
             )?;
         }
     }
+    if let Some(a) = &report.transactions {
+        write_txn_stats(&a.stats, style, w)?;
+    }
     Ok(())
+}
+
+fn dist4(d: &crate::txns::stats::Distribution) -> String {
+    format!("{}/{}/{}/{}", d.min, d.p50, d.p99, d.max)
+}
+
+/// The cluster part of `txns`: totals, per transactional id, the longest transactions.
+fn write_txn_stats(
+    s: &crate::txns::stats::TxnStatistics,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    writeln!(
+        w,
+        "\ncluster transactions: {} ({} committed, {} aborted, {} empty, {} open, {} partial, {} mixed); producers fenced: {}",
+        s.cluster_transactions,
+        s.committed,
+        s.aborted,
+        s.empty,
+        s.open,
+        s.partial,
+        s.mixed,
+        s.producers_fenced
+    )?;
+    let mut t = style.table(&[
+        "transactional id",
+        "producer ids",
+        "committed",
+        "aborted",
+        "empty",
+        "open",
+        "partial/mixed",
+        "fenced",
+        "records min/p50/p99/max",
+        "bytes min/p50/p99/max",
+        "duration ms min/p50/p99/max",
+    ]);
+    for r in &s.by_transactional_id {
+        t.add_row(vec![
+            r.transactional_id
+                .clone()
+                .unwrap_or_else(|| "(unknown)".into()),
+            r.producer_ids
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            r.committed.to_string(),
+            r.aborted.to_string(),
+            r.empty.to_string(),
+            r.open.to_string(),
+            format!("{}/{}", r.partial, r.mixed),
+            r.fenced.to_string(),
+            dist4(&r.size.records),
+            dist4(&r.size.bytes),
+            dist4(&r.size.duration_ms),
+        ]);
+    }
+    keep_words_whole(&mut t, None);
+    writeln!(w, "{t}")?;
+    if !s.longest.is_empty() {
+        let mut t = style.table(&[
+            "longest",
+            "transactional id",
+            "producer",
+            "outcome",
+            "start",
+            "duration ms",
+            "partitions",
+            "records",
+        ]);
+        for (i, l) in s.longest.iter().enumerate() {
+            t.add_row(vec![
+                (i + 1).to_string(),
+                l.transactional_id.clone().unwrap_or_else(|| "-".into()),
+                format!("{}@{}", l.producer_id, l.producer_epoch),
+                l.outcome.name().to_string(),
+                format_ms(l.start_ms),
+                l.duration_ms.to_string(),
+                l.partitions.to_string(),
+                l.records.to_string(),
+            ]);
+        }
+        keep_words_whole(&mut t, None);
+        writeln!(w, "{t}")?;
+    }
+    Ok(())
+}
+
+/// Render `txns --cluster` for a file or a pipe: see [`write_cluster_txns_with`].
+pub fn write_cluster_txns(
+    report: &ScanReport,
+    filter: &crate::txns::ClusterFilter,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    write_cluster_txns_with(report, filter, &Style::default(), w)
+}
+
+/// Render `txns --cluster`: one row per cluster transaction passing `filter`.
+pub fn write_cluster_txns_with(
+    report: &ScanReport,
+    filter: &crate::txns::ClusterFilter,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let mut t = style.table(&[
+        "transactional id",
+        "producer",
+        "partitions (first offset → marker offset)",
+        "outcome",
+        "grouping",
+        "start",
+        "end",
+        "duration ms",
+    ]);
+    let mut n = 0;
+    for x in report
+        .transactions
+        .iter()
+        .flat_map(|a| &a.transactions)
+        .filter(|x| filter.accepts(x))
+    {
+        n += 1;
+        let parts: Vec<String> = x
+            .partitions
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}-{} {} → {}",
+                    p.topic,
+                    p.partition,
+                    p.first_offset,
+                    match p.marker_offset {
+                        Some(m) => format!("{m} {}", p.end.name()),
+                        None => "open".into(),
+                    }
+                )
+            })
+            .collect();
+        t.add_row(vec![
+            x.transactional_id.clone().unwrap_or_else(|| "-".into()),
+            format!(
+                "{}@{}{}",
+                x.producer_id,
+                x.producer_epoch,
+                x.marker_epoch
+                    .filter(|m| *m != x.producer_epoch)
+                    .map(|m| format!(" (markers @{m})"))
+                    .unwrap_or_default()
+            ),
+            parts.join("\n"),
+            x.outcome.name().to_string(),
+            x.grouping.name().to_string(),
+            format_ms(x.start_ms),
+            x.end_ms.map(format_ms).unwrap_or_else(|| "-".into()),
+            opt(x.duration_ms),
+        ]);
+    }
+    keep_words_whole(&mut t, None);
+    keep_lines_whole(&mut t, 2);
+    writeln!(w, "{t}")?;
+    writeln!(w, "{n} cluster transaction(s)")
 }
