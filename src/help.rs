@@ -19,7 +19,8 @@ Examples:
 pub const TXNS: &str = "\
 Examples:
   klogscan txns /var/lib/kafka/data
-  klogscan txns data --topic 'orders*' --format json --fail-on warning";
+  klogscan txns data --topic 'orders*' --format json --fail-on warning
+  klogscan txns data --cluster --transactional-id billing --from 2019-11-05T10:00:00Z";
 
 pub const DUMP: &str = "\
 Examples:
