@@ -45,3 +45,9 @@ pub const MAN: &str = "\
 Examples:
   klogscan man > klogscan.1 && man ./klogscan.1
   sudo sh -c 'klogscan man > /usr/local/share/man/man1/klogscan.1'";
+
+pub const GROUPS: &str = "\
+Examples:
+  klogscan groups /var/lib/kafka/data
+  klogscan groups data --group orders-app --members
+  klogscan groups data --type consumer --deleted --format json";

@@ -27,7 +27,8 @@ mod help;
     long_about = "Reads Kafka segment files, indexes, snapshots and checkpoints directly (read-only), rebuilds \
 producer and transaction state like a broker, and reports anomalies: hanging transactions, zombie writes \
 (KAFKA-9144), epoch regressions, sequence gaps, corrupt or truncated batches.\n\n\
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse."
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse or an input failed \
+(a path that does not exist or is not Kafka data; reported on stderr)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -58,6 +59,10 @@ enum Command {
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     #[command(after_help = help::DUMP)]
     Dump(DumpArgs),
+    /// Groups rebuilt from __consumer_offsets as the group coordinator loads them
+    /// (classic, consumer, share, streams: epochs, members, assignments, offsets).
+    #[command(after_help = help::GROUPS)]
+    Groups(GroupsArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
     /// broker does with each partition on its next start (truncation, deleted segments, load failures).
     #[command(after_help = help::VERIFY)]
@@ -68,6 +73,27 @@ enum Command {
     /// Print the man page (roff) on stdout.
     #[command(after_help = help::MAN)]
     Man,
+}
+
+#[derive(Args)]
+struct GroupsArgs {
+    /// Broker data dirs, partition dirs, or directories above them.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Only this group id.
+    #[arg(long)]
+    group: Option<String>,
+    /// Only groups of this type: classic, consumer, share, streams.
+    #[arg(long = "type")]
+    group_type: Option<String>,
+    /// Also list deleted groups.
+    #[arg(long)]
+    deleted: bool,
+    /// One line per member instead of one per group (table format).
+    #[arg(long)]
+    members: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutFormat,
 }
 
 #[derive(Args)]
@@ -217,6 +243,15 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
+    /// Decode `__share_group_state` records (implies --print-data-log).
+    #[arg(long)]
+    share_group_state_decoder: bool,
+    /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
+    #[arg(long)]
+    cluster_metadata_decoder: bool,
+    /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
+    #[arg(long)]
+    legacy_decoder_text: bool,
     /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
     /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
     #[arg(long)]
@@ -258,6 +293,8 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         max_decompressed: a.max_decompressed,
         now_ms: a.now,
         compacted_topics: a.compacted.clone(),
+        // Only `producers` prints every producer's state (it turns this back on).
+        keep_producers: false,
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;
@@ -394,9 +431,12 @@ fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
 
 /// Scan `a.paths` (archives extracted), fill the client errors, apply the filters; with
 /// `--format html`, read the timelines while extracted archives still exist.
-fn scan_shown(a: &ScanArgs) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
+fn scan_shown(a: &ScanArgs, keep_producers: bool) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
     let inputs = prepare(&a.paths)?;
-    let opts = scan_options(a)?;
+    let opts = ScanOptions {
+        keep_producers,
+        ..scan_options(a)?
+    };
     let flt = filter(a, &inputs.paths, &opts)?;
     let mut report = pipeline::scan(&inputs.paths, &opts);
     report::client::fill(&mut report.findings);
@@ -430,8 +470,9 @@ fn scan_view(
     out: &mut dyn Write,
     as_json: RenderJson,
     as_table: Render,
+    keep_producers: bool,
 ) -> Result<ExitCode> {
-    let (report, _) = scan_shown(a)?;
+    let (report, _) = scan_shown(a, keep_producers)?;
     match a.format {
         OutFormat::Json => as_json(&report, out)?,
         OutFormat::Table => as_table(&report, style, out)?,
@@ -458,7 +499,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let style = style(cli.color);
     match cli.command {
         Command::Scan(a) => {
-            let (report, timelines) = scan_shown(&a)?;
+            let (report, timelines) = scan_shown(&a, false)?;
             match a.format {
                 OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
                 OutFormat::Json => json::write_scan(&report, &mut out)?,
@@ -490,6 +531,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &mut out,
             json::write_producers,
             table::write_producers_with,
+            true,
         ),
         Command::Txns(a) if a.cluster => {
             let time = |t: &Option<String>| {
@@ -534,7 +576,43 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &mut out,
             json::write_txns,
             table::write_txns_with,
+            false,
         ),
+        Command::Groups(a) => {
+            use klogscan::groups::{self, GroupType, GroupsOptions, render};
+            let group_type = match a.group_type.as_deref().map(GroupType::parse) {
+                Some(None) => anyhow::bail!("--type: expected classic, consumer, share or streams"),
+                Some(t) => t,
+                None => None,
+            };
+            let inv = klogscan::layout::discover(&a.paths);
+            if !inv.partitions.iter().any(|p| {
+                p.tp.as_ref()
+                    .is_some_and(|tp| tp.topic == "__consumer_offsets")
+            }) {
+                eprintln!("klogscan: no __consumer_offsets partition found");
+                return Ok(ExitCode::from(2));
+            }
+            let opts = GroupsOptions {
+                group: a.group.clone(),
+                group_type,
+                include_deleted: a.deleted,
+                ..Default::default()
+            };
+            let list = groups::list_groups(&inv, &opts);
+            match a.format {
+                OutFormat::Json => render::write_json(&list, &mut out)?,
+                OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
+                OutFormat::Table => render::write_table(&list, &mut out)?,
+                other => anyhow::bail!(
+                    "--format {} is for `klogscan scan`; groups prints table or json",
+                    other
+                        .to_possible_value()
+                        .map_or("?".into(), |v| v.get_name().to_string())
+                ),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let inputs = prepare(&a.scan.paths)?;
@@ -619,11 +697,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     || a.print_data_log
                     || a.transaction_log_decoder
                     || a.transaction_log_json
-                    || a.offsets_decoder,
+                    || a.offsets_decoder
+                    || a.share_group_state_decoder
+                    || a.cluster_metadata_decoder,
                 print_data_log: a.print_data_log
                     || a.transaction_log_decoder
                     || a.transaction_log_json
-                    || a.offsets_decoder,
+                    || a.offsets_decoder
+                    || a.share_group_state_decoder
+                    || a.cluster_metadata_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
@@ -631,6 +713,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
                 transaction_log_json: a.transaction_log_json,
                 offsets_decoder: a.offsets_decoder,
+                share_group_state_decoder: a.share_group_state_decoder,
+                cluster_metadata_decoder: a.cluster_metadata_decoder,
+                legacy_decoder_text: a.legacy_decoder_text,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,
                 piece_bytes: None,

@@ -70,6 +70,7 @@ fn every_subcommand_help_has_examples() {
         "txns",
         "dump",
         "verify",
+        "groups",
         "completions",
         "man",
     ] {

@@ -89,10 +89,24 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     writeln!(w)
 }
 
+/// Serialises an iterator as a JSON array as it goes (no intermediate `Vec`).
+struct Streamed<F>(F);
+
+impl<F, I> Serialize for Streamed<F>
+where
+    F: Fn() -> I,
+    I: Iterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
 #[derive(Serialize)]
-struct ProducersDoc<'a> {
+struct ProducersDoc<P: Serialize> {
     klogscan_producers: u32,
-    partitions: Vec<PartitionProducers<'a>>,
+    partitions: P,
 }
 
 #[derive(Serialize)]
@@ -103,29 +117,28 @@ struct PartitionProducers<'a> {
     producers: &'a [ProducerState],
 }
 
-/// Write the rebuilt producer state of every partition.
+/// Write the rebuilt producer state of every partition. The document is written as it is
+/// serialised (one producer at a time into `w`), whatever the number of producers.
 pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let doc = ProducersDoc {
         klogscan_producers: REPORT_VERSION,
-        partitions: report
-            .partitions
-            .iter()
-            .map(|p| PartitionProducers {
+        partitions: Streamed(|| {
+            report.partitions.iter().map(|p| PartitionProducers {
                 topic: &p.topic,
                 partition: p.partition,
                 path: &p.path,
                 producers: &p.outcome.producers,
             })
-            .collect(),
+        }),
     };
     serde_json::to_writer_pretty(&mut *w, &doc)?;
     writeln!(w)
 }
 
 #[derive(Serialize)]
-struct TxnsDoc<'a> {
+struct TxnsDoc<'a, P: Serialize> {
     klogscan_txns: u32,
-    partitions: Vec<PartitionTxns<'a>>,
+    partitions: P,
     /// Over cluster transactions (all partitions joined): counts, per transactional id,
     /// the longest ones.
     cluster: Option<TxnSummary<'a>>,
@@ -160,7 +173,7 @@ pub fn txn_distributions(s: &TxnStats) -> (Distribution, Distribution) {
     )
 }
 
-/// Write transaction statistics per partition.
+/// Write transaction statistics per partition (streamed like [`write_producers`]).
 pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let by_path: std::collections::HashMap<&str, &crate::txns::stats::PartitionStats> = report
         .transactions
@@ -171,10 +184,9 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let doc = TxnsDoc {
         cluster: txn_summary(report),
         klogscan_txns: REPORT_VERSION,
-        partitions: report
-            .partitions
-            .iter()
-            .map(|p| {
+        partitions: Streamed(|| {
+            let by_path = &by_path;
+            report.partitions.iter().map(move |p| {
                 let s = &p.outcome.txn_stats;
                 let (size, duration_ms) = txn_distributions(s);
                 PartitionTxns {
@@ -193,7 +205,7 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                     transaction_size: by_path.get(p.path.as_str()).map(|s| &s.size),
                 }
             })
-            .collect(),
+        }),
     };
     serde_json::to_writer_pretty(&mut *w, &doc)?;
     writeln!(w)

@@ -6,6 +6,7 @@ use super::style::{Style, keep_lines_whole, keep_words_whole, wrap};
 use super::triage;
 use crate::finding::Severity;
 use crate::scan::ScanReport;
+use comfy_table::Table;
 use std::io::{self, Write};
 
 /// What the scan's text report shows.
@@ -342,6 +343,19 @@ fn write_findings(
     Ok(())
 }
 
+/// Above this many rows a table is built and measured whole before its first line is
+/// written (1M producers took 3 GB): larger ones are printed in blocks of this many rows,
+/// each with its header, and stderr says so and suggests `--format json` (which streams).
+pub const LARGE_TABLE_ROWS: usize = 10_000;
+
+fn warn_large_table(rows: usize, what: &str) {
+    if rows > LARGE_TABLE_ROWS {
+        eprintln!(
+            "klogscan: {what}: {rows} rows, printed as tables of {LARGE_TABLE_ROWS} rows each; use --format json for a single, streamed document"
+        );
+    }
+}
+
 /// Render `producers` for a file or a pipe: see [`write_producers_with`].
 pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     write_producers_with(report, &Style::default(), w)
@@ -355,29 +369,44 @@ pub fn write_producers_with(
 ) -> io::Result<()> {
     for p in &report.partitions {
         writeln!(w, "{}-{} ({})", p.topic, p.partition, p.path)?;
-        let mut t = style.table(&[
-            "ProducerId",
-            "ProducerEpoch",
-            "LatestCoordinatorEpoch",
-            "LastSequence",
-            "LastTimestamp",
-            "CurrentTransactionStartOffset",
-        ]);
-        for s in &p.outcome.producers {
-            t.add_row(vec![
-                s.producer_id.to_string(),
-                s.producer_epoch.to_string(),
-                s.coordinator_epoch.to_string(),
-                s.last_sequence.to_string(),
-                format!("{} ({})", s.last_timestamp, format_ms(s.last_timestamp)),
-                s.current_txn_first_offset
-                    .map_or_else(|| "None".to_string(), |o| o.to_string()),
-            ]);
+        let producers = &p.outcome.producers;
+        warn_large_table(
+            producers.len(),
+            &format!("producers of {}-{}", p.topic, p.partition),
+        );
+        let mut blocks = producers.chunks(LARGE_TABLE_ROWS).peekable();
+        if blocks.peek().is_none() {
+            writeln!(w, "{}\n", producers_table(style, &[]))?;
         }
-        keep_words_whole(&mut t, None);
-        writeln!(w, "{t}\n")?;
+        for block in blocks {
+            writeln!(w, "{}\n", producers_table(style, block))?;
+        }
     }
     Ok(())
+}
+
+fn producers_table(style: &Style, rows: &[crate::state::ProducerState]) -> Table {
+    let mut t = style.table(&[
+        "ProducerId",
+        "ProducerEpoch",
+        "LatestCoordinatorEpoch",
+        "LastSequence",
+        "LastTimestamp",
+        "CurrentTransactionStartOffset",
+    ]);
+    for s in rows {
+        t.add_row(vec![
+            s.producer_id.to_string(),
+            s.producer_epoch.to_string(),
+            s.coordinator_epoch.to_string(),
+            s.last_sequence.to_string(),
+            format!("{} ({})", s.last_timestamp, format_ms(s.last_timestamp)),
+            s.current_txn_first_offset
+                .map_or_else(|| "None".to_string(), |o| o.to_string()),
+        ]);
+    }
+    keep_words_whole(&mut t, None);
+    t
 }
 
 /// Render `txns` for a file or a pipe: see [`write_txns_with`].
@@ -387,30 +416,14 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
 
 /// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
 pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
-    let mut t = style.table(&[
-        "partition",
-        "committed",
-        "aborted",
-        "open",
-        "empty",
-        "size min/p50/p99/max",
-        "duration ms min/p50/p99/max",
-    ]);
-    for p in &report.partitions {
-        let s = &p.outcome.txn_stats;
-        let (size, dur) = txn_distributions(s);
-        t.add_row(vec![
-            format!("{}-{}", p.topic, p.partition),
-            s.committed.to_string(),
-            s.aborted.to_string(),
-            p.outcome.open.len().to_string(),
-            (s.empty_commits + s.empty_aborts).to_string(),
-            format!("{}/{}/{}/{}", size.min, size.p50, size.p99, size.max),
-            format!("{}/{}/{}/{}", dur.min, dur.p50, dur.p99, dur.max),
-        ]);
+    warn_large_table(report.partitions.len(), "transaction statistics");
+    let mut blocks = report.partitions.chunks(LARGE_TABLE_ROWS).peekable();
+    if blocks.peek().is_none() {
+        writeln!(w, "{}", txns_table(style, &[]))?;
     }
-    keep_words_whole(&mut t, None);
-    writeln!(w, "{t}")?;
+    for block in blocks {
+        writeln!(w, "{}", txns_table(style, block))?;
+    }
     for p in &report.partitions {
         for o in &p.outcome.open {
             writeln!(
@@ -429,6 +442,33 @@ pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) ->
         write_txn_stats(&a.stats, style, w)?;
     }
     Ok(())
+}
+
+fn txns_table(style: &Style, partitions: &[crate::scan::PartitionReport]) -> Table {
+    let mut t = style.table(&[
+        "partition",
+        "committed",
+        "aborted",
+        "open",
+        "empty",
+        "size min/p50/p99/max",
+        "duration ms min/p50/p99/max",
+    ]);
+    for p in partitions {
+        let s = &p.outcome.txn_stats;
+        let (size, dur) = txn_distributions(s);
+        t.add_row(vec![
+            format!("{}-{}", p.topic, p.partition),
+            s.committed.to_string(),
+            s.aborted.to_string(),
+            p.outcome.open.len().to_string(),
+            (s.empty_commits + s.empty_aborts).to_string(),
+            format!("{}/{}/{}/{}", size.min, size.p50, size.p99, size.max),
+            format!("{}/{}/{}/{}", dur.min, dur.p50, dur.p99, dur.max),
+        ]);
+    }
+    keep_words_whole(&mut t, None);
+    t
 }
 
 fn dist4(d: &crate::txns::stats::Distribution) -> String {
@@ -569,7 +609,7 @@ pub fn write_cluster_txns_with(
             })
             .collect();
         t.add_row(vec![
-            x.transactional_id.clone().unwrap_or_else(|| "-".into()),
+            x.transactional_id.as_deref().unwrap_or("-").to_string(),
             format!(
                 "{}@{}{}",
                 x.producer_id,
