@@ -434,7 +434,10 @@ fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
 fn scan_shown(a: &ScanArgs, keep_producers: bool) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
     let inputs = prepare(&a.paths)?;
     let opts = ScanOptions {
-        keep_producers,
+        // A producer filter shows the partitions where the producer appears.
+        keep_producers: keep_producers
+            || !a.producer_id.is_empty()
+            || !a.transactional_id.is_empty(),
         ..scan_options(a)?
     };
     let flt = filter(a, &inputs.paths, &opts)?;
