@@ -37,6 +37,7 @@
 //! assert_eq!(p.last_stable_offset, Some(21)); // read_committed consumers are stuck here
 //! ```
 
+pub mod archive;
 pub mod causes;
 pub mod compaction;
 pub mod coordinator;

@@ -3,15 +3,21 @@
 //! library code.
 
 use anyhow::Result;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use klogscan::archive::{self, Prepared};
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
 use klogscan::pipeline;
-use klogscan::report::{self, json, table};
+use klogscan::report::filter::{Filter, OffsetRange};
+use klogscan::report::style::Style;
+use klogscan::report::timeline::Timeline;
+use klogscan::report::{self, html, json, jsonl, table, triage};
 use klogscan::scan::{self, ScanOptions, ScanReport};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+mod help;
 
 #[derive(Parser)]
 #[command(
@@ -27,24 +33,46 @@ Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse or an
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, value_enum, default_value = "auto", global = true)]
+    color: ColorChoice,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Replay every partition and report anomalies (the main job).
+    #[command(after_help = help::SCAN)]
     Scan(ScanArgs),
     /// Rebuilt producer state per partition (columns of `kafka-transactions.sh describe-producers`).
+    #[command(after_help = help::PRODUCERS)]
     Producers(ScanArgs),
     /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
+    #[command(after_help = help::TXNS)]
     Txns(TxnsArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
+    #[command(after_help = help::DUMP)]
     Dump(DumpArgs),
     /// Groups rebuilt from __consumer_offsets as the group coordinator loads them
     /// (classic, consumer, share, streams: epochs, members, assignments, offsets).
+    #[command(after_help = help::GROUPS)]
     Groups(GroupsArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
     /// broker does with each partition on its next start (truncation, deleted segments, load failures).
+    #[command(after_help = help::VERIFY)]
     Verify(VerifyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = help::COMPLETIONS)]
+    Completions { shell: clap_complete::Shell },
+    /// Print the man page (roff) on stdout.
+    #[command(after_help = help::MAN)]
+    Man,
 }
 
 #[derive(Args)]
@@ -86,12 +114,6 @@ struct TxnsArgs {
     /// record when `__transaction_state` is in the inputs) instead of statistics.
     #[arg(long)]
     cluster: bool,
-    /// With --cluster: only this transactional id.
-    #[arg(long)]
-    transactional_id: Option<String>,
-    /// With --cluster: only this producer id.
-    #[arg(long)]
-    producer_id: Option<i64>,
     /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
     #[arg(long)]
     from: Option<String>,
@@ -100,10 +122,25 @@ struct TxnsArgs {
     to: Option<String>,
 }
 
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
 enum OutFormat {
+    /// Human tables (ASCII when not on a terminal), the triage summary first.
     Table,
+    /// One JSON document (docs/report-schema.md).
     Json,
+    /// JSON Lines, one `{"type", "data"}` object per partition and per finding (scan).
+    Jsonl,
+    /// `kafka-transactions.sh find-hanging`'s columns for the hanging transactions (scan).
+    FindHanging,
+    /// One self-contained HTML file: triage, partition timelines (SVG), findings (scan).
+    Html,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum MinSeverity {
+    Error,
+    Warning,
+    Info,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -122,22 +159,46 @@ struct ScanArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     format: OutFormat,
-    /// Reference time for "hanging" (epoch ms or RFC 3339); default: the newest batch
+    /// Reference time for "hanging" (`now`, epoch ms or RFC 3339); default: the newest batch
     /// timestamp in each partition's log dir.
-    #[arg(long)]
-    now: Option<String>,
-    /// An open transaction idle longer than this is hanging (e.g. 15m, 1h, 900s).
-    #[arg(long, default_value = "15m")]
-    hanging_after: String,
+    #[arg(long, value_parser = report::parse_time)]
+    now: Option<i64>,
+    /// An open transaction idle longer than this is hanging; a unit is required
+    /// (500ms, 900s, 15m, 2h, 1d).
+    #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
+    hanging_after: i64,
     /// Exit 1 when a finding reaches this severity.
     #[arg(long, value_enum, default_value = "error")]
     fail_on: FailOn,
-    /// Only topics matching this glob (`*`, `?`).
-    #[arg(long)]
-    topic: Option<String>,
-    /// Only this partition number.
+    /// Show only topics matching these globs (`*`, `?`) or `topic-N` partition names as the
+    /// table shows them; comma-separated. Filters select what is shown, never what is analysed.
+    #[arg(long, value_delimiter = ',')]
+    topic: Vec<String>,
+    /// Show only this partition number.
     #[arg(long)]
     partition: Option<i32>,
+    /// Show only this producer id (repeatable, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    producer_id: Vec<i64>,
+    /// Show only the producer ids this transactional id maps to in `__transaction_state`
+    /// (the coordinator's log must be among the inputs).
+    #[arg(long)]
+    transactional_id: Vec<String>,
+    /// Show only findings whose batch timestamp is at or after this time (RFC 3339, epoch ms, now).
+    #[arg(long, value_parser = report::parse_time)]
+    since: Option<i64>,
+    /// Show only findings whose batch timestamp is at or before this time.
+    #[arg(long, value_parser = report::parse_time)]
+    until: Option<i64>,
+    /// Show only findings at these offsets: A..B (B excluded), A..=B, A.., ..B or A.
+    #[arg(long, value_parser = report::filter::parse_offsets)]
+    offsets: Option<OffsetRange>,
+    /// Show only findings of at least this severity.
+    #[arg(long, value_enum)]
+    min_severity: Option<MinSeverity>,
+    /// Only the triage summary and the findings (no partition table).
+    #[arg(long)]
+    findings_only: bool,
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -201,9 +262,9 @@ struct DumpArgs {
     /// For .index/.timeindex files: check the entries against the log, print only problems.
     #[arg(long)]
     verify_index_only: bool,
-    /// text (kafka-dump-log's shape) or json (JSON Lines).
-    #[arg(long, default_value = "text")]
-    format: String,
+    /// text (kafka-dump-log's shape) or json (JSON Lines, every line with a `type`).
+    #[arg(long, value_enum, default_value = "text")]
+    format: DumpOutFormat,
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     max_decompressed: usize,
@@ -213,25 +274,30 @@ struct DumpArgs {
     threads: Option<usize>,
 }
 
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum DumpOutFormat {
+    /// kafka-dump-log's text.
+    #[value(alias = "table")]
+    Text,
+    /// JSON Lines (docs/dump-json.md).
+    #[value(alias = "jsonl")]
+    Json,
+}
+
 fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
     let mut o = ScanOptions {
         check_crc: !a.no_crc,
         deep: a.deep,
         threads: a.threads,
-        topic: a.topic.clone(),
-        partition: a.partition,
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
+        now_ms: a.now,
         compacted_topics: a.compacted.clone(),
         // Only `producers` prints every producer's state (it turns this back on).
         keep_producers: false,
         ..Default::default()
     };
-    if let Some(n) = &a.now {
-        o.now_ms = Some(report::parse_time(n).map_err(anyhow::Error::msg)?);
-    }
-    o.replay.hanging_after_ms =
-        report::parse_duration(&a.hanging_after).map_err(anyhow::Error::msg)?;
+    o.replay.hanging_after_ms = a.hanging_after;
     if a.format == OutFormat::Table && io::stderr().is_terminal() {
         o.progress = progress_bar();
     }
@@ -291,6 +357,102 @@ fn exit_code(nothing_read: bool, max: Option<Severity>, fail_on: FailOn) -> Exit
     }
 }
 
+type Render = fn(&ScanReport, &Style, &mut dyn Write) -> io::Result<()>;
+type RenderJson = fn(&ScanReport, &mut dyn Write) -> io::Result<()>;
+
+/// How human output looks: colour per `--color` and `NO_COLOR`, borders and width per
+/// whether stdout is a terminal.
+fn style(color: ColorChoice) -> Style {
+    let tty = io::stdout().is_terminal();
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let color = match color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => tty && !no_color,
+    };
+    if tty {
+        Style::terminal(color, comfy_table::Table::new().width())
+    } else {
+        Style {
+            color,
+            ..Style::default()
+        }
+    }
+}
+
+/// The filters of `a`, with `--transactional-id` resolved through the coordinator's log.
+fn filter(a: &ScanArgs, inputs: &[PathBuf], opts: &ScanOptions) -> Result<Filter> {
+    let mut f = Filter {
+        topics: a.topic.clone(),
+        partition: a.partition,
+        producer_ids: a.producer_id.clone(),
+        since: a.since,
+        until: a.until,
+        offsets: a.offsets,
+        min_severity: a.min_severity.map(|m| match m {
+            MinSeverity::Error => Severity::Error,
+            MinSeverity::Warning => Severity::Warning,
+            MinSeverity::Info => Severity::Info,
+        }),
+    };
+    if !a.transactional_id.is_empty() {
+        use klogscan::coordinator::CoordinatorView;
+        let view = CoordinatorView::load(&klogscan::layout::discover(inputs), opts);
+        if view.is_empty() {
+            anyhow::bail!(
+                "--transactional-id needs the coordinator's log: add the __transaction_state-N directories to the inputs"
+            );
+        }
+        for id in &a.transactional_id {
+            let Some(t) = view.ids.get(id) else {
+                anyhow::bail!(
+                    "transactional id {id:?} is not in the __transaction_state partitions read ({:?})",
+                    view.partitions_read
+                );
+            };
+            for p in [t.producer_id, t.previous_producer_id, t.next_producer_id] {
+                if p >= 0 && !f.producer_ids.contains(&p) {
+                    f.producer_ids.push(p);
+                }
+            }
+        }
+    }
+    Ok(f)
+}
+
+/// Extract the archives among the inputs, print their warnings.
+fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
+    let p = archive::prepare(paths, &archive::Limits::default())?;
+    for w in &p.warnings {
+        eprintln!("klogscan: {w}");
+    }
+    Ok(p)
+}
+
+/// Scan `a.paths` (archives extracted), fill the client errors, apply the filters; with
+/// `--format html`, read the timelines while extracted archives still exist.
+fn scan_shown(a: &ScanArgs, keep_producers: bool) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
+    let inputs = prepare(&a.paths)?;
+    let opts = ScanOptions {
+        // A producer filter shows the partitions where the producer appears.
+        keep_producers: keep_producers
+            || !a.producer_id.is_empty()
+            || !a.transactional_id.is_empty(),
+        ..scan_options(a)?
+    };
+    let flt = filter(a, &inputs.paths, &opts)?;
+    let mut report = pipeline::scan(&inputs.paths, &opts);
+    report::client::fill(&mut report.findings);
+    flt.apply(&mut report);
+    let timelines = if a.format == OutFormat::Html {
+        html::timelines(&report)
+    } else {
+        Vec::new()
+    };
+    inputs.fix_report(&mut report);
+    report.errors.extend(inputs.failed.iter().cloned());
+    Ok((report, timelines))
+}
 /// Print the paths that could not be analysed on stderr (ripgrep's rule: diagnostics never
 /// go to stdout) and return exit code 2 when there is any, whatever `--fail-on` says.
 fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
@@ -304,41 +466,58 @@ fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
     }
 }
 
-type Render = fn(&ScanReport, &mut dyn Write) -> io::Result<()>;
-
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
 fn scan_view(
     a: &ScanArgs,
+    style: &Style,
     out: &mut dyn Write,
-    as_json: Render,
+    as_json: RenderJson,
     as_table: Render,
     keep_producers: bool,
 ) -> Result<ExitCode> {
-    let opts = ScanOptions {
-        keep_producers,
-        ..scan_options(a)?
-    };
-    let report = pipeline::scan(&a.paths, &opts);
+    let (report, _) = scan_shown(a, keep_producers)?;
     match a.format {
         OutFormat::Json => as_json(&report, out)?,
-        OutFormat::Table => as_table(&report, out)?,
+        OutFormat::Table => as_table(&report, style, out)?,
+        other => anyhow::bail!(
+            "--format {} is for `klogscan scan`; producers and txns print table or json",
+            other
+                .to_possible_value()
+                .map_or("?".into(), |v| v.get_name().to_string())
+        ),
+    }
+    if report.nothing_read() {
+        eprintln!("klogscan: no partition found under the given paths");
     }
     out.flush()?;
     Ok(input_failures(
         &report.errors,
-        exit_code(report.nothing_read(), None, FailOn::Never),
+        exit_code(report.nothing_read(), report.max_severity(), a.fail_on),
     ))
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
+    let style = style(cli.color);
     match cli.command {
         Command::Scan(a) => {
-            let report = pipeline::scan(&a.paths, &scan_options(&a)?);
+            let (report, timelines) = scan_shown(&a, false)?;
             match a.format {
+                OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
                 OutFormat::Json => json::write_scan(&report, &mut out)?,
-                OutFormat::Table => table::write_scan(&report, &mut out)?,
+                OutFormat::Jsonl => jsonl::write_scan(&report, a.findings_only, &mut out)?,
+                OutFormat::FindHanging => {
+                    triage::write_hanging(&triage::hanging_rows(&report.findings), &mut out)?
+                }
+                OutFormat::Table => table::write_scan_with(
+                    &report,
+                    &table::TextOptions {
+                        style,
+                        findings_only: a.findings_only,
+                    },
+                    &mut out,
+                )?,
             }
             if report.nothing_read() {
                 eprintln!("klogscan: no partition found under the given paths");
@@ -351,9 +530,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Producers(a) => scan_view(
             &a,
+            &style,
             &mut out,
             json::write_producers,
-            table::write_producers,
+            table::write_producers_with,
             true,
         ),
         Command::Txns(a) if a.cluster => {
@@ -363,25 +543,42 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .transpose()
                     .map_err(anyhow::Error::msg)
             };
+            // The cluster view filters transactions itself: the first --transactional-id
+            // and --producer-id of the common filters select them.
             let filter = klogscan::txns::ClusterFilter {
-                transactional_id: a.transactional_id.clone(),
-                producer_id: a.producer_id,
+                transactional_id: a.scan.transactional_id.first().cloned(),
+                producer_id: a.scan.producer_id.first().copied(),
                 from_ms: time(&a.from)?,
                 to_ms: time(&a.to)?,
             };
-            let report = pipeline::scan(&a.scan.paths, &scan_options(&a.scan)?);
+            let inputs = prepare(&a.scan.paths)?;
+            let mut report = pipeline::scan(&inputs.paths, &scan_options(&a.scan)?);
+            inputs.fix_report(&mut report);
+            report.errors.extend(inputs.failed.iter().cloned());
             match a.scan.format {
                 OutFormat::Json => json::write_cluster_txns(&report, &filter, &mut out)?,
-                OutFormat::Table => table::write_cluster_txns(&report, &filter, &mut out)?,
+                OutFormat::Table => {
+                    table::write_cluster_txns_with(&report, &filter, &style, &mut out)?
+                }
+                other => anyhow::bail!(
+                    "--format {} is for `klogscan scan`; txns prints table or json",
+                    other
+                        .to_possible_value()
+                        .map_or("?".into(), |v| v.get_name().to_string())
+                ),
             }
             out.flush()?;
-            Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+            Ok(input_failures(
+                &report.errors,
+                exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
+            ))
         }
         Command::Txns(a) => scan_view(
             &a.scan,
+            &style,
             &mut out,
             json::write_txns,
-            table::write_txns,
+            table::write_txns_with,
             false,
         ),
         Command::Groups(a) => {
@@ -410,6 +607,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 OutFormat::Json => render::write_json(&list, &mut out)?,
                 OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
                 OutFormat::Table => render::write_table(&list, &mut out)?,
+                other => anyhow::bail!(
+                    "--format {} is for `klogscan scan`; groups prints table or json",
+                    other
+                        .to_possible_value()
+                        .map_or("?".into(), |v| v.get_name().to_string())
+                ),
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -423,8 +626,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 );
                 return Ok(ExitCode::from(2));
             }
+            let inputs = prepare(&a.scan.paths)?;
+            let scan = scan_options(&a.scan)?;
+            let flt = filter(&a.scan, &inputs.paths, &scan)?;
             let opts = VerifyOptions {
-                scan: scan_options(&a.scan)?,
+                scan,
                 broker_version: a
                     .broker_version
                     .as_deref()
@@ -432,10 +638,46 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .transpose()
                     .map_err(anyhow::Error::msg)?,
             };
-            let report = verify::verify(&a.scan.paths, &opts);
+            let mut report = verify::verify(&inputs.paths, &opts);
+            inputs.fix_verify(&mut report);
+            report.errors.extend(inputs.failed.iter().cloned());
+            report::client::fill(&mut report.findings);
+            flt.retain_findings(&mut report.findings);
+            report
+                .partitions
+                .retain(|p| flt.partition_matches(&p.topic, p.partition));
+            for p in &mut report.partitions {
+                report::client::fill(&mut p.findings);
+                flt.retain_findings(&mut p.findings);
+            }
+            if flt.is_active() {
+                // The summary counts what is shown.
+                let ps = &report.partitions;
+                let s = &mut report.summary;
+                s.partitions = ps.len();
+                s.recovered = ps
+                    .iter()
+                    .filter(|p| !p.prediction.recovered_segments.is_empty())
+                    .count();
+                s.truncated = ps
+                    .iter()
+                    .filter(|p| p.prediction.truncation.is_some())
+                    .count();
+                s.load_failures = ps
+                    .iter()
+                    .filter(|p| p.prediction.load_failure.is_some())
+                    .count();
+                s.findings = report::filter::counts(&report.findings);
+            }
             match a.scan.format {
                 OutFormat::Json => render::write_json(&report, &mut out)?,
                 OutFormat::Table => render::write_table(&report, &mut out)?,
+                other => anyhow::bail!(
+                    "--format {} is for `klogscan scan`; verify prints table or json",
+                    other
+                        .to_possible_value()
+                        .map_or("?".into(), |v| v.get_name().to_string())
+                ),
             }
             if report.nothing_read() {
                 eprintln!("klogscan: no partition found under the given paths");
@@ -446,11 +688,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
             ))
         }
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "klogscan", &mut out);
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Dump(a) => {
-            let format = match a.format.as_str() {
-                "text" => DumpFormat::Text,
-                "json" => DumpFormat::Json,
-                other => anyhow::bail!("unknown --format {other:?} (text or json)"),
+            let format = match a.format {
+                DumpOutFormat::Text => DumpFormat::Text,
+                DumpOutFormat::Json => DumpFormat::Json,
             };
             let opts = DumpOptions {
                 deep_iteration: a.deep_iteration

@@ -71,7 +71,7 @@ fn begin(
             DumpFormat::Text => writeln!(err, "{msg}")?,
             DumpFormat::Json => json_line(
                 err,
-                json!({"file": path.display().to_string(), "error": msg}),
+                json!({"type": "error", "file": path.display().to_string(), "error": msg}),
             )?,
         }
     }
@@ -98,7 +98,7 @@ fn load_log(
                 DumpFormat::Text => writeln!(err, "{msg}")?,
                 DumpFormat::Json => json_line(
                     err,
-                    json!({"file": path.display().to_string(), "error": msg}),
+                    json!({"type": "error", "file": path.display().to_string(), "error": msg}),
                 )?,
             }
             Ok(None)
@@ -119,13 +119,14 @@ fn sanity_result(
     let file = path.display().to_string();
     match (result, opts.format) {
         (Ok(()), DumpFormat::Text) => writeln!(out, "{file} passed sanity check.")?,
-        (Ok(()), DumpFormat::Json) => {
-            json_line(out, json!({"file": file, "sanity_check": "passed"}))?
-        }
+        (Ok(()), DumpFormat::Json) => json_line(
+            out,
+            json!({"type": "sanity_check", "file": file, "sanity_check": "passed"}),
+        )?,
         (Err(e), DumpFormat::Text) => writeln!(err, "{}", e.kafka_message(&abs(path)))?,
         (Err(e), DumpFormat::Json) => json_line(
             err,
-            json!({"file": file, "sanity_check": "failed", "error": e.kafka_message(&abs(path))}),
+            json!({"type": "sanity_check", "file": file, "sanity_check": "failed", "error": e.kafka_message(&abs(path))}),
         )?,
     }
     Ok(result.is_ok())
@@ -153,7 +154,7 @@ pub fn dump_index(
             DumpFormat::Text => writeln!(out, "{} is empty.", path.display())?,
             DumpFormat::Json => json_line(
                 out,
-                json!({"file": path.display().to_string(), "empty": true}),
+                json!({"type": "empty", "file": path.display().to_string(), "empty": true}),
             )?,
         }
         return Ok(true);
@@ -179,7 +180,7 @@ pub fn dump_index(
             DumpFormat::Text => writeln!(out, "offset: {} position: {}", e.offset, e.position)?,
             DumpFormat::Json => json_line(
                 out,
-                json!({"file": file, "offset": e.offset, "position": e.position,
+                json!({"type": "index_entry", "file": file, "offset": e.offset, "position": e.position,
                        "check": check.map(|c| c.check)}),
             )?,
         }
@@ -203,7 +204,7 @@ pub fn dump_index(
                 for (index_offset, log_offset) in &mismatches {
                     json_line(
                         err,
-                        json!({"file": abs_path, "mismatch": {"index_offset": index_offset, "log_offset": log_offset}}),
+                        json!({"type": "mismatch", "file": abs_path, "mismatch": {"index_offset": index_offset, "log_offset": log_offset}}),
                     )?;
                 }
             }
@@ -276,7 +277,7 @@ pub fn dump_timeindex(
             DumpFormat::Text => writeln!(out, "timestamp: {} offset: {}", e.timestamp, e.offset)?,
             DumpFormat::Json => json_line(
                 out,
-                json!({"file": file, "timestamp": e.timestamp, "offset": e.offset,
+                json!({"type": "timeindex_entry", "file": file, "timestamp": e.timestamp, "offset": e.offset,
                        "check": check.map(|c| c.check),
                        "out_of_order_after": check.and_then(|c| c.out_of_order_after)}),
             )?,
@@ -314,19 +315,19 @@ pub fn dump_timeindex(
             for (i, l) in &ts_mismatch {
                 json_line(
                     err,
-                    json!({"file": abs_path, "timestamp_mismatch": {"index_timestamp": i, "log_timestamp": l}}),
+                    json!({"type": "mismatch", "file": abs_path, "timestamp_mismatch": {"index_timestamp": i, "log_timestamp": l}}),
                 )?;
             }
             for (i, p) in &out_of_order {
                 json_line(
                     err,
-                    json!({"file": abs_path, "out_of_order": {"index_timestamp": i, "previous_timestamp": p}}),
+                    json!({"type": "mismatch", "file": abs_path, "out_of_order": {"index_timestamp": i, "previous_timestamp": p}}),
                 )?;
             }
             for (i, l) in &not_found {
                 json_line(
                     err,
-                    json!({"file": abs_path, "offset_not_found": {"index_offset": i, "found_log_offset": l}}),
+                    json!({"type": "mismatch", "file": abs_path, "offset_not_found": {"index_offset": i, "found_log_offset": l}}),
                 )?;
             }
         }
@@ -359,7 +360,9 @@ pub fn dump_txnindex(
             );
             match opts.format {
                 DumpFormat::Text => writeln!(err, "{msg}")?,
-                DumpFormat::Json => json_line(err, json!({"file": file, "error": msg}))?,
+                DumpFormat::Json => {
+                    json_line(err, json!({"type": "error", "file": file, "error": msg}))?
+                }
             }
             return Ok(());
         }
@@ -371,7 +374,7 @@ pub fn dump_txnindex(
             )?,
             DumpFormat::Json => json_line(
                 out,
-                json!({"file": file, "version": t.version, "producerId": t.producer_id,
+                json!({"type": "txnindex_entry", "file": file, "version": t.version, "producerId": t.producer_id,
                        "firstOffset": t.first_offset, "lastOffset": t.last_offset,
                        "lastStableOffset": t.last_stable_offset}),
             )?,
@@ -398,7 +401,9 @@ pub fn dump_snapshot(
             let msg = snapshot::kafka_message(&e);
             match opts.format {
                 DumpFormat::Text => writeln!(err, "{msg}")?,
-                DumpFormat::Json => json_line(err, json!({"file": file, "error": msg}))?,
+                DumpFormat::Json => {
+                    json_line(err, json!({"type": "error", "file": file, "error": msg}))?
+                }
             }
             return Ok(());
         }
@@ -429,7 +434,7 @@ pub fn dump_snapshot(
                 writeln!(out)?;
             }
             DumpFormat::Json => {
-                let mut v = json!({"file": file, "producerId": e.producer_id,
+                let mut v = json!({"type": "snapshot_entry", "file": file, "producerId": e.producer_id,
                     "producerEpoch": e.producer_epoch, "coordinatorEpoch": e.coordinator_epoch,
                     "currentTxnFirstOffset": e.open_txn_first_offset(),
                     "lastTimestamp": e.timestamp});

@@ -20,6 +20,8 @@ struct Doc<'a> {
     partitions: &'a [PartitionReport],
     findings: &'a [Finding],
     errors: Vec<PathError>,
+    /// The triage summary: findings grouped into incidents (`docs/report-schema.md`).
+    incidents: Vec<super::triage::Incident>,
     /// Cluster-transaction statistics (`docs/report-schema.md`), `null` before the join.
     transactions: Option<TxnSummary<'a>>,
 }
@@ -80,6 +82,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                 error: e.clone(),
             })
             .collect(),
+        incidents: super::triage::incidents(&report.findings),
         transactions: txn_summary(report),
     };
     serde_json::to_writer_pretty(&mut *w, &doc)?;

@@ -1,8 +1,15 @@
 //! Findings → reports: the JSON report (a stable, documented schema: `docs/report-schema.md`)
 //! and human tables.
 
+pub mod client;
+pub mod filter;
+pub mod html;
 pub mod json;
+pub mod jsonl;
+pub mod style;
 pub mod table;
+pub mod timeline;
+pub mod triage;
 
 /// Format a millisecond timestamp as RFC 3339 UTC (`2019-11-05T10:00:00.000Z`), or the raw
 /// number when it is not a plausible time.
@@ -37,15 +44,21 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-/// Parse a time given on the command line: milliseconds since the epoch, or RFC 3339
+/// Parse a time given on the command line: `now`, milliseconds since the epoch, or RFC 3339
 /// (`2019-11-05T10:00:00Z`, fractional seconds and `+hh:mm` offsets allowed).
 pub fn parse_time(s: &str) -> Result<i64, String> {
+    if s.eq_ignore_ascii_case("now") {
+        return std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .map_err(|_| "the system clock is before 1970".to_string());
+    }
     if let Ok(ms) = s.parse::<i64>() {
         return Ok(ms);
     }
     let bad = || {
         format!(
-            "cannot parse time {s:?}: use epoch milliseconds or RFC 3339 (2019-11-05T10:00:00Z)"
+            "cannot parse time {s:?}: use now, epoch milliseconds or RFC 3339 (2019-11-05T10:00:00Z)"
         )
     };
     if !s.is_ascii() {
@@ -124,13 +137,16 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// Parse a duration: `15m`, `900s`, `1h30m`, `2d`, `500ms`, or plain milliseconds.
+/// Parse a duration: `15m`, `900s`, `1h30m`, `2d`, `500ms`. A number needs a unit (`25`
+/// could mean milliseconds, seconds or minutes); only `0` may go without one.
 pub fn parse_duration(s: &str) -> Result<i64, String> {
-    if let Ok(ms) = s.parse::<i64>() {
-        return if ms < 0 {
-            Err(format!("duration {s:?} is negative"))
-        } else {
-            Ok(ms)
+    if let Ok(n) = s.parse::<i64>() {
+        return match n {
+            0 => Ok(0),
+            n if n < 0 => Err(format!("duration {s:?} is negative")),
+            n => Err(format!(
+                "duration {s:?} needs a unit: {n}ms, {n}s, {n}m, {n}h or {n}d"
+            )),
         };
     }
     let bad = || format!("cannot parse duration {s:?}: use e.g. 15m, 900s, 1h30m, 2d, 500ms");
@@ -185,6 +201,7 @@ mod tests {
         );
         assert_eq!(parse_time("1572948000000").unwrap(), 1_572_948_000_000);
         assert!(parse_time("yesterday").is_err());
+        assert!(parse_time("now").unwrap() > 1_700_000_000_000);
         // Non-ASCII and impossible dates/offsets are errors, never panics or silent rollovers.
         assert!(parse_time("2019-11-05T10:00:00+0é00").is_err());
         assert!(parse_time("2019-02-31T10:00:00Z").is_err());
@@ -207,7 +224,8 @@ mod tests {
         assert_eq!(parse_duration("1h30m").unwrap(), 5_400_000);
         assert_eq!(parse_duration("500ms").unwrap(), 500);
         assert_eq!(parse_duration("2d").unwrap(), 172_800_000);
-        assert_eq!(parse_duration("900").unwrap(), 900);
+        assert!(parse_duration("900").unwrap_err().contains("needs a unit"));
+        assert_eq!(parse_duration("0").unwrap(), 0);
         assert!(parse_duration("15x").is_err());
         assert!(parse_duration("-5").is_err());
         assert!(parse_duration("m").is_err());

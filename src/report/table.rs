@@ -2,21 +2,35 @@
 
 use super::format_ms;
 use super::json::txn_distributions;
+use super::style::{Style, keep_lines_whole, keep_words_whole, wrap};
+use super::triage;
 use crate::finding::Severity;
 use crate::scan::ScanReport;
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::Table;
 use std::io::{self, Write};
 
-fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    if t.width().is_none() {
-        // Not a terminal: wrap at a width that reads well in a file or a pager.
-        t.set_width(140);
+/// What the scan's text report shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextOptions {
+    pub style: Style,
+    /// Only the triage summary and the findings: no partition table.
+    pub findings_only: bool,
+}
+
+fn place(f: &crate::finding::Finding) -> String {
+    if f.topic.is_empty() {
+        "-".to_string()
+    } else {
+        format!("{}-{}", f.topic, f.partition)
     }
-    t.set_header(header.to_vec());
-    t
+}
+
+fn producer(f: &crate::finding::Finding) -> String {
+    match (f.producer_id, f.producer_epoch) {
+        (Some(p), Some(e)) => format!("{p}@{e}"),
+        (Some(p), None) => p.to_string(),
+        _ => "-".into(),
+    }
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -99,13 +113,33 @@ fn with_broker<T>(on: bool, broker: T, mut row: Vec<T>) -> Vec<T> {
     row
 }
 
-/// Render the scan report: a per-partition summary, then findings grouped by severity.
+/// Render the scan report for a file or a pipe (ASCII, no colour): see [`write_scan_with`].
 pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
-    let labels = partition_labels(report);
+    write_scan_with(report, &TextOptions::default(), w)
+}
+
+/// Render the scan report: the triage summary (one block per incident), a per-partition
+/// summary, then findings grouped by severity.
+pub fn write_scan_with(report: &ScanReport, o: &TextOptions, w: &mut dyn Write) -> io::Result<()> {
+    let incidents = triage::incidents(&report.findings);
+    triage::write_summary(report, &incidents, &o.style, w)?;
     let column = broker_column(report);
+    if !o.findings_only {
+        write_partitions(report, column, &o.style, w)?;
+    }
+    write_findings(report, column, &o.style, w)
+}
+
+fn write_partitions(
+    report: &ScanReport,
+    column: Option<bool>,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let labels = partition_labels(report);
     let brokers = column.is_some();
     let with_cluster = column == Some(true);
-    let mut t = table(&with_broker(
+    let header = with_broker(
         brokers,
         "broker",
         vec![
@@ -121,48 +155,67 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             "producers",
             "findings E/W/I",
         ],
-    ));
-    for (p, label) in report.partitions.iter().zip(&labels) {
-        let (mut e, mut wn, mut i) = (0, 0, 0);
-        for f in report.findings.get(p.finding_range.clone()).unwrap_or(&[]) {
-            match f.severity {
-                Severity::Error => e += 1,
-                Severity::Warning => wn += 1,
-                Severity::Info => i += 1,
-            }
-        }
-        let lso = match (p.last_stable_offset, p.log_end_offset) {
-            // A non-live copy serves no consumer: its LSO pins nothing.
-            (Some(l), Some(end)) if l < end && p.source.copy.is_live() => {
-                format!("{l} (pinned)")
-            }
-            (l, _) => opt(l),
-        };
-        let label = if p.source.copy.is_live() {
-            label.clone()
-        } else {
-            format!("{label} [{} copy]", p.source.copy.as_str())
-        };
-        t.add_row(with_broker(
+    );
+    let rows: Vec<Vec<String>> = report
+        .partitions
+        .iter()
+        .zip(&labels)
+        .enumerate()
+        .map(|(i, (p, label))| {
+            let c = super::filter::counts(report.partition_findings(i));
+            let lso = match (p.last_stable_offset, p.log_end_offset) {
+                // A non-live copy serves no consumer: its LSO pins nothing.
+                (Some(l), Some(end)) if l < end && p.source.copy.is_live() => {
+                    format!("{l} (pinned)")
+                }
+                (l, _) => opt(l),
+            };
+            let label = if p.source.copy.is_live() {
+                label.clone()
+            } else {
+                format!("{label} [{} copy]", p.source.copy.as_str())
+            };
+            with_broker(
+                brokers,
+                broker_label(&p.source, with_cluster),
+                vec![
+                    label,
+                    p.segments.to_string(),
+                    p.batches.to_string(),
+                    p.records.to_string(),
+                    p.bytes.to_string(),
+                    opt(p.log_start_offset),
+                    opt(p.log_end_offset),
+                    lso,
+                    format!(
+                        "{}/{}/{}",
+                        p.transactions.committed, p.transactions.aborted, p.transactions.open
+                    ),
+                    p.producers.to_string(),
+                    format!("{}/{}/{}", c.error, c.warning, c.info),
+                ],
+            )
+        })
+        .collect();
+    let mut t = style.table(&header);
+    for r in &rows {
+        t.add_row(r.clone());
+    }
+    if keep_words_whole(&mut t, None) > usize::from(style.width) {
+        // A narrow terminal: the columns that matter mid-incident, words kept whole.
+        let skip = usize::from(brokers);
+        let keep: Vec<usize> = (0..skip)
+            .chain([0, 3, 6, 7, 8, 10].map(|k| k + skip))
+            .collect();
+        t = style.table(&with_broker(
             brokers,
-            broker_label(&p.source, with_cluster),
-            vec![
-                label,
-                p.segments.to_string(),
-                p.batches.to_string(),
-                p.records.to_string(),
-                p.bytes.to_string(),
-                opt(p.log_start_offset),
-                opt(p.log_end_offset),
-                lso,
-                format!(
-                    "{}/{}/{}",
-                    p.transactions.committed, p.transactions.aborted, p.transactions.open
-                ),
-                p.producers.to_string(),
-                format!("{e}/{wn}/{i}"),
-            ],
+            "broker",
+            vec!["partition", "records", "LEO", "LSO", "txns c/a/o", "E/W/I"],
         ));
+        for r in &rows {
+            t.add_row(keep.iter().map(|&k| r[k].clone()).collect::<Vec<_>>());
+        }
+        keep_words_whole(&mut t, None);
     }
     writeln!(w, "{t}")?;
     for (p, label) in report.partitions.iter().zip(&labels) {
@@ -180,8 +233,8 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         }
     }
     let s = &report.summary;
-    writeln!(
-        w,
+    let width = usize::from(style.width);
+    let line = format!(
         "{} partitions, {} segments, {} batches, {} records, {} bytes; findings: {} error, {} warning, {} info",
         s.partitions,
         s.segments,
@@ -191,26 +244,38 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         s.findings.error,
         s.findings.warning,
         s.findings.info
-    )?;
+    );
+    writeln!(w, "{}", wrap(&line, width, 0, 2))?;
     if let Some(t) = report
         .transactions
         .as_ref()
         .filter(|t| !t.transactions.is_empty())
     {
         let s = &t.stats;
-        writeln!(
-            w,
+        let line = format!(
             "cluster transactions: {} ({} committed, {} aborted, {} empty, {} open, {} partial, {} mixed)",
             s.cluster_transactions, s.committed, s.aborted, s.empty, s.open, s.partial, s.mixed
-        )?;
+        );
+        writeln!(w, "{}", wrap(&line, width, 0, 2))?;
     }
     if s.non_live.partitions > 0 {
-        writeln!(
-            w,
+        let line = format!(
             "of which {} non-live copies (-future/-delete/-stray, not served to consumers); their findings: {} error, {} warning, {} info",
             s.non_live.partitions, s.non_live.error, s.non_live.warning, s.non_live.info
-        )?;
+        );
+        writeln!(w, "{}", wrap(&line, width, 0, 2))?;
     }
+    Ok(())
+}
+
+fn write_findings(
+    report: &ScanReport,
+    column: Option<bool>,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let brokers = column.is_some();
+    let with_cluster = column == Some(true);
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {
         let fs: Vec<_> = report
             .findings
@@ -220,8 +285,9 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         if fs.is_empty() {
             continue;
         }
-        writeln!(w, "\n{} ({})", sev.as_str().to_uppercase(), fs.len())?;
-        let mut t = table(&with_broker(
+        let heading = format!("{} ({})", sev.as_str().to_uppercase(), fs.len());
+        writeln!(w, "\n{}", style.heading(&heading, Some(sev)))?;
+        let mut t = style.table(&with_broker(
             brokers,
             "broker",
             vec!["kind", "partition", "offset", "producer", "message"],
@@ -229,35 +295,48 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         for f in &fs {
             t.add_row(with_broker(
                 brokers,
-                broker_label(&f.source, with_cluster),
+                broker_label(&f.source, with_cluster).into(),
                 vec![
-                    f.kind.id().to_string(),
-                    if f.topic.is_empty() {
-                        "-".to_string()
-                    } else {
-                        format!("{}-{}", f.topic, f.partition)
-                    },
-                    opt(f.offset),
-                    match (f.producer_id, f.producer_epoch) {
-                        (Some(p), Some(e)) => format!("{p}@{e}"),
-                        (Some(p), None) => p.to_string(),
-                        _ => "-".into(),
-                    },
-                    f.message.clone(),
+                    style.severity_cell(f.kind.id(), sev),
+                    place(f).into(),
+                    opt(f.offset).into(),
+                    producer(f).into(),
+                    f.message.clone().into(),
                 ],
             ));
         }
-        writeln!(w, "{t}")?;
+        if keep_words_whole(&mut t, Some(4 + usize::from(brokers))) <= usize::from(style.width) {
+            writeln!(w, "{t}")?;
+        } else {
+            // A narrow terminal: one block per finding, the message wrapped at spaces.
+            let width = usize::from(style.width);
+            for f in &fs {
+                let broker = if brokers {
+                    format!(" broker {}", broker_label(&f.source, with_cluster))
+                } else {
+                    String::new()
+                };
+                let head = format!(
+                    "{} {} @{} {}{broker}",
+                    f.kind.id(),
+                    place(f),
+                    opt(f.offset),
+                    producer(f)
+                );
+                writeln!(w, "{}", style.heading(&head, Some(sev)))?;
+                writeln!(w, "    {}", wrap(&f.message, width, 4, 4))?;
+            }
+        }
         for f in fs.iter().filter(|f| f.remediation.is_some()) {
-            writeln!(
-                w,
-                "  remediation ({} {}-{} @{}): {}",
+            let line = format!(
+                "remediation ({} {}-{} @{}): {}",
                 f.kind,
                 f.topic,
                 f.partition,
                 opt(f.offset),
                 f.remediation.as_deref().unwrap_or("")
-            )?;
+            );
+            writeln!(w, "  {}", wrap(&line, usize::from(style.width), 2, 4))?;
         }
     }
     // Paths that could not be read are diagnostics: the CLI prints them on stderr.
@@ -277,8 +356,17 @@ fn warn_large_table(rows: usize, what: &str) {
     }
 }
 
-/// Render `producers`: the columns of `kafka-transactions.sh describe-producers`.
+/// Render `producers` for a file or a pipe: see [`write_producers_with`].
 pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    write_producers_with(report, &Style::default(), w)
+}
+
+/// Render `producers`: the columns of `kafka-transactions.sh describe-producers`.
+pub fn write_producers_with(
+    report: &ScanReport,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     for p in &report.partitions {
         writeln!(w, "{}-{} ({})", p.topic, p.partition, p.path)?;
         let producers = &p.outcome.producers;
@@ -288,17 +376,17 @@ pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()>
         );
         let mut blocks = producers.chunks(LARGE_TABLE_ROWS).peekable();
         if blocks.peek().is_none() {
-            writeln!(w, "{}\n", producers_table(&[]))?;
+            writeln!(w, "{}\n", producers_table(style, &[]))?;
         }
         for block in blocks {
-            writeln!(w, "{}\n", producers_table(block))?;
+            writeln!(w, "{}\n", producers_table(style, block))?;
         }
     }
     Ok(())
 }
 
-fn producers_table(rows: &[crate::state::ProducerState]) -> Table {
-    let mut t = table(&[
+fn producers_table(style: &Style, rows: &[crate::state::ProducerState]) -> Table {
+    let mut t = style.table(&[
         "ProducerId",
         "ProducerEpoch",
         "LatestCoordinatorEpoch",
@@ -317,18 +405,24 @@ fn producers_table(rows: &[crate::state::ProducerState]) -> Table {
                 .map_or_else(|| "None".to_string(), |o| o.to_string()),
         ]);
     }
+    keep_words_whole(&mut t, None);
     t
 }
 
-/// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
+/// Render `txns` for a file or a pipe: see [`write_txns_with`].
 pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    write_txns_with(report, &Style::default(), w)
+}
+
+/// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
+pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
     warn_large_table(report.partitions.len(), "transaction statistics");
     let mut blocks = report.partitions.chunks(LARGE_TABLE_ROWS).peekable();
     if blocks.peek().is_none() {
-        writeln!(w, "{}", txns_table(&[]))?;
+        writeln!(w, "{}", txns_table(style, &[]))?;
     }
     for block in blocks {
-        writeln!(w, "{}", txns_table(block))?;
+        writeln!(w, "{}", txns_table(style, block))?;
     }
     for p in &report.partitions {
         for o in &p.outcome.open {
@@ -345,13 +439,13 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         }
     }
     if let Some(a) = &report.transactions {
-        write_txn_stats(&a.stats, w)?;
+        write_txn_stats(&a.stats, style, w)?;
     }
     Ok(())
 }
 
-fn txns_table(partitions: &[crate::scan::PartitionReport]) -> Table {
-    let mut t = table(&[
+fn txns_table(style: &Style, partitions: &[crate::scan::PartitionReport]) -> Table {
+    let mut t = style.table(&[
         "partition",
         "committed",
         "aborted",
@@ -373,6 +467,7 @@ fn txns_table(partitions: &[crate::scan::PartitionReport]) -> Table {
             format!("{}/{}/{}/{}", dur.min, dur.p50, dur.p99, dur.max),
         ]);
     }
+    keep_words_whole(&mut t, None);
     t
 }
 
@@ -381,7 +476,11 @@ fn dist4(d: &crate::txns::stats::Distribution) -> String {
 }
 
 /// The cluster part of `txns`: totals, per transactional id, the longest transactions.
-fn write_txn_stats(s: &crate::txns::stats::TxnStatistics, w: &mut dyn Write) -> io::Result<()> {
+fn write_txn_stats(
+    s: &crate::txns::stats::TxnStatistics,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     writeln!(
         w,
         "\ncluster transactions: {} ({} committed, {} aborted, {} empty, {} open, {} partial, {} mixed); producers fenced: {}",
@@ -394,7 +493,7 @@ fn write_txn_stats(s: &crate::txns::stats::TxnStatistics, w: &mut dyn Write) -> 
         s.mixed,
         s.producers_fenced
     )?;
-    let mut t = table(&[
+    let mut t = style.table(&[
         "transactional id",
         "producer ids",
         "committed",
@@ -428,9 +527,10 @@ fn write_txn_stats(s: &crate::txns::stats::TxnStatistics, w: &mut dyn Write) -> 
             dist4(&r.size.duration_ms),
         ]);
     }
+    keep_words_whole(&mut t, None);
     writeln!(w, "{t}")?;
     if !s.longest.is_empty() {
-        let mut t = table(&[
+        let mut t = style.table(&[
             "longest",
             "transactional id",
             "producer",
@@ -452,18 +552,29 @@ fn write_txn_stats(s: &crate::txns::stats::TxnStatistics, w: &mut dyn Write) -> 
                 l.records.to_string(),
             ]);
         }
+        keep_words_whole(&mut t, None);
         writeln!(w, "{t}")?;
     }
     Ok(())
 }
 
-/// Render `txns --cluster`: one row per cluster transaction passing `filter`.
+/// Render `txns --cluster` for a file or a pipe: see [`write_cluster_txns_with`].
 pub fn write_cluster_txns(
     report: &ScanReport,
     filter: &crate::txns::ClusterFilter,
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let mut t = table(&[
+    write_cluster_txns_with(report, filter, &Style::default(), w)
+}
+
+/// Render `txns --cluster`: one row per cluster transaction passing `filter`.
+pub fn write_cluster_txns_with(
+    report: &ScanReport,
+    filter: &crate::txns::ClusterFilter,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let mut t = style.table(&[
         "transactional id",
         "producer",
         "partitions (first offset → marker offset)",
@@ -516,6 +627,8 @@ pub fn write_cluster_txns(
             opt(x.duration_ms),
         ]);
     }
+    keep_words_whole(&mut t, None);
+    keep_lines_whole(&mut t, 2);
     writeln!(w, "{t}")?;
     writeln!(w, "{n} cluster transaction(s)")
 }

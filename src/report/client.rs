@@ -1,0 +1,254 @@
+//! What the clients saw: for every finding kind a producer or a consumer can observe, the
+//! exception it met and its class (`client-errors.md`: KIP-1050's four groups and KIP-691's
+//! behaviour). [`fill`] writes it into `Finding::client_error` when the report is finished,
+//! where a rule did not already say something more specific; the triage summary uses the
+//! same table to say what the applications experienced.
+
+use crate::finding::{Finding, Kind};
+
+/// KIP-1050's groups (plus the two cases the KIP leaves outside them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// The producer retries internally; the application never sees it.
+    ProducerRetriable,
+    /// Abort the transaction and go on with the same producer.
+    ProducerAbortable,
+    /// The producer is unusable: close it and restart from the application's checkpoint.
+    ApplicationRecoverable,
+    /// Bubbled up; the application decides.
+    InvalidConfiguration,
+    /// `OutOfOrderSequenceException` and `UnknownProducerIdException`: deliberately outside
+    /// KIP-1050's groups (KIP-691: abortable, an idempotent producer bumps its epoch).
+    Ungrouped,
+    /// Not a producer exception: what a consumer meets, or no error at all.
+    NotAProducerError,
+}
+
+impl ErrorClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::ProducerRetriable => "producer-retriable",
+            ErrorClass::ProducerAbortable => "producer-abortable",
+            ErrorClass::ApplicationRecoverable => "application-recoverable",
+            ErrorClass::InvalidConfiguration => "invalid-configuration",
+            ErrorClass::Ungrouped => "outside KIP-1050's groups",
+            ErrorClass::NotAProducerError => "not a producer error",
+        }
+    }
+}
+
+/// One row of the table: who sees what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientError {
+    /// `producer` or `consumer` (who meets it).
+    pub who: &'static str,
+    /// The exception (or `none`).
+    pub exception: &'static str,
+    pub class: ErrorClass,
+    /// KIP-691's behaviour: what the client does about it.
+    pub behaviour: &'static str,
+    /// What a consumer experiences, when different from the producer's view.
+    pub consumers: Option<&'static str>,
+}
+
+impl ClientError {
+    /// The text that goes into `Finding::client_error`.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{}: {} — {}; {}",
+            self.who,
+            self.exception,
+            self.class.as_str(),
+            self.behaviour
+        );
+        if let Some(c) = self.consumers {
+            s.push_str("; consumers: ");
+            s.push_str(c);
+        }
+        s
+    }
+
+    /// A short phrase for the triage summary ("producers got X (class)").
+    pub fn short(&self) -> String {
+        match (self.who, self.exception) {
+            (_, "none") => self.consumers.unwrap_or(self.behaviour).to_string(),
+            ("consumer", e) => format!("consumers got {e}"),
+            (_, e) => format!("producers got {e} ({})", self.class.as_str()),
+        }
+    }
+}
+
+const STALL: &str =
+    "read_committed consumers stall silently at the last stable offset (no exception; lag grows)";
+
+/// The client-visible error of a finding kind, or `None` when no client observes it (the
+/// broker's own files, the analysis itself).
+pub fn for_kind(kind: Kind) -> Option<ClientError> {
+    use ErrorClass::*;
+    let producer = |exception, class, behaviour| ClientError {
+        who: "producer",
+        exception,
+        class,
+        behaviour,
+        consumers: None,
+    };
+    let consumer = |exception, behaviour| ClientError {
+        who: "consumer",
+        exception,
+        class: NotAProducerError,
+        behaviour,
+        consumers: None,
+    };
+    Some(match kind {
+        Kind::CrcMismatch | Kind::InvalidBatch => consumer(
+            "CorruptRecordException",
+            "a consumer fetching the batch fails and cannot advance past it without seeking",
+        ),
+        Kind::ProducerEpochRegression => producer(
+            "InvalidProducerEpochException",
+            ProducerAbortable,
+            "KIP-691: abortable (2.7+, KIP-588; ProducerFencedException and fatal before): abort the transaction and retry",
+        ),
+        Kind::ZombieWrite => ClientError {
+            consumers: Some(STALL),
+            ..producer(
+                "InvalidProducerEpochException / ProducerFencedException",
+                ProducerAbortable,
+                "KIP-691: the fenced instance should have been stopped (ProducerFenced is fatal, application-recoverable); the leader accepted its write instead",
+            )
+        },
+        Kind::InvalidFirstSequence | Kind::SequenceGap => producer(
+            "OutOfOrderSequenceException",
+            Ungrouped,
+            "KIP-691: abortable inside a transaction; an idempotent producer bumps its epoch (KIP-360) and goes on",
+        ),
+        Kind::DuplicateSequence => ClientError {
+            consumers: Some("consumers read the records twice"),
+            ..producer(
+                "none",
+                ProducerRetriable,
+                "an exact duplicate of a recent batch is answered with the original offsets (DUPLICATE_SEQUENCE_NUMBER, treated as success)",
+            )
+        },
+        Kind::InvalidProducerFields => producer(
+            "InvalidRecordException",
+            ProducerAbortable,
+            "KIP-691: non-retriable produce error, abortable inside a transaction",
+        ),
+        Kind::HangingTransaction | Kind::LsoBelowLogStart => ClientError {
+            who: "consumer",
+            exception: "none",
+            class: NotAProducerError,
+            behaviour: "the producer has moved on or is gone",
+            consumers: Some(STALL),
+        },
+        Kind::OpenTransaction => ClientError {
+            who: "consumer",
+            exception: "none",
+            class: NotAProducerError,
+            behaviour: "normal while the producer is active",
+            consumers: Some(
+                "read_committed consumers wait at the last stable offset until the marker",
+            ),
+        },
+        Kind::NonTransactionalWriteInTransaction => producer(
+            "InvalidTxnStateException",
+            ApplicationRecoverable,
+            "KIP-691: fatal: close the producer and restart from the application's checkpoint",
+        ),
+        Kind::TxnindexMismatch => ClientError {
+            who: "consumer",
+            exception: "none",
+            class: NotAProducerError,
+            behaviour: "no exception",
+            consumers: Some(
+                "read_committed consumers deliver the records of aborted transactions missing from the .txnindex as if committed",
+            ),
+        },
+        Kind::ReplicaDivergence => ClientError {
+            who: "consumer",
+            exception: "none",
+            class: NotAProducerError,
+            behaviour: "no exception",
+            consumers: Some(
+                "consumers fetching from different replicas (after a leader change) read different records at the same offsets",
+            ),
+        },
+        _ => return None,
+    })
+}
+
+/// Fill `client_error` from the table where a rule left it empty.
+pub fn fill(findings: &mut [Finding]) {
+    for f in findings.iter_mut() {
+        if f.client_error.is_none()
+            && let Some(c) = for_kind(f.kind)
+        {
+            f.client_error = Some(c.text());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_only_empty_client_errors() {
+        let mut fs = vec![
+            Finding::new(Kind::HangingTransaction, "t", 0, "open"),
+            Finding::new(Kind::SequenceGap, "t", 0, "gap").client_error("rule's own text"),
+            Finding::new(Kind::LeftoverFile, "t", 0, "a .deleted file"),
+        ];
+        fill(&mut fs);
+        assert!(
+            fs[0]
+                .client_error
+                .as_deref()
+                .unwrap()
+                .contains("read_committed consumers stall")
+        );
+        assert_eq!(fs[1].client_error.as_deref(), Some("rule's own text"));
+        assert_eq!(
+            fs[2].client_error, None,
+            "no client observes a leftover file"
+        );
+    }
+
+    #[test]
+    fn docs_show_the_mapping_of_every_kind() {
+        let doc = include_str!("../../docs/findings.md");
+        let section = &doc[doc.find("## What the clients saw").expect("section")..];
+        for &k in Kind::ALL {
+            let Some(c) = for_kind(k) else { continue };
+            let row = section
+                .lines()
+                .find(|l| l.starts_with('|') && l.contains(&format!("`{}`", k.id())))
+                .unwrap_or_else(|| panic!("{} missing from docs/findings.md", k.id()));
+            let first = c.exception.split(" / ").next().unwrap();
+            assert!(row.contains(first), "{}: {row}", k.id());
+            assert!(row.contains(c.class.as_str()), "{}: {row}", k.id());
+        }
+    }
+
+    #[test]
+    fn producer_kinds_carry_a_kip_1050_class() {
+        for k in [
+            Kind::ProducerEpochRegression,
+            Kind::ZombieWrite,
+            Kind::SequenceGap,
+            Kind::NonTransactionalWriteInTransaction,
+        ] {
+            let c = for_kind(k).unwrap();
+            assert_eq!(c.who, "producer");
+            assert!(c.text().contains(c.class.as_str()));
+        }
+        assert_eq!(
+            for_kind(Kind::NonTransactionalWriteInTransaction)
+                .unwrap()
+                .class,
+            ErrorClass::ApplicationRecoverable
+        );
+        assert!(for_kind(Kind::UncleanShutdown).is_none());
+    }
+}

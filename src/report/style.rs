@@ -1,0 +1,251 @@
+//! How human output looks on the device it goes to: colour, table borders and width.
+//!
+//! The CLI decides once (`--color`, `NO_COLOR`, whether stdout is a terminal, the terminal's
+//! width) and hands a [`Style`] to the renderers; the library never probes the terminal
+//! itself, so output to a file or a pipe is the same on every machine.
+
+use crate::finding::Severity;
+use comfy_table::presets::{ASCII_FULL_CONDENSED, UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
+
+/// Width used when the output is not a terminal, or the terminal reports no usable width.
+pub const DEFAULT_WIDTH: u16 = 140;
+/// Below this many columns a terminal's report is not believed (0 from some CI runners and
+/// serial consoles); [`DEFAULT_WIDTH`] is used instead.
+pub const MIN_WIDTH: u16 = 40;
+
+/// Rendering choices for the human formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// ANSI colours (severities, headings).
+    pub color: bool,
+    /// UTF-8 box drawing (terminals) or plain ASCII borders (files, pipes).
+    pub unicode: bool,
+    /// Total table width in columns.
+    pub width: u16,
+}
+
+impl Default for Style {
+    /// What a file or a pipe gets: no colour, ASCII, [`DEFAULT_WIDTH`].
+    fn default() -> Self {
+        Style {
+            color: false,
+            unicode: false,
+            width: DEFAULT_WIDTH,
+        }
+    }
+}
+
+impl Style {
+    /// The style for a terminal that reports `columns` (0 or tiny → [`DEFAULT_WIDTH`]).
+    pub fn terminal(color: bool, columns: Option<u16>) -> Style {
+        Style {
+            color,
+            unicode: true,
+            width: sane_width(columns),
+        }
+    }
+
+    /// A table with this style's borders and width, with `header`.
+    pub fn table(&self, header: &[&str]) -> Table {
+        let mut t = Table::new();
+        t.load_preset(if self.unicode {
+            UTF8_FULL_CONDENSED
+        } else {
+            ASCII_FULL_CONDENSED
+        })
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .force_no_tty()
+        .set_width(self.width);
+        if self.color {
+            t.enforce_styling();
+        }
+        t.set_header(header.to_vec());
+        t
+    }
+
+    /// A cell coloured by severity when colour is on.
+    pub fn severity_cell(&self, text: impl Into<String>, sev: Severity) -> Cell {
+        let c = Cell::new(text.into());
+        if !self.color {
+            return c;
+        }
+        c.fg(match sev {
+            Severity::Error => Color::Red,
+            Severity::Warning => Color::Yellow,
+            Severity::Info => Color::Cyan,
+        })
+    }
+
+    /// `text` in bold (and the severity's colour), for headings outside tables.
+    pub fn heading(&self, text: &str, sev: Option<Severity>) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        let code = match sev {
+            Some(Severity::Error) => "1;31",
+            Some(Severity::Warning) => "1;33",
+            Some(Severity::Info) => "1;36",
+            None => "1",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// A terminal width that tables can live with.
+pub fn sane_width(columns: Option<u16>) -> u16 {
+    match columns {
+        Some(c) if c >= MIN_WIDTH => c,
+        _ => DEFAULT_WIDTH,
+    }
+}
+
+/// Keep every column but `free` at least as wide as its longest word (header included), so
+/// that identifiers (kinds, partition names, producer ids) are never broken mid-word; the
+/// `free` column (a message) takes what is left and wraps at spaces. When the words do not
+/// fit the width, the table grows wider rather than breaking them. Returns the narrowest
+/// width the table can then have (callers switch to a narrower layout above the width).
+pub fn keep_words_whole(t: &mut Table, free: Option<usize>) -> usize {
+    let n = t.column_count();
+    let mut longest = vec![0usize; n];
+    let mut measure = |i: usize, s: &str| {
+        let w = s
+            .split_whitespace()
+            .map(|w| w.chars().count())
+            .max()
+            .unwrap_or(0);
+        if let Some(l) = longest.get_mut(i) {
+            *l = (*l).max(w);
+        }
+    };
+    if let Some(h) = t.header() {
+        for (i, c) in h.cell_iter().enumerate() {
+            measure(i, &c.content());
+        }
+    }
+    for row in t.row_iter() {
+        for (i, c) in row.cell_iter().enumerate() {
+            measure(i, &c.content());
+        }
+    }
+    let mut total = n + 1;
+    for (i, l) in longest.into_iter().enumerate() {
+        // Constraints count the cell padding (one space each side).
+        let min = if Some(i) == free { l.min(24) } else { l } + 2;
+        total += min;
+        if let Some(col) = t.column_mut(i) {
+            col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+                u16::try_from(min).unwrap_or(u16::MAX),
+            )));
+        }
+    }
+    total
+}
+
+/// Keep each line of column `col`'s cells whole (a cell listing one item per line).
+pub fn keep_lines_whole(t: &mut Table, col: usize) {
+    let mut longest = 0usize;
+    for row in t.row_iter() {
+        if let Some(c) = row.cell_iter().nth(col) {
+            for l in c.content().lines() {
+                longest = longest.max(l.chars().count());
+            }
+        }
+    }
+    if let Some(c) = t.column_mut(col) {
+        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+            u16::try_from(longest + 2).unwrap_or(u16::MAX),
+        )));
+    }
+}
+
+/// Wrap `text` at spaces to lines of at most `width` columns (a longer word stays whole on
+/// its own line); the first line starts at column `first_col` (after a label the caller
+/// writes), continuation lines start with `indent` spaces.
+pub fn wrap(text: &str, width: usize, first_col: usize, indent: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut col = first_col;
+    let mut line_start = true;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let len = word.chars().count();
+        if !line_start && col + 1 + len > width {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', indent));
+            col = indent;
+            line_start = true;
+        }
+        if !line_start {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += len;
+        line_start = false;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_or_tiny_terminal_widths_fall_back() {
+        assert_eq!(sane_width(Some(0)), DEFAULT_WIDTH);
+        assert_eq!(sane_width(Some(12)), DEFAULT_WIDTH);
+        assert_eq!(sane_width(None), DEFAULT_WIDTH);
+        assert_eq!(sane_width(Some(80)), 80);
+    }
+
+    #[test]
+    fn identifiers_are_not_broken_at_80_columns() {
+        let s = Style::terminal(false, Some(80));
+        let mut t = s.table(&["kind", "partition", "message"]);
+        t.add_row(vec![
+            "non_transactional_write_in_transaction",
+            "a-rather-long-topic-name-17",
+            "producer 4001 wrote data outside its transaction while one was open at offset 12",
+        ]);
+        keep_words_whole(&mut t, Some(2));
+        let text = t.to_string();
+        assert!(
+            text.contains("non_transactional_write_in_transaction"),
+            "{text}"
+        );
+        assert!(text.contains("a-rather-long-topic-name-17"), "{text}");
+        assert!(text.is_ascii() || s.unicode);
+    }
+
+    #[test]
+    fn wrapping_keeps_words_whole() {
+        let w = wrap(
+            "the quick brown fox.jumps.over.the.lazy.dog again",
+            16,
+            0,
+            2,
+        );
+        assert_eq!(w, "the quick brown\n  fox.jumps.over.the.lazy.dog\n  again");
+        assert_eq!(wrap("short", 80, 4, 4), "short");
+        assert_eq!(wrap("a b c", 6, 4, 4), "a\n    b\n    c");
+    }
+
+    #[test]
+    fn files_get_ascii_borders_and_no_colour() {
+        let s = Style::default();
+        let mut t = s.table(&["kind"]);
+        t.add_row(vec![s.severity_cell("zombie_write", Severity::Error)]);
+        let text = t.to_string();
+        assert!(text.is_ascii(), "{text}");
+        assert!(!text.contains('\x1b'));
+        let c = Style {
+            color: true,
+            ..Style::default()
+        };
+        let mut t = c.table(&["kind"]);
+        t.add_row(vec![c.severity_cell("zombie_write", Severity::Error)]);
+        assert!(
+            t.to_string().contains("\x1b["),
+            "colour requested: ANSI codes"
+        );
+    }
+}

@@ -1,0 +1,667 @@
+//! The triage summary: findings grouped into incidents, each told in a few lines — where,
+//! what is wrong, since when, the root cause and what follows from it, what the clients
+//! saw, and the commands that fix it. Also the `find-hanging` view of hanging transactions.
+//!
+//! An incident is a connected group of findings: linked by `caused_by` (a rule's claim that
+//! one finding follows from another), or about the same batch (same partition copy, producer
+//! and offset — a zombie write, the epoch regression of the same batch and the transaction
+//! it leaves hanging). Groups of info findings only are not incidents.
+
+use super::client;
+use super::filter::finding_time;
+use super::format_ms;
+use super::style::wrap;
+use crate::finding::{Finding, Kind, Severity};
+use crate::scan::ScanReport;
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+use std::io::{self, Write};
+
+/// One incident.
+#[derive(Debug, Clone, Serialize)]
+pub struct Incident {
+    pub severity: Severity,
+    /// `topic-N` names.
+    pub partitions: Vec<String>,
+    /// What is wrong, in one sentence.
+    pub summary: String,
+    /// The earliest and latest batch timestamps among its findings (ms).
+    pub since: Option<i64>,
+    pub last_seen: Option<i64>,
+    /// Id of the root-cause finding.
+    pub root: String,
+    /// Ids of the findings that follow from it, in causal order.
+    pub follows: Vec<String>,
+    /// What the applications experienced.
+    pub clients: Vec<String>,
+    /// Exact commands that fix it (or confirm, then fix).
+    pub commands: Vec<String>,
+    /// Remediation sentences of the findings, when there is no command.
+    pub advice: Vec<String>,
+    /// Indexes into the report's findings (root first).
+    #[serde(skip)]
+    pub members: Vec<usize>,
+}
+
+fn find(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
+fn union(parent: &mut [usize], a: usize, b: usize) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        parent[ra.max(rb)] = ra.min(rb);
+    }
+}
+
+/// Position of a kind in the catalogue: causes come before consequences there (integrity,
+/// then epochs and sequences, then transactions).
+fn kind_rank(k: Kind) -> usize {
+    Kind::ALL.iter().position(|x| *x == k).unwrap_or(usize::MAX)
+}
+
+fn tp(f: &Finding) -> String {
+    if f.topic.is_empty() {
+        f.source.path.clone().unwrap_or_else(|| "-".into())
+    } else {
+        format!("{}-{}", f.topic, f.partition)
+    }
+}
+
+/// Group the findings into incidents, most severe first.
+pub fn incidents(findings: &[Finding]) -> Vec<Incident> {
+    let n = findings.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    let by_id: HashMap<&str, usize> = findings
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.id.as_str(), i))
+        .collect();
+    let mut same_batch: HashMap<(String, Option<i32>, &str, i64, i64), usize> = HashMap::new();
+    let mut same_kind: HashMap<(String, Option<i32>, &str, Kind), usize> = HashMap::new();
+    for (i, f) in findings.iter().enumerate() {
+        // Repeats of one kind in one partition copy are one incident (a thousand sequence
+        // gaps of a flapping producer are one problem, not a thousand).
+        let key = (tp(f), f.source.broker_id, f.source.copy.as_str(), f.kind);
+        match same_kind.get(&key) {
+            Some(&j) => union(&mut parent, i, j),
+            None => {
+                same_kind.insert(key, i);
+            }
+        }
+        for c in &f.caused_by {
+            if let Some(&j) = by_id.get(c.as_str()) {
+                union(&mut parent, i, j);
+            }
+        }
+        if let (Some(o), Some(p)) = (f.offset, f.producer_id) {
+            let key = (tp(f), f.source.broker_id, f.source.copy.as_str(), o, p);
+            match same_batch.get(&key) {
+                Some(&j) => union(&mut parent, i, j),
+                None => {
+                    same_batch.insert(key, i);
+                }
+            }
+        }
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for i in 0..n {
+        let r = find(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    let mut out: Vec<Incident> = groups
+        .into_values()
+        .filter(|g| g.iter().any(|&i| findings[i].severity >= Severity::Warning))
+        .map(|g| incident(findings, g, &by_id))
+        .collect();
+    out.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.members.first().cmp(&b.members.first()))
+    });
+    out
+}
+
+fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize>) -> Incident {
+    let member: BTreeSet<usize> = g.iter().copied().collect();
+    // Causal order: a finding after the findings it is caused by; ties by catalogue order.
+    let depth = |i: usize| {
+        let mut d = 0usize;
+        let mut cur = vec![i];
+        let mut seen = BTreeSet::new();
+        while let Some(x) = cur.pop() {
+            if !seen.insert(x) || seen.len() > 64 {
+                continue;
+            }
+            for c in &findings[x].caused_by {
+                if let Some(&j) = by_id.get(c.as_str())
+                    && member.contains(&j)
+                {
+                    d = d.max(seen.len());
+                    cur.push(j);
+                }
+            }
+        }
+        d
+    };
+    g.sort_by_key(|&i| (depth(i), kind_rank(findings[i].kind), findings[i].offset, i));
+    let root = &findings[g[0]];
+    let severity = g
+        .iter()
+        .map(|&i| findings[i].severity)
+        .max()
+        .unwrap_or(Severity::Info);
+    let partitions: Vec<String> = g
+        .iter()
+        .map(|&i| tp(&findings[i]))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let times: Vec<i64> = g
+        .iter()
+        .filter_map(|&i| finding_time(&findings[i]))
+        .collect();
+    let since = times.iter().min().copied();
+    let last_seen = times.iter().max().copied();
+    let stuck = g.iter().map(|&i| &findings[i]).find(|f| {
+        matches!(f.kind, Kind::HangingTransaction | Kind::LsoBelowLogStart)
+            && f.source.copy.is_live()
+    });
+    let summary = match stuck {
+        Some(h) => {
+            let lso = h.evidence["last_stable_offset"]
+                .as_i64()
+                .or(h.offset)
+                .map_or("?".to_string(), |o| o.to_string());
+            let who = match (h.producer_id, h.producer_epoch) {
+                (Some(p), Some(e)) => format!("producer {p}@{e}"),
+                (Some(p), None) => format!("producer {p}"),
+                _ => "a producer".into(),
+            };
+            let why = cause_phrase(findings, &g);
+            format!(
+                "{}: last stable offset stuck at {lso}{} — open transaction of {who}{why}",
+                tp(h),
+                finding_time(h).map_or(String::new(), |t| format!(" since {}", format_ms(t)))
+            )
+        }
+        None => {
+            let more = g.iter().filter(|&&i| findings[i].kind == root.kind).count() - 1;
+            if more > 0 {
+                format!(
+                    "{}: {} (and {more} more {})",
+                    tp(root),
+                    root.message,
+                    root.kind
+                )
+            } else {
+                format!("{}: {}", tp(root), root.message)
+            }
+        }
+    };
+    let mut clients: Vec<String> = Vec::new();
+    let mut exceptions = BTreeSet::new();
+    for &i in &g {
+        if let Some(c) = client::for_kind(findings[i].kind) {
+            let first = c.exception.split('/').next().unwrap_or("").trim();
+            if c.exception != "none" && !exceptions.insert(first) {
+                continue;
+            }
+            let mut s = c.short();
+            if c.consumers
+                .is_some_and(|t| t.contains("last stable offset"))
+                && let Some(o) = findings[i].evidence["last_stable_offset"]
+                    .as_i64()
+                    .or(findings[i].offset)
+            {
+                s = s.replace("at the last stable offset", &format!("at offset {o}"));
+            }
+            if !clients.contains(&s) {
+                clients.push(s);
+            }
+        }
+    }
+    let mut commands = Vec::new();
+    let mut advice = Vec::new();
+    for &i in &g {
+        let f = &findings[i];
+        if matches!(f.kind, Kind::HangingTransaction) && f.source.copy.is_live() {
+            if let Some(o) = f.offset {
+                commands.push(format!(
+                    "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}",
+                    f.topic, f.partition
+                ));
+                if let Some(id) = f.evidence["coordinator"]["transactional_id"].as_str() {
+                    commands.push(format!(
+                        "kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}"
+                    ));
+                }
+                commands.push(format!(
+                    "kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {o}",
+                    f.topic, f.partition
+                ));
+            }
+        } else if let Some(r) = &f.remediation
+            && !advice.contains(r)
+        {
+            advice.push(r.clone());
+        }
+    }
+    Incident {
+        severity,
+        partitions,
+        summary,
+        since,
+        last_seen,
+        root: root.id.clone(),
+        follows: g[1..].iter().map(|&i| findings[i].id.clone()).collect(),
+        clients,
+        commands,
+        advice,
+        members: g,
+    }
+}
+
+/// Incidents told in the text summary (the most severe first); JSON and HTML hold all.
+pub const MAX_SHOWN: usize = 20;
+/// Follow-on findings named in an incident's `then:` line.
+const MAX_CHAIN: usize = 8;
+
+/// Why a stuck transaction is stuck, from the incident's findings (empty when unknown).
+fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
+    let of = |k: Kind| g.iter().map(|&i| &findings[i]).find(|f| f.kind == k);
+    if let Some(z) = of(Kind::ZombieWrite) {
+        let fenced = z.evidence["marker"]["producer_epoch"]
+            .as_i64()
+            .map_or(String::new(), |e| format!(" at epoch {e}"));
+        return format!(
+            ": zombie producer {}@{} wrote after being fenced{fenced} (KAFKA-9144)",
+            z.producer_id.unwrap_or(-1),
+            z.producer_epoch.unwrap_or(-1)
+        );
+    }
+    if let Some(n) = of(Kind::NonTransactionalWriteInTransaction) {
+        return format!(": {}", n.message);
+    }
+    if let Some(r) = of(Kind::ProducerEpochRegression) {
+        return format!(": {}", r.message);
+    }
+    match findings[g[0]].evidence["coordinator"]["verdict"].as_str() {
+        Some(v) => format!(" (coordinator: {v})"),
+        None => " that no marker closes".into(),
+    }
+}
+
+/// Write the triage summary (nothing when there is no incident).
+pub fn write_summary(
+    report: &ScanReport,
+    incidents: &[Incident],
+    style: &super::style::Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    if incidents.is_empty() {
+        return Ok(());
+    }
+    let mut buf = Vec::new();
+    write_blocks(report, incidents, style, &mut buf)?;
+    let text = String::from_utf8_lossy(&buf);
+    if style.unicode {
+        w.write_all(text.as_bytes())
+    } else {
+        // Files and pipes get plain ASCII punctuation.
+        w.write_all(text.replace('—', "-").replace('→', "->").as_bytes())
+    }
+}
+
+fn write_blocks(
+    report: &ScanReport,
+    incidents: &[Incident],
+    style: &super::style::Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let title = format!(
+        "TRIAGE: {} incident{}",
+        incidents.len(),
+        if incidents.len() == 1 { "" } else { "s" }
+    );
+    writeln!(w, "{}", style.heading(&title, None))?;
+    for (n, inc) in incidents.iter().enumerate().take(MAX_SHOWN) {
+        let f = &report.findings;
+        let root = &f[inc.members[0]];
+        let width = usize::from(style.width);
+        let tag = format!("[{}] {}", n + 1, inc.severity.as_str().to_uppercase());
+        writeln!(
+            w,
+            "\n{} {}",
+            style.heading(&tag, Some(inc.severity)),
+            wrap(&inc.summary, width, tag.len() + 1, 4)
+        )?;
+        writeln!(w, "    partitions: {}", inc.partitions.join(", "))?;
+        if let Some(s) = inc.since {
+            let last = inc
+                .last_seen
+                .filter(|l| *l != s)
+                .map_or(String::new(), |l| format!(" (last seen {})", format_ms(l)));
+            writeln!(w, "    since:      {}{last}", format_ms(s))?;
+        }
+        let line = format!(
+            "{} @{} ({}): {}",
+            root.kind,
+            root.offset.map_or("-".into(), |o| o.to_string()),
+            root.id,
+            root.message
+        );
+        writeln!(w, "    root cause: {}", wrap(&line, width, 16, 16))?;
+        if inc.members.len() > 1 {
+            let mut chain: Vec<String> = inc.members[1..]
+                .iter()
+                .take(MAX_CHAIN)
+                .map(|&i| {
+                    format!(
+                        "{} @{}",
+                        f[i].kind,
+                        f[i].offset.map_or("-".into(), |o| o.to_string())
+                    )
+                })
+                .collect();
+            if inc.members.len() - 1 > MAX_CHAIN {
+                chain.push(format!("{} more", inc.members.len() - 1 - MAX_CHAIN));
+            }
+            let line = format!("→ {}", chain.join(" → "));
+            writeln!(w, "    then:       {}", wrap(&line, width, 16, 16))?;
+        }
+        if !inc.clients.is_empty() {
+            let line = inc.clients.join("; ");
+            writeln!(w, "    clients:    {}", wrap(&line, width, 16, 16))?;
+        }
+        for (k, c) in inc.commands.iter().enumerate() {
+            writeln!(
+                w,
+                "    {}{c}",
+                if k == 0 {
+                    "fix:        "
+                } else {
+                    "            "
+                }
+            )?;
+        }
+        if inc.commands.is_empty() {
+            for (k, a) in inc.advice.iter().enumerate() {
+                writeln!(
+                    w,
+                    "    {}{a}",
+                    if k == 0 {
+                        "fix:        "
+                    } else {
+                        "            "
+                    }
+                )?;
+            }
+        }
+    }
+    if incidents.len() > MAX_SHOWN {
+        writeln!(
+            w,
+            "\n... and {} more incidents (the JSON report's `incidents` lists them all)",
+            incidents.len() - MAX_SHOWN
+        )?;
+    }
+    writeln!(w, "\nDETAILS")?;
+    Ok(())
+}
+
+/// One row of `kafka-transactions.sh find-hanging`'s output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HangingRow {
+    pub topic: String,
+    pub partition: i32,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub coordinator_epoch: i32,
+    pub start_offset: i64,
+    pub last_timestamp: i64,
+    /// Minutes idle at the reference time, as the tool's `Duration(min)`.
+    pub duration_min: i64,
+}
+
+/// The hanging transactions of the live copies, as `find-hanging` lists them.
+pub fn hanging_rows(findings: &[Finding]) -> Vec<HangingRow> {
+    findings
+        .iter()
+        .filter(|f| f.kind == Kind::HangingTransaction && f.source.copy.is_live())
+        .filter_map(|f| {
+            let e = &f.evidence;
+            Some(HangingRow {
+                topic: f.topic.clone(),
+                partition: f.partition,
+                producer_id: f.producer_id?,
+                producer_epoch: f.producer_epoch?,
+                coordinator_epoch: e["coordinator_epoch"].as_i64().unwrap_or(-1) as i32,
+                start_offset: f.offset?,
+                last_timestamp: e["last_timestamp"].as_i64().unwrap_or(-1),
+                duration_min: e["idle_ms"].as_i64().unwrap_or(0) / 60_000,
+            })
+        })
+        .collect()
+}
+
+/// Header of `find-hanging`'s table.
+pub const HANGING_HEADER: [&str; 8] = [
+    "Topic",
+    "Partition",
+    "ProducerId",
+    "ProducerEpoch",
+    "CoordinatorEpoch",
+    "StartOffset",
+    "LastTimestamp",
+    "Duration(min)",
+];
+
+/// Write the rows as the tool does: columns padded with spaces, a header line.
+pub fn write_hanging(rows: &[HangingRow], w: &mut dyn Write) -> io::Result<()> {
+    let cells: Vec<Vec<String>> = std::iter::once(HANGING_HEADER.map(String::from).to_vec())
+        .chain(rows.iter().map(|r| {
+            vec![
+                r.topic.clone(),
+                r.partition.to_string(),
+                r.producer_id.to_string(),
+                r.producer_epoch.to_string(),
+                r.coordinator_epoch.to_string(),
+                r.start_offset.to_string(),
+                r.last_timestamp.to_string(),
+                r.duration_min.to_string(),
+            ]
+        }))
+        .collect();
+    let widths: Vec<usize> = (0..HANGING_HEADER.len())
+        .map(|c| {
+            cells
+                .iter()
+                .map(|r| r[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in &cells {
+        let mut line = String::new();
+        for (c, v) in row.iter().enumerate() {
+            if c + 1 == row.len() {
+                line.push_str(v);
+            } else {
+                line.push_str(&format!("{v:<width$} \t", width = widths[c]));
+            }
+        }
+        writeln!(w, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::assign_ids;
+    use serde_json::json;
+
+    fn chain() -> Vec<Finding> {
+        let mut fs = vec![
+            Finding::new(
+                Kind::MarkerWithoutTransaction,
+                "payments",
+                3,
+                "abort closes nothing",
+            )
+            .offset(16)
+            .producer(4001, 19),
+            Finding::new(
+                Kind::ProducerEpochRegression,
+                "payments",
+                3,
+                "epoch 18 below 19",
+            )
+            .offset(21)
+            .producer(4001, 18)
+            .evidence(json!({"batch": {"timestamp": 1_572_948_010_013i64}})),
+            Finding::new(
+                Kind::ZombieWrite,
+                "payments",
+                3,
+                "wrote after the ABORT at epoch 19",
+            )
+            .offset(21)
+            .producer(4001, 18)
+            .caused_by("producer_epoch_regression:payments-3@21:p4001")
+            .evidence(json!({"batch": {"timestamp": 1_572_948_010_013i64}})),
+            Finding::new(Kind::HangingTransaction, "payments", 3, "open since 21")
+                .offset(21)
+                .producer(4001, 18)
+                .caused_by("zombie_write:payments-3@21:p4001")
+                .evidence(json!({"first_batch": {"timestamp": 1_572_948_010_013i64},
+                    "last_stable_offset": 21, "coordinator_epoch": 7,
+                    "last_timestamp": 1_572_948_010_013i64, "idle_ms": 3_592_993})),
+            Finding::new(Kind::SequenceGap, "orders", 0, "gap")
+                .offset(5)
+                .producer(9, 0),
+        ];
+        assign_ids(&mut fs);
+        fs
+    }
+
+    #[test]
+    fn caused_by_links_make_one_incident_rooted_at_the_cause() {
+        let fs = chain();
+        let inc = incidents(&fs);
+        assert_eq!(inc.len(), 2, "{inc:#?}");
+        let pay = inc.iter().find(|i| i.partitions == ["payments-3"]).unwrap();
+        assert_eq!(pay.root, "producer_epoch_regression:payments-3@21:p4001");
+        assert_eq!(
+            pay.follows,
+            [
+                "zombie_write:payments-3@21:p4001",
+                "hanging_transaction:payments-3@21:p4001"
+            ]
+        );
+        assert!(
+            pay.summary
+                .contains("stuck at 21 since 2019-11-05T10:00:10.013Z"),
+            "{}",
+            pay.summary
+        );
+        assert!(
+            pay.commands
+                .iter()
+                .any(|c| c.ends_with("abort --topic payments --partition 3 --start-offset 21"))
+        );
+        assert!(
+            pay.clients
+                .iter()
+                .any(|c| c.contains("InvalidProducerEpochException"))
+        );
+        assert!(
+            pay.clients
+                .iter()
+                .any(|c| c.contains("stall silently at offset 21")),
+            "{:?}",
+            pay.clients
+        );
+        // The info finding at offset 16 is not linked: not part of the incident.
+        assert!(!pay.follows.iter().any(|f| f.starts_with("marker_without")));
+    }
+
+    #[test]
+    fn repeats_of_a_kind_in_a_partition_are_one_incident() {
+        let mut fs: Vec<Finding> = (0..30)
+            .map(|k| {
+                Finding::new(Kind::SequenceGap, "orders", 0, format!("gap {k}"))
+                    .offset(k * 10)
+                    .producer(9, 0)
+            })
+            .collect();
+        fs.push(
+            Finding::new(Kind::SequenceGap, "orders", 1, "gap")
+                .offset(3)
+                .producer(9, 0),
+        );
+        assign_ids(&mut fs);
+        let inc = incidents(&fs);
+        assert_eq!(inc.len(), 2);
+        assert_eq!(inc[0].follows.len(), 29);
+        assert!(
+            inc[0].summary.ends_with("(and 29 more sequence_gap)"),
+            "{}",
+            inc[0].summary
+        );
+        let r = ScanReport {
+            findings: fs,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        write_summary(&r, &inc, &super::super::style::Style::default(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("-> 21 more"), "{text}");
+    }
+
+    #[test]
+    fn info_only_groups_are_not_incidents() {
+        let mut fs = vec![Finding::new(Kind::OffsetGap, "t", 0, "gap").offset(3)];
+        assign_ids(&mut fs);
+        assert!(incidents(&fs).is_empty());
+    }
+
+    #[test]
+    fn find_hanging_rows_and_text() {
+        let fs = chain();
+        let rows = hanging_rows(&fs);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            (
+                rows[0].coordinator_epoch,
+                rows[0].start_offset,
+                rows[0].duration_min
+            ),
+            (7, 21, 59)
+        );
+        let mut out = Vec::new();
+        write_hanging(&rows, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("Topic"));
+        let cols: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!(
+            cols,
+            [
+                "payments",
+                "3",
+                "4001",
+                "18",
+                "7",
+                "21",
+                "1572948010013",
+                "59"
+            ]
+        );
+    }
+}
