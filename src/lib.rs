@@ -37,12 +37,14 @@
 
 pub mod coordinator;
 pub mod dump;
+pub mod escape;
 pub mod event;
 pub mod finding;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod layout;
+mod mapguard;
 pub mod replicas;
 pub mod report;
 pub mod scan;

@@ -105,6 +105,54 @@ struct ScanArgs {
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     max_decompressed: usize,
+    /// Memory-map sealed segments (auto) or read every byte (never). Either way a file
+    /// that shrinks or fails while it is read is reported, never a crash.
+    #[arg(long, value_enum, default_value = "auto")]
+    mmap: MmapArg,
+    /// Follow symlinks found inside the given directories (like `rg -L`); paths given on
+    /// the command line are always followed.
+    #[arg(long, short = 'L')]
+    follow: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum MmapArg {
+    Auto,
+    Never,
+}
+
+impl MmapArg {
+    fn mode(self) -> klogscan::segment::MmapMode {
+        match self {
+            MmapArg::Auto => klogscan::segment::MmapMode::Auto,
+            MmapArg::Never => klogscan::segment::MmapMode::Never,
+        }
+    }
+}
+
+/// `--threads` above [`klogscan::scan::MAX_THREADS`] is capped, with a warning.
+fn capped_threads(n: Option<usize>) -> Option<usize> {
+    let max = klogscan::scan::MAX_THREADS;
+    n.map(|n| {
+        if n > max {
+            eprintln!("klogscan: warning: --threads {n} capped at {max}");
+        }
+        n.clamp(1, max)
+    })
+}
+
+/// Print every input that could not be read on stderr; true when there was one (the run
+/// is then incomplete: exit 2).
+fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
+    let mut any = false;
+    for f in findings
+        .iter()
+        .filter(|f| f.kind == klogscan::Kind::UnreadableFile)
+    {
+        eprintln!("klogscan: {}", klogscan::escape::text(&f.message));
+        any = true;
+    }
+    any
 }
 
 #[derive(Args)]
@@ -146,13 +194,19 @@ struct DumpArgs {
     /// output is the same for any number.
     #[arg(long)]
     threads: Option<usize>,
+    /// Memory-map large index/snapshot/log files loaded whole (auto) or read them
+    /// (never: files above 256 MiB are then refused).
+    #[arg(long, value_enum, default_value = "auto")]
+    mmap: MmapArg,
 }
 
 fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
     let mut o = ScanOptions {
         check_crc: !a.no_crc,
         deep: a.deep,
-        threads: a.threads,
+        threads: capped_threads(a.threads),
+        mmap: a.mmap.mode(),
+        follow_symlinks: a.follow,
         topic: a.topic.clone(),
         partition: a.partition,
         max_bytes: a.max_bytes,
@@ -238,7 +292,12 @@ fn scan_view(
         OutFormat::Table => as_table(&report, out)?,
     }
     out.flush()?;
-    Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+    let incomplete = report_unreadable(&report.findings);
+    Ok(exit_code(
+        report.nothing_read() || incomplete,
+        None,
+        FailOn::Never,
+    ))
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -255,8 +314,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
+            let incomplete = report_unreadable(&report.findings);
             Ok(exit_code(
-                report.nothing_read(),
+                report.nothing_read() || incomplete,
                 report.max_severity(),
                 a.fail_on,
             ))
@@ -285,8 +345,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
+            let incomplete = report_unreadable(&report.findings);
             Ok(exit_code(
-                report.nothing_read(),
+                report.nothing_read() || incomplete,
                 report.max_severity(),
                 a.scan.fail_on,
             ))
@@ -312,10 +373,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,
                 piece_bytes: None,
+                mmap: a.mmap.mode(),
             };
             let stderr = io::stderr();
-            let mut err = stderr.lock();
-            if let Some(n) = a.threads {
+            // Buffered: a crafted file can make millions of stderr lines.
+            let mut err = BufWriter::new(stderr.lock());
+            if let Some(n) = capped_threads(a.threads) {
                 // The output locks cannot move to a pool thread: size the global pool.
                 let _ = rayon::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
@@ -323,7 +386,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let status = dump::dump_paths(&a.paths, &opts, &mut out, &mut err)?;
             out.flush()?;
-            Ok(if status.files == 0 {
+            err.flush()?;
+            Ok(if status.files == 0 || status.unreadable_files > 0 {
                 ExitCode::from(2)
             } else if status.has_problems() {
                 ExitCode::from(1)

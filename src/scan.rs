@@ -45,6 +45,11 @@ pub struct ScanOptions {
     pub progress: Progress,
     /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
     pub capture_snapshots: bool,
+    /// `--mmap`: whether sealed segments may be mapped ([`segment::policy`]).
+    pub mmap: segment::MmapMode,
+    /// `--follow`: follow directory symlinks during discovery (never outside the given
+    /// roots' reach otherwise; see [`layout::DiscoverOptions`]).
+    pub follow_symlinks: bool,
 }
 
 /// What [`Progress`] reports.
@@ -98,6 +103,8 @@ impl Default for ScanOptions {
             max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
             progress: Progress::default(),
             capture_snapshots: false,
+            mmap: segment::MmapMode::Auto,
+            follow_symlinks: false,
         }
     }
 }
@@ -267,7 +274,12 @@ impl ScanReport {
 
 /// Scan the given paths (broker data dirs, partition dirs, single files, or dirs above them).
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
-    let inv = layout::discover(paths);
+    let inv = layout::discover_with(
+        paths,
+        layout::DiscoverOptions {
+            follow_symlinks: opts.follow_symlinks,
+        },
+    );
     let mut report = scan_inventory(&inv, opts);
     // Confirm (or refute) hanging transactions with the coordinator's log, when present.
     crate::coordinator::annotate(&mut report, &inv, opts);
@@ -277,11 +289,16 @@ pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
     report
 }
 
-/// Run `f` on a rayon pool with `threads` workers (the global pool when `None`).
+/// The most worker threads a scan uses (`--threads` above it is capped: 10 000 threads
+/// cost minutes of thread creation and window bookkeeping, and gain nothing).
+pub const MAX_THREADS: usize = 256;
+
+/// Run `f` on a rayon pool with `threads` workers (at most [`MAX_THREADS`]; the global
+/// pool when `None`).
 pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> R {
     match threads {
         Some(n) => match rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n.clamp(1, MAX_THREADS))
             .build()
         {
             Ok(pool) => pool.install(f),
@@ -301,7 +318,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     let window = opts
         .threads
         .unwrap_or_else(rayon::current_num_threads)
-        .max(1);
+        .clamp(1, MAX_THREADS);
     let total_bytes: u64 = selected
         .iter()
         .flat_map(|p| p.segments.iter().filter_map(|s| s.log.as_deref()))
@@ -429,7 +446,12 @@ fn log_start_checkpoints(inv: &Inventory) -> HashMap<PathBuf, HashMap<(String, i
         let Some(path) = &ld.log_start_offset_checkpoint else {
             continue;
         };
-        let Ok(bytes) = std::fs::read(path) else {
+        let Ok(bytes) = segment::load(
+            path,
+            segment::FileClass::Checkpoint,
+            segment::MmapMode::Never,
+            None,
+        ) else {
             continue;
         };
         let Ok(entries) = parse_offset_checkpoint(&bytes, TextFileKind::LogStartOffsetCheckpoint)
@@ -617,11 +639,7 @@ fn scan_partition(
                 // The newest segment may still be appended to or truncated by a running
                 // broker; so may any file the user named directly (we cannot tell which of
                 // them is live). Read those; map only sealed segments of a whole directory.
-                let policy = if idx == active || p.partial {
-                    ReadPolicy::Read
-                } else {
-                    ReadPolicy::Map
-                };
+                let policy = segment::policy(opts.mmap, idx == active || p.partial);
                 scan_segment(&ctx, idx as u32, *base, path, policy, opts, pool)
             })
             .collect()
@@ -1021,13 +1039,13 @@ fn scan_pieces(
     let source = match policy {
         ReadPolicy::Map => {
             let data = segment::read_file(path, ReadPolicy::Map, opts.max_bytes).ok()?;
-            if !matches!(data, segment::FileData::Mapped(_)) {
+            if !data.is_mapped() {
                 return None;
             }
             PieceSource::Mapped(data)
         }
         ReadPolicy::Read => PieceSource::Read {
-            file: std::fs::File::open(path).ok()?,
+            file: segment::open_regular(path).ok()?.0,
             size,
         },
     };
@@ -1094,6 +1112,14 @@ fn scan_pieces(
         .collect();
     if let PieceSource::Mapped(data) = &source {
         data.release();
+        if data.changed() {
+            // Nothing walked from the map can be trusted; the sequential walk maps again
+            // and reports the file as changed if it still is.
+            for (w, _, _) in walked.into_iter().flatten() {
+                pool.give(w.events);
+            }
+            return None;
+        }
     }
     if !walked
         .iter()
@@ -1162,6 +1188,15 @@ fn scan_segment_in(
             w.finish(tail)
         }
         Err(e) => {
+            let reason = segment::error_reason(&e);
+            if reason == Some("changed_during_read") {
+                // What the walk saw came (partly) from zero pages or a shorter file:
+                // drop it all, the segment is reported as not analysed.
+                w.out.findings.clear();
+                w.events.clear();
+                w.out.records = 0;
+                w.out.max_timestamp = i64::MIN;
+            }
             w.out.findings.push(
                 segment_finding(
                     ctx,
@@ -1170,6 +1205,7 @@ fn scan_segment_in(
                     0,
                     format!("cannot read {}: {e}", path.display()),
                 )
+                .evidence(json!({"reason": reason.unwrap_or("io_error"), "error": e.to_string()}))
                 .broker("not applicable: this segment was not (fully) analysed"),
             );
             w.out.events.push(w.events);

@@ -15,7 +15,7 @@ use crate::format::index::{
 use crate::format::snapshot::{ProducerSnapshot, kafka_message};
 use crate::layout::{DirKind, LeftoverKind, LogDir, PartitionDir};
 use crate::scan::PartitionReport;
-use crate::segment::{ReadPolicy, read_file};
+use crate::segment::{self, FileClass, FileData, load};
 use crate::state::ProducerState;
 use serde_json::json;
 use std::path::Path;
@@ -37,10 +37,12 @@ pub(crate) struct LogDirFiles {
 
 fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
     let path = path?;
-    Some(match read_file(path, ReadPolicy::Read, None) {
-        Ok(b) => parse_offset_checkpoint(&b, kind).map_err(|e| e.to_string()),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-    })
+    Some(
+        match load(path, FileClass::Checkpoint, segment::MmapMode::Never, None) {
+            Ok(b) => parse_offset_checkpoint(&b, kind).map_err(|e| e.to_string()),
+            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        },
+    )
 }
 
 fn lookup(c: &Checkpoint, topic: &str, partition: i32) -> Option<i64> {
@@ -198,6 +200,46 @@ fn mk(r: &PartitionReport, kind: Kind, file: &str, msg: String) -> Finding {
     Finding::new(kind, &r.topic, r.partition, msg).segment(file)
 }
 
+/// The `unreadable_file` finding of a file a cross-check needed.
+fn unreadable(r: &PartitionReport, path: &Path, e: &std::io::Error) -> Finding {
+    mk(
+        r,
+        Kind::UnreadableFile,
+        &name_of(path),
+        format!("cannot read {}: {e}", path.display()),
+    )
+    .evidence(
+        json!({"reason": segment::error_reason(e).unwrap_or("io_error"), "error": e.to_string()}),
+    )
+    .broker("not applicable: the cross-checks of this file did not run")
+}
+
+/// Load a file a cross-check needs ([`segment::load`]: bounded, mapped or read per
+/// `--mmap`); an unreadable one is an `unreadable_file` finding, never a silent skip.
+fn load_checked(
+    path: &Path,
+    class: FileClass,
+    opts: &VerifyOptions,
+    r: &PartitionReport,
+    out: &mut Vec<Finding>,
+) -> Option<FileData> {
+    match load(path, class, opts.scan.mmap, None) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            out.push(unreadable(r, path, &e));
+            None
+        }
+    }
+}
+
+/// After a mapped file was used: if it changed under the map, what was concluded from
+/// it is void; say so.
+fn report_if_changed(data: &FileData, path: &Path, r: &PartitionReport, out: &mut Vec<Finding>) {
+    if let Err(e) = data.check_unchanged() {
+        out.push(unreadable(r, path, &e));
+    }
+}
+
 /// Run every cross-check of one partition, push the findings, and predict its recovery.
 pub(crate) fn verify_one(
     p: &PartitionDir,
@@ -232,7 +274,7 @@ pub(crate) fn verify_one(
         if *kind == LeftoverKind::Swap
             && name.ends_with(".log.swap")
             && !action.starts_with("deleted")
-            && let Ok(b) = read_file(path, ReadPolicy::Read, None)
+            && let Ok(b) = load(path, FileClass::Log, opts.scan.mmap, None)
         {
             let base: i64 = name
                 .split('.')
@@ -340,13 +382,13 @@ pub(crate) fn verify_one(
         };
         let log_name = name_of(log_path);
         let active = i + 1 == logs.len();
-        let data = read_file(
+        // Loaded whole (mapped under `--mmap auto`, the live segment too: the map is
+        // guarded, and a change under it is reported below).
+        let _ = active;
+        let data = load(
             log_path,
-            if active {
-                ReadPolicy::Read
-            } else {
-                ReadPolicy::Map
-            },
+            FileClass::Log,
+            opts.scan.mmap,
             opts.scan.max_bytes,
         );
         let (batches, walk): (Option<LogBatches>, Option<RecoverWalk>) = match &data {
@@ -354,8 +396,18 @@ pub(crate) fn verify_one(
                 Some(LogBatches::from_log(d)),
                 Some(predict::recover_walk(d, s.base_offset)),
             ),
-            Err(_) => (None, None), // the scan reported it unreadable
+            Err(e) => {
+                // I/O errors: the scan reported the segment unreadable; a size refusal
+                // is this check's own.
+                if segment::error_reason(e) == Some("too_large") {
+                    out.push(unreadable(r, log_path, e));
+                }
+                (None, None)
+            }
         };
+        if let Ok(d) = &data {
+            report_if_changed(d, log_path, r, out);
+        }
         let mut corrupt_index: Option<String> = None;
         // Offset index.
         let missing_index = s.index.is_none();
@@ -368,8 +420,9 @@ pub(crate) fn verify_one(
             );
         }
         if let (Some(ipath), Some(lb)) = (s.index.as_deref(), batches.as_ref())
-            && let Ok(bytes) = read_file(ipath, ReadPolicy::Read, None)
+            && let Some(bytes) = load_checked(ipath, FileClass::Index, opts, r, out)
         {
+            report_if_changed(&bytes, ipath, r, out);
             let iname = name_of(ipath);
             let idx = OffsetIndex::new(&bytes, s.base_offset);
             let abs = ipath.display().to_string();
@@ -415,8 +468,9 @@ pub(crate) fn verify_one(
         }
         // Time index.
         if let (Some(tpath), Some(lb)) = (s.timeindex.as_deref(), batches.as_ref())
-            && let Ok(bytes) = read_file(tpath, ReadPolicy::Read, None)
+            && let Some(bytes) = load_checked(tpath, FileClass::Index, opts, r, out)
         {
+            report_if_changed(&bytes, tpath, r, out);
             let tname = name_of(tpath);
             let tidx = TimeIndex::new(&bytes, s.base_offset);
             let layout = tidx.layout();
@@ -476,7 +530,7 @@ pub(crate) fn verify_one(
         let txn_bytes = s
             .txnindex
             .as_deref()
-            .and_then(|t| read_file(t, ReadPolicy::Read, None).ok());
+            .and_then(|t| load_checked(t, FileClass::Index, opts, r, out));
         let tname = s
             .txnindex
             .as_deref()
@@ -570,9 +624,8 @@ pub(crate) fn verify_one(
     let mut snap_inputs = Vec::new();
     for sf in &p.snapshots {
         let name = name_of(&sf.path);
-        let bytes = match read_file(&sf.path, ReadPolicy::Read, None) {
-            Ok(b) => b,
-            Err(_) => continue,
+        let Some(bytes) = load_checked(&sf.path, FileClass::ProducerSnapshot, opts, r, out) else {
+            continue;
         };
         let parsed = ProducerSnapshot::parse(&bytes);
         snap_inputs.push(SnapshotInput {
@@ -628,7 +681,7 @@ pub(crate) fn verify_one(
 
     // --- leader-epoch-checkpoint ----------------------------------------------------------
     if let Some(path) = &p.leader_epoch_checkpoint
-        && let Ok(bytes) = read_file(path, ReadPolicy::Read, None)
+        && let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out)
     {
         match parse_leader_epoch_checkpoint(&bytes) {
             Err(e) => out.push(
