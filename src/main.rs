@@ -409,7 +409,7 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("klogscan: {e:#}");
+            eprintln!("klogscan: {}", klogscan::escape::text(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

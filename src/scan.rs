@@ -1218,7 +1218,7 @@ fn legacy_range(
     m: &format::LegacyMessage<'_>,
     dec: &mut Decompressor,
 ) -> Result<(i64, u32), FormatError> {
-    m.offset_range(dec)
+    m.checked_offset_range(dec)
         .map(|(first, _last, count)| (first, count))
 }
 
@@ -1312,6 +1312,14 @@ fn check_v2_header(
     }
     if delta < 0 {
         problems.push(format!("lastOffsetDelta {delta} is negative"));
+    }
+    if b.checked_last_offset().is_none() {
+        // Checked arithmetic: the sum (or the log end offset after it) leaves the i64
+        // range; it is never printed wrapped (the broker assigns offsets below it).
+        problems.push(format!(
+            "baseOffset {} + lastOffsetDelta {delta} overflows a 64-bit offset",
+            b.base_offset()
+        ));
     }
     if count >= 0 && delta >= 0 && count as i64 > delta as i64 + 1 {
         problems.push(format!(

@@ -23,6 +23,12 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
 
+/// Text from the evidence (names, messages quoting it), control characters escaped
+/// ([`crate::escape`]): a table must not carry terminal commands or forged lines.
+fn esc(s: &str) -> String {
+    crate::escape::text(s).into_owned()
+}
+
 /// `topic-partition`, plus the path's last components when the same partition appears more
 /// than once (several brokers' copies of one partition).
 fn partition_labels(report: &ScanReport) -> Vec<String> {
@@ -34,7 +40,7 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .partitions
         .iter()
         .map(|p| {
-            let base = format!("{}-{}", p.topic, p.partition);
+            let base = format!("{}-{}", esc(&p.topic), p.partition);
             if counts[&(&p.topic, p.partition)] > 1 {
                 // The two directories above the partition dir: enough to tell copies apart
                 // (`broker-1/data`, `broker-2/data`).
@@ -43,7 +49,7 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
                     .ancestors()
                     .skip(1)
                     .take(2)
-                    .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                    .filter_map(|d| d.file_name().map(|n| esc(&n.to_string_lossy())))
                     .collect();
                 let above: Vec<&str> = above.iter().rev().map(String::as_str).collect();
                 format!("{base} ({})", above.join("/"))
@@ -110,12 +116,12 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 w,
                 "recovery of {label} would truncate {} at byte {}{} ({})",
-                tr.segment,
+                esc(&tr.segment),
                 tr.position,
                 tr.offset
                     .map(|o| format!(", offset {o}"))
                     .unwrap_or_default(),
-                tr.reason
+                esc(&tr.reason)
             )?;
         }
     }
@@ -149,7 +155,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                 if f.topic.is_empty() {
                     "-".to_string()
                 } else {
-                    format!("{}-{}", f.topic, f.partition)
+                    format!("{}-{}", esc(&f.topic), f.partition)
                 },
                 opt(f.offset),
                 match (f.producer_id, f.producer_epoch) {
@@ -157,7 +163,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                     (Some(p), None) => p.to_string(),
                     _ => "-".into(),
                 },
-                f.message.clone(),
+                esc(&f.message),
             ]);
         }
         writeln!(w, "{t}")?;
@@ -166,15 +172,15 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                 w,
                 "  remediation ({} {}-{} @{}): {}",
                 f.kind,
-                f.topic,
+                esc(&f.topic),
                 f.partition,
                 opt(f.offset),
-                f.remediation.as_deref().unwrap_or("")
+                esc(f.remediation.as_deref().unwrap_or(""))
             )?;
         }
     }
     for (p, e) in &report.errors {
-        writeln!(w, "could not read {}: {e}", p.display())?;
+        writeln!(w, "could not read {}: {}", crate::escape::path(p), esc(e))?;
     }
     Ok(())
 }
@@ -182,7 +188,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
 /// Render `producers`: the columns of `kafka-transactions.sh describe-producers`.
 pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     for p in &report.partitions {
-        writeln!(w, "{}-{} ({})", p.topic, p.partition, p.path)?;
+        writeln!(w, "{}-{} ({})", esc(&p.topic), p.partition, esc(&p.path))?;
         let mut t = table(&[
             "ProducerId",
             "ProducerEpoch",
@@ -222,7 +228,7 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         let s = &p.outcome.txn_stats;
         let (size, dur) = txn_distributions(s);
         t.add_row(vec![
-            format!("{}-{}", p.topic, p.partition),
+            format!("{}-{}", esc(&p.topic), p.partition),
             s.committed.to_string(),
             s.aborted.to_string(),
             p.outcome.open.len().to_string(),
@@ -237,7 +243,7 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 w,
                 "open: {}-{} producer {}@{} since offset {} (last activity {})",
-                p.topic,
+                esc(&p.topic),
                 p.partition,
                 o.producer_id,
                 o.producer_epoch,
