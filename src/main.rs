@@ -374,6 +374,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 verify_index_only: a.verify_index_only,
                 piece_bytes: None,
                 mmap: a.mmap.mode(),
+                piece_text_cap: None,
             };
             let stderr = io::stderr();
             // Buffered: a crafted file can make millions of stderr lines.

@@ -1067,6 +1067,18 @@ fn scan_pieces(
             starts.push(p);
         }
     }
+    let changed = |e: &std::io::Error| {
+        let mut w = Walker::new(ctx, name, idx, base, opts, Vec::new());
+        w.out.findings.push(changed_finding(ctx, name, path, e));
+        w.out.events.push(w.events);
+        Some(w.out)
+    };
+    if let PieceSource::Mapped(data) = &source
+        && let Err(e) = data.check_unchanged()
+    {
+        // The sync-point search read zeros where the file was: it changed under the map.
+        return changed(&e);
+    }
     if starts.len() < 2 {
         return None;
     }
@@ -1112,13 +1124,13 @@ fn scan_pieces(
         .collect();
     if let PieceSource::Mapped(data) = &source {
         data.release();
-        if data.changed() {
-            // Nothing walked from the map can be trusted; the sequential walk maps again
-            // and reports the file as changed if it still is.
+        if let Err(e) = data.check_unchanged() {
+            // Nothing walked from the map can be trusted, and a second walk would see a
+            // different file: the segment is reported as not analysed.
             for (w, _, _) in walked.into_iter().flatten() {
                 pool.give(w.events);
             }
-            return None;
+            return changed(&e);
         }
     }
     if !walked
@@ -1147,6 +1159,23 @@ fn scan_pieces(
     all.out.bytes = len as u64;
     opts.progress.emit(ProgressUpdate::Bytes(len as u64));
     Some(all.finish(tail))
+}
+
+/// The `unreadable_file` finding of a segment that could not be (fully) read; its
+/// evidence says why (`reason`: `io_error`, `special_file`, `changed_during_read`,
+/// `too_large`).
+fn changed_finding(ctx: &PartitionContext, name: &str, path: &Path, e: &std::io::Error) -> Finding {
+    segment_finding(
+        ctx,
+        Kind::UnreadableFile,
+        name,
+        0,
+        format!("cannot read {}: {e}", path.display()),
+    )
+    .evidence(
+        json!({"reason": segment::error_reason(e).unwrap_or("io_error"), "error": e.to_string()}),
+    )
+    .broker("not applicable: this segment was not (fully) analysed")
 }
 
 fn scan_segment(
@@ -1188,8 +1217,7 @@ fn scan_segment_in(
             w.finish(tail)
         }
         Err(e) => {
-            let reason = segment::error_reason(&e);
-            if reason == Some("changed_during_read") {
+            if segment::error_reason(&e) == Some("changed_during_read") {
                 // What the walk saw came (partly) from zero pages or a shorter file:
                 // drop it all, the segment is reported as not analysed.
                 w.out.findings.clear();
@@ -1197,17 +1225,7 @@ fn scan_segment_in(
                 w.out.records = 0;
                 w.out.max_timestamp = i64::MIN;
             }
-            w.out.findings.push(
-                segment_finding(
-                    ctx,
-                    Kind::UnreadableFile,
-                    &name,
-                    0,
-                    format!("cannot read {}: {e}", path.display()),
-                )
-                .evidence(json!({"reason": reason.unwrap_or("io_error"), "error": e.to_string()}))
-                .broker("not applicable: this segment was not (fully) analysed"),
-            );
+            w.out.findings.push(changed_finding(ctx, &name, path, &e));
             w.out.events.push(w.events);
             w.out
         }

@@ -435,6 +435,13 @@ pub fn changed_if_shrunk(e: io::Error, file: &File, expected: u64) -> io::Error 
     }
 }
 
+static ZEROS: [u8; 1 << 16] = [0; 1 << 16];
+
+/// True when every byte of `b` is zero (a `memcmp` against zeros, block by block).
+fn is_zero(b: &[u8]) -> bool {
+    b.chunks(ZEROS.len()).all(|c| c == &ZEROS[..c.len()])
+}
+
 /// Walk the entries of `file` with positional reads (`pread`: no shared file position,
 /// so several walks can share one handle) from byte `start` (an entry boundary) up to
 /// `total`, in chunks of `chunk_size` (larger only when one entry is larger). Returns how
@@ -521,15 +528,14 @@ pub fn walk_read(
                     Tail::Garbage { reason, .. } => Some(reason),
                     _ => None,
                 };
-                let mut all_zero = buf[(position - base) as usize..filled]
-                    .iter()
-                    .all(|&b| b == 0);
-                let mut scratch = vec![0u8; 1 << 16];
+                let mut all_zero = is_zero(&buf[(position - base) as usize..filled]);
+                let mut scratch = vec![0u8; ZEROS.len()];
                 let mut at = read_to;
+                // Bounded memory however long the rest is (a sparse 10 GiB tail).
                 while at < total {
                     let n = scratch.len().min((total - at) as usize);
                     read_exact_at(file, &mut scratch[..n], at)?;
-                    all_zero &= scratch[..n].iter().all(|&b| b == 0);
+                    all_zero &= is_zero(&scratch[..n]);
                     at += n as u64;
                 }
                 let len = total - position;

@@ -278,6 +278,7 @@ fn dump_pieces(
     use rayon::prelude::*;
     let threads = rayon::current_num_threads();
     let piece_bytes = d.opts.piece_bytes.unwrap_or(DUMP_PIECE).max(1);
+    let text_cap = d.opts.piece_text_cap.unwrap_or(PIECE_TEXT_CAP);
     let mut starts = vec![0usize];
     if threads > 1 && len >= 2 * piece_bytes as u64 {
         let len = usize::try_from(len).unwrap_or(usize::MAX);
@@ -350,7 +351,7 @@ fn dump_pieces(
                     let _ = piece.entry(entry, &mut slot.dec, &mut slot.out, &mut slot.err);
                     // Too much text for memory: stop; the piece is then printed by the
                     // sequential walk, which streams it (`PieceEnd::Broken`).
-                    if slot.out.len() + slot.err.len() + piece.json_line.len() > PIECE_TEXT_CAP {
+                    if slot.out.len() + slot.err.len() + piece.json_line.len() > text_cap {
                         std::ops::ControlFlow::Break(())
                     } else {
                         std::ops::ControlFlow::Continue(())

@@ -57,6 +57,9 @@ pub struct DumpOptions {
     /// `--mmap`: whether large files loaded whole (indexes, snapshots, the `.log` an index
     /// is checked against) may be mapped ([`crate::segment::load`]).
     pub mmap: crate::segment::MmapMode,
+    /// Text one parallel piece may buffer before the sequential walk prints it instead
+    /// (`None`: [`log::PIECE_TEXT_CAP`]); the output is the same.
+    pub piece_text_cap: Option<usize>,
 }
 
 /// What a multi-file dump found (for the exit code).
