@@ -56,6 +56,78 @@ pub fn path(p: &std::path::Path) -> String {
     text(&p.to_string_lossy()).into_owned()
 }
 
+/// A writer for JSON output that also escapes DEL and the C1 controls (U+007F–U+009F),
+/// which JSON allows raw and `serde_json` writes raw: printed to a terminal, U+009B is a
+/// CSI. In JSON text those characters can only occur inside strings (the structure is
+/// ASCII), so writing them as `\u00XX` escapes keeps the document valid and its values
+/// identical. Works on UTF-8 bytes across write boundaries.
+pub struct JsonWriter<W: std::io::Write> {
+    inner: W,
+    /// A 0xC2 lead byte held back until its continuation byte arrives.
+    pending_c2: bool,
+}
+
+impl<W: std::io::Write> JsonWriter<W> {
+    pub fn new(inner: W) -> Self {
+        JsonWriter {
+            inner,
+            pending_c2: false,
+        }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for JsonWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut from = 0;
+        let mut i = 0;
+        if self.pending_c2 {
+            self.pending_c2 = false;
+            match buf.first() {
+                Some(&b) if (0x80..=0x9f).contains(&b) => {
+                    write!(self.inner, "\\u{:04x}", b as u32)?;
+                    from = 1;
+                    i = 1;
+                }
+                _ => self.inner.write_all(&[0xc2])?,
+            }
+        }
+        while i < buf.len() {
+            let b = buf[i];
+            if b == 0x7f {
+                self.inner.write_all(&buf[from..i])?;
+                self.inner.write_all(b"\\u007f")?;
+                from = i + 1;
+            } else if b == 0xc2 {
+                match buf.get(i + 1) {
+                    Some(&n) if (0x80..=0x9f).contains(&n) => {
+                        self.inner.write_all(&buf[from..i])?;
+                        write!(self.inner, "\\u{:04x}", n as u32)?;
+                        i += 1;
+                        from = i + 1;
+                    }
+                    Some(_) => {}
+                    None => {
+                        self.inner.write_all(&buf[from..i])?;
+                        self.pending_c2 = true;
+                        from = buf.len();
+                    }
+                }
+            }
+            i += 1;
+        }
+        self.inner.write_all(&buf[from.min(buf.len())..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.pending_c2 {
+            self.pending_c2 = false;
+            self.inner.write_all(&[0xc2])?;
+        }
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +144,23 @@ mod tests {
         for c in (0u32..0x110000).filter_map(char::from_u32) {
             let e = text(c.encode_utf8(&mut [0; 4])).into_owned();
             assert_eq!(e.chars().any(is_control), false, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn json_writer_escapes_c1_and_del_across_writes() {
+        use std::io::Write;
+        let v = serde_json::json!({"k": "a\u{9b}31m\u{7f}é\u{85}z\u{a0}"});
+        let text = serde_json::to_string(&v).unwrap();
+        for split in 0..text.len() {
+            let mut w = JsonWriter::new(Vec::new());
+            w.write_all(&text.as_bytes()[..split]).unwrap();
+            w.write_all(&text.as_bytes()[split..]).unwrap();
+            w.flush().unwrap();
+            let out = String::from_utf8(w.inner).unwrap();
+            assert_eq!(out, "{\"k\":\"a\\u009b31m\\u007fé\\u0085z\u{a0}\"}");
+            let back: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(back, v);
         }
     }
 }

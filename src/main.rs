@@ -288,7 +288,7 @@ fn scan_view(
 ) -> Result<ExitCode> {
     let report = scan::scan(&a.paths, &scan_options(a)?);
     match a.format {
-        OutFormat::Json => as_json(&report, out)?,
+        OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
         OutFormat::Table => as_table(&report, out)?,
     }
     out.flush()?;
@@ -307,7 +307,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Scan(a) => {
             let report = scan::scan(&a.paths, &scan_options(&a)?);
             match a.format {
-                OutFormat::Json => json::write_scan(&report, &mut out)?,
+                OutFormat::Json => {
+                    json::write_scan(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
+                }
                 OutFormat::Table => table::write_scan(&report, &mut out)?,
             }
             if report.nothing_read() {
@@ -338,7 +340,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let report = verify::verify(&a.scan.paths, &opts);
             match a.scan.format {
-                OutFormat::Json => render::write_json(&report, &mut out)?,
+                OutFormat::Json => {
+                    render::write_json(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
+                }
                 OutFormat::Table => render::write_table(&report, &mut out)?,
             }
             if report.nothing_read() {
@@ -385,7 +389,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .num_threads(n.max(1))
                     .build_global();
             }
-            let status = dump::dump_paths(&a.paths, &opts, &mut out, &mut err)?;
+            // JSON Lines: C1 controls and DEL as \u escapes too (`escape::JsonWriter`).
+            let mut json_out;
+            let mut json_err;
+            let (o, e): (&mut dyn Write, &mut dyn Write) = if format == DumpFormat::Json {
+                json_out = klogscan::escape::JsonWriter::new(&mut out);
+                json_err = klogscan::escape::JsonWriter::new(&mut err);
+                (&mut json_out, &mut json_err)
+            } else {
+                (&mut out, &mut err)
+            };
+            let status = dump::dump_paths(&a.paths, &opts, o, e)?;
+            o.flush()?;
+            e.flush()?;
             out.flush()?;
             err.flush()?;
             Ok(if status.files == 0 || status.unreadable_files > 0 {

@@ -100,6 +100,7 @@ pub fn klogscan<S: AsRef<OsStr>>(args: &[S], limit_bytes: Option<u64>, secs: u64
 
 /// True when this process may read files whatever their permission bits (root): the
 /// permission tests then print why they skip.
+#[allow(dead_code)] // not every test file has permission tests
 pub fn can_bypass_permissions() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
