@@ -105,6 +105,11 @@ struct ScanArgs {
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     max_decompressed: usize,
+    /// Budget of decompressed bytes per segment for --deep (and `__consumer_offsets`
+    /// checks); compressed batches beyond it are checked by header and CRC only, and a
+    /// `decompression_budget_exceeded` finding says so.
+    #[arg(long, default_value_t = klogscan::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
+    max_decompressed_per_file: u64,
     /// Memory-map sealed segments (auto) or read every byte (never). Either way a file
     /// that shrinks or fails while it is read is reported, never a crash.
     #[arg(long, value_enum, default_value = "auto")]
@@ -206,6 +211,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         deep: a.deep,
         threads: capped_threads(a.threads),
         mmap: a.mmap.mode(),
+        max_decompressed_per_file: a.max_decompressed_per_file,
         follow_symlinks: a.follow,
         topic: a.topic.clone(),
         partition: a.partition,

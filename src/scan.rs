@@ -47,6 +47,11 @@ pub struct ScanOptions {
     pub capture_snapshots: bool,
     /// `--mmap`: whether sealed segments may be mapped ([`segment::policy`]).
     pub mmap: segment::MmapMode,
+    /// Budget of decompressed bytes per segment (`--max-decompressed-per-file`): once
+    /// spent, later compressed batches of the segment are not decompressed (reported as
+    /// `decompression_budget_exceeded`). Bounds the work crafted compression can cause
+    /// (400 zstd batches of 256 MiB each fit in 3 MB).
+    pub max_decompressed_per_file: u64,
     /// `--follow`: follow directory symlinks during discovery (never outside the given
     /// roots' reach otherwise; see [`layout::DiscoverOptions`]).
     pub follow_symlinks: bool,
@@ -104,6 +109,7 @@ impl Default for ScanOptions {
             progress: Progress::default(),
             capture_snapshots: false,
             mmap: segment::MmapMode::Auto,
+            max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
             follow_symlinks: false,
         }
     }
@@ -288,6 +294,10 @@ pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
     report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     report
 }
+
+/// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
+/// per-batch cap; real segments of 1 GiB decompress to a few GiB at most).
+pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 = 4 << 30;
 
 /// The most worker threads a scan uses (`--threads` above it is capped: 10 000 threads
 /// cost minutes of thread creation and window bookkeeping, and gain nothing).
@@ -750,6 +760,12 @@ struct Walker<'a> {
     events: Vec<BatchEvent>,
     dec: Decompressor,
     first_bad: Option<(u64, Option<i64>, String)>,
+    /// Decompressed bytes this walk may produce ([`ScanOptions::max_decompressed_per_file`];
+    /// a piece of a segment gets its share, so the result does not depend on threads).
+    budget: u64,
+    /// Compressed batches not decompressed because the budget was spent: (count, first
+    /// position, its offset).
+    over_budget: Option<(u64, u64, i64)>,
 }
 
 impl<'a> Walker<'a> {
@@ -778,7 +794,22 @@ impl<'a> Walker<'a> {
             events,
             dec: Decompressor::new(opts.max_decompressed),
             first_bad: None,
+            budget: opts.max_decompressed_per_file,
+            over_budget: None,
         }
+    }
+
+    /// True (and the batch counted as skipped) when the segment's decompression budget is
+    /// spent: the compressed batch at `pos` is then not decompressed.
+    fn budget_spent(&mut self, pos: u64, offset: i64) -> bool {
+        if self.dec.total_out() < self.budget {
+            return false;
+        }
+        match &mut self.over_budget {
+            Some((n, ..)) => *n += 1,
+            None => self.over_budget = Some((1, pos, offset)),
+        }
+        true
     }
 
     fn entry(&mut self, entry: format::RawEntry<'_>) {
@@ -809,7 +840,13 @@ impl<'a> Walker<'a> {
                 // (the coordinator's default) are read always, compressed ones with --deep;
                 // either way each batch's records are walked once.
                 let offsets_check = ctx.topic == OFFSETS_TOPIC && ev.crc_valid && !b.is_control();
-                if opts.deep && ev.crc_valid {
+                let skip = ev.crc_valid
+                    && b.compression() != Compression::None
+                    && (opts.deep || offsets_check)
+                    && self.budget_spent(pos, ev.base_offset);
+                if skip {
+                    // Budget spent: header and CRC checks only for this batch.
+                } else if opts.deep && ev.crc_valid {
                     let mut check = offsets_check.then(OffsetsCheck::default);
                     check_records(
                         ctx,
@@ -844,7 +881,9 @@ impl<'a> Walker<'a> {
                         self.first_bad = Some((pos, Some(ev.last_offset), "CRC mismatch".into()));
                     }
                     self.out.records += 1;
-                } else if m.compression() != Compression::None {
+                } else if m.compression() != Compression::None
+                    && !self.budget_spent(pos, ev.last_offset)
+                {
                     match legacy_range(&m, &mut self.dec) {
                         Ok((first, count)) => {
                             ev.base_offset = first;
@@ -981,6 +1020,24 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+        if let Some((n, position, offset)) = self.over_budget {
+            let budget = self.opts.max_decompressed_per_file;
+            self.out.findings.push(
+                segment_finding(
+                    ctx,
+                    Kind::DecompressionBudgetExceeded,
+                    name,
+                    position,
+                    format!(
+                        "{name}: {n} compressed batch(es) from offset {offset} (byte {position}) on were not decompressed: the segment's decompressed bytes reached the budget of {budget} bytes; their records were not checked"
+                    ),
+                )
+                .offset(offset)
+                .evidence(json!({"skipped_batches": n, "budget_bytes": budget}))
+                .broker("not applicable: a limit of this analysis (--max-decompressed-per-file), not of the data")
+                .remediation("re-run with a larger --max-decompressed-per-file to check these records"),
+            );
+        }
         self.out.truncation = self.first_bad.map(|(position, offset, reason)| Truncation {
             segment: name.to_string(),
             position,
@@ -1088,6 +1145,10 @@ fn scan_pieces(
             let start = starts[k];
             let stop = starts.get(k + 1).copied();
             let mut w = Walker::new(ctx, name, idx, base, opts, pool.take());
+            // This piece's share of the segment's decompression budget.
+            let share = stop.unwrap_or(len).saturating_sub(start) as u128;
+            w.budget =
+                (u128::from(opts.max_decompressed_per_file) * share / len.max(1) as u128) as u64;
             // Both sources walk `[start, stop)` only: a piece chains when its entries tile
             // that range exactly (`segment::PieceEnd`).
             let end = match &source {
@@ -1152,6 +1213,10 @@ fn scan_pieces(
         if all.first_bad.is_none() {
             all.first_bad = w.first_bad;
         }
+        all.over_budget = match (all.over_budget, w.over_budget) {
+            (Some((a, p, o)), Some((b, ..))) => Some((a + b, p, o)),
+            (a, b) => a.or(b),
+        };
         if let Some(t) = t {
             tail = t;
         }

@@ -343,3 +343,65 @@ fn a_log_name_that_is_not_utf8_is_a_finding() {
     );
     assert!(r.err.contains("not valid UTF-8"), "{}", r.err);
 }
+
+/// `t-0` with `n` zstd batches whose single record decompresses to 1 MiB.
+fn zstd_partition(root: &Path, n: i64) -> std::path::PathBuf {
+    let data: Vec<u8> = (0..n)
+        .flat_map(|i| {
+            BatchSpec {
+                base_offset: i,
+                codec: Codec::Zstd,
+                base_timestamp: 1_700_000_000_000,
+                records: vec![RecordSpec {
+                    value: Some(vec![b'z'; 1 << 20]),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }
+            .encode()
+        })
+        .collect();
+    write_log(root, "zz-0", &data)
+}
+
+#[test]
+fn the_per_segment_decompression_budget_is_a_finding_when_spent() {
+    let t = tempfile::tempdir().unwrap();
+    let log = zstd_partition(t.path(), 12);
+    let dir = log.parent().unwrap();
+    let run = |budget: &str| {
+        let r = klogscan(
+            &[
+                "scan".as_ref(),
+                "--deep".as_ref(),
+                "--format".as_ref(),
+                "json".as_ref(),
+                "--max-decompressed-per-file".as_ref(),
+                budget.as_ref(),
+                dir.as_os_str(),
+            ],
+            None,
+            60,
+        );
+        (
+            r.code(),
+            serde_json::from_str::<serde_json::Value>(&r.out).unwrap(),
+        )
+    };
+    // 4 MiB: batches 0..=3 are decompressed, 8 are not.
+    let (code, doc) = run("4194304");
+    assert_eq!(code, 0, "a warning");
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "decompression_budget_exceeded")
+        .unwrap_or_else(|| panic!("{doc}"));
+    assert_eq!(f["offset"], 4);
+    assert_eq!(f["evidence"]["skipped_batches"], 8);
+    assert_eq!(f["severity"], "warning");
+    // The default budget: everything decompressed, no finding.
+    let (code, doc) = run(&klogscan::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE.to_string());
+    assert_eq!(code, 0);
+    assert!(doc["findings"].as_array().unwrap().is_empty(), "{doc}");
+}
