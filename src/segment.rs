@@ -379,10 +379,25 @@ pub fn walk_entries(
 
 /// Grow `buf` (zero-filled) to at least `n` bytes; never shrinks, so steady state
 /// neither allocates nor clears.
-fn ensure_len(buf: &mut Vec<u8>, n: usize) {
+///
+/// One entry can declare up to 2 GiB: when that much memory cannot be had, the walk
+/// fails with an error ([`TooLarge`]) instead of the process aborting on allocation
+/// failure.
+fn ensure_len(buf: &mut Vec<u8>, n: usize) -> io::Result<()> {
     if buf.len() < n {
+        buf.try_reserve_exact(n - buf.len()).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                TooLarge {
+                    len: n as u64,
+                    max: buf.capacity() as u64,
+                    what: "the memory available to buffer one entry",
+                },
+            )
+        })?;
         buf.resize(n, 0);
     }
+    Ok(())
 }
 
 /// [`walk_entries`] with an explicit chunk size for [`ReadPolicy::Read`].
@@ -467,7 +482,7 @@ pub fn walk_read(
         // Fill the buffer to the chunk size (or to what is left of the file).
         let want = (chunk_size.max(filled) as u64).min(total - base) as usize;
         if filled < want {
-            ensure_len(&mut buf, want);
+            ensure_len(&mut buf, want)?;
             read_exact_at(file, &mut buf[filled..want], read_to)?;
             filled = want;
             read_to = base + want as u64;
@@ -496,14 +511,14 @@ pub fn walk_read(
                 if (need as u64) > total - base {
                     // It can never be whole: read the rest and let the final walk classify it.
                     let rest = (total - base) as usize;
-                    ensure_len(&mut buf, rest);
+                    ensure_len(&mut buf, rest)?;
                     read_exact_at(file, &mut buf[filled..rest], read_to)?;
                     filled = rest;
                     read_to = total;
                     continue;
                 }
                 if need > filled {
-                    ensure_len(&mut buf, need);
+                    ensure_len(&mut buf, need)?;
                     read_exact_at(file, &mut buf[filled..need], read_to)?;
                     filled = need;
                     read_to = base + need as u64;

@@ -58,7 +58,13 @@ pub struct LogDumpSummary {
     pub non_consecutive: Vec<(i64, i64)>,
     /// Further such pairs, counted but not kept (crafted batches can make every record
     /// one: 200 batches × 2 million records of offset delta 0 is 400 million pairs).
+    /// In JSON only when not 0.
+    #[serde(skip_serializing_if = "is_zero")]
     pub non_consecutive_more: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How many non-consecutive offset pairs a dump keeps (and prints); the rest are counted.
