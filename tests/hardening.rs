@@ -629,3 +629,33 @@ fn one_huge_batch_under_a_memory_limit_is_reported_never_an_abort() {
         r.err
     );
 }
+
+#[test]
+fn verify_reports_an_index_it_cannot_open() {
+    // Discovery never lists a special file; one swapped in after discovery (a race) is
+    // met by the open: reported by the cross-check that needed it, never skipped.
+    use klogscan::verify::{VerifyOptions, verify_inventory};
+    let t = tempfile::tempdir().unwrap();
+    let (logs, _) = log_dir(t.path());
+    let mut inv = klogscan::layout::discover(std::slice::from_ref(&logs));
+    let fifo = t.path().join("swapped.index");
+    mkfifo(&fifo);
+    let seg = &mut inv.partitions[0].segments[0];
+    seg.index = Some(fifo.clone());
+    let r = verify_inventory(&inv, &VerifyOptions::default());
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == klogscan::Kind::UnreadableFile)
+        .unwrap_or_else(|| panic!("{:#?}", r.findings));
+    assert_eq!(f.evidence["reason"], "special_file");
+    assert!(f.message.contains("swapped.index"));
+    // The untouched inventory: no such finding.
+    let inv = klogscan::layout::discover(std::slice::from_ref(&logs));
+    let r = verify_inventory(&inv, &VerifyOptions::default());
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.kind == klogscan::Kind::UnreadableFile)
+    );
+}
