@@ -2,9 +2,7 @@
 //! consumes. Built from the 61-byte header (plus the control record of a control batch),
 //! so the replay never needs the batch bytes or decompression.
 
-use crate::format::{
-    self, BatchView, Compression, Control, FormatError, LegacyMessage, RawEntry, TimestampType,
-};
+use crate::format::{self, BatchView, Compression, Control, LegacyMessage, TimestampType};
 
 /// What the control record of a control batch said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,28 +179,8 @@ fn control_record_timestamp(b: &BatchView<'_>) -> i64 {
     }
 }
 
-/// An entry of a `.log` file classified for the scan: a v2 batch, a legacy message, or an
-/// entry whose header cannot be read as either.
-pub enum Classified<'a> {
-    V2(BatchView<'a>),
-    Legacy(LegacyMessage<'a>),
-    Invalid(FormatError),
-}
-
-/// Classify a framed entry by its magic.
-pub fn classify(entry: RawEntry<'_>) -> Classified<'_> {
-    if entry.magic() >= 2 {
-        match entry.as_v2() {
-            Ok(b) => Classified::V2(b),
-            Err(e) => Classified::Invalid(e),
-        }
-    } else {
-        match LegacyMessage::new(entry) {
-            Ok(m) => Classified::Legacy(m),
-            Err(e) => Classified::Invalid(e),
-        }
-    }
-}
+/// Re-exported from the format layer, where entry classification lives.
+pub use crate::format::{Classified, classify};
 
 #[cfg(test)]
 mod tests {

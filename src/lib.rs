@@ -23,7 +23,8 @@
 //! * [`dump`] prints files as `kafka-dump-log.sh` does.
 //!
 //! ```
-//! use klogscan::scan::{scan, ScanOptions};
+//! use klogscan::pipeline::scan;
+//! use klogscan::scan::ScanOptions;
 //! use klogscan::Kind;
 //!
 //! // The sample data: payments-3 holds the KAFKA-9144 zombie write.
@@ -45,8 +46,11 @@ pub mod format;
 pub mod fuzzing;
 pub mod layout;
 mod mapguard;
+pub mod pipeline;
+pub mod recovery;
 pub mod replicas;
 pub mod report;
+pub mod results;
 pub mod scan;
 pub mod segment;
 pub mod state;
@@ -55,3 +59,8 @@ pub mod testkit;
 pub mod verify;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};
+
+/// The examples of `docs/library.md`, compiled as doctests so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDocs;

@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
+use klogscan::pipeline;
 use klogscan::report::{self, json, table};
 use klogscan::scan::{self, ScanOptions, ScanReport};
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -292,7 +293,7 @@ fn scan_view(
     as_json: Render,
     as_table: Render,
 ) -> Result<ExitCode> {
-    let report = scan::scan(&a.paths, &scan_options(a)?);
+    let report = pipeline::scan(&a.paths, &scan_options(a)?);
     match a.format {
         OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
         OutFormat::Table => as_table(&report, out)?,
@@ -311,7 +312,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let mut out = BufWriter::new(stdout.lock());
     match cli.command {
         Command::Scan(a) => {
-            let report = scan::scan(&a.paths, &scan_options(&a)?);
+            let report = pipeline::scan(&a.paths, &scan_options(&a)?);
             match a.format {
                 OutFormat::Json => {
                     json::write_scan(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?

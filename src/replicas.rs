@@ -33,7 +33,7 @@ use crate::finding::{Finding, Kind};
 use crate::format::checkpoint::{parse_meta_properties, parse_partition_metadata};
 use crate::format::{Control, batch_control};
 use crate::layout::{DirKind, Inventory, PartitionDir};
-use crate::scan::{ScanOptions, ScanReport};
+use crate::results::{ScanOptions, ScanReport};
 use crate::segment::{self, FileClass, MmapMode, walk_entries};
 
 /// At most this many missing markers are listed per direction in a finding.
@@ -442,9 +442,20 @@ fn to_finding(
 /// and add a `replica_divergence` finding per diverging pair to the first copy's
 /// findings, keeping `finding_range`s and the summary counts right.
 pub fn compare(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    let extra = check(report, inv, opts);
+    report.add_partition_findings(extra);
+}
+
+/// The replica comparison as a cluster check: a `replica_divergence` finding per diverging
+/// pair, keyed by the first copy's partition index.
+pub fn check(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> BTreeMap<usize, Vec<Finding>> {
     let pairs = replica_pairs(report, inv);
     if pairs.is_empty() {
-        return;
+        return BTreeMap::new();
     }
     let mut cache: BTreeMap<usize, CopyBatches> = BTreeMap::new();
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
@@ -467,5 +478,5 @@ pub fn compare(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
             extra.entry(i).or_default().push(f);
         }
     }
-    report.add_partition_findings(extra);
+    extra
 }

@@ -8,296 +8,29 @@
 //! offset order while the next window is walked. Memory is bounded by two windows, not by
 //! the partition; the output does not depend on the thread count.
 
+use crate::results::summarise;
+pub use crate::results::{
+    PartitionReport, Progress, ProgressUpdate, ScanOptions, ScanReport, SeverityCounts, Summary,
+    Truncation, TxnCounts,
+};
+
 use crate::event::{BatchEvent, Classified, classify};
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Kind};
+use crate::format::index::{LogBatches, LogBatchesBuilder};
 use crate::format::{self, Compression, Decompressor, FormatError, Tail, TimestampType};
 use crate::layout::{self, Inventory, PartitionDir};
+use crate::recovery::{self, CRC_STOP, RecoverCheck, SegmentWalk};
 use crate::segment::{self, ReadPolicy};
-use crate::state::{PartitionContext, Replay, ReplayOptions, ReplayOutcome};
+use crate::state::{PartitionContext, Replay, ReplayOutcome};
 use rayon::prelude::*;
-use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// Options of a scan.
-#[derive(Debug, Clone)]
-pub struct ScanOptions {
-    /// Verify batch CRCs (on by default; `--no-crc` turns it off).
-    pub check_crc: bool,
-    /// Decode records (decompressing) and check record-level structure (`--deep`).
-    pub deep: bool,
-    /// Worker threads (`None`: one per core).
-    pub threads: Option<usize>,
-    /// Reference time in ms (`--now`); default: newest batch timestamp of the log dir.
-    pub now_ms: Option<i64>,
-    /// Replay tunables (hanging-transaction threshold).
-    pub replay: ReplayOptions,
-    /// Only topics matching this glob (`*`, `?`).
-    pub topic: Option<String>,
-    /// Only this partition number.
-    pub partition: Option<i32>,
-    /// Read at most this many bytes of each segment.
-    pub max_bytes: Option<u64>,
-    /// Cap on one batch's decompressed size.
-    pub max_decompressed: usize,
-    /// Called as work completes (for progress bars).
-    pub progress: Progress,
-    /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
-    pub capture_snapshots: bool,
-    /// `--mmap`: whether sealed segments may be mapped ([`segment::policy`]).
-    pub mmap: segment::MmapMode,
-    /// Budget of decompressed bytes per segment (`--max-decompressed-per-file`): once
-    /// spent, later compressed batches of the segment are not decompressed (reported as
-    /// `decompression_budget_exceeded`). Bounds the work crafted compression can cause
-    /// (400 zstd batches of 256 MiB each fit in 3 MB).
-    pub max_decompressed_per_file: u64,
-    /// `--follow`: follow directory symlinks during discovery (never outside the given
-    /// roots' reach otherwise; see [`layout::DiscoverOptions`]).
-    pub follow_symlinks: bool,
-}
-
-/// What [`Progress`] reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProgressUpdate {
-    /// The scan starts: totals over the selected partitions.
-    Start { partitions: u64, bytes: u64 },
-    /// A segment was read.
-    Bytes(u64),
-    /// A partition was finished.
-    PartitionDone,
-}
-
-/// A progress callback (cheap to clone; a no-op by default).
-#[derive(Clone, Default)]
-pub struct Progress(Option<std::sync::Arc<dyn Fn(ProgressUpdate) + Send + Sync>>);
-
-impl Progress {
-    /// Report to `f`.
-    pub fn new(f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
-        Progress(Some(std::sync::Arc::new(f)))
-    }
-    fn emit(&self, u: ProgressUpdate) {
-        if let Some(f) = &self.0 {
-            f(u)
-        }
-    }
-}
-
-impl std::fmt::Debug for Progress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "Progress(callback)"
-        } else {
-            "Progress(none)"
-        })
-    }
-}
-
-impl Default for ScanOptions {
-    fn default() -> Self {
-        ScanOptions {
-            check_crc: true,
-            deep: false,
-            threads: None,
-            now_ms: None,
-            replay: ReplayOptions::default(),
-            topic: None,
-            partition: None,
-            max_bytes: None,
-            max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
-            progress: Progress::default(),
-            capture_snapshots: false,
-            mmap: segment::MmapMode::Auto,
-            max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
-            follow_symlinks: false,
-        }
-    }
-}
-
-/// Transaction counts of a partition.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct TxnCounts {
-    pub committed: u64,
-    pub aborted: u64,
-    pub open: u64,
-}
-
-/// Where a broker's recovery would truncate a partition's log, if it recovered it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Truncation {
-    pub segment: String,
-    pub position: u64,
-    /// Offset of the first batch that would be removed (when one is readable there).
-    pub offset: Option<i64>,
-    pub reason: String,
-}
-
-/// The per-partition part of the report.
-#[derive(Debug, Clone, Serialize)]
-pub struct PartitionReport {
-    pub topic: String,
-    pub partition: i32,
-    pub path: String,
-    pub segments: usize,
-    pub batches: u64,
-    /// Every record, control records included.
-    pub records: u64,
-    pub control_batches: u64,
-    pub bytes: u64,
-    pub log_start_offset: Option<i64>,
-    pub log_end_offset: Option<i64>,
-    pub last_stable_offset: Option<i64>,
-    /// Reference time used for the hanging-transaction rule (ms).
-    pub ref_time: i64,
-    pub transactions: TxnCounts,
-    pub producers: usize,
-    /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
-    pub truncation: Option<Truncation>,
-    /// Newest batch timestamp seen.
-    #[serde(skip)]
-    pub max_timestamp: i64,
-    /// The full replay outcome (producers, aborted transactions, statistics).
-    #[serde(skip)]
-    pub outcome: ReplayOutcome,
-    #[serde(skip)]
-    pub log_dir: Option<PathBuf>,
-    /// Offset of the first batch (may be above the first segment's base offset).
-    #[serde(skip)]
-    pub first_offset: Option<i64>,
-    /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from batches.
-    #[serde(skip)]
-    pub leader_epochs: Vec<(i32, i64)>,
-    /// This partition's findings: `ScanReport::findings[finding_range]`.
-    #[serde(skip)]
-    pub finding_range: std::ops::Range<usize>,
-    /// With `capture_snapshots`: the replayed producer state just before each snapshot's
-    /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
-    #[serde(skip)]
-    pub snapshot_states: Vec<(i64, Vec<crate::state::ProducerState>)>,
-}
-
-/// Counts over the whole scan.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Summary {
-    pub partitions: usize,
-    pub segments: usize,
-    pub batches: u64,
-    pub records: u64,
-    pub bytes: u64,
-    pub findings: SeverityCounts,
-}
-
-/// Findings per severity.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct SeverityCounts {
-    pub error: u64,
-    pub warning: u64,
-    pub info: u64,
-}
-
-/// The result of a scan: what was read, what was concluded, what was found.
-#[derive(Debug, Clone, Default)]
-pub struct ScanReport {
-    pub inputs: Vec<String>,
-    pub summary: Summary,
-    pub partitions: Vec<PartitionReport>,
-    /// Sorted by topic, partition, offset.
-    pub findings: Vec<Finding>,
-    /// Paths that could not be read at all.
-    pub errors: Vec<(PathBuf, String)>,
-}
-
-impl ScanReport {
-    /// The highest severity among the findings.
-    pub fn max_severity(&self) -> Option<Severity> {
-        self.findings.iter().map(|f| f.severity).max()
-    }
-    /// True when nothing could be analysed (no partition read).
-    pub fn nothing_read(&self) -> bool {
-        self.partitions.is_empty()
-    }
-
-    /// Add findings to partitions after the scan (cross-checks such as the coordinator's
-    /// and the replicas'): `extra[i]` joins `partitions[i]`'s findings, kept sorted by
-    /// offset; every `finding_range` and the severity counts are rebuilt. Findings of no
-    /// partition (unreadable paths) stay at the end.
-    pub fn add_partition_findings(
-        &mut self,
-        mut extra: std::collections::BTreeMap<usize, Vec<Finding>>,
-    ) {
-        if extra.values().all(Vec::is_empty) {
-            return;
-        }
-        let old = std::mem::take(&mut self.findings);
-        let mut covered = vec![false; old.len()];
-        let mut findings =
-            Vec::with_capacity(old.len() + extra.values().map(Vec::len).sum::<usize>());
-        for (i, p) in self.partitions.iter_mut().enumerate() {
-            let range = p.finding_range.clone();
-            let mut mine: Vec<Finding> = old
-                .get(range.clone())
-                .map(<[Finding]>::to_vec)
-                .unwrap_or_default();
-            for c in covered.get_mut(range).into_iter().flatten() {
-                *c = true;
-            }
-            if let Some(more) = extra.remove(&i) {
-                mine.extend(more);
-                mine.sort_by_key(|f| {
-                    (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
-                });
-            }
-            let start = findings.len();
-            findings.extend(mine);
-            p.finding_range = start..findings.len();
-        }
-        findings.extend(
-            old.into_iter()
-                .zip(covered)
-                .filter(|(_, c)| !c)
-                .map(|(f, _)| f),
-        );
-        self.findings = findings;
-        self.recount_findings();
-    }
-
-    /// Recompute `summary.findings` after findings were added or their severity changed.
-    pub fn recount_findings(&mut self) {
-        crate::finding::assign_ids(&mut self.findings);
-        self.summary.findings = severity_counts(&self.findings);
-    }
-
-    /// The findings of `partitions[i]` (several directories may hold the same
-    /// topic-partition: copies from several brokers, `-future` dirs).
-    pub fn partition_findings(&self, i: usize) -> &[Finding] {
-        self.partitions
-            .get(i)
-            .and_then(|p| self.findings.get(p.finding_range.clone()))
-            .unwrap_or(&[])
-    }
-}
-
-/// Scan the given paths (broker data dirs, partition dirs, single files, or dirs above them).
-pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
-    let inv = layout::discover_with(
-        paths,
-        layout::DiscoverOptions {
-            follow_symlinks: opts.follow_symlinks,
-        },
-    );
-    let mut report = scan_inventory(&inv, opts);
-    // Confirm (or refute) hanging transactions with the coordinator's log, when present.
-    crate::coordinator::annotate(&mut report, &inv, opts);
-    // Copies of one partition from several brokers must agree where they overlap.
-    crate::replicas::compare(&mut report, &inv, opts);
-    report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
-    report
-}
-
 /// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
 /// per-batch cap; real segments of 1 GiB decompress to a few GiB at most).
-pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 = 4 << 30;
+pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 =
+    crate::results::DEFAULT_MAX_DECOMPRESSED_PER_FILE;
 
 /// The most worker threads a scan uses (`--threads` above it is capped: 10 000 threads
 /// cost minutes of thread creation and window bookkeeping, and gain nothing).
@@ -338,20 +71,20 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         partitions: selected.len() as u64,
         bytes: total_bytes,
     });
-    let log_starts = log_start_checkpoints(inv);
+    // The log dirs' checkpoints and shutdown marker, read once per log dir.
+    let log_dirs: HashMap<&Path, recovery::LogDirFiles> = inv
+        .log_dirs
+        .iter()
+        .map(|ld| (ld.path.as_path(), recovery::LogDirFiles::read(ld)))
+        .collect();
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
     let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
         selected
             .par_iter()
             .map(|p| {
-                let checkpointed = p.log_dir.as_ref().zip(p.tp.as_ref()).and_then(|(d, tp)| {
-                    log_starts
-                        .get(d)?
-                        .get(&(tp.topic.clone(), tp.partition))
-                        .copied()
-                });
-                let r = scan_partition(p, opts, window, checkpointed, &pool);
+                let files = p.log_dir.as_deref().and_then(|d| log_dirs.get(d));
+                let r = scan_partition(p, opts, window, files, &pool);
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 r
             })
@@ -410,33 +143,6 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     report
 }
 
-fn severity_counts(findings: &[Finding]) -> SeverityCounts {
-    let mut c = SeverityCounts::default();
-    for f in findings {
-        match f.severity {
-            Severity::Error => c.error += 1,
-            Severity::Warning => c.warning += 1,
-            Severity::Info => c.info += 1,
-        }
-    }
-    c
-}
-
-fn summarise(report: &ScanReport) -> Summary {
-    let mut s = Summary {
-        partitions: report.partitions.len(),
-        ..Default::default()
-    };
-    for p in &report.partitions {
-        s.segments += p.segments;
-        s.batches += p.batches;
-        s.records += p.records;
-        s.bytes += p.bytes;
-    }
-    s.findings = severity_counts(&report.findings);
-    s
-}
-
 fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
     let (topic, part) = match &p.tp {
         Some(tp) => (tp.topic.as_str(), tp.partition),
@@ -444,39 +150,6 @@ fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
     };
     opts.topic.as_deref().is_none_or(|g| glob_match(g, topic))
         && opts.partition.is_none_or(|n| n == part)
-}
-
-/// The `log-start-offset-checkpoint` of every log dir, keyed by log dir then partition.
-/// An unreadable or malformed checkpoint counts as absent here (the broker then falls back
-/// to the first segment's base offset); `verify` reports it.
-fn log_start_checkpoints(inv: &Inventory) -> HashMap<PathBuf, HashMap<(String, i32), i64>> {
-    use crate::format::checkpoint::{TextFileKind, parse_offset_checkpoint};
-    let mut out = HashMap::new();
-    for ld in &inv.log_dirs {
-        let Some(path) = &ld.log_start_offset_checkpoint else {
-            continue;
-        };
-        let Ok(bytes) = segment::load(
-            path,
-            segment::FileClass::Checkpoint,
-            segment::MmapMode::Never,
-            None,
-        ) else {
-            continue;
-        };
-        let Ok(entries) = parse_offset_checkpoint(&bytes, TextFileKind::LogStartOffsetCheckpoint)
-        else {
-            continue;
-        };
-        out.insert(
-            ld.path.clone(),
-            entries
-                .into_iter()
-                .map(|e| ((e.topic, e.partition), e.offset))
-                .collect(),
-        );
-    }
-    out
 }
 
 /// Shell-style glob with `*` and `?`.
@@ -573,6 +246,13 @@ impl EventPool {
 struct SegmentScan {
     /// In walk order (one buffer per piece of the segment).
     events: Vec<Vec<BatchEvent>>,
+    /// With `collect_log_batches`: every entry's position and offsets (for `verify`'s
+    /// index checks), from this same walk.
+    log_batches: Option<LogBatches>,
+    /// The file could not be read: no recovery verdict for it.
+    unreadable: bool,
+    name: String,
+    base: i64,
     findings: Vec<Finding>,
     bytes: u64,
     records: u64,
@@ -584,10 +264,19 @@ fn scan_partition(
     p: &PartitionDir,
     opts: &ScanOptions,
     window: usize,
-    checkpointed_log_start: Option<i64>,
+    log_dir: Option<&recovery::LogDirFiles>,
     pool: &EventPool,
 ) -> (PartitionReport, Replay, Vec<Finding>) {
     let mut ctx = partition_context(p);
+    let (clean_shutdown, recovery_point, checkpointed_log_start, _) =
+        recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
+    // A file the user named alone: the directory was not listed, so the shutdown state
+    // and indexes are unknown (the model assumes an unclean shutdown, indexes present).
+    let (clean_shutdown, recovery_point) = if p.partial {
+        (None, None)
+    } else {
+        (clean_shutdown, recovery_point)
+    };
     let logs: Vec<(i64, &Path)> = p
         .segments
         .iter()
@@ -621,6 +310,9 @@ fn scan_partition(
         finding_range: 0..0,
         leader_epochs: Vec::new(),
         snapshot_states: Vec::new(),
+        segment_walks: Vec::new(),
+        recovery: recovery::SegmentPlan::default(),
+        log_batches: Vec::new(),
     };
     let mut pending_snapshots: Vec<i64> = if opts.capture_snapshots {
         let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
@@ -656,7 +348,17 @@ fn scan_partition(
     };
     let mut replay_window = |results: Vec<SegmentScan>| {
         for seg in results {
+            // Recovery's view of this segment, from the same events: every batch before
+            // the walk's first bad entry, in file order.
+            let first_bad = seg
+                .truncation
+                .as_ref()
+                .map(|t| (t.position, t.reason.clone(), t.offset));
+            let mut check = RecoverCheck::new(seg.base);
             for ev in seg.events.iter().flatten() {
+                if first_bad.as_ref().is_none_or(|(p, _, _)| ev.position < *p) {
+                    check.batch(ev.last_offset, ev.size);
+                }
                 while let Some(&n) = pending_snapshots.last() {
                     if ev.base_offset < n {
                         break;
@@ -685,13 +387,18 @@ fn scan_partition(
                     replay.apply(&BatchEvent::untrusted(ev), &mut findings);
                 }
             }
+            report.segment_walks.push(SegmentWalk {
+                name: seg.name.clone(),
+                base_offset: seg.base,
+                walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.bytes)),
+            });
+            if opts.collect_log_batches {
+                report.log_batches.push(seg.log_batches);
+            }
             seg.events.into_iter().for_each(|v| pool.give(v));
             report.records += seg.records;
             report.bytes += seg.bytes;
             report.max_timestamp = report.max_timestamp.max(seg.max_timestamp);
-            if report.truncation.is_none() {
-                report.truncation = seg.truncation;
-            }
             findings.extend(seg.findings);
         }
     };
@@ -711,7 +418,59 @@ fn scan_partition(
     while let Some(n) = pending_snapshots.pop() {
         report.snapshot_states.push((n, replay.producers()));
     }
+    apply_recovery(
+        p,
+        &mut report,
+        clean_shutdown,
+        recovery_point,
+        &mut findings,
+    );
     (report, replay, findings)
+}
+
+/// Run the recovery model over the walked segments: the partition's `truncation` is the
+/// one the broker's recovery makes, and the integrity findings say what recovery does
+/// with their bytes (truncate there, delete with a later segment, or never look).
+fn apply_recovery(
+    p: &PartitionDir,
+    report: &mut PartitionReport,
+    clean_shutdown: Option<bool>,
+    recovery_point: Option<i64>,
+    findings: &mut [Finding],
+) {
+    let inputs: Vec<recovery::SegmentInput> = report
+        .segment_walks
+        .iter()
+        .map(|w| recovery::SegmentInput {
+            name: w.name.clone(),
+            base: w.base_offset,
+            missing_index: !p.partial
+                && p.segments
+                    .iter()
+                    .find(|s| s.base_offset == w.base_offset && s.log.is_some())
+                    .is_some_and(|s| s.index.is_none()),
+            corrupt_index: None,
+            walk: w.walk.clone(),
+        })
+        .collect();
+    let delete_dir = matches!(p.kind, Some(layout::DirKind::Delete { .. }));
+    let plan = recovery::plan_segments(
+        clean_shutdown,
+        recovery_point,
+        delete_dir,
+        &inputs,
+        report.log_end_offset,
+    );
+    report.truncation = plan.truncation.as_ref().map(|t| Truncation {
+        segment: t.segment.clone(),
+        position: t.position,
+        offset: t.first_removed_offset,
+        reason: t.reason.clone(),
+    });
+    for f in findings.iter_mut() {
+        recovery::word_integrity_finding(f, &plan, clean_shutdown, recovery_point);
+    }
+    report.recovery = plan;
 }
 
 /// Split a partition's segments into windows walked together: at most `threads`
@@ -760,6 +519,7 @@ struct Walker<'a> {
     events: Vec<BatchEvent>,
     dec: Decompressor,
     first_bad: Option<(u64, Option<i64>, String)>,
+    batches: Option<LogBatchesBuilder>,
     /// Decompressed bytes this walk may produce ([`ScanOptions::max_decompressed_per_file`];
     /// a piece of a segment gets its share, so the result does not depend on threads).
     budget: u64,
@@ -785,6 +545,10 @@ impl<'a> Walker<'a> {
             opts,
             out: SegmentScan {
                 events: Vec::new(),
+                log_batches: None,
+                unreadable: false,
+                name: name.to_string(),
+                base,
                 findings: Vec::new(),
                 bytes: 0,
                 records: 0,
@@ -794,6 +558,7 @@ impl<'a> Walker<'a> {
             events,
             dec: Decompressor::new(opts.max_decompressed),
             first_bad: None,
+            batches: opts.collect_log_batches.then(LogBatchesBuilder::default),
             budget: opts.max_decompressed_per_file,
             over_budget: None,
         }
@@ -815,12 +580,16 @@ impl<'a> Walker<'a> {
     fn entry(&mut self, entry: format::RawEntry<'_>) {
         let (ctx, name, idx, base, opts) = (self.ctx, self.name, self.idx, self.base, self.opts);
         let pos = entry.position;
-        let ev = match classify(entry) {
+        let classified = classify(entry);
+        if let Some(b) = &mut self.batches {
+            b.entry(&classified, pos, entry.offset());
+        }
+        let ev = match classified {
             Classified::V2(b) => {
                 let ev = BatchEvent::from_v2(&b, idx, opts.check_crc);
                 check_v2_header(ctx, name, &b, &ev, base, &mut self.out.findings);
                 if !ev.crc_valid && self.first_bad.is_none() {
-                    self.first_bad = Some((pos, Some(ev.base_offset), "CRC mismatch".into()));
+                    self.first_bad = Some((pos, Some(ev.base_offset), CRC_STOP.into()));
                 }
                 // Recovery decodes the control record of every batch with a producer id; a
                 // malformed one throws InvalidRecordException, and the segment is truncated
@@ -878,7 +647,7 @@ impl<'a> Walker<'a> {
                         .findings
                         .push(crc_finding(ctx, name, &ev, m.crc(), m.compute_crc()));
                     if self.first_bad.is_none() {
-                        self.first_bad = Some((pos, Some(ev.last_offset), "CRC mismatch".into()));
+                        self.first_bad = Some((pos, Some(ev.last_offset), CRC_STOP.into()));
                     }
                     self.out.records += 1;
                 } else if m.compression() != Compression::None
@@ -921,7 +690,7 @@ impl<'a> Walker<'a> {
                     && crate::format::bytes::be_u32(entry.bytes, 12)
                         == crc32fast::hash(&entry.bytes[16..]);
                 if self.first_bad.is_none() && !legacy_crc_ok {
-                    self.first_bad = Some((pos, Some(offset), e.to_string()));
+                    self.first_bad = Some((pos, Some(offset), format!("invalid batch: {e}")));
                 }
                 return;
             }
@@ -937,6 +706,7 @@ impl<'a> Walker<'a> {
     /// Conclude with how the file ended (findings for a bad tail, the truncation point).
     fn finish(mut self, tail: Tail) -> SegmentScan {
         let (ctx, name) = (self.ctx, self.name);
+        let tail_seen = tail;
         match tail {
             Tail::Clean => {}
             Tail::Partial {
@@ -956,7 +726,11 @@ impl<'a> Walker<'a> {
                 .broker("recovery truncates the log at this position (the partial batch is dropped)"),
             );
                 if self.first_bad.is_none() {
-                    self.first_bad = Some((position, None, "partial batch at end of file".into()));
+                    self.first_bad = Some((
+                        position,
+                        None,
+                        format!("partial batch ({declared} bytes declared, {available} present)"),
+                    ));
                 }
             }
             Tail::ZeroFilled { position, len } => {
@@ -972,7 +746,11 @@ impl<'a> Walker<'a> {
                 .broker("recovery truncates the zero-filled tail; normal after a crash with log.preallocate=true"),
             );
                 if self.first_bad.is_none() {
-                    self.first_bad = Some((position, None, "zero-filled tail".into()));
+                    self.first_bad = Some((
+                        position,
+                        None,
+                        format!("{len} zero bytes (preallocated tail)"),
+                    ));
                 }
             }
             Tail::Garbage {
@@ -992,7 +770,11 @@ impl<'a> Walker<'a> {
                 .broker("recovery truncates the log at this position; kafka-dump-log prints \"Found N invalid bytes\""),
             );
                 if self.first_bad.is_none() {
-                    self.first_bad = Some((position, None, reason.to_string()));
+                    self.first_bad = Some((
+                        position,
+                        None,
+                        format!("{len} bytes that do not frame as a batch ({reason})"),
+                    ));
                 }
             }
             Tail::CorruptEntry {
@@ -1016,9 +798,16 @@ impl<'a> Walker<'a> {
                 .broker("recovery stops at this entry (CorruptRecordException) and truncates the log here, dropping every later batch of the segment and all later segments"),
             );
                 if self.first_bad.is_none() {
-                    self.first_bad = Some((position, None, reason.to_string()));
+                    self.first_bad = Some((
+                        position,
+                        None,
+                        format!("entry size {size} impossible ({reason})"),
+                    ));
                 }
             }
+        }
+        if let Some(b) = self.batches.take() {
+            self.out.log_batches = Some(b.finish(tail_seen, self.out.bytes));
         }
         if let Some((n, position, offset)) = self.over_budget {
             let budget = self.opts.max_decompressed_per_file;
@@ -1126,8 +915,10 @@ fn scan_pieces(
     }
     let changed = |e: &std::io::Error| {
         let mut w = Walker::new(ctx, name, idx, base, opts, Vec::new());
+        w.batches = None;
         w.out.findings.push(changed_finding(ctx, name, path, e));
         w.out.events.push(w.events);
+        w.out.unreadable = true;
         Some(w.out)
     };
     if let PieceSource::Mapped(data) = &source
@@ -1204,8 +995,13 @@ fn scan_pieces(
         return None;
     }
     let mut all = Walker::new(ctx, name, idx, base, opts, Vec::new());
+    all.batches = None;
     let mut tail = Tail::Clean;
-    for (w, t, _) in walked.into_iter().flatten() {
+    let mut parts = Vec::new();
+    for (mut w, t, _) in walked.into_iter().flatten() {
+        if let Some(b) = w.batches.take() {
+            parts.push(b.finish(Tail::Clean, 0));
+        }
         all.out.events.push(w.events);
         all.out.findings.extend(w.out.findings);
         all.out.records += w.out.records;
@@ -1223,24 +1019,13 @@ fn scan_pieces(
     }
     all.out.bytes = len as u64;
     opts.progress.emit(ProgressUpdate::Bytes(len as u64));
-    Some(all.finish(tail))
-}
-
-/// The `unreadable_file` finding of a segment that could not be (fully) read; its
-/// evidence says why (`reason`: `io_error`, `special_file`, `changed_during_read`,
-/// `too_large`).
-fn changed_finding(ctx: &PartitionContext, name: &str, path: &Path, e: &std::io::Error) -> Finding {
-    segment_finding(
-        ctx,
-        Kind::UnreadableFile,
-        name,
-        0,
-        format!("cannot read {}: {e}", path.display()),
-    )
-    .evidence(
-        json!({"reason": segment::error_reason(e).unwrap_or("io_error"), "error": e.to_string()}),
-    )
-    .broker("not applicable: this segment was not (fully) analysed")
+    let mut out = all.finish(tail);
+    if let Some(mut lb) = LogBatches::concat(parts) {
+        lb.tail = tail;
+        lb.valid_len = tail.truncation_position().unwrap_or(len as u64);
+        out.log_batches = Some(lb);
+    }
+    Some(out)
 }
 
 fn scan_segment(
@@ -1292,9 +1077,27 @@ fn scan_segment_in(
             }
             w.out.findings.push(changed_finding(ctx, &name, path, &e));
             w.out.events.push(w.events);
+            w.out.unreadable = true;
             w.out
         }
     }
+}
+
+/// The `unreadable_file` finding of a segment that could not be (fully) read; its
+/// evidence says why (`reason`: `io_error`, `special_file`, `changed_during_read`,
+/// `too_large`).
+fn changed_finding(ctx: &PartitionContext, name: &str, path: &Path, e: &std::io::Error) -> Finding {
+    segment_finding(
+        ctx,
+        Kind::UnreadableFile,
+        name,
+        0,
+        format!("cannot read {}: {e}", path.display()),
+    )
+    .evidence(
+        json!({"reason": segment::error_reason(e).unwrap_or("io_error"), "error": e.to_string()}),
+    )
+    .broker("not applicable: this segment was not (fully) analysed")
 }
 
 fn legacy_range(

@@ -184,7 +184,7 @@ fn real_meta_properties_and_clean_shutdown() {
     };
     let broker = rd.join("broker");
     let files = common::files_with_suffix(&broker, "meta.properties");
-    assert_eq!(files.len(), 17);
+    assert_eq!(files.len(), 18);
     let mut kraft = 0;
     for f in &files {
         let bytes = fs::read(f).unwrap();

@@ -6,8 +6,9 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::Kind;
+use klogscan::pipeline::scan;
 use klogscan::report::json;
-use klogscan::scan::{ScanOptions, ScanReport, scan};
+use klogscan::scan::{ScanOptions, ScanReport};
 use klogscan::testkit::{
     Batch, Codec, FaultKind, LogDirBuilder, PartitionBuilder, Producer, Target,
 };

@@ -375,10 +375,10 @@ fn a_sparse_active_log_is_walked_in_bounded_memory() {
             Some(AS_LIMIT),
             300,
         );
-        // The scan walks it (a zero-filled tail); verify cannot load it whole: said.
-        assert_eq!(r.code(), 2, "{mode}: {r:?}");
+        // Walked once, in chunks (verify's checks use that walk): a zero-filled tail, no
+        // whole-file load, no abort.
+        assert!(r.code() <= 1, "{mode}: {r:?}");
         assert!(r.out.contains("preallocated_tail"), "{mode}: {}", r.out);
-        assert!(r.out.contains("larger than"), "{mode}: {}", r.out);
     }
 }
 

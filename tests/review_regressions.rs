@@ -4,7 +4,8 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::Kind;
-use klogscan::scan::{ScanOptions, scan};
+use klogscan::pipeline::scan;
+use klogscan::scan::ScanOptions;
 use klogscan::testkit::{Batch, Codec, PartitionBuilder, Producer};
 
 const T0: i64 = 1_572_948_000_000;

@@ -12,7 +12,8 @@
 
 use klogscan::dump::{DumpOptions, dump_log};
 use klogscan::finding::{Finding, Kind};
-use klogscan::scan::{self, ScanOptions, ScanReport};
+use klogscan::pipeline;
+use klogscan::scan::{ScanOptions, ScanReport};
 use klogscan::testkit::{Batch, Codec, Manifest, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 
@@ -157,7 +158,7 @@ fn every_flipped_byte_and_every_cut_is_survived() {
             let mut d = orig.clone();
             d[pos] ^= mask;
             std::fs::write(&fx.seg0, &d).unwrap();
-            let r = scan::scan(std::slice::from_ref(&fx.root), &opts);
+            let r = pipeline::scan(std::slice::from_ref(&fx.root), &opts);
             let what = format!("flip {pos} ^ {mask:#x}");
             check_invariants(&fx, &r, d.len() as u64, &what);
             // a flip in the CRC-covered part (or the CRC itself) of a v2 batch is a
@@ -180,7 +181,7 @@ fn every_flipped_byte_and_every_cut_is_survived() {
     for len in 0..orig.len() {
         let d = &orig[..len];
         std::fs::write(&fx.seg0, d).unwrap();
-        let r = scan::scan(std::slice::from_ref(&fx.root), &opts);
+        let r = pipeline::scan(std::slice::from_ref(&fx.root), &opts);
         check_invariants(&fx, &r, len as u64, &format!("cut at {len}"));
         // a cut inside a batch is reported at that batch's position
         if let Some(b) = fx.victim.batches.iter().find(|b| {
@@ -217,7 +218,7 @@ fn every_flipped_byte_and_every_cut_is_survived() {
 /// Write `data` as the victim's first segment and scan.
 fn scan_with(fx: &Fixture, data: &[u8], opts: &ScanOptions) -> ScanReport {
     std::fs::write(&fx.seg0, data).unwrap();
-    let r = scan::scan(std::slice::from_ref(&fx.root), opts);
+    let r = pipeline::scan(std::slice::from_ref(&fx.root), opts);
     check_invariants(fx, &r, data.len() as u64, "specific damage");
     r
 }

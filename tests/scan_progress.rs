@@ -1,7 +1,8 @@
 //! The progress callback sees the whole scan: one start with the totals, the bytes of every
 //! segment, one "done" per partition.
 
-use klogscan::scan::{self, Progress, ProgressUpdate, ScanOptions};
+use klogscan::pipeline;
+use klogscan::scan::{Progress, ProgressUpdate, ScanOptions};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -14,7 +15,7 @@ fn progress_reports_every_byte_and_partition() {
         ..Default::default()
     };
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/broker-1");
-    let report = scan::scan(&[dir], &opts);
+    let report = pipeline::scan(&[dir], &opts);
     let seen = seen.lock().unwrap();
     let ProgressUpdate::Start { partitions, bytes } = seen[0] else {
         panic!("first update is not Start: {:?}", seen[0]);

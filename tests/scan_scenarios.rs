@@ -7,6 +7,7 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::finding::{Finding, Kind, Severity};
+use klogscan::pipeline;
 use klogscan::scan::{self, ScanOptions, ScanReport};
 use klogscan::state::ReplayOptions;
 use klogscan::testkit::samples;
@@ -26,7 +27,7 @@ fn run(p: &PartitionBuilder) -> (TempDir, Manifest, ScanReport) {
 fn run_with(p: &PartitionBuilder, opts: &ScanOptions) -> (TempDir, Manifest, ScanReport) {
     let dir = tempfile::tempdir().unwrap();
     let m = p.write(dir.path()).unwrap();
-    let r = scan::scan(&[dir.path().to_path_buf()], opts);
+    let r = pipeline::scan(&[dir.path().to_path_buf()], opts);
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert_eq!(r.partitions.len(), 1, "one partition written");
     (dir, m, r)
@@ -1035,7 +1036,7 @@ fn broker_1() -> PathBuf {
 
 #[test]
 fn kafka_9144_sample_payments_3() {
-    let r = scan::scan(&[broker_1()], &ScanOptions::default());
+    let r = pipeline::scan(&[broker_1()], &ScanOptions::default());
     assert!(r.errors.is_empty());
     assert_eq!(r.partitions.len(), 7);
     let zombie = samples::ZOMBIE_OFFSET;
@@ -1134,15 +1135,15 @@ fn finding_keys(r: &ScanReport) -> Vec<String> {
 
 #[test]
 fn one_thread_and_default_threads_give_identical_findings() {
-    let default = scan::scan(&[broker_1()], &ScanOptions::default());
-    let one = scan::scan(
+    let default = pipeline::scan(&[broker_1()], &ScanOptions::default());
+    let one = pipeline::scan(
         &[broker_1()],
         &ScanOptions {
             threads: Some(1),
             ..Default::default()
         },
     );
-    let three = scan::scan(
+    let three = pipeline::scan(
         &[broker_1()],
         &ScanOptions {
             threads: Some(3),
@@ -1171,7 +1172,7 @@ fn topics(r: &ScanReport) -> Vec<(String, i32)> {
 
 #[test]
 fn topic_glob_and_partition_filters() {
-    let codecs = scan::scan(
+    let codecs = pipeline::scan(
         &[broker_1()],
         &ScanOptions {
             topic: Some("codec-*".into()),
@@ -1192,7 +1193,7 @@ fn topic_glob_and_partition_filters() {
         .collect::<Vec<_>>()
     );
     assert!(codecs.findings.is_empty());
-    let q = scan::scan(
+    let q = pipeline::scan(
         &[broker_1()],
         &ScanOptions {
             topic: Some("codec-?z*".into()),
@@ -1203,7 +1204,7 @@ fn topic_glob_and_partition_filters() {
         topics(&q),
         vec![("codec-gzip".into(), 0), ("codec-lz4".into(), 0)]
     );
-    let p3 = scan::scan(
+    let p3 = pipeline::scan(
         &[broker_1()],
         &ScanOptions {
             partition: Some(3),
@@ -1218,7 +1219,7 @@ fn topic_glob_and_partition_filters() {
             .count(),
         3
     );
-    let none = scan::scan(
+    let none = pipeline::scan(
         &[broker_1()],
         &ScanOptions {
             topic: Some("payments".into()),
@@ -1234,7 +1235,7 @@ fn topic_glob_and_partition_filters() {
 fn sample_now_option_makes_the_zombie_young() {
     // --now just after the zombie batch: the same transaction is open, not hanging
     let zombie_ts = 1_572_948_010_013; // testdata/README.md: 10:00:10.013
-    let r = scan::scan(
+    let r = pipeline::scan(
         &[broker_1()],
         &ScanOptions {
             now_ms: Some(zombie_ts + 60_000),

@@ -10,7 +10,8 @@
 mod common;
 
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::scan::{self, ScanOptions, ScanReport};
+use klogscan::pipeline;
+use klogscan::scan::{ScanOptions, ScanReport};
 use klogscan::testkit::txnlog::{TxnValue, key, key_version, state::*};
 use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
 
@@ -47,7 +48,7 @@ fn scan_records(records: Vec<R>) -> ScanReport {
         now_ms: Some(NOW),
         ..ScanOptions::default()
     };
-    scan::scan(&[dir.path().to_path_buf()], &opts)
+    pipeline::scan(&[dir.path().to_path_buf()], &opts)
 }
 
 fn anomalies(r: &ScanReport) -> Vec<&Finding> {
@@ -124,7 +125,7 @@ fn real_transaction_state_partitions_have_no_anomaly() {
         let name = &name[name.find("__transaction_state").unwrap()..];
         let path = link_dir.path().join(name);
         std::os::unix::fs::symlink(root.join(dir), &path).unwrap();
-        let r = scan::scan(std::slice::from_ref(&path), &ScanOptions::default());
+        let r = pipeline::scan(std::slice::from_ref(&path), &ScanOptions::default());
         assert_eq!(r.partitions.len(), 1, "{dir}");
         assert_eq!(r.partitions[0].topic, "__transaction_state", "{dir}");
         assert!(r.partitions[0].records >= 4, "{dir}");
@@ -133,7 +134,7 @@ fn real_transaction_state_partitions_have_no_anomaly() {
     // the whole broker dir, reference time = its newest batch
     let dir = root
         .join("broker/ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions/kafka-data");
-    let r = scan::scan(&[dir], &ScanOptions::default());
+    let r = pipeline::scan(&[dir], &ScanOptions::default());
     assert!(
         r.partitions
             .iter()

@@ -6,7 +6,7 @@
 //! (`invalid_transition`, `epoch_regression`, `pid_change`, `tombstone_while_in_progress`,
 //! `unknown_state`, `unknown_key_version`, `undecodable_record`); the time-based ones
 //! (`prepare_without_complete`, `ongoing_past_timeout`) need the scan's reference time and
-//! are computed from the latest record of each id by [`time_anomalies`].
+//! are computed from the latest record of each id by [`HistoryChecker::time_anomalies`].
 //! [`to_finding`] turns an [`Anomaly`] into a `transaction_state_anomaly` finding.
 //!
 //! Compaction keeps, per key, a suffix of the history (the newest record of the cleaned

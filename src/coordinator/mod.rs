@@ -31,7 +31,7 @@ use crate::finding::{Finding, Kind};
 use crate::format::txnlog::{self, LogKey, TxnState};
 use crate::format::{Compression, Decompressor, Records};
 use crate::layout::{Inventory, PartitionDir};
-use crate::scan::{ScanOptions, ScanReport};
+use crate::results::{ScanOptions, ScanReport};
 use crate::segment::{self, ReadPolicy};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};

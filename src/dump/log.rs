@@ -215,7 +215,7 @@ pub(crate) fn dump_log_inner(
 }
 
 /// Files at least twice this long are dumped in pieces of about this size, formatted in
-/// parallel and written in order (see [`dump_pieces`]). Small enough that the formatted
+/// parallel and written in order (see `dump_pieces`). Small enough that the formatted
 /// text of the pieces in flight stays a few tens of MiB.
 pub const DUMP_PIECE: usize = 4 << 20;
 

@@ -13,7 +13,7 @@
 use super::bytes::{be_i32, be_i64};
 use super::error::{FormatError, Problem};
 use super::{Entries, Tail};
-use crate::event::{Classified, classify};
+use crate::format::{Classified, classify};
 
 /// Size of an offset-index entry: relativeOffset i32 + position i32.
 pub const OFFSET_ENTRY_SIZE: usize = 8;
@@ -611,48 +611,86 @@ pub struct LogBatches {
     last_offsets_sorted: bool,
 }
 
-impl LogBatches {
-    /// Walk `log` (a whole `.log` file) with [`Entries`].
-    pub fn from_log(log: &[u8]) -> LogBatches {
-        let mut entries = Entries::new(log, 0);
-        let mut batches = Vec::new();
-        let mut prev_last: Option<i64> = None;
-        for raw in entries.by_ref() {
-            let b = match classify(raw) {
-                Classified::V2(v) => LogBatch {
-                    position: v.position(),
-                    base_offset: v.base_offset(),
-                    last_offset: v.last_offset(),
-                    max_timestamp: Some(v.max_timestamp()),
-                },
-                Classified::Legacy(m) => LogBatch {
-                    position: m.position(),
-                    base_offset: prev_last
-                        .map_or(m.offset(), |p| p.wrapping_add(1).min(m.offset())),
-                    last_offset: m.offset(),
-                    max_timestamp: Some(m.timestamp()),
-                },
-                Classified::Invalid(_) => LogBatch {
-                    position: raw.position,
-                    base_offset: raw.offset(),
-                    last_offset: raw.offset(),
-                    max_timestamp: None,
-                },
-            };
-            prev_last = Some(b.last_offset);
-            batches.push(b);
-        }
-        let tail = entries.tail().unwrap_or(Tail::Clean);
-        let valid_len = tail.truncation_position().unwrap_or(log.len() as u64);
-        let last_offsets_sorted = batches
+/// Collects the [`LogBatch`]es of a `.log` in file order, from whichever walk reads it
+/// (the scan's, or [`LogBatches::from_log`]): one rule for what an entry contributes.
+#[derive(Debug, Default)]
+pub struct LogBatchesBuilder {
+    batches: Vec<LogBatch>,
+    prev_last: Option<i64>,
+}
+
+impl LogBatchesBuilder {
+    /// One framed entry at `position` whose header offset field is `offset`.
+    pub fn entry(&mut self, c: &Classified<'_>, position: u64, offset: i64) {
+        let b = match c {
+            Classified::V2(v) => LogBatch {
+                position: v.position(),
+                base_offset: v.base_offset(),
+                last_offset: v.last_offset(),
+                max_timestamp: Some(v.max_timestamp()),
+            },
+            Classified::Legacy(m) => LogBatch {
+                position: m.position(),
+                base_offset: self
+                    .prev_last
+                    .map_or(m.offset(), |p| p.wrapping_add(1).min(m.offset())),
+                last_offset: m.offset(),
+                max_timestamp: Some(m.timestamp()),
+            },
+            Classified::Invalid(_) => LogBatch {
+                position,
+                base_offset: offset,
+                last_offset: offset,
+                max_timestamp: None,
+            },
+        };
+        self.prev_last = Some(b.last_offset);
+        self.batches.push(b);
+    }
+
+    /// Conclude with how the walk ended and the length read.
+    pub fn finish(self, tail: Tail, len: u64) -> LogBatches {
+        let valid_len = tail.truncation_position().unwrap_or(len);
+        let last_offsets_sorted = self
+            .batches
             .windows(2)
             .all(|w| w[0].last_offset < w[1].last_offset);
         LogBatches {
-            batches,
+            batches: self.batches,
             tail,
             valid_len,
             last_offsets_sorted,
         }
+    }
+}
+
+impl LogBatches {
+    /// Walk `log` (a whole `.log` file) with [`Entries`].
+    pub fn from_log(log: &[u8]) -> LogBatches {
+        let mut entries = Entries::new(log, 0);
+        let mut b = LogBatchesBuilder::default();
+        for raw in entries.by_ref() {
+            b.entry(&classify(raw), raw.position, raw.offset());
+        }
+        let tail = entries.tail().unwrap_or(Tail::Clean);
+        b.finish(tail, log.len() as u64)
+    }
+
+    /// Concatenate the batches of consecutive pieces of one file (each built by its own
+    /// [`LogBatchesBuilder`]); the last piece's tail and length end the whole.
+    pub fn concat(parts: Vec<LogBatches>) -> Option<LogBatches> {
+        let mut it = parts.into_iter();
+        let mut all = it.next()?;
+        for p in it {
+            all.batches.extend(p.batches);
+            all.tail = p.tail;
+            all.valid_len = p.valid_len;
+        }
+        all.last_offsets_sorted = all
+            .batches
+            .windows(2)
+            .all(|w| w[0].last_offset < w[1].last_offset);
+        Some(all)
     }
 
     /// The batch starting exactly at byte `position`.

@@ -73,3 +73,26 @@ pub fn batch_control(batch: &BatchView<'_>) -> Result<Option<Control>, FormatErr
         .map_err(|e| e.at(base + rec.position as u64))
         .map(Some)
 }
+
+/// An entry of a `.log` file classified for the scan: a v2 batch, a legacy message, or an
+/// entry whose header cannot be read as either.
+pub enum Classified<'a> {
+    V2(BatchView<'a>),
+    Legacy(LegacyMessage<'a>),
+    Invalid(FormatError),
+}
+
+/// Classify a framed entry by its magic.
+pub fn classify(entry: RawEntry<'_>) -> Classified<'_> {
+    if entry.magic() >= 2 {
+        match entry.as_v2() {
+            Ok(b) => Classified::V2(b),
+            Err(e) => Classified::Invalid(e),
+        }
+    } else {
+        match LegacyMessage::new(entry) {
+            Ok(m) => Classified::Legacy(m),
+            Err(e) => Classified::Invalid(e),
+        }
+    }
+}

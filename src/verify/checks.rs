@@ -1,19 +1,18 @@
 //! The cross-checks of `verify`: every file of a partition against the log.
 
 use super::VerifyOptions;
-use super::predict::{
-    self, LeftoverAction, PredictInput, RecoverWalk, SegmentInput, SnapshotInput,
-};
 use crate::finding::{Finding, Kind, Severity};
-use crate::format::checkpoint::{
-    OffsetCheckpointEntry, TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint,
-};
+use crate::format::checkpoint::{TextFileKind, parse_leader_epoch_checkpoint};
 use crate::format::index::{
     LogBatches, OffsetCheck, OffsetIndex, TimeCheck, TimeIndex, TxnIndex, check_offset_index,
     check_time_index,
 };
 use crate::format::snapshot::{ProducerSnapshot, kafka_message};
 use crate::layout::{DirKind, LeftoverKind, LogDir, PartitionDir};
+use crate::recovery::{
+    self as predict, LeftoverAction, LogDirFiles, PredictInput, RecoverWalk, SegmentInput,
+    SnapshotInput, lookup,
+};
 use crate::scan::PartitionReport;
 use crate::segment::{self, FileClass, FileData, load};
 use crate::state::ProducerState;
@@ -22,60 +21,6 @@ use std::path::Path;
 
 /// Most entries listed in one finding's evidence.
 const EVIDENCE_CAP: usize = 20;
-
-type Checkpoint = Option<Result<Vec<OffsetCheckpointEntry>, String>>;
-
-/// The log-dir level files, read once per log dir.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct LogDirFiles {
-    pub has_markers: bool,
-    pub clean_shutdown: bool,
-    pub recovery_points: Checkpoint,
-    pub log_starts: Checkpoint,
-    pub high_watermarks: Checkpoint,
-}
-
-fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
-    let path = path?;
-    Some(
-        match load(path, FileClass::Checkpoint, segment::MmapMode::Never, None) {
-            Ok(b) => parse_offset_checkpoint(&b, kind).map_err(|e| e.to_string()),
-            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-        },
-    )
-}
-
-fn lookup(c: &Checkpoint, topic: &str, partition: i32) -> Option<i64> {
-    match c {
-        Some(Ok(v)) => v
-            .iter()
-            .rev()
-            .find(|e| e.topic == topic && e.partition == partition)
-            .map(|e| e.offset),
-        _ => None,
-    }
-}
-
-impl LogDirFiles {
-    pub(crate) fn read(ld: &LogDir) -> LogDirFiles {
-        LogDirFiles {
-            has_markers: ld.has_markers(),
-            clean_shutdown: ld.clean_shutdown.is_some(),
-            recovery_points: read_checkpoint(
-                ld.recovery_point_checkpoint.as_deref(),
-                TextFileKind::RecoveryPointOffsetCheckpoint,
-            ),
-            log_starts: read_checkpoint(
-                ld.log_start_offset_checkpoint.as_deref(),
-                TextFileKind::LogStartOffsetCheckpoint,
-            ),
-            high_watermarks: read_checkpoint(
-                ld.replication_offset_checkpoint.as_deref(),
-                TextFileKind::ReplicationOffsetCheckpoint,
-            ),
-        }
-    }
-}
 
 fn name_of(p: &Path) -> String {
     p.file_name()
@@ -196,10 +141,6 @@ fn leftover_action(
     }
 }
 
-fn mk(r: &PartitionReport, kind: Kind, file: &str, msg: String) -> Finding {
-    Finding::new(kind, &r.topic, r.partition, msg).segment(file)
-}
-
 /// The `unreadable_file` finding of a file a cross-check needed.
 fn unreadable(r: &PartitionReport, path: &Path, e: &std::io::Error) -> Finding {
     mk(
@@ -238,6 +179,10 @@ fn report_if_changed(data: &FileData, path: &Path, r: &PartitionReport, out: &mu
     if let Err(e) = data.check_unchanged() {
         out.push(unreadable(r, path, &e));
     }
+}
+
+fn mk(r: &PartitionReport, kind: Kind, file: &str, msg: String) -> Finding {
+    Finding::new(kind, &r.topic, r.partition, msg).segment(file)
 }
 
 /// Run every cross-check of one partition, push the findings, and predict its recovery.
@@ -381,33 +326,14 @@ pub(crate) fn verify_one(
             continue;
         };
         let log_name = name_of(log_path);
-        let active = i + 1 == logs.len();
-        // Loaded whole (mapped under `--mmap auto`, the live segment too: the map is
-        // guarded, and a change under it is reported below).
-        let _ = active;
-        let data = load(
-            log_path,
-            FileClass::Log,
-            opts.scan.mmap,
-            opts.scan.max_bytes,
-        );
-        let (batches, walk): (Option<LogBatches>, Option<RecoverWalk>) = match &data {
-            Ok(d) => (
-                Some(LogBatches::from_log(d)),
-                Some(predict::recover_walk(d, s.base_offset)),
-            ),
-            Err(e) => {
-                // I/O errors: the scan reported the segment unreadable; a size refusal
-                // is this check's own.
-                if segment::error_reason(e) == Some("too_large") {
-                    out.push(unreadable(r, log_path, e));
-                }
-                (None, None)
-            }
-        };
-        if let Ok(d) = &data {
-            report_if_changed(d, log_path, r, out);
-        }
+        // The scan walked this segment once: its entries and recovery verdict come from
+        // that walk (`None` when the file was unreadable; the scan reported it).
+        let k = r
+            .segment_walks
+            .iter()
+            .position(|w| w.base_offset == s.base_offset && w.name == log_name);
+        let walk: Option<RecoverWalk> = k.and_then(|k| r.segment_walks[k].walk.clone());
+        let batches: Option<&LogBatches> = k.and_then(|k| r.log_batches.get(k)?.as_ref());
         let mut corrupt_index: Option<String> = None;
         // Offset index.
         let missing_index = s.index.is_none();
@@ -419,7 +345,7 @@ pub(crate) fn verify_one(
                     .broker("NoSuchFileException at load: LogLoader runs LogSegment.recover on the segment (CRC check, index rebuild, truncation at the first invalid batch), even after a clean shutdown"),
             );
         }
-        if let (Some(ipath), Some(lb)) = (s.index.as_deref(), batches.as_ref())
+        if let (Some(ipath), Some(lb)) = (s.index.as_deref(), batches)
             && let Some(bytes) = load_checked(ipath, FileClass::Index, opts, r, out)
         {
             report_if_changed(&bytes, ipath, r, out);
@@ -467,7 +393,7 @@ pub(crate) fn verify_one(
             }
         }
         // Time index.
-        if let (Some(tpath), Some(lb)) = (s.timeindex.as_deref(), batches.as_ref())
+        if let (Some(tpath), Some(lb)) = (s.timeindex.as_deref(), batches)
             && let Some(bytes) = load_checked(tpath, FileClass::Index, opts, r, out)
         {
             report_if_changed(&bytes, tpath, r, out);

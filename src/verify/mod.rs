@@ -3,7 +3,7 @@
 //! checkpoints, leftovers) against the log, and predict what a broker's `LogLoader` would do
 //! with the partition on its next start (`kafka-format.md` §9).
 //!
-//! Entry points: [`verify`] for any mix of paths (like [`crate::scan::scan`]) and
+//! Entry points: [`verify`] for any mix of paths (like [`crate::pipeline::scan`]) and
 //! [`verify_partition`] for one partition directory. Both return the [`RecoveryPrediction`]
 //! of each partition and the findings (the scan's findings plus the cross-checks:
 //! `index_corrupt`, `index_mismatch`, `timeindex_mismatch`, `txnindex_mismatch`,
@@ -30,46 +30,19 @@
 //! ```
 
 mod checks;
-mod predict;
 pub mod render;
 
-pub use predict::{
-    LeftoverAction, LoadFailure, ProducerRebuild, RecoveryPrediction, SegmentRecovery,
-    TruncationPrediction,
+pub use crate::recovery::{
+    BrokerVersion, LeftoverAction, LoadFailure, ProducerRebuild, RecoveryPrediction,
+    SegmentRecovery, TruncationPrediction,
 };
 
 use crate::finding::{Finding, Kind, Severity};
 use crate::layout::{self, Inventory, LogDir, PartitionDir};
 use crate::scan::{self, PartitionReport, ScanOptions, SeverityCounts};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// A broker version (`major.minor.patch`), for version-dependent load behaviour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct BrokerVersion(pub u32, pub u32, pub u32);
-
-impl std::str::FromStr for BrokerVersion {
-    type Err = String;
-    /// Parse `2.4.0`, `2.4`, `3` (missing parts are 0; a `-suffix` is ignored).
-    fn from_str(s: &str) -> Result<Self, String> {
-        let core = s.split(['-', '+']).next().unwrap_or("");
-        let mut parts = core.split('.').map(|p| p.parse::<u32>());
-        let mut next = |required: bool| match parts.next() {
-            Some(Ok(n)) => Ok(n),
-            None if !required => Ok(0),
-            _ => Err(format!(
-                "invalid broker version {s:?} (expected e.g. 2.4.0)"
-            )),
-        };
-        Ok(BrokerVersion(next(true)?, next(false)?, next(false)?))
-    }
-}
-
-impl std::fmt::Display for BrokerVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}.{}", self.0, self.1, self.2)
-    }
-}
 
 /// Options of a verification.
 #[derive(Debug, Clone, Default)]
@@ -190,62 +163,73 @@ pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
 pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     let mut scan_opts = opts.scan.clone();
     scan_opts.capture_snapshots = true;
+    scan_opts.collect_log_batches = true;
     // Partitions are scanned one by one (below): a progress callback would see each
     // partition as a whole scan.
     scan_opts.progress = scan::Progress::default();
-    let log_dirs: Vec<checks::LogDirFiles> =
-        inv.log_dirs.iter().map(checks::LogDirFiles::read).collect();
+    let log_dirs: Vec<crate::recovery::LogDirFiles> = inv
+        .log_dirs
+        .iter()
+        .map(crate::recovery::LogDirFiles::read)
+        .collect();
     // One scan of everything: each partition's findings stay with its own directory
     // (several directories may hold the same topic-partition: replicas, -future dirs), and
     // the hanging-transaction reference time is the newest batch of each log dir.
-    let mut scan = scan::scan_inventory(inv, &scan_opts);
-    crate::coordinator::annotate(&mut scan, inv, &scan_opts);
-    crate::replicas::compare(&mut scan, inv, &scan_opts);
+    let scan = crate::pipeline::analyse(inv, &scan_opts);
     let index_of: std::collections::HashMap<String, usize> = inv
         .partitions
         .iter()
         .enumerate()
         .map(|(i, p)| (p.path.display().to_string(), i))
         .collect();
-    let scanned: Vec<(usize, PartitionReport, Vec<Finding>)> = scan
-        .partitions
-        .iter()
-        .enumerate()
-        .filter_map(|(k, r)| {
-            let i = *index_of.get(&r.path)?;
-            Some((i, r.clone(), scan.partition_findings(k).to_vec()))
-        })
+    let mut scan = scan;
+    let per_partition: Vec<Vec<Finding>> = (0..scan.partitions.len())
+        .map(|k| scan.partition_findings(k).to_vec())
         .collect();
+    let parts = std::mem::take(&mut scan.partitions);
     let mut report = VerifyReport {
         errors: inv.errors.clone(),
         ..Default::default()
     };
-    for (i, r, mut findings) in scanned {
-        let p = &inv.partitions[i];
-        let ld = p
-            .log_dir
-            .as_ref()
-            .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
-            .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
-        let prediction = checks::verify_one(
-            p,
-            ld,
-            &r,
-            opts,
-            &findings_snapshot(&findings),
-            &mut findings,
-        );
-        findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
-        report.partitions.push(PartitionVerification {
-            topic: r.topic.clone(),
-            partition: r.partition,
-            path: r.path.clone(),
-            log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
-            prediction,
-            findings,
-            scan: r,
-        });
-    }
+    // The file cross-checks of each partition, in parallel; each partition's collected
+    // entries are dropped as soon as its index checks have read them.
+    report.partitions = crate::scan::with_threads(opts.scan.threads, || {
+        parts
+            .into_par_iter()
+            .zip(per_partition)
+            .filter_map(|(mut r, mut findings)| {
+                let i = *index_of.get(&r.path)?;
+                let p = &inv.partitions[i];
+                let ld = p
+                    .log_dir
+                    .as_ref()
+                    .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
+                    .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
+                let prediction = checks::verify_one(
+                    p,
+                    ld,
+                    &r,
+                    opts,
+                    &findings_snapshot(&findings),
+                    &mut findings,
+                );
+                r.log_batches = Vec::new();
+                findings.sort_by_key(|f| {
+                    (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
+                });
+                crate::finding::assign_ids(&mut findings);
+                Some(PartitionVerification {
+                    topic: r.topic.clone(),
+                    partition: r.partition,
+                    path: r.path.clone(),
+                    log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+                    prediction,
+                    findings,
+                    scan: r,
+                })
+            })
+            .collect()
+    });
     for p in &report.partitions {
         report.findings.extend(p.findings.iter().cloned());
     }

@@ -1,0 +1,314 @@
+//! The typed results of the analysis: options, per-partition reports and the whole
+//! report. Every stage reads and writes these types — the per-partition scan (`scan`),
+//! the cluster checks (`coordinator`, `replicas`) and the renderers — so none of them
+//! needs to import another (no cycle): the data flows through the `pipeline` module.
+
+use crate::finding::{Finding, Severity};
+use crate::format;
+use crate::state::{ReplayOptions, ReplayOutcome};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Options of a scan.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// Verify batch CRCs (on by default; `--no-crc` turns it off).
+    pub check_crc: bool,
+    /// Decode records (decompressing) and check record-level structure (`--deep`).
+    pub deep: bool,
+    /// Worker threads (`None`: one per core).
+    pub threads: Option<usize>,
+    /// Reference time in ms (`--now`); default: newest batch timestamp of the log dir.
+    pub now_ms: Option<i64>,
+    /// Replay tunables (hanging-transaction threshold).
+    pub replay: ReplayOptions,
+    /// Only topics matching this glob (`*`, `?`).
+    pub topic: Option<String>,
+    /// Only this partition number.
+    pub partition: Option<i32>,
+    /// Read at most this many bytes of each segment.
+    pub max_bytes: Option<u64>,
+    /// Cap on one batch's decompressed size.
+    pub max_decompressed: usize,
+    /// Called as work completes (for progress bars).
+    pub progress: Progress,
+    /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
+    pub capture_snapshots: bool,
+    /// Keep every entry's position and offsets per segment (for `verify`'s index checks:
+    /// the index files are checked against the scan's own walk, not a second read).
+    pub collect_log_batches: bool,
+    /// `--mmap`: whether sealed segments may be mapped ([`crate::segment::policy`]).
+    pub mmap: crate::segment::MmapMode,
+    /// Budget of decompressed bytes per segment (`--max-decompressed-per-file`): once
+    /// spent, later compressed batches of the segment are not decompressed (reported as
+    /// `decompression_budget_exceeded`). Bounds the work crafted compression can cause
+    /// (400 zstd batches of 256 MiB each fit in 3 MB).
+    pub max_decompressed_per_file: u64,
+    /// `--follow`: follow symlinks met during discovery (see
+    /// [`crate::layout::DiscoverOptions`]).
+    pub follow_symlinks: bool,
+}
+
+/// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
+/// per-batch cap; real segments of 1 GiB decompress to a few GiB at most).
+pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 = 4 << 30;
+
+/// What [`Progress`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressUpdate {
+    /// The scan starts: totals over the selected partitions.
+    Start { partitions: u64, bytes: u64 },
+    /// A segment was read.
+    Bytes(u64),
+    /// A partition was finished.
+    PartitionDone,
+}
+
+/// A progress callback (cheap to clone; a no-op by default).
+#[derive(Clone, Default)]
+pub struct Progress(Option<std::sync::Arc<dyn Fn(ProgressUpdate) + Send + Sync>>);
+
+impl Progress {
+    /// Report to `f`.
+    pub fn new(f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
+        Progress(Some(std::sync::Arc::new(f)))
+    }
+    pub(crate) fn emit(&self, u: ProgressUpdate) {
+        if let Some(f) = &self.0 {
+            f(u)
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(callback)"
+        } else {
+            "Progress(none)"
+        })
+    }
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            check_crc: true,
+            deep: false,
+            threads: None,
+            now_ms: None,
+            replay: ReplayOptions::default(),
+            topic: None,
+            partition: None,
+            max_bytes: None,
+            max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
+            progress: Progress::default(),
+            capture_snapshots: false,
+            collect_log_batches: false,
+            mmap: crate::segment::MmapMode::Auto,
+            max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
+            follow_symlinks: false,
+        }
+    }
+}
+
+/// Transaction counts of a partition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TxnCounts {
+    pub committed: u64,
+    pub aborted: u64,
+    pub open: u64,
+}
+
+/// Where a broker's recovery would truncate a partition's log, if it recovered it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Truncation {
+    pub segment: String,
+    pub position: u64,
+    /// Offset of the first batch that would be removed (when one is readable there).
+    pub offset: Option<i64>,
+    pub reason: String,
+}
+
+/// The per-partition part of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionReport {
+    pub topic: String,
+    pub partition: i32,
+    pub path: String,
+    pub segments: usize,
+    pub batches: u64,
+    /// Every record, control records included.
+    pub records: u64,
+    pub control_batches: u64,
+    pub bytes: u64,
+    pub log_start_offset: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    pub last_stable_offset: Option<i64>,
+    /// Reference time used for the hanging-transaction rule (ms).
+    pub ref_time: i64,
+    pub transactions: TxnCounts,
+    pub producers: usize,
+    /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
+    pub truncation: Option<Truncation>,
+    /// Newest batch timestamp seen.
+    #[serde(skip)]
+    pub max_timestamp: i64,
+    /// The full replay outcome (producers, aborted transactions, statistics).
+    #[serde(skip)]
+    pub outcome: ReplayOutcome,
+    #[serde(skip)]
+    pub log_dir: Option<PathBuf>,
+    /// Offset of the first batch (may be above the first segment's base offset).
+    #[serde(skip)]
+    pub first_offset: Option<i64>,
+    /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from batches.
+    #[serde(skip)]
+    pub leader_epochs: Vec<(i32, i64)>,
+    /// This partition's findings: `ScanReport::findings[finding_range]`.
+    #[serde(skip)]
+    pub finding_range: std::ops::Range<usize>,
+    /// Per segment with a `.log`, in order: where `LogSegment.recover` would stop on it
+    /// (the recovery model's input, from this scan's walk).
+    #[serde(skip)]
+    pub segment_walks: Vec<crate::recovery::SegmentWalk>,
+    /// What the broker's recovery does to the segments on the next start (which it
+    /// recovers, where it truncates, what it deletes, what it never looks at).
+    #[serde(skip)]
+    pub recovery: crate::recovery::SegmentPlan,
+    /// With `collect_log_batches`: per segment (as `segment_walks`), its entries.
+    #[serde(skip)]
+    pub log_batches: Vec<Option<crate::format::index::LogBatches>>,
+    /// With `capture_snapshots`: the replayed producer state just before each snapshot's
+    /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
+    #[serde(skip)]
+    pub snapshot_states: Vec<(i64, Vec<crate::state::ProducerState>)>,
+}
+
+/// Counts over the whole scan.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub partitions: usize,
+    pub segments: usize,
+    pub batches: u64,
+    pub records: u64,
+    pub bytes: u64,
+    pub findings: SeverityCounts,
+}
+
+/// Findings per severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SeverityCounts {
+    pub error: u64,
+    pub warning: u64,
+    pub info: u64,
+}
+
+/// The result of a scan: what was read, what was concluded, what was found.
+#[derive(Debug, Clone, Default)]
+pub struct ScanReport {
+    pub inputs: Vec<String>,
+    pub summary: Summary,
+    pub partitions: Vec<PartitionReport>,
+    /// Sorted by topic, partition, offset.
+    pub findings: Vec<Finding>,
+    /// Paths that could not be read at all.
+    pub errors: Vec<(PathBuf, String)>,
+}
+
+impl ScanReport {
+    /// The highest severity among the findings.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+    /// True when nothing could be analysed (no partition read).
+    pub fn nothing_read(&self) -> bool {
+        self.partitions.is_empty()
+    }
+
+    /// Add findings to partitions after the scan (cross-checks such as the coordinator's
+    /// and the replicas'): `extra[i]` joins `partitions[i]`'s findings, kept sorted by
+    /// offset; every `finding_range` and the severity counts are rebuilt. Findings of no
+    /// partition (unreadable paths) stay at the end.
+    pub fn add_partition_findings(
+        &mut self,
+        mut extra: std::collections::BTreeMap<usize, Vec<Finding>>,
+    ) {
+        if extra.values().all(Vec::is_empty) {
+            return;
+        }
+        let old = std::mem::take(&mut self.findings);
+        let mut covered = vec![false; old.len()];
+        let mut findings =
+            Vec::with_capacity(old.len() + extra.values().map(Vec::len).sum::<usize>());
+        for (i, p) in self.partitions.iter_mut().enumerate() {
+            let range = p.finding_range.clone();
+            let mut mine: Vec<Finding> = old
+                .get(range.clone())
+                .map(<[Finding]>::to_vec)
+                .unwrap_or_default();
+            for c in covered.get_mut(range).into_iter().flatten() {
+                *c = true;
+            }
+            if let Some(more) = extra.remove(&i) {
+                mine.extend(more);
+                mine.sort_by_key(|f| {
+                    (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
+                });
+            }
+            let start = findings.len();
+            findings.extend(mine);
+            p.finding_range = start..findings.len();
+        }
+        findings.extend(
+            old.into_iter()
+                .zip(covered)
+                .filter(|(_, c)| !c)
+                .map(|(f, _)| f),
+        );
+        self.findings = findings;
+        self.recount_findings();
+    }
+
+    /// Recompute `summary.findings` after findings were added or their severity changed.
+    pub fn recount_findings(&mut self) {
+        crate::finding::assign_ids(&mut self.findings);
+        self.summary.findings = severity_counts(&self.findings);
+    }
+
+    /// The findings of `partitions[i]` (several directories may hold the same
+    /// topic-partition: copies from several brokers, `-future` dirs).
+    pub fn partition_findings(&self, i: usize) -> &[Finding] {
+        self.partitions
+            .get(i)
+            .and_then(|p| self.findings.get(p.finding_range.clone()))
+            .unwrap_or(&[])
+    }
+}
+
+pub(crate) fn severity_counts(findings: &[Finding]) -> SeverityCounts {
+    let mut c = SeverityCounts::default();
+    for f in findings {
+        match f.severity {
+            Severity::Error => c.error += 1,
+            Severity::Warning => c.warning += 1,
+            Severity::Info => c.info += 1,
+        }
+    }
+    c
+}
+
+pub(crate) fn summarise(report: &ScanReport) -> Summary {
+    let mut s = Summary {
+        partitions: report.partitions.len(),
+        ..Default::default()
+    };
+    for p in &report.partitions {
+        s.segments += p.segments;
+        s.batches += p.batches;
+        s.records += p.records;
+        s.bytes += p.bytes;
+    }
+    s.findings = severity_counts(&report.findings);
+    s
+}
