@@ -45,7 +45,6 @@ pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod layout;
-mod mapguard;
 pub mod pipeline;
 pub mod recovery;
 pub mod replicas;
