@@ -143,7 +143,7 @@ mod tests {
         assert_eq!(text("\u{a0}é"), "\u{a0}é");
         for c in (0u32..0x110000).filter_map(char::from_u32) {
             let e = text(c.encode_utf8(&mut [0; 4])).into_owned();
-            assert_eq!(e.chars().any(is_control), false, "{c:?}");
+            assert!(!e.chars().any(is_control), "{c:?}");
         }
     }
 

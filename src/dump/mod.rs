@@ -102,7 +102,9 @@ pub fn dump_paths(
     err: &mut dyn Write,
 ) -> io::Result<DumpStatus> {
     let mut status = DumpStatus::default();
-    let mut non_consecutive: Vec<(PathBuf, Vec<(i64, i64)>, u64)> = Vec::new();
+    // (file, kept pairs, pairs counted beyond them)
+    type NonConsecutive = (PathBuf, Vec<(i64, i64)>, u64);
+    let mut non_consecutive: Vec<NonConsecutive> = Vec::new();
     let text = opts.format == DumpFormat::Text;
     for path in paths {
         let name = path
