@@ -6,7 +6,8 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use klogscan::format::{Decompressor, Entries, batch_records};
-use klogscan::scan::{ScanOptions, scan};
+use klogscan::pipeline::scan;
+use klogscan::scan::ScanOptions;
 use klogscan::testkit::{Batch, Codec, PartitionBuilder, Producer, Rec};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

@@ -56,23 +56,62 @@ pub fn path(p: &std::path::Path) -> String {
     text(&p.to_string_lossy()).into_owned()
 }
 
-/// A writer for JSON output that also escapes DEL and the C1 controls (U+007F–U+009F),
-/// which JSON allows raw and `serde_json` writes raw: printed to a terminal, U+009B is a
-/// CSI. In JSON text those characters can only occur inside strings (the structure is
-/// ASCII), so writing them as `\u00XX` escapes keeps the document valid and its values
-/// identical. Works on UTF-8 bytes across write boundaries.
+/// A writer that escapes control characters in a UTF-8 stream, across write boundaries.
+///
+/// * [`JsonWriter::new`] (JSON output): DEL and the C1 controls (U+007F–U+009F), which
+///   JSON allows raw and `serde_json` writes raw — printed to a terminal, U+009B is a CSI
+///   — become `\u00XX` escapes. In JSON text they can only occur inside strings (the
+///   structure is ASCII), so the document stays valid and its values identical.
+/// * [`JsonWriter::text`] (tables and reports): every control character except the line
+///   feed becomes a visible escape as in [`text`] — a backstop behind the per-field
+///   escaping of the renderers (which also escapes line feeds inside names and data).
 pub struct JsonWriter<W: std::io::Write> {
     inner: W,
+    /// Text mode (see above) rather than JSON mode.
+    text: bool,
     /// A 0xC2 lead byte held back until its continuation byte arrives.
     pending_c2: bool,
 }
 
 impl<W: std::io::Write> JsonWriter<W> {
+    /// JSON mode: DEL and C1 as `\u00XX`.
     pub fn new(inner: W) -> Self {
         JsonWriter {
             inner,
+            text: false,
             pending_c2: false,
         }
+    }
+
+    /// Text mode: every control character but `\n` escaped.
+    pub fn text(inner: W) -> Self {
+        JsonWriter {
+            inner,
+            text: true,
+            pending_c2: false,
+        }
+    }
+
+    fn escape_c1(&mut self, b: u8) -> std::io::Result<()> {
+        if self.text {
+            write!(self.inner, "\\u{{{:x}}}", b as u32)
+        } else {
+            write!(self.inner, "\\u{:04x}", b as u32)
+        }
+    }
+
+    fn escape_ascii(&mut self, b: u8) -> std::io::Result<()> {
+        match (self.text, b) {
+            (false, _) => write!(self.inner, "\\u{:04x}", b as u32),
+            (true, b'\r') => self.inner.write_all(b"\\r"),
+            (true, b'\t') => self.inner.write_all(b"\\t"),
+            (true, _) => write!(self.inner, "\\x{:02x}", b as u32),
+        }
+    }
+
+    /// True for an ASCII byte this mode escapes.
+    fn escapes(&self, b: u8) -> bool {
+        b == 0x7f || (self.text && b < 0x20 && b != b'\n')
     }
 }
 
@@ -84,7 +123,7 @@ impl<W: std::io::Write> std::io::Write for JsonWriter<W> {
             self.pending_c2 = false;
             match buf.first() {
                 Some(&b) if (0x80..=0x9f).contains(&b) => {
-                    write!(self.inner, "\\u{:04x}", b as u32)?;
+                    self.escape_c1(b)?;
                     from = 1;
                     i = 1;
                 }
@@ -93,15 +132,15 @@ impl<W: std::io::Write> std::io::Write for JsonWriter<W> {
         }
         while i < buf.len() {
             let b = buf[i];
-            if b == 0x7f {
+            if self.escapes(b) {
                 self.inner.write_all(&buf[from..i])?;
-                self.inner.write_all(b"\\u007f")?;
+                self.escape_ascii(b)?;
                 from = i + 1;
             } else if b == 0xc2 {
                 match buf.get(i + 1) {
                     Some(&n) if (0x80..=0x9f).contains(&n) => {
                         self.inner.write_all(&buf[from..i])?;
-                        write!(self.inner, "\\u{:04x}", n as u32)?;
+                        self.escape_c1(n)?;
                         i += 1;
                         from = i + 1;
                     }
@@ -161,6 +200,20 @@ mod tests {
             assert_eq!(out, "{\"k\":\"a\\u009b31m\\u007fé\\u0085z\u{a0}\"}");
             let back: serde_json::Value = serde_json::from_str(&out).unwrap();
             assert_eq!(back, v);
+        }
+    }
+
+    #[test]
+    fn text_writer_escapes_all_but_line_feeds() {
+        use std::io::Write;
+        let text = "a\x1b[31m\u{9b}b\r\n\tc\u{7f}é\n";
+        for split in 0..text.len() {
+            let mut w = JsonWriter::text(Vec::new());
+            w.write_all(&text.as_bytes()[..split]).unwrap();
+            w.write_all(&text.as_bytes()[split..]).unwrap();
+            w.flush().unwrap();
+            let out = String::from_utf8(w.inner).unwrap();
+            assert_eq!(out, "a\\x1b[31m\\u{9b}b\\r\n\\tc\\x7fé\n");
         }
     }
 }

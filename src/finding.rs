@@ -145,6 +145,19 @@ kinds! {
     // --- across replicas (§8.4 rule 33) ---
     /// Two replicas of a partition hold different batches over the offsets both hold.
     ReplicaDivergence = "replica_divergence", Warning;
+    // --- across the partitions of a transaction and its coordinator (issue 12) ---
+    /// One transaction committed on some partitions and aborted on others.
+    TransactionOutcomeMismatch = "transaction_outcome_mismatch", Error;
+    /// A completed transaction whose marker never reached one of its partitions.
+    TransactionMarkerMissing = "transaction_marker_missing", Error;
+    /// Transactional data on a partition the coordinator's transaction never listed.
+    TransactionPartitionUnlisted = "transaction_partition_unlisted", Warning;
+    /// PrepareCommit/PrepareAbort with no Complete record past the transaction timeout.
+    TransactionStuckInPrepare = "transaction_stuck_in_prepare", Error;
+    /// A TV2 producer left at epoch 32767 (rotation lost: KAFKA-20310 / KAFKA-20090 shapes).
+    ProducerStuckAtExhaustedEpoch = "producer_stuck_at_exhausted_epoch", Error;
+    /// A producer id rotation whose retry fails after a coordinator failover (KAFKA-20310 / KAFKA-20357).
+    ProducerFencedOnRetryAfterFailover = "producer_fenced_on_retry_after_failover", Warning;
     // --- the analysis itself ---
     /// A file that could not be read (I/O error); the analysis of it is incomplete.
     UnreadableFile = "unreadable_file", Error;
@@ -306,7 +319,8 @@ impl Finding {
         self.remediation = Some(r.into());
         self
     }
-    /// Link this finding to the finding it follows from (see [`Finding::identity_key`]).
+    /// Link this finding to the finding it follows from: the cause's id, or its key
+    /// ([`Finding::identity_key`]), which [`assign_ids`] resolves.
     pub fn caused_by(mut self, id: impl Into<String>) -> Self {
         let id = id.into();
         if !self.caused_by.contains(&id) {
@@ -314,9 +328,10 @@ impl Finding {
         }
         self
     }
-    /// The content-derived part of the id: kind, copy, topic-partition, offset, producer.
-    /// A rule that links a follow-on finding to its cause computes the cause's key with
-    /// [`identity_key`] from the same fields.
+    /// The content-derived key of this finding: kind, topic-partition, offset, producer.
+    /// A rule links a follow-on finding to its cause with [`Finding::caused_by`] and the
+    /// cause's key ([`identity_key`]); [`assign_ids`] resolves keys to ids within the same
+    /// partition directory.
     pub fn identity_key(&self) -> String {
         identity_key(
             self.kind,
@@ -324,33 +339,21 @@ impl Finding {
             self.partition,
             self.offset,
             self.producer_id,
-            self.source.broker_id,
-            self.source.copy,
         )
     }
 }
 
-/// The id a finding with these fields gets (before de-duplication suffixes): rules use it to
-/// fill `caused_by` before ids are assigned.
+/// The key of a finding with these fields (see [`Finding::identity_key`]).
 pub fn identity_key(
     kind: Kind,
     topic: &str,
     partition: i32,
     offset: Option<i64>,
     producer_id: Option<i64>,
-    broker_id: Option<i32>,
-    copy: CopyKind,
 ) -> String {
     let mut s = String::with_capacity(48);
     use std::fmt::Write as _;
-    let _ = write!(s, "{}:", kind.id());
-    if let Some(b) = broker_id {
-        let _ = write!(s, "b{b}:");
-    }
-    if !copy.is_live() {
-        let _ = write!(s, "{}:", copy.as_str());
-    }
-    let _ = write!(s, "{topic}-{partition}");
+    let _ = write!(s, "{}:{topic}-{partition}", kind.id());
     if let Some(o) = offset {
         let _ = write!(s, "@{o}");
     }
@@ -360,21 +363,74 @@ pub fn identity_key(
     s
 }
 
-/// Give every finding its id: its identity key, with `#2`, `#3`, … on repeats, in report order.
-/// `caused_by` entries that name a key which became ambiguous keep pointing at its first holder.
+/// Give every finding its id — its key, prefixed with `b<broker>:` when the broker is known
+/// and `<copy>:` for a non-live copy, with `#2`, `#3`, … on repeats in report order — and
+/// resolve `caused_by` keys to the ids of the findings they name in the same partition
+/// directory (same `source.path`, else the same topic-partition). Links that resolve to
+/// nothing (the cause is not in the report) are dropped. Idempotent.
 pub fn assign_ids(findings: &mut [Finding]) {
-    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    use std::collections::HashMap;
+    let mut seen: HashMap<String, u32> = HashMap::new();
     for f in findings.iter_mut() {
-        let key = f.identity_key();
-        let n = seen.entry(key.clone()).or_insert(0);
+        let mut id = String::new();
+        if let Some(b) = f.source.broker_id {
+            id.push_str(&format!("b{b}:"));
+        }
+        if !f.source.copy.is_live() {
+            id.push_str(f.source.copy.as_str());
+            id.push(':');
+        }
+        id.push_str(&f.identity_key());
+        let n = seen.entry(id.clone()).or_insert(0);
         *n += 1;
-        f.id = if *n == 1 { key } else { format!("{key}#{n}") };
+        f.id = if *n == 1 { id } else { format!("{id}#{n}") };
     }
-    // Drop links to findings that are not in the report (the cause was filtered out of the
-    // analysis or never produced), so that every `caused_by` id resolves.
-    let ids: std::collections::HashSet<String> = findings.iter().map(|f| f.id.clone()).collect();
+    // (path or topic-partition, key) → first id with that key there; and key → first id
+    // anywhere, for links across partitions (a coordinator finding explaining a
+    // partition's hanging transaction).
+    let mut by_key: HashMap<(String, String), String> = HashMap::new();
+    let mut anywhere: HashMap<String, String> = HashMap::new();
+    let all_ids: std::collections::HashSet<String> =
+        findings.iter().map(|f| f.id.clone()).collect();
+    for f in findings.iter() {
+        let place = place_of(f);
+        by_key
+            .entry((place, f.identity_key()))
+            .or_insert_with(|| f.id.clone());
+        anywhere
+            .entry(f.identity_key())
+            .or_insert_with(|| f.id.clone());
+    }
     for f in findings.iter_mut() {
-        f.caused_by.retain(|c| ids.contains(c) && *c != f.id);
+        if f.caused_by.is_empty() {
+            continue;
+        }
+        let place = place_of(f);
+        let mut resolved = Vec::with_capacity(f.caused_by.len());
+        for c in &f.caused_by {
+            let id = if all_ids.contains(c) {
+                Some(c.clone())
+            } else {
+                by_key
+                    .get(&(place.clone(), c.clone()))
+                    .or_else(|| anywhere.get(c))
+                    .cloned()
+            };
+            if let Some(id) = id
+                && id != f.id
+                && !resolved.contains(&id)
+            {
+                resolved.push(id);
+            }
+        }
+        f.caused_by = resolved;
+    }
+}
+
+fn place_of(f: &Finding) -> String {
+    match &f.source.path {
+        Some(p) => p.clone(),
+        None => format!("{}-{}", f.topic, f.partition),
     }
 }
 

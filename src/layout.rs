@@ -7,6 +7,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+mod inputs;
+pub use inputs::classify_input_file;
+
 /// A topic-partition, as parsed from a directory name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct TopicPartition {
@@ -118,6 +121,16 @@ pub struct Inventory {
     pub partitions: Vec<PartitionDir>,
     /// Paths that could not be read, with the reason.
     pub errors: Vec<(PathBuf, String)>,
+    /// The given paths that are not Kafka data or do not exist (also in `errors`): input
+    /// errors, reported on stderr, never as findings (see [`classify_input_file`]).
+    pub input_errors: Vec<(PathBuf, String)>,
+}
+
+impl Inventory {
+    /// True when `e` (an entry of `errors`) is an input error.
+    pub fn is_input_error(&self, e: &(PathBuf, String)) -> bool {
+        self.input_errors.contains(e)
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -530,6 +543,8 @@ struct Walker {
     /// Partial partition dirs (single files given), by canonical dir path.
     partial: Vec<(PathBuf, PartitionDir)>,
     partial_index: HashMap<PathBuf, usize>,
+    /// Partition dirs reached, counting those reached again (see [`Walker::found`]).
+    reached: usize,
     /// Log dirs by canonical path.
     log_dir_index: HashMap<PathBuf, usize>,
     /// Canonical paths of log dirs (same order as `inv.log_dirs`).
@@ -539,6 +554,18 @@ struct Walker {
 impl Walker {
     fn error(&mut self, path: &Path, e: impl std::fmt::Display) {
         self.inv.errors.push((path.to_path_buf(), e.to_string()));
+    }
+
+    fn input_error(&mut self, path: &Path, e: impl std::fmt::Display) {
+        let e = (path.to_path_buf(), e.to_string());
+        self.inv.errors.push(e.clone());
+        self.inv.input_errors.push(e);
+    }
+
+    /// Partitions and log dirs found so far (a partition reached again counts again, so
+    /// that an input holding only already-found data is not an error).
+    fn found(&self) -> usize {
+        self.full.len() + self.reached + self.partial.len() + self.inv.log_dirs.len()
     }
 
     fn list(&mut self, dir: &Path) -> Option<Vec<Entry>> {
@@ -668,7 +695,9 @@ impl Walker {
         if !self.visited.insert(canon.clone()) {
             // Reached again (a path given twice, a parent and its child both given, or a
             // symlink loop): report it as a partition if it was one, never walk it twice.
-            return self.full_index.contains_key(&canon).then_some(canon);
+            let known = self.full_index.contains_key(&canon);
+            self.reached += usize::from(known);
+            return known.then_some(canon);
         }
         let name = path
             .file_name()
@@ -930,11 +959,15 @@ pub fn discover_with(paths: &[PathBuf], opts: DiscoverOptions) -> Inventory {
         let meta = match std::fs::metadata(p) {
             Ok(m) => m,
             Err(e) => {
-                w.error(p, format_args!("cannot stat: {e}"));
+                w.input_error(p, format_args!("cannot stat: {e}"));
                 continue;
             }
         };
         if meta.is_dir() {
+            let seen = std::fs::canonicalize(p).is_ok_and(|c| w.visited.contains(&c));
+            // An input that adds no partition and no log dir, and had no read error, is not
+            // Kafka data.
+            let (found, errors) = (w.found(), w.inv.errors.len());
             let parent_log =
                 parent_dir(p).is_some_and(|q| LOG_DIR_MARKERS.iter().any(|m| q.join(m).is_file()));
             if let Some(canon) = w.walk(p, 0, parent_log)
@@ -944,6 +977,22 @@ pub fn discover_with(paths: &[PathBuf], opts: DiscoverOptions) -> Inventory {
             {
                 w.full[i].1.log_dir.get_or_insert(ld);
             }
+            if !seen && w.found() == found {
+                let unread = w.inv.errors.len() - errors;
+                w.input_error(
+                    p,
+                    if unread == 0 {
+                        "not Kafka data: no partition directory or broker log dir found under it"
+                            .to_string()
+                    } else {
+                        format!(
+                            "not Kafka data: no partition directory or broker log dir found under it ({unread} path(s) under it could not be read)"
+                        )
+                    },
+                );
+            }
+        } else if let Err(why) = classify_input_file(p) {
+            w.input_error(p, why);
         } else {
             w.single_file(p);
         }

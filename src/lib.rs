@@ -36,6 +36,8 @@
 //! assert_eq!(p.last_stable_offset, Some(21)); // read_committed consumers are stuck here
 //! ```
 
+pub mod causes;
+pub mod compaction;
 pub mod coordinator;
 pub mod dump;
 pub mod escape;
@@ -44,6 +46,7 @@ pub mod finding;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod identity;
 pub mod layout;
 pub mod pipeline;
 pub mod recovery;
@@ -55,6 +58,7 @@ pub mod segment;
 pub mod state;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod txns;
 pub mod verify;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};

@@ -35,7 +35,7 @@ enum Command {
     /// Rebuilt producer state per partition (columns of `kafka-transactions.sh describe-producers`).
     Producers(ScanArgs),
     /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
-    Txns(ScanArgs),
+    Txns(TxnsArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     Dump(DumpArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
@@ -51,6 +51,28 @@ struct VerifyArgs {
     /// coordinator-epoch regression fails the load (KAFKA-9144).
     #[arg(long)]
     broker_version: Option<String>,
+}
+
+#[derive(Args)]
+struct TxnsArgs {
+    #[command(flatten)]
+    scan: ScanArgs,
+    /// One row per cluster transaction (its partitions joined, with the coordinator's
+    /// record when `__transaction_state` is in the inputs) instead of statistics.
+    #[arg(long)]
+    cluster: bool,
+    /// With --cluster: only this transactional id.
+    #[arg(long)]
+    transactional_id: Option<String>,
+    /// With --cluster: only this producer id.
+    #[arg(long)]
+    producer_id: Option<i64>,
+    /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    from: Option<String>,
+    /// With --cluster: only transactions started at or before this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    to: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -106,6 +128,10 @@ struct ScanArgs {
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     max_decompressed: usize,
+    /// Topics known to be compacted (comma-separated), besides what the inputs prove
+    /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
+    #[arg(long, value_delimiter = ',')]
+    compacted: Vec<String>,
     /// Budget of decompressed bytes per segment for --deep (and `__consumer_offsets`
     /// checks); compressed batches beyond it are checked by header and CRC only, and a
     /// `decompression_budget_exceeded` finding says so.
@@ -147,13 +173,14 @@ fn capped_threads(n: Option<usize>) -> Option<usize> {
     })
 }
 
-/// Print every input that could not be read on stderr; true when there was one (the run
-/// is then incomplete: exit 2).
+/// Print every file of a partition that could not be (fully) read on stderr; true when
+/// there was one (the run is then incomplete: exit 2). Paths that could not be read at all
+/// (`report.errors`, partition -1) are printed by [`input_failures`].
 fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
     let mut any = false;
     for f in findings
         .iter()
-        .filter(|f| f.kind == klogscan::Kind::UnreadableFile)
+        .filter(|f| f.kind == klogscan::Kind::UnreadableFile && f.partition >= 0)
     {
         eprintln!("klogscan: {}", klogscan::escape::text(&f.message));
         any = true;
@@ -184,6 +211,10 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
+    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
+    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
+    #[arg(long)]
+    transaction_log_json: bool,
     /// For .index/.timeindex files: run only the broker's index sanity check.
     #[arg(long)]
     index_sanity_check: bool,
@@ -218,6 +249,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         partition: a.partition,
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
+        compacted_topics: a.compacted.clone(),
         ..Default::default()
     };
     if let Some(n) = &a.now {
@@ -284,6 +316,23 @@ fn exit_code(nothing_read: bool, max: Option<Severity>, fail_on: FailOn) -> Exit
     }
 }
 
+/// Print the paths that could not be analysed on stderr (ripgrep's rule: diagnostics never
+/// go to stdout) and return exit code 2 when there is any, whatever `--fail-on` says.
+fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
+    for (p, why) in errors {
+        eprintln!(
+            "klogscan: {}: {}",
+            klogscan::escape::path(p),
+            klogscan::escape::text(why)
+        );
+    }
+    if errors.is_empty() {
+        code
+    } else {
+        ExitCode::from(2)
+    }
+}
+
 type Render = fn(&ScanReport, &mut dyn Write) -> io::Result<()>;
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
@@ -296,14 +345,13 @@ fn scan_view(
     let report = pipeline::scan(&a.paths, &scan_options(a)?);
     match a.format {
         OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
-        OutFormat::Table => as_table(&report, out)?,
+        OutFormat::Table => as_table(&report, &mut klogscan::escape::JsonWriter::text(&mut *out))?,
     }
     out.flush()?;
     let incomplete = report_unreadable(&report.findings);
-    Ok(exit_code(
-        report.nothing_read() || incomplete,
-        None,
-        FailOn::Never,
+    Ok(input_failures(
+        &report.errors,
+        exit_code(report.nothing_read() || incomplete, None, FailOn::Never),
     ))
 }
 
@@ -317,23 +365,57 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 OutFormat::Json => {
                     json::write_scan(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
                 }
-                OutFormat::Table => table::write_scan(&report, &mut out)?,
+                OutFormat::Table => {
+                    table::write_scan(&report, &mut klogscan::escape::JsonWriter::text(&mut out))?
+                }
             }
             if report.nothing_read() {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
             let incomplete = report_unreadable(&report.findings);
-            Ok(exit_code(
-                report.nothing_read() || incomplete,
-                report.max_severity(),
-                a.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(
+                    report.nothing_read() || incomplete,
+                    report.max_severity(),
+                    a.fail_on,
+                ),
             ))
         }
         Command::Producers(a) => {
             scan_view(&a, &mut out, json::write_producers, table::write_producers)
         }
-        Command::Txns(a) => scan_view(&a, &mut out, json::write_txns, table::write_txns),
+        Command::Txns(a) if a.cluster => {
+            let time = |t: &Option<String>| {
+                t.as_deref()
+                    .map(report::parse_time)
+                    .transpose()
+                    .map_err(anyhow::Error::msg)
+            };
+            let filter = klogscan::txns::ClusterFilter {
+                transactional_id: a.transactional_id.clone(),
+                producer_id: a.producer_id,
+                from_ms: time(&a.from)?,
+                to_ms: time(&a.to)?,
+            };
+            let report = pipeline::scan(&a.scan.paths, &scan_options(&a.scan)?);
+            match a.scan.format {
+                OutFormat::Json => json::write_cluster_txns(
+                    &report,
+                    &filter,
+                    &mut klogscan::escape::JsonWriter::new(&mut out),
+                )?,
+                OutFormat::Table => table::write_cluster_txns(
+                    &report,
+                    &filter,
+                    &mut klogscan::escape::JsonWriter::text(&mut out),
+                )?,
+            }
+            out.flush()?;
+            Ok(exit_code(report.nothing_read(), None, FailOn::Never))
+        }
+        Command::Txns(a) => scan_view(&a.scan, &mut out, json::write_txns, table::write_txns),
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let opts = VerifyOptions {
@@ -350,17 +432,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 OutFormat::Json => {
                     render::write_json(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
                 }
-                OutFormat::Table => render::write_table(&report, &mut out)?,
+                OutFormat::Table => {
+                    render::write_table(&report, &mut klogscan::escape::JsonWriter::text(&mut out))?
+                }
             }
             if report.nothing_read() {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
             let incomplete = report_unreadable(&report.findings);
-            Ok(exit_code(
-                report.nothing_read() || incomplete,
-                report.max_severity(),
-                a.scan.fail_on,
+            Ok(input_failures(
+                &report.errors,
+                exit_code(
+                    report.nothing_read() || incomplete,
+                    report.max_severity(),
+                    a.scan.fail_on,
+                ),
             ))
         }
         Command::Dump(a) => {
@@ -373,13 +460,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 deep_iteration: a.deep_iteration
                     || a.print_data_log
                     || a.transaction_log_decoder
+                    || a.transaction_log_json
                     || a.offsets_decoder,
-                print_data_log: a.print_data_log || a.transaction_log_decoder || a.offsets_decoder,
+                print_data_log: a.print_data_log
+                    || a.transaction_log_decoder
+                    || a.transaction_log_json
+                    || a.offsets_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
                 max_decompressed: Some(a.max_decompressed),
-                transaction_log_decoder: a.transaction_log_decoder,
+                transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
+                transaction_log_json: a.transaction_log_json,
                 offsets_decoder: a.offsets_decoder,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,

@@ -29,6 +29,9 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     // Confirm (or refute) hanging transactions with the coordinator's log, when present:
     // this one rewrites existing findings, so it runs first and in place.
     crate::coordinator::annotate(&mut report, inv, opts);
+    // Join each transaction's partitions and its coordinator record (issue 12); it links
+    // hanging transactions to their root cause in place and keeps the joined transactions.
+    crate::coordinator::cluster::check(&mut report, inv, opts);
     for (_, check) in cluster_checks() {
         let extra = check(&report, inv, opts);
         report.add_partition_findings(extra);

@@ -15,8 +15,10 @@
 //! compared when:
 //!
 //! * their `partition.metadata` topic ids, when both are readable, are equal; and
-//! * both log dirs' `meta.properties` carry the same non-empty `cluster.id`; or, when
-//!   either has no cluster id, the two paths are *broker siblings*: below their common
+//! * both log dirs' `meta.properties` carry the same non-empty `cluster.id`, or both
+//!   directories are in the same log dir ([`crate::identity::same_cluster`], the one
+//!   "same cluster" rule of every join); or, when either has no cluster id and the log
+//!   dirs differ, the two paths are *broker siblings*: below their common
 //!   ancestor, the first components are `<stem><digits>` with the same stem and different
 //!   digits (`broker1`/`broker2`, `kafka-1`/`kafka-3`, `1`/`2`) and the rest of the paths
 //!   are identical (`broker1/data/t-0` vs `broker2/data/t-0`).
@@ -25,13 +27,14 @@
 //! `_schemas-0`) have different cluster ids or non-sibling paths, and are not compared.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use serde_json::json;
 
 use crate::finding::{Finding, Kind};
-use crate::format::checkpoint::{parse_meta_properties, parse_partition_metadata};
+use crate::format::checkpoint::parse_partition_metadata;
 use crate::format::{Control, batch_control};
+use crate::identity::{ClusterMatch, Identities, same_cluster};
 use crate::layout::{DirKind, Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
 use crate::segment::{self, FileClass, MmapMode, walk_entries};
@@ -235,22 +238,6 @@ pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
     })
 }
 
-fn cluster_id(inv: &Inventory, p: &PartitionDir) -> Option<String> {
-    let dir = p.log_dir.as_ref()?;
-    let ld = inv.log_dirs.iter().find(|l| &l.path == dir)?;
-    let bytes = segment::load(
-        ld.meta_properties.as_ref()?,
-        FileClass::Checkpoint,
-        MmapMode::Never,
-        None,
-    )
-    .ok()?;
-    parse_meta_properties(&bytes)
-        .ok()?
-        .cluster_id
-        .filter(|c| !c.trim().is_empty())
-}
-
 fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
     let bytes = segment::load(
         p.partition_metadata.as_ref()?,
@@ -293,6 +280,19 @@ pub fn are_replicas(
     b: &PartitionDir,
     cluster: (Option<&str>, Option<&str>),
 ) -> bool {
+    let m = match cluster {
+        (Some(x), Some(y)) if x == y => ClusterMatch::SameId,
+        (Some(_), Some(_)) => ClusterMatch::Different,
+        _ => ClusterMatch::Unknown,
+    };
+    are_replicas_in(a, b, m)
+}
+
+/// [`are_replicas`] given how the two directories' clusters compare
+/// ([`crate::identity::same_cluster`], the notion every join uses): the same cluster id
+/// or the same log dir joins, different ids never, and an unknown cluster falls back to the
+/// broker-sibling rule.
+pub fn are_replicas_in(a: &PartitionDir, b: &PartitionDir, cluster: ClusterMatch) -> bool {
     let usable = |p: &PartitionDir| {
         p.tp.is_some() && matches!(p.kind, Some(DirKind::Normal) | Some(DirKind::Future { .. }))
     };
@@ -305,8 +305,9 @@ pub fn are_replicas(
         return false;
     }
     match cluster {
-        (Some(x), Some(y)) => x == y,
-        _ => broker_siblings(&a.path, &b.path),
+        ClusterMatch::SameId | ClusterMatch::SameLogDir => true,
+        ClusterMatch::Different => false,
+        ClusterMatch::Unknown => broker_siblings(&a.path, &b.path),
     }
 }
 
@@ -333,19 +334,13 @@ pub fn replica_pairs<'a>(
                 .push((i, p));
         }
     }
-    let mut clusters: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
+    let ids = Identities::load(inv);
     let mut out = Vec::new();
     for copies in groups.values().filter(|g| g.len() >= 2) {
         for (n, &(i, a)) in copies.iter().enumerate() {
             for &(j, b) in &copies[n + 1..] {
-                let mut cid = |p: &PartitionDir| {
-                    clusters
-                        .entry(p.path.clone())
-                        .or_insert_with(|| cluster_id(inv, p))
-                        .clone()
-                };
-                let (ca, cb) = (cid(a), cid(b));
-                if are_replicas(a, b, (ca.as_deref(), cb.as_deref())) {
+                let m = same_cluster(&ids.source(a), &ids.source(b));
+                if are_replicas_in(a, b, m) {
                     out.push(((i, a), (j, b)));
                 }
             }

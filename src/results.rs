@@ -34,6 +34,9 @@ pub struct ScanOptions {
     pub progress: Progress,
     /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
     pub capture_snapshots: bool,
+    /// Topics declared compacted (`--compacted`), besides what the inputs prove
+    /// ([`crate::compaction`]).
+    pub compacted_topics: Vec<String>,
     /// Keep every entry's position and offsets per segment (for `verify`'s index checks:
     /// the index files are checked against the scan's own walk, not a second read).
     pub collect_log_batches: bool,
@@ -108,6 +111,7 @@ impl Default for ScanOptions {
             mmap: crate::segment::MmapMode::Auto,
             max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
             follow_symlinks: false,
+            compacted_topics: Vec::new(),
         }
     }
 }
@@ -149,8 +153,20 @@ pub struct PartitionReport {
     pub ref_time: i64,
     pub transactions: TxnCounts,
     pub producers: usize,
+    /// `--max-bytes` stopped the walk inside a segment: the analysis covers the log up to
+    /// there (later segments are not replayed), and no verdict rests on the unread bytes
+    /// (no truncation at the limit, no hanging transaction, no LSO).
+    pub partially_read: bool,
     /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
     pub truncation: Option<Truncation>,
+    /// Cluster, broker, log dir, path and copy kind of this directory (see
+    /// [`crate::identity`]); every finding of the partition carries the same.
+    pub source: crate::finding::Source,
+    /// Whether the partition is treated as compacted (`null`: unknown), and why:
+    /// `internal topic`, `--compacted`, `cleaner-offset-checkpoint`, `cleanup.policy`
+    /// (`compact…` or `delete` from the cluster's KRaft metadata log).
+    pub compacted: Option<bool>,
+    pub compacted_from: Option<String>,
     /// Newest batch timestamp seen.
     #[serde(skip)]
     pub max_timestamp: i64,
@@ -194,6 +210,9 @@ pub struct Summary {
     pub records: u64,
     pub bytes: u64,
     pub findings: SeverityCounts,
+    /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings
+    /// (also counted in `findings`).
+    pub non_live: crate::identity::NonLiveCounts,
 }
 
 /// Findings per severity.
@@ -214,6 +233,8 @@ pub struct ScanReport {
     pub findings: Vec<Finding>,
     /// Paths that could not be read at all.
     pub errors: Vec<(PathBuf, String)>,
+    /// Cluster-wide transactions and their statistics (`txns`), once joined.
+    pub transactions: Option<crate::txns::TxnAnalysis>,
 }
 
 impl ScanReport {
@@ -250,7 +271,8 @@ impl ScanReport {
             for c in covered.get_mut(range).into_iter().flatten() {
                 *c = true;
             }
-            if let Some(more) = extra.remove(&i) {
+            if let Some(mut more) = extra.remove(&i) {
+                crate::identity::apply_source(&p.source, &mut more);
                 mine.extend(more);
                 mine.sort_by_key(|f| {
                     (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
@@ -274,6 +296,7 @@ impl ScanReport {
     pub fn recount_findings(&mut self) {
         crate::finding::assign_ids(&mut self.findings);
         self.summary.findings = severity_counts(&self.findings);
+        self.summary.non_live = non_live_counts(self);
     }
 
     /// The findings of `partitions[i]` (several directories may hold the same
@@ -310,5 +333,13 @@ pub(crate) fn summarise(report: &ScanReport) -> Summary {
         s.bytes += p.bytes;
     }
     s.findings = severity_counts(&report.findings);
+    s.non_live = non_live_counts(report);
     s
+}
+
+fn non_live_counts(report: &ScanReport) -> crate::identity::NonLiveCounts {
+    crate::identity::non_live_counts(
+        report.partitions.iter().map(|p| &p.source),
+        &report.findings,
+    )
 }

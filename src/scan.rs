@@ -77,6 +77,15 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         .iter()
         .map(|ld| (ld.path.as_path(), recovery::LogDirFiles::read(ld)))
         .collect();
+    // Identity of each log dir, and what the inputs say about cleanup policies.
+    let identities = crate::identity::Identities::load(inv);
+    let compaction = crate::compaction::Knowledge::load(
+        inv,
+        &identities,
+        &opts.compacted_topics,
+        opts.max_bytes,
+        opts.max_decompressed,
+    );
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
     let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
@@ -84,20 +93,27 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             .par_iter()
             .map(|p| {
                 let files = p.log_dir.as_deref().and_then(|d| log_dirs.get(d));
-                let r = scan_partition(p, opts, window, files, &pool);
+                let source = identities.source(p);
+                let reason = compaction.reason(p, &source);
+                let compacted = reason.map(|r| r != crate::compaction::Reason::MetadataDelete);
+                let mut r = scan_partition(p, opts, window, files, compacted, &pool);
+                r.0.source = source;
+                if p.is_internal() {
+                    r.0.compacted_from = Some("internal topic".into());
+                } else if let Some(why) = reason {
+                    r.0.compacted_from = Some(why.describe().into());
+                }
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 r
             })
             .collect()
     });
 
-    // Reference time: the newest batch timestamp of each log dir (or of the partition alone).
-    let mut newest: HashMap<Option<PathBuf>, i64> = HashMap::new();
-    for (r, _, _) in &scanned {
-        let key = r.log_dir.clone().or_else(|| Some(PathBuf::from(&r.path)));
-        let e = newest.entry(key).or_insert(i64::MIN);
-        *e = (*e).max(r.max_timestamp);
-    }
+    // Reference time: the newest batch timestamp of each log dir (or of the partition
+    // alone), over every partition of the log dir whether selected or not, so that
+    // `--topic`/`--partition` never move it (unselected ones: their newest segment's
+    // headers).
+    let newest = reference_times(inv, &selected, &scanned, opts);
 
     let mut report = ScanReport {
         errors: inv.errors.clone(),
@@ -105,14 +121,40 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     };
     for (mut r, replay, mut findings) in scanned {
         let key = r.log_dir.clone().or_else(|| Some(PathBuf::from(&r.path)));
-        let ref_time = opts
-            .now_ms
-            .unwrap_or_else(|| newest.get(&key).copied().unwrap_or(0).max(0));
+        let (ref_time, ref_source) = match opts.now_ms {
+            Some(now) => (now, RefSource::Given),
+            None => newest
+                .get(&key)
+                .cloned()
+                .map_or((0, RefSource::None), |(t, from)| {
+                    (t.max(0), RefSource::Newest(from))
+                }),
+        };
         let outcome = replay.finish(ref_time, &mut findings);
+        crate::causes::link_zombie_chain(&mut findings);
+        for f in findings
+            .iter_mut()
+            .filter(|f| matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction))
+        {
+            if let Some(e) = f.evidence.as_object_mut() {
+                e.insert("reference_time".into(), ref_source.evidence(ref_time));
+            }
+        }
+        if r.partially_read {
+            // The end of the log was not read: a transaction open at the read limit may
+            // well be closed after it. No live-partition verdict rests on unread bytes.
+            findings
+                .retain(|f| !matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction));
+        }
+        crate::identity::apply_source(&r.source, &mut findings);
         r.ref_time = ref_time;
         r.log_start_offset = outcome.log_start_offset.or(r.log_start_offset);
         r.log_end_offset = outcome.log_end_offset.or(r.log_end_offset);
-        r.last_stable_offset = outcome.last_stable_offset;
+        r.last_stable_offset = if r.partially_read {
+            None
+        } else {
+            outcome.last_stable_offset
+        };
         r.transactions = TxnCounts {
             committed: outcome.txn_stats.committed,
             aborted: outcome.txn_stats.aborted,
@@ -126,7 +168,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         r.finding_range = start..report.findings.len();
         report.partitions.push(r);
     }
-    for (path, why) in &inv.errors {
+    for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.findings.push(
             Finding::new(
                 Kind::UnreadableFile,
@@ -150,6 +192,103 @@ fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
     };
     opts.topic.as_deref().is_none_or(|g| glob_match(g, topic))
         && opts.partition.is_none_or(|n| n == part)
+}
+
+/// Where a partition's reference time came from.
+enum RefSource {
+    /// `--now`.
+    Given,
+    /// The newest batch timestamp of the log dir (or the partition alone), and where.
+    Newest(String),
+    /// No timestamp anywhere.
+    None,
+}
+
+impl RefSource {
+    fn evidence(&self, t: i64) -> serde_json::Value {
+        match self {
+            RefSource::Given => json!({"ms": t, "source": "--now"}),
+            RefSource::Newest(from) => {
+                json!({"ms": t, "source": format!("newest batch timestamp: {from}")})
+            }
+            RefSource::None => json!({"ms": t, "source": "no batch timestamp found"}),
+        }
+    }
+}
+
+/// The newest trusted batch timestamp per log dir (key: log dir, or the partition path
+/// when it has none), with the partition it came from. Scanned partitions give theirs;
+/// the other partitions of the same log dirs are read for their newest non-empty
+/// segment's batch headers (CRC-checked: a flipped bit must not move the time).
+fn reference_times(
+    inv: &Inventory,
+    selected: &[&PartitionDir],
+    scanned: &[(PartitionReport, Replay, Vec<Finding>)],
+    opts: &ScanOptions,
+) -> HashMap<Option<PathBuf>, (i64, String)> {
+    let mut newest: HashMap<Option<PathBuf>, (i64, String)> = HashMap::new();
+    let mut offer = |key: Option<PathBuf>, t: i64, from: String| {
+        if t == i64::MIN {
+            return;
+        }
+        let e = newest.entry(key).or_insert((i64::MIN, String::new()));
+        if t > e.0 {
+            *e = (t, from);
+        }
+    };
+    for (r, _, _) in scanned {
+        let key = r.log_dir.clone().or_else(|| Some(PathBuf::from(&r.path)));
+        offer(key, r.max_timestamp, r.path.clone());
+    }
+    let chosen: std::collections::HashSet<&Path> =
+        selected.iter().map(|p| p.path.as_path()).collect();
+    let dirs: std::collections::HashSet<&Path> = selected
+        .iter()
+        .filter_map(|p| p.log_dir.as_deref())
+        .collect();
+    let others: Vec<&PartitionDir> = inv
+        .partitions
+        .iter()
+        .filter(|p| !chosen.contains(p.path.as_path()))
+        .filter(|p| p.log_dir.as_deref().is_some_and(|d| dirs.contains(d)))
+        .collect();
+    let found: Vec<(Option<PathBuf>, i64, String)> = with_threads(opts.threads, || {
+        others
+            .par_iter()
+            .filter_map(|p| {
+                let t = newest_segment_timestamp(p, opts)?;
+                Some((p.log_dir.clone(), t, p.path.display().to_string()))
+            })
+            .collect()
+    });
+    for (key, t, from) in found {
+        offer(key, t, from);
+    }
+    newest
+}
+
+/// The newest CRC-valid batch timestamp of a partition's newest segment that has one.
+fn newest_segment_timestamp(p: &PartitionDir, opts: &ScanOptions) -> Option<i64> {
+    for s in p.segments.iter().rev() {
+        let Some(log) = s.log.as_deref() else {
+            continue;
+        };
+        let mut newest = i64::MIN;
+        let _ = segment::walk_entries(log, ReadPolicy::Read, opts.max_bytes, |e| {
+            let ev = match classify(e) {
+                Classified::V2(b) => BatchEvent::from_v2(&b, 0, opts.check_crc),
+                Classified::Legacy(m) => BatchEvent::from_legacy(&m, 0, opts.check_crc),
+                Classified::Invalid(_) => return,
+            };
+            if ev.crc_valid && ev.timestamp_type != TimestampType::NoTimestampType {
+                newest = newest.max(ev.max_timestamp);
+            }
+        });
+        if newest != i64::MIN {
+            return Some(newest);
+        }
+    }
+    None
 }
 
 /// Shell-style glob with `*` and `?`.
@@ -253,6 +392,9 @@ struct SegmentScan {
     unreadable: bool,
     name: String,
     base: i64,
+    /// `--max-bytes` stopped the walk before the end of the file: what follows the last
+    /// whole entry read is unknown, not damaged.
+    cut: bool,
     findings: Vec<Finding>,
     bytes: u64,
     records: u64,
@@ -265,9 +407,13 @@ fn scan_partition(
     opts: &ScanOptions,
     window: usize,
     log_dir: Option<&recovery::LogDirFiles>,
+    compacted: Option<bool>,
     pool: &EventPool,
 ) -> (PartitionReport, Replay, Vec<Finding>) {
     let mut ctx = partition_context(p);
+    // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
+    ctx.compacted = ctx.compacted.or(compacted);
+    let compacted = ctx.compacted;
     let (clean_shutdown, recovery_point, checkpointed_log_start, _) =
         recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
     // A file the user named alone: the directory was not listed, so the shutdown state
@@ -303,6 +449,9 @@ fn scan_partition(
         transactions: TxnCounts::default(),
         producers: 0,
         truncation: None,
+        source: crate::finding::Source::default(),
+        compacted,
+        compacted_from: None,
         max_timestamp: i64::MIN,
         outcome: ReplayOutcome::default(),
         log_dir: p.log_dir.clone(),
@@ -311,6 +460,7 @@ fn scan_partition(
         leader_epochs: Vec::new(),
         snapshot_states: Vec::new(),
         segment_walks: Vec::new(),
+        partially_read: false,
         recovery: recovery::SegmentPlan::default(),
         log_batches: Vec::new(),
     };
@@ -327,6 +477,9 @@ fn scan_partition(
     // first segment's base offset, at or below every batch.
     ctx.log_start_offset = checkpointed_log_start.and(report.log_start_offset);
     let mut findings = Vec::new();
+    let mut damaged: Vec<crate::causes::DamagedBatch> = Vec::new();
+    // Producer id → its damaged batch still waiting for the producer's next batch.
+    let mut awaiting_next: HashMap<i64, usize> = HashMap::new();
     let mut replay = Replay::new(ctx.clone(), opts.replay);
     // Walk window k + 1 (in parallel) while window k is replayed: the replay is sequential
     // by nature, the walk is not, so overlapping them keeps every thread busy on one big
@@ -348,6 +501,12 @@ fn scan_partition(
     };
     let mut replay_window = |results: Vec<SegmentScan>| {
         for seg in results {
+            // Past a segment cut by --max-bytes the log's continuity is unknown: later
+            // segments are not replayed (their producers would seem to skip sequences).
+            if report.partially_read {
+                seg.events.into_iter().for_each(|v| pool.give(v));
+                continue;
+            }
             // Recovery's view of this segment, from the same events: every batch before
             // the walk's first bad entry, in file order.
             let first_bad = seg
@@ -378,15 +537,24 @@ fn scan_partition(
                 if ev.is_control {
                     report.control_batches += 1;
                 }
-                // A batch whose CRC fails is reported (crc_mismatch); its producer fields are
-                // covered by the CRC and cannot be trusted, so the replay sees it only as an
-                // offset range (no producer-state rule runs on it).
-                if ev.crc_valid {
-                    replay.apply(ev, &mut findings);
-                } else {
-                    replay.apply(&BatchEvent::untrusted(ev), &mut findings);
+                // A batch whose CRC fails is reported (crc_mismatch) and still fed to the
+                // replay with its header fields, as the broker's producer-state rebuild
+                // reads them (no CRC check there); what the replay derives from it is
+                // linked to the damage (`causes::link_damage`).
+                if ev.has_producer_id()
+                    && let Some(i) = awaiting_next.remove(&ev.producer_id)
+                {
+                    damaged[i].next_of_producer = Some(ev.base_offset);
                 }
+                if !ev.crc_valid {
+                    if ev.has_producer_id() {
+                        awaiting_next.insert(ev.producer_id, damaged.len());
+                    }
+                    damaged.push(crate::causes::DamagedBatch::of(ev));
+                }
+                replay.apply(ev, &mut findings);
             }
+            report.partially_read |= seg.cut;
             report.segment_walks.push(SegmentWalk {
                 name: seg.name.clone(),
                 base_offset: seg.base,
@@ -425,6 +593,7 @@ fn scan_partition(
         recovery_point,
         &mut findings,
     );
+    crate::causes::link_damage(&mut findings, &damaged);
     (report, replay, findings)
 }
 
@@ -549,6 +718,7 @@ impl<'a> Walker<'a> {
                 unreadable: false,
                 name: name.to_string(),
                 base,
+                cut: false,
                 findings: Vec::new(),
                 bytes: 0,
                 records: 0,
@@ -713,6 +883,7 @@ impl<'a> Walker<'a> {
                 position,
                 declared,
                 available,
+                offset,
             } => {
                 self.out.findings.push(
                 segment_finding(
@@ -720,15 +891,16 @@ impl<'a> Walker<'a> {
                     Kind::TruncatedBatch,
                     name,
                     position,
-                    format!("{name}: partial batch at byte {position}: {declared} bytes declared, {available} present"),
+                    format!("{name}: partial batch at byte {position} (base offset {offset}): {declared} bytes declared, {available} present"),
                 )
-                .evidence(json!({"declared_size": declared, "available": available}))
+                .offset(offset)
+                .evidence(json!({"declared_size": declared, "available": available, "base_offset": offset}))
                 .broker("recovery truncates the log at this position (the partial batch is dropped)"),
             );
                 if self.first_bad.is_none() {
                     self.first_bad = Some((
                         position,
-                        None,
+                        Some(offset),
                         format!("partial batch ({declared} bytes declared, {available} present)"),
                     ));
                 }
@@ -877,8 +1049,9 @@ fn scan_pieces(
     piece: usize,
 ) -> Option<SegmentScan> {
     let piece = piece.max(1);
-    let size = std::fs::metadata(path).ok()?.len();
-    let size = opts.max_bytes.map_or(size, |m| m.min(size));
+    let file_len = std::fs::metadata(path).ok()?.len();
+    let cut = opts.max_bytes.is_some_and(|m| file_len > m);
+    let size = opts.max_bytes.map_or(file_len, |m| m.min(file_len));
     if size < 2 * piece as u64 {
         return None;
     }
@@ -1019,7 +1192,9 @@ fn scan_pieces(
     }
     all.out.bytes = len as u64;
     opts.progress.emit(ProgressUpdate::Bytes(len as u64));
+    let tail = if cut { Tail::Clean } else { tail };
     let mut out = all.finish(tail);
+    out.cut = cut;
     if let Some(mut lb) = LogBatches::concat(parts) {
         lb.tail = tail;
         lb.valid_len = tail.truncation_position().unwrap_or(len as u64);
@@ -1059,11 +1234,18 @@ fn scan_segment_in(
         return s;
     }
     let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take());
+    let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
     let walked = segment::walk_entries(path, policy, opts.max_bytes, |entry| w.entry(entry));
     match walked {
         Ok((tail, len)) => {
             w.out.bytes = len;
             opts.progress.emit(ProgressUpdate::Bytes(len));
+            // The user's read limit is not damage: no tail finding, no truncation there.
+            if opts.max_bytes.is_some_and(|m| file_len > m) {
+                let mut out = w.finish(Tail::Clean);
+                out.cut = true;
+                return out;
+            }
             w.finish(tail)
         }
         Err(e) => {

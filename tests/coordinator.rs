@@ -77,13 +77,17 @@ fn data_partition() -> PartitionBuilder {
     p
 }
 
-/// Write the data partition and a `__transaction_state-7` holding `records`
+/// The `__transaction_state` partition that owns transactional id `app` with the default
+/// 50 partitions (`abs("app".hashCode) % 50`): only there is its record confirmed.
+const TXN_P: i32 = 1;
+
+/// Write the data partition and a `__transaction_state-1` (`TXN_P`) holding `records`
 /// (`(id, value)`, `None` = tombstone), scan, annotate.
 fn run(records: &[(&str, Option<Vec<u8>>)]) -> (tempfile::TempDir, ScanReport) {
     let dir = tempfile::tempdir().unwrap();
     data_partition().write(dir.path()).unwrap();
     if !records.is_empty() {
-        let mut t = PartitionBuilder::new("__transaction_state", 7);
+        let mut t = PartitionBuilder::new("__transaction_state", TXN_P);
         for (id, v) in records {
             let rec = match v {
                 Some(v) => Rec::kv(key(id), v),
@@ -220,7 +224,7 @@ fn real_transaction_state_partitions_decode() {
 // ----- scenarios ---------------------------------------------------------------------------
 
 #[test]
-fn a_no_transactional_id_confirms_hanging() {
+fn a_no_transactional_id_is_unconfirmed_with_one_partition_of_fifty() {
     let (_d, r) = run(&[("someone-else", Some(value_v0(5, 0, EMPTY, None, 1, -1)))]);
     let f = orders_txn(&r);
     assert_eq!(
@@ -229,7 +233,7 @@ fn a_no_transactional_id_confirms_hanging() {
     );
     assert!(
         f.message.contains(
-            "confirmed hanging: no transactional id maps to producer 900 in __transaction_state-7"
+            "unconfirmed: no transactional id maps to producer 900 in __transaction_state-1, but the id may be stored in one of the 49 partition(s) not read"
         ),
         "{}",
         f.message
@@ -237,7 +241,8 @@ fn a_no_transactional_id_confirms_hanging() {
     let c = &f.evidence["coordinator"];
     assert_eq!(c["verdict"], "no_transactional_id");
     assert_eq!(c["hanging"], true);
-    assert_eq!(c["partitions_read"], serde_json::json!([7]));
+    assert_eq!(c["partitions_read"], serde_json::json!([TXN_P]));
+    assert_eq!(c["confirmed"], false);
     counts_match(&r);
 }
 
@@ -308,7 +313,7 @@ fn b_alive_ongoing_is_downgraded() {
     assert_eq!(a[0].evidence["anomaly"], "ongoing_past_timeout");
     assert_eq!(
         (a[0].topic.as_str(), a[0].partition, a[0].offset),
-        ("__transaction_state", 7, Some(0))
+        ("__transaction_state", TXN_P, Some(0))
     );
     counts_match(&r);
 
@@ -479,7 +484,7 @@ fn e_late_write_after_the_commit_is_not_markers_lost() {
         let dir = tempfile::tempdir().unwrap();
         p.write(dir.path()).unwrap();
         let t0 = p.now() - 23 * 60_000;
-        let mut t = PartitionBuilder::new("__transaction_state", 7);
+        let mut t = PartitionBuilder::new("__transaction_state", TXN_P);
         for v in [
             value_v0(900, 1, ONGOING, Some(listed), t0, t0),
             value_v0(900, 1, PREPARE_COMMIT, Some(listed), done, t0),

@@ -21,8 +21,11 @@ fn both(root: &Path) -> (ScanReport, VerifyReport) {
     (s, v)
 }
 
-/// `(segment, position)` of the truncation each command predicts for the one partition.
-fn truncations(s: &ScanReport, v: &VerifyReport) -> (Option<(String, u64)>, Option<(String, u64)>) {
+/// Where a truncation happens: `(segment, byte position)`.
+type Cut = Option<(String, u64)>;
+
+/// The truncation each command predicts for the one partition.
+fn truncations(s: &ScanReport, v: &VerifyReport) -> (Cut, Cut) {
     assert_eq!(s.partitions.len(), 1);
     assert_eq!(v.partitions.len(), 1);
     let a = s.partitions[0]

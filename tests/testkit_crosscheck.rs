@@ -670,7 +670,8 @@ fn faults_produce_the_tails_the_reader_classifies() {
         Some(Tail::Partial {
             position: m2.batches[2].position,
             declared: m2.batches[2].size,
-            available: 30
+            available: 30,
+            offset: m2.batches[2].base_offset
         })
     );
     let (m, d) = build("zeros", FaultKind::AppendZeros(4096));

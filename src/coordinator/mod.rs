@@ -26,6 +26,25 @@
 //! partitions the scan selected.
 //!
 //! Without `__transaction_state` in the inputs nothing is changed.
+//!
+//! # Joins within one cluster
+//!
+//! [`annotate`] groups the `__transaction_state` partitions by cluster
+//! ([`crate::identity::ClusterKey`]: the `cluster.id` of their log dir's `meta.properties`,
+//! or, without one, the log dir itself) and confirms a finding only against the view of its
+//! own cluster; `-future`/`-delete`/`-stray` copies are neither joined nor annotated (a
+//! copy of `__transaction_state` still gets its own rule-31 check). A
+//! finding whose cluster has no `__transaction_state` in the inputs keeps its verdict and
+//! gets `evidence.coordinator.verdict = "unavailable"`.
+//!
+//! "Confirmed" needs the partition that owns the transactional id: Kafka places an id in
+//! `__transaction_state-P`, `P = Utils.abs(id.hashCode) % partitionCount`
+//! (`TransactionStateManager.partitionFor`), with the partition count from the cluster's
+//! KRaft metadata log when the inputs hold it, else `transaction.state.log.num.partitions`'
+//! default 50 (or more, when a higher partition number was read). A lookup by producer id
+//! alone ("no transactional id maps to producer N") is confirmed only when every partition
+//! of the cluster's `__transaction_state` was read; otherwise the message says
+//! `unconfirmed`, why, and `evidence.coordinator.confirmed` is false.
 
 use crate::finding::{Finding, Kind};
 use crate::format::txnlog::{self, LogKey, TxnState};
@@ -36,10 +55,14 @@ use crate::segment::{self, ReadPolicy};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod cluster;
 pub mod history;
 
 /// The coordinator's internal topic.
 pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
+
+/// `transaction.state.log.num.partitions` default.
+pub const DEFAULT_TXN_PARTITIONS: i32 = 50;
 
 /// Broker text of a finding downgraded to `open_transaction`.
 const BROKER_ALIVE: &str = "normal while the producer is active: the last stable offset stays at the transaction's first offset until its marker is written; the coordinator still tracks this transaction and will end it (commit, or abort at its timeout)";
@@ -82,6 +105,10 @@ pub struct CoordinatorTxn {
 /// The coordinator state rebuilt from the `__transaction_state` partitions read.
 #[derive(Debug, Clone, Default)]
 pub struct CoordinatorView {
+    /// The cluster these partitions belong to (`None`: not grouped, e.g. [`Self::load`]).
+    pub cluster: Option<crate::identity::ClusterKey>,
+    /// The partition count of `__transaction_state` from the cluster's KRaft metadata log.
+    pub partition_count: Option<i32>,
     /// Transactional id → latest state.
     pub ids: BTreeMap<String, CoordinatorTxn>,
     /// The `__transaction_state` partition numbers read.
@@ -137,6 +164,92 @@ impl CoordinatorView {
             }
         }
         view
+    }
+
+    /// One view per cluster ([`crate::identity::ClusterKey`]) holding a live
+    /// `__transaction_state` partition, each replaying only that cluster's partitions.
+    pub fn load_clusters(inv: &Inventory, opts: &ScanOptions) -> Vec<CoordinatorView> {
+        use crate::identity::{ClusterKey, Identities, same_cluster};
+        let ids = Identities::load(inv);
+        let mut groups: BTreeMap<ClusterKey, Vec<&PartitionDir>> = BTreeMap::new();
+        let mut sources = BTreeMap::new();
+        let mut out = Vec::new();
+        for p in &inv.partitions {
+            let src = ids.source(p);
+            if p.tp
+                .as_ref()
+                .is_none_or(|tp| tp.topic != TRANSACTION_STATE_TOPIC)
+            {
+                continue;
+            }
+            if src.copy.is_live() {
+                let key = ClusterKey::of(&src);
+                sources.entry(key.clone()).or_insert(src);
+                groups.entry(key).or_default().push(p);
+            } else {
+                // A non-live copy: its own log is still checked (rule 31), but it is no
+                // coordinator's state, so its view joins nothing (`cluster: None`).
+                let mut view = CoordinatorView::default();
+                let mut dec = Decompressor::new(opts.max_decompressed);
+                view.replay_partition(p, opts, &mut dec);
+                out.push(view);
+            }
+        }
+        if groups.is_empty() {
+            return out;
+        }
+        let metadata = crate::compaction::load_cluster_metadata(
+            inv,
+            &ids,
+            opts.max_bytes,
+            opts.max_decompressed,
+        );
+        for (key, parts) in groups {
+            let mut view = CoordinatorView::default();
+            let mut dec = Decompressor::new(opts.max_decompressed);
+            for p in parts {
+                view.replay_partition(p, opts, &mut dec);
+            }
+            let src = &sources[&key];
+            view.partition_count = metadata
+                .iter()
+                .filter(|m| same_cluster(src, &m.source).is_same())
+                .find_map(|m| m.partition_count(TRANSACTION_STATE_TOPIC));
+            view.cluster = Some(key);
+            out.push(view);
+        }
+        out
+    }
+
+    /// The partition count used to place transactional ids, and where it came from.
+    pub fn assumed_partition_count(&self) -> (i32, &'static str) {
+        if let Some(n) = self.partition_count {
+            return (n, "the cluster's metadata log");
+        }
+        let highest = self
+            .partitions_read
+            .iter()
+            .next_back()
+            .copied()
+            .unwrap_or(0);
+        if highest >= DEFAULT_TXN_PARTITIONS {
+            (
+                highest + 1,
+                "the highest partition read (above the default 50)",
+            )
+        } else {
+            (
+                DEFAULT_TXN_PARTITIONS,
+                "the default transaction.state.log.num.partitions (no metadata log of this cluster in the inputs)",
+            )
+        }
+    }
+
+    /// The partitions of `0..count` that were not read.
+    fn missing_partitions(&self, count: i32) -> usize {
+        (0..count)
+            .filter(|p| !self.partitions_read.contains(p))
+            .count()
     }
 
     /// True when at least one `__transaction_state` partition was found.
@@ -356,8 +469,49 @@ fn tp_strings(v: &[(String, i32)]) -> Vec<String> {
 /// (see the module docs for the severity policy). Does nothing when `inv` holds no
 /// `__transaction_state` partition. Recomputes `report.summary.findings`.
 pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let view = CoordinatorView::load(inv, opts);
-    annotate_with(report, &view);
+    let views = CoordinatorView::load_clusters(inv, opts);
+    annotate_clusters(report, &views);
+}
+
+/// [`annotate`] with views already loaded by [`CoordinatorView::load_clusters`]: each
+/// finding is confirmed against the view of its own cluster only.
+pub fn annotate_clusters(report: &mut ScanReport, views: &[CoordinatorView]) {
+    use crate::identity::ClusterKey;
+    if views.is_empty() {
+        return;
+    }
+    let mut changed = false;
+    for view in views {
+        changed |= add_history_findings(report, view);
+    }
+    for f in &mut report.findings {
+        if !matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction)
+            || !f.source.copy.is_live()
+        {
+            continue;
+        }
+        let key = ClusterKey::of(&f.source);
+        match views.iter().find(|v| v.cluster.as_ref() == Some(&key)) {
+            Some(view) => annotate_finding(f, view),
+            None => {
+                if let Value::Object(m) = &mut f.evidence {
+                    m.insert(
+                        "coordinator".into(),
+                        json!({
+                            "verdict": "unavailable",
+                            "confirmed": false,
+                            "cluster": key.describe(),
+                            "reason": "the inputs hold no __transaction_state partition of this cluster (those of other clusters are never joined)",
+                        }),
+                    );
+                }
+            }
+        }
+        changed = true;
+    }
+    if changed {
+        report.recount_findings();
+    }
 }
 
 /// [`annotate`] with an already loaded view.
@@ -367,7 +521,9 @@ pub fn annotate_with(report: &mut ScanReport, view: &CoordinatorView) {
     }
     let mut changed = add_history_findings(report, view);
     for f in &mut report.findings {
-        if matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction) {
+        if matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction)
+            && f.source.copy.is_live()
+        {
             annotate_finding(f, view);
             changed = true;
         }
@@ -423,18 +579,51 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
     };
     let read = view.read_list();
     let here = (f.topic.clone(), f.partition);
+    let (count, count_from) = view.assumed_partition_count();
+    let cluster = view.cluster.as_ref().map(|k| k.describe());
     let mut ev = json!({
         "partitions_read": view.partitions_read.iter().collect::<Vec<_>>(),
+        "cluster": cluster,
+        "partition_count": count,
+        "partition_count_from": count_from,
     });
+    // Why the verdict cannot be confirmed, when it cannot.
+    let mut unconfirmed: Option<String> = None;
     let (verdict, sentence, txn_id) = match view.find(pid) {
-        None => (
-            Verdict::NoTransactionalId,
-            format!(
-                "confirmed hanging: no transactional id maps to producer {pid} in {read} (ids stored in partitions not read are unknown)"
-            ),
-            None,
-        ),
+        None => {
+            let missing = view.missing_partitions(count);
+            if missing > 0 {
+                unconfirmed = Some(format!(
+                    "only {read} read, {missing} of the {count} partitions of {} not in the inputs",
+                    cluster.as_deref().unwrap_or("the cluster")
+                ));
+            }
+            (
+                Verdict::NoTransactionalId,
+                if missing > 0 {
+                    format!(
+                        "unconfirmed: no transactional id maps to producer {pid} in {read}, but the id may be stored in one of the {missing} partition(s) not read"
+                    )
+                } else {
+                    format!(
+                        "confirmed hanging: no transactional id maps to producer {pid} in any of the {count} partitions of {}",
+                        cluster.as_deref().unwrap_or("the cluster")
+                    )
+                },
+                None,
+            )
+        }
         Some((t, by)) => {
+            let owner = crate::identity::transaction_partition_for(&t.transactional_id, count);
+            if owner != t.source.partition {
+                unconfirmed = Some(format!(
+                    "transactional id {} was read from {TRANSACTION_STATE_TOPIC}-{} but with {count} partitions ({count_from}) it belongs to {TRANSACTION_STATE_TOPIC}-{owner}",
+                    t.transactional_id, t.source.partition
+                ));
+            }
+            if let Value::Object(m) = &mut ev {
+                m.insert("owner_partition".into(), json!(owner));
+            }
             let id = &t.transactional_id;
             let lists = t.partitions.contains(&here);
             let (verdict, sentence) = if let Some(ts) = &t.tombstoned {
@@ -576,7 +765,15 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
             "; but that record is older than the transaction timeout + 5 min at the reference time: the coordinator is not aborting it (coordinator down or stuck?)",
         );
     }
+    if let Some(why) = &unconfirmed
+        && !sentence.starts_with("unconfirmed: ")
+    {
+        sentence = sentence.replacen("confirmed hanging: ", "unconfirmed: ", 1);
+        sentence.push_str(&format!(" (unconfirmed: {why})"));
+    }
     if let Value::Object(m) = &mut ev {
+        m.insert("confirmed".into(), json!(unconfirmed.is_none()));
+        m.insert("unconfirmed_reason".into(), json!(unconfirmed));
         m.insert("verdict".into(), json!(verdict.id()));
         m.insert("hanging".into(), json!(verdict.hanging()));
         m.insert("recent".into(), json!(recent));

@@ -956,6 +956,8 @@ impl<'p> Dumper<'p> {
             // --transaction-log-decoder when both are given.
             let decoded = if self.opts.offsets_decoder {
                 decoders::offsets(key, value, offset)
+            } else if self.opts.transaction_log_json {
+                return super::txnlog_json::transaction_log_json(key, value, offset);
             } else {
                 decoders::transaction_log(key, value)
             };

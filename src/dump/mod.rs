@@ -8,6 +8,7 @@ pub(crate) mod decoders;
 pub mod files;
 pub mod log;
 pub mod text_files;
+pub mod txnlog_json;
 
 pub use log::{LogDumpSummary, LogFileKind, dump_log};
 
@@ -50,6 +51,9 @@ pub struct DumpOptions {
     /// `--verify-index-only`: for `.index` / `.timeindex`, check the entries against the
     /// log and print only the problems, not the entries.
     pub verify_index_only: bool,
+    /// With `transaction_log_decoder`: print keys and values in Kafka 4.x's JSON shape
+    /// ([`txnlog_json`]) instead of the ≤3.x Scala text.
+    pub transaction_log_json: bool,
     /// Size of the pieces a large `.log` file is cut into to be formatted in parallel on
     /// the current rayon pool (`None`: [`log::DUMP_PIECE`]). The output does not depend
     /// on it nor on the number of threads.

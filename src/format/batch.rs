@@ -118,6 +118,9 @@ pub enum Tail {
         position: u64,
         declared: u64,
         available: u64,
+        /// The entry's offset field (its first 8 bytes are always present: a partial
+        /// entry has at least its 12-byte header). For v2, the batch's base offset.
+        offset: i64,
     },
     /// Only zero bytes from `position` to the end (a preallocated segment after a crash).
     ZeroFilled { position: u64, len: u64 },
@@ -263,6 +266,7 @@ impl<'a> Iterator for Entries<'a> {
                         position,
                         declared: LOG_OVERHEAD as u64 + size as u64,
                         available: remaining as u64,
+                        offset: be_i64(rest, 0),
                     });
                 }
             }
@@ -321,6 +325,7 @@ impl<'a> Iterator for Entries<'a> {
                 position,
                 declared: total as u64,
                 available: remaining as u64,
+                offset: be_i64(head, 0),
             });
         }
         let bytes = &head[..total];
@@ -532,7 +537,8 @@ mod tests {
             Some(Tail::Partial {
                 position: 0,
                 declared: 112,
-                available: 40
+                available: 40,
+                offset: 5
             })
         );
         // garbage

@@ -810,6 +810,27 @@ pub struct TimeEntryCheck {
     pub out_of_order_after: Option<i64>,
 }
 
+impl TimeEntryCheck {
+    /// The one time-index rule that `verify`, `dump` and `dump --verify-index-only` judge
+    /// by: an entry is wrong when no batch holds its offset, when the batch holding it does
+    /// not have the indexed timestamp as its max timestamp, or when the timestamps do not
+    /// increase. An offset inside a batch (not its last offset) whose batch has the indexed
+    /// max timestamp is right: the broker indexed the offset of the record with the
+    /// largest timestamp (`offsetOfMaxTimestamp`, KAFKA-16310), which real 3.x brokers
+    /// write (e.g. for coordinator batches of several records); kafka-dump-log still prints
+    /// it under "The following indexed offsets are not found in the log.".
+    pub fn is_problem(&self) -> bool {
+        let wrong = match self.check {
+            TimeCheck::Exact => false,
+            TimeCheck::InsideBatch { log_timestamp, .. } => {
+                log_timestamp != Some(self.entry.timestamp)
+            }
+            TimeCheck::TimestampMismatch { .. } | TimeCheck::NotFound { .. } => true,
+        };
+        wrong || self.out_of_order_after.is_some()
+    }
+}
+
 /// Check every used time-index entry against the log's batches.
 pub fn check_time_index(index: &TimeIndex<'_>, log: &LogBatches) -> Vec<TimeEntryCheck> {
     let mut prev = -1i64;
@@ -855,6 +876,43 @@ mod tests {
             v.extend_from_slice(&p.to_be_bytes());
         }
         v
+    }
+
+    #[test]
+    fn time_entry_inside_a_batch_is_right_only_with_the_batch_max_timestamp() {
+        let e = |ts: i64, off: i64| TimeEntry {
+            slot: 0,
+            timestamp: ts,
+            relative_offset: off as i32,
+            offset: off,
+        };
+        let inside = |ts: Option<i64>| TimeCheck::InsideBatch {
+            batch_last_offset: 11,
+            log_timestamp: ts,
+        };
+        let ok = TimeEntryCheck {
+            entry: e(100, 10),
+            check: inside(Some(100)),
+            out_of_order_after: None,
+        };
+        assert!(!ok.is_problem());
+        let wrong_ts = TimeEntryCheck {
+            check: inside(Some(99)),
+            ..ok
+        };
+        assert!(wrong_ts.is_problem());
+        let unordered = TimeEntryCheck {
+            out_of_order_after: Some(200),
+            ..ok
+        };
+        assert!(unordered.is_problem());
+        let missing = TimeEntryCheck {
+            check: TimeCheck::NotFound {
+                found_log_offset: -1,
+            },
+            ..ok
+        };
+        assert!(missing.is_problem());
     }
 
     fn time_bytes(entries: &[(i64, i32)]) -> Vec<u8> {

@@ -14,6 +14,7 @@ pub mod crc;
 pub mod error;
 pub mod index;
 pub mod legacy;
+pub mod metadata;
 pub mod record;
 pub mod snapshot;
 pub mod txnlog;

@@ -12,7 +12,7 @@ use super::error::{FormatError, Problem};
 use std::borrow::Cow;
 
 /// The transaction states of the coordinator (`TransactionState`, the value's status byte).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum TxnState {
     /// 0: no transaction in progress.
     Empty,
@@ -117,6 +117,8 @@ pub struct TxnLogValue<'a> {
     /// Tagged field 1 (v1+), -1 when absent.
     pub next_producer_id: i64,
     pub producer_epoch: i16,
+    /// Tagged field 3 (v1+, newer trunk, KIP-939), -1 when absent.
+    pub next_producer_epoch: i16,
     pub timeout_ms: i32,
     pub state: TxnState,
     /// `None` when stored as null (the coordinator writes null in `Empty`).
@@ -262,11 +264,13 @@ pub fn parse_value(value: Option<&[u8]>) -> Result<Option<TxnLogValue<'_>>, Form
     let start_ms = c.i64("transactionStartTimestampMs")?;
     let (mut previous_producer_id, mut next_producer_id, mut client_transaction_version) =
         (-1i64, -1i64, 0i16);
+    let mut next_producer_epoch = -1i16;
     if flex {
         tagged(&mut c, |tag, b| match (tag, b.len()) {
             (0, 8) => previous_producer_id = i64::from_be_bytes(b.try_into().unwrap_or([0; 8])),
             (1, 8) => next_producer_id = i64::from_be_bytes(b.try_into().unwrap_or([0; 8])),
             (2, 2) => client_transaction_version = i16::from_be_bytes([b[0], b[1]]),
+            (3, 2) => next_producer_epoch = i16::from_be_bytes([b[0], b[1]]),
             _ => {}
         })?;
     }
@@ -276,6 +280,7 @@ pub fn parse_value(value: Option<&[u8]>) -> Result<Option<TxnLogValue<'_>>, Form
         previous_producer_id,
         next_producer_id,
         producer_epoch,
+        next_producer_epoch,
         timeout_ms,
         state,
         partitions,
@@ -313,6 +318,23 @@ mod tests {
         v.extend_from_slice(&[2, 2, 0, 2]);
         v.extend_from_slice(&[9, 1, 0xff]);
         v
+    }
+
+    #[test]
+    fn next_producer_epoch_tag_3() {
+        let mut bytes = v1_value();
+        // five tagged fields: add NextProducerEpoch (tag 3, int16) = 7
+        let n = bytes.len();
+        let at = n - 3 - 4 - 10 - 10 - 1;
+        assert_eq!(bytes[at], 4);
+        bytes[at] = 5;
+        bytes.extend_from_slice(&[3, 2, 0, 7]);
+        let v = parse_value(Some(&bytes)).unwrap().unwrap();
+        assert_eq!(v.next_producer_epoch, 7);
+        assert_eq!(v.client_transaction_version, 2);
+        let plain = v1_value();
+        let v = parse_value(Some(&plain)).unwrap().unwrap();
+        assert_eq!(v.next_producer_epoch, -1);
     }
 
     #[test]

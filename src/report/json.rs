@@ -4,6 +4,8 @@
 use crate::finding::Finding;
 use crate::scan::{PartitionReport, ScanReport, Summary};
 use crate::state::{ProducerState, TxnStats};
+use crate::txns::stats::{IdStats, LongTxn, Sizes};
+use crate::txns::{ClusterFilter, ClusterTxn};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -18,6 +20,42 @@ struct Doc<'a> {
     partitions: &'a [PartitionReport],
     findings: &'a [Finding],
     errors: Vec<PathError>,
+    /// Cluster-transaction statistics (`docs/report-schema.md`), `null` before the join.
+    transactions: Option<TxnSummary<'a>>,
+}
+
+/// The cluster-wide transaction statistics, without the per-partition part (the partitions
+/// carry their own counts).
+#[derive(Serialize)]
+struct TxnSummary<'a> {
+    cluster_transactions: u64,
+    committed: u64,
+    aborted: u64,
+    empty: u64,
+    open: u64,
+    partial: u64,
+    mixed: u64,
+    producers_fenced: u64,
+    size: &'a Sizes,
+    by_transactional_id: &'a [IdStats],
+    longest: &'a [LongTxn],
+}
+
+fn txn_summary(report: &ScanReport) -> Option<TxnSummary<'_>> {
+    let s = &report.transactions.as_ref()?.stats;
+    Some(TxnSummary {
+        cluster_transactions: s.cluster_transactions,
+        committed: s.committed,
+        aborted: s.aborted,
+        empty: s.empty,
+        open: s.open,
+        partial: s.partial,
+        mixed: s.mixed,
+        producers_fenced: s.producers_fenced,
+        size: &s.size,
+        by_transactional_id: &s.by_transactional_id,
+        longest: &s.longest,
+    })
 }
 
 #[derive(Serialize)]
@@ -42,6 +80,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                 error: e.clone(),
             })
             .collect(),
+        transactions: txn_summary(report),
     };
     serde_json::to_writer_pretty(&mut *w, &doc)?;
     writeln!(w)
@@ -84,6 +123,9 @@ pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()>
 struct TxnsDoc<'a> {
     klogscan_txns: u32,
     partitions: Vec<PartitionTxns<'a>>,
+    /// Over cluster transactions (all partitions joined): counts, per transactional id,
+    /// the longest ones.
+    cluster: Option<TxnSummary<'a>>,
 }
 
 #[derive(Serialize)]
@@ -99,41 +141,13 @@ struct PartitionTxns<'a> {
     size: Distribution,
     duration_ms: Distribution,
     open_transactions: &'a [crate::state::OpenTxn],
+    /// Distinct producer ids with transactions in the partition.
+    producers: Option<u64>,
+    /// Records, batches, bytes and duration of its transactions with data.
+    transaction_size: Option<&'a Sizes>,
 }
 
-/// min / percentiles / max of a sample (all zero when empty).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Distribution {
-    pub count: u64,
-    pub min: i64,
-    pub p50: i64,
-    pub p90: i64,
-    pub p99: i64,
-    pub max: i64,
-    pub mean: f64,
-}
-
-impl Distribution {
-    /// Nearest-rank percentiles of `values`.
-    pub fn of(values: impl IntoIterator<Item = i64>) -> Self {
-        let mut v: Vec<i64> = values.into_iter().collect();
-        if v.is_empty() {
-            return Distribution::default();
-        }
-        v.sort_unstable();
-        let rank =
-            |p: f64| v[(((p / 100.0) * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
-        Distribution {
-            count: v.len() as u64,
-            min: v[0],
-            p50: rank(50.0),
-            p90: rank(90.0),
-            p99: rank(99.0),
-            max: v[v.len() - 1],
-            mean: v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64,
-        }
-    }
-}
+pub use crate::txns::stats::Distribution;
 
 /// Size and duration distributions of a partition's completed transactions.
 pub fn txn_distributions(s: &TxnStats) -> (Distribution, Distribution) {
@@ -145,7 +159,14 @@ pub fn txn_distributions(s: &TxnStats) -> (Distribution, Distribution) {
 
 /// Write transaction statistics per partition.
 pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    let by_path: std::collections::HashMap<&str, &crate::txns::stats::PartitionStats> = report
+        .transactions
+        .iter()
+        .flat_map(|t| &t.stats.by_partition)
+        .map(|p| (p.path.as_str(), p))
+        .collect();
     let doc = TxnsDoc {
+        cluster: txn_summary(report),
         klogscan_txns: REPORT_VERSION,
         partitions: report
             .partitions
@@ -165,8 +186,35 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                     size,
                     duration_ms,
                     open_transactions: &p.outcome.open,
+                    producers: by_path.get(p.path.as_str()).map(|s| s.producers),
+                    transaction_size: by_path.get(p.path.as_str()).map(|s| &s.size),
                 }
             })
+            .collect(),
+    };
+    serde_json::to_writer_pretty(&mut *w, &doc)?;
+    writeln!(w)
+}
+
+#[derive(Serialize)]
+struct ClusterDoc<'a> {
+    klogscan_cluster_txns: u32,
+    transactions: Vec<&'a ClusterTxn>,
+}
+
+/// Write `txns --cluster`: one object per cluster transaction passing `filter`.
+pub fn write_cluster_txns(
+    report: &ScanReport,
+    filter: &ClusterFilter,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let doc = ClusterDoc {
+        klogscan_cluster_txns: REPORT_VERSION,
+        transactions: report
+            .transactions
+            .iter()
+            .flat_map(|t| &t.transactions)
+            .filter(|t| filter.accepts(t))
             .collect(),
     };
     serde_json::to_writer_pretty(&mut *w, &doc)?;

@@ -60,29 +60,77 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .collect()
 }
 
+/// The broker a source names: its `node.id`/`broker.id` (with the first 8 characters of
+/// the cluster id when the report spans several clusters), else the log dir's name.
+fn broker_label(s: &crate::finding::Source, with_cluster: bool) -> String {
+    let b = match (s.broker_id, &s.log_dir) {
+        (Some(b), _) => b.to_string(),
+        (None, Some(d)) => {
+            let name = std::path::Path::new(d)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| d.clone());
+            format!("? ({name})")
+        }
+        (None, None) => "?".to_string(),
+    };
+    match (&s.cluster_id, with_cluster) {
+        (Some(c), true) => format!("{b}@{}", c.chars().take(8).collect::<String>()),
+        _ => b,
+    }
+}
+
+/// `Some(with_cluster)` when the partitions come from several brokers (then tables get a
+/// broker column, naming the cluster too when there are several).
+fn broker_column(report: &ScanReport) -> Option<bool> {
+    let clusters: std::collections::BTreeSet<Option<&str>> = report
+        .partitions
+        .iter()
+        .map(|p| p.source.cluster_id.as_deref())
+        .collect();
+    let with_cluster = clusters.len() > 1;
+    let brokers: std::collections::BTreeSet<String> = report
+        .partitions
+        .iter()
+        .map(|p| broker_label(&p.source, true))
+        .collect();
+    (brokers.len() > 1).then_some(with_cluster)
+}
+
+/// Prepend the broker column's header or value when `on`.
+fn with_broker<T>(on: bool, broker: T, mut row: Vec<T>) -> Vec<T> {
+    if on {
+        row.insert(0, broker);
+    }
+    row
+}
+
 /// Render the scan report: a per-partition summary, then findings grouped by severity.
 pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let labels = partition_labels(report);
-    let mut t = table(&[
-        "partition",
-        "segments",
-        "batches",
-        "records",
-        "bytes",
-        "log start",
-        "LEO",
-        "LSO",
-        "txns c/a/o",
-        "producers",
-        "findings E/W/I",
-    ]);
+    let column = broker_column(report);
+    let brokers = column.is_some();
+    let with_cluster = column == Some(true);
+    let mut t = table(&with_broker(
+        brokers,
+        "broker",
+        vec![
+            "partition",
+            "segments",
+            "batches",
+            "records",
+            "bytes",
+            "log start",
+            "LEO",
+            "LSO",
+            "txns c/a/o",
+            "producers",
+            "findings E/W/I",
+        ],
+    ));
     for (p, label) in report.partitions.iter().zip(&labels) {
         let (mut e, mut wn, mut i) = (0, 0, 0);
-        for f in report
-            .findings
-            .iter()
-            .filter(|f| f.topic == p.topic && f.partition == p.partition)
-        {
+        for f in report.findings.get(p.finding_range.clone()).unwrap_or(&[]) {
             match f.severity {
                 Severity::Error => e += 1,
                 Severity::Warning => wn += 1,
@@ -90,25 +138,37 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             }
         }
         let lso = match (p.last_stable_offset, p.log_end_offset) {
-            (Some(l), Some(end)) if l < end => format!("{l} (pinned)"),
+            // A non-live copy serves no consumer: its LSO pins nothing.
+            (Some(l), Some(end)) if l < end && p.source.copy.is_live() => {
+                format!("{l} (pinned)")
+            }
             (l, _) => opt(l),
         };
-        t.add_row(vec![
-            label.clone(),
-            p.segments.to_string(),
-            p.batches.to_string(),
-            p.records.to_string(),
-            p.bytes.to_string(),
-            opt(p.log_start_offset),
-            opt(p.log_end_offset),
-            lso,
-            format!(
-                "{}/{}/{}",
-                p.transactions.committed, p.transactions.aborted, p.transactions.open
-            ),
-            p.producers.to_string(),
-            format!("{e}/{wn}/{i}"),
-        ]);
+        let label = if p.source.copy.is_live() {
+            label.clone()
+        } else {
+            format!("{label} [{} copy]", p.source.copy.as_str())
+        };
+        t.add_row(with_broker(
+            brokers,
+            broker_label(&p.source, with_cluster),
+            vec![
+                label,
+                p.segments.to_string(),
+                p.batches.to_string(),
+                p.records.to_string(),
+                p.bytes.to_string(),
+                opt(p.log_start_offset),
+                opt(p.log_end_offset),
+                lso,
+                format!(
+                    "{}/{}/{}",
+                    p.transactions.committed, p.transactions.aborted, p.transactions.open
+                ),
+                p.producers.to_string(),
+                format!("{e}/{wn}/{i}"),
+            ],
+        ));
     }
     writeln!(w, "{t}")?;
     for (p, label) in report.partitions.iter().zip(&labels) {
@@ -138,6 +198,25 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         s.findings.warning,
         s.findings.info
     )?;
+    if let Some(t) = report
+        .transactions
+        .as_ref()
+        .filter(|t| !t.transactions.is_empty())
+    {
+        let s = &t.stats;
+        writeln!(
+            w,
+            "cluster transactions: {} ({} committed, {} aborted, {} empty, {} open, {} partial, {} mixed)",
+            s.cluster_transactions, s.committed, s.aborted, s.empty, s.open, s.partial, s.mixed
+        )?;
+    }
+    if s.non_live.partitions > 0 {
+        writeln!(
+            w,
+            "of which {} non-live copies (-future/-delete/-stray, not served to consumers); their findings: {} error, {} warning, {} info",
+            s.non_live.partitions, s.non_live.error, s.non_live.warning, s.non_live.info
+        )?;
+    }
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {
         let fs: Vec<_> = report
             .findings
@@ -148,23 +227,31 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             continue;
         }
         writeln!(w, "\n{} ({})", sev.as_str().to_uppercase(), fs.len())?;
-        let mut t = table(&["kind", "partition", "offset", "producer", "message"]);
+        let mut t = table(&with_broker(
+            brokers,
+            "broker",
+            vec!["kind", "partition", "offset", "producer", "message"],
+        ));
         for f in &fs {
-            t.add_row(vec![
-                f.kind.id().to_string(),
-                if f.topic.is_empty() {
-                    "-".to_string()
-                } else {
-                    format!("{}-{}", esc(&f.topic), f.partition)
-                },
-                opt(f.offset),
-                match (f.producer_id, f.producer_epoch) {
-                    (Some(p), Some(e)) => format!("{p}@{e}"),
-                    (Some(p), None) => p.to_string(),
-                    _ => "-".into(),
-                },
-                esc(&f.message),
-            ]);
+            t.add_row(with_broker(
+                brokers,
+                broker_label(&f.source, with_cluster),
+                vec![
+                    f.kind.id().to_string(),
+                    if f.topic.is_empty() {
+                        "-".to_string()
+                    } else {
+                        format!("{}-{}", esc(&f.topic), f.partition)
+                    },
+                    opt(f.offset),
+                    match (f.producer_id, f.producer_epoch) {
+                        (Some(p), Some(e)) => format!("{p}@{e}"),
+                        (Some(p), None) => p.to_string(),
+                        _ => "-".into(),
+                    },
+                    esc(&f.message),
+                ],
+            ));
         }
         writeln!(w, "{t}")?;
         for f in fs.iter().filter(|f| f.remediation.is_some()) {
@@ -179,9 +266,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             )?;
         }
     }
-    for (p, e) in &report.errors {
-        writeln!(w, "could not read {}: {}", crate::escape::path(p), esc(e))?;
-    }
+    // Paths that could not be read are diagnostics: the CLI prints them on stderr.
     Ok(())
 }
 
@@ -252,5 +337,154 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             )?;
         }
     }
+    if let Some(a) = &report.transactions {
+        write_txn_stats(&a.stats, w)?;
+    }
     Ok(())
+}
+
+fn dist4(d: &crate::txns::stats::Distribution) -> String {
+    format!("{}/{}/{}/{}", d.min, d.p50, d.p99, d.max)
+}
+
+/// The cluster part of `txns`: totals, per transactional id, the longest transactions.
+fn write_txn_stats(s: &crate::txns::stats::TxnStatistics, w: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        w,
+        "\ncluster transactions: {} ({} committed, {} aborted, {} empty, {} open, {} partial, {} mixed); producers fenced: {}",
+        s.cluster_transactions,
+        s.committed,
+        s.aborted,
+        s.empty,
+        s.open,
+        s.partial,
+        s.mixed,
+        s.producers_fenced
+    )?;
+    let mut t = table(&[
+        "transactional id",
+        "producer ids",
+        "committed",
+        "aborted",
+        "empty",
+        "open",
+        "partial/mixed",
+        "fenced",
+        "records min/p50/p99/max",
+        "bytes min/p50/p99/max",
+        "duration ms min/p50/p99/max",
+    ]);
+    for r in &s.by_transactional_id {
+        t.add_row(vec![
+            r.transactional_id
+                .clone()
+                .unwrap_or_else(|| "(unknown)".into()),
+            r.producer_ids
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            r.committed.to_string(),
+            r.aborted.to_string(),
+            r.empty.to_string(),
+            r.open.to_string(),
+            format!("{}/{}", r.partial, r.mixed),
+            r.fenced.to_string(),
+            dist4(&r.size.records),
+            dist4(&r.size.bytes),
+            dist4(&r.size.duration_ms),
+        ]);
+    }
+    writeln!(w, "{t}")?;
+    if !s.longest.is_empty() {
+        let mut t = table(&[
+            "longest",
+            "transactional id",
+            "producer",
+            "outcome",
+            "start",
+            "duration ms",
+            "partitions",
+            "records",
+        ]);
+        for (i, l) in s.longest.iter().enumerate() {
+            t.add_row(vec![
+                (i + 1).to_string(),
+                l.transactional_id.clone().unwrap_or_else(|| "-".into()),
+                format!("{}@{}", l.producer_id, l.producer_epoch),
+                l.outcome.name().to_string(),
+                format_ms(l.start_ms),
+                l.duration_ms.to_string(),
+                l.partitions.to_string(),
+                l.records.to_string(),
+            ]);
+        }
+        writeln!(w, "{t}")?;
+    }
+    Ok(())
+}
+
+/// Render `txns --cluster`: one row per cluster transaction passing `filter`.
+pub fn write_cluster_txns(
+    report: &ScanReport,
+    filter: &crate::txns::ClusterFilter,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let mut t = table(&[
+        "transactional id",
+        "producer",
+        "partitions (first offset → marker offset)",
+        "outcome",
+        "grouping",
+        "start",
+        "end",
+        "duration ms",
+    ]);
+    let mut n = 0;
+    for x in report
+        .transactions
+        .iter()
+        .flat_map(|a| &a.transactions)
+        .filter(|x| filter.accepts(x))
+    {
+        n += 1;
+        let parts: Vec<String> = x
+            .partitions
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}-{} {} → {}",
+                    esc(&p.topic),
+                    p.partition,
+                    p.first_offset,
+                    match p.marker_offset {
+                        Some(m) => format!("{m} {}", p.end.name()),
+                        None => "open".into(),
+                    }
+                )
+            })
+            .collect();
+        t.add_row(vec![
+            x.transactional_id
+                .as_deref()
+                .map_or_else(|| "-".into(), esc),
+            format!(
+                "{}@{}{}",
+                x.producer_id,
+                x.producer_epoch,
+                x.marker_epoch
+                    .filter(|m| *m != x.producer_epoch)
+                    .map(|m| format!(" (markers @{m})"))
+                    .unwrap_or_default()
+            ),
+            parts.join("\n"),
+            x.outcome.name().to_string(),
+            x.grouping.name().to_string(),
+            format_ms(x.start_ms),
+            x.end_ms.map(format_ms).unwrap_or_else(|| "-".into()),
+            opt(x.duration_ms),
+        ]);
+    }
+    writeln!(w, "{t}")?;
+    writeln!(w, "{n} cluster transaction(s)")
 }

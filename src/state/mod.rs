@@ -17,6 +17,7 @@
 mod entry;
 mod pidhash;
 mod text;
+pub mod txnrec;
 
 use crate::event::BatchEvent;
 use crate::finding::{Finding, Kind, Severity};
@@ -157,6 +158,8 @@ pub struct ReplayOutcome {
     pub aborted: Vec<AbortedTxn>,
     pub open: Vec<OpenTxn>,
     pub txn_stats: TxnStats,
+    /// Every transaction of the partition, one compact record each ([`txnrec`]).
+    pub txns: Vec<txnrec::TxnRecord>,
 }
 
 /// The producer-state replay of one partition.
@@ -183,6 +186,7 @@ pub struct Replay {
     batches: u64,
     aborted: Vec<AbortedTxn>,
     stats: TxnStats,
+    txnrec: txnrec::TxnRecorder,
 }
 
 impl Replay {
@@ -203,6 +207,7 @@ impl Replay {
             batches: 0,
             aborted: Vec::new(),
             stats: TxnStats::default(),
+            txnrec: txnrec::TxnRecorder::default(),
         }
     }
 
@@ -248,6 +253,7 @@ impl Replay {
         if ev.producer_id < 0 {
             return;
         }
+        self.txnrec.observe(ev);
         if ev.is_control {
             if let Some((commit, coordinator_epoch)) = ev.marker() {
                 self.apply_marker(ev, commit, coordinator_epoch, findings);
@@ -324,6 +330,7 @@ impl Replay {
             aborted: self.aborted,
             open,
             txn_stats: stats,
+            txns: self.txnrec.finish(),
         }
     }
 

@@ -63,6 +63,8 @@ pub struct TxnValue {
     pub next_producer_id: i64,
     /// Tag 2 (v1 only; written when not 0).
     pub client_transaction_version: i16,
+    /// Tag 3 (v1 only, newer trunk; written when not -1).
+    pub next_producer_epoch: i16,
 }
 
 impl TxnValue {
@@ -81,6 +83,7 @@ impl TxnValue {
             previous_producer_id: -1,
             next_producer_id: -1,
             client_transaction_version: 0,
+            next_producer_epoch: -1,
         }
     }
     /// The transaction's partitions, as `(topic, [ids])`.
@@ -109,6 +112,13 @@ impl TxnValue {
         self.previous_producer_id = previous;
         self.next_producer_id = next;
         self.client_transaction_version = client_transaction_version;
+        self
+    }
+
+    /// `NextProducerEpoch` (tag 3; makes the value v1).
+    pub fn next_epoch(mut self, epoch: i16) -> TxnValue {
+        self.version = 1;
+        self.next_producer_epoch = epoch;
         self
     }
 
@@ -155,6 +165,9 @@ impl TxnValue {
             }
             if self.client_transaction_version != 0 {
                 tags.push((2, self.client_transaction_version.to_be_bytes().to_vec()));
+            }
+            if self.next_producer_epoch != -1 {
+                tags.push((3, self.next_producer_epoch.to_be_bytes().to_vec()));
             }
             uvarint(&mut v, tags.len() as u64);
             for (tag, b) in tags {

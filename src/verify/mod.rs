@@ -67,6 +67,9 @@ pub struct VerifySummary {
     /// Partitions that would fail to load.
     pub load_failures: usize,
     pub findings: SeverityCounts,
+    /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings (also
+    /// counted in `findings`).
+    pub non_live: crate::identity::NonLiveCounts,
 }
 
 /// The verification of one partition.
@@ -77,6 +80,8 @@ pub struct PartitionVerification {
     pub path: String,
     /// The log dir holding the partition, when known.
     pub log_dir: Option<String>,
+    /// Cluster, broker, log dir, path and copy kind (as in the scan report).
+    pub source: crate::finding::Source,
     /// What the broker would do on its next start.
     pub prediction: RecoveryPrediction,
     /// This partition's findings (scan findings and cross-checks), sorted by offset.
@@ -213,6 +218,8 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
                     &findings_snapshot(&findings),
                     &mut findings,
                 );
+                // The cross-checks' findings carry the partition's identity too.
+                crate::identity::apply_source(&r.source, &mut findings);
                 r.log_batches = Vec::new();
                 findings.sort_by_key(|f| {
                     (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
@@ -223,6 +230,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
                     partition: r.partition,
                     path: r.path.clone(),
                     log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+                    source: r.source.clone(),
                     prediction,
                     findings,
                     scan: r,
@@ -236,7 +244,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     for (ld, files) in inv.log_dirs.iter().zip(&log_dirs) {
         report.findings.extend(checks::log_dir_findings(ld, files));
     }
-    for (path, why) in &inv.errors {
+    for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.findings.push(
             Finding::new(
                 Kind::UnreadableFile,
@@ -289,6 +297,8 @@ fn summarise(r: &VerifyReport) -> VerifySummary {
             Severity::Info => s.findings.info += 1,
         }
     }
+    s.non_live =
+        crate::identity::non_live_counts(r.partitions.iter().map(|p| &p.source), &r.findings);
     s
 }
 

@@ -16,6 +16,7 @@ pub fn to_json(r: &VerifyReport) -> serde_json::Value {
             "partition": p.partition,
             "path": p.path,
             "log_dir": p.log_dir,
+            "source": p.source,
             "prediction": p.prediction,
         })).collect::<Vec<_>>(),
         "findings": r.findings,

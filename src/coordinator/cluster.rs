@@ -1,0 +1,277 @@
+//! The scan's side of the cluster-wide transaction join ([`crate::txns`]): build the typed
+//! inputs from a finished scan (each partition's transaction records, moved out of its
+//! replay outcome) and from the `__transaction_state` partitions of the inventory, run
+//! [`txns::analyse`], then attach its findings to the report, link each
+//! `hanging_transaction` to its root cause (`caused_by`) and keep the transactions and
+//! statistics in [`ScanReport::transactions`].
+
+use super::TRANSACTION_STATE_TOPIC;
+use crate::finding::{CopyKind, Finding, Kind, Source};
+use crate::format::checkpoint::parse_meta_properties;
+use crate::format::txnlog::{self, LogKey};
+use crate::format::{Compression, Decompressor, Records};
+use crate::layout::{DirKind, Inventory, PartitionDir};
+use crate::results::{ScanOptions, ScanReport};
+use crate::segment::{self, ReadPolicy};
+use crate::txns::{
+    self, CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target,
+    TxnInputs, TxnOptions,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// `(cluster.id, broker id)` of every log dir with a readable `meta.properties`.
+fn identities(inv: &Inventory) -> HashMap<PathBuf, (Option<String>, Option<i32>)> {
+    let mut out = HashMap::new();
+    for ld in &inv.log_dirs {
+        let Some(mp) = &ld.meta_properties else {
+            continue;
+        };
+        // Regular files only, bounded (`segment::load`).
+        let Ok(bytes) = crate::segment::load(
+            mp,
+            crate::segment::FileClass::Checkpoint,
+            crate::segment::MmapMode::Never,
+            None,
+        ) else {
+            continue;
+        };
+        if let Ok(m) = parse_meta_properties(&bytes) {
+            out.insert(ld.path.clone(), (m.cluster_id, m.node_id));
+        }
+    }
+    out
+}
+
+fn copy_kind(kind: Option<&DirKind>) -> CopyKind {
+    match kind {
+        Some(DirKind::Future { .. }) => CopyKind::Future,
+        Some(DirKind::Delete { .. }) => CopyKind::Delete,
+        Some(DirKind::Stray { .. }) => CopyKind::Stray,
+        _ => CopyKind::Live,
+    }
+}
+
+struct Origins<'a> {
+    ids: HashMap<PathBuf, (Option<String>, Option<i32>)>,
+    dirs: HashMap<&'a Path, &'a PartitionDir>,
+}
+
+impl Origins<'_> {
+    fn of(&self, path: &str) -> (Origin, CopyKind) {
+        let dir = self.dirs.get(Path::new(path));
+        let log_dir = dir.and_then(|d| d.log_dir.clone());
+        let (cluster_id, broker_id) = log_dir
+            .as_ref()
+            .and_then(|l| self.ids.get(l).cloned())
+            .unwrap_or((None, None));
+        let copy = copy_kind(dir.and_then(|d| d.kind.as_ref()));
+        (
+            Origin {
+                cluster_id,
+                broker_id,
+                log_dir: log_dir.map(|l| l.display().to_string()),
+                path: path.to_string(),
+                live: copy.is_live(),
+            },
+            copy,
+        )
+    }
+}
+
+fn source(o: &Origin, copy: CopyKind) -> Source {
+    Source {
+        cluster_id: o.cluster_id.clone(),
+        broker_id: o.broker_id,
+        log_dir: o.log_dir.clone(),
+        path: Some(o.path.clone()),
+        copy,
+    }
+}
+
+/// The decodable records of one `__transaction_state` partition copy.
+fn coordinator_records(p: &PartitionDir, opts: &ScanOptions) -> Vec<CoordRecord> {
+    let mut out = Vec::new();
+    let mut dec = Decompressor::new(opts.max_decompressed);
+    for seg in &p.segments {
+        let Some(log) = &seg.log else { continue };
+        let _ = segment::walk_entries(log, ReadPolicy::Read, opts.max_bytes, |entry| {
+            let Ok(b) = entry.as_v2() else { return };
+            if b.is_control() {
+                return;
+            }
+            let recs = if b.compression() == Compression::None {
+                Ok(Records::new(
+                    b.records_bytes(),
+                    b.records_count(),
+                    b.position() + crate::format::batch::V2_HEADER_SIZE as u64,
+                ))
+            } else {
+                crate::format::batch_records(&b, &mut dec)
+            };
+            let Ok(recs) = recs else { return };
+            for r in recs {
+                let Ok(r) = r else { break };
+                let offset = b.base_offset().saturating_add(r.offset_delta as i64);
+                if let Some(rec) = decode(offset, r.key, r.value) {
+                    out.push(rec);
+                }
+            }
+        });
+    }
+    out
+}
+
+/// A record as the join needs it; `None` when it does not decode (rule 31 reports those).
+fn decode(offset: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Option<CoordRecord> {
+    let id = match txnlog::parse_key(key?).ok()? {
+        LogKey::Transaction(k) => k.transactional_id?.into_owned(),
+        LogKey::Unknown { .. } => return None,
+    };
+    let value = txnlog::parse_value(value).ok()?.map(|v| CoordValue {
+        version: v.version,
+        producer_id: v.producer_id,
+        previous_producer_id: v.previous_producer_id,
+        next_producer_id: v.next_producer_id,
+        producer_epoch: v.producer_epoch,
+        next_producer_epoch: v.next_producer_epoch,
+        timeout_ms: v.timeout_ms,
+        state: v.state,
+        partitions: super::tp_list(&v.partitions),
+        last_update_ms: v.last_update_ms,
+        start_ms: v.start_ms,
+        client_transaction_version: v.client_transaction_version,
+    });
+    Some(CoordRecord {
+        offset,
+        transactional_id: id,
+        value,
+    })
+}
+
+/// Build the join's inputs from `report` (moving each partition's transaction records out
+/// of its outcome) and `inv`.
+pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> TxnInputs {
+    let origins = Origins {
+        ids: identities(inv),
+        dirs: inv
+            .partitions
+            .iter()
+            .map(|p| (p.path.as_path(), p))
+            .collect(),
+    };
+    let mut out = TxnInputs {
+        version: INPUT_VERSION,
+        ..Default::default()
+    };
+    for p in report.partitions.iter_mut() {
+        if p.topic == TRANSACTION_STATE_TOPIC {
+            continue;
+        }
+        let (origin, _) = origins.of(&p.path);
+        out.partitions.push(PartitionTxns {
+            version: INPUT_VERSION,
+            topic: p.topic.clone(),
+            partition: p.partition,
+            origin,
+            ref_time_ms: p.ref_time,
+            log_end_offset: p.log_end_offset,
+            txns: std::mem::take(&mut p.outcome.txns),
+        });
+    }
+    let newest = report
+        .partitions
+        .iter()
+        .map(|p| p.ref_time)
+        .max()
+        .unwrap_or(0);
+    for d in &inv.partitions {
+        let Some(tp) =
+            d.tp.as_ref()
+                .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+        else {
+            continue;
+        };
+        let path = d.path.display().to_string();
+        let ref_time = report
+            .partitions
+            .iter()
+            .find(|p| p.path == path)
+            .map(|p| p.ref_time)
+            .or(opts.now_ms)
+            .unwrap_or(newest);
+        out.coordinator.push(CoordinatorLog {
+            version: INPUT_VERSION,
+            partition: tp.partition,
+            origin: origins.of(&path).0,
+            ref_time_ms: ref_time,
+            records: coordinator_records(d, opts),
+        });
+    }
+    out
+}
+
+/// Run the join over a finished scan and attach its results to `report`.
+pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    let inputs = inputs(report, inv, opts);
+    let mut analysis = txns::analyse(&inputs, &TxnOptions::default());
+    let origins = Origins {
+        ids: identities(inv),
+        dirs: inv
+            .partitions
+            .iter()
+            .map(|p| (p.path.as_path(), p))
+            .collect(),
+    };
+    let by_path: HashMap<&str, usize> = report
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.path.as_str(), i))
+        .collect();
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    let mut links: Vec<(usize, String)> = Vec::new();
+    for placed in std::mem::take(&mut analysis.findings) {
+        let origin = match placed.target {
+            Target::Partition(i) => &inputs.partitions[i].origin,
+            Target::Coordinator(i) => &inputs.coordinator[i].origin,
+        };
+        let Some(&at) = by_path.get(origin.path.as_str()) else {
+            continue; // a __transaction_state partition the scan did not select
+        };
+        let (o, copy) = origins.of(&origin.path);
+        let mut f = placed.finding;
+        f.source = source(&o, copy);
+        let key = f.identity_key();
+        let domain = o.domain();
+        for (topic, partition, pid, first) in &placed.causes_hanging {
+            for p in &report.partitions {
+                if p.topic == *topic
+                    && p.partition == *partition
+                    && origins.of(&p.path).0.domain() == domain
+                {
+                    for fi in p.finding_range.clone() {
+                        let h = &report.findings[fi];
+                        if matches!(h.kind, Kind::HangingTransaction | Kind::OpenTransaction)
+                            && h.producer_id == Some(*pid)
+                            && h.offset == Some(*first)
+                        {
+                            links.push((fi, key.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        extra.entry(at).or_default().push(f);
+    }
+    for (fi, key) in links {
+        if let Some(h) = report.findings.get_mut(fi)
+            && !h.caused_by.contains(&key)
+        {
+            h.caused_by.push(key);
+        }
+    }
+    report.add_partition_findings(extra);
+    report.recount_findings();
+    report.transactions = Some(analysis);
+}

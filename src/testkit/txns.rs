@@ -1,0 +1,347 @@
+//! Multi-partition transactions as a cluster writes them: data on 2–4 partitions, the
+//! coordinator's `__transaction_state` records (Ongoing → Prepare* → Complete*, optional)
+//! and the markers, under transaction version 0/1 (markers at the data's epoch) or 2
+//! (markers and the next transaction one epoch up), with the faults the cross-partition
+//! rules look for: a flipped marker, a lost marker, a partition the coordinator never
+//! listed, a coordinator stuck in Prepare*, a coordinator failover that re-sends markers.
+//!
+//! ```
+//! use klogscan::testkit::txns::{Cluster, Txn};
+//! use klogscan::testkit::Producer;
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut c = Cluster::new(Some("c1")).coordinator(7);
+//! let p = Producer::transactional(100, 0);
+//! let p = c.run(&Txn::new("app", p, &[("a", 0), ("b", 1)]));
+//! c.run(&Txn::new("app", p, &[("a", 0)]).abort());
+//! let data = c.write(dir.path(), 1).unwrap();
+//! assert!(data.join("a-0").is_dir() && data.join("__transaction_state-7").is_dir());
+//! ```
+
+use super::scenario::{Batch, DEFAULT_START_MS, PartitionBuilder, Producer, Rec};
+use super::txnlog::{TxnValue, key, state};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A partition, as `(topic, partition)`.
+pub type Tp = (&'static str, i32);
+
+/// One transaction to write, with optional faults.
+#[derive(Debug, Clone)]
+pub struct Txn {
+    pub transactional_id: String,
+    /// The producer id and the epoch of the data.
+    pub producer: Producer,
+    pub partitions: Vec<Tp>,
+    /// Records per partition (0: the partition gets a marker but no data).
+    pub records: usize,
+    pub commit: bool,
+    /// Marker epoch (default: the data's epoch, +1 under TV2).
+    pub marker_epoch: Option<i16>,
+    /// This partition gets the other marker type.
+    pub flip_marker_on: Option<Tp>,
+    /// These partitions get no marker.
+    pub skip_marker_on: Vec<Tp>,
+    /// These partitions get data but are not in the coordinator's records (and no marker).
+    pub unlisted: Vec<Tp>,
+    /// Stop after the Prepare record: no marker, no Complete.
+    pub stop_after_prepare: bool,
+    /// Write no Complete record.
+    pub no_complete: bool,
+    /// The coordinator fails over after writing this many markers: the new coordinator
+    /// (coordinator epoch + 1) re-sends every marker 30 s later.
+    pub failover_after: Option<usize>,
+    /// Leave the transaction open (data only, Ongoing record).
+    pub open: bool,
+}
+
+impl Txn {
+    /// A committed transaction of `producer` on `partitions`, 2 records each.
+    pub fn new(id: &str, producer: Producer, partitions: &[Tp]) -> Txn {
+        Txn {
+            transactional_id: id.to_string(),
+            producer,
+            partitions: partitions.to_vec(),
+            records: 2,
+            commit: true,
+            marker_epoch: None,
+            flip_marker_on: None,
+            skip_marker_on: Vec::new(),
+            unlisted: Vec::new(),
+            stop_after_prepare: false,
+            no_complete: false,
+            failover_after: None,
+            open: false,
+        }
+    }
+    /// Abort instead of commit.
+    pub fn abort(mut self) -> Txn {
+        self.commit = false;
+        self
+    }
+    /// Records per partition.
+    pub fn records(mut self, n: usize) -> Txn {
+        self.records = n;
+        self
+    }
+    /// The markers' epoch.
+    pub fn marker_epoch(mut self, e: i16) -> Txn {
+        self.marker_epoch = Some(e);
+        self
+    }
+    /// The other marker type on `tp`.
+    pub fn flip_marker_on(mut self, tp: Tp) -> Txn {
+        self.flip_marker_on = Some(tp);
+        self
+    }
+    /// No marker on `tp`.
+    pub fn skip_marker_on(mut self, tp: Tp) -> Txn {
+        self.skip_marker_on.push(tp);
+        self
+    }
+    /// Data on `tp` that the coordinator never listed.
+    pub fn unlisted(mut self, tp: Tp) -> Txn {
+        self.unlisted.push(tp);
+        self
+    }
+    /// No marker and no Complete record after the Prepare record.
+    pub fn stuck_in_prepare(mut self) -> Txn {
+        self.stop_after_prepare = true;
+        self
+    }
+    /// No Complete record.
+    pub fn no_complete(mut self) -> Txn {
+        self.no_complete = true;
+        self
+    }
+    /// Coordinator failover after `n` markers.
+    pub fn failover_after(mut self, n: usize) -> Txn {
+        self.failover_after = Some(n);
+        self
+    }
+    /// Left open.
+    pub fn open(mut self) -> Txn {
+        self.open = true;
+        self
+    }
+}
+
+/// Partitions of one cluster plus, optionally, its `__transaction_state` partition.
+pub struct Cluster {
+    cluster_id: Option<String>,
+    tv2: bool,
+    clock: i64,
+    coordinator_epoch: i32,
+    partitions: BTreeMap<Tp, PartitionBuilder>,
+    coordinator: Option<PartitionBuilder>,
+    timeout_ms: i32,
+}
+
+impl Cluster {
+    /// A TV0/1 cluster (`cluster.id` written to `meta.properties` when given; with `None`
+    /// no `meta.properties` is written).
+    pub fn new(cluster_id: Option<&str>) -> Cluster {
+        Cluster {
+            cluster_id: cluster_id.map(str::to_string),
+            tv2: false,
+            clock: DEFAULT_START_MS,
+            coordinator_epoch: 0,
+            partitions: BTreeMap::new(),
+            coordinator: None,
+            timeout_ms: 60_000,
+        }
+    }
+    /// Transaction version 2: markers one epoch above the data, next transaction there.
+    pub fn tv2(mut self) -> Cluster {
+        self.tv2 = true;
+        self
+    }
+    /// Write the coordinator's records to `__transaction_state-<partition>`.
+    pub fn coordinator(mut self, partition: i32) -> Cluster {
+        self.coordinator = Some(PartitionBuilder::new("__transaction_state", partition));
+        self
+    }
+    /// The cluster clock (ms).
+    pub fn now(&self) -> i64 {
+        self.clock
+    }
+    /// Move the clock.
+    pub fn advance(&mut self, ms: i64) -> &mut Self {
+        self.clock += ms;
+        self
+    }
+
+    fn partition(&mut self, tp: Tp) -> &mut PartitionBuilder {
+        self.partitions
+            .entry(tp)
+            .or_insert_with(|| PartitionBuilder::new(tp.0, tp.1))
+    }
+
+    fn tick(&mut self, ms: i64) -> i64 {
+        let t = self.clock;
+        self.clock += ms;
+        t
+    }
+
+    /// Non-transactional data (traffic between transactions).
+    pub fn plain(&mut self, tp: Tp, records: usize) {
+        let ts = self.tick(10);
+        self.partition(tp)
+            .append(Batch::new(Producer::PLAIN).records(records).at(ts));
+    }
+
+    /// Append a raw coordinator record (`None`: a tombstone) at the cluster clock.
+    pub fn coordinator_record(&mut self, id: &str, v: Option<TxnValue>) {
+        let ts = self.tick(5);
+        if let Some(c) = &mut self.coordinator {
+            let rec = match v {
+                Some(v) => Rec::kv(key(id), v.encode()),
+                None => Rec::tombstone(key(id)),
+            };
+            c.append(Batch::new(Producer::PLAIN).record(rec).at(ts));
+        }
+    }
+
+    fn coord_record(&mut self, id: &str, v: TxnValue) {
+        let ts = self.tick(5);
+        if let Some(c) = &mut self.coordinator {
+            c.append(
+                Batch::new(Producer::PLAIN)
+                    .record(Rec::kv(key(id), v.encode()))
+                    .at(ts),
+            );
+        }
+    }
+
+    fn value(&self, t: &Txn, epoch: i16, status: u8, parts: &[Tp], start: i64) -> TxnValue {
+        let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+        for (topic, p) in parts {
+            by_topic.entry(topic).or_default().push(*p);
+        }
+        let listed: Vec<(&str, &[i32])> =
+            by_topic.iter().map(|(t, v)| (*t, v.as_slice())).collect();
+        let mut v = TxnValue::new(t.producer.id, epoch, status)
+            .timeout(self.timeout_ms)
+            .times(self.clock, start);
+        if !parts.is_empty() {
+            v = v.partitions(&listed);
+        }
+        if self.tv2 {
+            v = v.v1(-1, -1, 2);
+        }
+        v
+    }
+
+    fn marker(&mut self, tp: Tp, producer: Producer, commit: bool) {
+        let ts = self.tick(10);
+        let ce = self.coordinator_epoch;
+        let p = self.partition(tp);
+        let now = p.now();
+        p.advance_time(ts - now);
+        p.end_txn(producer, commit, ce);
+    }
+
+    /// Write `t` (data, coordinator records, markers); returns the producer of the next
+    /// transaction (one epoch up under TV2).
+    pub fn run(&mut self, t: &Txn) -> Producer {
+        let id = t.transactional_id.as_str();
+        let start = self.clock;
+        let listed: Vec<Tp> = t
+            .partitions
+            .iter()
+            .copied()
+            .filter(|tp| !t.unlisted.contains(tp))
+            .collect();
+        let e = t.producer.epoch;
+        let v = self.value(t, e, state::ONGOING, &listed, start);
+        self.coord_record(id, v);
+        if t.records > 0 {
+            for &tp in &t.partitions {
+                let ts = self.tick(10);
+                self.partition(tp)
+                    .append(Batch::new(t.producer).records(t.records).at(ts));
+            }
+        }
+        if t.open {
+            return t.producer;
+        }
+        self.advance(100);
+        let end_epoch = t
+            .marker_epoch
+            .unwrap_or(if self.tv2 { e.saturating_add(1) } else { e });
+        let (prepare, complete) = if t.commit {
+            (state::PREPARE_COMMIT, state::COMPLETE_COMMIT)
+        } else {
+            (state::PREPARE_ABORT, state::COMPLETE_ABORT)
+        };
+        let v = self.value(t, end_epoch, prepare, &listed, start);
+        self.coord_record(id, v);
+        if t.stop_after_prepare {
+            return t.producer.with_epoch(end_epoch);
+        }
+        let marker_producer = t.producer.with_epoch(end_epoch);
+        let targets: Vec<Tp> = listed
+            .iter()
+            .copied()
+            .filter(|tp| !t.skip_marker_on.contains(tp))
+            .collect();
+        for (i, &tp) in targets.iter().enumerate() {
+            if t.failover_after == Some(i) {
+                break;
+            }
+            let commit = t.commit != (t.flip_marker_on == Some(tp));
+            self.marker(tp, marker_producer, commit);
+        }
+        if t.failover_after.is_some() {
+            self.coordinator_epoch += 1;
+            self.advance(30_000);
+            for &tp in &targets {
+                let commit = t.commit != (t.flip_marker_on == Some(tp));
+                self.marker(tp, marker_producer, commit);
+            }
+        }
+        if !t.no_complete {
+            let v = self.value(t, end_epoch, complete, &[], start);
+            self.coord_record(id, v);
+        }
+        self.advance(1000);
+        if self.tv2 {
+            t.producer.with_epoch(end_epoch)
+        } else {
+            t.producer
+        }
+    }
+
+    /// Write every partition (and the coordinator's) into the log dir `dir`, with a
+    /// `meta.properties` naming `broker_id` and the cluster id when the cluster has one.
+    /// Returns `dir`.
+    pub fn write(&self, dir: &Path, broker_id: i32) -> std::io::Result<PathBuf> {
+        self.write_only(dir, broker_id, |_| true, true)
+    }
+
+    /// Like [`Cluster::write`], only the partitions `keep` accepts, and the coordinator's
+    /// partition when `with_coordinator`.
+    pub fn write_only(
+        &self,
+        dir: &Path,
+        broker_id: i32,
+        keep: impl Fn(Tp) -> bool,
+        with_coordinator: bool,
+    ) -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(dir)?;
+        for (tp, p) in &self.partitions {
+            if keep(*tp) {
+                p.write(dir)?;
+            }
+        }
+        if let Some(c) = self.coordinator.as_ref().filter(|_| with_coordinator) {
+            c.write(dir)?;
+        }
+        if let Some(c) = &self.cluster_id {
+            std::fs::write(
+                dir.join("meta.properties"),
+                format!("#\nversion=0\nbroker.id={broker_id}\ncluster.id={c}\n"),
+            )?;
+        }
+        Ok(dir.to_path_buf())
+    }
+}

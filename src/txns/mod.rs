@@ -1,0 +1,476 @@
+//! Cluster-wide transactions: the per-partition transactions of the replay
+//! ([`crate::state::txnrec`]) joined with each other and with the coordinator's
+//! `__transaction_state` records, within one cluster (`kafka-semantics.md` §2, §5, §6.1).
+//!
+//! Everything here is a pure function of typed, serde-serialisable inputs ([`input`]):
+//! [`analyse`] groups the parts into [`ClusterTxn`]s ([`group`]), applies the cross-partition
+//! rules ([`rules`]) and computes the statistics ([`stats`]). Building the inputs from a scan
+//! and attaching the findings to its report is the caller's job
+//! (`cluster.rs` of the coordinator module).
+//!
+//! Joins happen only within one domain: partitions whose log dirs' `meta.properties` carry
+//! the same `cluster.id`, or, when it is unknown, partitions of the same log dir. Only live
+//! copies (`topic-N`) count; of several live copies of a partition (replicas on several
+//! brokers) the one with the highest log end offset is the partition.
+
+pub mod coord;
+pub mod exhaustion;
+pub mod group;
+pub mod input;
+pub mod rules;
+pub mod stats;
+
+use crate::finding::Finding;
+use crate::format::txnlog::TxnState;
+use crate::state::txnrec::TxnEnd;
+use coord::CoordTxn;
+use group::{Group, Grouping};
+pub use input::{
+    CoordRecord, CoordValue, CoordinatorLog, Domain, INPUT_VERSION, Origin, PartitionTxns,
+    TxnInputs,
+};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The coordinator's internal topic.
+pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
+
+/// How a cluster transaction ended, over all its partitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Committed,
+    Aborted,
+    /// COMMIT on some partitions, ABORT on others.
+    Mixed,
+    /// Markers on some partitions, none yet on others.
+    Partial,
+    /// No marker anywhere yet.
+    Open,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Committed => "committed",
+            Outcome::Aborted => "aborted",
+            Outcome::Mixed => "mixed",
+            Outcome::Partial => "partial",
+            Outcome::Open => "open",
+        }
+    }
+}
+
+/// One partition's part of a cluster transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClusterTxnPart {
+    pub topic: String,
+    pub partition: i32,
+    pub path: String,
+    /// First data offset (the marker's offset for a marker alone).
+    pub first_offset: i64,
+    pub last_data_offset: Option<i64>,
+    pub marker_offset: Option<i64>,
+    pub end: TxnEnd,
+    pub producer_epoch: i16,
+    pub marker_epoch: Option<i16>,
+    pub coordinator_epoch: Option<i32>,
+    pub first_timestamp: i64,
+    pub last_timestamp: i64,
+    pub records: u32,
+    pub batches: u32,
+    pub bytes: u64,
+    /// Offsets of re-sent markers of the same outcome (coordinator failover).
+    pub duplicate_markers: Vec<i64>,
+    /// Index of the input partition.
+    #[serde(skip)]
+    pub input: usize,
+}
+
+/// What the coordinator recorded about a cluster transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CoordinatorInfo {
+    pub log_partition: i32,
+    pub state: TxnState,
+    pub producer_id: i64,
+    pub data_epoch: i16,
+    pub end_epoch: Option<i16>,
+    pub client_transaction_version: i16,
+    pub timeout_ms: i32,
+    /// `topic-partition`s of its Ongoing/Prepare records (`None`: only Complete known).
+    pub partitions: Option<Vec<String>>,
+    pub start_ms: i64,
+    pub prepare_ms: Option<i64>,
+    pub complete_ms: Option<i64>,
+    pub first_record_offset: i64,
+    pub last_record_offset: i64,
+}
+
+/// One transaction across its partitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClusterTxn {
+    /// The join domain.
+    pub domain: Domain,
+    pub transactional_id: Option<String>,
+    pub producer_id: i64,
+    /// Epoch of the data.
+    pub producer_epoch: i16,
+    pub marker_epoch: Option<i16>,
+    pub transaction_version_2: bool,
+    pub outcome: Outcome,
+    pub grouping: Grouping,
+    /// Sorted by topic, partition.
+    pub partitions: Vec<ClusterTxnPart>,
+    pub coordinator: Option<CoordinatorInfo>,
+    /// Earliest first timestamp of its parts.
+    pub start_ms: i64,
+    /// Latest marker timestamp, once every part has a marker.
+    pub end_ms: Option<i64>,
+    pub duration_ms: Option<i64>,
+    pub records: u64,
+    pub batches: u64,
+    pub bytes: u64,
+}
+
+impl ClusterTxn {
+    /// No data on any partition (markers alone).
+    pub fn is_empty(&self) -> bool {
+        self.batches == 0
+    }
+}
+
+/// Where a finding of the join belongs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// `inputs.partitions[i]`.
+    Partition(usize),
+    /// `inputs.coordinator[i]`.
+    Coordinator(usize),
+}
+
+/// A finding of the join and where it belongs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    pub target: Target,
+    pub finding: Finding,
+    /// The `hanging_transaction`s it is the root cause of, as `(topic, partition, producer
+    /// id, first offset)` in the same domain.
+    pub causes_hanging: Vec<rules::HangingRef>,
+}
+
+/// The result of [`analyse`].
+#[derive(Debug, Clone, Default)]
+pub struct TxnAnalysis {
+    /// Every cluster transaction, by domain, start time, producer id.
+    pub transactions: Vec<ClusterTxn>,
+    pub findings: Vec<Placed>,
+    pub stats: stats::TxnStatistics,
+}
+
+/// Tunables of the join.
+#[derive(Debug, Clone, Copy)]
+pub struct TxnOptions {
+    /// How long after a transaction's other markers a missing one is reported (ms).
+    pub marker_grace_ms: i64,
+    /// How many of the longest transactions the statistics list.
+    pub longest: usize,
+}
+
+impl Default for TxnOptions {
+    fn default() -> Self {
+        TxnOptions {
+            marker_grace_ms: crate::state::LATE_TRANSACTION_BUFFER_MS,
+            longest: 10,
+        }
+    }
+}
+
+/// The live copy chosen for each partition of each domain, and the coordinator logs.
+struct DomainInputs {
+    partitions: Vec<usize>,
+    coordinator: Vec<usize>,
+}
+
+fn domains(inputs: &TxnInputs) -> BTreeMap<Domain, DomainInputs> {
+    let mut best: BTreeMap<(Domain, String, i32), usize> = BTreeMap::new();
+    for (i, p) in inputs.partitions.iter().enumerate() {
+        if !p.origin.live || p.version != INPUT_VERSION {
+            continue;
+        }
+        let key = (p.origin.domain(), p.topic.clone(), p.partition);
+        let e = best.entry(key).or_insert(i);
+        let cur = &inputs.partitions[*e];
+        if p.log_end_offset.unwrap_or(-1) > cur.log_end_offset.unwrap_or(-1) {
+            *e = i;
+        }
+    }
+    let mut cbest: BTreeMap<(Domain, i32), usize> = BTreeMap::new();
+    for (i, c) in inputs.coordinator.iter().enumerate() {
+        if !c.origin.live || c.version != INPUT_VERSION {
+            continue;
+        }
+        let last = |c: &CoordinatorLog| c.records.last().map_or(-1, |r| r.offset);
+        let e = cbest.entry((c.origin.domain(), c.partition)).or_insert(i);
+        if last(c) > last(&inputs.coordinator[*e]) {
+            *e = i;
+        }
+    }
+    let mut out: BTreeMap<Domain, DomainInputs> = BTreeMap::new();
+    for ((d, _, _), i) in best {
+        out.entry(d)
+            .or_insert_with(|| DomainInputs {
+                partitions: Vec::new(),
+                coordinator: Vec::new(),
+            })
+            .partitions
+            .push(i);
+    }
+    for ((d, _), i) in cbest {
+        out.entry(d)
+            .or_insert_with(|| DomainInputs {
+                partitions: Vec::new(),
+                coordinator: Vec::new(),
+            })
+            .coordinator
+            .push(i);
+    }
+    out
+}
+
+/// Join, check and count the transactions of `inputs`.
+pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
+    let mut out = TxnAnalysis::default();
+    let parts = &inputs.partitions;
+    for (domain, d) in domains(inputs) {
+        let logs: Vec<(usize, &CoordinatorLog)> = d
+            .coordinator
+            .iter()
+            .map(|&i| (i, &inputs.coordinator[i]))
+            .collect();
+        let coord = coord::coordinator_txns(&logs);
+        let groups = group::group(parts, &d.partitions, &coord);
+        let txns: Vec<ClusterTxn> = groups
+            .iter()
+            .map(|g| render(parts, &domain, g, &coord))
+            .collect();
+        out.findings.extend(rules::check(
+            inputs,
+            &domain,
+            &d.partitions,
+            &groups,
+            &txns,
+            &coord,
+            opts,
+        ));
+        out.findings
+            .extend(exhaustion::check(inputs, &d.coordinator));
+        out.transactions.extend(txns);
+    }
+    out.transactions.sort_by(|a, b| {
+        (&a.domain, a.start_ms, a.producer_id, a.producer_epoch).cmp(&(
+            &b.domain,
+            b.start_ms,
+            b.producer_id,
+            b.producer_epoch,
+        ))
+    });
+    out.stats = stats::statistics(inputs, &out.transactions, opts);
+    out
+}
+
+fn outcome_of(parts: &[ClusterTxnPart]) -> Outcome {
+    let c = parts.iter().any(|p| p.end == TxnEnd::Commit);
+    let a = parts.iter().any(|p| p.end == TxnEnd::Abort);
+    let o = parts.iter().any(|p| p.end == TxnEnd::Open);
+    match (c, a, o) {
+        (true, true, _) => Outcome::Mixed,
+        (true, false, false) => Outcome::Committed,
+        (false, true, false) => Outcome::Aborted,
+        (false, false, _) => Outcome::Open,
+        _ => Outcome::Partial,
+    }
+}
+
+fn coordinator_info(t: &CoordTxn) -> CoordinatorInfo {
+    CoordinatorInfo {
+        log_partition: t.log_partition,
+        state: t.state,
+        producer_id: t.producer_id,
+        data_epoch: t.data_epoch,
+        end_epoch: t.end_epoch,
+        client_transaction_version: t.client_transaction_version,
+        timeout_ms: t.timeout_ms,
+        partitions: t
+            .partitions
+            .as_ref()
+            .map(|s| s.iter().map(|(t, p)| format!("{t}-{p}")).collect()),
+        start_ms: t.start_ms,
+        prepare_ms: t.prepare_ms,
+        complete_ms: t.complete_ms,
+        first_record_offset: t.first_record_offset,
+        last_record_offset: t.last_record_offset,
+    }
+}
+
+fn render(parts: &[PartitionTxns], domain: &Domain, g: &Group, coord: &[CoordTxn]) -> ClusterTxn {
+    let mut ps: Vec<ClusterTxnPart> = g
+        .members
+        .iter()
+        .map(|m| {
+            let p = &parts[m.input];
+            let r = &p.txns[m.rec];
+            let open = r.is_open();
+            ClusterTxnPart {
+                topic: p.topic.clone(),
+                partition: p.partition,
+                path: p.origin.path.clone(),
+                first_offset: r.first_offset,
+                last_data_offset: (!r.is_empty()).then_some(r.last_data_offset),
+                marker_offset: (!open).then_some(r.marker_offset),
+                end: r.end,
+                producer_epoch: r.producer_epoch,
+                marker_epoch: (!open).then_some(r.marker_epoch),
+                coordinator_epoch: (!open).then_some(r.coordinator_epoch),
+                first_timestamp: r.first_timestamp,
+                last_timestamp: r.last_timestamp,
+                records: r.records,
+                batches: r.batches,
+                bytes: r.bytes,
+                duplicate_markers: g
+                    .duplicates
+                    .iter()
+                    .filter(|d| d.input == m.input)
+                    .map(|d| parts[d.input].txns[d.rec].marker_offset)
+                    .collect(),
+                input: m.input,
+            }
+        })
+        .collect();
+    ps.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
+    let outcome = outcome_of(&ps);
+    let start_ms = ps.iter().map(|p| p.first_timestamp).min().unwrap_or(-1);
+    let end_ms = (!ps.iter().any(|p| p.end == TxnEnd::Open))
+        .then(|| ps.iter().map(|p| p.last_timestamp).max())
+        .flatten();
+    let t = g.coord.map(|i| &coord[i]);
+    ClusterTxn {
+        domain: domain.clone(),
+        transactional_id: t.map(|t| t.transactional_id.clone()),
+        producer_id: g.producer_id,
+        producer_epoch: g.data_epoch,
+        marker_epoch: ps.iter().filter_map(|p| p.marker_epoch).min(),
+        transaction_version_2: g.tv2,
+        outcome,
+        grouping: g.grouping,
+        records: ps.iter().map(|p| u64::from(p.records)).sum(),
+        batches: ps.iter().map(|p| u64::from(p.batches)).sum(),
+        bytes: ps.iter().map(|p| p.bytes).sum(),
+        partitions: ps,
+        coordinator: t.map(coordinator_info),
+        start_ms,
+        end_ms,
+        duration_ms: end_ms.map(|e| e.saturating_sub(start_ms).max(0)),
+    }
+}
+
+/// Which cluster transactions `txns --cluster` lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterFilter {
+    pub transactional_id: Option<String>,
+    pub producer_id: Option<i64>,
+    /// Transactions that overlap `[from_ms, to_ms]` (either bound optional).
+    pub from_ms: Option<i64>,
+    pub to_ms: Option<i64>,
+}
+
+impl ClusterFilter {
+    /// Whether `t` passes the filter.
+    pub fn accepts(&self, t: &ClusterTxn) -> bool {
+        let end = t.end_ms.unwrap_or(i64::MAX);
+        self.transactional_id
+            .as_deref()
+            .is_none_or(|id| t.transactional_id.as_deref() == Some(id))
+            && self.producer_id.is_none_or(|p| p == t.producer_id)
+            && self.from_ms.is_none_or(|f| end >= f)
+            && self.to_ms.is_none_or(|to| t.start_ms <= to)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::txnrec::TxnRecord;
+
+    fn part(topic: &str, txns: Vec<TxnRecord>) -> PartitionTxns {
+        PartitionTxns {
+            version: INPUT_VERSION,
+            topic: topic.into(),
+            partition: 0,
+            origin: Origin {
+                cluster_id: Some("c".into()),
+                path: format!("/d/{topic}-0"),
+                live: true,
+                ..Origin::default()
+            },
+            ref_time_ms: 0,
+            log_end_offset: Some(txns.len() as i64 * 2),
+            txns,
+        }
+    }
+
+    fn rec(i: i64, commit: bool, t0: i64) -> TxnRecord {
+        TxnRecord {
+            producer_id: 7,
+            producer_epoch: 0,
+            marker_epoch: 0,
+            coordinator_epoch: 0,
+            end: if commit {
+                TxnEnd::Commit
+            } else {
+                TxnEnd::Abort
+            },
+            first_offset: 2 * i,
+            last_data_offset: 2 * i,
+            marker_offset: 2 * i + 1,
+            first_timestamp: t0,
+            last_timestamp: t0 + 5,
+            records: 1,
+            batches: 1,
+            bytes: 80,
+        }
+    }
+
+    /// 20 000 TV0/1 transactions of one producer over two partitions, 10 ms apart, without
+    /// the coordinator: each pair groups by marker order, in bounded time; the inputs
+    /// survive a serde round trip and give the same result.
+    #[test]
+    fn many_transactions_group_by_marker_order() {
+        let n = 20_000i64;
+        let a = (0..n).map(|i| rec(i, i % 3 != 0, i * 10)).collect();
+        let b = (0..n).map(|i| rec(i, i % 3 != 0, i * 10 + 1)).collect();
+        let inputs = TxnInputs {
+            version: INPUT_VERSION,
+            partitions: vec![part("a", a), part("b", b)],
+            coordinator: Vec::new(),
+        };
+        let started = std::time::Instant::now();
+        let r = analyse(&inputs, &TxnOptions::default());
+        assert!(started.elapsed().as_secs() < 20);
+        assert_eq!(r.transactions.len(), n as usize);
+        assert!(r.transactions.iter().all(|t| t.partitions.len() == 2));
+        assert!(r.findings.is_empty());
+        assert_eq!(r.stats.aborted, (n as u64).div_ceil(3));
+        let json = serde_json::to_string(&inputs).unwrap();
+        let back: TxnInputs = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, inputs);
+        assert_eq!(
+            analyse(&back, &TxnOptions::default()).transactions,
+            r.transactions
+        );
+        // an input of another version is not joined
+        let mut old = back;
+        old.partitions[1].version = INPUT_VERSION + 1;
+        let r = analyse(&old, &TxnOptions::default());
+        assert!(r.transactions.iter().all(|t| t.partitions.len() == 1));
+    }
+}

@@ -1,0 +1,298 @@
+//! Transaction statistics (at least what tombentley/klog's `segment txn-stat` gives, per
+//! partition, plus the same per transactional id over cluster transactions): counts of
+//! committed, aborted, empty and open transactions; size (records, batches, bytes) and
+//! duration distributions; the longest transactions; producers fenced.
+
+use super::input::TxnInputs;
+use super::{ClusterTxn, Outcome};
+use crate::state::txnrec::{TxnEnd, TxnRecord};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// min / nearest-rank percentiles / max / mean of a sample (all zero when empty).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Distribution {
+    pub count: u64,
+    pub min: i64,
+    pub p50: i64,
+    pub p90: i64,
+    pub p99: i64,
+    pub max: i64,
+    pub mean: f64,
+}
+
+impl Distribution {
+    /// Nearest-rank percentiles of `values`.
+    pub fn of(values: impl IntoIterator<Item = i64>) -> Self {
+        let mut v: Vec<i64> = values.into_iter().collect();
+        if v.is_empty() {
+            return Distribution::default();
+        }
+        v.sort_unstable();
+        let rank =
+            |p: f64| v[(((p / 100.0) * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+        Distribution {
+            count: v.len() as u64,
+            min: v[0],
+            p50: rank(50.0),
+            p90: rank(90.0),
+            p99: rank(99.0),
+            max: v[v.len() - 1],
+            mean: v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64,
+        }
+    }
+}
+
+/// Sizes and durations of a set of transactions with data.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Sizes {
+    pub records: Distribution,
+    pub batches: Distribution,
+    pub bytes: Distribution,
+    /// Closed transactions only: last marker − first data timestamp.
+    pub duration_ms: Distribution,
+}
+
+/// One partition copy's transactions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PartitionStats {
+    pub topic: String,
+    pub partition: i32,
+    pub path: String,
+    pub committed: u64,
+    pub aborted: u64,
+    /// Markers with no data before them (empty transactions, re-sent markers).
+    pub empty_commits: u64,
+    pub empty_aborts: u64,
+    pub open: u64,
+    /// Distinct producer ids with transactions here.
+    pub producers: u64,
+    /// Over the transactions with data.
+    pub size: Sizes,
+}
+
+/// The cluster transactions of one transactional id (or of one producer id whose
+/// transactional id is unknown).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct IdStats {
+    pub transactional_id: Option<String>,
+    pub producer_ids: Vec<i64>,
+    pub committed: u64,
+    pub aborted: u64,
+    /// No data on any partition.
+    pub empty: u64,
+    pub open: u64,
+    /// Markers on some partitions, none yet on others.
+    pub partial: u64,
+    /// COMMIT on some partitions, ABORT on others.
+    pub mixed: u64,
+    /// Epoch bumps outside EndTxn: a new producer instance (InitProducerId) fencing the
+    /// previous one, or the coordinator's timeout abort.
+    pub fenced: u64,
+    /// Partitions per transaction.
+    pub partitions: Distribution,
+    pub size: Sizes,
+}
+
+/// A row of the longest transactions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LongTxn {
+    pub transactional_id: Option<String>,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub outcome: Outcome,
+    pub start_ms: i64,
+    pub end_ms: Option<i64>,
+    pub duration_ms: i64,
+    pub partitions: usize,
+    pub records: u64,
+}
+
+/// Statistics of a scan's transactions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TxnStatistics {
+    pub cluster_transactions: u64,
+    pub committed: u64,
+    pub aborted: u64,
+    pub empty: u64,
+    pub open: u64,
+    pub partial: u64,
+    pub mixed: u64,
+    /// Producer ids with at least one fencing epoch bump.
+    pub producers_fenced: u64,
+    /// Over cluster transactions with data.
+    pub size: Sizes,
+    pub by_transactional_id: Vec<IdStats>,
+    pub by_partition: Vec<PartitionStats>,
+    /// The longest closed transactions, longest first.
+    pub longest: Vec<LongTxn>,
+}
+
+fn sizes<'a>(rs: impl Iterator<Item = (u64, u64, u64, Option<i64>)> + Clone + 'a) -> Sizes {
+    Sizes {
+        records: Distribution::of(rs.clone().map(|r| r.0 as i64)),
+        batches: Distribution::of(rs.clone().map(|r| r.1 as i64)),
+        bytes: Distribution::of(rs.clone().map(|r| r.2 as i64)),
+        duration_ms: Distribution::of(rs.filter_map(|r| r.3)),
+    }
+}
+
+fn partition_stats(inputs: &TxnInputs) -> Vec<PartitionStats> {
+    inputs
+        .partitions
+        .iter()
+        .map(|p| {
+            let mut s = PartitionStats {
+                topic: p.topic.clone(),
+                partition: p.partition,
+                path: p.origin.path.clone(),
+                ..Default::default()
+            };
+            for r in &p.txns {
+                match (r.end, r.is_empty()) {
+                    (TxnEnd::Open, _) => s.open += 1,
+                    (TxnEnd::Commit, true) => s.empty_commits += 1,
+                    (TxnEnd::Abort, true) => s.empty_aborts += 1,
+                    (TxnEnd::Commit, false) => s.committed += 1,
+                    (TxnEnd::Abort, false) => s.aborted += 1,
+                }
+            }
+            let pids: std::collections::BTreeSet<i64> =
+                p.txns.iter().map(|r| r.producer_id).collect();
+            s.producers = pids.len() as u64;
+            let data = p
+                .txns
+                .iter()
+                .filter(|r| !r.is_empty())
+                .map(|r: &TxnRecord| {
+                    (
+                        u64::from(r.records),
+                        u64::from(r.batches),
+                        r.bytes,
+                        r.duration_ms(),
+                    )
+                });
+            s.size = sizes(data);
+            s
+        })
+        .collect()
+}
+
+fn count(outcome: Outcome, empty: bool, c: &mut [&mut u64; 6]) {
+    let i = match (outcome, empty) {
+        (_, true) => 2,
+        (Outcome::Committed, _) => 0,
+        (Outcome::Aborted, _) => 1,
+        (Outcome::Open, _) => 3,
+        (Outcome::Partial, _) => 4,
+        (Outcome::Mixed, _) => 5,
+    };
+    *c[i] += 1;
+}
+
+/// Fencing epoch bumps of one producer id's transactions, sorted by data epoch.
+fn fencing(txns: &[&ClusterTxn]) -> u64 {
+    let mut v: Vec<&&ClusterTxn> = txns.iter().filter(|t| !t.is_empty()).collect();
+    v.sort_by_key(|t| (t.producer_epoch, t.start_ms));
+    v.windows(2)
+        .filter(|w| {
+            let (a, b) = (w[0], w[1]);
+            if b.producer_epoch == a.producer_epoch {
+                return false;
+            }
+            // TV2: the next transaction starts at the epoch its predecessor's markers carry.
+            !(a.transaction_version_2 && a.marker_epoch == Some(b.producer_epoch))
+        })
+        .count() as u64
+}
+
+/// The statistics of `txns` (from `inputs`).
+pub fn statistics(
+    inputs: &TxnInputs,
+    txns: &[ClusterTxn],
+    opts: &super::TxnOptions,
+) -> TxnStatistics {
+    let mut s = TxnStatistics {
+        cluster_transactions: txns.len() as u64,
+        by_partition: partition_stats(inputs),
+        ..Default::default()
+    };
+    let mut by_id: BTreeMap<(Option<String>, Option<i64>), Vec<&ClusterTxn>> = BTreeMap::new();
+    let mut by_pid: BTreeMap<i64, Vec<&ClusterTxn>> = BTreeMap::new();
+    for t in txns {
+        let key = match &t.transactional_id {
+            Some(id) => (Some(id.clone()), None),
+            None => (None, Some(t.producer_id)),
+        };
+        by_id.entry(key).or_default().push(t);
+        by_pid.entry(t.producer_id).or_default().push(t);
+        let mut c = [
+            &mut s.committed,
+            &mut s.aborted,
+            &mut s.empty,
+            &mut s.open,
+            &mut s.partial,
+            &mut s.mixed,
+        ];
+        count(t.outcome, t.is_empty(), &mut c);
+    }
+    let tx_sizes = |ts: &[&ClusterTxn]| {
+        sizes(
+            ts.iter()
+                .filter(|t| !t.is_empty())
+                .map(|t| (t.records, t.batches, t.bytes, t.duration_ms))
+                .collect::<Vec<_>>()
+                .into_iter(),
+        )
+    };
+    let all: Vec<&ClusterTxn> = txns.iter().collect();
+    s.size = tx_sizes(&all);
+    let fenced_pids: BTreeMap<i64, u64> = by_pid.iter().map(|(&p, ts)| (p, fencing(ts))).collect();
+    s.producers_fenced = fenced_pids.values().filter(|&&n| n > 0).count() as u64;
+    for ((id, _), ts) in by_id {
+        let mut pids: Vec<i64> = ts.iter().map(|t| t.producer_id).collect();
+        pids.sort_unstable();
+        pids.dedup();
+        let mut r = IdStats {
+            transactional_id: id,
+            fenced: pids
+                .iter()
+                .map(|p| fenced_pids.get(p).copied().unwrap_or(0))
+                .sum(),
+            producer_ids: pids,
+            partitions: Distribution::of(ts.iter().map(|t| t.partitions.len() as i64)),
+            size: tx_sizes(&ts),
+            ..Default::default()
+        };
+        for t in &ts {
+            let mut c = [
+                &mut r.committed,
+                &mut r.aborted,
+                &mut r.empty,
+                &mut r.open,
+                &mut r.partial,
+                &mut r.mixed,
+            ];
+            count(t.outcome, t.is_empty(), &mut c);
+        }
+        s.by_transactional_id.push(r);
+    }
+    let mut longest: Vec<&ClusterTxn> = txns.iter().filter(|t| t.duration_ms.is_some()).collect();
+    longest.sort_by_key(|t| (std::cmp::Reverse(t.duration_ms), t.start_ms, t.producer_id));
+    s.longest = longest
+        .into_iter()
+        .take(opts.longest)
+        .map(|t| LongTxn {
+            transactional_id: t.transactional_id.clone(),
+            producer_id: t.producer_id,
+            producer_epoch: t.producer_epoch,
+            outcome: t.outcome,
+            start_ms: t.start_ms,
+            end_ms: t.end_ms,
+            duration_ms: t.duration_ms.unwrap_or(0),
+            partitions: t.partitions.len(),
+            records: t.records,
+        })
+        .collect();
+    s
+}
