@@ -5,6 +5,8 @@
 #
 #   benches/compare.sh                 # 2 GiB of synth data in /tmp/klogscan-synth-2GiB
 #   SIZE=512MiB RUNS=5 benches/compare.sh
+#   SKIP_MAIN=1 benches/compare.sh     # only the shapes of issue #11 (section 6)
+#   SHAPES="open-txns serial-txns" COUNT=30000 SKIP_MAIN=1 benches/compare.sh
 #
 # Needs: cargo; GNU time as /usr/bin/time (Debian/Ubuntu: `apt-get update && apt-get install -y
 # time`); awk. The data dir is generated once (deterministic, seed 42) and reused.
@@ -26,16 +28,53 @@ NPROC=$(nproc)
 
 (cd "$ROOT" && cargo build --release --quiet --features testkit --bin klogscan --example synth --example baseline)
 
-if [ ! -f "$DATA/.synth-done" ]; then
-    rm -rf "$DATA"
-    "$EX/synth" --out "$DATA" --size "$SIZE" >&2
-    touch "$DATA/.synth-done"
-fi
+# 6. The shapes of issue #11 (examples/synth --shape): per shape, scan and verify time and
+# peak RSS next to a crc32c pass over the same files (warm maps, and freshly mapped).
+# SHAPES picks shapes (default: all; empty: none), COUNT overrides each shape's --count.
+# Each shape's data goes to /tmp/klogscan-shape-<shape>[-<count>] and is reused.
+shapes() {
+    local list=${SHAPES-small-batches many-producers many-partitions open-txns serial-txns many-segments}
+    [ -n "$list" ] || return 0
+    echo "| shape | segments, bytes | crc32c warm / cold | scan 1 thread | scan $NPROC threads | verify $NPROC threads | peak RSS scan $NPROC thr / 1 thr / verify |"
+    echo "|---|---|---|---|---|---|---|"
+    local serial_secs=""
+    for shape in $list; do
+        local dir=/tmp/klogscan-shape-$shape${COUNT:+-$COUNT}
+        if [ ! -f "$dir/.synth-done" ]; then
+            rm -rf "$dir"
+            "$EX/synth" --out "$dir" --shape "$shape" ${COUNT:+--count "$COUNT"} >&2
+            touch "$dir/.synth-done"
+        fi
+        local files
+        mapfile -t files < <(find "$dir" -name '*.log' | sort)
+        local bytes
+        bytes=$(bytes_of "${files[@]}")
+        cat "${files[@]}" > /dev/null
+        local crc cold s1 sN v rss1 rssN rssV
+        crc=$("$EX/baseline" crc --runs "$RUNS" "${files[@]}" | field secs)
+        cold=$("$EX/baseline" crc-cold --runs "$RUNS" "${files[@]}" | field secs)
+        s1=$(best_secs "$BIN" scan "$dir" --threads 1 --format json)
+        sN=$(best_secs "$BIN" scan "$dir" --threads "$NPROC" --format json)
+        v=$(best_secs "$BIN" verify "$dir" --threads "$NPROC" --format json)
+        rssN=$( { /usr/bin/time -f '%M' "$BIN" scan "$dir" --threads "$NPROC" --format json > /dev/null || true; } 2>&1 | tail -1)
+        rss1=$( { /usr/bin/time -f '%M' "$BIN" scan "$dir" --threads 1 --format json > /dev/null || true; } 2>&1 | tail -1)
+        rssV=$( { /usr/bin/time -f '%M' "$BIN" verify "$dir" --threads "$NPROC" --format json > /dev/null || true; } 2>&1 | tail -1)
+        echo "| $shape | ${#files[@]}, $bytes | $crc s / $cold s | $s1 s = $(ratio "$s1" "$crc") × crc | $sN s = $(ratio "$s1" "$sN") × 1 thread | $v s = $(ratio "$v" "$sN") × scan | $(( rssN / 1024 )) / $(( rss1 / 1024 )) / $(( rssV / 1024 )) MiB |"
+        [ "$shape" = serial-txns ] && serial_secs=$s1
+        [ "$shape" = open-txns ] && open_secs=$s1
+        if [ "$shape" = many-producers ]; then
+            local pj pt
+            pj=$( { /usr/bin/time -f '%e s, %M KiB' "$BIN" producers "$dir" --format json > /dev/null || true; } 2>&1 | tail -1)
+            echo "| many-producers: \`producers --format json\` (time, peak RSS) | $pj | | | | | |"
+        fi
+    done
+    if [ -n "$serial_secs" ] && [ -n "${open_secs:-}" ]; then
+        echo "| open-txns / serial-txns, scan 1 thread | $(ratio "$open_secs" "$serial_secs") × | | | | | |"
+    fi
+    echo
+}
 
-mapfile -t LOGS < <(find "$DATA" -name '*.log' | sort)
 bytes_of() { stat -c %s "$@" | awk '{s+=$1} END {print s}'; }
-BYTES=$(bytes_of "${LOGS[@]}")
-cat "${LOGS[@]}" > /dev/null # page-cache the data
 
 # best_secs CMD...: best wall time (s) of RUNS runs; output discarded, exit status ignored.
 best_secs() {
@@ -55,6 +94,23 @@ field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 echo "# klogscan compare.sh — $(date -u +%FT%TZ)"
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $NPROC cores, $(free -g | awk '/Mem:/ {print $2}') GiB; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${SKIP_MAIN:-}" ]; then
+    echo "# shapes of issue #11 only; best of $RUNS runs"
+    echo
+    shapes
+    echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+if [ ! -f "$DATA/.synth-done" ]; then
+    rm -rf "$DATA"
+    "$EX/synth" --out "$DATA" --size "$SIZE" >&2
+    touch "$DATA/.synth-done"
+fi
+
+mapfile -t LOGS < <(find "$DATA" -name '*.log' | sort)
+bytes_of() { stat -c %s "$@" | awk '{s+=$1} END {print s}'; }
+BYTES=$(bytes_of "${LOGS[@]}")
+cat "${LOGS[@]}" > /dev/null # page-cache the data
 echo "# data: $DATA, ${#LOGS[@]} segments, $BYTES bytes; best of $RUNS runs"
 echo
 
@@ -131,4 +187,5 @@ rssN=$( { /usr/bin/time -f '%M' "$BIN" scan "$DATA" --threads "$NPROC" --format 
 rss1=$( { /usr/bin/time -f '%M' "$BIN" scan "$DATA" --threads 1 --format json > /dev/null || true; } 2>&1 | tail -1)
 echo "| peak RSS, scan ($NPROC threads / 1 thread) | $(( rssN / 1024 )) / $(( rss1 / 1024 )) MiB | ≤ 128 MiB |"
 echo
+shapes
 echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

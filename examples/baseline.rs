@@ -15,6 +15,9 @@
 //!                                      vs klogscan's Decompressor + record decoding
 //! baseline decode FILE...              klogscan record decoding vs kafka-protocol's
 //!                                      RecordBatchDecoder on the same bytes (CRC on both)
+//! baseline replay FILE...              the producer-state replay alone over one partition's
+//!                                      segments (read into memory first, events applied as
+//!                                      they are made): its peak memory per producer id
 //! ```
 //!
 //! Every mode prints `name key=value ...` lines; throughput is over segment (file) bytes,
@@ -349,6 +352,56 @@ fn decode(files: &[PathBuf], runs: usize) {
     );
 }
 
+/// A field of `/proc/self/status` in KiB (0 where unavailable).
+fn status_kib(key: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The replay's own peak memory: the segments are read into memory first (their size is
+/// the baseline), then every v2 batch is turned into an event and applied at once (no
+/// event buffer), and the replay is sealed as a scan seals it. Peak RSS above the
+/// baseline, divided by the producer ids seen, is the replay's cost per id at peak.
+fn replay(files: &[PathBuf]) {
+    use klogscan::event::{BatchEvent, Classified, classify};
+    use klogscan::state::{PartitionContext, Replay, ReplayOptions};
+    let data: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(f).expect("read"))
+        .collect();
+    let before = status_kib("VmRSS:");
+    let start = Instant::now();
+    let mut r = Replay::new(PartitionContext::default(), ReplayOptions::default());
+    let mut findings = Vec::new();
+    let mut batches = 0u64;
+    for (i, d) in data.iter().enumerate() {
+        for raw in Entries::new(d, 0) {
+            if let Classified::V2(b) = classify(raw) {
+                r.apply(&BatchEvent::from_v2(&b, i as u32, false), &mut findings);
+                batches += 1;
+            }
+        }
+    }
+    let applied = start.elapsed();
+    let sealed = r.seal(false);
+    let out = sealed.finish(0, &mut findings);
+    let peak = status_kib("VmHWM:");
+    let ids = out.producer_count.max(1) as u64;
+    println!(
+        "replay batches={batches} producers={} findings={} secs={:.3} baseline_kib={before} peak_kib={peak} bytes_per_id_at_peak={}",
+        out.producer_count,
+        findings.len(),
+        applied.as_secs_f64(),
+        (peak.saturating_sub(before) * 1024) / ids
+    );
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut runs = 3;
@@ -367,6 +420,7 @@ fn main() {
         "crc-batches" => crc_batches(&files, runs),
         "decompress" => decompress(&files, runs),
         "decode" => decode(&files, runs),
+        "replay" => replay(&files),
         _ => {
             eprintln!("unknown mode {mode}");
             std::process::exit(2);

@@ -19,6 +19,18 @@
 //! Records are JSON-like (compress 3–5×), 1–64 per batch (≤ 16 KiB of records, like
 //! `batch.size`). Segments are streamed to disk: memory stays small whatever the size.
 //! The log-dir files (`meta.properties`, checkpoints) come from the testkit.
+//!
+//! `--shape NAME [--count N]` writes instead one of the shapes of issue #11, each a
+//! stress on one dimension of the scan (`--size` is then ignored):
+//!
+//! | shape | what (default `--count`) |
+//! |---|---|
+//! | `small-batches` | one live segment of N ≈ 113-byte batches (8 000 000: ≈ 0.9 GB) |
+//! | `many-producers` | one partition, N producer ids, one idempotent batch each (1 000 000) |
+//! | `many-partitions` | N partitions × 1 000 producer ids, one batch each (1 000) |
+//! | `open-txns` | N transactions opened, then their N COMMIT markers (300 000) |
+//! | `serial-txns` | the same batches one transaction at a time (300 000): `open-txns`' yardstick |
+//! | `many-segments` | one partition of N 16 KiB segments (10 000) |
 
 use klogscan::testkit::encode::{RecordSpec, end_txn_marker};
 use klogscan::testkit::files::encode_offset_checkpoint;
@@ -404,7 +416,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: synth --out DIR --size SIZE [--seed N] [--segment-bytes SIZE]   (sizes: 2GiB, 512MiB, 100MB, bytes)"
+        "usage: synth --out DIR --size SIZE [--seed N] [--segment-bytes SIZE]   (sizes: 2GiB, 512MiB, 100MB, bytes)\n       synth --out DIR --shape small-batches|many-producers|many-partitions|open-txns|serial-txns|many-segments [--count N]"
     );
     std::process::exit(2)
 }
@@ -414,6 +426,8 @@ fn main() -> std::io::Result<()> {
     let mut size = 2u64 << 30;
     let mut seed = 42u64;
     let mut segment_bytes = 256u64 << 20;
+    let mut shape: Option<String> = None;
+    let mut count: Option<u64> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = || args.next().unwrap_or_else(|| usage());
@@ -426,6 +440,8 @@ fn main() -> std::io::Result<()> {
                 })
             }
             "--seed" => seed = val().parse().unwrap_or_else(|_| usage()),
+            "--shape" => shape = Some(val()),
+            "--count" => count = Some(val().parse().unwrap_or_else(|_| usage())),
             "--segment-bytes" => {
                 segment_bytes = parse_size(&val()).unwrap_or_else(|e| {
                     eprintln!("{e}");
@@ -440,6 +456,9 @@ fn main() -> std::io::Result<()> {
         }
     }
     let Some(out) = out else { usage() };
+    if let Some(shape) = shape {
+        return write_shape(&out, &shape, count);
+    }
     let mut plans = vec![PartitionPlan {
         topic: "firehose".into(),
         partition: 0,
@@ -511,4 +530,134 @@ fn walk_size(dir: &Path) -> std::io::Result<u64> {
         }
     }
     Ok(total)
+}
+
+// ----- the shapes of issue #11 --------------------------------------------------------
+
+/// One small record (≈ 113-byte batches with the 61-byte batch header).
+fn small_record(n: u64) -> Vec<RecordSpec> {
+    vec![RecordSpec {
+        attributes: 0,
+        timestamp_delta: 0,
+        offset_delta: 0,
+        key: None,
+        value: Some(format!("{{\"id\":{n:012},\"event\":\"view\",\"ok\":1}}").into_bytes()),
+        headers: Vec::new(),
+    }]
+}
+
+/// An idempotent (or transactional) one-record batch of producer `pid` at `seq`.
+fn small_batch(pid: i64, seq: i32, ts: i64, n: u64, transactional: bool) -> BatchSpec {
+    BatchSpec {
+        partition_leader_epoch: 0,
+        base_timestamp: ts,
+        producer_id: pid,
+        producer_epoch: 0,
+        base_sequence: seq,
+        transactional,
+        records: small_record(n),
+        ..BatchSpec::default()
+    }
+}
+
+/// Write `shape` under `out` (log-dir files included), then print what was written.
+fn write_shape(out: &Path, shape: &str, count: Option<u64>) -> std::io::Result<()> {
+    LogDirBuilder::new(1)
+        .cluster_id("c2ludGgtYmVuY2gtZGF0YQ")
+        .write(out)?;
+    let one = |name: &str| out.join(format!("{name}-0"));
+    let mut ends: Vec<(String, i32, i64)> = Vec::new();
+    let mut clock = START_MS;
+    match shape {
+        "small-batches" => {
+            let n = count.unwrap_or(8_000_000);
+            let mut w = SegmentWriter::new(one("small"), 1 << 30)?;
+            let mut seq = [0i32; 4];
+            for i in 0..n {
+                let p = (i % 4) as usize;
+                w.push(small_batch(7_000 + p as i64, seq[p], clock, i, false))?;
+                seq[p] = seq[p].wrapping_add(1);
+                clock += 1;
+            }
+            ends.push(("small".into(), 0, w.finish()?));
+        }
+        "many-producers" => {
+            let n = count.unwrap_or(1_000_000);
+            let mut w = SegmentWriter::new(one("producers"), 1 << 30)?;
+            for i in 0..n {
+                w.push(small_batch(1_000 + i as i64, 0, clock, i, false))?;
+                clock += 1;
+            }
+            ends.push(("producers".into(), 0, w.finish()?));
+        }
+        "many-partitions" => {
+            let n = count.unwrap_or(1_000);
+            let parts: Vec<i64> = (0..n as i64).collect();
+            let written: Vec<std::io::Result<i64>> = parts
+                .par_iter()
+                .map(|&p| {
+                    let mut w = SegmentWriter::new(out.join(format!("parts-{p}")), 1 << 30)?;
+                    for i in 0..1_000i64 {
+                        w.push(small_batch(p * 1_000 + i, 0, START_MS + i, i as u64, false))?;
+                    }
+                    w.finish()
+                })
+                .collect();
+            for (p, end) in parts.iter().zip(written) {
+                ends.push(("parts".into(), *p as i32, end?));
+            }
+        }
+        "open-txns" | "serial-txns" => {
+            let n = count.unwrap_or(300_000);
+            let name = shape.trim_end_matches("-txns");
+            let mut w = SegmentWriter::new(one(name), 1 << 30)?;
+            let marker = |pid: i64, ts: i64| end_txn_marker(0, pid, 0, true, 3, ts, 0);
+            for i in 0..n {
+                let pid = 1_000 + i as i64;
+                w.push(small_batch(pid, 0, clock, i, true))?;
+                clock += 1;
+                if shape == "serial-txns" {
+                    w.push(marker(pid, clock))?;
+                    clock += 1;
+                }
+            }
+            if shape == "open-txns" {
+                for i in 0..n {
+                    w.push(marker(1_000 + i as i64, clock))?;
+                    clock += 1;
+                }
+            }
+            ends.push((name.into(), 0, w.finish()?));
+        }
+        "many-segments" => {
+            let n = count.unwrap_or(10_000);
+            let mut w = SegmentWriter::new(one("segments"), 16 << 10)?;
+            let mut seq = [0i32; 4];
+            let mut i = 0u64;
+            // ≈ 145 batches of ≈ 113 bytes per 16 KiB segment.
+            while w.written < n * (16 << 10) - 200 {
+                let p = (i % 4) as usize;
+                w.push(small_batch(9_000 + p as i64, seq[p], clock, i, false))?;
+                seq[p] = seq[p].wrapping_add(1);
+                clock += 1;
+                i += 1;
+            }
+            ends.push(("segments".into(), 0, w.finish()?));
+        }
+        _ => usage(),
+    }
+    ends.sort();
+    for name in [
+        "recovery-point-offset-checkpoint",
+        "replication-offset-checkpoint",
+    ] {
+        std::fs::write(out.join(name), encode_offset_checkpoint(&ends))?;
+    }
+    println!(
+        "wrote shape {shape}: {} partitions, {} bytes of segments, to {}",
+        ends.len(),
+        walk_size(out)?,
+        out.display()
+    );
+    Ok(())
 }

@@ -145,6 +145,15 @@ kinds! {
     // --- across replicas (§8.4 rule 33) ---
     /// Two replicas of a partition hold different batches over the offsets both hold.
     ReplicaDivergence = "replica_divergence", Warning;
+    // --- the group coordinator's log (issue 13) ---
+    /// A `__consumer_offsets` record the group coordinator's replay rejects (its load throws).
+    GroupLoadFailure = "group_load_failure", Error;
+    /// A streams group left at the KIP-1331 deletion barrier (stored description epoch -2).
+    GroupDeletionUnfinished = "group_deletion_unfinished", Warning;
+    /// A group's tombstones out of the coordinator's order, or its records left live after it.
+    GroupTombstonesIncomplete = "group_tombstones_incomplete", Error;
+    /// A group or target assignment epoch that goes down, or an assignment above the group epoch.
+    GroupEpochRegression = "group_epoch_regression", Error;
     // --- across the partitions of a transaction and its coordinator (issue 12) ---
     /// One transaction committed on some partitions and aborted on others.
     TransactionOutcomeMismatch = "transaction_outcome_mismatch", Error;

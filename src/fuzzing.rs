@@ -178,8 +178,9 @@ pub fn txnlog(data: &[u8]) {
     let _ = crate::dump::decoders::transaction_log(Some(k), None);
 }
 
-/// A `__consumer_offsets` record (the text decoder and the coordinator's load check) and
-/// the KRaft control-record decoders of `dump`: split as in [`txnlog`].
+/// A `__consumer_offsets` / `__share_group_state` record (the dump's text decoder, and
+/// `format::groups`' decoder and load check) and the KRaft control-record decoders of
+/// `dump`: split as in [`txnlog`].
 pub fn offsets(data: &[u8]) {
     use crate::dump::decoders;
     let Some((k, v)) = key_value(data) else {
@@ -187,7 +188,11 @@ pub fn offsets(data: &[u8]) {
     };
     let _ = decoders::offsets(Some(k), Some(v), 0);
     let _ = decoders::offsets(Some(k), None, 1);
-    let _ = decoders::validate_offsets_record(Some(k), Some(v));
+    use crate::format::groups::{Topic, decode, validate};
+    for topic in [Topic::ConsumerOffsets, Topic::ShareGroupState] {
+        let _ = validate(topic, Some(k), Some(v));
+        let _ = decode(topic, Some(k), Some(v));
+    }
     let _ = decoders::snapshot_header_json(v);
     let _ = decoders::snapshot_footer_json(v);
     let _ = decoders::kraft_version_json(v);

@@ -21,6 +21,7 @@
 //! * [`verify`] cross-examines the partition's other files (indexes, transaction indexes,
 //!   producer snapshots, checkpoints) and predicts what a broker's log loader does on restart.
 //! * [`dump`] prints files as `kafka-dump-log.sh` does.
+//! * [`groups`] replays `__consumer_offsets` as the group coordinator loads it.
 //!
 //! ```
 //! use klogscan::pipeline::scan;
@@ -46,6 +47,7 @@ pub mod finding;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod groups;
 pub mod identity;
 pub mod layout;
 pub mod pipeline;

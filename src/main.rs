@@ -21,7 +21,8 @@ use std::process::ExitCode;
     long_about = "Reads Kafka segment files, indexes, snapshots and checkpoints directly (read-only), rebuilds \
 producer and transaction state like a broker, and reports anomalies: hanging transactions, zombie writes \
 (KAFKA-9144), epoch regressions, sequence gaps, corrupt or truncated batches.\n\n\
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse."
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse or an input failed \
+(a path that does not exist or is not Kafka data; reported on stderr)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -38,9 +39,33 @@ enum Command {
     Txns(TxnsArgs),
     /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
     Dump(DumpArgs),
+    /// Groups rebuilt from __consumer_offsets as the group coordinator loads them
+    /// (classic, consumer, share, streams: epochs, members, assignments, offsets).
+    Groups(GroupsArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
     /// broker does with each partition on its next start (truncation, deleted segments, load failures).
     Verify(VerifyArgs),
+}
+
+#[derive(Args)]
+struct GroupsArgs {
+    /// Broker data dirs, partition dirs, or directories above them.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Only this group id.
+    #[arg(long)]
+    group: Option<String>,
+    /// Only groups of this type: classic, consumer, share, streams.
+    #[arg(long = "type")]
+    group_type: Option<String>,
+    /// Also list deleted groups.
+    #[arg(long)]
+    deleted: bool,
+    /// One line per member instead of one per group (table format).
+    #[arg(long)]
+    members: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    format: OutFormat,
 }
 
 #[derive(Args)]
@@ -211,6 +236,15 @@ struct DumpArgs {
     /// Decode `__consumer_offsets` records (implies --print-data-log).
     #[arg(long)]
     offsets_decoder: bool,
+    /// Decode `__share_group_state` records (implies --print-data-log).
+    #[arg(long)]
+    share_group_state_decoder: bool,
+    /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
+    #[arg(long)]
+    cluster_metadata_decoder: bool,
+    /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
+    #[arg(long)]
+    legacy_decoder_text: bool,
     /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
     /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
     #[arg(long)]
@@ -250,6 +284,8 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
         compacted_topics: a.compacted.clone(),
+        // Only `producers` prints every producer's state (it turns this back on).
+        keep_producers: false,
         ..Default::default()
     };
     if let Some(n) = &a.now {
@@ -341,8 +377,13 @@ fn scan_view(
     out: &mut dyn Write,
     as_json: Render,
     as_table: Render,
+    keep_producers: bool,
 ) -> Result<ExitCode> {
-    let report = pipeline::scan(&a.paths, &scan_options(a)?);
+    let opts = ScanOptions {
+        keep_producers,
+        ..scan_options(a)?
+    };
+    let report = pipeline::scan(&a.paths, &opts);
     match a.format {
         OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
         OutFormat::Table => as_table(&report, &mut klogscan::escape::JsonWriter::text(&mut *out))?,
@@ -383,9 +424,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ),
             ))
         }
-        Command::Producers(a) => {
-            scan_view(&a, &mut out, json::write_producers, table::write_producers)
-        }
+        Command::Producers(a) => scan_view(
+            &a,
+            &mut out,
+            json::write_producers,
+            table::write_producers,
+            true,
+        ),
         Command::Txns(a) if a.cluster => {
             let time = |t: &Option<String>| {
                 t.as_deref()
@@ -415,7 +460,42 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out.flush()?;
             Ok(exit_code(report.nothing_read(), None, FailOn::Never))
         }
-        Command::Txns(a) => scan_view(&a.scan, &mut out, json::write_txns, table::write_txns),
+        Command::Txns(a) => scan_view(
+            &a.scan,
+            &mut out,
+            json::write_txns,
+            table::write_txns,
+            false,
+        ),
+        Command::Groups(a) => {
+            use klogscan::groups::{self, GroupType, GroupsOptions, render};
+            let group_type = match a.group_type.as_deref().map(GroupType::parse) {
+                Some(None) => anyhow::bail!("--type: expected classic, consumer, share or streams"),
+                Some(t) => t,
+                None => None,
+            };
+            let inv = klogscan::layout::discover(&a.paths);
+            if !inv.partitions.iter().any(|p| {
+                p.tp.as_ref()
+                    .is_some_and(|tp| tp.topic == "__consumer_offsets")
+            }) {
+                eprintln!("klogscan: no __consumer_offsets partition found");
+                return Ok(ExitCode::from(2));
+            }
+            let opts = GroupsOptions {
+                group: a.group.clone(),
+                group_type,
+                include_deleted: a.deleted,
+                ..Default::default()
+            };
+            let list = groups::list_groups(&inv, &opts);
+            match a.format {
+                OutFormat::Json => render::write_json(&list, &mut out)?,
+                OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
+                OutFormat::Table => render::write_table(&list, &mut out)?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Verify(a) => {
             use klogscan::verify::{self, VerifyOptions, render};
             let opts = VerifyOptions {
@@ -461,11 +541,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     || a.print_data_log
                     || a.transaction_log_decoder
                     || a.transaction_log_json
-                    || a.offsets_decoder,
+                    || a.offsets_decoder
+                    || a.share_group_state_decoder
+                    || a.cluster_metadata_decoder,
                 print_data_log: a.print_data_log
                     || a.transaction_log_decoder
                     || a.transaction_log_json
-                    || a.offsets_decoder,
+                    || a.offsets_decoder
+                    || a.share_group_state_decoder
+                    || a.cluster_metadata_decoder,
                 skip_record_metadata: a.skip_record_metadata,
                 max_bytes: a.max_bytes,
                 format,
@@ -473,6 +557,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
                 transaction_log_json: a.transaction_log_json,
                 offsets_decoder: a.offsets_decoder,
+                share_group_state_decoder: a.share_group_state_decoder,
+                cluster_metadata_decoder: a.cluster_metadata_decoder,
+                legacy_decoder_text: a.legacy_decoder_text,
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,
                 piece_bytes: None,

@@ -20,7 +20,11 @@ pub type ClusterCheck =
 /// The cluster checks, in the order they run. Each sees the findings of the ones before
 /// it (the coordinator's confirmation changes `hanging_transaction` in place).
 pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
-    &[("replicas", crate::replicas::check)]
+    &[
+        ("replicas", crate::replicas::check),
+        // The group coordinator's load of __consumer_offsets (issue 13).
+        ("groups", crate::groups::cluster_check),
+    ]
 }
 
 /// Per-partition analysis of an inventory, then every cluster check.

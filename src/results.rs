@@ -34,6 +34,10 @@ pub struct ScanOptions {
     pub progress: Progress,
     /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
     pub capture_snapshots: bool,
+    /// Keep every producer's final state in `PartitionReport::outcome.producers` (for
+    /// `producers`); when false only their number is kept and each partition's producer
+    /// table is freed as soon as its batches are replayed (issue #11).
+    pub keep_producers: bool,
     /// Topics declared compacted (`--compacted`), besides what the inputs prove
     /// ([`crate::compaction`]).
     pub compacted_topics: Vec<String>,
@@ -107,6 +111,7 @@ impl Default for ScanOptions {
             max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
             progress: Progress::default(),
             capture_snapshots: false,
+            keep_producers: true,
             collect_log_batches: false,
             mmap: crate::segment::MmapMode::Auto,
             max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,

@@ -21,7 +21,7 @@ use crate::format::{self, Compression, Decompressor, FormatError, Tail, Timestam
 use crate::layout::{self, Inventory, PartitionDir};
 use crate::recovery::{self, CRC_STOP, RecoverCheck, SegmentWalk};
 use crate::segment::{self, ReadPolicy};
-use crate::state::{PartitionContext, Replay, ReplayOutcome};
+use crate::state::{PartitionContext, Replay, ReplayOutcome, SealedReplay};
 use rayon::prelude::*;
 use serde_json::json;
 use std::collections::HashMap;
@@ -88,7 +88,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     );
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(2 * window);
-    let scanned: Vec<(PartitionReport, Replay, Vec<Finding>)> = with_threads(opts.threads, || {
+    let scanned: Vec<(PartitionReport, SealedReplay, _)> = with_threads(opts.threads, || {
         selected
             .par_iter()
             .map(|p| {
@@ -104,7 +104,8 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
                     r.0.compacted_from = Some(why.describe().into());
                 }
                 opts.progress.emit(ProgressUpdate::PartitionDone);
-                r
+                // Only what the conclusion needs outlives the partition's scan (#11).
+                (r.0, r.1.seal(opts.keep_producers), r.2)
             })
             .collect()
     });
@@ -120,7 +121,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         ..Default::default()
     };
     for (mut r, replay, mut findings) in scanned {
-        let key = r.log_dir.clone().or_else(|| Some(PathBuf::from(&r.path)));
+        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
         let (ref_time, ref_source) = match opts.now_ms {
             Some(now) => (now, RefSource::Given),
             None => newest
@@ -160,7 +161,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             aborted: outcome.txn_stats.aborted,
             open: outcome.open.len() as u64,
         };
-        r.producers = outcome.producers.len();
+        r.producers = outcome.producer_count;
         r.outcome = outcome;
         findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
         let start = report.findings.len();
@@ -223,7 +224,7 @@ impl RefSource {
 fn reference_times(
     inv: &Inventory,
     selected: &[&PartitionDir],
-    scanned: &[(PartitionReport, Replay, Vec<Finding>)],
+    scanned: &[(PartitionReport, SealedReplay, Vec<Finding>)],
     opts: &ScanOptions,
 ) -> HashMap<Option<PathBuf>, (i64, String)> {
     let mut newest: HashMap<Option<PathBuf>, (i64, String)> = HashMap::new();
@@ -237,7 +238,7 @@ fn reference_times(
         }
     };
     for (r, _, _) in scanned {
-        let key = r.log_dir.clone().or_else(|| Some(PathBuf::from(&r.path)));
+        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
         offer(key, r.max_timestamp, r.path.clone());
     }
     let chosen: std::collections::HashSet<&Path> =
@@ -245,6 +246,7 @@ fn reference_times(
     let dirs: std::collections::HashSet<&Path> = selected
         .iter()
         .filter_map(|p| p.log_dir.as_deref())
+        .filter(|d| is_broker_log_dir(inv, d))
         .collect();
     let others: Vec<&PartitionDir> = inv
         .partitions
@@ -265,6 +267,25 @@ fn reference_times(
         offer(key, t, from);
     }
     newest
+}
+
+/// Whether `dir` is known to be one broker's log dir: it holds a broker file
+/// (`meta.properties`, a checkpoint, `.kafka_cleanshutdown`, …). A directory recognised only
+/// because it holds several partition directories (a hand-over of copies taken at different
+/// times) is not: its partitions do not share a timeline.
+fn is_broker_log_dir(inv: &Inventory, dir: &Path) -> bool {
+    inv.log_dirs
+        .iter()
+        .any(|l| l.path == dir && l.has_markers())
+}
+
+/// Which partitions share a reference time: those of one broker log dir; otherwise each
+/// partition alone.
+fn reference_key(inv: &Inventory, log_dir: Option<&Path>, path: &str) -> Option<PathBuf> {
+    match log_dir {
+        Some(d) if is_broker_log_dir(inv, d) => Some(d.to_path_buf()),
+        _ => Some(PathBuf::from(path)),
+    }
 }
 
 /// The newest CRC-valid batch timestamp of a partition's newest segment that has one.
@@ -1441,16 +1462,11 @@ fn check_v2_header(
 /// The group coordinator's topic.
 const OFFSETS_TOPIC: &str = "__consumer_offsets";
 
-/// Record key types of `__consumer_offsets` known to Kafka 4.x (kafka-semantics §6.2: 0–2
-/// classic, 3–8 consumer groups, 9–15 share groups, 16 regular expressions, 17–23 streams
-/// groups).
-const KNOWN_OFFSETS_TYPES: std::ops::RangeInclusive<i16> = 0..=23;
-
 /// Rule 32: every record of a `__consumer_offsets` batch must deserialize as the group
-/// coordinator does when it loads the partition. Key types 0–2 (offset commits, classic
-/// group metadata) are decoded with their value versions (0–4); other known types are not
-/// judged (their schemas are not modelled); an unknown type is skipped by the coordinator
-/// with a warning, anything else undecodable makes the load throw. One finding per kind
+/// coordinator does when it loads the partition (`CoordinatorRecordSerde.deserialize`):
+/// every record type 0–24 and value version is read by `format::groups::validate`; a key
+/// type without a schema is skipped by the coordinator's loader with a warning, anything
+/// else undecodable makes the load throw. One finding per kind
 /// per batch (the first record), with the count. Fed record by record by whichever walk
 /// decodes the batch's records, so a batch is never decoded twice.
 #[derive(Default)]
@@ -1464,12 +1480,12 @@ struct OffsetsCheck {
 impl OffsetsCheck {
     fn record(&mut self, b: &format::BatchView<'_>, r: &format::Record<'_>) {
         let offset = b.base_offset().wrapping_add(r.offset_delta as i64);
-        match crate::dump::decoders::validate_offsets_record(r.key, r.value) {
-            Ok(Some(t)) if !KNOWN_OFFSETS_TYPES.contains(&t) => match &mut self.unknown {
+        match format::groups::validate(format::groups::Topic::ConsumerOffsets, r.key, r.value) {
+            Ok(Some(t)) => match &mut self.unknown {
                 Some((_, _, n)) => *n += 1,
                 None => self.unknown = Some((offset, t, 1)),
             },
-            Ok(_) => {} // decodes, or a KIP-848 type whose schema is not modelled here
+            Ok(None) => {}
             Err(e) => match &mut self.broken {
                 Some((_, _, n)) => *n += 1,
                 None => self.broken = Some((offset, e.to_string(), 1)),
@@ -1492,7 +1508,7 @@ impl OffsetsCheck {
                     name,
                     b.position(),
                     format!(
-                        "{name}: record at offset {offset} has key type {t}, not a group coordinator record type (Kafka up to 4.2 uses 0-23) ({n} such record(s) in the batch at offset {})",
+                        "{name}: record at offset {offset} has key type {t}, not a group coordinator record type (Kafka 4.x defines 0-23; 24 exists only in proof-of-concept branches) ({n} such record(s) in the batch at offset {})",
                         b.base_offset()
                     ),
                 )

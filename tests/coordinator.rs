@@ -85,6 +85,13 @@ const TXN_P: i32 = 1;
 /// (`(id, value)`, `None` = tombstone), scan, annotate.
 fn run(records: &[(&str, Option<Vec<u8>>)]) -> (tempfile::TempDir, ScanReport) {
     let dir = tempfile::tempdir().unwrap();
+    // One broker's log dir (a broker file makes it one: its partitions share a timeline,
+    // hence one reference time for the coordinator's and the data partition's records).
+    std::fs::write(
+        dir.path().join("meta.properties"),
+        "version=0\nbroker.id=1\n",
+    )
+    .unwrap();
     data_partition().write(dir.path()).unwrap();
     if !records.is_empty() {
         let mut t = PartitionBuilder::new("__transaction_state", TXN_P);

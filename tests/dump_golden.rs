@@ -511,6 +511,7 @@ fn offsets_decoder_decodes_every_real_consumer_offsets_record() {
     };
     let opts = DumpOptions {
         offsets_decoder: true,
+        legacy_decoder_text: true,
         deep_iteration: true,
         print_data_log: true,
         ..Default::default()

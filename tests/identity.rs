@@ -98,9 +98,10 @@ fn write_as(p: PartitionBuilder, ld: &Path, name: &str) {
 
 const UUID: &str = "7c3c1b0e5f2a4d2b9a1e0f6d5c4b3a29";
 
-/// A broker with topic-0, topic-0.<uuid>-future, topic-1.<uuid>-delete and
-/// topic-2.<uuid>-stray, each holding the same hanging transaction; the -future copy also
-/// has a CRC-damaged batch.
+/// A broker with two log dirs: topic-0, topic-1.<uuid>-delete and topic-2.<uuid>-stray in
+/// the first, topic-0.<uuid>-future (an inter-log-dir move's destination) in the second,
+/// each holding the same hanging transaction; the -future copy also has a CRC-damaged
+/// batch. Returns the directory holding both log dirs.
 fn broker_with_copies(dir: &Path) -> PathBuf {
     let ld = dir.join("kafka-logs");
     LogDirBuilder::new(1)
@@ -108,6 +109,8 @@ fn broker_with_copies(dir: &Path) -> PathBuf {
         .partition(hanging("topic", 0))
         .write(&ld)
         .unwrap();
+    let ld2 = dir.join("kafka-logs-2");
+    LogDirBuilder::new(1).cluster_id("c1").write(&ld2).unwrap();
     let mut future = hanging("topic", 0);
     // A byte of the first batch's records (past its 61-byte header).
     future.fault(
@@ -117,10 +120,10 @@ fn broker_with_copies(dir: &Path) -> PathBuf {
             mask: 0x01,
         },
     );
-    write_as(future, &ld, &format!("topic-0.{UUID}-future"));
+    write_as(future, &ld2, &format!("topic-0.{UUID}-future"));
     write_as(hanging("topic", 1), &ld, &format!("topic-1.{UUID}-delete"));
     write_as(hanging("topic", 2), &ld, &format!("topic-2.{UUID}-stray"));
-    ld
+    dir.to_path_buf()
 }
 
 #[test]
@@ -201,12 +204,30 @@ fn copies_are_analysed_but_get_no_live_verdicts() {
     assert_eq!(nl.error + nl.warning + nl.info, copy_findings);
     assert!(copy_findings >= 4);
 
-    // The table marks the copies.
+    // One broker, two log dirs.
+    let future = r
+        .partitions
+        .iter()
+        .find(|p| p.source.copy == CopyKind::Future)
+        .unwrap();
+    assert!(
+        future
+            .source
+            .log_dir
+            .as_deref()
+            .unwrap()
+            .ends_with("kafka-logs-2")
+    );
+    assert!(r.partitions.iter().all(|p| p.source.broker_id == Some(1)));
+
+    // The table marks the copies, and has no broker column (one broker).
     let mut out = Vec::new();
     klogscan::report::table::write_scan(&r, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("[future copy]"), "{text}");
     assert!(text.contains("[stray copy]"), "{text}");
+    assert!(!text.lines().nth(1).unwrap().contains("broker"), "{text}");
+    assert!(text.contains("of which 3 non-live copies"), "{text}");
 }
 
 #[test]

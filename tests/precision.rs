@@ -345,3 +345,113 @@ fn verify_does_not_judge_what_only_deleted_segments_could_confirm() {
         v.findings
     );
 }
+
+fn remove_files(dir: &Path, suffixes: &[&str]) {
+    for f in std::fs::read_dir(dir).unwrap() {
+        let f = f.unwrap().path();
+        let n = f.file_name().unwrap().to_string_lossy().into_owned();
+        if suffixes.iter().any(|s| n.ends_with(s)) {
+            std::fs::remove_file(&f).unwrap();
+        }
+    }
+}
+
+fn verify_kinds(root: &Path) -> Vec<Kind> {
+    klogscan::verify::verify(
+        &[root.to_path_buf()],
+        &klogscan::verify::VerifyOptions::default(),
+    )
+    .findings
+    .iter()
+    .map(|f| f.kind)
+    .collect()
+}
+
+/// A segment given without any index file is recovered at load (missing offset index),
+/// which rebuilds its transaction index from the markers: no `.txnindex` entry is missing.
+/// With the offset index present and the `.txnindex` gone, entries are missing.
+#[test]
+fn a_missing_txnindex_is_judged_only_when_the_segment_is_not_rebuilt() {
+    let txn = Producer::transactional(4, 0);
+    let mut p = PartitionBuilder::new("ab", 0)
+        .start_time(T0)
+        .broker_files(klogscan::testkit::PartitionFileOptions::default());
+    p.append(Batch::new(txn).records(3));
+    p.abort(txn, 0);
+    p.append(Batch::new(Producer::PLAIN).records(1));
+    let (d, m) = write(&p);
+    remove_files(&m.dir, &[".txnindex", ".index", ".timeindex", ".snapshot"]);
+    assert!(!verify_kinds(d.path()).contains(&Kind::TxnindexMismatch));
+    let (d, m) = write(&p);
+    remove_files(&m.dir, &[".txnindex"]);
+    assert!(verify_kinds(d.path()).contains(&Kind::TxnindexMismatch));
+}
+
+/// "No snapshot although transactions are open" matters only after a clean shutdown (the
+/// broker then skips the rebuild); with the shutdown state unknown or unclean it replays the
+/// log and finds them.
+#[test]
+fn no_snapshot_with_open_transactions_matters_only_after_a_clean_shutdown() {
+    use klogscan::testkit::LogDirBuilder;
+    let txn = Producer::transactional(4, 0);
+    let part = || {
+        let mut p = PartitionBuilder::new("open", 0).start_time(T0);
+        p.append(Batch::new(txn).records(3));
+        p
+    };
+    for clean in [Some(true), Some(false), None] {
+        let p = part();
+        let dir = tempfile::tempdir().unwrap();
+        let m = match clean {
+            Some(c) => {
+                let ld = LogDirBuilder::new(1).clean_shutdown(c).partition(p);
+                ld.write(dir.path()).unwrap().partitions.remove(0)
+            }
+            None => p.write(dir.path()).unwrap(),
+        };
+        remove_files(&m.dir, &[".snapshot"]);
+        let kinds = verify_kinds(dir.path());
+        assert_eq!(
+            kinds.contains(&Kind::SnapshotMismatch),
+            clean == Some(true),
+            "clean shutdown {clean:?}: {kinds:?}"
+        );
+    }
+}
+
+/// Partitions of a directory without any broker file (copies handed over together, taken
+/// at different times) do not share a reference time; partitions of a broker's log dir do.
+#[test]
+fn only_a_broker_log_dir_shares_a_reference_time() {
+    use klogscan::testkit::LogDirBuilder;
+    let txn = Producer::transactional(4, 0);
+    let mut old = PartitionBuilder::new("old", 0).start_time(T0);
+    old.append(Batch::new(txn).records(3));
+    let mut new = PartitionBuilder::new("new", 0).start_time(T0 + 3_600_000);
+    new.append(Batch::new(Producer::PLAIN).records(1));
+    // a bare directory holding the two partition dirs
+    let bare = tempfile::tempdir().unwrap();
+    old.write(bare.path()).unwrap();
+    new.write(bare.path()).unwrap();
+    let r = run(bare.path(), &ScanOptions::default());
+    assert!(
+        of(&r, Kind::HangingTransaction).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(of(&r, Kind::OpenTransaction).len(), 1);
+    // the same two partitions in one broker log dir
+    let ld = tempfile::tempdir().unwrap();
+    LogDirBuilder::new(1)
+        .partition(old)
+        .partition(new)
+        .write(ld.path())
+        .unwrap();
+    let r = run(ld.path(), &ScanOptions::default());
+    assert_eq!(
+        of(&r, Kind::HangingTransaction).len(),
+        1,
+        "{:#?}",
+        r.findings
+    );
+}

@@ -1309,13 +1309,14 @@ fn consumer_offsets_records_the_coordinator_cannot_load() {
     gv.extend_from_slice(&0i32.to_be_bytes()); // subscription: empty
     gv.extend_from_slice(&0i32.to_be_bytes()); // assignment: empty
     let mut p = PartitionBuilder::new("__consumer_offsets", 7);
-    // offsets 0..=4: valid commit, a tombstone, a KIP-848 record (not judged), a valid one,
+    // offsets 0..=4: valid commit, a tombstone, a KIP-848 record (ConsumerGroupMetadata,
+    // epoch 5: decoded and valid), a valid one,
     // group metadata with an empty assignment
     p.append(
         Batch::new(Producer::PLAIN)
             .record(Rec::kv(&k, &v))
             .record(Rec::tombstone(&k))
-            .record(Rec::kv(3i16.to_be_bytes(), b"\x00\x00anything"))
+            .record(Rec::kv([0, 3, 0, 1, b'g'], [0, 0, 0, 0, 0, 5, 0]))
             .record(Rec::kv(&k, &v))
             .record(Rec::kv(&gk, &gv)),
     );
@@ -1339,7 +1340,14 @@ fn consumer_offsets_records_the_coordinator_cannot_load() {
         x.evidence["error"].as_str().unwrap().contains("version"),
         "{x:#?}"
     );
-    assert_eq!(r.findings.len(), 2, "{:#?}", r.findings);
+    // The group replay (issue 13) adds the load failure that follows from the first
+    // undecodable record, linked to it.
+    let l = one(&r, Kind::GroupLoadFailure);
+    assert_eq!(
+        (l.offset, l.caused_by.clone()),
+        (Some(6), vec![x.id.clone()])
+    );
+    assert_eq!(r.findings.len(), 3, "{:#?}", r.findings);
     // --deep walks the records once for both its own checks and this one: same findings.
     let deep = ScanOptions {
         deep: true,

@@ -113,7 +113,7 @@ fn check_clean_groups(r: &ScanReport, grouping: Grouping) {
 #[test]
 fn clean_tv01_with_coordinator() {
     let dir = tempfile::tempdir().unwrap();
-    let mut c = Cluster::new(Some("c1")).coordinator(3);
+    let mut c = Cluster::new(Some("c1")).coordinator_partitions(50);
     clean(&mut c, false);
     c.write(dir.path(), 1).unwrap();
     let r = scan_dir(dir.path());
@@ -142,7 +142,7 @@ fn clean_tv2_with_and_without_coordinator() {
         let dir = tempfile::tempdir().unwrap();
         let mut c = Cluster::new(Some("c1")).tv2();
         if coordinator {
-            c = c.coordinator(3);
+            c = c.coordinator_partitions(50);
         }
         clean(&mut c, true);
         c.write(dir.path(), 1).unwrap();
@@ -171,7 +171,7 @@ fn outcome_mismatch() {
             c = c.tv2();
         }
         if coordinator {
-            c = c.coordinator(0);
+            c = c.coordinator_partitions(50);
         }
         let p = c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B, C]));
         c.run(&Txn::new("app", p, &[A, B, C]).flip_marker_on(B));
@@ -221,7 +221,7 @@ fn marker_missing_is_the_root_cause_of_hanging() {
             c = c.tv2();
         }
         if coordinator {
-            c = c.coordinator(0);
+            c = c.coordinator_partitions(50);
         }
         let p = c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]));
         c.run(&Txn::new("app", p, &[A, B, C, D]).skip_marker_on(C));
@@ -248,6 +248,8 @@ fn marker_missing_is_the_root_cause_of_hanging() {
         let h = of_kind(&r, Kind::HangingTransaction);
         assert_eq!(h.len(), 1, "{ctx}");
         assert_eq!(h[0].caused_by, vec![m.id.clone()], "{ctx}");
+        // the coordinator's record sits where a broker puts it: its verdict is confirmed
+        assert!(!h[0].message.contains("unconfirmed"), "{}", h[0].message);
     }
 }
 
@@ -269,7 +271,7 @@ fn recent_partial_markers_are_not_missing() {
 fn partition_unlisted() {
     for tv2 in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let mut c = Cluster::new(Some("c1")).coordinator(0);
+        let mut c = Cluster::new(Some("c1")).coordinator_partitions(50);
         if tv2 {
             c = c.tv2();
         }
@@ -297,7 +299,8 @@ fn partition_unlisted() {
 #[test]
 fn stuck_in_prepare() {
     let dir = tempfile::tempdir().unwrap();
-    let mut c = Cluster::new(Some("c1")).coordinator(4);
+    let mut c = Cluster::new(Some("c1")).coordinator_partitions(50);
+    let home = c.coordinator_partition_of("app").unwrap();
     let p = Producer::transactional(7, 1);
     let p = c.run(&Txn::new("app", p, &[A, B]));
     c.run(
@@ -312,7 +315,10 @@ fn stuck_in_prepare() {
     let s = of_kind(&r, Kind::TransactionStuckInPrepare);
     assert_eq!(s.len(), 1, "{:#?}", r.findings);
     let s = s[0];
-    assert_eq!((s.topic.as_str(), s.partition), ("__transaction_state", 4));
+    assert_eq!(
+        (s.topic.as_str(), s.partition),
+        ("__transaction_state", home)
+    );
     assert_eq!(
         s.evidence["partitions_with_marker"]
             .as_array()

@@ -245,3 +245,39 @@ fn dump_transaction_log_in_both_shapes() {
         "{text}"
     );
 }
+
+#[test]
+fn scan_report_carries_the_cluster_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    cluster(dir.path());
+    let out = Command::cargo_bin("klogscan")
+        .unwrap()
+        .args(["scan", "--format", "json", "--fail-on", "never"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["klogscan_report"], 1);
+    let t = &r["transactions"];
+    assert_eq!(
+        (t["cluster_transactions"].as_u64(), t["committed"].as_u64()),
+        (Some(6), Some(3))
+    );
+    assert_eq!(t["producers_fenced"], 1);
+    assert_eq!(t["longest"][0]["duration_ms"], 155);
+    assert_eq!(t["by_transactional_id"][1]["transactional_id"], "billing");
+    let text = Command::cargo_bin("klogscan")
+        .unwrap()
+        .args(["scan", "--fail-on", "never"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "cluster transactions: 6 (3 committed, 2 aborted, 0 empty, 1 open, 0 partial, 0 mixed)"
+        ),
+        "{text}"
+    );
+}

@@ -7,10 +7,10 @@
 
 use super::TRANSACTION_STATE_TOPIC;
 use crate::finding::{CopyKind, Finding, Kind, Source};
-use crate::format::checkpoint::parse_meta_properties;
 use crate::format::txnlog::{self, LogKey};
 use crate::format::{Compression, Decompressor, Records};
-use crate::layout::{DirKind, Inventory, PartitionDir};
+use crate::identity::Identities;
+use crate::layout::{Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
 use crate::segment::{self, ReadPolicy};
 use crate::txns::{
@@ -18,63 +18,44 @@ use crate::txns::{
     TxnInputs, TxnOptions,
 };
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// `(cluster.id, broker id)` of every log dir with a readable `meta.properties`.
-fn identities(inv: &Inventory) -> HashMap<PathBuf, (Option<String>, Option<i32>)> {
-    let mut out = HashMap::new();
-    for ld in &inv.log_dirs {
-        let Some(mp) = &ld.meta_properties else {
-            continue;
-        };
-        // Regular files only, bounded (`segment::load`).
-        let Ok(bytes) = crate::segment::load(
-            mp,
-            crate::segment::FileClass::Checkpoint,
-            crate::segment::MmapMode::Never,
-            None,
-        ) else {
-            continue;
-        };
-        if let Ok(m) = parse_meta_properties(&bytes) {
-            out.insert(ld.path.clone(), (m.cluster_id, m.node_id));
-        }
-    }
-    out
-}
-
-fn copy_kind(kind: Option<&DirKind>) -> CopyKind {
-    match kind {
-        Some(DirKind::Future { .. }) => CopyKind::Future,
-        Some(DirKind::Delete { .. }) => CopyKind::Delete,
-        Some(DirKind::Stray { .. }) => CopyKind::Stray,
-        _ => CopyKind::Live,
-    }
-}
-
+/// The identity of every partition directory (`crate::identity`: the log dir's
+/// `meta.properties`, the path, the copy kind), as the join's [`Origin`]s.
 struct Origins<'a> {
-    ids: HashMap<PathBuf, (Option<String>, Option<i32>)>,
+    ids: Identities,
     dirs: HashMap<&'a Path, &'a PartitionDir>,
 }
 
-impl Origins<'_> {
+impl<'a> Origins<'a> {
+    fn new(inv: &'a Inventory) -> Self {
+        Origins {
+            ids: Identities::load(inv),
+            dirs: inv
+                .partitions
+                .iter()
+                .map(|p| (p.path.as_path(), p))
+                .collect(),
+        }
+    }
+
     fn of(&self, path: &str) -> (Origin, CopyKind) {
-        let dir = self.dirs.get(Path::new(path));
-        let log_dir = dir.and_then(|d| d.log_dir.clone());
-        let (cluster_id, broker_id) = log_dir
-            .as_ref()
-            .and_then(|l| self.ids.get(l).cloned())
-            .unwrap_or((None, None));
-        let copy = copy_kind(dir.and_then(|d| d.kind.as_ref()));
+        let source = match self.dirs.get(Path::new(path)) {
+            Some(d) => self.ids.source(d),
+            None => Source {
+                path: Some(path.to_string()),
+                ..Source::default()
+            },
+        };
         (
             Origin {
-                cluster_id,
-                broker_id,
-                log_dir: log_dir.map(|l| l.display().to_string()),
+                cluster_id: source.cluster_id,
+                broker_id: source.broker_id,
+                log_dir: source.log_dir,
                 path: path.to_string(),
-                live: copy.is_live(),
+                live: source.copy.is_live(),
             },
-            copy,
+            source.copy,
         )
     }
 }
@@ -152,14 +133,7 @@ fn decode(offset: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Option<Coord
 /// Build the join's inputs from `report` (moving each partition's transaction records out
 /// of its outcome) and `inv`.
 pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> TxnInputs {
-    let origins = Origins {
-        ids: identities(inv),
-        dirs: inv
-            .partitions
-            .iter()
-            .map(|p| (p.path.as_path(), p))
-            .collect(),
-    };
+    let origins = Origins::new(inv);
     let mut out = TxnInputs {
         version: INPUT_VERSION,
         ..Default::default()
@@ -215,14 +189,7 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
 pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     let inputs = inputs(report, inv, opts);
     let mut analysis = txns::analyse(&inputs, &TxnOptions::default());
-    let origins = Origins {
-        ids: identities(inv),
-        dirs: inv
-            .partitions
-            .iter()
-            .map(|p| (p.path.as_path(), p))
-            .collect(),
-    };
+    let origins = Origins::new(inv);
     let by_path: HashMap<&str, usize> = report
         .partitions
         .iter()
@@ -230,7 +197,8 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         .map(|(i, p)| (p.path.as_str(), i))
         .collect();
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
-    let mut links: Vec<(usize, String)> = Vec::new();
+    // (the cause as placed, its partition, its domain, the hanging transactions it explains)
+    let mut causes = Vec::new();
     for placed in std::mem::take(&mut analysis.findings) {
         let origin = match placed.target {
             Target::Partition(i) => &inputs.partitions[i].origin,
@@ -242,36 +210,68 @@ pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         let (o, copy) = origins.of(&origin.path);
         let mut f = placed.finding;
         f.source = source(&o, copy);
-        let key = f.identity_key();
-        let domain = o.domain();
-        for (topic, partition, pid, first) in &placed.causes_hanging {
+        if !placed.causes_hanging.is_empty() {
+            causes.push((f.clone(), at, o.domain(), placed.causes_hanging));
+        }
+        extra.entry(at).or_default().push(f);
+    }
+    report.add_partition_findings(extra);
+    report.recount_findings();
+    link_hanging(report, &origins, &causes);
+    report.transactions = Some(analysis);
+}
+
+/// Name each cause's id in the `caused_by` of the `hanging_transaction`/`open_transaction`
+/// findings it explains (same topic-partition, producer id and first offset, in its domain;
+/// the cause may sit on another partition, e.g. the coordinator's).
+fn link_hanging(
+    report: &mut ScanReport,
+    origins: &Origins<'_>,
+    causes: &[(Finding, usize, txns::Domain, Vec<txns::rules::HangingRef>)],
+) {
+    let mut links: Vec<(usize, String)> = Vec::new();
+    for (cause, at, domain, hanging) in causes {
+        let Some(id) = report
+            .partition_findings(*at)
+            .iter()
+            .find(|f| {
+                f.kind == cause.kind
+                    && f.offset == cause.offset
+                    && f.producer_id == cause.producer_id
+            })
+            .map(|f| f.id.clone())
+        else {
+            continue;
+        };
+        for (topic, partition, pid, first) in hanging {
             for p in &report.partitions {
-                if p.topic == *topic
-                    && p.partition == *partition
-                    && origins.of(&p.path).0.domain() == domain
+                if p.topic.as_str() != &**topic
+                    || p.partition != *partition
+                    || origins.of(&p.path).0.domain() != *domain
                 {
-                    for fi in p.finding_range.clone() {
-                        let h = &report.findings[fi];
-                        if matches!(h.kind, Kind::HangingTransaction | Kind::OpenTransaction)
-                            && h.producer_id == Some(*pid)
-                            && h.offset == Some(*first)
-                        {
-                            links.push((fi, key.clone()));
-                        }
+                    continue;
+                }
+                for fi in p.finding_range.clone() {
+                    let h = &report.findings[fi];
+                    if matches!(h.kind, Kind::HangingTransaction | Kind::OpenTransaction)
+                        && h.producer_id == Some(*pid)
+                        && h.offset == Some(*first)
+                    {
+                        links.push((fi, id.clone()));
                     }
                 }
             }
         }
-        extra.entry(at).or_default().push(f);
     }
-    for (fi, key) in links {
+    if links.is_empty() {
+        return;
+    }
+    for (fi, id) in links {
         if let Some(h) = report.findings.get_mut(fi)
-            && !h.caused_by.contains(&key)
+            && !h.caused_by.contains(&id)
         {
-            h.caused_by.push(key);
+            h.caused_by.push(id);
         }
     }
-    report.add_partition_findings(extra);
     report.recount_findings();
-    report.transactions = Some(analysis);
 }

@@ -248,77 +248,42 @@ pub fn transaction_log(
 /// texts repeat topic names per partition, so crafted input could multiply its size).
 const MAX_DECODED_TEXT: usize = 4 << 20;
 
-/// A string of a `__consumer_offsets` record: i16 length (classic versions) or compact
-/// (flexible versions); null → `None`.
+/// A string of the consumer protocol: i16 length; null → `None`.
 fn group_string(
     cur: &mut Cursor<'_>,
-    flexible: bool,
+    _flexible: bool,
     field: &'static str,
 ) -> Result<Option<String>, FormatError> {
-    let bytes = if flexible {
-        match cur.uvarint(field)? {
-            0 => None,
-            n => Some(cur.take((n - 1) as usize, field)?),
-        }
-    } else {
-        match cur.i16(field)? {
-            n if n < 0 => None,
-            n => Some(cur.take(n as usize, field)?),
-        }
+    let bytes = match cur.i16(field)? {
+        n if n < 0 => None,
+        n => Some(cur.take(n as usize, field)?),
     };
     Ok(bytes.map(|b| String::from_utf8_lossy(b).into_owned()))
 }
 
-/// Bytes of a `__consumer_offsets` record: i32 length or compact; null → `None`.
+/// Bytes of the consumer protocol: i32 length; null → `None`.
 fn group_bytes<'a>(
     cur: &mut Cursor<'a>,
-    flexible: bool,
+    _flexible: bool,
     field: &'static str,
 ) -> Result<Option<&'a [u8]>, FormatError> {
-    if flexible {
-        match cur.uvarint(field)? {
-            0 => Ok(None),
-            n => Ok(Some(cur.take((n - 1) as usize, field)?)),
-        }
-    } else {
-        match cur.i32(field)? {
-            n if n < 0 => Ok(None),
-            n => Ok(Some(cur.take(n as usize, field)?)),
-        }
+    match cur.i32(field)? {
+        n if n < 0 => Ok(None),
+        n => Ok(Some(cur.take(n as usize, field)?)),
     }
 }
 
-/// An array count (i32 or compact); null → 0. A count larger than the bytes left is an
-/// error (every element takes at least one byte).
+/// An i32 array count; null → 0. A count larger than the bytes left is an error.
 fn group_count(
     cur: &mut Cursor<'_>,
-    flexible: bool,
+    _flexible: bool,
     field: &'static str,
 ) -> Result<usize, FormatError> {
-    let n = if flexible {
-        compact_len(cur, field)?.unwrap_or(0)
-    } else {
-        usize::try_from(cur.i32(field)?).unwrap_or(0)
-    };
+    let n = usize::try_from(cur.i32(field)?).unwrap_or(0);
     if n > cur.remaining() {
         return Err(cur.err(field, Problem::OutOfRange { value: n as i64 }));
     }
     Ok(n)
-}
-
-/// The leading i16 version of an offset-commit or group-metadata value: 0–4 are the
-/// versions any release writes (4 = flexible); others make the coordinator's load throw.
-fn value_version(cur: &mut Cursor<'_>) -> Result<i16, FormatError> {
-    let version = cur.i16("version")?;
-    if !(0..=4).contains(&version) {
-        return Err(cur.err(
-            "version",
-            Problem::OutOfRange {
-                value: version as i64,
-            },
-        ));
-    }
-    Ok(version)
 }
 
 /// Scala's `"%X".format(BigInt(1, bytes))`: upper-case hex without leading zeros (`""`
@@ -371,9 +336,10 @@ fn consumer_assignment(blob: &[u8], budget: &mut usize) -> Result<String, Format
     })
 }
 
-/// The Scala `--offsets-decoder` text (Kafka 2.x–3.7 `GroupMetadataManager.formatRecordKeyAndValue`;
-/// Kafka 3.8+, KAFKA-16470, prints the generated JSON converters' output instead, which is
-/// not implemented) for one `__consumer_offsets` record, at `offset`:
+/// The Scala `--offsets-decoder` text (Kafka 2.x–3.7 `GroupMetadataManager.formatRecordKeyAndValue`),
+/// selected by `--legacy-decoder-text` (Kafka 3.8+ prints JSON: [`super::coordinator_json`]),
+/// for one `__consumer_offsets` record at `offset`, rendered from the format layer's
+/// decoding ([`crate::format::groups`]):
 ///
 /// * key types 0/1 (offset commit) → `offset_commit::group=<g>,partition=<topic>-<p>`;
 ///   payload `offset=<o>` or `offset=<o>,metadata=<m>` (value versions 0–4);
@@ -381,10 +347,8 @@ fn consumer_assignment(blob: &[u8], budget: &mut usize) -> Result<String, Format
 ///   `{"protocolType":…,"protocol":…,"generationId":…,"assignment":"{member=[t-0, t-1],…}"}`
 ///   (for protocol type `consumer` the assignment blobs are decoded; others print as hex);
 /// * a null value → payload `<DELETE>`;
-/// * any other key type (KIP-848 consumer/share/streams group records, not decoded here) →
-///   `Unknown record type N at offset O, skipping.` and no payload (the wording of Kafka
-///   3.8+ for types it does not know; 3.8+ decodes these types to JSON, 3.0–3.4 abort the
-///   whole dump on them).
+/// * any other key type (KIP-848 consumer/share/streams group records, which the ≤3.7
+///   tool did not know) → `Unknown record type N at offset O, skipping.` and no payload.
 ///
 /// Differences from Kafka: members print in stored order (the Scala tool iterates a hash
 /// map), and a value that does not parse gives an error string instead of aborting.
@@ -393,136 +357,103 @@ pub fn offsets(
     value: Option<&[u8]>,
     offset: i64,
 ) -> Result<(Option<String>, Option<String>), FormatError> {
-    offsets_impl(key, value, offset, true)
-}
-
-/// What the group coordinator checks when it loads a `__consumer_offsets` record, without
-/// building any text: `Ok(Some(type))` for a key type this decoder does not model (3+ or
-/// negative), `Ok(None)` for a record of types 0–2 that deserializes, `Err` for one that
-/// does not. Unlike [`offsets`], member assignments are not parsed (the coordinator never
-/// does; a zero-length one is normal).
-pub fn validate_offsets_record(
-    key: Option<&[u8]>,
-    value: Option<&[u8]>,
-) -> Result<Option<i16>, FormatError> {
-    let t = key
-        .filter(|k| k.len() >= 2)
-        .map(|k| i16::from_be_bytes([k[0], k[1]]));
-    match t {
-        Some(t) if !(0..=2).contains(&t) => Ok(Some(t)),
-        _ => offsets_impl(key, value, 0, false).map(|_| None),
-    }
-}
-
-fn offsets_impl(
-    key: Option<&[u8]>,
-    value: Option<&[u8]>,
-    offset: i64,
-    display: bool,
-) -> Result<(Option<String>, Option<String>), FormatError> {
-    let key = key.ok_or(FormatError::new(
+    use crate::format::groups::{self, Outcome, Topic};
+    let key_bytes = key.ok_or(FormatError::new(
         "offsets key",
         "key",
         0,
         Problem::Invalid("record has a null key"),
     ))?;
-    let mut k = Cursor::new(key, 0, "offsets key");
-    let kind = k.i16("type")?;
-    match kind {
-        0 | 1 => {
-            let group = group_string(&mut k, false, "group")?.unwrap_or_else(|| "null".into());
-            let topic = group_string(&mut k, false, "topic")?.unwrap_or_else(|| "null".into());
-            let partition = k.i32("partition")?;
-            let key_s = format!("offset_commit::group={group},partition={topic}-{partition}");
-            let Some(value) = value else {
-                return Ok((Some(key_s), Some("<DELETE>".into())));
+    let unknown = |t: i16| {
+        Ok((
+            Some(format!(
+                "Unknown record type {t} at offset {offset}, skipping."
+            )),
+            None,
+        ))
+    };
+    if let Some(t) = groups::key_type(key_bytes)
+        && !(0..=2).contains(&t)
+    {
+        return unknown(t);
+    }
+    let d = match groups::decode(Topic::ConsumerOffsets, key, value)? {
+        Outcome::Record(d) => d,
+        Outcome::UnknownType { id, .. } => return unknown(id),
+    };
+    let or_null = |s: Option<String>| s.unwrap_or_else(|| "null".into());
+    if d.rtype.id == 2 {
+        let key_s = format!("group_metadata::group={}", or_null(d.key.str("group")));
+        let Some((_, v)) = d.value else {
+            return Ok((Some(key_s), Some("<DELETE>".into())));
+        };
+        let protocol_type = v.str("protocolType").unwrap_or_default();
+        let mut assignment = Vec::new();
+        let mut budget = MAX_DECODED_TEXT;
+        for m in v.items("members") {
+            let Some(m) = m.as_struct() else { continue };
+            let member = m.str("memberId").unwrap_or_default();
+            let blob = match m.get("assignment") {
+                Some(crate::format::groups::Val::Bytes(Some(b))) => *b,
+                _ => &[],
             };
-            let mut v = Cursor::new(value, 0, "offset commit value");
-            let version = value_version(&mut v)?;
-            let flexible = version >= 4;
-            let committed = v.i64("offset")?;
-            if version >= 3 {
-                v.i32("leaderEpoch")?;
-            }
-            let metadata = group_string(&mut v, flexible, "metadata")?.unwrap_or_default();
-            v.i64("commitTimestamp")?;
-            if version == 1 {
-                v.i64("expireTimestamp")?;
-            }
-            let payload = if metadata.is_empty() {
-                format!("offset={committed}")
+            let text = if protocol_type == "consumer" {
+                consumer_assignment(blob, &mut budget)?
             } else {
-                format!("offset={committed},metadata={metadata}")
+                budget = budget.saturating_sub(2 * blob.len());
+                scala_hex(blob)
             };
-            Ok((Some(key_s), Some(payload)))
-        }
-        2 => {
-            let group = group_string(&mut k, false, "group")?.unwrap_or_else(|| "null".into());
-            let key_s = format!("group_metadata::group={group}");
-            let Some(value) = value else {
-                return Ok((Some(key_s), Some("<DELETE>".into())));
-            };
-            let mut v = Cursor::new(value, 0, "group metadata value");
-            let version = value_version(&mut v)?;
-            let flex = version >= 4;
-            let protocol_type = group_string(&mut v, flex, "protocolType")?.unwrap_or_default();
-            let generation = v.i32("generation")?;
-            let protocol = group_string(&mut v, flex, "protocol")?;
-            group_string(&mut v, flex, "leader")?;
-            if version >= 2 {
-                v.i64("currentStateTimestamp")?;
-            }
-            let n = group_count(&mut v, flex, "members")?;
-            let mut assignment = Vec::with_capacity(if display { n } else { 0 });
-            let mut budget = MAX_DECODED_TEXT;
-            for _ in 0..n {
-                let member = group_string(&mut v, flex, "memberId")?.unwrap_or_default();
-                if version >= 3 {
-                    group_string(&mut v, flex, "groupInstanceId")?;
-                }
-                group_string(&mut v, flex, "clientId")?;
-                group_string(&mut v, flex, "clientHost")?;
-                if version >= 1 {
-                    v.i32("rebalanceTimeout")?;
-                }
-                v.i32("sessionTimeout")?;
-                group_bytes(&mut v, flex, "subscription")?;
-                let blob = group_bytes(&mut v, flex, "assignment")?.unwrap_or(&[]);
-                if flex {
-                    skip_tagged(&mut v)?;
-                }
-                if !display {
-                    continue;
-                }
-                let text = if protocol_type == "consumer" {
-                    consumer_assignment(blob, &mut budget)?
-                } else {
-                    budget = budget.saturating_sub(2 * blob.len());
-                    scala_hex(blob)
-                };
-                budget = budget.checked_sub(member.len() + 2).ok_or(v.err(
+            budget = budget
+                .checked_sub(member.len() + 2)
+                .ok_or(FormatError::new(
+                    "group metadata value",
                     "members",
+                    0,
                     Problem::TooLarge {
                         limit: MAX_DECODED_TEXT as u64,
                     },
                 ))?;
-                assignment.push(format!("{member}={text}"));
-            }
-            let payload = format!(
-                "{{\"protocolType\":{},\"protocol\":{},\"generationId\":{generation},\"assignment\":{}}}",
-                json_str(&protocol_type),
-                protocol.as_deref().map_or("null".to_string(), json_str),
-                json_str(&format!("{{{}}}", assignment.join(",")))
-            );
-            Ok((Some(key_s), Some(payload)))
+            assignment.push(format!("{member}={text}"));
         }
-        other => Ok((
-            Some(format!(
-                "Unknown record type {other} at offset {offset}, skipping."
-            )),
-            None,
-        )),
+        let payload = format!(
+            "{{\"protocolType\":{},\"protocol\":{},\"generationId\":{},\"assignment\":{}}}",
+            json_str(&protocol_type),
+            v.str("protocol")
+                .as_deref()
+                .map_or("null".to_string(), json_str),
+            v.int("generation"),
+            json_str(&format!("{{{}}}", assignment.join(",")))
+        );
+        return Ok((Some(key_s), Some(payload)));
     }
+    let key_s = format!(
+        "offset_commit::group={},partition={}-{}",
+        or_null(d.key.str("group")),
+        or_null(d.key.str("topic")),
+        d.key.int("partition")
+    );
+    let Some((_, v)) = d.value else {
+        return Ok((Some(key_s), Some("<DELETE>".into())));
+    };
+    let metadata = v.str("metadata").unwrap_or_default();
+    let committed = v.int("offset");
+    let payload = if metadata.is_empty() {
+        format!("offset={committed}")
+    } else {
+        format!("offset={committed},metadata={metadata}")
+    };
+    Ok((Some(key_s), Some(payload)))
+}
+
+/// What the group coordinator checks when it loads a `__consumer_offsets` record (kept
+/// for the decoder's tests; rule 32 calls [`crate::format::groups::validate`]).
+#[cfg(test)]
+fn validate_offsets_record(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Result<Option<i16>, FormatError> {
+    crate::format::groups::validate(crate::format::groups::Topic::ConsumerOffsets, key, value)
+        .map_err(FormatError::from)
 }
 
 #[cfg(test)]
@@ -817,7 +748,10 @@ mod tests {
         b32(&mut bad, Some(b"\x00"));
         assert!(offsets(Some(&key), Some(&bad), 0).is_err());
         assert_eq!(validate_offsets_record(Some(&key), Some(&bad)), Ok(None));
-        assert_eq!(validate_offsets_record(Some(&[0, 7]), None), Ok(Some(7)));
+        assert_eq!(validate_offsets_record(Some(&[0, 99]), None), Ok(Some(99)));
+        // Type 7 (a KIP-848 target assignment member) is read now: a key without its
+        // group id does not deserialize.
+        assert!(validate_offsets_record(Some(&[0, 7]), None).is_err());
         assert!(validate_offsets_record(None, None).is_err());
     }
 

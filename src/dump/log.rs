@@ -781,8 +781,14 @@ impl<'p> Dumper<'p> {
             deep: opts.deep_iteration
                 || opts.print_data_log
                 || opts.transaction_log_decoder
-                || opts.offsets_decoder,
-            print_data: opts.print_data_log || opts.transaction_log_decoder || opts.offsets_decoder,
+                || opts.offsets_decoder
+                || opts.share_group_state_decoder
+                || opts.cluster_metadata_decoder,
+            print_data: opts.print_data_log
+                || opts.transaction_log_decoder
+                || opts.offsets_decoder
+                || opts.share_group_state_decoder
+                || opts.cluster_metadata_decoder,
             path,
             line: String::with_capacity(256),
             json_line: Vec::with_capacity(2 * JSON_BLOCK),
@@ -951,6 +957,35 @@ impl<'p> Dumper<'p> {
         key: Option<&[u8]>,
         value: Option<&[u8]>,
     ) -> (Option<String>, Option<String>) {
+        if self.opts.offsets_decoder && !self.opts.legacy_decoder_text {
+            // Kafka 3.8+ (4.x): JSON keys and payloads of every record type.
+            return super::coordinator_json::record(
+                crate::format::groups::Topic::ConsumerOffsets,
+                key,
+                value,
+                offset,
+            );
+        }
+        // Kafka's order: offsets, transaction log, cluster metadata, remote log metadata,
+        // share group state.
+        if self.opts.cluster_metadata_decoder
+            && !self.opts.offsets_decoder
+            && !self.opts.transaction_log_decoder
+        {
+            return super::coordinator_json::metadata_record(value, offset);
+        }
+        if self.opts.share_group_state_decoder
+            && !self.opts.offsets_decoder
+            && !self.opts.transaction_log_decoder
+            && !self.opts.cluster_metadata_decoder
+        {
+            return super::coordinator_json::record(
+                crate::format::groups::Topic::ShareGroupState,
+                key,
+                value,
+                offset,
+            );
+        }
         if self.opts.transaction_log_decoder || self.opts.offsets_decoder {
             // Kafka's option parsing checks --offsets-decoder first: it wins over
             // --transaction-log-decoder when both are given.
@@ -1002,7 +1037,11 @@ impl<'p> Dumper<'p> {
         key: Option<&[u8]>,
         value: Option<&[u8]>,
     ) {
-        if self.opts.transaction_log_decoder || self.opts.offsets_decoder {
+        if self.opts.transaction_log_decoder
+            || self.opts.offsets_decoder
+            || self.opts.share_group_state_decoder
+            || self.opts.cluster_metadata_decoder
+        {
             let (k, v) = self.data_strings(offset, key, value);
             push_opt_text(buf, b",\"key\":", k.as_deref());
             push_opt_text(buf, b",\"value\":", v.as_deref());

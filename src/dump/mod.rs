@@ -4,6 +4,7 @@
 //! OWNER: dump helper (`mod.rs`, `log.rs`, `decoders.rs` = `.log`/`.checkpoint` files) and
 //! index helper (`files.rs` = `.index`, `.timeindex`, `.txnindex`, `.snapshot`).
 
+pub mod coordinator_json;
 pub(crate) mod decoders;
 pub mod files;
 pub mod log;
@@ -45,6 +46,15 @@ pub struct DumpOptions {
     /// `--offsets-decoder`: decode `__consumer_offsets` keys and values (Scala text form);
     /// implies `print_data_log`.
     pub offsets_decoder: bool,
+    /// `--share-group-state-decoder`: decode `__share_group_state` keys and values
+    /// (Kafka 4.x JSON form); implies `print_data_log`.
+    pub share_group_state_decoder: bool,
+    /// `--cluster-metadata-decoder`: decode KRaft metadata records (`__cluster_metadata`,
+    /// snapshots) as Kafka 3.x/4.x print them; implies `print_data_log`.
+    pub cluster_metadata_decoder: bool,
+    /// `--legacy-decoder-text`: print `--offsets-decoder` in the Kafka ≤3.7 Scala text
+    /// form instead of the 3.8+/4.x JSON form.
+    pub legacy_decoder_text: bool,
     /// `--index-sanity-check`: for `.index` / `.timeindex`, run only the broker's sanity
     /// check and print `<file> passed sanity check.` or the broker's exception message.
     pub index_sanity_check: bool,

@@ -86,10 +86,24 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     writeln!(w)
 }
 
+/// Serialises an iterator as a JSON array as it goes (no intermediate `Vec`).
+struct Streamed<F>(F);
+
+impl<F, I> Serialize for Streamed<F>
+where
+    F: Fn() -> I,
+    I: Iterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
 #[derive(Serialize)]
-struct ProducersDoc<'a> {
+struct ProducersDoc<P: Serialize> {
     klogscan_producers: u32,
-    partitions: Vec<PartitionProducers<'a>>,
+    partitions: P,
 }
 
 #[derive(Serialize)]
@@ -100,29 +114,28 @@ struct PartitionProducers<'a> {
     producers: &'a [ProducerState],
 }
 
-/// Write the rebuilt producer state of every partition.
+/// Write the rebuilt producer state of every partition. The document is written as it is
+/// serialised (one producer at a time into `w`), whatever the number of producers.
 pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let doc = ProducersDoc {
         klogscan_producers: REPORT_VERSION,
-        partitions: report
-            .partitions
-            .iter()
-            .map(|p| PartitionProducers {
+        partitions: Streamed(|| {
+            report.partitions.iter().map(|p| PartitionProducers {
                 topic: &p.topic,
                 partition: p.partition,
                 path: &p.path,
                 producers: &p.outcome.producers,
             })
-            .collect(),
+        }),
     };
     serde_json::to_writer_pretty(&mut *w, &doc)?;
     writeln!(w)
 }
 
 #[derive(Serialize)]
-struct TxnsDoc<'a> {
+struct TxnsDoc<'a, P: Serialize> {
     klogscan_txns: u32,
-    partitions: Vec<PartitionTxns<'a>>,
+    partitions: P,
     /// Over cluster transactions (all partitions joined): counts, per transactional id,
     /// the longest ones.
     cluster: Option<TxnSummary<'a>>,
@@ -157,7 +170,7 @@ pub fn txn_distributions(s: &TxnStats) -> (Distribution, Distribution) {
     )
 }
 
-/// Write transaction statistics per partition.
+/// Write transaction statistics per partition (streamed like [`write_producers`]).
 pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let by_path: std::collections::HashMap<&str, &crate::txns::stats::PartitionStats> = report
         .transactions
@@ -168,10 +181,9 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let doc = TxnsDoc {
         cluster: txn_summary(report),
         klogscan_txns: REPORT_VERSION,
-        partitions: report
-            .partitions
-            .iter()
-            .map(|p| {
+        partitions: Streamed(|| {
+            let by_path = &by_path;
+            report.partitions.iter().map(move |p| {
                 let s = &p.outcome.txn_stats;
                 let (size, duration_ms) = txn_distributions(s);
                 PartitionTxns {
@@ -190,7 +202,7 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                     transaction_size: by_path.get(p.path.as_str()).map(|s| &s.size),
                 }
             })
-            .collect(),
+        }),
     };
     serde_json::to_writer_pretty(&mut *w, &doc)?;
     writeln!(w)

@@ -270,59 +270,72 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// Above this many rows a table is built and measured whole before its first line is
+/// written (1M producers took 3 GB): larger ones are printed in blocks of this many rows,
+/// each with its header, and stderr says so and suggests `--format json` (which streams).
+pub const LARGE_TABLE_ROWS: usize = 10_000;
+
+fn warn_large_table(rows: usize, what: &str) {
+    if rows > LARGE_TABLE_ROWS {
+        eprintln!(
+            "klogscan: {what}: {rows} rows, printed as tables of {LARGE_TABLE_ROWS} rows each; use --format json for a single, streamed document"
+        );
+    }
+}
+
 /// Render `producers`: the columns of `kafka-transactions.sh describe-producers`.
 pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     for p in &report.partitions {
         writeln!(w, "{}-{} ({})", esc(&p.topic), p.partition, esc(&p.path))?;
-        let mut t = table(&[
-            "ProducerId",
-            "ProducerEpoch",
-            "LatestCoordinatorEpoch",
-            "LastSequence",
-            "LastTimestamp",
-            "CurrentTransactionStartOffset",
-        ]);
-        for s in &p.outcome.producers {
-            t.add_row(vec![
-                s.producer_id.to_string(),
-                s.producer_epoch.to_string(),
-                s.coordinator_epoch.to_string(),
-                s.last_sequence.to_string(),
-                format!("{} ({})", s.last_timestamp, format_ms(s.last_timestamp)),
-                s.current_txn_first_offset
-                    .map_or_else(|| "None".to_string(), |o| o.to_string()),
-            ]);
+        let producers = &p.outcome.producers;
+        warn_large_table(
+            producers.len(),
+            &format!("producers of {}-{}", p.topic, p.partition),
+        );
+        let mut blocks = producers.chunks(LARGE_TABLE_ROWS).peekable();
+        if blocks.peek().is_none() {
+            writeln!(w, "{}\n", producers_table(&[]))?;
         }
-        writeln!(w, "{t}\n")?;
+        for block in blocks {
+            writeln!(w, "{}\n", producers_table(block))?;
+        }
     }
     Ok(())
 }
 
-/// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
-pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+fn producers_table(rows: &[crate::state::ProducerState]) -> Table {
     let mut t = table(&[
-        "partition",
-        "committed",
-        "aborted",
-        "open",
-        "empty",
-        "size min/p50/p99/max",
-        "duration ms min/p50/p99/max",
+        "ProducerId",
+        "ProducerEpoch",
+        "LatestCoordinatorEpoch",
+        "LastSequence",
+        "LastTimestamp",
+        "CurrentTransactionStartOffset",
     ]);
-    for p in &report.partitions {
-        let s = &p.outcome.txn_stats;
-        let (size, dur) = txn_distributions(s);
+    for s in rows {
         t.add_row(vec![
-            format!("{}-{}", esc(&p.topic), p.partition),
-            s.committed.to_string(),
-            s.aborted.to_string(),
-            p.outcome.open.len().to_string(),
-            (s.empty_commits + s.empty_aborts).to_string(),
-            format!("{}/{}/{}/{}", size.min, size.p50, size.p99, size.max),
-            format!("{}/{}/{}/{}", dur.min, dur.p50, dur.p99, dur.max),
+            s.producer_id.to_string(),
+            s.producer_epoch.to_string(),
+            s.coordinator_epoch.to_string(),
+            s.last_sequence.to_string(),
+            format!("{} ({})", s.last_timestamp, format_ms(s.last_timestamp)),
+            s.current_txn_first_offset
+                .map_or_else(|| "None".to_string(), |o| o.to_string()),
         ]);
     }
-    writeln!(w, "{t}")?;
+    t
+}
+
+/// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
+pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
+    warn_large_table(report.partitions.len(), "transaction statistics");
+    let mut blocks = report.partitions.chunks(LARGE_TABLE_ROWS).peekable();
+    if blocks.peek().is_none() {
+        writeln!(w, "{}", txns_table(&[]))?;
+    }
+    for block in blocks {
+        writeln!(w, "{}", txns_table(block))?;
+    }
     for p in &report.partitions {
         for o in &p.outcome.open {
             writeln!(
@@ -341,6 +354,32 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         write_txn_stats(&a.stats, w)?;
     }
     Ok(())
+}
+
+fn txns_table(partitions: &[crate::scan::PartitionReport]) -> Table {
+    let mut t = table(&[
+        "partition",
+        "committed",
+        "aborted",
+        "open",
+        "empty",
+        "size min/p50/p99/max",
+        "duration ms min/p50/p99/max",
+    ]);
+    for p in partitions {
+        let s = &p.outcome.txn_stats;
+        let (size, dur) = txn_distributions(s);
+        t.add_row(vec![
+            format!("{}-{}", esc(&p.topic), p.partition),
+            s.committed.to_string(),
+            s.aborted.to_string(),
+            p.outcome.open.len().to_string(),
+            (s.empty_commits + s.empty_aborts).to_string(),
+            format!("{}/{}/{}/{}", size.min, size.p50, size.p99, size.max),
+            format!("{}/{}/{}/{}", dur.min, dur.p50, dur.p99, dur.max),
+        ]);
+    }
+    t
 }
 
 fn dist4(d: &crate::txns::stats::Distribution) -> String {

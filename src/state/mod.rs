@@ -16,16 +16,17 @@
 
 mod entry;
 mod pidhash;
+mod table;
 mod text;
 pub mod txnrec;
 
 use crate::event::BatchEvent;
 use crate::finding::{Finding, Kind, Severity};
 use crate::format::Compression;
-use entry::{BatchRef, Entry, OpenTxnState, RefKind, SeqBatch, next_sequence, ranges_overlap};
-use pidhash::PidMap;
+use entry::{BatchRef, Entry, OpenTxnState, RefKind, next_sequence, ranges_overlap};
 use serde::Serialize;
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 
 /// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
 pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
@@ -147,8 +148,11 @@ pub struct TxnStats {
 /// What the replay concluded about a partition.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ReplayOutcome {
-    /// Sorted by producer id.
+    /// Sorted by producer id; empty when the replay was sealed without them
+    /// ([`Replay::seal`] with `keep_producers` false).
     pub producers: Vec<ProducerState>,
+    /// Number of producer ids seen (also when `producers` was not kept).
+    pub producer_count: usize,
     pub log_start_offset: Option<i64>,
     /// Last batch's last offset + 1.
     pub log_end_offset: Option<i64>,
@@ -162,13 +166,39 @@ pub struct ReplayOutcome {
     pub txns: Vec<txnrec::TxnRecord>,
 }
 
+/// A finished replay holding only what its conclusion needs (see [`Replay::seal`]).
+pub struct SealedReplay {
+    /// The replay, its producer table cut down to producers with an open transaction.
+    replay: Replay,
+    producers: Option<Vec<ProducerState>>,
+    producer_count: usize,
+}
+
+impl SealedReplay {
+    /// Classify the open transactions against `ref_time_ms` and conclude (as
+    /// [`Replay::finish`] would have).
+    pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
+        let SealedReplay {
+            replay,
+            producers,
+            producer_count,
+        } = self;
+        let mut out = replay.conclude(ref_time_ms, findings);
+        out.producers = producers.unwrap_or_default();
+        out.producer_count = producer_count;
+        out
+    }
+}
+
 /// The producer-state replay of one partition.
 pub struct Replay {
     ctx: PartitionContext,
     opts: ReplayOptions,
-    producers: PidMap<Entry>,
-    /// Open transactions `(first offset, producer id)`, unordered (usually a handful).
-    open: Vec<(i64, i64)>,
+    producers: table::ProducerTable,
+    /// Open transactions `(first offset, producer id)`, ordered by first offset (the LSO is
+    /// the first). A producer has at most one; its entry's `txn` holds the same first offset,
+    /// so closing one is a lookup, not a scan (many transactions open at once stay linear).
+    open: BTreeSet<(i64, i64)>,
     /// The batch with the highest last offset so far (offset rules 5–6).
     prev: Option<BatchRef>,
     /// The last batch with a known partitionLeaderEpoch (rule 8).
@@ -195,8 +225,8 @@ impl Replay {
         Replay {
             ctx,
             opts,
-            producers: PidMap::default(),
-            open: Vec::new(),
+            producers: table::ProducerTable::default(),
+            open: BTreeSet::new(),
             prev: None,
             prev_leader_epoch: None,
             first_offset: None,
@@ -271,7 +301,7 @@ impl Replay {
         let mut v: Vec<ProducerState> = self
             .producers
             .iter()
-            .map(|(&pid, e)| producer_state(pid, e))
+            .map(|e| producer_state(e.pid, e))
             .collect();
         v.sort_by_key(|p| p.producer_id);
         v
@@ -280,7 +310,7 @@ impl Replay {
     /// The producer-state entry of one producer id, if seen.
     pub fn producer(&self, producer_id: i64) -> Option<ProducerState> {
         self.producers
-            .get(&producer_id)
+            .get(producer_id)
             .map(|e| producer_state(producer_id, e))
     }
 
@@ -292,7 +322,7 @@ impl Replay {
     /// First offset of the earliest open transaction clamped up to the log start offset,
     /// else the log end offset (`None` before any batch).
     pub fn last_stable_offset(&self) -> Option<i64> {
-        match self.open.iter().map(|&(f, _)| f).min() {
+        match self.open.first().map(|&(f, _)| f) {
             Some(f) => Some(match self.ctx.log_start_offset {
                 Some(ls) if ls > f => ls,
                 _ => f,
@@ -303,27 +333,54 @@ impl Replay {
 
     /// End of log: classify open transactions against `ref_time_ms` and conclude.
     pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
+        self.seal(true).finish(ref_time_ms, findings)
+    }
+
+    /// The replay of a partition whose batches are all applied, reduced to what
+    /// [`SealedReplay::finish`] needs: the entries of producers with an open transaction,
+    /// the aborted transactions and statistics, and — with `keep_producers` — the
+    /// producers' final state (what `producers` prints). A scan holds one of these per
+    /// partition until every partition's reference time is known; the full producer table
+    /// is freed here (1 000 partitions × 1 000 producer ids kept whole were 1 GB).
+    pub fn seal(mut self, keep_producers: bool) -> SealedReplay {
+        let producers = keep_producers.then(|| self.producers());
+        let producer_count = self.producers.len();
+        let mut kept = table::ProducerTable::default();
+        for &(_, pid) in &self.open {
+            if let Some(e) = self.producers.get(pid) {
+                kept.insert(e.clone());
+            }
+        }
+        self.producers = kept;
+        SealedReplay {
+            replay: self,
+            producers,
+            producer_count,
+        }
+    }
+
+    /// The open transactions' findings and the outcome (producers left empty).
+    fn conclude(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
         let mut open: Vec<OpenTxn> = Vec::with_capacity(self.open.len());
-        let mut txns: Vec<(i64, i64)> = self.open.clone();
-        txns.sort_unstable();
         let lso = self.last_stable_offset();
-        for &(first, pid) in &txns {
-            let Some(e) = self.producers.get(&pid) else {
+        for &(first, pid) in &self.open {
+            let Some(e) = self.producers.get(pid) else {
                 continue;
             };
-            let Some(t) = e.txn else { continue };
+            let Some(t) = e.txn.as_deref() else { continue };
             open.push(OpenTxn {
                 producer_id: pid,
                 producer_epoch: e.epoch,
                 first_offset: first,
-                last_timestamp: e.last_timestamp,
+                last_timestamp: e.last_timestamp(),
             });
-            findings.push(self.open_txn_finding(pid, e, &t, ref_time_ms, lso));
+            findings.push(self.open_txn_finding(pid, e, t, ref_time_ms, lso));
         }
-        let mut stats = self.stats.clone();
+        let mut stats = self.stats;
         stats.open = open.len() as u64;
         ReplayOutcome {
-            producers: self.producers(),
+            producers: Vec::new(),
+            producer_count: 0,
             log_start_offset: self.ctx.log_start_offset,
             log_end_offset: self.log_end,
             last_stable_offset: lso,
@@ -587,20 +644,20 @@ impl Replay {
         let ts = ev.max_timestamp;
         let seq_rules = self.sequence_rules_apply();
         let compacted = self.treated_as_compacted();
-        let Some(e) = self.producers.get(&pid) else {
+        let Some(e) = self.producers.get(pid) else {
             // First sight: the history starts here, epoch and sequence unknown — accept.
             let mut e = Entry::new(ev);
             if record_data(&mut e, ev, cur, false, false) {
-                self.open.push((ev.base_offset, pid));
+                self.open.insert((ev.base_offset, pid));
             }
-            self.producers.insert(pid, e);
+            self.producers.insert(e);
             return;
         };
         // The rules read the entry in place; it is updated in place at the end (a clone per
         // batch plus `insert` replacing the old value were ≈ 3 % of a 1-thread scan, in
         // `memmove`).
-        let gap_ms = if e.last_timestamp >= 0 && ts >= 0 {
-            Some(ts.saturating_sub(e.last_timestamp))
+        let gap_ms = if e.last_timestamp() >= 0 && ts >= 0 {
+            Some(ts.saturating_sub(e.last_timestamp()))
         } else {
             None
         };
@@ -611,7 +668,7 @@ impl Replay {
         // Rules 12 and 13: epoch regression, zombie write.
         if epoch < e.epoch {
             findings.push(self.epoch_regression(ev, &cur, e, gap_ms, expired));
-            if let Some(m) = e.last_marker
+            if let Some(m) = e.last_marker()
                 && m.epoch > epoch
             {
                 zombie = true;
@@ -655,7 +712,7 @@ impl Replay {
         }
 
         // Rules 25 and 26: transactions.
-        if let Some(t) = e.txn {
+        if let Some(t) = e.txn.as_deref() {
             if !ev.is_transactional {
                 findings.push(
                     self.at(
@@ -703,22 +760,22 @@ impl Replay {
         // Recovery view update.
         // TV2 evidence: data exactly at the epoch of a marker that bumped the epoch above
         // the transaction it closed, starting a fresh sequence.
-        let late_after_marker = matches!(e.last_event, Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
+        let late_after_marker = matches!(e.last_event(), Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
             && !e.marker_bumped
             && ev.is_transactional
             && e.last_sequence() >= 0
             && ev.base_sequence == next_sequence(e.last_sequence());
-        let tv2 = matches!(e.last_event, Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
+        let tv2 = matches!(e.last_event(), Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
             && e.marker_bumped
             && ev.base_sequence == 0;
-        let Some(e) = self.producers.get_mut(&pid) else {
+        let Some(e) = self.producers.get_mut(pid) else {
             return; // present above; nothing removed it since
         };
         if tv2 {
             e.tv2 = Some(true);
         }
         if record_data(e, ev, cur, zombie, late_after_marker) {
-            self.open.push((ev.base_offset, pid));
+            self.open.insert((ev.base_offset, pid));
         }
     }
 
@@ -731,7 +788,7 @@ impl Replay {
         expired: bool,
     ) -> Finding {
         let pid = ev.producer_id;
-        let prev = e.last_ref;
+        let prev = e.last_ref();
         let why = if expired {
             "more than producer.id.expiration.ms (1 day) after the producer's last activity: the leader had expired its state and accepted it"
         } else {
@@ -789,7 +846,7 @@ impl Replay {
         }
         let last_seq = e.last_sequence();
         // Built only when a finding needs it: a JSON map per batch dominated the replay.
-        let prev_json = || self.batch_json(&e.last_ref);
+        let prev_json = || self.batch_json(&e.last_ref());
         if epoch != e.epoch || last_seq < 0 {
             // Rule 14: a new epoch (or the first data after an epoch-changing marker) must
             // start at 0.
@@ -824,7 +881,7 @@ impl Replay {
             return;
         }
         // Same epoch, sequence known: rule 16 first (duplicates), then rule 15.
-        let dup = e.cached().iter().rev().find(|b| {
+        let dup = e.cached_newest_first().find(|b| {
             (b.base_sequence == base && b.last_sequence == last)
                 || ranges_overlap((b.base_sequence, b.last_sequence), (base, last))
         });
@@ -918,7 +975,7 @@ impl Replay {
         let cur = BatchRef::of(ev);
         let ts = ev.marker_timestamp;
         let compacted = self.treated_as_compacted();
-        let known = self.producers.get(&pid).cloned();
+        let known = self.producers.get(pid).cloned();
         // History starts at offset 0 (nothing deleted before it): a first-sight marker
         // really closes nothing.
         let history_complete = self.first_offset == Some(0);
@@ -932,12 +989,12 @@ impl Replay {
                 e
             }
         };
-        let first_sight = e.last_event.is_none();
+        let first_sight = e.last_event().is_none();
         let type_name = if commit { "COMMIT" } else { "ABORT" };
 
         if !first_sight {
-            let gap_ms = if e.last_timestamp >= 0 && ts >= 0 {
-                Some(ts.saturating_sub(e.last_timestamp))
+            let gap_ms = if e.last_timestamp() >= 0 && ts >= 0 {
+                Some(ts.saturating_sub(e.last_timestamp()))
             } else {
                 None
             };
@@ -948,7 +1005,7 @@ impl Replay {
             }
             // Rule 22.
             if e.coordinator_epoch >= 0 && coordinator_epoch < e.coordinator_epoch {
-                let prev = e.last_marker.unwrap_or(e.last_ref);
+                let prev = e.last_marker().unwrap_or(e.last_ref());
                 findings.push(
                     self.at(
                         Kind::CoordinatorEpochRegression,
@@ -974,7 +1031,7 @@ impl Replay {
             }
             // Rule 23 and its escalation (b).
             if e.txn.is_none() && !compacted {
-                let conflict = match (e.last_event, e.last_marker) {
+                let conflict = match (e.last_event(), e.last_marker()) {
                     (
                         Some(LastEvent::Marker {
                             epoch, commit: c, ..
@@ -1034,9 +1091,7 @@ impl Replay {
         let mut bumped = false;
         if let Some(t) = e.txn.take() {
             let first = t.first.base_offset;
-            if let Some(i) = self.open.iter().position(|&(_, p)| p == pid) {
-                self.open.swap_remove(i);
-            }
+            self.open.remove(&(first, pid));
             // Rules 21/27 under TV2: both markers must be above the epoch of the data they
             // close. Below the producer's epoch it is already a `producer_epoch_regression`.
             let data_epoch = t.epoch.max(e.epoch);
@@ -1069,7 +1124,7 @@ impl Replay {
                         "transaction_epoch": t.epoch,
                         "data_epoch": data_epoch,
                         "marker_epoch": ev.producer_epoch,
-                        "previous_marker": e.last_marker.map(|m| self.batch_json(&m)),
+                        "previous_marker": e.last_marker().map(|m| self.batch_json(&m)),
                         "transaction_version_2_before": true,
                         "transaction_version_2_after": !downgraded,
                     }))
@@ -1110,7 +1165,7 @@ impl Replay {
                         "transaction_first_batch": self.batch_json(&t.first),
                         "data_epoch": data_epoch,
                         "marker_epoch": ev.producer_epoch,
-                        "previous_marker": e.last_marker.map(|m| self.batch_json(&m)),
+                        "previous_marker": e.last_marker().map(|m| self.batch_json(&m)),
                         "transaction_version_2_before": false,
                         "transaction_version_2_after": switched,
                     }))
@@ -1138,10 +1193,8 @@ impl Replay {
                 self.stats.aborted += 1;
                 let lso = self
                     .open
-                    .iter()
-                    .map(|&(f, _)| f)
-                    .min()
-                    .unwrap_or(ev.base_offset.saturating_add(1));
+                    .first()
+                    .map_or(ev.base_offset.saturating_add(1), |&(f, _)| f);
                 self.aborted.push(AbortedTxn {
                     producer_id: pid,
                     first_offset: first,
@@ -1161,16 +1214,9 @@ impl Replay {
             e.seq_known = true;
         }
         e.coordinator_epoch = coordinator_epoch;
-        e.last_timestamp = ts;
-        e.last_event = Some(LastEvent::Marker {
-            offset: ev.base_offset,
-            epoch: ev.producer_epoch,
-            commit,
-        });
-        e.last_ref = cur;
-        e.last_marker = Some(cur);
+        e.record_marker(cur);
         e.marker_bumped = bumped;
-        self.producers.insert(pid, e);
+        self.producers.insert(e);
     }
 
     fn marker_without_txn(&self, ev: &BatchEvent, cur: &BatchRef, e: Option<&Entry>) -> Finding {
@@ -1179,7 +1225,7 @@ impl Replay {
         } else {
             "ABORT"
         };
-        let previous = e.map(|e| self.batch_json(&e.last_ref));
+        let previous = e.map(|e| self.batch_json(&e.last_ref()));
         self.at(
             Kind::MarkerWithoutTransaction,
             cur,
@@ -1204,11 +1250,11 @@ impl Replay {
         ref_time_ms: i64,
         lso: Option<i64>,
     ) -> Finding {
-        let idle = ref_time_ms.saturating_sub(e.last_timestamp);
+        let idle = ref_time_ms.saturating_sub(e.last_timestamp());
         let hanging = idle > self.opts.hanging_after_ms;
         let first = t.first.base_offset;
-        let late =
-            e.last_timestamp > 0 && idle > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS;
+        let late = e.last_timestamp() > 0
+            && idle > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS;
         let cause = if t.zombie {
             Some(
                 "opened by a zombie write after a higher-epoch marker (KAFKA-9144 pattern): the coordinator will never close it",
@@ -1239,12 +1285,12 @@ impl Replay {
             .producer(pid, e.epoch)
             .evidence(json!({
                 "first_batch": self.batch_json(&t.first),
-                "last_batch": self.batch_json(&e.last_ref),
-                "last_marker": e.last_marker.map(|m| self.batch_json(&m)),
+                "last_batch": self.batch_json(&e.last_ref()),
+                "last_marker": e.last_marker().map(|m| self.batch_json(&m)),
                 "producer_epoch": e.epoch,
                 "transaction_epoch": t.epoch,
                 "coordinator_epoch": e.coordinator_epoch,
-                "last_timestamp": e.last_timestamp,
+                "last_timestamp": e.last_timestamp(),
                 "reference_time_ms": ref_time_ms,
                 "idle_ms": idle,
                 "hanging_after_ms": self.opts.hanging_after_ms,
@@ -1289,9 +1335,9 @@ fn producer_state(pid: i64, e: &Entry) -> ProducerState {
         offset_delta: last.map_or(0, |b| {
             i32::try_from(b.last_offset.saturating_sub(b.base_offset)).unwrap_or(i32::MAX)
         }),
-        last_timestamp: e.last_timestamp,
-        current_txn_first_offset: e.txn.map(|t| t.first.base_offset),
-        last_event: e.last_event,
+        last_timestamp: e.last_timestamp(),
+        current_txn_first_offset: e.txn.as_ref().map(|t| t.first.base_offset),
+        last_event: e.last_event(),
         transaction_version_2: e.tv2 == Some(true),
     }
 }
@@ -1311,15 +1357,7 @@ fn record_data(
         e.epoch = ev.producer_epoch;
     }
     e.seq_known = true;
-    e.push(SeqBatch {
-        base_sequence: ev.base_sequence,
-        last_sequence: ev.last_sequence,
-        base_offset: ev.base_offset,
-        last_offset: ev.last_offset,
-        position: ev.position,
-        segment: ev.segment,
-    });
-    e.last_timestamp = ev.max_timestamp;
+    e.record_data(cur);
     let opens = ev.is_transactional && e.txn.is_none();
     if opens {
         let first_ts = if ev.timestamp_type == crate::format::TimestampType::LogAppendTime {
@@ -1327,21 +1365,14 @@ fn record_data(
         } else {
             ev.base_timestamp
         };
-        e.txn = Some(OpenTxnState {
+        e.txn = Some(Box::new(OpenTxnState {
             first: cur,
             epoch: ev.producer_epoch,
             first_timestamp: first_ts,
             zombie,
             late_after_marker,
-        });
+        }));
     }
-    e.last_event = Some(LastEvent::Data {
-        offset: ev.base_offset,
-        epoch: ev.producer_epoch,
-        transactional: ev.is_transactional,
-    });
-    e.last_ref = cur;
-    e.last_data = Some(cur);
     e.marker_bumped = false;
     opens
 }

@@ -73,7 +73,8 @@ impl Hasher for PidHasher {
     }
 }
 
-/// The producer map's type.
+/// A map keyed by producer id with the replay's hasher (the replay's own producer table,
+/// `table::ProducerTable`, uses the same hasher).
 pub type PidMap<V> = std::collections::HashMap<i64, V, PidBuildHasher>;
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 
 use crate::event::BatchEvent;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 /// How a partition's transaction ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -82,7 +81,8 @@ impl TxnRecord {
 /// Builds the [`TxnRecord`]s of a partition from its batches, in offset order.
 #[derive(Debug, Default)]
 pub struct TxnRecorder {
-    open: HashMap<i64, TxnRecord>,
+    /// The open transaction of each producer (the replay's fast producer-id hasher).
+    open: super::pidhash::PidMap<TxnRecord>,
     done: Vec<TxnRecord>,
 }
 

@@ -132,7 +132,12 @@ pub struct Cluster {
     clock: i64,
     coordinator_epoch: i32,
     partitions: BTreeMap<Tp, PartitionBuilder>,
-    coordinator: Option<PartitionBuilder>,
+    /// `__transaction_state` partitions written, by partition number.
+    coordinator: BTreeMap<i32, PartitionBuilder>,
+    /// `Some(p)`: every id's records go to `__transaction_state-p`; `None`: to the
+    /// partition that owns the id among `coordinator_count`.
+    coordinator_fixed: Option<i32>,
+    coordinator_count: i32,
     timeout_ms: i32,
 }
 
@@ -146,7 +151,9 @@ impl Cluster {
             clock: DEFAULT_START_MS,
             coordinator_epoch: 0,
             partitions: BTreeMap::new(),
-            coordinator: None,
+            coordinator: BTreeMap::new(),
+            coordinator_fixed: None,
+            coordinator_count: 0,
             timeout_ms: 60_000,
         }
     }
@@ -157,8 +164,35 @@ impl Cluster {
     }
     /// Write the coordinator's records to `__transaction_state-<partition>`.
     pub fn coordinator(mut self, partition: i32) -> Cluster {
-        self.coordinator = Some(PartitionBuilder::new("__transaction_state", partition));
+        self.coordinator_fixed = Some(partition);
+        self.coordinator_count = partition.saturating_add(1).max(50);
         self
+    }
+    /// Write the coordinator's records as a broker does: each transactional id to the
+    /// `__transaction_state` partition that owns it among `count` (`Utils.abs(hashCode) %
+    /// count`, `transaction.state.log.num.partitions`, default 50).
+    pub fn coordinator_partitions(mut self, count: i32) -> Cluster {
+        self.coordinator_fixed = None;
+        self.coordinator_count = count.max(1);
+        self
+    }
+    /// The `__transaction_state` partition the records of `id` go to (`None` without a
+    /// coordinator).
+    pub fn coordinator_partition_of(&self, id: &str) -> Option<i32> {
+        if self.coordinator_count == 0 {
+            return None;
+        }
+        Some(self.coordinator_fixed.unwrap_or_else(|| {
+            crate::identity::transaction_partition_for(id, self.coordinator_count)
+        }))
+    }
+    fn coordinator_log(&mut self, id: &str) -> Option<&mut PartitionBuilder> {
+        let p = self.coordinator_partition_of(id)?;
+        Some(
+            self.coordinator
+                .entry(p)
+                .or_insert_with(|| PartitionBuilder::new("__transaction_state", p)),
+        )
     }
     /// The cluster clock (ms).
     pub fn now(&self) -> i64 {
@@ -192,7 +226,7 @@ impl Cluster {
     /// Append a raw coordinator record (`None`: a tombstone) at the cluster clock.
     pub fn coordinator_record(&mut self, id: &str, v: Option<TxnValue>) {
         let ts = self.tick(5);
-        if let Some(c) = &mut self.coordinator {
+        if let Some(c) = self.coordinator_log(id) {
             let rec = match v {
                 Some(v) => Rec::kv(key(id), v.encode()),
                 None => Rec::tombstone(key(id)),
@@ -203,7 +237,7 @@ impl Cluster {
 
     fn coord_record(&mut self, id: &str, v: TxnValue) {
         let ts = self.tick(5);
-        if let Some(c) = &mut self.coordinator {
+        if let Some(c) = self.coordinator_log(id) {
             c.append(
                 Batch::new(Producer::PLAIN)
                     .record(Rec::kv(key(id), v.encode()))
@@ -333,7 +367,7 @@ impl Cluster {
                 p.write(dir)?;
             }
         }
-        if let Some(c) = self.coordinator.as_ref().filter(|_| with_coordinator) {
+        for c in self.coordinator.values().filter(|_| with_coordinator) {
             c.write(dir)?;
         }
         if let Some(c) = &self.cluster_id {

@@ -302,8 +302,9 @@ fn absorb_empties(p: Parts<'_>, pid: i64, tv2: bool, members: &[Member], groups:
             !g.has_input(m.input)
                 && g.closed(p)
                     .any(|q| q.end == r.end && q.marker_epoch == r.marker_epoch)
-                && g.min_marker_ts(p)
-                    .is_some_and(|t| r.last_timestamp.saturating_sub(t).abs() <= MARKER_SPREAD_MS)
+                && g.min_marker_ts(p).is_some_and(|t| {
+                    r.last_timestamp.saturating_sub(t).saturating_abs() <= MARKER_SPREAD_MS
+                })
         });
         let gi = match join.map(|i| i + from) {
             Some(gi) => {
@@ -339,7 +340,7 @@ fn matches(p: Parts<'_>, t: &CoordTxn, g: &Group) -> Option<i64> {
             let upper = t.complete_ms.unwrap_or(i64::MAX);
             let in_window = ts >= lower.saturating_sub(COORDINATOR_TOLERANCE_MS)
                 && ts <= upper.saturating_add(COORDINATOR_TOLERANCE_MS);
-            (end_epoch_ok && in_window).then(|| ts.saturating_sub(lower).abs())
+            (end_epoch_ok && in_window).then(|| ts.saturating_sub(lower).saturating_abs())
         }
         _ => {
             // Open parts only: data at the transaction's epoch, begun in its lifetime.
@@ -350,7 +351,7 @@ fn matches(p: Parts<'_>, t: &CoordTxn, g: &Group) -> Option<i64> {
                 .or(t.complete_ms)
                 .map_or(i64::MAX, |e| e.saturating_add(COORDINATOR_TOLERANCE_MS));
             (t.data_epoch == g.data_epoch && first >= started && first <= ended)
-                .then(|| first.saturating_sub(t.start_ms).abs())
+                .then(|| first.saturating_sub(t.start_ms).saturating_abs())
         }
     }
 }

@@ -31,6 +31,7 @@ pub use input::{
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The coordinator's internal topic.
 pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
@@ -64,9 +65,10 @@ impl Outcome {
 /// One partition's part of a cluster transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClusterTxnPart {
-    pub topic: String,
+    /// Shared by every part of the partition (millions of transactions, few partitions).
+    pub topic: Arc<str>,
     pub partition: i32,
-    pub path: String,
+    pub path: Arc<str>,
     /// First data offset (the marker's offset for a marker alone).
     pub first_offset: i64,
     pub last_data_offset: Option<i64>,
@@ -110,8 +112,8 @@ pub struct CoordinatorInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClusterTxn {
     /// The join domain.
-    pub domain: Domain,
-    pub transactional_id: Option<String>,
+    pub domain: Arc<Domain>,
+    pub transactional_id: Option<Arc<str>>,
     pub producer_id: i64,
     /// Epoch of the data.
     pub producer_epoch: i16,
@@ -249,9 +251,30 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
             .collect();
         let coord = coord::coordinator_txns(&logs);
         let groups = group::group(parts, &d.partitions, &coord);
+        let shared = Shared {
+            domain: Arc::new(domain.clone()),
+            names: d
+                .partitions
+                .iter()
+                .map(|&i| {
+                    let p = &parts[i];
+                    (
+                        i,
+                        (
+                            Arc::from(p.topic.as_str()),
+                            Arc::from(p.origin.path.as_str()),
+                        ),
+                    )
+                })
+                .collect(),
+            ids: coord
+                .iter()
+                .map(|t| Arc::from(t.transactional_id.as_str()))
+                .collect(),
+        };
         let txns: Vec<ClusterTxn> = groups
             .iter()
-            .map(|g| render(parts, &domain, g, &coord))
+            .map(|g| render(parts, &shared, g, &coord))
             .collect();
         out.findings.extend(rules::check(
             inputs,
@@ -312,7 +335,20 @@ fn coordinator_info(t: &CoordTxn) -> CoordinatorInfo {
     }
 }
 
-fn render(parts: &[PartitionTxns], domain: &Domain, g: &Group, coord: &[CoordTxn]) -> ClusterTxn {
+fn saturating_sum(v: impl Iterator<Item = u64>) -> u64 {
+    v.fold(0, u64::saturating_add)
+}
+
+/// Strings shared by the transactions of one domain.
+struct Shared {
+    domain: Arc<Domain>,
+    /// Input index → (topic, path).
+    names: BTreeMap<usize, (Arc<str>, Arc<str>)>,
+    /// Coordinator transaction → transactional id.
+    ids: Vec<Arc<str>>,
+}
+
+fn render(parts: &[PartitionTxns], shared: &Shared, g: &Group, coord: &[CoordTxn]) -> ClusterTxn {
     let mut ps: Vec<ClusterTxnPart> = g
         .members
         .iter()
@@ -320,10 +356,16 @@ fn render(parts: &[PartitionTxns], domain: &Domain, g: &Group, coord: &[CoordTxn
             let p = &parts[m.input];
             let r = &p.txns[m.rec];
             let open = r.is_open();
+            let (topic, path) = shared.names.get(&m.input).cloned().unwrap_or_else(|| {
+                (
+                    Arc::from(p.topic.as_str()),
+                    Arc::from(p.origin.path.as_str()),
+                )
+            });
             ClusterTxnPart {
-                topic: p.topic.clone(),
+                topic,
                 partition: p.partition,
-                path: p.origin.path.clone(),
+                path,
                 first_offset: r.first_offset,
                 last_data_offset: (!r.is_empty()).then_some(r.last_data_offset),
                 marker_offset: (!open).then_some(r.marker_offset),
@@ -354,17 +396,17 @@ fn render(parts: &[PartitionTxns], domain: &Domain, g: &Group, coord: &[CoordTxn
         .flatten();
     let t = g.coord.map(|i| &coord[i]);
     ClusterTxn {
-        domain: domain.clone(),
-        transactional_id: t.map(|t| t.transactional_id.clone()),
+        domain: shared.domain.clone(),
+        transactional_id: g.coord.and_then(|i| shared.ids.get(i).cloned()),
         producer_id: g.producer_id,
         producer_epoch: g.data_epoch,
         marker_epoch: ps.iter().filter_map(|p| p.marker_epoch).min(),
         transaction_version_2: g.tv2,
         outcome,
         grouping: g.grouping,
-        records: ps.iter().map(|p| u64::from(p.records)).sum(),
-        batches: ps.iter().map(|p| u64::from(p.batches)).sum(),
-        bytes: ps.iter().map(|p| p.bytes).sum(),
+        records: saturating_sum(ps.iter().map(|p| u64::from(p.records))),
+        batches: saturating_sum(ps.iter().map(|p| u64::from(p.batches))),
+        bytes: saturating_sum(ps.iter().map(|p| p.bytes)),
         partitions: ps,
         coordinator: t.map(coordinator_info),
         start_ms,
@@ -472,5 +514,93 @@ mod tests {
         old.partitions[1].version = INPUT_VERSION + 1;
         let r = analyse(&old, &TxnOptions::default());
         assert!(r.transactions.iter().all(|t| t.partitions.len() == 1));
+    }
+
+    /// Hostile inputs (extreme timestamps, epochs, offsets, states; random coordinator
+    /// values) never panic.
+    #[test]
+    fn noise_never_panics() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let pick = |v: u64| -> i64 {
+            [i64::MIN, i64::MAX, -1, 0, 1, 1_000, (v >> 3) as i64][(v % 7) as usize]
+        };
+        for round in 0..20 {
+            let mut parts = Vec::new();
+            for p in 0..3 {
+                let txns = (0..200)
+                    .map(|_| {
+                        let v = next();
+                        TxnRecord {
+                            producer_id: (v % 3) as i64,
+                            producer_epoch: [i16::MIN, -1, 0, 1, 32766, i16::MAX][(v % 6) as usize],
+                            marker_epoch: [i16::MIN, -1, 0, 2, i16::MAX][(v % 5) as usize],
+                            coordinator_epoch: (v % 4) as i32 - 1,
+                            end: [TxnEnd::Open, TxnEnd::Commit, TxnEnd::Abort][(v % 3) as usize],
+                            first_offset: pick(next()),
+                            last_data_offset: pick(next()),
+                            marker_offset: pick(next()),
+                            first_timestamp: pick(next()),
+                            last_timestamp: pick(next()),
+                            records: (v % 3) as u32,
+                            batches: (v % 2) as u32 * u32::MAX,
+                            bytes: v,
+                        }
+                    })
+                    .collect();
+                parts.push(part(&format!("t{p}"), txns));
+            }
+            let states = [
+                TxnState::Empty,
+                TxnState::Ongoing,
+                TxnState::PrepareCommit,
+                TxnState::PrepareAbort,
+                TxnState::CompleteCommit,
+                TxnState::CompleteAbort,
+                TxnState::Dead,
+                TxnState::PrepareEpochFence,
+            ];
+            let records = (0..300)
+                .map(|i| {
+                    let v = next();
+                    CoordRecord {
+                        offset: i,
+                        transactional_id: format!("id{}", v % 4),
+                        value: (v % 11 != 0).then(|| CoordValue {
+                            version: (v % 2) as i16,
+                            producer_id: (v % 3) as i64,
+                            previous_producer_id: (v % 5) as i64 - 1,
+                            next_producer_id: (v % 4) as i64 - 1,
+                            producer_epoch: [0, 1, 32766, i16::MAX, -1][(v % 5) as usize],
+                            next_producer_epoch: -1,
+                            timeout_ms: [i32::MIN, 0, 60_000, i32::MAX][(v % 4) as usize],
+                            state: states[(v % 8) as usize],
+                            partitions: vec![(format!("t{}", v % 3), 0)],
+                            last_update_ms: pick(next()),
+                            start_ms: pick(next()),
+                            client_transaction_version: (v % 3) as i16,
+                        }),
+                    }
+                })
+                .collect();
+            let coordinator = vec![CoordinatorLog {
+                version: INPUT_VERSION,
+                partition: round,
+                origin: parts[0].origin.clone(),
+                ref_time_ms: pick(next()),
+                records,
+            }];
+            let inputs = TxnInputs {
+                version: INPUT_VERSION,
+                partitions: parts,
+                coordinator,
+            };
+            let _ = analyse(&inputs, &TxnOptions::default());
+        }
     }
 }

@@ -45,7 +45,7 @@ fn lower_if_guessed(f: Finding, g: Grouping) -> Finding {
 }
 
 /// A hanging transaction the finding explains: `(topic, partition, producer id, first offset)`.
-pub type HangingRef = (String, i32, i64, i64);
+pub type HangingRef = (std::sync::Arc<str>, i32, i64, i64);
 
 /// Apply every rule to the transactions of one domain.
 pub fn check(

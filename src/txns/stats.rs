@@ -221,7 +221,7 @@ pub fn statistics(
     let mut by_pid: BTreeMap<i64, Vec<&ClusterTxn>> = BTreeMap::new();
     for t in txns {
         let key = match &t.transactional_id {
-            Some(id) => (Some(id.clone()), None),
+            Some(id) => (Some(id.to_string()), None),
             None => (None, Some(t.producer_id)),
         };
         by_id.entry(key).or_default().push(t);
@@ -283,7 +283,7 @@ pub fn statistics(
         .into_iter()
         .take(opts.longest)
         .map(|t| LongTxn {
-            transactional_id: t.transactional_id.clone(),
+            transactional_id: t.transactional_id.as_deref().map(str::to_string),
             producer_id: t.producer_id,
             producer_epoch: t.producer_epoch,
             outcome: t.outcome,
