@@ -203,7 +203,12 @@ impl Knowledge {
             let Some(path) = &ld.cleaner_offset_checkpoint else {
                 continue;
             };
-            let Ok(bytes) = std::fs::read(path) else {
+            let Ok(bytes) = crate::segment::load(
+                path,
+                crate::segment::FileClass::Checkpoint,
+                crate::segment::MmapMode::Never,
+                None,
+            ) else {
                 continue;
             };
             // A malformed checkpoint says nothing (verify reports it).

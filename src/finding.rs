@@ -170,6 +170,9 @@ kinds! {
     // --- the analysis itself ---
     /// A file that could not be read (I/O error); the analysis of it is incomplete.
     UnreadableFile = "unreadable_file", Error;
+    /// The per-segment budget of decompressed bytes was spent: later compressed batches
+    /// were checked by header and CRC only.
+    DecompressionBudgetExceeded = "decompression_budget_exceeded", Warning;
 }
 
 impl fmt::Display for Kind {

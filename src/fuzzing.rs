@@ -115,7 +115,8 @@ pub fn checkpoint(data: &[u8]) {
     let Some((&sel, rest)) = data.split_first() else {
         return;
     };
-    match sel % 5 {
+    // Every checkpoint kind: the offset-checkpoint kinds differ in their checks.
+    match sel % 10 {
         0 => drop(parse_offset_checkpoint(
             rest,
             TextFileKind::ReplicationOffsetCheckpoint,
@@ -123,6 +124,78 @@ pub fn checkpoint(data: &[u8]) {
         1 => drop(parse_leader_epoch_checkpoint(rest)),
         2 => drop(parse_partition_metadata(rest)),
         3 => drop(parse_meta_properties(rest)),
-        _ => drop(parse_clean_shutdown(rest)),
+        4 => drop(parse_clean_shutdown(rest)),
+        5 => drop(parse_offset_checkpoint(
+            rest,
+            TextFileKind::RecoveryPointOffsetCheckpoint,
+        )),
+        6 => drop(parse_offset_checkpoint(
+            rest,
+            TextFileKind::LogStartOffsetCheckpoint,
+        )),
+        7 => drop(parse_offset_checkpoint(
+            rest,
+            TextFileKind::CleanerOffsetCheckpoint,
+        )),
+        8 => drop(parse_offset_checkpoint(
+            rest,
+            TextFileKind::OffsetCheckpoint,
+        )),
+        _ => {
+            if let Ok(s) = std::str::from_utf8(rest) {
+                let _ = decode_uuid(s);
+            }
+        }
     }
+}
+
+/// Split `data` into a key and a value: the first two bytes give the key length.
+fn key_value(data: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (len, rest) = data.split_first_chunk::<2>()?;
+    let at = (u16::from_be_bytes(*len) as usize).min(rest.len());
+    Some(rest.split_at(at))
+}
+
+/// A `__transaction_state` record (`format::txnlog`, and the dump's text decoder): the
+/// first two bytes give the key length, the rest is key then value.
+pub fn txnlog(data: &[u8]) {
+    use crate::format::txnlog::{LogKey, parse_key, parse_value};
+    let Some((k, v)) = key_value(data) else {
+        return;
+    };
+    if let Ok(LogKey::Transaction(key)) = parse_key(k) {
+        let _ = key.transactional_id.map(|id| id.len());
+    }
+    if let Ok(Some(value)) = parse_value(Some(v)) {
+        let _ = (value.state.name(), value.state.is_in_progress());
+        for p in value.partitions.iter().flatten() {
+            let _ = (p.topic.as_deref(), p.partition_ids.len());
+            let _ = value.lists(p.topic.as_deref().unwrap_or(""), 0);
+        }
+    }
+    let _ = parse_value(None);
+    let _ = crate::dump::decoders::transaction_log(Some(k), Some(v));
+    let _ = crate::dump::decoders::transaction_log(Some(k), None);
+}
+
+/// A `__consumer_offsets` / `__share_group_state` record (the dump's text decoder, and
+/// `format::groups`' decoder and load check) and the KRaft control-record decoders of
+/// `dump`: split as in [`txnlog`].
+pub fn offsets(data: &[u8]) {
+    use crate::dump::decoders;
+    let Some((k, v)) = key_value(data) else {
+        return;
+    };
+    let _ = decoders::offsets(Some(k), Some(v), 0);
+    let _ = decoders::offsets(Some(k), None, 1);
+    use crate::format::groups::{Topic, decode, validate};
+    for topic in [Topic::ConsumerOffsets, Topic::ShareGroupState] {
+        let _ = validate(topic, Some(k), Some(v));
+        let _ = decode(topic, Some(k), Some(v));
+    }
+    let _ = decoders::snapshot_header_json(v);
+    let _ = decoders::snapshot_footer_json(v);
+    let _ = decoders::kraft_version_json(v);
+    let _ = decoders::voters_json(v);
+    let _ = decoders::leader_change_json(v);
 }

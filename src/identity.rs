@@ -57,7 +57,13 @@ pub fn read_meta_properties(path: &std::path::Path) -> Option<LogDirIdentity> {
     if meta.len() > 64 * 1024 {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::segment::load(
+        path,
+        crate::segment::FileClass::Checkpoint,
+        crate::segment::MmapMode::Never,
+        None,
+    )
+    .ok()?;
     let m = parse_meta_properties(&bytes).ok()?;
     Some(LogDirIdentity {
         cluster_id: m.cluster_id.filter(|c| !c.trim().is_empty()),

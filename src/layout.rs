@@ -503,8 +503,37 @@ struct Entry {
     is_dir: Option<bool>,
 }
 
+/// Options of [`discover_with`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiscoverOptions {
+    /// Follow symlinks met during the walk (`--follow`, like `rg -L`). Off by default: a
+    /// symlink inside the evidence (`data -> /`, `data -> ../other-broker`) would make
+    /// files outside the given roots look like the evidence's own. Paths given
+    /// explicitly are always followed.
+    pub follow_symlinks: bool,
+}
+
+/// True when `name` ends like a file a broker writes (so a special file or a name that
+/// cannot be decoded there is worth a finding rather than silence).
+fn kafka_like_name(name: &str) -> bool {
+    const SUFFIXES: [&str; 10] = [
+        ".log",
+        ".index",
+        ".timeindex",
+        ".txnindex",
+        ".snapshot",
+        ".checkpoint",
+        "-checkpoint",
+        ".properties",
+        ".metadata",
+        "quorum-state",
+    ];
+    SUFFIXES.iter().any(|s| name.ends_with(s)) || LOG_DIR_MARKERS.contains(&name)
+}
+
 #[derive(Default)]
 struct Walker {
+    opts: DiscoverOptions,
     inv: Inventory,
     /// Canonical paths of directories already walked (dedup + symlink loops).
     visited: HashSet<PathBuf>,
@@ -557,18 +586,52 @@ impl Walker {
                 }
             };
             let path = ent.path();
-            let name = ent.file_name().to_string_lossy().into_owned();
-            let is_dir = match ent.file_type() {
-                Ok(ft) if ft.is_symlink() => match std::fs::metadata(&path) {
-                    Ok(m) => Some(m.is_dir()),
-                    Err(e) => {
-                        self.error(&path, format_args!("cannot follow symlink: {e}"));
-                        None
+            let raw_name = ent.file_name();
+            let name = raw_name.to_string_lossy().into_owned();
+            if raw_name.to_str().is_none() {
+                // Kafka names are ASCII; a name that is not UTF-8 cannot be one the broker
+                // wrote, and matching it lossily would guess. Said, never skipped silently.
+                if kafka_like_name(&name) {
+                    self.error(
+                        &path,
+                        "file name is not valid UTF-8 (a broker writes ASCII names): not analysed",
+                    );
+                }
+                continue;
+            }
+            let ft = match ent.file_type() {
+                Ok(ft) if ft.is_symlink() && !self.opts.follow_symlinks => {
+                    // Not followed (`--follow` to opt in): the walk stays inside the
+                    // given roots. A Kafka-named symlink is said; a directory one is
+                    // skipped quietly, as `rg` does.
+                    if kafka_like_name(&name) {
+                        self.error(
+                            &path,
+                            "symlink not followed (use --follow, or name the file explicitly)",
+                        );
                     }
+                    continue;
+                }
+                Ok(ft) if ft.is_symlink() => match std::fs::metadata(&path) {
+                    Ok(m) => Ok(m.file_type()),
+                    Err(e) => Err(format!("cannot follow symlink: {e}")),
                 },
-                Ok(ft) => Some(ft.is_dir()),
+                Ok(ft) => Ok(ft),
+                Err(e) => Err(format!("cannot stat: {e}")),
+            };
+            let is_dir = match ft {
+                Ok(ft) if ft.is_dir() => Some(true),
+                Ok(ft) => match crate::segment::special_type(ft) {
+                    // FIFOs, sockets, devices: never opened (a FIFO blocks the reader).
+                    Some(t) if kafka_like_name(&name) => {
+                        self.error(&path, crate::segment::NotRegularFile(t));
+                        continue;
+                    }
+                    Some(_) => continue,
+                    None => Some(false),
+                },
                 Err(e) => {
-                    self.error(&path, format_args!("cannot stat: {e}"));
+                    self.error(&path, e);
                     None
                 }
             };
@@ -865,11 +928,24 @@ fn partition_candidate(
 ///   is also found. Unrecognised names go to its `unknown`. A log-dir file (e.g.
 ///   `meta.properties`) given alone fills a log dir for its parent.
 /// * Directories are deduplicated by canonical path (so a dir and its parent may both be
-///   given), symlinks are followed but a directory is never walked twice (no loops).
+///   given). Symlinks met during the walk are not followed (see
+///   [`DiscoverOptions::follow_symlinks`]; a Kafka-named one is listed in
+///   [`Inventory::errors`]); given paths are. A directory is never walked twice (no loops).
+/// * Only directories and regular files are listed: a FIFO, socket or device named like a
+///   Kafka file is an [`Inventory::errors`] entry (never opened), as is a Kafka-like name
+///   that is not valid UTF-8.
 /// * Output: partitions sorted by (topic, partition, path) (unnamed ones first), segments
 ///   by base offset, snapshots by offset, log dirs by path.
 pub fn discover(paths: &[PathBuf]) -> Inventory {
-    let mut w = Walker::default();
+    discover_with(paths, DiscoverOptions::default())
+}
+
+/// [`discover`] with options (symlink following).
+pub fn discover_with(paths: &[PathBuf], opts: DiscoverOptions) -> Inventory {
+    let mut w = Walker {
+        opts,
+        ..Default::default()
+    };
     for p in paths {
         // `.`, `..` and `dir/..` have no file name: resolve them, or a partition dir given
         // that way would lose its topic-partition (and its parent log dir).

@@ -42,6 +42,7 @@ pub mod causes;
 pub mod compaction;
 pub mod coordinator;
 pub mod dump;
+pub mod escape;
 pub mod event;
 pub mod finding;
 pub mod format;

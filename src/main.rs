@@ -218,6 +218,60 @@ struct ScanArgs {
     /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
     #[arg(long, value_delimiter = ',')]
     compacted: Vec<String>,
+    /// Budget of decompressed bytes per segment for --deep (and `__consumer_offsets`
+    /// checks); compressed batches beyond it are checked by header and CRC only, and a
+    /// `decompression_budget_exceeded` finding says so.
+    #[arg(long, default_value_t = klogscan::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
+    max_decompressed_per_file: u64,
+    /// Memory-map sealed segments (auto) or read every byte (never). Either way a file
+    /// that shrinks or fails while it is read is reported, never a crash.
+    #[arg(long, value_enum, default_value = "auto")]
+    mmap: MmapArg,
+    /// Follow symlinks found inside the given directories (like `rg -L`); paths given on
+    /// the command line are always followed.
+    #[arg(long, short = 'L')]
+    follow: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum MmapArg {
+    Auto,
+    Never,
+}
+
+impl MmapArg {
+    fn mode(self) -> klogscan::segment::MmapMode {
+        match self {
+            MmapArg::Auto => klogscan::segment::MmapMode::Auto,
+            MmapArg::Never => klogscan::segment::MmapMode::Never,
+        }
+    }
+}
+
+/// `--threads` above [`klogscan::scan::MAX_THREADS`] is capped, with a warning.
+fn capped_threads(n: Option<usize>) -> Option<usize> {
+    let max = klogscan::scan::MAX_THREADS;
+    n.map(|n| {
+        if n > max {
+            eprintln!("klogscan: warning: --threads {n} capped at {max}");
+        }
+        n.clamp(1, max)
+    })
+}
+
+/// Print every file of a partition that could not be (fully) read on stderr; true when
+/// there was one (the run is then incomplete: exit 2). Paths that could not be read at all
+/// (`report.errors`, partition -1) are printed by [`input_failures`].
+fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
+    let mut any = false;
+    for f in findings
+        .iter()
+        .filter(|f| f.kind == klogscan::Kind::UnreadableFile && f.partition >= 0)
+    {
+        eprintln!("klogscan: {}", klogscan::escape::text(&f.message));
+        any = true;
+    }
+    any
 }
 
 #[derive(Args)]
@@ -272,6 +326,10 @@ struct DumpArgs {
     /// output is the same for any number.
     #[arg(long)]
     threads: Option<usize>,
+    /// Memory-map large index/snapshot/log files loaded whole (auto) or read them
+    /// (never: files above 256 MiB are then refused).
+    #[arg(long, value_enum, default_value = "auto")]
+    mmap: MmapArg,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -288,7 +346,10 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
     let mut o = ScanOptions {
         check_crc: !a.no_crc,
         deep: a.deep,
-        threads: a.threads,
+        threads: capped_threads(a.threads),
+        mmap: a.mmap.mode(),
+        max_decompressed_per_file: a.max_decompressed_per_file,
+        follow_symlinks: a.follow,
         max_bytes: a.max_bytes,
         max_decompressed: a.max_decompressed,
         now_ms: a.now,
@@ -457,7 +518,11 @@ fn scan_shown(a: &ScanArgs, keep_producers: bool) -> Result<(ScanReport, Vec<Opt
 /// go to stdout) and return exit code 2 when there is any, whatever `--fail-on` says.
 fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
     for (p, why) in errors {
-        eprintln!("klogscan: {}: {why}", p.display());
+        eprintln!(
+            "klogscan: {}: {}",
+            klogscan::escape::path(p),
+            klogscan::escape::text(why)
+        );
     }
     if errors.is_empty() {
         code
@@ -477,8 +542,12 @@ fn scan_view(
 ) -> Result<ExitCode> {
     let (report, _) = scan_shown(a, keep_producers)?;
     match a.format {
-        OutFormat::Json => as_json(&report, out)?,
-        OutFormat::Table => as_table(&report, style, out)?,
+        OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
+        OutFormat::Table => as_table(
+            &report,
+            style,
+            &mut klogscan::escape::JsonWriter::text(&mut *out),
+        )?,
         other => anyhow::bail!(
             "--format {} is for `klogscan scan`; producers and txns print table or json",
             other
@@ -490,9 +559,14 @@ fn scan_view(
         eprintln!("klogscan: no partition found under the given paths");
     }
     out.flush()?;
+    let incomplete = report_unreadable(&report.findings);
     Ok(input_failures(
         &report.errors,
-        exit_code(report.nothing_read(), report.max_severity(), a.fail_on),
+        exit_code(
+            report.nothing_read() || incomplete,
+            report.max_severity(),
+            a.fail_on,
+        ),
     ))
 }
 
@@ -505,8 +579,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let (report, timelines) = scan_shown(&a, false)?;
             match a.format {
                 OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
-                OutFormat::Json => json::write_scan(&report, &mut out)?,
-                OutFormat::Jsonl => jsonl::write_scan(&report, a.findings_only, &mut out)?,
+                OutFormat::Json => {
+                    json::write_scan(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
+                }
+                OutFormat::Jsonl => jsonl::write_scan(
+                    &report,
+                    a.findings_only,
+                    &mut klogscan::escape::JsonWriter::new(&mut out),
+                )?,
                 OutFormat::FindHanging => {
                     triage::write_hanging(&triage::hanging_rows(&report.findings), &mut out)?
                 }
@@ -516,16 +596,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         style,
                         findings_only: a.findings_only,
                     },
-                    &mut out,
+                    &mut klogscan::escape::JsonWriter::text(&mut out),
                 )?,
             }
             if report.nothing_read() {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
+            let incomplete = report_unreadable(&report.findings);
             Ok(input_failures(
                 &report.errors,
-                exit_code(report.nothing_read(), report.max_severity(), a.fail_on),
+                exit_code(
+                    report.nothing_read() || incomplete,
+                    report.max_severity(),
+                    a.fail_on,
+                ),
             ))
         }
         Command::Producers(a) => scan_view(
@@ -556,10 +641,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             inputs.fix_report(&mut report);
             report.errors.extend(inputs.failed.iter().cloned());
             match a.scan.format {
-                OutFormat::Json => json::write_cluster_txns(&report, &filter, &mut out)?,
-                OutFormat::Table => {
-                    table::write_cluster_txns_with(&report, &filter, &style, &mut out)?
-                }
+                OutFormat::Json => json::write_cluster_txns(
+                    &report,
+                    &filter,
+                    &mut klogscan::escape::JsonWriter::new(&mut out),
+                )?,
+                OutFormat::Table => table::write_cluster_txns_with(
+                    &report,
+                    &filter,
+                    &style,
+                    &mut klogscan::escape::JsonWriter::text(&mut out),
+                )?,
                 other => anyhow::bail!(
                     "--format {} is for `klogscan scan`; txns prints table or json",
                     other
@@ -670,8 +762,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 s.findings = report::filter::counts(&report.findings);
             }
             match a.scan.format {
-                OutFormat::Json => render::write_json(&report, &mut out)?,
-                OutFormat::Table => render::write_table(&report, &mut out)?,
+                OutFormat::Json => {
+                    render::write_json(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
+                }
+                OutFormat::Table => {
+                    render::write_table(&report, &mut klogscan::escape::JsonWriter::text(&mut out))?
+                }
                 other => anyhow::bail!(
                     "--format {} is for `klogscan scan`; verify prints table or json",
                     other
@@ -683,9 +779,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("klogscan: no partition found under the given paths");
             }
             out.flush()?;
+            let incomplete = report_unreadable(&report.findings);
             Ok(input_failures(
                 &report.errors,
-                exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
+                exit_code(
+                    report.nothing_read() || incomplete,
+                    report.max_severity(),
+                    a.scan.fail_on,
+                ),
             ))
         }
         Command::Completions { shell } => {
@@ -730,18 +831,34 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 index_sanity_check: a.index_sanity_check,
                 verify_index_only: a.verify_index_only,
                 piece_bytes: None,
+                mmap: a.mmap.mode(),
+                piece_text_cap: None,
             };
             let stderr = io::stderr();
-            let mut err = stderr.lock();
-            if let Some(n) = a.threads {
+            // Buffered: a crafted file can make millions of stderr lines.
+            let mut err = BufWriter::new(stderr.lock());
+            if let Some(n) = capped_threads(a.threads) {
                 // The output locks cannot move to a pool thread: size the global pool.
                 let _ = rayon::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
                     .build_global();
             }
-            let status = dump::dump_paths(&a.paths, &opts, &mut out, &mut err)?;
+            // JSON Lines: C1 controls and DEL as \u escapes too (`escape::JsonWriter`).
+            let mut json_out;
+            let mut json_err;
+            let (o, e): (&mut dyn Write, &mut dyn Write) = if format == DumpFormat::Json {
+                json_out = klogscan::escape::JsonWriter::new(&mut out);
+                json_err = klogscan::escape::JsonWriter::new(&mut err);
+                (&mut json_out, &mut json_err)
+            } else {
+                (&mut out, &mut err)
+            };
+            let status = dump::dump_paths(&a.paths, &opts, o, e)?;
+            o.flush()?;
+            e.flush()?;
             out.flush()?;
-            Ok(if status.files == 0 {
+            err.flush()?;
+            Ok(if status.files == 0 || status.unreadable_files > 0 {
                 ExitCode::from(2)
             } else if status.has_problems() {
                 ExitCode::from(1)
@@ -763,7 +880,7 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("klogscan: {e:#}");
+            eprintln!("klogscan: {}", klogscan::escape::text(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

@@ -45,7 +45,12 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
 
 /// Scan the given paths (broker data dirs, partition dirs, single files, or dirs above them).
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
-    let inv = layout::discover(paths);
+    let inv = layout::discover_with(
+        paths,
+        layout::DiscoverOptions {
+            follow_symlinks: opts.follow_symlinks,
+        },
+    );
     let mut report = analyse(&inv, opts);
     report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     report

@@ -14,7 +14,7 @@
 use crate::finding::{Finding, Kind};
 use crate::format::checkpoint::{OffsetCheckpointEntry, TextFileKind, parse_offset_checkpoint};
 use crate::layout::LogDir;
-use crate::segment::{ReadPolicy, read_file};
+use crate::segment::{FileClass, MmapMode, load};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -63,10 +63,12 @@ pub(crate) struct LogDirFiles {
 
 fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
     let path = path?;
-    Some(match read_file(path, ReadPolicy::Read, None) {
-        Ok(b) => parse_offset_checkpoint(&b, kind).map_err(|e| e.to_string()),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-    })
+    Some(
+        match load(path, FileClass::Checkpoint, MmapMode::Never, None) {
+            Ok(b) => parse_offset_checkpoint(&b, kind).map_err(|e| e.to_string()),
+            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        },
+    )
 }
 
 pub(crate) fn lookup(c: &Checkpoint, topic: &str, partition: i32) -> Option<i64> {

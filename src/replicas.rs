@@ -37,7 +37,7 @@ use crate::format::{Control, batch_control};
 use crate::identity::{ClusterMatch, Identities, same_cluster};
 use crate::layout::{DirKind, Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
-use crate::segment::{ReadPolicy, walk_entries};
+use crate::segment::{self, FileClass, MmapMode, walk_entries};
 
 /// At most this many missing markers are listed per direction in a finding.
 pub const MAX_LISTED_MARKERS: usize = 20;
@@ -73,16 +73,17 @@ pub struct CopyBatches {
 /// Read the batch headers of every segment of `p`, read-only. Unreadable files and
 /// entries that do not frame are skipped (the scan reports them).
 pub fn read_copy(p: &PartitionDir, max_bytes: Option<u64>) -> CopyBatches {
+    read_copy_with(p, max_bytes, MmapMode::Auto)
+}
+
+/// [`read_copy`] under the read policy `mmap` (`--mmap`, [`segment::policy`]).
+pub fn read_copy_with(p: &PartitionDir, max_bytes: Option<u64>, mmap: MmapMode) -> CopyBatches {
     let mut out = CopyBatches::default();
     let last = p.segments.iter().rposition(|s| s.log.is_some());
     for (si, seg) in p.segments.iter().enumerate() {
         let Some(log) = &seg.log else { continue };
         // The newest segment may still be appended to: read it, don't map it.
-        let policy = if Some(si) == last {
-            ReadPolicy::Read
-        } else {
-            ReadPolicy::Map
-        };
+        let policy = segment::policy(mmap, Some(si) == last || p.partial);
         let seg_idx = out.segments.len() as u32;
         out.segments.push(
             log.file_name()
@@ -238,7 +239,13 @@ pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
 }
 
 fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
-    let bytes = std::fs::read(p.partition_metadata.as_ref()?).ok()?;
+    let bytes = segment::load(
+        p.partition_metadata.as_ref()?,
+        FileClass::Checkpoint,
+        MmapMode::Never,
+        None,
+    )
+    .ok()?;
     parse_partition_metadata(&bytes).ok().map(|m| m.topic_id)
 }
 
@@ -451,7 +458,7 @@ pub fn check(
         for (k, p) in [(i, a), (j, b)] {
             cache
                 .entry(k)
-                .or_insert_with(|| read_copy(p, opts.max_bytes));
+                .or_insert_with(|| read_copy_with(p, opts.max_bytes, opts.mmap));
         }
         let (ca, cb) = (&cache[&i], &cache[&j]);
         if let Some(d) = diverge(&ca.batches, &cb.batches) {

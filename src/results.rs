@@ -44,7 +44,21 @@ pub struct ScanOptions {
     /// Keep every entry's position and offsets per segment (for `verify`'s index checks:
     /// the index files are checked against the scan's own walk, not a second read).
     pub collect_log_batches: bool,
+    /// `--mmap`: whether sealed segments may be mapped ([`crate::segment::policy`]).
+    pub mmap: crate::segment::MmapMode,
+    /// Budget of decompressed bytes per segment (`--max-decompressed-per-file`): once
+    /// spent, later compressed batches of the segment are not decompressed (reported as
+    /// `decompression_budget_exceeded`). Bounds the work crafted compression can cause
+    /// (400 zstd batches of 256 MiB each fit in 3 MB).
+    pub max_decompressed_per_file: u64,
+    /// `--follow`: follow symlinks met during discovery (see
+    /// [`crate::layout::DiscoverOptions`]).
+    pub follow_symlinks: bool,
 }
+
+/// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
+/// per-batch cap; real segments of 1 GiB decompress to a few GiB at most).
+pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 = 4 << 30;
 
 /// What [`Progress`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +113,9 @@ impl Default for ScanOptions {
             capture_snapshots: false,
             keep_producers: true,
             collect_log_batches: false,
+            mmap: crate::segment::MmapMode::Auto,
+            max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
+            follow_symlinks: false,
             compacted_topics: Vec::new(),
         }
     }

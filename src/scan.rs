@@ -27,11 +27,21 @@ use serde_json::json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// Run `f` on a rayon pool with `threads` workers (the global pool when `None`).
+/// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
+/// per-batch cap; real segments of 1 GiB decompress to a few GiB at most).
+pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 =
+    crate::results::DEFAULT_MAX_DECOMPRESSED_PER_FILE;
+
+/// The most worker threads a scan uses (`--threads` above it is capped: 10 000 threads
+/// cost minutes of thread creation and window bookkeeping, and gain nothing).
+pub const MAX_THREADS: usize = 256;
+
+/// Run `f` on a rayon pool with `threads` workers (at most [`MAX_THREADS`]; the global
+/// pool when `None`).
 pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> R {
     match threads {
         Some(n) => match rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(n.clamp(1, MAX_THREADS))
             .build()
         {
             Ok(pool) => pool.install(f),
@@ -51,7 +61,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     let window = opts
         .threads
         .unwrap_or_else(rayon::current_num_threads)
-        .max(1);
+        .clamp(1, MAX_THREADS);
     let total_bytes: u64 = selected
         .iter()
         .flat_map(|p| p.segments.iter().filter_map(|s| s.log.as_deref()))
@@ -507,11 +517,7 @@ fn scan_partition(
                 // The newest segment may still be appended to or truncated by a running
                 // broker; so may any file the user named directly (we cannot tell which of
                 // them is live). Read those; map only sealed segments of a whole directory.
-                let policy = if idx == active || p.partial {
-                    ReadPolicy::Read
-                } else {
-                    ReadPolicy::Map
-                };
+                let policy = segment::policy(opts.mmap, idx == active || p.partial);
                 scan_segment(&ctx, idx as u32, *base, path, policy, opts, pool)
             })
             .collect()
@@ -716,6 +722,12 @@ struct Walker<'a> {
     dec: Decompressor,
     first_bad: Option<(u64, Option<i64>, String)>,
     batches: Option<LogBatchesBuilder>,
+    /// Decompressed bytes this walk may produce ([`ScanOptions::max_decompressed_per_file`];
+    /// a piece of a segment gets its share, so the result does not depend on threads).
+    budget: u64,
+    /// Compressed batches not decompressed because the budget was spent: (count, first
+    /// position, its offset).
+    over_budget: Option<(u64, u64, i64)>,
 }
 
 impl<'a> Walker<'a> {
@@ -750,7 +762,22 @@ impl<'a> Walker<'a> {
             dec: Decompressor::new(opts.max_decompressed),
             first_bad: None,
             batches: opts.collect_log_batches.then(LogBatchesBuilder::default),
+            budget: opts.max_decompressed_per_file,
+            over_budget: None,
         }
+    }
+
+    /// True (and the batch counted as skipped) when the segment's decompression budget is
+    /// spent: the compressed batch at `pos` is then not decompressed.
+    fn budget_spent(&mut self, pos: u64, offset: i64) -> bool {
+        if self.dec.total_out() < self.budget {
+            return false;
+        }
+        match &mut self.over_budget {
+            Some((n, ..)) => *n += 1,
+            None => self.over_budget = Some((1, pos, offset)),
+        }
+        true
     }
 
     fn entry(&mut self, entry: format::RawEntry<'_>) {
@@ -785,7 +812,13 @@ impl<'a> Walker<'a> {
                 // (the coordinator's default) are read always, compressed ones with --deep;
                 // either way each batch's records are walked once.
                 let offsets_check = ctx.topic == OFFSETS_TOPIC && ev.crc_valid && !b.is_control();
-                if opts.deep && ev.crc_valid {
+                let skip = ev.crc_valid
+                    && b.compression() != Compression::None
+                    && (opts.deep || offsets_check)
+                    && self.budget_spent(pos, ev.base_offset);
+                if skip {
+                    // Budget spent: header and CRC checks only for this batch.
+                } else if opts.deep && ev.crc_valid {
                     let mut check = offsets_check.then(OffsetsCheck::default);
                     check_records(
                         ctx,
@@ -820,7 +853,9 @@ impl<'a> Walker<'a> {
                         self.first_bad = Some((pos, Some(ev.last_offset), CRC_STOP.into()));
                     }
                     self.out.records += 1;
-                } else if m.compression() != Compression::None {
+                } else if m.compression() != Compression::None
+                    && !self.budget_spent(pos, ev.last_offset)
+                {
                     match legacy_range(&m, &mut self.dec) {
                         Ok((first, count)) => {
                             ev.base_offset = first;
@@ -979,6 +1014,24 @@ impl<'a> Walker<'a> {
         if let Some(b) = self.batches.take() {
             self.out.log_batches = Some(b.finish(tail_seen, self.out.bytes));
         }
+        if let Some((n, position, offset)) = self.over_budget {
+            let budget = self.opts.max_decompressed_per_file;
+            self.out.findings.push(
+                segment_finding(
+                    ctx,
+                    Kind::DecompressionBudgetExceeded,
+                    name,
+                    position,
+                    format!(
+                        "{name}: {n} compressed batch(es) from offset {offset} (byte {position}) on were not decompressed: the segment's decompressed bytes reached the budget of {budget} bytes; their records were not checked"
+                    ),
+                )
+                .offset(offset)
+                .evidence(json!({"skipped_batches": n, "budget_bytes": budget}))
+                .broker("not applicable: a limit of this analysis (--max-decompressed-per-file), not of the data")
+                .remediation("re-run with a larger --max-decompressed-per-file to check these records"),
+            );
+        }
         self.out.truncation = self.first_bad.map(|(position, offset, reason)| Truncation {
             segment: name.to_string(),
             position,
@@ -1038,13 +1091,13 @@ fn scan_pieces(
     let source = match policy {
         ReadPolicy::Map => {
             let data = segment::read_file(path, ReadPolicy::Map, opts.max_bytes).ok()?;
-            if !matches!(data, segment::FileData::Mapped(_)) {
+            if !data.is_mapped() {
                 return None;
             }
             PieceSource::Mapped(data)
         }
         ReadPolicy::Read => PieceSource::Read {
-            file: std::fs::File::open(path).ok()?,
+            file: segment::open_regular(path).ok()?.0,
             size,
         },
     };
@@ -1066,6 +1119,20 @@ fn scan_pieces(
             starts.push(p);
         }
     }
+    let changed = |e: &std::io::Error| {
+        let mut w = Walker::new(ctx, name, idx, base, opts, Vec::new());
+        w.batches = None;
+        w.out.findings.push(changed_finding(ctx, name, path, e));
+        w.out.events.push(w.events);
+        w.out.unreadable = true;
+        Some(w.out)
+    };
+    if let PieceSource::Mapped(data) = &source
+        && let Err(e) = data.check_unchanged()
+    {
+        // The sync-point search read zeros where the file was: it changed under the map.
+        return changed(&e);
+    }
     if starts.len() < 2 {
         return None;
     }
@@ -1075,6 +1142,10 @@ fn scan_pieces(
             let start = starts[k];
             let stop = starts.get(k + 1).copied();
             let mut w = Walker::new(ctx, name, idx, base, opts, pool.take());
+            // This piece's share of the segment's decompression budget.
+            let share = stop.unwrap_or(len).saturating_sub(start) as u128;
+            w.budget =
+                (u128::from(opts.max_decompressed_per_file) * share / len.max(1) as u128) as u64;
             // Both sources walk `[start, stop)` only: a piece chains when its entries tile
             // that range exactly (`segment::PieceEnd`).
             let end = match &source {
@@ -1111,6 +1182,14 @@ fn scan_pieces(
         .collect();
     if let PieceSource::Mapped(data) = &source {
         data.release();
+        if let Err(e) = data.check_unchanged() {
+            // Nothing walked from the map can be trusted, and a second walk would see a
+            // different file: the segment is reported as not analysed.
+            for (w, _, _) in walked.into_iter().flatten() {
+                pool.give(w.events);
+            }
+            return changed(&e);
+        }
     }
     if !walked
         .iter()
@@ -1136,6 +1215,10 @@ fn scan_pieces(
         if all.first_bad.is_none() {
             all.first_bad = w.first_bad;
         }
+        all.over_budget = match (all.over_budget, w.over_budget) {
+            (Some((a, p, o)), Some((b, ..))) => Some((a + b, p, o)),
+            (a, b) => a.or(b),
+        };
         if let Some(t) = t {
             tail = t;
         }
@@ -1199,16 +1282,15 @@ fn scan_segment_in(
             w.finish(tail)
         }
         Err(e) => {
-            w.out.findings.push(
-                segment_finding(
-                    ctx,
-                    Kind::UnreadableFile,
-                    &name,
-                    0,
-                    format!("cannot read {}: {e}", path.display()),
-                )
-                .broker("not applicable: this segment was not (fully) analysed"),
-            );
+            if segment::error_reason(&e) == Some("changed_during_read") {
+                // What the walk saw came (partly) from zero pages or a shorter file:
+                // drop it all, the segment is reported as not analysed.
+                w.out.findings.clear();
+                w.events.clear();
+                w.out.records = 0;
+                w.out.max_timestamp = i64::MIN;
+            }
+            w.out.findings.push(changed_finding(ctx, &name, path, &e));
             w.out.events.push(w.events);
             w.out.unreadable = true;
             w.out
@@ -1216,11 +1298,28 @@ fn scan_segment_in(
     }
 }
 
+/// The `unreadable_file` finding of a segment that could not be (fully) read; its
+/// evidence says why (`reason`: `io_error`, `special_file`, `changed_during_read`,
+/// `too_large`).
+fn changed_finding(ctx: &PartitionContext, name: &str, path: &Path, e: &std::io::Error) -> Finding {
+    segment_finding(
+        ctx,
+        Kind::UnreadableFile,
+        name,
+        0,
+        format!("cannot read {}: {e}", path.display()),
+    )
+    .evidence(
+        json!({"reason": segment::error_reason(e).unwrap_or("io_error"), "error": e.to_string()}),
+    )
+    .broker("not applicable: this segment was not (fully) analysed")
+}
+
 fn legacy_range(
     m: &format::LegacyMessage<'_>,
     dec: &mut Decompressor,
 ) -> Result<(i64, u32), FormatError> {
-    m.offset_range(dec)
+    m.checked_offset_range(dec)
         .map(|(first, _last, count)| (first, count))
 }
 
@@ -1314,6 +1413,14 @@ fn check_v2_header(
     }
     if delta < 0 {
         problems.push(format!("lastOffsetDelta {delta} is negative"));
+    }
+    if b.checked_last_offset().is_none() {
+        // Checked arithmetic: the sum (or the log end offset after it) leaves the i64
+        // range; it is never printed wrapped (the broker assigns offsets below it).
+        problems.push(format!(
+            "baseOffset {} + lastOffsetDelta {delta} overflows a 64-bit offset",
+            b.base_offset()
+        ));
     }
     if count >= 0 && delta >= 0 && count as i64 > delta as i64 + 1 {
         problems.push(format!(

@@ -38,6 +38,16 @@ proptest! {
     fn control_random(data in proptest::collection::vec(any::<u8>(), 0..64)) {
         fuzzing::control(&data);
     }
+
+    #[test]
+    fn txnlog_random(data in proptest::collection::vec(any::<u8>(), 0..256)) {
+        fuzzing::txnlog(&data);
+    }
+
+    #[test]
+    fn offsets_random(data in proptest::collection::vec(any::<u8>(), 0..256)) {
+        fuzzing::offsets(&data);
+    }
 }
 
 /// Small real segments of every codec and magic, to mutate.

@@ -791,11 +791,26 @@ fn unreadable_paths_and_symlink_loops() {
     let readable_anyway = fs::read_dir(&locked).is_ok();
 
     let missing = t.path().join("does-not-exist");
-    let inv = discover(&[ld.clone(), missing.clone(), t.path().to_path_buf()]);
+    let paths = [ld.clone(), missing.clone(), t.path().to_path_buf()];
+    let inv = discover(&paths);
+    // Followed (`--follow`): the dangling link is an error, the loop is walked once.
+    let followed = klogscan::layout::discover_with(
+        &paths,
+        klogscan::layout::DiscoverOptions {
+            follow_symlinks: true,
+        },
+    );
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
 
     assert!(inv.errors.iter().any(|(p, _)| p == &missing));
-    assert!(inv.errors.iter().any(|(p, _)| p == &ld.join("gone-0")));
+    // Not followed by default: a directory symlink is skipped quietly.
+    assert!(!inv.errors.iter().any(|(p, _)| p == &ld.join("gone-0")));
+    assert!(followed.errors.iter().any(|(p, _)| p == &ld.join("gone-0")));
+    assert_eq!(
+        find(&followed, "good", 0).len(),
+        1,
+        "the loop does not duplicate partitions"
+    );
     assert_eq!(
         find(&inv, "good", 0).len(),
         1,

@@ -14,12 +14,13 @@
 //! unverified.
 
 use super::{DumpFormat, DumpOptions};
+use crate::escape;
 use crate::format::index::{
     LogBatches, OffsetCheck, OffsetIndex, TimeCheck, TimeIndex, TxnIndex, check_offset_index,
     check_time_index,
 };
 use crate::format::snapshot::{self, ProducerSnapshot};
-use crate::segment::{ReadPolicy, read_file};
+use crate::segment::{FileClass, load};
 use serde_json::json;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -59,7 +60,7 @@ fn begin(
     err: &mut dyn Write,
 ) -> io::Result<Option<i64>> {
     if opts.format == DumpFormat::Text {
-        writeln!(out, "Dumping {}", path.display())?;
+        writeln!(out, "Dumping {}", escape::path(path))?;
     }
     let base = base_offset_of(path);
     if base.is_none() {
@@ -68,7 +69,7 @@ fn begin(
             path.display()
         );
         match opts.format {
-            DumpFormat::Text => writeln!(err, "{msg}")?,
+            DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
             DumpFormat::Json => json_line(
                 err,
                 json!({"type": "error", "file": path.display().to_string(), "error": msg}),
@@ -87,7 +88,7 @@ fn load_log(
     let Some(log_path) = sibling(path, ".log") else {
         return Ok(None);
     };
-    match read_file(&log_path, ReadPolicy::Read, None) {
+    match load(&log_path, FileClass::Log, opts.mmap, None) {
         Ok(data) => Ok(Some(LogBatches::from_log(&data))),
         Err(e) => {
             let msg = format!(
@@ -95,7 +96,7 @@ fn load_log(
                 abs(&log_path)
             );
             match opts.format {
-                DumpFormat::Text => writeln!(err, "{msg}")?,
+                DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
                 DumpFormat::Json => json_line(
                     err,
                     json!({"type": "error", "file": path.display().to_string(), "error": msg}),
@@ -118,12 +119,16 @@ fn sanity_result(
 ) -> io::Result<bool> {
     let file = path.display().to_string();
     match (result, opts.format) {
-        (Ok(()), DumpFormat::Text) => writeln!(out, "{file} passed sanity check.")?,
+        (Ok(()), DumpFormat::Text) => {
+            writeln!(out, "{} passed sanity check.", escape::text(&file))?
+        }
         (Ok(()), DumpFormat::Json) => json_line(
             out,
             json!({"type": "sanity_check", "file": file, "sanity_check": "passed"}),
         )?,
-        (Err(e), DumpFormat::Text) => writeln!(err, "{}", e.kafka_message(&abs(path)))?,
+        (Err(e), DumpFormat::Text) => {
+            writeln!(err, "{}", escape::text(&e.kafka_message(&abs(path))))?
+        }
         (Err(e), DumpFormat::Json) => json_line(
             err,
             json!({"type": "sanity_check", "file": file, "sanity_check": "failed", "error": e.kafka_message(&abs(path))}),
@@ -147,11 +152,11 @@ pub fn dump_index(
     let Some(base) = begin(path, opts, out, err)? else {
         return Ok(true);
     };
-    let data = read_file(path, ReadPolicy::Read, None)?;
+    let data = load(path, FileClass::Index, opts.mmap, None)?;
     let index = OffsetIndex::new(&data, base);
     if index.layout().slots == 0 {
         match opts.format {
-            DumpFormat::Text => writeln!(out, "{} is empty.", path.display())?,
+            DumpFormat::Text => writeln!(out, "{} is empty.", escape::path(path))?,
             DumpFormat::Json => json_line(
                 out,
                 json!({"type": "empty", "file": path.display().to_string(), "empty": true}),
@@ -192,7 +197,7 @@ pub fn dump_index(
         let abs_path = abs(path);
         match opts.format {
             DumpFormat::Text => {
-                writeln!(err, "Mismatches in :{abs_path}")?;
+                writeln!(err, "Mismatches in :{}", escape::text(&abs_path))?;
                 for (index_offset, log_offset) in &mismatches {
                     writeln!(
                         err,
@@ -224,7 +229,7 @@ pub fn dump_timeindex(
     let Some(base) = begin(path, opts, out, err)? else {
         return Ok(true);
     };
-    let data = read_file(path, ReadPolicy::Read, None)?;
+    let data = load(path, FileClass::Index, opts.mmap, None)?;
     let index = TimeIndex::new(&data, base);
     if opts.index_sanity_check {
         return sanity_result(path, index.sanity_check(), opts, out, err);
@@ -287,13 +292,21 @@ pub fn dump_timeindex(
     match opts.format {
         DumpFormat::Text => {
             if !ts_mismatch.is_empty() {
-                writeln!(err, "Found timestamp mismatch in :{abs_path}")?;
+                writeln!(
+                    err,
+                    "Found timestamp mismatch in :{}",
+                    escape::text(&abs_path)
+                )?;
                 for (i, l) in &ts_mismatch {
                     writeln!(err, "  Index timestamp: {i}, log timestamp: {l}")?;
                 }
             }
             if !out_of_order.is_empty() {
-                writeln!(err, "Found out of order timestamp in :{abs_path}")?;
+                writeln!(
+                    err,
+                    "Found out of order timestamp in :{}",
+                    escape::text(&abs_path)
+                )?;
                 for (i, p) in &out_of_order {
                     writeln!(
                         err,
@@ -345,10 +358,10 @@ pub fn dump_txnindex(
     // Kafka takes the base offset from the name too; a name without one only loses the
     // sanity context, so dump with 0.
     if opts.format == DumpFormat::Text {
-        writeln!(out, "Dumping {}", path.display())?;
+        writeln!(out, "Dumping {}", escape::path(path))?;
     }
     let base = base_offset_of(path).unwrap_or(0);
-    let data = read_file(path, ReadPolicy::Read, None)?;
+    let data = load(path, FileClass::Index, opts.mmap, None)?;
     let index = TxnIndex::new(&data, base);
     let file = path.display().to_string();
     for t in index.entries() {
@@ -359,7 +372,7 @@ pub fn dump_txnindex(
                 abs(path)
             );
             match opts.format {
-                DumpFormat::Text => writeln!(err, "{msg}")?,
+                DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
                 DumpFormat::Json => {
                     json_line(err, json!({"type": "error", "file": file, "error": msg}))?
                 }
@@ -391,16 +404,16 @@ pub fn dump_snapshot(
     err: &mut dyn Write,
 ) -> io::Result<()> {
     if opts.format == DumpFormat::Text {
-        writeln!(out, "Dumping {}", path.display())?;
+        writeln!(out, "Dumping {}", escape::path(path))?;
     }
-    let data = read_file(path, ReadPolicy::Read, None)?;
+    let data = load(path, FileClass::ProducerSnapshot, opts.mmap, None)?;
     let file = path.display().to_string();
     let snap = match ProducerSnapshot::parse(&data) {
         Ok(s) => s,
         Err(e) => {
             let msg = snapshot::kafka_message(&e);
             match opts.format {
-                DumpFormat::Text => writeln!(err, "{msg}")?,
+                DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
                 DumpFormat::Json => {
                     json_line(err, json!({"type": "error", "file": file, "error": msg}))?
                 }

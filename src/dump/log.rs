@@ -54,9 +54,26 @@ pub struct LogDumpSummary {
     /// How the data ended.
     pub tail: Tail,
     /// Pairs of consecutive records whose offsets are not +1, in file order
-    /// (deep iteration only).
+    /// (deep iteration only): the first [`NON_CONSECUTIVE_KEPT`].
     pub non_consecutive: Vec<(i64, i64)>,
+    /// Further such pairs, counted but not kept (crafted batches can make every record
+    /// one: 200 batches × 2 million records of offset delta 0 is 400 million pairs).
+    /// In JSON only when not 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub non_consecutive_more: u64,
 }
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// How many non-consecutive offset pairs a dump keeps (and prints); the rest are counted.
+pub const NON_CONSECUTIVE_KEPT: usize = 1000;
+
+/// Text a parallel piece of a dump may buffer before it gives up and lets the sequential
+/// walk (which writes as it goes) print that piece: printed payloads can be far larger
+/// than the piece (decompression, escaping), and every thread holds one piece.
+pub const PIECE_TEXT_CAP: usize = 64 << 20;
 
 impl LogDumpSummary {
     /// True when anything was invalid: a bad checksum, a parse error or trailing bytes.
@@ -126,25 +143,51 @@ pub fn dump_log(
 ) -> io::Result<LogDumpSummary> {
     let summary = dump_log_inner(path, data, opts, out, err)?;
     if opts.format == DumpFormat::Text {
-        write_non_consecutive(path, &summary.non_consecutive, err)?;
+        write_non_consecutive(
+            path,
+            &summary.non_consecutive,
+            summary.non_consecutive_more,
+            err,
+        )?;
     }
     Ok(summary)
 }
 
+/// Keep a non-consecutive pair, or count it once [`NON_CONSECUTIVE_KEPT`] are kept.
+fn push_pair(s: &mut LogDumpSummary, pair: (i64, i64)) {
+    if s.non_consecutive.len() < NON_CONSECUTIVE_KEPT {
+        s.non_consecutive.push(pair);
+    } else {
+        s.non_consecutive_more += 1;
+    }
+}
+
 /// The `Non-consecutive offsets in <abs path>` block, newest pair first (the Scala tool
-/// prepends to a list). Nothing when `pairs` is empty.
+/// prepends to a list). Nothing when `pairs` is empty. `more`: pairs counted beyond the
+/// kept ones (then a last line says how many; kafka-dump-log lists them all).
 pub fn write_non_consecutive(
     path: &Path,
     pairs: &[(i64, i64)],
+    more: u64,
     err: &mut dyn Write,
 ) -> io::Result<()> {
     if pairs.is_empty() {
         return Ok(());
     }
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    writeln!(err, "Non-consecutive offsets in {}", abs.display())?;
+    writeln!(
+        err,
+        "Non-consecutive offsets in {}",
+        crate::escape::path(&abs)
+    )?;
     for (a, b) in pairs.iter().rev() {
         writeln!(err, "  {a} is followed by {b}")?;
+    }
+    if more > 0 {
+        writeln!(
+            err,
+            "  ... and {more} more non-consecutive pairs after these (not listed)"
+        )?;
     }
     Ok(())
 }
@@ -199,8 +242,7 @@ pub(crate) fn dump_log_file(
     };
     // One handle for every read of this dump: a path replaced meanwhile (the cleaner
     // swapping in a compacted segment) cannot mix two files into one dump.
-    let file = std::fs::File::open(path).map_err(not_started)?;
-    let len = file.metadata().map_err(not_started)?.len();
+    let (file, len) = crate::segment::open_regular(path).map_err(not_started)?;
     let len = opts.max_bytes.map_or(len, |m| m.min(len));
     let mut read_error = None;
     let summary = dump_log_walk(path, len, opts, out, err, |d, out, err| {
@@ -242,6 +284,7 @@ fn dump_pieces(
     use rayon::prelude::*;
     let threads = rayon::current_num_threads();
     let piece_bytes = d.opts.piece_bytes.unwrap_or(DUMP_PIECE).max(1);
+    let text_cap = d.opts.piece_text_cap.unwrap_or(PIECE_TEXT_CAP);
     let mut starts = vec![0usize];
     if threads > 1 && len >= 2 * piece_bytes as u64 {
         let len = usize::try_from(len).unwrap_or(usize::MAX);
@@ -312,7 +355,13 @@ fn dump_pieces(
                 let end = walk_read_piece(file, starts[i] as u64, stop, len, |entry| {
                     // Writes into memory cannot fail.
                     let _ = piece.entry(entry, &mut slot.dec, &mut slot.out, &mut slot.err);
-                    std::ops::ControlFlow::Continue(())
+                    // Too much text for memory: stop; the piece is then printed by the
+                    // sequential walk, which streams it (`PieceEnd::Broken`).
+                    if slot.out.len() + slot.err.len() + piece.json_line.len() > text_cap {
+                        std::ops::ControlFlow::Break(())
+                    } else {
+                        std::ops::ControlFlow::Continue(())
+                    }
                 })?;
                 piece.flush_json(&mut slot.out)?;
                 Ok((piece, end))
@@ -354,7 +403,11 @@ fn dump_log_walk(
     let mut out = BufWriter::with_capacity(64 * 1024, out);
     let kind = LogFileKind::of(path);
     let json = opts.format == DumpFormat::Json;
-    let path_s = path.display().to_string();
+    let path_s = if json {
+        path.display().to_string()
+    } else {
+        crate::escape::path(path)
+    };
     if json {
         #[derive(Serialize)]
         struct FileLine<'a> {
@@ -753,6 +806,7 @@ impl<'p> Dumper<'p> {
                 cut_by_max_bytes: false,
                 tail: Tail::Clean,
                 non_consecutive: Vec::new(),
+                non_consecutive_more: 0,
             },
         }
     }
@@ -825,11 +879,14 @@ impl<'p> Dumper<'p> {
                 self.first_tracked = Some(first);
             }
             if self.last_offset != -1 && first != self.last_offset.wrapping_add(1) {
-                s.non_consecutive.push((self.last_offset, first));
+                push_pair(s, (self.last_offset, first));
             }
             self.last_offset = piece.last_offset;
         }
-        s.non_consecutive.extend(p.non_consecutive);
+        for pair in p.non_consecutive {
+            push_pair(s, pair);
+        }
+        s.non_consecutive_more += p.non_consecutive_more;
         Ok(())
     }
 
@@ -868,9 +925,7 @@ impl<'p> Dumper<'p> {
             self.last_offset = offset;
         } else {
             if offset != self.last_offset.wrapping_add(1) {
-                self.summary
-                    .non_consecutive
-                    .push((self.last_offset, offset));
+                push_pair(&mut self.summary, (self.last_offset, offset));
             }
             self.last_offset = offset;
         }
@@ -960,13 +1015,16 @@ impl<'p> Dumper<'p> {
     fn push_data(&mut self, prefix: &str, offset: i64, key: Option<&[u8]>, value: Option<&[u8]>) {
         let (k, v) = self.data_strings(offset, key, value);
         let mut prefix = prefix;
+        // Keys and payloads are escaped (`crate::escape`): kafka-dump-log prints them raw.
         if let Some(k) = k {
-            let _ = write!(self.line, "{prefix}key: {k}");
+            let _ = write!(self.line, "{prefix}key: ");
+            crate::escape::push(&mut self.line, &k);
             prefix = " ";
         }
         let _ = prefix;
         if let Some(v) = v {
-            let _ = write!(self.line, " payload: {v}");
+            self.line.push_str(" payload: ");
+            crate::escape::push(&mut self.line, &v);
         }
     }
 
@@ -1261,7 +1319,7 @@ impl<'p> Dumper<'p> {
                 if i > 0 {
                     self.line.push(',');
                 }
-                self.line.push_str(&String::from_utf8_lossy(h.key));
+                crate::escape::push(&mut self.line, &String::from_utf8_lossy(h.key));
             }
             self.line.push(']');
             if let Some((ControlText::Text(t), _)) = &control {

@@ -68,6 +68,12 @@ pub struct DumpOptions {
     /// the current rayon pool (`None`: [`log::DUMP_PIECE`]). The output does not depend
     /// on it nor on the number of threads.
     pub piece_bytes: Option<usize>,
+    /// `--mmap`: whether large files loaded whole (indexes, snapshots, the `.log` an index
+    /// is checked against) may be mapped ([`crate::segment::load`]).
+    pub mmap: crate::segment::MmapMode,
+    /// Text one parallel piece may buffer before the sequential walk prints it instead
+    /// (`None`: [`log::PIECE_TEXT_CAP`]); the output is the same.
+    pub piece_text_cap: Option<usize>,
 }
 
 /// What a multi-file dump found (for the exit code).
@@ -110,7 +116,9 @@ pub fn dump_paths(
     err: &mut dyn Write,
 ) -> io::Result<DumpStatus> {
     let mut status = DumpStatus::default();
-    let mut non_consecutive: Vec<(PathBuf, Vec<(i64, i64)>)> = Vec::new();
+    // (file, kept pairs, pairs counted beyond them)
+    type NonConsecutive = (PathBuf, Vec<(i64, i64)>, u64);
+    let mut non_consecutive: Vec<NonConsecutive> = Vec::new();
     let text = opts.format == DumpFormat::Text;
     for path in paths {
         let name = path
@@ -127,7 +135,7 @@ pub fn dump_paths(
                     }
                 }
                 Err(e) => {
-                    writeln!(err, "Cannot read {}: {e}", path.display())?;
+                    writeln!(err, "Cannot read {}: {e}", crate::escape::path(path))?;
                     status.unreadable_files += 1;
                 }
             }
@@ -140,9 +148,9 @@ pub fn dump_paths(
                     Err(log::FileDumpError::Write(e)) => return Err(e),
                     Err(log::FileDumpError::Read { error: e, started }) => {
                         if text && !started {
-                            writeln!(out, "Dumping {}", path.display())?;
+                            writeln!(out, "Dumping {}", crate::escape::path(path))?;
                         }
-                        writeln!(err, "Cannot read {}: {e}", path.display())?;
+                        writeln!(err, "Cannot read {}: {e}", crate::escape::path(path))?;
                         status.unreadable_files += 1;
                         continue;
                     }
@@ -152,7 +160,7 @@ pub fn dump_paths(
                     status.files_with_problems += 1;
                 }
                 if !s.non_consecutive.is_empty() {
-                    non_consecutive.push((path.clone(), s.non_consecutive));
+                    non_consecutive.push((path.clone(), s.non_consecutive, s.non_consecutive_more));
                 }
             }
             ".index" | ".timeindex" | ".txnindex" | ".snapshot" => {
@@ -166,23 +174,23 @@ pub fn dump_paths(
                         }
                     }
                     Err(e) => {
-                        writeln!(err, "Cannot dump {}: {e}", path.display())?;
+                        writeln!(err, "Cannot dump {}: {e}", crate::escape::path(path))?;
                         status.unreadable_files += 1;
                     }
                 }
             }
             _ => {
                 if text {
-                    writeln!(out, "Dumping {}", path.display())?;
+                    writeln!(out, "Dumping {}", crate::escape::path(path))?;
                 }
-                writeln!(err, "Ignoring unknown file {}", path.display())?;
+                writeln!(err, "Ignoring unknown file {}", crate::escape::path(path))?;
                 status.unknown_files += 1;
             }
         }
     }
     if text {
-        for (path, pairs) in &non_consecutive {
-            log::write_non_consecutive(path, pairs, err)?;
+        for (path, pairs, more) in &non_consecutive {
+            log::write_non_consecutive(path, pairs, *more, err)?;
         }
     }
     Ok(status)

@@ -9,7 +9,7 @@ use crate::format::checkpoint::{
     TextFileKind, parse_clean_shutdown, parse_leader_epoch_checkpoint, parse_meta_properties,
     parse_offset_checkpoint, parse_partition_metadata,
 };
-use crate::segment::{ReadPolicy, read_file};
+use crate::segment::{FileClass, load};
 use serde_json::json;
 use std::io::{self, Write};
 use std::path::Path;
@@ -23,11 +23,11 @@ pub fn dump_text_file(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<bool> {
-    let bytes = read_file(path, ReadPolicy::Read, None)?;
+    let bytes = load(path, FileClass::Checkpoint, opts.mmap, None)?;
     let text = opts.format == DumpFormat::Text;
     let p = path.display().to_string();
     if text {
-        writeln!(out, "Dumping {p}")?;
+        writeln!(out, "Dumping {}", crate::escape::text(&p))?;
     } else {
         line(
             out,
@@ -104,7 +104,7 @@ pub fn dump_text_file(
         Ok(v) => {
             for (t, j) in v {
                 if text {
-                    writeln!(out, "{t}")?;
+                    writeln!(out, "{}", crate::escape::text(&t))?;
                 } else {
                     line(out, j)?;
                 }
@@ -113,7 +113,12 @@ pub fn dump_text_file(
         }
         Err(e) => {
             if text {
-                writeln!(err, "Cannot parse {p}: {e}")?;
+                writeln!(
+                    err,
+                    "Cannot parse {}: {}",
+                    crate::escape::text(&p),
+                    crate::escape::text(&e.to_string())
+                )?;
             } else {
                 line(out, json!({"type": "error", "error": e}))?;
             }

@@ -466,13 +466,22 @@ impl<'a> BatchView<'a> {
     pub fn records_count(&self) -> i32 {
         be_i32(self.bytes, 57)
     }
-    /// `baseOffset + lastOffsetDelta`.
+    /// `baseOffset + lastOffsetDelta`, saturated at the i64 range (a crafted header can
+    /// overflow it: see [`BatchView::checked_last_offset`]; never a wrapped number).
     pub fn last_offset(&self) -> i64 {
         self.base_offset()
-            .wrapping_add(self.last_offset_delta() as i64)
+            .saturating_add(self.last_offset_delta() as i64)
+    }
+    /// `baseOffset + lastOffsetDelta`, `None` when it overflows i64 (or the next offset
+    /// would: the log end offset must be representable).
+    pub fn checked_last_offset(&self) -> Option<i64> {
+        let last = self
+            .base_offset()
+            .checked_add(self.last_offset_delta() as i64)?;
+        last.checked_add(1).map(|_| last)
     }
     pub fn next_offset(&self) -> i64 {
-        self.last_offset().wrapping_add(1)
+        self.last_offset().saturating_add(1)
     }
     /// Last sequence with Kafka's wrap-around; -1 when there is no sequence.
     pub fn last_sequence(&self) -> i32 {

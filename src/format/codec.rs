@@ -36,6 +36,9 @@ pub struct Decompressor {
     inflate: Option<flate2::Decompress>,
     zstd: Option<zstd::stream::raw::Decoder<'static>>,
     snappy: snap::raw::Decoder,
+    /// Bytes produced over every call (a call stopped by the cap counts as the cap): the
+    /// work done, for budgets over many batches.
+    total_out: u64,
 }
 
 impl Default for Decompressor {
@@ -62,7 +65,14 @@ impl Decompressor {
             inflate: None,
             zstd: None,
             snappy: snap::raw::Decoder::new(),
+            total_out: 0,
         }
+    }
+
+    /// Bytes decompressed by this decompressor so far (over all calls; a call that hit
+    /// the cap counts as the cap).
+    pub fn total_out(&self) -> u64 {
+        self.total_out
     }
 
     /// The configured cap.
@@ -99,10 +109,22 @@ impl Decompressor {
                     Problem::OutOfRange { value: id as i64 },
                 ));
             }
-            Compression::Gzip => self.gzip(input)?,
-            Compression::Snappy => self.snappy(input)?,
-            Compression::Lz4 => self.lz4(input, legacy_lz4)?,
-            Compression::Zstd => self.zstd(input)?,
+            Compression::Gzip => self.gzip(input),
+            Compression::Snappy => self.snappy(input),
+            Compression::Lz4 => self.lz4(input, legacy_lz4),
+            Compression::Zstd => self.zstd(input),
+        };
+        let filled = match filled {
+            Ok(n) => {
+                self.total_out = self.total_out.saturating_add(n as u64);
+                n
+            }
+            Err(e) => {
+                if matches!(e.problem, Problem::TooLarge { .. }) {
+                    self.total_out = self.total_out.saturating_add(self.limit as u64);
+                }
+                return Err(e);
+            }
         };
         Ok(&self.out[..filled])
     }

@@ -289,6 +289,9 @@ struct InnerFraming {
     count: u32,
     first: i64,
     last: i64,
+    /// The first inner entry whose offset is not above the previous one's: (position in
+    /// the decompressed set, previous offset, its offset).
+    not_increasing: Option<(usize, i64, i64)>,
 }
 
 /// Walk the inner entries of a decompressed wrapper value: sizes < 14 are errors, an
@@ -298,6 +301,7 @@ fn walk_inner(data: &[u8]) -> Result<InnerFraming, FormatError> {
     let mut pos = 0usize;
     let mut count = 0u32;
     let (mut first, mut last) = (0i64, 0i64);
+    let mut not_increasing = None;
     while data.len() - pos >= LOG_OVERHEAD {
         let size = be_i32(data, pos + 8);
         if size < MIN_MESSAGE_SIZE {
@@ -316,6 +320,8 @@ fn walk_inner(data: &[u8]) -> Result<InnerFraming, FormatError> {
         let offset = be_i64(data, pos);
         if count == 0 {
             first = offset;
+        } else if offset <= last && not_increasing.is_none() {
+            not_increasing = Some((pos, last, offset));
         }
         last = offset;
         count = count.saturating_add(1);
@@ -329,7 +335,12 @@ fn walk_inner(data: &[u8]) -> Result<InnerFraming, FormatError> {
             Problem::Invalid("compressed wrapper holds no inner messages"),
         ));
     }
-    Ok(InnerFraming { count, first, last })
+    Ok(InnerFraming {
+        count,
+        first,
+        last,
+        not_increasing,
+    })
 }
 
 impl<'a> LegacyMessage<'a> {
@@ -464,5 +475,40 @@ impl<'a> LegacyMessage<'a> {
                 framing.count,
             )),
         }
+    }
+
+    /// [`LegacyMessage::offset_range`], and an error when the inner offsets of a wrapper
+    /// do not strictly increase (`0, 0, 0`): a broker assigns consecutive offsets to the
+    /// inner messages on append (`LogValidator`, in-place or reassigned), so a stored
+    /// wrapper never repeats one; consumers would see several records at one offset. The
+    /// error's position is inside the decompressed message set.
+    pub fn checked_offset_range(
+        &self,
+        dec: &mut super::codec::Decompressor,
+    ) -> Result<(i64, i64, u32), FormatError> {
+        if self.compression() != Compression::None {
+            let (_, framing) = self.open_wrapper(dec)?;
+            if let Some((pos, prev, offset)) = framing.not_increasing {
+                return Err(FormatError::new(
+                    "legacy inner message",
+                    "offset",
+                    pos as u64,
+                    Problem::Invalid(if offset == prev {
+                        "inner offset repeats the previous inner offset"
+                    } else {
+                        "inner offset is below the previous inner offset"
+                    }),
+                ));
+            }
+            return Ok(match self.relative_base(framing.last)? {
+                None => (framing.first, framing.last, framing.count),
+                Some(base) => (
+                    base.wrapping_add(framing.first),
+                    base.wrapping_add(framing.last),
+                    framing.count,
+                ),
+            });
+        }
+        self.offset_range(dec)
     }
 }

@@ -37,6 +37,12 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
 
+/// Text from the evidence (names, messages quoting it), control characters escaped
+/// ([`crate::escape`]): a table must not carry terminal commands or forged lines.
+fn esc(s: &str) -> String {
+    crate::escape::text(s).into_owned()
+}
+
 /// `topic-partition`, plus the path's last components when the same partition appears more
 /// than once (several brokers' copies of one partition).
 fn partition_labels(report: &ScanReport) -> Vec<String> {
@@ -48,7 +54,7 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .partitions
         .iter()
         .map(|p| {
-            let base = format!("{}-{}", p.topic, p.partition);
+            let base = format!("{}-{}", esc(&p.topic), p.partition);
             if counts[&(&p.topic, p.partition)] > 1 {
                 // The two directories above the partition dir: enough to tell copies apart
                 // (`broker-1/data`, `broker-2/data`).
@@ -57,7 +63,7 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
                     .ancestors()
                     .skip(1)
                     .take(2)
-                    .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                    .filter_map(|d| d.file_name().map(|n| esc(&n.to_string_lossy())))
                     .collect();
                 let above: Vec<&str> = above.iter().rev().map(String::as_str).collect();
                 format!("{base} ({})", above.join("/"))
@@ -223,12 +229,12 @@ fn write_partitions(
             writeln!(
                 w,
                 "recovery of {label} would truncate {} at byte {}{} ({})",
-                tr.segment,
+                esc(&tr.segment),
                 tr.position,
                 tr.offset
                     .map(|o| format!(", offset {o}"))
                     .unwrap_or_default(),
-                tr.reason
+                esc(&tr.reason)
             )?;
         }
     }
@@ -301,7 +307,7 @@ fn write_findings(
                     place(f).into(),
                     opt(f.offset).into(),
                     producer(f).into(),
-                    f.message.clone().into(),
+                    esc(&f.message).into(),
                 ],
             ));
         }
@@ -331,10 +337,10 @@ fn write_findings(
             let line = format!(
                 "remediation ({} {}-{} @{}): {}",
                 f.kind,
-                f.topic,
+                esc(&f.topic),
                 f.partition,
                 opt(f.offset),
-                f.remediation.as_deref().unwrap_or("")
+                esc(f.remediation.as_deref().unwrap_or(""))
             );
             writeln!(w, "  {}", wrap(&line, usize::from(style.width), 2, 4))?;
         }
@@ -368,7 +374,7 @@ pub fn write_producers_with(
     w: &mut dyn Write,
 ) -> io::Result<()> {
     for p in &report.partitions {
-        writeln!(w, "{}-{} ({})", p.topic, p.partition, p.path)?;
+        writeln!(w, "{}-{} ({})", esc(&p.topic), p.partition, esc(&p.path))?;
         let producers = &p.outcome.producers;
         warn_large_table(
             producers.len(),
@@ -429,7 +435,7 @@ pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) ->
             writeln!(
                 w,
                 "open: {}-{} producer {}@{} since offset {} (last activity {})",
-                p.topic,
+                esc(&p.topic),
                 p.partition,
                 o.producer_id,
                 o.producer_epoch,
@@ -458,7 +464,7 @@ fn txns_table(style: &Style, partitions: &[crate::scan::PartitionReport]) -> Tab
         let s = &p.outcome.txn_stats;
         let (size, dur) = txn_distributions(s);
         t.add_row(vec![
-            format!("{}-{}", p.topic, p.partition),
+            format!("{}-{}", esc(&p.topic), p.partition),
             s.committed.to_string(),
             s.aborted.to_string(),
             p.outcome.open.len().to_string(),
@@ -598,7 +604,7 @@ pub fn write_cluster_txns_with(
             .map(|p| {
                 format!(
                     "{}-{} {} → {}",
-                    p.topic,
+                    esc(&p.topic),
                     p.partition,
                     p.first_offset,
                     match p.marker_offset {
@@ -609,7 +615,9 @@ pub fn write_cluster_txns_with(
             })
             .collect();
         t.add_row(vec![
-            x.transactional_id.as_deref().unwrap_or("-").to_string(),
+            x.transactional_id
+                .as_deref()
+                .map_or_else(|| "-".into(), esc),
             format!(
                 "{}@{}{}",
                 x.producer_id,

@@ -14,7 +14,7 @@ use crate::recovery::{
     SnapshotInput, lookup,
 };
 use crate::scan::PartitionReport;
-use crate::segment::{ReadPolicy, read_file};
+use crate::segment::{self, FileClass, FileData, load};
 use crate::state::ProducerState;
 use serde_json::json;
 use std::path::Path;
@@ -141,6 +141,46 @@ fn leftover_action(
     }
 }
 
+/// The `unreadable_file` finding of a file a cross-check needed.
+fn unreadable(r: &PartitionReport, path: &Path, e: &std::io::Error) -> Finding {
+    mk(
+        r,
+        Kind::UnreadableFile,
+        &name_of(path),
+        format!("cannot read {}: {e}", path.display()),
+    )
+    .evidence(
+        json!({"reason": segment::error_reason(e).unwrap_or("io_error"), "error": e.to_string()}),
+    )
+    .broker("not applicable: the cross-checks of this file did not run")
+}
+
+/// Load a file a cross-check needs ([`segment::load`]: bounded, mapped or read per
+/// `--mmap`); an unreadable one is an `unreadable_file` finding, never a silent skip.
+fn load_checked(
+    path: &Path,
+    class: FileClass,
+    opts: &VerifyOptions,
+    r: &PartitionReport,
+    out: &mut Vec<Finding>,
+) -> Option<FileData> {
+    match load(path, class, opts.scan.mmap, None) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            out.push(unreadable(r, path, &e));
+            None
+        }
+    }
+}
+
+/// After a mapped file was used: if it changed under the map, what was concluded from
+/// it is void; say so.
+fn report_if_changed(data: &FileData, path: &Path, r: &PartitionReport, out: &mut Vec<Finding>) {
+    if let Err(e) = data.check_unchanged() {
+        out.push(unreadable(r, path, &e));
+    }
+}
+
 fn mk(r: &PartitionReport, kind: Kind, file: &str, msg: String) -> Finding {
     Finding::new(kind, &r.topic, r.partition, msg).segment(file)
 }
@@ -179,7 +219,7 @@ pub(crate) fn verify_one(
         if *kind == LeftoverKind::Swap
             && name.ends_with(".log.swap")
             && !action.starts_with("deleted")
-            && let Ok(b) = read_file(path, ReadPolicy::Read, None)
+            && let Ok(b) = load(path, FileClass::Log, opts.scan.mmap, None)
         {
             let base: i64 = name
                 .split('.')
@@ -306,8 +346,9 @@ pub(crate) fn verify_one(
             );
         }
         if let (Some(ipath), Some(lb)) = (s.index.as_deref(), batches)
-            && let Ok(bytes) = read_file(ipath, ReadPolicy::Read, None)
+            && let Some(bytes) = load_checked(ipath, FileClass::Index, opts, r, out)
         {
+            report_if_changed(&bytes, ipath, r, out);
             let iname = name_of(ipath);
             let idx = OffsetIndex::new(&bytes, s.base_offset);
             let abs = ipath.display().to_string();
@@ -353,8 +394,9 @@ pub(crate) fn verify_one(
         }
         // Time index.
         if let (Some(tpath), Some(lb)) = (s.timeindex.as_deref(), batches)
-            && let Ok(bytes) = read_file(tpath, ReadPolicy::Read, None)
+            && let Some(bytes) = load_checked(tpath, FileClass::Index, opts, r, out)
         {
+            report_if_changed(&bytes, tpath, r, out);
             let tname = name_of(tpath);
             let tidx = TimeIndex::new(&bytes, s.base_offset);
             let layout = tidx.layout();
@@ -405,7 +447,7 @@ pub(crate) fn verify_one(
         let txn_bytes = s
             .txnindex
             .as_deref()
-            .and_then(|t| read_file(t, ReadPolicy::Read, None).ok());
+            .and_then(|t| load_checked(t, FileClass::Index, opts, r, out));
         let tname = s
             .txnindex
             .as_deref()
@@ -523,9 +565,8 @@ pub(crate) fn verify_one(
     let mut snap_inputs = Vec::new();
     for sf in &p.snapshots {
         let name = name_of(&sf.path);
-        let bytes = match read_file(&sf.path, ReadPolicy::Read, None) {
-            Ok(b) => b,
-            Err(_) => continue,
+        let Some(bytes) = load_checked(&sf.path, FileClass::ProducerSnapshot, opts, r, out) else {
+            continue;
         };
         let parsed = ProducerSnapshot::parse(&bytes);
         snap_inputs.push(SnapshotInput {
@@ -592,7 +633,7 @@ pub(crate) fn verify_one(
 
     // --- leader-epoch-checkpoint ----------------------------------------------------------
     if let Some(path) = &p.leader_epoch_checkpoint
-        && let Ok(bytes) = read_file(path, ReadPolicy::Read, None)
+        && let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out)
     {
         match parse_leader_epoch_checkpoint(&bytes) {
             Err(e) => out.push(

@@ -153,7 +153,12 @@ pub fn verify_partition(
 /// Verify everything under `paths` (broker data dirs, partition dirs, or directories above
 /// them), as `klogscan verify` does.
 pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
-    let inv = layout::discover(paths);
+    let inv = layout::discover_with(
+        paths,
+        layout::DiscoverOptions {
+            follow_symlinks: opts.scan.follow_symlinks,
+        },
+    );
     let mut r = verify_inventory(&inv, opts);
     r.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     r

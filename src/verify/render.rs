@@ -30,6 +30,11 @@ pub fn write_json(r: &VerifyReport, w: &mut dyn Write) -> io::Result<()> {
     writeln!(w)
 }
 
+/// Text from the evidence with control characters escaped ([`crate::escape`]).
+fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    crate::escape::text(s)
+}
+
 fn opt(v: Option<i64>) -> String {
     v.map_or("-".into(), |v| v.to_string())
 }
@@ -38,7 +43,7 @@ fn opt(v: Option<i64>) -> String {
 pub fn write_table(r: &VerifyReport, w: &mut dyn Write) -> io::Result<()> {
     for p in &r.partitions {
         let pr = &p.prediction;
-        writeln!(w, "{}-{}  {}", p.topic, p.partition, p.path)?;
+        writeln!(w, "{}-{}  {}", esc(&p.topic), p.partition, esc(&p.path))?;
         let shutdown = match pr.clean_shutdown {
             Some(true) => "clean",
             Some(false) => "unclean (no .kafka_cleanshutdown)",
@@ -55,30 +60,30 @@ pub fn write_table(r: &VerifyReport, w: &mut dyn Write) -> io::Result<()> {
             opt(pr.log_end_offset_after),
         )?;
         for l in &pr.leftovers {
-            writeln!(w, "  startup: {}: {}", l.file, l.action)?;
+            writeln!(w, "  startup: {}: {}", esc(&l.file), esc(&l.action))?;
         }
         for s in &pr.recovered_segments {
-            writeln!(w, "  recover: {} ({})", s.segment, s.reason)?;
+            writeln!(w, "  recover: {} ({})", esc(&s.segment), esc(&s.reason))?;
         }
         match &pr.truncation {
             Some(t) => writeln!(
                 w,
                 "  TRUNCATE: {} at byte {} -> log end offset {} ({} bytes removed{}): {}",
-                t.segment,
+                esc(&t.segment),
                 t.position,
                 t.offset,
                 t.bytes_removed,
                 t.first_removed_offset
                     .map_or(String::new(), |o| format!(", first removed offset {o}")),
-                t.reason
+                esc(&t.reason)
             )?,
             None => writeln!(w, "  truncate: nothing")?,
         }
         if !pr.deleted_segments.is_empty() {
-            writeln!(w, "  DELETE: {}", pr.deleted_segments.join(", "))?;
+            writeln!(w, "  DELETE: {}", esc(&pr.deleted_segments.join(", ")))?;
         }
         for c in &pr.unrecovered_corruption {
-            writeln!(w, "  not recovered: {c}")?;
+            writeln!(w, "  not recovered: {}", esc(c))?;
         }
         let ps = &pr.producer_state;
         if ps.skipped {
@@ -90,11 +95,10 @@ pub fn write_table(r: &VerifyReport, w: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 w,
                 "  producer state: {} then replay [{}, {}){}",
-                ps.snapshot
-                    .as_deref()
-                    .map_or("no snapshot (from the log start)".to_string(), |s| format!(
-                        "load {s}"
-                    )),
+                ps.snapshot.as_deref().map_or(
+                    "no snapshot (from the log start)".to_string(),
+                    |s| format!("load {}", esc(s))
+                ),
                 opt(ps.replay_from),
                 opt(ps.replay_to),
                 match (ps.producers, ps.open_transactions) {
@@ -104,7 +108,12 @@ pub fn write_table(r: &VerifyReport, w: &mut dyn Write) -> io::Result<()> {
             )?;
         }
         match &pr.load_failure {
-            Some(f) => writeln!(w, "  LOAD FAILS: {} ({})", f.exception, f.message)?,
+            Some(f) => writeln!(
+                w,
+                "  LOAD FAILS: {} ({})",
+                esc(&f.exception),
+                esc(&f.message)
+            )?,
             None => writeln!(w, "  load: ok")?,
         }
         writeln!(w)?;
@@ -115,7 +124,7 @@ pub fn write_table(r: &VerifyReport, w: &mut dyn Write) -> io::Result<()> {
         writeln!(w, "Findings:")?;
         for f in &r.findings {
             let tp = if f.partition >= 0 {
-                format!("{}-{}", f.topic, f.partition)
+                format!("{}-{}", esc(&f.topic), f.partition)
             } else {
                 "(log dir)".into()
             };
@@ -124,7 +133,7 @@ pub fn write_table(r: &VerifyReport, w: &mut dyn Write) -> io::Result<()> {
                 "  {:<7} {:<34} {tp}  {}",
                 f.severity.as_str(),
                 f.kind.id(),
-                f.message
+                esc(&f.message)
             )?;
         }
     }

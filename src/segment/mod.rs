@@ -1,75 +1,31 @@
-//! Reading files, read-only: memory-map sealed files, `read()` files that may change under
-//! us (the newest segment of a partition, anything the caller marks live). A file
-//! truncated under a live map raises SIGBUS (`peers-and-stack.md`, memmap2 row).
+//! Reading files, read-only, under one read policy.
+//!
+//! * Only regular files are read: every open goes through [`open_regular`], which opens
+//!   with `O_NONBLOCK` (a FIFO swapped in by a race cannot block the open or a read) and
+//!   checks the type of what was opened (`fstat`). Anything else fails with
+//!   [`NotRegularFile`] inside the `io::Error`.
+//! * One function, [`policy`], decides whether a file is mapped or read, from the user's
+//!   [`MmapMode`] (`--mmap auto|never`) and whether the file may still change (the newest
+//!   segment of a partition, any file named directly).
+//! * A map is made only under the SIGBUS guard (`mapguard`): a file truncated under the
+//!   map, or a page the disk cannot return (EIO), makes the map read zeros from there on
+//!   and marks it changed ([`FileData::changed`]); the walks here then fail with
+//!   [`ChangedDuringRead`] instead of the process dying of SIGBUS. When the guard cannot be
+//!   installed the file is read instead of mapped, so no safe function here can raise
+//!   SIGBUS.
+//! * Whole-file loads ([`load`]) are bounded: a file larger than its kind can be
+//!   ([`FileClass::max_len`]) is refused with [`TooLarge`]; under `--mmap never` a file
+//!   larger than [`READ_BUDGET`] is refused too rather than allocated.
+
+mod mapguard;
+mod open;
+
+pub use open::*;
 
 use std::fs::File;
-use std::io::{self, Read};
-use std::ops::{ControlFlow, Deref};
+use std::io;
+use std::ops::ControlFlow;
 use std::path::Path;
-
-/// How to get a file's bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadPolicy {
-    /// Memory-map (for sealed segments).
-    Map,
-    /// Plain `read()` into memory (for a file that may still change).
-    Read,
-}
-
-/// The bytes of a file, mapped or read.
-pub enum FileData {
-    Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
-impl Deref for FileData {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            FileData::Mapped(m) => m,
-            FileData::Owned(v) => v,
-        }
-    }
-}
-
-impl FileData {
-    /// Tell the kernel we are done with these pages (bounded page-cache footprint when
-    /// scanning a production broker; KIP-824's concern).
-    pub fn release(&self) {
-        #[cfg(unix)]
-        if let FileData::Mapped(m) = self {
-            // SAFETY: the map is read-only and file-backed: dropping its pages loses no
-            // data, later reads fault them in again from the file.
-            let _ = unsafe { m.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
-        }
-    }
-}
-
-/// Open `path` read-only and return at most `max_bytes` of it (all of it when `None`).
-///
-/// The file is never opened for writing. A map failure falls back to `read()`.
-pub fn read_file(path: &Path, policy: ReadPolicy, max_bytes: Option<u64>) -> io::Result<FileData> {
-    let file = File::open(path)?;
-    let len = file.metadata()?.len();
-    let want = max_bytes.map_or(len, |m| m.min(len));
-    if want == 0 {
-        return Ok(FileData::Owned(Vec::new()));
-    }
-    if policy == ReadPolicy::Map {
-        // SAFETY: the map is read-only. Mapping is only chosen for files the caller
-        // considers sealed (not appended to or truncated while we read); if that promise
-        // is broken, the process may receive SIGBUS, which is why live files use `Read`.
-        let map = unsafe { memmap2::MmapOptions::new().len(want as usize).map(&file) };
-        if let Ok(m) = map {
-            #[cfg(unix)]
-            let _ = m.advise(memmap2::Advice::Sequential);
-            return Ok(FileData::Mapped(m));
-        }
-    }
-    let mut buf = Vec::with_capacity(want as usize);
-    file.take(want).read_to_end(&mut buf)?;
-    Ok(FileData::Owned(buf))
-}
 
 /// Size of the buffer used to read live files in chunks. Small enough that the bytes
 /// `read()` copies are still in the core's L2 cache when the CRC reads them (an 8 MiB
@@ -80,27 +36,6 @@ pub const CHUNK_SIZE: usize = 1 << 20;
 /// size, so a 1 GiB segment never has more than this much of itself resident in our
 /// address space (touched file pages count in RSS).
 pub const RELEASE_STEP: usize = 32 << 20;
-
-impl FileData {
-    /// Release `[from, to)` of a mapped file (rounded inward to whole pages).
-    pub fn release_range(&self, from: usize, to: usize) {
-        #[cfg(unix)]
-        if let FileData::Mapped(m) = self {
-            const PAGE: usize = 4096;
-            let from = from.div_ceil(PAGE) * PAGE;
-            let to = to / PAGE * PAGE;
-            if to > from {
-                // SAFETY: read-only, file-backed map: dropping pages loses nothing, and
-                // no reference into the range outlives the walk step that released it.
-                let _ = unsafe {
-                    m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
-                };
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = (from, to);
-    }
-}
 
 /// Walk every entry of a `.log` file, read-only, calling `on_entry` for each whole entry,
 /// and return how the file ended (over the whole file) and how many bytes were examined.
@@ -119,10 +54,25 @@ pub fn walk_entries(
 
 /// Grow `buf` (zero-filled) to at least `n` bytes; never shrinks, so steady state
 /// neither allocates nor clears.
-fn ensure_len(buf: &mut Vec<u8>, n: usize) {
+///
+/// One entry can declare up to 2 GiB: when that much memory cannot be had, the walk
+/// fails with an error ([`TooLarge`]) instead of the process aborting on allocation
+/// failure.
+fn ensure_len(buf: &mut Vec<u8>, n: usize) -> io::Result<()> {
     if buf.len() < n {
+        buf.try_reserve_exact(n - buf.len()).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                TooLarge {
+                    len: n as u64,
+                    max: buf.capacity() as u64,
+                    what: "the memory available to buffer one entry",
+                },
+            )
+        })?;
         buf.resize(n, 0);
     }
+    Ok(())
 }
 
 /// [`walk_entries`] with an explicit chunk size for [`ReadPolicy::Read`].
@@ -134,8 +84,13 @@ pub fn walk_entries_chunked(
     mut on_entry: impl FnMut(crate::format::RawEntry<'_>),
 ) -> io::Result<(crate::format::Tail, u64)> {
     use crate::format::{Entries, Tail};
-    if policy == ReadPolicy::Map {
-        let data = read_file(path, policy, max_bytes)?;
+    let (file, len) = open_regular(path)?;
+    let total = max_bytes.map_or(len, |m| m.min(len));
+    // Without a guarded map (none possible, or empty): the bounded chunked read below.
+    if policy == ReadPolicy::Map
+        && total > 0
+        && let Some(data) = guarded_map(&file, total)
+    {
         let mut entries = Entries::new(&data, 0);
         let mut released = 0usize;
         for e in entries.by_ref() {
@@ -148,16 +103,33 @@ pub fn walk_entries_chunked(
         }
         let tail = entries.tail().unwrap_or(Tail::Clean);
         data.release();
+        data.check_unchanged()?;
         return Ok((tail, data.len() as u64));
     }
-    let file = File::open(path)?;
-    let len = file.metadata()?.len();
-    let total = max_bytes.map_or(len, |m| m.min(len));
     let end = walk_read(&file, 0, total, chunk_size, |e| {
         on_entry(e);
         ControlFlow::Continue(())
-    })?;
+    })
+    .map_err(|e| changed_if_shrunk(e, &file, total))?;
     Ok((end.unwrap_or(crate::format::Tail::Clean), total))
+}
+
+/// A short read of a file that is now shorter than `expected` is the file changing under
+/// us ([`ChangedDuringRead`]), not a plain I/O error.
+pub fn changed_if_shrunk(e: io::Error, file: &File, expected: u64) -> io::Error {
+    if e.kind() == io::ErrorKind::UnexpectedEof && file.metadata().is_ok_and(|m| m.len() < expected)
+    {
+        io::Error::other(ChangedDuringRead)
+    } else {
+        e
+    }
+}
+
+static ZEROS: [u8; 1 << 16] = [0; 1 << 16];
+
+/// True when every byte of `b` is zero (a `memcmp` against zeros, block by block).
+fn is_zero(b: &[u8]) -> bool {
+    b.chunks(ZEROS.len()).all(|c| c == &ZEROS[..c.len()])
 }
 
 /// Walk the entries of `file` with positional reads (`pread`: no shared file position,
@@ -185,7 +157,7 @@ pub fn walk_read(
         // Fill the buffer to the chunk size (or to what is left of the file).
         let want = (chunk_size.max(filled) as u64).min(total - base) as usize;
         if filled < want {
-            ensure_len(&mut buf, want);
+            ensure_len(&mut buf, want)?;
             read_exact_at(file, &mut buf[filled..want], read_to)?;
             filled = want;
             read_to = base + want as u64;
@@ -214,14 +186,14 @@ pub fn walk_read(
                 if (need as u64) > total - base {
                     // It can never be whole: read the rest and let the final walk classify it.
                     let rest = (total - base) as usize;
-                    ensure_len(&mut buf, rest);
+                    ensure_len(&mut buf, rest)?;
                     read_exact_at(file, &mut buf[filled..rest], read_to)?;
                     filled = rest;
                     read_to = total;
                     continue;
                 }
                 if need > filled {
-                    ensure_len(&mut buf, need);
+                    ensure_len(&mut buf, need)?;
                     read_exact_at(file, &mut buf[filled..need], read_to)?;
                     filled = need;
                     read_to = base + need as u64;
@@ -246,15 +218,14 @@ pub fn walk_read(
                     Tail::Garbage { reason, .. } => Some(reason),
                     _ => None,
                 };
-                let mut all_zero = buf[(position - base) as usize..filled]
-                    .iter()
-                    .all(|&b| b == 0);
-                let mut scratch = vec![0u8; 1 << 16];
+                let mut all_zero = is_zero(&buf[(position - base) as usize..filled]);
+                let mut scratch = vec![0u8; ZEROS.len()];
                 let mut at = read_to;
+                // Bounded memory however long the rest is (a sparse 10 GiB tail).
                 while at < total {
                     let n = scratch.len().min((total - at) as usize);
                     read_exact_at(file, &mut scratch[..n], at)?;
-                    all_zero &= scratch[..n].iter().all(|&b| b == 0);
+                    all_zero &= is_zero(&scratch[..n]);
                     at += n as u64;
                 }
                 let len = total - position;

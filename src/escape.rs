@@ -1,0 +1,219 @@
+//! Output safety: text from the evidence (directory and file names, record keys, values,
+//! header keys, transactional ids, group names…) is hostile. Written raw to a terminal,
+//! ESC and C1 controls (U+009B is a one-character CSI) become SGR, title and clipboard
+//! (OSC 52) commands, and CR/LF forge lines (a key holding `\r\n` can print a fake record
+//! line, a directory name with `\n` a fake finding line).
+//!
+//! Every text output (tables, `verify` text, `dump` text, progress, stderr diagnostics)
+//! passes such strings through [`text`]: C0 controls (U+0000–U+001F), DEL (U+007F) and C1
+//! controls (U+0080–U+009F) become visible escapes — `\n`, `\r`, `\t`, `\x1b`, `\u{9b}` —
+//! everything else is unchanged (a backslash stays a backslash, so `\n` in the output is
+//! ambiguous between an escaped newline and the two characters; the JSON output is exact).
+//! `--format json` needs nothing from here: JSON escapes every control character itself.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// True for the characters [`text`] escapes.
+pub fn is_control(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+}
+
+/// `s` with every control character (C0, DEL, C1) escaped; borrowed when there is none.
+pub fn text(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    push(&mut out, s);
+    Cow::Owned(out)
+}
+
+/// Append `s` to `out` with every control character escaped (no allocation of its own).
+pub fn push(out: &mut String, s: &str) {
+    let mut rest = s;
+    while let Some(i) = rest.find(is_control) {
+        out.push_str(&rest[..i]);
+        let c = rest[i..].chars().next().unwrap_or('\0');
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x80 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+        }
+        rest = &rest[i + c.len_utf8()..];
+    }
+    out.push_str(rest);
+}
+
+/// A path for text output: lossy UTF-8, control characters escaped.
+pub fn path(p: &std::path::Path) -> String {
+    text(&p.to_string_lossy()).into_owned()
+}
+
+/// A writer that escapes control characters in a UTF-8 stream, across write boundaries.
+///
+/// * [`JsonWriter::new`] (JSON output): DEL and the C1 controls (U+007F–U+009F), which
+///   JSON allows raw and `serde_json` writes raw — printed to a terminal, U+009B is a CSI
+///   — become `\u00XX` escapes. In JSON text they can only occur inside strings (the
+///   structure is ASCII), so the document stays valid and its values identical.
+/// * [`JsonWriter::text`] (tables and reports): every control character except the line
+///   feed becomes a visible escape as in [`text`] — a backstop behind the per-field
+///   escaping of the renderers (which also escapes line feeds inside names and data).
+pub struct JsonWriter<W: std::io::Write> {
+    inner: W,
+    /// Text mode (see above) rather than JSON mode.
+    text: bool,
+    /// A 0xC2 lead byte held back until its continuation byte arrives.
+    pending_c2: bool,
+}
+
+impl<W: std::io::Write> JsonWriter<W> {
+    /// JSON mode: DEL and C1 as `\u00XX`.
+    pub fn new(inner: W) -> Self {
+        JsonWriter {
+            inner,
+            text: false,
+            pending_c2: false,
+        }
+    }
+
+    /// Text mode: every control character but `\n` escaped.
+    pub fn text(inner: W) -> Self {
+        JsonWriter {
+            inner,
+            text: true,
+            pending_c2: false,
+        }
+    }
+
+    fn escape_c1(&mut self, b: u8) -> std::io::Result<()> {
+        if self.text {
+            write!(self.inner, "\\u{{{:x}}}", b as u32)
+        } else {
+            write!(self.inner, "\\u{:04x}", b as u32)
+        }
+    }
+
+    fn escape_ascii(&mut self, b: u8) -> std::io::Result<()> {
+        match (self.text, b) {
+            (false, _) => write!(self.inner, "\\u{:04x}", b as u32),
+            (true, b'\r') => self.inner.write_all(b"\\r"),
+            (true, b'\t') => self.inner.write_all(b"\\t"),
+            (true, _) => write!(self.inner, "\\x{:02x}", b as u32),
+        }
+    }
+
+    /// True for an ASCII byte this mode escapes.
+    fn escapes(&self, b: u8) -> bool {
+        b == 0x7f || (self.text && b < 0x20 && b != b'\n')
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for JsonWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut from = 0;
+        let mut i = 0;
+        if self.pending_c2 {
+            self.pending_c2 = false;
+            match buf.first() {
+                Some(&b) if (0x80..=0x9f).contains(&b) => {
+                    self.escape_c1(b)?;
+                    from = 1;
+                    i = 1;
+                }
+                _ => self.inner.write_all(&[0xc2])?,
+            }
+        }
+        while i < buf.len() {
+            let b = buf[i];
+            if self.escapes(b) {
+                self.inner.write_all(&buf[from..i])?;
+                self.escape_ascii(b)?;
+                from = i + 1;
+            } else if b == 0xc2 {
+                match buf.get(i + 1) {
+                    Some(&n) if (0x80..=0x9f).contains(&n) => {
+                        self.inner.write_all(&buf[from..i])?;
+                        self.escape_c1(n)?;
+                        i += 1;
+                        from = i + 1;
+                    }
+                    Some(_) => {}
+                    None => {
+                        self.inner.write_all(&buf[from..i])?;
+                        self.pending_c2 = true;
+                        from = buf.len();
+                    }
+                }
+            }
+            i += 1;
+        }
+        self.inner.write_all(&buf[from.min(buf.len())..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.pending_c2 {
+            self.pending_c2 = false;
+            self.inner.write_all(&[0xc2])?;
+        }
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_are_escaped_and_the_rest_is_untouched() {
+        assert!(matches!(text("payments-0 ünïcode ✓"), Cow::Borrowed(_)));
+        assert_eq!(
+            text("a\x1b]52;c;AAAA\x07b\r\nc\u{9b}31m\u{7f}\0\t"),
+            "a\\x1b]52;c;AAAA\\x07b\\r\\nc\\u{9b}31m\\x7f\\x00\\t"
+        );
+        // U+00A0 and above are printable: not escaped.
+        assert_eq!(text("\u{a0}é"), "\u{a0}é");
+        for c in (0u32..0x110000).filter_map(char::from_u32) {
+            let e = text(c.encode_utf8(&mut [0; 4])).into_owned();
+            assert!(!e.chars().any(is_control), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn json_writer_escapes_c1_and_del_across_writes() {
+        use std::io::Write;
+        let v = serde_json::json!({"k": "a\u{9b}31m\u{7f}é\u{85}z\u{a0}"});
+        let text = serde_json::to_string(&v).unwrap();
+        for split in 0..text.len() {
+            let mut w = JsonWriter::new(Vec::new());
+            w.write_all(&text.as_bytes()[..split]).unwrap();
+            w.write_all(&text.as_bytes()[split..]).unwrap();
+            w.flush().unwrap();
+            let out = String::from_utf8(w.inner).unwrap();
+            assert_eq!(out, "{\"k\":\"a\\u009b31m\\u007fé\\u0085z\u{a0}\"}");
+            let back: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(back, v);
+        }
+    }
+
+    #[test]
+    fn text_writer_escapes_all_but_line_feeds() {
+        use std::io::Write;
+        let text = "a\x1b[31m\u{9b}b\r\n\tc\u{7f}é\n";
+        for split in 0..text.len() {
+            let mut w = JsonWriter::text(Vec::new());
+            w.write_all(&text.as_bytes()[..split]).unwrap();
+            w.write_all(&text.as_bytes()[split..]).unwrap();
+            w.flush().unwrap();
+            let out = String::from_utf8(w.inner).unwrap();
+            assert_eq!(out, "a\\x1b[31m\\u{9b}b\\r\n\\tc\\x7fé\n");
+        }
+    }
+}

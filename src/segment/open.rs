@@ -1,0 +1,338 @@
+//! Opening and loading files under the read policy (see the [`super`] module docs):
+//! regular files only, map-or-read decided in one place ([`policy`]), maps guarded,
+//! whole-file loads bounded.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::Deref;
+use std::path::Path;
+
+/// How to get a file's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadPolicy {
+    /// Memory-map (guarded: see the module docs).
+    Map,
+    /// Plain `read()` (in bounded chunks where the caller walks the file).
+    Read,
+}
+
+/// The user's choice (`--mmap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MmapMode {
+    /// Map files that are not expected to change (sealed segments of a whole partition
+    /// directory) and large files loaded whole; read the rest. The default.
+    #[default]
+    Auto,
+    /// Never map: every byte is `read()`.
+    Never,
+}
+
+/// The read policy: the single place deciding map-or-read. `may_change`: the file may
+/// still be appended to or truncated by a running broker (the newest segment of a
+/// partition, or a file the user named directly).
+pub fn policy(mode: MmapMode, may_change: bool) -> ReadPolicy {
+    match mode {
+        MmapMode::Never => ReadPolicy::Read,
+        MmapMode::Auto if may_change => ReadPolicy::Read,
+        MmapMode::Auto => ReadPolicy::Map,
+    }
+}
+
+/// The error inside an `io::Error` when a path is not a regular file (a FIFO, socket,
+/// device or directory named like a Kafka file). It is never opened for reading data.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a regular file ({0}): not read")]
+pub struct NotRegularFile(pub &'static str);
+
+/// The error inside an `io::Error` when a file shrank or failed (EIO) while it was read:
+/// what was read cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "file changed during the scan (truncated, or an I/O error, while it was read): its analysis was abandoned"
+)]
+pub struct ChangedDuringRead;
+
+/// The error inside an `io::Error` when a file is larger than its kind can be, or larger
+/// than the read budget.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{len} bytes is larger than {what} ({max} bytes): not read")]
+pub struct TooLarge {
+    pub len: u64,
+    pub max: u64,
+    pub what: &'static str,
+}
+
+/// Which of [`NotRegularFile`], [`ChangedDuringRead`], [`TooLarge`] an error carries
+/// (`None`: an ordinary I/O error), as a stable id for findings' evidence.
+pub fn error_reason(e: &io::Error) -> Option<&'static str> {
+    let inner = e.get_ref()?;
+    if inner.is::<NotRegularFile>() {
+        Some("special_file")
+    } else if inner.is::<ChangedDuringRead>() {
+        Some("changed_during_read")
+    } else if inner.is::<TooLarge>() {
+        Some("too_large")
+    } else {
+        None
+    }
+}
+
+/// The kind name of a non-regular file type.
+#[cfg(unix)]
+fn type_name(ft: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        "FIFO"
+    } else if ft.is_socket() {
+        "socket"
+    } else if ft.is_char_device() {
+        "character device"
+    } else if ft.is_block_device() {
+        "block device"
+    } else if ft.is_dir() {
+        "directory"
+    } else if ft.is_symlink() {
+        "symlink"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn type_name(ft: std::fs::FileType) -> &'static str {
+    if ft.is_dir() {
+        "directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// `Some(type)` when `ft` is not a regular file.
+pub fn special_type(ft: std::fs::FileType) -> Option<&'static str> {
+    (!ft.is_file()).then(|| type_name(ft))
+}
+
+/// Open `path` read-only, only if it is a regular file (symlinks to one are followed):
+/// checked before the open (`stat`) and on the opened handle (`fstat`), and opened with
+/// `O_NONBLOCK` so that a FIFO put in its place between the two cannot block. Returns
+/// the handle and its length.
+pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
+    let not_regular = |t| io::Error::new(io::ErrorKind::InvalidInput, NotRegularFile(t));
+    if let Some(t) = special_type(std::fs::metadata(path)?.file_type()) {
+        return Err(not_regular(t));
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = o.open(path)?;
+    let meta = file.metadata()?;
+    if let Some(t) = special_type(meta.file_type()) {
+        return Err(not_regular(t));
+    }
+    Ok((file, meta.len()))
+}
+
+/// The bytes of a file, mapped or read.
+pub struct FileData(Inner);
+
+enum Inner {
+    /// The guard is dropped before the map (field order).
+    Mapped(super::mapguard::Guard, memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Deref for FileData {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            Inner::Mapped(_, m) => m,
+            Inner::Owned(v) => v,
+        }
+    }
+}
+
+impl FileData {
+    /// True when the bytes are a map of the file.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.0, Inner::Mapped(..))
+    }
+
+    /// True when the mapped file shrank or failed while it was read: bytes read from the
+    /// failing page on were zeros, not the file, and nothing derived from them holds.
+    pub fn changed(&self) -> bool {
+        match &self.0 {
+            Inner::Mapped(g, _) => g.changed(),
+            Inner::Owned(_) => false,
+        }
+    }
+
+    /// `Err(ChangedDuringRead)` when [`FileData::changed`].
+    pub fn check_unchanged(&self) -> io::Result<()> {
+        if self.changed() {
+            Err(io::Error::other(ChangedDuringRead))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Tell the kernel we are done with these pages (bounded page-cache footprint when
+    /// scanning a production broker; KIP-824's concern).
+    pub fn release(&self) {
+        #[cfg(unix)]
+        if let Inner::Mapped(_, m) = &self.0 {
+            // SAFETY: the map is read-only and file-backed: dropping its pages loses no
+            // data, later reads fault them in again from the file.
+            let _ = unsafe { m.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+}
+
+/// Map `want` bytes of `file` under the SIGBUS guard; `None` when the map or the guard
+/// cannot be made (the caller reads instead).
+pub(super) fn guarded_map(file: &File, want: u64) -> Option<FileData> {
+    let want = usize::try_from(want).ok()?;
+    // SAFETY: the map is read-only. A file that shrinks or fails under it raises SIGBUS
+    // on access; the guard registered before the map is returned turns that into zero
+    // pages and a `changed` mark (see `mapguard`); without a guard the map is dropped.
+    let map = unsafe { memmap2::MmapOptions::new().len(want).map(file) }.ok()?;
+    let guard = super::mapguard::Guard::register(map.as_ptr(), map.len())?;
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Some(FileData(Inner::Mapped(guard, map)))
+}
+
+/// Read `want` bytes of `file` from its start, growing the buffer as bytes arrive (never
+/// allocated at the length the file claims: a sparse or lying length costs nothing until
+/// read). A file shorter than `want` is returned as it is.
+fn read_owned(file: &File, want: u64) -> io::Result<FileData> {
+    let mut buf = Vec::with_capacity(usize::try_from(want.min(1 << 20)).unwrap_or(0));
+    file.take(want).read_to_end(&mut buf)?;
+    Ok(FileData(Inner::Owned(buf)))
+}
+
+/// Open `path` read-only ([`open_regular`]) and return at most `max_bytes` of it (all of
+/// it when `None`), mapped or read as `policy` says. A map that cannot be made safely
+/// falls back to `read()`. For files of a known kind prefer [`load`], which bounds the
+/// size.
+pub fn read_file(path: &Path, policy: ReadPolicy, max_bytes: Option<u64>) -> io::Result<FileData> {
+    let (file, len) = open_regular(path)?;
+    let want = max_bytes.map_or(len, |m| m.min(len));
+    if want == 0 {
+        return Ok(FileData(Inner::Owned(Vec::new())));
+    }
+    if policy == ReadPolicy::Map
+        && let Some(d) = guarded_map(&file, want)
+    {
+        return Ok(d);
+    }
+    read_owned(&file, want)
+}
+
+/// What kind of file a whole-file [`load`] reads, for its size bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileClass {
+    /// `.index`, `.timeindex`, `.txnindex`.
+    Index,
+    /// A producer-state `.snapshot`.
+    ProducerSnapshot,
+    /// Text checkpoints, `partition.metadata`, `meta.properties`, `quorum-state`.
+    Checkpoint,
+    /// A `.log` segment (or a KRaft snapshot) loaded whole.
+    Log,
+}
+
+impl FileClass {
+    /// The largest file of this kind a broker can write, with what bounds it.
+    pub fn max_len(self) -> (u64, &'static str) {
+        match self {
+            // `segment.index.bytes` is an int: positions and sizes are 32-bit.
+            FileClass::Index => (
+                i32::MAX as u64,
+                "any index a broker writes (segment.index.bytes is at most 2^31-1)",
+            ),
+            // 1 GiB: ~15 million producers at 70 bytes each, far above any broker.
+            FileClass::ProducerSnapshot => (1 << 30, "any producer snapshot (1 GiB)"),
+            // One line per partition of the log dir: a few MB even for 100 000 partitions.
+            FileClass::Checkpoint => (64 << 20, "any checkpoint or properties file (64 MiB)"),
+            // Segment positions are 32-bit (`log.segment.bytes` is an int); a segment may
+            // overshoot by one batch.
+            FileClass::Log => (
+                (i32::MAX as u64) * 2,
+                "any segment a broker writes (log.segment.bytes is at most 2^31-1)",
+            ),
+        }
+    }
+}
+
+/// Bytes a whole-file load may allocate under `--mmap never` (larger files are refused
+/// with [`TooLarge`]: mapping them is what `--mmap auto` is for).
+pub const READ_BUDGET: u64 = 256 << 20;
+
+/// Files at least this large are mapped by [`load`] under `--mmap auto`.
+const MAP_AT_LEAST: u64 = 1 << 20;
+
+/// Load a whole file of `class` (at most `max_bytes` of it), bounded: larger than the
+/// class allows is [`TooLarge`]; under [`MmapMode::Auto`] a file of 1 MiB or more is
+/// mapped (guarded: check [`FileData::changed`] after use), smaller ones are read;
+/// under [`MmapMode::Never`] a file above [`READ_BUDGET`] is [`TooLarge`].
+pub fn load(
+    path: &Path,
+    class: FileClass,
+    mode: MmapMode,
+    max_bytes: Option<u64>,
+) -> io::Result<FileData> {
+    let (file, len) = open_regular(path)?;
+    let (max, what) = class.max_len();
+    if len > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            TooLarge { len, max, what },
+        ));
+    }
+    let want = max_bytes.map_or(len, |m| m.min(len));
+    if want == 0 {
+        return Ok(FileData(Inner::Owned(Vec::new())));
+    }
+    if mode == MmapMode::Auto
+        && want >= MAP_AT_LEAST
+        && let Some(d) = guarded_map(&file, want)
+    {
+        return Ok(d);
+    }
+    if want > READ_BUDGET {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            TooLarge {
+                len: want,
+                max: READ_BUDGET,
+                what: "the read budget of --mmap never",
+            },
+        ));
+    }
+    read_owned(&file, want)
+}
+
+impl FileData {
+    /// Release `[from, to)` of a mapped file (rounded inward to whole pages).
+    pub fn release_range(&self, from: usize, to: usize) {
+        #[cfg(unix)]
+        if let Inner::Mapped(_, m) = &self.0 {
+            const PAGE: usize = 4096;
+            let from = from.div_ceil(PAGE) * PAGE;
+            let to = to / PAGE * PAGE;
+            if to > from {
+                // SAFETY: read-only, file-backed map: dropping pages loses nothing, and
+                // no reference into the range outlives the walk step that released it.
+                let _ = unsafe {
+                    m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
+                };
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (from, to);
+    }
+}
