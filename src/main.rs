@@ -249,6 +249,17 @@ impl MmapArg {
 }
 
 /// `--threads` above [`klogscan::scan::MAX_THREADS`] is capped, with a warning.
+/// Where a table goes: with colour (a terminal), each field is escaped where it is
+/// formatted and our own SGR sequences pass; without, the escaping writer is a backstop
+/// behind the per-field escaping (every control character but the line feed escaped).
+fn text_out<'a>(out: &'a mut dyn Write, style: &Style) -> Box<dyn Write + 'a> {
+    if style.color {
+        Box::new(out)
+    } else {
+        Box::new(klogscan::escape::JsonWriter::text(out))
+    }
+}
+
 fn capped_threads(n: Option<usize>) -> Option<usize> {
     let max = klogscan::scan::MAX_THREADS;
     n.map(|n| {
@@ -596,7 +607,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         style,
                         findings_only: a.findings_only,
                     },
-                    &mut klogscan::escape::JsonWriter::text(&mut out),
+                    &mut text_out(&mut out, &style),
                 )?,
             }
             if report.nothing_read() {
@@ -650,7 +661,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     &report,
                     &filter,
                     &style,
-                    &mut klogscan::escape::JsonWriter::text(&mut out),
+                    &mut text_out(&mut out, &style),
                 )?,
                 other => anyhow::bail!(
                     "--format {} is for `klogscan scan`; txns prints table or json",

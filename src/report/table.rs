@@ -21,7 +21,7 @@ fn place(f: &crate::finding::Finding) -> String {
     if f.topic.is_empty() {
         "-".to_string()
     } else {
-        format!("{}-{}", f.topic, f.partition)
+        format!("{}-{}", esc(&f.topic), f.partition)
     }
 }
 
