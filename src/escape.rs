@@ -217,3 +217,77 @@ mod tests {
         }
     }
 }
+
+/// A writer for coloured terminal text: every control character except the line feed is
+/// escaped as in [`text`], except complete SGR sequences (`ESC [ digits/; m`), which are
+/// the colours klogscan itself writes (a hostile name can at most change a colour: no
+/// title, clipboard or cursor sequence gets through). C1 controls (UTF-8 `C2 80`–`C2 9F`)
+/// are escaped too. An SGR sequence split across two writes is escaped (never seen in
+/// practice: each coloured string is written whole).
+pub struct SgrWriter<W: std::io::Write> {
+    inner: W,
+}
+
+impl<W: std::io::Write> SgrWriter<W> {
+    pub fn new(inner: W) -> Self {
+        SgrWriter { inner }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for SgrWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut out = Vec::with_capacity(buf.len() + 8);
+        let mut i = 0;
+        while i < buf.len() {
+            let b = buf[i];
+            if b == 0x1b {
+                let mut j = i + 1;
+                if buf.get(j) == Some(&b'[') {
+                    j += 1;
+                    while buf.get(j).is_some_and(|c| c.is_ascii_digit() || *c == b';') {
+                        j += 1;
+                    }
+                    if buf.get(j) == Some(&b'm') {
+                        out.extend_from_slice(&buf[i..=j]);
+                        i = j + 1;
+                        continue;
+                    }
+                }
+                out.extend_from_slice(b"\\x1b");
+                i += 1;
+            } else if b == 0xc2 && buf.get(i + 1).is_some_and(|c| (0x80..=0x9f).contains(c)) {
+                let _ =
+                    std::io::Write::write_fmt(&mut out, format_args!("\\u{{{:x}}}", buf[i + 1]));
+                i += 2;
+            } else if (b < 0x20 && b != b'\n') || b == 0x7f {
+                let _ = std::io::Write::write_fmt(&mut out, format_args!("\\x{b:02x}"));
+                i += 1;
+            } else {
+                out.push(b);
+                i += 1;
+            }
+        }
+        self.inner.write_all(&out)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod sgr_tests {
+    use std::io::Write;
+
+    #[test]
+    fn sgr_passes_other_controls_are_escaped() {
+        let mut v = Vec::new();
+        let mut w = super::SgrWriter::new(&mut v);
+        w.write_all(b"\x1b[1;31mERROR\x1b[0m a\x1b]0;title\x07b\rc\xc2\x9bd\n")
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(v).unwrap(),
+            "\x1b[1;31mERROR\x1b[0m a\\x1b]0;title\\x07b\\x0dc\\u{9b}d\n"
+        );
+    }
+}

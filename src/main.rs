@@ -249,12 +249,12 @@ impl MmapArg {
 }
 
 /// `--threads` above [`klogscan::scan::MAX_THREADS`] is capped, with a warning.
-/// Where a table goes: with colour (a terminal), each field is escaped where it is
-/// formatted and our own SGR sequences pass; without, the escaping writer is a backstop
-/// behind the per-field escaping (every control character but the line feed escaped).
+/// Where text goes: with colour (a terminal), every control character is escaped except
+/// the SGR colour sequences klogscan writes; without, every control character but the line
+/// feed — both backstops behind the per-field escaping.
 fn text_out<'a>(out: &'a mut dyn Write, style: &Style) -> Box<dyn Write + 'a> {
     if style.color {
-        Box::new(out)
+        Box::new(klogscan::escape::SgrWriter::new(out))
     } else {
         Box::new(klogscan::escape::JsonWriter::text(out))
     }
