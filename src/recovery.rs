@@ -394,6 +394,25 @@ pub enum Fate {
     NotRecovered,
 }
 
+/// The load-time verdict of a segment's `.txnindex` (`LogSegment.sanityCheck` →
+/// `TransactionIndex.sanityCheck`, run at every load whatever the shutdown state): the
+/// reason LogLoader recovers the segment (`CorruptIndexException`), or `None`. The same
+/// text `verify` reports, so both commands plan the same recovery. An unreadable file is
+/// `None` here (the file checks report it).
+pub fn txnindex_corruption(
+    path: &Path,
+    base_offset: i64,
+    mode: crate::segment::MmapMode,
+) -> Option<String> {
+    let bytes = crate::segment::load(path, crate::segment::FileClass::Index, mode, None).ok()?;
+    let t = crate::format::index::TxnIndex::new(&bytes, base_offset);
+    let e = t.sanity_check().err()?;
+    Some(format!(
+        "corrupt transaction index: {}",
+        e.kafka_message(&path.display().to_string())
+    ))
+}
+
 /// Say in an integrity finding's `broker_behaviour` what the broker's recovery does with
 /// the damaged bytes, from the plan: the truncation point itself, bytes removed with it,
 /// a segment deleted after an earlier truncation, or damage no recovery looks at (then

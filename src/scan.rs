@@ -624,6 +624,7 @@ fn scan_partition(
         &mut report,
         clean_shutdown,
         recovery_point,
+        opts.mmap,
         &mut findings,
     );
     report.damaged = damaged;
@@ -638,6 +639,7 @@ fn apply_recovery(
     report: &mut PartitionReport,
     clean_shutdown: Option<bool>,
     recovery_point: Option<i64>,
+    mmap: segment::MmapMode,
     findings: &mut [Finding],
 ) {
     let inputs: Vec<recovery::SegmentInput> = report
@@ -651,7 +653,17 @@ fn apply_recovery(
                     .iter()
                     .find(|s| s.base_offset == w.base_offset && s.log.is_some())
                     .is_some_and(|s| s.index.is_none()),
-            corrupt_index: None,
+            // A corrupt .txnindex makes LogLoader recover the segment at load, like a
+            // missing offset index (verify reports the same reason).
+            corrupt_index: (!p.partial)
+                .then(|| {
+                    p.segments
+                        .iter()
+                        .find(|s| s.base_offset == w.base_offset && s.log.is_some())
+                        .and_then(|s| s.txnindex.as_deref())
+                        .and_then(|t| recovery::txnindex_corruption(t, w.base_offset, mmap))
+                })
+                .flatten(),
             walk: w.walk.clone(),
         })
         .collect();

@@ -329,3 +329,31 @@ fn a_read_limit_does_not_move_the_recovery_point() {
         );
     }
 }
+
+/// A `.txnindex` that fails its sanity check (an entry's lastOffset below the segment's base)
+/// makes LogLoader recover that segment at load even after a clean shutdown
+/// (`TransactionIndex.sanityCheck` → `CorruptIndexException`): both commands truncate its
+/// bad tail there, and neither does when the index is sound.
+#[test]
+fn a_corrupt_txnindex_forces_a_load_time_recovery_in_both() {
+    for corrupt in [true, false] {
+        let mut p = nine_segments();
+        p.fault(
+            Target::LastLog,
+            FaultKind::AppendGarbage(vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3]),
+        );
+        let (d, m) = write(LogDirBuilder::new(1).clean_shutdown(true), p);
+        let mut e = Vec::new();
+        e.extend_from_slice(&0i16.to_be_bytes());
+        e.extend_from_slice(&7i64.to_be_bytes());
+        let (first, last) = if corrupt { (1i64, 5i64) } else { (32, 33) };
+        e.extend_from_slice(&first.to_be_bytes());
+        e.extend_from_slice(&last.to_be_bytes());
+        e.extend_from_slice(&first.to_be_bytes());
+        std::fs::write(m.dir.join(format!("{:020}.txnindex", 32)), &e).unwrap();
+        let (s, v) = both(d.path());
+        let (a, b) = truncations(&s, &v);
+        assert_eq!(a, b, "corrupt {corrupt}");
+        assert_eq!(a.is_some(), corrupt, "corrupt {corrupt}: {a:?}");
+    }
+}
