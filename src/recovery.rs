@@ -348,6 +348,9 @@ pub struct SegmentPlan {
     /// (each truncates its own segment and deletes nothing after it).
     #[serde(default)]
     pub load_truncations: Vec<TruncationPrediction>,
+    /// The directory is a `-delete` one: `recoverLog` never runs on it.
+    #[serde(default)]
+    pub delete_dir: bool,
 }
 
 impl SegmentPlan {
@@ -487,6 +490,10 @@ pub fn word_integrity_finding(
         }
         Fate::NotRecovered => {
             let why = match clean_shutdown {
+                _ if plan.delete_dir => {
+                    "the directory is a -delete copy queued for deletion, so LogLoader does not recover it"
+                        .to_string()
+                }
                 Some(true) => {
                     "the last shutdown was clean, so LogSegment.recover does not run on it"
                         .to_string()
@@ -526,6 +533,7 @@ pub fn plan_segments(
     let from_idx = segs.iter().rposition(|s| s.base <= rp).unwrap_or(0);
     let mut plan = SegmentPlan {
         log_end_after: log_end_offset,
+        delete_dir,
         ..Default::default()
     };
     let mut load_truncations: Vec<TruncationPrediction> = Vec::new();

@@ -357,3 +357,34 @@ fn a_corrupt_txnindex_forces_a_load_time_recovery_in_both() {
         assert_eq!(a.is_some(), corrupt, "corrupt {corrupt}: {a:?}");
     }
 }
+
+/// Damage in a `-delete` copy is never recovered (LogLoader skips `recoverLog` for it): no
+/// truncation, and the wording says why, not "below the recovery point".
+#[test]
+fn damage_in_a_delete_copy_is_never_recovered() {
+    let mut p = nine_segments();
+    damage_oldest(&mut p);
+    let (d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 0),
+        p,
+    );
+    let del = m
+        .dir
+        .with_file_name("nine-0.0123456789abcdef0123456789abcdef-delete");
+    std::fs::rename(&m.dir, &del).unwrap();
+    let s = scan(&[d.path().to_path_buf()], &ScanOptions::default());
+    assert_eq!(s.partitions.len(), 1);
+    assert_eq!(s.partitions[0].truncation, None);
+    let crc = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::CrcMismatch)
+        .expect("the copy's damage is still reported");
+    assert!(
+        crc.broker_behaviour.contains("-delete copy"),
+        "{}",
+        crc.broker_behaviour
+    );
+}
