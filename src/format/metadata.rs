@@ -18,7 +18,6 @@
 //! Other record types are returned as [`MetadataRecord::Other`]. Views borrow the input;
 //! nothing is allocated.
 
-use super::bytes::Cursor;
 use super::error::{FormatError, Problem};
 
 const STRUCTURE: &str = "metadata record";
@@ -54,71 +53,74 @@ pub enum MetadataRecord<'a> {
     },
 }
 
-fn compact_string<'a>(
-    cur: &mut Cursor<'a>,
-    field: &'static str,
-) -> Result<Option<&'a str>, FormatError> {
-    let n = cur.uvarint(field)?;
-    if n == 0 {
-        return Ok(None);
-    }
-    let at = cur.abs();
-    let bytes = cur.take((n - 1) as usize, field)?;
-    std::str::from_utf8(bytes)
-        .map(Some)
-        .map_err(|_| FormatError::new(STRUCTURE, field, at, Problem::Invalid("not UTF-8")))
-}
-
-fn required<'a>(cur: &mut Cursor<'a>, field: &'static str) -> Result<&'a str, FormatError> {
-    let at = cur.abs();
-    compact_string(cur, field)?
-        .ok_or_else(|| FormatError::new(STRUCTURE, field, at, Problem::Invalid("null")))
-}
-
-fn uuid(cur: &mut Cursor<'_>, field: &'static str) -> Result<[u8; 16], FormatError> {
-    let b = cur.take(16, field)?;
-    let mut out = [0u8; 16];
-    out.copy_from_slice(b);
-    Ok(out)
-}
-
-/// Decode a metadata record value (`base` is its position, for error messages).
+/// Decode a metadata record value (`base` is its position, for error messages) with the
+/// one table-driven reader of metadata records ([`super::metadata_records::decode`]), then
+/// pick out the four types the analysis needs. Other types are [`MetadataRecord::Other`]
+/// even when they do not read (nothing here depends on them).
 pub fn parse_metadata_record(value: &[u8], base: u64) -> Result<MetadataRecord<'_>, FormatError> {
-    let mut cur = Cursor::new(value, base, STRUCTURE);
-    let frame = cur.uvarint("frameVersion")?;
-    if frame != 1 {
-        return Err(cur.err(
-            "frameVersion",
-            Problem::Mismatch {
-                expected: 1,
-                found: i64::from(frame),
-            },
-        ));
-    }
-    let api_key = cur.uvarint("apiKey")?;
-    let version = cur.uvarint("version")?;
-    Ok(match api_key {
+    use super::groups::Val;
+    use super::metadata_records::{MetadataError, decode};
+    const NEEDED: [i16; 4] = [2, 3, 4, 9];
+    let bad = |field: &'static str, why: &'static str| {
+        FormatError::new(STRUCTURE, field, base, Problem::Invalid(why))
+    };
+    let (t, version, v) = match decode(value) {
+        Ok(d) => d,
+        Err(MetadataError::Frame(_)) => return Err(bad("frameVersion", "unreadable frame")),
+        Err(
+            MetadataError::UnknownType(k)
+            | MetadataError::Message(k, _)
+            | MetadataError::Garbage { api_key: k, .. },
+        ) if !NEEDED.contains(&k) => {
+            return Ok(MetadataRecord::Other {
+                api_key: k as u32,
+                version: 0,
+            });
+        }
+        Err(_) => {
+            return Err(bad(
+                "value",
+                "does not read as its MetadataRecordType schema",
+            ));
+        }
+    };
+    let text = |name: &'static str| -> Result<Option<&str>, FormatError> {
+        match v.get(name) {
+            Some(Val::Str(Some(b))) => std::str::from_utf8(b)
+                .map(Some)
+                .map_err(|_| bad(name, "not UTF-8")),
+            _ => Ok(None),
+        }
+    };
+    let required = |name: &'static str| text(name)?.ok_or_else(|| bad(name, "null"));
+    let uuid = |name: &'static str| -> Result<[u8; 16], FormatError> {
+        match v.get(name) {
+            Some(Val::Uuid(b)) => <[u8; 16]>::try_from(*b).map_err(|_| bad(name, "not 16 bytes")),
+            _ => Err(bad(name, "missing")),
+        }
+    };
+    Ok(match t.id {
         2 => MetadataRecord::Topic {
-            name: required(&mut cur, "Name")?,
-            topic_id: uuid(&mut cur, "TopicId")?,
+            name: required("Name")?,
+            topic_id: uuid("TopicId")?,
         },
         3 => MetadataRecord::Partition {
-            partition_id: cur.i32("PartitionId")?,
-            topic_id: uuid(&mut cur, "TopicId")?,
+            partition_id: v.int("PartitionId") as i32,
+            topic_id: uuid("TopicId")?,
         },
-        4 => {
-            let resource_type = cur.u8("ResourceType")? as i8;
-            MetadataRecord::Config {
-                resource_type,
-                resource_name: required(&mut cur, "ResourceName")?,
-                name: required(&mut cur, "Name")?,
-                value: compact_string(&mut cur, "Value")?,
-            }
-        }
+        4 => MetadataRecord::Config {
+            resource_type: v.int("ResourceType") as i8,
+            resource_name: required("ResourceName")?,
+            name: required("Name")?,
+            value: text("Value")?,
+        },
         9 => MetadataRecord::RemoveTopic {
-            topic_id: uuid(&mut cur, "TopicId")?,
+            topic_id: uuid("TopicId")?,
         },
-        _ => MetadataRecord::Other { api_key, version },
+        k => MetadataRecord::Other {
+            api_key: k as u32,
+            version: version as u32,
+        },
     })
 }
 
