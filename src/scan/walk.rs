@@ -91,6 +91,14 @@ impl<'a> Walker<'a> {
         true
     }
 
+    /// The first entry where `LogSegment.recover` stops on this walk (later ones don't
+    /// matter to it); `reason` is built only for the first.
+    fn stop_at(&mut self, position: u64, offset: Option<i64>, reason: impl FnOnce() -> String) {
+        if self.first_bad.is_none() {
+            self.first_bad = Some((position, offset, reason()));
+        }
+    }
+
     pub(super) fn entry(&mut self, entry: format::RawEntry<'_>) {
         let (ctx, name, idx, base, opts) = (self.ctx, self.name, self.idx, self.base, self.opts);
         let pos = entry.position;
@@ -102,8 +110,8 @@ impl<'a> Walker<'a> {
             Classified::V2(b) => {
                 let ev = BatchEvent::from_v2(&b, idx, opts.check_crc);
                 check_v2_header(ctx, name, &b, &ev, base, &mut self.out.findings);
-                if !ev.crc_valid && self.first_bad.is_none() {
-                    self.first_bad = Some((pos, Some(ev.base_offset), CRC_STOP.into()));
+                if !ev.crc_valid {
+                    self.stop_at(pos, Some(ev.base_offset), || CRC_STOP.into());
                 }
                 // Recovery decodes the control record of every batch with a producer id; a
                 // malformed one throws InvalidRecordException, and the segment is truncated
@@ -111,13 +119,10 @@ impl<'a> Walker<'a> {
                 if ev.crc_valid
                     && ev.has_producer_id()
                     && matches!(ev.control, Some(crate::event::ControlInfo::Malformed))
-                    && self.first_bad.is_none()
                 {
-                    self.first_bad = Some((
-                        pos,
-                        Some(ev.base_offset),
-                        "malformed control record (recovery throws InvalidRecordException)".into(),
-                    ));
+                    self.stop_at(pos, Some(ev.base_offset), || {
+                        "malformed control record (recovery throws InvalidRecordException)".into()
+                    });
                 }
                 // Rule 32: records of the group coordinator's log. Uncompressed batches
                 // (the coordinator's default) are read always, compressed ones with --deep;
@@ -160,9 +165,7 @@ impl<'a> Walker<'a> {
                     self.out
                         .findings
                         .push(crc_finding(ctx, name, &ev, m.crc(), m.compute_crc()));
-                    if self.first_bad.is_none() {
-                        self.first_bad = Some((pos, Some(ev.last_offset), CRC_STOP.into()));
-                    }
+                    self.stop_at(pos, Some(ev.last_offset), || CRC_STOP.into());
                     self.out.records += 1;
                 } else if m.compression() != Compression::None
                     && !self.budget_spent(pos, ev.last_offset)
@@ -203,8 +206,8 @@ impl<'a> Walker<'a> {
                     && entry.len() >= 16
                     && crate::format::bytes::be_u32(entry.bytes, 12)
                         == crc32fast::hash(&entry.bytes[16..]);
-                if self.first_bad.is_none() && !legacy_crc_ok {
-                    self.first_bad = Some((pos, Some(offset), format!("invalid batch: {e}")));
+                if !legacy_crc_ok {
+                    self.stop_at(pos, Some(offset), || format!("invalid batch: {e}"));
                 }
                 return;
             }
@@ -241,13 +244,9 @@ impl<'a> Walker<'a> {
                 .evidence(json!({"declared_size": declared, "available": available, "base_offset": offset}))
                 .broker("recovery truncates the log at this position (the partial batch is dropped)"),
             );
-                if self.first_bad.is_none() {
-                    self.first_bad = Some((
-                        position,
-                        Some(offset),
-                        format!("partial batch ({declared} bytes declared, {available} present)"),
-                    ));
-                }
+                self.stop_at(position, Some(offset), || {
+                    format!("partial batch ({declared} bytes declared, {available} present)")
+                });
             }
             Tail::ZeroFilled { position, len } => {
                 self.out.findings.push(
@@ -261,13 +260,9 @@ impl<'a> Walker<'a> {
                 .evidence(json!({"length": len}))
                 .broker("recovery truncates the zero-filled tail; normal after a crash with log.preallocate=true"),
             );
-                if self.first_bad.is_none() {
-                    self.first_bad = Some((
-                        position,
-                        None,
-                        format!("{len} zero bytes (preallocated tail)"),
-                    ));
-                }
+                self.stop_at(position, None, || {
+                    format!("{len} zero bytes (preallocated tail)")
+                });
             }
             Tail::Garbage {
                 position,
@@ -285,13 +280,9 @@ impl<'a> Walker<'a> {
                 .evidence(json!({"length": len, "reason": reason}))
                 .broker("recovery truncates the log at this position; kafka-dump-log prints \"Found N invalid bytes\""),
             );
-                if self.first_bad.is_none() {
-                    self.first_bad = Some((
-                        position,
-                        None,
-                        format!("{len} bytes that do not frame as a batch ({reason})"),
-                    ));
-                }
+                self.stop_at(position, None, || {
+                    format!("{len} bytes that do not frame as a batch ({reason})")
+                });
             }
             Tail::CorruptEntry {
                 position,
@@ -313,13 +304,9 @@ impl<'a> Walker<'a> {
                 .evidence(json!({"structure": "log entry", "field": "size", "size": size, "reason": reason, "unframed_bytes": len}))
                 .broker("recovery stops at this entry (CorruptRecordException) and truncates the log here, dropping every later batch of the segment and all later segments"),
             );
-                if self.first_bad.is_none() {
-                    self.first_bad = Some((
-                        position,
-                        None,
-                        format!("entry size {size} impossible ({reason})"),
-                    ));
-                }
+                self.stop_at(position, None, || {
+                    format!("entry size {size} impossible ({reason})")
+                });
             }
         }
         if let Some(b) = self.batches.take() {
