@@ -111,6 +111,9 @@ pub(crate) struct OpenTxnState {
     /// Opened by data at the same epoch as the marker just before it, continuing the old
     /// sequence (rule 24, KAFKA-12671 pattern).
     pub late_after_marker: bool,
+    /// The transaction's per-partition record while open (`txnrec`): kept here, in the
+    /// producer's open-transaction slot, rather than in a second map of open transactions.
+    pub rec: super::txnrec::OpenRecord,
 }
 
 /// State of one producer id, compact: what every producer has inline (≈ 112 bytes), what

@@ -283,7 +283,6 @@ impl Replay {
         if ev.producer_id < 0 {
             return;
         }
-        self.txnrec.observe(ev);
         if ev.is_control {
             if let Some((commit, coordinator_epoch)) = ev.marker() {
                 self.apply_marker(ev, commit, coordinator_epoch, findings);
@@ -362,12 +361,14 @@ impl Replay {
     /// The open transactions' findings and the outcome (producers left empty).
     fn conclude(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
         let mut open: Vec<OpenTxn> = Vec::with_capacity(self.open.len());
+        let mut open_records = Vec::with_capacity(self.open.len());
         let lso = self.last_stable_offset();
         for &(first, pid) in &self.open {
             let Some(e) = self.producers.get(pid) else {
                 continue;
             };
             let Some(t) = e.txn.as_deref() else { continue };
+            open_records.push(t.rec.record(pid, t.epoch, first, t.first_timestamp));
             open.push(OpenTxn {
                 producer_id: pid,
                 producer_epoch: e.epoch,
@@ -387,7 +388,7 @@ impl Replay {
             aborted: self.aborted,
             open,
             txn_stats: stats,
-            txns: self.txnrec.finish(),
+            txns: self.txnrec.finish(open_records),
         }
     }
 
@@ -1089,7 +1090,17 @@ impl Replay {
 
         // Recovery view: any accepted marker closes the open transaction.
         let mut bumped = false;
-        if let Some(t) = e.txn.take() {
+        let closed = e.txn.take();
+        self.txnrec.close(
+            closed.as_deref().map(|t| {
+                t.rec
+                    .record(pid, t.epoch, t.first.base_offset, t.first_timestamp)
+            }),
+            ev,
+            commit,
+            coordinator_epoch,
+        );
+        if let Some(t) = closed {
             let first = t.first.base_offset;
             self.open.remove(&(first, pid));
             // Rules 21/27 under TV2: both markers must be above the epoch of the data they
@@ -1359,6 +1370,9 @@ fn record_data(
     e.seq_known = true;
     e.record_data(cur);
     let opens = ev.is_transactional && e.txn.is_none();
+    if let Some(t) = e.txn.as_deref_mut().filter(|_| ev.is_transactional) {
+        t.rec.add(ev);
+    }
     if opens {
         let first_ts = if ev.timestamp_type == crate::format::TimestampType::LogAppendTime {
             ev.max_timestamp
@@ -1371,6 +1385,7 @@ fn record_data(
             first_timestamp: first_ts,
             zombie,
             late_after_marker,
+            rec: txnrec::OpenRecord::opened_by(ev),
         }));
     }
     e.marker_bumped = false;

@@ -73,10 +73,6 @@ impl Hasher for PidHasher {
     }
 }
 
-/// A map keyed by producer id with the replay's hasher (the replay's own producer table,
-/// `table::ProducerTable`, uses the same hasher).
-pub type PidMap<V> = std::collections::HashMap<i64, V, PidBuildHasher>;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,7 +100,7 @@ mod tests {
 
     #[test]
     fn map_behaves_like_a_map() {
-        let mut m: PidMap<u32> = PidMap::default();
+        let mut m: std::collections::HashMap<i64, u32, PidBuildHasher> = Default::default();
         for i in -500i64..500 {
             m.insert(i * 7919, i as u32);
         }

@@ -78,86 +78,119 @@ impl TxnRecord {
     }
 }
 
-/// Builds the [`TxnRecord`]s of a partition from its batches, in offset order.
+/// The growing part of an open transaction's record. It lives in the producer's
+/// open-transaction slot of the replay (`entry::OpenTxnState`), which already holds the
+/// opening batch (first offset, epoch, first timestamp): one open transaction costs these
+/// 32 bytes, not a second map entry of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenRecord {
+    pub last_data_offset: i64,
+    pub last_timestamp: i64,
+    pub records: u32,
+    pub batches: u32,
+    pub bytes: u64,
+}
+
+impl OpenRecord {
+    /// The record of a transaction opened by `ev` (already counted).
+    pub fn opened_by(ev: &BatchEvent) -> OpenRecord {
+        let mut r = OpenRecord {
+            last_data_offset: ev.last_offset,
+            last_timestamp: ev.max_timestamp,
+            records: 0,
+            batches: 0,
+            bytes: 0,
+        };
+        r.add(ev);
+        r
+    }
+
+    /// One more transactional data batch of the transaction.
+    pub fn add(&mut self, ev: &BatchEvent) {
+        let records = u32::try_from(ev.records_count.max(0)).unwrap_or(0);
+        self.last_data_offset = ev.last_offset;
+        self.last_timestamp = ev.max_timestamp;
+        self.records = self.records.saturating_add(records);
+        self.batches = self.batches.saturating_add(1);
+        self.bytes = self.bytes.saturating_add(u64::from(ev.size));
+    }
+
+    /// The full record, still open, of the transaction of `producer_id` opened at
+    /// `first_offset` at `producer_epoch` (`first_timestamp`: see [`TxnRecord`]).
+    pub fn record(
+        &self,
+        producer_id: i64,
+        producer_epoch: i16,
+        first_offset: i64,
+        first_timestamp: i64,
+    ) -> TxnRecord {
+        TxnRecord {
+            producer_id,
+            producer_epoch,
+            marker_epoch: -1,
+            coordinator_epoch: -1,
+            end: TxnEnd::Open,
+            first_offset,
+            last_data_offset: self.last_data_offset,
+            marker_offset: -1,
+            first_timestamp,
+            last_timestamp: self.last_timestamp,
+            records: self.records,
+            batches: self.batches,
+            bytes: self.bytes,
+        }
+    }
+}
+
+/// The closed [`TxnRecord`]s of a partition, in marker order. The replay keeps each open
+/// one in its producer's entry ([`OpenRecord`]) and hands it over when a marker closes it.
 #[derive(Debug, Default)]
 pub struct TxnRecorder {
-    /// The open transaction of each producer (the replay's fast producer-id hasher).
-    open: super::pidhash::PidMap<TxnRecord>,
     done: Vec<TxnRecord>,
 }
 
 impl TxnRecorder {
-    /// Apply one batch of a producer (`producer_id ≥ 0`), after the replay's checks.
-    pub fn observe(&mut self, ev: &BatchEvent) {
-        let pid = ev.producer_id;
-        if ev.is_control {
-            let Some((commit, coordinator_epoch)) = ev.marker() else {
-                return;
-            };
-            let end = if commit {
-                TxnEnd::Commit
-            } else {
-                TxnEnd::Abort
-            };
-            let ts = ev.marker_timestamp;
-            let mut r = self.open.remove(&pid).unwrap_or(TxnRecord {
-                producer_id: pid,
-                producer_epoch: ev.producer_epoch,
-                marker_epoch: -1,
-                coordinator_epoch: -1,
-                end: TxnEnd::Open,
-                first_offset: ev.base_offset,
-                last_data_offset: -1,
-                marker_offset: -1,
-                first_timestamp: ts,
-                last_timestamp: ts,
-                records: 0,
-                batches: 0,
-                bytes: 0,
-            });
-            r.end = end;
-            r.marker_epoch = ev.producer_epoch;
-            r.coordinator_epoch = coordinator_epoch;
-            r.marker_offset = ev.base_offset;
-            r.last_timestamp = ts;
-            self.done.push(r);
-            return;
-        }
-        if !ev.is_transactional {
-            return;
-        }
-        let records = u32::try_from(ev.records_count.max(0)).unwrap_or(0);
-        let r = self.open.entry(pid).or_insert_with(|| TxnRecord {
-            producer_id: pid,
+    /// A COMMIT/ABORT marker `ev` of a producer (`producer_id ≥ 0`) closes `open`, the
+    /// record of its open transaction, or — with none open — is an empty transaction.
+    pub fn close(
+        &mut self,
+        open: Option<TxnRecord>,
+        ev: &BatchEvent,
+        commit: bool,
+        coordinator_epoch: i32,
+    ) {
+        let ts = ev.marker_timestamp;
+        let mut r = open.unwrap_or(TxnRecord {
+            producer_id: ev.producer_id,
             producer_epoch: ev.producer_epoch,
             marker_epoch: -1,
             coordinator_epoch: -1,
             end: TxnEnd::Open,
             first_offset: ev.base_offset,
-            last_data_offset: ev.last_offset,
+            last_data_offset: -1,
             marker_offset: -1,
-            first_timestamp: if ev.timestamp_type == crate::format::TimestampType::LogAppendTime {
-                ev.max_timestamp
-            } else {
-                ev.base_timestamp
-            },
-            last_timestamp: ev.max_timestamp,
+            first_timestamp: ts,
+            last_timestamp: ts,
             records: 0,
             batches: 0,
             bytes: 0,
         });
-        r.last_data_offset = ev.last_offset;
-        r.last_timestamp = ev.max_timestamp;
-        r.records = r.records.saturating_add(records);
-        r.batches = r.batches.saturating_add(1);
-        r.bytes = r.bytes.saturating_add(u64::from(ev.size));
+        r.end = if commit {
+            TxnEnd::Commit
+        } else {
+            TxnEnd::Abort
+        };
+        r.marker_epoch = ev.producer_epoch;
+        r.coordinator_epoch = coordinator_epoch;
+        r.marker_offset = ev.base_offset;
+        r.last_timestamp = ts;
+        self.done.push(r);
     }
 
-    /// Every transaction, closed ones in marker order then the open ones by first offset.
-    pub fn finish(self) -> Vec<TxnRecord> {
+    /// Every transaction: the closed ones in marker order, then `open` (the caller gives
+    /// them by first offset, then producer id).
+    pub fn finish(self, open: impl IntoIterator<Item = TxnRecord>) -> Vec<TxnRecord> {
         let mut out = self.done;
-        let mut open: Vec<TxnRecord> = self.open.into_values().collect();
-        open.sort_by_key(|r| (r.first_offset, r.producer_id));
         out.extend(open);
         out
     }
@@ -171,5 +204,7 @@ mod tests {
     fn record_stays_compact() {
         // Millions of these may be held: keep an eye on the size.
         assert!(std::mem::size_of::<TxnRecord>() <= 80);
+        // Held per open transaction, inside the producer's open-transaction box.
+        assert!(std::mem::size_of::<OpenRecord>() <= 32);
     }
 }
