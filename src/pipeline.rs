@@ -35,7 +35,11 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     crate::coordinator::annotate(&mut report, inv, opts);
     // Join each transaction's partitions and its coordinator record (issue 12); it links
     // hanging transactions to their root cause in place and keeps the joined transactions.
-    crate::coordinator::cluster::check(&mut report, inv, opts);
+    // The join works per producer id and per transaction in parallel (issue #11): on the
+    // scan's own number of threads.
+    crate::scan::with_threads(opts.threads, || {
+        crate::coordinator::cluster::check(&mut report, inv, opts)
+    });
     for (_, check) in cluster_checks() {
         let extra = check(&report, inv, opts);
         report.add_partition_findings(extra);

@@ -24,6 +24,7 @@
 use super::coord::CoordTxn;
 use super::input::PartitionTxns;
 use crate::state::txnrec::{TxnEnd, TxnRecord};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -152,24 +153,30 @@ pub fn group(p: Parts<'_>, chosen: &[usize], coord: &[CoordTxn]) -> Vec<Group> {
                 .push(Member { input, rec: i });
         }
     }
-    let mut out = Vec::new();
-    for (pid, members) in by_pid {
-        let tv2 = members.iter().any(|&m| {
-            let r = rec(p, m);
-            r.end == TxnEnd::Commit && !r.is_empty() && r.marker_epoch > r.producer_epoch
-        });
-        let mine: &[usize] = coord_by_pid.get(&pid).map_or(&[], Vec::as_slice);
-        let tv2 = tv2 || mine.iter().any(|&i| coord[i].tv2());
-        let mut groups = if tv2 {
-            group_tv2(p, pid, &members)
-        } else {
-            group_tv01(p, pid, &members)
-        };
-        absorb_empties(p, pid, tv2, &members, &mut groups);
-        match_coordinator(p, coord, mine, &mut groups);
-        out.extend(groups);
-    }
-    out
+    // Each producer id is grouped on its own (its transactions never join another id's),
+    // so the ids are grouped in parallel; the result keeps the producer-id order.
+    let by_pid: Vec<(i64, Vec<Member>)> = by_pid.into_iter().collect();
+    let per_pid: Vec<Vec<Group>> = by_pid
+        .par_iter()
+        .map(|(pid, members)| {
+            let pid = *pid;
+            let tv2 = members.iter().any(|&m| {
+                let r = rec(p, m);
+                r.end == TxnEnd::Commit && !r.is_empty() && r.marker_epoch > r.producer_epoch
+            });
+            let mine: &[usize] = coord_by_pid.get(&pid).map_or(&[], Vec::as_slice);
+            let tv2 = tv2 || mine.iter().any(|&i| coord[i].tv2());
+            let mut groups = if tv2 {
+                group_tv2(p, pid, members)
+            } else {
+                group_tv01(p, pid, members)
+            };
+            absorb_empties(p, pid, tv2, members, &mut groups);
+            match_coordinator(p, coord, mine, &mut groups);
+            groups
+        })
+        .collect();
+    per_pid.into_iter().flatten().collect()
 }
 
 /// TV2: one group per data epoch (a repeated partition starts another group).

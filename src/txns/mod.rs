@@ -29,6 +29,7 @@ pub use input::{
     CoordRecord, CoordValue, CoordinatorLog, Domain, INPUT_VERSION, Origin, PartitionTxns,
     TxnInputs,
 };
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -273,7 +274,8 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
                 .collect(),
         };
         let txns: Vec<ClusterTxn> = groups
-            .iter()
+            .par_iter()
+            .with_min_len(256)
             .map(|g| render(parts, &shared, g, &coord))
             .collect();
         out.findings.extend(rules::check(

@@ -12,6 +12,7 @@ use super::{ClusterTxn, ClusterTxnPart, Outcome, Placed, Target, TxnOptions};
 use crate::finding::{Finding, Kind, Severity};
 use crate::format::txnlog::TxnState;
 use crate::state::txnrec::TxnEnd;
+use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,13 +58,20 @@ pub fn check(
     coord: &[CoordTxn],
     opts: &TxnOptions,
 ) -> Vec<Placed> {
-    let mut out = Vec::new();
-    for t in txns {
-        if t.outcome == Outcome::Mixed {
-            out.extend(mismatch(t));
-        }
-        open_parts(inputs, t, opts, &mut out);
-    }
+    // Per transaction, in parallel; the findings keep the transactions' order.
+    let per_txn: Vec<Vec<Placed>> = txns
+        .par_iter()
+        .with_min_len(256)
+        .map(|t| {
+            let mut out = Vec::new();
+            if t.outcome == Outcome::Mixed {
+                out.extend(mismatch(t));
+            }
+            open_parts(inputs, t, opts, &mut out);
+            out
+        })
+        .collect();
+    let mut out: Vec<Placed> = per_txn.into_iter().flatten().collect();
     if let Domain::LogDir(dir) = domain {
         // Without a cluster id the join rests on the log dir holding every partition.
         for p in &mut out {
