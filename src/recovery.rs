@@ -590,8 +590,11 @@ pub fn plan_segments(
     // Load-time truncations in segments the unclean pass deleted do not matter.
     load_truncations.retain(|t| !plan.deleted.contains(&t.segment));
     plan.load_truncations = load_truncations;
+    // By name, once (a scan over `recovered` per segment was quadratic in segments).
+    let recovered: std::collections::HashSet<&str> =
+        plan.recovered.iter().map(|(r, _)| r.as_str()).collect();
     for s in segs {
-        if plan.recovered.iter().any(|(r, _)| *r == s.name) {
+        if recovered.contains(s.name.as_str()) {
             continue;
         }
         if let Some(w) = &s.walk

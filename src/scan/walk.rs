@@ -10,13 +10,12 @@ use super::integrity::{
 use super::{EventPool, SegmentScan, Truncation, file_name, segment_finding};
 use crate::event::BatchEvent;
 use crate::finding::{Finding, Kind};
-use crate::format::index::{LogBatches, LogBatchesBuilder};
+use crate::format::index::LogBatchesBuilder;
 use crate::format::{self, Classified, Compression, Decompressor, Tail, TimestampType, classify};
 use crate::recovery::CRC_STOP;
 use crate::results::{ProgressUpdate, ScanOptions};
 use crate::segment::{self, ReadPolicy};
 use crate::state::PartitionContext;
-use rayon::prelude::*;
 use serde_json::json;
 use std::path::Path;
 
@@ -27,18 +26,18 @@ pub(super) struct Walker<'a> {
     idx: u32,
     base: i64,
     opts: &'a ScanOptions,
-    out: SegmentScan,
+    pub(super) out: SegmentScan,
     /// This walk's events (moved into `out.events` when it ends).
-    events: Vec<BatchEvent>,
+    pub(super) events: Vec<BatchEvent>,
     dec: Decompressor,
-    first_bad: Option<(u64, Option<i64>, String)>,
-    batches: Option<LogBatchesBuilder>,
+    pub(super) first_bad: Option<(u64, Option<i64>, String)>,
+    pub(super) batches: Option<LogBatchesBuilder>,
     /// Decompressed bytes this walk may produce ([`ScanOptions::max_decompressed_per_file`];
     /// a piece of a segment gets its share, so the result does not depend on threads).
-    budget: u64,
+    pub(super) budget: u64,
     /// Compressed batches not decompressed because the budget was spent: (count, first
     /// position, its offset).
-    over_budget: Option<(u64, u64, i64)>,
+    pub(super) over_budget: Option<(u64, u64, i64)>,
 }
 
 impl<'a> Walker<'a> {
@@ -76,6 +75,18 @@ impl<'a> Walker<'a> {
             budget: opts.max_decompressed_per_file,
             over_budget: None,
         }
+    }
+
+    pub(super) fn ctx(&self) -> &'a PartitionContext {
+        self.ctx
+    }
+
+    pub(super) fn opts(&self) -> &'a ScanOptions {
+        self.opts
+    }
+
+    pub(super) fn name(&self) -> &'a str {
+        self.name
     }
 
     /// True (and the batch counted as skipped) when the segment's decompression budget is
@@ -336,204 +347,13 @@ impl<'a> Walker<'a> {
             offset,
             reason,
         });
-        self.out.events.push(self.events);
+        self.out.events = self.events;
         self.out
     }
 }
 
-/// Segments at least twice this size are walked in pieces of about this size, in
-/// parallel (see [`scan_pieces`]).
-pub(super) const PIECE: usize = 32 << 20;
-
-/// Where a segment's bytes come from, for [`scan_pieces`].
-pub(super) enum PieceSource {
-    /// Mapped (a sealed segment).
-    Mapped(segment::FileData),
-    /// Read with positional reads through one handle (so every piece reads the same
-    /// file even if the path is replaced meanwhile) up to `size`, the length seen at the
-    /// start (a segment that may still be appended to: bytes written later are not read,
-    /// as in the sequential walk).
-    Read { file: std::fs::File, size: u64 },
-}
-
-/// Walk a large segment in [`PIECE`]-sized pieces, in parallel: piece k starts at the
-/// first batch (CRC-valid) at or after `k × PIECE` and ends where piece k + 1 starts.
-/// The result is used only if every piece's walk lands exactly on the next piece's start
-/// (so the pieces chain as one sequential walk would); otherwise — a false sync, a corrupt
-/// region, a read error, a file truncated under us — `None`, and the caller walks the
-/// segment sequentially. The pieces depend on the file only, never on the thread count.
-/// `None` too for files too small to split.
-///
-/// Mapped segments are walked over the map; `read()` segments (the newest of a partition)
-/// are read piece by piece in [`segment::CHUNK_SIZE`] chunks with positional reads through
-/// one shared handle, so one huge partition's live segment also uses every thread.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn scan_pieces(
-    ctx: &PartitionContext,
-    name: &str,
-    idx: u32,
-    base: i64,
-    path: &Path,
-    policy: ReadPolicy,
-    opts: &ScanOptions,
-    pool: &EventPool,
-    piece: usize,
-) -> Option<SegmentScan> {
-    let piece = piece.max(1);
-    let file_len = std::fs::metadata(path).ok()?.len();
-    let cut = opts.max_bytes.is_some_and(|m| file_len > m);
-    let size = opts.max_bytes.map_or(file_len, |m| m.min(file_len));
-    if size < 2 * piece as u64 {
-        return None;
-    }
-    let source = match policy {
-        ReadPolicy::Map => {
-            let data = segment::read_file(path, ReadPolicy::Map, opts.max_bytes).ok()?;
-            if !data.is_mapped() {
-                return None;
-            }
-            PieceSource::Mapped(data)
-        }
-        ReadPolicy::Read => PieceSource::Read {
-            file: segment::open_regular(path).ok()?.0,
-            size,
-        },
-    };
-    let len = match &source {
-        PieceSource::Mapped(data) => data.len(),
-        PieceSource::Read { size, .. } => usize::try_from(*size).ok()?,
-    };
-    let mut starts = vec![0usize];
-    let mut window = Vec::new();
-    for k in 1..len.div_ceil(piece) {
-        let from = k * piece;
-        let found = match &source {
-            PieceSource::Mapped(data) => segment::sync_point(data, from, piece, PIECE, true),
-            PieceSource::Read { file, .. } => {
-                segment::read_sync_point(file, from, piece, len, &mut window).ok()?
-            }
-        };
-        if let Some(p) = found {
-            starts.push(p);
-        }
-    }
-    let changed = |e: &std::io::Error| {
-        let mut w = Walker::new(ctx, name, idx, base, opts, Vec::new());
-        w.batches = None;
-        w.out.findings.push(changed_finding(ctx, name, path, e));
-        w.out.events.push(w.events);
-        w.out.unreadable = true;
-        Some(w.out)
-    };
-    if let PieceSource::Mapped(data) = &source
-        && let Err(e) = data.check_unchanged()
-    {
-        // The sync-point search read zeros where the file was: it changed under the map.
-        return changed(&e);
-    }
-    if starts.len() < 2 {
-        return None;
-    }
-    let walked: Vec<Option<(Walker, Option<Tail>, bool)>> = (0..starts.len())
-        .into_par_iter()
-        .map(|k| {
-            let start = starts[k];
-            let stop = starts.get(k + 1).copied();
-            let mut w = Walker::new(ctx, name, idx, base, opts, pool.take());
-            // This piece's share of the segment's decompression budget.
-            let share = stop.unwrap_or(len).saturating_sub(start) as u128;
-            w.budget =
-                (u128::from(opts.max_decompressed_per_file) * share / len.max(1) as u128) as u64;
-            // Both sources walk `[start, stop)` only: a piece chains when its entries tile
-            // that range exactly (`segment::PieceEnd`).
-            let end = match &source {
-                PieceSource::Mapped(data) => {
-                    let to = stop.unwrap_or(len);
-                    let mut entries =
-                        format::Entries::new(data.get(start..to).unwrap_or(&[]), start as u64);
-                    for e in entries.by_ref() {
-                        w.entry(e);
-                    }
-                    data.release_range(start, to);
-                    let tail = entries.tail().unwrap_or(Tail::Clean);
-                    match stop {
-                        None => segment::PieceEnd::End(tail),
-                        Some(_) if matches!(tail, Tail::Clean) => segment::PieceEnd::Chained,
-                        Some(_) => segment::PieceEnd::Broken,
-                    }
-                }
-                PieceSource::Read { file, size } => {
-                    let stop = stop.map(|s| s as u64);
-                    segment::walk_read_piece(file, start as u64, stop, *size, |e| {
-                        w.entry(e);
-                        std::ops::ControlFlow::Continue(())
-                    })
-                    .ok()?
-                }
-            };
-            Some(match end {
-                segment::PieceEnd::Chained => (w, None, true),
-                segment::PieceEnd::Broken => (w, None, false),
-                segment::PieceEnd::End(tail) => (w, Some(tail), true),
-            })
-        })
-        .collect();
-    if let PieceSource::Mapped(data) = &source {
-        data.release();
-        if let Err(e) = data.check_unchanged() {
-            // Nothing walked from the map can be trusted, and a second walk would see a
-            // different file: the segment is reported as not analysed.
-            for (w, _, _) in walked.into_iter().flatten() {
-                pool.give(w.events);
-            }
-            return changed(&e);
-        }
-    }
-    if !walked
-        .iter()
-        .all(|r| r.as_ref().is_some_and(|(_, _, c)| *c))
-    {
-        for (w, _, _) in walked.into_iter().flatten() {
-            pool.give(w.events);
-        }
-        return None;
-    }
-    let mut all = Walker::new(ctx, name, idx, base, opts, Vec::new());
-    all.batches = None;
-    let mut tail = Tail::Clean;
-    let mut parts = Vec::new();
-    for (mut w, t, _) in walked.into_iter().flatten() {
-        if let Some(b) = w.batches.take() {
-            parts.push(b.finish(Tail::Clean, 0));
-        }
-        all.out.events.push(w.events);
-        all.out.findings.extend(w.out.findings);
-        all.out.records += w.out.records;
-        all.out.max_timestamp = all.out.max_timestamp.max(w.out.max_timestamp);
-        if all.first_bad.is_none() {
-            all.first_bad = w.first_bad;
-        }
-        all.over_budget = match (all.over_budget, w.over_budget) {
-            (Some((a, p, o)), Some((b, ..))) => Some((a + b, p, o)),
-            (a, b) => a.or(b),
-        };
-        if let Some(t) = t {
-            tail = t;
-        }
-    }
-    all.out.bytes = len as u64;
-    opts.progress.emit(ProgressUpdate::Bytes(len as u64));
-    let tail = if cut { Tail::Clean } else { tail };
-    let mut out = all.finish(tail);
-    out.cut = cut;
-    if let Some(mut lb) = LogBatches::concat(parts) {
-        lb.tail = tail;
-        lb.valid_len = tail.truncation_position().unwrap_or(len as u64);
-        out.log_batches = Some(lb);
-    }
-    Some(out)
-}
-
+/// Walk a whole segment sequentially (large segments are split into pieces by the
+/// partition's walk, `pieces`).
 pub(super) fn scan_segment(
     ctx: &PartitionContext,
     idx: u32,
@@ -543,27 +363,7 @@ pub(super) fn scan_segment(
     opts: &ScanOptions,
     pool: &EventPool,
 ) -> SegmentScan {
-    scan_segment_in(ctx, idx, base, path, policy, opts, pool, PIECE)
-}
-
-/// [`scan_segment`] with pieces of `piece` bytes (`usize::MAX`: never split).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn scan_segment_in(
-    ctx: &PartitionContext,
-    idx: u32,
-    base: i64,
-    path: &Path,
-    policy: ReadPolicy,
-    opts: &ScanOptions,
-    pool: &EventPool,
-    piece: usize,
-) -> SegmentScan {
     let name = file_name(path);
-    if piece < usize::MAX / 2
-        && let Some(s) = scan_pieces(ctx, &name, idx, base, path, policy, opts, pool, piece)
-    {
-        return s;
-    }
     let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take());
     let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
     let walked = segment::walk_entries(path, policy, opts.max_bytes, |entry| w.entry(entry));
@@ -589,7 +389,7 @@ pub(super) fn scan_segment_in(
                 w.out.max_timestamp = i64::MIN;
             }
             w.out.findings.push(changed_finding(ctx, &name, path, &e));
-            w.out.events.push(w.events);
+            w.out.events = w.events;
             w.out.unreadable = true;
             w.out
         }

@@ -1,0 +1,701 @@
+//! One partition's scan: its segments walked in windows of units (whole segments, or
+//! pieces of large ones, [`super::pieces`]) in parallel, and replayed in offset order
+//! through the producer-state machine while the next window is walked.
+//!
+//! A window holds up to [`UNITS_PER_THREAD`] units per thread and closes early once it
+//! holds `threads` (at most 16) [`PIECE`]s of bytes: memory is bounded by two windows
+//! (one replayed, one walked), not by the partition or by a segment; many small segments
+//! make few windows. The replay order (unit by unit, event by event) is the order of one
+//! sequential walk, so the output does not depend on the thread count.
+
+use super::pieces::{self, PIECE, Piece, Split, SplitAcc};
+use super::walk::scan_segment;
+use super::{PartitionReport, ScanOptions, Truncation, TxnCounts, partition_context};
+use crate::event::BatchEvent;
+use crate::finding::Finding;
+use crate::format::index::LogBatches;
+use crate::layout::{self, PartitionDir};
+use crate::recovery::{self, RecoverCheck, SegmentWalk};
+use crate::segment::{self, ReadPolicy};
+use crate::state::{PartitionContext, Replay, ReplayOutcome};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Units (segments or pieces) per thread in one window: small segments are many per
+/// window (10 000 segments of 16 KiB made 5 000 windows of two, each a join of the walk
+/// and the replay, and one thread idle most of the time).
+pub(super) const UNITS_PER_THREAD: usize = 16;
+
+/// Event buffers handed back after a window's replay, reused by later walks: a fresh
+/// `Vec` per segment meant page faults and kernel page clearing for every new event page
+/// (≈ 7 % of a scan's cycles in `clear_page_erms`). Holds buffers of at most `limit`
+/// events of capacity in all (what two windows of pieces need; more would only be memory
+/// held for nothing).
+pub(super) struct EventPool {
+    free: std::sync::Mutex<(Vec<Vec<BatchEvent>>, usize)>,
+    limit: usize,
+}
+
+impl EventPool {
+    /// A pool for windows of `threads` threads.
+    pub(super) fn new(threads: usize) -> Self {
+        EventPool {
+            free: std::sync::Mutex::new((Vec::new(), 0)),
+            limit: 2 * window_bytes(threads, PIECE) as usize / 100,
+        }
+    }
+    pub(super) fn take(&self) -> Vec<BatchEvent> {
+        self.free
+            .lock()
+            .ok()
+            .and_then(|mut f| {
+                let v = f.0.pop()?;
+                f.1 -= v.capacity();
+                Some(v)
+            })
+            .unwrap_or_default()
+    }
+    pub(super) fn give(&self, mut v: Vec<BatchEvent>) {
+        v.clear();
+        if v.capacity() == 0 {
+            return;
+        }
+        if let Ok(mut f) = self.free.lock()
+            && f.1 + v.capacity() <= self.limit
+        {
+            f.1 += v.capacity();
+            f.0.push(v);
+        }
+    }
+}
+
+/// What one segment's walk produced (a whole segment; for a split one, without events).
+pub(super) struct SegmentScan {
+    /// In walk order.
+    pub events: Vec<BatchEvent>,
+    /// With `collect_log_batches`: every entry's position and offsets (for `verify`'s
+    /// index checks), from this same walk.
+    pub log_batches: Option<LogBatches>,
+    /// The file could not be read: no recovery verdict for it.
+    pub unreadable: bool,
+    pub name: String,
+    pub base: i64,
+    /// `--max-bytes` stopped the walk before the end of the file: what follows the last
+    /// whole entry read is unknown, not damaged.
+    pub cut: bool,
+    pub findings: Vec<Finding>,
+    pub bytes: u64,
+    pub records: u64,
+    pub max_timestamp: i64,
+    pub truncation: Option<Truncation>,
+}
+
+/// Bytes after which a window closes.
+fn window_bytes(threads: usize, piece: usize) -> u64 {
+    threads.clamp(1, 16) as u64 * piece as u64
+}
+
+/// One unit of a partition's walk.
+enum Unit {
+    /// A whole segment (by index), walked sequentially.
+    Segment(usize),
+    /// Piece `k` of a split segment.
+    Piece(Arc<Split>, usize),
+}
+
+/// A unit, walked.
+enum Walked<'a> {
+    Segment(SegmentScan),
+    Piece(pieces::PieceWalk<'a>),
+}
+
+/// Hands out a partition's units window by window (splitting a large segment when its
+/// turn comes, so at most one split segment per partition is open at a time).
+struct Cursor<'p> {
+    logs: &'p [(i64, &'p Path)],
+    policies: Vec<ReadPolicy>,
+    sizes: Vec<u64>,
+    next: usize,
+    split: Option<(Arc<Split>, usize)>,
+    units: usize,
+    bytes: u64,
+    piece: usize,
+}
+
+impl Cursor<'_> {
+    fn window(&mut self, opts: &ScanOptions) -> Vec<Unit> {
+        let mut units = Vec::new();
+        let mut bytes = 0u64;
+        while units.len() < self.units && bytes < self.bytes {
+            if let Some((s, k)) = self.split.take() {
+                bytes += s.piece_len(k) as u64;
+                if k + 1 < s.pieces() {
+                    self.split = Some((s.clone(), k + 1));
+                }
+                units.push(Unit::Piece(s, k));
+                continue;
+            }
+            let Some(&(base, path)) = self.logs.get(self.next) else {
+                break;
+            };
+            let idx = self.next;
+            self.next += 1;
+            let size = self.sizes[idx].min(opts.max_bytes.unwrap_or(u64::MAX));
+            if size >= 2 * self.piece as u64
+                && let Some(s) = Split::new(idx, base, path, self.policies[idx], opts, self.piece)
+            {
+                self.split = Some((Arc::new(s), 0));
+                continue;
+            }
+            bytes += size;
+            units.push(Unit::Segment(idx));
+        }
+        units
+    }
+}
+
+/// The replay side of a partition's scan: everything the units' events change.
+struct Run<'a> {
+    ctx: &'a PartitionContext,
+    opts: &'a ScanOptions,
+    pool: &'a EventPool,
+    report: PartitionReport,
+    replay: Replay,
+    findings: Vec<Finding>,
+    damaged: Vec<crate::causes::DamagedBatch>,
+    /// Producer id → its damaged batch still waiting for the producer's next batch.
+    awaiting_next: HashMap<i64, usize>,
+    pending_snapshots: Vec<i64>,
+    /// The split segment being replayed and its recovery check.
+    split: Option<(SplitAcc<'a>, RecoverCheck)>,
+}
+
+impl<'a> Run<'a> {
+    /// Replay `events` of one segment, in file order; `first_bad`: the position of the
+    /// segment's first bad entry so far (recovery counts only the batches before it).
+    fn events(&mut self, check: &mut RecoverCheck, first_bad: Option<u64>, events: &[BatchEvent]) {
+        let report = &mut self.report;
+        for ev in events {
+            if first_bad.is_none_or(|p| ev.position < p) {
+                check.batch(ev.last_offset, ev.size);
+            }
+            while let Some(&n) = self.pending_snapshots.last() {
+                if ev.base_offset < n {
+                    break;
+                }
+                report.snapshot_states.push((n, self.replay.producers()));
+                self.pending_snapshots.pop();
+            }
+            report.first_offset.get_or_insert(ev.base_offset);
+            let le = ev.partition_leader_epoch;
+            if ev.magic >= 2 && le >= 0 && report.leader_epochs.last().is_none_or(|&(e, _)| le > e)
+            {
+                report.leader_epochs.push((le, ev.base_offset));
+            }
+            report.batches += 1;
+            if ev.is_control {
+                report.control_batches += 1;
+            }
+            // A batch whose CRC fails is reported (crc_mismatch) and still fed to the
+            // replay with its header fields, as the broker's producer-state rebuild
+            // reads them (no CRC check there); what the replay derives from it is
+            // linked to the damage (`causes::link_damage`).
+            if ev.has_producer_id()
+                && let Some(i) = self.awaiting_next.remove(&ev.producer_id)
+            {
+                self.damaged[i].next_of_producer = Some(ev.base_offset);
+            }
+            if !ev.crc_valid {
+                if ev.has_producer_id() {
+                    self.awaiting_next
+                        .insert(ev.producer_id, self.damaged.len());
+                }
+                self.damaged.push(crate::causes::DamagedBatch::of(ev));
+            }
+            self.replay.apply(ev, &mut self.findings);
+        }
+    }
+
+    /// Past a segment cut by --max-bytes the log's continuity is unknown: later segments
+    /// are not replayed (their producers would seem to skip sequences). Unread as far as
+    /// the model knows: no verdict on it, but it keeps its place (the recovery point's
+    /// segment is found among all segments).
+    fn unread(&mut self, name: String, base: i64) {
+        self.report.segment_walks.push(SegmentWalk {
+            name,
+            base_offset: base,
+            walk: None,
+        });
+        if self.opts.collect_log_batches {
+            self.report.log_batches.push(None);
+        }
+    }
+
+    /// A segment's walk is over (its events replayed): what it adds to the report.
+    fn end_segment(&mut self, seg: SegmentScan, check: RecoverCheck) {
+        let first_bad = seg
+            .truncation
+            .as_ref()
+            .map(|t| (t.position, t.reason.clone(), t.offset));
+        let report = &mut self.report;
+        report.partially_read |= seg.cut;
+        report.segment_walks.push(SegmentWalk {
+            name: seg.name,
+            base_offset: seg.base,
+            walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.bytes)),
+        });
+        if self.opts.collect_log_batches {
+            report.log_batches.push(seg.log_batches);
+        }
+        report.records += seg.records;
+        report.bytes += seg.bytes;
+        report.max_timestamp = report.max_timestamp.max(seg.max_timestamp);
+        self.findings.extend(seg.findings);
+    }
+
+    fn unit(&mut self, walked: Walked<'a>) {
+        match walked {
+            Walked::Segment(mut seg) => {
+                let events = std::mem::take(&mut seg.events);
+                if self.report.partially_read {
+                    self.unread(seg.name, seg.base);
+                } else {
+                    // Recovery's view of this segment, from the same events: every batch
+                    // before the walk's first bad entry, in file order.
+                    let mut check = RecoverCheck::new(seg.base);
+                    let first_bad = seg.truncation.as_ref().map(|t| t.position);
+                    self.events(&mut check, first_bad, &events);
+                    self.end_segment(seg, check);
+                }
+                self.pool.give(events);
+            }
+            Walked::Piece(pw) => self.piece(pw),
+        }
+    }
+
+    fn piece(&mut self, pw: pieces::PieceWalk<'a>) {
+        let (split, k) = (pw.split.clone(), pw.k);
+        if k == 0 {
+            let mut acc = SplitAcc::new(self.ctx, self.opts, split.clone());
+            if self.report.partially_read {
+                let name = self
+                    .ctx
+                    .segment_names
+                    .get(split.idx)
+                    .cloned()
+                    .unwrap_or_default();
+                self.unread(name, split.base);
+                acc.done = true;
+            }
+            self.split = Some((acc, RecoverCheck::new(split.base)));
+        }
+        let Some((mut acc, mut check)) = self.split.take() else {
+            self.pool.give(pw.into_events());
+            return;
+        };
+        if acc.done || !Arc::ptr_eq(&acc.split, &split) || acc.next != k {
+            self.pool.give(pw.into_events());
+            self.split = Some((acc, check));
+            return;
+        }
+        let pool = self.pool;
+        match acc.piece(pw, pool) {
+            Piece::Replay {
+                events,
+                first_bad,
+                end,
+            } => {
+                self.events(&mut check, first_bad, &events);
+                pool.give(events);
+                match end {
+                    Some(tail) => self.end_segment(acc.finish(tail), check),
+                    None => self.split = Some((acc, check)),
+                }
+            }
+            Piece::Broken(k) => {
+                let rest = acc.walk_rest(k, pool, &mut |evs, first_bad| {
+                    self.events(&mut check, first_bad, evs)
+                });
+                let seg = match rest {
+                    Ok(tail) => acc.finish(tail),
+                    Err(e) => acc.finish_unreadable(&e),
+                };
+                self.end_segment(seg, check);
+            }
+        }
+    }
+}
+
+/// Scan one partition: `threads` walk each window; large segments are split into pieces
+/// of `piece` bytes.
+pub(super) fn scan_partition(
+    p: &PartitionDir,
+    opts: &ScanOptions,
+    threads: usize,
+    piece: usize,
+    log_dir: Option<&recovery::LogDirFiles>,
+    compacted: Option<bool>,
+    pool: &EventPool,
+) -> (PartitionReport, Replay, Vec<Finding>) {
+    let mut ctx = partition_context(p);
+    // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
+    ctx.compacted = ctx.compacted.or(compacted);
+    let compacted = ctx.compacted;
+    let (clean_shutdown, recovery_point, checkpointed_log_start, _) =
+        recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
+    // A file the user named alone: the directory was not listed, so the shutdown state
+    // and indexes are unknown (the model assumes an unclean shutdown, indexes present).
+    let (clean_shutdown, recovery_point) = if p.partial {
+        (None, None)
+    } else {
+        (clean_shutdown, recovery_point)
+    };
+    let logs: Vec<(i64, &Path)> = p
+        .segments
+        .iter()
+        .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
+        .collect();
+    let active = logs.len().saturating_sub(1);
+    let report = PartitionReport {
+        topic: ctx.topic.clone(),
+        partition: ctx.partition,
+        path: p.path.display().to_string(),
+        segments: logs.len(),
+        batches: 0,
+        records: 0,
+        control_batches: 0,
+        bytes: 0,
+        // The broker's log start: max(checkpoint, first segment's base offset).
+        log_start_offset: match (checkpointed_log_start, logs.first().map(|l| l.0)) {
+            (Some(c), Some(b)) => Some(c.max(b)),
+            (c, b) => c.or(b),
+        },
+        log_end_offset: None,
+        last_stable_offset: None,
+        ref_time: 0,
+        transactions: TxnCounts::default(),
+        producers: 0,
+        truncation: None,
+        source: crate::finding::Source::default(),
+        compacted,
+        compacted_from: None,
+        max_timestamp: i64::MIN,
+        outcome: ReplayOutcome::default(),
+        log_dir: p.log_dir.clone(),
+        first_offset: None,
+        finding_range: 0..0,
+        leader_epochs: Vec::new(),
+        snapshot_states: Vec::new(),
+        segment_walks: Vec::new(),
+        damaged: Vec::new(),
+        partially_read: false,
+        recovery: recovery::SegmentPlan::default(),
+        log_batches: Vec::new(),
+    };
+    let pending_snapshots: Vec<i64> = if opts.capture_snapshots {
+        let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.reverse(); // pop from the smallest
+        v
+    } else {
+        Vec::new()
+    };
+    // Only a checkpointed log start moves the LSO clamp: without one the broker uses the
+    // first segment's base offset, at or below every batch.
+    ctx.log_start_offset = checkpointed_log_start.and(report.log_start_offset);
+    let ctx = &ctx;
+    let mut run = Run {
+        ctx,
+        opts,
+        pool,
+        report,
+        replay: Replay::new(ctx.clone(), opts.replay),
+        findings: Vec::new(),
+        damaged: Vec::new(),
+        awaiting_next: HashMap::new(),
+        pending_snapshots,
+        split: None,
+    };
+    // The newest segment may still be appended to or truncated by a running broker; so
+    // may any file the user named directly (we cannot tell which of them is live). Read
+    // those; map only sealed segments of a whole directory.
+    let mut cursor = Cursor {
+        logs: &logs,
+        policies: (0..logs.len())
+            .map(|i| segment::policy(opts.mmap, i == active || p.partial))
+            .collect(),
+        sizes: logs
+            .iter()
+            .map(|(_, l)| std::fs::metadata(l).map_or(0, |m| m.len()))
+            .collect(),
+        next: 0,
+        split: None,
+        units: threads.max(1) * UNITS_PER_THREAD,
+        bytes: window_bytes(threads, piece),
+        piece,
+    };
+    // Walk window k + 1 (in parallel) while window k is replayed: the replay is sequential
+    // by nature, the walk is not, so overlapping them keeps every thread busy on one big
+    // partition.
+    let walk = |units: Vec<Unit>| {
+        units
+            .into_par_iter()
+            .map(|u| match u {
+                Unit::Segment(idx) => {
+                    let (base, path) = logs[idx];
+                    let policy = segment::policy(opts.mmap, idx == active || p.partial);
+                    Walked::Segment(scan_segment(
+                        ctx, idx as u32, base, path, policy, opts, pool,
+                    ))
+                }
+                Unit::Piece(split, k) => {
+                    Walked::Piece(pieces::walk_piece(ctx, opts, pool, split, k))
+                }
+            })
+            .collect::<Vec<Walked>>()
+    };
+    let mut walked = walk(cursor.window(opts));
+    while !walked.is_empty() {
+        let next = cursor.window(opts);
+        let cur = std::mem::take(&mut walked);
+        let run = &mut run;
+        if next.is_empty() {
+            cur.into_iter().for_each(|w| run.unit(w));
+        } else {
+            let ((), n) = rayon::join(|| cur.into_iter().for_each(|w| run.unit(w)), || walk(next));
+            walked = n;
+        }
+    }
+    let Run {
+        mut report,
+        replay,
+        mut findings,
+        damaged,
+        mut pending_snapshots,
+        ..
+    } = run;
+    while let Some(n) = pending_snapshots.pop() {
+        report.snapshot_states.push((n, replay.producers()));
+    }
+    apply_recovery(
+        p,
+        &mut report,
+        clean_shutdown,
+        recovery_point,
+        opts.mmap,
+        &mut findings,
+    );
+    report.damaged = damaged;
+    (report, replay, findings)
+}
+
+/// Run the recovery model over the walked segments: the partition's `truncation` is the
+/// one the broker's recovery makes, and the integrity findings say what recovery does
+/// with their bytes (truncate there, delete with a later segment, or never look).
+fn apply_recovery(
+    p: &PartitionDir,
+    report: &mut PartitionReport,
+    clean_shutdown: Option<bool>,
+    recovery_point: Option<i64>,
+    mmap: segment::MmapMode,
+    findings: &mut [Finding],
+) {
+    // Each walk's segment files, by base offset (one lookup per segment, not a scan of
+    // the partition's segments: 10 000 segments made that quadratic).
+    let files: HashMap<i64, &layout::SegmentFiles> = p
+        .segments
+        .iter()
+        .filter(|s| s.log.is_some())
+        .rev()
+        .map(|s| (s.base_offset, s))
+        .collect();
+    let inputs: Vec<recovery::SegmentInput> = report
+        .segment_walks
+        .iter()
+        .map(|w| recovery::SegmentInput {
+            name: w.name.clone(),
+            base: w.base_offset,
+            missing_index: !p.partial
+                && files.get(&w.base_offset).is_some_and(|s| s.index.is_none()),
+            // A corrupt .txnindex makes LogLoader recover the segment at load, like a
+            // missing offset index (verify reports the same reason).
+            corrupt_index: (!p.partial)
+                .then(|| {
+                    files
+                        .get(&w.base_offset)
+                        .and_then(|s| s.txnindex.as_deref())
+                        .and_then(|t| recovery::txnindex_corruption(t, w.base_offset, mmap))
+                })
+                .flatten(),
+            walk: w.walk.clone(),
+        })
+        .collect();
+    let delete_dir = matches!(p.kind, Some(layout::DirKind::Delete { .. }));
+    let plan = recovery::plan_segments(
+        clean_shutdown,
+        recovery_point,
+        delete_dir,
+        &inputs,
+        report.log_end_offset,
+    );
+    report.truncation = plan.truncation.as_ref().map(|t| Truncation {
+        segment: t.segment.clone(),
+        position: t.position,
+        offset: t.first_removed_offset,
+        reason: t.reason.clone(),
+    });
+    for f in findings.iter_mut() {
+        recovery::word_integrity_finding(f, &plan, clean_shutdown, recovery_point);
+    }
+    report.recovery = plan;
+}
+
+#[cfg(all(test, feature = "testkit"))]
+mod tests {
+    use super::*;
+    use crate::format;
+    use crate::testkit::{Batch, Codec, LogDirBuilder, PartitionBuilder, Producer};
+    use std::path::PathBuf;
+
+    /// A partition whose first segment is large (600 batches of three producers, one
+    /// transactional) and, with `sealed`, followed by a small active segment (so the large
+    /// one is mapped under `--mmap auto`).
+    fn partition(dir: &Path, sealed: bool) -> PathBuf {
+        let mut p = PartitionBuilder::new("big", 0).segment_bytes(1 << 30);
+        let (a, b) = (Producer::idempotent(7, 0), Producer::idempotent(8, 1));
+        let t = Producer::transactional(9, 2);
+        let codecs = [Codec::None, Codec::Lz4, Codec::Zstd];
+        for i in 0..600 {
+            let who = [a, b, t][i % 3];
+            p.append(Batch::new(who).records(1 + i % 9).codec(codecs[i % 3]));
+            if i % 30 == 29 {
+                if i % 60 == 59 {
+                    p.abort(t, 3);
+                } else {
+                    p.commit(t, 3);
+                }
+            }
+        }
+        if sealed {
+            p.roll();
+            p.append(Batch::new(a).records(2));
+        }
+        LogDirBuilder::new(1).partition(p).write(dir).unwrap();
+        dir.join("big-0")
+    }
+
+    /// Everything the scan of the partition at `path` concludes, as text, walked by
+    /// `threads` with pieces of `piece` bytes.
+    fn scan(path: &Path, opts: &ScanOptions, threads: usize, piece: usize) -> String {
+        let inv = layout::discover(&[path.to_path_buf()]);
+        let pool = EventPool::new(threads);
+        let (report, replay, mut findings) = crate::scan::with_threads(Some(threads), || {
+            scan_partition(&inv.partitions[0], opts, threads, piece, None, None, &pool)
+        });
+        assert!(report.batches > 300, "{}", report.batches);
+        let outcome = replay.finish(0, &mut findings);
+        format!("{report:?}\n{findings:?}\n{outcome:?}")
+    }
+
+    /// Entry positions of the first segment.
+    fn entry_starts(log: &Path) -> Vec<u64> {
+        let data = std::fs::read(log).unwrap();
+        let mut starts = Vec::new();
+        format::Entries::new(&data, 0).for_each(|e| starts.push(e.position));
+        starts
+    }
+
+    /// Damage the first segment: `crc` flips a bit inside a batch (a CRC mismatch, framing
+    /// intact), `size` grows an entry's size field (framing broken there: the piece holding
+    /// it does not chain, the rest of the segment is walked sequentially).
+    fn damage(dir: &Path, what: &str) {
+        let log = dir.join("00000000000000000000.log");
+        let starts = entry_starts(&log);
+        let mut data = std::fs::read(&log).unwrap();
+        let at = starts[starts.len() / 2] as usize;
+        match what {
+            "crc" => data[at + 70] ^= 0x40,
+            "size" => data[at + 9] ^= 0x01,
+            _ => {}
+        }
+        std::fs::write(&log, data).unwrap();
+    }
+
+    #[test]
+    fn pieces_replay_as_one_sequential_walk_for_any_piece_size_and_thread_count() {
+        for sealed in [false, true] {
+            for what in ["none", "crc", "size"] {
+                let tmp = tempfile::tempdir().unwrap();
+                let dir = partition(tmp.path(), sealed);
+                damage(&dir, what);
+                for mmap in [segment::MmapMode::Auto, segment::MmapMode::Never] {
+                    for deep in [false, true] {
+                        let opts = ScanOptions {
+                            mmap,
+                            deep,
+                            collect_log_batches: true,
+                            ..Default::default()
+                        };
+                        let whole = scan(&dir, &opts, 1, usize::MAX / 4);
+                        if what != "none" {
+                            assert!(whole.contains("truncation: Some"), "{what}: no damage seen");
+                        }
+                        for piece in [1000, 4096, 20_000] {
+                            for threads in [1, 3] {
+                                assert!(
+                                    scan(&dir, &opts, threads, piece) == whole,
+                                    "sealed {sealed}, {what}, {mmap:?}, deep {deep}: pieces of {piece} on {threads} threads differ from the whole walk"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_segment_is_split_and_its_pieces_stream() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = partition(tmp.path(), false);
+        let log = dir.join("00000000000000000000.log");
+        let opts = ScanOptions::default();
+        let split = Split::new(0, 0, &log, ReadPolicy::Read, &opts, 1000).unwrap();
+        assert!(split.pieces() > 20, "{} pieces", split.pieces());
+        let starts = entry_starts(&log);
+        let mut cursor = Cursor {
+            logs: &[(0, log.as_path())],
+            policies: vec![ReadPolicy::Read],
+            sizes: vec![std::fs::metadata(&log).unwrap().len()],
+            next: 0,
+            split: None,
+            units: 4,
+            bytes: 3000,
+            piece: 1000,
+        };
+        // Windows of at most 4 units and ~3 pieces of bytes: the segment's pieces come a
+        // few at a time, in order, each starting at an entry.
+        let mut seen = 0;
+        loop {
+            let w = cursor.window(&opts);
+            if w.is_empty() {
+                break;
+            }
+            assert!(w.len() <= 4);
+            for u in w {
+                let Unit::Piece(s, k) = u else {
+                    panic!("the segment was not split")
+                };
+                assert_eq!(k, seen);
+                assert!(starts.contains(&(s.range(k).0 as u64)));
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, split.pieces());
+        // A segment under two pieces is not split.
+        assert!(Split::new(0, 0, &log, ReadPolicy::Read, &opts, 1 << 30).is_none());
+    }
+}

@@ -1,0 +1,102 @@
+//! Issue #11, bounded event windows: the events of one large segment flow from the walk to
+//! the replay in bounded windows (pieces replayed as they complete), so a segment of
+//! millions of small batches is scanned in bounded memory. Asserted through an
+//! address-space limit (`ulimit -v`) on a child `klogscan` — never through timing.
+//!
+//! Before, every event of a segment (≈ 104 bytes per batch) was buffered before its replay
+//! started: the 2 000 000 batches below made ≈ 208 MB of events, more than the whole limit.
+//! A second run under a limit far too small must fail: the limit is really applied.
+//! Linux only (`ulimit -v` through `sh`, glibc's `MALLOC_ARENA_MAX`).
+#![cfg(target_os = "linux")]
+
+use assert_cmd::cargo::cargo_bin;
+use klogscan::testkit::BatchSpec;
+use klogscan::testkit::encode::RecordSpec;
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+const BATCHES: i64 = 2_000_000;
+
+/// Address-space limit for the scan (threads, arenas, the binary and two windows of
+/// pieces included; the events of the whole segment alone would exceed it).
+const LIMIT_MIB: u64 = 192;
+
+/// One partition with one live segment of `n` one-record batches of a plain producer (the
+/// base offset is outside the CRC, so one encoded batch is copied with new offsets).
+fn write_small_batches(dir: &Path, n: i64) -> u64 {
+    let part = dir.join("small-0");
+    std::fs::create_dir_all(&part).unwrap();
+    let one = BatchSpec {
+        base_offset: 0,
+        partition_leader_epoch: 0,
+        base_timestamp: 1_700_000_000_000,
+        records: vec![RecordSpec {
+            attributes: 0,
+            timestamp_delta: 0,
+            offset_delta: 0,
+            key: None,
+            value: Some(b"{\"v\":1}".to_vec()),
+            headers: Vec::new(),
+        }],
+        ..BatchSpec::default()
+    }
+    .encode();
+    let file = std::fs::File::create(part.join("00000000000000000000.log")).unwrap();
+    let mut w = std::io::BufWriter::new(file);
+    let mut batch = one.clone();
+    for i in 0..n {
+        batch[..8].copy_from_slice(&i.to_be_bytes());
+        w.write_all(&batch).unwrap();
+    }
+    w.flush().unwrap();
+    one.len() as u64 * n as u64
+}
+
+/// Run `klogscan ARGS` with its address space limited to `limit_mib` MiB: its exit code
+/// (`None` when killed by a signal) and stdout.
+fn run_limited(limit_mib: u64, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {} && exec \"$0\" \"$@\"",
+            limit_mib * 1024
+        ))
+        .arg(cargo_bin("klogscan"))
+        .args(args)
+        // One malloc arena per thread would reserve 64 MiB of address space each.
+        .env("MALLOC_ARENA_MAX", "2")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn one_segment_of_millions_of_small_batches_scans_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = write_small_batches(dir.path(), BATCHES);
+    let path = dir.path().to_str().unwrap();
+    for threads in ["1", "2"] {
+        let (code, out, err) = run_limited(
+            LIMIT_MIB,
+            &["scan", path, "--threads", threads, "--format", "json"],
+        );
+        assert_eq!(
+            code,
+            Some(0),
+            "{threads} thread(s): scan under {LIMIT_MIB} MiB failed: {err}"
+        );
+        // Every batch was walked and replayed.
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let p = &doc["partitions"][0];
+        assert_eq!(p["batches"], BATCHES, "{threads} thread(s)");
+        assert_eq!(p["bytes"], bytes, "{threads} thread(s)");
+    }
+    // The limit binds: far below what the binary needs, it fails.
+    let (code, _, _) = run_limited(24, &["scan", path, "--threads", "2", "--format", "json"]);
+    assert_ne!(code, Some(0), "a 24 MiB address space should not be enough");
+}
