@@ -149,3 +149,65 @@ fn json_report_is_identical_for_1_2_and_4_threads() {
         }
     }
 }
+
+/// Transactions of many producer ids spanning two partitions (some aborted on one and
+/// committed on the other, some never closed on one): the cluster-wide join, which groups
+/// producer ids and checks transactions in parallel, gives the same transactions,
+/// statistics and findings for any thread count.
+#[test]
+fn cluster_transactions_are_identical_for_1_2_and_4_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir: PathBuf = tmp.path().join("broker-1");
+    let mut a = PartitionBuilder::new("orders", 0).segment_bytes(4_000);
+    let mut b = PartitionBuilder::new("orders", 1).segment_bytes(4_000);
+    let producers: Vec<Producer> = (0..40)
+        .map(|i| Producer::transactional(1_000 + i, 0))
+        .collect();
+    for round in 0..10 {
+        for (i, p) in producers.iter().enumerate() {
+            a.append(Batch::new(*p).records(1 + (round + i) % 3));
+            b.append(Batch::new(*p).records(1 + i % 2));
+            if round == 9 && i % 13 == 0 {
+                a.commit(*p, 1); // b never gets its marker
+            } else if (round + i) % 17 == 0 {
+                a.commit(*p, 1);
+                b.abort(*p, 1); // outcome mismatch
+            } else {
+                a.commit(*p, 1);
+                b.commit(*p, 1);
+            }
+        }
+    }
+    a.advance_time(3_600_000);
+    b.advance_time(3_600_000);
+    a.append(Batch::new(Producer::PLAIN).records(1));
+    b.append(Batch::new(Producer::PLAIN).records(1));
+    LogDirBuilder::new(1)
+        .partition(a)
+        .partition(b)
+        .write(&dir)
+        .unwrap();
+    let cluster = |threads: usize| {
+        let (doc, report) = run(&dir, threads, false);
+        let mut txns = Vec::new();
+        json::write_cluster_txns(&report, &Default::default(), &mut txns).unwrap();
+        (doc, String::from_utf8(txns).unwrap(), report)
+    };
+    let (doc, txns, report) = cluster(1);
+    let joined = report.transactions.as_ref().unwrap();
+    assert!(
+        joined.transactions.len() >= 400,
+        "{}",
+        joined.transactions.len()
+    );
+    assert!(joined.transactions.iter().any(|t| t.partitions.len() == 2));
+    assert!(kinds(&report).contains(&Kind::HangingTransaction));
+    for threads in [2, 4] {
+        let (d, t, _) = cluster(threads);
+        assert!(d == doc, "--threads {threads}: scan report differs");
+        assert!(
+            t == txns,
+            "--threads {threads}: cluster transactions differ"
+        );
+    }
+}
