@@ -105,7 +105,8 @@ enum Unit {
     Piece(Arc<Split>, usize),
 }
 
-/// A unit, walked.
+/// A unit, walked (one per unit of a window, moved once: the size does not matter).
+#[allow(clippy::large_enum_variant)]
 enum Walked<'a> {
     Segment(SegmentScan),
     Piece(pieces::PieceWalk<'a>),
