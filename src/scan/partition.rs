@@ -632,23 +632,29 @@ mod tests {
                 let tmp = tempfile::tempdir().unwrap();
                 let dir = partition(tmp.path(), sealed);
                 damage(&dir, what);
+                let len = std::fs::metadata(dir.join("00000000000000000000.log"))
+                    .unwrap()
+                    .len();
                 for mmap in [segment::MmapMode::Auto, segment::MmapMode::Never] {
-                    for deep in [false, true] {
+                    for (deep, max_bytes) in
+                        [(false, None), (true, None), (false, Some(len * 3 / 4))]
+                    {
                         let opts = ScanOptions {
                             mmap,
                             deep,
+                            max_bytes,
                             collect_log_batches: true,
                             ..Default::default()
                         };
                         let whole = scan(&dir, &opts, 1, usize::MAX / 4);
-                        if what != "none" {
+                        if what != "none" && max_bytes.is_none() {
                             assert!(whole.contains("truncation: Some"), "{what}: no damage seen");
                         }
                         for piece in [1000, 4096, 20_000] {
                             for threads in [1, 3] {
                                 assert!(
                                     scan(&dir, &opts, threads, piece) == whole,
-                                    "sealed {sealed}, {what}, {mmap:?}, deep {deep}: pieces of {piece} on {threads} threads differ from the whole walk"
+                                    "sealed {sealed}, {what}, {mmap:?}, deep {deep}, max bytes {max_bytes:?}: pieces of {piece} on {threads} threads differ from the whole walk"
                                 );
                             }
                         }
