@@ -10,10 +10,12 @@
 //! [`TimeIndex::check`], [`TxnIndex::check`] (as [`FormatError`]s) and by the Kafka sanity
 //! checks ([`IndexSanityError`]), which carry the exact text the broker throws.
 
+use super::batch::BatchView;
 use super::bytes::{be_i32, be_i64};
+use super::control::ControlType;
 use super::error::{FormatError, Problem};
 use super::{Entries, Tail};
-use crate::format::{Classified, classify};
+use crate::format::{Classified, batch_control, classify};
 
 /// Size of an offset-index entry: relativeOffset i32 + position i32.
 pub const OFFSET_ENTRY_SIZE: usize = 8;
@@ -599,6 +601,11 @@ pub struct LogBatch {
     pub last_offset: i64,
     /// v2 maxTimestamp or the legacy message timestamp; `None` when the header is unreadable.
     pub max_timestamp: Option<i64>,
+    /// The producer id when the entry is a control batch whose record is an ABORT marker:
+    /// what a `.txnindex` entry's lastOffset points at (`ProducerAppendInfo.appendEndTxnMarker`
+    /// completes the transaction at the marker batch's base offset; only aborts are indexed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abort_marker_of: Option<i64>,
 }
 
 /// The entries of a `.log` image, in file order, and how the walk ended.
@@ -609,6 +616,18 @@ pub struct LogBatches {
     /// Bytes of whole entries (where the tail starts).
     pub valid_len: u64,
     last_offsets_sorted: bool,
+}
+
+/// The producer id of a control batch holding an ABORT marker. A control record that does
+/// not decode is no marker: the broker could not have completed a transaction with it.
+fn abort_marker_of(v: &BatchView<'_>) -> Option<i64> {
+    if !v.is_control() {
+        return None;
+    }
+    match batch_control(v) {
+        Ok(Some(c)) if c.kind() == ControlType::Abort => Some(v.producer_id()),
+        _ => None,
+    }
 }
 
 /// Collects the [`LogBatch`]es of a `.log` in file order, from whichever walk reads it
@@ -628,6 +647,7 @@ impl LogBatchesBuilder {
                 base_offset: v.base_offset(),
                 last_offset: v.last_offset(),
                 max_timestamp: Some(v.max_timestamp()),
+                abort_marker_of: abort_marker_of(v),
             },
             Classified::Legacy(m) => LogBatch {
                 position: m.position(),
@@ -636,12 +656,14 @@ impl LogBatchesBuilder {
                     .map_or(m.offset(), |p| p.wrapping_add(1).min(m.offset())),
                 last_offset: m.offset(),
                 max_timestamp: Some(m.timestamp()),
+                abort_marker_of: None,
             },
             Classified::Invalid(_) => LogBatch {
                 position,
                 base_offset: offset,
                 last_offset: offset,
                 max_timestamp: None,
+                abort_marker_of: None,
             },
         };
         self.prev_last = Some(b.last_offset);

@@ -4,8 +4,9 @@
 
 use super::{EVIDENCE_CAP, SegmentCtx, load_checked, mk, name_of};
 use crate::finding::{Finding, Kind};
-use crate::format::index::TxnIndex;
+use crate::format::index::{AbortedTxn as IndexedAbort, LogBatches, TxnIndex};
 use crate::segment::FileClass;
+use crate::state::AbortedTxn;
 use serde_json::json;
 
 /// Check one segment's transaction index; a failed sanity check sets `corrupt_index`
@@ -18,7 +19,7 @@ pub(super) fn check(
     let (r, opts, s, batches, log_name) = (c.r, c.opts, c.files, c.batches, c.log_name.as_str());
     let (i, missing_index) = (c.ordinal, c.missing_index);
     // Transaction index.
-    let expected: Vec<&crate::state::AbortedTxn> = r
+    let expected: Vec<&AbortedTxn> = r
         .outcome
         .aborted
         .iter()
@@ -33,7 +34,7 @@ pub(super) fn check(
         .as_deref()
         .map(name_of)
         .unwrap_or_else(|| format!("{:020}.txnindex", s.base_offset));
-    let actual: Vec<crate::format::index::AbortedTxn> = match &txn_bytes {
+    let actual: Vec<IndexedAbort> = match &txn_bytes {
         Some(b) => {
             let t = TxnIndex::new(b, s.base_offset);
             if let Err(e) = t.sanity_check() {
@@ -62,39 +63,7 @@ pub(super) fn check(
         }
         None => Vec::new(),
     };
-    // Before the first offset held, the log cannot confirm or refute: an entry whose
-    // transaction began in deleted segments is unknown, not wrong, as long as a batch
-    // (its ABORT marker) ends at its lastOffset.
-    let held_from = r.first_offset.unwrap_or(i64::MAX);
-    let marker_at = |o: i64| {
-        batches.is_some_and(|lb| {
-            lb.batches
-                .iter()
-                .any(|b| b.last_offset == o && b.base_offset == o)
-        })
-    };
-    let before_start = |a: &crate::format::index::AbortedTxn| {
-        (a.first_offset < held_from || a.last_stable_offset < held_from) && marker_at(a.last_offset)
-    };
-    let mut missing = Vec::new();
-    let mut wrong = Vec::new();
-    for e in &expected {
-        match actual.iter().find(|a| a.producer_id == e.producer_id && a.last_offset == e.last_offset) {
-            None => missing.push(json!({"producer_id": e.producer_id, "first_offset": e.first_offset, "last_offset": e.last_offset, "last_stable_offset": e.last_stable_offset})),
-            Some(a) if before_start(a) => {}
-            Some(a) if a.first_offset != e.first_offset || a.last_stable_offset != e.last_stable_offset => wrong.push(json!({
-                "producer_id": e.producer_id, "last_offset": e.last_offset,
-                "first_offset": a.first_offset, "expected_first_offset": e.first_offset,
-                "last_stable_offset": a.last_stable_offset, "expected_last_stable_offset": e.last_stable_offset})),
-            Some(_) => {}
-        }
-    }
-    let extra: Vec<_> = actual
-        .iter()
-        .filter(|a| !before_start(a))
-        .filter(|a| !expected.iter().any(|e| e.producer_id == a.producer_id && e.last_offset == a.last_offset))
-        .map(|a| json!({"producer_id": a.producer_id, "first_offset": a.first_offset, "last_offset": a.last_offset, "last_stable_offset": a.last_stable_offset}))
-        .collect();
+    let (mut missing, wrong, extra) = compare(&expected, &actual, r.first_offset, batches);
     // No .txnindex and no offset index: the broker recovers this segment at load
     // (missing offset index) and LogSegment.recover rebuilds the transaction index from
     // the markers, so nothing is missing from the index it will serve (the evidence may
@@ -131,4 +100,52 @@ pub(super) fn check(
         }
         out.push(f);
     }
+}
+
+type Listed = Vec<serde_json::Value>;
+
+/// Compare the index's entries with the aborted transactions recomputed from the markers;
+/// returns the (missing, wrong, extra) entries as evidence.
+///
+/// Below the first offset held (`held_from`) the log can neither confirm nor refute: a
+/// firstOffset there (the transaction began in deleted segments) or a lastStableOffset
+/// there (another transaction was open since then) is unknown, not wrong, and only that
+/// field goes unchecked. An entry the replay cannot produce because its transaction began
+/// below `held_from` is unknown only when its lastOffset is an ABORT marker of its producer:
+/// `ProducerAppendInfo.appendEndTxnMarker` completes a transaction at the marker batch's
+/// offset and `LogSegment.updateTxnIndex` indexes only aborts (`kafka-format.md` §7.5).
+fn compare(
+    expected: &[&AbortedTxn],
+    actual: &[IndexedAbort],
+    held_from: Option<i64>,
+    batches: Option<&LogBatches>,
+) -> (Listed, Listed, Listed) {
+    let held_from = held_from.unwrap_or(i64::MAX);
+    let abort_marker_at = |a: &IndexedAbort| {
+        batches.is_some_and(|lb| {
+            lb.batches
+                .iter()
+                .any(|b| b.base_offset == a.last_offset && b.abort_marker_of == Some(a.producer_id))
+        })
+    };
+    let differs = |a: i64, e: i64| a >= held_from && a != e;
+    let mut missing = Vec::new();
+    let mut wrong = Vec::new();
+    for e in expected {
+        match actual.iter().find(|a| a.producer_id == e.producer_id && a.last_offset == e.last_offset) {
+            None => missing.push(json!({"producer_id": e.producer_id, "first_offset": e.first_offset, "last_offset": e.last_offset, "last_stable_offset": e.last_stable_offset})),
+            Some(a) if differs(a.first_offset, e.first_offset) || differs(a.last_stable_offset, e.last_stable_offset) => wrong.push(json!({
+                "producer_id": e.producer_id, "last_offset": e.last_offset,
+                "first_offset": a.first_offset, "expected_first_offset": e.first_offset,
+                "last_stable_offset": a.last_stable_offset, "expected_last_stable_offset": e.last_stable_offset})),
+            Some(_) => {}
+        }
+    }
+    let extra = actual
+        .iter()
+        .filter(|a| !(a.first_offset < held_from && abort_marker_at(a)))
+        .filter(|a| !expected.iter().any(|e| e.producer_id == a.producer_id && e.last_offset == a.last_offset))
+        .map(|a| json!({"producer_id": a.producer_id, "first_offset": a.first_offset, "last_offset": a.last_offset, "last_stable_offset": a.last_stable_offset}))
+        .collect();
+    (missing, wrong, extra)
 }
