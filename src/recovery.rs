@@ -225,6 +225,13 @@ pub struct RecoveryPrediction {
     pub unrecovered_corruption: Vec<String>,
     pub producer_state: ProducerRebuild,
     pub load_failure: Option<LoadFailure>,
+    /// Set when the outcome of recovery cannot be predicted, and why: with `--no-crc` no
+    /// CRC was checked, while `LogSegment.recover` checks every batch's CRC on the segments
+    /// it runs on and stops at the first mismatch. `truncation` is then the latest point
+    /// recovery can stop at (it may stop earlier, or where none is predicted),
+    /// `deleted_segments` the fewest it deletes, and `log_end_offset_after` is `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome_unknown: Option<String>,
 }
 
 /// How `LogSegment.recover` would end on one segment (`kafka-format.md` §9: `ensureValid`
@@ -638,6 +645,9 @@ pub(crate) struct PredictInput<'a> {
     pub producers: usize,
     pub open_transactions: usize,
     pub delete_dir: bool,
+    /// The walk checked the CRCs (`ScanOptions::check_crc`): without it a recovered
+    /// segment's stop point is unknown.
+    pub crc_checked: bool,
 }
 
 pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
@@ -663,6 +673,7 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
     let truncation = plan.truncation.clone();
     let mut deleted = plan.deleted.clone();
     let mut leo_after = plan.log_end_after;
+    let outcome_unknown = crc_unknown(inp.crc_checked, &recovered);
     let unrecovered: Vec<String> = plan
         .unrecovered
         .iter()
@@ -744,13 +755,17 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
     } else {
         snap.map(|s| s.offset).or(log_start_after)
     };
-    let whole = leo_after == inp.log_end_offset && deleted.is_empty();
+    let whole = leo_after == inp.log_end_offset && deleted.is_empty() && outcome_unknown.is_none();
     let producer_state = ProducerRebuild {
         snapshot: snap.map(|s| s.name.clone()),
         snapshot_offset: snap.map(|s| s.offset),
         skipped,
         replay_from,
-        replay_to: if skipped { None } else { leo_after },
+        replay_to: if skipped || outcome_unknown.is_some() {
+            None
+        } else {
+            leo_after
+        },
         producers: if skipped {
             Some(0)
         } else {
@@ -852,7 +867,7 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
         first_offset: inp.first_offset,
         log_end_offset: inp.log_end_offset,
         log_start_offset_after: log_start_after,
-        log_end_offset_after: leo_after,
+        log_end_offset_after: leo_after.filter(|_| outcome_unknown.is_none()),
         leftovers,
         recovered_segments: recovered,
         truncation,
@@ -860,7 +875,21 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
         unrecovered_corruption: unrecovered,
         producer_state,
         load_failure,
+        outcome_unknown,
     }
+}
+
+/// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on
+/// the segments it runs on (`batch.ensureValid()` checks each batch's CRC first,
+/// `kafka-format.md` §9): the outcome is unknown when any segment is recovered.
+fn crc_unknown(crc_checked: bool, recovered: &[SegmentRecovery]) -> Option<String> {
+    if crc_checked || recovered.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "CRC not checked (--no-crc): LogSegment.recover checks the CRC of every batch of the {} recovered segment(s) and may truncate before any point predicted here",
+        recovered.len()
+    ))
 }
 
 fn truncation_of(s: &SegmentInput, w: &RecoverWalk) -> Option<TruncationPrediction> {

@@ -33,8 +33,7 @@ impl Retained {
         let idem = Producer::idempotent(IDEM, 0);
         let (a, b) = (Producer::transactional(A, 2), Producer::transactional(B, 0));
         let (c, d) = (Producer::transactional(C, 0), Producer::transactional(D, 0));
-        let mut p =
-            PartitionBuilder::new("kept", 0).broker_files(PartitionFileOptions::default());
+        let mut p = PartitionBuilder::new("kept", 0).broker_files(PartitionFileOptions::default());
         p.append(Batch::new(idem).records(3));
         p.append(Batch::new(b).records(2));
         p.append(Batch::new(a).records(2));
@@ -75,12 +74,14 @@ impl Retained {
     fn verify_with(&self, entries: &[(i64, i64, i64, i64)]) -> PartitionVerification {
         let entries: Vec<AbortedTxn> = entries
             .iter()
-            .map(|&(producer_id, first_offset, last_offset, last_stable_offset)| AbortedTxn {
-                producer_id,
-                first_offset,
-                last_offset,
-                last_stable_offset,
-            })
+            .map(
+                |&(producer_id, first_offset, last_offset, last_stable_offset)| AbortedTxn {
+                    producer_id,
+                    first_offset,
+                    last_offset,
+                    last_stable_offset,
+                },
+            )
             .collect();
         std::fs::write(
             self.m.dir.join(format!("{:020}.txnindex", 7)),
@@ -153,6 +154,11 @@ fn only_the_field_below_the_first_offset_held_goes_unchecked() {
     // D's abort at 17 closed no transaction the log holds data of (firstOffset 8 is held):
     // an entry for it is extra even with a lastStableOffset below the first offset held.
     let v = r.verify_with(&[TRUE_A, TRUE_C, (D, 8, 17, 3)]);
-    assert_eq!(listed(&v, "no matching ABORT"), vec![(D, 17)], "{:#?}", v.findings);
+    assert_eq!(
+        listed(&v, "no matching ABORT"),
+        vec![(D, 17)],
+        "{:#?}",
+        v.findings
+    );
     assert_eq!(txnindex_findings(&v).len(), 1);
 }

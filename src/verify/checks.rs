@@ -129,6 +129,7 @@ pub(crate) fn verify_one(
         producers: r.producers,
         open_transactions: r.outcome.open.len(),
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
+        crc_checked: opts.scan.check_crc,
     })
 }
 

@@ -77,7 +77,11 @@ pub fn write_table(r: &VerifyReport, w: &mut dyn Write) -> io::Result<()> {
                     .map_or(String::new(), |o| format!(", first removed offset {o}")),
                 esc(&t.reason)
             )?,
+            None if pr.outcome_unknown.is_some() => writeln!(w, "  truncate: unknown")?,
             None => writeln!(w, "  truncate: nothing")?,
+        }
+        if let Some(u) = &pr.outcome_unknown {
+            writeln!(w, "  outcome unknown: {}", esc(u))?;
         }
         if !pr.deleted_segments.is_empty() {
             writeln!(w, "  DELETE: {}", esc(&pr.deleted_segments.join(", ")))?;
