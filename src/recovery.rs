@@ -650,8 +650,7 @@ pub(crate) struct PredictInput<'a> {
     pub crc_checked: bool,
 }
 
-pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
-    let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
+pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let rp = inp.recovery_point.unwrap_or(0);
     let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
     let segs = &inp.segments;
@@ -699,18 +698,87 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
         leo_after = Some(ls);
         log_start_after = Some(ls);
     }
+    let mut leftovers = std::mem::take(&mut inp.leftovers);
+    let (snap, has_snapshot_files) = snapshot_fates(
+        &inp.snapshots,
+        segs,
+        leo_after,
+        log_start_after,
+        &mut leftovers,
+    );
+    // LogLoader.recoverSegment ends with producerStateManager.takeSnapshot(): a segment
+    // recovered at load leaves a snapshot, so the rebuild is not skipped then.
+    let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true) && recovered.is_empty();
+    let replay_from = if skipped {
+        None
+    } else {
+        snap.map(|s| s.offset).or(log_start_after)
+    };
+    let whole = leo_after == inp.log_end_offset && deleted.is_empty() && outcome_unknown.is_none();
+    let producer_state = ProducerRebuild {
+        snapshot: snap.map(|s| s.name.clone()),
+        snapshot_offset: snap.map(|s| s.offset),
+        skipped,
+        replay_from,
+        replay_to: if skipped || outcome_unknown.is_some() {
+            None
+        } else {
+            leo_after
+        },
+        producers: if skipped {
+            Some(0)
+        } else {
+            whole.then_some(inp.producers)
+        },
+        open_transactions: if skipped {
+            Some(0)
+        } else {
+            whole.then_some(inp.open_transactions)
+        },
+    };
+    let load_failure = load_failure(&inp, &recovered, from_idx, replay_from, leo_after);
+    RecoveryPrediction {
+        clean_shutdown: inp.clean_shutdown,
+        recovery_point: inp.recovery_point,
+        log_start_checkpoint: inp.log_start_checkpoint,
+        high_watermark: inp.high_watermark,
+        first_offset: inp.first_offset,
+        log_end_offset: inp.log_end_offset,
+        log_start_offset_after: log_start_after,
+        log_end_offset_after: leo_after.filter(|_| outcome_unknown.is_none()),
+        leftovers,
+        recovered_segments: recovered,
+        truncation,
+        deleted_segments: deleted,
+        unrecovered_corruption: unrecovered,
+        producer_state,
+        load_failure,
+        outcome_unknown,
+    }
+}
+
+/// What loading does with each snapshot (`LogLoader`: `removeStraySnapshots`, then
+/// `truncateAndReload` and `loadProducerState`): the deleted ones are added to `leftovers`.
+/// Returns the snapshot loaded, and whether snapshot files remain once the strays are
+/// removed (the clean-shutdown shortcut looks at those).
+fn snapshot_fates<'s>(
+    snapshots: &'s [SnapshotInput],
+    segs: &[SegmentInput],
+    leo_after: Option<i64>,
+    log_start_after: Option<i64>,
+    leftovers: &mut Vec<LeftoverAction>,
+) -> (Option<&'s SnapshotInput>, bool) {
     // Snapshots: corrupt ones are deleted at load (fallback to older), strays deleted,
     // those beyond the new log end or at/below the log start deleted.
-    let mut leftovers = inp.leftovers;
     let bases: Vec<i64> = segs.iter().map(|s| s.base).collect();
-    let newest = inp.snapshots.iter().map(|s| s.offset).max();
+    let newest = snapshots.iter().map(|s| s.offset).max();
     let last_base = bases.last().copied();
     let mut usable: Vec<&SnapshotInput> = Vec::new();
     let is_stray = |offset: i64| {
         let kept_newest = Some(offset) == newest && last_base.is_none_or(|b| offset > b);
         !bases.contains(&offset) && !kept_newest
     };
-    for s in &inp.snapshots {
+    for s in snapshots {
         let stray = is_stray(s.offset);
         let (kind, action) = if leo_after.is_some_and(|l| s.offset > l) {
             (
@@ -742,41 +810,25 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
             action: action.into(),
         });
     }
-    let snap = usable.iter().max_by_key(|s| s.offset);
+    let snap = usable.into_iter().max_by_key(|s| s.offset);
     // The clean-shutdown shortcut looks at the snapshots left after the stray ones are
     // removed (`removeStraySnapshots` runs first); corrupt, beyond-log and below-log-start
     // snapshots are only deleted later, by `truncateAndReload`, so they still count.
-    let has_snapshot_files = inp.snapshots.iter().any(|s| !is_stray(s.offset));
-    // LogLoader.recoverSegment ends with producerStateManager.takeSnapshot(): a segment
-    // recovered at load leaves a snapshot, so the rebuild is not skipped then.
-    let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true) && recovered.is_empty();
-    let replay_from = if skipped {
-        None
-    } else {
-        snap.map(|s| s.offset).or(log_start_after)
-    };
-    let whole = leo_after == inp.log_end_offset && deleted.is_empty() && outcome_unknown.is_none();
-    let producer_state = ProducerRebuild {
-        snapshot: snap.map(|s| s.name.clone()),
-        snapshot_offset: snap.map(|s| s.offset),
-        skipped,
-        replay_from,
-        replay_to: if skipped || outcome_unknown.is_some() {
-            None
-        } else {
-            leo_after
-        },
-        producers: if skipped {
-            Some(0)
-        } else {
-            whole.then_some(inp.producers)
-        },
-        open_transactions: if skipped {
-            Some(0)
-        } else {
-            whole.then_some(inp.open_transactions)
-        },
-    };
+    let has_snapshot_files = snapshots.iter().any(|s| !is_stray(s.offset));
+    (snap, has_snapshot_files)
+}
+
+/// The first replay error the broker meets while loading, in its order (see the comment
+/// inside); `from_idx` is the segment holding the recovery point.
+fn load_failure(
+    inp: &PredictInput<'_>,
+    recovered: &[SegmentRecovery],
+    from_idx: usize,
+    replay_from: Option<i64>,
+    leo_after: Option<i64>,
+) -> Option<LoadFailure> {
+    let segs = &inp.segments;
+    let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
     // Load failures: replay errors in the order the broker meets them. First the segments
     // recovered at load (missing/corrupt index), then those recovered after an unclean
     // shutdown: `recoverSegment` rebuilds the producer state up to the segment's base and
@@ -805,7 +857,7 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
         }
     }
     if unclean {
-        for r in &recovered {
+        for r in recovered {
             let Some(i) = segs.iter().position(|s| s.name == r.segment) else {
                 continue;
             };
@@ -859,24 +911,7 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
             }
         }
     }
-    RecoveryPrediction {
-        clean_shutdown: inp.clean_shutdown,
-        recovery_point: inp.recovery_point,
-        log_start_checkpoint: inp.log_start_checkpoint,
-        high_watermark: inp.high_watermark,
-        first_offset: inp.first_offset,
-        log_end_offset: inp.log_end_offset,
-        log_start_offset_after: log_start_after,
-        log_end_offset_after: leo_after.filter(|_| outcome_unknown.is_none()),
-        leftovers,
-        recovered_segments: recovered,
-        truncation,
-        deleted_segments: deleted,
-        unrecovered_corruption: unrecovered,
-        producer_state,
-        load_failure,
-        outcome_unknown,
-    }
+    load_failure
 }
 
 /// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on
