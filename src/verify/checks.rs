@@ -73,6 +73,19 @@ fn mk(r: &PartitionReport, kind: Kind, file: &str, msg: String) -> Finding {
     Finding::new(kind, &r.topic, r.partition, msg).segment(file)
 }
 
+/// The finding of a file the format layer rejects: the error at its position, with its
+/// structure, field and problem as evidence.
+fn format_error(
+    r: &PartitionReport,
+    kind: Kind,
+    file: &str,
+    e: &crate::format::error::FormatError,
+) -> Finding {
+    mk(r, kind, file, format!("{file}: {e}"))
+        .position(e.position)
+        .evidence(json!({"structure": e.structure, "field": e.field, "error_position": e.position, "problem": e.problem.to_string()}))
+}
+
 /// One segment under check: its files, and what the scan's walk of its log collected.
 struct SegmentCtx<'a> {
     r: &'a PartitionReport,

@@ -1,7 +1,7 @@
 //! The offset index (`.index`) against the log: the broker's sanity check, the format
 //! check, and every entry against the batch it points at (`kafka-format.md` §4).
 
-use super::{EVIDENCE_CAP, SegmentCtx, load_checked, mk, name_of, report_if_changed};
+use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of, report_if_changed};
 use crate::finding::{Finding, Kind, Severity};
 use crate::format::index::{OffsetCheck, OffsetIndex, check_offset_index};
 use crate::segment::FileClass;
@@ -43,9 +43,7 @@ pub(super) fn check(
             );
         } else if let Err(e) = idx.check() {
             out.push(
-                mk(r, Kind::IndexCorrupt, &iname, format!("{iname}: {e}"))
-                    .position(e.position)
-                    .evidence(json!({"structure": e.structure, "field": e.field, "error_position": e.position, "problem": e.problem.to_string()}))
+                format_error(r, Kind::IndexCorrupt, &iname, &e)
                     .broker("not checked at load (since 2.3); offset lookups through this index land on wrong positions until the segment is recovered (InvalidOffsetException on append past it)"),
             );
         }

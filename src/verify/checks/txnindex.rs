@@ -2,7 +2,7 @@
 //! broker's sanity check, the format check, and the aborted transactions recomputed from
 //! the log (`kafka-format.md` §6).
 
-use super::{EVIDENCE_CAP, SegmentCtx, load_checked, mk, name_of};
+use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of};
 use crate::finding::{Finding, Kind};
 use crate::format::index::{AbortedTxn as IndexedAbort, LogBatches, TxnIndex};
 use crate::segment::FileClass;
@@ -53,9 +53,7 @@ pub(super) fn check(
                 );
             } else if let Err(e) = t.check() {
                 out.push(
-                    mk(r, Kind::TxnindexMismatch, &tname, format!("{tname}: {e}"))
-                        .position(e.position)
-                        .evidence(json!({"structure": e.structure, "field": e.field, "error_position": e.position, "problem": e.problem.to_string()}))
+                    format_error(r, Kind::TxnindexMismatch, &tname, &e)
                         .broker("not checked at load beyond lastOffset ≥ base offset; read_committed fetches collect aborted transactions from it as it is"),
                 );
             }
