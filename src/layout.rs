@@ -19,6 +19,7 @@ pub use walker::{DiscoverOptions, MAX_DEPTH, discover, discover_with};
 
 /// A topic-partition, as parsed from a directory name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[non_exhaustive]
 pub struct TopicPartition {
     pub topic: String,
     pub partition: i32,
@@ -33,6 +34,7 @@ impl std::fmt::Display for TopicPartition {
 /// The kind of partition directory (§1.2).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DirKind {
     /// `<topic>-<partition>`
     Normal,
@@ -46,6 +48,7 @@ pub enum DirKind {
 
 /// The files of one segment, sharing a 20-digit base-offset prefix.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SegmentFiles {
     pub base_offset: i64,
     pub log: Option<PathBuf>,
@@ -56,6 +59,7 @@ pub struct SegmentFiles {
 
 /// A producer-state snapshot file, `<offset>.snapshot`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SnapshotFile {
     /// Exclusive end offset of the state it holds.
     pub offset: i64,
@@ -65,6 +69,7 @@ pub struct SnapshotFile {
 /// What a leftover file is (§1.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LeftoverKind {
     /// `*.deleted`: scheduled for deletion; startup deletes it.
     Deleted,
@@ -78,6 +83,7 @@ pub enum LeftoverKind {
 
 /// A partition directory and everything in it.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct PartitionDir {
     pub path: PathBuf,
     pub tp: Option<TopicPartition>,
@@ -104,6 +110,7 @@ pub struct PartitionDir {
 
 /// A broker log directory (one `log.dirs` entry).
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct LogDir {
     pub path: PathBuf,
     pub meta_properties: Option<PathBuf>,
@@ -122,6 +129,7 @@ pub struct LogDir {
 
 /// Everything found under the given paths.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Inventory {
     pub log_dirs: Vec<LogDir>,
     /// Sorted by (topic, partition, path).

@@ -124,6 +124,7 @@ impl LogDirFiles {
 
 /// What startup does with a leftover file, an orphaned index or a stray snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LeftoverAction {
     /// File (or directory) name.
     pub file: String,
@@ -137,6 +138,7 @@ pub struct LeftoverAction {
 
 /// A segment that `LogSegment.recover` would run on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SegmentRecovery {
     /// The `.log` file name.
     pub segment: String,
@@ -147,6 +149,7 @@ pub struct SegmentRecovery {
 
 /// Where recovery truncates the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TruncationPrediction {
     /// The `.log` file truncated.
     pub segment: String,
@@ -165,6 +168,7 @@ pub struct TruncationPrediction {
 
 /// How the producer state would be rebuilt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ProducerRebuild {
     /// The snapshot loaded (the newest valid one at or below the log end offset and above
     /// the log start offset).
@@ -185,6 +189,7 @@ pub struct ProducerRebuild {
 
 /// Why the partition would fail to load.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LoadFailure {
     /// The finding kind that causes it.
     pub kind: String,
@@ -196,6 +201,7 @@ pub struct LoadFailure {
 
 /// What a broker's `LogLoader` would do with one partition on the next start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct RecoveryPrediction {
     /// `.kafka_cleanshutdown` present in the log dir; `None` when the log dir is unknown
     /// (a bare partition directory): the prediction then assumes an unclean shutdown.
@@ -239,6 +245,7 @@ pub struct RecoveryPrediction {
 /// `INDEX_INTERVAL_BYTES`, the producer-state update that decodes control records, the
 /// tail). Built by [`RecoverCheck`] from the scan's walk of the segment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RecoverWalk {
     /// Where the file would be truncated to, when recovery stops before its end:
     /// `(byte position, why, offset of the first removed batch when readable)`.
@@ -257,6 +264,7 @@ pub const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";
 /// One segment as the walk left it: its name, base offset, and how recovery would end on
 /// it (`None`: the file could not be read).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SegmentWalk {
     pub name: String,
     pub base_offset: i64,
@@ -339,6 +347,7 @@ impl RecoverCheck {
 /// Which segments recovery runs on, where it truncates, what it deletes, and which damage
 /// it never sees: the segment part of the prediction, shared by `scan` and `verify`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SegmentPlan {
     /// Recovered segments and why, in order.
     pub recovered: Vec<(String, String)>,
@@ -396,6 +405,7 @@ impl SegmentPlan {
 
 /// See [`SegmentPlan::fate`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Fate {
     TruncatedHere,
     RemovedByTruncation,
@@ -612,6 +622,7 @@ pub fn plan_segments(
 
 /// One segment as the prediction sees it.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct SegmentInput {
     pub name: String,
     pub base: i64,

@@ -38,6 +38,7 @@ pub const PREALLOCATED_TIME_INDEX_LEN: u64 = 10_485_756;
 
 /// How the slots of an index file are used (§7.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct IndexLayout {
     /// `floor(len / entrySize)`: what Kafka takes as the entry count when it opens the file.
     pub slots: usize,
@@ -83,6 +84,7 @@ impl IndexLayout {
 /// (§7.4). [`IndexSanityError::kafka_message`] renders the broker's exact message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum IndexSanityError {
     /// Offset index: the last slot's offset is below the base offset.
     OffsetBelowBase { last_offset: i64, base_offset: i64 },

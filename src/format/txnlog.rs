@@ -13,6 +13,7 @@ use std::borrow::Cow;
 
 /// The transaction states of the coordinator (`TransactionState`, the value's status byte).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub enum TxnState {
     /// 0: no transaction in progress.
     Empty,
@@ -82,6 +83,7 @@ impl std::fmt::Display for TxnState {
 
 /// A `__transaction_state` key of version 0.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TxnLogKey<'a> {
     /// The transactional id (`None` when stored with a null length, which Kafka's reader
     /// refuses for this non-nullable field).
@@ -90,6 +92,7 @@ pub struct TxnLogKey<'a> {
 
 /// A parsed key: a transaction key, or a key version the coordinator skips on load.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LogKey<'a> {
     /// Key version 0: transaction metadata.
     Transaction(TxnLogKey<'a>),
@@ -99,6 +102,7 @@ pub enum LogKey<'a> {
 
 /// One topic's partitions in a transaction value.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TxnTopicPartitions<'a> {
     /// The topic (`None` for a null string).
     pub topic: Option<Cow<'a, str>>,
@@ -108,6 +112,7 @@ pub struct TxnTopicPartitions<'a> {
 
 /// A `__transaction_state` value (`TransactionLogValue` v0 or v1).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TxnLogValue<'a> {
     /// The value's schema version (0 non-flexible, 1 flexible).
     pub version: i16,

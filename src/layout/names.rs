@@ -7,6 +7,7 @@ use super::{DirKind, LeftoverKind, TopicPartition};
 /// partition directory (§1.3, §1.4, §1.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FileKind {
     /// `.log`: record batches.
     Log,

@@ -9,6 +9,7 @@ use crate::format::{Classified, Entries, Tail, batch_control, classify};
 
 /// What the index checks need to know about one entry of a `.log` file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct LogBatch {
     /// Byte position of the entry in the `.log` file.
     pub position: u64,
@@ -155,6 +156,7 @@ impl LogBatches {
 /// Verdict on one offset-index entry against the log (§7.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum OffsetCheck {
     /// A batch starts at the position and its lastOffset equals the entry offset.
     Exact,
@@ -172,6 +174,7 @@ pub enum OffsetCheck {
 
 /// One offset-index entry and its verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct OffsetEntryCheck {
     pub entry: OffsetEntry,
     pub check: OffsetCheck,
@@ -224,6 +227,7 @@ pub fn check_offset_index(index: &OffsetIndex<'_>, log: &LogBatches) -> Vec<Offs
 /// Verdict on one time-index entry against the log (§7.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TimeCheck {
     /// The batch whose lastOffset is the indexed offset has the indexed max timestamp.
     Exact,
@@ -242,6 +246,7 @@ pub enum TimeCheck {
 
 /// One time-index entry, its verdict, and the ordering check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct TimeEntryCheck {
     pub entry: TimeEntry,
     pub check: TimeCheck,

@@ -7,6 +7,7 @@ use crate::format::error::{FormatError, Problem};
 
 /// One offset-index entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct OffsetEntry {
     /// Slot number (entry `i` starts at byte `8 * i`).
     pub slot: usize,

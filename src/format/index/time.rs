@@ -7,6 +7,7 @@ use crate::format::error::{FormatError, Problem};
 
 /// One time-index entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct TimeEntry {
     /// Slot number (entry `i` starts at byte `12 * i`).
     pub slot: usize,

@@ -7,6 +7,7 @@ use crate::format::error::{FormatError, Problem};
 
 /// One `AbortedTxn` entry of a `.txnindex` (absolute offsets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct AbortedTxn {
     /// Slot number (entry `i` starts at byte `34 * i`).
     pub slot: usize,
@@ -37,6 +38,7 @@ impl AbortedTxn {
 
 /// Why the broker's load-time `TransactionIndex.sanityCheck` would throw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TxnSanityError {
     pub txn: AbortedTxn,
     pub base_offset: i64,
