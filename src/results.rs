@@ -54,6 +54,18 @@ pub struct ScanOptions {
     /// `--follow`: follow symlinks met during discovery (see
     /// [`crate::layout::DiscoverOptions`]).
     pub follow_symlinks: bool,
+    /// The topic-partitions held by more than one selected directory (copies from several
+    /// brokers, `-future` dirs): their walks keep a batch key per batch for the replica
+    /// comparison ([`crate::walked`]). Filled by the scan from the inventory.
+    pub copied_partitions: crate::walked::CopiedPartitions,
+}
+
+impl ScanOptions {
+    /// Whether the walk of a partition keeps its batch keys (see
+    /// [`Self::copied_partitions`]).
+    pub fn collect_batch_keys(&self, ctx: &crate::state::PartitionContext) -> bool {
+        self.copied_partitions.contains(&ctx.topic, ctx.partition)
+    }
 }
 
 /// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
@@ -117,6 +129,7 @@ impl Default for ScanOptions {
             max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
             follow_symlinks: false,
             compacted_topics: Vec::new(),
+            copied_partitions: Default::default(),
         }
     }
 }
@@ -207,6 +220,11 @@ pub struct PartitionReport {
     /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
     #[serde(skip)]
     pub snapshot_states: Vec<(i64, Vec<crate::state::ProducerState>)>,
+    /// What this partition's walk kept for the cluster checks (coordinator records, group
+    /// replay anomalies, batch keys of replicated partitions; see [`crate::walked`]).
+    /// Not part of the JSON report; exchanged with [`PartitionResult`].
+    #[serde(skip)]
+    pub cluster_inputs: crate::walked::ClusterInputs,
 }
 
 /// Counts over the whole scan.

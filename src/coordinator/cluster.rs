@@ -8,11 +8,10 @@
 use super::TRANSACTION_STATE_TOPIC;
 use crate::finding::{CopyKind, Finding, Kind, Source};
 use crate::format::txnlog::{self, LogKey};
-use crate::format::{Compression, Decompressor, Records};
 use crate::identity::Identities;
 use crate::layout::{Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
-use crate::segment::{self, ReadPolicy};
+use crate::walked::{ClusterInputs, LogItem};
 use crate::txns::{
     self, CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target,
     TxnInputs, TxnOptions,
@@ -70,37 +69,18 @@ fn source(o: &Origin, copy: CopyKind) -> Source {
     }
 }
 
-/// The decodable records of one `__transaction_state` partition copy.
-fn coordinator_records(p: &PartitionDir, opts: &ScanOptions) -> Vec<CoordRecord> {
-    let mut out = Vec::new();
-    let mut dec = Decompressor::new(opts.max_decompressed);
-    for seg in &p.segments {
-        let Some(log) = &seg.log else { continue };
-        let _ = segment::walk_entries(log, ReadPolicy::Read, opts.max_bytes, |entry| {
-            let Ok(b) = entry.as_v2() else { return };
-            if b.is_control() {
-                return;
-            }
-            let recs = if b.compression() == Compression::None {
-                Ok(Records::new(
-                    b.records_bytes(),
-                    b.records_count(),
-                    b.position() + crate::format::batch::V2_HEADER_SIZE as u64,
-                ))
-            } else {
-                crate::format::batch_records(&b, &mut dec)
-            };
-            let Ok(recs) = recs else { return };
-            for r in recs {
-                let Ok(r) = r else { break };
-                let offset = b.base_offset().saturating_add(r.offset_delta as i64);
-                if let Some(rec) = decode(offset, r.key, r.value) {
-                    out.push(rec);
-                }
-            }
-        });
-    }
-    out
+/// The decodable records of one `__transaction_state` partition copy, from what its walk
+/// kept ([`crate::walked::ClusterInputs::txn_log`]).
+fn coordinator_records(inputs: &ClusterInputs) -> Vec<CoordRecord> {
+    inputs
+        .txn_log
+        .iter()
+        .flatten()
+        .filter_map(|item| match item {
+            LogItem::Record(r) => decode(r.offset, r.key.as_deref(), r.value.as_deref()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A record as the join needs it; `None` when it does not decode (rule 31 reports those).
@@ -167,19 +147,28 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
             continue;
         };
         let path = d.path.display().to_string();
-        let ref_time = report
-            .partitions
-            .iter()
-            .find(|p| p.path == path)
+        let scanned = report.partitions.iter().find(|p| p.path == path);
+        let ref_time = scanned
             .map(|p| p.ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
+        // The scan's walk kept the records; a partition it did not select is walked here.
+        let records = match scanned.filter(|p| p.cluster_inputs.txn_log.is_some()) {
+            Some(p) => coordinator_records(&p.cluster_inputs),
+            None => coordinator_records(&crate::walked::collect_dir(
+                d,
+                false,
+                opts.max_bytes,
+                opts.max_decompressed,
+                None,
+            )),
+        };
         out.coordinator.push(CoordinatorLog {
             version: INPUT_VERSION,
             partition: tp.partition,
             origin: origins.of(&path).0,
             ref_time_ms: ref_time,
-            records: coordinator_records(d, opts),
+            records,
         });
     }
     out
