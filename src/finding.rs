@@ -187,9 +187,18 @@ impl Serialize for Kind {
     }
 }
 
+/// A kind reads back from its id (results exchanged between processes).
+impl<'de> serde::Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(d)?;
+        Kind::from_id(&id)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown finding kind {id:?}")))
+    }
+}
+
 /// One anomaly, with its evidence. Field names are the JSON report's contract
 /// (`docs/report-schema.md`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Finding {
     pub kind: Kind,
     pub severity: Severity,
@@ -224,7 +233,7 @@ pub struct Finding {
 }
 
 /// Which copy of a partition a directory holds (`kafka-format.md` §1: directory names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CopyKind {
     /// `topic-N`: the copy the broker serves.
@@ -254,7 +263,7 @@ impl CopyKind {
 }
 
 /// Identity of the evidence a finding (or partition report) comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 pub struct Source {
     /// `cluster.id` from the log dir's `meta.properties`, when present.
     pub cluster_id: Option<String>,
