@@ -260,7 +260,10 @@ pub enum ResultFormatError {
     #[error("partition result format version {found}, this build reads {RESULT_FORMAT_VERSION}")]
     Version { found: u32 },
     /// Cluster inputs of another format version.
-    #[error("cluster inputs format version {found}, this build reads {}", crate::walked::FORMAT_VERSION)]
+    #[error(
+        "cluster inputs format version {found}, this build reads {}",
+        crate::walked::FORMAT_VERSION
+    )]
     InputsVersion { found: u32 },
 }
 

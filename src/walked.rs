@@ -124,10 +124,16 @@ pub struct LogRecord {
 pub enum LogItem {
     Record(LogRecord),
     /// A COMMIT (`true`) or ABORT marker of `producer_id`.
-    Marker { producer_id: i64, commit: bool },
+    Marker {
+        producer_id: i64,
+        commit: bool,
+    },
     /// Records that do not decode (a batch that does not decompress, a record that does
     /// not parse: the batch's later records are lost).
-    Undecodable { segment: u32, message: String },
+    Undecodable {
+        segment: u32,
+        message: String,
+    },
 }
 
 /// What the group coordinator's replay found wrong (see `groups::replay`).
@@ -404,12 +410,10 @@ pub fn collect_dir(
         let Some(log) = &seg.log else { continue };
         let n = out.segments.len() as u32;
         let mut c = Collector::new(topic, batch_keys, max_decompressed);
-        let res = crate::segment::walk_entries(
-            log,
-            crate::segment::ReadPolicy::Read,
-            max_bytes,
-            |e| c.entry(e, n),
-        );
+        let res =
+            crate::segment::walk_entries(log, crate::segment::ReadPolicy::Read, max_bytes, |e| {
+                c.entry(e, n)
+            });
         if let Err(e) = res {
             c.items.push(LogItem::Undecodable {
                 segment: n,
@@ -420,7 +424,11 @@ pub fn collect_dir(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        out.absorb(&name, c, sink.as_mut().map(|s| &mut **s as &mut dyn RecordSink));
+        out.absorb(
+            &name,
+            c,
+            sink.as_mut().map(|s| &mut **s as &mut dyn RecordSink),
+        );
     }
     out
 }

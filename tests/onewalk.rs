@@ -43,7 +43,11 @@ fn cluster(root: &Path) {
             .unwrap();
         if id == 1 {
             let mut c = Cluster::new(Some("c1")).coordinator(0);
-            let p = c.run(&Txn::new("app", Producer::transactional(100, 0), &[("a", 0)]));
+            let p = c.run(&Txn::new(
+                "app",
+                Producer::transactional(100, 0),
+                &[("a", 0)],
+            ));
             c.run(&Txn::new("app", p, &[("a", 0), ("b", 1)]).stuck_in_prepare());
             c.run(&Txn::new("zombie", Producer::transactional(200, 0), &[("a", 0)]).open());
             c.advance(3_600_000);
@@ -203,7 +207,10 @@ fn partition_results_round_trip_to_the_same_cluster_findings() {
     // …read by another one, without the segments.
     remove_logs(tmp.path());
     let back: Vec<PartitionResult> = serde_json::from_str(&json).unwrap();
-    assert!(back.iter().all(|r| r.format_version == RESULT_FORMAT_VERSION));
+    assert!(
+        back.iter()
+            .all(|r| r.format_version == RESULT_FORMAT_VERSION)
+    );
     let mut rebuilt = ScanReport::from_partition_results(back.clone()).unwrap();
     pipeline::run_cluster_checks(&mut rebuilt, &inv, &opts);
     assert_eq!(contents(&rebuilt), contents(&direct));

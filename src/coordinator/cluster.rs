@@ -11,11 +11,11 @@ use crate::format::txnlog::{self, LogKey};
 use crate::identity::Identities;
 use crate::layout::{Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
-use crate::walked::{ClusterInputs, LogItem};
 use crate::txns::{
     self, CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target,
     TxnInputs, TxnOptions,
 };
+use crate::walked::{ClusterInputs, LogItem};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 

@@ -542,7 +542,9 @@ fn scan_partition(
     let mut replay_window = |results: Vec<SegmentScan>| {
         for mut seg in results {
             let collected = std::mem::take(&mut seg.collected);
-            let sink = groups.as_mut().map(|g| g as &mut dyn crate::walked::RecordSink);
+            let sink = groups
+                .as_mut()
+                .map(|g| g as &mut dyn crate::walked::RecordSink);
             report.cluster_inputs.absorb(&seg.name, collected, sink);
             // Past a segment cut by --max-bytes the log's continuity is unknown: later
             // segments are not replayed (their producers would seem to skip sequences).
