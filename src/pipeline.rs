@@ -41,10 +41,14 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
 pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     // Confirm (or refute) hanging transactions with the coordinator's log, when present:
     // this one rewrites existing findings, so it runs first and in place.
-    crate::coordinator::annotate(report, inv, opts);
+    // The coordinator's log is evidence for every data partition: its partitions outside
+    // the selection are walked once, for both coordinator checks.
+    let unscanned = crate::coordinator::walk_unscanned(report, inv, opts);
+    crate::coordinator::annotate_from(report, &unscanned, inv, opts);
     // Join each transaction's partitions and its coordinator record (issue 12); it links
     // hanging transactions to their root cause in place and keeps the joined transactions.
-    crate::coordinator::cluster::check(report, inv, opts);
+    crate::coordinator::cluster::check_from(report, &unscanned, inv, opts);
+    drop(unscanned);
     for (_, check) in cluster_checks() {
         let extra = check(report, inv, opts);
         report.add_partition_findings(extra);

@@ -6,6 +6,7 @@
 //! exactly what the whole pipeline finds with the files in place; a check that re-read a
 //! segment would see nothing (or an unreadable file) and find something else.
 
+use klogscan::coordinator;
 use klogscan::finding::{Finding, Kind};
 use klogscan::layout::{self, Inventory};
 use klogscan::pipeline;
@@ -129,7 +130,7 @@ fn cluster_checks_read_no_segment_after_the_walk() {
 }
 
 #[test]
-fn a_coordinator_partition_outside_the_selection_is_still_read_once() {
+fn a_coordinator_partition_outside_the_selection_is_walked_once_for_both_checks() {
     let tmp = tempfile::tempdir().unwrap();
     cluster(tmp.path());
     let only_a = ScanOptions {
@@ -137,19 +138,36 @@ fn a_coordinator_partition_outside_the_selection_is_still_read_once() {
         ..Default::default()
     };
     let inv = inventory(tmp.path());
-    let r = pipeline::analyse(&inv, &only_a);
-    assert!(r.partitions.iter().all(|p| p.topic == "a"));
-    let zombie = r
+    let whole = pipeline::analyse(&inv, &only_a);
+    assert!(whole.partitions.iter().all(|p| p.topic == "a"));
+    let zombie = whole
         .findings
         .iter()
         .find(|f| f.producer_id == Some(200))
         .expect("the open transaction of producer 200");
-    // The coordinator's partition was not walked by the scan: the check walks it itself.
     assert_eq!(
         zombie.evidence["coordinator"]["transactional_id"], "zombie",
         "{:#}",
         zombie.evidence
     );
+
+    // The scan did not walk __transaction_state-0: one walk of it, then no file at all
+    // for the coordinator's confirmation and the cluster-wide join.
+    let mut split = scan::scan_inventory(&inv, &only_a);
+    let unscanned = coordinator::walk_unscanned(&split, &inv, &only_a);
+    let names: Vec<&str> = unscanned
+        .keys()
+        .map(|p| p.rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(names, ["__transaction_state-0"]);
+    remove_logs(tmp.path());
+    coordinator::annotate_from(&mut split, &unscanned, &inv, &only_a);
+    coordinator::cluster::check_from(&mut split, &unscanned, &inv, &only_a);
+    for (_, check) in pipeline::cluster_checks() {
+        let extra = check(&split, &inv, &only_a);
+        split.add_partition_findings(extra);
+    }
+    assert_eq!(contents(&split), contents(&whole));
 }
 
 #[test]

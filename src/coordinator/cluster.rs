@@ -5,7 +5,7 @@
 //! `hanging_transaction` to its root cause (`caused_by`) and keep the transactions and
 //! statistics in [`ScanReport::transactions`].
 
-use super::TRANSACTION_STATE_TOPIC;
+use super::{TRANSACTION_STATE_TOPIC, UnscannedLogs};
 use crate::finding::{CopyKind, Finding, Kind, Source};
 use crate::format::txnlog::{self, LogKey};
 use crate::identity::Identities;
@@ -113,6 +113,18 @@ fn decode(offset: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Option<Coord
 /// Build the join's inputs from `report` (moving each partition's transaction records out
 /// of its outcome) and `inv`.
 pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> TxnInputs {
+    let unscanned = super::walk_unscanned(report, inv, opts);
+    inputs_from(report, &unscanned, inv, opts)
+}
+
+/// [`inputs`] with the `__transaction_state` partitions outside the scan already walked
+/// ([`super::walk_unscanned`]).
+pub fn inputs_from(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> TxnInputs {
     let origins = Origins::new(inv);
     let mut out = TxnInputs {
         version: INPUT_VERSION,
@@ -147,14 +159,17 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
             continue;
         };
         let path = d.path.display().to_string();
-        let scanned = report.partitions.iter().find(|p| p.path == path);
-        let ref_time = scanned
+        let ref_time = report
+            .partitions
+            .iter()
+            .find(|p| p.path == path)
             .map(|p| p.ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
-        // The scan's walk kept the records; a partition it did not select is walked here.
-        let records = match scanned.filter(|p| p.cluster_inputs.txn_log.is_some()) {
-            Some(p) => coordinator_records(&p.cluster_inputs),
+        // What the scan's walk kept (or, outside its selection, the one walk of
+        // `walk_unscanned`); a directory in neither is walked here.
+        let records = match super::logs_of(report, unscanned, &path) {
+            Some(inputs) => coordinator_records(inputs),
             None => coordinator_records(&crate::walked::collect_dir(
                 d,
                 false,
@@ -176,7 +191,19 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
 
 /// Run the join over a finished scan and attach its results to `report`.
 pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let inputs = inputs(report, inv, opts);
+    let unscanned = super::walk_unscanned(report, inv, opts);
+    check_from(report, &unscanned, inv, opts);
+}
+
+/// [`check`] with the `__transaction_state` partitions outside the scan already walked
+/// ([`super::walk_unscanned`]).
+pub fn check_from(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) {
+    let inputs = inputs_from(report, unscanned, inv, opts);
     let mut analysis = txns::analyse(&inputs, &TxnOptions::default());
     let origins = Origins::new(inv);
     let by_path: HashMap<&str, usize> = report

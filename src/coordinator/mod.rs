@@ -144,6 +144,41 @@ fn walk_dir(p: &PartitionDir, opts: &ScanOptions) -> ClusterInputs {
     crate::walked::collect_dir(p, false, opts.max_bytes, opts.max_decompressed, None)
 }
 
+/// The records of the `__transaction_state` partition directories outside a scan's
+/// selection, by path (see [`walk_unscanned`]).
+pub type UnscannedLogs = BTreeMap<String, ClusterInputs>;
+
+/// Walk, once, every `__transaction_state` partition directory of `inv` whose records
+/// `report` does not hold (not selected by `--topic`/`--partition`): the coordinator's
+/// log is evidence for every data partition. Both coordinator checks read the result.
+pub fn walk_unscanned(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> UnscannedLogs {
+    inv.partitions
+        .iter()
+        .filter(|p| {
+            p.tp.as_ref()
+                .is_some_and(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+        })
+        .map(|p| (p.path.display().to_string(), p))
+        .filter(|(path, _)| logs_of(report, &UnscannedLogs::new(), path).is_none())
+        .map(|(path, p)| (path, walk_dir(p, opts)))
+        .collect()
+}
+
+/// The walked records of the `__transaction_state` directory `path`: from the scan's
+/// results, else from `unscanned`.
+pub fn logs_of<'a>(
+    report: &'a ScanReport,
+    unscanned: &'a UnscannedLogs,
+    path: &str,
+) -> Option<&'a ClusterInputs> {
+    report
+        .partitions
+        .iter()
+        .find(|p| p.path == path && p.cluster_inputs.txn_log.is_some())
+        .map(|p| &p.cluster_inputs)
+        .or_else(|| unscanned.get(path))
+}
+
 fn tp_list(parts: &Option<Vec<txnlog::TxnTopicPartitions<'_>>>) -> Vec<(String, i32)> {
     let mut out = Vec::new();
     for tp in parts.iter().flatten() {
@@ -187,16 +222,21 @@ impl CoordinatorView {
         inv: &Inventory,
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
+        Self::load_clusters_with(report, &walk_unscanned(report, inv, opts), inv, opts)
+    }
+
+    /// [`Self::load_clusters_from`] with the partitions outside the scan already walked
+    /// ([`walk_unscanned`]).
+    pub fn load_clusters_with(
+        report: &ScanReport,
+        unscanned: &UnscannedLogs,
+        inv: &Inventory,
+        opts: &ScanOptions,
+    ) -> Vec<CoordinatorView> {
         use crate::identity::{ClusterKey, Identities, same_cluster};
-        let walked: BTreeMap<&str, &ClusterInputs> = report
-            .partitions
-            .iter()
-            .filter(|p| p.cluster_inputs.txn_log.is_some())
-            .map(|p| (p.path.as_str(), &p.cluster_inputs))
-            .collect();
         let replay = |view: &mut CoordinatorView, p: &PartitionDir, partition: i32| {
             let path = p.path.display().to_string();
-            match walked.get(path.as_str()) {
+            match logs_of(report, unscanned, &path) {
                 Some(inputs) => view.replay_inputs(partition, &path, inputs),
                 None => view.replay_inputs(partition, &path, &walk_dir(p, opts)),
             }
@@ -465,7 +505,18 @@ fn tp_strings(v: &[(String, i32)]) -> Vec<String> {
 /// (see the module docs for the severity policy). Does nothing when `inv` holds no
 /// `__transaction_state` partition. Recomputes `report.summary.findings`.
 pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let views = CoordinatorView::load_clusters_from(report, inv, opts);
+    annotate_from(report, &walk_unscanned(report, inv, opts), inv, opts);
+}
+
+/// [`annotate`] with the `__transaction_state` partitions outside the scan already walked
+/// ([`walk_unscanned`]).
+pub fn annotate_from(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) {
+    let views = CoordinatorView::load_clusters_with(report, unscanned, inv, opts);
     annotate_clusters(report, &views);
 }
 
