@@ -237,7 +237,7 @@ fn no_timestamp() -> i64 {
 pub const RESULT_FORMAT_VERSION: u32 = 1;
 
 /// One partition's finished results as the cluster checks consume them
-/// ([`crate::pipeline::run_cluster_checks`]): written by the process that walked the
+/// (`pipeline::run_cluster_checks`): written by the process that walked the
 /// partition, read by the one that runs the cluster checks (`Serialize + Deserialize`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PartitionResult {
@@ -321,7 +321,7 @@ impl ScanReport {
     }
 
     /// A report from partition results (made by [`Self::partition_results`], here or
-    /// elsewhere), ready for [`crate::pipeline::run_cluster_checks`].
+    /// elsewhere), ready for `pipeline::run_cluster_checks`.
     pub fn from_partition_results(
         results: Vec<PartitionResult>,
     ) -> Result<ScanReport, ResultFormatError> {
