@@ -63,6 +63,7 @@ pub mod state;
 pub mod testkit;
 pub mod txns;
 pub mod verify;
+pub mod walked;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};
 
