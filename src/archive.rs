@@ -350,6 +350,14 @@ impl Prepared {
         }
     }
 
+    /// Map every string of a JSON value back to the archives (a partition line that
+    /// `scan --format jsonl` writes before the report is complete).
+    pub fn fix_value(&self, v: &mut serde_json::Value) {
+        if !self.maps.is_empty() {
+            self.fix_json(v);
+        }
+    }
+
     fn fix_json(&self, v: &mut serde_json::Value) {
         match v {
             serde_json::Value::String(s) => self.fix(s),

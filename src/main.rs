@@ -503,7 +503,13 @@ fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
 
 /// Scan `a.paths` (archives extracted), fill the client errors, apply the filters; with
 /// `--format html`, read the timelines while extracted archives still exist.
-fn scan_shown(a: &ScanArgs, keep_producers: bool) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
+/// With `stream` (`--format jsonl`), each partition is written as soon as the pipeline
+/// hands it over, filtered and path-mapped as the finished report will be.
+fn scan_shown(
+    a: &ScanArgs,
+    keep_producers: bool,
+    stream: Option<&mut jsonl::Stream<'_>>,
+) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
     let inputs = prepare(&a.paths)?;
     let opts = ScanOptions {
         // A producer filter shows the partitions where the producer appears.
@@ -513,7 +519,28 @@ fn scan_shown(a: &ScanArgs, keep_producers: bool) -> Result<(ScanReport, Vec<Opt
         ..scan_options(a)?
     };
     let flt = filter(a, &inputs.paths, &opts)?;
-    let mut report = pipeline::scan(&inputs.paths, &opts);
+    let mut report = match stream {
+        None => pipeline::scan(&inputs.paths, &opts),
+        Some(s) => {
+            let given: Vec<String> = inputs
+                .paths
+                .iter()
+                .map(|p| inputs.display(&p.display().to_string()))
+                .collect();
+            s.begin(&given)?;
+            pipeline::scan_streaming(&inputs.paths, &opts, &mut |p, fs| {
+                let mut fs = fs.to_vec();
+                report::client::fill(&mut fs);
+                let shown = flt.partition_shown(p, &fs);
+                fs.retain(|f| flt.finding_matches(f));
+                fs.iter_mut().for_each(|f| inputs.fix_finding(f));
+                let mut v = serde_json::to_value(p).unwrap_or_default();
+                inputs.fix_value(&mut v);
+                let path = inputs.display(&p.path);
+                s.partition(&v, &path, &fs, shown);
+            })
+        }
+    };
     report::client::fill(&mut report.findings);
     flt.apply(&mut report);
     let timelines = if a.format == OutFormat::Html {
@@ -542,6 +569,23 @@ fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
     }
 }
 
+/// After a scan's output: say when nothing was read, flush, and choose the exit code.
+fn finish_scan(report: &ScanReport, out: &mut dyn Write, fail_on: FailOn) -> Result<ExitCode> {
+    if report.nothing_read() {
+        eprintln!("klogscan: no partition found under the given paths");
+    }
+    out.flush()?;
+    let incomplete = report_unreadable(&report.findings);
+    Ok(input_failures(
+        &report.errors,
+        exit_code(
+            report.nothing_read() || incomplete,
+            report.max_severity(),
+            fail_on,
+        ),
+    ))
+}
+
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
 fn scan_view(
     a: &ScanArgs,
@@ -551,7 +595,7 @@ fn scan_view(
     as_table: Render,
     keep_producers: bool,
 ) -> Result<ExitCode> {
-    let (report, _) = scan_shown(a, keep_producers)?;
+    let (report, _) = scan_shown(a, keep_producers, None)?;
     match a.format {
         OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
         OutFormat::Table => as_table(
@@ -586,13 +630,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let mut out = BufWriter::new(stdout.lock());
     let style = style(cli.color);
     match cli.command {
+        Command::Scan(a) if a.format == OutFormat::Jsonl => {
+            let mut w = klogscan::escape::JsonWriter::new(&mut out);
+            let mut stream = jsonl::Stream::new(&mut w, a.findings_only);
+            let (report, _) = scan_shown(&a, false, Some(&mut stream))?;
+            stream.finish(&report)?;
+            finish_scan(&report, &mut out, a.fail_on)
+        }
         Command::Scan(a) => {
-            let (report, timelines) = scan_shown(&a, false)?;
+            let (report, timelines) = scan_shown(&a, false, None)?;
             match a.format {
                 OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
                 OutFormat::Json => {
                     json::write_scan(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
                 }
+                // Streamed by the arm above; the same lines at once otherwise.
                 OutFormat::Jsonl => jsonl::write_scan(
                     &report,
                     a.findings_only,
@@ -610,19 +662,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     &mut text_out(&mut out, &style),
                 )?,
             }
-            if report.nothing_read() {
-                eprintln!("klogscan: no partition found under the given paths");
-            }
-            out.flush()?;
-            let incomplete = report_unreadable(&report.findings);
-            Ok(input_failures(
-                &report.errors,
-                exit_code(
-                    report.nothing_read() || incomplete,
-                    report.max_severity(),
-                    a.fail_on,
-                ),
-            ))
+            finish_scan(&report, &mut out, a.fail_on)
         }
         Command::Producers(a) => scan_view(
             &a,

@@ -123,7 +123,9 @@ impl Filter {
             && self.min_severity.is_none_or(|m| f.severity >= m)
     }
 
-    fn partition_shown(&self, p: &PartitionReport, findings: &[Finding]) -> bool {
+    /// Is the partition shown, given its findings (a producer filter shows the partitions
+    /// where the producer appears)?
+    pub fn partition_shown(&self, p: &PartitionReport, findings: &[Finding]) -> bool {
         self.partition_matches(&p.topic, p.partition)
             && (self.producer_ids.is_empty()
                 || p.outcome
