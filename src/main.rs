@@ -816,9 +816,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 OutFormat::Json => {
                     render::write_json(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
                 }
-                OutFormat::Table => {
-                    render::write_table(&report, &mut klogscan::escape::JsonWriter::text(&mut out))?
-                }
+                OutFormat::Table => report::verify_text::write_verify(
+                    &report,
+                    &style,
+                    &mut text_out(&mut out, &style),
+                )?,
                 other => anyhow::bail!(
                     "--format {} is for `klogscan scan`; verify prints table or json",
                     other
