@@ -287,7 +287,8 @@ fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
 
 #[derive(Args)]
 struct DumpArgs {
-    /// Files to dump: .log, .checkpoint (KRaft snapshots), .index, .timeindex, .txnindex, .snapshot.
+    /// Files to dump: .log, .checkpoint (KRaft snapshots), .index, .timeindex, .txnindex, .snapshot;
+    /// inside an archive as the reports name them (`x.tgz!/dir/file`, a directory, or `x.tgz`).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// One line per record.
@@ -906,18 +907,46 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 (&mut out, &mut err)
             };
-            let status = dump::dump_paths(&a.paths, &opts, o, e)?;
+            // Archives (`x.tgz`, `x.tgz!/dir/file`): the files asked for are extracted and
+            // named by their place in the archive.
+            let inputs = dump::archive_inputs::prepare(&a.paths, &archive::Limits::default())?;
+            for w in &inputs.prepared.warnings {
+                eprintln!("klogscan: {}", klogscan::escape::text(w));
+            }
+            let failed = inputs.refused.iter().chain(&inputs.prepared.failed);
+            let mut input_failed = false;
+            for (p, why) in failed {
+                eprintln!(
+                    "klogscan: {}: {}",
+                    klogscan::escape::path(p),
+                    klogscan::escape::text(why)
+                );
+                input_failed = true;
+            }
+            let json = format == DumpFormat::Json;
+            let mut rw_out;
+            let mut rw_err;
+            let (o, e): (&mut dyn Write, &mut dyn Write) = if inputs.prepared.has_archives() {
+                rw_out = dump::archive_inputs::Rewrite::new(o, &inputs.prepared, json);
+                rw_err = dump::archive_inputs::Rewrite::new(e, &inputs.prepared, json);
+                (&mut rw_out, &mut rw_err)
+            } else {
+                (o, e)
+            };
+            let status = dump::dump_paths(&inputs.paths, &opts, o, e)?;
             o.flush()?;
             e.flush()?;
             out.flush()?;
             err.flush()?;
-            Ok(if status.files == 0 || status.unreadable_files > 0 {
-                ExitCode::from(2)
-            } else if status.has_problems() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(
+                if status.files == 0 || status.unreadable_files > 0 || input_failed {
+                    ExitCode::from(2)
+                } else if status.has_problems() {
+                    ExitCode::from(1)
+                } else {
+                    ExitCode::SUCCESS
+                },
+            )
         }
     }
 }

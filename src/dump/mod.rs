@@ -4,6 +4,7 @@
 //! OWNER: dump helper (`mod.rs`, `log.rs`, `decoders.rs` = `.log`/`.checkpoint` files) and
 //! index helper (`files.rs` = `.index`, `.timeindex`, `.txnindex`, `.snapshot`).
 
+pub mod archive_inputs;
 pub mod coordinator_json;
 pub(crate) mod decoders;
 pub mod files;
