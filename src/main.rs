@@ -680,11 +680,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .transpose()
                     .map_err(anyhow::Error::msg)
             };
-            // The cluster view filters transactions itself: the first --transactional-id
-            // and --producer-id of the common filters select them.
-            let filter = klogscan::txns::ClusterFilter {
-                transactional_id: a.scan.transactional_id.first().cloned(),
-                producer_id: a.scan.producer_id.first().copied(),
+            // The cluster view filters transactions itself, with every value of the
+            // repeatable filters; finding filters have no transaction to act on.
+            for (given, flag) in [
+                (a.scan.since.is_some(), "--since"),
+                (a.scan.until.is_some(), "--until"),
+                (a.scan.offsets.is_some(), "--offsets"),
+                (a.scan.min_severity.is_some(), "--min-severity"),
+            ] {
+                if given {
+                    anyhow::bail!(
+                        "{flag} selects findings; txns --cluster lists transactions: use --from/--to, --topic, --partition, --producer-id, --transactional-id"
+                    );
+                }
+            }
+            let filter = klogscan::report::filter::TxnFilter {
+                transactional_ids: a.scan.transactional_id.clone(),
+                producer_ids: a.scan.producer_id.clone(),
+                topics: a.scan.topic.clone(),
+                partition: a.scan.partition,
                 from_ms: time(&a.from)?,
                 to_ms: time(&a.to)?,
             };

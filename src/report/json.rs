@@ -1,11 +1,12 @@
 //! The JSON report of `scan --format json` (schema: `docs/report-schema.md`), and the JSON
 //! forms of `producers` and `txns`.
 
+use super::filter::TxnFilter;
 use crate::finding::Finding;
 use crate::scan::{PartitionReport, ScanReport, Summary};
 use crate::state::{ProducerState, TxnStats};
+use crate::txns::ClusterTxn;
 use crate::txns::stats::{IdStats, LongTxn, Sizes};
-use crate::txns::{ClusterFilter, ClusterTxn};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -220,7 +221,7 @@ struct ClusterDoc<'a> {
 /// Write `txns --cluster`: one object per cluster transaction passing `filter`.
 pub fn write_cluster_txns(
     report: &ScanReport,
-    filter: &ClusterFilter,
+    filter: &TxnFilter,
     w: &mut dyn Write,
 ) -> io::Result<()> {
     let doc = ClusterDoc {

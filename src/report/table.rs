@@ -567,7 +567,7 @@ fn write_txn_stats(
 /// Render `txns --cluster` for a file or a pipe: see [`write_cluster_txns_with`].
 pub fn write_cluster_txns(
     report: &ScanReport,
-    filter: &crate::txns::ClusterFilter,
+    filter: &super::filter::TxnFilter,
     w: &mut dyn Write,
 ) -> io::Result<()> {
     write_cluster_txns_with(report, filter, &Style::default(), w)
@@ -576,7 +576,7 @@ pub fn write_cluster_txns(
 /// Render `txns --cluster`: one row per cluster transaction passing `filter`.
 pub fn write_cluster_txns_with(
     report: &ScanReport,
-    filter: &crate::txns::ClusterFilter,
+    filter: &super::filter::TxnFilter,
     style: &Style,
     w: &mut dyn Write,
 ) -> io::Result<()> {
