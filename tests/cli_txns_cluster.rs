@@ -4,8 +4,9 @@
 #![cfg(feature = "testkit")]
 
 use assert_cmd::Command;
-use klogscan::testkit::Producer;
+use klogscan::report::table::LARGE_TABLE_ROWS;
 use klogscan::testkit::txns::{Cluster, Tp, Txn};
+use klogscan::testkit::{Batch, PartitionBuilder, Producer};
 use std::path::Path;
 
 const A: Tp = ("orders", 0);
@@ -107,4 +108,38 @@ fn unknown_values_select_nothing_and_finding_filters_are_refused() {
         assert!(out.is_empty());
         assert!(err.contains("use --from/--to"), "{err}");
     }
+}
+
+/// Over `LARGE_TABLE_ROWS` cluster transactions the table comes in blocks and stderr
+/// suggests JSON; the JSON document holds every transaction and says nothing on stderr.
+#[test]
+fn a_large_cluster_table_is_printed_in_blocks_and_suggests_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = LARGE_TABLE_ROWS as i64 + 3;
+    let mut p = PartitionBuilder::new("orders", 0);
+    for i in 0..n {
+        let pr = Producer::transactional(1_000 + i, 0);
+        p.append(Batch::new(pr).records(1));
+        p.commit(pr, 0);
+    }
+    p.write(dir.path()).unwrap();
+    let (code, table, err) = run(dir.path(), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!("{n} rows")) && err.contains("--format json"),
+        "{err}"
+    );
+    assert_eq!(table.matches("outcome").count(), 2, "two blocks");
+    assert!(table.contains(&format!("{n} cluster transaction(s)")));
+    let (code, json, err) = run(dir.path(), &["--format", "json"]);
+    assert_eq!(code, 0);
+    assert!(err.is_empty(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["transactions"].as_array().map(Vec::len), Some(n as usize));
+    // A small table: one block, quiet.
+    let small = tempfile::tempdir().unwrap();
+    cluster(small.path());
+    let (_, table, err) = run(small.path(), &[]);
+    assert_eq!(table.matches("outcome").count(), 1);
+    assert!(err.is_empty(), "{err}");
 }
