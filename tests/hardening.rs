@@ -584,51 +584,7 @@ fn dump_pieces_over_the_text_cap_print_the_sequential_dump() {
     }
 }
 
-// --- row: one huge batch -------------------------------------------------------------------
-
-#[test]
-fn one_huge_batch_under_a_memory_limit_is_reported_never_an_abort() {
-    // A v2 batch of 1.5 GiB (sparse zeros after the header) with a valid CRC, as the
-    // active segment (read, not mapped).
-    let size: u64 = 3 << 29;
-    let mut h = vec![0u8; 61];
-    h[8..12].copy_from_slice(&((size - 12) as i32).to_be_bytes());
-    h[16] = 2;
-    h[23..27].copy_from_slice(&0i32.to_be_bytes()); // lastOffsetDelta
-    h[27..35].copy_from_slice(&1_700_000_000_000i64.to_be_bytes());
-    h[35..43].copy_from_slice(&1_700_000_000_000i64.to_be_bytes());
-    h[43..51].copy_from_slice(&(-1i64).to_be_bytes());
-    h[51..53].copy_from_slice(&(-1i16).to_be_bytes());
-    h[53..57].copy_from_slice(&(-1i32).to_be_bytes());
-    h[57..61].copy_from_slice(&1i32.to_be_bytes());
-    let mut crc = crc32c::crc32c(&h[21..]);
-    let zeros = vec![0u8; 1 << 20];
-    let mut left = size - 61;
-    while left > 0 {
-        let n = left.min(zeros.len() as u64) as usize;
-        crc = crc32c::crc32c_append(crc, &zeros[..n]);
-        left -= n as u64;
-    }
-    h[17..21].copy_from_slice(&crc.to_be_bytes());
-    let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("huge-0");
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = dir.join("00000000000000000000.log");
-    std::fs::write(&log, &h).unwrap();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&log)
-        .unwrap()
-        .set_len(size)
-        .unwrap();
-    let r = klogscan(&["scan".as_ref(), dir.as_os_str()], Some(AS_LIMIT), 300);
-    assert_eq!(r.code(), 2, "{r:?}");
-    assert!(
-        r.err.contains("memory available to buffer one entry"),
-        "{}",
-        r.err
-    );
-}
+// --- row: one huge batch: `hardening_bigbatch.rs` ---------------------------------------
 
 #[test]
 fn verify_reports_an_index_it_cannot_open() {
