@@ -175,6 +175,8 @@ kinds! {
     /// The per-segment budget of decompressed bytes was spent: later compressed batches
     /// were checked by header and CRC only.
     DecompressionBudgetExceeded = "decompression_budget_exceeded", Warning;
+    /// A batch too large to hold in memory: header and CRC checked streaming, records not decoded.
+    BatchNotDecoded = "batch_not_decoded", Warning;
 }
 
 impl fmt::Display for Kind {
