@@ -63,6 +63,11 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         .iter()
         .filter(|p| selected(p, opts))
         .collect();
+    // Which partitions' walks keep batch keys for the replica comparison.
+    let opts = &ScanOptions {
+        copied_partitions: crate::walked::CopiedPartitions::of(selected.iter().copied()),
+        ..opts.clone()
+    };
     let window = opts
         .threads
         .unwrap_or_else(rayon::current_num_threads)

@@ -90,6 +90,8 @@ pub(super) struct SegmentScan {
     pub records: u64,
     pub max_timestamp: i64,
     pub truncation: Option<Truncation>,
+    /// What the cluster checks need of this segment ([`crate::walked`]).
+    pub collected: crate::walked::Collector,
 }
 
 /// Bytes after which a window closes.
@@ -171,6 +173,8 @@ struct Run<'a> {
     pending_snapshots: Vec<i64>,
     /// The split segment being replayed and its recovery check.
     split: Option<(SplitAcc<'a>, RecoverCheck)>,
+    /// `__consumer_offsets`: the group coordinator's load, fed from this walk (#9).
+    groups: Option<crate::groups::replay::Replay>,
 }
 
 impl<'a> Run<'a> {
@@ -234,8 +238,19 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// What the cluster checks need of segment `name` (every segment, in order, replayed or
+    /// not: `cluster_inputs.segments` is what batch keys' segment numbers index).
+    fn absorb(&mut self, name: &str, collected: crate::walked::Collector) {
+        let sink = self
+            .groups
+            .as_mut()
+            .map(|g| g as &mut dyn crate::walked::RecordSink);
+        self.report.cluster_inputs.absorb(name, collected, sink);
+    }
+
     /// A segment's walk is over (its events replayed): what it adds to the report.
-    fn end_segment(&mut self, seg: SegmentScan, check: RecoverCheck) {
+    fn end_segment(&mut self, mut seg: SegmentScan, check: RecoverCheck) {
+        self.absorb(&seg.name, std::mem::take(&mut seg.collected));
         let first_bad = seg
             .truncation
             .as_ref()
@@ -261,6 +276,7 @@ impl<'a> Run<'a> {
             Walked::Segment(mut seg) => {
                 let events = std::mem::take(&mut seg.events);
                 if self.report.partially_read {
+                    self.absorb(&seg.name, std::mem::take(&mut seg.collected));
                     self.unread(seg.name, seg.base);
                 } else {
                     // Recovery's view of this segment, from the same events: every batch
@@ -296,8 +312,25 @@ impl<'a> Run<'a> {
             self.pool.give(pw.into_events());
             return;
         };
-        if acc.done || !Arc::ptr_eq(&acc.split, &split) || acc.next != k {
+        if !Arc::ptr_eq(&acc.split, &split) || acc.next != k {
             self.pool.give(pw.into_events());
+            self.split = Some((acc, check));
+            return;
+        }
+        if acc.done {
+            // Not replayed (past a cut): only what the cluster checks need is kept.
+            let (events, last) = acc.skip(pw);
+            self.pool.give(events);
+            if last {
+                let name = self
+                    .ctx
+                    .segment_names
+                    .get(split.idx)
+                    .cloned()
+                    .unwrap_or_default();
+                let collected = acc.take_collected();
+                self.absorb(&name, collected);
+            }
             self.split = Some((acc, check));
             return;
         }
@@ -389,6 +422,10 @@ pub(super) fn scan_partition(
         finding_range: 0..0,
         leader_epochs: Vec::new(),
         snapshot_states: Vec::new(),
+        cluster_inputs: crate::walked::ClusterInputs::new(
+            &ctx.topic,
+            opts.collect_batch_keys(&ctx),
+        ),
         segment_walks: Vec::new(),
         damaged: Vec::new(),
         partially_read: false,
@@ -419,6 +456,11 @@ pub(super) fn scan_partition(
         awaiting_next: HashMap::new(),
         pending_snapshots,
         split: None,
+        groups: crate::groups::load::replay_for(
+            &ctx.topic,
+            ctx.partition,
+            &p.path.display().to_string(),
+        ),
     };
     // The newest segment may still be appended to or truncated by a running broker; so
     // may any file the user named directly (we cannot tell which of them is live). Read
@@ -476,10 +518,14 @@ pub(super) fn scan_partition(
         mut findings,
         damaged,
         mut pending_snapshots,
+        groups,
         ..
     } = run;
     while let Some(n) = pending_snapshots.pop() {
         report.snapshot_states.push((n, replay.producers()));
+    }
+    if let Some(g) = groups {
+        report.cluster_inputs.group_anomalies = Some(crate::groups::load::finish_anomalies(g));
     }
     apply_recovery(
         p,
@@ -592,11 +638,22 @@ mod tests {
     /// `threads` with pieces of `piece` bytes.
     fn scan(path: &Path, opts: &ScanOptions, threads: usize, piece: usize) -> String {
         let inv = layout::discover(&[path.to_path_buf()]);
+        // As if a second copy were selected: every batch's key is kept for the replica
+        // comparison (`cluster_inputs`), by the same walk.
+        let opts = &ScanOptions {
+            copied_partitions: crate::walked::CopiedPartitions::of([
+                &inv.partitions[0],
+                &inv.partitions[0],
+            ]),
+            ..opts.clone()
+        };
         let pool = EventPool::new(threads);
         let (report, replay, mut findings) = crate::scan::with_threads(Some(threads), || {
             scan_partition(&inv.partitions[0], opts, threads, piece, None, None, &pool)
         });
         assert!(report.batches > 300, "{}", report.batches);
+        let keys = report.cluster_inputs.batches.as_ref().map_or(0, Vec::len);
+        assert!(keys as u64 >= report.batches, "{keys} batch keys");
         let outcome = replay.finish(0, &mut findings);
         format!("{report:?}\n{findings:?}\n{outcome:?}")
     }
@@ -704,5 +761,44 @@ mod tests {
         assert_eq!(seen, split.pieces());
         // A segment under two pieces is not split.
         assert!(Split::new(0, 0, &log, ReadPolicy::Read, &opts, 1 << 30).is_none());
+    }
+
+    #[test]
+    fn sync_point_needs_a_valid_batch_followed_by_a_header() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = partition(tmp.path(), false);
+        let data = std::fs::read(dir.join("00000000000000000000.log")).unwrap();
+        let starts: Vec<usize> = entry_starts(&dir.join("00000000000000000000.log"))
+            .into_iter()
+            .map(|s| s as usize)
+            .collect();
+        for from in [1usize, 777, 5000, 12_345] {
+            let want = starts.iter().copied().find(|&s| s >= from);
+            assert_eq!(
+                segment::sync_point(&data, from, 1 << 20, PIECE, true),
+                want,
+                "from {from}"
+            );
+        }
+        assert_eq!(
+            segment::sync_point(&data, data.len(), 100, PIECE, true),
+            None
+        );
+        // A window cut exactly after a batch: that batch is a sync point only when the
+        // window is the file's end (otherwise its next header is unseen).
+        let cut = &data[..starts[3]];
+        assert_eq!(
+            segment::sync_point(cut, starts[2], 1 << 20, PIECE, true),
+            Some(starts[2])
+        );
+        assert_eq!(
+            segment::sync_point(cut, starts[2], 1 << 20, PIECE, false),
+            None
+        );
+        assert_eq!(
+            segment::sync_point(cut, starts[1], 1 << 20, PIECE, false),
+            Some(starts[1])
+        );
+        assert_eq!(segment::sync_point(&[0u8; 10], 0, 100, PIECE, true), None);
     }
 }

@@ -101,7 +101,7 @@ impl Split {
                 continue; // a batch larger than a piece: the next start is beyond it
             }
             let found = match &source {
-                Source::Mapped(data) => segment::sync_point(data, from, piece, PIECE, true),
+                Source::Mapped(data) => segment::mapped_sync_point(data, from, piece, PIECE),
                 Source::Read { file, .. } => {
                     segment::read_sync_point(file, from, piece, len, &mut window).ok()?
                 }
@@ -201,7 +201,7 @@ pub(super) fn walk_piece<'a>(
             let mut entries =
                 format::Entries::new(data.get(start..to).unwrap_or(&[]), start as u64);
             for e in entries.by_ref() {
-                w.entry(e);
+                w.item(segment::mapped_item(data, e));
             }
             data.release_range(start, to);
             let tail = entries.tail().unwrap_or(Tail::Clean);
@@ -214,8 +214,8 @@ pub(super) fn walk_piece<'a>(
         }
         Source::Read { file, size } => {
             let stop = stop.map(|s| s as u64);
-            segment::walk_read_piece(file, start as u64, stop, *size, |e| {
-                w.entry(e);
+            segment::walk_read_piece_items(file, start as u64, stop, *size, |e| {
+                w.item(e);
                 ControlFlow::Continue(())
             })
             .ok()
@@ -280,6 +280,8 @@ impl<'a> SplitAcc<'a> {
 
     /// Take what a walk of part of the segment found (its events stay the caller's).
     fn absorb(&mut self, w: &mut Walker<'_>) {
+        let later = std::mem::take(&mut w.out.collected);
+        self.all.out.collected.append(later);
         if let Some(b) = w.batches.take() {
             self.parts.push(b.finish(Tail::Clean, 0));
         }
@@ -319,6 +321,24 @@ impl<'a> SplitAcc<'a> {
         }
     }
 
+    /// A piece of a segment that is not replayed (past a `--max-bytes` cut): what the
+    /// cluster checks need of it is still kept; its events are returned. `true` with the
+    /// segment's last piece (then [`SplitAcc::take_collected`]).
+    pub(super) fn skip(&mut self, mut pw: PieceWalk<'a>) -> (Vec<BatchEvent>, bool) {
+        self.next += 1;
+        let later = std::mem::take(&mut pw.w.out.collected);
+        self.all.out.collected.append(later);
+        (
+            std::mem::take(&mut pw.w.events),
+            self.next == self.split.pieces(),
+        )
+    }
+
+    /// What the cluster checks need of the segment (of the pieces walked so far).
+    pub(super) fn take_collected(&mut self) -> crate::walked::Collector {
+        std::mem::take(&mut self.all.out.collected)
+    }
+
     /// Walk the segment sequentially from the start of piece `k` to its end, handing the
     /// events to `flush` (with the segment's first bad position so far) every
     /// [`FLUSH_EVENTS`] and at the end. `Err` when the rest could not be read or changed
@@ -334,8 +354,8 @@ impl<'a> SplitAcc<'a> {
         let (ctx, opts) = (self.all.ctx(), self.all.opts());
         let mut w = split.walker(ctx, opts, pool.take(), start, split.len);
         let this = &*self;
-        let mut step = |w: &mut Walker<'_>, e: format::RawEntry<'_>| {
-            w.entry(e);
+        let mut step = |w: &mut Walker<'_>, e: segment::Item<'_>| {
+            w.item(e);
             if w.events.len() >= FLUSH_EVENTS {
                 flush(&w.events, this.first_bad(w));
                 w.events.clear();
@@ -352,14 +372,14 @@ impl<'a> SplitAcc<'a> {
                         data.release_range(released, at);
                         released = at;
                     }
-                    step(&mut w, e);
+                    step(&mut w, segment::mapped_item(data, e));
                 }
                 data.release();
                 data.check_unchanged()
                     .map(|()| entries.tail().unwrap_or(Tail::Clean))
             }
             Source::Read { file, size } => {
-                segment::walk_read_piece(file, start as u64, None, *size, |e| {
+                segment::walk_read_piece_items(file, start as u64, None, *size, |e| {
                     step(&mut w, e);
                     ControlFlow::Continue(())
                 })

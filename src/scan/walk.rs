@@ -19,6 +19,9 @@ use crate::state::PartitionContext;
 use serde_json::json;
 use std::path::Path;
 
+/// Entries too large to hold whole, checked streaming (`Walker::item`).
+mod bigbatch;
+
 /// Walks one segment, or one piece of it: per-entry checks and events.
 pub(super) struct Walker<'a> {
     ctx: &'a PartitionContext,
@@ -67,6 +70,11 @@ impl<'a> Walker<'a> {
                 records: 0,
                 max_timestamp: i64::MIN,
                 truncation: None,
+                collected: crate::walked::Collector::new(
+                    &ctx.topic,
+                    opts.collect_batch_keys(ctx),
+                    opts.max_decompressed,
+                ),
             },
             events,
             dec: Decompressor::new(opts.max_decompressed),
@@ -113,6 +121,10 @@ impl<'a> Walker<'a> {
     pub(super) fn entry(&mut self, entry: format::RawEntry<'_>) {
         let (ctx, name, idx, base, opts) = (self.ctx, self.name, self.idx, self.base, self.opts);
         let pos = entry.position;
+        // What the cluster checks need of this entry, kept by the same walk (#9).
+        if self.out.collected.wants() {
+            self.out.collected.entry(entry, idx);
+        }
         let classified = classify(entry);
         if let Some(b) = &mut self.batches {
             b.entry(&classified, pos, entry.offset());
@@ -366,7 +378,7 @@ pub(super) fn scan_segment(
     let name = file_name(path);
     let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take());
     let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
-    let walked = segment::walk_entries(path, policy, opts.max_bytes, |entry| w.entry(entry));
+    let walked = segment::walk_entries_items(path, policy, opts.max_bytes, |item| w.item(item));
     match walked {
         Ok((tail, len)) => {
             w.out.bytes = len;
@@ -387,6 +399,7 @@ pub(super) fn scan_segment(
                 w.events.clear();
                 w.out.records = 0;
                 w.out.max_timestamp = i64::MIN;
+                w.out.collected.clear();
             }
             w.out.findings.push(changed_finding(ctx, &name, path, &e));
             w.out.events = w.events;
