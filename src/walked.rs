@@ -346,8 +346,8 @@ pub struct ClusterInputs {
     pub txn_log: Option<Vec<LogItem>>,
     /// `__consumer_offsets`: the group coordinator's replay anomalies.
     pub group_anomalies: Option<Vec<GroupAnomaly>>,
-    /// With a copy of the same topic-partition in the inputs: every batch's key, in file
-    /// order.
+    /// With a copy of the same topic-partition in the inputs: every batch's key, sorted by
+    /// base offset (stable: file order among equal offsets) once the walk is finished.
     pub batches: Option<Vec<BatchKey>>,
 }
 
@@ -359,6 +359,14 @@ impl ClusterInputs {
             txn_log: (topic == TRANSACTION_STATE_TOPIC).then(Vec::new),
             batches: batch_keys.then(Vec::new),
             ..Default::default()
+        }
+    }
+
+    /// The partition's walk is finished: sort the batch keys by base offset (as the
+    /// replica comparison reads them).
+    pub fn finish(&mut self) {
+        if let Some(b) = &mut self.batches {
+            b.sort_by_key(|k| k.base_offset);
         }
     }
 

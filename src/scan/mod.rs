@@ -644,6 +644,7 @@ fn scan_partition(
     if let Some(g) = groups {
         report.cluster_inputs.group_anomalies = Some(crate::groups::load::finish_anomalies(g));
     }
+    report.cluster_inputs.finish();
     apply_recovery(
         p,
         &mut report,
