@@ -494,7 +494,7 @@ fn scan_partition(
         snapshot_states: Vec::new(),
         cluster_inputs: crate::walked::ClusterInputs::new(
             &ctx.topic,
-            opts.collect_batch_keys(&ctx),
+            opts.collect_batch_keys(&ctx) && crate::walked::comparable(p),
         ),
         segment_walks: Vec::new(),
         damaged: Vec::new(),
