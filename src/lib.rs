@@ -38,8 +38,8 @@
 //! ```
 
 pub mod archive;
-pub mod causes;
-pub mod compaction;
+pub(crate) mod causes;
+pub(crate) mod compaction;
 pub mod coordinator;
 pub mod dump;
 pub mod escape;

@@ -27,9 +27,28 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
     ]
 }
 
+/// Called once per partition, in report order, with the partition and its own findings as
+/// soon as its per-partition analysis is final: after every partition is walked (a
+/// partition's hanging verdicts rest on the newest timestamp of its whole log dir) and
+/// before the cluster checks, which may still add findings to it and annotate its
+/// `hanging_transaction`/`open_transaction` findings (`scan --format jsonl` streams with it).
+pub type OnPartition<'a> = &'a mut dyn FnMut(&crate::results::PartitionReport, &[crate::Finding]);
+
 /// Per-partition analysis of an inventory, then every cluster check.
 pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
+    analyse_streaming(inv, opts, &mut |_, _| {})
+}
+
+/// [`analyse`], handing each partition to `on_partition` before the cluster checks run.
+pub fn analyse_streaming(
+    inv: &Inventory,
+    opts: &ScanOptions,
+    on_partition: OnPartition<'_>,
+) -> ScanReport {
     let mut report = crate::scan::scan_inventory(inv, opts);
+    for (i, p) in report.partitions.iter().enumerate() {
+        on_partition(p, report.partition_findings(i));
+    }
     run_cluster_checks(&mut report, inv, opts);
     report
 }
@@ -57,13 +76,22 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
 
 /// Scan the given paths (broker data dirs, partition dirs, single files, or dirs above them).
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
+    scan_streaming(paths, opts, &mut |_, _| {})
+}
+
+/// [`scan`] with [`analyse_streaming`]'s per-partition callback.
+pub fn scan_streaming(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+    on_partition: OnPartition<'_>,
+) -> ScanReport {
     let inv = layout::discover_with(
         paths,
         layout::DiscoverOptions {
             follow_symlinks: opts.follow_symlinks,
         },
     );
-    let mut report = analyse(&inv, opts);
+    let mut report = analyse_streaming(&inv, opts, on_partition);
     report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     report
 }

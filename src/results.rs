@@ -38,8 +38,9 @@ pub struct ScanOptions {
     /// `producers`); when false only their number is kept and each partition's producer
     /// table is freed as soon as its batches are replayed (issue #11).
     pub keep_producers: bool,
-    /// Topics declared compacted (`--compacted`), besides what the inputs prove
-    /// ([`crate::compaction`]).
+    /// Topics declared compacted (`--compacted`), besides what the inputs prove (internal
+    /// topics, the log dir's `cleaner-offset-checkpoint`, `cleanup.policy` records of the
+    /// same cluster's KRaft metadata log).
     pub compacted_topics: Vec<String>,
     /// Keep every entry's position and offsets per segment (for `verify`'s index checks:
     /// the index files are checked against the scan's own walk, not a second read).

@@ -20,6 +20,9 @@ use rayon::prelude::*;
 use serde_json::json;
 use std::path::Path;
 
+/// Entries too large to hold whole, checked streaming (`Walker::item`).
+mod bigbatch;
+
 /// Walks one segment, or one piece of it: per-entry checks and events.
 pub(super) struct Walker<'a> {
     ctx: &'a PartitionContext,
@@ -417,7 +420,7 @@ pub(super) fn scan_pieces(
     for k in 1..len.div_ceil(piece) {
         let from = k * piece;
         let found = match &source {
-            PieceSource::Mapped(data) => segment::sync_point(data, from, piece, PIECE, true),
+            PieceSource::Mapped(data) => segment::mapped_sync_point(data, from, piece, PIECE),
             PieceSource::Read { file, .. } => {
                 segment::read_sync_point(file, from, piece, len, &mut window).ok()?
             }
@@ -461,7 +464,7 @@ pub(super) fn scan_pieces(
                     let mut entries =
                         format::Entries::new(data.get(start..to).unwrap_or(&[]), start as u64);
                     for e in entries.by_ref() {
-                        w.entry(e);
+                        w.item(segment::mapped_item(data, e));
                     }
                     data.release_range(start, to);
                     let tail = entries.tail().unwrap_or(Tail::Clean);
@@ -473,8 +476,8 @@ pub(super) fn scan_pieces(
                 }
                 PieceSource::Read { file, size } => {
                     let stop = stop.map(|s| s as u64);
-                    segment::walk_read_piece(file, start as u64, stop, *size, |e| {
-                        w.entry(e);
+                    segment::walk_read_piece_items(file, start as u64, stop, *size, |e| {
+                        w.item(e);
                         std::ops::ControlFlow::Continue(())
                     })
                     .ok()?
@@ -576,7 +579,7 @@ pub(super) fn scan_segment_in(
     }
     let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take());
     let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
-    let walked = segment::walk_entries(path, policy, opts.max_bytes, |entry| w.entry(entry));
+    let walked = segment::walk_entries_items(path, policy, opts.max_bytes, |item| w.item(item));
     match walked {
         Ok((tail, len)) => {
             w.out.bytes = len;
