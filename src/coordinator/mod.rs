@@ -2,11 +2,13 @@
 //! partitions, and used to confirm (or refute) the scan's open/hanging transactions the
 //! way `kafka-transactions.sh find-hanging` does (`kafka-semantics.md` §4, §8 rule 20).
 //!
-//! [`CoordinatorView::load`] replays every `__transaction_state-N` partition of the
-//! inventory (whatever `--topic`/`--partition` selected: the coordinator's log is evidence
-//! for every data partition): per transactional id, the latest value in offset order;
-//! a null value (tombstone) marks the id removed. It indexes the latest values by
-//! producer id, previous producer id and next producer id.
+//! [`CoordinatorView::load_clusters_from`] replays every `__transaction_state-N` partition
+//! of the inventory (whatever `--topic`/`--partition` selected: the coordinator's log is
+//! evidence for every data partition): per transactional id, the latest value in offset
+//! order; a null value (tombstone) marks the id removed. It indexes the latest values by
+//! producer id, previous producer id and next producer id. The records come from the scan's
+//! one walk of each partition ([`crate::walked`]); a partition outside the scan's selection
+//! is walked once, for both coordinator checks ([`walk_unscanned`]).
 //!
 //! [`annotate`] then adds `evidence.coordinator` to every `hanging_transaction` and
 //! `open_transaction` finding and appends the coordinator's verdict to its message.
