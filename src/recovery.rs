@@ -6,7 +6,7 @@
 //!
 //! One model serves every command: the scan's walk of each segment ends in a
 //! [`RecoverWalk`] (where `LogSegment.recover` would stop on that segment and why, fed by
-//! [`RecoverCheck`] from the walk's own events — no second read of the bytes), and
+//! `RecoverCheck` from the walk's own events — no second read of the bytes), and
 //! `predict` decides, from the clean-shutdown marker and the recovery-point checkpoint,
 //! which segments are recovered, where the log is truncated, which later segments are
 //! deleted and which damage the broker never looks at. `scan`'s `truncation` and the wording
@@ -14,9 +14,8 @@
 
 mod plan;
 mod predict;
-pub use plan::{
-    Fate, SegmentInput, SegmentPlan, plan_segments, txnindex_corruption, word_integrity_finding,
-};
+pub use plan::{Fate, SegmentPlan};
+pub(crate) use plan::{SegmentInput, plan_segments, txnindex_corruption, word_integrity_finding};
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 
 use crate::finding::{Finding, Kind};
@@ -251,7 +250,7 @@ pub struct RecoveryPrediction {
 /// How `LogSegment.recover` would end on one segment (`kafka-format.md` §9: `ensureValid`
 /// of the outer entry, `ensureOffsetInRange`, index appends every
 /// `INDEX_INTERVAL_BYTES`, the producer-state update that decodes control records, the
-/// tail). Built by [`RecoverCheck`] from the scan's walk of the segment.
+/// tail). Built by `RecoverCheck` from the scan's walk of the segment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RecoverWalk {
@@ -267,7 +266,7 @@ pub struct RecoverWalk {
 }
 
 /// Why recovery stops at a batch whose CRC fails (`ensureValid`).
-pub const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";
+pub(crate) const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";
 
 /// One segment as the walk left it: its name, base offset, and how recovery would end on
 /// it (`None`: the file could not be read).
@@ -287,7 +286,7 @@ pub struct SegmentWalk {
 /// (`InvalidOffsetException`: the segment is emptied) and offsets outside the segment's
 /// int32 range (a split).
 #[derive(Debug, Clone)]
-pub struct RecoverCheck {
+pub(crate) struct RecoverCheck {
     base: i64,
     next: i64,
     since: u64,

@@ -79,7 +79,7 @@ pub enum Fate {
 /// reason LogLoader recovers the segment (`CorruptIndexException`), or `None`. The same
 /// text `verify` reports, so both commands plan the same recovery. An unreadable file is
 /// `None` here (the file checks report it).
-pub fn txnindex_corruption(
+pub(crate) fn txnindex_corruption(
     path: &Path,
     base_offset: i64,
     mode: crate::segment::MmapMode,
@@ -98,7 +98,7 @@ pub fn txnindex_corruption(
 /// a segment deleted after an earlier truncation, or damage no recovery looks at (then
 /// the broker serves it, and the finding says what readers see). Other kinds, and
 /// findings in recovered segments that do not stop recovery, are left as they are.
-pub fn word_integrity_finding(
+pub(crate) fn word_integrity_finding(
     f: &mut Finding,
     plan: &SegmentPlan,
     clean_shutdown: Option<bool>,
@@ -197,7 +197,7 @@ pub fn word_integrity_finding(
 /// after a clean shutdown), then — after an unclean shutdown, unless the directory is a
 /// `-delete` one — every segment from the one holding the recovery point, stopping at the
 /// first that truncates (later segments are deleted).
-pub fn plan_segments(
+pub(crate) fn plan_segments(
     clean_shutdown: Option<bool>,
     recovery_point: Option<i64>,
     delete_dir: bool,
@@ -282,8 +282,7 @@ pub fn plan_segments(
 
 /// One segment as the prediction sees it.
 #[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct SegmentInput {
+pub(crate) struct SegmentInput {
     pub name: String,
     pub base: i64,
     pub missing_index: bool,
