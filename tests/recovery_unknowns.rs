@@ -2,6 +2,8 @@
 //! where `LogSegment.recover` (which checks every batch's CRC, `kafka-format.md` §9) stops.
 #![cfg(feature = "testkit")]
 
+use klogscan::report::style::Style;
+use klogscan::report::verify_text::write_verify;
 use klogscan::testkit::{
     Batch, FaultKind, LogDirBuilder, Manifest, PartitionBuilder, Producer, Target,
 };
@@ -49,7 +51,7 @@ fn run(root: &Path, check_crc: bool) -> VerifyReport {
 
 fn text(r: &VerifyReport) -> String {
     let mut out = Vec::new();
-    render::write_table(r, &mut out).unwrap();
+    write_verify(r, &Style::default(), &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 
