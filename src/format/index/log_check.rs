@@ -52,7 +52,7 @@ fn abort_marker_of(v: &BatchView<'_>) -> Option<i64> {
 /// Collects the [`LogBatch`]es of a `.log` in file order, from whichever walk reads it
 /// (the scan's, or [`LogBatches::from_log`]): one rule for what an entry contributes.
 #[derive(Debug, Default)]
-pub struct LogBatchesBuilder {
+pub(crate) struct LogBatchesBuilder {
     batches: Vec<LogBatch>,
     prev_last: Option<i64>,
 }
@@ -118,7 +118,7 @@ impl LogBatches {
     }
 
     /// Concatenate the batches of consecutive pieces of one file (each built by its own
-    /// [`LogBatchesBuilder`]); the last piece's tail and length end the whole.
+    /// `LogBatchesBuilder`); the last piece's tail and length end the whole.
     pub fn concat(parts: Vec<LogBatches>) -> Option<LogBatches> {
         let mut it = parts.into_iter();
         let mut all = it.next()?;

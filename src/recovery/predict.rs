@@ -1,0 +1,310 @@
+//! `verify`'s prediction: the segment plan plus the log start, the snapshots, the
+//! producer-state rebuild and the first replay error of `LogLoader.load`.
+
+use super::*;
+
+/// A snapshot as the prediction sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct SnapshotInput {
+    pub offset: i64,
+    pub name: String,
+    pub valid: bool,
+}
+
+/// Everything the prediction needs.
+pub(crate) struct PredictInput<'a> {
+    pub clean_shutdown: Option<bool>,
+    pub recovery_point: Option<i64>,
+    pub log_start_checkpoint: Option<i64>,
+    pub high_watermark: Option<i64>,
+    pub first_offset: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    pub segments: Vec<SegmentInput>,
+    pub snapshots: Vec<SnapshotInput>,
+    pub leftovers: Vec<LeftoverAction>,
+    pub load_rules: &'a [Finding],
+    pub broker_version: Option<BrokerVersion>,
+    pub producers: usize,
+    pub open_transactions: usize,
+    pub delete_dir: bool,
+    /// The walk checked the CRCs (`ScanOptions::check_crc`): without it a recovered
+    /// segment's stop point is unknown.
+    pub crc_checked: bool,
+}
+
+pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
+    let rp = inp.recovery_point.unwrap_or(0);
+    let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
+    let segs = &inp.segments;
+    let plan = plan_segments(
+        inp.clean_shutdown,
+        inp.recovery_point,
+        inp.delete_dir,
+        segs,
+        inp.log_end_offset,
+    );
+    let recovered: Vec<SegmentRecovery> = plan
+        .recovered
+        .iter()
+        .map(|(segment, reason)| SegmentRecovery {
+            segment: segment.clone(),
+            reason: reason.clone(),
+        })
+        .collect();
+    let truncation = plan.truncation.clone();
+    let mut deleted = plan.deleted.clone();
+    let mut leo_after = plan.log_end_after;
+    let outcome_unknown = crc_unknown(inp.crc_checked, &recovered);
+    let unrecovered: Vec<String> = plan
+        .unrecovered
+        .iter()
+        .map(|(name, pos, why)| {
+            let not_run = if inp.clean_shutdown == Some(true) {
+                "after a clean shutdown recovery does not run on it"
+            } else {
+                "below the recovery point: recovery does not run on it"
+            };
+            format!("{name} at byte {pos}: {why} ({not_run}; the broker trusts it and readers will fail there)")
+        })
+        .collect();
+    // Log start, and the case where the log ends below it.
+    let first_base = segs.first().map(|s| s.base);
+    let mut log_start_after = match (inp.log_start_checkpoint, first_base) {
+        (Some(c), Some(b)) => Some(c.max(b)),
+        (c, b) => c.or(b),
+    };
+    if let (Some(ls), Some(leo)) = (inp.log_start_checkpoint, leo_after)
+        && leo < ls
+    {
+        deleted = segs.iter().map(|s| s.name.clone()).collect();
+        leo_after = Some(ls);
+        log_start_after = Some(ls);
+    }
+    let mut leftovers = std::mem::take(&mut inp.leftovers);
+    let (snap, has_snapshot_files) = snapshot_fates(
+        &inp.snapshots,
+        segs,
+        leo_after,
+        log_start_after,
+        &mut leftovers,
+    );
+    // LogLoader.recoverSegment ends with producerStateManager.takeSnapshot(): a segment
+    // recovered at load leaves a snapshot, so the rebuild is not skipped then.
+    let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true) && recovered.is_empty();
+    let replay_from = if skipped {
+        None
+    } else {
+        snap.map(|s| s.offset).or(log_start_after)
+    };
+    let whole = leo_after == inp.log_end_offset && deleted.is_empty() && outcome_unknown.is_none();
+    let producer_state = ProducerRebuild {
+        snapshot: snap.map(|s| s.name.clone()),
+        snapshot_offset: snap.map(|s| s.offset),
+        skipped,
+        replay_from,
+        replay_to: if skipped || outcome_unknown.is_some() {
+            None
+        } else {
+            leo_after
+        },
+        producers: if skipped {
+            Some(0)
+        } else {
+            whole.then_some(inp.producers)
+        },
+        open_transactions: if skipped {
+            Some(0)
+        } else {
+            whole.then_some(inp.open_transactions)
+        },
+    };
+    let load_failure = load_failure(&inp, &recovered, from_idx, replay_from, leo_after);
+    RecoveryPrediction {
+        clean_shutdown: inp.clean_shutdown,
+        recovery_point: inp.recovery_point,
+        log_start_checkpoint: inp.log_start_checkpoint,
+        high_watermark: inp.high_watermark,
+        first_offset: inp.first_offset,
+        log_end_offset: inp.log_end_offset,
+        log_start_offset_after: log_start_after,
+        log_end_offset_after: leo_after.filter(|_| outcome_unknown.is_none()),
+        leftovers,
+        recovered_segments: recovered,
+        truncation,
+        deleted_segments: deleted,
+        unrecovered_corruption: unrecovered,
+        producer_state,
+        load_failure,
+        outcome_unknown,
+    }
+}
+
+/// What loading does with each snapshot (`LogLoader`: `removeStraySnapshots`, then
+/// `truncateAndReload` and `loadProducerState`): the deleted ones are added to `leftovers`.
+/// Returns the snapshot loaded, and whether snapshot files remain once the strays are
+/// removed (the clean-shutdown shortcut looks at those).
+fn snapshot_fates<'s>(
+    snapshots: &'s [SnapshotInput],
+    segs: &[SegmentInput],
+    leo_after: Option<i64>,
+    log_start_after: Option<i64>,
+    leftovers: &mut Vec<LeftoverAction>,
+) -> (Option<&'s SnapshotInput>, bool) {
+    // Snapshots: corrupt ones are deleted at load (fallback to older), strays deleted,
+    // those beyond the new log end or at/below the log start deleted.
+    let bases: Vec<i64> = segs.iter().map(|s| s.base).collect();
+    let newest = snapshots.iter().map(|s| s.offset).max();
+    let last_base = bases.last().copied();
+    let mut usable: Vec<&SnapshotInput> = Vec::new();
+    let is_stray = |offset: i64| {
+        let kept_newest = Some(offset) == newest && last_base.is_none_or(|b| offset > b);
+        !bases.contains(&offset) && !kept_newest
+    };
+    for s in snapshots {
+        let stray = is_stray(s.offset);
+        let (kind, action) = if leo_after.is_some_and(|l| s.offset > l) {
+            (
+                "snapshot_beyond_log",
+                "deleted: above the log end offset after loading",
+            )
+        } else if log_start_after.is_some_and(|l| s.offset <= l) {
+            (
+                "snapshot_below_log_start",
+                "deleted: at or below the log start offset",
+            )
+        } else if stray {
+            (
+                "stray_snapshot",
+                "deleted: matches no segment base offset and is not the newest",
+            )
+        } else if !s.valid {
+            (
+                "corrupt_snapshot",
+                "deleted when loaded (CorruptSnapshotException); the next older snapshot is used",
+            )
+        } else {
+            usable.push(s);
+            continue;
+        };
+        leftovers.push(LeftoverAction {
+            file: s.name.clone(),
+            kind: kind.into(),
+            action: action.into(),
+        });
+    }
+    let snap = usable.into_iter().max_by_key(|s| s.offset);
+    // The clean-shutdown shortcut looks at the snapshots left after the stray ones are
+    // removed (`removeStraySnapshots` runs first); corrupt, beyond-log and below-log-start
+    // snapshots are only deleted later, by `truncateAndReload`, so they still count.
+    let has_snapshot_files = snapshots.iter().any(|s| !is_stray(s.offset));
+    (snap, has_snapshot_files)
+}
+
+/// The first replay error the broker meets while loading, in its order (see the comment
+/// inside); `from_idx` is the segment holding the recovery point.
+fn load_failure(
+    inp: &PredictInput<'_>,
+    recovered: &[SegmentRecovery],
+    from_idx: usize,
+    replay_from: Option<i64>,
+    leo_after: Option<i64>,
+) -> Option<LoadFailure> {
+    let segs = &inp.segments;
+    let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
+    // Load failures: replay errors in the order the broker meets them. First the segments
+    // recovered at load (missing/corrupt index), then those recovered after an unclean
+    // shutdown: `recoverSegment` rebuilds the producer state up to the segment's base and
+    // replays the segment's valid batches, so a rule broken in `[base, end)` (end: below any
+    // truncation point) throws however new the newest snapshot is. Then the rebuild's replay
+    // `[replay_from, replay_to)`.
+    let mut ranges: Vec<(i64, i64, String)> = Vec::new();
+    let seg_end = |i: usize| -> Option<i64> {
+        match &segs[i].walk {
+            Some(w) => Some(w.next_offset),
+            None => segs.get(i + 1).map(|n| n.base).or(inp.log_end_offset),
+        }
+    };
+    for (i, s) in segs.iter().enumerate() {
+        if (s.missing_index || s.corrupt_index.is_some())
+            && let Some(end) = seg_end(i)
+        {
+            ranges.push((
+                s.base,
+                end,
+                format!(
+                    "recovering segment {} at load (its index is missing or corrupt; producer state rebuilt up to offset {})",
+                    s.name, s.base
+                ),
+            ));
+        }
+    }
+    if unclean {
+        for r in recovered {
+            let Some(i) = segs.iter().position(|s| s.name == r.segment) else {
+                continue;
+            };
+            if i < from_idx {
+                continue;
+            }
+            if let Some(end) = seg_end(i) {
+                ranges.push((
+                    segs[i].base,
+                    end,
+                    format!(
+                        "recovering segment {} after the unclean shutdown (producer state rebuilt up to offset {})",
+                        segs[i].name, segs[i].base
+                    ),
+                ));
+            }
+        }
+    }
+    if let (Some(from), Some(to)) = (replay_from, leo_after) {
+        ranges.push((
+            from,
+            to,
+            format!("replaying the producer state from offset {from}"),
+        ));
+    }
+    let old_broker = inp
+        .broker_version
+        .is_some_and(|v| v <= BrokerVersion(2, 4, 0));
+    let mut load_failure = None;
+    'ranges: for (from, to, what) in &ranges {
+        for f in inp.load_rules {
+            let Some(o) = f.offset else { continue };
+            if o < *from || o >= *to {
+                continue;
+            }
+            let (exception, fails) = match f.kind {
+                Kind::NonTransactionalWriteInTransaction => ("InvalidTxnStateException", true),
+                Kind::CoordinatorEpochRegression => {
+                    ("TransactionCoordinatorFencedException", old_broker)
+                }
+                _ => ("", false),
+            };
+            if fails {
+                load_failure = Some(LoadFailure {
+                    kind: f.kind.id().into(),
+                    offset: Some(o),
+                    exception: exception.into(),
+                    message: format!("{what} throws {exception} at offset {o}: {}", f.message),
+                });
+                break 'ranges;
+            }
+        }
+    }
+    load_failure
+}
+
+/// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on
+/// the segments it runs on (`batch.ensureValid()` checks each batch's CRC first,
+/// `kafka-format.md` §9): the outcome is unknown when any segment is recovered.
+fn crc_unknown(crc_checked: bool, recovered: &[SegmentRecovery]) -> Option<String> {
+    if crc_checked || recovered.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "CRC not checked (--no-crc): LogSegment.recover checks the CRC of every batch of the {} recovered segment(s) and may truncate before any point predicted here",
+        recovered.len()
+    ))
+}
