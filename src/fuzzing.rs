@@ -15,6 +15,7 @@ pub fn log_segment(data: &[u8]) {
     let mut dec = Decompressor::new(CAP);
     let mut entries = Entries::new(data, 0);
     for e in entries.by_ref() {
+        big_entry(e);
         match classify(e) {
             Classified::V2(b) => {
                 let ev = BatchEvent::from_v2(&b, 0, true);
@@ -45,6 +46,37 @@ pub fn log_segment(data: &[u8]) {
         }
     }
     let _ = entries.tail();
+}
+
+/// What the scan makes of an entry too large to hold (`segment::BigEntry`): its header
+/// and CRC only, read through a header-only copy.
+fn big_entry(e: format::RawEntry<'_>) {
+    if e.len() < format::batch::V2_HEADER_SIZE {
+        return;
+    }
+    let mut header = [0u8; format::batch::V2_HEADER_SIZE];
+    header.copy_from_slice(&e.bytes[..format::batch::V2_HEADER_SIZE]);
+    let big = crate::segment::BigEntry {
+        position: e.position,
+        len: e.len() as u64,
+        header,
+        computed_crc: 0,
+    };
+    let _ = big.crc_valid();
+    let head = big.header_only();
+    let copy = format::RawEntry {
+        position: e.position,
+        bytes: &head,
+    };
+    match classify(copy) {
+        Classified::V2(b) => {
+            let _ = BatchEvent::from_v2(&b, 0, false);
+        }
+        Classified::Legacy(m) => {
+            let _ = BatchEvent::from_legacy(&m, 0, false);
+        }
+        Classified::Invalid(_) => {}
+    }
 }
 
 /// A compressed payload: the first byte picks the codec (and the legacy-lz4 flag).

@@ -49,17 +49,29 @@ pub fn analyse_streaming(
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
     }
+    run_cluster_checks(&mut report, inv, opts);
+    report
+}
+
+/// The cluster checks over finished per-partition results. They read what each
+/// partition's walk kept ([`crate::results::PartitionReport::cluster_inputs`]), never the
+/// partitions' segments again; only `__transaction_state` partitions outside the scan's
+/// selection (`--topic`, `--partition`) are walked here, once.
+pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     // Confirm (or refute) hanging transactions with the coordinator's log, when present:
     // this one rewrites existing findings, so it runs first and in place.
-    crate::coordinator::annotate(&mut report, inv, opts);
+    // The coordinator's log is evidence for every data partition: its partitions outside
+    // the selection are walked once, for both coordinator checks.
+    let unscanned = crate::coordinator::walk_unscanned(report, inv, opts);
+    crate::coordinator::annotate_from(report, &unscanned, inv, opts);
     // Join each transaction's partitions and its coordinator record (issue 12); it links
     // hanging transactions to their root cause in place and keeps the joined transactions.
-    crate::coordinator::cluster::check(&mut report, inv, opts);
+    crate::coordinator::cluster::check_from(report, &unscanned, inv, opts);
+    drop(unscanned);
     for (_, check) in cluster_checks() {
-        let extra = check(&report, inv, opts);
+        let extra = check(report, inv, opts);
         report.add_partition_findings(extra);
     }
-    report
 }
 
 /// Scan the given paths (broker data dirs, partition dirs, single files, or dirs above them).

@@ -9,8 +9,10 @@
 mod run;
 
 use klogscan::segment::{self, ReadPolicy};
-use klogscan::testkit::{Batch, BatchSpec, Manifest, PartitionBuilder, Producer, Rec};
-use run::{can_bypass_permissions, klogscan};
+use klogscan::testkit::{
+    Batch, BatchSpec, Manifest, PartitionBuilder, PartitionFileOptions, Producer, Rec,
+};
+use run::{klogscan, klogscan_as, make_traversable, permission_bits_apply};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -31,7 +33,9 @@ fn log_dir(root: &Path) -> (PathBuf, Manifest) {
     )
     .unwrap();
     let p = Producer::idempotent(7, 0);
-    let mut b = PartitionBuilder::new("t", 0).leader_epoch(1);
+    let mut b = PartitionBuilder::new("t", 0)
+        .leader_epoch(1)
+        .broker_files(PartitionFileOptions::default());
     b.append(Batch::new(p).values(["a", "b"]));
     b.append(Batch::new(Producer::PLAIN).values(["c"]));
     b.roll();
@@ -309,14 +313,9 @@ fn sparse_huge_files_are_findings_within_bounded_memory() {
         sparse(&file, TEN_GIB);
         let r = klogscan(&["verify".as_ref(), logs.as_os_str()], Some(AS_LIMIT), 120);
         assert_eq!(r.code(), 2, "verify {name}: {r:?}");
-        // The text report's findings table may wrap the message: compare its words.
-        let words: Vec<&str> = r
-            .out
-            .split(|c: char| c.is_whitespace() || c == '|')
-            .filter(|w| !w.is_empty())
-            .collect();
+        // The table wraps its message column: the kind names the finding, stderr the reason.
         assert!(
-            words.join(" ").contains("larger than"),
+            r.out.contains("unreadable_file"),
             "verify {name}: {}",
             r.out
         );
@@ -396,31 +395,133 @@ fn a_sparse_active_log_is_walked_in_bounded_memory() {
 
 #[test]
 fn unreadable_log_and_indexes_are_exit_2_with_stderr() {
-    if can_bypass_permissions() {
-        println!(
-            "SKIPPED (running as root: permission bits do not stop reads; the FIFO test covers the same never-silent path)"
-        );
-        return;
-    }
+    // Permission bits do not stop root: as root, klogscan runs as nobody (65534).
+    let ids = match permission_bits_apply() {
+        Ok(ids) => ids,
+        Err(why) => {
+            println!("SKIPPED ({why})");
+            return;
+        }
+    };
     use std::os::unix::fs::PermissionsExt;
     let t = tempfile::tempdir().unwrap();
+    make_traversable(t.path());
     let (logs, m) = log_dir(t.path());
+    let run = |args: &[&std::ffi::OsStr]| klogscan_as(args, ids, None, 60);
+    // Readable as that user: exit 0, nothing said (the negative).
+    for cmd in ["producers", "txns", "scan", "verify"] {
+        let r = run(&[cmd.as_ref(), logs.as_os_str()]);
+        assert_eq!(r.code(), 0, "{cmd}: {r:?}");
+        assert!(!r.err.contains("cannot read"), "{cmd}: {}", r.err);
+    }
     let log = &m.segments[0].1;
     std::fs::set_permissions(log, std::fs::Permissions::from_mode(0o000)).unwrap();
     for cmd in ["producers", "txns", "scan"] {
-        let r = klogscan(&[cmd.as_ref(), logs.as_os_str()], None, 60);
+        let r = run(&[cmd.as_ref(), logs.as_os_str()]);
         assert_eq!(r.code(), 2, "{cmd}: {r:?}");
         assert!(r.err.contains("cannot read"), "{cmd}: {}", r.err);
+        assert!(r.err.contains(&*log.to_string_lossy()), "{cmd}: {}", r.err);
+        let r = run(&[
+            cmd.as_ref(),
+            "--format".as_ref(),
+            "json".as_ref(),
+            logs.as_os_str(),
+        ]);
+        assert_eq!(r.code(), 2, "{cmd} json: {r:?}");
+        assert!(r.err.contains("cannot read"), "{cmd} json: {}", r.err);
     }
+    // scan's JSON names it (producers'/txns': `json_of_producers_and_txns_names_an_unreadable_log`).
+    let r = run(&[
+        "scan".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        logs.as_os_str(),
+    ]);
+    assert!(
+        json_names_unreadable(&r.out, "00000000000000000000.log"),
+        "{}",
+        r.out
+    );
     std::fs::set_permissions(log, std::fs::Permissions::from_mode(0o644)).unwrap();
     for ext in ["index", "timeindex"] {
         let f = log.with_extension(ext);
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o000)).unwrap();
-        let r = klogscan(&["verify".as_ref(), logs.as_os_str()], None, 60);
+        let r = run(&["verify".as_ref(), logs.as_os_str()]);
+        let j = run(&[
+            "verify".as_ref(),
+            "--format".as_ref(),
+            "json".as_ref(),
+            logs.as_os_str(),
+        ]);
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
         assert_eq!(r.code(), 2, "{ext}: {r:?}");
+        assert!(!r.out.contains("No findings"), "{ext}: {}", r.out);
         assert!(r.out.contains("unreadable_file"), "{ext}: {}", r.out);
         assert!(r.err.contains("cannot read"), "{ext}: {}", r.err);
+        assert_eq!(j.code(), 2, "{ext} json: {j:?}");
+        let doc: serde_json::Value = serde_json::from_str(&j.out).unwrap();
+        let named =
+            doc["findings"].as_array().unwrap().iter().any(|x| {
+                x["kind"] == "unreadable_file" && x.to_string().contains(&format!(".{ext}"))
+            });
+        assert!(named, "{ext} json: {doc}");
+    }
+}
+
+/// The JSON document `out` holds an `unreadable_file` finding naming `file`.
+fn json_names_unreadable(out: &str, file: &str) -> bool {
+    let doc: serde_json::Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let mut stack = vec![&doc];
+    while let Some(v) = stack.pop() {
+        match v {
+            serde_json::Value::Object(o) => {
+                if o.get("kind").is_some_and(|k| k == "unreadable_file")
+                    && v.to_string().contains(file)
+                {
+                    return true;
+                }
+                stack.extend(o.values());
+            }
+            serde_json::Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Issue 15: "every command reports unreadable or unusable inputs on stderr and in its
+/// JSON". `producers`/`txns` say it on stderr and exit 2, but their JSON documents
+/// (`report::json::write_producers`/`write_txns`) have no place for it yet.
+#[test]
+#[ignore = "producers/txns JSON carry no unreadable-input field yet (src/report/json.rs)"]
+fn json_of_producers_and_txns_names_an_unreadable_log() {
+    let ids = match permission_bits_apply() {
+        Ok(ids) => ids,
+        Err(why) => {
+            println!("SKIPPED ({why})");
+            return;
+        }
+    };
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    make_traversable(t.path());
+    let (logs, m) = log_dir(t.path());
+    let log = &m.segments[0].1;
+    std::fs::set_permissions(log, std::fs::Permissions::from_mode(0o000)).unwrap();
+    for cmd in ["producers", "txns"] {
+        let args: [&std::ffi::OsStr; 4] = [
+            cmd.as_ref(),
+            "--format".as_ref(),
+            "json".as_ref(),
+            logs.as_os_str(),
+        ];
+        let r = klogscan_as(&args, ids, None, 60);
+        assert_eq!(r.code(), 2, "{cmd}: {r:?}");
+        assert!(
+            json_names_unreadable(&r.out, "00000000000000000000.log"),
+            "{cmd}: {}",
+            r.out
+        );
     }
 }
 
@@ -594,51 +695,7 @@ fn dump_pieces_over_the_text_cap_print_the_sequential_dump() {
     }
 }
 
-// --- row: one huge batch -------------------------------------------------------------------
-
-#[test]
-fn one_huge_batch_under_a_memory_limit_is_reported_never_an_abort() {
-    // A v2 batch of 1.5 GiB (sparse zeros after the header) with a valid CRC, as the
-    // active segment (read, not mapped).
-    let size: u64 = 3 << 29;
-    let mut h = vec![0u8; 61];
-    h[8..12].copy_from_slice(&((size - 12) as i32).to_be_bytes());
-    h[16] = 2;
-    h[23..27].copy_from_slice(&0i32.to_be_bytes()); // lastOffsetDelta
-    h[27..35].copy_from_slice(&1_700_000_000_000i64.to_be_bytes());
-    h[35..43].copy_from_slice(&1_700_000_000_000i64.to_be_bytes());
-    h[43..51].copy_from_slice(&(-1i64).to_be_bytes());
-    h[51..53].copy_from_slice(&(-1i16).to_be_bytes());
-    h[53..57].copy_from_slice(&(-1i32).to_be_bytes());
-    h[57..61].copy_from_slice(&1i32.to_be_bytes());
-    let mut crc = crc32c::crc32c(&h[21..]);
-    let zeros = vec![0u8; 1 << 20];
-    let mut left = size - 61;
-    while left > 0 {
-        let n = left.min(zeros.len() as u64) as usize;
-        crc = crc32c::crc32c_append(crc, &zeros[..n]);
-        left -= n as u64;
-    }
-    h[17..21].copy_from_slice(&crc.to_be_bytes());
-    let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("huge-0");
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = dir.join("00000000000000000000.log");
-    std::fs::write(&log, &h).unwrap();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&log)
-        .unwrap()
-        .set_len(size)
-        .unwrap();
-    let r = klogscan(&["scan".as_ref(), dir.as_os_str()], Some(AS_LIMIT), 300);
-    assert_eq!(r.code(), 2, "{r:?}");
-    assert!(
-        r.err.contains("memory available to buffer one entry"),
-        "{}",
-        r.err
-    );
-}
+// --- row: one huge batch: `hardening_bigbatch.rs` ---------------------------------------
 
 #[test]
 fn verify_reports_an_index_it_cannot_open() {

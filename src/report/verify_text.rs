@@ -90,7 +90,11 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
                 esc(&t.reason)
             ),
         )?,
+        None if pr.outcome_unknown.is_some() => line(w, style, None, "truncate: unknown")?,
         None => line(w, style, None, "truncate: nothing")?,
+    }
+    if let Some(u) = &pr.outcome_unknown {
+        line(w, style, None, &format!("outcome unknown: {}", esc(u)))?;
     }
     if !pr.deleted_segments.is_empty() {
         line(

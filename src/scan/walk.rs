@@ -20,6 +20,9 @@ use rayon::prelude::*;
 use serde_json::json;
 use std::path::Path;
 
+/// Entries too large to hold whole, checked streaming (`Walker::item`).
+mod bigbatch;
+
 /// Walks one segment, or one piece of it: per-entry checks and events.
 pub(super) struct Walker<'a> {
     ctx: &'a PartitionContext,
@@ -68,6 +71,11 @@ impl<'a> Walker<'a> {
                 records: 0,
                 max_timestamp: i64::MIN,
                 truncation: None,
+                collected: crate::walked::Collector::new(
+                    &ctx.topic,
+                    opts.collect_batch_keys(ctx),
+                    opts.max_decompressed,
+                ),
             },
             events,
             dec: Decompressor::new(opts.max_decompressed),
@@ -102,6 +110,10 @@ impl<'a> Walker<'a> {
     pub(super) fn entry(&mut self, entry: format::RawEntry<'_>) {
         let (ctx, name, idx, base, opts) = (self.ctx, self.name, self.idx, self.base, self.opts);
         let pos = entry.position;
+        // What the cluster checks need of this entry, kept by the same walk (#9).
+        if self.out.collected.wants() {
+            self.out.collected.entry(entry, idx);
+        }
         let classified = classify(entry);
         if let Some(b) = &mut self.batches {
             b.entry(&classified, pos, entry.offset());
@@ -408,7 +420,7 @@ pub(super) fn scan_pieces(
     for k in 1..len.div_ceil(piece) {
         let from = k * piece;
         let found = match &source {
-            PieceSource::Mapped(data) => segment::sync_point(data, from, piece, PIECE, true),
+            PieceSource::Mapped(data) => segment::mapped_sync_point(data, from, piece, PIECE),
             PieceSource::Read { file, .. } => {
                 segment::read_sync_point(file, from, piece, len, &mut window).ok()?
             }
@@ -452,7 +464,7 @@ pub(super) fn scan_pieces(
                     let mut entries =
                         format::Entries::new(data.get(start..to).unwrap_or(&[]), start as u64);
                     for e in entries.by_ref() {
-                        w.entry(e);
+                        w.item(segment::mapped_item(data, e));
                     }
                     data.release_range(start, to);
                     let tail = entries.tail().unwrap_or(Tail::Clean);
@@ -464,8 +476,8 @@ pub(super) fn scan_pieces(
                 }
                 PieceSource::Read { file, size } => {
                     let stop = stop.map(|s| s as u64);
-                    segment::walk_read_piece(file, start as u64, stop, *size, |e| {
-                        w.entry(e);
+                    segment::walk_read_piece_items(file, start as u64, stop, *size, |e| {
+                        w.item(e);
                         std::ops::ControlFlow::Continue(())
                     })
                     .ok()?
@@ -507,6 +519,7 @@ pub(super) fn scan_pieces(
             parts.push(b.finish(Tail::Clean, 0));
         }
         all.out.events.push(w.events);
+        all.out.collected.append(w.out.collected);
         all.out.findings.extend(w.out.findings);
         all.out.records += w.out.records;
         all.out.max_timestamp = all.out.max_timestamp.max(w.out.max_timestamp);
@@ -566,7 +579,7 @@ pub(super) fn scan_segment_in(
     }
     let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take());
     let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
-    let walked = segment::walk_entries(path, policy, opts.max_bytes, |entry| w.entry(entry));
+    let walked = segment::walk_entries_items(path, policy, opts.max_bytes, |item| w.item(item));
     match walked {
         Ok((tail, len)) => {
             w.out.bytes = len;
@@ -587,6 +600,7 @@ pub(super) fn scan_segment_in(
                 w.events.clear();
                 w.out.records = 0;
                 w.out.max_timestamp = i64::MIN;
+                w.out.collected.clear();
             }
             w.out.findings.push(changed_finding(ctx, &name, path, &e));
             w.out.events.push(w.events);

@@ -17,9 +17,11 @@
 //!   ([`FileClass::max_len`]) is refused with [`TooLarge`]; under `--mmap never` a file
 //!   larger than [`READ_BUDGET`] is refused too rather than allocated.
 
+mod bigentry;
 mod mapguard;
 mod open;
 
+pub use bigentry::{BIG_ENTRY, BigEntry, Item, mapped_item};
 pub use open::*;
 
 use std::fs::File;
@@ -83,6 +85,43 @@ pub fn walk_entries_chunked(
     chunk_size: usize,
     mut on_entry: impl FnMut(crate::format::RawEntry<'_>),
 ) -> io::Result<(crate::format::Tail, u64)> {
+    walk_items_chunked(path, policy, max_bytes, chunk_size, None, |item| {
+        if let Item::Entry(e) = item {
+            on_entry(e);
+        }
+    })
+}
+
+/// [`walk_entries`] for a walk that needs only the headers of large entries: an entry
+/// larger than [`BIG_ENTRY`] is never held whole but CRC-checked streaming and handed
+/// out as an [`Item::Big`] (read in chunks, or over the map with its pages released
+/// behind the cursor).
+pub fn walk_entries_items(
+    path: &Path,
+    policy: ReadPolicy,
+    max_bytes: Option<u64>,
+    on_item: impl FnMut(Item<'_>),
+) -> io::Result<(crate::format::Tail, u64)> {
+    walk_items_chunked(
+        path,
+        policy,
+        max_bytes,
+        CHUNK_SIZE,
+        Some(BIG_ENTRY),
+        on_item,
+    )
+}
+
+/// [`walk_entries_items`] with an explicit chunk size and threshold (`None`: every entry
+/// whole, as [`walk_entries`]).
+pub(crate) fn walk_items_chunked(
+    path: &Path,
+    policy: ReadPolicy,
+    max_bytes: Option<u64>,
+    chunk_size: usize,
+    big: Option<usize>,
+    mut on_entry: impl FnMut(Item<'_>),
+) -> io::Result<(crate::format::Tail, u64)> {
     use crate::format::{Entries, Tail};
     let (file, len) = open_regular(path)?;
     let total = max_bytes.map_or(len, |m| m.min(len));
@@ -99,14 +138,17 @@ pub fn walk_entries_chunked(
                 data.release_range(released, at);
                 released = at;
             }
-            on_entry(e);
+            on_entry(match big {
+                Some(n) => bigentry::item_over(Some(&data), e, n),
+                None => Item::Entry(e),
+            });
         }
         let tail = entries.tail().unwrap_or(Tail::Clean);
         data.release();
         data.check_unchanged()?;
         return Ok((tail, data.len() as u64));
     }
-    let end = walk_read(&file, 0, total, chunk_size, |e| {
+    let end = walk_read_items(&file, 0, total, chunk_size, big, |e| {
         on_entry(e);
         ControlFlow::Continue(())
     })
@@ -144,6 +186,24 @@ pub fn walk_read(
     chunk_size: usize,
     mut on_entry: impl FnMut(crate::format::RawEntry<'_>) -> ControlFlow<()>,
 ) -> io::Result<Option<crate::format::Tail>> {
+    walk_read_items(file, start, total, chunk_size, None, |item| match item {
+        Item::Entry(e) => on_entry(e),
+        Item::Big(_) => ControlFlow::Continue(()),
+    })
+}
+
+/// [`walk_read`] handing out [`Item`]s: with `big = Some(n)`, an entry larger than `n`
+/// bytes is never buffered: it is CRC-checked streaming ([`Item::Big`]). With `None` every
+/// entry is buffered whole (up to 2 GiB when one declares that much).
+pub(crate) fn walk_read_items(
+    file: &File,
+    start: u64,
+    total: u64,
+    chunk_size: usize,
+    big: Option<usize>,
+    mut on_entry: impl FnMut(Item<'_>) -> ControlFlow<()>,
+) -> io::Result<Option<crate::format::Tail>> {
+    use crate::format::batch::{HEADER_SIZE_UP_TO_MAGIC, V2_HEADER_SIZE};
     use crate::format::{Entries, Tail};
     // Below a header's size no chunk could make progress.
     let chunk_size = chunk_size.max(64);
@@ -169,7 +229,13 @@ pub fn walk_read(
             Entries::chunk(&buf[..filled], base)
         };
         for e in entries.by_ref() {
-            if on_entry(e).is_break() {
+            // An entry over the threshold that happens to fit in the chunk is handed out
+            // as the map walk hands it out (the same item whatever the chunk size).
+            let item = match big {
+                Some(n) => bigentry::item_over(None, e, n),
+                None => Item::Entry(e),
+            };
+            if on_entry(item).is_break() {
                 return Ok(None);
             }
         }
@@ -183,6 +249,41 @@ pub fn walk_read(
             if head.len() >= 12 {
                 let size = i32::from_be_bytes(head[8..12].try_into().unwrap_or([0; 4]));
                 let need = 12usize.saturating_add(size.max(0) as usize);
+                let rest = total - base;
+                let large = need > big.unwrap_or(BIG_ENTRY);
+                if large && filled < V2_HEADER_SIZE && rest > filled as u64 {
+                    // Read the whole header first: only a chunk walk that saw the magic
+                    // byte has checked it (magic, offset, size), and a streamed entry
+                    // keeps its header.
+                    let want = V2_HEADER_SIZE.min(rest as usize);
+                    ensure_len(&mut buf, want)?;
+                    read_exact_at(file, &mut buf[filled..want], read_to)?;
+                    filled = want;
+                    read_to = base + want as u64;
+                    continue;
+                }
+                if large && need as u64 > rest && filled > HEADER_SIZE_UP_TO_MAGIC {
+                    // A checked header whose entry runs past the end: the final walk would
+                    // call it partial; say so without reading (or buffering) the rest.
+                    return Ok(Some(Tail::Partial {
+                        position: base,
+                        declared: need as u64,
+                        available: rest,
+                        offset: crate::format::bytes::be_i64(head, 0),
+                    }));
+                }
+                if big.is_some() && large && filled >= V2_HEADER_SIZE {
+                    // Too large to hold: CRC-checked streaming, then on after it.
+                    let mut scratch = vec![0u8; chunk_size];
+                    let b = bigentry::read_big(file, base, need as u64, head, &mut scratch)?;
+                    if on_entry(Item::Big(b)).is_break() {
+                        return Ok(None);
+                    }
+                    base += need as u64;
+                    read_to = base;
+                    filled = 0;
+                    continue;
+                }
                 if (need as u64) > total - base {
                     // It can never be whole: read the rest and let the final walk classify it.
                     let rest = (total - base) as usize;
@@ -309,6 +410,22 @@ pub fn sync_point(
     None
 }
 
+/// [`sync_point`] over a map (`eof`: the map ends where the file ends), releasing the
+/// pages the search read before the batch it found (all of them when none): searching a
+/// long run of bytes without a batch (the inside of one huge batch, zeros) never leaves
+/// more than one window resident.
+pub fn mapped_sync_point(
+    data: &FileData,
+    from: usize,
+    limit: usize,
+    max_batch: usize,
+) -> Option<usize> {
+    let found = sync_point(data, from, limit, max_batch, true);
+    let end = found.unwrap_or_else(|| from.saturating_add(limit).saturating_add(16));
+    data.release_range(from, end.min(data.len()));
+    found
+}
+
 /// Cheap plausibility before a CRC: the entry of `len` bytes at `p` is followed by the
 /// end of the file or by another magic-2 header with a higher base offset.
 pub(crate) fn next_follows(data: &[u8], p: usize, len: usize, eof: bool) -> bool {
@@ -399,15 +516,43 @@ pub fn walk_read_piece(
     start: u64,
     stop: Option<u64>,
     total: u64,
-    on_entry: impl FnMut(crate::format::RawEntry<'_>) -> ControlFlow<()>,
+    mut on_entry: impl FnMut(crate::format::RawEntry<'_>) -> ControlFlow<()>,
+) -> io::Result<PieceEnd> {
+    read_piece(file, start, stop, total, None, |item| match item {
+        Item::Entry(e) => on_entry(e),
+        Item::Big(_) => ControlFlow::Continue(()),
+    })
+}
+
+/// [`walk_read_piece`] handing out [`Item`]s: entries larger than [`BIG_ENTRY`] are
+/// CRC-checked streaming, never held (see [`walk_entries_items`]).
+pub fn walk_read_piece_items(
+    file: &File,
+    start: u64,
+    stop: Option<u64>,
+    total: u64,
+    on_item: impl FnMut(Item<'_>) -> ControlFlow<()>,
+) -> io::Result<PieceEnd> {
+    read_piece(file, start, stop, total, Some(BIG_ENTRY), on_item)
+}
+
+fn read_piece(
+    file: &File,
+    start: u64,
+    stop: Option<u64>,
+    total: u64,
+    big: Option<usize>,
+    on_item: impl FnMut(Item<'_>) -> ControlFlow<()>,
 ) -> io::Result<PieceEnd> {
     use crate::format::Tail;
     Ok(match stop {
-        Some(stop) => match walk_read(file, start, stop.min(total), CHUNK_SIZE, on_entry)? {
-            Some(Tail::Clean) if stop <= total => PieceEnd::Chained,
-            _ => PieceEnd::Broken,
-        },
-        None => match walk_read(file, start, total, CHUNK_SIZE, on_entry)? {
+        Some(stop) => {
+            match walk_read_items(file, start, stop.min(total), CHUNK_SIZE, big, on_item)? {
+                Some(Tail::Clean) if stop <= total => PieceEnd::Chained,
+                _ => PieceEnd::Broken,
+            }
+        }
+        None => match walk_read_items(file, start, total, CHUNK_SIZE, big, on_item)? {
             Some(tail) => PieceEnd::End(tail),
             None => PieceEnd::Broken,
         },

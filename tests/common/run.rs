@@ -43,11 +43,25 @@ fn tail(s: &str) -> &str {
 /// Run `klogscan args…`, killed (and the test failed) after `secs` seconds; under
 /// `RLIMIT_AS = limit_bytes` when given.
 pub fn klogscan<S: AsRef<OsStr>>(args: &[S], limit_bytes: Option<u64>, secs: u64) -> Run {
+    klogscan_as(args, None, limit_bytes, secs)
+}
+
+/// [`klogscan`] run as user and group `ids` when given (privileges dropped in the child
+/// before `exec`; the standard library also clears the supplementary groups).
+pub fn klogscan_as<S: AsRef<OsStr>>(
+    args: &[S],
+    ids: Option<(u32, u32)>,
+    limit_bytes: Option<u64>,
+    secs: u64,
+) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_klogscan"));
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    if let Some((uid, gid)) = ids {
+        cmd.uid(uid).gid(gid);
+    }
     if let Some(limit) = limit_bytes {
         // SAFETY: only async-signal-safe calls (setrlimit) between fork and exec.
         unsafe {
@@ -98,10 +112,40 @@ pub fn klogscan<S: AsRef<OsStr>>(args: &[S], limit_bytes: Option<u64>, secs: u64
     Run { status, out, err }
 }
 
-/// True when this process may read files whatever their permission bits (root): the
-/// permission tests then print why they skip.
+/// How to run `klogscan` so that permission bits apply to it: `Ok(None)` as we are (not
+/// root), `Ok(Some((uid, gid)))` with privileges dropped to `nobody` (65534) when we are
+/// root, `Err(why)` when even that is impossible (root that cannot change its ids, e.g.
+/// in a user namespace without that id mapped): the permission tests then print why they
+/// skip.
 #[allow(dead_code)] // not every test file has permission tests
-pub fn can_bypass_permissions() -> bool {
+pub fn permission_bits_apply() -> Result<Option<(u32, u32)>, String> {
     // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    if unsafe { libc::geteuid() } != 0 {
+        return Ok(None);
+    }
+    let ids = (65534, 65534);
+    // The binary must be reachable and runnable as that user.
+    let probe = Command::new(env!("CARGO_BIN_EXE_klogscan"))
+        .arg("--version")
+        .uid(ids.0)
+        .gid(ids.1)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    match probe {
+        Ok(s) if s.success() => Ok(Some(ids)),
+        other => Err(format!(
+            "running as root, and klogscan cannot run as uid/gid 65534 to let permission bits apply: {other:?}"
+        )),
+    }
+}
+
+/// Let other users list and traverse `dir` (a temporary directory is created 0700; what
+/// the testkit creates in it is 0755 already).
+#[allow(dead_code)]
+pub fn make_traversable(dir: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir).unwrap().permissions().mode() | 0o005;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)).unwrap();
 }
