@@ -450,6 +450,7 @@ impl Prepared {
             return;
         }
         r.inputs.iter_mut().for_each(|s| self.fix(s));
+        r.notes.iter_mut().for_each(|s| self.fix(s));
         for p in &mut r.partitions {
             self.fix(&mut p.path);
             if let Some(d) = &mut p.log_dir {

@@ -130,6 +130,9 @@ pub(crate) fn cmd_verify(
     };
     let mut report = verify::verify(&inputs.paths, &opts);
     inputs.fix_verify(&mut report);
+    for n in &report.notes {
+        eprintln!("klogscan: note: {}", klogscan::escape::text(n));
+    }
     report.errors.extend(inputs.failed.iter().cloned());
     report::client::fill(&mut report.findings);
     flt.retain_findings(&mut report.findings);

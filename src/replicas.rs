@@ -305,7 +305,7 @@ pub fn replica_pairs<'a>(
     out
 }
 
-fn batch_json(c: &CopyBatches, k: &Option<BatchKey>) -> serde_json::Value {
+fn batch_json(segments: &[String], k: &Option<BatchKey>) -> serde_json::Value {
     match k {
         None => serde_json::Value::Null,
         Some(k) => json!({
@@ -316,7 +316,7 @@ fn batch_json(c: &CopyBatches, k: &Option<BatchKey>) -> serde_json::Value {
             "is_control": k.is_control,
             "producer_id": k.producer_id,
             "producer_epoch": k.producer_epoch,
-            "segment": c.segments.get(k.segment as usize),
+            "segment": segments.get(k.segment as usize),
             "position": k.position,
         }),
     }
@@ -340,7 +340,7 @@ fn to_finding(
     topic: &str,
     partition: i32,
     paths: (&str, &str),
-    copies: (&CopyBatches, &CopyBatches),
+    segments: (&[String], &[String]),
     d: &Divergence,
 ) -> Finding {
     let (ma, mb) = &d.markers_only_in;
@@ -362,7 +362,7 @@ fn to_finding(
             "common_range": {"first_offset": d.common.0, "last_offset": d.common.1},
             "first_difference": {
                 "offset": d.first_offset,
-                "batches": [batch_json(copies.0, &d.first.0), batch_json(copies.1, &d.first.1)],
+                "batches": [batch_json(segments.0, &d.first.0), batch_json(segments.1, &d.first.1)],
             },
             "differing_batches": d.differing_batches,
             "compaction_explainable": d.compaction_explainable,
@@ -379,12 +379,12 @@ fn to_finding(
         );
     if let Some(k) = d.first.0.or(d.first.1) {
         f.position = Some(k.position);
-        let seg = if d.first.0.is_some() {
-            copies.0
+        let names = if d.first.0.is_some() {
+            segments.0
         } else {
-            copies.1
+            segments.1
         };
-        f.segment = seg.segments.get(k.segment as usize).cloned();
+        f.segment = names.get(k.segment as usize).cloned();
     }
     f
 }
@@ -408,25 +408,42 @@ pub fn check(
     if pairs.is_empty() {
         return BTreeMap::new();
     }
-    let mut cache: BTreeMap<usize, CopyBatches> = BTreeMap::new();
-    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
-    for ((i, a), (j, b)) in pairs {
+    // The scan's walk kept every batch key of a copied partition, sorted by base offset;
+    // a partition whose results lack them is read (results from elsewhere: sorted) here.
+    let mut owned: BTreeMap<usize, CopyBatches> = BTreeMap::new();
+    for &((i, a), (j, b)) in &pairs {
         for (k, p) in [(i, a), (j, b)] {
-            // The scan's walk kept every batch key of a copied partition; a partition
-            // whose results lack them is read here.
-            cache.entry(k).or_insert_with(|| {
-                walked_copy(&report.partitions[k].cluster_inputs)
-                    .unwrap_or_else(|| read_copy_with(p, opts.max_bytes, opts.mmap))
-            });
+            let inputs = &report.partitions[k].cluster_inputs;
+            let usable = inputs
+                .batches
+                .as_ref()
+                .is_some_and(|b| b.is_sorted_by_key(|x| x.base_offset));
+            if !usable && !owned.contains_key(&k) {
+                let c = walked_copy(inputs)
+                    .unwrap_or_else(|| read_copy_with(p, opts.max_bytes, opts.mmap));
+                owned.insert(k, c);
+            }
         }
-        let (ca, cb) = (&cache[&i], &cache[&j]);
-        if let Some(d) = diverge(&ca.batches, &cb.batches) {
+    }
+    let copy = |k: usize| -> (&[BatchKey], &[String]) {
+        match owned.get(&k) {
+            Some(c) => (&c.batches, &c.segments),
+            None => {
+                let c = &report.partitions[k].cluster_inputs;
+                (c.batches.as_deref().unwrap_or(&[]), &c.segments)
+            }
+        }
+    };
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    for ((i, _), (j, _)) in pairs {
+        let ((ba, sa), (bb, sb)) = (copy(i), copy(j));
+        if let Some(d) = diverge(ba, bb) {
             let r = &report.partitions[i];
             let f = to_finding(
                 &r.topic,
                 r.partition,
                 (&r.path, &report.partitions[j].path),
-                (ca, cb),
+                (sa, sb),
                 &d,
             );
             extra.entry(i).or_default().push(f);

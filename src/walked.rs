@@ -177,6 +177,15 @@ pub trait RecordSink {
     fn marker(&mut self, producer_id: i64, commit: bool);
 }
 
+/// Whether a directory may be compared with another copy: live and `-future` ones
+/// (`-delete`/`-stray` ones may hold an older incarnation of the topic).
+pub fn comparable(d: &crate::layout::PartitionDir) -> bool {
+    matches!(
+        d.kind,
+        Some(crate::layout::DirKind::Normal) | Some(crate::layout::DirKind::Future { .. })
+    )
+}
+
 /// The topic-partitions held by more than one selected directory (see
 /// `ScanOptions::copied_partitions`).
 #[derive(Debug, Clone, Default)]
@@ -187,7 +196,7 @@ impl CopiedPartitions {
     /// comparison's candidates, `replicas::replica_pairs`).
     pub fn of<'a>(dirs: impl IntoIterator<Item = &'a crate::layout::PartitionDir>) -> Self {
         let mut seen = std::collections::BTreeMap::<(String, i32), usize>::new();
-        for d in dirs {
+        for d in dirs.into_iter().filter(|d| comparable(d)) {
             if let Some(tp) = &d.tp {
                 *seen.entry((tp.topic.clone(), tp.partition)).or_default() += 1;
             }
@@ -346,8 +355,8 @@ pub struct ClusterInputs {
     pub txn_log: Option<Vec<LogItem>>,
     /// `__consumer_offsets`: the group coordinator's replay anomalies.
     pub group_anomalies: Option<Vec<GroupAnomaly>>,
-    /// With a copy of the same topic-partition in the inputs: every batch's key, in file
-    /// order.
+    /// With a copy of the same topic-partition in the inputs: every batch's key, sorted by
+    /// base offset (stable: file order among equal offsets) once the walk is finished.
     pub batches: Option<Vec<BatchKey>>,
 }
 
@@ -359,6 +368,14 @@ impl ClusterInputs {
             txn_log: (topic == TRANSACTION_STATE_TOPIC).then(Vec::new),
             batches: batch_keys.then(Vec::new),
             ..Default::default()
+        }
+    }
+
+    /// The partition's walk is finished: sort the batch keys by base offset (as the
+    /// replica comparison reads them).
+    pub fn finish(&mut self) {
+        if let Some(b) = &mut self.batches {
+            b.sort_by_key(|k| k.base_offset);
         }
     }
 

@@ -246,3 +246,42 @@ fn partition_results_round_trip_to_the_same_cluster_findings() {
         })
     );
 }
+
+#[test]
+fn a_delete_copy_makes_no_partition_keep_batch_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ld = tmp.path().join("kafka-logs");
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(orders(4, None))
+        .write(&ld)
+        .unwrap();
+    // A copy scheduled for deletion: never compared (it may hold an older incarnation).
+    let stage = tmp.path().join("stage");
+    let m = orders(4, Some(1)).write(&stage).unwrap();
+    std::fs::rename(
+        m.dir,
+        ld.join("orders-0.7c3c1b0e5f2a4d2b9a1e0f6d5c4b3a29-delete"),
+    )
+    .unwrap();
+    let inv = inventory(tmp.path());
+    let r = pipeline::analyse(&inv, &ScanOptions::default());
+    assert_eq!(r.partitions.len(), 2);
+    assert!(
+        r.partitions
+            .iter()
+            .all(|p| p.cluster_inputs.batches.is_none()),
+        "batch keys kept for a pair that is never compared"
+    );
+    assert!(r.findings.iter().all(|f| f.kind != Kind::ReplicaDivergence));
+
+    // With a second live copy (another broker of the cluster) both keep them.
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .partition(orders(4, Some(1)))
+        .write(&tmp.path().join("kafka-logs-2"))
+        .unwrap();
+    let r = scan::scan_inventory(&inventory(tmp.path()), &ScanOptions::default());
+    let kept = |p: &&klogscan::results::PartitionReport| p.cluster_inputs.batches.is_some();
+    assert_eq!(r.partitions.iter().filter(kept).count(), 2);
+}

@@ -132,3 +132,70 @@ fn table_names_the_truncation_point() {
     );
     assert!(text.contains("swap completed at startup"), "{text}");
 }
+
+/// A clean two-segment partition with every broker file; returns (log dir, first .log).
+fn two_segments(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let mut p = PartitionBuilder::new("orders", 4).broker_files(PartitionFileOptions::default());
+    let idem = Producer::idempotent(7, 0);
+    p.append(Batch::new(idem).records(3));
+    p.roll();
+    p.append(Batch::new(idem).records(3));
+    let m = LogDirBuilder::new(1).partition(p).write(dir).unwrap();
+    (m.dir.clone(), m.partitions[0].segments[0].1.clone())
+}
+
+fn verify_json(path: &std::path::Path) -> (serde_json::Value, String) {
+    let out = klogscan()
+        .args(["verify", "--format", "json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap();
+    (v, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_segment_named_alone_is_verified_with_its_whole_partition_directory() {
+    let t = tempfile::tempdir().unwrap();
+    let (logs, first_log) = two_segments(t.path());
+    let (whole, err) = verify_json(&logs);
+    assert_eq!(whole["notes"], serde_json::json!([]), "{err}");
+    assert!(!err.contains("note:"), "{err}");
+    let (named, err) = verify_json(&first_log);
+    // The siblings that were not named are read, not reported missing, and the log end
+    // offset is the directory's (no checkpoint "above the log end offset").
+    let kinds = |v: &serde_json::Value| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(kinds(&named), kinds(&whole), "{named:#}");
+    assert!(!kinds(&named).iter().any(|k| k == "checkpoint_inconsistent"));
+    assert!(!kinds(&named).iter().any(|k| k == "index_corrupt"));
+    assert_eq!(
+        named["partitions"][0]["prediction"]["log_end_offset"],
+        whole["partitions"][0]["prediction"]["log_end_offset"]
+    );
+    assert_eq!(named["partitions"][0]["prediction"]["log_end_offset"], 6);
+    assert_eq!(named["notes"].as_array().unwrap().len(), 1, "{named:#}");
+    assert!(err.contains("note:") && err.contains("orders-4"), "{err}");
+}
+
+#[test]
+fn a_lone_segment_outside_a_partition_directory_is_verified_alone() {
+    let t = tempfile::tempdir().unwrap();
+    let (_, first_log) = two_segments(t.path());
+    let loose = t.path().join("loose");
+    std::fs::create_dir(&loose).unwrap();
+    let copy = loose.join("00000000000000000000.log");
+    std::fs::copy(&first_log, &copy).unwrap();
+    let (v, err) = verify_json(&copy);
+    assert_eq!(v["notes"], serde_json::json!([]), "{err}");
+    assert!(!err.contains("note:"), "{err}");
+    assert_eq!(v["partitions"].as_array().unwrap().len(), 1);
+    // Only the named segment is there: its end is the log end.
+    assert_eq!(v["partitions"][0]["prediction"]["log_end_offset"], 3);
+}

@@ -494,7 +494,7 @@ fn scan_partition(
         snapshot_states: Vec::new(),
         cluster_inputs: crate::walked::ClusterInputs::new(
             &ctx.topic,
-            opts.collect_batch_keys(&ctx),
+            opts.collect_batch_keys(&ctx) && crate::walked::comparable(p),
         ),
         segment_walks: Vec::new(),
         damaged: Vec::new(),
@@ -644,6 +644,7 @@ fn scan_partition(
     if let Some(g) = groups {
         report.cluster_inputs.group_anomalies = Some(crate::groups::load::finish_anomalies(g));
     }
+    report.cluster_inputs.finish();
     apply_recovery(
         p,
         &mut report,

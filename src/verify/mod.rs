@@ -101,6 +101,9 @@ pub struct VerifyReport {
     /// leftovers of the log dir, unreadable paths).
     pub findings: Vec<Finding>,
     pub errors: Vec<(PathBuf, String)>,
+    /// What the verification changed about its inputs (a file named on its own read with
+    /// its whole partition directory, [`verify`]).
+    pub notes: Vec<String>,
 }
 
 impl VerifyReport {
@@ -152,16 +155,74 @@ pub fn verify_partition(
 
 /// Verify everything under `paths` (broker data dirs, partition dirs, or directories above
 /// them), as `klogscan verify` does.
+///
+/// A file named on its own (`…/orders-0/00000000000000000000.log`) stands for its
+/// partition directory when that directory is named like one (`topic-N`): the prediction
+/// is what a broker's `LogLoader` does with the whole directory (every segment, index and
+/// snapshot beside the named file, the log dir's checkpoints), so a sibling that was not
+/// named is read rather than reported missing, and the log end offset is the directory's,
+/// not the named segment's. Each widened directory is listed in [`VerifyReport::notes`].
 pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
-    let inv = layout::discover_with(
-        paths,
-        layout::DiscoverOptions {
-            follow_symlinks: opts.scan.follow_symlinks,
-        },
-    );
+    let discover = |paths: &[PathBuf]| {
+        layout::discover_with(
+            paths,
+            layout::DiscoverOptions {
+                follow_symlinks: opts.scan.follow_symlinks,
+            },
+        )
+    };
+    let mut inv = discover(paths);
+    let mut notes = Vec::new();
+    if let Some(widened) = whole_partitions(paths, &inv, &mut notes) {
+        inv = discover(&widened);
+    }
     let mut r = verify_inventory(&inv, opts);
     r.inputs = paths.iter().map(|p| p.display().to_string()).collect();
+    r.notes = notes;
     r
+}
+
+/// The inputs with every file named on its own inside a `topic-N` directory replaced by
+/// that directory (once), or `None` when no file was named that way.
+fn whole_partitions(
+    paths: &[PathBuf],
+    inv: &Inventory,
+    notes: &mut Vec<String>,
+) -> Option<Vec<PathBuf>> {
+    let dirs: Vec<&Path> = inv
+        .partitions
+        .iter()
+        .filter(|p| p.partial && p.tp.is_some() && p.path.is_dir())
+        .map(|p| p.path.as_path())
+        .collect();
+    if dirs.is_empty() {
+        return None;
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        let parent = path.parent().filter(|_| !path.is_dir());
+        let widened = parent.and_then(|d| dirs.iter().find(|w| same_dir(w, d)));
+        let next = widened.map_or_else(|| path.clone(), |d| d.to_path_buf());
+        if !out.contains(&next) {
+            out.push(next);
+        }
+    }
+    for d in &dirs {
+        notes.push(format!(
+            "{}: files of this partition were named one by one; verify read the whole \
+             directory, as a broker loads it",
+            d.display()
+        ));
+    }
+    Some(out)
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
 }
 
 /// Verify an already discovered inventory.

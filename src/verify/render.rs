@@ -21,6 +21,7 @@ pub fn to_json(r: &VerifyReport) -> serde_json::Value {
             "prediction": p.prediction,
         })).collect::<Vec<_>>(),
         "findings": r.findings,
+        "notes": r.notes,
         "errors": r.errors.iter().map(|(p, e)| json!({"path": p.display().to_string(), "error": e})).collect::<Vec<_>>(),
     })
 }
