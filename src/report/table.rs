@@ -203,27 +203,14 @@ fn write_partitions(
             )
         })
         .collect();
-    let mut t = style.table(&header);
-    for r in &rows {
-        t.add_row(r.clone());
+    warn_large_table(rows.len(), "partitions");
+    let mut blocks = rows.chunks(LARGE_TABLE_ROWS).peekable();
+    if blocks.peek().is_none() {
+        writeln!(w, "{}", partitions_table(style, brokers, &header, &[]))?;
     }
-    if keep_words_whole(&mut t, None) > usize::from(style.width) {
-        // A narrow terminal: the columns that matter mid-incident, words kept whole.
-        let skip = usize::from(brokers);
-        let keep: Vec<usize> = (0..skip)
-            .chain([0, 3, 6, 7, 8, 10].map(|k| k + skip))
-            .collect();
-        t = style.table(&with_broker(
-            brokers,
-            "broker",
-            vec!["partition", "records", "LEO", "LSO", "txns c/a/o", "E/W/I"],
-        ));
-        for r in &rows {
-            t.add_row(keep.iter().map(|&k| r[k].clone()).collect::<Vec<_>>());
-        }
-        keep_words_whole(&mut t, None);
+    for block in blocks {
+        writeln!(w, "{}", partitions_table(style, brokers, &header, block))?;
     }
-    writeln!(w, "{t}")?;
     for (p, label) in report.partitions.iter().zip(&labels) {
         if let Some(tr) = &p.truncation {
             writeln!(
@@ -274,14 +261,37 @@ fn write_partitions(
     Ok(())
 }
 
+/// The partition table of `rows`; on a terminal too narrow for it, only the columns that
+/// matter mid-incident, words kept whole.
+fn partitions_table(style: &Style, brokers: bool, header: &[&str], rows: &[Vec<String>]) -> Table {
+    let mut t = style.table(header);
+    for r in rows {
+        t.add_row(r.clone());
+    }
+    if keep_words_whole(&mut t, None) > usize::from(style.width) {
+        let skip = usize::from(brokers);
+        let keep: Vec<usize> = (0..skip)
+            .chain([0, 3, 6, 7, 8, 10].map(|k| k + skip))
+            .collect();
+        t = style.table(&with_broker(
+            brokers,
+            "broker",
+            vec!["partition", "records", "LEO", "LSO", "txns c/a/o", "E/W/I"],
+        ));
+        for r in rows {
+            t.add_row(keep.iter().map(|&k| r[k].clone()).collect::<Vec<_>>());
+        }
+        keep_words_whole(&mut t, None);
+    }
+    t
+}
+
 fn write_findings(
     report: &ScanReport,
     column: Option<bool>,
     style: &Style,
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let brokers = column.is_some();
-    let with_cluster = column == Some(true);
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {
         let fs: Vec<_> = report
             .findings
@@ -293,45 +303,9 @@ fn write_findings(
         }
         let heading = format!("{} ({})", sev.as_str().to_uppercase(), fs.len());
         writeln!(w, "\n{}", style.heading(&heading, Some(sev)))?;
-        let mut t = style.table(&with_broker(
-            brokers,
-            "broker",
-            vec!["kind", "partition", "offset", "producer", "message"],
-        ));
-        for f in &fs {
-            t.add_row(with_broker(
-                brokers,
-                broker_label(&f.source, with_cluster).into(),
-                vec![
-                    style.severity_cell(f.kind.id(), sev),
-                    place(f).into(),
-                    opt(f.offset).into(),
-                    producer(f).into(),
-                    esc(&f.message).into(),
-                ],
-            ));
-        }
-        if keep_words_whole(&mut t, Some(4 + usize::from(brokers))) <= usize::from(style.width) {
-            writeln!(w, "{t}")?;
-        } else {
-            // A narrow terminal: one block per finding, the message wrapped at spaces.
-            let width = usize::from(style.width);
-            for f in &fs {
-                let broker = if brokers {
-                    format!(" broker {}", broker_label(&f.source, with_cluster))
-                } else {
-                    String::new()
-                };
-                let head = format!(
-                    "{} {} @{} {}{broker}",
-                    f.kind.id(),
-                    place(f),
-                    opt(f.offset),
-                    producer(f)
-                );
-                writeln!(w, "{}", style.heading(&head, Some(sev)))?;
-                writeln!(w, "    {}", wrap(&f.message, width, 4, 4))?;
-            }
+        warn_large_table(fs.len(), &format!("{} findings", sev.as_str()));
+        for block in fs.chunks(LARGE_TABLE_ROWS) {
+            write_findings_table(block, column, sev, style, w)?;
         }
         for f in fs.iter().filter(|f| f.remediation.is_some()) {
             let line = format!(
@@ -346,6 +320,60 @@ fn write_findings(
         }
     }
     // Paths that could not be read are diagnostics: the CLI prints them on stderr.
+    Ok(())
+}
+
+/// One table of findings of severity `sev` (or one block per finding on a terminal too
+/// narrow for the table).
+fn write_findings_table(
+    fs: &[&crate::finding::Finding],
+    column: Option<bool>,
+    sev: Severity,
+    style: &Style,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let brokers = column.is_some();
+    let with_cluster = column == Some(true);
+    let mut t = style.table(&with_broker(
+        brokers,
+        "broker",
+        vec!["kind", "partition", "offset", "producer", "message"],
+    ));
+    for f in fs {
+        t.add_row(with_broker(
+            brokers,
+            broker_label(&f.source, with_cluster).into(),
+            vec![
+                style.severity_cell(f.kind.id(), sev),
+                place(f).into(),
+                opt(f.offset).into(),
+                producer(f).into(),
+                esc(&f.message).into(),
+            ],
+        ));
+    }
+    if keep_words_whole(&mut t, Some(4 + usize::from(brokers))) <= usize::from(style.width) {
+        writeln!(w, "{t}")?;
+    } else {
+        // A narrow terminal: one block per finding, the message wrapped at spaces.
+        let width = usize::from(style.width);
+        for f in fs {
+            let broker = if brokers {
+                format!(" broker {}", broker_label(&f.source, with_cluster))
+            } else {
+                String::new()
+            };
+            let head = format!(
+                "{} {} @{} {}{broker}",
+                f.kind.id(),
+                place(f),
+                opt(f.offset),
+                producer(f)
+            );
+            writeln!(w, "{}", style.heading(&head, Some(sev)))?;
+            writeln!(w, "    {}", wrap(&f.message, width, 4, 4))?;
+        }
+    }
     Ok(())
 }
 
