@@ -126,6 +126,17 @@ pub fn is_kafka_file_name(name: &str) -> bool {
 
 /// Extract the archives among the inputs; every other input is passed on unchanged.
 pub fn prepare(inputs: &[PathBuf], limits: &Limits) -> Result<Prepared, TempError> {
+    let selected: Vec<(PathBuf, Vec<PathBuf>)> =
+        inputs.iter().map(|i| (i.clone(), Vec::new())).collect();
+    prepare_selected(&selected, limits)
+}
+
+/// [`prepare`], each archive restricted to the entries under the given directories inside
+/// it (none: every Kafka file); what `dump archive!/dir/file` needs.
+pub fn prepare_selected(
+    inputs: &[(PathBuf, Vec<PathBuf>)],
+    limits: &Limits,
+) -> Result<Prepared, TempError> {
     let mut p = Prepared {
         paths: Vec::with_capacity(inputs.len()),
         maps: Vec::new(),
@@ -134,7 +145,7 @@ pub fn prepare(inputs: &[PathBuf], limits: &Limits) -> Result<Prepared, TempErro
         temp: None,
     };
     let mut budget = limits.max_total_bytes;
-    for input in inputs {
+    for (input, only) in inputs {
         let kind = if input.is_file() {
             archive_kind(input).ok().flatten()
         } else {
@@ -162,6 +173,7 @@ pub fn prepare(inputs: &[PathBuf], limits: &Limits) -> Result<Prepared, TempErro
             warnings: &mut p.warnings,
             entries: 0,
             files: 0,
+            only,
         };
         let res = match kind {
             ArchiveKind::Zip => x.zip(input),
@@ -195,10 +207,12 @@ struct Extractor<'a> {
     warnings: &'a mut Vec<String>,
     entries: u64,
     files: u64,
+    /// Only entries under these directories (empty: all).
+    only: &'a [PathBuf],
 }
 
 /// The entry's path below the root, or why it is refused.
-fn safe_relative(name: &Path) -> Result<PathBuf, &'static str> {
+pub fn safe_relative(name: &Path) -> Result<PathBuf, &'static str> {
     let mut out = PathBuf::new();
     for c in name.components() {
         match c {
@@ -243,6 +257,9 @@ impl Extractor<'_> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        if !self.only.is_empty() && !self.only.iter().any(|d| rel.starts_with(d)) {
+            return Ok(None);
+        }
         if !regular || !is_kafka_file_name(&file_name) {
             if !regular && is_kafka_file_name(&file_name) {
                 self.warn(&shown, "a link or special file, not a regular file");
@@ -325,6 +342,21 @@ impl Prepared {
         !self.maps.is_empty()
     }
 
+    /// Where `archive` (as given) was extracted, unless it could not be read.
+    pub fn extracted(&self, archive: &Path) -> Option<&Path> {
+        let shown = format!("{}!", archive.display());
+        let (tmp, _) = self.maps.iter().find(|(_, s)| *s == shown)?;
+        self.paths
+            .iter()
+            .find(|p| p.as_os_str() == std::ffi::OsStr::new(tmp.as_str()))
+            .map(PathBuf::as_path)
+    }
+
+    /// `(temporary root, archive name as shown)` for every archive, for output rewriting.
+    pub fn roots(&self) -> &[(String, String)] {
+        &self.maps
+    }
+
     /// `s` with every temporary path replaced by the archive path it came from.
     pub fn display(&self, s: &str) -> String {
         let mut out = s.to_string();
@@ -347,6 +379,14 @@ impl Prepared {
         let d = self.display(&s);
         if d != s {
             *p = PathBuf::from(d);
+        }
+    }
+
+    /// Map every string of a JSON value back to the archives (a partition line that
+    /// `scan --format jsonl` writes before the report is complete).
+    pub fn fix_value(&self, v: &mut serde_json::Value) {
+        if !self.maps.is_empty() {
+            self.fix_json(v);
         }
     }
 

@@ -19,13 +19,6 @@ use crate::event::BatchEvent;
 use crate::finding::{Finding, Kind, identity_key};
 use std::collections::HashMap;
 
-/// Link `findings` (one partition's) to their causes. `damaged` lists the CRC-bad batches
-/// fed to the replay, in offset order, with the producer of each.
-pub fn link(findings: &mut [Finding], damaged: &[DamagedBatch]) {
-    link_damage(findings, damaged);
-    link_zombie_chain(findings);
-}
-
 /// A CRC-bad batch as the replay saw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DamagedBatch {

@@ -260,9 +260,4 @@ impl Knowledge {
             None
         }
     }
-
-    /// `Some(true)` compacted, `Some(false)` known delete-only, `None` unknown.
-    pub fn compacted(&self, p: &PartitionDir, source: &Source) -> Option<bool> {
-        self.reason(p, source).map(|r| r != Reason::MetadataDelete)
-    }
 }

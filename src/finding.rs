@@ -3,12 +3,13 @@
 //! Every [`Kind`] has a stable snake_case id (documented in `docs/findings.md`), a
 //! default [`Severity`], and a sentence on what a broker does about it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Severity {
     Info,
     Warning,
@@ -35,6 +36,7 @@ macro_rules! kinds {
     ($( $(#[$doc:meta])* $variant:ident = $id:literal, $sev:ident; )*) => {
         /// The stable finding kinds.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
         pub enum Kind {
             $( $(#[$doc])* $variant, )*
         }
@@ -189,9 +191,19 @@ impl Serialize for Kind {
     }
 }
 
+/// A kind reads back from its id (results exchanged between processes).
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(d)?;
+        Kind::from_id(&id)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown finding kind {id:?}")))
+    }
+}
+
 /// One anomaly, with its evidence. Field names are the JSON report's contract
 /// (`docs/report-schema.md`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Finding {
     pub kind: Kind,
     pub severity: Severity,
@@ -226,8 +238,9 @@ pub struct Finding {
 }
 
 /// Which copy of a partition a directory holds (`kafka-format.md` §1: directory names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum CopyKind {
     /// `topic-N`: the copy the broker serves.
     #[default]
@@ -256,7 +269,8 @@ impl CopyKind {
 }
 
 /// Identity of the evidence a finding (or partition report) comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Source {
     /// `cluster.id` from the log dir's `meta.properties`, when present.
     pub cluster_id: Option<String>,

@@ -27,7 +27,9 @@ Examples:
   klogscan dump data/payments-3/00000000000000000000.log --deep-iteration
   klogscan dump data/__transaction_state-7/00000000000000000000.log --transaction-log-decoder
   klogscan dump data/payments-3/00000000000000000000.index --verify-index-only
-  klogscan dump data/payments-3/*.snapshot --format json";
+  klogscan dump data/payments-3/*.snapshot --format json
+  klogscan dump 'broker1.tgz!/data/payments-3/00000000000000000000.log'
+  klogscan dump broker1.tgz --format json";
 
 pub const VERIFY: &str = "\
 Examples:

@@ -38,8 +38,8 @@
 //! ```
 
 pub mod archive;
-pub mod causes;
-pub mod compaction;
+pub(crate) mod causes;
+pub(crate) mod compaction;
 pub mod coordinator;
 pub mod dump;
 pub mod escape;
@@ -63,6 +63,7 @@ pub mod state;
 pub mod testkit;
 pub mod txns;
 pub mod verify;
+pub mod walked;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};
 

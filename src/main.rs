@@ -3,12 +3,12 @@
 //! library code.
 
 use anyhow::Result;
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, ValueEnum};
 use klogscan::archive::{self, Prepared};
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
 use klogscan::pipeline;
-use klogscan::report::filter::{Filter, OffsetRange};
+use klogscan::report::filter::Filter;
 use klogscan::report::style::Style;
 use klogscan::report::timeline::Timeline;
 use klogscan::report::{self, html, json, jsonl, table, triage};
@@ -17,238 +17,13 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod cli;
+mod commands;
 mod help;
 
-#[derive(Parser)]
-#[command(
-    name = "klogscan",
-    version,
-    about = "Offline forensic analyzer for Apache Kafka broker data directories",
-    long_about = "Reads Kafka segment files, indexes, snapshots and checkpoints directly (read-only), rebuilds \
-producer and transaction state like a broker, and reports anomalies: hanging transactions, zombie writes \
-(KAFKA-9144), epoch regressions, sequence gaps, corrupt or truncated batches.\n\n\
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse or an input failed \
-(a path that does not exist or is not Kafka data; reported on stderr)."
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-    /// Colour: auto (on a terminal, unless NO_COLOR is set), always, never.
-    #[arg(long, value_enum, default_value = "auto", global = true)]
-    color: ColorChoice,
-}
+use cli::*;
+use commands::{cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify};
 
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum ColorChoice {
-    Auto,
-    Always,
-    Never,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Replay every partition and report anomalies (the main job).
-    #[command(after_help = help::SCAN)]
-    Scan(ScanArgs),
-    /// Rebuilt producer state per partition (columns of `kafka-transactions.sh describe-producers`).
-    #[command(after_help = help::PRODUCERS)]
-    Producers(ScanArgs),
-    /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
-    #[command(after_help = help::TXNS)]
-    Txns(TxnsArgs),
-    /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
-    #[command(after_help = help::DUMP)]
-    Dump(DumpArgs),
-    /// Groups rebuilt from __consumer_offsets as the group coordinator loads them
-    /// (classic, consumer, share, streams: epochs, members, assignments, offsets).
-    #[command(after_help = help::GROUPS)]
-    Groups(GroupsArgs),
-    /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
-    /// broker does with each partition on its next start (truncation, deleted segments, load failures).
-    #[command(after_help = help::VERIFY)]
-    Verify(VerifyArgs),
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    #[command(after_help = help::COMPLETIONS)]
-    Completions { shell: clap_complete::Shell },
-    /// Print the man page (roff) on stdout.
-    #[command(after_help = help::MAN)]
-    Man,
-}
-
-#[derive(Args)]
-struct GroupsArgs {
-    /// Broker data dirs, partition dirs, or directories above them.
-    #[arg(required = true)]
-    paths: Vec<PathBuf>,
-    /// Only this group id.
-    #[arg(long)]
-    group: Option<String>,
-    /// Only groups of this type: classic, consumer, share, streams.
-    #[arg(long = "type")]
-    group_type: Option<String>,
-    /// Also list deleted groups.
-    #[arg(long)]
-    deleted: bool,
-    /// One line per member instead of one per group (table format).
-    #[arg(long)]
-    members: bool,
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutFormat,
-}
-
-#[derive(Args)]
-struct VerifyArgs {
-    #[command(flatten)]
-    scan: ScanArgs,
-    /// Version of the broker that will load the data (e.g. 2.4.0): below 2.4.1 a
-    /// coordinator-epoch regression fails the load (KAFKA-9144).
-    #[arg(long)]
-    broker_version: Option<String>,
-}
-
-#[derive(Args)]
-struct TxnsArgs {
-    #[command(flatten)]
-    scan: ScanArgs,
-    /// One row per cluster transaction (its partitions joined, with the coordinator's
-    /// record when `__transaction_state` is in the inputs) instead of statistics.
-    #[arg(long)]
-    cluster: bool,
-    /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
-    #[arg(long)]
-    from: Option<String>,
-    /// With --cluster: only transactions started at or before this time (epoch ms or RFC 3339).
-    #[arg(long)]
-    to: Option<String>,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
-enum OutFormat {
-    /// Human tables (ASCII when not on a terminal), the triage summary first.
-    Table,
-    /// One JSON document (docs/report-schema.md).
-    Json,
-    /// JSON Lines, one `{"type", "data"}` object per partition and per finding (scan).
-    Jsonl,
-    /// `kafka-transactions.sh find-hanging`'s columns for the hanging transactions (scan).
-    FindHanging,
-    /// One self-contained HTML file: triage, partition timelines (SVG), findings (scan).
-    Html,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum MinSeverity {
-    Error,
-    Warning,
-    Info,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum FailOn {
-    Error,
-    Warning,
-    Info,
-    Never,
-}
-
-#[derive(Args)]
-struct ScanArgs {
-    /// Broker data dirs, partition dirs, segment files, or directories above them.
-    #[arg(required = true)]
-    paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: OutFormat,
-    /// Reference time for "hanging" (`now`, epoch ms or RFC 3339); default: the newest batch
-    /// timestamp in each partition's log dir.
-    #[arg(long, value_parser = report::parse_time)]
-    now: Option<i64>,
-    /// An open transaction idle longer than this is hanging; a unit is required
-    /// (500ms, 900s, 15m, 2h, 1d).
-    #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
-    hanging_after: i64,
-    /// Exit 1 when a finding reaches this severity.
-    #[arg(long, value_enum, default_value = "error")]
-    fail_on: FailOn,
-    /// Show only topics matching these globs (`*`, `?`) or `topic-N` partition names as the
-    /// table shows them; comma-separated. Filters select what is shown, never what is analysed.
-    #[arg(long, value_delimiter = ',')]
-    topic: Vec<String>,
-    /// Show only this partition number.
-    #[arg(long)]
-    partition: Option<i32>,
-    /// Show only this producer id (repeatable, comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    producer_id: Vec<i64>,
-    /// Show only the producer ids this transactional id maps to in `__transaction_state`
-    /// (the coordinator's log must be among the inputs).
-    #[arg(long)]
-    transactional_id: Vec<String>,
-    /// Show only findings whose batch timestamp is at or after this time (RFC 3339, epoch ms, now).
-    #[arg(long, value_parser = report::parse_time)]
-    since: Option<i64>,
-    /// Show only findings whose batch timestamp is at or before this time.
-    #[arg(long, value_parser = report::parse_time)]
-    until: Option<i64>,
-    /// Show only findings at these offsets: A..B (B excluded), A..=B, A.., ..B or A.
-    #[arg(long, value_parser = report::filter::parse_offsets)]
-    offsets: Option<OffsetRange>,
-    /// Show only findings of at least this severity.
-    #[arg(long, value_enum)]
-    min_severity: Option<MinSeverity>,
-    /// Only the triage summary and the findings (no partition table).
-    #[arg(long)]
-    findings_only: bool,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Skip CRC verification (header walk only).
-    #[arg(long)]
-    no_crc: bool,
-    /// Decompress and check records too (record counts, offset deltas, maxTimestamp).
-    #[arg(long)]
-    deep: bool,
-    /// Read at most this many bytes of each segment.
-    #[arg(long)]
-    max_bytes: Option<u64>,
-    /// Cap on one batch's decompressed size, in bytes.
-    #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
-    max_decompressed: usize,
-    /// Topics known to be compacted (comma-separated), besides what the inputs prove
-    /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
-    #[arg(long, value_delimiter = ',')]
-    compacted: Vec<String>,
-    /// Budget of decompressed bytes per segment for --deep (and `__consumer_offsets`
-    /// checks); compressed batches beyond it are checked by header and CRC only, and a
-    /// `decompression_budget_exceeded` finding says so.
-    #[arg(long, default_value_t = klogscan::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
-    max_decompressed_per_file: u64,
-    /// Memory-map sealed segments (auto) or read every byte (never). Either way a file
-    /// that shrinks or fails while it is read is reported, never a crash.
-    #[arg(long, value_enum, default_value = "auto")]
-    mmap: MmapArg,
-    /// Follow symlinks found inside the given directories (like `rg -L`); paths given on
-    /// the command line are always followed.
-    #[arg(long, short = 'L')]
-    follow: bool,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum MmapArg {
-    Auto,
-    Never,
-}
-
-impl MmapArg {
-    fn mode(self) -> klogscan::segment::MmapMode {
-        match self {
-            MmapArg::Auto => klogscan::segment::MmapMode::Auto,
-            MmapArg::Never => klogscan::segment::MmapMode::Never,
-        }
-    }
-}
-
-/// `--threads` above [`klogscan::scan::MAX_THREADS`] is capped, with a warning.
 /// Where text goes: with colour (a terminal), every control character is escaped except
 /// the SGR colour sequences klogscan writes; without, every control character but the line
 /// feed — both backstops behind the per-field escaping.
@@ -260,6 +35,7 @@ fn text_out<'a>(out: &'a mut dyn Write, style: &Style) -> Box<dyn Write + 'a> {
     }
 }
 
+/// `--threads` above [`klogscan::scan::MAX_THREADS`] is capped, with a warning.
 fn capped_threads(n: Option<usize>) -> Option<usize> {
     let max = klogscan::scan::MAX_THREADS;
     n.map(|n| {
@@ -283,74 +59,6 @@ fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
         any = true;
     }
     any
-}
-
-#[derive(Args)]
-struct DumpArgs {
-    /// Files to dump: .log, .checkpoint (KRaft snapshots), .index, .timeindex, .txnindex, .snapshot.
-    #[arg(required = true)]
-    paths: Vec<PathBuf>,
-    /// One line per record.
-    #[arg(long)]
-    deep_iteration: bool,
-    /// Print keys and payloads (implies --deep-iteration).
-    #[arg(long)]
-    print_data_log: bool,
-    /// Omit per-record metadata (with --print-data-log).
-    #[arg(long)]
-    skip_record_metadata: bool,
-    /// Read at most this many bytes of each .log file.
-    #[arg(long)]
-    max_bytes: Option<u64>,
-    /// Decode `__transaction_state` records (implies --print-data-log).
-    #[arg(long)]
-    transaction_log_decoder: bool,
-    /// Decode `__consumer_offsets` records (implies --print-data-log).
-    #[arg(long)]
-    offsets_decoder: bool,
-    /// Decode `__share_group_state` records (implies --print-data-log).
-    #[arg(long)]
-    share_group_state_decoder: bool,
-    /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
-    #[arg(long)]
-    cluster_metadata_decoder: bool,
-    /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
-    #[arg(long)]
-    legacy_decoder_text: bool,
-    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
-    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
-    #[arg(long)]
-    transaction_log_json: bool,
-    /// For .index/.timeindex files: run only the broker's index sanity check.
-    #[arg(long)]
-    index_sanity_check: bool,
-    /// For .index/.timeindex files: check the entries against the log, print only problems.
-    #[arg(long)]
-    verify_index_only: bool,
-    /// text (kafka-dump-log's shape) or json (JSON Lines, every line with a `type`).
-    #[arg(long, value_enum, default_value = "text")]
-    format: DumpOutFormat,
-    /// Cap on one batch's decompressed size, in bytes.
-    #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
-    max_decompressed: usize,
-    /// Worker threads formatting pieces of large files (default: one per core); the
-    /// output is the same for any number.
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Memory-map large index/snapshot/log files loaded whole (auto) or read them
-    /// (never: files above 256 MiB are then refused).
-    #[arg(long, value_enum, default_value = "auto")]
-    mmap: MmapArg,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum DumpOutFormat {
-    /// kafka-dump-log's text.
-    #[value(alias = "table")]
-    Text,
-    /// JSON Lines (docs/dump-json.md).
-    #[value(alias = "jsonl")]
-    Json,
 }
 
 fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
@@ -503,7 +211,13 @@ fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
 
 /// Scan `a.paths` (archives extracted), fill the client errors, apply the filters; with
 /// `--format html`, read the timelines while extracted archives still exist.
-fn scan_shown(a: &ScanArgs, keep_producers: bool) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
+/// With `stream` (`--format jsonl`), each partition is written as soon as the pipeline
+/// hands it over, filtered and path-mapped as the finished report will be.
+fn scan_shown(
+    a: &ScanArgs,
+    keep_producers: bool,
+    stream: Option<&mut jsonl::Stream<'_>>,
+) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
     let inputs = prepare(&a.paths)?;
     let opts = ScanOptions {
         // A producer filter shows the partitions where the producer appears.
@@ -513,7 +227,28 @@ fn scan_shown(a: &ScanArgs, keep_producers: bool) -> Result<(ScanReport, Vec<Opt
         ..scan_options(a)?
     };
     let flt = filter(a, &inputs.paths, &opts)?;
-    let mut report = pipeline::scan(&inputs.paths, &opts);
+    let mut report = match stream {
+        None => pipeline::scan(&inputs.paths, &opts),
+        Some(s) => {
+            let given: Vec<String> = inputs
+                .paths
+                .iter()
+                .map(|p| inputs.display(&p.display().to_string()))
+                .collect();
+            s.begin(&given)?;
+            pipeline::scan_streaming(&inputs.paths, &opts, &mut |p, fs| {
+                let mut fs = fs.to_vec();
+                report::client::fill(&mut fs);
+                let shown = flt.partition_shown(p, &fs);
+                fs.retain(|f| flt.finding_matches(f));
+                fs.iter_mut().for_each(|f| inputs.fix_finding(f));
+                let mut v = serde_json::to_value(p).unwrap_or_default();
+                inputs.fix_value(&mut v);
+                let path = inputs.display(&p.path);
+                s.partition(&v, &path, &fs, shown);
+            })
+        }
+    };
     report::client::fill(&mut report.findings);
     flt.apply(&mut report);
     let timelines = if a.format == OutFormat::Html {
@@ -542,6 +277,23 @@ fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
     }
 }
 
+/// After a scan's output: say when nothing was read, flush, and choose the exit code.
+fn finish_scan(report: &ScanReport, out: &mut dyn Write, fail_on: FailOn) -> Result<ExitCode> {
+    if report.nothing_read() {
+        eprintln!("klogscan: no partition found under the given paths");
+    }
+    out.flush()?;
+    let incomplete = report_unreadable(&report.findings);
+    Ok(input_failures(
+        &report.errors,
+        exit_code(
+            report.nothing_read() || incomplete,
+            report.max_severity(),
+            fail_on,
+        ),
+    ))
+}
+
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
 fn scan_view(
     a: &ScanArgs,
@@ -551,7 +303,7 @@ fn scan_view(
     as_table: Render,
     keep_producers: bool,
 ) -> Result<ExitCode> {
-    let (report, _) = scan_shown(a, keep_producers)?;
+    let (report, _) = scan_shown(a, keep_producers, None)?;
     match a.format {
         OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
         OutFormat::Table => as_table(
@@ -586,13 +338,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let mut out = BufWriter::new(stdout.lock());
     let style = style(cli.color);
     match cli.command {
+        Command::Scan(a) if a.format == OutFormat::Jsonl => {
+            let mut w = klogscan::escape::JsonWriter::new(&mut out);
+            let mut stream = jsonl::Stream::new(&mut w, a.findings_only);
+            let (report, _) = scan_shown(&a, false, Some(&mut stream))?;
+            stream.finish(&report)?;
+            finish_scan(&report, &mut out, a.fail_on)
+        }
         Command::Scan(a) => {
-            let (report, timelines) = scan_shown(&a, false)?;
+            let (report, timelines) = scan_shown(&a, false, None)?;
             match a.format {
                 OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
                 OutFormat::Json => {
                     json::write_scan(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
                 }
+                // Streamed by the arm above; the same lines at once otherwise.
                 OutFormat::Jsonl => jsonl::write_scan(
                     &report,
                     a.findings_only,
@@ -610,19 +370,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     &mut text_out(&mut out, &style),
                 )?,
             }
-            if report.nothing_read() {
-                eprintln!("klogscan: no partition found under the given paths");
-            }
-            out.flush()?;
-            let incomplete = report_unreadable(&report.findings);
-            Ok(input_failures(
-                &report.errors,
-                exit_code(
-                    report.nothing_read() || incomplete,
-                    report.max_severity(),
-                    a.fail_on,
-                ),
-            ))
+            finish_scan(&report, &mut out, a.fail_on)
         }
         Command::Producers(a) => scan_view(
             &a,
@@ -632,50 +380,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             table::write_producers_with,
             true,
         ),
-        Command::Txns(a) if a.cluster => {
-            let time = |t: &Option<String>| {
-                t.as_deref()
-                    .map(report::parse_time)
-                    .transpose()
-                    .map_err(anyhow::Error::msg)
-            };
-            // The cluster view filters transactions itself: the first --transactional-id
-            // and --producer-id of the common filters select them.
-            let filter = klogscan::txns::ClusterFilter {
-                transactional_id: a.scan.transactional_id.first().cloned(),
-                producer_id: a.scan.producer_id.first().copied(),
-                from_ms: time(&a.from)?,
-                to_ms: time(&a.to)?,
-            };
-            let inputs = prepare(&a.scan.paths)?;
-            let mut report = pipeline::scan(&inputs.paths, &scan_options(&a.scan)?);
-            inputs.fix_report(&mut report);
-            report.errors.extend(inputs.failed.iter().cloned());
-            match a.scan.format {
-                OutFormat::Json => json::write_cluster_txns(
-                    &report,
-                    &filter,
-                    &mut klogscan::escape::JsonWriter::new(&mut out),
-                )?,
-                OutFormat::Table => table::write_cluster_txns_with(
-                    &report,
-                    &filter,
-                    &style,
-                    &mut text_out(&mut out, &style),
-                )?,
-                other => anyhow::bail!(
-                    "--format {} is for `klogscan scan`; txns prints table or json",
-                    other
-                        .to_possible_value()
-                        .map_or("?".into(), |v| v.get_name().to_string())
-                ),
-            }
-            out.flush()?;
-            Ok(input_failures(
-                &report.errors,
-                exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
-            ))
-        }
+        Command::Txns(a) if a.cluster => cmd_txns_cluster(a, &style, &mut out),
         Command::Txns(a) => scan_view(
             &a.scan,
             &style,
@@ -684,122 +389,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             table::write_txns_with,
             false,
         ),
-        Command::Groups(a) => {
-            use klogscan::groups::{self, GroupType, GroupsOptions, render};
-            let group_type = match a.group_type.as_deref().map(GroupType::parse) {
-                Some(None) => anyhow::bail!("--type: expected classic, consumer, share or streams"),
-                Some(t) => t,
-                None => None,
-            };
-            let inv = klogscan::layout::discover(&a.paths);
-            if !inv.partitions.iter().any(|p| {
-                p.tp.as_ref()
-                    .is_some_and(|tp| tp.topic == "__consumer_offsets")
-            }) {
-                eprintln!("klogscan: no __consumer_offsets partition found");
-                return Ok(ExitCode::from(2));
-            }
-            let opts = GroupsOptions {
-                group: a.group.clone(),
-                group_type,
-                include_deleted: a.deleted,
-                ..Default::default()
-            };
-            let list = groups::list_groups(&inv, &opts);
-            match a.format {
-                OutFormat::Json => render::write_json(&list, &mut out)?,
-                OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
-                OutFormat::Table => render::write_table(&list, &mut out)?,
-                other => anyhow::bail!(
-                    "--format {} is for `klogscan scan`; groups prints table or json",
-                    other
-                        .to_possible_value()
-                        .map_or("?".into(), |v| v.get_name().to_string())
-                ),
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Verify(a) => {
-            use klogscan::verify::{self, VerifyOptions, render};
-            if a.scan.max_bytes.is_some() {
-                // The cross-checks compare indexes, snapshots and checkpoints with the log
-                // end: on a partial read they would report what was not read.
-                eprintln!(
-                    "klogscan: verify needs whole segments: --max-bytes is not supported here (use scan --max-bytes)"
-                );
-                return Ok(ExitCode::from(2));
-            }
-            let inputs = prepare(&a.scan.paths)?;
-            let scan = scan_options(&a.scan)?;
-            let flt = filter(&a.scan, &inputs.paths, &scan)?;
-            let opts = VerifyOptions {
-                scan,
-                broker_version: a
-                    .broker_version
-                    .as_deref()
-                    .map(str::parse)
-                    .transpose()
-                    .map_err(anyhow::Error::msg)?,
-            };
-            let mut report = verify::verify(&inputs.paths, &opts);
-            inputs.fix_verify(&mut report);
-            report.errors.extend(inputs.failed.iter().cloned());
-            report::client::fill(&mut report.findings);
-            flt.retain_findings(&mut report.findings);
-            report
-                .partitions
-                .retain(|p| flt.partition_matches(&p.topic, p.partition));
-            for p in &mut report.partitions {
-                report::client::fill(&mut p.findings);
-                flt.retain_findings(&mut p.findings);
-            }
-            if flt.is_active() {
-                // The summary counts what is shown.
-                let ps = &report.partitions;
-                let s = &mut report.summary;
-                s.partitions = ps.len();
-                s.recovered = ps
-                    .iter()
-                    .filter(|p| !p.prediction.recovered_segments.is_empty())
-                    .count();
-                s.truncated = ps
-                    .iter()
-                    .filter(|p| p.prediction.truncation.is_some())
-                    .count();
-                s.load_failures = ps
-                    .iter()
-                    .filter(|p| p.prediction.load_failure.is_some())
-                    .count();
-                s.findings = report::filter::counts(&report.findings);
-            }
-            match a.scan.format {
-                OutFormat::Json => {
-                    render::write_json(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
-                }
-                OutFormat::Table => {
-                    render::write_table(&report, &mut klogscan::escape::JsonWriter::text(&mut out))?
-                }
-                other => anyhow::bail!(
-                    "--format {} is for `klogscan scan`; verify prints table or json",
-                    other
-                        .to_possible_value()
-                        .map_or("?".into(), |v| v.get_name().to_string())
-                ),
-            }
-            if report.nothing_read() {
-                eprintln!("klogscan: no partition found under the given paths");
-            }
-            out.flush()?;
-            let incomplete = report_unreadable(&report.findings);
-            Ok(input_failures(
-                &report.errors,
-                exit_code(
-                    report.nothing_read() || incomplete,
-                    report.max_severity(),
-                    a.scan.fail_on,
-                ),
-            ))
-        }
+        Command::Groups(a) => cmd_groups(a, &mut out),
+        Command::Verify(a) => cmd_verify(a, &style, &mut out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "klogscan", &mut out);
             out.flush()?;
@@ -810,73 +401,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Dump(a) => {
-            let format = match a.format {
-                DumpOutFormat::Text => DumpFormat::Text,
-                DumpOutFormat::Json => DumpFormat::Json,
-            };
-            let opts = DumpOptions {
-                deep_iteration: a.deep_iteration
-                    || a.print_data_log
-                    || a.transaction_log_decoder
-                    || a.transaction_log_json
-                    || a.offsets_decoder
-                    || a.share_group_state_decoder
-                    || a.cluster_metadata_decoder,
-                print_data_log: a.print_data_log
-                    || a.transaction_log_decoder
-                    || a.transaction_log_json
-                    || a.offsets_decoder
-                    || a.share_group_state_decoder
-                    || a.cluster_metadata_decoder,
-                skip_record_metadata: a.skip_record_metadata,
-                max_bytes: a.max_bytes,
-                format,
-                max_decompressed: Some(a.max_decompressed),
-                transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
-                transaction_log_json: a.transaction_log_json,
-                offsets_decoder: a.offsets_decoder,
-                share_group_state_decoder: a.share_group_state_decoder,
-                cluster_metadata_decoder: a.cluster_metadata_decoder,
-                legacy_decoder_text: a.legacy_decoder_text,
-                index_sanity_check: a.index_sanity_check,
-                verify_index_only: a.verify_index_only,
-                piece_bytes: None,
-                mmap: a.mmap.mode(),
-                piece_text_cap: None,
-            };
-            let stderr = io::stderr();
-            // Buffered: a crafted file can make millions of stderr lines.
-            let mut err = BufWriter::new(stderr.lock());
-            if let Some(n) = capped_threads(a.threads) {
-                // The output locks cannot move to a pool thread: size the global pool.
-                let _ = rayon::ThreadPoolBuilder::new()
-                    .num_threads(n.max(1))
-                    .build_global();
-            }
-            // JSON Lines: C1 controls and DEL as \u escapes too (`escape::JsonWriter`).
-            let mut json_out;
-            let mut json_err;
-            let (o, e): (&mut dyn Write, &mut dyn Write) = if format == DumpFormat::Json {
-                json_out = klogscan::escape::JsonWriter::new(&mut out);
-                json_err = klogscan::escape::JsonWriter::new(&mut err);
-                (&mut json_out, &mut json_err)
-            } else {
-                (&mut out, &mut err)
-            };
-            let status = dump::dump_paths(&a.paths, &opts, o, e)?;
-            o.flush()?;
-            e.flush()?;
-            out.flush()?;
-            err.flush()?;
-            Ok(if status.files == 0 || status.unreadable_files > 0 {
-                ExitCode::from(2)
-            } else if status.has_problems() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+        Command::Dump(a) => cmd_dump(a, &mut out),
     }
 }
 

@@ -27,31 +27,71 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
     ]
 }
 
+/// Called once per partition, in report order, with the partition and its own findings as
+/// soon as its per-partition analysis is final: after every partition is walked (a
+/// partition's hanging verdicts rest on the newest timestamp of its whole log dir) and
+/// before the cluster checks, which may still add findings to it and annotate its
+/// `hanging_transaction`/`open_transaction` findings (`scan --format jsonl` streams with it).
+pub type OnPartition<'a> = &'a mut dyn FnMut(&crate::results::PartitionReport, &[crate::Finding]);
+
 /// Per-partition analysis of an inventory, then every cluster check.
 pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
+    analyse_streaming(inv, opts, &mut |_, _| {})
+}
+
+/// [`analyse`], handing each partition to `on_partition` before the cluster checks run.
+pub fn analyse_streaming(
+    inv: &Inventory,
+    opts: &ScanOptions,
+    on_partition: OnPartition<'_>,
+) -> ScanReport {
     let mut report = crate::scan::scan_inventory(inv, opts);
+    for (i, p) in report.partitions.iter().enumerate() {
+        on_partition(p, report.partition_findings(i));
+    }
+    run_cluster_checks(&mut report, inv, opts);
+    report
+}
+
+/// The cluster checks over finished per-partition results. They read what each
+/// partition's walk kept ([`crate::results::PartitionReport::cluster_inputs`]), never the
+/// partitions' segments again; only `__transaction_state` partitions outside the scan's
+/// selection (`--topic`, `--partition`) are walked here, once.
+pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     // Confirm (or refute) hanging transactions with the coordinator's log, when present:
     // this one rewrites existing findings, so it runs first and in place.
-    crate::coordinator::annotate(&mut report, inv, opts);
+    // The coordinator's log is evidence for every data partition: its partitions outside
+    // the selection are walked once, for both coordinator checks.
+    let unscanned = crate::coordinator::walk_unscanned(report, inv, opts);
+    crate::coordinator::annotate_from(report, &unscanned, inv, opts);
     // Join each transaction's partitions and its coordinator record (issue 12); it links
     // hanging transactions to their root cause in place and keeps the joined transactions.
-    crate::coordinator::cluster::check(&mut report, inv, opts);
+    crate::coordinator::cluster::check_from(report, &unscanned, inv, opts);
+    drop(unscanned);
     for (_, check) in cluster_checks() {
-        let extra = check(&report, inv, opts);
+        let extra = check(report, inv, opts);
         report.add_partition_findings(extra);
     }
-    report
 }
 
 /// Scan the given paths (broker data dirs, partition dirs, single files, or dirs above them).
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions) -> ScanReport {
+    scan_streaming(paths, opts, &mut |_, _| {})
+}
+
+/// [`scan`] with [`analyse_streaming`]'s per-partition callback.
+pub fn scan_streaming(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+    on_partition: OnPartition<'_>,
+) -> ScanReport {
     let inv = layout::discover_with(
         paths,
         layout::DiscoverOptions {
             follow_symlinks: opts.follow_symlinks,
         },
     );
-    let mut report = analyse(&inv, opts);
+    let mut report = analyse_streaming(&inv, opts, on_partition);
     report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     report
 }

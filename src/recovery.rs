@@ -124,6 +124,7 @@ impl LogDirFiles {
 
 /// What startup does with a leftover file, an orphaned index or a stray snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LeftoverAction {
     /// File (or directory) name.
     pub file: String,
@@ -137,6 +138,7 @@ pub struct LeftoverAction {
 
 /// A segment that `LogSegment.recover` would run on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SegmentRecovery {
     /// The `.log` file name.
     pub segment: String,
@@ -147,6 +149,7 @@ pub struct SegmentRecovery {
 
 /// Where recovery truncates the log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TruncationPrediction {
     /// The `.log` file truncated.
     pub segment: String,
@@ -165,6 +168,7 @@ pub struct TruncationPrediction {
 
 /// How the producer state would be rebuilt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ProducerRebuild {
     /// The snapshot loaded (the newest valid one at or below the log end offset and above
     /// the log start offset).
@@ -185,6 +189,7 @@ pub struct ProducerRebuild {
 
 /// Why the partition would fail to load.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LoadFailure {
     /// The finding kind that causes it.
     pub kind: String,
@@ -196,6 +201,7 @@ pub struct LoadFailure {
 
 /// What a broker's `LogLoader` would do with one partition on the next start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct RecoveryPrediction {
     /// `.kafka_cleanshutdown` present in the log dir; `None` when the log dir is unknown
     /// (a bare partition directory): the prediction then assumes an unclean shutdown.
@@ -225,6 +231,13 @@ pub struct RecoveryPrediction {
     pub unrecovered_corruption: Vec<String>,
     pub producer_state: ProducerRebuild,
     pub load_failure: Option<LoadFailure>,
+    /// Set when the outcome of recovery cannot be predicted, and why: with `--no-crc` no
+    /// CRC was checked, while `LogSegment.recover` checks every batch's CRC on the segments
+    /// it runs on and stops at the first mismatch. `truncation` is then the latest point
+    /// recovery can stop at (it may stop earlier, or where none is predicted),
+    /// `deleted_segments` the fewest it deletes, and `log_end_offset_after` is `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome_unknown: Option<String>,
 }
 
 /// How `LogSegment.recover` would end on one segment (`kafka-format.md` §9: `ensureValid`
@@ -232,6 +245,7 @@ pub struct RecoveryPrediction {
 /// `INDEX_INTERVAL_BYTES`, the producer-state update that decodes control records, the
 /// tail). Built by [`RecoverCheck`] from the scan's walk of the segment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RecoverWalk {
     /// Where the file would be truncated to, when recovery stops before its end:
     /// `(byte position, why, offset of the first removed batch when readable)`.
@@ -250,6 +264,7 @@ pub const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";
 /// One segment as the walk left it: its name, base offset, and how recovery would end on
 /// it (`None`: the file could not be read).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SegmentWalk {
     pub name: String,
     pub base_offset: i64,
@@ -332,6 +347,7 @@ impl RecoverCheck {
 /// Which segments recovery runs on, where it truncates, what it deletes, and which damage
 /// it never sees: the segment part of the prediction, shared by `scan` and `verify`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SegmentPlan {
     /// Recovered segments and why, in order.
     pub recovered: Vec<(String, String)>,
@@ -389,6 +405,7 @@ impl SegmentPlan {
 
 /// See [`SegmentPlan::fate`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Fate {
     TruncatedHere,
     RemovedByTruncation,
@@ -605,6 +622,7 @@ pub fn plan_segments(
 
 /// One segment as the prediction sees it.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct SegmentInput {
     pub name: String,
     pub base: i64,
@@ -638,10 +656,12 @@ pub(crate) struct PredictInput<'a> {
     pub producers: usize,
     pub open_transactions: usize,
     pub delete_dir: bool,
+    /// The walk checked the CRCs (`ScanOptions::check_crc`): without it a recovered
+    /// segment's stop point is unknown.
+    pub crc_checked: bool,
 }
 
-pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
-    let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
+pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let rp = inp.recovery_point.unwrap_or(0);
     let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
     let segs = &inp.segments;
@@ -663,6 +683,7 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
     let truncation = plan.truncation.clone();
     let mut deleted = plan.deleted.clone();
     let mut leo_after = plan.log_end_after;
+    let outcome_unknown = crc_unknown(inp.crc_checked, &recovered);
     let unrecovered: Vec<String> = plan
         .unrecovered
         .iter()
@@ -688,18 +709,87 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
         leo_after = Some(ls);
         log_start_after = Some(ls);
     }
+    let mut leftovers = std::mem::take(&mut inp.leftovers);
+    let (snap, has_snapshot_files) = snapshot_fates(
+        &inp.snapshots,
+        segs,
+        leo_after,
+        log_start_after,
+        &mut leftovers,
+    );
+    // LogLoader.recoverSegment ends with producerStateManager.takeSnapshot(): a segment
+    // recovered at load leaves a snapshot, so the rebuild is not skipped then.
+    let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true) && recovered.is_empty();
+    let replay_from = if skipped {
+        None
+    } else {
+        snap.map(|s| s.offset).or(log_start_after)
+    };
+    let whole = leo_after == inp.log_end_offset && deleted.is_empty() && outcome_unknown.is_none();
+    let producer_state = ProducerRebuild {
+        snapshot: snap.map(|s| s.name.clone()),
+        snapshot_offset: snap.map(|s| s.offset),
+        skipped,
+        replay_from,
+        replay_to: if skipped || outcome_unknown.is_some() {
+            None
+        } else {
+            leo_after
+        },
+        producers: if skipped {
+            Some(0)
+        } else {
+            whole.then_some(inp.producers)
+        },
+        open_transactions: if skipped {
+            Some(0)
+        } else {
+            whole.then_some(inp.open_transactions)
+        },
+    };
+    let load_failure = load_failure(&inp, &recovered, from_idx, replay_from, leo_after);
+    RecoveryPrediction {
+        clean_shutdown: inp.clean_shutdown,
+        recovery_point: inp.recovery_point,
+        log_start_checkpoint: inp.log_start_checkpoint,
+        high_watermark: inp.high_watermark,
+        first_offset: inp.first_offset,
+        log_end_offset: inp.log_end_offset,
+        log_start_offset_after: log_start_after,
+        log_end_offset_after: leo_after.filter(|_| outcome_unknown.is_none()),
+        leftovers,
+        recovered_segments: recovered,
+        truncation,
+        deleted_segments: deleted,
+        unrecovered_corruption: unrecovered,
+        producer_state,
+        load_failure,
+        outcome_unknown,
+    }
+}
+
+/// What loading does with each snapshot (`LogLoader`: `removeStraySnapshots`, then
+/// `truncateAndReload` and `loadProducerState`): the deleted ones are added to `leftovers`.
+/// Returns the snapshot loaded, and whether snapshot files remain once the strays are
+/// removed (the clean-shutdown shortcut looks at those).
+fn snapshot_fates<'s>(
+    snapshots: &'s [SnapshotInput],
+    segs: &[SegmentInput],
+    leo_after: Option<i64>,
+    log_start_after: Option<i64>,
+    leftovers: &mut Vec<LeftoverAction>,
+) -> (Option<&'s SnapshotInput>, bool) {
     // Snapshots: corrupt ones are deleted at load (fallback to older), strays deleted,
     // those beyond the new log end or at/below the log start deleted.
-    let mut leftovers = inp.leftovers;
     let bases: Vec<i64> = segs.iter().map(|s| s.base).collect();
-    let newest = inp.snapshots.iter().map(|s| s.offset).max();
+    let newest = snapshots.iter().map(|s| s.offset).max();
     let last_base = bases.last().copied();
     let mut usable: Vec<&SnapshotInput> = Vec::new();
     let is_stray = |offset: i64| {
         let kept_newest = Some(offset) == newest && last_base.is_none_or(|b| offset > b);
         !bases.contains(&offset) && !kept_newest
     };
-    for s in &inp.snapshots {
+    for s in snapshots {
         let stray = is_stray(s.offset);
         let (kind, action) = if leo_after.is_some_and(|l| s.offset > l) {
             (
@@ -731,37 +821,25 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
             action: action.into(),
         });
     }
-    let snap = usable.iter().max_by_key(|s| s.offset);
+    let snap = usable.into_iter().max_by_key(|s| s.offset);
     // The clean-shutdown shortcut looks at the snapshots left after the stray ones are
     // removed (`removeStraySnapshots` runs first); corrupt, beyond-log and below-log-start
     // snapshots are only deleted later, by `truncateAndReload`, so they still count.
-    let has_snapshot_files = inp.snapshots.iter().any(|s| !is_stray(s.offset));
-    // LogLoader.recoverSegment ends with producerStateManager.takeSnapshot(): a segment
-    // recovered at load leaves a snapshot, so the rebuild is not skipped then.
-    let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true) && recovered.is_empty();
-    let replay_from = if skipped {
-        None
-    } else {
-        snap.map(|s| s.offset).or(log_start_after)
-    };
-    let whole = leo_after == inp.log_end_offset && deleted.is_empty();
-    let producer_state = ProducerRebuild {
-        snapshot: snap.map(|s| s.name.clone()),
-        snapshot_offset: snap.map(|s| s.offset),
-        skipped,
-        replay_from,
-        replay_to: if skipped { None } else { leo_after },
-        producers: if skipped {
-            Some(0)
-        } else {
-            whole.then_some(inp.producers)
-        },
-        open_transactions: if skipped {
-            Some(0)
-        } else {
-            whole.then_some(inp.open_transactions)
-        },
-    };
+    let has_snapshot_files = snapshots.iter().any(|s| !is_stray(s.offset));
+    (snap, has_snapshot_files)
+}
+
+/// The first replay error the broker meets while loading, in its order (see the comment
+/// inside); `from_idx` is the segment holding the recovery point.
+fn load_failure(
+    inp: &PredictInput<'_>,
+    recovered: &[SegmentRecovery],
+    from_idx: usize,
+    replay_from: Option<i64>,
+    leo_after: Option<i64>,
+) -> Option<LoadFailure> {
+    let segs = &inp.segments;
+    let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
     // Load failures: replay errors in the order the broker meets them. First the segments
     // recovered at load (missing/corrupt index), then those recovered after an unclean
     // shutdown: `recoverSegment` rebuilds the producer state up to the segment's base and
@@ -790,7 +868,7 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
         }
     }
     if unclean {
-        for r in &recovered {
+        for r in recovered {
             let Some(i) = segs.iter().position(|s| s.name == r.segment) else {
                 continue;
             };
@@ -844,23 +922,20 @@ pub(crate) fn predict(inp: PredictInput<'_>) -> RecoveryPrediction {
             }
         }
     }
-    RecoveryPrediction {
-        clean_shutdown: inp.clean_shutdown,
-        recovery_point: inp.recovery_point,
-        log_start_checkpoint: inp.log_start_checkpoint,
-        high_watermark: inp.high_watermark,
-        first_offset: inp.first_offset,
-        log_end_offset: inp.log_end_offset,
-        log_start_offset_after: log_start_after,
-        log_end_offset_after: leo_after,
-        leftovers,
-        recovered_segments: recovered,
-        truncation,
-        deleted_segments: deleted,
-        unrecovered_corruption: unrecovered,
-        producer_state,
-        load_failure,
+    load_failure
+}
+
+/// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on
+/// the segments it runs on (`batch.ensureValid()` checks each batch's CRC first,
+/// `kafka-format.md` §9): the outcome is unknown when any segment is recovered.
+fn crc_unknown(crc_checked: bool, recovered: &[SegmentRecovery]) -> Option<String> {
+    if crc_checked || recovered.is_empty() {
+        return None;
     }
+    Some(format!(
+        "CRC not checked (--no-crc): LogSegment.recover checks the CRC of every batch of the {} recovered segment(s) and may truncate before any point predicted here",
+        recovered.len()
+    ))
 }
 
 fn truncation_of(s: &SegmentInput, w: &RecoverWalk) -> Option<TruncationPrediction> {

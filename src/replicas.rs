@@ -33,7 +33,6 @@ use serde_json::json;
 
 use crate::finding::{Finding, Kind};
 use crate::format::checkpoint::parse_partition_metadata;
-use crate::format::{Control, batch_control};
 use crate::identity::{ClusterMatch, Identities, same_cluster};
 use crate::layout::{DirKind, Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
@@ -42,25 +41,9 @@ use crate::segment::{self, FileClass, MmapMode, walk_entries};
 /// At most this many missing markers are listed per direction in a finding.
 pub const MAX_LISTED_MARKERS: usize = 20;
 
-/// One batch header, as compared across replicas.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BatchKey {
-    pub base_offset: i64,
-    pub last_offset: i64,
-    /// Stored CRC (v2: CRC-32C of attributes..end; legacy: the wrapper's CRC).
-    pub crc: u32,
-    /// Entry size in bytes.
-    pub size: u32,
-    pub is_control: bool,
-    /// `Some(true)` for COMMIT, `Some(false)` for ABORT.
-    pub marker: Option<bool>,
-    pub producer_id: i64,
-    pub producer_epoch: i16,
-    /// Index into [`CopyBatches::segments`].
-    pub segment: u32,
-    /// Byte position in that segment.
-    pub position: u64,
-}
+/// One batch header, as compared across replicas (kept per batch by the scan's walk of
+/// a partition with copies in the inputs).
+pub use crate::walked::BatchKey;
 
 /// The batch headers of one partition copy, in file order.
 #[derive(Debug, Clone, Default)]
@@ -92,49 +75,22 @@ pub fn read_copy_with(p: &PartitionDir, max_bytes: Option<u64>, mmap: MmapMode) 
         );
         let batches = &mut out.batches;
         let _ = walk_entries(log, policy, max_bytes, |e| {
-            let size = u32::try_from(e.len()).unwrap_or(u32::MAX);
-            if e.len() > 16 && e.magic() >= 2 {
-                let Ok(b) = e.as_v2() else { return };
-                let marker = if b.is_control() {
-                    match batch_control(&b) {
-                        Ok(Some(Control::EndTxn { commit, .. })) => Some(commit),
-                        _ => None,
-                    }
-                } else {
-                    None
-                };
-                batches.push(BatchKey {
-                    base_offset: b.base_offset(),
-                    last_offset: b.last_offset(),
-                    crc: b.crc(),
-                    size,
-                    is_control: b.is_control(),
-                    marker,
-                    producer_id: b.producer_id(),
-                    producer_epoch: b.producer_epoch(),
-                    segment: seg_idx,
-                    position: e.position,
-                });
-            } else if let Some(crc) = e.bytes.get(12..16) {
-                // Legacy wrapper: its offset is its last (inner) offset.
-                let crc = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
-                batches.push(BatchKey {
-                    base_offset: e.offset(),
-                    last_offset: e.offset(),
-                    crc,
-                    size,
-                    is_control: false,
-                    marker: None,
-                    producer_id: -1,
-                    producer_epoch: -1,
-                    segment: seg_idx,
-                    position: e.position,
-                });
-            }
+            batches.extend(BatchKey::of(e, seg_idx));
         });
     }
     out.batches.sort_by_key(|b| b.base_offset);
     out
+}
+
+/// The batch headers of a scanned copy, from what its walk kept (`None` when the walk
+/// kept none: results made without a copy in view).
+pub fn walked_copy(inputs: &crate::walked::ClusterInputs) -> Option<CopyBatches> {
+    let mut batches = inputs.batches.clone()?;
+    batches.sort_by_key(|b| b.base_offset);
+    Some(CopyBatches {
+        batches,
+        segments: inputs.segments.clone(),
+    })
 }
 
 /// A COMMIT/ABORT marker: `(offset, producer id, epoch, commit)`.
@@ -456,9 +412,12 @@ pub fn check(
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     for ((i, a), (j, b)) in pairs {
         for (k, p) in [(i, a), (j, b)] {
-            cache
-                .entry(k)
-                .or_insert_with(|| read_copy_with(p, opts.max_bytes, opts.mmap));
+            // The scan's walk kept every batch key of a copied partition; a partition
+            // whose results lack them is read here.
+            cache.entry(k).or_insert_with(|| {
+                walked_copy(&report.partitions[k].cluster_inputs)
+                    .unwrap_or_else(|| read_copy_with(p, opts.max_bytes, opts.mmap))
+            });
         }
         let (ca, cb) = (&cache[&i], &cache[&j]);
         if let Some(d) = diverge(&ca.batches, &cb.batches) {

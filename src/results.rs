@@ -6,7 +6,7 @@
 use crate::finding::{Finding, Severity};
 use crate::format;
 use crate::state::{ReplayOptions, ReplayOutcome};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Options of a scan.
@@ -38,8 +38,9 @@ pub struct ScanOptions {
     /// `producers`); when false only their number is kept and each partition's producer
     /// table is freed as soon as its batches are replayed (issue #11).
     pub keep_producers: bool,
-    /// Topics declared compacted (`--compacted`), besides what the inputs prove
-    /// ([`crate::compaction`]).
+    /// Topics declared compacted (`--compacted`), besides what the inputs prove (internal
+    /// topics, the log dir's `cleaner-offset-checkpoint`, `cleanup.policy` records of the
+    /// same cluster's KRaft metadata log).
     pub compacted_topics: Vec<String>,
     /// Keep every entry's position and offsets per segment (for `verify`'s index checks:
     /// the index files are checked against the scan's own walk, not a second read).
@@ -54,6 +55,18 @@ pub struct ScanOptions {
     /// `--follow`: follow symlinks met during discovery (see
     /// [`crate::layout::DiscoverOptions`]).
     pub follow_symlinks: bool,
+    /// The topic-partitions held by more than one selected directory (copies from several
+    /// brokers, `-future` dirs): their walks keep a batch key per batch for the replica
+    /// comparison ([`crate::walked`]). Filled by the scan from the inventory.
+    pub copied_partitions: crate::walked::CopiedPartitions,
+}
+
+impl ScanOptions {
+    /// Whether the walk of a partition keeps its batch keys (see
+    /// [`Self::copied_partitions`]).
+    pub fn collect_batch_keys(&self, ctx: &crate::state::PartitionContext) -> bool {
+        self.copied_partitions.contains(&ctx.topic, ctx.partition)
+    }
 }
 
 /// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
@@ -117,12 +130,13 @@ impl Default for ScanOptions {
             max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
             follow_symlinks: false,
             compacted_topics: Vec::new(),
+            copied_partitions: Default::default(),
         }
     }
 }
 
 /// Transaction counts of a partition.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TxnCounts {
     pub committed: u64,
     pub aborted: u64,
@@ -130,7 +144,7 @@ pub struct TxnCounts {
 }
 
 /// Where a broker's recovery would truncate a partition's log, if it recovered it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Truncation {
     pub segment: String,
     pub position: u64,
@@ -139,8 +153,10 @@ pub struct Truncation {
     pub reason: String,
 }
 
-/// The per-partition part of the report.
-#[derive(Debug, Clone, Serialize)]
+/// The per-partition part of the report. It reads back (`Deserialize`) from its JSON
+/// form; the fields not in that form (the replay outcome, the walk's positions) come back
+/// empty: [`PartitionResult`] carries what the cluster checks need besides.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PartitionReport {
     pub topic: String,
     pub partition: i32,
@@ -173,7 +189,7 @@ pub struct PartitionReport {
     pub compacted: Option<bool>,
     pub compacted_from: Option<String>,
     /// Newest batch timestamp seen.
-    #[serde(skip)]
+    #[serde(skip, default = "no_timestamp")]
     pub max_timestamp: i64,
     /// The full replay outcome (producers, aborted transactions, statistics).
     #[serde(skip)]
@@ -207,6 +223,49 @@ pub struct PartitionReport {
     /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
     #[serde(skip)]
     pub snapshot_states: Vec<(i64, Vec<crate::state::ProducerState>)>,
+    /// What this partition's walk kept for the cluster checks (coordinator records, group
+    /// replay anomalies, batch keys of replicated partitions; see [`crate::walked`]).
+    /// Not part of the JSON report; exchanged with [`PartitionResult`].
+    #[serde(skip)]
+    pub cluster_inputs: crate::walked::ClusterInputs,
+}
+
+fn no_timestamp() -> i64 {
+    i64::MIN
+}
+
+/// The version of [`PartitionResult`]'s serialised form.
+pub const RESULT_FORMAT_VERSION: u32 = 1;
+
+/// One partition's finished results as the cluster checks consume them
+/// (`pipeline::run_cluster_checks`): written by the process that walked the
+/// partition, read by the one that runs the cluster checks (`Serialize + Deserialize`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PartitionResult {
+    /// [`RESULT_FORMAT_VERSION`].
+    pub format_version: u32,
+    pub partition: PartitionReport,
+    /// The partition's findings (the coordinator's confirmation amends its transaction
+    /// findings).
+    pub findings: Vec<Finding>,
+    /// The partition's transactions, for the cluster-wide join.
+    pub txns: Vec<crate::state::txnrec::TxnRecord>,
+    /// What the partition's walk kept for the cluster checks.
+    pub cluster_inputs: crate::walked::ClusterInputs,
+}
+
+/// Why [`ScanReport::from_partition_results`] refused its input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResultFormatError {
+    /// A result of another format version.
+    #[error("partition result format version {found}, this build reads {RESULT_FORMAT_VERSION}")]
+    Version { found: u32 },
+    /// Cluster inputs of another format version.
+    #[error(
+        "cluster inputs format version {found}, this build reads {}",
+        crate::walked::FORMAT_VERSION
+    )]
+    InputsVersion { found: u32 },
 }
 
 /// Counts over the whole scan.
@@ -246,6 +305,51 @@ pub struct ScanReport {
 }
 
 impl ScanReport {
+    /// Each partition's results, for a cluster check run by another process.
+    pub fn partition_results(&self) -> Vec<PartitionResult> {
+        (0..self.partitions.len())
+            .map(|i| {
+                let p = &self.partitions[i];
+                PartitionResult {
+                    format_version: RESULT_FORMAT_VERSION,
+                    partition: p.clone(),
+                    findings: self.partition_findings(i).to_vec(),
+                    txns: p.outcome.txns.clone(),
+                    cluster_inputs: p.cluster_inputs.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// A report from partition results (made by [`Self::partition_results`], here or
+    /// elsewhere), ready for `pipeline::run_cluster_checks`.
+    pub fn from_partition_results(
+        results: Vec<PartitionResult>,
+    ) -> Result<ScanReport, ResultFormatError> {
+        let mut report = ScanReport::default();
+        for r in results {
+            if r.format_version != RESULT_FORMAT_VERSION {
+                return Err(ResultFormatError::Version {
+                    found: r.format_version,
+                });
+            }
+            if r.cluster_inputs.version != crate::walked::FORMAT_VERSION {
+                return Err(ResultFormatError::InputsVersion {
+                    found: r.cluster_inputs.version,
+                });
+            }
+            let mut p = r.partition;
+            p.outcome.txns = r.txns;
+            p.cluster_inputs = r.cluster_inputs;
+            let start = report.findings.len();
+            report.findings.extend(r.findings);
+            p.finding_range = start..report.findings.len();
+            report.partitions.push(p);
+        }
+        report.summary = summarise(&report);
+        Ok(report)
+    }
+
     /// The highest severity among the findings.
     pub fn max_severity(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity).max()

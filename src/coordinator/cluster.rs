@@ -5,18 +5,17 @@
 //! `hanging_transaction` to its root cause (`caused_by`) and keep the transactions and
 //! statistics in [`ScanReport::transactions`].
 
-use super::TRANSACTION_STATE_TOPIC;
+use super::{TRANSACTION_STATE_TOPIC, UnscannedLogs};
 use crate::finding::{CopyKind, Finding, Kind, Source};
 use crate::format::txnlog::{self, LogKey};
-use crate::format::{Compression, Decompressor, Records};
 use crate::identity::Identities;
 use crate::layout::{Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
-use crate::segment::{self, ReadPolicy};
 use crate::txns::{
     self, CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target,
     TxnInputs, TxnOptions,
 };
+use crate::walked::{ClusterInputs, LogItem};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -70,37 +69,18 @@ fn source(o: &Origin, copy: CopyKind) -> Source {
     }
 }
 
-/// The decodable records of one `__transaction_state` partition copy.
-fn coordinator_records(p: &PartitionDir, opts: &ScanOptions) -> Vec<CoordRecord> {
-    let mut out = Vec::new();
-    let mut dec = Decompressor::new(opts.max_decompressed);
-    for seg in &p.segments {
-        let Some(log) = &seg.log else { continue };
-        let _ = segment::walk_entries(log, ReadPolicy::Read, opts.max_bytes, |entry| {
-            let Ok(b) = entry.as_v2() else { return };
-            if b.is_control() {
-                return;
-            }
-            let recs = if b.compression() == Compression::None {
-                Ok(Records::new(
-                    b.records_bytes(),
-                    b.records_count(),
-                    b.position() + crate::format::batch::V2_HEADER_SIZE as u64,
-                ))
-            } else {
-                crate::format::batch_records(&b, &mut dec)
-            };
-            let Ok(recs) = recs else { return };
-            for r in recs {
-                let Ok(r) = r else { break };
-                let offset = b.base_offset().saturating_add(r.offset_delta as i64);
-                if let Some(rec) = decode(offset, r.key, r.value) {
-                    out.push(rec);
-                }
-            }
-        });
-    }
-    out
+/// The decodable records of one `__transaction_state` partition copy, from what its walk
+/// kept ([`crate::walked::ClusterInputs::txn_log`]).
+fn coordinator_records(inputs: &ClusterInputs) -> Vec<CoordRecord> {
+    inputs
+        .txn_log
+        .iter()
+        .flatten()
+        .filter_map(|item| match item {
+            LogItem::Record(r) => decode(r.offset, r.key.as_deref(), r.value.as_deref()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A record as the join needs it; `None` when it does not decode (rule 31 reports those).
@@ -133,6 +113,18 @@ fn decode(offset: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Option<Coord
 /// Build the join's inputs from `report` (moving each partition's transaction records out
 /// of its outcome) and `inv`.
 pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> TxnInputs {
+    let unscanned = super::walk_unscanned(report, inv, opts);
+    inputs_from(report, &unscanned, inv, opts)
+}
+
+/// [`inputs`] with the `__transaction_state` partitions outside the scan already walked
+/// ([`super::walk_unscanned`]).
+pub fn inputs_from(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> TxnInputs {
     let origins = Origins::new(inv);
     let mut out = TxnInputs {
         version: INPUT_VERSION,
@@ -174,12 +166,24 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
             .map(|p| p.ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
+        // What the scan's walk kept (or, outside its selection, the one walk of
+        // `walk_unscanned`); a directory in neither is walked here.
+        let records = match super::logs_of(report, unscanned, &path) {
+            Some(inputs) => coordinator_records(inputs),
+            None => coordinator_records(&crate::walked::collect_dir(
+                d,
+                false,
+                opts.max_bytes,
+                opts.max_decompressed,
+                None,
+            )),
+        };
         out.coordinator.push(CoordinatorLog {
             version: INPUT_VERSION,
             partition: tp.partition,
             origin: origins.of(&path).0,
             ref_time_ms: ref_time,
-            records: coordinator_records(d, opts),
+            records,
         });
     }
     out
@@ -187,7 +191,19 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
 
 /// Run the join over a finished scan and attach its results to `report`.
 pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let inputs = inputs(report, inv, opts);
+    let unscanned = super::walk_unscanned(report, inv, opts);
+    check_from(report, &unscanned, inv, opts);
+}
+
+/// [`check`] with the `__transaction_state` partitions outside the scan already walked
+/// ([`super::walk_unscanned`]).
+pub fn check_from(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) {
+    let inputs = inputs_from(report, unscanned, inv, opts);
     let mut analysis = txns::analyse(&inputs, &TxnOptions::default());
     let origins = Origins::new(inv);
     let by_path: HashMap<&str, usize> = report

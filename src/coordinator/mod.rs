@@ -48,10 +48,9 @@
 
 use crate::finding::{Finding, Kind};
 use crate::format::txnlog::{self, LogKey, TxnState};
-use crate::format::{Compression, Decompressor, Records};
 use crate::layout::{Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
-use crate::segment::{self, ReadPolicy};
+use crate::walked::{ClusterInputs, LogItem};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -139,6 +138,47 @@ impl MatchedBy {
     }
 }
 
+/// The records of a `__transaction_state` partition directory the scan did not walk,
+/// with a walk of their own.
+fn walk_dir(p: &PartitionDir, opts: &ScanOptions) -> ClusterInputs {
+    crate::walked::collect_dir(p, false, opts.max_bytes, opts.max_decompressed, None)
+}
+
+/// The records of the `__transaction_state` partition directories outside a scan's
+/// selection, by path (see [`walk_unscanned`]).
+pub type UnscannedLogs = BTreeMap<String, ClusterInputs>;
+
+/// Walk, once, every `__transaction_state` partition directory of `inv` whose records
+/// `report` does not hold (not selected by `--topic`/`--partition`): the coordinator's
+/// log is evidence for every data partition. Both coordinator checks read the result.
+pub fn walk_unscanned(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> UnscannedLogs {
+    inv.partitions
+        .iter()
+        .filter(|p| {
+            p.tp.as_ref()
+                .is_some_and(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+        })
+        .map(|p| (p.path.display().to_string(), p))
+        .filter(|(path, _)| logs_of(report, &UnscannedLogs::new(), path).is_none())
+        .map(|(path, p)| (path, walk_dir(p, opts)))
+        .collect()
+}
+
+/// The walked records of the `__transaction_state` directory `path`: from the scan's
+/// results, else from `unscanned`.
+pub fn logs_of<'a>(
+    report: &'a ScanReport,
+    unscanned: &'a UnscannedLogs,
+    path: &str,
+) -> Option<&'a ClusterInputs> {
+    report
+        .partitions
+        .iter()
+        .find(|p| p.path == path && p.cluster_inputs.txn_log.is_some())
+        .map(|p| &p.cluster_inputs)
+        .or_else(|| unscanned.get(path))
+}
+
 fn tp_list(parts: &Option<Vec<txnlog::TxnTopicPartitions<'_>>>) -> Vec<(String, i32)> {
     let mut out = Vec::new();
     for tp in parts.iter().flatten() {
@@ -151,16 +191,17 @@ fn tp_list(parts: &Option<Vec<txnlog::TxnTopicPartitions<'_>>>) -> Vec<(String, 
 }
 
 impl CoordinatorView {
-    /// Replay every `__transaction_state` partition of `inv` (read-only).
+    /// Replay every `__transaction_state` partition of `inv` (read-only; each is walked
+    /// here: a scan's results already hold their records, see [`Self::load_clusters_from`]).
     pub fn load(inv: &Inventory, opts: &ScanOptions) -> CoordinatorView {
         let mut view = CoordinatorView::default();
-        let mut dec = Decompressor::new(opts.max_decompressed);
         for p in &inv.partitions {
-            if p.tp
-                .as_ref()
-                .is_some_and(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+            if let Some(tp) =
+                p.tp.as_ref()
+                    .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
             {
-                view.replay_partition(p, opts, &mut dec);
+                let inputs = walk_dir(p, opts);
+                view.replay_inputs(tp.partition, &p.path.display().to_string(), &inputs);
             }
         }
         view
@@ -168,30 +209,59 @@ impl CoordinatorView {
 
     /// One view per cluster ([`crate::identity::ClusterKey`]) holding a live
     /// `__transaction_state` partition, each replaying only that cluster's partitions.
+    /// Every partition is walked here; [`Self::load_clusters_from`] reuses a scan's walk.
     pub fn load_clusters(inv: &Inventory, opts: &ScanOptions) -> Vec<CoordinatorView> {
+        Self::load_clusters_from(&ScanReport::default(), inv, opts)
+    }
+
+    /// [`Self::load_clusters`] from the records the scan's walk kept
+    /// ([`crate::walked::ClusterInputs::txn_log`]) for every partition of `report`; only
+    /// the `__transaction_state` partitions the scan did not select are walked here.
+    pub fn load_clusters_from(
+        report: &ScanReport,
+        inv: &Inventory,
+        opts: &ScanOptions,
+    ) -> Vec<CoordinatorView> {
+        Self::load_clusters_with(report, &walk_unscanned(report, inv, opts), inv, opts)
+    }
+
+    /// [`Self::load_clusters_from`] with the partitions outside the scan already walked
+    /// ([`walk_unscanned`]).
+    pub fn load_clusters_with(
+        report: &ScanReport,
+        unscanned: &UnscannedLogs,
+        inv: &Inventory,
+        opts: &ScanOptions,
+    ) -> Vec<CoordinatorView> {
         use crate::identity::{ClusterKey, Identities, same_cluster};
+        let replay = |view: &mut CoordinatorView, p: &PartitionDir, partition: i32| {
+            let path = p.path.display().to_string();
+            match logs_of(report, unscanned, &path) {
+                Some(inputs) => view.replay_inputs(partition, &path, inputs),
+                None => view.replay_inputs(partition, &path, &walk_dir(p, opts)),
+            }
+        };
         let ids = Identities::load(inv);
-        let mut groups: BTreeMap<ClusterKey, Vec<&PartitionDir>> = BTreeMap::new();
+        let mut groups: BTreeMap<ClusterKey, Vec<(&PartitionDir, i32)>> = BTreeMap::new();
         let mut sources = BTreeMap::new();
         let mut out = Vec::new();
         for p in &inv.partitions {
-            let src = ids.source(p);
-            if p.tp
-                .as_ref()
-                .is_none_or(|tp| tp.topic != TRANSACTION_STATE_TOPIC)
-            {
+            let Some(tp) =
+                p.tp.as_ref()
+                    .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+            else {
                 continue;
-            }
+            };
+            let src = ids.source(p);
             if src.copy.is_live() {
                 let key = ClusterKey::of(&src);
                 sources.entry(key.clone()).or_insert(src);
-                groups.entry(key).or_default().push(p);
+                groups.entry(key).or_default().push((p, tp.partition));
             } else {
                 // A non-live copy: its own log is still checked (rule 31), but it is no
                 // coordinator's state, so its view joins nothing (`cluster: None`).
                 let mut view = CoordinatorView::default();
-                let mut dec = Decompressor::new(opts.max_decompressed);
-                view.replay_partition(p, opts, &mut dec);
+                replay(&mut view, p, tp.partition);
                 out.push(view);
             }
         }
@@ -206,9 +276,8 @@ impl CoordinatorView {
         );
         for (key, parts) in groups {
             let mut view = CoordinatorView::default();
-            let mut dec = Decompressor::new(opts.max_decompressed);
-            for p in parts {
-                view.replay_partition(p, opts, &mut dec);
+            for (p, partition) in parts {
+                replay(&mut view, p, partition);
             }
             let src = &sources[&key];
             view.partition_count = metadata
@@ -257,71 +326,38 @@ impl CoordinatorView {
         self.partitions_read.is_empty()
     }
 
-    fn replay_partition(&mut self, p: &PartitionDir, opts: &ScanOptions, dec: &mut Decompressor) {
-        let Some(tp) = &p.tp else { return };
-        self.partitions_read.insert(tp.partition);
-        let path = p.path.display().to_string();
-        for seg in &p.segments {
-            let Some(log) = &seg.log else { continue };
-            let segment_name = log
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let res = segment::walk_entries(log, ReadPolicy::Read, opts.max_bytes, |entry| {
-                let Ok(b) = entry.as_v2() else { return };
-                if b.is_control() {
-                    return;
-                }
-                let recs = if b.compression() == Compression::None {
-                    Ok(Records::new(
-                        b.records_bytes(),
-                        b.records_count(),
-                        b.position() + crate::format::batch::V2_HEADER_SIZE as u64,
-                    ))
-                } else {
-                    crate::format::batch_records(&b, dec)
-                };
-                let recs = match recs {
-                    Ok(r) => r,
-                    Err(e) => {
-                        self.errors.push((path.clone(), e.to_string()));
-                        return;
-                    }
-                };
-                for r in recs {
-                    match r {
-                        Ok(r) => {
-                            let offset = b.base_offset().saturating_add(r.offset_delta as i64);
-                            let src = Source {
-                                partition: tp.partition,
-                                offset,
-                                path: path.clone(),
-                            };
-                            self.history.record(
-                                r.key,
-                                r.value,
-                                history::HistoryRecord {
-                                    source: src.clone(),
-                                    segment: segment_name.clone(),
-                                    position: b.position(),
-                                    timestamp: b.max_timestamp(),
-                                    content: history::Content::Tombstone,
-                                },
-                            );
-                            if let Err(e) = self.apply(r.key, r.value, src) {
-                                self.errors
-                                    .push((path.clone(), format!("offset {offset}: {e}")));
-                            }
-                        }
-                        Err(e) => {
-                            self.errors.push((path.clone(), e.to_string()));
-                            break;
-                        }
+    /// Replay the records one walk kept of `__transaction_state-<partition>` (directory
+    /// `path`), in offset order.
+    fn replay_inputs(&mut self, partition: i32, path: &str, inputs: &ClusterInputs) {
+        self.partitions_read.insert(partition);
+        for item in inputs.txn_log.iter().flatten() {
+            match item {
+                LogItem::Record(r) => {
+                    let src = Source {
+                        partition,
+                        offset: r.offset,
+                        path: path.to_string(),
+                    };
+                    self.history.record(
+                        r.key.as_deref(),
+                        r.value.as_deref(),
+                        history::HistoryRecord {
+                            source: src.clone(),
+                            segment: inputs.segment_name(r.segment).to_string(),
+                            position: r.position,
+                            timestamp: r.timestamp,
+                            content: history::Content::Tombstone,
+                        },
+                    );
+                    if let Err(e) = self.apply(r.key.as_deref(), r.value.as_deref(), src) {
+                        self.errors
+                            .push((path.to_string(), format!("offset {}: {e}", r.offset)));
                     }
                 }
-            });
-            if let Err(e) = res {
-                self.errors.push((log.display().to_string(), e.to_string()));
+                LogItem::Undecodable { message, .. } => {
+                    self.errors.push((path.to_string(), message.clone()));
+                }
+                LogItem::Marker { .. } => {}
             }
         }
     }
@@ -469,7 +505,18 @@ fn tp_strings(v: &[(String, i32)]) -> Vec<String> {
 /// (see the module docs for the severity policy). Does nothing when `inv` holds no
 /// `__transaction_state` partition. Recomputes `report.summary.findings`.
 pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let views = CoordinatorView::load_clusters(inv, opts);
+    annotate_from(report, &walk_unscanned(report, inv, opts), inv, opts);
+}
+
+/// [`annotate`] with the `__transaction_state` partitions outside the scan already walked
+/// ([`walk_unscanned`]).
+pub fn annotate_from(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) {
+    let views = CoordinatorView::load_clusters_with(report, unscanned, inv, opts);
     annotate_clusters(report, &views);
 }
 

@@ -11,39 +11,12 @@ use crate::format::error::{FormatError, Problem};
 use crate::format::txnlog::{self, LogKey};
 use base64::Engine;
 
-/// Skip a tagged-field section (uvarint count, then per field: tag, size, bytes).
-fn skip_tagged(cur: &mut Cursor<'_>) -> Result<(), FormatError> {
-    let n = cur.uvarint("taggedFieldsCount")?;
-    for _ in 0..n {
-        cur.uvarint("tag")?;
-        let size = cur.uvarint("tagSize")?;
-        cur.take(size as usize, "taggedField")?;
-    }
-    Ok(())
-}
-
-/// Compact array length (uvarint length+1, 0 = null → `None`).
-fn compact_len(cur: &mut Cursor<'_>, field: &'static str) -> Result<Option<usize>, FormatError> {
-    let n = cur.uvarint(field)?;
-    if n == 0 {
-        return Ok(None);
-    }
-    let len = (n - 1) as usize;
-    // Every element takes at least one byte: a larger count cannot be genuine.
-    if len > cur.remaining() {
-        return Err(cur.err(field, Problem::OutOfRange { value: len as i64 }));
-    }
-    Ok(Some(len))
-}
-
 /// Compact nullable string, returned as a JSON literal (`null` or a quoted string).
 fn compact_string_json(cur: &mut Cursor<'_>, field: &'static str) -> Result<String, FormatError> {
-    let n = cur.uvarint(field)?;
-    if n == 0 {
-        return Ok("null".to_string());
-    }
-    let s = cur.take((n - 1) as usize, field)?;
-    Ok(json_str(&String::from_utf8_lossy(s)))
+    Ok(match cur.schema_string(true, field)? {
+        None => "null".to_string(),
+        Some(s) => json_str(&String::from_utf8_lossy(s)),
+    })
 }
 
 /// A JSON string literal.
@@ -63,7 +36,7 @@ pub fn snapshot_header_json(value: &[u8]) -> Result<String, FormatError> {
     let mut cur = Cursor::new(value, 0, "SnapshotHeaderRecord");
     let version = cur.i16("version")?;
     let ts = cur.i64("lastContainedLogTimestamp")?;
-    skip_tagged(&mut cur)?;
+    cur.tagged_fields(|_, _| {})?;
     Ok(format!(
         "{{\"version\":{version},\"lastContainedLogTimestamp\":{ts}}}"
     ))
@@ -73,7 +46,7 @@ pub fn snapshot_header_json(value: &[u8]) -> Result<String, FormatError> {
 pub fn snapshot_footer_json(value: &[u8]) -> Result<String, FormatError> {
     let mut cur = Cursor::new(value, 0, "SnapshotFooterRecord");
     let version = cur.i16("version")?;
-    skip_tagged(&mut cur)?;
+    cur.tagged_fields(|_, _| {})?;
     Ok(format!("{{\"version\":{version}}}"))
 }
 
@@ -82,7 +55,7 @@ pub fn kraft_version_json(value: &[u8]) -> Result<String, FormatError> {
     let mut cur = Cursor::new(value, 0, "KRaftVersionRecord");
     let version = cur.i16("version")?;
     let kv = cur.i16("kRaftVersion")?;
-    skip_tagged(&mut cur)?;
+    cur.tagged_fields(|_, _| {})?;
     Ok(format!("{{\"version\":{version},\"kRaftVersion\":{kv}}}"))
 }
 
@@ -93,7 +66,7 @@ pub fn voters_json(value: &[u8]) -> Result<String, FormatError> {
     let mut cur = Cursor::new(value, 0, "VotersRecord");
     let version = cur.i16("version")?;
     let mut s = format!("{{\"version\":{version},\"voters\":");
-    match compact_len(&mut cur, "voters")? {
+    match cur.schema_array_len(true, "voters")? {
         None => s.push_str("null"),
         Some(n) => {
             s.push('[');
@@ -106,7 +79,7 @@ pub fn voters_json(value: &[u8]) -> Result<String, FormatError> {
                 s.push_str(&format!(
                     "{{\"voterId\":{id},\"voterDirectoryId\":\"{dir}\",\"endpoints\":"
                 ));
-                match compact_len(&mut cur, "endpoints")? {
+                match cur.schema_array_len(true, "endpoints")? {
                     None => s.push_str("null"),
                     Some(m) => {
                         s.push('[');
@@ -119,7 +92,7 @@ pub fn voters_json(value: &[u8]) -> Result<String, FormatError> {
                             let port = cur
                                 .take(2, "port")
                                 .map(|b| u16::from_be_bytes([b[0], b[1]]))?;
-                            skip_tagged(&mut cur)?;
+                            cur.tagged_fields(|_, _| {})?;
                             s.push_str(&format!(
                                 "{{\"name\":{name},\"host\":{host},\"port\":{port}}}"
                             ));
@@ -129,8 +102,8 @@ pub fn voters_json(value: &[u8]) -> Result<String, FormatError> {
                 }
                 let min = cur.i16("minSupportedVersion")?;
                 let max = cur.i16("maxSupportedVersion")?;
-                skip_tagged(&mut cur)?;
-                skip_tagged(&mut cur)?;
+                cur.tagged_fields(|_, _| {})?;
+                cur.tagged_fields(|_, _| {})?;
                 s.push_str(&format!(
                     ",\"kRaftVersionFeature\":{{\"minSupportedVersion\":{min},\"maxSupportedVersion\":{max}}}}}"
                 ));
@@ -138,7 +111,7 @@ pub fn voters_json(value: &[u8]) -> Result<String, FormatError> {
             s.push(']');
         }
     }
-    skip_tagged(&mut cur)?;
+    cur.tagged_fields(|_, _| {})?;
     s.push('}');
     Ok(s)
 }
@@ -154,7 +127,7 @@ pub fn leader_change_json(value: &[u8]) -> Result<String, FormatError> {
     let mut s = format!("{{\"version\":{version},\"leaderId\":{leader}");
     for field in ["voters", "grantingVoters"] {
         s.push_str(&format!(",\"{field}\":"));
-        match compact_len(&mut cur, "voters")? {
+        match cur.schema_array_len(true, "voters")? {
             None => s.push_str("null"),
             Some(n) => {
                 s.push('[');
@@ -168,14 +141,14 @@ pub fn leader_change_json(value: &[u8]) -> Result<String, FormatError> {
                         let dir = uuid(&mut cur, "voterDirectoryId")?;
                         s.push_str(&format!(",\"voterDirectoryId\":\"{dir}\""));
                     }
-                    skip_tagged(&mut cur)?;
+                    cur.tagged_fields(|_, _| {})?;
                     s.push('}');
                 }
                 s.push(']');
             }
         }
     }
-    skip_tagged(&mut cur)?;
+    cur.tagged_fields(|_, _| {})?;
     s.push('}');
     Ok(s)
 }
@@ -248,44 +221,6 @@ pub fn transaction_log(
 /// texts repeat topic names per partition, so crafted input could multiply its size).
 const MAX_DECODED_TEXT: usize = 4 << 20;
 
-/// A string of the consumer protocol: i16 length; null → `None`.
-fn group_string(
-    cur: &mut Cursor<'_>,
-    _flexible: bool,
-    field: &'static str,
-) -> Result<Option<String>, FormatError> {
-    let bytes = match cur.i16(field)? {
-        n if n < 0 => None,
-        n => Some(cur.take(n as usize, field)?),
-    };
-    Ok(bytes.map(|b| String::from_utf8_lossy(b).into_owned()))
-}
-
-/// Bytes of the consumer protocol: i32 length; null → `None`.
-fn group_bytes<'a>(
-    cur: &mut Cursor<'a>,
-    _flexible: bool,
-    field: &'static str,
-) -> Result<Option<&'a [u8]>, FormatError> {
-    match cur.i32(field)? {
-        n if n < 0 => Ok(None),
-        n => Ok(Some(cur.take(n as usize, field)?)),
-    }
-}
-
-/// An i32 array count; null → 0. A count larger than the bytes left is an error.
-fn group_count(
-    cur: &mut Cursor<'_>,
-    _flexible: bool,
-    field: &'static str,
-) -> Result<usize, FormatError> {
-    let n = usize::try_from(cur.i32(field)?).unwrap_or(0);
-    if n > cur.remaining() {
-        return Err(cur.err(field, Problem::OutOfRange { value: n as i64 }));
-    }
-    Ok(n)
-}
-
 /// Scala's `"%X".format(BigInt(1, bytes))`: upper-case hex without leading zeros (`""`
 /// for no bytes, `"0"` for all-zero bytes).
 fn scala_hex(bytes: &[u8]) -> String {
@@ -311,11 +246,15 @@ fn consumer_assignment(blob: &[u8], budget: &mut usize) -> Result<String, Format
     }
     let mut cur = Cursor::new(blob, 0, "consumer protocol assignment");
     let _version = cur.i16("version")?;
-    let n = group_count(&mut cur, false, "assignedPartitions")?;
+    let n = cur
+        .schema_array_len(false, "assignedPartitions")?
+        .unwrap_or(0);
     let mut parts = Vec::new();
     for _ in 0..n {
-        let topic = group_string(&mut cur, false, "topic")?.unwrap_or_else(|| "null".into());
-        let m = group_count(&mut cur, false, "partitions")?;
+        let topic = cur
+            .schema_string(false, "topic")?
+            .map_or_else(|| "null".into(), String::from_utf8_lossy);
+        let m = cur.schema_array_len(false, "partitions")?.unwrap_or(0);
         for _ in 0..m {
             // Each 4-byte partition repeats the topic name in the text: bound the output
             // of the whole record (crafted bytes could otherwise turn 1 MiB into gigabytes).
@@ -328,7 +267,7 @@ fn consumer_assignment(blob: &[u8], budget: &mut usize) -> Result<String, Format
             parts.push(format!("{topic}-{}", cur.i32("partition")?));
         }
     }
-    let user = group_bytes(&mut cur, false, "userData")?.map(scala_hex);
+    let user = cur.schema_bytes(false, "userData")?.map(scala_hex);
     let list = format!("[{}]", parts.join(", "));
     Ok(match user {
         Some(h) if !h.is_empty() => format!("{list}:{h}"),

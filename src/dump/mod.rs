@@ -1,9 +1,10 @@
 //! `klogscan dump`: what `kafka-dump-log.sh --files` prints (`kafka-semantics.md` §7.2),
 //! as text in Kafka's exact shape or as JSON Lines (`docs/dump-json.md`).
 //!
-//! OWNER: dump helper (`mod.rs`, `log.rs`, `decoders.rs` = `.log`/`.checkpoint` files) and
+//! OWNER: dump helper (`mod.rs`, `log/`, `decoders.rs` = `.log`/`.checkpoint` files) and
 //! index helper (`files.rs` = `.index`, `.timeindex`, `.txnindex`, `.snapshot`).
 
+pub mod archive_inputs;
 pub mod coordinator_json;
 pub(crate) mod decoders;
 pub mod files;

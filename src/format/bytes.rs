@@ -26,6 +26,33 @@ pub(crate) fn be_i64(b: &[u8], at: usize) -> i64 {
     i64::from_be_bytes(b[at..at + 8].try_into().unwrap())
 }
 
+/// Why [`uvarint_at`] found no varint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UvarintEnd {
+    /// The bytes ended after `read` bytes, each with the continuation bit set.
+    Truncated { read: usize },
+    /// Five bytes with the continuation bit set (more than a u32 holds).
+    TooLong,
+}
+
+/// Kafka's unsigned varint (`ByteUtils.readUnsignedVarint`: LEB128, at most 5 bytes) at
+/// `pos` of `buf`: the value and the bytes it took. The one varint reader of the format
+/// layer ([`Cursor::uvarint`] and the schema reader of `format::groups` use it).
+#[inline]
+pub(crate) fn uvarint_at(buf: &[u8], pos: usize) -> Result<(u32, usize), UvarintEnd> {
+    let mut value: u32 = 0;
+    for i in 0..5 {
+        let Some(&b) = buf.get(pos.saturating_add(i)) else {
+            return Err(UvarintEnd::Truncated { read: i });
+        };
+        value |= ((b & 0x7f) as u32) << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok((value, i + 1));
+        }
+    }
+    Err(UvarintEnd::TooLong)
+}
+
 /// A cursor over a byte slice that reads Kafka varints and lengths, reporting errors
 /// with the structure name and the position inside the slice (plus `base`).
 #[derive(Debug, Clone)]
@@ -82,24 +109,20 @@ impl<'a> Cursor<'a> {
 
     #[inline(never)]
     fn uvarint_long(&mut self, field: &'static str) -> Result<u32, FormatError> {
-        let mut value: u32 = 0;
-        for i in 0..5 {
-            let Some(&b) = self.buf.get(self.pos + i) else {
-                return Err(FormatError::truncated(
-                    self.structure,
-                    field,
-                    self.abs(),
-                    i as u64 + 1,
-                    i as u64,
-                ));
-            };
-            value |= ((b & 0x7f) as u32) << (7 * i);
-            if b & 0x80 == 0 {
-                self.pos += i + 1;
-                return Ok(value);
+        match uvarint_at(self.buf, self.pos) {
+            Ok((value, n)) => {
+                self.pos += n;
+                Ok(value)
             }
+            Err(UvarintEnd::Truncated { read }) => Err(FormatError::truncated(
+                self.structure,
+                field,
+                self.abs(),
+                read as u64 + 1,
+                read as u64,
+            )),
+            Err(UvarintEnd::TooLong) => Err(self.err(field, Problem::VarintTooLong)),
         }
-        Err(self.err(field, Problem::VarintTooLong))
     }
 
     /// Signed zigzag varint (int32).
@@ -192,6 +215,85 @@ impl<'a> Cursor<'a> {
             return Ok(None);
         }
         self.take(len as usize, field).map(Some)
+    }
+
+    /// A length prefix of Kafka's message schemas: compact (uvarint `length + 1`, 0 for
+    /// null) when `flexible`, else int32 when `wide` (bytes, arrays) or int16 (strings).
+    /// `None` for null (any negative length).
+    pub fn schema_len(
+        &mut self,
+        flexible: bool,
+        wide: bool,
+        field: &'static str,
+    ) -> Result<Option<usize>, FormatError> {
+        let n: i64 = if flexible {
+            self.uvarint(field)? as i64 - 1
+        } else if wide {
+            self.i32(field)? as i64
+        } else {
+            self.i16(field)? as i64
+        };
+        Ok(usize::try_from(n).ok())
+    }
+
+    /// A nullable schema string (int16 or compact length, see [`Cursor::schema_len`]): its
+    /// bytes, borrowed; `None` for null. Callers decide how to decode the UTF-8.
+    pub fn schema_string(
+        &mut self,
+        flexible: bool,
+        field: &'static str,
+    ) -> Result<Option<&'a [u8]>, FormatError> {
+        self.schema_sized(flexible, false, field)
+    }
+
+    /// Nullable schema bytes (int32 or compact length): borrowed; `None` for null.
+    pub fn schema_bytes(
+        &mut self,
+        flexible: bool,
+        field: &'static str,
+    ) -> Result<Option<&'a [u8]>, FormatError> {
+        self.schema_sized(flexible, true, field)
+    }
+
+    fn schema_sized(
+        &mut self,
+        flexible: bool,
+        wide: bool,
+        field: &'static str,
+    ) -> Result<Option<&'a [u8]>, FormatError> {
+        match self.schema_len(flexible, wide, field)? {
+            None => Ok(None),
+            Some(n) => self.take(n, field).map(Some),
+        }
+    }
+
+    /// A schema array's element count (int32 or compact); `None` for null. A count larger
+    /// than the bytes left is an error (every element takes at least one byte), so a
+    /// crafted count cannot make a caller loop or allocate.
+    pub fn schema_array_len(
+        &mut self,
+        flexible: bool,
+        field: &'static str,
+    ) -> Result<Option<usize>, FormatError> {
+        let Some(n) = self.schema_len(flexible, true, field)? else {
+            return Ok(None);
+        };
+        if n > self.remaining() {
+            return Err(self.err(field, Problem::OutOfRange { value: n as i64 }));
+        }
+        Ok(Some(n))
+    }
+
+    /// A tagged-field section (uvarint count, then per field uvarint tag, uvarint size and
+    /// the bytes), calling `on` for each `(tag, bytes)`.
+    pub fn tagged_fields(&mut self, mut on: impl FnMut(u32, &'a [u8])) -> Result<(), FormatError> {
+        let n = self.uvarint("taggedFieldsCount")?;
+        for _ in 0..n {
+            let tag = self.uvarint("tag")?;
+            let size = self.uvarint("tagSize")?;
+            on(tag, self.take(size as usize, "taggedField")?);
+        }
+        Ok(())
     }
 }
 
@@ -288,6 +390,81 @@ mod tests {
             put_varlong(&mut out, v);
             assert_eq!(Cursor::new(&out, 0, "t").varlong("v").unwrap(), v);
         }
+    }
+
+    #[test]
+    fn schema_strings_compact_and_int16_borrow_the_bytes() {
+        // compact "ab", compact null, int16 "xyz", int16 null (-1)
+        let buf = [3u8, b'a', b'b', 0, 0, 3, b'x', b'y', b'z', 0xff, 0xff];
+        let mut c = Cursor::new(&buf, 100, "record");
+        let s = c.schema_string(true, "name").unwrap().unwrap();
+        assert_eq!(s, b"ab");
+        assert!(std::ptr::eq(s.as_ptr(), buf[1..].as_ptr()));
+        assert_eq!(c.schema_string(true, "name").unwrap(), None);
+        assert_eq!(c.schema_string(false, "host").unwrap(), Some(&b"xyz"[..]));
+        assert_eq!(c.schema_string(false, "host").unwrap(), None);
+        assert_eq!(c.remaining(), 0);
+        // a length past the end names the field and the position after the prefix
+        let short = [0u8, 9, b'a'];
+        let e = Cursor::new(&short, 100, "record")
+            .schema_string(false, "topic")
+            .unwrap_err();
+        assert_eq!((e.structure, e.field, e.position), ("record", "topic", 102));
+        assert!(matches!(e.problem, Problem::Truncated { .. }));
+    }
+
+    #[test]
+    fn schema_bytes_and_array_counts() {
+        let buf = [0u8, 0, 0, 2, 7, 8, 0xff, 0xff, 0xff, 0xff];
+        let mut c = Cursor::new(&buf, 0, "t");
+        assert_eq!(c.schema_bytes(false, "b").unwrap(), Some(&[7u8, 8][..]));
+        assert_eq!(c.schema_bytes(false, "b").unwrap(), None);
+        // int32 count 2 with 2 bytes left is accepted, 3 is not; compact 0 is null
+        let ok = [0u8, 0, 0, 2, 1, 1];
+        assert_eq!(
+            Cursor::new(&ok, 0, "t")
+                .schema_array_len(false, "n")
+                .unwrap(),
+            Some(2)
+        );
+        let bad = [0u8, 0, 0, 3, 1, 1];
+        let e = Cursor::new(&bad, 50, "t")
+            .schema_array_len(false, "n")
+            .unwrap_err();
+        assert_eq!((e.field, e.position), ("n", 54));
+        assert_eq!(e.problem, Problem::OutOfRange { value: 3 });
+        assert_eq!(
+            Cursor::new(&[0u8], 0, "t")
+                .schema_array_len(true, "n")
+                .unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn tagged_fields_and_the_shared_uvarint() {
+        // two tagged fields: tag 3 = [9], tag 300 = [] ; then one byte of something else
+        let buf = [2u8, 3, 1, 9, 0xac, 0x02, 0, 0x55];
+        let mut c = Cursor::new(&buf, 0, "t");
+        let mut seen = Vec::new();
+        c.tagged_fields(|t, b| seen.push((t, b.to_vec()))).unwrap();
+        assert_eq!(seen, vec![(3, vec![9]), (300, vec![])]);
+        assert_eq!(c.rest(), &[0x55]);
+        // a size past the end is an error naming the tagged field
+        let e = Cursor::new(&[1u8, 0, 5, 1], 0, "t")
+            .tagged_fields(|_, _| {})
+            .unwrap_err();
+        assert_eq!(e.field, "taggedField");
+        assert_eq!(uvarint_at(&[0xac, 0x02], 0), Ok((300, 2)));
+        assert_eq!(
+            uvarint_at(&[0x80, 0x80], 0),
+            Err(UvarintEnd::Truncated { read: 2 })
+        );
+        assert_eq!(uvarint_at(&[0xff; 6], 1), Err(UvarintEnd::TooLong));
+        assert_eq!(
+            uvarint_at(&[], usize::MAX),
+            Err(UvarintEnd::Truncated { read: 0 })
+        );
     }
 
     #[test]

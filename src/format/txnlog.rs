@@ -13,6 +13,7 @@ use std::borrow::Cow;
 
 /// The transaction states of the coordinator (`TransactionState`, the value's status byte).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub enum TxnState {
     /// 0: no transaction in progress.
     Empty,
@@ -82,6 +83,7 @@ impl std::fmt::Display for TxnState {
 
 /// A `__transaction_state` key of version 0.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TxnLogKey<'a> {
     /// The transactional id (`None` when stored with a null length, which Kafka's reader
     /// refuses for this non-nullable field).
@@ -90,6 +92,7 @@ pub struct TxnLogKey<'a> {
 
 /// A parsed key: a transaction key, or a key version the coordinator skips on load.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LogKey<'a> {
     /// Key version 0: transaction metadata.
     Transaction(TxnLogKey<'a>),
@@ -99,6 +102,7 @@ pub enum LogKey<'a> {
 
 /// One topic's partitions in a transaction value.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TxnTopicPartitions<'a> {
     /// The topic (`None` for a null string).
     pub topic: Option<Cow<'a, str>>,
@@ -108,6 +112,7 @@ pub struct TxnTopicPartitions<'a> {
 
 /// A `__transaction_state` value (`TransactionLogValue` v0 or v1).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TxnLogValue<'a> {
     /// The value's schema version (0 non-flexible, 1 flexible).
     pub version: i16,
@@ -149,52 +154,9 @@ fn string<'a>(
     flexible: bool,
     field: &'static str,
 ) -> Result<Option<Cow<'a, str>>, FormatError> {
-    let len = if flexible {
-        let n = cur.uvarint(field)?;
-        if n == 0 {
-            return Ok(None);
-        }
-        (n - 1) as usize
-    } else {
-        let n = cur.i16(field)?;
-        if n < 0 {
-            return Ok(None);
-        }
-        n as usize
-    };
-    Ok(Some(String::from_utf8_lossy(cur.take(len, field)?)))
-}
-
-/// Non-flexible (`i32`) or flexible (uvarint+1) array length; `None` = null. A count
-/// larger than the bytes left (every element takes at least one byte) is an error.
-fn array_len(
-    cur: &mut Cursor<'_>,
-    flexible: bool,
-    field: &'static str,
-) -> Result<Option<usize>, FormatError> {
-    let n: i64 = if flexible {
-        cur.uvarint(field)? as i64 - 1
-    } else {
-        cur.i32(field)? as i64
-    };
-    if n < 0 {
-        return Ok(None);
-    }
-    if n as u64 > cur.remaining() as u64 {
-        return Err(cur.err(field, Problem::OutOfRange { value: n }));
-    }
-    Ok(Some(n as usize))
-}
-
-/// Skip a tagged-field section, calling `on` for each `(tag, bytes)`.
-fn tagged<'a>(cur: &mut Cursor<'a>, mut on: impl FnMut(u32, &'a [u8])) -> Result<(), FormatError> {
-    let n = cur.uvarint("taggedFieldsCount")?;
-    for _ in 0..n {
-        let tag = cur.uvarint("tag")?;
-        let size = cur.uvarint("tagSize")?;
-        on(tag, cur.take(size as usize, "taggedField")?);
-    }
-    Ok(())
+    Ok(cur
+        .schema_string(flexible, field)?
+        .map(String::from_utf8_lossy))
 }
 
 /// Parse a `__transaction_state` key.
@@ -235,14 +197,14 @@ pub fn parse_value(value: Option<&[u8]>) -> Result<Option<TxnLogValue<'_>>, Form
             },
         )
     })?;
-    let partitions = match array_len(&mut c, flex, "transactionPartitions")? {
+    let partitions = match c.schema_array_len(flex, "transactionPartitions")? {
         None => None,
         Some(n) => {
             let mut v = Vec::with_capacity(n);
             for _ in 0..n {
                 let topic = string(&mut c, flex, "topic")?;
                 let mut partition_ids = Vec::new();
-                if let Some(m) = array_len(&mut c, flex, "partitionIds")? {
+                if let Some(m) = c.schema_array_len(flex, "partitionIds")? {
                     // m <= remaining bytes; each id takes four.
                     partition_ids.reserve(m.min(c.remaining() / 4));
                     for _ in 0..m {
@@ -250,7 +212,7 @@ pub fn parse_value(value: Option<&[u8]>) -> Result<Option<TxnLogValue<'_>>, Form
                     }
                 }
                 if flex {
-                    tagged(&mut c, |_, _| {})?;
+                    c.tagged_fields(|_, _| {})?;
                 }
                 v.push(TxnTopicPartitions {
                     topic,
@@ -266,7 +228,7 @@ pub fn parse_value(value: Option<&[u8]>) -> Result<Option<TxnLogValue<'_>>, Form
         (-1i64, -1i64, 0i16);
     let mut next_producer_epoch = -1i16;
     if flex {
-        tagged(&mut c, |tag, b| match (tag, b.len()) {
+        c.tagged_fields(|tag, b| match (tag, b.len()) {
             (0, 8) => previous_producer_id = i64::from_be_bytes(b.try_into().unwrap_or([0; 8])),
             (1, 8) => next_producer_id = i64::from_be_bytes(b.try_into().unwrap_or([0; 8])),
             (2, 2) => client_transaction_version = i16::from_be_bytes([b[0], b[1]]),

@@ -131,16 +131,20 @@ pub(crate) fn end_of_log(r: &mut Replay) {
 
 /// The findings of a finished replay of `topic`-`partition` (pure: no I/O).
 pub fn findings(topic: &str, partition: i32, r: &Replay) -> Vec<Finding> {
+    findings_of(topic, partition, &r.anomalies)
+}
+
+/// [`findings`] from a finished replay's anomalies (what the walk keeps per partition).
+pub fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) -> Vec<Finding> {
     let mut out = Vec::new();
     // The broker's load stops at the first record it rejects: one finding for the first
     // rejected record (wrong type, undecodable), the others counted in its evidence.
-    let rejected = r
-        .anomalies
+    let rejected = anomalies
         .iter()
         .filter(|a| matches!(a.kind, AnomalyKind::LoadFailure | AnomalyKind::Undecodable))
         .count();
     let mut first_rejected = true;
-    for a in &r.anomalies {
+    for a in anomalies {
         let is_rejection = matches!(a.kind, AnomalyKind::LoadFailure | AnomalyKind::Undecodable);
         if is_rejection && !first_rejected {
             continue;

@@ -6,10 +6,9 @@ use super::model::{Group, GroupType};
 use super::replay::{Input, Replay};
 use crate::finding::Finding;
 use crate::format::groups::CONSUMER_OFFSETS_TOPIC;
-use crate::format::{self, Compression, Control, Decompressor, Records};
 use crate::layout::{Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
-use crate::segment::{self, ReadPolicy};
+use crate::walked::{LogRecord, RecordSink};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
@@ -30,45 +29,46 @@ pub struct GroupsOptions {
 /// Replay one `__consumer_offsets` partition directory: every batch in offset order,
 /// transactional offset commits held until their marker. Unreadable segments and
 /// batches that do not frame end the replay of that segment (the scan reports them).
+/// (The scan replays the partitions it walks itself, from that walk: see
+/// [`crate::walked`].)
 pub fn replay_partition_dir(p: &PartitionDir, max_bytes: Option<u64>, max_dec: usize) -> Replay {
     let partition = p.tp.as_ref().map_or(-1, |tp| tp.partition);
     let mut r = Replay::new(partition, &p.path.display().to_string());
-    let mut dec = Decompressor::new(if max_dec == 0 { 64 << 20 } else { max_dec });
-    for seg in &p.segments {
-        let Some(log) = &seg.log else { continue };
-        let name = log
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let _ = segment::walk_entries(log, ReadPolicy::Read, max_bytes, |entry| {
-            let Ok(b) = entry.as_v2() else { return };
-            if b.is_control() {
-                if let Ok(Some(Control::EndTxn { commit, .. })) = format::batch_control(&b) {
-                    r.marker(b.producer_id(), commit);
-                }
-                return;
-            }
-            let recs = if b.compression() == Compression::None {
-                Ok(Records::new(b.records_bytes(), b.records_count(), 0))
-            } else {
-                format::batch_records(&b, &mut dec)
-            };
-            let Ok(recs) = recs else { return };
-            let pid = b.is_transactional().then(|| b.producer_id());
-            for rec in recs.map_while(Result::ok) {
-                r.record(Input {
-                    offset: b.base_offset().saturating_add(rec.offset_delta as i64),
-                    producer_id: pid,
-                    key: rec.key,
-                    value: rec.value,
-                    position: b.position(),
-                    segment: &name,
-                });
-            }
-        });
-    }
+    crate::walked::collect_dir(p, false, max_bytes, max_dec, Some(&mut r));
     r.finish();
     r
+}
+
+/// The group replay consumes the walk's records in offset order.
+impl RecordSink for Replay {
+    fn record(&mut self, rec: &LogRecord, segment: &str) {
+        Replay::record(
+            self,
+            Input {
+                offset: rec.offset,
+                producer_id: rec.producer_id,
+                key: rec.key.as_deref(),
+                value: rec.value.as_deref(),
+                position: rec.position,
+                segment,
+            },
+        );
+    }
+    fn marker(&mut self, producer_id: i64, commit: bool) {
+        Replay::marker(self, producer_id, commit);
+    }
+}
+
+/// A group replay for a partition of `topic`, when it is `__consumer_offsets` (the scan
+/// feeds it from its walk and keeps [`finish_anomalies`]' result).
+pub fn replay_for(topic: &str, partition: i32, path: &str) -> Option<Replay> {
+    (topic == CONSUMER_OFFSETS_TOPIC).then(|| Replay::new(partition, path))
+}
+
+/// End the replay and keep only what the cluster check reads: its anomalies.
+pub fn finish_anomalies(mut r: Replay) -> Vec<crate::walked::GroupAnomaly> {
+    r.finish();
+    r.anomalies
 }
 
 fn is_offsets_dir(p: &PartitionDir) -> bool {
@@ -120,14 +120,23 @@ pub fn cluster_check(
     if index.is_empty() {
         return extra;
     }
+    // The partitions the scan walked carry their replay's anomalies; a directory without
+    // them (results made without the walk's hook) is replayed here.
     let found: Vec<(usize, Vec<Finding>)> = inv
         .partitions
         .par_iter()
         .filter(|p| is_offsets_dir(p))
         .filter_map(|p| {
             let i = *index.get(&p.path.display().to_string())?;
-            let r = replay_partition_dir(p, opts.max_bytes, opts.max_decompressed);
-            Some((i, check::findings(CONSUMER_OFFSETS_TOPIC, r.partition, &r)))
+            let r = &report.partitions[i];
+            let f = match &r.cluster_inputs.group_anomalies {
+                Some(a) => check::findings_of(CONSUMER_OFFSETS_TOPIC, r.partition, a),
+                None => {
+                    let r = replay_partition_dir(p, opts.max_bytes, opts.max_decompressed);
+                    check::findings(CONSUMER_OFFSETS_TOPIC, r.partition, &r)
+                }
+            };
+            Some((i, f))
         })
         .collect();
     for (i, f) in found {

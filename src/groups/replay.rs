@@ -34,38 +34,10 @@ pub struct Input<'a> {
     pub segment: &'a str,
 }
 
-/// What the replay found wrong.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AnomalyKind {
-    /// A record the coordinator's load throws on (wrong group type, undecodable).
-    LoadFailure,
-    /// A record that does not deserialize (the load throws; rule 32 reports it too).
-    Undecodable,
-    /// A deletion's tombstones out of the coordinator's order (the load throws), or a
-    /// deleted group's records left live.
-    TombstonesIncomplete,
-    /// A group or target assignment epoch going down without a deletion in between, or
-    /// an assignment epoch above the group epoch.
-    EpochRegression,
-    /// A streams group left at the KIP-1331 barrier (-2).
-    DeletionUnfinished,
-}
-
-/// One anomaly, with where it is and the Kafka method that models it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Anomaly {
-    pub kind: AnomalyKind,
-    pub group: Option<String>,
-    pub offset: i64,
-    pub position: u64,
-    pub segment: String,
-    pub message: String,
-    pub evidence: Value,
-    /// True when the broker's load throws on this record.
-    pub load_fails: bool,
-    /// A severity other than the kind's default.
-    pub severity: Option<crate::finding::Severity>,
-}
+/// What the replay found wrong, and one anomaly with where it is and the Kafka method
+/// that models it: defined with the walk's typed results ([`crate::walked`]), which keep
+/// them per partition for the cluster check.
+pub use crate::walked::{GroupAnomaly as Anomaly, GroupAnomalyKind as AnomalyKind};
 
 /// A key written in an open transaction: group, key bytes, record type, offset.
 type PendingKey = (String, Vec<u8>, i16, i64);

@@ -123,7 +123,9 @@ impl Filter {
             && self.min_severity.is_none_or(|m| f.severity >= m)
     }
 
-    fn partition_shown(&self, p: &PartitionReport, findings: &[Finding]) -> bool {
+    /// Is the partition shown, given its findings (a producer filter shows the partitions
+    /// where the producer appears)?
+    pub fn partition_shown(&self, p: &PartitionReport, findings: &[Finding]) -> bool {
         self.partition_matches(&p.topic, p.partition)
             && (self.producer_ids.is_empty()
                 || p.outcome
@@ -262,6 +264,44 @@ fn earliest_timestamp(v: &Value, depth: usize) -> Option<i64> {
             .filter_map(|v| earliest_timestamp(v, depth + 1))
             .min(),
         _ => None,
+    }
+}
+
+/// Which cluster transactions `txns --cluster` lists: every value of the repeatable
+/// filters counts (a transaction passes when it matches any of the `--transactional-id`s,
+/// any of the `--producer-id`s, and touches a partition of any `--topic`), and the time
+/// window `--from`/`--to` (a transaction overlapping it passes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TxnFilter {
+    pub transactional_ids: Vec<String>,
+    pub producer_ids: Vec<i64>,
+    /// Topic globs or `topic-N` partition names, as for [`Filter::topics`].
+    pub topics: Vec<String>,
+    pub partition: Option<i32>,
+    pub from_ms: Option<i64>,
+    pub to_ms: Option<i64>,
+}
+
+impl TxnFilter {
+    /// Whether `t` passes the filter.
+    pub fn accepts(&self, t: &crate::txns::ClusterTxn) -> bool {
+        let end = t.end_ms.unwrap_or(i64::MAX);
+        let place = Filter {
+            topics: self.topics.clone(),
+            partition: self.partition,
+            ..Filter::default()
+        };
+        (self.transactional_ids.is_empty()
+            || t.transactional_id
+                .as_deref()
+                .is_some_and(|id| self.transactional_ids.iter().any(|x| x == id)))
+            && (self.producer_ids.is_empty() || self.producer_ids.contains(&t.producer_id))
+            && ((self.topics.is_empty() && self.partition.is_none())
+                || t.partitions
+                    .iter()
+                    .any(|p| place.partition_matches(&p.topic, p.partition)))
+            && self.from_ms.is_none_or(|f| end >= f)
+            && self.to_ms.is_none_or(|to| t.start_ms <= to)
     }
 }
 

@@ -438,92 +438,7 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
             .map(|i| TOP + LANE * i as f64)
     };
     for (li, lane) in t.lanes.iter().enumerate() {
-        let y = TOP + LANE * li as f64;
-        let name = if lane.merged {
-            "other producers".to_string()
-        } else if lane.producer_id < 0 {
-            "no producer id".to_string()
-        } else {
-            format!("producer {}", lane.producer_id)
-        };
-        let _ = write!(
-            h,
-            "<g class=\"lane\" data-producer=\"{}\"><text x=\"4\" y=\"{:.1}\" fill=\"#333\">{}</text>",
-            lane.producer_id,
-            y + 16.0,
-            esc(&name)
-        );
-        for s in &lane.spans {
-            let (x0, x1) = (x(s.first), x(s.last + 1));
-            let wdt = (x1 - x0).max(2.0);
-            let _ = write!(
-                h,
-                "<rect class=\"span {}\" data-first=\"{}\" data-last=\"{}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{wdt:.1}\" height=\"14\" fill=\"{}\" stroke=\"#555\" stroke-width=\"0.3\"><title>{} producer {} epoch {}: offsets {}..{} ({} batches), {} → {}</title></rect>",
-                s.kind.as_str(),
-                s.first,
-                s.last,
-                y + 5.0,
-                span_color(s.kind),
-                s.kind.as_str(),
-                lane.producer_id,
-                s.epoch,
-                s.first,
-                s.last,
-                s.batches,
-                esc(&format_ms(s.first_timestamp)),
-                esc(&format_ms(s.last_timestamp)),
-            );
-            if wdt > 34.0 {
-                let _ = write!(
-                    h,
-                    "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#222\">e{}</text>",
-                    x0 + 3.0,
-                    y + 16.0,
-                    s.epoch
-                );
-            }
-        }
-        for m in &lane.markers {
-            let cx = x(m.offset) + 1.0;
-            let (shape, kind) = if m.commit {
-                (
-                    format!(
-                        "{cx:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
-                        y + 1.0,
-                        cx - 4.0,
-                        y + 9.0,
-                        cx + 4.0,
-                        y + 9.0
-                    ),
-                    "COMMIT",
-                )
-            } else {
-                (
-                    format!(
-                        "{cx:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
-                        y + 9.0,
-                        cx - 4.0,
-                        y + 1.0,
-                        cx + 4.0,
-                        y + 1.0
-                    ),
-                    "ABORT",
-                )
-            };
-            let _ = write!(
-                h,
-                "<polygon class=\"marker {}\" data-offset=\"{}\" points=\"{shape}\" fill=\"{}\"><title>{kind} marker at offset {} — producer {} epoch {}, coordinator epoch {}, {}</title></polygon>",
-                kind.to_lowercase(),
-                m.offset,
-                if m.commit { "#1b5e20" } else { "#424242" },
-                m.offset,
-                lane.producer_id,
-                m.epoch,
-                m.coordinator_epoch,
-                esc(&format_ms(m.timestamp))
-            );
-        }
-        h.push_str("</g>");
+        svg_lane(h, lane, TOP + LANE * li as f64, &x);
     }
     // LSO and LEO.
     for (name, v, color) in [
@@ -570,6 +485,95 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
     if t.reduced {
         h.push_str("<p class=\"meta\">Timeline reduced: some producers share the last lane or neighbouring spans were merged.</p>");
     }
+}
+
+/// One producer's lane: its name, its transactions and batches as spans, its markers.
+fn svg_lane(h: &mut String, lane: &super::timeline::Lane, y: f64, x: &dyn Fn(i64) -> f64) {
+    let name = if lane.merged {
+        "other producers".to_string()
+    } else if lane.producer_id < 0 {
+        "no producer id".to_string()
+    } else {
+        format!("producer {}", lane.producer_id)
+    };
+    let _ = write!(
+        h,
+        "<g class=\"lane\" data-producer=\"{}\"><text x=\"4\" y=\"{:.1}\" fill=\"#333\">{}</text>",
+        lane.producer_id,
+        y + 16.0,
+        esc(&name)
+    );
+    for s in &lane.spans {
+        let (x0, x1) = (x(s.first), x(s.last + 1));
+        let wdt = (x1 - x0).max(2.0);
+        let _ = write!(
+            h,
+            "<rect class=\"span {}\" data-first=\"{}\" data-last=\"{}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{wdt:.1}\" height=\"14\" fill=\"{}\" stroke=\"#555\" stroke-width=\"0.3\"><title>{} producer {} epoch {}: offsets {}..{} ({} batches), {} → {}</title></rect>",
+            s.kind.as_str(),
+            s.first,
+            s.last,
+            y + 5.0,
+            span_color(s.kind),
+            s.kind.as_str(),
+            lane.producer_id,
+            s.epoch,
+            s.first,
+            s.last,
+            s.batches,
+            esc(&format_ms(s.first_timestamp)),
+            esc(&format_ms(s.last_timestamp)),
+        );
+        if wdt > 34.0 {
+            let _ = write!(
+                h,
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#222\">e{}</text>",
+                x0 + 3.0,
+                y + 16.0,
+                s.epoch
+            );
+        }
+    }
+    for m in &lane.markers {
+        let cx = x(m.offset) + 1.0;
+        let (shape, kind) = if m.commit {
+            (
+                format!(
+                    "{cx:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
+                    y + 1.0,
+                    cx - 4.0,
+                    y + 9.0,
+                    cx + 4.0,
+                    y + 9.0
+                ),
+                "COMMIT",
+            )
+        } else {
+            (
+                format!(
+                    "{cx:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
+                    y + 9.0,
+                    cx - 4.0,
+                    y + 1.0,
+                    cx + 4.0,
+                    y + 1.0
+                ),
+                "ABORT",
+            )
+        };
+        let _ = write!(
+            h,
+            "<polygon class=\"marker {}\" data-offset=\"{}\" points=\"{shape}\" fill=\"{}\"><title>{kind} marker at offset {} — producer {} epoch {}, coordinator epoch {}, {}</title></polygon>",
+            kind.to_lowercase(),
+            m.offset,
+            if m.commit { "#1b5e20" } else { "#424242" },
+            m.offset,
+            lane.producer_id,
+            m.epoch,
+            m.coordinator_epoch,
+            esc(&format_ms(m.timestamp))
+        );
+    }
+    h.push_str("</g>");
 }
 
 #[cfg(test)]

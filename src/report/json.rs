@@ -1,11 +1,11 @@
 //! The JSON report of `scan --format json` (schema: `docs/report-schema.md`), and the JSON
 //! forms of `producers` and `txns`.
 
+use super::filter::TxnFilter;
 use crate::finding::Finding;
 use crate::scan::{PartitionReport, ScanReport, Summary};
 use crate::state::{ProducerState, TxnStats};
 use crate::txns::stats::{IdStats, LongTxn, Sizes};
-use crate::txns::{ClusterFilter, ClusterTxn};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -212,25 +212,28 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
 }
 
 #[derive(Serialize)]
-struct ClusterDoc<'a> {
+struct ClusterDoc<T: Serialize> {
     klogscan_cluster_txns: u32,
-    transactions: Vec<&'a ClusterTxn>,
+    transactions: T,
 }
 
-/// Write `txns --cluster`: one object per cluster transaction passing `filter`.
+/// Write `txns --cluster`: one object per cluster transaction passing `filter` (streamed
+/// like [`write_producers`]).
 pub fn write_cluster_txns(
     report: &ScanReport,
-    filter: &ClusterFilter,
+    filter: &TxnFilter,
     w: &mut dyn Write,
 ) -> io::Result<()> {
     let doc = ClusterDoc {
         klogscan_cluster_txns: REPORT_VERSION,
-        transactions: report
-            .transactions
-            .iter()
-            .flat_map(|t| &t.transactions)
-            .filter(|t| filter.accepts(t))
-            .collect(),
+        // Serialised one transaction at a time, whatever their number.
+        transactions: Streamed(|| {
+            report
+                .transactions
+                .iter()
+                .flat_map(|t| &t.transactions)
+                .filter(|t| filter.accepts(t))
+        }),
     };
     serde_json::to_writer_pretty(&mut *w, &doc)?;
     writeln!(w)

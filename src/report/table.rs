@@ -567,19 +567,38 @@ fn write_txn_stats(
 /// Render `txns --cluster` for a file or a pipe: see [`write_cluster_txns_with`].
 pub fn write_cluster_txns(
     report: &ScanReport,
-    filter: &crate::txns::ClusterFilter,
+    filter: &super::filter::TxnFilter,
     w: &mut dyn Write,
 ) -> io::Result<()> {
     write_cluster_txns_with(report, filter, &Style::default(), w)
 }
 
-/// Render `txns --cluster`: one row per cluster transaction passing `filter`.
+/// Render `txns --cluster`: one row per cluster transaction passing `filter`, in tables
+/// of at most [`LARGE_TABLE_ROWS`] rows (stderr says so above that).
 pub fn write_cluster_txns_with(
     report: &ScanReport,
-    filter: &crate::txns::ClusterFilter,
+    filter: &super::filter::TxnFilter,
     style: &Style,
     w: &mut dyn Write,
 ) -> io::Result<()> {
+    let rows: Vec<&crate::txns::ClusterTxn> = report
+        .transactions
+        .iter()
+        .flat_map(|a| &a.transactions)
+        .filter(|x| filter.accepts(x))
+        .collect();
+    warn_large_table(rows.len(), "cluster transactions");
+    let mut blocks = rows.chunks(LARGE_TABLE_ROWS).peekable();
+    if blocks.peek().is_none() {
+        writeln!(w, "{}", cluster_txns_table(style, &[]))?;
+    }
+    for block in blocks {
+        writeln!(w, "{}", cluster_txns_table(style, block))?;
+    }
+    writeln!(w, "{} cluster transaction(s)", rows.len())
+}
+
+fn cluster_txns_table(style: &Style, rows: &[&crate::txns::ClusterTxn]) -> Table {
     let mut t = style.table(&[
         "transactional id",
         "producer",
@@ -590,14 +609,7 @@ pub fn write_cluster_txns_with(
         "end",
         "duration ms",
     ]);
-    let mut n = 0;
-    for x in report
-        .transactions
-        .iter()
-        .flat_map(|a| &a.transactions)
-        .filter(|x| filter.accepts(x))
-    {
-        n += 1;
+    for x in rows {
         let parts: Vec<String> = x
             .partitions
             .iter()
@@ -637,6 +649,5 @@ pub fn write_cluster_txns_with(
     }
     keep_words_whole(&mut t, None);
     keep_lines_whole(&mut t, 2);
-    writeln!(w, "{t}")?;
-    writeln!(w, "{n} cluster transaction(s)")
+    t
 }

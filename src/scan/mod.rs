@@ -62,6 +62,11 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         .iter()
         .filter(|p| selected(p, opts))
         .collect();
+    // Which partitions' walks keep batch keys for the replica comparison.
+    let opts = &ScanOptions {
+        copied_partitions: crate::walked::CopiedPartitions::of(selected.iter().copied()),
+        ..opts.clone()
+    };
     let window = opts
         .threads
         .unwrap_or_else(rayon::current_num_threads)
@@ -426,6 +431,8 @@ struct SegmentScan {
     records: u64,
     max_timestamp: i64,
     truncation: Option<Truncation>,
+    /// What the cluster checks need of this segment ([`crate::walked`]).
+    collected: crate::walked::Collector,
 }
 
 fn scan_partition(
@@ -485,6 +492,10 @@ fn scan_partition(
         finding_range: 0..0,
         leader_epochs: Vec::new(),
         snapshot_states: Vec::new(),
+        cluster_inputs: crate::walked::ClusterInputs::new(
+            &ctx.topic,
+            opts.collect_batch_keys(&ctx),
+        ),
         segment_walks: Vec::new(),
         damaged: Vec::new(),
         partially_read: false,
@@ -508,6 +519,8 @@ fn scan_partition(
     // Producer id → its damaged batch still waiting for the producer's next batch.
     let mut awaiting_next: HashMap<i64, usize> = HashMap::new();
     let mut replay = Replay::new(ctx.clone(), opts.replay);
+    // `__consumer_offsets`: the group coordinator's load, fed from this walk (#9).
+    let mut groups = crate::groups::load::replay_for(&ctx.topic, ctx.partition, &report.path);
     // Walk window k + 1 (in parallel) while window k is replayed: the replay is sequential
     // by nature, the walk is not, so overlapping them keeps every thread busy on one big
     // partition. The replay order (window by window, segment by segment) is unchanged, so
@@ -527,7 +540,12 @@ fn scan_partition(
             .collect()
     };
     let mut replay_window = |results: Vec<SegmentScan>| {
-        for seg in results {
+        for mut seg in results {
+            let collected = std::mem::take(&mut seg.collected);
+            let sink = groups
+                .as_mut()
+                .map(|g| g as &mut dyn crate::walked::RecordSink);
+            report.cluster_inputs.absorb(&seg.name, collected, sink);
             // Past a segment cut by --max-bytes the log's continuity is unknown: later
             // segments are not replayed (their producers would seem to skip sequences).
             if report.partially_read {
@@ -622,6 +640,9 @@ fn scan_partition(
     }
     while let Some(n) = pending_snapshots.pop() {
         report.snapshot_states.push((n, replay.producers()));
+    }
+    if let Some(g) = groups {
+        report.cluster_inputs.group_anomalies = Some(crate::groups::load::finish_anomalies(g));
     }
     apply_recovery(
         p,

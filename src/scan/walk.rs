@@ -71,6 +71,11 @@ impl<'a> Walker<'a> {
                 records: 0,
                 max_timestamp: i64::MIN,
                 truncation: None,
+                collected: crate::walked::Collector::new(
+                    &ctx.topic,
+                    opts.collect_batch_keys(ctx),
+                    opts.max_decompressed,
+                ),
             },
             events,
             dec: Decompressor::new(opts.max_decompressed),
@@ -105,6 +110,10 @@ impl<'a> Walker<'a> {
     pub(super) fn entry(&mut self, entry: format::RawEntry<'_>) {
         let (ctx, name, idx, base, opts) = (self.ctx, self.name, self.idx, self.base, self.opts);
         let pos = entry.position;
+        // What the cluster checks need of this entry, kept by the same walk (#9).
+        if self.out.collected.wants() {
+            self.out.collected.entry(entry, idx);
+        }
         let classified = classify(entry);
         if let Some(b) = &mut self.batches {
             b.entry(&classified, pos, entry.offset());
@@ -510,6 +519,7 @@ pub(super) fn scan_pieces(
             parts.push(b.finish(Tail::Clean, 0));
         }
         all.out.events.push(w.events);
+        all.out.collected.append(w.out.collected);
         all.out.findings.extend(w.out.findings);
         all.out.records += w.out.records;
         all.out.max_timestamp = all.out.max_timestamp.max(w.out.max_timestamp);
@@ -590,6 +600,7 @@ pub(super) fn scan_segment_in(
                 w.events.clear();
                 w.out.records = 0;
                 w.out.max_timestamp = i64::MIN;
+                w.out.collected.clear();
             }
             w.out.findings.push(changed_finding(ctx, &name, path, &e));
             w.out.events.push(w.events);

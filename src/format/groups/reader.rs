@@ -7,6 +7,7 @@
 //! `Error at offset N, skipping.`.
 
 use super::schema::{Dft, Field, Schema, Ty};
+use crate::format::bytes::{UvarintEnd, uvarint_at};
 use std::fmt;
 
 /// Key or value.
@@ -354,18 +355,22 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn uvarint(&mut self, field: &'static str) -> R<u32> {
-        let mut v: u32 = 0;
-        for i in 0..5 {
-            let Some(&b) = self.buf.get(self.pos) else {
-                return Err(self.err(field, Why::Underflow));
-            };
-            self.pos += 1;
-            v |= ((b & 0x7f) as u32) << (7 * i);
-            if b & 0x80 == 0 {
-                return Ok(v);
+        // Java's readUnsignedVarint consumes every byte it reads, so the error position is
+        // after them.
+        match uvarint_at(self.buf, self.pos) {
+            Ok((v, n)) => {
+                self.pos += n;
+                Ok(v)
+            }
+            Err(UvarintEnd::Truncated { read }) => {
+                self.pos += read;
+                Err(self.err(field, Why::Underflow))
+            }
+            Err(UvarintEnd::TooLong) => {
+                self.pos += 5;
+                Err(self.err(field, Why::VarintTooLong))
             }
         }
-        Err(self.err(field, Why::VarintTooLong))
     }
 
     /// A length: compact (uvarint − 1) or int16/int32; `None` for null (-1).

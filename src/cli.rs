@@ -1,0 +1,305 @@
+//! The command line's arguments (clap derive): what `run` in `main.rs` dispatches on.
+
+use crate::help;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use klogscan::report;
+use klogscan::report::filter::OffsetRange;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "klogscan",
+    version,
+    about = "Offline forensic analyzer for Apache Kafka broker data directories",
+    long_about = "Reads Kafka segment files, indexes, snapshots and checkpoints directly (read-only), rebuilds \
+producer and transaction state like a broker, and reports anomalies: hanging transactions, zombie writes \
+(KAFKA-9144), epoch regressions, sequence gaps, corrupt or truncated batches.\n\n\
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse or an input failed \
+(a path that does not exist or is not Kafka data; reported on stderr)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Colour: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, value_enum, default_value = "auto", global = true)]
+    pub color: ColorChoice,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Replay every partition and report anomalies (the main job).
+    #[command(after_help = help::SCAN)]
+    Scan(ScanArgs),
+    /// Rebuilt producer state per partition (columns of `kafka-transactions.sh describe-producers`).
+    #[command(after_help = help::PRODUCERS)]
+    Producers(ScanArgs),
+    /// Transaction statistics per partition: committed, aborted, open, empty, sizes, durations.
+    #[command(after_help = help::TXNS)]
+    Txns(TxnsArgs),
+    /// Print files as `kafka-dump-log.sh --files` does (or as JSON Lines).
+    #[command(after_help = help::DUMP)]
+    Dump(DumpArgs),
+    /// Groups rebuilt from __consumer_offsets as the group coordinator loads them
+    /// (classic, consumer, share, streams: epochs, members, assignments, offsets).
+    #[command(after_help = help::GROUPS)]
+    Groups(GroupsArgs),
+    /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
+    /// broker does with each partition on its next start (truncation, deleted segments, load failures).
+    #[command(after_help = help::VERIFY)]
+    Verify(VerifyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = help::COMPLETIONS)]
+    Completions { shell: clap_complete::Shell },
+    /// Print the man page (roff) on stdout.
+    #[command(after_help = help::MAN)]
+    Man,
+}
+
+#[derive(Args)]
+pub struct GroupsArgs {
+    /// Broker data dirs, partition dirs, or directories above them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Only this group id.
+    #[arg(long)]
+    pub group: Option<String>,
+    /// Only groups of this type: classic, consumer, share, streams.
+    #[arg(long = "type")]
+    pub group_type: Option<String>,
+    /// Also list deleted groups.
+    #[arg(long)]
+    pub deleted: bool,
+    /// One line per member instead of one per group (table format).
+    #[arg(long)]
+    pub members: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutFormat,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub scan: ScanArgs,
+    /// Version of the broker that will load the data (e.g. 2.4.0): below 2.4.1 a
+    /// coordinator-epoch regression fails the load (KAFKA-9144).
+    #[arg(long)]
+    pub broker_version: Option<String>,
+}
+
+#[derive(Args)]
+pub struct TxnsArgs {
+    #[command(flatten)]
+    pub scan: ScanArgs,
+    /// One row per cluster transaction (its partitions joined, with the coordinator's
+    /// record when `__transaction_state` is in the inputs) instead of statistics.
+    #[arg(long)]
+    pub cluster: bool,
+    /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    pub from: Option<String>,
+    /// With --cluster: only transactions started at or before this time (epoch ms or RFC 3339).
+    #[arg(long)]
+    pub to: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum OutFormat {
+    /// Human tables (ASCII when not on a terminal), the triage summary first.
+    Table,
+    /// One JSON document (docs/report-schema.md).
+    Json,
+    /// JSON Lines, one `{"type", "data"}` object per partition and per finding (scan).
+    Jsonl,
+    /// `kafka-transactions.sh find-hanging`'s columns for the hanging transactions (scan).
+    FindHanging,
+    /// One self-contained HTML file: triage, partition timelines (SVG), findings (scan).
+    Html,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum MinSeverity {
+    Error,
+    Warning,
+    Info,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Args)]
+pub struct ScanArgs {
+    /// Broker data dirs, partition dirs, segment files, or directories above them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutFormat,
+    /// Reference time for "hanging" (`now`, epoch ms or RFC 3339); default: the newest batch
+    /// timestamp in each partition's log dir.
+    #[arg(long, value_parser = report::parse_time)]
+    pub now: Option<i64>,
+    /// An open transaction idle longer than this is hanging; a unit is required
+    /// (500ms, 900s, 15m, 2h, 1d).
+    #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
+    pub hanging_after: i64,
+    /// Exit 1 when a finding reaches this severity.
+    #[arg(long, value_enum, default_value = "error")]
+    pub fail_on: FailOn,
+    /// Show only topics matching these globs (`*`, `?`) or `topic-N` partition names as the
+    /// table shows them; comma-separated. Filters select what is shown, never what is analysed.
+    #[arg(long, value_delimiter = ',')]
+    pub topic: Vec<String>,
+    /// Show only this partition number.
+    #[arg(long)]
+    pub partition: Option<i32>,
+    /// Show only this producer id (repeatable, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub producer_id: Vec<i64>,
+    /// Show only the producer ids this transactional id maps to in `__transaction_state`
+    /// (the coordinator's log must be among the inputs).
+    #[arg(long)]
+    pub transactional_id: Vec<String>,
+    /// Show only findings whose batch timestamp is at or after this time (RFC 3339, epoch ms, now).
+    #[arg(long, value_parser = report::parse_time)]
+    pub since: Option<i64>,
+    /// Show only findings whose batch timestamp is at or before this time.
+    #[arg(long, value_parser = report::parse_time)]
+    pub until: Option<i64>,
+    /// Show only findings at these offsets: A..B (B excluded), A..=B, A.., ..B or A.
+    #[arg(long, value_parser = report::filter::parse_offsets)]
+    pub offsets: Option<OffsetRange>,
+    /// Show only findings of at least this severity.
+    #[arg(long, value_enum)]
+    pub min_severity: Option<MinSeverity>,
+    /// Only the triage summary and the findings (no partition table).
+    #[arg(long)]
+    pub findings_only: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Skip CRC verification (header walk only).
+    #[arg(long)]
+    pub no_crc: bool,
+    /// Decompress and check records too (record counts, offset deltas, maxTimestamp).
+    #[arg(long)]
+    pub deep: bool,
+    /// Read at most this many bytes of each segment.
+    #[arg(long)]
+    pub max_bytes: Option<u64>,
+    /// Cap on one batch's decompressed size, in bytes.
+    #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
+    pub max_decompressed: usize,
+    /// Topics known to be compacted (comma-separated), besides what the inputs prove
+    /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
+    #[arg(long, value_delimiter = ',')]
+    pub compacted: Vec<String>,
+    /// Budget of decompressed bytes per segment for --deep (and `__consumer_offsets`
+    /// checks); compressed batches beyond it are checked by header and CRC only, and a
+    /// `decompression_budget_exceeded` finding says so.
+    #[arg(long, default_value_t = klogscan::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
+    pub max_decompressed_per_file: u64,
+    /// Memory-map sealed segments (auto) or read every byte (never). Either way a file
+    /// that shrinks or fails while it is read is reported, never a crash.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub mmap: MmapArg,
+    /// Follow symlinks found inside the given directories (like `rg -L`); paths given on
+    /// the command line are always followed.
+    #[arg(long, short = 'L')]
+    pub follow: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum MmapArg {
+    Auto,
+    Never,
+}
+
+impl MmapArg {
+    pub fn mode(self) -> klogscan::segment::MmapMode {
+        match self {
+            MmapArg::Auto => klogscan::segment::MmapMode::Auto,
+            MmapArg::Never => klogscan::segment::MmapMode::Never,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct DumpArgs {
+    /// Files to dump: .log, .checkpoint (KRaft snapshots), .index, .timeindex, .txnindex, .snapshot;
+    /// inside an archive as the reports name them (`x.tgz!/dir/file`, a directory, or `x.tgz`).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// One line per record.
+    #[arg(long)]
+    pub deep_iteration: bool,
+    /// Print keys and payloads (implies --deep-iteration).
+    #[arg(long)]
+    pub print_data_log: bool,
+    /// Omit per-record metadata (with --print-data-log).
+    #[arg(long)]
+    pub skip_record_metadata: bool,
+    /// Read at most this many bytes of each .log file.
+    #[arg(long)]
+    pub max_bytes: Option<u64>,
+    /// Decode `__transaction_state` records (implies --print-data-log).
+    #[arg(long)]
+    pub transaction_log_decoder: bool,
+    /// Decode `__consumer_offsets` records (implies --print-data-log).
+    #[arg(long)]
+    pub offsets_decoder: bool,
+    /// Decode `__share_group_state` records (implies --print-data-log).
+    #[arg(long)]
+    pub share_group_state_decoder: bool,
+    /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
+    #[arg(long)]
+    pub cluster_metadata_decoder: bool,
+    /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
+    #[arg(long)]
+    pub legacy_decoder_text: bool,
+    /// Decode `__transaction_state` records in Kafka 4.x's JSON shape (implies
+    /// --transaction-log-decoder; without it the ≤3.x Scala text is printed).
+    #[arg(long)]
+    pub transaction_log_json: bool,
+    /// For .index/.timeindex files: run only the broker's index sanity check.
+    #[arg(long)]
+    pub index_sanity_check: bool,
+    /// For .index/.timeindex files: check the entries against the log, print only problems.
+    #[arg(long)]
+    pub verify_index_only: bool,
+    /// text (kafka-dump-log's shape) or json (JSON Lines, every line with a `type`).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: DumpOutFormat,
+    /// Cap on one batch's decompressed size, in bytes.
+    #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
+    pub max_decompressed: usize,
+    /// Worker threads formatting pieces of large files (default: one per core); the
+    /// output is the same for any number.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Memory-map large index/snapshot/log files loaded whole (auto) or read them
+    /// (never: files above 256 MiB are then refused).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub mmap: MmapArg,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum DumpOutFormat {
+    /// kafka-dump-log's text.
+    #[value(alias = "table")]
+    Text,
+    /// JSON Lines (docs/dump-json.md).
+    #[value(alias = "jsonl")]
+    Json,
+}

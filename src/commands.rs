@@ -1,0 +1,286 @@
+//! The subcommands other than `scan`, `producers` and `txns` statistics (their arms of
+//! `run` grew past a readable size).
+
+use super::*;
+
+/// `txns --cluster`: one row per cluster transaction passing the filters.
+pub(crate) fn cmd_txns_cluster(
+    a: TxnsArgs,
+    style: &Style,
+    mut out: &mut dyn Write,
+) -> Result<ExitCode> {
+    let time = |t: &Option<String>| {
+        t.as_deref()
+            .map(report::parse_time)
+            .transpose()
+            .map_err(anyhow::Error::msg)
+    };
+    // The cluster view filters transactions itself, with every value of the
+    // repeatable filters; finding filters have no transaction to act on.
+    for (given, flag) in [
+        (a.scan.since.is_some(), "--since"),
+        (a.scan.until.is_some(), "--until"),
+        (a.scan.offsets.is_some(), "--offsets"),
+        (a.scan.min_severity.is_some(), "--min-severity"),
+    ] {
+        if given {
+            anyhow::bail!(
+                "{flag} selects findings; txns --cluster lists transactions: use --from/--to, --topic, --partition, --producer-id, --transactional-id"
+            );
+        }
+    }
+    let filter = klogscan::report::filter::TxnFilter {
+        transactional_ids: a.scan.transactional_id.clone(),
+        producer_ids: a.scan.producer_id.clone(),
+        topics: a.scan.topic.clone(),
+        partition: a.scan.partition,
+        from_ms: time(&a.from)?,
+        to_ms: time(&a.to)?,
+    };
+    let inputs = prepare(&a.scan.paths)?;
+    let mut report = pipeline::scan(&inputs.paths, &scan_options(&a.scan)?);
+    inputs.fix_report(&mut report);
+    report.errors.extend(inputs.failed.iter().cloned());
+    match a.scan.format {
+        OutFormat::Json => json::write_cluster_txns(
+            &report,
+            &filter,
+            &mut klogscan::escape::JsonWriter::new(&mut out),
+        )?,
+        OutFormat::Table => {
+            table::write_cluster_txns_with(&report, &filter, style, &mut text_out(&mut out, style))?
+        }
+        other => anyhow::bail!(
+            "--format {} is for `klogscan scan`; txns prints table or json",
+            other
+                .to_possible_value()
+                .map_or("?".into(), |v| v.get_name().to_string())
+        ),
+    }
+    out.flush()?;
+    Ok(input_failures(
+        &report.errors,
+        exit_code(report.nothing_read(), report.max_severity(), a.scan.fail_on),
+    ))
+}
+
+/// `groups`: the groups rebuilt from `__consumer_offsets`.
+pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
+    use klogscan::groups::{self, GroupType, GroupsOptions, render};
+    let group_type = match a.group_type.as_deref().map(GroupType::parse) {
+        Some(None) => anyhow::bail!("--type: expected classic, consumer, share or streams"),
+        Some(t) => t,
+        None => None,
+    };
+    let inv = klogscan::layout::discover(&a.paths);
+    if !inv.partitions.iter().any(|p| {
+        p.tp.as_ref()
+            .is_some_and(|tp| tp.topic == "__consumer_offsets")
+    }) {
+        eprintln!("klogscan: no __consumer_offsets partition found");
+        return Ok(ExitCode::from(2));
+    }
+    let opts = GroupsOptions {
+        group: a.group.clone(),
+        group_type,
+        include_deleted: a.deleted,
+        ..Default::default()
+    };
+    let list = groups::list_groups(&inv, &opts);
+    match a.format {
+        OutFormat::Json => render::write_json(&list, &mut out)?,
+        OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
+        OutFormat::Table => render::write_table(&list, &mut out)?,
+        other => anyhow::bail!(
+            "--format {} is for `klogscan scan`; groups prints table or json",
+            other
+                .to_possible_value()
+                .map_or("?".into(), |v| v.get_name().to_string())
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `verify`: the cross-checks and the restart prediction, filtered like `scan`.
+pub(crate) fn cmd_verify(
+    a: VerifyArgs,
+    style: &Style,
+    mut out: &mut dyn Write,
+) -> Result<ExitCode> {
+    use klogscan::verify::{self, VerifyOptions, render};
+    if a.scan.max_bytes.is_some() {
+        // The cross-checks compare indexes, snapshots and checkpoints with the log
+        // end: on a partial read they would report what was not read.
+        eprintln!(
+            "klogscan: verify needs whole segments: --max-bytes is not supported here (use scan --max-bytes)"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let inputs = prepare(&a.scan.paths)?;
+    let scan = scan_options(&a.scan)?;
+    let flt = filter(&a.scan, &inputs.paths, &scan)?;
+    let opts = VerifyOptions {
+        scan,
+        broker_version: a
+            .broker_version
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
+    };
+    let mut report = verify::verify(&inputs.paths, &opts);
+    inputs.fix_verify(&mut report);
+    report.errors.extend(inputs.failed.iter().cloned());
+    report::client::fill(&mut report.findings);
+    flt.retain_findings(&mut report.findings);
+    report
+        .partitions
+        .retain(|p| flt.partition_matches(&p.topic, p.partition));
+    for p in &mut report.partitions {
+        report::client::fill(&mut p.findings);
+        flt.retain_findings(&mut p.findings);
+    }
+    if flt.is_active() {
+        // The summary counts what is shown.
+        let ps = &report.partitions;
+        let s = &mut report.summary;
+        s.partitions = ps.len();
+        s.recovered = ps
+            .iter()
+            .filter(|p| !p.prediction.recovered_segments.is_empty())
+            .count();
+        s.truncated = ps
+            .iter()
+            .filter(|p| p.prediction.truncation.is_some())
+            .count();
+        s.load_failures = ps
+            .iter()
+            .filter(|p| p.prediction.load_failure.is_some())
+            .count();
+        s.findings = report::filter::counts(&report.findings);
+    }
+    match a.scan.format {
+        OutFormat::Json => {
+            render::write_json(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
+        }
+        OutFormat::Table => {
+            report::verify_text::write_verify(&report, style, &mut text_out(&mut out, style))?
+        }
+        other => anyhow::bail!(
+            "--format {} is for `klogscan scan`; verify prints table or json",
+            other
+                .to_possible_value()
+                .map_or("?".into(), |v| v.get_name().to_string())
+        ),
+    }
+    if report.nothing_read() {
+        eprintln!("klogscan: no partition found under the given paths");
+    }
+    out.flush()?;
+    let incomplete = report_unreadable(&report.findings);
+    Ok(input_failures(
+        &report.errors,
+        exit_code(
+            report.nothing_read() || incomplete,
+            report.max_severity(),
+            a.scan.fail_on,
+        ),
+    ))
+}
+
+/// `dump`: files (or files inside archives) as kafka-dump-log prints them.
+pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
+    let format = match a.format {
+        DumpOutFormat::Text => DumpFormat::Text,
+        DumpOutFormat::Json => DumpFormat::Json,
+    };
+    let opts = DumpOptions {
+        deep_iteration: a.deep_iteration
+            || a.print_data_log
+            || a.transaction_log_decoder
+            || a.transaction_log_json
+            || a.offsets_decoder
+            || a.share_group_state_decoder
+            || a.cluster_metadata_decoder,
+        print_data_log: a.print_data_log
+            || a.transaction_log_decoder
+            || a.transaction_log_json
+            || a.offsets_decoder
+            || a.share_group_state_decoder
+            || a.cluster_metadata_decoder,
+        skip_record_metadata: a.skip_record_metadata,
+        max_bytes: a.max_bytes,
+        format,
+        max_decompressed: Some(a.max_decompressed),
+        transaction_log_decoder: a.transaction_log_decoder || a.transaction_log_json,
+        transaction_log_json: a.transaction_log_json,
+        offsets_decoder: a.offsets_decoder,
+        share_group_state_decoder: a.share_group_state_decoder,
+        cluster_metadata_decoder: a.cluster_metadata_decoder,
+        legacy_decoder_text: a.legacy_decoder_text,
+        index_sanity_check: a.index_sanity_check,
+        verify_index_only: a.verify_index_only,
+        piece_bytes: None,
+        mmap: a.mmap.mode(),
+        piece_text_cap: None,
+    };
+    let stderr = io::stderr();
+    // Buffered: a crafted file can make millions of stderr lines.
+    let mut err = BufWriter::new(stderr.lock());
+    if let Some(n) = capped_threads(a.threads) {
+        // The output locks cannot move to a pool thread: size the global pool.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
+    }
+    // JSON Lines: C1 controls and DEL as \u escapes too (`escape::JsonWriter`).
+    let mut json_out;
+    let mut json_err;
+    let (o, e): (&mut dyn Write, &mut dyn Write) = if format == DumpFormat::Json {
+        json_out = klogscan::escape::JsonWriter::new(&mut out);
+        json_err = klogscan::escape::JsonWriter::new(&mut err);
+        (&mut json_out, &mut json_err)
+    } else {
+        (&mut out, &mut err)
+    };
+    // Archives (`x.tgz`, `x.tgz!/dir/file`): the files asked for are extracted and
+    // named by their place in the archive.
+    let inputs = dump::archive_inputs::prepare(&a.paths, &archive::Limits::default())?;
+    for w in &inputs.prepared.warnings {
+        eprintln!("klogscan: {}", klogscan::escape::text(w));
+    }
+    let failed = inputs.refused.iter().chain(&inputs.prepared.failed);
+    let mut input_failed = false;
+    for (p, why) in failed {
+        eprintln!(
+            "klogscan: {}: {}",
+            klogscan::escape::path(p),
+            klogscan::escape::text(why)
+        );
+        input_failed = true;
+    }
+    let json = format == DumpFormat::Json;
+    let mut rw_out;
+    let mut rw_err;
+    let (o, e): (&mut dyn Write, &mut dyn Write) = if inputs.prepared.has_archives() {
+        rw_out = dump::archive_inputs::Rewrite::new(o, &inputs.prepared, json);
+        rw_err = dump::archive_inputs::Rewrite::new(e, &inputs.prepared, json);
+        (&mut rw_out, &mut rw_err)
+    } else {
+        (o, e)
+    };
+    let status = dump::dump_paths(&inputs.paths, &opts, o, e)?;
+    o.flush()?;
+    e.flush()?;
+    out.flush()?;
+    err.flush()?;
+    Ok(
+        if status.files == 0 || status.unreadable_files > 0 || input_failed {
+            ExitCode::from(2)
+        } else if status.has_problems() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}

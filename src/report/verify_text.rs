@@ -1,0 +1,196 @@
+//! The text report of `klogscan verify`: per partition what the broker would do on its next
+//! start, then the findings — with the scan tables' rules ([`Style`]): colour per
+//! `--color`/`NO_COLOR` (the partition names bold, `TRUNCATE`/`DELETE`/`LOAD FAILS` and the
+//! severities coloured), borders and width per the device, long lines wrapped at spaces so
+//! that paths and identifiers stay whole.
+
+use super::style::{Style, keep_words_whole, wrap};
+use crate::finding::{Finding, Severity};
+use crate::verify::{PartitionVerification, VerifyReport};
+use std::io::{self, Write};
+
+fn esc(s: &str) -> String {
+    crate::escape::text(s).into_owned()
+}
+
+fn opt(v: Option<i64>) -> String {
+    v.map_or("-".into(), |v| v.to_string())
+}
+
+/// One detail line of a partition, indented by 2 and wrapped at the width (continuation
+/// lines indented by 4). `mark` (e.g. `TRUNCATE`) is shown in the severity's colour.
+fn line(
+    w: &mut dyn Write,
+    style: &Style,
+    mark: Option<(&str, Severity)>,
+    text: &str,
+) -> io::Result<()> {
+    let width = usize::from(style.width);
+    match mark {
+        Some((m, sev)) => {
+            let body = wrap(text, width, 2 + m.chars().count() + 2, 4);
+            writeln!(w, "  {}: {body}", style.heading(m, Some(sev)))
+        }
+        None => writeln!(w, "  {}", wrap(text, width, 2, 4)),
+    }
+}
+
+fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) -> io::Result<()> {
+    let pr = &p.prediction;
+    let name = format!("{}-{}", esc(&p.topic), p.partition);
+    writeln!(w, "{}  {}", style.heading(&name, None), esc(&p.path))?;
+    let shutdown = match pr.clean_shutdown {
+        Some(true) => "clean",
+        Some(false) => "unclean (no .kafka_cleanshutdown)",
+        None => "unknown (no log dir; assumed unclean)",
+    };
+    line(
+        w,
+        style,
+        None,
+        &format!(
+            "shutdown: {shutdown}  recovery point: {}  high watermark: {}  log start: {} -> {}  log end: {} -> {}",
+            pr.recovery_point.map_or("- (0)".into(), |v| v.to_string()),
+            opt(pr.high_watermark),
+            opt(pr.first_offset),
+            opt(pr.log_start_offset_after),
+            opt(pr.log_end_offset),
+            opt(pr.log_end_offset_after),
+        ),
+    )?;
+    for l in &pr.leftovers {
+        line(
+            w,
+            style,
+            None,
+            &format!("startup: {}: {}", esc(&l.file), esc(&l.action)),
+        )?;
+    }
+    for s in &pr.recovered_segments {
+        line(
+            w,
+            style,
+            None,
+            &format!("recover: {} ({})", esc(&s.segment), esc(&s.reason)),
+        )?;
+    }
+    match &pr.truncation {
+        Some(t) => line(
+            w,
+            style,
+            Some(("TRUNCATE", Severity::Warning)),
+            &format!(
+                "{} at byte {} -> log end offset {} ({} bytes removed{}): {}",
+                esc(&t.segment),
+                t.position,
+                t.offset,
+                t.bytes_removed,
+                t.first_removed_offset
+                    .map_or(String::new(), |o| format!(", first removed offset {o}")),
+                esc(&t.reason)
+            ),
+        )?,
+        None if pr.outcome_unknown.is_some() => line(w, style, None, "truncate: unknown")?,
+        None => line(w, style, None, "truncate: nothing")?,
+    }
+    if let Some(u) = &pr.outcome_unknown {
+        line(w, style, None, &format!("outcome unknown: {}", esc(u)))?;
+    }
+    if !pr.deleted_segments.is_empty() {
+        line(
+            w,
+            style,
+            Some(("DELETE", Severity::Error)),
+            &esc(&pr.deleted_segments.join(", ")),
+        )?;
+    }
+    for c in &pr.unrecovered_corruption {
+        line(w, style, None, &format!("not recovered: {}", esc(c)))?;
+    }
+    let ps = &pr.producer_state;
+    let state = if ps.skipped {
+        "producer state: skipped (no snapshot after a clean shutdown): all producer state forgotten"
+            .to_string()
+    } else {
+        format!(
+            "producer state: {} then replay [{}, {}){}",
+            ps.snapshot.as_deref().map_or(
+                "no snapshot (from the log start)".to_string(),
+                |s| format!("load {}", esc(s))
+            ),
+            opt(ps.replay_from),
+            opt(ps.replay_to),
+            match (ps.producers, ps.open_transactions) {
+                (Some(n), Some(o)) => format!(": {n} producers, {o} open transactions"),
+                _ => String::new(),
+            }
+        )
+    };
+    line(w, style, None, &state)?;
+    match &pr.load_failure {
+        Some(f) => line(
+            w,
+            style,
+            Some(("LOAD FAILS", Severity::Error)),
+            &format!("{} ({})", esc(&f.exception), esc(&f.message)),
+        )?,
+        None => line(w, style, None, "load: ok")?,
+    }
+    writeln!(w)
+}
+
+fn place(f: &Finding) -> String {
+    if f.partition >= 0 {
+        format!("{}-{}", esc(&f.topic), f.partition)
+    } else {
+        "(log dir)".into()
+    }
+}
+
+/// The findings as one table (severity, kind, partition, message), or one block per finding
+/// when the identifiers do not fit the width.
+fn write_findings(w: &mut dyn Write, style: &Style, findings: &[Finding]) -> io::Result<()> {
+    if findings.is_empty() {
+        return writeln!(w, "No findings.");
+    }
+    writeln!(w, "{}", style.heading("Findings:", None))?;
+    let mut t = style.table(&["severity", "kind", "partition", "message"]);
+    for f in findings {
+        t.add_row(vec![
+            style.severity_cell(f.severity.as_str(), f.severity),
+            style.severity_cell(f.kind.id(), f.severity),
+            place(f).into(),
+            esc(&f.message).into(),
+        ]);
+    }
+    if keep_words_whole(&mut t, Some(3)) <= usize::from(style.width) {
+        return writeln!(w, "{t}");
+    }
+    let width = usize::from(style.width);
+    for f in findings {
+        let head = format!("{} {} {}", f.severity.as_str(), f.kind.id(), place(f));
+        writeln!(w, "{}", style.heading(&head, Some(f.severity)))?;
+        writeln!(w, "    {}", wrap(&esc(&f.message), width, 4, 4))?;
+    }
+    Ok(())
+}
+
+/// Write the text report of `verify` in `style`.
+pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
+    for p in &r.partitions {
+        write_partition(w, style, p)?;
+    }
+    write_findings(w, style, &r.findings)?;
+    let s = &r.summary;
+    let summary = format!(
+        "{} partitions; {} recovered at load, {} truncated, {} fail to load; findings: {} error, {} warning, {} info",
+        s.partitions,
+        s.recovered,
+        s.truncated,
+        s.load_failures,
+        s.findings.error,
+        s.findings.warning,
+        s.findings.info
+    );
+    writeln!(w, "\n{}", wrap(&summary, usize::from(style.width), 0, 2))
+}
