@@ -176,19 +176,13 @@ pub(crate) fn cmd_verify(
                 .map_or("?".into(), |v| v.get_name().to_string())
         ),
     }
-    if report.nothing_read() {
-        eprintln!("klogscan: no partition found under the given paths");
-    }
-    out.flush()?;
-    let incomplete = report_unreadable(&report.findings);
-    Ok(input_failures(
+    finish_output(
+        report.nothing_read(),
+        &report.findings,
         &report.errors,
-        exit_code(
-            report.nothing_read() || incomplete,
-            report.max_severity(),
-            a.scan.fail_on,
-        ),
-    ))
+        &mut out,
+        a.scan.fail_on,
+    )
 }
 
 /// `dump`: files (or files inside archives) as kafka-dump-log prints them.

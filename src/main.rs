@@ -279,18 +279,33 @@ fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
 
 /// After a scan's output: say when nothing was read, flush, and choose the exit code.
 fn finish_scan(report: &ScanReport, out: &mut dyn Write, fail_on: FailOn) -> Result<ExitCode> {
-    if report.nothing_read() {
+    finish_output(
+        report.nothing_read(),
+        &report.findings,
+        &report.errors,
+        out,
+        fail_on,
+    )
+}
+
+/// After any command's report: say when nothing was read, flush, report unreadable
+/// inputs on stderr, and choose the exit code (0, 1 at or above `fail_on`, 2).
+fn finish_output(
+    nothing_read: bool,
+    findings: &[klogscan::Finding],
+    errors: &[(PathBuf, String)],
+    out: &mut dyn Write,
+    fail_on: FailOn,
+) -> Result<ExitCode> {
+    if nothing_read {
         eprintln!("klogscan: no partition found under the given paths");
     }
     out.flush()?;
-    let incomplete = report_unreadable(&report.findings);
+    let incomplete = report_unreadable(findings);
+    let max = findings.iter().map(|f| f.severity).max();
     Ok(input_failures(
-        &report.errors,
-        exit_code(
-            report.nothing_read() || incomplete,
-            report.max_severity(),
-            fail_on,
-        ),
+        errors,
+        exit_code(nothing_read || incomplete, max, fail_on),
     ))
 }
 
@@ -318,19 +333,7 @@ fn scan_view(
                 .map_or("?".into(), |v| v.get_name().to_string())
         ),
     }
-    if report.nothing_read() {
-        eprintln!("klogscan: no partition found under the given paths");
-    }
-    out.flush()?;
-    let incomplete = report_unreadable(&report.findings);
-    Ok(input_failures(
-        &report.errors,
-        exit_code(
-            report.nothing_read() || incomplete,
-            report.max_severity(),
-            a.fail_on,
-        ),
-    ))
+    finish_scan(&report, out, a.fail_on)
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
