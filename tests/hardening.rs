@@ -490,10 +490,9 @@ fn json_names_unreadable(out: &str, file: &str) -> bool {
 }
 
 /// Issue 15: "every command reports unreadable or unusable inputs on stderr and in its
-/// JSON". `producers`/`txns` say it on stderr and exit 2, but their JSON documents
-/// (`report::json::write_producers`/`write_txns`) have no place for it yet.
+/// JSON". `producers`/`txns` say it on stderr, exit 2, and name it in their JSON
+/// documents' `unreadable` object.
 #[test]
-#[ignore = "producers/txns JSON carry no unreadable-input field yet (src/report/json.rs)"]
 fn json_of_producers_and_txns_names_an_unreadable_log() {
     let ids = match permission_bits_apply() {
         Ok(ids) => ids,

@@ -104,9 +104,37 @@ where
 }
 
 #[derive(Serialize)]
-struct ProducersDoc<P: Serialize> {
+struct ProducersDoc<'a, P: Serialize> {
     klogscan_producers: u32,
     partitions: P,
+    /// The inputs that could not be read: `unreadable_file` findings and discovery errors
+    /// (the command also says so on stderr and exits 2).
+    unreadable: Unreadable<'a>,
+}
+
+/// What `producers`/`txns` could not read: their tables come from the partitions that were
+/// read, so a missing one must be named (issue 15: never silent).
+#[derive(Serialize)]
+struct Unreadable<'a> {
+    findings: Vec<&'a Finding>,
+    errors: Vec<serde_json::Value>,
+}
+
+impl<'a> Unreadable<'a> {
+    fn of(report: &'a ScanReport) -> Self {
+        Unreadable {
+            findings: report
+                .findings
+                .iter()
+                .filter(|f| f.kind == crate::finding::Kind::UnreadableFile)
+                .collect(),
+            errors: report
+                .errors
+                .iter()
+                .map(|(p, e)| serde_json::json!({"path": p.display().to_string(), "error": e}))
+                .collect(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -122,6 +150,7 @@ struct PartitionProducers<'a> {
 pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let doc = ProducersDoc {
         klogscan_producers: REPORT_VERSION,
+        unreadable: Unreadable::of(report),
         partitions: Streamed(|| {
             report.partitions.iter().map(|p| PartitionProducers {
                 topic: &p.topic,
@@ -139,6 +168,8 @@ pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()>
 struct TxnsDoc<'a, P: Serialize> {
     klogscan_txns: u32,
     partitions: P,
+    /// As in `producers`: the inputs that could not be read.
+    unreadable: Unreadable<'a>,
     /// Over cluster transactions (all partitions joined): counts, per transactional id,
     /// the longest ones.
     cluster: Option<TxnSummary<'a>>,
@@ -184,6 +215,7 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     let doc = TxnsDoc {
         cluster: txn_summary(report),
         klogscan_txns: REPORT_VERSION,
+        unreadable: Unreadable::of(report),
         partitions: Streamed(|| {
             let by_path = &by_path;
             report.partitions.iter().map(move |p| {
