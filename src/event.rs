@@ -133,6 +133,52 @@ impl BatchEvent {
         }
     }
 
+    /// A legacy (v0/v1) entry whose CRC holds but whose body does not parse (its key or
+    /// value lengths run past the entry, or it ends too early): `LogSegment.recover` checks
+    /// only a legacy entry's size and CRC (`LegacyRecord.ensureValid`), so to the broker it is
+    /// a valid batch of last offset `offset` (`AbstractLegacyRecordBatch.lastOffset`) that
+    /// counts towards the index interval, the offset range and the next offset. Nothing of it
+    /// can be replayed: it carries no record (`records_count` 0, which a parsed legacy entry
+    /// never has) and is seen only by the recovery check ([`BatchEvent::is_recovery_only`]).
+    pub fn recovery_only(
+        segment: u32,
+        position: u64,
+        size: u32,
+        magic: i8,
+        offset: i64,
+    ) -> BatchEvent {
+        BatchEvent {
+            segment,
+            position,
+            size,
+            magic,
+            base_offset: offset,
+            last_offset: offset,
+            records_count: 0,
+            partition_leader_epoch: -1,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            last_sequence: -1,
+            is_transactional: false,
+            is_control: false,
+            control: None,
+            compression: Compression::None,
+            timestamp_type: TimestampType::NoTimestampType,
+            base_timestamp: -1,
+            max_timestamp: -1,
+            delete_horizon: false,
+            crc_valid: true,
+            marker_timestamp: -1,
+        }
+    }
+
+    /// An event made by [`BatchEvent::recovery_only`]: for the recovery model only, never
+    /// for the producer-state replay or the batch counts.
+    pub fn is_recovery_only(&self) -> bool {
+        self.magic < 2 && self.records_count == 0
+    }
+
     /// The same batch reduced to what can be trusted when its CRC fails: its offsets and
     /// position (the offset and leader epoch are outside the CRC), with no producer fields,
     /// flags or control record.

@@ -186,6 +186,9 @@ impl<'a> Run<'a> {
             if first_bad.is_none_or(|p| ev.position < p) {
                 check.batch(ev.last_offset, ev.size);
             }
+            if ev.is_recovery_only() {
+                continue;
+            }
             while let Some(&n) = self.pending_snapshots.last() {
                 if ev.base_offset < n {
                     break;

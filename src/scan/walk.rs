@@ -229,7 +229,17 @@ impl<'a> Walker<'a> {
                     && entry.len() >= 16
                     && crate::format::bytes::be_u32(entry.bytes, 12)
                         == crc32fast::hash(&entry.bytes[16..]);
-                if !legacy_crc_ok {
+                if legacy_crc_ok {
+                    // Still a valid batch to `LogSegment.recover`: the recovery check must
+                    // count it (index interval, offset range, next offset), in file order.
+                    self.events.push(BatchEvent::recovery_only(
+                        idx,
+                        pos,
+                        u32::try_from(entry.len()).unwrap_or(u32::MAX),
+                        magic,
+                        offset,
+                    ));
+                } else {
                     self.stop_at(pos, Some(offset), || format!("invalid batch: {e}"));
                 }
                 return;
