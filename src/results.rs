@@ -180,6 +180,13 @@ pub struct PartitionReport {
     pub partially_read: bool,
     /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
     pub truncation: Option<Truncation>,
+    /// Set when where recovery truncates cannot be known, and why (the same model and words
+    /// as `verify`'s `outcome_unknown`): with `--no-crc` no CRC was checked, while
+    /// `LogSegment.recover` checks every batch's CRC on the segments it runs on. `truncation`
+    /// is then the latest point recovery can stop at (or `None`: it may still stop anywhere
+    /// in the recovered segments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncation_unknown: Option<String>,
     /// Cluster, broker, log dir, path and copy kind of this directory (see
     /// [`crate::identity`]); every finding of the partition carries the same.
     pub source: crate::finding::Source,

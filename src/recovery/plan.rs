@@ -27,6 +27,11 @@ pub struct SegmentPlan {
     /// The directory is a `-delete` one: `recoverLog` never runs on it.
     #[serde(default)]
     pub delete_dir: bool,
+    /// Set when where recovery stops cannot be known, and why ([`crc_unknown`]): then
+    /// `truncation` is the latest point recovery can stop at and `deleted` the fewest
+    /// segments it deletes.
+    #[serde(default)]
+    pub outcome_unknown: Option<String>,
 }
 
 impl SegmentPlan {
@@ -144,8 +149,13 @@ pub(crate) fn word_integrity_finding(
                     plan.deleted[n - 1]
                 ),
             };
+            let unknown = if plan.outcome_unknown.is_some() {
+                "; CRC not checked (--no-crc): it may stop at an earlier batch whose CRC fails"
+            } else {
+                ""
+            };
             format!(
-                "{on_append}on the next start LogSegment.recover runs on {seg} ({why}), stops here and truncates the file to byte {} (log end offset {}){deleted}",
+                "{on_append}on the next start LogSegment.recover runs on {seg} ({why}), stops here and truncates the file to byte {} (log end offset {}){deleted}{unknown}",
                 t.position, t.offset
             )
         }
@@ -203,6 +213,7 @@ pub(crate) fn plan_segments(
     delete_dir: bool,
     segs: &[SegmentInput],
     log_end_offset: Option<i64>,
+    crc_checked: bool,
 ) -> SegmentPlan {
     let unclean = clean_shutdown != Some(true) && !delete_dir;
     let rp = recovery_point.unwrap_or(0);
@@ -280,7 +291,22 @@ pub(crate) fn plan_segments(
             plan.unrecovered.push((s.name.clone(), *pos, why.clone()));
         }
     }
+    plan.outcome_unknown = crc_unknown(crc_checked, plan.recovered.len());
     plan
+}
+
+/// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on
+/// the segments it runs on (`batch.ensureValid()` checks each batch's CRC first,
+/// `kafka-format.md` §9): the outcome is unknown when any segment is recovered
+/// (`recovered`: how many). `scan`'s `truncation_unknown` and `verify`'s `outcome_unknown`
+/// both come from here.
+fn crc_unknown(crc_checked: bool, recovered: usize) -> Option<String> {
+    if crc_checked || recovered == 0 {
+        return None;
+    }
+    Some(format!(
+        "CRC not checked (--no-crc): LogSegment.recover checks the CRC of every batch of the {recovered} recovered segment(s) and may truncate before any point predicted here"
+    ))
 }
 
 /// One segment as the prediction sees it.

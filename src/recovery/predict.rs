@@ -42,6 +42,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         inp.delete_dir,
         segs,
         inp.log_end_offset,
+        inp.crc_checked,
     );
     let recovered: Vec<SegmentRecovery> = plan
         .recovered
@@ -54,7 +55,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let truncation = plan.truncation.clone();
     let mut deleted = plan.deleted.clone();
     let mut leo_after = plan.log_end_after;
-    let outcome_unknown = crc_unknown(inp.crc_checked, &recovered);
+    let outcome_unknown = plan.outcome_unknown.clone();
     let unrecovered: Vec<String> = plan
         .unrecovered
         .iter()
@@ -294,17 +295,4 @@ fn load_failure(
         }
     }
     load_failure
-}
-
-/// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on
-/// the segments it runs on (`batch.ensureValid()` checks each batch's CRC first,
-/// `kafka-format.md` §9): the outcome is unknown when any segment is recovered.
-fn crc_unknown(crc_checked: bool, recovered: &[SegmentRecovery]) -> Option<String> {
-    if crc_checked || recovered.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "CRC not checked (--no-crc): LogSegment.recover checks the CRC of every batch of the {} recovered segment(s) and may truncate before any point predicted here",
-        recovered.len()
-    ))
 }

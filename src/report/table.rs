@@ -212,10 +212,16 @@ fn write_partitions(
         writeln!(w, "{}", partitions_table(style, brokers, &header, block))?;
     }
     for (p, label) in report.partitions.iter().zip(&labels) {
+        // With `--no-crc` the point is only the latest recovery can stop at.
+        let latest = if p.truncation_unknown.is_some() {
+            " at the latest"
+        } else {
+            ""
+        };
         if let Some(tr) = &p.truncation {
             writeln!(
                 w,
-                "recovery of {label} would truncate {} at byte {}{} ({})",
+                "recovery of {label} would truncate {} at byte {}{}{latest} ({})",
                 esc(&tr.segment),
                 tr.position,
                 tr.offset
@@ -223,6 +229,9 @@ fn write_partitions(
                     .unwrap_or_default(),
                 esc(&tr.reason)
             )?;
+        }
+        if let Some(u) = &p.truncation_unknown {
+            writeln!(w, "recovery of {label}: truncation unknown: {}", esc(u))?;
         }
     }
     let s = &report.summary;

@@ -415,6 +415,7 @@ pub(super) fn scan_partition(
         transactions: TxnCounts::default(),
         producers: 0,
         truncation: None,
+        truncation_unknown: None,
         source: crate::finding::Source::default(),
         compacted,
         compacted_from: None,
@@ -536,7 +537,7 @@ pub(super) fn scan_partition(
         &mut report,
         clean_shutdown,
         recovery_point,
-        opts.mmap,
+        opts,
         &mut findings,
     );
     report.damaged = damaged;
@@ -551,9 +552,10 @@ fn apply_recovery(
     report: &mut PartitionReport,
     clean_shutdown: Option<bool>,
     recovery_point: Option<i64>,
-    mmap: segment::MmapMode,
+    opts: &ScanOptions,
     findings: &mut [Finding],
 ) {
+    let mmap = opts.mmap;
     // Each walk's segment files, by base offset (one lookup per segment, not a scan of
     // the partition's segments: 10 000 segments made that quadratic).
     let files: HashMap<i64, &layout::SegmentFiles> = p
@@ -591,6 +593,7 @@ fn apply_recovery(
         delete_dir,
         &inputs,
         report.log_end_offset,
+        opts.check_crc,
     );
     report.truncation = plan.truncation.as_ref().map(|t| Truncation {
         segment: t.segment.clone(),
@@ -598,6 +601,8 @@ fn apply_recovery(
         offset: t.first_removed_offset,
         reason: t.reason.clone(),
     });
+    // Without CRC checks the truncation is only the latest point recovery can stop at.
+    report.truncation_unknown = plan.outcome_unknown.clone();
     for f in findings.iter_mut() {
         recovery::word_integrity_finding(f, &plan, clean_shutdown, recovery_point);
     }
