@@ -73,7 +73,7 @@ pub struct Prepared {
 pub struct TempError(io::Error);
 
 /// Recognise an archive by its first bytes (tar: the `ustar` magic, or a `.tar` name).
-pub fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
+pub(crate) fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
     let mut head = [0u8; 262];
     let mut f = File::open(path)?;
     let mut n = 0;
@@ -100,7 +100,7 @@ pub fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
 }
 
 /// Is `name` a file a broker keeps in a log dir or a partition dir?
-pub fn is_kafka_file_name(name: &str) -> bool {
+pub(crate) fn is_kafka_file_name(name: &str) -> bool {
     const EXTS: [&str; 10] = [
         "log",
         "index",
@@ -133,7 +133,7 @@ pub fn prepare(inputs: &[PathBuf], limits: &Limits) -> Result<Prepared, TempErro
 
 /// [`prepare`], each archive restricted to the entries under the given directories inside
 /// it (none: every Kafka file); what `dump archive!/dir/file` needs.
-pub fn prepare_selected(
+pub(crate) fn prepare_selected(
     inputs: &[(PathBuf, Vec<PathBuf>)],
     limits: &Limits,
 ) -> Result<Prepared, TempError> {
@@ -212,7 +212,7 @@ struct Extractor<'a> {
 }
 
 /// The entry's path below the root, or why it is refused.
-pub fn safe_relative(name: &Path) -> Result<PathBuf, &'static str> {
+pub(crate) fn safe_relative(name: &Path) -> Result<PathBuf, &'static str> {
     let mut out = PathBuf::new();
     for c in name.components() {
         match c {

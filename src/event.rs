@@ -140,7 +140,7 @@ impl BatchEvent {
     /// counts towards the index interval, the offset range and the next offset. Nothing of it
     /// can be replayed: it carries no record (`records_count` 0, which a parsed legacy entry
     /// never has) and is seen only by the recovery check ([`BatchEvent::is_recovery_only`]).
-    pub fn recovery_only(
+    pub(crate) fn recovery_only(
         segment: u32,
         position: u64,
         size: u32,
@@ -175,7 +175,7 @@ impl BatchEvent {
 
     /// An event made by [`BatchEvent::recovery_only`]: for the recovery model only, never
     /// for the producer-state replay or the batch counts.
-    pub fn is_recovery_only(&self) -> bool {
+    pub(crate) fn is_recovery_only(&self) -> bool {
         self.magic < 2 && self.records_count == 0
     }
 

@@ -51,7 +51,7 @@ pub struct Identities {
 
 /// Read one `meta.properties` (`None` when absent, unreadable or invalid: the broker would
 /// refuse such a log dir, and nothing it says can be trusted).
-pub fn read_meta_properties(path: &std::path::Path) -> Option<LogDirIdentity> {
+pub(crate) fn read_meta_properties(path: &std::path::Path) -> Option<LogDirIdentity> {
     // The file is a handful of lines; anything large is not a meta.properties.
     let meta = std::fs::metadata(path).ok()?;
     if meta.len() > 64 * 1024 {
@@ -256,7 +256,7 @@ pub struct NonLiveCounts {
 }
 
 /// Count the non-live partitions and findings.
-pub fn non_live_counts<'a>(
+pub(crate) fn non_live_counts<'a>(
     partitions: impl IntoIterator<Item = &'a Source>,
     findings: &[Finding],
 ) -> NonLiveCounts {
@@ -275,7 +275,7 @@ pub fn non_live_counts<'a>(
 }
 
 /// Java's `String.hashCode` (over UTF-16 code units, wrapping).
-pub fn java_string_hash(s: &str) -> i32 {
+pub(crate) fn java_string_hash(s: &str) -> i32 {
     s.encode_utf16()
         .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
 }

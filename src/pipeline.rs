@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 /// A cluster check: reads the finished per-partition results (and the inventory, for the
 /// files only it decodes) and returns findings keyed by partition index.
-pub type ClusterCheck =
+pub(crate) type ClusterCheck =
     fn(&ScanReport, &Inventory, &ScanOptions) -> BTreeMap<usize, Vec<crate::Finding>>;
 
 /// The cluster checks, in the order they run. Each sees the findings of the ones before
@@ -32,7 +32,8 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
 /// partition's hanging verdicts rest on the newest timestamp of its whole log dir) and
 /// before the cluster checks, which may still add findings to it and annotate its
 /// `hanging_transaction`/`open_transaction` findings (`scan --format jsonl` streams with it).
-pub type OnPartition<'a> = &'a mut dyn FnMut(&crate::results::PartitionReport, &[crate::Finding]);
+pub(crate) type OnPartition<'a> =
+    &'a mut dyn FnMut(&crate::results::PartitionReport, &[crate::Finding]);
 
 /// Per-partition analysis of an inventory, then every cluster check.
 pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {

@@ -34,9 +34,9 @@ use serde_json::Value;
 pub const FORMAT_VERSION: u32 = 1;
 
 /// The transaction coordinator's internal topic.
-pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
+pub(crate) const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
 /// The group coordinator's internal topic.
-pub const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
+pub(crate) const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
 
 /// One batch header, as compared across replicas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,7 +179,7 @@ pub trait RecordSink {
 
 /// Whether a directory may be compared with another copy: live and `-future` ones
 /// (`-delete`/`-stray` ones may hold an older incarnation of the topic).
-pub fn comparable(d: &crate::layout::PartitionDir) -> bool {
+pub(crate) fn comparable(d: &crate::layout::PartitionDir) -> bool {
     matches!(
         d.kind,
         Some(crate::layout::DirKind::Normal) | Some(crate::layout::DirKind::Future { .. })
@@ -414,7 +414,7 @@ impl ClusterInputs {
 
 /// Collect a partition directory's cluster inputs with a walk of its own: for the
 /// partitions the scan did not walk (not selected by `--topic`/`--partition`).
-pub fn collect_dir(
+pub(crate) fn collect_dir(
     p: &crate::layout::PartitionDir,
     batch_keys: bool,
     max_bytes: Option<u64>,

@@ -25,7 +25,7 @@ pub struct DumpInputs {
 
 /// `(archive, member inside it)` when `input` names an archive or a member of one; the
 /// member is empty for the whole archive. A path that exists as given is never split.
-pub fn split_member(input: &Path) -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn split_member(input: &Path) -> Option<(PathBuf, PathBuf)> {
     let is_archive = |p: &Path| p.is_file() && archive::archive_kind(p).ok().flatten().is_some();
     if input.exists() {
         return is_archive(input).then(|| (input.to_path_buf(), PathBuf::new()));

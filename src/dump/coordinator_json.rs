@@ -89,7 +89,7 @@ pub fn record(
 }
 
 /// `{"name":value,…}` of a struct: fields of its version, tagged ones when not default.
-pub fn write_struct(s: &StructVal<'_>, out: &mut String, consumer_protocol: bool) {
+pub(crate) fn write_struct(s: &StructVal<'_>, out: &mut String, consumer_protocol: bool) {
     out.push('{');
     let mut first = true;
     for (f, v) in s.fields.iter().zip(&s.vals) {
@@ -180,7 +180,7 @@ fn write_val(v: &Val<'_>, ty: &Ty, out: &mut String, consumer_protocol: bool) {
 
 /// Java's `Double.toString` (what Jackson prints for a double): plain with at least one
 /// decimal between 10^-3 and 10^7, else `d.dddE±n`.
-pub fn java_double(x: f64) -> String {
+pub(crate) fn java_double(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();
     }

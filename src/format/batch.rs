@@ -6,13 +6,13 @@ use super::bytes::{be_i16, be_i32, be_i64, be_u32, increment_sequence};
 use super::error::{FormatError, Problem};
 
 /// `offset(8) + size(4)`: bytes before the `size` counted region.
-pub const LOG_OVERHEAD: usize = 12;
+pub(crate) const LOG_OVERHEAD: usize = 12;
 /// Bytes up to and including the magic byte.
-pub const HEADER_SIZE_UP_TO_MAGIC: usize = 17;
+pub(crate) const HEADER_SIZE_UP_TO_MAGIC: usize = 17;
 /// Size of the v2 batch header.
 pub const V2_HEADER_SIZE: usize = 61;
 /// Smallest legal `size` of any entry (a v0 message).
-pub const MIN_MESSAGE_SIZE: i32 = 14;
+pub(crate) const MIN_MESSAGE_SIZE: i32 = 14;
 
 /// Compression codec (attribute bits 0–2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]

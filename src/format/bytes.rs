@@ -303,7 +303,7 @@ pub fn put_varint(out: &mut Vec<u8>, v: i32) {
 }
 
 /// Append an unsigned varint.
-pub fn put_uvarint(out: &mut Vec<u8>, mut u: u32) {
+pub(crate) fn put_uvarint(out: &mut Vec<u8>, mut u: u32) {
     while u >= 0x80 {
         out.push((u as u8) | 0x80);
         u >>= 7;
@@ -323,7 +323,7 @@ pub fn put_varlong(out: &mut Vec<u8>, v: i64) {
 
 /// Kafka's sequence arithmetic: `base + delta` wrapping past `i32::MAX` to 0.
 /// A base of -1 (no sequence) stays -1.
-pub fn increment_sequence(base: i32, delta: i32) -> i32 {
+pub(crate) fn increment_sequence(base: i32, delta: i32) -> i32 {
     if base < 0 {
         return -1;
     }
@@ -338,7 +338,7 @@ pub fn increment_sequence(base: i32, delta: i32) -> i32 {
 }
 
 /// Kafka's `decrementSequence`: the inverse of [`increment_sequence`].
-pub fn decrement_sequence(seq: i32, delta: i32) -> i32 {
+pub(crate) fn decrement_sequence(seq: i32, delta: i32) -> i32 {
     if seq < delta {
         i32::MAX
             .wrapping_sub(delta.wrapping_sub(seq))

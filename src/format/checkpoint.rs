@@ -171,7 +171,7 @@ fn parse_int<T: std::str::FromStr>(
 /// An empty file, or one holding only the version line, has no entries (as in Kafka).
 /// The version must equal `expected_version`; a count different from the number of entry
 /// lines is an error (both too few and too many).
-pub fn parse_checkpoint_file<T>(
+pub(crate) fn parse_checkpoint_file<T>(
     bytes: &[u8],
     file: TextFileKind,
     expected_version: i32,
@@ -304,11 +304,11 @@ const URL_SAFE_ANY_PAD: GeneralPurpose = GeneralPurpose::new(
 );
 
 /// The all-zero UUID (`AAAAAAAAAAAAAAAAAAAAAA`; also `MIGRATING` as a directory id).
-pub const ZERO_UUID: [u8; 16] = [0; 16];
+pub(crate) const ZERO_UUID: [u8; 16] = [0; 16];
 /// UUID (0, 1): the KRaft metadata topic's id, and `UNASSIGNED` as a directory id.
-pub const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+pub(crate) const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
 /// UUID (0, 2): `LOST` as a directory id.
-pub const LOST_DIR_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
+pub(crate) const LOST_DIR_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
 
 /// Decode a Kafka `Uuid` text (22-char URL-safe base64 of 16 bytes, most significant
 /// half first). Returns the problem in words.
@@ -439,7 +439,7 @@ pub fn parse_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Check
 /// order (a later duplicate key overrides an earlier one in Java; callers use the last).
 ///
 /// The only error is a malformed `\uXXXX` escape (Java throws on it too).
-pub fn parse_properties(
+pub(crate) fn parse_properties(
     bytes: &[u8],
     file: TextFileKind,
 ) -> Result<Vec<(String, String)>, CheckpointError> {

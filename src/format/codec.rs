@@ -22,7 +22,7 @@ pub const DEFAULT_MAX_DECOMPRESSED: usize = 256 << 20;
 /// The xerial snappy-java stream magic.
 pub const XERIAL_MAGIC: [u8; 8] = [0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0];
 /// The LZ4 frame magic (read little-endian).
-pub const LZ4_FRAME_MAGIC: u32 = 0x184D_2204;
+pub(crate) const LZ4_FRAME_MAGIC: u32 = 0x184D_2204;
 
 /// Smallest step by which the output buffer grows for streaming codecs.
 const MIN_GROW: usize = 32 << 10;

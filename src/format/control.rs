@@ -71,7 +71,7 @@ pub struct ControlKey {
 
 /// Parse a control record key. Kafka rejects a key shorter than 4 bytes and a negative
 /// version; a higher version is read as version 0 with extra bytes ignored.
-pub fn parse_control_key(key: Option<&[u8]>) -> Result<ControlKey, FormatError> {
+pub(crate) fn parse_control_key(key: Option<&[u8]>) -> Result<ControlKey, FormatError> {
     let key = key.ok_or(FormatError::new(
         "control record",
         "key",
@@ -112,7 +112,7 @@ pub struct EndTxnMarker {
 }
 
 /// Parse an EndTxnMarker value (at least 6 bytes, version ≥ 0).
-pub fn parse_end_txn_value(value: Option<&[u8]>) -> Result<EndTxnMarker, FormatError> {
+pub(crate) fn parse_end_txn_value(value: Option<&[u8]>) -> Result<EndTxnMarker, FormatError> {
     let value = value.ok_or(FormatError::new(
         "end transaction marker",
         "value",

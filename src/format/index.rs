@@ -26,15 +26,15 @@ pub use txn::*;
 use super::bytes::be_i32;
 
 /// Size of an offset-index entry: relativeOffset i32 + position i32.
-pub const OFFSET_ENTRY_SIZE: usize = 8;
+pub(crate) const OFFSET_ENTRY_SIZE: usize = 8;
 /// Size of a time-index entry: timestamp i64 + relativeOffset i32.
-pub const TIME_ENTRY_SIZE: usize = 12;
+pub(crate) const TIME_ENTRY_SIZE: usize = 12;
 /// Size of a transaction-index entry (`AbortedTxn`).
-pub const TXN_ENTRY_SIZE: usize = 34;
+pub(crate) const TXN_ENTRY_SIZE: usize = 34;
 /// Length of a preallocated offset index with the default `log.index.size.max.bytes` (10 MiB).
-pub const PREALLOCATED_OFFSET_INDEX_LEN: u64 = 10_485_760;
+pub(crate) const PREALLOCATED_OFFSET_INDEX_LEN: u64 = 10_485_760;
 /// Length of a preallocated time index with the default maximum (10 MiB rounded down to 12).
-pub const PREALLOCATED_TIME_INDEX_LEN: u64 = 10_485_756;
+pub(crate) const PREALLOCATED_TIME_INDEX_LEN: u64 = 10_485_756;
 
 /// How the slots of an index file are used (§7.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -10,13 +10,13 @@ use super::bytes::{be_i16, be_i32, be_i64, be_u32, decrement_sequence};
 use super::error::{FormatError, Problem};
 
 /// The only snapshot version Kafka reads.
-pub const SNAPSHOT_VERSION: i16 = 1;
+pub(crate) const SNAPSHOT_VERSION: i16 = 1;
 /// Bytes before the first entry: version, crc, count.
-pub const SNAPSHOT_HEADER_SIZE: usize = 10;
+pub(crate) const SNAPSHOT_HEADER_SIZE: usize = 10;
 /// Size of one producer entry.
-pub const SNAPSHOT_ENTRY_SIZE: usize = 46;
+pub(crate) const SNAPSHOT_ENTRY_SIZE: usize = 46;
 /// The CRC covers bytes from here to the end of the file.
-pub const SNAPSHOT_CRC_START: usize = 6;
+pub(crate) const SNAPSHOT_CRC_START: usize = 6;
 
 const STRUCTURE: &str = "producer snapshot";
 const ENTRY_STRUCTURE: &str = "producer snapshot entry";

@@ -135,7 +135,7 @@ pub fn findings(topic: &str, partition: i32, r: &Replay) -> Vec<Finding> {
 }
 
 /// [`findings`] from a finished replay's anomalies (what the walk keeps per partition).
-pub fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) -> Vec<Finding> {
+pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) -> Vec<Finding> {
     let mut out = Vec::new();
     // The broker's load stops at the first record it rejects: one finding for the first
     // rejected record (wrong type, undecodable), the others counted in its evidence.

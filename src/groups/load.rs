@@ -61,12 +61,12 @@ impl RecordSink for Replay {
 
 /// A group replay for a partition of `topic`, when it is `__consumer_offsets` (the scan
 /// feeds it from its walk and keeps [`finish_anomalies`]' result).
-pub fn replay_for(topic: &str, partition: i32, path: &str) -> Option<Replay> {
+pub(crate) fn replay_for(topic: &str, partition: i32, path: &str) -> Option<Replay> {
     (topic == CONSUMER_OFFSETS_TOPIC).then(|| Replay::new(partition, path))
 }
 
 /// End the replay and keep only what the cluster check reads: its anomalies.
-pub fn finish_anomalies(mut r: Replay) -> Vec<crate::walked::GroupAnomaly> {
+pub(crate) fn finish_anomalies(mut r: Replay) -> Vec<crate::walked::GroupAnomaly> {
     r.finish();
     r.anomalies
 }

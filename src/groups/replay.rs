@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 
 /// The member epoch a member gets when its current assignment is tombstoned
 /// (`LEAVE_GROUP_MEMBER_EPOCH`); a member record may be tombstoned only after that.
-pub const LEAVE_GROUP_MEMBER_EPOCH: i32 = -1;
+pub(crate) const LEAVE_GROUP_MEMBER_EPOCH: i32 = -1;
 
 /// The stored-description epoch of the KIP-1331 deletion barrier ("uncertain").
-pub const UNCERTAIN: i32 = -2;
+pub(crate) const UNCERTAIN: i32 = -2;
 
 /// One record of the coordinator's log.
 #[derive(Debug, Clone, Copy)]

@@ -27,7 +27,7 @@ pub struct SegmentPlan {
     /// The directory is a `-delete` one: `recoverLog` never runs on it.
     #[serde(default)]
     pub delete_dir: bool,
-    /// Set when where recovery stops cannot be known, and why ([`crc_unknown`]): then
+    /// Set when where recovery stops cannot be known, and why (`--no-crc` with a segment recovered): then
     /// `truncation` is the latest point recovery can stop at and `deleted` the fewest
     /// segments it deletes.
     #[serde(default)]

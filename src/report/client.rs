@@ -83,7 +83,7 @@ const STALL: &str =
 
 /// The client-visible error of a finding kind, or `None` when no client observes it (the
 /// broker's own files, the analysis itself).
-pub fn for_kind(kind: Kind) -> Option<ClientError> {
+pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
     use ErrorClass::*;
     let producer = |exception, class, behaviour| ClientError {
         who: "producer",

@@ -211,7 +211,7 @@ pub fn counts(findings: &[Finding]) -> SeverityCounts {
 }
 
 /// `pattern` as a topic glob, or as a `topic-N` partition name (`payments-3`, `pay*-3`).
-pub fn topic_matches(pattern: &str, topic: &str, partition: i32) -> bool {
+pub(crate) fn topic_matches(pattern: &str, topic: &str, partition: i32) -> bool {
     if glob_match(pattern, topic) {
         return true;
     }
@@ -224,7 +224,7 @@ pub fn topic_matches(pattern: &str, topic: &str, partition: i32) -> bool {
 /// When the finding happened: the timestamp of the batch it is about (`evidence.batch`,
 /// `evidence.first_batch`, `evidence.marker`, `evidence.timestamp`), else the earliest
 /// timestamp anywhere in its evidence; `None` when the evidence holds no time.
-pub fn finding_time(f: &Finding) -> Option<i64> {
+pub(crate) fn finding_time(f: &Finding) -> Option<i64> {
     let e = &f.evidence;
     for path in [
         &["batch", "timestamp"][..],

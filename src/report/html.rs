@@ -18,12 +18,12 @@ use std::io::{self, Write};
 use std::path::Path;
 
 /// Incidents told in the triage section (the most severe first).
-pub const MAX_INCIDENTS: usize = 200;
+pub(crate) const MAX_INCIDENTS: usize = 200;
 /// Timelines drawn at most (each re-reads its partition's batch headers).
 pub const MAX_TIMELINES: usize = 200;
 
 /// Escape text for HTML and SVG (content and attribute values).
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

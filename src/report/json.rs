@@ -197,7 +197,7 @@ struct PartitionTxns<'a> {
 pub use crate::txns::stats::Distribution;
 
 /// Size and duration distributions of a partition's completed transactions.
-pub fn txn_distributions(s: &TxnStats) -> (Distribution, Distribution) {
+pub(crate) fn txn_distributions(s: &TxnStats) -> (Distribution, Distribution) {
     (
         Distribution::of(s.sizes.iter().map(|&x| x as i64)),
         Distribution::of(s.durations_ms.iter().copied()),

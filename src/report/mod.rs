@@ -14,7 +14,7 @@ pub mod verify_text;
 
 /// Format a millisecond timestamp as RFC 3339 UTC (`2019-11-05T10:00:00.000Z`), or the raw
 /// number when it is not a plausible time.
-pub fn format_ms(ms: i64) -> String {
+pub(crate) fn format_ms(ms: i64) -> String {
     if !(0..=253_402_300_799_999).contains(&ms) {
         return ms.to_string();
     }

@@ -12,7 +12,7 @@ use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Widt
 pub const DEFAULT_WIDTH: u16 = 140;
 /// Below this many columns a terminal's report is not believed (0 from some CI runners and
 /// serial consoles); [`DEFAULT_WIDTH`] is used instead.
-pub const MIN_WIDTH: u16 = 40;
+pub(crate) const MIN_WIDTH: u16 = 40;
 
 /// Rendering choices for the human formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,7 +93,7 @@ impl Style {
 }
 
 /// A terminal width that tables can live with.
-pub fn sane_width(columns: Option<u16>) -> u16 {
+pub(crate) fn sane_width(columns: Option<u16>) -> u16 {
     match columns {
         Some(c) if c >= MIN_WIDTH => c,
         _ => DEFAULT_WIDTH,
@@ -105,7 +105,7 @@ pub fn sane_width(columns: Option<u16>) -> u16 {
 /// `free` column (a message) takes what is left and wraps at spaces. When the words do not
 /// fit the width, the table grows wider rather than breaking them. Returns the narrowest
 /// width the table can then have (callers switch to a narrower layout above the width).
-pub fn keep_words_whole(t: &mut Table, free: Option<usize>) -> usize {
+pub(crate) fn keep_words_whole(t: &mut Table, free: Option<usize>) -> usize {
     let n = t.column_count();
     let mut longest = vec![0usize; n];
     let mut measure = |i: usize, s: &str| {
@@ -143,7 +143,7 @@ pub fn keep_words_whole(t: &mut Table, free: Option<usize>) -> usize {
 }
 
 /// Keep each line of column `col`'s cells whole (a cell listing one item per line).
-pub fn keep_lines_whole(t: &mut Table, col: usize) {
+pub(crate) fn keep_lines_whole(t: &mut Table, col: usize) {
     let mut longest = 0usize;
     for row in t.row_iter() {
         if let Some(c) = row.cell_iter().nth(col) {

@@ -267,7 +267,7 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
 }
 
 /// Incidents told in the text summary (the most severe first); JSON and HTML hold all.
-pub const MAX_SHOWN: usize = 20;
+pub(crate) const MAX_SHOWN: usize = 20;
 /// Follow-on findings named in an incident's `then:` line.
 const MAX_CHAIN: usize = 8;
 
@@ -297,7 +297,7 @@ fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
 }
 
 /// Write the triage summary (nothing when there is no incident).
-pub fn write_summary(
+pub(crate) fn write_summary(
     report: &ScanReport,
     incidents: &[Incident],
     style: &super::style::Style,
@@ -450,7 +450,7 @@ pub fn hanging_rows(findings: &[Finding]) -> Vec<HangingRow> {
 }
 
 /// Header of `find-hanging`'s table.
-pub const HANGING_HEADER: [&str; 8] = [
+pub(crate) const HANGING_HEADER: [&str; 8] = [
     "Topic",
     "Partition",
     "ProducerId",

@@ -173,7 +173,7 @@ fn push_pair(s: &mut LogDumpSummary, pair: (i64, i64)) {
 /// The `Non-consecutive offsets in <abs path>` block, newest pair first (the Scala tool
 /// prepends to a list). Nothing when `pairs` is empty. `more`: pairs counted beyond the
 /// kept ones (then a last line says how many; kafka-dump-log lists them all).
-pub fn write_non_consecutive(
+pub(crate) fn write_non_consecutive(
     path: &Path,
     pairs: &[(i64, i64)],
     more: u64,

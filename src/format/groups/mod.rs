@@ -21,7 +21,7 @@ pub use schema::{CONSUMER_OFFSETS, RecordType, SHARE_GROUP_STATE, Schema, Status
 use reader::Reader;
 
 /// The group coordinator's topic.
-pub const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
+pub(crate) const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
 /// The share coordinator's topic.
 pub const SHARE_GROUP_STATE_TOPIC: &str = "__share_group_state";
 
@@ -153,7 +153,7 @@ pub fn validate(
 /// Read a version-prefixed message of `schema` (the consumer protocol's embedded
 /// subscription and assignment) at the version its bytes name, as the dump tool's
 /// `OffsetsMessageParser` does (a version the schema lacks is an error there too).
-pub fn decode_embedded<'a>(
+pub(crate) fn decode_embedded<'a>(
     schema: &'static Schema,
     bytes: &'a [u8],
 ) -> Result<(i16, StructVal<'a>), DecodeError> {

@@ -640,7 +640,7 @@ pub static SHARE_GROUP_STATE: &[RecordType] = &[
 
 /// The consumer protocol's subscription (embedded in classic `consumer` group members),
 /// versions 0–3, never flexible.
-pub static CONSUMER_PROTOCOL_SUBSCRIPTION: Schema = Schema {
+pub(crate) static CONSUMER_PROTOCOL_SUBSCRIPTION: Schema = Schema {
     name: "ConsumerProtocolSubscription",
     fields: &[
         f("Topics", STRS),
@@ -654,7 +654,7 @@ pub static CONSUMER_PROTOCOL_SUBSCRIPTION: Schema = Schema {
 };
 
 /// The consumer protocol's assignment, versions 0–3, never flexible.
-pub static CONSUMER_PROTOCOL_ASSIGNMENT: Schema = Schema {
+pub(crate) static CONSUMER_PROTOCOL_ASSIGNMENT: Schema = Schema {
     name: "ConsumerProtocolAssignment",
     fields: &[
         f("AssignedPartitions", TOPIC_PARTITION_LIST),
