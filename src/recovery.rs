@@ -14,7 +14,7 @@
 
 mod plan;
 mod predict;
-pub use plan::{Fate, SegmentPlan};
+pub use plan::SegmentPlan;
 pub(crate) use plan::{SegmentInput, plan_segments, txnindex_corruption, word_integrity_finding};
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 

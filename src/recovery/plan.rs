@@ -38,7 +38,7 @@ impl SegmentPlan {
     /// What recovery does to the byte at `position` of `segment`: truncated there (or
     /// removed after the truncation point), deleted with a later segment, never looked at,
     /// or recovered without effect.
-    pub fn fate(&self, segment: &str, position: u64) -> Fate {
+    pub(crate) fn fate(&self, segment: &str, position: u64) -> Fate {
         for t in self.truncation.iter().chain(&self.load_truncations) {
             if t.segment == segment && position >= t.position {
                 return if position == t.position {
@@ -60,7 +60,7 @@ impl SegmentPlan {
 
 impl SegmentPlan {
     /// The truncation made in `segment` (by the unclean pass or at load), if any.
-    pub fn truncation_of(&self, segment: &str) -> Option<&TruncationPrediction> {
+    pub(crate) fn truncation_of(&self, segment: &str) -> Option<&TruncationPrediction> {
         self.truncation
             .iter()
             .chain(&self.load_truncations)
@@ -71,7 +71,7 @@ impl SegmentPlan {
 /// See [`SegmentPlan::fate`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Fate {
+pub(crate) enum Fate {
     TruncatedHere,
     RemovedByTruncation,
     Deleted,
