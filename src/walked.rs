@@ -103,6 +103,26 @@ impl BatchKey {
     }
 }
 
+impl BatchKey {
+    /// The key of an entry too large to hold (`segment::BigEntry`), from its header: the
+    /// same fields as [`BatchKey::of`] (stored CRC, real size), except that the marker of
+    /// a control batch is not read (`None`: its record is not decoded).
+    pub fn of_big(big: &crate::segment::BigEntry, segment: u32) -> Option<BatchKey> {
+        let head = big.header_only();
+        let mut k = BatchKey::of(
+            RawEntry {
+                position: big.position,
+                bytes: &head,
+            },
+            segment,
+        )?;
+        k.size = u32::try_from(big.len).unwrap_or(u32::MAX);
+        k.crc = big.stored_crc();
+        k.marker = None;
+        Some(k)
+    }
+}
+
 /// One record of an internal topic, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogRecord {
@@ -325,6 +345,30 @@ impl Collector {
         }
     }
 
+    /// An entry too large to hold (`segment::BigEntry`, checked streaming): its batch key
+    /// from the header; on an internal topic, its records cannot be kept, so it is an
+    /// [`LogItem::Undecodable`] saying so (the coordinators' views then know they miss it).
+    pub fn big(&mut self, big: &crate::segment::BigEntry, segment: u32) {
+        if let Some(b) = &mut self.batches
+            && let Some(k) = BatchKey::of_big(big, segment)
+        {
+            b.push(k);
+        }
+        if self.internal.is_none() || big.magic() < 2 {
+            return;
+        }
+        let offset = i64::from_be_bytes(big.header[..8].try_into().unwrap_or([0; 8]));
+        self.items.push(LogItem::Undecodable {
+            segment,
+            message: format!(
+                "batch at offset {offset} (byte {}) is {} bytes, more than the {} MiB klogscan holds in memory: its records were not read",
+                big.position,
+                big.len,
+                crate::segment::BIG_ENTRY >> 20
+            ),
+        });
+    }
+
     /// Append what a later piece of the same segment collected.
     pub fn append(&mut self, mut later: Collector) {
         self.items.append(&mut later.items);
@@ -427,10 +471,16 @@ pub fn collect_dir(
         let Some(log) = &seg.log else { continue };
         let n = out.segments.len() as u32;
         let mut c = Collector::new(topic, batch_keys, max_decompressed);
-        let res =
-            crate::segment::walk_entries(log, crate::segment::ReadPolicy::Read, max_bytes, |e| {
-                c.entry(e, n)
-            });
+        // Entries too large to hold are checked streaming, never buffered (issue 15).
+        let res = crate::segment::walk_entries_items(
+            log,
+            crate::segment::ReadPolicy::Read,
+            max_bytes,
+            |item| match item {
+                crate::segment::Item::Entry(e) => c.entry(e, n),
+                crate::segment::Item::Big(b) => c.big(&b, n),
+            },
+        );
         if let Err(e) = res {
             c.items.push(LogItem::Undecodable {
                 segment: n,
