@@ -116,11 +116,93 @@ fn one_broker(root: &Path) {
     std::fs::write(root.join("meta.properties"), "version=0\nbroker.id=1\n").unwrap();
 }
 
+// ----- library readers, run in a child process under the limit -------------------------
+
+/// Run this test binary's [`child_process_entry`] as a child under `RLIMIT_AS` =
+/// [`AS_LIMIT`], doing `what` over `dir`; returns its `RESULT` line.
+fn in_child(what: &str, dir: &Path) -> String {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "child_process_entry",
+        "--exact",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env("KLOGSCAN_BIGENTRY_CHILD", what)
+    .env("KLOGSCAN_BIGENTRY_DIR", dir);
+    // SAFETY: only setrlimit (async-signal-safe) between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let r = libc::rlimit {
+                rlim_cur: AS_LIMIT,
+                rlim_max: AS_LIMIT,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{what}: {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .find_map(|l| l.split_once("RESULT ").map(|(_, r)| r))
+        .unwrap_or_else(|| panic!("{what}: no result\n{stdout}"))
+        .to_string()
+}
+
+/// The child side of [`in_child`]: does nothing unless started by it (then it reads the
+/// library's way, under the parent's address-space limit, and prints one `RESULT` line).
+#[test]
+fn child_process_entry() {
+    let Ok(what) = std::env::var("KLOGSCAN_BIGENTRY_CHILD") else {
+        return;
+    };
+    let dir = PathBuf::from(std::env::var("KLOGSCAN_BIGENTRY_DIR").unwrap());
+    let inv = klogscan::layout::discover(&[dir]);
+    match what.as_str() {
+        "reference_time" => {
+            // Only `orders` is scanned; `big-0` gives the log dir's reference time from
+            // its newest segment's headers.
+            let opts = klogscan::scan::ScanOptions {
+                topic: Some("orders".into()),
+                ..Default::default()
+            };
+            let r = klogscan::scan::scan_inventory(&inv, &opts);
+            let p: Vec<_> = r
+                .partitions
+                .iter()
+                .map(|p| (&p.topic, p.ref_time))
+                .collect();
+            println!("RESULT {p:?}");
+        }
+        "read_copy" => {
+            let c = klogscan::replicas::read_copy(&inv.partitions[0], None);
+            let keys: Vec<_> = c
+                .batches
+                .iter()
+                .map(|k| (k.base_offset, k.last_offset, k.size, k.crc))
+                .collect();
+            println!("RESULT {keys:?}");
+        }
+        other => panic!("unknown child job {other}"),
+    }
+}
+
 #[test]
 fn an_unselected_partition_gives_the_reference_time_from_its_huge_batch_header() {
-    // One broker log dir: `orders-0` selected, `big-0` not; the newest timestamp of the
-    // log dir is the huge batch's, read from its header. A reader that buffered it would
-    // fail under the limit and leave the reference time at orders' newest batch.
+    // One broker log dir: `orders-0` selected (`ScanOptions::topic`), `big-0` not; the
+    // newest timestamp of the log dir is the huge batch's, read from its header. A reader
+    // that buffered it fails under the limit and leaves the reference time at orders'
+    // newest batch.
     let t = tempfile::tempdir().unwrap();
     one_broker(t.path());
     let mut o = PartitionBuilder::new("orders", 0);
@@ -128,17 +210,14 @@ fn an_unselected_partition_gives_the_reference_time_from_its_huge_batch_header()
     o.write(t.path()).unwrap();
     let future = 4_000_000_000_000i64;
     huge_partition(t.path(), "big", 0, 1, future);
-    let mut a = os(&["scan", "--topic", "orders", "--format", "json"]);
-    a.push(t.path().as_os_str());
-    let r = run(&a);
-    assert_eq!(r.code(), 0, "{r:?}");
-    let rep = json(&r.out);
-    assert_eq!(rep["partitions"].as_array().unwrap().len(), 1);
     assert_eq!(
-        rep["partitions"][0]["ref_time"], future,
-        "{}",
-        rep["partitions"][0]
+        in_child("reference_time", t.path()),
+        format!("[(\"orders\", {future})]")
     );
+    // Near miss: without the huge batch's partition, orders' own newest batch.
+    std::fs::remove_dir_all(t.path().join("big-0")).unwrap();
+    let r = in_child("reference_time", t.path());
+    assert!(!r.contains(&future.to_string()), "{r}");
 }
 
 // ----- __transaction_state: the coordinator's view ----------------------------------------
@@ -428,23 +507,18 @@ fn replicas_compare_huge_batches_by_their_headers() {
 
 #[test]
 fn read_copy_keys_a_huge_batch_from_its_header() {
-    // The fallback read of a copy (results made without the walk's keys).
+    // The fallback read of a copy (results made without the walk's keys), under the
+    // limit: the huge batch is keyed with its real size and stored CRC.
     let t = tempfile::tempdir().unwrap();
     let dir = huge_partition(t.path(), "t", 0, 1, 1_000);
-    let inv = klogscan::layout::discover(&[dir]);
-    let c = klogscan::replicas::read_copy(&inv.partitions[0], None);
-    let keys: Vec<(i64, i64, u32)> = c
-        .batches
-        .iter()
-        .map(|k| (k.base_offset, k.last_offset, k.size))
-        .collect();
-    assert_eq!(keys.len(), 2, "{keys:?}");
-    assert_eq!(keys[1], (1, 1, SIZE as u32));
+    let keys = in_child("read_copy", &dir);
     let h = huge_header(1, SIZE, 1_000, 0);
-    assert_eq!(
-        c.batches[1].crc,
-        u32::from_be_bytes(h[17..21].try_into().unwrap())
+    let crc = u32::from_be_bytes(h[17..21].try_into().unwrap());
+    assert!(
+        keys.ends_with(&format!(", (1, 1, {SIZE}, {crc})]")),
+        "{keys}"
     );
+    assert_eq!(keys.matches("), (").count(), 1, "two batches: {keys}");
 }
 
 // ----- HTML report (timelines) ------------------------------------------------------------
