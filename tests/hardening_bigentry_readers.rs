@@ -193,6 +193,32 @@ fn child_process_entry() {
                 .collect();
             println!("RESULT {keys:?}");
         }
+        "coordinator_unscanned" => {
+            // Only `orders` is scanned: the coordinator walks __transaction_state-1 itself
+            // (`coordinator::walk_unscanned` → `walked::collect_dir`).
+            let opts = klogscan::scan::ScanOptions {
+                topic: Some("orders".into()),
+                ..Default::default()
+            };
+            let mut r = klogscan::scan::scan_inventory(&inv, &opts);
+            klogscan::coordinator::annotate(&mut r, &inv, &opts);
+            let c: Vec<String> = r
+                .findings
+                .iter()
+                .filter(|f| f.topic == "orders")
+                .map(|f| {
+                    let c = &f.evidence["coordinator"];
+                    format!(
+                        "{} confirmed={} not_read={} why={}",
+                        f.kind.id(),
+                        c["confirmed"],
+                        c["records_not_read"]["batches"],
+                        c["unconfirmed_reason"]
+                    )
+                })
+                .collect();
+            println!("RESULT {c:?}");
+        }
         other => panic!("unknown child job {other}"),
     }
 }
@@ -335,8 +361,16 @@ fn a_huge_transaction_state_batch_makes_the_coordinator_verdict_unconfirmed() {
         );
     };
     check(&rep);
-    // Not selected (`--topic orders`): the coordinator walks __transaction_state-1 itself,
-    // streaming, and says the same.
+    // Not selected (the library's `ScanOptions::topic`): the coordinator walks
+    // __transaction_state-1 itself, streaming, and says the same.
+    let c = in_child("coordinator_unscanned", &dir);
+    assert!(
+        c.contains("hanging_transaction confirmed=false not_read=1")
+            && c.contains(&format!("is {SIZE} bytes, more than the 64 MiB")),
+        "{c}"
+    );
+    // Filtered out (`--topic orders`): the walk's finding is not shown, the verdict still
+    // says why it is unconfirmed.
     let r = run(&[
         OsStr::new("scan"),
         OsStr::new("--topic"),
@@ -352,7 +386,8 @@ fn a_huge_transaction_state_batch_makes_the_coordinator_verdict_unconfirmed() {
         findings(&rep, "batch_not_decoded").is_empty(),
         "filtered out by --topic"
     );
-    // --transactional-id resolves through the same walk.
+    // --transactional-id resolves through the coordinator's own walk
+    // (`CoordinatorView::load`), streaming.
     let r = run(&[
         OsStr::new("scan"),
         OsStr::new("--transactional-id"),
