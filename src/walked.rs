@@ -195,6 +195,9 @@ pub trait RecordSink {
     fn record(&mut self, r: &LogRecord, segment: &str);
     /// A COMMIT/ABORT marker.
     fn marker(&mut self, producer_id: i64, commit: bool);
+    /// Records of segment `segment` that could not be read ([`LogItem::Undecodable`]):
+    /// the sink may miss them (default: ignored; the scan's own walk reports them).
+    fn unread(&mut self, _segment: &str, _message: &str) {}
 }
 
 /// Whether a directory may be compared with another copy: live and `-future` ones
@@ -447,7 +450,7 @@ impl ClusterInputs {
                             producer_id,
                             commit,
                         } => sink.marker(*producer_id, *commit),
-                        LogItem::Undecodable { .. } => {}
+                        LogItem::Undecodable { message, .. } => sink.unread(name, message),
                     }
                 }
             }

@@ -414,6 +414,43 @@ fn a_huge_transaction_state_batch_makes_the_coordinator_verdict_unconfirmed() {
     }
 }
 
+// ----- __consumer_offsets: `groups` ----------------------------------------------------
+
+#[test]
+fn groups_says_which_batch_its_replay_did_not_get() {
+    // `groups` replays __consumer_offsets through its own walk: a huge batch is taken
+    // streaming, and that its records were not replayed is said on stderr, exit 2 (the
+    // groups listed may miss them).
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("__consumer_offsets-0");
+    std::fs::create_dir(&dir).unwrap();
+    let log = dir.join("00000000000000000000.log");
+    std::fs::File::create(&log).unwrap();
+    let groups = || {
+        run(&[
+            OsStr::new("groups"),
+            OsStr::new("--format"),
+            OsStr::new("json"),
+            t.path().as_os_str(),
+        ])
+    };
+    // Near miss: an empty segment, nothing to say.
+    let r = groups();
+    assert_eq!((r.code(), r.err.as_str()), (0, ""), "{r:?}");
+    json(&r.out);
+    append_huge(&log, 0, SIZE, 1_000);
+    let r = groups();
+    assert_eq!(r.code(), 2, "{r:?}");
+    json(&r.out);
+    assert!(
+        r.err.contains(&format!(
+            "__consumer_offsets-0: 00000000000000000000.log: batch at offset 0 (byte 0) is {SIZE} bytes, more than the 64 MiB klogscan holds in memory: its records were not read"
+        )),
+        "{}",
+        r.err
+    );
+}
+
 // ----- __cluster_metadata: the compaction knowledge ---------------------------------------
 
 #[test]
