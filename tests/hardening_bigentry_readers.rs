@@ -622,6 +622,38 @@ fn the_html_report_draws_the_timeline_of_a_partition_with_a_huge_batch() {
     );
 }
 
+// ----- verify: a `.log.swap` leftover ----------------------------------------------------
+
+#[test]
+fn verify_reads_the_range_of_a_swap_file_holding_a_huge_batch() {
+    // The startup prediction names the offsets a `.log.swap` replaces, from its last
+    // entry's header: read in chunks, the huge batch streaming, under `--mmap never`
+    // (whose whole-file read budget a 320 MiB file exceeds) and the limit.
+    let t = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("t", 0);
+    p.append(Batch::new(Producer::PLAIN).values(["a"]));
+    let m = p.write(t.path()).unwrap();
+    let swap = m.segments[0]
+        .1
+        .with_file_name("00000000000000000001.log.swap");
+    std::fs::File::create(&swap).unwrap();
+    append_huge(&swap, 1, SIZE, 1_000);
+    let r = run(&[
+        OsStr::new("verify"),
+        OsStr::new("--mmap"),
+        OsStr::new("never"),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+        t.path().as_os_str(),
+    ]);
+    assert!(r.code() <= 1, "{r:?}");
+    assert!(
+        r.out.contains("swap completed at startup: range [1, 2) replaces no segment then 00000000000000000001.log.swap is renamed to 00000000000000000001.log"),
+        "{}",
+        r.out
+    );
+}
+
 // ----- dump -------------------------------------------------------------------------------
 
 #[test]
