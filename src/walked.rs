@@ -357,7 +357,13 @@ impl Collector {
         {
             b.push(k);
         }
-        if self.internal.is_none() || big.magic() < 2 {
+        let control = big.magic() >= 2 && big.header[22] & 0x20 != 0;
+        // Legacy entries carry no coordinator records here (as in `entry`); a control
+        // batch of __transaction_state holds no transaction state either.
+        if big.magic() < 2
+            || self.internal.is_none()
+            || (control && self.internal == Some(Internal::TransactionState))
+        {
             return;
         }
         let offset = i64::from_be_bytes(big.header[..8].try_into().unwrap_or([0; 8]));
