@@ -86,7 +86,7 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
         include_deleted: a.deleted,
         ..Default::default()
     };
-    let list = groups::list_groups(&inv, &opts);
+    let (list, unread) = groups::list_groups_read(&inv, &opts);
     match a.format {
         OutFormat::Json => render::write_json(&list, &mut out)?,
         OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
@@ -98,7 +98,9 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
                 .map_or("?".into(), |v| v.get_name().to_string())
         ),
     }
-    Ok(ExitCode::SUCCESS)
+    out.flush()?;
+    // Records the replay did not get (issue 15: never silent): on stderr, exit 2.
+    Ok(input_failures(&unread, ExitCode::SUCCESS))
 }
 
 /// `verify`: the cross-checks and the restart prediction, filtered like `scan`.

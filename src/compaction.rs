@@ -17,12 +17,12 @@
 //! (`None`): the broker-wide `log.cleanup.policy` lives in `server.properties`, outside
 //! the data.
 
-use crate::finding::Source;
+use crate::finding::{Finding, Kind, Source};
 use crate::format::Decompressor;
 use crate::format::metadata::{MetadataRecord, RESOURCE_TOPIC, parse_metadata_record};
 use crate::identity::{Identities, same_cluster};
 use crate::layout::{Inventory, PartitionDir};
-use crate::segment::{self, ReadPolicy};
+use crate::segment::{self, Item, ReadPolicy};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -38,6 +38,22 @@ pub struct ClusterMetadata {
     pub partitions: HashMap<String, BTreeSet<i32>>,
     /// Records that could not be decoded.
     pub errors: u64,
+    /// Batches too large to hold (over `segment::BIG_ENTRY`): CRC-checked streaming, their
+    /// records not read, so what is above may miss them (said by [`not_decoded_finding`]).
+    pub not_decoded: Vec<NotDecoded>,
+}
+
+/// A metadata batch whose records were not read: larger than `segment::BIG_ENTRY`.
+/// KRaft writes metadata batches of at most 8 MiB (`KafkaRaftClient`'s
+/// `MAX_BATCH_SIZE_BYTES`), so no controller wrote one this large.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotDecoded {
+    /// The file holding it (a segment or a KRaft snapshot).
+    pub file: PathBuf,
+    pub position: u64,
+    pub base_offset: i64,
+    /// The entry's length, `12 + size`.
+    pub size: u64,
 }
 
 impl ClusterMetadata {
@@ -81,7 +97,31 @@ fn read_file(
     md: &mut ClusterMetadata,
     names: &mut HashMap<[u8; 16], String>,
 ) {
-    let _ = segment::walk_entries(file, ReadPolicy::Read, max_bytes, |entry| {
+    // An entry too large to hold is checked streaming, never buffered (issue 15); its
+    // records are not read, and that is kept to be said.
+    let _ = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
+        let entry = match item {
+            Item::Entry(e) => e,
+            Item::Big(big) => {
+                let head = big.header_only();
+                let e = crate::format::RawEntry {
+                    position: big.position,
+                    bytes: &head,
+                };
+                if let Ok(b) = e.as_v2()
+                    && !b.is_control()
+                    && big.crc_valid()
+                {
+                    md.not_decoded.push(NotDecoded {
+                        file: file.to_path_buf(),
+                        position: big.position,
+                        base_offset: b.base_offset(),
+                        size: big.len,
+                    });
+                }
+                return;
+            }
+        };
         let Ok(b) = entry.as_v2() else { return };
         if b.is_control() || !b.is_valid() {
             return;
@@ -138,6 +178,40 @@ fn apply(rec: MetadataRecord<'_>, md: &mut ClusterMetadata, names: &mut HashMap<
         }
         _ => {}
     }
+}
+
+/// The `batch_not_decoded` finding of a metadata batch whose records were not read: the
+/// cleanup policies and partition counts taken from this metadata log may miss what it
+/// holds. `partition`: the `__cluster_metadata` partition number.
+pub fn not_decoded_finding(partition: i32, n: &NotDecoded) -> Finding {
+    let name = n
+        .file
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Finding::new(
+        Kind::BatchNotDecoded,
+        "__cluster_metadata",
+        partition,
+        format!(
+            "{name}: metadata batch at offset {} (byte {}) is {} bytes, more than the {} MiB klogscan holds in memory: its records were not read, so the cleanup policies and partition counts taken from this metadata log may miss them",
+            n.base_offset,
+            n.position,
+            n.size,
+            segment::BIG_ENTRY >> 20
+        ),
+    )
+    .offset(n.base_offset)
+    .position(n.position)
+    .segment(name)
+    .evidence(serde_json::json!({
+        "size": n.size,
+        "max_decoded_size": segment::BIG_ENTRY,
+        "file": n.file.display().to_string(),
+        "used_for": "cleanup.policy and partition counts (compaction, __transaction_state partition count)",
+    }))
+    .broker("never written by a controller: KRaft metadata batches are at most 8 MiB (KafkaRaftClient MAX_BATCH_SIZE_BYTES)")
+    .remediation("inspect this batch with kafka-dump-log.sh --cluster-metadata-decoder; pass --compacted for the topics whose policy matters")
 }
 
 /// Every `__cluster_metadata` partition of `inv`, read.

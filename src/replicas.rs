@@ -36,7 +36,7 @@ use crate::format::checkpoint::parse_partition_metadata;
 use crate::identity::{ClusterMatch, Identities, same_cluster};
 use crate::layout::{DirKind, Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
-use crate::segment::{self, FileClass, MmapMode, walk_entries};
+use crate::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
 
 /// At most this many missing markers are listed per direction in a finding.
 pub const MAX_LISTED_MARKERS: usize = 20;
@@ -54,7 +54,8 @@ pub struct CopyBatches {
 }
 
 /// Read the batch headers of every segment of `p`, read-only. Unreadable files and
-/// entries that do not frame are skipped (the scan reports them).
+/// entries that do not frame are skipped (the scan reports them). Memory: one key per
+/// batch; a batch larger than `segment::BIG_ENTRY` is keyed from its header.
 pub fn read_copy(p: &PartitionDir, max_bytes: Option<u64>) -> CopyBatches {
     read_copy_with(p, max_bytes, MmapMode::Auto)
 }
@@ -74,8 +75,11 @@ pub fn read_copy_with(p: &PartitionDir, max_bytes: Option<u64>, mmap: MmapMode) 
                 .unwrap_or_default(),
         );
         let batches = &mut out.batches;
-        let _ = walk_entries(log, policy, max_bytes, |e| {
-            batches.extend(BatchKey::of(e, seg_idx));
+        // Headers only: an entry too large to hold is checked streaming and keyed from its
+        // header (`BatchKey::of_big`), never buffered whole.
+        let _ = walk_entries_items(log, policy, max_bytes, |item| match item {
+            Item::Entry(e) => batches.extend(BatchKey::of(e, seg_idx)),
+            Item::Big(b) => batches.extend(BatchKey::of_big(&b, seg_idx)),
         });
     }
     out.batches.sort_by_key(|b| b.base_offset);

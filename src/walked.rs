@@ -103,6 +103,26 @@ impl BatchKey {
     }
 }
 
+impl BatchKey {
+    /// The key of an entry too large to hold (`segment::BigEntry`), from its header: the
+    /// same fields as [`BatchKey::of`] (stored CRC, real size), except that the marker of
+    /// a control batch is not read (`None`: its record is not decoded).
+    pub fn of_big(big: &crate::segment::BigEntry, segment: u32) -> Option<BatchKey> {
+        let head = big.header_only();
+        let mut k = BatchKey::of(
+            RawEntry {
+                position: big.position,
+                bytes: &head,
+            },
+            segment,
+        )?;
+        k.size = u32::try_from(big.len).unwrap_or(u32::MAX);
+        k.crc = big.stored_crc();
+        k.marker = None;
+        Some(k)
+    }
+}
+
 /// One record of an internal topic, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogRecord {
@@ -175,6 +195,9 @@ pub trait RecordSink {
     fn record(&mut self, r: &LogRecord, segment: &str);
     /// A COMMIT/ABORT marker.
     fn marker(&mut self, producer_id: i64, commit: bool);
+    /// Records of segment `segment` that could not be read ([`LogItem::Undecodable`]):
+    /// the sink may miss them (default: ignored; the scan's own walk reports them).
+    fn unread(&mut self, _segment: &str, _message: &str) {}
 }
 
 /// Whether a directory may be compared with another copy: live and `-future` ones
@@ -325,6 +348,36 @@ impl Collector {
         }
     }
 
+    /// An entry too large to hold (`segment::BigEntry`, checked streaming): its batch key
+    /// from the header; on an internal topic, its records cannot be kept, so it is an
+    /// [`LogItem::Undecodable`] saying so (the coordinators' views then know they miss it).
+    pub fn big(&mut self, big: &crate::segment::BigEntry, segment: u32) {
+        if let Some(b) = &mut self.batches
+            && let Some(k) = BatchKey::of_big(big, segment)
+        {
+            b.push(k);
+        }
+        let control = big.magic() >= 2 && big.header[22] & 0x20 != 0;
+        // Legacy entries carry no coordinator records here (as in `entry`); a control
+        // batch of __transaction_state holds no transaction state either.
+        if big.magic() < 2
+            || self.internal.is_none()
+            || (control && self.internal == Some(Internal::TransactionState))
+        {
+            return;
+        }
+        let offset = i64::from_be_bytes(big.header[..8].try_into().unwrap_or([0; 8]));
+        self.items.push(LogItem::Undecodable {
+            segment,
+            message: format!(
+                "batch at offset {offset} (byte {}) is {} bytes, more than the {} MiB klogscan holds in memory: its records were not read",
+                big.position,
+                big.len,
+                crate::segment::BIG_ENTRY >> 20
+            ),
+        });
+    }
+
     /// Append what a later piece of the same segment collected.
     pub fn append(&mut self, mut later: Collector) {
         self.items.append(&mut later.items);
@@ -403,7 +456,7 @@ impl ClusterInputs {
                             producer_id,
                             commit,
                         } => sink.marker(*producer_id, *commit),
-                        LogItem::Undecodable { .. } => {}
+                        LogItem::Undecodable { message, .. } => sink.unread(name, message),
                     }
                 }
             }
@@ -427,10 +480,16 @@ pub(crate) fn collect_dir(
         let Some(log) = &seg.log else { continue };
         let n = out.segments.len() as u32;
         let mut c = Collector::new(topic, batch_keys, max_decompressed);
-        let res =
-            crate::segment::walk_entries(log, crate::segment::ReadPolicy::Read, max_bytes, |e| {
-                c.entry(e, n)
-            });
+        // Entries too large to hold are checked streaming, never buffered (issue 15).
+        let res = crate::segment::walk_entries_items(
+            log,
+            crate::segment::ReadPolicy::Read,
+            max_bytes,
+            |item| match item {
+                crate::segment::Item::Entry(e) => c.entry(e, n),
+                crate::segment::Item::Big(b) => c.big(&b, n),
+            },
+        );
         if let Err(e) = res {
             c.items.push(LogItem::Undecodable {
                 segment: n,

@@ -179,6 +179,7 @@ impl CoordinatorView {
                 }
                 LogItem::Undecodable { message, .. } => {
                     self.errors.push((path.to_string(), message.clone()));
+                    self.unread.push((path.to_string(), message.clone()));
                 }
                 LogItem::Marker { .. } => {}
             }

@@ -118,6 +118,11 @@ pub struct CoordinatorView {
     pub partitions_read: BTreeSet<i32>,
     /// Records that could not be decoded, as `(path, message)`.
     pub errors: Vec<(String, String)>,
+    /// Batches whose records were not read at all, as `(path, message)`: a batch that does
+    /// not decompress or whose records do not parse, one too large to hold
+    /// (`segment::BIG_ENTRY`), a segment that could not be read. The view may miss what
+    /// they hold, so no verdict resting on it is confirmed.
+    pub unread: Vec<(String, String)>,
     /// Records read.
     pub records: u64,
     /// Rule 31: each partition copy's history, replayed per transactional id.
@@ -399,6 +404,17 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
     });
     // Why the verdict cannot be confirmed, when it cannot.
     let mut unconfirmed: Option<String> = None;
+    if let Some((path, why)) = view.unread.first()
+        && let Value::Object(m) = &mut ev
+    {
+        m.insert(
+            "records_not_read".into(),
+            json!({
+                "batches": view.unread.len(),
+                "first": {"path": path, "reason": why},
+            }),
+        );
+    }
     let (verdict, sentence, txn_id) = match view.find(pid) {
         None => {
             let missing = view.missing_partitions(count);
@@ -574,6 +590,14 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
         sentence.push_str(
             "; but that record is older than the transaction timeout + 5 min at the reference time: the coordinator is not aborting it (coordinator down or stuck?)",
         );
+    }
+    if unconfirmed.is_none()
+        && let Some((path, why)) = view.unread.first()
+    {
+        unconfirmed = Some(format!(
+            "{} batch(es) of {TRANSACTION_STATE_TOPIC} not read (first: {path}: {why}); the coordinator's records for this producer may be among them",
+            view.unread.len()
+        ));
     }
     if let Some(why) = &unconfirmed
         && !sentence.starts_with("unconfirmed: ")

@@ -57,6 +57,9 @@ impl RecordSink for Replay {
     fn marker(&mut self, producer_id: i64, commit: bool) {
         Replay::marker(self, producer_id, commit);
     }
+    fn unread(&mut self, segment: &str, message: &str) {
+        self.unread.push(format!("{segment}: {message}"));
+    }
 }
 
 /// A group replay for a partition of `topic`, when it is `__consumer_offsets` (the scan
@@ -79,7 +82,17 @@ fn is_offsets_dir(p: &PartitionDir) -> bool {
 /// The groups of every `__consumer_offsets` partition of `inv`, filtered, sorted by
 /// group id then partition directory.
 pub fn list_groups(inv: &Inventory, opts: &GroupsOptions) -> Vec<Group> {
+    list_groups_read(inv, opts).0
+}
+
+/// [`list_groups`], and what could not be read: `(partition directory, why)` per batch
+/// or segment whose records the replay did not get (the groups may miss them).
+pub fn list_groups_read(
+    inv: &Inventory,
+    opts: &GroupsOptions,
+) -> (Vec<Group>, Vec<(std::path::PathBuf, String)>) {
     let mut out = Vec::new();
+    let mut unread = Vec::new();
     let replays: Vec<Replay> = inv
         .partitions
         .par_iter()
@@ -87,6 +100,11 @@ pub fn list_groups(inv: &Inventory, opts: &GroupsOptions) -> Vec<Group> {
         .map(|p| replay_partition_dir(p, opts.max_bytes, opts.max_decompressed))
         .collect();
     for r in replays {
+        unread.extend(
+            r.unread
+                .into_iter()
+                .map(|why| (std::path::PathBuf::from(&r.path), why)),
+        );
         let live = r.groups;
         let deleted: Vec<Group> = r
             .deleted
@@ -99,7 +117,7 @@ pub fn list_groups(inv: &Inventory, opts: &GroupsOptions) -> Vec<Group> {
         }));
     }
     out.sort_by(|a, b| (&a.group_id, &a.path).cmp(&(&b.group_id, &b.path)));
-    out
+    (out, unread)
 }
 
 /// The pipeline's cluster check: the group findings of every `__consumer_offsets`

@@ -12,6 +12,6 @@ pub mod render;
 pub mod replay;
 mod values;
 
-pub use load::{GroupsOptions, cluster_check, list_groups, replay_partition_dir};
+pub use load::{GroupsOptions, cluster_check, list_groups, list_groups_read, replay_partition_dir};
 pub use model::{Group, GroupState, GroupType};
 pub use replay::{Input, Replay};

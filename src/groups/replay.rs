@@ -62,6 +62,9 @@ pub struct Replay {
     pub skipped_types: BTreeMap<i16, u64>,
     pub partition: i32,
     pub path: String,
+    /// Records not read, as `<segment>: <why>` (a batch that does not decompress, one too
+    /// large to hold, a segment that could not be read): the groups may miss them.
+    pub unread: Vec<String>,
 }
 
 impl Replay {

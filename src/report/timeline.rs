@@ -258,7 +258,20 @@ pub fn collect(dir: &Path, limits: &Limits) -> std::io::Result<Timeline> {
     };
     for (si, seg) in p.segments.iter().enumerate() {
         let Some(log) = &seg.log else { continue };
-        segment::walk_entries(log, ReadPolicy::Read, limits.max_bytes, |e| {
+        // Headers only: an entry too large to hold arrives checked streaming, as its
+        // header (`segment::Item::Big`), and is drawn from it; never buffered whole.
+        segment::walk_entries_items(log, ReadPolicy::Read, limits.max_bytes, |item| {
+            let head;
+            let e = match item {
+                segment::Item::Entry(e) => e,
+                segment::Item::Big(big) => {
+                    head = big.header_only();
+                    crate::format::RawEntry {
+                        position: big.position,
+                        bytes: &head,
+                    }
+                }
+            };
             let ev = match classify(e) {
                 Classified::V2(v) => BatchEvent::from_v2(&v, si as u32, false),
                 Classified::Legacy(m) => BatchEvent::from_legacy(&m, si as u32, false),

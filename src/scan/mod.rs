@@ -192,9 +192,42 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
             .broker("not applicable: the analysis of this path is incomplete"),
         );
     }
+    report
+        .findings
+        .extend(metadata_not_decoded(inv, &selected, &compaction));
     crate::finding::assign_ids(&mut report.findings);
     report.summary = summarise(&report);
     report
+}
+
+/// The `batch_not_decoded` findings of the metadata batches the compaction knowledge could
+/// not read (too large to hold), except those of a segment the scan walked (its walk says
+/// so itself): KRaft snapshots, and the segments of unselected metadata partitions.
+fn metadata_not_decoded(
+    inv: &Inventory,
+    selected: &[&PartitionDir],
+    compaction: &crate::compaction::Knowledge,
+) -> Vec<Finding> {
+    let walked = |f: &Path| {
+        selected
+            .iter()
+            .any(|p| p.segments.iter().any(|s| s.log.as_deref() == Some(f)))
+    };
+    let mut out = Vec::new();
+    for md in &compaction.metadata {
+        let partition = inv
+            .partitions
+            .iter()
+            .find(|p| md.source.path.as_deref() == Some(p.path.display().to_string().as_str()))
+            .and_then(|p| p.tp.as_ref())
+            .map_or(0, |tp| tp.partition);
+        for n in md.not_decoded.iter().filter(|n| !walked(&n.file)) {
+            let mut f = crate::compaction::not_decoded_finding(partition, n);
+            f.source = md.source.clone();
+            out.push(f);
+        }
+    }
+    out
 }
 
 fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
@@ -300,22 +333,37 @@ fn reference_key(inv: &Inventory, log_dir: Option<&Path>, path: &str) -> Option<
 }
 
 /// The newest CRC-valid batch timestamp of a partition's newest segment that has one.
+/// Only headers are needed: an entry too large to hold is CRC-checked streaming
+/// (`segment::Item::Big`) and its timestamp read from its header, never buffered whole.
 fn newest_segment_timestamp(p: &PartitionDir, opts: &ScanOptions) -> Option<i64> {
     for s in p.segments.iter().rev() {
         let Some(log) = s.log.as_deref() else {
             continue;
         };
         let mut newest = i64::MIN;
-        let _ = segment::walk_entries(log, ReadPolicy::Read, opts.max_bytes, |e| {
+        let mut event = |e: crate::format::RawEntry<'_>, check_crc: bool| {
             let ev = match classify(e) {
-                Classified::V2(b) => BatchEvent::from_v2(&b, 0, opts.check_crc),
-                Classified::Legacy(m) => BatchEvent::from_legacy(&m, 0, opts.check_crc),
+                Classified::V2(b) => BatchEvent::from_v2(&b, 0, check_crc),
+                Classified::Legacy(m) => BatchEvent::from_legacy(&m, 0, check_crc),
                 Classified::Invalid(_) => return,
             };
             if ev.crc_valid && ev.timestamp_type != TimestampType::NoTimestampType {
                 newest = newest.max(ev.max_timestamp);
             }
-        });
+        };
+        let _ =
+            segment::walk_entries_items(log, ReadPolicy::Read, opts.max_bytes, |item| match item {
+                segment::Item::Entry(e) => event(e, opts.check_crc),
+                segment::Item::Big(b) if !opts.check_crc || b.crc_valid() => {
+                    let head = b.header_only();
+                    let e = crate::format::RawEntry {
+                        position: b.position,
+                        bytes: &head,
+                    };
+                    event(e, false);
+                }
+                segment::Item::Big(_) => {}
+            });
         if newest != i64::MIN {
             return Some(newest);
         }

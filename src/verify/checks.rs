@@ -120,7 +120,7 @@ pub(crate) fn verify_one(
     };
     let clean_shutdown = files.map(|f| f.clean_shutdown);
 
-    let leftovers = leftovers::partition_leftovers(p, r, opts.scan.mmap, out);
+    let leftovers = leftovers::partition_leftovers(p, r, out);
     let segments = check_segments(p, r, opts, out);
     let snapshots = snapshot::check_snapshots(p, r, opts, out);
     snapshot::check_missing(p, r, clean_shutdown, &segments, out);

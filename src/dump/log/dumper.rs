@@ -40,9 +40,9 @@ pub(super) struct SeqWalk<'d, 'p> {
 
 impl SeqWalk<'_, '_> {
     /// Print one entry; after a write error, stop the walk (`Break`).
-    pub(super) fn entry(&mut self, entry: RawEntry<'_>) -> std::ops::ControlFlow<()> {
+    pub(super) fn entry(&mut self, entry: crate::segment::Item<'_>) -> std::ops::ControlFlow<()> {
         if self.error.is_none()
-            && let Err(e) = self.d.entry(entry, &mut self.dec, self.out, self.err)
+            && let Err(e) = self.d.item(entry, &mut self.dec, self.out, self.err)
         {
             self.error = Some(e);
         }
@@ -121,9 +121,37 @@ impl<'p> Dumper<'p> {
         self.summary.batches += 1;
         self.summary.valid_bytes = entry.position + entry.len() as u64;
         if entry.magic() >= 2 {
-            self.v2(entry, dec, out, err)
+            self.v2(entry, None, dec, out, err)
         } else {
-            self.legacy(entry, dec, out, err)
+            self.legacy(entry, None, dec, out, err)
+        }
+    }
+
+    /// Print one item of a walk: a whole entry, or one too large to hold
+    /// (`segment::BigEntry`, checked streaming: its line from its header, its records not
+    /// printed), so the dump's buffers stay bounded whatever an entry declares.
+    pub(super) fn item(
+        &mut self,
+        item: crate::segment::Item<'_>,
+        dec: &mut Decompressor,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        let big = match item {
+            crate::segment::Item::Entry(e) => return self.entry(e, dec, out, err),
+            crate::segment::Item::Big(big) => big,
+        };
+        self.summary.batches += 1;
+        self.summary.valid_bytes = big.position + big.len;
+        let head = big.header_only();
+        let entry = RawEntry {
+            position: big.position,
+            bytes: &head,
+        };
+        if big.magic() >= 2 {
+            self.v2(entry, Some(&big), dec, out, err)
+        } else {
+            self.legacy(entry, Some(&big), dec, out, err)
         }
     }
 

@@ -213,7 +213,7 @@ pub(crate) fn dump_log_inner(
         let mut entries = Entries::new(data, 0);
         let mut walk = d.sequential(out, err);
         for entry in entries.by_ref() {
-            if walk.entry(entry).is_break() {
+            if walk.entry(crate::segment::Item::Entry(entry)).is_break() {
                 break;
             }
         }
@@ -288,7 +288,9 @@ fn dump_pieces(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Tail, FileDumpError> {
-    use crate::segment::{PieceEnd, read_sync_point, walk_read_piece};
+    // Entries larger than `segment::BIG_ENTRY` arrive checked streaming (`Item::Big`),
+    // never buffered whole: the dump holds at most that much of one entry.
+    use crate::segment::{PieceEnd, read_sync_point, walk_read_piece_items};
     use rayon::prelude::*;
     let threads = rayon::current_num_threads();
     let piece_bytes = d.opts.piece_bytes.unwrap_or(DUMP_PIECE).max(1);
@@ -319,7 +321,7 @@ fn dump_pieces(
         err: &mut dyn Write,
     ) -> Result<Tail, FileDumpError> {
         let mut walk = d.sequential(out, err);
-        let end = walk_read_piece(file, start as u64, None, len, |e| walk.entry(e));
+        let end = walk_read_piece_items(file, start as u64, None, len, |e| walk.entry(e));
         // A write error stopped the walk (nothing was read after it): it comes first.
         walk.finish().map_err(FileDumpError::Write)?;
         let end = end.map_err(|error| FileDumpError::Read {
@@ -360,9 +362,9 @@ fn dump_pieces(
                 slot.out.clear();
                 slot.err.clear();
                 let stop = starts.get(i + 1).map(|&s| s as u64);
-                let end = walk_read_piece(file, starts[i] as u64, stop, len, |entry| {
+                let end = walk_read_piece_items(file, starts[i] as u64, stop, len, |entry| {
                     // Writes into memory cannot fail.
-                    let _ = piece.entry(entry, &mut slot.dec, &mut slot.out, &mut slot.err);
+                    let _ = piece.item(entry, &mut slot.dec, &mut slot.out, &mut slot.err);
                     // Too much text for memory: stop; the piece is then printed by the
                     // sequential walk, which streams it (`PieceEnd::Broken`).
                     if slot.out.len() + slot.err.len() + piece.json_line.len() > text_cap {

@@ -4,11 +4,30 @@
 use super::dumper::*;
 use super::json_text::*;
 use super::*;
+use crate::segment::BigEntry;
+
+/// Why the records of an entry too large to hold are not printed.
+struct NotDecoded(u64);
+
+impl std::fmt::Display for NotDecoded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the batch is {} bytes, more than the {} MiB klogscan holds in memory: its header and CRC were checked (streaming), its records were not printed",
+            self.0,
+            crate::segment::BIG_ENTRY >> 20
+        )
+    }
+}
 
 impl Dumper<'_> {
+    /// One v2 batch. `big`: the entry is too large to hold (`entry` is then its
+    /// header-only copy, `BigEntry::header_only`): the line shows its real size and the
+    /// CRC verdict computed streaming; its records are not printed (said on `err`).
     pub(super) fn v2(
         &mut self,
         entry: RawEntry<'_>,
+        big: Option<&BigEntry>,
         dec: &mut Decompressor,
         out: &mut dyn Write,
         err: &mut dyn Write,
@@ -34,7 +53,8 @@ impl Dumper<'_> {
                 return Ok(());
             }
         };
-        let valid = b.is_valid();
+        let valid = big.map_or_else(|| b.is_valid(), BigEntry::crc_valid);
+        let size = big.map_or(b.size(), |g| g.len as usize);
         if !valid {
             self.summary.invalid_batches += 1;
         }
@@ -64,7 +84,7 @@ impl Dumper<'_> {
                 b.position(),
                 ts_type.name(),
                 b.max_timestamp(),
-                b.size(),
+                size,
                 b.magic(),
                 b.compression().name(),
                 b.crc(),
@@ -88,7 +108,7 @@ impl Dumper<'_> {
             position: b.position(),
             timestamp_type: ts_type.name(),
             max_timestamp: b.max_timestamp(),
-            size: b.size(),
+            size,
             magic: b.magic(),
             compresscodec: b.compression().name(),
             crc: b.crc(),
@@ -99,7 +119,9 @@ impl Dumper<'_> {
             self.begin_batch(jb);
         }
         let mut error = None;
-        if self.deep {
+        if let (true, Some(g)) = (self.deep, big) {
+            error = Some(self.error(err, g.position, &NotDecoded(g.len))?);
+        } else if self.deep {
             let recs = if b.compression() == Compression::None {
                 Ok(Records::new(
                     b.records_bytes(),
@@ -239,9 +261,11 @@ impl Dumper<'_> {
         Ok(ctl_err)
     }
 
+    /// One legacy entry; `big` as for [`Dumper::v2`].
     pub(super) fn legacy(
         &mut self,
         entry: RawEntry<'_>,
+        big: Option<&BigEntry>,
         dec: &mut Decompressor,
         out: &mut dyn Write,
         err: &mut dyn Write,
@@ -263,7 +287,8 @@ impl Dumper<'_> {
         } else {
             i64::from_be_bytes(bytes[18..26].try_into().unwrap_or([0xff; 8]))
         };
-        let valid = crc32fast::hash(&bytes[16..]) == crc;
+        let valid = big.map_or_else(|| crc32fast::hash(&bytes[16..]) == crc, BigEntry::crc_valid);
+        let size = big.map_or(entry.len(), |g| g.len as usize);
         if !valid {
             self.summary.invalid_batches += 1;
         }
@@ -275,7 +300,7 @@ impl Dumper<'_> {
                 entry.offset(),
                 entry.position,
                 ts_type.name(),
-                entry.len(),
+                size,
             )?;
         }
         let jb = self.json.then(|| JBatch {
@@ -284,7 +309,7 @@ impl Dumper<'_> {
             position: entry.position,
             timestamp_type: ts_type.name(),
             max_timestamp: ts,
-            size: entry.len(),
+            size,
             magic,
             compresscodec: codec,
             crc,
@@ -296,7 +321,9 @@ impl Dumper<'_> {
             self.begin_batch(jb);
         }
         let mut error = None;
-        if self.deep {
+        if let (true, Some(g)) = (self.deep, big) {
+            error = Some(self.error(err, g.position, &NotDecoded(g.len))?);
+        } else if self.deep {
             match LegacyMessage::new(entry) {
                 Err(e) => error = Some(self.error(err, entry.position, &e)?),
                 Ok(msg) => match msg.inner_messages(dec) {

@@ -8,7 +8,9 @@
 //!   control batch whose record could not be decoded);
 //! * with `--deep`, on `__consumer_offsets` (whose records are checked by default), and for
 //!   a compressed legacy wrapper (opened to learn its first inner offset), a
-//!   `batch_not_decoded` finding says the records of this batch were not checked.
+//!   `batch_not_decoded` finding says the records of this batch were not checked; the
+//!   same on `__transaction_state` and `__cluster_metadata`, whose records the cluster
+//!   checks read (the batch key still goes to the replica comparison).
 
 use super::super::integrity::{OFFSETS_TOPIC, check_offset_range, check_v2_header, crc_finding};
 use super::super::segment_finding;
@@ -19,6 +21,11 @@ use crate::format::{self, Classified, Compression, RawEntry, TimestampType};
 use crate::recovery::CRC_STOP;
 use crate::segment::{BIG_ENTRY, BigEntry, Item};
 use serde_json::json;
+
+/// Internal topics whose records are read without `--deep`: `__consumer_offsets` (its
+/// records are checked), `__transaction_state` (the coordinator's view and rule 31) and
+/// `__cluster_metadata` (cleanup policies, partition counts).
+const RECORDS_READ: [&str; 3] = [OFFSETS_TOPIC, "__transaction_state", "__cluster_metadata"];
 
 impl Walker<'_> {
     /// One item of a walk: a whole entry, or one checked streaming.
@@ -39,6 +46,10 @@ impl Walker<'_> {
             position: pos,
             bytes: &head,
         };
+        // What the cluster checks need of it: its batch key; its records are not kept.
+        if self.out.collected.wants() {
+            self.out.collected.big(big, idx);
+        }
         let classified = format::classify(entry);
         if let Some(b) = &mut self.batches {
             b.entry(&classified, pos, entry.offset());
@@ -87,7 +98,7 @@ impl Walker<'_> {
                     .evidence(json!({"structure": "control batch", "size": big.len, "max_decoded_size": BIG_ENTRY}))
                     .broker("never written by a broker (control batches come from the coordinator's WriteTxnMarkers or the KRaft layer, and clients may not write them)"),
                 );
-            } else if opts.deep || ctx.topic == OFFSETS_TOPIC {
+            } else if opts.deep || RECORDS_READ.contains(&ctx.topic.as_str()) {
                 self.not_decoded(big, &ev, compressed);
             }
         } else {
@@ -128,7 +139,7 @@ impl Walker<'_> {
             .offset(ev.base_offset)
             .evidence(json!({"size": big.len, "max_decoded_size": BIG_ENTRY, "magic": ev.magic, "compression": compression.name(), "records_count": ev.records_count}))
             .broker("not applicable: a limit of this analysis, not of the data")
-            .remediation("inspect this batch with kafka-dump-log.sh --deep-iteration, or klogscan dump (which reads it whole)"),
+            .remediation("inspect this batch's records with kafka-dump-log.sh --deep-iteration (klogscan dump prints its header and CRC verdict, not its records)"),
         );
     }
 }

@@ -5,11 +5,9 @@
 use super::{mk, name_of};
 use crate::finding::{Finding, Kind};
 use crate::format::checkpoint::TextFileKind;
-use crate::format::index::LogBatches;
 use crate::layout::{DirKind, LeftoverKind, LogDir, PartitionDir};
 use crate::recovery::{LeftoverAction, LogDirFiles};
 use crate::scan::PartitionReport;
-use crate::segment::{FileClass, MmapMode, load};
 use serde_json::json;
 
 /// Findings about the log dir itself: `unclean_shutdown`, its leftovers, unreadable
@@ -125,12 +123,39 @@ fn leftover_action(
     }
 }
 
+/// The last offset of the last entry of the `.log`-format file at `path` (`Some(None)`:
+/// no entry; `None`: unreadable), from the headers only: read in bounded chunks, an entry
+/// larger than `segment::BIG_ENTRY` taken streaming (issue 15), whatever `--mmap` says.
+fn last_offset(path: &std::path::Path) -> Option<Option<i64>> {
+    use crate::format::{Classified, RawEntry, classify};
+    use crate::segment::{Item, ReadPolicy, walk_entries_items};
+    let mut last = None;
+    let of = |e: RawEntry<'_>| match classify(e) {
+        Classified::V2(b) => b.last_offset(),
+        Classified::Legacy(m) => m.offset(),
+        Classified::Invalid(_) => e.offset(),
+    };
+    walk_entries_items(path, ReadPolicy::Read, None, |item| {
+        last = Some(match item {
+            Item::Entry(e) => of(e),
+            Item::Big(big) => {
+                let head = big.header_only();
+                of(RawEntry {
+                    position: big.position,
+                    bytes: &head,
+                })
+            }
+        });
+    })
+    .ok()?;
+    Some(last)
+}
+
 /// A partition's leftovers, directory kind and orphaned indexes: one `leftover_file`
 /// finding each, and the actions the recovery prediction lists.
 pub(super) fn partition_leftovers(
     p: &PartitionDir,
     r: &PartitionReport,
-    mmap: MmapMode,
     out: &mut Vec<Finding>,
 ) -> Vec<LeftoverAction> {
     let mut leftovers = Vec::new();
@@ -147,17 +172,14 @@ pub(super) fn partition_leftovers(
         if *kind == LeftoverKind::Swap
             && name.ends_with(".log.swap")
             && !action.starts_with("deleted")
-            && let Ok(b) = load(path, FileClass::Log, mmap, None)
+            && let Some(last) = last_offset(path)
         {
             let base: i64 = name
                 .split('.')
                 .next()
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(0);
-            let next = LogBatches::from_log(&b)
-                .batches
-                .last()
-                .map_or(base, |x| x.last_offset.wrapping_add(1));
+            let next = last.map_or(base, |x| x.wrapping_add(1));
             let replaced: Vec<String> = p
                 .segments
                 .iter()
