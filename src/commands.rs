@@ -38,7 +38,11 @@ pub(crate) fn cmd_txns_cluster(
         to_ms: time(&a.to)?,
     };
     let inputs = prepare(&a.scan.paths)?;
-    let mut report = pipeline::scan(&inputs.paths, &scan_options(&a.scan)?);
+    let opts = ScanOptions {
+        keep_cluster_txns: true,
+        ..scan_options(&a.scan)?
+    };
+    let mut report = pipeline::scan(&inputs.paths, &opts);
     inputs.fix_report(&mut report);
     report.errors.extend(inputs.failed.iter().cloned());
     match a.scan.format {

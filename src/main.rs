@@ -75,6 +75,8 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         compacted_topics: a.compacted.clone(),
         // Only `producers` prints every producer's state (it turns this back on).
         keep_producers: false,
+        // Only `txns --cluster` lists every cluster transaction (it turns this back on).
+        keep_cluster_txns: false,
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;

@@ -38,6 +38,10 @@ pub struct ScanOptions {
     /// `producers`); when false only their number is kept and each partition's producer
     /// table is freed as soon as its batches are replayed (issue #11).
     pub keep_producers: bool,
+    /// Keep every joined cluster transaction in `ScanReport::transactions` (for
+    /// `txns --cluster`); when false only their statistics and findings are kept
+    /// (issue #11: 300 000 transactions cost ≈ 400 bytes each as `ClusterTxn`s).
+    pub keep_cluster_txns: bool,
     /// Topics declared compacted (`--compacted`), besides what the inputs prove (internal
     /// topics, the log dir's `cleaner-offset-checkpoint`, `cleanup.policy` records of the
     /// same cluster's KRaft metadata log).
@@ -125,6 +129,7 @@ impl Default for ScanOptions {
             progress: Progress::default(),
             capture_snapshots: false,
             keep_producers: true,
+            keep_cluster_txns: true,
             collect_log_batches: false,
             mmap: crate::segment::MmapMode::Auto,
             max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,

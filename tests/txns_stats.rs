@@ -63,7 +63,7 @@ fn statistics_match_hand_counts() {
     assert_eq!(s.size.batches.max, 3);
     assert_eq!(s.size.duration_ms.count, 5);
     assert_eq!((s.size.duration_ms.min, s.size.duration_ms.max), (115, 155));
-    let app = &s.by_transactional_id[0];
+    let app = &s.by_transactional_id.get(0).unwrap();
     assert_eq!(app.transactional_id.as_deref(), Some("app"));
     assert_eq!(app.producer_ids, vec![10]);
     assert_eq!(
@@ -83,7 +83,7 @@ fn statistics_match_hand_counts() {
         ),
         (2, 2, 9)
     );
-    let bill = &s.by_transactional_id[1];
+    let bill = &s.by_transactional_id.get(1).unwrap();
     assert_eq!(bill.transactional_id.as_deref(), Some("billing"));
     assert_eq!(
         (bill.committed, bill.aborted, bill.open, bill.fenced),

@@ -204,7 +204,11 @@ pub fn check_from(
     opts: &ScanOptions,
 ) {
     let inputs = inputs_from(report, unscanned, inv, opts);
-    let mut analysis = txns::analyse(&inputs, &TxnOptions::default());
+    let txn_opts = TxnOptions {
+        keep_transactions: opts.keep_cluster_txns,
+        ..TxnOptions::default()
+    };
+    let mut analysis = txns::analyse(&inputs, &txn_opts);
     let origins = Origins::new(inv);
     let by_path: HashMap<&str, usize> = report
         .partitions

@@ -5,7 +5,7 @@ use super::filter::TxnFilter;
 use crate::finding::Finding;
 use crate::scan::{PartitionReport, ScanReport, Summary};
 use crate::state::{ProducerState, TxnStats};
-use crate::txns::stats::{IdStats, LongTxn, Sizes};
+use crate::txns::stats::{LongTxn, Sizes};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -39,7 +39,7 @@ struct TxnSummary<'a> {
     mixed: u64,
     producers_fenced: u64,
     size: &'a Sizes,
-    by_transactional_id: &'a [IdStats],
+    by_transactional_id: &'a crate::txns::stats::ByTransactionalId,
     longest: &'a [LongTxn],
 }
 

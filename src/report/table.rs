@@ -251,7 +251,7 @@ fn write_partitions(
     if let Some(t) = report
         .transactions
         .as_ref()
-        .filter(|t| !t.transactions.is_empty())
+        .filter(|t| t.stats.cluster_transactions > 0)
     {
         let s = &t.stats;
         let line = format!(
@@ -549,7 +549,7 @@ fn write_txn_stats(
         "bytes min/p50/p99/max",
         "duration ms min/p50/p99/max",
     ]);
-    for r in &s.by_transactional_id {
+    for r in s.by_transactional_id.iter() {
         t.add_row(vec![
             r.transactional_id
                 .clone()

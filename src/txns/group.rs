@@ -133,50 +133,114 @@ impl Group {
     }
 }
 
+/// The grouping of one domain's transactions, producer id by producer id: every record of
+/// the `chosen` inputs indexed by producer id once, so that the groups can be made (and
+/// rendered, checked and dropped) a block of producer ids at a time instead of all at once
+/// (issue #11: 300 000 open transactions).
+pub struct Grouper<'a> {
+    p: Parts<'a>,
+    coord: &'a [CoordTxn],
+    /// Coordinator transactions by the producer ids their markers may carry.
+    coord_by_pid: std::collections::HashMap<i64, Vec<usize>>,
+    /// Every record, by producer id; per producer id in `chosen` order, then log order.
+    members: Vec<Member>,
+    /// `(producer id, start, end)` of each producer id's slice of `members`, ascending.
+    spans: Vec<(i64, usize, usize)>,
+}
+
+impl<'a> Grouper<'a> {
+    /// Index the transactions of the `chosen` inputs (one live copy per partition of one
+    /// domain) with the domain's coordinator transactions `coord`.
+    pub fn new(p: Parts<'a>, chosen: &[usize], coord: &'a [CoordTxn]) -> Self {
+        let mut coord_by_pid: std::collections::HashMap<i64, Vec<usize>> = Default::default();
+        for (i, t) in coord.iter().enumerate() {
+            coord_by_pid.entry(t.producer_id).or_default().push(i);
+            if t.next_producer_id >= 0 && t.next_producer_id != t.producer_id {
+                coord_by_pid.entry(t.next_producer_id).or_default().push(i);
+            }
+        }
+        // (producer id, position in `chosen`, record): unique keys, so an unstable sort
+        // gives the order of a per-producer list filled input by input.
+        let mut keys: Vec<(i64, usize, usize)> = Vec::with_capacity(
+            chosen
+                .iter()
+                .map(|&i| p.get(i).map_or(0, |x| x.txns.len()))
+                .sum(),
+        );
+        for (pos, &input) in chosen.iter().enumerate() {
+            keys.extend(
+                p[input]
+                    .txns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (r.producer_id, pos, i)),
+            );
+        }
+        keys.sort_unstable();
+        let mut spans: Vec<(i64, usize, usize)> = Vec::new();
+        for (at, &(pid, _, _)) in keys.iter().enumerate() {
+            match spans.last_mut() {
+                Some(s) if s.0 == pid => s.2 = at + 1,
+                _ => spans.push((pid, at, at + 1)),
+            }
+        }
+        let members = keys
+            .into_iter()
+            .map(|(_, pos, rec)| Member {
+                input: chosen[pos],
+                rec,
+            })
+            .collect();
+        Grouper {
+            p,
+            coord,
+            coord_by_pid,
+            members,
+            spans,
+        }
+    }
+
+    /// How many producer ids have transactions.
+    pub fn producers(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The groups of the producer ids `range` (indexes in ascending producer-id order),
+    /// in producer-id order. Each producer id is grouped on its own (its transactions never
+    /// join another id's), so the ids are grouped in parallel.
+    pub fn groups(&self, range: std::ops::Range<usize>) -> Vec<Group> {
+        let spans = self.spans.get(range).unwrap_or(&[]);
+        let per_pid: Vec<Vec<Group>> = spans
+            .par_iter()
+            .map(|&(pid, a, b)| self.group_pid(pid, &self.members[a..b]))
+            .collect();
+        per_pid.into_iter().flatten().collect()
+    }
+
+    fn group_pid(&self, pid: i64, members: &[Member]) -> Vec<Group> {
+        let (p, coord) = (self.p, self.coord);
+        let tv2 = members.iter().any(|&m| {
+            let r = rec(p, m);
+            r.end == TxnEnd::Commit && !r.is_empty() && r.marker_epoch > r.producer_epoch
+        });
+        let mine: &[usize] = self.coord_by_pid.get(&pid).map_or(&[], Vec::as_slice);
+        let tv2 = tv2 || mine.iter().any(|&i| coord[i].tv2());
+        let mut groups = if tv2 {
+            group_tv2(p, pid, members)
+        } else {
+            group_tv01(p, pid, members)
+        };
+        absorb_empties(p, pid, tv2, members, &mut groups);
+        match_coordinator(p, coord, mine, &mut groups);
+        groups
+    }
+}
+
 /// Group the transactions of the `chosen` inputs (one live copy per partition of one
-/// domain) with the domain's coordinator transactions `coord`.
+/// domain) with the domain's coordinator transactions `coord`: every group at once.
 pub fn group(p: Parts<'_>, chosen: &[usize], coord: &[CoordTxn]) -> Vec<Group> {
-    // Coordinator transactions by the producer ids their markers may carry.
-    let mut coord_by_pid: std::collections::HashMap<i64, Vec<usize>> = Default::default();
-    for (i, t) in coord.iter().enumerate() {
-        coord_by_pid.entry(t.producer_id).or_default().push(i);
-        if t.next_producer_id >= 0 && t.next_producer_id != t.producer_id {
-            coord_by_pid.entry(t.next_producer_id).or_default().push(i);
-        }
-    }
-    let mut by_pid: BTreeMap<i64, Vec<Member>> = BTreeMap::new();
-    for &input in chosen {
-        for (i, r) in p[input].txns.iter().enumerate() {
-            by_pid
-                .entry(r.producer_id)
-                .or_default()
-                .push(Member { input, rec: i });
-        }
-    }
-    // Each producer id is grouped on its own (its transactions never join another id's),
-    // so the ids are grouped in parallel; the result keeps the producer-id order.
-    let by_pid: Vec<(i64, Vec<Member>)> = by_pid.into_iter().collect();
-    let per_pid: Vec<Vec<Group>> = by_pid
-        .par_iter()
-        .map(|(pid, members)| {
-            let pid = *pid;
-            let tv2 = members.iter().any(|&m| {
-                let r = rec(p, m);
-                r.end == TxnEnd::Commit && !r.is_empty() && r.marker_epoch > r.producer_epoch
-            });
-            let mine: &[usize] = coord_by_pid.get(&pid).map_or(&[], Vec::as_slice);
-            let tv2 = tv2 || mine.iter().any(|&i| coord[i].tv2());
-            let mut groups = if tv2 {
-                group_tv2(p, pid, members)
-            } else {
-                group_tv01(p, pid, members)
-            };
-            absorb_empties(p, pid, tv2, members, &mut groups);
-            match_coordinator(p, coord, mine, &mut groups);
-            groups
-        })
-        .collect();
-    per_pid.into_iter().flatten().collect()
+    let g = Grouper::new(p, chosen, coord);
+    g.groups(0..g.producers())
 }
 
 /// TV2: one group per data epoch (a repeated partition starts another group).

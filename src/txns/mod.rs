@@ -31,7 +31,7 @@ pub use input::{
 };
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The coordinator's internal topic.
@@ -164,7 +164,8 @@ pub struct Placed {
 /// The result of [`analyse`].
 #[derive(Debug, Clone, Default)]
 pub struct TxnAnalysis {
-    /// Every cluster transaction, by domain, start time, producer id.
+    /// Every cluster transaction, by domain, start time, producer id (empty unless
+    /// [`TxnOptions::keep_transactions`]: the statistics and findings do not need them).
     pub transactions: Vec<ClusterTxn>,
     pub findings: Vec<Placed>,
     pub stats: stats::TxnStatistics,
@@ -177,6 +178,10 @@ pub struct TxnOptions {
     pub marker_grace_ms: i64,
     /// How many of the longest transactions the statistics list.
     pub longest: usize,
+    /// Keep every cluster transaction in [`TxnAnalysis::transactions`] (`txns --cluster`);
+    /// otherwise each is dropped once checked and counted (issue #11: 300 000 open
+    /// transactions would cost ≈ 400 bytes each).
+    pub keep_transactions: bool,
 }
 
 impl Default for TxnOptions {
@@ -184,6 +189,7 @@ impl Default for TxnOptions {
         TxnOptions {
             marker_grace_ms: crate::state::LATE_TRANSACTION_BUFFER_MS,
             longest: 10,
+            keep_transactions: true,
         }
     }
 }
@@ -240,18 +246,26 @@ fn domains(inputs: &TxnInputs) -> BTreeMap<Domain, DomainInputs> {
     out
 }
 
+/// How many producer ids are grouped, rendered and checked at a time: the groups and
+/// rendered transactions of one block are alive at once, never all of them.
+const BLOCK_PRODUCERS: usize = 4096;
+
 /// Join, check and count the transactions of `inputs`.
 pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
     let mut out = TxnAnalysis::default();
+    let mut rows: Vec<stats::TxnRow> = Vec::new();
     let parts = &inputs.partitions;
-    for (domain, d) in domains(inputs) {
+    for (di, (domain, d)) in domains(inputs).into_iter().enumerate() {
+        let di = u32::try_from(di).unwrap_or(u32::MAX);
         let logs: Vec<(usize, &CoordinatorLog)> = d
             .coordinator
             .iter()
             .map(|&i| (i, &inputs.coordinator[i]))
             .collect();
         let coord = coord::coordinator_txns(&logs);
-        let groups = group::group(parts, &d.partitions, &coord);
+        let grouper = group::Grouper::new(parts, &d.partitions, &coord);
+        // At most one transaction per record: no growth beyond it.
+        rows.reserve_exact(d.partitions.iter().map(|&i| parts[i].txns.len()).sum());
         let shared = Shared {
             domain: Arc::new(domain.clone()),
             names: d
@@ -273,24 +287,53 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
                 .map(|t| Arc::from(t.transactional_id.as_str()))
                 .collect(),
         };
-        let txns: Vec<ClusterTxn> = groups
-            .par_iter()
-            .with_min_len(256)
-            .map(|g| render(parts, &shared, g, &coord))
-            .collect();
-        out.findings.extend(rules::check(
+        // Coordinator transactions stuck in Prepare*: the transactions grouped with them
+        // are kept for their finding.
+        let stuck = rules::stuck_candidates(inputs, &coord);
+        let stuck_set: BTreeSet<usize> = stuck.iter().copied().collect();
+        let mut matched: BTreeMap<usize, Vec<ClusterTxn>> = BTreeMap::new();
+        let mut found: Vec<Placed> = Vec::new();
+        let mut from = 0;
+        while from < grouper.producers() {
+            let to = (from + BLOCK_PRODUCERS).min(grouper.producers());
+            let groups = grouper.groups(from..to);
+            from = to;
+            // Rendered and checked in parallel; the findings keep the transactions' order.
+            let done: Vec<(ClusterTxn, Vec<Placed>)> = groups
+                .par_iter()
+                .with_min_len(256)
+                .map(|g| {
+                    let t = render(parts, &shared, g, &coord);
+                    let f = rules::per_txn(inputs, &t, opts);
+                    (t, f)
+                })
+                .collect();
+            for ((t, f), g) in done.into_iter().zip(&groups) {
+                found.extend(f);
+                rows.push(stats::TxnRow::of(&t, di));
+                if let Some(c) = g.coord.filter(|c| stuck_set.contains(c)) {
+                    matched.entry(c).or_default().push(t.clone());
+                }
+                if opts.keep_transactions {
+                    out.transactions.push(t);
+                }
+            }
+        }
+        rules::qualify_for_domain(&domain, &mut found);
+        rules::stuck_in_prepare(
             inputs,
             &domain,
             &d.partitions,
-            &groups,
-            &txns,
+            &stuck,
+            &matched,
             &coord,
-            opts,
-        ));
+            &mut found,
+        );
+        out.findings.extend(found);
         out.findings
             .extend(exhaustion::check(inputs, &d.coordinator));
-        out.transactions.extend(txns);
     }
+    // Both lists in the same order (stable sorts of lists in the same order, same keys).
     out.transactions.sort_by(|a, b| {
         (&a.domain, a.start_ms, a.producer_id, a.producer_epoch).cmp(&(
             &b.domain,
@@ -299,7 +342,8 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
             b.producer_epoch,
         ))
     });
-    out.stats = stats::statistics(inputs, &out.transactions, opts);
+    rows.sort_by_key(stats::TxnRow::order_key);
+    out.stats = stats::statistics(inputs, rows, opts);
     out
 }
 

@@ -6,13 +6,12 @@
 //! (`TransactionCoordinator.sendTxnMarkersCallback` → `completeTransitionTo`).
 
 use super::coord::CoordTxn;
-use super::group::{Group, Grouping};
+use super::group::Grouping;
 use super::input::{Domain, TxnInputs};
 use super::{ClusterTxn, ClusterTxnPart, Outcome, Placed, Target, TxnOptions};
 use crate::finding::{Finding, Kind, Severity};
 use crate::format::txnlog::TxnState;
 use crate::state::txnrec::TxnEnd;
-use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -48,33 +47,22 @@ fn lower_if_guessed(f: Finding, g: Grouping) -> Finding {
 /// A hanging transaction the finding explains: `(topic, partition, producer id, first offset)`.
 pub type HangingRef = (std::sync::Arc<str>, i32, i64, i64);
 
-/// Apply every rule to the transactions of one domain.
-pub fn check(
-    inputs: &TxnInputs,
-    domain: &Domain,
-    chosen: &[usize],
-    groups: &[Group],
-    txns: &[ClusterTxn],
-    coord: &[CoordTxn],
-    opts: &TxnOptions,
-) -> Vec<Placed> {
-    // Per transaction, in parallel; the findings keep the transactions' order.
-    let per_txn: Vec<Vec<Placed>> = txns
-        .par_iter()
-        .with_min_len(256)
-        .map(|t| {
-            let mut out = Vec::new();
-            if t.outcome == Outcome::Mixed {
-                out.extend(mismatch(t));
-            }
-            open_parts(inputs, t, opts, &mut out);
-            out
-        })
-        .collect();
-    let mut out: Vec<Placed> = per_txn.into_iter().flatten().collect();
+/// The rules over one cluster transaction: `transaction_outcome_mismatch`,
+/// `transaction_marker_missing`, `transaction_partition_unlisted`.
+pub fn per_txn(inputs: &TxnInputs, t: &ClusterTxn, opts: &TxnOptions) -> Vec<Placed> {
+    let mut out = Vec::new();
+    if t.outcome == Outcome::Mixed {
+        out.extend(mismatch(t));
+    }
+    open_parts(inputs, t, opts, &mut out);
+    out
+}
+
+/// Qualify the [`per_txn`] findings of a domain without a cluster id: the join rests on
+/// the log dir holding every partition.
+pub fn qualify_for_domain(domain: &Domain, found: &mut [Placed]) {
     if let Domain::LogDir(dir) = domain {
-        // Without a cluster id the join rests on the log dir holding every partition.
-        for p in &mut out {
+        for p in found {
             let f = &mut p.finding;
             if f.severity == Severity::Error {
                 f.severity = Severity::Warning;
@@ -84,8 +72,34 @@ pub fn check(
             ));
         }
     }
-    stuck_in_prepare(inputs, domain, chosen, groups, txns, coord, &mut out);
-    out
+}
+
+/// The coordinator transactions `transaction_stuck_in_prepare` reports, in report order:
+/// the latest transaction of each id (per coordinator log) when it is Prepare* and older
+/// than its timeout + 5 min at its log's reference time.
+pub fn stuck_candidates(inputs: &TxnInputs, coord: &[CoordTxn]) -> Vec<usize> {
+    let mut latest: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+    for (i, c) in coord.iter().enumerate() {
+        let e = latest
+            .entry((c.log, c.transactional_id.as_str()))
+            .or_insert(i);
+        if coord[*e].last_record_offset < c.last_record_offset {
+            *e = i;
+        }
+    }
+    latest
+        .into_values()
+        .filter(|&ci| {
+            let c = &coord[ci];
+            if !matches!(c.state, TxnState::PrepareCommit | TxnState::PrepareAbort) {
+                return false;
+            }
+            let log = &inputs.coordinator[c.log];
+            let age = log.ref_time_ms.saturating_sub(c.last_update_ms);
+            let limit = i64::from(c.timeout_ms.max(0)).saturating_add(PREPARE_MARGIN_MS);
+            age > limit
+        })
+        .collect()
 }
 
 fn mismatch(t: &ClusterTxn) -> Option<Placed> {
@@ -259,25 +273,18 @@ fn open_parts(inputs: &TxnInputs, t: &ClusterTxn, opts: &TxnOptions, out: &mut V
 }
 
 /// `transaction_stuck_in_prepare`: the latest transaction of an id is Prepare* and older
-/// than its timeout + 5 min at the coordinator log's reference time.
-fn stuck_in_prepare(
+/// than its timeout + 5 min at the coordinator log's reference time. `candidates` are
+/// [`stuck_candidates`]; `matched` holds, per candidate, the cluster transactions grouped
+/// with it, in grouping order.
+pub fn stuck_in_prepare(
     inputs: &TxnInputs,
     domain: &Domain,
     chosen: &[usize],
-    groups: &[Group],
-    txns: &[ClusterTxn],
+    candidates: &[usize],
+    matched: &BTreeMap<usize, Vec<ClusterTxn>>,
     coord: &[CoordTxn],
     out: &mut Vec<Placed>,
 ) {
-    let mut latest: BTreeMap<(usize, &str), usize> = BTreeMap::new();
-    for (i, c) in coord.iter().enumerate() {
-        let e = latest
-            .entry((c.log, c.transactional_id.as_str()))
-            .or_insert(i);
-        if coord[*e].last_record_offset < c.last_record_offset {
-            *e = i;
-        }
-    }
     let present: BTreeSet<(String, i32)> = chosen
         .iter()
         .map(|&i| {
@@ -287,27 +294,15 @@ fn stuck_in_prepare(
             )
         })
         .collect();
-    for (_, ci) in latest {
+    for &ci in candidates {
         let c = &coord[ci];
-        if !matches!(c.state, TxnState::PrepareCommit | TxnState::PrepareAbort) {
-            continue;
-        }
         let log = &inputs.coordinator[c.log];
         let age = log.ref_time_ms.saturating_sub(c.last_update_ms);
-        let limit = i64::from(c.timeout_ms.max(0)).saturating_add(PREPARE_MARGIN_MS);
-        if age <= limit {
-            continue;
-        }
-        let mine: Vec<&ClusterTxn> = groups
-            .iter()
-            .zip(txns)
-            .filter(|(g, _)| g.coord == Some(ci))
-            .map(|(_, t)| t)
-            .collect();
+        let mine: &[ClusterTxn] = matched.get(&ci).map_or(&[], Vec::as_slice);
         let mut with_marker = Vec::new();
         let mut without_marker = Vec::new();
         let mut hanging = Vec::new();
-        for t in &mine {
+        for t in mine {
             for p in &t.partitions {
                 if p.end == TxnEnd::Open {
                     without_marker

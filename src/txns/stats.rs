@@ -8,6 +8,7 @@ use super::{ClusterTxn, Outcome};
 use crate::state::txnrec::{TxnEnd, TxnRecord};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// min / nearest-rank percentiles / max / mean of a sample (all zero when empty).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -122,7 +123,8 @@ pub struct TxnStatistics {
     pub producers_fenced: u64,
     /// Over cluster transactions with data.
     pub size: Sizes,
-    pub by_transactional_id: Vec<IdStats>,
+    /// Serialised as a list of [`IdStats`], made one at a time from compact rows.
+    pub by_transactional_id: ByTransactionalId,
     pub by_partition: Vec<PartitionStats>,
     /// The longest closed transactions, longest first.
     pub longest: Vec<LongTxn>,
@@ -190,9 +192,69 @@ fn count(outcome: Outcome, empty: bool, c: &mut [&mut u64; 6]) {
     *c[i] += 1;
 }
 
-/// Fencing epoch bumps of one producer id's transactions, sorted by data epoch.
-fn fencing(txns: &[&ClusterTxn]) -> u64 {
-    let mut v: Vec<&&ClusterTxn> = txns.iter().filter(|t| !t.is_empty()).collect();
+/// What the statistics need of one cluster transaction (88 bytes, its parts not kept:
+/// issue #11, 300 000 transactions).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TxnRow {
+    pub transactional_id: Option<Arc<str>>,
+    pub producer_id: i64,
+    pub start_ms: i64,
+    pub end_ms: Option<i64>,
+    pub records: u64,
+    pub batches: u64,
+    pub bytes: u64,
+    /// Number of partitions.
+    pub partitions: u32,
+    /// Index of its join domain (domains in their order).
+    pub domain: u32,
+    pub producer_epoch: i16,
+    pub marker_epoch: Option<i16>,
+    pub transaction_version_2: bool,
+    pub outcome: Outcome,
+}
+
+impl TxnRow {
+    /// The row of `t`, of the `domain`-th domain.
+    pub fn of(t: &ClusterTxn, domain: u32) -> TxnRow {
+        TxnRow {
+            transactional_id: t.transactional_id.clone(),
+            producer_id: t.producer_id,
+            start_ms: t.start_ms,
+            end_ms: t.end_ms,
+            records: t.records,
+            batches: t.batches,
+            bytes: t.bytes,
+            partitions: u32::try_from(t.partitions.len()).unwrap_or(u32::MAX),
+            domain,
+            producer_epoch: t.producer_epoch,
+            marker_epoch: t.marker_epoch,
+            transaction_version_2: t.transaction_version_2,
+            outcome: t.outcome,
+        }
+    }
+    /// No data on any partition.
+    pub fn is_empty(&self) -> bool {
+        self.batches == 0
+    }
+    /// As [`ClusterTxn::duration_ms`].
+    pub fn duration_ms(&self) -> Option<i64> {
+        self.end_ms.map(|e| e.saturating_sub(self.start_ms).max(0))
+    }
+    /// The order of the transaction list: domain, start time, producer id, epoch.
+    pub fn order_key(&self) -> (u32, i64, i64, i16) {
+        (
+            self.domain,
+            self.start_ms,
+            self.producer_id,
+            self.producer_epoch,
+        )
+    }
+}
+
+/// Fencing epoch bumps of one producer id's transactions (in transaction order), sorted
+/// by data epoch.
+fn fencing<'a>(txns: impl Iterator<Item = &'a TxnRow>) -> u64 {
+    let mut v: Vec<&TxnRow> = txns.filter(|t| !t.is_empty()).collect();
     v.sort_by_key(|t| (t.producer_epoch, t.start_ms));
     v.windows(2)
         .filter(|w| {
@@ -206,65 +268,84 @@ fn fencing(txns: &[&ClusterTxn]) -> u64 {
         .count() as u64
 }
 
-/// The statistics of `txns` (from `inputs`).
-pub fn statistics(
-    inputs: &TxnInputs,
-    txns: &[ClusterTxn],
-    opts: &super::TxnOptions,
-) -> TxnStatistics {
-    let mut s = TxnStatistics {
-        cluster_transactions: txns.len() as u64,
-        by_partition: partition_stats(inputs),
-        ..Default::default()
-    };
-    let mut by_id: BTreeMap<(Option<String>, Option<i64>), Vec<&ClusterTxn>> = BTreeMap::new();
-    let mut by_pid: BTreeMap<i64, Vec<&ClusterTxn>> = BTreeMap::new();
-    for t in txns {
-        let key = match &t.transactional_id {
-            Some(id) => (Some(id.to_string()), None),
-            None => (None, Some(t.producer_id)),
-        };
-        by_id.entry(key).or_default().push(t);
-        by_pid.entry(t.producer_id).or_default().push(t);
-        let mut c = [
-            &mut s.committed,
-            &mut s.aborted,
-            &mut s.empty,
-            &mut s.open,
-            &mut s.partial,
-            &mut s.mixed,
-        ];
-        count(t.outcome, t.is_empty(), &mut c);
+fn tx_sizes<'a>(ts: impl Iterator<Item = &'a TxnRow> + Clone + 'a) -> Sizes {
+    sizes(
+        ts.filter(|t| !t.is_empty())
+            .map(|t| (t.records, t.batches, t.bytes, t.duration_ms())),
+    )
+}
+
+/// The per-transactional-id statistics ([`IdStats`], ≈ 400 bytes each), kept as the
+/// compact rows they are computed from and made one at a time when read or serialised:
+/// with one id per transaction (300 000 producers without the coordinator's log) the
+/// list would otherwise cost more than the transactions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ByTransactionalId {
+    /// Sorted by (transactional id, producer id when the id is unknown), each id's rows in
+    /// transaction order.
+    rows: Vec<TxnRow>,
+    /// Where each id's rows start in `rows`.
+    starts: Vec<usize>,
+    /// Fencing epoch bumps per producer id (only ids with some).
+    fenced: BTreeMap<i64, u64>,
+}
+
+fn id_key(t: &TxnRow) -> (Option<&str>, Option<i64>) {
+    (
+        t.transactional_id.as_deref(),
+        t.transactional_id.is_none().then_some(t.producer_id),
+    )
+}
+
+impl ByTransactionalId {
+    fn new(mut rows: Vec<TxnRow>, fenced: BTreeMap<i64, u64>) -> Self {
+        // The order of an id's rows does not matter to its statistics: no stable sort
+        // (and no buffer of half the rows).
+        rows.sort_unstable_by(|a, b| id_key(a).cmp(&id_key(b)));
+        let starts = (0..rows.len())
+            .filter(|&i| i == 0 || id_key(&rows[i - 1]) != id_key(&rows[i]))
+            .collect();
+        ByTransactionalId {
+            rows,
+            starts,
+            fenced,
+        }
     }
-    let tx_sizes = |ts: &[&ClusterTxn]| {
-        sizes(
-            ts.iter()
-                .filter(|t| !t.is_empty())
-                .map(|t| (t.records, t.batches, t.bytes, t.duration_ms))
-                .collect::<Vec<_>>()
-                .into_iter(),
-        )
-    };
-    let all: Vec<&ClusterTxn> = txns.iter().collect();
-    s.size = tx_sizes(&all);
-    let fenced_pids: BTreeMap<i64, u64> = by_pid.iter().map(|(&p, ts)| (p, fencing(ts))).collect();
-    s.producers_fenced = fenced_pids.values().filter(|&&n| n > 0).count() as u64;
-    for ((id, _), ts) in by_id {
+    /// Number of ids.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+    /// The statistics of the `i`-th id.
+    pub fn get(&self, i: usize) -> Option<IdStats> {
+        let from = *self.starts.get(i)?;
+        let to = self.starts.get(i + 1).copied().unwrap_or(self.rows.len());
+        Some(self.id_stats(&self.rows[from..to]))
+    }
+    /// Every id's statistics, in order.
+    pub fn iter(&self) -> impl Iterator<Item = IdStats> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+    fn id_stats(&self, ts: &[TxnRow]) -> IdStats {
         let mut pids: Vec<i64> = ts.iter().map(|t| t.producer_id).collect();
         pids.sort_unstable();
         pids.dedup();
         let mut r = IdStats {
-            transactional_id: id,
+            transactional_id: ts
+                .first()
+                .and_then(|t| t.transactional_id.as_deref().map(str::to_string)),
             fenced: pids
                 .iter()
-                .map(|p| fenced_pids.get(p).copied().unwrap_or(0))
+                .map(|p| self.fenced.get(p).copied().unwrap_or(0))
                 .sum(),
             producer_ids: pids,
-            partitions: Distribution::of(ts.iter().map(|t| t.partitions.len() as i64)),
-            size: tx_sizes(&ts),
+            partitions: Distribution::of(ts.iter().map(|t| i64::from(t.partitions))),
+            size: tx_sizes(ts.iter()),
             ..Default::default()
         };
-        for t in &ts {
+        for t in ts {
             let mut c = [
                 &mut r.committed,
                 &mut r.aborted,
@@ -275,10 +356,59 @@ pub fn statistics(
             ];
             count(t.outcome, t.is_empty(), &mut c);
         }
-        s.by_transactional_id.push(r);
+        r
     }
-    let mut longest: Vec<&ClusterTxn> = txns.iter().filter(|t| t.duration_ms.is_some()).collect();
-    longest.sort_by_key(|t| (std::cmp::Reverse(t.duration_ms), t.start_ms, t.producer_id));
+}
+
+impl Serialize for ByTransactionalId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+/// The statistics of the transactions `rows` (from `inputs`), in transaction order.
+pub fn statistics(
+    inputs: &TxnInputs,
+    rows: Vec<TxnRow>,
+    opts: &super::TxnOptions,
+) -> TxnStatistics {
+    let mut s = TxnStatistics {
+        cluster_transactions: rows.len() as u64,
+        by_partition: partition_stats(inputs),
+        ..Default::default()
+    };
+    for t in &rows {
+        let mut c = [
+            &mut s.committed,
+            &mut s.aborted,
+            &mut s.empty,
+            &mut s.open,
+            &mut s.partial,
+            &mut s.mixed,
+        ];
+        count(t.outcome, t.is_empty(), &mut c);
+    }
+    s.size = tx_sizes(rows.iter());
+    // Per producer id, its transactions in transaction order (a stable sort).
+    let mut by_pid: Vec<usize> = (0..rows.len()).collect();
+    by_pid.sort_by_key(|&i| rows[i].producer_id);
+    let mut fenced_pids: BTreeMap<i64, u64> = BTreeMap::new();
+    for ids in by_pid.chunk_by(|&a, &b| rows[a].producer_id == rows[b].producer_id) {
+        let n = fencing(ids.iter().map(|&i| &rows[i]));
+        if n > 0 {
+            fenced_pids.insert(rows[ids[0]].producer_id, n);
+        }
+    }
+    drop(by_pid);
+    s.producers_fenced = fenced_pids.len() as u64;
+    let mut longest: Vec<&TxnRow> = rows.iter().filter(|t| t.end_ms.is_some()).collect();
+    longest.sort_by_key(|t| {
+        (
+            std::cmp::Reverse(t.duration_ms()),
+            t.start_ms,
+            t.producer_id,
+        )
+    });
     s.longest = longest
         .into_iter()
         .take(opts.longest)
@@ -289,10 +419,11 @@ pub fn statistics(
             outcome: t.outcome,
             start_ms: t.start_ms,
             end_ms: t.end_ms,
-            duration_ms: t.duration_ms.unwrap_or(0),
-            partitions: t.partitions.len(),
+            duration_ms: t.duration_ms().unwrap_or(0),
+            partitions: t.partitions as usize,
             records: t.records,
         })
         .collect();
+    s.by_transactional_id = ByTransactionalId::new(rows, fenced_pids);
     s
 }
