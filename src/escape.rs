@@ -131,6 +131,15 @@ impl<W: std::io::Write> std::io::Write for JsonWriter<W> {
             }
         }
         while i < buf.len() {
+            // Jump to the next byte that may need escaping: in JSON mode only DEL and a C1
+            // lead byte (serde_json escapes the rest), found with memchr; most output has none.
+            let next = if self.text {
+                buf[i..].iter().position(|&b| b == 0xc2 || self.escapes(b))
+            } else {
+                memchr::memchr2(0x7f, 0xc2, &buf[i..])
+            };
+            let Some(skip) = next else { break };
+            i += skip;
             let b = buf[i];
             if self.escapes(b) {
                 self.inner.write_all(&buf[from..i])?;
@@ -214,6 +223,58 @@ mod tests {
             w.flush().unwrap();
             let out = String::from_utf8(w.inner).unwrap();
             assert_eq!(out, "a\\x1b[31m\\u{9b}b\\r\n\\tc\\x7fé\n");
+        }
+    }
+
+    /// The writers' skip-ahead search finds every byte the per-character rules escape:
+    /// long strings mixing plain text, C0, DEL, C1, other two-byte characters led by 0xC2
+    /// (U+00A0–U+00BF, never escaped) and longer characters, written in uneven pieces, give
+    /// the reference escaping of each character.
+    #[test]
+    fn writers_match_the_per_character_reference_on_long_mixed_text() {
+        use std::io::Write;
+        let alphabet = [
+            "plain ", "\n", "\u{1b}", "\u{7f}", "\u{85}", "\u{9b}", "\u{a0}", "\u{bf}", "é", "✓",
+            "\r\n", "\t", "🙂", "\u{0}",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..200 {
+            let mut s = String::new();
+            for _ in 0..(round * 7 % 300) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                s.push_str(alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            let piece = 1 + round % 23;
+            for json in [true, false] {
+                let mut w = if json {
+                    JsonWriter::new(Vec::new())
+                } else {
+                    JsonWriter::text(Vec::new())
+                };
+                for chunk in s.as_bytes().chunks(piece) {
+                    w.write_all(chunk).unwrap();
+                }
+                w.flush().unwrap();
+                let mut want = String::new();
+                for c in s.chars() {
+                    let u = c as u32;
+                    match c {
+                        '\n' => want.push('\n'),
+                        _ if json && (0x7f..=0x9f).contains(&u) => {
+                            want.push_str(&format!("\\u{u:04x}"))
+                        }
+                        _ if !json && is_control(c) => push(&mut want, c.encode_utf8(&mut [0; 4])),
+                        _ => want.push(c),
+                    }
+                }
+                assert_eq!(
+                    String::from_utf8(w.inner).unwrap(),
+                    want,
+                    "json={json} piece={piece}"
+                );
+            }
         }
     }
 }
