@@ -850,8 +850,14 @@ fn many_segments_out_of_name_order_are_grouped_by_offset() {
     for (i, s) in p.segments.iter().enumerate() {
         let off = i as i64 * 7;
         assert_eq!(s.base_offset, off);
-        assert_eq!(s.log.as_deref(), Some(pd.join(format!("{off}.log")).as_path()));
-        assert_eq!(s.index.as_deref(), Some(pd.join(seg(off, "index")).as_path()));
+        assert_eq!(
+            s.log.as_deref(),
+            Some(pd.join(format!("{off}.log")).as_path())
+        );
+        assert_eq!(
+            s.index.as_deref(),
+            Some(pd.join(seg(off, "index")).as_path())
+        );
     }
     assert_eq!(p.unknown, vec![pd.join(seg(0, "log"))]);
 
@@ -864,6 +870,11 @@ fn many_segments_out_of_name_order_are_grouped_by_offset() {
     assert!(parts[0].partial);
     let offs: Vec<i64> = parts[0].segments.iter().map(|s| s.base_offset).collect();
     assert_eq!(offs, (0..n).map(|i| i * 7).collect::<Vec<_>>());
-    assert!(parts[0].segments.iter().all(|s| s.index.is_some() && s.log.is_none()));
+    assert!(
+        parts[0]
+            .segments
+            .iter()
+            .all(|s| s.index.is_some() && s.log.is_none())
+    );
     assert!(parts[0].unknown.is_empty());
 }
