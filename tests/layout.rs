@@ -842,7 +842,7 @@ fn many_segments_out_of_name_order_are_grouped_by_offset() {
         fs::write(pd.join(seg(i * 7, "index")), b"").unwrap();
     }
     fs::write(pd.join(seg(0, "log")), b"").unwrap(); // a second name for offset 0's log
-    let inv = discover(&[pd.clone()]);
+    let inv = discover(std::slice::from_ref(&pd));
     let parts = find(&inv, "t", 0);
     assert_eq!(parts.len(), 1);
     let p = parts[0];
