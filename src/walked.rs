@@ -427,7 +427,11 @@ impl ClusterInputs {
     /// The partition's walk is finished: sort the batch keys by base offset (as the
     /// replica comparison reads them).
     pub fn finish(&mut self) {
-        if let Some(b) = &mut self.batches {
+        // Usually in order already (one walk in file order): then no sort and no scratch
+        // buffer, one pass.
+        if let Some(b) = &mut self.batches
+            && !b.is_sorted_by_key(|k| k.base_offset)
+        {
             b.sort_by_key(|k| k.base_offset);
         }
     }

@@ -56,6 +56,8 @@ struct Walker {
     /// Partial partition dirs (single files given), by canonical dir path.
     partial: Vec<(PathBuf, PartitionDir)>,
     partial_index: HashMap<PathBuf, usize>,
+    /// The single files added to `partial` (a file given twice is added once).
+    single_files: HashSet<PathBuf>,
     /// Partition dirs reached, counting those reached again (see [`Walker::found`]).
     reached: usize,
     /// Log dirs by canonical path.
@@ -322,10 +324,9 @@ impl Walker {
                 self.partial.len() - 1
             }
         };
-        let pd = &mut self.partial[i].1;
-        let already = |pd: &PartitionDir| all_paths(pd).any(|p| p == path);
-        if !already(pd) {
-            pd.add_file(&name, path.to_path_buf());
+        // Given twice: keep one (a set, not a search of the directory's files per file).
+        if self.single_files.insert(path.to_path_buf()) {
+            self.partial[i].1.add_file(&name, path.to_path_buf());
         }
     }
 
@@ -360,22 +361,6 @@ fn parent_dir(path: &Path) -> Option<PathBuf> {
         Some(p) => Some(p.to_path_buf()),
         None => None,
     }
-}
-
-/// Every file path a partition dir lists.
-fn all_paths(pd: &PartitionDir) -> impl Iterator<Item = &Path> {
-    pd.segments
-        .iter()
-        .flat_map(|s| [&s.log, &s.index, &s.timeindex, &s.txnindex])
-        .flatten()
-        .chain(pd.snapshots.iter().map(|s| &s.path))
-        .chain(&pd.leader_epoch_checkpoint)
-        .chain(&pd.partition_metadata)
-        .chain(&pd.kraft_snapshots)
-        .chain(&pd.quorum_state)
-        .chain(pd.leftovers.iter().map(|(_, p)| p))
-        .chain(&pd.unknown)
-        .map(|p| p.as_path())
 }
 
 /// Decide whether a directory (not a log dir) is a partition directory. See [`discover`].

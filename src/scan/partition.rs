@@ -210,7 +210,9 @@ impl<'a> Run<'a> {
             // replay with its header fields, as the broker's producer-state rebuild
             // reads them (no CRC check there); what the replay derives from it is
             // linked to the damage (`causes::link_damage`).
+            // Almost always empty (no damaged batch yet): no hash per batch then.
             if ev.has_producer_id()
+                && !self.awaiting_next.is_empty()
                 && let Some(i) = self.awaiting_next.remove(&ev.producer_id)
             {
                 self.damaged[i].next_of_producer = Some(ev.base_offset);

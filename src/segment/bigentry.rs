@@ -131,16 +131,26 @@ fn header_of(bytes: &[u8]) -> [u8; V2_HEADER_SIZE] {
 /// The item for entry `e` of the mapped file `data`: [`Item::Big`] when it is larger than
 /// [`BIG_ENTRY`] (its CRC computed over the map, pages released behind the cursor every
 /// [`super::RELEASE_STEP`] bytes), else the entry itself.
+#[inline]
 pub fn mapped_item<'a>(data: &FileData, e: RawEntry<'a>) -> Item<'a> {
     item_over(Some(data), e, BIG_ENTRY)
 }
 
 /// The item for `e` with threshold `big`; `data`: the map `e` is a slice of, whose pages
 /// are released behind the CRC (`None`: `e` is in a buffer, nothing is released).
+#[inline]
 pub(super) fn item_over<'a>(data: Option<&FileData>, e: RawEntry<'a>, big: usize) -> Item<'a> {
     if e.len() <= big || e.len() < V2_HEADER_SIZE {
         return Item::Entry(e);
     }
+    big_item(data, e)
+}
+
+/// [`item_over`] for an entry over the threshold: its CRC computed in steps, the map's
+/// pages released behind it. Out of line: the per-entry path above stays a compare.
+#[cold]
+#[inline(never)]
+fn big_item<'a>(data: Option<&FileData>, e: RawEntry<'a>) -> Item<'a> {
     // Where the entry lies in the map (None: not a slice of it; nothing is released).
     let base = data.and_then(|data| {
         (e.bytes.as_ptr() as usize)

@@ -201,6 +201,37 @@ pub(crate) fn walk_read_items(
     total: u64,
     chunk_size: usize,
     big: Option<usize>,
+    on_entry: impl FnMut(Item<'_>) -> ControlFlow<()>,
+) -> io::Result<Option<crate::format::Tail>> {
+    // A walk per piece of ~8 MiB: a fresh buffer each time cost a 1 MiB memset, its page
+    // faults and its unmap per piece (docs/performance.md). The thread's last buffer is
+    // reused instead (taken, so a nested walk on this thread gets its own); one larger
+    // than `KEEP_READ_BUF` (a huge entry) is dropped, as before.
+    let mut buf = READ_BUF.with(std::cell::Cell::take);
+    let res = walk_read_items_in(&mut buf, file, start, total, chunk_size, big, on_entry);
+    if buf.capacity() <= KEEP_READ_BUF {
+        READ_BUF.with(|b| b.set(buf));
+    }
+    res
+}
+
+thread_local! {
+    /// The read buffer [`walk_read_items`] hands on to the next walk on this thread.
+    static READ_BUF: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Largest read buffer kept per thread between walks.
+const KEEP_READ_BUF: usize = 2 * CHUNK_SIZE;
+
+/// [`walk_read_items`] in `buf`, whose contents on entry are never read (only the bytes
+/// this walk put there are).
+fn walk_read_items_in(
+    buf: &mut Vec<u8>,
+    file: &File,
+    start: u64,
+    total: u64,
+    chunk_size: usize,
+    big: Option<usize>,
     mut on_entry: impl FnMut(Item<'_>) -> ControlFlow<()>,
 ) -> io::Result<Option<crate::format::Tail>> {
     use crate::format::batch::{HEADER_SIZE_UP_TO_MAGIC, V2_HEADER_SIZE};
@@ -209,7 +240,6 @@ pub(crate) fn walk_read_items(
     let chunk_size = chunk_size.max(64);
     let total = total.max(start);
     // `buf[..filled]` holds the file from `base`; `buf` itself only grows.
-    let mut buf: Vec<u8> = Vec::new();
     let mut filled = 0usize;
     let mut base = start; // file position of buf[0]
     let mut read_to = start; // file position after buf's last valid byte
@@ -217,7 +247,7 @@ pub(crate) fn walk_read_items(
         // Fill the buffer to the chunk size (or to what is left of the file).
         let want = (chunk_size.max(filled) as u64).min(total - base) as usize;
         if filled < want {
-            ensure_len(&mut buf, want)?;
+            ensure_len(buf, want)?;
             read_exact_at(file, &mut buf[filled..want], read_to)?;
             filled = want;
             read_to = base + want as u64;
@@ -256,7 +286,7 @@ pub(crate) fn walk_read_items(
                     // byte has checked it (magic, offset, size), and a streamed entry
                     // keeps its header.
                     let want = V2_HEADER_SIZE.min(rest as usize);
-                    ensure_len(&mut buf, want)?;
+                    ensure_len(buf, want)?;
                     read_exact_at(file, &mut buf[filled..want], read_to)?;
                     filled = want;
                     read_to = base + want as u64;
@@ -287,14 +317,14 @@ pub(crate) fn walk_read_items(
                 if (need as u64) > total - base {
                     // It can never be whole: read the rest and let the final walk classify it.
                     let rest = (total - base) as usize;
-                    ensure_len(&mut buf, rest)?;
+                    ensure_len(buf, rest)?;
                     read_exact_at(file, &mut buf[filled..rest], read_to)?;
                     filled = rest;
                     read_to = total;
                     continue;
                 }
                 if need > filled {
-                    ensure_len(&mut buf, need)?;
+                    ensure_len(buf, need)?;
                     read_exact_at(file, &mut buf[filled..need], read_to)?;
                     filled = need;
                     read_to = base + need as u64;
