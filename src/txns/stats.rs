@@ -391,7 +391,8 @@ pub fn statistics(
     s.size = tx_sizes(rows.iter());
     // Per producer id, its transactions in transaction order (a stable sort).
     let mut by_pid: Vec<usize> = (0..rows.len()).collect();
-    by_pid.sort_by_key(|&i| rows[i].producer_id);
+    // (producer id, row): the stable order without a stable sort's scratch buffer.
+    by_pid.sort_unstable_by_key(|&i| (rows[i].producer_id, i));
     let mut fenced_pids: BTreeMap<i64, u64> = BTreeMap::new();
     for ids in by_pid.chunk_by(|&a, &b| rows[a].producer_id == rows[b].producer_id) {
         let n = fencing(ids.iter().map(|&i| &rows[i]));
@@ -401,18 +402,30 @@ pub fn statistics(
     }
     drop(by_pid);
     s.producers_fenced = fenced_pids.len() as u64;
-    let mut longest: Vec<&TxnRow> = rows.iter().filter(|t| t.end_ms.is_some()).collect();
-    longest.sort_by_key(|t| {
+    // Only the first `opts.longest` are reported: select them, then order those. The row
+    // index ends the key, so the result is the stable sort's (ties keep row order).
+    let mut longest: Vec<(usize, &TxnRow)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.end_ms.is_some())
+        .collect();
+    let key = |&(i, t): &(usize, &TxnRow)| {
         (
             std::cmp::Reverse(t.duration_ms()),
             t.start_ms,
             t.producer_id,
+            i,
         )
-    });
+    };
+    if opts.longest < longest.len() {
+        longest.select_nth_unstable_by_key(opts.longest, key);
+        longest.truncate(opts.longest);
+    }
+    longest.sort_unstable_by_key(key);
     s.longest = longest
         .into_iter()
         .take(opts.longest)
-        .map(|t| LongTxn {
+        .map(|(_, t)| LongTxn {
             transactional_id: t.transactional_id.as_deref().map(str::to_string),
             producer_id: t.producer_id,
             producer_epoch: t.producer_epoch,
