@@ -187,6 +187,8 @@ impl<'a> Run<'a> {
                 check.batch(ev.last_offset, ev.size);
             }
             if ev.is_recovery_only() {
+                // Not replayed, but the broker's log holds it: it ends the log when last.
+                self.replay.extend_log_end(ev.last_offset);
                 continue;
             }
             while let Some(&n) = self.pending_snapshots.last() {
