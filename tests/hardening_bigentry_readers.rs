@@ -14,11 +14,13 @@
 //! streaming of a debug build short. The files are sparse: the batch body is a hole.
 #![cfg(all(feature = "testkit", unix))]
 
+mod common;
 #[path = "common/huge.rs"]
 mod huge;
 #[path = "common/run.rs"]
 mod run;
 
+use common::findings_of as findings;
 use huge::{append_huge, huge_header};
 use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
 use run::klogscan;
@@ -56,15 +58,6 @@ fn os<'a>(v: &[&'a str]) -> Vec<&'a OsStr> {
 
 fn json(out: &str) -> Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
-}
-
-fn findings<'a>(rep: &'a Value, kind: &str) -> Vec<&'a Value> {
-    rep["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["kind"] == kind)
-        .collect()
 }
 
 fn one_broker(root: &Path) {

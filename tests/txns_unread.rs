@@ -8,11 +8,13 @@
 //! carries `confirmed: false` and `records_not_read` (`src/txns/unread.rs`).
 #![cfg(all(feature = "testkit", unix))]
 
+mod common;
 #[path = "common/huge.rs"]
 mod huge;
 #[path = "common/run.rs"]
 mod run;
 
+use common::findings_of as of_kind;
 use klogscan::Kind;
 use klogscan::finding::{Finding, Severity};
 use klogscan::scan::ScanOptions;
@@ -71,15 +73,6 @@ fn scan_json(dir: &Path, limit: Option<u64>) -> Value {
     );
     assert!(r.code() <= 1, "{r:?}");
     serde_json::from_str(&r.out).unwrap_or_else(|e| panic!("{e}: {}", r.out))
-}
-
-fn of_kind<'a>(rep: &'a Value, kind: &str) -> Vec<&'a Value> {
-    rep["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["kind"] == kind)
-        .collect()
 }
 
 fn one<'a>(rep: &'a Value, kind: &str) -> &'a Value {
@@ -208,6 +201,13 @@ fn findings(inputs: &TxnInputs, kind: Kind) -> Vec<Finding> {
         .collect()
 }
 
+/// The one `transaction_outcome_mismatch` of `inputs`.
+fn mismatch(inputs: &TxnInputs) -> Finding {
+    let mut m = findings(inputs, Kind::TransactionOutcomeMismatch);
+    assert_eq!(m.len(), 1, "{m:#?}");
+    m.remove(0)
+}
+
 fn with_unread(inputs: &TxnInputs, offsets: Option<(i64, i64)>) -> TxnInputs {
     let mut i = inputs.clone();
     for log in &mut i.coordinator {
@@ -268,15 +268,10 @@ fn unread_batches_unconfirm_only_the_verdicts_they_may_change() {
     c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]).flip_marker_on(B));
     let t = tempfile::tempdir().unwrap();
     let mixed = inputs_of(&c, t.path());
-    let m = findings(&with_unread(&mixed, None), Kind::TransactionOutcomeMismatch);
-    assert_eq!(m.len(), 1, "{m:#?}");
-    assert_eq!(m[0].severity, Severity::Error);
-    assert!(
-        m[0].evidence.get("records_not_read").is_none(),
-        "{:#?}",
-        m[0]
-    );
-    assert!(m[0].evidence.get("confirmed").is_none(), "{:#?}", m[0]);
+    let m = mismatch(&with_unread(&mixed, None));
+    assert_eq!(m.severity, Severity::Error);
+    assert!(m.evidence.get("records_not_read").is_none(), "{m:#?}");
+    assert!(m.evidence.get("confirmed").is_none(), "{m:#?}");
 }
 
 /// Without the coordinator's record a TV0/1 transaction is grouped by marker order (an
@@ -293,27 +288,18 @@ fn marker_order_grouping_names_the_unread_coordinator_batches() {
     k.write(t.path(), 1).unwrap();
     let base = inputs_of(&c, t.path());
     assert_eq!(base.coordinator.len(), 1);
-    let m = findings(&base, Kind::TransactionOutcomeMismatch);
-    assert_eq!(m.len(), 1, "{m:#?}");
-    assert_eq!(m[0].severity, Severity::Warning);
+    let m = mismatch(&base);
+    assert_eq!(m.severity, Severity::Warning);
+    assert!(m.evidence.get("records_not_read").is_none(), "{m:#?}");
+    let m = mismatch(&with_unread(&base, Some((0, 0))));
+    assert_eq!(m.severity, Severity::Warning);
+    assert_eq!(m.evidence["confirmed"], false);
+    assert_eq!(m.evidence["records_not_read"]["batches"], 1);
     assert!(
-        m[0].evidence.get("records_not_read").is_none(),
-        "{:#?}",
-        m[0]
-    );
-    let m = findings(
-        &with_unread(&base, Some((0, 0))),
-        Kind::TransactionOutcomeMismatch,
-    );
-    assert_eq!(m.len(), 1, "{m:#?}");
-    assert_eq!(m[0].severity, Severity::Warning);
-    assert_eq!(m[0].evidence["confirmed"], false);
-    assert_eq!(m[0].evidence["records_not_read"]["batches"], 1);
-    assert!(
-        m[0].message
+        m.message
             .contains("the coordinator's record of this transaction may be among them"),
         "{}",
-        m[0].message
+        m.message
     );
 }
 
@@ -341,34 +327,36 @@ fn exhaustion_verdicts_resting_on_absent_records_are_unconfirmed() {
         "x",
         tv2(50, 32767, state::PREPARE_ABORT, -1, -1).partitions(&[("orders", &[0])]),
     )]);
-    let k = Kind::ProducerStuckAtExhaustedEpoch;
-    assert_eq!(confirmed(&risk, k), (true, Severity::Warning));
-    assert_eq!(
-        confirmed(&with_unread(&risk, Some((0, 0))), k),
-        (true, Severity::Warning)
-    );
-    assert_eq!(
-        confirmed(&with_unread(&risk, Some((1, 7))), k),
-        (false, Severity::Warning)
-    );
     // y: rotated 60 → 61 without PreviousProducerId (offsets 0 and 2; z at 1)
     let (_d, fenced) = exhaustion_log(&[
         ("y", tv2(60, 32766, state::EMPTY, -1, -1)),
         ("z", tv2(70, 3, state::EMPTY, -1, -1)),
         ("y", tv2(61, 0, state::EMPTY, -1, -1)),
     ]);
-    let k = Kind::ProducerFencedOnRetryAfterFailover;
-    assert_eq!(confirmed(&fenced, k), (true, Severity::Warning));
-    // after the second value: it cannot sit between them
-    assert_eq!(
-        confirmed(&with_unread(&fenced, Some((3, 9))), k),
-        (true, Severity::Warning)
-    );
-    // between the two values of y (offsets 0 and 2)
-    assert_eq!(
-        confirmed(&with_unread(&fenced, Some((1, 1))), k),
-        (false, Severity::Warning)
-    );
+    let stuck = Kind::ProducerStuckAtExhaustedEpoch;
+    let rotation = Kind::ProducerFencedOnRetryAfterFailover;
+    // (inputs, kind, unread batch offsets, confirmed); every one stays a warning
+    let cases = [
+        (&risk, stuck, None, true),
+        // at or before the Prepare: it cannot hold a later record
+        (&risk, stuck, Some(Some((0, 0))), true),
+        (&risk, stuck, Some(Some((1, 7))), false),
+        (&fenced, rotation, None, true),
+        // after the second value: it cannot sit between them
+        (&fenced, rotation, Some(Some((3, 9))), true),
+        (&fenced, rotation, Some(Some((1, 1))), false),
+    ];
+    for (inputs, kind, unread, want) in cases {
+        let i = match unread {
+            Some(offsets) => with_unread(inputs, offsets),
+            None => inputs.clone(),
+        };
+        assert_eq!(
+            confirmed(&i, kind),
+            (want, Severity::Warning),
+            "{kind:?} {unread:?}"
+        );
+    }
 }
 
 /// `CoordinatorLog` is a versioned, serialisable input: the new field round-trips, and

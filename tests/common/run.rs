@@ -101,6 +101,30 @@ pub fn run_limited<S: AsRef<OsStr>>(limit_mib: u64, args: &[S], secs: u64) -> Ru
     wait(cmd, args, secs)
 }
 
+/// [`run_limited`], failing the test unless `klogscan` exits 0.
+pub fn run_limited_ok<S: AsRef<OsStr>>(limit_mib: u64, args: &[S], secs: u64) -> Run {
+    let r = run_limited(limit_mib, args, secs);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "klogscan {:?} under {limit_mib} MiB of address space failed: {}",
+        args.iter().map(|a| a.as_ref()).collect::<Vec<_>>(),
+        r.err
+    );
+    r
+}
+
+/// The limit binds: under `limit_mib` MiB (far below what the binary and its inputs
+/// need) `klogscan args…` must not succeed, or the limit was not applied.
+pub fn assert_limit_binds<S: AsRef<OsStr>>(limit_mib: u64, args: &[S], secs: u64) {
+    let r = run_limited(limit_mib, args, secs);
+    assert_ne!(
+        r.status.code(),
+        Some(0),
+        "a {limit_mib} MiB address space should not be enough"
+    );
+}
+
 /// Spawn `cmd` (stdout and stderr piped), collect its output, kill it and fail the test
 /// when it runs longer than `secs` seconds (a hang).
 fn wait<S: AsRef<OsStr>>(mut cmd: Command, args: &[S], secs: u64) -> Run {
