@@ -645,7 +645,14 @@ mod tests {
                 origin: parts[0].origin.clone(),
                 ref_time_ms: pick(next()),
                 records,
-                records_not_read: Vec::new(),
+                // unread batches anywhere, of hostile or unknown offsets
+                records_not_read: (0..(round % 3))
+                    .map(|_| UnreadBatch {
+                        segment: "00000000000000000000.log".into(),
+                        reason: "not read".into(),
+                        offsets: (round % 2 == 0).then(|| (pick(next()), pick(next()))),
+                    })
+                    .collect(),
             }];
             let inputs = TxnInputs {
                 version: INPUT_VERSION,

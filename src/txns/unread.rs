@@ -8,7 +8,7 @@
 //! 64 MiB, one that does not decompress or parse, a segment that could not be read).
 //! Otherwise the finding says `unconfirmed:` and why, an error becomes a warning, and the
 //! evidence carries `confirmed: false`, `unconfirmed_reason` and `records_not_read` — as the
-//! coordinator's own verdicts do (`crate::coordinator`, `evidence.coordinator`).
+//! coordinator's own verdicts do (`evidence.coordinator` of `hanging_transaction`).
 
 use super::TRANSACTION_STATE_TOPIC;
 use super::input::{CoordinatorLog, TxnInputs, UnreadBatch};
