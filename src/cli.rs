@@ -210,7 +210,7 @@ pub struct ScanArgs {
     /// `decompression_budget_exceeded` finding says so.
     #[arg(long, default_value_t = klogscan::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
     pub max_decompressed_per_file: u64,
-    /// Memory-map sealed segments (auto) or read every byte (never). Either way a file
+    /// Memory-map segments (auto) or read every byte (never). Either way a file
     /// that shrinks or fails while it is read is reported, never a crash.
     #[arg(long, value_enum, default_value = "auto")]
     pub mmap: MmapArg,

@@ -63,11 +63,9 @@ pub fn read_copy(p: &PartitionDir, max_bytes: Option<u64>) -> CopyBatches {
 /// [`read_copy`] under the read policy `mmap` (`--mmap`, [`segment::policy`]).
 pub fn read_copy_with(p: &PartitionDir, max_bytes: Option<u64>, mmap: MmapMode) -> CopyBatches {
     let mut out = CopyBatches::default();
-    let last = p.segments.iter().rposition(|s| s.log.is_some());
-    for (si, seg) in p.segments.iter().enumerate() {
+    for seg in &p.segments {
         let Some(log) = &seg.log else { continue };
-        // The newest segment may still be appended to: read it, don't map it.
-        let policy = segment::policy(mmap, Some(si) == last || p.partial);
+        let policy = segment::policy(mmap);
         let seg_idx = out.segments.len() as u32;
         out.segments.push(
             log.file_name()

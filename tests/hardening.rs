@@ -223,10 +223,33 @@ fn big_partition(root: &Path, mib: usize) -> PathBuf {
 
 #[test]
 fn truncating_a_mapped_segment_under_a_running_scan_is_exit_2_never_a_signal() {
+    race_truncation(false);
+}
+
+/// Under `--mmap auto` the newest segment is mapped too (`segment::policy`): a broker
+/// truncating it under the scan (a follower's `truncateTo`) is caught the same way.
+#[test]
+fn truncating_the_mapped_newest_segment_under_a_running_scan_is_exit_2_never_a_signal() {
+    race_truncation(true);
+}
+
+/// Truncate the big segment of [`big_partition`] while `klogscan scan` walks it; with
+/// `newest`, the small segment after it is removed first, so the big one is the newest.
+fn race_truncation(newest: bool) {
     let mut raced = 0;
+    let mut mapped = false;
     for attempt in 0..4 {
         let t = tempfile::tempdir().unwrap();
         let sealed = big_partition(t.path(), 256 << attempt.min(1));
+        if newest {
+            let dir = sealed.parent().unwrap();
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p != sealed {
+                    std::fs::remove_file(p).unwrap();
+                }
+            }
+        }
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_klogscan"))
             .args(["scan", "--format", "json", "--threads", "1"])
             .arg(t.path())
@@ -241,7 +264,10 @@ fn truncating_a_mapped_segment_under_a_running_scan_is_exit_2_never_a_signal() {
         let start = std::time::Instant::now();
         while start.elapsed() < std::time::Duration::from_secs(20) {
             match std::fs::read_to_string(&maps) {
-                Ok(m) if m.contains(&needle) => break,
+                Ok(m) if m.contains(&needle) => {
+                    mapped = true;
+                    break;
+                }
                 Ok(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
                 Err(_) => {
                     std::thread::sleep(std::time::Duration::from_millis(40));
@@ -293,6 +319,8 @@ fn truncating_a_mapped_segment_under_a_running_scan_is_exit_2_never_a_signal() {
         raced > 0,
         "no attempt truncated the segment while it was walked"
     );
+    // The segment was mapped (not read) when it was truncated, in some attempt.
+    assert!(mapped, "the segment never appeared in /proc/<pid>/maps");
 }
 
 // --- row: sparse 10 GiB files ------------------------------------------------------------

@@ -118,6 +118,25 @@ fn a_legacy_entry_with_a_valid_crc_counts_even_if_it_does_not_parse() {
     assert_eq!(s.partitions[0].batches, 2);
 }
 
+/// The same entry last in the log, nothing after it: no truncation, and the log ends
+/// after it (offset 10 + 1), in scan's report and in verify's prediction, not after the
+/// last replayed batch (offset 3 + 1).
+#[test]
+fn an_unparsed_legacy_entry_last_in_the_log_ends_the_log() {
+    let (d, _) = write(two_batches(), &[unparseable_v1(10, false)]);
+    let (s, v) = both(d.path());
+    assert_eq!(agreed_truncation(&s, &v), None);
+    assert_eq!(s.partitions[0].log_end_offset, Some(11));
+    assert_eq!(v.partitions[0].prediction.log_end_offset, Some(11));
+    assert_eq!(v.partitions[0].prediction.log_end_offset_after, Some(11));
+    assert_eq!(s.partitions[0].batches, 2);
+    // Negative: with a bad CRC it is where recovery stops, and the log ends at 4.
+    let (d, _) = write(two_batches(), &[unparseable_v1(10, true)]);
+    let (s, v) = both(d.path());
+    assert!(agreed_truncation(&s, &v).is_some());
+    assert_eq!(v.partitions[0].prediction.log_end_offset_after, Some(4));
+}
+
 #[test]
 fn a_legacy_entry_with_a_bad_crc_is_where_recovery_stops() {
     let (d, m) = write(two_batches(), &[unparseable_v1(10, true), GARBAGE.to_vec()]);

@@ -120,7 +120,7 @@ struct Cursor<'p> {
     logs: &'p [(i64, &'p Path)],
     /// The files of each segment of `logs`.
     segs: &'p [&'p layout::SegmentFiles],
-    policies: Vec<ReadPolicy>,
+    policy: ReadPolicy,
     sizes: Vec<u64>,
     next: usize,
     split: Option<(Arc<Split>, usize)>,
@@ -149,8 +149,7 @@ impl Cursor<'_> {
             self.next += 1;
             let size = self.sizes[idx].min(opts.max_bytes.unwrap_or(u64::MAX));
             if size >= 2 * self.piece as u64
-                && let Some(mut s) =
-                    Split::new(idx, base, path, self.policies[idx], opts, self.piece)
+                && let Some(mut s) = Split::new(idx, base, path, self.policy, opts, self.piece)
             {
                 // `verify`: the keys every piece matches are read once, before the pieces.
                 s.indexes = (self.segs.get(idx))
@@ -194,6 +193,8 @@ impl<'a> Run<'a> {
                 check.batch(ev.last_offset, ev.size);
             }
             if ev.is_recovery_only() {
+                // Not replayed, but the broker's log holds it: it ends the log when last.
+                self.replay.extend_log_end(ev.last_offset);
                 continue;
             }
             while let Some(&n) = self.pending_snapshots.last() {
@@ -404,7 +405,6 @@ pub(super) fn scan_partition(
         .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
         .collect();
     let segs: Vec<&layout::SegmentFiles> = p.segments.iter().filter(|s| s.log.is_some()).collect();
-    let active = logs.len().saturating_sub(1);
     let report = PartitionReport {
         topic: ctx.topic.clone(),
         partition: ctx.partition,
@@ -476,15 +476,12 @@ pub(super) fn scan_partition(
             &p.path.display().to_string(),
         ),
     };
-    // The newest segment may still be appended to or truncated by a running broker; so
-    // may any file the user named directly (we cannot tell which of them is live). Read
-    // those; map only sealed segments of a whole directory.
+    // Every segment under the one read policy (`segment::policy`: mapped under `auto`,
+    // the newest too; a file changing under its map is reported, not a signal).
     let mut cursor = Cursor {
         logs: &logs,
         segs: &segs,
-        policies: (0..logs.len())
-            .map(|i| segment::policy(opts.mmap, i == active || p.partial))
-            .collect(),
+        policy: segment::policy(opts.mmap),
         sizes: logs
             .iter()
             .map(|(_, l)| std::fs::metadata(l).map_or(0, |m| m.len()))
@@ -503,7 +500,7 @@ pub(super) fn scan_partition(
             .into_par_iter()
             .map(|u| match u {
                 Unit::Segment(idx) => {
-                    let policy = segment::policy(opts.mmap, idx == active || p.partial);
+                    let policy = segment::policy(opts.mmap);
                     Walked::Segment(scan_segment(ctx, idx as u32, segs[idx], policy, opts, pool))
                 }
                 Unit::Piece(split, k) => {

@@ -5,8 +5,7 @@
 //!   checks the type of what was opened (`fstat`). Anything else fails with
 //!   [`NotRegularFile`] inside the `io::Error`.
 //! * One function, [`policy`], decides whether a file is mapped or read, from the user's
-//!   [`MmapMode`] (`--mmap auto|never`) and whether the file may still change (the newest
-//!   segment of a partition, any file named directly).
+//!   [`MmapMode`] (`--mmap auto|never`): under `auto` every segment is mapped (guarded).
 //! * A map is made only under the SIGBUS guard (`mapguard`): a file truncated under the
 //!   map, or a page the disk cannot return (EIO), makes the map read zeros from there on
 //!   and marks it changed ([`FileData::changed`]); the walks here then fail with

@@ -201,3 +201,16 @@ impl Replay {
         findings.push(f);
     }
 }
+
+impl Replay {
+    /// An entry that is part of the log but carries nothing to replay (a legacy entry whose
+    /// CRC holds but whose body does not parse: `LogSegment.recover` keeps it, so the
+    /// broker's log end offset is past it, `kafka-format.md` §9): it moves the log end
+    /// offset, and so the last stable offset when nothing is open, and nothing else.
+    pub(crate) fn extend_log_end(&mut self, last_offset: i64) {
+        let end = last_offset.saturating_add(1);
+        if self.log_end.is_none_or(|e| end > e) {
+            self.log_end = Some(end);
+        }
+    }
+}

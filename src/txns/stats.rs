@@ -23,23 +23,34 @@ pub struct Distribution {
 }
 
 impl Distribution {
-    /// Nearest-rank percentiles of `values`.
+    /// Nearest-rank percentiles of `values`: three selections, not a sort (the ranks are
+    /// ordered, so each selection works on what lies above the previous one). The mean is
+    /// the exact integer sum divided once (the same as summing in any order while the sum
+    /// stays below 2^53, and closer beyond).
     pub fn of(values: impl IntoIterator<Item = i64>) -> Self {
         let mut v: Vec<i64> = values.into_iter().collect();
-        if v.is_empty() {
+        let n = v.len();
+        if n == 0 {
             return Distribution::default();
         }
-        v.sort_unstable();
-        let rank =
-            |p: f64| v[(((p / 100.0) * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+        let index = |p: f64| (((p / 100.0) * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let mut at = |from: usize, i: usize| -> i64 {
+            // Everything at `from..` is ≥ every value before `from`; pick rank `i` in it.
+            *v[from..].select_nth_unstable(i - from).1
+        };
+        let (i50, i90, i99) = (index(50.0), index(90.0), index(99.0));
+        let p50 = at(0, i50);
+        let p90 = if i90 > i50 { at(i50 + 1, i90) } else { p50 };
+        let p99 = if i99 > i90 { at(i90 + 1, i99) } else { p90 };
+        let sum: i128 = v.iter().map(|&x| i128::from(x)).sum();
         Distribution {
-            count: v.len() as u64,
-            min: v[0],
-            p50: rank(50.0),
-            p90: rank(90.0),
-            p99: rank(99.0),
-            max: v[v.len() - 1],
-            mean: v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64,
+            count: n as u64,
+            min: v.iter().copied().min().unwrap_or_default(),
+            p50,
+            p90,
+            p99,
+            max: v.iter().copied().max().unwrap_or_default(),
+            mean: sum as f64 / n as f64,
         }
     }
 }
@@ -391,7 +402,8 @@ pub fn statistics(
     s.size = tx_sizes(rows.iter());
     // Per producer id, its transactions in transaction order (a stable sort).
     let mut by_pid: Vec<usize> = (0..rows.len()).collect();
-    by_pid.sort_by_key(|&i| rows[i].producer_id);
+    // (producer id, row): the stable order without a stable sort's scratch buffer.
+    by_pid.sort_unstable_by_key(|&i| (rows[i].producer_id, i));
     let mut fenced_pids: BTreeMap<i64, u64> = BTreeMap::new();
     for ids in by_pid.chunk_by(|&a, &b| rows[a].producer_id == rows[b].producer_id) {
         let n = fencing(ids.iter().map(|&i| &rows[i]));
@@ -401,18 +413,30 @@ pub fn statistics(
     }
     drop(by_pid);
     s.producers_fenced = fenced_pids.len() as u64;
-    let mut longest: Vec<&TxnRow> = rows.iter().filter(|t| t.end_ms.is_some()).collect();
-    longest.sort_by_key(|t| {
+    // Only the first `opts.longest` are reported: select them, then order those. The row
+    // index ends the key, so the result is the stable sort's (ties keep row order).
+    let mut longest: Vec<(usize, &TxnRow)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.end_ms.is_some())
+        .collect();
+    let key = |&(i, t): &(usize, &TxnRow)| {
         (
             std::cmp::Reverse(t.duration_ms()),
             t.start_ms,
             t.producer_id,
+            i,
         )
-    });
+    };
+    if opts.longest < longest.len() {
+        longest.select_nth_unstable_by_key(opts.longest, key);
+        longest.truncate(opts.longest);
+    }
+    longest.sort_unstable_by_key(key);
     s.longest = longest
         .into_iter()
         .take(opts.longest)
-        .map(|t| LongTxn {
+        .map(|(_, t)| LongTxn {
             transactional_id: t.transactional_id.as_deref().map(str::to_string),
             producer_id: t.producer_id,
             producer_epoch: t.producer_epoch,
@@ -426,4 +450,55 @@ pub fn statistics(
         .collect();
     s.by_transactional_id = ByTransactionalId::new(rows, fenced_pids);
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Distribution;
+
+    /// The nearest-rank definition, by a full sort.
+    fn sorted(values: &[i64]) -> Distribution {
+        let mut v = values.to_vec();
+        v.sort_unstable();
+        let n = v.len();
+        let rank = |p: f64| v[(((p / 100.0) * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Distribution {
+            count: n as u64,
+            min: v[0],
+            p50: rank(50.0),
+            p90: rank(90.0),
+            p99: rank(99.0),
+            max: v[n - 1],
+            mean: v.iter().map(|&x| x as f64).sum::<f64>() / n as f64,
+        }
+    }
+
+    #[test]
+    fn selection_gives_the_sorted_percentiles() {
+        // Lengths around the rank boundaries, repeated values, negative values.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for n in (1..=40).chain([99, 100, 101, 199, 1000, 4097]) {
+            for spread in [3_i64, 1_000_000] {
+                let values: Vec<i64> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        (x % spread as u64) as i64 - spread / 3
+                    })
+                    .collect();
+                assert_eq!(Distribution::of(values.clone()), sorted(&values), "n {n}");
+            }
+        }
+        assert_eq!(Distribution::of([]), Distribution::default());
+    }
+
+    #[test]
+    fn mean_of_huge_values_is_the_exact_sum_divided() {
+        let d = Distribution::of([i64::MAX, i64::MAX, 1]);
+        assert_eq!(d.max, i64::MAX);
+        assert_eq!(d.p50, i64::MAX);
+        let exact = (2 * i128::from(i64::MAX) + 1) as f64 / 3.0;
+        assert_eq!(d.mean, exact);
+    }
 }

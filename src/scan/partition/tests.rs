@@ -150,7 +150,7 @@ fn a_large_segment_is_split_and_its_pieces_stream() {
     let mut cursor = Cursor {
         logs: &[(0, log.as_path())],
         segs: &[],
-        policies: vec![ReadPolicy::Read],
+        policy: ReadPolicy::Read,
         sizes: vec![std::fs::metadata(&log).unwrap().len()],
         next: 0,
         split: None,
