@@ -135,6 +135,8 @@ fn verify_of_millions_of_small_batches_checks_the_indexes_in_bounded_memory() {
                 "json",
                 "--fail-on",
                 "never",
+                "--mmap",
+                "never",
             ],
         );
         assert_eq!(
