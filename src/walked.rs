@@ -153,6 +153,11 @@ pub enum LogItem {
     Undecodable {
         segment: u32,
         message: String,
+        /// The offsets the unread records may have (the batch's base and last offsets,
+        /// from its header); `None` when unknown (a segment that could not be read: any
+        /// offset). Absent from results written before it was added.
+        #[serde(default)]
+        offsets: Option<(i64, i64)>,
     },
 }
 
@@ -244,6 +249,12 @@ enum Internal {
     ConsumerOffsets,
 }
 
+/// The offsets a batch's records may have, from its header: `None` when the header
+/// contradicts itself (a last offset below the base: any offset).
+fn offset_range(base: i64, last: i64) -> Option<(i64, i64)> {
+    (base <= last).then_some((base, last))
+}
+
 /// Collects, during one walk of one segment (or one piece of it), what the cluster checks
 /// need. Cheap when there is nothing to collect (`wants()` false).
 #[derive(Debug, Default)]
@@ -315,12 +326,14 @@ impl Collector {
         } else {
             format::batch_records(&b, dec)
         };
+        let offsets = offset_range(b.base_offset(), b.last_offset());
         let recs = match recs {
             Ok(r) => r,
             Err(e) => {
                 self.items.push(LogItem::Undecodable {
                     segment,
                     message: e.to_string(),
+                    offsets,
                 });
                 return;
             }
@@ -341,6 +354,7 @@ impl Collector {
                     self.items.push(LogItem::Undecodable {
                         segment,
                         message: e.to_string(),
+                        offsets,
                     });
                     break;
                 }
@@ -352,10 +366,9 @@ impl Collector {
     /// from the header; on an internal topic, its records cannot be kept, so it is an
     /// [`LogItem::Undecodable`] saying so (the coordinators' views then know they miss it).
     pub fn big(&mut self, big: &crate::segment::BigEntry, segment: u32) {
-        if let Some(b) = &mut self.batches
-            && let Some(k) = BatchKey::of_big(big, segment)
-        {
-            b.push(k);
+        let key = BatchKey::of_big(big, segment);
+        if let (Some(b), Some(k)) = (&mut self.batches, &key) {
+            b.push(*k);
         }
         let control = big.magic() >= 2 && big.header[22] & 0x20 != 0;
         // Legacy entries carry no coordinator records here (as in `entry`); a control
@@ -369,6 +382,7 @@ impl Collector {
         let offset = i64::from_be_bytes(big.header[..8].try_into().unwrap_or([0; 8]));
         self.items.push(LogItem::Undecodable {
             segment,
+            offsets: key.and_then(|k| offset_range(k.base_offset, k.last_offset)),
             message: format!(
                 "batch at offset {offset} (byte {}) is {} bytes, more than the {} MiB klogscan holds in memory: its records were not read",
                 big.position,
@@ -498,6 +512,7 @@ pub(crate) fn collect_dir(
             c.items.push(LogItem::Undecodable {
                 segment: n,
                 message: format!("{}: {e}", log.display()),
+                offsets: None,
             });
         }
         let name = log

@@ -9,18 +9,23 @@
 //! Linux only (`ulimit -v` through `sh`, glibc's `MALLOC_ARENA_MAX`).
 #![cfg(target_os = "linux")]
 
-use assert_cmd::cargo::cargo_bin;
+#[path = "common/run.rs"]
+mod run;
+
 use klogscan::testkit::BatchSpec;
 use klogscan::testkit::encode::RecordSpec;
+use run::{assert_limit_binds, run_limited_ok};
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
 const BATCHES: i64 = 2_000_000;
 
 /// Address-space limit for the scan (threads, arenas, the binary and two windows of
 /// pieces included; the events of the whole segment alone would exceed it).
 const LIMIT_MIB: u64 = 192;
+
+/// Seconds a run may take before it counts as a hang (a debug build on a loaded machine).
+const SECS: u64 = 1200;
 
 /// One partition with one live segment of `n` one-record batches of a plain producer (the
 /// base offset is outside the CRC, so one encoded batch is copied with new offsets).
@@ -53,50 +58,27 @@ fn write_small_batches(dir: &Path, n: i64) -> u64 {
     one.len() as u64 * n as u64
 }
 
-/// Run `klogscan ARGS` with its address space limited to `limit_mib` MiB: its exit code
-/// (`None` when killed by a signal) and stdout.
-fn run_limited(limit_mib: u64, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {} && exec \"$0\" \"$@\"",
-            limit_mib * 1024
-        ))
-        .arg(cargo_bin("klogscan"))
-        .args(args)
-        // One malloc arena per thread would reserve 64 MiB of address space each.
-        .env("MALLOC_ARENA_MAX", "2")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn one_segment_of_millions_of_small_batches_scans_in_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
     let bytes = write_small_batches(dir.path(), BATCHES);
     let path = dir.path().to_str().unwrap();
     for threads in ["1", "2"] {
-        let (code, out, err) = run_limited(
+        let r = run_limited_ok(
             LIMIT_MIB,
             &["scan", path, "--threads", threads, "--format", "json"],
-        );
-        assert_eq!(
-            code,
-            Some(0),
-            "{threads} thread(s): scan under {LIMIT_MIB} MiB failed: {err}"
+            SECS,
         );
         // Every batch was walked and replayed.
-        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&r.out).unwrap();
         let p = &doc["partitions"][0];
         assert_eq!(p["batches"], BATCHES, "{threads} thread(s)");
         assert_eq!(p["bytes"], bytes, "{threads} thread(s)");
     }
     // The limit binds: far below what the binary needs, it fails.
-    let (code, _, _) = run_limited(24, &["scan", path, "--threads", "2", "--format", "json"]);
-    assert_ne!(code, Some(0), "a 24 MiB address space should not be enough");
+    assert_limit_binds(
+        24,
+        &["scan", path, "--threads", "2", "--format", "json"],
+        SECS,
+    );
 }

@@ -14,14 +14,18 @@
 //! streaming of a debug build short. The files are sparse: the batch body is a hole.
 #![cfg(all(feature = "testkit", unix))]
 
+mod common;
+#[path = "common/huge.rs"]
+mod huge;
 #[path = "common/run.rs"]
 mod run;
 
+use common::findings_of as findings;
+use huge::{append_huge, huge_header};
 use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
 use run::klogscan;
 use serde_json::Value;
 use std::ffi::OsStr;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The address space a run may use: far above what a streaming reader needs (a
@@ -31,52 +35,6 @@ const AS_LIMIT: u64 = 256 << 20;
 const SIZE: u64 = 320 << 20;
 /// Seconds a run may take (the CRC of 320 MiB of a debug build, on a loaded machine).
 const SECS: u64 = 300;
-
-/// The CRC-32C of `crc`'s data followed by `n` zero bytes, by squaring (no 320 MiB pass).
-fn crc_append_zeros(crc: u32, n: u64) -> u32 {
-    let (mut zeros, mut len) = (0u32, 0u64); // crc of `len` zeros, built bit by bit
-    let (mut pow, mut pow_len) = (crc32c::crc32c(&[0]), 1u64);
-    let mut left = n;
-    while left > 0 {
-        if left & 1 == 1 {
-            zeros = crc32c::crc32c_combine(zeros, pow, pow_len as usize);
-            len += pow_len;
-        }
-        pow = crc32c::crc32c_combine(pow, pow, pow_len as usize);
-        pow_len *= 2;
-        left >>= 1;
-    }
-    assert_eq!(len, n);
-    crc32c::crc32c_combine(crc, zeros, n as usize)
-}
-
-/// A v2 batch header of `size` bytes at `offset` (one record declared, body all zeros),
-/// with the CRC of the whole batch.
-fn huge_header(offset: i64, size: u64, timestamp: i64, attributes: i16) -> Vec<u8> {
-    let mut h = vec![0u8; 61];
-    h[..8].copy_from_slice(&offset.to_be_bytes());
-    h[8..12].copy_from_slice(&((size - 12) as i32).to_be_bytes());
-    h[16] = 2;
-    h[21..23].copy_from_slice(&attributes.to_be_bytes());
-    h[27..35].copy_from_slice(&timestamp.to_be_bytes());
-    h[35..43].copy_from_slice(&timestamp.to_be_bytes());
-    h[43..51].copy_from_slice(&(-1i64).to_be_bytes());
-    h[51..53].copy_from_slice(&(-1i16).to_be_bytes());
-    h[53..57].copy_from_slice(&(-1i32).to_be_bytes());
-    h[57..61].copy_from_slice(&1i32.to_be_bytes());
-    let crc = crc_append_zeros(crc32c::crc32c(&h[21..]), size - 61);
-    h[17..21].copy_from_slice(&crc.to_be_bytes());
-    h
-}
-
-/// Append a huge batch (a hole after its header) to `log`.
-fn append_huge(log: &Path, offset: i64, size: u64, timestamp: i64) {
-    let h = huge_header(offset, size, timestamp, 0);
-    let mut f = std::fs::OpenOptions::new().append(true).open(log).unwrap();
-    let start = f.metadata().unwrap().len();
-    f.write_all(&h).unwrap();
-    f.set_len(start + size).unwrap();
-}
 
 /// A partition `topic-p` under `root`: `values` small batches, then a huge batch.
 fn huge_partition(root: &Path, topic: &str, p: i32, values: usize, timestamp: i64) -> PathBuf {
@@ -100,15 +58,6 @@ fn os<'a>(v: &[&'a str]) -> Vec<&'a OsStr> {
 
 fn json(out: &str) -> Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
-}
-
-fn findings<'a>(rep: &'a Value, kind: &str) -> Vec<&'a Value> {
-    rep["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["kind"] == kind)
-        .collect()
 }
 
 fn one_broker(root: &Path) {

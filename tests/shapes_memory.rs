@@ -7,12 +7,14 @@
 //! Linux only (`ulimit -v` through `sh`, glibc's `MALLOC_ARENA_MAX`).
 #![cfg(target_os = "linux")]
 
-use assert_cmd::cargo::cargo_bin;
+#[path = "common/run.rs"]
+mod run;
+
 use klogscan::testkit::BatchSpec;
 use klogscan::testkit::encode::RecordSpec;
+use run::{assert_limit_binds, run_limited_ok};
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
 const PRODUCERS: i64 = 300_000;
 
@@ -45,43 +47,28 @@ fn write_many_producers(dir: &Path, n: i64) {
     w.flush().unwrap();
 }
 
-/// Run `klogscan ARGS` with its address space limited to `limit_mib` MiB; its exit code
-/// (`None` when killed by a signal).
-fn run_limited(limit_mib: u64, args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {} && exec \"$0\" \"$@\"",
-            limit_mib * 1024
-        ))
-        .arg(cargo_bin("klogscan"))
-        .args(args)
-        // One malloc arena per thread would reserve 64 MiB of address space each.
-        .env("MALLOC_ARENA_MAX", "2")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn many_producer_ids_scan_within_a_bounded_address_space() {
     let dir = tempfile::tempdir().unwrap();
     write_many_producers(dir.path(), PRODUCERS);
     let path = dir.path().to_str().unwrap();
     // Clean data: exit 0 (no finding at error level) within the limit.
-    let (code, err) = run_limited(
+    run_limited_ok(
         LIMIT_MIB,
         &["scan", path, "--threads", "2", "--format", "json"],
+        SECS,
     );
-    assert_eq!(code, Some(0), "scan under {LIMIT_MIB} MiB failed: {err}");
     // The limit binds: far below what the binary and the mapped segment need, it fails.
-    let (code, _) = run_limited(24, &["scan", path, "--threads", "2", "--format", "json"]);
-    assert_ne!(code, Some(0), "a 24 MiB address space should not be enough");
+    assert_limit_binds(
+        24,
+        &["scan", path, "--threads", "2", "--format", "json"],
+        SECS,
+    );
 }
 
 /// Address-space limit for a scan of [`PRODUCERS`] ids (threads, arenas, the mapped
 /// segment and the binary included).
 const LIMIT_MIB: u64 = 256;
+
+/// Seconds a run may take before it counts as a hang (a debug build on a loaded machine).
+const SECS: u64 = 1200;

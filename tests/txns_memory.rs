@@ -13,18 +13,23 @@
 //! `MALLOC_ARENA_MAX`).
 #![cfg(target_os = "linux")]
 
-use assert_cmd::cargo::cargo_bin;
+#[path = "common/run.rs"]
+mod run;
+
 use klogscan::testkit::BatchSpec;
 use klogscan::testkit::encode::{RecordSpec, end_txn_marker};
+use run::{assert_limit_binds, run_limited_ok};
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
 const TRANSACTIONS: i64 = 200_000;
 
 /// Address-space limit for the scan of [`TRANSACTIONS`] (threads, arenas, the binary and
 /// the segment's buffers included).
 const LIMIT_MIB: u64 = 256;
+
+/// Seconds a run may take before it counts as a hang (a debug build on a loaded machine).
+const SECS: u64 = 1200;
 
 /// One partition: `n` producer ids each write one transactional batch, then each one's
 /// COMMIT marker, in the same order.
@@ -62,40 +67,18 @@ fn write_open_txns(dir: &Path, n: i64) {
     w.flush().unwrap();
 }
 
-/// Run `klogscan ARGS` with its address space limited to `limit_mib` MiB: its exit code
-/// (`None` when killed by a signal), its stdout and stderr.
-fn run_limited(limit_mib: u64, args: &[&str]) -> (Option<i32>, Vec<u8>, String) {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {} && exec \"$0\" \"$@\"",
-            limit_mib * 1024
-        ))
-        .arg(cargo_bin("klogscan"))
-        .args(args)
-        // One malloc arena per thread would reserve 64 MiB of address space each.
-        .env("MALLOC_ARENA_MAX", "2")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        out.stdout,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn many_open_transactions_join_within_a_bounded_address_space() {
     let dir = tempfile::tempdir().unwrap();
     write_open_txns(dir.path(), TRANSACTIONS);
     let path = dir.path().to_str().unwrap();
-    let (code, out, err) = run_limited(
+    let r = run_limited_ok(
         LIMIT_MIB,
         &["scan", path, "--threads", "2", "--format", "json"],
+        SECS,
     );
-    assert_eq!(code, Some(0), "scan under {LIMIT_MIB} MiB failed: {err}");
     // Every transaction was joined and counted (one per producer id, all committed).
-    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&r.out).unwrap();
     let t = &report["transactions"];
     assert_eq!(t["cluster_transactions"], TRANSACTIONS);
     assert_eq!(t["committed"], TRANSACTIONS);
@@ -104,6 +87,9 @@ fn many_open_transactions_join_within_a_bounded_address_space() {
     assert_eq!(ids[7]["producer_ids"][0], 1_007);
     assert_eq!(ids[7]["committed"], 1);
     // The limit binds: far below what the binary and the segment need, it fails.
-    let (code, _, _) = run_limited(24, &["scan", path, "--threads", "2", "--format", "json"]);
-    assert_ne!(code, Some(0), "a 24 MiB address space should not be enough");
+    assert_limit_binds(
+        24,
+        &["scan", path, "--threads", "2", "--format", "json"],
+        SECS,
+    );
 }

@@ -13,7 +13,7 @@ use crate::layout::{Inventory, PartitionDir};
 use crate::results::{ScanOptions, ScanReport};
 use crate::txns::{
     self, CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target,
-    TxnInputs, TxnOptions,
+    TxnInputs, TxnOptions, UnreadBatch,
 };
 use crate::walked::{ClusterInputs, LogItem};
 use std::collections::{BTreeMap, HashMap};
@@ -69,18 +69,30 @@ fn source(o: &Origin, copy: CopyKind) -> Source {
     }
 }
 
-/// The decodable records of one `__transaction_state` partition copy, from what its walk
-/// kept ([`crate::walked::ClusterInputs::txn_log`]).
-fn coordinator_records(inputs: &ClusterInputs) -> Vec<CoordRecord> {
-    inputs
-        .txn_log
-        .iter()
-        .flatten()
-        .filter_map(|item| match item {
-            LogItem::Record(r) => decode(r.offset, r.key.as_deref(), r.value.as_deref()),
-            _ => None,
-        })
-        .collect()
+/// The decodable records of one `__transaction_state` partition copy, and its batches
+/// whose records were not read (the same [`LogItem::Undecodable`]s the coordinator's view
+/// counts as `records_not_read`), from what its walk kept
+/// ([`crate::walked::ClusterInputs::txn_log`]).
+fn coordinator_records(inputs: &ClusterInputs) -> (Vec<CoordRecord>, Vec<UnreadBatch>) {
+    let (mut records, mut unread) = (Vec::new(), Vec::new());
+    for item in inputs.txn_log.iter().flatten() {
+        match item {
+            LogItem::Record(r) => {
+                records.extend(decode(r.offset, r.key.as_deref(), r.value.as_deref()))
+            }
+            LogItem::Undecodable {
+                segment,
+                message,
+                offsets,
+            } => unread.push(UnreadBatch {
+                segment: inputs.segment_name(*segment).to_string(),
+                reason: message.clone(),
+                offsets: *offsets,
+            }),
+            LogItem::Marker { .. } => {}
+        }
+    }
+    (records, unread)
 }
 
 /// A record as the join needs it; `None` when it does not decode (rule 31 reports those).
@@ -168,7 +180,7 @@ pub fn inputs_from(
             .unwrap_or(newest);
         // What the scan's walk kept (or, outside its selection, the one walk of
         // `walk_unscanned`); a directory in neither is walked here.
-        let records = match super::logs_of(report, unscanned, &path) {
+        let (records, records_not_read) = match super::logs_of(report, unscanned, &path) {
             Some(inputs) => coordinator_records(inputs),
             None => coordinator_records(&crate::walked::collect_dir(
                 d,
@@ -184,6 +196,7 @@ pub fn inputs_from(
             origin: origins.of(&path).0,
             ref_time_ms: ref_time,
             records,
+            records_not_read,
         });
     }
     out

@@ -79,15 +79,15 @@ impl Split {
         if size < 2 * piece as u64 {
             return None;
         }
-        let source = match policy {
-            ReadPolicy::Map => {
-                let data = segment::read_file(path, ReadPolicy::Map, opts.max_bytes).ok()?;
-                if !data.is_mapped() {
-                    return None;
-                }
-                Source::Mapped(data)
-            }
-            ReadPolicy::Read => Source::Read {
+        // A map that cannot be made (an address-space limit) falls back to chunked reads
+        // of the pieces, never to reading the whole segment into memory.
+        let mapped = match policy {
+            ReadPolicy::Map => segment::map_file(path, opts.max_bytes).ok()?,
+            ReadPolicy::Read => None,
+        };
+        let source = match mapped {
+            Some(data) => Source::Mapped(data),
+            None => Source::Read {
                 file: segment::open_regular(path).ok()?.0,
                 size,
             },

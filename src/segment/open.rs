@@ -210,6 +210,20 @@ pub(super) fn guarded_map(file: &File, want: u64) -> Option<FileData> {
     Some(FileData(Inner::Mapped(guard, map)))
 }
 
+/// Map at most `max_bytes` of `path` (all of it when `None`) under the guard; `Ok(None)`
+/// when no guarded map can be made (an address-space limit, no guard, an empty file): the
+/// caller then reads the file in bounded chunks. Unlike [`read_file`] it never falls back
+/// to reading the whole file into memory.
+pub fn map_file(path: &Path, max_bytes: Option<u64>) -> io::Result<Option<FileData>> {
+    let (file, len) = open_regular(path)?;
+    let want = max_bytes.map_or(len, |m| m.min(len));
+    Ok(if want == 0 {
+        None
+    } else {
+        guarded_map(&file, want)
+    })
+}
+
 /// Read `want` bytes of `file` from its start, growing the buffer as bytes arrive (never
 /// allocated at the length the file claims: a sparse or lying length costs nothing until
 /// read). A file shorter than `want` is returned as it is.

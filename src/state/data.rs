@@ -1,7 +1,8 @@
 //! Data batches in the replay: the leader's checks of a producer's epoch, sequence and
 //! transaction state (rules 12–16, 25–26) before the recovery view applies the batch.
 
-use super::entry::{BatchRef, Entry, OpenTxnState, next_sequence, ranges_overlap};
+use super::entry::{BatchRef, DataRef, Entry, OpenTxnState, next_sequence, ranges_overlap};
+use super::opentxns::OpenTxns;
 use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
 use crate::event::BatchEvent;
 use crate::finding::{Finding, Kind, Severity};
@@ -19,32 +20,30 @@ impl Replay {
         let Some(e) = self.producers.get(pid) else {
             // First sight: the history starts here, epoch and sequence unknown — accept.
             let mut e = Entry::new(ev);
-            if record_data(&mut e, ev, cur, false, false) {
-                self.open.insert((ev.base_offset, pid));
-            }
+            record_data(&mut e, &mut self.open_txns, ev, cur, false, false);
             self.producers.insert(e);
             return;
         };
         // The rules read the entry in place; it is updated in place at the end (a clone per
         // batch plus `insert` replacing the old value were ≈ 3 % of a 1-thread scan, in
         // `memmove`).
-        let gap_ms = if e.last_timestamp() >= 0 && ts >= 0 {
-            Some(ts.saturating_sub(e.last_timestamp()))
+        let gap_ms = if e.last_timestamp(&self.markers) >= 0 && ts >= 0 {
+            Some(ts.saturating_sub(e.last_timestamp(&self.markers)))
         } else {
             None
         };
-        let expired = e.txn.is_none() && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS);
+        let expired = !e.has_txn() && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS);
         let epoch = ev.producer_epoch;
         let mut zombie = false;
 
         // Rules 12 and 13: epoch regression, zombie write.
         if epoch < e.epoch {
             findings.push(self.epoch_regression(ev, &cur, e, gap_ms, expired));
-            if let Some(m) = e.last_marker()
+            if let Some(m) = e.last_marker(&self.markers)
                 && m.epoch > epoch
             {
                 zombie = true;
-                let opens = ev.is_transactional && e.txn.is_none();
+                let opens = ev.is_transactional && !e.has_txn();
                 let f = self
                     .at(
                         Kind::ZombieWrite,
@@ -84,7 +83,7 @@ impl Replay {
         }
 
         // Rules 25 and 26: transactions.
-        if let Some(t) = e.txn.as_deref() {
+        if let Some(t) = e.txn().map(|i| self.open_txns.get(i)) {
             if !ev.is_transactional {
                 findings.push(
                     self.at(
@@ -92,11 +91,11 @@ impl Replay {
                         &cur,
                         format!(
                             "producer {pid} wrote non-transactional data at offset {} while its transaction opened at offset {} is open; a broker reloading this log fails",
-                            ev.base_offset, t.first.base_offset
+                            ev.base_offset, t.first_batch.base_offset
                         ),
                     )
                     .evidence(json!({
-                        "transaction_first_batch": self.batch_json(&t.first),
+                        "transaction_first_batch": self.batch_json(&t.first()),
                         "batch": self.batch_json(&cur),
                     }))
                     .broker(text::BROKER_NON_TXN)
@@ -112,11 +111,11 @@ impl Replay {
                         &cur,
                         format!(
                             "producer {pid}'s transaction opened at offset {} at epoch {} continues at epoch {epoch} without a marker",
-                            t.first.base_offset, t.epoch
+                            t.first_batch.base_offset, t.epoch
                         ),
                     )
                     .evidence(json!({
-                        "transaction_first_batch": self.batch_json(&t.first),
+                        "transaction_first_batch": self.batch_json(&t.first()),
                         "batch": self.batch_json(&cur),
                         "transaction_epoch": t.epoch,
                         "epoch": epoch,
@@ -132,12 +131,12 @@ impl Replay {
         // Recovery view update.
         // TV2 evidence: data exactly at the epoch of a marker that bumped the epoch above
         // the transaction it closed, starting a fresh sequence.
-        let late_after_marker = matches!(e.last_event(), Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
+        let late_after_marker = matches!(e.last_event(&self.markers), Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
             && !e.marker_bumped
             && ev.is_transactional
             && e.last_sequence() >= 0
             && ev.base_sequence == next_sequence(e.last_sequence());
-        let tv2 = matches!(e.last_event(), Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
+        let tv2 = matches!(e.last_event(&self.markers), Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
             && e.marker_bumped
             && ev.base_sequence == 0;
         let Some(e) = self.producers.get_mut(pid) else {
@@ -146,9 +145,7 @@ impl Replay {
         if tv2 {
             e.tv2 = Some(true);
         }
-        if record_data(e, ev, cur, zombie, late_after_marker) {
-            self.open.insert((ev.base_offset, pid));
-        }
+        record_data(e, &mut self.open_txns, ev, cur, zombie, late_after_marker);
     }
 
     pub(super) fn epoch_regression(
@@ -160,7 +157,7 @@ impl Replay {
         expired: bool,
     ) -> Finding {
         let pid = ev.producer_id;
-        let prev = e.last_ref();
+        let prev = e.last_ref(&self.markers);
         let why = if expired {
             "more than producer.id.expiration.ms (1 day) after the producer's last activity: the leader had expired its state and accepted it"
         } else {
@@ -218,7 +215,7 @@ impl Replay {
         }
         let last_seq = e.last_sequence();
         // Built only when a finding needs it: a JSON map per batch dominated the replay.
-        let prev_json = || self.batch_json(&e.last_ref());
+        let prev_json = || self.batch_json(&e.last_ref(&self.markers));
         if epoch != e.epoch || last_seq < 0 {
             // Rule 14: a new epoch (or the first data after an epoch-changing marker) must
             // start at 0.
@@ -336,24 +333,24 @@ impl Replay {
 }
 
 /// Recovery-view update for a data batch (`appendDataBatch`, REPLICATION origin) of
-/// `e`'s producer. Returns whether the batch opens a transaction (the caller records it
-/// in `Replay::open`).
+/// `e`'s producer; a transactional batch with no transaction open opens one (in `txns`).
 fn record_data(
     e: &mut Entry,
+    txns: &mut OpenTxns,
     ev: &BatchEvent,
     cur: BatchRef,
     zombie: bool,
     late_after_marker: bool,
-) -> bool {
+) {
     if ev.producer_epoch != e.epoch {
         e.clear_cache();
         e.epoch = ev.producer_epoch;
     }
     e.seq_known = true;
     e.record_data(cur);
-    let opens = ev.is_transactional && e.txn.is_none();
-    if let Some(t) = e.txn.as_deref_mut().filter(|_| ev.is_transactional) {
-        t.rec.add(ev);
+    let opens = ev.is_transactional && !e.has_txn();
+    if let Some(i) = e.txn().filter(|_| ev.is_transactional) {
+        txns.get_mut(i).rec.add(ev);
     }
     if opens {
         let first_ts = if ev.timestamp_type == crate::format::TimestampType::LogAppendTime {
@@ -361,15 +358,20 @@ fn record_data(
         } else {
             ev.base_timestamp
         };
-        e.txn = Some(Box::new(OpenTxnState {
-            first: cur,
-            epoch: ev.producer_epoch,
+        let slot = txns.insert(OpenTxnState {
+            pid: ev.producer_id,
+            first_batch: DataRef::of(&cur),
             first_timestamp: first_ts,
+            rec: txnrec::OpenRecord::opened_by(ev),
+            epoch: ev.producer_epoch,
             zombie,
             late_after_marker,
-            rec: txnrec::OpenRecord::opened_by(ev),
-        }));
+        });
+        // More open transactions than slots (u32::MAX, more than the producer table
+        // holds): not recorded as open.
+        if let Some(i) = slot {
+            e.set_txn(i);
+        }
     }
     e.marker_bumped = false;
-    opens
 }

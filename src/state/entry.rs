@@ -97,47 +97,200 @@ pub(crate) struct SeqBatch {
     pub segment: u32,
 }
 
-/// The transaction a producer has open.
+/// A data batch of a producer as its [`Entry`] (or open transaction) keeps it: a
+/// [`BatchRef`] without what the holder already knows (producer id, epoch, kind; a data
+/// batch has no coordinator epoch). 48 bytes instead of 64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct DataRef {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub position: u64,
+    /// maxTimestamp.
+    pub timestamp: i64,
+    pub segment: u32,
+    pub base_sequence: i32,
+    pub last_sequence: i32,
+    pub leader_epoch: i32,
+}
+
+impl DataRef {
+    pub(crate) fn of(r: &BatchRef) -> DataRef {
+        DataRef {
+            base_offset: r.base_offset,
+            last_offset: r.last_offset,
+            position: r.position,
+            timestamp: r.timestamp,
+            segment: r.segment,
+            base_sequence: r.base_sequence,
+            last_sequence: r.last_sequence,
+            leader_epoch: r.leader_epoch,
+        }
+    }
+
+    /// The full reference of this data batch of producer `pid`.
+    fn full(&self, pid: i64, epoch: i16, transactional: bool) -> BatchRef {
+        BatchRef {
+            base_offset: self.base_offset,
+            last_offset: self.last_offset,
+            position: self.position,
+            segment: self.segment,
+            producer_id: pid,
+            epoch,
+            base_sequence: self.base_sequence,
+            last_sequence: self.last_sequence,
+            leader_epoch: self.leader_epoch,
+            kind: if transactional {
+                RefKind::TxnData
+            } else {
+                RefKind::Data
+            },
+            timestamp: self.timestamp,
+            coordinator_epoch: -1,
+        }
+    }
+}
+
+/// A COMMIT/ABORT marker as an [`Entry`] keeps it ([`Markers`]): a [`BatchRef`] without
+/// the producer id and the sequences (48 bytes instead of a boxed 64-byte `BatchRef`, an
+/// 80-byte heap chunk). A marker's sequences are never reported (`Replay::batch_json`
+/// prints the coordinator epoch instead) nor checked: given back as -1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MarkerRef {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub position: u64,
+    /// The marker record's timestamp.
+    pub timestamp: i64,
+    pub segment: u32,
+    pub leader_epoch: i32,
+    pub coordinator_epoch: i32,
+    pub epoch: i16,
+    pub commit: bool,
+}
+
+impl MarkerRef {
+    fn of(r: &BatchRef) -> MarkerRef {
+        MarkerRef {
+            base_offset: r.base_offset,
+            last_offset: r.last_offset,
+            position: r.position,
+            timestamp: r.timestamp,
+            segment: r.segment,
+            leader_epoch: r.leader_epoch,
+            coordinator_epoch: r.coordinator_epoch,
+            epoch: r.epoch,
+            commit: r.kind == RefKind::Commit,
+        }
+    }
+
+    fn full(&self, pid: i64) -> BatchRef {
+        BatchRef {
+            base_offset: self.base_offset,
+            last_offset: self.last_offset,
+            position: self.position,
+            segment: self.segment,
+            producer_id: pid,
+            epoch: self.epoch,
+            base_sequence: -1,
+            last_sequence: -1,
+            leader_epoch: self.leader_epoch,
+            kind: if self.commit {
+                RefKind::Commit
+            } else {
+                RefKind::Abort
+            },
+            timestamp: self.timestamp,
+            coordinator_epoch: self.coordinator_epoch,
+        }
+    }
+}
+
+/// The transaction a producer has open. Held in the replay's slab of open transactions
+/// (`opentxns::OpenTxns`, its producer's [`Entry`] holds the slot), 104 bytes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct OpenTxnState {
-    /// The batch that opened it.
-    pub first: BatchRef,
-    /// Epoch of the data that opened it (rule 25, TV inference).
-    pub epoch: i16,
+    /// The producer (-1 in a free slot of the slab).
+    pub pid: i64,
+    /// The transactional data batch that opened it (at `epoch`).
+    pub first_batch: DataRef,
     /// Timestamp of the first batch (for durations).
     pub first_timestamp: i64,
+    /// The transaction's per-partition record while open (`txnrec`): kept here, in the
+    /// producer's open-transaction slot, rather than in a second map of open transactions.
+    pub rec: super::txnrec::OpenRecord,
+    /// Epoch of the data that opened it (rule 25, TV inference).
+    pub epoch: i16,
     /// Opened by a zombie write (rule 13).
     pub zombie: bool,
     /// Opened by data at the same epoch as the marker just before it, continuing the old
     /// sequence (rule 24, KAFKA-12671 pattern).
     pub late_after_marker: bool,
-    /// The transaction's per-partition record while open (`txnrec`): kept here, in the
-    /// producer's open-transaction slot, rather than in a second map of open transactions.
-    pub rec: super::txnrec::OpenRecord,
 }
 
-/// State of one producer id, compact: what every producer has inline (≈ 112 bytes), what
-/// only some have (older cached batches, a marker, an open transaction) boxed. The last
-/// event, last timestamp and last batch are derived from the last data batch or marker
-/// rather than stored again.
+impl OpenTxnState {
+    /// The batch that opened the transaction.
+    pub(crate) fn first(&self) -> BatchRef {
+        self.first_batch.full(self.pid, self.epoch, true)
+    }
+}
+
+/// No open transaction (`Entry::txn`), no marker (`Entry::marker`).
+const NONE: u32 = u32::MAX;
+
+/// The producers' last markers, one slot per producer that wrote one (its [`Entry`]
+/// holds the slot; a later marker of the producer overwrites it). One vector rather than
+/// a box per producer: 300 000 producers' markers are 14 MB in one block, instead of
+/// 24 MB of 80-byte heap chunks scattered over the heap (and over the malloc arenas of
+/// the threads the replay ran on).
+#[derive(Debug, Default)]
+pub(crate) struct Markers {
+    slots: Vec<MarkerRef>,
+}
+
+impl Markers {
+    fn get(&self, slot: u32) -> Option<&MarkerRef> {
+        self.slots.get(slot as usize)
+    }
+
+    /// A new slot holding `m`, [`NONE`] when there are `u32::MAX` already (more markers
+    /// than a partition's producer table holds producers).
+    fn push(&mut self, m: MarkerRef) -> u32 {
+        match u32::try_from(self.slots.len()) {
+            Ok(i) if i != NONE => {
+                self.slots.push(m);
+                i
+            }
+            _ => NONE,
+        }
+    }
+}
+
+/// State of one producer id, compact (88 bytes; what every producer has inline, what only
+/// some have out of line: older cached batches boxed, the last marker in the replay's
+/// [`Markers`], the open transaction in its `OpenTxns`). The last event, last timestamp and last batch are
+/// derived from the last data batch or marker rather than stored again; the coordinator
+/// epoch is the last marker's.
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
     pub pid: i64,
-    pub epoch: i16,
-    /// -1 until a marker is seen.
-    pub coordinator_epoch: i32,
     /// The last data batch of this producer (meaningful once `has_data`); while the cache
     /// is not empty it is also its newest batch.
-    data: BatchRef,
+    data: DataRef,
     /// The cache's older batches (oldest first; `cache_len - 1` of them).
     older: Option<Box<[SeqBatch; NUM_BATCHES_TO_RETAIN - 1]>>,
-    /// The last marker of this producer.
-    marker: Option<Box<BatchRef>>,
-    /// The open transaction.
-    pub txn: Option<Box<OpenTxnState>>,
+    /// Slot of the last marker of this producer in the replay's [`Markers`], [`NONE`]
+    /// when none.
+    marker: u32,
+    /// Slot of the open transaction in the replay's `OpenTxns`, [`NONE`] when none.
+    txn: u32,
+    pub epoch: i16,
+    /// Epoch of `data`.
+    data_epoch: i16,
     /// Number of batches cached at the current epoch (≤ 5).
     cache_len: u8,
     has_data: bool,
+    /// `data` is transactional.
+    data_txn: bool,
     /// The last batch was a marker (else data).
     last_is_marker: bool,
     /// False while the sequence of the current epoch is unknown (history starts with a
@@ -154,7 +307,7 @@ pub(crate) struct Entry {
 }
 
 impl SeqBatch {
-    fn of(r: &BatchRef) -> SeqBatch {
+    fn of(r: &DataRef) -> SeqBatch {
         SeqBatch {
             base_sequence: r.base_sequence,
             last_sequence: r.last_sequence,
@@ -170,16 +323,25 @@ impl Entry {
     /// A producer first seen at `first` (nothing recorded yet: apply it with
     /// [`Entry::record_data`] or [`Entry::record_marker`]).
     pub(crate) fn new(first: &BatchEvent) -> Entry {
+        let mut e = Entry::vacant(first.producer_id);
+        e.epoch = first.producer_epoch;
+        e
+    }
+
+    /// An entry of producer `pid` holding nothing (also the placeholder left in the table
+    /// while an entry is taken out to be updated).
+    pub(crate) fn vacant(pid: i64) -> Entry {
         Entry {
-            pid: first.producer_id,
-            epoch: first.producer_epoch,
-            coordinator_epoch: -1,
-            data: BatchRef::of(first),
+            pid,
+            data: DataRef::default(),
             older: None,
-            marker: None,
-            txn: None,
+            marker: NONE,
+            txn: NONE,
+            epoch: 0,
+            data_epoch: 0,
             cache_len: 0,
             has_data: false,
+            data_txn: false,
             last_is_marker: false,
             seq_known: false,
             tv2: None,
@@ -188,41 +350,91 @@ impl Entry {
         }
     }
 
-    /// The last batch of this producer (data or marker).
-    pub(crate) fn last_ref(&self) -> BatchRef {
-        match (&self.marker, self.last_is_marker) {
-            (Some(m), true) => **m,
-            _ => self.data,
+    fn marker<'m>(&self, markers: &'m Markers) -> Option<&'m MarkerRef> {
+        if self.marker == NONE {
+            None
+        } else {
+            markers.get(self.marker)
         }
     }
 
-    pub(crate) fn last_marker(&self) -> Option<BatchRef> {
-        self.marker.as_deref().copied()
+    /// The last marker, when it is also the last batch.
+    fn marker_last<'m>(&self, markers: &'m Markers) -> Option<&'m MarkerRef> {
+        if self.last_is_marker {
+            self.marker(markers)
+        } else {
+            None
+        }
+    }
+
+    /// Coordinator epoch of the last marker, -1 if none.
+    pub(crate) fn coordinator_epoch(&self, markers: &Markers) -> i32 {
+        self.marker(markers).map_or(-1, |m| m.coordinator_epoch)
+    }
+
+    /// Copy the last marker from `from` to a slot of `to` (a replay keeping only some
+    /// producers moves their markers to a smaller [`Markers`]).
+    pub(crate) fn move_marker(&mut self, from: &Markers, to: &mut Markers) {
+        self.marker = match self.marker(from) {
+            Some(&m) => to.push(m),
+            None => NONE,
+        };
+    }
+
+    /// Slot of the open transaction in the replay's `OpenTxns`.
+    pub(crate) fn txn(&self) -> Option<u32> {
+        (self.txn != NONE).then_some(self.txn)
+    }
+
+    pub(crate) fn has_txn(&self) -> bool {
+        self.txn != NONE
+    }
+
+    pub(crate) fn set_txn(&mut self, slot: u32) {
+        self.txn = slot;
+    }
+
+    pub(crate) fn take_txn(&mut self) -> Option<u32> {
+        let t = self.txn();
+        self.txn = NONE;
+        t
+    }
+
+    /// The last batch of this producer (data or marker).
+    pub(crate) fn last_ref(&self, markers: &Markers) -> BatchRef {
+        match self.marker_last(markers) {
+            Some(m) => m.full(self.pid),
+            None => self.data.full(self.pid, self.data_epoch, self.data_txn),
+        }
+    }
+
+    pub(crate) fn last_marker(&self, markers: &Markers) -> Option<BatchRef> {
+        self.marker(markers).map(|m| m.full(self.pid))
     }
 
     /// maxTimestamp of the last data batch, or the last marker's timestamp.
-    pub(crate) fn last_timestamp(&self) -> i64 {
-        self.last_ref().timestamp
+    pub(crate) fn last_timestamp(&self, markers: &Markers) -> i64 {
+        match self.marker_last(markers) {
+            Some(m) => m.timestamp,
+            None => self.data.timestamp,
+        }
     }
 
     /// The last thing the producer did (`None` before anything was recorded).
-    pub(crate) fn last_event(&self) -> Option<super::LastEvent> {
-        if !self.has_data && self.marker.is_none() {
-            return None;
+    pub(crate) fn last_event(&self, markers: &Markers) -> Option<super::LastEvent> {
+        match self.marker_last(markers) {
+            Some(m) => Some(super::LastEvent::Marker {
+                offset: m.base_offset,
+                epoch: m.epoch,
+                commit: m.commit,
+            }),
+            _ if self.has_data => Some(super::LastEvent::Data {
+                offset: self.data.base_offset,
+                epoch: self.data_epoch,
+                transactional: self.data_txn,
+            }),
+            _ => None,
         }
-        let r = self.last_ref();
-        Some(match r.kind {
-            RefKind::Commit | RefKind::Abort => super::LastEvent::Marker {
-                offset: r.base_offset,
-                epoch: r.epoch,
-                commit: r.kind == RefKind::Commit,
-            },
-            _ => super::LastEvent::Data {
-                offset: r.base_offset,
-                epoch: r.epoch,
-                transactional: r.kind == RefKind::TxnData,
-            },
-        })
     }
 
     /// The cached batches, newest first.
@@ -241,7 +453,11 @@ impl Entry {
 
     /// Last sequence of the current epoch, -1 if none.
     pub(crate) fn last_sequence(&self) -> i32 {
-        self.last_cached().map_or(-1, |b| b.last_sequence)
+        if self.cache_len > 0 {
+            self.data.last_sequence
+        } else {
+            -1
+        }
     }
 
     pub(crate) fn clear_cache(&mut self) {
@@ -267,18 +483,23 @@ impl Entry {
         } else {
             self.cache_len = 1;
         }
-        self.data = cur;
+        self.data = DataRef::of(&cur);
+        self.data_epoch = cur.epoch;
+        self.data_txn = cur.kind == RefKind::TxnData;
         self.has_data = true;
         self.last_is_marker = false;
     }
 
-    /// Record marker `cur` as the last batch and the last marker.
-    pub(crate) fn record_marker(&mut self, cur: BatchRef) {
-        match &mut self.marker {
-            Some(m) => **m = cur,
-            None => self.marker = Some(Box::new(cur)),
+    /// Record marker `cur` (a COMMIT or ABORT) as the last batch and the last marker.
+    pub(crate) fn record_marker(&mut self, cur: BatchRef, markers: &mut Markers) {
+        let m = MarkerRef::of(&cur);
+        match markers.slots.get_mut(self.marker as usize) {
+            Some(slot) if self.marker != NONE => *slot = m,
+            _ => self.marker = markers.push(m),
         }
-        self.last_is_marker = true;
+        // Without a slot (u32::MAX markers) the marker is not kept: nothing is the last
+        // marker then, and the last batch stays the last data batch.
+        self.last_is_marker = self.marker != NONE;
     }
 }
 
@@ -311,12 +532,55 @@ mod tests {
     use super::*;
 
     /// One entry per producer id lives in the replay's table (plus ≈ 5–17 bytes of index):
-    /// keep it within the ~128 bytes per id of issue #11 (it was 520 bytes).
+    /// keep it within the ~128 bytes per id of issue #11 (it was 520 bytes, then 112).
+    /// 1M producer ids in one partition are 88 MB of entries.
     #[test]
     fn entry_stays_compact() {
         let size = std::mem::size_of::<Entry>();
         eprintln!("Entry: {size} bytes");
-        assert!(size <= 112, "Entry is {size} bytes");
+        assert!(size <= 88, "Entry is {size} bytes");
+    }
+
+    /// Every producer with a marker keeps one (in `Markers`, 48 bytes); a data batch is
+    /// kept in every entry and in every open transaction (48 bytes). Both were a 64-byte
+    /// `BatchRef`, the marker boxed (an 80-byte heap chunk).
+    #[test]
+    fn kept_batches_stay_compact() {
+        assert!(std::mem::size_of::<MarkerRef>() <= 48);
+        assert!(std::mem::size_of::<DataRef>() <= 48);
+    }
+
+    /// What the entry gives back of a batch is what was recorded: the compact forms lose
+    /// nothing of the data batch or the marker (producer id and kind come from the entry).
+    #[test]
+    fn compact_batches_round_trip() {
+        let mut ev = data_event(40, 7);
+        ev.position = u64::MAX - 3;
+        ev.segment = u32::MAX;
+        ev.partition_leader_epoch = i32::MIN;
+        ev.producer_epoch = i16::MAX;
+        ev.is_transactional = true;
+        let d = BatchRef::of(&ev);
+        let mut mk = Markers::default();
+        let mut e = Entry::new(&ev);
+        e.record_data(d);
+        assert_eq!(e.last_ref(&mk), d);
+        let mut m = data_event(50, -1);
+        m.is_control = true;
+        m.last_sequence = -1;
+        m.control = Some(crate::event::ControlInfo::Marker {
+            commit: false,
+            coordinator_epoch: i32::MAX,
+        });
+        let mr = BatchRef::of(&m);
+        e.record_marker(mr, &mut mk);
+        assert_eq!(e.last_ref(&mk), mr);
+        assert_eq!(e.last_marker(&mk), Some(mr));
+        assert_eq!(e.coordinator_epoch(&mk), i32::MAX);
+        assert_eq!(e.last_timestamp(&mk), mr.timestamp);
+        e.record_data(BatchRef::of(&data_event(60, 9)));
+        assert_eq!(e.last_marker(&mk), Some(mr));
+        assert_eq!(e.last_ref(&mk).kind, RefKind::Data);
     }
 
     fn data_event(offset: i64, seq: i32) -> BatchEvent {
@@ -348,8 +612,9 @@ mod tests {
 
     #[test]
     fn cache_keeps_the_last_five_batches_newest_first() {
+        let mut mk = Markers::default();
         let mut e = Entry::new(&data_event(0, 0));
-        assert_eq!(e.last_event(), None);
+        assert_eq!(e.last_event(&mk), None);
         assert_eq!(e.cached_newest_first().count(), 0);
         for i in 0..8 {
             e.record_data(BatchRef::of(&data_event(i * 2, i as i32 * 2)));
@@ -358,23 +623,23 @@ mod tests {
             assert_eq!(seqs, want);
         }
         assert_eq!(e.last_sequence(), 15);
-        assert_eq!(e.last_timestamp(), 14);
+        assert_eq!(e.last_timestamp(&mk), 14);
         e.clear_cache();
         assert_eq!(e.last_sequence(), -1);
         assert_eq!(e.cached_newest_first().count(), 0);
         // The last data batch survives the cleared cache; a marker then becomes the last.
-        assert_eq!(e.last_ref().base_offset, 14);
+        assert_eq!(e.last_ref(&mk).base_offset, 14);
         let mut m = data_event(20, -1);
         m.is_control = true;
         m.control = Some(crate::event::ControlInfo::Marker {
             commit: true,
             coordinator_epoch: 3,
         });
-        e.record_marker(BatchRef::of(&m));
-        assert_eq!(e.last_ref().base_offset, 20);
-        assert_eq!(e.last_marker().map(|r| r.kind), Some(RefKind::Commit));
+        e.record_marker(BatchRef::of(&m), &mut mk);
+        assert_eq!(e.last_ref(&mk).base_offset, 20);
+        assert_eq!(e.last_marker(&mk).map(|r| r.kind), Some(RefKind::Commit));
         assert!(matches!(
-            e.last_event(),
+            e.last_event(&mk),
             Some(crate::state::LastEvent::Marker {
                 offset: 20,
                 commit: true,
@@ -383,10 +648,10 @@ mod tests {
         ));
         e.record_data(BatchRef::of(&data_event(30, 0)));
         assert!(matches!(
-            e.last_event(),
+            e.last_event(&mk),
             Some(crate::state::LastEvent::Data { offset: 30, .. })
         ));
-        assert_eq!(e.last_marker().map(|r| r.base_offset), Some(20));
+        assert_eq!(e.last_marker(&mk).map(|r| r.base_offset), Some(20));
     }
 
     #[test]

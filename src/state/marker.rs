@@ -23,7 +23,9 @@ impl Replay {
         let pid = ev.producer_id;
         let cur = BatchRef::of(ev);
         let compacted = self.treated_as_compacted();
-        let known = self.producers.get(pid).cloned();
+        // Taken out of the table for the update (a placeholder holds its place), not
+        // cloned: a clone copied the entry's boxes on every marker.
+        let known = self.producers.take(pid);
         // History starts at offset 0 (nothing deleted before it): a first-sight marker
         // really closes nothing.
         let history_complete = self.first_offset == Some(0);
@@ -37,7 +39,7 @@ impl Replay {
                 e
             }
         };
-        let first_sight = e.last_event().is_none();
+        let first_sight = e.last_event(&self.markers).is_none();
         if !first_sight {
             self.marker_audit(ev, &cur, &e, commit, coordinator_epoch, compacted, findings);
         }
@@ -47,10 +49,17 @@ impl Replay {
             e.epoch = ev.producer_epoch;
             e.seq_known = true;
         }
-        e.coordinator_epoch = coordinator_epoch;
-        e.record_marker(cur);
+        e.record_marker(cur, &mut self.markers);
         e.marker_bumped = bumped;
         self.producers.insert(e);
+        if self.open_txns.wants_compaction() {
+            let producers = &mut self.producers;
+            self.open_txns.compact(|pid, slot| {
+                if let Some(e) = producers.get_mut(pid) {
+                    e.set_txn(slot);
+                }
+            });
+        }
     }
 
     /// The leader's checks of a marker of a known producer (rules 12, 22, 23).
@@ -67,30 +76,33 @@ impl Replay {
     ) {
         let (pid, ts, cur) = (ev.producer_id, ev.marker_timestamp, *cur);
         let type_name = if commit { "COMMIT" } else { "ABORT" };
-        let gap_ms = if e.last_timestamp() >= 0 && ts >= 0 {
-            Some(ts.saturating_sub(e.last_timestamp()))
+        let gap_ms = if e.last_timestamp(&self.markers) >= 0 && ts >= 0 {
+            Some(ts.saturating_sub(e.last_timestamp(&self.markers)))
         } else {
             None
         };
-        let expired = e.txn.is_none() && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS);
+        let expired = !e.has_txn() && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS);
         // Rule 12 / 21 (markers).
         if ev.producer_epoch < e.epoch {
             findings.push(self.epoch_regression(ev, &cur, e, gap_ms, expired));
         }
         // Rule 22.
-        if e.coordinator_epoch >= 0 && coordinator_epoch < e.coordinator_epoch {
-            let prev = e.last_marker().unwrap_or(e.last_ref());
+        let prev_coordinator_epoch = e.coordinator_epoch(&self.markers);
+        if prev_coordinator_epoch >= 0 && coordinator_epoch < prev_coordinator_epoch {
+            let prev = e
+                .last_marker(&self.markers)
+                .unwrap_or(e.last_ref(&self.markers));
             findings.push(
                 self.at(
                     Kind::CoordinatorEpochRegression,
                     &cur,
                     format!(
                         "producer {pid} {type_name} marker at offset {} has coordinator epoch {coordinator_epoch} below {} of the marker at offset {}; brokers <= 2.4.0 cannot load this log",
-                        ev.base_offset, e.coordinator_epoch, prev.base_offset
+                        ev.base_offset, prev_coordinator_epoch, prev.base_offset
                     ),
                 )
                 .evidence(json!({
-                    "previous_coordinator_epoch": e.coordinator_epoch,
+                    "previous_coordinator_epoch": prev_coordinator_epoch,
                     "coordinator_epoch": coordinator_epoch,
                     "previous": self.batch_json(&prev),
                     "marker": self.batch_json(&cur),
@@ -104,8 +116,8 @@ impl Replay {
             );
         }
         // Rule 23 and its escalation (b).
-        if e.txn.is_none() && !compacted {
-            let conflict = match (e.last_event(), e.last_marker()) {
+        if !e.has_txn() && !compacted {
+            let conflict = match (e.last_event(&self.markers), e.last_marker(&self.markers)) {
                 (
                     Some(LastEvent::Marker {
                         epoch, commit: c, ..
@@ -173,23 +185,22 @@ impl Replay {
         coordinator_epoch: i32,
         findings: &mut Vec<Finding>,
     ) -> bool {
-        let (pid, ts, cur) = (ev.producer_id, ev.marker_timestamp, *cur);
+        let (pid, cur) = (ev.producer_id, *cur);
         let type_name = if commit { "COMMIT" } else { "ABORT" };
         // Recovery view: any accepted marker closes the open transaction.
         let mut bumped = false;
-        let closed = e.txn.take();
+        let closed = e.take_txn().map(|i| self.open_txns.remove(i));
         self.txnrec.close(
-            closed.as_deref().map(|t| {
+            closed.as_ref().map(|t| {
                 t.rec
-                    .record(pid, t.epoch, t.first.base_offset, t.first_timestamp)
+                    .record(pid, t.epoch, t.first_batch.base_offset, t.first_timestamp)
             }),
             ev,
             commit,
             coordinator_epoch,
         );
         if let Some(t) = closed {
-            let first = t.first.base_offset;
-            self.open.remove(&(first, pid));
+            let first = t.first_batch.base_offset;
             // Rules 21/27 under TV2: both markers must be above the epoch of the data they
             // close. Below the producer's epoch it is already a `producer_epoch_regression`.
             let data_epoch = t.epoch.max(e.epoch);
@@ -208,7 +219,7 @@ impl Replay {
                             "producer {pid} {type_name} marker at offset {} has epoch {}, not above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 2{}",
                             ev.base_offset,
                             ev.producer_epoch,
-                            t.first.base_offset,
+                            t.first_batch.base_offset,
                             if downgraded {
                                 "; second such marker in a row: now inferred TV0/1 (transaction version downgraded mid-stream?)"
                             } else {
@@ -218,11 +229,11 @@ impl Replay {
                     )
                     .evidence(json!({
                         "marker": self.batch_json(&cur),
-                        "transaction_first_batch": self.batch_json(&t.first),
+                        "transaction_first_batch": self.batch_json(&t.first()),
                         "transaction_epoch": t.epoch,
                         "data_epoch": data_epoch,
                         "marker_epoch": ev.producer_epoch,
-                        "previous_marker": e.last_marker().map(|m| self.batch_json(&m)),
+                        "previous_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
                         "transaction_version_2_before": true,
                         "transaction_version_2_after": !downgraded,
                     }))
@@ -250,7 +261,7 @@ impl Replay {
                             "producer {pid} COMMIT marker at offset {} has epoch {}, above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 0/1 (an earlier marker at its data's epoch): {}",
                             ev.base_offset,
                             ev.producer_epoch,
-                            t.first.base_offset,
+                            t.first_batch.base_offset,
                             if switched {
                                 "a switch to transaction version 2 mid-stream (Kafka 4.0+, normal from here on) or a COMMIT a TV0/1 coordinator does not write"
                             } else {
@@ -260,10 +271,10 @@ impl Replay {
                     )
                     .evidence(json!({
                         "marker": self.batch_json(&cur),
-                        "transaction_first_batch": self.batch_json(&t.first),
+                        "transaction_first_batch": self.batch_json(&t.first()),
                         "data_epoch": data_epoch,
                         "marker_epoch": ev.producer_epoch,
-                        "previous_marker": e.last_marker().map(|m| self.batch_json(&m)),
+                        "previous_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
                         "transaction_version_2_before": false,
                         "transaction_version_2_after": switched,
                     }))
@@ -280,19 +291,14 @@ impl Replay {
                 e.tv2 = Some(false);
             }
             bumped = ev.producer_epoch > t.epoch;
-            let size = ev.base_offset.saturating_sub(first).saturating_add(1);
-            self.stats.sizes.push(size.max(0) as u64);
-            self.stats
-                .durations_ms
-                .push(ts.saturating_sub(t.first_timestamp));
             if commit {
                 self.stats.committed += 1;
             } else {
                 self.stats.aborted += 1;
                 let lso = self
-                    .open
-                    .first()
-                    .map_or(ev.base_offset.saturating_add(1), |&(f, _)| f);
+                    .open_txns
+                    .first_offset()
+                    .unwrap_or(ev.base_offset.saturating_add(1));
                 self.aborted.push(AbortedTxn {
                     producer_id: pid,
                     first_offset: first,
@@ -320,7 +326,7 @@ impl Replay {
         } else {
             "ABORT"
         };
-        let previous = e.map(|e| self.batch_json(&e.last_ref()));
+        let previous = e.map(|e| self.batch_json(&e.last_ref(&self.markers)));
         self.at(
             Kind::MarkerWithoutTransaction,
             cur,
@@ -345,10 +351,10 @@ impl Replay {
         ref_time_ms: i64,
         lso: Option<i64>,
     ) -> Finding {
-        let idle = ref_time_ms.saturating_sub(e.last_timestamp());
+        let idle = ref_time_ms.saturating_sub(e.last_timestamp(&self.markers));
         let hanging = idle > self.opts.hanging_after_ms;
-        let first = t.first.base_offset;
-        let late = e.last_timestamp() > 0
+        let first = t.first_batch.base_offset;
+        let late = e.last_timestamp(&self.markers) > 0
             && idle > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS;
         let cause = if t.zombie {
             Some(
@@ -369,7 +375,7 @@ impl Replay {
         let mut f = self
             .at(
                 kind,
-                &t.first,
+                &t.first(),
                 format!(
                     "producer {pid} epoch {} has a transaction open since offset {first}, idle {} min at the reference time{}",
                     e.epoch,
@@ -379,13 +385,13 @@ impl Replay {
             )
             .producer(pid, e.epoch)
             .evidence(json!({
-                "first_batch": self.batch_json(&t.first),
-                "last_batch": self.batch_json(&e.last_ref()),
-                "last_marker": e.last_marker().map(|m| self.batch_json(&m)),
+                "first_batch": self.batch_json(&t.first()),
+                "last_batch": self.batch_json(&e.last_ref(&self.markers)),
+                "last_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
                 "producer_epoch": e.epoch,
                 "transaction_epoch": t.epoch,
-                "coordinator_epoch": e.coordinator_epoch,
-                "last_timestamp": e.last_timestamp(),
+                "coordinator_epoch": e.coordinator_epoch(&self.markers),
+                "last_timestamp": e.last_timestamp(&self.markers),
                 "reference_time_ms": ref_time_ms,
                 "idle_ms": idle,
                 "hanging_after_ms": self.opts.hanging_after_ms,

@@ -17,6 +17,7 @@
 mod data;
 mod entry;
 mod marker;
+mod opentxns;
 mod partition_rules;
 mod pidhash;
 mod table;
@@ -28,7 +29,6 @@ use crate::finding::{Finding, Kind};
 use entry::{BatchRef, Entry};
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
 
 /// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
 pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
@@ -197,10 +197,12 @@ pub struct Replay {
     ctx: PartitionContext,
     opts: ReplayOptions,
     producers: table::ProducerTable,
-    /// Open transactions `(first offset, producer id)`, ordered by first offset (the LSO is
-    /// the first). A producer has at most one; its entry's `txn` holds the same first offset,
-    /// so closing one is a lookup, not a scan (many transactions open at once stay linear).
-    open: BTreeSet<(i64, i64)>,
+    /// The open transactions' state, one slot per producer with a transaction open (its
+    /// entry holds the slot), ordered by first offset (the LSO is the first): closing one
+    /// is a lookup, not a scan (many transactions open at once stay linear).
+    open_txns: opentxns::OpenTxns,
+    /// The producers' last markers (their entries hold the slots).
+    markers: entry::Markers,
     /// The batch with the highest last offset so far (offset rules 5–6).
     prev: Option<BatchRef>,
     /// The last batch with a known partitionLeaderEpoch (rule 8).
@@ -228,7 +230,8 @@ impl Replay {
             ctx,
             opts,
             producers: table::ProducerTable::default(),
-            open: BTreeSet::new(),
+            open_txns: opentxns::OpenTxns::default(),
+            markers: entry::Markers::default(),
             prev: None,
             prev_leader_epoch: None,
             first_offset: None,
@@ -302,7 +305,7 @@ impl Replay {
         let mut v: Vec<ProducerState> = self
             .producers
             .iter()
-            .map(|e| producer_state(e.pid, e))
+            .map(|e| producer_state(e.pid, e, &self.open_txns, &self.markers))
             .collect();
         v.sort_by_key(|p| p.producer_id);
         v
@@ -312,7 +315,7 @@ impl Replay {
     pub fn producer(&self, producer_id: i64) -> Option<ProducerState> {
         self.producers
             .get(producer_id)
-            .map(|e| producer_state(producer_id, e))
+            .map(|e| producer_state(producer_id, e, &self.open_txns, &self.markers))
     }
 
     /// The aborted transactions recorded so far (what the `.txnindex` files should hold).
@@ -323,7 +326,7 @@ impl Replay {
     /// First offset of the earliest open transaction clamped up to the log start offset,
     /// else the log end offset (`None` before any batch).
     pub fn last_stable_offset(&self) -> Option<i64> {
-        match self.open.first().map(|&(f, _)| f) {
+        match self.open_txns.first_offset() {
             Some(f) => Some(match self.ctx.log_start_offset {
                 Some(ls) if ls > f => ls,
                 _ => f,
@@ -347,12 +350,16 @@ impl Replay {
         let producers = keep_producers.then(|| self.producers());
         let producer_count = self.producers.len();
         let mut kept = table::ProducerTable::default();
-        for &(_, pid) in &self.open {
+        let mut kept_markers = entry::Markers::default();
+        for (_, pid) in self.open_txns.by_first_offset() {
             if let Some(e) = self.producers.get(pid) {
-                kept.insert(e.clone());
+                let mut e = e.clone();
+                e.move_marker(&self.markers, &mut kept_markers);
+                kept.insert(e);
             }
         }
         self.producers = kept;
+        self.markers = kept_markers;
         SealedReplay {
             replay: self,
             producers,
@@ -362,25 +369,40 @@ impl Replay {
 
     /// The open transactions' findings and the outcome (producers left empty).
     fn conclude(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
-        let mut open: Vec<OpenTxn> = Vec::with_capacity(self.open.len());
-        let mut open_records = Vec::with_capacity(self.open.len());
+        let open_order = self.open_txns.by_first_offset();
+        let mut open: Vec<OpenTxn> = Vec::with_capacity(open_order.len());
+        let mut open_records = Vec::with_capacity(open_order.len());
         let lso = self.last_stable_offset();
-        for &(first, pid) in &self.open {
+        for (first, pid) in open_order {
             let Some(e) = self.producers.get(pid) else {
                 continue;
             };
-            let Some(t) = e.txn.as_deref() else { continue };
+            let Some(t) = e.txn().map(|i| self.open_txns.get(i)) else {
+                continue;
+            };
             open_records.push(t.rec.record(pid, t.epoch, first, t.first_timestamp));
             open.push(OpenTxn {
                 producer_id: pid,
                 producer_epoch: e.epoch,
                 first_offset: first,
-                last_timestamp: e.last_timestamp(),
+                last_timestamp: e.last_timestamp(&self.markers),
             });
             findings.push(self.open_txn_finding(pid, e, t, ref_time_ms, lso));
         }
         let mut stats = self.stats;
         stats.open = open.len() as u64;
+        // Per completed transaction with data, in marker order: made from the records
+        // here rather than kept in two more vectors during the replay.
+        for r in self.txnrec.closed().iter().filter(|r| !r.is_empty()) {
+            let size = r
+                .marker_offset
+                .saturating_sub(r.first_offset)
+                .saturating_add(1);
+            stats.sizes.push(size.max(0) as u64);
+            stats
+                .durations_ms
+                .push(r.last_timestamp.saturating_sub(r.first_timestamp));
+        }
         ReplayOutcome {
             producers: Vec::new(),
             producer_count: 0,
@@ -457,20 +479,25 @@ fn is_cleaner_output(ev: &BatchEvent) -> bool {
             && (ev.records_count as i64) < ev.last_offset.saturating_sub(ev.base_offset) + 1)
 }
 
-fn producer_state(pid: i64, e: &Entry) -> ProducerState {
+fn producer_state(
+    pid: i64,
+    e: &Entry,
+    txns: &opentxns::OpenTxns,
+    markers: &entry::Markers,
+) -> ProducerState {
     let last = e.last_cached();
     ProducerState {
         producer_id: pid,
         producer_epoch: e.epoch,
-        coordinator_epoch: e.coordinator_epoch,
+        coordinator_epoch: e.coordinator_epoch(markers),
         last_sequence: last.map_or(-1, |b| b.last_sequence),
         last_offset: last.map_or(-1, |b| b.last_offset),
         offset_delta: last.map_or(0, |b| {
             i32::try_from(b.last_offset.saturating_sub(b.base_offset)).unwrap_or(i32::MAX)
         }),
-        last_timestamp: e.last_timestamp(),
-        current_txn_first_offset: e.txn.as_ref().map(|t| t.first.base_offset),
-        last_event: e.last_event(),
+        last_timestamp: e.last_timestamp(markers),
+        current_txn_first_offset: e.txn().map(|i| txns.get(i).first_batch.base_offset),
+        last_event: e.last_event(markers),
         transaction_version_2: e.tv2 == Some(true),
     }
 }

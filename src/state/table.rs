@@ -47,6 +47,13 @@ impl ProducerTable {
         self.slot(pid).map(|i| &mut self.entries[i])
     }
 
+    /// Take producer `pid`'s entry out for an update, leaving a placeholder holding
+    /// nothing ([`Entry::vacant`]) until [`ProducerTable::insert`] puts it back.
+    pub(crate) fn take(&mut self, pid: i64) -> Option<Entry> {
+        self.get_mut(pid)
+            .map(|e| std::mem::replace(e, Entry::vacant(pid)))
+    }
+
     /// Insert `e` (keyed by `e.pid`), replacing the entry of the same producer id.
     pub(crate) fn insert(&mut self, e: Entry) {
         if let Some(i) = self.slot(e.pid) {

@@ -187,6 +187,11 @@ impl TxnRecorder {
         self.done.push(r);
     }
 
+    /// The closed transactions so far, in marker order.
+    pub fn closed(&self) -> &[TxnRecord] {
+        &self.done
+    }
+
     /// Every transaction: the closed ones in marker order, then `open` (the caller gives
     /// them by first offset, then producer id).
     pub fn finish(self, open: impl IntoIterator<Item = TxnRecord>) -> Vec<TxnRecord> {

@@ -21,7 +21,7 @@
 //! read here).
 
 use super::input::{CoordValue, TxnInputs};
-use super::{Placed, TRANSACTION_STATE_TOPIC, Target};
+use super::{Placed, TRANSACTION_STATE_TOPIC, Target, unread};
 use crate::finding::{Finding, Kind, Severity};
 use crate::format::txnlog::TxnState;
 use serde_json::json;
@@ -55,7 +55,15 @@ pub fn check(inputs: &TxnInputs, logs: &[usize]) -> Vec<Placed> {
             if let Some(f) = stuck(id, v, p) {
                 out.push(place(li, log.partition, r.offset, f));
             }
-            if let Some(f) = fenced_on_retry(id, v, p) {
+            if let Some(mut f) = fenced_on_retry(id, v, p) {
+                // The rotation is read from two consecutive values of the id: a batch
+                // not read between them may hold the value that recorded it.
+                let after = prev.get(id).map_or(i64::MIN, |&(o, _)| o);
+                unread::settle(
+                    &mut f,
+                    &unread::of_log(log, |u| u.may_lie_between(after, r.offset)),
+                    "a value of the id between these two",
+                );
                 out.push(place(li, log.partition, r.offset, f));
             }
             prev.insert(id, (r.offset, v));
@@ -74,7 +82,7 @@ pub fn check(inputs: &TxnInputs, logs: &[usize]) -> Vec<Placed> {
             .collect();
         at_risk.sort_by_key(|x| x.1);
         for (id, offset, v) in at_risk {
-            let f = Finding::new(
+            let mut f = Finding::new(
                 Kind::ProducerStuckAtExhaustedEpoch,
                 TRANSACTION_STATE_TOPIC,
                 log.partition,
@@ -89,6 +97,12 @@ pub fn check(inputs: &TxnInputs, logs: &[usize]) -> Vec<Placed> {
             .evidence(json!({"transactional_id": id, "shape": "prepare_without_next_producer_id", "value": value_json(v)}))
             .broker(BROKER_STUCK)
             .remediation(format!("watch `kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}`: if it completes at epoch 32767, restart the producer (InitProducerId rotates the producer id); upgrade the brokers past KAFKA-20310 and KAFKA-20090"));
+            // "No Complete record yet": a batch not read past it may hold one.
+            unread::settle(
+                &mut f,
+                &unread::of_log(log, |u| u.may_follow(offset)),
+                "a later record of the id",
+            );
             out.push(place(li, log.partition, offset, f));
         }
     }

@@ -103,6 +103,37 @@ pub struct CoordinatorLog {
     /// The reference time of the copy's verdicts (ms).
     pub ref_time_ms: i64,
     pub records: Vec<CoordRecord>,
+    /// The batches of this copy whose records were not read (they do not decompress or
+    /// parse, a batch over 64 MiB, a segment that could not be read), in log order: any
+    /// of them may hold a record the join does not see, so no verdict resting on the
+    /// absence of a record or on an id's latest record past their offsets is confirmed.
+    /// Absent from inputs written before it was added (read as none).
+    #[serde(default)]
+    pub records_not_read: Vec<UnreadBatch>,
+}
+
+/// A batch of a [`CoordinatorLog`] whose records were not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnreadBatch {
+    /// The segment's file name.
+    pub segment: String,
+    /// Why its records were not read.
+    pub reason: String,
+    /// The offsets its records may have (its header's base and last offsets); `None`
+    /// when unknown (a segment that could not be read): any offset.
+    pub offsets: Option<(i64, i64)>,
+}
+
+impl UnreadBatch {
+    /// Whether it may hold a record at an offset above `offset`.
+    pub fn may_follow(&self, offset: i64) -> bool {
+        self.offsets.is_none_or(|(_, last)| last > offset)
+    }
+    /// Whether it may hold a record at an offset strictly between `after` and `before`.
+    pub fn may_lie_between(&self, after: i64, before: i64) -> bool {
+        self.offsets
+            .is_none_or(|(first, last)| last > after && first < before)
+    }
 }
 
 /// Everything the join reads.

@@ -19,6 +19,7 @@ pub mod group;
 pub mod input;
 pub mod rules;
 pub mod stats;
+pub mod unread;
 
 use crate::finding::Finding;
 use crate::format::txnlog::TxnState;
@@ -27,7 +28,7 @@ use coord::CoordTxn;
 use group::{Group, Grouping};
 pub use input::{
     CoordRecord, CoordValue, CoordinatorLog, Domain, INPUT_VERSION, Origin, PartitionTxns,
-    TxnInputs,
+    TxnInputs, UnreadBatch,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -94,6 +95,9 @@ pub struct ClusterTxnPart {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CoordinatorInfo {
     pub log_partition: i32,
+    /// Index of its [`CoordinatorLog`] in the inputs.
+    #[serde(skip)]
+    pub log: usize,
     pub state: TxnState,
     pub producer_id: i64,
     pub data_epoch: i16,
@@ -304,7 +308,7 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
                 .with_min_len(256)
                 .map(|g| {
                     let t = render(parts, &shared, g, &coord);
-                    let f = rules::per_txn(inputs, &t, opts);
+                    let f = rules::per_txn(inputs, &d.coordinator, &t, opts);
                     (t, f)
                 })
                 .collect();
@@ -363,6 +367,7 @@ fn outcome_of(parts: &[ClusterTxnPart]) -> Outcome {
 fn coordinator_info(t: &CoordTxn) -> CoordinatorInfo {
     CoordinatorInfo {
         log_partition: t.log_partition,
+        log: t.log,
         state: t.state,
         producer_id: t.producer_id,
         data_epoch: t.data_epoch,
@@ -640,6 +645,14 @@ mod tests {
                 origin: parts[0].origin.clone(),
                 ref_time_ms: pick(next()),
                 records,
+                // unread batches anywhere, of hostile or unknown offsets
+                records_not_read: (0..(round % 3))
+                    .map(|_| UnreadBatch {
+                        segment: "00000000000000000000.log".into(),
+                        reason: "not read".into(),
+                        offsets: (round % 2 == 0).then(|| (pick(next()), pick(next()))),
+                    })
+                    .collect(),
             }];
             let inputs = TxnInputs {
                 version: INPUT_VERSION,

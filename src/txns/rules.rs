@@ -8,7 +8,7 @@
 use super::coord::CoordTxn;
 use super::group::Grouping;
 use super::input::{Domain, TxnInputs};
-use super::{ClusterTxn, ClusterTxnPart, Outcome, Placed, Target, TxnOptions};
+use super::{ClusterTxn, ClusterTxnPart, Outcome, Placed, Target, TxnOptions, unread};
 use crate::finding::{Finding, Kind, Severity};
 use crate::format::txnlog::TxnState;
 use crate::state::txnrec::TxnEnd;
@@ -32,11 +32,19 @@ fn tp(p: &ClusterTxnPart) -> String {
     format!("{}-{}", p.topic, p.partition)
 }
 
-fn lower_if_guessed(f: Finding, g: Grouping) -> Finding {
+/// Lower a finding grouped by marker order: the grouping is an assumption made without
+/// the coordinator's record of the transaction, which batches of the domain's coordinator
+/// logs (`logs`) that were not read may hold ([`unread::qualify`]).
+fn lower_if_guessed(inputs: &TxnInputs, logs: &[usize], f: Finding, g: Grouping) -> Finding {
     if g == Grouping::MarkerOrder {
         let mut f = f.severity(Severity::Warning);
         f.message.push_str(
             " (grouped by marker order and time without the coordinator's record: an assumption)",
+        );
+        unread::qualify(
+            &mut f,
+            &unread::of_logs(inputs, logs),
+            "the coordinator's record of this transaction",
         );
         f
     } else {
@@ -48,13 +56,19 @@ fn lower_if_guessed(f: Finding, g: Grouping) -> Finding {
 pub type HangingRef = (std::sync::Arc<str>, i32, i64, i64);
 
 /// The rules over one cluster transaction: `transaction_outcome_mismatch`,
-/// `transaction_marker_missing`, `transaction_partition_unlisted`.
-pub fn per_txn(inputs: &TxnInputs, t: &ClusterTxn, opts: &TxnOptions) -> Vec<Placed> {
+/// `transaction_marker_missing`, `transaction_partition_unlisted`. `logs`: the domain's
+/// coordinator logs (indices into `inputs.coordinator`).
+pub fn per_txn(
+    inputs: &TxnInputs,
+    logs: &[usize],
+    t: &ClusterTxn,
+    opts: &TxnOptions,
+) -> Vec<Placed> {
     let mut out = Vec::new();
     if t.outcome == Outcome::Mixed {
-        out.extend(mismatch(t));
+        out.extend(mismatch(inputs, logs, t));
     }
-    open_parts(inputs, t, opts, &mut out);
+    open_parts(inputs, logs, t, opts, &mut out);
     out
 }
 
@@ -102,7 +116,7 @@ pub fn stuck_candidates(inputs: &TxnInputs, coord: &[CoordTxn]) -> Vec<usize> {
         .collect()
 }
 
-fn mismatch(t: &ClusterTxn) -> Option<Placed> {
+fn mismatch(inputs: &TxnInputs, logs: &[usize], t: &ClusterTxn) -> Option<Placed> {
     let coordinator_commit = t.coordinator.as_ref().and_then(|c| match c.state {
         TxnState::PrepareCommit | TxnState::CompleteCommit => Some(true),
         TxnState::PrepareAbort | TxnState::CompleteAbort => Some(false),
@@ -148,14 +162,20 @@ fn mismatch(t: &ClusterTxn) -> Option<Placed> {
     );
     Some(Placed {
         target: Target::Partition(at.input),
-        finding: lower_if_guessed(f, t.grouping),
+        finding: lower_if_guessed(inputs, logs, f, t.grouping),
         causes_hanging: Vec::new(),
     })
 }
 
 /// `transaction_marker_missing` and `transaction_partition_unlisted` for the open parts of
 /// a transaction the coordinator (or its other partitions' markers) shows finished.
-fn open_parts(inputs: &TxnInputs, t: &ClusterTxn, opts: &TxnOptions, out: &mut Vec<Placed>) {
+fn open_parts(
+    inputs: &TxnInputs,
+    logs: &[usize],
+    t: &ClusterTxn,
+    opts: &TxnOptions,
+    out: &mut Vec<Placed>,
+) {
     // Almost every transaction is closed everywhere: nothing below to build for it.
     if t.partitions.iter().all(|p| p.end != TxnEnd::Open) {
         return;
@@ -188,7 +208,7 @@ fn open_parts(inputs: &TxnInputs, t: &ClusterTxn, opts: &TxnOptions, out: &mut V
         if let (Some(l), Some(c)) = (&listed, &t.coordinator)
             && !l.contains(name.as_str())
         {
-            let f = Finding::new(
+            let mut f = Finding::new(
                 Kind::TransactionPartitionUnlisted,
                 &p.topic,
                 p.partition,
@@ -215,6 +235,16 @@ fn open_parts(inputs: &TxnInputs, t: &ClusterTxn, opts: &TxnOptions, out: &mut V
                 "abort the dangling data: `kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {}`; upgrade clients and brokers to transaction version 2 (KIP-890), which verifies partitions before appending",
                 p.topic, p.partition, p.first_offset
             ));
+            // "Never listed": a later Ongoing/Prepare record of this transaction would
+            // list it (each lists every partition added so far).
+            if let Some(log) = inputs.coordinator.get(c.log) {
+                let unread = unread::of_log(log, |u| u.may_follow(c.first_record_offset));
+                unread::settle(
+                    &mut f,
+                    &unread,
+                    "a later record of this transaction listing the partition",
+                );
+            }
             out.push(Placed {
                 target: Target::Partition(p.input),
                 finding: f,
@@ -270,7 +300,7 @@ fn open_parts(inputs: &TxnInputs, t: &ClusterTxn, opts: &TxnOptions, out: &mut V
         ));
         out.push(Placed {
             target: Target::Partition(p.input),
-            finding: lower_if_guessed(f, t.grouping),
+            finding: lower_if_guessed(inputs, logs, f, t.grouping),
             causes_hanging: hanging,
         });
     }
@@ -338,7 +368,7 @@ pub fn stuck_in_prepare(
         } else {
             "PrepareAbort"
         };
-        let f = Finding::new(
+        let mut f = Finding::new(
             Kind::TransactionStuckInPrepare,
             super::TRANSACTION_STATE_TOPIC,
             log.partition,
@@ -376,6 +406,12 @@ pub fn stuck_in_prepare(
             "find why the markers are not acknowledged (a partition offline or without leader, a broker rejecting them — KAFKA-19999 class livelock under TV2): check the coordinator broker's log for WriteTxnMarkers errors; `kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}`",
             c.transactional_id
         ));
+        // "No Complete record": a batch not read past the Prepare record may hold it.
+        unread::settle(
+            &mut f,
+            &unread::of_log(log, |u| u.may_follow(c.last_record_offset)),
+            "its Complete record",
+        );
         out.push(Placed {
             target: Target::Coordinator(c.log),
             finding: f,

@@ -43,3 +43,13 @@ pub fn files_with_suffix(dir: &std::path::Path, suffix: &str) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The findings of `kind` in a JSON report (`scan --format json`).
+pub fn findings_of<'a>(report: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .expect("a report's findings")
+        .iter()
+        .filter(|f| f["kind"] == kind)
+        .collect()
+}

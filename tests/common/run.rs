@@ -2,6 +2,7 @@
 //! not a stuck test run) and optionally under an address-space limit (`RLIMIT_AS`, set
 //! in the child before `exec`): memory bounds are asserted through the platform's
 //! resource limits, never through timings.
+#![allow(dead_code)] // each test file uses some of these
 
 use std::ffi::OsStr;
 use std::io::Read;
@@ -77,6 +78,56 @@ pub fn klogscan_as<S: AsRef<OsStr>>(
             });
         }
     }
+    wait(cmd, args, secs)
+}
+
+/// Run `klogscan args…` under `ulimit -v` = `limit_mib` MiB (through `sh`, so that a limit
+/// too small for the binary to start is a failed run, not a failed spawn), with glibc's
+/// `MALLOC_ARENA_MAX=2` (one arena per thread would reserve 64 MiB of address space each),
+/// killed (and the test failed) after `secs` seconds. Linux (glibc) only.
+pub fn run_limited<S: AsRef<OsStr>>(limit_mib: u64, args: &[S], secs: u64) -> Run {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!(
+            "ulimit -v {} && exec \"$0\" \"$@\"",
+            limit_mib * 1024
+        ))
+        .arg(env!("CARGO_BIN_EXE_klogscan"))
+        .args(args)
+        .env("MALLOC_ARENA_MAX", "2")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    wait(cmd, args, secs)
+}
+
+/// [`run_limited`], failing the test unless `klogscan` exits 0.
+pub fn run_limited_ok<S: AsRef<OsStr>>(limit_mib: u64, args: &[S], secs: u64) -> Run {
+    let r = run_limited(limit_mib, args, secs);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "klogscan {:?} under {limit_mib} MiB of address space failed: {}",
+        args.iter().map(|a| a.as_ref()).collect::<Vec<_>>(),
+        r.err
+    );
+    r
+}
+
+/// The limit binds: under `limit_mib` MiB (far below what the binary and its inputs
+/// need) `klogscan args…` must not succeed, or the limit was not applied.
+pub fn assert_limit_binds<S: AsRef<OsStr>>(limit_mib: u64, args: &[S], secs: u64) {
+    let r = run_limited(limit_mib, args, secs);
+    assert_ne!(
+        r.status.code(),
+        Some(0),
+        "a {limit_mib} MiB address space should not be enough"
+    );
+}
+
+/// Spawn `cmd` (stdout and stderr piped), collect its output, kill it and fail the test
+/// when it runs longer than `secs` seconds (a hang).
+fn wait<S: AsRef<OsStr>>(mut cmd: Command, args: &[S], secs: u64) -> Run {
     let mut child = cmd.spawn().expect("spawn klogscan");
     let mut so = child.stdout.take().unwrap();
     let mut se = child.stderr.take().unwrap();
