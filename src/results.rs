@@ -46,9 +46,10 @@ pub struct ScanOptions {
     /// topics, the log dir's `cleaner-offset-checkpoint`, `cleanup.policy` records of the
     /// same cluster's KRaft metadata log).
     pub compacted_topics: Vec<String>,
-    /// Keep every entry's position and offsets per segment (for `verify`'s index checks:
-    /// the index files are checked against the scan's own walk, not a second read).
-    pub collect_log_batches: bool,
+    /// Check each segment's offset, time and transaction index against the scan's own walk
+    /// of its `.log` (for `verify`; not a second read of the log), keeping per segment only
+    /// the verdicts ([`PartitionReport::index_verdicts`]), nothing per log entry.
+    pub collect_index_verdicts: bool,
     /// `--mmap`: whether sealed segments may be mapped ([`crate::segment::policy`]).
     pub mmap: crate::segment::MmapMode,
     /// Budget of decompressed bytes per segment (`--max-decompressed-per-file`): once
@@ -130,7 +131,7 @@ impl Default for ScanOptions {
             capture_snapshots: false,
             keep_producers: true,
             keep_cluster_txns: true,
-            collect_log_batches: false,
+            collect_index_verdicts: false,
             mmap: crate::segment::MmapMode::Auto,
             max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
             follow_symlinks: false,
@@ -228,9 +229,10 @@ pub struct PartitionReport {
     /// The CRC-bad batches fed to the replay (for linking what follows from them).
     #[serde(skip)]
     pub damaged: Vec<crate::causes::DamagedBatch>,
-    /// With `collect_log_batches`: per segment (as `segment_walks`), its entries.
+    /// With `collect_index_verdicts`: per segment (as `segment_walks`), its index checks
+    /// against the walk (`None` when the walk did not finish).
     #[serde(skip)]
-    pub log_batches: Vec<Option<crate::format::index::LogBatches>>,
+    pub index_verdicts: Vec<Option<crate::format::index::IndexVerdicts>>,
     /// With `capture_snapshots`: the replayed producer state just before each snapshot's
     /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
     #[serde(skip)]

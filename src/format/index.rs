@@ -11,6 +11,7 @@
 //! [`FormatError`](super::error::FormatError)s) and by the Kafka sanity
 //! checks ([`IndexSanityError`]), which carry the exact text the broker throws.
 
+mod join;
 mod log_check;
 mod offset;
 #[cfg(test)]
@@ -18,6 +19,7 @@ mod tests;
 mod time;
 mod txn;
 
+pub use join::*;
 pub use log_check::*;
 pub use offset::*;
 pub use time::*;

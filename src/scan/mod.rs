@@ -9,6 +9,7 @@
 //! does not depend on the thread count.
 
 use crate::results::summarise;
+mod indexes;
 mod integrity;
 mod partition;
 mod pieces;

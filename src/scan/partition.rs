@@ -8,12 +8,13 @@
 //! make few windows. The replay order (unit by unit, event by event) is the order of one
 //! sequential walk, so the output does not depend on the thread count.
 
+use super::indexes::SegmentIndexes;
 use super::pieces::{self, PIECE, Piece, Split, SplitAcc};
 use super::walk::scan_segment;
 use super::{PartitionReport, ScanOptions, Truncation, TxnCounts, partition_context};
 use crate::event::BatchEvent;
 use crate::finding::Finding;
-use crate::format::index::LogBatches;
+use crate::format::index::IndexVerdicts;
 use crate::layout::{self, PartitionDir};
 use crate::recovery::{self, RecoverCheck, SegmentWalk};
 use crate::segment::{self, ReadPolicy};
@@ -75,9 +76,8 @@ impl EventPool {
 pub(super) struct SegmentScan {
     /// In walk order.
     pub events: Vec<BatchEvent>,
-    /// With `collect_log_batches`: every entry's position and offsets (for `verify`'s
-    /// index checks), from this same walk.
-    pub log_batches: Option<LogBatches>,
+    /// With `collect_index_verdicts`: the segment's index checks against this same walk.
+    pub index_verdicts: Option<IndexVerdicts>,
     /// The file could not be read: no recovery verdict for it.
     pub unreadable: bool,
     pub name: String,
@@ -118,6 +118,8 @@ enum Walked<'a> {
 /// turn comes, so at most one split segment per partition is open at a time).
 struct Cursor<'p> {
     logs: &'p [(i64, &'p Path)],
+    /// The files of each segment of `logs`.
+    segs: &'p [&'p layout::SegmentFiles],
     policy: ReadPolicy,
     sizes: Vec<u64>,
     next: usize,
@@ -147,8 +149,12 @@ impl Cursor<'_> {
             self.next += 1;
             let size = self.sizes[idx].min(opts.max_bytes.unwrap_or(u64::MAX));
             if size >= 2 * self.piece as u64
-                && let Some(s) = Split::new(idx, base, path, self.policy, opts, self.piece)
+                && let Some(mut s) = Split::new(idx, base, path, self.policy, opts, self.piece)
             {
+                // `verify`: the keys every piece matches are read once, before the pieces.
+                s.indexes = (self.segs.get(idx))
+                    .filter(|_| opts.collect_index_verdicts)
+                    .map(|f| SegmentIndexes::load(f, opts.mmap));
                 self.split = Some((Arc::new(s), 0));
                 continue;
             }
@@ -240,8 +246,8 @@ impl<'a> Run<'a> {
             base_offset: base,
             walk: None,
         });
-        if self.opts.collect_log_batches {
-            self.report.log_batches.push(None);
+        if self.opts.collect_index_verdicts {
+            self.report.index_verdicts.push(None);
         }
     }
 
@@ -269,8 +275,8 @@ impl<'a> Run<'a> {
             base_offset: seg.base,
             walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.bytes)),
         });
-        if self.opts.collect_log_batches {
-            report.log_batches.push(seg.log_batches);
+        if self.opts.collect_index_verdicts {
+            report.index_verdicts.push(seg.index_verdicts);
         }
         report.records += seg.records;
         report.bytes += seg.bytes;
@@ -398,6 +404,7 @@ pub(super) fn scan_partition(
         .iter()
         .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
         .collect();
+    let segs: Vec<&layout::SegmentFiles> = p.segments.iter().filter(|s| s.log.is_some()).collect();
     let report = PartitionReport {
         topic: ctx.topic.clone(),
         partition: ctx.partition,
@@ -437,7 +444,7 @@ pub(super) fn scan_partition(
         damaged: Vec::new(),
         partially_read: false,
         recovery: recovery::SegmentPlan::default(),
-        log_batches: Vec::new(),
+        index_verdicts: Vec::new(),
     };
     let pending_snapshots: Vec<i64> = if opts.capture_snapshots {
         let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
@@ -473,6 +480,7 @@ pub(super) fn scan_partition(
     // the newest too; a file changing under its map is reported, not a signal).
     let mut cursor = Cursor {
         logs: &logs,
+        segs: &segs,
         policy: segment::policy(opts.mmap),
         sizes: logs
             .iter()
@@ -492,11 +500,8 @@ pub(super) fn scan_partition(
             .into_par_iter()
             .map(|u| match u {
                 Unit::Segment(idx) => {
-                    let (base, path) = logs[idx];
                     let policy = segment::policy(opts.mmap);
-                    Walked::Segment(scan_segment(
-                        ctx, idx as u32, base, path, policy, opts, pool,
-                    ))
+                    Walked::Segment(scan_segment(ctx, idx as u32, segs[idx], policy, opts, pool))
                 }
                 Unit::Piece(split, k) => {
                     Walked::Piece(pieces::walk_piece(ctx, opts, pool, split, k))

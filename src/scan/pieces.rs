@@ -12,10 +12,11 @@
 //! depend on the file only, never on the thread count, and the events replayed are those of
 //! one sequential walk, in the same order.
 
+use super::indexes::SegmentIndexes;
 use super::walk::{Walker, changed_finding};
 use super::{EventPool, SegmentScan};
 use crate::event::BatchEvent;
-use crate::format::index::LogBatches;
+use crate::format::index::LogMatches;
 use crate::format::{self, Tail};
 use crate::results::{ProgressUpdate, ScanOptions};
 use crate::segment::{self, PieceEnd, ReadPolicy};
@@ -55,6 +56,8 @@ pub(super) struct Split {
     len: usize,
     /// `--max-bytes` stopped the walk before the end of the file.
     cut: bool,
+    /// `verify`: the segment's indexes, whose keys every piece's walk matches.
+    pub(super) indexes: Option<SegmentIndexes>,
 }
 
 impl Split {
@@ -131,6 +134,7 @@ impl Split {
             starts,
             len,
             cut,
+            indexes: None,
         })
     }
 
@@ -161,6 +165,7 @@ impl Split {
     ) -> Walker<'a> {
         let name = ctx.segment_names.get(self.idx).map_or("", String::as_str);
         let mut w = Walker::new(ctx, name, self.idx as u32, self.base, opts, events);
+        w.batches = self.indexes.as_ref().map(SegmentIndexes::matcher);
         let share = stop.saturating_sub(start) as u128;
         w.budget =
             (u128::from(opts.max_decompressed_per_file) * share / self.len.max(1) as u128) as u64;
@@ -230,8 +235,8 @@ pub(super) struct SplitAcc<'a> {
     pub split: std::sync::Arc<Split>,
     /// Findings, counters, the first bad entry and the skipped-budget count so far.
     all: Walker<'a>,
-    /// `verify`'s entry lists of the pieces replayed so far.
-    parts: Vec<LogBatches>,
+    /// `verify`: what the walks of the pieces replayed so far found at the index keys.
+    matches: Option<LogMatches>,
     /// The next piece this segment's replay expects.
     pub next: usize,
     /// The segment is concluded (or was not replayed): its remaining pieces are dropped.
@@ -263,7 +268,7 @@ impl<'a> SplitAcc<'a> {
         SplitAcc {
             split,
             all,
-            parts: Vec::new(),
+            matches: None,
             next: 0,
             done: false,
         }
@@ -283,7 +288,11 @@ impl<'a> SplitAcc<'a> {
         let later = std::mem::take(&mut w.out.collected);
         self.all.out.collected.append(later);
         if let Some(b) = w.batches.take() {
-            self.parts.push(b.finish(Tail::Clean, 0));
+            let later = b.finish(Tail::Clean, 0);
+            match &mut self.matches {
+                Some(m) => m.append(later),
+                None => self.matches = Some(later),
+            }
         }
         self.all.out.findings.append(&mut w.out.findings);
         self.all.out.records += w.out.records;
@@ -419,10 +428,10 @@ impl<'a> SplitAcc<'a> {
         let tail = if split.cut { Tail::Clean } else { tail };
         let mut out = self.all.finish(tail);
         out.cut = split.cut;
-        if let Some(mut lb) = LogBatches::concat(self.parts) {
-            lb.tail = tail;
-            lb.valid_len = tail.truncation_position().unwrap_or(len);
-            out.log_batches = Some(lb);
+        if let (Some(mut m), Some(ix)) = (self.matches.take(), split.indexes.as_ref()) {
+            m.tail = tail;
+            m.valid_len = tail.truncation_position().unwrap_or(len);
+            out.index_verdicts = Some(ix.verdicts(&m));
         }
         out
     }

@@ -3,6 +3,7 @@
 //! need, and where `LogSegment.recover` would stop — sequentially, or in parallel pieces for
 //! a large segment, mapped behind the SIGBUS guard or read in bounded chunks.
 
+use super::indexes::SegmentIndexes;
 use super::integrity::{
     OFFSETS_TOPIC, OffsetsCheck, check_offset_range, check_records, check_v2_header, crc_finding,
     invalid_batch, legacy_range,
@@ -10,8 +11,9 @@ use super::integrity::{
 use super::{EventPool, SegmentScan, Truncation, file_name, segment_finding};
 use crate::event::BatchEvent;
 use crate::finding::{Finding, Kind};
-use crate::format::index::LogBatchesBuilder;
+use crate::format::index::IndexMatcher;
 use crate::format::{self, Classified, Compression, Decompressor, Tail, TimestampType, classify};
+use crate::layout::SegmentFiles;
 use crate::recovery::CRC_STOP;
 use crate::results::{ProgressUpdate, ScanOptions};
 use crate::segment::{self, ReadPolicy};
@@ -34,7 +36,10 @@ pub(super) struct Walker<'a> {
     pub(super) events: Vec<BatchEvent>,
     dec: Decompressor,
     pub(super) first_bad: Option<(u64, Option<i64>, String)>,
-    pub(super) batches: Option<LogBatchesBuilder>,
+    /// `verify`: what this walk finds at the keys of the segment's indexes.
+    pub(super) batches: Option<IndexMatcher>,
+    /// `verify`, a walk of a whole segment: its indexes, checked when the walk ends.
+    pub(super) indexes: Option<&'a super::indexes::SegmentIndexes>,
     /// Decompressed bytes this walk may produce ([`ScanOptions::max_decompressed_per_file`];
     /// a piece of a segment gets its share, so the result does not depend on threads).
     pub(super) budget: u64,
@@ -60,7 +65,7 @@ impl<'a> Walker<'a> {
             opts,
             out: SegmentScan {
                 events: Vec::new(),
-                log_batches: None,
+                index_verdicts: None,
                 unreadable: false,
                 name: name.to_string(),
                 base,
@@ -79,7 +84,8 @@ impl<'a> Walker<'a> {
             events,
             dec: Decompressor::new(opts.max_decompressed),
             first_bad: None,
-            batches: opts.collect_log_batches.then(LogBatchesBuilder::default),
+            batches: None,
+            indexes: None,
             budget: opts.max_decompressed_per_file,
             over_budget: None,
         }
@@ -342,8 +348,8 @@ impl<'a> Walker<'a> {
                 });
             }
         }
-        if let Some(b) = self.batches.take() {
-            self.out.log_batches = Some(b.finish(tail_seen, self.out.bytes));
+        if let (Some(b), Some(ix)) = (self.batches.take(), self.indexes) {
+            self.out.index_verdicts = Some(ix.verdicts(&b.finish(tail_seen, self.out.bytes)));
         }
         if let Some((n, position, offset)) = self.over_budget {
             let budget = self.opts.max_decompressed_per_file;
@@ -375,18 +381,24 @@ impl<'a> Walker<'a> {
 }
 
 /// Walk a whole segment sequentially (large segments are split into pieces by the
-/// partition's walk, `pieces`).
+/// partition's walk, `pieces`); with [`ScanOptions::collect_index_verdicts`], its indexes
+/// are read first and checked against the walk when it ends.
 pub(super) fn scan_segment(
     ctx: &PartitionContext,
     idx: u32,
-    base: i64,
-    path: &Path,
+    seg: &SegmentFiles,
     policy: ReadPolicy,
     opts: &ScanOptions,
     pool: &EventPool,
 ) -> SegmentScan {
+    let (base, path) = (seg.base_offset, seg.log.as_deref().unwrap_or(Path::new("")));
     let name = file_name(path);
+    let indexes = opts
+        .collect_index_verdicts
+        .then(|| SegmentIndexes::load(seg, opts.mmap));
     let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take());
+    w.batches = indexes.as_ref().map(SegmentIndexes::matcher);
+    w.indexes = indexes.as_ref();
     let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
     let walked = segment::walk_entries_items(path, policy, opts.max_bytes, |item| w.item(item));
     match walked {

@@ -12,7 +12,7 @@ pub(crate) use leftovers::log_dir_findings;
 
 use super::VerifyOptions;
 use crate::finding::{Finding, Kind};
-use crate::format::index::LogBatches;
+use crate::format::index::{IndexVerdicts, KEPT_PROBLEMS};
 use crate::layout::{DirKind, LogDir, PartitionDir, SegmentFiles};
 use crate::recovery::{self as predict, LogDirFiles, PredictInput, SegmentInput, lookup};
 use crate::scan::PartitionReport;
@@ -22,6 +22,8 @@ use std::path::Path;
 
 /// Most entries listed in one finding's evidence.
 const EVIDENCE_CAP: usize = 20;
+// The index verdicts keep at least the entries the evidence lists.
+const _: () = assert!(KEPT_PROBLEMS >= EVIDENCE_CAP);
 
 fn name_of(p: &Path) -> String {
     p.file_name()
@@ -95,8 +97,9 @@ struct SegmentCtx<'a> {
     /// `AbortedTxn::segment`).
     ordinal: usize,
     log_name: String,
-    /// The batches of the log (`None` when the scan could not read it).
-    batches: Option<&'a LogBatches>,
+    /// The segment's index checks against the scan's walk of the log (`None` when the
+    /// scan could not read it).
+    verdicts: Option<&'a IndexVerdicts>,
     /// The loading broker runs the index sanity checks at load (before 2.3).
     pre_2_3: bool,
     missing_index: bool,
@@ -164,8 +167,8 @@ fn check_segments(
             continue;
         };
         let log_name = name_of(log_path);
-        // The scan walked this segment once: its entries and recovery verdict come from
-        // that walk (`None` when the file was unreadable; the scan reported it).
+        // The scan walked this segment once: its index checks and recovery verdict come
+        // from that walk (`None` when the file was unreadable; the scan reported it).
         let k = r
             .segment_walks
             .iter()
@@ -176,7 +179,7 @@ fn check_segments(
             files: s,
             ordinal: i,
             log_name,
-            batches: k.and_then(|k| r.log_batches.get(k)?.as_ref()),
+            verdicts: k.and_then(|k| r.index_verdicts.get(k)?.as_ref()),
             pre_2_3,
             missing_index: s.index.is_none(),
         };

@@ -229,7 +229,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     let mut scan_opts = opts.scan.clone();
     scan_opts.capture_snapshots = true;
-    scan_opts.collect_log_batches = true;
+    scan_opts.collect_index_verdicts = true;
     // Partitions are scanned one by one (below): a progress callback would see each
     // partition as a whole scan.
     scan_opts.progress = scan::Progress::default();
@@ -281,7 +281,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
                 );
                 // The cross-checks' findings carry the partition's identity too.
                 crate::identity::apply_source(&r.source, &mut findings);
-                r.log_batches = Vec::new();
+                r.index_verdicts = Vec::new();
                 findings.sort_by_key(|f| {
                     (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
                 });

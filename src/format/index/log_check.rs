@@ -49,17 +49,18 @@ fn abort_marker_of(v: &BatchView<'_>) -> Option<i64> {
     }
 }
 
-/// Collects the [`LogBatch`]es of a `.log` in file order, from whichever walk reads it
-/// (the scan's, or [`LogBatches::from_log`]): one rule for what an entry contributes.
-#[derive(Debug, Default)]
-pub(crate) struct LogBatchesBuilder {
-    batches: Vec<LogBatch>,
+/// What one framed entry contributes to the index checks, in file order: one rule for
+/// every walk that reads a `.log` ([`LogBatches::from_log`], the scan's walk through
+/// [`IndexMatcher`](super::IndexMatcher)). A legacy entry's first offset depends on the
+/// entry before it in the same walk.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct EntryFold {
     prev_last: Option<i64>,
 }
 
-impl LogBatchesBuilder {
+impl EntryFold {
     /// One framed entry at `position` whose header offset field is `offset`.
-    pub fn entry(&mut self, c: &Classified<'_>, position: u64, offset: i64) {
+    pub fn batch(&mut self, c: &Classified<'_>, position: u64, offset: i64) -> LogBatch {
         let b = match c {
             Classified::V2(v) => LogBatch {
                 position: v.position(),
@@ -86,22 +87,52 @@ impl LogBatchesBuilder {
             },
         };
         self.prev_last = Some(b.last_offset);
-        self.batches.push(b);
+        b
     }
+}
 
-    /// Conclude with how the walk ended and the length read.
-    pub fn finish(self, tail: Tail, len: u64) -> LogBatches {
-        let valid_len = tail.truncation_position().unwrap_or(len);
-        let last_offsets_sorted = self
-            .batches
-            .windows(2)
-            .all(|w| w[0].last_offset < w[1].last_offset);
-        LogBatches {
-            batches: self.batches,
-            tail,
-            valid_len,
-            last_offsets_sorted,
+/// What the offset and time index checks read of the entry a lookup finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Ending {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    /// `None` when the entry's header is unreadable.
+    pub max_timestamp: Option<i64>,
+}
+
+impl From<&LogBatch> for Ending {
+    fn from(b: &LogBatch) -> Self {
+        Ending {
+            base_offset: b.base_offset,
+            last_offset: b.last_offset,
+            max_timestamp: b.max_timestamp,
         }
+    }
+}
+
+/// What [`check_offset_index`] and [`check_time_index`] ask of a `.log`. Answered by
+/// [`LogBatches`] (every entry of the file) and by [`LogMatches`](super::LogMatches)
+/// (only the entries the segment's indexes name, kept by the walk).
+pub trait LogLookup {
+    /// Bytes of whole entries (where the tail starts).
+    fn valid_len(&self) -> u64;
+    /// The last offset of the entry starting exactly at byte `position`.
+    fn last_offset_at(&self, position: u64) -> Option<i64>;
+    /// The first entry, in file order, whose last offset is ≥ `offset` (what
+    /// DumpLogSegments searches for).
+    fn ending_at_or_after(&self, offset: i64) -> Option<Ending>;
+}
+
+impl LogLookup for LogBatches {
+    fn valid_len(&self) -> u64 {
+        self.valid_len
+    }
+    fn last_offset_at(&self, position: u64) -> Option<i64> {
+        self.at_position(position).map(|b| b.last_offset)
+    }
+    fn ending_at_or_after(&self, offset: i64) -> Option<Ending> {
+        self.first_ending_at_or_after(offset).map(Ending::from)
     }
 }
 
@@ -109,29 +140,37 @@ impl LogBatches {
     /// Walk `log` (a whole `.log` file) with [`Entries`].
     pub fn from_log(log: &[u8]) -> LogBatches {
         let mut entries = Entries::new(log, 0);
-        let mut b = LogBatchesBuilder::default();
+        let mut fold = EntryFold::default();
+        let mut batches = Vec::new();
         for raw in entries.by_ref() {
-            b.entry(&classify(raw), raw.position, raw.offset());
+            batches.push(fold.batch(&classify(raw), raw.position, raw.offset()));
         }
         let tail = entries.tail().unwrap_or(Tail::Clean);
-        b.finish(tail, log.len() as u64)
-    }
-
-    /// Concatenate the batches of consecutive pieces of one file (each built by its own
-    /// `LogBatchesBuilder`); the last piece's tail and length end the whole.
-    pub fn concat(parts: Vec<LogBatches>) -> Option<LogBatches> {
-        let mut it = parts.into_iter();
-        let mut all = it.next()?;
-        for p in it {
-            all.batches.extend(p.batches);
-            all.tail = p.tail;
-            all.valid_len = p.valid_len;
-        }
-        all.last_offsets_sorted = all
-            .batches
+        let valid_len = tail.truncation_position().unwrap_or(log.len() as u64);
+        let last_offsets_sorted = batches
             .windows(2)
             .all(|w| w[0].last_offset < w[1].last_offset);
-        Some(all)
+        LogBatches {
+            batches,
+            tail,
+            valid_len,
+            last_offsets_sorted,
+        }
+    }
+
+    /// The entries a walk in pieces collected (each piece's own [`EntryFold`]), as the
+    /// reference the index checks on [`LogMatches`](super::LogMatches) must agree with.
+    #[cfg(test)]
+    pub(crate) fn from_batches(batches: Vec<LogBatch>, tail: Tail, len: u64) -> LogBatches {
+        let last_offsets_sorted = batches
+            .windows(2)
+            .all(|w| w[0].last_offset < w[1].last_offset);
+        LogBatches {
+            batches,
+            tail,
+            valid_len: tail.truncation_position().unwrap_or(len),
+            last_offsets_sorted,
+        }
     }
 
     /// The batch starting exactly at byte `position`.
@@ -191,37 +230,55 @@ impl OffsetEntryCheck {
             OffsetCheck::NotABatchStart | OffsetCheck::BeyondLog => -1,
         }
     }
+
+    /// The entry is wrong: it does not point at a batch ending at its offset. An exact
+    /// entry is right, and so is a follower's chunk (§7.1; DumpLogSegments still lists
+    /// it as a mismatch).
+    pub fn is_problem(&self) -> bool {
+        !matches!(
+            self.check,
+            OffsetCheck::Exact | OffsetCheck::FollowerChunk { .. }
+        )
+    }
 }
 
 /// Check every used offset-index entry against the log's batches.
-pub fn check_offset_index(index: &OffsetIndex<'_>, log: &LogBatches) -> Vec<OffsetEntryCheck> {
-    index
-        .entries()
-        .map(|entry| {
-            let check = if entry.position < 0 || entry.position as u64 >= log.valid_len {
-                OffsetCheck::BeyondLog
-            } else {
-                match log.at_position(entry.position as u64) {
-                    None => OffsetCheck::NotABatchStart,
-                    Some(b) if b.last_offset == entry.offset => OffsetCheck::Exact,
-                    Some(b)
-                        if b.last_offset < entry.offset
-                            && log
-                                .first_ending_at_or_after(entry.offset)
-                                .is_some_and(|n| n.last_offset == entry.offset) =>
-                    {
-                        OffsetCheck::FollowerChunk {
-                            batch_last_offset: b.last_offset,
-                        }
+pub fn check_offset_index<L: LogLookup + ?Sized>(
+    index: &OffsetIndex<'_>,
+    log: &L,
+) -> Vec<OffsetEntryCheck> {
+    offset_checks(index, log).collect()
+}
+
+/// [`check_offset_index`] one entry at a time, in slot order.
+pub fn offset_checks<'a, L: LogLookup + ?Sized>(
+    index: &'a OffsetIndex<'_>,
+    log: &'a L,
+) -> impl Iterator<Item = OffsetEntryCheck> + 'a {
+    index.entries().map(move |entry| {
+        let check = if entry.position < 0 || entry.position as u64 >= log.valid_len() {
+            OffsetCheck::BeyondLog
+        } else {
+            match log.last_offset_at(entry.position as u64) {
+                None => OffsetCheck::NotABatchStart,
+                Some(last) if last == entry.offset => OffsetCheck::Exact,
+                Some(last)
+                    if last < entry.offset
+                        && log
+                            .ending_at_or_after(entry.offset)
+                            .is_some_and(|n| n.last_offset == entry.offset) =>
+                {
+                    OffsetCheck::FollowerChunk {
+                        batch_last_offset: last,
                     }
-                    Some(b) => OffsetCheck::Mismatch {
-                        batch_last_offset: b.last_offset,
-                    },
                 }
-            };
-            OffsetEntryCheck { entry, check }
-        })
-        .collect()
+                Some(last) => OffsetCheck::Mismatch {
+                    batch_last_offset: last,
+                },
+            }
+        };
+        OffsetEntryCheck { entry, check }
+    })
 }
 
 /// Verdict on one time-index entry against the log (§7.2).
@@ -277,35 +334,43 @@ impl TimeEntryCheck {
 }
 
 /// Check every used time-index entry against the log's batches.
-pub fn check_time_index(index: &TimeIndex<'_>, log: &LogBatches) -> Vec<TimeEntryCheck> {
+pub fn check_time_index<L: LogLookup + ?Sized>(
+    index: &TimeIndex<'_>,
+    log: &L,
+) -> Vec<TimeEntryCheck> {
+    time_checks(index, log).collect()
+}
+
+/// [`check_time_index`] one entry at a time, in slot order.
+pub fn time_checks<'a, L: LogLookup + ?Sized>(
+    index: &'a TimeIndex<'_>,
+    log: &'a L,
+) -> impl Iterator<Item = TimeEntryCheck> + 'a {
     let mut prev = -1i64;
-    index
-        .entries()
-        .map(|entry| {
-            let check = match log.first_ending_at_or_after(entry.offset) {
-                None => TimeCheck::NotFound {
-                    found_log_offset: -1,
-                },
-                Some(b) if b.last_offset == entry.offset => match b.max_timestamp {
-                    Some(ts) if ts == entry.timestamp => TimeCheck::Exact,
-                    Some(ts) => TimeCheck::TimestampMismatch { log_timestamp: ts },
-                    None => TimeCheck::TimestampMismatch { log_timestamp: -1 },
-                },
-                Some(b) if b.base_offset <= entry.offset => TimeCheck::InsideBatch {
-                    batch_last_offset: b.last_offset,
-                    log_timestamp: b.max_timestamp,
-                },
-                Some(b) => TimeCheck::NotFound {
-                    found_log_offset: b.last_offset,
-                },
-            };
-            let out_of_order_after = (prev >= entry.timestamp).then_some(prev);
-            prev = entry.timestamp;
-            TimeEntryCheck {
-                entry,
-                check,
-                out_of_order_after,
-            }
-        })
-        .collect()
+    index.entries().map(move |entry| {
+        let check = match log.ending_at_or_after(entry.offset) {
+            None => TimeCheck::NotFound {
+                found_log_offset: -1,
+            },
+            Some(b) if b.last_offset == entry.offset => match b.max_timestamp {
+                Some(ts) if ts == entry.timestamp => TimeCheck::Exact,
+                Some(ts) => TimeCheck::TimestampMismatch { log_timestamp: ts },
+                None => TimeCheck::TimestampMismatch { log_timestamp: -1 },
+            },
+            Some(b) if b.base_offset <= entry.offset => TimeCheck::InsideBatch {
+                batch_last_offset: b.last_offset,
+                log_timestamp: b.max_timestamp,
+            },
+            Some(b) => TimeCheck::NotFound {
+                found_log_offset: b.last_offset,
+            },
+        };
+        let out_of_order_after = (prev >= entry.timestamp).then_some(prev);
+        prev = entry.timestamp;
+        TimeEntryCheck {
+            entry,
+            check,
+            out_of_order_after,
+        }
+    })
 }

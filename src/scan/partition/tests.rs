@@ -113,7 +113,7 @@ fn pieces_replay_as_one_sequential_walk_for_any_piece_size_and_thread_count() {
                         mmap,
                         deep,
                         max_bytes,
-                        collect_log_batches: true,
+                        collect_index_verdicts: true,
                         ..Default::default()
                     };
                     let whole = scan(&dir, &opts, 1, usize::MAX / 4);
@@ -149,6 +149,7 @@ fn a_large_segment_is_split_and_its_pieces_stream() {
     let starts = entry_starts(&log);
     let mut cursor = Cursor {
         logs: &[(0, log.as_path())],
+        segs: &[],
         policy: ReadPolicy::Read,
         sizes: vec![std::fs::metadata(&log).unwrap().len()],
         next: 0,

@@ -3,7 +3,7 @@
 
 use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of, report_if_changed};
 use crate::finding::{Finding, Kind, Severity};
-use crate::format::index::{OffsetCheck, OffsetIndex, check_offset_index};
+use crate::format::index::{OffsetCheck, OffsetIndex};
 use crate::segment::FileClass;
 use serde_json::json;
 
@@ -15,7 +15,7 @@ pub(super) fn check(
     corrupt_index: &mut Option<String>,
     out: &mut Vec<Finding>,
 ) {
-    let (r, opts, s, batches, log_name) = (c.r, c.opts, c.files, c.batches, c.log_name.as_str());
+    let (r, opts, s, verdicts, log_name) = (c.r, c.opts, c.files, c.verdicts, c.log_name.as_str());
     let (pre_2_3, missing_index) = (c.pre_2_3, c.missing_index);
     if missing_index {
         out.push(
@@ -25,7 +25,7 @@ pub(super) fn check(
                 .broker("NoSuchFileException at load: LogLoader runs LogSegment.recover on the segment (CRC check, index rebuild, truncation at the first invalid batch), even after a clean shutdown"),
         );
     }
-    if let (Some(ipath), Some(lb)) = (s.index.as_deref(), batches)
+    if let (Some(ipath), Some(v)) = (s.index.as_deref(), verdicts)
         && let Some(bytes) = load_checked(ipath, FileClass::Index, opts, r, out)
     {
         report_if_changed(&bytes, ipath, r, out);
@@ -47,24 +47,21 @@ pub(super) fn check(
                     .broker("not checked at load (since 2.3); offset lookups through this index land on wrong positions until the segment is recovered (InvalidOffsetException on append past it)"),
             );
         }
-        let bad: Vec<_> = check_offset_index(&idx, lb)
-            .into_iter()
-            .filter(|c| {
-                !matches!(
-                    c.check,
-                    OffsetCheck::Exact | OffsetCheck::FollowerChunk { .. }
-                )
-            })
-            .collect();
+        // The entries were checked against the scan's walk (`None`: the scan could not
+        // read this index; nothing to say about its entries then).
+        let (count, bad) = v
+            .offset
+            .as_ref()
+            .map_or((0, &[][..]), |p| (p.count, &p.first[..]));
         if let Some(first) = bad.first() {
             let ev: Vec<_> = bad.iter().take(EVIDENCE_CAP).map(|c| json!({"slot": c.entry.slot, "offset": c.entry.offset, "position": c.entry.position, "check": c.check, "log_offset": c.log_offset()})).collect();
             out.push(
                 mk(r, Kind::IndexMismatch, &iname, format!(
                     "{iname}: {} of {} entries do not point at a batch ending at their offset; first: slot {} offset {} position {} ({})",
-                    bad.len(), idx.layout().used, first.entry.slot, first.entry.offset, first.entry.position, describe_offset_check(&first.check)))
+                    count, idx.layout().used, first.entry.slot, first.entry.offset, first.entry.position, describe_offset_check(&first.check)))
                     .offset(first.entry.offset)
                     .position(first.entry.position.max(0) as u64)
-                    .evidence(json!({"mismatches": bad.len(), "entries": ev}))
+                    .evidence(json!({"mismatches": count, "entries": ev}))
                     .broker("not checked at load: fetches and offset lookups start from the wrong byte position (consumers may get OffsetOutOfRange or skip/repeat batches) until recovery rebuilds the index"),
             );
         }

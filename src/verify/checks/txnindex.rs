@@ -4,7 +4,7 @@
 
 use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of};
 use crate::finding::{Finding, Kind};
-use crate::format::index::{AbortedTxn as IndexedAbort, LogBatches, TxnIndex};
+use crate::format::index::{AbortedTxn as IndexedAbort, IndexVerdicts, TxnIndex};
 use crate::segment::FileClass;
 use crate::state::AbortedTxn;
 use serde_json::json;
@@ -16,7 +16,7 @@ pub(super) fn check(
     corrupt_index: &mut Option<String>,
     out: &mut Vec<Finding>,
 ) {
-    let (r, opts, s, batches, log_name) = (c.r, c.opts, c.files, c.batches, c.log_name.as_str());
+    let (r, opts, s, verdicts, log_name) = (c.r, c.opts, c.files, c.verdicts, c.log_name.as_str());
     let (i, missing_index) = (c.ordinal, c.missing_index);
     // Transaction index.
     let expected: Vec<&AbortedTxn> = r
@@ -61,7 +61,7 @@ pub(super) fn check(
         }
         None => Vec::new(),
     };
-    let (mut missing, wrong, extra) = compare(&expected, &actual, r.first_offset, batches);
+    let (mut missing, wrong, extra) = compare(&expected, &actual, r.first_offset, verdicts);
     // No .txnindex and no offset index: the broker recovers this segment at load
     // (missing offset index) and LogSegment.recover rebuilds the transaction index from
     // the markers, so nothing is missing from the index it will serve (the evidence may
@@ -116,15 +116,11 @@ fn compare(
     expected: &[&AbortedTxn],
     actual: &[IndexedAbort],
     held_from: Option<i64>,
-    batches: Option<&LogBatches>,
+    verdicts: Option<&IndexVerdicts>,
 ) -> (Listed, Listed, Listed) {
     let held_from = held_from.unwrap_or(i64::MAX);
     let abort_marker_at = |a: &IndexedAbort| {
-        batches.is_some_and(|lb| {
-            lb.batches
-                .iter()
-                .any(|b| b.base_offset == a.last_offset && b.abort_marker_of == Some(a.producer_id))
-        })
+        verdicts.is_some_and(|v| v.has_abort_marker(a.last_offset, a.producer_id))
     };
     let differs = |a: i64, e: i64| a >= held_from && a != e;
     let mut missing = Vec::new();
