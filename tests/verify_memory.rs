@@ -14,18 +14,23 @@
 //! `MALLOC_ARENA_MAX`).
 #![cfg(target_os = "linux")]
 
-use assert_cmd::cargo::cargo_bin;
+#[path = "common/run.rs"]
+mod run;
+
 use klogscan::testkit::BatchSpec;
 use klogscan::testkit::encode::RecordSpec;
+use run::{assert_limit_binds, run_limited_ok};
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
 const BATCHES: i64 = 2_000_000;
 
 /// Address-space limit for the verify (threads, arenas, the binary and two windows of
 /// pieces included; the old entry records of the segment alone came close to it).
 const LIMIT_MIB: u64 = 160;
+
+/// Seconds a run may take before it counts as a hang (a debug build on a loaded machine).
+const SECS: u64 = 1200;
 
 /// `index.interval.bytes`: the broker's default.
 const INTERVAL: u64 = 4096;
@@ -96,35 +101,13 @@ fn write_indexed_small_batches(dir: &Path, n: i64) -> (usize, usize) {
     (index.len(), timeindex.len())
 }
 
-/// Run `klogscan ARGS` with its address space limited to `limit_mib` MiB: its exit code
-/// (`None` when killed by a signal), stdout and stderr.
-fn run_limited(limit_mib: u64, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {} && exec \"$0\" \"$@\"",
-            limit_mib * 1024
-        ))
-        .arg(cargo_bin("klogscan"))
-        .args(args)
-        // One malloc arena per thread would reserve 64 MiB of address space each.
-        .env("MALLOC_ARENA_MAX", "2")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn verify_of_millions_of_small_batches_checks_the_indexes_in_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
     let (index_entries, time_entries) = write_indexed_small_batches(dir.path(), BATCHES);
     let path = dir.path().to_str().unwrap();
     for threads in ["1", "2"] {
-        let (code, out, err) = run_limited(
+        let r = run_limited_ok(
             LIMIT_MIB,
             &[
                 "verify",
@@ -138,12 +121,9 @@ fn verify_of_millions_of_small_batches_checks_the_indexes_in_bounded_memory() {
                 "--mmap",
                 "never",
             ],
+            SECS,
         );
-        assert_eq!(
-            code,
-            Some(0),
-            "{threads} thread(s): verify under {LIMIT_MIB} MiB failed: {err}"
-        );
+        let out = r.out;
         let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
         // The whole segment was walked.
         let prediction = &doc["partitions"][0]["prediction"];
@@ -182,6 +162,9 @@ fn verify_of_millions_of_small_batches_checks_the_indexes_in_bounded_memory() {
         );
     }
     // The limit binds: far below what the binary needs, it fails.
-    let (code, _, _) = run_limited(24, &["verify", path, "--threads", "2", "--format", "json"]);
-    assert_ne!(code, Some(0), "a 24 MiB address space should not be enough");
+    assert_limit_binds(
+        24,
+        &["verify", path, "--threads", "2", "--format", "json"],
+        SECS,
+    );
 }
