@@ -593,6 +593,27 @@ mod tests {
     use super::*;
     use crate::format::Tail;
 
+    /// `auto` maps only files of at least `MAP_MIN_BYTES` (a small file is read: cheaper
+    /// than a map, and no `munmap` shootdown on the other threads); `never` never maps.
+    #[test]
+    fn auto_maps_only_files_of_at_least_map_min_bytes() {
+        assert_eq!(policy(MmapMode::Auto, MAP_MIN_BYTES), ReadPolicy::Map);
+        assert_eq!(policy(MmapMode::Auto, u64::MAX), ReadPolicy::Map);
+        assert_eq!(policy(MmapMode::Auto, MAP_MIN_BYTES - 1), ReadPolicy::Read);
+        assert_eq!(policy(MmapMode::Auto, 0), ReadPolicy::Read);
+        assert_eq!(policy(MmapMode::Never, u64::MAX), ReadPolicy::Read);
+        // `load` follows the same rule.
+        let dir = tempfile::tempdir().unwrap();
+        for (len, mapped) in [(MAP_MIN_BYTES - 1, false), (MAP_MIN_BYTES, true)] {
+            let p = dir.path().join(format!("{len}.index"));
+            std::fs::write(&p, vec![0u8; len as usize]).unwrap();
+            let d = load(&p, FileClass::Index, MmapMode::Auto, None).unwrap();
+            assert_eq!(d.is_mapped(), mapped, "{len} bytes");
+            let d = load(&p, FileClass::Index, MmapMode::Never, None).unwrap();
+            assert!(!d.is_mapped());
+        }
+    }
+
     /// A framed entry of `size` bytes after the 12-byte overhead (magic 2, contents not valid).
     fn entry(offset: i64, size: i32) -> Vec<u8> {
         let mut v = vec![0u8; 12 + size as usize];
