@@ -39,9 +39,12 @@ fn child_file(file: &Path, name: &str) -> Option<PathBuf> {
     } else {
         dir.join(stem)
     };
-    [base.join(format!("{name}.rs")), base.join(name).join("mod.rs")]
-        .into_iter()
-        .find(|p| p.is_file())
+    [
+        base.join(format!("{name}.rs")),
+        base.join(name).join("mod.rs"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
 }
 
 /// The public modules declared in `file` (module path `path`), recursively.
@@ -59,7 +62,8 @@ fn declared(file: &Path, path: &str, out: &mut BTreeSet<String>) {
         let decl = line
             .strip_prefix("pub mod ")
             .map(|r| r.trim_end_matches(['{', ';', ' ']));
-        if let Some(name) = decl.filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        if let Some(name) =
+            decl.filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
             && !hidden
         {
             let child = format!("{path}::{name}");

@@ -157,9 +157,15 @@ fn is_zero(b: &[u8]) -> bool {
 }
 
 
-/// [`walk_read`] handing out [`Item`]s: with `big = Some(n)`, an entry larger than `n`
-/// bytes is never buffered: it is CRC-checked streaming ([`Item::Big`]). With `None` every
-/// entry is buffered whole (up to 2 GiB when one declares that much).
+/// Walk the entries of `file` with positional reads (`pread`: no shared file position,
+/// so several walks can share one handle) from byte `start` (an entry boundary) up to
+/// `total`, in chunks of `chunk_size` (larger only when one entry is larger), handing out
+/// [`Item`]s. Returns how the bytes end from the last whole entry on (classified over
+/// `[.., total)`, as `walk_entries` does), or `None` when `on_item` stopped the walk.
+///
+/// With `big = Some(n)`, an entry larger than `n` bytes is never buffered: it is
+/// CRC-checked streaming ([`Item::Big`]). With `None` every entry is buffered whole (up to
+/// 2 GiB when one declares that much).
 pub(crate) fn walk_read_items(
     file: &File,
     start: u64,
@@ -502,8 +508,12 @@ pub enum PieceEnd {
 }
 
 
-/// [`walk_read_piece`] handing out [`Item`]s: entries larger than [`BIG_ENTRY`] are
-/// CRC-checked streaming, never held (see [`walk_entries_items`]).
+/// Walk the entries of `[start, stop)` of `file` (see `walk_read_items`), the file taken
+/// to be `total` bytes long; `stop = None` walks to the end. A piece chains when its entries
+/// tile `[start, stop)` exactly — then the sequential walk passes through `stop` too, as
+/// framing depends only on the bytes from `start` — and nothing at or after `stop` is
+/// read (a damaged piece cannot make its walk read the rest of the file). Entries larger
+/// than [`BIG_ENTRY`] are CRC-checked streaming, never held (see [`walk_entries_items`]).
 pub fn walk_read_piece_items(
     file: &File,
     start: u64,
