@@ -5,7 +5,7 @@
 //!
 //! The scan uses it to confirm (or refute) its open/hanging transactions the way
 //! `kafka-transactions.sh find-hanging` does; those checks are internal (`annotate`,
-//! `cluster`, `history`) and run as part of [`crate::pipeline`].
+//! `cluster`, `history`) and run as part of the pipeline.
 
 use crate::format::txnlog::{self, TxnState};
 use std::collections::{BTreeMap, BTreeSet};
