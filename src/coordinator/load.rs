@@ -87,7 +87,7 @@ impl CoordinatorView {
 
     /// [`Self::load_clusters_from`] with the partitions outside the scan already walked
     /// (`walk_unscanned`).
-    pub fn load_clusters_with(
+    pub(crate) fn load_clusters_with(
         report: &ScanReport,
         unscanned: &UnscannedLogs,
         inv: &Inventory,
