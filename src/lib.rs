@@ -51,6 +51,9 @@
 //! assert_eq!(p.last_stable_offset, Some(21)); // read_committed consumers are stuck here
 //! ```
 
+// A type the public API hands out must be nameable: re-export it (see `results`).
+#![warn(unnameable_types)]
+
 /// Declares internal modules: `pub(crate)` in a normal build, `#[doc(hidden)] pub` with the
 /// `testkit` feature so that klogscan's own tests, benches and examples can reach them. What
 /// `testkit` exposes is not part of the supported surface and changes without notice.
