@@ -66,7 +66,8 @@ pub fn read_copy_with(p: &PartitionDir, max_bytes: Option<u64>, mmap: MmapMode) 
     let mut out = CopyBatches::default();
     for seg in &p.segments {
         let Some(log) = &seg.log else { continue };
-        let policy = segment::policy(mmap);
+        let len = std::fs::metadata(log).map_or(0, |m| m.len());
+        let policy = segment::policy(mmap, max_bytes.map_or(len, |m| m.min(len)));
         let seg_idx = out.segments.len() as u32;
         out.segments.push(
             log.file_name()

@@ -11,9 +11,9 @@
 
 #[path = "common/run.rs"]
 mod run;
+#[path = "common/small_batch.rs"]
+mod small_batch;
 
-use klogscan::testkit::BatchSpec;
-use klogscan::testkit::encode::RecordSpec;
 use run::{assert_limit_binds, run_limited_ok};
 use std::io::Write;
 use std::path::Path;
@@ -32,21 +32,7 @@ const SECS: u64 = 1200;
 fn write_small_batches(dir: &Path, n: i64) -> u64 {
     let part = dir.join("small-0");
     std::fs::create_dir_all(&part).unwrap();
-    let one = BatchSpec {
-        base_offset: 0,
-        partition_leader_epoch: 0,
-        base_timestamp: 1_700_000_000_000,
-        records: vec![RecordSpec {
-            attributes: 0,
-            timestamp_delta: 0,
-            offset_delta: 0,
-            key: None,
-            value: Some(b"{\"v\":1}".to_vec()),
-            headers: Vec::new(),
-        }],
-        ..BatchSpec::default()
-    }
-    .encode();
+    let one = small_batch::one_record_batch();
     let file = std::fs::File::create(part.join("00000000000000000000.log")).unwrap();
     let mut w = std::io::BufWriter::new(file);
     let mut batch = one.clone();

@@ -16,9 +16,9 @@
 
 #[path = "common/run.rs"]
 mod run;
+#[path = "common/small_batch.rs"]
+mod small_batch;
 
-use klogscan::testkit::BatchSpec;
-use klogscan::testkit::encode::RecordSpec;
 use run::{assert_limit_binds, run_limited_ok};
 use std::io::Write;
 use std::path::Path;
@@ -47,21 +47,7 @@ const BAD_TIME_SLOT: usize = 25_000;
 fn write_indexed_small_batches(dir: &Path, n: i64) -> (usize, usize) {
     let part = dir.join("small-0");
     std::fs::create_dir_all(&part).unwrap();
-    let one = BatchSpec {
-        base_offset: 0,
-        partition_leader_epoch: 0,
-        base_timestamp: 1_700_000_000_000,
-        records: vec![RecordSpec {
-            attributes: 0,
-            timestamp_delta: 0,
-            offset_delta: 0,
-            key: None,
-            value: Some(b"{\"v\":1}".to_vec()),
-            headers: Vec::new(),
-        }],
-        ..BatchSpec::default()
-    }
-    .encode();
+    let one = small_batch::one_record_batch();
     let size = one.len() as u64;
     let mut log = std::io::BufWriter::new(
         std::fs::File::create(part.join("00000000000000000000.log")).unwrap(),

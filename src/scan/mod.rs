@@ -2,7 +2,7 @@
 //! events, replay them through the producer-state machine, and collect findings.
 //!
 //! Segments of one partition are processed in windows of units (`scan::partition`): a unit is
-//! a whole segment, or a piece of about 8 MiB of a large one (`scan::pieces`). A window's units
+//! a whole segment, or a piece of about 4 MiB of a large one (`scan::pieces`). A window's units
 //! are walked in parallel (framing, CRC, header checks, optional record decoding) and
 //! their events are then replayed in offset order while the next window is walked.
 //! Memory is bounded by two windows, not by the partition or by a segment; the output

@@ -17,7 +17,7 @@ use crate::finding::Finding;
 use crate::format::index::IndexVerdicts;
 use crate::layout::{self, PartitionDir};
 use crate::recovery::{self, RecoverCheck, SegmentWalk};
-use crate::segment::{self, ReadPolicy};
+use crate::segment;
 use crate::state::{PartitionContext, Replay, ReplayOutcome};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -120,8 +120,9 @@ struct Cursor<'p> {
     logs: &'p [(i64, &'p Path)],
     /// The files of each segment of `logs`.
     segs: &'p [&'p layout::SegmentFiles],
-    policy: ReadPolicy,
-    sizes: Vec<u64>,
+    mmap: segment::MmapMode,
+    /// Each segment's length, bounded by `--max-bytes`.
+    sizes: &'p [u64],
     next: usize,
     split: Option<(Arc<Split>, usize)>,
     units: usize,
@@ -147,9 +148,10 @@ impl Cursor<'_> {
             };
             let idx = self.next;
             self.next += 1;
-            let size = self.sizes[idx].min(opts.max_bytes.unwrap_or(u64::MAX));
+            let size = self.sizes[idx];
+            let policy = segment::policy(self.mmap, size);
             if size >= 2 * self.piece as u64
-                && let Some(mut s) = Split::new(idx, base, path, self.policy, opts, self.piece)
+                && let Some(mut s) = Split::new(idx, base, path, policy, opts, self.piece)
             {
                 // `verify`: the keys every piece matches are read once, before the pieces.
                 s.indexes = (self.segs.get(idx))
@@ -476,16 +478,19 @@ pub(super) fn scan_partition(
             &p.path.display().to_string(),
         ),
     };
-    // Every segment under the one read policy (`segment::policy`: mapped under `auto`,
-    // the newest too; a file changing under its map is reported, not a signal).
+    // Every segment under the one read policy (`segment::policy`: under `auto` mapped
+    // unless small, the newest too; a file changing under its map is reported, not a
+    // signal).
+    let sizes: Vec<u64> = logs
+        .iter()
+        .map(|(_, l)| std::fs::metadata(l).map_or(0, |m| m.len()))
+        .map(|len| len.min(opts.max_bytes.unwrap_or(u64::MAX)))
+        .collect();
     let mut cursor = Cursor {
         logs: &logs,
         segs: &segs,
-        policy: segment::policy(opts.mmap),
-        sizes: logs
-            .iter()
-            .map(|(_, l)| std::fs::metadata(l).map_or(0, |m| m.len()))
-            .collect(),
+        mmap: opts.mmap,
+        sizes: &sizes,
         next: 0,
         split: None,
         units: threads.max(1) * UNITS_PER_THREAD,
@@ -500,7 +505,7 @@ pub(super) fn scan_partition(
             .into_par_iter()
             .map(|u| match u {
                 Unit::Segment(idx) => {
-                    let policy = segment::policy(opts.mmap);
+                    let policy = segment::policy(opts.mmap, sizes[idx]);
                     Walked::Segment(scan_segment(ctx, idx as u32, segs[idx], policy, opts, pool))
                 }
                 Unit::Piece(split, k) => {

@@ -25,9 +25,12 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 /// Pieces of about this size; segments of at least twice this size are split. Small
-/// enough that the events of the pieces in flight stay bounded (≈ 1 event of ~104 bytes
-/// per batch: 8 MiB of 113-byte batches are ≈ 7.7 MB of events).
-pub(super) const PIECE: usize = 8 << 20;
+/// enough that the events of the pieces in flight stay bounded (≈ 1 event of ~112 bytes
+/// per batch: 4 MiB of 93-byte batches are ≈ 5 MB of events; two windows of two pieces
+/// in flight at 2 threads). 8 MiB pieces put `verify` of 300 000 open transactions at
+/// 2 threads at 129-130 MiB of peak RSS, 4 MiB at 121 MiB; on the 2 GiB synth dir the
+/// instruction count is the same (+0.3 %, docs/performance.md).
+pub(super) const PIECE: usize = 4 << 20;
 
 /// Events a sequential walk of the rest of a segment hands to the replay at once.
 pub(super) const FLUSH_EVENTS: usize = 1 << 16;

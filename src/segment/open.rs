@@ -27,19 +27,28 @@ pub enum MmapMode {
     Never,
 }
 
-/// The read policy of a segment: the single place deciding map-or-read.
+/// Files shorter than this are read, not mapped, under `auto`: one `read()` into the
+/// thread's reused buffer costs less than setting up and tearing down a map of a few
+/// pages, and on many small segments the maps' `munmap` (a TLB shootdown on every other
+/// thread of the process) kept a second thread from helping: 10 000 segments of 16 KiB
+/// scanned 1.53x faster on 2 threads than on 1 when mapped, 1.88x when read
+/// (docs/performance.md). One read chunk ([`super::CHUNK_SIZE`]).
+pub const MAP_MIN_BYTES: u64 = 1 << 20;
+
+/// The read policy of a file of `len` bytes: the single place deciding map-or-read.
 ///
-/// Under `auto` every segment is mapped, the newest one (which a running broker may still
-/// append to or truncate) included: a map made at the length the file had when opened
-/// reads what a `read()` of that length would, appends beyond it are not seen either
-/// way, and a truncation or I/O error under the map is caught by the guard and reported
-/// as [`ChangedDuringRead`]. Mapping skips the kernel's copy of every byte: on the 2 GiB
-/// synth dir, whose partitions are each one (newest) segment, a 1-thread scan took
-/// about a third less CPU time (docs/performance.md).
-pub fn policy(mode: MmapMode) -> ReadPolicy {
+/// Under `auto` every segment of at least [`MAP_MIN_BYTES`] is mapped, the newest one
+/// (which a running broker may still append to or truncate) included: a map made at the
+/// length the file had when opened reads what a `read()` of that length would, appends
+/// beyond it are not seen either way, and a truncation or I/O error under the map is
+/// caught by the guard and reported as [`ChangedDuringRead`]. Mapping skips the kernel's
+/// copy of every byte: on the 2 GiB synth dir, whose partitions are each one (newest)
+/// segment, a 1-thread scan took about a third less CPU time (docs/performance.md).
+/// Smaller files are read.
+pub fn policy(mode: MmapMode, len: u64) -> ReadPolicy {
     match mode {
-        MmapMode::Never => ReadPolicy::Read,
-        MmapMode::Auto => ReadPolicy::Map,
+        MmapMode::Auto if len >= MAP_MIN_BYTES => ReadPolicy::Map,
+        MmapMode::Auto | MmapMode::Never => ReadPolicy::Read,
     }
 }
 
@@ -291,11 +300,8 @@ impl FileClass {
 /// with [`TooLarge`]: mapping them is what `--mmap auto` is for).
 pub const READ_BUDGET: u64 = 256 << 20;
 
-/// Files at least this large are mapped by [`load`] under `--mmap auto`.
-const MAP_AT_LEAST: u64 = 1 << 20;
-
 /// Load a whole file of `class` (at most `max_bytes` of it), bounded: larger than the
-/// class allows is [`TooLarge`]; under [`MmapMode::Auto`] a file of 1 MiB or more is
+/// class allows is [`TooLarge`]; under [`MmapMode::Auto`] a file of [`MAP_MIN_BYTES`] or more is
 /// mapped (guarded: check [`FileData::changed`] after use), smaller ones are read;
 /// under [`MmapMode::Never`] a file above [`READ_BUDGET`] is [`TooLarge`].
 pub fn load(
@@ -316,8 +322,7 @@ pub fn load(
     if want == 0 {
         return Ok(FileData(Inner::Owned(Vec::new())));
     }
-    if mode == MmapMode::Auto
-        && want >= MAP_AT_LEAST
+    if policy(mode, want) == ReadPolicy::Map
         && let Some(d) = guarded_map(&file, want)
     {
         return Ok(d);

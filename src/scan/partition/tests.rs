@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::format;
+use crate::segment::{MmapMode, ReadPolicy};
 use crate::testkit::{Batch, Codec, LogDirBuilder, PartitionBuilder, Producer};
 use std::path::PathBuf;
 
@@ -150,8 +151,8 @@ fn a_large_segment_is_split_and_its_pieces_stream() {
     let mut cursor = Cursor {
         logs: &[(0, log.as_path())],
         segs: &[],
-        policy: ReadPolicy::Read,
-        sizes: vec![std::fs::metadata(&log).unwrap().len()],
+        mmap: MmapMode::Never,
+        sizes: &[std::fs::metadata(&log).unwrap().len()],
         next: 0,
         split: None,
         units: 4,
