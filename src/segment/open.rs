@@ -122,7 +122,7 @@ fn type_name(ft: std::fs::FileType) -> &'static str {
 }
 
 /// `Some(type)` when `ft` is not a regular file.
-pub fn special_type(ft: std::fs::FileType) -> Option<&'static str> {
+pub(crate) fn special_type(ft: std::fs::FileType) -> Option<&'static str> {
     (!ft.is_file()).then(|| type_name(ft))
 }
 
