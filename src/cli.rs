@@ -210,7 +210,8 @@ pub struct ScanArgs {
     /// `decompression_budget_exceeded` finding says so.
     #[arg(long, default_value_t = klogscan::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
     pub max_decompressed_per_file: u64,
-    /// Memory-map segments (auto) or read every byte (never). Either way a file
+    /// Memory-map segments of 1 MiB or more and read smaller files (auto), or read every
+    /// byte (never). Either way a file
     /// that shrinks or fails while it is read is reported, never a crash.
     #[arg(long, value_enum, default_value = "auto")]
     pub mmap: MmapArg,
@@ -288,8 +289,8 @@ pub struct DumpArgs {
     /// output is the same for any number.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Memory-map large index/snapshot/log files loaded whole (auto) or read them
-    /// (never: files above 256 MiB are then refused).
+    /// Memory-map segments and index/snapshot/log files of 1 MiB or more (auto) or read
+    /// them (never: files loaded whole above 256 MiB are then refused).
     #[arg(long, value_enum, default_value = "auto")]
     pub mmap: MmapArg,
 }

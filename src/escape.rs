@@ -56,6 +56,22 @@ pub fn path(p: &std::path::Path) -> String {
     text(&p.to_string_lossy()).into_owned()
 }
 
+/// Write `value` as pretty-printed JSON to `w` through a 64 KiB buffer.
+///
+/// `serde_json` writes every token (a brace, a key, a comma, the indentation) as its own
+/// `write` call; through a `&mut dyn Write` and a [`JsonWriter`] that is a virtual call and
+/// a `memchr` per token. On `scan` of 150 000 transactional ids (a 190 MB document) that
+/// was 92 % of the process's instructions; buffered, [`JsonWriter`] sees 64 KiB at a time
+/// (it escapes across write boundaries, so where the chunks fall changes nothing).
+pub fn write_pretty_json<T: serde::Serialize + ?Sized>(
+    w: &mut dyn std::io::Write,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut b = std::io::BufWriter::with_capacity(64 << 10, w);
+    serde_json::to_writer_pretty(&mut b, value)?;
+    std::io::Write::flush(&mut b)
+}
+
 /// A writer that escapes control characters in a UTF-8 stream, across write boundaries.
 ///
 /// * [`JsonWriter::new`] (JSON output): DEL and the C1 controls (U+007F–U+009F), which
@@ -210,6 +226,28 @@ mod tests {
             let back: serde_json::Value = serde_json::from_str(&out).unwrap();
             assert_eq!(back, v);
         }
+    }
+
+    /// The buffered pretty printer gives the unbuffered one's bytes, C1 escapes included,
+    /// wherever its 64 KiB chunks split a two-byte C1 character.
+    #[test]
+    fn buffered_pretty_json_is_the_unbuffered_document() {
+        use std::io::Write;
+        // Strings of every length around the chunk size, each ending in U+009B.
+        let v: Vec<String> = (0..40)
+            .map(|i| format!("{}\u{9b}", "x".repeat(3000 + 37 * i)))
+            .collect();
+        let mut want = JsonWriter::new(Vec::new());
+        serde_json::to_writer_pretty(&mut want, &v).unwrap();
+        want.flush().unwrap();
+        let mut got = JsonWriter::new(Vec::new());
+        write_pretty_json(&mut got, &v).unwrap();
+        got.flush().unwrap();
+        assert!(want.inner.len() > 2 * (64 << 10));
+        assert_eq!(got.inner, want.inner);
+        let out = String::from_utf8(got.inner).unwrap();
+        assert_eq!(out.matches("\\u009b").count(), 40);
+        assert!(!out.contains('\u{9b}'));
     }
 
     #[test]

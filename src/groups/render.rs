@@ -63,7 +63,7 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
 /// `{"groups":[…]}` with every field of every group.
 pub fn write_json(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
     let v = serde_json::json!({ "groups": groups });
-    serde_json::to_writer_pretty(&mut *out, &v)?;
+    crate::escape::write_pretty_json(&mut *out, &v)?;
     writeln!(out)
 }
 

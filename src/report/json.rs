@@ -85,7 +85,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         incidents: super::triage::incidents(&report.findings),
         transactions: txn_summary(report),
     };
-    serde_json::to_writer_pretty(&mut *w, &doc)?;
+    crate::escape::write_pretty_json(&mut *w, &doc)?;
     writeln!(w)
 }
 
@@ -160,7 +160,7 @@ pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()>
             })
         }),
     };
-    serde_json::to_writer_pretty(&mut *w, &doc)?;
+    crate::escape::write_pretty_json(&mut *w, &doc)?;
     writeln!(w)
 }
 
@@ -239,7 +239,7 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             })
         }),
     };
-    serde_json::to_writer_pretty(&mut *w, &doc)?;
+    crate::escape::write_pretty_json(&mut *w, &doc)?;
     writeln!(w)
 }
 
@@ -267,7 +267,7 @@ pub fn write_cluster_txns(
                 .filter(|t| filter.accepts(t))
         }),
     };
-    serde_json::to_writer_pretty(&mut *w, &doc)?;
+    crate::escape::write_pretty_json(&mut *w, &doc)?;
     writeln!(w)
 }
 

@@ -28,6 +28,6 @@ pub fn to_json(r: &VerifyReport) -> serde_json::Value {
 
 /// Write the JSON document (one line-broken, pretty-printed document).
 pub fn write_json(r: &VerifyReport, w: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *w, &to_json(r))?;
+    crate::escape::write_pretty_json(&mut *w, &to_json(r))?;
     writeln!(w)
 }
