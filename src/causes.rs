@@ -31,7 +31,7 @@ pub struct DamagedBatch {
 
 impl DamagedBatch {
     /// The damaged batch of `ev`.
-    pub fn of(ev: &BatchEvent) -> Self {
+    pub(crate) fn of(ev: &BatchEvent) -> Self {
         DamagedBatch {
             base_offset: ev.base_offset,
             last_offset: ev.last_offset,

@@ -179,21 +179,6 @@ impl BatchEvent {
         self.magic < 2 && self.records_count == 0
     }
 
-    /// The same batch reduced to what can be trusted when its CRC fails: its offsets and
-    /// position (the offset and leader epoch are outside the CRC), with no producer fields,
-    /// flags or control record.
-    pub fn untrusted(ev: &BatchEvent) -> BatchEvent {
-        BatchEvent {
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-            last_sequence: -1,
-            is_transactional: false,
-            is_control: false,
-            control: None,
-            ..*ev
-        }
-    }
 
     /// The commit/abort marker, if this is one.
     pub fn marker(&self) -> Option<(bool, i32)> {

@@ -229,7 +229,7 @@ pub struct Finding {
     pub remediation: Option<String>,
     /// Stable id within a report, derived from the finding's identity (kind, copy, partition,
     /// offset, producer): the same finding gets the same id in every run over the same inputs.
-    /// Assigned by [`assign_ids`] when the report is complete.
+    /// Assigned by `assign_ids` when the report is complete.
     pub id: String,
     /// Ids of the findings this one follows from (its root causes), when known.
     pub caused_by: Vec<String>,
@@ -345,7 +345,7 @@ impl Finding {
         self
     }
     /// Link this finding to the finding it follows from: the cause's id, or its key
-    /// ([`Finding::identity_key`]), which [`assign_ids`] resolves.
+    /// ([`Finding::identity_key`]), which `assign_ids` resolves.
     pub fn caused_by(mut self, id: impl Into<String>) -> Self {
         let id = id.into();
         if !self.caused_by.contains(&id) {
@@ -355,7 +355,7 @@ impl Finding {
     }
     /// The content-derived key of this finding: kind, topic-partition, offset, producer.
     /// A rule links a follow-on finding to its cause with [`Finding::caused_by`] and the
-    /// cause's key ([`identity_key`]); [`assign_ids`] resolves keys to ids within the same
+    /// cause's key (`identity_key`); `assign_ids` resolves keys to ids within the same
     /// partition directory.
     pub fn identity_key(&self) -> String {
         identity_key(
@@ -369,7 +369,7 @@ impl Finding {
 }
 
 /// The key of a finding with these fields (see [`Finding::identity_key`]).
-pub fn identity_key(
+pub(crate) fn identity_key(
     kind: Kind,
     topic: &str,
     partition: i32,
@@ -393,7 +393,7 @@ pub fn identity_key(
 /// resolve `caused_by` keys to the ids of the findings they name in the same partition
 /// directory (same `source.path`, else the same topic-partition). Links that resolve to
 /// nothing (the cause is not in the report) are dropped. Idempotent.
-pub fn assign_ids(findings: &mut [Finding]) {
+pub(crate) fn assign_ids(findings: &mut [Finding]) {
     use std::collections::HashMap;
     let mut seen: HashMap<String, u32> = HashMap::new();
     for f in findings.iter_mut() {

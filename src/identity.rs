@@ -168,13 +168,6 @@ impl ClusterKey {
             }
         }
     }
-    /// The cluster id, when known.
-    pub fn cluster_id(&self) -> Option<&str> {
-        match self {
-            ClusterKey::Id(id) => Some(id),
-            _ => None,
-        }
-    }
 }
 
 /// How a non-live copy is described in messages.

@@ -10,18 +10,32 @@
 //! layout
 //! ```
 //!
-//! * [`layout`] finds partition directories and their files; [`segment`] reads files
-//!   read-only (mmap for sealed segments, `read()` for live ones).
-//! * [`format`](mod@format) is the zero-copy format layer: entry framing, the v2 header view, records,
-//!   control records, legacy messages, codecs. No I/O, no per-batch allocation.
-//! * [`event`] turns each batch into a compact [`event::BatchEvent`].
-//! * [`state`] replays events through a broker-like producer-state machine and emits
-//!   [`finding::Finding`]s.
-//! * [`scan`] drives it all per partition (in parallel), [`report`] renders the results.
-//! * [`verify`] cross-examines the partition's other files (indexes, transaction indexes,
+//! # The library's surface
+//!
+//! Supported (documented in `docs/library.md`, "Public surface and stability"):
+//!
+//! * [`pipeline`] runs the whole analysis: [`pipeline::scan`], [`pipeline::analyse`] over an
+//!   inventory from [`layout::discover`], [`pipeline::run_cluster_checks`].
+//! * [`scan`] is the per-partition stage ([`scan::scan_inventory`], [`scan::ScanOptions`]);
+//!   [`results`] holds the report types ([`results::ScanReport`],
+//!   [`results::PartitionResult`], …) and re-exports every type they contain; [`walked`]
+//!   the data a partition's walk keeps for the cluster checks.
+//! * [`finding`]: [`Finding`], [`Kind`], [`Severity`].
+//! * [`verify`] cross-examines a partition's other files (indexes, transaction indexes,
 //!   producer snapshots, checkpoints) and predicts what a broker's log loader does on restart.
-//! * [`dump`] prints files as `kafka-dump-log.sh` does.
-//! * [`groups`] replays `__consumer_offsets` as the group coordinator loads it.
+//! * [`format`](mod@format) is the zero-copy format layer (no I/O, no per-batch allocation);
+//!   [`segment`] reads files read-only under a read policy ([`segment::load`],
+//!   [`segment::read_file`]); [`layout`] finds partition directories and their files.
+//! * [`report`] renders reports as the CLI does (table, JSON, JSON Lines, HTML);
+//!   [`escape`] makes untrusted text safe for a terminal or JSON; [`archive`] reads broker
+//!   archives in place; [`dump`] prints files as `kafka-dump-log.sh` does; [`groups`]
+//!   replays `__consumer_offsets` as the group coordinator loads it; [`coordinator`] the
+//!   transaction coordinator's view of `__transaction_state`.
+//!
+//! Everything else (the event and producer-state layers, the recovery model, the cluster
+//! checks' internals) is `pub(crate)`. The `testkit` feature exposes those internals
+//! (`#[doc(hidden)]`) for klogscan's own tests, benches and examples: what it exposes is not
+//! a stable API.
 //!
 //! ```
 //! use klogscan::pipeline::scan;
@@ -37,33 +51,69 @@
 //! assert_eq!(p.last_stable_offset, Some(21)); // read_committed consumers are stuck here
 //! ```
 
+// A type the public API hands out must be nameable: re-export it (see `results`).
+#![warn(unnameable_types)]
+
+/// Declares internal modules: `pub(crate)` in a normal build, `#[doc(hidden)] pub` with the
+/// `testkit` feature so that klogscan's own tests, benches and examples can reach them. What
+/// `testkit` exposes is not part of the supported surface and changes without notice.
+macro_rules! internal_mod {
+    ($($(#[$attr:meta])* mod $name:ident;)*) => {$(
+        $(#[$attr])*
+        #[cfg(feature = "testkit")]
+        #[doc(hidden)]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "testkit"))]
+        pub(crate) mod $name;
+    )*};
+}
+pub(crate) use internal_mod;
+
+/// Re-exports internal items into a public module: `pub(crate)` in a normal build,
+/// `#[doc(hidden)] pub` with `testkit` (see [`internal_mod!`]).
+macro_rules! internal_use {
+    ($($path:tt)*) => {
+        #[cfg(feature = "testkit")]
+        #[doc(hidden)]
+        pub use $($path)*;
+        #[cfg(not(feature = "testkit"))]
+        #[allow(unused_imports)]
+        pub(crate) use $($path)*;
+    };
+}
+pub(crate) use internal_use;
+
 pub mod archive;
 pub(crate) mod causes;
 pub(crate) mod compaction;
 pub mod coordinator;
 pub mod dump;
 pub mod escape;
-pub mod event;
 pub mod finding;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod groups;
-pub mod identity;
 pub mod layout;
 pub mod pipeline;
-pub mod recovery;
-pub mod replicas;
 pub mod report;
 pub mod results;
 pub mod scan;
 pub mod segment;
-pub mod state;
 #[cfg(feature = "testkit")]
 pub mod testkit;
-pub mod txns;
 pub mod verify;
 pub mod walked;
+
+internal_mod! {
+    mod event;
+    mod identity;
+    mod recovery;
+    mod replicas;
+    mod state;
+    mod txns;
+}
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};
 

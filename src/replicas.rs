@@ -56,6 +56,7 @@ pub struct CopyBatches {
 /// Read the batch headers of every segment of `p`, read-only. Unreadable files and
 /// entries that do not frame are skipped (the scan reports them). Memory: one key per
 /// batch; a batch larger than `segment::BIG_ENTRY` is keyed from its header.
+#[cfg(feature = "testkit")]
 pub fn read_copy(p: &PartitionDir, max_bytes: Option<u64>) -> CopyBatches {
     read_copy_with(p, max_bytes, MmapMode::Auto)
 }
@@ -232,22 +233,9 @@ pub fn broker_siblings(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Whether two directories of the same topic-partition are replicas of each other (the
-/// rule of the module docs), given their cluster ids.
-pub fn are_replicas(
-    a: &PartitionDir,
-    b: &PartitionDir,
-    cluster: (Option<&str>, Option<&str>),
-) -> bool {
-    let m = match cluster {
-        (Some(x), Some(y)) if x == y => ClusterMatch::SameId,
-        (Some(_), Some(_)) => ClusterMatch::Different,
-        _ => ClusterMatch::Unknown,
-    };
-    are_replicas_in(a, b, m)
-}
 
-/// [`are_replicas`] given how the two directories' clusters compare
+/// Whether two directories of the same topic-partition are replicas of each other (the
+/// rule of the module docs), given how the two directories' clusters compare
 /// ([`crate::identity::same_cluster`], the notion every join uses): the same cluster id
 /// or the same log dir joins, different ids never, and an unknown cluster falls back to the
 /// broker-sibling rule.
@@ -395,6 +383,7 @@ fn to_finding(
 /// Compare every pair of scanned copies that are replicas of the same topic-partition
 /// and add a `replica_divergence` finding per diverging pair to the first copy's
 /// findings, keeping `finding_range`s and the summary counts right.
+#[cfg(feature = "testkit")]
 pub fn compare(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     let extra = check(report, inv, opts);
     report.add_partition_findings(extra);

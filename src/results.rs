@@ -5,9 +5,31 @@
 
 use crate::finding::{Finding, Severity};
 use crate::format;
-use crate::state::{ReplayOptions, ReplayOutcome};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+
+// The types the report structs hold, re-exported so that a user can name them (they are
+// defined in internal modules).
+pub use crate::causes::DamagedBatch;
+pub use crate::identity::NonLiveCounts;
+pub use crate::recovery::{RecoverWalk, SegmentPlan, SegmentWalk};
+pub use crate::state::txnrec::{TxnEnd, TxnRecord};
+pub use crate::state::{
+    AbortedTxn, LastEvent, OpenTxn, ProducerState, ReplayOptions, ReplayOutcome, TxnStats,
+};
+
+/// The cluster-wide transactions (`ScanReport::transactions`, `txns --cluster`): the types
+/// of [`TxnAnalysis`](cluster_txns::TxnAnalysis).
+pub mod cluster_txns {
+    pub use crate::txns::group::Grouping;
+    pub use crate::txns::input::Domain;
+    pub use crate::txns::stats::{
+        ByTransactionalId, IdStats, LongTxn, PartitionStats, Sizes, TxnStatistics,
+    };
+    pub use crate::txns::{
+        ClusterTxn, ClusterTxnPart, CoordinatorInfo, Outcome, Placed, Target, TxnAnalysis,
+    };
+}
 
 /// Options of a scan.
 #[derive(Debug, Clone)]
@@ -69,7 +91,7 @@ pub struct ScanOptions {
 impl ScanOptions {
     /// Whether the walk of a partition keeps its batch keys (see
     /// [`Self::copied_partitions`]).
-    pub fn collect_batch_keys(&self, ctx: &crate::state::PartitionContext) -> bool {
+    pub(crate) fn collect_batch_keys(&self, ctx: &crate::state::PartitionContext) -> bool {
         self.copied_partitions.contains(&ctx.topic, ctx.partition)
     }
 }
@@ -194,7 +216,7 @@ pub struct PartitionReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncation_unknown: Option<String>,
     /// Cluster, broker, log dir, path and copy kind of this directory (see
-    /// [`crate::identity`]); every finding of the partition carries the same.
+    /// `crate::identity`); every finding of the partition carries the same.
     pub source: crate::finding::Source,
     /// Whether the partition is treated as compacted (`null`: unknown), and why:
     /// `internal topic`, `--compacted`, `cleaner-offset-checkpoint`, `cleanup.policy`

@@ -1,7 +1,7 @@
 //! What the one walk of each segment keeps for the cluster checks (issue 9: every `.log`
 //! byte is read and CRC-checked once per command).
 //!
-//! The scan's walk (`scan::walk`) hands every framed entry to a [`Collector`] as well as
+//! The scan's walk (`scan::walk`) hands every framed entry to a `Collector` as well as
 //! to its own rules; the collector keeps, per partition, only what a later cluster check
 //! reads, and the partition's [`ClusterInputs`] (in
 //! `PartitionReport::cluster_inputs`)
@@ -14,7 +14,7 @@
 //!   record) plus 48 B each, for every record of the partition; the join
 //!   (`txns::CoordinatorLog`) held all of them already.
 //! * `__consumer_offsets`: the records and COMMIT/ABORT markers of one walked segment
-//!   are fed to the group coordinator's replay ([`RecordSink`], run by the scan in offset
+//!   are fed to the group coordinator's replay (`RecordSink`, run by the scan in offset
 //!   order) and dropped; the partition keeps only the replay's anomalies
 //!   ([`GroupAnomaly`]). Cost while walking: the decoded records of at most the two
 //!   segment windows the scan holds per partition.
@@ -60,7 +60,7 @@ pub struct BatchKey {
 
 impl BatchKey {
     /// The key of one framed entry (`None` for an entry too short to carry one).
-    pub fn of(e: RawEntry<'_>, segment: u32) -> Option<BatchKey> {
+    pub(crate) fn of(e: RawEntry<'_>, segment: u32) -> Option<BatchKey> {
         let size = u32::try_from(e.len()).unwrap_or(u32::MAX);
         if e.len() > 16 && e.magic() >= 2 {
             let b = e.as_v2().ok()?;
@@ -107,7 +107,7 @@ impl BatchKey {
     /// The key of an entry too large to hold (`segment::BigEntry`), from its header: the
     /// same fields as [`BatchKey::of`] (stored CRC, real size), except that the marker of
     /// a control batch is not read (`None`: its record is not decoded).
-    pub fn of_big(big: &crate::segment::BigEntry, segment: u32) -> Option<BatchKey> {
+    pub(crate) fn of_big(big: &crate::segment::BigEntry, segment: u32) -> Option<BatchKey> {
         let head = big.header_only();
         let mut k = BatchKey::of(
             RawEntry {
@@ -195,7 +195,7 @@ pub struct GroupAnomaly {
 }
 
 /// A consumer of an internal topic's records in offset order (the group replay).
-pub trait RecordSink {
+pub(crate) trait RecordSink {
     /// One record; `segment` is its segment's file name.
     fn record(&mut self, r: &LogRecord, segment: &str);
     /// A COMMIT/ABORT marker.
@@ -222,7 +222,7 @@ pub struct CopiedPartitions(std::sync::Arc<std::collections::BTreeSet<(String, i
 impl CopiedPartitions {
     /// The topic-partitions of `dirs` that appear in more than one of them (the replica
     /// comparison's candidates, `replicas::replica_pairs`).
-    pub fn of<'a>(dirs: impl IntoIterator<Item = &'a crate::layout::PartitionDir>) -> Self {
+    pub(crate) fn of<'a>(dirs: impl IntoIterator<Item = &'a crate::layout::PartitionDir>) -> Self {
         let mut seen = std::collections::BTreeMap::<(String, i32), usize>::new();
         for d in dirs.into_iter().filter(|d| comparable(d)) {
             if let Some(tp) = &d.tp {
@@ -237,7 +237,7 @@ impl CopiedPartitions {
         ))
     }
     /// Whether `topic`-`partition` is one of them.
-    pub fn contains(&self, topic: &str, partition: i32) -> bool {
+    pub(crate) fn contains(&self, topic: &str, partition: i32) -> bool {
         !self.0.is_empty() && self.0.contains(&(topic.to_string(), partition))
     }
 }
@@ -258,7 +258,7 @@ fn offset_range(base: i64, last: i64) -> Option<(i64, i64)> {
 /// Collects, during one walk of one segment (or one piece of it), what the cluster checks
 /// need. Cheap when there is nothing to collect (`wants()` false).
 #[derive(Debug, Default)]
-pub struct Collector {
+pub(crate) struct Collector {
     internal: Option<Internal>,
     batches: Option<Vec<BatchKey>>,
     items: Vec<LogItem>,
@@ -268,7 +268,7 @@ pub struct Collector {
 
 impl Collector {
     /// A collector for a partition of `topic`; `batch_keys`: keep a [`BatchKey`] per entry.
-    pub fn new(topic: &str, batch_keys: bool, max_decompressed: usize) -> Collector {
+    pub(crate) fn new(topic: &str, batch_keys: bool, max_decompressed: usize) -> Collector {
         let internal = match topic {
             TRANSACTION_STATE_TOPIC => Some(Internal::TransactionState),
             CONSUMER_OFFSETS_TOPIC => Some(Internal::ConsumerOffsets),
@@ -284,13 +284,13 @@ impl Collector {
     }
 
     /// Whether anything is collected at all.
-    pub fn wants(&self) -> bool {
+    pub(crate) fn wants(&self) -> bool {
         self.internal.is_some() || self.batches.is_some()
     }
 
     /// One framed entry of segment number `segment` (every entry the walk frames, in file
     /// order; the CRC is not required: the coordinators' loads do not check it either).
-    pub fn entry(&mut self, e: RawEntry<'_>, segment: u32) {
+    pub(crate) fn entry(&mut self, e: RawEntry<'_>, segment: u32) {
         if let Some(b) = &mut self.batches
             && let Some(k) = BatchKey::of(e, segment)
         {
@@ -365,7 +365,7 @@ impl Collector {
     /// An entry too large to hold (`segment::BigEntry`, checked streaming): its batch key
     /// from the header; on an internal topic, its records cannot be kept, so it is an
     /// [`LogItem::Undecodable`] saying so (the coordinators' views then know they miss it).
-    pub fn big(&mut self, big: &crate::segment::BigEntry, segment: u32) {
+    pub(crate) fn big(&mut self, big: &crate::segment::BigEntry, segment: u32) {
         let key = BatchKey::of_big(big, segment);
         if let (Some(b), Some(k)) = (&mut self.batches, &key) {
             b.push(*k);
@@ -393,7 +393,7 @@ impl Collector {
     }
 
     /// Append what a later piece of the same segment collected.
-    pub fn append(&mut self, mut later: Collector) {
+    pub(crate) fn append(&mut self, mut later: Collector) {
         self.items.append(&mut later.items);
         if let (Some(a), Some(b)) = (&mut self.batches, later.batches) {
             a.extend(b);
@@ -401,7 +401,7 @@ impl Collector {
     }
 
     /// Forget what was collected (the segment changed under the walk).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.items.clear();
         if let Some(b) = &mut self.batches {
             b.clear();
@@ -429,7 +429,7 @@ pub struct ClusterInputs {
 
 impl ClusterInputs {
     /// Empty inputs of a partition of `topic` (`batch_keys`: keep the batch keys).
-    pub fn new(topic: &str, batch_keys: bool) -> ClusterInputs {
+    pub(crate) fn new(topic: &str, batch_keys: bool) -> ClusterInputs {
         ClusterInputs {
             version: FORMAT_VERSION,
             txn_log: (topic == TRANSACTION_STATE_TOPIC).then(Vec::new),
@@ -440,7 +440,7 @@ impl ClusterInputs {
 
     /// The partition's walk is finished: sort the batch keys by base offset (as the
     /// replica comparison reads them).
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         // Usually in order already (one walk in file order): then no sort and no scratch
         // buffer, one pass.
         if let Some(b) = &mut self.batches
@@ -459,7 +459,7 @@ impl ClusterInputs {
 
     /// Take one walked segment's collection (segments in order): its items go to the log
     /// or to `sink` (then dropped), its batch keys are kept.
-    pub fn absorb(&mut self, name: &str, c: Collector, sink: Option<&mut dyn RecordSink>) {
+    pub(crate) fn absorb(&mut self, name: &str, c: Collector, sink: Option<&mut dyn RecordSink>) {
         self.segments.push(name.to_string());
         if let (Some(all), Some(b)) = (&mut self.batches, c.batches) {
             all.extend(b);

@@ -124,6 +124,7 @@ fn decode(offset: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Option<Coord
 
 /// Build the join's inputs from `report` (moving each partition's transaction records out
 /// of its outcome) and `inv`.
+#[cfg(feature = "testkit")]
 pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> TxnInputs {
     let unscanned = super::walk_unscanned(report, inv, opts);
     inputs_from(report, &unscanned, inv, opts)
@@ -202,13 +203,9 @@ pub fn inputs_from(
     out
 }
 
-/// Run the join over a finished scan and attach its results to `report`.
-pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let unscanned = super::walk_unscanned(report, inv, opts);
-    check_from(report, &unscanned, inv, opts);
-}
 
-/// [`check`] with the `__transaction_state` partitions outside the scan already walked
+/// Run the join over a finished scan and attach its results to `report`, with the
+/// `__transaction_state` partitions outside the scan already walked
 /// ([`super::walk_unscanned`]).
 pub fn check_from(
     report: &mut ScanReport,

@@ -67,7 +67,7 @@ impl CoordinatorView {
         view
     }
 
-    /// One view per cluster ([`crate::identity::ClusterKey`]) holding a live
+    /// One view per cluster (`crate::identity::ClusterKey`) holding a live
     /// `__transaction_state` partition, each replaying only that cluster's partitions.
     /// Every partition is walked here; [`Self::load_clusters_from`] reuses a scan's walk.
     pub fn load_clusters(inv: &Inventory, opts: &ScanOptions) -> Vec<CoordinatorView> {
@@ -86,8 +86,8 @@ impl CoordinatorView {
     }
 
     /// [`Self::load_clusters_from`] with the partitions outside the scan already walked
-    /// ([`walk_unscanned`]).
-    pub fn load_clusters_with(
+    /// (`walk_unscanned`).
+    pub(crate) fn load_clusters_with(
         report: &ScanReport,
         unscanned: &UnscannedLogs,
         inv: &Inventory,

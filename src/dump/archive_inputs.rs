@@ -8,6 +8,9 @@
 //! (removed afterwards) and dumped from there; the output names them by their place in the
 //! archive ([`Rewrite`]). Memory stays bounded by the decompressor's window and one line of
 //! output; disk use by the files copied, capped by [`Limits`].
+//!
+//! CLI glue of the `klogscan` binary (`#[doc(hidden)]`): not part of the supported library
+//! surface (docs/library.md).
 
 use crate::archive::{self, Limits, Prepared, TempError};
 use std::io::{self, Write};

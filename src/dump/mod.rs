@@ -4,13 +4,18 @@
 //! OWNER: dump helper (`mod.rs`, `log/`, `decoders.rs` = `.log`/`.checkpoint` files) and
 //! index helper (`files.rs` = `.index`, `.timeindex`, `.txnindex`, `.snapshot`).
 
+// CLI glue for `klogscan dump` over archives, used by the binary: hidden, not part of the
+// supported library surface (docs/library.md).
+#[doc(hidden)]
 pub mod archive_inputs;
-pub mod coordinator_json;
 pub(crate) mod decoders;
-pub mod files;
-pub mod log;
-pub mod text_files;
-pub mod txnlog_json;
+crate::internal_mod! {
+    mod coordinator_json;
+    mod files;
+    mod log;
+    mod text_files;
+    mod txnlog_json;
+}
 
 pub use log::{LogDumpSummary, LogFileKind, dump_log};
 
@@ -63,17 +68,17 @@ pub struct DumpOptions {
     /// log and print only the problems, not the entries.
     pub verify_index_only: bool,
     /// With `transaction_log_decoder`: print keys and values in Kafka 4.x's JSON shape
-    /// ([`txnlog_json`]) instead of the ≤3.x Scala text.
+    /// (`txnlog_json`) instead of the ≤3.x Scala text.
     pub transaction_log_json: bool,
     /// Size of the pieces a large `.log` file is cut into to be formatted in parallel on
-    /// the current rayon pool (`None`: [`log::DUMP_PIECE`]). The output does not depend
+    /// the current rayon pool (`None`: `log::DUMP_PIECE`). The output does not depend
     /// on it nor on the number of threads.
     pub piece_bytes: Option<usize>,
     /// `--mmap`: whether large files loaded whole (indexes, snapshots, the `.log` an index
     /// is checked against) may be mapped ([`crate::segment::load`]).
     pub mmap: crate::segment::MmapMode,
     /// Text one parallel piece may buffer before the sequential walk prints it instead
-    /// (`None`: [`log::PIECE_TEXT_CAP`]); the output is the same.
+    /// (`None`: `log::PIECE_TEXT_CAP`); the output is the same.
     pub piece_text_cap: Option<usize>,
 }
 
@@ -101,13 +106,13 @@ impl DumpStatus {
 
 /// Dump `paths` in order. The broker's text files, by file name (the offset checkpoints,
 /// `leader-epoch-checkpoint`, `partition.metadata`, `meta.properties`,
-/// `.kafka_cleanshutdown`) → [`text_files::dump_text_file`]; then by suffix as
+/// `.kafka_cleanshutdown`) → `text_files::dump_text_file`; then by suffix as
 /// kafka-dump-log does: `.log` and `.checkpoint` → [`dump_log`]; `.index`, `.timeindex`,
-/// `.txnindex`, `.snapshot` → the functions of [`files`]; anything else → `Ignoring unknown
+/// `.txnindex`, `.snapshot` → the functions of `files`; anything else → `Ignoring unknown
 /// file <f>` on `err`.
 ///
 /// In text format `Dumping <path>` is printed for every path, as Kafka's main loop does
-/// (for log files by [`dump_log`], for the others here — the [`files`] functions must not
+/// (for log files by [`dump_log`], for the others here — the `files` functions must not
 /// print it). With deep iteration the `Non-consecutive offsets` blocks go to `err` after
 /// all files, as Kafka prints them. Files are read read-only.
 pub fn dump_paths(

@@ -47,7 +47,7 @@ pub fn crc32c(data: &[u8]) -> u32 {
     crc32c::crc32c(data)
 }
 
-/// The kernel [`crc32c`] uses on this CPU, by name (for benchmark reports).
+/// The kernel [`crc32c()`] uses on this CPU, by name (for benchmark reports).
 pub fn kernel_name() -> &'static str {
     #[cfg(target_arch = "x86_64")]
     {

@@ -3,15 +3,16 @@
 //! share, streams), epochs, members, target assignment, topology, offsets, KIP-1331
 //! description epochs, and whether it is live or deleted ([`replay`], [`model`]); the
 //! findings of that load ([`check`]); reading the partitions of an inventory and feeding
-//! the scan's cluster check ([`load`]).
+//! the scan's cluster check (`load`).
 
 pub mod check;
-pub mod load;
+pub(crate) mod load;
 pub mod model;
 pub mod render;
 pub mod replay;
 mod values;
 
-pub use load::{GroupsOptions, cluster_check, list_groups, list_groups_read, replay_partition_dir};
+pub use load::{GroupsOptions, list_groups, list_groups_read, replay_partition_dir};
+crate::internal_use!(load::cluster_check);
 pub use model::{Group, GroupState, GroupType};
 pub use replay::{Input, Replay};

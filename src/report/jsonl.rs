@@ -7,7 +7,7 @@
 //! 1. `begin` (schema version, inputs), before anything is read;
 //! 2. per partition, as soon as its own analysis is final (before the cluster checks): its
 //!    `partition` line, then its `finding` lines — except the kinds the cluster checks
-//!    rewrite in place ([`held_back`]), which wait for step 3;
+//!    rewrite in place (`held_back`), which wait for step 3;
 //! 3. after the cluster checks, per partition in report order: the `partition` line if it
 //!    was not written yet (a partition shown only because of a finding a cluster check
 //!    added), then every finding of it not written yet (held back, or added by a cluster
@@ -32,7 +32,7 @@ use std::io::{self, Write};
 /// Kinds a cluster check may still rewrite after the partition's own analysis (the
 /// coordinator's confirmation and the cross-partition root-cause links): their lines are
 /// written after the cluster checks.
-pub fn held_back(kind: Kind) -> bool {
+pub(crate) fn held_back(kind: Kind) -> bool {
     matches!(kind, Kind::HangingTransaction | Kind::OpenTransaction)
 }
 

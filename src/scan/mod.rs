@@ -373,7 +373,7 @@ fn newest_segment_timestamp(p: &PartitionDir, opts: &ScanOptions) -> Option<i64>
 }
 
 /// Shell-style glob with `*` and `?`.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
@@ -406,7 +406,7 @@ fn file_name(p: &Path) -> String {
 }
 
 /// The context the replay needs, derived from the partition directory.
-pub fn partition_context(p: &PartitionDir) -> PartitionContext {
+pub(crate) fn partition_context(p: &PartitionDir) -> PartitionContext {
     let (topic, partition) = match &p.tp {
         Some(tp) => (tp.topic.clone(), tp.partition),
         None => (String::new(), -1),

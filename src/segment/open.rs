@@ -32,7 +32,7 @@ pub enum MmapMode {
 /// pages, and on many small segments the maps' `munmap` (a TLB shootdown on every other
 /// thread of the process) kept a second thread from helping: 10 000 segments of 16 KiB
 /// scanned 1.53x faster on 2 threads than on 1 when mapped, 1.88x when read
-/// (docs/performance.md). One read chunk ([`super::CHUNK_SIZE`]).
+/// (docs/performance.md). One read chunk (`CHUNK_SIZE`, the chunk of the walks).
 pub const MAP_MIN_BYTES: u64 = 1 << 20;
 
 /// The read policy of a file of `len` bytes: the single place deciding map-or-read.
@@ -122,7 +122,7 @@ fn type_name(ft: std::fs::FileType) -> &'static str {
 }
 
 /// `Some(type)` when `ft` is not a regular file.
-pub fn special_type(ft: std::fs::FileType) -> Option<&'static str> {
+pub(crate) fn special_type(ft: std::fs::FileType) -> Option<&'static str> {
     (!ft.is_file()).then(|| type_name(ft))
 }
 

@@ -151,7 +151,7 @@ pub struct TxnStats {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ReplayOutcome {
     /// Sorted by producer id; empty when the replay was sealed without them
-    /// ([`Replay::seal`] with `keep_producers` false).
+    /// (`Replay::seal` with `keep_producers` false).
     pub producers: Vec<ProducerState>,
     /// Number of producer ids seen (also when `producers` was not kept).
     pub producer_count: usize,
@@ -164,7 +164,7 @@ pub struct ReplayOutcome {
     pub aborted: Vec<AbortedTxn>,
     pub open: Vec<OpenTxn>,
     pub txn_stats: TxnStats,
-    /// Every transaction of the partition, one compact record each ([`txnrec`]).
+    /// Every transaction of the partition, one compact record each (`txnrec`).
     pub txns: Vec<txnrec::TxnRecord>,
 }
 
@@ -246,20 +246,11 @@ impl Replay {
         }
     }
 
-    /// The partition being replayed.
-    pub fn context(&self) -> &PartitionContext {
-        &self.ctx
-    }
-
     /// The newest batch/marker timestamp seen so far (a default reference time for
     /// [`Replay::finish`] when the analyst gives none).
+    #[cfg(feature = "testkit")]
     pub fn newest_timestamp(&self) -> Option<i64> {
         self.newest_timestamp
-    }
-
-    /// Number of batches applied.
-    pub fn batches(&self) -> u64 {
-        self.batches
     }
 
     /// Whether the partition is treated as compacted: declared so, internal, or (when
@@ -311,17 +302,7 @@ impl Replay {
         v
     }
 
-    /// The producer-state entry of one producer id, if seen.
-    pub fn producer(&self, producer_id: i64) -> Option<ProducerState> {
-        self.producers
-            .get(producer_id)
-            .map(|e| producer_state(producer_id, e, &self.open_txns, &self.markers))
-    }
 
-    /// The aborted transactions recorded so far (what the `.txnindex` files should hold).
-    pub fn aborted(&self) -> &[AbortedTxn] {
-        &self.aborted
-    }
 
     /// First offset of the earliest open transaction clamped up to the log start offset,
     /// else the log end offset (`None` before any batch).
@@ -336,6 +317,7 @@ impl Replay {
     }
 
     /// End of log: classify open transactions against `ref_time_ms` and conclude.
+    #[cfg(feature = "testkit")]
     pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
         self.seal(true).finish(ref_time_ms, findings)
     }

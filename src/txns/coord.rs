@@ -52,10 +52,6 @@ impl CoordTxn {
     pub fn has_pid(&self, pid: i64) -> bool {
         self.producer_id == pid || (self.next_producer_id >= 0 && self.next_producer_id == pid)
     }
-    /// The coordinator wrote every marker.
-    pub fn completed(&self) -> bool {
-        self.complete_ms.is_some()
-    }
     /// Transaction version 2 (the client said so in the value).
     pub fn tv2(&self) -> bool {
         self.client_transaction_version >= 2

@@ -236,12 +236,6 @@ impl<'a> Grouper<'a> {
     }
 }
 
-/// Group the transactions of the `chosen` inputs (one live copy per partition of one
-/// domain) with the domain's coordinator transactions `coord`: every group at once.
-pub fn group(p: Parts<'_>, chosen: &[usize], coord: &[CoordTxn]) -> Vec<Group> {
-    let g = Grouper::new(p, chosen, coord);
-    g.groups(0..g.producers())
-}
 
 /// TV2: one group per data epoch (a repeated partition starts another group).
 fn group_tv2(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {

@@ -95,7 +95,7 @@ pub struct ClusterTxnPart {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CoordinatorInfo {
     pub log_partition: i32,
-    /// Index of its [`CoordinatorLog`] in the inputs.
+    /// Index of its `CoordinatorLog` in the inputs.
     #[serde(skip)]
     pub log: usize,
     pub state: TxnState,
@@ -165,11 +165,11 @@ pub struct Placed {
     pub causes_hanging: Vec<rules::HangingRef>,
 }
 
-/// The result of [`analyse`].
+/// The result of `analyse`.
 #[derive(Debug, Clone, Default)]
 pub struct TxnAnalysis {
     /// Every cluster transaction, by domain, start time, producer id (empty unless
-    /// [`TxnOptions::keep_transactions`]: the statistics and findings do not need them).
+    /// `TxnOptions::keep_transactions`: the statistics and findings do not need them).
     pub transactions: Vec<ClusterTxn>,
     pub findings: Vec<Placed>,
     pub stats: stats::TxnStatistics,
@@ -463,29 +463,6 @@ fn render(parts: &[PartitionTxns], shared: &Shared, g: &Group, coord: &[CoordTxn
         start_ms,
         end_ms,
         duration_ms: end_ms.map(|e| e.saturating_sub(start_ms).max(0)),
-    }
-}
-
-/// Which cluster transactions `txns --cluster` lists.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ClusterFilter {
-    pub transactional_id: Option<String>,
-    pub producer_id: Option<i64>,
-    /// Transactions that overlap `[from_ms, to_ms]` (either bound optional).
-    pub from_ms: Option<i64>,
-    pub to_ms: Option<i64>,
-}
-
-impl ClusterFilter {
-    /// Whether `t` passes the filter.
-    pub fn accepts(&self, t: &ClusterTxn) -> bool {
-        let end = t.end_ms.unwrap_or(i64::MAX);
-        self.transactional_id
-            .as_deref()
-            .is_none_or(|id| t.transactional_id.as_deref() == Some(id))
-            && self.producer_id.is_none_or(|p| p == t.producer_id)
-            && self.from_ms.is_none_or(|f| end >= f)
-            && self.to_ms.is_none_or(|to| t.start_ms <= to)
     }
 }
 

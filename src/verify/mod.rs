@@ -38,7 +38,7 @@ pub use crate::recovery::{
 };
 
 use crate::finding::{Finding, Kind, Severity};
-use crate::layout::{self, Inventory, LogDir, PartitionDir};
+use crate::layout::{self, Inventory};
 use crate::scan::{self, PartitionReport, ScanOptions, SeverityCounts};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -361,11 +361,4 @@ fn summarise(r: &VerifyReport) -> VerifySummary {
     s.non_live =
         crate::identity::non_live_counts(r.partitions.iter().map(|p| &p.source), &r.findings);
     s
-}
-
-/// The log dir of a partition, for callers holding an [`Inventory`].
-pub fn log_dir_of<'a>(inv: &'a Inventory, p: &PartitionDir) -> Option<&'a LogDir> {
-    p.log_dir
-        .as_ref()
-        .and_then(|d| inv.log_dirs.iter().find(|l| &l.path == d))
 }

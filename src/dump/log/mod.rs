@@ -62,7 +62,7 @@ pub struct LogDumpSummary {
     /// How the data ended.
     pub tail: Tail,
     /// Pairs of consecutive records whose offsets are not +1, in file order
-    /// (deep iteration only): the first [`NON_CONSECUTIVE_KEPT`].
+    /// (deep iteration only): the first `NON_CONSECUTIVE_KEPT`.
     pub non_consecutive: Vec<(i64, i64)>,
     /// Further such pairs, counted but not kept (crafted batches can make every record
     /// one: 200 batches × 2 million records of offset delta 0 is 400 million pairs).
