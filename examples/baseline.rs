@@ -79,9 +79,10 @@ fn crc_floor(name: &str, bytes: u64, extra: &str, runs: usize, run: impl Fn(CrcF
         fields.push_str(&format!(" {label}_gbps={:.2}", gbps(bytes, d)));
     }
     println!(
-        "{name} bytes={bytes}{extra} secs={:.4} gbps={:.2}{fields} check={:08x}",
+        "{name} bytes={bytes}{extra} secs={:.4} gbps={:.2}{fields} klogscan_kernel={} check={:08x}",
         fastest.as_secs_f64(),
         gbps(bytes, fastest),
+        klogscan::format::crc::kernel_name(),
         check.unwrap_or(0)
     );
 }

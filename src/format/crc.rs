@@ -47,17 +47,18 @@ pub fn crc32c(data: &[u8]) -> u32 {
     crc32c::crc32c(data)
 }
 
-/// The kernel [`crc32c()`] uses on this CPU, by name (for benchmark reports).
+/// The implementation [`crc32c()`] uses on this CPU, as one token (`examples/baseline`
+/// prints it beside the rates, so a figure says which kernel it measured).
 pub fn kernel_name() -> &'static str {
     #[cfg(target_arch = "x86_64")]
     {
         match x86::kernel() {
-            x86::Kernel::Avx512 => return "crc-fast (AVX-512 VPCLMULQDQ)",
-            x86::Kernel::Streams => return "three-stream SSE 4.2 + PCLMULQDQ",
+            x86::Kernel::Avx512 => return "crc-fast-avx512",
+            x86::Kernel::Streams => return "sse42-three-streams",
             x86::Kernel::Crate => {}
         }
     }
-    "crc32c crate"
+    "crc32c-crate"
 }
 
 /// Words (8 bytes) per stream in the largest block: 3 × 32 × 8 = 768 bytes per block, the
