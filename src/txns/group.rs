@@ -275,16 +275,22 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
     }
     let mut out = Vec::new();
     for (epoch, ms) in by_epoch {
-        let mut closed: Vec<Member> = ms
+        // By marker time, input, marker offset; ties in the order of `ms` (each input's
+        // records together, by record index): the key ends with the record index, so an
+        // unstable sort gives the stable one.
+        let mut closed: Vec<(i64, usize, i64, usize)> = ms
             .iter()
-            .copied()
-            .filter(|&m| !rec(p, m).is_open())
+            .filter_map(|&m| {
+                let r = rec(p, m);
+                (!r.is_open()).then_some((r.last_timestamp, m.input, r.marker_offset, m.rec))
+            })
             .collect();
-        closed.sort_by_key(|&m| (rec(p, m).last_timestamp, m.input, rec(p, m).marker_offset));
+        closed.sort_unstable();
         let mut groups: Vec<Group> = Vec::new();
         // (min marker ts, max first ts) of the last group
         let mut cur: Option<(i64, i64)> = None;
-        for m in closed {
+        for (_, input, _, rec_i) in closed {
+            let m = Member { input, rec: rec_i };
             let r = rec(p, m);
             let joins = match (groups.last(), cur) {
                 (Some(g), Some((min_marker, max_first))) => {
@@ -330,18 +336,34 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
 /// type and epoch) joins that part as a duplicate; otherwise it joins a group of the same
 /// marker epoch and type that lacks its partition, or stands alone (an empty transaction).
 fn absorb_empties(p: Parts<'_>, pid: i64, tv2: bool, members: &[Member], groups: &mut Vec<Group>) {
-    let mut owner: BTreeMap<Member, usize> = BTreeMap::new();
-    for (gi, g) in groups.iter().enumerate() {
-        for &m in &g.members {
-            owner.insert(m, gi);
-        }
+    // Most producers have no empty record: nothing to index then.
+    if !members.iter().any(|&m| rec(p, m).is_empty()) {
+        return;
     }
-    // `members` lists each input's records of the producer in log order (closed ones by
-    // marker offset, then the open one): the record before an empty one on its partition
-    // is the previous member of the same input.
-    let mut last_of_input: BTreeMap<usize, Member> = BTreeMap::new();
-    for &m in members {
-        let before = last_of_input.insert(m.input, m);
+    // The group of each member: those of the groups made so far (sorted, searched), then
+    // the empty ones placed here.
+    let mut grouped: Vec<(Member, usize)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(gi, g)| g.members.iter().map(move |&m| (m, gi)))
+        .collect();
+    grouped.sort_unstable();
+    let mut placed: BTreeMap<Member, usize> = BTreeMap::new();
+    let owner = |placed: &BTreeMap<Member, usize>, m: Member| {
+        grouped
+            .binary_search_by(|&(x, _)| x.cmp(&m))
+            .ok()
+            .map(|i| grouped[i].1)
+            .or_else(|| placed.get(&m).copied())
+    };
+    // `members` lists each input's records of the producer together, in log order (closed
+    // ones by marker offset, then the open one): the record before an empty one on its
+    // partition is the previous member when it is of the same input.
+    for (i, &m) in members.iter().enumerate() {
+        let before = i
+            .checked_sub(1)
+            .map(|j| members[j])
+            .filter(|o| o.input == m.input);
         let r = *rec(p, m);
         if !r.is_empty() {
             continue;
@@ -354,10 +376,10 @@ fn absorb_empties(p: Parts<'_>, pid: i64, tv2: bool, members: &[Member], groups:
             let q = rec(p, o);
             if q.end == r.end
                 && q.marker_epoch == r.marker_epoch
-                && let Some(&gi) = owner.get(&o)
+                && let Some(gi) = owner(&placed, o)
             {
                 groups[gi].duplicates.push(m);
-                owner.insert(m, gi);
+                placed.insert(m, gi);
                 continue;
             }
         }
@@ -386,7 +408,7 @@ fn absorb_empties(p: Parts<'_>, pid: i64, tv2: bool, members: &[Member], groups:
                 groups.len() - 1
             }
         };
-        owner.insert(m, gi);
+        placed.insert(m, gi);
     }
 }
 
@@ -424,6 +446,10 @@ fn matches(p: Parts<'_>, t: &CoordTxn, g: &Group) -> Option<i64> {
 /// Match each group to its coordinator transaction (the closest in time), then merge the
 /// groups matched to the same one when their partitions do not overlap.
 fn match_coordinator(p: Parts<'_>, coord: &[CoordTxn], mine: &[usize], groups: &mut Vec<Group>) {
+    // No candidate: no group matches, none is merged.
+    if mine.is_empty() {
+        return;
+    }
     // Closed groups look only at the transactions prepared up to their first marker (+
     // tolerance), newest first: an id's transactions are sequential, so a few suffice.
     let mut by_end: Vec<(i64, usize)> = mine

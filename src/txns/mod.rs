@@ -302,19 +302,28 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
             let to = (from + BLOCK_PRODUCERS).min(grouper.producers());
             let groups = grouper.groups(from..to);
             from = to;
-            // Rendered and checked in parallel; the findings keep the transactions' order.
-            let done: Vec<(ClusterTxn, Vec<Placed>)> = groups
+            // Checked in parallel; the findings keep the transactions' order. Only the
+            // transactions kept, matched to a stuck coordinator transaction or that a rule
+            // may report are rendered: the rows are read from the groups' records.
+            let done: Vec<Done> = groups
                 .par_iter()
                 .with_min_len(256)
                 .map(|g| {
-                    let t = render(parts, &shared, g, &coord);
+                    let s = Summary::of(parts, g);
+                    let row = s.row(g, &shared, di);
+                    let stuck = g.coord.is_some_and(|c| stuck_set.contains(&c));
+                    if !(opts.keep_transactions || stuck || s.may_find(g)) {
+                        return (row, None, Vec::new());
+                    }
+                    let t = render(parts, &shared, g, &coord, &s);
                     let f = rules::per_txn(inputs, &d.coordinator, &t, opts);
-                    (t, f)
+                    (row, Some(t), f)
                 })
                 .collect();
-            for ((t, f), g) in done.into_iter().zip(&groups) {
+            for ((row, t, f), g) in done.into_iter().zip(&groups) {
                 found.extend(f);
-                rows.push(stats::TxnRow::of(&t, di));
+                rows.push(row);
+                let Some(t) = t else { continue };
                 if let Some(c) = g.coord.filter(|c| stuck_set.contains(c)) {
                     matched.entry(c).or_default().push(t.clone());
                 }
@@ -351,19 +360,6 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
     out
 }
 
-fn outcome_of(parts: &[ClusterTxnPart]) -> Outcome {
-    let c = parts.iter().any(|p| p.end == TxnEnd::Commit);
-    let a = parts.iter().any(|p| p.end == TxnEnd::Abort);
-    let o = parts.iter().any(|p| p.end == TxnEnd::Open);
-    match (c, a, o) {
-        (true, true, _) => Outcome::Mixed,
-        (true, false, false) => Outcome::Committed,
-        (false, true, false) => Outcome::Aborted,
-        (false, false, _) => Outcome::Open,
-        _ => Outcome::Partial,
-    }
-}
-
 fn coordinator_info(t: &CoordTxn) -> CoordinatorInfo {
     CoordinatorInfo {
         log_partition: t.log_partition,
@@ -386,10 +382,6 @@ fn coordinator_info(t: &CoordTxn) -> CoordinatorInfo {
     }
 }
 
-fn saturating_sum(v: impl Iterator<Item = u64>) -> u64 {
-    v.fold(0, u64::saturating_add)
-}
-
 /// Strings shared by the transactions of one domain.
 struct Shared {
     domain: Arc<Domain>,
@@ -399,7 +391,13 @@ struct Shared {
     ids: Vec<Arc<str>>,
 }
 
-fn render(parts: &[PartitionTxns], shared: &Shared, g: &Group, coord: &[CoordTxn]) -> ClusterTxn {
+fn render(
+    parts: &[PartitionTxns],
+    shared: &Shared,
+    g: &Group,
+    coord: &[CoordTxn],
+    s: &Summary,
+) -> ClusterTxn {
     let mut ps: Vec<ClusterTxnPart> = g
         .members
         .iter()
@@ -440,29 +438,119 @@ fn render(parts: &[PartitionTxns], shared: &Shared, g: &Group, coord: &[CoordTxn
         })
         .collect();
     ps.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
-    let outcome = outcome_of(&ps);
-    let start_ms = ps.iter().map(|p| p.first_timestamp).min().unwrap_or(-1);
-    let end_ms = (!ps.iter().any(|p| p.end == TxnEnd::Open))
-        .then(|| ps.iter().map(|p| p.last_timestamp).max())
-        .flatten();
-    let t = g.coord.map(|i| &coord[i]);
     ClusterTxn {
         domain: shared.domain.clone(),
         transactional_id: g.coord.and_then(|i| shared.ids.get(i).cloned()),
         producer_id: g.producer_id,
         producer_epoch: g.data_epoch,
-        marker_epoch: ps.iter().filter_map(|p| p.marker_epoch).min(),
+        marker_epoch: s.marker_epoch,
         transaction_version_2: g.tv2,
-        outcome,
+        outcome: s.outcome,
         grouping: g.grouping,
-        records: saturating_sum(ps.iter().map(|p| u64::from(p.records))),
-        batches: saturating_sum(ps.iter().map(|p| u64::from(p.batches))),
-        bytes: saturating_sum(ps.iter().map(|p| p.bytes)),
+        records: s.records,
+        batches: s.batches,
+        bytes: s.bytes,
         partitions: ps,
-        coordinator: t.map(coordinator_info),
-        start_ms,
-        end_ms,
-        duration_ms: end_ms.map(|e| e.saturating_sub(start_ms).max(0)),
+        coordinator: g.coord.map(|i| coordinator_info(&coord[i])),
+        start_ms: s.start_ms,
+        end_ms: s.end_ms,
+        duration_ms: s.duration_ms(),
+    }
+}
+
+/// A group's row, and its rendered transaction and findings when it needed them.
+type Done = (stats::TxnRow, Option<ClusterTxn>, Vec<Placed>);
+
+/// What the statistics and `render` read of a group, from its parts' records (the values
+/// a rendered [`ClusterTxn`] holds; none depends on the order of the parts).
+struct Summary {
+    outcome: Outcome,
+    open: bool,
+    closed: bool,
+    start_ms: i64,
+    end_ms: Option<i64>,
+    marker_epoch: Option<i16>,
+    records: u64,
+    batches: u64,
+    bytes: u64,
+    partitions: u32,
+}
+
+impl Summary {
+    fn of(parts: &[PartitionTxns], g: &Group) -> Summary {
+        let (mut commit, mut abort, mut open) = (false, false, false);
+        let mut s = Summary {
+            outcome: Outcome::Open,
+            open: false,
+            closed: false,
+            start_ms: i64::MAX,
+            end_ms: None,
+            marker_epoch: None,
+            records: 0,
+            batches: 0,
+            bytes: 0,
+            partitions: u32::try_from(g.members.len()).unwrap_or(u32::MAX),
+        };
+        let mut last = i64::MIN;
+        for m in &g.members {
+            let r = &parts[m.input].txns[m.rec];
+            match r.end {
+                TxnEnd::Commit => commit = true,
+                TxnEnd::Abort => abort = true,
+                TxnEnd::Open => open = true,
+            }
+            if !r.is_open() {
+                s.marker_epoch = Some(s.marker_epoch.map_or(r.marker_epoch, |e| e.min(r.marker_epoch)));
+            }
+            s.start_ms = s.start_ms.min(r.first_timestamp);
+            last = last.max(r.last_timestamp);
+            s.records = s.records.saturating_add(u64::from(r.records));
+            s.batches = s.batches.saturating_add(u64::from(r.batches));
+            s.bytes = s.bytes.saturating_add(r.bytes);
+        }
+        if g.members.is_empty() {
+            s.start_ms = -1;
+        } else if !open {
+            s.end_ms = Some(last);
+        }
+        s.outcome = match (commit, abort, open) {
+            (true, true, _) => Outcome::Mixed,
+            (true, false, false) => Outcome::Committed,
+            (false, true, false) => Outcome::Aborted,
+            (false, false, _) => Outcome::Open,
+            _ => Outcome::Partial,
+        };
+        s.open = open;
+        s.closed = commit || abort;
+        s
+    }
+
+    fn duration_ms(&self) -> Option<i64> {
+        self.end_ms.map(|e| e.saturating_sub(self.start_ms).max(0))
+    }
+
+    /// Whether [`rules::per_txn`] may report the transaction: its outcomes disagree, or a
+    /// part is open while another has its marker or the coordinator recorded it.
+    fn may_find(&self, g: &Group) -> bool {
+        self.outcome == Outcome::Mixed || (self.open && (self.closed || g.coord.is_some()))
+    }
+
+    fn row(&self, g: &Group, shared: &Shared, domain: u32) -> stats::TxnRow {
+        stats::TxnRow {
+            transactional_id: g.coord.and_then(|i| shared.ids.get(i).cloned()),
+            producer_id: g.producer_id,
+            start_ms: self.start_ms,
+            end_ms: self.end_ms,
+            records: self.records,
+            batches: self.batches,
+            bytes: self.bytes,
+            partitions: self.partitions,
+            domain,
+            producer_epoch: g.data_epoch,
+            marker_epoch: self.marker_epoch,
+            transaction_version_2: g.tv2,
+            outcome: self.outcome,
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! duration distributions; the longest transactions; producers fenced.
 
 use super::input::TxnInputs;
-use super::{ClusterTxn, Outcome};
+use super::Outcome;
 use crate::state::txnrec::{TxnEnd, TxnRecord};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -225,29 +225,11 @@ pub struct TxnRow {
 }
 
 impl TxnRow {
-    /// The row of `t`, of the `domain`-th domain.
-    pub fn of(t: &ClusterTxn, domain: u32) -> TxnRow {
-        TxnRow {
-            transactional_id: t.transactional_id.clone(),
-            producer_id: t.producer_id,
-            start_ms: t.start_ms,
-            end_ms: t.end_ms,
-            records: t.records,
-            batches: t.batches,
-            bytes: t.bytes,
-            partitions: u32::try_from(t.partitions.len()).unwrap_or(u32::MAX),
-            domain,
-            producer_epoch: t.producer_epoch,
-            marker_epoch: t.marker_epoch,
-            transaction_version_2: t.transaction_version_2,
-            outcome: t.outcome,
-        }
-    }
     /// No data on any partition.
     pub fn is_empty(&self) -> bool {
         self.batches == 0
     }
-    /// As [`ClusterTxn::duration_ms`].
+    /// As `ClusterTxn::duration_ms`.
     pub fn duration_ms(&self) -> Option<i64> {
         self.end_ms.map(|e| e.saturating_sub(self.start_ms).max(0))
     }
