@@ -66,13 +66,56 @@ pub struct Member {
     pub rec: usize,
 }
 
+/// A group's parts, in the order they joined: the first inline (most transactions have
+/// one partition, and a group is made per transaction), the others on the heap.
+#[derive(Debug, Clone)]
+pub struct Members {
+    first: Member,
+    rest: Vec<Member>,
+}
+
+impl Members {
+    fn one(m: Member) -> Self {
+        Members {
+            first: m,
+            rest: Vec::new(),
+        }
+    }
+    /// Number of parts (at least one).
+    pub fn len(&self) -> usize {
+        1 + self.rest.len()
+    }
+    /// Never: a group has a part.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &Member> + Clone {
+        std::iter::once(&self.first).chain(&self.rest)
+    }
+    fn push(&mut self, m: Member) {
+        self.rest.push(m);
+    }
+    fn extend(&mut self, other: Members) {
+        self.rest.push(other.first);
+        self.rest.extend(other.rest);
+    }
+}
+
+impl<'a> IntoIterator for &'a Members {
+    type Item = &'a Member;
+    type IntoIter = std::iter::Chain<std::iter::Once<&'a Member>, std::slice::Iter<'a, Member>>;
+    fn into_iter(self) -> Self::IntoIter {
+        std::iter::once(&self.first).chain(&self.rest)
+    }
+}
+
 /// One cluster transaction, before rendering.
 #[derive(Debug, Clone)]
 pub struct Group {
     pub producer_id: i64,
     pub data_epoch: i16,
     pub tv2: bool,
-    pub members: Vec<Member>,
+    pub members: Members,
     /// Re-sent markers absorbed by a part.
     pub duplicates: Vec<Member>,
     pub grouping: Grouping,
@@ -92,7 +135,7 @@ impl Group {
             producer_id: pid,
             data_epoch: epoch,
             tv2,
-            members: vec![m],
+            members: Members::one(m),
             duplicates: Vec::new(),
             grouping: if tv2 {
                 Grouping::MarkerEpoch
@@ -273,8 +316,10 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
                 .push(m);
         }
     }
-    let mut out = Vec::new();
+    let mut out: Vec<Group> = Vec::new();
     for (epoch, ms) in by_epoch {
+        // This epoch's groups are `out[base..]`.
+        let base = out.len();
         // By marker time, input, marker offset; ties in the order of `ms` (each input's
         // records together, by record index): the key ends with the record index, so an
         // unstable sort gives the stable one.
@@ -286,13 +331,12 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
             })
             .collect();
         closed.sort_unstable();
-        let mut groups: Vec<Group> = Vec::new();
         // (min marker ts, max first ts) of the last group
         let mut cur: Option<(i64, i64)> = None;
         for (_, input, _, rec_i) in closed {
             let m = Member { input, rec: rec_i };
             let r = rec(p, m);
-            let joins = match (groups.last(), cur) {
+            let joins = match (out[base..].last(), cur) {
                 (Some(g), Some((min_marker, max_first))) => {
                     !g.has_input(m.input)
                         && r.first_timestamp <= min_marker
@@ -302,19 +346,20 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
                 _ => false,
             };
             if joins {
-                if let (Some(g), Some(c)) = (groups.last_mut(), cur.as_mut()) {
+                if let (Some(g), Some(c)) = (out[base..].last_mut(), cur.as_mut()) {
                     g.members.push(m);
                     c.1 = c.1.max(r.first_timestamp);
                 }
             } else {
-                groups.push(Group::new(pid, epoch, false, m));
+                out.push(Group::new(pid, epoch, false, m));
                 cur = Some((r.last_timestamp, r.first_timestamp));
             }
         }
         // Open parts: the first group whose markers came after the data began, when the
         // group before it had finished by then.
-        let closed_groups = groups.len();
+        let closed_groups = out.len() - base;
         for m in ms.iter().copied().filter(|&m| rec(p, m).is_open()) {
+            let groups = &out[base..];
             let first = rec(p, m).first_timestamp;
             let at = (0..closed_groups)
                 .find(|&g| groups[g].min_marker_ts(p).is_some_and(|t| t >= first));
@@ -323,11 +368,10 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
                     && (g == 0 || groups[g - 1].max_marker_ts(p).is_some_and(|t| t < first))
             });
             match at {
-                Some(g) if fits => groups[g].members.push(m),
-                _ => groups.push(Group::new(pid, epoch, false, m)),
+                Some(g) if fits => out[base + g].members.push(m),
+                _ => out.push(Group::new(pid, epoch, false, m)),
             }
         }
-        out.extend(groups);
     }
     out
 }

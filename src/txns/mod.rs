@@ -313,17 +313,18 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
                     let row = s.row(g, &shared, di);
                     let stuck = g.coord.is_some_and(|c| stuck_set.contains(&c));
                     if !(opts.keep_transactions || stuck || s.may_find(g)) {
-                        return (row, None, Vec::new());
+                        return (row, None);
                     }
                     let t = render(parts, &shared, g, &coord, &s);
                     let f = rules::per_txn(inputs, &d.coordinator, &t, opts);
-                    (row, Some(t), f)
+                    (row, Some(Box::new((t, f))))
                 })
                 .collect();
-            for ((row, t, f), g) in done.into_iter().zip(&groups) {
-                found.extend(f);
+            for ((row, rendered), g) in done.into_iter().zip(&groups) {
                 rows.push(row);
-                let Some(t) = t else { continue };
+                let Some(rendered) = rendered else { continue };
+                let (t, f) = *rendered;
+                found.extend(f);
                 if let Some(c) = g.coord.filter(|c| stuck_set.contains(c)) {
                     matched.entry(c).or_default().push(t.clone());
                 }
@@ -346,7 +347,8 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
         out.findings
             .extend(exhaustion::check(inputs, &d.coordinator));
     }
-    // Both lists in the same order (stable sorts of lists in the same order, same keys).
+    // The transaction order: a stable sort of the order they were made in by domain,
+    // start time, producer id and epoch. The rows stay in that order: the statistics break their ties by it.
     out.transactions.sort_by(|a, b| {
         (&a.domain, a.start_ms, a.producer_id, a.producer_epoch).cmp(&(
             &b.domain,
@@ -355,7 +357,6 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
             b.producer_epoch,
         ))
     });
-    rows.sort_by_key(stats::TxnRow::order_key);
     out.stats = stats::statistics(inputs, rows, opts);
     out
 }
@@ -458,8 +459,9 @@ fn render(
     }
 }
 
-/// A group's row, and its rendered transaction and findings when it needed them.
-type Done = (stats::TxnRow, Option<ClusterTxn>, Vec<Placed>);
+/// A group's row, and its rendered transaction and findings when it needed them (boxed:
+/// few are, and the rows are moved three times).
+type Done = (stats::TxnRow, Option<Box<(ClusterTxn, Vec<Placed>)>>);
 
 /// What the statistics and `render` read of a group, from its parts' records (the values
 /// a rendered [`ClusterTxn`] holds; none depends on the order of the parts).
@@ -508,9 +510,8 @@ impl Summary {
             s.batches = s.batches.saturating_add(u64::from(r.batches));
             s.bytes = s.bytes.saturating_add(r.bytes);
         }
-        if g.members.is_empty() {
-            s.start_ms = -1;
-        } else if !open {
+        // (A group has a part: `start_ms` is one of its timestamps.)
+        if !open {
             s.end_ms = Some(last);
         }
         s.outcome = match (commit, abort, open) {

@@ -23,36 +23,82 @@ pub struct Distribution {
 }
 
 impl Distribution {
-    /// Nearest-rank percentiles of `values`: three selections, not a sort (the ranks are
-    /// ordered, so each selection works on what lies above the previous one). The mean is
-    /// the exact integer sum divided once (the same as summing in any order while the sum
-    /// stays below 2^53, and closer beyond).
+    /// Nearest-rank percentiles of `values` (see [`Distribution::of_slice`]).
     pub fn of(values: impl IntoIterator<Item = i64>) -> Self {
         let mut v: Vec<i64> = values.into_iter().collect();
+        Self::of_slice(&mut v)
+    }
+
+    /// Nearest-rank percentiles of `v` (reordered): min, max and the exact integer sum in
+    /// one pass (the mean is that sum divided once: the same as summing in any order while
+    /// the sum stays below 2^53, and closer beyond); the ranks by counting when the values
+    /// span no more than their number (record and batch counts), else by three selections,
+    /// not a sort (the ranks are ordered, so each selection works on what lies above the
+    /// previous one). Both give the values a sort would put at those ranks.
+    pub fn of_slice(v: &mut [i64]) -> Self {
         let n = v.len();
         if n == 0 {
             return Distribution::default();
         }
+        let (mut min, mut max, mut sum) = (i64::MAX, i64::MIN, 0i128);
+        for &x in v.iter() {
+            min = min.min(x);
+            max = max.max(x);
+            sum += i128::from(x);
+        }
         let index = |p: f64| (((p / 100.0) * n as f64).ceil() as usize).clamp(1, n) - 1;
-        let mut at = |from: usize, i: usize| -> i64 {
-            // Everything at `from..` is ≥ every value before `from`; pick rank `i` in it.
-            *v[from..].select_nth_unstable(i - from).1
+        let ranks = [index(50.0), index(90.0), index(99.0)];
+        let span = max.abs_diff(min);
+        let [p50, p90, p99] = if n >= 64 && span < n as u64 && n <= u32::MAX as usize {
+            counted(v, min, span as usize, ranks)
+        } else {
+            selected(v, ranks)
         };
-        let (i50, i90, i99) = (index(50.0), index(90.0), index(99.0));
-        let p50 = at(0, i50);
-        let p90 = if i90 > i50 { at(i50 + 1, i90) } else { p50 };
-        let p99 = if i99 > i90 { at(i90 + 1, i99) } else { p90 };
-        let sum: i128 = v.iter().map(|&x| i128::from(x)).sum();
         Distribution {
             count: n as u64,
-            min: v.iter().copied().min().unwrap_or_default(),
+            min,
             p50,
             p90,
             p99,
-            max: v.iter().copied().max().unwrap_or_default(),
+            max,
             mean: sum as f64 / n as f64,
         }
     }
+}
+
+/// The values at the ascending `ranks` of `v`, whose values lie in `min..=min + span`
+/// (`span < v.len() <= u32::MAX`): a histogram walked once.
+fn counted(v: &[i64], min: i64, span: usize, ranks: [usize; 3]) -> [i64; 3] {
+    let mut counts = vec![0u32; span + 1];
+    for &x in v {
+        counts[x.abs_diff(min) as usize] += 1;
+    }
+    let mut out = [min; 3];
+    let (mut next, mut below) = (0, 0usize);
+    for (k, &c) in counts.iter().enumerate() {
+        below += c as usize;
+        // Rank `r` holds the first value with more than `r` values at or below it.
+        while next < 3 && ranks[next] < below {
+            out[next] = min.wrapping_add(k as i64);
+            next += 1;
+        }
+        if next == 3 {
+            break;
+        }
+    }
+    out
+}
+
+/// The values at the ascending `ranks` of `v` (reordered), by selection.
+fn selected(v: &mut [i64], [i50, i90, i99]: [usize; 3]) -> [i64; 3] {
+    let mut at = |from: usize, i: usize| -> i64 {
+        // Everything at `from..` is ≥ every value before `from`; pick rank `i` in it.
+        *v[from..].select_nth_unstable(i - from).1
+    };
+    let p50 = at(0, i50);
+    let p90 = if i90 > i50 { at(i50 + 1, i90) } else { p50 };
+    let p99 = if i99 > i90 { at(i90 + 1, i99) } else { p90 };
+    [p50, p90, p99]
 }
 
 /// Sizes and durations of a set of transactions with data.
@@ -141,16 +187,24 @@ pub struct TxnStatistics {
     pub longest: Vec<LongTxn>,
 }
 
-fn sizes<'a>(rs: impl Iterator<Item = (u64, u64, u64, Option<i64>)> + Clone + 'a) -> Sizes {
+/// The distribution of `values`, read into `buf` (a buffer reused from one to the next).
+fn dist(buf: &mut Vec<i64>, values: impl Iterator<Item = i64>) -> Distribution {
+    buf.clear();
+    buf.extend(values);
+    Distribution::of_slice(buf)
+}
+
+fn sizes(rs: impl Iterator<Item = (u64, u64, u64, Option<i64>)> + Clone, buf: &mut Vec<i64>) -> Sizes {
     Sizes {
-        records: Distribution::of(rs.clone().map(|r| r.0 as i64)),
-        batches: Distribution::of(rs.clone().map(|r| r.1 as i64)),
-        bytes: Distribution::of(rs.clone().map(|r| r.2 as i64)),
-        duration_ms: Distribution::of(rs.filter_map(|r| r.3)),
+        records: dist(buf, rs.clone().map(|r| r.0 as i64)),
+        batches: dist(buf, rs.clone().map(|r| r.1 as i64)),
+        bytes: dist(buf, rs.clone().map(|r| r.2 as i64)),
+        duration_ms: dist(buf, rs.filter_map(|r| r.3)),
     }
 }
 
 fn partition_stats(inputs: &TxnInputs) -> Vec<PartitionStats> {
+    let mut buf = Vec::new();
     inputs
         .partitions
         .iter()
@@ -170,9 +224,11 @@ fn partition_stats(inputs: &TxnInputs) -> Vec<PartitionStats> {
                     (TxnEnd::Abort, false) => s.aborted += 1,
                 }
             }
-            let pids: std::collections::BTreeSet<i64> =
-                p.txns.iter().map(|r| r.producer_id).collect();
-            s.producers = pids.len() as u64;
+            buf.clear();
+            buf.extend(p.txns.iter().map(|r| r.producer_id));
+            buf.sort_unstable();
+            buf.dedup();
+            s.producers = buf.len() as u64;
             let data = p
                 .txns
                 .iter()
@@ -185,7 +241,7 @@ fn partition_stats(inputs: &TxnInputs) -> Vec<PartitionStats> {
                         r.duration_ms(),
                     )
                 });
-            s.size = sizes(data);
+            s.size = sizes(data, &mut buf);
             s
         })
         .collect()
@@ -233,38 +289,48 @@ impl TxnRow {
     pub fn duration_ms(&self) -> Option<i64> {
         self.end_ms.map(|e| e.saturating_sub(self.start_ms).max(0))
     }
-    /// The order of the transaction list: domain, start time, producer id, epoch.
-    pub fn order_key(&self) -> (u32, i64, i64, i16) {
-        (
-            self.domain,
-            self.start_ms,
-            self.producer_id,
-            self.producer_epoch,
-        )
-    }
 }
 
-/// Fencing epoch bumps of one producer id's transactions (in transaction order), sorted
-/// by data epoch.
-fn fencing<'a>(txns: impl Iterator<Item = &'a TxnRow>) -> u64 {
-    let mut v: Vec<&TxnRow> = txns.filter(|t| !t.is_empty()).collect();
-    v.sort_by_key(|t| (t.producer_epoch, t.start_ms));
-    v.windows(2)
-        .filter(|w| {
-            let (a, b) = (w[0], w[1]);
-            if b.producer_epoch == a.producer_epoch {
-                return false;
-            }
+/// The rows' indices by producer id, then data epoch, start time and transaction order:
+/// each producer id's transactions together, in the order [`fencing`] reads them.
+fn by_producer(rows: &[TxnRow]) -> Vec<usize> {
+    // Among rows of one producer id, data epoch and start time, the transaction order is
+    // by domain, then row.
+    let mut keys: Vec<(i64, i16, i64, u32, usize)> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.producer_id, t.producer_epoch, t.start_ms, t.domain, i))
+        .collect();
+    // Unique keys (the row ends them), so any sort gives this order. The rows come domain
+    // by domain, producer id by producer id, each producer id's mostly by epoch and time:
+    // a few long runs, which the merge sort finds and merges.
+    keys.sort();
+    keys.into_iter().map(|k| k.4).collect()
+}
+
+/// Fencing epoch bumps of one producer id's transactions with data, sorted by data epoch
+/// (ties in transaction order).
+fn fencing(rows: &[TxnRow], of_pid: &[usize]) -> u64 {
+    let mut prev: Option<&TxnRow> = None;
+    let mut n = 0;
+    for b in of_pid.iter().map(|&i| &rows[i]).filter(|t| !t.is_empty()) {
+        if let Some(a) = prev
+            && b.producer_epoch != a.producer_epoch
             // TV2: the next transaction starts at the epoch its predecessor's markers carry.
-            !(a.transaction_version_2 && a.marker_epoch == Some(b.producer_epoch))
-        })
-        .count() as u64
+            && !(a.transaction_version_2 && a.marker_epoch == Some(b.producer_epoch))
+        {
+            n += 1;
+        }
+        prev = Some(b);
+    }
+    n
 }
 
-fn tx_sizes<'a>(ts: impl Iterator<Item = &'a TxnRow> + Clone + 'a) -> Sizes {
+fn tx_sizes<'a>(ts: impl Iterator<Item = &'a TxnRow> + Clone + 'a, buf: &mut Vec<i64>) -> Sizes {
     sizes(
         ts.filter(|t| !t.is_empty())
             .map(|t| (t.records, t.batches, t.bytes, t.duration_ms())),
+        buf,
     )
 }
 
@@ -274,10 +340,12 @@ fn tx_sizes<'a>(ts: impl Iterator<Item = &'a TxnRow> + Clone + 'a) -> Sizes {
 /// list would otherwise cost more than the transactions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ByTransactionalId {
-    /// Sorted by (transactional id, producer id when the id is unknown), each id's rows in
-    /// transaction order.
+    /// In the order they were made.
     rows: Vec<TxnRow>,
-    /// Where each id's rows start in `rows`.
+    /// Indices of `rows` sorted by (transactional id, producer id when the id is unknown):
+    /// each id's rows together.
+    order: Vec<usize>,
+    /// Where each id's rows start in `order`.
     starts: Vec<usize>,
     /// Fencing epoch bumps per producer id (only ids with some).
     fenced: BTreeMap<i64, u64>,
@@ -291,15 +359,28 @@ fn id_key(t: &TxnRow) -> (Option<&str>, Option<i64>) {
 }
 
 impl ByTransactionalId {
-    fn new(mut rows: Vec<TxnRow>, fenced: BTreeMap<i64, u64>) -> Self {
-        // The order of an id's rows does not matter to its statistics: no stable sort
-        // (and no buffer of half the rows).
-        rows.sort_unstable_by(|a, b| id_key(a).cmp(&id_key(b)));
-        let starts = (0..rows.len())
-            .filter(|&i| i == 0 || id_key(&rows[i - 1]) != id_key(&rows[i]))
+    /// `by_pid`: the rows' indices by producer id ([`by_producer`]).
+    fn new(rows: Vec<TxnRow>, by_pid: Vec<usize>, fenced: BTreeMap<i64, u64>) -> Self {
+        // The order of an id's rows does not matter to its statistics. The rows without
+        // a transactional id come first, by producer id (as `by_pid` has them); then the
+        // others by id.
+        let mut named: Vec<(&str, usize)> = Vec::new();
+        let mut order = by_pid;
+        order.retain(|&i| match rows[i].transactional_id.as_deref() {
+            Some(id) => {
+                named.push((id, i));
+                false
+            }
+            None => true,
+        });
+        named.sort_unstable();
+        order.extend(named.into_iter().map(|(_, i)| i));
+        let starts = (0..order.len())
+            .filter(|&k| k == 0 || id_key(&rows[order[k - 1]]) != id_key(&rows[order[k]]))
             .collect();
         ByTransactionalId {
             rows,
+            order,
             starts,
             fenced,
         }
@@ -314,28 +395,31 @@ impl ByTransactionalId {
     /// The statistics of the `i`-th id.
     pub fn get(&self, i: usize) -> Option<IdStats> {
         let from = *self.starts.get(i)?;
-        let to = self.starts.get(i + 1).copied().unwrap_or(self.rows.len());
-        Some(self.id_stats(&self.rows[from..to]))
+        let to = self.starts.get(i + 1).copied().unwrap_or(self.order.len());
+        Some(self.id_stats(&self.order[from..to]))
     }
     /// Every id's statistics, in order.
     pub fn iter(&self) -> impl Iterator<Item = IdStats> + '_ {
         (0..self.len()).filter_map(|i| self.get(i))
     }
-    fn id_stats(&self, ts: &[TxnRow]) -> IdStats {
-        let mut pids: Vec<i64> = ts.iter().map(|t| t.producer_id).collect();
-        pids.sort_unstable();
-        pids.dedup();
+    fn id_stats(&self, of_id: &[usize]) -> IdStats {
+        let ts = of_id.iter().map(|&i| &self.rows[i]);
+        let mut buf: Vec<i64> = ts.clone().map(|t| t.producer_id).collect();
+        buf.sort_unstable();
+        buf.dedup();
+        let pids = buf.clone();
         let mut r = IdStats {
             transactional_id: ts
-                .first()
+                .clone()
+                .next()
                 .and_then(|t| t.transactional_id.as_deref().map(str::to_string)),
             fenced: pids
                 .iter()
                 .map(|p| self.fenced.get(p).copied().unwrap_or(0))
                 .sum(),
             producer_ids: pids,
-            partitions: Distribution::of(ts.iter().map(|t| i64::from(t.partitions))),
-            size: tx_sizes(ts.iter()),
+            partitions: dist(&mut buf, ts.clone().map(|t| i64::from(t.partitions))),
+            size: tx_sizes(ts.clone(), &mut buf),
             ..Default::default()
         };
         for t in ts {
@@ -359,7 +443,9 @@ impl Serialize for ByTransactionalId {
     }
 }
 
-/// The statistics of the transactions `rows` (from `inputs`), in transaction order.
+/// The statistics of the transactions `rows` (from `inputs`), in the order they were made
+/// (domain by domain, producer id by producer id): the transaction order is a stable sort
+/// of it by domain, start time, producer id and epoch, which the ties below are broken by.
 pub fn statistics(
     inputs: &TxnInputs,
     rows: Vec<TxnRow>,
@@ -381,22 +467,26 @@ pub fn statistics(
         ];
         count(t.outcome, t.is_empty(), &mut c);
     }
-    s.size = tx_sizes(rows.iter());
-    // Per producer id, its transactions in transaction order (a stable sort).
-    let mut by_pid: Vec<usize> = (0..rows.len()).collect();
-    // (producer id, row): the stable order without a stable sort's scratch buffer.
-    by_pid.sort_unstable_by_key(|&i| (rows[i].producer_id, i));
+    s.size = tx_sizes(rows.iter(), &mut Vec::with_capacity(rows.len()));
+    let by_pid = by_producer(&rows);
     let mut fenced_pids: BTreeMap<i64, u64> = BTreeMap::new();
     for ids in by_pid.chunk_by(|&a, &b| rows[a].producer_id == rows[b].producer_id) {
-        let n = fencing(ids.iter().map(|&i| &rows[i]));
+        let n = fencing(&rows, ids);
         if n > 0 {
             fenced_pids.insert(rows[ids[0]].producer_id, n);
         }
     }
-    drop(by_pid);
     s.producers_fenced = fenced_pids.len() as u64;
-    // Only the first `opts.longest` are reported: select them, then order those. The row
-    // index ends the key, so the result is the stable sort's (ties keep row order).
+    s.longest = longest(&rows, opts.longest);
+    s.by_transactional_id = ByTransactionalId::new(rows, by_pid, fenced_pids);
+    s
+}
+
+/// The `n` longest closed transactions, longest first.
+fn longest(rows: &[TxnRow], n: usize) -> Vec<LongTxn> {
+    // Only the first `n` are reported: select them, then order those. Ties are in
+    // transaction order (by domain and epoch for the same start and producer id, then
+    // row): the row index ends the key, so the result is the stable sort's.
     let mut longest: Vec<(usize, &TxnRow)> = rows
         .iter()
         .enumerate()
@@ -407,17 +497,19 @@ pub fn statistics(
             std::cmp::Reverse(t.duration_ms()),
             t.start_ms,
             t.producer_id,
+            t.domain,
+            t.producer_epoch,
             i,
         )
     };
-    if opts.longest < longest.len() {
-        longest.select_nth_unstable_by_key(opts.longest, key);
-        longest.truncate(opts.longest);
+    if n < longest.len() {
+        longest.select_nth_unstable_by_key(n, key);
+        longest.truncate(n);
     }
     longest.sort_unstable_by_key(key);
-    s.longest = longest
+    longest
         .into_iter()
-        .take(opts.longest)
+        .take(n)
         .map(|(_, t)| LongTxn {
             transactional_id: t.transactional_id.as_deref().map(str::to_string),
             producer_id: t.producer_id,
@@ -429,9 +521,7 @@ pub fn statistics(
             partitions: t.partitions as usize,
             records: t.records,
         })
-        .collect();
-    s.by_transactional_id = ByTransactionalId::new(rows, fenced_pids);
-    s
+        .collect()
 }
 
 #[cfg(test)]
