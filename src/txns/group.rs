@@ -202,38 +202,7 @@ impl<'a> Grouper<'a> {
                 coord_by_pid.entry(t.next_producer_id).or_default().push(i);
             }
         }
-        // (producer id, position in `chosen`, record): unique keys, so an unstable sort
-        // gives the order of a per-producer list filled input by input.
-        let mut keys: Vec<(i64, usize, usize)> = Vec::with_capacity(
-            chosen
-                .iter()
-                .map(|&i| p.get(i).map_or(0, |x| x.txns.len()))
-                .sum(),
-        );
-        for (pos, &input) in chosen.iter().enumerate() {
-            keys.extend(
-                p[input]
-                    .txns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| (r.producer_id, pos, i)),
-            );
-        }
-        keys.sort_unstable();
-        let mut spans: Vec<(i64, usize, usize)> = Vec::new();
-        for (at, &(pid, _, _)) in keys.iter().enumerate() {
-            match spans.last_mut() {
-                Some(s) if s.0 == pid => s.2 = at + 1,
-                _ => spans.push((pid, at, at + 1)),
-            }
-        }
-        let members = keys
-            .into_iter()
-            .map(|(_, pos, rec)| Member {
-                input: chosen[pos],
-                rec,
-            })
-            .collect();
+        let (members, spans) = by_producer(p, chosen);
         Grouper {
             p,
             coord,
@@ -279,6 +248,67 @@ impl<'a> Grouper<'a> {
     }
 }
 
+
+/// Every record of the `chosen` inputs by producer id (ascending), each producer id's in
+/// `chosen` order then log order, and the `(producer id, start, end)` of each producer
+/// id's slice. A counting sort: each record's producer id numbered once (a hash map), the
+/// distinct ids sorted, the records placed in one pass (issue #11: millions of records,
+/// far fewer producer ids).
+fn by_producer(p: Parts<'_>, chosen: &[usize]) -> (Vec<Member>, Vec<(i64, usize, usize)>) {
+    let records = || {
+        chosen.iter().flat_map(move |&input| {
+            (0..p[input].txns.len()).map(move |rec| Member { input, rec })
+        })
+    };
+    let total: usize = chosen
+        .iter()
+        .map(|&i| p.get(i).map_or(0, |x| x.txns.len()))
+        .sum();
+    // Each record's producer id's number (in order of first appearance). The map (a
+    // keyed hash: producer ids are input) sits behind a small direct-mapped cache of
+    // recent ids: a partition's records cycle through a few producers.
+    let mut number: std::collections::HashMap<i64, usize> = Default::default();
+    let mut recent = [(i64::MIN, usize::MAX); 256];
+    let mut pids: Vec<i64> = Vec::new();
+    let mut of_record: Vec<usize> = Vec::with_capacity(total);
+    for m in records() {
+        let pid = rec(p, m).producer_id;
+        let slot = &mut recent[((pid as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize];
+        if slot.0 == pid && slot.1 != usize::MAX {
+            of_record.push(slot.1);
+            continue;
+        }
+        let next = pids.len();
+        let n = *number.entry(pid).or_insert(next);
+        if n == next {
+            pids.push(pid);
+        }
+        *slot = (pid, n);
+        of_record.push(n);
+    }
+    drop(number);
+    // Each number's rank among the distinct ids, and where its records start.
+    let mut order: Vec<usize> = (0..pids.len()).collect();
+    order.sort_unstable_by_key(|&n| pids[n]);
+    let mut count = vec![0usize; pids.len()];
+    for &n in &of_record {
+        count[n] += 1;
+    }
+    let mut next = vec![0usize; pids.len()];
+    let mut spans: Vec<(i64, usize, usize)> = Vec::with_capacity(pids.len());
+    let mut at = 0;
+    for &n in &order {
+        next[n] = at;
+        spans.push((pids[n], at, at + count[n]));
+        at += count[n];
+    }
+    let mut members = vec![Member { input: 0, rec: 0 }; total];
+    for (m, n) in records().zip(of_record) {
+        members[next[n]] = m;
+        next[n] += 1;
+    }
+    (members, spans)
+}
 
 /// TV2: one group per data epoch (a repeated partition starts another group).
 fn group_tv2(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {

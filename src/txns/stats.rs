@@ -563,6 +563,29 @@ mod tests {
             }
         }
         assert_eq!(Distribution::of([]), Distribution::default());
+        // The whole i64 range (the widest buckets), skewed samples (one bucket holding
+        // most values), a single repeated value; the mean is the exact sum divided.
+        let sorted = |v: &[i64]| Distribution {
+            mean: v.iter().map(|&x| i128::from(x)).sum::<i128>() as f64 / v.len() as f64,
+            ..sorted(v)
+        };
+        for n in [64_usize, 65, 100, 1000] {
+            let extremes: Vec<i64> = (0..n)
+                .map(|i| match i % 5 {
+                    0 => i64::MIN,
+                    1 => i64::MAX,
+                    2 => i as i64,
+                    _ => -(i as i64),
+                })
+                .collect();
+            assert_eq!(Distribution::of(extremes.clone()), sorted(&extremes), "n {n}");
+            let skewed: Vec<i64> = (0..n)
+                .map(|i| if i % 50 == 0 { 1 << 40 } else { 1000 + i as i64 % 7 })
+                .collect();
+            assert_eq!(Distribution::of(skewed.clone()), sorted(&skewed), "n {n}");
+            let same = vec![-5_i64; n];
+            assert_eq!(Distribution::of(same.clone()), sorted(&same), "n {n}");
+        }
     }
 
     #[test]
