@@ -6,6 +6,7 @@
 use super::input::TxnInputs;
 use super::Outcome;
 use crate::state::txnrec::{TxnEnd, TxnRecord};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -203,12 +204,13 @@ fn sizes(rs: impl Iterator<Item = (u64, u64, u64, Option<i64>)> + Clone, buf: &m
     }
 }
 
+/// Each input partition's statistics (in parallel: they run after every partition was
+/// walked, next to the rest of the join).
 fn partition_stats(inputs: &TxnInputs) -> Vec<PartitionStats> {
-    let mut buf = Vec::new();
     inputs
         .partitions
-        .iter()
-        .map(|p| {
+        .par_iter()
+        .map_init(Vec::new, |buf, p| {
             let mut s = PartitionStats {
                 topic: p.topic.clone(),
                 partition: p.partition,
@@ -241,7 +243,7 @@ fn partition_stats(inputs: &TxnInputs) -> Vec<PartitionStats> {
                         r.duration_ms(),
                     )
                 });
-            s.size = sizes(data, &mut buf);
+            s.size = sizes(data, buf);
             s
         })
         .collect()
@@ -451,9 +453,14 @@ pub fn statistics(
     rows: Vec<TxnRow>,
     opts: &super::TxnOptions,
 ) -> TxnStatistics {
+    let (by_partition, s) = rayon::join(|| partition_stats(inputs), || of_rows(rows, opts));
+    TxnStatistics { by_partition, ..s }
+}
+
+/// [`statistics`] but the partitions'.
+fn of_rows(rows: Vec<TxnRow>, opts: &super::TxnOptions) -> TxnStatistics {
     let mut s = TxnStatistics {
         cluster_transactions: rows.len() as u64,
-        by_partition: partition_stats(inputs),
         ..Default::default()
     };
     for t in &rows {
