@@ -452,7 +452,9 @@ fn main() {
         args.drain(i..(i + 2).min(args.len()));
     }
     let Some(mode) = args.first().cloned() else {
-        eprintln!("usage: baseline crc|crc-cold|crc-batches|crc-batches-cold|touch|decompress|decode [--runs N] FILE...");
+        eprintln!(
+            "usage: baseline crc|crc-cold|crc-batches|crc-batches-cold|touch|decompress|decode [--runs N] FILE..."
+        );
         std::process::exit(2);
     };
     let files: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
