@@ -132,6 +132,8 @@ cold_gbps=$(echo "$cold" | field gbps)
 echo "| crc32c over freshly mapped files (page faults + unmap included), 1 thread | $cold_gbps GB/s | (floor incl. getting the bytes) |"
 touch_gbps=$("$EX/baseline" touch --runs "$RUNS" "${LOGS[@]}" | field gbps)
 echo "| fresh maps, one byte read per 4 KiB page, no CRC, 1 thread | $touch_gbps GB/s | (floor of any process that maps the files) |"
+read_gbps=$("$EX/baseline" read --runs "$RUNS" "${LOGS[@]}" | field gbps)
+echo "| read() through a 256 KiB buffer, one byte read per 4 KiB page, 1 thread | $read_gbps GB/s | (the other way to see the bytes) |"
 bcold_gbps=$("$EX/baseline" crc-batches-cold --runs "$RUNS" "${LOGS[@]}" | field gbps)
 echo "| crc32c per batch over freshly mapped files, 1 thread | $bcold_gbps GB/s | (floor of a CRC-checking scan in a new process) |"
 echo "| scan, 1 thread | $scan1_gbps GB/s ($scan1 s) = $(ratio "$scan1_gbps" "$crc_gbps") × crc32c = $(ratio "$scan1_gbps" "$cold_gbps") × cold crc32c = $(ratio "$scan1_gbps" "$bcold_gbps") × cold per-batch crc32c | ≥ 0.8 × |"

@@ -143,6 +143,41 @@ fn touch(files: &[PathBuf], runs: usize) {
     );
 }
 
+/// The cost of getting the bytes by `read()` instead of a map: each file read through one
+/// reused 256 KiB buffer (the kernel copies every byte), one byte per 4 KiB page summed.
+/// The other way for a new process to see the bytes; `touch` is the map's cost.
+fn read_pass(files: &[PathBuf], runs: usize) {
+    use std::io::Read;
+    let bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).expect("stat").len())
+        .sum();
+    let mut buf = vec![0u8; 256 << 10];
+    let (d, sum) = best(runs, || {
+        let mut acc = 0u64;
+        for p in files {
+            let mut f = std::fs::File::open(p).expect("open");
+            loop {
+                let n = f.read(&mut buf).expect("read");
+                if n == 0 {
+                    break;
+                }
+                acc += buf[..n]
+                    .iter()
+                    .step_by(4096)
+                    .map(|&b| u64::from(b))
+                    .sum::<u64>();
+            }
+        }
+        acc
+    });
+    println!(
+        "read bytes={bytes} secs={:.4} gbps={:.2} check={sum}",
+        d.as_secs_f64(),
+        gbps(bytes, d)
+    );
+}
+
 /// crc32c per v2 batch over fresh maps: the floor of a scan that checks every batch's CRC
 /// in a new process (the entry walk, the per-batch CRC and the maps' faults and unmaps;
 /// no header checks, no events, no replay).
@@ -453,7 +488,7 @@ fn main() {
     }
     let Some(mode) = args.first().cloned() else {
         eprintln!(
-            "usage: baseline crc|crc-cold|crc-batches|crc-batches-cold|touch|decompress|decode [--runs N] FILE..."
+            "usage: baseline crc|crc-cold|crc-batches|crc-batches-cold|touch|read|decompress|decode [--runs N] FILE..."
         );
         std::process::exit(2);
     };
@@ -464,6 +499,7 @@ fn main() {
         "crc-batches" => crc_batches(&files, runs),
         "crc-batches-cold" => crc_batches_cold(&files, runs),
         "touch" => touch(&files, runs),
+        "read" => read_pass(&files, runs),
         "decompress" => decompress(&files, runs),
         "decode" => decode(&files, runs),
         "replay" => replay(&files),
