@@ -121,6 +121,82 @@ fn crc_batches(files: &[PathBuf], runs: usize) {
     });
 }
 
+/// The cost of getting the bytes into the address space, without any CRC: a fresh map per
+/// file and run, one byte read per 4 KiB page, then the unmap. Every process that maps
+/// the files pays this (page faults, page-table setup and teardown); `crc` does not,
+/// because its maps and page tables survive from run to run.
+fn touch(files: &[PathBuf], runs: usize) {
+    let bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).expect("stat").len())
+        .sum();
+    let (d, sum) = best(runs, || {
+        files.iter().fold(0u64, |acc, p| {
+            let m = map(p);
+            acc + m.iter().step_by(4096).map(|&b| u64::from(b)).sum::<u64>()
+        })
+    });
+    println!(
+        "touch bytes={bytes} secs={:.4} gbps={:.2} check={sum}",
+        d.as_secs_f64(),
+        gbps(bytes, d)
+    );
+}
+
+/// The cost of getting the bytes by `read()` instead of a map: each file read through one
+/// reused 256 KiB buffer (the kernel copies every byte), one byte per 4 KiB page summed.
+/// The other way for a new process to see the bytes; `touch` is the map's cost.
+fn read_pass(files: &[PathBuf], runs: usize) {
+    use std::io::Read;
+    let bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).expect("stat").len())
+        .sum();
+    let mut buf = vec![0u8; 256 << 10];
+    let (d, sum) = best(runs, || {
+        let mut acc = 0u64;
+        for p in files {
+            let mut f = std::fs::File::open(p).expect("open");
+            loop {
+                let n = f.read(&mut buf).expect("read");
+                if n == 0 {
+                    break;
+                }
+                acc += buf[..n]
+                    .iter()
+                    .step_by(4096)
+                    .map(|&b| u64::from(b))
+                    .sum::<u64>();
+            }
+        }
+        acc
+    });
+    println!(
+        "read bytes={bytes} secs={:.4} gbps={:.2} check={sum}",
+        d.as_secs_f64(),
+        gbps(bytes, d)
+    );
+}
+
+/// crc32c per v2 batch over fresh maps: the floor of a scan that checks every batch's CRC
+/// in a new process (the entry walk, the per-batch CRC and the maps' faults and unmaps;
+/// no header checks, no events, no replay).
+fn crc_batches_cold(files: &[PathBuf], runs: usize) {
+    let bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).expect("stat").len())
+        .sum();
+    crc_floor("crc_batches_cold", bytes, "", runs, |f| {
+        files.iter().fold(0u32, |acc, p| {
+            let m = map(p);
+            Entries::new(&m, 0)
+                .filter(|e| e.magic() == 2)
+                .filter_map(|e| e.as_v2().ok())
+                .fold(acc, |a, b| a ^ f(&b.bytes()[21..]))
+        })
+    });
+}
+
 /// The v2 batches of the files, as (codec, whole batch bytes) over the maps.
 fn batches<'a>(maps: &'a [memmap2::Mmap]) -> Vec<BatchView<'a>> {
     let mut out = Vec::new();
@@ -411,7 +487,9 @@ fn main() {
         args.drain(i..(i + 2).min(args.len()));
     }
     let Some(mode) = args.first().cloned() else {
-        eprintln!("usage: baseline crc|crc-cold|crc-batches|decompress|decode [--runs N] FILE...");
+        eprintln!(
+            "usage: baseline crc|crc-cold|crc-batches|crc-batches-cold|touch|read|decompress|decode [--runs N] FILE..."
+        );
         std::process::exit(2);
     };
     let files: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
@@ -419,6 +497,9 @@ fn main() {
         "crc" => crc(&files, runs),
         "crc-cold" => crc_cold(&files, runs),
         "crc-batches" => crc_batches(&files, runs),
+        "crc-batches-cold" => crc_batches_cold(&files, runs),
+        "touch" => touch(&files, runs),
+        "read" => read_pass(&files, runs),
         "decompress" => decompress(&files, runs),
         "decode" => decode(&files, runs),
         "replay" => replay(&files),

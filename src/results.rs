@@ -120,6 +120,10 @@ impl Progress {
     pub fn new(f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
         Progress(Some(std::sync::Arc::new(f)))
     }
+    /// Is anything listening (a caller may skip work done only for the report)?
+    pub(crate) fn is_on(&self) -> bool {
+        self.0.is_some()
+    }
     pub(crate) fn emit(&self, u: ProgressUpdate) {
         if let Some(f) = &self.0 {
             f(u)

@@ -339,6 +339,9 @@ impl<'a> Iterator for Entries<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct BatchView<'a> {
     bytes: &'a [u8],
+    /// The first [`V2_HEADER_SIZE`] bytes of `bytes`: the header's fields are read at
+    /// fixed offsets of an array, with no bounds check per field.
+    head: &'a [u8; V2_HEADER_SIZE],
     position: u64,
 }
 
@@ -346,7 +349,7 @@ impl<'a> BatchView<'a> {
     /// A view over `bytes`, which must be the whole entry (`12 + batchLength` bytes).
     /// If `bytes` is longer, the view is cut to the declared length when it fits.
     pub fn new(bytes: &'a [u8], position: u64) -> Result<Self, FormatError> {
-        if bytes.len() < V2_HEADER_SIZE {
+        let Some(head) = bytes.first_chunk::<V2_HEADER_SIZE>() else {
             return Err(FormatError::truncated(
                 "record batch",
                 "header",
@@ -354,8 +357,8 @@ impl<'a> BatchView<'a> {
                 V2_HEADER_SIZE as u64,
                 bytes.len() as u64,
             ));
-        }
-        let declared = be_i32(bytes, 8);
+        };
+        let declared = be_i32(head, 8);
         if declared < (V2_HEADER_SIZE - LOG_OVERHEAD) as i32 {
             return Err(FormatError::new(
                 "record batch",
@@ -378,6 +381,7 @@ impl<'a> BatchView<'a> {
         }
         Ok(BatchView {
             bytes: &bytes[..total],
+            head,
             position,
         })
     }
@@ -395,27 +399,27 @@ impl<'a> BatchView<'a> {
         self.bytes.len()
     }
     pub fn base_offset(&self) -> i64 {
-        be_i64(self.bytes, 0)
+        be_i64(self.head, 0)
     }
     pub fn batch_length(&self) -> i32 {
-        be_i32(self.bytes, 8)
+        be_i32(self.head, 8)
     }
     pub fn partition_leader_epoch(&self) -> i32 {
-        be_i32(self.bytes, 12)
+        be_i32(self.head, 12)
     }
     pub fn magic(&self) -> i8 {
-        self.bytes[16] as i8
+        self.head[16] as i8
     }
     /// The stored CRC-32C.
     pub fn crc(&self) -> u32 {
-        be_u32(self.bytes, 17)
+        be_u32(self.head, 17)
     }
     /// The full 16-bit attributes field (Kafka only uses the low byte).
     pub fn attributes(&self) -> i16 {
-        be_i16(self.bytes, 21)
+        be_i16(self.head, 21)
     }
     fn attr(&self) -> u8 {
-        self.bytes[22]
+        self.head[22]
     }
     pub fn compression(&self) -> Compression {
         Compression::from_id(self.attr())
@@ -446,25 +450,25 @@ impl<'a> BatchView<'a> {
         (self.attributes() as u16) & 0xff80
     }
     pub fn last_offset_delta(&self) -> i32 {
-        be_i32(self.bytes, 23)
+        be_i32(self.head, 23)
     }
     pub fn base_timestamp(&self) -> i64 {
-        be_i64(self.bytes, 27)
+        be_i64(self.head, 27)
     }
     pub fn max_timestamp(&self) -> i64 {
-        be_i64(self.bytes, 35)
+        be_i64(self.head, 35)
     }
     pub fn producer_id(&self) -> i64 {
-        be_i64(self.bytes, 43)
+        be_i64(self.head, 43)
     }
     pub fn producer_epoch(&self) -> i16 {
-        be_i16(self.bytes, 51)
+        be_i16(self.head, 51)
     }
     pub fn base_sequence(&self) -> i32 {
-        be_i32(self.bytes, 53)
+        be_i32(self.head, 53)
     }
     pub fn records_count(&self) -> i32 {
-        be_i32(self.bytes, 57)
+        be_i32(self.head, 57)
     }
     /// `baseOffset + lastOffsetDelta`, saturated at the i64 range (a crafted header can
     /// overflow it: see [`BatchView::checked_last_offset`]; never a wrapped number).

@@ -57,6 +57,7 @@ pub(super) fn invalid_batch(
     f
 }
 
+#[inline]
 pub(super) fn check_offset_range(
     ctx: &PartitionContext,
     name: &str,
@@ -67,22 +68,35 @@ pub(super) fn check_offset_range(
     let rel_first = ev.base_offset.wrapping_sub(base);
     let rel_last = ev.last_offset.wrapping_sub(base);
     if rel_first < 0 || rel_last > i32::MAX as i64 || rel_last < 0 {
-        out.push(
-            segment_finding(
-                ctx,
-                Kind::SegmentOffsetOutOfRange,
-                name,
-                ev.position,
-                format!(
-                    "{name}: batch offsets {}..{} lie outside what base offset {base} allows (0..=2^31-1 relative)",
-                    ev.base_offset, ev.last_offset
-                ),
-            )
-            .offset(ev.base_offset)
-            .evidence(json!({"segment_base_offset": base, "base_offset": ev.base_offset, "last_offset": ev.last_offset}))
-            .broker("recovery raises LogSegmentOffsetOverflowException and splits the segment (KAFKA-6264); index lookups are wrong until then"),
-        );
+        offset_out_of_range(ctx, name, ev, base, out);
     }
+}
+
+/// The finding of [`check_offset_range`], out of line (run for a damaged batch only).
+#[cold]
+#[inline(never)]
+fn offset_out_of_range(
+    ctx: &PartitionContext,
+    name: &str,
+    ev: &BatchEvent,
+    base: i64,
+    out: &mut Vec<Finding>,
+) {
+    out.push(
+        segment_finding(
+            ctx,
+            Kind::SegmentOffsetOutOfRange,
+            name,
+            ev.position,
+            format!(
+                "{name}: batch offsets {}..{} lie outside what base offset {base} allows (0..=2^31-1 relative)",
+                ev.base_offset, ev.last_offset
+            ),
+        )
+        .offset(ev.base_offset)
+        .evidence(json!({"segment_base_offset": base, "base_offset": ev.base_offset, "last_offset": ev.last_offset}))
+        .broker("recovery raises LogSegmentOffsetOverflowException and splits the segment (KAFKA-6264); index lookups are wrong until then"),
+    );
 }
 
 pub(super) fn check_v2_header(
@@ -97,6 +111,41 @@ pub(super) fn check_v2_header(
         out.push(crc_finding(ctx, name, ev, b.crc(), b.compute_crc()));
         return; // Nothing else in the batch can be trusted.
     }
+    if header_may_be_invalid(ctx, b) {
+        check_header_fields(ctx, name, b, ev, out);
+    }
+    check_offset_range(ctx, name, ev, base, out);
+}
+
+/// False only when [`check_header_fields`] would find nothing: every batch a producer
+/// wrote passes this test and skips the out-of-line checks (they build the finding's
+/// problem list). Control batches always take the full checks.
+#[inline]
+fn header_may_be_invalid(ctx: &PartitionContext, b: &format::BatchView<'_>) -> bool {
+    let count = b.records_count() as i64;
+    let delta = b.last_offset_delta() as i64;
+    b.magic() != 2
+        || count < 0
+        || delta < 0
+        || count > delta + 1
+        || b.checked_last_offset().is_none()
+        || (ctx.compacted == Some(false) && count < delta + 1 && !b.has_delete_horizon())
+        || matches!(b.compression(), Compression::Unknown(_))
+        || b.unused_attribute_bits() != 0
+        || b.is_control()
+}
+
+/// The header rules of a v2 batch (`kafka-format.md` §9: what the leader validates on
+/// append): one `invalid_batch` finding listing every problem.
+#[cold]
+#[inline(never)]
+fn check_header_fields(
+    ctx: &PartitionContext,
+    name: &str,
+    b: &format::BatchView<'_>,
+    ev: &BatchEvent,
+    out: &mut Vec<Finding>,
+) {
     let mut problems: Vec<String> = Vec::new();
     if b.magic() != 2 {
         problems.push(format!("magic {} is not 2", b.magic()));
@@ -163,7 +212,6 @@ pub(super) fn check_v2_header(
                 .broker("rejected on append by the leader (InvalidRecordException); never re-checked by replicas or recovery"),
         );
     }
-    check_offset_range(ctx, name, ev, base, out);
 }
 
 /// The group coordinator's topic.
@@ -350,5 +398,104 @@ pub(super) fn check_records(
             .evidence(json!({"problems": problems, "deep": true}))
             .broker("rejected on append by the leader; never re-checked by replicas or recovery"),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A v2 batch of `len` bytes (≥ 61) whose header bytes 16.. come from `head`, with a
+    /// consistent batchLength.
+    fn batch(head: &[u8], len: usize) -> Vec<u8> {
+        let mut v = vec![0u8; len.max(format::batch::V2_HEADER_SIZE)];
+        let n = head.len().min(v.len() - 16);
+        v[16..16 + n].copy_from_slice(&head[..n]);
+        let declared = (v.len() - 12) as i32;
+        v[8..12].copy_from_slice(&declared.to_be_bytes());
+        v
+    }
+
+    fn header_findings(ctx: &PartitionContext, bytes: &[u8]) -> Vec<Finding> {
+        let b = format::BatchView::new(bytes, 0).expect("a whole header");
+        let ev = BatchEvent::from_v2(&b, 0, false);
+        let mut out = Vec::new();
+        check_header_fields(ctx, "00000000000000000000.log", &b, &ev, &mut out);
+        out
+    }
+
+    fn ctx(compacted: Option<bool>) -> PartitionContext {
+        PartitionContext {
+            compacted,
+            ..PartitionContext::default()
+        }
+    }
+
+    /// magic 2, attributes, lastOffsetDelta, timestamps, producer fields, recordsCount.
+    fn header(attributes: u16, delta: i32, count: i32) -> Vec<u8> {
+        let mut h = vec![2u8, 0, 0, 0, 0];
+        h.extend_from_slice(&attributes.to_be_bytes());
+        h.extend_from_slice(&delta.to_be_bytes());
+        h.extend_from_slice(&[0; 16]); // timestamps
+        h.extend_from_slice(&(-1i64).to_be_bytes());
+        h.extend_from_slice(&(-1i16).to_be_bytes());
+        h.extend_from_slice(&(-1i32).to_be_bytes());
+        h.extend_from_slice(&count.to_be_bytes());
+        h
+    }
+
+    #[test]
+    fn a_healthy_header_skips_the_field_checks_and_a_broken_one_is_reported() {
+        let c = ctx(Some(false));
+        let healthy = batch(&header(0, 4, 5), 80);
+        let b = format::BatchView::new(&healthy, 0).unwrap();
+        assert!(!header_may_be_invalid(&c, &b));
+        assert!(header_findings(&c, &healthy).is_empty());
+        // Negative: more records than offsets, an unknown codec, unused bits, a control
+        // batch (whose zero bytes hold no control record): each takes the full checks,
+        // which report it.
+        for (attributes, delta, count) in [(0u16, 1, 5), (7, 4, 5), (0x0100, 4, 5), (0x20, 0, 1)] {
+            let bytes = batch(&header(attributes, delta, count), 80);
+            let b = format::BatchView::new(&bytes, 0).unwrap();
+            assert!(
+                header_may_be_invalid(&c, &b),
+                "{attributes:#x} {delta} {count}"
+            );
+            assert_eq!(header_findings(&c, &bytes).len(), 1);
+        }
+    }
+
+    proptest! {
+        /// Skipping the field checks never hides an `invalid_batch` finding: over any
+        /// header bytes, the fast test passes only headers the full checks accept.
+        #[test]
+        fn the_fast_test_never_hides_a_problem(
+            head in proptest::collection::vec(any::<u8>(), 45),
+            magic_two in any::<bool>(),
+            small in any::<bool>(),
+            compacted in proptest::option::of(any::<bool>()),
+            extra in 0usize..40,
+        ) {
+            let mut head = head;
+            if magic_two {
+                head[0] = 2;
+            }
+            if small {
+                // Plausible counts and deltas (the random ones are mostly huge).
+                let (delta, count) = (head[7] as i32 % 8, head[41] as i32 % 9);
+                // Known codec, no control bit, no unused bit.
+                head[5] = 0;
+                head[6] = (head[6] & 0x58) | (head[6] % 5);
+                head[7..11].copy_from_slice(&delta.to_be_bytes());
+                head[41..45].copy_from_slice(&count.to_be_bytes());
+            }
+            let bytes = batch(&head, format::batch::V2_HEADER_SIZE + extra);
+            let c = ctx(compacted);
+            let b = format::BatchView::new(&bytes, 0).unwrap();
+            if !header_may_be_invalid(&c, &b) {
+                prop_assert!(header_findings(&c, &bytes).is_empty());
+            }
+        }
     }
 }

@@ -73,15 +73,22 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         .threads
         .unwrap_or_else(rayon::current_num_threads)
         .clamp(1, MAX_THREADS);
-    let total_bytes: u64 = selected
-        .iter()
-        .flat_map(|p| p.segments.iter().filter_map(|s| s.log.as_deref()))
-        .filter_map(|l| std::fs::metadata(l).ok().map(|m| m.len()))
-        .sum();
-    opts.progress.emit(ProgressUpdate::Start {
-        partitions: selected.len() as u64,
-        bytes: total_bytes,
-    });
+    // The total is for a progress display only: one `stat` per segment, skipped without
+    // one (10 000 segments stat'ed in a row were ≈ 10 ms before any walk could start).
+    if opts.progress.is_on() {
+        let logs: Vec<&Path> = selected
+            .iter()
+            .flat_map(|p| p.segments.iter().filter_map(|s| s.log.as_deref()))
+            .collect();
+        let total_bytes: u64 = logs
+            .par_iter()
+            .filter_map(|l| std::fs::metadata(l).ok().map(|m| m.len()))
+            .sum();
+        opts.progress.emit(ProgressUpdate::Start {
+            partitions: selected.len() as u64,
+            bytes: total_bytes,
+        });
+    }
     // The log dirs' checkpoints and shutdown marker, read once per log dir.
     let log_dirs: HashMap<&Path, recovery::LogDirFiles> = inv
         .log_dirs

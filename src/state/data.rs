@@ -250,10 +250,15 @@ impl Replay {
             return;
         }
         // Same epoch, sequence known: rule 16 first (duplicates), then rule 15.
-        let dup = e.cached_newest_first().find(|b| {
-            (b.base_sequence == base && b.last_sequence == last)
-                || ranges_overlap((b.base_sequence, b.last_sequence), (base, last))
-        });
+        // The healthy producer's next batch skips the search (it could find nothing).
+        let dup = if e.cache_ends_below(base, last) {
+            None
+        } else {
+            e.cached_newest_first().find(|b| {
+                (b.base_sequence == base && b.last_sequence == last)
+                    || ranges_overlap((b.base_sequence, b.last_sequence), (base, last))
+            })
+        };
         if let Some(b) = dup {
             let exact = b.base_sequence == base && b.last_sequence == last;
             let orig = json!({

@@ -276,8 +276,8 @@ pub(crate) struct Entry {
     /// The last data batch of this producer (meaningful once `has_data`); while the cache
     /// is not empty it is also its newest batch.
     data: DataRef,
-    /// The cache's older batches (oldest first; `cache_len - 1` of them).
-    older: Option<Box<[SeqBatch; NUM_BATCHES_TO_RETAIN - 1]>>,
+    /// The cache's older batches (`cache_len - 1` of them).
+    older: Option<Box<Older>>,
     /// Slot of the last marker of this producer in the replay's [`Markers`], [`NONE`]
     /// when none.
     marker: u32,
@@ -304,6 +304,54 @@ pub(crate) struct Entry {
     /// A TV2 producer's last marker did not bump the epoch (`marker_epoch_not_bumped`): the
     /// TV2 verdict was kept once; a second such marker in a row downgrades it to TV0/1.
     pub tv2_not_bumped: bool,
+}
+
+/// The cache's batches older than the newest: a ring, so that a sixth batch replaces the
+/// oldest without moving the other four.
+#[derive(Debug, Clone)]
+struct Older {
+    ring: [SeqBatch; NUM_BATCHES_TO_RETAIN - 1],
+    /// Slot of the oldest batch (once the ring is full; 0 until then).
+    head: u8,
+    /// The highest last sequence of any batch put in the ring since the cache was cleared,
+    /// `i32::MAX` once one of them wrapped. It is not lowered when a batch leaves the ring,
+    /// so it may only be too high: the duplicate search then runs in full.
+    max_last: i32,
+}
+
+impl Older {
+    fn new() -> Box<Older> {
+        Box::new(Older {
+            ring: [SeqBatch::default(); NUM_BATCHES_TO_RETAIN - 1],
+            head: 0,
+            max_last: i32::MIN,
+        })
+    }
+
+    /// Put `b` in the ring holding `n` batches (evicting the oldest when full).
+    fn push(&mut self, n: usize, b: SeqBatch) {
+        const LEN: usize = NUM_BATCHES_TO_RETAIN - 1;
+        if n == LEN {
+            self.ring[self.head as usize] = b;
+            self.head = ((self.head as usize + 1) % LEN) as u8;
+        } else {
+            self.ring[(self.head as usize + n) % LEN] = b;
+        }
+        let last = if b.last_sequence < b.base_sequence {
+            i32::MAX
+        } else {
+            b.last_sequence
+        };
+        self.max_last = self.max_last.max(last);
+    }
+
+    /// The `n` batches in the ring, newest first.
+    fn newest_first(&self, n: usize) -> impl Iterator<Item = SeqBatch> + '_ {
+        const LEN: usize = NUM_BATCHES_TO_RETAIN - 1;
+        (0..n.min(LEN))
+            .rev()
+            .map(move |k| self.ring[(self.head as usize + k) % LEN])
+    }
 }
 
 impl SeqBatch {
@@ -439,12 +487,26 @@ impl Entry {
 
     /// The cached batches, newest first.
     pub(crate) fn cached_newest_first(&self) -> impl Iterator<Item = SeqBatch> + '_ {
-        let older = self.older.as_deref().map_or(&[][..], |o| {
-            &o[..(self.cache_len as usize).saturating_sub(1)]
-        });
+        let n = (self.cache_len as usize).saturating_sub(1);
         self.last_cached()
             .into_iter()
-            .chain(older.iter().rev().copied())
+            .chain(self.older.iter().flat_map(move |o| o.newest_first(n)))
+    }
+
+    /// True when no cached batch can duplicate or overlap the sequences `base..=last`
+    /// (neither wrapping): every cached range, none wrapping, ends below `base`. This is
+    /// the healthy producer's next batch, for which the duplicate search of
+    /// [`Entry::cached_newest_first`] would find nothing; false says only that the search
+    /// must run.
+    pub(crate) fn cache_ends_below(&self, base: i32, last: i32) -> bool {
+        if self.cache_len == 0 {
+            return true;
+        }
+        let newest = (self.data.base_sequence, self.data.last_sequence);
+        base <= last
+            && newest.0 <= newest.1
+            && newest.1 < base
+            && (self.cache_len == 1 || self.older.as_ref().is_none_or(|o| o.max_last < base))
     }
 
     pub(crate) fn last_cached(&self) -> Option<SeqBatch> {
@@ -469,15 +531,9 @@ impl Entry {
     pub(crate) fn record_data(&mut self, cur: BatchRef) {
         if self.cache_len > 0 {
             let prev = SeqBatch::of(&self.data);
-            let older = self
-                .older
-                .get_or_insert_with(|| Box::new([SeqBatch::default(); NUM_BATCHES_TO_RETAIN - 1]));
             let n = self.cache_len as usize - 1;
-            if n == NUM_BATCHES_TO_RETAIN - 1 {
-                older.copy_within(1.., 0);
-                older[n - 1] = prev;
-            } else {
-                older[n] = prev;
+            self.older.get_or_insert_with(Older::new).push(n, prev);
+            if n < NUM_BATCHES_TO_RETAIN - 1 {
                 self.cache_len += 1;
             }
         } else {
@@ -653,6 +709,66 @@ mod tests {
             delete_horizon: false,
             crc_valid: true,
             marker_timestamp: offset,
+        }
+    }
+
+    /// Entry of producer 7 whose cache holds data batches with these (base, last)
+    /// sequences, in order.
+    fn cached(ranges: &[(i32, i32)]) -> Entry {
+        let mut e = Entry::new(&data_event(0, 0));
+        for (i, &(b, l)) in ranges.iter().enumerate() {
+            let mut ev = data_event(i as i64 * 2, b);
+            ev.last_sequence = l;
+            e.record_data(BatchRef::of(&ev));
+        }
+        e
+    }
+
+    fn search_finds(e: &Entry, base: i32, last: i32) -> bool {
+        e.cached_newest_first().any(|b| {
+            (b.base_sequence == base && b.last_sequence == last)
+                || ranges_overlap((b.base_sequence, b.last_sequence), (base, last))
+        })
+    }
+
+    #[test]
+    fn the_next_healthy_batch_skips_the_duplicate_search() {
+        let healthy = cached(&[(0, 1), (2, 3), (4, 5), (6, 7), (8, 9), (10, 11), (12, 13)]);
+        assert!(healthy.cache_ends_below(14, 15));
+        assert!(!search_finds(&healthy, 14, 15));
+        // Negative: what could match (a duplicate, an overlap, a wrapping batch) searches.
+        assert!(!healthy.cache_ends_below(12, 13));
+        assert!(!healthy.cache_ends_below(10, 20));
+        assert!(!healthy.cache_ends_below(i32::MAX, 3));
+        // An older cached batch above the newest (sequences went back) keeps the search,
+        // which finds the overlap with that older batch.
+        let back = cached(&[(0, 9), (100, 109), (10, 19)]);
+        assert!(!back.cache_ends_below(20, 120));
+        assert!(search_finds(&back, 20, 120));
+        // A cached batch that wrapped past i32::MAX keeps the search too.
+        let wrapped = cached(&[(i32::MAX - 1, 1), (2, 3)]);
+        assert!(!wrapped.cache_ends_below(4, 5));
+        assert!(cached(&[]).cache_ends_below(5, 9));
+    }
+
+    proptest::proptest! {
+        /// The skip never hides what the search would find: over any history of cached
+        /// ranges (wrapping ones included), `cache_ends_below` implies no match.
+        #[test]
+        fn skipping_the_search_never_hides_a_match(
+            ranges in proptest::collection::vec((-3i32..40, 0i32..6), 0..12),
+            wrap in proptest::option::of(0usize..12),
+            base in -3i32..50,
+            len in -2i32..8,
+        ) {
+            let mut rs: Vec<(i32, i32)> = ranges.iter().map(|&(b, l)| (b, b + l)).collect();
+            if let Some(w) = wrap.filter(|&w| w < rs.len()) {
+                rs[w] = (i32::MAX - 1, 2);
+            }
+            let e = cached(&rs);
+            if e.cache_ends_below(base, base + len) {
+                proptest::prop_assert!(!search_finds(&e, base, base + len));
+            }
         }
     }
 

@@ -159,23 +159,17 @@ fn a_large_segment_is_split_and_its_pieces_stream() {
         bytes: 3000,
         piece: 1000,
     };
-    // Windows of at most 4 units and ~3 pieces of bytes: the segment's pieces come a
-    // few at a time, in order, each starting at an entry.
+    // The segment's pieces come one at a time, in order, each starting at an entry and
+    // sized as the split says.
     let mut seen = 0;
-    loop {
-        let w = cursor.window(&opts);
-        if w.is_empty() {
-            break;
-        }
-        assert!(w.len() <= 4);
-        for u in w {
-            let Unit::Piece(s, k) = u else {
-                panic!("the segment was not split")
-            };
-            assert_eq!(k, seen);
-            assert!(starts.contains(&(s.range(k).0 as u64)));
-            seen += 1;
-        }
+    while let Some((u, bytes)) = cursor.next_unit(&opts) {
+        let Unit::Piece(s, k) = u else {
+            panic!("the segment was not split")
+        };
+        assert_eq!(k, seen);
+        assert_eq!(bytes, s.piece_len(k) as u64);
+        assert!(starts.contains(&(s.range(k).0 as u64)));
+        seen += 1;
     }
     assert_eq!(seen, split.pieces());
     // A segment under two pieces is not split.
