@@ -82,14 +82,10 @@ impl Members {
         }
     }
     /// Number of parts (at least one).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         1 + self.rest.len()
     }
-    /// Never: a group has a part.
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-    pub fn iter(&self) -> impl Iterator<Item = &Member> + Clone {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Member> + Clone {
         std::iter::once(&self.first).chain(&self.rest)
     }
     fn push(&mut self, m: Member) {
@@ -98,14 +94,6 @@ impl Members {
     fn extend(&mut self, other: Members) {
         self.rest.push(other.first);
         self.rest.extend(other.rest);
-    }
-}
-
-impl<'a> IntoIterator for &'a Members {
-    type Item = &'a Member;
-    type IntoIter = std::iter::Chain<std::iter::Once<&'a Member>, std::slice::Iter<'a, Member>>;
-    fn into_iter(self) -> Self::IntoIter {
-        std::iter::once(&self.first).chain(&self.rest)
     }
 }
 

@@ -494,7 +494,7 @@ impl Summary {
             partitions: u32::try_from(g.members.len()).unwrap_or(u32::MAX),
         };
         let mut last = i64::MIN;
-        for m in &g.members {
+        for m in g.members.iter() {
             let r = &parts[m.input].txns[m.rec];
             match r.end {
                 TxnEnd::Commit => commit = true,
