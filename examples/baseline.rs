@@ -99,10 +99,7 @@ fn crc(files: &[PathBuf], runs: usize) {
 /// file and run (page faults and unmap included), as a scan pays it. `crc` keeps its maps
 /// across runs, so its best run finds every page table already populated.
 fn crc_cold(files: &[PathBuf], runs: usize) {
-    let bytes: u64 = files
-        .iter()
-        .map(|f| std::fs::metadata(f).expect("stat").len())
-        .sum();
+    let bytes = total_len(files);
     crc_floor("crc_cold", bytes, "", runs, |f| {
         files.iter().fold(0u32, |acc, p| acc ^ f(&map(p)))
     });
@@ -126,21 +123,14 @@ fn crc_batches(files: &[PathBuf], runs: usize) {
 /// the files pays this (page faults, page-table setup and teardown); `crc` does not,
 /// because its maps and page tables survive from run to run.
 fn touch(files: &[PathBuf], runs: usize) {
-    let bytes: u64 = files
-        .iter()
-        .map(|f| std::fs::metadata(f).expect("stat").len())
-        .sum();
+    let bytes = total_len(files);
     let (d, sum) = best(runs, || {
         files.iter().fold(0u64, |acc, p| {
             let m = map(p);
             acc + m.iter().step_by(4096).map(|&b| u64::from(b)).sum::<u64>()
         })
     });
-    println!(
-        "touch bytes={bytes} secs={:.4} gbps={:.2} check={sum}",
-        d.as_secs_f64(),
-        gbps(bytes, d)
-    );
+    print_pass("touch", bytes, d, sum);
 }
 
 /// The cost of getting the bytes by `read()` instead of a map: each file read through one
@@ -148,10 +138,7 @@ fn touch(files: &[PathBuf], runs: usize) {
 /// The other way for a new process to see the bytes; `touch` is the map's cost.
 fn read_pass(files: &[PathBuf], runs: usize) {
     use std::io::Read;
-    let bytes: u64 = files
-        .iter()
-        .map(|f| std::fs::metadata(f).expect("stat").len())
-        .sum();
+    let bytes = total_len(files);
     let mut buf = vec![0u8; 256 << 10];
     let (d, sum) = best(runs, || {
         let mut acc = 0u64;
@@ -171,8 +158,21 @@ fn read_pass(files: &[PathBuf], runs: usize) {
         }
         acc
     });
+    print_pass("read", bytes, d, sum);
+}
+
+/// The files' total length.
+fn total_len(files: &[PathBuf]) -> u64 {
+    files
+        .iter()
+        .map(|f| std::fs::metadata(f).expect("stat").len())
+        .sum()
+}
+
+/// `name bytes= secs= gbps= check=` of a pass without CRC.
+fn print_pass(name: &str, bytes: u64, d: Duration, check: u64) {
     println!(
-        "read bytes={bytes} secs={:.4} gbps={:.2} check={sum}",
+        "{name} bytes={bytes} secs={:.4} gbps={:.2} check={check}",
         d.as_secs_f64(),
         gbps(bytes, d)
     );
@@ -182,10 +182,7 @@ fn read_pass(files: &[PathBuf], runs: usize) {
 /// in a new process (the entry walk, the per-batch CRC and the maps' faults and unmaps;
 /// no header checks, no events, no replay).
 fn crc_batches_cold(files: &[PathBuf], runs: usize) {
-    let bytes: u64 = files
-        .iter()
-        .map(|f| std::fs::metadata(f).expect("stat").len())
-        .sum();
+    let bytes = total_len(files);
     crc_floor("crc_batches_cold", bytes, "", runs, |f| {
         files.iter().fold(0u32, |acc, p| {
             let m = map(p);
