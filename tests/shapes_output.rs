@@ -26,12 +26,8 @@ fn write_many_producers(dir: &Path, n: i64) {
             producer_epoch: 0,
             base_sequence: 0,
             records: vec![RecordSpec {
-                attributes: 0,
-                timestamp_delta: 0,
-                offset_delta: 0,
-                key: None,
                 value: Some(b"x".to_vec()),
-                headers: Vec::new(),
+                ..RecordSpec::default()
             }],
             ..BatchSpec::default()
         };

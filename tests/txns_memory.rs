@@ -49,12 +49,8 @@ fn write_open_txns(dir: &Path, n: i64) {
             base_sequence: 0,
             transactional: true,
             records: vec![RecordSpec {
-                attributes: 0,
-                timestamp_delta: 0,
-                offset_delta: 0,
-                key: None,
                 value: Some(b"{\"event\":\"view\"}".to_vec()),
-                headers: Vec::new(),
+                ..RecordSpec::default()
             }],
             ..BatchSpec::default()
         };

@@ -12,12 +12,8 @@ pub fn one_record_batch() -> Vec<u8> {
         partition_leader_epoch: 0,
         base_timestamp: 1_700_000_000_000,
         records: vec![RecordSpec {
-            attributes: 0,
-            timestamp_delta: 0,
-            offset_delta: 0,
-            key: None,
             value: Some(b"{\"v\":1}".to_vec()),
-            headers: Vec::new(),
+            ..RecordSpec::default()
         }],
         ..BatchSpec::default()
     }
