@@ -115,15 +115,11 @@ mod tests {
                 .unwrap();
             pool.install(|| {
                 let walked = AtomicUsize::new(0);
-                let mut next = 0u64;
                 let mut seen = Vec::new();
                 walk_ahead(
                     10,
                     3,
-                    || {
-                        next += 1;
-                        (next <= 200).then_some((next, 4))
-                    },
+                    units(200, 4),
                     |u| {
                         // Later units finish first now and then.
                         if u % 7 == 0 {
@@ -143,13 +139,29 @@ mod tests {
         }
     }
 
-    /// One unit larger than the byte bound still goes (alone); no unit: nothing to do.
+    /// Units 1..=`n` of `bytes` bytes each, in order.
+    fn units(n: u64, bytes: u64) -> impl FnMut() -> Option<(u64, u64)> {
+        let mut next = 0;
+        move || {
+            next += 1;
+            (next <= n).then_some((next, bytes))
+        }
+    }
+
+    /// A unit larger than the byte bound still goes, alone; no unit: nothing to do.
     #[test]
     fn a_unit_over_the_byte_bound_is_walked_alone_and_none_is_nothing() {
-        let mut units = vec![(1u8, 100u64), (2, 100)].into_iter();
+        let walked = AtomicUsize::new(0);
         let mut seen = Vec::new();
-        walk_ahead(10, 8, || units.next(), |u| u, |u| seen.push(u));
-        assert_eq!(seen, [1, 2]);
+        let walk = |u| {
+            walked.fetch_add(1, Ordering::SeqCst);
+            u
+        };
+        walk_ahead(10, 8, units(3, 100), walk, |u| {
+            assert_eq!(walked.load(Ordering::SeqCst), seen.len() + 1, "alone");
+            seen.push(u);
+        });
+        assert_eq!(seen, [1, 2, 3]);
         walk_ahead(10, 8, || None::<(u8, u64)>, |u| u, |_| panic!("no unit"));
     }
 
@@ -157,14 +169,10 @@ mod tests {
     #[test]
     fn a_panicking_walk_is_raised_not_waited_for() {
         let r = std::panic::catch_unwind(|| {
-            let mut n = 0;
             walk_ahead(
                 10,
                 2,
-                || {
-                    n += 1;
-                    (n <= 5).then_some((n, 1))
-                },
+                units(5, 1),
                 |u| {
                     assert_ne!(u, 3, "walk of unit 3 fails");
                     u
