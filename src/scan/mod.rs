@@ -1,12 +1,12 @@
 //! The scan engine: per partition, walk every segment (in parallel), turn batches into
 //! events, replay them through the producer-state machine, and collect findings.
 //!
-//! Segments of one partition are processed in windows of units (`scan::partition`): a unit is
-//! a whole segment, or a piece of about 4 MiB of a large one (`scan::pieces`). A window's units
-//! are walked in parallel (framing, CRC, header checks, optional record decoding) and
-//! their events are then replayed in offset order while the next window is walked.
-//! Memory is bounded by two windows, not by the partition or by a segment; the output
-//! does not depend on the thread count.
+//! Segments of one partition are processed as units (`scan::partition`): a unit is a whole
+//! segment, or a piece of about 4 MiB of a large one (`scan::pieces`). Units are walked in
+//! parallel (framing, CRC, header checks, optional record decoding) ahead of the replay,
+//! which takes their events in offset order as soon as each unit and those before it are
+//! walked. Memory is bounded by two windows of units walked ahead, not by the partition or
+//! by a segment; the output does not depend on the thread count.
 
 use crate::results::summarise;
 mod indexes;

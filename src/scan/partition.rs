@@ -30,7 +30,7 @@ use std::sync::Arc;
 /// by unit ([`ahead`]) this only bounds the units in flight.
 pub(super) const UNITS_PER_THREAD: usize = 16;
 
-/// Event buffers handed back after a window's replay, reused by later walks: a fresh
+/// Event buffers handed back after a unit's replay, reused by later walks: a fresh
 /// `Vec` per segment meant page faults and kernel page clearing for every new event page
 /// (≈ 7 % of a scan's cycles in `clear_page_erms`). Holds buffers of at most `limit`
 /// events of capacity in all (what two windows of pieces need; more would only be memory
@@ -115,8 +115,8 @@ enum Walked<'a> {
     Piece(pieces::PieceWalk<'a>),
 }
 
-/// Hands out a partition's units one by one in file order (splitting a large segment when its
-/// turn comes, so at most one split segment per partition is open at a time).
+/// Hands out a partition's units one by one in file order (splitting a large segment when
+/// its turn comes, so at most one split segment per partition is open at a time).
 struct Cursor<'p> {
     logs: &'p [(i64, &'p Path)],
     /// The files of each segment of `logs`.
@@ -126,6 +126,7 @@ struct Cursor<'p> {
     sizes: &'p [u64],
     next: usize,
     split: Option<(Arc<Split>, usize)>,
+    /// Units, and bytes, of one window: the walk runs at most two windows ahead.
     units: usize,
     bytes: u64,
     piece: usize,
@@ -372,8 +373,8 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Scan one partition: `threads` walk its units ahead of the replay; large segments are split into pieces
-/// of `piece` bytes.
+/// Scan one partition: `threads` walk its units ahead of the replay; large segments are
+/// split into pieces of `piece` bytes.
 pub(super) fn scan_partition(
     p: &PartitionDir,
     opts: &ScanOptions,

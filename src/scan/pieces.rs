@@ -2,8 +2,8 @@
 //!
 //! A segment of at least two pieces is split at CRC-valid batch boundaries
 //! ([`segment::sync_point`]) into pieces of about `piece` bytes. The pieces are units of the
-//! partition's windows like whole segments: walked in parallel, replayed in order, each as
-//! soon as its window is walked — a segment's events never wait for the whole segment.
+//! partition's walk like whole segments: walked in parallel, replayed in order, each as
+//! soon as it is walked — a segment's events never wait for the whole segment.
 //! A piece is replayed only once the piece before it is known to end exactly where it
 //! starts (so its start is an entry boundary of the sequential walk). A piece that does not
 //! chain to the next one (a false sync, damage, a read error, a file changed under us) ends
