@@ -5,9 +5,9 @@
 //! `cargo bench --features testkit --bench scan`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use klogscan::format::{Decompressor, Entries, batch_records};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline::scan;
-use klogscan::scan::ScanOptions;
+use klogscan::read::format::{Decompressor, Entries, batch_records};
 use klogscan::testkit::{Batch, Codec, PartitionBuilder, Producer, Rec};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

@@ -23,7 +23,7 @@
 //! Every mode prints `name key=value ...` lines; throughput is over segment (file) bytes,
 //! best of `--runs N` (default 3).
 
-use klogscan::format::{self, BatchView, Compression, Decompressor, Entries};
+use klogscan::read::format::{self, BatchView, Compression, Decompressor, Entries};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -59,7 +59,7 @@ type CrcFn = fn(&[u8]) -> u32;
 
 const CRCS: [(&str, CrcFn); 2] = [
     ("crate", crc32c::crc32c),
-    ("klogscan", klogscan::format::crc::crc32c),
+    ("klogscan", klogscan::read::format::crc::crc32c),
 ];
 
 /// Time `run` with each implementation and print `name bytes= secs= gbps=` for the faster
@@ -82,7 +82,7 @@ fn crc_floor(name: &str, bytes: u64, extra: &str, runs: usize, run: impl Fn(CrcF
         "{name} bytes={bytes}{extra} secs={:.4} gbps={:.2}{fields} klogscan_kernel={} check={:08x}",
         fastest.as_secs_f64(),
         gbps(bytes, fastest),
-        klogscan::format::crc::kernel_name(),
+        klogscan::read::format::crc::kernel_name(),
         check.unwrap_or(0)
     );
 }
@@ -443,8 +443,8 @@ fn status_kib(key: &str) -> u64 {
 /// event buffer), and the replay is sealed as a scan seals it. Peak RSS above the
 /// baseline, divided by the producer ids seen, is the replay's cost per id at peak.
 fn replay(files: &[PathBuf]) {
-    use klogscan::event::{BatchEvent, Classified, classify};
-    use klogscan::state::{PartitionContext, Replay, ReplayOptions};
+    use klogscan::partition::event::{BatchEvent, Classified, classify};
+    use klogscan::partition::state::{PartitionContext, Replay, ReplayOptions};
     let data: Vec<Vec<u8>> = files
         .iter()
         .map(|f| std::fs::read(f).expect("read"))

@@ -199,7 +199,7 @@ pub struct ScanArgs {
     #[arg(long)]
     pub max_bytes: Option<u64>,
     /// Cap on one batch's decompressed size, in bytes.
-    #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
+    #[arg(long, default_value_t = klogscan::read::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     pub max_decompressed: usize,
     /// Topics known to be compacted (comma-separated), besides what the inputs prove
     /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
@@ -208,7 +208,7 @@ pub struct ScanArgs {
     /// Budget of decompressed bytes per segment for --deep (and `__consumer_offsets`
     /// checks); compressed batches beyond it are checked by header and CRC only, and a
     /// `decompression_budget_exceeded` finding says so.
-    #[arg(long, default_value_t = klogscan::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
+    #[arg(long, default_value_t = klogscan::partition::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
     pub max_decompressed_per_file: u64,
     /// Memory-map segments of 1 MiB or more and read smaller files (auto), or read every
     /// byte (never). Either way a file
@@ -228,10 +228,10 @@ pub enum MmapArg {
 }
 
 impl MmapArg {
-    pub fn mode(self) -> klogscan::segment::MmapMode {
+    pub fn mode(self) -> klogscan::read::segment::MmapMode {
         match self {
-            MmapArg::Auto => klogscan::segment::MmapMode::Auto,
-            MmapArg::Never => klogscan::segment::MmapMode::Never,
+            MmapArg::Auto => klogscan::read::segment::MmapMode::Auto,
+            MmapArg::Never => klogscan::read::segment::MmapMode::Never,
         }
     }
 }
@@ -283,7 +283,7 @@ pub struct DumpArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: DumpOutFormat,
     /// Cap on one batch's decompressed size, in bytes.
-    #[arg(long, default_value_t = klogscan::format::codec::DEFAULT_MAX_DECOMPRESSED)]
+    #[arg(long, default_value_t = klogscan::read::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     pub max_decompressed: usize,
     /// Worker threads formatting pieces of large files (default: one per core); the
     /// output is the same for any number.

@@ -70,13 +70,13 @@ pub(crate) fn cmd_txns_cluster(
 
 /// `groups`: the groups rebuilt from `__consumer_offsets`.
 pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
-    use klogscan::groups::{self, GroupType, GroupsOptions, render};
+    use klogscan::cluster::groups::{self, GroupType, GroupsOptions, render};
     let group_type = match a.group_type.as_deref().map(GroupType::parse) {
         Some(None) => anyhow::bail!("--type: expected classic, consumer, share or streams"),
         Some(t) => t,
         None => None,
     };
-    let inv = klogscan::layout::discover(&a.paths);
+    let inv = klogscan::discover::layout::discover(&a.paths);
     if !inv.partitions.iter().any(|p| {
         p.tp.as_ref()
             .is_some_and(|tp| tp.topic == "__consumer_offsets")
@@ -113,7 +113,7 @@ pub(crate) fn cmd_verify(
     style: &Style,
     mut out: &mut dyn Write,
 ) -> Result<ExitCode> {
-    use klogscan::verify::{self, VerifyOptions, render};
+    use klogscan::partition::verify::{self, VerifyOptions, render};
     if a.scan.max_bytes.is_some() {
         // The cross-checks compare indexes, snapshots and checkpoints with the log
         // end: on a partial read they would report what was not read.

@@ -4,8 +4,8 @@
 //! committed corpus. Each must return normally for every input: no panic, no abort, no
 //! unbounded allocation.
 
-use crate::event::{BatchEvent, Classified, classify};
-use crate::format::{self, Compression, Decompressor, Entries};
+use crate::partition::event::{BatchEvent, Classified, classify};
+use crate::read::format::{self, Compression, Decompressor, Entries};
 use std::hint::black_box;
 
 /// Every result goes through `black_box`: a result dropped unused lets the optimiser
@@ -63,7 +63,7 @@ fn big_entry(e: format::RawEntry<'_>) {
     }
     let mut header = [0u8; format::batch::V2_HEADER_SIZE];
     header.copy_from_slice(&e.bytes[..format::batch::V2_HEADER_SIZE]);
-    let big = crate::segment::BigEntry {
+    let big = crate::read::segment::BigEntry {
         position: e.position,
         len: e.len() as u64,
         header,
@@ -109,7 +109,7 @@ pub fn control(data: &[u8]) {
 /// Index files: the first byte picks offset / time / transaction index; the rest is the file.
 /// Also checks the entries against the same bytes read as a log (positions must not panic).
 pub fn index(data: &[u8]) {
-    use crate::format::index::{
+    use crate::read::format::index::{
         LogBatches, OffsetIndex, TimeIndex, TxnIndex, check_offset_index, check_time_index,
     };
     let Some((&sel, rest)) = data.split_first() else {
@@ -137,7 +137,7 @@ pub fn index(data: &[u8]) {
 
 /// A producer-state snapshot file.
 pub fn snapshot(data: &[u8]) {
-    if let Ok(s) = crate::format::snapshot::ProducerSnapshot::parse(data) {
+    if let Ok(s) = crate::read::format::snapshot::ProducerSnapshot::parse(data) {
         for e in s.entries() {
             keep((
                 e.first_sequence(),
@@ -150,7 +150,7 @@ pub fn snapshot(data: &[u8]) {
 
 /// Text checkpoint and metadata files: the first byte picks the parser.
 pub fn checkpoint(data: &[u8]) {
-    use crate::format::checkpoint::*;
+    use crate::read::format::checkpoint::*;
     let Some((&sel, rest)) = data.split_first() else {
         return;
     };
@@ -198,7 +198,7 @@ fn key_value(data: &[u8]) -> Option<(&[u8], &[u8])> {
 /// A `__transaction_state` record (`format::txnlog`, and the dump's text decoder): the
 /// first two bytes give the key length, the rest is key then value.
 pub fn txnlog(data: &[u8]) {
-    use crate::format::txnlog::{LogKey, parse_key, parse_value};
+    use crate::read::format::txnlog::{LogKey, parse_key, parse_value};
     let Some((k, v)) = key_value(data) else {
         return;
     };
@@ -227,7 +227,7 @@ pub fn offsets(data: &[u8]) {
     };
     keep(decoders::offsets(Some(k), Some(v), 0));
     keep(decoders::offsets(Some(k), None, 1));
-    use crate::format::groups::{Topic, decode, validate};
+    use crate::read::format::groups::{Topic, decode, validate};
     for topic in [Topic::ConsumerOffsets, Topic::ShareGroupState] {
         keep(validate(topic, Some(k), Some(v)));
         keep(decode(topic, Some(k), Some(v)));

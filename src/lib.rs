@@ -2,12 +2,14 @@
 //!
 //! An offline forensic analyzer for Apache Kafka broker data directories.
 //!
-//! The data's path through the crate:
+//! The folders are the stages of the data's path, and a stage imports only the stages before
+//! it (docs/architecture.md):
 //!
 //! ```text
-//! bytes ──► views ──► events ──► state ──► findings ──► reports
-//! segment   format    event      state     finding      report
-//! layout
+//! discover ──► read ──────────► partition ──────────────► cluster ──────────► report
+//! inputs,      format (own       walk once, replay          coordinator, txns,   table, JSON,
+//! archives,    crate), segment   producers, recovery        replicas, groups     JSONL, HTML
+//! identity     files             model, verify
 //! ```
 //!
 //! # The library's surface
@@ -15,22 +17,25 @@
 //! Supported (documented in `docs/library.md`, "Public surface and stability"):
 //!
 //! * [`pipeline`] runs the whole analysis: [`pipeline::scan`], [`pipeline::analyse`] over an
-//!   inventory from [`layout::discover`], [`pipeline::run_cluster_checks`].
-//! * [`scan`] is the per-partition stage ([`scan::scan_inventory`], [`scan::ScanOptions`]);
-//!   [`results`] holds the report types ([`results::ScanReport`],
-//!   [`results::PartitionResult`], …) and re-exports every type they contain; [`walked`]
-//!   the data a partition's walk keeps for the cluster checks.
+//!   inventory from [`discover::layout::discover`], [`pipeline::run_cluster_checks`].
+//! * [`partition::scan`] is the per-partition stage ([`partition::scan::scan_inventory`],
+//!   [`partition::scan::ScanOptions`]); [`results`] holds the report types
+//!   ([`results::ScanReport`], [`results::PartitionResult`], …) and re-exports every type
+//!   they contain; [`partition::walked`] the data a partition's walk keeps for the cluster
+//!   checks.
 //! * [`finding`]: [`Finding`], [`Kind`], [`Severity`].
-//! * [`verify`] cross-examines a partition's other files (indexes, transaction indexes,
-//!   producer snapshots, checkpoints) and predicts what a broker's log loader does on restart.
-//! * [`format`](mod@format) is the zero-copy format layer (no I/O, no per-batch allocation);
-//!   [`segment`] reads files read-only under a read policy ([`segment::load`],
-//!   [`segment::read_file`]); [`layout`] finds partition directories and their files.
+//! * [`partition::verify`] cross-examines a partition's other files (indexes, transaction
+//!   indexes, producer snapshots, checkpoints) and predicts what a broker's log loader does on
+//!   restart.
+//! * [`read::format`] is the zero-copy format layer (no I/O, no per-batch allocation; the
+//!   `klogscan-format` crate); [`read::segment`] reads files read-only under a read policy
+//!   ([`read::segment::load`], [`read::segment::read_file`]); [`discover::layout`] finds
+//!   partition directories and their files, [`discover::archive`] reads broker archives.
 //! * [`report`] renders reports as the CLI does (table, JSON, JSON Lines, HTML);
-//!   [`escape`] makes untrusted text safe for a terminal or JSON; [`archive`] reads broker
-//!   archives in place; [`dump`] prints files as `kafka-dump-log.sh` does; [`groups`]
-//!   replays `__consumer_offsets` as the group coordinator loads it; [`coordinator`] the
-//!   transaction coordinator's view of `__transaction_state`.
+//!   [`escape`] makes untrusted text safe for a terminal or JSON; [`dump`] prints files as
+//!   `kafka-dump-log.sh` does; [`cluster::groups`] replays `__consumer_offsets` as the group
+//!   coordinator loads it; [`cluster::coordinator`] the transaction coordinator's view of
+//!   `__transaction_state`.
 //!
 //! Everything else (the event and producer-state layers, the recovery model, the cluster
 //! checks' internals) is `pub(crate)`. The `testkit` feature exposes those internals
@@ -39,7 +44,7 @@
 //!
 //! ```
 //! use klogscan::pipeline::scan;
-//! use klogscan::scan::ScanOptions;
+//! use klogscan::partition::scan::ScanOptions;
 //! use klogscan::Kind;
 //!
 //! // The sample data: payments-3 holds the KAFKA-9144 zombie write.
@@ -84,36 +89,20 @@ macro_rules! internal_use {
 }
 pub(crate) use internal_use;
 
-pub mod archive;
-pub(crate) mod causes;
-pub(crate) mod compaction;
-pub mod coordinator;
+pub mod cluster;
+pub mod discover;
 pub mod dump;
 pub mod escape;
 pub mod finding;
-pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod groups;
-pub mod layout;
+pub mod partition;
 pub mod pipeline;
+pub mod read;
 pub mod report;
 pub mod results;
-pub mod scan;
-pub mod segment;
 #[cfg(feature = "testkit")]
 pub mod testkit;
-pub mod verify;
-pub mod walked;
-
-internal_mod! {
-    mod event;
-    mod identity;
-    mod recovery;
-    mod replicas;
-    mod state;
-    mod txns;
-}
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};
 

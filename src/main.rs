@@ -4,15 +4,15 @@
 
 use anyhow::Result;
 use clap::{CommandFactory, Parser, ValueEnum};
-use klogscan::archive::{self, Prepared};
+use klogscan::discover::archive::{self, Prepared};
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
+use klogscan::partition::scan::{self, ScanOptions, ScanReport};
 use klogscan::pipeline;
 use klogscan::report::filter::Filter;
 use klogscan::report::style::Style;
 use klogscan::report::timeline::Timeline;
 use klogscan::report::{self, html, json, jsonl, table, triage};
-use klogscan::scan::{self, ScanOptions, ScanReport};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,9 +35,9 @@ fn text_out<'a>(out: &'a mut dyn Write, style: &Style) -> Box<dyn Write + 'a> {
     }
 }
 
-/// `--threads` above [`klogscan::scan::MAX_THREADS`] is capped, with a warning.
+/// `--threads` above [`klogscan::partition::scan::MAX_THREADS`] is capped, with a warning.
 fn capped_threads(n: Option<usize>) -> Option<usize> {
-    let max = klogscan::scan::MAX_THREADS;
+    let max = klogscan::partition::scan::MAX_THREADS;
     n.map(|n| {
         if n > max {
             eprintln!("klogscan: warning: --threads {n} capped at {max}");
@@ -178,8 +178,8 @@ fn filter(a: &ScanArgs, inputs: &[PathBuf], opts: &ScanOptions) -> Result<Filter
         }),
     };
     if !a.transactional_id.is_empty() {
-        use klogscan::coordinator::CoordinatorView;
-        let view = CoordinatorView::load(&klogscan::layout::discover(inputs), opts);
+        use klogscan::cluster::coordinator::CoordinatorView;
+        let view = CoordinatorView::load(&klogscan::discover::layout::discover(inputs), opts);
         if view.is_empty() {
             anyhow::bail!(
                 "--transactional-id needs the coordinator's log: add the __transaction_state-N directories to the inputs"

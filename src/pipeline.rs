@@ -1,5 +1,5 @@
 //! The pipeline every command runs: discover inputs → one walk per segment and the
-//! per-partition analysis ([`crate::scan`]: producer-state replay, integrity rules, the
+//! per-partition analysis ([`crate::partition::scan`]: producer-state replay, integrity rules, the
 //! recovery model) → cluster checks over the per-partition results (coordinator
 //! confirmation, replica comparison) → the report.
 //!
@@ -7,7 +7,7 @@
 //! findings per partition; nothing below this module imports them, so the stages form a
 //! line, not a web. `scan` and `verify` both run [`analyse`].
 
-use crate::layout::{self, Inventory};
+use crate::discover::layout::{self, Inventory};
 use crate::results::{ScanOptions, ScanReport};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -21,9 +21,9 @@ pub(crate) type ClusterCheck =
 /// it (the coordinator's confirmation changes `hanging_transaction` in place).
 pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
     &[
-        ("replicas", crate::replicas::check),
+        ("replicas", crate::cluster::replicas::check),
         // The group coordinator's load of __consumer_offsets (issue 13).
-        ("groups", crate::groups::cluster_check),
+        ("groups", crate::cluster::groups::cluster_check),
     ]
 }
 
@@ -46,7 +46,7 @@ pub fn analyse_streaming(
     opts: &ScanOptions,
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
-    let mut report = crate::scan::scan_inventory(inv, opts);
+    let mut report = crate::partition::scan::scan_inventory(inv, opts);
     release_freed_memory();
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
@@ -64,14 +64,14 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
     // this one rewrites existing findings, so it runs first and in place.
     // The coordinator's log is evidence for every data partition: its partitions outside
     // the selection are walked once, for both coordinator checks.
-    let unscanned = crate::coordinator::walk_unscanned(report, inv, opts);
-    crate::coordinator::annotate_from(report, &unscanned, inv, opts);
+    let unscanned = crate::cluster::coordinator::walk_unscanned(report, inv, opts);
+    crate::cluster::coordinator::annotate_from(report, &unscanned, inv, opts);
     // Join each transaction's partitions and its coordinator record (issue 12); it links
     // hanging transactions to their root cause in place and keeps the joined transactions.
     // The join works per producer id and per transaction in parallel (issue #11): on the
     // scan's own number of threads.
-    crate::scan::with_threads(opts.threads, || {
-        crate::coordinator::cluster::check_from(report, &unscanned, inv, opts)
+    crate::partition::scan::with_threads(opts.threads, || {
+        crate::cluster::coordinator::cluster::check_from(report, &unscanned, inv, opts)
     });
     drop(unscanned);
     release_freed_memory();

@@ -4,29 +4,29 @@
 //! needs to import another (no cycle): the data flows through the `pipeline` module.
 
 use crate::finding::{Finding, Severity};
-use crate::format;
+use crate::read::format;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 // The types the report structs hold, re-exported so that a user can name them (they are
 // defined in internal modules).
-pub use crate::causes::DamagedBatch;
-pub use crate::identity::NonLiveCounts;
-pub use crate::recovery::{RecoverWalk, SegmentPlan, SegmentWalk};
-pub use crate::state::txnrec::{TxnEnd, TxnRecord};
-pub use crate::state::{
+pub use crate::discover::identity::NonLiveCounts;
+pub use crate::partition::causes::DamagedBatch;
+pub use crate::partition::recovery::{RecoverWalk, SegmentPlan, SegmentWalk};
+pub use crate::partition::state::txnrec::{TxnEnd, TxnRecord};
+pub use crate::partition::state::{
     AbortedTxn, LastEvent, OpenTxn, ProducerState, ReplayOptions, ReplayOutcome, TxnStats,
 };
 
 /// The cluster-wide transactions (`ScanReport::transactions`, `txns --cluster`): the types
 /// of [`TxnAnalysis`](cluster_txns::TxnAnalysis).
 pub mod cluster_txns {
-    pub use crate::txns::group::Grouping;
-    pub use crate::txns::input::Domain;
-    pub use crate::txns::stats::{
+    pub use crate::cluster::txns::group::Grouping;
+    pub use crate::cluster::txns::input::Domain;
+    pub use crate::cluster::txns::stats::{
         ByTransactionalId, IdStats, LongTxn, PartitionStats, Sizes, TxnStatistics,
     };
-    pub use crate::txns::{
+    pub use crate::cluster::txns::{
         ClusterTxn, ClusterTxnPart, CoordinatorInfo, Outcome, Placed, Target, TxnAnalysis,
     };
 }
@@ -72,26 +72,29 @@ pub struct ScanOptions {
     /// of its `.log` (for `verify`; not a second read of the log), keeping per segment only
     /// the verdicts ([`PartitionReport::index_verdicts`]), nothing per log entry.
     pub collect_index_verdicts: bool,
-    /// `--mmap`: whether sealed segments may be mapped ([`crate::segment::policy`]).
-    pub mmap: crate::segment::MmapMode,
+    /// `--mmap`: whether sealed segments may be mapped ([`crate::read::segment::policy`]).
+    pub mmap: crate::read::segment::MmapMode,
     /// Budget of decompressed bytes per segment (`--max-decompressed-per-file`): once
     /// spent, later compressed batches of the segment are not decompressed (reported as
     /// `decompression_budget_exceeded`). Bounds the work crafted compression can cause
     /// (400 zstd batches of 256 MiB each fit in 3 MB).
     pub max_decompressed_per_file: u64,
     /// `--follow`: follow symlinks met during discovery (see
-    /// [`crate::layout::DiscoverOptions`]).
+    /// [`crate::discover::layout::DiscoverOptions`]).
     pub follow_symlinks: bool,
     /// The topic-partitions held by more than one selected directory (copies from several
     /// brokers, `-future` dirs): their walks keep a batch key per batch for the replica
-    /// comparison ([`crate::walked`]). Filled by the scan from the inventory.
-    pub copied_partitions: crate::walked::CopiedPartitions,
+    /// comparison ([`crate::partition::walked`]). Filled by the scan from the inventory.
+    pub copied_partitions: crate::partition::walked::CopiedPartitions,
 }
 
 impl ScanOptions {
     /// Whether the walk of a partition keeps its batch keys (see
     /// [`Self::copied_partitions`]).
-    pub(crate) fn collect_batch_keys(&self, ctx: &crate::state::PartitionContext) -> bool {
+    pub(crate) fn collect_batch_keys(
+        &self,
+        ctx: &crate::partition::state::PartitionContext,
+    ) -> bool {
         self.copied_partitions.contains(&ctx.topic, ctx.partition)
     }
 }
@@ -158,7 +161,7 @@ impl Default for ScanOptions {
             keep_producers: true,
             keep_cluster_txns: true,
             collect_index_verdicts: false,
-            mmap: crate::segment::MmapMode::Auto,
+            mmap: crate::read::segment::MmapMode::Auto,
             max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
             follow_symlinks: false,
             compacted_topics: Vec::new(),
@@ -220,7 +223,7 @@ pub struct PartitionReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncation_unknown: Option<String>,
     /// Cluster, broker, log dir, path and copy kind of this directory (see
-    /// `crate::identity`); every finding of the partition carries the same.
+    /// `crate::discover::identity`); every finding of the partition carries the same.
     pub source: crate::finding::Source,
     /// Whether the partition is treated as compacted (`null`: unknown), and why:
     /// `internal topic`, `--compacted`, `cleaner-offset-checkpoint`, `cleanup.policy`
@@ -247,27 +250,27 @@ pub struct PartitionReport {
     /// Per segment with a `.log`, in order: where `LogSegment.recover` would stop on it
     /// (the recovery model's input, from this scan's walk).
     #[serde(skip)]
-    pub segment_walks: Vec<crate::recovery::SegmentWalk>,
+    pub segment_walks: Vec<crate::partition::recovery::SegmentWalk>,
     /// What the broker's recovery does to the segments on the next start (which it
     /// recovers, where it truncates, what it deletes, what it never looks at).
     #[serde(skip)]
-    pub recovery: crate::recovery::SegmentPlan,
+    pub recovery: crate::partition::recovery::SegmentPlan,
     /// The CRC-bad batches fed to the replay (for linking what follows from them).
     #[serde(skip)]
-    pub damaged: Vec<crate::causes::DamagedBatch>,
+    pub damaged: Vec<crate::partition::causes::DamagedBatch>,
     /// With `collect_index_verdicts`: per segment (as `segment_walks`), its index checks
     /// against the walk (`None` when the walk did not finish).
     #[serde(skip)]
-    pub index_verdicts: Vec<Option<crate::format::index::IndexVerdicts>>,
+    pub index_verdicts: Vec<Option<crate::read::format::index::IndexVerdicts>>,
     /// With `capture_snapshots`: the replayed producer state just before each snapshot's
     /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
     #[serde(skip)]
-    pub snapshot_states: Vec<(i64, Vec<crate::state::ProducerState>)>,
+    pub snapshot_states: Vec<(i64, Vec<crate::partition::state::ProducerState>)>,
     /// What this partition's walk kept for the cluster checks (coordinator records, group
-    /// replay anomalies, batch keys of replicated partitions; see [`crate::walked`]).
+    /// replay anomalies, batch keys of replicated partitions; see [`crate::partition::walked`]).
     /// Not part of the JSON report; exchanged with [`PartitionResult`].
     #[serde(skip)]
-    pub cluster_inputs: crate::walked::ClusterInputs,
+    pub cluster_inputs: crate::partition::walked::ClusterInputs,
 }
 
 fn no_timestamp() -> i64 {
@@ -289,9 +292,9 @@ pub struct PartitionResult {
     /// findings).
     pub findings: Vec<Finding>,
     /// The partition's transactions, for the cluster-wide join.
-    pub txns: Vec<crate::state::txnrec::TxnRecord>,
+    pub txns: Vec<crate::partition::state::txnrec::TxnRecord>,
     /// What the partition's walk kept for the cluster checks.
-    pub cluster_inputs: crate::walked::ClusterInputs,
+    pub cluster_inputs: crate::partition::walked::ClusterInputs,
 }
 
 /// Why [`ScanReport::from_partition_results`] refused its input.
@@ -303,7 +306,7 @@ pub enum ResultFormatError {
     /// Cluster inputs of another format version.
     #[error(
         "cluster inputs format version {found}, this build reads {}",
-        crate::walked::FORMAT_VERSION
+        crate::partition::walked::FORMAT_VERSION
     )]
     InputsVersion { found: u32 },
 }
@@ -319,7 +322,7 @@ pub struct Summary {
     pub findings: SeverityCounts,
     /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings
     /// (also counted in `findings`).
-    pub non_live: crate::identity::NonLiveCounts,
+    pub non_live: crate::discover::identity::NonLiveCounts,
 }
 
 /// Findings per severity.
@@ -341,7 +344,7 @@ pub struct ScanReport {
     /// Paths that could not be read at all.
     pub errors: Vec<(PathBuf, String)>,
     /// Cluster-wide transactions and their statistics (`txns`), once joined.
-    pub transactions: Option<crate::txns::TxnAnalysis>,
+    pub transactions: Option<crate::cluster::txns::TxnAnalysis>,
 }
 
 impl ScanReport {
@@ -373,7 +376,7 @@ impl ScanReport {
                     found: r.format_version,
                 });
             }
-            if r.cluster_inputs.version != crate::walked::FORMAT_VERSION {
+            if r.cluster_inputs.version != crate::partition::walked::FORMAT_VERSION {
                 return Err(ResultFormatError::InputsVersion {
                     found: r.cluster_inputs.version,
                 });
@@ -424,7 +427,7 @@ impl ScanReport {
                 *c = true;
             }
             if let Some(mut more) = extra.remove(&i) {
-                crate::identity::apply_source(&p.source, &mut more);
+                crate::discover::identity::apply_source(&p.source, &mut more);
                 mine.extend(more);
                 mine.sort_by_key(|f| {
                     (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
@@ -489,8 +492,8 @@ pub(crate) fn summarise(report: &ScanReport) -> Summary {
     s
 }
 
-fn non_live_counts(report: &ScanReport) -> crate::identity::NonLiveCounts {
-    crate::identity::non_live_counts(
+fn non_live_counts(report: &ScanReport) -> crate::discover::identity::NonLiveCounts {
+    crate::discover::identity::non_live_counts(
         report.partitions.iter().map(|p| &p.source),
         &report.findings,
     )

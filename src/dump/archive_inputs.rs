@@ -3,7 +3,7 @@
 //! `broker1.tgz!/broker-1/payments-3` (every file of a directory inside, in name order) or
 //! `broker1.tgz` / `broker1.tgz!` (every Kafka file of the archive).
 //!
-//! The archive is read once, streamed ([`crate::archive`]): only the Kafka files of the
+//! The archive is read once, streamed ([`crate::discover::archive`]): only the Kafka files of the
 //! directories asked for are copied, 64 KiB at a time, into a private temporary directory
 //! (removed afterwards) and dumped from there; the output names them by their place in the
 //! archive ([`Rewrite`]). Memory stays bounded by the decompressor's window and one line of
@@ -12,7 +12,7 @@
 //! CLI glue of the `klogscan` binary (`#[doc(hidden)]`): not part of the supported library
 //! surface (docs/library.md).
 
-use crate::archive::{self, Limits, Prepared, TempError};
+use crate::discover::archive::{self, Limits, Prepared, TempError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 

@@ -12,10 +12,10 @@
 //! assignment bytes print as the consumer protocol's JSON when they decode, else as
 //! base64 (as `OffsetsMessageParser` does).
 
-use crate::format::groups::schema::{
+use crate::read::format::groups::schema::{
     CONSUMER_PROTOCOL_ASSIGNMENT, CONSUMER_PROTOCOL_SUBSCRIPTION, Field, Ty,
 };
-use crate::format::groups::{self, DecodeError, Outcome, StructVal, Topic, Val, Why, camel};
+use crate::read::format::groups::{self, DecodeError, Outcome, StructVal, Topic, Val, Why, camel};
 use base64::Engine;
 use std::fmt::Write as _;
 
@@ -206,7 +206,7 @@ pub(crate) fn java_double(x: f64) -> String {
 /// prints it: no key, and `{"type":"TOPIC_RECORD","version":0,"data":{…}}` or
 /// `Error at O, skipping. <message>` as the payload.
 pub fn metadata_record(value: Option<&[u8]>, offset: i64) -> (Option<String>, Option<String>) {
-    use crate::format::metadata_records;
+    use crate::read::format::metadata_records;
     let out = match metadata_records::decode(value.unwrap_or(&[])) {
         Ok((t, version, s)) => {
             let mut j = format!("{{\"type\":\"{}\",\"version\":{version},\"data\":", t.name);

@@ -6,9 +6,9 @@
 //! Everything here reads untrusted bytes through [`Cursor`]: a malformed value gives a
 //! [`FormatError`], never a panic.
 
-use crate::format::bytes::Cursor;
-use crate::format::error::{FormatError, Problem};
-use crate::format::txnlog::{self, LogKey};
+use crate::read::format::bytes::Cursor;
+use crate::read::format::error::{FormatError, Problem};
+use crate::read::format::txnlog::{self, LogKey};
 use base64::Engine;
 
 /// Compact nullable string, returned as a JSON literal (`null` or a quoted string).
@@ -278,7 +278,7 @@ fn consumer_assignment(blob: &[u8], budget: &mut usize) -> Result<String, Format
 /// The Scala `--offsets-decoder` text (Kafka 2.x–3.7 `GroupMetadataManager.formatRecordKeyAndValue`),
 /// selected by `--legacy-decoder-text` (Kafka 3.8+ prints JSON: [`super::coordinator_json`]),
 /// for one `__consumer_offsets` record at `offset`, rendered from the format layer's
-/// decoding ([`crate::format::groups`]):
+/// decoding ([`crate::read::format::groups`]):
 ///
 /// * key types 0/1 (offset commit) → `offset_commit::group=<g>,partition=<topic>-<p>`;
 ///   payload `offset=<o>` or `offset=<o>,metadata=<m>` (value versions 0–4);
@@ -296,7 +296,7 @@ pub fn offsets(
     value: Option<&[u8]>,
     offset: i64,
 ) -> Result<(Option<String>, Option<String>), FormatError> {
-    use crate::format::groups::{self, Outcome, Topic};
+    use crate::read::format::groups::{self, Outcome, Topic};
     let key_bytes = key.ok_or(FormatError::new(
         "offsets key",
         "key",
@@ -333,7 +333,7 @@ pub fn offsets(
             let Some(m) = m.as_struct() else { continue };
             let member = m.str("memberId").unwrap_or_default();
             let blob = match m.get("assignment") {
-                Some(crate::format::groups::Val::Bytes(Some(b))) => *b,
+                Some(crate::read::format::groups::Val::Bytes(Some(b))) => *b,
                 _ => &[],
             };
             let text = if protocol_type == "consumer" {
@@ -385,14 +385,18 @@ pub fn offsets(
 }
 
 /// What the group coordinator checks when it loads a `__consumer_offsets` record (kept
-/// for the decoder's tests; rule 32 calls [`crate::format::groups::validate`]).
+/// for the decoder's tests; rule 32 calls [`crate::read::format::groups::validate`]).
 #[cfg(test)]
 fn validate_offsets_record(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
 ) -> Result<Option<i16>, FormatError> {
-    crate::format::groups::validate(crate::format::groups::Topic::ConsumerOffsets, key, value)
-        .map_err(FormatError::from)
+    crate::read::format::groups::validate(
+        crate::read::format::groups::Topic::ConsumerOffsets,
+        key,
+        value,
+    )
+    .map_err(FormatError::from)
 }
 
 #[cfg(test)]

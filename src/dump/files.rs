@@ -15,12 +15,12 @@
 
 use super::{DumpFormat, DumpOptions};
 use crate::escape;
-use crate::format::index::{
+use crate::read::format::index::{
     LogBatches, OffsetCheck, OffsetIndex, TimeCheck, TimeIndex, TxnIndex, check_offset_index,
     check_time_index,
 };
-use crate::format::snapshot::{self, ProducerSnapshot};
-use crate::segment::{FileClass, load};
+use crate::read::format::snapshot::{self, ProducerSnapshot};
+use crate::read::segment::{FileClass, load};
 use serde_json::json;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -112,7 +112,7 @@ fn load_log(
 /// next file). Returns whether the check passed.
 fn sanity_result(
     path: &Path,
-    result: Result<(), crate::format::index::IndexSanityError>,
+    result: Result<(), crate::read::format::index::IndexSanityError>,
     opts: &DumpOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,

@@ -75,8 +75,8 @@ pub struct DumpOptions {
     /// on it nor on the number of threads.
     pub piece_bytes: Option<usize>,
     /// `--mmap`: whether large files loaded whole (indexes, snapshots, the `.log` an index
-    /// is checked against) may be mapped ([`crate::segment::load`]).
-    pub mmap: crate::segment::MmapMode,
+    /// is checked against) may be mapped ([`crate::read::segment::load`]).
+    pub mmap: crate::read::segment::MmapMode,
     /// Text one parallel piece may buffer before the sequential walk prints it instead
     /// (`None`: `log::PIECE_TEXT_CAP`); the output is the same.
     pub piece_text_cap: Option<usize>,
@@ -132,7 +132,7 @@ pub fn dump_paths(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let suffix = name.rfind('.').map_or("", |i| &name[i..]);
-        if let Some(kind) = crate::format::checkpoint::TextFileKind::from_file_name(&name) {
+        if let Some(kind) = crate::read::format::checkpoint::TextFileKind::from_file_name(&name) {
             match text_files::dump_text_file(path, kind, opts, out, err) {
                 Ok(ok) => {
                     status.files += 1;

@@ -5,11 +5,11 @@
 //! `file` line, then one line per entry (`docs/dump-json.md`).
 
 use super::{DumpFormat, DumpOptions};
-use crate::format::checkpoint::{
+use crate::read::format::checkpoint::{
     TextFileKind, parse_clean_shutdown, parse_leader_epoch_checkpoint, parse_meta_properties,
     parse_offset_checkpoint, parse_partition_metadata,
 };
-use crate::segment::{FileClass, load};
+use crate::read::segment::{FileClass, load};
 use serde_json::json;
 use std::io::{self, Write};
 use std::path::Path;

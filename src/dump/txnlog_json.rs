@@ -17,7 +17,7 @@
 //! reader's exception text).
 
 use super::decoders::json_str;
-use crate::format::txnlog::{self, LogKey, TxnLogValue};
+use crate::read::format::txnlog::{self, LogKey, TxnLogValue};
 use std::fmt::Write as _;
 
 /// Byte position of `TransactionStatus` in a value (after version, producer id, epoch and

@@ -4,7 +4,7 @@
 //! or without them).
 
 use crate::finding::{Finding, Severity};
-use crate::scan::{PartitionReport, ScanReport, SeverityCounts, glob_match};
+use crate::partition::scan::{PartitionReport, ScanReport, SeverityCounts, glob_match};
 use serde_json::Value;
 
 /// An offset range: `A..B` (B excluded), `A..=B`, `A..`, `..B`, or a single offset `A`.
@@ -284,7 +284,7 @@ pub struct TxnFilter {
 
 impl TxnFilter {
     /// Whether `t` passes the filter.
-    pub fn accepts(&self, t: &crate::txns::ClusterTxn) -> bool {
+    pub fn accepts(&self, t: &crate::cluster::txns::ClusterTxn) -> bool {
         let end = t.end_ms.unwrap_or(i64::MAX);
         let place = Filter {
             topics: self.topics.clone(),

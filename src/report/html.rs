@@ -12,7 +12,7 @@ use super::format_ms;
 use super::timeline::{self, SpanKind, Timeline};
 use super::triage::{self, Incident};
 use crate::finding::{Finding, Severity};
-use crate::scan::{PartitionReport, ScanReport};
+use crate::partition::scan::{PartitionReport, ScanReport};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;

@@ -2,10 +2,10 @@
 //! forms of `producers` and `txns`.
 
 use super::filter::TxnFilter;
+use crate::cluster::txns::stats::{LongTxn, Sizes};
 use crate::finding::Finding;
-use crate::scan::{PartitionReport, ScanReport, Summary};
-use crate::state::{ProducerState, TxnStats};
-use crate::txns::stats::{LongTxn, Sizes};
+use crate::partition::scan::{PartitionReport, ScanReport, Summary};
+use crate::partition::state::{ProducerState, TxnStats};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -39,7 +39,7 @@ struct TxnSummary<'a> {
     mixed: u64,
     producers_fenced: u64,
     size: &'a Sizes,
-    by_transactional_id: &'a crate::txns::stats::ByTransactionalId,
+    by_transactional_id: &'a crate::cluster::txns::stats::ByTransactionalId,
     longest: &'a [LongTxn],
 }
 
@@ -187,14 +187,14 @@ struct PartitionTxns<'a> {
     empty_aborts: u64,
     size: Distribution,
     duration_ms: Distribution,
-    open_transactions: &'a [crate::state::OpenTxn],
+    open_transactions: &'a [crate::partition::state::OpenTxn],
     /// Distinct producer ids with transactions in the partition.
     producers: Option<u64>,
     /// Records, batches, bytes and duration of its transactions with data.
     transaction_size: Option<&'a Sizes>,
 }
 
-pub use crate::txns::stats::Distribution;
+pub use crate::cluster::txns::stats::Distribution;
 
 /// Size and duration distributions of a partition's completed transactions.
 pub(crate) fn txn_distributions(s: &TxnStats) -> (Distribution, Distribution) {
@@ -206,12 +206,13 @@ pub(crate) fn txn_distributions(s: &TxnStats) -> (Distribution, Distribution) {
 
 /// Write transaction statistics per partition (streamed like [`write_producers`]).
 pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
-    let by_path: std::collections::HashMap<&str, &crate::txns::stats::PartitionStats> = report
-        .transactions
-        .iter()
-        .flat_map(|t| &t.stats.by_partition)
-        .map(|p| (p.path.as_str(), p))
-        .collect();
+    let by_path: std::collections::HashMap<&str, &crate::cluster::txns::stats::PartitionStats> =
+        report
+            .transactions
+            .iter()
+            .flat_map(|t| &t.stats.by_partition)
+            .map(|p| (p.path.as_str(), p))
+            .collect();
     let doc = TxnsDoc {
         cluster: txn_summary(report),
         klogscan_txns: REPORT_VERSION,

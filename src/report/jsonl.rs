@@ -22,7 +22,7 @@
 
 use super::json::REPORT_VERSION;
 use crate::finding::{Finding, Kind};
-use crate::scan::ScanReport;
+use crate::partition::scan::ScanReport;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::{HashMap, HashSet};

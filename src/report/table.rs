@@ -5,7 +5,7 @@ use super::json::txn_distributions;
 use super::style::{Style, keep_lines_whole, keep_words_whole, wrap};
 use super::triage;
 use crate::finding::Severity;
-use crate::scan::ScanReport;
+use crate::partition::scan::ScanReport;
 use comfy_table::Table;
 use std::io::{self, Write};
 
@@ -428,7 +428,7 @@ pub fn write_producers_with(
     Ok(())
 }
 
-fn producers_table(style: &Style, rows: &[crate::state::ProducerState]) -> Table {
+fn producers_table(style: &Style, rows: &[crate::partition::state::ProducerState]) -> Table {
     let mut t = style.table(&[
         "ProducerId",
         "ProducerEpoch",
@@ -487,7 +487,7 @@ pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) ->
     Ok(())
 }
 
-fn txns_table(style: &Style, partitions: &[crate::scan::PartitionReport]) -> Table {
+fn txns_table(style: &Style, partitions: &[crate::partition::scan::PartitionReport]) -> Table {
     let mut t = style.table(&[
         "partition",
         "committed",
@@ -514,13 +514,13 @@ fn txns_table(style: &Style, partitions: &[crate::scan::PartitionReport]) -> Tab
     t
 }
 
-fn dist4(d: &crate::txns::stats::Distribution) -> String {
+fn dist4(d: &crate::cluster::txns::stats::Distribution) -> String {
     format!("{}/{}/{}/{}", d.min, d.p50, d.p99, d.max)
 }
 
 /// The cluster part of `txns`: totals, per transactional id, the longest transactions.
 fn write_txn_stats(
-    s: &crate::txns::stats::TxnStatistics,
+    s: &crate::cluster::txns::stats::TxnStatistics,
     style: &Style,
     w: &mut dyn Write,
 ) -> io::Result<()> {
@@ -618,7 +618,7 @@ pub fn write_cluster_txns_with(
     style: &Style,
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let rows: Vec<&crate::txns::ClusterTxn> = report
+    let rows: Vec<&crate::cluster::txns::ClusterTxn> = report
         .transactions
         .iter()
         .flat_map(|a| &a.transactions)
@@ -635,7 +635,7 @@ pub fn write_cluster_txns_with(
     writeln!(w, "{} cluster transaction(s)", rows.len())
 }
 
-fn cluster_txns_table(style: &Style, rows: &[&crate::txns::ClusterTxn]) -> Table {
+fn cluster_txns_table(style: &Style, rows: &[&crate::cluster::txns::ClusterTxn]) -> Table {
     let mut t = style.table(&[
         "transactional id",
         "producer",

@@ -8,9 +8,9 @@
 //! beyond `max_lanes` share one lane, and spans beyond `max_spans` per lane are merged
 //! with their neighbour.
 
-use crate::event::{BatchEvent, Classified, classify};
-use crate::layout;
-use crate::segment::{self, ReadPolicy};
+use crate::discover::layout;
+use crate::partition::event::{BatchEvent, Classified, classify};
+use crate::read::segment::{self, ReadPolicy};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -266,7 +266,7 @@ pub fn collect(dir: &Path, limits: &Limits) -> std::io::Result<Timeline> {
                 segment::Item::Entry(e) => e,
                 segment::Item::Big(big) => {
                     head = big.header_only();
-                    crate::format::RawEntry {
+                    crate::read::format::RawEntry {
                         position: big.position,
                         bytes: &head,
                     }

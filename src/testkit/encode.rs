@@ -1,7 +1,7 @@
 //! The byte-level encoder: v2 record batches, control records, legacy (magic 0/1) messages
 //! and compressed wrappers, and every codec framing Kafka stores on disk.
 //!
-//! This module is deliberately independent of `crate::format` (the reader): it shares no
+//! This module is deliberately independent of `crate::read::format` (the reader): it shares no
 //! code with it, so that the reader can be checked against it. Reference: `kafka-format.md`
 //! §2–§6.
 

@@ -3,7 +3,7 @@
 //!
 //! * [`encode`]: an encoder of its own (v2 batches with every header field settable,
 //!   control records, legacy magic 0/1 messages and wrappers, every codec framing). It
-//!   shares no code with the reader in `crate::format`, so each can check the other.
+//!   shares no code with the reader in `crate::read::format`, so each can check the other.
 //! * [`scenario`]: [`PartitionBuilder`], [`Batch`], [`Producer`], [`Legacy`], faults and
 //!   the [`Manifest`] of what was written.
 //! * [`files`]: the files a broker writes beside the segments (indexes, snapshots,

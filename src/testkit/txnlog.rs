@@ -1,5 +1,5 @@
 //! An encoder of `__transaction_state` records (`kafka-semantics.md` §6.1), written from
-//! the schema and independent of the decoder in `crate::format::txnlog`, so each can check
+//! the schema and independent of the decoder in `crate::read::format::txnlog`, so each can check
 //! the other.
 //!
 //! ```

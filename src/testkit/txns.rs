@@ -183,7 +183,7 @@ impl Cluster {
             return None;
         }
         Some(self.coordinator_fixed.unwrap_or_else(|| {
-            crate::identity::transaction_partition_for(id, self.coordinator_count)
+            crate::discover::identity::transaction_partition_for(id, self.coordinator_count)
         }))
     }
     fn coordinator_log(&mut self, id: &str) -> Option<&mut PartitionBuilder> {

@@ -40,7 +40,7 @@ pub(super) struct SeqWalk<'d, 'p> {
 
 impl SeqWalk<'_, '_> {
     /// Print one entry; after a write error, stop the walk (`Break`).
-    pub(super) fn entry(&mut self, entry: crate::segment::Item<'_>) -> std::ops::ControlFlow<()> {
+    pub(super) fn entry(&mut self, entry: crate::read::segment::Item<'_>) -> std::ops::ControlFlow<()> {
         if self.error.is_none()
             && let Err(e) = self.d.item(entry, &mut self.dec, self.out, self.err)
         {
@@ -132,14 +132,14 @@ impl<'p> Dumper<'p> {
     /// printed), so the dump's buffers stay bounded whatever an entry declares.
     pub(super) fn item(
         &mut self,
-        item: crate::segment::Item<'_>,
+        item: crate::read::segment::Item<'_>,
         dec: &mut Decompressor,
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> io::Result<()> {
         let big = match item {
-            crate::segment::Item::Entry(e) => return self.entry(e, dec, out, err),
-            crate::segment::Item::Big(big) => big,
+            crate::read::segment::Item::Entry(e) => return self.entry(e, dec, out, err),
+            crate::read::segment::Item::Big(big) => big,
         };
         self.summary.batches += 1;
         self.summary.valid_bytes = big.position + big.len;
@@ -279,7 +279,7 @@ impl<'p> Dumper<'p> {
         if self.opts.offsets_decoder && !self.opts.legacy_decoder_text {
             // Kafka 3.8+ (4.x): JSON keys and payloads of every record type.
             return crate::dump::coordinator_json::record(
-                crate::format::groups::Topic::ConsumerOffsets,
+                crate::read::format::groups::Topic::ConsumerOffsets,
                 key,
                 value,
                 offset,
@@ -299,7 +299,7 @@ impl<'p> Dumper<'p> {
             && !self.opts.cluster_metadata_decoder
         {
             return crate::dump::coordinator_json::record(
-                crate::format::groups::Topic::ShareGroupState,
+                crate::read::format::groups::Topic::ShareGroupState,
                 key,
                 value,
                 offset,

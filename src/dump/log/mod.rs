@@ -18,9 +18,9 @@
 
 use super::decoders;
 use super::{DumpFormat, DumpOptions};
-use crate::format::batch::{RawEntry, V2_HEADER_SIZE};
-use crate::format::control::{parse_control_key, parse_end_txn_value};
-use crate::format::{
+use crate::read::format::batch::{RawEntry, V2_HEADER_SIZE};
+use crate::read::format::control::{parse_control_key, parse_end_txn_value};
+use crate::read::format::{
     self, BatchView, Compression, ControlType, Decompressor, Entries, FormatError, LegacyMessage,
     Record, Records, Tail, TimestampType,
 };
@@ -213,7 +213,7 @@ pub(crate) fn dump_log_inner(
         let mut entries = Entries::new(data, 0);
         let mut walk = d.sequential(out, err);
         for entry in entries.by_ref() {
-            if walk.entry(crate::segment::Item::Entry(entry)).is_break() {
+            if walk.entry(crate::read::segment::Item::Entry(entry)).is_break() {
                 break;
             }
         }
@@ -235,7 +235,7 @@ pub(crate) enum FileDumpError {
     Write(io::Error),
 }
 
-/// [`dump_log_inner`] over a file read in [`crate::segment::CHUNK_SIZE`] pieces (the
+/// [`dump_log_inner`] over a file read in [`crate::read::segment::CHUNK_SIZE`] pieces (the
 /// scan's bounded `read()` path), not a whole-file image: memory stays bounded for a
 /// 1 GiB segment, and the chunk the codec and the CRC read is still in cache. Read-only.
 pub(crate) fn dump_log_file(
@@ -250,7 +250,7 @@ pub(crate) fn dump_log_file(
     };
     // One handle for every read of this dump: a path replaced meanwhile (the cleaner
     // swapping in a compacted segment) cannot mix two files into one dump.
-    let (file, len) = crate::segment::open_regular(path).map_err(not_started)?;
+    let (file, len) = crate::read::segment::open_regular(path).map_err(not_started)?;
     let len = opts.max_bytes.map_or(len, |m| m.min(len));
     let mut read_error = None;
     let summary = dump_log_walk(path, len, opts, out, err, |d, out, err| {
@@ -275,7 +275,7 @@ pub(crate) fn dump_log_file(
 /// The entries of the file at `path` (`len` bytes of it) into `d`. With more than one
 /// rayon thread and a file of at least two pieces ([`DumpOptions::piece_bytes`],
 /// default [`DUMP_PIECE`]), the file is cut at batch
-/// boundaries ([`crate::segment::read_sync_point`]) into pieces that are formatted in
+/// boundaries ([`crate::read::segment::read_sync_point`]) into pieces that are formatted in
 /// parallel — each by a fresh [`Dumper`] into memory, `threads` pieces at a time — and
 /// appended in file order ([`Dumper::absorb`]). A piece whose walk does not end exactly
 /// where the next begins (a false sync point, damage, a file changing under us) is
@@ -290,7 +290,7 @@ fn dump_pieces(
 ) -> Result<Tail, FileDumpError> {
     // Entries larger than `segment::BIG_ENTRY` arrive checked streaming (`Item::Big`),
     // never buffered whole: the dump holds at most that much of one entry.
-    use crate::segment::{PieceEnd, read_sync_point, walk_read_piece_items};
+    use crate::read::segment::{PieceEnd, read_sync_point, walk_read_piece_items};
     use rayon::prelude::*;
     let threads = rayon::current_num_threads();
     let piece_bytes = d.opts.piece_bytes.unwrap_or(DUMP_PIECE).max(1);

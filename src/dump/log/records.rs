@@ -4,7 +4,7 @@
 use super::dumper::*;
 use super::json_text::*;
 use super::*;
-use crate::segment::BigEntry;
+use crate::read::segment::BigEntry;
 
 /// Why the records of an entry too large to hold are not printed.
 struct NotDecoded(u64);
@@ -15,7 +15,7 @@ impl std::fmt::Display for NotDecoded {
             f,
             "the batch is {} bytes, more than the {} MiB klogscan holds in memory: its header and CRC were checked (streaming), its records were not printed",
             self.0,
-            crate::segment::BIG_ENTRY >> 20
+            crate::read::segment::BIG_ENTRY >> 20
         )
     }
 }
@@ -59,7 +59,7 @@ impl Dumper<'_> {
             self.summary.invalid_batches += 1;
         }
         let last_seq =
-            crate::format::bytes::increment_sequence(b.base_sequence(), b.last_offset_delta());
+            crate::read::format::bytes::increment_sequence(b.base_sequence(), b.last_offset_delta());
         let ts_type = b.timestamp_type();
         if !self.json {
             self.line.clear();
@@ -173,7 +173,7 @@ impl Dumper<'_> {
             b.base_timestamp().wrapping_add(r.timestamp_delta)
         };
         let seq = if b.base_sequence() >= 0 {
-            crate::format::bytes::increment_sequence(b.base_sequence(), r.offset_delta)
+            crate::read::format::bytes::increment_sequence(b.base_sequence(), r.offset_delta)
         } else {
             -1
         };

@@ -35,16 +35,16 @@ fn hand_written_json_matches_serde_json() {
 
 #[test]
 fn sequences_wrap_like_java() {
-    assert_eq!(crate::format::bytes::increment_sequence(-1, 5), -1);
-    assert_eq!(crate::format::bytes::increment_sequence(3, 4), 7);
-    assert_eq!(crate::format::bytes::increment_sequence(i32::MAX, 1), 0);
-    assert_eq!(crate::format::bytes::increment_sequence(i32::MAX - 1, 3), 1);
+    assert_eq!(crate::read::format::bytes::increment_sequence(-1, 5), -1);
+    assert_eq!(crate::read::format::bytes::increment_sequence(3, 4), 7);
+    assert_eq!(crate::read::format::bytes::increment_sequence(i32::MAX, 1), 0);
+    assert_eq!(crate::read::format::bytes::increment_sequence(i32::MAX - 1, 3), 1);
     // A corrupt negative delta must not panic.
-    let _ = crate::format::bytes::increment_sequence(5, -1);
-    let _ = crate::format::bytes::increment_sequence(0, i32::MIN);
+    let _ = crate::read::format::bytes::increment_sequence(5, -1);
+    let _ = crate::read::format::bytes::increment_sequence(0, i32::MIN);
 }
 
-use crate::format::bytes::{put_varint, put_varlong};
+use crate::read::format::bytes::{put_varint, put_varlong};
 
 fn run(data: &[u8], opts: &DumpOptions) -> (String, String, LogDumpSummary) {
     let mut out = Vec::new();
@@ -100,7 +100,7 @@ fn v2_batch() -> Vec<u8> {
     b.extend_from_slice(&5i32.to_be_bytes());
     b.extend_from_slice(&1i32.to_be_bytes());
     b.extend_from_slice(&records);
-    let crc = crate::format::crc::crc32c(&b[21..]);
+    let crc = crate::read::format::crc::crc32c(&b[21..]);
     b[17..21].copy_from_slice(&crc.to_be_bytes());
     b
 }
@@ -108,7 +108,7 @@ fn v2_batch() -> Vec<u8> {
 #[test]
 fn v2_text_lines() {
     let b = v2_batch();
-    let crc = crate::format::crc::crc32c(&b[21..]);
+    let crc = crate::read::format::crc::crc32c(&b[21..]);
     let opts = DumpOptions {
         print_data_log: true,
         ..Default::default()

@@ -1,0 +1,561 @@
+//! Log-entry framing (common to every magic) and the zero-copy v2 record-batch header view.
+//!
+//! Reference: `kafka-format.md` §2 (framing), §3.1–§3.5 (v2 header).
+
+use super::bytes::{be_i16, be_i32, be_i64, be_u32, increment_sequence};
+use super::error::{FormatError, Problem};
+
+/// `offset(8) + size(4)`: bytes before the `size` counted region.
+pub const LOG_OVERHEAD: usize = 12;
+/// Bytes up to and including the magic byte.
+pub const HEADER_SIZE_UP_TO_MAGIC: usize = 17;
+/// Size of the v2 batch header.
+pub const V2_HEADER_SIZE: usize = 61;
+/// Smallest legal `size` of any entry (a v0 message).
+pub const MIN_MESSAGE_SIZE: i32 = 14;
+
+/// Compression codec (attribute bits 0–2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    None,
+    Gzip,
+    Snappy,
+    Lz4,
+    Zstd,
+    /// Codec ids 5–7: Kafka throws "Unknown compression type id".
+    Unknown(u8),
+}
+
+impl Compression {
+    pub fn from_id(id: u8) -> Self {
+        match id & 0x07 {
+            0 => Compression::None,
+            1 => Compression::Gzip,
+            2 => Compression::Snappy,
+            3 => Compression::Lz4,
+            4 => Compression::Zstd,
+            n => Compression::Unknown(n),
+        }
+    }
+    /// The name kafka-dump-log prints (`compresscodec:`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Snappy => "snappy",
+            Compression::Lz4 => "lz4",
+            Compression::Zstd => "zstd",
+            Compression::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// Timestamp type (attribute bit 3; magic 0 has none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum TimestampType {
+    NoTimestampType,
+    CreateTime,
+    LogAppendTime,
+}
+
+impl TimestampType {
+    /// The name kafka-dump-log prints before the timestamp.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimestampType::NoTimestampType => "NoTimestampType",
+            TimestampType::CreateTime => "CreateTime",
+            TimestampType::LogAppendTime => "LogAppendTime",
+        }
+    }
+}
+
+/// One framed entry of a `.log` file: a v2 batch or a legacy (v0/v1) message,
+/// exactly `12 + size` bytes. Nothing inside has been validated yet except the frame.
+#[derive(Debug, Clone, Copy)]
+pub struct RawEntry<'a> {
+    /// Byte position of the entry in the file (or slice plus base).
+    pub position: u64,
+    /// The whole entry, `12 + size` bytes.
+    pub bytes: &'a [u8],
+}
+
+impl<'a> RawEntry<'a> {
+    /// The first 8 bytes: v2 base offset, or legacy (last) offset.
+    pub fn offset(&self) -> i64 {
+        be_i64(self.bytes, 0)
+    }
+    /// The `size` field.
+    pub fn size_field(&self) -> i32 {
+        be_i32(self.bytes, 8)
+    }
+    /// Total entry size in bytes.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+    pub fn magic(&self) -> i8 {
+        self.bytes[16] as i8
+    }
+    /// A v2 view when the magic is ≥ 2 (Kafka hands magic > 2 to the v2 code, where it
+    /// fails the CRC). Fails when the entry is shorter than the 61-byte v2 header.
+    pub fn as_v2(&self) -> Result<BatchView<'a>, FormatError> {
+        BatchView::new(self.bytes, self.position)
+    }
+}
+
+/// How a walk over a `.log` file ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Tail {
+    /// The last entry ended exactly at the end of the data.
+    Clean,
+    /// A partial entry: a plausible header whose entry runs past the end (a crash while
+    /// appending). `declared` is the entry's full length, `available` what is present.
+    Partial {
+        position: u64,
+        declared: u64,
+        available: u64,
+        /// The entry's offset field (its first 8 bytes are always present: a partial
+        /// entry has at least its 12-byte header). For v2, the batch's base offset.
+        offset: i64,
+    },
+    /// Only zero bytes from `position` to the end (a preallocated segment after a crash).
+    ZeroFilled { position: u64, len: u64 },
+    /// Bytes from `position` to the end that do not frame as an entry.
+    Garbage {
+        position: u64,
+        len: u64,
+        reason: &'static str,
+    },
+    /// A plausible entry header (offset ≥ 0, magic 0–2) whose size field is impossible: below
+    /// the 14-byte minimum, or running past the end of the largest possible segment. The
+    /// walk cannot continue past a corrupt length; `len` counts the bytes from `position` on.
+    CorruptEntry {
+        position: u64,
+        len: u64,
+        size: i32,
+        reason: &'static str,
+    },
+}
+
+impl Tail {
+    /// Byte position where a broker's recovery would truncate this file, if anywhere.
+    pub fn truncation_position(&self) -> Option<u64> {
+        match *self {
+            Tail::Clean => None,
+            Tail::Partial { position, .. }
+            | Tail::ZeroFilled { position, .. }
+            | Tail::Garbage { position, .. }
+            | Tail::CorruptEntry { position, .. } => Some(position),
+        }
+    }
+}
+
+/// Walks the entries of a `.log` file image as `FileLogInputStream` does (§2), but never
+/// throws: the iterator yields whole entries and then stops; [`Entries::tail`] says how
+/// the data ended.
+///
+/// Differences from the broker, on purpose: an entry whose magic is not 0, 1 or 2, or
+/// whose offset is negative, stops the walk and is classified as garbage (the broker would
+/// fail its CRC and truncate there anyway); this keeps a corrupt length from producing a
+/// cascade of nonsense entries.
+#[derive(Debug, Clone)]
+pub struct Entries<'a> {
+    data: &'a [u8],
+    pos: usize,
+    base: u64,
+    tail: Option<Tail>,
+    more_follows: bool,
+    need_more: Option<u64>,
+}
+
+impl<'a> Entries<'a> {
+    /// Walk `data`, reporting positions as `base + index`.
+    pub fn new(data: &'a [u8], base: u64) -> Self {
+        Entries {
+            data,
+            pos: 0,
+            base,
+            tail: None,
+            more_follows: false,
+            need_more: None,
+        }
+    }
+
+    /// Walk a chunk of a larger file: when an entry (or its header) continues past the end
+    /// of `data`, the walk stops without a tail and [`Entries::need_more`] gives the
+    /// position to continue from once more bytes are available.
+    pub fn chunk(data: &'a [u8], base: u64) -> Self {
+        Entries {
+            more_follows: true,
+            ..Self::new(data, base)
+        }
+    }
+
+    /// For a chunk walk: the position of an entry that did not fit in the chunk.
+    pub fn need_more(&self) -> Option<u64> {
+        self.need_more
+    }
+    /// Position (relative to `base`) of the next entry.
+    pub fn offset_in_data(&self) -> usize {
+        self.pos
+    }
+    /// How the data ended. `None` until the iterator has returned `None`.
+    pub fn tail(&self) -> Option<Tail> {
+        self.tail
+    }
+
+    fn finish(&mut self, tail: Tail) -> Option<RawEntry<'a>> {
+        self.tail = Some(tail);
+        self.pos = self.data.len();
+        None
+    }
+
+    fn classify_rest(&self, reason: &'static str) -> Tail {
+        let rest = &self.data[self.pos..];
+        let position = self.base + self.pos as u64;
+        if rest.iter().all(|&b| b == 0) {
+            Tail::ZeroFilled {
+                position,
+                len: rest.len() as u64,
+            }
+        } else {
+            Tail::Garbage {
+                position,
+                len: rest.len() as u64,
+                reason,
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = RawEntry<'a>;
+
+    fn next(&mut self) -> Option<RawEntry<'a>> {
+        if self.tail.is_some() || self.need_more.is_some() {
+            return None;
+        }
+        let remaining = self.data.len() - self.pos;
+        if remaining == 0 {
+            return self.finish(Tail::Clean);
+        }
+        let position = self.base + self.pos as u64;
+        if self.more_follows && remaining <= HEADER_SIZE_UP_TO_MAGIC {
+            self.need_more = Some(position);
+            self.pos = self.data.len();
+            return None;
+        }
+        if remaining <= HEADER_SIZE_UP_TO_MAGIC {
+            // The broker stops silently here; for us it is a fragment.
+            let rest = &self.data[self.pos..];
+            if rest.iter().all(|&b| b == 0) {
+                return self.finish(Tail::ZeroFilled {
+                    position,
+                    len: remaining as u64,
+                });
+            }
+            // A fragment is a partial entry if its size field (when present) is plausible.
+            if remaining >= LOG_OVERHEAD {
+                let size = be_i32(rest, 8);
+                if size >= MIN_MESSAGE_SIZE && be_i64(rest, 0) >= 0 {
+                    return self.finish(Tail::Partial {
+                        position,
+                        declared: LOG_OVERHEAD as u64 + size as u64,
+                        available: remaining as u64,
+                        offset: be_i64(rest, 0),
+                    });
+                }
+            }
+            return self.finish(Tail::Garbage {
+                position,
+                len: remaining as u64,
+                reason: "fragment shorter than an entry header",
+            });
+        }
+        let head = &self.data[self.pos..];
+        let offset = be_i64(head, 0);
+        let size = be_i32(head, 8);
+        let magic = head[16] as i8;
+        if size < MIN_MESSAGE_SIZE {
+            let mut t = self.classify_rest("entry size below the 14-byte minimum");
+            if let Tail::Garbage { len, reason, .. } = t
+                && (0..=2).contains(&magic)
+                && offset >= 0
+                && head[..HEADER_SIZE_UP_TO_MAGIC].iter().any(|&b| b != 0)
+            {
+                t = Tail::CorruptEntry {
+                    position,
+                    len,
+                    size,
+                    reason,
+                };
+            }
+            return self.finish(t);
+        }
+        if !(0..=2).contains(&magic) {
+            let t = self.classify_rest("magic byte is not 0, 1 or 2");
+            return self.finish(t);
+        }
+        if offset < 0 {
+            let t = self.classify_rest("negative offset");
+            return self.finish(t);
+        }
+        let total = LOG_OVERHEAD + size as usize;
+        // No segment reaches past 2^31 − 1 bytes: such a size is a corrupt length field,
+        // not a batch cut short by a crash.
+        if position.saturating_add(total as u64) > i32::MAX as u64 {
+            return self.finish(Tail::CorruptEntry {
+                position,
+                len: remaining as u64,
+                size,
+                reason: "entry size runs past the largest possible segment",
+            });
+        }
+        if total > remaining && self.more_follows {
+            self.need_more = Some(position);
+            self.pos = self.data.len();
+            return None;
+        }
+        if total > remaining {
+            return self.finish(Tail::Partial {
+                position,
+                declared: total as u64,
+                available: remaining as u64,
+                offset: be_i64(head, 0),
+            });
+        }
+        let bytes = &head[..total];
+        self.pos += total;
+        Some(RawEntry { position, bytes })
+    }
+}
+
+/// A zero-copy view of a v2 record batch. Construction checks only that the 61-byte
+/// header is present; every accessor is then infallible.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchView<'a> {
+    bytes: &'a [u8],
+    /// The first [`V2_HEADER_SIZE`] bytes of `bytes`: the header's fields are read at
+    /// fixed offsets of an array, with no bounds check per field.
+    head: &'a [u8; V2_HEADER_SIZE],
+    position: u64,
+}
+
+impl<'a> BatchView<'a> {
+    /// A view over `bytes`, which must be the whole entry (`12 + batchLength` bytes).
+    /// If `bytes` is longer, the view is cut to the declared length when it fits.
+    pub fn new(bytes: &'a [u8], position: u64) -> Result<Self, FormatError> {
+        let Some(head) = bytes.first_chunk::<V2_HEADER_SIZE>() else {
+            return Err(FormatError::truncated(
+                "record batch",
+                "header",
+                position,
+                V2_HEADER_SIZE as u64,
+                bytes.len() as u64,
+            ));
+        };
+        let declared = be_i32(head, 8);
+        if declared < (V2_HEADER_SIZE - LOG_OVERHEAD) as i32 {
+            return Err(FormatError::new(
+                "record batch",
+                "batchLength",
+                position + 8,
+                Problem::OutOfRange {
+                    value: declared as i64,
+                },
+            ));
+        }
+        let total = LOG_OVERHEAD + declared as usize;
+        if total > bytes.len() {
+            return Err(FormatError::truncated(
+                "record batch",
+                "batchLength",
+                position + 8,
+                total as u64,
+                bytes.len() as u64,
+            ));
+        }
+        Ok(BatchView {
+            bytes: &bytes[..total],
+            head,
+            position,
+        })
+    }
+
+    /// The whole batch bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+    /// Byte position of the batch in its file.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+    /// Size on disk, `12 + batchLength`.
+    pub fn size(&self) -> usize {
+        self.bytes.len()
+    }
+    pub fn base_offset(&self) -> i64 {
+        be_i64(self.head, 0)
+    }
+    pub fn batch_length(&self) -> i32 {
+        be_i32(self.head, 8)
+    }
+    pub fn partition_leader_epoch(&self) -> i32 {
+        be_i32(self.head, 12)
+    }
+    pub fn magic(&self) -> i8 {
+        self.head[16] as i8
+    }
+    /// The stored CRC-32C.
+    pub fn crc(&self) -> u32 {
+        be_u32(self.head, 17)
+    }
+    /// The full 16-bit attributes field (Kafka only uses the low byte).
+    pub fn attributes(&self) -> i16 {
+        be_i16(self.head, 21)
+    }
+    fn attr(&self) -> u8 {
+        self.head[22]
+    }
+    pub fn compression(&self) -> Compression {
+        Compression::from_id(self.attr())
+    }
+    pub fn timestamp_type(&self) -> TimestampType {
+        if self.attr() & 0x08 != 0 {
+            TimestampType::LogAppendTime
+        } else {
+            TimestampType::CreateTime
+        }
+    }
+    pub fn is_transactional(&self) -> bool {
+        self.attr() & 0x10 != 0
+    }
+    pub fn is_control(&self) -> bool {
+        self.attr() & 0x20 != 0
+    }
+    /// Bit 6: baseTimestamp holds the delete horizon (the batch went through the cleaner).
+    pub fn has_delete_horizon(&self) -> bool {
+        self.attr() & 0x40 != 0
+    }
+    /// The delete horizon, when bit 6 is set.
+    pub fn delete_horizon_ms(&self) -> Option<i64> {
+        self.has_delete_horizon().then(|| self.base_timestamp())
+    }
+    /// Attribute bits Kafka never sets (7–15).
+    pub fn unused_attribute_bits(&self) -> u16 {
+        (self.attributes() as u16) & 0xff80
+    }
+    pub fn last_offset_delta(&self) -> i32 {
+        be_i32(self.head, 23)
+    }
+    pub fn base_timestamp(&self) -> i64 {
+        be_i64(self.head, 27)
+    }
+    pub fn max_timestamp(&self) -> i64 {
+        be_i64(self.head, 35)
+    }
+    pub fn producer_id(&self) -> i64 {
+        be_i64(self.head, 43)
+    }
+    pub fn producer_epoch(&self) -> i16 {
+        be_i16(self.head, 51)
+    }
+    pub fn base_sequence(&self) -> i32 {
+        be_i32(self.head, 53)
+    }
+    pub fn records_count(&self) -> i32 {
+        be_i32(self.head, 57)
+    }
+    /// `baseOffset + lastOffsetDelta`, saturated at the i64 range (a crafted header can
+    /// overflow it: see [`BatchView::checked_last_offset`]; never a wrapped number).
+    pub fn last_offset(&self) -> i64 {
+        self.base_offset()
+            .saturating_add(self.last_offset_delta() as i64)
+    }
+    /// `baseOffset + lastOffsetDelta`, `None` when it overflows i64 (or the next offset
+    /// would: the log end offset must be representable).
+    pub fn checked_last_offset(&self) -> Option<i64> {
+        let last = self
+            .base_offset()
+            .checked_add(self.last_offset_delta() as i64)?;
+        last.checked_add(1).map(|_| last)
+    }
+    pub fn next_offset(&self) -> i64 {
+        self.last_offset().saturating_add(1)
+    }
+    /// Last sequence with Kafka's wrap-around; -1 when there is no sequence.
+    pub fn last_sequence(&self) -> i32 {
+        increment_sequence(self.base_sequence(), self.last_offset_delta())
+    }
+    pub fn has_producer_id(&self) -> bool {
+        self.producer_id() > -1
+    }
+    /// The records section, compressed or not (bytes 61..end).
+    pub fn records_bytes(&self) -> &'a [u8] {
+        &self.bytes[V2_HEADER_SIZE..]
+    }
+    /// CRC-32C over bytes 21..end.
+    pub fn compute_crc(&self) -> u32 {
+        crate::crc::crc32c(&self.bytes[21..])
+    }
+    /// Kafka's `isValid`: the header is complete (guaranteed by construction) and the CRC matches.
+    pub fn is_valid(&self) -> bool {
+        self.compute_crc() == self.crc()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_classification() {
+        // empty
+        let mut e = Entries::new(&[], 0);
+        assert!(e.next().is_none());
+        assert_eq!(e.tail(), Some(Tail::Clean));
+        // zeros
+        let z = [0u8; 100];
+        let mut e = Entries::new(&z, 1000);
+        assert!(e.next().is_none());
+        assert_eq!(
+            e.tail(),
+            Some(Tail::ZeroFilled {
+                position: 1000,
+                len: 100
+            })
+        );
+        // partial: offset 5, size 100, magic 2, but only 40 bytes
+        let mut p = vec![0u8; 40];
+        p[..8].copy_from_slice(&5i64.to_be_bytes());
+        p[8..12].copy_from_slice(&100i32.to_be_bytes());
+        p[16] = 2;
+        let mut e = Entries::new(&p, 0);
+        assert!(e.next().is_none());
+        assert_eq!(
+            e.tail(),
+            Some(Tail::Partial {
+                position: 0,
+                declared: 112,
+                available: 40,
+                offset: 5
+            })
+        );
+        // garbage
+        let g = [0xffu8; 30];
+        let mut e = Entries::new(&g, 0);
+        assert!(e.next().is_none());
+        assert!(matches!(
+            e.tail(),
+            Some(Tail::Garbage {
+                position: 0,
+                len: 30,
+                ..
+            })
+        ));
+    }
+}

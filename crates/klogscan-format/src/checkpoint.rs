@@ -1,0 +1,814 @@
+//! Parsers of the small text files a broker keeps next to its segments
+//! (`kafka-format.md` §1.6): the generic `CheckpointFile` (offset checkpoints,
+//! `leader-epoch-checkpoint`), `partition.metadata`, `meta.properties` and
+//! `.kafka_cleanshutdown`.
+//!
+//! No I/O: every parser takes the file's bytes. Errors name the file kind, the 1-based
+//! line number (0 when the problem concerns the whole file, e.g. a missing key) and what
+//! was wrong. Lines end with `\n` or `\r\n`.
+//!
+//! The rules follow what the broker's readers accept, so that "this parser rejects the
+//! file" means "the broker would have rejected (or ignored) it too", except where a
+//! function's docs say it is stricter.
+//!
+//! `bootstrap.checkpoint` and KRaft `<offset>-<epoch>.checkpoint` snapshots are NOT text:
+//! they are record-batch files (§1.7) and are read by the batch layer.
+
+use base64::Engine as _;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+
+/// Which text file a parser was reading (for error messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TextFileKind {
+    /// `recovery-point-offset-checkpoint`
+    RecoveryPointOffsetCheckpoint,
+    /// `log-start-offset-checkpoint`
+    LogStartOffsetCheckpoint,
+    /// `replication-offset-checkpoint`
+    ReplicationOffsetCheckpoint,
+    /// `cleaner-offset-checkpoint`
+    CleanerOffsetCheckpoint,
+    /// Any other file in the offset-checkpoint format.
+    OffsetCheckpoint,
+    /// `leader-epoch-checkpoint`
+    LeaderEpochCheckpoint,
+    /// `partition.metadata`
+    PartitionMetadata,
+    /// `meta.properties`
+    MetaProperties,
+    /// `.kafka_cleanshutdown`
+    CleanShutdown,
+}
+
+impl TextFileKind {
+    /// The file name the broker gives this file (`"offset checkpoint"` for the generic kind).
+    pub fn file_name(self) -> &'static str {
+        match self {
+            TextFileKind::RecoveryPointOffsetCheckpoint => "recovery-point-offset-checkpoint",
+            TextFileKind::LogStartOffsetCheckpoint => "log-start-offset-checkpoint",
+            TextFileKind::ReplicationOffsetCheckpoint => "replication-offset-checkpoint",
+            TextFileKind::CleanerOffsetCheckpoint => "cleaner-offset-checkpoint",
+            TextFileKind::OffsetCheckpoint => "offset checkpoint",
+            TextFileKind::LeaderEpochCheckpoint => "leader-epoch-checkpoint",
+            TextFileKind::PartitionMetadata => "partition.metadata",
+            TextFileKind::MetaProperties => "meta.properties",
+            TextFileKind::CleanShutdown => ".kafka_cleanshutdown",
+        }
+    }
+
+    /// The kind of a file from its name, for the names the broker uses.
+    pub fn from_file_name(name: &str) -> Option<TextFileKind> {
+        Some(match name {
+            "recovery-point-offset-checkpoint" => TextFileKind::RecoveryPointOffsetCheckpoint,
+            "log-start-offset-checkpoint" => TextFileKind::LogStartOffsetCheckpoint,
+            "replication-offset-checkpoint" => TextFileKind::ReplicationOffsetCheckpoint,
+            "cleaner-offset-checkpoint" => TextFileKind::CleanerOffsetCheckpoint,
+            "leader-epoch-checkpoint" => TextFileKind::LeaderEpochCheckpoint,
+            "partition.metadata" => TextFileKind::PartitionMetadata,
+            "meta.properties" => TextFileKind::MetaProperties,
+            ".kafka_cleanshutdown" => TextFileKind::CleanShutdown,
+            _ => return None,
+        })
+    }
+
+    /// True for the four broker-level offset checkpoints (and the generic kind).
+    pub fn is_offset_checkpoint(self) -> bool {
+        matches!(
+            self,
+            TextFileKind::RecoveryPointOffsetCheckpoint
+                | TextFileKind::LogStartOffsetCheckpoint
+                | TextFileKind::ReplicationOffsetCheckpoint
+                | TextFileKind::CleanerOffsetCheckpoint
+                | TextFileKind::OffsetCheckpoint
+        )
+    }
+}
+
+impl std::fmt::Display for TextFileKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.file_name())
+    }
+}
+
+/// A text file did not parse: which file kind, which line (1-based; 0 = the whole
+/// file), and what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: line {line}: {problem}")]
+pub struct CheckpointError {
+    /// The kind of file being read.
+    pub file: TextFileKind,
+    /// 1-based line number; 0 when the problem is not tied to one line.
+    pub line: usize,
+    /// What was wrong, in words.
+    pub problem: String,
+}
+
+impl CheckpointError {
+    fn new(file: TextFileKind, line: usize, problem: impl Into<String>) -> Self {
+        CheckpointError {
+            file,
+            line,
+            problem: problem.into(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Lines
+
+/// Lines the way Java's `BufferedReader.readLine` returns them for `\n` / `\r\n` text:
+/// the terminator is removed, and a final terminator does not start an empty last line.
+/// Yields `(1-based line number, line)`.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let empty = text.is_empty();
+    body.split('\n')
+        .filter(move |_| !empty)
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+}
+
+fn utf8(bytes: &[u8], file: TextFileKind) -> Result<&str, CheckpointError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        CheckpointError::new(file, line, "text is not valid UTF-8")
+    })
+}
+
+/// Java's `\s` (the checkpoint readers split entries on `\s+`).
+fn is_java_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0B' | '\x0C' | '\r')
+}
+
+/// The fields of an entry line as Java's `Pattern.compile("\\s+").split(line)` gives
+/// them: leading whitespace yields an empty first field, trailing whitespace is dropped.
+fn fields(line: &str) -> impl Iterator<Item = &str> {
+    let leading_empty = line.starts_with(is_java_space);
+    std::iter::once("")
+        .filter(move |_| leading_empty)
+        .chain(line.split(is_java_space).filter(|f| !f.is_empty()))
+}
+
+fn parse_int<T: std::str::FromStr>(
+    s: &str,
+    file: TextFileKind,
+    line: usize,
+    what: &str,
+) -> Result<T, CheckpointError> {
+    s.parse::<T>()
+        .map_err(|_| CheckpointError::new(file, line, format!("{what} {s:?} is not an integer")))
+}
+
+// ---------------------------------------------------------------------------------------
+// Generic CheckpointFile (§1.6.1)
+
+/// Parse a generic `CheckpointFile` (§1.6.1): a version line, a count line, then exactly
+/// `count` entry lines, each given to `entry` (which returns the problem in words).
+///
+/// An empty file, or one holding only the version line, has no entries (as in Kafka).
+/// The version must equal `expected_version`; a count different from the number of entry
+/// lines is an error (both too few and too many).
+pub fn parse_checkpoint_file<T>(
+    bytes: &[u8],
+    file: TextFileKind,
+    expected_version: i32,
+    mut entry: impl FnMut(&str) -> Result<T, String>,
+) -> Result<Vec<T>, CheckpointError> {
+    let text = utf8(bytes, file)?;
+    let mut it = lines(text);
+    let Some((n, version_line)) = it.next() else {
+        return Ok(Vec::new());
+    };
+    let version: i32 = parse_int(version_line, file, n, "version")?;
+    if version != expected_version {
+        return Err(CheckpointError::new(
+            file,
+            n,
+            format!("unrecognised version {version} (expected {expected_version})"),
+        ));
+    }
+    let Some((n, count_line)) = it.next() else {
+        return Ok(Vec::new());
+    };
+    let count: i32 = parse_int(count_line, file, n, "entry count")?;
+    if count < 0 {
+        return Err(CheckpointError::new(
+            file,
+            n,
+            format!("negative entry count {count}"),
+        ));
+    }
+    let mut out = Vec::with_capacity((count as usize).min(4096));
+    for (n, line) in it {
+        let v = entry(line).map_err(|why| {
+            CheckpointError::new(file, n, format!("malformed line {line:?}: {why}"))
+        })?;
+        out.push(v);
+    }
+    if out.len() != count as usize {
+        return Err(CheckpointError::new(
+            file,
+            0,
+            format!("expected {count} entries but found {}", out.len()),
+        ));
+    }
+    Ok(out)
+}
+
+/// One entry of an offset checkpoint: `<topic> <partition> <offset>` (§1.6.2).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct OffsetCheckpointEntry {
+    /// Topic name (cannot contain whitespace).
+    pub topic: String,
+    /// Partition number.
+    pub partition: i32,
+    /// The checkpointed offset (recovery point, log start, high watermark or first dirty
+    /// offset, depending on the file).
+    pub offset: i64,
+}
+
+/// Parse one of the four broker-level offset checkpoints (version 0, entries split on
+/// any whitespace). Entry order is kept as in the file (it is hash-map order).
+pub fn parse_offset_checkpoint(
+    bytes: &[u8],
+    file: TextFileKind,
+) -> Result<Vec<OffsetCheckpointEntry>, CheckpointError> {
+    parse_checkpoint_file(bytes, file, 0, |line| {
+        let f: Vec<&str> = fields(line).collect();
+        let [topic, partition, offset] = f.as_slice() else {
+            return Err(format!("expected 3 fields, found {}", f.len()));
+        };
+        if topic.is_empty() {
+            return Err("empty topic".into());
+        }
+        let partition = partition
+            .parse::<i32>()
+            .map_err(|_| format!("partition {partition:?} is not an int32"))?;
+        let offset = offset
+            .parse::<i64>()
+            .map_err(|_| format!("offset {offset:?} is not an int64"))?;
+        Ok(OffsetCheckpointEntry {
+            topic: (*topic).to_owned(),
+            partition,
+            offset,
+        })
+    })
+}
+
+/// One entry of `leader-epoch-checkpoint`: the first offset written under `epoch` (§1.6.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct EpochEntry {
+    /// Leader epoch.
+    pub epoch: i32,
+    /// First offset written under that epoch.
+    pub start_offset: i64,
+}
+
+/// Parse `leader-epoch-checkpoint` (version 0, `epoch startOffset` lines). The order is
+/// kept as in the file; checking that it ascends is the caller's business (a finding,
+/// not a parse error).
+pub fn parse_leader_epoch_checkpoint(bytes: &[u8]) -> Result<Vec<EpochEntry>, CheckpointError> {
+    parse_checkpoint_file(bytes, TextFileKind::LeaderEpochCheckpoint, 0, |line| {
+        let f: Vec<&str> = fields(line).collect();
+        let [epoch, offset] = f.as_slice() else {
+            return Err(format!("expected 2 fields, found {}", f.len()));
+        };
+        let epoch = epoch
+            .parse::<i32>()
+            .map_err(|_| format!("epoch {epoch:?} is not an int32"))?;
+        let start_offset = offset
+            .parse::<i64>()
+            .map_err(|_| format!("start offset {offset:?} is not an int64"))?;
+        Ok(EpochEntry {
+            epoch,
+            start_offset,
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// UUIDs
+
+/// URL-safe base64 as lenient as Java's `Base64.getUrlDecoder()` (which `Uuid.fromString`
+/// uses): `=` padding optional, non-zero unused bits in the last symbol ignored. Real
+/// data needs the latter: Confluent's sample cluster id `MkU3OEVBNTcwNTJENDM2Qk` ends in
+/// such a symbol.
+const URL_SAFE_ANY_PAD: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::URL_SAFE,
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
+);
+
+/// The all-zero UUID (`AAAAAAAAAAAAAAAAAAAAAA`; also `MIGRATING` as a directory id).
+pub const ZERO_UUID: [u8; 16] = [0; 16];
+/// UUID (0, 1): the KRaft metadata topic's id, and `UNASSIGNED` as a directory id.
+pub const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+/// UUID (0, 2): `LOST` as a directory id.
+pub const LOST_DIR_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
+
+/// Decode a Kafka `Uuid` text (22-char URL-safe base64 of 16 bytes, most significant
+/// half first). Returns the problem in words.
+pub fn decode_uuid(text: &str) -> Result<[u8; 16], String> {
+    if text.len() > 24 {
+        return Err(format!("UUID text {text:?} is longer than 24 characters"));
+    }
+    let bytes = URL_SAFE_ANY_PAD
+        .decode(text)
+        .map_err(|e| format!("UUID text {text:?} is not URL-safe base64: {e}"))?;
+    <[u8; 16]>::try_from(bytes.as_slice()).map_err(|_| {
+        format!(
+            "UUID text {text:?} decodes to {} bytes, not 16",
+            bytes.len()
+        )
+    })
+}
+
+/// The text form of a Kafka `Uuid` (22-char URL-safe base64, no padding).
+pub fn encode_uuid(id: &[u8; 16]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(id)
+}
+
+// ---------------------------------------------------------------------------------------
+// partition.metadata (§1.6.4)
+
+/// The content of `partition.metadata`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PartitionMetadata {
+    /// File version (0 today; any value ≥ 0 is accepted, as by the broker).
+    pub version: i32,
+    /// The topic UUID, 16 bytes (never all zero).
+    pub topic_id: [u8; 16],
+}
+
+impl PartitionMetadata {
+    /// The topic id as Kafka prints it.
+    pub fn topic_id_string(&self) -> String {
+        encode_uuid(&self.topic_id)
+    }
+
+    /// True for the KRaft metadata topic's reserved id `AAAAAAAAAAAAAAAAAAAAAQ`.
+    pub fn is_metadata_topic(&self) -> bool {
+        self.topic_id == METADATA_TOPIC_ID
+    }
+}
+
+/// Split a `partition.metadata` line on the first `:` followed by whitespace (the
+/// reader's `:\s+`). Returns `(key, value)`.
+fn split_colon_space(line: &str) -> Option<(&str, &str)> {
+    let mut search = 0;
+    while let Some(i) = line[search..].find(':') {
+        let at = search + i;
+        let rest = &line[at + 1..];
+        let value = rest.trim_start_matches(is_java_space);
+        if value.len() < rest.len() {
+            return Some((&line[..at], value.trim_end_matches(is_java_space)));
+        }
+        search = at + 1;
+    }
+    None
+}
+
+/// Parse `partition.metadata`: `version: <int ≥ 0>` then `topic_id: <uuid>`. No trailing
+/// newline is needed. Stricter than the broker: non-empty lines after the second one are
+/// an error (the broker ignores them; here they are evidence of tampering or corruption).
+pub fn parse_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, CheckpointError> {
+    const F: TextFileKind = TextFileKind::PartitionMetadata;
+    let text = utf8(bytes, F)?;
+    let mut it = lines(text);
+    let Some((n, line)) = it.next() else {
+        return Err(CheckpointError::new(F, 1, "empty file (no version line)"));
+    };
+    let version = match split_colon_space(line) {
+        Some(("version", v)) => parse_int::<i32>(v, F, n, "version")?,
+        _ => {
+            return Err(CheckpointError::new(
+                F,
+                n,
+                format!("expected \"version: <int>\", found {line:?}"),
+            ));
+        }
+    };
+    if version < 0 {
+        return Err(CheckpointError::new(
+            F,
+            n,
+            format!("invalid version {version}"),
+        ));
+    }
+    let Some((n, line)) = it.next() else {
+        return Err(CheckpointError::new(F, 2, "missing topic_id line"));
+    };
+    let topic_id = match split_colon_space(line) {
+        Some(("topic_id", v)) => decode_uuid(v).map_err(|why| CheckpointError::new(F, n, why))?,
+        _ => {
+            return Err(CheckpointError::new(
+                F,
+                n,
+                format!("expected \"topic_id: <uuid>\", found {line:?}"),
+            ));
+        }
+    };
+    if topic_id == ZERO_UUID {
+        return Err(CheckpointError::new(
+            F,
+            n,
+            "topic id is the all-zero UUID (rejected by the broker)",
+        ));
+    }
+    if let Some((n, line)) = it.find(|(_, l)| !l.trim().is_empty()) {
+        return Err(CheckpointError::new(
+            F,
+            n,
+            format!("unexpected extra line {line:?}"),
+        ));
+    }
+    Ok(PartitionMetadata { version, topic_id })
+}
+
+// ---------------------------------------------------------------------------------------
+// Java Properties and meta.properties (§1.6.5)
+
+/// Parse a Java `Properties` text (`Properties.load`): `#`/`!` comment lines, blank lines,
+/// `key=value`, `key: value` or `key value`, line continuations (odd trailing `\`),
+/// escapes (`\t \n \r \f`, `\uXXXX`, `\` + any other char = that char). The bytes are
+/// read as ISO-8859-1, as `Properties.load(InputStream)` does. Pairs are returned in file
+/// order (a later duplicate key overrides an earlier one in Java; callers use the last).
+///
+/// The only error is a malformed `\uXXXX` escape (Java throws on it too).
+pub fn parse_properties(
+    bytes: &[u8],
+    file: TextFileKind,
+) -> Result<Vec<(String, String)>, CheckpointError> {
+    // ISO-8859-1: every byte is the char of the same value.
+    let text: String = bytes.iter().map(|&b| b as char).collect();
+    let mut out = Vec::new();
+    let mut logical = String::new();
+    let mut start_line = 0usize;
+    let mut continuing = false;
+    // Java also ends natural lines at a lone `\r`.
+    let natural: Vec<&str> = split_natural_lines(&text);
+    for (i, raw) in natural.iter().enumerate() {
+        let n = i + 1;
+        let line = raw.trim_start_matches([' ', '\t', '\x0C']);
+        if !continuing {
+            if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
+                continue;
+            }
+            logical.clear();
+            start_line = n;
+        }
+        // An odd number of trailing backslashes continues the line.
+        let trailing = line.bytes().rev().take_while(|&b| b == b'\\').count();
+        if trailing % 2 == 1 {
+            logical.push_str(&line[..line.len() - 1]);
+            continuing = true;
+            continue;
+        }
+        logical.push_str(line);
+        continuing = false;
+        out.push(split_property(&logical, file, start_line)?);
+    }
+    if continuing {
+        out.push(split_property(&logical, file, start_line)?);
+    }
+    Ok(out)
+}
+
+fn split_natural_lines(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            b'\r' => {
+                out.push(&text[start..i]);
+                if b.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < b.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// Split one logical line into (key, value) and unescape both.
+fn split_property(
+    line: &str,
+    file: TextFileKind,
+    n: usize,
+) -> Result<(String, String), CheckpointError> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut key_end = chars.len();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '=' | ':' | ' ' | '\t' | '\x0C' => {
+                key_end = i;
+                break;
+            }
+            _ => i += 1,
+        }
+    }
+    let key_end = key_end.min(chars.len());
+    let mut v = key_end;
+    while v < chars.len() && matches!(chars[v], ' ' | '\t' | '\x0C') {
+        v += 1;
+    }
+    if v < chars.len() && matches!(chars[v], '=' | ':') {
+        v += 1;
+        while v < chars.len() && matches!(chars[v], ' ' | '\t' | '\x0C') {
+            v += 1;
+        }
+    }
+    let key = unescape(&chars[..key_end], file, n)?;
+    let value = unescape(&chars[v.min(chars.len())..], file, n)?;
+    Ok((key, value))
+}
+
+fn unescape(s: &[char], file: TextFileKind, n: usize) -> Result<String, CheckpointError> {
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        i += 1;
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&e) = s.get(i) else {
+            // A lone trailing backslash (only possible at end of input): Java drops it.
+            break;
+        };
+        i += 1;
+        match e {
+            't' => out.push('\t'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            'f' => out.push('\x0C'),
+            'u' => {
+                let hex: String = s.iter().skip(i).take(4).collect();
+                let code = if hex.len() == 4 && hex.chars().all(|h| h.is_ascii_hexdigit()) {
+                    u32::from_str_radix(&hex, 16).ok()
+                } else {
+                    None
+                };
+                let Some(code) = code else {
+                    return Err(CheckpointError::new(
+                        file,
+                        n,
+                        format!("malformed \\uxxxx escape \"\\u{hex}\""),
+                    ));
+                };
+                i += 4;
+                // A lone surrogate cannot be a Rust char: keep it visible as U+FFFD.
+                out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+            }
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
+
+/// The content of `meta.properties` after the broker's validity rules (§1.6.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetaProperties {
+    /// 0 (ZooKeeper-era or migrated) or 1 (KRaft). A missing key means 0.
+    pub version: i32,
+    /// `broker.id` in v0 (optional), `node.id` in v1 (required).
+    pub node_id: Option<i32>,
+    /// `cluster.id` (required in v1). Kept as text: the broker does not validate it here.
+    pub cluster_id: Option<String>,
+    /// `directory.id` (since 3.7), never one of the reserved ids.
+    pub directory_id: Option<[u8; 16]>,
+    /// Every key/value pair of the file, in order (unknown keys included).
+    pub raw: Vec<(String, String)>,
+}
+
+impl MetaProperties {
+    /// The directory id as Kafka prints it.
+    pub fn directory_id_string(&self) -> Option<String> {
+        self.directory_id.as_ref().map(encode_uuid)
+    }
+}
+
+/// Parse and validate `meta.properties`:
+/// * `version` missing → 0; it must be `0` or `1`;
+/// * v0: `broker.id`, if present, must be an int (it is the node id; `node.id` is ignored);
+/// * v1: `node.id` is required and must be an int; `cluster.id` is required;
+/// * `directory.id`, if present, must be a UUID other than the reserved
+///   `AAAAAAAAAAAAAAAAAAAAAA` (MIGRATING), `…AQ` (UNASSIGNED), `…Ag` (LOST).
+///
+/// Errors about a key give the line of its (last) occurrence, or 0 when it is missing.
+pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointError> {
+    const F: TextFileKind = TextFileKind::MetaProperties;
+    let raw = parse_properties(bytes, F)?;
+    // Line numbers of keys, for messages: re-derive from the text cheaply.
+    let line_of = |key: &str| -> usize { find_key_line(bytes, key) };
+    let get = |key: &str| -> Option<&str> {
+        raw.iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
+    let version = match get("version") {
+        None => 0,
+        Some("0") => 0,
+        Some("1") => 1,
+        Some(other) => {
+            return Err(CheckpointError::new(
+                F,
+                line_of("version"),
+                format!("unknown meta.properties version {other:?} (expected 0 or 1)"),
+            ));
+        }
+    };
+    let int_prop = |key: &str| -> Result<Option<i32>, CheckpointError> {
+        match get(key) {
+            None => Ok(None),
+            Some(v) => v.trim().parse::<i32>().map(Some).map_err(|_| {
+                CheckpointError::new(F, line_of(key), format!("{key} {v:?} is not an int32"))
+            }),
+        }
+    };
+    let node_id = if version == 0 {
+        int_prop("broker.id")?
+    } else {
+        match int_prop("node.id")? {
+            Some(id) => Some(id),
+            None => {
+                return Err(CheckpointError::new(
+                    F,
+                    0,
+                    "node.id was not found (required in v1)",
+                ));
+            }
+        }
+    };
+    let cluster_id = get("cluster.id").map(str::to_owned);
+    if version == 1 && cluster_id.is_none() {
+        return Err(CheckpointError::new(
+            F,
+            0,
+            "cluster.id was not found (required in v1)",
+        ));
+    }
+    let directory_id = match get("directory.id") {
+        None => None,
+        Some(v) => {
+            let id = decode_uuid(v)
+                .map_err(|why| CheckpointError::new(F, line_of("directory.id"), why))?;
+            let reserved = match id {
+                ZERO_UUID => Some("MIGRATING"),
+                METADATA_TOPIC_ID => Some("UNASSIGNED"),
+                LOST_DIR_ID => Some("LOST"),
+                _ => None,
+            };
+            if let Some(name) = reserved {
+                return Err(CheckpointError::new(
+                    F,
+                    line_of("directory.id"),
+                    format!("directory.id {v:?} is the reserved id {name}"),
+                ));
+            }
+            Some(id)
+        }
+    };
+    Ok(MetaProperties {
+        version,
+        node_id,
+        cluster_id,
+        directory_id,
+        raw,
+    })
+}
+
+/// The 1-based line of the last natural line starting with `key` followed by a
+/// separator (good enough for error messages; 0 when not found).
+fn find_key_line(bytes: &[u8], key: &str) -> usize {
+    let text: String = bytes.iter().map(|&b| b as char).collect();
+    let mut found = 0;
+    for (i, l) in split_natural_lines(&text).iter().enumerate() {
+        let l = l.trim_start_matches([' ', '\t', '\x0C']);
+        if let Some(rest) = l.strip_prefix(key)
+            && rest.starts_with(['=', ':', ' ', '\t', '\x0C'])
+        {
+            found = i + 1;
+        }
+    }
+    found
+}
+
+// ---------------------------------------------------------------------------------------
+// .kafka_cleanshutdown (§1.1)
+
+/// The content of `.kafka_cleanshutdown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CleanShutdown {
+    /// The JSON `version`; `None` for the empty file of brokers before 3.7.
+    pub version: Option<i32>,
+    /// The broker epoch at shutdown (`brokerEpoch`), when the file holds JSON.
+    pub broker_epoch: Option<i64>,
+}
+
+/// Parse `.kafka_cleanshutdown`: empty (or whitespace only), or JSON
+/// `{"version":0,"brokerEpoch":N}`. Unknown JSON fields are ignored; a missing or
+/// non-integer `brokerEpoch`, or a version other than 0, is an error.
+pub fn parse_clean_shutdown(bytes: &[u8]) -> Result<CleanShutdown, CheckpointError> {
+    const F: TextFileKind = TextFileKind::CleanShutdown;
+    let text = utf8(bytes, F)?;
+    if text.trim().is_empty() {
+        return Ok(CleanShutdown {
+            version: None,
+            broker_epoch: None,
+        });
+    }
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| CheckpointError::new(F, e.line(), format!("not JSON: {e}")))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| CheckpointError::new(F, 1, "JSON is not an object"))?;
+    let version = obj
+        .get("version")
+        .and_then(|v| v.as_i64())
+        .ok_or_else(|| CheckpointError::new(F, 1, "missing or non-integer \"version\""))?;
+    if version != 0 {
+        return Err(CheckpointError::new(
+            F,
+            1,
+            format!("unknown version {version} (expected 0)"),
+        ));
+    }
+    let broker_epoch = obj
+        .get("brokerEpoch")
+        .and_then(|v| v.as_i64())
+        .ok_or_else(|| CheckpointError::new(F, 1, "missing or non-integer \"brokerEpoch\""))?;
+    Ok(CleanShutdown {
+        version: Some(0),
+        broker_epoch: Some(broker_epoch),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_like_readline() {
+        let v: Vec<_> = lines("a\r\nb\n").collect();
+        assert_eq!(v, vec![(1, "a"), (2, "b")]);
+        assert_eq!(lines("").count(), 0);
+        let v: Vec<_> = lines("a\n\n").collect();
+        assert_eq!(v, vec![(1, "a"), (2, "")]);
+    }
+
+    #[test]
+    fn fields_like_java_split() {
+        assert_eq!(fields("a  b\tc ").collect::<Vec<_>>(), vec!["a", "b", "c"]);
+        assert_eq!(fields(" a b").collect::<Vec<_>>(), vec!["", "a", "b"]);
+    }
+
+    #[test]
+    fn uuid_decoding_is_as_lenient_as_java() {
+        let a = decode_uuid("MkU3OEVBNTcwNTJENDM2Qk").unwrap();
+        assert_eq!(decode_uuid("MkU3OEVBNTcwNTJENDM2Qg"), Ok(a));
+        assert_eq!(decode_uuid("MkU3OEVBNTcwNTJENDM2Qg=="), Ok(a));
+        assert!(decode_uuid("MkU3OEVBNTcwNTJENDM2").is_err());
+        assert!(decode_uuid("MkU3OEVBNTcwNTJENDM2Qk+").is_err());
+        assert_eq!(encode_uuid(&METADATA_TOPIC_ID), "AAAAAAAAAAAAAAAAAAAAAQ");
+    }
+
+    #[test]
+    fn properties_escapes_and_separators() {
+        let p = parse_properties(
+            b"# c\n! c2\n  a\\:b = x\\=y\nk: v\\\\w\nu=\\u0041\\q\ncont=ab\\\n   cd\nsp value here\n",
+            TextFileKind::MetaProperties,
+        )
+        .unwrap();
+        assert_eq!(
+            p,
+            vec![
+                ("a:b".into(), "x=y".into()),
+                ("k".into(), "v\\w".into()),
+                ("u".into(), "Aq".into()),
+                ("cont".into(), "abcd".into()),
+                ("sp".into(), "value here".into()),
+            ]
+        );
+    }
+}

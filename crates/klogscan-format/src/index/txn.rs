@@ -1,0 +1,167 @@
+//! The transaction index (`.txnindex`, `kafka-format.md` §7.5): a zero-copy view of its
+//! `AbortedTxn` entries, its format check and the broker's load-time sanity check.
+
+use super::*;
+use crate::bytes::be_i64;
+use crate::error::{FormatError, Problem};
+
+/// One `AbortedTxn` entry of a `.txnindex` (absolute offsets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct AbortedTxn {
+    /// Slot number (entry `i` starts at byte `34 * i`).
+    pub slot: usize,
+    /// The version as Kafka reads it: the high byte of the int16, signed.
+    pub version: i8,
+    /// The full int16 as written.
+    pub version_i16: i16,
+    pub producer_id: i64,
+    pub first_offset: i64,
+    /// Offset of the ABORT marker.
+    pub last_offset: i64,
+    pub last_stable_offset: i64,
+}
+
+impl AbortedTxn {
+    /// Kafka's `AbortedTxn.toString()`.
+    pub fn kafka_string(&self) -> String {
+        format!(
+            "AbortedTxn(version={}, producerId={}, firstOffset={}, lastOffset={}, lastStableOffset={})",
+            self.version,
+            self.producer_id,
+            self.first_offset,
+            self.last_offset,
+            self.last_stable_offset
+        )
+    }
+}
+
+/// Why the broker's load-time `TransactionIndex.sanityCheck` would throw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TxnSanityError {
+    pub txn: AbortedTxn,
+    pub base_offset: i64,
+}
+
+impl TxnSanityError {
+    /// The `CorruptIndexException` message, with `abs_path` for the index file.
+    pub fn kafka_message(&self, abs_path: &str) -> String {
+        format!(
+            "Last offset of aborted transaction {} in index {abs_path} is less than start offset {}",
+            self.txn.kafka_string(),
+            self.base_offset
+        )
+    }
+}
+
+/// A zero-copy view of a transaction index (`.txnindex`, §7.5).
+#[derive(Debug, Clone, Copy)]
+pub struct TxnIndex<'a> {
+    bytes: &'a [u8],
+    base_offset: i64,
+}
+
+impl<'a> TxnIndex<'a> {
+    /// A view over the whole file; `base_offset` comes from the file name.
+    pub fn new(bytes: &'a [u8], base_offset: i64) -> Self {
+        TxnIndex { bytes, base_offset }
+    }
+    /// The segment base offset.
+    pub fn base_offset(&self) -> i64 {
+        self.base_offset
+    }
+    /// Number of whole 34-byte entries.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / TXN_ENTRY_SIZE
+    }
+    /// No whole entry.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Bytes of a trailing fragment shorter than an entry (Kafka ignores them).
+    pub fn trailing_bytes(&self) -> usize {
+        self.bytes.len() % TXN_ENTRY_SIZE
+    }
+    /// Entry `i`, `None` past the last whole entry.
+    pub fn get(&self, i: usize) -> Option<AbortedTxn> {
+        let at = i.checked_mul(TXN_ENTRY_SIZE)?;
+        let end = at.checked_add(TXN_ENTRY_SIZE)?;
+        let b = self.bytes.get(at..end)?;
+        Some(AbortedTxn {
+            slot: i,
+            version: b[0] as i8,
+            version_i16: i16::from_be_bytes([b[0], b[1]]),
+            producer_id: be_i64(b, 2),
+            first_offset: be_i64(b, 10),
+            last_offset: be_i64(b, 18),
+            last_stable_offset: be_i64(b, 26),
+        })
+    }
+    /// Every whole entry, in file order (the trailing fragment is not yielded).
+    pub fn entries(&self) -> impl Iterator<Item = AbortedTxn> + '_ {
+        (0..self.len()).filter_map(move |i| self.get(i))
+    }
+
+    /// Kafka's load-time `TransactionIndex.sanityCheck`: every lastOffset ≥ base offset.
+    pub fn sanity_check(&self) -> Result<(), TxnSanityError> {
+        match self.entries().find(|t| t.last_offset < self.base_offset) {
+            Some(txn) => Err(TxnSanityError {
+                txn,
+                base_offset: self.base_offset,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Structural checks: no trailing fragment, version byte not above 0 (Kafka throws
+    /// "Unexpected aborted transaction version"), lastOffset strictly increasing,
+    /// firstOffset ≤ lastOffset.
+    pub fn check(&self) -> Result<(), FormatError> {
+        let mut prev: Option<AbortedTxn> = None;
+        for t in self.entries() {
+            let at = (t.slot * TXN_ENTRY_SIZE) as u64;
+            if t.version > 0 {
+                return Err(FormatError::new(
+                    "transaction index",
+                    "version",
+                    at,
+                    Problem::OutOfRange {
+                        value: t.version as i64,
+                    },
+                ));
+            }
+            if t.first_offset > t.last_offset {
+                return Err(FormatError::new(
+                    "transaction index",
+                    "firstOffset",
+                    at + 10,
+                    Problem::Invalid("firstOffset is after lastOffset"),
+                ));
+            }
+            if let Some(p) = prev
+                && t.last_offset <= p.last_offset
+            {
+                return Err(FormatError::new(
+                    "transaction index",
+                    "lastOffset",
+                    at + 18,
+                    Problem::Invalid("lastOffset not greater than the previous entry's"),
+                ));
+            }
+            prev = Some(t);
+        }
+        if self.trailing_bytes() != 0 {
+            return Err(FormatError::new(
+                "transaction index",
+                "length",
+                (self.len() * TXN_ENTRY_SIZE) as u64,
+                Problem::Truncated {
+                    needed: TXN_ENTRY_SIZE as u64,
+                    available: self.trailing_bytes() as u64,
+                },
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,307 @@
+//! The scan's side of the cluster-wide transaction join ([`crate::cluster::txns`]): build the typed
+//! inputs from a finished scan (each partition's transaction records, moved out of its
+//! replay outcome) and from the `__transaction_state` partitions of the inventory, run
+//! [`txns::analyse`], then attach its findings to the report, link each
+//! `hanging_transaction` to its root cause (`caused_by`) and keep the transactions and
+//! statistics in [`ScanReport::transactions`].
+
+use super::{TRANSACTION_STATE_TOPIC, UnscannedLogs};
+use crate::finding::{CopyKind, Finding, Kind, Source};
+use crate::read::format::txnlog::{self, LogKey};
+use crate::discover::identity::Identities;
+use crate::discover::layout::{Inventory, PartitionDir};
+use crate::results::{ScanOptions, ScanReport};
+use crate::cluster::txns::{
+    self, CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target,
+    TxnInputs, TxnOptions, UnreadBatch,
+};
+use crate::partition::walked::{ClusterInputs, LogItem};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// The identity of every partition directory (`crate::discover::identity`: the log dir's
+/// `meta.properties`, the path, the copy kind), as the join's [`Origin`]s.
+struct Origins<'a> {
+    ids: Identities,
+    dirs: HashMap<&'a Path, &'a PartitionDir>,
+}
+
+impl<'a> Origins<'a> {
+    fn new(inv: &'a Inventory) -> Self {
+        Origins {
+            ids: Identities::load(inv),
+            dirs: inv
+                .partitions
+                .iter()
+                .map(|p| (p.path.as_path(), p))
+                .collect(),
+        }
+    }
+
+    fn of(&self, path: &str) -> (Origin, CopyKind) {
+        let source = match self.dirs.get(Path::new(path)) {
+            Some(d) => self.ids.source(d),
+            None => Source {
+                path: Some(path.to_string()),
+                ..Source::default()
+            },
+        };
+        (
+            Origin {
+                cluster_id: source.cluster_id,
+                broker_id: source.broker_id,
+                log_dir: source.log_dir,
+                path: path.to_string(),
+                live: source.copy.is_live(),
+            },
+            source.copy,
+        )
+    }
+}
+
+fn source(o: &Origin, copy: CopyKind) -> Source {
+    Source {
+        cluster_id: o.cluster_id.clone(),
+        broker_id: o.broker_id,
+        log_dir: o.log_dir.clone(),
+        path: Some(o.path.clone()),
+        copy,
+    }
+}
+
+/// The decodable records of one `__transaction_state` partition copy, and its batches
+/// whose records were not read (the same [`LogItem::Undecodable`]s the coordinator's view
+/// counts as `records_not_read`), from what its walk kept
+/// ([`crate::partition::walked::ClusterInputs::txn_log`]).
+fn coordinator_records(inputs: &ClusterInputs) -> (Vec<CoordRecord>, Vec<UnreadBatch>) {
+    let (mut records, mut unread) = (Vec::new(), Vec::new());
+    for item in inputs.txn_log.iter().flatten() {
+        match item {
+            LogItem::Record(r) => {
+                records.extend(decode(r.offset, r.key.as_deref(), r.value.as_deref()))
+            }
+            LogItem::Undecodable {
+                segment,
+                message,
+                offsets,
+            } => unread.push(UnreadBatch {
+                segment: inputs.segment_name(*segment).to_string(),
+                reason: message.clone(),
+                offsets: *offsets,
+            }),
+            LogItem::Marker { .. } => {}
+        }
+    }
+    (records, unread)
+}
+
+/// A record as the join needs it; `None` when it does not decode (rule 31 reports those).
+fn decode(offset: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Option<CoordRecord> {
+    let id = match txnlog::parse_key(key?).ok()? {
+        LogKey::Transaction(k) => k.transactional_id?.into_owned(),
+        LogKey::Unknown { .. } => return None,
+    };
+    let value = txnlog::parse_value(value).ok()?.map(|v| CoordValue {
+        version: v.version,
+        producer_id: v.producer_id,
+        previous_producer_id: v.previous_producer_id,
+        next_producer_id: v.next_producer_id,
+        producer_epoch: v.producer_epoch,
+        next_producer_epoch: v.next_producer_epoch,
+        timeout_ms: v.timeout_ms,
+        state: v.state,
+        partitions: super::tp_list(&v.partitions),
+        last_update_ms: v.last_update_ms,
+        start_ms: v.start_ms,
+        client_transaction_version: v.client_transaction_version,
+    });
+    Some(CoordRecord {
+        offset,
+        transactional_id: id,
+        value,
+    })
+}
+
+/// Build the join's inputs from `report` (moving each partition's transaction records out
+/// of its outcome) and `inv`.
+#[cfg(feature = "testkit")]
+pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> TxnInputs {
+    let unscanned = super::walk_unscanned(report, inv, opts);
+    inputs_from(report, &unscanned, inv, opts)
+}
+
+/// [`inputs`] with the `__transaction_state` partitions outside the scan already walked
+/// ([`super::walk_unscanned`]).
+pub fn inputs_from(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> TxnInputs {
+    let origins = Origins::new(inv);
+    let mut out = TxnInputs {
+        version: INPUT_VERSION,
+        ..Default::default()
+    };
+    for p in report.partitions.iter_mut() {
+        if p.topic == TRANSACTION_STATE_TOPIC {
+            continue;
+        }
+        let (origin, _) = origins.of(&p.path);
+        out.partitions.push(PartitionTxns {
+            version: INPUT_VERSION,
+            topic: p.topic.clone(),
+            partition: p.partition,
+            origin,
+            ref_time_ms: p.ref_time,
+            log_end_offset: p.log_end_offset,
+            txns: std::mem::take(&mut p.outcome.txns),
+        });
+    }
+    let newest = report
+        .partitions
+        .iter()
+        .map(|p| p.ref_time)
+        .max()
+        .unwrap_or(0);
+    for d in &inv.partitions {
+        let Some(tp) =
+            d.tp.as_ref()
+                .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
+        else {
+            continue;
+        };
+        let path = d.path.display().to_string();
+        let ref_time = report
+            .partitions
+            .iter()
+            .find(|p| p.path == path)
+            .map(|p| p.ref_time)
+            .or(opts.now_ms)
+            .unwrap_or(newest);
+        // What the scan's walk kept (or, outside its selection, the one walk of
+        // `walk_unscanned`); a directory in neither is walked here.
+        let (records, records_not_read) = match super::logs_of(report, unscanned, &path) {
+            Some(inputs) => coordinator_records(inputs),
+            None => coordinator_records(&crate::partition::walked::collect_dir(
+                d,
+                false,
+                opts.max_bytes,
+                opts.max_decompressed,
+                None,
+            )),
+        };
+        out.coordinator.push(CoordinatorLog {
+            version: INPUT_VERSION,
+            partition: tp.partition,
+            origin: origins.of(&path).0,
+            ref_time_ms: ref_time,
+            records,
+            records_not_read,
+        });
+    }
+    out
+}
+
+
+/// Run the join over a finished scan and attach its results to `report`, with the
+/// `__transaction_state` partitions outside the scan already walked
+/// ([`super::walk_unscanned`]).
+pub fn check_from(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) {
+    let inputs = inputs_from(report, unscanned, inv, opts);
+    let txn_opts = TxnOptions {
+        keep_transactions: opts.keep_cluster_txns,
+        ..TxnOptions::default()
+    };
+    let mut analysis = txns::analyse(&inputs, &txn_opts);
+    let origins = Origins::new(inv);
+    let by_path: HashMap<&str, usize> = report
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.path.as_str(), i))
+        .collect();
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    // (the cause as placed, its partition, its domain, the hanging transactions it explains)
+    let mut causes = Vec::new();
+    for placed in std::mem::take(&mut analysis.findings) {
+        let origin = match placed.target {
+            Target::Partition(i) => &inputs.partitions[i].origin,
+            Target::Coordinator(i) => &inputs.coordinator[i].origin,
+        };
+        let Some(&at) = by_path.get(origin.path.as_str()) else {
+            continue; // a __transaction_state partition the scan did not select
+        };
+        let (o, copy) = origins.of(&origin.path);
+        let mut f = placed.finding;
+        f.source = source(&o, copy);
+        if !placed.causes_hanging.is_empty() {
+            causes.push((f.clone(), at, o.domain(), placed.causes_hanging));
+        }
+        extra.entry(at).or_default().push(f);
+    }
+    report.add_partition_findings(extra);
+    report.recount_findings();
+    link_hanging(report, &origins, &causes);
+    report.transactions = Some(analysis);
+}
+
+/// Name each cause's id in the `caused_by` of the `hanging_transaction`/`open_transaction`
+/// findings it explains (same topic-partition, producer id and first offset, in its domain;
+/// the cause may sit on another partition, e.g. the coordinator's).
+fn link_hanging(
+    report: &mut ScanReport,
+    origins: &Origins<'_>,
+    causes: &[(Finding, usize, txns::Domain, Vec<txns::rules::HangingRef>)],
+) {
+    let mut links: Vec<(usize, String)> = Vec::new();
+    for (cause, at, domain, hanging) in causes {
+        let Some(id) = report
+            .partition_findings(*at)
+            .iter()
+            .find(|f| {
+                f.kind == cause.kind
+                    && f.offset == cause.offset
+                    && f.producer_id == cause.producer_id
+            })
+            .map(|f| f.id.clone())
+        else {
+            continue;
+        };
+        for (topic, partition, pid, first) in hanging {
+            for p in &report.partitions {
+                if p.topic.as_str() != &**topic
+                    || p.partition != *partition
+                    || origins.of(&p.path).0.domain() != *domain
+                {
+                    continue;
+                }
+                for fi in p.finding_range.clone() {
+                    let h = &report.findings[fi];
+                    if matches!(h.kind, Kind::HangingTransaction | Kind::OpenTransaction)
+                        && h.producer_id == Some(*pid)
+                        && h.offset == Some(*first)
+                    {
+                        links.push((fi, id.clone()));
+                    }
+                }
+            }
+        }
+    }
+    if links.is_empty() {
+        return;
+    }
+    for (fi, id) in links {
+        if let Some(h) = report.findings.get_mut(fi)
+            && !h.caused_by.contains(&id)
+        {
+            h.caused_by.push(id);
+        }
+    }
+    report.recount_findings();
+}

@@ -1,0 +1,457 @@
+//! Confirms (or refutes) the scan's open/hanging transactions against the coordinator's
+//! view, the way `kafka-transactions.sh find-hanging` does (`kafka-semantics.md` §4, §8
+//! rule 20).
+//!
+//! [`CoordinatorView::load_clusters_from`] replays every `__transaction_state-N` partition
+//! of the inventory (whatever `--topic`/`--partition` selected: the coordinator's log is
+//! evidence for every data partition): per transactional id, the latest value in offset
+//! order; a null value (tombstone) marks the id removed. It indexes the latest values by
+//! producer id, previous producer id and next producer id. The records come from the scan's
+//! one walk of each partition ([`crate::partition::walked`]); a partition outside the scan's selection
+//! is walked once, for both coordinator checks ([`walk_unscanned`]).
+//!
+//! [`annotate`] then adds `evidence.coordinator` to every `hanging_transaction` and
+//! `open_transaction` finding and appends the coordinator's verdict to its message.
+//!
+//! Severity policy:
+//! * a `hanging_transaction` whose coordinator view is **Ongoing, same producer id, listing
+//!   this partition, last updated within its transaction timeout + 5 min of the reference
+//!   time** is downgraded to `open_transaction` (info): the coordinator still owns it and
+//!   will commit or abort it (find-hanging's rule: "not hanging" when the coordinator's
+//!   current transaction lists the partition);
+//! * every other finding keeps its kind and severity; the confirmation goes into the
+//!   message, `evidence.coordinator` and the remediation (which names the transactional
+//!   id to `describe` before aborting).
+//!
+//! [`annotate`] also reports rule 31, the anomalies of the coordinator's own log
+//! ([`history`]), as `transaction_state_anomaly` findings on the `__transaction_state`
+//! partitions the scan selected.
+//!
+//! Without `__transaction_state` in the inputs nothing is changed.
+//!
+//! # Joins within one cluster
+//!
+//! [`annotate`] groups the `__transaction_state` partitions by cluster
+//! ([`crate::discover::identity::ClusterKey`]: the `cluster.id` of their log dir's `meta.properties`,
+//! or, without one, the log dir itself) and confirms a finding only against the view of its
+//! own cluster; `-future`/`-delete`/`-stray` copies are neither joined nor annotated (a
+//! copy of `__transaction_state` still gets its own rule-31 check). A
+//! finding whose cluster has no `__transaction_state` in the inputs keeps its verdict and
+//! gets `evidence.coordinator.verdict = "unavailable"`.
+//!
+//! "Confirmed" needs the partition that owns the transactional id: Kafka places an id in
+//! `__transaction_state-P`, `P = Utils.abs(id.hashCode) % partitionCount`
+//! (`TransactionStateManager.partitionFor`), with the partition count from the cluster's
+//! KRaft metadata log when the inputs hold it, else `transaction.state.log.num.partitions`'
+//! default 50 (or more, when a higher partition number was read). A lookup by producer id
+//! alone ("no transactional id maps to producer N") is confirmed only when every partition
+//! of the cluster's `__transaction_state` was read; otherwise the message says
+//! `unconfirmed`, why, and `evidence.coordinator.confirmed` is false.
+
+use super::*;
+use crate::finding::{Finding, Kind};
+use crate::read::format::txnlog::TxnState;
+use crate::discover::layout::Inventory;
+use crate::results::{ScanOptions, ScanReport};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// What the coordinator says about one open transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// No transactional id maps to the producer id.
+    NoTransactionalId,
+    /// The id was removed (tombstone).
+    Tombstoned,
+    /// The id now belongs to another producer id.
+    MovedOn,
+    /// Ongoing (same pid) listing this partition.
+    Alive,
+    /// Prepare* (same pid) listing this partition: markers being written.
+    MarkersPending,
+    /// In progress but this partition is not in it.
+    NotListed,
+    /// Complete* after a transaction that listed this partition: the marker never arrived.
+    MarkersLost,
+    /// Empty/Complete*/Dead with no record of this partition being in the transaction.
+    NoTransaction,
+}
+
+impl Verdict {
+    fn id(self) -> &'static str {
+        match self {
+            Verdict::NoTransactionalId => "no_transactional_id",
+            Verdict::Tombstoned => "tombstoned",
+            Verdict::MovedOn => "moved_to_other_producer",
+            Verdict::Alive => "alive",
+            Verdict::MarkersPending => "markers_pending",
+            Verdict::NotListed => "partition_not_in_transaction",
+            Verdict::MarkersLost => "markers_lost",
+            Verdict::NoTransaction => "no_transaction_in_progress",
+        }
+    }
+    /// find-hanging's conclusion: hanging unless the coordinator's current transaction
+    /// lists the partition.
+    fn hanging(self) -> bool {
+        !matches!(self, Verdict::Alive | Verdict::MarkersPending)
+    }
+}
+
+fn tp_strings(v: &[(String, i32)]) -> Vec<String> {
+    v.iter().map(|(t, p)| format!("{t}-{p}")).collect()
+}
+
+/// Annotate the `hanging_transaction` and `open_transaction` findings of `report` with
+/// the coordinator's view rebuilt from the `__transaction_state` partitions of `inv`
+/// (see the module docs for the severity policy). Does nothing when `inv` holds no
+/// `__transaction_state` partition. Recomputes `report.summary.findings`.
+#[cfg(feature = "testkit")]
+pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    annotate_from(report, &walk_unscanned(report, inv, opts), inv, opts);
+}
+
+/// [`annotate`] with the `__transaction_state` partitions outside the scan already walked
+/// ([`walk_unscanned`]).
+pub fn annotate_from(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) {
+    let views = CoordinatorView::load_clusters_with(report, unscanned, inv, opts);
+    annotate_clusters(report, &views);
+}
+
+/// [`annotate`] with views already loaded by [`CoordinatorView::load_clusters`]: each
+/// finding is confirmed against the view of its own cluster only.
+pub fn annotate_clusters(report: &mut ScanReport, views: &[CoordinatorView]) {
+    use crate::discover::identity::ClusterKey;
+    if views.is_empty() {
+        return;
+    }
+    let mut changed = false;
+    for view in views {
+        changed |= add_history_findings(report, view);
+    }
+    for f in &mut report.findings {
+        if !matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction)
+            || !f.source.copy.is_live()
+        {
+            continue;
+        }
+        let key = ClusterKey::of(&f.source);
+        match views.iter().find(|v| v.cluster.as_ref() == Some(&key)) {
+            Some(view) => annotate_finding(f, view),
+            None => {
+                if let Value::Object(m) = &mut f.evidence {
+                    m.insert(
+                        "coordinator".into(),
+                        json!({
+                            "verdict": "unavailable",
+                            "confirmed": false,
+                            "cluster": key.describe(),
+                            "reason": "the inputs hold no __transaction_state partition of this cluster (those of other clusters are never joined)",
+                        }),
+                    );
+                }
+            }
+        }
+        changed = true;
+    }
+    if changed {
+        report.recount_findings();
+    }
+}
+
+
+/// Rule 31: append the `transaction_state_anomaly` findings of every
+/// `__transaction_state` partition copy the scan holds (its `ref_time` is the reference
+/// time of the time-based anomalies) to that partition's findings, keeping them sorted by
+/// offset and `finding_range` right. True when a finding was added.
+fn add_history_findings(report: &mut ScanReport, view: &CoordinatorView) -> bool {
+    let index: BTreeMap<&str, usize> = report
+        .partitions
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.topic == TRANSACTION_STATE_TOPIC)
+        .map(|(i, p)| (p.path.as_str(), i))
+        .collect();
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    let time = view
+        .history
+        .time_anomalies(|path| index.get(path).map(|&i| report.partitions[i].ref_time));
+    for a in view.history.anomalies.iter().chain(&time) {
+        if let Some(&i) = index.get(a.current.source.path.as_str()) {
+            extra.entry(i).or_default().push(history::to_finding(a));
+        }
+    }
+    if extra.is_empty() {
+        return false;
+    }
+    report.add_partition_findings(extra);
+    true
+}
+
+fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
+    let Some(pid) = f.producer_id else { return };
+    let epoch = f.producer_epoch.unwrap_or(-1);
+    let ref_time = f.evidence["reference_time_ms"].as_i64();
+    let first_ts = f.evidence["first_batch"]["timestamp"].as_i64();
+    // The open transaction began after the coordinator's last update of the id.
+    let began_after = |last_update: i64| first_ts.is_some_and(|ts| ts > last_update);
+    // The producer's last marker in this partition (it precedes the open transaction's
+    // data, else it would have closed it), when it is at `epoch`: `(offset, type)`.
+    let last_marker = &f.evidence["last_marker"];
+    let marker_here = |epoch: i16| -> Option<(i64, String)> {
+        let off = last_marker["offset"].as_i64()?;
+        (last_marker["producer_id"].as_i64() == Some(pid)
+            && last_marker["producer_epoch"].as_i64() == Some(i64::from(epoch)))
+        .then(|| (off, last_marker["type"].as_str().unwrap_or("").to_string()))
+    };
+    let read = view.read_list();
+    let here = (f.topic.clone(), f.partition);
+    let (count, count_from) = view.assumed_partition_count();
+    let cluster = view.cluster.as_ref().map(|k| k.describe());
+    let mut ev = json!({
+        "partitions_read": view.partitions_read.iter().collect::<Vec<_>>(),
+        "cluster": cluster,
+        "partition_count": count,
+        "partition_count_from": count_from,
+    });
+    // Why the verdict cannot be confirmed, when it cannot.
+    let mut unconfirmed: Option<String> = None;
+    if let Some((path, why)) = view.unread.first()
+        && let Value::Object(m) = &mut ev
+    {
+        m.insert(
+            "records_not_read".into(),
+            json!({
+                "batches": view.unread.len(),
+                "first": {"path": path, "reason": why},
+            }),
+        );
+    }
+    let (verdict, sentence, txn_id) = match view.find(pid) {
+        None => {
+            let missing = view.missing_partitions(count);
+            if missing > 0 {
+                unconfirmed = Some(format!(
+                    "only {read} read, {missing} of the {count} partitions of {} not in the inputs",
+                    cluster.as_deref().unwrap_or("the cluster")
+                ));
+            }
+            (
+                Verdict::NoTransactionalId,
+                if missing > 0 {
+                    format!(
+                        "unconfirmed: no transactional id maps to producer {pid} in {read}, but the id may be stored in one of the {missing} partition(s) not read"
+                    )
+                } else {
+                    format!(
+                        "confirmed hanging: no transactional id maps to producer {pid} in any of the {count} partitions of {}",
+                        cluster.as_deref().unwrap_or("the cluster")
+                    )
+                },
+                None,
+            )
+        }
+        Some((t, by)) => {
+            let owner = crate::discover::identity::transaction_partition_for(&t.transactional_id, count);
+            if owner != t.source.partition {
+                unconfirmed = Some(format!(
+                    "transactional id {} was read from {TRANSACTION_STATE_TOPIC}-{} but with {count} partitions ({count_from}) it belongs to {TRANSACTION_STATE_TOPIC}-{owner}",
+                    t.transactional_id, t.source.partition
+                ));
+            }
+            if let Value::Object(m) = &mut ev {
+                m.insert("owner_partition".into(), json!(owner));
+            }
+            let id = &t.transactional_id;
+            let lists = t.partitions.contains(&here);
+            let (verdict, sentence) = if let Some(ts) = &t.tombstoned {
+                (
+                    Verdict::Tombstoned,
+                    format!(
+                        "confirmed hanging: transactional id {id} (producer {}) was removed from the coordinator (tombstone at {TRANSACTION_STATE_TOPIC}-{} offset {}); nothing will ever end this transaction",
+                        t.producer_id, ts.partition, ts.offset
+                    ),
+                )
+            } else if t.producer_id != pid {
+                (
+                    Verdict::MovedOn,
+                    format!(
+                        "confirmed hanging: transactional id {id} has moved on to producer {} epoch {} (state {}, its {} is {pid}); the coordinator no longer tracks producer {pid}",
+                        t.producer_id,
+                        t.producer_epoch,
+                        t.state,
+                        by.name()
+                    ),
+                )
+            } else if t.state.is_in_progress() && lists {
+                if t.state == TxnState::Ongoing {
+                    (
+                        Verdict::Alive,
+                        format!(
+                            "the coordinator has transactional id {id} in state Ongoing at epoch {} listing this partition since {} (last update {}): the transaction is alive (not hanging)",
+                            t.producer_epoch, t.start_ms, t.last_update_ms
+                        ),
+                    )
+                } else {
+                    (
+                        Verdict::MarkersPending,
+                        format!(
+                            "the coordinator has transactional id {id} in state {} at epoch {} listing this partition (last update {}): it is writing the markers; if that update is old, marker delivery is stuck (KAFKA-19999 class)",
+                            t.state, t.producer_epoch, t.last_update_ms
+                        ),
+                    )
+                }
+            } else if t.state.is_in_progress() {
+                (
+                    Verdict::NotListed,
+                    format!(
+                        "confirmed hanging: the coordinator's current transaction for {id} (state {}, epoch {}) does not list this partition",
+                        t.state, t.producer_epoch
+                    ),
+                )
+            } else if matches!(t.state, TxnState::CompleteCommit | TxnState::CompleteAbort)
+                && t.last_txn_partitions.contains(&here)
+                && !began_after(t.last_update_ms)
+                && marker_here(t.producer_epoch).is_none()
+            {
+                let m = if t.state == TxnState::CompleteCommit {
+                    "COMMIT"
+                } else {
+                    "ABORT"
+                };
+                (
+                    Verdict::MarkersLost,
+                    format!(
+                        "transactional id {id} in {} at epoch {}: the coordinator finished this transaction (last update {}) but no {m} marker reached this partition — markers lost",
+                        t.state, t.producer_epoch, t.last_update_ms
+                    ),
+                )
+            } else {
+                let after = match (first_ts, marker_here(t.producer_epoch)) {
+                    (Some(ts), _) if ts > t.last_update_ms => format!(
+                        "; this partition's transaction began after the coordinator's last update ({} > {}): the coordinator never knew about it (late write after EndTxn, KAFKA-12671 pattern)",
+                        ts, t.last_update_ms
+                    ),
+                    (_, Some((off, kind))) => format!(
+                        "; the {} marker of producer {pid} epoch {} is in this partition at offset {off}, before this transaction: the coordinator's transaction was completed here and this data came after it (late write after EndTxn, KAFKA-12671 pattern)",
+                        kind.to_uppercase(),
+                        t.producer_epoch
+                    ),
+                    _ => String::new(),
+                };
+                (
+                    Verdict::NoTransaction,
+                    format!(
+                        "confirmed hanging: the coordinator has transactional id {id} in state {} at epoch {} with no transaction in progress for this partition{after}",
+                        t.state, t.producer_epoch
+                    ),
+                )
+            };
+            if let Value::Object(m) = &mut ev {
+                m.insert("transactional_id".into(), json!(id));
+                m.insert("matched_by".into(), json!(by.name()));
+                m.insert("state".into(), json!(t.state.name()));
+                m.insert("producer_id".into(), json!(t.producer_id));
+                m.insert("producer_epoch".into(), json!(t.producer_epoch));
+                m.insert("previous_producer_id".into(), json!(t.previous_producer_id));
+                m.insert("next_producer_id".into(), json!(t.next_producer_id));
+                m.insert("timeout_ms".into(), json!(t.timeout_ms));
+                m.insert("partitions".into(), json!(tp_strings(&t.partitions)));
+                m.insert(
+                    "last_transaction_partitions".into(),
+                    json!(tp_strings(&t.last_txn_partitions)),
+                );
+                m.insert("lists_partition".into(), json!(lists));
+                m.insert("last_update_ms".into(), json!(t.last_update_ms));
+                m.insert("start_ms".into(), json!(t.start_ms));
+                m.insert(
+                    "client_transaction_version".into(),
+                    json!(t.client_transaction_version),
+                );
+                m.insert(
+                    "tombstoned".into(),
+                    json!(t.tombstoned.as_ref().map(|s| json!({
+                        "partition": s.partition, "offset": s.offset,
+                    }))),
+                );
+                m.insert(
+                    "record".into(),
+                    json!({
+                        "partition": t.source.partition,
+                        "offset": t.source.offset,
+                        "path": t.source.path,
+                    }),
+                );
+            }
+            (verdict, sentence, Some((id.clone(), t)))
+        }
+    };
+    // Recency of an Ongoing view: the coordinator aborts at its timeout, so an Ongoing
+    // record older than timeout + 5 min at the reference time means it is not doing so.
+    let recent = match (&txn_id, ref_time) {
+        (Some((_, t)), Some(now)) => {
+            now.saturating_sub(t.last_update_ms)
+                <= (t.timeout_ms.max(0) as i64)
+                    .saturating_add(crate::partition::state::LATE_TRANSACTION_BUFFER_MS)
+        }
+        _ => false,
+    };
+    let downgrade = f.kind == Kind::HangingTransaction && verdict == Verdict::Alive && recent;
+    let mut sentence = sentence;
+    if verdict == Verdict::Alive && !recent {
+        sentence.push_str(
+            "; but that record is older than the transaction timeout + 5 min at the reference time: the coordinator is not aborting it (coordinator down or stuck?)",
+        );
+    }
+    if unconfirmed.is_none()
+        && let Some((path, why)) = view.unread.first()
+    {
+        unconfirmed = Some(format!(
+            "{} batch(es) of {TRANSACTION_STATE_TOPIC} not read (first: {path}: {why}); the coordinator's records for this producer may be among them",
+            view.unread.len()
+        ));
+    }
+    if let Some(why) = &unconfirmed
+        && !sentence.starts_with("unconfirmed: ")
+    {
+        sentence = sentence.replacen("confirmed hanging: ", "unconfirmed: ", 1);
+        sentence.push_str(&format!(" (unconfirmed: {why})"));
+    }
+    if let Value::Object(m) = &mut ev {
+        m.insert("confirmed".into(), json!(unconfirmed.is_none()));
+        m.insert("unconfirmed_reason".into(), json!(unconfirmed));
+        m.insert("verdict".into(), json!(verdict.id()));
+        m.insert("hanging".into(), json!(verdict.hanging()));
+        m.insert("recent".into(), json!(recent));
+        m.insert("downgraded".into(), json!(downgrade));
+        m.insert(
+            "transaction_epoch_matches".into(),
+            json!(txn_id.as_ref().map(|(_, t)| t.producer_epoch == epoch)),
+        );
+    }
+    if let Value::Object(m) = &mut f.evidence {
+        m.insert("coordinator".into(), ev);
+    }
+    f.message = format!("{}; coordinator: {sentence}", f.message);
+    if downgrade {
+        f.kind = Kind::OpenTransaction;
+        f.severity = Kind::OpenTransaction.default_severity();
+        f.broker_behaviour = BROKER_ALIVE.to_string();
+    }
+    if let Some((id, _)) = &txn_id {
+        let describe = format!(
+            "`kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}`"
+        );
+        f.remediation = Some(match (&f.remediation, downgrade || !verdict.hanging()) {
+            (_, true) => format!(
+                "the coordinator still owns this transaction: do not abort it by hand; watch it with {describe}"
+            ),
+            (Some(r), false) => format!("check the coordinator first with {describe}; {r}"),
+            (None, false) => format!("check the coordinator with {describe}"),
+        });
+    }
+}

@@ -1,0 +1,264 @@
+//! The group findings: the replay's anomalies as [`Finding`]s, and the end-of-log checks
+//! (streams groups left at the KIP-1331 barrier, deleted groups whose records stay live).
+//!
+//! Kafka sources modelled (Kafka 4.x group coordinator):
+//! * `GroupCoordinatorShard.replay` — dispatch per record type; unknown types are skipped
+//!   by the loader (`CoordinatorLoaderImpl`), anything else that throws fails the load;
+//! * `GroupMetadataManager.getOrMaybeCreatePersisted{Consumer,Share,Streams}Group` —
+//!   "Group %s is not a … group" for a record of another group type;
+//! * `GroupMetadataManager.replay(*GroupMetadataKey, …)`, `replay(*MemberMetadataKey, …)`,
+//!   `replay(*TargetAssignmentMetadataKey, …)` — the tombstone order checks
+//!   ("Received a tombstone record to delete …");
+//! * `GroupCoordinatorService.runOneStreamsTopologyCleanupCycle` /
+//!   `cleanupTopologyForPartition` / `finalizeCleanupAfterDelete` (KIP-1331) — the -2
+//!   barrier, the plugin delete, the finalize to -1 and the tombstones of the next sweep.
+
+use super::model::{GroupState, GroupType};
+use super::replay::{Anomaly, AnomalyKind, Replay, UNCERTAIN};
+use crate::finding::{Finding, Kind, identity_key};
+use crate::read::format::groups::CONSUMER_OFFSETS;
+use serde_json::json;
+
+/// End-of-log checks of a finished replay (called by [`Replay::finish`]).
+pub(crate) fn end_of_log(r: &mut Replay) {
+    let mut found = Vec::new();
+    for g in r.groups.values_mut() {
+        if g.group_type != GroupType::Streams || g.description.stored != UNCERTAIN {
+            continue;
+        }
+        let d = g.description;
+        let at = d.uncertain_since.unwrap_or(g.last_offset);
+        let members = g.members.len();
+        if members > 0 {
+            // Only an empty group is eligible for the cleanup's delete. With members, -2 is
+            // the barrier of a topology push (markTopologyUncertain before the plugin's
+            // setTopology) that has no outcome yet: a crash or a transient plugin failure,
+            // which the next heartbeat's re-solicit repairs.
+            found.push(Anomaly {
+                kind: AnomalyKind::DeletionUnfinished,
+                group: Some(g.group_id.clone()),
+                offset: at,
+                position: 0,
+                segment: String::new(),
+                message: format!(
+                    "streams group {:?} ({members} member(s)): from offset {at} on its metadata carries the \"uncertain\" stored-description epoch -2 with no later value: a topology-description push (or a cleanup raced by a rejoining member) left its barrier without an outcome; not a deletion, since only empty groups are cleaned up",
+                    g.group_id
+                ),
+                evidence: json!({"group_id": g.group_id, "barrier_offset": at, "barrier_writes": d.uncertain_writes,
+                    "failed_description_epoch": d.failed, "members": members, "offsets": g.offsets.len(),
+                    "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch), "deletion": false}),
+                load_fails: false,
+                severity: Some(crate::finding::Severity::Info),
+            });
+            continue;
+        }
+        g.state = GroupState::DeletionUnfinished;
+        let how = if d.uncertain_writes >= 2 {
+            format!(
+                "the barrier was written {} times: the topology-description plugin's delete keeps failing and the group is held back from tombstoning",
+                d.uncertain_writes
+            )
+        } else {
+            "either the plugin's delete failed (the group is held back and retried on the next cleanup cycle) or the coordinator stopped after writing the barrier; the log cannot tell which".to_string()
+        };
+        found.push(Anomaly {
+            kind: AnomalyKind::DeletionUnfinished,
+            group: Some(g.group_id.clone()),
+            offset: at,
+            position: 0,
+            segment: String::new(),
+            message: format!(
+                "streams group {:?} (empty): from offset {at} on its metadata carries the \"uncertain\" stored-description epoch -2 with no later value or tombstone: a deletion or expiration (KIP-1331) started and did not finish; {how}",
+                g.group_id
+            ),
+            evidence: json!({"group_id": g.group_id, "barrier_offset": at, "barrier_writes": d.uncertain_writes,
+                "failed_description_epoch": d.failed, "members": g.members.len(), "offsets": g.offsets.len(),
+                "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch), "deletion": true}),
+            load_fails: false,
+            severity: None,
+        });
+    }
+    let deleted: Vec<(String, i64, GroupType)> = r
+        .deleted
+        .values()
+        .filter_map(|g| Some((g.group_id.clone(), g.deleted_at?, g.group_type)))
+        .collect();
+    for (id, at, t) in deleted {
+        // Offsets belong to the group id, not to one incarnation: a group converted to
+        // another protocol (classic ↔ consumer: the old type's tombstones, then the new
+        // type's records) or re-created keeps them.
+        let live_again = r.groups.contains_key(&id);
+        let mut left: Vec<(i16, i64)> = r
+            .live_keys_of(&id)
+            .into_iter()
+            .filter(|(ty, o)| *o < at && !(live_again && matches!(ty, 0 | 1)))
+            .collect();
+        if left.is_empty() {
+            continue;
+        }
+        left.sort_by_key(|x| x.1);
+        let names: Vec<serde_json::Value> = left
+            .iter()
+            .take(20)
+            .map(|(ty, o)| {
+                let name = CONSUMER_OFFSETS
+                    .iter()
+                    .find(|x| x.id == *ty)
+                    .map_or("?", |x| x.name());
+                json!({"type": ty, "record": name, "offset": o})
+            })
+            .collect();
+        found.push(Anomaly {
+            kind: AnomalyKind::TombstonesIncomplete,
+            group: Some(id.clone()),
+            offset: at,
+            position: 0,
+            segment: String::new(),
+            message: format!(
+                "{} group {id:?} was deleted at offset {at} but {} of its records written before stay live (first: {} at offset {}): once compaction removes the tombstone, the next load rebuilds the group from them",
+                t.as_str(),
+                left.len(),
+                names[0]["record"].as_str().unwrap_or("?"),
+                left[0].1
+            ),
+            evidence: json!({"group_id": id, "group_type": t.as_str(), "deleted_at": at, "live_records": left.len(), "records": names}),
+            load_fails: false,
+            severity: None,
+        });
+    }
+    r.anomalies.extend(found);
+}
+
+/// The findings of a finished replay of `topic`-`partition` (pure: no I/O).
+pub fn findings(topic: &str, partition: i32, r: &Replay) -> Vec<Finding> {
+    findings_of(topic, partition, &r.anomalies)
+}
+
+/// [`findings`] from a finished replay's anomalies (what the walk keeps per partition).
+pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    // The broker's load stops at the first record it rejects: one finding for the first
+    // rejected record (wrong type, undecodable), the others counted in its evidence.
+    let rejected = anomalies
+        .iter()
+        .filter(|a| matches!(a.kind, AnomalyKind::LoadFailure | AnomalyKind::Undecodable))
+        .count();
+    let mut first_rejected = true;
+    for a in anomalies {
+        let is_rejection = matches!(a.kind, AnomalyKind::LoadFailure | AnomalyKind::Undecodable);
+        if is_rejection && !first_rejected {
+            continue;
+        }
+        let kind = match a.kind {
+            AnomalyKind::LoadFailure | AnomalyKind::Undecodable => Kind::GroupLoadFailure,
+            AnomalyKind::TombstonesIncomplete => Kind::GroupTombstonesIncomplete,
+            AnomalyKind::EpochRegression => Kind::GroupEpochRegression,
+            AnomalyKind::DeletionUnfinished => Kind::GroupDeletionUnfinished,
+        };
+        let mut evidence = a.evidence.clone();
+        if let Some(o) = evidence.as_object_mut() {
+            o.insert("load_fails".into(), json!(a.load_fails));
+            o.insert("record_offset".into(), json!(a.offset));
+            if is_rejection {
+                o.insert("rejected_records".into(), json!(rejected));
+                first_rejected = false;
+            }
+        }
+        let mut f = Finding::new(kind, topic, partition, a.message.clone())
+            .offset(a.offset)
+            .evidence(evidence)
+            .broker(broker_text(a))
+            .remediation(remediation(a.kind));
+        if let Some(sev) = a.severity {
+            f = f.severity(sev);
+        }
+        if !a.segment.is_empty() {
+            f = f.segment(a.segment.clone()).position(a.position);
+        }
+        if a.kind == AnomalyKind::Undecodable {
+            f = f.caused_by(identity_key(
+                Kind::OffsetsRecordUndecodable,
+                topic,
+                partition,
+                Some(a.offset),
+                None,
+            ));
+        }
+        out.push(f);
+    }
+    out
+}
+
+fn broker_text(a: &Anomaly) -> &'static str {
+    match a.kind {
+        _ if a.load_fails => {
+            "the group coordinator's load of this partition throws at this record (GroupCoordinatorShard.replay → GroupMetadataManager/OffsetMetadataManager.replay): the partition's groups are unavailable (COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR) until the record is gone"
+        }
+        AnomalyKind::DeletionUnfinished if a.evidence["deletion"] == false => {
+            "the group stays live; the coordinator re-solicits the topology description on a member's next heartbeat and the push's outcome replaces the -2 (GroupCoordinatorService topology-description push, markTopologyUncertain)"
+        }
+        AnomalyKind::DeletionUnfinished => {
+            "the coordinator keeps the group: its next cleanup cycle calls the topology-description plugin's deleteTopology again and tombstones the group only after a successful delete cleared the epoch to -1 (GroupCoordinatorService.runOneStreamsTopologyCleanupCycle)"
+        }
+        AnomalyKind::TombstonesIncomplete => {
+            "the load accepts it, but the leftover records are live: compaction keeps them and a later load re-creates the group from them (GroupMetadataManager.getOrMaybeCreatePersisted*Group with createIfNotExists)"
+        }
+        AnomalyKind::EpochRegression => {
+            "the load accepts it (replay sets the epoch it reads): members fenced by the higher epoch can rejoin at a stale epoch; assignments computed for the newer epoch are lost"
+        }
+        _ => "the group coordinator's load of this partition throws at this record",
+    }
+}
+
+fn remediation(k: AnomalyKind) -> &'static str {
+    match k {
+        AnomalyKind::LoadFailure | AnomalyKind::Undecodable => {
+            "find which tool or client wrote the record (dump it with `klogscan dump --offsets-decoder`); the partition's groups load only once the record is removed (delete the group's records or restore the partition from a healthy replica)"
+        }
+        AnomalyKind::TombstonesIncomplete => {
+            "delete the group again (kafka-consumer-groups.sh / kafka-streams-groups.sh --delete) so the coordinator writes the missing tombstones in its order"
+        }
+        AnomalyKind::EpochRegression => {
+            "check for a restored or rewritten __consumer_offsets partition; restart the group's members so they rejoin at the current epoch"
+        }
+        AnomalyKind::DeletionUnfinished => {
+            "check the topology-description plugin (broker logs: \"Topology-description cleanup\", delete-error sensor); once its delete succeeds the next cleanup cycle finishes the deletion"
+        }
+    }
+}
+
+#[cfg(all(test, feature = "testkit"))]
+mod tests {
+    use super::*;
+    use crate::cluster::groups::replay::Input;
+    use crate::testkit::groups::record;
+
+    /// The pure path: records in, findings out, no files.
+    #[test]
+    fn findings_from_records() {
+        let recs = [
+            record(3, json!({"groupId": "g"}), Some((0, json!({"epoch": 5})))),
+            record(3, json!({"groupId": "g"}), Some((0, json!({"epoch": 4})))),
+        ];
+        let mut r = Replay::new(0, "mem");
+        for (i, (k, v)) in recs.iter().enumerate() {
+            r.record(Input {
+                offset: i as i64,
+                producer_id: None,
+                key: Some(k),
+                value: v.as_deref(),
+                position: 0,
+                segment: "",
+            });
+        }
+        r.finish();
+        let f = findings("__consumer_offsets", 0, &r);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            (f[0].kind, f[0].offset),
+            (Kind::GroupEpochRegression, Some(1))
+        );
+        assert!(f[0].segment.is_none());
+        assert_eq!(r.groups["g"].epoch, 4);
+    }
+}

@@ -1,0 +1,445 @@
+//! Compare the replicas of one partition (`kafka-semantics.md` §8 rule 33).
+//!
+//! A copied tree of several brokers holds several directories for the same
+//! topic-partition. Followers copy the leader's batches byte for byte except
+//! `partitionLeaderEpoch` (outside the CRC), so over the offset range both copies hold,
+//! the batch at a base offset must have the same CRC, last offset and size in both.
+//! [`compare`] walks each copy's batch headers (no decompression; one small tuple per
+//! batch) and reports a `replica_divergence` finding per pair of copies that differ inside
+//! their common range, with the COMMIT/ABORT markers one copy has and the other lacks.
+//!
+//! # Which directories are copies of each other
+//!
+//! Two partition directories of the same topic-partition (kind `Normal` or `Future`;
+//! `-delete`/`-stray` directories may hold an older incarnation and are skipped) are
+//! compared when:
+//!
+//! * their `partition.metadata` topic ids, when both are readable, are equal; and
+//! * both log dirs' `meta.properties` carry the same non-empty `cluster.id`, or both
+//!   directories are in the same log dir ([`crate::discover::identity::same_cluster`], the one
+//!   "same cluster" rule of every join); or, when either has no cluster id and the log
+//!   dirs differ, the two paths are *broker siblings*: below their common
+//!   ancestor, the first components are `<stem><digits>` with the same stem and different
+//!   digits (`broker1`/`broker2`, `kafka-1`/`kafka-3`, `1`/`2`) and the rest of the paths
+//!   are identical (`broker1/data/t-0` vs `broker2/data/t-0`).
+//!
+//! Unrelated data dirs that happen to hold a partition of the same name (two projects'
+//! `_schemas-0`) have different cluster ids or non-sibling paths, and are not compared.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path};
+
+use serde_json::json;
+
+use crate::finding::{Finding, Kind};
+use crate::read::format::checkpoint::parse_partition_metadata;
+use crate::discover::identity::{ClusterMatch, Identities, same_cluster};
+use crate::discover::layout::{DirKind, Inventory, PartitionDir};
+use crate::results::{ScanOptions, ScanReport};
+use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
+
+/// At most this many missing markers are listed per direction in a finding.
+pub const MAX_LISTED_MARKERS: usize = 20;
+
+/// One batch header, as compared across replicas (kept per batch by the scan's walk of
+/// a partition with copies in the inputs).
+pub use crate::partition::walked::BatchKey;
+
+/// The batch headers of one partition copy, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct CopyBatches {
+    pub batches: Vec<BatchKey>,
+    /// Segment file names, indexed by [`BatchKey::segment`].
+    pub segments: Vec<String>,
+}
+
+/// Read the batch headers of every segment of `p`, read-only. Unreadable files and
+/// entries that do not frame are skipped (the scan reports them). Memory: one key per
+/// batch; a batch larger than `segment::BIG_ENTRY` is keyed from its header.
+#[cfg(feature = "testkit")]
+pub fn read_copy(p: &PartitionDir, max_bytes: Option<u64>) -> CopyBatches {
+    read_copy_with(p, max_bytes, MmapMode::Auto)
+}
+
+/// [`read_copy`] under the read policy `mmap` (`--mmap`, [`segment::policy`]).
+pub fn read_copy_with(p: &PartitionDir, max_bytes: Option<u64>, mmap: MmapMode) -> CopyBatches {
+    let mut out = CopyBatches::default();
+    for seg in &p.segments {
+        let Some(log) = &seg.log else { continue };
+        let len = std::fs::metadata(log).map_or(0, |m| m.len());
+        let policy = segment::policy(mmap, max_bytes.map_or(len, |m| m.min(len)));
+        let seg_idx = out.segments.len() as u32;
+        out.segments.push(
+            log.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        let batches = &mut out.batches;
+        // Headers only: an entry too large to hold is checked streaming and keyed from its
+        // header (`BatchKey::of_big`), never buffered whole.
+        let _ = walk_entries_items(log, policy, max_bytes, |item| match item {
+            Item::Entry(e) => batches.extend(BatchKey::of(e, seg_idx)),
+            Item::Big(b) => batches.extend(BatchKey::of_big(&b, seg_idx)),
+        });
+    }
+    out.batches.sort_by_key(|b| b.base_offset);
+    out
+}
+
+/// The batch headers of a scanned copy, from what its walk kept (`None` when the walk
+/// kept none: results made without a copy in view).
+pub fn walked_copy(inputs: &crate::partition::walked::ClusterInputs) -> Option<CopyBatches> {
+    let mut batches = inputs.batches.clone()?;
+    batches.sort_by_key(|b| b.base_offset);
+    Some(CopyBatches {
+        batches,
+        segments: inputs.segments.clone(),
+    })
+}
+
+/// A COMMIT/ABORT marker: `(offset, producer id, epoch, commit)`.
+pub type Marker = (i64, i64, i16, bool);
+
+/// How two copies differ over their common offset range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Divergence {
+    /// `[first, last]` offsets both copies hold.
+    pub common: (i64, i64),
+    /// First offset at which they differ.
+    pub first_offset: i64,
+    /// The batches at `first_offset` in each copy (`None`: that copy has no batch there).
+    pub first: (Option<BatchKey>, Option<BatchKey>),
+    /// Batch positions that differ (a batch in one copy only counts once).
+    pub differing_batches: u64,
+    /// Markers in the first copy's common range absent from the second's, and vice versa.
+    pub markers_only_in: (Vec<Marker>, Vec<Marker>),
+    /// True when every difference is what independent log cleaning can produce: batches
+    /// absent from one copy, or the same offsets in a smaller batch of the same kind and
+    /// producer (the cleaner keeps a v2 batch's base and last offset).
+    pub compaction_explainable: bool,
+}
+
+/// Compare two copies over the offset range both hold. `None` when they agree there
+/// (or share no range: one is behind/ahead, or retention deleted older segments).
+pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
+    let (fa, la) = (a.first()?, a.iter().map(|x| x.last_offset).max()?);
+    let (fb, lb) = (b.first()?, b.iter().map(|x| x.last_offset).max()?);
+    let lo = fa.base_offset.max(fb.base_offset);
+    let hi = la.min(lb);
+    if lo > hi {
+        return None;
+    }
+    let inside = |x: &&BatchKey| x.base_offset >= lo && x.last_offset <= hi;
+    let ra: Vec<&BatchKey> = a.iter().filter(inside).collect();
+    let rb: Vec<&BatchKey> = b.iter().filter(inside).collect();
+    let (mut i, mut j) = (0, 0);
+    let mut first: Option<(i64, Option<BatchKey>, Option<BatchKey>)> = None;
+    let mut count = 0u64;
+    let mut explainable = true;
+    let mut note = |off: i64, x: Option<BatchKey>, y: Option<BatchKey>| {
+        count += 1;
+        if first.is_none() {
+            first = Some((off, x, y));
+        }
+    };
+    while i < ra.len() || j < rb.len() {
+        match (ra.get(i), rb.get(j)) {
+            (Some(x), Some(y)) if x.base_offset == y.base_offset => {
+                if (x.last_offset, x.crc, x.size) != (y.last_offset, y.crc, y.size) {
+                    if x.last_offset != y.last_offset
+                        || x.size == y.size
+                        || (x.is_control, x.producer_id, x.producer_epoch)
+                            != (y.is_control, y.producer_id, y.producer_epoch)
+                    {
+                        explainable = false;
+                    }
+                    note(x.base_offset, Some(**x), Some(**y));
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(x), y) if y.is_none_or(|y| x.base_offset < y.base_offset) => {
+                if y.is_some_and(|y| y.base_offset <= x.last_offset) {
+                    explainable = false; // batch boundaries cross
+                }
+                note(x.base_offset, Some(**x), None);
+                i += 1;
+            }
+            (x, Some(y)) => {
+                if x.is_some_and(|x| x.base_offset <= y.last_offset) {
+                    explainable = false;
+                }
+                note(y.base_offset, None, Some(**y));
+                j += 1;
+            }
+            _ => break,
+        }
+    }
+    let (first_offset, xa, xb) = first?;
+    let markers = |r: &[&BatchKey]| -> BTreeSet<Marker> {
+        r.iter()
+            .filter_map(|k| {
+                k.marker
+                    .map(|c| (k.base_offset, k.producer_id, k.producer_epoch, c))
+            })
+            .collect()
+    };
+    let (ma, mb) = (markers(&ra), markers(&rb));
+    Some(Divergence {
+        common: (lo, hi),
+        first_offset,
+        first: (xa, xb),
+        differing_batches: count,
+        markers_only_in: (
+            ma.difference(&mb).copied().collect(),
+            mb.difference(&ma).copied().collect(),
+        ),
+        compaction_explainable: explainable,
+    })
+}
+
+fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
+    let bytes = segment::load(
+        p.partition_metadata.as_ref()?,
+        FileClass::Checkpoint,
+        MmapMode::Never,
+        None,
+    )
+    .ok()?;
+    parse_partition_metadata(&bytes).ok().map(|m| m.topic_id)
+}
+
+/// `broker1` → `("broker", "1")`; `None` without a trailing number.
+fn split_number(name: &str) -> Option<(&str, &str)> {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    (stem.len() < name.len()).then(|| (stem, &name[stem.len()..]))
+}
+
+/// The broker-sibling rule of the module docs.
+pub fn broker_siblings(a: &Path, b: &Path) -> bool {
+    let ca: Vec<Component> = a.components().collect();
+    let cb: Vec<Component> = b.components().collect();
+    let common = ca.iter().zip(&cb).take_while(|(x, y)| x == y).count();
+    let (ra, rb) = (&ca[common..], &cb[common..]);
+    if ra.len() != rb.len() || ra.len() < 2 || ra[1..] != rb[1..] {
+        return false;
+    }
+    let (Some(x), Some(y)) = (ra[0].as_os_str().to_str(), rb[0].as_os_str().to_str()) else {
+        return false;
+    };
+    match (split_number(x), split_number(y)) {
+        (Some((sx, nx)), Some((sy, ny))) => sx == sy && nx != ny,
+        _ => false,
+    }
+}
+
+
+/// Whether two directories of the same topic-partition are replicas of each other (the
+/// rule of the module docs), given how the two directories' clusters compare
+/// ([`crate::discover::identity::same_cluster`], the notion every join uses): the same cluster id
+/// or the same log dir joins, different ids never, and an unknown cluster falls back to the
+/// broker-sibling rule.
+pub fn are_replicas_in(a: &PartitionDir, b: &PartitionDir, cluster: ClusterMatch) -> bool {
+    let usable = |p: &PartitionDir| {
+        p.tp.is_some() && matches!(p.kind, Some(DirKind::Normal) | Some(DirKind::Future { .. }))
+    };
+    if !usable(a) || !usable(b) || a.tp != b.tp || a.path == b.path {
+        return false;
+    }
+    if let (Some(x), Some(y)) = (topic_id(a), topic_id(b))
+        && x != y
+    {
+        return false;
+    }
+    match cluster {
+        ClusterMatch::SameId | ClusterMatch::SameLogDir => true,
+        ClusterMatch::Different => false,
+        ClusterMatch::Unknown => broker_siblings(&a.path, &b.path),
+    }
+}
+
+/// A scanned copy: its index in `report.partitions` and its inventory entry.
+pub type ScannedCopy<'a> = (usize, &'a PartitionDir);
+
+/// The pairs `(i, j)` (indexes into `report.partitions`, `i < j`) of scanned copies that
+/// are replicas of each other, with the inventory entry of each.
+pub fn replica_pairs<'a>(
+    report: &ScanReport,
+    inv: &'a Inventory,
+) -> Vec<(ScannedCopy<'a>, ScannedCopy<'a>)> {
+    let by_path: BTreeMap<String, &PartitionDir> = inv
+        .partitions
+        .iter()
+        .map(|p| (p.path.display().to_string(), p))
+        .collect();
+    let mut groups: BTreeMap<(&str, i32), Vec<(usize, &PartitionDir)>> = BTreeMap::new();
+    for (i, r) in report.partitions.iter().enumerate() {
+        if let Some(p) = by_path.get(&r.path) {
+            groups
+                .entry((r.topic.as_str(), r.partition))
+                .or_default()
+                .push((i, p));
+        }
+    }
+    let ids = Identities::load(inv);
+    let mut out = Vec::new();
+    for copies in groups.values().filter(|g| g.len() >= 2) {
+        for (n, &(i, a)) in copies.iter().enumerate() {
+            for &(j, b) in &copies[n + 1..] {
+                let m = same_cluster(&ids.source(a), &ids.source(b));
+                if are_replicas_in(a, b, m) {
+                    out.push(((i, a), (j, b)));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn batch_json(segments: &[String], k: &Option<BatchKey>) -> serde_json::Value {
+    match k {
+        None => serde_json::Value::Null,
+        Some(k) => json!({
+            "base_offset": k.base_offset,
+            "last_offset": k.last_offset,
+            "crc": k.crc,
+            "size": k.size,
+            "is_control": k.is_control,
+            "producer_id": k.producer_id,
+            "producer_epoch": k.producer_epoch,
+            "segment": segments.get(k.segment as usize),
+            "position": k.position,
+        }),
+    }
+}
+
+fn markers_json(m: &[Marker]) -> serde_json::Value {
+    m.iter()
+        .take(MAX_LISTED_MARKERS)
+        .map(|&(offset, pid, epoch, commit)| {
+            json!({
+                "offset": offset,
+                "producer_id": pid,
+                "producer_epoch": epoch,
+                "type": if commit { "COMMIT" } else { "ABORT" },
+            })
+        })
+        .collect()
+}
+
+fn to_finding(
+    topic: &str,
+    partition: i32,
+    paths: (&str, &str),
+    segments: (&[String], &[String]),
+    d: &Divergence,
+) -> Finding {
+    let (ma, mb) = &d.markers_only_in;
+    let mut msg = format!(
+        "replicas {} and {} differ at offset {} ({} batch(es) differ in common range {}..={})",
+        paths.0, paths.1, d.first_offset, d.differing_batches, d.common.0, d.common.1
+    );
+    if !ma.is_empty() || !mb.is_empty() {
+        msg.push_str(&format!(
+            "; {} COMMIT/ABORT marker(s) only in the first, {} only in the second",
+            ma.len(),
+            mb.len()
+        ));
+    }
+    let mut f = Finding::new(Kind::ReplicaDivergence, topic, partition, msg)
+        .offset(d.first_offset)
+        .evidence(json!({
+            "copies": [paths.0, paths.1],
+            "common_range": {"first_offset": d.common.0, "last_offset": d.common.1},
+            "first_difference": {
+                "offset": d.first_offset,
+                "batches": [batch_json(segments.0, &d.first.0), batch_json(segments.1, &d.first.1)],
+            },
+            "differing_batches": d.differing_batches,
+            "compaction_explainable": d.compaction_explainable,
+            "markers_only_in": [markers_json(ma), markers_json(mb)],
+            "markers_only_in_counts": [ma.len(), mb.len()],
+        }))
+        .broker(
+            "never notices: followers truncate to the leader's epoch boundaries on fetch, \
+             so a divergence inside the common range survives until that replica leads",
+        )
+        .remediation(
+            "find which replica is authoritative (leader epoch history, ISR at the time); \
+             reassign or delete the diverged replica so it re-fetches from the leader",
+        );
+    if let Some(k) = d.first.0.or(d.first.1) {
+        f.position = Some(k.position);
+        let names = if d.first.0.is_some() {
+            segments.0
+        } else {
+            segments.1
+        };
+        f.segment = names.get(k.segment as usize).cloned();
+    }
+    f
+}
+
+/// Compare every pair of scanned copies that are replicas of the same topic-partition
+/// and add a `replica_divergence` finding per diverging pair to the first copy's
+/// findings, keeping `finding_range`s and the summary counts right.
+#[cfg(feature = "testkit")]
+pub fn compare(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    let extra = check(report, inv, opts);
+    report.add_partition_findings(extra);
+}
+
+/// The replica comparison as a cluster check: a `replica_divergence` finding per diverging
+/// pair, keyed by the first copy's partition index.
+pub fn check(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> BTreeMap<usize, Vec<Finding>> {
+    let pairs = replica_pairs(report, inv);
+    if pairs.is_empty() {
+        return BTreeMap::new();
+    }
+    // The scan's walk kept every batch key of a copied partition, sorted by base offset;
+    // a partition whose results lack them is read (results from elsewhere: sorted) here.
+    let mut owned: BTreeMap<usize, CopyBatches> = BTreeMap::new();
+    for &((i, a), (j, b)) in &pairs {
+        for (k, p) in [(i, a), (j, b)] {
+            let inputs = &report.partitions[k].cluster_inputs;
+            let usable = inputs
+                .batches
+                .as_ref()
+                .is_some_and(|b| b.is_sorted_by_key(|x| x.base_offset));
+            if !usable && !owned.contains_key(&k) {
+                let c = walked_copy(inputs)
+                    .unwrap_or_else(|| read_copy_with(p, opts.max_bytes, opts.mmap));
+                owned.insert(k, c);
+            }
+        }
+    }
+    let copy = |k: usize| -> (&[BatchKey], &[String]) {
+        match owned.get(&k) {
+            Some(c) => (&c.batches, &c.segments),
+            None => {
+                let c = &report.partitions[k].cluster_inputs;
+                (c.batches.as_deref().unwrap_or(&[]), &c.segments)
+            }
+        }
+    };
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    for ((i, _), (j, _)) in pairs {
+        let ((ba, sa), (bb, sb)) = (copy(i), copy(j));
+        if let Some(d) = diverge(ba, bb) {
+            let r = &report.partitions[i];
+            let f = to_finding(
+                &r.topic,
+                r.partition,
+                (&r.path, &report.partitions[j].path),
+                (sa, sb),
+                &d,
+            );
+            extra.entry(i).or_default().push(f);
+        }
+    }
+    extra
+}

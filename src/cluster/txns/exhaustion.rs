@@ -1,0 +1,223 @@
+//! Epoch exhaustion in the coordinator's log (`kafka-semantics.md` §5): the shapes of
+//! KAFKA-20310, KAFKA-20090 and KAFKA-20357 in `__transaction_state`, per transactional id
+//! in offset order.
+//!
+//! Kafka's rules (`TransactionMetadata`, `TransactionLog.valueToBytes`):
+//! * an epoch is exhausted at `Short.MAX_VALUE − 1` (32766); the client is never handed
+//!   32767 (`isProducerEpochExhausted`), so the coordinator can always fence it;
+//! * TV2 EndTxn on an exhausted epoch allocates a next producer id: the Prepare* record
+//!   carries the bumped epoch (32767) and `NextProducerId`, and `prepareComplete` switches
+//!   the Complete* record to that id at epoch 0 — only if the next producer id is known;
+//!   every transition records the id it leaves as `PreviousProducerId`;
+//! * InitProducerId on an exhausted epoch rotates to a new id at epoch 0 (Empty record,
+//!   `prepareProducerIdRotation`); a retry of it is recognised by `PreviousProducerId` and
+//!   `lastProducerEpoch`.
+//!
+//! Before KAFKA-20310 (2026) `PreviousProducerId`/`NextProducerId` were never written (they
+//! read back as -1), so a coordinator failover between Prepare* and Complete* lost the
+//! rotation: Complete* keeps the old id at 32767. KAFKA-20090: an epoch-fence abort (timeout
+//! at 32766) skipped the allocation altogether. KAFKA-20357: `lastProducerEpoch` was not
+//! persisted either (its field is not in the schema files klogscan knows, so it is never
+//! read here).
+
+use super::input::{CoordValue, TxnInputs};
+use super::{Placed, TRANSACTION_STATE_TOPIC, Target, unread};
+use crate::finding::{Finding, Kind, Severity};
+use crate::read::format::txnlog::TxnState;
+use serde_json::json;
+use std::collections::HashMap;
+
+/// `Short.MAX_VALUE − 1`: an exhausted epoch.
+pub const EXHAUSTED: i16 = i16::MAX - 1;
+
+const BROKER_STUCK: &str = "the coordinator cannot bump an epoch of 32767 (the TV2 EndTxn bump would overflow): the producer's next transaction cannot complete normally, and only a new InitProducerId (which rotates the producer id) gets it going; brokers before KAFKA-20090 threw on such an abort, later ones log an error and let it through";
+const BROKER_FENCED: &str = "after a coordinator failover the new coordinator rebuilds the transactional id from this record; a client retrying the request that rotated its producer id is recognised only through PreviousProducerId (and lastProducerEpoch for InitProducerId): without them the retry is answered PRODUCER_FENCED";
+
+fn value_json(v: &CoordValue) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or_default()
+}
+
+/// The exhaustion findings of every coordinator log of `logs` (indices into `inputs`).
+pub fn check(inputs: &TxnInputs, logs: &[usize]) -> Vec<Placed> {
+    let mut out = Vec::new();
+    for &li in logs {
+        let log = &inputs.coordinator[li];
+        let mut prev: HashMap<&str, (i64, &CoordValue)> = HashMap::new();
+        let mut latest: HashMap<&str, (i64, &CoordValue)> = HashMap::new();
+        for r in &log.records {
+            let id = r.transactional_id.as_str();
+            let Some(v) = &r.value else {
+                prev.remove(id);
+                latest.remove(id);
+                continue;
+            };
+            let p = prev.get(id).map(|&(_, p)| p);
+            if let Some(f) = stuck(id, v, p) {
+                out.push(place(li, log.partition, r.offset, f));
+            }
+            if let Some(mut f) = fenced_on_retry(id, v, p) {
+                // The rotation is read from two consecutive values of the id: a batch
+                // not read between them may hold the value that recorded it.
+                let after = prev.get(id).map_or(i64::MIN, |&(o, _)| o);
+                unread::settle(
+                    &mut f,
+                    &unread::of_log(log, |u| u.may_lie_between(after, r.offset)),
+                    "a value of the id between these two",
+                );
+                out.push(place(li, log.partition, r.offset, f));
+            }
+            prev.insert(id, (r.offset, v));
+            latest.insert(id, (r.offset, v));
+        }
+        let mut at_risk: Vec<(&str, i64, &CoordValue)> = latest
+            .into_iter()
+            .filter(|(_, (_, v))| {
+                v.version >= 1
+                    && v.client_transaction_version >= 2
+                    && matches!(v.state, TxnState::PrepareCommit | TxnState::PrepareAbort)
+                    && v.producer_epoch == i16::MAX
+                    && v.next_producer_id < 0
+            })
+            .map(|(id, (o, v))| (id, o, v))
+            .collect();
+        at_risk.sort_by_key(|x| x.1);
+        for (id, offset, v) in at_risk {
+            let mut f = Finding::new(
+                Kind::ProducerStuckAtExhaustedEpoch,
+                TRANSACTION_STATE_TOPIC,
+                log.partition,
+                format!(
+                    "transactional id {id}: {} at epoch 32767 with no NextProducerId and no Complete record yet: unless the coordinator still holds the next producer id in memory, the Complete record will leave producer {} at epoch 32767 (a failover now loses it: KAFKA-20310; an epoch-fence abort never allocated one: KAFKA-20090)",
+                    v.state, v.producer_id
+                ),
+            )
+            .severity(Severity::Warning)
+            .offset(offset)
+            .producer(v.producer_id, v.producer_epoch)
+            .evidence(json!({"transactional_id": id, "shape": "prepare_without_next_producer_id", "value": value_json(v)}))
+            .broker(BROKER_STUCK)
+            .remediation(format!("watch `kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}`: if it completes at epoch 32767, restart the producer (InitProducerId rotates the producer id); upgrade the brokers past KAFKA-20310 and KAFKA-20090"));
+            // "No Complete record yet": a batch not read past it may hold one.
+            unread::settle(
+                &mut f,
+                &unread::of_log(log, |u| u.may_follow(offset)),
+                "a later record of the id",
+            );
+            out.push(place(li, log.partition, offset, f));
+        }
+    }
+    out
+}
+
+fn place(log: usize, partition: i32, offset: i64, mut f: Finding) -> Placed {
+    f.partition = partition;
+    f.offset = Some(offset);
+    Placed {
+        target: Target::Coordinator(log),
+        finding: f,
+        causes_hanging: Vec::new(),
+    }
+}
+
+/// A TV2 value that leaves the client at epoch 32767: a Complete* that kept the producer id
+/// of a Prepare* at 32767 (the rotation was lost), or Ongoing/Empty at 32767.
+fn stuck(id: &str, v: &CoordValue, p: Option<&CoordValue>) -> Option<Finding> {
+    if v.version < 1 || v.client_transaction_version < 2 || v.producer_epoch != i16::MAX {
+        return None;
+    }
+    let complete = matches!(v.state, TxnState::CompleteCommit | TxnState::CompleteAbort);
+    let held = matches!(v.state, TxnState::Ongoing | TxnState::Empty);
+    let (shape, why) = if complete {
+        let prep = p.filter(|p| {
+            matches!(p.state, TxnState::PrepareCommit | TxnState::PrepareAbort)
+                && p.producer_id == v.producer_id
+        });
+        let why = match prep {
+            Some(p) if p.next_producer_id < 0 => "its Prepare record carries no NextProducerId (-1): lost in a coordinator failover (KAFKA-20310) or never allocated by an epoch-fence abort (KAFKA-20090)".to_string(),
+            Some(p) => format!(
+                "its Prepare record named NextProducerId {} but the Complete record did not switch to it",
+                p.next_producer_id
+            ),
+            None => "the rotation to a next producer id did not happen".to_string(),
+        };
+        ("complete_without_rotation", why)
+    } else if held {
+        (
+            "client_holds_max_epoch",
+            "the coordinator never hands out epoch 32767 (KAFKA-20090 class)".to_string(),
+        )
+    } else {
+        return None;
+    };
+    Some(
+        Finding::new(
+            Kind::ProducerStuckAtExhaustedEpoch,
+            TRANSACTION_STATE_TOPIC,
+            -1,
+            format!(
+                "transactional id {id}: {} leaves producer {} at epoch 32767: {why}; its next transaction cannot complete normally",
+                v.state, v.producer_id
+            ),
+        )
+        .producer(v.producer_id, v.producer_epoch)
+        .evidence(json!({
+            "transactional_id": id,
+            "shape": shape,
+            "value": value_json(v),
+            "previous": p.map(value_json),
+        }))
+        .broker(BROKER_STUCK)
+        .client_error("InvalidProducerEpochException / ProducerFencedException on the next transaction; the producer must be re-initialised")
+        .remediation(format!(
+            "restart the producer of {id} (InitProducerId rotates the producer id); upgrade the brokers past KAFKA-20310 and KAFKA-20090"
+        )),
+    )
+}
+
+/// A rotation to a new producer id (epoch 0 after an exhausted epoch) whose record does not
+/// say which id it left (`PreviousProducerId` -1).
+fn fenced_on_retry(id: &str, v: &CoordValue, p: Option<&CoordValue>) -> Option<Finding> {
+    let p = p?;
+    if v.version < 1
+        || v.producer_id == p.producer_id
+        || p.producer_epoch < EXHAUSTED
+        || v.producer_epoch != 0
+        || v.previous_producer_id >= 0
+        || !matches!(
+            v.state,
+            TxnState::Empty | TxnState::CompleteCommit | TxnState::CompleteAbort
+        )
+    {
+        return None;
+    }
+    let init = v.state == TxnState::Empty;
+    Some(
+        Finding::new(
+            Kind::ProducerFencedOnRetryAfterFailover,
+            TRANSACTION_STATE_TOPIC,
+            -1,
+            format!(
+                "transactional id {id}: {} rotated producer {} (epoch {}) to producer {} without recording PreviousProducerId (-1, KAFKA-20310){}: a client retrying its {} across a coordinator failover is answered PRODUCER_FENCED",
+                v.state,
+                p.producer_id,
+                p.producer_epoch,
+                v.producer_id,
+                if init { "; lastProducerEpoch is not persisted either before KAFKA-20357" } else { "" },
+                if init { "InitProducerId" } else { "EndTxn" }
+            ),
+        )
+        .producer(v.producer_id, v.producer_epoch)
+        .evidence(json!({
+            "transactional_id": id,
+            "rotation": if init { "init_producer_id" } else { "end_txn" },
+            "previous_producer_id_recorded": false,
+            "value": value_json(v),
+            "previous": value_json(p),
+        }))
+        .broker(BROKER_FENCED)
+        .client_error("ProducerFencedException (PRODUCER_FENCED, fatal: the producer must be closed and re-created)")
+        .remediation(format!(
+            "if the producer of {id} died with ProducerFencedException around this record, re-create it; upgrade the brokers past KAFKA-20310 and KAFKA-20357"
+        )),
+    )
+}

@@ -1,0 +1,731 @@
+//! Cluster-wide transactions: the per-partition transactions of the replay
+//! ([`crate::partition::state::txnrec`]) joined with each other and with the coordinator's
+//! `__transaction_state` records, within one cluster (`kafka-semantics.md` §2, §5, §6.1).
+//!
+//! Everything here is a pure function of typed, serde-serialisable inputs ([`input`]):
+//! [`analyse`] groups the parts into [`ClusterTxn`]s ([`group`]), applies the cross-partition
+//! rules ([`rules`]) and computes the statistics ([`stats`]). Building the inputs from a scan
+//! and attaching the findings to its report is the caller's job
+//! (`cluster.rs` of the coordinator module).
+//!
+//! Joins happen only within one domain: partitions whose log dirs' `meta.properties` carry
+//! the same `cluster.id`, or, when it is unknown, partitions of the same log dir. Only live
+//! copies (`topic-N`) count; of several live copies of a partition (replicas on several
+//! brokers) the one with the highest log end offset is the partition.
+
+pub mod coord;
+pub mod exhaustion;
+pub mod group;
+pub mod input;
+pub mod rules;
+pub mod stats;
+pub mod unread;
+
+use crate::finding::Finding;
+use crate::read::format::txnlog::TxnState;
+use crate::partition::state::txnrec::TxnEnd;
+use coord::CoordTxn;
+use group::{Group, Grouping};
+pub use input::{
+    CoordRecord, CoordValue, CoordinatorLog, Domain, INPUT_VERSION, Origin, PartitionTxns,
+    TxnInputs, UnreadBatch,
+};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// The coordinator's internal topic.
+pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
+
+/// How a cluster transaction ended, over all its partitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Committed,
+    Aborted,
+    /// COMMIT on some partitions, ABORT on others.
+    Mixed,
+    /// Markers on some partitions, none yet on others.
+    Partial,
+    /// No marker anywhere yet.
+    Open,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Committed => "committed",
+            Outcome::Aborted => "aborted",
+            Outcome::Mixed => "mixed",
+            Outcome::Partial => "partial",
+            Outcome::Open => "open",
+        }
+    }
+}
+
+/// One partition's part of a cluster transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClusterTxnPart {
+    /// Shared by every part of the partition (millions of transactions, few partitions).
+    pub topic: Arc<str>,
+    pub partition: i32,
+    pub path: Arc<str>,
+    /// First data offset (the marker's offset for a marker alone).
+    pub first_offset: i64,
+    pub last_data_offset: Option<i64>,
+    pub marker_offset: Option<i64>,
+    pub end: TxnEnd,
+    pub producer_epoch: i16,
+    pub marker_epoch: Option<i16>,
+    pub coordinator_epoch: Option<i32>,
+    pub first_timestamp: i64,
+    pub last_timestamp: i64,
+    pub records: u32,
+    pub batches: u32,
+    pub bytes: u64,
+    /// Offsets of re-sent markers of the same outcome (coordinator failover).
+    pub duplicate_markers: Vec<i64>,
+    /// Index of the input partition.
+    #[serde(skip)]
+    pub input: usize,
+}
+
+/// What the coordinator recorded about a cluster transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CoordinatorInfo {
+    pub log_partition: i32,
+    /// Index of its `CoordinatorLog` in the inputs.
+    #[serde(skip)]
+    pub log: usize,
+    pub state: TxnState,
+    pub producer_id: i64,
+    pub data_epoch: i16,
+    pub end_epoch: Option<i16>,
+    pub client_transaction_version: i16,
+    pub timeout_ms: i32,
+    /// `topic-partition`s of its Ongoing/Prepare records (`None`: only Complete known).
+    pub partitions: Option<Vec<String>>,
+    pub start_ms: i64,
+    pub prepare_ms: Option<i64>,
+    pub complete_ms: Option<i64>,
+    pub first_record_offset: i64,
+    pub last_record_offset: i64,
+}
+
+/// One transaction across its partitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClusterTxn {
+    /// The join domain.
+    pub domain: Arc<Domain>,
+    pub transactional_id: Option<Arc<str>>,
+    pub producer_id: i64,
+    /// Epoch of the data.
+    pub producer_epoch: i16,
+    pub marker_epoch: Option<i16>,
+    pub transaction_version_2: bool,
+    pub outcome: Outcome,
+    pub grouping: Grouping,
+    /// Sorted by topic, partition.
+    pub partitions: Vec<ClusterTxnPart>,
+    pub coordinator: Option<CoordinatorInfo>,
+    /// Earliest first timestamp of its parts.
+    pub start_ms: i64,
+    /// Latest marker timestamp, once every part has a marker.
+    pub end_ms: Option<i64>,
+    pub duration_ms: Option<i64>,
+    pub records: u64,
+    pub batches: u64,
+    pub bytes: u64,
+}
+
+impl ClusterTxn {
+    /// No data on any partition (markers alone).
+    pub fn is_empty(&self) -> bool {
+        self.batches == 0
+    }
+}
+
+/// Where a finding of the join belongs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// `inputs.partitions[i]`.
+    Partition(usize),
+    /// `inputs.coordinator[i]`.
+    Coordinator(usize),
+}
+
+/// A finding of the join and where it belongs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    pub target: Target,
+    pub finding: Finding,
+    /// The `hanging_transaction`s it is the root cause of, as `(topic, partition, producer
+    /// id, first offset)` in the same domain.
+    pub causes_hanging: Vec<rules::HangingRef>,
+}
+
+/// The result of `analyse`.
+#[derive(Debug, Clone, Default)]
+pub struct TxnAnalysis {
+    /// Every cluster transaction, by domain, start time, producer id (empty unless
+    /// `TxnOptions::keep_transactions`: the statistics and findings do not need them).
+    pub transactions: Vec<ClusterTxn>,
+    pub findings: Vec<Placed>,
+    pub stats: stats::TxnStatistics,
+}
+
+/// Tunables of the join.
+#[derive(Debug, Clone, Copy)]
+pub struct TxnOptions {
+    /// How long after a transaction's other markers a missing one is reported (ms).
+    pub marker_grace_ms: i64,
+    /// How many of the longest transactions the statistics list.
+    pub longest: usize,
+    /// Keep every cluster transaction in [`TxnAnalysis::transactions`] (`txns --cluster`);
+    /// otherwise each is dropped once checked and counted (issue #11: 300 000 open
+    /// transactions would cost ≈ 400 bytes each).
+    pub keep_transactions: bool,
+}
+
+impl Default for TxnOptions {
+    fn default() -> Self {
+        TxnOptions {
+            marker_grace_ms: crate::partition::state::LATE_TRANSACTION_BUFFER_MS,
+            longest: 10,
+            keep_transactions: true,
+        }
+    }
+}
+
+/// The live copy chosen for each partition of each domain, and the coordinator logs.
+struct DomainInputs {
+    partitions: Vec<usize>,
+    coordinator: Vec<usize>,
+}
+
+fn domains(inputs: &TxnInputs) -> BTreeMap<Domain, DomainInputs> {
+    let mut best: BTreeMap<(Domain, String, i32), usize> = BTreeMap::new();
+    for (i, p) in inputs.partitions.iter().enumerate() {
+        if !p.origin.live || p.version != INPUT_VERSION {
+            continue;
+        }
+        let key = (p.origin.domain(), p.topic.clone(), p.partition);
+        let e = best.entry(key).or_insert(i);
+        let cur = &inputs.partitions[*e];
+        if p.log_end_offset.unwrap_or(-1) > cur.log_end_offset.unwrap_or(-1) {
+            *e = i;
+        }
+    }
+    let mut cbest: BTreeMap<(Domain, i32), usize> = BTreeMap::new();
+    for (i, c) in inputs.coordinator.iter().enumerate() {
+        if !c.origin.live || c.version != INPUT_VERSION {
+            continue;
+        }
+        let last = |c: &CoordinatorLog| c.records.last().map_or(-1, |r| r.offset);
+        let e = cbest.entry((c.origin.domain(), c.partition)).or_insert(i);
+        if last(c) > last(&inputs.coordinator[*e]) {
+            *e = i;
+        }
+    }
+    let mut out: BTreeMap<Domain, DomainInputs> = BTreeMap::new();
+    for ((d, _, _), i) in best {
+        out.entry(d)
+            .or_insert_with(|| DomainInputs {
+                partitions: Vec::new(),
+                coordinator: Vec::new(),
+            })
+            .partitions
+            .push(i);
+    }
+    for ((d, _), i) in cbest {
+        out.entry(d)
+            .or_insert_with(|| DomainInputs {
+                partitions: Vec::new(),
+                coordinator: Vec::new(),
+            })
+            .coordinator
+            .push(i);
+    }
+    out
+}
+
+/// How many producer ids are grouped, rendered and checked at a time: the groups and
+/// rendered transactions of one block are alive at once, never all of them.
+const BLOCK_PRODUCERS: usize = 4096;
+
+/// Join, check and count the transactions of `inputs`.
+pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
+    let mut out = TxnAnalysis::default();
+    let mut rows: Vec<stats::TxnRow> = Vec::new();
+    let parts = &inputs.partitions;
+    for (di, (domain, d)) in domains(inputs).into_iter().enumerate() {
+        let di = u32::try_from(di).unwrap_or(u32::MAX);
+        let logs: Vec<(usize, &CoordinatorLog)> = d
+            .coordinator
+            .iter()
+            .map(|&i| (i, &inputs.coordinator[i]))
+            .collect();
+        let coord = coord::coordinator_txns(&logs);
+        let grouper = group::Grouper::new(parts, &d.partitions, &coord);
+        // At most one transaction per record: no growth beyond it.
+        rows.reserve_exact(d.partitions.iter().map(|&i| parts[i].txns.len()).sum());
+        let shared = Shared {
+            domain: Arc::new(domain.clone()),
+            names: d
+                .partitions
+                .iter()
+                .map(|&i| {
+                    let p = &parts[i];
+                    (
+                        i,
+                        (
+                            Arc::from(p.topic.as_str()),
+                            Arc::from(p.origin.path.as_str()),
+                        ),
+                    )
+                })
+                .collect(),
+            ids: coord
+                .iter()
+                .map(|t| Arc::from(t.transactional_id.as_str()))
+                .collect(),
+        };
+        // Coordinator transactions stuck in Prepare*: the transactions grouped with them
+        // are kept for their finding.
+        let stuck = rules::stuck_candidates(inputs, &coord);
+        let stuck_set: BTreeSet<usize> = stuck.iter().copied().collect();
+        let mut matched: BTreeMap<usize, Vec<ClusterTxn>> = BTreeMap::new();
+        let mut found: Vec<Placed> = Vec::new();
+        let mut from = 0;
+        while from < grouper.producers() {
+            let to = (from + BLOCK_PRODUCERS).min(grouper.producers());
+            let groups = grouper.groups(from..to);
+            from = to;
+            // Checked in parallel; the findings keep the transactions' order. Only the
+            // transactions kept, matched to a stuck coordinator transaction or that a rule
+            // may report are rendered: the rows are read from the groups' records.
+            let done: Vec<Done> = groups
+                .par_iter()
+                .with_min_len(256)
+                .map(|g| {
+                    let s = Summary::of(parts, g);
+                    let row = s.row(g, &shared, di);
+                    let stuck = g.coord.is_some_and(|c| stuck_set.contains(&c));
+                    if !(opts.keep_transactions || stuck || s.may_find(g)) {
+                        return (row, None);
+                    }
+                    let t = render(parts, &shared, g, &coord, &s);
+                    let f = rules::per_txn(inputs, &d.coordinator, &t, opts);
+                    (row, Some(Box::new((t, f))))
+                })
+                .collect();
+            for ((row, rendered), g) in done.into_iter().zip(&groups) {
+                rows.push(row);
+                let Some(rendered) = rendered else { continue };
+                let (t, f) = *rendered;
+                found.extend(f);
+                if let Some(c) = g.coord.filter(|c| stuck_set.contains(c)) {
+                    matched.entry(c).or_default().push(t.clone());
+                }
+                if opts.keep_transactions {
+                    out.transactions.push(t);
+                }
+            }
+        }
+        rules::qualify_for_domain(&domain, &mut found);
+        rules::stuck_in_prepare(
+            inputs,
+            &domain,
+            &d.partitions,
+            &stuck,
+            &matched,
+            &coord,
+            &mut found,
+        );
+        out.findings.extend(found);
+        out.findings
+            .extend(exhaustion::check(inputs, &d.coordinator));
+    }
+    // The transaction order: a stable sort of the order they were made in by domain,
+    // start time, producer id and epoch. The rows stay in that order: the statistics break their ties by it.
+    out.transactions.sort_by(|a, b| {
+        (&a.domain, a.start_ms, a.producer_id, a.producer_epoch).cmp(&(
+            &b.domain,
+            b.start_ms,
+            b.producer_id,
+            b.producer_epoch,
+        ))
+    });
+    out.stats = stats::statistics(inputs, rows, opts);
+    out
+}
+
+fn coordinator_info(t: &CoordTxn) -> CoordinatorInfo {
+    CoordinatorInfo {
+        log_partition: t.log_partition,
+        log: t.log,
+        state: t.state,
+        producer_id: t.producer_id,
+        data_epoch: t.data_epoch,
+        end_epoch: t.end_epoch,
+        client_transaction_version: t.client_transaction_version,
+        timeout_ms: t.timeout_ms,
+        partitions: t
+            .partitions
+            .as_ref()
+            .map(|s| s.iter().map(|(t, p)| format!("{t}-{p}")).collect()),
+        start_ms: t.start_ms,
+        prepare_ms: t.prepare_ms,
+        complete_ms: t.complete_ms,
+        first_record_offset: t.first_record_offset,
+        last_record_offset: t.last_record_offset,
+    }
+}
+
+/// Strings shared by the transactions of one domain.
+struct Shared {
+    domain: Arc<Domain>,
+    /// Input index → (topic, path).
+    names: BTreeMap<usize, (Arc<str>, Arc<str>)>,
+    /// Coordinator transaction → transactional id.
+    ids: Vec<Arc<str>>,
+}
+
+fn render(
+    parts: &[PartitionTxns],
+    shared: &Shared,
+    g: &Group,
+    coord: &[CoordTxn],
+    s: &Summary,
+) -> ClusterTxn {
+    let mut ps: Vec<ClusterTxnPart> = g
+        .members
+        .iter()
+        .map(|m| {
+            let p = &parts[m.input];
+            let r = &p.txns[m.rec];
+            let open = r.is_open();
+            let (topic, path) = shared.names.get(&m.input).cloned().unwrap_or_else(|| {
+                (
+                    Arc::from(p.topic.as_str()),
+                    Arc::from(p.origin.path.as_str()),
+                )
+            });
+            ClusterTxnPart {
+                topic,
+                partition: p.partition,
+                path,
+                first_offset: r.first_offset,
+                last_data_offset: (!r.is_empty()).then_some(r.last_data_offset),
+                marker_offset: (!open).then_some(r.marker_offset),
+                end: r.end,
+                producer_epoch: r.producer_epoch,
+                marker_epoch: (!open).then_some(r.marker_epoch),
+                coordinator_epoch: (!open).then_some(r.coordinator_epoch),
+                first_timestamp: r.first_timestamp,
+                last_timestamp: r.last_timestamp,
+                records: r.records,
+                batches: r.batches,
+                bytes: r.bytes,
+                duplicate_markers: g
+                    .duplicates
+                    .iter()
+                    .filter(|d| d.input == m.input)
+                    .map(|d| parts[d.input].txns[d.rec].marker_offset)
+                    .collect(),
+                input: m.input,
+            }
+        })
+        .collect();
+    ps.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
+    ClusterTxn {
+        domain: shared.domain.clone(),
+        transactional_id: g.coord.and_then(|i| shared.ids.get(i).cloned()),
+        producer_id: g.producer_id,
+        producer_epoch: g.data_epoch,
+        marker_epoch: s.marker_epoch,
+        transaction_version_2: g.tv2,
+        outcome: s.outcome,
+        grouping: g.grouping,
+        records: s.records,
+        batches: s.batches,
+        bytes: s.bytes,
+        partitions: ps,
+        coordinator: g.coord.map(|i| coordinator_info(&coord[i])),
+        start_ms: s.start_ms,
+        end_ms: s.end_ms,
+        duration_ms: s.duration_ms(),
+    }
+}
+
+/// A group's row, and its rendered transaction and findings when it needed them (boxed:
+/// few are, and the rows are moved three times).
+type Done = (stats::TxnRow, Option<Box<(ClusterTxn, Vec<Placed>)>>);
+
+/// What the statistics and `render` read of a group, from its parts' records (the values
+/// a rendered [`ClusterTxn`] holds; none depends on the order of the parts).
+struct Summary {
+    outcome: Outcome,
+    open: bool,
+    closed: bool,
+    start_ms: i64,
+    end_ms: Option<i64>,
+    marker_epoch: Option<i16>,
+    records: u64,
+    batches: u64,
+    bytes: u64,
+    partitions: u32,
+}
+
+impl Summary {
+    fn of(parts: &[PartitionTxns], g: &Group) -> Summary {
+        let (mut commit, mut abort, mut open) = (false, false, false);
+        let mut s = Summary {
+            outcome: Outcome::Open,
+            open: false,
+            closed: false,
+            start_ms: i64::MAX,
+            end_ms: None,
+            marker_epoch: None,
+            records: 0,
+            batches: 0,
+            bytes: 0,
+            partitions: u32::try_from(g.members.len()).unwrap_or(u32::MAX),
+        };
+        let mut last = i64::MIN;
+        for m in g.members.iter() {
+            let r = &parts[m.input].txns[m.rec];
+            match r.end {
+                TxnEnd::Commit => commit = true,
+                TxnEnd::Abort => abort = true,
+                TxnEnd::Open => open = true,
+            }
+            if !r.is_open() {
+                s.marker_epoch = Some(s.marker_epoch.map_or(r.marker_epoch, |e| e.min(r.marker_epoch)));
+            }
+            s.start_ms = s.start_ms.min(r.first_timestamp);
+            last = last.max(r.last_timestamp);
+            s.records = s.records.saturating_add(u64::from(r.records));
+            s.batches = s.batches.saturating_add(u64::from(r.batches));
+            s.bytes = s.bytes.saturating_add(r.bytes);
+        }
+        // (A group has a part: `start_ms` is one of its timestamps.)
+        if !open {
+            s.end_ms = Some(last);
+        }
+        s.outcome = match (commit, abort, open) {
+            (true, true, _) => Outcome::Mixed,
+            (true, false, false) => Outcome::Committed,
+            (false, true, false) => Outcome::Aborted,
+            (false, false, _) => Outcome::Open,
+            _ => Outcome::Partial,
+        };
+        s.open = open;
+        s.closed = commit || abort;
+        s
+    }
+
+    fn duration_ms(&self) -> Option<i64> {
+        self.end_ms.map(|e| e.saturating_sub(self.start_ms).max(0))
+    }
+
+    /// Whether [`rules::per_txn`] may report the transaction: its outcomes disagree, or a
+    /// part is open while another has its marker or the coordinator recorded it.
+    fn may_find(&self, g: &Group) -> bool {
+        self.outcome == Outcome::Mixed || (self.open && (self.closed || g.coord.is_some()))
+    }
+
+    fn row(&self, g: &Group, shared: &Shared, domain: u32) -> stats::TxnRow {
+        stats::TxnRow {
+            transactional_id: g.coord.and_then(|i| shared.ids.get(i).cloned()),
+            producer_id: g.producer_id,
+            start_ms: self.start_ms,
+            end_ms: self.end_ms,
+            records: self.records,
+            batches: self.batches,
+            bytes: self.bytes,
+            partitions: self.partitions,
+            domain,
+            producer_epoch: g.data_epoch,
+            marker_epoch: self.marker_epoch,
+            transaction_version_2: g.tv2,
+            outcome: self.outcome,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::partition::state::txnrec::TxnRecord;
+
+    fn part(topic: &str, txns: Vec<TxnRecord>) -> PartitionTxns {
+        PartitionTxns {
+            version: INPUT_VERSION,
+            topic: topic.into(),
+            partition: 0,
+            origin: Origin {
+                cluster_id: Some("c".into()),
+                path: format!("/d/{topic}-0"),
+                live: true,
+                ..Origin::default()
+            },
+            ref_time_ms: 0,
+            log_end_offset: Some(txns.len() as i64 * 2),
+            txns,
+        }
+    }
+
+    fn rec(i: i64, commit: bool, t0: i64) -> TxnRecord {
+        TxnRecord {
+            producer_id: 7,
+            producer_epoch: 0,
+            marker_epoch: 0,
+            coordinator_epoch: 0,
+            end: if commit {
+                TxnEnd::Commit
+            } else {
+                TxnEnd::Abort
+            },
+            first_offset: 2 * i,
+            last_data_offset: 2 * i,
+            marker_offset: 2 * i + 1,
+            first_timestamp: t0,
+            last_timestamp: t0 + 5,
+            records: 1,
+            batches: 1,
+            bytes: 80,
+        }
+    }
+
+    /// 20 000 TV0/1 transactions of one producer over two partitions, 10 ms apart, without
+    /// the coordinator: each pair groups by marker order, in bounded time; the inputs
+    /// survive a serde round trip and give the same result.
+    #[test]
+    fn many_transactions_group_by_marker_order() {
+        let n = 20_000i64;
+        let a = (0..n).map(|i| rec(i, i % 3 != 0, i * 10)).collect();
+        let b = (0..n).map(|i| rec(i, i % 3 != 0, i * 10 + 1)).collect();
+        let inputs = TxnInputs {
+            version: INPUT_VERSION,
+            partitions: vec![part("a", a), part("b", b)],
+            coordinator: Vec::new(),
+        };
+        let started = std::time::Instant::now();
+        let r = analyse(&inputs, &TxnOptions::default());
+        assert!(started.elapsed().as_secs() < 20);
+        assert_eq!(r.transactions.len(), n as usize);
+        assert!(r.transactions.iter().all(|t| t.partitions.len() == 2));
+        assert!(r.findings.is_empty());
+        assert_eq!(r.stats.aborted, (n as u64).div_ceil(3));
+        let json = serde_json::to_string(&inputs).unwrap();
+        let back: TxnInputs = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, inputs);
+        assert_eq!(
+            analyse(&back, &TxnOptions::default()).transactions,
+            r.transactions
+        );
+        // an input of another version is not joined
+        let mut old = back;
+        old.partitions[1].version = INPUT_VERSION + 1;
+        let r = analyse(&old, &TxnOptions::default());
+        assert!(r.transactions.iter().all(|t| t.partitions.len() == 1));
+    }
+
+    /// Hostile inputs (extreme timestamps, epochs, offsets, states; random coordinator
+    /// values) never panic.
+    #[test]
+    fn noise_never_panics() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let pick = |v: u64| -> i64 {
+            [i64::MIN, i64::MAX, -1, 0, 1, 1_000, (v >> 3) as i64][(v % 7) as usize]
+        };
+        for round in 0..20 {
+            let mut parts = Vec::new();
+            for p in 0..3 {
+                let txns = (0..200)
+                    .map(|_| {
+                        let v = next();
+                        TxnRecord {
+                            producer_id: (v % 3) as i64,
+                            producer_epoch: [i16::MIN, -1, 0, 1, 32766, i16::MAX][(v % 6) as usize],
+                            marker_epoch: [i16::MIN, -1, 0, 2, i16::MAX][(v % 5) as usize],
+                            coordinator_epoch: (v % 4) as i32 - 1,
+                            end: [TxnEnd::Open, TxnEnd::Commit, TxnEnd::Abort][(v % 3) as usize],
+                            first_offset: pick(next()),
+                            last_data_offset: pick(next()),
+                            marker_offset: pick(next()),
+                            first_timestamp: pick(next()),
+                            last_timestamp: pick(next()),
+                            records: (v % 3) as u32,
+                            batches: (v % 2) as u32 * u32::MAX,
+                            bytes: v,
+                        }
+                    })
+                    .collect();
+                parts.push(part(&format!("t{p}"), txns));
+            }
+            let states = [
+                TxnState::Empty,
+                TxnState::Ongoing,
+                TxnState::PrepareCommit,
+                TxnState::PrepareAbort,
+                TxnState::CompleteCommit,
+                TxnState::CompleteAbort,
+                TxnState::Dead,
+                TxnState::PrepareEpochFence,
+            ];
+            let records = (0..300)
+                .map(|i| {
+                    let v = next();
+                    CoordRecord {
+                        offset: i,
+                        transactional_id: format!("id{}", v % 4),
+                        value: (v % 11 != 0).then(|| CoordValue {
+                            version: (v % 2) as i16,
+                            producer_id: (v % 3) as i64,
+                            previous_producer_id: (v % 5) as i64 - 1,
+                            next_producer_id: (v % 4) as i64 - 1,
+                            producer_epoch: [0, 1, 32766, i16::MAX, -1][(v % 5) as usize],
+                            next_producer_epoch: -1,
+                            timeout_ms: [i32::MIN, 0, 60_000, i32::MAX][(v % 4) as usize],
+                            state: states[(v % 8) as usize],
+                            partitions: vec![(format!("t{}", v % 3), 0)],
+                            last_update_ms: pick(next()),
+                            start_ms: pick(next()),
+                            client_transaction_version: (v % 3) as i16,
+                        }),
+                    }
+                })
+                .collect();
+            let coordinator = vec![CoordinatorLog {
+                version: INPUT_VERSION,
+                partition: round,
+                origin: parts[0].origin.clone(),
+                ref_time_ms: pick(next()),
+                records,
+                // unread batches anywhere, of hostile or unknown offsets
+                records_not_read: (0..(round % 3))
+                    .map(|_| UnreadBatch {
+                        segment: "00000000000000000000.log".into(),
+                        reason: "not read".into(),
+                        offsets: (round % 2 == 0).then(|| (pick(next()), pick(next()))),
+                    })
+                    .collect(),
+            }];
+            let inputs = TxnInputs {
+                version: INPUT_VERSION,
+                partitions: parts,
+                coordinator,
+            };
+            let _ = analyse(&inputs, &TxnOptions::default());
+        }
+    }
+}

@@ -1,0 +1,421 @@
+//! The rules over cluster transactions (`docs/findings.md`, "Findings across a transaction's
+//! partitions"). Kafka's coordinator writes the same marker type, for the same producer id
+//! and epoch, to every partition of a transaction (`TransactionMarkerChannelManager`, one
+//! `WriteTxnMarkers` entry per partition of `TransactionMetadata.topicPartitions`), and
+//! records `Complete*` only once every one was written
+//! (`TransactionCoordinator.sendTxnMarkersCallback` → `completeTransitionTo`).
+
+use super::coord::CoordTxn;
+use super::group::Grouping;
+use super::input::{Domain, TxnInputs};
+use super::{ClusterTxn, ClusterTxnPart, Outcome, Placed, Target, TxnOptions, unread};
+use crate::finding::{Finding, Kind, Severity};
+use crate::read::format::txnlog::TxnState;
+use crate::partition::state::txnrec::TxnEnd;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Margin added to a transaction's timeout before a Prepare* is called stuck (the same
+/// 5 min the coordinator-log rules use).
+pub const PREPARE_MARGIN_MS: i64 = crate::partition::state::LATE_TRANSACTION_BUFFER_MS;
+
+const BROKER_MISMATCH: &str = "never written by a coordinator: it sends one marker type to every partition of the transaction and records the outcome first (Prepare*); brokers append whatever marker they receive and never compare partitions, so read_committed consumers deliver the committed partitions' records and skip the aborted ones";
+const BROKER_MISSING: &str = "the partition's last stable offset stays at the transaction's first offset until a marker arrives; the coordinator believes the transaction finished and will not send it again (it re-sends markers only for Prepare* transactions on load), so read_committed consumers of this partition are stuck";
+const BROKER_UNLISTED: &str = "the coordinator writes markers only to the partitions its transaction lists: data of the transaction on another partition is never closed by it (before KIP-890 a produce could race AddPartitionsToTxn; TV2 brokers verify the partition with the coordinator before appending)";
+const BROKER_PREPARE: &str = "the coordinator keeps re-sending the markers (and re-sends them on every coordinator load) until every partition has acknowledged them; the producer cannot start its next transaction (CONCURRENT_TRANSACTIONS) and the partitions without a marker keep their last stable offset at the transaction's data";
+
+fn txn_json(t: &ClusterTxn) -> Value {
+    serde_json::to_value(t).unwrap_or(Value::Null)
+}
+
+fn tp(p: &ClusterTxnPart) -> String {
+    format!("{}-{}", p.topic, p.partition)
+}
+
+/// Lower a finding grouped by marker order: the grouping is an assumption made without
+/// the coordinator's record of the transaction, which batches of the domain's coordinator
+/// logs (`logs`) that were not read may hold ([`unread::qualify`]).
+fn lower_if_guessed(inputs: &TxnInputs, logs: &[usize], f: Finding, g: Grouping) -> Finding {
+    if g == Grouping::MarkerOrder {
+        let mut f = f.severity(Severity::Warning);
+        f.message.push_str(
+            " (grouped by marker order and time without the coordinator's record: an assumption)",
+        );
+        unread::qualify(
+            &mut f,
+            &unread::of_logs(inputs, logs),
+            "the coordinator's record of this transaction",
+        );
+        f
+    } else {
+        f
+    }
+}
+
+/// A hanging transaction the finding explains: `(topic, partition, producer id, first offset)`.
+pub type HangingRef = (std::sync::Arc<str>, i32, i64, i64);
+
+/// The rules over one cluster transaction: `transaction_outcome_mismatch`,
+/// `transaction_marker_missing`, `transaction_partition_unlisted`. `logs`: the domain's
+/// coordinator logs (indices into `inputs.coordinator`).
+pub fn per_txn(
+    inputs: &TxnInputs,
+    logs: &[usize],
+    t: &ClusterTxn,
+    opts: &TxnOptions,
+) -> Vec<Placed> {
+    let mut out = Vec::new();
+    if t.outcome == Outcome::Mixed {
+        out.extend(mismatch(inputs, logs, t));
+    }
+    open_parts(inputs, logs, t, opts, &mut out);
+    out
+}
+
+/// Qualify the [`per_txn`] findings of a domain without a cluster id: the join rests on
+/// the log dir holding every partition.
+pub fn qualify_for_domain(domain: &Domain, found: &mut [Placed]) {
+    if let Domain::LogDir(dir) = domain {
+        for p in found {
+            let f = &mut p.finding;
+            if f.severity == Severity::Error {
+                f.severity = Severity::Warning;
+            }
+            f.message.push_str(&format!(
+                " (cluster unknown: no cluster.id in meta.properties; joined within the log dir {dir})"
+            ));
+        }
+    }
+}
+
+/// The coordinator transactions `transaction_stuck_in_prepare` reports, in report order:
+/// the latest transaction of each id (per coordinator log) when it is Prepare* and older
+/// than its timeout + 5 min at its log's reference time.
+pub fn stuck_candidates(inputs: &TxnInputs, coord: &[CoordTxn]) -> Vec<usize> {
+    let mut latest: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+    for (i, c) in coord.iter().enumerate() {
+        let e = latest
+            .entry((c.log, c.transactional_id.as_str()))
+            .or_insert(i);
+        if coord[*e].last_record_offset < c.last_record_offset {
+            *e = i;
+        }
+    }
+    latest
+        .into_values()
+        .filter(|&ci| {
+            let c = &coord[ci];
+            if !matches!(c.state, TxnState::PrepareCommit | TxnState::PrepareAbort) {
+                return false;
+            }
+            let log = &inputs.coordinator[c.log];
+            let age = log.ref_time_ms.saturating_sub(c.last_update_ms);
+            let limit = i64::from(c.timeout_ms.max(0)).saturating_add(PREPARE_MARGIN_MS);
+            age > limit
+        })
+        .collect()
+}
+
+fn mismatch(inputs: &TxnInputs, logs: &[usize], t: &ClusterTxn) -> Option<Placed> {
+    let coordinator_commit = t.coordinator.as_ref().and_then(|c| match c.state {
+        TxnState::PrepareCommit | TxnState::CompleteCommit => Some(true),
+        TxnState::PrepareAbort | TxnState::CompleteAbort => Some(false),
+        _ => None,
+    });
+    let wrong = |p: &&ClusterTxnPart| match coordinator_commit {
+        Some(true) => p.end == TxnEnd::Abort,
+        Some(false) => p.end == TxnEnd::Commit,
+        None => p.end == TxnEnd::Abort,
+    };
+    let at = t.partitions.iter().find(wrong).or(t.partitions.first())?;
+    let of =
+        |e: TxnEnd| -> Vec<String> { t.partitions.iter().filter(|p| p.end == e).map(tp).collect() };
+    let (commits, aborts) = (of(TxnEnd::Commit), of(TxnEnd::Abort));
+    let f = Finding::new(
+        Kind::TransactionOutcomeMismatch,
+        &at.topic,
+        at.partition,
+        format!(
+            "transaction of producer {} epoch {}{} committed on {} and aborted on {}: read_committed consumers see only part of it",
+            t.producer_id,
+            t.producer_epoch,
+            t.transactional_id
+                .as_ref()
+                .map(|i| format!(" (transactional id {i})"))
+                .unwrap_or_default(),
+            commits.join(", "),
+            aborts.join(", ")
+        ),
+    )
+    .offset(at.first_offset)
+    .producer(t.producer_id, at.producer_epoch)
+    .evidence(json!({
+        "grouping": t.grouping.name(),
+        "commit_partitions": commits,
+        "abort_partitions": aborts,
+        "coordinator_outcome": coordinator_commit.map(|c| if c { "commit" } else { "abort" }),
+        "transaction": txn_json(t),
+    }))
+    .broker(BROKER_MISMATCH)
+    .remediation(
+        "the transaction's atomicity is broken on disk: find which outcome the application intended (the coordinator's record, the producer's logs), then reprocess the affected records downstream; look for a second coordinator (split brain, zombie coordinator with a stale coordinator epoch) or a tool that wrote markers by hand",
+    );
+    Some(Placed {
+        target: Target::Partition(at.input),
+        finding: lower_if_guessed(inputs, logs, f, t.grouping),
+        causes_hanging: Vec::new(),
+    })
+}
+
+/// `transaction_marker_missing` and `transaction_partition_unlisted` for the open parts of
+/// a transaction the coordinator (or its other partitions' markers) shows finished.
+fn open_parts(
+    inputs: &TxnInputs,
+    logs: &[usize],
+    t: &ClusterTxn,
+    opts: &TxnOptions,
+    out: &mut Vec<Placed>,
+) {
+    // Almost every transaction is closed everywhere: nothing below to build for it.
+    if t.partitions.iter().all(|p| p.end != TxnEnd::Open) {
+        return;
+    }
+    let listed: Option<BTreeSet<&str>> = t
+        .coordinator
+        .as_ref()
+        .and_then(|c| c.partitions.as_ref())
+        .map(|v| v.iter().map(String::as_str).collect());
+    let completed = t
+        .coordinator
+        .as_ref()
+        .is_some_and(|c| c.complete_ms.is_some());
+    let last_marker = t
+        .partitions
+        .iter()
+        .filter(|p| p.end != TxnEnd::Open)
+        .map(|p| p.last_timestamp)
+        .max();
+    let with_marker: Vec<Value> = t
+        .partitions
+        .iter()
+        .filter(|p| p.end != TxnEnd::Open)
+        .map(|p| json!({"partition": tp(p), "marker": p.end.name(), "marker_offset": p.marker_offset}))
+        .collect();
+    for p in t.partitions.iter().filter(|p| p.end == TxnEnd::Open) {
+        let input = &inputs.partitions[p.input];
+        let name = tp(p);
+        let hanging = vec![(p.topic.clone(), p.partition, t.producer_id, p.first_offset)];
+        if let (Some(l), Some(c)) = (&listed, &t.coordinator)
+            && !l.contains(name.as_str())
+        {
+            let mut f = Finding::new(
+                Kind::TransactionPartitionUnlisted,
+                &p.topic,
+                p.partition,
+                format!(
+                    "producer {} epoch {} has transactional data from offset {} on {name}, which the coordinator's transaction {} (state {}, in __transaction_state-{}) never listed: no marker will ever close it",
+                    t.producer_id,
+                    p.producer_epoch,
+                    p.first_offset,
+                    t.transactional_id.as_deref().unwrap_or("?"),
+                    c.state,
+                    c.log_partition
+                ),
+            )
+            .offset(p.first_offset)
+            .producer(t.producer_id, p.producer_epoch)
+            .evidence(json!({
+                "grouping": t.grouping.name(),
+                "listed_partitions": c.partitions,
+                "part": serde_json::to_value(p).unwrap_or(Value::Null),
+                "transaction": txn_json(t),
+            }))
+            .broker(BROKER_UNLISTED)
+            .remediation(format!(
+                "abort the dangling data: `kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {}`; upgrade clients and brokers to transaction version 2 (KIP-890), which verifies partitions before appending",
+                p.topic, p.partition, p.first_offset
+            ));
+            // "Never listed": a later Ongoing/Prepare record of this transaction would
+            // list it (each lists every partition added so far).
+            if let Some(log) = inputs.coordinator.get(c.log) {
+                let unread = unread::of_log(log, |u| u.may_follow(c.first_record_offset));
+                unread::settle(
+                    &mut f,
+                    &unread,
+                    "a later record of this transaction listing the partition",
+                );
+            }
+            out.push(Placed {
+                target: Target::Partition(p.input),
+                finding: f,
+                causes_hanging: hanging,
+            });
+            continue;
+        }
+        let aged =
+            last_marker.is_some_and(|m| input.ref_time_ms.saturating_sub(m) > opts.marker_grace_ms);
+        if !(completed || aged) {
+            continue;
+        }
+        let why = if completed {
+            let c = t.coordinator.as_ref().map(|c| c.state.name()).unwrap_or("");
+            format!("the coordinator recorded {c}")
+        } else {
+            format!(
+                "its markers reached {} more than {} min before the reference time",
+                with_marker.len(),
+                opts.marker_grace_ms / 60_000
+            )
+        };
+        let f = Finding::new(
+            Kind::TransactionMarkerMissing,
+            &p.topic,
+            p.partition,
+            format!(
+                "transaction of producer {} epoch {}{} finished ({why}) but no marker reached {name}, where its data starts at offset {}: the last stable offset is stuck there",
+                t.producer_id,
+                p.producer_epoch,
+                t.transactional_id
+                    .as_ref()
+                    .map(|i| format!(" (transactional id {i})"))
+                    .unwrap_or_default(),
+                p.first_offset
+            ),
+        )
+        .offset(p.first_offset)
+        .producer(t.producer_id, p.producer_epoch)
+        .evidence(json!({
+            "grouping": t.grouping.name(),
+            "coordinator_completed": completed,
+            "partitions_with_marker": with_marker,
+            "last_marker_timestamp": last_marker,
+            "reference_time_ms": input.ref_time_ms,
+            "part": serde_json::to_value(p).unwrap_or(Value::Null),
+            "transaction": txn_json(t),
+        }))
+        .broker(BROKER_MISSING)
+        .remediation(format!(
+            "write the missing marker: `kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {}` (an ABORT: a COMMIT cannot be written by hand); if the transaction committed elsewhere, its records on this partition are lost to read_committed consumers — reprocess them",
+            p.topic, p.partition, p.first_offset
+        ));
+        out.push(Placed {
+            target: Target::Partition(p.input),
+            finding: lower_if_guessed(inputs, logs, f, t.grouping),
+            causes_hanging: hanging,
+        });
+    }
+}
+
+/// `transaction_stuck_in_prepare`: the latest transaction of an id is Prepare* and older
+/// than its timeout + 5 min at the coordinator log's reference time. `candidates` are
+/// [`stuck_candidates`]; `matched` holds, per candidate, the cluster transactions grouped
+/// with it, in grouping order.
+pub fn stuck_in_prepare(
+    inputs: &TxnInputs,
+    domain: &Domain,
+    chosen: &[usize],
+    candidates: &[usize],
+    matched: &BTreeMap<usize, Vec<ClusterTxn>>,
+    coord: &[CoordTxn],
+    out: &mut Vec<Placed>,
+) {
+    let present: BTreeSet<(String, i32)> = chosen
+        .iter()
+        .map(|&i| {
+            (
+                inputs.partitions[i].topic.clone(),
+                inputs.partitions[i].partition,
+            )
+        })
+        .collect();
+    for &ci in candidates {
+        let c = &coord[ci];
+        let log = &inputs.coordinator[c.log];
+        let age = log.ref_time_ms.saturating_sub(c.last_update_ms);
+        let mine: &[ClusterTxn] = matched.get(&ci).map_or(&[], Vec::as_slice);
+        let mut with_marker = Vec::new();
+        let mut without_marker = Vec::new();
+        let mut hanging = Vec::new();
+        for t in mine {
+            for p in &t.partitions {
+                if p.end == TxnEnd::Open {
+                    without_marker
+                        .push(json!({"partition": tp(p), "first_offset": p.first_offset}));
+                    hanging.push((p.topic.clone(), p.partition, t.producer_id, p.first_offset));
+                } else {
+                    with_marker.push(json!({"partition": tp(p), "marker": p.end.name(), "marker_offset": p.marker_offset}));
+                }
+            }
+        }
+        let seen: BTreeSet<String> = mine
+            .iter()
+            .flat_map(|t| t.partitions.iter().map(tp))
+            .collect();
+        let (mut no_data, mut absent) = (Vec::new(), Vec::new());
+        for (t, p) in c.partitions.iter().flatten() {
+            let name = format!("{t}-{p}");
+            if seen.contains(&name) {
+                continue;
+            }
+            if present.contains(&(t.clone(), *p)) {
+                no_data.push(name);
+            } else {
+                absent.push(name);
+            }
+        }
+        let what = if c.state == TxnState::PrepareCommit {
+            "PrepareCommit"
+        } else {
+            "PrepareAbort"
+        };
+        let mut f = Finding::new(
+            Kind::TransactionStuckInPrepare,
+            super::TRANSACTION_STATE_TOPIC,
+            log.partition,
+            format!(
+                "transactional id {} (producer {} epoch {}) has been in {what} since {} ms ({} min before the reference time, timeout {} s) with no Complete record: markers not delivered; {} listed partition(s) in the inputs have the marker, {} do not",
+                c.transactional_id,
+                c.producer_id,
+                c.end_epoch.unwrap_or(c.data_epoch),
+                c.last_update_ms,
+                age / 60_000,
+                c.timeout_ms / 1000,
+                with_marker.len(),
+                without_marker.len() + no_data.len()
+            ),
+        )
+        .offset(c.prepare_offset.unwrap_or(c.last_record_offset))
+        .producer(c.producer_id, c.end_epoch.unwrap_or(c.data_epoch))
+        .evidence(json!({
+            "domain": domain,
+            "transactional_id": c.transactional_id,
+            "state": c.state.name(),
+            "last_update_ms": c.last_update_ms,
+            "reference_time_ms": log.ref_time_ms,
+            "age_ms": age,
+            "timeout_ms": c.timeout_ms,
+            "listed_partitions": c.partitions.as_ref().map(|s| s.iter().map(|(t, p)| format!("{t}-{p}")).collect::<Vec<_>>()),
+            "partitions_with_marker": with_marker,
+            "partitions_without_marker": without_marker,
+            "partitions_without_transaction_data": no_data,
+            "partitions_not_in_inputs": absent,
+            "client_transaction_version": c.client_transaction_version,
+        }))
+        .broker(BROKER_PREPARE)
+        .remediation(format!(
+            "find why the markers are not acknowledged (a partition offline or without leader, a broker rejecting them — KAFKA-19999 class livelock under TV2): check the coordinator broker's log for WriteTxnMarkers errors; `kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}`",
+            c.transactional_id
+        ));
+        // "No Complete record": a batch not read past the Prepare record may hold it.
+        unread::settle(
+            &mut f,
+            &unread::of_log(log, |u| u.may_follow(c.last_record_offset)),
+            "its Complete record",
+        );
+        out.push(Placed {
+            target: Target::Coordinator(c.log),
+            finding: f,
+            causes_hanging: hanging,
+        });
+    }
+}

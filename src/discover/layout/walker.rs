@@ -1,0 +1,499 @@
+//! The walker behind [`discover`]: walks the given paths, groups what it finds into
+//! partition directories and log dirs, and lists what it could not read.
+
+use super::*;
+use std::collections::{HashMap, HashSet};
+
+/// Maximum directory depth searched below each given path.
+pub const MAX_DEPTH: usize = 24;
+
+#[derive(Debug)]
+struct Entry {
+    name: String,
+    path: PathBuf,
+    /// `Some(true)` directory, `Some(false)` anything else; `None` when it could not be
+    /// stat'ed (dangling symlink, permission).
+    is_dir: Option<bool>,
+}
+
+/// Options of [`discover_with`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiscoverOptions {
+    /// Follow symlinks met during the walk (`--follow`, like `rg -L`). Off by default: a
+    /// symlink inside the evidence (`data -> /`, `data -> ../other-broker`) would make
+    /// files outside the given roots look like the evidence's own. Paths given
+    /// explicitly are always followed.
+    pub follow_symlinks: bool,
+}
+
+/// True when `name` ends like a file a broker writes (so a special file or a name that
+/// cannot be decoded there is worth a finding rather than silence).
+fn kafka_like_name(name: &str) -> bool {
+    const SUFFIXES: [&str; 10] = [
+        ".log",
+        ".index",
+        ".timeindex",
+        ".txnindex",
+        ".snapshot",
+        ".checkpoint",
+        "-checkpoint",
+        ".properties",
+        ".metadata",
+        "quorum-state",
+    ];
+    SUFFIXES.iter().any(|s| name.ends_with(s)) || LOG_DIR_MARKERS.contains(&name)
+}
+
+#[derive(Default)]
+struct Walker {
+    opts: DiscoverOptions,
+    inv: Inventory,
+    /// Canonical paths of directories already walked (dedup + symlink loops).
+    visited: HashSet<PathBuf>,
+    /// Complete partition dirs, with their canonical path.
+    full: Vec<(PathBuf, PartitionDir)>,
+    full_index: HashMap<PathBuf, usize>,
+    /// Partial partition dirs (single files given), by canonical dir path.
+    partial: Vec<(PathBuf, PartitionDir)>,
+    partial_index: HashMap<PathBuf, usize>,
+    /// The single files added to `partial` (a file given twice is added once).
+    single_files: HashSet<PathBuf>,
+    /// Partition dirs reached, counting those reached again (see [`Walker::found`]).
+    reached: usize,
+    /// Log dirs by canonical path.
+    log_dir_index: HashMap<PathBuf, usize>,
+    /// Canonical paths of log dirs (same order as `inv.log_dirs`).
+    log_dir_canon: Vec<PathBuf>,
+}
+
+impl Walker {
+    fn error(&mut self, path: &Path, e: impl std::fmt::Display) {
+        self.inv.errors.push((path.to_path_buf(), e.to_string()));
+    }
+
+    fn input_error(&mut self, path: &Path, e: impl std::fmt::Display) {
+        let e = (path.to_path_buf(), e.to_string());
+        self.inv.errors.push(e.clone());
+        self.inv.input_errors.push(e);
+    }
+
+    /// Partitions and log dirs found so far (a partition reached again counts again, so
+    /// that an input holding only already-found data is not an error).
+    fn found(&self) -> usize {
+        self.full.len() + self.reached + self.partial.len() + self.inv.log_dirs.len()
+    }
+
+    fn list(&mut self, dir: &Path) -> Option<Vec<Entry>> {
+        let rd = match std::fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                self.error(dir, format_args!("cannot list directory: {e}"));
+                return None;
+            }
+        };
+        let mut out = Vec::new();
+        for ent in rd {
+            let ent = match ent {
+                Ok(e) => e,
+                Err(e) => {
+                    self.error(dir, format_args!("cannot read directory entry: {e}"));
+                    continue;
+                }
+            };
+            let path = ent.path();
+            let raw_name = ent.file_name();
+            let name = raw_name.to_string_lossy().into_owned();
+            if raw_name.to_str().is_none() {
+                // Kafka names are ASCII; a name that is not UTF-8 cannot be one the broker
+                // wrote, and matching it lossily would guess. Said, never skipped silently.
+                if kafka_like_name(&name) {
+                    self.error(
+                        &path,
+                        "file name is not valid UTF-8 (a broker writes ASCII names): not analysed",
+                    );
+                }
+                continue;
+            }
+            let ft = match ent.file_type() {
+                Ok(ft) if ft.is_symlink() && !self.opts.follow_symlinks => {
+                    // Not followed (`--follow` to opt in): the walk stays inside the
+                    // given roots. A Kafka-named symlink is said; a directory one is
+                    // skipped quietly, as `rg` does.
+                    if kafka_like_name(&name) {
+                        self.error(
+                            &path,
+                            "symlink not followed (use --follow, or name the file explicitly)",
+                        );
+                    }
+                    continue;
+                }
+                Ok(ft) if ft.is_symlink() => match std::fs::metadata(&path) {
+                    Ok(m) => Ok(m.file_type()),
+                    Err(e) => Err(format!("cannot follow symlink: {e}")),
+                },
+                Ok(ft) => Ok(ft),
+                Err(e) => Err(format!("cannot stat: {e}")),
+            };
+            let is_dir = match ft {
+                Ok(ft) if ft.is_dir() => Some(true),
+                Ok(ft) => match crate::read::segment::special_type(ft) {
+                    // FIFOs, sockets, devices: never opened (a FIFO blocks the reader).
+                    Some(t) if kafka_like_name(&name) => {
+                        self.error(&path, crate::read::segment::NotRegularFile(t));
+                        continue;
+                    }
+                    Some(_) => continue,
+                    None => Some(false),
+                },
+                Err(e) => {
+                    self.error(&path, e);
+                    None
+                }
+            };
+            out.push(Entry { name, path, is_dir });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Some(out)
+    }
+
+    /// Get or create the log dir at `path`; when created, fill it from `entries` (its
+    /// files only; subdirectories are the walker's business).
+    fn log_dir(&mut self, path: &Path, canon: PathBuf, entries: Option<&[Entry]>) -> PathBuf {
+        if let Some(&i) = self.log_dir_index.get(&canon) {
+            return self.inv.log_dirs[i].path.clone();
+        }
+        let mut ld = LogDir {
+            path: path.to_path_buf(),
+            ..Default::default()
+        };
+        if let Some(entries) = entries {
+            for e in entries {
+                if e.is_dir != Some(true) {
+                    ld.add_file(&e.name, e.path.clone());
+                }
+            }
+        }
+        ld.leftovers.sort_by(|a, b| a.1.cmp(&b.1));
+        ld.unknown.sort();
+        self.log_dir_index
+            .insert(canon.clone(), self.inv.log_dirs.len());
+        self.log_dir_canon.push(canon);
+        self.inv.log_dirs.push(ld);
+        path.to_path_buf()
+    }
+
+    /// If the parent of `path` is a broker log dir (has a marker file), register it (files
+    /// only, without walking its other children) and return its path.
+    fn parent_log_dir(&mut self, path: &Path) -> Option<PathBuf> {
+        let parent = parent_dir(path)?;
+        let parent = parent.as_path();
+        if !LOG_DIR_MARKERS.iter().any(|m| parent.join(m).is_file()) {
+            return None;
+        }
+        let canon = std::fs::canonicalize(parent).ok()?;
+        if let Some(&i) = self.log_dir_index.get(&canon) {
+            return Some(self.inv.log_dirs[i].path.clone());
+        }
+        let entries = self.list(parent)?;
+        Some(self.log_dir(parent, canon, Some(&entries)))
+    }
+
+    /// Walk a directory. Returns the canonical path when it is a partition directory.
+    fn walk(&mut self, path: &Path, depth: usize, parent_is_log_dir: bool) -> Option<PathBuf> {
+        let canon = match std::fs::canonicalize(path) {
+            Ok(c) => c,
+            Err(e) => {
+                self.error(path, format_args!("cannot resolve path: {e}"));
+                return None;
+            }
+        };
+        if !self.visited.insert(canon.clone()) {
+            // Reached again (a path given twice, a parent and its child both given, or a
+            // symlink loop): report it as a partition if it was one, never walk it twice.
+            let known = self.full_index.contains_key(&canon);
+            self.reached += usize::from(known);
+            return known.then_some(canon);
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name == REMOTE_LOG_INDEX_CACHE {
+            return None;
+        }
+        let entries = self.list(path)?;
+        let is_log_dir = entries
+            .iter()
+            .any(|e| e.is_dir == Some(false) && is_log_dir_marker(&e.name));
+        if !is_log_dir && let Some(pd) = partition_candidate(&name, &entries, parent_is_log_dir) {
+            let mut pd = pd;
+            pd.path = path.to_path_buf();
+            for e in entries {
+                if e.is_dir == Some(false) {
+                    pd.add_file(&e.name, e.path);
+                } else {
+                    pd.unknown.push(e.path);
+                }
+            }
+            pd.sort();
+            self.full_index.insert(canon.clone(), self.full.len());
+            self.full.push((canon.clone(), pd));
+            return Some(canon);
+        }
+        if depth >= MAX_DEPTH {
+            self.error(
+                path,
+                format_args!("not searched: deeper than {MAX_DEPTH} levels"),
+            );
+            return None;
+        }
+        let mut children = Vec::new();
+        for e in &entries {
+            if e.is_dir == Some(true)
+                && let Some(c) = self.walk(&e.path, depth + 1, is_log_dir)
+            {
+                children.push(c);
+            }
+        }
+        if is_log_dir || children.len() >= 2 {
+            let ld = self.log_dir(path, canon, Some(&entries));
+            for c in children {
+                if let Some(&i) = self.full_index.get(&c) {
+                    self.full[i].1.log_dir.get_or_insert_with(|| ld.clone());
+                }
+            }
+        }
+        None
+    }
+
+    fn single_file(&mut self, path: &Path) {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let parent = parent_dir(path).unwrap_or_else(|| PathBuf::from("."));
+        let parent = parent.as_path();
+        let parent_canon = match std::fs::canonicalize(parent) {
+            Ok(c) => c,
+            Err(e) => {
+                self.error(path, format_args!("cannot resolve parent directory: {e}"));
+                return;
+            }
+        };
+        if is_log_dir_marker(&name) || name == ".lock" {
+            let lp = self.log_dir(parent, parent_canon.clone(), None);
+            let i = self.log_dir_index[&parent_canon];
+            debug_assert_eq!(self.inv.log_dirs[i].path, lp);
+            let ld = &mut self.inv.log_dirs[i];
+            let before = ld.unknown.len();
+            ld.add_file(&name, path.to_path_buf());
+            // Given twice: keep one.
+            if ld.unknown.len() > before && ld.unknown.last().map(|p| p.as_path()) == Some(path) {
+                ld.unknown.pop();
+            }
+            return;
+        }
+        let i = match self.partial_index.get(&parent_canon) {
+            Some(&i) => i,
+            None => {
+                let parent_name = parent
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .or_else(|| {
+                        parent_canon
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                    })
+                    .unwrap_or_default();
+                let (tp, kind) = match parse_partition_dir_name(&parent_name) {
+                    Some((tp, k)) => (Some(tp), Some(k)),
+                    None => (None, None),
+                };
+                let log_dir = self.parent_log_dir(parent);
+                let pd = PartitionDir {
+                    path: parent.to_path_buf(),
+                    tp,
+                    kind,
+                    log_dir,
+                    partial: true,
+                    ..Default::default()
+                };
+                self.partial_index
+                    .insert(parent_canon.clone(), self.partial.len());
+                self.partial.push((parent_canon, pd));
+                self.partial.len() - 1
+            }
+        };
+        // Given twice: keep one (a set, not a search of the directory's files per file).
+        if self.single_files.insert(path.to_path_buf()) {
+            self.partial[i].1.add_file(&name, path.to_path_buf());
+        }
+    }
+
+    fn finish(mut self) -> Inventory {
+        let mut parts: Vec<(PathBuf, PartitionDir)> = self.full;
+        for (canon, mut pd) in self.partial {
+            if !self.full_index.contains_key(&canon) {
+                pd.sort();
+                parts.push((canon, pd));
+            }
+        }
+        for (canon, pd) in &mut parts {
+            if pd.log_dir.is_none()
+                && let Some(parent) = canon.parent()
+                && let Some(&i) = self.log_dir_index.get(parent)
+            {
+                pd.log_dir = Some(self.inv.log_dirs[i].path.clone());
+            }
+        }
+        let mut partitions: Vec<PartitionDir> = parts.into_iter().map(|(_, p)| p).collect();
+        partitions.sort_by(|a, b| (&a.tp, &a.path).cmp(&(&b.tp, &b.path)));
+        self.inv.partitions = partitions;
+        self.inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));
+        self.inv
+    }
+}
+
+/// The parent directory of `path` (`.` for a bare relative name; `None` at the root).
+fn parent_dir(path: &Path) -> Option<PathBuf> {
+    match path.parent() {
+        Some(p) if p.as_os_str().is_empty() => Some(PathBuf::from(".")),
+        Some(p) => Some(p.to_path_buf()),
+        None => None,
+    }
+}
+
+/// Decide whether a directory (not a log dir) is a partition directory. See [`discover`].
+fn partition_candidate(
+    name: &str,
+    entries: &[Entry],
+    parent_is_log_dir: bool,
+) -> Option<PartitionDir> {
+    let mut has_kafka = false;
+    let mut has_segment = false;
+    let mut has_subdir = false;
+    for e in entries {
+        match e.is_dir {
+            Some(true) => has_subdir = true,
+            Some(false) => match classify_partition_file(&e.name) {
+                PartFile::Numbered(_, k) => {
+                    has_kafka = true;
+                    has_segment |= k.is_segment_file();
+                }
+                PartFile::Leftover(_, inner) => has_kafka |= inner,
+                PartFile::Unknown => {}
+                _ => has_kafka = true,
+            },
+            None => {}
+        }
+    }
+    match parse_partition_dir_name(name) {
+        Some((tp, kind)) if has_kafka || (parent_is_log_dir && !has_subdir) => Some(PartitionDir {
+            tp: Some(tp),
+            kind: Some(kind),
+            ..Default::default()
+        }),
+        None if has_segment && name != REMOTE_LOG_INDEX_CACHE => Some(PartitionDir::default()),
+        _ => None,
+    }
+}
+
+/// Find every partition directory and log dir under `paths` (§1). Never fails: paths
+/// that cannot be read are listed in [`Inventory::errors`].
+///
+/// Each path may be a broker log dir, a partition dir, a single file, or any directory
+/// above them (searched down to [`MAX_DEPTH`] levels). The rules:
+///
+/// * **Log dir**: a directory holding at least one of [`LOG_DIR_MARKERS`] (or its `.tmp`).
+///   A directory without markers that holds two or more partition directories is listed
+///   as a log dir too ([`LogDir::has_markers`] is false then). Its partitions get
+///   `log_dir` set. A partition dir given directly whose parent has markers gets that
+///   parent as its log dir (the parent's files are listed, its other children are not).
+/// * **Partition dir**: a directory that is not a log dir and
+///   - whose name parses ([`parse_partition_dir_name`]) and which holds at least one
+///     Kafka partition file (segment/index/snapshot/`leader-epoch-checkpoint`/
+///     `partition.metadata`/KRaft snapshot/`quorum-state`, or a leftover of one), or,
+///     when its parent is a log dir with markers, which holds no subdirectory (an empty
+///     partition is still a partition there, as for the broker); a name-alike such as
+///     `broker-1` holding other directories is searched instead;
+///   - or whose name does not parse but which holds segment files (`<n>.log/.index/
+///     .timeindex/.txnindex`): listed with `tp: None` (a renamed copy, a test fixture).
+///   - a partition dir is not searched further; its subdirectories go to `unknown`.
+/// * `remote-log-index-cache` is skipped; `__cluster_metadata-0` is a partition dir.
+/// * A single file is put in a `partial` partition dir for its parent directory (the
+///   topic-partition comes from the parent's name when it parses); several files of the
+///   same directory share one partial entry, which is dropped when the whole directory
+///   is also found. Unrecognised names go to its `unknown`. A log-dir file (e.g.
+///   `meta.properties`) given alone fills a log dir for its parent.
+/// * Directories are deduplicated by canonical path (so a dir and its parent may both be
+///   given). Symlinks met during the walk are not followed (see
+///   [`DiscoverOptions::follow_symlinks`]; a Kafka-named one is listed in
+///   [`Inventory::errors`]); given paths are. A directory is never walked twice (no loops).
+/// * Only directories and regular files are listed: a FIFO, socket or device named like a
+///   Kafka file is an [`Inventory::errors`] entry (never opened), as is a Kafka-like name
+///   that is not valid UTF-8.
+/// * Output: partitions sorted by (topic, partition, path) (unnamed ones first), segments
+///   by base offset, snapshots by offset, log dirs by path.
+pub fn discover(paths: &[PathBuf]) -> Inventory {
+    discover_with(paths, DiscoverOptions::default())
+}
+
+/// [`discover`] with options (symlink following).
+pub fn discover_with(paths: &[PathBuf], opts: DiscoverOptions) -> Inventory {
+    let mut w = Walker {
+        opts,
+        ..Default::default()
+    };
+    for p in paths {
+        // `.`, `..` and `dir/..` have no file name: resolve them, or a partition dir given
+        // that way would lose its topic-partition (and its parent log dir).
+        let resolved;
+        let p = if p.file_name().is_none() {
+            resolved = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+            &resolved
+        } else {
+            p
+        };
+        let meta = match std::fs::metadata(p) {
+            Ok(m) => m,
+            Err(e) => {
+                w.input_error(p, format_args!("cannot stat: {e}"));
+                continue;
+            }
+        };
+        if meta.is_dir() {
+            let seen = std::fs::canonicalize(p).is_ok_and(|c| w.visited.contains(&c));
+            // An input that adds no partition and no log dir, and had no read error, is not
+            // Kafka data.
+            let (found, errors) = (w.found(), w.inv.errors.len());
+            let parent_log =
+                parent_dir(p).is_some_and(|q| LOG_DIR_MARKERS.iter().any(|m| q.join(m).is_file()));
+            if let Some(canon) = w.walk(p, 0, parent_log)
+                && parent_log
+                && let Some(ld) = w.parent_log_dir(p)
+                && let Some(&i) = w.full_index.get(&canon)
+            {
+                w.full[i].1.log_dir.get_or_insert(ld);
+            }
+            if !seen && w.found() == found {
+                let unread = w.inv.errors.len() - errors;
+                w.input_error(
+                    p,
+                    if unread == 0 {
+                        "not Kafka data: no partition directory or broker log dir found under it"
+                            .to_string()
+                    } else {
+                        format!(
+                            "not Kafka data: no partition directory or broker log dir found under it ({unread} path(s) under it could not be read)"
+                        )
+                    },
+                );
+            }
+        } else if let Err(why) = classify_input_file(p) {
+            w.input_error(p, why);
+        } else {
+            w.single_file(p);
+        }
+    }
+    w.finish()
+}

@@ -1,0 +1,141 @@
+//! One cause, one finding: what follows from a root cause links to it (`caused_by`), so a
+//! reader sees the root cause first (`docs/findings.md`, "Causes").
+//!
+//! Runs over one partition's findings once its replay is finished. The links it makes:
+//!
+//! * **Damage → what was derived from the damaged bytes.** A batch whose CRC fails is still
+//!   fed to the producer-state replay with the header fields it carries, as the broker's own
+//!   rebuild does (`ProducerStateManager` reads batch headers without checking CRCs:
+//!   `LogLoader.rebuildProducerState` → `ProducerAppendInfo.append`). If the damage hit the
+//!   producer fields, the replay's verdicts at that batch — and the sequence or epoch rule
+//!   that fires at the producer's next batch — follow from the damage, not from a producer
+//!   that misbehaved: they are linked to the `crc_mismatch`.
+//! * **Epoch regression → zombie write → hanging transaction** (KAFKA-9144): a zombie write
+//!   at the offset of a `producer_epoch_regression` of the same producer follows from it,
+//!   and a transaction left open at that offset (`hanging_transaction`,
+//!   `open_transaction`) follows from the zombie write (or, without one, the regression).
+
+use crate::finding::{Finding, Kind, identity_key};
+use crate::partition::event::BatchEvent;
+use std::collections::HashMap;
+
+/// A CRC-bad batch as the replay saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DamagedBatch {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub producer_id: i64,
+    /// Base offset of the same producer's next batch, when there is one.
+    pub next_of_producer: Option<i64>,
+}
+
+impl DamagedBatch {
+    /// The damaged batch of `ev`.
+    pub(crate) fn of(ev: &BatchEvent) -> Self {
+        DamagedBatch {
+            base_offset: ev.base_offset,
+            last_offset: ev.last_offset,
+            producer_id: ev.producer_id,
+            next_of_producer: None,
+        }
+    }
+}
+
+/// Kinds the producer-state replay derives from a batch's producer fields.
+fn derived_from_producer_fields(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::ProducerEpochRegression
+            | Kind::ZombieWrite
+            | Kind::InvalidFirstSequence
+            | Kind::SequenceGap
+            | Kind::DuplicateSequence
+            | Kind::InvalidProducerFields
+            | Kind::CoordinatorEpochRegression
+            | Kind::MarkerWithoutTransaction
+            | Kind::ConflictingMarkers
+            | Kind::MarkerEpochNotBumped
+            | Kind::CommitEpochAboveData
+            | Kind::TransactionEpochChange
+            | Kind::NonTransactionalWriteInTransaction
+    )
+}
+
+pub fn link_damage(findings: &mut [Finding], damaged: &[DamagedBatch]) {
+    if damaged.is_empty() {
+        return;
+    }
+    let crc_key = |f: &Finding, d: &DamagedBatch| {
+        identity_key(
+            Kind::CrcMismatch,
+            &f.topic,
+            f.partition,
+            Some(d.base_offset),
+            None,
+        )
+    };
+    for f in findings.iter_mut() {
+        let open_txn = matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction);
+        if !derived_from_producer_fields(f.kind) && !open_txn {
+            continue;
+        }
+        let Some(o) = f.offset else { continue };
+        for d in damaged {
+            let at_batch = (d.base_offset..=d.last_offset).contains(&o);
+            // A transaction opened by the damaged batch itself may be a phantom (a flipped
+            // producer id or transactional bit): it follows from the damage.
+            if open_txn && !at_batch {
+                continue;
+            }
+            let next_of_same = d.next_of_producer == Some(o)
+                && (f.producer_id == Some(d.producer_id) || f.producer_id.is_none());
+            if at_batch || next_of_same {
+                let key = crc_key(f, d);
+                if !f.caused_by.contains(&key) {
+                    f.caused_by.push(key);
+                }
+            }
+        }
+    }
+}
+
+pub fn link_zombie_chain(findings: &mut [Finding]) {
+    // (producer, offset) → key of the regression / zombie there.
+    let mut regression: HashMap<(i64, i64), String> = HashMap::new();
+    let mut zombie: HashMap<(i64, i64), String> = HashMap::new();
+    for f in findings.iter() {
+        let (Some(p), Some(o)) = (f.producer_id, f.offset) else {
+            continue;
+        };
+        match f.kind {
+            Kind::ProducerEpochRegression => {
+                regression.entry((p, o)).or_insert_with(|| f.identity_key());
+            }
+            Kind::ZombieWrite => {
+                zombie.entry((p, o)).or_insert_with(|| f.identity_key());
+            }
+            _ => {}
+        }
+    }
+    if regression.is_empty() && zombie.is_empty() {
+        return;
+    }
+    for f in findings.iter_mut() {
+        let (Some(p), Some(o)) = (f.producer_id, f.offset) else {
+            continue;
+        };
+        let cause = match f.kind {
+            Kind::ZombieWrite => regression.get(&(p, o)),
+            Kind::HangingTransaction | Kind::OpenTransaction => {
+                zombie.get(&(p, o)).or_else(|| regression.get(&(p, o)))
+            }
+            _ => None,
+        };
+        if let Some(c) = cause {
+            let c = c.clone();
+            if !f.caused_by.contains(&c) {
+                f.caused_by.push(c);
+            }
+        }
+    }
+}

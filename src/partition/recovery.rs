@@ -1,0 +1,352 @@
+//! The recovery model: what a broker's `LogLoader` does with a partition on its next start
+//! (`kafka-format.md` §1.5, §9; `kafka-semantics.md` §3.3) — the analogue of Kafka's
+//! `LogLoader.load` / `recoverLog` / `LogSegment.recover`
+//! (storage/src/main/java/org/apache/kafka/storage/internals/log/LogLoader.java,
+//! LogSegment.java).
+//!
+//! One model serves every command: the scan's walk of each segment ends in a
+//! [`RecoverWalk`] (where `LogSegment.recover` would stop on that segment and why, fed by
+//! `RecoverCheck` from the walk's own events — no second read of the bytes), and
+//! `predict` decides, from the clean-shutdown marker and the recovery-point checkpoint,
+//! which segments are recovered, where the log is truncated, which later segments are
+//! deleted and which damage the broker never looks at. `scan`'s `truncation` and the wording
+//! of its integrity findings, and `verify`'s prediction, both come from here.
+
+mod plan;
+mod predict;
+pub use plan::SegmentPlan;
+pub(crate) use plan::{SegmentInput, plan_segments, txnindex_corruption, word_integrity_finding};
+pub(crate) use predict::{PredictInput, SnapshotInput, predict};
+
+use crate::finding::{Finding, Kind};
+use crate::read::format::checkpoint::{OffsetCheckpointEntry, TextFileKind, parse_offset_checkpoint};
+use crate::discover::layout::LogDir;
+use crate::read::segment::{FileClass, MmapMode, load};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// `index.interval.bytes` default: recovery adds an index entry after more than this many
+/// bytes (the point where a non-monotonic offset raises `InvalidOffsetException`).
+pub(crate) const INDEX_INTERVAL_BYTES: u64 = 4096;
+
+/// A broker version (`major.minor.patch`), for version-dependent load behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct BrokerVersion(pub u32, pub u32, pub u32);
+
+impl std::str::FromStr for BrokerVersion {
+    type Err = String;
+    /// Parse `2.4.0`, `2.4`, `3` (missing parts are 0; a `-suffix` is ignored).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let core = s.split(['-', '+']).next().unwrap_or("");
+        let mut parts = core.split('.').map(|p| p.parse::<u32>());
+        let mut next = |required: bool| match parts.next() {
+            Some(Ok(n)) => Ok(n),
+            None if !required => Ok(0),
+            _ => Err(format!(
+                "invalid broker version {s:?} (expected e.g. 2.4.0)"
+            )),
+        };
+        Ok(BrokerVersion(next(true)?, next(false)?, next(false)?))
+    }
+}
+
+impl std::fmt::Display for BrokerVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.0, self.1, self.2)
+    }
+}
+
+pub(crate) type Checkpoint = Option<Result<Vec<OffsetCheckpointEntry>, String>>;
+
+/// The log-dir level files, read once per log dir.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LogDirFiles {
+    pub has_markers: bool,
+    pub clean_shutdown: bool,
+    pub recovery_points: Checkpoint,
+    pub log_starts: Checkpoint,
+    pub high_watermarks: Checkpoint,
+}
+
+fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
+    let path = path?;
+    Some(
+        match load(path, FileClass::Checkpoint, MmapMode::Never, None) {
+            Ok(b) => parse_offset_checkpoint(&b, kind).map_err(|e| e.to_string()),
+            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        },
+    )
+}
+
+pub(crate) fn lookup(c: &Checkpoint, topic: &str, partition: i32) -> Option<i64> {
+    match c {
+        Some(Ok(v)) => v
+            .iter()
+            .rev()
+            .find(|e| e.topic == topic && e.partition == partition)
+            .map(|e| e.offset),
+        _ => None,
+    }
+}
+
+impl LogDirFiles {
+    /// `(clean shutdown, recovery point, log start checkpoint, high watermark)` of one
+    /// partition. Without the broker's marker files the log dir is unknown: `None`s (the
+    /// model then assumes an unclean shutdown from offset 0).
+    pub(crate) fn partition_state(
+        files: Option<&LogDirFiles>,
+        topic: &str,
+        partition: i32,
+    ) -> (Option<bool>, Option<i64>, Option<i64>, Option<i64>) {
+        match files.filter(|f| f.has_markers) {
+            Some(f) => (
+                Some(f.clean_shutdown),
+                lookup(&f.recovery_points, topic, partition),
+                lookup(&f.log_starts, topic, partition),
+                lookup(&f.high_watermarks, topic, partition),
+            ),
+            None => (None, None, None, None),
+        }
+    }
+
+    pub(crate) fn read(ld: &LogDir) -> LogDirFiles {
+        LogDirFiles {
+            has_markers: ld.has_markers(),
+            clean_shutdown: ld.clean_shutdown.is_some(),
+            recovery_points: read_checkpoint(
+                ld.recovery_point_checkpoint.as_deref(),
+                TextFileKind::RecoveryPointOffsetCheckpoint,
+            ),
+            log_starts: read_checkpoint(
+                ld.log_start_offset_checkpoint.as_deref(),
+                TextFileKind::LogStartOffsetCheckpoint,
+            ),
+            high_watermarks: read_checkpoint(
+                ld.replication_offset_checkpoint.as_deref(),
+                TextFileKind::ReplicationOffsetCheckpoint,
+            ),
+        }
+    }
+}
+
+/// What startup does with a leftover file, an orphaned index or a stray snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct LeftoverAction {
+    /// File (or directory) name.
+    pub file: String,
+    /// `deleted`, `cleaned`, `swap`, `tmp`, `orphan_index`, `stray_snapshot`,
+    /// `snapshot_beyond_log`, `snapshot_below_log_start`, `delete_dir`, `future_dir`,
+    /// `stray_dir`, `corrupt_snapshot`.
+    pub kind: String,
+    /// What the broker does with it, in words.
+    pub action: String,
+}
+
+/// A segment that `LogSegment.recover` would run on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SegmentRecovery {
+    /// The `.log` file name.
+    pub segment: String,
+    /// Why: `unclean shutdown (at or above the recovery point)`, `missing offset index`,
+    /// `corrupt transaction index: …`, `corrupt offset index: …` (brokers < 2.3).
+    pub reason: String,
+}
+
+/// Where recovery truncates the log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TruncationPrediction {
+    /// The `.log` file truncated.
+    pub segment: String,
+    /// Byte position the file is truncated to (its new size).
+    pub position: u64,
+    /// The offset the log is truncated to (the segment's next offset afterwards: the last
+    /// valid batch's last offset + 1, or the segment's base offset).
+    pub offset: i64,
+    /// Bytes removed from this segment.
+    pub bytes_removed: u64,
+    /// Offset of the first removed batch, when one could be read there.
+    pub first_removed_offset: Option<i64>,
+    /// Why recovery stopped there (CRC mismatch, partial batch, …).
+    pub reason: String,
+}
+
+/// How the producer state would be rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ProducerRebuild {
+    /// The snapshot loaded (the newest valid one at or below the log end offset and above
+    /// the log start offset).
+    pub snapshot: Option<String>,
+    pub snapshot_offset: Option<i64>,
+    /// True when the broker skips the rebuild (no snapshot left once the stray ones are
+    /// removed, after a clean shutdown): all producer state, open transactions included, is
+    /// forgotten.
+    pub skipped: bool,
+    /// Offsets replayed from the log, `[replay_from, replay_to)`.
+    pub replay_from: Option<i64>,
+    pub replay_to: Option<i64>,
+    /// Producers and open transactions after the rebuild, when the log is kept whole
+    /// (`None` when truncation removes batches).
+    pub producers: Option<usize>,
+    pub open_transactions: Option<usize>,
+}
+
+/// Why the partition would fail to load.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct LoadFailure {
+    /// The finding kind that causes it.
+    pub kind: String,
+    pub offset: Option<i64>,
+    /// The exception the broker throws.
+    pub exception: String,
+    pub message: String,
+}
+
+/// What a broker's `LogLoader` would do with one partition on the next start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct RecoveryPrediction {
+    /// `.kafka_cleanshutdown` present in the log dir; `None` when the log dir is unknown
+    /// (a bare partition directory): the prediction then assumes an unclean shutdown.
+    pub clean_shutdown: Option<bool>,
+    /// This partition's entry in `recovery-point-offset-checkpoint` (`None`: no entry, or no
+    /// readable checkpoint; the broker then uses 0).
+    pub recovery_point: Option<i64>,
+    /// `log-start-offset-checkpoint` entry.
+    pub log_start_checkpoint: Option<i64>,
+    /// `replication-offset-checkpoint` entry (high watermark).
+    pub high_watermark: Option<i64>,
+    /// First batch offset and log end offset as found.
+    pub first_offset: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    /// Log start offset and log end offset after loading.
+    pub log_start_offset_after: Option<i64>,
+    pub log_end_offset_after: Option<i64>,
+    /// Leftovers, orphaned indexes and snapshots removed or renamed at startup.
+    pub leftovers: Vec<LeftoverAction>,
+    /// Segments recovered (indexes rebuilt, batches CRC-checked), in order.
+    pub recovered_segments: Vec<SegmentRecovery>,
+    /// The truncation, if recovery finds invalid bytes.
+    pub truncation: Option<TruncationPrediction>,
+    /// Segments deleted after the truncation (renamed `.deleted`, then removed).
+    pub deleted_segments: Vec<String>,
+    /// Corruption recovery would NOT see (segments it does not recover).
+    pub unrecovered_corruption: Vec<String>,
+    pub producer_state: ProducerRebuild,
+    pub load_failure: Option<LoadFailure>,
+    /// Set when the outcome of recovery cannot be predicted, and why: with `--no-crc` no
+    /// CRC was checked, while `LogSegment.recover` checks every batch's CRC on the segments
+    /// it runs on and stops at the first mismatch. `truncation` is then the latest point
+    /// recovery can stop at (it may stop earlier, or where none is predicted),
+    /// `deleted_segments` the fewest it deletes, and `log_end_offset_after` is `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome_unknown: Option<String>,
+}
+
+/// How `LogSegment.recover` would end on one segment (`kafka-format.md` §9: `ensureValid`
+/// of the outer entry, `ensureOffsetInRange`, index appends every
+/// `INDEX_INTERVAL_BYTES`, the producer-state update that decodes control records, the
+/// tail). Built by `RecoverCheck` from the scan's walk of the segment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RecoverWalk {
+    /// Where the file would be truncated to, when recovery stops before its end:
+    /// `(byte position, why, offset of the first removed batch when readable)`.
+    pub stop: Option<(u64, String, Option<i64>)>,
+    /// Next offset after the last valid batch (base offset when none).
+    pub next_offset: i64,
+    /// File length (bytes read).
+    pub len: u64,
+    /// A batch whose offsets do not fit the base offset (recovery splits the segment).
+    pub overflow: bool,
+}
+
+/// Why recovery stops at a batch whose CRC fails (`ensureValid`).
+pub(crate) const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";
+
+/// One segment as the walk left it: its name, base offset, and how recovery would end on
+/// it (`None`: the file could not be read).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SegmentWalk {
+    pub name: String,
+    pub base_offset: i64,
+    pub walk: Option<RecoverWalk>,
+}
+
+/// Feeds [`RecoverWalk`] from a segment's batches in file order, as `LogSegment.recover`
+/// meets them. The walk itself decides where the first entry that fails `ensureValid` (or
+/// whose control record throws) is — [`RecoverCheck::finish`] takes it — and gives every
+/// batch before that point to [`RecoverCheck::batch`]; the check adds what only the order
+/// of valid batches shows: a non-increasing offset where an index entry is appended
+/// (`InvalidOffsetException`: the segment is emptied) and offsets outside the segment's
+/// int32 range (a split).
+#[derive(Debug, Clone)]
+pub(crate) struct RecoverCheck {
+    base: i64,
+    next: i64,
+    since: u64,
+    last_indexed: Option<i64>,
+    overflow: bool,
+    emptied: Option<String>,
+}
+
+impl RecoverCheck {
+    /// A check of the segment whose base offset is `base`.
+    pub fn new(base: i64) -> Self {
+        RecoverCheck {
+            base,
+            next: base,
+            since: 0,
+            last_indexed: None,
+            overflow: false,
+            emptied: None,
+        }
+    }
+
+    /// One batch that passed `ensureValid`, before the segment's first bad entry.
+    pub fn batch(&mut self, last_offset: i64, size: u32) {
+        if self.emptied.is_some() {
+            return;
+        }
+        let rel = last_offset.checked_sub(self.base);
+        if rel.is_none_or(|r| !(0..=i32::MAX as i64).contains(&r)) {
+            self.overflow = true;
+        }
+        if self.since > INDEX_INTERVAL_BYTES {
+            if let Some(l) = self.last_indexed.filter(|&l| last_offset <= l) {
+                self.emptied = Some(format!(
+                    "offset {last_offset} not above the last indexed offset {l} (InvalidOffsetException): the segment is emptied"
+                ));
+                return;
+            }
+            self.last_indexed = Some(last_offset);
+            self.since = 0;
+        }
+        self.since += size as u64;
+        self.next = last_offset.saturating_add(1);
+    }
+
+    /// Conclude with the walk's first bad entry (`(position, why, offset)`) and the number
+    /// of bytes read.
+    pub fn finish(self, first_bad: Option<(u64, String, Option<i64>)>, len: u64) -> RecoverWalk {
+        match self.emptied {
+            Some(why) => RecoverWalk {
+                stop: Some((0, why, Some(self.base))),
+                next_offset: self.base,
+                len,
+                overflow: self.overflow,
+            },
+            None => RecoverWalk {
+                stop: first_bad,
+                next_offset: self.next,
+                len,
+                overflow: self.overflow,
+            },
+        }
+    }
+}

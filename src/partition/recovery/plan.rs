@@ -1,0 +1,333 @@
+//! The segment plan: which segments `LogLoader` recovers, where `LogSegment.recover`
+//! truncates, which later segments are deleted and which damage is never looked at
+//! (`kafka-format.md` §9), and how integrity findings word that.
+
+use super::*;
+
+/// Which segments recovery runs on, where it truncates, what it deletes, and which damage
+/// it never sees: the segment part of the prediction, shared by `scan` and `verify`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SegmentPlan {
+    /// Recovered segments and why, in order.
+    pub recovered: Vec<(String, String)>,
+    /// The truncation that decides the log end (after an unclean shutdown: the first
+    /// stop among the recovered segments; otherwise the first load-time recovery's).
+    pub truncation: Option<TruncationPrediction>,
+    /// Segments deleted after the truncation.
+    pub deleted: Vec<String>,
+    /// `(segment, position, why)` of damage in segments recovery does not run on.
+    pub unrecovered: Vec<(String, u64, String)>,
+    /// Log end offset after recovery (`None`: unchanged from the walk).
+    pub log_end_after: Option<i64>,
+    /// Every truncation made at load by a segment recovered for a missing or corrupt index
+    /// (each truncates its own segment and deletes nothing after it).
+    #[serde(default)]
+    pub load_truncations: Vec<TruncationPrediction>,
+    /// The directory is a `-delete` one: `recoverLog` never runs on it.
+    #[serde(default)]
+    pub delete_dir: bool,
+    /// Set when where recovery stops cannot be known, and why (`--no-crc` with a segment recovered): then
+    /// `truncation` is the latest point recovery can stop at and `deleted` the fewest
+    /// segments it deletes.
+    #[serde(default)]
+    pub outcome_unknown: Option<String>,
+}
+
+impl SegmentPlan {
+    /// What recovery does to the byte at `position` of `segment`: truncated there (or
+    /// removed after the truncation point), deleted with a later segment, never looked at,
+    /// or recovered without effect.
+    pub(crate) fn fate(&self, segment: &str, position: u64) -> Fate {
+        for t in self.truncation.iter().chain(&self.load_truncations) {
+            if t.segment == segment && position >= t.position {
+                return if position == t.position {
+                    Fate::TruncatedHere
+                } else {
+                    Fate::RemovedByTruncation
+                };
+            }
+        }
+        if self.deleted.iter().any(|d| d == segment) {
+            return Fate::Deleted;
+        }
+        if self.recovered.iter().any(|(s, _)| s == segment) {
+            return Fate::Recovered;
+        }
+        Fate::NotRecovered
+    }
+}
+
+impl SegmentPlan {
+    /// The truncation made in `segment` (by the unclean pass or at load), if any.
+    pub(crate) fn truncation_of(&self, segment: &str) -> Option<&TruncationPrediction> {
+        self.truncation
+            .iter()
+            .chain(&self.load_truncations)
+            .find(|t| t.segment == segment)
+    }
+}
+
+/// See [`SegmentPlan::fate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub(crate) enum Fate {
+    TruncatedHere,
+    RemovedByTruncation,
+    Deleted,
+    Recovered,
+    NotRecovered,
+}
+
+/// The load-time verdict of a segment's `.txnindex` (`LogSegment.sanityCheck` →
+/// `TransactionIndex.sanityCheck`, run at every load whatever the shutdown state): the
+/// reason LogLoader recovers the segment (`CorruptIndexException`), or `None`. The same
+/// text `verify` reports, so both commands plan the same recovery. An unreadable file is
+/// `None` here (the file checks report it).
+pub(crate) fn txnindex_corruption(
+    path: &Path,
+    base_offset: i64,
+    mode: crate::read::segment::MmapMode,
+) -> Option<String> {
+    let bytes = crate::read::segment::load(path, crate::read::segment::FileClass::Index, mode, None).ok()?;
+    let t = crate::read::format::index::TxnIndex::new(&bytes, base_offset);
+    let e = t.sanity_check().err()?;
+    Some(format!(
+        "corrupt transaction index: {}",
+        e.kafka_message(&path.display().to_string())
+    ))
+}
+
+/// Say in an integrity finding's `broker_behaviour` what the broker's recovery does with
+/// the damaged bytes, from the plan: the truncation point itself, bytes removed with it,
+/// a segment deleted after an earlier truncation, or damage no recovery looks at (then
+/// the broker serves it, and the finding says what readers see). Other kinds, and
+/// findings in recovered segments that do not stop recovery, are left as they are.
+pub(crate) fn word_integrity_finding(
+    f: &mut Finding,
+    plan: &SegmentPlan,
+    clean_shutdown: Option<bool>,
+    recovery_point: Option<i64>,
+) {
+    if !matches!(
+        f.kind,
+        Kind::CrcMismatch
+            | Kind::TruncatedBatch
+            | Kind::TrailingBytes
+            | Kind::PreallocatedTail
+            | Kind::InvalidBatch
+    ) {
+        return;
+    }
+    let (Some(seg), Some(pos)) = (f.segment.clone(), f.position) else {
+        return;
+    };
+    let on_append = match f.kind {
+        Kind::CrcMismatch => "rejected on append (CorruptRecordException); ",
+        Kind::InvalidBatch => {
+            "rejected on append (InvalidRecordException / CorruptRecordException); "
+        }
+        _ => "",
+    };
+    let text = match plan.fate(&seg, pos) {
+        Fate::TruncatedHere => {
+            let Some(t) = plan.truncation_of(&seg) else {
+                return;
+            };
+            let deletes = plan.truncation.as_ref() == Some(t);
+            let why = plan
+                .recovered
+                .iter()
+                .find(|(s, _)| *s == seg)
+                .map_or("recovery", |(_, w)| w.as_str());
+            let deleted = match if deletes { plan.deleted.len() } else { 0 } {
+                0 => String::new(),
+                1 => format!(" and deletes the later segment {}", plan.deleted[0]),
+                n => format!(
+                    " and deletes the {n} later segments ({} … {})",
+                    plan.deleted[0],
+                    plan.deleted[n - 1]
+                ),
+            };
+            let unknown = if plan.outcome_unknown.is_some() {
+                "; CRC not checked (--no-crc): it may stop at an earlier batch whose CRC fails"
+            } else {
+                ""
+            };
+            format!(
+                "{on_append}on the next start LogSegment.recover runs on {seg} ({why}), stops here and truncates the file to byte {} (log end offset {}){deleted}{unknown}",
+                t.position, t.offset
+            )
+        }
+        Fate::RemovedByTruncation => {
+            let Some(t) = plan.truncation_of(&seg) else {
+                return;
+            };
+            format!(
+                "{on_append}removed on the next start: recovery truncates {seg} at byte {} ({}), before this point",
+                t.position, t.reason
+            )
+        }
+        Fate::Deleted => {
+            let Some(t) = &plan.truncation else { return };
+            format!(
+                "{on_append}deleted on the next start with its whole segment: recovery truncates the earlier segment {} at byte {} ({}) and deletes every later segment",
+                t.segment, t.position, t.reason
+            )
+        }
+        Fate::NotRecovered => {
+            let why = match clean_shutdown {
+                _ if plan.delete_dir => {
+                    "the directory is a -delete copy queued for deletion, so LogLoader does not recover it"
+                        .to_string()
+                }
+                Some(true) => {
+                    "the last shutdown was clean, so LogSegment.recover does not run on it"
+                        .to_string()
+                }
+                _ => format!(
+                    "the segment lies below the recovery point {}, so LogSegment.recover does not run on it",
+                    recovery_point.unwrap_or(0)
+                ),
+            };
+            let readers = match f.kind {
+                Kind::CrcMismatch | Kind::InvalidBatch => {
+                    "the broker serves the bytes as they are: a consumer (or follower) fetching this batch gets CorruptRecordException and cannot move past it without seeking"
+                }
+                _ => "the broker serves the segment as it is: readers stop at this position",
+            };
+            format!("{on_append}not noticed on load ({why}); {readers}")
+        }
+        Fate::Recovered => return,
+    };
+    f.broker_behaviour = text;
+}
+
+/// The segment part of `LogLoader`: load-time recoveries (missing or corrupt index, even
+/// after a clean shutdown), then — after an unclean shutdown, unless the directory is a
+/// `-delete` one — every segment from the one holding the recovery point, stopping at the
+/// first that truncates (later segments are deleted).
+pub(crate) fn plan_segments(
+    clean_shutdown: Option<bool>,
+    recovery_point: Option<i64>,
+    delete_dir: bool,
+    segs: &[SegmentInput],
+    log_end_offset: Option<i64>,
+    crc_checked: bool,
+) -> SegmentPlan {
+    let unclean = clean_shutdown != Some(true) && !delete_dir;
+    let rp = recovery_point.unwrap_or(0);
+    // The segment holding the recovery point: the last whose base ≤ rp (else the first).
+    let from_idx = segs.iter().rposition(|s| s.base <= rp).unwrap_or(0);
+    let mut plan = SegmentPlan {
+        log_end_after: log_end_offset,
+        delete_dir,
+        ..Default::default()
+    };
+    let mut load_truncations: Vec<TruncationPrediction> = Vec::new();
+    for s in segs {
+        let reason = if s.missing_index {
+            Some("missing offset index".to_string())
+        } else {
+            s.corrupt_index.clone()
+        };
+        // LogLoader.loadSegmentFiles recovers such a segment at load whatever the
+        // shutdown state (NoSuchFileException / CorruptIndexException): it truncates that
+        // segment and deletes nothing after it.
+        if let Some(reason) = reason {
+            plan.recovered.push((s.name.clone(), reason));
+            if let Some(t) = s.walk.as_ref().and_then(|w| truncation_of(s, w)) {
+                load_truncations.push(t);
+            }
+        }
+    }
+    if unclean {
+        for (i, s) in segs.iter().enumerate().skip(from_idx) {
+            let reason = if clean_shutdown.is_none() {
+                "shutdown state unknown (no log dir): assumed unclean".to_string()
+            } else {
+                "unclean shutdown (segment at or above the recovery point)".to_string()
+            };
+            let at_load = s.missing_index || s.corrupt_index.is_some();
+            if at_load {
+                // Already recovered (and truncated) at load: recovering it again in
+                // recoverLog truncates 0 bytes, so it neither stops the pass nor deletes
+                // later segments.
+                continue;
+            }
+            plan.recovered.push((s.name.clone(), reason));
+            if let Some(t) = s.walk.as_ref().and_then(|w| truncation_of(s, w)) {
+                plan.log_end_after = Some(t.offset);
+                plan.truncation = Some(t);
+                plan.deleted = segs[i + 1..].iter().map(|s| s.name.clone()).collect();
+                break;
+            }
+        }
+    }
+    // A load-time truncation of the last segment (that survives) sets the log end.
+    if plan.truncation.is_none()
+        && let Some(t) = load_truncations
+            .iter()
+            .find(|t| segs.last().is_some_and(|s| s.name == t.segment))
+    {
+        plan.log_end_after = Some(t.offset);
+    }
+    if plan.truncation.is_none() {
+        plan.truncation = load_truncations.first().cloned();
+    }
+    // Load-time truncations in segments the unclean pass deleted do not matter.
+    load_truncations.retain(|t| !plan.deleted.contains(&t.segment));
+    plan.load_truncations = load_truncations;
+    // By name, once (a scan over `recovered` per segment was quadratic in segments).
+    let recovered: std::collections::HashSet<&str> =
+        plan.recovered.iter().map(|(r, _)| r.as_str()).collect();
+    for s in segs {
+        if recovered.contains(s.name.as_str()) {
+            continue;
+        }
+        if let Some(w) = &s.walk
+            && let Some((pos, why, _)) = &w.stop
+        {
+            plan.unrecovered.push((s.name.clone(), *pos, why.clone()));
+        }
+    }
+    plan.outcome_unknown = crc_unknown(crc_checked, plan.recovered.len());
+    plan
+}
+
+/// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on
+/// the segments it runs on (`batch.ensureValid()` checks each batch's CRC first,
+/// `kafka-format.md` §9): the outcome is unknown when any segment is recovered
+/// (`recovered`: how many). `scan`'s `truncation_unknown` and `verify`'s `outcome_unknown`
+/// both come from here.
+fn crc_unknown(crc_checked: bool, recovered: usize) -> Option<String> {
+    if crc_checked || recovered == 0 {
+        return None;
+    }
+    Some(format!(
+        "CRC not checked (--no-crc): LogSegment.recover checks the CRC of every batch of the {recovered} recovered segment(s) and may truncate before any point predicted here"
+    ))
+}
+
+/// One segment as the prediction sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct SegmentInput {
+    pub name: String,
+    pub base: i64,
+    pub missing_index: bool,
+    /// `CorruptIndexException` at load (txn index sanity; offset/time index before 2.3).
+    pub corrupt_index: Option<String>,
+    pub walk: Option<RecoverWalk>,
+}
+
+fn truncation_of(s: &SegmentInput, w: &RecoverWalk) -> Option<TruncationPrediction> {
+    let (position, reason, first) = w.stop.as_ref()?;
+    Some(TruncationPrediction {
+        segment: s.name.clone(),
+        position: *position,
+        offset: w.next_offset,
+        bytes_removed: w.len.saturating_sub(*position),
+        first_removed_offset: *first,
+        reason: reason.clone(),
+    })
+}

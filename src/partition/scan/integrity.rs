@@ -1,0 +1,503 @@
+//! The integrity rules of the walk (`kafka-semantics.md` §8.1, `kafka-format.md` §9): CRC,
+//! header structure and offsets of each entry, record-level checks with `--deep`, and rule 32
+//! over `__consumer_offsets` records. Each returns findings; where the broker's recovery stops
+//! is decided by the walk and the recovery model, not here.
+
+use super::segment_finding;
+use crate::finding::{Finding, Kind};
+use crate::partition::event::BatchEvent;
+use crate::partition::state::PartitionContext;
+use crate::read::format::{self, Compression, Decompressor, FormatError, TimestampType};
+use serde_json::json;
+
+pub(super) fn legacy_range(
+    m: &format::LegacyMessage<'_>,
+    dec: &mut Decompressor,
+) -> Result<(i64, u32), FormatError> {
+    m.checked_offset_range(dec)
+        .map(|(first, _last, count)| (first, count))
+}
+
+pub(super) fn crc_finding(
+    ctx: &PartitionContext,
+    name: &str,
+    ev: &BatchEvent,
+    stored: u32,
+    computed: u32,
+) -> Finding {
+    segment_finding(
+        ctx,
+        Kind::CrcMismatch,
+        name,
+        ev.position,
+        format!(
+            "{name}: batch at offset {} (byte {}) has CRC {stored}, computed {computed}",
+            ev.base_offset, ev.position
+        ),
+    )
+    .offset(ev.base_offset)
+    .evidence(json!({"stored_crc": stored, "computed_crc": computed, "size": ev.size, "magic": ev.magic}))
+    .broker("rejected on append (CorruptRecordException); recovery truncates the segment here and deletes all later segments")
+    .client_error("CorruptRecordException (retriable) — a consumer fetching this batch fails with it")
+}
+
+pub(super) fn invalid_batch(
+    ctx: &PartitionContext,
+    name: &str,
+    pos: u64,
+    offset: Option<i64>,
+    e: &FormatError,
+) -> Finding {
+    let mut f = segment_finding(ctx, Kind::InvalidBatch, name, pos, format!("{name}: invalid batch at byte {pos}: {e}"))
+        .evidence(json!({"structure": e.structure, "field": e.field, "error_position": e.position, "problem": e.problem.to_string()}))
+        .broker("rejected on append (InvalidRecordException / CorruptRecordException); consumers fail to read it");
+    if let Some(o) = offset {
+        f = f.offset(o);
+    }
+    f
+}
+
+#[inline]
+pub(super) fn check_offset_range(
+    ctx: &PartitionContext,
+    name: &str,
+    ev: &BatchEvent,
+    base: i64,
+    out: &mut Vec<Finding>,
+) {
+    let rel_first = ev.base_offset.wrapping_sub(base);
+    let rel_last = ev.last_offset.wrapping_sub(base);
+    if rel_first < 0 || rel_last > i32::MAX as i64 || rel_last < 0 {
+        offset_out_of_range(ctx, name, ev, base, out);
+    }
+}
+
+/// The finding of [`check_offset_range`], out of line (run for a damaged batch only).
+#[cold]
+#[inline(never)]
+fn offset_out_of_range(
+    ctx: &PartitionContext,
+    name: &str,
+    ev: &BatchEvent,
+    base: i64,
+    out: &mut Vec<Finding>,
+) {
+    out.push(
+        segment_finding(
+            ctx,
+            Kind::SegmentOffsetOutOfRange,
+            name,
+            ev.position,
+            format!(
+                "{name}: batch offsets {}..{} lie outside what base offset {base} allows (0..=2^31-1 relative)",
+                ev.base_offset, ev.last_offset
+            ),
+        )
+        .offset(ev.base_offset)
+        .evidence(json!({"segment_base_offset": base, "base_offset": ev.base_offset, "last_offset": ev.last_offset}))
+        .broker("recovery raises LogSegmentOffsetOverflowException and splits the segment (KAFKA-6264); index lookups are wrong until then"),
+    );
+}
+
+pub(super) fn check_v2_header(
+    ctx: &PartitionContext,
+    name: &str,
+    b: &format::BatchView<'_>,
+    ev: &BatchEvent,
+    base: i64,
+    out: &mut Vec<Finding>,
+) {
+    if !ev.crc_valid {
+        out.push(crc_finding(ctx, name, ev, b.crc(), b.compute_crc()));
+        return; // Nothing else in the batch can be trusted.
+    }
+    if header_may_be_invalid(ctx, b) {
+        check_header_fields(ctx, name, b, ev, out);
+    }
+    check_offset_range(ctx, name, ev, base, out);
+}
+
+/// False only when [`check_header_fields`] would find nothing: every batch a producer
+/// wrote passes this test and skips the out-of-line checks (they build the finding's
+/// problem list). Control batches always take the full checks.
+#[inline]
+fn header_may_be_invalid(ctx: &PartitionContext, b: &format::BatchView<'_>) -> bool {
+    let count = b.records_count() as i64;
+    let delta = b.last_offset_delta() as i64;
+    b.magic() != 2
+        || count < 0
+        || delta < 0
+        || count > delta + 1
+        || b.checked_last_offset().is_none()
+        || (ctx.compacted == Some(false) && count < delta + 1 && !b.has_delete_horizon())
+        || matches!(b.compression(), Compression::Unknown(_))
+        || b.unused_attribute_bits() != 0
+        || b.is_control()
+}
+
+/// The header rules of a v2 batch (`kafka-format.md` §9: what the leader validates on
+/// append): one `invalid_batch` finding listing every problem.
+#[cold]
+#[inline(never)]
+fn check_header_fields(
+    ctx: &PartitionContext,
+    name: &str,
+    b: &format::BatchView<'_>,
+    ev: &BatchEvent,
+    out: &mut Vec<Finding>,
+) {
+    let mut problems: Vec<String> = Vec::new();
+    if b.magic() != 2 {
+        problems.push(format!("magic {} is not 2", b.magic()));
+    }
+    let count = b.records_count();
+    let delta = b.last_offset_delta();
+    if count < 0 {
+        problems.push(format!("recordsCount {count} is negative"));
+    }
+    if delta < 0 {
+        problems.push(format!("lastOffsetDelta {delta} is negative"));
+    }
+    if b.checked_last_offset().is_none() {
+        // Checked arithmetic: the sum (or the log end offset after it) leaves the i64
+        // range; it is never printed wrapped (the broker assigns offsets below it).
+        problems.push(format!(
+            "baseOffset {} + lastOffsetDelta {delta} overflows a 64-bit offset",
+            b.base_offset()
+        ));
+    }
+    if count >= 0 && delta >= 0 && count as i64 > delta as i64 + 1 {
+        problems.push(format!(
+            "recordsCount {count} exceeds lastOffsetDelta + 1 = {}",
+            delta as i64 + 1
+        ));
+    }
+    if ctx.compacted == Some(false)
+        && count >= 0
+        && delta >= 0
+        && (count as i64) < delta as i64 + 1
+        && !b.has_delete_horizon()
+    {
+        problems.push(format!(
+            "recordsCount {count} < lastOffsetDelta + 1 on a non-compacted topic"
+        ));
+    }
+    if let Compression::Unknown(id) = b.compression() {
+        problems.push(format!("compression codec id {id} is unknown"));
+    }
+    if b.unused_attribute_bits() != 0 {
+        problems.push(format!(
+            "unused attribute bits set: 0x{:04x}",
+            b.attributes() as u16
+        ));
+    }
+    if b.is_control() {
+        if b.compression() != Compression::None && count > 0 {
+            problems.push("control batch is compressed".into());
+        }
+        if count > 1 {
+            problems.push(format!("control batch holds {count} records (expected 1)"));
+        }
+        if matches!(
+            ev.control,
+            Some(crate::partition::event::ControlInfo::Malformed)
+        ) && let Err(e) = format::batch_control(b)
+        {
+            problems.push(format!("control record: {e}"));
+        }
+    }
+    if !problems.is_empty() {
+        out.push(
+            segment_finding(ctx, Kind::InvalidBatch, name, b.position(), format!("{name}: batch at offset {}: {}", b.base_offset(), problems.join("; ")))
+                .offset(b.base_offset())
+                .evidence(json!({"problems": problems, "records_count": count, "last_offset_delta": delta, "attributes": b.attributes()}))
+                .broker("rejected on append by the leader (InvalidRecordException); never re-checked by replicas or recovery"),
+        );
+    }
+}
+
+/// The group coordinator's topic.
+pub(super) const OFFSETS_TOPIC: &str = "__consumer_offsets";
+
+/// Rule 32: every record of a `__consumer_offsets` batch must deserialize as the group
+/// coordinator does when it loads the partition (`CoordinatorRecordSerde.deserialize`):
+/// every record type 0–24 and value version is read by `format::groups::validate`; a key
+/// type without a schema is skipped by the coordinator's loader with a warning, anything
+/// else undecodable makes the load throw. One finding per kind
+/// per batch (the first record), with the count. Fed record by record by whichever walk
+/// decodes the batch's records, so a batch is never decoded twice.
+#[derive(Default)]
+pub(super) struct OffsetsCheck {
+    /// (first record offset, key type, count) of records of an unknown type.
+    unknown: Option<(i64, i16, u32)>,
+    /// (first record offset, error, count) of records that do not deserialize.
+    broken: Option<(i64, String, u32)>,
+}
+
+impl OffsetsCheck {
+    pub(super) fn record(&mut self, b: &format::BatchView<'_>, r: &format::Record<'_>) {
+        let offset = b.base_offset().wrapping_add(r.offset_delta as i64);
+        match format::groups::validate(format::groups::Topic::ConsumerOffsets, r.key, r.value) {
+            Ok(Some(t)) => match &mut self.unknown {
+                Some((_, _, n)) => *n += 1,
+                None => self.unknown = Some((offset, t, 1)),
+            },
+            Ok(None) => {}
+            Err(e) => match &mut self.broken {
+                Some((_, _, n)) => *n += 1,
+                None => self.broken = Some((offset, e.to_string(), 1)),
+            },
+        }
+    }
+
+    pub(super) fn report(
+        self,
+        ctx: &PartitionContext,
+        name: &str,
+        b: &format::BatchView<'_>,
+        out: &mut Vec<Finding>,
+    ) {
+        if let Some((offset, t, n)) = self.unknown {
+            out.push(
+                segment_finding(
+                    ctx,
+                    Kind::OffsetsRecordUnknownType,
+                    name,
+                    b.position(),
+                    format!(
+                        "{name}: record at offset {offset} has key type {t}, not a group coordinator record type (Kafka 4.x defines 0-23; 24 exists only in proof-of-concept branches) ({n} such record(s) in the batch at offset {})",
+                        b.base_offset()
+                    ),
+                )
+                .offset(offset)
+                .evidence(json!({"record_offset": offset, "key_type": t, "records_in_batch": n, "batch_offset": b.base_offset()}))
+                .broker("the group coordinator skips it on load with a warning (\"It could be a left over from an aborted upgrade\"); kafka-dump-log --offsets-decoder prints \"Unknown record type\""),
+            );
+        }
+        if let Some((offset, error, n)) = self.broken {
+            out.push(
+                segment_finding(
+                    ctx,
+                    Kind::OffsetsRecordUndecodable,
+                    name,
+                    b.position(),
+                    format!(
+                        "{name}: record at offset {offset} does not deserialize as a group coordinator record: {error} ({n} such record(s) in the batch at offset {})",
+                        b.base_offset()
+                    ),
+                )
+                .offset(offset)
+                .evidence(json!({"record_offset": offset, "error": error, "records_in_batch": n, "batch_offset": b.base_offset()}))
+                .broker("the group coordinator's load of this partition throws (\"Deserializing record … failed\"): the groups it hosts cannot be loaded until the record is gone (compacted or the partition repaired)")
+                .remediation("dump the record with `klogscan dump --offsets-decoder`; find which client or tool wrote to __consumer_offsets directly"),
+            );
+        }
+    }
+}
+
+/// `--deep`: decode the records and check them against the header.
+pub(super) fn check_records(
+    ctx: &PartitionContext,
+    name: &str,
+    b: &format::BatchView<'_>,
+    dec: &mut Decompressor,
+    mut offsets: Option<&mut OffsetsCheck>,
+    out: &mut Vec<Finding>,
+) {
+    let delta = b.last_offset_delta();
+    let create_time = b.timestamp_type() == TimestampType::CreateTime;
+    let mut problems: Vec<String> = Vec::new();
+    let mut n = 0i64;
+    let mut prev_delta: Option<i32> = None;
+    let mut max_ts = i64::MIN;
+    let records = match format::batch_records(b, dec) {
+        Ok(r) => r,
+        Err(e) => {
+            out.push(invalid_batch(
+                ctx,
+                name,
+                b.position(),
+                Some(b.base_offset()),
+                &e,
+            ));
+            return;
+        }
+    };
+    for r in records {
+        match r {
+            Ok(r) => {
+                n += 1;
+                if let Some(c) = offsets.as_deref_mut() {
+                    c.record(b, &r);
+                }
+                if r.offset_delta < 0 || r.offset_delta > delta {
+                    problems.push(format!(
+                        "record offsetDelta {} outside [0, {delta}]",
+                        r.offset_delta
+                    ));
+                }
+                if let Some(p) = prev_delta
+                    && r.offset_delta <= p
+                {
+                    {
+                        problems.push(format!(
+                            "record offsetDelta {} not above the previous {p}",
+                            r.offset_delta
+                        ));
+                    }
+                }
+                prev_delta = Some(r.offset_delta);
+                max_ts = max_ts.max(b.base_timestamp().wrapping_add(r.timestamp_delta));
+            }
+            Err(e) => {
+                // Positions inside an uncompressed records section are file positions once
+                // shifted; inside a decompressed buffer they are not: there the finding keeps
+                // the batch position and the evidence says the error position is an offset
+                // into the decompressed records.
+                let compressed = b.compression() != Compression::None;
+                let e = if compressed {
+                    e
+                } else {
+                    e.at(b.position() + 61)
+                };
+                let mut f = invalid_batch(ctx, name, b.position(), Some(b.base_offset()), &e);
+                if compressed && let Some(ev) = f.evidence.as_object_mut() {
+                    ev.insert("error_position_in".into(), json!("decompressed records"));
+                }
+                out.push(f);
+                return;
+            }
+        }
+        if problems.len() > 3 {
+            break;
+        }
+    }
+    if create_time
+        && n > 0
+        && !b.is_control()
+        && max_ts != b.max_timestamp()
+        && ctx.compacted != Some(true)
+    {
+        problems.push(format!(
+            "maxTimestamp {} differs from the newest record timestamp {max_ts}",
+            b.max_timestamp()
+        ));
+    }
+    if !problems.is_empty() {
+        out.push(
+            segment_finding(
+                ctx,
+                Kind::InvalidBatch,
+                name,
+                b.position(),
+                format!(
+                    "{name}: batch at offset {}: {}",
+                    b.base_offset(),
+                    problems.join("; ")
+                ),
+            )
+            .offset(b.base_offset())
+            .evidence(json!({"problems": problems, "deep": true}))
+            .broker("rejected on append by the leader; never re-checked by replicas or recovery"),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A v2 batch of `len` bytes (≥ 61) whose header bytes 16.. come from `head`, with a
+    /// consistent batchLength.
+    fn batch(head: &[u8], len: usize) -> Vec<u8> {
+        let mut v = vec![0u8; len.max(format::batch::V2_HEADER_SIZE)];
+        let n = head.len().min(v.len() - 16);
+        v[16..16 + n].copy_from_slice(&head[..n]);
+        let declared = (v.len() - 12) as i32;
+        v[8..12].copy_from_slice(&declared.to_be_bytes());
+        v
+    }
+
+    fn header_findings(ctx: &PartitionContext, bytes: &[u8]) -> Vec<Finding> {
+        let b = format::BatchView::new(bytes, 0).expect("a whole header");
+        let ev = BatchEvent::from_v2(&b, 0, false);
+        let mut out = Vec::new();
+        check_header_fields(ctx, "00000000000000000000.log", &b, &ev, &mut out);
+        out
+    }
+
+    fn ctx(compacted: Option<bool>) -> PartitionContext {
+        PartitionContext {
+            compacted,
+            ..PartitionContext::default()
+        }
+    }
+
+    /// magic 2, attributes, lastOffsetDelta, timestamps, producer fields, recordsCount.
+    fn header(attributes: u16, delta: i32, count: i32) -> Vec<u8> {
+        let mut h = vec![2u8, 0, 0, 0, 0];
+        h.extend_from_slice(&attributes.to_be_bytes());
+        h.extend_from_slice(&delta.to_be_bytes());
+        h.extend_from_slice(&[0; 16]); // timestamps
+        h.extend_from_slice(&(-1i64).to_be_bytes());
+        h.extend_from_slice(&(-1i16).to_be_bytes());
+        h.extend_from_slice(&(-1i32).to_be_bytes());
+        h.extend_from_slice(&count.to_be_bytes());
+        h
+    }
+
+    #[test]
+    fn a_healthy_header_skips_the_field_checks_and_a_broken_one_is_reported() {
+        let c = ctx(Some(false));
+        let healthy = batch(&header(0, 4, 5), 80);
+        let b = format::BatchView::new(&healthy, 0).unwrap();
+        assert!(!header_may_be_invalid(&c, &b));
+        assert!(header_findings(&c, &healthy).is_empty());
+        // Negative: more records than offsets, an unknown codec, unused bits, a control
+        // batch (whose zero bytes hold no control record): each takes the full checks,
+        // which report it.
+        for (attributes, delta, count) in [(0u16, 1, 5), (7, 4, 5), (0x0100, 4, 5), (0x20, 0, 1)] {
+            let bytes = batch(&header(attributes, delta, count), 80);
+            let b = format::BatchView::new(&bytes, 0).unwrap();
+            assert!(
+                header_may_be_invalid(&c, &b),
+                "{attributes:#x} {delta} {count}"
+            );
+            assert_eq!(header_findings(&c, &bytes).len(), 1);
+        }
+    }
+
+    proptest! {
+        /// Skipping the field checks never hides an `invalid_batch` finding: over any
+        /// header bytes, the fast test passes only headers the full checks accept.
+        #[test]
+        fn the_fast_test_never_hides_a_problem(
+            head in proptest::collection::vec(any::<u8>(), 45),
+            magic_two in any::<bool>(),
+            small in any::<bool>(),
+            compacted in proptest::option::of(any::<bool>()),
+            extra in 0usize..40,
+        ) {
+            let mut head = head;
+            if magic_two {
+                head[0] = 2;
+            }
+            if small {
+                // Plausible counts and deltas (the random ones are mostly huge).
+                let (delta, count) = (head[7] as i32 % 8, head[41] as i32 % 9);
+                // Known codec, no control bit, no unused bit.
+                head[5] = 0;
+                head[6] = (head[6] & 0x58) | (head[6] % 5);
+                head[7..11].copy_from_slice(&delta.to_be_bytes());
+                head[41..45].copy_from_slice(&count.to_be_bytes());
+            }
+            let bytes = batch(&head, format::batch::V2_HEADER_SIZE + extra);
+            let c = ctx(compacted);
+            let b = format::BatchView::new(&bytes, 0).unwrap();
+            if !header_may_be_invalid(&c, &b) {
+                prop_assert!(header_findings(&c, &bytes).is_empty());
+            }
+        }
+    }
+}

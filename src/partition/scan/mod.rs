@@ -1,0 +1,448 @@
+//! The scan engine: per partition, walk every segment (in parallel), turn batches into
+//! events, replay them through the producer-state machine, and collect findings.
+//!
+//! Segments of one partition are processed as units (`scan::partition`): a unit is a whole
+//! segment, or a piece of about 4 MiB of a large one (`scan::pieces`). Units are walked in
+//! parallel (framing, CRC, header checks, optional record decoding) ahead of the replay,
+//! which takes their events in offset order as soon as each unit and those before it are
+//! walked. Memory is bounded by two windows of units walked ahead, not by the partition or
+//! by a segment; the output does not depend on the thread count.
+
+use crate::results::summarise;
+mod indexes;
+mod integrity;
+mod partition;
+mod pieces;
+mod walk;
+use partition::{EventPool, SegmentScan, scan_partition};
+
+pub use crate::results::{
+    PartitionReport, Progress, ProgressUpdate, ScanOptions, ScanReport, SeverityCounts, Summary,
+    Truncation, TxnCounts,
+};
+
+use crate::discover::layout::{self, Inventory, PartitionDir};
+use crate::finding::{Finding, Kind};
+use crate::partition::event::{BatchEvent, Classified, classify};
+use crate::partition::recovery;
+use crate::partition::state::{PartitionContext, SealedReplay};
+use crate::read::format::TimestampType;
+use crate::read::segment::{self, ReadPolicy};
+use rayon::prelude::*;
+use serde_json::json;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
+/// per-batch cap; real segments of 1 GiB decompress to a few GiB at most).
+pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 =
+    crate::results::DEFAULT_MAX_DECOMPRESSED_PER_FILE;
+
+/// The most worker threads a scan uses (`--threads` above it is capped: 10 000 threads
+/// cost minutes of thread creation and window bookkeeping, and gain nothing).
+pub const MAX_THREADS: usize = 256;
+
+/// Run `f` on a rayon pool with `threads` workers (at most [`MAX_THREADS`]; the global
+/// pool when `None`).
+pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> R {
+    match threads {
+        Some(n) => match rayon::ThreadPoolBuilder::new()
+            .num_threads(n.clamp(1, MAX_THREADS))
+            .build()
+        {
+            Ok(pool) => pool.install(f),
+            Err(_) => f(),
+        },
+        None => f(),
+    }
+}
+
+/// Scan an already discovered inventory.
+pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
+    let selected: Vec<&PartitionDir> = inv
+        .partitions
+        .iter()
+        .filter(|p| selected(p, opts))
+        .collect();
+    // Which partitions' walks keep batch keys for the replica comparison.
+    let opts = &ScanOptions {
+        copied_partitions: crate::partition::walked::CopiedPartitions::of(selected.iter().copied()),
+        ..opts.clone()
+    };
+    let window = opts
+        .threads
+        .unwrap_or_else(rayon::current_num_threads)
+        .clamp(1, MAX_THREADS);
+    // The total is for a progress display only: one `stat` per segment, skipped without
+    // one (10 000 segments stat'ed in a row were ≈ 10 ms before any walk could start).
+    if opts.progress.is_on() {
+        let logs: Vec<&Path> = selected
+            .iter()
+            .flat_map(|p| p.segments.iter().filter_map(|s| s.log.as_deref()))
+            .collect();
+        let total_bytes: u64 = logs
+            .par_iter()
+            .filter_map(|l| std::fs::metadata(l).ok().map(|m| m.len()))
+            .sum();
+        opts.progress.emit(ProgressUpdate::Start {
+            partitions: selected.len() as u64,
+            bytes: total_bytes,
+        });
+    }
+    // The log dirs' checkpoints and shutdown marker, read once per log dir.
+    let log_dirs: HashMap<&Path, recovery::LogDirFiles> = inv
+        .log_dirs
+        .iter()
+        .map(|ld| (ld.path.as_path(), recovery::LogDirFiles::read(ld)))
+        .collect();
+    // Identity of each log dir, and what the inputs say about cleanup policies.
+    let identities = crate::discover::identity::Identities::load(inv);
+    let compaction = crate::cluster::compaction::Knowledge::load(
+        inv,
+        &identities,
+        &opts.compacted_topics,
+        opts.max_bytes,
+        opts.max_decompressed,
+    );
+    // Two windows are in flight per partition (one replayed, one walked).
+    let pool = EventPool::new(window);
+    let scanned: Vec<(PartitionReport, SealedReplay, _)> = with_threads(opts.threads, || {
+        selected
+            .par_iter()
+            .map(|p| {
+                let files = p.log_dir.as_deref().and_then(|d| log_dirs.get(d));
+                let source = identities.source(p);
+                let reason = compaction.reason(p, &source);
+                let compacted =
+                    reason.map(|r| r != crate::cluster::compaction::Reason::MetadataDelete);
+                let mut r = scan_partition(p, opts, window, pieces::PIECE, files, compacted, &pool);
+                r.0.source = source;
+                if p.is_internal() {
+                    r.0.compacted_from = Some("internal topic".into());
+                } else if let Some(why) = reason {
+                    r.0.compacted_from = Some(why.describe().into());
+                }
+                opts.progress.emit(ProgressUpdate::PartitionDone);
+                // Only what the conclusion needs outlives the partition's scan (#11).
+                (r.0, r.1.seal(opts.keep_producers), r.2)
+            })
+            .collect()
+    });
+
+    // Reference time: the newest batch timestamp of each log dir (or of the partition
+    // alone), over every partition of the log dir whether selected or not, so that
+    // `--topic`/`--partition` never move it (unselected ones: their newest segment's
+    // headers).
+    let newest = reference_times(inv, &selected, &scanned, opts);
+
+    let mut report = ScanReport {
+        errors: inv.errors.clone(),
+        ..Default::default()
+    };
+    for (mut r, replay, mut findings) in scanned {
+        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
+        let (ref_time, ref_source) = match opts.now_ms {
+            Some(now) => (now, RefSource::Given),
+            None => newest
+                .get(&key)
+                .cloned()
+                .map_or((0, RefSource::None), |(t, from)| {
+                    (t.max(0), RefSource::Newest(from))
+                }),
+        };
+        let outcome = replay.finish(ref_time, &mut findings);
+        crate::partition::causes::link_damage(&mut findings, &r.damaged);
+        crate::partition::causes::link_zombie_chain(&mut findings);
+        for f in findings
+            .iter_mut()
+            .filter(|f| matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction))
+        {
+            if let Some(e) = f.evidence.as_object_mut() {
+                e.insert("reference_time".into(), ref_source.evidence(ref_time));
+            }
+        }
+        if r.partially_read {
+            // The end of the log was not read: a transaction open at the read limit may
+            // well be closed after it. No live-partition verdict rests on unread bytes.
+            findings
+                .retain(|f| !matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction));
+        }
+        crate::discover::identity::apply_source(&r.source, &mut findings);
+        r.ref_time = ref_time;
+        r.log_start_offset = outcome.log_start_offset.or(r.log_start_offset);
+        r.log_end_offset = outcome.log_end_offset.or(r.log_end_offset);
+        r.last_stable_offset = if r.partially_read {
+            None
+        } else {
+            outcome.last_stable_offset
+        };
+        r.transactions = TxnCounts {
+            committed: outcome.txn_stats.committed,
+            aborted: outcome.txn_stats.aborted,
+            open: outcome.open.len() as u64,
+        };
+        r.producers = outcome.producer_count;
+        r.outcome = outcome;
+        findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
+        let start = report.findings.len();
+        report.findings.extend(findings);
+        r.finding_range = start..report.findings.len();
+        report.partitions.push(r);
+    }
+    for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
+        report.findings.push(
+            Finding::new(
+                Kind::UnreadableFile,
+                "",
+                -1,
+                format!("cannot read {}: {why}", path.display()),
+            )
+            .segment(path.display().to_string())
+            .broker("not applicable: the analysis of this path is incomplete"),
+        );
+    }
+    report
+        .findings
+        .extend(metadata_not_decoded(inv, &selected, &compaction));
+    crate::finding::assign_ids(&mut report.findings);
+    report.summary = summarise(&report);
+    report
+}
+
+/// The `batch_not_decoded` findings of the metadata batches the compaction knowledge could
+/// not read (too large to hold), except those of a segment the scan walked (its walk says
+/// so itself): KRaft snapshots, and the segments of unselected metadata partitions.
+fn metadata_not_decoded(
+    inv: &Inventory,
+    selected: &[&PartitionDir],
+    compaction: &crate::cluster::compaction::Knowledge,
+) -> Vec<Finding> {
+    let walked = |f: &Path| {
+        selected
+            .iter()
+            .any(|p| p.segments.iter().any(|s| s.log.as_deref() == Some(f)))
+    };
+    let mut out = Vec::new();
+    for md in &compaction.metadata {
+        let partition = inv
+            .partitions
+            .iter()
+            .find(|p| md.source.path.as_deref() == Some(p.path.display().to_string().as_str()))
+            .and_then(|p| p.tp.as_ref())
+            .map_or(0, |tp| tp.partition);
+        for n in md.not_decoded.iter().filter(|n| !walked(&n.file)) {
+            let mut f = crate::cluster::compaction::not_decoded_finding(partition, n);
+            f.source = md.source.clone();
+            out.push(f);
+        }
+    }
+    out
+}
+
+fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
+    let (topic, part) = match &p.tp {
+        Some(tp) => (tp.topic.as_str(), tp.partition),
+        None => ("", -1),
+    };
+    opts.topic.as_deref().is_none_or(|g| glob_match(g, topic))
+        && opts.partition.is_none_or(|n| n == part)
+}
+
+/// Where a partition's reference time came from.
+enum RefSource {
+    /// `--now`.
+    Given,
+    /// The newest batch timestamp of the log dir (or the partition alone), and where.
+    Newest(String),
+    /// No timestamp anywhere.
+    None,
+}
+
+impl RefSource {
+    fn evidence(&self, t: i64) -> serde_json::Value {
+        match self {
+            RefSource::Given => json!({"ms": t, "source": "--now"}),
+            RefSource::Newest(from) => {
+                json!({"ms": t, "source": format!("newest batch timestamp: {from}")})
+            }
+            RefSource::None => json!({"ms": t, "source": "no batch timestamp found"}),
+        }
+    }
+}
+
+/// The newest trusted batch timestamp per log dir (key: log dir, or the partition path
+/// when it has none), with the partition it came from. Scanned partitions give theirs;
+/// the other partitions of the same log dirs are read for their newest non-empty
+/// segment's batch headers (CRC-checked: a flipped bit must not move the time).
+fn reference_times(
+    inv: &Inventory,
+    selected: &[&PartitionDir],
+    scanned: &[(PartitionReport, SealedReplay, Vec<Finding>)],
+    opts: &ScanOptions,
+) -> HashMap<Option<PathBuf>, (i64, String)> {
+    let mut newest: HashMap<Option<PathBuf>, (i64, String)> = HashMap::new();
+    let mut offer = |key: Option<PathBuf>, t: i64, from: String| {
+        if t == i64::MIN {
+            return;
+        }
+        let e = newest.entry(key).or_insert((i64::MIN, String::new()));
+        if t > e.0 {
+            *e = (t, from);
+        }
+    };
+    for (r, _, _) in scanned {
+        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
+        offer(key, r.max_timestamp, r.path.clone());
+    }
+    let chosen: std::collections::HashSet<&Path> =
+        selected.iter().map(|p| p.path.as_path()).collect();
+    let dirs: std::collections::HashSet<&Path> = selected
+        .iter()
+        .filter_map(|p| p.log_dir.as_deref())
+        .filter(|d| is_broker_log_dir(inv, d))
+        .collect();
+    let others: Vec<&PartitionDir> = inv
+        .partitions
+        .iter()
+        .filter(|p| !chosen.contains(p.path.as_path()))
+        .filter(|p| p.log_dir.as_deref().is_some_and(|d| dirs.contains(d)))
+        .collect();
+    let found: Vec<(Option<PathBuf>, i64, String)> = with_threads(opts.threads, || {
+        others
+            .par_iter()
+            .filter_map(|p| {
+                let t = newest_segment_timestamp(p, opts)?;
+                Some((p.log_dir.clone(), t, p.path.display().to_string()))
+            })
+            .collect()
+    });
+    for (key, t, from) in found {
+        offer(key, t, from);
+    }
+    newest
+}
+
+/// Whether `dir` is known to be one broker's log dir: it holds a broker file
+/// (`meta.properties`, a checkpoint, `.kafka_cleanshutdown`, …). A directory recognised only
+/// because it holds several partition directories (a hand-over of copies taken at different
+/// times) is not: its partitions do not share a timeline.
+fn is_broker_log_dir(inv: &Inventory, dir: &Path) -> bool {
+    inv.log_dirs
+        .iter()
+        .any(|l| l.path == dir && l.has_markers())
+}
+
+/// Which partitions share a reference time: those of one broker log dir; otherwise each
+/// partition alone.
+fn reference_key(inv: &Inventory, log_dir: Option<&Path>, path: &str) -> Option<PathBuf> {
+    match log_dir {
+        Some(d) if is_broker_log_dir(inv, d) => Some(d.to_path_buf()),
+        _ => Some(PathBuf::from(path)),
+    }
+}
+
+/// The newest CRC-valid batch timestamp of a partition's newest segment that has one.
+/// Only headers are needed: an entry too large to hold is CRC-checked streaming
+/// (`segment::Item::Big`) and its timestamp read from its header, never buffered whole.
+fn newest_segment_timestamp(p: &PartitionDir, opts: &ScanOptions) -> Option<i64> {
+    for s in p.segments.iter().rev() {
+        let Some(log) = s.log.as_deref() else {
+            continue;
+        };
+        let mut newest = i64::MIN;
+        let mut event = |e: crate::read::format::RawEntry<'_>, check_crc: bool| {
+            let ev = match classify(e) {
+                Classified::V2(b) => BatchEvent::from_v2(&b, 0, check_crc),
+                Classified::Legacy(m) => BatchEvent::from_legacy(&m, 0, check_crc),
+                Classified::Invalid(_) => return,
+            };
+            if ev.crc_valid && ev.timestamp_type != TimestampType::NoTimestampType {
+                newest = newest.max(ev.max_timestamp);
+            }
+        };
+        let _ =
+            segment::walk_entries_items(log, ReadPolicy::Read, opts.max_bytes, |item| match item {
+                segment::Item::Entry(e) => event(e, opts.check_crc),
+                segment::Item::Big(b) if !opts.check_crc || b.crc_valid() => {
+                    let head = b.header_only();
+                    let e = crate::read::format::RawEntry {
+                        position: b.position,
+                        bytes: &head,
+                    };
+                    event(e, false);
+                }
+                segment::Item::Big(_) => {}
+            });
+        if newest != i64::MIN {
+            return Some(newest);
+        }
+    }
+    None
+}
+
+/// Shell-style glob with `*` and `?`.
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            pi += 1;
+            mark = ti;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The context the replay needs, derived from the partition directory.
+pub(crate) fn partition_context(p: &PartitionDir) -> PartitionContext {
+    let (topic, partition) = match &p.tp {
+        Some(tp) => (tp.topic.clone(), tp.partition),
+        None => (String::new(), -1),
+    };
+    let internal = layout::is_internal_topic(&topic);
+    PartitionContext {
+        kraft_metadata: layout::is_kraft_metadata(&topic),
+        compacted: if internal { Some(true) } else { None },
+        internal,
+        segment_names: p
+            .segments
+            .iter()
+            .filter_map(|s| s.log.as_deref().map(file_name))
+            .collect(),
+        log_start_offset: None,
+        topic,
+        partition,
+    }
+}
+
+fn segment_finding(
+    ctx: &PartitionContext,
+    kind: Kind,
+    segment: &str,
+    position: u64,
+    message: String,
+) -> Finding {
+    Finding::new(kind, &ctx.topic, ctx.partition, message)
+        .segment(segment)
+        .position(position)
+}

@@ -1,0 +1,612 @@
+//! One partition's scan: its segments walked as units (whole segments, or pieces of large
+//! ones, [`super::pieces`]) in parallel, and replayed in offset order through the
+//! producer-state machine while later units are walked ([`ahead`]).
+//!
+//! The walk runs ahead of the replay by at most two windows: up to [`UNITS_PER_THREAD`]
+//! units per thread, and `threads` (at most 16) [`PIECE`]s of bytes, per window. Memory is
+//! bounded by that, not by the partition or by a segment; many small segments are many
+//! units in flight. The replay order (unit by unit, event by event) is the order of one
+//! sequential walk, so the output does not depend on the thread count.
+
+use super::indexes::SegmentIndexes;
+use super::pieces::{self, PIECE, Piece, Split, SplitAcc};
+use super::walk::scan_segment;
+use super::{PartitionReport, ScanOptions, Truncation, TxnCounts, partition_context};
+use crate::discover::layout::{self, PartitionDir};
+use crate::finding::Finding;
+use crate::partition::event::BatchEvent;
+use crate::partition::recovery::{self, RecoverCheck, SegmentWalk};
+use crate::partition::state::{PartitionContext, Replay, ReplayOutcome};
+use crate::read::format::index::IndexVerdicts;
+use crate::read::segment;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Units (segments or pieces) per thread in one window: small segments are many per
+/// window (10 000 segments of 16 KiB made 5 000 windows of two, each a join of the walk
+/// and the replay, and one thread idle most of the time). Since the walk runs ahead unit
+/// by unit ([`ahead`]) this only bounds the units in flight.
+pub(super) const UNITS_PER_THREAD: usize = 16;
+
+/// Event buffers handed back after a unit's replay, reused by later walks: a fresh
+/// `Vec` per segment meant page faults and kernel page clearing for every new event page
+/// (≈ 7 % of a scan's cycles in `clear_page_erms`). Holds buffers of at most `limit`
+/// events of capacity in all (what two windows of pieces need; more would only be memory
+/// held for nothing).
+pub(super) struct EventPool {
+    free: std::sync::Mutex<(Vec<Vec<BatchEvent>>, usize)>,
+    limit: usize,
+}
+
+impl EventPool {
+    /// A pool for windows of `threads` threads.
+    pub(super) fn new(threads: usize) -> Self {
+        EventPool {
+            free: std::sync::Mutex::new((Vec::new(), 0)),
+            limit: 2 * window_bytes(threads, PIECE) as usize / 100,
+        }
+    }
+    pub(super) fn take(&self) -> Vec<BatchEvent> {
+        self.free
+            .lock()
+            .ok()
+            .and_then(|mut f| {
+                let v = f.0.pop()?;
+                f.1 -= v.capacity();
+                Some(v)
+            })
+            .unwrap_or_default()
+    }
+    pub(super) fn give(&self, mut v: Vec<BatchEvent>) {
+        v.clear();
+        if v.capacity() == 0 {
+            return;
+        }
+        if let Ok(mut f) = self.free.lock()
+            && f.1 + v.capacity() <= self.limit
+        {
+            f.1 += v.capacity();
+            f.0.push(v);
+        }
+    }
+}
+
+/// What one segment's walk produced (a whole segment; for a split one, without events).
+pub(super) struct SegmentScan {
+    /// In walk order.
+    pub events: Vec<BatchEvent>,
+    /// With `collect_index_verdicts`: the segment's index checks against this same walk.
+    pub index_verdicts: Option<IndexVerdicts>,
+    /// The file could not be read: no recovery verdict for it.
+    pub unreadable: bool,
+    pub name: String,
+    pub base: i64,
+    /// `--max-bytes` stopped the walk before the end of the file: what follows the last
+    /// whole entry read is unknown, not damaged.
+    pub cut: bool,
+    pub findings: Vec<Finding>,
+    pub bytes: u64,
+    pub records: u64,
+    pub max_timestamp: i64,
+    pub truncation: Option<Truncation>,
+    /// What the cluster checks need of this segment ([`crate::partition::walked`]).
+    pub collected: crate::partition::walked::Collector,
+}
+
+/// Bytes after which a window closes.
+fn window_bytes(threads: usize, piece: usize) -> u64 {
+    threads.clamp(1, 16) as u64 * piece as u64
+}
+
+/// One unit of a partition's walk.
+enum Unit {
+    /// A whole segment (by index), walked sequentially.
+    Segment(usize),
+    /// Piece `k` of a split segment.
+    Piece(Arc<Split>, usize),
+}
+
+/// A unit, walked (one per unit of a window, moved once: the size does not matter).
+#[allow(clippy::large_enum_variant)]
+enum Walked<'a> {
+    Segment(SegmentScan),
+    Piece(pieces::PieceWalk<'a>),
+}
+
+/// Hands out a partition's units one by one in file order (splitting a large segment when
+/// its turn comes, so at most one split segment per partition is open at a time).
+struct Cursor<'p> {
+    logs: &'p [(i64, &'p Path)],
+    /// The files of each segment of `logs`.
+    segs: &'p [&'p layout::SegmentFiles],
+    mmap: segment::MmapMode,
+    /// Each segment's length, bounded by `--max-bytes`.
+    sizes: &'p [u64],
+    next: usize,
+    split: Option<(Arc<Split>, usize)>,
+    /// Units, and bytes, of one window: the walk runs at most two windows ahead.
+    units: usize,
+    bytes: u64,
+    piece: usize,
+}
+
+impl Cursor<'_> {
+    /// The next unit in file order, with its size in bytes (`None` after the last).
+    fn next_unit(&mut self, opts: &ScanOptions) -> Option<(Unit, u64)> {
+        loop {
+            if let Some((s, k)) = self.split.take() {
+                let bytes = s.piece_len(k) as u64;
+                if k + 1 < s.pieces() {
+                    self.split = Some((s.clone(), k + 1));
+                }
+                return Some((Unit::Piece(s, k), bytes));
+            }
+            let &(base, path) = self.logs.get(self.next)?;
+            let idx = self.next;
+            self.next += 1;
+            let size = self.sizes[idx];
+            let policy = segment::policy(self.mmap, size);
+            if size >= 2 * self.piece as u64
+                && let Some(mut s) = Split::new(idx, base, path, policy, opts, self.piece)
+            {
+                // `verify`: the keys every piece matches are read once, before the pieces.
+                s.indexes = (self.segs.get(idx))
+                    .filter(|_| opts.collect_index_verdicts)
+                    .map(|f| SegmentIndexes::load(f, opts.mmap));
+                self.split = Some((Arc::new(s), 0));
+                continue;
+            }
+            return Some((Unit::Segment(idx), size));
+        }
+    }
+}
+
+/// The replay side of a partition's scan: everything the units' events change.
+struct Run<'a> {
+    ctx: &'a PartitionContext,
+    opts: &'a ScanOptions,
+    pool: &'a EventPool,
+    report: PartitionReport,
+    replay: Replay,
+    findings: Vec<Finding>,
+    damaged: Vec<crate::partition::causes::DamagedBatch>,
+    /// Producer id → its damaged batch still waiting for the producer's next batch.
+    awaiting_next: HashMap<i64, usize>,
+    pending_snapshots: Vec<i64>,
+    /// The split segment being replayed and its recovery check.
+    split: Option<(SplitAcc<'a>, RecoverCheck)>,
+    /// `__consumer_offsets`: the group coordinator's load, fed from this walk (#9).
+    groups: Option<crate::cluster::groups::replay::Replay>,
+}
+
+impl<'a> Run<'a> {
+    /// Replay `events` of one segment, in file order; `first_bad`: the position of the
+    /// segment's first bad entry so far (recovery counts only the batches before it).
+    fn events(&mut self, check: &mut RecoverCheck, first_bad: Option<u64>, events: &[BatchEvent]) {
+        let report = &mut self.report;
+        for ev in events {
+            if first_bad.is_none_or(|p| ev.position < p) {
+                check.batch(ev.last_offset, ev.size);
+            }
+            if ev.is_recovery_only() {
+                // Not replayed, but the broker's log holds it: it ends the log when last.
+                self.replay.extend_log_end(ev.last_offset);
+                continue;
+            }
+            while let Some(&n) = self.pending_snapshots.last() {
+                if ev.base_offset < n {
+                    break;
+                }
+                report.snapshot_states.push((n, self.replay.producers()));
+                self.pending_snapshots.pop();
+            }
+            report.first_offset.get_or_insert(ev.base_offset);
+            let le = ev.partition_leader_epoch;
+            if ev.magic >= 2 && le >= 0 && report.leader_epochs.last().is_none_or(|&(e, _)| le > e)
+            {
+                report.leader_epochs.push((le, ev.base_offset));
+            }
+            report.batches += 1;
+            if ev.is_control {
+                report.control_batches += 1;
+            }
+            // A batch whose CRC fails is reported (crc_mismatch) and still fed to the
+            // replay with its header fields, as the broker's producer-state rebuild
+            // reads them (no CRC check there); what the replay derives from it is
+            // linked to the damage (`causes::link_damage`).
+            // Almost always empty (no damaged batch yet): no hash per batch then.
+            if ev.has_producer_id()
+                && !self.awaiting_next.is_empty()
+                && let Some(i) = self.awaiting_next.remove(&ev.producer_id)
+            {
+                self.damaged[i].next_of_producer = Some(ev.base_offset);
+            }
+            if !ev.crc_valid {
+                if ev.has_producer_id() {
+                    self.awaiting_next
+                        .insert(ev.producer_id, self.damaged.len());
+                }
+                self.damaged
+                    .push(crate::partition::causes::DamagedBatch::of(ev));
+            }
+            self.replay.apply(ev, &mut self.findings);
+        }
+    }
+
+    /// Past a segment cut by --max-bytes the log's continuity is unknown: later segments
+    /// are not replayed (their producers would seem to skip sequences). Unread as far as
+    /// the model knows: no verdict on it, but it keeps its place (the recovery point's
+    /// segment is found among all segments).
+    fn unread(&mut self, name: String, base: i64) {
+        self.report.segment_walks.push(SegmentWalk {
+            name,
+            base_offset: base,
+            walk: None,
+        });
+        if self.opts.collect_index_verdicts {
+            self.report.index_verdicts.push(None);
+        }
+    }
+
+    /// What the cluster checks need of segment `name` (every segment, in order, replayed or
+    /// not: `cluster_inputs.segments` is what batch keys' segment numbers index).
+    fn absorb(&mut self, name: &str, collected: crate::partition::walked::Collector) {
+        let sink = self
+            .groups
+            .as_mut()
+            .map(|g| g as &mut dyn crate::partition::walked::RecordSink);
+        self.report.cluster_inputs.absorb(name, collected, sink);
+    }
+
+    /// A segment's walk is over (its events replayed): what it adds to the report.
+    fn end_segment(&mut self, mut seg: SegmentScan, check: RecoverCheck) {
+        self.absorb(&seg.name, std::mem::take(&mut seg.collected));
+        let first_bad = seg
+            .truncation
+            .as_ref()
+            .map(|t| (t.position, t.reason.clone(), t.offset));
+        let report = &mut self.report;
+        report.partially_read |= seg.cut;
+        report.segment_walks.push(SegmentWalk {
+            name: seg.name,
+            base_offset: seg.base,
+            walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.bytes)),
+        });
+        if self.opts.collect_index_verdicts {
+            report.index_verdicts.push(seg.index_verdicts);
+        }
+        report.records += seg.records;
+        report.bytes += seg.bytes;
+        report.max_timestamp = report.max_timestamp.max(seg.max_timestamp);
+        self.findings.extend(seg.findings);
+    }
+
+    fn unit(&mut self, walked: Walked<'a>) {
+        match walked {
+            Walked::Segment(mut seg) => {
+                let events = std::mem::take(&mut seg.events);
+                if self.report.partially_read {
+                    self.absorb(&seg.name, std::mem::take(&mut seg.collected));
+                    self.unread(seg.name, seg.base);
+                } else {
+                    // Recovery's view of this segment, from the same events: every batch
+                    // before the walk's first bad entry, in file order.
+                    let mut check = RecoverCheck::new(seg.base);
+                    let first_bad = seg.truncation.as_ref().map(|t| t.position);
+                    self.events(&mut check, first_bad, &events);
+                    self.end_segment(seg, check);
+                }
+                self.pool.give(events);
+            }
+            Walked::Piece(pw) => self.piece(pw),
+        }
+    }
+
+    fn piece(&mut self, pw: pieces::PieceWalk<'a>) {
+        let (split, k) = (pw.split.clone(), pw.k);
+        if k == 0 {
+            let mut acc = SplitAcc::new(self.ctx, self.opts, split.clone());
+            if self.report.partially_read {
+                let name = self
+                    .ctx
+                    .segment_names
+                    .get(split.idx)
+                    .cloned()
+                    .unwrap_or_default();
+                self.unread(name, split.base);
+                acc.done = true;
+            }
+            self.split = Some((acc, RecoverCheck::new(split.base)));
+        }
+        let Some((mut acc, mut check)) = self.split.take() else {
+            self.pool.give(pw.into_events());
+            return;
+        };
+        if !Arc::ptr_eq(&acc.split, &split) || acc.next != k {
+            self.pool.give(pw.into_events());
+            self.split = Some((acc, check));
+            return;
+        }
+        if acc.done {
+            // Not replayed (past a cut): only what the cluster checks need is kept.
+            let (events, last) = acc.skip(pw);
+            self.pool.give(events);
+            if last {
+                let name = self
+                    .ctx
+                    .segment_names
+                    .get(split.idx)
+                    .cloned()
+                    .unwrap_or_default();
+                let collected = acc.take_collected();
+                self.absorb(&name, collected);
+            }
+            self.split = Some((acc, check));
+            return;
+        }
+        let pool = self.pool;
+        match acc.piece(pw, pool) {
+            Piece::Replay {
+                events,
+                first_bad,
+                end,
+            } => {
+                self.events(&mut check, first_bad, &events);
+                pool.give(events);
+                match end {
+                    Some(tail) => self.end_segment(acc.finish(tail), check),
+                    None => self.split = Some((acc, check)),
+                }
+            }
+            Piece::Broken(k) => {
+                let rest = acc.walk_rest(k, pool, &mut |evs, first_bad| {
+                    self.events(&mut check, first_bad, evs)
+                });
+                let seg = match rest {
+                    Ok(tail) => acc.finish(tail),
+                    Err(e) => acc.finish_unreadable(&e),
+                };
+                self.end_segment(seg, check);
+            }
+        }
+    }
+}
+
+/// Scan one partition: `threads` walk its units ahead of the replay; large segments are
+/// split into pieces of `piece` bytes.
+pub(super) fn scan_partition(
+    p: &PartitionDir,
+    opts: &ScanOptions,
+    threads: usize,
+    piece: usize,
+    log_dir: Option<&recovery::LogDirFiles>,
+    compacted: Option<bool>,
+    pool: &EventPool,
+) -> (PartitionReport, Replay, Vec<Finding>) {
+    let mut ctx = partition_context(p);
+    // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
+    ctx.compacted = ctx.compacted.or(compacted);
+    let compacted = ctx.compacted;
+    let (clean_shutdown, recovery_point, checkpointed_log_start, _) =
+        recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
+    // A file the user named alone: the directory was not listed, so the shutdown state
+    // and indexes are unknown (the model assumes an unclean shutdown, indexes present).
+    let (clean_shutdown, recovery_point) = if p.partial {
+        (None, None)
+    } else {
+        (clean_shutdown, recovery_point)
+    };
+    let logs: Vec<(i64, &Path)> = p
+        .segments
+        .iter()
+        .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
+        .collect();
+    let segs: Vec<&layout::SegmentFiles> = p.segments.iter().filter(|s| s.log.is_some()).collect();
+    let report = PartitionReport {
+        topic: ctx.topic.clone(),
+        partition: ctx.partition,
+        path: p.path.display().to_string(),
+        segments: logs.len(),
+        batches: 0,
+        records: 0,
+        control_batches: 0,
+        bytes: 0,
+        // The broker's log start: max(checkpoint, first segment's base offset).
+        log_start_offset: match (checkpointed_log_start, logs.first().map(|l| l.0)) {
+            (Some(c), Some(b)) => Some(c.max(b)),
+            (c, b) => c.or(b),
+        },
+        log_end_offset: None,
+        last_stable_offset: None,
+        ref_time: 0,
+        transactions: TxnCounts::default(),
+        producers: 0,
+        truncation: None,
+        truncation_unknown: None,
+        source: crate::finding::Source::default(),
+        compacted,
+        compacted_from: None,
+        max_timestamp: i64::MIN,
+        outcome: ReplayOutcome::default(),
+        log_dir: p.log_dir.clone(),
+        first_offset: None,
+        finding_range: 0..0,
+        leader_epochs: Vec::new(),
+        snapshot_states: Vec::new(),
+        cluster_inputs: crate::partition::walked::ClusterInputs::new(
+            &ctx.topic,
+            opts.collect_batch_keys(&ctx) && crate::partition::walked::comparable(p),
+        ),
+        segment_walks: Vec::new(),
+        damaged: Vec::new(),
+        partially_read: false,
+        recovery: recovery::SegmentPlan::default(),
+        index_verdicts: Vec::new(),
+    };
+    let pending_snapshots: Vec<i64> = if opts.capture_snapshots {
+        let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.reverse(); // pop from the smallest
+        v
+    } else {
+        Vec::new()
+    };
+    // Only a checkpointed log start moves the LSO clamp: without one the broker uses the
+    // first segment's base offset, at or below every batch.
+    ctx.log_start_offset = checkpointed_log_start.and(report.log_start_offset);
+    let ctx = &ctx;
+    let mut run = Run {
+        ctx,
+        opts,
+        pool,
+        report,
+        replay: Replay::new(ctx.clone(), opts.replay),
+        findings: Vec::new(),
+        damaged: Vec::new(),
+        awaiting_next: HashMap::new(),
+        pending_snapshots,
+        split: None,
+        groups: crate::cluster::groups::load::replay_for(
+            &ctx.topic,
+            ctx.partition,
+            &p.path.display().to_string(),
+        ),
+    };
+    // Every segment under the one read policy (`segment::policy`: under `auto` mapped
+    // unless small, the newest too; a file changing under its map is reported, not a
+    // signal). One `stat` per segment, spread over the threads: 10 000 segments stat'ed
+    // one after the other kept the second thread idle for ≈ 10 ms.
+    let sizes: Vec<u64> = logs
+        .par_iter()
+        .map(|(_, l)| std::fs::metadata(l).map_or(0, |m| m.len()))
+        .map(|len| len.min(opts.max_bytes.unwrap_or(u64::MAX)))
+        .collect();
+    let mut cursor = Cursor {
+        logs: &logs,
+        segs: &segs,
+        mmap: opts.mmap,
+        sizes: &sizes,
+        next: 0,
+        split: None,
+        units: threads.max(1) * UNITS_PER_THREAD,
+        bytes: window_bytes(threads, piece),
+        piece,
+    };
+    // The walk runs ahead of the replay (in parallel, up to two windows of bytes and
+    // units): the replay is sequential by nature, the walk is not, so overlapping them
+    // keeps every thread busy on one big partition.
+    let walk = |u: Unit| match u {
+        Unit::Segment(idx) => {
+            let policy = segment::policy(opts.mmap, sizes[idx]);
+            Walked::Segment(scan_segment(ctx, idx as u32, segs[idx], policy, opts, pool))
+        }
+        Unit::Piece(split, k) => Walked::Piece(pieces::walk_piece(ctx, opts, pool, split, k)),
+    };
+    ahead::walk_ahead(
+        2 * cursor.bytes,
+        2 * cursor.units,
+        || cursor.next_unit(opts),
+        walk,
+        |w| run.unit(w),
+    );
+    let Run {
+        mut report,
+        replay,
+        mut findings,
+        damaged,
+        mut pending_snapshots,
+        groups,
+        ..
+    } = run;
+    while let Some(n) = pending_snapshots.pop() {
+        report.snapshot_states.push((n, replay.producers()));
+    }
+    if let Some(g) = groups {
+        report.cluster_inputs.group_anomalies =
+            Some(crate::cluster::groups::load::finish_anomalies(g));
+    }
+    report.cluster_inputs.finish();
+    apply_recovery(
+        p,
+        &mut report,
+        clean_shutdown,
+        recovery_point,
+        opts,
+        &mut findings,
+    );
+    report.damaged = damaged;
+    (report, replay, findings)
+}
+
+/// Run the recovery model over the walked segments: the partition's `truncation` is the
+/// one the broker's recovery makes, and the integrity findings say what recovery does
+/// with their bytes (truncate there, delete with a later segment, or never look).
+fn apply_recovery(
+    p: &PartitionDir,
+    report: &mut PartitionReport,
+    clean_shutdown: Option<bool>,
+    recovery_point: Option<i64>,
+    opts: &ScanOptions,
+    findings: &mut [Finding],
+) {
+    let mmap = opts.mmap;
+    // Each walk's segment files, by base offset (one lookup per segment, not a scan of
+    // the partition's segments: 10 000 segments made that quadratic).
+    let files: HashMap<i64, &layout::SegmentFiles> = p
+        .segments
+        .iter()
+        .filter(|s| s.log.is_some())
+        .rev()
+        .map(|s| (s.base_offset, s))
+        .collect();
+    let inputs: Vec<recovery::SegmentInput> = report
+        .segment_walks
+        .iter()
+        .map(|w| recovery::SegmentInput {
+            name: w.name.clone(),
+            base: w.base_offset,
+            missing_index: !p.partial
+                && files.get(&w.base_offset).is_some_and(|s| s.index.is_none()),
+            // A corrupt .txnindex makes LogLoader recover the segment at load, like a
+            // missing offset index (verify reports the same reason).
+            corrupt_index: (!p.partial)
+                .then(|| {
+                    files
+                        .get(&w.base_offset)
+                        .and_then(|s| s.txnindex.as_deref())
+                        .and_then(|t| recovery::txnindex_corruption(t, w.base_offset, mmap))
+                })
+                .flatten(),
+            walk: w.walk.clone(),
+        })
+        .collect();
+    let delete_dir = matches!(p.kind, Some(layout::DirKind::Delete { .. }));
+    let plan = recovery::plan_segments(
+        clean_shutdown,
+        recovery_point,
+        delete_dir,
+        &inputs,
+        report.log_end_offset,
+        opts.check_crc,
+    );
+    report.truncation = plan.truncation.as_ref().map(|t| Truncation {
+        segment: t.segment.clone(),
+        position: t.position,
+        offset: t.first_removed_offset,
+        reason: t.reason.clone(),
+    });
+    // Without CRC checks the truncation is only the latest point recovery can stop at.
+    report.truncation_unknown = plan.outcome_unknown.clone();
+    for f in findings.iter_mut() {
+        recovery::word_integrity_finding(f, &plan, clean_shutdown, recovery_point);
+    }
+    report.recovery = plan;
+}
+
+#[cfg(all(test, feature = "testkit"))]
+mod tests;
+
+mod ahead;

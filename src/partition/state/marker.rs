@@ -1,0 +1,417 @@
+//! COMMIT/ABORT markers in the replay (rules 12, 21–23, 27) and the findings of the
+//! transactions still open at the end of the log.
+
+use super::entry::{BatchRef, Entry, OpenTxnState, RefKind};
+use super::{
+    AbortedTxn, LATE_TRANSACTION_BUFFER_MS, LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay,
+    TRANSACTION_MAX_TIMEOUT_MS, text,
+};
+use crate::partition::event::BatchEvent;
+use crate::finding::{Finding, Kind, Severity};
+use serde_json::{Value, json};
+
+impl Replay {
+    // ----- markers -----------------------------------------------------------------------
+
+    pub(super) fn apply_marker(
+        &mut self,
+        ev: &BatchEvent,
+        commit: bool,
+        coordinator_epoch: i32,
+        findings: &mut Vec<Finding>,
+    ) {
+        let pid = ev.producer_id;
+        let cur = BatchRef::of(ev);
+        let compacted = self.treated_as_compacted();
+        // Taken out of the table for the update (a placeholder holds its place), not
+        // cloned: a clone copied the entry's boxes on every marker.
+        let known = self.producers.take(pid);
+        // History starts at offset 0 (nothing deleted before it): a first-sight marker
+        // really closes nothing.
+        let history_complete = self.first_offset == Some(0);
+        let mut e = match known {
+            Some(e) => e,
+            None => {
+                let e = Entry::new(ev);
+                if history_complete && !compacted {
+                    findings.push(self.marker_without_txn(ev, &cur, None));
+                }
+                e
+            }
+        };
+        let first_sight = e.last_event(&self.markers).is_none();
+        if !first_sight {
+            self.marker_audit(ev, &cur, &e, commit, coordinator_epoch, compacted, findings);
+        }
+        let bumped = self.close_transaction(ev, &cur, &mut e, commit, coordinator_epoch, findings);
+        if ev.producer_epoch != e.epoch {
+            e.clear_cache();
+            e.epoch = ev.producer_epoch;
+            e.seq_known = true;
+        }
+        e.record_marker(cur, &mut self.markers);
+        e.marker_bumped = bumped;
+        self.producers.insert(e);
+        if self.open_txns.wants_compaction() {
+            let producers = &mut self.producers;
+            self.open_txns.compact(|pid, slot| {
+                if let Some(e) = producers.get_mut(pid) {
+                    e.set_txn(slot);
+                }
+            });
+        }
+    }
+
+    /// The leader's checks of a marker of a known producer (rules 12, 22, 23).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn marker_audit(
+        &self,
+        ev: &BatchEvent,
+        cur: &BatchRef,
+        e: &Entry,
+        commit: bool,
+        coordinator_epoch: i32,
+        compacted: bool,
+        findings: &mut Vec<Finding>,
+    ) {
+        let (pid, ts, cur) = (ev.producer_id, ev.marker_timestamp, *cur);
+        let type_name = if commit { "COMMIT" } else { "ABORT" };
+        let gap_ms = if e.last_timestamp(&self.markers) >= 0 && ts >= 0 {
+            Some(ts.saturating_sub(e.last_timestamp(&self.markers)))
+        } else {
+            None
+        };
+        let expired = !e.has_txn() && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS);
+        // Rule 12 / 21 (markers).
+        if ev.producer_epoch < e.epoch {
+            findings.push(self.epoch_regression(ev, &cur, e, gap_ms, expired));
+        }
+        // Rule 22.
+        let prev_coordinator_epoch = e.coordinator_epoch(&self.markers);
+        if prev_coordinator_epoch >= 0 && coordinator_epoch < prev_coordinator_epoch {
+            let prev = e
+                .last_marker(&self.markers)
+                .unwrap_or(e.last_ref(&self.markers));
+            findings.push(
+                self.at(
+                    Kind::CoordinatorEpochRegression,
+                    &cur,
+                    format!(
+                        "producer {pid} {type_name} marker at offset {} has coordinator epoch {coordinator_epoch} below {} of the marker at offset {}; brokers <= 2.4.0 cannot load this log",
+                        ev.base_offset, prev_coordinator_epoch, prev.base_offset
+                    ),
+                )
+                .evidence(json!({
+                    "previous_coordinator_epoch": prev_coordinator_epoch,
+                    "coordinator_epoch": coordinator_epoch,
+                    "previous": self.batch_json(&prev),
+                    "marker": self.batch_json(&cur),
+                    "gap_ms": gap_ms,
+                    "exceeds_producer_id_expiration": expired,
+                }))
+                .broker(text::BROKER_COORD_EPOCH)
+                .remediation(
+                    "run brokers >= 2.4.1 / 2.5.0 (KAFKA-9144 fix) before restarting this replica; check for a zombie transaction coordinator",
+                ),
+            );
+        }
+        // Rule 23 and its escalation (b).
+        if !e.has_txn() && !compacted {
+            let conflict = match (e.last_event(&self.markers), e.last_marker(&self.markers)) {
+                (
+                    Some(LastEvent::Marker {
+                        epoch, commit: c, ..
+                    }),
+                    Some(m),
+                ) if epoch == ev.producer_epoch && c != commit => Some(m),
+                _ => None,
+            };
+            // Under TV0/1 a later empty transaction at the same epoch looks the same:
+            // only TV2 (or unknown TV) producers are escalated.
+            let tv01 = e.tv2 == Some(false);
+            if let Some(m) = conflict.filter(|_| !tv01) {
+                let mut f = self
+                    .at(
+                        Kind::ConflictingMarkers,
+                        &cur,
+                        format!(
+                            "producer {pid} epoch {}: {type_name} at offset {} after {} at offset {} with no data in between{}",
+                            ev.producer_epoch,
+                            ev.base_offset,
+                            m.kind.name().to_uppercase(),
+                            m.base_offset,
+                            if e.tv2.is_none() { " (transaction version not inferred)" } else { "" }
+                        ),
+                    )
+                    .evidence(json!({
+                        "previous_marker": self.batch_json(&m),
+                        "marker": self.batch_json(&cur),
+                        "transaction_version_2": e.tv2,
+                    }))
+                    .broker(text::BROKER_CONFLICT)
+                    .remediation(
+                        "check __transaction_state for this producer id: the transaction's outcome there tells which marker is right; consumers of this partition saw the first one",
+                    );
+                if e.tv2.is_none() {
+                    f = f.severity(Severity::Warning);
+                }
+                findings.push(f);
+            } else {
+                let mut f = self.marker_without_txn(ev, &cur, Some(e));
+                if let (Some(m), Value::Object(o)) = (conflict, &mut f.evidence) {
+                    o.insert(
+                        "previous_marker_of_other_type_at_same_epoch".into(),
+                        self.batch_json(&m),
+                    );
+                    o.insert(
+                        "note".into(),
+                        json!("TV0/1 producer: a later empty transaction at the same epoch, not a conflict"),
+                    );
+                }
+                findings.push(f);
+            }
+        }
+    }
+
+    /// Recovery view: the marker closes the producer's open transaction (rules 21, 27
+    /// under TV2/TV0-1, statistics, the aborted-transaction list). Whether it bumped the
+    /// epoch above the transaction's.
+    pub(super) fn close_transaction(
+        &mut self,
+        ev: &BatchEvent,
+        cur: &BatchRef,
+        e: &mut Entry,
+        commit: bool,
+        coordinator_epoch: i32,
+        findings: &mut Vec<Finding>,
+    ) -> bool {
+        let (pid, cur) = (ev.producer_id, *cur);
+        let type_name = if commit { "COMMIT" } else { "ABORT" };
+        // Recovery view: any accepted marker closes the open transaction.
+        let mut bumped = false;
+        let closed = e.take_txn().map(|i| self.open_txns.remove(i));
+        self.txnrec.close(
+            closed.as_ref().map(|t| {
+                t.rec
+                    .record(pid, t.epoch, t.first_batch.base_offset, t.first_timestamp)
+            }),
+            ev,
+            commit,
+            coordinator_epoch,
+        );
+        if let Some(t) = closed {
+            let first = t.first_batch.base_offset;
+            // Rules 21/27 under TV2: both markers must be above the epoch of the data they
+            // close. Below the producer's epoch it is already a `producer_epoch_regression`.
+            let data_epoch = t.epoch.max(e.epoch);
+            let not_bumped = e.tv2 == Some(true)
+                && ev.producer_epoch <= data_epoch
+                && ev.producer_epoch >= e.epoch;
+            if not_bumped {
+                // One such marker keeps the TV2 verdict (a lone anomaly); a second in a row
+                // is a downgrade to TV0/1 mid-stream.
+                let downgraded = e.tv2_not_bumped;
+                findings.push(
+                    self.at(
+                        Kind::MarkerEpochNotBumped,
+                        &cur,
+                        format!(
+                            "producer {pid} {type_name} marker at offset {} has epoch {}, not above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 2{}",
+                            ev.base_offset,
+                            ev.producer_epoch,
+                            t.first_batch.base_offset,
+                            if downgraded {
+                                "; second such marker in a row: now inferred TV0/1 (transaction version downgraded mid-stream?)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    )
+                    .evidence(json!({
+                        "marker": self.batch_json(&cur),
+                        "transaction_first_batch": self.batch_json(&t.first()),
+                        "transaction_epoch": t.epoch,
+                        "data_epoch": data_epoch,
+                        "marker_epoch": ev.producer_epoch,
+                        "previous_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
+                        "transaction_version_2_before": true,
+                        "transaction_version_2_after": !downgraded,
+                    }))
+                    .broker(text::BROKER_MARKER_NOT_BUMPED)
+                    .remediation(
+                        "check __transaction_state for this producer's transactional id (ClientTransactionVersion, epoch of the Complete record) and whether the transaction.version feature was downgraded; a delayed or replayed marker may have closed this transaction",
+                    ),
+                );
+                if downgraded {
+                    e.tv2 = Some(false);
+                }
+            }
+            e.tv2_not_bumped = not_bumped;
+            // Rule 27 under TV0/1: a COMMIT is written at the transaction's epoch; one above
+            // it from a producer seen committing at its data's epoch is a switch to TV2
+            // (4.0+ feature upgrade) or a COMMIT a TV0/1 coordinator would not write.
+            if commit && e.tv2 == Some(false) && ev.producer_epoch > data_epoch {
+                // The TV2 pattern is exactly one epoch up: then the producer is TV2 from here.
+                let switched = ev.producer_epoch == t.epoch.saturating_add(1);
+                findings.push(
+                    self.at(
+                        Kind::CommitEpochAboveData,
+                        &cur,
+                        format!(
+                            "producer {pid} COMMIT marker at offset {} has epoch {}, above epoch {data_epoch} of the transaction it closes (opened at offset {}); the producer was inferred to use transaction version 0/1 (an earlier marker at its data's epoch): {}",
+                            ev.base_offset,
+                            ev.producer_epoch,
+                            t.first_batch.base_offset,
+                            if switched {
+                                "a switch to transaction version 2 mid-stream (Kafka 4.0+, normal from here on) or a COMMIT a TV0/1 coordinator does not write"
+                            } else {
+                                "not the TV2 pattern either (one epoch up): a COMMIT a TV0/1 coordinator does not write"
+                            }
+                        ),
+                    )
+                    .evidence(json!({
+                        "marker": self.batch_json(&cur),
+                        "transaction_first_batch": self.batch_json(&t.first()),
+                        "data_epoch": data_epoch,
+                        "marker_epoch": ev.producer_epoch,
+                        "previous_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
+                        "transaction_version_2_before": false,
+                        "transaction_version_2_after": switched,
+                    }))
+                    .broker(text::BROKER_COMMIT_ABOVE_DATA)
+                    .remediation(
+                        "check the cluster's transaction.version feature history and __transaction_state for this producer's transactional id (ClientTransactionVersion): an upgrade explains it; otherwise find which EndTxn produced this COMMIT",
+                    ),
+                );
+            }
+            // TV inference (rule 27).
+            if commit && ev.producer_epoch == t.epoch.saturating_add(1) {
+                e.tv2 = Some(true);
+            } else if ev.producer_epoch == t.epoch && !not_bumped {
+                e.tv2 = Some(false);
+            }
+            bumped = ev.producer_epoch > t.epoch;
+            if commit {
+                self.stats.committed += 1;
+            } else {
+                self.stats.aborted += 1;
+                let lso = self
+                    .open_txns
+                    .first_offset()
+                    .unwrap_or(ev.base_offset.saturating_add(1));
+                self.aborted.push(AbortedTxn {
+                    producer_id: pid,
+                    first_offset: first,
+                    last_offset: ev.base_offset,
+                    last_stable_offset: lso,
+                    segment: ev.segment,
+                });
+            }
+        } else if commit {
+            self.stats.empty_commits += 1;
+        } else {
+            self.stats.empty_aborts += 1;
+        }
+        bumped
+    }
+
+    pub(super) fn marker_without_txn(
+        &self,
+        ev: &BatchEvent,
+        cur: &BatchRef,
+        e: Option<&Entry>,
+    ) -> Finding {
+        let type_name = if cur.kind == RefKind::Commit {
+            "COMMIT"
+        } else {
+            "ABORT"
+        };
+        let previous = e.map(|e| self.batch_json(&e.last_ref(&self.markers)));
+        self.at(
+            Kind::MarkerWithoutTransaction,
+            cur,
+            format!(
+                "producer {} {type_name} marker at offset {} (epoch {}) closes no open transaction",
+                ev.producer_id, ev.base_offset, ev.producer_epoch
+            ),
+        )
+        .evidence(json!({
+            "marker": self.batch_json(cur),
+            "previous": previous,
+            "first_sight_of_producer": e.is_none(),
+        }))
+        .broker(text::BROKER_MARKER_NO_TXN)
+    }
+
+    pub(super) fn open_txn_finding(
+        &self,
+        pid: i64,
+        e: &Entry,
+        t: &OpenTxnState,
+        ref_time_ms: i64,
+        lso: Option<i64>,
+    ) -> Finding {
+        let idle = ref_time_ms.saturating_sub(e.last_timestamp(&self.markers));
+        let hanging = idle > self.opts.hanging_after_ms;
+        let first = t.first_batch.base_offset;
+        let late = e.last_timestamp(&self.markers) > 0
+            && idle > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS;
+        let cause = if t.zombie {
+            Some(
+                "opened by a zombie write after a higher-epoch marker (KAFKA-9144 pattern): the coordinator will never close it",
+            )
+        } else if t.late_after_marker {
+            Some(
+                "opened by data at the epoch of the previous marker continuing the old sequence: possibly a late produce request after EndTxn (KAFKA-12671 pattern), or a TV0/1 producer that stopped mid-transaction",
+            )
+        } else {
+            None
+        };
+        let kind = if hanging {
+            Kind::HangingTransaction
+        } else {
+            Kind::OpenTransaction
+        };
+        let mut f = self
+            .at(
+                kind,
+                &t.first(),
+                format!(
+                    "producer {pid} epoch {} has a transaction open since offset {first}, idle {} min at the reference time{}",
+                    e.epoch,
+                    idle / 60_000,
+                    if hanging { "; the last stable offset is stuck there" } else { "" }
+                ),
+            )
+            .producer(pid, e.epoch)
+            .evidence(json!({
+                "first_batch": self.batch_json(&t.first()),
+                "last_batch": self.batch_json(&e.last_ref(&self.markers)),
+                "last_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
+                "producer_epoch": e.epoch,
+                "transaction_epoch": t.epoch,
+                "coordinator_epoch": e.coordinator_epoch(&self.markers),
+                "last_timestamp": e.last_timestamp(&self.markers),
+                "reference_time_ms": ref_time_ms,
+                "idle_ms": idle,
+                "hanging_after_ms": self.opts.hanging_after_ms,
+                "late_by_broker_metric": late,
+                "last_stable_offset": lso,
+                "root_cause": cause,
+            }))
+            .broker(if hanging {
+                text::BROKER_HANGING
+            } else {
+                text::BROKER_OPEN
+            });
+        if hanging {
+            f = f.remediation(format!(
+                "confirm with `kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}` (or __transaction_state), then abort it: {}",
+                self.ctx.topic,
+                self.ctx.partition,
+                text::abort_command(&self.ctx.topic, self.ctx.partition, first)
+            ));
+        }
+        f
+    }
+}

@@ -1,0 +1,485 @@
+//! Events → state → findings: a broker-like producer-state replay per partition
+//! (`kafka-semantics.md` §1, §2, §8, §9).
+//!
+//! Two views are kept per producer id (§9):
+//!
+//! * the **recovery view** applies every batch as a broker's replication/recovery does
+//!   (`AppendOrigin.REPLICATION`): nothing is rejected, epochs may regress, any marker closes
+//!   the open transaction. It is what [`Replay::producers`] and [`Replay::finish`] report;
+//! * the **audit view** evaluates each batch, *before* it is applied, against the rules the
+//!   leader enforced when it first appended it (§1.5–1.6) and emits [`Finding`]s instead of
+//!   rejecting. It simulates producer-id expiry (`producer.id.expiration.ms`, 1 day): a
+//!   producer with no open transaction idle for longer was unknown to the leader, which then
+//!   accepts any sequence.
+//!
+//! The rules and their false-positive controls are documented in `docs/findings.md`.
+
+mod data;
+mod entry;
+mod marker;
+mod opentxns;
+mod partition_rules;
+mod pidhash;
+mod table;
+mod text;
+pub mod txnrec;
+
+use crate::partition::event::BatchEvent;
+use crate::finding::{Finding, Kind};
+use entry::{BatchRef, Entry};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
+pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
+
+/// `transaction.max.timeout.ms` default (15 min).
+pub const TRANSACTION_MAX_TIMEOUT_MS: i64 = 900_000;
+
+/// `LATE_TRANSACTION_BUFFER_MS` of the broker's `PartitionsWithLateTransactionsCount` metric.
+pub const LATE_TRANSACTION_BUFFER_MS: i64 = 300_000;
+
+/// What the replay knows about the partition.
+#[derive(Debug, Clone, Default)]
+pub struct PartitionContext {
+    pub topic: String,
+    pub partition: i32,
+    /// File names of the segments, indexed by `BatchEvent::segment`.
+    pub segment_names: Vec<String>,
+    /// `Some(true)` when the topic is known to be compacted (internal topics always are);
+    /// `None` when unknown (then gaps are informational).
+    pub compacted: Option<bool>,
+    /// `__consumer_offsets`, `__transaction_state`, `__share_group_state`, ….
+    pub internal: bool,
+    /// `__cluster_metadata` (KRaft): producer-state rules are skipped.
+    pub kraft_metadata: bool,
+    /// Log start offset from `log-start-offset-checkpoint`, when known.
+    pub log_start_offset: Option<i64>,
+}
+
+/// Tunables of the replay.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplayOptions {
+    /// An open transaction idle longer than this at end of log is hanging (default 15 min).
+    pub hanging_after_ms: i64,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            hanging_after_ms: 15 * 60 * 1000,
+        }
+    }
+}
+
+/// The last thing a producer did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LastEvent {
+    Data {
+        offset: i64,
+        epoch: i16,
+        transactional: bool,
+    },
+    Marker {
+        offset: i64,
+        epoch: i16,
+        commit: bool,
+    },
+}
+
+/// Rebuilt state of one producer id (the columns of `kafka-transactions.sh
+/// describe-producers`, plus what a `.snapshot` entry holds).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProducerState {
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// Coordinator epoch of the last marker, -1 if none.
+    pub coordinator_epoch: i32,
+    /// Last sequence of the last data batch at the current epoch, -1 if none.
+    pub last_sequence: i32,
+    /// Last offset of the last data batch, -1 if none.
+    pub last_offset: i64,
+    /// lastOffset − firstOffset of the last data batch.
+    pub offset_delta: i32,
+    /// maxTimestamp of the last data batch, or the last marker's timestamp.
+    pub last_timestamp: i64,
+    /// First offset of the open transaction.
+    pub current_txn_first_offset: Option<i64>,
+    pub last_event: Option<LastEvent>,
+    /// Transaction version inferred from the epoch pattern (markers one epoch above the data).
+    pub transaction_version_2: bool,
+}
+
+/// An aborted transaction, as the `.txnindex` should record it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AbortedTxn {
+    pub producer_id: i64,
+    pub first_offset: i64,
+    /// Offset of the ABORT marker.
+    pub last_offset: i64,
+    pub last_stable_offset: i64,
+    /// Index of the segment holding the marker.
+    pub segment: u32,
+}
+
+/// A transaction open at the end of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OpenTxn {
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub first_offset: i64,
+    pub last_timestamp: i64,
+}
+
+/// Transaction statistics (klog's `txn-stat`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TxnStats {
+    pub committed: u64,
+    pub aborted: u64,
+    pub open: u64,
+    /// Markers that closed no transaction (empty transactions).
+    pub empty_commits: u64,
+    pub empty_aborts: u64,
+    /// Per completed transaction: offsets spanned (marker offset − first offset + 1).
+    pub sizes: Vec<u64>,
+    /// Per completed transaction: marker timestamp − first batch timestamp, in ms.
+    pub durations_ms: Vec<i64>,
+}
+
+/// What the replay concluded about a partition.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReplayOutcome {
+    /// Sorted by producer id; empty when the replay was sealed without them
+    /// (`Replay::seal` with `keep_producers` false).
+    pub producers: Vec<ProducerState>,
+    /// Number of producer ids seen (also when `producers` was not kept).
+    pub producer_count: usize,
+    pub log_start_offset: Option<i64>,
+    /// Last batch's last offset + 1.
+    pub log_end_offset: Option<i64>,
+    /// First offset of the earliest open transaction (clamped to the log start), else the
+    /// log end offset.
+    pub last_stable_offset: Option<i64>,
+    pub aborted: Vec<AbortedTxn>,
+    pub open: Vec<OpenTxn>,
+    pub txn_stats: TxnStats,
+    /// Every transaction of the partition, one compact record each (`txnrec`).
+    pub txns: Vec<txnrec::TxnRecord>,
+}
+
+/// A finished replay holding only what its conclusion needs (see [`Replay::seal`]).
+pub struct SealedReplay {
+    /// The replay, its producer table cut down to producers with an open transaction.
+    replay: Replay,
+    producers: Option<Vec<ProducerState>>,
+    producer_count: usize,
+}
+
+impl SealedReplay {
+    /// Classify the open transactions against `ref_time_ms` and conclude (as
+    /// [`Replay::finish`] would have).
+    pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
+        let SealedReplay {
+            replay,
+            producers,
+            producer_count,
+        } = self;
+        let mut out = replay.conclude(ref_time_ms, findings);
+        out.producers = producers.unwrap_or_default();
+        out.producer_count = producer_count;
+        out
+    }
+}
+
+/// The producer-state replay of one partition.
+pub struct Replay {
+    ctx: PartitionContext,
+    opts: ReplayOptions,
+    producers: table::ProducerTable,
+    /// The open transactions' state, one slot per producer with a transaction open (its
+    /// entry holds the slot), ordered by first offset (the LSO is the first): closing one
+    /// is a lookup, not a scan (many transactions open at once stay linear).
+    open_txns: opentxns::OpenTxns,
+    /// The producers' last markers (their entries hold the slots).
+    markers: entry::Markers,
+    /// The batch with the highest last offset so far (offset rules 5–6).
+    prev: Option<BatchRef>,
+    /// The last batch with a known partitionLeaderEpoch (rule 8).
+    prev_leader_epoch: Option<BatchRef>,
+    first_offset: Option<i64>,
+    /// Highest last offset + 1.
+    log_end: Option<i64>,
+    newest_timestamp: Option<i64>,
+    /// The cleaner has visibly been through this partition (delete-horizon bit, or fewer
+    /// records than the offset range): the topic is compacted even if not declared.
+    cleaned: bool,
+    /// The once-per-partition `invalid_producer_fields` (info) for producer id -1 batches
+    /// carrying an epoch/sequence was reported.
+    benign_fields_reported: bool,
+    batches: u64,
+    aborted: Vec<AbortedTxn>,
+    stats: TxnStats,
+    txnrec: txnrec::TxnRecorder,
+}
+
+impl Replay {
+    /// A replay of the partition described by `ctx`.
+    pub fn new(ctx: PartitionContext, opts: ReplayOptions) -> Self {
+        Replay {
+            ctx,
+            opts,
+            producers: table::ProducerTable::default(),
+            open_txns: opentxns::OpenTxns::default(),
+            markers: entry::Markers::default(),
+            prev: None,
+            prev_leader_epoch: None,
+            first_offset: None,
+            log_end: None,
+            newest_timestamp: None,
+            cleaned: false,
+            benign_fields_reported: false,
+            batches: 0,
+            aborted: Vec::new(),
+            stats: TxnStats::default(),
+            txnrec: txnrec::TxnRecorder::default(),
+        }
+    }
+
+    /// The newest batch/marker timestamp seen so far (a default reference time for
+    /// [`Replay::finish`] when the analyst gives none).
+    #[cfg(feature = "testkit")]
+    pub fn newest_timestamp(&self) -> Option<i64> {
+        self.newest_timestamp
+    }
+
+    /// Whether the partition is treated as compacted: declared so, internal, or (when
+    /// undeclared) visibly cleaned by the log cleaner in the batches seen so far.
+    pub fn treated_as_compacted(&self) -> bool {
+        self.ctx.internal
+            || self.ctx.compacted == Some(true)
+            || (self.ctx.compacted.is_none() && self.cleaned)
+    }
+
+    /// Apply one batch, in offset order (markers included), pushing findings.
+    pub fn apply(&mut self, ev: &BatchEvent, findings: &mut Vec<Finding>) {
+        self.batches += 1;
+        if is_cleaner_output(ev) {
+            self.cleaned = true;
+        }
+        self.partition_rules(ev, findings);
+        let ts = entry::event_timestamp(ev);
+        if ts >= 0 && self.newest_timestamp.is_none_or(|n| ts > n) {
+            self.newest_timestamp = Some(ts);
+        }
+        if self.ctx.kraft_metadata {
+            return;
+        }
+        self.field_rules(ev, findings);
+        if ev.producer_id < 0 {
+            return;
+        }
+        if ev.is_control {
+            if let Some((commit, coordinator_epoch)) = ev.marker() {
+                self.apply_marker(ev, commit, coordinator_epoch, findings);
+            }
+            // Empty control batches are skipped by Kafka; other/malformed control records
+            // are the scan's invalid_batch findings.
+        } else {
+            self.apply_data(ev, findings);
+        }
+    }
+
+    /// The producers' state as of now (for comparing with `.snapshot` files mid-replay),
+    /// sorted by producer id.
+    pub fn producers(&self) -> Vec<ProducerState> {
+        let mut v: Vec<ProducerState> = self
+            .producers
+            .iter()
+            .map(|e| producer_state(e.pid, e, &self.open_txns, &self.markers))
+            .collect();
+        v.sort_by_key(|p| p.producer_id);
+        v
+    }
+
+
+
+    /// First offset of the earliest open transaction clamped up to the log start offset,
+    /// else the log end offset (`None` before any batch).
+    pub fn last_stable_offset(&self) -> Option<i64> {
+        match self.open_txns.first_offset() {
+            Some(f) => Some(match self.ctx.log_start_offset {
+                Some(ls) if ls > f => ls,
+                _ => f,
+            }),
+            None => self.log_end,
+        }
+    }
+
+    /// End of log: classify open transactions against `ref_time_ms` and conclude.
+    #[cfg(feature = "testkit")]
+    pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
+        self.seal(true).finish(ref_time_ms, findings)
+    }
+
+    /// The replay of a partition whose batches are all applied, reduced to what
+    /// [`SealedReplay::finish`] needs: the entries of producers with an open transaction,
+    /// the aborted transactions and statistics, and — with `keep_producers` — the
+    /// producers' final state (what `producers` prints). A scan holds one of these per
+    /// partition until every partition's reference time is known; the full producer table
+    /// is freed here (1 000 partitions × 1 000 producer ids kept whole were 1 GB).
+    pub fn seal(mut self, keep_producers: bool) -> SealedReplay {
+        let producers = keep_producers.then(|| self.producers());
+        let producer_count = self.producers.len();
+        let mut kept = table::ProducerTable::default();
+        let mut kept_markers = entry::Markers::default();
+        for (_, pid) in self.open_txns.by_first_offset() {
+            if let Some(e) = self.producers.get(pid) {
+                let mut e = e.clone();
+                e.move_marker(&self.markers, &mut kept_markers);
+                kept.insert(e);
+            }
+        }
+        self.producers = kept;
+        self.markers = kept_markers;
+        SealedReplay {
+            replay: self,
+            producers,
+            producer_count,
+        }
+    }
+
+    /// The open transactions' findings and the outcome (producers left empty).
+    fn conclude(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
+        let open_order = self.open_txns.by_first_offset();
+        let mut open: Vec<OpenTxn> = Vec::with_capacity(open_order.len());
+        let mut open_records = Vec::with_capacity(open_order.len());
+        let lso = self.last_stable_offset();
+        for (first, pid) in open_order {
+            let Some(e) = self.producers.get(pid) else {
+                continue;
+            };
+            let Some(t) = e.txn().map(|i| self.open_txns.get(i)) else {
+                continue;
+            };
+            open_records.push(t.rec.record(pid, t.epoch, first, t.first_timestamp));
+            open.push(OpenTxn {
+                producer_id: pid,
+                producer_epoch: e.epoch,
+                first_offset: first,
+                last_timestamp: e.last_timestamp(&self.markers),
+            });
+            findings.push(self.open_txn_finding(pid, e, t, ref_time_ms, lso));
+        }
+        let mut stats = self.stats;
+        stats.open = open.len() as u64;
+        // Per completed transaction with data, in marker order: made from the records
+        // here rather than kept in two more vectors during the replay.
+        for r in self.txnrec.closed().iter().filter(|r| !r.is_empty()) {
+            let size = r
+                .marker_offset
+                .saturating_sub(r.first_offset)
+                .saturating_add(1);
+            stats.sizes.push(size.max(0) as u64);
+            stats
+                .durations_ms
+                .push(r.last_timestamp.saturating_sub(r.first_timestamp));
+        }
+        ReplayOutcome {
+            producers: Vec::new(),
+            producer_count: 0,
+            log_start_offset: self.ctx.log_start_offset,
+            log_end_offset: self.log_end,
+            last_stable_offset: lso,
+            aborted: self.aborted,
+            open,
+            txn_stats: stats,
+            txns: self.txnrec.finish(open_records),
+        }
+    }
+
+    // ----- helpers -------------------------------------------------------------------
+
+    fn segment_name(&self, segment: u32) -> String {
+        self.ctx
+            .segment_names
+            .get(segment as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("segment#{segment}"))
+    }
+
+    fn batch_json(&self, r: &BatchRef) -> Value {
+        let mut v = json!({
+            "offset": r.base_offset,
+            "last_offset": r.last_offset,
+            "position": r.position,
+            "segment": self.segment_name(r.segment),
+            "type": r.kind.name(),
+            "producer_id": r.producer_id,
+            "producer_epoch": r.epoch,
+            "timestamp": r.timestamp,
+        });
+        if let Value::Object(m) = &mut v {
+            if r.is_marker() {
+                m.insert("coordinator_epoch".into(), json!(r.coordinator_epoch));
+            } else if r.producer_id >= 0 {
+                m.insert("base_sequence".into(), json!(r.base_sequence));
+                m.insert("last_sequence".into(), json!(r.last_sequence));
+            }
+            if r.leader_epoch >= 0 {
+                m.insert("partition_leader_epoch".into(), json!(r.leader_epoch));
+            }
+        }
+        v
+    }
+
+    /// A finding about batch `r`, located at it.
+    fn at(&self, kind: Kind, r: &BatchRef, message: String) -> Finding {
+        let mut f = Finding::new(kind, &self.ctx.topic, self.ctx.partition, message)
+            .offset(r.base_offset)
+            .position(r.position)
+            .segment(self.segment_name(r.segment));
+        if r.producer_id >= 0 {
+            f = f.producer(r.producer_id, r.epoch);
+        }
+        f
+    }
+
+    fn sequence_rules_apply(&self) -> bool {
+        // Coordinator-written internal topics (transactional offset commits always carry
+        // baseSequence 0) and compacted topics (whole batches removed) are exempt.
+        !self.treated_as_compacted()
+    }
+}
+
+/// The batch went through the log cleaner (or shows its traces).
+fn is_cleaner_output(ev: &BatchEvent) -> bool {
+    ev.delete_horizon
+        || (ev.magic >= 2
+            && !ev.is_control
+            && ev.records_count >= 0
+            && (ev.records_count as i64) < ev.last_offset.saturating_sub(ev.base_offset) + 1)
+}
+
+fn producer_state(
+    pid: i64,
+    e: &Entry,
+    txns: &opentxns::OpenTxns,
+    markers: &entry::Markers,
+) -> ProducerState {
+    let last = e.last_cached();
+    ProducerState {
+        producer_id: pid,
+        producer_epoch: e.epoch,
+        coordinator_epoch: e.coordinator_epoch(markers),
+        last_sequence: last.map_or(-1, |b| b.last_sequence),
+        last_offset: last.map_or(-1, |b| b.last_offset),
+        offset_delta: last.map_or(0, |b| {
+            i32::try_from(b.last_offset.saturating_sub(b.base_offset)).unwrap_or(i32::MAX)
+        }),
+        last_timestamp: e.last_timestamp(markers),
+        current_txn_first_offset: e.txn().map(|i| txns.get(i).first_batch.base_offset),
+        last_event: e.last_event(markers),
+        transaction_version_2: e.tv2 == Some(true),
+    }
+}

@@ -1,0 +1,201 @@
+//! The cross-checks of `verify`: every file of a partition against the log, one module a
+//! file kind. [`verify_one`] runs them in order and feeds the recovery prediction.
+
+mod checkpoints;
+mod index;
+mod leftovers;
+mod snapshot;
+mod timeindex;
+mod txnindex;
+
+pub(crate) use leftovers::log_dir_findings;
+
+use super::VerifyOptions;
+use crate::discover::layout::{DirKind, LogDir, PartitionDir, SegmentFiles};
+use crate::finding::{Finding, Kind};
+use crate::partition::recovery::{
+    self as predict, LogDirFiles, PredictInput, SegmentInput, lookup,
+};
+use crate::partition::scan::PartitionReport;
+use crate::read::format::index::{IndexVerdicts, KEPT_PROBLEMS};
+use crate::read::segment::{self, FileClass, FileData, load};
+use serde_json::json;
+use std::path::Path;
+
+/// Most entries listed in one finding's evidence.
+const EVIDENCE_CAP: usize = 20;
+// The index verdicts keep at least the entries the evidence lists.
+const _: () = assert!(KEPT_PROBLEMS >= EVIDENCE_CAP);
+
+fn name_of(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The `unreadable_file` finding of a file a cross-check needed.
+fn unreadable(r: &PartitionReport, path: &Path, e: &std::io::Error) -> Finding {
+    mk(
+        r,
+        Kind::UnreadableFile,
+        &name_of(path),
+        format!("cannot read {}: {e}", path.display()),
+    )
+    .evidence(
+        json!({"reason": segment::error_reason(e).unwrap_or("io_error"), "error": e.to_string()}),
+    )
+    .broker("not applicable: the cross-checks of this file did not run")
+}
+
+/// Load a file a cross-check needs ([`segment::load`]: bounded, mapped or read per
+/// `--mmap`); an unreadable one is an `unreadable_file` finding, never a silent skip.
+fn load_checked(
+    path: &Path,
+    class: FileClass,
+    opts: &VerifyOptions,
+    r: &PartitionReport,
+    out: &mut Vec<Finding>,
+) -> Option<FileData> {
+    match load(path, class, opts.scan.mmap, None) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            out.push(unreadable(r, path, &e));
+            None
+        }
+    }
+}
+
+/// After a mapped file was used: if it changed under the map, what was concluded from
+/// it is void; say so.
+fn report_if_changed(data: &FileData, path: &Path, r: &PartitionReport, out: &mut Vec<Finding>) {
+    if let Err(e) = data.check_unchanged() {
+        out.push(unreadable(r, path, &e));
+    }
+}
+
+fn mk(r: &PartitionReport, kind: Kind, file: &str, msg: String) -> Finding {
+    Finding::new(kind, &r.topic, r.partition, msg).segment(file)
+}
+
+/// The finding of a file the format layer rejects: the error at its position, with its
+/// structure, field and problem as evidence.
+fn format_error(
+    r: &PartitionReport,
+    kind: Kind,
+    file: &str,
+    e: &crate::read::format::error::FormatError,
+) -> Finding {
+    mk(r, kind, file, format!("{file}: {e}"))
+        .position(e.position)
+        .evidence(json!({"structure": e.structure, "field": e.field, "error_position": e.position, "problem": e.problem.to_string()}))
+}
+
+/// One segment under check: its files, and what the scan's walk of its log collected.
+struct SegmentCtx<'a> {
+    r: &'a PartitionReport,
+    opts: &'a VerifyOptions,
+    files: &'a SegmentFiles,
+    /// Its position among the partition's segments that have a `.log` (the scan's
+    /// `AbortedTxn::segment`).
+    ordinal: usize,
+    log_name: String,
+    /// The segment's index checks against the scan's walk of the log (`None` when the
+    /// scan could not read it).
+    verdicts: Option<&'a IndexVerdicts>,
+    /// The loading broker runs the index sanity checks at load (before 2.3).
+    pre_2_3: bool,
+    missing_index: bool,
+}
+
+/// Run every cross-check of one partition, push the findings, and predict its recovery.
+pub(crate) fn verify_one(
+    p: &PartitionDir,
+    ld: Option<(&LogDir, &LogDirFiles)>,
+    r: &PartitionReport,
+    opts: &VerifyOptions,
+    load_rules: &[Finding],
+    out: &mut Vec<Finding>,
+) -> predict::RecoveryPrediction {
+    let (topic, part) = (r.topic.as_str(), r.partition);
+    let files = ld.map(|(_, f)| f).filter(|f| f.has_markers);
+    let ck = checkpoints::OffsetCheckpoints {
+        recovery_point: files.and_then(|f| lookup(&f.recovery_points, topic, part)),
+        log_start: files.and_then(|f| lookup(&f.log_starts, topic, part)),
+        high_watermark: files.and_then(|f| lookup(&f.high_watermarks, topic, part)),
+    };
+    let clean_shutdown = files.map(|f| f.clean_shutdown);
+
+    let leftovers = leftovers::partition_leftovers(p, r, out);
+    let segments = check_segments(p, r, opts, out);
+    let snapshots = snapshot::check_snapshots(p, r, opts, out);
+    snapshot::check_missing(p, r, clean_shutdown, &segments, out);
+    checkpoints::check_leader_epochs(p, r, opts, out);
+    checkpoints::check_offsets(p, r, &ck, out);
+
+    predict::predict(PredictInput {
+        clean_shutdown,
+        recovery_point: ck.recovery_point,
+        log_start_checkpoint: ck.log_start,
+        high_watermark: ck.high_watermark,
+        first_offset: r.first_offset,
+        log_end_offset: r.outcome.log_end_offset,
+        segments,
+        snapshots,
+        leftovers,
+        load_rules,
+        broker_version: opts.broker_version,
+        producers: r.producers,
+        open_transactions: r.outcome.open.len(),
+        delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
+        crc_checked: opts.scan.check_crc,
+    })
+}
+
+/// The offset, time and transaction index of every segment with a `.log`; returns what
+/// the recovery prediction needs of each segment.
+fn check_segments(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    opts: &VerifyOptions,
+    out: &mut Vec<Finding>,
+) -> Vec<SegmentInput> {
+    let logs = p.segments.iter().filter(|s| s.log.is_some());
+    let pre_2_3 = opts
+        .broker_version
+        .is_some_and(|v| v < super::BrokerVersion(2, 3, 0));
+    let mut seg_inputs = Vec::new();
+    for (i, s) in logs.enumerate() {
+        let Some(log_path) = s.log.as_deref() else {
+            continue;
+        };
+        let log_name = name_of(log_path);
+        // The scan walked this segment once: its index checks and recovery verdict come
+        // from that walk (`None` when the file was unreadable; the scan reported it).
+        let k = r
+            .segment_walks
+            .iter()
+            .position(|w| w.base_offset == s.base_offset && w.name == log_name);
+        let c = SegmentCtx {
+            r,
+            opts,
+            files: s,
+            ordinal: i,
+            log_name,
+            verdicts: k.and_then(|k| r.index_verdicts.get(k)?.as_ref()),
+            pre_2_3,
+            missing_index: s.index.is_none(),
+        };
+        let mut corrupt_index: Option<String> = None;
+        index::check(&c, &mut corrupt_index, out);
+        timeindex::check(&c, &mut corrupt_index, out);
+        txnindex::check(&c, &mut corrupt_index, out);
+        seg_inputs.push(SegmentInput {
+            name: c.log_name,
+            base: s.base_offset,
+            missing_index: c.missing_index,
+            corrupt_index,
+            walk: k.and_then(|k| r.segment_walks[k].walk.clone()),
+        });
+    }
+    seg_inputs
+}

@@ -1,0 +1,193 @@
+//! The checkpoint files against the log: `leader-epoch-checkpoint` against the epochs of
+//! the batches, the log dir's high watermark, recovery point and log start offset against
+//! the partition's offsets, and transactions left open below the log start.
+
+use super::{load_checked, mk, name_of};
+use crate::discover::layout::PartitionDir;
+use crate::finding::{Finding, Kind, Severity};
+use crate::partition::scan::PartitionReport;
+use crate::partition::verify::VerifyOptions;
+use crate::read::format::checkpoint::parse_leader_epoch_checkpoint;
+use crate::read::segment::FileClass;
+use serde_json::json;
+
+/// The partition's entries in the log dir's offset checkpoints.
+pub(super) struct OffsetCheckpoints {
+    pub recovery_point: Option<i64>,
+    pub log_start: Option<i64>,
+    pub high_watermark: Option<i64>,
+}
+
+/// Check `leader-epoch-checkpoint` against the batches' epochs.
+pub(super) fn check_leader_epochs(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    opts: &VerifyOptions,
+    out: &mut Vec<Finding>,
+) {
+    let (first_offset, leo) = (r.first_offset, r.outcome.log_end_offset);
+    if let Some(path) = &p.leader_epoch_checkpoint
+        && let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out)
+    {
+        match parse_leader_epoch_checkpoint(&bytes) {
+        Err(e) => out.push(
+            mk(r, Kind::LeaderEpochCheckpointMismatch, "leader-epoch-checkpoint", format!("leader-epoch-checkpoint: {e}"))
+                .evidence(json!({"error": e.to_string()}))
+                .broker("the broker fails to read the checkpoint (KafkaStorageException for the log dir)"),
+        ),
+        Ok(entries) => {
+            let ck: Vec<(i32, i64)> = entries.iter().map(|e| (e.epoch, e.start_offset)).collect();
+            if let Some(msg) = compare_epochs(&ck, &r.leader_epochs, first_offset, leo) {
+                out.push(
+                    mk(r, Kind::LeaderEpochCheckpointMismatch, "leader-epoch-checkpoint", format!("leader-epoch-checkpoint: {msg}"))
+                        .evidence(json!({"checkpoint": ck, "from_batches": r.leader_epochs}))
+                        .broker("the broker loads the checkpoint, then adds epochs from recovered batches only; a wrong cache makes followers truncate to the wrong offset (OffsetsForLeaderEpoch) after a leader change"),
+                );
+            }
+        }
+    }
+    }
+}
+
+/// Check the log dir's offset checkpoints against the log, and transactions open below
+/// the log start offset.
+pub(super) fn check_offsets(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    ck: &OffsetCheckpoints,
+    out: &mut Vec<Finding>,
+) {
+    let (topic, part) = (r.topic.as_str(), r.partition);
+    let (first_offset, leo) = (r.first_offset, r.outcome.log_end_offset);
+    let (hw, recovery_point, log_start_ck) = (ck.high_watermark, ck.recovery_point, ck.log_start);
+    // --- offset checkpoints vs the log --------------------------------------------------------
+    if let Some(l) = leo {
+        for (what, v, consequence) in [
+            (
+                "high watermark (replication-offset-checkpoint)",
+                hw,
+                "the broker clamps the high watermark to the log end offset at load; records acknowledged with acks=all above it are gone",
+            ),
+            (
+                "recovery point (recovery-point-offset-checkpoint)",
+                recovery_point,
+                "the checkpoint says flushed data exists that the log does not hold: data was lost after the flush was recorded",
+            ),
+        ] {
+            if let Some(v) = v
+                && v > l
+            {
+                out.push(
+                    mk(
+                        r,
+                        Kind::CheckpointInconsistent,
+                        &name_of(&p.path),
+                        format!("{what} {v} is above the log end offset {l}"),
+                    )
+                    .offset(l)
+                    .evidence(json!({"checkpoint_offset": v, "log_end_offset": l}))
+                    .broker(consequence),
+                );
+            }
+        }
+    }
+    if let (Some(ls), Some(f)) = (log_start_ck, first_offset) {
+        let beyond = leo.is_some_and(|l| ls > l);
+        if ls < f || beyond {
+            let (sev, msg, consequence) = if beyond {
+                (
+                    Severity::Warning,
+                    format!(
+                        "log start offset {ls} (log-start-offset-checkpoint) is above the log end offset {}",
+                        leo.unwrap_or(0)
+                    ),
+                    "at load the broker deletes every segment and starts an empty log at the checkpointed log start offset",
+                )
+            } else {
+                (
+                    Severity::Info,
+                    format!(
+                        "log start offset {ls} (log-start-offset-checkpoint) is below the first offset {f}: the checkpoint is stale"
+                    ),
+                    "the broker uses the first segment's base offset when it is higher",
+                )
+            };
+            out.push(
+                mk(r, Kind::CheckpointInconsistent, &name_of(&p.path), msg)
+                    .severity(sev)
+                    .offset(ls)
+                    .evidence(
+                        json!({"log_start_offset": ls, "first_offset": f, "log_end_offset": leo}),
+                    )
+                    .broker(consequence),
+            );
+        }
+    }
+    let log_start = log_start_ck.or(r.log_start_offset);
+    if let Some(ls) = log_start {
+        for t in r.outcome.open.iter().filter(|t| t.first_offset < ls) {
+            out.push(
+                Finding::new(Kind::LsoBelowLogStart, topic, part, format!(
+                    "producer {} has a transaction open since offset {} below the log start offset {ls}: the last stable offset stays at {ls} until it is aborted",
+                    t.producer_id, t.first_offset))
+                    .offset(t.first_offset)
+                    .producer(t.producer_id, t.producer_epoch)
+                    .evidence(json!({"first_offset": t.first_offset, "log_start_offset": ls}))
+                    .broker("the broker clamps the first unstable offset up to the log start offset: LSO = log start offset, read_committed consumers and the cleaner stop there")
+                    .remediation(format!("kafka-transactions.sh --bootstrap-server … abort --topic {topic} --partition {part} --start-offset {}", t.first_offset)),
+            );
+        }
+    }
+}
+
+/// The epoch the cache `list` (ascending `(epoch, start)`) assigns to offset `o`.
+fn epoch_at(list: &[(i32, i64)], o: i64) -> Option<i32> {
+    list.iter().rev().find(|(_, s)| *s <= o).map(|(e, _)| *e)
+}
+
+/// Compare `leader-epoch-checkpoint` with the epochs rebuilt from the batches.
+fn compare_epochs(
+    ck: &[(i32, i64)],
+    rebuilt: &[(i32, i64)],
+    first: Option<i64>,
+    leo: Option<i64>,
+) -> Option<String> {
+    if ck.windows(2).any(|w| w[1].0 <= w[0].0 || w[1].1 < w[0].1) {
+        return Some("entries are not in ascending epoch and offset order".into());
+    }
+    let (Some(first), Some(leo)) = (first, leo) else {
+        return None;
+    };
+    if let Some((e, s)) = ck.iter().find(|(_, s)| *s > leo) {
+        return Some(format!(
+            "epoch {e} starts at offset {s}, above the log end offset {leo}"
+        ));
+    }
+    // Every boundary inside the log: both caches must give the same epoch there.
+    let mut points: Vec<i64> = ck
+        .iter()
+        .chain(rebuilt)
+        .map(|(_, s)| (*s).max(first))
+        .filter(|s| *s < leo)
+        .collect();
+    points.sort_unstable();
+    points.dedup();
+    let ck_first = ck.first().map(|c| c.1)?;
+    for o in points {
+        if o < ck_first {
+            continue; // batches older than the checkpoint's first entry (it was truncated from the start)
+        }
+        let (a, b) = (epoch_at(ck, o), epoch_at(rebuilt, o));
+        if b.is_some() && a != b {
+            return Some(format!(
+                "at offset {o} the checkpoint gives epoch {} but the batches carry epoch {}",
+                a.map_or("none".into(), |e| e.to_string()),
+                b.map_or("none".into(), |e| e.to_string())
+            ));
+        }
+    }
+    if ck.is_empty() {
+        return None;
+    }
+    None
+}

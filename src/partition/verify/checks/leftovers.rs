@@ -1,0 +1,267 @@
+//! Leftovers: the log dir's own findings (`unclean_shutdown`, leftovers, unreadable
+//! checkpoints) and a partition's leftover files, directory kind and orphaned indexes,
+//! with what the broker's startup does with each (`kafka-format.md` §1.5).
+
+use super::{mk, name_of};
+use crate::discover::layout::{DirKind, LeftoverKind, LogDir, PartitionDir};
+use crate::finding::{Finding, Kind};
+use crate::partition::recovery::{LeftoverAction, LogDirFiles};
+use crate::partition::scan::PartitionReport;
+use crate::read::format::checkpoint::TextFileKind;
+use serde_json::json;
+
+/// Findings about the log dir itself: `unclean_shutdown`, its leftovers, unreadable
+/// checkpoints.
+pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if !files.has_markers {
+        return out;
+    }
+    let dir = ld.path.display().to_string();
+    if !files.clean_shutdown {
+        out.push(
+            Finding::new(
+                Kind::UncleanShutdown,
+                "",
+                -1,
+                format!("{dir}: no .kafka_cleanshutdown: the next start recovers every partition from its recovery point"),
+            )
+            .segment(dir.clone())
+            .evidence(json!({"log_dir": dir}))
+            .broker("LogManager treats the directory as not cleanly shut down: LogLoader runs LogSegment.recover on every segment at or above each partition's recovery point (CRC check, index rebuild, truncation at the first invalid batch)"),
+        );
+    }
+    for (kind, path) in &ld.leftovers {
+        let (action, _) = leftover_action(*kind, &name_of(path), &[]);
+        out.push(
+            Finding::new(
+                Kind::LeftoverFile,
+                "",
+                -1,
+                format!("{dir}: leftover {}: {action}", name_of(path)),
+            )
+            .segment(name_of(path))
+            .evidence(json!({"file": path.display().to_string(), "leftover": kind}))
+            .broker(action),
+        );
+    }
+    for (c, kind) in [
+        (
+            &files.recovery_points,
+            TextFileKind::RecoveryPointOffsetCheckpoint,
+        ),
+        (&files.log_starts, TextFileKind::LogStartOffsetCheckpoint),
+        (
+            &files.high_watermarks,
+            TextFileKind::ReplicationOffsetCheckpoint,
+        ),
+    ] {
+        if let Some(Err(e)) = c {
+            let consequence = match kind {
+                TextFileKind::RecoveryPointOffsetCheckpoint => {
+                    "the broker uses recovery point 0 for every partition of the directory (full recovery after an unclean shutdown)"
+                }
+                TextFileKind::LogStartOffsetCheckpoint => {
+                    "the broker uses each partition's first segment base offset as its log start"
+                }
+                _ => "the broker starts with no high watermark for the directory's partitions",
+            };
+            out.push(
+                Finding::new(
+                    Kind::CheckpointInconsistent,
+                    "",
+                    -1,
+                    format!("{dir}: {kind} cannot be read: {e}"),
+                )
+                .segment(kind.file_name())
+                .evidence(json!({"file": kind.file_name(), "error": e}))
+                .broker(consequence),
+            );
+        }
+    }
+    out
+}
+
+/// What startup does with a leftover (`kafka-format.md` §1.5). `swaps` are the
+/// partition's other leftovers, for the unfinished-split rule.
+fn leftover_action(
+    kind: LeftoverKind,
+    name: &str,
+    cleaned_offsets: &[i64],
+) -> (String, &'static str) {
+    let num: Option<i64> = name.split('.').next().and_then(|n| n.parse().ok());
+    match kind {
+        LeftoverKind::Deleted if name.ends_with(".checkpoint.deleted") => (
+            "left alone by LogLoader (a KRaft snapshot scheduled for deletion: the Raft layer deletes it)".into(),
+            "deleted",
+        ),
+        LeftoverKind::Deleted => ("deleted at startup (it was scheduled for deletion)".into(), "deleted"),
+        LeftoverKind::Cleaned => (
+            "deleted at startup (unfinished cleaner or split output)".into(),
+            "cleaned",
+        ),
+        LeftoverKind::Swap
+            if num.is_some_and(|n| cleaned_offsets.iter().any(|&c| n >= c)) =>
+        {
+            (
+                "deleted at startup (belongs to an unfinished split: a .cleaned file at or below its offset exists)".into(),
+                "swap",
+            )
+        }
+        LeftoverKind::Swap => (
+            "swap completed at startup: segment files whose base offset falls in the swapped range are deleted, then the suffix is dropped".into(),
+            "swap",
+        ),
+        LeftoverKind::Tmp if name.ends_with(".checkpoint.part") => (
+            "deleted by the Raft layer at startup (interrupted KRaft snapshot write)".into(),
+            "tmp",
+        ),
+        LeftoverKind::Tmp => (
+            "ignored; overwritten at the next atomic write of that file (interrupted checkpoint write)".into(),
+            "tmp",
+        ),
+    }
+}
+
+/// The last offset of the last entry of the `.log`-format file at `path` (`Some(None)`:
+/// no entry; `None`: unreadable), from the headers only: read in bounded chunks, an entry
+/// larger than `segment::BIG_ENTRY` taken streaming (issue 15), whatever `--mmap` says.
+fn last_offset(path: &std::path::Path) -> Option<Option<i64>> {
+    use crate::read::format::{Classified, RawEntry, classify};
+    use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
+    let mut last = None;
+    let of = |e: RawEntry<'_>| match classify(e) {
+        Classified::V2(b) => b.last_offset(),
+        Classified::Legacy(m) => m.offset(),
+        Classified::Invalid(_) => e.offset(),
+    };
+    walk_entries_items(path, ReadPolicy::Read, None, |item| {
+        last = Some(match item {
+            Item::Entry(e) => of(e),
+            Item::Big(big) => {
+                let head = big.header_only();
+                of(RawEntry {
+                    position: big.position,
+                    bytes: &head,
+                })
+            }
+        });
+    })
+    .ok()?;
+    Some(last)
+}
+
+/// A partition's leftovers, directory kind and orphaned indexes: one `leftover_file`
+/// finding each, and the actions the recovery prediction lists.
+pub(super) fn partition_leftovers(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    out: &mut Vec<Finding>,
+) -> Vec<LeftoverAction> {
+    let mut leftovers = Vec::new();
+    let cleaned: Vec<i64> = p
+        .leftovers
+        .iter()
+        .filter(|(k, _)| *k == LeftoverKind::Cleaned)
+        .filter_map(|(_, path)| name_of(path).split('.').next()?.parse().ok())
+        .collect();
+    for (kind, path) in &p.leftovers {
+        let name = name_of(path);
+        let (action, k) = leftover_action(*kind, &name, &cleaned);
+        let mut action = action;
+        if *kind == LeftoverKind::Swap
+            && name.ends_with(".log.swap")
+            && !action.starts_with("deleted")
+            && let Some(last) = last_offset(path)
+        {
+            let base: i64 = name
+                .split('.')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let next = last.map_or(base, |x| x.wrapping_add(1));
+            let replaced: Vec<String> = p
+                .segments
+                .iter()
+                .filter(|s| s.base_offset >= base && s.base_offset < next)
+                .filter_map(|s| s.log.as_deref().map(name_of))
+                .collect();
+            action = format!(
+                "swap completed at startup: range [{base}, {next}) replaces {} then {name} is renamed to {}",
+                if replaced.is_empty() {
+                    "no segment".to_string()
+                } else {
+                    replaced.join(", ")
+                },
+                name.trim_end_matches(".swap")
+            );
+        }
+        out.push(
+            mk(
+                r,
+                Kind::LeftoverFile,
+                &name,
+                format!("leftover {name}: {action}"),
+            )
+            .evidence(json!({"file": path.display().to_string(), "leftover": kind}))
+            .broker(action.clone()),
+        );
+        leftovers.push(LeftoverAction {
+            file: name,
+            kind: k.into(),
+            action,
+        });
+    }
+    if let Some(kind) = &p.kind {
+        let what = match kind {
+            DirKind::Normal => None,
+            DirKind::Delete { .. } => Some((
+                "delete_dir",
+                "queued for asynchronous deletion at startup (not loaded)",
+            )),
+            DirKind::Future { .. } => Some((
+                "future_dir",
+                "loaded as a future replica (the destination of a move between log dirs)",
+            )),
+            DirKind::Stray { .. } => Some((
+                "stray_dir",
+                "kept as a stray log; deleted once the controller confirms the broker does not own the partition",
+            )),
+        };
+        if let Some((k, action)) = what {
+            let name = name_of(&p.path);
+            out.push(
+                mk(
+                    r,
+                    Kind::LeftoverFile,
+                    &name,
+                    format!("directory {name}: {action}"),
+                )
+                .evidence(json!({"dir": p.path.display().to_string(), "dir_kind": kind}))
+                .broker(action),
+            );
+            leftovers.push(LeftoverAction {
+                file: name,
+                kind: k.into(),
+                action: action.into(),
+            });
+        }
+    }
+    for s in p.orphan_indexes() {
+        for f in [&s.index, &s.timeindex, &s.txnindex].into_iter().flatten() {
+            let name = name_of(f);
+            let action = "deleted at startup (orphaned index file: its .log is missing)";
+            out.push(
+                mk(r, Kind::LeftoverFile, &name, format!("{name}: {action}"))
+                    .evidence(json!({"file": f.display().to_string()}))
+                    .broker(action),
+            );
+            leftovers.push(LeftoverAction {
+                file: name,
+                kind: "orphan_index".into(),
+                action: action.into(),
+            });
+        }
+    }
+    leftovers
+}

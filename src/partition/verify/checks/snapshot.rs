@@ -1,0 +1,208 @@
+//! Producer snapshots (`.snapshot`) against the producer state replayed from the log
+//! (`kafka-format.md` §7): corrupt files, snapshots above the log end, differing
+//! producers, and open transactions a clean shutdown without a snapshot forgets.
+
+use super::{EVIDENCE_CAP, load_checked, mk, name_of};
+use crate::discover::layout::PartitionDir;
+use crate::finding::{Finding, Kind};
+use crate::partition::recovery::{SegmentInput, SnapshotInput};
+use crate::partition::scan::PartitionReport;
+use crate::partition::state::ProducerState;
+use crate::partition::verify::VerifyOptions;
+use crate::read::format::snapshot::{ProducerSnapshot, kafka_message};
+use crate::read::segment::FileClass;
+use serde_json::json;
+
+/// Check every producer snapshot of the partition; returns what the recovery prediction
+/// needs of each (offset, name, whether it parses).
+pub(super) fn check_snapshots(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    opts: &VerifyOptions,
+    out: &mut Vec<Finding>,
+) -> Vec<SnapshotInput> {
+    let first_offset = r.first_offset;
+    let leo = r.outcome.log_end_offset;
+    let mut snap_inputs = Vec::new();
+    for sf in &p.snapshots {
+        let name = name_of(&sf.path);
+        let Some(bytes) = load_checked(&sf.path, FileClass::ProducerSnapshot, opts, r, out) else {
+            continue;
+        };
+        let parsed = ProducerSnapshot::parse(&bytes);
+        snap_inputs.push(SnapshotInput {
+            offset: sf.offset,
+            name: name.clone(),
+            valid: parsed.is_ok(),
+        });
+        let snap = match parsed {
+            Ok(s) => s,
+            Err(e) => {
+                out.push(
+                    mk(r, Kind::SnapshotCorrupt, &name, format!("{name}: {}", kafka_message(&e)))
+                        .offset(sf.offset)
+                        .evidence(json!({"structure": e.structure, "field": e.field, "error_position": e.position, "problem": e.problem.to_string(), "length": bytes.len()}))
+                        .broker("CorruptSnapshotException at load: the broker deletes the snapshot and falls back to the next older one (or a full replay of the log)"),
+                );
+                continue;
+            }
+        };
+        if leo.is_some_and(|l| sf.offset > l) {
+            out.push(
+                mk(r, Kind::SnapshotMismatch, &name, format!("{name}: snapshot at offset {} is above the log end offset {}: it covers data the log no longer holds", sf.offset, leo.unwrap_or(0)))
+                    .offset(sf.offset)
+                    .evidence(json!({"snapshot_offset": sf.offset, "log_end_offset": leo}))
+                    .broker("deleted at load (snapshots above the log end offset are removed); the state is rebuilt from an older snapshot"),
+            );
+            continue;
+        }
+        if first_offset.is_none_or(|f| sf.offset <= f) {
+            continue; // nothing of the log lies below N: nothing to compare with
+        }
+        let Some((_, state)) = r.snapshot_states.iter().find(|(n, _)| *n == sf.offset) else {
+            continue;
+        };
+        let diffs = compare_snapshot(&snap, state, first_offset.unwrap_or(0));
+        if let Some(first) = diffs.first() {
+            out.push(
+                mk(r, Kind::SnapshotMismatch, &name, format!("{name}: {} producer(s) differ from the state rebuilt from offsets below {}; first: {}", diffs.len(), sf.offset, first.0))
+                    .offset(sf.offset)
+                    .evidence(json!({"snapshot_offset": sf.offset, "differences": diffs.iter().take(EVIDENCE_CAP).map(|d| d.1.clone()).collect::<Vec<_>>()}))
+                    .broker("loaded as is when it is the newest valid snapshot: the broker's producer state (open transactions, sequences, epochs) is then what the snapshot says, not what the log says"),
+            );
+        }
+    }
+    snap_inputs
+}
+
+/// The partition has open transactions, no snapshot, and no segment the broker recovers
+/// at load: after a clean shutdown the broker forgets the transactions.
+pub(super) fn check_missing(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    clean_shutdown: Option<bool>,
+    segments: &[SegmentInput],
+    out: &mut Vec<Finding>,
+) {
+    // Only after a clean shutdown does the broker skip the rebuild when no snapshot exists
+    // (`ProducerStateManager`/`LogLoader`: `isEmpty && hadCleanShutdown`); otherwise it
+    // replays the log from its start and finds the open transactions.
+    if !segments.is_empty()
+        && p.snapshots.is_empty()
+        && !r.outcome.open.is_empty()
+        && clean_shutdown == Some(true)
+        // a segment recovered at load leaves a snapshot (recoverSegment → takeSnapshot)
+        && segments
+            .iter()
+            .all(|s| !s.missing_index && s.corrupt_index.is_none())
+    {
+        out.push(
+            mk(r, Kind::SnapshotMismatch, &name_of(&p.path), format!("no producer snapshot although {} transaction(s) are open: after a clean shutdown the broker skips the rebuild and forgets them", r.outcome.open.len()))
+                .offset(r.outcome.open[0].first_offset)
+                .evidence(json!({"open": r.outcome.open}))
+                .broker("with no snapshot and a clean shutdown, rebuildProducerState skips the log scan: every producer state, open transactions included, is lost (their data reads as committed)"),
+        );
+    }
+}
+
+/// Compare one snapshot with the replayed state at its offset (rule 29). Returns one line
+/// and one evidence object per differing producer.
+fn compare_snapshot(
+    snap: &ProducerSnapshot<'_>,
+    state: &[ProducerState],
+    log_first: i64,
+) -> Vec<(String, serde_json::Value)> {
+    let mut out = Vec::new();
+    for e in snap.entries() {
+        let Some(s) = state.iter().find(|s| s.producer_id == e.producer_id) else {
+            if e.last_offset >= log_first || e.current_txn_first_offset >= log_first {
+                out.push((
+                    format!("producer {} is in the snapshot but wrote nothing below its offset", e.producer_id),
+                    json!({"producer_id": e.producer_id, "problem": "unknown_producer", "snapshot": e}),
+                ));
+            }
+            continue;
+        };
+        let mut fields: Vec<(&str, i64, i64)> = Vec::new();
+        let txn = s.current_txn_first_offset.unwrap_or(-1);
+        if e.current_txn_first_offset != txn
+            && !(e.current_txn_first_offset >= 0
+                && e.current_txn_first_offset < log_first
+                && txn >= 0)
+        {
+            fields.push(("current_txn_first_offset", e.current_txn_first_offset, txn));
+        }
+        if e.producer_epoch != s.producer_epoch {
+            fields.push(("epoch", e.producer_epoch as i64, s.producer_epoch as i64));
+        }
+        // The producer's last data batch lies below the first offset held (retention
+        // deleted it) and only a marker remains: the marker keeps the batch metadata in the
+        // broker's entry, the log cannot show it. Unknown, not wrong.
+        let data_before_start =
+            e.last_offset >= 0 && e.last_offset < log_first && s.last_offset < 0;
+        if e.last_offset != s.last_offset && !data_before_start {
+            fields.push(("last_offset", e.last_offset, s.last_offset));
+        }
+        if e.last_offset >= 0 && s.last_offset >= 0 {
+            if e.last_sequence != s.last_sequence {
+                fields.push((
+                    "last_sequence",
+                    e.last_sequence as i64,
+                    s.last_sequence as i64,
+                ));
+            }
+            if e.offset_delta != s.offset_delta {
+                fields.push(("offset_delta", e.offset_delta as i64, s.offset_delta as i64));
+            }
+        }
+        if s.coordinator_epoch >= 0 && e.coordinator_epoch != s.coordinator_epoch {
+            fields.push((
+                "coordinator_epoch",
+                e.coordinator_epoch as i64,
+                s.coordinator_epoch as i64,
+            ));
+        }
+        if e.timestamp != s.last_timestamp {
+            fields.push(("timestamp", e.timestamp, s.last_timestamp));
+        }
+        if fields.is_empty() {
+            continue;
+        }
+        let mut problem = "fields_differ";
+        let line = if e.current_txn_first_offset >= 0 && txn < 0 {
+            problem = "keeps_closed_transaction";
+            format!(
+                "producer {} keeps a transaction open from offset {} that the log closed",
+                e.producer_id, e.current_txn_first_offset
+            )
+        } else if e.current_txn_first_offset < 0 && txn >= 0 {
+            problem = "open_transaction_missing";
+            format!(
+                "producer {} has a transaction open since offset {txn} in the log but none in the snapshot",
+                e.producer_id
+            )
+        } else {
+            let (f, a, b) = fields[0];
+            format!(
+                "producer {}: {f} is {a} in the snapshot, {b} in the log",
+                e.producer_id
+            )
+        };
+        out.push((line, json!({
+            "producer_id": e.producer_id,
+            "problem": problem,
+            "fields": fields.iter().map(|(f, a, b)| json!({"field": f, "snapshot": a, "log": b})).collect::<Vec<_>>(),
+        })));
+    }
+    for s in state {
+        if let Some(first) = s.current_txn_first_offset
+            && !snap.entries().any(|e| e.producer_id == s.producer_id)
+        {
+            out.push((
+                format!("producer {} with a transaction open since offset {first} is missing from the snapshot", s.producer_id),
+                json!({"producer_id": s.producer_id, "problem": "open_transaction_missing", "current_txn_first_offset": first}),
+            ));
+        }
+    }
+    out
+}

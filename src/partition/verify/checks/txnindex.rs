@@ -1,0 +1,145 @@
+//! The transaction index (`.txnindex`) against the ABORT markers of its segment: the
+//! broker's sanity check, the format check, and the aborted transactions recomputed from
+//! the log (`kafka-format.md` §6).
+
+use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of};
+use crate::finding::{Finding, Kind};
+use crate::partition::state::AbortedTxn;
+use crate::read::format::index::{AbortedTxn as IndexedAbort, IndexVerdicts, TxnIndex};
+use crate::read::segment::FileClass;
+use serde_json::json;
+
+/// Check one segment's transaction index; a failed sanity check sets `corrupt_index`
+/// (the broker recovers the segment at load).
+pub(super) fn check(
+    c: &SegmentCtx<'_>,
+    corrupt_index: &mut Option<String>,
+    out: &mut Vec<Finding>,
+) {
+    let (r, opts, s, verdicts, log_name) = (c.r, c.opts, c.files, c.verdicts, c.log_name.as_str());
+    let (i, missing_index) = (c.ordinal, c.missing_index);
+    // Transaction index.
+    let expected: Vec<&AbortedTxn> = r
+        .outcome
+        .aborted
+        .iter()
+        .filter(|a| a.segment as usize == i)
+        .collect();
+    let txn_bytes = s
+        .txnindex
+        .as_deref()
+        .and_then(|t| load_checked(t, FileClass::Index, opts, r, out));
+    let tname = s
+        .txnindex
+        .as_deref()
+        .map(name_of)
+        .unwrap_or_else(|| format!("{:020}.txnindex", s.base_offset));
+    let actual: Vec<IndexedAbort> = match &txn_bytes {
+        Some(b) => {
+            let t = TxnIndex::new(b, s.base_offset);
+            if let Err(e) = t.sanity_check() {
+                let msg = e.kafka_message(
+                    &s.txnindex
+                        .as_deref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default(),
+                );
+                *corrupt_index = Some(format!("corrupt transaction index: {msg}"));
+                out.push(
+                    mk(r, Kind::TxnindexMismatch, &tname, format!("{tname}: {msg}"))
+                        .offset(e.txn.last_offset)
+                        .evidence(json!({"entry": e.txn}))
+                        .broker("CorruptIndexException at load: LogLoader recovers the segment and rebuilds the transaction index from the markers"),
+                );
+            } else if let Err(e) = t.check() {
+                out.push(
+                    format_error(r, Kind::TxnindexMismatch, &tname, &e)
+                        .broker("not checked at load beyond lastOffset ≥ base offset; read_committed fetches collect aborted transactions from it as it is"),
+                );
+            }
+            t.entries().collect()
+        }
+        None => Vec::new(),
+    };
+    let (mut missing, wrong, extra) = compare(&expected, &actual, r.first_offset, verdicts);
+    // No .txnindex and no offset index: the broker recovers this segment at load
+    // (missing offset index) and LogSegment.recover rebuilds the transaction index from
+    // the markers, so nothing is missing from the index it will serve (the evidence may
+    // simply not include the segment's index files).
+    if s.txnindex.is_none() && missing_index {
+        missing.clear();
+    }
+    for (list, what, consequence) in [
+        (
+            &missing,
+            "aborted transactions missing from",
+            "read_committed consumers receive the aborted records of these transactions (the broker never rebuilds a .txnindex below the recovery point)",
+        ),
+        (
+            &extra,
+            "entries with no matching ABORT marker in",
+            "read_committed consumers drop these producers' records from firstOffset up to the next marker, hiding committed data",
+        ),
+        (
+            &wrong,
+            "entries with a wrong firstOffset or lastStableOffset in",
+            "read_committed consumers drop the wrong range, or the broker stops collecting aborted transactions too early",
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let off = list[0].get("last_offset").and_then(|v| v.as_i64());
+        let mut f = mk(r, Kind::TxnindexMismatch, &tname, format!("{tname}: {} {what} the index (recomputed from the markers of {log_name})", list.len()))
+            .evidence(json!({"entries": list.iter().take(EVIDENCE_CAP).collect::<Vec<_>>(), "count": list.len(), "expected": expected.len(), "indexed": actual.len()}))
+            .broker(consequence);
+        if let Some(o) = off {
+            f = f.offset(o);
+        }
+        out.push(f);
+    }
+}
+
+type Listed = Vec<serde_json::Value>;
+
+/// Compare the index's entries with the aborted transactions recomputed from the markers;
+/// returns the (missing, wrong, extra) entries as evidence.
+///
+/// Below the first offset held (`held_from`) the log can neither confirm nor refute: a
+/// firstOffset there (the transaction began in deleted segments) or a lastStableOffset
+/// there (another transaction was open since then) is unknown, not wrong, and only that
+/// field goes unchecked. An entry the replay cannot produce because its transaction began
+/// below `held_from` is unknown only when its lastOffset is an ABORT marker of its producer:
+/// `ProducerAppendInfo.appendEndTxnMarker` completes a transaction at the marker batch's
+/// offset and `LogSegment.updateTxnIndex` indexes only aborts (`kafka-format.md` §7.5).
+fn compare(
+    expected: &[&AbortedTxn],
+    actual: &[IndexedAbort],
+    held_from: Option<i64>,
+    verdicts: Option<&IndexVerdicts>,
+) -> (Listed, Listed, Listed) {
+    let held_from = held_from.unwrap_or(i64::MAX);
+    let abort_marker_at = |a: &IndexedAbort| {
+        verdicts.is_some_and(|v| v.has_abort_marker(a.last_offset, a.producer_id))
+    };
+    let differs = |a: i64, e: i64| a >= held_from && a != e;
+    let mut missing = Vec::new();
+    let mut wrong = Vec::new();
+    for e in expected {
+        match actual.iter().find(|a| a.producer_id == e.producer_id && a.last_offset == e.last_offset) {
+            None => missing.push(json!({"producer_id": e.producer_id, "first_offset": e.first_offset, "last_offset": e.last_offset, "last_stable_offset": e.last_stable_offset})),
+            Some(a) if differs(a.first_offset, e.first_offset) || differs(a.last_stable_offset, e.last_stable_offset) => wrong.push(json!({
+                "producer_id": e.producer_id, "last_offset": e.last_offset,
+                "first_offset": a.first_offset, "expected_first_offset": e.first_offset,
+                "last_stable_offset": a.last_stable_offset, "expected_last_stable_offset": e.last_stable_offset})),
+            Some(_) => {}
+        }
+    }
+    let extra = actual
+        .iter()
+        .filter(|a| !(a.first_offset < held_from && abort_marker_at(a)))
+        .filter(|a| !expected.iter().any(|e| e.producer_id == a.producer_id && e.last_offset == a.last_offset))
+        .map(|a| json!({"producer_id": a.producer_id, "first_offset": a.first_offset, "last_offset": a.last_offset, "last_stable_offset": a.last_stable_offset}))
+        .collect();
+    (missing, wrong, extra)
+}

@@ -1,0 +1,366 @@
+//! `klogscan verify`: cross-examine every file of a partition (indexes, time indexes,
+//! transaction indexes, producer snapshots, `leader-epoch-checkpoint`, the log dir's offset
+//! checkpoints, leftovers) against the log, and predict what a broker's `LogLoader` would do
+//! with the partition on its next start (`kafka-format.md` §9).
+//!
+//! Entry points: [`verify`] for any mix of paths (like [`crate::pipeline::scan`]) and
+//! [`verify_partition`] for one partition directory. Both return the [`RecoveryPrediction`]
+//! of each partition and the findings (the scan's findings plus the cross-checks:
+//! `index_corrupt`, `index_mismatch`, `timeindex_mismatch`, `txnindex_mismatch`,
+//! `snapshot_corrupt`, `snapshot_mismatch`, `leader_epoch_checkpoint_mismatch`,
+//! `checkpoint_inconsistent`, `lso_below_log_start`, `leftover_file`, `unclean_shutdown`).
+//!
+//! ```
+//! # #[cfg(feature = "testkit")] {
+//! use klogscan::testkit::{Batch, FaultKind, LogDirBuilder, PartitionBuilder, Producer, Target};
+//! use klogscan::partition::verify::{verify_partition, VerifyOptions};
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut p = PartitionBuilder::new("orders", 0);
+//! p.append(Batch::new(Producer::idempotent(7, 0)).records(3));
+//! p.append(Batch::new(Producer::idempotent(7, 0)).records(2));
+//! p.fault(Target::LastLog, FaultKind::AppendGarbage(vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3]));
+//! LogDirBuilder::new(1).clean_shutdown(false).partition(p).write(dir.path()).unwrap();
+//!
+//! let v = verify_partition(&dir.path().join("orders-0"), &VerifyOptions::default()).unwrap();
+//! let t = v.prediction.truncation.as_ref().expect("the garbage tail is cut off");
+//! assert_eq!(t.offset, 5); // the new log end offset
+//! assert!(t.position > 0);
+//! assert_eq!(v.prediction.log_end_offset_after, Some(5));
+//! # }
+//! ```
+
+mod checks;
+pub mod render;
+
+pub use crate::partition::recovery::{
+    BrokerVersion, LeftoverAction, LoadFailure, ProducerRebuild, RecoveryPrediction,
+    SegmentRecovery, TruncationPrediction,
+};
+
+use crate::discover::layout::{self, Inventory};
+use crate::finding::{Finding, Kind, Severity};
+use crate::partition::scan::{self, PartitionReport, ScanOptions, SeverityCounts};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Options of a verification.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// Options of the underlying scan (`capture_snapshots` is forced on; `progress` is not
+    /// used).
+    pub scan: ScanOptions,
+    /// The broker version that will load the data (`--broker-version`); `None`: a current
+    /// broker (≥ 2.4.1). Below 2.4.1 a coordinator-epoch regression fails the load
+    /// (KAFKA-9144); below 2.3 the offset/time index sanity checks run at load.
+    pub broker_version: Option<BrokerVersion>,
+}
+
+/// Totals of a verification.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct VerifySummary {
+    pub partitions: usize,
+    /// Partitions with at least one segment recovered at load.
+    pub recovered: usize,
+    /// Partitions whose log would be truncated.
+    pub truncated: usize,
+    /// Partitions that would fail to load.
+    pub load_failures: usize,
+    pub findings: SeverityCounts,
+    /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings (also
+    /// counted in `findings`).
+    pub non_live: crate::discover::identity::NonLiveCounts,
+}
+
+/// The verification of one partition.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionVerification {
+    pub topic: String,
+    pub partition: i32,
+    pub path: String,
+    /// The log dir holding the partition, when known.
+    pub log_dir: Option<String>,
+    /// Cluster, broker, log dir, path and copy kind (as in the scan report).
+    pub source: crate::finding::Source,
+    /// What the broker would do on its next start.
+    pub prediction: RecoveryPrediction,
+    /// This partition's findings (scan findings and cross-checks), sorted by offset.
+    pub findings: Vec<Finding>,
+    /// The scan's view of the partition.
+    #[serde(skip)]
+    pub scan: PartitionReport,
+}
+
+/// The result of [`verify`].
+#[derive(Debug, Clone, Default)]
+pub struct VerifyReport {
+    pub inputs: Vec<String>,
+    pub summary: VerifySummary,
+    pub partitions: Vec<PartitionVerification>,
+    /// Every finding: per partition, then the log-dir level ones (`unclean_shutdown`,
+    /// leftovers of the log dir, unreadable paths).
+    pub findings: Vec<Finding>,
+    pub errors: Vec<(PathBuf, String)>,
+    /// What the verification changed about its inputs (a file named on its own read with
+    /// its whole partition directory, [`verify`]).
+    pub notes: Vec<String>,
+}
+
+impl VerifyReport {
+    /// The highest severity among the findings.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+    /// True when no partition could be analysed.
+    pub fn nothing_read(&self) -> bool {
+        self.partitions.is_empty()
+    }
+}
+
+/// Why [`verify_partition`] could not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// The path is not (or does not hold exactly one) partition directory.
+    #[error("{0}: not a partition directory")]
+    NotAPartition(PathBuf),
+    /// The path could not be read.
+    #[error("{0}: {1}")]
+    Unreadable(PathBuf, String),
+}
+
+/// Verify one partition directory: cross-check its files and predict its recovery.
+///
+/// The parent directory is used as the partition's log dir when it holds broker files
+/// (`recovery-point-offset-checkpoint`, `.kafka_cleanshutdown`, …); otherwise the shutdown
+/// state is unknown and the prediction assumes an unclean shutdown with recovery point 0
+/// (see [`RecoveryPrediction::clean_shutdown`]). Files are opened read-only.
+pub fn verify_partition(
+    dir: &Path,
+    opts: &VerifyOptions,
+) -> Result<PartitionVerification, VerifyError> {
+    let inv = layout::discover(&[dir.to_path_buf()]);
+    if let Some((p, why)) = inv.errors.first() {
+        return Err(VerifyError::Unreadable(p.clone(), why.clone()));
+    }
+    if inv.partitions.len() != 1 || inv.partitions[0].partial {
+        return Err(VerifyError::NotAPartition(dir.to_path_buf()));
+    }
+    let report = verify_inventory(&inv, opts);
+    report
+        .partitions
+        .into_iter()
+        .next()
+        .ok_or_else(|| VerifyError::NotAPartition(dir.to_path_buf()))
+}
+
+/// Verify everything under `paths` (broker data dirs, partition dirs, or directories above
+/// them), as `klogscan verify` does.
+///
+/// A file named on its own (`…/orders-0/00000000000000000000.log`) stands for its
+/// partition directory when that directory is named like one (`topic-N`): the prediction
+/// is what a broker's `LogLoader` does with the whole directory (every segment, index and
+/// snapshot beside the named file, the log dir's checkpoints), so a sibling that was not
+/// named is read rather than reported missing, and the log end offset is the directory's,
+/// not the named segment's. Each widened directory is listed in [`VerifyReport::notes`].
+pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
+    let discover = |paths: &[PathBuf]| {
+        layout::discover_with(
+            paths,
+            layout::DiscoverOptions {
+                follow_symlinks: opts.scan.follow_symlinks,
+            },
+        )
+    };
+    let mut inv = discover(paths);
+    let mut notes = Vec::new();
+    if let Some(widened) = whole_partitions(paths, &inv, &mut notes) {
+        inv = discover(&widened);
+    }
+    let mut r = verify_inventory(&inv, opts);
+    r.inputs = paths.iter().map(|p| p.display().to_string()).collect();
+    r.notes = notes;
+    r
+}
+
+/// The inputs with every file named on its own inside a `topic-N` directory replaced by
+/// that directory (once), or `None` when no file was named that way.
+fn whole_partitions(
+    paths: &[PathBuf],
+    inv: &Inventory,
+    notes: &mut Vec<String>,
+) -> Option<Vec<PathBuf>> {
+    let dirs: Vec<&Path> = inv
+        .partitions
+        .iter()
+        .filter(|p| p.partial && p.tp.is_some() && p.path.is_dir())
+        .map(|p| p.path.as_path())
+        .collect();
+    if dirs.is_empty() {
+        return None;
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        let parent = path.parent().filter(|_| !path.is_dir());
+        let widened = parent.and_then(|d| dirs.iter().find(|w| same_dir(w, d)));
+        let next = widened.map_or_else(|| path.clone(), |d| d.to_path_buf());
+        if !out.contains(&next) {
+            out.push(next);
+        }
+    }
+    for d in &dirs {
+        notes.push(format!(
+            "{}: files of this partition were named one by one; verify read the whole \
+             directory, as a broker loads it",
+            d.display()
+        ));
+    }
+    Some(out)
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+/// Verify an already discovered inventory.
+pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
+    let mut scan_opts = opts.scan.clone();
+    scan_opts.capture_snapshots = true;
+    scan_opts.collect_index_verdicts = true;
+    // Partitions are scanned one by one (below): a progress callback would see each
+    // partition as a whole scan.
+    scan_opts.progress = scan::Progress::default();
+    let log_dirs: Vec<crate::partition::recovery::LogDirFiles> = inv
+        .log_dirs
+        .iter()
+        .map(crate::partition::recovery::LogDirFiles::read)
+        .collect();
+    // One scan of everything: each partition's findings stay with its own directory
+    // (several directories may hold the same topic-partition: replicas, -future dirs), and
+    // the hanging-transaction reference time is the newest batch of each log dir.
+    let scan = crate::pipeline::analyse(inv, &scan_opts);
+    let index_of: std::collections::HashMap<String, usize> = inv
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.path.display().to_string(), i))
+        .collect();
+    let mut scan = scan;
+    let per_partition: Vec<Vec<Finding>> = (0..scan.partitions.len())
+        .map(|k| scan.partition_findings(k).to_vec())
+        .collect();
+    let parts = std::mem::take(&mut scan.partitions);
+    let mut report = VerifyReport {
+        errors: inv.errors.clone(),
+        ..Default::default()
+    };
+    // The file cross-checks of each partition, in parallel; each partition's collected
+    // entries are dropped as soon as its index checks have read them.
+    report.partitions = crate::partition::scan::with_threads(opts.scan.threads, || {
+        parts
+            .into_par_iter()
+            .zip(per_partition)
+            .filter_map(|(mut r, mut findings)| {
+                let i = *index_of.get(&r.path)?;
+                let p = &inv.partitions[i];
+                let ld = p
+                    .log_dir
+                    .as_ref()
+                    .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
+                    .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
+                let prediction = checks::verify_one(
+                    p,
+                    ld,
+                    &r,
+                    opts,
+                    &findings_snapshot(&findings),
+                    &mut findings,
+                );
+                // The cross-checks' findings carry the partition's identity too.
+                crate::discover::identity::apply_source(&r.source, &mut findings);
+                r.index_verdicts = Vec::new();
+                findings.sort_by_key(|f| {
+                    (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
+                });
+                crate::finding::assign_ids(&mut findings);
+                Some(PartitionVerification {
+                    topic: r.topic.clone(),
+                    partition: r.partition,
+                    path: r.path.clone(),
+                    log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+                    source: r.source.clone(),
+                    prediction,
+                    findings,
+                    scan: r,
+                })
+            })
+            .collect()
+    });
+    for p in &report.partitions {
+        report.findings.extend(p.findings.iter().cloned());
+    }
+    for (ld, files) in inv.log_dirs.iter().zip(&log_dirs) {
+        report.findings.extend(checks::log_dir_findings(ld, files));
+    }
+    for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
+        report.findings.push(
+            Finding::new(
+                Kind::UnreadableFile,
+                "",
+                -1,
+                format!("cannot read {}: {why}", path.display()),
+            )
+            .segment(path.display().to_string())
+            .broker("not applicable: the analysis of this path is incomplete"),
+        );
+    }
+    report.summary = summarise(&report);
+    report
+}
+
+/// The scan findings the prediction needs (load-failure rules), copied before the
+/// cross-checks add theirs.
+fn findings_snapshot(f: &[Finding]) -> Vec<Finding> {
+    f.iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                Kind::NonTransactionalWriteInTransaction | Kind::CoordinatorEpochRegression
+            )
+        })
+        .cloned()
+        .collect()
+}
+
+fn summarise(r: &VerifyReport) -> VerifySummary {
+    let mut s = VerifySummary {
+        partitions: r.partitions.len(),
+        ..Default::default()
+    };
+    for p in &r.partitions {
+        if !p.prediction.recovered_segments.is_empty() {
+            s.recovered += 1;
+        }
+        if p.prediction.truncation.is_some() {
+            s.truncated += 1;
+        }
+        if p.prediction.load_failure.is_some() {
+            s.load_failures += 1;
+        }
+    }
+    for f in &r.findings {
+        match f.severity {
+            Severity::Error => s.findings.error += 1,
+            Severity::Warning => s.findings.warning += 1,
+            Severity::Info => s.findings.info += 1,
+        }
+    }
+    s.non_live = crate::discover::identity::non_live_counts(
+        r.partitions.iter().map(|p| &p.source),
+        &r.findings,
+    );
+    s
+}

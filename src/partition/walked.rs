@@ -1,0 +1,532 @@
+//! What the one walk of each segment keeps for the cluster checks (issue 9: every `.log`
+//! byte is read and CRC-checked once per command).
+//!
+//! The scan's walk (`scan::walk`) hands every framed entry to a `Collector` as well as
+//! to its own rules; the collector keeps, per partition, only what a later cluster check
+//! reads, and the partition's [`ClusterInputs`] (in
+//! `PartitionReport::cluster_inputs`)
+//! carry it to them:
+//!
+//! * `__transaction_state`: every record of every non-control v2 batch (offset, where it
+//!   is, the batch's timestamp, key and value as stored) and the batches whose records do
+//!   not decode — what the coordinator's view, its rule-31 history and the cluster-wide
+//!   transaction join decode. Cost: the records' key and value bytes (≈ 100–300 B per
+//!   record) plus 48 B each, for every record of the partition; the join
+//!   (`txns::CoordinatorLog`) held all of them already.
+//! * `__consumer_offsets`: the records and COMMIT/ABORT markers of one walked segment
+//!   are fed to the group coordinator's replay (`RecordSink`, run by the scan in offset
+//!   order) and dropped; the partition keeps only the replay's anomalies
+//!   ([`GroupAnomaly`]). Cost while walking: the decoded records of at most the two
+//!   segment windows the scan holds per partition.
+//! * partitions with another copy of the same topic-partition among the selected inputs
+//!   (replicas, `-future` dirs): one [`BatchKey`] (48 B) per batch, what the replica
+//!   comparison compares. Other partitions keep none.
+//!
+//! Everything here is `Serialize + Deserialize` and versioned ([`FORMAT_VERSION`]): the
+//! cluster checks can run over results written by another process.
+
+use crate::finding::Severity;
+use crate::read::format::{self, Compression, Control, Decompressor, RawEntry, Records};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The version of [`ClusterInputs`]' serialised form.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The transaction coordinator's internal topic.
+pub(crate) const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
+/// The group coordinator's internal topic.
+pub(crate) const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
+
+/// One batch header, as compared across replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchKey {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    /// Stored CRC (v2: CRC-32C of attributes..end; legacy: the wrapper's CRC).
+    pub crc: u32,
+    /// Entry size in bytes.
+    pub size: u32,
+    pub is_control: bool,
+    /// `Some(true)` for COMMIT, `Some(false)` for ABORT.
+    pub marker: Option<bool>,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// Index of the segment among the partition's segments with a `.log`.
+    pub segment: u32,
+    /// Byte position in that segment.
+    pub position: u64,
+}
+
+impl BatchKey {
+    /// The key of one framed entry (`None` for an entry too short to carry one).
+    pub(crate) fn of(e: RawEntry<'_>, segment: u32) -> Option<BatchKey> {
+        let size = u32::try_from(e.len()).unwrap_or(u32::MAX);
+        if e.len() > 16 && e.magic() >= 2 {
+            let b = e.as_v2().ok()?;
+            let marker = if b.is_control() {
+                match format::batch_control(&b) {
+                    Ok(Some(Control::EndTxn { commit, .. })) => Some(commit),
+                    _ => None,
+                }
+            } else {
+                None
+            };
+            Some(BatchKey {
+                base_offset: b.base_offset(),
+                last_offset: b.last_offset(),
+                crc: b.crc(),
+                size,
+                is_control: b.is_control(),
+                marker,
+                producer_id: b.producer_id(),
+                producer_epoch: b.producer_epoch(),
+                segment,
+                position: e.position,
+            })
+        } else {
+            // Legacy wrapper: its offset is its last (inner) offset.
+            let crc = e.bytes.get(12..16)?;
+            Some(BatchKey {
+                base_offset: e.offset(),
+                last_offset: e.offset(),
+                crc: u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]),
+                size,
+                is_control: false,
+                marker: None,
+                producer_id: -1,
+                producer_epoch: -1,
+                segment,
+                position: e.position,
+            })
+        }
+    }
+}
+
+impl BatchKey {
+    /// The key of an entry too large to hold (`segment::BigEntry`), from its header: the
+    /// same fields as [`BatchKey::of`] (stored CRC, real size), except that the marker of
+    /// a control batch is not read (`None`: its record is not decoded).
+    pub(crate) fn of_big(big: &crate::read::segment::BigEntry, segment: u32) -> Option<BatchKey> {
+        let head = big.header_only();
+        let mut k = BatchKey::of(
+            RawEntry {
+                position: big.position,
+                bytes: &head,
+            },
+            segment,
+        )?;
+        k.size = u32::try_from(big.len).unwrap_or(u32::MAX);
+        k.crc = big.stored_crc();
+        k.marker = None;
+        Some(k)
+    }
+}
+
+/// One record of an internal topic, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogRecord {
+    pub offset: i64,
+    /// Index of the segment among the partition's segments with a `.log`.
+    pub segment: u32,
+    /// Byte position of the record's batch in the segment.
+    pub position: u64,
+    /// The batch's max timestamp.
+    pub timestamp: i64,
+    /// The batch's producer id when it is transactional.
+    pub producer_id: Option<i64>,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+}
+
+/// What the walk kept of an internal topic's batch, in file order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LogItem {
+    Record(LogRecord),
+    /// A COMMIT (`true`) or ABORT marker of `producer_id`.
+    Marker {
+        producer_id: i64,
+        commit: bool,
+    },
+    /// Records that do not decode (a batch that does not decompress, a record that does
+    /// not parse: the batch's later records are lost).
+    Undecodable {
+        segment: u32,
+        message: String,
+        /// The offsets the unread records may have (the batch's base and last offsets,
+        /// from its header); `None` when unknown (a segment that could not be read: any
+        /// offset). Absent from results written before it was added.
+        #[serde(default)]
+        offsets: Option<(i64, i64)>,
+    },
+}
+
+/// What the group coordinator's replay found wrong (see `groups::replay`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GroupAnomalyKind {
+    /// A record the coordinator's load throws on (wrong group type, undecodable).
+    LoadFailure,
+    /// A record that does not deserialize (the load throws; rule 32 reports it too).
+    Undecodable,
+    /// A deletion's tombstones out of the coordinator's order (the load throws), or a
+    /// deleted group's records left live.
+    TombstonesIncomplete,
+    /// A group or target assignment epoch going down without a deletion in between, or
+    /// an assignment epoch above the group epoch.
+    EpochRegression,
+    /// A streams group left at the KIP-1331 barrier (-2).
+    DeletionUnfinished,
+}
+
+/// One anomaly of the group coordinator's replay, with where it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupAnomaly {
+    pub kind: GroupAnomalyKind,
+    pub group: Option<String>,
+    pub offset: i64,
+    pub position: u64,
+    pub segment: String,
+    pub message: String,
+    pub evidence: Value,
+    /// True when the broker's load throws on this record.
+    pub load_fails: bool,
+    /// A severity other than the kind's default.
+    pub severity: Option<Severity>,
+}
+
+/// A consumer of an internal topic's records in offset order (the group replay).
+pub(crate) trait RecordSink {
+    /// One record; `segment` is its segment's file name.
+    fn record(&mut self, r: &LogRecord, segment: &str);
+    /// A COMMIT/ABORT marker.
+    fn marker(&mut self, producer_id: i64, commit: bool);
+    /// Records of segment `segment` that could not be read ([`LogItem::Undecodable`]):
+    /// the sink may miss them (default: ignored; the scan's own walk reports them).
+    fn unread(&mut self, _segment: &str, _message: &str) {}
+}
+
+/// Whether a directory may be compared with another copy: live and `-future` ones
+/// (`-delete`/`-stray` ones may hold an older incarnation of the topic).
+pub(crate) fn comparable(d: &crate::discover::layout::PartitionDir) -> bool {
+    matches!(
+        d.kind,
+        Some(crate::discover::layout::DirKind::Normal)
+            | Some(crate::discover::layout::DirKind::Future { .. })
+    )
+}
+
+/// The topic-partitions held by more than one selected directory (see
+/// `ScanOptions::copied_partitions`).
+#[derive(Debug, Clone, Default)]
+pub struct CopiedPartitions(std::sync::Arc<std::collections::BTreeSet<(String, i32)>>);
+
+impl CopiedPartitions {
+    /// The topic-partitions of `dirs` that appear in more than one of them (the replica
+    /// comparison's candidates, `replicas::replica_pairs`).
+    pub(crate) fn of<'a>(
+        dirs: impl IntoIterator<Item = &'a crate::discover::layout::PartitionDir>,
+    ) -> Self {
+        let mut seen = std::collections::BTreeMap::<(String, i32), usize>::new();
+        for d in dirs.into_iter().filter(|d| comparable(d)) {
+            if let Some(tp) = &d.tp {
+                *seen.entry((tp.topic.clone(), tp.partition)).or_default() += 1;
+            }
+        }
+        CopiedPartitions(std::sync::Arc::new(
+            seen.into_iter()
+                .filter(|(_, n)| *n > 1)
+                .map(|(k, _)| k)
+                .collect(),
+        ))
+    }
+    /// Whether `topic`-`partition` is one of them.
+    pub(crate) fn contains(&self, topic: &str, partition: i32) -> bool {
+        !self.0.is_empty() && self.0.contains(&(topic.to_string(), partition))
+    }
+}
+
+/// Which internal topic a partition holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Internal {
+    TransactionState,
+    ConsumerOffsets,
+}
+
+/// The offsets a batch's records may have, from its header: `None` when the header
+/// contradicts itself (a last offset below the base: any offset).
+fn offset_range(base: i64, last: i64) -> Option<(i64, i64)> {
+    (base <= last).then_some((base, last))
+}
+
+/// Collects, during one walk of one segment (or one piece of it), what the cluster checks
+/// need. Cheap when there is nothing to collect (`wants()` false).
+#[derive(Debug, Default)]
+pub(crate) struct Collector {
+    internal: Option<Internal>,
+    batches: Option<Vec<BatchKey>>,
+    items: Vec<LogItem>,
+    dec: Option<Decompressor>,
+    max_decompressed: usize,
+}
+
+impl Collector {
+    /// A collector for a partition of `topic`; `batch_keys`: keep a [`BatchKey`] per entry.
+    pub(crate) fn new(topic: &str, batch_keys: bool, max_decompressed: usize) -> Collector {
+        let internal = match topic {
+            TRANSACTION_STATE_TOPIC => Some(Internal::TransactionState),
+            CONSUMER_OFFSETS_TOPIC => Some(Internal::ConsumerOffsets),
+            _ => None,
+        };
+        Collector {
+            internal,
+            batches: batch_keys.then(Vec::new),
+            items: Vec::new(),
+            dec: None,
+            max_decompressed,
+        }
+    }
+
+    /// Whether anything is collected at all.
+    pub(crate) fn wants(&self) -> bool {
+        self.internal.is_some() || self.batches.is_some()
+    }
+
+    /// One framed entry of segment number `segment` (every entry the walk frames, in file
+    /// order; the CRC is not required: the coordinators' loads do not check it either).
+    pub(crate) fn entry(&mut self, e: RawEntry<'_>, segment: u32) {
+        if let Some(b) = &mut self.batches
+            && let Some(k) = BatchKey::of(e, segment)
+        {
+            b.push(k);
+        }
+        let Some(internal) = self.internal else {
+            return;
+        };
+        let Ok(b) = e.as_v2() else { return };
+        if b.is_control() {
+            if internal == Internal::ConsumerOffsets
+                && let Ok(Some(Control::EndTxn { commit, .. })) = format::batch_control(&b)
+            {
+                self.items.push(LogItem::Marker {
+                    producer_id: b.producer_id(),
+                    commit,
+                });
+            }
+            return;
+        }
+        let limit = if self.max_decompressed == 0 {
+            64 << 20
+        } else {
+            self.max_decompressed
+        };
+        let dec = self.dec.get_or_insert_with(|| Decompressor::new(limit));
+        let recs = if b.compression() == Compression::None {
+            Ok(Records::new(
+                b.records_bytes(),
+                b.records_count(),
+                b.position() + format::batch::V2_HEADER_SIZE as u64,
+            ))
+        } else {
+            format::batch_records(&b, dec)
+        };
+        let offsets = offset_range(b.base_offset(), b.last_offset());
+        let recs = match recs {
+            Ok(r) => r,
+            Err(e) => {
+                self.items.push(LogItem::Undecodable {
+                    segment,
+                    message: e.to_string(),
+                    offsets,
+                });
+                return;
+            }
+        };
+        let producer_id = b.is_transactional().then(|| b.producer_id());
+        for r in recs {
+            match r {
+                Ok(r) => self.items.push(LogItem::Record(LogRecord {
+                    offset: b.base_offset().saturating_add(r.offset_delta as i64),
+                    segment,
+                    position: b.position(),
+                    timestamp: b.max_timestamp(),
+                    producer_id,
+                    key: r.key.map(<[u8]>::to_vec),
+                    value: r.value.map(<[u8]>::to_vec),
+                })),
+                Err(e) => {
+                    self.items.push(LogItem::Undecodable {
+                        segment,
+                        message: e.to_string(),
+                        offsets,
+                    });
+                    break;
+                }
+            }
+        }
+    }
+
+    /// An entry too large to hold (`segment::BigEntry`, checked streaming): its batch key
+    /// from the header; on an internal topic, its records cannot be kept, so it is an
+    /// [`LogItem::Undecodable`] saying so (the coordinators' views then know they miss it).
+    pub(crate) fn big(&mut self, big: &crate::read::segment::BigEntry, segment: u32) {
+        let key = BatchKey::of_big(big, segment);
+        if let (Some(b), Some(k)) = (&mut self.batches, &key) {
+            b.push(*k);
+        }
+        let control = big.magic() >= 2 && big.header[22] & 0x20 != 0;
+        // Legacy entries carry no coordinator records here (as in `entry`); a control
+        // batch of __transaction_state holds no transaction state either.
+        if big.magic() < 2
+            || self.internal.is_none()
+            || (control && self.internal == Some(Internal::TransactionState))
+        {
+            return;
+        }
+        let offset = i64::from_be_bytes(big.header[..8].try_into().unwrap_or([0; 8]));
+        self.items.push(LogItem::Undecodable {
+            segment,
+            offsets: key.and_then(|k| offset_range(k.base_offset, k.last_offset)),
+            message: format!(
+                "batch at offset {offset} (byte {}) is {} bytes, more than the {} MiB klogscan holds in memory: its records were not read",
+                big.position,
+                big.len,
+                crate::read::segment::BIG_ENTRY >> 20
+            ),
+        });
+    }
+
+    /// Append what a later piece of the same segment collected.
+    pub(crate) fn append(&mut self, mut later: Collector) {
+        self.items.append(&mut later.items);
+        if let (Some(a), Some(b)) = (&mut self.batches, later.batches) {
+            a.extend(b);
+        }
+    }
+
+    /// Forget what was collected (the segment changed under the walk).
+    pub(crate) fn clear(&mut self) {
+        self.items.clear();
+        if let Some(b) = &mut self.batches {
+            b.clear();
+        }
+    }
+}
+
+/// The typed per-partition results the cluster checks consume, made by the partition's
+/// one walk.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClusterInputs {
+    /// [`FORMAT_VERSION`].
+    pub version: u32,
+    /// File names of the partition's segments with a `.log`, in order (what the
+    /// `segment` numbers index).
+    pub segments: Vec<String>,
+    /// `__transaction_state`: its records (and undecodable batches), in offset order.
+    pub txn_log: Option<Vec<LogItem>>,
+    /// `__consumer_offsets`: the group coordinator's replay anomalies.
+    pub group_anomalies: Option<Vec<GroupAnomaly>>,
+    /// With a copy of the same topic-partition in the inputs: every batch's key, sorted by
+    /// base offset (stable: file order among equal offsets) once the walk is finished.
+    pub batches: Option<Vec<BatchKey>>,
+}
+
+impl ClusterInputs {
+    /// Empty inputs of a partition of `topic` (`batch_keys`: keep the batch keys).
+    pub(crate) fn new(topic: &str, batch_keys: bool) -> ClusterInputs {
+        ClusterInputs {
+            version: FORMAT_VERSION,
+            txn_log: (topic == TRANSACTION_STATE_TOPIC).then(Vec::new),
+            batches: batch_keys.then(Vec::new),
+            ..Default::default()
+        }
+    }
+
+    /// The partition's walk is finished: sort the batch keys by base offset (as the
+    /// replica comparison reads them).
+    pub(crate) fn finish(&mut self) {
+        // Usually in order already (one walk in file order): then no sort and no scratch
+        // buffer, one pass.
+        if let Some(b) = &mut self.batches
+            && !b.is_sorted_by_key(|k| k.base_offset)
+        {
+            b.sort_by_key(|k| k.base_offset);
+        }
+    }
+
+    /// The segment name of a `segment` number.
+    pub fn segment_name(&self, segment: u32) -> &str {
+        self.segments
+            .get(segment as usize)
+            .map_or("", String::as_str)
+    }
+
+    /// Take one walked segment's collection (segments in order): its items go to the log
+    /// or to `sink` (then dropped), its batch keys are kept.
+    pub(crate) fn absorb(&mut self, name: &str, c: Collector, sink: Option<&mut dyn RecordSink>) {
+        self.segments.push(name.to_string());
+        if let (Some(all), Some(b)) = (&mut self.batches, c.batches) {
+            all.extend(b);
+        }
+        match (&mut self.txn_log, sink) {
+            (Some(log), _) => log.extend(c.items),
+            (None, Some(sink)) => {
+                for item in &c.items {
+                    match item {
+                        LogItem::Record(r) => sink.record(r, name),
+                        LogItem::Marker {
+                            producer_id,
+                            commit,
+                        } => sink.marker(*producer_id, *commit),
+                        LogItem::Undecodable { message, .. } => sink.unread(name, message),
+                    }
+                }
+            }
+            (None, None) => {}
+        }
+    }
+}
+
+/// Collect a partition directory's cluster inputs with a walk of its own: for the
+/// partitions the scan did not walk (not selected by `--topic`/`--partition`).
+pub(crate) fn collect_dir(
+    p: &crate::discover::layout::PartitionDir,
+    batch_keys: bool,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+    mut sink: Option<&mut dyn RecordSink>,
+) -> ClusterInputs {
+    let topic = p.tp.as_ref().map_or("", |tp| tp.topic.as_str());
+    let mut out = ClusterInputs::new(topic, batch_keys);
+    for seg in &p.segments {
+        let Some(log) = &seg.log else { continue };
+        let n = out.segments.len() as u32;
+        let mut c = Collector::new(topic, batch_keys, max_decompressed);
+        // Entries too large to hold are checked streaming, never buffered (issue 15).
+        let res = crate::read::segment::walk_entries_items(
+            log,
+            crate::read::segment::ReadPolicy::Read,
+            max_bytes,
+            |item| match item {
+                crate::read::segment::Item::Entry(e) => c.entry(e, n),
+                crate::read::segment::Item::Big(b) => c.big(&b, n),
+            },
+        );
+        if let Err(e) = res {
+            c.items.push(LogItem::Undecodable {
+                segment: n,
+                message: format!("{}: {e}", log.display()),
+                offsets: None,
+            });
+        }
+        let name = log
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.absorb(
+            &name,
+            c,
+            sink.as_mut().map(|s| &mut **s as &mut dyn RecordSink),
+        );
+    }
+    out
+}

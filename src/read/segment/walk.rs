@@ -1,0 +1,745 @@
+//! The walks over a segment's entries (mapped or read in chunks) and the resynchronising
+//! search for the next entry after damage. Internal: the scan, verify, dump and the
+//! cluster checks call them; the library's surface is [`super::load`] and
+//! [`super::read_file`].
+
+use super::*;
+use std::fs::File;
+use std::io;
+use std::ops::ControlFlow;
+use std::path::Path;
+
+/// Size of the buffer used to read live files in chunks. Small enough that the bytes
+/// `read()` copies are still in the core's L2 cache when the CRC reads them (an 8 MiB
+/// buffer made the copy and the CRC each go to DRAM).
+pub const CHUNK_SIZE: usize = 1 << 20;
+
+/// While walking a mapped file, pages behind the cursor are released in steps of this
+/// size, so a 1 GiB segment never has more than this much of itself resident in our
+/// address space (touched file pages count in RSS).
+pub const RELEASE_STEP: usize = 32 << 20;
+
+/// Walk every entry of a `.log` file, read-only, calling `on_entry` for each whole entry,
+/// and return how the file ended (over the whole file) and how many bytes were examined.
+///
+/// With [`ReadPolicy::Map`] the file is mapped once and released behind the cursor every
+/// [`RELEASE_STEP`] bytes. With [`ReadPolicy::Read`] it is read in [`CHUNK_SIZE`] pieces
+/// (larger only when one entry is larger), so memory stays bounded however large the file is.
+#[cfg(feature = "testkit")]
+pub fn walk_entries(
+    path: &Path,
+    policy: ReadPolicy,
+    max_bytes: Option<u64>,
+    on_entry: impl FnMut(crate::read::format::RawEntry<'_>),
+) -> io::Result<(crate::read::format::Tail, u64)> {
+    walk_entries_chunked(path, policy, max_bytes, CHUNK_SIZE, on_entry)
+}
+
+/// Grow `buf` (zero-filled) to at least `n` bytes; never shrinks, so steady state
+/// neither allocates nor clears.
+///
+/// One entry can declare up to 2 GiB: when that much memory cannot be had, the walk
+/// fails with an error ([`TooLarge`]) instead of the process aborting on allocation
+/// failure.
+fn ensure_len(buf: &mut Vec<u8>, n: usize) -> io::Result<()> {
+    if buf.len() < n {
+        buf.try_reserve_exact(n - buf.len()).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                TooLarge {
+                    len: n as u64,
+                    max: buf.capacity() as u64,
+                    what: "the memory available to buffer one entry",
+                },
+            )
+        })?;
+        buf.resize(n, 0);
+    }
+    Ok(())
+}
+
+/// [`walk_entries`] with an explicit chunk size for [`ReadPolicy::Read`].
+#[cfg(any(test, feature = "testkit"))]
+pub fn walk_entries_chunked(
+    path: &Path,
+    policy: ReadPolicy,
+    max_bytes: Option<u64>,
+    chunk_size: usize,
+    mut on_entry: impl FnMut(crate::read::format::RawEntry<'_>),
+) -> io::Result<(crate::read::format::Tail, u64)> {
+    walk_items_chunked(path, policy, max_bytes, chunk_size, None, |item| {
+        if let Item::Entry(e) = item {
+            on_entry(e);
+        }
+    })
+}
+
+/// [`walk_entries`] for a walk that needs only the headers of large entries: an entry
+/// larger than [`BIG_ENTRY`] is never held whole but CRC-checked streaming and handed
+/// out as an [`Item::Big`] (read in chunks, or over the map with its pages released
+/// behind the cursor).
+pub fn walk_entries_items(
+    path: &Path,
+    policy: ReadPolicy,
+    max_bytes: Option<u64>,
+    on_item: impl FnMut(Item<'_>),
+) -> io::Result<(crate::read::format::Tail, u64)> {
+    walk_items_chunked(
+        path,
+        policy,
+        max_bytes,
+        CHUNK_SIZE,
+        Some(BIG_ENTRY),
+        on_item,
+    )
+}
+
+/// [`walk_entries_items`] with an explicit chunk size and threshold (`None`: every entry
+/// whole, as [`walk_entries`]).
+pub(crate) fn walk_items_chunked(
+    path: &Path,
+    policy: ReadPolicy,
+    max_bytes: Option<u64>,
+    chunk_size: usize,
+    big: Option<usize>,
+    mut on_entry: impl FnMut(Item<'_>),
+) -> io::Result<(crate::read::format::Tail, u64)> {
+    use crate::read::format::{Entries, Tail};
+    let (file, len) = open_regular(path)?;
+    let total = max_bytes.map_or(len, |m| m.min(len));
+    // Without a guarded map (none possible, or empty): the bounded chunked read below.
+    if policy == ReadPolicy::Map
+        && total > 0
+        && let Some(data) = guarded_map(&file, total)
+    {
+        let mut entries = Entries::new(&data, 0);
+        let mut released = 0usize;
+        for e in entries.by_ref() {
+            let at = e.position as usize;
+            if at - released >= RELEASE_STEP {
+                data.release_range(released, at);
+                released = at;
+            }
+            on_entry(match big {
+                Some(n) => bigentry::item_over(Some(&data), e, n),
+                None => Item::Entry(e),
+            });
+        }
+        let tail = entries.tail().unwrap_or(Tail::Clean);
+        data.release();
+        data.check_unchanged()?;
+        return Ok((tail, data.len() as u64));
+    }
+    let end = walk_read_items(&file, 0, total, chunk_size, big, |e| {
+        on_entry(e);
+        ControlFlow::Continue(())
+    })
+    .map_err(|e| changed_if_shrunk(e, &file, total))?;
+    Ok((end.unwrap_or(crate::read::format::Tail::Clean), total))
+}
+
+/// A short read of a file that is now shorter than `expected` is the file changing under
+/// us ([`ChangedDuringRead`]), not a plain I/O error.
+pub fn changed_if_shrunk(e: io::Error, file: &File, expected: u64) -> io::Error {
+    if e.kind() == io::ErrorKind::UnexpectedEof && file.metadata().is_ok_and(|m| m.len() < expected)
+    {
+        io::Error::other(ChangedDuringRead)
+    } else {
+        e
+    }
+}
+
+static ZEROS: [u8; 1 << 16] = [0; 1 << 16];
+
+/// True when every byte of `b` is zero (a `memcmp` against zeros, block by block).
+fn is_zero(b: &[u8]) -> bool {
+    b.chunks(ZEROS.len()).all(|c| c == &ZEROS[..c.len()])
+}
+
+
+/// Walk the entries of `file` with positional reads (`pread`: no shared file position,
+/// so several walks can share one handle) from byte `start` (an entry boundary) up to
+/// `total`, in chunks of `chunk_size` (larger only when one entry is larger), handing out
+/// [`Item`]s. Returns how the bytes end from the last whole entry on (classified over
+/// `[.., total)`, as `walk_entries` does), or `None` when `on_item` stopped the walk.
+///
+/// With `big = Some(n)`, an entry larger than `n` bytes is never buffered: it is
+/// CRC-checked streaming ([`Item::Big`]). With `None` every entry is buffered whole (up to
+/// 2 GiB when one declares that much).
+pub(crate) fn walk_read_items(
+    file: &File,
+    start: u64,
+    total: u64,
+    chunk_size: usize,
+    big: Option<usize>,
+    on_entry: impl FnMut(Item<'_>) -> ControlFlow<()>,
+) -> io::Result<Option<crate::read::format::Tail>> {
+    // A walk per piece of ~4 MiB: a fresh buffer each time cost a 1 MiB memset, its page
+    // faults and its unmap per piece (docs/performance.md). The thread's last buffer is
+    // reused instead (taken, so a nested walk on this thread gets its own); one larger
+    // than `KEEP_READ_BUF` (a huge entry) is dropped, as before.
+    let mut buf = READ_BUF.with(std::cell::Cell::take);
+    let res = walk_read_items_in(&mut buf, file, start, total, chunk_size, big, on_entry);
+    if buf.capacity() <= KEEP_READ_BUF {
+        READ_BUF.with(|b| b.set(buf));
+    }
+    res
+}
+
+thread_local! {
+    /// The read buffer [`walk_read_items`] hands on to the next walk on this thread.
+    static READ_BUF: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Largest read buffer kept per thread between walks.
+const KEEP_READ_BUF: usize = 2 * CHUNK_SIZE;
+
+/// [`walk_read_items`] in `buf`, whose contents on entry are never read (only the bytes
+/// this walk put there are).
+fn walk_read_items_in(
+    buf: &mut Vec<u8>,
+    file: &File,
+    start: u64,
+    total: u64,
+    chunk_size: usize,
+    big: Option<usize>,
+    mut on_entry: impl FnMut(Item<'_>) -> ControlFlow<()>,
+) -> io::Result<Option<crate::read::format::Tail>> {
+    use crate::read::format::batch::{HEADER_SIZE_UP_TO_MAGIC, V2_HEADER_SIZE};
+    use crate::read::format::{Entries, Tail};
+    // Below a header's size no chunk could make progress.
+    let chunk_size = chunk_size.max(64);
+    let total = total.max(start);
+    // `buf[..filled]` holds the file from `base`; `buf` itself only grows.
+    let mut filled = 0usize;
+    let mut base = start; // file position of buf[0]
+    let mut read_to = start; // file position after buf's last valid byte
+    loop {
+        // Fill the buffer to the chunk size (or to what is left of the file).
+        let want = (chunk_size.max(filled) as u64).min(total - base) as usize;
+        if filled < want {
+            ensure_len(buf, want)?;
+            read_exact_at(file, &mut buf[filled..want], read_to)?;
+            filled = want;
+            read_to = base + want as u64;
+        }
+        let at_eof = read_to >= total;
+        let mut entries = if at_eof {
+            Entries::new(&buf[..filled], base)
+        } else {
+            Entries::chunk(&buf[..filled], base)
+        };
+        for e in entries.by_ref() {
+            // An entry over the threshold that happens to fit in the chunk is handed out
+            // as the map walk hands it out (the same item whatever the chunk size).
+            let item = match big {
+                Some(n) => bigentry::item_over(None, e, n),
+                None => Item::Entry(e),
+            };
+            if on_entry(item).is_break() {
+                return Ok(None);
+            }
+        }
+        if let Some(pos) = entries.need_more() {
+            // Keep the unfinished entry, make room for the whole of it, and read on.
+            let keep_from = (pos - base) as usize;
+            buf.copy_within(keep_from..filled, 0);
+            filled -= keep_from;
+            base = pos;
+            let head = &buf[..filled];
+            if head.len() >= 12 {
+                let size = i32::from_be_bytes(head[8..12].try_into().unwrap_or([0; 4]));
+                let need = 12usize.saturating_add(size.max(0) as usize);
+                let rest = total - base;
+                let large = need > big.unwrap_or(BIG_ENTRY);
+                if large && filled < V2_HEADER_SIZE && rest > filled as u64 {
+                    // Read the whole header first: only a chunk walk that saw the magic
+                    // byte has checked it (magic, offset, size), and a streamed entry
+                    // keeps its header.
+                    let want = V2_HEADER_SIZE.min(rest as usize);
+                    ensure_len(buf, want)?;
+                    read_exact_at(file, &mut buf[filled..want], read_to)?;
+                    filled = want;
+                    read_to = base + want as u64;
+                    continue;
+                }
+                if large && need as u64 > rest && filled > HEADER_SIZE_UP_TO_MAGIC {
+                    // A checked header whose entry runs past the end: the final walk would
+                    // call it partial; say so without reading (or buffering) the rest.
+                    return Ok(Some(Tail::Partial {
+                        position: base,
+                        declared: need as u64,
+                        available: rest,
+                        offset: crate::read::format::bytes::be_i64(head, 0),
+                    }));
+                }
+                if big.is_some() && large && filled >= V2_HEADER_SIZE {
+                    // Too large to hold: CRC-checked streaming, then on after it.
+                    let mut scratch = vec![0u8; chunk_size];
+                    let b = bigentry::read_big(file, base, need as u64, head, &mut scratch)?;
+                    if on_entry(Item::Big(b)).is_break() {
+                        return Ok(None);
+                    }
+                    base += need as u64;
+                    read_to = base;
+                    filled = 0;
+                    continue;
+                }
+                if (need as u64) > total - base {
+                    // It can never be whole: read the rest and let the final walk classify it.
+                    let rest = (total - base) as usize;
+                    ensure_len(buf, rest)?;
+                    read_exact_at(file, &mut buf[filled..rest], read_to)?;
+                    filled = rest;
+                    read_to = total;
+                    continue;
+                }
+                if need > filled {
+                    ensure_len(buf, need)?;
+                    read_exact_at(file, &mut buf[filled..need], read_to)?;
+                    filled = need;
+                    read_to = base + need as u64;
+                }
+            }
+            continue;
+        }
+        let tail = entries.tail().unwrap_or(Tail::Clean);
+        if at_eof {
+            return Ok(Some(tail));
+        }
+        // Stopped before the end of the file on a bad header: classify the rest of the file.
+        return match tail {
+            Tail::Clean => {
+                // The chunk ended exactly on an entry boundary.
+                base = read_to;
+                filled = 0;
+                continue;
+            }
+            Tail::ZeroFilled { position, .. } | Tail::Garbage { position, .. } => {
+                let reason = match tail {
+                    Tail::Garbage { reason, .. } => Some(reason),
+                    _ => None,
+                };
+                let mut all_zero = is_zero(&buf[(position - base) as usize..filled]);
+                let mut scratch = vec![0u8; ZEROS.len()];
+                let mut at = read_to;
+                // Bounded memory however long the rest is (a sparse 10 GiB tail).
+                while at < total {
+                    let n = scratch.len().min((total - at) as usize);
+                    read_exact_at(file, &mut scratch[..n], at)?;
+                    all_zero &= is_zero(&scratch[..n]);
+                    at += n as u64;
+                }
+                let len = total - position;
+                Ok(Some(match reason {
+                    None if all_zero => Tail::ZeroFilled { position, len },
+                    None => Tail::Garbage {
+                        position,
+                        len,
+                        reason: "entry size below the 14-byte minimum",
+                    },
+                    Some(reason) => Tail::Garbage {
+                        position,
+                        len,
+                        reason,
+                    },
+                }))
+            }
+            Tail::Partial { .. } => Ok(Some(tail)),
+            Tail::CorruptEntry {
+                position,
+                size,
+                reason,
+                ..
+            } => Ok(Some(Tail::CorruptEntry {
+                position,
+                len: total - position,
+                size,
+                reason,
+            })),
+        };
+    }
+}
+
+/// The first position in `data[from..from + limit]` where a whole v2 batch with a valid
+/// CRC starts (`None` if there is none). A candidate must have magic 2 and a size that
+/// fits; the CRC makes a false match (bytes inside a batch that look like one) a 2^-32
+/// event, and callers verify every match anyway (a piece must end exactly where the
+/// next begins). Candidates larger than `limit.max(max_batch)` are not considered.
+///
+/// `eof`: `data` ends where the file ends (a batch ending exactly there needs no next
+/// header); false for a window read out of the middle of a file.
+pub fn sync_point(
+    data: &[u8],
+    from: usize,
+    limit: usize,
+    max_batch: usize,
+    eof: bool,
+) -> Option<usize> {
+    let end = from.saturating_add(limit).min(data.len());
+    // Bytes the CRC may check before giving up: crafted bytes can make every position a
+    // candidate with a large declared size (quadratic work); no split is always safe.
+    let mut crc_budget = 4 * limit.max(1 << 20);
+    let mut p = from;
+    while p < end {
+        let rel = data
+            .get(p.checked_add(16)?..end.checked_add(16)?.min(data.len()))?
+            .iter()
+            .position(|&b| b == 2)?;
+        p += rel;
+        if p >= end {
+            return None;
+        }
+        // The declared size must fit in the file before the CRC is worth computing.
+        let size = data
+            .get(p + 8..p + 12)
+            .and_then(|s| s.try_into().ok())
+            .map_or(-1, i32::from_be_bytes);
+        let whole = usize::try_from(size)
+            .ok()
+            .filter(|&n| n >= 49 && n <= limit.max(max_batch))
+            .and_then(|n| data.get(p..p.checked_add(12 + n)?))
+            .filter(|d| next_follows(data, p, d.len(), eof));
+        if let Some(b) = whole.and_then(|d| crate::read::format::BatchView::new(d, p as u64).ok()) {
+            crc_budget = crc_budget.checked_sub(b.bytes().len())?;
+            if b.is_valid() {
+                return Some(p);
+            }
+        }
+        p += 1;
+    }
+    None
+}
+
+/// The largest page-cache folio a fault maps whole (a PMD, 2 MiB on x86-64).
+///
+/// Since Linux 6.x, ext4 and other file systems cache files in large folios, and a read
+/// fault on a mapped file maps the whole folio: touching one byte of a warm file can add
+/// 2 MiB to the process's RSS. Measured on this machine (6.18): one byte read every
+/// 4 MiB of a mapped 268 MB segment took RssFile from 7 MB to 125 MB.
+pub const FOLIO_MAX: usize = 2 << 20;
+
+/// [`sync_point`] over a map (`eof`: the map ends where the file ends), releasing what
+/// the search mapped: the pages it read before the batch it found (all of them when
+/// none) and the large folios ([`FOLIO_MAX`]) around them. Searching a long run of
+/// bytes without a batch (the inside of one huge batch, zeros) never leaves more than
+/// one window resident, and the searches of a split segment's ~`len / piece` boundaries
+/// do not each leave a folio mapped (they made a 268 MB segment's split peak at 112 MB
+/// of file pages).
+pub fn mapped_sync_point(
+    data: &FileData,
+    from: usize,
+    limit: usize,
+    max_batch: usize,
+) -> Option<usize> {
+    let found = sync_point(data, from, limit, max_batch, true);
+    let end = found.unwrap_or_else(|| from.saturating_add(limit).saturating_add(16));
+    data.release_range(
+        from.saturating_sub(FOLIO_MAX),
+        end.saturating_add(FOLIO_MAX).min(data.len()),
+    );
+    found
+}
+
+/// Cheap plausibility before a CRC: the entry of `len` bytes at `p` is followed by the
+/// end of the file or by another magic-2 header with a higher base offset.
+pub(crate) fn next_follows(data: &[u8], p: usize, len: usize, eof: bool) -> bool {
+    let offset_at = |at: usize| {
+        data.get(at..at + 8)
+            .and_then(|s| s.try_into().ok())
+            .map(i64::from_be_bytes)
+    };
+    let next = p + len;
+    if next == data.len() {
+        return eof;
+    }
+    match (offset_at(p), offset_at(next), data.get(next + 16)) {
+        (Some(a), Some(b), Some(&2)) => a >= 0 && b > a,
+        _ => false,
+    }
+}
+
+/// Bytes read around a nominal piece boundary of a `read()` file to find its sync point,
+/// at most: windows of 64 KiB, 256 KiB, 1 MiB and 4 MiB are tried in turn until one holds
+/// a batch that starts and ends in it (so large batches cost a bounded re-read, not a
+/// pass over the whole piece).
+pub const SYNC_WINDOW: usize = 4 << 20;
+
+/// [`sync_point`] of a file that is read, not mapped: the first batch at or after `from`
+/// found in a window of at most [`SYNC_WINDOW`] (and at most `limit`) bytes read with
+/// `pread`. `len`: the file length the caller works with; `window`: a reused buffer.
+pub fn read_sync_point(
+    file: &File,
+    from: usize,
+    limit: usize,
+    len: usize,
+    window: &mut Vec<u8>,
+) -> io::Result<Option<usize>> {
+    for window_len in [
+        SYNC_WINDOW / 64,
+        SYNC_WINDOW / 16,
+        SYNC_WINDOW / 4,
+        SYNC_WINDOW,
+    ] {
+        let want = window_len.min(limit).min(len.saturating_sub(from));
+        window.resize(want, 0);
+        read_exact_at(file, window, from as u64)?;
+        let found = sync_point(window, 0, want, limit, from + want == len).map(|p| p + from);
+        if found.is_some() || want < window_len {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
+/// `pread` of exactly `buf.len()` bytes at `offset` (no shared file position, so pieces
+/// of one file can be read in parallel).
+pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = file.try_clone()?;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(buf)
+    }
+}
+
+/// How the walk of one piece `[start, stop)` of a file ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceEnd {
+    /// An entry starts exactly at `stop`: the piece chains to the next one.
+    Chained,
+    /// The entries from `start` do not end exactly at `stop` (or `on_entry` stopped the
+    /// walk): `stop` is not an entry boundary of the sequential walk, or the bytes before
+    /// it are damaged, or the file changed.
+    Broken,
+    /// The last piece (no `stop`): how the file ends.
+    End(crate::read::format::Tail),
+}
+
+
+/// Walk the entries of `[start, stop)` of `file` (see `walk_read_items`), the file taken
+/// to be `total` bytes long; `stop = None` walks to the end. A piece chains when its entries
+/// tile `[start, stop)` exactly — then the sequential walk passes through `stop` too, as
+/// framing depends only on the bytes from `start` — and nothing at or after `stop` is
+/// read (a damaged piece cannot make its walk read the rest of the file). Entries larger
+/// than [`BIG_ENTRY`] are CRC-checked streaming, never held (see [`walk_entries_items`]).
+pub fn walk_read_piece_items(
+    file: &File,
+    start: u64,
+    stop: Option<u64>,
+    total: u64,
+    on_item: impl FnMut(Item<'_>) -> ControlFlow<()>,
+) -> io::Result<PieceEnd> {
+    read_piece(file, start, stop, total, Some(BIG_ENTRY), on_item)
+}
+
+fn read_piece(
+    file: &File,
+    start: u64,
+    stop: Option<u64>,
+    total: u64,
+    big: Option<usize>,
+    on_item: impl FnMut(Item<'_>) -> ControlFlow<()>,
+) -> io::Result<PieceEnd> {
+    use crate::read::format::Tail;
+    Ok(match stop {
+        Some(stop) => {
+            match walk_read_items(file, start, stop.min(total), CHUNK_SIZE, big, on_item)? {
+                Some(Tail::Clean) if stop <= total => PieceEnd::Chained,
+                _ => PieceEnd::Broken,
+            }
+        }
+        None => match walk_read_items(file, start, total, CHUNK_SIZE, big, on_item)? {
+            Some(tail) => PieceEnd::End(tail),
+            None => PieceEnd::Broken,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::format::Tail;
+
+    /// Resident bytes of the mapping that holds `p`, from `/proc/self/smaps` (0 when the
+    /// mapping is not found).
+    #[cfg(target_os = "linux")]
+    fn mapping_rss(p: *const u8) -> usize {
+        let at = p as usize;
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut inside = false;
+        for line in smaps.lines() {
+            let range = line
+                .split_whitespace()
+                .next()
+                .and_then(|r| r.split_once('-'));
+            if let Some((lo, hi)) = range
+                && let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = lo <= at && at < hi;
+            } else if inside && let Some(kb) = line.strip_prefix("Rss:") {
+                return kb.trim().trim_end_matches(" kB").parse::<usize>().unwrap() * 1024;
+            }
+        }
+        0
+    }
+
+    /// The searches for a split segment's piece starts leave nothing of the file mapped,
+    /// even where the kernel maps whole large folios on a fault (Linux 6.x file systems:
+    /// one byte read every 4 MiB of a warm file mapped ~2 MiB per read). On a kernel
+    /// without large folios it holds trivially (and `touched` in the message is small).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sync_point_searches_release_the_folios_they_mapped() {
+        const STEP: usize = 4 << 20;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("00000000000000000000.log");
+        // No batch anywhere: every search reads its whole window and finds nothing.
+        std::fs::write(&p, vec![0u8; 8 * STEP]).unwrap();
+        // Back into the page cache through readahead, which is what builds large folios
+        // (as the files of a running broker are cached).
+        {
+            use std::os::fd::AsRawFd;
+            let f = File::open(&p).unwrap();
+            f.sync_all().unwrap();
+            // SAFETY: plain advice on an open descriptor.
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+            std::io::copy(&mut &f, &mut std::io::sink()).unwrap();
+        }
+        // What the searches map without a release (in a map of their own).
+        let control = map_file(&p, None).unwrap().expect("mapped");
+        for k in 1..8 {
+            assert_eq!(
+                sync_point(&control, k * STEP, 64 << 10, 64 << 10, true),
+                None
+            );
+        }
+        let touched = mapping_rss(control.as_ptr());
+        drop(control);
+        let data = map_file(&p, None).unwrap().expect("mapped");
+        for k in 1..8 {
+            assert_eq!(mapped_sync_point(&data, k * STEP, 64 << 10, 64 << 10), None);
+        }
+        let after = mapping_rss(data.as_ptr());
+        assert!(
+            after < (256 << 10),
+            "{after} bytes still mapped after the searches ({touched} after bare reads)"
+        );
+    }
+
+    /// `auto` maps only files of at least `MAP_MIN_BYTES` (a small file is read: cheaper
+    /// than a map, and no `munmap` shootdown on the other threads); `never` never maps.
+    #[test]
+    fn auto_maps_only_files_of_at_least_map_min_bytes() {
+        assert_eq!(policy(MmapMode::Auto, MAP_MIN_BYTES), ReadPolicy::Map);
+        assert_eq!(policy(MmapMode::Auto, u64::MAX), ReadPolicy::Map);
+        assert_eq!(policy(MmapMode::Auto, MAP_MIN_BYTES - 1), ReadPolicy::Read);
+        assert_eq!(policy(MmapMode::Auto, 0), ReadPolicy::Read);
+        assert_eq!(policy(MmapMode::Never, u64::MAX), ReadPolicy::Read);
+        // `load` follows the same rule.
+        let dir = tempfile::tempdir().unwrap();
+        for (len, mapped) in [(MAP_MIN_BYTES - 1, false), (MAP_MIN_BYTES, true)] {
+            let p = dir.path().join(format!("{len}.index"));
+            std::fs::write(&p, vec![0u8; len as usize]).unwrap();
+            let d = load(&p, FileClass::Index, MmapMode::Auto, None).unwrap();
+            assert_eq!(d.is_mapped(), mapped, "{len} bytes");
+            let d = load(&p, FileClass::Index, MmapMode::Never, None).unwrap();
+            assert!(!d.is_mapped());
+        }
+    }
+
+    /// A framed entry of `size` bytes after the 12-byte overhead (magic 2, contents not valid).
+    fn entry(offset: i64, size: i32) -> Vec<u8> {
+        let mut v = vec![0u8; 12 + size as usize];
+        v[..8].copy_from_slice(&offset.to_be_bytes());
+        v[8..12].copy_from_slice(&size.to_be_bytes());
+        v[16] = 2;
+        for (i, b) in v[17..].iter_mut().enumerate() {
+            *b = (i % 251) as u8 + 1;
+        }
+        v
+    }
+
+    fn walk(path: &Path, policy: ReadPolicy, chunk: usize) -> (Vec<(u64, i64, usize)>, Tail, u64) {
+        let mut seen = Vec::new();
+        let (tail, len) = walk_entries_chunked(path, policy, None, chunk, |e| {
+            seen.push((e.position, e.offset(), e.len()))
+        })
+        .unwrap();
+        (seen, tail, len)
+    }
+
+    #[test]
+    fn chunked_read_equals_map_for_every_tail_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut body = Vec::new();
+        for i in 0..40 {
+            body.extend(entry(i, 49 + (i as i32 * 7) % 300));
+        }
+        body.extend(entry(40, 5000)); // larger than the chunk
+        body.extend(entry(41, 60));
+        let tails: Vec<(&str, Vec<u8>)> = vec![
+            ("clean", vec![]),
+            ("zeros", vec![0u8; 777]),
+            ("garbage", vec![0xab; 333]),
+            ("partial", entry(42, 900)[..400].to_vec()),
+            ("fragment", vec![1, 2, 3]),
+            ("corrupt-size", {
+                let mut v = entry(42, 100);
+                v[8..12].copy_from_slice(&5i32.to_be_bytes());
+                v
+            }),
+            ("absurd-size", {
+                let mut v = entry(42, 100);
+                v[8..12].copy_from_slice(&(i32::MAX - 15).to_be_bytes());
+                v
+            }),
+            ("zeros-then-junk", {
+                let mut v = vec![0u8; 500];
+                v.push(9);
+                v
+            }),
+        ];
+        for (name, tail) in tails {
+            let mut data = body.clone();
+            data.extend(&tail);
+            let p = dir.path().join(format!("{name}.log"));
+            std::fs::write(&p, &data).unwrap();
+            let mapped = walk(&p, ReadPolicy::Map, 0);
+            assert_eq!(mapped.0.len(), 42, "{name}");
+            if name.ends_with("-size") {
+                assert!(
+                    matches!(mapped.1, Tail::CorruptEntry { len: 112, .. }),
+                    "{name}: {:?}",
+                    mapped.1
+                );
+            }
+            for chunk in [64usize, 100, 1000, 4096, 1 << 20] {
+                let read = walk(&p, ReadPolicy::Read, chunk);
+                assert_eq!(read.0, mapped.0, "{name} chunk {chunk}");
+                assert_eq!(read.1, mapped.1, "{name} chunk {chunk}");
+                assert_eq!(read.2, data.len() as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn sync_point_gives_up_on_crafted_candidates() {
+        // Every 32-byte slot looks like a batch header whose size reaches another slot
+        // (magic 2, growing offsets), and none has a valid CRC: without a bound on the CRC
+        // work this is ~32 k candidates × 256 KiB of CRC.
+        let mut data = vec![0u8; 1 << 20];
+        for (k, slot) in data.chunks_mut(32).enumerate() {
+            slot[..8].copy_from_slice(&((k as i64) << 16).to_be_bytes());
+            slot[8..12].copy_from_slice(&((256 << 10) - 12i32).to_be_bytes());
+            slot[16] = 2;
+        }
+        assert_eq!(sync_point(&data, 0, data.len(), data.len(), false), None);
+    }
+}

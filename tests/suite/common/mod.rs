@@ -1,0 +1,59 @@
+//! Shared helpers of the integration tests.
+#![allow(dead_code)]
+
+pub mod huge;
+pub mod run;
+pub mod small_batch;
+
+use std::path::PathBuf;
+
+/// `../shared/real-data`, read in place (never copied into the project).
+///
+/// When it is absent (a clone without the project's shared data), real-data tests say so on
+/// stderr and skip. CI sets `KLOGSCAN_REQUIRE_REAL_DATA=1`, which turns an absent directory
+/// into a failure, so CI can never pass without the real data.
+pub fn real_data() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/real-data");
+    if p.is_dir() {
+        return Some(p.canonicalize().unwrap());
+    }
+    if std::env::var_os("KLOGSCAN_REQUIRE_REAL_DATA").is_some() {
+        panic!(
+            "{} not found and KLOGSCAN_REQUIRE_REAL_DATA is set",
+            p.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED (real data): {} not found; set KLOGSCAN_REQUIRE_REAL_DATA=1 to make this fail",
+        p.display()
+    );
+    None
+}
+
+/// Every file under `dir` (recursively) whose name ends with `suffix`, sorted.
+pub fn files_with_suffix(dir: &std::path::Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().unwrap().to_string_lossy().ends_with(suffix) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The findings of `kind` in a JSON report (`scan --format json`).
+pub fn findings_of<'a>(report: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .expect("a report's findings")
+        .iter()
+        .filter(|f| f["kind"] == kind)
+        .collect()
+}

@@ -1,0 +1,390 @@
+//! One recovery model (`kafka-format.md` §9, Kafka's `LogLoader` / `LogSegment.recover`):
+//! `scan`'s `truncation` and the wording of its integrity findings, and `verify`'s
+//! prediction, come from the same walk and the same plan, so they agree on every
+//! truncation. Each case runs both commands' library entry points on the same files.
+#![cfg(feature = "testkit")]
+
+use klogscan::Kind;
+use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::verify::{VerifyOptions, VerifyReport, verify};
+use klogscan::pipeline::scan;
+use klogscan::testkit::{
+    Batch, FaultKind, LogDirBuilder, Manifest, PartitionBuilder, Producer, Target,
+};
+use std::path::Path;
+
+const T0: i64 = 1_700_000_000_000;
+
+fn both(root: &Path) -> (ScanReport, VerifyReport) {
+    let s = scan(&[root.to_path_buf()], &ScanOptions::default());
+    let v = verify(&[root.to_path_buf()], &VerifyOptions::default());
+    (s, v)
+}
+
+/// Where a truncation happens: `(segment, byte position)`.
+type Cut = Option<(String, u64)>;
+
+/// The truncation each command predicts for the one partition.
+fn truncations(s: &ScanReport, v: &VerifyReport) -> (Cut, Cut) {
+    assert_eq!(s.partitions.len(), 1);
+    assert_eq!(v.partitions.len(), 1);
+    let a = s.partitions[0]
+        .truncation
+        .as_ref()
+        .map(|t| (t.segment.clone(), t.position));
+    let b = v.partitions[0]
+        .prediction
+        .truncation
+        .as_ref()
+        .map(|t| (t.segment.clone(), t.position));
+    (a, b)
+}
+
+fn seg(base: i64) -> String {
+    format!("{base:020}.log")
+}
+
+/// Nine segments of idempotent data, two batches each.
+fn nine_segments() -> PartitionBuilder {
+    let pr = Producer::idempotent(7, 0);
+    let mut p = PartitionBuilder::new("nine", 0).start_time(T0);
+    for i in 0..9 {
+        if i > 0 {
+            p.roll();
+        }
+        p.append(Batch::new(pr).records(2));
+        p.append(Batch::new(pr).records(2));
+    }
+    p
+}
+
+fn write(ld: LogDirBuilder, p: PartitionBuilder) -> (tempfile::TempDir, Manifest) {
+    let dir = tempfile::tempdir().unwrap();
+    let m = ld.partition(p).write(dir.path()).unwrap();
+    (dir, m.partitions.into_iter().next().unwrap())
+}
+
+/// Flip a byte inside the records of the first batch of segment 0.
+fn damage_oldest(p: &mut PartitionBuilder) {
+    p.fault(
+        Target::Log(0),
+        FaultKind::FlipByte {
+            position: 70,
+            mask: 0x20,
+        },
+    );
+}
+
+#[test]
+fn malformed_control_record_truncates_in_both() {
+    let txn = Producer::transactional(9, 0);
+    let mut p = PartitionBuilder::new("m", 0).start_time(T0);
+    p.append(Batch::new(txn).records(2));
+    // A COMMIT whose value is 2 bytes (EndTxnMarker needs 6): CRC-valid, and recovery's
+    // producer-state update throws InvalidRecordException there.
+    let bad = p.control_raw(txn, 1, Some(vec![0, 0]));
+    p.append(Batch::new(Producer::PLAIN).records(1));
+    let (d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("m", 0, 0),
+        p,
+    );
+    let (s, v) = both(d.path());
+    let (a, b) = truncations(&s, &v);
+    assert_eq!(a, Some((seg(0), m.batches[bad].position)));
+    assert_eq!(a, b);
+    let f = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::InvalidBatch)
+        .unwrap();
+    assert!(
+        f.broker_behaviour.contains("stops here and truncates"),
+        "{}",
+        f.broker_behaviour
+    );
+    // A well-formed COMMIT: neither truncates.
+    let mut p = PartitionBuilder::new("m", 0).start_time(T0);
+    p.append(Batch::new(txn).records(2));
+    p.commit(txn, 1);
+    let (d, _m) = write(LogDirBuilder::new(1).clean_shutdown(false), p);
+    let (s, v) = both(d.path());
+    assert_eq!(truncations(&s, &v), (None, None));
+}
+
+#[test]
+fn crc_damage_below_the_recovery_point_is_not_a_truncation_after_an_unclean_shutdown() {
+    let mut p = nine_segments();
+    damage_oldest(&mut p);
+    // recovery point at the newest segment's base (offset 32)
+    let (d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 32),
+        p,
+    );
+    assert_eq!(m.segments.len(), 9);
+    let (s, v) = both(d.path());
+    assert_eq!(truncations(&s, &v), (None, None));
+    let pr = &v.partitions[0].prediction;
+    assert_eq!(
+        pr.recovered_segments
+            .iter()
+            .map(|r| r.segment.clone())
+            .collect::<Vec<_>>(),
+        [seg(32)]
+    );
+    assert!(pr.unrecovered_corruption[0].starts_with(&seg(0)));
+    let crc = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::CrcMismatch)
+        .expect("the damage is still reported");
+    assert!(
+        crc.broker_behaviour.contains("not noticed on load")
+            && crc.broker_behaviour.contains("below the recovery point 32"),
+        "{}",
+        crc.broker_behaviour
+    );
+    assert!(!crc.broker_behaviour.contains("truncates"));
+}
+
+#[test]
+fn crc_damage_after_a_clean_shutdown_is_not_a_truncation() {
+    let mut p = nine_segments();
+    damage_oldest(&mut p);
+    let (d, _m) = write(LogDirBuilder::new(1).clean_shutdown(true), p);
+    let (s, v) = both(d.path());
+    assert_eq!(truncations(&s, &v), (None, None));
+    let crc = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::CrcMismatch)
+        .unwrap();
+    assert!(
+        crc.broker_behaviour.contains("shutdown was clean"),
+        "{}",
+        crc.broker_behaviour
+    );
+}
+
+#[test]
+fn crc_damage_at_or_above_the_recovery_point_truncates_and_deletes_later_segments() {
+    let mut p = nine_segments();
+    damage_oldest(&mut p);
+    let (d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 0),
+        p,
+    );
+    let (s, v) = both(d.path());
+    let (a, b) = truncations(&s, &v);
+    assert_eq!(a, Some((seg(0), m.batches[0].position)));
+    assert_eq!(a, b);
+    assert_eq!(v.partitions[0].prediction.deleted_segments.len(), 8);
+    let crc = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::CrcMismatch)
+        .unwrap();
+    assert!(
+        crc.broker_behaviour
+            .contains("deletes the 8 later segments"),
+        "{}",
+        crc.broker_behaviour
+    );
+}
+
+#[test]
+fn partial_batch_in_the_active_segment_truncates_in_both() {
+    let mut p = nine_segments();
+    let (_d, m0) = write(LogDirBuilder::new(1), nine_segments());
+    let last = m0.batches.last().unwrap();
+    let cut = last.position + last.size - 5;
+    p.fault(Target::LastLog, FaultKind::Truncate { len: cut });
+    let (d, _m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 32),
+        p,
+    );
+    let (s, v) = both(d.path());
+    let (a, b) = truncations(&s, &v);
+    assert_eq!(a, Some((seg(32), last.position)));
+    assert_eq!(a, b);
+    let f = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::TruncatedBatch)
+        .unwrap();
+    assert!(
+        f.broker_behaviour.contains("stops here"),
+        "{}",
+        f.broker_behaviour
+    );
+}
+
+#[test]
+fn garbage_tail_truncates_in_both_and_not_without_it() {
+    let mut p = nine_segments();
+    p.fault(
+        Target::LastLog,
+        FaultKind::AppendGarbage(vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3]),
+    );
+    let (d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 32),
+        p,
+    );
+    let (s, v) = both(d.path());
+    let (a, b) = truncations(&s, &v);
+    let last = m.batches.last().unwrap();
+    assert_eq!(a, Some((seg(32), last.position + last.size)));
+    assert_eq!(a, b);
+    // undamaged: nothing in either
+    let (d, _m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 32),
+        nine_segments(),
+    );
+    let (s, v) = both(d.path());
+    assert_eq!(truncations(&s, &v), (None, None));
+}
+
+fn remove(dir: &Path, name: &str) {
+    std::fs::remove_file(dir.join(name)).unwrap();
+}
+
+/// A segment with no offset index is recovered at load whatever the shutdown state
+/// (`LogLoader.loadSegmentFiles`): its bad tail is truncated there, and the unclean pass
+/// that follows truncates nothing more in it, so no later segment is deleted.
+#[test]
+fn a_segment_recovered_at_load_deletes_nothing_after_it() {
+    let mut p = nine_segments();
+    p.fault(
+        Target::Log(0),
+        FaultKind::AppendGarbage(vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3]),
+    );
+    let (d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 0),
+        p,
+    );
+    remove(&m.dir, &format!("{:020}.index", 0));
+    let (s, v) = both(d.path());
+    let (a, b) = truncations(&s, &v);
+    let end0 = m.batches[1].position + m.batches[1].size;
+    assert_eq!(a, Some((seg(0), end0)));
+    assert_eq!(a, b);
+    let pr = &v.partitions[0].prediction;
+    assert!(pr.deleted_segments.is_empty(), "{:?}", pr.deleted_segments);
+    assert_eq!(pr.log_end_offset_after, Some(36));
+    let f = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::TrailingBytes)
+        .unwrap();
+    assert!(
+        !f.broker_behaviour.contains("deletes"),
+        "{}",
+        f.broker_behaviour
+    );
+}
+
+/// `--max-bytes` keeps every segment's place in the model: damage below the recovery point
+/// stays unnoticed on load, as in the full read.
+#[test]
+fn a_read_limit_does_not_move_the_recovery_point() {
+    let mut p = nine_segments();
+    damage_oldest(&mut p);
+    let (d, _m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 32),
+        p,
+    );
+    for max in [None, Some(200)] {
+        let s = scan(
+            &[d.path().to_path_buf()],
+            &ScanOptions {
+                max_bytes: max,
+                ..Default::default()
+            },
+        );
+        assert_eq!(s.partitions[0].truncation, None, "max_bytes {max:?}");
+        let crc = s
+            .findings
+            .iter()
+            .find(|f| f.kind == Kind::CrcMismatch)
+            .unwrap();
+        assert!(
+            crc.broker_behaviour.contains("below the recovery point 32"),
+            "{max:?}: {}",
+            crc.broker_behaviour
+        );
+    }
+}
+
+/// A `.txnindex` that fails its sanity check (an entry's lastOffset below the segment's base)
+/// makes LogLoader recover that segment at load even after a clean shutdown
+/// (`TransactionIndex.sanityCheck` → `CorruptIndexException`): both commands truncate its
+/// bad tail there, and neither does when the index is sound.
+#[test]
+fn a_corrupt_txnindex_forces_a_load_time_recovery_in_both() {
+    for corrupt in [true, false] {
+        let mut p = nine_segments();
+        p.fault(
+            Target::LastLog,
+            FaultKind::AppendGarbage(vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3]),
+        );
+        let (d, m) = write(LogDirBuilder::new(1).clean_shutdown(true), p);
+        let mut e = Vec::new();
+        e.extend_from_slice(&0i16.to_be_bytes());
+        e.extend_from_slice(&7i64.to_be_bytes());
+        let (first, last) = if corrupt { (1i64, 5i64) } else { (32, 33) };
+        e.extend_from_slice(&first.to_be_bytes());
+        e.extend_from_slice(&last.to_be_bytes());
+        e.extend_from_slice(&first.to_be_bytes());
+        std::fs::write(m.dir.join(format!("{:020}.txnindex", 32)), &e).unwrap();
+        let (s, v) = both(d.path());
+        let (a, b) = truncations(&s, &v);
+        assert_eq!(a, b, "corrupt {corrupt}");
+        assert_eq!(a.is_some(), corrupt, "corrupt {corrupt}: {a:?}");
+    }
+}
+
+/// Damage in a `-delete` copy is never recovered (LogLoader skips `recoverLog` for it): no
+/// truncation, and the wording says why, not "below the recovery point".
+#[test]
+fn damage_in_a_delete_copy_is_never_recovered() {
+    let mut p = nine_segments();
+    damage_oldest(&mut p);
+    let (d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("nine", 0, 0),
+        p,
+    );
+    let del = m
+        .dir
+        .with_file_name("nine-0.0123456789abcdef0123456789abcdef-delete");
+    std::fs::rename(&m.dir, &del).unwrap();
+    let s = scan(&[d.path().to_path_buf()], &ScanOptions::default());
+    assert_eq!(s.partitions.len(), 1);
+    assert_eq!(s.partitions[0].truncation, None);
+    let crc = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::CrcMismatch)
+        .expect("the copy's damage is still reported");
+    assert!(
+        crc.broker_behaviour.contains("-delete copy"),
+        "{}",
+        crc.broker_behaviour
+    );
+}

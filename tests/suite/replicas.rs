@@ -1,0 +1,316 @@
+//! Replica comparison (rule 33): `klogscan::cluster::replicas::compare` over broker log dirs
+//! written by the testkit, and over the real broker data.
+
+use std::path::Path;
+
+use klogscan::cluster::replicas;
+use klogscan::discover::layout;
+use klogscan::finding::Kind;
+use klogscan::partition::scan::{self, ScanOptions, ScanReport};
+use klogscan::testkit::files::LogDirBuilder;
+use klogscan::testkit::scenario::{Batch, PartitionBuilder, Producer};
+
+const T0: i64 = 1_700_000_000_000;
+
+fn base() -> PartitionBuilder {
+    PartitionBuilder::new("orders", 0)
+        .start_time(T0)
+        .leader_epoch(3)
+}
+
+fn scan_compare(dir: &Path) -> ScanReport {
+    let opts = ScanOptions::default();
+    let inv = layout::discover(&[dir.to_path_buf()]);
+    let mut r = scan::scan_inventory(&inv, &opts);
+    replicas::compare(&mut r, &inv, &opts);
+    r
+}
+
+fn divergences(r: &ScanReport) -> Vec<&klogscan::finding::Finding> {
+    r.findings
+        .iter()
+        .filter(|f| f.kind == Kind::ReplicaDivergence)
+        .collect()
+}
+
+/// Two brokers' log dirs `root/broker-1`, `root/broker-2` holding `a` and `b`.
+fn two_brokers(
+    root: &Path,
+    cluster: (Option<&str>, Option<&str>),
+    a: PartitionBuilder,
+    b: PartitionBuilder,
+) {
+    for (id, c, p, name) in [(1, cluster.0, a, "broker-1"), (2, cluster.1, b, "broker-2")] {
+        let mut l = LogDirBuilder::new(id);
+        if let Some(c) = c {
+            l = l.cluster_id(c);
+        }
+        l.partition(p).write(&root.join(name)).unwrap();
+    }
+}
+
+/// `n` batches of 2 plain records each, the batch at `odd` (if any) with other values.
+fn plain(n: usize, odd: Option<usize>) -> PartitionBuilder {
+    let mut p = base();
+    for i in 0..n {
+        let v = if Some(i) == odd { "other" } else { "value" };
+        p.append(Batch::new(Producer::PLAIN).values([format!("{v}-{i}a"), format!("{v}-{i}b")]));
+        if i == 3 {
+            p.roll();
+        }
+    }
+    p
+}
+
+fn check_consistent(r: &ScanReport) {
+    let mut n = 0;
+    for (i, _) in r.partitions.iter().enumerate() {
+        n += r.partition_findings(i).len();
+    }
+    assert!(n <= r.findings.len());
+    let c = r.summary.findings;
+    assert_eq!((c.error + c.warning + c.info) as usize, r.findings.len());
+}
+
+#[test]
+fn identical_copies_do_not_diverge() {
+    let d = tempfile::tempdir().unwrap();
+    two_brokers(
+        d.path(),
+        (Some("c1"), Some("c1")),
+        plain(6, None),
+        plain(6, None),
+    );
+    let r = scan_compare(d.path());
+    assert_eq!(r.partitions.len(), 2);
+    let inv = layout::discover(&[d.path().to_path_buf()]);
+    assert_eq!(
+        replicas::replica_pairs(&r, &inv).len(),
+        1,
+        "the copies are paired"
+    );
+    assert!(divergences(&r).is_empty(), "{:#?}", r.findings);
+}
+
+#[test]
+fn a_lagging_or_truncated_copy_does_not_diverge() {
+    let d = tempfile::tempdir().unwrap();
+    two_brokers(
+        d.path(),
+        (Some("c1"), Some("c1")),
+        plain(6, None),
+        plain(3, None),
+    );
+    let r = scan_compare(d.path());
+    assert!(divergences(&r).is_empty(), "{:#?}", r.findings);
+
+    // Retention deleted the first segment of one copy: it starts later.
+    let d = tempfile::tempdir().unwrap();
+    two_brokers(
+        d.path(),
+        (Some("c1"), Some("c1")),
+        plain(6, None),
+        plain(6, None),
+    );
+    let seg = d.path().join("broker-2/orders-0/00000000000000000000.log");
+    std::fs::remove_file(&seg).unwrap();
+    let r = scan_compare(d.path());
+    let p2 = r
+        .partitions
+        .iter()
+        .find(|p| p.path.contains("broker-2"))
+        .unwrap();
+    assert_eq!(
+        p2.first_offset,
+        Some(8),
+        "the copy starts at the second segment"
+    );
+    assert!(divergences(&r).is_empty(), "{:#?}", r.findings);
+}
+
+#[test]
+fn a_different_batch_is_reported_at_its_offset() {
+    let d = tempfile::tempdir().unwrap();
+    two_brokers(
+        d.path(),
+        (Some("c1"), Some("c1")),
+        plain(6, None),
+        plain(5, Some(4)),
+    );
+    let r = scan_compare(d.path());
+    check_consistent(&r);
+    let f = divergences(&r);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    let f = f[0];
+    assert_eq!(f.offset, Some(8), "batch 4 holds offsets 8-9");
+    assert_eq!(f.topic, "orders");
+    let e = &f.evidence;
+    assert_eq!(e["common_range"]["first_offset"], 0);
+    assert_eq!(e["common_range"]["last_offset"], 9);
+    assert_eq!(e["differing_batches"], 1);
+    assert_eq!(e["compaction_explainable"], false);
+    let [x, y] = [
+        &e["first_difference"]["batches"][0],
+        &e["first_difference"]["batches"][1],
+    ];
+    assert_eq!(x["base_offset"], 8);
+    assert_eq!(y["base_offset"], 8);
+    assert_eq!(x["last_offset"], y["last_offset"]);
+    assert_eq!(x["size"], y["size"], "same-size records, different bytes");
+    assert_ne!(x["crc"], y["crc"]);
+    let copies = e["copies"].as_array().unwrap();
+    assert!(
+        copies
+            .iter()
+            .any(|c| c.as_str().unwrap().contains("broker-1"))
+    );
+    assert!(
+        copies
+            .iter()
+            .any(|c| c.as_str().unwrap().contains("broker-2"))
+    );
+    // The finding belongs to one of the partition copies.
+    let owner = (0..r.partitions.len()).find(|&i| {
+        r.partition_findings(i)
+            .iter()
+            .any(|g| g.kind == Kind::ReplicaDivergence)
+    });
+    assert!(owner.is_some());
+}
+
+#[test]
+fn a_missing_commit_marker_is_listed() {
+    let txn = Producer::transactional(77, 2);
+    let build = |with_marker: bool| {
+        let mut p = base();
+        p.append(Batch::new(Producer::PLAIN).values(["a", "b"]));
+        p.append(Batch::new(txn).records(2));
+        if with_marker {
+            p.commit(txn, 5);
+        }
+        p.append(Batch::new(Producer::PLAIN).values(["after-1", "after-2"]));
+        p.append(Batch::new(Producer::PLAIN).values(["tail"]));
+        p
+    };
+    let d = tempfile::tempdir().unwrap();
+    two_brokers(
+        d.path(),
+        (Some("c1"), Some("c1")),
+        build(true),
+        build(false),
+    );
+    let r = scan_compare(d.path());
+    check_consistent(&r);
+    let f = divergences(&r);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    let e = &f[0].evidence;
+    assert_eq!(
+        f[0].offset,
+        Some(4),
+        "the COMMIT at offset 4 vs the plain batch"
+    );
+    assert_eq!(
+        e["compaction_explainable"], false,
+        "a marker vs a data batch"
+    );
+    let (only_1, only_2) = if e["copies"][0].as_str().unwrap().contains("broker-1") {
+        (&e["markers_only_in"][0], &e["markers_only_in"][1])
+    } else {
+        (&e["markers_only_in"][1], &e["markers_only_in"][0])
+    };
+    assert_eq!(only_1.as_array().unwrap().len(), 1);
+    assert_eq!(only_1[0]["offset"], 4);
+    assert_eq!(only_1[0]["producer_id"], 77);
+    assert_eq!(only_1[0]["producer_epoch"], 2);
+    assert_eq!(only_1[0]["type"], "COMMIT");
+    assert!(only_2.as_array().unwrap().is_empty());
+}
+
+#[test]
+fn copies_of_different_clusters_are_not_compared() {
+    let d = tempfile::tempdir().unwrap();
+    two_brokers(
+        d.path(),
+        (Some("c1"), Some("c2")),
+        plain(6, None),
+        plain(6, Some(2)),
+    );
+    let r = scan_compare(d.path());
+    assert!(divergences(&r).is_empty(), "{:#?}", r.findings);
+}
+
+#[test]
+fn without_cluster_ids_broker_siblings_are_compared_and_others_not() {
+    let d = tempfile::tempdir().unwrap();
+    two_brokers(d.path(), (None, None), plain(6, None), plain(6, Some(2)));
+    let r = scan_compare(d.path());
+    assert_eq!(divergences(&r).len(), 1, "broker-1 / broker-2 are siblings");
+
+    let d = tempfile::tempdir().unwrap();
+    for (name, p) in [("projA", plain(6, None)), ("projB", plain(6, Some(2)))] {
+        LogDirBuilder::new(1)
+            .partition(p)
+            .write(&d.path().join(name).join("data"))
+            .unwrap();
+    }
+    let r = scan_compare(d.path());
+    assert_eq!(r.partitions.len(), 2);
+    assert!(
+        divergences(&r).is_empty(),
+        "projA / projB are unrelated: {:#?}",
+        r.findings
+    );
+}
+
+#[test]
+fn broker_sibling_rule() {
+    use replicas::broker_siblings as s;
+    assert!(s(Path::new("/x/broker1/t-0"), Path::new("/x/broker2/t-0")));
+    assert!(s(
+        Path::new("/x/kafka-1/data/t-0"),
+        Path::new("/x/kafka-3/data/t-0")
+    ));
+    assert!(!s(
+        Path::new("/x/kafka-1/data/t-0"),
+        Path::new("/x/kafka-3/logs/t-0")
+    ));
+    assert!(!s(Path::new("/x/repoA/t-0"), Path::new("/x/repoB/t-0")));
+    assert!(!s(Path::new("/x/broker1/t-0"), Path::new("/x/node2/t-0")));
+    assert!(!s(
+        Path::new("/x/b1/t-0"),
+        Path::new("/x/b1/t-0.abc-future")
+    ));
+}
+
+#[test]
+fn real_broker_data_has_no_replica_pairs_and_no_divergence() {
+    let Some(real) = crate::common::real_data() else {
+        return;
+    };
+    let dir = real.join("broker");
+    let opts = ScanOptions::default();
+    let inv = layout::discover(std::slice::from_ref(&dir));
+    let mut r = scan::scan_inventory(&inv, &opts);
+    // Several repositories hold unrelated partitions of the same name.
+    let same_name = r
+        .partitions
+        .iter()
+        .filter(|p| p.topic == "_schemas" && p.partition == 0)
+        .count();
+    assert!(
+        same_name >= 2,
+        "real data holds {same_name} _schemas-0 copies"
+    );
+    let pairs = replicas::replica_pairs(&r, &inv);
+    assert!(
+        pairs.is_empty(),
+        "unrelated copies paired: {:?}",
+        pairs
+            .iter()
+            .map(|((_, a), (_, b))| (&a.path, &b.path))
+            .collect::<Vec<_>>()
+    );
+    replicas::compare(&mut r, &inv, &opts);
+    assert!(divergences(&r).is_empty());
+    check_consistent(&r);
+}

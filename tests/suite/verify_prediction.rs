@@ -1,0 +1,280 @@
+//! The restart prediction of `verify` on three load paths the broker takes
+//! (`kafka-format.md` §9, `kafka-semantics.md` §3.2–§3.4): load failures inside segments
+//! recovered below the newest snapshot, snapshots at or below the log start offset, and the
+//! clean-shutdown shortcut when only stray snapshots exist. Each scenario has its undamaged
+//! variant, whose prediction must stay the ordinary one.
+#![cfg(feature = "testkit")]
+
+use klogscan::partition::verify::{PartitionVerification, VerifyOptions, verify_partition};
+use klogscan::testkit::{Batch, LogDirBuilder, Manifest, PartitionBuilder, Producer};
+use std::path::Path;
+
+fn write_with(ld: LogDirBuilder, p: PartitionBuilder) -> (tempfile::TempDir, Manifest) {
+    let dir = tempfile::tempdir().unwrap();
+    let m = ld.partition(p).write(dir.path()).unwrap();
+    (dir, m.partitions.into_iter().next().unwrap())
+}
+
+fn run(dir: &Path) -> PartitionVerification {
+    verify_partition(dir, &VerifyOptions::default()).unwrap()
+}
+
+fn snapshot_name(offset: i64) -> String {
+    format!("{offset:020}.snapshot")
+}
+
+fn recovered(v: &PartitionVerification) -> Vec<&str> {
+    v.prediction
+        .recovered_segments
+        .iter()
+        .map(|r| r.segment.as_str())
+        .collect()
+}
+
+/// Segments 0 (idempotent, offsets 0–1), 2 (producer 1 opens a transaction at 2, then
+/// writes non-transactional data at 4: rule 26), 5 (idempotent, 5–6). Snapshots at 2, 5, 7.
+fn txn_then_plain_write() -> PartitionBuilder {
+    let idem = Producer::idempotent(9, 0);
+    let mut p = PartitionBuilder::new("t", 0);
+    p.append(Batch::new(idem).records(2));
+    p.roll();
+    p.append(Batch::new(Producer::transactional(1, 0)).records(2));
+    p.append(
+        Batch::new(Producer::idempotent(1, 0))
+            .records(1)
+            .sequence(2),
+    );
+    p.roll();
+    p.append(Batch::new(idem).records(2));
+    p
+}
+
+#[test]
+fn unclean_recovery_of_a_segment_below_the_newest_snapshot_fails_the_load() {
+    let (_d, m) = write_with(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("t", 0, 2),
+        txn_then_plain_write(),
+    );
+    assert_eq!(m.log_end_offset, 7);
+    let v = run(&m.dir);
+    let pr = &v.prediction;
+    assert_eq!(
+        recovered(&v),
+        ["00000000000000000002.log", "00000000000000000005.log"]
+    );
+    assert!(pr.truncation.is_none());
+    // the rebuild itself would replay nothing: the newest snapshot is at the log end
+    assert_eq!(pr.producer_state.snapshot_offset, Some(7));
+    assert_eq!(pr.producer_state.replay_from, Some(7));
+    assert_eq!(pr.producer_state.replay_to, Some(7));
+    // but recovering segment 2 replays offsets 2..5 with the state rebuilt up to 2
+    let lf = pr.load_failure.as_ref().expect("load failure");
+    assert_eq!(lf.kind, "non_transactional_write_in_transaction");
+    assert_eq!(lf.exception, "InvalidTxnStateException");
+    assert_eq!(lf.offset, Some(4));
+    assert!(
+        lf.message
+            .starts_with("recovering segment 00000000000000000002.log after the unclean shutdown"),
+        "{}",
+        lf.message
+    );
+
+    // Undamaged variant: the recovery point is in the last segment, so segment 2 is not
+    // recovered and the replay from the snapshot at 7 meets nothing.
+    let (_d, m) = write_with(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("t", 0, 5),
+        txn_then_plain_write(),
+    );
+    let v = run(&m.dir);
+    assert_eq!(recovered(&v), ["00000000000000000005.log"]);
+    assert!(v.prediction.load_failure.is_none());
+    assert_eq!(v.prediction.producer_state.replay_from, Some(7));
+}
+
+#[test]
+fn segment_recovered_for_a_missing_index_fails_the_load_even_after_a_clean_shutdown() {
+    let (_d, m) = write_with(
+        LogDirBuilder::new(1).clean_shutdown(true),
+        txn_then_plain_write(),
+    );
+    std::fs::remove_file(m.dir.join("00000000000000000002.index")).unwrap();
+    let v = run(&m.dir);
+    let pr = &v.prediction;
+    assert_eq!(recovered(&v), ["00000000000000000002.log"]);
+    assert!(!pr.producer_state.skipped);
+    assert_eq!(pr.producer_state.replay_from, Some(7));
+    let lf = pr.load_failure.as_ref().expect("load failure");
+    assert_eq!(lf.kind, "non_transactional_write_in_transaction");
+    assert_eq!(lf.exception, "InvalidTxnStateException");
+    assert_eq!(lf.offset, Some(4));
+    assert!(
+        lf.message
+            .starts_with("recovering segment 00000000000000000002.log at load"),
+        "{}",
+        lf.message
+    );
+
+    // Undamaged variant: nothing is recovered after a clean shutdown, nothing replayed.
+    let (_d, m) = write_with(
+        LogDirBuilder::new(1).clean_shutdown(true),
+        txn_then_plain_write(),
+    );
+    let v = run(&m.dir);
+    assert!(recovered(&v).is_empty());
+    assert!(v.prediction.load_failure.is_none());
+    assert_eq!(v.prediction.producer_state.replay_from, Some(7));
+}
+
+/// Segments 0 (offsets 0–1) and 2 (offsets 2–9), idempotent only; the snapshot at the log
+/// end is removed, so the one at 2 is the newest.
+fn two_segments_snapshot_at_2(log_start: Option<i64>) -> (tempfile::TempDir, Manifest) {
+    let idem = Producer::idempotent(9, 0);
+    let mut p = PartitionBuilder::new("t", 0);
+    p.append(Batch::new(idem).records(2));
+    p.roll();
+    for _ in 0..4 {
+        p.append(Batch::new(idem).records(2));
+    }
+    let mut ld = LogDirBuilder::new(1)
+        .clean_shutdown(false)
+        .recovery_point("t", 0, 0);
+    if let Some(ls) = log_start {
+        ld = ld.log_start_offset("t", 0, ls);
+    }
+    let (d, m) = write_with(ld, p);
+    assert_eq!(m.log_end_offset, 10);
+    std::fs::remove_file(m.dir.join(snapshot_name(10))).unwrap();
+    assert!(m.dir.join(snapshot_name(2)).exists());
+    (d, m)
+}
+
+#[test]
+fn snapshot_at_or_below_the_log_start_offset_is_deleted_not_loaded() {
+    for log_start in [5, 2] {
+        let (_d, m) = two_segments_snapshot_at_2(Some(log_start));
+        let v = run(&m.dir);
+        let pr = &v.prediction;
+        assert_eq!(pr.log_start_offset_after, Some(log_start));
+        let below: Vec<_> = pr
+            .leftovers
+            .iter()
+            .filter(|l| l.kind == "snapshot_below_log_start")
+            .map(|l| l.file.as_str())
+            .collect();
+        assert_eq!(below, [snapshot_name(2)], "log start {log_start}");
+        assert_eq!(pr.producer_state.snapshot, None, "log start {log_start}");
+        assert_eq!(pr.producer_state.snapshot_offset, None);
+        assert!(!pr.producer_state.skipped);
+        assert_eq!(pr.producer_state.replay_from, Some(log_start));
+        assert_eq!(pr.producer_state.replay_to, Some(10));
+    }
+
+    // Undamaged variant: no log-start checkpoint, the log starts at 0 and the snapshot at 2
+    // is loaded.
+    let (_d, m) = two_segments_snapshot_at_2(None);
+    let v = run(&m.dir);
+    let pr = &v.prediction;
+    assert_eq!(pr.log_start_offset_after, Some(0));
+    assert!(
+        pr.leftovers
+            .iter()
+            .all(|l| l.kind != "snapshot_below_log_start")
+    );
+    assert_eq!(pr.producer_state.snapshot, Some(snapshot_name(2)));
+    assert_eq!(pr.producer_state.replay_from, Some(2));
+    assert_eq!(pr.producer_state.replay_to, Some(10));
+}
+
+/// Segments 0 (producer 1's transaction opened at 0, offsets 0–3, never closed) and 4
+/// (idempotent, 4–5).
+fn open_txn(clean: bool) -> (tempfile::TempDir, Manifest) {
+    let a = Producer::transactional(1, 0);
+    let mut p = PartitionBuilder::new("t", 0);
+    p.append(Batch::new(a).records(2));
+    p.append(Batch::new(a).records(2));
+    p.roll();
+    p.append(Batch::new(Producer::idempotent(9, 0)).records(2));
+    let (d, m) = write_with(LogDirBuilder::new(1).clean_shutdown(clean), p);
+    assert_eq!(m.log_end_offset, 6);
+    (d, m)
+}
+
+/// Replace every snapshot of the partition by one copy of the newest's bytes at `offset`
+/// (with `corrupt`, garbage instead).
+fn only_snapshot_at(m: &Manifest, offset: i64, corrupt: bool) {
+    let newest = m.dir.join(snapshot_name(m.log_end_offset));
+    let bytes = if corrupt {
+        vec![0u8; 9]
+    } else {
+        std::fs::read(&newest).unwrap()
+    };
+    for e in std::fs::read_dir(&m.dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "snapshot") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    std::fs::write(m.dir.join(snapshot_name(offset)), bytes).unwrap();
+}
+
+#[test]
+fn only_a_stray_snapshot_after_a_clean_shutdown_skips_the_rebuild() {
+    let (_d, m) = open_txn(true);
+    only_snapshot_at(&m, 2, false); // 2: no segment base, below the last base (4)
+    let v = run(&m.dir);
+    let pr = &v.prediction;
+    assert_eq!(pr.leftovers.len(), 1, "{:?}", pr.leftovers);
+    assert_eq!(pr.leftovers[0].file, snapshot_name(2));
+    assert_eq!(pr.leftovers[0].kind, "stray_snapshot");
+    let ps = &pr.producer_state;
+    assert!(ps.skipped);
+    assert_eq!(ps.snapshot, None);
+    assert_eq!(ps.replay_from, None);
+    assert_eq!(ps.replay_to, None);
+    assert_eq!(ps.producers, Some(0));
+    assert_eq!(
+        ps.open_transactions,
+        Some(0),
+        "the open transaction is forgotten"
+    );
+}
+
+#[test]
+fn snapshots_that_survive_stray_removal_keep_the_rebuild_after_a_clean_shutdown() {
+    // Undamaged: the broker's own snapshots; the one at the log end is loaded.
+    let (_d, m) = open_txn(true);
+    let v = run(&m.dir);
+    let ps = &v.prediction.producer_state;
+    assert!(!ps.skipped);
+    assert_eq!(ps.snapshot_offset, Some(6));
+    assert_eq!(ps.replay_from, Some(6));
+    assert_eq!(ps.open_transactions, Some(1));
+
+    // Only a corrupt snapshot at a segment base: it is not stray, so the rebuild runs; it
+    // is deleted when loaded and the log is replayed from its start.
+    let (_d, m) = open_txn(true);
+    only_snapshot_at(&m, 4, true);
+    let v = run(&m.dir);
+    let pr = &v.prediction;
+    let kinds: Vec<_> = pr.leftovers.iter().map(|l| l.kind.as_str()).collect();
+    assert_eq!(kinds, ["corrupt_snapshot"]);
+    let ps = &pr.producer_state;
+    assert!(!ps.skipped);
+    assert_eq!(ps.snapshot, None);
+    assert_eq!(ps.replay_from, Some(0));
+    assert_eq!(ps.replay_to, Some(6));
+    assert_eq!(ps.open_transactions, Some(1));
+
+    // The stray-only case after an unclean shutdown: never skipped, full replay.
+    let (_d, m) = open_txn(false);
+    only_snapshot_at(&m, 2, false);
+    let v = run(&m.dir);
+    let ps = &v.prediction.producer_state;
+    assert!(!ps.skipped);
+    assert_eq!(ps.replay_from, Some(0));
+    assert_eq!(ps.open_transactions, Some(1));
+}
