@@ -177,6 +177,15 @@ kinds! {
     DecompressionBudgetExceeded = "decompression_budget_exceeded", Warning;
     /// A batch too large to hold in memory: header and CRC checked streaming, records not decoded.
     BatchNotDecoded = "batch_not_decoded", Warning;
+    // --- the KRaft metadata log: leadership history ---
+    /// A leader elected outside the ISR (and outside the ELR when the ISR was empty).
+    UncleanLeaderElection = "unclean_leader_election", Warning;
+    /// A metadata record that does not decode: the history goes on without it.
+    MetadataRecordUndecodable = "metadata_record_undecodable", Warning;
+    /// Metadata records of a type or version this reader does not know, kept raw.
+    MetadataRecordUnknown = "metadata_record_unknown", Info;
+    /// A metadata transaction (KIP-868) the log ends inside, or framing the loader rejects.
+    MetadataTransactionIncomplete = "metadata_transaction_incomplete", Info;
 }
 
 impl fmt::Display for Kind {

@@ -3,6 +3,7 @@
 
 pub mod client;
 pub mod filter;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod jsonl;

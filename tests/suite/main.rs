@@ -39,6 +39,7 @@ mod identity_inputs;
 mod identity_joins;
 mod index_files;
 mod layout;
+mod leadership;
 mod legacy;
 mod library_surface;
 mod onewalk;

@@ -1,0 +1,130 @@
+//! The `history` command's output: the leadership timeline of each partition as a table,
+//! or the same data as JSON.
+
+use crate::cluster::leadership::Choice;
+use crate::cluster::leadership::view::ClusterView;
+use std::io::{self, Write};
+
+fn list(v: &[i32]) -> String {
+    let items: Vec<String> = v.iter().map(i32::to_string).collect();
+    format!("[{}]", items.join(","))
+}
+
+fn choice(c: Option<Choice>) -> &'static str {
+    match c {
+        None => "",
+        Some(Choice::Isr) => "clean (ISR)",
+        Some(Choice::Elr) => "clean (ELR)",
+        Some(Choice::Unclean) => "UNCLEAN",
+    }
+}
+
+/// The views as a table: per cluster its brokers, topics and configs, then per partition
+/// one line per state.
+pub fn write_table(views: &[ClusterView], out: &mut dyn Write) -> io::Result<()> {
+    for v in views {
+        writeln!(
+            out,
+            "metadata log {}{}: {} records to offset {}{}",
+            v.metadata_log,
+            v.cluster_id
+                .as_deref()
+                .map(|c| format!(" (cluster {c})"))
+                .unwrap_or_default(),
+            v.records,
+            v.end_offset,
+            v.snapshot
+                .as_ref()
+                .map(|s| format!(", from snapshot {}", s.file))
+                .unwrap_or_default()
+        )?;
+        for b in &v.brokers {
+            writeln!(
+                out,
+                "  {:>10} {}  broker {} {}",
+                b.offset,
+                super::format_ms(b.time),
+                b.broker,
+                serde_json::to_string(&b.change).unwrap_or_default()
+            )?;
+        }
+        for t in &v.topics {
+            writeln!(
+                out,
+                "  {:>10} {}  topic {} {}",
+                t.offset,
+                super::format_ms(t.time),
+                t.topic,
+                if t.created { "created" } else { "deleted" }
+            )?;
+        }
+        for c in &v.configs {
+            writeln!(
+                out,
+                "  {:>10} {}  {} {:?}: {}={}",
+                c.offset,
+                super::format_ms(c.time),
+                c.scope,
+                c.resource,
+                c.name,
+                c.value.as_deref().unwrap_or("(deleted)")
+            )?;
+        }
+        for p in &v.partitions {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "{}-{} (topic id {}){}",
+                p.topic,
+                p.partition,
+                p.topic_id,
+                p.removed_at
+                    .map(|o| format!(", deleted at offset {o}"))
+                    .unwrap_or_default()
+            )?;
+            writeln!(
+                out,
+                "  {:>10} {:<24} {:>6} {:>6} {:>6} {:<14} {:<10} {:<10} {:>3} {:<14} {:<16} ELECTION",
+                "OFFSET",
+                "TIME",
+                "LEADER",
+                "EPOCH",
+                "PEPOCH",
+                "ISR",
+                "ELR",
+                "LASTELR",
+                "LRS",
+                "REPLICAS",
+                "SOURCE"
+            )?;
+            for r in &p.rows {
+                writeln!(
+                    out,
+                    "  {:>10} {:<24} {:>6} {:>6} {:>6} {:<14} {:<10} {:<10} {:>3} {:<14} {:<16} {}",
+                    r.offset,
+                    super::format_ms(r.time),
+                    r.leader,
+                    r.leader_epoch,
+                    r.partition_epoch,
+                    list(&r.isr),
+                    list(&r.elr),
+                    list(&r.last_known_elr),
+                    r.recovery_state,
+                    list(&r.replicas),
+                    serde_json::to_value(r.source)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    choice(r.election)
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The views as one JSON document: `{"clusters": [...]}`.
+pub fn write_json(views: &[ClusterView], out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &serde_json::json!({ "clusters": views }))?;
+    writeln!(out)
+}
