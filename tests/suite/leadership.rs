@@ -230,9 +230,19 @@ fn unknown_types_and_versions_are_kept_raw_and_garbage_is_an_error() {
     garbage.push(7);
     assert!(decode_record(&garbage).is_err());
     assert!(decode_record(&[0, 2, 0]).is_err(), "frame version 0");
-    // ACL records read and check, and come back as Other.
-    let acl = decode_record(&[1, 20, 0, 0]).unwrap();
-    assert_eq!(acl, MetaRecord::NoOp);
+    // ACL records read and check, and come back as Other
+    // (RemoveAccessControlEntryRecord: a uuid).
+    let mut acl = vec![1u8, 19, 0];
+    acl.extend_from_slice(&[3; 16]);
+    acl.push(0);
+    assert_eq!(
+        decode_record(&acl).unwrap(),
+        MetaRecord::Other {
+            api_key: 19,
+            version: 0
+        }
+    );
+    assert!(decode_record(&acl[..10]).is_err());
 }
 
 // ---------------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ mod identity_joins;
 mod index_files;
 mod layout;
 mod leadership;
+mod leadership_real_data;
 mod legacy;
 mod library_surface;
 mod onewalk;
