@@ -48,6 +48,12 @@ Examples:
   klogscan man > klogscan.1 && man ./klogscan.1
   sudo sh -c 'klogscan man > /usr/local/share/man/man1/klogscan.1'";
 
+pub const HISTORY: &str = "\
+Examples:
+  klogscan history /var/lib/kafka/data
+  klogscan history broker1 broker2 --topic orders --partition 0
+  klogscan history data --since 2024-05-01T00:00:00Z --format json";
+
 pub const GROUPS: &str = "\
 Examples:
   klogscan groups /var/lib/kafka/data

@@ -22,7 +22,7 @@ mod commands;
 mod help;
 
 use cli::*;
-use commands::{cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify};
+use commands::{cmd_dump, cmd_groups, cmd_history, cmd_txns_cluster, cmd_verify};
 
 /// Where text goes: with colour (a terminal), every control character is escaped except
 /// the SGR colour sequences klogscan writes; without, every control character but the line
@@ -396,6 +396,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         ),
         Command::Groups(a) => cmd_groups(a, &mut out),
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
+        Command::History(a) => cmd_history(a, &mut out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "klogscan", &mut out);
             out.flush()?;

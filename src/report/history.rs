@@ -45,7 +45,7 @@ pub fn write_table(views: &[ClusterView], out: &mut dyn Write) -> io::Result<()>
                 b.offset,
                 super::format_ms(b.time),
                 b.broker,
-                serde_json::to_string(&b.change).unwrap_or_default()
+                b.change.describe()
             )?;
         }
         for t in &v.topics {
@@ -59,13 +59,15 @@ pub fn write_table(views: &[ClusterView], out: &mut dyn Write) -> io::Result<()>
             )?;
         }
         for c in &v.configs {
+            let whom = match (c.scope.as_str(), c.resource.as_str()) {
+                ("broker", "") => "cluster default".to_string(),
+                (scope, r) => format!("{scope} {r}"),
+            };
             writeln!(
                 out,
-                "  {:>10} {}  {} {:?}: {}={}",
+                "  {:>10} {}  {whom}: {}={}",
                 c.offset,
                 super::format_ms(c.time),
-                c.scope,
-                c.resource,
                 c.name,
                 c.value.as_deref().unwrap_or("(deleted)")
             )?;

@@ -817,3 +817,64 @@ fn replay_input_serializes() {
     assert_eq!(back, log);
     assert_eq!(replay::replay(&back.entries), replay::replay(&log.entries));
 }
+
+#[test]
+fn the_history_command_prints_the_timeline_as_a_table_and_as_json() {
+    let d = tempfile::tempdir().unwrap();
+    canonical(d.path(), false);
+    let out = assert_cmd::Command::cargo_bin("klogscan")
+        .unwrap()
+        .args(["history", "--topic", "orders"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("orders-0 (topic id"), "{text}");
+    let unclean: Vec<&str> = text.lines().filter(|l| l.ends_with("UNCLEAN")).collect();
+    assert_eq!(unclean.len(), 1, "{text}");
+    assert!(unclean[0].contains("[2]"), "{text}");
+
+    let out = assert_cmd::Command::cargo_bin("klogscan")
+        .unwrap()
+        .args(["history", "--format", "json", "--partition", "0"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = &v["clusters"][0]["partitions"][0]["rows"];
+    let epochs: Vec<i64> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["leader_epoch"].as_i64().unwrap())
+        .collect();
+    assert_eq!(epochs, vec![5, 5, 6]);
+    assert_eq!(rows[2]["election"], "unclean");
+    assert_eq!(rows[2]["recovery_state"], 1);
+
+    // A time window before the election leaves it out; no metadata log is exit 2.
+    let out = assert_cmd::Command::cargo_bin("klogscan")
+        .unwrap()
+        .args(["history", "--format", "json", "--until"])
+        .arg((T0 + HOUR / 2).to_string())
+        .arg(d.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["clusters"][0]["partitions"][0]["rows"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let out = assert_cmd::Command::cargo_bin("klogscan")
+        .unwrap()
+        .arg("history")
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

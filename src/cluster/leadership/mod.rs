@@ -148,3 +148,17 @@ pub fn load_all(
         .map(|(s, l)| ClusterHistory::from_log(s, l))
         .collect()
 }
+
+/// The `history` command's data: every cluster's history in `inv` under `filter`.
+pub fn views(inv: &Inventory, filter: &view::HistoryFilter) -> Vec<view::ClusterView> {
+    let ids = Identities::load(inv);
+    load_all(
+        inv,
+        &ids,
+        None,
+        crate::read::format::codec::DEFAULT_MAX_DECOMPRESSED,
+    )
+    .iter()
+    .map(|h| view::view(h, filter))
+    .collect()
+}

@@ -159,6 +159,22 @@ pub enum BrokerChange {
     ControlledShutdown,
 }
 
+impl BrokerChange {
+    /// How the history names it.
+    pub fn describe(&self) -> String {
+        match self {
+            BrokerChange::Registered { fenced, epoch } => format!(
+                "registered (broker epoch {epoch}{})",
+                if *fenced { ", fenced" } else { "" }
+            ),
+            BrokerChange::Unregistered => "unregistered".into(),
+            BrokerChange::Fenced => "fenced".into(),
+            BrokerChange::Unfenced => "unfenced".into(),
+            BrokerChange::ControlledShutdown => "in controlled shutdown".into(),
+        }
+    }
+}
+
 /// A broker event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BrokerEvent {
