@@ -783,6 +783,21 @@ fn snapshot_and_log_replay_give_the_epochs_the_brokers_wrote() {
         vec![(8, Some(0)), (9, Some(5)), (11, Some(10))]
     );
 
+    // The checkpoint names epoch 10, which had no leader, though no batch carries it.
+    std::fs::write(
+        d.path().join("b1/orders-0/leader-epoch-checkpoint"),
+        "0\n4\n8 0\n9 5\n10 7\n11 10\n",
+    )
+    .unwrap();
+    let r = scan(d.path());
+    let f = of_kind(&r, Kind::LeaderEpochCheckpointMismatch);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].evidence["from"], "leader-epoch-checkpoint");
+    assert_eq!(
+        (f[0].offset, &f[0].evidence["epoch"]),
+        (Some(7), &serde_json::json!(10))
+    );
+
     // A batch at epoch 10, which had no leader: the history never gave it.
     let d = tempfile::tempdir().unwrap();
     let mut p = PartitionBuilder::new("orders", 0)

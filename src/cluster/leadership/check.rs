@@ -174,7 +174,7 @@ fn findings(
         out.push((home(&copies, e.leader, meta_index), f));
     }
     out.extend(super::notes::of_log(h, meta_index));
-    out.extend(super::epochs::check(h, report, opts));
+    out.extend(super::epochs::check(h, report, inv, opts));
 }
 
 /// An unclean election's finding, for the links.

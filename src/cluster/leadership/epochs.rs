@@ -5,12 +5,15 @@
 //! epoch either names comes from a `PartitionChangeRecord` (or `PartitionRecord`) that gave
 //! the partition a live leader at that epoch. An epoch inside the span the history covers
 //! (from its first state of the partition to its latest) that the history never gave with
-//! a leader is a `leader_epoch_checkpoint_mismatch`. Epochs below the first state (before
-//! the snapshot) or above the latest (the metadata copy may be older than the data) are
-//! not judged.
+//! a leader is a `leader_epoch_checkpoint_mismatch`, whether the batches carry it or the
+//! replica's `leader-epoch-checkpoint` names it. Epochs below the first state (before the
+//! snapshot) or above the latest (the metadata copy may be older than the data) are not
+//! judged.
 
 use super::ClusterHistory;
+use crate::discover::layout::Inventory;
 use crate::finding::{Finding, Kind};
+use crate::read::format::checkpoint::parse_leader_epoch_checkpoint;
 use crate::results::{ScanOptions, ScanReport};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -19,7 +22,7 @@ use std::collections::BTreeSet;
 struct EpochEvidence<'a> {
     epoch: i32,
     start_offset: i64,
-    /// `batches` (rebuilt from the batches' partitionLeaderEpoch).
+    /// `batches` (the batches' partitionLeaderEpoch) or `leader-epoch-checkpoint`.
     from: &'static str,
     history_epochs: Vec<i32>,
     history_span: (i32, i32),
@@ -30,6 +33,7 @@ struct EpochEvidence<'a> {
 pub(super) fn check(
     h: &ClusterHistory,
     report: &ScanReport,
+    inv: &Inventory,
     opts: &ScanOptions,
 ) -> Vec<(Option<usize>, Finding)> {
     let mut out = Vec::new();
@@ -53,17 +57,29 @@ pub(super) fn check(
             .into_iter()
             .map(|(e, _)| e)
             .collect();
-        for (epoch, start) in &p.leader_epochs {
-            if *epoch < span.0 || *epoch > span.1 || given.contains(epoch) {
+        let file: Vec<(i32, i64)> = checkpoint_entries(inv, &p.path);
+        let named = p
+            .leader_epochs
+            .iter()
+            .map(|e| (*e, "batches"))
+            .chain(file.iter().map(|e| (*e, "leader-epoch-checkpoint")));
+        let mut said = BTreeSet::new();
+        for ((epoch, start), from) in named {
+            if epoch < span.0 || epoch > span.1 || given.contains(&epoch) || !said.insert(epoch) {
                 continue;
             }
             let evidence = EpochEvidence {
-                epoch: *epoch,
-                start_offset: *start,
-                from: "batches",
+                epoch,
+                start_offset: start,
+                from,
                 history_epochs: given.iter().copied().collect(),
                 history_span: span,
                 metadata_log: &h.log.path,
+            };
+            let what = if from == "batches" {
+                format!("batches from offset {start} carry")
+            } else {
+                format!("leader-epoch-checkpoint names (from offset {start})")
             };
             out.push((
                 Some(i),
@@ -72,11 +88,11 @@ pub(super) fn check(
                     &p.topic,
                     p.partition,
                     format!(
-                        "batches from offset {start} carry leader epoch {epoch}, which the KRaft metadata history never gave {}-{} with a leader (it gave {:?} between epochs {} and {})",
+                        "{what} leader epoch {epoch}, which the KRaft metadata history never gave {}-{} with a leader (it gave {:?} between epochs {} and {})",
                         p.topic, p.partition, evidence.history_epochs, span.0, span.1
                     ),
                 )
-                .offset(*start)
+                .offset(start)
                 .evidence(serde_json::to_value(&evidence).unwrap_or_default())
                 .broker("a broker appends as leader only at the epoch the controller gave it; followers copy the leader's epochs")
                 .remediation("check that the metadata log and the data directory come from the same cluster and incarnation of the topic"),
@@ -84,4 +100,23 @@ pub(super) fn check(
         }
     }
     out
+}
+
+/// The `(epoch, start offset)` entries of the `leader-epoch-checkpoint` of the partition
+/// directory at `path` (none when absent or unreadable: `verify` reports those).
+fn checkpoint_entries(inv: &Inventory, path: &str) -> Vec<(i32, i64)> {
+    let Some(file) = inv
+        .partitions
+        .iter()
+        .find(|d| d.path.display().to_string() == path)
+        .and_then(|d| d.leader_epoch_checkpoint.as_ref())
+    else {
+        return Vec::new();
+    };
+    let Ok(bytes) = std::fs::read(file) else {
+        return Vec::new();
+    };
+    parse_leader_epoch_checkpoint(&bytes)
+        .map(|es| es.iter().map(|e| (e.epoch, e.start_offset)).collect())
+        .unwrap_or_default()
 }
