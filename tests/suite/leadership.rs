@@ -723,8 +723,7 @@ fn the_metadata_logs_own_findings() {
     assert_eq!((t.len(), t[0].offset), (1, Some(6)));
     // The change after the undecodable record was still replayed; the open one was not.
     let inv = layout::discover(&[d.path().to_path_buf()]);
-    let ids = klogscan::discover::identity::Identities::load(&inv);
-    let hs = leadership::load_all(&inv, &ids, None, 1 << 20);
+    let hs = leadership::load_all(&inv, None, 1 << 20);
     assert_eq!(hs[0].leader_epochs("orders", 0), vec![(0, 1), (1, 2)]);
 }
 
@@ -771,8 +770,7 @@ fn snapshot_and_log_replay_give_the_epochs_the_brokers_wrote() {
         r.findings
     );
     let inv = layout::discover(&[d.path().to_path_buf()]);
-    let ids = klogscan::discover::identity::Identities::load(&inv);
-    let hs = leadership::load_all(&inv, &ids, None, 1 << 20);
+    let hs = leadership::load_all(&inv, None, 1 << 20);
     assert_eq!(hs.len(), 1);
     assert_eq!(
         hs[0].leader_epochs("orders", 0),

@@ -5,7 +5,6 @@
 
 use crate::common::real_data;
 use klogscan::cluster::leadership;
-use klogscan::discover::identity::Identities;
 use klogscan::discover::layout;
 use klogscan::finding::Kind;
 use klogscan::partition::scan::ScanOptions;
@@ -40,8 +39,7 @@ fn every_real_metadata_log_replays_without_a_false_finding() {
     assert!(homes.len() >= 8, "{homes:?}");
     for home in homes {
         let inv = layout::discover(std::slice::from_ref(&home));
-        let ids = Identities::load(&inv);
-        let hs = leadership::load_all(&inv, &ids, None, 64 << 20);
+        let hs = leadership::load_all(&inv, None, 64 << 20);
         assert_eq!(hs.len(), 1, "{}", home.display());
         let h = &hs[0];
         assert!(
@@ -76,8 +74,7 @@ fn snapshot_epochs_agree_with_the_leader_epoch_checkpoints() {
     let mut compared = 0;
     for home in metadata_homes(&root) {
         let inv = layout::discover(std::slice::from_ref(&home));
-        let ids = Identities::load(&inv);
-        let hs = leadership::load_all(&inv, &ids, None, 64 << 20);
+        let hs = leadership::load_all(&inv, None, 64 << 20);
         let h = &hs[0];
         for p in &inv.partitions {
             let (Some(tp), Some(cp)) = (&p.tp, &p.leader_epoch_checkpoint) else {

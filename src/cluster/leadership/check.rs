@@ -3,7 +3,6 @@
 use super::elections::{Choice, Election};
 use super::loss::{self, Loss};
 use super::{ClusterHistory, load_all};
-use crate::discover::identity::Identities;
 use crate::discover::layout::Inventory;
 use crate::finding::{Finding, Kind, Severity};
 use crate::results::{ScanOptions, ScanReport};
@@ -58,13 +57,12 @@ fn unclean_config(h: &ClusterHistory, topic: &str, at: i64) -> Option<String> {
         h.history
             .configs
             .iter()
-            .filter(|c| {
+            .rfind(|c| {
                 c.offset <= at
                     && c.name == name
                     && c.scope == scope
                     && resource.is_none_or(|r| c.resource == r)
             })
-            .next_back()
             .map(|c| c.value.clone().unwrap_or_else(|| "(deleted)".into()))
     };
     latest("topic", Some(topic))
@@ -191,8 +189,7 @@ pub(super) struct ElectionLink {
 /// Replay every metadata log of `inv`, add the findings to `report` and link the replica
 /// divergences and hanging transactions that follow from an unclean election to it.
 pub fn run(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let ids = Identities::load(inv);
-    let histories = load_all(inv, &ids, opts.max_bytes, opts.max_decompressed);
+    let histories = load_all(inv, opts.max_bytes, opts.max_decompressed);
     if histories.is_empty() {
         return;
     }

@@ -15,7 +15,7 @@ use crate::read::format::{self, ControlType, Decompressor};
 use crate::read::segment::{self, Item, ReadPolicy};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A record of the metadata log that does not decode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,12 +117,19 @@ pub fn read_metadata_dir(
     let mut from = 0;
     if let Some((id, path)) = newest {
         from = id.end_offset;
-        read_file(path, Some(id.end_offset), max_bytes, &mut dec, &mut log);
+        read_any(
+            path,
+            i64::MIN,
+            Some(id.end_offset),
+            max_bytes,
+            &mut dec,
+            &mut log,
+        );
         log.snapshot = Some(id);
     }
     for seg in &p.segments {
         if let Some(file) = &seg.log {
-            read_file_from(file, from, max_bytes, &mut dec, &mut log);
+            read_any(file, from, None, max_bytes, &mut dec, &mut log);
         }
     }
     if let Some(q) = &p.quorum_state
@@ -131,26 +138,6 @@ pub fn read_metadata_dir(
         log.quorum_state = parse_quorum_state(&bytes);
     }
     log
-}
-
-fn read_file(
-    file: &Path,
-    snapshot_end: Option<i64>,
-    max_bytes: Option<u64>,
-    dec: &mut Decompressor,
-    log: &mut MetadataLog,
-) {
-    read_any(file, i64::MIN, snapshot_end, max_bytes, dec, log)
-}
-
-fn read_file_from(
-    file: &PathBuf,
-    from: i64,
-    max_bytes: Option<u64>,
-    dec: &mut Decompressor,
-    log: &mut MetadataLog,
-) {
-    read_any(file, from, None, max_bytes, dec, log)
 }
 
 /// Read the records of one file at offsets `>= from`; a snapshot's records are placed at

@@ -125,10 +125,10 @@ impl ClusterHistory {
 /// without one) the live `__cluster_metadata` copy that reaches the highest offset.
 pub fn load_all(
     inv: &Inventory,
-    ids: &Identities,
     max_bytes: Option<u64>,
     max_decompressed: usize,
 ) -> Vec<ClusterHistory> {
+    let ids = Identities::load(inv);
     let mut best: BTreeMap<ClusterKey, (Source, MetadataLog)> = BTreeMap::new();
     for p in inv.partitions.iter().filter(|p| p.is_kraft_metadata()) {
         let source = ids.source(p);
@@ -151,10 +151,8 @@ pub fn load_all(
 
 /// The `history` command's data: every cluster's history in `inv` under `filter`.
 pub fn views(inv: &Inventory, filter: &view::HistoryFilter) -> Vec<view::ClusterView> {
-    let ids = Identities::load(inv);
     load_all(
         inv,
-        &ids,
         None,
         crate::read::format::codec::DEFAULT_MAX_DECOMPRESSED,
     )
