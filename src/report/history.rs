@@ -38,6 +38,14 @@ pub fn write_table(views: &[ClusterView], out: &mut dyn Write) -> io::Result<()>
                 .map(|s| format!(", from snapshot {}", s.file))
                 .unwrap_or_default()
         )?;
+        if !v.bootstrap_features.is_empty() {
+            let f: Vec<String> = v
+                .bootstrap_features
+                .iter()
+                .map(|(n, l)| format!("{n}={l}"))
+                .collect();
+            writeln!(out, "  bootstrap.checkpoint: {}", f.join(", "))?;
+        }
         for b in &v.brokers {
             writeln!(
                 out,
@@ -99,7 +107,8 @@ pub fn write_table(views: &[ClusterView], out: &mut dyn Write) -> io::Result<()>
                 "REPLICAS",
                 "SOURCE"
             )?;
-            for r in &p.rows {
+            for row in &p.rows {
+                let r = &row.state;
                 writeln!(
                     out,
                     "  {:>10} {:<24} {:>6} {:>6} {:>6} {:<14} {:<10} {:<10} {:>3} {:<14} {:<16} {}",
@@ -113,11 +122,11 @@ pub fn write_table(views: &[ClusterView], out: &mut dyn Write) -> io::Result<()>
                     list(&r.last_known_elr),
                     r.recovery_state,
                     list(&r.replicas),
-                    serde_json::to_value(r.source)
+                    serde_json::to_value(row.source)
                         .ok()
                         .and_then(|v| v.as_str().map(str::to_string))
                         .unwrap_or_default(),
-                    choice(r.election)
+                    choice(row.election)
                 )?;
             }
         }

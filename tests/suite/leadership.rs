@@ -891,3 +891,78 @@ fn the_history_command_prints_the_timeline_as_a_table_and_as_json() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The records of Kafka's `PartitionChangeBuilderTest` (`testUncleanLeaderElection`,
+/// `testEligibleLeaderReplicas_ElrCanBeElected`, `testEligibleLeaderReplicas_ElectLastKnownLeader`)
+/// replayed on the registrations they start from.
+#[test]
+fn kafkas_partition_change_builder_cases() {
+    let start = |isr: &[i32], elr: Option<Vec<i32>>, lke: Option<Vec<i32>>, leader: i32| {
+        MetaRecord::Partition(PartitionRecord {
+            partition_id: 0,
+            topic_id: tid(),
+            replicas: vec![2, 1, 3],
+            isr: isr.to_vec(),
+            leader,
+            leader_epoch: 100,
+            partition_epoch: 200,
+            eligible_leader_replicas: elr,
+            last_known_elr: lke,
+            ..Default::default()
+        })
+    };
+    // OFFLINE_WITHOUT_ELR, unclean election: leader 1, ISR [1], RECOVERING.
+    let h = history(&[
+        topic(),
+        start(&[3], None, None, -1),
+        change(|c| {
+            c.isr = Some(vec![1]);
+            c.leader = 1;
+            c.leader_recovery_state = 1;
+        }),
+    ]);
+    assert_eq!(h.elections[0].choice, Choice::Unclean);
+    assert_eq!(h.elections[0].leader_epoch, 101);
+    // OFFLINE_WITH_ELR (ISR empty, ELR [3], last known ELR [2]): the unclean election also
+    // clears the ELR fields.
+    let h = history(&[
+        topic(),
+        start(&[], Some(vec![3]), Some(vec![2]), -1),
+        change(|c| {
+            c.isr = Some(vec![1]);
+            c.leader = 1;
+            c.leader_recovery_state = 1;
+            c.eligible_leader_replicas = Some(vec![]);
+            c.last_known_elr = Some(vec![]);
+        }),
+    ]);
+    assert_eq!(h.elections[0].choice, Choice::Unclean);
+    // ElrCanBeElected: ISR [1], ELR [3], replica 1 offline → leader 3, ISR [3], ELR [1].
+    let h = history(&[
+        topic(),
+        start(&[1], Some(vec![3]), Some(vec![]), 1),
+        change(|c| {
+            c.isr = Some(vec![3]);
+            c.eligible_leader_replicas = Some(vec![1]);
+            c.leader = 3;
+        }),
+    ]);
+    assert_eq!(h.elections[0].choice, Choice::Elr);
+    let s = h.timeline("orders", 0).unwrap().current().unwrap().clone();
+    assert_eq!(
+        (s.isr, s.elr, s.leader_epoch, s.partition_epoch),
+        (vec![3], vec![1], 101, 201)
+    );
+    // ElectLastKnownLeader: ISR and ELR empty, last known ELR [1] → 1, an unclean choice.
+    let h = history(&[
+        topic(),
+        start(&[], Some(vec![]), Some(vec![1]), -1),
+        change(|c| {
+            c.isr = Some(vec![1]);
+            c.leader = 1;
+            c.leader_recovery_state = 1;
+        }),
+    ]);
+    assert_eq!(h.elections[0].choice, Choice::Unclean);
+    assert!(!h.elections[0].single_replica());
+}

@@ -9,6 +9,7 @@ use klogscan::discover::layout;
 use klogscan::finding::Kind;
 use klogscan::partition::scan::ScanOptions;
 use klogscan::read::format::checkpoint::parse_leader_epoch_checkpoint;
+use klogscan::read::format::metadata::MetaRecord;
 use std::path::{Path, PathBuf};
 
 /// The directories holding a `__cluster_metadata-0`.
@@ -55,6 +56,16 @@ fn every_real_metadata_log_replays_without_a_false_finding() {
             &h.history.orphans[..h.history.orphans.len().min(3)]
         );
         assert!(!h.history.partitions.is_empty(), "{}", home.display());
+        // Every one of these brokers has a bootstrap.checkpoint with its metadata.version.
+        assert!(
+            h.log.bootstrap.iter().any(|e| matches!(
+                &e.record,
+                MetaRecord::FeatureLevel { name, feature_level } if name == "metadata.version" && *feature_level > 0
+            )),
+            "{}: {:?}",
+            home.display(),
+            h.log.bootstrap
+        );
         let r = klogscan::pipeline::scan(std::slice::from_ref(&home), &ScanOptions::default());
         for k in [
             Kind::UncleanLeaderElection,

@@ -405,3 +405,60 @@ fn unknown(value: &[u8], api_key: i16) -> MetaRecord {
         bytes: value.to_vec(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `PartitionChangeRecord` v2 with its tagged fields, written by hand: leader 3
+    /// (tag 1), ISR [3] (tag 0), ELR [1] (tag 6).
+    #[test]
+    fn partition_change_tags() {
+        let mut v = vec![1u8, 5, 2];
+        v.extend_from_slice(&7i32.to_be_bytes());
+        v.extend_from_slice(&[9; 16]);
+        v.push(3); // three tagged fields
+        v.extend_from_slice(&[0, 5, 2, 0, 0, 0, 3]); // Isr: compact array of one
+        v.extend_from_slice(&[1, 4, 0, 0, 0, 3]); // Leader
+        v.extend_from_slice(&[6, 5, 2, 0, 0, 0, 1]); // EligibleLeaderReplicas
+        let MetaRecord::PartitionChange(c) = decode_record(&v).unwrap() else {
+            panic!("not a change");
+        };
+        assert_eq!(
+            (
+                c.partition_id,
+                c.topic_id,
+                c.leader,
+                c.isr,
+                c.eligible_leader_replicas
+            ),
+            (7, [9; 16], 3, Some(vec![3]), Some(vec![1]))
+        );
+        assert_eq!(
+            (c.replicas, c.last_known_elr, c.leader_recovery_state),
+            (None, None, -1)
+        );
+        // Every prefix is an error value, never a panic.
+        for n in 0..v.len() {
+            assert!(decode_record(&v[..n]).is_err(), "{n}");
+        }
+    }
+
+    #[test]
+    fn unknown_versions_and_types_are_kept_raw() {
+        let v = [1u8, 5, 7, 0];
+        assert_eq!(
+            decode_record(&v).unwrap(),
+            MetaRecord::Unknown {
+                api_key: 5,
+                version: 7,
+                bytes: v.to_vec()
+            }
+        );
+        assert!(matches!(
+            decode_record(&[1, 120, 0]).unwrap(),
+            MetaRecord::Unknown { api_key: 120, .. }
+        ));
+        assert_eq!(MetaRecord::NoOp.type_name(), "NO_OP_RECORD");
+    }
+}

@@ -70,6 +70,9 @@ pub struct MetadataLog {
     /// `(api key, version)` of records kept raw → count.
     pub unknown: BTreeMap<(i16, i16), u64>,
     pub quorum_state: Option<QuorumState>,
+    /// The records of the log dir's `bootstrap.checkpoint` (the metadata version and
+    /// features a new cluster's first controller writes; not replayed, offset -1).
+    pub bootstrap: Vec<MetaEntry>,
     /// The offset after the last record read.
     pub end_offset: i64,
 }
@@ -138,6 +141,20 @@ pub fn read_metadata_dir(
         log.quorum_state = parse_quorum_state(&bytes);
     }
     log
+}
+
+/// Read `bootstrap.checkpoint` (snapshot format) into `log.bootstrap`.
+pub fn read_bootstrap(
+    file: &Path,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+    log: &mut MetadataLog,
+) {
+    let mut scratch = MetadataLog::default();
+    let mut dec = Decompressor::new(max_decompressed);
+    read_any(file, i64::MIN, Some(0), max_bytes, &mut dec, &mut scratch);
+    log.bootstrap = scratch.entries;
+    log.undecodable.extend(scratch.undecodable);
 }
 
 /// Read the records of one file at offsets `>= from`; a snapshot's records are placed at

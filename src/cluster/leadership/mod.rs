@@ -135,7 +135,15 @@ pub fn load_all(
         if !source.copy.is_live() {
             continue;
         }
-        let log = load::read_metadata_dir(p, max_bytes, max_decompressed);
+        let mut log = load::read_metadata_dir(p, max_bytes, max_decompressed);
+        let bootstrap = inv
+            .log_dirs
+            .iter()
+            .find(|l| Some(&l.path) == p.log_dir.as_ref())
+            .and_then(|l| l.bootstrap_checkpoint.as_ref());
+        if let Some(b) = bootstrap {
+            load::read_bootstrap(b, max_bytes, max_decompressed, &mut log);
+        }
         let key = ClusterKey::of(&source);
         let further = best
             .get(&key)

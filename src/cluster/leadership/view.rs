@@ -2,8 +2,9 @@
 //! topic, partition and time, with each election's choice.
 
 use super::elections::Choice;
-use super::replay::{BrokerEvent, ConfigEvent, StepKind, TopicEvent};
+use super::replay::{BrokerEvent, ConfigEvent, PartitionState, StepKind, TopicEvent};
 use super::{ClusterHistory, SnapshotId};
+use crate::read::format::metadata::MetaRecord;
 use serde::Serialize;
 
 /// What to show.
@@ -27,21 +28,12 @@ impl HistoryFilter {
     }
 }
 
-/// One row of a partition's timeline.
+/// One row of a partition's timeline: the state after a record, what made it, and the
+/// election it held.
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
-    pub offset: i64,
-    pub time: i64,
-    pub leader: i32,
-    pub leader_epoch: i32,
-    pub partition_epoch: i32,
-    pub isr: Vec<i32>,
-    pub elr: Vec<i32>,
-    pub last_known_elr: Vec<i32>,
-    pub recovery_state: i8,
-    pub replicas: Vec<i32>,
-    pub adding: Vec<i32>,
-    pub removing: Vec<i32>,
+    #[serde(flatten)]
+    pub state: PartitionState,
     /// What made the row.
     pub source: StepKind,
     /// When this row elected a leader: `isr`, `elr` or `unclean`.
@@ -70,6 +62,8 @@ pub struct ClusterView {
     pub brokers: Vec<BrokerEvent>,
     pub topics: Vec<TopicEvent>,
     pub configs: Vec<ConfigEvent>,
+    /// `metadata.version` and the other feature levels of `bootstrap.checkpoint`.
+    pub bootstrap_features: Vec<(String, i16)>,
 }
 
 /// The view of `h` under `f`.
@@ -95,18 +89,7 @@ pub fn view(h: &ClusterHistory, f: &HistoryFilter) -> ClusterView {
                     })
                     .map(|e| e.choice);
                 Row {
-                    offset: st.offset,
-                    time: st.time,
-                    leader: st.leader,
-                    leader_epoch: st.leader_epoch,
-                    partition_epoch: st.partition_epoch,
-                    isr: st.isr.clone(),
-                    elr: st.elr.clone(),
-                    last_known_elr: st.last_known_elr.clone(),
-                    recovery_state: st.recovery_state,
-                    replicas: st.replicas.clone(),
-                    adding: st.adding.clone(),
-                    removing: st.removing.clone(),
+                    state: st.clone(),
                     source: s.kind,
                     election,
                 }
@@ -152,6 +135,18 @@ pub fn view(h: &ClusterHistory, f: &HistoryFilter) -> ClusterView {
             .iter()
             .filter(|c| f.time(c.time) && (c.scope != "topic" || topic_ok(&c.resource)))
             .cloned()
+            .collect(),
+        bootstrap_features: h
+            .log
+            .bootstrap
+            .iter()
+            .filter_map(|e| match &e.record {
+                MetaRecord::FeatureLevel {
+                    name,
+                    feature_level,
+                } => Some((name.clone(), *feature_level)),
+                _ => None,
+            })
             .collect(),
     }
 }
