@@ -966,3 +966,75 @@ fn kafkas_partition_change_builder_cases() {
     assert_eq!(h.elections[0].choice, Choice::Unclean);
     assert!(!h.elections[0].single_replica());
 }
+
+#[test]
+fn another_incarnation_of_the_topic_is_not_judged_against_the_history() {
+    let d = tempfile::tempdir().unwrap();
+    let other = [42u8; 16];
+    let mut m = MetadataLogBuilder::new(T0);
+    m.batch(&[
+        broker(1),
+        MetaRecord::Topic {
+            name: "orders".into(),
+            topic_id: other,
+        },
+        MetaRecord::Partition(PartitionRecord {
+            partition_id: 0,
+            topic_id: other,
+            replicas: vec![1],
+            isr: vec![1],
+            leader: 1,
+            leader_epoch: 8,
+            partition_epoch: 8,
+            ..Default::default()
+        }),
+        MetaRecord::PartitionChange(PartitionChange {
+            partition_id: 0,
+            topic_id: other,
+            leader: -1,
+            ..Default::default()
+        }),
+        MetaRecord::PartitionChange(PartitionChange {
+            partition_id: 0,
+            topic_id: other,
+            leader: 1,
+            ..Default::default()
+        }),
+    ]);
+    // The data directory's partition.metadata names topic_id_for("orders"), not `other`.
+    let mut p = PartitionBuilder::new("orders", 0)
+        .start_time(T0)
+        .leader_epoch(8);
+    p.append(Batch::new(Producer::PLAIN).records(5));
+    p.set_leader_epoch(9);
+    p.append(Batch::new(Producer::PLAIN).records(5));
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(p)
+        .write(&d.path().join("b1"))
+        .unwrap();
+    m.write(&d.path().join("b1")).unwrap();
+    let r = scan(d.path());
+    assert!(
+        of_kind(&r, Kind::LeaderEpochCheckpointMismatch).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+}
+
+#[test]
+fn the_html_report_draws_the_leader_epochs_beside_the_producers() {
+    let d = tempfile::tempdir().unwrap();
+    canonical(d.path(), false);
+    let r = scan(d.path());
+    let timelines = klogscan::report::html::timelines(&r);
+    let mut out = Vec::new();
+    klogscan::report::html::write_scan(&r, &timelines, &mut out).unwrap();
+    let html = String::from_utf8(out).unwrap();
+    assert!(html.contains("class=\"lane epochs\""), "no epochs lane");
+    assert!(
+        html.contains("data-epoch=\"6\" data-first=\"100\""),
+        "epoch 6 from 100"
+    );
+    assert!(html.contains("data-kind=\"unclean_leader_election\" data-offset=\"100\""));
+}

@@ -46,7 +46,9 @@ fn home(copies: &[loss::Copy<'_>], leader: i32, meta: Option<usize>) -> Option<u
 }
 
 fn selected(opts: &ScanOptions, topic: &str, partition: i32) -> bool {
-    opts.topic.as_deref().is_none_or(|t| t == topic)
+    opts.topic
+        .as_deref()
+        .is_none_or(|g| crate::partition::scan::glob_match(g, topic))
         && opts.partition.is_none_or(|p| p == partition)
 }
 
@@ -172,7 +174,7 @@ fn findings(
         out.push((home(&copies, e.leader, meta_index), f));
     }
     out.extend(super::notes::of_log(h, meta_index));
-    out.extend(super::epochs::check(h, report, inv, opts));
+    out.extend(super::epochs::check(h, report, inv));
 }
 
 /// An unclean election's finding, for the links.

@@ -11,10 +11,10 @@
 //! judged.
 
 use super::ClusterHistory;
-use crate::discover::layout::Inventory;
+use crate::discover::layout::{Inventory, PartitionDir};
 use crate::finding::{Finding, Kind};
 use crate::read::format::checkpoint::parse_leader_epoch_checkpoint;
-use crate::results::{ScanOptions, ScanReport};
+use crate::results::ScanReport;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -34,13 +34,11 @@ pub(super) fn check(
     h: &ClusterHistory,
     report: &ScanReport,
     inv: &Inventory,
-    opts: &ScanOptions,
 ) -> Vec<(Option<usize>, Finding)> {
     let mut out = Vec::new();
     for (i, p) in report.partitions.iter().enumerate() {
         if !p.source.copy.is_live()
             || p.topic == "__cluster_metadata"
-            || opts.topic.as_deref().is_some_and(|t| t != p.topic)
             || !crate::discover::identity::same_cluster(&h.source, &p.source).is_same()
         {
             continue;
@@ -48,6 +46,18 @@ pub(super) fn check(
         let Some(t) = h.timeline(&p.topic, p.partition) else {
             continue;
         };
+        // Another incarnation of the topic (deleted and created again under the same name)
+        // has other epochs.
+        let dir = inv
+            .partitions
+            .iter()
+            .find(|d| d.path.display().to_string() == p.path);
+        if dir
+            .and_then(crate::cluster::replicas::topic_id)
+            .is_some_and(|id| id != t.topic_id)
+        {
+            continue;
+        }
         let (Some(first), Some(last)) = (t.steps.first(), t.current()) else {
             continue;
         };
@@ -57,7 +67,7 @@ pub(super) fn check(
             .into_iter()
             .map(|(e, _)| e)
             .collect();
-        let file: Vec<(i32, i64)> = checkpoint_entries(inv, &p.path);
+        let file: Vec<(i32, i64)> = dir.map(checkpoint_entries).unwrap_or_default();
         let named = p
             .leader_epochs
             .iter()
@@ -102,15 +112,10 @@ pub(super) fn check(
     out
 }
 
-/// The `(epoch, start offset)` entries of the `leader-epoch-checkpoint` of the partition
-/// directory at `path` (none when absent or unreadable: `verify` reports those).
-fn checkpoint_entries(inv: &Inventory, path: &str) -> Vec<(i32, i64)> {
-    let Some(file) = inv
-        .partitions
-        .iter()
-        .find(|d| d.path.display().to_string() == path)
-        .and_then(|d| d.leader_epoch_checkpoint.as_ref())
-    else {
+/// The `(epoch, start offset)` entries of `d`'s `leader-epoch-checkpoint` (none when
+/// absent or unreadable: `verify` reports those).
+fn checkpoint_entries(d: &PartitionDir) -> Vec<(i32, i64)> {
+    let Some(file) = d.leader_epoch_checkpoint.as_ref() else {
         return Vec::new();
     };
     let Ok(bytes) = std::fs::read(file) else {
