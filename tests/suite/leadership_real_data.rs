@@ -66,6 +66,22 @@ fn every_real_metadata_log_replays_without_a_false_finding() {
             home.display(),
             h.log.bootstrap
         );
+        // The KRaft control records decode; the newest LEADER_CHANGE names the leader
+        // `quorum-state` holds.
+        let changes: Vec<_> = h
+            .log
+            .quorum
+            .iter()
+            .filter(|q| q.control_type == "LEADER_CHANGE")
+            .collect();
+        assert!(
+            changes.iter().all(|q| q.leader_id.is_some()),
+            "{}",
+            home.display()
+        );
+        if let (Some(last), Some(q)) = (changes.last(), &h.log.quorum_state) {
+            assert_eq!(last.leader_id, q.leader_id, "{}", home.display());
+        }
         let r = klogscan::pipeline::scan(std::slice::from_ref(&home), &ScanOptions::default());
         for k in [
             Kind::UncleanLeaderElection,

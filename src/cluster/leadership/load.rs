@@ -11,7 +11,7 @@
 use super::replay::MetaEntry;
 use crate::discover::layout::PartitionDir;
 use crate::read::format::metadata::{MetaRecord, decode_record};
-use crate::read::format::{self, ControlType, Decompressor};
+use crate::read::format::{self, ControlType, Decompressor, kraft};
 use crate::read::segment::{self, Item, ReadPolicy};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -39,6 +39,10 @@ pub struct QuorumEvent {
     pub control_type: String,
     /// `LeaderChangeMessage.leaderId`, for a `LEADER_CHANGE`.
     pub leader_id: Option<i32>,
+    /// The voter ids of a `LEADER_CHANGE` or `KRAFT_VOTERS`.
+    pub voters: Option<Vec<i32>>,
+    /// `KRaftVersionRecord.kRaftVersion`, for a `KRAFT_VERSION`.
+    pub kraft_version: Option<i16>,
 }
 
 /// The snapshot a replay starts from: `<endOffset>-<epoch>.checkpoint`.
@@ -238,17 +242,33 @@ fn control(log: &mut MetadataLog, r: &format::Record<'_>, offset: i64, time: i64
         return;
     };
     let t = ControlType::from_id(i16::from_be_bytes([key[2], key[3]]));
-    let leader_id = match (t, r.value) {
-        (ControlType::LeaderChange, Some(v)) if v.len() >= 6 => {
-            Some(i32::from_be_bytes([v[2], v[3], v[4], v[5]]))
-        }
-        _ => None,
-    };
-    log.quorum.push(QuorumEvent {
+    let value = r.value.unwrap_or_default();
+    let mut ev = QuorumEvent {
         offset,
         time,
         raft_epoch: epoch,
         control_type: t.name().to_string(),
-        leader_id,
-    });
+        leader_id: None,
+        voters: None,
+        kraft_version: None,
+    };
+    let ids = |v: &[kraft::Voter]| v.iter().map(|x| x.voter_id).collect::<Vec<i32>>();
+    match t {
+        ControlType::LeaderChange => {
+            if let Ok(lc) = kraft::leader_change(value) {
+                ev.leader_id = Some(lc.leader_id);
+                ev.voters = lc.voters.as_deref().map(ids);
+            }
+        }
+        ControlType::KraftVoters => {
+            if let Ok(v) = kraft::voters(value) {
+                ev.voters = v.voters.map(|v| v.iter().map(|e| e.voter_id).collect());
+            }
+        }
+        ControlType::KraftVersion => {
+            ev.kraft_version = kraft::kraft_version(value).ok().map(|k| k.kraft_version);
+        }
+        _ => {}
+    }
+    log.quorum.push(ev);
 }
