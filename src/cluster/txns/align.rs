@@ -186,13 +186,13 @@ impl Aligner<'_> {
         let mut prev: Option<usize> = None; // the transaction the previous record joined
         for (i, &m) in run.iter().enumerate() {
             let r = rec(p, m);
-            if let (Some(k), Some(&before)) = (prev, i.checked_sub(1).and_then(|j| run.get(j))) {
-                if self.resent(rec(p, before), r, k, list.get(next)) {
-                    if let Some(g) = &mut self.claimed[k] {
-                        g.duplicates.push(m);
-                    }
-                    continue;
+            if let (Some(k), Some(&before)) = (prev, i.checked_sub(1).and_then(|j| run.get(j)))
+                && self.resent(rec(p, before), r, k, list.get(next))
+            {
+                if let Some(g) = &mut self.claimed[k] {
+                    g.duplicates.push(m);
                 }
+                continue;
             }
             let Some((at, d)) = self.best(r, &list[next.min(list.len())..]) else {
                 self.rest.push(m);
@@ -225,7 +225,7 @@ impl Aligner<'_> {
             && !before.is_open()
             && before.end == r.end
             && before.marker_epoch == r.marker_epoch
-            && !following.is_some_and(|&f| distance(r, self.txn(f), self.tol) == Some(0))
+            && following.is_none_or(|&f| distance(r, self.txn(f), self.tol) != Some(0))
             && distance(r, self.txn(k), self.tol).is_some()
     }
 
@@ -239,23 +239,37 @@ impl Aligner<'_> {
             let r = rec(p, m);
             let tp = (p[m.input].topic.as_str(), p[m.input].partition);
             let lists = |k: usize| listing.get(&tp).is_some_and(|l| l.binary_search(&k).is_ok());
-            let owner = (r.is_open() && !r.is_empty())
-                .then(|| {
-                    (0..self.order.len()).rev().find(|&k| {
-                        let c = self.txn(k);
-                        let end = c.prepare_ms.or(c.complete_ms).unwrap_or(i64::MAX);
-                        c.data_epoch == r.producer_epoch
-                            && c.start_ms >= 0
-                            && r.first_timestamp >= c.start_ms.saturating_sub(self.tol)
-                            && r.first_timestamp <= end
-                            && !lists(k)
-                    })
-                })
-                .flatten();
+            let owner = if r.is_open() && !r.is_empty() {
+                self.owner_of_unlisted(r, lists)
+            } else {
+                None
+            };
             match owner {
                 Some(k) => self.claim(k, m),
                 None => self.rest.push(m),
             }
         }
+    }
+
+    /// The latest transaction of the producer that was Ongoing when `r`'s data began
+    /// (start − tolerance ≤ data ≤ its Prepare record) and does not list `r`'s partition
+    /// (`lists`), searched newest first down to the transactions updated before the data.
+    fn owner_of_unlisted(&self, r: &TxnRecord, lists: impl Fn(usize) -> bool) -> Option<usize> {
+        for k in (0..self.order.len()).rev() {
+            let c = self.txn(k);
+            if c.last_update_ms.saturating_add(self.tol) < r.first_timestamp {
+                return None; // this one and every earlier one ended before the data
+            }
+            let end = c.prepare_ms.or(c.complete_ms).unwrap_or(i64::MAX);
+            if c.data_epoch == r.producer_epoch
+                && c.start_ms >= 0
+                && r.first_timestamp >= c.start_ms.saturating_sub(self.tol)
+                && r.first_timestamp <= end
+                && !lists(k)
+            {
+                return Some(k);
+            }
+        }
+        None
     }
 }
