@@ -222,6 +222,10 @@ impl Replay {
             if base != 0 && !compacted {
                 let why = if epoch != e.epoch {
                     format!("new epoch {epoch} (previous {})", e.epoch)
+                } else if !e.has_data() {
+                    format!(
+                        "first data after the marker that created its state at epoch {epoch} (the log holds it from offset 0)"
+                    )
                 } else {
                     format!("first data after the epoch-changing marker at epoch {epoch}")
                 };

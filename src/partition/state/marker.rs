@@ -32,9 +32,13 @@ impl Replay {
         let mut e = match known {
             Some(e) => e,
             None => {
-                let e = Entry::new(ev);
+                let mut e = Entry::new(ev);
                 if history_complete && !compacted {
                     findings.push(self.marker_without_txn(ev, &cur, None));
+                    // The marker creates the producer's state (`ProducerStateManager`: its
+                    // epoch, no sequence): with the whole history here, the next data at
+                    // that epoch must start at sequence 0 (rule 14).
+                    e.seq_known = true;
                 }
                 e
             }
