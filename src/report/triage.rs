@@ -13,7 +13,7 @@ use super::format_ms;
 use super::style::wrap;
 use crate::finding::evidence::{self, CoordinatorJoint, OpenTxnJoint, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
-use crate::partition::scan::ScanReport;
+use crate::results::ScanReport;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, Write};
