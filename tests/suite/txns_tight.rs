@@ -11,8 +11,9 @@ use klogscan::Kind;
 use klogscan::cluster::txns::group::Grouping;
 use klogscan::cluster::txns::{ClusterTxn, Outcome};
 use klogscan::finding::{Finding, Severity};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline;
+use klogscan::results::ScanReport;
 use klogscan::testkit::Producer;
 use klogscan::testkit::txns::{Cluster, Tp, Txn};
 
