@@ -172,3 +172,48 @@ fn tight_loop_faults_are_still_found() {
         assert!(kinds(&r, Kind::TransactionMarkerMissing).is_empty());
     }
 }
+
+/// A compacted coordinator log keeps only the newest record of each transactional id (a
+/// Complete record, which lists no partition): the loop's older transactions are grouped
+/// without the coordinator, the Complete record names at most one of them, and nothing
+/// above info is claimed.
+#[test]
+fn tight_loop_with_a_compacted_coordinator_log() {
+    use klogscan::cluster::txns::{self, TxnOptions};
+    for tv2 in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1"))
+            .coordinator_partitions(50)
+            .tight_loop(3);
+        if tv2 {
+            c = c.tv2();
+        }
+        tight(&mut c, 24, Twist::None);
+        c.write(dir.path(), 1).unwrap();
+        let inv = klogscan::discover::layout::discover(&[dir.path().to_path_buf()]);
+        let opts = ScanOptions::default();
+        let mut report = pipeline::scan_partitions(&inv, &opts);
+        let mut inputs = klogscan::cluster::coordinator::cluster::inputs(&mut report, &inv, &opts);
+        for log in &mut inputs.coordinator {
+            let last = log.records.last().cloned();
+            log.records = last.into_iter().collect();
+        }
+        let r = txns::analyse(&inputs, &TxnOptions::default());
+        let bad: Vec<_> = r
+            .findings
+            .iter()
+            .filter(|p| p.finding.severity > Severity::Info)
+            .collect();
+        assert!(bad.is_empty(), "tv2 {tv2}: {bad:#?}");
+        let named = r
+            .transactions
+            .iter()
+            .filter(|t| t.transactional_id.is_some())
+            .count();
+        assert_eq!(named, 1, "tv2 {tv2}");
+        assert_eq!(
+            r.transactions.len(),
+            if tv2 { 24 } else { r.transactions.len() }
+        );
+    }
+}
