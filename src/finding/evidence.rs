@@ -102,3 +102,55 @@ impl CoordinatorJoint {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::Kind;
+    use serde_json::json;
+
+    /// What a writer merges is what a reader gets back; the keys sit where the JSON had
+    /// them; the coordinator's annotation goes under its key and reads back typed.
+    #[test]
+    fn joints_round_trip_through_the_json() {
+        let marker = BatchEvidence {
+            offset: 4,
+            last_offset: 4,
+            position: 120,
+            segment: "00000000000000000000.log".into(),
+            kind: "commit".into(),
+            producer_id: 7,
+            producer_epoch: 2,
+            timestamp: 1_000,
+            coordinator_epoch: Some(3),
+            ..BatchEvidence::default()
+        };
+        let joint = OpenTxnJoint {
+            first_batch: None,
+            last_marker: Some(marker.clone()),
+            reference_time_ms: Some(9_000),
+            last_stable_offset: Some(5),
+        };
+        let mut ev = json!({"idle_ms": 1});
+        merge(&mut ev, &joint);
+        assert_eq!(ev["last_marker"]["type"], "commit");
+        assert_eq!(ev["last_marker"]["coordinator_epoch"], 3);
+        assert!(ev["last_marker"].get("base_sequence").is_none());
+        assert!(ev["first_batch"].is_null());
+        let mut f = Finding::new(Kind::HangingTransaction, "t", 0, "m").evidence(ev);
+        assert_eq!(read::<OpenTxnJoint>(&f), joint);
+        assert_eq!(CoordinatorJoint::of(&f), None);
+        let mut annotation = json!({"confirmed": true});
+        let verdict = CoordinatorJoint {
+            verdict: "alive".into(),
+            transactional_id: Some("app".into()),
+        };
+        merge(&mut annotation, &verdict);
+        CoordinatorJoint::annotate(&mut f.evidence, annotation);
+        assert_eq!(f.evidence["coordinator"]["verdict"], "alive");
+        assert_eq!(CoordinatorJoint::of(&f), Some(verdict));
+        // Unreadable evidence gives the default, not a panic.
+        let g = Finding::new(Kind::ZombieWrite, "t", 0, "m").evidence(json!({"marker": 3}));
+        assert_eq!(read::<ZombieJoint>(&g), ZombieJoint::default());
+    }
+}
