@@ -155,14 +155,6 @@ impl Group {
     pub fn marker_epoch(&self, p: Parts<'_>) -> Option<i16> {
         self.closed(p).map(|r| r.marker_epoch).min()
     }
-    /// Earliest first timestamp of its parts with data.
-    pub fn start_ts(&self, p: Parts<'_>) -> i64 {
-        self.members
-            .iter()
-            .map(|&m| rec(p, m).first_timestamp)
-            .min()
-            .unwrap_or(-1)
-    }
 }
 
 /// The grouping of one domain's transactions, producer id by producer id: every record of
