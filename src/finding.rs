@@ -6,6 +6,11 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+crate::internal_mod! {
+    /// Typed evidence at the stage joints.
+    mod evidence;
+}
+
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

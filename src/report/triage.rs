@@ -11,6 +11,7 @@ use super::client;
 use super::filter::finding_time;
 use super::format_ms;
 use super::style::wrap;
+use crate::finding::evidence::{self, CoordinatorJoint, OpenTxnJoint, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
 use crate::results::ScanReport;
 use serde::Serialize;
@@ -173,8 +174,8 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
     });
     let summary = match stuck {
         Some(h) => {
-            let lso = h.evidence["last_stable_offset"]
-                .as_i64()
+            let lso = evidence::read::<OpenTxnJoint>(h)
+                .last_stable_offset
                 .or(h.offset)
                 .map_or("?".to_string(), |o| o.to_string());
             let who = match (h.producer_id, h.producer_epoch) {
@@ -214,8 +215,8 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
             let mut s = c.short();
             if c.consumers
                 .is_some_and(|t| t.contains("last stable offset"))
-                && let Some(o) = findings[i].evidence["last_stable_offset"]
-                    .as_i64()
+                && let Some(o) = evidence::read::<OpenTxnJoint>(&findings[i])
+                    .last_stable_offset
                     .or(findings[i].offset)
             {
                 s = s.replace("at the last stable offset", &format!("at offset {o}"));
@@ -235,7 +236,7 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
                     "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}",
                     f.topic, f.partition
                 ));
-                if let Some(id) = f.evidence["coordinator"]["transactional_id"].as_str() {
+                if let Some(id) = CoordinatorJoint::of(f).and_then(|c| c.transactional_id) {
                     commands.push(format!(
                         "kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}"
                     ));
@@ -275,9 +276,9 @@ const MAX_CHAIN: usize = 8;
 fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
     let of = |k: Kind| g.iter().map(|&i| &findings[i]).find(|f| f.kind == k);
     if let Some(z) = of(Kind::ZombieWrite) {
-        let fenced = z.evidence["marker"]["producer_epoch"]
-            .as_i64()
-            .map_or(String::new(), |e| format!(" at epoch {e}"));
+        let fenced = evidence::read::<ZombieJoint>(z)
+            .marker
+            .map_or(String::new(), |m| format!(" at epoch {}", m.producer_epoch));
         return format!(
             ": zombie producer {}@{} wrote after being fenced{fenced} (KAFKA-9144)",
             z.producer_id.unwrap_or(-1),
@@ -290,8 +291,8 @@ fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
     if let Some(r) = of(Kind::ProducerEpochRegression) {
         return format!(": {}", r.message);
     }
-    match findings[g[0]].evidence["coordinator"]["verdict"].as_str() {
-        Some(v) => format!(" (coordinator: {v})"),
+    match CoordinatorJoint::of(&findings[g[0]]) {
+        Some(c) => format!(" (coordinator: {})", c.verdict),
         None => " that no marker closes".into(),
     }
 }

@@ -65,6 +65,7 @@ mod txn_state_history;
 mod txns;
 mod txns_memory;
 mod txns_stats;
+mod txns_tight;
 mod txns_unread;
 mod verify_checks;
 mod verify_cli;
