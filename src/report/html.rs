@@ -266,6 +266,9 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
         } else if !inc.advice.is_empty() {
             let _ = write!(h, "<p>fix: {}</p>", esc(&inc.advice.join(" ")));
         }
+        for n in &inc.notes {
+            let _ = write!(h, "<p>note: {}</p>", esc(n));
+        }
         h.push_str("</div>\n");
     }
     if incidents.len() > MAX_INCIDENTS {

@@ -406,9 +406,8 @@ impl Replay {
             });
         if hanging {
             f = f.remediation(format!(
-                "confirm with `kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}` (or __transaction_state), then abort it: {}",
-                self.ctx.topic,
-                self.ctx.partition,
+                "confirm with `{}` (or __transaction_state), then abort it: {}",
+                text::find_hanging_command(&self.ctx.topic, self.ctx.partition),
                 text::abort_command(&self.ctx.topic, self.ctx.partition, first)
             ));
         }

@@ -32,9 +32,39 @@ pub(crate) const CLIENT_INVALID_RECORD: &str =
 pub(crate) const CLIENT_NON_TXN: &str =
     "InvalidTxnStateException (INVALID_TXN_STATE, code 48; fatal for the producer)";
 
-/// The `kafka-transactions.sh` command that aborts the transaction starting at `offset`.
+/// The `kafka-transactions.sh` command that aborts the transaction starting at `offset`,
+/// its values quoted for a POSIX shell (placeholders and a note when the directory is not
+/// named `topic-N`: [`crate::escape::ShellArgs`]).
 pub(crate) fn abort_command(topic: &str, partition: i32, offset: i64) -> String {
-    format!(
-        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {partition} --start-offset {offset}"
-    )
+    let mut a = crate::escape::ShellArgs::default();
+    let line = format!(
+        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {offset}",
+        a.topic(topic),
+        a.partition(partition)
+    );
+    format!("{line}{}", a.suffix())
+}
+
+/// `` `kafka-transactions.sh … describe --transactional-id ID` `` in backticks, the id
+/// quoted for a POSIX shell (a placeholder and a note when it cannot be:
+/// [`crate::escape::ShellArgs`]).
+pub(crate) fn describe_command(id: &str) -> String {
+    let mut a = crate::escape::ShellArgs::default();
+    let line = format!(
+        "`kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}`",
+        a.value(id, "transactional-id", "the transactional id")
+    );
+    format!("{line}{}", a.suffix())
+}
+
+/// The `kafka-transactions.sh find-hanging` command of a partition (quoted as
+/// [`abort_command`]).
+pub(crate) fn find_hanging_command(topic: &str, partition: i32) -> String {
+    let mut a = crate::escape::ShellArgs::default();
+    let line = format!(
+        "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}",
+        a.topic(topic),
+        a.partition(partition)
+    );
+    format!("{line}{}", a.suffix())
 }
