@@ -9,6 +9,7 @@
 pub(crate) mod compaction;
 pub mod coordinator;
 pub mod groups;
+pub mod lost;
 
 crate::internal_mod! {
     mod replicas;

@@ -261,6 +261,9 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
             let _ = write!(h, "<li>clients: {}</li>", esc(&inc.clients.join("; ")));
         }
         h.push_str("</ul>");
+        if let Some(d) = &inc.decision {
+            let _ = write!(h, "<p>decision: {}</p>", esc(d));
+        }
         if !inc.commands.is_empty() {
             let _ = write!(h, "<pre>{}</pre>", esc(&inc.commands.join("\n")));
         } else if !inc.advice.is_empty() {

@@ -2,6 +2,7 @@
 //! and human tables.
 
 pub mod client;
+mod decision;
 pub mod filter;
 pub mod html;
 pub mod json;

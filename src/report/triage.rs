@@ -34,6 +34,11 @@ pub struct Incident {
     pub follows: Vec<String>,
     /// What the applications experienced.
     pub clients: Vec<String>,
+    /// What to do, in one sentence, for damage (`crc_mismatch`, `truncated_batch`,
+    /// `truncation_below_high_watermark`, …): re-fetch from an intact replica, or save the
+    /// only copy first; `commands` then runs it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
     /// Exact commands that fix it (or confirm, then fix).
     pub commands: Vec<String>,
     /// Remediation sentences of the findings, when there is no command.
@@ -256,6 +261,11 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
             advice.push(r.clone());
         }
     }
+    // Damage ends with a decision and its commands, never with an empty remedy.
+    let decision = super::decision::damage(findings, &g, &mut args).map(|d| {
+        commands.extend(d.commands);
+        d.decision
+    });
     Incident {
         severity,
         partitions,
@@ -267,6 +277,7 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
         clients,
         commands,
         advice,
+        decision,
         notes: args.notes().to_vec(),
         members: g,
     }
@@ -383,6 +394,9 @@ fn write_blocks(
         if !inc.clients.is_empty() {
             let line = inc.clients.join("; ");
             writeln!(w, "    clients:    {}", wrap(&line, width, 16, 16))?;
+        }
+        if let Some(d) = &inc.decision {
+            writeln!(w, "    decision:   {}", wrap(d, width, 16, 16))?;
         }
         for (k, c) in inc.commands.iter().enumerate() {
             writeln!(

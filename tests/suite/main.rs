@@ -41,6 +41,7 @@ mod index_files;
 mod layout;
 mod legacy;
 mod library_surface;
+mod lost_range;
 mod onewalk;
 mod precision;
 mod recovery_legacy_unparsed;
