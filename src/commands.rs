@@ -142,6 +142,7 @@ pub(crate) fn cmd_verify(
     report.errors.extend(inputs.failed.iter().cloned());
     report::client::fill(&mut report.findings);
     flt.retain_findings(&mut report.findings);
+    let analysed = report.partitions.len();
     report
         .partitions
         .retain(|p| flt.partition_matches(&p.topic, p.partition));
@@ -153,6 +154,7 @@ pub(crate) fn cmd_verify(
         // The summary counts what is shown.
         let ps = &report.partitions;
         let s = &mut report.summary;
+        s.analysed = Some(analysed);
         s.partitions = ps.len();
         s.recovered = ps
             .iter()

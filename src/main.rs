@@ -299,16 +299,15 @@ fn finish_output(
     out: &mut dyn Write,
     fail_on: FailOn,
 ) -> Result<ExitCode> {
-    if nothing_read {
-        eprintln!("klogscan: no partition found under the given paths");
-    }
     out.flush()?;
     let incomplete = report_unreadable(findings);
     let max = findings.iter().map(|f| f.severity).max();
-    Ok(input_failures(
-        errors,
-        exit_code(nothing_read || incomplete, max, fail_on),
-    ))
+    // The specific reasons first, then the conclusion.
+    let code = input_failures(errors, exit_code(nothing_read || incomplete, max, fail_on));
+    if nothing_read {
+        eprintln!("klogscan: no partition found under the given paths");
+    }
+    Ok(code)
 }
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.

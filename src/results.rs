@@ -328,6 +328,10 @@ pub struct Summary {
     /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings
     /// (also counted in `findings`).
     pub non_live: crate::discover::identity::NonLiveCounts,
+    /// With filters (`--topic`, `--producer-id`, …): the partitions analysed before the
+    /// filters chose what is shown (`partitions` counts those shown). Absent without filters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysed: Option<usize>,
 }
 
 /// Findings per severity.
@@ -402,9 +406,15 @@ impl ScanReport {
     pub fn max_severity(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity).max()
     }
-    /// True when nothing could be analysed (no partition read).
+    /// True when nothing could be analysed (no partition read). Partitions read and then
+    /// hidden by the filters are not "nothing read": see [`Self::matched_nothing`].
     pub fn nothing_read(&self) -> bool {
-        self.partitions.is_empty()
+        self.partitions.is_empty() && self.summary.analysed.unwrap_or(0) == 0
+    }
+
+    /// True when partitions were analysed but the filters selected none of them.
+    pub fn matched_nothing(&self) -> bool {
+        self.partitions.is_empty() && self.summary.analysed.unwrap_or(0) > 0
     }
 
     /// Add findings to partitions after the scan (cross-checks such as the coordinator's

@@ -10,6 +10,7 @@ mod cli;
 mod cli_archive;
 mod cli_conventions;
 mod cli_dump_archive;
+mod cli_empty;
 mod cli_filters;
 mod cli_jsonl;
 mod cli_large_tables;
