@@ -3,7 +3,7 @@
 //! library code.
 
 use anyhow::Result;
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::ValueEnum;
 use klogscan::discover::archive::{self, Prepared};
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
@@ -396,12 +396,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Groups(a) => cmd_groups(a, &mut out),
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "klogscan", &mut out);
+            clap_complete::generate(shell, &mut cli::command(), "klogscan", &mut out);
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => {
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            help::write_man(cli::command(), &mut out)?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
@@ -410,7 +410,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = cli::parse();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -40,7 +40,10 @@ fn a_filter_matching_nothing_exits_0_and_says_so() {
         for cmd in ["scan", "producers", "txns", "verify"] {
             let (code, out, err) = run(&[cmd, filter[0], filter[1]], d.path());
             assert_eq!(code, 0, "{cmd} {filter:?}: {out}{err}");
-            assert!(out.starts_with("nothing matches the filters: 2 partitions"), "{cmd}: {out}");
+            assert!(
+                out.starts_with("nothing matches the filters: 2 partitions"),
+                "{cmd}: {out}"
+            );
             assert_eq!(out.lines().count(), 1, "{cmd}: {out}");
             assert!(!err.contains("no partition found"), "{cmd}: {err}");
         }
@@ -61,7 +64,10 @@ fn no_partition_at_all_exits_2_with_the_reason_and_no_empty_table() {
         assert_eq!(code, 2, "{cmd}");
         assert!(out.is_empty(), "{cmd} printed {out}");
         let first = err.lines().next().unwrap_or("");
-        assert!(first.contains("not Kafka data"), "{cmd}: the reason first: {err}");
+        assert!(
+            first.contains("not Kafka data"),
+            "{cmd}: the reason first: {err}"
+        );
         assert!(err.contains("no partition found"), "{cmd}: {err}");
     }
 }
@@ -84,5 +90,9 @@ fn producers_lists_only_partitions_with_producer_ids() {
     assert_eq!(code, 0);
     assert!(out.contains("orders-0"), "{out}");
     assert!(!out.contains("plain-0"), "{out}");
-    assert!(out.trim_end().ends_with("1 partition without producer ids not listed"), "{out}");
+    assert!(
+        out.trim_end()
+            .ends_with("1 partition without producer ids not listed"),
+        "{out}"
+    );
 }
