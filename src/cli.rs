@@ -147,7 +147,7 @@ pub struct ScanArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
-    /// Reference time for "hanging" (`now`, epoch ms or RFC 3339); default: the newest batch
+    /// Reference time for "hanging" (`now`, epoch ms, RFC 3339, a date, or a duration ago: 2h); default: the newest batch
     /// timestamp in each partition's log dir.
     #[arg(long, value_parser = report::parse_time)]
     pub now: Option<i64>,
@@ -173,7 +173,7 @@ pub struct ScanArgs {
     /// (the coordinator's log must be among the inputs).
     #[arg(long)]
     pub transactional_id: Vec<String>,
-    /// Show only findings whose batch timestamp is at or after this time (RFC 3339, epoch ms, now).
+    /// Show only findings whose batch timestamp is at or after this time (RFC 3339 with Z or an offset, a date 2019-11-05, a duration ago 2h/30m/1d, epoch ms, now; no offset: UTC).
     #[arg(long, value_parser = report::parse_time)]
     pub since: Option<i64>,
     /// Show only findings whose batch timestamp is at or before this time.

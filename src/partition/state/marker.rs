@@ -377,9 +377,9 @@ impl Replay {
                 kind,
                 &t.first(),
                 format!(
-                    "producer {pid} epoch {} has a transaction open since offset {first}, idle {} min at the reference time{}",
+                    "producer {pid} epoch {} has a transaction open since offset {first}, idle {} at the reference time{}",
                     e.epoch,
-                    idle / 60_000,
+                    text::human_duration(idle),
                     if hanging { "; the last stable offset is stuck there" } else { "" }
                 ),
             )
