@@ -102,7 +102,7 @@ fn sev_color(s: Severity) -> &'static str {
 }
 
 fn label(p: &PartitionReport) -> String {
-    format!("{}-{}", p.topic, p.partition)
+    super::partition_name(&p.topic, p.partition, Some(&p.path))
 }
 
 fn anchor(i: usize, p: &PartitionReport) -> String {

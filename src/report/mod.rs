@@ -149,6 +149,21 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     Ok(total)
 }
 
+/// How text output names a partition directory: `topic-N`; a directory not named
+/// `topic-N` (evidence copied into a folder of its own: its topic and partition are not
+/// known) by its own name with a trailing `/` (`evidence/`), never `--1`. Control
+/// characters escaped.
+pub(crate) fn partition_name(topic: &str, partition: i32, path: Option<&str>) -> String {
+    if !topic.is_empty() && partition >= 0 {
+        return format!("{}-{partition}", crate::escape::text(topic));
+    }
+    match path.and_then(|p| std::path::Path::new(p).file_name()) {
+        Some(n) => format!("{}/", crate::escape::text(&n.to_string_lossy())),
+        None if topic.is_empty() => "-".to_string(),
+        None => format!("{}-{partition}", crate::escape::text(topic)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

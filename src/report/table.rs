@@ -18,11 +18,7 @@ pub struct TextOptions {
 }
 
 fn place(f: &crate::finding::Finding) -> String {
-    if f.topic.is_empty() {
-        "-".to_string()
-    } else {
-        format!("{}-{}", esc(&f.topic), f.partition)
-    }
+    super::partition_name(&f.topic, f.partition, f.source.path.as_deref())
 }
 
 fn producer(f: &crate::finding::Finding) -> String {
@@ -54,7 +50,7 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .partitions
         .iter()
         .map(|p| {
-            let base = format!("{}-{}", esc(&p.topic), p.partition);
+            let base = super::partition_name(&p.topic, p.partition, Some(&p.path));
             if counts[&(&p.topic, p.partition)] > 1 {
                 // The two directories above the partition dir: enough to tell copies apart
                 // (`broker-1/data`, `broker-2/data`).
@@ -450,7 +446,12 @@ pub fn write_producers_with(
         .iter()
         .partition(|p| !p.outcome.producers.is_empty());
     for p in with {
-        writeln!(w, "{}-{} ({})", esc(&p.topic), p.partition, esc(&p.path))?;
+        writeln!(
+            w,
+            "{} ({})",
+            super::partition_name(&p.topic, p.partition, Some(&p.path)),
+            esc(&p.path)
+        )?;
         let producers = &p.outcome.producers;
         warn_large_table(
             producers.len(),
@@ -556,7 +557,7 @@ fn txns_table(style: &Style, partitions: &[crate::partition::scan::PartitionRepo
         let s = &p.outcome.txn_stats;
         let (size, dur) = txn_distributions(s);
         t.add_row(vec![
-            format!("{}-{}", esc(&p.topic), p.partition),
+            super::partition_name(&p.topic, p.partition, Some(&p.path)),
             s.committed.to_string(),
             s.aborted.to_string(),
             p.outcome.open.len().to_string(),

@@ -73,11 +73,7 @@ fn kind_rank(k: Kind) -> usize {
 }
 
 fn tp(f: &Finding) -> String {
-    if f.topic.is_empty() {
-        f.source.path.clone().unwrap_or_else(|| "-".into())
-    } else {
-        format!("{}-{}", f.topic, f.partition)
-    }
+    super::partition_name(&f.topic, f.partition, f.source.path.as_deref())
 }
 
 /// Group the findings into incidents, most severe first.

@@ -37,7 +37,7 @@ fn line(
 
 fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) -> io::Result<()> {
     let pr = &p.prediction;
-    let name = format!("{}-{}", esc(&p.topic), p.partition);
+    let name = super::partition_name(&p.topic, p.partition, Some(&p.path));
     writeln!(w, "{}  {}", style.heading(&name, None), esc(&p.path))?;
     let shutdown = match pr.clean_shutdown {
         Some(true) => "clean",

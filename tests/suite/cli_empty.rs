@@ -38,6 +38,11 @@ fn a_filter_matching_nothing_exits_0_and_says_so() {
     let d = data();
     for filter in [["--producer-id", "999999"], ["--topic", "nosuch"]] {
         for cmd in ["scan", "producers", "txns", "verify"] {
+            if cmd == "verify" && filter[0] == "--producer-id" {
+                // verify shows every partition the topic filters select; producer ids
+                // select its findings.
+                continue;
+            }
             let (code, out, err) = run(&[cmd, filter[0], filter[1]], d.path());
             assert_eq!(code, 0, "{cmd} {filter:?}: {out}{err}");
             assert!(
