@@ -24,10 +24,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::report::ScanReport;
 use crate::discover::layout::Inventory;
 use crate::finding::{Finding, Kind, Severity};
 use crate::partition::recovery::{SegmentPlan, TruncationPrediction};
-use crate::results::{PartitionReport, ScanOptions, ScanReport};
+use crate::partition::results::{PartitionReport, ScanOptions};
 
 /// Another copy of the partition among the inputs, as the loss sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use klogscan::cluster::lost::LostRange;
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
 use klogscan::report::triage::{Incident, incidents};
+use klogscan::results::{ScanOptions, ScanReport};
 use klogscan::testkit::files::LogDirBuilder;
 use klogscan::testkit::scenario::{Batch, FaultKind, PartitionBuilder, Producer, Target};
 
