@@ -182,6 +182,9 @@ kinds! {
     DecompressionBudgetExceeded = "decompression_budget_exceeded", Warning;
     /// A batch too large to hold in memory: header and CRC checked streaming, records not decoded.
     BatchNotDecoded = "batch_not_decoded", Warning;
+    // --- what the next start loses (the recovery model against the checkpoints) ---
+    /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
+    TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;
 }
 
 impl fmt::Display for Kind {

@@ -3,7 +3,7 @@
 //! library code.
 
 use anyhow::Result;
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::ValueEnum;
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
 use klogscan::partition::scan::{self, ScanOptions};
@@ -267,16 +267,15 @@ fn finish_output(
     out: &mut dyn Write,
     fail_on: FailOn,
 ) -> Result<ExitCode> {
-    if nothing_read {
-        eprintln!("klogscan: no partition found under the given paths");
-    }
     out.flush()?;
     let incomplete = report_unreadable(findings);
     let max = findings.iter().map(|f| f.severity).max();
-    Ok(input_failures(
-        errors,
-        exit_code(nothing_read || incomplete, max, fail_on),
-    ))
+    // The specific reasons first, then the conclusion.
+    let code = input_failures(errors, exit_code(nothing_read || incomplete, max, fail_on));
+    if nothing_read {
+        eprintln!("klogscan: no partition found under the given paths");
+    }
+    Ok(code)
 }
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
@@ -367,12 +366,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Groups(a) => cmd_groups(a, &mut out),
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "klogscan", &mut out);
+            clap_complete::generate(shell, &mut cli::command(), "klogscan", &mut out);
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => {
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            help::write_man(cli::command(), &mut out)?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
@@ -384,7 +383,7 @@ fn main() -> ExitCode {
     // SAFETY: the binary installs no other SIGBUS handler; klogscan's guards every map it
     // makes (a file truncated under a scan is reported, never a signal).
     unsafe { klogscan::read::segment::enable_guarded_maps() };
-    let cli = Cli::parse();
+    let cli = cli::parse();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {

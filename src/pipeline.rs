@@ -22,6 +22,8 @@ pub(crate) type ClusterCheck =
 pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
     &[
         ("replicas", crate::cluster::replicas::check),
+        // Acknowledged data a copy loses at its next start, and which copy holds it.
+        ("lost", crate::cluster::lost::check),
         // The group coordinator's load of __consumer_offsets (issue 13).
         ("groups", crate::cluster::groups::cluster_check),
     ]

@@ -8,6 +8,7 @@
 
 pub mod coordinator;
 pub(crate) mod groups;
+pub mod lost;
 pub mod report;
 
 crate::internal_mod! {

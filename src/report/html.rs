@@ -79,7 +79,7 @@ fn sev_color(s: Severity) -> &'static str {
 }
 
 fn label(p: &PartitionReport) -> String {
-    format!("{}-{}", p.topic, p.partition)
+    super::partition_name(&p.topic, p.partition, Some(&p.path))
 }
 
 fn anchor(i: usize, p: &PartitionReport) -> String {
@@ -238,10 +238,16 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
             let _ = write!(h, "<li>clients: {}</li>", esc(&inc.clients.join("; ")));
         }
         h.push_str("</ul>");
+        if let Some(d) = &inc.decision {
+            let _ = write!(h, "<p>decision: {}</p>", esc(d));
+        }
         if !inc.commands.is_empty() {
             let _ = write!(h, "<pre>{}</pre>", esc(&inc.commands.join("\n")));
         } else if !inc.advice.is_empty() {
             let _ = write!(h, "<p>fix: {}</p>", esc(&inc.advice.join(" ")));
+        }
+        for n in &inc.notes {
+            let _ = write!(h, "<p>note: {}</p>", esc(n));
         }
         h.push_str("</div>\n");
     }

@@ -276,6 +276,7 @@ pub fn verify(
     report.errors.extend(inputs.failed.iter().cloned());
     crate::report::client::fill(&mut report.findings);
     flt.retain_findings(&mut report.findings);
+    let analysed = report.partitions.len();
     report
         .partitions
         .retain(|p| flt.partition_matches(&p.topic, p.partition));
@@ -287,6 +288,7 @@ pub fn verify(
         // The summary counts what is shown.
         let ps = &report.partitions;
         let s = &mut report.summary;
+        s.analysed = Some(analysed);
         s.partitions = ps.len();
         s.recovered = ps
             .iter()

@@ -89,6 +89,13 @@ pub fn list_groups_read(
 ) -> (Vec<Group>, Vec<(std::path::PathBuf, String)>) {
     let mut out = Vec::new();
     let mut unread = Vec::new();
+    let ids = crate::discover::identity::Identities::load(inv);
+    let clusters: std::collections::BTreeMap<String, Option<String>> = inv
+        .partitions
+        .iter()
+        .filter(|p| is_offsets_dir(p))
+        .map(|p| (p.path.display().to_string(), ids.source(p).cluster_id))
+        .collect();
     let replays: Vec<Replay> = inv
         .partitions
         .par_iter()
@@ -101,11 +108,19 @@ pub fn list_groups_read(
                 .into_iter()
                 .map(|why| (std::path::PathBuf::from(&r.path), why)),
         );
-        let live = r.groups;
+        let cluster = clusters.get(&r.path).cloned().flatten();
+        let mut live = r.groups;
+        for g in live.values_mut() {
+            g.cluster_id.clone_from(&cluster);
+        }
         let deleted: Vec<Group> = r
             .deleted
             .into_values()
             .filter(|g| opts.include_deleted && !live.contains_key(&g.group_id))
+            .map(|mut g| {
+                g.cluster_id.clone_from(&cluster);
+                g
+            })
             .collect();
         out.extend(live.into_values().chain(deleted).filter(|g| {
             opts.group.as_ref().is_none_or(|id| *id == g.group_id)

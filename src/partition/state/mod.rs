@@ -21,7 +21,7 @@ mod opentxns;
 mod partition_rules;
 mod pidhash;
 mod table;
-mod text;
+pub(crate) mod text;
 pub mod txnrec;
 
 use crate::partition::event::BatchEvent;
