@@ -206,7 +206,7 @@ fn filter(a: &ScanArgs, inputs: &[PathBuf], opts: &ScanOptions) -> Result<Filter
 fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
     let p = archive::prepare(paths, &archive::Limits::default())?;
     for w in &p.warnings {
-        eprintln!("klogscan: {w}");
+        eprintln!("klogscan: {}", klogscan::escape::text(w));
     }
     Ok(p)
 }

@@ -30,6 +30,7 @@ mod groups_replay;
 mod hardening;
 mod hardening_bigbatch;
 mod hardening_bigentry_readers;
+mod hardening_escapes;
 mod hardening_output;
 mod html_chromium;
 mod html_scale;
