@@ -72,8 +72,42 @@ pub struct Prepared {
 #[error("cannot create a temporary directory for archives: {0}")]
 pub struct TempError(io::Error);
 
-/// Recognise an archive by its first bytes (tar: the `ustar` magic, or a `.tar` name).
-pub(crate) fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
+/// What a file's name says it is, before any byte is read.
+enum Named {
+    /// A broker's file: never sniffed (a segment's first bytes are its base offset, which
+    /// can read as gzip's or zip's magic).
+    Kafka,
+    /// An archive's name (the extension as written, the kind it names).
+    Archive(&'static str, ArchiveKind),
+    Unknown,
+}
+
+fn named(path: &Path) -> Named {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if is_kafka_file_name(&name) {
+        return Named::Kafka;
+    }
+    let lower = name.to_ascii_lowercase();
+    for (ext, kind) in [
+        (".tar.gz", ArchiveKind::TarGz),
+        (".tgz", ArchiveKind::TarGz),
+        (".tar.zst", ArchiveKind::TarZst),
+        (".tzst", ArchiveKind::TarZst),
+        (".zip", ArchiveKind::Zip),
+        (".tar", ArchiveKind::Tar),
+    ] {
+        if lower.ends_with(ext) {
+            return Named::Archive(ext, kind);
+        }
+    }
+    Named::Unknown
+}
+
+/// The archive format of a file by its first bytes (tar: the `ustar` magic).
+fn sniff(path: &Path) -> io::Result<Option<ArchiveKind>> {
     let mut head = [0u8; 262];
     let mut f = File::open(path)?;
     let mut n = 0;
@@ -90,13 +124,42 @@ pub(crate) fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
         Some(ArchiveKind::TarZst)
     } else if h.starts_with(b"PK\x03\x04") || h.starts_with(b"PK\x05\x06") {
         Some(ArchiveKind::Zip)
-    } else if h.len() >= 262 && &h[257..262] == b"ustar"
-        || path.extension().is_some_and(|e| e == "tar")
-    {
+    } else if h.len() >= 262 && &h[257..262] == b"ustar" {
         Some(ArchiveKind::Tar)
     } else {
         None
     })
+}
+
+/// Recognise an archive: by name first (a Kafka file name is never an archive, whatever
+/// its first bytes; a `.tar` name is a tar even without the `ustar` magic of old tars),
+/// by its first bytes for any other name.
+pub(crate) fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
+    match named(path) {
+        Named::Kafka => Ok(None),
+        Named::Archive(_, ArchiveKind::Tar) => Ok(Some(sniff(path)?.unwrap_or(ArchiveKind::Tar))),
+        Named::Archive(..) | Named::Unknown => sniff(path),
+    }
+}
+
+/// For a file named as an archive klogscan reads (`.tgz`, `.tar.gz`, `.tar.zst`, `.zip`)
+/// whose first bytes are no archive's: why it cannot be read.
+pub(crate) fn misnamed_archive(path: &Path) -> Option<String> {
+    let Named::Archive(ext, kind) = named(path) else {
+        return None;
+    };
+    if sniff(path).ok()?.is_some() {
+        return None;
+    }
+    let magic = match kind {
+        ArchiveKind::TarGz => "a gzip stream's (1f 8b)",
+        ArchiveKind::TarZst => "a zstd frame's (28 b5 2f fd)",
+        ArchiveKind::Zip => "a zip archive's (PK 03 04)",
+        ArchiveKind::Tar => return None,
+    };
+    Some(format!(
+        "not an archive: named {ext} but its first bytes are not {magic}, and not Kafka data"
+    ))
 }
 
 /// Is `name` a file a broker keeps in a log dir or a partition dir?
@@ -152,7 +215,10 @@ pub(crate) fn prepare_selected(
             None
         };
         let Some(kind) = kind else {
-            p.paths.push(input.clone());
+            match misnamed_archive(input).filter(|_| input.is_file()) {
+                Some(why) => p.failed.push((input.clone(), why)),
+                None => p.paths.push(input.clone()),
+            }
             continue;
         };
         let shown = input.display().to_string();

@@ -31,6 +31,7 @@ mod hardening;
 mod hardening_bigbatch;
 mod hardening_bigentry_readers;
 mod hardening_escapes;
+mod hardening_inputs;
 mod hardening_output;
 mod html_chromium;
 mod html_scale;
