@@ -148,3 +148,73 @@ fn a_misnamed_archive_is_called_what_it_is() {
         assert!(!r.err.contains("unpack it"), "{name}: {}", r.err);
     }
 }
+
+/// A `.tar.zst` of one 256 MiB segment of zeros (a few KiB): extraction lasts long enough
+/// for a signal to land in it.
+fn zero_bomb(path: &Path) {
+    let f = std::fs::File::create(path).unwrap();
+    let z = zstd::stream::write::Encoder::new(f, 1)
+        .unwrap()
+        .auto_finish();
+    let mut b = tar::Builder::new(z);
+    let mut h = tar::Header::new_gnu();
+    h.set_size(256 << 20);
+    h.set_mode(0o644);
+    h.set_cksum();
+    b.append_data(
+        &mut h,
+        "t-0/00000000000000000000.log",
+        std::io::Read::take(std::io::repeat(0), 256 << 20),
+    )
+    .unwrap();
+    b.into_inner().unwrap();
+}
+
+/// Killed mid-extraction by SIGINT, SIGTERM, SIGHUP, SIGABRT (what an allocation failure
+/// ends in) or even SIGKILL, klogscan leaves no temporary directory behind.
+#[test]
+fn an_archives_temporary_directory_goes_with_the_process_however_it_ends() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let t = tempfile::tempdir().unwrap();
+    let ar = t.path().join("bomb.tar.zst");
+    zero_bomb(&ar);
+    let entries = |d: &Path| std::fs::read_dir(d).unwrap().count();
+    for sig in [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGABRT,
+        libc::SIGKILL,
+    ] {
+        let tmp = t.path().join(format!("tmp{sig}"));
+        std::fs::create_dir(&tmp).unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_klogscan"))
+            .arg("scan")
+            .arg(&ar)
+            .env("TMPDIR", &tmp)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // A deadline for a hang, not a measurement.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while entries(&tmp) == 0 {
+            assert!(Instant::now() < deadline, "no temporary directory made");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // SAFETY: a plain kill(2) of our own child.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(sig), "signal {sig}: {status:?}");
+        while entries(&tmp) != 0 {
+            assert!(
+                Instant::now() < deadline,
+                "signal {sig}: left behind: {:?}",
+                std::fs::read_dir(&tmp).unwrap().collect::<Vec<_>>()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
