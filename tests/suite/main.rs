@@ -33,6 +33,7 @@ mod hardening_bigentry_readers;
 mod hardening_escapes;
 mod hardening_inputs;
 mod hardening_output;
+mod hardening_sparse;
 mod html_chromium;
 mod html_scale;
 mod identity;
