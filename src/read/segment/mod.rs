@@ -18,6 +18,7 @@
 
 mod holes;
 mod mapguard;
+pub use mapguard::enable_guarded_maps;
 mod open;
 crate::internal_mod! {
     mod bigentry;
