@@ -4,8 +4,9 @@
 //! A process ended by a signal (SIGINT, SIGTERM, SIGHUP: no destructor runs) or aborted
 //! (an allocation failure aborts a Rust process) cannot remove its own files. So the
 //! directory has a reaper: a small `/bin/sh` child in its own process group, ignoring the
-//! terminal's signals, that waits for the end of a pipe only this process holds and then
-//! removes the directory. The kernel closes that pipe however the process ends (even on
+//! terminal's signals, started before the directory is made, that waits for the end of a
+//! pipe only this process holds and then removes the directories named after this process
+//! (`klogscan-<pid>-*` in the temporary directory). The kernel closes that pipe however the process ends (even on
 //! SIGKILL), so the directory goes with it. Without a shell the directory is still removed
 //! on every ordinary exit (the destructor).
 
@@ -25,8 +26,12 @@ impl TempRoot {
     /// A new private directory (mode 0700) under the system's temporary directory
     /// (`TMPDIR`), with its reaper.
     pub(super) fn new() -> io::Result<TempRoot> {
-        let dir = tempfile::Builder::new().prefix("klogscan-").tempdir()?;
-        let reaper = Reaper::spawn(dir.path()).ok();
+        // The reaper is told the name's prefix (this process's id) before the directory
+        // exists: a signal between the two leaves nothing behind.
+        let base = std::env::temp_dir();
+        let prefix = format!("klogscan-{}-", std::process::id());
+        let reaper = Reaper::spawn(&base, &prefix).ok();
+        let dir = tempfile::Builder::new().prefix(&prefix).tempdir_in(&base)?;
         Ok(TempRoot { reaper, dir })
     }
 
@@ -48,13 +53,16 @@ struct Reaper(std::process::Child);
 
 impl Reaper {
     #[cfg(unix)]
-    fn spawn(dir: &Path) -> io::Result<Reaper> {
+    fn spawn(base: &Path, prefix: &str) -> io::Result<Reaper> {
         use std::os::unix::process::CommandExt;
         use std::process::{Command, Stdio};
         let child = Command::new("/bin/sh")
             .arg("-c")
-            .arg("trap '' HUP INT TERM QUIT PIPE; while read -r _; do :; done; rm -rf -- \"$0\"")
-            .arg(dir)
+            .arg(
+                "trap '' HUP INT TERM QUIT PIPE; while read -r _; do :; done; rm -rf -- \"$0/$1\"*",
+            )
+            .arg(base)
+            .arg(prefix)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -65,7 +73,7 @@ impl Reaper {
     }
 
     #[cfg(not(unix))]
-    fn spawn(_: &Path) -> io::Result<Reaper> {
+    fn spawn(_: &Path, _: &str) -> io::Result<Reaper> {
         Err(io::Error::other("no reaper on this platform"))
     }
 }
