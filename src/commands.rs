@@ -91,9 +91,15 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
     };
     let (list, unread) = groups::list_groups_read(&inv, &opts);
     match a.format {
-        OutFormat::Json => render::write_json(&list, &mut out)?,
-        OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
-        OutFormat::Table => render::write_table(&list, &mut out)?,
+        OutFormat::Json => {
+            render::write_json(&list, &mut klogscan::escape::JsonWriter::new(&mut out))?
+        }
+        OutFormat::Table if a.members => {
+            render::write_members_table(&list, &mut klogscan::escape::JsonWriter::text(&mut out))?
+        }
+        OutFormat::Table => {
+            render::write_table(&list, &mut klogscan::escape::JsonWriter::text(&mut out))?
+        }
         other => anyhow::bail!(
             "--format {} is for `klogscan scan`; groups prints table or json",
             other

@@ -194,7 +194,7 @@ fn request(a: &ScanArgs, keep_producers: bool) -> Result<Request> {
 /// Print the request's warnings (refused archive entries, caps) on stderr.
 fn print_warnings(warnings: &[String]) {
     for w in warnings {
-        eprintln!("klogscan: {w}");
+        eprintln!("klogscan: {}", klogscan::escape::text(w));
     }
 }
 

@@ -32,8 +32,10 @@ pub(crate) fn esc(s: &str) -> String {
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {
-                let _ = write!(o, "\\u{{{:x}}}", c as u32);
+            // The text outputs' one rule ([`crate::escape`]): a report saved and later
+            // printed with `cat` carries no terminal command and no forged line.
+            c if crate::escape::is_control(c) => {
+                crate::escape::push(&mut o, c.encode_utf8(&mut [0; 4]))
             }
             c => o.push(c),
         }
@@ -242,7 +244,15 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
             let _ = write!(h, "<p>decision: {}</p>", esc(d));
         }
         if !inc.commands.is_empty() {
-            let _ = write!(h, "<pre>{}</pre>", esc(&inc.commands.join("\n")));
+            let _ = write!(
+                h,
+                "<pre>{}</pre>",
+                inc.commands
+                    .iter()
+                    .map(|c| esc(c))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
         } else if !inc.advice.is_empty() {
             let _ = write!(h, "<p>fix: {}</p>", esc(&inc.advice.join(" ")));
         }
@@ -574,6 +584,6 @@ mod tests {
             esc("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
         );
-        assert_eq!(esc("a\u{1b}b"), "a\\u{1b}b");
+        assert_eq!(esc("a\u{1b}b\n\u{9b}\t"), "a\\x1bb\\n\\u{9b}\\t");
     }
 }

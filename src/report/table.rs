@@ -608,8 +608,8 @@ fn write_txn_stats(
     for r in s.by_transactional_id.iter() {
         t.add_row(vec![
             r.transactional_id
-                .clone()
-                .unwrap_or_else(|| "(unknown)".into()),
+                .as_deref()
+                .map_or_else(|| "(unknown)".into(), esc),
             r.producer_ids
                 .iter()
                 .map(i64::to_string)
@@ -642,7 +642,9 @@ fn write_txn_stats(
         for (i, l) in s.longest.iter().enumerate() {
             t.add_row(vec![
                 (i + 1).to_string(),
-                l.transactional_id.clone().unwrap_or_else(|| "-".into()),
+                l.transactional_id
+                    .as_deref()
+                    .map_or_else(|| "-".into(), esc),
                 format!("{}@{}", l.producer_id, l.producer_epoch),
                 l.outcome.name().to_string(),
                 format_ms(l.start_ms),

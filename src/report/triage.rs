@@ -310,6 +310,12 @@ fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
     }
 }
 
+/// Text from the data (names, ids, messages quoting them) for a text output, control
+/// characters escaped ([`crate::escape`]): no terminal command, no forged line.
+fn esc(s: &str) -> String {
+    crate::escape::text(s).into_owned()
+}
+
 /// Write the triage summary (nothing when there is no incident).
 pub(crate) fn write_summary(
     report: &ScanReport,
@@ -352,9 +358,9 @@ fn write_blocks(
             w,
             "\n{} {}",
             style.heading(&tag, Some(inc.severity)),
-            wrap(&inc.summary, width, tag.len() + 1, 4)
+            wrap(&esc(&inc.summary), width, tag.len() + 1, 4)
         )?;
-        writeln!(w, "    partitions: {}", inc.partitions.join(", "))?;
+        writeln!(w, "    partitions: {}", esc(&inc.partitions.join(", ")))?;
         if let Some(s) = inc.since {
             let last = inc
                 .last_seen
@@ -369,7 +375,7 @@ fn write_blocks(
             root.id,
             root.message
         );
-        writeln!(w, "    root cause: {}", wrap(&line, width, 16, 16))?;
+        writeln!(w, "    root cause: {}", wrap(&esc(&line), width, 16, 16))?;
         if inc.members.len() > 1 {
             let mut chain: Vec<String> = inc.members[1..]
                 .iter()
@@ -389,7 +395,7 @@ fn write_blocks(
             writeln!(w, "    then:       {}", wrap(&line, width, 16, 16))?;
         }
         if !inc.clients.is_empty() {
-            let line = inc.clients.join("; ");
+            let line = esc(&inc.clients.join("; "));
             writeln!(w, "    clients:    {}", wrap(&line, width, 16, 16))?;
         }
         if let Some(d) = &inc.decision {
@@ -398,12 +404,13 @@ fn write_blocks(
         for (k, c) in inc.commands.iter().enumerate() {
             writeln!(
                 w,
-                "    {}{c}",
+                "    {}{}",
                 if k == 0 {
                     "fix:        "
                 } else {
                     "            "
-                }
+                },
+                esc(c)
             )?;
         }
         for n in &inc.notes {
@@ -413,12 +420,13 @@ fn write_blocks(
             for (k, a) in inc.advice.iter().enumerate() {
                 writeln!(
                     w,
-                    "    {}{a}",
+                    "    {}{}",
                     if k == 0 {
                         "fix:        "
                     } else {
                         "            "
-                    }
+                    },
+                    esc(a)
                 )?;
             }
         }
@@ -486,7 +494,7 @@ pub fn write_hanging(rows: &[HangingRow], w: &mut dyn Write) -> io::Result<()> {
     let cells: Vec<Vec<String>> = std::iter::once(HANGING_HEADER.map(String::from).to_vec())
         .chain(rows.iter().map(|r| {
             vec![
-                r.topic.clone(),
+                esc(&r.topic),
                 r.partition.to_string(),
                 r.producer_id.to_string(),
                 r.producer_epoch.to_string(),
