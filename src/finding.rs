@@ -6,6 +6,11 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+crate::internal_mod! {
+    /// Typed evidence at the stage joints.
+    mod evidence;
+}
+
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -177,6 +182,9 @@ kinds! {
     DecompressionBudgetExceeded = "decompression_budget_exceeded", Warning;
     /// A batch too large to hold in memory: header and CRC checked streaming, records not decoded.
     BatchNotDecoded = "batch_not_decoded", Warning;
+    // --- what the next start loses (the recovery model against the checkpoints) ---
+    /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
+    TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;
     // --- the KRaft metadata log: leadership history ---
     /// A leader elected outside the ISR (and outside the ELR when the ISR was empty).
     UncleanLeaderElection = "unclean_leader_election", Warning;

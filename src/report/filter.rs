@@ -4,7 +4,8 @@
 //! or without them).
 
 use crate::finding::{Finding, Severity};
-use crate::partition::scan::{PartitionReport, ScanReport, SeverityCounts, glob_match};
+use crate::partition::scan::{PartitionReport, SeverityCounts, glob_match};
+use crate::results::ScanReport;
 use serde_json::Value;
 
 /// An offset range: `A..B` (B excluded), `A..=B`, `A..`, `..B`, or a single offset `A`.
@@ -144,6 +145,7 @@ impl Filter {
         if !self.is_active() {
             return;
         }
+        report.summary.analysed = Some(report.partitions.len());
         let old = std::mem::take(&mut report.findings);
         let mut covered = vec![false; old.len()];
         let mut kept = Vec::new();

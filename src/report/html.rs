@@ -9,13 +9,13 @@
 //! partitions (the most severe first), the others keep their findings tables.
 
 use super::format_ms;
-use super::timeline::{self, SpanKind, Timeline};
 use super::triage::{self, Incident};
 use crate::finding::{Finding, Severity};
-use crate::partition::scan::{PartitionReport, ScanReport};
+use crate::partition::scan::PartitionReport;
+use crate::partition::timeline::{SpanKind, Timeline};
+use crate::results::ScanReport;
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::path::Path;
 
 /// Incidents told in the triage section (the most severe first).
 pub(crate) const MAX_INCIDENTS: usize = 200;
@@ -32,36 +32,15 @@ pub(crate) fn esc(s: &str) -> String {
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {
-                let _ = write!(o, "\\u{{{:x}}}", c as u32);
+            // The text outputs' one rule ([`crate::escape`]): a report saved and later
+            // printed with `cat` carries no terminal command and no forged line.
+            c if crate::escape::is_control(c) => {
+                crate::escape::push(&mut o, c.encode_utf8(&mut [0; 4]))
             }
             c => o.push(c),
         }
     }
     o
-}
-
-/// Read the timelines of the partitions that have findings (at most [`MAX_TIMELINES`],
-/// most severe first), aligned with `report.partitions`. Call it while the partition
-/// paths are still readable (before archive paths are mapped back).
-pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
-    let mut order: Vec<(Severity, usize)> = (0..report.partitions.len())
-        .filter_map(|i| {
-            report
-                .partition_findings(i)
-                .iter()
-                .map(|f| f.severity)
-                .max()
-                .map(|s| (s, i))
-        })
-        .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut out = vec![None; report.partitions.len()];
-    for &(_, i) in order.iter().take(MAX_TIMELINES) {
-        let p = &report.partitions[i];
-        out[i] = timeline::collect(Path::new(&p.path), &timeline::Limits::default()).ok();
-    }
-    out
 }
 
 const STYLE: &str = "
@@ -102,7 +81,7 @@ fn sev_color(s: Severity) -> &'static str {
 }
 
 fn label(p: &PartitionReport) -> String {
-    format!("{}-{}", p.topic, p.partition)
+    super::partition_name(&p.topic, p.partition, Some(&p.path))
 }
 
 fn anchor(i: usize, p: &PartitionReport) -> String {
@@ -121,7 +100,7 @@ fn anchor(i: usize, p: &PartitionReport) -> String {
 }
 
 /// Write the HTML report. `timelines` is aligned with `report.partitions` (see
-/// [`timelines`]); a partition without one gets no SVG.
+/// `request::timelines`); a partition without one gets no SVG.
 pub fn write_scan(
     report: &ScanReport,
     timelines: &[Option<Timeline>],
@@ -261,10 +240,24 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
             let _ = write!(h, "<li>clients: {}</li>", esc(&inc.clients.join("; ")));
         }
         h.push_str("</ul>");
+        if let Some(d) = &inc.decision {
+            let _ = write!(h, "<p>decision: {}</p>", esc(d));
+        }
         if !inc.commands.is_empty() {
-            let _ = write!(h, "<pre>{}</pre>", esc(&inc.commands.join("\n")));
+            let _ = write!(
+                h,
+                "<pre>{}</pre>",
+                inc.commands
+                    .iter()
+                    .map(|c| esc(c))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
         } else if !inc.advice.is_empty() {
             let _ = write!(h, "<p>fix: {}</p>", esc(&inc.advice.join(" ")));
+        }
+        for n in &inc.notes {
+            let _ = write!(h, "<p>note: {}</p>", esc(n));
         }
         h.push_str("</div>\n");
     }
@@ -493,7 +486,12 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
 }
 
 /// One producer's lane: its name, its transactions and batches as spans, its markers.
-fn svg_lane(h: &mut String, lane: &super::timeline::Lane, y: f64, x: &dyn Fn(i64) -> f64) {
+fn svg_lane(
+    h: &mut String,
+    lane: &crate::partition::timeline::Lane,
+    y: f64,
+    x: &dyn Fn(i64) -> f64,
+) {
     let name = if lane.merged {
         "other producers".to_string()
     } else if lane.producer_id < 0 {
@@ -591,7 +589,7 @@ mod tests {
             esc("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
         );
-        assert_eq!(esc("a\u{1b}b"), "a\\u{1b}b");
+        assert_eq!(esc("a\u{1b}b\n\u{9b}\t"), "a\\x1bb\\n\\u{9b}\\t");
     }
 }
 

@@ -3,8 +3,8 @@
 //! compaction, and the damaged logs behind each finding; plus the real broker data.
 #![cfg(feature = "testkit")]
 
-use klogscan::cluster::groups::{GroupState, GroupType, GroupsOptions, list_groups};
 use klogscan::finding::{Finding, Kind, Severity};
+use klogscan::partition::groups::{GroupState, GroupType, GroupsOptions, list_groups};
 use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline::scan;
 use klogscan::testkit::group_scenarios::{self as sc, GroupLog};
@@ -15,7 +15,7 @@ fn run(
 ) -> (
     tempfile::TempDir,
     Vec<Finding>,
-    Vec<klogscan::cluster::groups::Group>,
+    Vec<klogscan::partition::groups::Group>,
 ) {
     let dir = tempfile::tempdir().unwrap();
     log.write(dir.path(), 5).unwrap();
@@ -223,7 +223,7 @@ fn compaction_keeps_the_same_groups_and_no_finding() {
     for drop_tombstones in [false, true] {
         let (_d, f, after) = run(&log.compacted(drop_tombstones));
         assert_clean(&f);
-        let live = |g: &[klogscan::cluster::groups::Group]| {
+        let live = |g: &[klogscan::partition::groups::Group]| {
             g.iter()
                 .filter(|g| g.state == GroupState::Live)
                 .map(|g| {
@@ -479,6 +479,37 @@ fn transactional_offset_commits_wait_for_their_marker() {
         .map(|f| f.evidence["group_id"].clone())
         .collect::<Vec<_>>();
     assert_eq!(t, [json!("committed")]);
+}
+
+/// `OffsetMetadataManagerTest.testReplayTransactionEndMarkerKeepsTheMostRecentCommittedOffset`:
+/// a transactional commit of 100, a regular commit of 101, then the transaction's COMMIT —
+/// the group keeps 101 (`OffsetMetadataManager.replayEndTransactionMarker` applies a pending
+/// offset only when its record is newer). Without the regular commit the COMMIT applies 100.
+#[test]
+fn end_marker_keeps_the_most_recent_committed_offset() {
+    let commit = |o: i64| {
+        (
+            1,
+            json!({"group": "foo", "topic": "bar", "partition": 0}),
+            Some((
+                3,
+                json!({"offset": o, "leaderEpoch": 0, "commitTimestamp": 1}),
+            )),
+        )
+    };
+    for regular in [true, false] {
+        let mut log = GroupLog::new();
+        log.txn_batch(10, vec![commit(100)]);
+        if regular {
+            log.batch(vec![commit(101)]);
+        }
+        log.marker(10, true);
+        let (_d, f, groups) = run(&log);
+        assert_clean(&f);
+        let g = groups.iter().find(|g| g.group_id == "foo").unwrap();
+        let held: Vec<i64> = g.offsets.iter().map(|c| c.offset).collect();
+        assert_eq!(held, vec![if regular { 101 } else { 100 }]);
+    }
 }
 
 #[test]

@@ -6,8 +6,9 @@
 
 use assert_cmd::Command;
 use klogscan::finding::{Kind, Severity};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::read::format::metadata::{MetaRecord, RESOURCE_TOPIC};
+use klogscan::results::ScanReport;
 use klogscan::testkit::metadata::encode;
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};

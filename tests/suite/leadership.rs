@@ -7,11 +7,12 @@
 use klogscan::cluster::leadership::{self, Choice, ClusterHistory, MetaEntry, MetadataLog, replay};
 use klogscan::discover::layout;
 use klogscan::finding::{Finding, Kind, Severity, Source};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::read::format::metadata::{
     BrokerRegistrationChange, MetaRecord, PartitionChange, PartitionRecord, RESOURCE_TOPIC,
     RegisterBroker, decode_record,
 };
+use klogscan::results::ScanReport;
 use klogscan::testkit::files::{LogDirBuilder, topic_id_for};
 use klogscan::testkit::metadata::{MetadataLogBuilder, encode, encode_at};
 use klogscan::testkit::scenario::{Batch, PartitionBuilder, Producer};
@@ -1027,7 +1028,12 @@ fn the_html_report_draws_the_leader_epochs_beside_the_producers() {
     let d = tempfile::tempdir().unwrap();
     canonical(d.path(), false);
     let r = scan(d.path());
-    let timelines = klogscan::report::html::timelines(&r);
+    use klogscan::partition::timeline;
+    let timelines: Vec<_> = r
+        .partitions
+        .iter()
+        .map(|p| timeline::collect(Path::new(&p.path), &timeline::Limits::default()).ok())
+        .collect();
     let mut out = Vec::new();
     klogscan::report::html::write_scan(&r, &timelines, &mut out).unwrap();
     let html = String::from_utf8(out).unwrap();

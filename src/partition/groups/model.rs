@@ -151,6 +151,10 @@ pub struct Group {
     pub last_offset: i64,
     /// Offset of the metadata tombstone that deleted it.
     pub deleted_at: Option<i64>,
+    /// `cluster.id` of the log dir holding the partition (`meta.properties`), when known:
+    /// the same group id in two clusters is two groups.
+    #[serde(default)]
+    pub cluster_id: Option<String>,
 }
 
 impl Group {
@@ -182,6 +186,7 @@ impl Group {
             first_offset: offset,
             last_offset: offset,
             deleted_at: None,
+            cluster_id: None,
         }
     }
 }

@@ -6,9 +6,9 @@ use super::{load_checked, mk, name_of};
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind, Severity};
 use crate::partition::scan::PartitionReport;
-use crate::partition::verify::VerifyOptions;
 use crate::read::format::checkpoint::parse_leader_epoch_checkpoint;
 use crate::read::segment::FileClass;
+use crate::verify::VerifyOptions;
 use serde_json::json;
 
 /// The partition's entries in the log dir's offset checkpoints.
@@ -134,7 +134,7 @@ pub(super) fn check_offsets(
                     .producer(t.producer_id, t.producer_epoch)
                     .evidence(json!({"first_offset": t.first_offset, "log_start_offset": ls}))
                     .broker("the broker clamps the first unstable offset up to the log start offset: LSO = log start offset, read_committed consumers and the cleaner stop there")
-                    .remediation(format!("kafka-transactions.sh --bootstrap-server … abort --topic {topic} --partition {part} --start-offset {}", t.first_offset)),
+                    .remediation(crate::partition::state::text::abort_command(topic, part, t.first_offset)),
             );
         }
     }
