@@ -24,6 +24,8 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
         ("replicas", crate::cluster::replicas::check),
         // The group coordinator's load of __consumer_offsets (issue 13).
         ("groups", crate::cluster::groups::cluster_check),
+        // Committed offsets held against their partitions (issue 27).
+        ("consumers", crate::cluster::consumers::cluster_check),
     ]
 }
 

@@ -2,6 +2,7 @@
 //! and human tables.
 
 pub mod client;
+pub mod consumers;
 pub mod filter;
 pub mod html;
 pub mod json;
