@@ -107,6 +107,58 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
     Ok(input_failures(&unread, ExitCode::SUCCESS))
 }
 
+/// `consumers`: every group's committed offsets held against their partitions (a whole
+/// scan: the partitions' ends, LSOs and hanging transactions are the scan's), then the
+/// consumer findings.
+pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
+    use klogscan::cluster::consumers::{self, ConsumersOptions};
+    use klogscan::report::consumers as render;
+    let inputs = prepare(&a.paths)?;
+    let inv = klogscan::discover::layout::discover(&inputs.paths);
+    if !inv.partitions.iter().any(|p| {
+        p.tp.as_ref()
+            .is_some_and(|tp| tp.topic == "__consumer_offsets")
+    }) {
+        eprintln!("klogscan: no __consumer_offsets partition found");
+        return Ok(ExitCode::from(2));
+    }
+    let mut opts = ScanOptions {
+        threads: capped_threads(a.threads),
+        now_ms: a.now,
+        keep_producers: false,
+        keep_cluster_txns: false,
+        ..Default::default()
+    };
+    opts.replay.hanging_after_ms = a.hanging_after;
+    let mut report = pipeline::analyse(&inv, &opts);
+    let keep = ConsumersOptions {
+        group: a.group.clone(),
+        topic: a.topic.clone(),
+        partition: a.partition,
+    };
+    let view = consumers::build(&report, &inv, &opts, &keep);
+    report::client::fill(&mut report.findings);
+    let findings = render::consumer_findings(&report.findings, &keep);
+    match a.format {
+        OutFormat::Json => render::write_json(&view, &findings, &mut out)?,
+        OutFormat::Table => render::write_table(&view, &findings, &mut out)?,
+        other => anyhow::bail!(
+            "--format {} is for `klogscan scan`; consumers prints table or json",
+            other
+                .to_possible_value()
+                .map_or("?".into(), |v| v.get_name().to_string())
+        ),
+    }
+    out.flush()?;
+    let mut errors = inputs.failed.clone();
+    errors.extend(
+        view.unread
+            .iter()
+            .map(|(p, why)| (PathBuf::from(p), why.clone())),
+    );
+    Ok(input_failures(&errors, ExitCode::SUCCESS))
+}
+
 /// `verify`: the cross-checks and the restart prediction, filtered like `scan`.
 pub(crate) fn cmd_verify(
     a: VerifyArgs,

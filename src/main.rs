@@ -22,7 +22,7 @@ mod commands;
 mod help;
 
 use cli::*;
-use commands::{cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify};
+use commands::{cmd_consumers, cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify};
 
 /// Where text goes: with colour (a terminal), every control character is escaped except
 /// the SGR colour sequences klogscan writes; without, every control character but the line
@@ -395,6 +395,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             false,
         ),
         Command::Groups(a) => cmd_groups(a, &mut out),
+        Command::Consumers(a) => cmd_consumers(a, &mut out),
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "klogscan", &mut out);
