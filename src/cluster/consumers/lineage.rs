@@ -142,43 +142,42 @@ impl Lineage {
     }
 }
 
-/// Lineages read from each partition directory's `leader-epoch-checkpoint`.
+/// Lineages from each partition directory's `leader-epoch-checkpoint`, read when asked for
+/// (only the partitions a group committed to).
 #[derive(Debug, Clone, Default)]
 pub struct CheckpointLineage {
-    by_path: std::collections::HashMap<String, Lineage>,
+    /// Partition directory → its `leader-epoch-checkpoint`.
+    files: std::collections::HashMap<String, std::path::PathBuf>,
 }
 
 impl CheckpointLineage {
-    /// Read the `leader-epoch-checkpoint` of every partition directory of `inv` (a
-    /// missing or malformed file gives no lineage: `verify` reports the latter).
-    pub fn load<'a>(dirs: impl Iterator<Item = &'a crate::discover::layout::PartitionDir>) -> Self {
-        let mut by_path = std::collections::HashMap::new();
-        for p in dirs {
-            let Some(path) = &p.leader_epoch_checkpoint else {
-                continue;
-            };
-            let Ok(bytes) = crate::read::segment::load(
-                path,
-                crate::read::segment::FileClass::Checkpoint,
-                crate::read::segment::MmapMode::Never,
-                None,
-            ) else {
-                continue;
-            };
-            if let Ok(entries) = parse_leader_epoch_checkpoint(&bytes) {
-                by_path.insert(
-                    p.path.display().to_string(),
-                    Lineage::new(&entries, "leader-epoch-checkpoint"),
-                );
-            }
+    /// The checkpoint files of `dirs` (a directory without one has no lineage).
+    pub fn new<'a>(dirs: impl Iterator<Item = &'a crate::discover::layout::PartitionDir>) -> Self {
+        CheckpointLineage {
+            files: dirs
+                .filter_map(|p| {
+                    let f = p.leader_epoch_checkpoint.clone()?;
+                    Some((p.path.display().to_string(), f))
+                })
+                .collect(),
         }
-        CheckpointLineage { by_path }
     }
 }
 
 impl LineageSource for CheckpointLineage {
+    /// A missing, unreadable or malformed file gives no lineage (`verify` reports the
+    /// last two).
     fn lineage(&self, _topic: &str, _partition: i32, path: &str) -> Option<Lineage> {
-        self.by_path.get(path).cloned()
+        let file = self.files.get(path)?;
+        let bytes = crate::read::segment::load(
+            file,
+            crate::read::segment::FileClass::Checkpoint,
+            crate::read::segment::MmapMode::Never,
+            None,
+        )
+        .ok()?;
+        let entries = parse_leader_epoch_checkpoint(&bytes).ok()?;
+        Some(Lineage::new(&entries, "leader-epoch-checkpoint"))
     }
 }
 

@@ -6,6 +6,7 @@ use crate::cluster::groups::{self, GroupType};
 use crate::discover::identity::{ClusterKey, Identities, same_cluster, transaction_partition_for};
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::finding::{Kind, Source};
+use crate::partition::walked::{GroupCommit, GroupOffsets};
 use crate::read::format::groups::CONSUMER_OFFSETS_TOPIC;
 use crate::results::{PartitionReport, ScanOptions, ScanReport};
 use serde::Serialize;
@@ -281,8 +282,9 @@ pub(crate) fn hanging_of(report: &ScanReport, i: usize) -> Vec<Hanging> {
     h
 }
 
-/// Build the view from a finished scan (`report`) of `inv`: each `__consumer_offsets`
-/// copy the scan read is replayed once more, as the group coordinator loads it.
+/// Build the view from a finished scan (`report`) of `inv`: the groups and commits each
+/// `__consumer_offsets` copy's load ends with (kept by the scan's walk), held against the
+/// partitions the scan read.
 pub fn build(
     report: &ScanReport,
     inv: &Inventory,
@@ -315,7 +317,7 @@ pub fn build(
                 .push(i);
         }
     }
-    let lineages = CheckpointLineage::load(
+    let lineages = CheckpointLineage::new(
         by_tp
             .values()
             .flatten()
@@ -346,66 +348,24 @@ pub fn build(
     });
     for i in copies {
         let co = &report.partitions[i];
-        let Some(dir) = dirs.get(&co.path) else {
-            continue;
-        };
-        let mut r = groups::replay_partition_dir(dir, scan.max_bytes, scan.max_decompressed);
-        view.unread
-            .extend(r.unread.drain(..).map(|why| (co.path.clone(), why)));
-        let (count, from) =
-            partition_count(&co.source, &metadata, highest[&ClusterKey::of(&co.source)]);
-        for (pid, group, c) in r.pending_commits() {
-            if !opts.keeps(group, &c.topic, c.partition) {
-                continue;
-            }
-            add_pending(&mut view.pending, co, i, pid, group, c);
-        }
-        for g in r.groups.values() {
-            if opts.group.as_deref().is_some_and(|id| id != g.group_id) {
-                continue;
-            }
-            let coordinator = Placement {
-                partition: transaction_partition_for(&g.group_id, count),
-                partition_count: count,
-                partition_count_from: from,
-                read_from: co.partition,
-            };
-            let mut summary = GroupSummary {
-                group_id: g.group_id.clone(),
-                group_type: g.group_type,
-                coordinator: coordinator.clone(),
-                path: co.path.clone(),
-                commits: g.offsets.len(),
-                commits_matched: 0,
-                pending: view
-                    .pending
-                    .iter()
-                    .filter(|p| p.group_id == g.group_id && p.index == i)
-                    .map(|p| p.offsets.len())
-                    .sum(),
-            };
-            for c in &g.offsets {
-                let data = match cx.data_copy(&co.source, &c.topic, c.partition) {
-                    Ok(d) => {
-                        summary.commits_matched += 1;
-                        Some(cx.state(&co.source, d))
-                    }
-                    Err(other) => {
-                        if other {
-                            view.unmatched.other_cluster += 1;
-                        } else {
-                            view.unmatched.absent += 1;
-                        }
-                        None
-                    }
-                };
-                if !opts.keeps(&g.group_id, &c.topic, c.partition) {
+        // The scan's walk kept what the load ends with; results made without it are
+        // replayed here.
+        let replayed;
+        let offsets = match &co.cluster_inputs.group_offsets {
+            Some(o) => o,
+            None => {
+                let Some(dir) = dirs.get(&co.path) else {
                     continue;
-                }
-                view.rows.push(row(g, c, coordinator.clone(), data));
+                };
+                let r = groups::replay_partition_dir(dir, scan.max_bytes, scan.max_decompressed);
+                view.unread
+                    .extend(r.unread.iter().map(|why| (co.path.clone(), why.clone())));
+                replayed = groups::load::group_offsets(&r);
+                &replayed
             }
-            view.groups.push(summary);
-        }
+        };
+        let count = partition_count(&co.source, &metadata, highest[&ClusterKey::of(&co.source)]);
+        add_copy(&mut view, &mut cx, i, offsets, count, opts);
     }
     view.groups
         .sort_by(|a, b| (&a.group_id, &a.path).cmp(&(&b.group_id, &b.path)));
@@ -415,25 +375,96 @@ pub fn build(
     view
 }
 
+/// The groups and commits of one `__consumer_offsets` copy (`report.partitions[i]`).
+fn add_copy(
+    view: &mut ConsumerView,
+    cx: &mut Context<'_>,
+    i: usize,
+    offsets: &GroupOffsets,
+    (count, from): (i32, &'static str),
+    opts: &ConsumersOptions,
+) {
+    let co = &cx.report.partitions[i];
+    let mut by_group: BTreeMap<&str, Vec<&GroupCommit>> = BTreeMap::new();
+    for c in &offsets.commits {
+        match c.pending_producer {
+            Some(pid) if opts.keeps(&c.group, &c.topic, c.partition) => {
+                add_pending(&mut view.pending, co, i, pid, c);
+            }
+            Some(_) => {}
+            None => by_group.entry(&c.group).or_default().push(c),
+        }
+    }
+    for (id, t) in &offsets.groups {
+        if opts.group.as_deref().is_some_and(|g| g != id) {
+            continue;
+        }
+        let Some(group_type) = GroupType::parse(t) else {
+            continue;
+        };
+        let coordinator = Placement {
+            partition: transaction_partition_for(id, count),
+            partition_count: count,
+            partition_count_from: from,
+            read_from: co.partition,
+        };
+        let commits = by_group.remove(id.as_str()).unwrap_or_default();
+        let mut summary = GroupSummary {
+            group_id: id.clone(),
+            group_type,
+            coordinator: coordinator.clone(),
+            path: co.path.clone(),
+            commits: commits.len(),
+            commits_matched: 0,
+            pending: view
+                .pending
+                .iter()
+                .filter(|p| p.group_id == *id && p.index == i)
+                .map(|p| p.offsets.len())
+                .sum(),
+        };
+        for c in commits {
+            let data = match cx.data_copy(&co.source, &c.topic, c.partition) {
+                Ok(d) => {
+                    summary.commits_matched += 1;
+                    Some(cx.state(&co.source, d))
+                }
+                Err(other_cluster) => {
+                    if other_cluster {
+                        view.unmatched.other_cluster += 1;
+                    } else {
+                        view.unmatched.absent += 1;
+                    }
+                    None
+                }
+            };
+            if opts.keeps(id, &c.topic, c.partition) {
+                view.rows
+                    .push(row(group_type, c, coordinator.clone(), data));
+            }
+        }
+        view.groups.push(summary);
+    }
+}
+
 fn add_pending(
     pending: &mut Vec<PendingCommit>,
     co: &PartitionReport,
     index: usize,
     pid: i64,
-    group: &str,
-    c: &groups::model::Committed,
+    c: &GroupCommit,
 ) {
     let at = (c.topic.clone(), c.partition, c.offset);
     match pending
         .iter_mut()
-        .find(|p| p.index == index && p.producer_id == pid && p.group_id == group)
+        .find(|p| p.index == index && p.producer_id == pid && p.group_id == c.group)
     {
         Some(p) => {
             p.first_offset = p.first_offset.min(c.record_offset);
             p.offsets.push(at);
         }
         None => pending.push(PendingCommit {
-            group_id: group.to_string(),
+            group_id: c.group.clone(),
             producer_id: pid,
             offsets_partition: co.partition,
             path: co.path.clone(),
@@ -445,8 +476,8 @@ fn add_pending(
 }
 
 fn row(
-    g: &groups::Group,
-    c: &groups::model::Committed,
+    group_type: GroupType,
+    c: &GroupCommit,
     coordinator: Placement,
     data: Option<PartitionState>,
 ) -> ConsumerRow {
@@ -460,8 +491,8 @@ fn row(
         _ => (None, None, None),
     };
     ConsumerRow {
-        group_id: g.group_id.clone(),
-        group_type: g.group_type,
+        group_id: c.group.clone(),
+        group_type,
         topic: c.topic.clone(),
         partition: c.partition,
         committed_offset: c.offset,
