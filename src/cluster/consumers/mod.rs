@@ -1,14 +1,14 @@
 //! What consumers saw: every committed offset of the groups in the inputs'
 //! `__consumer_offsets` held against the data partition it names (same cluster only) — log
 //! start, log end, last stable offset, checkpointed high watermark, hanging transactions and
-//! leader-epoch lineage ([`view`]) — and the findings of that comparison ([`rules`]): commits
+//! leader-epoch lineage (`view`) — and the findings of that comparison (`rules`): commits
 //! beyond the log end or below the log start, groups stalled by a hanging transaction,
 //! transactional offset commits held pending by one, committed leader epochs the lineage does
-//! not know. The lineage is an input of its own ([`lineage`]).
+//! not know. The lineage is an input of its own ([`Lineage`], [`LineageSource`]).
 
-pub mod lineage;
-pub mod rules;
-pub mod view;
+mod lineage;
+mod rules;
+mod view;
 
 pub use lineage::{CheckpointLineage, EpochCase, EpochEnd, Lineage, LineageSource};
 pub use view::{
