@@ -632,3 +632,40 @@ fn consumers_command_rows_filters_and_findings() {
         r.out
     );
 }
+
+#[test]
+fn html_timelines_mark_each_groups_committed_offset() {
+    let mut log = GroupLog::new();
+    log.batch(vec![
+        commit("stuck", "orders", 0, 4, Some(0)),
+        commit("<b>&'\"", "orders", 0, 1, Some(0)),
+        commit("stuck", "orders", 1, 5, Some(0)),
+    ]);
+    let c = Cluster::new(stuck_orders(), &log, offsets_partition("stuck"), &[]);
+    let opts = klogscan::results::ScanOptions {
+        now_ms: Some(HOURS_LATER),
+        ..Default::default()
+    };
+    let report = klogscan::pipeline::scan(&[c.path().to_path_buf()], &opts);
+    let positions = consumers::committed_positions(&report);
+    let orders0 = report
+        .partitions
+        .iter()
+        .position(|p| p.topic == "orders" && p.partition == 0)
+        .unwrap();
+    assert_eq!(
+        positions[orders0],
+        vec![("<b>&'\"".to_string(), 1), ("stuck".to_string(), 4)]
+    );
+    let timelines = klogscan::report::html::timelines(&report);
+    let mut out = Vec::new();
+    klogscan::report::html::write_scan(&report, &timelines, &mut out).unwrap();
+    let html = String::from_utf8(out).unwrap();
+    assert!(
+        html.contains("data-group=\"stuck\" data-offset=\"4\""),
+        "no mark"
+    );
+    assert!(html.contains("data-group=\"&lt;b&gt;&amp;&#39;&quot;\" data-offset=\"1\""));
+    // orders-1 has no finding, so no timeline: no mark of its commit.
+    assert!(!html.contains("data-offset=\"5\"><title>group stuck"));
+}

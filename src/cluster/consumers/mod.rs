@@ -13,7 +13,7 @@ mod view;
 pub use lineage::{CheckpointLineage, EpochCase, EpochEnd, Lineage, LineageSource};
 pub use view::{
     ConsumerRow, ConsumerView, ConsumersOptions, GroupSummary, Hanging, PartitionState,
-    PendingCommit, Placement, Unmatched, build,
+    PendingCommit, Placement, Unmatched, build, committed_positions,
 };
 
 use crate::discover::layout::Inventory;

@@ -213,21 +213,8 @@ struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// The copy a commit of a group read from `co` is held against.
     fn data_copy(&self, co: &Source, topic: &str, partition: i32) -> Result<usize, bool> {
-        let Some(all) = self.by_tp.get(&(topic, partition)) else {
-            return Err(false);
-        };
-        all.iter()
-            .copied()
-            .filter(|&i| same_cluster(co, &self.report.partitions[i].source).is_same())
-            .max_by_key(|&i| {
-                (
-                    self.report.partitions[i].log_end_offset,
-                    std::cmp::Reverse(i),
-                )
-            })
-            .ok_or(true)
+        data_copy(self.report, &self.by_tp, co, topic, partition)
     }
 
     fn state(&mut self, co: &Source, i: usize) -> PartitionState {
@@ -261,6 +248,63 @@ impl Context<'_> {
         let files = self.high_watermarks.get(&ld)?;
         crate::partition::recovery::lookup(&files.high_watermarks, &p.topic, p.partition)
     }
+}
+
+/// `(topic, partition)` → indexes of the live copies of data partitions in `report`.
+fn live_copies(report: &ScanReport) -> HashMap<(&str, i32), Vec<usize>> {
+    let mut by_tp: HashMap<(&str, i32), Vec<usize>> = HashMap::new();
+    for (i, p) in report.partitions.iter().enumerate() {
+        if p.source.copy.is_live() && p.topic != CONSUMER_OFFSETS_TOPIC {
+            by_tp
+                .entry((p.topic.as_str(), p.partition))
+                .or_default()
+                .push(i);
+        }
+    }
+    by_tp
+}
+
+/// The copy a commit of a group read from `co` is held against: among the live copies of
+/// the same cluster, the one with the highest log end. `Err(true)`: copies only of
+/// another (or an unproven) cluster; `Err(false)`: none.
+fn data_copy(
+    report: &ScanReport,
+    by_tp: &HashMap<(&str, i32), Vec<usize>>,
+    co: &Source,
+    topic: &str,
+    partition: i32,
+) -> Result<usize, bool> {
+    let Some(all) = by_tp.get(&(topic, partition)) else {
+        return Err(false);
+    };
+    all.iter()
+        .copied()
+        .filter(|&i| same_cluster(co, &report.partitions[i].source).is_same())
+        .max_by_key(|&i| (report.partitions[i].log_end_offset, std::cmp::Reverse(i)))
+        .ok_or(true)
+}
+
+/// Each group's applied committed offset on each partition of `report` (aligned with
+/// `report.partitions`, sorted by offset then group), as the view matches them, from what
+/// the scan's walk kept of `__consumer_offsets` (for the HTML timelines: no file is read).
+pub fn committed_positions(report: &ScanReport) -> Vec<Vec<(String, i64)>> {
+    let mut out = vec![Vec::new(); report.partitions.len()];
+    let by_tp = live_copies(report);
+    for i in offsets_copies(report) {
+        let co = &report.partitions[i];
+        let Some(o) = &co.cluster_inputs.group_offsets else {
+            continue;
+        };
+        for c in o.commits.iter().filter(|c| c.pending_producer.is_none()) {
+            if let Ok(d) = data_copy(report, &by_tp, &co.source, &c.topic, c.partition) {
+                out[d].push((c.group.clone(), c.offset));
+            }
+        }
+    }
+    for v in &mut out {
+        v.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    }
+    out
 }
 
 /// The `hanging_transaction` findings of partition `i`, earliest first.
@@ -308,15 +352,7 @@ pub fn build(
         scan.max_bytes,
         scan.max_decompressed,
     );
-    let mut by_tp: HashMap<(&str, i32), Vec<usize>> = HashMap::new();
-    for (i, p) in report.partitions.iter().enumerate() {
-        if p.source.copy.is_live() && p.topic != CONSUMER_OFFSETS_TOPIC {
-            by_tp
-                .entry((p.topic.as_str(), p.partition))
-                .or_default()
-                .push(i);
-        }
-    }
+    let by_tp = live_copies(report);
     let lineages = CheckpointLineage::new(
         by_tp
             .values()
