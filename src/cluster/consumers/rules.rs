@@ -45,8 +45,12 @@ pub fn findings(view: &ConsumerView, report: &ScanReport) -> BTreeMap<usize, Vec
             out.entry(d.index).or_default().extend(found);
         }
     }
+    let mut hanging: std::collections::HashMap<usize, Vec<Hanging>> = Default::default();
     for p in &view.pending {
-        if let Some(f) = pending(p, report) {
+        let h = hanging
+            .entry(p.index)
+            .or_insert_with(|| super::view::hanging_of(report, p.index));
+        if let Some(f) = pending(p, h) {
             out.entry(p.index).or_default().push(f);
         }
     }
@@ -364,10 +368,9 @@ fn epoch_unknown(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Op
     )
 }
 
-fn pending(p: &PendingCommit, report: &ScanReport) -> Option<Finding> {
-    let h = super::view::hanging_of(report, p.index)
-        .into_iter()
-        .find(|h| h.producer_id == p.producer_id)?;
+/// `hanging`: the `hanging_transaction` findings of the pending commit's partition.
+fn pending(p: &PendingCommit, hanging: &[Hanging]) -> Option<Finding> {
+    let h = hanging.iter().find(|h| h.producer_id == p.producer_id)?;
     let fix = crate::partition::state::abort_command(
         crate::read::format::groups::CONSUMER_OFFSETS_TOPIC,
         p.offsets_partition,

@@ -422,15 +422,20 @@ fn add_copy(
 ) {
     let co = &cx.report.partitions[i];
     let mut by_group: BTreeMap<&str, Vec<&GroupCommit>> = BTreeMap::new();
+    // Per producer and group: its pending commits; per group: how many.
+    let mut pending: BTreeMap<(i64, &str), PendingCommit> = BTreeMap::new();
+    let mut pending_of: HashMap<&str, usize> = HashMap::new();
     for c in &offsets.commits {
         match c.pending_producer {
             Some(pid) if opts.keeps(&c.group, &c.topic, c.partition) => {
-                add_pending(&mut view.pending, co, i, pid, c);
+                *pending_of.entry(&c.group).or_default() += 1;
+                add_pending(&mut pending, co, i, pid, c);
             }
             Some(_) => {}
             None => by_group.entry(&c.group).or_default().push(c),
         }
     }
+    view.pending.extend(pending.into_values());
     for (id, t) in &offsets.groups {
         if opts.group.as_deref().is_some_and(|g| g != id) {
             continue;
@@ -452,12 +457,7 @@ fn add_copy(
             path: co.path.clone(),
             commits: commits.len(),
             commits_matched: 0,
-            pending: view
-                .pending
-                .iter()
-                .filter(|p| p.group_id == *id && p.index == i)
-                .map(|p| p.offsets.len())
-                .sum(),
+            pending: pending_of.get(id.as_str()).copied().unwrap_or(0),
         };
         for c in commits {
             let data = match cx.data_copy(&co.source, &c.topic, c.partition) {
@@ -483,32 +483,26 @@ fn add_copy(
     }
 }
 
-fn add_pending(
-    pending: &mut Vec<PendingCommit>,
+fn add_pending<'a>(
+    pending: &mut BTreeMap<(i64, &'a str), PendingCommit>,
     co: &PartitionReport,
     index: usize,
     pid: i64,
-    c: &GroupCommit,
+    c: &'a GroupCommit,
 ) {
-    let at = (c.topic.clone(), c.partition, c.offset);
-    match pending
-        .iter_mut()
-        .find(|p| p.index == index && p.producer_id == pid && p.group_id == c.group)
-    {
-        Some(p) => {
-            p.first_offset = p.first_offset.min(c.record_offset);
-            p.offsets.push(at);
-        }
-        None => pending.push(PendingCommit {
+    let p = pending
+        .entry((pid, c.group.as_str()))
+        .or_insert_with(|| PendingCommit {
             group_id: c.group.clone(),
             producer_id: pid,
             offsets_partition: co.partition,
             path: co.path.clone(),
             first_offset: c.record_offset,
-            offsets: vec![at],
+            offsets: Vec::new(),
             index,
-        }),
-    }
+        });
+    p.first_offset = p.first_offset.min(c.record_offset);
+    p.offsets.push((c.topic.clone(), c.partition, c.offset));
 }
 
 fn row(
