@@ -3,6 +3,17 @@
 
 use super::*;
 
+/// The error of a `--format` only `scan` writes (`what`: which formats this command
+/// prints instead).
+pub(crate) fn not_for_this_command(format: OutFormat, what: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "--format {} is for `klogscan scan`; {what}",
+        format
+            .to_possible_value()
+            .map_or("?".into(), |v| v.get_name().to_string())
+    )
+}
+
 /// `txns --cluster`: one row per cluster transaction passing the filters.
 pub(crate) fn cmd_txns_cluster(
     a: TxnsArgs,
@@ -54,12 +65,7 @@ pub(crate) fn cmd_txns_cluster(
         OutFormat::Table => {
             table::write_cluster_txns_with(&report, &filter, style, &mut text_out(&mut out, style))?
         }
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; txns prints table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        other => return Err(not_for_this_command(other, "txns prints table or json")),
     }
     out.flush()?;
     Ok(input_failures(
@@ -95,12 +101,7 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
         OutFormat::Json => render::write_json(&list, &mut out)?,
         OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
         OutFormat::Table => render::write_table(&list, &mut out)?,
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; groups prints table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        other => return Err(not_for_this_command(other, "groups prints table or json")),
     }
     out.flush()?;
     // Records the replay did not get (issue 15: never silent): on stderr, exit 2.
@@ -142,12 +143,12 @@ pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result
     match a.format {
         OutFormat::Json => render::write_json(&view, &findings, &mut out)?,
         OutFormat::Table => render::write_table(&view, &findings, &mut out)?,
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; consumers prints table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        other => {
+            return Err(not_for_this_command(
+                other,
+                "consumers prints table or json",
+            ));
+        }
     }
     out.flush()?;
     let mut errors = inputs.failed.clone();
@@ -227,12 +228,7 @@ pub(crate) fn cmd_verify(
         OutFormat::Table => {
             report::verify_text::write_verify(&report, style, &mut text_out(&mut out, style))?
         }
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; verify prints table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        other => return Err(not_for_this_command(other, "verify prints table or json")),
     }
     finish_output(
         report.nothing_read(),

@@ -444,22 +444,28 @@ pub struct GroupOffsets {
     pub commits: Vec<GroupCommit>,
 }
 
-/// One committed offset of a group.
+/// One committed offset of a group, as its load ends with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupCommit {
     pub group: String,
-    pub topic: String,
-    pub partition: i32,
-    pub offset: i64,
-    /// -1 when the commit carries none.
-    pub leader_epoch: i32,
-    pub metadata: String,
-    pub commit_timestamp: i64,
-    /// Offset of the commit's record in `__consumer_offsets`.
-    pub record_offset: i64,
+    #[serde(flatten)]
+    pub commit: Committed,
     /// The producer id of a transactional commit whose transaction has no marker: the
     /// coordinator holds it pending (`None`: the commit is applied).
     pub pending_producer: Option<i64>,
+}
+
+/// One committed offset (an OffsetCommit value: the leader epoch is -1 before value v3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Committed {
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+    pub leader_epoch: i32,
+    pub metadata: String,
+    pub commit_timestamp: i64,
+    /// Offset of the record in `__consumer_offsets`.
+    pub record_offset: i64,
 }
 
 impl ClusterInputs {

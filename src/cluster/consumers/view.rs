@@ -296,8 +296,14 @@ pub fn committed_positions(report: &ScanReport) -> Vec<Vec<(String, i64)>> {
             continue;
         };
         for c in o.commits.iter().filter(|c| c.pending_producer.is_none()) {
-            if let Ok(d) = data_copy(report, &by_tp, &co.source, &c.topic, c.partition) {
-                out[d].push((c.group.clone(), c.offset));
+            if let Ok(d) = data_copy(
+                report,
+                &by_tp,
+                &co.source,
+                &c.commit.topic,
+                c.commit.partition,
+            ) {
+                out[d].push((c.group.clone(), c.commit.offset));
             }
         }
     }
@@ -427,7 +433,7 @@ fn add_copy(
     let mut pending_of: HashMap<&str, usize> = HashMap::new();
     for c in &offsets.commits {
         match c.pending_producer {
-            Some(pid) if opts.keeps(&c.group, &c.topic, c.partition) => {
+            Some(pid) if opts.keeps(&c.group, &c.commit.topic, c.commit.partition) => {
                 *pending_of.entry(&c.group).or_default() += 1;
                 add_pending(&mut pending, co, i, pid, c);
             }
@@ -460,7 +466,7 @@ fn add_copy(
             pending: pending_of.get(id.as_str()).copied().unwrap_or(0),
         };
         for c in commits {
-            let data = match cx.data_copy(&co.source, &c.topic, c.partition) {
+            let data = match cx.data_copy(&co.source, &c.commit.topic, c.commit.partition) {
                 Ok(d) => {
                     summary.commits_matched += 1;
                     Some(cx.state(&co.source, d))
@@ -474,7 +480,7 @@ fn add_copy(
                     None
                 }
             };
-            if opts.keeps(id, &c.topic, c.partition) {
+            if opts.keeps(id, &c.commit.topic, c.commit.partition) {
                 view.rows
                     .push(row(group_type, c, coordinator.clone(), data));
             }
@@ -497,12 +503,13 @@ fn add_pending<'a>(
             producer_id: pid,
             offsets_partition: co.partition,
             path: co.path.clone(),
-            first_offset: c.record_offset,
+            first_offset: c.commit.record_offset,
             offsets: Vec::new(),
             index,
         });
-    p.first_offset = p.first_offset.min(c.record_offset);
-    p.offsets.push((c.topic.clone(), c.partition, c.offset));
+    p.first_offset = p.first_offset.min(c.commit.record_offset);
+    p.offsets
+        .push((c.commit.topic.clone(), c.commit.partition, c.commit.offset));
 }
 
 fn row(
@@ -511,7 +518,7 @@ fn row(
     coordinator: Placement,
     data: Option<PartitionState>,
 ) -> ConsumerRow {
-    let lag = |o: Option<i64>| o.map(|o| o - c.offset);
+    let lag = |o: Option<i64>| o.map(|o| o - c.commit.offset);
     let (hw, lso, leo) = match &data {
         Some(d) if !d.partially_read => (
             lag(d.high_watermark),
@@ -523,14 +530,14 @@ fn row(
     ConsumerRow {
         group_id: c.group.clone(),
         group_type,
-        topic: c.topic.clone(),
-        partition: c.partition,
-        committed_offset: c.offset,
-        committed_leader_epoch: (c.leader_epoch >= 0).then_some(c.leader_epoch),
-        commit_timestamp: c.commit_timestamp,
-        metadata: c.metadata.clone(),
+        topic: c.commit.topic.clone(),
+        partition: c.commit.partition,
+        committed_offset: c.commit.offset,
+        committed_leader_epoch: (c.commit.leader_epoch >= 0).then_some(c.commit.leader_epoch),
+        commit_timestamp: c.commit.commit_timestamp,
+        metadata: c.commit.metadata.clone(),
         offsets_partition: coordinator.read_from,
-        commit_record_offset: c.record_offset,
+        commit_record_offset: c.commit.record_offset,
         coordinator,
         data,
         lag_high_watermark: hw,

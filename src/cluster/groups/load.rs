@@ -86,13 +86,7 @@ pub fn group_offsets(r: &Replay) -> crate::partition::walked::GroupOffsets {
     use crate::partition::walked::{GroupCommit, GroupOffsets};
     let commit = |group: &str, c: &super::model::Committed, pending: Option<i64>| GroupCommit {
         group: group.to_string(),
-        topic: c.topic.clone(),
-        partition: c.partition,
-        offset: c.offset,
-        leader_epoch: c.leader_epoch,
-        metadata: c.metadata.clone(),
-        commit_timestamp: c.commit_timestamp,
-        record_offset: c.record_offset,
+        commit: c.clone(),
         pending_producer: pending,
     };
     let mut commits: Vec<GroupCommit> = r
