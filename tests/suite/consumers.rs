@@ -646,8 +646,14 @@ fn html_timelines_mark_each_groups_committed_offset() {
         now_ms: Some(HOURS_LATER),
         ..Default::default()
     };
-    let report = klogscan::pipeline::scan(&[c.path().to_path_buf()], &opts);
-    let positions = consumers::committed_positions(&report);
+    let answer = klogscan::request::run(
+        &klogscan::request::Request::new([c.path()])
+            .with_options(opts)
+            .with_timelines(true),
+    )
+    .unwrap();
+    let report = &answer.report;
+    let positions = consumers::committed_positions(report);
     let orders0 = report
         .partitions
         .iter()
@@ -657,9 +663,8 @@ fn html_timelines_mark_each_groups_committed_offset() {
         positions[orders0],
         vec![("<b>&'\"".to_string(), 1), ("stuck".to_string(), 4)]
     );
-    let timelines = klogscan::report::html::timelines(&report);
     let mut out = Vec::new();
-    klogscan::report::html::write_scan(&report, &timelines, &mut out).unwrap();
+    klogscan::report::html::write_scan(report, &answer.timelines, &mut out).unwrap();
     let html = String::from_utf8(out).unwrap();
     assert!(
         html.contains("data-group=\"stuck\" data-offset=\"4\""),

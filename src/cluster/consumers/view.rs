@@ -2,10 +2,10 @@
 //! `__consumer_offsets`, held against the data partition it names (same cluster only).
 
 use super::lineage::{CheckpointLineage, Lineage, LineageSource};
-use crate::cluster::groups::{self, GroupType};
 use crate::discover::identity::{ClusterKey, Identities, same_cluster, transaction_partition_for};
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::finding::{Kind, Source};
+use crate::partition::groups::{self, GroupType};
 use crate::partition::walked::{GroupCommit, GroupOffsets};
 use crate::read::format::groups::CONSUMER_OFFSETS_TOPIC;
 use crate::results::{PartitionReport, ScanOptions, ScanReport};
@@ -179,7 +179,7 @@ fn offsets_copies(report: &ScanReport) -> Vec<usize> {
 /// log, else the highest partition read (when above the default), else 50.
 fn partition_count(
     source: &Source,
-    metadata: &[crate::cluster::compaction::ClusterMetadata],
+    metadata: &[crate::discover::compaction::ClusterMetadata],
     highest_read: i32,
 ) -> (i32, &'static str) {
     if let Some(n) = metadata
@@ -352,7 +352,7 @@ pub fn build(
         .map(|p| (p.path.display().to_string(), p))
         .collect();
     let ids = Identities::load(inv);
-    let metadata = crate::cluster::compaction::load_cluster_metadata(
+    let metadata = crate::discover::compaction::load_cluster_metadata(
         inv,
         &ids,
         scan.max_bytes,
