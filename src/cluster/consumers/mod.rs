@@ -16,9 +16,10 @@ pub use view::{
     PendingCommit, Placement, Unmatched, build, committed_positions,
 };
 
+use crate::cluster::report::ScanReport;
 use crate::discover::layout::Inventory;
 use crate::finding::Finding;
-use crate::results::{ScanOptions, ScanReport};
+use crate::partition::results::ScanOptions;
 use std::collections::BTreeMap;
 
 /// The pipeline's cluster check: the consumer findings, keyed by the index of the partition

@@ -3,8 +3,8 @@
 
 use super::lineage::{EpochCase, EpochEnd};
 use super::view::{ConsumerRow, ConsumerView, Hanging, PartitionState, PendingCommit};
+use crate::cluster::report::ScanReport;
 use crate::finding::{Finding, Kind, Severity};
-use crate::results::ScanReport;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 

@@ -2,13 +2,14 @@
 //! `__consumer_offsets`, held against the data partition it names (same cluster only).
 
 use super::lineage::{CheckpointLineage, Lineage, LineageSource};
+use crate::cluster::report::ScanReport;
 use crate::discover::identity::{ClusterKey, Identities, same_cluster, transaction_partition_for};
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::finding::{Kind, Source};
 use crate::partition::groups::{self, GroupType};
+use crate::partition::results::{PartitionReport, ScanOptions};
 use crate::partition::walked::{GroupCommit, GroupOffsets};
 use crate::read::format::groups::CONSUMER_OFFSETS_TOPIC;
-use crate::results::{PartitionReport, ScanOptions, ScanReport};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
