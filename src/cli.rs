@@ -51,6 +51,10 @@ pub enum Command {
     /// (classic, consumer, share, streams: epochs, members, assignments, offsets).
     #[command(after_help = help::GROUPS)]
     Groups(GroupsArgs),
+    /// Committed offsets of every group held against their partitions: lag to the high
+    /// watermark and the last stable offset, hanging transactions, truncation, retention.
+    #[command(after_help = help::CONSUMERS)]
+    Consumers(ConsumersArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
     /// broker does with each partition on its next start (truncation, deleted segments, load failures).
     #[command(after_help = help::VERIFY)]
@@ -80,6 +84,35 @@ pub struct GroupsArgs {
     /// One line per member instead of one per group (table format).
     #[arg(long)]
     pub members: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutFormat,
+}
+
+#[derive(Args)]
+pub struct ConsumersArgs {
+    /// Broker data dirs, partition dirs, or directories above them (the groups'
+    /// `__consumer_offsets` and their data partitions).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Only this group id.
+    #[arg(long)]
+    pub group: Option<String>,
+    /// Only this topic.
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Only this partition number.
+    #[arg(long)]
+    pub partition: Option<i32>,
+    /// Reference time for "hanging" (`now`, epoch ms or RFC 3339); default: the newest batch
+    /// timestamp in each partition's log dir.
+    #[arg(long, value_parser = report::parse_time)]
+    pub now: Option<i64>,
+    /// An open transaction idle longer than this is hanging (500ms, 900s, 15m, 2h, 1d).
+    #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
+    pub hanging_after: i64,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
 }

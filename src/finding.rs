@@ -185,6 +185,17 @@ kinds! {
     // --- what the next start loses (the recovery model against the checkpoints) ---
     /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
     TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;
+    // --- what consumers saw: committed offsets against their partitions (issue 27) ---
+    /// A group's committed offset above the partition's log end (records it read are gone).
+    CommittedOffsetBeyondLogEnd = "committed_offset_beyond_log_end", Error;
+    /// A group's committed offset below the partition's log start (records it never read are gone).
+    CommittedOffsetBelowLogStart = "committed_offset_below_log_start", Warning;
+    /// A group's committed offset at the last stable offset a hanging transaction holds.
+    GroupBlockedByHangingTransaction = "group_blocked_by_hanging_transaction", Error;
+    /// A transactional offset commit held pending by a hanging transaction (UNSTABLE_OFFSET_COMMIT).
+    GroupOffsetsPendingInHangingTransaction = "group_offsets_pending_in_hanging_transaction", Error;
+    /// A committed leader epoch that the partition's leader-epoch lineage does not hold.
+    CommittedLeaderEpochUnknown = "committed_leader_epoch_unknown", Warning;
 }
 
 impl fmt::Display for Kind {
@@ -243,6 +254,9 @@ pub struct Finding {
     pub caused_by: Vec<String>,
     /// Where the evidence lives: cluster, broker, log dir, partition directory, copy kind.
     pub source: Source,
+    /// The consumer group the finding is about (consumer findings only; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// Which copy of a partition a directory holds (`kafka-format.md` §1: directory names).
@@ -313,6 +327,7 @@ impl Finding {
             id: String::new(),
             caused_by: Vec::new(),
             source: Source::default(),
+            group: None,
         }
     }
     pub fn severity(mut self, s: Severity) -> Self {
@@ -350,6 +365,11 @@ impl Finding {
     }
     pub fn remediation(mut self, r: impl Into<String>) -> Self {
         self.remediation = Some(r.into());
+        self
+    }
+    /// The consumer group the finding is about.
+    pub fn group(mut self, g: impl Into<String>) -> Self {
+        self.group = Some(g.into());
         self
     }
     /// Link this finding to the finding it follows from: the cause's id, or its key

@@ -48,6 +48,18 @@ Examples:
   klogscan man > klogscan.1 && man ./klogscan.1
   sudo sh -c 'klogscan man > /usr/local/share/man/man1/klogscan.1'";
 
+pub const CONSUMERS: &str = "\
+Examples:
+  klogscan consumers /var/lib/kafka/data
+  klogscan consumers broker-*/data --group billing --topic payments
+  klogscan consumers data --format json --now 2026-03-01T12:00:00Z
+
+One row per group and committed partition: the committed offset and leader epoch, the
+partition's log start, last stable offset (LSO), checkpointed high watermark (HW, a lower
+bound) and log end (shown when it differs from the HW), the lag to the HW and to the LSO, and
+the first hanging transaction. Commits of partitions not in the inputs (or of another
+cluster) are counted below the table. The consumer findings follow the rows.";
+
 pub const GROUPS: &str = "\
 Examples:
   klogscan groups /var/lib/kafka/data

@@ -21,7 +21,9 @@ mod commands;
 mod help;
 
 use cli::*;
-use commands::{cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify};
+use commands::{
+    cmd_consumers, cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify, not_for_this_command,
+};
 
 /// Where text goes: with colour (a terminal), every control character is escaped except
 /// the SGR colour sequences klogscan writes; without, every control character but the line
@@ -295,12 +297,12 @@ fn scan_view(
             style,
             &mut klogscan::escape::JsonWriter::text(&mut *out),
         )?,
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; producers and txns print table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        other => {
+            return Err(not_for_this_command(
+                other,
+                "producers and txns print table or json",
+            ));
+        }
     }
     finish_scan(&report, out, a.fail_on)
 }
@@ -364,6 +366,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             false,
         ),
         Command::Groups(a) => cmd_groups(a, &mut out),
+        Command::Consumers(a) => cmd_consumers(a, &mut out),
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut cli::command(), "klogscan", &mut out);

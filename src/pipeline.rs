@@ -26,6 +26,8 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
         ("lost", crate::cluster::lost::check),
         // The group coordinator's load of __consumer_offsets (issue 13).
         ("groups", crate::cluster::groups::cluster_check),
+        // Committed offsets held against their partitions (issue 27).
+        ("consumers", crate::cluster::consumers::cluster_check),
     ]
 }
 

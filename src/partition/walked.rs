@@ -428,6 +428,44 @@ pub struct ClusterInputs {
     /// With a copy of the same topic-partition in the inputs: every batch's key, sorted by
     /// base offset (stable: file order among equal offsets) once the walk is finished.
     pub batches: Option<Vec<BatchKey>>,
+    /// `__consumer_offsets`: the groups and committed offsets its load ends with (the
+    /// consumer view's input). Absent from results written before it was added.
+    #[serde(default)]
+    pub group_offsets: Option<GroupOffsets>,
+}
+
+/// What a `__consumer_offsets` partition's load ends with: its live groups and their
+/// committed offsets, pending transactional ones included.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupOffsets {
+    /// `(group id, group type)` of every live group (`classic`, `consumer`, `share`,
+    /// `streams`), sorted by id.
+    pub groups: Vec<(String, String)>,
+    pub commits: Vec<GroupCommit>,
+}
+
+/// One committed offset of a group, as its load ends with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupCommit {
+    pub group: String,
+    #[serde(flatten)]
+    pub commit: Committed,
+    /// The producer id of a transactional commit whose transaction has no marker: the
+    /// coordinator holds it pending (`None`: the commit is applied).
+    pub pending_producer: Option<i64>,
+}
+
+/// One committed offset (an OffsetCommit value: the leader epoch is -1 before value v3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Committed {
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+    pub leader_epoch: i32,
+    pub metadata: String,
+    pub commit_timestamp: i64,
+    /// Offset of the record in `__consumer_offsets`.
+    pub record_offset: i64,
 }
 
 impl ClusterInputs {

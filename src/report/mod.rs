@@ -3,6 +3,7 @@
 
 pub mod client;
 mod decision;
+pub mod consumers;
 pub mod filter;
 pub mod html;
 pub mod json;

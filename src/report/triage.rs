@@ -245,7 +245,7 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
                 if let Some(id) = CoordinatorJoint::of(f).and_then(|c| c.transactional_id) {
                     commands.push(format!(
                         "kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}",
-                        args.value(id, "transactional-id", "the transactional id")
+                        args.value(&id, "transactional-id", "the transactional id")
                     ));
                 }
                 commands.push(format!(

@@ -20,6 +20,7 @@ mod cli_terminal;
 mod cli_txns_cluster;
 mod cli_verify_text;
 mod codecs;
+mod consumers;
 mod coordinator;
 mod determinism;
 mod dump_chunked;

@@ -528,8 +528,9 @@ pub(super) fn scan_partition(
         report.snapshot_states.push((n, replay.producers()));
     }
     if let Some(g) = groups {
-        report.cluster_inputs.group_anomalies =
-            Some(crate::partition::groups::load::finish_anomalies(g));
+        let (anomalies, offsets) = crate::partition::groups::load::finish_anomalies(g);
+        report.cluster_inputs.group_anomalies = Some(anomalies);
+        report.cluster_inputs.group_offsets = Some(offsets);
     }
     report.cluster_inputs.finish();
     apply_recovery(

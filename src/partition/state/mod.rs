@@ -22,6 +22,7 @@ mod partition_rules;
 mod pidhash;
 mod table;
 pub(crate) mod text;
+pub(crate) use text::abort_command;
 pub mod txnrec;
 
 use crate::partition::event::BatchEvent;
