@@ -59,6 +59,10 @@ pub enum Command {
     /// broker does with each partition on its next start (truncation, deleted segments, load failures).
     #[command(after_help = help::VERIFY)]
     Verify(VerifyArgs),
+    /// The leadership history replayed from the KRaft metadata log: per partition its
+    /// leaders, leader epochs, ISR, ELR and recovery state, and each election's choice.
+    #[command(after_help = help::HISTORY)]
+    History(HistoryArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = help::COMPLETIONS)]
     Completions { shell: clap_complete::Shell },
@@ -113,6 +117,27 @@ pub struct ConsumersArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutFormat,
+}
+
+#[derive(Args)]
+pub struct HistoryArgs {
+    /// Broker data dirs, partition dirs, or directories above them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Only this topic.
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Only this partition number.
+    #[arg(long)]
+    pub partition: Option<i32>,
+    /// Only changes at or after this time (now, epoch ms, or RFC 3339).
+    #[arg(long, value_parser = report::parse_time)]
+    pub since: Option<i64>,
+    /// Only changes at or before this time.
+    #[arg(long, value_parser = report::parse_time)]
+    pub until: Option<i64>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
 }

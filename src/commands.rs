@@ -314,3 +314,33 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
         },
     )
 }
+
+/// `history`: the leadership history of each cluster's KRaft metadata log.
+pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
+    use klogscan::cluster::leadership::{self, view::HistoryFilter};
+    use klogscan::report::history;
+    let inv = klogscan::discover::layout::discover(&a.paths);
+    let filter = HistoryFilter {
+        topic: a.topic.clone(),
+        partition: a.partition,
+        from_ms: a.since,
+        to_ms: a.until,
+    };
+    let views = leadership::views(&inv, &filter);
+    if views.is_empty() {
+        eprintln!("klogscan: no __cluster_metadata partition found");
+        return Ok(ExitCode::from(2));
+    }
+    match a.format {
+        OutFormat::Json => history::write_json(&views, &mut out)?,
+        OutFormat::Table => history::write_table(&views, &mut out)?,
+        other => anyhow::bail!(
+            "--format {} is for `klogscan scan`; history prints table or json",
+            other
+                .to_possible_value()
+                .map_or("?".into(), |v| v.get_name().to_string())
+        ),
+    }
+    out.flush()?;
+    Ok(input_failures(&inv.input_errors, ExitCode::SUCCESS))
+}

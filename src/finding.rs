@@ -196,6 +196,15 @@ kinds! {
     GroupOffsetsPendingInHangingTransaction = "group_offsets_pending_in_hanging_transaction", Error;
     /// A committed leader epoch that the partition's leader-epoch lineage does not hold.
     CommittedLeaderEpochUnknown = "committed_leader_epoch_unknown", Warning;
+    // --- the KRaft metadata log: leadership history ---
+    /// A leader elected outside the ISR (and outside the ELR when the ISR was empty).
+    UncleanLeaderElection = "unclean_leader_election", Warning;
+    /// A metadata record that does not decode: the history goes on without it.
+    MetadataRecordUndecodable = "metadata_record_undecodable", Warning;
+    /// Metadata records of a type or version this reader does not know, kept raw.
+    MetadataRecordUnknown = "metadata_record_unknown", Info;
+    /// A metadata transaction (KIP-868) the log ends inside, or framing the loader rejects.
+    MetadataTransactionIncomplete = "metadata_transaction_incomplete", Info;
 }
 
 impl fmt::Display for Kind {

@@ -60,6 +60,12 @@ bound) and log end (shown when it differs from the HW), the lag to the HW and to
 the first hanging transaction. Commits of partitions not in the inputs (or of another
 cluster) are counted below the table. The consumer findings follow the rows.";
 
+pub const HISTORY: &str = "\
+Examples:
+  klogscan history /var/lib/kafka/data
+  klogscan history broker1 broker2 --topic orders --partition 0
+  klogscan history data --since 2024-05-01T00:00:00Z --format json";
+
 pub const GROUPS: &str = "\
 Examples:
   klogscan groups /var/lib/kafka/data

@@ -22,7 +22,8 @@ mod help;
 
 use cli::*;
 use commands::{
-    cmd_consumers, cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify, not_for_this_command,
+    cmd_consumers, cmd_dump, cmd_groups, cmd_history, cmd_txns_cluster, cmd_verify,
+    not_for_this_command,
 };
 
 /// Where text goes: with colour (a terminal), every control character is escaped except
@@ -368,6 +369,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Groups(a) => cmd_groups(a, &mut out),
         Command::Consumers(a) => cmd_consumers(a, &mut out),
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
+        Command::History(a) => cmd_history(a, &mut out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut cli::command(), "klogscan", &mut out);
             out.flush()?;

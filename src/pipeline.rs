@@ -89,6 +89,10 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
         let extra = check(report, inv, opts);
         report.add_partition_findings(extra);
     }
+    // The leadership history of the KRaft metadata log (issue 26): its findings, then the
+    // links of the replica divergences and hanging transactions above to the unclean
+    // election they follow from, in place — so it runs last.
+    crate::cluster::leadership::run(report, inv, opts);
 }
 
 /// Give the heap pages freed by the stage before back to the system before the next one

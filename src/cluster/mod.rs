@@ -10,6 +10,7 @@
 pub mod consumers;
 pub mod coordinator;
 pub(crate) mod groups;
+pub mod leadership;
 pub mod lost;
 pub mod report;
 

@@ -409,7 +409,9 @@ fn svg(
         .max(first + 1);
     let span = (end - first) as f64;
     let x = |o: i64| LEFT + ((o - first) as f64 / span) * (W - LEFT - RIGHT);
-    let lanes_bottom = TOP + LANE * t.lanes.len().max(1) as f64;
+    // The leader epochs lane sits below the producers' lanes.
+    let epochs_row = usize::from(!p.leader_epochs.is_empty());
+    let lanes_bottom = TOP + LANE * (t.lanes.len().max(1) + epochs_row) as f64;
     let labelled: Vec<&Finding> = fs.iter().filter(|f| f.offset.is_some()).take(40).collect();
     let height = lanes_bottom + 34.0 + 15.0 * labelled.len() as f64;
     let _ = write!(
@@ -443,6 +445,9 @@ fn svg(
     };
     for (li, lane) in t.lanes.iter().enumerate() {
         svg_lane(h, lane, TOP + LANE * li as f64, &x);
+    }
+    if epochs_row == 1 {
+        svg_epochs(h, p, TOP + LANE * t.lanes.len().max(1) as f64, end, &x);
     }
     // LSO and LEO.
     for (name, v, color) in [
@@ -618,4 +623,35 @@ mod tests {
         );
         assert_eq!(esc("a\u{1b}b\n\u{9b}\t"), "a\\x1bb\\n\\u{9b}\\t");
     }
+}
+
+/// The leader epochs lane: each epoch the batches were written at, from its first offset to
+/// the next epoch's (the leader changes and elections of the partition, as its replica saw
+/// them; an `unclean_leader_election` finding is pinned where its epoch starts).
+fn svg_epochs(h: &mut String, p: &PartitionReport, y: f64, end: i64, x: &dyn Fn(i64) -> f64) {
+    let _ = write!(
+        h,
+        "<g class=\"lane epochs\"><text x=\"4\" y=\"{:.1}\" fill=\"#333\">leader epochs</text>",
+        y + 16.0
+    );
+    for (k, (epoch, start)) in p.leader_epochs.iter().enumerate() {
+        let next = p.leader_epochs.get(k + 1).map_or(end, |e| e.1);
+        let (x0, x1) = (x(*start), x(next.max(*start + 1)));
+        let wdt = (x1 - x0).max(2.0);
+        let fill = if k % 2 == 0 { "#ffe0b2" } else { "#ffcc80" };
+        let _ = write!(
+            h,
+            "<rect class=\"epoch\" data-epoch=\"{epoch}\" data-first=\"{start}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{wdt:.1}\" height=\"14\" fill=\"{fill}\" stroke=\"#8d6e63\" stroke-width=\"0.3\"><title>leader epoch {epoch} from offset {start}</title></rect>",
+            y + 5.0
+        );
+        if wdt > 34.0 {
+            let _ = write!(
+                h,
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#222\">epoch {epoch}</text>",
+                x0 + 3.0,
+                y + 16.0
+            );
+        }
+    }
+    h.push_str("</g>");
 }

@@ -5,6 +5,7 @@ pub mod client;
 mod decision;
 pub mod consumers;
 pub mod filter;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod jsonl;

@@ -230,7 +230,7 @@ fn resolved_filter(
 /// The timelines of the partitions that have findings (at most
 /// [`crate::report::html::MAX_TIMELINES`], most severe first), aligned with
 /// `report.partitions`.
-fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
+pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
     let mut order: Vec<(crate::finding::Severity, usize)> = (0..report.partitions.len())
         .filter_map(|i| {
             report

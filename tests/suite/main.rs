@@ -46,6 +46,8 @@ mod identity_inputs;
 mod identity_joins;
 mod index_files;
 mod layout;
+mod leadership;
+mod leadership_real_data;
 mod legacy;
 mod library_cli;
 mod library_surface;
