@@ -266,6 +266,9 @@ pub struct DumpArgs {
     /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
     #[arg(long)]
     pub cluster_metadata_decoder: bool,
+    /// Decode `__remote_log_metadata` records (tiered storage; implies --print-data-log).
+    #[arg(long)]
+    pub remote_log_metadata_decoder: bool,
     /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
     #[arg(long)]
     pub legacy_decoder_text: bool,

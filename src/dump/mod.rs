@@ -15,6 +15,7 @@ crate::internal_mod! {
     mod log;
     mod text_files;
     mod txnlog_json;
+    mod remote_log_text;
 }
 
 pub use log::{LogDumpSummary, LogFileKind, dump_log};
@@ -80,6 +81,9 @@ pub struct DumpOptions {
     /// Text one parallel piece may buffer before the sequential walk prints it instead
     /// (`None`: `log::PIECE_TEXT_CAP`); the output is the same.
     pub piece_text_cap: Option<usize>,
+    /// `--remote-log-metadata-decoder`: decode `__remote_log_metadata` records as Kafka
+    /// 3.9+/4.x print them; implies `print_data_log`.
+    pub remote_log_metadata_decoder: bool,
 }
 
 /// What a multi-file dump found (for the exit code).

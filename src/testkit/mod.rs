@@ -33,6 +33,7 @@ pub mod encode;
 pub mod files;
 pub mod group_scenarios;
 pub mod groups;
+pub mod remote_log;
 pub mod samples;
 pub mod scenario;
 pub mod txnlog;
