@@ -219,6 +219,11 @@ pub struct ScanArgs {
     /// the command line are always followed.
     #[arg(long, short = 'L')]
     pub follow: bool,
+    /// The tiered storage's remote segments: a directory in Kafka's `LocalTieredStorage`
+    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself).
+    /// Checked against the `__remote_log_metadata` records.
+    #[arg(long, value_name = "DIR")]
+    pub remote_storage: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]

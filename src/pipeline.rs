@@ -24,6 +24,8 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
         ("replicas", crate::cluster::replicas::check),
         // The group coordinator's load of __consumer_offsets (issue 13).
         ("groups", crate::cluster::groups::cluster_check),
+        // Tiered storage: the __remote_log_metadata replay against each replica (issue 28).
+        ("tiering", crate::cluster::tiering::cluster_check),
     ]
 }
 

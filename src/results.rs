@@ -86,6 +86,8 @@ pub struct ScanOptions {
     /// brokers, `-future` dirs): their walks keep a batch key per batch for the replica
     /// comparison ([`crate::partition::walked`]). Filled by the scan from the inventory.
     pub copied_partitions: crate::partition::walked::CopiedPartitions,
+    /// `--remote-storage`: the tiered storage's remote segments (`cluster::tiering`).
+    pub remote_storage: Option<PathBuf>,
 }
 
 impl ScanOptions {
@@ -166,6 +168,7 @@ impl Default for ScanOptions {
             follow_symlinks: false,
             compacted_topics: Vec::new(),
             copied_partitions: Default::default(),
+            remote_storage: None,
         }
     }
 }

@@ -9,6 +9,7 @@
 pub(crate) mod compaction;
 pub mod coordinator;
 pub mod groups;
+pub mod tiering;
 
 crate::internal_mod! {
     mod replicas;
