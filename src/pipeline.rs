@@ -81,6 +81,7 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
         let extra = check(report, inv, opts);
         report.add_partition_findings(extra);
     }
+    crate::cluster::tiering::annotate(report, inv, opts);
 }
 
 /// Give the heap pages freed by the stage before back to the system before the next one

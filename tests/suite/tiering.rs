@@ -289,3 +289,38 @@ fn undecodable_metadata_record() {
     assert!(u[0].message.contains("unknown frame version 99"));
     assert_eq!(tiered(&f).len(), 1);
 }
+
+/// `scan` shows where a tiered partition's history lives: the JSON report's
+/// `tiered` object and a line under the table.
+#[test]
+fn report_shows_remote_and_local_ranges() {
+    let d = tempfile::tempdir().unwrap();
+    let m = write(healthy(), d.path());
+    let root = m.log_dir.parent().unwrap().to_path_buf();
+    let r = klogscan::pipeline::scan(&[root], &ScanOptions::default());
+    let p = r.partitions.iter().find(|p| p.topic == "orders").unwrap();
+    assert_eq!(
+        p.tiered,
+        Some(klogscan::results::TieredRanges {
+            log_start_offset: Some(20),
+            remote: vec![(20, 39), (40, 59), (60, 79)],
+            local_log_start_offset: Some(60),
+            log_end_offset: Some(100),
+        })
+    );
+    let json = serde_json::to_value(p).unwrap();
+    assert_eq!(json["tiered"]["remote"][0], serde_json::json!([20, 39]));
+    let meta = r
+        .partitions
+        .iter()
+        .find(|p| p.topic == "__remote_log_metadata")
+        .unwrap();
+    assert!(serde_json::to_value(meta).unwrap().get("tiered").is_none());
+    let mut out = Vec::new();
+    klogscan::report::table::write_scan(&r, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("log start 20; remote 20..=79 (3 segments); local 60..=99"),
+        "{text}"
+    );
+}

@@ -373,22 +373,13 @@ pub fn log_start_mismatch(
     )]
 }
 
-/// The remote and local offset ranges of a partition, for the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct TieredRanges {
-    pub log_start_offset: Option<i64>,
-    /// `(start, end)` of each COPY_SEGMENT_FINISHED segment, ascending.
-    pub remote: Vec<(i64, i64)>,
-    pub local_log_start_offset: Option<i64>,
-    pub log_end_offset: Option<i64>,
-}
-
-pub fn ranges(log: &PartitionLog, view: &ReplicaView) -> TieredRanges {
+/// The remote and local offset ranges of a replica, for the report.
+pub fn ranges(log: &PartitionLog, view: &ReplicaView) -> crate::results::TieredRanges {
     let mut remote: Vec<(i64, i64)> = finished(log)
         .map(|s| (s.start_offset, s.end_offset))
         .collect();
     remote.sort();
-    TieredRanges {
+    crate::results::TieredRanges {
         log_start_offset: view.log_start_offset,
         remote,
         local_log_start_offset: view.local_log_start,

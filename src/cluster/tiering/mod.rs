@@ -168,32 +168,54 @@ pub fn cluster_check(
     inv: &Inventory,
     opts: &ScanOptions,
 ) -> BTreeMap<usize, Vec<Finding>> {
+    analyse(report, inv, opts, true).0
+}
+
+/// Set each tiered replica's [`crate::results::TieredRanges`] (its remote and local
+/// offsets) in the report.
+pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    for (i, r) in analyse(report, inv, opts, false).1 {
+        report.partitions[i].tiered = Some(r);
+    }
+}
+
+type Analysis = (
+    BTreeMap<usize, Vec<Finding>>,
+    Vec<(usize, crate::results::TieredRanges)>,
+);
+
+fn undecodable_finding(u: &replay::Undecodable) -> Finding {
+    Finding::new(
+        Kind::RemoteMetadataUndecodable,
+        REMOTE_LOG_METADATA_TOPIC,
+        u.at.metadata_partition,
+        format!(
+            "a __remote_log_metadata record does not deserialize: {}",
+            u.error
+        ),
+    )
+    .offset(u.at.offset)
+    .position(u.position)
+    .segment(u.segment.clone())
+    .broker("TopicBasedRemoteLogMetadataManager's consumer task stops at a record it cannot deserialize: the broker's remote log metadata is frozen from here, copies and reads of every user partition of this metadata partition wait")
+    .remediation("find which broker wrote the record (a different RemoteLogMetadataManager or a damaged segment); the metadata consumer resumes only past it")
+    .evidence(serde_json::json!({"error": u.error}))
+}
+
+/// The replay, then per user partition its findings (when `findings`) and each replica's
+/// ranges.
+fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: bool) -> Analysis {
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    let mut ranges = Vec::new();
     let (replay, chosen) = replay_inventory(report, inv, opts);
     if chosen.is_empty() {
-        return extra;
+        return (extra, ranges);
     }
     let index = report_index(report);
-    for u in &replay.undecodable {
-        let Some(Some(i)) = chosen.get(&u.at.metadata_partition) else {
-            continue;
-        };
-        let f = Finding::new(
-            Kind::RemoteMetadataUndecodable,
-            REMOTE_LOG_METADATA_TOPIC,
-            u.at.metadata_partition,
-            format!(
-                "a __remote_log_metadata record does not deserialize: {}",
-                u.error
-            ),
-        )
-        .offset(u.at.offset)
-        .position(u.position)
-        .segment(u.segment.clone())
-        .broker("TopicBasedRemoteLogMetadataManager's consumer task stops at a record it cannot deserialize: the broker's remote log metadata is frozen from here, copies and reads of every user partition of this metadata partition wait")
-        .remediation("find which broker wrote the record (a different RemoteLogMetadataManager or a damaged segment); the metadata consumer resumes only past it")
-        .evidence(serde_json::json!({"error": u.error}));
-        extra.entry(*i).or_default().push(f);
+    for u in replay.undecodable.iter().filter(|_| findings) {
+        if let Some(Some(i)) = chosen.get(&u.at.metadata_partition) {
+            extra.entry(*i).or_default().push(undecodable_finding(u));
+        }
     }
     let mut log_starts = BTreeMap::new();
     for (up, log) in &replay.partitions {
@@ -207,25 +229,24 @@ pub fn cluster_check(
             log.last_event
                 .and_then(|at| chosen.get(&at.metadata_partition).copied().flatten())
         });
-        if let Some(home) = home {
-            extra
-                .entry(home)
-                .or_default()
-                .extend(checks::unfinished(up, log));
-        }
         for (i, p) in replicas {
             let view = replica_view(p, report.partitions[i].log_end_offset, &mut log_starts, inv);
-            let mine = extra.entry(i).or_default();
-            mine.extend(checks::gaps(up, log, &view));
-            mine.extend(checks::abandoned(up, log, &view));
-            mine.extend(checks::log_start_mismatch(up, log, &view));
+            ranges.push((i, checks::ranges(log, &view)));
+            if findings {
+                let mine = extra.entry(i).or_default();
+                mine.extend(checks::gaps(up, log, &view));
+                mine.extend(checks::abandoned(up, log, &view));
+                mine.extend(checks::log_start_mismatch(up, log, &view));
+            }
         }
-        if let (Some(root), Some(home)) = (&opts.remote_storage, home) {
-            extra
-                .entry(home)
-                .or_default()
-                .extend(storage::check(root, up, log, opts));
+        let Some(home) = home.filter(|_| findings) else {
+            continue;
+        };
+        let mine = extra.entry(home).or_default();
+        mine.extend(checks::unfinished(up, log));
+        if let Some(root) = &opts.remote_storage {
+            mine.extend(storage::check(root, up, log, opts));
         }
     }
-    extra
+    (extra, ranges)
 }
