@@ -203,7 +203,8 @@ fn segment_of_an_abandoned_lineage() {
     stray.leader_epochs = vec![(1, 40), (3, 50)];
     let r = t.copy_started_as(stray, 2);
     t.copy_finished(r);
-    let f = scan(&write(t, d.path()), true);
+    // Metadata only: the testkit's objects for it are segment 2's own batches.
+    let f = scan(&write(t, d.path()), false);
     assert_eq!(
         tiered(&f),
         vec![orders(Kind::RemoteSegmentAbandonedLineage, 40)]
@@ -322,5 +323,36 @@ fn report_shows_remote_and_local_ranges() {
     assert!(
         text.contains("log start 20; remote 20..=79 (3 segments); local 60..=99"),
         "{text}"
+    );
+}
+
+/// The batches' partitionLeaderEpoch (outside the CRC) disagrees with the epochs the
+/// metadata recorded for the segment.
+#[test]
+fn remote_segment_epochs_differ_from_its_metadata() {
+    let d = tempfile::tempdir().unwrap();
+    let m = write(healthy(), d.path());
+    let log = std::fs::read_dir(&m.remote_partition_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.starts_with("00000000000000000060-") && n.ends_with(".log")
+        })
+        .unwrap();
+    let mut bytes = std::fs::read(&log).unwrap();
+    let second = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    bytes[second + 12..second + 16].copy_from_slice(&1i32.to_be_bytes());
+    std::fs::write(&log, &bytes).unwrap();
+    let f = scan(&m, true);
+    assert_eq!(tiered(&f), vec![orders(Kind::RemoteSegmentMismatch, 60)]);
+    let x = &of(&f, Kind::RemoteSegmentMismatch)[0];
+    assert_eq!(
+        x.evidence["differences"],
+        serde_json::json!(["leader_epochs"])
+    );
+    assert_eq!(
+        x.evidence["walked"]["leader_epochs"],
+        serde_json::json!([[1, 60]])
     );
 }

@@ -54,13 +54,16 @@ pub fn partition_files(
 }
 
 /// What the walk of a remote `.log` found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WalkedLog {
     pub bytes: u64,
     pub first_offset: Option<i64>,
     pub last_offset: Option<i64>,
     /// Bytes after the last whole batch.
     pub invalid_bytes: u64,
+    /// `(partitionLeaderEpoch, first offset)` at each change of epoch of the v2 batches
+    /// (what `LeaderEpochFileCache` would hold for the segment).
+    pub leader_epochs: Vec<(i32, i64)>,
 }
 
 /// Walk a remote `.log` with the local segments' walker: size, first and last offsets.
@@ -68,8 +71,9 @@ pub fn walk_log(path: &Path, opts: &ScanOptions) -> std::io::Result<WalkedLog> {
     let mut first = None;
     let mut last = None;
     let mut valid = 0u64;
+    let mut epochs: Vec<(i32, i64)> = Vec::new();
     let (_, _) = walk_entries_items(path, ReadPolicy::Read, opts.max_bytes, |item| {
-        let (base, last_off, len) = match item {
+        let (base, last_off, len, epoch) = match item {
             Item::Entry(e) => {
                 let v2 = e.as_v2().ok();
                 let base = e.offset();
@@ -77,14 +81,27 @@ pub fn walk_log(path: &Path, opts: &ScanOptions) -> std::io::Result<WalkedLog> {
                     v2.as_ref().map_or(base, |b| b.base_offset()),
                     v2.as_ref().map_or(base, |b| b.last_offset()),
                     e.len() as u64,
+                    v2.as_ref().map(|b| b.partition_leader_epoch()),
                 )
             }
             Item::Big(b) => {
                 let base = i64::from_be_bytes(b.header[..8].try_into().unwrap_or([0; 8]));
+                let epoch = i32::from_be_bytes(b.header[12..16].try_into().unwrap_or([0; 4]));
                 let delta = i32::from_be_bytes(b.header[23..27].try_into().unwrap_or([0; 4]));
-                (base, base.saturating_add(delta as i64), b.len)
+                let v2 = b.magic() >= 2;
+                (
+                    base,
+                    base.saturating_add(delta as i64),
+                    b.len,
+                    v2.then_some(epoch),
+                )
             }
         };
+        if let Some(e) = epoch.filter(|e| *e >= 0)
+            && epochs.last().is_none_or(|l| l.0 != e)
+        {
+            epochs.push((e, base));
+        }
         first.get_or_insert(base);
         last = Some(last_off);
         valid += len;
@@ -95,6 +112,7 @@ pub fn walk_log(path: &Path, opts: &ScanOptions) -> std::io::Result<WalkedLog> {
         first_offset: first,
         last_offset: last,
         invalid_bytes: bytes.saturating_sub(valid),
+        leader_epochs: epochs,
     })
 }
 
@@ -206,6 +224,15 @@ fn mismatch(
         if w.invalid_bytes > 0 && opts.max_bytes.is_none() {
             differences.push("invalid_bytes");
         }
+        // The metadata's epochs are the leader-epoch cache's entries for the segment's
+        // range (`RemoteLogManager.copyLogSegment`): each must be where the batches'
+        // epochs change (entries with no batch of their own are left out, as by
+        // `buildFilteredLeaderEpochMap`), over the offsets the object holds.
+        if opts.max_bytes.is_none()
+            && !epochs_agree(&s.leader_epochs, &w.leader_epochs, w.last_offset)
+        {
+            differences.push("leader_epochs");
+        }
     } else {
         differences.push("unreadable");
     }
@@ -219,7 +246,7 @@ fn mismatch(
         s.start_offset,
         s.end_offset,
         s.segment_size_in_bytes,
-        walked.map_or_else(
+        walked.as_ref().map_or_else(
             || format!("nothing readable ({})", error.clone().unwrap_or_default()),
             |w| format!(
                 "offsets {:?}..={:?} in {} bytes",
@@ -244,4 +271,17 @@ fn mismatch(
             .unwrap_or_default(),
         ),
     )
+}
+
+/// Whether the metadata's epochs and the batches' agree: the same epochs with the same
+/// first offsets, once epochs without a record of their own are left out of the
+/// metadata's (an epoch followed by another at the same offset).
+fn epochs_agree(metadata: &[(i32, i64)], walked: &[(i32, i64)], last: Option<i64>) -> bool {
+    let filtered = super::lineage::Lineage::new(metadata.iter().copied()).filtered();
+    let held: Vec<(i32, i64)> = filtered
+        .entries()
+        .into_iter()
+        .filter(|e| last.is_some_and(|l| e.1 <= l))
+        .collect();
+    held == walked
 }
