@@ -110,7 +110,8 @@ impl DumpStatus {
 
 /// Dump `paths` in order. The broker's text files, by file name (the offset checkpoints,
 /// `leader-epoch-checkpoint`, `partition.metadata`, `meta.properties`,
-/// `.kafka_cleanshutdown`) → `text_files::dump_text_file`; then by suffix as
+/// `.kafka_cleanshutdown`) → `text_files::dump_text_file`; a 3.6–3.7 `remote_log_snapshot`
+/// → `remote_log_text::dump_snapshot_file`; then by suffix as
 /// kafka-dump-log does: `.log` and `.checkpoint` → [`dump_log`]; `.index`, `.timeindex`,
 /// `.txnindex`, `.snapshot` → the functions of `files`; anything else → `Ignoring unknown
 /// file <f>` on `err`.
@@ -143,6 +144,19 @@ pub fn dump_paths(
                     if !ok {
                         status.files_with_problems += 1;
                     }
+                }
+                Err(e) => {
+                    writeln!(err, "Cannot read {}: {e}", crate::escape::path(path))?;
+                    status.unreadable_files += 1;
+                }
+            }
+            continue;
+        }
+        if name == crate::read::format::remote_log::REMOTE_LOG_SNAPSHOT_FILE {
+            match remote_log_text::dump_snapshot_file(path, opts, out, err) {
+                Ok(ok) => {
+                    status.files += 1;
+                    status.files_with_problems += usize::from(!ok);
                 }
                 Err(e) => {
                     writeln!(err, "Cannot read {}: {e}", crate::escape::path(path))?;

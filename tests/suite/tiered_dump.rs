@@ -192,3 +192,37 @@ fn encoder_and_decoder_agree() {
         assert!(remote_log::decode(&v[..cut]).is_err());
     }
 }
+
+/// A 3.6–3.7 `remote_log_snapshot` file: its header, then each entry as
+/// `RemoteLogSegmentMetadataSnapshot.toString()`; a wrong entry count is a problem.
+#[test]
+fn remote_log_snapshot_file() {
+    use klogscan::testkit::remote_log::encode_remote_log_snapshot;
+    let d = tempfile::tempdir().unwrap();
+    let s = seg(None);
+    let entry = encode_segment_snapshot(&s, 1, 5, COPY_SEGMENT_FINISHED);
+    let path = d.path().join("remote_log_snapshot");
+    std::fs::write(&path, encode_remote_log_snapshot(7, 42, &[entry.clone()])).unwrap();
+    let opts = DumpOptions::default();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let st = dump_paths(&[path.clone()], &opts, &mut out, &mut err).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(!st.has_problems(), "{}", String::from_utf8_lossy(&err));
+    assert!(out.contains("version: 0 metadataPartition: 7 metadataPartitionOffset: 42 entries: 1"));
+    assert!(out.contains(&format!(
+        "RemoteLogSegmentMetadataSnapshot{{segmentId={}, startOffset=0, endOffset=100, maxTimestampMs=-1, segmentLeaderEpochs={{0=0, 1=20, 2=80}}, segmentSizeInBytes=1024, customMetadata=Optional.empty, state=COPY_SEGMENT_FINISHED}}",
+        uuid_text(&s.id)
+    )));
+    // The header announces two entries, the file holds one.
+    let mut bytes = encode_remote_log_snapshot(7, 42, &[entry]);
+    bytes[17] = 2;
+    std::fs::write(&path, bytes).unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let st = dump_paths(&[path], &opts, &mut out, &mut err).unwrap();
+    assert!(st.has_problems());
+    assert!(
+        String::from_utf8(err)
+            .unwrap()
+            .contains("Unexpected entries in the snapshot file. Expected size: 2, but found: 1")
+    );
+}
