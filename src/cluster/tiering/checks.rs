@@ -374,12 +374,12 @@ pub fn log_start_mismatch(
 }
 
 /// The remote and local offset ranges of a replica, for the report.
-pub fn ranges(log: &PartitionLog, view: &ReplicaView) -> crate::results::TieredRanges {
+pub fn ranges(log: &PartitionLog, view: &ReplicaView) -> crate::partition::results::TieredRanges {
     let mut remote: Vec<(i64, i64)> = finished(log)
         .map(|s| (s.start_offset, s.end_offset))
         .collect();
     remote.sort();
-    crate::results::TieredRanges {
+    crate::partition::results::TieredRanges {
         log_start_offset: view.log_start_offset,
         remote,
         local_log_start_offset: view.local_log_start,

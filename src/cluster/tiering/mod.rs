@@ -13,14 +13,15 @@ pub mod lineage;
 pub mod replay;
 pub mod storage;
 
+use crate::cluster::report::ScanReport;
 use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use crate::finding::{Finding, Kind};
+use crate::partition::results::ScanOptions;
 use crate::partition::walked::{LogItem, REMOTE_LOG_METADATA_TOPIC};
 use crate::read::format::checkpoint::{
     TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint, parse_partition_metadata,
 };
 use crate::read::segment::{FileClass, MmapMode, load};
-use crate::results::{ScanOptions, ScanReport};
 use checks::ReplicaView;
 use lineage::Lineage;
 use replay::{Replay, UserPartition};
@@ -171,7 +172,7 @@ pub fn cluster_check(
     analyse(report, inv, opts, true).0
 }
 
-/// Set each tiered replica's [`crate::results::TieredRanges`] (its remote and local
+/// Set each tiered replica's [`crate::partition::results::TieredRanges`] (its remote and local
 /// offsets) in the report.
 pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     for (i, r) in analyse(report, inv, opts, false).1 {
@@ -181,7 +182,7 @@ pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
 
 type Analysis = (
     BTreeMap<usize, Vec<Finding>>,
-    Vec<(usize, crate::results::TieredRanges)>,
+    Vec<(usize, crate::partition::results::TieredRanges)>,
 );
 
 fn undecodable_finding(u: &replay::Undecodable) -> Finding {

@@ -11,12 +11,12 @@
 use super::checks::SegmentEvidence;
 use super::replay::{PartitionLog, RemoteSegment, UserPartition};
 use crate::finding::{Finding, Kind};
+use crate::partition::results::ScanOptions;
 use crate::read::format::checkpoint::encode_uuid;
 use crate::read::format::remote_log::{
     LocalTieredFileType, SegmentState, parse_local_tiered_file, parse_local_tiered_partition_dir,
 };
 use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
-use crate::results::ScanOptions;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
