@@ -1,7 +1,8 @@
 //! Stage 4, **cluster**: rules over the typed per-partition results of many partitions and
 //! brokers, joined within one cluster: the transaction coordinator's log ([`coordinator`]),
 //! transactions across partitions (`txns`), replicas of one partition (`replicas`),
-//! and the groups' checks across `__consumer_offsets` partitions (`groups`).
+//! the groups' checks across `__consumer_offsets` partitions (`groups`), and tiered
+//! storage: the `__remote_log_metadata` replay against each replica (`tiering`).
 //!
 //! Imports: the partition stage's results, the read and discover stages and the shared
 //! leaves; never the renderers.
@@ -9,9 +10,9 @@
 pub mod coordinator;
 pub(crate) mod groups;
 pub mod report;
-pub mod tiering;
 
 crate::internal_mod! {
     mod replicas;
+    mod tiering;
     mod txns;
 }

@@ -202,10 +202,14 @@ fn remote_log_snapshot_file() {
     let s = seg(None);
     let entry = encode_segment_snapshot(&s, 1, 5, COPY_SEGMENT_FINISHED);
     let path = d.path().join("remote_log_snapshot");
-    std::fs::write(&path, encode_remote_log_snapshot(7, 42, &[entry.clone()])).unwrap();
+    std::fs::write(
+        &path,
+        encode_remote_log_snapshot(7, 42, std::slice::from_ref(&entry)),
+    )
+    .unwrap();
     let opts = DumpOptions::default();
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let st = dump_paths(&[path.clone()], &opts, &mut out, &mut err).unwrap();
+    let st = dump_paths(std::slice::from_ref(&path), &opts, &mut out, &mut err).unwrap();
     let out = String::from_utf8(out).unwrap();
     assert!(!st.has_problems(), "{}", String::from_utf8_lossy(&err));
     assert!(out.contains("version: 0 metadataPartition: 7 metadataPartitionOffset: 42 entries: 1"));
