@@ -42,13 +42,19 @@ fn history() -> PartitionBuilder {
     p
 }
 
-/// Segments 0–3 copied with retention deleting segment 0 in between (rolling), the local
-/// log from segment 3: log start 20, local log start 60.
-fn healthy() -> TieredLog {
+/// Segments 0 and 1 copied, then segment 0 deleted by retention.
+fn rolled() -> TieredLog {
     let mut t = TieredLog::new(history());
     let r0 = t.copy(0);
     t.copy(1);
     t.delete(r0);
+    t
+}
+
+/// Segments 0–3 copied with retention deleting segment 0 in between (rolling), the local
+/// log from segment 3: log start 20, local log start 60.
+fn healthy() -> TieredLog {
+    let mut t = rolled();
     t.copy(2);
     t.copy(3);
     t.local_from(3);
@@ -66,6 +72,19 @@ fn scan(m: &TieredManifest, remote: bool) -> Vec<Finding> {
 
 fn write(t: TieredLog, dir: &Path) -> TieredManifest {
     t.write(dir).unwrap()
+}
+
+/// The `.log` of the remote segment starting at `start`.
+fn remote_log(m: &TieredManifest, start: i64) -> std::path::PathBuf {
+    let prefix = format!("{start:020}-");
+    std::fs::read_dir(&m.remote_partition_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.starts_with(&prefix) && n.ends_with(".log")
+        })
+        .unwrap()
 }
 
 fn of(f: &[Finding], k: Kind) -> Vec<&Finding> {
@@ -96,10 +115,7 @@ fn orders(k: Kind, offset: i64) -> (Kind, String, i32, Option<i64>) {
 #[test]
 fn gap_between_remote_segments() {
     let d = tempfile::tempdir().unwrap();
-    let mut t = TieredLog::new(history());
-    let r0 = t.copy(0);
-    t.copy(1);
-    t.delete(r0);
+    let mut t = rolled();
     t.copy(3);
     t.local_from(3);
     let f = scan(&write(t, d.path()), false);
@@ -142,10 +158,7 @@ fn gap_below_the_first_segment_without_deletion() {
 #[test]
 fn copy_started_then_retried() {
     let d = tempfile::tempdir().unwrap();
-    let mut t = TieredLog::new(history());
-    let r0 = t.copy(0);
-    t.copy(1);
-    t.delete(r0);
+    let mut t = rolled();
     t.copy_started(2); // the broker died or the upload failed: never finished
     t.copy(2); // retried under a new segment id
     t.copy(3);
@@ -233,10 +246,7 @@ fn log_start_reset_to_the_local_log_start() {
 #[test]
 fn finished_segment_missing_from_remote_storage() {
     let d = tempfile::tempdir().unwrap();
-    let mut t = TieredLog::new(history());
-    let r0 = t.copy(0);
-    t.copy(1);
-    t.delete(r0);
+    let mut t = rolled();
     let r2 = t.copy(2);
     t.copy(3);
     t.lose_objects(r2);
@@ -254,14 +264,7 @@ fn finished_segment_missing_from_remote_storage() {
 fn remote_segment_differs_from_its_metadata() {
     let d = tempfile::tempdir().unwrap();
     let m = write(healthy(), d.path());
-    let log = std::fs::read_dir(&m.remote_partition_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| {
-            let n = p.file_name().unwrap().to_string_lossy().into_owned();
-            n.starts_with("00000000000000000060-") && n.ends_with(".log")
-        })
-        .unwrap();
+    let log = remote_log(&m, 60);
     let bytes = std::fs::read(&log).unwrap();
     // Keep the first of its two batches.
     let first = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
@@ -332,14 +335,7 @@ fn report_shows_remote_and_local_ranges() {
 fn remote_segment_epochs_differ_from_its_metadata() {
     let d = tempfile::tempdir().unwrap();
     let m = write(healthy(), d.path());
-    let log = std::fs::read_dir(&m.remote_partition_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| {
-            let n = p.file_name().unwrap().to_string_lossy().into_owned();
-            n.starts_with("00000000000000000060-") && n.ends_with(".log")
-        })
-        .unwrap();
+    let log = remote_log(&m, 60);
     let mut bytes = std::fs::read(&log).unwrap();
     let second = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
     bytes[second + 12..second + 16].copy_from_slice(&1i32.to_be_bytes());
