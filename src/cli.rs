@@ -279,6 +279,11 @@ pub struct ScanArgs {
     /// the command line are always followed.
     #[arg(long, short = 'L')]
     pub follow: bool,
+    /// The tiered storage's remote segments: a directory in Kafka's `LocalTieredStorage`
+    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself).
+    /// Checked against the `__remote_log_metadata` records.
+    #[arg(long, value_name = "DIR")]
+    pub remote_storage: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -326,6 +331,9 @@ pub struct DumpArgs {
     /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
     #[arg(long)]
     pub cluster_metadata_decoder: bool,
+    /// Decode `__remote_log_metadata` records (tiered storage; implies --print-data-log).
+    #[arg(long)]
+    pub remote_log_metadata_decoder: bool,
     /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
     #[arg(long)]
     pub legacy_decoder_text: bool,

@@ -230,13 +230,15 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
             || a.transaction_log_json
             || a.offsets_decoder
             || a.share_group_state_decoder
-            || a.cluster_metadata_decoder,
+            || a.cluster_metadata_decoder
+            || a.remote_log_metadata_decoder,
         print_data_log: a.print_data_log
             || a.transaction_log_decoder
             || a.transaction_log_json
             || a.offsets_decoder
             || a.share_group_state_decoder
-            || a.cluster_metadata_decoder,
+            || a.cluster_metadata_decoder
+            || a.remote_log_metadata_decoder,
         skip_record_metadata: a.skip_record_metadata,
         max_bytes: a.max_bytes,
         format,
@@ -252,6 +254,7 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
         piece_bytes: None,
         mmap: a.mmap.mode(),
         piece_text_cap: None,
+        remote_log_metadata_decoder: a.remote_log_metadata_decoder,
     };
     let stderr = io::stderr();
     // Buffered: a crafted file can make millions of stderr lines.

@@ -79,6 +79,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         keep_producers: false,
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
         keep_cluster_txns: false,
+        remote_storage: a.remote_storage.clone(),
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;

@@ -71,6 +71,8 @@ mod snapshot_files;
 mod state_real_data;
 mod state_rules;
 mod testkit_crosscheck;
+mod tiered_dump;
+mod tiering;
 mod txn_state_history;
 mod txns;
 mod txns_memory;
