@@ -22,7 +22,7 @@ mod commands;
 mod help;
 
 use cli::*;
-use commands::{cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify};
+use commands::{cmd_collect, cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify};
 
 /// Where text goes: with colour (a terminal), every control character is escaped except
 /// the SGR colour sequences klogscan writes; without, every control character but the line
@@ -215,10 +215,13 @@ fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
 /// `--format html`, read the timelines while extracted archives still exist.
 /// With `stream` (`--format jsonl`), each partition is written as soon as the pipeline
 /// hands it over, filtered and path-mapped as the finished report will be.
+/// With `merging` (`klogscan merge`), the inputs are bundles: their merge replaces the
+/// scan, and the timelines are not read (their directories are on other machines).
 fn scan_shown(
     a: &ScanArgs,
     keep_producers: bool,
     stream: Option<&mut jsonl::Stream<'_>>,
+    merging: bool,
 ) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
     let inputs = prepare(&a.paths)?;
     let opts = ScanOptions {
@@ -228,9 +231,21 @@ fn scan_shown(
             || !a.transactional_id.is_empty(),
         ..scan_options(a)?
     };
+    if merging {
+        commands::merge_refusals(a)?;
+    }
     let flt = filter(a, &inputs.paths, &opts)?;
     let mut report = match stream {
+        None if merging => klogscan::bundle::merge(&inputs.paths, &opts)?.report,
         None => pipeline::scan(&inputs.paths, &opts),
+        Some(s) if merging => {
+            let bundles = klogscan::bundle::read_bundles(&inputs.paths)?;
+            s.begin(&klogscan::bundle::inputs_of(&bundles))?;
+            klogscan::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
+                stream_partition(s, &flt, &inputs, p, fs)
+            })?
+            .report
+        }
         Some(s) => {
             let given: Vec<String> = inputs
                 .paths
@@ -239,21 +254,13 @@ fn scan_shown(
                 .collect();
             s.begin(&given)?;
             pipeline::scan_streaming(&inputs.paths, &opts, &mut |p, fs| {
-                let mut fs = fs.to_vec();
-                report::client::fill(&mut fs);
-                let shown = flt.partition_shown(p, &fs);
-                fs.retain(|f| flt.finding_matches(f));
-                fs.iter_mut().for_each(|f| inputs.fix_finding(f));
-                let mut v = serde_json::to_value(p).unwrap_or_default();
-                inputs.fix_value(&mut v);
-                let path = inputs.display(&p.path);
-                s.partition(&v, &path, &fs, shown);
+                stream_partition(s, &flt, &inputs, p, fs)
             })
         }
     };
     report::client::fill(&mut report.findings);
     flt.apply(&mut report);
-    let timelines = if a.format == OutFormat::Html {
+    let timelines = if a.format == OutFormat::Html && !merging {
         html::timelines(&report)
     } else {
         Vec::new()
@@ -262,6 +269,26 @@ fn scan_shown(
     report.errors.extend(inputs.failed.iter().cloned());
     Ok((report, timelines))
 }
+/// Write one partition of a JSON Lines stream, filtered and path-mapped as the finished
+/// report will be.
+fn stream_partition(
+    s: &mut jsonl::Stream<'_>,
+    flt: &Filter,
+    inputs: &Prepared,
+    p: &klogscan::results::PartitionReport,
+    fs: &[klogscan::Finding],
+) {
+    let mut fs = fs.to_vec();
+    report::client::fill(&mut fs);
+    let shown = flt.partition_shown(p, &fs);
+    fs.retain(|f| flt.finding_matches(f));
+    fs.iter_mut().for_each(|f| inputs.fix_finding(f));
+    let mut v = serde_json::to_value(p).unwrap_or_default();
+    inputs.fix_value(&mut v);
+    let path = inputs.display(&p.path);
+    s.partition(&v, &path, &fs, shown);
+}
+
 /// Print the paths that could not be analysed on stderr (ripgrep's rule: diagnostics never
 /// go to stdout) and return exit code 2 when there is any, whatever `--fail-on` says.
 fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
@@ -320,7 +347,7 @@ fn scan_view(
     as_table: Render,
     keep_producers: bool,
 ) -> Result<ExitCode> {
-    let (report, _) = scan_shown(a, keep_producers, None)?;
+    let (report, _) = scan_shown(a, keep_producers, None, false)?;
     match a.format {
         OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
         OutFormat::Table => as_table(
@@ -342,16 +369,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let style = style(cli.color);
-    match cli.command {
+    // `merge` prints what `scan` prints, from bundles.
+    let (command, merging) = match cli.command {
+        Command::Merge(a) => (Command::Scan(a), true),
+        c => (c, false),
+    };
+    match command {
         Command::Scan(a) if a.format == OutFormat::Jsonl => {
             let mut w = klogscan::escape::JsonWriter::new(&mut out);
             let mut stream = jsonl::Stream::new(&mut w, a.findings_only);
-            let (report, _) = scan_shown(&a, false, Some(&mut stream))?;
+            let (report, _) = scan_shown(&a, false, Some(&mut stream), merging)?;
             stream.finish(&report)?;
             finish_scan(&report, &mut out, a.fail_on)
         }
         Command::Scan(a) => {
-            let (report, timelines) = scan_shown(&a, false, None)?;
+            let (report, timelines) = scan_shown(&a, false, None, merging)?;
             match a.format {
                 OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
                 OutFormat::Json => {
@@ -407,6 +439,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Dump(a) => cmd_dump(a, &mut out),
+        Command::Collect(a) => cmd_collect(a),
+        // Turned into `Scan` above.
+        Command::Merge(_) => Ok(ExitCode::from(2)),
     }
 }
 

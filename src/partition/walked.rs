@@ -216,9 +216,13 @@ pub(crate) fn comparable(d: &crate::discover::layout::PartitionDir) -> bool {
 }
 
 /// The topic-partitions held by more than one selected directory (see
-/// `ScanOptions::copied_partitions`).
+/// `ScanOptions::copied_partitions`), or every partition ([`CopiedPartitions::all`]).
 #[derive(Debug, Clone, Default)]
-pub struct CopiedPartitions(std::sync::Arc<std::collections::BTreeSet<(String, i32)>>);
+pub struct CopiedPartitions(
+    std::sync::Arc<std::collections::BTreeSet<(String, i32)>>,
+    /// Every partition, whatever the inputs hold (`collect`).
+    bool,
+);
 
 impl CopiedPartitions {
     /// The topic-partitions of `dirs` that appear in more than one of them (the replica
@@ -232,16 +236,29 @@ impl CopiedPartitions {
                 *seen.entry((tp.topic.clone(), tp.partition)).or_default() += 1;
             }
         }
-        CopiedPartitions(std::sync::Arc::new(
-            seen.into_iter()
-                .filter(|(_, n)| *n > 1)
-                .map(|(k, _)| k)
-                .collect(),
-        ))
+        CopiedPartitions(
+            std::sync::Arc::new(
+                seen.into_iter()
+                    .filter(|(_, n)| *n > 1)
+                    .map(|(k, _)| k)
+                    .collect(),
+            ),
+            false,
+        )
+    }
+    /// Every partition: a `collect` of one broker's log dirs cannot know which of its
+    /// partitions another broker holds, so every walk keeps its batch keys (written to the
+    /// bundle as fingerprints). A scan keeps it rather than computing its own.
+    pub(crate) fn all() -> Self {
+        CopiedPartitions(Default::default(), true)
+    }
+    /// Whether this is [`Self::all`].
+    pub(crate) fn is_all(&self) -> bool {
+        self.1
     }
     /// Whether `topic`-`partition` is one of them.
     pub(crate) fn contains(&self, topic: &str, partition: i32) -> bool {
-        !self.0.is_empty() && self.0.contains(&(topic.to_string(), partition))
+        self.1 || (!self.0.is_empty() && self.0.contains(&(topic.to_string(), partition)))
     }
 }
 

@@ -5,6 +5,7 @@
 mod common;
 
 mod bounded_windows;
+mod bundle;
 mod checkpoints;
 mod cli;
 mod cli_archive;

@@ -66,7 +66,11 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         .collect();
     // Which partitions' walks keep batch keys for the replica comparison.
     let opts = &ScanOptions {
-        copied_partitions: crate::partition::walked::CopiedPartitions::of(selected.iter().copied()),
+        copied_partitions: if opts.copied_partitions.is_all() {
+            opts.copied_partitions.clone()
+        } else {
+            crate::partition::walked::CopiedPartitions::of(selected.iter().copied())
+        },
         ..opts.clone()
     };
     let window = opts

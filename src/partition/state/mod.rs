@@ -27,7 +27,7 @@ pub mod txnrec;
 use crate::partition::event::BatchEvent;
 use crate::finding::{Finding, Kind};
 use entry::{BatchRef, Entry};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
@@ -73,7 +73,7 @@ impl Default for ReplayOptions {
 }
 
 /// The last thing a producer did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LastEvent {
     Data {
@@ -90,7 +90,7 @@ pub enum LastEvent {
 
 /// Rebuilt state of one producer id (the columns of `kafka-transactions.sh
 /// describe-producers`, plus what a `.snapshot` entry holds).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProducerState {
     pub producer_id: i64,
     pub producer_epoch: i16,
@@ -112,7 +112,7 @@ pub struct ProducerState {
 }
 
 /// An aborted transaction, as the `.txnindex` should record it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AbortedTxn {
     pub producer_id: i64,
     pub first_offset: i64,
@@ -124,7 +124,7 @@ pub struct AbortedTxn {
 }
 
 /// A transaction open at the end of the log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenTxn {
     pub producer_id: i64,
     pub producer_epoch: i16,
@@ -133,7 +133,7 @@ pub struct OpenTxn {
 }
 
 /// Transaction statistics (klog's `txn-stat`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TxnStats {
     pub committed: u64,
     pub aborted: u64,
@@ -148,7 +148,7 @@ pub struct TxnStats {
 }
 
 /// What the replay concluded about a partition.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReplayOutcome {
     /// Sorted by producer id; empty when the replay was sealed without them
     /// (`Replay::seal` with `keep_producers` false).

@@ -1,0 +1,193 @@
+//! The replica fingerprint of a partition copy: every batch's [`BatchKey`] (base and last
+//! offset, stored CRC, size, control flag and COMMIT/ABORT marker, producer id and epoch,
+//! segment and byte position), encoded column by column as deltas so that a bundle
+//! carries about the CRC's four bytes plus two or three bytes per batch.
+//!
+//! Why these fields: they are exactly what the replica comparison
+//! (`cluster::replicas`) compares and prints. Followers append the leader's batches as
+//! they are (`Partition.appendRecordsToFollowerOrFutureReplica` →
+//! `UnifiedLog.appendAsFollower`, no re-encoding), so two replicas' batches at one base
+//! offset agree on CRC (it covers attributes to the end of the batch), last offset and
+//! size; a range hash could only say *that* a range differs, not which batch and which
+//! markers, which the `replica_divergence` finding names. The partition leader epoch is
+//! not kept: it sits outside the CRC and no check compares it yet.
+
+use crate::partition::walked::BatchKey;
+
+/// Why a fingerprint does not decode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("batch fingerprint: {0}")]
+pub struct FingerprintError(&'static str);
+
+const CONTROL: u8 = 1;
+const MARKER: u8 = 2;
+const COMMIT: u8 = 4;
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Encode `keys` (any order; decoded in the same order).
+pub fn encode(keys: &[BatchKey]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(keys.len() * 8 + 8);
+    put_varint(&mut out, keys.len() as u64);
+    let mut prev = Prev::default();
+    for k in keys {
+        put_varint(
+            &mut out,
+            zigzag(k.base_offset.wrapping_sub(prev.next_offset)),
+        );
+        put_varint(&mut out, zigzag(k.last_offset.wrapping_sub(k.base_offset)));
+        put_varint(&mut out, u64::from(k.size));
+        out.extend_from_slice(&k.crc.to_le_bytes());
+        let flags = if k.is_control { CONTROL } else { 0 }
+            | match k.marker {
+                Some(true) => MARKER | COMMIT,
+                Some(false) => MARKER,
+                None => 0,
+            };
+        out.push(flags);
+        put_varint(
+            &mut out,
+            zigzag(k.producer_id.wrapping_sub(prev.producer_id)),
+        );
+        put_varint(
+            &mut out,
+            zigzag(i64::from(k.producer_epoch) - i64::from(prev.epoch)),
+        );
+        put_varint(
+            &mut out,
+            zigzag(i64::from(k.segment) - i64::from(prev.segment)),
+        );
+        let expected = prev.expected_position(k.segment);
+        put_varint(
+            &mut out,
+            zigzag((k.position as i64).wrapping_sub(expected as i64)),
+        );
+        prev = Prev::after(k);
+    }
+    out
+}
+
+/// What the next key is encoded against.
+#[derive(Default)]
+struct Prev {
+    next_offset: i64,
+    producer_id: i64,
+    epoch: i16,
+    segment: u32,
+    end: u64,
+}
+
+impl Prev {
+    fn after(k: &BatchKey) -> Prev {
+        Prev {
+            next_offset: k.last_offset.wrapping_add(1),
+            producer_id: k.producer_id,
+            epoch: k.producer_epoch,
+            segment: k.segment,
+            end: k.position.wrapping_add(u64::from(k.size)),
+        }
+    }
+    /// Batches follow each other in a segment; the first of a segment is at byte 0.
+    fn expected_position(&self, segment: u32) -> u64 {
+        if segment == self.segment { self.end } else { 0 }
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn varint(&mut self) -> Result<u64, FingerprintError> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *self
+                .bytes
+                .get(self.at)
+                .ok_or(FingerprintError("truncated"))?;
+            self.at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(FingerprintError("varint too long"))
+    }
+    fn signed(&mut self) -> Result<i64, FingerprintError> {
+        self.varint().map(unzigzag)
+    }
+    fn u8(&mut self) -> Result<u8, FingerprintError> {
+        let b = *self
+            .bytes
+            .get(self.at)
+            .ok_or(FingerprintError("truncated"))?;
+        self.at += 1;
+        Ok(b)
+    }
+    fn u32(&mut self) -> Result<u32, FingerprintError> {
+        let b = self
+            .bytes
+            .get(self.at..self.at + 4)
+            .ok_or(FingerprintError("truncated"))?;
+        self.at += 4;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
+/// Decode what [`encode`] wrote. Never allocates more than the input can hold (each key
+/// takes at least 12 bytes).
+pub fn decode(bytes: &[u8]) -> Result<Vec<BatchKey>, FingerprintError> {
+    let mut r = Reader { bytes, at: 0 };
+    let n = r.varint()?;
+    if n > (bytes.len() / 12) as u64 {
+        return Err(FingerprintError("more batches than bytes"));
+    }
+    let mut out = Vec::with_capacity(n as usize);
+    let mut prev = Prev::default();
+    for _ in 0..n {
+        let base_offset = prev.next_offset.wrapping_add(r.signed()?);
+        let last_offset = base_offset.wrapping_add(r.signed()?);
+        let size = u32::try_from(r.varint()?).map_err(|_| FingerprintError("size"))?;
+        let crc = r.u32()?;
+        let flags = r.u8()?;
+        let producer_id = prev.producer_id.wrapping_add(r.signed()?);
+        let producer_epoch = i16::try_from(i64::from(prev.epoch) + r.signed()?)
+            .map_err(|_| FingerprintError("producer epoch"))?;
+        let segment = u32::try_from(i64::from(prev.segment) + r.signed()?)
+            .map_err(|_| FingerprintError("segment"))?;
+        let position = (prev.expected_position(segment) as i64).wrapping_add(r.signed()?) as u64;
+        let k = BatchKey {
+            base_offset,
+            last_offset,
+            crc,
+            size,
+            is_control: flags & CONTROL != 0,
+            marker: (flags & MARKER != 0).then_some(flags & COMMIT != 0),
+            producer_id,
+            producer_epoch,
+            segment,
+            position,
+        };
+        prev = Prev::after(&k);
+        out.push(k);
+    }
+    if r.at != bytes.len() {
+        return Err(FingerprintError("trailing bytes"));
+    }
+    Ok(out)
+}
