@@ -211,21 +211,16 @@ pub fn merge_bundles(
 
 /// Two bundles holding the same directory path cannot be one scan's inputs.
 fn check_overlap(bundles: &[(PathBuf, Bundle)]) -> Result<(), BundleError> {
-    let mut seen: HashMap<&str, &Path> = HashMap::new();
-    for (path, b) in bundles {
-        for d in b
-            .files
-            .log_dirs
-            .iter()
-            .map(|d| &d.path)
-            .chain(b.files.partitions.iter().map(|p| &p.path))
-        {
-            if let Some(other) = seen.insert(d, path)
-                && other != path
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, (path, b)) in bundles.iter().enumerate() {
+        let dirs = b.files.log_dirs.iter().map(|d| &d.path);
+        for d in dirs.chain(b.files.partitions.iter().map(|p| &p.path)) {
+            if let Some(other) = seen.insert(d, i)
+                && other != i
             {
                 return Err(BundleError::Overlap {
                     path: path.clone(),
-                    other: other.to_path_buf(),
+                    other: bundles[other].0.clone(),
                     dir: d.clone(),
                 });
             }

@@ -6,6 +6,7 @@ mod common;
 
 mod bounded_windows;
 mod bundle;
+mod bundle_cli;
 mod checkpoints;
 mod cli;
 mod cli_archive;
