@@ -240,9 +240,10 @@ fn inventory(bundles: &[(PathBuf, Bundle)]) -> Inventory {
             recorded
                 .meta_properties
                 .insert(path.clone(), (ld.cluster_id.clone(), ld.node_id));
-            let mut dir = LogDir::default();
-            dir.path = path;
-            inv.log_dirs.push(dir);
+            inv.log_dirs.push(LogDir {
+                path,
+                ..Default::default()
+            });
         }
         for p in &b.files.partitions {
             let mut d = PartitionDir::default();

@@ -239,12 +239,8 @@ pub fn broker_siblings(a: &Path, b: &Path) -> bool {
 /// rule of the module docs), given how the two directories' clusters compare
 /// ([`crate::discover::identity::same_cluster`], the notion every join uses): the same cluster id
 /// or the same log dir joins, different ids never, and an unknown cluster falls back to the
-/// broker-sibling rule.
-pub fn are_replicas_in(a: &PartitionDir, b: &PartitionDir, cluster: ClusterMatch) -> bool {
-    are_replicas_with(a, b, cluster, topic_id)
-}
-
-/// [`are_replicas_in`] with the directories' topic ids from `topic_id`.
+/// broker-sibling rule. `topic_id` gives each directory's `partition.metadata` topic id (read from the file, or
+/// what a bundle recorded of it).
 fn are_replicas_with(
     a: &PartitionDir,
     b: &PartitionDir,

@@ -129,7 +129,11 @@ fn bundles_of_one_directory_twice_or_other_options_are_refused() {
     let r = klogscan(&["merge".to_string(), s(&good), s(&other)], None, 60);
     assert_eq!(r.code(), 2, "{}", r.err);
     assert!(r.err.contains("other options"), "{}", r.err);
-    let r = klogscan(&["merge".to_string(), s(&good), "--no-crc".into()], None, 60);
+    let r = klogscan(
+        &["merge".to_string(), s(&good), "--no-crc".into()],
+        None,
+        60,
+    );
     assert_eq!(r.code(), 2, "{}", r.err);
     assert!(r.err.contains("collect"), "{}", r.err);
 }
