@@ -8,12 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export LC_ALL=C.UTF-8 ANSIBLE_NOCOLOR=1 ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0
 work=$PWD/target/ansible-ci
-venv=$PWD/target/ansible-venv
+venv=$PWD/target/deploy-venv
 rm -rf "$work"
 mkdir -p "$work"
-if [ ! -x "$venv/bin/ansible-playbook" ]; then
+if [ ! -x "$venv/bin/ansible-playbook" ] || [ ! -x "$venv/bin/kubernetes-validate" ]; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet ansible-core
+  "$venv/bin/pip" install --quiet ansible-core kubernetes-validate
 fi
 cargo build --locked --quiet --features testkit --bin klogscan --example brokers
 bin=$PWD/target/debug/klogscan
