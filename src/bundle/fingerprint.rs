@@ -191,3 +191,95 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<BatchKey>, FingerprintError> {
     }
     Ok(out)
 }
+
+/// A fingerprint frame's payload: the partition directory's path (length-prefixed, u32
+/// little endian), then [`encode`]'s bytes.
+pub fn frame(path: &str, keys: &[BatchKey]) -> Vec<u8> {
+    let mut out = (path.len() as u32).to_le_bytes().to_vec();
+    out.extend_from_slice(path.as_bytes());
+    out.extend_from_slice(&encode(keys));
+    out
+}
+
+/// Read what [`frame`] wrote.
+pub fn read_frame(bytes: &[u8]) -> Result<(String, Vec<BatchKey>), FingerprintError> {
+    let len = bytes
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .ok_or(FingerprintError("truncated"))?;
+    let path = bytes
+        .get(4..4 + len)
+        .ok_or(FingerprintError("truncated path"))?;
+    let path = String::from_utf8(path.to_vec()).map_err(|_| FingerprintError("path"))?;
+    Ok((path, decode(&bytes[4 + len..])?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(base: i64, last: i64, seg: u32, pos: u64, size: u32) -> BatchKey {
+        BatchKey {
+            base_offset: base,
+            last_offset: last,
+            crc: (base as u32).wrapping_mul(2_654_435_761),
+            size,
+            is_control: false,
+            marker: None,
+            producer_id: -1,
+            producer_epoch: -1,
+            segment: seg,
+            position: pos,
+        }
+    }
+
+    #[test]
+    fn keys_round_trip_including_extremes_and_gaps() {
+        let mut keys = vec![
+            key(0, 4, 0, 0, 100),
+            key(5, 5, 0, 100, 80),
+            // A gap, a new segment, garbage before the batch.
+            key(90, 99, 1, 17, 4000),
+            key(i64::MAX - 1, i64::MAX, 1, u64::MAX - 10, u32::MAX),
+            key(i64::MIN, -3, 7, 0, 0),
+        ];
+        keys[1].is_control = true;
+        keys[1].marker = Some(true);
+        keys[1].producer_id = 42;
+        keys[1].producer_epoch = 3;
+        keys[2].marker = Some(false);
+        keys[2].producer_epoch = i16::MIN;
+        let bytes = encode(&keys);
+        assert_eq!(decode(&bytes).unwrap(), keys);
+        assert_eq!(read_frame(&frame("/d/t-0", &keys)).unwrap(), ("/d/t-0".into(), keys));
+        assert_eq!(decode(&encode(&[])).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn a_run_of_ordinary_batches_costs_the_crc_and_a_few_bytes() {
+        let keys: Vec<BatchKey> = (0..1000)
+            .map(|i| key(i * 10, i * 10 + 9, 0, i as u64 * 1500, 1500))
+            .collect();
+        let n = encode(&keys).len();
+        assert!(n <= 1000 * 10 + 4, "{n} bytes");
+    }
+
+    #[test]
+    fn damaged_fingerprints_are_errors_never_panics() {
+        let keys: Vec<BatchKey> = (0..50).map(|i| key(i, i, 0, i as u64 * 70, 70)).collect();
+        let bytes = encode(&keys);
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        // More batches announced than bytes: refused before allocating.
+        let mut huge = Vec::new();
+        put_varint(&mut huge, u64::MAX);
+        assert!(decode(&huge).is_err());
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0xff;
+            let _ = decode(&b);
+        }
+        assert!(read_frame(&[255, 255, 255, 255, b'x']).is_err());
+    }
+}

@@ -13,6 +13,7 @@ use super::file::{FileError, FrameReader, Tag};
 use super::{BundleError, fingerprint};
 use crate::discover::layout::{Inventory, LogDir, PartitionDir, Recorded, TopicPartition};
 use crate::finding::{Finding, Kind};
+use crate::partition::walked::BatchKey;
 use crate::results::{PartitionReport, ScanOptions, ScanReport};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -74,34 +75,38 @@ impl Bundle {
         }
         let files: FileInventory = parse(path, "file inventory", &inv)?;
         let mut partitions: Vec<PartitionFrame> = Vec::new();
+        let mut keys: HashMap<String, Vec<BatchKey>> = HashMap::new();
         let mut rest = None;
         while let Some((tag, payload)) = next()? {
             match tag {
                 Tag::Partition if rest.is_none() => {
                     partitions.push(parse(path, "partition", &payload)?)
                 }
-                Tag::Fingerprints => {
-                    let p = partitions
-                        .last_mut()
-                        .filter(|p| p.fingerprints && p.result.cluster_inputs.batches.is_none())
-                        .ok_or_else(|| content(path, "fingerprints", "of no partition"))?;
-                    let keys =
-                        fingerprint::decode(&payload).map_err(|e| content(path, "partition", e))?;
-                    p.result.cluster_inputs.batches = Some(keys);
+                // Written while the scan ran, before the partitions' results.
+                Tag::Fingerprints if partitions.is_empty() => {
+                    let (dir, k) = fingerprint::read_frame(&payload)
+                        .map_err(|e| content(path, "fingerprints", e))?;
+                    if keys.insert(dir.clone(), k).is_some() {
+                        return Err(content(path, "fingerprints", format!("{dir} twice")));
+                    }
                 }
                 Tag::Rest if rest.is_none() => rest = Some(parse(path, "trailer", &payload)?),
                 other => return Err(content(path, "frame", format!("{other:?} out of place"))),
             }
         }
         let rest = rest.ok_or_else(missing)?;
-        if let Some(p) = partitions
-            .iter()
-            .find(|p| p.fingerprints && p.result.cluster_inputs.batches.is_none())
-        {
+        for p in partitions.iter_mut().filter(|p| p.fingerprints) {
+            let dir = &p.result.partition.path;
+            let k = keys.remove(dir).ok_or_else(|| {
+                content(path, "partition", format!("{dir} lacks its fingerprints"))
+            })?;
+            p.result.cluster_inputs.batches = Some(k);
+        }
+        if let Some(dir) = keys.keys().next() {
             return Err(content(
                 path,
-                "partition",
-                format!("{} lacks its fingerprints", p.result.partition.path),
+                "fingerprints",
+                format!("of no partition ({dir})"),
             ));
         }
         Ok(Bundle {

@@ -120,6 +120,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
                 let compacted =
                     reason.map(|r| r != crate::cluster::compaction::Reason::MetadataDelete);
                 let mut r = scan_partition(p, opts, window, pieces::PIECE, files, compacted, &pool);
+                opts.copied_partitions.hand_over(&mut r.0);
                 r.0.source = source;
                 if p.is_internal() {
                     r.0.compacted_from = Some("internal topic".into());
