@@ -201,8 +201,11 @@ pub fn frame(path: &str, keys: &[BatchKey]) -> Vec<u8> {
     out
 }
 
-/// Read what [`frame`] wrote.
-pub fn read_frame(bytes: &[u8]) -> Result<(String, Vec<BatchKey>), FingerprintError> {
+/// Read what [`frame`] wrote; the keys are decoded only when `keep` accepts the path.
+pub fn read_frame(
+    bytes: &[u8],
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<(String, Option<Vec<BatchKey>>), FingerprintError> {
     let len = bytes
         .get(..4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
@@ -211,7 +214,12 @@ pub fn read_frame(bytes: &[u8]) -> Result<(String, Vec<BatchKey>), FingerprintEr
         .get(4..4 + len)
         .ok_or(FingerprintError("truncated path"))?;
     let path = String::from_utf8(path.to_vec()).map_err(|_| FingerprintError("path"))?;
-    Ok((path, decode(&bytes[4 + len..])?))
+    let keys = if keep(&path) {
+        Some(decode(&bytes[4 + len..])?)
+    } else {
+        None
+    };
+    Ok((path, keys))
 }
 
 #[cfg(test)]
@@ -251,7 +259,12 @@ mod tests {
         keys[2].producer_epoch = i16::MIN;
         let bytes = encode(&keys);
         assert_eq!(decode(&bytes).unwrap(), keys);
-        assert_eq!(read_frame(&frame("/d/t-0", &keys)).unwrap(), ("/d/t-0".into(), keys));
+        let f = frame("/d/t-0", &keys);
+        assert_eq!(read_frame(&f, &|_| false).unwrap(), ("/d/t-0".into(), None));
+        assert_eq!(
+            read_frame(&f, &|_| true).unwrap(),
+            ("/d/t-0".into(), Some(keys))
+        );
         assert_eq!(decode(&encode(&[])).unwrap(), vec![]);
     }
 
@@ -281,6 +294,6 @@ mod tests {
             b[i] ^= 0xff;
             let _ = decode(&b);
         }
-        assert!(read_frame(&[255, 255, 255, 255, b'x']).is_err());
+        assert!(read_frame(&[255, 255, 255, 255, b'x'], &|_| true).is_err());
     }
 }

@@ -11,7 +11,7 @@
 use super::content::{FileInventory, Header, PartitionFrame, Rest};
 use super::file::{FileError, FrameReader, Tag};
 use super::{BundleError, fingerprint};
-use crate::discover::layout::{Inventory, LogDir, PartitionDir, Recorded, TopicPartition};
+use crate::discover::layout::{DirKind, Inventory, LogDir, PartitionDir, Recorded, TopicPartition};
 use crate::finding::{Finding, Kind};
 use crate::partition::walked::BatchKey;
 use crate::results::{PartitionReport, ScanOptions, ScanReport};
@@ -52,30 +52,32 @@ impl Bundle {
 
     /// Read a bundle from `r` (`path` names it in errors).
     pub fn read_from(path: &Path, r: impl std::io::Read) -> Result<Bundle, BundleError> {
+        Self::read_keeping(path, r, &|_| true)
+    }
+
+    /// The header and file inventory of the bundle at `path` (its first two frames).
+    pub fn read_head(path: &Path) -> Result<(Header, FileInventory), BundleError> {
+        let file = std::fs::File::open(path).map_err(|e| BundleError::file(path, e.into()))?;
+        let mut frames = FrameReader::new(std::io::BufReader::new(file))
+            .map_err(|e| BundleError::file(path, e))?;
+        let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
+        let (header, files) = head(path, &mut next)?;
+        Ok((header, files))
+    }
+
+    /// [`Self::read_from`], decoding the fingerprints of the partition directories `keep`
+    /// accepts only (the others' are checked by their frame's CRC, and dropped).
+    fn read_keeping(
+        path: &Path,
+        r: impl std::io::Read,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Bundle, BundleError> {
         let mut frames = FrameReader::new(r).map_err(|e| BundleError::file(path, e))?;
         let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
         let missing = || BundleError::file(path, FileError::Truncated);
-        let (tag, h) = next()?.ok_or_else(missing)?;
-        if tag != Tag::Header {
-            return Err(content(path, "first frame", "not a header"));
-        }
-        let header: Header = parse(path, "header", &h)?;
-        if header.result_format_version != crate::results::RESULT_FORMAT_VERSION
-            || header.cluster_inputs_version != crate::partition::walked::FORMAT_VERSION
-        {
-            return Err(BundleError::Version {
-                path: path.to_path_buf(),
-                tool_version: header.tool_version,
-                found: (header.result_format_version, header.cluster_inputs_version),
-            });
-        }
-        let (tag, inv) = next()?.ok_or_else(missing)?;
-        if tag != Tag::Inventory {
-            return Err(content(path, "second frame", "not the file inventory"));
-        }
-        let files: FileInventory = parse(path, "file inventory", &inv)?;
+        let (header, files) = head(path, &mut next)?;
         let mut partitions: Vec<PartitionFrame> = Vec::new();
-        let mut keys: HashMap<String, Vec<BatchKey>> = HashMap::new();
+        let mut keys: HashMap<String, Option<Vec<BatchKey>>> = HashMap::new();
         let mut rest = None;
         while let Some((tag, payload)) = next()? {
             match tag {
@@ -84,7 +86,7 @@ impl Bundle {
                 }
                 // Written while the scan ran, before the partitions' results.
                 Tag::Fingerprints if partitions.is_empty() => {
-                    let (dir, k) = fingerprint::read_frame(&payload)
+                    let (dir, k) = fingerprint::read_frame(&payload, keep)
                         .map_err(|e| content(path, "fingerprints", e))?;
                     if keys.insert(dir.clone(), k).is_some() {
                         return Err(content(path, "fingerprints", format!("{dir} twice")));
@@ -100,7 +102,7 @@ impl Bundle {
             let k = keys.remove(dir).ok_or_else(|| {
                 content(path, "partition", format!("{dir} lacks its fingerprints"))
             })?;
-            p.result.cluster_inputs.batches = Some(k);
+            p.result.cluster_inputs.batches = k;
         }
         if let Some(dir) = keys.keys().next() {
             return Err(content(
@@ -116,6 +118,33 @@ impl Bundle {
             rest,
         })
     }
+}
+
+/// The first two frames: the header (its versions checked) and the file inventory.
+fn head(
+    path: &Path,
+    next: &mut dyn FnMut() -> Result<Option<(Tag, Vec<u8>)>, BundleError>,
+) -> Result<(Header, FileInventory), BundleError> {
+    let missing = || BundleError::file(path, FileError::Truncated);
+    let (tag, h) = next()?.ok_or_else(missing)?;
+    if tag != Tag::Header {
+        return Err(content(path, "first frame", "not a header"));
+    }
+    let header: Header = parse(path, "header", &h)?;
+    if header.result_format_version != crate::results::RESULT_FORMAT_VERSION
+        || header.cluster_inputs_version != crate::partition::walked::FORMAT_VERSION
+    {
+        return Err(BundleError::Version {
+            path: path.to_path_buf(),
+            tool_version: header.tool_version,
+            found: (header.result_format_version, header.cluster_inputs_version),
+        });
+    }
+    let (tag, inv) = next()?.ok_or_else(missing)?;
+    if tag != Tag::Inventory {
+        return Err(content(path, "second frame", "not the file inventory"));
+    }
+    Ok((header, parse(path, "file inventory", &inv)?))
 }
 
 /// A merged report, with the options it was made with and the inventory rebuilt from the
@@ -167,10 +196,33 @@ pub fn merge_streaming(
 }
 
 /// Read the bundles `files` (directories: their `*.klb` files), each named by its path.
+/// As a scan keeps batch keys only for the topic-partitions more than one of its
+/// directories holds, only those directories' fingerprints are decoded and kept (a first
+/// pass reads each bundle's file inventory to know them).
 pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
-    bundle_files(files)?
+    let files = bundle_files(files)?;
+    let mut holders: HashMap<(String, i32), Vec<String>> = HashMap::new();
+    for f in &files {
+        let (_, inv) = Bundle::read_head(f)?;
+        for p in inv.partitions {
+            let comparable = matches!(p.kind, Some(DirKind::Normal) | Some(DirKind::Future { .. }));
+            if let (Some(tp), true) = (p.tp, comparable) {
+                holders.entry(tp).or_default().push(p.path);
+            }
+        }
+    }
+    let copied: std::collections::HashSet<String> = holders
+        .into_values()
+        .filter(|v| v.len() > 1)
+        .flatten()
+        .collect();
+    files
         .into_iter()
-        .map(|f| Bundle::read(&f).map(|b| (f, b)))
+        .map(|f| {
+            let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
+            let keep = |d: &str| copied.contains(d);
+            Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep).map(|b| (f, b))
+        })
         .collect()
 }
 
