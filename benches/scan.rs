@@ -52,6 +52,8 @@ fn build(dir: &Path, codec: Codec, mib: usize) -> (PathBuf, Vec<Vec<u8>>) {
 }
 
 fn benches(c: &mut Criterion) {
+    // SAFETY: the bench installs no SIGBUS handler of its own; maps as the CLI does.
+    unsafe { klogscan::read::segment::enable_guarded_maps() };
     let tmp = tempfile::tempdir().unwrap();
     let (dir, segs) = build(&tmp.path().join("none"), Codec::None, 16);
     let bytes: u64 = segs.iter().map(|s| s.len() as u64).sum();

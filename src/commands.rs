@@ -37,14 +37,13 @@ pub(crate) fn cmd_txns_cluster(
         from_ms: time(&a.from)?,
         to_ms: time(&a.to)?,
     };
-    let inputs = prepare(&a.scan.paths)?;
     let opts = ScanOptions {
         keep_cluster_txns: true,
         ..scan_options(&a.scan)?
     };
-    let mut report = pipeline::scan(&inputs.paths, &opts);
-    inputs.fix_report(&mut report);
-    report.errors.extend(inputs.failed.iter().cloned());
+    let answer = request::run(&Request::new(a.scan.paths.clone()).with_options(opts))?;
+    print_warnings(&answer.warnings);
+    let report = answer.report;
     match a.scan.format {
         OutFormat::Json => json::write_cluster_txns(
             &report,
@@ -70,7 +69,7 @@ pub(crate) fn cmd_txns_cluster(
 
 /// `groups`: the groups rebuilt from `__consumer_offsets`.
 pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
-    use klogscan::cluster::groups::{self, GroupType, GroupsOptions, render};
+    use klogscan::partition::groups::{self, GroupType, GroupsOptions, render};
     let group_type = match a.group_type.as_deref().map(GroupType::parse) {
         Some(None) => anyhow::bail!("--type: expected classic, consumer, share or streams"),
         Some(t) => t,
@@ -113,7 +112,7 @@ pub(crate) fn cmd_verify(
     style: &Style,
     mut out: &mut dyn Write,
 ) -> Result<ExitCode> {
-    use klogscan::partition::verify::{self, VerifyOptions, render};
+    use klogscan::verify::render;
     if a.scan.max_bytes.is_some() {
         // The cross-checks compare indexes, snapshots and checkpoints with the log
         // end: on a partial read they would report what was not read.
@@ -122,51 +121,21 @@ pub(crate) fn cmd_verify(
         );
         return Ok(ExitCode::from(2));
     }
-    let inputs = prepare(&a.scan.paths)?;
-    let scan = scan_options(&a.scan)?;
-    let flt = filter(&a.scan, &inputs.paths, &scan)?;
-    let opts = VerifyOptions {
-        scan,
-        broker_version: a
-            .broker_version
-            .as_deref()
-            .map(str::parse)
-            .transpose()
-            .map_err(anyhow::Error::msg)?,
-    };
-    let mut report = verify::verify(&inputs.paths, &opts);
-    inputs.fix_verify(&mut report);
+    let broker_version = a
+        .broker_version
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let req = Request::new(a.scan.paths.clone())
+        .with_options(scan_options(&a.scan)?)
+        .with_filter(filter(&a.scan))
+        .with_transactional_ids(a.scan.transactional_id.clone());
+    let answer = request::verify(&req, broker_version)?;
+    print_warnings(&answer.warnings);
+    let report = answer.report;
     for n in &report.notes {
         eprintln!("klogscan: note: {}", klogscan::escape::text(n));
-    }
-    report.errors.extend(inputs.failed.iter().cloned());
-    report::client::fill(&mut report.findings);
-    flt.retain_findings(&mut report.findings);
-    report
-        .partitions
-        .retain(|p| flt.partition_matches(&p.topic, p.partition));
-    for p in &mut report.partitions {
-        report::client::fill(&mut p.findings);
-        flt.retain_findings(&mut p.findings);
-    }
-    if flt.is_active() {
-        // The summary counts what is shown.
-        let ps = &report.partitions;
-        let s = &mut report.summary;
-        s.partitions = ps.len();
-        s.recovered = ps
-            .iter()
-            .filter(|p| !p.prediction.recovered_segments.is_empty())
-            .count();
-        s.truncated = ps
-            .iter()
-            .filter(|p| p.prediction.truncation.is_some())
-            .count();
-        s.load_failures = ps
-            .iter()
-            .filter(|p| p.prediction.load_failure.is_some())
-            .count();
-        s.findings = report::filter::counts(&report.findings);
     }
     match a.scan.format {
         OutFormat::Json => {
@@ -248,7 +217,8 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
     };
     // Archives (`x.tgz`, `x.tgz!/dir/file`): the files asked for are extracted and
     // named by their place in the archive.
-    let inputs = dump::archive_inputs::prepare(&a.paths, &archive::Limits::default())?;
+    let inputs =
+        dump::archive_inputs::prepare(&a.paths, &klogscan::discover::archive::Limits::default())?;
     for w in &inputs.prepared.warnings {
         eprintln!("klogscan: {}", klogscan::escape::text(w));
     }

@@ -16,6 +16,8 @@
 //!
 //! Supported (documented in `docs/library.md`, "Public surface and stability"):
 //!
+//! * [`request`] is the front door: [`request::run`] answers a [`request::Request`] exactly as
+//!   the CLI does (archives, filters, client errors, `--transactional-id`), before rendering.
 //! * [`pipeline`] runs the whole analysis: [`pipeline::scan`], [`pipeline::analyse`] over an
 //!   inventory from [`discover::layout::discover`], [`pipeline::run_cluster_checks`].
 //! * [`partition::scan`] is the per-partition stage ([`partition::scan::scan_inventory`],
@@ -101,9 +103,11 @@ pub mod partition;
 pub mod pipeline;
 pub mod read;
 pub mod report;
+pub mod request;
 pub mod results;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod verify;
 
 pub use finding::{CopyKind, Finding, Kind, Severity, Source};
 

@@ -4,15 +4,14 @@
 
 use anyhow::Result;
 use clap::{CommandFactory, Parser, ValueEnum};
-use klogscan::discover::archive::{self, Prepared};
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
-use klogscan::partition::scan::{self, ScanOptions, ScanReport};
-use klogscan::pipeline;
+use klogscan::partition::scan::{self, ScanOptions};
 use klogscan::report::filter::Filter;
 use klogscan::report::style::Style;
-use klogscan::report::timeline::Timeline;
 use klogscan::report::{self, html, json, jsonl, table, triage};
+use klogscan::request::{self, Answer, Request, Streamed};
+use klogscan::results::ScanReport;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -162,9 +161,9 @@ fn style(color: ColorChoice) -> Style {
     }
 }
 
-/// The filters of `a`, with `--transactional-id` resolved through the coordinator's log.
-fn filter(a: &ScanArgs, inputs: &[PathBuf], opts: &ScanOptions) -> Result<Filter> {
-    let mut f = Filter {
+/// The filters of `a` (`--transactional-id` is resolved by the request).
+fn filter(a: &ScanArgs) -> Filter {
+    Filter {
         topics: a.topic.clone(),
         partition: a.partition,
         producer_ids: a.producer_id.clone(),
@@ -176,119 +175,67 @@ fn filter(a: &ScanArgs, inputs: &[PathBuf], opts: &ScanOptions) -> Result<Filter
             MinSeverity::Warning => Severity::Warning,
             MinSeverity::Info => Severity::Info,
         }),
-    };
-    if !a.transactional_id.is_empty() {
-        use klogscan::cluster::coordinator::CoordinatorView;
-        let view = CoordinatorView::load(&klogscan::discover::layout::discover(inputs), opts);
-        if view.is_empty() {
-            anyhow::bail!(
-                "--transactional-id needs the coordinator's log: add the __transaction_state-N directories to the inputs"
-            );
-        }
-        for id in &a.transactional_id {
-            let Some(t) = view.ids.get(id) else {
-                anyhow::bail!(
-                    "transactional id {id:?} is not in the __transaction_state partitions read ({:?})",
-                    view.partitions_read
-                );
-            };
-            for p in [t.producer_id, t.previous_producer_id, t.next_producer_id] {
-                if p >= 0 && !f.producer_ids.contains(&p) {
-                    f.producer_ids.push(p);
-                }
-            }
-        }
     }
-    Ok(f)
 }
 
-/// Extract the archives among the inputs, print their warnings.
-fn prepare(paths: &[PathBuf]) -> Result<Prepared> {
-    let p = archive::prepare(paths, &archive::Limits::default())?;
-    for w in &p.warnings {
+/// The library request the flags of `a` make.
+/// With `merging` (`klogscan merge`) the inputs are evidence bundles.
+fn request(a: &ScanArgs, keep_producers: bool, merging: bool) -> Result<Request> {
+    if merging {
+        commands::merge_refusals(a)?;
+    }
+    let opts = ScanOptions {
+        keep_producers,
+        ..scan_options(a)?
+    };
+    Ok(Request::new(a.paths.clone())
+        .with_options(opts)
+        .with_filter(filter(a))
+        .with_transactional_ids(a.transactional_id.clone())
+        .with_timelines(a.format == OutFormat::Html)
+        .with_bundles(merging))
+}
+
+/// Print the request's warnings (refused archive entries, caps) on stderr.
+fn print_warnings(warnings: &[String]) {
+    for w in warnings {
         eprintln!("klogscan: {w}");
     }
-    Ok(p)
 }
 
-/// Scan `a.paths` (archives extracted), fill the client errors, apply the filters; with
-/// `--format html`, read the timelines while extracted archives still exist.
-/// With `stream` (`--format jsonl`), each partition is written as soon as the pipeline
-/// hands it over, filtered and path-mapped as the finished report will be.
-/// With `merging` (`klogscan merge`), the inputs are bundles: their merge replaces the
-/// scan, and the timelines are not read (their directories are on other machines).
+/// Run the request of `a`; with `stream` (`--format jsonl`), each partition is written as
+/// soon as its own analysis is final, filtered and path-mapped as the finished report is.
 fn scan_shown(
     a: &ScanArgs,
     keep_producers: bool,
     stream: Option<&mut jsonl::Stream<'_>>,
     merging: bool,
-) -> Result<(ScanReport, Vec<Option<Timeline>>)> {
-    let inputs = prepare(&a.paths)?;
-    let opts = ScanOptions {
-        // A producer filter shows the partitions where the producer appears.
-        keep_producers: keep_producers
-            || !a.producer_id.is_empty()
-            || !a.transactional_id.is_empty(),
-        ..scan_options(a)?
-    };
-    if merging {
-        commands::merge_refusals(a)?;
-    }
-    let flt = filter(a, &inputs.paths, &opts)?;
-    let mut report = match stream {
-        None if merging => klogscan::bundle::merge(&inputs.paths, &opts)?.report,
-        None => pipeline::scan(&inputs.paths, &opts),
-        Some(s) if merging => {
-            let bundles = klogscan::bundle::read_bundles(&inputs.paths)?;
-            s.begin(&klogscan::bundle::inputs_of(&bundles))?;
-            klogscan::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
-                stream_partition(s, &flt, &inputs, p, fs)
-            })?
-            .report
-        }
+) -> Result<Answer> {
+    let req = request(a, keep_producers, merging)?;
+    let answer = match stream {
+        None => request::run(&req)?,
         Some(s) => {
-            let given: Vec<String> = inputs
-                .paths
-                .iter()
-                .map(|p| inputs.display(&p.display().to_string()))
-                .collect();
-            s.begin(&given)?;
-            pipeline::scan_streaming(&inputs.paths, &opts, &mut |p, fs| {
-                stream_partition(s, &flt, &inputs, p, fs)
-            })
+            let (answer, status) = request::run_streaming(&req, &mut |e| match e {
+                Streamed::Begin(given) => s.begin(given),
+                Streamed::Partition {
+                    value,
+                    path,
+                    findings,
+                    shown,
+                    ..
+                } => {
+                    s.partition(value, path, findings, shown);
+                    Ok(())
+                }
+                _ => Ok(()),
+            })?;
+            status?;
+            answer
         }
     };
-    report::client::fill(&mut report.findings);
-    flt.apply(&mut report);
-    let timelines = if a.format == OutFormat::Html && !merging {
-        html::timelines(&report)
-    } else {
-        Vec::new()
-    };
-    inputs.fix_report(&mut report);
-    report.errors.extend(inputs.failed.iter().cloned());
-    Ok((report, timelines))
+    print_warnings(&answer.warnings);
+    Ok(answer)
 }
-/// Write one partition of a JSON Lines stream, filtered and path-mapped as the finished
-/// report will be.
-fn stream_partition(
-    s: &mut jsonl::Stream<'_>,
-    flt: &Filter,
-    inputs: &Prepared,
-    p: &klogscan::results::PartitionReport,
-    fs: &[klogscan::Finding],
-) {
-    let mut fs = fs.to_vec();
-    report::client::fill(&mut fs);
-    let shown = flt.partition_shown(p, &fs);
-    fs.retain(|f| flt.finding_matches(f));
-    fs.iter_mut().for_each(|f| inputs.fix_finding(f));
-    let mut v = serde_json::to_value(p).unwrap_or_default();
-    inputs.fix_value(&mut v);
-    let path = inputs.display(&p.path);
-    s.partition(&v, &path, &fs, shown);
-}
-
 /// Print the paths that could not be analysed on stderr (ripgrep's rule: diagnostics never
 /// go to stdout) and return exit code 2 when there is any, whatever `--fail-on` says.
 fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
@@ -347,7 +294,7 @@ fn scan_view(
     as_table: Render,
     keep_producers: bool,
 ) -> Result<ExitCode> {
-    let (report, _) = scan_shown(a, keep_producers, None, false)?;
+    let report = scan_shown(a, keep_producers, None, false)?.report;
     match a.format {
         OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
         OutFormat::Table => as_table(
@@ -378,12 +325,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Scan(a) if a.format == OutFormat::Jsonl => {
             let mut w = klogscan::escape::JsonWriter::new(&mut out);
             let mut stream = jsonl::Stream::new(&mut w, a.findings_only);
-            let (report, _) = scan_shown(&a, false, Some(&mut stream), merging)?;
+            let report = scan_shown(&a, false, Some(&mut stream), merging)?.report;
             stream.finish(&report)?;
             finish_scan(&report, &mut out, a.fail_on)
         }
         Command::Scan(a) => {
-            let (report, timelines) = scan_shown(&a, false, None, merging)?;
+            let Answer {
+                report, timelines, ..
+            } = scan_shown(&a, false, None, merging)?;
             match a.format {
                 OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
                 OutFormat::Json => {
@@ -446,6 +395,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: the binary installs no other SIGBUS handler; klogscan's guards every map it
+    // makes (a file truncated under a scan is reported, never a signal).
+    unsafe { klogscan::read::segment::enable_guarded_maps() };
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

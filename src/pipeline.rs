@@ -40,13 +40,19 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     analyse_streaming(inv, opts, &mut |_, _| {})
 }
 
+/// The per-partition stage alone ([`crate::partition::scan::scan_inventory`]) as a report
+/// without the cluster checks: what [`run_cluster_checks`] takes.
+pub fn scan_partitions(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
+    crate::partition::scan::scan_inventory(inv, opts).into()
+}
+
 /// [`analyse`], handing each partition to `on_partition` before the cluster checks run.
 pub fn analyse_streaming(
     inv: &Inventory,
     opts: &ScanOptions,
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
-    let mut report = crate::partition::scan::scan_inventory(inv, opts);
+    let mut report = scan_partitions(inv, opts);
     release_freed_memory();
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));

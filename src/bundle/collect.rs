@@ -114,7 +114,7 @@ pub fn collect(
             .ok_or_else(|| io::Error::other("bundle written twice"))?;
         (w, std::mem::take(&mut s.written))
     };
-    finish(w, &written, &inv, &ids, opts, report)
+    finish(w, &written, &inv, &ids, opts, report.into())
 }
 
 fn json<T: serde::Serialize>(v: &T) -> io::Result<Vec<u8>> {
@@ -186,7 +186,7 @@ fn finish<W: Write>(
         };
         w.frame(Tag::Partition, &json(&frame)?)?;
     }
-    let metadata = crate::cluster::compaction::load_cluster_metadata(
+    let metadata = crate::discover::compaction::load_cluster_metadata(
         inv,
         ids,
         opts.max_bytes,

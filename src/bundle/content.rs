@@ -5,7 +5,7 @@
 //! [`PartitionFrame`] (followed by its fingerprints when its walk kept batch keys), one
 //! [`Rest`], the end frame.
 
-use crate::cluster::compaction::ClusterMetadata;
+use crate::discover::compaction::ClusterMetadata;
 use crate::discover::layout::{DirKind, Inventory};
 use crate::finding::Finding;
 use crate::partition::state::ReplayOutcome;

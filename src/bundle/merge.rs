@@ -387,7 +387,7 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
     report.findings.extend(unreadable);
     report.findings.extend(other);
     crate::finding::assign_ids(&mut report.findings);
-    report.summary = crate::results::summarise(&report);
+    report.summary = crate::partition::results::summarise(&report.partitions, &report.findings);
     report.inputs = inputs;
     report.errors = errors;
     report

@@ -1,14 +1,14 @@
 //! Stage 4, **cluster**: rules over the typed per-partition results of many partitions and
 //! brokers, joined within one cluster: the transaction coordinator's log ([`coordinator`]),
 //! transactions across partitions (`txns`), replicas of one partition (`replicas`),
-//! consumer groups ([`groups`]), and what the inputs prove about compaction (`compaction`).
+//! and the groups' checks across `__consumer_offsets` partitions (`groups`).
 //!
-//! Imports: [`crate::partition`]'s results (never its internals' state), [`crate::read`],
-//! [`crate::discover`] and the shared leaves; never [`crate::report`].
+//! Imports: the partition stage's results, the read and discover stages and the shared
+//! leaves; never the renderers.
 
-pub(crate) mod compaction;
 pub mod coordinator;
-pub mod groups;
+pub(crate) mod groups;
+pub mod report;
 
 crate::internal_mod! {
     mod replicas;

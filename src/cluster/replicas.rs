@@ -35,7 +35,8 @@ use crate::finding::{Finding, Kind};
 use crate::read::format::checkpoint::parse_partition_metadata;
 use crate::discover::identity::{ClusterMatch, Identities, same_cluster};
 use crate::discover::layout::{DirKind, Inventory, PartitionDir};
-use crate::results::{ScanOptions, ScanReport};
+use crate::cluster::report::ScanReport;
+use crate::partition::results::ScanOptions;
 use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
 
 /// At most this many missing markers are listed per direction in a finding.

@@ -17,7 +17,6 @@
 //! as an input error. An archive that cannot be read is one too ([`Prepared::failed`]).
 
 use crate::finding::Finding;
-use crate::partition::scan::ScanReport;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Component, Path, PathBuf};
@@ -368,13 +367,13 @@ impl Prepared {
         out
     }
 
-    fn fix(&self, s: &mut String) {
+    pub(crate) fn fix(&self, s: &mut String) {
         if self.maps.iter().any(|(t, _)| s.contains(t.as_str())) {
             *s = self.display(s);
         }
     }
 
-    fn fix_path(&self, p: &mut PathBuf) {
+    pub(crate) fn fix_path(&self, p: &mut PathBuf) {
         let s = p.display().to_string();
         let d = self.display(&s);
         if d != s {
@@ -399,7 +398,7 @@ impl Prepared {
         }
     }
 
-    fn fix_source(&self, s: &mut crate::finding::Source) {
+    pub(crate) fn fix_source(&self, s: &mut crate::finding::Source) {
         if let Some(p) = &mut s.path {
             self.fix(p);
         }
@@ -422,48 +421,6 @@ impl Prepared {
             self.fix(s);
         }
         self.fix_json(&mut f.evidence);
-    }
-
-    /// Map every path of a scan report back to the archives.
-    pub fn fix_report(&self, r: &mut ScanReport) {
-        if self.maps.is_empty() {
-            return;
-        }
-        r.inputs.iter_mut().for_each(|s| self.fix(s));
-        for p in &mut r.partitions {
-            self.fix(&mut p.path);
-            if let Some(d) = &mut p.log_dir {
-                self.fix_path(d);
-            }
-            self.fix_source(&mut p.source);
-        }
-        r.findings.iter_mut().for_each(|f| self.fix_finding(f));
-        for (p, e) in &mut r.errors {
-            self.fix_path(p);
-            self.fix(e);
-        }
-    }
-
-    /// Map every path of a verify report back to the archives.
-    pub fn fix_verify(&self, r: &mut crate::partition::verify::VerifyReport) {
-        if self.maps.is_empty() {
-            return;
-        }
-        r.inputs.iter_mut().for_each(|s| self.fix(s));
-        r.notes.iter_mut().for_each(|s| self.fix(s));
-        for p in &mut r.partitions {
-            self.fix(&mut p.path);
-            if let Some(d) = &mut p.log_dir {
-                self.fix(d);
-            }
-            self.fix_source(&mut p.source);
-            p.findings.iter_mut().for_each(|f| self.fix_finding(f));
-        }
-        r.findings.iter_mut().for_each(|f| self.fix_finding(f));
-        for (p, e) in &mut r.errors {
-            self.fix_path(p);
-            self.fix(e);
-        }
     }
 }
 

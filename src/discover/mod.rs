@@ -6,6 +6,7 @@
 //! shared leaves (`finding`, `escape`).
 
 pub mod archive;
+pub(crate) mod compaction;
 pub mod layout;
 
 crate::internal_mod! {

@@ -4,7 +4,8 @@
 //! or without them).
 
 use crate::finding::{Finding, Severity};
-use crate::partition::scan::{PartitionReport, ScanReport, SeverityCounts, glob_match};
+use crate::partition::scan::{PartitionReport, SeverityCounts, glob_match};
+use crate::results::ScanReport;
 use serde_json::Value;
 
 /// An offset range: `A..B` (B excluded), `A..=B`, `A..`, `..B`, or a single offset `A`.

@@ -9,13 +9,13 @@
 //! partitions (the most severe first), the others keep their findings tables.
 
 use super::format_ms;
-use super::timeline::{self, SpanKind, Timeline};
 use super::triage::{self, Incident};
 use crate::finding::{Finding, Severity};
-use crate::partition::scan::{PartitionReport, ScanReport};
+use crate::partition::scan::PartitionReport;
+use crate::partition::timeline::{SpanKind, Timeline};
+use crate::results::ScanReport;
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::path::Path;
 
 /// Incidents told in the triage section (the most severe first).
 pub(crate) const MAX_INCIDENTS: usize = 200;
@@ -39,29 +39,6 @@ pub(crate) fn esc(s: &str) -> String {
         }
     }
     o
-}
-
-/// Read the timelines of the partitions that have findings (at most [`MAX_TIMELINES`],
-/// most severe first), aligned with `report.partitions`. Call it while the partition
-/// paths are still readable (before archive paths are mapped back).
-pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
-    let mut order: Vec<(Severity, usize)> = (0..report.partitions.len())
-        .filter_map(|i| {
-            report
-                .partition_findings(i)
-                .iter()
-                .map(|f| f.severity)
-                .max()
-                .map(|s| (s, i))
-        })
-        .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut out = vec![None; report.partitions.len()];
-    for &(_, i) in order.iter().take(MAX_TIMELINES) {
-        let p = &report.partitions[i];
-        out[i] = timeline::collect(Path::new(&p.path), &timeline::Limits::default()).ok();
-    }
-    out
 }
 
 const STYLE: &str = "
@@ -121,7 +98,7 @@ fn anchor(i: usize, p: &PartitionReport) -> String {
 }
 
 /// Write the HTML report. `timelines` is aligned with `report.partitions` (see
-/// [`timelines`]); a partition without one gets no SVG.
+/// `request::timelines`); a partition without one gets no SVG.
 pub fn write_scan(
     report: &ScanReport,
     timelines: &[Option<Timeline>],
@@ -488,7 +465,12 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
 }
 
 /// One producer's lane: its name, its transactions and batches as spans, its markers.
-fn svg_lane(h: &mut String, lane: &super::timeline::Lane, y: f64, x: &dyn Fn(i64) -> f64) {
+fn svg_lane(
+    h: &mut String,
+    lane: &crate::partition::timeline::Lane,
+    y: f64,
+    x: &dyn Fn(i64) -> f64,
+) {
     let name = if lane.merged {
         "other producers".to_string()
     } else if lane.producer_id < 0 {

@@ -4,8 +4,9 @@
 use super::filter::TxnFilter;
 use crate::cluster::txns::stats::{LongTxn, Sizes};
 use crate::finding::Finding;
-use crate::partition::scan::{PartitionReport, ScanReport, Summary};
+use crate::partition::scan::{PartitionReport, Summary};
 use crate::partition::state::{ProducerState, TxnStats};
+use crate::results::ScanReport;
 use serde::Serialize;
 use std::io::{self, Write};
 

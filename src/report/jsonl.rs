@@ -22,7 +22,7 @@
 
 use super::json::REPORT_VERSION;
 use crate::finding::{Finding, Kind};
-use crate::partition::scan::ScanReport;
+use crate::results::ScanReport;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::{HashMap, HashSet};

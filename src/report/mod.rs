@@ -8,7 +8,7 @@ pub mod json;
 pub mod jsonl;
 pub mod style;
 pub mod table;
-pub mod timeline;
+
 pub mod triage;
 pub mod verify_text;
 

@@ -5,7 +5,7 @@ use super::json::txn_distributions;
 use super::style::{Style, keep_lines_whole, keep_words_whole, wrap};
 use super::triage;
 use crate::finding::Severity;
-use crate::partition::scan::ScanReport;
+use crate::results::ScanReport;
 use comfy_table::Table;
 use std::io::{self, Write};
 

@@ -12,7 +12,7 @@ use super::filter::finding_time;
 use super::format_ms;
 use super::style::wrap;
 use crate::finding::{Finding, Kind, Severity};
-use crate::partition::scan::ScanReport;
+use crate::results::ScanReport;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, Write};

@@ -6,7 +6,7 @@
 
 use super::style::{Style, keep_words_whole, wrap};
 use crate::finding::{Finding, Severity};
-use crate::partition::verify::{PartitionVerification, VerifyReport};
+use crate::verify::{PartitionVerification, VerifyReport};
 use std::io::{self, Write};
 
 fn esc(s: &str) -> String {

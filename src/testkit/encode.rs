@@ -133,60 +133,9 @@ pub fn snappy_xerial(data: &[u8], block: usize) -> Vec<u8> {
     out
 }
 
-/// xxHash32 (needed for the LZ4 frame header checksum). Small, hand-written from the
-/// public xxHash specification.
+/// xxHash32 (the LZ4 frame header checksum), the format layer's (the `twox-hash` crate).
 pub fn xxh32(data: &[u8], seed: u32) -> u32 {
-    const P1: u32 = 0x9E37_79B1;
-    const P2: u32 = 0x85EB_CA77;
-    const P3: u32 = 0xC2B2_AE3D;
-    const P4: u32 = 0x27D4_EB2F;
-    const P5: u32 = 0x1656_67B1;
-    let round = |acc: u32, lane: u32| {
-        acc.wrapping_add(lane.wrapping_mul(P2))
-            .rotate_left(13)
-            .wrapping_mul(P1)
-    };
-    let le32 = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-    let mut rest = data;
-    let mut h: u32 = if data.len() >= 16 {
-        let mut v1 = seed.wrapping_add(P1).wrapping_add(P2);
-        let mut v2 = seed.wrapping_add(P2);
-        let mut v3 = seed;
-        let mut v4 = seed.wrapping_sub(P1);
-        while rest.len() >= 16 {
-            v1 = round(v1, le32(&rest[0..]));
-            v2 = round(v2, le32(&rest[4..]));
-            v3 = round(v3, le32(&rest[8..]));
-            v4 = round(v4, le32(&rest[12..]));
-            rest = &rest[16..];
-        }
-        v1.rotate_left(1)
-            .wrapping_add(v2.rotate_left(7))
-            .wrapping_add(v3.rotate_left(12))
-            .wrapping_add(v4.rotate_left(18))
-    } else {
-        seed.wrapping_add(P5)
-    };
-    h = h.wrapping_add(data.len() as u32);
-    while rest.len() >= 4 {
-        h = h
-            .wrapping_add(le32(rest).wrapping_mul(P3))
-            .rotate_left(17)
-            .wrapping_mul(P4);
-        rest = &rest[4..];
-    }
-    for &b in rest {
-        h = h
-            .wrapping_add((b as u32).wrapping_mul(P5))
-            .rotate_left(11)
-            .wrapping_mul(P1);
-    }
-    h ^= h >> 15;
-    h = h.wrapping_mul(P2);
-    h ^= h >> 13;
-    h = h.wrapping_mul(P3);
-    h ^= h >> 16;
-    h
+    crate::read::format::codec::xxhash32(data, seed)
 }
 
 /// LZ4 frame magic, little-endian on disk (`04 22 4D 18`).

@@ -3,7 +3,8 @@
 
 use klogscan::bundle;
 use klogscan::finding::{CopyKind, Kind};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
+use klogscan::results::ScanReport;
 use klogscan::testkit::brokers::{self, SCENARIOS};
 use std::path::{Path, PathBuf};
 

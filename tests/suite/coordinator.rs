@@ -10,8 +10,9 @@
 use klogscan::cluster::coordinator::{self, CoordinatorView};
 use klogscan::discover::layout;
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::scan::{self, ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::read::format::txnlog::TxnState;
+use klogscan::results::ScanReport;
 use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
 use std::path::Path;
 
@@ -109,7 +110,7 @@ fn run(records: &[(&str, Option<Vec<u8>>)]) -> (tempfile::TempDir, ScanReport) {
 fn scan_annotated(dir: &Path) -> ScanReport {
     let opts = ScanOptions::default();
     let inv = layout::discover(&[dir.to_path_buf()]);
-    let mut r = scan::scan_inventory(&inv, &opts);
+    let mut r = klogscan::pipeline::scan_partitions(&inv, &opts);
     coordinator::annotate(&mut r, &inv, &opts);
     r
 }
@@ -220,7 +221,7 @@ fn real_transaction_state_partitions_decode() {
         .join("broker/ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions/kafka-data");
     let opts = ScanOptions::default();
     let inv = layout::discover(std::slice::from_ref(&dir));
-    let mut r = scan::scan_inventory(&inv, &opts);
+    let mut r = klogscan::pipeline::scan_partitions(&inv, &opts);
     let before = json(&r);
     coordinator::annotate(&mut r, &inv, &opts);
     assert_eq!(json(&r), before);
@@ -459,7 +460,7 @@ fn d_without_transaction_state_nothing_changes() {
     data_partition().write(dir.path()).unwrap();
     let opts = ScanOptions::default();
     let inv = layout::discover(&[dir.path().to_path_buf()]);
-    let mut r = scan::scan_inventory(&inv, &opts);
+    let mut r = klogscan::pipeline::scan_partitions(&inv, &opts);
     let before = json(&r);
     assert!(before.contains("hanging_transaction"));
     coordinator::annotate(&mut r, &inv, &opts);

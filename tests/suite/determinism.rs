@@ -6,9 +6,10 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::Kind;
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline::scan;
 use klogscan::report::json;
+use klogscan::results::ScanReport;
 use klogscan::testkit::{
     Batch, Codec, FaultKind, LogDirBuilder, PartitionBuilder, Producer, Target,
 };

@@ -3,8 +3,8 @@
 //! compaction, and the damaged logs behind each finding; plus the real broker data.
 #![cfg(feature = "testkit")]
 
-use klogscan::cluster::groups::{GroupState, GroupType, GroupsOptions, list_groups};
 use klogscan::finding::{Finding, Kind, Severity};
+use klogscan::partition::groups::{GroupState, GroupType, GroupsOptions, list_groups};
 use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline::scan;
 use klogscan::testkit::group_scenarios::{self as sc, GroupLog};
@@ -15,7 +15,7 @@ fn run(
 ) -> (
     tempfile::TempDir,
     Vec<Finding>,
-    Vec<klogscan::cluster::groups::Group>,
+    Vec<klogscan::partition::groups::Group>,
 ) {
     let dir = tempfile::tempdir().unwrap();
     log.write(dir.path(), 5).unwrap();
@@ -223,7 +223,7 @@ fn compaction_keeps_the_same_groups_and_no_finding() {
     for drop_tombstones in [false, true] {
         let (_d, f, after) = run(&log.compacted(drop_tombstones));
         assert_clean(&f);
-        let live = |g: &[klogscan::cluster::groups::Group]| {
+        let live = |g: &[klogscan::partition::groups::Group]| {
             g.iter()
                 .filter(|g| g.state == GroupState::Live)
                 .map(|g| {

@@ -727,7 +727,7 @@ fn dump_pieces_over_the_text_cap_print_the_sequential_dump() {
 fn verify_reports_an_index_it_cannot_open() {
     // Discovery never lists a special file; one swapped in after discovery (a race) is
     // met by the open: reported by the cross-check that needed it, never skipped.
-    use klogscan::partition::verify::{VerifyOptions, verify_inventory};
+    use klogscan::verify::{VerifyOptions, verify_inventory};
     let t = tempfile::tempdir().unwrap();
     let (logs, _) = log_dir(t.path());
     let mut inv = klogscan::discover::layout::discover(std::slice::from_ref(&logs));

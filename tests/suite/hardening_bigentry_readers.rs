@@ -122,7 +122,7 @@ fn child_process_entry() {
                 topic: Some("orders".into()),
                 ..Default::default()
             };
-            let r = klogscan::partition::scan::scan_inventory(&inv, &opts);
+            let r = klogscan::pipeline::scan_partitions(&inv, &opts);
             let p: Vec<_> = r
                 .partitions
                 .iter()
@@ -146,7 +146,7 @@ fn child_process_entry() {
                 topic: Some("orders".into()),
                 ..Default::default()
             };
-            let mut r = klogscan::partition::scan::scan_inventory(&inv, &opts);
+            let mut r = klogscan::pipeline::scan_partitions(&inv, &opts);
             klogscan::cluster::coordinator::annotate(&mut r, &inv, &opts);
             let c: Vec<String> = r
                 .findings

@@ -5,7 +5,8 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::finding::{CopyKind, Finding, Kind, Severity};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
+use klogscan::results::ScanReport;
 use klogscan::testkit::{Batch, FaultKind, LogDirBuilder, PartitionBuilder, Producer, Target};
 use std::path::{Path, PathBuf};
 
@@ -232,9 +233,9 @@ fn copies_are_analysed_but_get_no_live_verdicts() {
 fn verify_stamps_cross_check_findings_with_the_identity() {
     let dir = tempfile::tempdir().unwrap();
     let ld = broker_with_copies(dir.path());
-    let v = klogscan::partition::verify::verify(
+    let v = klogscan::verify::verify(
         std::slice::from_ref(&ld),
-        &klogscan::partition::verify::VerifyOptions::default(),
+        &klogscan::verify::VerifyOptions::default(),
     );
     assert_eq!(v.partitions.len(), 4);
     for p in &v.partitions {

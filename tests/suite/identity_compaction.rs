@@ -6,8 +6,9 @@
 
 use assert_cmd::Command;
 use klogscan::finding::{Kind, Severity};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::read::format::metadata::{MetadataRecord, RESOURCE_TOPIC, encode_metadata_record};
+use klogscan::results::ScanReport;
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 

@@ -7,8 +7,9 @@
 
 use klogscan::discover::identity::transaction_partition_for;
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::read::format::metadata::{MetadataRecord, encode_metadata_record};
+use klogscan::results::ScanReport;
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 

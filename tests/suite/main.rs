@@ -42,6 +42,7 @@ mod identity_joins;
 mod index_files;
 mod layout;
 mod legacy;
+mod library_cli;
 mod library_surface;
 mod onewalk;
 mod precision;

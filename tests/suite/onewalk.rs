@@ -9,8 +9,9 @@
 use klogscan::cluster::coordinator;
 use klogscan::discover::layout::{self, Inventory};
 use klogscan::finding::{Finding, Kind};
-use klogscan::partition::scan::{self, ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline;
+use klogscan::results::ScanReport;
 use klogscan::testkit::Producer;
 use klogscan::testkit::files::LogDirBuilder;
 use klogscan::testkit::group_scenarios::streams_held_back;
@@ -122,7 +123,7 @@ fn cluster_checks_read_no_segment_after_the_walk() {
 
     // The per-partition stage, then the segments are gone, then the cluster checks.
     let inv = inventory(tmp.path());
-    let mut split = scan::scan_inventory(&inv, &opts);
+    let mut split = klogscan::pipeline::scan_partitions(&inv, &opts);
     assert!(remove_logs(tmp.path()) >= 6);
     pipeline::run_cluster_checks(&mut split, &inv, &opts);
     assert_eq!(contents(&split), contents(&whole));
@@ -153,7 +154,7 @@ fn a_coordinator_partition_outside_the_selection_is_walked_once_for_both_checks(
 
     // The scan did not walk __transaction_state-0: one walk of it, then no file at all
     // for the coordinator's confirmation and the cluster-wide join.
-    let mut split = scan::scan_inventory(&inv, &only_a);
+    let mut split = klogscan::pipeline::scan_partitions(&inv, &only_a);
     let unscanned = coordinator::walk_unscanned(&split, &inv, &only_a);
     let names: Vec<&str> = unscanned
         .keys()
@@ -174,7 +175,7 @@ fn a_coordinator_partition_outside_the_selection_is_walked_once_for_both_checks(
 fn only_partitions_with_copies_keep_batch_keys() {
     let tmp = tempfile::tempdir().unwrap();
     cluster(tmp.path());
-    let r = scan::scan_inventory(&inventory(tmp.path()), &ScanOptions::default());
+    let r = klogscan::pipeline::scan_partitions(&inventory(tmp.path()), &ScanOptions::default());
     for p in &r.partitions {
         let inputs = &p.cluster_inputs;
         assert_eq!(
@@ -211,7 +212,7 @@ fn partition_results_round_trip_to_the_same_cluster_findings() {
     cluster(tmp.path());
     let opts = ScanOptions::default();
     let inv = inventory(tmp.path());
-    let scanned = scan::scan_inventory(&inv, &opts);
+    let scanned = klogscan::pipeline::scan_partitions(&inv, &opts);
     // Written by the process that walked the partitions…
     let json = serde_json::to_string(&scanned.partition_results()).unwrap();
     let mut direct = scanned;
@@ -281,7 +282,7 @@ fn a_delete_copy_makes_no_partition_keep_batch_keys() {
         .partition(orders(4, Some(1)))
         .write(&tmp.path().join("kafka-logs-2"))
         .unwrap();
-    let r = scan::scan_inventory(&inventory(tmp.path()), &ScanOptions::default());
+    let r = klogscan::pipeline::scan_partitions(&inventory(tmp.path()), &ScanOptions::default());
     let kept = |p: &&klogscan::results::PartitionReport| p.cluster_inputs.batches.is_some();
     assert_eq!(r.partitions.iter().filter(kept).count(), 2);
 }

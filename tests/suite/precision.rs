@@ -5,9 +5,10 @@
 
 use klogscan::Kind;
 use klogscan::finding::Finding;
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::partition::state::ReplayOptions;
 use klogscan::pipeline::scan;
+use klogscan::results::ScanReport;
 use klogscan::testkit::{Batch, FaultKind, Manifest, PartitionBuilder, Producer, Target};
 use std::path::{Path, PathBuf};
 
@@ -268,10 +269,7 @@ fn one_time_index_rule_on_a_real_3_6_file() {
         .output()
         .unwrap();
     assert_eq!(vio.status.code(), Some(0));
-    let v = klogscan::partition::verify::verify(
-        &[dir],
-        &klogscan::partition::verify::VerifyOptions::default(),
-    );
+    let v = klogscan::verify::verify(&[dir], &klogscan::verify::VerifyOptions::default());
     assert!(
         v.findings
             .iter()
@@ -313,9 +311,9 @@ fn verify_does_not_judge_what_only_deleted_segments_could_confirm() {
             std::fs::remove_file(&f).unwrap();
         }
     }
-    let v = klogscan::partition::verify::verify(
+    let v = klogscan::verify::verify(
         &[dir.path().to_path_buf()],
-        &klogscan::partition::verify::VerifyOptions::default(),
+        &klogscan::verify::VerifyOptions::default(),
     );
     let bad: Vec<_> = v
         .findings
@@ -336,9 +334,9 @@ fn verify_does_not_judge_what_only_deleted_segments_could_confirm() {
     e.extend_from_slice(&0i64.to_be_bytes()); // last stable offset
     bytes.extend_from_slice(&e);
     std::fs::write(&txi, &bytes).unwrap();
-    let v = klogscan::partition::verify::verify(
+    let v = klogscan::verify::verify(
         &[dir.path().to_path_buf()],
-        &klogscan::partition::verify::VerifyOptions::default(),
+        &klogscan::verify::VerifyOptions::default(),
     );
     assert!(
         v.findings.iter().any(|f| f.kind == Kind::TxnindexMismatch),
@@ -358,9 +356,9 @@ fn remove_files(dir: &Path, suffixes: &[&str]) {
 }
 
 fn verify_kinds(root: &Path) -> Vec<Kind> {
-    klogscan::partition::verify::verify(
+    klogscan::verify::verify(
         &[root.to_path_buf()],
-        &klogscan::partition::verify::VerifyOptions::default(),
+        &klogscan::verify::VerifyOptions::default(),
     )
     .findings
     .iter()

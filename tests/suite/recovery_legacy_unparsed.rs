@@ -8,12 +8,13 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::Kind;
-use klogscan::partition::scan::{ScanOptions, ScanReport};
-use klogscan::partition::verify::{VerifyOptions, VerifyReport, verify};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline::scan;
+use klogscan::results::ScanReport;
 use klogscan::testkit::{
     Batch, FaultKind, LogDirBuilder, Manifest, PartitionBuilder, Producer, Target,
 };
+use klogscan::verify::{VerifyOptions, VerifyReport, verify};
 use std::path::Path;
 
 /// A v1 message at `offset` whose key length (100) runs past its end; its CRC is valid

@@ -2,14 +2,15 @@
 //! where `LogSegment.recover` (which checks every batch's CRC, `kafka-format.md` §9) stops.
 #![cfg(feature = "testkit")]
 
-use klogscan::partition::scan::{ScanOptions, ScanReport};
-use klogscan::partition::verify::{VerifyOptions, VerifyReport, render, verify};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline::scan;
 use klogscan::report::style::Style;
 use klogscan::report::verify_text::write_verify;
+use klogscan::results::ScanReport;
 use klogscan::testkit::{
     Batch, FaultKind, LogDirBuilder, Manifest, PartitionBuilder, Producer, Target,
 };
+use klogscan::verify::{VerifyOptions, VerifyReport, render, verify};
 use std::path::Path;
 
 /// Three segments of idempotent data, two batches each.

@@ -6,7 +6,8 @@ use std::path::Path;
 use klogscan::cluster::replicas;
 use klogscan::discover::layout;
 use klogscan::finding::Kind;
-use klogscan::partition::scan::{self, ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
+use klogscan::results::ScanReport;
 use klogscan::testkit::files::LogDirBuilder;
 use klogscan::testkit::scenario::{Batch, PartitionBuilder, Producer};
 
@@ -21,7 +22,7 @@ fn base() -> PartitionBuilder {
 fn scan_compare(dir: &Path) -> ScanReport {
     let opts = ScanOptions::default();
     let inv = layout::discover(&[dir.to_path_buf()]);
-    let mut r = scan::scan_inventory(&inv, &opts);
+    let mut r = klogscan::pipeline::scan_partitions(&inv, &opts);
     replicas::compare(&mut r, &inv, &opts);
     r
 }
@@ -290,7 +291,7 @@ fn real_broker_data_has_no_replica_pairs_and_no_divergence() {
     let dir = real.join("broker");
     let opts = ScanOptions::default();
     let inv = layout::discover(std::slice::from_ref(&dir));
-    let mut r = scan::scan_inventory(&inv, &opts);
+    let mut r = klogscan::pipeline::scan_partitions(&inv, &opts);
     // Several repositories hold unrelated partitions of the same name.
     let same_name = r
         .partitions

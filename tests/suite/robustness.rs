@@ -12,8 +12,9 @@
 
 use klogscan::dump::{DumpOptions, dump_log};
 use klogscan::finding::{Finding, Kind};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline;
+use klogscan::results::ScanReport;
 use klogscan::testkit::{Batch, Codec, Manifest, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 

@@ -7,9 +7,10 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::scan::{self, ScanOptions, ScanReport};
+use klogscan::partition::scan::{self, ScanOptions};
 use klogscan::partition::state::ReplayOptions;
 use klogscan::pipeline;
+use klogscan::results::ScanReport;
 use klogscan::testkit::samples;
 use klogscan::testkit::{
     Batch, Codec, FaultKind, Manifest, PartitionBuilder, Producer, Rec, Target,

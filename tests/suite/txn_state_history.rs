@@ -8,8 +8,9 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::scan::{ScanOptions, ScanReport};
+use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline;
+use klogscan::results::ScanReport;
 use klogscan::testkit::txnlog::{TxnValue, key, key_version, state::*};
 use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
 
@@ -469,14 +470,14 @@ fn i_reports_and_verify_carry_the_kind() {
         }
     }
     t.write(dir.path()).unwrap();
-    let opts = klogscan::partition::verify::VerifyOptions {
+    let opts = klogscan::verify::VerifyOptions {
         scan: ScanOptions {
             now_ms: Some(NOW),
             ..ScanOptions::default()
         },
         ..Default::default()
     };
-    let vr = klogscan::partition::verify::verify(&[dir.path().to_path_buf()], &opts);
+    let vr = klogscan::verify::verify(&[dir.path().to_path_buf()], &opts);
     let a: Vec<&Finding> = vr
         .findings
         .iter()

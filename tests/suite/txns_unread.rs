@@ -185,7 +185,7 @@ fn inputs_of(c: &Cluster, dir: &Path) -> TxnInputs {
     c.write(dir, 1).unwrap();
     let inv = klogscan::discover::layout::discover(&[dir.to_path_buf()]);
     let opts = ScanOptions::default();
-    let mut report = klogscan::partition::scan::scan_inventory(&inv, &opts);
+    let mut report = klogscan::pipeline::scan_partitions(&inv, &opts);
     klogscan::cluster::coordinator::cluster::inputs(&mut report, &inv, &opts)
 }
 

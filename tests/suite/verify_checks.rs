@@ -4,13 +4,13 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::finding::{Kind, Severity};
-use klogscan::partition::verify::{
-    BrokerVersion, PartitionVerification, VerifyOptions, verify, verify_partition,
-};
 use klogscan::testkit::files::encode_txn_index;
 use klogscan::testkit::{
     AbortedTxn, Batch, Damage, FaultKind, LogDirBuilder, Manifest, PartitionBuilder,
     PartitionFileOptions, Producer, Target,
+};
+use klogscan::verify::{
+    BrokerVersion, PartitionVerification, VerifyOptions, verify, verify_partition,
 };
 use std::path::Path;
 

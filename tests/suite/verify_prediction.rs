@@ -5,8 +5,8 @@
 //! variant, whose prediction must stay the ordinary one.
 #![cfg(feature = "testkit")]
 
-use klogscan::partition::verify::{PartitionVerification, VerifyOptions, verify_partition};
 use klogscan::testkit::{Batch, LogDirBuilder, Manifest, PartitionBuilder, Producer};
+use klogscan::verify::{PartitionVerification, VerifyOptions, verify_partition};
 use std::path::Path;
 
 fn write_with(ld: LogDirBuilder, p: PartitionBuilder) -> (tempfile::TempDir, Manifest) {

@@ -6,7 +6,7 @@
 //! marker.
 
 use klogscan::finding::{Kind, Severity};
-use klogscan::partition::verify::{VerifyOptions, verify};
+use klogscan::verify::{VerifyOptions, verify};
 
 #[test]
 fn real_broker_data_has_no_mismatch_of_any_kind() {
@@ -83,7 +83,7 @@ fn real_snapshot_is_loaded_and_replayed_from() {
         return;
     };
     let dir = root.join("broker/ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions/kafka-data/_confluent-ksql-default__command_topic-0");
-    let v = klogscan::partition::verify::verify_partition(&dir, &VerifyOptions::default()).unwrap();
+    let v = klogscan::verify::verify_partition(&dir, &VerifyOptions::default()).unwrap();
     // the log dir has checkpoints but no .kafka_cleanshutdown in the copy
     assert_eq!(v.prediction.clean_shutdown, Some(false));
     assert_eq!(v.prediction.recovery_point, Some(2));

@@ -6,11 +6,11 @@
 #![cfg(feature = "testkit")]
 
 use klogscan::finding::Kind;
-use klogscan::partition::verify::{PartitionVerification, VerifyOptions, verify_partition};
 use klogscan::testkit::files::encode_txn_index;
 use klogscan::testkit::{
     AbortedTxn, Batch, LogDirBuilder, Manifest, PartitionBuilder, PartitionFileOptions, Producer,
 };
+use klogscan::verify::{PartitionVerification, VerifyOptions, verify_partition};
 
 const IDEM: i64 = 500;
 const A: i64 = 700;

@@ -825,62 +825,9 @@ fn xerial_header(input: &[u8], at: usize) -> Result<usize, FormatError> {
     Ok(at + 16)
 }
 
-/// xxHash32 (the LZ4 frame checksum).
+/// xxHash32 (the LZ4 frame checksum), by the `twox-hash` crate.
 pub fn xxhash32(data: &[u8], seed: u32) -> u32 {
-    const P1: u32 = 0x9E37_79B1;
-    const P2: u32 = 0x85EB_CA77;
-    const P3: u32 = 0xC2B2_AE3D;
-    const P4: u32 = 0x27D4_EB2F;
-    const P5: u32 = 0x1656_67B1;
-    #[inline]
-    fn round(acc: u32, lane: u32) -> u32 {
-        acc.wrapping_add(lane.wrapping_mul(P2))
-            .rotate_left(13)
-            .wrapping_mul(P1)
-    }
-    let mut rest = data;
-    let mut h: u32;
-    if data.len() >= 16 {
-        let mut v = [
-            seed.wrapping_add(P1).wrapping_add(P2),
-            seed.wrapping_add(P2),
-            seed,
-            seed.wrapping_sub(P1),
-        ];
-        while rest.len() >= 16 {
-            for (i, lane) in v.iter_mut().enumerate() {
-                *lane = round(*lane, le_u32(rest, i * 4));
-            }
-            rest = &rest[16..];
-        }
-        h = v[0]
-            .rotate_left(1)
-            .wrapping_add(v[1].rotate_left(7))
-            .wrapping_add(v[2].rotate_left(12))
-            .wrapping_add(v[3].rotate_left(18));
-    } else {
-        h = seed.wrapping_add(P5);
-    }
-    h = h.wrapping_add(data.len() as u32);
-    while rest.len() >= 4 {
-        h = h
-            .wrapping_add(le_u32(rest, 0).wrapping_mul(P3))
-            .rotate_left(17)
-            .wrapping_mul(P4);
-        rest = &rest[4..];
-    }
-    for &b in rest {
-        h = h
-            .wrapping_add((b as u32).wrapping_mul(P5))
-            .rotate_left(11)
-            .wrapping_mul(P1);
-    }
-    h ^= h >> 15;
-    h = h.wrapping_mul(P2);
-    h ^= h >> 13;
-    h = h.wrapping_mul(P3);
-    h ^= h >> 16;
-    h
+    twox_hash::XxHash32::oneshot(seed, data)
 }
 
 /// One LZ4 block into `out`. Kept out of line: when `lz4_flex`'s decoder was inlined into

@@ -10,7 +10,8 @@ use crate::finding::{CopyKind, Finding, Kind, Source};
 use crate::read::format::txnlog::{self, LogKey};
 use crate::discover::identity::Identities;
 use crate::discover::layout::{Inventory, PartitionDir};
-use crate::results::{ScanOptions, ScanReport};
+use crate::cluster::report::ScanReport;
+use crate::partition::results::ScanOptions;
 use crate::cluster::txns::{
     self, CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target,
     TxnInputs, TxnOptions, UnreadBatch,

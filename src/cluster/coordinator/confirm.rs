@@ -52,7 +52,8 @@ use super::*;
 use crate::finding::{Finding, Kind};
 use crate::read::format::txnlog::TxnState;
 use crate::discover::layout::Inventory;
-use crate::results::{ScanOptions, ScanReport};
+use crate::cluster::report::ScanReport;
+use crate::partition::results::ScanOptions;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 

@@ -3,10 +3,11 @@
 //! outside the scan's selection, one walk of their own ([`walk_unscanned`]).
 
 use super::{CoordinatorTxn, CoordinatorView, Source, TRANSACTION_STATE_TOPIC, history, tp_list};
+use crate::cluster::report::ScanReport;
 use crate::discover::layout::{Inventory, PartitionDir};
+use crate::partition::results::ScanOptions;
 use crate::partition::walked::{ClusterInputs, LogItem};
 use crate::read::format::txnlog::{self, LogKey};
-use crate::results::{ScanOptions, ScanReport};
 use std::collections::BTreeMap;
 
 /// The records of a `__transaction_state` partition directory the scan did not walk,
@@ -128,7 +129,7 @@ impl CoordinatorView {
         if groups.is_empty() {
             return out;
         }
-        let metadata = crate::cluster::compaction::load_cluster_metadata(
+        let metadata = crate::discover::compaction::load_cluster_metadata(
             inv,
             &ids,
             opts.max_bytes,

@@ -10,35 +10,9 @@ use super::*;
 // writer produced (keys are plain ASCII names; strings needing escapes and the control
 // record's `serde_json::Value` still go through serde_json; the dump goldens pin this).
 
-/// Two ASCII digits for each of 0..100.
-pub(super) const DIGITS2: &[u8; 200] = b"\
-0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
-/// Append the decimal text of `v` (what serde_json / itoa print), two digits per step.
-/// (Appending the whole 20-byte array and truncating was slower — 0.31 → 0.38 s user for
-/// the lz4 dump: the wide load of bytes just stored one or two at a time.)
-pub(super) fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    while v >= 100 {
-        let d = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        tmp[i..i + 2].copy_from_slice(&DIGITS2[d..d + 2]);
-    }
-    if v >= 10 {
-        let d = v as usize * 2;
-        i -= 2;
-        tmp[i..i + 2].copy_from_slice(&DIGITS2[d..d + 2]);
-    } else {
-        i -= 1;
-        tmp[i] = b'0' + v as u8;
-    }
-    buf.extend_from_slice(&tmp[i..]);
+/// Append the decimal text of `v` (what serde_json prints), by the `itoa` crate.
+pub(super) fn push_u64(buf: &mut Vec<u8>, v: u64) {
+    buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
 /// Append the decimal text of `v`, with a leading `-` when negative.

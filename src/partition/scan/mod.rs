@@ -8,7 +8,7 @@
 //! walked. Memory is bounded by two windows of units walked ahead, not by the partition or
 //! by a segment; the output does not depend on the thread count.
 
-use crate::results::summarise;
+use crate::partition::results::summarise;
 mod indexes;
 mod integrity;
 mod partition;
@@ -16,9 +16,9 @@ mod pieces;
 mod walk;
 use partition::{EventPool, SegmentScan, scan_partition};
 
-pub use crate::results::{
-    PartitionReport, Progress, ProgressUpdate, ScanOptions, ScanReport, SeverityCounts, Summary,
-    Truncation, TxnCounts,
+pub use crate::partition::results::{
+    PartitionReport, PartitionStage, Progress, ProgressUpdate, ScanOptions, SeverityCounts,
+    Summary, Truncation, TxnCounts,
 };
 
 use crate::discover::layout::{self, Inventory, PartitionDir};
@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 /// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
 /// per-batch cap; real segments of 1 GiB decompress to a few GiB at most).
 pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 =
-    crate::results::DEFAULT_MAX_DECOMPRESSED_PER_FILE;
+    crate::partition::results::DEFAULT_MAX_DECOMPRESSED_PER_FILE;
 
 /// The most worker threads a scan uses (`--threads` above it is capped: 10 000 threads
 /// cost minutes of thread creation and window bookkeeping, and gain nothing).
@@ -58,7 +58,7 @@ pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Sen
 }
 
 /// Scan an already discovered inventory.
-pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
+pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
     let selected: Vec<&PartitionDir> = inv
         .partitions
         .iter()
@@ -101,7 +101,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         .collect();
     // Identity of each log dir, and what the inputs say about cleanup policies.
     let identities = crate::discover::identity::Identities::load(inv);
-    let compaction = crate::cluster::compaction::Knowledge::load(
+    let compaction = crate::discover::compaction::Knowledge::load(
         inv,
         &identities,
         &opts.compacted_topics,
@@ -118,7 +118,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
                 let source = identities.source(p);
                 let reason = compaction.reason(p, &source);
                 let compacted =
-                    reason.map(|r| r != crate::cluster::compaction::Reason::MetadataDelete);
+                    reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
                 let mut r = scan_partition(p, opts, window, pieces::PIECE, files, compacted, &pool);
                 opts.copied_partitions.hand_over(&mut r.0);
                 r.0.source = source;
@@ -140,7 +140,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     // headers).
     let newest = reference_times(inv, &selected, &scanned, opts);
 
-    let mut report = ScanReport {
+    let mut report = PartitionStage {
         errors: inv.errors.clone(),
         ..Default::default()
     };
@@ -210,7 +210,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
         .findings
         .extend(metadata_not_decoded(inv, &selected, &compaction));
     crate::finding::assign_ids(&mut report.findings);
-    report.summary = summarise(&report);
+    report.summary = summarise(&report.partitions, &report.findings);
     report
 }
 
@@ -220,7 +220,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
 fn metadata_not_decoded(
     inv: &Inventory,
     selected: &[&PartitionDir],
-    compaction: &crate::cluster::compaction::Knowledge,
+    compaction: &crate::discover::compaction::Knowledge,
 ) -> Vec<Finding> {
     let walked = |f: &Path| {
         selected
@@ -236,7 +236,7 @@ fn metadata_not_decoded(
             .and_then(|p| p.tp.as_ref())
             .map_or(0, |tp| tp.partition);
         for n in md.not_decoded.iter().filter(|n| !walked(&n.file)) {
-            let mut f = crate::cluster::compaction::not_decoded_finding(partition, n);
+            let mut f = crate::discover::compaction::not_decoded_finding(partition, n);
             f.source = md.source.clone();
             out.push(f);
         }

@@ -178,7 +178,7 @@ struct Run<'a> {
     /// The split segment being replayed and its recovery check.
     split: Option<(SplitAcc<'a>, RecoverCheck)>,
     /// `__consumer_offsets`: the group coordinator's load, fed from this walk (#9).
-    groups: Option<crate::cluster::groups::replay::Replay>,
+    groups: Option<crate::partition::groups::replay::Replay>,
 }
 
 impl<'a> Run<'a> {
@@ -469,7 +469,7 @@ pub(super) fn scan_partition(
         awaiting_next: HashMap::new(),
         pending_snapshots,
         split: None,
-        groups: crate::cluster::groups::load::replay_for(
+        groups: crate::partition::groups::load::replay_for(
             &ctx.topic,
             ctx.partition,
             &p.path.display().to_string(),
@@ -526,7 +526,7 @@ pub(super) fn scan_partition(
     }
     if let Some(g) = groups {
         report.cluster_inputs.group_anomalies =
-            Some(crate::cluster::groups::load::finish_anomalies(g));
+            Some(crate::partition::groups::load::finish_anomalies(g));
     }
     report.cluster_inputs.finish();
     apply_recovery(

@@ -16,11 +16,11 @@ use super::indexes::SegmentIndexes;
 use super::walk::{Walker, changed_finding};
 use super::{EventPool, SegmentScan};
 use crate::partition::event::BatchEvent;
+use crate::partition::results::{ProgressUpdate, ScanOptions};
 use crate::partition::state::PartitionContext;
 use crate::read::format::index::LogMatches;
 use crate::read::format::{self, Tail};
 use crate::read::segment::{self, PieceEnd, ReadPolicy};
-use crate::results::{ProgressUpdate, ScanOptions};
 use std::ops::ControlFlow;
 use std::path::Path;
 

@@ -13,13 +13,13 @@ use crate::discover::layout::SegmentFiles;
 use crate::finding::{Finding, Kind};
 use crate::partition::event::BatchEvent;
 use crate::partition::recovery::CRC_STOP;
+use crate::partition::results::{ProgressUpdate, ScanOptions};
 use crate::partition::state::PartitionContext;
 use crate::read::format::index::IndexMatcher;
 use crate::read::format::{
     self, Classified, Compression, Decompressor, Tail, TimestampType, classify,
 };
 use crate::read::segment::{self, ReadPolicy};
-use crate::results::{ProgressUpdate, ScanOptions};
 use serde_json::json;
 use std::path::Path;
 

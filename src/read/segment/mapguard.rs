@@ -16,6 +16,12 @@
 //! as it would have without us). A program embedding the library that installs its own
 //! SIGBUS handler after ours replaces ours; maps made then are no longer protected.
 //!
+//! Installing a process-wide signal handler is the program's choice, not a library's: the
+//! handler is installed only after [`enable_guarded_maps`] (the CLI calls it first thing;
+//! an embedder opts in the same way, as ripgrep's `MmapChoice::auto` is `unsafe` and
+//! opt-in). Without it no map is made and every file is read (`read()` into bounded
+//! buffers): the same findings, at the read path's speed (docs/performance.md).
+//!
 //! The handler only does atomic loads and stores and calls `mmap` and `sigaction`
 //! (system calls; `mmap` is not on POSIX's async-signal-safe list but is a plain system
 //! call on Linux and the BSDs, which is how database engines use the same technique).
@@ -47,6 +53,24 @@ static STATE: AtomicUsize = AtomicUsize::new(0);
 static INSTALL: std::sync::Once = std::sync::Once::new();
 static PAGE: AtomicUsize = AtomicUsize::new(4096);
 #[cfg(unix)]
+/// Whether the program allowed the SIGBUS handler ([`enable_guarded_maps`]). klogscan's own
+/// unit tests run with maps, as the CLI does.
+static ALLOWED: AtomicBool = AtomicBool::new(cfg!(test));
+
+/// Allow klogscan to install its process-wide SIGBUS handler, so that segments may be mapped
+/// (`--mmap auto`). Without this call the library never maps a file: it reads them.
+///
+/// # Safety
+///
+/// The handler replaces the process's SIGBUS disposition (the previous one is kept and put
+/// back for faults outside klogscan's maps). The caller promises that nothing else in the
+/// process installs a SIGBUS handler afterwards or relies on its own being the only one:
+/// a handler installed later replaces klogscan's, and a file that shrinks under one of its
+/// maps then kills the process.
+pub unsafe fn enable_guarded_maps() {
+    ALLOWED.store(true, Ordering::Release);
+}
+
 static PREVIOUS: std::sync::atomic::AtomicPtr<libc::sigaction> =
     std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 
@@ -60,7 +84,7 @@ impl Guard {
     /// Register the map `[start, start + len)`. `None` when the handler could not be
     /// installed or every slot is taken: the caller must not rely on a map then.
     pub(crate) fn register(start: *const u8, len: usize) -> Option<Guard> {
-        if !install() || len == 0 {
+        if !ALLOWED.load(Ordering::Acquire) || !install() || len == 0 {
             return None;
         }
         for (i, s) in TABLE.iter().enumerate() {

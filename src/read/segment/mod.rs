@@ -17,6 +17,7 @@
 //!   larger than [`READ_BUDGET`] is refused too rather than allocated.
 
 mod mapguard;
+pub use mapguard::enable_guarded_maps;
 mod open;
 crate::internal_mod! {
     mod bigentry;

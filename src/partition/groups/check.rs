@@ -230,7 +230,7 @@ fn remediation(k: AnomalyKind) -> &'static str {
 #[cfg(all(test, feature = "testkit"))]
 mod tests {
     use super::*;
-    use crate::cluster::groups::replay::Input;
+    use crate::partition::groups::replay::Input;
     use crate::testkit::groups::record;
 
     /// The pure path: records in, findings out, no files.

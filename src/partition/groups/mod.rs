@@ -13,6 +13,6 @@ pub mod replay;
 mod values;
 
 pub use load::{GroupsOptions, list_groups, list_groups_read, replay_partition_dir};
-crate::internal_use!(load::cluster_check);
+
 pub use model::{Group, GroupState, GroupType};
 pub use replay::{Input, Replay};

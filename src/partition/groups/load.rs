@@ -1,16 +1,12 @@
 //! Reading `__consumer_offsets` partitions for the group replay (the only I/O of
 //! `groups`), the `groups` listing, and the pipeline's cluster check ([`cluster_check`]).
 
-use super::check;
 use super::model::{Group, GroupType};
 use super::replay::{Input, Replay};
 use crate::discover::layout::{Inventory, PartitionDir};
-use crate::finding::Finding;
 use crate::partition::walked::{LogRecord, RecordSink};
 use crate::read::format::groups::CONSUMER_OFFSETS_TOPIC;
-use crate::results::{ScanOptions, ScanReport};
 use rayon::prelude::*;
-use std::collections::BTreeMap;
 
 /// Options of `klogscan groups`.
 #[derive(Debug, Clone, Default)]
@@ -74,7 +70,7 @@ pub(crate) fn finish_anomalies(mut r: Replay) -> Vec<crate::partition::walked::G
     r.anomalies
 }
 
-fn is_offsets_dir(p: &PartitionDir) -> bool {
+pub(crate) fn is_offsets_dir(p: &PartitionDir) -> bool {
     p.tp.as_ref()
         .is_some_and(|tp| tp.topic == CONSUMER_OFFSETS_TOPIC)
 }
@@ -118,49 +114,4 @@ pub fn list_groups_read(
     }
     out.sort_by(|a, b| (&a.group_id, &a.path).cmp(&(&b.group_id, &b.path)));
     (out, unread)
-}
-
-/// The pipeline's cluster check: the group findings of every `__consumer_offsets`
-/// partition the scan read, keyed by the partition's index in the report.
-pub fn cluster_check(
-    report: &ScanReport,
-    inv: &Inventory,
-    opts: &ScanOptions,
-) -> BTreeMap<usize, Vec<Finding>> {
-    let index: BTreeMap<String, usize> = report
-        .partitions
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.topic == CONSUMER_OFFSETS_TOPIC)
-        .map(|(i, p)| (p.path.clone(), i))
-        .collect();
-    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
-    if index.is_empty() {
-        return extra;
-    }
-    // The partitions the scan walked carry their replay's anomalies; a directory without
-    // them (results made without the walk's hook) is replayed here.
-    let found: Vec<(usize, Vec<Finding>)> = inv
-        .partitions
-        .par_iter()
-        .filter(|p| is_offsets_dir(p))
-        .filter_map(|p| {
-            let i = *index.get(&p.path.display().to_string())?;
-            let r = &report.partitions[i];
-            let f = match &r.cluster_inputs.group_anomalies {
-                Some(a) => check::findings_of(CONSUMER_OFFSETS_TOPIC, r.partition, a),
-                None => {
-                    let r = replay_partition_dir(p, opts.max_bytes, opts.max_decompressed);
-                    check::findings(CONSUMER_OFFSETS_TOPIC, r.partition, &r)
-                }
-            };
-            Some((i, f))
-        })
-        .collect();
-    for (i, f) in found {
-        if !f.is_empty() {
-            extra.entry(i).or_default().extend(f);
-        }
-    }
-    extra
 }

@@ -6,9 +6,9 @@ use super::{load_checked, mk, name_of};
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind, Severity};
 use crate::partition::scan::PartitionReport;
-use crate::partition::verify::VerifyOptions;
 use crate::read::format::checkpoint::parse_leader_epoch_checkpoint;
 use crate::read::segment::FileClass;
+use crate::verify::VerifyOptions;
 use serde_json::json;
 
 /// The partition's entries in the log dir's offset checkpoints.

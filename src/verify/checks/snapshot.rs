@@ -8,9 +8,9 @@ use crate::finding::{Finding, Kind};
 use crate::partition::recovery::{SegmentInput, SnapshotInput};
 use crate::partition::scan::PartitionReport;
 use crate::partition::state::ProducerState;
-use crate::partition::verify::VerifyOptions;
 use crate::read::format::snapshot::{ProducerSnapshot, kafka_message};
 use crate::read::segment::FileClass;
+use crate::verify::VerifyOptions;
 use serde_json::json;
 
 /// Check every producer snapshot of the partition; returns what the recovery prediction

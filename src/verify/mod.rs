@@ -13,7 +13,7 @@
 //! ```
 //! # #[cfg(feature = "testkit")] {
 //! use klogscan::testkit::{Batch, FaultKind, LogDirBuilder, PartitionBuilder, Producer, Target};
-//! use klogscan::partition::verify::{verify_partition, VerifyOptions};
+//! use klogscan::verify::{verify_partition, VerifyOptions};
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut p = PartitionBuilder::new("orders", 0);
 //! p.append(Batch::new(Producer::idempotent(7, 0)).records(3));

@@ -1,0 +1,153 @@
+//! The whole report: the per-partition stage's output ([`PartitionStage`]) with what the
+//! cluster stage adds (findings across partitions, the joined transactions). The renderers
+//! read it; `klogscan::results` re-exports it with every type it holds.
+
+use crate::finding::{Finding, Severity};
+use crate::partition::results::{
+    PartitionReport, PartitionResult, PartitionStage, RESULT_FORMAT_VERSION, ResultFormatError,
+    Summary, non_live_counts, severity_counts, summarise,
+};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Default)]
+pub struct ScanReport {
+    pub inputs: Vec<String>,
+    pub summary: Summary,
+    pub partitions: Vec<PartitionReport>,
+    /// Sorted by topic, partition, offset.
+    pub findings: Vec<Finding>,
+    /// Paths that could not be read at all.
+    pub errors: Vec<(PathBuf, String)>,
+    /// Cluster-wide transactions and their statistics (`txns`), once joined.
+    pub transactions: Option<crate::cluster::txns::TxnAnalysis>,
+}
+
+impl ScanReport {
+    /// Each partition's results, for a cluster check run by another process.
+    pub fn partition_results(&self) -> Vec<PartitionResult> {
+        (0..self.partitions.len())
+            .map(|i| {
+                let p = &self.partitions[i];
+                PartitionResult {
+                    format_version: RESULT_FORMAT_VERSION,
+                    partition: p.clone(),
+                    findings: self.partition_findings(i).to_vec(),
+                    txns: p.outcome.txns.clone(),
+                    cluster_inputs: p.cluster_inputs.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// A report from partition results (made by [`Self::partition_results`], here or
+    /// elsewhere), ready for `pipeline::run_cluster_checks`.
+    pub fn from_partition_results(
+        results: Vec<PartitionResult>,
+    ) -> Result<ScanReport, ResultFormatError> {
+        let mut report = ScanReport::default();
+        for r in results {
+            if r.format_version != RESULT_FORMAT_VERSION {
+                return Err(ResultFormatError::Version {
+                    found: r.format_version,
+                });
+            }
+            if r.cluster_inputs.version != crate::partition::walked::FORMAT_VERSION {
+                return Err(ResultFormatError::InputsVersion {
+                    found: r.cluster_inputs.version,
+                });
+            }
+            let mut p = r.partition;
+            p.outcome.txns = r.txns;
+            p.cluster_inputs = r.cluster_inputs;
+            let start = report.findings.len();
+            report.findings.extend(r.findings);
+            p.finding_range = start..report.findings.len();
+            report.partitions.push(p);
+        }
+        report.summary = summarise(&report.partitions, &report.findings);
+        Ok(report)
+    }
+
+    /// The highest severity among the findings.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+    /// True when nothing could be analysed (no partition read).
+    pub fn nothing_read(&self) -> bool {
+        self.partitions.is_empty()
+    }
+
+    /// Add findings to partitions after the scan (cross-checks such as the coordinator's
+    /// and the replicas'): `extra[i]` joins `partitions[i]`'s findings, kept sorted by
+    /// offset; every `finding_range` and the severity counts are rebuilt. Findings of no
+    /// partition (unreadable paths) stay at the end.
+    pub fn add_partition_findings(
+        &mut self,
+        mut extra: std::collections::BTreeMap<usize, Vec<Finding>>,
+    ) {
+        if extra.values().all(Vec::is_empty) {
+            return;
+        }
+        let old = std::mem::take(&mut self.findings);
+        let mut covered = vec![false; old.len()];
+        let mut findings =
+            Vec::with_capacity(old.len() + extra.values().map(Vec::len).sum::<usize>());
+        for (i, p) in self.partitions.iter_mut().enumerate() {
+            let range = p.finding_range.clone();
+            let mut mine: Vec<Finding> = old
+                .get(range.clone())
+                .map(<[Finding]>::to_vec)
+                .unwrap_or_default();
+            for c in covered.get_mut(range).into_iter().flatten() {
+                *c = true;
+            }
+            if let Some(mut more) = extra.remove(&i) {
+                crate::discover::identity::apply_source(&p.source, &mut more);
+                mine.extend(more);
+                mine.sort_by_key(|f| {
+                    (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
+                });
+            }
+            let start = findings.len();
+            findings.extend(mine);
+            p.finding_range = start..findings.len();
+        }
+        findings.extend(
+            old.into_iter()
+                .zip(covered)
+                .filter(|(_, c)| !c)
+                .map(|(f, _)| f),
+        );
+        self.findings = findings;
+        self.recount_findings();
+    }
+
+    /// Recompute `summary.findings` after findings were added or their severity changed.
+    pub fn recount_findings(&mut self) {
+        crate::finding::assign_ids(&mut self.findings);
+        self.summary.findings = severity_counts(&self.findings);
+        self.summary.non_live = non_live_counts(&self.partitions, &self.findings);
+    }
+
+    /// The findings of `partitions[i]` (several directories may hold the same
+    /// topic-partition: copies from several brokers, `-future` dirs).
+    pub fn partition_findings(&self, i: usize) -> &[Finding] {
+        self.partitions
+            .get(i)
+            .and_then(|p| self.findings.get(p.finding_range.clone()))
+            .unwrap_or(&[])
+    }
+}
+
+impl From<PartitionStage> for ScanReport {
+    fn from(s: PartitionStage) -> Self {
+        ScanReport {
+            inputs: Vec::new(),
+            summary: s.summary,
+            partitions: s.partitions,
+            findings: s.findings,
+            errors: s.errors,
+            transactions: None,
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! The per-partition stage's typed results: the options of a scan, each partition's report
+//! ([`PartitionReport`]), the versioned form that crosses processes ([`PartitionResult`]),
+//! and the stage's whole output ([`PartitionStage`]) that the cluster stage turns into the
+//! report (`cluster::report::ScanReport`).
+
+use crate::finding::{Finding, Severity};
+use crate::partition::state::{ReplayOptions, ReplayOutcome};
+use crate::read::format;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Options of a scan.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    /// Verify batch CRCs (on by default; `--no-crc` turns it off).
+    pub check_crc: bool,
+    /// Decode records (decompressing) and check record-level structure (`--deep`).
+    pub deep: bool,
+    /// Worker threads (`None`: one per core).
+    pub threads: Option<usize>,
+    /// Reference time in ms (`--now`); default: newest batch timestamp of the log dir.
+    pub now_ms: Option<i64>,
+    /// Replay tunables (hanging-transaction threshold).
+    pub replay: ReplayOptions,
+    /// Only topics matching this glob (`*`, `?`).
+    pub topic: Option<String>,
+    /// Only this partition number.
+    pub partition: Option<i32>,
+    /// Read at most this many bytes of each segment.
+    pub max_bytes: Option<u64>,
+    /// Cap on one batch's decompressed size.
+    pub max_decompressed: usize,
+    /// Called as work completes (for progress bars).
+    pub progress: Progress,
+    /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
+    pub capture_snapshots: bool,
+    /// Keep every producer's final state in `PartitionReport::outcome.producers` (for
+    /// `producers`); when false only their number is kept and each partition's producer
+    /// table is freed as soon as its batches are replayed (issue #11).
+    pub keep_producers: bool,
+    /// Keep every joined cluster transaction in `ScanReport::transactions` (for
+    /// `txns --cluster`); when false only their statistics and findings are kept
+    /// (issue #11: 300 000 transactions cost ≈ 400 bytes each as `ClusterTxn`s).
+    pub keep_cluster_txns: bool,
+    /// Topics declared compacted (`--compacted`), besides what the inputs prove (internal
+    /// topics, the log dir's `cleaner-offset-checkpoint`, `cleanup.policy` records of the
+    /// same cluster's KRaft metadata log).
+    pub compacted_topics: Vec<String>,
+    /// Check each segment's offset, time and transaction index against the scan's own walk
+    /// of its `.log` (for `verify`; not a second read of the log), keeping per segment only
+    /// the verdicts ([`PartitionReport::index_verdicts`]), nothing per log entry.
+    pub collect_index_verdicts: bool,
+    /// `--mmap`: whether sealed segments may be mapped ([`crate::read::segment::policy`]).
+    pub mmap: crate::read::segment::MmapMode,
+    /// Budget of decompressed bytes per segment (`--max-decompressed-per-file`): once
+    /// spent, later compressed batches of the segment are not decompressed (reported as
+    /// `decompression_budget_exceeded`). Bounds the work crafted compression can cause
+    /// (400 zstd batches of 256 MiB each fit in 3 MB).
+    pub max_decompressed_per_file: u64,
+    /// `--follow`: follow symlinks met during discovery (see
+    /// [`crate::discover::layout::DiscoverOptions`]).
+    pub follow_symlinks: bool,
+    /// The topic-partitions held by more than one selected directory (copies from several
+    /// brokers, `-future` dirs): their walks keep a batch key per batch for the replica
+    /// comparison ([`crate::partition::walked`]). Filled by the scan from the inventory.
+    pub copied_partitions: crate::partition::walked::CopiedPartitions,
+}
+
+impl ScanOptions {
+    /// Whether the walk of a partition keeps its batch keys (see
+    /// [`Self::copied_partitions`]).
+    pub(crate) fn collect_batch_keys(
+        &self,
+        ctx: &crate::partition::state::PartitionContext,
+    ) -> bool {
+        self.copied_partitions.contains(&ctx.topic, ctx.partition)
+    }
+}
+
+/// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
+/// per-batch cap; real segments of 1 GiB decompress to a few GiB at most).
+pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 = 4 << 30;
+
+/// What [`Progress`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressUpdate {
+    /// The scan starts: totals over the selected partitions.
+    Start { partitions: u64, bytes: u64 },
+    /// A segment was read.
+    Bytes(u64),
+    /// A partition was finished.
+    PartitionDone,
+}
+
+/// A progress callback (cheap to clone; a no-op by default).
+#[derive(Clone, Default)]
+pub struct Progress(Option<std::sync::Arc<dyn Fn(ProgressUpdate) + Send + Sync>>);
+
+impl Progress {
+    /// Report to `f`.
+    pub fn new(f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
+        Progress(Some(std::sync::Arc::new(f)))
+    }
+    /// Is anything listening (a caller may skip work done only for the report)?
+    pub(crate) fn is_on(&self) -> bool {
+        self.0.is_some()
+    }
+    pub(crate) fn emit(&self, u: ProgressUpdate) {
+        if let Some(f) = &self.0 {
+            f(u)
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(callback)"
+        } else {
+            "Progress(none)"
+        })
+    }
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            check_crc: true,
+            deep: false,
+            threads: None,
+            now_ms: None,
+            replay: ReplayOptions::default(),
+            topic: None,
+            partition: None,
+            max_bytes: None,
+            max_decompressed: format::codec::DEFAULT_MAX_DECOMPRESSED,
+            progress: Progress::default(),
+            capture_snapshots: false,
+            keep_producers: true,
+            keep_cluster_txns: true,
+            collect_index_verdicts: false,
+            mmap: crate::read::segment::MmapMode::Auto,
+            max_decompressed_per_file: DEFAULT_MAX_DECOMPRESSED_PER_FILE,
+            follow_symlinks: false,
+            compacted_topics: Vec::new(),
+            copied_partitions: Default::default(),
+        }
+    }
+}
+
+/// Transaction counts of a partition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxnCounts {
+    pub committed: u64,
+    pub aborted: u64,
+    pub open: u64,
+}
+
+/// Where a broker's recovery would truncate a partition's log, if it recovered it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Truncation {
+    pub segment: String,
+    pub position: u64,
+    /// Offset of the first batch that would be removed (when one is readable there).
+    pub offset: Option<i64>,
+    pub reason: String,
+}
+
+/// The per-partition part of the report. It reads back (`Deserialize`) from its JSON
+/// form; the fields not in that form (the replay outcome, the walk's positions) come back
+/// empty: [`PartitionResult`] carries what the cluster checks need besides.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PartitionReport {
+    pub topic: String,
+    pub partition: i32,
+    pub path: String,
+    pub segments: usize,
+    pub batches: u64,
+    /// Every record, control records included.
+    pub records: u64,
+    pub control_batches: u64,
+    pub bytes: u64,
+    pub log_start_offset: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    pub last_stable_offset: Option<i64>,
+    /// Reference time used for the hanging-transaction rule (ms).
+    pub ref_time: i64,
+    pub transactions: TxnCounts,
+    pub producers: usize,
+    /// `--max-bytes` stopped the walk inside a segment: the analysis covers the log up to
+    /// there (later segments are not replayed), and no verdict rests on the unread bytes
+    /// (no truncation at the limit, no hanging transaction, no LSO).
+    pub partially_read: bool,
+    /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
+    pub truncation: Option<Truncation>,
+    /// Set when where recovery truncates cannot be known, and why (the same model and words
+    /// as `verify`'s `outcome_unknown`): with `--no-crc` no CRC was checked, while
+    /// `LogSegment.recover` checks every batch's CRC on the segments it runs on. `truncation`
+    /// is then the latest point recovery can stop at (or `None`: it may still stop anywhere
+    /// in the recovered segments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncation_unknown: Option<String>,
+    /// Cluster, broker, log dir, path and copy kind of this directory (see
+    /// `crate::discover::identity`); every finding of the partition carries the same.
+    pub source: crate::finding::Source,
+    /// Whether the partition is treated as compacted (`null`: unknown), and why:
+    /// `internal topic`, `--compacted`, `cleaner-offset-checkpoint`, `cleanup.policy`
+    /// (`compact…` or `delete` from the cluster's KRaft metadata log).
+    pub compacted: Option<bool>,
+    pub compacted_from: Option<String>,
+    /// Newest batch timestamp seen.
+    #[serde(skip, default = "no_timestamp")]
+    pub max_timestamp: i64,
+    /// The full replay outcome (producers, aborted transactions, statistics).
+    #[serde(skip)]
+    pub outcome: ReplayOutcome,
+    #[serde(skip)]
+    pub log_dir: Option<PathBuf>,
+    /// Offset of the first batch (may be above the first segment's base offset).
+    #[serde(skip)]
+    pub first_offset: Option<i64>,
+    /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from batches.
+    #[serde(skip)]
+    pub leader_epochs: Vec<(i32, i64)>,
+    /// This partition's findings: `ScanReport::findings[finding_range]`.
+    #[serde(skip)]
+    pub finding_range: std::ops::Range<usize>,
+    /// Per segment with a `.log`, in order: where `LogSegment.recover` would stop on it
+    /// (the recovery model's input, from this scan's walk).
+    #[serde(skip)]
+    pub segment_walks: Vec<crate::partition::recovery::SegmentWalk>,
+    /// What the broker's recovery does to the segments on the next start (which it
+    /// recovers, where it truncates, what it deletes, what it never looks at).
+    #[serde(skip)]
+    pub recovery: crate::partition::recovery::SegmentPlan,
+    /// The CRC-bad batches fed to the replay (for linking what follows from them).
+    #[serde(skip)]
+    pub damaged: Vec<crate::partition::causes::DamagedBatch>,
+    /// With `collect_index_verdicts`: per segment (as `segment_walks`), its index checks
+    /// against the walk (`None` when the walk did not finish).
+    #[serde(skip)]
+    pub index_verdicts: Vec<Option<crate::read::format::index::IndexVerdicts>>,
+    /// With `capture_snapshots`: the replayed producer state just before each snapshot's
+    /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
+    #[serde(skip)]
+    pub snapshot_states: Vec<(i64, Vec<crate::partition::state::ProducerState>)>,
+    /// What this partition's walk kept for the cluster checks (coordinator records, group
+    /// replay anomalies, batch keys of replicated partitions; see [`crate::partition::walked`]).
+    /// Not part of the JSON report; exchanged with [`PartitionResult`].
+    #[serde(skip)]
+    pub cluster_inputs: crate::partition::walked::ClusterInputs,
+}
+
+fn no_timestamp() -> i64 {
+    i64::MIN
+}
+
+/// The version of [`PartitionResult`]'s serialised form.
+pub const RESULT_FORMAT_VERSION: u32 = 1;
+
+/// One partition's finished results as the cluster checks consume them
+/// (`pipeline::run_cluster_checks`): written by the process that walked the
+/// partition, read by the one that runs the cluster checks (`Serialize + Deserialize`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PartitionResult {
+    /// [`RESULT_FORMAT_VERSION`].
+    pub format_version: u32,
+    pub partition: PartitionReport,
+    /// The partition's findings (the coordinator's confirmation amends its transaction
+    /// findings).
+    pub findings: Vec<Finding>,
+    /// The partition's transactions, for the cluster-wide join.
+    pub txns: Vec<crate::partition::state::txnrec::TxnRecord>,
+    /// What the partition's walk kept for the cluster checks.
+    pub cluster_inputs: crate::partition::walked::ClusterInputs,
+}
+
+/// Why [`ScanReport::from_partition_results`] refused its input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResultFormatError {
+    /// A result of another format version.
+    #[error("partition result format version {found}, this build reads {RESULT_FORMAT_VERSION}")]
+    Version { found: u32 },
+    /// Cluster inputs of another format version.
+    #[error(
+        "cluster inputs format version {found}, this build reads {}",
+        crate::partition::walked::FORMAT_VERSION
+    )]
+    InputsVersion { found: u32 },
+}
+
+/// Counts over the whole scan.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub partitions: usize,
+    pub segments: usize,
+    pub batches: u64,
+    pub records: u64,
+    pub bytes: u64,
+    pub findings: SeverityCounts,
+    /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings
+    /// (also counted in `findings`).
+    pub non_live: crate::discover::identity::NonLiveCounts,
+}
+
+/// Findings per severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SeverityCounts {
+    pub error: u64,
+    pub warning: u64,
+    pub info: u64,
+}
+
+/// The result of a scan: what was read, what was concluded, what was found.
+/// What the per-partition stage hands the cluster stage: every partition's report, their
+/// findings (each partition's [`PartitionReport::finding_range`] indexes them), the paths
+/// that could not be read, and the summary.
+#[derive(Debug, Clone, Default)]
+pub struct PartitionStage {
+    pub partitions: Vec<PartitionReport>,
+    /// Sorted by topic, partition, offset within each partition's range.
+    pub findings: Vec<Finding>,
+    /// Paths that could not be read at all.
+    pub errors: Vec<(PathBuf, String)>,
+    pub summary: Summary,
+}
+
+pub(crate) fn severity_counts(findings: &[Finding]) -> SeverityCounts {
+    let mut c = SeverityCounts::default();
+    for f in findings {
+        match f.severity {
+            Severity::Error => c.error += 1,
+            Severity::Warning => c.warning += 1,
+            Severity::Info => c.info += 1,
+        }
+    }
+    c
+}
+
+/// The summary of partitions and their findings.
+pub(crate) fn summarise(partitions: &[PartitionReport], findings: &[Finding]) -> Summary {
+    let mut s = Summary {
+        partitions: partitions.len(),
+        ..Default::default()
+    };
+    for p in partitions {
+        s.segments += p.segments;
+        s.batches += p.batches;
+        s.records += p.records;
+        s.bytes += p.bytes;
+    }
+    s.findings = severity_counts(findings);
+    s.non_live = non_live_counts(partitions, findings);
+    s
+}
+
+pub(crate) fn non_live_counts(
+    partitions: &[PartitionReport],
+    findings: &[Finding],
+) -> crate::discover::identity::NonLiveCounts {
+    crate::discover::identity::non_live_counts(partitions.iter().map(|p| &p.source), findings)
+}

@@ -1,0 +1,342 @@
+//! The library's front door: one request, one answer — exactly what the `klogscan` CLI
+//! shows, before rendering. A program that embeds klogscan to validate a recovery calls
+//! [`run`] (or [`verify`]) and gets the report the CLI renders: archives among the inputs
+//! are unpacked and their members named by archive path, `--transactional-id` is resolved
+//! through the coordinator's log, every finding carries its client error class, and the
+//! filters are applied (they select what is shown; every partition is still analysed).
+//!
+//! The CLI is this module plus flag parsing, rendering and the exit code
+//! (`tests/suite/library_cli.rs` holds the two byte-equal).
+
+mod paths;
+
+use crate::discover::archive::{self, Prepared};
+use crate::finding::Finding;
+use crate::partition::results::{PartitionReport, ScanOptions};
+use crate::partition::timeline::{self, Timeline};
+use crate::report::filter::Filter;
+use crate::results::ScanReport;
+use crate::verify::{VerifyOptions, VerifyReport};
+use std::path::PathBuf;
+
+/// What to analyse and what to show.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Request {
+    /// Broker log dirs, partition dirs, files and archives (`.tar`, `.tgz`, `.tar.zst`,
+    /// `.zip`), in any mix.
+    pub inputs: Vec<PathBuf>,
+    /// How to analyse.
+    pub options: ScanOptions,
+    /// What to show (`--topic`, `--producer-id`, `--since`, …).
+    pub filter: Filter,
+    /// `--transactional-id`: shows the producers these ids map to in the
+    /// `__transaction_state` partitions among the inputs (an input error when absent).
+    pub transactional_ids: Vec<String>,
+    /// Read the timelines the HTML report draws (the partitions with findings, most severe
+    /// first, at most [`crate::report::html::MAX_TIMELINES`]).
+    pub timelines: bool,
+    /// Bounds on archive extraction.
+    pub archive_limits: archive::Limits,
+    /// The inputs are evidence bundles (`klogscan merge`, [`crate::bundle`]): their merge
+    /// replaces the scan, and no timeline is read (their directories are elsewhere).
+    pub bundles: bool,
+}
+
+impl Request {
+    /// A request over `inputs` with default options and no filter.
+    pub fn new(inputs: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
+        Request {
+            inputs: inputs.into_iter().map(Into::into).collect(),
+            ..Default::default()
+        }
+    }
+    /// With these scan options.
+    pub fn with_options(mut self, options: ScanOptions) -> Self {
+        self.options = options;
+        self
+    }
+    /// With this filter.
+    pub fn with_filter(mut self, filter: Filter) -> Self {
+        self.filter = filter;
+        self
+    }
+    /// Also show the producers of these transactional ids.
+    pub fn with_transactional_ids(mut self, ids: Vec<String>) -> Self {
+        self.transactional_ids = ids;
+        self
+    }
+    /// Read the HTML report's timelines.
+    pub fn with_timelines(mut self, on: bool) -> Self {
+        self.timelines = on;
+        self
+    }
+    /// The inputs are evidence bundles: merge them.
+    pub fn with_bundles(mut self, on: bool) -> Self {
+        self.bundles = on;
+        self
+    }
+}
+
+/// The answer to a [`Request`]: the report as the CLI renders it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Answer {
+    pub report: ScanReport,
+    /// Aligned with `report.partitions` when [`Request::timelines`] was set, else empty.
+    pub timelines: Vec<Option<Timeline>>,
+    /// What the CLI prints on stderr before the report (refused archive entries, caps).
+    pub warnings: Vec<String>,
+}
+
+/// A request that could not be answered at all (the CLI's exit 2).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    #[error(transparent)]
+    Archive(#[from] archive::TempError),
+    /// A bundle that cannot be read or merged (named in the message).
+    #[error(transparent)]
+    Bundle(#[from] crate::bundle::BundleError),
+    #[error(
+        "--transactional-id needs the coordinator's log: add the __transaction_state-N directories to the inputs"
+    )]
+    NoCoordinatorLog,
+    #[error("transactional id {id:?} is not in the __transaction_state partitions read ({read:?})")]
+    UnknownTransactionalId {
+        id: String,
+        read: std::collections::BTreeSet<i32>,
+    },
+}
+
+/// One partition of a streamed run ([`run_streaming`]), as the finished report will show it:
+/// filtered, with client errors, paths named by archive.
+#[non_exhaustive]
+pub enum Streamed<'a> {
+    /// Before the first partition: the inputs as given.
+    Begin(&'a [String]),
+    /// A partition whose own analysis is final (the cluster checks come later).
+    Partition {
+        report: &'a PartitionReport,
+        /// `report` as JSON, paths mapped to the archives.
+        value: &'a serde_json::Value,
+        /// The partition's path as shown.
+        path: &'a str,
+        /// Its findings that the filter shows.
+        findings: &'a [Finding],
+        /// Whether the filter shows the partition.
+        shown: bool,
+    },
+}
+
+/// Analyse and answer as the CLI does.
+pub fn run(req: &Request) -> Result<Answer, RequestError> {
+    run_inner(req, None)
+}
+
+/// [`run`], handing each partition to `sink` as soon as its own analysis is final (what
+/// `scan --format jsonl` streams). The first error `sink` returns is kept and returned once
+/// the run ends.
+pub fn run_streaming(
+    req: &Request,
+    sink: &mut dyn FnMut(Streamed<'_>) -> std::io::Result<()>,
+) -> Result<(Answer, std::io::Result<()>), RequestError> {
+    let mut status = Ok(());
+    let answer = run_inner(req, Some((sink, &mut status)))?;
+    Ok((answer, status))
+}
+
+type Sink<'a> = (
+    &'a mut dyn FnMut(Streamed<'_>) -> std::io::Result<()>,
+    &'a mut std::io::Result<()>,
+);
+
+fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestError> {
+    let inputs = archive::prepare(&req.inputs, &req.archive_limits)?;
+    let mut opts = req.options.clone();
+    if !req.filter.producer_ids.is_empty() || !req.transactional_ids.is_empty() {
+        // A producer filter shows the partitions where the producer appears.
+        opts.keep_producers = true;
+    }
+    let flt = resolved_filter(req, &inputs, &opts)?;
+    let mut report = match sink {
+        None if req.bundles => crate::bundle::merge(&inputs.paths, &opts)?.report,
+        None => crate::pipeline::scan(&inputs.paths, &opts),
+        Some((sink, status)) if req.bundles => {
+            let bundles = crate::bundle::read_bundles(&inputs.paths)?;
+            *status = sink(Streamed::Begin(&crate::bundle::inputs_of(&bundles)));
+            crate::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
+                stream_partition(sink, status, &flt, &inputs, p, fs)
+            })?
+            .report
+        }
+        Some((sink, status)) => {
+            let given: Vec<String> = inputs
+                .paths
+                .iter()
+                .map(|p| inputs.display(&p.display().to_string()))
+                .collect();
+            *status = sink(Streamed::Begin(&given));
+            crate::pipeline::scan_streaming(&inputs.paths, &opts, &mut |p, fs| {
+                stream_partition(sink, status, &flt, &inputs, p, fs)
+            })
+        }
+    };
+    crate::report::client::fill(&mut report.findings);
+    flt.apply(&mut report);
+    // Read while extracted archives still exist; the renderer draws them without I/O.
+    let timelines = if req.timelines && !req.bundles {
+        timelines(&report)
+    } else {
+        Vec::new()
+    };
+    paths::fix_report(&inputs, &mut report);
+    report.errors.extend(inputs.failed.iter().cloned());
+    Ok(Answer {
+        report,
+        timelines,
+        warnings: inputs.warnings.clone(),
+    })
+}
+
+/// Hand one partition to a streaming run's sink, filtered, with client errors, paths named
+/// by archive, as the finished report will show it; keep the sink's first error.
+fn stream_partition(
+    sink: &mut dyn FnMut(Streamed<'_>) -> std::io::Result<()>,
+    status: &mut std::io::Result<()>,
+    flt: &Filter,
+    inputs: &Prepared,
+    p: &PartitionReport,
+    fs: &[Finding],
+) {
+    let mut fs = fs.to_vec();
+    crate::report::client::fill(&mut fs);
+    let shown = flt.partition_shown(p, &fs);
+    fs.retain(|f| flt.finding_matches(f));
+    fs.iter_mut().for_each(|f| inputs.fix_finding(f));
+    let mut value = serde_json::to_value(p).unwrap_or_default();
+    inputs.fix_value(&mut value);
+    let path = inputs.display(&p.path);
+    let r = sink(Streamed::Partition {
+        report: p,
+        value: &value,
+        path: &path,
+        findings: &fs,
+        shown,
+    });
+    if status.is_ok() {
+        *status = r;
+    }
+}
+
+/// The request's filter with `--transactional-id` resolved through the coordinator's log.
+fn resolved_filter(
+    req: &Request,
+    inputs: &Prepared,
+    opts: &ScanOptions,
+) -> Result<Filter, RequestError> {
+    let mut f = req.filter.clone();
+    if req.transactional_ids.is_empty() {
+        return Ok(f);
+    }
+    use crate::cluster::coordinator::CoordinatorView;
+    let view = CoordinatorView::load(&crate::discover::layout::discover(&inputs.paths), opts);
+    if view.is_empty() {
+        return Err(RequestError::NoCoordinatorLog);
+    }
+    for id in &req.transactional_ids {
+        let Some(t) = view.ids.get(id) else {
+            return Err(RequestError::UnknownTransactionalId {
+                id: id.clone(),
+                read: view.partitions_read.clone(),
+            });
+        };
+        for p in [t.producer_id, t.previous_producer_id, t.next_producer_id] {
+            if p >= 0 && !f.producer_ids.contains(&p) {
+                f.producer_ids.push(p);
+            }
+        }
+    }
+    Ok(f)
+}
+
+/// The timelines of the partitions that have findings (at most
+/// [`crate::report::html::MAX_TIMELINES`], most severe first), aligned with
+/// `report.partitions`.
+fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
+    let mut order: Vec<(crate::finding::Severity, usize)> = (0..report.partitions.len())
+        .filter_map(|i| {
+            report
+                .partition_findings(i)
+                .iter()
+                .map(|f| f.severity)
+                .max()
+                .map(|s| (s, i))
+        })
+        .collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut out = vec![None; report.partitions.len()];
+    for &(_, i) in order.iter().take(crate::report::html::MAX_TIMELINES) {
+        let p = &report.partitions[i];
+        out[i] =
+            timeline::collect(std::path::Path::new(&p.path), &timeline::Limits::default()).ok();
+    }
+    out
+}
+
+/// The answer to a verify request: [`crate::verify::verify`] over the request's inputs as
+/// the CLI runs it (archives, `--transactional-id`, client errors, filters).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct VerifyAnswer {
+    pub report: VerifyReport,
+    pub warnings: Vec<String>,
+}
+
+/// Verify as the CLI does: `req.options` are the scan's, `broker_version` the loader's.
+pub fn verify(
+    req: &Request,
+    broker_version: Option<crate::verify::BrokerVersion>,
+) -> Result<VerifyAnswer, RequestError> {
+    let inputs = archive::prepare(&req.inputs, &req.archive_limits)?;
+    let flt = resolved_filter(req, &inputs, &req.options)?;
+    let opts = VerifyOptions {
+        scan: req.options.clone(),
+        broker_version,
+    };
+    let mut report = crate::verify::verify(&inputs.paths, &opts);
+    paths::fix_verify(&inputs, &mut report);
+    report.errors.extend(inputs.failed.iter().cloned());
+    crate::report::client::fill(&mut report.findings);
+    flt.retain_findings(&mut report.findings);
+    report
+        .partitions
+        .retain(|p| flt.partition_matches(&p.topic, p.partition));
+    for p in &mut report.partitions {
+        crate::report::client::fill(&mut p.findings);
+        flt.retain_findings(&mut p.findings);
+    }
+    if flt.is_active() {
+        // The summary counts what is shown.
+        let ps = &report.partitions;
+        let s = &mut report.summary;
+        s.partitions = ps.len();
+        s.recovered = ps
+            .iter()
+            .filter(|p| !p.prediction.recovered_segments.is_empty())
+            .count();
+        s.truncated = ps
+            .iter()
+            .filter(|p| p.prediction.truncation.is_some())
+            .count();
+        s.load_failures = ps
+            .iter()
+            .filter(|p| p.prediction.load_failure.is_some())
+            .count();
+        s.findings = crate::report::filter::counts(&report.findings);
+    }
+    Ok(VerifyAnswer {
+        report,
+        warnings: inputs.warnings.clone(),
+    })
+}
