@@ -134,13 +134,17 @@ pub fn write_scan(
     h.push_str("<h2 id=\"details\">Partitions with findings</h2>\n");
     h.push_str(LEGEND);
     w.write_all(h.as_bytes())?;
+    // Each group's committed offset, marked on its partition's timeline.
+    let committed = crate::cluster::consumers::committed_positions(report);
     for (i, p) in report.partitions.iter().enumerate() {
         let fs = report.partition_findings(i);
         if fs.is_empty() {
             continue;
         }
         let mut h = String::with_capacity(16 << 10);
-        write_partition(&mut h, i, p, fs, timelines.get(i).and_then(Option::as_ref));
+        let tl = timelines.get(i).and_then(Option::as_ref);
+        let groups = committed.get(i).map_or(&[][..], Vec::as_slice);
+        write_partition(&mut h, i, p, fs, tl, groups);
         w.write_all(h.as_bytes())?;
     }
     let mut h = String::new();
@@ -183,7 +187,7 @@ pub fn write_scan(
     w.write_all(h.as_bytes())
 }
 
-const LEGEND: &str = "<p class=\"legend\"><span><i class=\"sw\" style=\"background:#90caf9\"></i>data</span><span><i class=\"sw\" style=\"background:#66bb6a\"></i>committed transaction</span><span><i class=\"sw\" style=\"background:#bdbdbd\"></i>aborted transaction</span><span><i class=\"sw\" style=\"background:#ef5350\"></i>open transaction</span><span>▲ COMMIT / ▼ ABORT marker</span><span>● finding (hover for details)</span><span>┆ LSO / LEO</span></p>\n";
+const LEGEND: &str = "<p class=\"legend\"><span><i class=\"sw\" style=\"background:#90caf9\"></i>data</span><span><i class=\"sw\" style=\"background:#66bb6a\"></i>committed transaction</span><span><i class=\"sw\" style=\"background:#bdbdbd\"></i>aborted transaction</span><span><i class=\"sw\" style=\"background:#ef5350\"></i>open transaction</span><span>▲ COMMIT / ▼ ABORT marker</span><span>● finding (hover for details)</span><span>┆ LSO / LEO</span><span style=\"color:#1565c0\">◆ a group's committed offset</span></p>\n";
 
 fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
     let _ = writeln!(
@@ -358,6 +362,7 @@ fn write_partition(
     p: &PartitionReport,
     fs: &[Finding],
     tl: Option<&Timeline>,
+    committed: &[(String, i64)],
 ) {
     let _ = writeln!(
         h,
@@ -371,7 +376,7 @@ fn write_partition(
         p.last_stable_offset.map_or("-".into(), |o| o.to_string()),
     );
     match tl {
-        Some(t) if t.first_offset.is_some() => svg(h, p, fs, t),
+        Some(t) if t.first_offset.is_some() => svg(h, p, fs, t, committed),
         _ => h.push_str("<p class=\"meta\">(no timeline drawn for this partition)</p>"),
     }
     let refs: Vec<&Finding> = fs.iter().collect();
@@ -386,7 +391,13 @@ const TOP: f64 = 28.0;
 const LANE: f64 = 26.0;
 
 /// The SVG timeline of one partition.
-fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
+fn svg(
+    h: &mut String,
+    p: &PartitionReport,
+    fs: &[Finding],
+    t: &Timeline,
+    committed: &[(String, i64)],
+) {
     let first = t
         .first_offset
         .unwrap_or(0)
@@ -454,6 +465,7 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
             );
         }
     }
+    svg_committed(h, committed, lanes_bottom, &x);
     // Findings pinned where they happened, labelled below the axis.
     for (k, f) in labelled.iter().enumerate() {
         let Some(o) = f.offset else { continue };
@@ -482,6 +494,26 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
     h.push_str("</svg>");
     if t.reduced {
         h.push_str("<p class=\"meta\">Timeline reduced: some producers share the last lane or neighbouring spans were merged.</p>");
+    }
+}
+
+/// The most groups' committed offsets marked on one timeline.
+const MAX_COMMITTED_MARKS: usize = 50;
+
+/// Each group's committed offset as a diamond on the offset axis (hover: the group).
+fn svg_committed(h: &mut String, committed: &[(String, i64)], axis_y: f64, x: &dyn Fn(i64) -> f64) {
+    for (group, o) in committed.iter().take(MAX_COMMITTED_MARKS) {
+        let (cx, cy) = (x(*o), axis_y);
+        let _ = write!(
+            h,
+            "<g class=\"committed\" data-group=\"{}\" data-offset=\"{o}\"><title>group {} committed offset {o}</title><path d=\"M{cx:.1} {:.1} L{:.1} {cy:.1} L{cx:.1} {:.1} L{:.1} {cy:.1} Z\" fill=\"#1565c0\" stroke=\"#fff\" stroke-width=\"0.8\"/></g>",
+            esc(group),
+            esc(group),
+            cy - 5.0,
+            cx + 4.0,
+            cy + 5.0,
+            cx - 4.0,
+        );
     }
 }
 

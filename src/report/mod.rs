@@ -2,6 +2,7 @@
 //! and human tables.
 
 pub mod client;
+pub mod consumers;
 mod decision;
 pub mod filter;
 pub mod history;

@@ -1028,12 +1028,7 @@ fn the_html_report_draws_the_leader_epochs_beside_the_producers() {
     let d = tempfile::tempdir().unwrap();
     canonical(d.path(), false);
     let r = scan(d.path());
-    use klogscan::partition::timeline;
-    let timelines: Vec<_> = r
-        .partitions
-        .iter()
-        .map(|p| timeline::collect(Path::new(&p.path), &timeline::Limits::default()).ok())
-        .collect();
+    let timelines = klogscan::request::timelines(&r);
     let mut out = Vec::new();
     klogscan::report::html::write_scan(&r, &timelines, &mut out).unwrap();
     let html = String::from_utf8(out).unwrap();

@@ -5,6 +5,8 @@
 mod common;
 
 mod bounded_windows;
+mod bundle;
+mod bundle_cli;
 mod checkpoints;
 mod cli;
 mod cli_archive;
@@ -20,6 +22,7 @@ mod cli_terminal;
 mod cli_txns_cluster;
 mod cli_verify_text;
 mod codecs;
+mod consumers;
 mod coordinator;
 mod determinism;
 mod dump_chunked;
@@ -70,6 +73,8 @@ mod snapshot_files;
 mod state_real_data;
 mod state_rules;
 mod testkit_crosscheck;
+mod tiered_dump;
+mod tiering;
 mod txn_state_history;
 mod txns;
 mod txns_memory;

@@ -6,7 +6,7 @@ use super::{ClusterHistory, load_all};
 use crate::cluster::report::ScanReport;
 use crate::discover::layout::Inventory;
 use crate::finding::{Finding, Kind, Severity};
-use crate::partition::scan::ScanOptions;
+use crate::partition::results::ScanOptions;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
