@@ -700,7 +700,7 @@ mod tests {
             Finding::new(Kind::HangingTransaction, topic, partition, "open since 21")
                 .offset(21)
                 .producer(4001, 18)
-                .evidence(json!({"coordinator": {"transactional_id": id}})),
+                .evidence(json!({"coordinator": {"verdict": "alive", "transactional_id": id}})),
         ];
         assign_ids(&mut fs);
         fs
