@@ -26,7 +26,7 @@
 //!   they contain; [`partition::walked`] the data a partition's walk keeps for the cluster
 //!   checks.
 //! * [`finding`]: [`Finding`], [`Kind`], [`Severity`].
-//! * [`partition::verify`] cross-examines a partition's other files (indexes, transaction
+//! * [`verify`] cross-examines a partition's other files (indexes, transaction
 //!   indexes, producer snapshots, checkpoints) and predicts what a broker's log loader does on
 //!   restart.
 //! * [`read::format`] is the zero-copy format layer (no I/O, no per-batch allocation; the
@@ -35,7 +35,7 @@
 //!   partition directories and their files, [`discover::archive`] reads broker archives.
 //! * [`report`] renders reports as the CLI does (table, JSON, JSON Lines, HTML);
 //!   [`escape`] makes untrusted text safe for a terminal or JSON; [`dump`] prints files as
-//!   `kafka-dump-log.sh` does; [`cluster::groups`] replays `__consumer_offsets` as the group
+//!   `kafka-dump-log.sh` does; [`partition::groups`] replays `__consumer_offsets` as the group
 //!   coordinator loads it; [`cluster::coordinator`] the transaction coordinator's view of
 //!   `__transaction_state`.
 //!
