@@ -397,3 +397,6 @@ mod sgr_tests {
         );
     }
 }
+
+mod shell;
+pub use shell::{ShellArgs, is_topic_name, shell_quote};

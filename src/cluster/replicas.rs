@@ -199,7 +199,7 @@ pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
     })
 }
 
-fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
+pub(crate) fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
     let bytes = segment::load(
         p.partition_metadata.as_ref()?,
         FileClass::Checkpoint,

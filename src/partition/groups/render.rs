@@ -14,7 +14,12 @@ fn esc(s: &str) -> String {
 pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::NOTHING);
-    t.set_header(vec![
+    // Groups of several clusters: a CLUSTER column first (the same group id in two
+    // clusters is two groups).
+    let clusters: std::collections::BTreeSet<&Option<String>> =
+        groups.iter().map(|g| &g.cluster_id).collect();
+    let with_cluster = clusters.len() > 1;
+    let mut header = vec![
         "GROUP",
         "TYPE",
         "STATE",
@@ -25,7 +30,11 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
         "TOPOLOGY",
         "DESCRIPTION(STORED/FAILED)",
         "PARTITION",
-    ]);
+    ];
+    if with_cluster {
+        header.insert(0, "CLUSTER");
+    }
+    t.set_header(header);
     for g in groups {
         let state = match g.state {
             GroupState::Live if g.simple => "live (offsets only)",
@@ -45,7 +54,7 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
         } else {
             "-".into()
         };
-        t.add_row(vec![
+        let mut row = vec![
             esc(&g.group_id),
             g.group_type.as_str().to_string(),
             state.to_string(),
@@ -60,15 +69,19 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
             topology,
             description,
             g.partition.to_string(),
-        ]);
+        ];
+        if with_cluster {
+            row.insert(0, g.cluster_id.as_deref().map_or_else(|| "?".into(), esc));
+        }
+        t.add_row(row);
     }
     writeln!(out, "{t}")?;
     writeln!(out, "{} group(s)", groups.len())
 }
 
-/// `{"groups":[…]}` with every field of every group.
+/// `{"klogscan_groups": 1, "groups":[…]}` with every field of every group.
 pub fn write_json(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
-    let v = serde_json::json!({ "groups": groups });
+    let v = serde_json::json!({ "klogscan_groups": 1, "groups": groups });
     crate::escape::write_pretty_json(&mut *out, &v)?;
     writeln!(out)
 }
