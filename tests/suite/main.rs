@@ -5,6 +5,8 @@
 mod common;
 
 mod bounded_windows;
+mod bundle;
+mod bundle_cli;
 mod checkpoints;
 mod cli;
 mod cli_archive;
