@@ -218,3 +218,58 @@ fn an_archives_temporary_directory_goes_with_the_process_however_it_ends() {
         }
     }
 }
+
+/// `scan -L` over a directory holding a symlink to `/` does not walk the host: the link is
+/// named and not followed (exit 2, incomplete), the partitions are analysed, a symlink to
+/// the directory itself is walked once, and one to a sibling broker's directory is followed.
+/// Bounded by a CPU-time limit, never by a clock.
+#[test]
+fn following_symlinks_never_walks_the_host() {
+    use std::os::unix::process::CommandExt;
+    let t = tempfile::tempdir().unwrap();
+    let data = t.path().join("data");
+    let other = t.path().join("other");
+    for (dir, topic) in [(&data, "a"), (&other, "b")] {
+        let mut b = klogscan::testkit::PartitionBuilder::new(topic, 0);
+        b.append(klogscan::testkit::Batch::new(klogscan::testkit::Producer::PLAIN).values(["v"]));
+        b.write(dir).unwrap();
+    }
+    std::os::unix::fs::symlink("/", data.join("host")).unwrap();
+    std::os::unix::fs::symlink(&data, data.join("self")).unwrap();
+    std::os::unix::fs::symlink(&other, data.join("sibling")).unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_klogscan"));
+    cmd.args(["scan", "-L", "--format", "json"])
+        .arg(&data)
+        .stdin(std::process::Stdio::null());
+    // SAFETY: only setrlimit (async-signal-safe) between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let r = libc::rlimit {
+                rlim_cur: 30,
+                rlim_max: 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_CPU, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{:?} {err}", out.status);
+    assert!(
+        err.contains("host: symlink to / not followed: it holds the input"),
+        "{err}"
+    );
+    // The link to the input itself is walked once, silently.
+    assert!(!err.contains("self"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut topics: Vec<&str> = v["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["topic"].as_str().unwrap())
+        .collect();
+    topics.sort();
+    assert_eq!(topics, ["a", "b"], "{v}");
+}

@@ -7,6 +7,9 @@ use std::collections::{HashMap, HashSet};
 /// Maximum directory depth searched below each given path.
 pub const MAX_DEPTH: usize = 24;
 
+/// Directories listed at most in one discovery (a followed symlink can lead anywhere).
+pub const MAX_DIRS: usize = 1_000_000;
+
 #[derive(Debug)]
 struct Entry {
     name: String,
@@ -22,7 +25,9 @@ pub struct DiscoverOptions {
     /// Follow symlinks met during the walk (`--follow`, like `rg -L`). Off by default: a
     /// symlink inside the evidence (`data -> /`, `data -> ../other-broker`) would make
     /// files outside the given roots look like the evidence's own. Paths given
-    /// explicitly are always followed.
+    /// explicitly are always followed. Even when following, a symlink to a directory above
+    /// the input, or to another file system, is not walked (said as an error), and a
+    /// discovery lists at most [`MAX_DIRS`] directories.
     pub follow_symlinks: bool,
 }
 
@@ -64,6 +69,11 @@ struct Walker {
     log_dir_index: HashMap<PathBuf, usize>,
     /// Canonical paths of log dirs (same order as `inv.log_dirs`).
     log_dir_canon: Vec<PathBuf>,
+    /// The input being walked: its file system's device and canonical path (followed
+    /// symlinks stay on that file system and below it).
+    root: Option<(u64, PathBuf)>,
+    /// Directories listed so far (bounded by [`MAX_DIRS`]).
+    listed: usize,
 }
 
 impl Walker {
@@ -83,7 +93,41 @@ impl Walker {
         self.full.len() + self.reached + self.partial.len() + self.inv.log_dirs.len()
     }
 
+    /// Why a followed symlink to the directory `target_meta` is not walked: it leads above
+    /// the input (`data -> /` would walk the whole host), or to another file system than
+    /// the input's. (One to the input itself is walked once: directories are visited once.)
+    fn symlink_refusal(&self, link: &Path, target_meta: &std::fs::Metadata) -> Option<String> {
+        let (root_dev, root) = self.root.as_ref()?;
+        let target = std::fs::canonicalize(link).ok()?;
+        if root.starts_with(&target) && *root != target {
+            return Some(format!(
+                "symlink to {} not followed: it holds the input (following it would walk the tree the evidence is in)",
+                target.display()
+            ));
+        }
+        #[cfg(unix)]
+        if std::os::unix::fs::MetadataExt::dev(target_meta) != *root_dev {
+            return Some(format!(
+                "symlink to {} not followed: another file system than the input's",
+                target.display()
+            ));
+        }
+        #[cfg(not(unix))]
+        let _ = (target_meta, root_dev);
+        None
+    }
+
     fn list(&mut self, dir: &Path) -> Option<Vec<Entry>> {
+        self.listed += 1;
+        if self.listed > MAX_DIRS {
+            if self.listed == MAX_DIRS + 1 {
+                self.error(
+                    dir,
+                    format_args!("not searched: more than {MAX_DIRS} directories listed (this one and any after it)"),
+                );
+            }
+            return None;
+        }
         let rd = match std::fs::read_dir(dir) {
             Ok(rd) => rd,
             Err(e) => {
@@ -128,6 +172,13 @@ impl Walker {
                     continue;
                 }
                 Ok(ft) if ft.is_symlink() => match std::fs::metadata(&path) {
+                    Ok(m)
+                        if m.is_dir()
+                            && let Some(why) = self.symlink_refusal(&path, &m) =>
+                    {
+                        self.error(&path, why);
+                        continue;
+                    }
                     Ok(m) => Ok(m.file_type()),
                     Err(e) => Err(format!("cannot follow symlink: {e}")),
                 },
@@ -462,6 +513,11 @@ pub fn discover_with(paths: &[PathBuf], opts: DiscoverOptions) -> Inventory {
             }
         };
         if meta.is_dir() {
+            #[cfg(unix)]
+            let dev = std::os::unix::fs::MetadataExt::dev(&meta);
+            #[cfg(not(unix))]
+            let dev = 0;
+            w.root = std::fs::canonicalize(p).ok().map(|c| (dev, c));
             let seen = std::fs::canonicalize(p).is_ok_and(|c| w.visited.contains(&c));
             // An input that adds no partition and no log dir, and had no read error, is not
             // Kafka data.
