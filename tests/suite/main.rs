@@ -35,6 +35,7 @@ mod hardening_bigbatch;
 mod hardening_bigentry_readers;
 mod hardening_output;
 mod html_chromium;
+mod html_labels;
 mod html_scale;
 mod identity;
 mod identity_compaction;
