@@ -2,8 +2,10 @@
 //! and human tables.
 
 pub mod client;
+pub mod consumers;
 mod decision;
 pub mod filter;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod jsonl;

@@ -11,6 +11,7 @@ use super::client;
 use super::filter::finding_time;
 use super::format_ms;
 use super::style::wrap;
+use crate::finding::evidence::{self, CoordinatorJoint, OpenTxnJoint, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
 use crate::results::ScanReport;
 use serde::Serialize;
@@ -177,8 +178,8 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
     });
     let summary = match stuck {
         Some(h) => {
-            let lso = h.evidence["last_stable_offset"]
-                .as_i64()
+            let lso = evidence::read::<OpenTxnJoint>(h)
+                .last_stable_offset
                 .or(h.offset)
                 .map_or("?".to_string(), |o| o.to_string());
             let who = match (h.producer_id, h.producer_epoch) {
@@ -218,8 +219,8 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
             let mut s = c.short();
             if c.consumers
                 .is_some_and(|t| t.contains("last stable offset"))
-                && let Some(o) = findings[i].evidence["last_stable_offset"]
-                    .as_i64()
+                && let Some(o) = evidence::read::<OpenTxnJoint>(&findings[i])
+                    .last_stable_offset
                     .or(findings[i].offset)
             {
                 s = s.replace("at the last stable offset", &format!("at offset {o}"));
@@ -241,10 +242,10 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
                 commands.push(format!(
                     "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {topic} --partition {part}"
                 ));
-                if let Some(id) = f.evidence["coordinator"]["transactional_id"].as_str() {
+                if let Some(id) = CoordinatorJoint::of(f).and_then(|c| c.transactional_id) {
                     commands.push(format!(
                         "kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}",
-                        args.value(id, "transactional-id", "the transactional id")
+                        args.value(&id, "transactional-id", "the transactional id")
                     ));
                 }
                 commands.push(format!(
@@ -288,9 +289,9 @@ const MAX_CHAIN: usize = 8;
 fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
     let of = |k: Kind| g.iter().map(|&i| &findings[i]).find(|f| f.kind == k);
     if let Some(z) = of(Kind::ZombieWrite) {
-        let fenced = z.evidence["marker"]["producer_epoch"]
-            .as_i64()
-            .map_or(String::new(), |e| format!(" at epoch {e}"));
+        let fenced = evidence::read::<ZombieJoint>(z)
+            .marker
+            .map_or(String::new(), |m| format!(" at epoch {}", m.producer_epoch));
         return format!(
             ": zombie producer {}@{} wrote after being fenced{fenced} (KAFKA-9144)",
             z.producer_id.unwrap_or(-1),
@@ -303,10 +304,16 @@ fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
     if let Some(r) = of(Kind::ProducerEpochRegression) {
         return format!(": {}", r.message);
     }
-    match findings[g[0]].evidence["coordinator"]["verdict"].as_str() {
-        Some(v) => format!(" (coordinator: {v})"),
+    match CoordinatorJoint::of(&findings[g[0]]) {
+        Some(c) => format!(" (coordinator: {})", c.verdict),
         None => " that no marker closes".into(),
     }
+}
+
+/// Text from the data (names, ids, messages quoting them) for a text output, control
+/// characters escaped ([`crate::escape`]): no terminal command, no forged line.
+fn esc(s: &str) -> String {
+    crate::escape::text(s).into_owned()
 }
 
 /// Write the triage summary (nothing when there is no incident).
@@ -351,9 +358,9 @@ fn write_blocks(
             w,
             "\n{} {}",
             style.heading(&tag, Some(inc.severity)),
-            wrap(&inc.summary, width, tag.len() + 1, 4)
+            wrap(&esc(&inc.summary), width, tag.len() + 1, 4)
         )?;
-        writeln!(w, "    partitions: {}", inc.partitions.join(", "))?;
+        writeln!(w, "    partitions: {}", esc(&inc.partitions.join(", ")))?;
         if let Some(s) = inc.since {
             let last = inc
                 .last_seen
@@ -368,7 +375,7 @@ fn write_blocks(
             root.id,
             root.message
         );
-        writeln!(w, "    root cause: {}", wrap(&line, width, 16, 16))?;
+        writeln!(w, "    root cause: {}", wrap(&esc(&line), width, 16, 16))?;
         if inc.members.len() > 1 {
             let mut chain: Vec<String> = inc.members[1..]
                 .iter()
@@ -388,7 +395,7 @@ fn write_blocks(
             writeln!(w, "    then:       {}", wrap(&line, width, 16, 16))?;
         }
         if !inc.clients.is_empty() {
-            let line = inc.clients.join("; ");
+            let line = esc(&inc.clients.join("; "));
             writeln!(w, "    clients:    {}", wrap(&line, width, 16, 16))?;
         }
         if let Some(d) = &inc.decision {
@@ -397,12 +404,13 @@ fn write_blocks(
         for (k, c) in inc.commands.iter().enumerate() {
             writeln!(
                 w,
-                "    {}{c}",
+                "    {}{}",
                 if k == 0 {
                     "fix:        "
                 } else {
                     "            "
-                }
+                },
+                esc(c)
             )?;
         }
         for n in &inc.notes {
@@ -412,12 +420,13 @@ fn write_blocks(
             for (k, a) in inc.advice.iter().enumerate() {
                 writeln!(
                     w,
-                    "    {}{a}",
+                    "    {}{}",
                     if k == 0 {
                         "fix:        "
                     } else {
                         "            "
-                    }
+                    },
+                    esc(a)
                 )?;
             }
         }
@@ -485,7 +494,7 @@ pub fn write_hanging(rows: &[HangingRow], w: &mut dyn Write) -> io::Result<()> {
     let cells: Vec<Vec<String>> = std::iter::once(HANGING_HEADER.map(String::from).to_vec())
         .chain(rows.iter().map(|r| {
             vec![
-                r.topic.clone(),
+                esc(&r.topic),
                 r.partition.to_string(),
                 r.producer_id.to_string(),
                 r.producer_epoch.to_string(),

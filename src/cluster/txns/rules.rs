@@ -105,7 +105,9 @@ pub fn stuck_candidates(inputs: &TxnInputs, coord: &[CoordTxn]) -> Vec<usize> {
         .into_values()
         .filter(|&ci| {
             let c = &coord[ci];
-            if !matches!(c.state, TxnState::PrepareCommit | TxnState::PrepareAbort) {
+            // A tombstone ended the id's history: the coordinator's load drops it and
+            // re-sends nothing.
+            if c.removed || !matches!(c.state, TxnState::PrepareCommit | TxnState::PrepareAbort) {
                 return false;
             }
             let log = &inputs.coordinator[c.log];

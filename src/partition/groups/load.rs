@@ -64,10 +64,44 @@ pub(crate) fn replay_for(topic: &str, partition: i32, path: &str) -> Option<Repl
     (topic == CONSUMER_OFFSETS_TOPIC).then(|| Replay::new(partition, path))
 }
 
-/// End the replay and keep only what the cluster check reads: its anomalies.
-pub(crate) fn finish_anomalies(mut r: Replay) -> Vec<crate::partition::walked::GroupAnomaly> {
+/// End the replay and keep only what the cluster checks read: its anomalies, and its
+/// groups and committed offsets ([`group_offsets`]).
+pub(crate) fn finish_anomalies(
+    mut r: Replay,
+) -> (
+    Vec<crate::partition::walked::GroupAnomaly>,
+    crate::partition::walked::GroupOffsets,
+) {
     r.finish();
-    r.anomalies
+    let offsets = group_offsets(&r);
+    (r.anomalies, offsets)
+}
+
+/// The live groups of a finished replay and their committed offsets, applied and pending.
+pub fn group_offsets(r: &Replay) -> crate::partition::walked::GroupOffsets {
+    use crate::partition::walked::{GroupCommit, GroupOffsets};
+    let commit = |group: &str, c: &super::model::Committed, pending: Option<i64>| GroupCommit {
+        group: group.to_string(),
+        commit: c.clone(),
+        pending_producer: pending,
+    };
+    let mut commits: Vec<GroupCommit> = r
+        .groups
+        .values()
+        .flat_map(|g| g.offsets.iter().map(|c| commit(&g.group_id, c, None)))
+        .collect();
+    commits.extend(
+        r.pending_commits()
+            .map(|(pid, g, c)| commit(g, c, Some(pid))),
+    );
+    GroupOffsets {
+        groups: r
+            .groups
+            .values()
+            .map(|g| (g.group_id.clone(), g.group_type.as_str().to_string()))
+            .collect(),
+        commits,
+    }
 }
 
 pub(crate) fn is_offsets_dir(p: &PartitionDir) -> bool {

@@ -87,18 +87,9 @@ pub struct Topology {
     pub offset: i64,
 }
 
-/// One committed offset.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Committed {
-    pub topic: String,
-    pub partition: i32,
-    pub offset: i64,
-    pub leader_epoch: i32,
-    pub metadata: String,
-    pub commit_timestamp: i64,
-    /// Offset of the record in `__consumer_offsets`.
-    pub record_offset: i64,
-}
+/// One committed offset (defined with the walk's results, which keep them for the
+/// consumer view).
+pub use crate::partition::walked::Committed;
 
 /// KIP-1331 state of a streams group's topology description.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

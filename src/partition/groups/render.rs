@@ -4,6 +4,12 @@
 use super::model::{Group, GroupState};
 use std::io::{self, Write};
 
+/// Text from the data (group, member, client ids, hosts, topic names), control
+/// characters escaped ([`crate::escape`]): no terminal command, no forged line.
+fn esc(s: &str) -> String {
+    crate::escape::text(s).into_owned()
+}
+
 /// One line per group.
 pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
     let mut t = comfy_table::Table::new();
@@ -49,7 +55,7 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
             "-".into()
         };
         let mut row = vec![
-            g.group_id.clone(),
+            esc(&g.group_id),
             g.group_type.as_str().to_string(),
             state.to_string(),
             g.epoch.to_string(),
@@ -65,7 +71,7 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
             g.partition.to_string(),
         ];
         if with_cluster {
-            row.insert(0, g.cluster_id.clone().unwrap_or_else(|| "?".into()));
+            row.insert(0, g.cluster_id.as_deref().map_or_else(|| "?".into(), esc));
         }
         t.add_row(row);
     }
@@ -105,19 +111,19 @@ pub fn write_members_table(groups: &[Group], out: &mut dyn Write) -> io::Result<
                 .get(&m.member_id)
                 .map_or("-".to_string(), |a| a.join(","));
             t.add_row(vec![
-                g.group_id.clone(),
+                esc(&g.group_id),
                 g.group_type.as_str().to_string(),
-                m.member_id.clone(),
-                m.instance_id.clone().unwrap_or_else(|| "-".into()),
-                m.client_id.clone(),
-                m.client_host.clone(),
+                esc(&m.member_id),
+                m.instance_id.as_deref().map_or_else(|| "-".into(), esc),
+                esc(&m.client_id),
+                esc(&m.client_host),
                 m.member_epoch.to_string(),
                 if m.assigned.is_empty() {
                     "-".into()
                 } else {
-                    m.assigned.join(",")
+                    esc(&m.assigned.join(","))
                 },
-                target,
+                esc(&target),
             ]);
         }
     }

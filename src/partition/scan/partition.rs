@@ -447,6 +447,7 @@ pub(super) fn scan_partition(
         partially_read: false,
         recovery: recovery::SegmentPlan::default(),
         index_verdicts: Vec::new(),
+        tiered: None,
     };
     let pending_snapshots: Vec<i64> = if opts.capture_snapshots {
         let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
@@ -528,8 +529,9 @@ pub(super) fn scan_partition(
         report.snapshot_states.push((n, replay.producers()));
     }
     if let Some(g) = groups {
-        report.cluster_inputs.group_anomalies =
-            Some(crate::partition::groups::load::finish_anomalies(g));
+        let (anomalies, offsets) = crate::partition::groups::load::finish_anomalies(g);
+        report.cluster_inputs.group_anomalies = Some(anomalies);
+        report.cluster_inputs.group_offsets = Some(offsets);
     }
     report.cluster_inputs.finish();
     apply_recovery(
