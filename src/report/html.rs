@@ -449,19 +449,37 @@ fn svg(
     if epochs_row == 1 {
         svg_epochs(h, p, TOP + LANE * t.lanes.len().max(1) as f64, end, &x);
     }
-    // LSO and LEO.
-    for (name, v, color) in [
-        ("LSO", p.last_stable_offset, "#c62828"),
-        ("LEO", p.log_end_offset, "#555"),
-    ] {
+    // LSO and LEO: one label when they are equal (every healthy partition), else each
+    // label on its own side when their lines are close; never past the picture's edges.
+    let (lso, leo) = (p.last_stable_offset, p.log_end_offset);
+    let close = matches!((lso, leo), (Some(a), Some(b)) if (x(a) - x(b)).abs() < 70.0);
+    for (name, v, color) in [("LSO", lso, "#c62828"), ("LEO", leo, "#555")] {
         if let Some(o) = v {
             let lx = x(o);
+            let text = match (name, lso == leo) {
+                ("LSO", true) => format!("LSO = LEO {o}"),
+                ("LEO", true) => String::new(),
+                _ => format!("{name} {o}"),
+            };
+            let side = match (close && lso != leo, name) {
+                (true, "LSO") => Side::Left,
+                (true, _) => Side::Right,
+                _ => Side::Centre,
+            };
+            let (tx, anchor) = label_at(lx, text.chars().count(), side);
+            let label = if text.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "<text x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"{color}\">{text}</text>",
+                    TOP - 11.0
+                )
+            };
             let _ = write!(
                 h,
-                "<g class=\"{}\" data-offset=\"{o}\"><line x1=\"{lx:.1}\" y1=\"{:.1}\" x2=\"{lx:.1}\" y2=\"{lanes_bottom}\" stroke=\"{color}\" stroke-dasharray=\"4 3\"/><text x=\"{lx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"{color}\">{name} {o}</text><title>{name}: {o}</title></g>",
+                "<g class=\"{}\" data-offset=\"{o}\"><line x1=\"{lx:.1}\" y1=\"{:.1}\" x2=\"{lx:.1}\" y2=\"{lanes_bottom}\" stroke=\"{color}\" stroke-dasharray=\"4 3\"/>{label}<title>{name}: {o}</title></g>",
                 name.to_lowercase(),
                 TOP - 8.0,
-                TOP - 11.0,
             );
         }
     }
@@ -473,9 +491,20 @@ fn svg(
         let fy = lane_y(f.producer_id).map_or(TOP - 4.0, |y| y + 12.0) + (k % 3) as f64 * 3.0;
         let ly = lanes_bottom + 30.0 + 15.0 * k as f64;
         let color = sev_color(f.severity);
+        let text = format!(
+            "{} @{o}{}",
+            f.kind.id(),
+            f.producer_id.map_or(String::new(), |p| format!(
+                " (producer {p}@{})",
+                f.producer_epoch.unwrap_or(-1)
+            )),
+        );
+        // Right of the pin, or left of it when it would run past the right edge (a
+        // finding at the log end).
+        let (tx, anchor) = label_at(fx, text.chars().count(), Side::Right);
         let _ = write!(
             h,
-            "<g class=\"finding {}\" data-kind=\"{}\" data-offset=\"{o}\" data-id=\"{}\"><title>{} {} at offset {o}: {}</title><line x1=\"{fx:.1}\" y1=\"{fy:.1}\" x2=\"{fx:.1}\" y2=\"{:.1}\" stroke=\"{color}\" stroke-width=\"0.6\" stroke-dasharray=\"2 2\"/><circle cx=\"{fx:.1}\" cy=\"{fy:.1}\" r=\"5\" fill=\"{color}\" stroke=\"#fff\" stroke-width=\"1\"/><text x=\"{:.1}\" y=\"{ly:.1}\" fill=\"{color}\">{} @{o}{}</text></g>",
+            "<g class=\"finding {}\" data-kind=\"{}\" data-offset=\"{o}\" data-id=\"{}\"><title>{} {} at offset {o}: {}</title><line x1=\"{fx:.1}\" y1=\"{fy:.1}\" x2=\"{fx:.1}\" y2=\"{:.1}\" stroke=\"{color}\" stroke-width=\"0.6\" stroke-dasharray=\"2 2\"/><circle cx=\"{fx:.1}\" cy=\"{fy:.1}\" r=\"5\" fill=\"{color}\" stroke=\"#fff\" stroke-width=\"1\"/><text x=\"{tx:.1}\" y=\"{ly:.1}\" text-anchor=\"{anchor}\" fill=\"{color}\">{}</text></g>",
             f.severity,
             esc(f.kind.id()),
             esc(&f.id),
@@ -483,17 +512,38 @@ fn svg(
             esc(f.kind.id()),
             esc(&f.message),
             ly - 10.0,
-            fx + 6.0,
-            esc(f.kind.id()),
-            f.producer_id.map_or(String::new(), |p| format!(
-                " (producer {p}@{})",
-                f.producer_epoch.unwrap_or(-1)
-            )),
+            esc(&text),
         );
     }
     h.push_str("</svg>");
     if t.reduced {
         h.push_str("<p class=\"meta\">Timeline reduced: some producers share the last lane or neighbouring spans were merged.</p>");
+    }
+}
+
+/// Width of one character of the timeline's labels, generously (system-ui at the SVG's
+/// default 16 px is 7–9 px for these ASCII labels).
+const CHAR_W: f64 = 9.0;
+
+/// Where a label goes relative to the point it names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Left,
+    Centre,
+    Right,
+}
+
+/// The `x` and `text-anchor` of a label of `chars` characters at `x` on `side`, moved to
+/// the other side (or anchored at the edge) when it would run past the picture's edges.
+fn label_at(x: f64, chars: usize, side: Side) -> (f64, &'static str) {
+    let w = chars as f64 * CHAR_W;
+    let (lo, hi) = (2.0, W - 2.0);
+    match side {
+        Side::Right if x + 6.0 + w <= hi => (x + 6.0, "start"),
+        Side::Left if x - 6.0 - w >= lo => (x - 6.0, "end"),
+        Side::Centre if x - w / 2.0 >= lo && x + w / 2.0 <= hi => (x, "middle"),
+        _ if x + w / 2.0 > hi || (side == Side::Right) => ((x - 6.0).max(lo + w), "end"),
+        _ => ((x + 6.0).min(hi - w), "start"),
     }
 }
 

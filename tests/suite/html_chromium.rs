@@ -127,7 +127,15 @@ fn chromium_renders_the_timeline_with_the_zombie_pinned() {
     };
     let work = tempfile::tempdir().unwrap();
     let page = work.path().join("report.html");
-    std::fs::write(&page, html_report(&[])).unwrap();
+    // The browser measures every timeline label (getBBox) against its picture's width and
+    // writes the labels that run past an edge into the DOM.
+    let measure = "<script>window.addEventListener('load',()=>{const out=[];\
+        for(const svg of document.querySelectorAll('svg.timeline')){\
+        const w=svg.viewBox.baseVal.width;for(const t of svg.querySelectorAll('text')){\
+        const b=t.getBBox();if(b.x<0||b.x+b.width>w)out.push(t.textContent);}}\
+        document.body.setAttribute('data-labels-outside',JSON.stringify(out));});</script>";
+    let report = html_report(&[]).replace("</body>", &format!("{measure}</body>"));
+    std::fs::write(&page, report).unwrap();
 
     let dom = run_chromium(
         &bin,
@@ -136,6 +144,17 @@ fn chromium_renders_the_timeline_with_the_zombie_pinned() {
         &page,
     );
     assert!(dom.contains("</html>"), "no DOM from chromium: {dom}");
+    // Every label inside its timeline's picture.
+    assert!(
+        dom.contains("data-labels-outside=\"[]\""),
+        "labels past the edge: {}",
+        dom.split("data-labels-outside=")
+            .nth(1)
+            .unwrap_or("not measured")
+            .chars()
+            .take(300)
+            .collect::<String>()
+    );
     // The zombie's marker: a finding group in the SVG, labelled, with hover text.
     let zombie = dom
         .find("<g class=\"finding error\" data-kind=\"zombie_write\" data-offset=\"21\"")

@@ -41,6 +41,7 @@ mod hardening_inputs;
 mod hardening_output;
 mod hardening_sparse;
 mod html_chromium;
+mod html_labels;
 mod html_scale;
 mod identity;
 mod identity_compaction;

@@ -68,7 +68,7 @@ impl SegmentPlan {
     }
 }
 
-/// See [`SegmentPlan::fate`]. Serialized (snake_case) in the `recovery` evidence of
+/// What recovery does to a damaged byte (`SegmentPlan::fate`). Serialized (snake_case) in the `recovery` evidence of
 /// integrity findings ([`DamageFate`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
