@@ -2,8 +2,8 @@
 //! and human tables.
 
 pub mod client;
-mod decision;
 pub mod consumers;
+mod decision;
 pub mod filter;
 pub mod history;
 pub mod html;

@@ -8,11 +8,11 @@ use klogscan::cluster::leadership::{self, Choice, ClusterHistory, MetaEntry, Met
 use klogscan::discover::layout;
 use klogscan::finding::{Finding, Kind, Severity, Source};
 use klogscan::partition::scan::ScanOptions;
-use klogscan::results::ScanReport;
 use klogscan::read::format::metadata::{
     BrokerRegistrationChange, MetaRecord, PartitionChange, PartitionRecord, RESOURCE_TOPIC,
     RegisterBroker, decode_record,
 };
+use klogscan::results::ScanReport;
 use klogscan::testkit::files::{LogDirBuilder, topic_id_for};
 use klogscan::testkit::metadata::{MetadataLogBuilder, encode, encode_at};
 use klogscan::testkit::scenario::{Batch, PartitionBuilder, Producer};
