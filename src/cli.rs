@@ -63,6 +63,15 @@ pub enum Command {
     /// leaders, leader epochs, ISR, ELR and recovery state, and each election's choice.
     #[command(after_help = help::HISTORY)]
     History(HistoryArgs),
+
+    /// Run the per-partition stage over one broker's log dirs and write an evidence bundle
+    /// (read-only on the data; user topics' keys and values stay out of it).
+    #[command(after_help = help::COLLECT)]
+    Collect(CollectArgs),
+    /// Merge evidence bundles from `collect` into the report `scan` gives over all their
+    /// directories on one machine (same output options as scan).
+    #[command(after_help = help::MERGE)]
+    Merge(ScanArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = help::COMPLETIONS)]
     Completions { shell: clap_complete::Shell },
@@ -279,6 +288,11 @@ pub struct ScanArgs {
     /// the command line are always followed.
     #[arg(long, short = 'L')]
     pub follow: bool,
+    /// The tiered storage's remote segments: a directory in Kafka's `LocalTieredStorage`
+    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself).
+    /// Checked against the `__remote_log_metadata` records.
+    #[arg(long, value_name = "DIR")]
+    pub remote_storage: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -326,6 +340,9 @@ pub struct DumpArgs {
     /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
     #[arg(long)]
     pub cluster_metadata_decoder: bool,
+    /// Decode `__remote_log_metadata` records (tiered storage; implies --print-data-log).
+    #[arg(long)]
+    pub remote_log_metadata_decoder: bool,
     /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
     #[arg(long)]
     pub legacy_decoder_text: bool,
@@ -367,7 +384,8 @@ pub enum DumpOutFormat {
 
 /// The command line as parsed, completed and documented: each command's `--format` offers
 /// (in `--help`, completions and the man page) and accepts only the formats it prints —
-/// `scan` every one, `producers`, `txns`, `verify` and `groups` `table` and `json`.
+/// `scan` and `merge` every one; `producers`, `txns`, `verify`, `groups`, `consumers` and
+/// `history` `table` and `json`.
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
     use clap::builder::{PossibleValuesParser, TypedValueParser};
@@ -381,7 +399,14 @@ pub fn command() -> clap::Command {
             .map(|s| OutFormat::from_str(&s, false).unwrap_or(OutFormat::Table))
     };
     let mut cmd = Cli::command();
-    for sub in ["producers", "txns", "verify", "groups"] {
+    for sub in [
+        "producers",
+        "txns",
+        "verify",
+        "groups",
+        "consumers",
+        "history",
+    ] {
         let parser = only(&["table", "json"]);
         cmd = cmd.mut_subcommand(sub, |c| c.mut_arg("format", |a| a.value_parser(parser)));
     }
@@ -392,4 +417,49 @@ pub fn command() -> clap::Command {
 pub fn parse() -> Cli {
     use clap::FromArgMatches;
     Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit())
+}
+
+/// `collect`: the per-partition options of `scan` (they shape the results: every broker of
+/// one merge is collected with the same), and where the bundle goes.
+#[derive(Args)]
+pub struct CollectArgs {
+    /// One broker's log dirs (its `log.dirs`), or anything `scan` takes.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The bundle to write (as FILE.partial first, renamed once complete).
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
+    /// Reference time for the hanging-transaction rule (epoch ms or RFC 3339).
+    #[arg(long, value_parser = report::parse_time)]
+    pub now: Option<i64>,
+    /// A transaction open longer than this is hanging.
+    #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
+    pub hanging_after: i64,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Skip batch CRC verification.
+    #[arg(long)]
+    pub no_crc: bool,
+    /// Decode records (decompressing) and check record-level structure.
+    #[arg(long)]
+    pub deep: bool,
+    /// Read at most this many bytes of each segment.
+    #[arg(long)]
+    pub max_bytes: Option<u64>,
+    /// Cap on one batch's decompressed size.
+    #[arg(long, default_value_t = klogscan::read::format::codec::DEFAULT_MAX_DECOMPRESSED)]
+    pub max_decompressed: usize,
+    /// Topics to treat as compacted.
+    #[arg(long, value_delimiter = ',')]
+    pub compacted: Vec<String>,
+    /// Budget of decompressed bytes per segment.
+    #[arg(long, default_value_t = klogscan::partition::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
+    pub max_decompressed_per_file: u64,
+    /// Whether sealed segments may be memory-mapped.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub mmap: MmapArg,
+    /// Follow symbolic links met during discovery.
+    #[arg(long, short = 'L')]
+    pub follow: bool,
 }

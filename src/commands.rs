@@ -238,13 +238,15 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
             || a.transaction_log_json
             || a.offsets_decoder
             || a.share_group_state_decoder
-            || a.cluster_metadata_decoder,
+            || a.cluster_metadata_decoder
+            || a.remote_log_metadata_decoder,
         print_data_log: a.print_data_log
             || a.transaction_log_decoder
             || a.transaction_log_json
             || a.offsets_decoder
             || a.share_group_state_decoder
-            || a.cluster_metadata_decoder,
+            || a.cluster_metadata_decoder
+            || a.remote_log_metadata_decoder,
         skip_record_metadata: a.skip_record_metadata,
         max_bytes: a.max_bytes,
         format,
@@ -260,6 +262,7 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
         piece_bytes: None,
         mmap: a.mmap.mode(),
         piece_text_cap: None,
+        remote_log_metadata_decoder: a.remote_log_metadata_decoder,
     };
     let stderr = io::stderr();
     // Buffered: a crafted file can make millions of stderr lines.
@@ -351,4 +354,79 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
     }
     out.flush()?;
     Ok(input_failures(&inv.input_errors, ExitCode::SUCCESS))
+}
+
+/// `collect`: write the bundle to `<out>.partial`, rename it once complete; a summary on
+/// stderr. Exit 2 when a path could not be read or no partition was found (as `scan`).
+pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
+    let mut opts = ScanOptions {
+        check_crc: !a.no_crc,
+        deep: a.deep,
+        threads: capped_threads(a.threads),
+        mmap: a.mmap.mode(),
+        max_decompressed_per_file: a.max_decompressed_per_file,
+        follow_symlinks: a.follow,
+        max_bytes: a.max_bytes,
+        max_decompressed: a.max_decompressed,
+        now_ms: a.now,
+        compacted_topics: a.compacted.clone(),
+        keep_producers: false,
+        keep_cluster_txns: false,
+        ..Default::default()
+    };
+    opts.replay.hanging_after_ms = a.hanging_after;
+    let mut partial = a.out.clone().into_os_string();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    let file = std::fs::File::create(&partial)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
+    let summary = klogscan::bundle::collect(&a.paths, &opts, BufWriter::new(file))
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
+    std::fs::rename(&partial, &a.out).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot rename {} to {}: {e}",
+            partial.display(),
+            a.out.display()
+        )
+    })?;
+    eprintln!(
+        "klogscan: {}: {} log dir(s), {} partition(s), {} batches, {} bytes of log read; bundle {} bytes",
+        klogscan::escape::path(&a.out),
+        summary.log_dirs,
+        summary.partitions,
+        summary.batches,
+        summary.bytes,
+        summary.bundle_bytes
+    );
+    if summary.partitions == 0 {
+        eprintln!("klogscan: no partition found under the given paths");
+    }
+    Ok(input_failures(
+        &summary.errors,
+        if summary.partitions == 0 {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        },
+    ))
+}
+
+/// `merge` takes bundles made with per-partition options: giving them again here would
+/// change nothing, so it is refused rather than silently ignored.
+pub(crate) fn merge_refusals(a: &ScanArgs) -> Result<()> {
+    let given = [
+        (a.no_crc, "--no-crc"),
+        (a.deep, "--deep"),
+        (a.now.is_some(), "--now"),
+        (a.max_bytes.is_some(), "--max-bytes"),
+        (!a.compacted.is_empty(), "--compacted"),
+        (a.follow, "--follow"),
+        (!a.transactional_id.is_empty(), "--transactional-id"),
+    ];
+    if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
+        anyhow::bail!(
+            "{flag} is not a merge option: per-partition options are given to `klogscan collect` (the bundles record them); --transactional-id needs the coordinator's log, use --producer-id"
+        );
+    }
+    Ok(())
 }

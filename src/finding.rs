@@ -205,6 +205,23 @@ kinds! {
     MetadataRecordUnknown = "metadata_record_unknown", Info;
     /// A metadata transaction (KIP-868) the log ends inside, or framing the loader rejects.
     MetadataTransactionIncomplete = "metadata_transaction_incomplete", Info;
+    // --- tiered storage (KIP-405) ---
+    /// Offsets between the log start and the local log start no finished remote segment holds.
+    RemoteSegmentGap = "remote_segment_gap", Error;
+    /// A remote segment left in COPY_SEGMENT_STARTED while later events follow (orphan objects).
+    RemoteCopyUnfinished = "remote_copy_unfinished", Warning;
+    /// A remote segment left in DELETE_SEGMENT_STARTED while later events follow.
+    RemoteDeleteUnfinished = "remote_delete_unfinished", Warning;
+    /// A finished remote segment outside the partition's leader-epoch lineage (never read, never expired).
+    RemoteSegmentAbandonedLineage = "remote_segment_abandoned_lineage", Warning;
+    /// `log-start-offset-checkpoint` disagrees with the remote segments.
+    RemoteLogStartMismatch = "remote_log_start_mismatch", Warning;
+    /// A finished remote segment absent from the remote storage given.
+    RemoteSegmentMissing = "remote_segment_missing", Error;
+    /// A remote segment whose objects disagree with its metadata (offsets, size).
+    RemoteSegmentMismatch = "remote_segment_mismatch", Error;
+    /// A `__remote_log_metadata` record the broker's metadata consumer cannot deserialize.
+    RemoteMetadataUndecodable = "remote_metadata_undecodable", Error;
 }
 
 impl fmt::Display for Kind {

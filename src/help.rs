@@ -124,3 +124,27 @@ pub fn write_man(mut cmd: clap::Command, w: &mut dyn std::io::Write) -> std::io:
     w.write_all(COMMANDS_NOTE.as_bytes())?;
     w.flush()
 }
+
+pub const COLLECT: &str = "\
+Writes one evidence bundle for `klogscan merge`: the broker's identity (cluster id, node id,
+log dirs), every partition's results, a fingerprint of every batch (offsets, size, CRC) for
+the replica comparison, the file inventory, the tool version and these options.
+zstd-compressed and checksummed; user topics' keys and values are not in it. Collect every
+broker of one merge with the same options. See docs/cluster.md.
+
+Examples:
+  klogscan collect /var/lib/kafka/data --out /tmp/broker-1.klb
+  klogscan collect /data/d1 /data/d2 --out broker-2.klb --now 2026-03-01T12:00:00Z";
+
+pub const MERGE: &str = "\
+Runs the cluster stage (coordinator confirmation, transactions across partitions, replica
+comparison, groups) over bundles from `klogscan collect` and prints what `klogscan scan`
+prints over all their directories on one machine. A directory argument stands for its
+*.klb files. Per-partition options (--no-crc, --deep, --now, ...) belong to collect.
+A file that is not a bundle, truncated, corrupt or of another version is an input error
+(exit 2).
+
+Examples:
+  klogscan merge broker-1.klb broker-2.klb broker-3.klb
+  klogscan merge bundles/ --format html > report.html
+  klogscan merge bundles/ --format find-hanging";

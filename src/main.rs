@@ -22,7 +22,7 @@ mod help;
 
 use cli::*;
 use commands::{
-    cmd_consumers, cmd_dump, cmd_groups, cmd_history, cmd_txns_cluster, cmd_verify,
+    cmd_collect, cmd_consumers, cmd_dump, cmd_groups, cmd_history, cmd_txns_cluster, cmd_verify,
     not_for_this_command,
 };
 
@@ -79,6 +79,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         keep_producers: false,
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
         keep_cluster_txns: false,
+        remote_storage: a.remote_storage.clone(),
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;
@@ -182,7 +183,11 @@ fn filter(a: &ScanArgs) -> Filter {
 }
 
 /// The library request the flags of `a` make.
-fn request(a: &ScanArgs, keep_producers: bool) -> Result<Request> {
+/// With `merging` (`klogscan merge`) the inputs are evidence bundles.
+fn request(a: &ScanArgs, keep_producers: bool, merging: bool) -> Result<Request> {
+    if merging {
+        commands::merge_refusals(a)?;
+    }
     let opts = ScanOptions {
         keep_producers,
         ..scan_options(a)?
@@ -191,7 +196,8 @@ fn request(a: &ScanArgs, keep_producers: bool) -> Result<Request> {
         .with_options(opts)
         .with_filter(filter(a))
         .with_transactional_ids(a.transactional_id.clone())
-        .with_timelines(a.format == OutFormat::Html))
+        .with_timelines(a.format == OutFormat::Html)
+        .with_bundles(merging))
 }
 
 /// Print the request's warnings (refused archive entries, caps) on stderr.
@@ -207,8 +213,9 @@ fn scan_shown(
     a: &ScanArgs,
     keep_producers: bool,
     stream: Option<&mut jsonl::Stream<'_>>,
+    merging: bool,
 ) -> Result<Answer> {
-    let req = request(a, keep_producers)?;
+    let req = request(a, keep_producers, merging)?;
     let answer = match stream {
         None => request::run(&req)?,
         Some(s) => {
@@ -290,7 +297,7 @@ fn scan_view(
     as_table: Render,
     keep_producers: bool,
 ) -> Result<ExitCode> {
-    let report = scan_shown(a, keep_producers, None)?.report;
+    let report = scan_shown(a, keep_producers, None, false)?.report;
     match a.format {
         OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
         OutFormat::Table => as_table(
@@ -312,18 +319,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let style = style(cli.color);
-    match cli.command {
+    // `merge` prints what `scan` prints, from bundles.
+    let (command, merging) = match cli.command {
+        Command::Merge(a) => (Command::Scan(a), true),
+        c => (c, false),
+    };
+    match command {
         Command::Scan(a) if a.format == OutFormat::Jsonl => {
             let mut w = klogscan::escape::JsonWriter::new(&mut out);
             let mut stream = jsonl::Stream::new(&mut w, a.findings_only);
-            let report = scan_shown(&a, false, Some(&mut stream))?.report;
+            let report = scan_shown(&a, false, Some(&mut stream), merging)?.report;
             stream.finish(&report)?;
             finish_scan(&report, &mut out, a.fail_on)
         }
         Command::Scan(a) => {
             let Answer {
                 report, timelines, ..
-            } = scan_shown(&a, false, None)?;
+            } = scan_shown(&a, false, None, merging)?;
             match a.format {
                 OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
                 OutFormat::Json => {
@@ -381,6 +393,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Dump(a) => cmd_dump(a, &mut out),
+        Command::Collect(a) => cmd_collect(a),
+        // Turned into `Scan` above.
+        Command::Merge(_) => Ok(ExitCode::from(2)),
     }
 }
 

@@ -1,8 +1,9 @@
 //! Stage 4, **cluster**: rules over the typed per-partition results of many partitions and
 //! brokers, joined within one cluster: the transaction coordinator's log ([`coordinator`]),
 //! transactions across partitions (`txns`), replicas of one partition (`replicas`),
-//! the groups' checks across `__consumer_offsets` partitions (`groups`), and committed
-//! offsets held against their partitions ([`consumers`]).
+//! the groups' checks across `__consumer_offsets` partitions (`groups`), committed offsets
+//! held against their partitions ([`consumers`]), and tiered storage: the
+//! `__remote_log_metadata` replay against each replica (`tiering`).
 //!
 //! Imports: the partition stage's results, the read and discover stages and the shared
 //! leaves; never the renderers.
@@ -16,5 +17,6 @@ pub mod report;
 
 crate::internal_mod! {
     mod replicas;
+    mod tiering;
     mod txns;
 }

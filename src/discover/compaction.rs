@@ -26,8 +26,9 @@ use crate::read::segment::{self, Item, ReadPolicy};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-/// The facts one `__cluster_metadata` partition copy holds.
-#[derive(Debug, Clone, Default)]
+/// The facts one `__cluster_metadata` partition copy holds (carried by evidence bundles:
+/// `Serialize + Deserialize`).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClusterMetadata {
     /// Where it was read.
     pub source: Source,
@@ -46,7 +47,7 @@ pub struct ClusterMetadata {
 /// A metadata batch whose records were not read: larger than `segment::BIG_ENTRY`.
 /// KRaft writes metadata batches of at most 8 MiB (`KafkaRaftClient`'s
 /// `MAX_BATCH_SIZE_BYTES`), so no controller wrote one this large.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NotDecoded {
     /// The file holding it (a segment or a KRaft snapshot).
     pub file: PathBuf,
@@ -220,7 +221,18 @@ pub fn load_cluster_metadata(
     inv.partitions
         .iter()
         .filter(|p| p.is_kraft_metadata() && ids.source(p).copy.is_live())
-        .map(|p| read_cluster_metadata(p, ids.source(p), max_bytes, max_decompressed))
+        .map(|p| match &inv.recorded {
+            // An inventory rebuilt from bundles: what the collect read there.
+            Some(r) => r
+                .cluster_metadata
+                .get(&p.path)
+                .and_then(|json| serde_json::from_str(json).ok())
+                .unwrap_or_else(|| ClusterMetadata {
+                    source: ids.source(p),
+                    ..Default::default()
+                }),
+            None => read_cluster_metadata(p, ids.source(p), max_bytes, max_decompressed),
+        })
         .collect()
 }
 

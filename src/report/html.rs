@@ -611,20 +611,6 @@ fn svg_lane(
     h.push_str("</g>");
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escaping() {
-        assert_eq!(
-            esc("<a href=\"x\">'&'</a>"),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
-        );
-        assert_eq!(esc("a\u{1b}b\n\u{9b}\t"), "a\\x1bb\\n\\u{9b}\\t");
-    }
-}
-
 /// The leader epochs lane: each epoch the batches were written at, from its first offset to
 /// the next epoch's (the leader changes and elections of the partition, as its replica saw
 /// them; an `unclean_leader_election` finding is pinned where its epoch starts).
@@ -654,4 +640,18 @@ fn svg_epochs(h: &mut String, p: &PartitionReport, y: f64, end: i64, x: &dyn Fn(
         }
     }
     h.push_str("</g>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping() {
+        assert_eq!(
+            esc("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+        assert_eq!(esc("a\u{1b}b\n\u{9b}\t"), "a\\x1bb\\n\\u{9b}\\t");
+    }
 }

@@ -259,6 +259,9 @@ fn write_partitions(
         if let Some(u) = &p.truncation_unknown {
             writeln!(w, "recovery of {label}: truncation unknown: {}", esc(u))?;
         }
+        if let Some(t) = &p.tiered {
+            writeln!(w, "tiered {label}: {}", tiered_line(t))?;
+        }
     }
     let s = &report.summary;
     let width = usize::from(style.width);
@@ -745,4 +748,35 @@ fn cluster_txns_table(style: &Style, rows: &[&crate::cluster::txns::ClusterTxn])
     keep_words_whole(&mut t, None);
     keep_lines_whole(&mut t, 2);
     t
+}
+
+/// `log start S; remote A..=B, C..=D (N segments); local L..=E` for a tiered partition
+/// (adjacent or overlapping remote segments merged).
+fn tiered_line(t: &crate::results::TieredRanges) -> String {
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for &(a, b) in &t.remote {
+        match merged.last_mut() {
+            Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    let remote = if merged.is_empty() {
+        "none".to_string()
+    } else {
+        merged
+            .iter()
+            .map(|(a, b)| format!("{a}..={b}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let local = match (t.local_log_start_offset, t.log_end_offset) {
+        (Some(a), Some(e)) if e > a => format!("{a}..={}", e - 1),
+        (Some(a), _) => format!("from {a} (empty)"),
+        _ => "none".to_string(),
+    };
+    format!(
+        "log start {}; remote {remote} ({} segments); local {local}",
+        opt(t.log_start_offset),
+        t.remote.len()
+    )
 }

@@ -5,6 +5,8 @@
 mod common;
 
 mod bounded_windows;
+mod bundle;
+mod bundle_cli;
 mod checkpoints;
 mod cli;
 mod cli_archive;
@@ -71,6 +73,8 @@ mod snapshot_files;
 mod state_real_data;
 mod state_rules;
 mod testkit_crosscheck;
+mod tiered_dump;
+mod tiering;
 mod txn_state_history;
 mod txns;
 mod txns_memory;

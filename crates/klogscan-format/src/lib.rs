@@ -19,6 +19,7 @@ pub mod legacy;
 pub mod metadata;
 pub mod metadata_records;
 pub mod record;
+pub mod remote_log;
 pub mod snapshot;
 pub mod txnlog;
 

@@ -3,9 +3,10 @@
 use super::elections::{Choice, Election};
 use super::loss::{self, Loss};
 use super::{ClusterHistory, load_all};
+use crate::cluster::report::ScanReport;
 use crate::discover::layout::Inventory;
 use crate::finding::{Finding, Kind, Severity};
-use crate::results::{ScanOptions, ScanReport};
+use crate::partition::results::ScanOptions;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 

@@ -11,10 +11,10 @@
 //! judged.
 
 use super::ClusterHistory;
+use crate::cluster::report::ScanReport;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::finding::{Finding, Kind};
 use crate::read::format::checkpoint::parse_leader_epoch_checkpoint;
-use crate::results::ScanReport;
 use serde::Serialize;
 use std::collections::BTreeSet;
 

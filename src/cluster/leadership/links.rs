@@ -9,9 +9,10 @@
 
 use super::ClusterHistory;
 use super::check::ElectionLink;
+use crate::cluster::report::ScanReport;
 use crate::discover::identity::same_cluster;
 use crate::finding::Kind;
-use crate::results::{PartitionReport, ScanReport};
+use crate::partition::results::PartitionReport;
 
 /// The first epoch at which two lineages differ, and the last epoch they share.
 pub(crate) fn fork(a: &[(i32, i64)], b: &[(i32, i64)]) -> Option<(Option<i32>, i32)> {

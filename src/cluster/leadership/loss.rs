@@ -11,11 +11,12 @@
 //! producers, a lower bound of acknowledged data lost.
 
 use super::elections::Election;
+use crate::cluster::report::ScanReport;
 use crate::discover::identity::same_cluster;
 use crate::discover::layout::Inventory;
 use crate::finding::Source;
+use crate::partition::results::PartitionReport;
 use crate::read::format::checkpoint::{TextFileKind, parse_offset_checkpoint};
-use crate::results::{PartitionReport, ScanReport};
 use serde::Serialize;
 
 /// A replica of a partition in the inputs.

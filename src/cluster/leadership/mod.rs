@@ -31,10 +31,10 @@ pub use elections::{Choice, Election};
 pub use load::{MetadataLog, QuorumEvent, QuorumState, SnapshotId, Undecodable};
 pub use replay::{History, MetaEntry, PartitionState, Step, Timeline};
 
+use crate::cluster::report::ScanReport;
 use crate::discover::identity::{ClusterKey, Identities};
 use crate::discover::layout::Inventory;
 use crate::finding::Source;
-use crate::results::ScanReport;
 use std::collections::BTreeMap;
 
 /// The replayed metadata log of one cluster.

@@ -447,6 +447,7 @@ pub(super) fn scan_partition(
         partially_read: false,
         recovery: recovery::SegmentPlan::default(),
         index_verdicts: Vec::new(),
+        tiered: None,
     };
     let pending_snapshots: Vec<i64> = if opts.capture_snapshots {
         let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
