@@ -147,9 +147,17 @@ pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result
     };
     let view = consumers::build(&report, &inv, &opts, &keep);
     report::client::fill(&mut report.findings);
+    // Paths inside archives are named by the archive, as every report names them.
+    for f in &mut report.findings {
+        inputs.fix_finding(f);
+    }
     let findings = render::consumer_findings(&report.findings, &keep);
     match a.format {
-        OutFormat::Json => render::write_json(&view, &findings, &mut out)?,
+        OutFormat::Json => {
+            let mut v = render::to_json(&view, &findings);
+            inputs.fix_value(&mut v);
+            render::write_value(&v, &mut out)?
+        }
         OutFormat::Table => render::write_table(&view, &findings, &mut out)?,
         other => {
             return Err(not_for_this_command(
@@ -163,7 +171,7 @@ pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result
     errors.extend(
         view.unread
             .iter()
-            .map(|(p, why)| (PathBuf::from(p), why.clone())),
+            .map(|(p, why)| (PathBuf::from(inputs.display(p)), why.clone())),
     );
     Ok(input_failures(&errors, ExitCode::SUCCESS))
 }

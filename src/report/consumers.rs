@@ -124,12 +124,21 @@ pub fn write_table(
 }
 
 /// `{"consumers": {groups, rows, pending, unmatched, unread}, "findings": […]}`.
+pub fn to_json(view: &ConsumerView, findings: &[&Finding]) -> serde_json::Value {
+    serde_json::json!({ "consumers": view, "findings": findings })
+}
+
+/// [`to_json`], written.
 pub fn write_json(
     view: &ConsumerView,
     findings: &[&Finding],
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let v = serde_json::json!({ "consumers": view, "findings": findings });
-    crate::escape::write_pretty_json(&mut *out, &v)?;
+    write_value(&to_json(view, findings), out)
+}
+
+/// A JSON document as this renderer writes it (pretty, escaped, a newline after).
+pub fn write_value(v: &serde_json::Value, out: &mut dyn Write) -> io::Result<()> {
+    crate::escape::write_pretty_json(&mut *out, v)?;
     writeln!(out)
 }

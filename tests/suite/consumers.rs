@@ -674,3 +674,40 @@ fn html_timelines_mark_each_groups_committed_offset() {
     // orders-1 has no finding, so no timeline: no mark of its commit.
     assert!(!html.contains("data-offset=\"5\"><title>group stuck"));
 }
+
+#[test]
+fn consumers_of_an_archive_name_its_members_by_the_archive() {
+    let mut log = GroupLog::new();
+    log.batch(vec![commit("stuck", "orders", 0, 4, Some(0))]);
+    let c = Cluster::new(stuck_orders(), &log, offsets_partition("stuck"), &[]);
+    // The cluster's log dir as a tar archive.
+    let out = tempfile::tempdir().unwrap();
+    let archive = out.path().join("broker1.tar");
+    let mut b = tar::Builder::new(std::fs::File::create(&archive).unwrap());
+    b.append_dir_all("data", c.path()).unwrap();
+    b.finish().unwrap();
+    drop(b);
+    let now = HOURS_LATER.to_string();
+    let args = [
+        "consumers",
+        archive.to_str().unwrap(),
+        "--format",
+        "json",
+        "--now",
+        &now,
+    ];
+    let r = crate::common::run::klogscan(&args, None, 120);
+    assert_eq!(r.code(), 0, "{}", r.err);
+    let v: Value = serde_json::from_str(&r.out).unwrap();
+    let f = v["findings"].as_array().unwrap();
+    assert_eq!(f.len(), 1, "{f:#?}");
+    let path = f[0]["source"]["path"].as_str().unwrap();
+    assert!(path.contains("broker1.tar!/data/orders-0"), "{path}");
+    let row = &v["consumers"]["rows"][0];
+    assert!(
+        row["data"]["path"]
+            .as_str()
+            .unwrap()
+            .contains("broker1.tar!/")
+    );
+}
