@@ -230,7 +230,7 @@ fn dispatch_file(
     match suffix {
         ".index" => files::dump_index(path, opts, out, err),
         ".timeindex" => files::dump_timeindex(path, opts, out, err),
-        ".txnindex" => files::dump_txnindex(path, opts, out, err).map(|()| true),
-        _ => files::dump_snapshot(path, opts, out, err).map(|()| true),
+        ".txnindex" => files::dump_txnindex(path, opts, out, err),
+        _ => files::dump_snapshot(path, opts, out, err),
     }
 }

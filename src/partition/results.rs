@@ -203,6 +203,11 @@ pub struct PartitionReport {
     /// in the recovered segments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncation_unknown: Option<String>,
+    /// This partition's entry in the log dir's `replication-offset-checkpoint` (the high
+    /// watermark as last checkpointed; `None`: no entry, no readable checkpoint, or a file
+    /// named on its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high_watermark: Option<i64>,
     /// Cluster, broker, log dir, path and copy kind of this directory (see
     /// `crate::discover::identity`); every finding of the partition carries the same.
     pub source: crate::finding::Source,
@@ -321,6 +326,10 @@ pub struct Summary {
     /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings
     /// (also counted in `findings`).
     pub non_live: crate::discover::identity::NonLiveCounts,
+    /// With filters (`--topic`, `--producer-id`, …): the partitions analysed before the
+    /// filters chose what is shown (`partitions` counts those shown). Absent without filters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysed: Option<usize>,
 }
 
 /// Findings per severity.

@@ -14,6 +14,7 @@ pub mod crc;
 pub mod error;
 pub mod groups;
 pub mod index;
+pub mod kraft;
 pub mod legacy;
 pub mod metadata;
 pub mod metadata_records;

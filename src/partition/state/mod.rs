@@ -21,14 +21,16 @@ mod opentxns;
 mod partition_rules;
 mod pidhash;
 mod table;
-mod text;
+pub(crate) mod text;
+pub(crate) use text::abort_command;
 pub mod txnrec;
 
 use crate::partition::event::BatchEvent;
+use crate::finding::evidence::BatchEvidence;
 use crate::finding::{Finding, Kind};
 use entry::{BatchRef, Entry};
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
 pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
@@ -73,7 +75,7 @@ impl Default for ReplayOptions {
 }
 
 /// The last thing a producer did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LastEvent {
     Data {
@@ -90,7 +92,7 @@ pub enum LastEvent {
 
 /// Rebuilt state of one producer id (the columns of `kafka-transactions.sh
 /// describe-producers`, plus what a `.snapshot` entry holds).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProducerState {
     pub producer_id: i64,
     pub producer_epoch: i16,
@@ -112,7 +114,7 @@ pub struct ProducerState {
 }
 
 /// An aborted transaction, as the `.txnindex` should record it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AbortedTxn {
     pub producer_id: i64,
     pub first_offset: i64,
@@ -124,7 +126,7 @@ pub struct AbortedTxn {
 }
 
 /// A transaction open at the end of the log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenTxn {
     pub producer_id: i64,
     pub producer_epoch: i16,
@@ -133,7 +135,7 @@ pub struct OpenTxn {
 }
 
 /// Transaction statistics (klog's `txn-stat`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TxnStats {
     pub committed: u64,
     pub aborted: u64,
@@ -148,7 +150,7 @@ pub struct TxnStats {
 }
 
 /// What the replay concluded about a partition.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReplayOutcome {
     /// Sorted by producer id; empty when the replay was sealed without them
     /// (`Replay::seal` with `keep_producers` false).
@@ -409,28 +411,26 @@ impl Replay {
     }
 
     fn batch_json(&self, r: &BatchRef) -> Value {
-        let mut v = json!({
-            "offset": r.base_offset,
-            "last_offset": r.last_offset,
-            "position": r.position,
-            "segment": self.segment_name(r.segment),
-            "type": r.kind.name(),
-            "producer_id": r.producer_id,
-            "producer_epoch": r.epoch,
-            "timestamp": r.timestamp,
-        });
-        if let Value::Object(m) = &mut v {
-            if r.is_marker() {
-                m.insert("coordinator_epoch".into(), json!(r.coordinator_epoch));
-            } else if r.producer_id >= 0 {
-                m.insert("base_sequence".into(), json!(r.base_sequence));
-                m.insert("last_sequence".into(), json!(r.last_sequence));
-            }
-            if r.leader_epoch >= 0 {
-                m.insert("partition_leader_epoch".into(), json!(r.leader_epoch));
-            }
+        serde_json::to_value(self.batch_evidence(r)).unwrap_or(Value::Null)
+    }
+
+    /// Batch `r` as findings show it (typed: later stages read it back).
+    fn batch_evidence(&self, r: &BatchRef) -> BatchEvidence {
+        let data = !r.is_marker() && r.producer_id >= 0;
+        BatchEvidence {
+            offset: r.base_offset,
+            last_offset: r.last_offset,
+            position: r.position,
+            segment: self.segment_name(r.segment),
+            kind: r.kind.name().to_string(),
+            producer_id: r.producer_id,
+            producer_epoch: r.epoch,
+            timestamp: r.timestamp,
+            coordinator_epoch: r.is_marker().then_some(r.coordinator_epoch),
+            base_sequence: data.then_some(r.base_sequence),
+            last_sequence: data.then_some(r.last_sequence),
+            partition_leader_epoch: (r.leader_epoch >= 0).then_some(r.leader_epoch),
         }
-        v
     }
 
     /// A finding about batch `r`, located at it.
