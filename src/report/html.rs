@@ -375,6 +375,13 @@ fn write_partition(
         p.log_end_offset.map_or("-".into(), |o| o.to_string()),
         p.last_stable_offset.map_or("-".into(), |o| o.to_string()),
     );
+    if let Some(t) = &p.tiered {
+        let _ = writeln!(
+            h,
+            "<p class=\"meta mono tiered\">tiered: {}</p>",
+            esc(&crate::report::table::tiered_line(t))
+        );
+    }
     match tl {
         Some(t) if t.first_offset.is_some() => svg(h, p, fs, t, committed),
         _ => h.push_str("<p class=\"meta\">(no timeline drawn for this partition)</p>"),
@@ -398,10 +405,19 @@ fn svg(
     t: &Timeline,
     committed: &[(String, i64)],
 ) {
+    let remote_first = p.tiered.as_ref().and_then(|r| {
+        r.remote
+            .first()
+            .map(|s| s.0)
+            .into_iter()
+            .chain(r.log_start_offset)
+            .min()
+    });
     let first = t
         .first_offset
         .unwrap_or(0)
-        .min(p.log_start_offset.unwrap_or(i64::MAX));
+        .min(p.log_start_offset.unwrap_or(i64::MAX))
+        .min(remote_first.unwrap_or(i64::MAX));
     let end = t
         .last_offset
         .map_or(first + 1, |l| l + 1)
@@ -435,6 +451,24 @@ fn svg(
         );
     }
     h.push_str("</g>");
+    // Tiered storage: the remote segments and the local log, as bands under the axis.
+    if let Some(r) = &p.tiered {
+        let local = r.local_log_start_offset.map(|a| (a, end - 1));
+        let bands = r
+            .remote
+            .iter()
+            .map(|s| ("remote", *s, "#6a1b9a"))
+            .chain(local.map(|l| ("local", l, "#2e7d32")));
+        for (name, (a, b), color) in bands {
+            let _ = write!(
+                h,
+                "<rect class=\"{name}\" data-first=\"{a}\" data-last=\"{b}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"3\" fill=\"{color}\"><title>{name} {a}..={b}</title></rect>",
+                x(a),
+                lanes_bottom + 16.0 + if name == "local" { 4.0 } else { 0.0 },
+                (x(b.saturating_add(1)) - x(a)).max(1.0)
+            );
+        }
+    }
     // Lanes.
     let lane_y = |pid: Option<i64>| -> Option<f64> {
         let pid = pid?;

@@ -752,7 +752,7 @@ fn cluster_txns_table(style: &Style, rows: &[&crate::cluster::txns::ClusterTxn])
 
 /// `log start S; remote A..=B, C..=D (N segments); local L..=E` for a tiered partition
 /// (adjacent or overlapping remote segments merged).
-fn tiered_line(t: &crate::results::TieredRanges) -> String {
+pub(crate) fn tiered_line(t: &crate::results::TieredRanges) -> String {
     let mut merged: Vec<(i64, i64)> = Vec::new();
     for &(a, b) in &t.remote {
         match merged.last_mut() {

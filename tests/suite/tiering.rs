@@ -352,3 +352,81 @@ fn remote_segment_epochs_differ_from_its_metadata() {
         serde_json::json!([[1, 60]])
     );
 }
+
+/// The HTML report draws a tiered partition's remote segments and local log under the
+/// offset axis, and says where its history lives.
+#[test]
+fn html_timeline_shows_remote_and_local_ranges() {
+    use klogscan::partition::timeline::{Limits, collect};
+    let d = tempfile::tempdir().unwrap();
+    let mut t = rolled();
+    t.copy(3);
+    t.local_from(3);
+    let m = write(t, d.path());
+    let root = m.log_dir.parent().unwrap().to_path_buf();
+    let r = klogscan::pipeline::scan(&[root], &ScanOptions::default());
+    let tl: Vec<_> = r
+        .partitions
+        .iter()
+        .map(|p| collect(Path::new(&p.path), &Limits::default()).ok())
+        .collect();
+    let mut out = Vec::new();
+    klogscan::report::html::write_scan(&r, &tl, &mut out).unwrap();
+    let html = String::from_utf8(out).unwrap();
+    assert!(
+        html.contains("tiered: log start 20; remote 20..=39, 60..=79 (2 segments); local 60..=99")
+    );
+    assert!(html.contains("class=\"remote\" data-first=\"20\" data-last=\"39\""));
+    assert!(html.contains("class=\"local\" data-first=\"60\" data-last=\"99\""));
+}
+
+/// `scan` and `verify` take `--remote-storage DIR`; `dump --remote-log-metadata-decoder`
+/// decodes the metadata partition's segment.
+#[test]
+fn cli_remote_storage_and_decoder() {
+    use crate::common::run::klogscan;
+    let d = tempfile::tempdir().unwrap();
+    let mut t = rolled();
+    let r2 = t.copy(2);
+    t.copy(3);
+    t.lose_objects(r2);
+    t.local_from(3);
+    let m = write(t, d.path());
+    let root = m.log_dir.parent().unwrap().display().to_string();
+    let remote = m.remote_root.display().to_string();
+    for cmd in ["scan", "verify"] {
+        let r = klogscan(
+            &[
+                cmd,
+                root.as_str(),
+                "--remote-storage",
+                remote.as_str(),
+                "--format",
+                "json",
+            ],
+            None,
+            120,
+        );
+        assert!(
+            r.out.contains("remote_segment_missing"),
+            "{cmd}: {}\n{}",
+            r.out,
+            r.err
+        );
+    }
+    let seg = m
+        .metadata_dir
+        .join("00000000000000000000.log")
+        .display()
+        .to_string();
+    let r = klogscan(
+        &["dump", "--remote-log-metadata-decoder", seg.as_str()],
+        None,
+        60,
+    );
+    assert!(
+        r.out
+            .contains("payload: RemoteLogSegmentMetadata{remoteLogSegmentId=")
+    );
+    assert!(r.out.contains("state=DELETE_SEGMENT_FINISHED"));
+}
