@@ -91,6 +91,7 @@ macro_rules! internal_use {
 }
 pub(crate) use internal_use;
 
+pub mod bundle;
 pub mod cluster;
 pub mod discover;
 pub mod dump;

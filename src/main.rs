@@ -3,7 +3,7 @@
 //! library code.
 
 use anyhow::Result;
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::ValueEnum;
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
 use klogscan::partition::scan::{self, ScanOptions};
@@ -21,7 +21,10 @@ mod commands;
 mod help;
 
 use cli::*;
-use commands::{cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify};
+use commands::{
+    cmd_collect, cmd_consumers, cmd_dump, cmd_groups, cmd_history, cmd_txns_cluster, cmd_verify,
+    not_for_this_command,
+};
 
 /// Where text goes: with colour (a terminal), every control character is escaped except
 /// the SGR colour sequences klogscan writes; without, every control character but the line
@@ -76,6 +79,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         keep_producers: false,
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
         keep_cluster_txns: false,
+        remote_storage: a.remote_storage.clone(),
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;
@@ -179,7 +183,11 @@ fn filter(a: &ScanArgs) -> Filter {
 }
 
 /// The library request the flags of `a` make.
-fn request(a: &ScanArgs, keep_producers: bool) -> Result<Request> {
+/// With `merging` (`klogscan merge`) the inputs are evidence bundles.
+fn request(a: &ScanArgs, keep_producers: bool, merging: bool) -> Result<Request> {
+    if merging {
+        commands::merge_refusals(a)?;
+    }
     let opts = ScanOptions {
         keep_producers,
         ..scan_options(a)?
@@ -188,13 +196,14 @@ fn request(a: &ScanArgs, keep_producers: bool) -> Result<Request> {
         .with_options(opts)
         .with_filter(filter(a))
         .with_transactional_ids(a.transactional_id.clone())
-        .with_timelines(a.format == OutFormat::Html))
+        .with_timelines(a.format == OutFormat::Html)
+        .with_bundles(merging))
 }
 
 /// Print the request's warnings (refused archive entries, caps) on stderr.
 fn print_warnings(warnings: &[String]) {
     for w in warnings {
-        eprintln!("klogscan: {w}");
+        eprintln!("klogscan: {}", klogscan::escape::text(w));
     }
 }
 
@@ -204,8 +213,9 @@ fn scan_shown(
     a: &ScanArgs,
     keep_producers: bool,
     stream: Option<&mut jsonl::Stream<'_>>,
+    merging: bool,
 ) -> Result<Answer> {
-    let req = request(a, keep_producers)?;
+    let req = request(a, keep_producers, merging)?;
     let answer = match stream {
         None => request::run(&req)?,
         Some(s) => {
@@ -267,16 +277,15 @@ fn finish_output(
     out: &mut dyn Write,
     fail_on: FailOn,
 ) -> Result<ExitCode> {
-    if nothing_read {
-        eprintln!("klogscan: no partition found under the given paths");
-    }
     out.flush()?;
     let incomplete = report_unreadable(findings);
     let max = findings.iter().map(|f| f.severity).max();
-    Ok(input_failures(
-        errors,
-        exit_code(nothing_read || incomplete, max, fail_on),
-    ))
+    // The specific reasons first, then the conclusion.
+    let code = input_failures(errors, exit_code(nothing_read || incomplete, max, fail_on));
+    if nothing_read {
+        eprintln!("klogscan: no partition found under the given paths");
+    }
+    Ok(code)
 }
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
@@ -288,7 +297,7 @@ fn scan_view(
     as_table: Render,
     keep_producers: bool,
 ) -> Result<ExitCode> {
-    let report = scan_shown(a, keep_producers, None)?.report;
+    let report = scan_shown(a, keep_producers, None, false)?.report;
     match a.format {
         OutFormat::Json => as_json(&report, &mut klogscan::escape::JsonWriter::new(&mut *out))?,
         OutFormat::Table => as_table(
@@ -296,12 +305,12 @@ fn scan_view(
             style,
             &mut klogscan::escape::JsonWriter::text(&mut *out),
         )?,
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; producers and txns print table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        other => {
+            return Err(not_for_this_command(
+                other,
+                "producers and txns print table or json",
+            ));
+        }
     }
     finish_scan(&report, out, a.fail_on)
 }
@@ -310,18 +319,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let style = style(cli.color);
-    match cli.command {
+    // `merge` prints what `scan` prints, from bundles.
+    let (command, merging) = match cli.command {
+        Command::Merge(a) => (Command::Scan(a), true),
+        c => (c, false),
+    };
+    match command {
         Command::Scan(a) if a.format == OutFormat::Jsonl => {
             let mut w = klogscan::escape::JsonWriter::new(&mut out);
             let mut stream = jsonl::Stream::new(&mut w, a.findings_only);
-            let report = scan_shown(&a, false, Some(&mut stream))?.report;
+            let report = scan_shown(&a, false, Some(&mut stream), merging)?.report;
             stream.finish(&report)?;
             finish_scan(&report, &mut out, a.fail_on)
         }
         Command::Scan(a) => {
             let Answer {
                 report, timelines, ..
-            } = scan_shown(&a, false, None)?;
+            } = scan_shown(&a, false, None, merging)?;
             match a.format {
                 OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
                 OutFormat::Json => {
@@ -365,18 +379,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             false,
         ),
         Command::Groups(a) => cmd_groups(a, &mut out),
+        Command::Consumers(a) => cmd_consumers(a, &mut out),
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
+        Command::History(a) => cmd_history(a, &mut out),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "klogscan", &mut out);
+            clap_complete::generate(shell, &mut cli::command(), "klogscan", &mut out);
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => {
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            help::write_man(cli::command(), &mut out)?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Dump(a) => cmd_dump(a, &mut out),
+        Command::Collect(a) => cmd_collect(a),
+        // Turned into `Scan` above.
+        Command::Merge(_) => Ok(ExitCode::from(2)),
     }
 }
 
@@ -384,7 +403,7 @@ fn main() -> ExitCode {
     // SAFETY: the binary installs no other SIGBUS handler; klogscan's guards every map it
     // makes (a file truncated under a scan is reported, never a signal).
     unsafe { klogscan::read::segment::enable_guarded_maps() };
-    let cli = Cli::parse();
+    let cli = cli::parse();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {

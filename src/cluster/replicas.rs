@@ -199,7 +199,8 @@ pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
     })
 }
 
-fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
+/// The topic id of `p`'s `partition.metadata` (`None`: absent or unreadable).
+pub(crate) fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
     let bytes = segment::load(
         p.partition_metadata.as_ref()?,
         FileClass::Checkpoint,
@@ -239,8 +240,14 @@ pub fn broker_siblings(a: &Path, b: &Path) -> bool {
 /// rule of the module docs), given how the two directories' clusters compare
 /// ([`crate::discover::identity::same_cluster`], the notion every join uses): the same cluster id
 /// or the same log dir joins, different ids never, and an unknown cluster falls back to the
-/// broker-sibling rule.
-pub fn are_replicas_in(a: &PartitionDir, b: &PartitionDir, cluster: ClusterMatch) -> bool {
+/// broker-sibling rule. `topic_id` gives each directory's `partition.metadata` topic id (read from the file, or
+/// what a bundle recorded of it).
+fn are_replicas_with(
+    a: &PartitionDir,
+    b: &PartitionDir,
+    cluster: ClusterMatch,
+    topic_id: impl Fn(&PartitionDir) -> Option<[u8; 16]>,
+) -> bool {
     let usable = |p: &PartitionDir| {
         p.tp.is_some() && matches!(p.kind, Some(DirKind::Normal) | Some(DirKind::Future { .. }))
     };
@@ -283,12 +290,17 @@ pub fn replica_pairs<'a>(
         }
     }
     let ids = Identities::load(inv);
+    // An inventory rebuilt from bundles: the topic ids they recorded.
+    let recorded_id = |p: &PartitionDir| match &inv.recorded {
+        Some(r) => r.topic_ids.get(&p.path).copied().flatten(),
+        None => topic_id(p),
+    };
     let mut out = Vec::new();
     for copies in groups.values().filter(|g| g.len() >= 2) {
         for (n, &(i, a)) in copies.iter().enumerate() {
             for &(j, b) in &copies[n + 1..] {
                 let m = same_cluster(&ids.source(a), &ids.source(b));
-                if are_replicas_in(a, b, m) {
+                if are_replicas_with(a, b, m, recorded_id) {
                     out.push(((i, a), (j, b)));
                 }
             }

@@ -21,13 +21,14 @@ use crate::discover::identity::{Identities, same_cluster};
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::finding::{Finding, Kind, Source};
 use crate::read::format::Decompressor;
-use crate::read::format::metadata::{MetadataRecord, RESOURCE_TOPIC, parse_metadata_record};
+use crate::read::format::metadata::{MetaRecord, RESOURCE_TOPIC, decode_record};
 use crate::read::segment::{self, Item, ReadPolicy};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-/// The facts one `__cluster_metadata` partition copy holds.
-#[derive(Debug, Clone, Default)]
+/// The facts one `__cluster_metadata` partition copy holds (carried by evidence bundles:
+/// `Serialize + Deserialize`).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClusterMetadata {
     /// Where it was read.
     pub source: Source,
@@ -46,7 +47,7 @@ pub struct ClusterMetadata {
 /// A metadata batch whose records were not read: larger than `segment::BIG_ENTRY`.
 /// KRaft writes metadata batches of at most 8 MiB (`KafkaRaftClient`'s
 /// `MAX_BATCH_SIZE_BYTES`), so no controller wrote one this large.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NotDecoded {
     /// The file holding it (a segment or a KRaft snapshot).
     pub file: PathBuf,
@@ -136,7 +137,7 @@ fn read_file(
                 break;
             };
             let Some(value) = r.value else { continue };
-            match parse_metadata_record(value, 0) {
+            match decode_record(value) {
                 Ok(rec) => apply(rec, md, names),
                 Err(_) => md.errors += 1,
             }
@@ -144,37 +145,33 @@ fn read_file(
     });
 }
 
-fn apply(rec: MetadataRecord<'_>, md: &mut ClusterMetadata, names: &mut HashMap<[u8; 16], String>) {
+fn apply(rec: MetaRecord, md: &mut ClusterMetadata, names: &mut HashMap<[u8; 16], String>) {
     match rec {
-        MetadataRecord::Topic { name, topic_id } => {
-            names.insert(topic_id, name.to_owned());
-            md.partitions.entry(name.to_owned()).or_default();
+        MetaRecord::Topic { name, topic_id } => {
+            md.partitions.entry(name.clone()).or_default();
+            names.insert(topic_id, name);
         }
-        MetadataRecord::Partition {
-            partition_id,
-            topic_id,
-        } => {
-            if let Some(name) = names.get(&topic_id) {
+        MetaRecord::Partition(p) => {
+            if let Some(name) = names.get(&p.topic_id) {
                 md.partitions
                     .entry(name.clone())
                     .or_default()
-                    .insert(partition_id);
+                    .insert(p.partition_id);
             }
         }
-        MetadataRecord::RemoveTopic { topic_id } => {
+        MetaRecord::RemoveTopic { topic_id } => {
             if let Some(name) = names.remove(&topic_id) {
                 md.partitions.remove(&name);
                 md.cleanup_policy.remove(&name);
             }
         }
-        MetadataRecord::Config {
+        MetaRecord::Config {
             resource_type: RESOURCE_TOPIC,
             resource_name,
-            name: "cleanup.policy",
+            name,
             value,
-        } => {
-            md.cleanup_policy
-                .insert(resource_name.to_owned(), value.map(str::to_owned));
+        } if name == "cleanup.policy" => {
+            md.cleanup_policy.insert(resource_name, value);
         }
         _ => {}
     }
@@ -224,7 +221,18 @@ pub fn load_cluster_metadata(
     inv.partitions
         .iter()
         .filter(|p| p.is_kraft_metadata() && ids.source(p).copy.is_live())
-        .map(|p| read_cluster_metadata(p, ids.source(p), max_bytes, max_decompressed))
+        .map(|p| match &inv.recorded {
+            // An inventory rebuilt from bundles: what the collect read there.
+            Some(r) => r
+                .cluster_metadata
+                .get(&p.path)
+                .and_then(|json| serde_json::from_str(json).ok())
+                .unwrap_or_else(|| ClusterMetadata {
+                    source: ids.source(p),
+                    ..Default::default()
+                }),
+            None => read_cluster_metadata(p, ids.source(p), max_bytes, max_decompressed),
+        })
         .collect()
 }
 

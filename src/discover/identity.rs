@@ -74,6 +74,22 @@ pub(crate) fn read_meta_properties(path: &std::path::Path) -> Option<LogDirIdent
 impl Identities {
     /// Read the `meta.properties` of every log dir of `inv`.
     pub fn load(inv: &Inventory) -> Identities {
+        if let Some(r) = &inv.recorded {
+            let by_log_dir = inv
+                .log_dirs
+                .iter()
+                .map(|ld| {
+                    let (cluster_id, broker_id) =
+                        r.meta_properties.get(&ld.path).cloned().unwrap_or_default();
+                    let id = LogDirIdentity {
+                        cluster_id,
+                        broker_id,
+                    };
+                    (ld.path.clone(), id)
+                })
+                .collect();
+            return Identities { by_log_dir };
+        }
         let by_log_dir = inv
             .log_dirs
             .iter()

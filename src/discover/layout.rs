@@ -32,7 +32,7 @@ impl std::fmt::Display for TopicPartition {
 }
 
 /// The kind of partition directory (§1.2).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum DirKind {
@@ -152,6 +152,26 @@ pub struct Inventory {
     /// The given paths that are not Kafka data or do not exist (also in `errors`): input
     /// errors, reported on stderr, never as findings (see [`classify_input_file`]).
     pub input_errors: Vec<(PathBuf, String)>,
+    /// For an inventory rebuilt from evidence bundles (`bundle::merge`), whose files are on
+    /// other machines: what the bundles recorded of the files the cluster stage reads.
+    /// Its readers take it instead of the files; `None` for a discovered inventory.
+    pub recorded: Option<std::sync::Arc<Recorded>>,
+}
+
+/// What evidence bundles recorded of the small files the cluster stage reads, keyed by
+/// path (see [`Inventory::recorded`]).
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Recorded {
+    /// Each log dir's `meta.properties`: `cluster.id` and the node id (`None`: absent or
+    /// unreadable).
+    pub meta_properties: std::collections::HashMap<PathBuf, (Option<String>, Option<i32>)>,
+    /// Each partition directory's `partition.metadata` topic id (`None`: absent or
+    /// unreadable).
+    pub topic_ids: std::collections::HashMap<PathBuf, Option<[u8; 16]>>,
+    /// Each `__cluster_metadata` directory's facts, as the cluster stage serialised them
+    /// (`cluster::compaction`); opaque here.
+    pub cluster_metadata: std::collections::HashMap<PathBuf, String>,
 }
 
 impl Inventory {

@@ -38,6 +38,9 @@ pub struct Request {
     pub timelines: bool,
     /// Bounds on archive extraction.
     pub archive_limits: archive::Limits,
+    /// The inputs are evidence bundles (`klogscan merge`, [`crate::bundle`]): their merge
+    /// replaces the scan, and no timeline is read (their directories are elsewhere).
+    pub bundles: bool,
 }
 
 impl Request {
@@ -68,6 +71,11 @@ impl Request {
         self.timelines = on;
         self
     }
+    /// The inputs are evidence bundles: merge them.
+    pub fn with_bundles(mut self, on: bool) -> Self {
+        self.bundles = on;
+        self
+    }
 }
 
 /// The answer to a [`Request`]: the report as the CLI renders it.
@@ -87,6 +95,9 @@ pub struct Answer {
 pub enum RequestError {
     #[error(transparent)]
     Archive(#[from] archive::TempError),
+    /// A bundle that cannot be read or merged (named in the message).
+    #[error(transparent)]
+    Bundle(#[from] crate::bundle::BundleError),
     #[error(
         "--transactional-id needs the coordinator's log: add the __transaction_state-N directories to the inputs"
     )]
@@ -149,7 +160,16 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
     }
     let flt = resolved_filter(req, &inputs, &opts)?;
     let mut report = match sink {
+        None if req.bundles => crate::bundle::merge(&inputs.paths, &opts)?.report,
         None => crate::pipeline::scan(&inputs.paths, &opts),
+        Some((sink, status)) if req.bundles => {
+            let bundles = crate::bundle::read_bundles(&inputs.paths)?;
+            *status = sink(Streamed::Begin(&crate::bundle::inputs_of(&bundles)));
+            crate::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
+                stream_partition(sink, status, &flt, &inputs, p, fs)
+            })?
+            .report
+        }
         Some((sink, status)) => {
             let given: Vec<String> = inputs
                 .paths
@@ -158,31 +178,14 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
                 .collect();
             *status = sink(Streamed::Begin(&given));
             crate::pipeline::scan_streaming(&inputs.paths, &opts, &mut |p, fs| {
-                let mut fs = fs.to_vec();
-                crate::report::client::fill(&mut fs);
-                let shown = flt.partition_shown(p, &fs);
-                fs.retain(|f| flt.finding_matches(f));
-                fs.iter_mut().for_each(|f| inputs.fix_finding(f));
-                let mut value = serde_json::to_value(p).unwrap_or_default();
-                inputs.fix_value(&mut value);
-                let path = inputs.display(&p.path);
-                let r = sink(Streamed::Partition {
-                    report: p,
-                    value: &value,
-                    path: &path,
-                    findings: &fs,
-                    shown,
-                });
-                if status.is_ok() {
-                    *status = r;
-                }
+                stream_partition(sink, status, &flt, &inputs, p, fs)
             })
         }
     };
     crate::report::client::fill(&mut report.findings);
     flt.apply(&mut report);
     // Read while extracted archives still exist; the renderer draws them without I/O.
-    let timelines = if req.timelines {
+    let timelines = if req.timelines && !req.bundles {
         timelines(&report)
     } else {
         Vec::new()
@@ -194,6 +197,36 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
         timelines,
         warnings: inputs.warnings.clone(),
     })
+}
+
+/// Hand one partition to a streaming run's sink, filtered, with client errors, paths named
+/// by archive, as the finished report will show it; keep the sink's first error.
+fn stream_partition(
+    sink: &mut dyn FnMut(Streamed<'_>) -> std::io::Result<()>,
+    status: &mut std::io::Result<()>,
+    flt: &Filter,
+    inputs: &Prepared,
+    p: &PartitionReport,
+    fs: &[Finding],
+) {
+    let mut fs = fs.to_vec();
+    crate::report::client::fill(&mut fs);
+    let shown = flt.partition_shown(p, &fs);
+    fs.retain(|f| flt.finding_matches(f));
+    fs.iter_mut().for_each(|f| inputs.fix_finding(f));
+    let mut value = serde_json::to_value(p).unwrap_or_default();
+    inputs.fix_value(&mut value);
+    let path = inputs.display(&p.path);
+    let r = sink(Streamed::Partition {
+        report: p,
+        value: &value,
+        path: &path,
+        findings: &fs,
+        shown,
+    });
+    if status.is_ok() {
+        *status = r;
+    }
 }
 
 /// The request's filter with `--transactional-id` resolved through the coordinator's log.
@@ -230,7 +263,7 @@ fn resolved_filter(
 /// The timelines of the partitions that have findings (at most
 /// [`crate::report::html::MAX_TIMELINES`], most severe first), aligned with
 /// `report.partitions`.
-fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
+pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
     let mut order: Vec<(crate::finding::Severity, usize)> = (0..report.partitions.len())
         .filter_map(|i| {
             report
@@ -276,6 +309,7 @@ pub fn verify(
     report.errors.extend(inputs.failed.iter().cloned());
     crate::report::client::fill(&mut report.findings);
     flt.retain_findings(&mut report.findings);
+    let analysed = report.partitions.len();
     report
         .partitions
         .retain(|p| flt.partition_matches(&p.topic, p.partition));
@@ -287,6 +321,7 @@ pub fn verify(
         // The summary counts what is shown.
         let ps = &report.partitions;
         let s = &mut report.summary;
+        s.analysed = Some(analysed);
         s.partitions = ps.len();
         s.recovered = ps
             .iter()

@@ -29,10 +29,13 @@
 //! assert_eq!(m.log_end_offset, 7);
 //! ```
 
+pub mod brokers;
 pub mod encode;
 pub mod files;
 pub mod group_scenarios;
 pub mod groups;
+pub mod metadata;
+pub mod remote_log;
 pub mod samples;
 pub mod scenario;
 pub mod txnlog;

@@ -445,9 +445,7 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
         f.broker_behaviour = BROKER_ALIVE.to_string();
     }
     if let Some((id, _)) = &txn_id {
-        let describe = format!(
-            "`kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}`"
-        );
+        let describe = crate::partition::state::text::describe_command(id);
         f.remediation = Some(match (&f.remediation, downgrade || !verdict.hanging()) {
             (_, true) => format!(
                 "the coordinator still owns this transaction: do not abort it by hand; watch it with {describe}"

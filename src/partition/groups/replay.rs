@@ -753,6 +753,14 @@ impl Replay {
         super::check::end_of_log(self);
     }
 
+    /// Transactional offset commits whose transaction has no COMMIT/ABORT marker (yet), as
+    /// `(producer id, group, commit)`: the coordinator holds them pending.
+    pub fn pending_commits(&self) -> impl Iterator<Item = (i64, &str, &Committed)> {
+        self.pending
+            .iter()
+            .flat_map(|(pid, v)| v.iter().map(move |(g, c)| (*pid, g.as_str(), c)))
+    }
+
     /// Live record keys of `group` (type, offset), for the end-of-log checks.
     pub(crate) fn live_keys_of(&self, group: &str) -> Vec<(i16, i64)> {
         self.live_keys

@@ -66,7 +66,11 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
         .collect();
     // Which partitions' walks keep batch keys for the replica comparison.
     let opts = &ScanOptions {
-        copied_partitions: crate::partition::walked::CopiedPartitions::of(selected.iter().copied()),
+        copied_partitions: if opts.copied_partitions.is_all() {
+            opts.copied_partitions.clone()
+        } else {
+            crate::partition::walked::CopiedPartitions::of(selected.iter().copied())
+        },
         ..opts.clone()
     };
     let window = opts
@@ -116,6 +120,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
                 let compacted =
                     reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
                 let mut r = scan_partition(p, opts, window, pieces::PIECE, files, compacted, &pool);
+                opts.copied_partitions.hand_over(&mut r.0);
                 r.0.source = source;
                 if p.is_internal() {
                     r.0.compacted_from = Some("internal topic".into());

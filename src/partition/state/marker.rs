@@ -382,9 +382,9 @@ impl Replay {
                 kind,
                 &t.first(),
                 format!(
-                    "producer {pid} epoch {} has a transaction open since offset {first}, idle {} min at the reference time{}",
+                    "producer {pid} epoch {} has a transaction open since offset {first}, idle {} at the reference time{}",
                     e.epoch,
-                    idle / 60_000,
+                    text::human_duration(idle),
                     if hanging { "; the last stable offset is stuck there" } else { "" }
                 ),
             )
@@ -422,9 +422,8 @@ impl Replay {
             });
         if hanging {
             f = f.remediation(format!(
-                "confirm with `kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}` (or __transaction_state), then abort it: {}",
-                self.ctx.topic,
-                self.ctx.partition,
+                "confirm with `{}` (or __transaction_state), then abort it: {}",
+                text::find_hanging_command(&self.ctx.topic, self.ctx.partition),
                 text::abort_command(&self.ctx.topic, self.ctx.partition, first)
             ));
         }

@@ -21,14 +21,15 @@ mod opentxns;
 mod partition_rules;
 mod pidhash;
 mod table;
-mod text;
+pub(crate) mod text;
+pub(crate) use text::abort_command;
 pub mod txnrec;
 
 use crate::partition::event::BatchEvent;
 use crate::finding::evidence::BatchEvidence;
 use crate::finding::{Finding, Kind};
 use entry::{BatchRef, Entry};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
@@ -74,7 +75,7 @@ impl Default for ReplayOptions {
 }
 
 /// The last thing a producer did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LastEvent {
     Data {
@@ -91,7 +92,7 @@ pub enum LastEvent {
 
 /// Rebuilt state of one producer id (the columns of `kafka-transactions.sh
 /// describe-producers`, plus what a `.snapshot` entry holds).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProducerState {
     pub producer_id: i64,
     pub producer_epoch: i16,
@@ -113,7 +114,7 @@ pub struct ProducerState {
 }
 
 /// An aborted transaction, as the `.txnindex` should record it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AbortedTxn {
     pub producer_id: i64,
     pub first_offset: i64,
@@ -125,7 +126,7 @@ pub struct AbortedTxn {
 }
 
 /// A transaction open at the end of the log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenTxn {
     pub producer_id: i64,
     pub producer_epoch: i16,
@@ -134,7 +135,7 @@ pub struct OpenTxn {
 }
 
 /// Transaction statistics (klog's `txn-stat`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TxnStats {
     pub committed: u64,
     pub aborted: u64,
@@ -149,7 +150,7 @@ pub struct TxnStats {
 }
 
 /// What the replay concluded about a partition.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReplayOutcome {
     /// Sorted by producer id; empty when the replay was sealed without them
     /// (`Replay::seal` with `keep_producers` false).

@@ -1,0 +1,212 @@
+//! `collect`: discover one broker's log dirs, run the per-partition stage, write a bundle.
+
+use super::content::{
+    FileInventory, Header, LogDirIdentity, PartitionFrame, RecordedOptions, Rest,
+};
+use super::file::{FrameWriter, Tag};
+use super::fingerprint;
+use crate::discover::identity::Identities;
+use crate::discover::layout::{self, Inventory};
+use crate::partition::walked::{BatchKey, CopiedPartitions};
+use crate::results::{PartitionResult, RESULT_FORMAT_VERSION, ScanOptions, ScanReport};
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// What a collect read and wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CollectSummary {
+    pub log_dirs: usize,
+    pub partitions: usize,
+    /// Batches walked, and the fingerprints written (one per batch).
+    pub batches: u64,
+    /// Bytes of log data read.
+    pub bytes: u64,
+    /// The bundle's size in bytes.
+    pub bundle_bytes: u64,
+    /// The paths that could not be read (as a scan reports them).
+    pub errors: Vec<(PathBuf, String)>,
+}
+
+/// Counts what passes through.
+struct Counted<W> {
+    inner: W,
+    written: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The fingerprint frames written while the scan runs (from its worker threads).
+struct Stream<W: Write> {
+    frames: Option<FrameWriter<Counted<W>>>,
+    /// The partitions whose fingerprints were written.
+    written: HashSet<String>,
+    error: Option<io::Error>,
+}
+
+/// Collect `paths` (one broker's log dirs, or anything `scan` takes) into a bundle
+/// written to `out`: discovery and the per-partition stage exactly as `scan` runs them
+/// with `opts`, every partition's walk keeping its batch keys (which partitions another
+/// broker also holds is not known here). Each partition's fingerprints are written as
+/// soon as its walk is finished, so memory holds the keys of the partitions being walked;
+/// the partitions' results follow once the scan has concluded.
+pub fn collect(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+    out: impl Write + Send + 'static,
+) -> io::Result<CollectSummary> {
+    let inv = layout::discover_with(
+        paths,
+        layout::DiscoverOptions {
+            follow_symlinks: opts.follow_symlinks,
+        },
+    );
+    let ids = Identities::load(&inv);
+    let inputs = paths.iter().map(|p| p.display().to_string()).collect();
+    let mut w = FrameWriter::new(Counted {
+        inner: out,
+        written: 0,
+    })?;
+    w.frame(Tag::Header, &json(&header(inputs, &inv, &ids, opts))?)?;
+    w.frame(Tag::Inventory, &json(&FileInventory::of(&inv))?)?;
+    let stream = Arc::new(Mutex::new(Stream {
+        frames: Some(w),
+        written: HashSet::new(),
+        error: None,
+    }));
+    let to = Arc::clone(&stream);
+    let sink = move |path: &str, keys: Vec<BatchKey>| {
+        let payload = fingerprint::frame(path, &keys);
+        let Ok(mut s) = to.lock() else { return };
+        let s = &mut *s;
+        if let (None, Some(w)) = (&s.error, &mut s.frames) {
+            s.error = w.frame(Tag::Fingerprints, &payload).err();
+        }
+        s.written.insert(path.to_string());
+    };
+    let scan_opts = ScanOptions {
+        copied_partitions: CopiedPartitions::all_into(Arc::new(sink)),
+        keep_producers: false,
+        ..opts.clone()
+    };
+    let report = crate::partition::scan::scan_inventory(&inv, &scan_opts);
+    drop(scan_opts);
+    let (w, written) = {
+        let mut s = stream
+            .lock()
+            .map_err(|_| io::Error::other("a scan thread panicked"))?;
+        if let Some(e) = s.error.take() {
+            return Err(e);
+        }
+        let w = s
+            .frames
+            .take()
+            .ok_or_else(|| io::Error::other("bundle written twice"))?;
+        (w, std::mem::take(&mut s.written))
+    };
+    finish(w, &written, &inv, &ids, opts, report.into())
+}
+
+fn json<T: serde::Serialize>(v: &T) -> io::Result<Vec<u8>> {
+    serde_json::to_vec(v).map_err(io::Error::other)
+}
+
+fn header(inputs: Vec<String>, inv: &Inventory, ids: &Identities, opts: &ScanOptions) -> Header {
+    Header {
+        tool: "klogscan".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        result_format_version: RESULT_FORMAT_VERSION,
+        cluster_inputs_version: crate::partition::walked::FORMAT_VERSION,
+        inputs,
+        log_dirs: inv
+            .log_dirs
+            .iter()
+            .map(|ld| {
+                let id = ids.log_dir(Some(&ld.path));
+                LogDirIdentity {
+                    path: ld.path.display().to_string(),
+                    cluster_id: id.cluster_id,
+                    node_id: id.broker_id,
+                }
+            })
+            .collect(),
+        options: RecordedOptions::of(opts),
+    }
+}
+
+/// Write the partitions' results (`written`: those whose fingerprints are in the bundle),
+/// the rest and the end.
+fn finish<W: Write>(
+    mut w: FrameWriter<Counted<W>>,
+    written: &HashSet<String>,
+    inv: &Inventory,
+    ids: &Identities,
+    opts: &ScanOptions,
+    mut report: ScanReport,
+) -> io::Result<CollectSummary> {
+    let mut summary = CollectSummary {
+        log_dirs: inv.log_dirs.len(),
+        partitions: report.partitions.len(),
+        batches: report.summary.batches,
+        bytes: report.summary.bytes,
+        errors: report.errors.clone(),
+        ..Default::default()
+    };
+    let findings = std::mem::take(&mut report.findings);
+    let mut covered = vec![false; findings.len()];
+    for mut p in std::mem::take(&mut report.partitions) {
+        let range = p.finding_range.clone();
+        for c in covered.get_mut(range.clone()).into_iter().flatten() {
+            *c = true;
+        }
+        let mut outcome = std::mem::take(&mut p.outcome);
+        let txns = std::mem::take(&mut outcome.txns);
+        let cluster_inputs = std::mem::take(&mut p.cluster_inputs);
+        let fingerprints = written.contains(&p.path);
+        let frame = PartitionFrame {
+            result: PartitionResult {
+                format_version: RESULT_FORMAT_VERSION,
+                partition: p,
+                findings: findings.get(range).map(<[_]>::to_vec).unwrap_or_default(),
+                txns,
+                cluster_inputs,
+            },
+            outcome,
+            fingerprints,
+        };
+        w.frame(Tag::Partition, &json(&frame)?)?;
+    }
+    let metadata = crate::discover::compaction::load_cluster_metadata(
+        inv,
+        ids,
+        opts.max_bytes,
+        opts.max_decompressed,
+    );
+    let rest = Rest {
+        findings: findings
+            .into_iter()
+            .zip(covered)
+            .filter(|(_, c)| !c)
+            .map(|(f, _)| f)
+            .collect(),
+        cluster_metadata: metadata
+            .into_iter()
+            .map(|m| (m.source.path.clone().unwrap_or_default(), m))
+            .collect(),
+    };
+    w.frame(Tag::Rest, &json(&rest)?)?;
+    let mut out = w.finish()?;
+    out.flush()?;
+    summary.bundle_bytes = out.written;
+    Ok(summary)
+}

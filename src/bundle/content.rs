@@ -1,0 +1,230 @@
+//! What the frames of a bundle hold: each a JSON document, except the fingerprints
+//! (`super::fingerprint`).
+//!
+//! In order: one [`Header`], one [`FileInventory`], per partition directory one
+//! [`PartitionFrame`] (followed by its fingerprints when its walk kept batch keys), one
+//! [`Rest`], the end frame.
+
+use crate::discover::compaction::ClusterMetadata;
+use crate::discover::layout::{DirKind, Inventory};
+use crate::finding::Finding;
+use crate::partition::state::ReplayOutcome;
+use crate::results::{PartitionResult, ScanOptions};
+use serde::{Deserialize, Serialize};
+
+/// The first frame: who wrote the bundle, from what, and how.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// `klogscan`.
+    pub tool: String,
+    /// The version of the klogscan that collected it.
+    pub tool_version: String,
+    /// [`crate::results::RESULT_FORMAT_VERSION`] of its partition results.
+    pub result_format_version: u32,
+    /// [`crate::partition::walked::FORMAT_VERSION`] of their cluster inputs.
+    pub cluster_inputs_version: u32,
+    /// The paths `collect` was given, as given (a merge's report lists them as `inputs`).
+    pub inputs: Vec<String>,
+    /// The log dirs found under them, each with its owner.
+    pub log_dirs: Vec<LogDirIdentity>,
+    /// The options the per-partition stage ran with.
+    pub options: RecordedOptions,
+}
+
+/// A log dir and what its `meta.properties` says (`cluster.id`; `node.id`, or
+/// `broker.id` in a v0 file): `None` when absent or unreadable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogDirIdentity {
+    pub path: String,
+    pub cluster_id: Option<String>,
+    pub node_id: Option<i32>,
+}
+
+/// The scan options that shape the per-partition results: bundles collected with
+/// different ones do not merge into one scan's report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedOptions {
+    pub check_crc: bool,
+    pub deep: bool,
+    pub now_ms: Option<i64>,
+    pub hanging_after_ms: i64,
+    pub max_bytes: Option<u64>,
+    pub max_decompressed: usize,
+    pub max_decompressed_per_file: u64,
+    pub compacted_topics: Vec<String>,
+    pub follow_symlinks: bool,
+}
+
+impl RecordedOptions {
+    /// The options of `o` that shape results.
+    pub fn of(o: &ScanOptions) -> Self {
+        RecordedOptions {
+            check_crc: o.check_crc,
+            deep: o.deep,
+            now_ms: o.now_ms,
+            hanging_after_ms: o.replay.hanging_after_ms,
+            max_bytes: o.max_bytes,
+            max_decompressed: o.max_decompressed,
+            max_decompressed_per_file: o.max_decompressed_per_file,
+            compacted_topics: o.compacted_topics.clone(),
+            follow_symlinks: o.follow_symlinks,
+        }
+    }
+
+    /// `base` with these options (threads, progress and what to keep stay `base`'s).
+    pub fn apply(&self, base: &ScanOptions) -> ScanOptions {
+        let mut o = ScanOptions {
+            check_crc: self.check_crc,
+            deep: self.deep,
+            now_ms: self.now_ms,
+            max_bytes: self.max_bytes,
+            max_decompressed: self.max_decompressed,
+            max_decompressed_per_file: self.max_decompressed_per_file,
+            compacted_topics: self.compacted_topics.clone(),
+            follow_symlinks: self.follow_symlinks,
+            ..base.clone()
+        };
+        o.replay.hanging_after_ms = self.hanging_after_ms;
+        o
+    }
+}
+
+/// Every file discovery found, by directory, and the paths it could not read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileInventory {
+    pub log_dirs: Vec<DirFiles>,
+    pub partitions: Vec<PartitionDirFiles>,
+    /// Paths that could not be read, with the reason (`Inventory::errors`).
+    pub errors: Vec<(String, String)>,
+    /// Those of them that are input errors (`Inventory::input_errors`).
+    pub input_errors: Vec<(String, String)>,
+}
+
+/// A directory's files: name and size in bytes (`None`: its size could not be read).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirFiles {
+    pub path: String,
+    pub files: Vec<(String, Option<u64>)>,
+}
+
+/// A partition directory: what discovery made of its name, where it is, the topic id of
+/// its `partition.metadata` (read by the replica comparison), and its files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartitionDirFiles {
+    pub path: String,
+    /// Topic and partition from the directory's name (`None`: not a partition name).
+    pub tp: Option<(String, i32)>,
+    pub kind: Option<DirKind>,
+    pub log_dir: Option<String>,
+    pub topic_id: Option<[u8; 16]>,
+    pub files: Vec<(String, Option<u64>)>,
+}
+
+/// One partition directory's results.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct PartitionFrame {
+    /// The per-partition stage's results; the walk's batch keys are not in it but in the
+    /// fingerprint frame that follows when `fingerprints` is set.
+    pub result: PartitionResult,
+    /// The replay's conclusion (its transactions are `result.txns`).
+    pub outcome: ReplayOutcome,
+    pub fingerprints: bool,
+}
+
+/// What follows the partitions.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Rest {
+    /// Findings of no partition (unreadable paths, unread metadata batches), in the
+    /// scan's order.
+    pub findings: Vec<Finding>,
+    /// What each live `__cluster_metadata` directory says (cleanup policies, partition
+    /// counts), by path: the cluster stage reads it for the coordinator's partition count.
+    pub cluster_metadata: Vec<(String, ClusterMetadata)>,
+}
+
+/// The file names and sizes of `dir`'s entries among `paths`.
+fn files_of<'a>(
+    paths: impl IntoIterator<Item = &'a std::path::PathBuf>,
+) -> Vec<(String, Option<u64>)> {
+    let mut out: Vec<(String, Option<u64>)> = paths
+        .into_iter()
+        .map(|p| {
+            let name = p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            (name, std::fs::symlink_metadata(p).ok().map(|m| m.len()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+impl FileInventory {
+    /// The inventory of `inv` (one `lstat` per file).
+    pub fn of(inv: &Inventory) -> Self {
+        let log_dirs = inv
+            .log_dirs
+            .iter()
+            .map(|ld| {
+                let named = [
+                    &ld.meta_properties,
+                    &ld.recovery_point_checkpoint,
+                    &ld.log_start_offset_checkpoint,
+                    &ld.replication_offset_checkpoint,
+                    &ld.cleaner_offset_checkpoint,
+                    &ld.clean_shutdown,
+                    &ld.bootstrap_checkpoint,
+                    &ld.lock,
+                ];
+                let paths = named
+                    .into_iter()
+                    .flatten()
+                    .chain(ld.leftovers.iter().map(|(_, p)| p))
+                    .chain(&ld.unknown);
+                DirFiles {
+                    path: ld.path.display().to_string(),
+                    files: files_of(paths),
+                }
+            })
+            .collect();
+        let partitions = inv
+            .partitions
+            .iter()
+            .map(|p| {
+                let segs = p.segments.iter().flat_map(|s| {
+                    [&s.log, &s.index, &s.timeindex, &s.txnindex]
+                        .into_iter()
+                        .flatten()
+                });
+                let paths = segs
+                    .chain(p.snapshots.iter().map(|s| &s.path))
+                    .chain(&p.leader_epoch_checkpoint)
+                    .chain(&p.partition_metadata)
+                    .chain(&p.kraft_snapshots)
+                    .chain(&p.quorum_state)
+                    .chain(p.leftovers.iter().map(|(_, p)| p))
+                    .chain(&p.unknown);
+                PartitionDirFiles {
+                    path: p.path.display().to_string(),
+                    tp: p.tp.as_ref().map(|tp| (tp.topic.clone(), tp.partition)),
+                    kind: p.kind.clone(),
+                    log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+                    topic_id: crate::cluster::replicas::topic_id(p),
+                    files: files_of(paths),
+                }
+            })
+            .collect();
+        let pairs = |v: &[(std::path::PathBuf, String)]| {
+            v.iter()
+                .map(|(p, why)| (p.display().to_string(), why.clone()))
+                .collect()
+        };
+        FileInventory {
+            log_dirs,
+            partitions,
+            errors: pairs(&inv.errors),
+            input_errors: pairs(&inv.input_errors),
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The bundle file: a fixed header, then one zstd stream of checksummed frames.
+//!
+//! ```text
+//! "klogscan-bundle\n"  16 bytes, the magic
+//! version              u32, little endian: FORMAT_VERSION
+//! zstd stream          (with zstd's own content checksum) of frames:
+//!     tag u8 | length u32 LE | payload | CRC-32C of tag, length and payload (u32 LE)
+//! ```
+//!
+//! The last frame is [`Tag::End`], whose payload is the number of frames before it: a
+//! file cut anywhere (a copy that stopped, a disk that filled) lacks it and reads as
+//! truncated; a flipped bit fails zstd's checksum or a frame's CRC. Frames are written as
+//! the collect produces them (nothing is buffered beyond one frame) and read one at a
+//! time, each at most [`MAX_FRAME`] bytes.
+
+use std::io::{self, Read, Write};
+
+/// The first bytes of every bundle.
+pub const MAGIC: &[u8; 16] = b"klogscan-bundle\n";
+/// The version of the bundle format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// The largest frame a reader accepts (a partition's results, a fingerprint block).
+pub const MAX_FRAME: u32 = 1 << 30;
+
+/// What a frame holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Tag {
+    Header = 1,
+    Inventory = 2,
+    Partition = 3,
+    Fingerprints = 4,
+    Rest = 5,
+    End = 0xff,
+}
+
+impl Tag {
+    fn of(b: u8) -> Option<Tag> {
+        Some(match b {
+            1 => Tag::Header,
+            2 => Tag::Inventory,
+            3 => Tag::Partition,
+            4 => Tag::Fingerprints,
+            5 => Tag::Rest,
+            0xff => Tag::End,
+            _ => return None,
+        })
+    }
+}
+
+/// Why a file is not a readable bundle.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("not a klogscan bundle (no bundle header)")]
+    NotABundle,
+    #[error("bundle format version {found}; this klogscan ({}) reads version {FORMAT_VERSION}", env!("CARGO_PKG_VERSION"))]
+    Version { found: u32 },
+    #[error("truncated bundle (it ends before its last frame: an interrupted copy or collect)")]
+    Truncated,
+    #[error("corrupt bundle: {0}")]
+    Corrupt(String),
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+/// Writes frames.
+pub struct FrameWriter<W: Write> {
+    zstd: zstd::Encoder<'static, W>,
+    frames: u64,
+}
+
+impl<W: Write> FrameWriter<W> {
+    /// Write the header and start the compressed stream.
+    pub fn new(mut w: W) -> io::Result<Self> {
+        w.write_all(MAGIC)?;
+        w.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        let mut zstd = zstd::Encoder::new(w, 3)?;
+        zstd.include_checksum(true)?;
+        Ok(FrameWriter { zstd, frames: 0 })
+    }
+
+    /// Write one frame.
+    pub fn frame(&mut self, tag: Tag, payload: &[u8]) -> io::Result<()> {
+        let len = u32::try_from(payload.len())
+            .ok()
+            .filter(|&l| l <= MAX_FRAME)
+            .ok_or_else(|| io::Error::other("bundle frame over 1 GiB"))?;
+        let head = [[tag as u8].as_slice(), &len.to_le_bytes()].concat();
+        let crc = crc32c::crc32c_append(crc32c::crc32c(&head), payload);
+        self.zstd.write_all(&head)?;
+        self.zstd.write_all(payload)?;
+        self.zstd.write_all(&crc.to_le_bytes())?;
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// Write the end frame and finish the stream.
+    pub fn finish(mut self) -> io::Result<W> {
+        let n = self.frames;
+        self.frame(Tag::End, &n.to_le_bytes())?;
+        self.zstd.finish()
+    }
+}
+
+/// Reads frames.
+pub struct FrameReader<R: Read> {
+    zstd: zstd::Decoder<'static, io::BufReader<R>>,
+    frames: u64,
+    ended: bool,
+}
+
+fn stream_error(e: io::Error) -> FileError {
+    if e.kind() == io::ErrorKind::UnexpectedEof {
+        FileError::Truncated
+    } else {
+        FileError::Corrupt(e.to_string())
+    }
+}
+
+impl<R: Read> FrameReader<R> {
+    /// Check the header; the stream is read frame by frame after it.
+    pub fn new(mut r: R) -> Result<Self, FileError> {
+        let mut head = [0u8; 20];
+        let mut got = 0;
+        while got < head.len() {
+            match r.read(&mut head[got..])? {
+                0 => break,
+                n => got += n,
+            }
+        }
+        if got < MAGIC.len() || &head[..16] != MAGIC {
+            return Err(FileError::NotABundle);
+        }
+        if got < head.len() {
+            return Err(FileError::Truncated);
+        }
+        let found = u32::from_le_bytes([head[16], head[17], head[18], head[19]]);
+        if found != FORMAT_VERSION {
+            return Err(FileError::Version { found });
+        }
+        let zstd = zstd::Decoder::new(r).map_err(stream_error)?;
+        Ok(FrameReader {
+            zstd,
+            frames: 0,
+            ended: false,
+        })
+    }
+
+    /// The next frame; `None` after the end frame (checked: the count matches and nothing
+    /// follows).
+    pub fn next(&mut self) -> Result<Option<(Tag, Vec<u8>)>, FileError> {
+        if self.ended {
+            return Ok(None);
+        }
+        let mut head = [0u8; 5];
+        self.zstd.read_exact(&mut head).map_err(stream_error)?;
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
+        if len > MAX_FRAME {
+            return Err(FileError::Corrupt(format!("frame of {len} bytes")));
+        }
+        let mut payload = Vec::new();
+        (&mut self.zstd)
+            .take(u64::from(len))
+            .read_to_end(&mut payload)
+            .map_err(stream_error)?;
+        if payload.len() != len as usize {
+            return Err(FileError::Truncated);
+        }
+        let mut crc = [0u8; 4];
+        self.zstd.read_exact(&mut crc).map_err(stream_error)?;
+        if crc32c::crc32c_append(crc32c::crc32c(&head), &payload) != u32::from_le_bytes(crc) {
+            return Err(FileError::Corrupt(format!(
+                "checksum mismatch in frame {}",
+                self.frames + 1
+            )));
+        }
+        let tag = Tag::of(head[0])
+            .ok_or_else(|| FileError::Corrupt(format!("unknown frame type {}", head[0])))?;
+        if tag == Tag::End {
+            let n = payload
+                .get(..8)
+                .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
+                .unwrap_or(u64::MAX);
+            if n != self.frames {
+                return Err(FileError::Corrupt(format!(
+                    "end frame counts {n} frames, {} read",
+                    self.frames
+                )));
+            }
+            let mut rest = [0u8; 1];
+            match self.zstd.read(&mut rest).map_err(stream_error)? {
+                0 => {}
+                _ => return Err(FileError::Corrupt("data after the end frame".into())),
+            }
+            self.ended = true;
+            return Ok(None);
+        }
+        self.frames += 1;
+        Ok(Some((tag, payload)))
+    }
+}

@@ -1,0 +1,394 @@
+//! `merge`: read bundles, rebuild the report their per-partition stages made, run the
+//! cluster stage over it.
+//!
+//! The report is the one `scan` makes over the same directories on one machine: the
+//! partitions in discovery's order (topic-partition, then path), each with its findings,
+//! then the findings of no partition in the scan's order (unreadable paths first), ids
+//! assigned over the whole, then the cluster checks with an inventory rebuilt from the
+//! bundles ([`Inventory::recorded`] carries what they recorded of the files those checks
+//! read; no file of the bundles' brokers is read here).
+
+use super::content::{FileInventory, Header, PartitionFrame, Rest};
+use super::file::{FileError, FrameReader, Tag};
+use super::{BundleError, fingerprint};
+use crate::discover::layout::{DirKind, Inventory, LogDir, PartitionDir, Recorded, TopicPartition};
+use crate::finding::{Finding, Kind};
+use crate::partition::walked::BatchKey;
+use crate::results::{PartitionReport, ScanOptions, ScanReport};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// One bundle, read whole: its header and file inventory, each partition's results.
+#[derive(Debug, Clone)]
+pub struct Bundle {
+    pub header: Header,
+    pub files: FileInventory,
+    /// Per partition directory, its results.
+    pub(crate) partitions: Vec<PartitionFrame>,
+    pub(crate) rest: Rest,
+}
+
+fn content(path: &Path, what: &str, e: impl std::fmt::Display) -> BundleError {
+    BundleError::Content {
+        path: path.to_path_buf(),
+        message: format!("{what}: {e}"),
+    }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &str,
+    b: &[u8],
+) -> Result<T, BundleError> {
+    serde_json::from_slice(b).map_err(|e| content(path, what, e))
+}
+
+impl Bundle {
+    /// Read and check the bundle at `path`.
+    pub fn read(path: &Path) -> Result<Bundle, BundleError> {
+        let file = std::fs::File::open(path).map_err(|e| BundleError::file(path, e.into()))?;
+        Self::read_from(path, std::io::BufReader::new(file))
+    }
+
+    /// Read a bundle from `r` (`path` names it in errors).
+    pub fn read_from(path: &Path, r: impl std::io::Read) -> Result<Bundle, BundleError> {
+        Self::read_keeping(path, r, &|_| true)
+    }
+
+    /// The header and file inventory of the bundle at `path` (its first two frames).
+    pub fn read_head(path: &Path) -> Result<(Header, FileInventory), BundleError> {
+        let file = std::fs::File::open(path).map_err(|e| BundleError::file(path, e.into()))?;
+        let mut frames = FrameReader::new(std::io::BufReader::new(file))
+            .map_err(|e| BundleError::file(path, e))?;
+        let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
+        let (header, files) = head(path, &mut next)?;
+        Ok((header, files))
+    }
+
+    /// [`Self::read_from`], decoding the fingerprints of the partition directories `keep`
+    /// accepts only (the others' are checked by their frame's CRC, and dropped).
+    fn read_keeping(
+        path: &Path,
+        r: impl std::io::Read,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Bundle, BundleError> {
+        let mut frames = FrameReader::new(r).map_err(|e| BundleError::file(path, e))?;
+        let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
+        let missing = || BundleError::file(path, FileError::Truncated);
+        let (header, files) = head(path, &mut next)?;
+        let mut partitions: Vec<PartitionFrame> = Vec::new();
+        let mut keys: HashMap<String, Option<Vec<BatchKey>>> = HashMap::new();
+        let mut rest = None;
+        while let Some((tag, payload)) = next()? {
+            match tag {
+                Tag::Partition if rest.is_none() => {
+                    partitions.push(parse(path, "partition", &payload)?)
+                }
+                // Written while the scan ran, before the partitions' results.
+                Tag::Fingerprints if partitions.is_empty() => {
+                    let (dir, k) = fingerprint::read_frame(&payload, keep)
+                        .map_err(|e| content(path, "fingerprints", e))?;
+                    if keys.insert(dir.clone(), k).is_some() {
+                        return Err(content(path, "fingerprints", format!("{dir} twice")));
+                    }
+                }
+                Tag::Rest if rest.is_none() => rest = Some(parse(path, "trailer", &payload)?),
+                other => return Err(content(path, "frame", format!("{other:?} out of place"))),
+            }
+        }
+        let rest = rest.ok_or_else(missing)?;
+        for p in partitions.iter_mut().filter(|p| p.fingerprints) {
+            let dir = &p.result.partition.path;
+            let k = keys.remove(dir).ok_or_else(|| {
+                content(path, "partition", format!("{dir} lacks its fingerprints"))
+            })?;
+            p.result.cluster_inputs.batches = k;
+        }
+        if let Some(dir) = keys.keys().next() {
+            return Err(content(
+                path,
+                "fingerprints",
+                format!("of no partition ({dir})"),
+            ));
+        }
+        Ok(Bundle {
+            header,
+            files,
+            partitions,
+            rest,
+        })
+    }
+}
+
+/// The first two frames: the header (its versions checked) and the file inventory.
+fn head(
+    path: &Path,
+    next: &mut dyn FnMut() -> Result<Option<(Tag, Vec<u8>)>, BundleError>,
+) -> Result<(Header, FileInventory), BundleError> {
+    let missing = || BundleError::file(path, FileError::Truncated);
+    let (tag, h) = next()?.ok_or_else(missing)?;
+    if tag != Tag::Header {
+        return Err(content(path, "first frame", "not a header"));
+    }
+    let header: Header = parse(path, "header", &h)?;
+    if header.result_format_version != crate::results::RESULT_FORMAT_VERSION
+        || header.cluster_inputs_version != crate::partition::walked::FORMAT_VERSION
+    {
+        return Err(BundleError::Version {
+            path: path.to_path_buf(),
+            tool_version: header.tool_version,
+            found: (header.result_format_version, header.cluster_inputs_version),
+        });
+    }
+    let (tag, inv) = next()?.ok_or_else(missing)?;
+    if tag != Tag::Inventory {
+        return Err(content(path, "second frame", "not the file inventory"));
+    }
+    Ok((header, parse(path, "file inventory", &inv)?))
+}
+
+/// A merged report, with the options it was made with and the inventory rebuilt from the
+/// bundles (what the renderers and `--transactional-id` take besides the report).
+#[derive(Debug)]
+pub struct Merged {
+    pub report: ScanReport,
+    pub options: ScanOptions,
+    pub inventory: Inventory,
+}
+
+/// The `*.klb` files of a directory (in name order), or the file itself.
+pub fn bundle_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BundleError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| BundleError::file(p, e.into()))?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|f| f.extension().is_some_and(|x| x == "klb") && f.is_file())
+                .collect();
+            if found.is_empty() {
+                return Err(content(p, "directory", "holds no *.klb bundle"));
+            }
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Merge the bundles `files` (directories: their `*.klb` files) with `base`'s threads and
+/// what-to-keep settings; the per-partition options are the bundles' own (all equal).
+pub fn merge(files: &[PathBuf], base: &ScanOptions) -> Result<Merged, BundleError> {
+    merge_streaming(files, base, &mut |_, _| {})
+}
+
+/// [`merge`], handing each partition to `on_partition` before the cluster checks run
+/// (as `pipeline::analyse_streaming` does).
+pub fn merge_streaming(
+    files: &[PathBuf],
+    base: &ScanOptions,
+    on_partition: &mut dyn FnMut(&PartitionReport, &[Finding]),
+) -> Result<Merged, BundleError> {
+    merge_bundles(read_bundles(files)?, base, on_partition)
+}
+
+/// Read the bundles `files` (directories: their `*.klb` files), each named by its path.
+/// As a scan keeps batch keys only for the topic-partitions more than one of its
+/// directories holds, only those directories' fingerprints are decoded and kept (a first
+/// pass reads each bundle's file inventory to know them).
+pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
+    let files = bundle_files(files)?;
+    let mut holders: HashMap<(String, i32), Vec<String>> = HashMap::new();
+    for f in &files {
+        let (_, inv) = Bundle::read_head(f)?;
+        for p in inv.partitions {
+            let comparable = matches!(p.kind, Some(DirKind::Normal) | Some(DirKind::Future { .. }));
+            if let (Some(tp), true) = (p.tp, comparable) {
+                holders.entry(tp).or_default().push(p.path);
+            }
+        }
+    }
+    let copied: std::collections::HashSet<String> = holders
+        .into_values()
+        .filter(|v| v.len() > 1)
+        .flatten()
+        .collect();
+    files
+        .into_iter()
+        .map(|f| {
+            let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
+            let keep = |d: &str| copied.contains(d);
+            Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep).map(|b| (f, b))
+        })
+        .collect()
+}
+
+/// The paths the bundles' collects were given, in order: the merged report's `inputs`.
+pub fn inputs_of(bundles: &[(PathBuf, Bundle)]) -> Vec<String> {
+    bundles
+        .iter()
+        .flat_map(|(_, b)| b.header.inputs.iter().cloned())
+        .collect()
+}
+
+/// [`merge_streaming`] over bundles already read ([`read_bundles`]).
+pub fn merge_bundles(
+    bundles: Vec<(PathBuf, Bundle)>,
+    base: &ScanOptions,
+    on_partition: &mut dyn FnMut(&PartitionReport, &[Finding]),
+) -> Result<Merged, BundleError> {
+    let (first_path, first) = bundles
+        .first()
+        .ok_or_else(|| content(Path::new(""), "merge", "no bundle given"))?;
+    for (path, b) in &bundles[1..] {
+        if b.header.options != first.header.options {
+            return Err(BundleError::Options {
+                path: path.clone(),
+                first: first_path.clone(),
+            });
+        }
+    }
+    let options = first.header.options.apply(base);
+    check_overlap(&bundles)?;
+    let inventory = inventory(&bundles);
+    let mut report = report(bundles);
+    for (i, p) in report.partitions.iter().enumerate() {
+        on_partition(p, report.partition_findings(i));
+    }
+    crate::pipeline::run_cluster_checks(&mut report, &inventory, &options);
+    Ok(Merged {
+        report,
+        options,
+        inventory,
+    })
+}
+
+/// Two bundles holding the same directory path cannot be one scan's inputs.
+fn check_overlap(bundles: &[(PathBuf, Bundle)]) -> Result<(), BundleError> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, (path, b)) in bundles.iter().enumerate() {
+        let dirs = b.files.log_dirs.iter().map(|d| &d.path);
+        for d in dirs.chain(b.files.partitions.iter().map(|p| &p.path)) {
+            if let Some(other) = seen.insert(d, i)
+                && other != i
+            {
+                return Err(BundleError::Overlap {
+                    path: path.clone(),
+                    other: bundles[other].0.clone(),
+                    dir: d.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The inventory of the bundles' directories, as discovery would list them (sorted by
+/// topic-partition and path), with what the bundles recorded of their files.
+fn inventory(bundles: &[(PathBuf, Bundle)]) -> Inventory {
+    let mut inv = Inventory::default();
+    let mut recorded = Recorded::default();
+    for (_, b) in bundles {
+        for ld in &b.header.log_dirs {
+            let path = PathBuf::from(&ld.path);
+            recorded
+                .meta_properties
+                .insert(path.clone(), (ld.cluster_id.clone(), ld.node_id));
+            inv.log_dirs.push(LogDir {
+                path,
+                ..Default::default()
+            });
+        }
+        for p in &b.files.partitions {
+            let mut d = PartitionDir::default();
+            d.path = PathBuf::from(&p.path);
+            d.tp = p.tp.as_ref().map(|(topic, partition)| TopicPartition {
+                topic: topic.clone(),
+                partition: *partition,
+            });
+            d.kind = p.kind.clone();
+            d.log_dir = p.log_dir.as_ref().map(PathBuf::from);
+            recorded.topic_ids.insert(d.path.clone(), p.topic_id);
+            inv.partitions.push(d);
+        }
+        for (path, md) in &b.rest.cluster_metadata {
+            if let Ok(json) = serde_json::to_string(md) {
+                recorded.cluster_metadata.insert(PathBuf::from(path), json);
+            }
+        }
+        let pairs = |v: &[(String, String)]| {
+            v.iter()
+                .map(|(p, why)| (PathBuf::from(p), why.clone()))
+                .collect::<Vec<_>>()
+        };
+        inv.errors.extend(pairs(&b.files.errors));
+        inv.input_errors.extend(pairs(&b.files.input_errors));
+    }
+    inv.partitions
+        .sort_by(|a, b| (&a.tp, &a.path).cmp(&(&b.tp, &b.path)));
+    inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));
+    inv.recorded = Some(std::sync::Arc::new(recorded));
+    inv
+}
+
+/// The report the bundles' per-partition stages make together, before the cluster checks.
+fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
+    let mut parts: Vec<(Option<TopicPartition>, PathBuf, PartitionFrame)> = Vec::new();
+    let mut loose: Vec<Finding> = Vec::new();
+    let mut inputs = Vec::new();
+    let mut errors = Vec::new();
+    for (_, b) in bundles {
+        let tps: HashMap<String, Option<(String, i32)>> = b
+            .files
+            .partitions
+            .iter()
+            .map(|p| (p.path.clone(), p.tp.clone()))
+            .collect();
+        for f in b.partitions {
+            let tp = tps
+                .get(&f.result.partition.path)
+                .cloned()
+                .flatten()
+                .map(|(topic, partition)| TopicPartition { topic, partition });
+            parts.push((tp, PathBuf::from(&f.result.partition.path), f));
+        }
+        loose.extend(b.rest.findings);
+        inputs.extend(b.header.inputs);
+        errors.extend(
+            b.files
+                .errors
+                .into_iter()
+                .map(|(p, why)| (PathBuf::from(p), why)),
+        );
+    }
+    parts.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let mut report = ScanReport::default();
+    for (_, _, f) in parts {
+        let PartitionFrame {
+            result, outcome, ..
+        } = f;
+        let mut p: PartitionReport = result.partition;
+        p.outcome = outcome;
+        p.outcome.txns = result.txns;
+        p.cluster_inputs = result.cluster_inputs;
+        let start = report.findings.len();
+        report.findings.extend(result.findings);
+        p.finding_range = start..report.findings.len();
+        report.partitions.push(p);
+    }
+    // The scan lists the unreadable paths' findings first, then the others of no
+    // partition (each bundle's in its own order).
+    let (unreadable, other): (Vec<Finding>, Vec<Finding>) = loose
+        .into_iter()
+        .partition(|f| f.kind == Kind::UnreadableFile);
+    report.findings.extend(unreadable);
+    report.findings.extend(other);
+    crate::finding::assign_ids(&mut report.findings);
+    report.summary = crate::partition::results::summarise(&report.partitions, &report.findings);
+    report.inputs = inputs;
+    report.errors = errors;
+    report
+}

@@ -1,0 +1,82 @@
+//! Evidence bundles: the per-partition stage on the machine that holds the data, the
+//! cluster stage anywhere.
+//!
+//! [`collect`] runs discovery and the per-partition stage over one broker's log dirs
+//! and writes what the cluster stage and the renderers read into one file (the bundle:
+//! versioned, zstd-compressed, checksummed, see `file`); [`merge`] reads any number of
+//! bundles and runs the cluster stage over them. The merged report is the report `scan`
+//! gives over the same directories on one machine. What a bundle holds, and what it
+//! leaves on the broker (user topics' keys and values), is in `docs/cluster.md`.
+
+mod collect;
+mod content;
+mod file;
+mod fingerprint;
+mod merge;
+
+pub use collect::{CollectSummary, collect};
+pub use content::{
+    DirFiles, FileInventory, Header, LogDirIdentity, PartitionDirFiles, RecordedOptions,
+};
+pub use file::{FORMAT_VERSION, FileError, MAGIC};
+pub use fingerprint::{
+    FingerprintError, decode as decode_fingerprints, encode as encode_fingerprints,
+};
+pub use merge::{
+    Bundle, Merged, bundle_files, inputs_of, merge, merge_bundles, merge_streaming, read_bundles,
+};
+
+use std::path::{Path, PathBuf};
+
+/// Why bundles could not be read or merged; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum BundleError {
+    /// The file is not a readable bundle (not one, truncated, corrupt, another format
+    /// version, or an I/O error).
+    #[error("{}: {source}", path.display())]
+    File { path: PathBuf, source: FileError },
+    /// A frame does not hold what it should.
+    #[error("{}: corrupt bundle: {message}", path.display())]
+    Content { path: PathBuf, message: String },
+    /// Results of another version.
+    #[error(
+        "{}: bundle written by klogscan {tool_version} (partition results v{}, cluster inputs v{}); this klogscan ({}) reads v{} and v{}: collect again with this version",
+        path.display(), found.0, found.1, env!("CARGO_PKG_VERSION"),
+        crate::results::RESULT_FORMAT_VERSION, crate::partition::walked::FORMAT_VERSION
+    )]
+    Version {
+        path: PathBuf,
+        tool_version: String,
+        found: (u32, u32),
+    },
+    /// Bundles collected with different per-partition options.
+    #[error("{}: collected with other options than {} (--no-crc, --deep, --now, --hanging-after, --max-bytes, --compacted, …): collect every broker with the same ones", path.display(), first.display())]
+    Options { path: PathBuf, first: PathBuf },
+    /// Two bundles holding the same directory.
+    #[error("{} and {} both hold {dir}: bundles of one merge must hold different directories", other.display(), path.display())]
+    Overlap {
+        path: PathBuf,
+        other: PathBuf,
+        dir: String,
+    },
+}
+
+impl BundleError {
+    fn file(path: &Path, source: FileError) -> Self {
+        BundleError::File {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            BundleError::File { path, .. }
+            | BundleError::Content { path, .. }
+            | BundleError::Version { path, .. }
+            | BundleError::Options { path, .. }
+            | BundleError::Overlap { path, .. } => path,
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Multi-broker scenarios: several brokers' log dirs under one root, each broker's own
+//! (`<root>/<name>/data`), as `collect` runs on them one broker at a time and `scan` runs
+//! on all of them at once. Each scenario returns every broker's log dirs, in broker order.
+
+use super::files::LogDirBuilder;
+use super::group_scenarios::{self as sc, GroupLog};
+use super::scenario::{Batch, PartitionBuilder, Producer};
+use super::txns::{Cluster, Txn};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A scenario: its name and its writer.
+pub type Scenario = (&'static str, fn(&Path) -> io::Result<Vec<Vec<PathBuf>>>);
+
+/// Every scenario.
+pub const SCENARIOS: &[Scenario] = &[
+    ("replica_divergence", replica_divergence),
+    ("cross_broker_txn", cross_broker_txn),
+    ("groups", groups),
+    ("non_live_copy", non_live_copy),
+    ("two_clusters", two_clusters),
+];
+
+const T0: i64 = 1_700_000_000_000;
+const UUID: &str = "7c3c1b0e5f2a4d2b9a1e0f6d5c4b3a29";
+
+/// `n` batches of plain records, the one at `odd` (if any) with other values: a replica
+/// that diverged there.
+fn plain(topic: &str, partition: i32, n: usize, odd: Option<usize>) -> PartitionBuilder {
+    let mut p = PartitionBuilder::new(topic, partition)
+        .start_time(T0)
+        .leader_epoch(3);
+    for i in 0..n {
+        let v = if Some(i) == odd { "other" } else { "value" };
+        p.append(Batch::new(Producer::PLAIN).values([format!("{v}-{i}a"), format!("{v}-{i}b")]));
+        if i == n / 2 {
+            p.roll();
+        }
+    }
+    p
+}
+
+/// A transaction left open for 20 minutes: hanging.
+fn hanging(topic: &str, partition: i32) -> PartitionBuilder {
+    let mut p = PartitionBuilder::new(topic, partition).start_time(T0);
+    p.append(Batch::new(Producer::PLAIN).values(["a"]));
+    p.append(Batch::new(Producer::transactional(900, 1)).records(2));
+    p.advance_time(20 * 60_000);
+    p.append(Batch::new(Producer::PLAIN).values(["b"]));
+    p
+}
+
+fn broker(root: &Path, name: &str) -> PathBuf {
+    root.join(name).join("data")
+}
+
+/// Write `p` into log dir `ld` as the directory `name` (a copy's name).
+fn write_as(p: PartitionBuilder, ld: &Path, name: &str) -> io::Result<()> {
+    let stage = ld.join(format!("stage-{name}"));
+    let m = p.write(&stage)?;
+    std::fs::rename(m.dir, ld.join(name))?;
+    std::fs::remove_dir(stage)
+}
+
+/// Three brokers of cluster `c1` holding `orders-0` (the third's copy differs at its
+/// sixth batch) and two holding `payments-0` (identical).
+pub fn replica_divergence(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let mut out = Vec::new();
+    for id in 1..=3 {
+        let ld = broker(root, &format!("broker-{id}"));
+        let mut b = LogDirBuilder::new(id).cluster_id("c1").partition(plain(
+            "orders",
+            0,
+            10,
+            (id == 3).then_some(5),
+        ));
+        if id < 3 {
+            b = b.partition(plain("payments", 0, 6, None));
+        }
+        b.write(&ld)?;
+        out.push(vec![ld]);
+    }
+    Ok(out)
+}
+
+/// A transaction over `orders-0` (broker 1), `orders-1` and `payments-0` (broker 2)
+/// whose coordinator, `__transaction_state`, is on broker 3; one COMMIT marker is missing
+/// on `payments-0` (hanging there), and a later transaction is left open.
+pub fn cross_broker_txn(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    const A: (&str, i32) = ("orders", 0);
+    const B: (&str, i32) = ("orders", 1);
+    const C: (&str, i32) = ("payments", 0);
+    let mut c = Cluster::new(Some("c1")).coordinator_partitions(50);
+    let p = c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]));
+    let p = c.run(&Txn::new("app", p, &[A, B, C]).skip_marker_on(C));
+    c.advance(20 * 60_000);
+    c.run(&Txn::new("app", p, &[A, B]));
+    c.run(&Txn::new("billing", Producer::transactional(9, 0), &[B, C]).open());
+    c.advance(20 * 60_000);
+    c.plain(A, 2);
+    let dirs = [
+        c.write_only(&broker(root, "broker-1"), 1, |tp| tp == A, false)?,
+        c.write_only(&broker(root, "broker-2"), 2, |tp| tp != A, false)?,
+        c.write_only(&broker(root, "broker-3"), 3, |_| false, true)?,
+    ];
+    Ok(dirs.into_iter().map(|d| vec![d]).collect())
+}
+
+/// `__consumer_offsets` partitions on two brokers: a clean classic and consumer group on
+/// broker 1, a streams group left at the deletion barrier on broker 2, and the same
+/// partition replicated on both.
+pub fn groups(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let mut clean = GroupLog::new();
+    sc::classic_group(&mut clean, "billing");
+    sc::consumer_group(&mut clean, "orders-app");
+    let held = sc::streams_held_back("app");
+    let mut out = Vec::new();
+    for id in 1..=2 {
+        let ld = broker(root, &format!("broker-{id}"));
+        LogDirBuilder::new(id).cluster_id("c1").write(&ld)?;
+        clean.write(&ld, 0)?;
+        if id == 2 {
+            held.write(&ld, 7)?;
+        }
+        out.push(vec![ld]);
+    }
+    Ok(out)
+}
+
+/// Broker 1 with two log dirs: `orders-0` live in the first, its `-future` copy (an
+/// inter-log-dir move) in the second, both with a hanging transaction, and a `-delete`
+/// copy of `orders-1`; broker 2 with the live replica of `orders-0`.
+pub fn non_live_copy(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let ld1 = broker(root, "broker-1");
+    let ld2 = root.join("broker-1").join("data-2");
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(hanging("orders", 0))
+        .write(&ld1)?;
+    LogDirBuilder::new(1).cluster_id("c1").write(&ld2)?;
+    write_as(
+        hanging("orders", 0),
+        &ld2,
+        &format!("orders-0.{UUID}-future"),
+    )?;
+    write_as(
+        hanging("orders", 1),
+        &ld1,
+        &format!("orders-1.{UUID}-delete"),
+    )?;
+    let ld3 = broker(root, "broker-2");
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .partition(hanging("orders", 0))
+        .write(&ld3)?;
+    Ok(vec![vec![ld1, ld2], vec![ld3]])
+}
+
+/// Two clusters with the same broker ids and topic names: `orders-0` on both brokers of
+/// each (the copies of cluster B differ from A's, and from each other), a hanging
+/// transaction on cluster A's `payments-0`, the coordinator's log only in cluster B.
+pub fn two_clusters(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let mut out = Vec::new();
+    for (cluster, odd) in [("clusterA", None), ("clusterB", Some(2))] {
+        let mut c = Cluster::new(Some(cluster)).coordinator(0);
+        c.run(&Txn::new("app", Producer::transactional(900, 1), &[("payments", 0)]).open());
+        c.advance(20 * 60_000);
+        c.plain(("payments", 0), 1);
+        for id in 1..=2 {
+            let ld = broker(root, &format!("{cluster}-{id}"));
+            let with_coordinator = cluster == "clusterB" && id == 2;
+            c.write_only(&ld, id, |_| id == 1, with_coordinator)?;
+            let odd = odd.filter(|_| id == 2);
+            plain("orders", 0, 8, odd).write(&ld)?;
+            out.push(vec![ld]);
+        }
+    }
+    Ok(out)
+}

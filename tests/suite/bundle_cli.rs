@@ -1,0 +1,139 @@
+//! The `collect` and `merge` commands: every output format of `merge` equals `scan`'s over
+//! the same directories; a file that is not a whole bundle of this version is an input
+//! error naming it (exit 2), never a panic.
+
+use crate::common::run::{Run, klogscan};
+use klogscan::testkit::brokers;
+use std::path::{Path, PathBuf};
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Collect every broker with the CLI into `out/<i>.klb`; the bundle paths.
+fn collect(brokers: &[Vec<PathBuf>], out: &Path) -> Vec<String> {
+    brokers
+        .iter()
+        .enumerate()
+        .map(|(i, dirs)| {
+            let f = out.join(format!("{i}.klb"));
+            let mut args: Vec<String> = vec!["collect".into()];
+            args.extend(dirs.iter().map(|d| s(d)));
+            args.extend(["--out".into(), s(&f)]);
+            let r = klogscan(&args, None, 120);
+            assert_eq!(r.code(), 0, "{}", r.err);
+            assert!(r.err.contains("bundle"), "{}", r.err);
+            assert!(!Path::new(&format!("{}.partial", s(&f))).exists());
+            s(&f)
+        })
+        .collect()
+}
+
+fn run(cmd: &str, inputs: &[String], format: &str) -> Run {
+    let mut args = vec![cmd.to_string()];
+    args.extend(inputs.iter().cloned());
+    args.extend(["--format", format, "--color", "never"].map(String::from));
+    klogscan(&args, None, 120)
+}
+
+#[test]
+fn every_format_of_merge_equals_scan() {
+    for write in [brokers::cross_broker_txn, brokers::non_live_copy] {
+        let data = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let b = write(data.path()).unwrap();
+        let dirs: Vec<String> = b.iter().flatten().map(|d| s(d)).collect();
+        let bundles = collect(&b, out.path());
+        for format in ["json", "jsonl", "table", "find-hanging"] {
+            let scanned = run("scan", &dirs, format);
+            let merged = run("merge", &bundles, format);
+            assert_eq!(scanned.code(), merged.code(), "{format}: {}", merged.err);
+            assert!(!scanned.out.is_empty());
+            assert_eq!(scanned.out, merged.out, "{format}");
+        }
+        // A directory stands for its bundles.
+        let merged = run("merge", &[s(out.path())], "json");
+        assert_eq!(merged.out, run("scan", &dirs, "json").out);
+    }
+}
+
+/// A bundle of the cross-broker transaction scenario's first broker, and the place for
+/// damaged copies of it.
+fn a_bundle() -> (tempfile::TempDir, PathBuf) {
+    let data = tempfile::tempdir().unwrap();
+    let b = brokers::cross_broker_txn(&data.path().join("d")).unwrap();
+    let f = PathBuf::from(&collect(&b[..1], data.path())[0]);
+    (data, f)
+}
+
+fn refused(path: &Path, what: &str) {
+    let r = klogscan(&["merge".to_string(), s(path)], None, 60);
+    assert_eq!(r.code(), 2, "{what}: {}", r.err);
+    assert!(r.err.contains(&s(path)), "{what}: {}", r.err);
+    assert!(!r.err.contains("panicked"), "{what}: {}", r.err);
+    assert!(r.out.is_empty(), "{what}: {}", r.out);
+}
+
+#[test]
+fn damaged_foreign_and_other_version_bundles_are_input_errors() {
+    let (dir, good) = a_bundle();
+    let bytes = std::fs::read(&good).unwrap();
+    let r = klogscan(&["merge".to_string(), s(&good)], None, 60);
+    assert_ne!(r.code(), 2, "{}", r.err);
+    let write = |name: &str, b: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, b).unwrap();
+        p
+    };
+    for cut in [0, 10, 18, 20, 40, bytes.len() / 2, bytes.len() - 1] {
+        let p = write("truncated.klb", &bytes[..cut]);
+        refused(&p, &format!("cut at {cut}"));
+        let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
+        assert!(
+            r.err.contains("truncated") || r.err.contains("not a klogscan bundle"),
+            "{cut}: {}",
+            r.err
+        );
+    }
+    for at in [30, bytes.len() / 3, bytes.len() / 2, bytes.len() - 5] {
+        let mut b = bytes.clone();
+        b[at] ^= 0x10;
+        refused(&write("flipped.klb", &b), &format!("bit flipped at {at}"));
+    }
+    let mut b = bytes.clone();
+    b[16..20].copy_from_slice(&99u32.to_le_bytes());
+    let p = write("v99.klb", &b);
+    refused(&p, "version 99");
+    let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
+    assert!(r.err.contains("version 99"), "{}", r.err);
+    let p = write("notes.klb", b"meeting notes\n");
+    refused(&p, "a text file");
+    let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
+    assert!(r.err.contains("not a klogscan bundle"), "{}", r.err);
+    refused(&dir.path().join("missing.klb"), "a missing file");
+}
+
+#[test]
+fn bundles_of_one_directory_twice_or_other_options_are_refused() {
+    let (dir, good) = a_bundle();
+    let r = klogscan(&["merge".to_string(), s(&good), s(&good)], None, 60);
+    assert_eq!(r.code(), 2, "{}", r.err);
+    assert!(r.err.contains("both hold"), "{}", r.err);
+    let other = dir.path().join("other.klb");
+    let data = tempfile::tempdir().unwrap();
+    let b = brokers::cross_broker_txn(data.path()).unwrap();
+    let mut args = vec!["collect".to_string()];
+    args.extend(b[1].iter().map(|d| s(d)));
+    args.extend(["--no-crc".into(), "--out".into(), s(&other)]);
+    assert_eq!(klogscan(&args, None, 60).code(), 0);
+    let r = klogscan(&["merge".to_string(), s(&good), s(&other)], None, 60);
+    assert_eq!(r.code(), 2, "{}", r.err);
+    assert!(r.err.contains("other options"), "{}", r.err);
+    let r = klogscan(
+        &["merge".to_string(), s(&good), "--no-crc".into()],
+        None,
+        60,
+    );
+    assert_eq!(r.code(), 2, "{}", r.err);
+    assert!(r.err.contains("collect"), "{}", r.err);
+}
