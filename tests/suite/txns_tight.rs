@@ -64,6 +64,15 @@ fn tight(c: &mut Cluster, n: usize, twist: Twist) -> Vec<Outcome> {
     outcomes
 }
 
+/// A cluster of one coordinator (TV2 or TV0/1) whose producer runs in a tight loop,
+/// stamping its next transaction's data 3 ms before the previous markers land.
+fn loop_cluster(tv2: bool) -> Cluster {
+    let c = Cluster::new(Some("c1"))
+        .coordinator_partitions(50)
+        .tight_loop(3);
+    if tv2 { c.tv2() } else { c }
+}
+
 fn scan(c: &Cluster, with_coordinator: bool) -> (tempfile::TempDir, ScanReport) {
     let dir = tempfile::tempdir().unwrap();
     c.write_only(dir.path(), 1, |_| true, with_coordinator)
@@ -91,12 +100,7 @@ fn txns(r: &ScanReport) -> &[ClusterTxn] {
 fn tight_loop_raises_nothing_above_info() {
     for tv2 in [false, true] {
         for twist in [Twist::None, Twist::Fenced, Twist::Failover] {
-            let mut c = Cluster::new(Some("c1"))
-                .coordinator_partitions(50)
-                .tight_loop(3);
-            if tv2 {
-                c = c.tv2();
-            }
+            let mut c = loop_cluster(tv2);
             let want = tight(&mut c, 24, twist);
             for with_coordinator in [true, false] {
                 let (_d, r) = scan(&c, with_coordinator);
@@ -131,12 +135,7 @@ fn kinds(r: &ScanReport, k: Kind) -> Vec<&Finding> {
 fn tight_loop_faults_are_still_found() {
     for tv2 in [false, true] {
         let build = |fault: &dyn Fn(Txn) -> Txn| {
-            let mut c = Cluster::new(Some("c1"))
-                .coordinator_partitions(50)
-                .tight_loop(3);
-            if tv2 {
-                c = c.tv2();
-            }
+            let mut c = loop_cluster(tv2);
             tight(&mut c, 12, Twist::None);
             let p = Producer::transactional(100, if tv2 { 12 } else { 0 });
             c.run(&fault(Txn::new("app", p, &[A, B, C])));
@@ -182,12 +181,7 @@ fn tight_loop_with_a_compacted_coordinator_log() {
     use klogscan::cluster::txns::{self, TxnOptions};
     for tv2 in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let mut c = Cluster::new(Some("c1"))
-            .coordinator_partitions(50)
-            .tight_loop(3);
-        if tv2 {
-            c = c.tv2();
-        }
+        let mut c = loop_cluster(tv2);
         tight(&mut c, 24, Twist::None);
         c.write(dir.path(), 1).unwrap();
         let inv = klogscan::discover::layout::discover(&[dir.path().to_path_buf()]);
