@@ -272,7 +272,7 @@ impl CopiedPartitions {
         CopiedPartitions(Default::default(), true, Some(sink))
     }
     /// A partition's walk is finished: hand its batch keys to the sink, if there is one.
-    pub(crate) fn hand_over(&self, report: &mut crate::results::PartitionReport) {
+    pub(crate) fn hand_over(&self, report: &mut crate::partition::results::PartitionReport) {
         if let Some(sink) = &self.2
             && let Some(keys) = report.cluster_inputs.batches.take()
         {
