@@ -14,7 +14,8 @@ use std::path::PathBuf;
     long_about = "Reads Kafka segment files, indexes, snapshots and checkpoints directly (read-only), rebuilds \
 producer and transaction state like a broker, and reports anomalies: hanging transactions, zombie writes \
 (KAFKA-9144), epoch regressions, sequence gaps, corrupt or truncated batches.\n\n\
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not analyse or an input failed \
+Exit codes: 0 clean (also when the filters match nothing: \"nothing matches the filters\"), \
+1 findings at or above --fail-on, 2 no partition found, bad arguments, or an input failed \
 (a path that does not exist or is not Kafka data; reported on stderr)."
 )]
 pub struct Cli {
@@ -50,10 +51,19 @@ pub enum Command {
     /// (classic, consumer, share, streams: epochs, members, assignments, offsets).
     #[command(after_help = help::GROUPS)]
     Groups(GroupsArgs),
+    /// Committed offsets of every group held against their partitions: lag to the high
+    /// watermark and the last stable offset, hanging transactions, truncation, retention.
+    #[command(after_help = help::CONSUMERS)]
+    Consumers(ConsumersArgs),
     /// Cross-check indexes, snapshots and checkpoints against the log, and predict what a
     /// broker does with each partition on its next start (truncation, deleted segments, load failures).
     #[command(after_help = help::VERIFY)]
     Verify(VerifyArgs),
+    /// The leadership history replayed from the KRaft metadata log: per partition its
+    /// leaders, leader epochs, ISR, ELR and recovery state, and each election's choice.
+    #[command(after_help = help::HISTORY)]
+    History(HistoryArgs),
+
     /// Run the per-partition stage over one broker's log dirs and write an evidence bundle
     /// (read-only on the data; user topics' keys and values stay out of it).
     #[command(after_help = help::COLLECT)]
@@ -87,6 +97,56 @@ pub struct GroupsArgs {
     /// One line per member instead of one per group (table format).
     #[arg(long)]
     pub members: bool,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutFormat,
+}
+
+#[derive(Args)]
+pub struct ConsumersArgs {
+    /// Broker data dirs, partition dirs, or directories above them (the groups'
+    /// `__consumer_offsets` and their data partitions).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Only this group id.
+    #[arg(long)]
+    pub group: Option<String>,
+    /// Only this topic.
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Only this partition number.
+    #[arg(long)]
+    pub partition: Option<i32>,
+    /// Reference time for "hanging" (`now`, epoch ms or RFC 3339); default: the newest batch
+    /// timestamp in each partition's log dir.
+    #[arg(long, value_parser = report::parse_time)]
+    pub now: Option<i64>,
+    /// An open transaction idle longer than this is hanging (500ms, 900s, 15m, 2h, 1d).
+    #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
+    pub hanging_after: i64,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutFormat,
+}
+
+#[derive(Args)]
+pub struct HistoryArgs {
+    /// Broker data dirs, partition dirs, or directories above them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Only this topic.
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Only this partition number.
+    #[arg(long)]
+    pub partition: Option<i32>,
+    /// Only changes at or after this time (now, epoch ms, or RFC 3339).
+    #[arg(long, value_parser = report::parse_time)]
+    pub since: Option<i64>,
+    /// Only changes at or before this time.
+    #[arg(long, value_parser = report::parse_time)]
+    pub until: Option<i64>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
 }
@@ -154,7 +214,7 @@ pub struct ScanArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
-    /// Reference time for "hanging" (`now`, epoch ms or RFC 3339); default: the newest batch
+    /// Reference time for "hanging" (`now`, epoch ms, RFC 3339, a date, or a duration ago: 2h); default: the newest batch
     /// timestamp in each partition's log dir.
     #[arg(long, value_parser = report::parse_time)]
     pub now: Option<i64>,
@@ -162,7 +222,8 @@ pub struct ScanArgs {
     /// (500ms, 900s, 15m, 2h, 1d).
     #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
     pub hanging_after: i64,
-    /// Exit 1 when a finding reaches this severity.
+    /// Exit 1 when a finding (among those shown) reaches this severity; a filter matching
+    /// nothing exits 0 ("nothing matches the filters").
     #[arg(long, value_enum, default_value = "error")]
     pub fail_on: FailOn,
     /// Show only topics matching these globs (`*`, `?`) or `topic-N` partition names as the
@@ -179,7 +240,7 @@ pub struct ScanArgs {
     /// (the coordinator's log must be among the inputs).
     #[arg(long)]
     pub transactional_id: Vec<String>,
-    /// Show only findings whose batch timestamp is at or after this time (RFC 3339, epoch ms, now).
+    /// Show only findings whose batch timestamp is at or after this time (RFC 3339 with Z or an offset, a date 2019-11-05, a duration ago 2h/30m/1d, epoch ms, now; no offset: UTC).
     #[arg(long, value_parser = report::parse_time)]
     pub since: Option<i64>,
     /// Show only findings whose batch timestamp is at or before this time.
@@ -227,6 +288,11 @@ pub struct ScanArgs {
     /// the command line are always followed.
     #[arg(long, short = 'L')]
     pub follow: bool,
+    /// The tiered storage's remote segments: a directory in Kafka's `LocalTieredStorage`
+    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself).
+    /// Checked against the `__remote_log_metadata` records.
+    #[arg(long, value_name = "DIR")]
+    pub remote_storage: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -274,6 +340,9 @@ pub struct DumpArgs {
     /// Decode KRaft metadata records of __cluster_metadata and snapshots (implies --print-data-log).
     #[arg(long)]
     pub cluster_metadata_decoder: bool,
+    /// Decode `__remote_log_metadata` records (tiered storage; implies --print-data-log).
+    #[arg(long)]
+    pub remote_log_metadata_decoder: bool,
     /// Print --offsets-decoder output in the Kafka <=3.7 text form, not the 3.8+/4.x JSON.
     #[arg(long)]
     pub legacy_decoder_text: bool,
@@ -311,6 +380,43 @@ pub enum DumpOutFormat {
     /// JSON Lines (docs/dump-json.md).
     #[value(alias = "jsonl")]
     Json,
+}
+
+/// The command line as parsed, completed and documented: each command's `--format` offers
+/// (in `--help`, completions and the man page) and accepts only the formats it prints —
+/// `scan` and `merge` every one; `producers`, `txns`, `verify`, `groups`, `consumers` and
+/// `history` `table` and `json`.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    let only = |names: &[&str]| {
+        let values: Vec<clap::builder::PossibleValue> = OutFormat::value_variants()
+            .iter()
+            .filter_map(ValueEnum::to_possible_value)
+            .filter(|v| names.contains(&v.get_name()))
+            .collect();
+        PossibleValuesParser::new(values)
+            .map(|s| OutFormat::from_str(&s, false).unwrap_or(OutFormat::Table))
+    };
+    let mut cmd = Cli::command();
+    for sub in [
+        "producers",
+        "txns",
+        "verify",
+        "groups",
+        "consumers",
+        "history",
+    ] {
+        let parser = only(&["table", "json"]);
+        cmd = cmd.mut_subcommand(sub, |c| c.mut_arg("format", |a| a.value_parser(parser)));
+    }
+    cmd
+}
+
+/// Parse the process's arguments with [`command`] (exits with clap's message on an error).
+pub fn parse() -> Cli {
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit())
 }
 
 /// `collect`: the per-partition options of `scan` (they shape the results: every broker of

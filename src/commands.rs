@@ -3,6 +3,17 @@
 
 use super::*;
 
+/// The error of a `--format` only `scan` writes (`what`: which formats this command
+/// prints instead).
+pub(crate) fn not_for_this_command(format: OutFormat, what: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "--format {} is for `klogscan scan`; {what}",
+        format
+            .to_possible_value()
+            .map_or("?".into(), |v| v.get_name().to_string())
+    )
+}
+
 /// `txns --cluster`: one row per cluster transaction passing the filters.
 pub(crate) fn cmd_txns_cluster(
     a: TxnsArgs,
@@ -53,12 +64,7 @@ pub(crate) fn cmd_txns_cluster(
         OutFormat::Table => {
             table::write_cluster_txns_with(&report, &filter, style, &mut text_out(&mut out, style))?
         }
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; txns prints table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        other => return Err(not_for_this_command(other, "txns prints table or json")),
     }
     out.flush()?;
     Ok(input_failures(
@@ -91,19 +97,75 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
     };
     let (list, unread) = groups::list_groups_read(&inv, &opts);
     match a.format {
-        OutFormat::Json => render::write_json(&list, &mut out)?,
-        OutFormat::Table if a.members => render::write_members_table(&list, &mut out)?,
-        OutFormat::Table => render::write_table(&list, &mut out)?,
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; groups prints table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        OutFormat::Json => {
+            render::write_json(&list, &mut klogscan::escape::JsonWriter::new(&mut out))?
+        }
+        OutFormat::Table if a.members => {
+            render::write_members_table(&list, &mut klogscan::escape::JsonWriter::text(&mut out))?
+        }
+        OutFormat::Table => {
+            render::write_table(&list, &mut klogscan::escape::JsonWriter::text(&mut out))?
+        }
+        other => return Err(not_for_this_command(other, "groups prints table or json")),
     }
     out.flush()?;
     // Records the replay did not get (issue 15: never silent): on stderr, exit 2.
     Ok(input_failures(&unread, ExitCode::SUCCESS))
+}
+
+/// `consumers`: every group's committed offsets held against their partitions (a whole
+/// scan: the partitions' ends, LSOs and hanging transactions are the scan's), then the
+/// consumer findings.
+pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
+    use klogscan::cluster::consumers::{self, ConsumersOptions};
+    use klogscan::report::consumers as render;
+    let inputs = klogscan::discover::archive::prepare(&a.paths, &Default::default())?;
+    for w in &inputs.warnings {
+        eprintln!("klogscan: {}", klogscan::escape::text(w));
+    }
+    let inv = klogscan::discover::layout::discover(&inputs.paths);
+    if !inv.partitions.iter().any(|p| {
+        p.tp.as_ref()
+            .is_some_and(|tp| tp.topic == "__consumer_offsets")
+    }) {
+        eprintln!("klogscan: no __consumer_offsets partition found");
+        return Ok(ExitCode::from(2));
+    }
+    let mut opts = ScanOptions {
+        threads: capped_threads(a.threads),
+        now_ms: a.now,
+        keep_producers: false,
+        keep_cluster_txns: false,
+        ..Default::default()
+    };
+    opts.replay.hanging_after_ms = a.hanging_after;
+    let mut report = klogscan::pipeline::analyse(&inv, &opts);
+    let keep = ConsumersOptions {
+        group: a.group.clone(),
+        topic: a.topic.clone(),
+        partition: a.partition,
+    };
+    let view = consumers::build(&report, &inv, &opts, &keep);
+    report::client::fill(&mut report.findings);
+    let findings = render::consumer_findings(&report.findings, &keep);
+    match a.format {
+        OutFormat::Json => render::write_json(&view, &findings, &mut out)?,
+        OutFormat::Table => render::write_table(&view, &findings, &mut out)?,
+        other => {
+            return Err(not_for_this_command(
+                other,
+                "consumers prints table or json",
+            ));
+        }
+    }
+    out.flush()?;
+    let mut errors = inputs.failed.clone();
+    errors.extend(
+        view.unread
+            .iter()
+            .map(|(p, why)| (PathBuf::from(p), why.clone())),
+    );
+    Ok(input_failures(&errors, ExitCode::SUCCESS))
 }
 
 /// `verify`: the cross-checks and the restart prediction, filtered like `scan`.
@@ -144,12 +206,7 @@ pub(crate) fn cmd_verify(
         OutFormat::Table => {
             report::verify_text::write_verify(&report, style, &mut text_out(&mut out, style))?
         }
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; verify prints table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        other => return Err(not_for_this_command(other, "verify prints table or json")),
     }
     finish_output(
         report.nothing_read(),
@@ -173,13 +230,15 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
             || a.transaction_log_json
             || a.offsets_decoder
             || a.share_group_state_decoder
-            || a.cluster_metadata_decoder,
+            || a.cluster_metadata_decoder
+            || a.remote_log_metadata_decoder,
         print_data_log: a.print_data_log
             || a.transaction_log_decoder
             || a.transaction_log_json
             || a.offsets_decoder
             || a.share_group_state_decoder
-            || a.cluster_metadata_decoder,
+            || a.cluster_metadata_decoder
+            || a.remote_log_metadata_decoder,
         skip_record_metadata: a.skip_record_metadata,
         max_bytes: a.max_bytes,
         format,
@@ -195,6 +254,7 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
         piece_bytes: None,
         mmap: a.mmap.mode(),
         piece_text_cap: None,
+        remote_log_metadata_decoder: a.remote_log_metadata_decoder,
     };
     let stderr = io::stderr();
     // Buffered: a crafted file can make millions of stderr lines.
@@ -256,6 +316,36 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
             ExitCode::SUCCESS
         },
     )
+}
+
+/// `history`: the leadership history of each cluster's KRaft metadata log.
+pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
+    use klogscan::cluster::leadership::{self, view::HistoryFilter};
+    use klogscan::report::history;
+    let inv = klogscan::discover::layout::discover(&a.paths);
+    let filter = HistoryFilter {
+        topic: a.topic.clone(),
+        partition: a.partition,
+        from_ms: a.since,
+        to_ms: a.until,
+    };
+    let views = leadership::views(&inv, &filter);
+    if views.is_empty() {
+        eprintln!("klogscan: no __cluster_metadata partition found");
+        return Ok(ExitCode::from(2));
+    }
+    match a.format {
+        OutFormat::Json => history::write_json(&views, &mut out)?,
+        OutFormat::Table => history::write_table(&views, &mut out)?,
+        other => anyhow::bail!(
+            "--format {} is for `klogscan scan`; history prints table or json",
+            other
+                .to_possible_value()
+                .map_or("?".into(), |v| v.get_name().to_string())
+        ),
+    }
+    out.flush()?;
+    Ok(input_failures(&inv.input_errors, ExitCode::SUCCESS))
 }
 
 /// `collect`: write the bundle to `<out>.partial`, rename it once complete; a summary on

@@ -9,6 +9,10 @@
 //! controls (U+0080–U+009F) become visible escapes — `\n`, `\r`, `\t`, `\x1b`, `\u{9b}` —
 //! everything else is unchanged (a backslash stays a backslash, so `\n` in the output is
 //! ambiguous between an escaped newline and the two characters; the JSON output is exact).
+//! The same rule holds where the text is not a terminal's first: the HTML report (a saved
+//! report printed with `cat`), `--format find-hanging` (whose columns are the tool's own
+//! tabs), `groups`' tables, the triage's `fix:` lines. The stream writers below
+//! ([`JsonWriter::text`], [`SgrWriter`]) apply it too, as a backstop behind the fields.
 //! `--format json` needs nothing from here: JSON escapes every control character itself.
 
 use std::borrow::Cow;
@@ -359,7 +363,10 @@ impl<W: std::io::Write> std::io::Write for SgrWriter<W> {
                     std::io::Write::write_fmt(&mut out, format_args!("\\u{{{:x}}}", buf[i + 1]));
                 i += 2;
             } else if (b < 0x20 && b != b'\n') || b == 0x7f {
-                let _ = std::io::Write::write_fmt(&mut out, format_args!("\\x{b:02x}"));
+                // The rule of [`text`]: `\r`, `\t`, `\xNN`.
+                let mut e = String::new();
+                push(&mut e, char::from(b).encode_utf8(&mut [0; 4]));
+                out.extend_from_slice(e.as_bytes());
                 i += 1;
             } else {
                 out.push(b);
@@ -386,7 +393,10 @@ mod sgr_tests {
             .unwrap();
         assert_eq!(
             String::from_utf8(v).unwrap(),
-            "\x1b[1;31mERROR\x1b[0m a\\x1b]0;title\\x07b\\x0dc\\u{9b}d\n"
+            "\x1b[1;31mERROR\x1b[0m a\\x1b]0;title\\x07b\\rc\\u{9b}d\n"
         );
     }
 }
+
+mod shell;
+pub use shell::{ShellArgs, is_topic_name, shell_quote};

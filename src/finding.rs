@@ -6,6 +6,11 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+crate::internal_mod! {
+    /// Typed evidence at the stage joints.
+    mod evidence;
+}
+
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -177,6 +182,46 @@ kinds! {
     DecompressionBudgetExceeded = "decompression_budget_exceeded", Warning;
     /// A batch too large to hold in memory: header and CRC checked streaming, records not decoded.
     BatchNotDecoded = "batch_not_decoded", Warning;
+    // --- what the next start loses (the recovery model against the checkpoints) ---
+    /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
+    TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;
+    // --- what consumers saw: committed offsets against their partitions (issue 27) ---
+    /// A group's committed offset above the partition's log end (records it read are gone).
+    CommittedOffsetBeyondLogEnd = "committed_offset_beyond_log_end", Error;
+    /// A group's committed offset below the partition's log start (records it never read are gone).
+    CommittedOffsetBelowLogStart = "committed_offset_below_log_start", Warning;
+    /// A group's committed offset at the last stable offset a hanging transaction holds.
+    GroupBlockedByHangingTransaction = "group_blocked_by_hanging_transaction", Error;
+    /// A transactional offset commit held pending by a hanging transaction (UNSTABLE_OFFSET_COMMIT).
+    GroupOffsetsPendingInHangingTransaction = "group_offsets_pending_in_hanging_transaction", Error;
+    /// A committed leader epoch that the partition's leader-epoch lineage does not hold.
+    CommittedLeaderEpochUnknown = "committed_leader_epoch_unknown", Warning;
+    // --- the KRaft metadata log: leadership history ---
+    /// A leader elected outside the ISR (and outside the ELR when the ISR was empty).
+    UncleanLeaderElection = "unclean_leader_election", Warning;
+    /// A metadata record that does not decode: the history goes on without it.
+    MetadataRecordUndecodable = "metadata_record_undecodable", Warning;
+    /// Metadata records of a type or version this reader does not know, kept raw.
+    MetadataRecordUnknown = "metadata_record_unknown", Info;
+    /// A metadata transaction (KIP-868) the log ends inside, or framing the loader rejects.
+    MetadataTransactionIncomplete = "metadata_transaction_incomplete", Info;
+    // --- tiered storage (KIP-405) ---
+    /// Offsets between the log start and the local log start no finished remote segment holds.
+    RemoteSegmentGap = "remote_segment_gap", Error;
+    /// A remote segment left in COPY_SEGMENT_STARTED while later events follow (orphan objects).
+    RemoteCopyUnfinished = "remote_copy_unfinished", Warning;
+    /// A remote segment left in DELETE_SEGMENT_STARTED while later events follow.
+    RemoteDeleteUnfinished = "remote_delete_unfinished", Warning;
+    /// A finished remote segment outside the partition's leader-epoch lineage (never read, never expired).
+    RemoteSegmentAbandonedLineage = "remote_segment_abandoned_lineage", Warning;
+    /// `log-start-offset-checkpoint` disagrees with the remote segments.
+    RemoteLogStartMismatch = "remote_log_start_mismatch", Warning;
+    /// A finished remote segment absent from the remote storage given.
+    RemoteSegmentMissing = "remote_segment_missing", Error;
+    /// A remote segment whose objects disagree with its metadata (offsets, size).
+    RemoteSegmentMismatch = "remote_segment_mismatch", Error;
+    /// A `__remote_log_metadata` record the broker's metadata consumer cannot deserialize.
+    RemoteMetadataUndecodable = "remote_metadata_undecodable", Error;
 }
 
 impl fmt::Display for Kind {
@@ -235,6 +280,9 @@ pub struct Finding {
     pub caused_by: Vec<String>,
     /// Where the evidence lives: cluster, broker, log dir, partition directory, copy kind.
     pub source: Source,
+    /// The consumer group the finding is about (consumer findings only; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// Which copy of a partition a directory holds (`kafka-format.md` §1: directory names).
@@ -305,6 +353,7 @@ impl Finding {
             id: String::new(),
             caused_by: Vec::new(),
             source: Source::default(),
+            group: None,
         }
     }
     pub fn severity(mut self, s: Severity) -> Self {
@@ -342,6 +391,11 @@ impl Finding {
     }
     pub fn remediation(mut self, r: impl Into<String>) -> Self {
         self.remediation = Some(r.into());
+        self
+    }
+    /// The consumer group the finding is about.
+    pub fn group(mut self, g: impl Into<String>) -> Self {
+        self.group = Some(g.into());
         self
     }
     /// Link this finding to the finding it follows from: the cause's id, or its key

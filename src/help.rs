@@ -48,11 +48,82 @@ Examples:
   klogscan man > klogscan.1 && man ./klogscan.1
   sudo sh -c 'klogscan man > /usr/local/share/man/man1/klogscan.1'";
 
+pub const CONSUMERS: &str = "\
+Examples:
+  klogscan consumers /var/lib/kafka/data
+  klogscan consumers broker-*/data --group billing --topic payments
+  klogscan consumers data --format json --now 2026-03-01T12:00:00Z
+
+One row per group and committed partition: the committed offset and leader epoch, the
+partition's log start, last stable offset (LSO), checkpointed high watermark (HW, a lower
+bound) and log end (shown when it differs from the HW), the lag to the HW and to the LSO, and
+the first hanging transaction. Commits of partitions not in the inputs (or of another
+cluster) are counted below the table. The consumer findings follow the rows.";
+
+pub const HISTORY: &str = "\
+Examples:
+  klogscan history /var/lib/kafka/data
+  klogscan history broker1 broker2 --topic orders --partition 0
+  klogscan history data --since 2024-05-01T00:00:00Z --format json";
+
 pub const GROUPS: &str = "\
 Examples:
   klogscan groups /var/lib/kafka/data
   klogscan groups data --group orders-app --members
   klogscan groups data --type consumer --deleted --format json";
+
+/// The man page's EXIT STATUS section (roff).
+const EXIT_STATUS: &str = r#".SH "EXIT STATUS"
+.TP
+\fB0\fR
+No finding at or above \fB\-\-fail\-on\fR (default error) among those shown; also when the filters match nothing ("nothing matches the filters": the partitions were found and analysed).
+.TP
+\fB1\fR
+A finding at or above \fB\-\-fail\-on\fR among those shown (\fBdump\fR: anything dumped is invalid).
+.TP
+\fB2\fR
+No partition found under the given paths, bad arguments, or an input failed (a path that does not exist, is not Kafka data, or a file that could not be read); the reasons are printed on stderr first.
+"#;
+
+/// The suggested commands' quoting (roff).
+const COMMANDS_NOTE: &str = r#".SH "SUGGESTED COMMANDS"
+Values from the data (transactional ids, topics, paths) in the commands klogscan suggests are quoted for POSIX shells (sh, dash, bash, zsh, ksh). A value that cannot be pasted safely (empty, control or invisible characters) is replaced by a placeholder such as <transactional\-id>, with a note.
+"#;
+
+/// Write the complete man page, klogscan(1): the global options, then every command with
+/// its synopsis, description, every flag and its examples, then the exit status — one page,
+/// so no reference points to a page that is not installed.
+pub fn write_man(mut cmd: clap::Command, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    cmd.build();
+    let man = clap_mangen::Man::new(cmd.clone());
+    man.render_title(w)?;
+    man.render_name_section(w)?;
+    man.render_synopsis_section(w)?;
+    man.render_description_section(w)?;
+    man.render_options_section(w)?;
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = format!("klogscan {}", sub.get_name());
+        writeln!(w, ".SH \"{}\"", name.to_uppercase())?;
+        let m = clap_mangen::Man::new(sub.clone());
+        let mut buf = Vec::new();
+        m.render_synopsis_section(&mut buf)?;
+        m.render_description_section(&mut buf)?;
+        m.render_options_section(&mut buf)?;
+        if sub.get_after_help().is_some() || sub.get_after_long_help().is_some() {
+            m.render_extra_section(&mut buf)?;
+        }
+        // The command's own sections become subsections of its section.
+        for line in String::from_utf8_lossy(&buf).lines() {
+            match line.strip_prefix(".SH ") {
+                Some(h) => writeln!(w, ".SS {}", h.replace("EXTRA", "EXAMPLES"))?,
+                None => writeln!(w, "{line}")?,
+            }
+        }
+    }
+    w.write_all(EXIT_STATUS.as_bytes())?;
+    w.write_all(COMMANDS_NOTE.as_bytes())?;
+    w.flush()
+}
 
 pub const COLLECT: &str = "\
 Writes one evidence bundle for `klogscan merge`: the broker's identity (cluster id, node id,

@@ -3,7 +3,7 @@
 //! library code.
 
 use anyhow::Result;
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::ValueEnum;
 use klogscan::dump::{self, DumpFormat, DumpOptions};
 use klogscan::finding::Severity;
 use klogscan::partition::scan::{self, ScanOptions};
@@ -21,7 +21,10 @@ mod commands;
 mod help;
 
 use cli::*;
-use commands::{cmd_collect, cmd_dump, cmd_groups, cmd_txns_cluster, cmd_verify};
+use commands::{
+    cmd_collect, cmd_consumers, cmd_dump, cmd_groups, cmd_history, cmd_txns_cluster, cmd_verify,
+    not_for_this_command,
+};
 
 /// Where text goes: with colour (a terminal), every control character is escaped except
 /// the SGR colour sequences klogscan writes; without, every control character but the line
@@ -76,6 +79,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         keep_producers: false,
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
         keep_cluster_txns: false,
+        remote_storage: a.remote_storage.clone(),
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;
@@ -199,7 +203,7 @@ fn request(a: &ScanArgs, keep_producers: bool, merging: bool) -> Result<Request>
 /// Print the request's warnings (refused archive entries, caps) on stderr.
 fn print_warnings(warnings: &[String]) {
     for w in warnings {
-        eprintln!("klogscan: {w}");
+        eprintln!("klogscan: {}", klogscan::escape::text(w));
     }
 }
 
@@ -273,16 +277,15 @@ fn finish_output(
     out: &mut dyn Write,
     fail_on: FailOn,
 ) -> Result<ExitCode> {
-    if nothing_read {
-        eprintln!("klogscan: no partition found under the given paths");
-    }
     out.flush()?;
     let incomplete = report_unreadable(findings);
     let max = findings.iter().map(|f| f.severity).max();
-    Ok(input_failures(
-        errors,
-        exit_code(nothing_read || incomplete, max, fail_on),
-    ))
+    // The specific reasons first, then the conclusion.
+    let code = input_failures(errors, exit_code(nothing_read || incomplete, max, fail_on));
+    if nothing_read {
+        eprintln!("klogscan: no partition found under the given paths");
+    }
+    Ok(code)
 }
 
 /// `producers` and `txns`: a scan rendered as JSON or a table; exit 2 when nothing was read.
@@ -302,12 +305,12 @@ fn scan_view(
             style,
             &mut klogscan::escape::JsonWriter::text(&mut *out),
         )?,
-        other => anyhow::bail!(
-            "--format {} is for `klogscan scan`; producers and txns print table or json",
-            other
-                .to_possible_value()
-                .map_or("?".into(), |v| v.get_name().to_string())
-        ),
+        other => {
+            return Err(not_for_this_command(
+                other,
+                "producers and txns print table or json",
+            ));
+        }
     }
     finish_scan(&report, out, a.fail_on)
 }
@@ -376,14 +379,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             false,
         ),
         Command::Groups(a) => cmd_groups(a, &mut out),
+        Command::Consumers(a) => cmd_consumers(a, &mut out),
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
+        Command::History(a) => cmd_history(a, &mut out),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "klogscan", &mut out);
+            clap_complete::generate(shell, &mut cli::command(), "klogscan", &mut out);
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => {
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            help::write_man(cli::command(), &mut out)?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
@@ -398,7 +403,7 @@ fn main() -> ExitCode {
     // SAFETY: the binary installs no other SIGBUS handler; klogscan's guards every map it
     // makes (a file truncated under a scan is reported, never a signal).
     unsafe { klogscan::read::segment::enable_guarded_maps() };
-    let cli = Cli::parse();
+    let cli = cli::parse();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {

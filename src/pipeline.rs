@@ -22,8 +22,14 @@ pub(crate) type ClusterCheck =
 pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
     &[
         ("replicas", crate::cluster::replicas::check),
+        // Acknowledged data a copy loses at its next start, and which copy holds it.
+        ("lost", crate::cluster::lost::check),
         // The group coordinator's load of __consumer_offsets (issue 13).
         ("groups", crate::cluster::groups::cluster_check),
+        // Committed offsets held against their partitions (issue 27).
+        ("consumers", crate::cluster::consumers::cluster_check),
+        // Tiered storage: the __remote_log_metadata replay against each replica (issue 28).
+        ("tiering", crate::cluster::tiering::cluster_check),
     ]
 }
 
@@ -85,6 +91,11 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
         let extra = check(report, inv, opts);
         report.add_partition_findings(extra);
     }
+    crate::cluster::tiering::annotate(report, inv, opts);
+    // The leadership history of the KRaft metadata log (issue 26): its findings, then the
+    // links of the replica divergences and hanging transactions above to the unclean
+    // election they follow from, in place — so it runs last.
+    crate::cluster::leadership::run(report, inv, opts);
 }
 
 /// Give the heap pages freed by the stage before back to the system before the next one

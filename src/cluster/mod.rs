@@ -1,16 +1,22 @@
 //! Stage 4, **cluster**: rules over the typed per-partition results of many partitions and
 //! brokers, joined within one cluster: the transaction coordinator's log ([`coordinator`]),
 //! transactions across partitions (`txns`), replicas of one partition (`replicas`),
-//! and the groups' checks across `__consumer_offsets` partitions (`groups`).
+//! the groups' checks across `__consumer_offsets` partitions (`groups`), committed offsets
+//! held against their partitions ([`consumers`]), and tiered storage: the
+//! `__remote_log_metadata` replay against each replica (`tiering`).
 //!
 //! Imports: the partition stage's results, the read and discover stages and the shared
 //! leaves; never the renderers.
 
+pub mod consumers;
 pub mod coordinator;
 pub(crate) mod groups;
+pub mod leadership;
+pub mod lost;
 pub mod report;
 
 crate::internal_mod! {
     mod replicas;
+    mod tiering;
     mod txns;
 }

@@ -74,7 +74,12 @@ impl ScanReport {
     }
     /// True when nothing could be analysed (no partition read).
     pub fn nothing_read(&self) -> bool {
-        self.partitions.is_empty()
+        self.partitions.is_empty() && self.summary.analysed.unwrap_or(0) == 0
+    }
+
+    /// True when partitions were analysed but the filters selected none of them.
+    pub fn matched_nothing(&self) -> bool {
+        self.partitions.is_empty() && self.summary.analysed.unwrap_or(0) > 0
     }
 
     /// Add findings to partitions after the scan (cross-checks such as the coordinator's

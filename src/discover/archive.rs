@@ -5,8 +5,17 @@
 //! marker) are copied into a private temporary directory, 64 KiB at a time, and scanned
 //! there like any directory; the rest of the archive is skipped. Memory stays bounded
 //! (the decompressor's window and one copy buffer); disk use is the size of those Kafka
-//! files, capped by [`Limits::max_total_bytes`] (the scan says what the cap left out).
-//! The temporary directory is removed when the [`Prepared`] inputs are dropped.
+//! files, capped by [`Limits::max_total_bytes`], by the temporary file system's free space
+//! less a margin, and per archive by [`Limits::max_ratio`] times its size past
+//! [`Limits::ratio_floor`] (a decompression bomb): the warnings name each entry left out.
+//! The temporary directory is removed when the [`Prepared`] inputs are dropped, and by a
+//! reaper process when klogscan dies of a signal or an abort (`temp`).
+//!
+//! An archive that breaks part-way (cut short, a corrupt block) is an input error naming
+//! the last entry read whole; the Kafka files read up to it are analysed. An entry whose
+//! path clashes with an earlier one (a file where a directory is needed, or the reverse)
+//! is skipped with a warning; a path given twice is extracted twice, the last copy wins
+//! (as `tar` extracts), with a warning.
 //!
 //! Entries that would land outside the directory (absolute paths, `..`), links and
 //! special files are refused, and so is an entry larger than [`Limits::max_entry_bytes`];
@@ -21,6 +30,8 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Component, Path, PathBuf};
 
+mod temp;
+
 /// Bounds on what an archive may put on disk.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -30,6 +41,12 @@ pub struct Limits {
     pub max_entry_bytes: u64,
     /// Entries read (files, directories, skipped ones) per archive.
     pub max_entries: u64,
+    /// Bytes extracted from one archive at most this many times its size (a decompression
+    /// bomb), once past [`Limits::ratio_floor`].
+    pub max_ratio: u64,
+    /// Bytes any archive may extract whatever its ratio (small archives of mostly-zero
+    /// preallocated segments compress far beyond any sane ratio).
+    pub ratio_floor: u64,
 }
 
 impl Default for Limits {
@@ -38,6 +55,9 @@ impl Default for Limits {
             max_total_bytes: 64 << 30,
             max_entry_bytes: 16 << 30,
             max_entries: 10_000_000,
+            // gzip cannot exceed ~1032:1; zstd and a zip's deflate64 can.
+            max_ratio: 1100,
+            ratio_floor: 1 << 30,
         }
     }
 }
@@ -63,7 +83,7 @@ pub struct Prepared {
     /// Archives that could not be read, with why: input errors (the report's `errors`),
     /// the other inputs are still analysed.
     pub failed: Vec<(PathBuf, String)>,
-    temp: Option<TempDir>,
+    temp: Option<temp::TempRoot>,
 }
 
 /// The temporary directory for archives could not be made.
@@ -71,8 +91,42 @@ pub struct Prepared {
 #[error("cannot create a temporary directory for archives: {0}")]
 pub struct TempError(io::Error);
 
-/// Recognise an archive by its first bytes (tar: the `ustar` magic, or a `.tar` name).
-pub(crate) fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
+/// What a file's name says it is, before any byte is read.
+enum Named {
+    /// A broker's file: never sniffed (a segment's first bytes are its base offset, which
+    /// can read as gzip's or zip's magic).
+    Kafka,
+    /// An archive's name (the extension as written, the kind it names).
+    Archive(&'static str, ArchiveKind),
+    Unknown,
+}
+
+fn named(path: &Path) -> Named {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if is_kafka_file_name(&name) {
+        return Named::Kafka;
+    }
+    let lower = name.to_ascii_lowercase();
+    for (ext, kind) in [
+        (".tar.gz", ArchiveKind::TarGz),
+        (".tgz", ArchiveKind::TarGz),
+        (".tar.zst", ArchiveKind::TarZst),
+        (".tzst", ArchiveKind::TarZst),
+        (".zip", ArchiveKind::Zip),
+        (".tar", ArchiveKind::Tar),
+    ] {
+        if lower.ends_with(ext) {
+            return Named::Archive(ext, kind);
+        }
+    }
+    Named::Unknown
+}
+
+/// The archive format of a file by its first bytes (tar: the `ustar` magic).
+fn sniff(path: &Path) -> io::Result<Option<ArchiveKind>> {
     let mut head = [0u8; 262];
     let mut f = File::open(path)?;
     let mut n = 0;
@@ -89,13 +143,42 @@ pub(crate) fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
         Some(ArchiveKind::TarZst)
     } else if h.starts_with(b"PK\x03\x04") || h.starts_with(b"PK\x05\x06") {
         Some(ArchiveKind::Zip)
-    } else if h.len() >= 262 && &h[257..262] == b"ustar"
-        || path.extension().is_some_and(|e| e == "tar")
-    {
+    } else if h.len() >= 262 && &h[257..262] == b"ustar" {
         Some(ArchiveKind::Tar)
     } else {
         None
     })
+}
+
+/// Recognise an archive: by name first (a Kafka file name is never an archive, whatever
+/// its first bytes; a `.tar` name is a tar even without the `ustar` magic of old tars),
+/// by its first bytes for any other name.
+pub(crate) fn archive_kind(path: &Path) -> io::Result<Option<ArchiveKind>> {
+    match named(path) {
+        Named::Kafka => Ok(None),
+        Named::Archive(_, ArchiveKind::Tar) => Ok(Some(sniff(path)?.unwrap_or(ArchiveKind::Tar))),
+        Named::Archive(..) | Named::Unknown => sniff(path),
+    }
+}
+
+/// For a file named as an archive klogscan reads (`.tgz`, `.tar.gz`, `.tar.zst`, `.zip`)
+/// whose first bytes are no archive's: why it cannot be read.
+pub(crate) fn misnamed_archive(path: &Path) -> Option<String> {
+    let Named::Archive(ext, kind) = named(path) else {
+        return None;
+    };
+    if sniff(path).ok()?.is_some() {
+        return None;
+    }
+    let magic = match kind {
+        ArchiveKind::TarGz => "a gzip stream's (1f 8b)",
+        ArchiveKind::TarZst => "a zstd frame's (28 b5 2f fd)",
+        ArchiveKind::Zip => "a zip archive's (PK 03 04)",
+        ArchiveKind::Tar => return None,
+    };
+    Some(format!(
+        "not an archive: named {ext} but its first bytes are not {magic}, and not Kafka data"
+    ))
 }
 
 /// Is `name` a file a broker keeps in a log dir or a partition dir?
@@ -151,17 +234,20 @@ pub(crate) fn prepare_selected(
             None
         };
         let Some(kind) = kind else {
-            p.paths.push(input.clone());
+            match misnamed_archive(input).filter(|_| input.is_file()) {
+                Some(why) => p.failed.push((input.clone(), why)),
+                None => p.paths.push(input.clone()),
+            }
             continue;
         };
         let shown = input.display().to_string();
         if p.temp.is_none() {
-            p.temp = Some(TempDir::new().map_err(TempError)?);
+            p.temp = Some(temp::TempRoot::new().map_err(TempError)?);
         }
         let root = p
             .temp
             .as_ref()
-            .map(|t| t.path.join(p.maps.len().to_string()))
+            .map(|t| t.path().join(p.maps.len().to_string()))
             .unwrap_or_default();
         std::fs::create_dir_all(&root).map_err(TempError)?;
         let mut x = Extractor {
@@ -173,18 +259,32 @@ pub(crate) fn prepare_selected(
             entries: 0,
             files: 0,
             only,
+            archive_len: std::fs::metadata(input).map_or(0, |m| m.len()),
+            extracted: 0,
+            last: None,
         };
         let res = match kind {
             ArchiveKind::Zip => x.zip(input),
             _ => x.tar(input, kind),
         };
-        let files = x.files;
+        let (files, last) = (x.files, x.last.take());
         if let Err(e) = res {
-            p.failed
-                .push((input.clone(), format!("cannot read it as an archive: {e}")));
-            let _ = std::fs::remove_dir_all(&root);
+            // What was read before the damage is analysed; the error names where it stops.
+            let why = match &last {
+                Some(l) if files > 0 => format!(
+                    "cannot read it as an archive past entry {l}: {e} (the {files} Kafka files up to it are analysed, nothing after it)"
+                ),
+                Some(l) => format!("cannot read it as an archive past entry {l}: {e}"),
+                None => format!("cannot read it as an archive: {e}"),
+            };
+            p.failed.push((input.clone(), why));
             p.maps
                 .push((root.display().to_string(), format!("{shown}!")));
+            if files > 0 {
+                p.paths.push(root);
+            } else {
+                let _ = std::fs::remove_dir_all(&root);
+            }
             continue;
         }
         if files == 0 {
@@ -208,6 +308,12 @@ struct Extractor<'a> {
     files: u64,
     /// Only entries under these directories (empty: all).
     only: &'a [PathBuf],
+    /// The archive's size on disk (the ratio's base).
+    archive_len: u64,
+    /// Bytes extracted from this archive so far.
+    extracted: u64,
+    /// The last entry read whole (named when the archive breaks after it).
+    last: Option<String>,
 }
 
 /// The entry's path below the root, or why it is refused.
@@ -230,8 +336,11 @@ pub(crate) fn safe_relative(name: &Path) -> Result<PathBuf, &'static str> {
 impl Extractor<'_> {
     fn warn(&mut self, entry: &str, why: &str) {
         if self.warnings.len() < 1000 {
-            self.warnings
-                .push(format!("{}!/{entry}: skipped: {why}", self.shown));
+            self.warnings.push(format!(
+                "{}!/{}: skipped: {why}",
+                self.shown,
+                entry.trim_start_matches('/')
+            ));
         }
     }
 
@@ -282,18 +391,81 @@ impl Extractor<'_> {
             );
             return Ok(None);
         }
+        if let Some(why) = self.beyond_bounds(size) {
+            self.warn(&shown, &why);
+            return Ok(None);
+        }
         let dest = self.root.join(&rel);
-        if let Some(parent) = dest.parent() {
-            std::fs::create_dir_all(parent)?;
+        if let Some(parent) = dest.parent()
+            && let Err(e) = std::fs::create_dir_all(parent)
+        {
+            // An earlier entry made a file where this one needs a directory.
+            self.warn(&shown, &format!("its directory cannot be made: {e} (an earlier entry of the same name is a file)"));
+            return Ok(None);
+        }
+        if dest.is_dir() {
+            self.warn(&shown, "an earlier entry made a directory of the same name");
+            return Ok(None);
+        }
+        if dest.exists() && self.warnings.len() < 1000 {
+            self.warnings.push(format!(
+                "{}!/{}: appears more than once in the archive: the last copy is analysed (as tar extracts it)",
+                self.shown,
+                rel.display()
+            ));
         }
         Ok(Some(dest))
     }
 
+    /// Why an entry of `size` bytes is not extracted although it passes the archive's
+    /// caps: it would leave the temporary file system less than its margin, or make this
+    /// archive decompress beyond [`Limits::max_ratio`] times its size (past the floor).
+    fn beyond_bounds(&self, size: u64) -> Option<String> {
+        let after = self.extracted.saturating_add(size);
+        let ratio_cap = self
+            .archive_len
+            .saturating_mul(self.limits.max_ratio)
+            .max(self.limits.ratio_floor);
+        if after > ratio_cap {
+            return Some(format!(
+                "this archive of {} bytes would decompress to more than {ratio_cap} bytes ({} times its size, at least {} bytes): a decompression bomb, or data to unpack yourself",
+                self.archive_len, self.limits.max_ratio, self.limits.ratio_floor
+            ));
+        }
+        match temp::room_on(self.root) {
+            Some(room) if size > room => Some(format!(
+                "{size} bytes, more than the temporary file system at {} can take ({room} bytes free beyond its margin): set TMPDIR to a larger one, or unpack the archive yourself",
+                std::env::temp_dir().display()
+            )),
+            _ => None,
+        }
+    }
+
     fn copy(&mut self, from: &mut dyn Read, dest: &Path, size: u64) -> io::Result<()> {
         let mut out = io::BufWriter::with_capacity(64 << 10, File::create(dest)?);
-        let n = io::copy(&mut from.take(size), &mut out)?;
-        io::Write::flush(&mut out)?;
+        let copied = io::copy(&mut from.take(size), &mut out);
+        let flushed = io::Write::flush(&mut out);
+        let copied = copied.and_then(|n| {
+            if n == size {
+                Ok(n)
+            } else {
+                Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("{} is cut short: {n} of its {size} bytes", dest.display()),
+                ))
+            }
+        });
+        let n = match (copied, flushed) {
+            (Ok(n), Ok(())) => n,
+            (Err(e), _) | (_, Err(e)) => {
+                // A cut entry is not analysed as if whole.
+                drop(out);
+                let _ = std::fs::remove_file(dest);
+                return Err(e);
+            }
+        };
         *self.budget = self.budget.saturating_sub(n);
+        self.extracted = self.extracted.saturating_add(n);
         self.files += 1;
         Ok(())
     }
@@ -314,6 +486,7 @@ impl Extractor<'_> {
             if let Some(dest) = self.admit(&name, regular, size)? {
                 self.copy(&mut entry, &dest, size)?;
             }
+            self.last = Some(name.display().to_string());
         }
         Ok(())
     }
@@ -330,6 +503,7 @@ impl Extractor<'_> {
             if let Some(dest) = self.admit(&raw, regular, size)? {
                 self.copy(&mut entry, &dest, size)?;
             }
+            self.last = Some(raw.display().to_string());
         }
         Ok(())
     }
@@ -424,42 +598,8 @@ impl Prepared {
     }
 }
 
-/// A private temporary directory, removed on drop.
-#[derive(Debug)]
-struct TempDir {
-    path: PathBuf,
-}
-
-impl TempDir {
-    fn new() -> io::Result<TempDir> {
-        let base = std::env::temp_dir();
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        for attempt in 0..100u32 {
-            let path = base.join(format!(
-                "klogscan-{}-{nanos:x}-{attempt}",
-                std::process::id()
-            ));
-            let mut b = std::fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-            match b.create(&path) {
-                Ok(()) => return Ok(TempDir { path }),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(io::Error::other("no free temporary directory name"))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
+#[cfg(test)]
+mod bounds_tests;
 
 #[cfg(test)]
 mod tests {
@@ -526,6 +666,7 @@ mod tests {
             max_total_bytes: 350,
             max_entry_bytes: 1000,
             max_entries: 100,
+            ..Limits::default()
         };
         let p = prepare(std::slice::from_ref(&ar), &limits).unwrap();
         let root = &p.paths[0];
@@ -560,7 +701,8 @@ mod tests {
             ..Limits::default()
         };
         let p = prepare(std::slice::from_ref(&ar), &too_many).unwrap();
-        assert!(p.paths.is_empty());
+        // The entries before the limit are analysed.
+        assert!(p.paths[0].join("t-0/00000000000000000000.log").is_file());
         assert!(
             p.failed[0].1.contains("more than 2 entries"),
             "{:?}",

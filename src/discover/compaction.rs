@@ -21,7 +21,7 @@ use crate::discover::identity::{Identities, same_cluster};
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::finding::{Finding, Kind, Source};
 use crate::read::format::Decompressor;
-use crate::read::format::metadata::{MetadataRecord, RESOURCE_TOPIC, parse_metadata_record};
+use crate::read::format::metadata::{MetaRecord, RESOURCE_TOPIC, decode_record};
 use crate::read::segment::{self, Item, ReadPolicy};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -137,7 +137,7 @@ fn read_file(
                 break;
             };
             let Some(value) = r.value else { continue };
-            match parse_metadata_record(value, 0) {
+            match decode_record(value) {
                 Ok(rec) => apply(rec, md, names),
                 Err(_) => md.errors += 1,
             }
@@ -145,37 +145,33 @@ fn read_file(
     });
 }
 
-fn apply(rec: MetadataRecord<'_>, md: &mut ClusterMetadata, names: &mut HashMap<[u8; 16], String>) {
+fn apply(rec: MetaRecord, md: &mut ClusterMetadata, names: &mut HashMap<[u8; 16], String>) {
     match rec {
-        MetadataRecord::Topic { name, topic_id } => {
-            names.insert(topic_id, name.to_owned());
-            md.partitions.entry(name.to_owned()).or_default();
+        MetaRecord::Topic { name, topic_id } => {
+            md.partitions.entry(name.clone()).or_default();
+            names.insert(topic_id, name);
         }
-        MetadataRecord::Partition {
-            partition_id,
-            topic_id,
-        } => {
-            if let Some(name) = names.get(&topic_id) {
+        MetaRecord::Partition(p) => {
+            if let Some(name) = names.get(&p.topic_id) {
                 md.partitions
                     .entry(name.clone())
                     .or_default()
-                    .insert(partition_id);
+                    .insert(p.partition_id);
             }
         }
-        MetadataRecord::RemoveTopic { topic_id } => {
+        MetaRecord::RemoveTopic { topic_id } => {
             if let Some(name) = names.remove(&topic_id) {
                 md.partitions.remove(&name);
                 md.cleanup_policy.remove(&name);
             }
         }
-        MetadataRecord::Config {
+        MetaRecord::Config {
             resource_type: RESOURCE_TOPIC,
             resource_name,
-            name: "cleanup.policy",
+            name,
             value,
-        } => {
-            md.cleanup_policy
-                .insert(resource_name.to_owned(), value.map(str::to_owned));
+        } if name == "cleanup.policy" => {
+            md.cleanup_policy.insert(resource_name, value);
         }
         _ => {}
     }

@@ -8,26 +8,13 @@
 
 use crate::read::format::bytes::Cursor;
 use crate::read::format::error::{FormatError, Problem};
+use crate::read::format::kraft;
 use crate::read::format::txnlog::{self, LogKey};
 use base64::Engine;
-
-/// Compact nullable string, returned as a JSON literal (`null` or a quoted string).
-fn compact_string_json(cur: &mut Cursor<'_>, field: &'static str) -> Result<String, FormatError> {
-    Ok(match cur.schema_string(true, field)? {
-        None => "null".to_string(),
-        Some(s) => json_str(&String::from_utf8_lossy(s)),
-    })
-}
 
 /// A JSON string literal.
 pub(crate) fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string())
-}
-
-/// Kafka's `Uuid.toString()`: URL-safe base64 without padding of the 16 bytes.
-fn uuid(cur: &mut Cursor<'_>, field: &'static str) -> Result<String, FormatError> {
-    let b = cur.take(16, field)?;
-    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b))
 }
 
 /// `SnapshotHeaderRecord` as Kafka's JSON converter prints it:
@@ -52,66 +39,63 @@ pub fn snapshot_footer_json(value: &[u8]) -> Result<String, FormatError> {
 
 /// `KRaftVersionRecord`: `{"version":V,"kRaftVersion":K}`.
 pub fn kraft_version_json(value: &[u8]) -> Result<String, FormatError> {
-    let mut cur = Cursor::new(value, 0, "KRaftVersionRecord");
-    let version = cur.i16("version")?;
-    let kv = cur.i16("kRaftVersion")?;
-    cur.tagged_fields(|_, _| {})?;
-    Ok(format!("{{\"version\":{version},\"kRaftVersion\":{kv}}}"))
+    let k = kraft::kraft_version(value)?;
+    Ok(format!(
+        "{{\"version\":{},\"kRaftVersion\":{}}}",
+        k.version, k.kraft_version
+    ))
+}
+
+fn opt_json(s: &Option<String>) -> String {
+    s.as_deref().map_or_else(|| "null".to_string(), json_str)
+}
+
+/// Kafka's `Uuid.toString()`: URL-safe base64 without padding of the 16 bytes.
+fn uuid_text(u: &[u8; 16]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(u)
 }
 
 /// `VotersRecord`: `{"version":V,"voters":[{"voterId":…,"voterDirectoryId":"…",
 /// "endpoints":[{"name":…,"host":…,"port":…}],"kRaftVersionFeature":{"minSupportedVersion":…,
 /// "maxSupportedVersion":…}}]}`.
 pub fn voters_json(value: &[u8]) -> Result<String, FormatError> {
-    let mut cur = Cursor::new(value, 0, "VotersRecord");
-    let version = cur.i16("version")?;
-    let mut s = format!("{{\"version\":{version},\"voters\":");
-    match cur.schema_array_len(true, "voters")? {
+    let v = kraft::voters(value)?;
+    let mut s = format!("{{\"version\":{},\"voters\":", v.version);
+    match &v.voters {
         None => s.push_str("null"),
-        Some(n) => {
-            s.push('[');
-            for i in 0..n {
-                if i > 0 {
-                    s.push(',');
-                }
-                let id = cur.i32("voterId")?;
-                let dir = uuid(&mut cur, "voterDirectoryId")?;
-                s.push_str(&format!(
-                    "{{\"voterId\":{id},\"voterDirectoryId\":\"{dir}\",\"endpoints\":"
-                ));
-                match cur.schema_array_len(true, "endpoints")? {
-                    None => s.push_str("null"),
-                    Some(m) => {
-                        s.push('[');
-                        for j in 0..m {
-                            if j > 0 {
-                                s.push(',');
-                            }
-                            let name = compact_string_json(&mut cur, "name")?;
-                            let host = compact_string_json(&mut cur, "host")?;
-                            let port = cur
-                                .take(2, "port")
-                                .map(|b| u16::from_be_bytes([b[0], b[1]]))?;
-                            cur.tagged_fields(|_, _| {})?;
-                            s.push_str(&format!(
-                                "{{\"name\":{name},\"host\":{host},\"port\":{port}}}"
-                            ));
+        Some(list) => {
+            let items: Vec<String> = list
+                .iter()
+                .map(|e| {
+                    let endpoints = match &e.endpoints {
+                        None => "null".to_string(),
+                        Some(es) => {
+                            let es: Vec<String> = es
+                                .iter()
+                                .map(|p| {
+                                    format!(
+                                        "{{\"name\":{},\"host\":{},\"port\":{}}}",
+                                        opt_json(&p.name),
+                                        opt_json(&p.host),
+                                        p.port
+                                    )
+                                })
+                                .collect();
+                            format!("[{}]", es.join(","))
                         }
-                        s.push(']');
-                    }
-                }
-                let min = cur.i16("minSupportedVersion")?;
-                let max = cur.i16("maxSupportedVersion")?;
-                cur.tagged_fields(|_, _| {})?;
-                cur.tagged_fields(|_, _| {})?;
-                s.push_str(&format!(
-                    ",\"kRaftVersionFeature\":{{\"minSupportedVersion\":{min},\"maxSupportedVersion\":{max}}}}}"
-                ));
-            }
-            s.push(']');
+                    };
+                    format!(
+                        "{{\"voterId\":{},\"voterDirectoryId\":\"{}\",\"endpoints\":{endpoints},\"kRaftVersionFeature\":{{\"minSupportedVersion\":{},\"maxSupportedVersion\":{}}}}}",
+                        e.voter_id,
+                        uuid_text(&e.directory_id),
+                        e.kraft_version_feature.0,
+                        e.kraft_version_feature.1
+                    )
+                })
+                .collect();
+            s.push_str(&format!("[{}]", items.join(",")));
         }
     }
-    cur.tagged_fields(|_, _| {})?;
     s.push('}');
     Ok(s)
 }
@@ -121,36 +105,31 @@ pub fn voters_json(value: &[u8]) -> Result<String, FormatError> {
 /// Used by the JSON Lines output (the 3.x text form prints only `controlType:
 /// LEADER_CHANGE(2)`).
 pub fn leader_change_json(value: &[u8]) -> Result<String, FormatError> {
-    let mut cur = Cursor::new(value, 0, "LeaderChangeMessage");
-    let version = cur.i16("version")?;
-    let leader = cur.i32("leaderId")?;
-    let mut s = format!("{{\"version\":{version},\"leaderId\":{leader}");
-    for field in ["voters", "grantingVoters"] {
-        s.push_str(&format!(",\"{field}\":"));
-        match cur.schema_array_len(true, "voters")? {
-            None => s.push_str("null"),
-            Some(n) => {
-                s.push('[');
-                for i in 0..n {
-                    if i > 0 {
-                        s.push(',');
-                    }
-                    let id = cur.i32("voterId")?;
-                    s.push_str(&format!("{{\"voterId\":{id}"));
-                    if version >= 1 {
-                        let dir = uuid(&mut cur, "voterDirectoryId")?;
-                        s.push_str(&format!(",\"voterDirectoryId\":\"{dir}\""));
-                    }
-                    cur.tagged_fields(|_, _| {})?;
-                    s.push('}');
-                }
-                s.push(']');
-            }
+    let lc = kraft::leader_change(value)?;
+    let list = |l: &Option<Vec<kraft::Voter>>| match l {
+        None => "null".to_string(),
+        Some(vs) => {
+            let items: Vec<String> = vs
+                .iter()
+                .map(|v| match &v.directory_id {
+                    Some(d) => format!(
+                        "{{\"voterId\":{},\"voterDirectoryId\":\"{}\"}}",
+                        v.voter_id,
+                        uuid_text(d)
+                    ),
+                    None => format!("{{\"voterId\":{}}}", v.voter_id),
+                })
+                .collect();
+            format!("[{}]", items.join(","))
         }
-    }
-    cur.tagged_fields(|_, _| {})?;
-    s.push('}');
-    Ok(s)
+    };
+    Ok(format!(
+        "{{\"version\":{},\"leaderId\":{},\"voters\":{},\"grantingVoters\":{}}}",
+        lc.version,
+        lc.leader_id,
+        list(&lc.voters),
+        list(&lc.granting_voters)
+    ))
 }
 
 /// The Scala `--transaction-log-decoder` (`TransactionLog.formatRecordKeyAndValue`):

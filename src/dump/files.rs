@@ -354,7 +354,7 @@ pub fn dump_txnindex(
     opts: &DumpOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> io::Result<()> {
+) -> io::Result<bool> {
     // Kafka takes the base offset from the name too; a name without one only loses the
     // sanity context, so dump with 0.
     if opts.format == DumpFormat::Text {
@@ -377,7 +377,7 @@ pub fn dump_txnindex(
                     json_line(err, json!({"type": "error", "file": file, "error": msg}))?
                 }
             }
-            return Ok(());
+            return Ok(false);
         }
         match opts.format {
             DumpFormat::Text => writeln!(
@@ -393,16 +393,17 @@ pub fn dump_txnindex(
             )?,
         }
     }
-    Ok(())
+    Ok(true)
 }
 
-/// Dump a producer-state snapshot (`.snapshot`).
+/// Dump a producer-state snapshot (`.snapshot`); false when it is corrupt (the run then
+/// exits 1, as for any file printed as invalid).
 pub fn dump_snapshot(
     path: &Path,
     opts: &DumpOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> io::Result<()> {
+) -> io::Result<bool> {
     if opts.format == DumpFormat::Text {
         writeln!(out, "Dumping {}", escape::path(path))?;
     }
@@ -418,7 +419,7 @@ pub fn dump_snapshot(
                     json_line(err, json!({"type": "error", "file": file, "error": msg}))?
                 }
             }
-            return Ok(());
+            return Ok(false);
         }
     };
     for e in snap.entries() {
@@ -462,5 +463,5 @@ pub fn dump_snapshot(
             }
         }
     }
-    Ok(())
+    Ok(true)
 }

@@ -15,6 +15,7 @@ crate::internal_mod! {
     mod log;
     mod text_files;
     mod txnlog_json;
+    mod remote_log_text;
 }
 
 pub use log::{LogDumpSummary, LogFileKind, dump_log};
@@ -80,6 +81,9 @@ pub struct DumpOptions {
     /// Text one parallel piece may buffer before the sequential walk prints it instead
     /// (`None`: `log::PIECE_TEXT_CAP`); the output is the same.
     pub piece_text_cap: Option<usize>,
+    /// `--remote-log-metadata-decoder`: decode `__remote_log_metadata` records as Kafka
+    /// 3.9+/4.x print them; implies `print_data_log`.
+    pub remote_log_metadata_decoder: bool,
 }
 
 /// What a multi-file dump found (for the exit code).
@@ -106,7 +110,8 @@ impl DumpStatus {
 
 /// Dump `paths` in order. The broker's text files, by file name (the offset checkpoints,
 /// `leader-epoch-checkpoint`, `partition.metadata`, `meta.properties`,
-/// `.kafka_cleanshutdown`) → `text_files::dump_text_file`; then by suffix as
+/// `.kafka_cleanshutdown`) → `text_files::dump_text_file`; a 3.6–3.7 `remote_log_snapshot`
+/// → `remote_log_text::dump_snapshot_file`; then by suffix as
 /// kafka-dump-log does: `.log` and `.checkpoint` → [`dump_log`]; `.index`, `.timeindex`,
 /// `.txnindex`, `.snapshot` → the functions of `files`; anything else → `Ignoring unknown
 /// file <f>` on `err`.
@@ -139,6 +144,19 @@ pub fn dump_paths(
                     if !ok {
                         status.files_with_problems += 1;
                     }
+                }
+                Err(e) => {
+                    writeln!(err, "Cannot read {}: {e}", crate::escape::path(path))?;
+                    status.unreadable_files += 1;
+                }
+            }
+            continue;
+        }
+        if name == crate::read::format::remote_log::REMOTE_LOG_SNAPSHOT_FILE {
+            match remote_log_text::dump_snapshot_file(path, opts, out, err) {
+                Ok(ok) => {
+                    status.files += 1;
+                    status.files_with_problems += usize::from(!ok);
                 }
                 Err(e) => {
                     writeln!(err, "Cannot read {}: {e}", crate::escape::path(path))?;
@@ -212,7 +230,7 @@ fn dispatch_file(
     match suffix {
         ".index" => files::dump_index(path, opts, out, err),
         ".timeindex" => files::dump_timeindex(path, opts, out, err),
-        ".txnindex" => files::dump_txnindex(path, opts, out, err).map(|()| true),
-        _ => files::dump_snapshot(path, opts, out, err).map(|()| true),
+        ".txnindex" => files::dump_txnindex(path, opts, out, err),
+        _ => files::dump_snapshot(path, opts, out, err),
     }
 }

@@ -14,7 +14,7 @@
 
 mod plan;
 mod predict;
-pub use plan::SegmentPlan;
+pub use plan::{DamageFate, Fate, SegmentPlan};
 pub(crate) use plan::{SegmentInput, plan_segments, txnindex_corruption, word_integrity_finding};
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 
@@ -263,6 +263,17 @@ pub struct RecoverWalk {
     pub len: u64,
     /// A batch whose offsets do not fit the base offset (recovery splits the segment).
     pub overflow: bool,
+    /// Batches the walk read in the segment, and the records of those whose CRC holds (a
+    /// damaged batch's record count is not trusted).
+    #[serde(default)]
+    pub batches: u64,
+    #[serde(default)]
+    pub records: u64,
+    /// Of those, the batches and records at or after `stop` (what recovery removes).
+    #[serde(default)]
+    pub removed_batches: u64,
+    #[serde(default)]
+    pub removed_records: u64,
 }
 
 /// Why recovery stops at a batch whose CRC fails (`ensureValid`).
@@ -293,6 +304,9 @@ pub(crate) struct RecoverCheck {
     last_indexed: Option<i64>,
     overflow: bool,
     emptied: Option<String>,
+    /// `(batches, records)` read, and of those before the first bad entry.
+    read: (u64, u64),
+    kept: (u64, u64),
 }
 
 impl RecoverCheck {
@@ -305,6 +319,18 @@ impl RecoverCheck {
             last_indexed: None,
             overflow: false,
             emptied: None,
+            read: (0, 0),
+            kept: (0, 0),
+        }
+    }
+
+    /// Count one batch the walk read (every batch, before or after the first bad entry):
+    /// its records when its CRC holds; `kept` when it lies before the first bad entry.
+    pub fn count(&mut self, records: i32, crc_valid: bool, kept: bool) {
+        let r = if crc_valid { records.max(0) as u64 } else { 0 };
+        self.read = (self.read.0 + 1, self.read.1 + r);
+        if kept {
+            self.kept = (self.kept.0 + 1, self.kept.1 + r);
         }
     }
 
@@ -334,18 +360,35 @@ impl RecoverCheck {
     /// Conclude with the walk's first bad entry (`(position, why, offset)`) and the number
     /// of bytes read.
     pub fn finish(self, first_bad: Option<(u64, String, Option<i64>)>, len: u64) -> RecoverWalk {
+        let (batches, records) = self.read;
         match self.emptied {
             Some(why) => RecoverWalk {
                 stop: Some((0, why, Some(self.base))),
                 next_offset: self.base,
                 len,
                 overflow: self.overflow,
+                batches,
+                records,
+                removed_batches: batches,
+                removed_records: records,
             },
             None => RecoverWalk {
+                removed_batches: if first_bad.is_some() {
+                    batches - self.kept.0
+                } else {
+                    0
+                },
+                removed_records: if first_bad.is_some() {
+                    records - self.kept.1
+                } else {
+                    0
+                },
                 stop: first_bad,
                 next_offset: self.next,
                 len,
                 overflow: self.overflow,
+                batches,
+                records,
             },
         }
     }

@@ -64,6 +64,8 @@ pub struct ScanOptions {
     /// brokers, `-future` dirs): their walks keep a batch key per batch for the replica
     /// comparison ([`crate::partition::walked`]). Filled by the scan from the inventory.
     pub copied_partitions: crate::partition::walked::CopiedPartitions,
+    /// `--remote-storage`: the tiered storage's remote segments (`cluster::tiering`).
+    pub remote_storage: Option<PathBuf>,
 }
 
 impl ScanOptions {
@@ -144,6 +146,7 @@ impl Default for ScanOptions {
             follow_symlinks: false,
             compacted_topics: Vec::new(),
             copied_partitions: Default::default(),
+            remote_storage: None,
         }
     }
 }
@@ -200,6 +203,11 @@ pub struct PartitionReport {
     /// in the recovered segments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncation_unknown: Option<String>,
+    /// This partition's entry in the log dir's `replication-offset-checkpoint` (the high
+    /// watermark as last checkpointed; `None`: no entry, no readable checkpoint, or a file
+    /// named on its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high_watermark: Option<i64>,
     /// Cluster, broker, log dir, path and copy kind of this directory (see
     /// `crate::discover::identity`); every finding of the partition carries the same.
     pub source: crate::finding::Source,
@@ -249,6 +257,23 @@ pub struct PartitionReport {
     /// Not part of the JSON report; exchanged with [`PartitionResult`].
     #[serde(skip)]
     pub cluster_inputs: crate::partition::walked::ClusterInputs,
+    /// Tiered storage: where the partition's history lives, remote and local (set by
+    /// `cluster::tiering` for partitions with `__remote_log_metadata` events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiered: Option<TieredRanges>,
+}
+
+/// A tiered partition's offsets: the log start, the remote segments a fetch can read
+/// (COPY_SEGMENT_FINISHED), the local log.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TieredRanges {
+    /// The `log-start-offset-checkpoint` entry.
+    pub log_start_offset: Option<i64>,
+    /// `[start, end]` of each finished remote segment, ascending.
+    pub remote: Vec<(i64, i64)>,
+    /// The first local segment's base offset.
+    pub local_log_start_offset: Option<i64>,
+    pub log_end_offset: Option<i64>,
 }
 
 fn no_timestamp() -> i64 {
@@ -301,6 +326,10 @@ pub struct Summary {
     /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings
     /// (also counted in `findings`).
     pub non_live: crate::discover::identity::NonLiveCounts,
+    /// With filters (`--topic`, `--producer-id`, …): the partitions analysed before the
+    /// filters chose what is shown (`partitions` counts those shown). Absent without filters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysed: Option<usize>,
 }
 
 /// Findings per severity.

@@ -18,6 +18,8 @@
 //!   order) and dropped; the partition keeps only the replay's anomalies
 //!   ([`GroupAnomaly`]). Cost while walking: the decoded records of at most the two
 //!   segment windows the scan holds per partition.
+//! * `__remote_log_metadata`: every record, as for `__transaction_state`, what the
+//!   tiered-storage replay (`cluster::tiering`) decodes.
 //! * partitions with another copy of the same topic-partition among the selected inputs
 //!   (replicas, `-future` dirs): one [`BatchKey`] (48 B) per batch, what the replica
 //!   comparison compares. Other partitions keep none.
@@ -37,6 +39,8 @@ pub const FORMAT_VERSION: u32 = 1;
 pub(crate) const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
 /// The group coordinator's internal topic.
 pub(crate) const CONSUMER_OFFSETS_TOPIC: &str = "__consumer_offsets";
+/// Tiered storage's metadata topic (`TopicBasedRemoteLogMetadataManager`).
+pub(crate) const REMOTE_LOG_METADATA_TOPIC: &str = format::remote_log::REMOTE_LOG_METADATA_TOPIC;
 
 /// One batch header, as compared across replicas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -295,6 +299,8 @@ impl CopiedPartitions {
 enum Internal {
     TransactionState,
     ConsumerOffsets,
+    /// `__remote_log_metadata`: kept like the transaction log (records, no markers).
+    RemoteLogMetadata,
 }
 
 /// The offsets a batch's records may have, from its header: `None` when the header
@@ -320,6 +326,7 @@ impl Collector {
         let internal = match topic {
             TRANSACTION_STATE_TOPIC => Some(Internal::TransactionState),
             CONSUMER_OFFSETS_TOPIC => Some(Internal::ConsumerOffsets),
+            REMOTE_LOG_METADATA_TOPIC => Some(Internal::RemoteLogMetadata),
             _ => None,
         };
         Collector {
@@ -423,7 +430,7 @@ impl Collector {
         // batch of __transaction_state holds no transaction state either.
         if big.magic() < 2
             || self.internal.is_none()
-            || (control && self.internal == Some(Internal::TransactionState))
+            || (control && self.internal != Some(Internal::ConsumerOffsets))
         {
             return;
         }
@@ -468,11 +475,52 @@ pub struct ClusterInputs {
     pub segments: Vec<String>,
     /// `__transaction_state`: its records (and undecodable batches), in offset order.
     pub txn_log: Option<Vec<LogItem>>,
+    /// `__remote_log_metadata`: its records (and undecodable batches), in offset order.
+    #[serde(default)]
+    pub remote_log: Option<Vec<LogItem>>,
     /// `__consumer_offsets`: the group coordinator's replay anomalies.
     pub group_anomalies: Option<Vec<GroupAnomaly>>,
     /// With a copy of the same topic-partition in the inputs: every batch's key, sorted by
     /// base offset (stable: file order among equal offsets) once the walk is finished.
     pub batches: Option<Vec<BatchKey>>,
+    /// `__consumer_offsets`: the groups and committed offsets its load ends with (the
+    /// consumer view's input). Absent from results written before it was added.
+    #[serde(default)]
+    pub group_offsets: Option<GroupOffsets>,
+}
+
+/// What a `__consumer_offsets` partition's load ends with: its live groups and their
+/// committed offsets, pending transactional ones included.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupOffsets {
+    /// `(group id, group type)` of every live group (`classic`, `consumer`, `share`,
+    /// `streams`), sorted by id.
+    pub groups: Vec<(String, String)>,
+    pub commits: Vec<GroupCommit>,
+}
+
+/// One committed offset of a group, as its load ends with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupCommit {
+    pub group: String,
+    #[serde(flatten)]
+    pub commit: Committed,
+    /// The producer id of a transactional commit whose transaction has no marker: the
+    /// coordinator holds it pending (`None`: the commit is applied).
+    pub pending_producer: Option<i64>,
+}
+
+/// One committed offset (an OffsetCommit value: the leader epoch is -1 before value v3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Committed {
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+    pub leader_epoch: i32,
+    pub metadata: String,
+    pub commit_timestamp: i64,
+    /// Offset of the record in `__consumer_offsets`.
+    pub record_offset: i64,
 }
 
 impl ClusterInputs {
@@ -481,6 +529,7 @@ impl ClusterInputs {
         ClusterInputs {
             version: FORMAT_VERSION,
             txn_log: (topic == TRANSACTION_STATE_TOPIC).then(Vec::new),
+            remote_log: (topic == REMOTE_LOG_METADATA_TOPIC).then(Vec::new),
             batches: batch_keys.then(Vec::new),
             ..Default::default()
         }
@@ -511,6 +560,10 @@ impl ClusterInputs {
         self.segments.push(name.to_string());
         if let (Some(all), Some(b)) = (&mut self.batches, c.batches) {
             all.extend(b);
+        }
+        if let Some(log) = &mut self.remote_log {
+            log.extend(c.items);
+            return;
         }
         match (&mut self.txn_log, sink) {
             (Some(log), _) => log.extend(c.items),

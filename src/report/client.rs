@@ -174,6 +174,29 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
                 "consumers fetching from different replicas (after a leader change) read different records at the same offsets",
             ),
         },
+        Kind::CommittedOffsetBeyondLogEnd => consumer(
+            "LogTruncationException / OffsetOutOfRangeException",
+            "with a committed leader epoch the consumer's validation moves it back to the epoch's end (LogTruncationException without a reset policy); without one auto.offset.reset decides, and once the log end passes the commit the records between are skipped",
+        ),
+        Kind::CommittedOffsetBelowLogStart => consumer(
+            "OffsetOutOfRangeException",
+            "the fetch is out of range: auto.offset.reset resets the position (none: the exception); the deleted records are lost for the group",
+        ),
+        Kind::GroupBlockedByHangingTransaction => ClientError {
+            who: "consumer",
+            exception: "none",
+            class: NotAProducerError,
+            behaviour: "the group's position is at the stuck last stable offset",
+            consumers: Some(STALL),
+        },
+        Kind::GroupOffsetsPendingInHangingTransaction => consumer(
+            "UnstableOffsetCommitException (UNSTABLE_OFFSET_COMMIT)",
+            "retriable: the consumer retries fetching its committed offsets forever and never starts on those partitions",
+        ),
+        Kind::CommittedLeaderEpochUnknown => consumer(
+            "LogTruncationException (no reset policy)",
+            "the position is validated against the leader's epochs: reset by auto.offset.reset, or moved back to the mapped epoch's end when truncation is detected",
+        ),
         _ => return None,
     })
 }

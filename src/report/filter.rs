@@ -145,6 +145,7 @@ impl Filter {
         if !self.is_active() {
             return;
         }
+        report.summary.analysed = Some(report.partitions.len());
         let old = std::mem::take(&mut report.findings);
         let mut covered = vec![false; old.len()];
         let mut kept = Vec::new();

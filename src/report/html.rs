@@ -32,8 +32,10 @@ pub(crate) fn esc(s: &str) -> String {
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {
-                let _ = write!(o, "\\u{{{:x}}}", c as u32);
+            // The text outputs' one rule ([`crate::escape`]): a report saved and later
+            // printed with `cat` carries no terminal command and no forged line.
+            c if crate::escape::is_control(c) => {
+                crate::escape::push(&mut o, c.encode_utf8(&mut [0; 4]))
             }
             c => o.push(c),
         }
@@ -79,7 +81,7 @@ fn sev_color(s: Severity) -> &'static str {
 }
 
 fn label(p: &PartitionReport) -> String {
-    format!("{}-{}", p.topic, p.partition)
+    super::partition_name(&p.topic, p.partition, Some(&p.path))
 }
 
 fn anchor(i: usize, p: &PartitionReport) -> String {
@@ -132,13 +134,17 @@ pub fn write_scan(
     h.push_str("<h2 id=\"details\">Partitions with findings</h2>\n");
     h.push_str(LEGEND);
     w.write_all(h.as_bytes())?;
+    // Each group's committed offset, marked on its partition's timeline.
+    let committed = crate::cluster::consumers::committed_positions(report);
     for (i, p) in report.partitions.iter().enumerate() {
         let fs = report.partition_findings(i);
         if fs.is_empty() {
             continue;
         }
         let mut h = String::with_capacity(16 << 10);
-        write_partition(&mut h, i, p, fs, timelines.get(i).and_then(Option::as_ref));
+        let tl = timelines.get(i).and_then(Option::as_ref);
+        let groups = committed.get(i).map_or(&[][..], Vec::as_slice);
+        write_partition(&mut h, i, p, fs, tl, groups);
         w.write_all(h.as_bytes())?;
     }
     let mut h = String::new();
@@ -181,7 +187,7 @@ pub fn write_scan(
     w.write_all(h.as_bytes())
 }
 
-const LEGEND: &str = "<p class=\"legend\"><span><i class=\"sw\" style=\"background:#90caf9\"></i>data</span><span><i class=\"sw\" style=\"background:#66bb6a\"></i>committed transaction</span><span><i class=\"sw\" style=\"background:#bdbdbd\"></i>aborted transaction</span><span><i class=\"sw\" style=\"background:#ef5350\"></i>open transaction</span><span>▲ COMMIT / ▼ ABORT marker</span><span>● finding (hover for details)</span><span>┆ LSO / LEO</span></p>\n";
+const LEGEND: &str = "<p class=\"legend\"><span><i class=\"sw\" style=\"background:#90caf9\"></i>data</span><span><i class=\"sw\" style=\"background:#66bb6a\"></i>committed transaction</span><span><i class=\"sw\" style=\"background:#bdbdbd\"></i>aborted transaction</span><span><i class=\"sw\" style=\"background:#ef5350\"></i>open transaction</span><span>▲ COMMIT / ▼ ABORT marker</span><span>● finding (hover for details)</span><span>┆ LSO / LEO</span><span style=\"color:#1565c0\">◆ a group's committed offset</span></p>\n";
 
 fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
     let _ = writeln!(
@@ -238,10 +244,24 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
             let _ = write!(h, "<li>clients: {}</li>", esc(&inc.clients.join("; ")));
         }
         h.push_str("</ul>");
+        if let Some(d) = &inc.decision {
+            let _ = write!(h, "<p>decision: {}</p>", esc(d));
+        }
         if !inc.commands.is_empty() {
-            let _ = write!(h, "<pre>{}</pre>", esc(&inc.commands.join("\n")));
+            let _ = write!(
+                h,
+                "<pre>{}</pre>",
+                inc.commands
+                    .iter()
+                    .map(|c| esc(c))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
         } else if !inc.advice.is_empty() {
             let _ = write!(h, "<p>fix: {}</p>", esc(&inc.advice.join(" ")));
+        }
+        for n in &inc.notes {
+            let _ = write!(h, "<p>note: {}</p>", esc(n));
         }
         h.push_str("</div>\n");
     }
@@ -342,6 +362,7 @@ fn write_partition(
     p: &PartitionReport,
     fs: &[Finding],
     tl: Option<&Timeline>,
+    committed: &[(String, i64)],
 ) {
     let _ = writeln!(
         h,
@@ -355,7 +376,7 @@ fn write_partition(
         p.last_stable_offset.map_or("-".into(), |o| o.to_string()),
     );
     match tl {
-        Some(t) if t.first_offset.is_some() => svg(h, p, fs, t),
+        Some(t) if t.first_offset.is_some() => svg(h, p, fs, t, committed),
         _ => h.push_str("<p class=\"meta\">(no timeline drawn for this partition)</p>"),
     }
     let refs: Vec<&Finding> = fs.iter().collect();
@@ -370,7 +391,13 @@ const TOP: f64 = 28.0;
 const LANE: f64 = 26.0;
 
 /// The SVG timeline of one partition.
-fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
+fn svg(
+    h: &mut String,
+    p: &PartitionReport,
+    fs: &[Finding],
+    t: &Timeline,
+    committed: &[(String, i64)],
+) {
     let first = t
         .first_offset
         .unwrap_or(0)
@@ -382,7 +409,9 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
         .max(first + 1);
     let span = (end - first) as f64;
     let x = |o: i64| LEFT + ((o - first) as f64 / span) * (W - LEFT - RIGHT);
-    let lanes_bottom = TOP + LANE * t.lanes.len().max(1) as f64;
+    // The leader epochs lane sits below the producers' lanes.
+    let epochs_row = usize::from(!p.leader_epochs.is_empty());
+    let lanes_bottom = TOP + LANE * (t.lanes.len().max(1) + epochs_row) as f64;
     let labelled: Vec<&Finding> = fs.iter().filter(|f| f.offset.is_some()).take(40).collect();
     let height = lanes_bottom + 34.0 + 15.0 * labelled.len() as f64;
     let _ = write!(
@@ -417,6 +446,9 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
     for (li, lane) in t.lanes.iter().enumerate() {
         svg_lane(h, lane, TOP + LANE * li as f64, &x);
     }
+    if epochs_row == 1 {
+        svg_epochs(h, p, TOP + LANE * t.lanes.len().max(1) as f64, end, &x);
+    }
     // LSO and LEO.
     for (name, v, color) in [
         ("LSO", p.last_stable_offset, "#c62828"),
@@ -433,6 +465,7 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
             );
         }
     }
+    svg_committed(h, committed, lanes_bottom, &x);
     // Findings pinned where they happened, labelled below the axis.
     for (k, f) in labelled.iter().enumerate() {
         let Some(o) = f.offset else { continue };
@@ -461,6 +494,26 @@ fn svg(h: &mut String, p: &PartitionReport, fs: &[Finding], t: &Timeline) {
     h.push_str("</svg>");
     if t.reduced {
         h.push_str("<p class=\"meta\">Timeline reduced: some producers share the last lane or neighbouring spans were merged.</p>");
+    }
+}
+
+/// The most groups' committed offsets marked on one timeline.
+const MAX_COMMITTED_MARKS: usize = 50;
+
+/// Each group's committed offset as a diamond on the offset axis (hover: the group).
+fn svg_committed(h: &mut String, committed: &[(String, i64)], axis_y: f64, x: &dyn Fn(i64) -> f64) {
+    for (group, o) in committed.iter().take(MAX_COMMITTED_MARKS) {
+        let (cx, cy) = (x(*o), axis_y);
+        let _ = write!(
+            h,
+            "<g class=\"committed\" data-group=\"{}\" data-offset=\"{o}\"><title>group {} committed offset {o}</title><path d=\"M{cx:.1} {:.1} L{:.1} {cy:.1} L{cx:.1} {:.1} L{:.1} {cy:.1} Z\" fill=\"#1565c0\" stroke=\"#fff\" stroke-width=\"0.8\"/></g>",
+            esc(group),
+            esc(group),
+            cy - 5.0,
+            cx + 4.0,
+            cy + 5.0,
+            cx - 4.0,
+        );
     }
 }
 
@@ -558,6 +611,37 @@ fn svg_lane(
     h.push_str("</g>");
 }
 
+/// The leader epochs lane: each epoch the batches were written at, from its first offset to
+/// the next epoch's (the leader changes and elections of the partition, as its replica saw
+/// them; an `unclean_leader_election` finding is pinned where its epoch starts).
+fn svg_epochs(h: &mut String, p: &PartitionReport, y: f64, end: i64, x: &dyn Fn(i64) -> f64) {
+    let _ = write!(
+        h,
+        "<g class=\"lane epochs\"><text x=\"4\" y=\"{:.1}\" fill=\"#333\">leader epochs</text>",
+        y + 16.0
+    );
+    for (k, (epoch, start)) in p.leader_epochs.iter().enumerate() {
+        let next = p.leader_epochs.get(k + 1).map_or(end, |e| e.1);
+        let (x0, x1) = (x(*start), x(next.max(*start + 1)));
+        let wdt = (x1 - x0).max(2.0);
+        let fill = if k % 2 == 0 { "#ffe0b2" } else { "#ffcc80" };
+        let _ = write!(
+            h,
+            "<rect class=\"epoch\" data-epoch=\"{epoch}\" data-first=\"{start}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{wdt:.1}\" height=\"14\" fill=\"{fill}\" stroke=\"#8d6e63\" stroke-width=\"0.3\"><title>leader epoch {epoch} from offset {start}</title></rect>",
+            y + 5.0
+        );
+        if wdt > 34.0 {
+            let _ = write!(
+                h,
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#222\">epoch {epoch}</text>",
+                x0 + 3.0,
+                y + 16.0
+            );
+        }
+    }
+    h.push_str("</g>");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -568,6 +652,6 @@ mod tests {
             esc("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
         );
-        assert_eq!(esc("a\u{1b}b"), "a\\u{1b}b");
+        assert_eq!(esc("a\u{1b}b\n\u{9b}\t"), "a\\x1bb\\n\\u{9b}\\t");
     }
 }

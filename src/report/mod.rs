@@ -2,7 +2,10 @@
 //! and human tables.
 
 pub mod client;
+pub mod consumers;
+mod decision;
 pub mod filter;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod jsonl;
@@ -45,97 +48,61 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-/// Parse a time given on the command line: `now`, milliseconds since the epoch, or RFC 3339
-/// (`2019-11-05T10:00:00Z`, fractional seconds and `+hh:mm` offsets allowed).
+/// Parse a time given on the command line (with the `jiff` crate): `now`; milliseconds
+/// since the epoch; a duration ago (`2h`, `30m`, `1d`, `1h30m`: before the system clock's
+/// now); RFC 3339 / ISO 8601 with an offset (`2019-11-05T10:00:00Z`,
+/// `2019-11-05T11:00:00+01:00`, fractional seconds allowed); a date and time without an
+/// offset, or a date alone (`2019-11-05`: midnight), both read as UTC — the time zone every
+/// table prints.
 pub fn parse_time(s: &str) -> Result<i64, String> {
+    let s = s.trim();
+    let now = || jiff::Timestamp::now().as_millisecond();
     if s.eq_ignore_ascii_case("now") {
-        return std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .map_err(|_| "the system clock is before 1970".to_string());
+        return Ok(now());
     }
     if let Ok(ms) = s.parse::<i64>() {
         return Ok(ms);
     }
+    if s.starts_with(|c: char| c.is_ascii_digit())
+        && s.ends_with(|c: char| c.is_ascii_alphabetic())
+        && let Ok(ago) = parse_duration(s)
+    {
+        return Ok(now().saturating_sub(ago));
+    }
+    // RFC 3339 offsets stop at ±23:59 (jiff's own range is wider).
+    let offset_hours = s
+        .get(s.len().saturating_sub(6)..)
+        .filter(|o| o.starts_with(['+', '-']) && o.as_bytes().get(3) == Some(&b':'))
+        .and_then(|o| o[1..3].parse::<u32>().ok());
     let bad = || {
         format!(
-            "cannot parse time {s:?}: use now, epoch milliseconds or RFC 3339 (2019-11-05T10:00:00Z)"
+            "cannot parse time {s:?}: use now, epoch milliseconds, a duration ago (2h, 30m, 1d), \
+             RFC 3339 (2019-11-05T10:00:00Z, 2019-11-05T11:00:00+01:00) or a date (2019-11-05, UTC)"
         )
     };
-    if !s.is_ascii() {
-        return Err(bad());
+    if offset_hours.is_some() || s.ends_with(['Z', 'z']) {
+        // An offset is given: the instant it names, or an error (never a civil reading).
+        return match s.parse::<jiff::Timestamp>() {
+            Ok(t) if offset_hours.is_none_or(|h| h <= 23) => Ok(t.as_millisecond()),
+            _ => Err(bad()),
+        };
     }
-    let b = s.as_bytes();
-    if b.len() < 19
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || !(b[10] == b'T' || b[10] == b' ')
-        || b[13] != b':'
-        || b[16] != b':'
+    let utc = |dt: jiff::civil::DateTime| {
+        dt.to_zoned(jiff::tz::TimeZone::UTC)
+            .map(|z| z.timestamp().as_millisecond())
+            .ok()
+    };
+    if let Some(ms) = s.parse::<jiff::civil::DateTime>().ok().and_then(utc) {
+        return Ok(ms);
+    }
+    if let Some(ms) = s
+        .parse::<jiff::civil::Date>()
+        .ok()
+        .and_then(|d| utc(d.to_datetime(jiff::civil::Time::midnight())))
     {
-        return Err(bad());
+        return Ok(ms);
     }
-    let num =
-        |r: std::ops::Range<usize>| s.get(r).and_then(|x| x.parse::<i64>().ok()).ok_or_else(bad);
-    let (y, mo, d, h, mi, se) = (
-        num(0..4)?,
-        num(5..7)?,
-        num(8..10)?,
-        num(11..13)?,
-        num(14..16)?,
-        num(17..19)?,
-    );
-    let mut rest = &s[19..];
-    let mut millis = 0i64;
-    if let Some(frac) = rest.strip_prefix('.') {
-        let digits: String = frac.chars().take_while(|c| c.is_ascii_digit()).collect();
-        if digits.is_empty() {
-            return Err(bad());
-        }
-        let mut ms3 = digits.clone();
-        ms3.truncate(3);
-        while ms3.len() < 3 {
-            ms3.push('0');
-        }
-        millis = ms3.parse().map_err(|_| bad())?;
-        rest = &frac[digits.len()..];
-    }
-    let offset_min = match rest {
-        "Z" | "z" | "" => 0,
-        o if (o.starts_with('+') || o.starts_with('-')) && o.len() == 6 && &o[3..4] == ":" => {
-            let sign = if o.starts_with('-') { -1 } else { 1 };
-            let hh: i64 = o[1..3].parse().map_err(|_| bad())?;
-            let mm: i64 = o[4..6].parse().map_err(|_| bad())?;
-            if hh > 23 || mm > 59 {
-                return Err(bad());
-            }
-            sign * (hh * 60 + mm)
-        }
-        _ => return Err(bad()),
-    };
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let month_days = match mo {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    };
-    if !(1..=12).contains(&mo) || !(1..=month_days).contains(&d) || h > 23 || mi > 59 || se > 60 {
-        return Err(bad());
-    }
-
-    let days = days_from_civil(y, mo as u32, d as u32);
-    Ok(((days * 86_400 + h * 3600 + mi * 60 + se) - offset_min * 60) * 1000 + millis)
-}
-
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let m = m as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    Err(bad())
 }
 
 /// Parse a duration: `15m`, `900s`, `1h30m`, `2d`, `500ms`. A number needs a unit (`25`
@@ -184,6 +151,21 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     Ok(total)
 }
 
+/// How text output names a partition directory: `topic-N`; a directory not named
+/// `topic-N` (evidence copied into a folder of its own: its topic and partition are not
+/// known) by its own name with a trailing `/` (`evidence/`), never `--1`. Control
+/// characters escaped.
+pub(crate) fn partition_name(topic: &str, partition: i32, path: Option<&str>) -> String {
+    if !topic.is_empty() && partition >= 0 {
+        return format!("{}-{partition}", crate::escape::text(topic));
+    }
+    match path.and_then(|p| std::path::Path::new(p).file_name()) {
+        Some(n) => format!("{}/", crate::escape::text(&n.to_string_lossy())),
+        None if topic.is_empty() => "-".to_string(),
+        None => format!("{}-{partition}", crate::escape::text(topic)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +199,27 @@ mod tests {
         for ms in [951_782_400_000i64, 1_709_164_800_000, 4_102_444_800_000] {
             assert_eq!(parse_time(&format_ms(ms)).unwrap(), ms);
         }
+    }
+
+    #[test]
+    fn date_only_relative_and_offsets() {
+        assert_eq!(parse_time("2019-11-05").unwrap(), 1_572_912_000_000);
+        assert_eq!(
+            parse_time("2019-11-05T10:00:00").unwrap(),
+            1_572_948_000_000
+        );
+        assert_eq!(
+            parse_time("2019-11-05T05:00:00-05:00").unwrap(),
+            1_572_948_000_000
+        );
+        let now = parse_time("now").unwrap();
+        for (s, ago) in [("2h", 7_200_000i64), ("30m", 1_800_000), ("1d", 86_400_000)] {
+            let t = parse_time(s).unwrap();
+            // The clock moves between the two calls: within a minute.
+            assert!((now - ago - t).abs() < 60_000, "{s}: {t} vs {now}");
+        }
+        assert!(parse_time("2h later").is_err());
+        assert!(parse_time("2019-13-05").is_err());
     }
 
     #[test]

@@ -5,7 +5,11 @@
 //! itself, so output to a file or a pipe is the same on every machine.
 
 use crate::finding::Severity;
-use comfy_table::presets::{ASCII_FULL_CONDENSED, UTF8_FULL_CONDENSED};
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+
+/// comfy-table's `ASCII_FULL_CONDENSED` with `+` where the header line crosses a column
+/// (its preset draws `=` there: a header separator without junctions).
+const ASCII_FULL_CONDENSED: &str = "||--+=++|    ++++++";
 use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
 
 /// Width used when the output is not a terminal, or the terminal reports no usable width.

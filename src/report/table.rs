@@ -18,11 +18,7 @@ pub struct TextOptions {
 }
 
 fn place(f: &crate::finding::Finding) -> String {
-    if f.topic.is_empty() {
-        "-".to_string()
-    } else {
-        format!("{}-{}", esc(&f.topic), f.partition)
-    }
+    super::partition_name(&f.topic, f.partition, f.source.path.as_deref())
 }
 
 fn producer(f: &crate::finding::Finding) -> String {
@@ -54,7 +50,7 @@ fn partition_labels(report: &ScanReport) -> Vec<String> {
         .partitions
         .iter()
         .map(|p| {
-            let base = format!("{}-{}", esc(&p.topic), p.partition);
+            let base = super::partition_name(&p.topic, p.partition, Some(&p.path));
             if counts[&(&p.topic, p.partition)] > 1 {
                 // The two directories above the partition dir: enough to tell copies apart
                 // (`broker-1/data`, `broker-2/data`).
@@ -127,13 +123,43 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
 /// Render the scan report: the triage summary (one block per incident), a per-partition
 /// summary, then findings grouped by severity.
 pub fn write_scan_with(report: &ScanReport, o: &TextOptions, w: &mut dyn Write) -> io::Result<()> {
+    if empty_result(report, w)? {
+        return Ok(());
+    }
     let incidents = triage::incidents(&report.findings);
+    if o.findings_only && report.findings.is_empty() {
+        return writeln!(w, "no finding to show");
+    }
     triage::write_summary(report, &incidents, &o.style, w)?;
     let column = broker_column(report);
     if !o.findings_only {
         write_partitions(report, column, &o.style, w)?;
     }
-    write_findings(report, column, &o.style, w)
+    write_findings(report, column, &o.style, w)?;
+    if incidents.is_empty() && !report.findings.is_empty() {
+        writeln!(w, "\nno incident: no finding of warning or error severity")?;
+    } else if incidents.is_empty() {
+        writeln!(w, "no incident: no finding")?;
+    }
+    Ok(())
+}
+
+/// Nothing read (the reasons go to stderr: no empty table on stdout), or nothing left
+/// after the filters (one line saying so). True when the report is told.
+pub(crate) fn empty_result(report: &ScanReport, w: &mut dyn Write) -> io::Result<bool> {
+    if report.nothing_read() {
+        return Ok(true);
+    }
+    if report.matched_nothing() {
+        let n = report.summary.analysed.unwrap_or(0);
+        writeln!(
+            w,
+            "nothing matches the filters: {n} partition{} analysed, none selected",
+            if n == 1 { "" } else { "s" }
+        )?;
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 fn write_partitions(
@@ -232,6 +258,9 @@ fn write_partitions(
         }
         if let Some(u) = &p.truncation_unknown {
             writeln!(w, "recovery of {label}: truncation unknown: {}", esc(u))?;
+        }
+        if let Some(t) = &p.tiered {
+            writeln!(w, "tiered {label}: {}", tiered_line(t))?;
         }
     }
     let s = &report.summary;
@@ -410,8 +439,22 @@ pub fn write_producers_with(
     style: &Style,
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    for p in &report.partitions {
-        writeln!(w, "{}-{} ({})", esc(&p.topic), p.partition, esc(&p.path))?;
+    if empty_result(report, w)? {
+        return Ok(());
+    }
+    // Partitions without producer ids (plain producers, internal topics) print no table:
+    // a line says how many.
+    let (with, without): (Vec<_>, Vec<_>) = report
+        .partitions
+        .iter()
+        .partition(|p| !p.outcome.producers.is_empty());
+    for p in with {
+        writeln!(
+            w,
+            "{} ({})",
+            super::partition_name(&p.topic, p.partition, Some(&p.path)),
+            esc(&p.path)
+        )?;
         let producers = &p.outcome.producers;
         warn_large_table(
             producers.len(),
@@ -424,6 +467,19 @@ pub fn write_producers_with(
         for block in blocks {
             writeln!(w, "{}\n", producers_table(style, block))?;
         }
+    }
+    match (without.len(), report.partitions.len()) {
+        (0, _) => {}
+        (n, all) if n == all => writeln!(
+            w,
+            "no producer id in the {n} partition{} read (plain producers or none)",
+            if n == 1 { "" } else { "s" }
+        )?,
+        (n, _) => writeln!(
+            w,
+            "{n} partition{} without producer ids not listed",
+            if n == 1 { "" } else { "s" }
+        )?,
     }
     Ok(())
 }
@@ -459,6 +515,9 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
 
 /// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
 pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
+    if empty_result(report, w)? {
+        return Ok(());
+    }
     warn_large_table(report.partitions.len(), "transaction statistics");
     let mut blocks = report.partitions.chunks(LARGE_TABLE_ROWS).peekable();
     if blocks.peek().is_none() {
@@ -501,7 +560,7 @@ fn txns_table(style: &Style, partitions: &[crate::partition::scan::PartitionRepo
         let s = &p.outcome.txn_stats;
         let (size, dur) = txn_distributions(s);
         t.add_row(vec![
-            format!("{}-{}", esc(&p.topic), p.partition),
+            super::partition_name(&p.topic, p.partition, Some(&p.path)),
             s.committed.to_string(),
             s.aborted.to_string(),
             p.outcome.open.len().to_string(),
@@ -552,8 +611,8 @@ fn write_txn_stats(
     for r in s.by_transactional_id.iter() {
         t.add_row(vec![
             r.transactional_id
-                .clone()
-                .unwrap_or_else(|| "(unknown)".into()),
+                .as_deref()
+                .map_or_else(|| "(unknown)".into(), esc),
             r.producer_ids
                 .iter()
                 .map(i64::to_string)
@@ -586,7 +645,9 @@ fn write_txn_stats(
         for (i, l) in s.longest.iter().enumerate() {
             t.add_row(vec![
                 (i + 1).to_string(),
-                l.transactional_id.clone().unwrap_or_else(|| "-".into()),
+                l.transactional_id
+                    .as_deref()
+                    .map_or_else(|| "-".into(), esc),
                 format!("{}@{}", l.producer_id, l.producer_epoch),
                 l.outcome.name().to_string(),
                 format_ms(l.start_ms),
@@ -687,4 +748,35 @@ fn cluster_txns_table(style: &Style, rows: &[&crate::cluster::txns::ClusterTxn])
     keep_words_whole(&mut t, None);
     keep_lines_whole(&mut t, 2);
     t
+}
+
+/// `log start S; remote A..=B, C..=D (N segments); local L..=E` for a tiered partition
+/// (adjacent or overlapping remote segments merged).
+fn tiered_line(t: &crate::results::TieredRanges) -> String {
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for &(a, b) in &t.remote {
+        match merged.last_mut() {
+            Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    let remote = if merged.is_empty() {
+        "none".to_string()
+    } else {
+        merged
+            .iter()
+            .map(|(a, b)| format!("{a}..={b}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let local = match (t.local_log_start_offset, t.log_end_offset) {
+        (Some(a), Some(e)) if e > a => format!("{a}..={}", e - 1),
+        (Some(a), _) => format!("from {a} (empty)"),
+        _ => "none".to_string(),
+    };
+    format!(
+        "log start {}; remote {remote} ({} segments); local {local}",
+        opt(t.log_start_offset),
+        t.remote.len()
+    )
 }

@@ -11,6 +11,7 @@ use super::client;
 use super::filter::finding_time;
 use super::format_ms;
 use super::style::wrap;
+use crate::finding::evidence::{self, CoordinatorJoint, OpenTxnJoint, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
 use crate::results::ScanReport;
 use serde::Serialize;
@@ -34,10 +35,18 @@ pub struct Incident {
     pub follows: Vec<String>,
     /// What the applications experienced.
     pub clients: Vec<String>,
+    /// What to do, in one sentence, for damage (`crc_mismatch`, `truncated_batch`,
+    /// `truncation_below_high_watermark`, …): re-fetch from an intact replica, or save the
+    /// only copy first; `commands` then runs it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
     /// Exact commands that fix it (or confirm, then fix).
     pub commands: Vec<String>,
     /// Remediation sentences of the findings, when there is no command.
     pub advice: Vec<String>,
+    /// Why a placeholder (`<transactional-id>`, `<topic>`) stands in `commands` instead of
+    /// a value from the data (commands are quoted for POSIX shells).
+    pub notes: Vec<String>,
     /// Indexes into the report's findings (root first).
     #[serde(skip)]
     pub members: Vec<usize>,
@@ -65,11 +74,7 @@ fn kind_rank(k: Kind) -> usize {
 }
 
 fn tp(f: &Finding) -> String {
-    if f.topic.is_empty() {
-        f.source.path.clone().unwrap_or_else(|| "-".into())
-    } else {
-        format!("{}-{}", f.topic, f.partition)
-    }
+    super::partition_name(&f.topic, f.partition, f.source.path.as_deref())
 }
 
 /// Group the findings into incidents, most severe first.
@@ -173,8 +178,8 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
     });
     let summary = match stuck {
         Some(h) => {
-            let lso = h.evidence["last_stable_offset"]
-                .as_i64()
+            let lso = evidence::read::<OpenTxnJoint>(h)
+                .last_stable_offset
                 .or(h.offset)
                 .map_or("?".to_string(), |o| o.to_string());
             let who = match (h.producer_id, h.producer_epoch) {
@@ -214,8 +219,8 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
             let mut s = c.short();
             if c.consumers
                 .is_some_and(|t| t.contains("last stable offset"))
-                && let Some(o) = findings[i].evidence["last_stable_offset"]
-                    .as_i64()
+                && let Some(o) = evidence::read::<OpenTxnJoint>(&findings[i])
+                    .last_stable_offset
                     .or(findings[i].offset)
             {
                 s = s.replace("at the last stable offset", &format!("at offset {o}"));
@@ -227,22 +232,24 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
     }
     let mut commands = Vec::new();
     let mut advice = Vec::new();
+    let mut args = crate::escape::ShellArgs::default();
     for &i in &g {
         let f = &findings[i];
         if matches!(f.kind, Kind::HangingTransaction) && f.source.copy.is_live() {
             if let Some(o) = f.offset {
+                // Every value quoted for a POSIX shell, or a placeholder and a note.
+                let (topic, part) = (args.topic(&f.topic), args.partition(f.partition));
                 commands.push(format!(
-                    "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}",
-                    f.topic, f.partition
+                    "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {topic} --partition {part}"
                 ));
-                if let Some(id) = f.evidence["coordinator"]["transactional_id"].as_str() {
+                if let Some(id) = CoordinatorJoint::of(f).and_then(|c| c.transactional_id) {
                     commands.push(format!(
-                        "kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}"
+                        "kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}",
+                        args.value(&id, "transactional-id", "the transactional id")
                     ));
                 }
                 commands.push(format!(
-                    "kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {o}",
-                    f.topic, f.partition
+                    "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {part} --start-offset {o}"
                 ));
             }
         } else if let Some(r) = &f.remediation
@@ -251,6 +258,11 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
             advice.push(r.clone());
         }
     }
+    // Damage ends with a decision and its commands, never with an empty remedy.
+    let decision = super::decision::damage(findings, &g, &mut args).map(|d| {
+        commands.extend(d.commands);
+        d.decision
+    });
     Incident {
         severity,
         partitions,
@@ -262,6 +274,8 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
         clients,
         commands,
         advice,
+        decision,
+        notes: args.notes().to_vec(),
         members: g,
     }
 }
@@ -275,9 +289,9 @@ const MAX_CHAIN: usize = 8;
 fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
     let of = |k: Kind| g.iter().map(|&i| &findings[i]).find(|f| f.kind == k);
     if let Some(z) = of(Kind::ZombieWrite) {
-        let fenced = z.evidence["marker"]["producer_epoch"]
-            .as_i64()
-            .map_or(String::new(), |e| format!(" at epoch {e}"));
+        let fenced = evidence::read::<ZombieJoint>(z)
+            .marker
+            .map_or(String::new(), |m| format!(" at epoch {}", m.producer_epoch));
         return format!(
             ": zombie producer {}@{} wrote after being fenced{fenced} (KAFKA-9144)",
             z.producer_id.unwrap_or(-1),
@@ -290,10 +304,16 @@ fn cause_phrase(findings: &[Finding], g: &[usize]) -> String {
     if let Some(r) = of(Kind::ProducerEpochRegression) {
         return format!(": {}", r.message);
     }
-    match findings[g[0]].evidence["coordinator"]["verdict"].as_str() {
-        Some(v) => format!(" (coordinator: {v})"),
+    match CoordinatorJoint::of(&findings[g[0]]) {
+        Some(c) => format!(" (coordinator: {})", c.verdict),
         None => " that no marker closes".into(),
     }
+}
+
+/// Text from the data (names, ids, messages quoting them) for a text output, control
+/// characters escaped ([`crate::escape`]): no terminal command, no forged line.
+fn esc(s: &str) -> String {
+    crate::escape::text(s).into_owned()
 }
 
 /// Write the triage summary (nothing when there is no incident).
@@ -338,9 +358,9 @@ fn write_blocks(
             w,
             "\n{} {}",
             style.heading(&tag, Some(inc.severity)),
-            wrap(&inc.summary, width, tag.len() + 1, 4)
+            wrap(&esc(&inc.summary), width, tag.len() + 1, 4)
         )?;
-        writeln!(w, "    partitions: {}", inc.partitions.join(", "))?;
+        writeln!(w, "    partitions: {}", esc(&inc.partitions.join(", ")))?;
         if let Some(s) = inc.since {
             let last = inc
                 .last_seen
@@ -355,7 +375,7 @@ fn write_blocks(
             root.id,
             root.message
         );
-        writeln!(w, "    root cause: {}", wrap(&line, width, 16, 16))?;
+        writeln!(w, "    root cause: {}", wrap(&esc(&line), width, 16, 16))?;
         if inc.members.len() > 1 {
             let mut chain: Vec<String> = inc.members[1..]
                 .iter()
@@ -375,30 +395,38 @@ fn write_blocks(
             writeln!(w, "    then:       {}", wrap(&line, width, 16, 16))?;
         }
         if !inc.clients.is_empty() {
-            let line = inc.clients.join("; ");
+            let line = esc(&inc.clients.join("; "));
             writeln!(w, "    clients:    {}", wrap(&line, width, 16, 16))?;
+        }
+        if let Some(d) = &inc.decision {
+            writeln!(w, "    decision:   {}", wrap(d, width, 16, 16))?;
         }
         for (k, c) in inc.commands.iter().enumerate() {
             writeln!(
                 w,
-                "    {}{c}",
+                "    {}{}",
                 if k == 0 {
                     "fix:        "
                 } else {
                     "            "
-                }
+                },
+                esc(c)
             )?;
+        }
+        for n in &inc.notes {
+            writeln!(w, "    note:       {}", wrap(n, width, 16, 16))?;
         }
         if inc.commands.is_empty() {
             for (k, a) in inc.advice.iter().enumerate() {
                 writeln!(
                     w,
-                    "    {}{a}",
+                    "    {}{}",
                     if k == 0 {
                         "fix:        "
                     } else {
                         "            "
-                    }
+                    },
+                    esc(a)
                 )?;
             }
         }
@@ -466,7 +494,7 @@ pub fn write_hanging(rows: &[HangingRow], w: &mut dyn Write) -> io::Result<()> {
     let cells: Vec<Vec<String>> = std::iter::once(HANGING_HEADER.map(String::from).to_vec())
         .chain(rows.iter().map(|r| {
             vec![
-                r.topic.clone(),
+                esc(&r.topic),
                 r.partition.to_string(),
                 r.producer_id.to_string(),
                 r.producer_epoch.to_string(),
@@ -663,5 +691,67 @@ mod tests {
                 "59"
             ]
         );
+    }
+
+    /// A hanging transaction whose coordinator names a hostile transactional id, in a
+    /// partition directory named `topic-N` or not.
+    fn hanging(topic: &str, partition: i32, id: &str) -> Vec<Finding> {
+        let mut fs = vec![
+            Finding::new(Kind::HangingTransaction, topic, partition, "open since 21")
+                .offset(21)
+                .producer(4001, 18)
+                .evidence(json!({"coordinator": {"transactional_id": id}})),
+        ];
+        assign_ids(&mut fs);
+        fs
+    }
+
+    #[test]
+    fn commands_quote_hostile_ids_for_a_posix_shell() {
+        for id in ["tx1; touch FILE #", "$(touch FILE)", "`touch FILE`", "it's"] {
+            let inc = incidents(&hanging("payments", 3, id));
+            let describe = inc[0]
+                .commands
+                .iter()
+                .find(|c| c.contains(" describe "))
+                .unwrap();
+            let quoted = crate::escape::shell_quote(id).unwrap();
+            assert!(
+                describe.ends_with(&format!("--transactional-id {quoted}")),
+                "{describe}"
+            );
+            assert!(inc[0].notes.is_empty());
+        }
+        // A newline cannot be pasted: a placeholder and a note, never the raw id.
+        let inc = incidents(&hanging("payments", 3, "tx1\ntouch FILE"));
+        assert!(
+            inc[0].commands.iter().all(|c| !c.contains("touch")),
+            "{:?}",
+            inc[0].commands
+        );
+        assert!(
+            inc[0]
+                .commands
+                .iter()
+                .any(|c| c.ends_with("<transactional-id>"))
+        );
+        assert_eq!(inc[0].notes.len(), 1, "{:?}", inc[0].notes);
+    }
+
+    #[test]
+    fn a_directory_not_named_topic_n_gets_placeholders_not_empty_arguments() {
+        let inc = incidents(&hanging("", -1, "tx1"));
+        for c in &inc[0].commands {
+            assert!(!c.contains("--topic  ") && !c.contains("-1"), "{c}");
+        }
+        assert!(inc[0].commands[0].ends_with("--topic <topic> --partition <partition>"));
+        let mut out = Vec::new();
+        let r = ScanReport {
+            findings: hanging("", -1, "tx1"),
+            ..Default::default()
+        };
+        write_summary(&r, &inc, &super::super::style::Style::default(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("note:       <topic>, <partition>"), "{text}");
     }
 }

@@ -37,7 +37,7 @@ fn line(
 
 fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) -> io::Result<()> {
     let pr = &p.prediction;
-    let name = format!("{}-{}", esc(&p.topic), p.partition);
+    let name = super::partition_name(&p.topic, p.partition, Some(&p.path));
     writeln!(w, "{}  {}", style.heading(&name, None), esc(&p.path))?;
     let shutdown = match pr.clean_shutdown {
         Some(true) => "clean",
@@ -177,6 +177,18 @@ fn write_findings(w: &mut dyn Write, style: &Style, findings: &[Finding]) -> io:
 
 /// Write the text report of `verify` in `style`.
 pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
+    // Nothing read: the reasons go to stderr, no empty report on stdout.
+    if r.nothing_read() {
+        return Ok(());
+    }
+    if r.matched_nothing() {
+        let n = r.summary.analysed.unwrap_or(0);
+        return writeln!(
+            w,
+            "nothing matches the filters: {n} partition{} verified, none selected",
+            if n == 1 { "" } else { "s" }
+        );
+    }
     for p in &r.partitions {
         write_partition(w, style, p)?;
     }

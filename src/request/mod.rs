@@ -263,7 +263,7 @@ fn resolved_filter(
 /// The timelines of the partitions that have findings (at most
 /// [`crate::report::html::MAX_TIMELINES`], most severe first), aligned with
 /// `report.partitions`.
-fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
+pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
     let mut order: Vec<(crate::finding::Severity, usize)> = (0..report.partitions.len())
         .filter_map(|i| {
             report
@@ -309,6 +309,7 @@ pub fn verify(
     report.errors.extend(inputs.failed.iter().cloned());
     crate::report::client::fill(&mut report.findings);
     flt.retain_findings(&mut report.findings);
+    let analysed = report.partitions.len();
     report
         .partitions
         .retain(|p| flt.partition_matches(&p.topic, p.partition));
@@ -320,6 +321,7 @@ pub fn verify(
         // The summary counts what is shown.
         let ps = &report.partitions;
         let s = &mut report.summary;
+        s.analysed = Some(analysed);
         s.partitions = ps.len();
         s.recovered = ps
             .iter()

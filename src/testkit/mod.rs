@@ -34,6 +34,8 @@ pub mod encode;
 pub mod files;
 pub mod group_scenarios;
 pub mod groups;
+pub mod metadata;
+pub mod remote_log;
 pub mod samples;
 pub mod scenario;
 pub mod txnlog;

@@ -139,6 +139,10 @@ pub struct Cluster {
     coordinator_fixed: Option<i32>,
     coordinator_count: i32,
     timeout_ms: i32,
+    /// `Some(lead)`: a producer in a tight loop (see [`Cluster::tight_loop`]).
+    tight: Option<i64>,
+    /// When the previous transaction's first marker landed (tight loop).
+    last_first_marker: Option<i64>,
 }
 
 impl Cluster {
@@ -155,11 +159,21 @@ impl Cluster {
             coordinator_fixed: None,
             coordinator_count: 0,
             timeout_ms: 60_000,
+            tight: None,
+            last_first_marker: None,
         }
     }
     /// Transaction version 2: markers one epoch above the data, next transaction there.
     pub fn tv2(mut self) -> Cluster {
         self.tv2 = true;
+        self
+    }
+    /// A producer in a tight loop: each transaction's data is stamped `lead_ms` before the
+    /// previous transaction's first marker lands (its first `send()` follows the EndTxn
+    /// answer, which the coordinator gives after its Prepare record, as it sends the
+    /// markers), and the transactions follow one another without a pause.
+    pub fn tight_loop(mut self, lead_ms: i64) -> Cluster {
+        self.tight = Some(lead_ms);
         self
     }
     /// Write the coordinator's records to `__transaction_state-<partition>`.
@@ -290,7 +304,10 @@ impl Cluster {
         self.coord_record(id, v);
         if t.records > 0 {
             for &tp in &t.partitions {
-                let ts = self.tick(10);
+                let ts = match (self.tight, self.last_first_marker) {
+                    (Some(lead), Some(marker)) => marker - lead,
+                    _ => self.tick(10),
+                };
                 self.partition(tp)
                     .append(Batch::new(t.producer).records(t.records).at(ts));
             }
@@ -298,7 +315,7 @@ impl Cluster {
         if t.open {
             return t.producer;
         }
-        self.advance(100);
+        self.advance(if self.tight.is_some() { 5 } else { 100 });
         let end_epoch = t
             .marker_epoch
             .unwrap_or(if self.tv2 { e.saturating_add(1) } else { e });
@@ -318,6 +335,7 @@ impl Cluster {
             .copied()
             .filter(|tp| !t.skip_marker_on.contains(tp))
             .collect();
+        self.last_first_marker = Some(self.clock);
         for (i, &tp) in targets.iter().enumerate() {
             if t.failover_after == Some(i) {
                 break;
@@ -337,7 +355,7 @@ impl Cluster {
             let v = self.value(t, end_epoch, complete, &[], start);
             self.coord_record(id, v);
         }
-        self.advance(1000);
+        self.advance(if self.tight.is_some() { 2 } else { 1000 });
         if self.tv2 {
             t.producer.with_epoch(end_epoch)
         } else {

@@ -70,6 +70,9 @@ pub struct VerifySummary {
     /// The `-future`/`-delete`/`-stray` copies among `partitions`, and their findings (also
     /// counted in `findings`).
     pub non_live: crate::discover::identity::NonLiveCounts,
+    /// With filters: the partitions verified before the filters chose what is shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysed: Option<usize>,
 }
 
 /// The verification of one partition.
@@ -111,9 +114,13 @@ impl VerifyReport {
     pub fn max_severity(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity).max()
     }
-    /// True when no partition could be analysed.
+    /// True when no partition could be analysed (partitions hidden by the filters were).
     pub fn nothing_read(&self) -> bool {
-        self.partitions.is_empty()
+        self.partitions.is_empty() && self.summary.analysed.unwrap_or(0) == 0
+    }
+    /// True when partitions were verified but the filters selected none of them.
+    pub fn matched_nothing(&self) -> bool {
+        self.partitions.is_empty() && self.summary.analysed.unwrap_or(0) > 0
     }
 }
 

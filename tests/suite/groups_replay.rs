@@ -481,6 +481,37 @@ fn transactional_offset_commits_wait_for_their_marker() {
     assert_eq!(t, [json!("committed")]);
 }
 
+/// `OffsetMetadataManagerTest.testReplayTransactionEndMarkerKeepsTheMostRecentCommittedOffset`:
+/// a transactional commit of 100, a regular commit of 101, then the transaction's COMMIT —
+/// the group keeps 101 (`OffsetMetadataManager.replayEndTransactionMarker` applies a pending
+/// offset only when its record is newer). Without the regular commit the COMMIT applies 100.
+#[test]
+fn end_marker_keeps_the_most_recent_committed_offset() {
+    let commit = |o: i64| {
+        (
+            1,
+            json!({"group": "foo", "topic": "bar", "partition": 0}),
+            Some((
+                3,
+                json!({"offset": o, "leaderEpoch": 0, "commitTimestamp": 1}),
+            )),
+        )
+    };
+    for regular in [true, false] {
+        let mut log = GroupLog::new();
+        log.txn_batch(10, vec![commit(100)]);
+        if regular {
+            log.batch(vec![commit(101)]);
+        }
+        log.marker(10, true);
+        let (_d, f, groups) = run(&log);
+        assert_clean(&f);
+        let g = groups.iter().find(|g| g.group_id == "foo").unwrap();
+        let held: Vec<i64> = g.offsets.iter().map(|c| c.offset).collect();
+        assert_eq!(held, vec![if regular { 101 } else { 100 }]);
+    }
+}
+
 #[test]
 fn protocol_upgrade_and_downgrade_are_clean() {
     // Classic → consumer (online upgrade): the classic group's tombstone, then the

@@ -7,8 +7,9 @@
 use assert_cmd::Command;
 use klogscan::finding::{Kind, Severity};
 use klogscan::partition::scan::ScanOptions;
-use klogscan::read::format::metadata::{MetadataRecord, RESOURCE_TOPIC, encode_metadata_record};
+use klogscan::read::format::metadata::{MetaRecord, RESOURCE_TOPIC};
 use klogscan::results::ScanReport;
+use klogscan::testkit::metadata::encode;
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 
@@ -27,13 +28,13 @@ fn gap() -> PartitionBuilder {
 
 fn policy(topic: &str, value: Option<&str>) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("__cluster_metadata", 0);
-    let r = MetadataRecord::Config {
+    let r = MetaRecord::Config {
         resource_type: RESOURCE_TOPIC,
-        resource_name: topic,
-        name: "cleanup.policy",
-        value,
+        resource_name: topic.into(),
+        name: "cleanup.policy".into(),
+        value: value.map(str::to_string),
     };
-    p.append(Batch::new(Producer::PLAIN).record(Rec::value(encode_metadata_record(&r))));
+    p.append(Batch::new(Producer::PLAIN).record(Rec::value(encode(&r))));
     p
 }
 

@@ -8,8 +8,9 @@
 use klogscan::discover::identity::transaction_partition_for;
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::partition::scan::ScanOptions;
-use klogscan::read::format::metadata::{MetadataRecord, encode_metadata_record};
+use klogscan::read::format::metadata::{MetaRecord, PartitionRecord};
 use klogscan::results::ScanReport;
+use klogscan::testkit::metadata::encode;
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 
@@ -193,10 +194,10 @@ fn a_producer_id_lookup_is_confirmed_only_with_every_partition() {
 }
 
 /// Metadata records as a `__cluster_metadata-0` partition.
-fn metadata(records: &[MetadataRecord<'_>]) -> PartitionBuilder {
+fn metadata(records: &[MetaRecord]) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("__cluster_metadata", 0);
     for r in records {
-        p.append(Batch::new(Producer::PLAIN).record(Rec::value(encode_metadata_record(r))));
+        p.append(Batch::new(Producer::PLAIN).record(Rec::value(encode(r))));
     }
     p
 }
@@ -211,14 +212,15 @@ fn the_partition_count_comes_from_the_metadata_log() {
         .partition(hanging())
         .partition(txn_state(0, &[("someone", 5)]))
         .partition(metadata(&[
-            MetadataRecord::Topic {
-                name: "__transaction_state",
+            MetaRecord::Topic {
+                name: "__transaction_state".into(),
                 topic_id: id,
             },
-            MetadataRecord::Partition {
+            MetaRecord::Partition(PartitionRecord {
                 partition_id: 0,
                 topic_id: id,
-            },
+                ..Default::default()
+            }),
         ]))
         .write(&ld)
         .unwrap();

@@ -763,6 +763,53 @@ fn marker_without_transaction() {
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
 }
 
+/// `ProducerStateManagerTest.testAppendTxnMarkerWithNoProducerState`: a COMMIT at epoch 2
+/// is the producer's first entry in a log starting at offset 0; the state it creates has
+/// the epoch and no sequence, so data at that epoch must start at sequence 0 (17 is out of
+/// order), data at epoch 0 is fenced, data at sequence 0 is accepted. The same log starting
+/// above offset 0 (earlier batches deleted) says nothing of the sequence.
+#[test]
+fn marker_created_state_wants_sequence_zero() {
+    let txn = Producer::transactional(1150, 2);
+    let mut p = PartitionBuilder::new("ms", 0);
+    p.commit(txn, 1);
+    p.append(Batch::new(txn).records(1).sequence(17));
+    let (_d, m, r) = run(&p);
+    let f = one(&r, Kind::InvalidFirstSequence);
+    at_batch(f, &m, 1);
+    producer_of(f, 1150, 2);
+    assert_eq!(
+        (f.evidence["expected"].clone(), f.evidence["found"].clone()),
+        (0.into(), 17.into())
+    );
+    // fencing still works when the marker is all there is
+    let mut p = PartitionBuilder::new("ms", 0);
+    p.commit(txn, 1);
+    p.append(Batch::new(txn.with_epoch(0)).records(1));
+    let (_d, _m, r) = run(&p);
+    one(&r, Kind::ProducerEpochRegression);
+    // sequence 0 at the marker's epoch is what the broker accepts
+    let mut p = PartitionBuilder::new("ms", 0);
+    p.commit(txn, 1);
+    p.append(Batch::new(txn).records(1).sequence(0));
+    let (_d, _m, r) = run(&p);
+    none_of(&r, Kind::InvalidFirstSequence);
+    none_of(&r, Kind::SequenceGap);
+    // near miss: the log starts above 0, the producer's earlier batches are gone
+    let mut p = PartitionBuilder::new("ms", 0).start_offset(27);
+    p.commit(txn, 1);
+    p.append(Batch::new(txn).records(1).sequence(17));
+    let (_d, _m, r) = run(&p);
+    none_of(&r, Kind::InvalidFirstSequence);
+    none_of(&r, Kind::SequenceGap);
+    // (only its still-open transaction, at info)
+    assert!(
+        r.findings.iter().all(|f| f.severity == Severity::Info),
+        "{:#?}",
+        r.findings
+    );
+}
+
 #[test]
 fn conflicting_markers_under_tv2_only() {
     let txn = Producer::transactional(1200, 7);

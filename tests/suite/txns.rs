@@ -342,6 +342,27 @@ fn stuck_in_prepare() {
     assert!(of_kind(&scan_dir(dir.path()), Kind::TransactionStuckInPrepare).is_empty());
 }
 
+/// A tombstone ends a transactional id's history (`TransactionStateManager`'s load drops
+/// the id and re-sends no marker): Ongoing → PrepareCommit → tombstone is not stuck in
+/// Prepare. Its negative, the same history without the tombstone, is stuck.
+#[test]
+fn tombstone_ends_a_prepare() {
+    for tombstone in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1")).coordinator_partitions(50);
+        c.run(&Txn::new("app", Producer::transactional(7, 1), &[A, B]).stuck_in_prepare());
+        if tombstone {
+            c.coordinator_record("app", None);
+        }
+        c.advance(20 * 60_000);
+        c.plain(A, 1);
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_dir(dir.path());
+        let s = of_kind(&r, Kind::TransactionStuckInPrepare);
+        assert_eq!(s.len(), usize::from(!tombstone), "{:#?}", r.findings);
+    }
+}
+
 /// Joins stay within a cluster: the same producer id in another cluster, or in another
 /// log dir without meta.properties, is another producer.
 #[test]

@@ -375,109 +375,13 @@ impl Decompressor {
     // ---------------------------------------------------------------- lz4
 
     fn lz4(&mut self, input: &[u8], legacy: bool) -> Result<usize, FormatError> {
-        const S: &str = "lz4 frame";
-        if input.len() < 7 {
-            return Err(FormatError::truncated(
-                S,
-                "header",
-                0,
-                7,
-                input.len() as u64,
-            ));
-        }
-        let magic = le_u32(input, 0);
-        if magic != LZ4_FRAME_MAGIC {
-            return Err(FormatError::new(
-                S,
-                "magic",
-                0,
-                Problem::Mismatch {
-                    expected: LZ4_FRAME_MAGIC as i64,
-                    found: magic as i64,
-                },
-            ));
-        }
-        let flg = input[4];
-        if flg >> 6 != 1 {
-            return Err(FormatError::new(
-                S,
-                "FLG",
-                4,
-                Problem::Invalid("lz4 frame version is not 1"),
-            ));
-        }
-        if flg & 0x03 != 0 {
-            return Err(FormatError::new(
-                S,
-                "FLG",
-                4,
-                Problem::Invalid("lz4 FLG reserved bits (dictionary id) are set"),
-            ));
-        }
-        if flg & 0x20 == 0 {
-            return Err(FormatError::new(
-                S,
-                "FLG",
-                4,
-                Problem::Invalid("lz4 dependent blocks are not supported"),
-            ));
-        }
-        let block_checksum = flg & 0x10 != 0;
-        let content_size = flg & 0x08 != 0;
-        let content_checksum = flg & 0x04 != 0;
-        let bd = input[5];
-        if bd & 0x8F != 0 {
-            return Err(FormatError::new(
-                S,
-                "BD",
-                5,
-                Problem::Invalid("lz4 BD reserved bits are set"),
-            ));
-        }
-        let size_id = (bd >> 4) & 0x07;
-        if size_id < 4 {
-            return Err(FormatError::new(
-                S,
-                "BD",
-                5,
-                Problem::OutOfRange {
-                    value: size_id as i64,
-                },
-            ));
-        }
-        let max_block = 1usize << (2 * size_id as usize + 8);
-        let mut pos = 6;
-        if content_size {
-            if input.len() - pos < 8 {
-                return Err(FormatError::truncated(
-                    S,
-                    "contentSize",
-                    pos as u64,
-                    8,
-                    (input.len() - pos) as u64,
-                ));
-            }
-            pos += 8;
-        }
-        if pos >= input.len() {
-            return Err(FormatError::truncated(S, "HC", pos as u64, 1, 0));
-        }
-        if !legacy {
-            let computed = ((xxhash32(&input[4..pos], 0) >> 8) & 0xFF) as u8;
-            let stored = input[pos];
-            if stored != computed {
-                return Err(FormatError::new(
-                    S,
-                    "HC",
-                    pos as u64,
-                    Problem::Checksum {
-                        stored: stored as u32,
-                        computed: computed as u32,
-                    },
-                ));
-            }
-        }
-        pos += 1;
+        const S: &str = LZ4_FRAME;
+        let Lz4Frame {
+            block_checksum,
+            content_checksum,
+            max_block,
+            mut pos,
+        } = lz4_frame_header(input, legacy)?;
         let mut filled = 0usize;
         loop {
             if input.len() - pos < 4 {
@@ -823,6 +727,131 @@ fn xerial_header(input: &[u8], at: usize) -> Result<usize, FormatError> {
         ));
     }
     Ok(at + 16)
+}
+
+/// The name of the LZ4 frame structure in errors.
+const LZ4_FRAME: &str = "lz4 frame";
+
+/// What an LZ4 frame's header says about its blocks.
+struct Lz4Frame {
+    block_checksum: bool,
+    content_checksum: bool,
+    max_block: usize,
+    /// The position of the first block's size.
+    pos: usize,
+}
+
+/// Check an LZ4 frame's header (magic, FLG, BD, optional content size, header checksum —
+/// skipped for Kafka's pre-0.10 `legacy` framing, whose checksum covers the magic too).
+fn lz4_frame_header(input: &[u8], legacy: bool) -> Result<Lz4Frame, FormatError> {
+    const S: &str = LZ4_FRAME;
+    if input.len() < 7 {
+        return Err(FormatError::truncated(
+            S,
+            "header",
+            0,
+            7,
+            input.len() as u64,
+        ));
+    }
+    let magic = le_u32(input, 0);
+    if magic != LZ4_FRAME_MAGIC {
+        return Err(FormatError::new(
+            S,
+            "magic",
+            0,
+            Problem::Mismatch {
+                expected: LZ4_FRAME_MAGIC as i64,
+                found: magic as i64,
+            },
+        ));
+    }
+    let flg = input[4];
+    if flg >> 6 != 1 {
+        return Err(FormatError::new(
+            S,
+            "FLG",
+            4,
+            Problem::Invalid("lz4 frame version is not 1"),
+        ));
+    }
+    if flg & 0x03 != 0 {
+        return Err(FormatError::new(
+            S,
+            "FLG",
+            4,
+            Problem::Invalid("lz4 FLG reserved bits (dictionary id) are set"),
+        ));
+    }
+    if flg & 0x20 == 0 {
+        return Err(FormatError::new(
+            S,
+            "FLG",
+            4,
+            Problem::Invalid("lz4 dependent blocks are not supported"),
+        ));
+    }
+    let block_checksum = flg & 0x10 != 0;
+    let content_size = flg & 0x08 != 0;
+    let content_checksum = flg & 0x04 != 0;
+    let bd = input[5];
+    if bd & 0x8F != 0 {
+        return Err(FormatError::new(
+            S,
+            "BD",
+            5,
+            Problem::Invalid("lz4 BD reserved bits are set"),
+        ));
+    }
+    let size_id = (bd >> 4) & 0x07;
+    if size_id < 4 {
+        return Err(FormatError::new(
+            S,
+            "BD",
+            5,
+            Problem::OutOfRange {
+                value: size_id as i64,
+            },
+        ));
+    }
+    let max_block = 1usize << (2 * size_id as usize + 8);
+    let mut pos = 6;
+    if content_size {
+        if input.len() - pos < 8 {
+            return Err(FormatError::truncated(
+                S,
+                "contentSize",
+                pos as u64,
+                8,
+                (input.len() - pos) as u64,
+            ));
+        }
+        pos += 8;
+    }
+    if pos >= input.len() {
+        return Err(FormatError::truncated(S, "HC", pos as u64, 1, 0));
+    }
+    if !legacy {
+        let computed = ((xxhash32(&input[4..pos], 0) >> 8) & 0xFF) as u8;
+        let stored = input[pos];
+        if stored != computed {
+            return Err(FormatError::new(
+                S,
+                "HC",
+                pos as u64,
+                Problem::Checksum {
+                    stored: stored as u32,
+                    computed: computed as u32,
+                },
+            ));
+        }
+    }
+    Ok(Lz4Frame {
+        block_checksum,
+        content_checksum,
+        max_block,
+        pos: pos + 1,
+    })
 }
 
 /// xxHash32 (the LZ4 frame checksum), by the `twox-hash` crate.

@@ -14,10 +14,12 @@ pub mod crc;
 pub mod error;
 pub mod groups;
 pub mod index;
+pub mod kraft;
 pub mod legacy;
 pub mod metadata;
 pub mod metadata_records;
 pub mod record;
+pub mod remote_log;
 pub mod snapshot;
 pub mod txnlog;
 

@@ -1,235 +1,464 @@
-//! KRaft metadata records (`__cluster_metadata` values and `.checkpoint` snapshots), the few
-//! that carry what an offline analysis needs: topic names and ids, partition ids, and
-//! topic configs.
+//! KRaft metadata records (`__cluster_metadata` values and `.checkpoint` snapshots) as typed
+//! values, every field of the record types a history of the cluster needs, tagged fields
+//! included.
 //!
-//! A metadata record's value is a frame (`kafka-format.md` §1.7): frame version (unsigned
-//! varint, 1), record type (`apiKey`, unsigned varint), record version (unsigned varint),
-//! then the generated message body in its flexible encoding (compact strings: unsigned
-//! varint length + 1, 0 for null; a tagged-field section closes the body). The bodies read
-//! here follow Kafka's `metadata/src/main/resources/common/metadata/*.json` schemas:
+//! A metadata record's value is a frame (`AbstractApiMessageSerde`): frame version
+//! (unsigned varint, 1), record type (`apiKey`, unsigned varint), record version (unsigned
+//! varint), then the generated message body in its flexible encoding. The one reader of
+//! those bodies is the table of [`super::metadata_records`]; [`decode_record`] turns its value
+//! tree into a [`MetaRecord`]. The dump prints the same tree, the compaction knowledge and the
+//! leadership replay read the typed value: one decode for all three.
 //!
-//! * `TopicRecord` (apiKey 2): `Name` string, `TopicId` uuid;
-//! * `PartitionRecord` (apiKey 3): `PartitionId` int32, `TopicId` uuid, … (the rest is
-//!   not read);
-//! * `ConfigRecord` (apiKey 4): `ResourceType` int8 (2 = TOPIC, 4 = BROKER), `ResourceName`
-//!   string, `Name` string, `Value` nullable string (null: the config was removed);
-//! * `RemoveTopicRecord` (apiKey 9): `TopicId` uuid.
-//!
-//! Other record types are returned as [`MetadataRecord::Other`]. Views borrow the input;
-//! nothing is allocated.
+//! Field names follow Kafka's `metadata/src/main/resources/common/metadata/*.json` schemas.
+//! Record types the history does not use (ACLs, quotas, SCRAM credentials, delegation
+//! tokens) read and check as any other, and come back as [`MetaRecord::Other`]; a type or
+//! version no schema of the table covers comes back as [`MetaRecord::Unknown`] with its
+//! bytes, as Kafka's loader of a newer release would see it.
 
-use super::error::{FormatError, Problem};
-
-const STRUCTURE: &str = "metadata record";
+use super::groups::{Val, Why};
+use super::metadata_records::{MetadataError, decode, lookup};
+use serde::{Deserialize, Serialize};
 
 /// `ConfigResource.Type.TOPIC`.
 pub const RESOURCE_TOPIC: i8 = 2;
+/// `ConfigResource.Type.BROKER`.
+pub const RESOURCE_BROKER: i8 = 4;
+/// `PartitionChangeRecord.Leader`: the leader did not change (`LeaderConstants.NO_LEADER_CHANGE`).
+pub const NO_LEADER_CHANGE: i32 = -2;
+/// `Leader`: the partition has no leader (`LeaderConstants.NO_LEADER`).
+pub const NO_LEADER: i32 = -1;
 
-/// One decoded metadata record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetadataRecord<'a> {
+/// A topic id (`Uuid`), its 16 bytes.
+pub type TopicId = [u8; 16];
+
+/// `PartitionRecord` (api key 3, versions 0–2).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PartitionRecord {
+    pub partition_id: i32,
+    pub topic_id: TopicId,
+    pub replicas: Vec<i32>,
+    pub isr: Vec<i32>,
+    pub removing_replicas: Vec<i32>,
+    pub adding_replicas: Vec<i32>,
+    pub leader: i32,
+    /// Tag 0: 1 while the leader elected by an unclean election recovers (`LeaderRecoveryState`).
+    pub leader_recovery_state: i8,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    /// Version 1+ (KIP-858): the log dir of each replica.
+    pub directories: Vec<[u8; 16]>,
+    /// Version 2+, tag 1 (KIP-966); `None`: null.
+    pub eligible_leader_replicas: Option<Vec<i32>>,
+    /// Version 2+, tag 2 (KIP-966); `None`: null.
+    pub last_known_elr: Option<Vec<i32>>,
+}
+
+/// `PartitionChangeRecord` (api key 5, versions 0–2): every field but the ids is tagged and
+/// `None` (null, or `-2`/`-1` for `Leader`/`LeaderRecoveryState`) when it did not change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionChange {
+    pub partition_id: i32,
+    pub topic_id: TopicId,
+    pub isr: Option<Vec<i32>>,
+    /// `-2` ([`NO_LEADER_CHANGE`]): unchanged; `-1`: no leader; else the new leader.
+    pub leader: i32,
+    pub replicas: Option<Vec<i32>>,
+    pub removing_replicas: Option<Vec<i32>>,
+    pub adding_replicas: Option<Vec<i32>>,
+    /// `-1`: unchanged.
+    pub leader_recovery_state: i8,
+    pub directories: Option<Vec<[u8; 16]>>,
+    pub eligible_leader_replicas: Option<Vec<i32>>,
+    pub last_known_elr: Option<Vec<i32>>,
+}
+
+impl Default for PartitionChange {
+    fn default() -> Self {
+        PartitionChange {
+            partition_id: -1,
+            topic_id: [0; 16],
+            isr: None,
+            leader: NO_LEADER_CHANGE,
+            replicas: None,
+            removing_replicas: None,
+            adding_replicas: None,
+            leader_recovery_state: -1,
+            directories: None,
+            eligible_leader_replicas: None,
+            last_known_elr: None,
+        }
+    }
+}
+
+/// `RegisterBrokerRecord` (api key 0, versions 0–3), without its endpoints and features.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RegisterBroker {
+    pub broker_id: i32,
+    pub is_migrating_zk_broker: bool,
+    pub incarnation_id: [u8; 16],
+    pub broker_epoch: i64,
+    pub rack: Option<String>,
+    pub fenced: bool,
+    pub in_controlled_shutdown: bool,
+    pub log_dirs: Vec<[u8; 16]>,
+}
+
+/// `BrokerRegistrationChangeRecord` (api key 17, versions 0–2): `fenced` and
+/// `in_controlled_shutdown` are `BrokerRegistrationFencingChange` /
+/// `BrokerRegistrationInControlledShutdownChange` values (0 none, 1 fence or in shutdown,
+/// -1 unfence).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BrokerRegistrationChange {
+    pub broker_id: i32,
+    pub broker_epoch: i64,
+    pub fenced: i8,
+    pub in_controlled_shutdown: i8,
+    pub log_dirs: Vec<[u8; 16]>,
+}
+
+/// One metadata record, typed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum MetaRecord {
+    RegisterBroker(RegisterBroker),
+    UnregisterBroker {
+        broker_id: i32,
+        broker_epoch: i64,
+    },
     Topic {
-        name: &'a str,
-        topic_id: [u8; 16],
+        name: String,
+        topic_id: TopicId,
     },
-    Partition {
-        partition_id: i32,
-        topic_id: [u8; 16],
-    },
+    Partition(PartitionRecord),
     Config {
         resource_type: i8,
-        resource_name: &'a str,
-        name: &'a str,
+        resource_name: String,
+        name: String,
         /// `None`: the config was deleted (back to the default).
-        value: Option<&'a str>,
+        value: Option<String>,
+    },
+    PartitionChange(PartitionChange),
+    FenceBroker {
+        id: i32,
+        epoch: i64,
+    },
+    UnfenceBroker {
+        id: i32,
+        epoch: i64,
     },
     RemoveTopic {
-        topic_id: [u8; 16],
+        topic_id: TopicId,
     },
-    /// A record type this module does not decode.
+    FeatureLevel {
+        name: String,
+        feature_level: i16,
+    },
+    ProducerIds {
+        broker_id: i32,
+        broker_epoch: i64,
+        next_producer_id: i64,
+    },
+    BrokerRegistrationChange(BrokerRegistrationChange),
+    NoOp,
+    ZkMigrationState {
+        state: i8,
+    },
+    /// KIP-868: the records up to the matching End/Abort are applied together or not at all.
+    BeginTransaction {
+        name: Option<String>,
+    },
+    EndTransaction,
+    AbortTransaction {
+        reason: Option<String>,
+    },
+    RegisterController {
+        controller_id: i32,
+        incarnation_id: [u8; 16],
+    },
+    ClearElr {
+        /// Empty: every topic.
+        topic_name: String,
+    },
+    /// A type of the table the history does not use (ACLs, quotas, credentials, tokens),
+    /// read and checked.
     Other {
-        api_key: u32,
-        version: u32,
+        api_key: i16,
+        version: i16,
+    },
+    /// A type or version no schema here covers: kept raw.
+    Unknown {
+        api_key: i16,
+        version: i16,
+        bytes: Vec<u8>,
     },
 }
 
-/// Decode a metadata record value (`base` is its position, for error messages) with the
-/// one table-driven reader of metadata records ([`super::metadata_records::decode`]), then
-/// pick out the four types the analysis needs. Other types are [`MetadataRecord::Other`]
-/// even when they do not read (nothing here depends on them).
-pub fn parse_metadata_record(value: &[u8], base: u64) -> Result<MetadataRecord<'_>, FormatError> {
-    use super::groups::Val;
-    use super::metadata_records::{MetadataError, decode};
-    const NEEDED: [i16; 4] = [2, 3, 4, 9];
-    let bad = |field: &'static str, why: &'static str| {
-        FormatError::new(STRUCTURE, field, base, Problem::Invalid(why))
+impl MetaRecord {
+    /// `MetadataRecordType` name of the record, or `UNKNOWN`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            MetaRecord::Unknown { .. } => "UNKNOWN",
+            MetaRecord::Other { api_key, .. } => lookup(*api_key).map_or("UNKNOWN", |t| t.name),
+            r => lookup(r.api_key()).map_or("UNKNOWN", |t| t.name),
+        }
+    }
+
+    /// The record's api key (`MetadataRecordType` id).
+    pub fn api_key(&self) -> i16 {
+        match self {
+            MetaRecord::RegisterBroker(_) => 0,
+            MetaRecord::UnregisterBroker { .. } => 1,
+            MetaRecord::Topic { .. } => 2,
+            MetaRecord::Partition(_) => 3,
+            MetaRecord::Config { .. } => 4,
+            MetaRecord::PartitionChange(_) => 5,
+            MetaRecord::FenceBroker { .. } => 7,
+            MetaRecord::UnfenceBroker { .. } => 8,
+            MetaRecord::RemoveTopic { .. } => 9,
+            MetaRecord::FeatureLevel { .. } => 12,
+            MetaRecord::ProducerIds { .. } => 15,
+            MetaRecord::BrokerRegistrationChange(_) => 17,
+            MetaRecord::NoOp => 20,
+            MetaRecord::ZkMigrationState { .. } => 21,
+            MetaRecord::BeginTransaction { .. } => 23,
+            MetaRecord::EndTransaction => 24,
+            MetaRecord::AbortTransaction { .. } => 25,
+            MetaRecord::RegisterController { .. } => 27,
+            MetaRecord::ClearElr { .. } => 28,
+            MetaRecord::Other { api_key, .. } | MetaRecord::Unknown { api_key, .. } => *api_key,
+        }
+    }
+}
+
+/// Why a metadata record does not decode: the text of Kafka's `MetadataParseException`.
+pub type RecordError = MetadataError;
+
+/// The frame of a value: `(frame version, api key, version)` when its three varints read.
+fn frame(value: &[u8]) -> Option<(u32, u32, u32)> {
+    let mut pos = 0usize;
+    let mut next = || -> Option<u32> {
+        let mut v: u32 = 0;
+        for i in 0..5 {
+            let b = *value.get(pos)?;
+            pos += 1;
+            v |= ((b & 0x7f) as u32) << (7 * i);
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
     };
+    Some((next()?, next()?, next()?))
+}
+
+/// Decode a metadata record value. An unknown type, or a version above the table's, is
+/// [`MetaRecord::Unknown`] (not an error: a newer controller wrote it); a value that does
+/// not read as its schema is an error.
+pub fn decode_record(value: &[u8]) -> Result<MetaRecord, RecordError> {
     let (t, version, v) = match decode(value) {
         Ok(d) => d,
-        Err(MetadataError::Frame(_)) => return Err(bad("frameVersion", "unreadable frame")),
-        Err(
-            MetadataError::UnknownType(k)
-            | MetadataError::Message(k, _)
-            | MetadataError::Garbage { api_key: k, .. },
-        ) if !NEEDED.contains(&k) => {
-            return Ok(MetadataRecord::Other {
-                api_key: k as u32,
-                version: 0,
-            });
+        Err(MetadataError::UnknownType(k)) => return Ok(unknown(value, k)),
+        Err(MetadataError::Message(k, e)) if e.why == Why::UnsupportedVersion => {
+            return Ok(unknown(value, k));
         }
-        Err(_) => {
-            return Err(bad(
-                "value",
-                "does not read as its MetadataRecordType schema",
-            ));
-        }
+        Err(e) => return Err(e),
     };
-    let text = |name: &'static str| -> Result<Option<&str>, FormatError> {
-        match v.get(name) {
-            Some(Val::Str(Some(b))) => std::str::from_utf8(b)
-                .map(Some)
-                .map_err(|_| bad(name, "not UTF-8")),
-            _ => Ok(None),
-        }
+    let int = |n: &str| v.int(n);
+    let text = |n: &str| match v.get(n) {
+        Some(Val::Str(Some(b))) => Some(String::from_utf8_lossy(b).into_owned()),
+        _ => None,
     };
-    let required = |name: &'static str| text(name)?.ok_or_else(|| bad(name, "null"));
-    let uuid = |name: &'static str| -> Result<[u8; 16], FormatError> {
-        match v.get(name) {
-            Some(Val::Uuid(b)) => <[u8; 16]>::try_from(*b).map_err(|_| bad(name, "not 16 bytes")),
-            _ => Err(bad(name, "missing")),
-        }
+    let uuid = |n: &str| match v.get(n) {
+        Some(Val::Uuid(b)) => <[u8; 16]>::try_from(*b).unwrap_or([0; 16]),
+        _ => [0; 16],
+    };
+    let ints = |n: &str| {
+        v.items(n)
+            .iter()
+            .map(|x| x.int() as i32)
+            .collect::<Vec<i32>>()
+    };
+    let opt_ints = |n: &str| match v.get(n) {
+        Some(Val::Array(Some(items))) => Some(items.iter().map(|x| x.int() as i32).collect()),
+        _ => None,
+    };
+    let uuids = |n: &str| match v.get(n) {
+        Some(Val::Array(Some(items))) => Some(
+            items
+                .iter()
+                .map(|x| match x {
+                    Val::Uuid(b) => <[u8; 16]>::try_from(*b).unwrap_or([0; 16]),
+                    _ => [0; 16],
+                })
+                .collect::<Vec<_>>(),
+        ),
+        _ => None,
     };
     Ok(match t.id {
-        2 => MetadataRecord::Topic {
-            name: required("Name")?,
-            topic_id: uuid("TopicId")?,
+        0 => MetaRecord::RegisterBroker(RegisterBroker {
+            broker_id: int("BrokerId") as i32,
+            is_migrating_zk_broker: int("IsMigratingZkBroker") != 0,
+            incarnation_id: uuid("IncarnationId"),
+            broker_epoch: int("BrokerEpoch"),
+            rack: text("Rack"),
+            fenced: int("Fenced") != 0,
+            in_controlled_shutdown: int("InControlledShutdown") != 0,
+            log_dirs: uuids("LogDirs").unwrap_or_default(),
+        }),
+        1 => MetaRecord::UnregisterBroker {
+            broker_id: int("BrokerId") as i32,
+            broker_epoch: int("BrokerEpoch"),
         },
-        3 => MetadataRecord::Partition {
-            partition_id: v.int("PartitionId") as i32,
-            topic_id: uuid("TopicId")?,
+        2 => MetaRecord::Topic {
+            name: text("Name").unwrap_or_default(),
+            topic_id: uuid("TopicId"),
         },
-        4 => MetadataRecord::Config {
-            resource_type: v.int("ResourceType") as i8,
-            resource_name: required("ResourceName")?,
-            name: required("Name")?,
-            value: text("Value")?,
+        3 => MetaRecord::Partition(PartitionRecord {
+            partition_id: int("PartitionId") as i32,
+            topic_id: uuid("TopicId"),
+            replicas: ints("Replicas"),
+            isr: ints("Isr"),
+            removing_replicas: ints("RemovingReplicas"),
+            adding_replicas: ints("AddingReplicas"),
+            leader: int("Leader") as i32,
+            leader_recovery_state: int("LeaderRecoveryState") as i8,
+            leader_epoch: int("LeaderEpoch") as i32,
+            partition_epoch: int("PartitionEpoch") as i32,
+            directories: uuids("Directories").unwrap_or_default(),
+            eligible_leader_replicas: opt_ints("EligibleLeaderReplicas"),
+            last_known_elr: opt_ints("LastKnownElr"),
+        }),
+        4 => MetaRecord::Config {
+            resource_type: int("ResourceType") as i8,
+            resource_name: text("ResourceName").unwrap_or_default(),
+            name: text("Name").unwrap_or_default(),
+            value: text("Value"),
         },
-        9 => MetadataRecord::RemoveTopic {
-            topic_id: uuid("TopicId")?,
+        5 => MetaRecord::PartitionChange(PartitionChange {
+            partition_id: int("PartitionId") as i32,
+            topic_id: uuid("TopicId"),
+            isr: opt_ints("Isr"),
+            leader: int("Leader") as i32,
+            replicas: opt_ints("Replicas"),
+            removing_replicas: opt_ints("RemovingReplicas"),
+            adding_replicas: opt_ints("AddingReplicas"),
+            leader_recovery_state: int("LeaderRecoveryState") as i8,
+            directories: uuids("Directories"),
+            eligible_leader_replicas: opt_ints("EligibleLeaderReplicas"),
+            last_known_elr: opt_ints("LastKnownElr"),
+        }),
+        7 => MetaRecord::FenceBroker {
+            id: int("Id") as i32,
+            epoch: int("Epoch"),
         },
-        k => MetadataRecord::Other {
-            api_key: k as u32,
-            version: version as u32,
+        8 => MetaRecord::UnfenceBroker {
+            id: int("Id") as i32,
+            epoch: int("Epoch"),
+        },
+        9 => MetaRecord::RemoveTopic {
+            topic_id: uuid("TopicId"),
+        },
+        12 => MetaRecord::FeatureLevel {
+            name: text("Name").unwrap_or_default(),
+            feature_level: int("FeatureLevel") as i16,
+        },
+        15 => MetaRecord::ProducerIds {
+            broker_id: int("BrokerId") as i32,
+            broker_epoch: int("BrokerEpoch"),
+            next_producer_id: int("NextProducerId"),
+        },
+        17 => MetaRecord::BrokerRegistrationChange(BrokerRegistrationChange {
+            broker_id: int("BrokerId") as i32,
+            broker_epoch: int("BrokerEpoch"),
+            fenced: int("Fenced") as i8,
+            in_controlled_shutdown: int("InControlledShutdown") as i8,
+            log_dirs: uuids("LogDirs").unwrap_or_default(),
+        }),
+        20 => MetaRecord::NoOp,
+        21 => MetaRecord::ZkMigrationState {
+            state: int("ZkMigrationState") as i8,
+        },
+        23 => MetaRecord::BeginTransaction { name: text("Name") },
+        24 => MetaRecord::EndTransaction,
+        25 => MetaRecord::AbortTransaction {
+            reason: text("Reason"),
+        },
+        27 => MetaRecord::RegisterController {
+            controller_id: int("ControllerId") as i32,
+            incarnation_id: uuid("IncarnationId"),
+        },
+        28 => MetaRecord::ClearElr {
+            topic_name: text("TopicName").unwrap_or_default(),
+        },
+        k => MetaRecord::Other {
+            api_key: k,
+            version,
         },
     })
 }
 
-/// Encode the records [`parse_metadata_record`] reads (tests and the testkit).
-pub fn encode_metadata_record(r: &MetadataRecord<'_>) -> Vec<u8> {
-    use super::bytes::put_uvarint;
-    fn string(out: &mut Vec<u8>, s: Option<&str>) {
-        match s {
-            None => put_uvarint(out, 0),
-            Some(s) => {
-                put_uvarint(out, s.len() as u32 + 1);
-                out.extend_from_slice(s.as_bytes());
-            }
-        }
+fn unknown(value: &[u8], api_key: i16) -> MetaRecord {
+    let version = frame(value).map_or(-1, |(_, _, v)| i16::try_from(v).unwrap_or(-1));
+    MetaRecord::Unknown {
+        api_key,
+        version,
+        bytes: value.to_vec(),
     }
-    let mut out = vec![1u8];
-    match *r {
-        MetadataRecord::Topic { name, topic_id } => {
-            out.extend_from_slice(&[2, 0]);
-            string(&mut out, Some(name));
-            out.extend_from_slice(&topic_id);
-        }
-        MetadataRecord::Partition {
-            partition_id,
-            topic_id,
-        } => {
-            out.extend_from_slice(&[3, 0]);
-            out.extend_from_slice(&partition_id.to_be_bytes());
-            out.extend_from_slice(&topic_id);
-            // Replicas, Isr, RemovingReplicas, AddingReplicas: empty compact arrays;
-            // Leader -1, LeaderEpoch 0, PartitionEpoch 0.
-            out.extend_from_slice(&[1, 1, 1, 1]);
-            out.extend_from_slice(&(-1i32).to_be_bytes());
-            out.extend_from_slice(&0i32.to_be_bytes());
-            out.extend_from_slice(&0i32.to_be_bytes());
-        }
-        MetadataRecord::Config {
-            resource_type,
-            resource_name,
-            name,
-            value,
-        } => {
-            out.extend_from_slice(&[4, 0, resource_type as u8]);
-            string(&mut out, Some(resource_name));
-            string(&mut out, Some(name));
-            string(&mut out, value);
-        }
-        MetadataRecord::RemoveTopic { topic_id } => {
-            out.extend_from_slice(&[9, 0]);
-            out.extend_from_slice(&topic_id);
-        }
-        MetadataRecord::Other { api_key, version } => {
-            put_uvarint(&mut out, api_key);
-            put_uvarint(&mut out, version);
-        }
-    }
-    out.push(0); // no tagged fields
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A `PartitionChangeRecord` v2 with its tagged fields, written by hand: leader 3
+    /// (tag 1), ISR [3] (tag 0), ELR [1] (tag 6).
     #[test]
-    fn round_trip_and_errors() {
-        let recs = [
-            MetadataRecord::Topic {
-                name: "orders",
-                topic_id: [7; 16],
-            },
-            MetadataRecord::Partition {
-                partition_id: 3,
-                topic_id: [7; 16],
-            },
-            MetadataRecord::Config {
-                resource_type: RESOURCE_TOPIC,
-                resource_name: "orders",
-                name: "cleanup.policy",
-                value: Some("compact,delete"),
-            },
-            MetadataRecord::Config {
-                resource_type: RESOURCE_TOPIC,
-                resource_name: "orders",
-                name: "cleanup.policy",
-                value: None,
-            },
-            MetadataRecord::RemoveTopic { topic_id: [7; 16] },
-        ];
-        for r in recs {
-            let bytes = encode_metadata_record(&r);
-            assert_eq!(parse_metadata_record(&bytes, 0).unwrap(), r);
-            // Every prefix cut inside the fields read fails with an error value.
-            let read = match r {
-                MetadataRecord::Partition { .. } => 3 + 4 + 16,
-                _ => bytes.len() - 1,
-            };
-            for n in 0..read {
-                assert!(parse_metadata_record(&bytes[..n], 0).is_err(), "{r:?} {n}");
-            }
-        }
-        let e = parse_metadata_record(&[2, 4, 0], 10).unwrap_err();
-        assert_eq!(e.field, "frameVersion");
+    fn partition_change_tags() {
+        let mut v = vec![1u8, 5, 2];
+        v.extend_from_slice(&7i32.to_be_bytes());
+        v.extend_from_slice(&[9; 16]);
+        v.push(3); // three tagged fields
+        v.extend_from_slice(&[0, 5, 2, 0, 0, 0, 3]); // Isr: compact array of one
+        v.extend_from_slice(&[1, 4, 0, 0, 0, 3]); // Leader
+        v.extend_from_slice(&[6, 5, 2, 0, 0, 0, 1]); // EligibleLeaderReplicas
+        let MetaRecord::PartitionChange(c) = decode_record(&v).unwrap() else {
+            panic!("not a change");
+        };
         assert_eq!(
-            parse_metadata_record(&[1, 12, 0, 0], 0).unwrap(),
-            MetadataRecord::Other {
-                api_key: 12,
-                version: 0
+            (
+                c.partition_id,
+                c.topic_id,
+                c.leader,
+                c.isr,
+                c.eligible_leader_replicas
+            ),
+            (7, [9; 16], 3, Some(vec![3]), Some(vec![1]))
+        );
+        assert_eq!(
+            (c.replicas, c.last_known_elr, c.leader_recovery_state),
+            (None, None, -1)
+        );
+        // Every prefix is an error value, never a panic.
+        for n in 0..v.len() {
+            assert!(decode_record(&v[..n]).is_err(), "{n}");
+        }
+    }
+
+    #[test]
+    fn unknown_versions_and_types_are_kept_raw() {
+        let v = [1u8, 5, 7, 0];
+        assert_eq!(
+            decode_record(&v).unwrap(),
+            MetaRecord::Unknown {
+                api_key: 5,
+                version: 7,
+                bytes: v.to_vec()
             }
         );
+        assert!(matches!(
+            decode_record(&[1, 120, 0]).unwrap(),
+            MetaRecord::Unknown { api_key: 120, .. }
+        ));
+        assert_eq!(MetaRecord::NoOp.type_name(), "NO_OP_RECORD");
     }
 }

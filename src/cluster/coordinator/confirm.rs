@@ -49,6 +49,7 @@
 //! `unconfirmed`, why, and `evidence.coordinator.confirmed` is false.
 
 use super::*;
+use crate::finding::evidence::{self, CoordinatorJoint, OpenTxnJoint};
 use crate::finding::{Finding, Kind};
 use crate::read::format::txnlog::TxnState;
 use crate::discover::layout::Inventory;
@@ -144,17 +145,17 @@ pub fn annotate_clusters(report: &mut ScanReport, views: &[CoordinatorView]) {
         match views.iter().find(|v| v.cluster.as_ref() == Some(&key)) {
             Some(view) => annotate_finding(f, view),
             None => {
-                if let Value::Object(m) = &mut f.evidence {
-                    m.insert(
-                        "coordinator".into(),
-                        json!({
-                            "verdict": "unavailable",
-                            "confirmed": false,
-                            "cluster": key.describe(),
-                            "reason": "the inputs hold no __transaction_state partition of this cluster (those of other clusters are never joined)",
-                        }),
-                    );
-                }
+                let mut ev = json!({
+                    "confirmed": false,
+                    "cluster": key.describe(),
+                    "reason": "the inputs hold no __transaction_state partition of this cluster (those of other clusters are never joined)",
+                });
+                let verdict = CoordinatorJoint {
+                    verdict: "unavailable".into(),
+                    transactional_id: None,
+                };
+                evidence::merge(&mut ev, &verdict);
+                CoordinatorJoint::annotate(&mut f.evidence, ev);
             }
         }
         changed = true;
@@ -196,18 +197,17 @@ fn add_history_findings(report: &mut ScanReport, view: &CoordinatorView) -> bool
 fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
     let Some(pid) = f.producer_id else { return };
     let epoch = f.producer_epoch.unwrap_or(-1);
-    let ref_time = f.evidence["reference_time_ms"].as_i64();
-    let first_ts = f.evidence["first_batch"]["timestamp"].as_i64();
+    let open: OpenTxnJoint = evidence::read(f);
+    let ref_time = open.reference_time_ms;
+    let first_ts = open.first_batch.as_ref().map(|b| b.timestamp);
     // The open transaction began after the coordinator's last update of the id.
     let began_after = |last_update: i64| first_ts.is_some_and(|ts| ts > last_update);
     // The producer's last marker in this partition (it precedes the open transaction's
     // data, else it would have closed it), when it is at `epoch`: `(offset, type)`.
-    let last_marker = &f.evidence["last_marker"];
+    let last_marker = open.last_marker.as_ref();
     let marker_here = |epoch: i16| -> Option<(i64, String)> {
-        let off = last_marker["offset"].as_i64()?;
-        (last_marker["producer_id"].as_i64() == Some(pid)
-            && last_marker["producer_epoch"].as_i64() == Some(i64::from(epoch)))
-        .then(|| (off, last_marker["type"].as_str().unwrap_or("").to_string()))
+        let m = last_marker?;
+        (m.producer_id == pid && m.producer_epoch == epoch).then(|| (m.offset, m.kind.clone()))
     };
     let read = view.read_list();
     let here = (f.topic.clone(), f.partition);
@@ -353,7 +353,6 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
                 )
             };
             if let Value::Object(m) = &mut ev {
-                m.insert("transactional_id".into(), json!(id));
                 m.insert("matched_by".into(), json!(by.name()));
                 m.insert("state".into(), json!(t.state.name()));
                 m.insert("producer_id".into(), json!(t.producer_id));
@@ -425,7 +424,6 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
     if let Value::Object(m) = &mut ev {
         m.insert("confirmed".into(), json!(unconfirmed.is_none()));
         m.insert("unconfirmed_reason".into(), json!(unconfirmed));
-        m.insert("verdict".into(), json!(verdict.id()));
         m.insert("hanging".into(), json!(verdict.hanging()));
         m.insert("recent".into(), json!(recent));
         m.insert("downgraded".into(), json!(downgrade));
@@ -434,9 +432,12 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
             json!(txn_id.as_ref().map(|(_, t)| t.producer_epoch == epoch)),
         );
     }
-    if let Value::Object(m) = &mut f.evidence {
-        m.insert("coordinator".into(), ev);
-    }
+    let joint = CoordinatorJoint {
+        verdict: verdict.id().into(),
+        transactional_id: txn_id.as_ref().map(|(id, _)| id.clone()),
+    };
+    evidence::merge(&mut ev, &joint);
+    CoordinatorJoint::annotate(&mut f.evidence, ev);
     f.message = format!("{}; coordinator: {sentence}", f.message);
     if downgrade {
         f.kind = Kind::OpenTransaction;
@@ -444,9 +445,7 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
         f.broker_behaviour = BROKER_ALIVE.to_string();
     }
     if let Some((id, _)) = &txn_id {
-        let describe = format!(
-            "`kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}`"
-        );
+        let describe = crate::partition::state::text::describe_command(id);
         f.remediation = Some(match (&f.remediation, downgrade || !verdict.hanging()) {
             (_, true) => format!(
                 "the coordinator still owns this transaction: do not abort it by hand; watch it with {describe}"

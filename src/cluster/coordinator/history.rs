@@ -428,9 +428,7 @@ pub fn to_finding(a: &Anomaly) -> Finding {
         _ => None,
     };
     let prev_text = prev.map_or("nothing".to_string(), describe);
-    let describe_cmd = format!(
-        "`kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}`"
-    );
+    let describe_cmd = crate::partition::state::text::describe_command(id);
     let (message, broker, remediation): (String, &str, Option<String>) = match a.kind {
         AnomalyKind::InvalidTransition => {
             let transient = cur_v

@@ -45,6 +45,11 @@ pub struct CoordTxn {
     pub last_record_offset: i64,
     /// Offset of its Prepare record.
     pub prepare_offset: Option<i64>,
+    /// A tombstone of its transactional id followed its records: the coordinator's load
+    /// drops the id (`TransactionStateManager` skips a removed id), so nothing of it is
+    /// pending any more.
+    #[serde(skip)]
+    pub removed: bool,
 }
 
 impl CoordTxn {
@@ -87,6 +92,7 @@ fn new_txn(id: &str, log: &CoordinatorLog, li: usize, offset: i64, v: &CoordValu
         first_record_offset: offset,
         last_record_offset: offset,
         prepare_offset: None,
+        removed: false,
     }
 }
 
@@ -99,7 +105,10 @@ pub fn coordinator_txns(logs: &[(usize, &CoordinatorLog)]) -> Vec<CoordTxn> {
         for r in &log.records {
             let id = r.transactional_id.as_str();
             let Some(v) = &r.value else {
-                out.extend(current.remove(id));
+                out.extend(current.remove(id).map(|mut t| {
+                    t.removed = true;
+                    t
+                }));
                 continue;
             };
             let cur = current.remove(id);

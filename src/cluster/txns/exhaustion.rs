@@ -96,7 +96,7 @@ pub fn check(inputs: &TxnInputs, logs: &[usize]) -> Vec<Placed> {
             .producer(v.producer_id, v.producer_epoch)
             .evidence(json!({"transactional_id": id, "shape": "prepare_without_next_producer_id", "value": value_json(v)}))
             .broker(BROKER_STUCK)
-            .remediation(format!("watch `kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {id}`: if it completes at epoch 32767, restart the producer (InitProducerId rotates the producer id); upgrade the brokers past KAFKA-20310 and KAFKA-20090"));
+            .remediation(format!("watch {}: if it completes at epoch 32767, restart the producer (InitProducerId rotates the producer id); upgrade the brokers past KAFKA-20310 and KAFKA-20090", crate::partition::state::text::describe_command(id)));
             // "No Complete record yet": a batch not read past it may hold one.
             unread::settle(
                 &mut f,

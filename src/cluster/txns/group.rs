@@ -26,13 +26,18 @@ use super::input::PartitionTxns;
 use crate::partition::state::txnrec::{TxnEnd, TxnRecord};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// How many of a producer's latest groups a marker alone may join.
 const RECENT_GROUPS: usize = 64;
 
-/// Tolerance between the coordinator's record times and the markers' (both broker clocks).
-pub const COORDINATOR_TOLERANCE_MS: i64 = 60_000;
+/// Default tolerance between the coordinator's record times and a partition's (the
+/// coordinator's and the partition leaders' clocks, the producer's for open data): a
+/// record further than this from a coordinator transaction's window is not its.
+pub const COORDINATOR_TOLERANCE_MS: i64 = 30_000;
+/// Default for how long after the coordinator's Prepare record a transaction's first
+/// marker lands (TV0/1 grouping without the coordinator's records).
+pub const MARKER_DELAY_MS: i64 = 100;
 /// Longest spread between the first and the last marker of one transaction (TV0/1): the
 /// coordinator retries markers until they are written; a failover re-sends them.
 pub const MARKER_SPREAD_MS: i64 = crate::partition::state::TRANSACTION_MAX_TIMEOUT_MS;
@@ -75,7 +80,7 @@ pub struct Members {
 }
 
 impl Members {
-    fn one(m: Member) -> Self {
+    pub(super) fn one(m: Member) -> Self {
         Members {
             first: m,
             rest: Vec::new(),
@@ -88,12 +93,8 @@ impl Members {
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Member> + Clone {
         std::iter::once(&self.first).chain(&self.rest)
     }
-    fn push(&mut self, m: Member) {
+    pub(super) fn push(&mut self, m: Member) {
         self.rest.push(m);
-    }
-    fn extend(&mut self, other: Members) {
-        self.rest.push(other.first);
-        self.rest.extend(other.rest);
     }
 }
 
@@ -111,9 +112,9 @@ pub struct Group {
     pub coord: Option<usize>,
 }
 
-type Parts<'a> = &'a [PartitionTxns];
+pub(super) type Parts<'a> = &'a [PartitionTxns];
 
-fn rec<'a>(p: Parts<'a>, m: Member) -> &'a TxnRecord {
+pub(super) fn rec<'a>(p: Parts<'a>, m: Member) -> &'a TxnRecord {
     &p[m.input].txns[m.rec]
 }
 
@@ -154,14 +155,6 @@ impl Group {
     pub fn marker_epoch(&self, p: Parts<'_>) -> Option<i16> {
         self.closed(p).map(|r| r.marker_epoch).min()
     }
-    /// Earliest first timestamp of its parts with data.
-    pub fn start_ts(&self, p: Parts<'_>) -> i64 {
-        self.members
-            .iter()
-            .map(|&m| rec(p, m).first_timestamp)
-            .min()
-            .unwrap_or(-1)
-    }
 }
 
 /// The grouping of one domain's transactions, producer id by producer id: every record of
@@ -177,12 +170,21 @@ pub struct Grouper<'a> {
     members: Vec<Member>,
     /// `(producer id, start, end)` of each producer id's slice of `members`, ascending.
     spans: Vec<(i64, usize, usize)>,
+    /// [`super::TxnOptions::coordinator_tolerance_ms`].
+    tolerance_ms: i64,
+    /// [`super::TxnOptions::marker_delay_ms`].
+    marker_delay_ms: i64,
 }
 
 impl<'a> Grouper<'a> {
     /// Index the transactions of the `chosen` inputs (one live copy per partition of one
     /// domain) with the domain's coordinator transactions `coord`.
-    pub fn new(p: Parts<'a>, chosen: &[usize], coord: &'a [CoordTxn]) -> Self {
+    pub fn new(
+        p: Parts<'a>,
+        chosen: &[usize],
+        coord: &'a [CoordTxn],
+        opts: &super::TxnOptions,
+    ) -> Self {
         let mut coord_by_pid: std::collections::HashMap<i64, Vec<usize>> = Default::default();
         for (i, t) in coord.iter().enumerate() {
             coord_by_pid.entry(t.producer_id).or_default().push(i);
@@ -197,6 +199,8 @@ impl<'a> Grouper<'a> {
             coord_by_pid,
             members,
             spans,
+            tolerance_ms: opts.coordinator_tolerance_ms.max(0),
+            marker_delay_ms: opts.marker_delay_ms.max(0),
         }
     }
 
@@ -225,13 +229,20 @@ impl<'a> Grouper<'a> {
         });
         let mine: &[usize] = self.coord_by_pid.get(&pid).map_or(&[], Vec::as_slice);
         let tv2 = tv2 || mine.iter().any(|&i| coord[i].tv2());
-        let mut groups = if tv2 {
-            group_tv2(p, pid, members)
+        // What the coordinator's records claim first; the rest grouped without them.
+        let (mut groups, rest) = if mine.is_empty() {
+            (Vec::new(), members.to_vec())
         } else {
-            group_tv01(p, pid, members)
+            super::align::by_coordinator(p, coord, mine, (pid, tv2), members, self.tolerance_ms)
         };
-        absorb_empties(p, pid, tv2, members, &mut groups);
-        match_coordinator(p, coord, mine, &mut groups);
+        let mut more = if tv2 {
+            group_tv2(p, pid, &rest)
+        } else {
+            group_tv01(p, pid, &rest, self.marker_delay_ms)
+        };
+        absorb_empties(p, pid, tv2, &rest, &mut more);
+        name_completed(p, coord, mine, &mut more, self.tolerance_ms);
+        groups.append(&mut more);
         groups
     }
 }
@@ -323,8 +334,37 @@ fn group_tv2(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
     groups
 }
 
+/// What the TV0/1 grouping knows of a group it built: its earliest marker, its latest
+/// data start, the one outcome of its closed parts (`None`: several), and whether its
+/// markers came from a newer coordinator than the producer's earlier groups' (a failover:
+/// the markers were re-sent, late, by the new coordinator).
+#[derive(Debug, Clone, Copy)]
+struct Built {
+    min_marker: i64,
+    max_first: i64,
+    end: Option<TxnEnd>,
+    failover: bool,
+}
+
+impl Built {
+    /// Whether a part whose data was stamped at `first` must belong to this group: it was
+    /// stamped before the coordinator can have answered the group's EndTxn (the earliest
+    /// marker − `delay`), so the producer had not yet begun its next transaction.
+    fn forces(&self, first: i64, delay: i64) -> bool {
+        !self.failover && first < self.min_marker.saturating_sub(delay)
+    }
+}
+
 /// TV0/1: per data epoch, closed parts by marker time, then open parts by data time.
-fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
+///
+/// One transaction at a time: a producer's next transaction begins once the coordinator
+/// answered EndTxn (after its Prepare record), so its data may be stamped a few ms before
+/// the previous transaction's markers land (they are written after the same record), and
+/// is appended after them. A part joins the group before it only when its data was
+/// stamped more than `delay` before that group's first marker (the grouping is forced),
+/// or when its outcome is the group's (the grouping changes no verdict); otherwise it
+/// starts a transaction of its own.
+fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member], delay: i64) -> Vec<Group> {
     let mut by_epoch: BTreeMap<i16, Vec<Member>> = BTreeMap::new();
     for &m in members {
         if !rec(p, m).is_empty() {
@@ -335,12 +375,12 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
         }
     }
     let mut out: Vec<Group> = Vec::new();
+    // The highest coordinator epoch of the producer's markers grouped so far.
+    let mut coordinator_epoch: Option<i32> = None;
     for (epoch, ms) in by_epoch {
-        // This epoch's groups are `out[base..]`.
+        // This epoch's groups are `out[base..]`, described by `built`.
         let base = out.len();
-        // By marker time, input, marker offset; ties in the order of `ms` (each input's
-        // records together, by record index): the key ends with the record index, so an
-        // unstable sort gives the stable one.
+        let mut built: Vec<Built> = Vec::new();
         let mut closed: Vec<(i64, usize, i64, usize)> = ms
             .iter()
             .filter_map(|&m| {
@@ -349,32 +389,39 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
             })
             .collect();
         closed.sort_unstable();
-        // (min marker ts, max first ts) of the last group
-        let mut cur: Option<(i64, i64)> = None;
         for (_, input, _, rec_i) in closed {
             let m = Member { input, rec: rec_i };
             let r = rec(p, m);
-            let joins = match (out[base..].last(), cur) {
-                (Some(g), Some((min_marker, max_first))) => {
+            let joins = match (out[base..].last(), built.last()) {
+                (Some(g), Some(b)) => {
                     !g.has_input(m.input)
-                        && r.first_timestamp <= min_marker
-                        && max_first <= r.last_timestamp
-                        && r.last_timestamp.saturating_sub(min_marker) <= MARKER_SPREAD_MS
+                        && r.first_timestamp <= b.min_marker
+                        && b.max_first <= r.last_timestamp
+                        && r.last_timestamp.saturating_sub(b.min_marker) <= MARKER_SPREAD_MS
+                        && (b.forces(r.first_timestamp, delay) || b.end == Some(r.end))
                 }
                 _ => false,
             };
             if joins {
-                if let (Some(g), Some(c)) = (out[base..].last_mut(), cur.as_mut()) {
+                if let (Some(g), Some(b)) = (out[base..].last_mut(), built.last_mut()) {
                     g.members.push(m);
-                    c.1 = c.1.max(r.first_timestamp);
+                    b.max_first = b.max_first.max(r.first_timestamp);
+                    b.end = b.end.filter(|&e| e == r.end);
                 }
             } else {
                 out.push(Group::new(pid, epoch, false, m));
-                cur = Some((r.last_timestamp, r.first_timestamp));
+                built.push(Built {
+                    min_marker: r.last_timestamp,
+                    max_first: r.first_timestamp,
+                    end: Some(r.end),
+                    failover: coordinator_epoch.is_some_and(|e| r.coordinator_epoch > e),
+                });
             }
+            coordinator_epoch = coordinator_epoch.max(Some(r.coordinator_epoch));
         }
         // Open parts: the first group whose markers came after the data began, when the
-        // group before it had finished by then.
+        // group before it had finished by then and the data was stamped before that group
+        // can have been answered; else a transaction of its own.
         let closed_groups = out.len() - base;
         for m in ms.iter().copied().filter(|&m| rec(p, m).is_open()) {
             let groups = &out[base..];
@@ -383,6 +430,7 @@ fn group_tv01(p: Parts<'_>, pid: i64, members: &[Member]) -> Vec<Group> {
                 .find(|&g| groups[g].min_marker_ts(p).is_some_and(|t| t >= first));
             let fits = at.is_some_and(|g| {
                 !groups[g].has_input(m.input)
+                    && built[g].forces(first, delay)
                     && (g == 0 || groups[g - 1].max_marker_ts(p).is_some_and(|t| t < first))
             });
             match at {
@@ -474,92 +522,51 @@ fn absorb_empties(p: Parts<'_>, pid: i64, tv2: bool, members: &[Member], groups:
     }
 }
 
-/// Whether coordinator transaction `t` is the one group `g` belongs to.
-fn matches(p: Parts<'_>, t: &CoordTxn, g: &Group) -> Option<i64> {
-    if !t.has_pid(g.producer_id) {
-        return None;
-    }
-    match (g.marker_epoch(p), g.min_marker_ts(p)) {
-        (Some(epoch), Some(ts)) => {
-            let end_epoch_ok = match t.end_epoch {
-                Some(e) => e == epoch,
-                None => t.data_epoch == epoch && !g.tv2,
-            };
-            let lower = t.prepare_ms.or(t.complete_ms)?;
-            let upper = t.complete_ms.unwrap_or(i64::MAX);
-            let in_window = ts >= lower.saturating_sub(COORDINATOR_TOLERANCE_MS)
-                && ts <= upper.saturating_add(COORDINATOR_TOLERANCE_MS);
-            (end_epoch_ok && in_window).then(|| ts.saturating_sub(lower).saturating_abs())
-        }
-        _ => {
-            // Open parts only: data at the transaction's epoch, begun in its lifetime.
-            let first = g.start_ts(p);
-            let started = t.start_ms.max(0).saturating_sub(COORDINATOR_TOLERANCE_MS);
-            let ended = t
-                .prepare_ms
-                .or(t.complete_ms)
-                .map_or(i64::MAX, |e| e.saturating_add(COORDINATOR_TOLERANCE_MS));
-            (t.data_epoch == g.data_epoch && first >= started && first <= ended)
-                .then(|| first.saturating_sub(t.start_ms).saturating_abs())
-        }
-    }
-}
-
-/// Match each group to its coordinator transaction (the closest in time), then merge the
-/// groups matched to the same one when their partitions do not overlap.
-fn match_coordinator(p: Parts<'_>, coord: &[CoordTxn], mine: &[usize], groups: &mut Vec<Group>) {
-    // No candidate: no group matches, none is merged.
-    if mine.is_empty() {
+/// Coordinator transactions whose records list no partition (compaction kept only their
+/// Complete record) cannot claim parts by partition: each names the one closed group, of
+/// the epoch its records carry, whose first marker lies nearest its window (within
+/// `tol`) and that no other transaction named. Nothing is merged, and the group keeps the
+/// grouping it was made by.
+fn name_completed(
+    p: Parts<'_>,
+    coord: &[CoordTxn],
+    mine: &[usize],
+    groups: &mut [Group],
+    tol: i64,
+) {
+    if groups.is_empty() || mine.iter().all(|&i| coord[i].partitions.is_some()) {
         return;
     }
-    // Closed groups look only at the transactions prepared up to their first marker (+
-    // tolerance), newest first: an id's transactions are sequential, so a few suffice.
-    let mut by_end: Vec<(i64, usize)> = mine
+    let mut by_ts: Vec<(i64, usize)> = groups
         .iter()
-        .filter_map(|&i| {
-            let t = &coord[i];
-            t.prepare_ms.or(t.complete_ms).map(|e| (e, i))
-        })
+        .enumerate()
+        .filter_map(|(gi, g)| g.min_marker_ts(p).map(|t| (t, gi)))
         .collect();
-    by_end.sort_unstable();
-    for g in groups.iter_mut() {
-        let best = |cands: &mut dyn Iterator<Item = usize>| {
-            cands
-                .filter_map(|i| matches(p, &coord[i], g).map(|d| (d, i)))
-                .min()
-                .map(|(_, i)| i)
+    by_ts.sort_unstable();
+    for &i in mine.iter().filter(|&&i| coord[i].partitions.is_none()) {
+        let t = &coord[i];
+        let Some(lower) = t.prepare_ms.or(t.complete_ms) else {
+            continue;
         };
-        g.coord = match g.min_marker_ts(p) {
-            Some(ts) => {
-                let end = by_end
-                    .partition_point(|&(e, _)| e <= ts.saturating_add(COORDINATOR_TOLERANCE_MS));
-                best(&mut by_end[..end].iter().rev().take(8).map(|&(_, i)| i))
-            }
-            None => best(&mut mine.iter().copied()),
+        let upper = t.complete_ms.unwrap_or(i64::MAX);
+        let from = by_ts.partition_point(|&(ts, _)| ts < lower.saturating_sub(tol));
+        let epoch_ok = |g: &Group| match (t.end_epoch, g.marker_epoch(p)) {
+            (Some(e), Some(m)) => e == m,
+            (None, Some(m)) => t.data_epoch == m && !g.tv2,
+            _ => false,
         };
-        if g.coord.is_some() {
-            g.grouping = Grouping::CoordinatorRecord;
+        let best = by_ts[from..]
+            .iter()
+            .take_while(|&&(ts, _)| ts <= upper.saturating_add(tol))
+            .take(64)
+            .filter(|&&(_, gi)| {
+                let g = &groups[gi];
+                g.coord.is_none() && t.has_pid(g.producer_id) && epoch_ok(g)
+            })
+            .map(|&(ts, gi)| (super::align::window_distance(ts, lower, upper), gi))
+            .min();
+        if let Some((_, gi)) = best {
+            groups[gi].coord = Some(i);
         }
     }
-    let mut merged: Vec<Group> = Vec::with_capacity(groups.len());
-    let mut at: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for g in groups.drain(..) {
-        if let Some(c) = g.coord {
-            let inputs: BTreeSet<usize> = g.members.iter().map(|m| m.input).collect();
-            let slot = at.entry(c).or_default();
-            if let Some(&gi) = slot
-                .iter()
-                .find(|&&gi| !merged[gi].members.iter().any(|m| inputs.contains(&m.input)))
-            {
-                let t = &mut merged[gi];
-                t.members.extend(g.members);
-                t.duplicates.extend(g.duplicates);
-                t.data_epoch = t.data_epoch.min(g.data_epoch);
-                continue;
-            }
-            slot.push(merged.len());
-        }
-        merged.push(g);
-    }
-    *groups = merged;
 }

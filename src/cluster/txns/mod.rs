@@ -13,6 +13,7 @@
 //! copies (`topic-N`) count; of several live copies of a partition (replicas on several
 //! brokers) the one with the highest log end offset is the partition.
 
+pub mod align;
 pub mod coord;
 pub mod exhaustion;
 pub mod group;
@@ -186,6 +187,17 @@ pub struct TxnOptions {
     /// otherwise each is dropped once checked and counted (issue #11: 300 000 open
     /// transactions would cost ≈ 400 bytes each).
     pub keep_transactions: bool,
+    /// How far (ms) a partition's marker or open data may lie outside a coordinator
+    /// transaction's window (Prepare…Complete for a marker, start…Prepare for open data)
+    /// and still be that transaction's: the clocks of the coordinator, the partition
+    /// leaders and the producer differ. Only a tie-break: the join aligns by order
+    /// ([`align`]).
+    pub coordinator_tolerance_ms: i64,
+    /// Without the coordinator's records (TV0/1): how long after the coordinator's
+    /// Prepare record a transaction's first marker may land. Data stamped earlier than
+    /// that before a group's first marker cannot belong to the producer's next
+    /// transaction ([`group`]).
+    pub marker_delay_ms: i64,
 }
 
 impl Default for TxnOptions {
@@ -194,6 +206,8 @@ impl Default for TxnOptions {
             marker_grace_ms: crate::partition::state::LATE_TRANSACTION_BUFFER_MS,
             longest: 10,
             keep_transactions: true,
+            coordinator_tolerance_ms: group::COORDINATOR_TOLERANCE_MS,
+            marker_delay_ms: group::MARKER_DELAY_MS,
         }
     }
 }
@@ -267,7 +281,7 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
             .map(|&i| (i, &inputs.coordinator[i]))
             .collect();
         let coord = coord::coordinator_txns(&logs);
-        let grouper = group::Grouper::new(parts, &d.partitions, &coord);
+        let grouper = group::Grouper::new(parts, &d.partitions, &coord, opts);
         // At most one transaction per record: no growth beyond it.
         rows.reserve_exact(d.partitions.iter().map(|&i| parts[i].txns.len()).sum());
         let shared = Shared {

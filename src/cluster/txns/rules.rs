@@ -105,7 +105,9 @@ pub fn stuck_candidates(inputs: &TxnInputs, coord: &[CoordTxn]) -> Vec<usize> {
         .into_values()
         .filter(|&ci| {
             let c = &coord[ci];
-            if !matches!(c.state, TxnState::PrepareCommit | TxnState::PrepareAbort) {
+            // A tombstone ended the id's history: the coordinator's load drops it and
+            // re-sends nothing.
+            if c.removed || !matches!(c.state, TxnState::PrepareCommit | TxnState::PrepareAbort) {
                 return false;
             }
             let log = &inputs.coordinator[c.log];
@@ -232,8 +234,8 @@ fn open_parts(
             }))
             .broker(BROKER_UNLISTED)
             .remediation(format!(
-                "abort the dangling data: `kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {}`; upgrade clients and brokers to transaction version 2 (KIP-890), which verifies partitions before appending",
-                p.topic, p.partition, p.first_offset
+                "abort the dangling data: `{}`; upgrade clients and brokers to transaction version 2 (KIP-890), which verifies partitions before appending",
+                crate::partition::state::text::abort_command(&p.topic, p.partition, p.first_offset)
             ));
             // "Never listed": a later Ongoing/Prepare record of this transaction would
             // list it (each lists every partition added so far).
@@ -295,8 +297,8 @@ fn open_parts(
         }))
         .broker(BROKER_MISSING)
         .remediation(format!(
-            "write the missing marker: `kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {}` (an ABORT: a COMMIT cannot be written by hand); if the transaction committed elsewhere, its records on this partition are lost to read_committed consumers — reprocess them",
-            p.topic, p.partition, p.first_offset
+            "write the missing marker: `{}` (an ABORT: a COMMIT cannot be written by hand); if the transaction committed elsewhere, its records on this partition are lost to read_committed consumers — reprocess them",
+            crate::partition::state::text::abort_command(&p.topic, p.partition, p.first_offset)
         ));
         out.push(Placed {
             target: Target::Partition(p.input),
@@ -403,8 +405,8 @@ pub fn stuck_in_prepare(
         }))
         .broker(BROKER_PREPARE)
         .remediation(format!(
-            "find why the markers are not acknowledged (a partition offline or without leader, a broker rejecting them — KAFKA-19999 class livelock under TV2): check the coordinator broker's log for WriteTxnMarkers errors; `kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}`",
-            c.transactional_id
+            "find why the markers are not acknowledged (a partition offline or without leader, a broker rejecting them — KAFKA-19999 class livelock under TV2): check the coordinator broker's log for WriteTxnMarkers errors; {}",
+            crate::partition::state::text::describe_command(&c.transactional_id)
         ));
         // "No Complete record": a batch not read past the Prepare record may hold it.
         unread::settle(

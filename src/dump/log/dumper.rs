@@ -74,12 +74,14 @@ impl<'p> Dumper<'p> {
                 || opts.transaction_log_decoder
                 || opts.offsets_decoder
                 || opts.share_group_state_decoder
-                || opts.cluster_metadata_decoder,
+                || opts.cluster_metadata_decoder
+                || opts.remote_log_metadata_decoder,
             print_data: opts.print_data_log
                 || opts.transaction_log_decoder
                 || opts.offsets_decoder
                 || opts.share_group_state_decoder
-                || opts.cluster_metadata_decoder,
+                || opts.cluster_metadata_decoder
+                || opts.remote_log_metadata_decoder,
             path,
             line: String::with_capacity(256),
             json_line: Vec::with_capacity(2 * JSON_BLOCK),
@@ -293,7 +295,15 @@ impl<'p> Dumper<'p> {
         {
             return crate::dump::coordinator_json::metadata_record(value, offset);
         }
+        if self.opts.remote_log_metadata_decoder
+            && !self.opts.offsets_decoder
+            && !self.opts.transaction_log_decoder
+            && !self.opts.cluster_metadata_decoder
+        {
+            return crate::dump::remote_log_text::record(value, offset);
+        }
         if self.opts.share_group_state_decoder
+            && !self.opts.remote_log_metadata_decoder
             && !self.opts.offsets_decoder
             && !self.opts.transaction_log_decoder
             && !self.opts.cluster_metadata_decoder
@@ -366,6 +376,7 @@ impl<'p> Dumper<'p> {
             || self.opts.offsets_decoder
             || self.opts.share_group_state_decoder
             || self.opts.cluster_metadata_decoder
+            || self.opts.remote_log_metadata_decoder
         {
             let (k, v) = self.data_strings(offset, key, value);
             push_opt_text(buf, b",\"key\":", k.as_deref());

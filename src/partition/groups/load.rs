@@ -64,10 +64,44 @@ pub(crate) fn replay_for(topic: &str, partition: i32, path: &str) -> Option<Repl
     (topic == CONSUMER_OFFSETS_TOPIC).then(|| Replay::new(partition, path))
 }
 
-/// End the replay and keep only what the cluster check reads: its anomalies.
-pub(crate) fn finish_anomalies(mut r: Replay) -> Vec<crate::partition::walked::GroupAnomaly> {
+/// End the replay and keep only what the cluster checks read: its anomalies, and its
+/// groups and committed offsets ([`group_offsets`]).
+pub(crate) fn finish_anomalies(
+    mut r: Replay,
+) -> (
+    Vec<crate::partition::walked::GroupAnomaly>,
+    crate::partition::walked::GroupOffsets,
+) {
     r.finish();
-    r.anomalies
+    let offsets = group_offsets(&r);
+    (r.anomalies, offsets)
+}
+
+/// The live groups of a finished replay and their committed offsets, applied and pending.
+pub fn group_offsets(r: &Replay) -> crate::partition::walked::GroupOffsets {
+    use crate::partition::walked::{GroupCommit, GroupOffsets};
+    let commit = |group: &str, c: &super::model::Committed, pending: Option<i64>| GroupCommit {
+        group: group.to_string(),
+        commit: c.clone(),
+        pending_producer: pending,
+    };
+    let mut commits: Vec<GroupCommit> = r
+        .groups
+        .values()
+        .flat_map(|g| g.offsets.iter().map(|c| commit(&g.group_id, c, None)))
+        .collect();
+    commits.extend(
+        r.pending_commits()
+            .map(|(pid, g, c)| commit(g, c, Some(pid))),
+    );
+    GroupOffsets {
+        groups: r
+            .groups
+            .values()
+            .map(|g| (g.group_id.clone(), g.group_type.as_str().to_string()))
+            .collect(),
+        commits,
+    }
 }
 
 pub(crate) fn is_offsets_dir(p: &PartitionDir) -> bool {
@@ -89,6 +123,13 @@ pub fn list_groups_read(
 ) -> (Vec<Group>, Vec<(std::path::PathBuf, String)>) {
     let mut out = Vec::new();
     let mut unread = Vec::new();
+    let ids = crate::discover::identity::Identities::load(inv);
+    let clusters: std::collections::BTreeMap<String, Option<String>> = inv
+        .partitions
+        .iter()
+        .filter(|p| is_offsets_dir(p))
+        .map(|p| (p.path.display().to_string(), ids.source(p).cluster_id))
+        .collect();
     let replays: Vec<Replay> = inv
         .partitions
         .par_iter()
@@ -101,11 +142,19 @@ pub fn list_groups_read(
                 .into_iter()
                 .map(|why| (std::path::PathBuf::from(&r.path), why)),
         );
-        let live = r.groups;
+        let cluster = clusters.get(&r.path).cloned().flatten();
+        let mut live = r.groups;
+        for g in live.values_mut() {
+            g.cluster_id.clone_from(&cluster);
+        }
         let deleted: Vec<Group> = r
             .deleted
             .into_values()
             .filter(|g| opts.include_deleted && !live.contains_key(&g.group_id))
+            .map(|mut g| {
+                g.cluster_id.clone_from(&cluster);
+                g
+            })
             .collect();
         out.extend(live.into_values().chain(deleted).filter(|g| {
             opts.group.as_ref().is_none_or(|id| *id == g.group_id)

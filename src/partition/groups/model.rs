@@ -87,18 +87,9 @@ pub struct Topology {
     pub offset: i64,
 }
 
-/// One committed offset.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Committed {
-    pub topic: String,
-    pub partition: i32,
-    pub offset: i64,
-    pub leader_epoch: i32,
-    pub metadata: String,
-    pub commit_timestamp: i64,
-    /// Offset of the record in `__consumer_offsets`.
-    pub record_offset: i64,
-}
+/// One committed offset (defined with the walk's results, which keep them for the
+/// consumer view).
+pub use crate::partition::walked::Committed;
 
 /// KIP-1331 state of a streams group's topology description.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -151,6 +142,10 @@ pub struct Group {
     pub last_offset: i64,
     /// Offset of the metadata tombstone that deleted it.
     pub deleted_at: Option<i64>,
+    /// `cluster.id` of the log dir holding the partition (`meta.properties`), when known:
+    /// the same group id in two clusters is two groups.
+    #[serde(default)]
+    pub cluster_id: Option<String>,
 }
 
 impl Group {
@@ -182,6 +177,7 @@ impl Group {
             first_offset: offset,
             last_offset: offset,
             deleted_at: None,
+            cluster_id: None,
         }
     }
 }

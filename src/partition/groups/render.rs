@@ -4,11 +4,22 @@
 use super::model::{Group, GroupState};
 use std::io::{self, Write};
 
+/// Text from the data (group, member, client ids, hosts, topic names), control
+/// characters escaped ([`crate::escape`]): no terminal command, no forged line.
+fn esc(s: &str) -> String {
+    crate::escape::text(s).into_owned()
+}
+
 /// One line per group.
 pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::NOTHING);
-    t.set_header(vec![
+    // Groups of several clusters: a CLUSTER column first (the same group id in two
+    // clusters is two groups).
+    let clusters: std::collections::BTreeSet<&Option<String>> =
+        groups.iter().map(|g| &g.cluster_id).collect();
+    let with_cluster = clusters.len() > 1;
+    let mut header = vec![
         "GROUP",
         "TYPE",
         "STATE",
@@ -19,7 +30,11 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
         "TOPOLOGY",
         "DESCRIPTION(STORED/FAILED)",
         "PARTITION",
-    ]);
+    ];
+    if with_cluster {
+        header.insert(0, "CLUSTER");
+    }
+    t.set_header(header);
     for g in groups {
         let state = match g.state {
             GroupState::Live if g.simple => "live (offsets only)",
@@ -39,8 +54,8 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
         } else {
             "-".into()
         };
-        t.add_row(vec![
-            g.group_id.clone(),
+        let mut row = vec![
+            esc(&g.group_id),
             g.group_type.as_str().to_string(),
             state.to_string(),
             g.epoch.to_string(),
@@ -54,15 +69,19 @@ pub fn write_table(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
             topology,
             description,
             g.partition.to_string(),
-        ]);
+        ];
+        if with_cluster {
+            row.insert(0, g.cluster_id.as_deref().map_or_else(|| "?".into(), esc));
+        }
+        t.add_row(row);
     }
     writeln!(out, "{t}")?;
     writeln!(out, "{} group(s)", groups.len())
 }
 
-/// `{"groups":[…]}` with every field of every group.
+/// `{"klogscan_groups": 1, "groups":[…]}` with every field of every group.
 pub fn write_json(groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
-    let v = serde_json::json!({ "groups": groups });
+    let v = serde_json::json!({ "klogscan_groups": 1, "groups": groups });
     crate::escape::write_pretty_json(&mut *out, &v)?;
     writeln!(out)
 }
@@ -92,19 +111,19 @@ pub fn write_members_table(groups: &[Group], out: &mut dyn Write) -> io::Result<
                 .get(&m.member_id)
                 .map_or("-".to_string(), |a| a.join(","));
             t.add_row(vec![
-                g.group_id.clone(),
+                esc(&g.group_id),
                 g.group_type.as_str().to_string(),
-                m.member_id.clone(),
-                m.instance_id.clone().unwrap_or_else(|| "-".into()),
-                m.client_id.clone(),
-                m.client_host.clone(),
+                esc(&m.member_id),
+                m.instance_id.as_deref().map_or_else(|| "-".into(), esc),
+                esc(&m.client_id),
+                esc(&m.client_host),
                 m.member_epoch.to_string(),
                 if m.assigned.is_empty() {
                     "-".into()
                 } else {
-                    m.assigned.join(",")
+                    esc(&m.assigned.join(","))
                 },
-                target,
+                esc(&target),
             ]);
         }
     }

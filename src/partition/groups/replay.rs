@@ -98,8 +98,8 @@ impl Replay {
         });
     }
 
-    /// A COMMIT/ABORT marker of `producer_id`: its pending offset commits are applied or
-    /// dropped (`OffsetMetadataManager.replayEndTransactionMarker`).
+    /// A COMMIT/ABORT marker of `producer_id`: its pending offset commits are applied (each
+    /// only over an older record) or dropped (`OffsetMetadataManager.replayEndTransactionMarker`).
     pub fn marker(&mut self, producer_id: i64, commit: bool) {
         // An aborted value never becomes live (the cleaner drops it; the load ignores it).
         for (g, k, t, o) in self.pending_keys.remove(&producer_id).unwrap_or_default() {
@@ -111,11 +111,18 @@ impl Replay {
             return;
         };
         if commit {
+            // A pending offset applies only when its record is newer than the offset the
+            // group holds: a regular commit written after it wins, whatever order the
+            // marker comes in.
             for (g, c) in pending {
-                self.offsets
-                    .entry(g)
-                    .or_default()
-                    .insert((c.topic.clone(), c.partition), c);
+                let offsets = self.offsets.entry(g).or_default();
+                let key = (c.topic.clone(), c.partition);
+                if offsets
+                    .get(&key)
+                    .is_none_or(|held| c.record_offset > held.record_offset)
+                {
+                    offsets.insert(key, c);
+                }
             }
         }
     }
@@ -744,6 +751,14 @@ impl Replay {
             g.path = self.path.clone();
         }
         super::check::end_of_log(self);
+    }
+
+    /// Transactional offset commits whose transaction has no COMMIT/ABORT marker (yet), as
+    /// `(producer id, group, commit)`: the coordinator holds them pending.
+    pub fn pending_commits(&self) -> impl Iterator<Item = (i64, &str, &Committed)> {
+        self.pending
+            .iter()
+            .flat_map(|(pid, v)| v.iter().map(move |(g, c)| (*pid, g.as_str(), c)))
     }
 
     /// Live record keys of `group` (type, offset), for the end-of-log checks.

@@ -68,10 +68,12 @@ impl SegmentPlan {
     }
 }
 
-/// See [`SegmentPlan::fate`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// See [`SegmentPlan::fate`]. Serialized (snake_case) in the `recovery` evidence of
+/// integrity findings ([`DamageFate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
-pub(crate) enum Fate {
+pub enum Fate {
     TruncatedHere,
     RemovedByTruncation,
     Deleted,
@@ -98,6 +100,29 @@ pub(crate) fn txnindex_corruption(
     ))
 }
 
+/// What the next start does with the bytes of an integrity finding: the `recovery` key of
+/// its evidence (`crc_mismatch`, `truncated_batch`, `trailing_bytes`, `preallocated_tail`,
+/// `invalid_batch`), read back as this type by the triage's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct DamageFate {
+    /// Truncated here, removed by an earlier truncation, deleted with its segment, never
+    /// looked at (served as it is), or recovered without effect.
+    pub fate: Fate,
+    /// The log end offset after the next start, when recovery truncates.
+    pub log_end_offset_after: Option<i64>,
+    /// The partition's checkpointed high watermark (`replication-offset-checkpoint`), when
+    /// the log dir holds one.
+    pub high_watermark: Option<i64>,
+}
+
+impl DamageFate {
+    /// The fate recorded in a finding's evidence, if any.
+    pub fn of(f: &Finding) -> Option<DamageFate> {
+        serde_json::from_value(f.evidence.get("recovery")?.clone()).ok()
+    }
+}
+
 /// Say in an integrity finding's `broker_behaviour` what the broker's recovery does with
 /// the damaged bytes, from the plan: the truncation point itself, bytes removed with it,
 /// a segment deleted after an earlier truncation, or damage no recovery looks at (then
@@ -108,6 +133,7 @@ pub(crate) fn word_integrity_finding(
     plan: &SegmentPlan,
     clean_shutdown: Option<bool>,
     recovery_point: Option<i64>,
+    high_watermark: Option<i64>,
 ) {
     if !matches!(
         f.kind,
@@ -129,7 +155,19 @@ pub(crate) fn word_integrity_finding(
         }
         _ => "",
     };
-    let text = match plan.fate(&seg, pos) {
+    let fate = plan.fate(&seg, pos);
+    if let Some(e) = f.evidence.as_object_mut() {
+        let truncated = !matches!(fate, Fate::NotRecovered | Fate::Recovered);
+        let recorded = DamageFate {
+            fate,
+            log_end_offset_after: plan.log_end_after.filter(|_| truncated),
+            high_watermark,
+        };
+        if let Ok(v) = serde_json::to_value(recorded) {
+            e.insert("recovery".into(), v);
+        }
+    }
+    let text = match fate {
         Fate::TruncatedHere => {
             let Some(t) = plan.truncation_of(&seg) else {
                 return;

@@ -187,9 +187,11 @@ impl<'a> Run<'a> {
     fn events(&mut self, check: &mut RecoverCheck, first_bad: Option<u64>, events: &[BatchEvent]) {
         let report = &mut self.report;
         for ev in events {
-            if first_bad.is_none_or(|p| ev.position < p) {
+            let kept = first_bad.is_none_or(|p| ev.position < p);
+            if kept {
                 check.batch(ev.last_offset, ev.size);
             }
+            check.count(ev.records_count, ev.crc_valid, kept);
             if ev.is_recovery_only() {
                 // Not replayed, but the broker's log holds it: it ends the log when last.
                 self.replay.extend_log_end(ev.last_offset);
@@ -389,14 +391,14 @@ pub(super) fn scan_partition(
     // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
     ctx.compacted = ctx.compacted.or(compacted);
     let compacted = ctx.compacted;
-    let (clean_shutdown, recovery_point, checkpointed_log_start, _) =
+    let (clean_shutdown, recovery_point, checkpointed_log_start, high_watermark) =
         recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
     // A file the user named alone: the directory was not listed, so the shutdown state
     // and indexes are unknown (the model assumes an unclean shutdown, indexes present).
-    let (clean_shutdown, recovery_point) = if p.partial {
-        (None, None)
+    let (clean_shutdown, recovery_point, high_watermark) = if p.partial {
+        (None, None, None)
     } else {
-        (clean_shutdown, recovery_point)
+        (clean_shutdown, recovery_point, high_watermark)
     };
     let logs: Vec<(i64, &Path)> = p
         .segments
@@ -425,6 +427,7 @@ pub(super) fn scan_partition(
         producers: 0,
         truncation: None,
         truncation_unknown: None,
+        high_watermark,
         source: crate::finding::Source::default(),
         compacted,
         compacted_from: None,
@@ -444,6 +447,7 @@ pub(super) fn scan_partition(
         partially_read: false,
         recovery: recovery::SegmentPlan::default(),
         index_verdicts: Vec::new(),
+        tiered: None,
     };
     let pending_snapshots: Vec<i64> = if opts.capture_snapshots {
         let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
@@ -525,8 +529,9 @@ pub(super) fn scan_partition(
         report.snapshot_states.push((n, replay.producers()));
     }
     if let Some(g) = groups {
-        report.cluster_inputs.group_anomalies =
-            Some(crate::partition::groups::load::finish_anomalies(g));
+        let (anomalies, offsets) = crate::partition::groups::load::finish_anomalies(g);
+        report.cluster_inputs.group_anomalies = Some(anomalies);
+        report.cluster_inputs.group_offsets = Some(offsets);
     }
     report.cluster_inputs.finish();
     apply_recovery(
@@ -601,7 +606,13 @@ fn apply_recovery(
     // Without CRC checks the truncation is only the latest point recovery can stop at.
     report.truncation_unknown = plan.outcome_unknown.clone();
     for f in findings.iter_mut() {
-        recovery::word_integrity_finding(f, &plan, clean_shutdown, recovery_point);
+        recovery::word_integrity_finding(
+            f,
+            &plan,
+            clean_shutdown,
+            recovery_point,
+            report.high_watermark,
+        );
     }
     report.recovery = plan;
 }

@@ -82,6 +82,13 @@ impl Split {
         if size < 2 * piece as u64 {
             return None;
         }
+        // A segment ending in a hole (preallocated, sparse) is walked whole: that walk
+        // reads only up to the hole (`segment::data_end`), where splitting would search
+        // the hole's zeros for batch starts.
+        let file = segment::open_regular(path).ok()?.0;
+        if segment::data_end(&file, size) < size {
+            return None;
+        }
         // A map that cannot be made (an address-space limit) falls back to chunked reads
         // of the pieces, never to reading the whole segment into memory.
         let mapped = match policy {
@@ -90,10 +97,7 @@ impl Split {
         };
         let source = match mapped {
             Some(data) => Source::Mapped(data),
-            None => Source::Read {
-                file: segment::open_regular(path).ok()?.0,
-                size,
-            },
+            None => Source::Read { file, size },
         };
         let len = match &source {
             Source::Mapped(data) => data.len(),

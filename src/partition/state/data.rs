@@ -5,6 +5,7 @@ use super::entry::{BatchRef, DataRef, Entry, OpenTxnState, next_sequence, ranges
 use super::opentxns::OpenTxns;
 use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
 use crate::partition::event::BatchEvent;
+use crate::finding::evidence::{self, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
 use serde_json::json;
 
@@ -57,14 +58,18 @@ impl Replay {
                             if opens { "; it opens a transaction the coordinator will never close" } else { "" }
                         ),
                     )
-                    .evidence(json!({
-                        "marker": self.batch_json(&m),
-                        "batch": self.batch_json(&cur),
-                        "opens_transaction": opens,
-                        "gap_ms": gap_ms,
-                        "exceeds_producer_id_expiration": expired,
-                        "producer_id_expiration_ms": PRODUCER_ID_EXPIRATION_MS,
-                    }))
+                    .evidence({
+                        let mut ev = json!({
+                            "batch": self.batch_json(&cur),
+                            "opens_transaction": opens,
+                            "gap_ms": gap_ms,
+                            "exceeds_producer_id_expiration": expired,
+                            "producer_id_expiration_ms": PRODUCER_ID_EXPIRATION_MS,
+                        });
+                        let marker = Some(self.batch_evidence(&m));
+                        evidence::merge(&mut ev, &ZombieJoint { marker });
+                        ev
+                    })
                     .broker(text::BROKER_ZOMBIE)
                     .client_error(text::CLIENT_ZOMBIE)
                     .remediation(if opens {
@@ -222,6 +227,10 @@ impl Replay {
             if base != 0 && !compacted {
                 let why = if epoch != e.epoch {
                     format!("new epoch {epoch} (previous {})", e.epoch)
+                } else if !e.has_data() {
+                    format!(
+                        "first data after the marker that created its state at epoch {epoch} (the log holds it from offset 0)"
+                    )
                 } else {
                     format!("first data after the epoch-changing marker at epoch {epoch}")
                 };

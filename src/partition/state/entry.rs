@@ -514,6 +514,11 @@ impl Entry {
     }
 
     /// Last sequence of the current epoch, -1 if none.
+    /// Whether a data batch of this producer was seen.
+    pub(crate) fn has_data(&self) -> bool {
+        self.has_data
+    }
+
     pub(crate) fn last_sequence(&self) -> i32 {
         if self.cache_len > 0 {
             self.data.last_sequence

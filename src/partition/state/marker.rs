@@ -7,6 +7,7 @@ use super::{
     TRANSACTION_MAX_TIMEOUT_MS, text,
 };
 use crate::partition::event::BatchEvent;
+use crate::finding::evidence::{self, OpenTxnJoint};
 use crate::finding::{Finding, Kind, Severity};
 use serde_json::{Value, json};
 
@@ -32,9 +33,13 @@ impl Replay {
         let mut e = match known {
             Some(e) => e,
             None => {
-                let e = Entry::new(ev);
+                let mut e = Entry::new(ev);
                 if history_complete && !compacted {
                     findings.push(self.marker_without_txn(ev, &cur, None));
+                    // The marker creates the producer's state (`ProducerStateManager`: its
+                    // epoch, no sequence): with the whole history here, the next data at
+                    // that epoch must start at sequence 0 (rule 14).
+                    e.seq_known = true;
                 }
                 e
             }
@@ -377,28 +382,39 @@ impl Replay {
                 kind,
                 &t.first(),
                 format!(
-                    "producer {pid} epoch {} has a transaction open since offset {first}, idle {} min at the reference time{}",
+                    "producer {pid} epoch {} has a transaction open since offset {first}, idle {} at the reference time{}",
                     e.epoch,
-                    idle / 60_000,
+                    text::human_duration(idle),
                     if hanging { "; the last stable offset is stuck there" } else { "" }
                 ),
             )
             .producer(pid, e.epoch)
-            .evidence(json!({
-                "first_batch": self.batch_json(&t.first()),
-                "last_batch": self.batch_json(&e.last_ref(&self.markers)),
-                "last_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
-                "producer_epoch": e.epoch,
-                "transaction_epoch": t.epoch,
-                "coordinator_epoch": e.coordinator_epoch(&self.markers),
-                "last_timestamp": e.last_timestamp(&self.markers),
-                "reference_time_ms": ref_time_ms,
-                "idle_ms": idle,
-                "hanging_after_ms": self.opts.hanging_after_ms,
-                "late_by_broker_metric": late,
-                "last_stable_offset": lso,
-                "root_cause": cause,
-            }))
+            .evidence({
+                let mut ev = json!({
+                    "last_batch": self.batch_json(&e.last_ref(&self.markers)),
+                    "producer_epoch": e.epoch,
+                    "transaction_epoch": t.epoch,
+                    "coordinator_epoch": e.coordinator_epoch(&self.markers),
+                    "last_timestamp": e.last_timestamp(&self.markers),
+                    "idle_ms": idle,
+                    "hanging_after_ms": self.opts.hanging_after_ms,
+                    "late_by_broker_metric": late,
+                    "root_cause": cause,
+                });
+                // What the coordinator confirmation and the triage read back.
+                evidence::merge(
+                    &mut ev,
+                    &OpenTxnJoint {
+                        first_batch: Some(self.batch_evidence(&t.first())),
+                        last_marker: e
+                            .last_marker(&self.markers)
+                            .map(|m| self.batch_evidence(&m)),
+                        reference_time_ms: Some(ref_time_ms),
+                        last_stable_offset: lso,
+                    },
+                );
+                ev
+            })
             .broker(if hanging {
                 text::BROKER_HANGING
             } else {
@@ -406,9 +422,8 @@ impl Replay {
             });
         if hanging {
             f = f.remediation(format!(
-                "confirm with `kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}` (or __transaction_state), then abort it: {}",
-                self.ctx.topic,
-                self.ctx.partition,
+                "confirm with `{}` (or __transaction_state), then abort it: {}",
+                text::find_hanging_command(&self.ctx.topic, self.ctx.partition),
                 text::abort_command(&self.ctx.topic, self.ctx.partition, first)
             ));
         }

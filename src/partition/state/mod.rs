@@ -21,14 +21,16 @@ mod opentxns;
 mod partition_rules;
 mod pidhash;
 mod table;
-mod text;
+pub(crate) mod text;
+pub(crate) use text::abort_command;
 pub mod txnrec;
 
 use crate::partition::event::BatchEvent;
+use crate::finding::evidence::BatchEvidence;
 use crate::finding::{Finding, Kind};
 use entry::{BatchRef, Entry};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
 pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
@@ -409,28 +411,26 @@ impl Replay {
     }
 
     fn batch_json(&self, r: &BatchRef) -> Value {
-        let mut v = json!({
-            "offset": r.base_offset,
-            "last_offset": r.last_offset,
-            "position": r.position,
-            "segment": self.segment_name(r.segment),
-            "type": r.kind.name(),
-            "producer_id": r.producer_id,
-            "producer_epoch": r.epoch,
-            "timestamp": r.timestamp,
-        });
-        if let Value::Object(m) = &mut v {
-            if r.is_marker() {
-                m.insert("coordinator_epoch".into(), json!(r.coordinator_epoch));
-            } else if r.producer_id >= 0 {
-                m.insert("base_sequence".into(), json!(r.base_sequence));
-                m.insert("last_sequence".into(), json!(r.last_sequence));
-            }
-            if r.leader_epoch >= 0 {
-                m.insert("partition_leader_epoch".into(), json!(r.leader_epoch));
-            }
+        serde_json::to_value(self.batch_evidence(r)).unwrap_or(Value::Null)
+    }
+
+    /// Batch `r` as findings show it (typed: later stages read it back).
+    fn batch_evidence(&self, r: &BatchRef) -> BatchEvidence {
+        let data = !r.is_marker() && r.producer_id >= 0;
+        BatchEvidence {
+            offset: r.base_offset,
+            last_offset: r.last_offset,
+            position: r.position,
+            segment: self.segment_name(r.segment),
+            kind: r.kind.name().to_string(),
+            producer_id: r.producer_id,
+            producer_epoch: r.epoch,
+            timestamp: r.timestamp,
+            coordinator_epoch: r.is_marker().then_some(r.coordinator_epoch),
+            base_sequence: data.then_some(r.base_sequence),
+            last_sequence: data.then_some(r.last_sequence),
+            partition_leader_epoch: (r.leader_epoch >= 0).then_some(r.leader_epoch),
         }
-        v
     }
 
     /// A finding about batch `r`, located at it.

@@ -32,9 +32,80 @@ pub(crate) const CLIENT_INVALID_RECORD: &str =
 pub(crate) const CLIENT_NON_TXN: &str =
     "InvalidTxnStateException (INVALID_TXN_STATE, code 48; fatal for the producer)";
 
-/// The `kafka-transactions.sh` command that aborts the transaction starting at `offset`.
+/// The `kafka-transactions.sh` command that aborts the transaction starting at `offset`,
+/// its values quoted for a POSIX shell (placeholders and a note when the directory is not
+/// named `topic-N`: [`crate::escape::ShellArgs`]).
 pub(crate) fn abort_command(topic: &str, partition: i32, offset: i64) -> String {
-    format!(
-        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {partition} --start-offset {offset}"
-    )
+    let mut a = crate::escape::ShellArgs::default();
+    let line = format!(
+        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {offset}",
+        a.topic(topic),
+        a.partition(partition)
+    );
+    format!("{line}{}", a.suffix())
+}
+
+/// `` `kafka-transactions.sh … describe --transactional-id ID` `` in backticks, the id
+/// quoted for a POSIX shell (a placeholder and a note when it cannot be:
+/// [`crate::escape::ShellArgs`]).
+pub(crate) fn describe_command(id: &str) -> String {
+    let mut a = crate::escape::ShellArgs::default();
+    let line = format!(
+        "`kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}`",
+        a.value(id, "transactional-id", "the transactional id")
+    );
+    format!("{line}{}", a.suffix())
+}
+
+/// The `kafka-transactions.sh find-hanging` command of a partition (quoted as
+/// [`abort_command`]).
+pub(crate) fn find_hanging_command(topic: &str, partition: i32) -> String {
+    let mut a = crate::escape::ShellArgs::default();
+    let line = format!(
+        "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}",
+        a.topic(topic),
+        a.partition(partition)
+    );
+    format!("{line}{}", a.suffix())
+}
+
+/// A duration in human units, singular or plural: `500 ms`, `1 second`, `59 minutes`,
+/// `5.2 hours`, `3 days`, `3.6 years` (one decimal from hours on, dropped when `.0`).
+pub fn human_duration(ms: i64) -> String {
+    let ms = ms.max(0);
+    let plural = |n: i64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    let decimal = |x: f64, unit: &str| {
+        let r = (x * 10.0).round() / 10.0;
+        if r.fract() == 0.0 {
+            plural(r as i64, unit)
+        } else {
+            format!("{r:.1} {unit}s")
+        }
+    };
+    match ms {
+        m if m < 1_000 => format!("{m} ms"),
+        m if m < 60_000 => plural(m / 1_000, "second"),
+        m if m < 3_600_000 => plural(m / 60_000, "minute"),
+        m if m < 2 * 86_400_000 => decimal(m as f64 / 3_600_000.0, "hour"),
+        m if m < 365 * 86_400_000 => decimal(m as f64 / 86_400_000.0, "day"),
+        m => decimal(m as f64 / (365.25 * 86_400_000.0), "year"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn human_durations_in_singular_and_plural() {
+        use super::human_duration as h;
+        assert_eq!(h(500), "500 ms");
+        assert_eq!(h(1_000), "1 second");
+        assert_eq!(h(59_000), "59 seconds");
+        assert_eq!(h(60_000), "1 minute");
+        assert_eq!(h(3_592_993), "59 minutes");
+        assert_eq!(h(3_600_000), "1 hour");
+        assert_eq!(h(5 * 3_600_000 + 720_000), "5.2 hours");
+        assert_eq!(h(3 * 86_400_000), "3 days");
+        // 1906425 minutes, as the hanging transactions of a 2019 log seen in 2023.
+        assert_eq!(h(1_906_425 * 60_000), "3.6 years");
+    }
 }

@@ -16,6 +16,7 @@
 //!   ([`FileClass::max_len`]) is refused with [`TooLarge`]; under `--mmap never` a file
 //!   larger than [`READ_BUDGET`] is refused too rather than allocated.
 
+mod holes;
 mod mapguard;
 pub use mapguard::enable_guarded_maps;
 mod open;
@@ -26,4 +27,5 @@ crate::internal_mod! {
 
 crate::internal_use!(bigentry::{BIG_ENTRY, BigEntry, Item, mapped_item});
 crate::internal_use!(walk::*);
+pub(crate) use holes::data_end;
 pub use open::*;

@@ -104,13 +104,54 @@ pub(crate) fn walk_items_chunked(
     big: Option<usize>,
     mut on_entry: impl FnMut(Item<'_>),
 ) -> io::Result<(crate::read::format::Tail, u64)> {
-    use crate::read::format::{Entries, Tail};
+    use crate::read::format::Tail;
     let (file, len) = open_regular(path)?;
     let total = max_bytes.map_or(len, |m| m.min(len));
+    // A trailing hole (a preallocated or sparse segment) is zeros without reading it.
+    let end = super::holes::data_end(&file, total);
+    let tail = walk_prefix(&file, end, policy, chunk_size, big, &mut on_entry)?;
+    if end == total {
+        return Ok((tail, total));
+    }
+    let tail = match tail {
+        Tail::Clean => Tail::ZeroFilled {
+            position: end,
+            len: total - end,
+        },
+        Tail::ZeroFilled { position, .. } => Tail::ZeroFilled {
+            position,
+            len: total - position,
+        },
+        // An entry running into the hole, or damage before it: the rest is walked from
+        // that entry's start as a whole-file walk would (bounded memory, every byte read).
+        other => {
+            let from = other.truncation_position().unwrap_or(end);
+            walk_read_items(&file, from, total, chunk_size, big, |e| {
+                on_entry(e);
+                ControlFlow::Continue(())
+            })
+            .map_err(|e| changed_if_shrunk(e, &file, total))?
+            .unwrap_or(Tail::Clean)
+        }
+    };
+    Ok((tail, total))
+}
+
+/// Walk the entries of `file`'s first `total` bytes (mapped under [`ReadPolicy::Map`]
+/// when a guarded map can be made, else read in chunks) and return how they end.
+fn walk_prefix(
+    file: &File,
+    total: u64,
+    policy: ReadPolicy,
+    chunk_size: usize,
+    big: Option<usize>,
+    on_entry: &mut impl FnMut(Item<'_>),
+) -> io::Result<crate::read::format::Tail> {
+    use crate::read::format::{Entries, Tail};
     // Without a guarded map (none possible, or empty): the bounded chunked read below.
     if policy == ReadPolicy::Map
         && total > 0
-        && let Some(data) = guarded_map(&file, total)
+        && let Some(data) = guarded_map(file, total)
     {
         let mut entries = Entries::new(&data, 0);
         let mut released = 0usize;
@@ -128,14 +169,14 @@ pub(crate) fn walk_items_chunked(
         let tail = entries.tail().unwrap_or(Tail::Clean);
         data.release();
         data.check_unchanged()?;
-        return Ok((tail, data.len() as u64));
+        return Ok(tail);
     }
-    let end = walk_read_items(&file, 0, total, chunk_size, big, |e| {
+    let end = walk_read_items(file, 0, total, chunk_size, big, |e| {
         on_entry(e);
         ControlFlow::Continue(())
     })
-    .map_err(|e| changed_if_shrunk(e, &file, total))?;
-    Ok((end.unwrap_or(crate::read::format::Tail::Clean), total))
+    .map_err(|e| changed_if_shrunk(e, file, total))?;
+    Ok(end.unwrap_or(Tail::Clean))
 }
 
 /// A short read of a file that is now shorter than `expected` is the file changing under

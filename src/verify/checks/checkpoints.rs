@@ -134,7 +134,7 @@ pub(super) fn check_offsets(
                     .producer(t.producer_id, t.producer_epoch)
                     .evidence(json!({"first_offset": t.first_offset, "log_start_offset": ls}))
                     .broker("the broker clamps the first unstable offset up to the log start offset: LSO = log start offset, read_committed consumers and the cleaner stop there")
-                    .remediation(format!("kafka-transactions.sh --bootstrap-server … abort --topic {topic} --partition {part} --start-offset {}", t.first_offset)),
+                    .remediation(crate::partition::state::text::abort_command(topic, part, t.first_offset)),
             );
         }
     }

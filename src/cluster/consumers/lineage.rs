@@ -1,0 +1,257 @@
+//! A partition's leader-epoch lineage — `(epoch, start offset)` in epoch order — and what a
+//! leader answers an OffsetsForLeaderEpoch request with (`LeaderEpochFileCache.endOffsetFor`).
+//!
+//! The lineage is an input of its own ([`Lineage`], [`LineageSource`]) so that it can come
+//! from a partition's `leader-epoch-checkpoint` ([`CheckpointLineage`]) or from any other
+//! history of the partition's leaders (a KRaft metadata log) without the consumer rules
+//! changing.
+
+use crate::read::format::checkpoint::{EpochEntry, parse_leader_epoch_checkpoint};
+use serde::Serialize;
+
+/// `UNDEFINED_EPOCH` and `UNDEFINED_EPOCH_OFFSET` of `OffsetsForLeaderEpochResponse`.
+pub const UNDEFINED_EPOCH: i32 = -1;
+pub const UNDEFINED_EPOCH_OFFSET: i64 = -1;
+
+/// The epochs a leader knows for one partition, and where they were read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lineage {
+    /// `(epoch, start offset)`, epochs ascending (later entries of the same epoch win, as
+    /// the broker's `TreeMap` keeps them).
+    pub entries: Vec<EpochEntry>,
+    /// Where the entries come from (`leader-epoch-checkpoint`, a metadata log, …).
+    pub from: String,
+}
+
+/// A lineage provider: the lineage of a partition directory (by path), when known.
+pub trait LineageSource {
+    fn lineage(&self, topic: &str, partition: i32, path: &str) -> Option<Lineage>;
+}
+
+/// What `endOffsetFor` returns for an epoch, and which of its branches gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EpochCase {
+    /// The requested epoch is the latest: its end is the log end offset.
+    Latest,
+    /// The epoch has an entry below the latest: its end is the next epoch's start.
+    Known,
+    /// No entry for it, but entries below and above it: the floor epoch and the next
+    /// epoch's start offset.
+    InGap,
+    /// Below the oldest entry: the requested epoch and the oldest entry's start offset.
+    BelowOldest,
+    /// Above every entry (or `-1`): undefined epoch and offset.
+    AboveLatest,
+}
+
+impl EpochCase {
+    /// True when the epoch has no entry of its own.
+    pub fn is_unknown(self) -> bool {
+        !matches!(self, EpochCase::Latest | EpochCase::Known)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EpochCase::Latest => "latest",
+            EpochCase::Known => "known",
+            EpochCase::InGap => "in_gap",
+            EpochCase::BelowOldest => "below_oldest",
+            EpochCase::AboveLatest => "above_latest",
+        }
+    }
+}
+
+/// The answer of `endOffsetFor(requested, logEndOffset)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EpochEnd {
+    pub case: EpochCase,
+    pub epoch: i32,
+    pub end_offset: i64,
+}
+
+impl EpochEnd {
+    /// True when the answer is undefined (the client then resets by its policy).
+    pub fn is_undefined(&self) -> bool {
+        self.epoch == UNDEFINED_EPOCH || self.end_offset == UNDEFINED_EPOCH_OFFSET
+    }
+}
+
+impl Lineage {
+    /// A lineage from entries in file order: the last entry of each epoch wins, epochs
+    /// ascending (`LeaderEpochFileCache` keeps them in a `TreeMap` keyed by epoch).
+    pub fn new(entries: &[EpochEntry], from: impl Into<String>) -> Lineage {
+        let mut map = std::collections::BTreeMap::new();
+        for e in entries {
+            map.insert(e.epoch, e.start_offset);
+        }
+        Lineage {
+            entries: map
+                .into_iter()
+                .map(|(epoch, start_offset)| EpochEntry {
+                    epoch,
+                    start_offset,
+                })
+                .collect(),
+            from: from.into(),
+        }
+    }
+
+    /// The newest epoch.
+    pub fn latest(&self) -> Option<i32> {
+        self.entries.last().map(|e| e.epoch)
+    }
+
+    /// `LeaderEpochFileCache.endOffsetFor`: the largest epoch at or below `requested` and
+    /// the offset its leadership ended at (the next epoch's start, or `log_end` for the
+    /// latest epoch); undefined for `-1` or an epoch above every entry.
+    pub fn end_offset_for(&self, requested: i32, log_end: i64) -> EpochEnd {
+        let undefined = EpochEnd {
+            case: EpochCase::AboveLatest,
+            epoch: UNDEFINED_EPOCH,
+            end_offset: UNDEFINED_EPOCH_OFFSET,
+        };
+        if requested == UNDEFINED_EPOCH {
+            return undefined;
+        }
+        if self.latest() == Some(requested) {
+            return EpochEnd {
+                case: EpochCase::Latest,
+                epoch: requested,
+                end_offset: log_end,
+            };
+        }
+        let Some(higher) = self.entries.iter().find(|e| e.epoch > requested) else {
+            return undefined;
+        };
+        match self.entries.iter().rev().find(|e| e.epoch <= requested) {
+            None => EpochEnd {
+                case: EpochCase::BelowOldest,
+                epoch: requested,
+                end_offset: higher.start_offset,
+            },
+            Some(floor) => EpochEnd {
+                case: if floor.epoch == requested {
+                    EpochCase::Known
+                } else {
+                    EpochCase::InGap
+                },
+                epoch: floor.epoch,
+                end_offset: higher.start_offset,
+            },
+        }
+    }
+}
+
+/// Lineages from each partition directory's `leader-epoch-checkpoint`, read when asked for
+/// (only the partitions a group committed to).
+#[derive(Debug, Clone, Default)]
+pub struct CheckpointLineage {
+    /// Partition directory → its `leader-epoch-checkpoint`.
+    files: std::collections::HashMap<String, std::path::PathBuf>,
+}
+
+impl CheckpointLineage {
+    /// The checkpoint files of `dirs` (a directory without one has no lineage).
+    pub fn new<'a>(dirs: impl Iterator<Item = &'a crate::discover::layout::PartitionDir>) -> Self {
+        CheckpointLineage {
+            files: dirs
+                .filter_map(|p| {
+                    let f = p.leader_epoch_checkpoint.clone()?;
+                    Some((p.path.display().to_string(), f))
+                })
+                .collect(),
+        }
+    }
+}
+
+impl LineageSource for CheckpointLineage {
+    /// A missing, unreadable or malformed file gives no lineage (`verify` reports the
+    /// last two).
+    fn lineage(&self, _topic: &str, _partition: i32, path: &str) -> Option<Lineage> {
+        let file = self.files.get(path)?;
+        let bytes = crate::read::segment::load(
+            file,
+            crate::read::segment::FileClass::Checkpoint,
+            crate::read::segment::MmapMode::Never,
+            None,
+        )
+        .ok()?;
+        let entries = parse_leader_epoch_checkpoint(&bytes).ok()?;
+        Some(Lineage::new(&entries, "leader-epoch-checkpoint"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lineage(e: &[(i32, i64)]) -> Lineage {
+        let entries: Vec<EpochEntry> = e
+            .iter()
+            .map(|&(epoch, start_offset)| EpochEntry {
+                epoch,
+                start_offset,
+            })
+            .collect();
+        Lineage::new(&entries, "test")
+    }
+
+    // LeaderEpochFileCacheTest's endOffsetFor cases, on the lineages those tests assign.
+    #[test]
+    fn end_offset_for_follows_the_cache() {
+        let at = |l: &Lineage, e: i32, leo: i64| {
+            let r = l.end_offset_for(e, leo);
+            (r.epoch, r.end_offset)
+        };
+        let undefined = (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET);
+        // shouldReturnLogEndOffsetIfLatestEpochRequested
+        assert_eq!(at(&lineage(&[(2, 11)]), 2, 14), (2, 14));
+        // shouldReturnUndefinedOffsetIfUndefinedEpochRequested
+        assert_eq!(
+            at(&lineage(&[(2, 11), (3, 12)]), UNDEFINED_EPOCH, 0),
+            undefined
+        );
+        // shouldReturnUnsupportedIfNoEpochRecorded
+        assert_eq!(at(&lineage(&[]), 0, 0), undefined);
+        // shouldReturnFirstEpochIfRequestedEpochLessThanFirstEpoch
+        let l = lineage(&[(5, 11), (6, 12), (7, 13)]);
+        assert_eq!(at(&l, 4, 0), (4, 11));
+        assert_eq!(l.end_offset_for(4, 0).case, EpochCase::BelowOldest);
+        // shouldGetFirstOffsetOfSubsequentEpochWhenOffsetRequestedForPreviousEpoch
+        assert_eq!(at(&lineage(&[(1, 11), (2, 13), (3, 15)]), 2, 17), (2, 15));
+        // shouldReturnNextAvailableEpochIfThereIsNoExactEpochForTheOneRequested
+        let l = lineage(&[(0, 10), (2, 13), (4, 17)]);
+        assert_eq!(at(&l, 1, 0), (0, 13));
+        assert_eq!(at(&l, 2, 0), (2, 17));
+        assert_eq!(at(&l, 3, 0), (2, 17));
+        assert_eq!(l.end_offset_for(1, 0).case, EpochCase::InGap);
+        assert_eq!(l.end_offset_for(2, 0).case, EpochCase::Known);
+        // shouldReturnInvalidOffsetIfEpochIsRequestedWhichIsNotCurrentlyTracked
+        let l = lineage(&[(2, 100)]);
+        assert_eq!(at(&l, 3, 100), undefined);
+        assert_eq!(l.end_offset_for(3, 100).case, EpochCase::AboveLatest);
+        // shouldIncreaseAndTrackEpochsAsFollowerReceivesManyMessages
+        let l = lineage(&[(0, 0), (1, 3), (2, 6)]);
+        assert_eq!(at(&l, 2, 9), (2, 9));
+        assert_eq!(at(&l, 0, 9), (0, 3));
+        assert_eq!(at(&l, 1, 9), (1, 6));
+    }
+
+    #[test]
+    fn later_entries_of_an_epoch_win_and_sort() {
+        let l = lineage(&[(4, 11), (2, 6), (4, 12)]);
+        assert_eq!(
+            l.entries,
+            vec![
+                EpochEntry {
+                    epoch: 2,
+                    start_offset: 6
+                },
+                EpochEntry {
+                    epoch: 4,
+                    start_offset: 12
+                }
+            ]
+        );
+    }
+}

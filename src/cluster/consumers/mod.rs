@@ -1,0 +1,36 @@
+//! What consumers saw: every committed offset of the groups in the inputs'
+//! `__consumer_offsets` held against the data partition it names (same cluster only) — log
+//! start, log end, last stable offset, checkpointed high watermark, hanging transactions and
+//! leader-epoch lineage (`view`) — and the findings of that comparison (`rules`): commits
+//! beyond the log end or below the log start, groups stalled by a hanging transaction,
+//! transactional offset commits held pending by one, committed leader epochs the lineage does
+//! not know. The lineage is an input of its own ([`Lineage`], [`LineageSource`]).
+
+mod lineage;
+mod rules;
+mod view;
+
+pub use lineage::{CheckpointLineage, EpochCase, EpochEnd, Lineage, LineageSource};
+pub use view::{
+    ConsumerRow, ConsumerView, ConsumersOptions, GroupSummary, Hanging, PartitionState,
+    PendingCommit, Placement, Unmatched, build, committed_positions,
+};
+
+use crate::cluster::report::ScanReport;
+use crate::discover::layout::Inventory;
+use crate::finding::Finding;
+use crate::partition::results::ScanOptions;
+use std::collections::BTreeMap;
+
+/// The pipeline's cluster check: the consumer findings, keyed by the index of the partition
+/// each names (the data partition, or the `__consumer_offsets` partition of a pending
+/// commit). It runs after the coordinator's confirmation, so it reads the final
+/// `hanging_transaction` verdicts.
+pub fn cluster_check(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> BTreeMap<usize, Vec<Finding>> {
+    let view = build(report, inv, opts, &ConsumersOptions::default());
+    rules::findings(&view, report)
+}

@@ -1,0 +1,406 @@
+//! The consumer findings: each committed offset held against its data partition, and each
+//! transactional offset commit left pending in `__consumer_offsets`.
+
+use super::lineage::{EpochCase, EpochEnd};
+use super::view::{ConsumerRow, ConsumerView, Hanging, PartitionState, PendingCommit};
+use crate::cluster::report::ScanReport;
+use crate::finding::{Finding, Kind, Severity};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// The partition findings that may explain a log end below a committed offset (the log
+/// lost records the group had read): recovery truncations, a high watermark above the
+/// log end, replicas that diverge, leader epochs that go back.
+const TRUNCATION_CAUSES: &[Kind] = &[
+    Kind::TruncatedBatch,
+    Kind::CrcMismatch,
+    Kind::InvalidBatch,
+    Kind::CheckpointInconsistent,
+    Kind::ReplicaDivergence,
+    Kind::LeaderEpochRegression,
+    Kind::LeaderEpochCheckpointMismatch,
+];
+
+const STALL: &str = "consumer: none — not a producer error; read_committed consumers stall silently at the last stable offset (no exception; lag grows)";
+
+/// Every consumer finding of `view`, keyed by the index (in `report`) of the partition it
+/// names.
+pub fn findings(view: &ConsumerView, report: &ScanReport) -> BTreeMap<usize, Vec<Finding>> {
+    let mut out: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    for r in &view.rows {
+        let Some(d) = &r.data else { continue };
+        if d.partially_read || r.committed_offset < 0 {
+            continue;
+        }
+        let mut found = Vec::new();
+        if let Some(f) = beyond_log_end(r, d, report) {
+            found.push(f);
+        } else if let Some(f) = below_log_start(r, d) {
+            found.push(f);
+        } else {
+            found.extend(blocked(r, d));
+            found.extend(epoch_unknown(r, d, report));
+        }
+        if !found.is_empty() {
+            out.entry(d.index).or_default().extend(found);
+        }
+    }
+    let mut hanging: std::collections::HashMap<usize, Vec<Hanging>> = Default::default();
+    for p in &view.pending {
+        let h = hanging
+            .entry(p.index)
+            .or_insert_with(|| super::view::hanging_of(report, p.index));
+        if let Some(f) = pending(p, h) {
+            out.entry(p.index).or_default().push(f);
+        }
+    }
+    out
+}
+
+/// What every consumer finding's evidence holds: the group, its commit, where the group
+/// lives, and the partition as scanned.
+fn base_evidence(r: &ConsumerRow, d: &PartitionState) -> serde_json::Map<String, Value> {
+    let v = json!({
+        "group": r.group_id,
+        "group_type": r.group_type,
+        "committed": {
+            "offset": r.committed_offset,
+            "leader_epoch": r.committed_leader_epoch,
+            "commit_timestamp": r.commit_timestamp,
+            "metadata": r.metadata,
+            "offsets_partition": r.offsets_partition,
+            "record_offset": r.commit_record_offset,
+        },
+        "coordinator": r.coordinator,
+        "partition": {
+            "path": d.path,
+            "copies": d.copies,
+            "log_start_offset": d.log_start_offset,
+            "log_end_offset": d.log_end_offset,
+            "last_stable_offset": d.last_stable_offset,
+            "high_watermark": d.high_watermark,
+        },
+    });
+    match v {
+        Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    }
+}
+
+fn consumer_finding(
+    kind: Kind,
+    r: &ConsumerRow,
+    d: &PartitionState,
+    message: String,
+    extra: Value,
+) -> Finding {
+    let mut ev = base_evidence(r, d);
+    if let Value::Object(m) = extra {
+        ev.extend(m);
+    }
+    Finding::new(kind, &r.topic, r.partition, message)
+        .offset(r.committed_offset)
+        .evidence(Value::Object(ev))
+        .group(r.group_id.clone())
+}
+
+/// What the consumer does with a committed position the log no longer covers, by the
+/// commit's leader epoch: `SubscriptionState.maybeCompleteValidation` after an
+/// OffsetsForLeaderEpoch answer, or the fetch's OFFSET_OUT_OF_RANGE.
+fn validation(r: &ConsumerRow, d: &PartitionState, log_end: i64) -> (Value, String) {
+    let c = r.committed_offset;
+    let Some(epoch) = r.committed_leader_epoch else {
+        return (
+            json!({
+                "path": "out_of_range",
+                "kafka": "FetchCollector (OFFSET_OUT_OF_RANGE) → SubscriptionState.requestOffsetReset",
+                "with_reset_policy": "auto.offset.reset decides: latest resumes at the log end then (records written before the reset are skipped), earliest re-reads from the log start",
+                "without_reset_policy": "OffsetOutOfRangeException",
+                "once_log_end_passes_commit": format!("the fetch at {c} succeeds: the records in [{log_end}, {c}) are skipped silently"),
+            }),
+            format!(
+                "the commit carries no leader epoch: the fetch at {c} is out of range and auto.offset.reset decides (none: OffsetOutOfRangeException); once the log end passes {c}, the records in [{log_end}, {c}) are skipped silently"
+            ),
+        );
+    };
+    let answer: Option<EpochEnd> = d
+        .lineage
+        .as_ref()
+        .filter(|l| !l.entries.is_empty())
+        .map(|l| l.end_offset_for(epoch, log_end));
+    match answer {
+        Some(a) if a.is_undefined() => (
+            json!({
+                "path": "leader_epoch",
+                "kafka": "SubscriptionState.maybeCompleteValidation (OffsetsForLeaderEpoch)",
+                "committed_leader_epoch": epoch,
+                "epoch_end": a,
+                "with_reset_policy": "reset by auto.offset.reset (the epoch end is undefined)",
+                "without_reset_policy": "LogTruncationException without a divergent offset",
+            }),
+            format!(
+                "its validation (OffsetsForLeaderEpoch, epoch {epoch}) gets an undefined end offset: the position is reset by auto.offset.reset, or LogTruncationException without a policy"
+            ),
+        ),
+        Some(a) => (
+            json!({
+                "path": "leader_epoch",
+                "kafka": "SubscriptionState.maybeCompleteValidation (OffsetsForLeaderEpoch)",
+                "committed_leader_epoch": epoch,
+                "epoch_end": a,
+                "with_reset_policy": format!("seek to {} (epoch {}'s end on this copy)", a.end_offset, a.epoch),
+                "without_reset_policy": format!("LogTruncationException with divergent offset {} (epoch {})", a.end_offset, a.epoch),
+            }),
+            format!(
+                "its validation (OffsetsForLeaderEpoch, epoch {epoch}) finds the epoch ends at {}: with a reset policy the consumer moves back there, without one it raises LogTruncationException",
+                a.end_offset
+            ),
+        ),
+        None => (
+            json!({
+                "path": "leader_epoch",
+                "kafka": "SubscriptionState.maybeCompleteValidation (OffsetsForLeaderEpoch)",
+                "committed_leader_epoch": epoch,
+                "epoch_end": Value::Null,
+                "with_reset_policy": "seek to the end of the epoch on the current leader (no leader-epoch lineage of this copy in the inputs)",
+                "without_reset_policy": "LogTruncationException",
+            }),
+            format!(
+                "its validation (OffsetsForLeaderEpoch, epoch {epoch}) moves it back to the end of that epoch on the leader, or raises LogTruncationException without a reset policy"
+            ),
+        ),
+    }
+}
+
+fn beyond_log_end(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Option<Finding> {
+    let leo = d.log_end_offset?;
+    let c = r.committed_offset;
+    if c <= leo {
+        return None;
+    }
+    let (path, said) = validation(r, d, leo);
+    let mut f = consumer_finding(
+        Kind::CommittedOffsetBeyondLogEnd,
+        r,
+        d,
+        format!(
+            "group {:?} committed offset {c} on {}-{}, {} above the log end {leo}: the log lost records the group had read; {said}",
+            r.group_id,
+            r.topic,
+            r.partition,
+            c - leo
+        ),
+        json!({ "beyond_by": c - leo, "validation": path }),
+    )
+    .broker("the leader answers a fetch above its log end with OFFSET_OUT_OF_RANGE (UnifiedLog.read) and OffsetsForLeaderEpoch from its leader-epoch cache (LeaderEpochFileCache.endOffsetFor)")
+    .client_error(match r.committed_leader_epoch {
+        Some(_) => "consumer: LogTruncationException (without a reset policy) — not a producer error; with auto.offset.reset set the position moves back to the epoch's end and the records after it are read again".to_string(),
+        None => "consumer: OffsetOutOfRangeException (auto.offset.reset=none) — not a producer error; with a policy the position is reset (latest: records skipped; earliest: re-read); once the log end passes the commit, records are skipped silently".to_string(),
+    })
+    .remediation(format!(
+        "decide where the group resumes and set it: kafka-consumer-groups.sh --bootstrap-server <broker> --group {} --topic {}:{} --reset-offsets --to-offset {leo} --execute (or an earlier offset to re-read)",
+        r.group_id, r.topic, r.partition
+    ));
+    for cause in report.partition_findings(d.index) {
+        if TRUNCATION_CAUSES.contains(&cause.kind) && cause.offset.is_none_or(|o| o <= c) {
+            f = f.caused_by(cause.identity_key());
+        }
+    }
+    Some(f)
+}
+
+fn below_log_start(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
+    let start = d.log_start_offset?;
+    let c = r.committed_offset;
+    if c >= start {
+        return None;
+    }
+    Some(
+        consumer_finding(
+            Kind::CommittedOffsetBelowLogStart,
+            r,
+            d,
+            format!(
+                "group {:?} committed offset {c} on {}-{}, below the log start {start}: the {} records in [{c}, {start}) were deleted (retention or DeleteRecords) before the group read them",
+                r.group_id,
+                r.topic,
+                r.partition,
+                start - c
+            ),
+            json!({
+                "lost": start - c,
+                "fetch": {
+                    "kafka": "FetchCollector (OFFSET_OUT_OF_RANGE) → SubscriptionState.requestOffsetReset",
+                    "with_reset_policy": "auto.offset.reset: earliest resumes at the log start, latest at the log end",
+                    "without_reset_policy": "OffsetOutOfRangeException",
+                },
+            }),
+        )
+        .broker("the leader answers a fetch below its log start offset with OFFSET_OUT_OF_RANGE (UnifiedLog.read)")
+        .client_error("consumer: OffsetOutOfRangeException (auto.offset.reset=none) — not a producer error; with a policy the position is reset: earliest resumes at the log start, latest at the end; the deleted records are lost for the group")
+        .remediation(format!(
+            "the records are gone from this copy; restore them from another copy or a backup if the group needs them, and keep retention above the group's lag (kafka-consumer-groups.sh --describe --group {})",
+            r.group_id
+        )),
+    )
+}
+
+fn blocked(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
+    let h: &Hanging = d.hanging.first()?;
+    let stuck = h.first_offset;
+    let c = r.committed_offset;
+    let lso = d.last_stable_offset?;
+    let at = c == stuck && lso == stuck;
+    if !(at || (c < stuck && c <= lso)) {
+        return None;
+    }
+    let fix = crate::partition::state::abort_command(&r.topic, r.partition, stuck);
+    let behind = |o: Option<i64>| o.map(|o| o - stuck);
+    let message = if at {
+        format!(
+            "read_committed group {:?} is stalled at {}-{} offset {c}: producer {}'s hanging transaction holds the last stable offset there ({} offsets behind it up to the log end)",
+            r.group_id,
+            r.topic,
+            r.partition,
+            h.producer_id,
+            behind(d.log_end_offset).unwrap_or(0)
+        )
+    } else {
+        format!(
+            "group {:?} at {}-{} offset {c} will stall at offset {stuck} when read_committed: producer {}'s hanging transaction holds the last stable offset there",
+            r.group_id, r.topic, r.partition, h.producer_id
+        )
+    };
+    let mut f = consumer_finding(
+        Kind::GroupBlockedByHangingTransaction,
+        r,
+        d,
+        message,
+        json!({
+            "transaction": {"producer_id": h.producer_id, "producer_epoch": h.producer_epoch, "first_offset": stuck},
+            "stalled_now": at,
+            "lag_behind": {
+                "high_watermark": behind(d.high_watermark),
+                "log_end": behind(d.log_end_offset),
+            },
+            "fix_command": fix,
+        }),
+    )
+    .broker("the leader's last stable offset stays at the first offset of the earliest open transaction (ProducerStateManager.firstUnstableOffset); a read_committed fetch returns nothing past it")
+    .client_error(STALL)
+    .remediation(format!(
+        "confirm with kafka-transactions.sh find-hanging, then abort the transaction: {fix}"
+    ))
+    .caused_by(h.key.clone());
+    if !at {
+        f = f.severity(Severity::Info);
+    }
+    Some(f)
+}
+
+fn epoch_unknown(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Option<Finding> {
+    let epoch = r.committed_leader_epoch?;
+    let leo = d.log_end_offset?;
+    let lineage = d.lineage.as_ref().filter(|l| !l.entries.is_empty())?;
+    let a = lineage.end_offset_for(epoch, leo);
+    if !a.case.is_unknown() {
+        return None;
+    }
+    // The batches themselves carry the epoch: the checkpoint misses an entry
+    // (`leader_epoch_checkpoint_mismatch`), so which answer a leader gives is open.
+    let p = &report.partitions[d.index];
+    if p.leader_epochs.iter().any(|&(e, _)| e == epoch) {
+        return None;
+    }
+    let c = r.committed_offset;
+    let (severity, outcome, client) = match a.case {
+        EpochCase::AboveLatest => (
+            Severity::Warning,
+            format!(
+                "epoch {epoch} is above every epoch of the lineage: the end offset is undefined and the consumer resets by auto.offset.reset (LogTruncationException without a policy)"
+            ),
+            "consumer: LogTruncationException (without a reset policy) — not a producer error; with auto.offset.reset set the position is reset by it",
+        ),
+        _ if c > a.end_offset => (
+            Severity::Warning,
+            format!(
+                "epoch {epoch} maps to epoch {} ending at {}, below the committed offset: truncation is detected and the consumer moves back to {} (re-reading {} records), or raises LogTruncationException without a reset policy",
+                a.epoch,
+                a.end_offset,
+                a.end_offset,
+                c - a.end_offset
+            ),
+            "consumer: LogTruncationException (without a reset policy) — not a producer error; with auto.offset.reset set the position moves back to the mapped epoch's end and records are read again",
+        ),
+        _ => (
+            Severity::Info,
+            format!(
+                "epoch {epoch} maps to epoch {} ending at {}, at or above the committed offset: validation passes",
+                a.epoch, a.end_offset
+            ),
+            "consumer: none — not a producer error; the validation passes",
+        ),
+    };
+    let case = match a.case {
+        EpochCase::AboveLatest => "above the newest epoch",
+        EpochCase::BelowOldest => "below the oldest epoch",
+        _ => "in a gap of the lineage",
+    };
+    Some(
+        consumer_finding(
+            Kind::CommittedLeaderEpochUnknown,
+            r,
+            d,
+            format!(
+                "group {:?} committed offset {c} on {}-{} with leader epoch {epoch}, {case} ({}): {outcome}",
+                r.group_id, r.topic, r.partition, lineage.from
+            ),
+            json!({
+                "case": a.case,
+                "epoch_end": a,
+                "lineage": lineage,
+                "kafka": "LeaderEpochFileCache.endOffsetFor; SubscriptionState.maybeCompleteValidation",
+            }),
+        )
+        .severity(severity)
+        .broker("the leader answers OffsetsForLeaderEpoch from its leader-epoch cache (LeaderEpochFileCache.endOffsetFor)")
+        .client_error(client),
+    )
+}
+
+/// `hanging`: the `hanging_transaction` findings of the pending commit's partition.
+fn pending(p: &PendingCommit, hanging: &[Hanging]) -> Option<Finding> {
+    let h = hanging.iter().find(|h| h.producer_id == p.producer_id)?;
+    let fix = crate::partition::state::abort_command(
+        crate::read::format::groups::CONSUMER_OFFSETS_TOPIC,
+        p.offsets_partition,
+        h.first_offset,
+    );
+    let mut f = Finding::new(
+        Kind::GroupOffsetsPendingInHangingTransaction,
+        crate::read::format::groups::CONSUMER_OFFSETS_TOPIC,
+        p.offsets_partition,
+        format!(
+            "group {:?}: {} transactional offset commit(s) from offset {} belong to producer {}'s hanging transaction: the coordinator keeps them pending and answers the group's OffsetFetch with UNSTABLE_OFFSET_COMMIT",
+            p.group_id,
+            p.offsets.len(),
+            p.first_offset,
+            p.producer_id
+        ),
+    )
+    .offset(p.first_offset)
+    .evidence(json!({
+        "group": p.group_id,
+        "pending_offsets": p.offsets.iter().map(|(t, q, o)| json!({"topic": t, "partition": q, "offset": o})).collect::<Vec<_>>(),
+        "transaction": {"producer_id": h.producer_id, "producer_epoch": h.producer_epoch, "first_offset": h.first_offset},
+        "fix_command": fix,
+        "kafka": "OffsetMetadataManager.fetchOffsets (require_stable) → UNSTABLE_OFFSET_COMMIT; applied or dropped by replayEndTransactionMarker",
+    }))
+    .broker("the group coordinator holds transactional offsets pending until the transaction's marker (OffsetMetadataManager.replayEndTransactionMarker) and answers a stable OffsetFetch with UNSTABLE_OFFSET_COMMIT while any is pending")
+    .client_error("consumer: UnstableOffsetCommitException (UNSTABLE_OFFSET_COMMIT) — retriable, not a producer error; the consumer retries fetching its committed offsets and never starts on these partitions")
+    .remediation(format!("confirm with kafka-transactions.sh find-hanging, then abort the transaction: {fix}"))
+    .caused_by(h.key.clone());
+    f.producer_id = Some(p.producer_id);
+    f.producer_epoch = h.producer_epoch;
+    Some(f.group(p.group_id.clone()))
+}

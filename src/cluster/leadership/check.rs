@@ -1,0 +1,236 @@
+//! The findings of the leadership history, and the links of other findings to them.
+
+use super::elections::{Choice, Election};
+use super::loss::{self, Loss};
+use super::{ClusterHistory, load_all};
+use crate::cluster::report::ScanReport;
+use crate::discover::layout::Inventory;
+use crate::finding::{Finding, Kind, Severity};
+use crate::partition::results::ScanOptions;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// Evidence of an `unclean_leader_election`.
+#[derive(Debug, Serialize)]
+struct UncleanEvidence<'a> {
+    metadata_offset: i64,
+    metadata_time: i64,
+    metadata_log: &'a str,
+    previous_leader: i32,
+    previous_leader_epoch: i32,
+    /// The last live leader before the change, when the previous leader is none (-1).
+    last_live_leader: Option<i32>,
+    new_leader: i32,
+    new_leader_epoch: i32,
+    isr_before: &'a [i32],
+    elr_before: &'a [i32],
+    last_known_elr_before: &'a [i32],
+    replicas: &'a [i32],
+    leader_recovery_state_written: Option<i8>,
+    leader_recovery_state_after: i8,
+    single_replica: bool,
+    /// `unclean.leader.election.enable` as the history set it (topic, else broker/cluster).
+    unclean_leader_election_enable: Option<String>,
+    #[serde(flatten)]
+    loss: &'a Loss,
+}
+
+/// Where a finding of `topic`-`partition` is attached: the new leader's replica, else any
+/// replica, else the metadata partition itself.
+fn home(copies: &[loss::Copy<'_>], leader: i32, meta: Option<usize>) -> Option<usize> {
+    copies
+        .iter()
+        .find(|c| c.report.source.broker_id == Some(leader))
+        .or(copies.first())
+        .map(|c| c.index)
+        .or(meta)
+}
+
+fn selected(opts: &ScanOptions, topic: &str, partition: i32) -> bool {
+    opts.topic
+        .as_deref()
+        .is_none_or(|g| crate::partition::scan::glob_match(g, topic))
+        && opts.partition.is_none_or(|p| p == partition)
+}
+
+/// The value of `unclean.leader.election.enable` for `topic` at metadata offset `at`.
+fn unclean_config(h: &ClusterHistory, topic: &str, at: i64) -> Option<String> {
+    let name = "unclean.leader.election.enable";
+    let latest = |scope: &str, resource: Option<&str>| {
+        h.history
+            .configs
+            .iter()
+            .rfind(|c| {
+                c.offset <= at
+                    && c.name == name
+                    && c.scope == scope
+                    && resource.is_none_or(|r| c.resource == r)
+            })
+            .map(|c| c.value.clone().unwrap_or_else(|| "(deleted)".into()))
+    };
+    latest("topic", Some(topic))
+        .map(|v| format!("{v} (topic)"))
+        .or_else(|| latest("broker", None).map(|v| format!("{v} (broker)")))
+}
+
+fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
+    let lost = loss.old_leader_copy.as_ref().and_then(|c| c.lost_offsets);
+    let below = loss
+        .old_leader_copy
+        .as_ref()
+        .and_then(|c| c.lost_below_high_watermark);
+    let mut msg = format!(
+        "unclean leader election at metadata offset {}: broker {} became leader of {}-{} at leader epoch {} although it was not in the ISR {:?}{}",
+        e.offset,
+        e.leader,
+        e.topic,
+        e.partition,
+        e.leader_epoch,
+        e.isr_before,
+        if e.isr_before.is_empty() {
+            format!(" nor the ELR {:?}", e.elr_before)
+        } else {
+            String::new()
+        }
+    );
+    match (lost, loss.start_offset) {
+        (Some(n), Some(s)) if n > 0 => msg.push_str(&format!(
+            "; broker {}'s replica holds {n} offsets ({s}–{}) the new leader's log lacks{}",
+            e.last_live_leader.unwrap_or(-1),
+            s + n - 1,
+            below
+                .map(|b| format!(", at least {b} of them below its checkpointed high watermark"))
+                .unwrap_or_default()
+        )),
+        (_, Some(s)) => msg.push_str(&format!("; the new epoch starts at offset {s}")),
+        _ => {}
+    }
+    let severity = if e.single_replica() {
+        Severity::Info
+    } else if lost.is_some_and(|n| n > 0) {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let evidence = UncleanEvidence {
+        metadata_offset: e.offset,
+        metadata_time: e.time,
+        metadata_log: h.log.path.as_str(),
+        previous_leader: e.previous_leader,
+        previous_leader_epoch: e.previous_epoch,
+        last_live_leader: e.last_live_leader,
+        new_leader: e.leader,
+        new_leader_epoch: e.leader_epoch,
+        isr_before: &e.isr_before,
+        elr_before: &e.elr_before,
+        last_known_elr_before: &e.last_known_elr_before,
+        replicas: &e.replicas,
+        leader_recovery_state_written: e.recovery_state_written,
+        leader_recovery_state_after: e.recovery_state_after,
+        single_replica: e.single_replica(),
+        unclean_leader_election_enable: unclean_config(h, &e.topic, e.offset),
+        loss,
+    };
+    let mut f = Finding::new(Kind::UncleanLeaderElection, &e.topic, e.partition, msg)
+        .severity(severity)
+        .evidence(serde_json::to_value(&evidence).unwrap_or_default())
+        .broker("the controller elected a leader outside the ISR (PartitionChangeBuilder.electAnyLeader, unclean path): the new leader's log wins, followers truncate to it, and what only the old leader held is gone")
+        .client_error("none at the election; consumers past the new log end get OFFSET_OUT_OF_RANGE (InvalidOffsetException) and reset")
+        .remediation(if e.single_replica() {
+            "nothing was lost: the partition's only replica was elected again"
+        } else {
+            "compare the old leader's replica with the new leader's before it is truncated (copy its directory now); keep unclean.leader.election.enable=false where durability matters"
+        });
+    if let Some(o) = loss.start_offset {
+        f = f.offset(o);
+    }
+    f
+}
+
+/// The findings of one history, keyed by partition index; `links` gets, per unclean
+/// election `(topic, partition, epoch)`, the identity key of its finding.
+fn findings(
+    h: &ClusterHistory,
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    meta_index: Option<usize>,
+    out: &mut Vec<(Option<usize>, Finding)>,
+    links: &mut Vec<ElectionLink>,
+) {
+    for e in h.elections.iter().filter(|e| e.choice == Choice::Unclean) {
+        if !selected(opts, &e.topic, e.partition) {
+            continue;
+        }
+        let copies = loss::copies(report, &h.source, &e.topic, e.partition);
+        let loss = loss::of_election(e, &copies, inv);
+        let f = unclean_finding(h, e, &loss);
+        links.push(ElectionLink {
+            topic: e.topic.clone(),
+            partition: e.partition,
+            epoch: e.leader_epoch,
+            loser: e.last_live_leader.filter(|b| *b != e.leader),
+            key: f.identity_key(),
+        });
+        out.push((home(&copies, e.leader, meta_index), f));
+    }
+    out.extend(super::notes::of_log(h, meta_index));
+    out.extend(super::epochs::check(h, report, inv));
+}
+
+/// An unclean election's finding, for the links.
+#[derive(Debug, Clone)]
+pub(super) struct ElectionLink {
+    pub topic: String,
+    pub partition: i32,
+    pub epoch: i32,
+    /// The previous leader, who lost the election.
+    pub loser: Option<i32>,
+    pub key: String,
+}
+
+/// Replay every metadata log of `inv`, add the findings to `report` and link the replica
+/// divergences and hanging transactions that follow from an unclean election to it.
+pub fn run(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    let histories = load_all(inv, opts.max_bytes, opts.max_decompressed);
+    if histories.is_empty() {
+        return;
+    }
+    let mut out = Vec::new();
+    let mut links = Vec::new();
+    for h in &histories {
+        let meta_index = report
+            .partitions
+            .iter()
+            .position(|p| p.source.path == h.source.path);
+        findings(h, report, inv, opts, meta_index, &mut out, &mut links);
+    }
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    let mut loose = Vec::new();
+    for (i, f) in out {
+        match i {
+            Some(i) => extra.entry(i).or_default().push(f),
+            None => loose.push(f),
+        }
+    }
+    report.add_partition_findings(extra);
+    if !loose.is_empty() {
+        report.findings.extend(loose);
+        report.recount_findings();
+    }
+    if !links.is_empty() {
+        super::links::apply(report, &histories, &links);
+        report.recount_findings();
+    }
+}
+
+/// Index the links by `(topic, partition)`.
+pub(super) fn by_partition(links: &[ElectionLink]) -> HashMap<(&str, i32), Vec<&ElectionLink>> {
+    let mut m: HashMap<(&str, i32), Vec<&ElectionLink>> = HashMap::new();
+    for l in links {
+        m.entry((l.topic.as_str(), l.partition))
+            .or_default()
+            .push(l);
+    }
+    m
+}

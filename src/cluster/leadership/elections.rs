@@ -1,0 +1,129 @@
+//! Leader elections in a replayed history, and which of them chose a leader outside the
+//! replicas Kafka's controller counts as clean.
+//!
+//! `PartitionChangeBuilder.electAnyLeader` keeps the current leader when it is still a
+//! valid choice, else takes the first valid replica, where `isValidNewLeader` accepts a
+//! member of the ISR, or — only when the ISR is empty — a member of the ELR (KIP-966).
+//! Past those it may take the single member of the last known ELR
+//! (`canElectLastKnownLeader`, ISR and ELR both empty) or, with
+//! `unclean.leader.election.enable`, any live replica: both are unclean elections, which
+//! set the ISR to the new leader alone and (when not already so) the leader recovery state
+//! to RECOVERING (1). Nothing writes the recovery state back before the new leader has
+//! recovered, and a second unclean election while it is 1 writes no new value, so the
+//! state is evidence for an unclean election but never required: the choice is judged
+//! against the ISR and ELR before the change.
+
+use super::replay::{History, PartitionState, Timeline};
+use crate::read::format::metadata::{PartitionChange, TopicId};
+use serde::{Deserialize, Serialize};
+
+/// How a new leader was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Choice {
+    /// A member of the ISR before the change.
+    Isr,
+    /// A member of the ELR while the ISR is empty (`isValidNewLeader`).
+    Elr,
+    /// Neither: an unclean election (including the last-known-leader path).
+    Unclean,
+}
+
+/// One leader change to a live leader (a change from another leader or from none).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Election {
+    pub topic: String,
+    pub topic_id: TopicId,
+    pub partition: i32,
+    /// Metadata offset and time of the change.
+    pub offset: i64,
+    pub time: i64,
+    /// The leader and epoch before (`-1`: none).
+    pub previous_leader: i32,
+    pub previous_epoch: i32,
+    /// The last live leader before the change (the previous leader, or the one before a
+    /// leaderless spell); `None` when the history holds none.
+    pub last_live_leader: Option<i32>,
+    pub leader: i32,
+    pub leader_epoch: i32,
+    pub isr_before: Vec<i32>,
+    pub elr_before: Vec<i32>,
+    pub last_known_elr_before: Vec<i32>,
+    pub replicas: Vec<i32>,
+    /// The recovery state the change wrote (`None`: unchanged).
+    pub recovery_state_written: Option<i8>,
+    pub recovery_state_after: i8,
+    pub choice: Choice,
+}
+
+impl Election {
+    /// The partition has one replica, the new leader: re-electing it loses nothing.
+    pub fn single_replica(&self) -> bool {
+        self.replicas.len() <= 1 && self.replicas.iter().all(|r| *r == self.leader)
+    }
+}
+
+/// How `leader` relates to the state `prev` for the change `c`.
+pub fn classify(prev: &PartitionState, c: &PartitionChange, leader: i32) -> Choice {
+    if prev.isr.contains(&leader) {
+        return Choice::Isr;
+    }
+    if prev.elr.contains(&leader) {
+        // The ELR is a clean choice only once the ISR is empty. The ISR may empty in the
+        // same change (its last members leave it as this leader is chosen); then the
+        // record keeps an ELR, while an unclean election always clears a non-empty ELR
+        // (`maybeUpdateRecordElr`): an ELR written non-empty, or left unchanged, shows the
+        // clean path.
+        let elr_kept = match &c.eligible_leader_replicas {
+            None => true,
+            Some(e) => !e.is_empty(),
+        };
+        if prev.isr.is_empty() || elr_kept {
+            return Choice::Elr;
+        }
+    }
+    Choice::Unclean
+}
+
+/// The elections of one partition's timeline.
+pub fn of_timeline(t: &Timeline) -> Vec<Election> {
+    let mut out = Vec::new();
+    let mut last_live: Option<i32> = None;
+    for w in t.steps.windows(2) {
+        let (prev, step) = (&w[0].state, &w[1]);
+        if prev.leader >= 0 {
+            last_live = Some(prev.leader);
+        }
+        let Some(c) = &step.change else { continue };
+        let next = &step.state;
+        if c.leader < 0 || c.leader == prev.leader {
+            continue;
+        }
+        out.push(Election {
+            topic: t.topic.clone(),
+            topic_id: t.topic_id,
+            partition: t.partition,
+            offset: next.offset,
+            time: next.time,
+            previous_leader: prev.leader,
+            previous_epoch: prev.leader_epoch,
+            last_live_leader: last_live,
+            leader: next.leader,
+            leader_epoch: next.leader_epoch,
+            isr_before: prev.isr.clone(),
+            elr_before: prev.elr.clone(),
+            last_known_elr_before: prev.last_known_elr.clone(),
+            replicas: next.replicas.clone(),
+            recovery_state_written: (c.leader_recovery_state >= 0)
+                .then_some(c.leader_recovery_state),
+            recovery_state_after: next.recovery_state,
+            choice: classify(prev, c, next.leader),
+        });
+    }
+    out
+}
+
+/// Every election of the history, in partition order.
+pub fn all(h: &History) -> Vec<Election> {
+    h.partitions.values().flat_map(of_timeline).collect()
+}

@@ -1,0 +1,127 @@
+//! The leader epochs the data replicas carry against the ones the history gave.
+//!
+//! A leader stamps its epoch on every batch it appends (`partitionLeaderEpoch`) and a
+//! broker's `LeaderEpochFileCache` keeps `(epoch, start offset)` per epoch it saw; every
+//! epoch either names comes from a `PartitionChangeRecord` (or `PartitionRecord`) that gave
+//! the partition a live leader at that epoch. An epoch inside the span the history covers
+//! (from its first state of the partition to its latest) that the history never gave with
+//! a leader is a `leader_epoch_checkpoint_mismatch`, whether the batches carry it or the
+//! replica's `leader-epoch-checkpoint` names it. Epochs below the first state (before the
+//! snapshot) or above the latest (the metadata copy may be older than the data) are not
+//! judged.
+
+use super::ClusterHistory;
+use crate::cluster::report::ScanReport;
+use crate::discover::layout::{Inventory, PartitionDir};
+use crate::finding::{Finding, Kind};
+use crate::read::format::checkpoint::parse_leader_epoch_checkpoint;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+#[derive(Serialize)]
+struct EpochEvidence<'a> {
+    epoch: i32,
+    start_offset: i64,
+    /// `batches` (the batches' partitionLeaderEpoch) or `leader-epoch-checkpoint`.
+    from: &'static str,
+    history_epochs: Vec<i32>,
+    history_span: (i32, i32),
+    metadata_log: &'a str,
+}
+
+/// The findings for the replicas of `h`'s cluster in `report`, with their partition index.
+pub(super) fn check(
+    h: &ClusterHistory,
+    report: &ScanReport,
+    inv: &Inventory,
+) -> Vec<(Option<usize>, Finding)> {
+    let mut out = Vec::new();
+    for (i, p) in report.partitions.iter().enumerate() {
+        if !p.source.copy.is_live()
+            || p.topic == "__cluster_metadata"
+            || !crate::discover::identity::same_cluster(&h.source, &p.source).is_same()
+        {
+            continue;
+        }
+        let Some(t) = h.timeline(&p.topic, p.partition) else {
+            continue;
+        };
+        // Another incarnation of the topic (deleted and created again under the same name)
+        // has other epochs.
+        let dir = inv
+            .partitions
+            .iter()
+            .find(|d| d.path.display().to_string() == p.path);
+        if dir
+            .and_then(crate::cluster::replicas::topic_id)
+            .is_some_and(|id| id != t.topic_id)
+        {
+            continue;
+        }
+        let (Some(first), Some(last)) = (t.steps.first(), t.current()) else {
+            continue;
+        };
+        let span = (first.state.leader_epoch, last.leader_epoch);
+        let given: BTreeSet<i32> = h
+            .leader_epochs(&p.topic, p.partition)
+            .into_iter()
+            .map(|(e, _)| e)
+            .collect();
+        let file: Vec<(i32, i64)> = dir.map(checkpoint_entries).unwrap_or_default();
+        let named = p
+            .leader_epochs
+            .iter()
+            .map(|e| (*e, "batches"))
+            .chain(file.iter().map(|e| (*e, "leader-epoch-checkpoint")));
+        let mut said = BTreeSet::new();
+        for ((epoch, start), from) in named {
+            if epoch < span.0 || epoch > span.1 || given.contains(&epoch) || !said.insert(epoch) {
+                continue;
+            }
+            let evidence = EpochEvidence {
+                epoch,
+                start_offset: start,
+                from,
+                history_epochs: given.iter().copied().collect(),
+                history_span: span,
+                metadata_log: &h.log.path,
+            };
+            let what = if from == "batches" {
+                format!("batches from offset {start} carry")
+            } else {
+                format!("leader-epoch-checkpoint names (from offset {start})")
+            };
+            out.push((
+                Some(i),
+                Finding::new(
+                    Kind::LeaderEpochCheckpointMismatch,
+                    &p.topic,
+                    p.partition,
+                    format!(
+                        "{what} leader epoch {epoch}, which the KRaft metadata history never gave {}-{} with a leader (it gave {:?} between epochs {} and {})",
+                        p.topic, p.partition, evidence.history_epochs, span.0, span.1
+                    ),
+                )
+                .offset(start)
+                .evidence(serde_json::to_value(&evidence).unwrap_or_default())
+                .broker("a broker appends as leader only at the epoch the controller gave it; followers copy the leader's epochs")
+                .remediation("check that the metadata log and the data directory come from the same cluster and incarnation of the topic"),
+            ));
+        }
+    }
+    out
+}
+
+/// The `(epoch, start offset)` entries of `d`'s `leader-epoch-checkpoint` (none when
+/// absent or unreadable: `verify` reports those).
+fn checkpoint_entries(d: &PartitionDir) -> Vec<(i32, i64)> {
+    let Some(file) = d.leader_epoch_checkpoint.as_ref() else {
+        return Vec::new();
+    };
+    let Ok(bytes) = std::fs::read(file) else {
+        return Vec::new();
+    };
+    parse_leader_epoch_checkpoint(&bytes)
+        .map(|es| es.iter().map(|e| (e.epoch, e.start_offset)).collect())
+        .unwrap_or_default()
+}

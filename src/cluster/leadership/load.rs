@@ -1,0 +1,274 @@
+//! Reading a `__cluster_metadata` partition into the typed list the replay consumes: the
+//! newest KRaft snapshot (`<endOffset>-<epoch>.checkpoint`), then the log's records from
+//! the snapshot's end offset on, as `KafkaRaftClient` hands them to the metadata loader
+//! (a snapshot holds the state of every record below its end offset; the log's earlier
+//! records are already in it).
+//!
+//! A record that does not read as its schema is kept as an [`Undecodable`] (a finding,
+//! never a stop: the replay goes on without it); a type or version the table does not know
+//! is kept raw ([`MetaRecord::Unknown`]) and counted.
+
+use super::replay::MetaEntry;
+use crate::discover::layout::PartitionDir;
+use crate::read::format::metadata::{MetaRecord, decode_record};
+use crate::read::format::{self, ControlType, Decompressor, kraft};
+use crate::read::segment::{self, Item, ReadPolicy};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A record of the metadata log that does not decode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Undecodable {
+    pub file: String,
+    /// The record's offset (the batch's base offset when the batch's records do not frame).
+    pub offset: i64,
+    /// Kafka's `MetadataParseException` text, or why the batch did not read.
+    pub reason: String,
+}
+
+/// A KRaft control record of the metadata log (`LEADER_CHANGE`, `KRAFT_VERSION`,
+/// `KRAFT_VOTERS`): the quorum's own history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuorumEvent {
+    pub offset: i64,
+    pub time: i64,
+    /// The batch's KRaft epoch.
+    pub raft_epoch: i32,
+    /// `LEADER_CHANGE`, `KRAFT_VERSION`, `KRAFT_VOTERS`, … (Kafka's `ControlRecordType` name).
+    pub control_type: String,
+    /// `LeaderChangeMessage.leaderId`, for a `LEADER_CHANGE`.
+    pub leader_id: Option<i32>,
+    /// The voter ids of a `LEADER_CHANGE` or `KRAFT_VOTERS`.
+    pub voters: Option<Vec<i32>>,
+    /// `KRaftVersionRecord.kRaftVersion`, for a `KRAFT_VERSION`.
+    pub kraft_version: Option<i16>,
+}
+
+/// The snapshot a replay starts from: `<endOffset>-<epoch>.checkpoint`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotId {
+    pub file: String,
+    pub end_offset: i64,
+    pub epoch: i32,
+}
+
+/// `quorum-state` (`QuorumStateData`, JSON): the quorum's leader and epoch when written.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct QuorumState {
+    pub leader_id: Option<i32>,
+    pub leader_epoch: Option<i32>,
+    pub voted_id: Option<i32>,
+}
+
+/// What one metadata partition directory holds, decoded: the replay's whole input.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetadataLog {
+    /// The partition directory.
+    pub path: String,
+    pub snapshot: Option<SnapshotId>,
+    /// Records in replay order (snapshot first).
+    pub entries: Vec<MetaEntry>,
+    pub quorum: Vec<QuorumEvent>,
+    pub undecodable: Vec<Undecodable>,
+    /// `(api key, version)` of records kept raw → count.
+    pub unknown: BTreeMap<(i16, i16), u64>,
+    pub quorum_state: Option<QuorumState>,
+    /// The records of the log dir's `bootstrap.checkpoint` (the metadata version and
+    /// features a new cluster's first controller writes; not replayed, offset -1).
+    pub bootstrap: Vec<MetaEntry>,
+    /// The offset after the last record read.
+    pub end_offset: i64,
+}
+
+/// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`.
+pub fn snapshot_id(path: &Path) -> Option<SnapshotId> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".checkpoint")?;
+    let (o, e) = stem.split_once('-')?;
+    Some(SnapshotId {
+        file: name.to_string(),
+        end_offset: o.parse().ok()?,
+        epoch: e.parse().ok()?,
+    })
+}
+
+/// Parse `quorum-state` (unknown fields ignored; `None` when it is not JSON).
+pub fn parse_quorum_state(text: &[u8]) -> Option<QuorumState> {
+    let v: serde_json::Value = serde_json::from_slice(text).ok()?;
+    let int = |k: &str| v.get(k).and_then(|x| x.as_i64()).map(|x| x as i32);
+    Some(QuorumState {
+        leader_id: int("leaderId"),
+        leader_epoch: int("leaderEpoch"),
+        voted_id: int("votedId"),
+    })
+}
+
+/// Read a `__cluster_metadata` partition directory (`max_bytes`/`max_decompressed` bound the
+/// read as for a scan).
+pub fn read_metadata_dir(
+    p: &PartitionDir,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+) -> MetadataLog {
+    let mut log = MetadataLog {
+        path: p.path.display().to_string(),
+        ..Default::default()
+    };
+    let mut dec = Decompressor::new(max_decompressed);
+    let newest = p
+        .kraft_snapshots
+        .iter()
+        .filter_map(|s| snapshot_id(s).map(|id| (id, s)))
+        .max_by_key(|(id, _)| (id.end_offset, id.epoch));
+    let mut from = 0;
+    if let Some((id, path)) = newest {
+        from = id.end_offset;
+        read_any(
+            path,
+            i64::MIN,
+            Some(id.end_offset),
+            max_bytes,
+            &mut dec,
+            &mut log,
+        );
+        log.snapshot = Some(id);
+    }
+    for seg in &p.segments {
+        if let Some(file) = &seg.log {
+            read_any(file, from, None, max_bytes, &mut dec, &mut log);
+        }
+    }
+    if let Some(q) = &p.quorum_state
+        && let Ok(bytes) = std::fs::read(q)
+    {
+        log.quorum_state = parse_quorum_state(&bytes);
+    }
+    log
+}
+
+/// Read `bootstrap.checkpoint` (snapshot format) into `log.bootstrap`.
+pub fn read_bootstrap(
+    file: &Path,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+    log: &mut MetadataLog,
+) {
+    let mut scratch = MetadataLog::default();
+    let mut dec = Decompressor::new(max_decompressed);
+    read_any(file, i64::MIN, Some(0), max_bytes, &mut dec, &mut scratch);
+    log.bootstrap = scratch.entries;
+    log.undecodable.extend(scratch.undecodable);
+}
+
+/// Read the records of one file at offsets `>= from`; a snapshot's records are placed at
+/// `snapshot_end − 1`.
+fn read_any(
+    file: &Path,
+    from: i64,
+    snapshot_end: Option<i64>,
+    max_bytes: Option<u64>,
+    dec: &mut Decompressor,
+    log: &mut MetadataLog,
+) {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let _ = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
+        // A batch too large to hold is said by the scan (`batch_not_decoded`).
+        let Item::Entry(entry) = item else { return };
+        let Ok(b) = entry.as_v2() else { return };
+        if !b.is_valid() || b.last_offset() < from {
+            return;
+        }
+        let bad = |log: &mut MetadataLog, offset: i64, reason: String| {
+            log.undecodable.push(Undecodable {
+                file: name.clone(),
+                offset,
+                reason,
+            })
+        };
+        let recs = match format::batch_records(&b, dec) {
+            Ok(r) => r,
+            Err(e) => return bad(log, b.base_offset(), e.to_string()),
+        };
+        for r in recs {
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => return bad(log, b.base_offset(), e.to_string()),
+            };
+            let offset = b.base_offset() + r.offset_delta as i64;
+            if offset < from {
+                continue;
+            }
+            let time = b.base_timestamp().wrapping_add(r.timestamp_delta);
+            let at = snapshot_end.map_or(offset, |e| e - 1);
+            log.end_offset = log.end_offset.max(snapshot_end.unwrap_or(offset + 1));
+            if b.is_control() {
+                if snapshot_end.is_none() {
+                    control(log, &r, at, time, b.partition_leader_epoch());
+                }
+                continue;
+            }
+            let Some(value) = r.value else {
+                bad(log, offset, "null value".into());
+                continue;
+            };
+            match decode_record(value) {
+                Ok(record) => {
+                    if let MetaRecord::Unknown {
+                        api_key, version, ..
+                    } = &record
+                    {
+                        *log.unknown.entry((*api_key, *version)).or_default() += 1;
+                    }
+                    log.entries.push(MetaEntry {
+                        offset: at,
+                        time,
+                        raft_epoch: b.partition_leader_epoch(),
+                        from_snapshot: snapshot_end.is_some(),
+                        record,
+                    });
+                }
+                Err(e) => bad(log, offset, e.to_string()),
+            }
+        }
+    });
+}
+
+fn control(log: &mut MetadataLog, r: &format::Record<'_>, offset: i64, time: i64, epoch: i32) {
+    let Some(key) = r.key.filter(|k| k.len() >= 4) else {
+        return;
+    };
+    let t = ControlType::from_id(i16::from_be_bytes([key[2], key[3]]));
+    let value = r.value.unwrap_or_default();
+    let mut ev = QuorumEvent {
+        offset,
+        time,
+        raft_epoch: epoch,
+        control_type: t.name().to_string(),
+        leader_id: None,
+        voters: None,
+        kraft_version: None,
+    };
+    let ids = |v: &[kraft::Voter]| v.iter().map(|x| x.voter_id).collect::<Vec<i32>>();
+    match t {
+        ControlType::LeaderChange => {
+            if let Ok(lc) = kraft::leader_change(value) {
+                ev.leader_id = Some(lc.leader_id);
+                ev.voters = lc.voters.as_deref().map(ids);
+            }
+        }
+        ControlType::KraftVoters => {
+            if let Ok(v) = kraft::voters(value) {
+                ev.voters = v.voters.map(|v| v.iter().map(|e| e.voter_id).collect());
+            }
+        }
+        ControlType::KraftVersion => {
+            ev.kraft_version = kraft::kraft_version(value).ok().map(|k| k.kraft_version);
+        }
+        _ => {}
+    }
+    log.quorum.push(ev);
+}

@@ -1,0 +1,170 @@
+//! The cluster's leadership history, replayed offline from the KRaft metadata log
+//! (`__cluster_metadata-0`): per partition the leaders, leader epochs, ISR, ELR and recovery
+//! state the controller gave it, broker registrations and fencing, topic creation and
+//! deletion, and the configs that decide elections; the elections among them that chose a
+//! leader outside the ISR, and what those cost on the replicas in the inputs.
+//!
+//! * [`load`]: the metadata log as a typed list of records ([`MetadataLog`], serializable:
+//!   the replay's whole input);
+//! * [`replay`]: the history ([`History`]), as the broker's metadata loader applies records;
+//! * [`elections`]: leader changes and how each new leader was chosen;
+//! * `check`: the findings (`unclean_leader_election`, the metadata log's own notes), the
+//!   leader epochs of the data replicas against the history, and the `caused_by` links of
+//!   replica divergences and hanging transactions to the election they follow from.
+//!
+//! Several brokers of one cluster each keep a copy of the metadata log; per cluster the
+//! copy that reaches furthest is replayed, once.
+
+pub mod elections;
+pub mod load;
+pub mod replay;
+
+mod check;
+mod epochs;
+mod links;
+mod loss;
+mod notes;
+pub mod view;
+
+pub use check::run;
+pub use elections::{Choice, Election};
+pub use load::{MetadataLog, QuorumEvent, QuorumState, SnapshotId, Undecodable};
+pub use replay::{History, MetaEntry, PartitionState, Step, Timeline};
+
+use crate::cluster::report::ScanReport;
+use crate::discover::identity::{ClusterKey, Identities};
+use crate::discover::layout::Inventory;
+use crate::finding::Source;
+use std::collections::BTreeMap;
+
+/// The replayed metadata log of one cluster.
+#[derive(Debug, Clone)]
+pub struct ClusterHistory {
+    /// Where the replayed copy was read.
+    pub source: Source,
+    pub log: MetadataLog,
+    pub history: History,
+    pub elections: Vec<Election>,
+}
+
+impl ClusterHistory {
+    /// Replay a decoded metadata log.
+    pub fn from_log(source: Source, log: MetadataLog) -> Self {
+        let history = replay::replay(&log.entries);
+        let elections = elections::all(&history);
+        ClusterHistory {
+            source,
+            log,
+            history,
+            elections,
+        }
+    }
+
+    /// The timeline of `topic`-`partition`: its live incarnation, else the newest removed one.
+    pub fn timeline(&self, topic: &str, partition: i32) -> Option<&Timeline> {
+        let mut found: Option<&Timeline> = None;
+        for t in self.history.partitions.values() {
+            if t.topic == topic && t.partition == partition {
+                let better = match found {
+                    None => true,
+                    Some(f) => {
+                        f.removed_at.is_some() && t.removed_at.is_none()
+                            || f.removed_at.is_some()
+                                && t.removed_at.is_some()
+                                && t.removed_at > f.removed_at
+                    }
+                };
+                if better {
+                    found = Some(t);
+                }
+            }
+        }
+        found
+    }
+
+    /// The leader epochs the history gave `topic`-`partition` with a live leader, in order:
+    /// `(epoch, leader)`. Epochs below the first state the history holds are unknown to it.
+    pub fn leader_epochs(&self, topic: &str, partition: i32) -> Vec<(i32, i32)> {
+        let mut out: Vec<(i32, i32)> = Vec::new();
+        for s in self
+            .timeline(topic, partition)
+            .iter()
+            .flat_map(|t| &t.steps)
+        {
+            let st = &s.state;
+            if st.leader >= 0 && out.last().is_none_or(|(e, _)| *e != st.leader_epoch) {
+                out.push((st.leader_epoch, st.leader));
+            }
+        }
+        out
+    }
+
+    /// The epoch lineage of `topic`-`partition`: every leader epoch the history gave it with a
+    /// live leader, and the offset that epoch starts at when a replica in `report` (of this
+    /// cluster) wrote in it (`None`: no input shows it).
+    pub fn lineage(
+        &self,
+        report: &ScanReport,
+        topic: &str,
+        partition: i32,
+    ) -> Vec<(i32, Option<i64>)> {
+        let copies = loss::copies(report, &self.source, topic, partition);
+        self.leader_epochs(topic, partition)
+            .into_iter()
+            .map(|(e, leader)| {
+                (
+                    e,
+                    loss::epoch_start(&copies, e, Some(leader)).map(|(o, _)| o),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Every cluster's metadata history in `inv`: per cluster (its `cluster.id`, or the log dir
+/// without one) the live `__cluster_metadata` copy that reaches the highest offset.
+pub fn load_all(
+    inv: &Inventory,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+) -> Vec<ClusterHistory> {
+    let ids = Identities::load(inv);
+    let mut best: BTreeMap<ClusterKey, (Source, MetadataLog)> = BTreeMap::new();
+    for p in inv.partitions.iter().filter(|p| p.is_kraft_metadata()) {
+        let source = ids.source(p);
+        if !source.copy.is_live() {
+            continue;
+        }
+        let mut log = load::read_metadata_dir(p, max_bytes, max_decompressed);
+        let bootstrap = inv
+            .log_dirs
+            .iter()
+            .find(|l| Some(&l.path) == p.log_dir.as_ref())
+            .and_then(|l| l.bootstrap_checkpoint.as_ref());
+        if let Some(b) = bootstrap {
+            load::read_bootstrap(b, max_bytes, max_decompressed, &mut log);
+        }
+        let key = ClusterKey::of(&source);
+        let further = best
+            .get(&key)
+            .is_none_or(|(_, b)| log.end_offset > b.end_offset);
+        if further {
+            best.insert(key, (source, log));
+        }
+    }
+    best.into_values()
+        .map(|(s, l)| ClusterHistory::from_log(s, l))
+        .collect()
+}
+
+/// The `history` command's data: every cluster's history in `inv` under `filter`.
+pub fn views(inv: &Inventory, filter: &view::HistoryFilter) -> Vec<view::ClusterView> {
+    load_all(
+        inv,
+        None,
+        crate::read::format::codec::DEFAULT_MAX_DECOMPRESSED,
+    )
+    .iter()
+    .map(|h| view::view(h, filter))
+    .collect()
+}

@@ -1,0 +1,454 @@
+//! The replay of a metadata log into a leadership history, as the broker's metadata loader
+//! applies it.
+//!
+//! * Partition state: a `PartitionRecord` sets the whole registration; a
+//!   `PartitionChangeRecord` merges into it as `PartitionRegistration.merge` does: a null
+//!   field keeps the old value, `Leader` -2 (`NO_LEADER_CHANGE`) keeps the leader and its
+//!   epoch, any other `Leader` (including -1, no leader) raises the leader epoch by one,
+//!   and every change raises the partition epoch by one; `LeaderRecoveryState` -1 keeps the
+//!   old state (`LeaderRecoveryState.changeTo`).
+//! * Metadata transactions (KIP-868): records between a `BeginTransactionRecord` and its
+//!   `EndTransactionRecord` are applied together when the End is read; those before an
+//!   `AbortTransactionRecord`, and those of a transaction the log ends inside, are never
+//!   applied (`MetadataBatchLoader.replay` / `maybeFlushBatches`).
+//! * `ClearElrRecord` empties the ELR and last known ELR of a topic's partitions (all
+//!   topics when its name is empty), as `ReplicationControlManager.replay(ClearElrRecord)`.
+//! * `RemoveTopicRecord` ends the topic's partitions' timelines.
+
+use crate::read::format::metadata::{
+    MetaRecord, NO_LEADER_CHANGE, PartitionChange, PartitionRecord, RESOURCE_BROKER,
+    RESOURCE_TOPIC, TopicId,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// One record of the metadata log (or of a snapshot), where it stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetaEntry {
+    /// Offset in the metadata log (for a snapshot's records: the snapshot's end offset − 1,
+    /// where the state they describe holds).
+    pub offset: i64,
+    /// The record's timestamp (the batch's append time), ms.
+    pub time: i64,
+    /// The KRaft epoch of the batch (`partitionLeaderEpoch`).
+    pub raft_epoch: i32,
+    /// True for the records of a snapshot.
+    pub from_snapshot: bool,
+    pub record: MetaRecord,
+}
+
+/// The state of a partition after one record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionState {
+    pub offset: i64,
+    pub time: i64,
+    /// True for the state a snapshot (or a `PartitionRecord`) gave whole.
+    pub from_snapshot: bool,
+    pub leader: i32,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    pub isr: Vec<i32>,
+    pub elr: Vec<i32>,
+    pub last_known_elr: Vec<i32>,
+    /// 0 recovered, 1 recovering from an unclean election (`LeaderRecoveryState`).
+    pub recovery_state: i8,
+    pub replicas: Vec<i32>,
+    pub adding: Vec<i32>,
+    pub removing: Vec<i32>,
+}
+
+impl PartitionState {
+    fn from_record(r: &PartitionRecord, offset: i64, time: i64, from_snapshot: bool) -> Self {
+        PartitionState {
+            offset,
+            time,
+            from_snapshot,
+            leader: r.leader,
+            leader_epoch: r.leader_epoch,
+            partition_epoch: r.partition_epoch,
+            isr: r.isr.clone(),
+            elr: r.eligible_leader_replicas.clone().unwrap_or_default(),
+            last_known_elr: r.last_known_elr.clone().unwrap_or_default(),
+            recovery_state: r.leader_recovery_state,
+            replicas: r.replicas.clone(),
+            adding: r.adding_replicas.clone(),
+            removing: r.removing_replicas.clone(),
+        }
+    }
+
+    /// `PartitionRegistration.merge`.
+    pub fn merge(&self, c: &PartitionChange, offset: i64, time: i64) -> Self {
+        let pick =
+            |new: &Option<Vec<i32>>, old: &Vec<i32>| new.clone().unwrap_or_else(|| old.clone());
+        let (leader, leader_epoch) = if c.leader == NO_LEADER_CHANGE {
+            (self.leader, self.leader_epoch)
+        } else {
+            (c.leader, self.leader_epoch.wrapping_add(1))
+        };
+        PartitionState {
+            offset,
+            time,
+            from_snapshot: false,
+            leader,
+            leader_epoch,
+            partition_epoch: self.partition_epoch.wrapping_add(1),
+            isr: pick(&c.isr, &self.isr),
+            elr: pick(&c.eligible_leader_replicas, &self.elr),
+            last_known_elr: pick(&c.last_known_elr, &self.last_known_elr),
+            recovery_state: if c.leader_recovery_state == -1 {
+                self.recovery_state
+            } else {
+                c.leader_recovery_state
+            },
+            replicas: pick(&c.replicas, &self.replicas),
+            adding: pick(&c.adding_replicas, &self.adding),
+            removing: pick(&c.removing_replicas, &self.removing),
+        }
+    }
+}
+
+/// One step of a partition's timeline: the state after a record, and the change that led
+/// there (`None` for a whole `PartitionRecord`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub state: PartitionState,
+    pub change: Option<PartitionChange>,
+    pub kind: StepKind,
+}
+
+/// What made a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// A `PartitionRecord` of the snapshot.
+    Snapshot,
+    /// A `PartitionRecord` of the log (partition created).
+    PartitionRecord,
+    /// A `PartitionChangeRecord`.
+    Change,
+    /// A `ClearElrRecord`.
+    ClearElr,
+}
+
+/// A partition's history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeline {
+    pub topic: String,
+    pub topic_id: TopicId,
+    pub partition: i32,
+    pub steps: Vec<Step>,
+    /// The metadata offset of the topic's removal, when removed.
+    pub removed_at: Option<i64>,
+}
+
+impl Timeline {
+    /// The latest state.
+    pub fn current(&self) -> Option<&PartitionState> {
+        self.steps.last().map(|s| &s.state)
+    }
+}
+
+/// What happened to a broker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrokerChange {
+    Registered { fenced: bool, epoch: i64 },
+    Unregistered,
+    Fenced,
+    Unfenced,
+    ControlledShutdown,
+}
+
+impl BrokerChange {
+    /// How the history names it.
+    pub fn describe(&self) -> String {
+        match self {
+            BrokerChange::Registered { fenced, epoch } => format!(
+                "registered (broker epoch {epoch}{})",
+                if *fenced { ", fenced" } else { "" }
+            ),
+            BrokerChange::Unregistered => "unregistered".into(),
+            BrokerChange::Fenced => "fenced".into(),
+            BrokerChange::Unfenced => "unfenced".into(),
+            BrokerChange::ControlledShutdown => "in controlled shutdown".into(),
+        }
+    }
+}
+
+/// A broker event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokerEvent {
+    pub offset: i64,
+    pub time: i64,
+    pub broker: i32,
+    pub change: BrokerChange,
+}
+
+/// A topic created or deleted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicEvent {
+    pub offset: i64,
+    pub time: i64,
+    pub topic: String,
+    pub topic_id: TopicId,
+    pub created: bool,
+}
+
+/// The configs the leadership history reads: `unclean.leader.election.enable` and
+/// `min.insync.replicas`, set or deleted, for a topic or a broker (an empty broker name:
+/// the cluster default).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigEvent {
+    pub offset: i64,
+    pub time: i64,
+    /// `topic` or `broker`.
+    pub scope: String,
+    pub resource: String,
+    pub name: String,
+    pub value: Option<String>,
+}
+
+/// The config names the history keeps.
+pub const KEPT_CONFIGS: [&str; 2] = ["unclean.leader.election.enable", "min.insync.replicas"];
+
+/// A metadata transaction (KIP-868) that was not applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DroppedTxn {
+    /// Offset of its `BeginTransactionRecord`.
+    pub begin: i64,
+    /// Offset of its `AbortTransactionRecord`; `None`: the log ends inside it.
+    pub abort: Option<i64>,
+    /// Records it held.
+    pub records: usize,
+}
+
+/// A `PartitionChangeRecord` for a partition the replay holds no state of (the log does
+/// not start at a snapshot, or the partition was never created).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Orphan {
+    pub offset: i64,
+    pub topic_id: TopicId,
+    pub partition: i32,
+}
+
+/// Everything the replay of one metadata log gives.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct History {
+    /// Keyed by `(topic id, partition)`.
+    pub partitions: BTreeMap<(TopicId, i32), Timeline>,
+    pub brokers: Vec<BrokerEvent>,
+    pub topics: Vec<TopicEvent>,
+    pub configs: Vec<ConfigEvent>,
+    pub dropped_txns: Vec<DroppedTxn>,
+    pub orphans: Vec<Orphan>,
+    /// KIP-868 framing the loader rejects (a Begin inside a transaction, an End or Abort
+    /// outside one): `(offset, what)`.
+    pub txn_errors: Vec<(i64, String)>,
+}
+
+/// Replay `entries` (snapshot first, then the log, in offset order).
+pub fn replay(entries: &[MetaEntry]) -> History {
+    let mut h = History::default();
+    let mut names: HashMap<TopicId, String> = HashMap::new();
+    let mut pending: Option<(i64, Vec<&MetaEntry>)> = None;
+    for e in entries {
+        match &e.record {
+            MetaRecord::BeginTransaction { .. } => {
+                if pending.is_some() {
+                    h.txn_errors.push((
+                        e.offset,
+                        "BeginTransactionRecord while already in a transaction".into(),
+                    ));
+                } else {
+                    pending = Some((e.offset, Vec::new()));
+                }
+            }
+            MetaRecord::EndTransaction => match pending.take() {
+                Some((_, held)) => {
+                    for r in held {
+                        apply(&mut h, &mut names, r);
+                    }
+                }
+                None => h.txn_errors.push((
+                    e.offset,
+                    "EndTransactionRecord without a BeginTransactionRecord".into(),
+                )),
+            },
+            MetaRecord::AbortTransaction { .. } => match pending.take() {
+                Some((begin, held)) => h.dropped_txns.push(DroppedTxn {
+                    begin,
+                    abort: Some(e.offset),
+                    records: held.len(),
+                }),
+                None => h.txn_errors.push((
+                    e.offset,
+                    "AbortTransactionRecord without a BeginTransactionRecord".into(),
+                )),
+            },
+            _ => match &mut pending {
+                Some((_, held)) => held.push(e),
+                None => apply(&mut h, &mut names, e),
+            },
+        }
+    }
+    if let Some((begin, held)) = pending {
+        h.dropped_txns.push(DroppedTxn {
+            begin,
+            abort: None,
+            records: held.len(),
+        });
+    }
+    h
+}
+
+fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
+    let (offset, time) = (e.offset, e.time);
+    let broker = |h: &mut History, broker: i32, change: BrokerChange| {
+        h.brokers.push(BrokerEvent {
+            offset,
+            time,
+            broker,
+            change,
+        })
+    };
+    match &e.record {
+        MetaRecord::Topic { name, topic_id } => {
+            names.insert(*topic_id, name.clone());
+            h.topics.push(TopicEvent {
+                offset,
+                time,
+                topic: name.clone(),
+                topic_id: *topic_id,
+                created: true,
+            });
+        }
+        MetaRecord::RemoveTopic { topic_id } => {
+            let name = names.remove(topic_id).unwrap_or_default();
+            for ((id, _), t) in h.partitions.iter_mut() {
+                if id == topic_id && t.removed_at.is_none() {
+                    t.removed_at = Some(offset);
+                }
+            }
+            h.topics.push(TopicEvent {
+                offset,
+                time,
+                topic: name,
+                topic_id: *topic_id,
+                created: false,
+            });
+        }
+        MetaRecord::Partition(r) => {
+            let topic = names.get(&r.topic_id).cloned().unwrap_or_default();
+            let state = PartitionState::from_record(r, offset, time, e.from_snapshot);
+            let t = h
+                .partitions
+                .entry((r.topic_id, r.partition_id))
+                .or_insert_with(|| Timeline {
+                    topic,
+                    topic_id: r.topic_id,
+                    partition: r.partition_id,
+                    steps: Vec::new(),
+                    removed_at: None,
+                });
+            let kind = if e.from_snapshot {
+                StepKind::Snapshot
+            } else {
+                StepKind::PartitionRecord
+            };
+            t.steps.push(Step {
+                state,
+                change: None,
+                kind,
+            });
+        }
+        MetaRecord::PartitionChange(c) => {
+            match h.partitions.get_mut(&(c.topic_id, c.partition_id)) {
+                Some(t) if t.removed_at.is_none() => {
+                    let next = t
+                        .current()
+                        .map(|s| s.merge(c, offset, time))
+                        .expect("a timeline has a first step");
+                    t.steps.push(Step {
+                        state: next,
+                        change: Some(c.clone()),
+                        kind: StepKind::Change,
+                    });
+                }
+                _ => h.orphans.push(Orphan {
+                    offset,
+                    topic_id: c.topic_id,
+                    partition: c.partition_id,
+                }),
+            }
+        }
+        MetaRecord::ClearElr { topic_name } => {
+            for t in h.partitions.values_mut() {
+                if t.removed_at.is_some() || !(topic_name.is_empty() || *topic_name == t.topic) {
+                    continue;
+                }
+                let Some(cur) = t.current() else { continue };
+                if cur.elr.is_empty() && cur.last_known_elr.is_empty() {
+                    continue;
+                }
+                let mut next = cur.clone();
+                next.offset = offset;
+                next.time = time;
+                next.from_snapshot = false;
+                next.elr.clear();
+                next.last_known_elr.clear();
+                next.partition_epoch = next.partition_epoch.wrapping_add(1);
+                t.steps.push(Step {
+                    state: next,
+                    change: None,
+                    kind: StepKind::ClearElr,
+                });
+            }
+        }
+        MetaRecord::Config {
+            resource_type,
+            resource_name,
+            name,
+            value,
+        } if KEPT_CONFIGS.contains(&name.as_str())
+            && (*resource_type == RESOURCE_TOPIC || *resource_type == RESOURCE_BROKER) =>
+        {
+            h.configs.push(ConfigEvent {
+                offset,
+                time,
+                scope: if *resource_type == RESOURCE_TOPIC {
+                    "topic"
+                } else {
+                    "broker"
+                }
+                .into(),
+                resource: resource_name.clone(),
+                name: name.clone(),
+                value: value.clone(),
+            });
+        }
+        MetaRecord::RegisterBroker(r) => broker(
+            h,
+            r.broker_id,
+            BrokerChange::Registered {
+                fenced: r.fenced,
+                epoch: r.broker_epoch,
+            },
+        ),
+        MetaRecord::UnregisterBroker { broker_id, .. } => {
+            broker(h, *broker_id, BrokerChange::Unregistered)
+        }
+        MetaRecord::FenceBroker { id, .. } => broker(h, *id, BrokerChange::Fenced),
+        MetaRecord::UnfenceBroker { id, .. } => broker(h, *id, BrokerChange::Unfenced),
+        MetaRecord::BrokerRegistrationChange(c) => {
+            match c.fenced {
+                1 => broker(h, c.broker_id, BrokerChange::Fenced),
+                -1 => broker(h, c.broker_id, BrokerChange::Unfenced),
+                _ => {}
+            }
+            if c.in_controlled_shutdown == 1 {
+                broker(h, c.broker_id, BrokerChange::ControlledShutdown);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,343 @@
+//! Acknowledged data a replica loses at its next start: `truncation_below_high_watermark`.
+//!
+//! The recovery model ([`crate::partition::recovery`]: `LogLoader.load` → `recoverLog` →
+//! `LogSegment.recover`) says where the next start truncates each partition. The broker
+//! then loads the high watermark from `replication-offset-checkpoint` and clamps it to the
+//! new log end offset (`UnifiedLog.updateHighWatermark`): offsets between the truncation
+//! point and the checkpointed high watermark were replicated to every in-sync replica and
+//! acknowledged to `acks=all` producers, and this copy no longer holds them. The checkpoint
+//! is written periodically (`replica.high.watermark.checkpoint.interval.ms`), so the high
+//! watermark the broker had in memory may have been higher: the loss is a lower bound.
+//!
+//! Whether the data is gone for the cluster depends on the other replicas: a follower that
+//! restarts truncated re-fetches the range from the leader (`AbstractFetcherThread`
+//! truncates to the leader's epoch end offset, then fetches), so the range survives when
+//! another replica holds it intact. Among the inputs, another copy of the same
+//! topic-partition in the same cluster ([`super::replicas::replica_pairs`], the rule every
+//! replica join uses) holds it when its log, after its own predicted recovery, covers
+//! `[first lost offset, high watermark)`. The finding is an error when no input copy does,
+//! and a warning naming the copy when one does, with whether that copy's log reaches the
+//! latest leader epoch seen in the inputs (the batches' `partitionLeaderEpoch`: followers
+//! copy it, so it shows the copy followed the newest leader, not who led).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::report::ScanReport;
+use crate::discover::layout::Inventory;
+use crate::finding::{Finding, Kind, Severity};
+use crate::partition::recovery::{SegmentPlan, TruncationPrediction};
+use crate::partition::results::{PartitionReport, ScanOptions};
+
+/// Another copy of the partition among the inputs, as the loss sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct CopyState {
+    /// The partition directory.
+    pub path: String,
+    pub broker_id: Option<i32>,
+    /// Its log start offset and its log end offset after its own predicted recovery.
+    pub log_start_offset: Option<i64>,
+    pub log_end_offset_after: Option<i64>,
+    /// Its log covers `[first_lost_offset, high_watermark)` after its own recovery.
+    pub holds_lost_range: bool,
+    /// The newest `partitionLeaderEpoch` among its batches.
+    pub latest_leader_epoch: Option<i32>,
+    /// Its newest epoch is the latest leader epoch among all the copies in the inputs.
+    pub at_latest_epoch: bool,
+}
+
+/// The evidence of a `truncation_below_high_watermark` finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LostRange {
+    /// The checkpointed high watermark (`replication-offset-checkpoint`).
+    pub high_watermark: i64,
+    /// The first offset lost: where recovery truncates.
+    pub first_lost_offset: i64,
+    /// At least this many offsets below the high watermark are lost (a lower bound: the
+    /// checkpoint lags the high watermark in memory; compaction may have left gaps).
+    pub offsets_lost_at_least: i64,
+    /// Readable batches, and records of those whose CRC holds, that recovery removes
+    /// (above the high watermark too).
+    pub batches_removed: u64,
+    pub records_removed: u64,
+    /// The segments truncated (first) and deleted.
+    pub segments: Vec<String>,
+    /// Byte position the truncated segment is cut at, and why.
+    pub position: u64,
+    pub reason: String,
+    /// The other copies of the partition in the inputs (same cluster).
+    pub copies: Vec<CopyState>,
+    /// The first copy holding the lost range intact (its path), preferring one at the
+    /// latest leader epoch.
+    pub intact_copy: Option<String>,
+    /// The latest leader epoch among the batches of every copy in the inputs.
+    pub latest_leader_epoch: Option<i32>,
+}
+
+impl LostRange {
+    /// The evidence of a `truncation_below_high_watermark` finding, read back.
+    pub fn of(f: &Finding) -> Option<LostRange> {
+        if f.kind != Kind::TruncationBelowHighWatermark {
+            return None;
+        }
+        serde_json::from_value(f.evidence.clone()).ok()
+    }
+
+    /// The copy named by `intact_copy`.
+    pub fn intact(&self) -> Option<&CopyState> {
+        let p = self.intact_copy.as_deref()?;
+        self.copies.iter().find(|c| c.path == p)
+    }
+}
+
+/// The offset ranges `[from, to)` the plan removes from a log whose segments start at
+/// `bases` (in order) and whose log end offset is `log_end`: the truncation that ends the
+/// log removes everything after it (its deleted segments too); a load-time truncation of
+/// an earlier segment removes the rest of that segment only.
+fn removed_ranges(plan: &SegmentPlan, bases: &[(String, i64)], log_end: i64) -> Vec<(i64, i64)> {
+    let next_base = |seg: &str| {
+        let i = bases.iter().position(|(n, _)| n == seg)?;
+        bases.get(i + 1).map(|b| b.1)
+    };
+    let mut out = Vec::new();
+    let mut seen: Vec<&TruncationPrediction> = Vec::new();
+    for t in plan.truncation.iter().chain(&plan.load_truncations) {
+        if seen.contains(&t) {
+            continue;
+        }
+        seen.push(t);
+        let ends_log = plan.truncation.as_ref() == Some(t) && !plan.deleted.is_empty();
+        let to = match next_base(&t.segment) {
+            Some(b) if !ends_log => b,
+            _ => log_end,
+        };
+        if t.offset < to {
+            out.push((t.offset, to));
+        }
+    }
+    out
+}
+
+/// The log end offset a copy has after its own predicted recovery.
+fn end_after(p: &PartitionReport) -> Option<i64> {
+    p.recovery.log_end_after.or(p.log_end_offset)
+}
+
+/// The readable batches and records the plan removes, and the segments it touches.
+fn removed_counts(p: &PartitionReport, first: &TruncationPrediction) -> (u64, u64, Vec<String>) {
+    let plan = &p.recovery;
+    let mut segments = vec![first.segment.clone()];
+    segments.extend(plan.deleted.iter().cloned());
+    let (mut batches, mut records) = (0, 0);
+    for w in &p.segment_walks {
+        let Some(walk) = &w.walk else { continue };
+        if plan.deleted.contains(&w.name) {
+            batches += walk.batches;
+            records += walk.records;
+        } else if plan.truncation_of(&w.name).is_some() {
+            batches += walk.removed_batches;
+            records += walk.removed_records;
+        }
+    }
+    (batches, records, segments)
+}
+
+/// The loss of partition `i`, if its predicted recovery truncates below its checkpointed
+/// high watermark (live copies only: the checkpoint names the live directory).
+fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRange, String)> {
+    let p = &report.partitions[i];
+    let hw = p.high_watermark?;
+    if !p.source.copy.is_live() || p.recovery.delete_dir || p.partially_read {
+        return None;
+    }
+    let bases: Vec<(String, i64)> = p
+        .segment_walks
+        .iter()
+        .map(|w| (w.name.clone(), w.base_offset))
+        .collect();
+    let log_end = p.log_end_offset?;
+    let below: Vec<(i64, i64)> = removed_ranges(&p.recovery, &bases, log_end)
+        .into_iter()
+        .filter(|r| r.0 < hw)
+        .map(|(a, b)| (a, b.min(hw)))
+        .collect();
+    let first_lost = below.iter().map(|r| r.0).min()?;
+    let t = p
+        .recovery
+        .truncation
+        .iter()
+        .chain(&p.recovery.load_truncations)
+        .find(|t| t.offset == first_lost)?
+        .clone();
+    let (batches_removed, records_removed, segments) = removed_counts(p, &t);
+    let latest = std::iter::once(i)
+        .chain(others.iter().copied())
+        .filter_map(|k| report.partitions[k].leader_epochs.last().map(|e| e.0))
+        .max();
+    let copies: Vec<CopyState> = others
+        .iter()
+        .map(|&k| {
+            let o = &report.partitions[k];
+            let own = o.leader_epochs.last().map(|e| e.0);
+            CopyState {
+                path: o.path.clone(),
+                broker_id: o.source.broker_id,
+                log_start_offset: o.log_start_offset,
+                log_end_offset_after: end_after(o),
+                holds_lost_range: !o.partially_read
+                    && o.log_start_offset.is_some_and(|s| s <= first_lost)
+                    && end_after(o).is_some_and(|e| e >= hw),
+                latest_leader_epoch: own,
+                at_latest_epoch: own.is_some() && own == latest,
+            }
+        })
+        .collect();
+    let intact_copy = copies
+        .iter()
+        .filter(|c| c.holds_lost_range)
+        .max_by_key(|c| c.at_latest_epoch)
+        .map(|c| c.path.clone());
+    let e = LostRange {
+        high_watermark: hw,
+        first_lost_offset: first_lost,
+        offsets_lost_at_least: below.iter().map(|(a, b)| b - a).sum(),
+        batches_removed,
+        records_removed,
+        segments,
+        position: t.position,
+        reason: t.reason.clone(),
+        copies,
+        intact_copy,
+        latest_leader_epoch: latest,
+    };
+    Some((e, t.segment))
+}
+
+/// The finding of a loss.
+fn to_finding(
+    p: &PartitionReport,
+    cause: Option<String>,
+    e: &LostRange,
+    segment: String,
+) -> Finding {
+    let who = |c: &CopyState| match c.broker_id {
+        Some(b) => format!("broker {b}'s copy {}", crate::escape::text(&c.path)),
+        None => format!("the copy {}", crate::escape::text(&c.path)),
+    };
+    let n = e.offsets_lost_at_least;
+    let mut msg = format!(
+        "recovery truncates to offset {} below the checkpointed high watermark {}: at least {n} acknowledged offset{} lost on this replica at the next start ({} readable record{} in {} batch{} removed, {} segment{})",
+        e.first_lost_offset,
+        e.high_watermark,
+        if n == 1 { " is" } else { "s are" },
+        e.records_removed,
+        if e.records_removed == 1 { "" } else { "s" },
+        e.batches_removed,
+        if e.batches_removed == 1 { "" } else { "es" },
+        e.segments.len(),
+        if e.segments.len() == 1 { "" } else { "s" },
+    );
+    let (severity, remediation) = match e.intact() {
+        Some(c) => {
+            let epoch = if c.at_latest_epoch {
+                format!(
+                    "; its log reaches the latest leader epoch in the inputs ({})",
+                    e.latest_leader_epoch.unwrap_or(-1)
+                )
+            } else {
+                "; its log does not reach the latest leader epoch in the inputs".to_string()
+            };
+            msg.push_str(&format!(
+                "; {} holds offsets {}..{} intact{epoch}",
+                who(c),
+                e.first_lost_offset,
+                e.high_watermark - 1
+            ));
+            (
+                Severity::Warning,
+                format!(
+                    "let this broker truncate and re-fetch: make sure {} leads or is in the ISR before this broker starts (kafka-topics.sh --describe), then start it and watch the partition return to the ISR; the triage lists the commands",
+                    who(c)
+                ),
+            )
+        }
+        None => {
+            msg.push_str("; no other copy in the inputs holds this range");
+            (
+                Severity::Error,
+                "save the damaged range before the broker starts (copy the partition directory, `klogscan dump` the segment); check whether a replica outside these inputs holds the range (kafka-topics.sh --describe) and let this broker re-fetch from it; the triage lists the commands".to_string(),
+            )
+        }
+    };
+    let mut f = Finding::new(Kind::TruncationBelowHighWatermark, &p.topic, p.partition, msg)
+        .severity(severity)
+        .offset(e.first_lost_offset)
+        .position(e.position)
+        .segment(segment)
+        .evidence(serde_json::to_value(e).unwrap_or_default())
+        .broker(
+            "on the next start LogSegment.recover truncates the log and UnifiedLog.updateHighWatermark clamps the checkpointed high watermark to the new log end offset; as a follower the replica then re-fetches the range from the leader (AbstractFetcherThread); elected leader (the only in-sync replica, or an unclean election) it serves the shorter log and the other replicas truncate to it",
+        )
+        .remediation(remediation);
+    if let Some(c) = cause {
+        f = f.caused_by(c);
+    }
+    f
+}
+
+/// The integrity finding at the truncation point (the cause), by its identity key.
+fn cause_of(report: &ScanReport, i: usize, segment: &str, position: u64) -> Option<String> {
+    report
+        .partition_findings(i)
+        .iter()
+        .find(|f| {
+            matches!(
+                f.kind,
+                Kind::CrcMismatch
+                    | Kind::TruncatedBatch
+                    | Kind::TrailingBytes
+                    | Kind::InvalidBatch
+                    | Kind::OffsetRegression
+                    | Kind::SegmentOffsetOutOfRange
+            ) && f.segment.as_deref() == Some(segment)
+                && f.position == Some(position)
+        })
+        .map(|f| f.identity_key())
+}
+
+/// The cluster check: a `truncation_below_high_watermark` finding for every live copy
+/// whose predicted recovery truncates below its checkpointed high watermark.
+pub fn check(
+    report: &ScanReport,
+    inv: &Inventory,
+    _opts: &ScanOptions,
+) -> BTreeMap<usize, Vec<Finding>> {
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    let candidates: Vec<usize> = (0..report.partitions.len())
+        .filter(|&i| {
+            let p = &report.partitions[i];
+            p.high_watermark.is_some()
+                && (p.recovery.truncation.is_some() || !p.recovery.load_truncations.is_empty())
+        })
+        .collect();
+    if candidates.is_empty() {
+        return extra;
+    }
+    let mut replicas: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for ((a, _), (b, _)) in super::replicas::replica_pairs(report, inv) {
+        replicas.entry(a).or_default().push(b);
+        replicas.entry(b).or_default().push(a);
+    }
+    for i in candidates {
+        let others = replicas.get(&i).map_or(&[][..], |v| v.as_slice());
+        if let Some((e, segment)) = lost_range(report, i, others) {
+            let cause = cause_of(report, i, &segment, e.position);
+            let f = to_finding(&report.partitions[i], cause, &e, segment);
+            extra.entry(i).or_default().push(f);
+        }
+    }
+    extra
+}

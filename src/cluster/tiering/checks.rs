@@ -1,0 +1,388 @@
+//! The tiered-storage findings of one user partition, from its replayed remote log
+//! ([`super::replay::PartitionLog`]) and, per replica, the broker's own view of the log:
+//! its checkpointed log start offset, its local log start and end, its leader-epoch
+//! lineage.
+
+use super::lineage::{Lineage, OutsideLineage, within_lineage};
+use super::replay::{EventAt, PartitionLog, RemoteSegment, StateEvent, UserPartition};
+use crate::finding::{Finding, Kind};
+use crate::read::format::checkpoint::encode_uuid;
+use crate::read::format::remote_log::SegmentState;
+use serde::Serialize;
+
+/// A replica's view of its log, what the checks compare the remote log with.
+#[derive(Debug, Clone, Default)]
+pub struct ReplicaView {
+    /// The partition's `log-start-offset-checkpoint` entry (every tiered partition has
+    /// one: `LogManager.checkpointLogStartOffsetsInDir` writes it when remote storage is
+    /// enabled).
+    pub log_start_offset: Option<i64>,
+    /// Base offset of the first local segment.
+    pub local_log_start: Option<i64>,
+    pub log_end_offset: Option<i64>,
+    /// `leader-epoch-checkpoint`, when it reads.
+    pub lineage: Option<Lineage>,
+}
+
+/// A remote segment as findings show it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SegmentEvidence {
+    pub segment_id: String,
+    pub start_offset: i64,
+    pub end_offset: i64,
+    pub leader_epochs: Vec<(i32, i64)>,
+    pub segment_size_in_bytes: i32,
+    pub state: &'static str,
+    pub copied_by_broker: i32,
+    pub history: Vec<StateEvent>,
+}
+
+impl SegmentEvidence {
+    pub fn of(s: &RemoteSegment) -> Self {
+        SegmentEvidence {
+            segment_id: encode_uuid(&s.id),
+            start_offset: s.start_offset,
+            end_offset: s.end_offset,
+            leader_epochs: s.leader_epochs.clone(),
+            segment_size_in_bytes: s.segment_size_in_bytes,
+            state: s.state.name(),
+            copied_by_broker: s.copied_by(),
+            history: s.history.clone(),
+        }
+    }
+}
+
+fn finding(kind: Kind, up: &UserPartition, offset: i64, message: String) -> Finding {
+    Finding::new(kind, &up.topic, up.partition, message).offset(offset)
+}
+
+fn evidence<T: Serialize>(f: Finding, e: &T) -> Finding {
+    f.evidence(serde_json::to_value(e).unwrap_or_default())
+}
+
+#[derive(Serialize)]
+struct Unfinished<'a> {
+    segment: SegmentEvidence,
+    /// The latest event of the partition, written after the segment's last one.
+    partition_last_event: Option<EventAt>,
+    /// Other segments whose copy started at the same start offset (retries).
+    retried_by: Vec<String>,
+    topic_id: &'a str,
+}
+
+/// `remote_copy_unfinished` and `remote_delete_unfinished`: segments left in
+/// COPY_SEGMENT_STARTED or DELETE_SEGMENT_STARTED while later events of the partition
+/// show the broker moved on. The last event of a partition may be a copy or a delete in
+/// flight: it alone is never reported.
+pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
+    let topic_id = encode_uuid(&up.topic_id);
+    let mut out = Vec::new();
+    for s in &log.segments {
+        let (kind, what) = match s.state {
+            SegmentState::CopyStarted => (Kind::RemoteCopyUnfinished, "copy"),
+            SegmentState::DeleteStarted => (Kind::RemoteDeleteUnfinished, "delete"),
+            _ => continue,
+        };
+        if !log.has_event_after(s.last_event()) {
+            continue;
+        }
+        let retried_by: Vec<String> = log
+            .segments
+            .iter()
+            .filter(|o| o.id != s.id && o.start_offset == s.start_offset)
+            .map(|o| encode_uuid(&o.id))
+            .collect();
+        let msg = if kind == Kind::RemoteCopyUnfinished {
+            format!(
+                "remote segment {} (offsets {}..={}) was never marked COPY_SEGMENT_FINISHED although later events follow: its objects are orphans that no read or retention uses{}",
+                encode_uuid(&s.id),
+                s.start_offset,
+                s.end_offset,
+                if retried_by.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (copy retried as {})", retried_by.join(", "))
+                }
+            )
+        } else {
+            format!(
+                "remote segment {} (offsets {}..={}) has a {what} started (DELETE_SEGMENT_STARTED) and never finished although later events follow",
+                encode_uuid(&s.id),
+                s.start_offset,
+                s.end_offset
+            )
+        };
+        let behaviour = if kind == Kind::RemoteCopyUnfinished {
+            "RemoteLogManager reads and expires only COPY_SEGMENT_FINISHED segments; a segment left in COPY_SEGMENT_STARTED keeps its objects in remote storage until a later cleanup run of a leader deletes it (KAFKA-17062, KAFKA-17428)"
+        } else {
+            "the leader's cleanup retries DELETE_SEGMENT_STARTED segments on each run; one left unfinished means the objects' deletion keeps failing or the partition has no leader running the cleanup"
+        };
+        let f = finding(kind, up, s.start_offset, msg)
+            .broker(behaviour)
+            .remediation("check the remote storage for the segment's objects and the broker logs of the leader for copy/delete errors");
+        out.push(evidence(
+            f,
+            &Unfinished {
+                segment: SegmentEvidence::of(s),
+                partition_last_event: log.last_event,
+                retried_by,
+                topic_id: &topic_id,
+            },
+        ));
+    }
+    out
+}
+
+/// The segments readable from remote storage: COPY_SEGMENT_FINISHED.
+fn finished(log: &PartitionLog) -> impl Iterator<Item = &RemoteSegment> {
+    log.segments
+        .iter()
+        .filter(|s| s.state == SegmentState::CopyFinished)
+}
+
+fn deleting(s: &RemoteSegment) -> bool {
+    matches!(
+        s.state,
+        SegmentState::DeleteStarted | SegmentState::DeleteFinished
+    )
+}
+
+#[derive(Serialize)]
+struct Gap {
+    first_missing_offset: i64,
+    last_missing_offset: i64,
+    log_start_offset: i64,
+    local_log_start_offset: i64,
+    /// The finished segments on each side of the gap.
+    previous_segment: Option<SegmentEvidence>,
+    next_segment: Option<SegmentEvidence>,
+    /// Deleted segments that held offsets of the gap.
+    deleted_segments: Vec<SegmentEvidence>,
+}
+
+/// `remote_segment_gap`: offsets in [log start, local log start) no COPY_SEGMENT_FINISHED
+/// segment holds. A gap at the log start that deleted segments held exactly is a
+/// checkpoint written before the retention run that deleted them: not reported.
+pub fn gaps(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<Finding> {
+    let (Some(start), Some(local)) = (view.log_start_offset, view.local_log_start) else {
+        return Vec::new();
+    };
+    if start >= local || log.segments.is_empty() {
+        return Vec::new();
+    }
+    let mut segs: Vec<&RemoteSegment> = finished(log).collect();
+    segs.sort_by_key(|s| (s.start_offset, s.end_offset));
+    let mut missing: Vec<(i64, i64, Option<&RemoteSegment>, Option<&RemoteSegment>)> = Vec::new();
+    let mut cursor = start;
+    let mut prev: Option<&RemoteSegment> = None;
+    for s in &segs {
+        if cursor >= local {
+            break;
+        }
+        if s.end_offset < cursor {
+            continue;
+        }
+        if s.start_offset > cursor {
+            missing.push((cursor, (s.start_offset - 1).min(local - 1), prev, Some(s)));
+        }
+        cursor = cursor.max(s.end_offset.saturating_add(1));
+        prev = Some(s);
+    }
+    if cursor < local {
+        missing.push((cursor, local - 1, prev, None));
+    }
+    let mut out = Vec::new();
+    for (first, last, prev, next) in missing {
+        let held: Vec<&RemoteSegment> = log
+            .segments
+            .iter()
+            .filter(|s| deleting(s) && s.start_offset <= last && s.end_offset >= first)
+            .collect();
+        if first == start && covers(&held, first, last) {
+            continue;
+        }
+        let msg = format!(
+            "offsets {first}..={last} are neither in a finished remote segment nor in the local log (log start {start}, local log start {local}): fetches there fail"
+        );
+        let f = finding(Kind::RemoteSegmentGap, up, first, msg)
+            .broker("a fetch between the log start offset and the local log start offset is served from the remote segment that holds the offset; with none, RemoteLogManager.read finds no segment and the fetch fails with OFFSET_OUT_OF_RANGE")
+            .client_error("OffsetOutOfRangeException (InvalidOffsetException): consumers reset per auto.offset.reset and skip the missing offsets")
+            .remediation("look for the segment in remote storage (a copy never finished, a segment deleted early); otherwise the data of these offsets is lost");
+        out.push(evidence(
+            f,
+            &Gap {
+                first_missing_offset: first,
+                last_missing_offset: last,
+                log_start_offset: start,
+                local_log_start_offset: local,
+                previous_segment: prev.map(SegmentEvidence::of),
+                next_segment: next.map(SegmentEvidence::of),
+                deleted_segments: held.iter().map(|s| SegmentEvidence::of(s)).collect(),
+            },
+        ));
+    }
+    out
+}
+
+/// Whether `segs` hold every offset of `first..=last`.
+fn covers(segs: &[&RemoteSegment], first: i64, last: i64) -> bool {
+    let mut v: Vec<(i64, i64)> = segs
+        .iter()
+        .map(|s| (s.start_offset, s.end_offset))
+        .collect();
+    v.sort();
+    let mut cursor = first;
+    for (s, e) in v {
+        if s > cursor {
+            return false;
+        }
+        cursor = cursor.max(e.saturating_add(1));
+        if cursor > last {
+            return true;
+        }
+    }
+    cursor > last
+}
+
+#[derive(Serialize)]
+struct Abandoned {
+    segment: SegmentEvidence,
+    #[serde(flatten)]
+    why: OutsideLineage,
+    /// The lineage the segment was judged against (filtered as `RemoteLogManager` does).
+    lineage: Vec<(i32, i64)>,
+    log_start_offset: i64,
+    log_end_offset: i64,
+}
+
+/// `remote_segment_abandoned_lineage`: a finished segment at or above the log start
+/// whose epochs `RemoteLogManager.isRemoteSegmentWithinLeaderEpochs` rejects against the
+/// replica's lineage. Only segments ending below the replica's log end are judged: one
+/// beyond it is either truncated away or not yet replicated here (two readings).
+pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<Finding> {
+    let (Some(start), Some(leo), Some(lineage)) =
+        (view.log_start_offset, view.log_end_offset, &view.lineage)
+    else {
+        return Vec::new();
+    };
+    if lineage.is_empty() {
+        return Vec::new();
+    }
+    let filtered = lineage.filtered();
+    let mut out = Vec::new();
+    for s in finished(log) {
+        if s.end_offset < start || s.end_offset >= leo {
+            continue;
+        }
+        let seg = Lineage::new(s.leader_epochs.iter().copied());
+        let Some(why) = within_lineage(&seg, s.end_offset, leo, &filtered) else {
+            continue;
+        };
+        let msg = format!(
+            "remote segment {} (offsets {}..={}, epochs {:?}) is not in the partition's leader-epoch lineage {:?}: it is never read and never expired",
+            encode_uuid(&s.id),
+            s.start_offset,
+            s.end_offset,
+            s.leader_epochs,
+            filtered.entries()
+        );
+        let f = finding(Kind::RemoteSegmentAbandonedLineage, up, s.start_offset, msg)
+            .broker("RemoteLogManager skips a segment outside the current leader-epoch lineage when it reads and when retention runs (isRemoteSegmentWithinLeaderEpochs); only segments whose epochs are all below the earliest epoch are cleaned up, so this one stays in remote storage (KAFKA-16511)")
+            .remediation("the segment holds data of an abandoned leader (unclean election or truncation); delete its objects and metadata once no consumer needs it");
+        out.push(evidence(
+            f,
+            &Abandoned {
+                segment: SegmentEvidence::of(s),
+                why,
+                lineage: filtered.entries(),
+                log_start_offset: start,
+                log_end_offset: leo,
+            },
+        ));
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct StartMismatch {
+    log_start_offset: i64,
+    local_log_start_offset: Option<i64>,
+    lowest_remote_offset: i64,
+    /// The log start equals the local log start: the shape of a log start reset to the
+    /// local one at restart (KAFKA-15351).
+    log_start_at_local_start: bool,
+    /// Whether retention's log-start rule (all epochs at or below the lineage's first)
+    /// would delete the segments.
+    deletable_by_log_start_rule: bool,
+    segments: Vec<SegmentEvidence>,
+}
+
+/// `remote_log_start_mismatch`: finished segments wholly below the checkpointed log
+/// start, reported when the log start sits at the local log start (a reset, KAFKA-15351)
+/// or when retention's log-start rule cannot delete them (a leak). Otherwise they are
+/// segments the next retention run deletes: not reported.
+pub fn log_start_mismatch(
+    up: &UserPartition,
+    log: &PartitionLog,
+    view: &ReplicaView,
+) -> Vec<Finding> {
+    let Some(start) = view.log_start_offset else {
+        return Vec::new();
+    };
+    let below: Vec<&RemoteSegment> = finished(log).filter(|s| s.end_offset < start).collect();
+    let Some(lowest) = below.iter().map(|s| s.start_offset).min() else {
+        return Vec::new();
+    };
+    let first_epoch = view
+        .lineage
+        .as_ref()
+        .and_then(|l| l.filtered().first())
+        .map(|e| e.0);
+    // RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset
+    let deletable = first_epoch.is_some_and(|fe| {
+        below
+            .iter()
+            .all(|s| s.leader_epochs.iter().all(|(e, _)| *e <= fe))
+    });
+    let at_local = view.local_log_start == Some(start);
+    if !at_local && deletable {
+        return Vec::new();
+    }
+    let msg = if at_local {
+        format!(
+            "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest}: the log start was moved past remote data (the shape of KAFKA-15351), which consumers can no longer read and retention deletes"
+        )
+    } else {
+        format!(
+            "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and retention's log-start rule cannot delete them (their epochs are above the lineage's first): they stay in remote storage"
+        )
+    };
+    let f = finding(Kind::RemoteLogStartMismatch, up, lowest, msg)
+        .broker("fetches below the log start offset fail with OFFSET_OUT_OF_RANGE; RemoteLogManager deletes a remote segment below the log start only when all its epochs are at or below the earliest epoch of the lineage")
+        .remediation("compare with the other replicas' log-start-offset-checkpoint; if the log start was reset at a restart, the remote data below it is no longer reachable");
+    vec![evidence(
+        f,
+        &StartMismatch {
+            log_start_offset: start,
+            local_log_start_offset: view.local_log_start,
+            lowest_remote_offset: lowest,
+            log_start_at_local_start: at_local,
+            deletable_by_log_start_rule: deletable,
+            segments: below.iter().map(|s| SegmentEvidence::of(s)).collect(),
+        },
+    )]
+}
+
+/// The remote and local offset ranges of a replica, for the report.
+pub fn ranges(log: &PartitionLog, view: &ReplicaView) -> crate::partition::results::TieredRanges {
+    let mut remote: Vec<(i64, i64)> = finished(log)
+        .map(|s| (s.start_offset, s.end_offset))
+        .collect();
+    remote.sort();
+    crate::partition::results::TieredRanges {
+        log_start_offset: view.log_start_offset,
+        remote,
+        local_log_start_offset: view.local_log_start,
+        log_end_offset: view.log_end_offset,
+    }
+}

@@ -1,0 +1,253 @@
+//! Tiered storage (KIP-405): the `__remote_log_metadata` topic replayed per user partition
+//! ([`replay`]), each replica's view of its log compared with it ([`checks`]: gaps between
+//! the remote and the local log, copies and deletes left unfinished, segments of an
+//! abandoned leader lineage, a log start offset that contradicts the remote segments),
+//! and, with `--remote-storage`, the remote segments themselves ([`storage`]).
+//!
+//! The metadata topic is recognised by its name, never by record keys (its api keys 0–3
+//! are also KRaft record types). Of the copies of one metadata partition, the live one
+//! with the highest log end offset is replayed.
+
+pub mod checks;
+pub mod lineage;
+pub mod replay;
+pub mod storage;
+
+use crate::cluster::report::ScanReport;
+use crate::discover::layout::{DirKind, Inventory, PartitionDir};
+use crate::finding::{Finding, Kind};
+use crate::partition::results::ScanOptions;
+use crate::partition::walked::{LogItem, REMOTE_LOG_METADATA_TOPIC};
+use crate::read::format::checkpoint::{
+    TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint, parse_partition_metadata,
+};
+use crate::read::segment::{FileClass, MmapMode, load};
+use checks::ReplicaView;
+use lineage::Lineage;
+use replay::{Replay, UserPartition};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The replay of every `__remote_log_metadata` partition of `inv`, and, per metadata
+/// partition number, the report index of the copy replayed (when the scan reported it).
+pub fn replay_inventory(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> (Replay, BTreeMap<i32, Option<usize>>) {
+    let index = report_index(report);
+    let mut best: BTreeMap<i32, (i64, Option<usize>, &PartitionDir)> = BTreeMap::new();
+    for p in &inv.partitions {
+        let Some(tp) = &p.tp else { continue };
+        if tp.topic != REMOTE_LOG_METADATA_TOPIC || p.kind != Some(DirKind::Normal) {
+            continue;
+        }
+        let i = index.get(p.path.to_string_lossy().as_ref()).copied();
+        let leo = i
+            .and_then(|i| report.partitions[i].log_end_offset)
+            .unwrap_or(-1);
+        if best.get(&tp.partition).is_none_or(|b| leo > b.0) {
+            best.insert(tp.partition, (leo, i, p));
+        }
+    }
+    let mut replay = Replay::default();
+    let mut chosen = BTreeMap::new();
+    for (n, (_, i, p)) in best {
+        chosen.insert(n, i);
+        let walked = i.and_then(|i| report.partitions[i].cluster_inputs.remote_log.as_ref());
+        let own;
+        let (items, inputs) = match walked {
+            Some(items) => (items, &report.partitions[i.unwrap_or(0)].cluster_inputs),
+            None => {
+                own = crate::partition::walked::collect_dir(
+                    p,
+                    false,
+                    opts.max_bytes,
+                    opts.max_decompressed,
+                    None,
+                );
+                match own.remote_log.as_ref() {
+                    Some(items) => (items, &own),
+                    None => continue,
+                }
+            }
+        };
+        for item in items {
+            match item {
+                LogItem::Record(r) => replay.apply(
+                    n,
+                    r.offset,
+                    r.value.as_deref(),
+                    inputs.segment_name(r.segment),
+                    r.position,
+                ),
+                LogItem::Undecodable { message, .. } => replay.unread.push((n, message.clone())),
+                LogItem::Marker { .. } => {}
+            }
+        }
+    }
+    (replay, chosen)
+}
+
+fn report_index(report: &ScanReport) -> BTreeMap<&str, usize> {
+    report
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.path.as_str(), i))
+        .collect()
+}
+
+/// A small text file, read bounded; `None` when absent or unreadable.
+fn small_file(path: Option<&Path>) -> Option<Vec<u8>> {
+    load(path?, FileClass::Checkpoint, MmapMode::Never, None)
+        .ok()
+        .map(|d| d.to_vec())
+}
+
+/// The replica's view of its log: checkpointed log start, local start and end, lineage.
+fn replica_view(
+    p: &PartitionDir,
+    log_end_offset: Option<i64>,
+    log_starts: &mut BTreeMap<std::path::PathBuf, Vec<(String, i32, i64)>>,
+    inv: &Inventory,
+) -> ReplicaView {
+    let tp = p.tp.as_ref();
+    let log_start_offset = p.log_dir.as_ref().and_then(|d| {
+        let entries = log_starts.entry(d.clone()).or_insert_with(|| {
+            let ld = inv.log_dirs.iter().find(|l| &l.path == d);
+            small_file(ld.and_then(|l| l.log_start_offset_checkpoint.as_deref()))
+                .and_then(|b| {
+                    parse_offset_checkpoint(&b, TextFileKind::LogStartOffsetCheckpoint).ok()
+                })
+                .map(|v| {
+                    v.into_iter()
+                        .map(|e| (e.topic, e.partition, e.offset))
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        let tp = tp?;
+        entries
+            .iter()
+            .rev()
+            .find(|e| e.0 == tp.topic && e.1 == tp.partition)
+            .map(|e| e.2)
+    });
+    let lineage = small_file(p.leader_epoch_checkpoint.as_deref())
+        .and_then(|b| parse_leader_epoch_checkpoint(&b).ok())
+        .map(|v| Lineage::new(v.into_iter().map(|e| (e.epoch, e.start_offset))));
+    ReplicaView {
+        log_start_offset,
+        local_log_start: p
+            .segments
+            .iter()
+            .find(|s| s.log.is_some())
+            .map(|s| s.base_offset),
+        log_end_offset,
+        lineage,
+    }
+}
+
+/// Whether directory `p` holds user partition `up` (same name and partition; the same
+/// topic id when its `partition.metadata` reads).
+fn holds(p: &PartitionDir, up: &UserPartition) -> bool {
+    let Some(tp) = &p.tp else { return false };
+    if tp.topic != up.topic || tp.partition != up.partition || p.kind != Some(DirKind::Normal) {
+        return false;
+    }
+    small_file(p.partition_metadata.as_deref())
+        .and_then(|b| parse_partition_metadata(&b).ok())
+        .is_none_or(|m| m.topic_id == up.topic_id)
+}
+
+/// The pipeline's cluster check: every tiered-storage finding, keyed by the report index
+/// of the partition it belongs to (a user partition's replica; the metadata partition
+/// for findings about the topic itself or about a user partition not in the inputs).
+pub fn cluster_check(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> BTreeMap<usize, Vec<Finding>> {
+    analyse(report, inv, opts, true).0
+}
+
+/// Set each tiered replica's [`crate::partition::results::TieredRanges`] (its remote and local
+/// offsets) in the report.
+pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    for (i, r) in analyse(report, inv, opts, false).1 {
+        report.partitions[i].tiered = Some(r);
+    }
+}
+
+type Analysis = (
+    BTreeMap<usize, Vec<Finding>>,
+    Vec<(usize, crate::partition::results::TieredRanges)>,
+);
+
+fn undecodable_finding(u: &replay::Undecodable) -> Finding {
+    Finding::new(
+        Kind::RemoteMetadataUndecodable,
+        REMOTE_LOG_METADATA_TOPIC,
+        u.at.metadata_partition,
+        format!(
+            "a __remote_log_metadata record does not deserialize: {}",
+            u.error
+        ),
+    )
+    .offset(u.at.offset)
+    .position(u.position)
+    .segment(u.segment.clone())
+    .broker("TopicBasedRemoteLogMetadataManager's consumer task stops at a record it cannot deserialize: the broker's remote log metadata is frozen from here, copies and reads of every user partition of this metadata partition wait")
+    .remediation("find which broker wrote the record (a different RemoteLogMetadataManager or a damaged segment); the metadata consumer resumes only past it")
+    .evidence(serde_json::json!({"error": u.error}))
+}
+
+/// The replay, then per user partition its findings (when `findings`) and each replica's
+/// ranges.
+fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: bool) -> Analysis {
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    let mut ranges = Vec::new();
+    let (replay, chosen) = replay_inventory(report, inv, opts);
+    if chosen.is_empty() {
+        return (extra, ranges);
+    }
+    let index = report_index(report);
+    for u in replay.undecodable.iter().filter(|_| findings) {
+        if let Some(Some(i)) = chosen.get(&u.at.metadata_partition) {
+            extra.entry(*i).or_default().push(undecodable_finding(u));
+        }
+    }
+    let mut log_starts = BTreeMap::new();
+    for (up, log) in &replay.partitions {
+        let replicas: Vec<(usize, &PartitionDir)> = inv
+            .partitions
+            .iter()
+            .filter(|p| holds(p, up))
+            .filter_map(|p| Some((*index.get(p.path.to_string_lossy().as_ref())?, p)))
+            .collect();
+        let home = replicas.first().map(|r| r.0).or_else(|| {
+            log.last_event
+                .and_then(|at| chosen.get(&at.metadata_partition).copied().flatten())
+        });
+        for (i, p) in replicas {
+            let view = replica_view(p, report.partitions[i].log_end_offset, &mut log_starts, inv);
+            ranges.push((i, checks::ranges(log, &view)));
+            if findings {
+                let mine = extra.entry(i).or_default();
+                mine.extend(checks::gaps(up, log, &view));
+                mine.extend(checks::abandoned(up, log, &view));
+                mine.extend(checks::log_start_mismatch(up, log, &view));
+            }
+        }
+        let Some(home) = home.filter(|_| findings) else {
+            continue;
+        };
+        let mine = extra.entry(home).or_default();
+        mine.extend(checks::unfinished(up, log));
+        if let Some(root) = &opts.remote_storage {
+            mine.extend(storage::check(root, up, log, opts));
+        }
+    }
+    (extra, ranges)
+}

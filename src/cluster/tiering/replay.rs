@@ -1,0 +1,316 @@
+//! The replay of `__remote_log_metadata`, per user partition, as
+//! `TopicBasedRemoteLogMetadataManager`'s consumer applies it to its
+//! `RemoteLogMetadataCache` (`RemotePartitionMetadataStore`): each remote segment's
+//! lifecycle (COPY_SEGMENT_STARTED → COPY_SEGMENT_FINISHED → DELETE_SEGMENT_STARTED →
+//! DELETE_SEGMENT_FINISHED), its offsets, epochs, size and brokers, and the partition's
+//! deletion state.
+//!
+//! All the events of one user partition go to one metadata partition
+//! (`RemoteLogMetadataTopicPartitioner`), so replaying each metadata partition in offset
+//! order replays each user partition in the order its events were written.
+
+use crate::read::format::remote_log::{
+    self, PartitionDeleteState, RemoteLogMetadata, RemoteMetadataError, SegmentState,
+};
+use std::collections::{BTreeMap, HashMap};
+
+/// A user partition: topic, partition, topic id.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UserPartition {
+    pub topic: String,
+    pub partition: i32,
+    pub topic_id: [u8; 16],
+}
+
+/// Where an event is in `__remote_log_metadata`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct EventAt {
+    pub metadata_partition: i32,
+    pub offset: i64,
+}
+
+/// One state a segment went through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct StateEvent {
+    #[serde(serialize_with = "state_name")]
+    pub state: SegmentState,
+    pub at: EventAt,
+    pub broker_id: i32,
+    pub event_timestamp_ms: i64,
+}
+
+fn state_name<S: serde::Serializer>(s: &SegmentState, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(s.name())
+}
+
+/// One remote segment as the replay leaves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteSegment {
+    pub id: [u8; 16],
+    pub start_offset: i64,
+    pub end_offset: i64,
+    /// Epoch → first offset, ascending by epoch (duplicates: the later one, as Kafka's map).
+    pub leader_epochs: Vec<(i32, i64)>,
+    pub segment_size_in_bytes: i32,
+    pub max_timestamp_ms: i64,
+    /// Size of the custom metadata of the latest event carrying it.
+    pub custom_metadata: Option<Vec<u8>>,
+    /// The current state and every state applied, in order.
+    pub state: SegmentState,
+    pub history: Vec<StateEvent>,
+}
+
+impl RemoteSegment {
+    /// The broker that copied the segment (its COPY_SEGMENT_STARTED event).
+    pub fn copied_by(&self) -> i32 {
+        self.history.first().map_or(-1, |e| e.broker_id)
+    }
+    /// The last event applied to the segment.
+    pub fn last_event(&self) -> EventAt {
+        self.history.last().map_or(
+            EventAt {
+                metadata_partition: -1,
+                offset: -1,
+            },
+            |e| e.at,
+        )
+    }
+}
+
+/// An event the cache does not apply (`RemoteLogMetadataCache` logs it and goes on, or
+/// throws, which stops the broker's metadata consumer).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Ignored {
+    pub at: EventAt,
+    pub segment_id: String,
+    pub why: &'static str,
+    /// True when Kafka's cache throws on it (the consumer task stops).
+    pub stops_consumer: bool,
+}
+
+/// A user partition's replayed remote log.
+#[derive(Debug, Clone, Default)]
+pub struct PartitionLog {
+    /// Segments in the order of their COPY_SEGMENT_STARTED.
+    pub segments: Vec<RemoteSegment>,
+    index: HashMap<[u8; 16], usize>,
+    /// The latest partition delete state and where it was written.
+    pub delete_state: Option<(PartitionDeleteState, EventAt)>,
+    /// The latest event of the partition.
+    pub last_event: Option<EventAt>,
+    pub ignored: Vec<Ignored>,
+}
+
+/// A record of `__remote_log_metadata` that does not deserialize.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecodable {
+    pub at: EventAt,
+    pub segment: String,
+    pub position: u64,
+    pub error: String,
+}
+
+/// The replay of every metadata partition read.
+#[derive(Debug, Clone, Default)]
+pub struct Replay {
+    pub partitions: BTreeMap<UserPartition, PartitionLog>,
+    pub undecodable: Vec<Undecodable>,
+    /// Records or batches the walk could not read: `(metadata partition, why)`.
+    pub unread: Vec<(i32, String)>,
+}
+
+fn user_partition(p: &remote_log::TopicIdPartition<'_>) -> UserPartition {
+    UserPartition {
+        topic: String::from_utf8_lossy(p.topic).into_owned(),
+        partition: p.partition,
+        topic_id: p.topic_id,
+    }
+}
+
+fn epochs(m: &remote_log::SegmentMetadata<'_>) -> Vec<(i32, i64)> {
+    let map: BTreeMap<i32, i64> = m.leader_epochs.iter().collect();
+    map.into_iter().collect()
+}
+
+fn id_text(id: &[u8; 16]) -> String {
+    crate::read::format::checkpoint::encode_uuid(id)
+}
+
+impl Replay {
+    /// Apply one record of metadata partition `metadata_partition`.
+    pub fn apply(
+        &mut self,
+        metadata_partition: i32,
+        offset: i64,
+        value: Option<&[u8]>,
+        segment: &str,
+        position: u64,
+    ) {
+        let at = EventAt {
+            metadata_partition,
+            offset,
+        };
+        let decoded = match value {
+            None => Err("the record has a null value".to_string()),
+            Some(v) => remote_log::decode(v).map_err(|e: RemoteMetadataError| e.to_string()),
+        };
+        match decoded {
+            Ok(r) => self.apply_record(at, &r),
+            Err(error) => self.undecodable.push(Undecodable {
+                at,
+                segment: segment.to_string(),
+                position,
+                error,
+            }),
+        }
+    }
+
+    fn apply_record(&mut self, at: EventAt, r: &RemoteLogMetadata<'_>) {
+        match r {
+            RemoteLogMetadata::Segment(m) => {
+                let log = self
+                    .partitions
+                    .entry(user_partition(&m.segment.partition))
+                    .or_default();
+                log.last_event = Some(at);
+                log.add_segment(at, m);
+            }
+            RemoteLogMetadata::Update(u) => {
+                let log = self
+                    .partitions
+                    .entry(user_partition(&u.segment.partition))
+                    .or_default();
+                log.last_event = Some(at);
+                log.update(at, u);
+            }
+            RemoteLogMetadata::PartitionDelete(d) => {
+                let log = self
+                    .partitions
+                    .entry(user_partition(&d.partition))
+                    .or_default();
+                log.last_event = Some(at);
+                if let Some(s) = PartitionDeleteState::from_id(d.state) {
+                    log.delete_state = Some((s, at));
+                }
+            }
+            // Only in `remote_log_snapshot` files: never written to the topic.
+            RemoteLogMetadata::Snapshot(_) => {}
+        }
+    }
+}
+
+impl PartitionLog {
+    /// `RemoteLogMetadataCache.addCopyInProgressSegment`.
+    fn add_segment(&mut self, at: EventAt, m: &remote_log::SegmentMetadata<'_>) {
+        let Some(state) = SegmentState::from_id(m.state) else {
+            return;
+        };
+        let ignore = |why, stops_consumer| Ignored {
+            at,
+            segment_id: id_text(&m.segment.id),
+            why,
+            stops_consumer,
+        };
+        if state != SegmentState::CopyStarted {
+            self.ignored.push(ignore(
+                "a segment's first event must be COPY_SEGMENT_STARTED",
+                true,
+            ));
+            return;
+        }
+        let existing = self.index.get(&m.segment.id).copied();
+        let from = existing.map(|i| self.segments[i].state);
+        if !SegmentState::is_valid_transition(from, state) {
+            self.ignored.push(ignore(
+                "invalid state transition (ignored by the cache)",
+                false,
+            ));
+            return;
+        }
+        let event = StateEvent {
+            state,
+            at,
+            broker_id: m.broker_id,
+            event_timestamp_ms: m.event_timestamp_ms,
+        };
+        let seg = RemoteSegment {
+            id: m.segment.id,
+            start_offset: m.start_offset,
+            end_offset: m.end_offset,
+            leader_epochs: epochs(m),
+            segment_size_in_bytes: m.segment_size_in_bytes,
+            max_timestamp_ms: m.max_timestamp_ms,
+            custom_metadata: m.custom_metadata.map(<[u8]>::to_vec),
+            state,
+            history: vec![event],
+        };
+        match existing {
+            Some(i) => {
+                let mut history = std::mem::take(&mut self.segments[i].history);
+                history.push(event);
+                self.segments[i] = RemoteSegment { history, ..seg };
+            }
+            None => {
+                self.index.insert(m.segment.id, self.segments.len());
+                self.segments.push(seg);
+            }
+        }
+    }
+
+    /// `RemoteLogMetadataCache.updateRemoteLogSegmentMetadata`.
+    fn update(&mut self, at: EventAt, u: &remote_log::SegmentUpdate<'_>) {
+        let Some(state) = SegmentState::from_id(u.state) else {
+            return;
+        };
+        let ignore = |why, stops_consumer| Ignored {
+            at,
+            segment_id: id_text(&u.segment.id),
+            why,
+            stops_consumer,
+        };
+        let Some(&i) = self.index.get(&u.segment.id) else {
+            self.ignored.push(ignore(
+                "an update for a segment never copied (RemoteResourceNotFoundException once the partition is initialized)",
+                true,
+            ));
+            return;
+        };
+        let seg = &mut self.segments[i];
+        if seg.state == SegmentState::DeleteFinished {
+            self.ignored.push(ignore(
+                "an update for a segment already deleted (the cache forgot it)",
+                true,
+            ));
+            return;
+        }
+        if !SegmentState::is_valid_transition(Some(seg.state), state) {
+            self.ignored.push(ignore(
+                "invalid state transition (ignored by the cache)",
+                false,
+            ));
+            return;
+        }
+        if state == SegmentState::CopyStarted {
+            self.ignored.push(ignore(
+                "an update to COPY_SEGMENT_STARTED (IllegalArgumentException)",
+                true,
+            ));
+            return;
+        }
+        seg.state = state;
+        if u.custom_metadata.is_some() {
+            seg.custom_metadata = u.custom_metadata.map(<[u8]>::to_vec);
+        }
+        seg.history.push(StateEvent {
+            state,
+            at,
+            broker_id: u.broker_id,
+            event_timestamp_ms: u.event_timestamp_ms,
+        });
+    }
+
+    /// Whether any event of the partition was written after `at`.
+    pub fn has_event_after(&self, at: EventAt) -> bool {
+        self.last_event.is_some_and(|l| l > at)
+    }
+}

@@ -1,0 +1,156 @@
+//! Typed evidence at the stage joints: the parts of a finding's `evidence` that one stage
+//! writes and a later stage reads back (the coordinator confirmation reads the partition
+//! replay's open transactions, the triage reads both). Writer and reader go through the
+//! same structs, serialized into the JSON and deserialized from it, so a renamed or retyped
+//! field changes both at once; the JSON keeps its shape (report schema v1).
+
+use super::Finding;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One batch as findings show it (`first_batch`, `last_marker`, `marker`, …).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BatchEvidence {
+    pub offset: i64,
+    pub last_offset: i64,
+    pub position: u64,
+    pub segment: String,
+    /// `data`, `commit`, `abort`, …
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub timestamp: i64,
+    /// Markers only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordinator_epoch: Option<i32>,
+    /// Data of a producer only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_sequence: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_sequence: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_leader_epoch: Option<i32>,
+}
+
+/// What an open transaction's finding (`hanging_transaction`, `open_transaction`) holds for
+/// the stages after the replay.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct OpenTxnJoint {
+    /// The transaction's first batch.
+    pub first_batch: Option<BatchEvidence>,
+    /// The producer's last marker in the partition (before the transaction).
+    pub last_marker: Option<BatchEvidence>,
+    /// The reference time of the verdict (ms).
+    pub reference_time_ms: Option<i64>,
+    /// Where read_committed consumers stop.
+    pub last_stable_offset: Option<i64>,
+}
+
+/// What a `zombie_write` finding holds for the stages after the replay.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ZombieJoint {
+    /// The marker at the higher epoch the zombie wrote after.
+    pub marker: Option<BatchEvidence>,
+}
+
+/// The coordinator's verdict on an open transaction (`evidence.coordinator`): what the
+/// triage reads of the confirmation.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CoordinatorJoint {
+    /// `alive`, `markers_pending`, `moved_on`, `unavailable`, …
+    pub verdict: String,
+    /// The transactional id the producer maps to, when one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transactional_id: Option<String>,
+}
+
+/// The annotation of a finding by the coordinator confirmation.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+struct Annotated {
+    coordinator: Option<CoordinatorJoint>,
+}
+
+/// Merge the fields of `joint` (a struct serializing to a map) into `evidence`.
+pub fn merge(evidence: &mut Value, joint: &impl Serialize) {
+    if let (Value::Object(m), Ok(Value::Object(j))) = (evidence, serde_json::to_value(joint)) {
+        m.extend(j);
+    }
+}
+
+/// The typed part `T` of `f`'s evidence (its default when the evidence lacks it).
+pub fn read<'a, T: Deserialize<'a> + Default>(f: &'a Finding) -> T {
+    T::deserialize(&f.evidence).unwrap_or_default()
+}
+
+impl CoordinatorJoint {
+    /// The coordinator's verdict on `f`, when the confirmation annotated it.
+    pub fn of(f: &Finding) -> Option<CoordinatorJoint> {
+        read::<Annotated>(f).coordinator
+    }
+
+    /// Put `annotation` (the confirmation's evidence, holding this joint's fields) at
+    /// `evidence.coordinator`.
+    pub fn annotate(evidence: &mut Value, annotation: Value) {
+        let Ok(Value::Object(key)) = serde_json::to_value(Annotated {
+            coordinator: Some(CoordinatorJoint::default()),
+        }) else {
+            return;
+        };
+        if let (Value::Object(m), Some((k, _))) = (evidence, key.into_iter().next()) {
+            m.insert(k, annotation);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::Kind;
+    use serde_json::json;
+
+    /// What a writer merges is what a reader gets back; the keys sit where the JSON had
+    /// them; the coordinator's annotation goes under its key and reads back typed.
+    #[test]
+    fn joints_round_trip_through_the_json() {
+        let marker = BatchEvidence {
+            offset: 4,
+            last_offset: 4,
+            position: 120,
+            segment: "00000000000000000000.log".into(),
+            kind: "commit".into(),
+            producer_id: 7,
+            producer_epoch: 2,
+            timestamp: 1_000,
+            coordinator_epoch: Some(3),
+            ..BatchEvidence::default()
+        };
+        let joint = OpenTxnJoint {
+            first_batch: None,
+            last_marker: Some(marker.clone()),
+            reference_time_ms: Some(9_000),
+            last_stable_offset: Some(5),
+        };
+        let mut ev = json!({"idle_ms": 1});
+        merge(&mut ev, &joint);
+        assert_eq!(ev["last_marker"]["type"], "commit");
+        assert_eq!(ev["last_marker"]["coordinator_epoch"], 3);
+        assert!(ev["last_marker"].get("base_sequence").is_none());
+        assert!(ev["first_batch"].is_null());
+        let mut f = Finding::new(Kind::HangingTransaction, "t", 0, "m").evidence(ev);
+        assert_eq!(read::<OpenTxnJoint>(&f), joint);
+        assert_eq!(CoordinatorJoint::of(&f), None);
+        let mut annotation = json!({"confirmed": true});
+        let verdict = CoordinatorJoint {
+            verdict: "alive".into(),
+            transactional_id: Some("app".into()),
+        };
+        merge(&mut annotation, &verdict);
+        CoordinatorJoint::annotate(&mut f.evidence, annotation);
+        assert_eq!(f.evidence["coordinator"]["verdict"], "alive");
+        assert_eq!(CoordinatorJoint::of(&f), Some(verdict));
+        // Unreadable evidence gives the default, not a panic.
+        let g = Finding::new(Kind::ZombieWrite, "t", 0, "m").evidence(json!({"marker": 3}));
+        assert_eq!(read::<ZombieJoint>(&g), ZombieJoint::default());
+    }
+}

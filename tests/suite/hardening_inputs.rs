@@ -1,0 +1,220 @@
+//! Inputs judged by what they are: `dump`'s exit status on a corrupt snapshot or transaction
+//! index, a segment whose first bytes look like an archive's magic, a file named as an
+//! archive that is none.
+#![cfg(all(feature = "testkit", unix))]
+
+use crate::common::run::klogscan;
+use klogscan::testkit::files::{SnapshotEntry, encode_snapshot};
+use klogscan::testkit::{BatchSpec, RecordSpec};
+use std::path::Path;
+
+fn snapshot() -> Vec<u8> {
+    encode_snapshot(&[SnapshotEntry {
+        producer_id: 7,
+        epoch: 1,
+        last_sequence: 4,
+        last_offset: 10,
+        offset_delta: 4,
+        timestamp: 1_700_000_000_000,
+        coordinator_epoch: -1,
+        current_txn_first_offset: -1,
+    }])
+}
+
+/// `dump` prints a corrupt snapshot as corrupt and exits 1, as for any invalid file
+/// (README: exit 1 when a file is invalid); the intact one exits 0.
+#[test]
+fn dump_exits_1_on_a_corrupt_snapshot() {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().join("00000000000000000010.snapshot");
+    std::fs::write(&p, snapshot()).unwrap();
+    let r = klogscan(&["dump".as_ref(), p.as_os_str()], None, 60);
+    assert_eq!(r.code(), 0, "{r:?}");
+    assert!(r.out.contains("producerId: 7"), "{}", r.out);
+    let mut b = snapshot();
+    b[20] ^= 0x10;
+    std::fs::write(&p, &b).unwrap();
+    for fmt in ["text", "json"] {
+        let r = klogscan(
+            &[
+                "dump".as_ref(),
+                "--format".as_ref(),
+                fmt.as_ref(),
+                p.as_os_str(),
+            ],
+            None,
+            60,
+        );
+        assert_eq!(r.code(), 1, "{fmt}: {r:?}");
+        assert!(r.err.contains("Snapshot is corrupt"), "{fmt}: {}", r.err);
+    }
+}
+
+/// A transaction index entry of an unknown version is printed as an error: exit 1.
+#[test]
+fn dump_exits_1_on_an_unknown_txnindex_version() {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().join("00000000000000000000.txnindex");
+    let mut e = vec![0u8; 34];
+    std::fs::write(&p, &e).unwrap();
+    let r = klogscan(&["dump".as_ref(), p.as_os_str()], None, 60);
+    assert_eq!(r.code(), 0, "{r:?}");
+    e[0] = 1; // version 1 (Kafka reads the high byte)
+    std::fs::write(&p, &e).unwrap();
+    let r = klogscan(&["dump".as_ref(), p.as_os_str()], None, 60);
+    assert_eq!(r.code(), 1, "{r:?}");
+    assert!(
+        r.err.contains("Unexpected aborted transaction version 1"),
+        "{}",
+        r.err
+    );
+}
+
+/// A segment whose base offset's bytes start like gzip's (1f 8b) or zip's (PK 03 04) magic.
+fn segment_like(dir: &Path, magic: &[u8]) -> std::path::PathBuf {
+    let mut base = [0u8; 8];
+    base[..magic.len()].copy_from_slice(magic);
+    let bytes = BatchSpec {
+        base_offset: i64::from_be_bytes(base),
+        base_timestamp: 1_700_000_000_000,
+        records: vec![RecordSpec {
+            value: Some(b"v".to_vec()),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+    .encode();
+    let d = dir.join("t-0");
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(format!("{:020}.log", i64::from_be_bytes(base)));
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// A `.log` named on the command line is a segment whatever its first bytes: `scan` reads
+/// it (one batch, no input error) and `dump` prints its batch.
+#[test]
+fn a_log_file_whose_first_bytes_look_like_an_archive_is_a_segment() {
+    for magic in [&[0x1f, 0x8b][..], b"PK\x03\x04", &[0x28, 0xb5, 0x2f, 0xfd]] {
+        let t = tempfile::tempdir().unwrap();
+        let log = segment_like(t.path(), magic);
+        let r = klogscan(
+            &[
+                "scan".as_ref(),
+                "--format".as_ref(),
+                "json".as_ref(),
+                log.as_os_str(),
+            ],
+            None,
+            60,
+        );
+        assert_eq!(r.code(), 0, "{magic:x?}: {r:?}");
+        let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
+        assert_eq!(v["partitions"][0]["batches"], 1, "{magic:x?}: {}", r.out);
+        let r = klogscan(&["dump".as_ref(), log.as_os_str()], None, 60);
+        assert_eq!(r.code(), 0, "{magic:x?}: {r:?}");
+        assert!(r.out.contains("baseOffset: "), "{magic:x?}: {}", r.out);
+    }
+}
+
+/// A file named `.tgz` (or `.tar.zst`, `.zip`) that is no archive: an input error that says
+/// so, not "unpack it".
+#[test]
+fn a_misnamed_archive_is_called_what_it_is() {
+    let t = tempfile::tempdir().unwrap();
+    for (name, says) in [
+        (
+            "notgzip.tgz",
+            "named .tgz but its first bytes are not a gzip stream's",
+        ),
+        (
+            "x.tar.gz",
+            "named .tar.gz but its first bytes are not a gzip stream's",
+        ),
+        (
+            "x.tar.zst",
+            "named .tar.zst but its first bytes are not a zstd frame's",
+        ),
+        (
+            "x.zip",
+            "named .zip but its first bytes are not a zip archive's",
+        ),
+    ] {
+        let p = t.path().join(name);
+        std::fs::write(&p, b"hello, not an archive\n").unwrap();
+        let r = klogscan(&["scan".as_ref(), p.as_os_str()], None, 60);
+        assert_eq!(r.code(), 2, "{name}: {r:?}");
+        assert!(r.err.contains(says), "{name}: {}", r.err);
+        assert!(!r.err.contains("unpack it"), "{name}: {}", r.err);
+    }
+}
+
+/// A `.tar.zst` of one 256 MiB segment of zeros (a few KiB): extraction lasts long enough
+/// for a signal to land in it.
+fn zero_bomb(path: &Path) {
+    let f = std::fs::File::create(path).unwrap();
+    let z = zstd::stream::write::Encoder::new(f, 1)
+        .unwrap()
+        .auto_finish();
+    let mut b = tar::Builder::new(z);
+    let mut h = tar::Header::new_gnu();
+    h.set_size(256 << 20);
+    h.set_mode(0o644);
+    h.set_cksum();
+    b.append_data(
+        &mut h,
+        "t-0/00000000000000000000.log",
+        std::io::Read::take(std::io::repeat(0), 256 << 20),
+    )
+    .unwrap();
+    b.into_inner().unwrap();
+}
+
+/// Killed mid-extraction by SIGINT, SIGTERM, SIGHUP, SIGABRT (what an allocation failure
+/// ends in) or even SIGKILL, klogscan leaves no temporary directory behind.
+#[test]
+fn an_archives_temporary_directory_goes_with_the_process_however_it_ends() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let t = tempfile::tempdir().unwrap();
+    let ar = t.path().join("bomb.tar.zst");
+    zero_bomb(&ar);
+    let entries = |d: &Path| std::fs::read_dir(d).unwrap().count();
+    for sig in [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGABRT,
+        libc::SIGKILL,
+    ] {
+        let tmp = t.path().join(format!("tmp{sig}"));
+        std::fs::create_dir(&tmp).unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_klogscan"))
+            .arg("scan")
+            .arg(&ar)
+            .env("TMPDIR", &tmp)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // A deadline for a hang, not a measurement.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while entries(&tmp) == 0 {
+            assert!(Instant::now() < deadline, "no temporary directory made");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // SAFETY: a plain kill(2) of our own child.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(sig), "signal {sig}: {status:?}");
+        while entries(&tmp) != 0 {
+            assert!(
+                Instant::now() < deadline,
+                "signal {sig}: left behind: {:?}",
+                std::fs::read_dir(&tmp).unwrap().collect::<Vec<_>>()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! `truncation_below_high_watermark`: the recovery model truncates below the checkpointed
+//! high watermark (`UnifiedLog.updateHighWatermark` then clamps it): acknowledged data lost
+//! on that replica, an error when no input copy holds the range, a warning naming the copy
+//! that does; and the triage's decision and commands for every damage incident.
+
+use std::path::Path;
+
+use klogscan::cluster::lost::LostRange;
+use klogscan::finding::{Finding, Kind, Severity};
+use klogscan::report::triage::{Incident, incidents};
+use klogscan::results::{ScanOptions, ScanReport};
+use klogscan::testkit::files::LogDirBuilder;
+use klogscan::testkit::scenario::{Batch, FaultKind, PartitionBuilder, Producer, Target};
+
+/// `orders-0`: 10 batches of 2 records (offsets 0..=19), segments at 0 and 8; with
+/// `damage`, a byte of the first batch of the second segment (offset 8) flipped inside
+/// its records: recovery truncates the log to offset 8.
+fn orders(damage: bool) -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("orders", 0).leader_epoch(3);
+    for i in 0..10 {
+        p.append(Batch::new(Producer::PLAIN).values([format!("v-{i}a"), format!("v-{i}b")]));
+        if i == 3 {
+            p.roll();
+        }
+    }
+    if damage {
+        p.fault(
+            Target::LastLog,
+            FaultKind::FlipByte {
+                position: 70,
+                mask: 0x20,
+            },
+        );
+    }
+    p
+}
+
+/// Broker 1 holds the damaged copy (unclean shutdown, high watermark `hw`); with `replica`,
+/// broker 2 of the same cluster holds an intact one.
+fn write(root: &Path, hw: Option<i64>, replica: bool) {
+    let mut b1 = LogDirBuilder::new(1).cluster_id("c1").clean_shutdown(false);
+    if let Some(hw) = hw {
+        b1 = b1.high_watermark("orders", 0, hw);
+    }
+    b1.partition(orders(true))
+        .write(&root.join("broker1"))
+        .unwrap();
+    if replica {
+        LogDirBuilder::new(2)
+            .cluster_id("c1")
+            .partition(orders(false))
+            .write(&root.join("broker2"))
+            .unwrap();
+    }
+}
+
+fn scan(root: &Path) -> ScanReport {
+    klogscan::pipeline::scan(&[root.to_path_buf()], &ScanOptions::default())
+}
+
+fn lost(r: &ScanReport) -> Vec<&Finding> {
+    r.findings
+        .iter()
+        .filter(|f| f.kind == Kind::TruncationBelowHighWatermark)
+        .collect()
+}
+
+fn damage_incident(r: &ScanReport) -> Incident {
+    incidents(&r.findings)
+        .into_iter()
+        .find(|i| {
+            i.members
+                .iter()
+                .any(|&m| r.findings[m].kind == Kind::CrcMismatch)
+        })
+        .expect("the damage is an incident")
+}
+
+#[test]
+fn only_copy_below_the_high_watermark_is_an_error_and_the_decision_saves_first() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), Some(16), false);
+    let r = scan(d.path());
+    let l = lost(&r);
+    assert_eq!(l.len(), 1, "{:#?}", r.findings);
+    let f = l[0];
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(f.offset, Some(8), "the first offset lost");
+    let e = LostRange::of(f).unwrap();
+    assert_eq!(
+        (
+            e.high_watermark,
+            e.first_lost_offset,
+            e.offsets_lost_at_least
+        ),
+        (16, 8, 8)
+    );
+    // Six batches removed (the damaged one's record count is not trusted): 10 records.
+    assert_eq!((e.batches_removed, e.records_removed), (6, 10));
+    assert_eq!(e.segments.len(), 1);
+    assert!(e.intact_copy.is_none() && e.copies.is_empty());
+    assert!(
+        f.message.contains("at least 8 acknowledged offsets"),
+        "{}",
+        f.message
+    );
+    // Caused by the CRC mismatch at the truncation point: one incident.
+    assert_eq!(f.caused_by.len(), 1, "{:?}", f.caused_by);
+    assert!(
+        f.caused_by[0].starts_with("b1:crc_mismatch:orders-0@8"),
+        "{:?}",
+        f.caused_by
+    );
+    let inc = damage_incident(&r);
+    let decision = inc.decision.as_deref().unwrap();
+    assert!(
+        decision.contains("only copy of offsets 8..15"),
+        "{decision}"
+    );
+    let cmds = inc.commands.join("\n");
+    assert!(cmds.contains("cp -a "), "{cmds}");
+    assert!(
+        cmds.contains("klogscan dump --deep-iteration --print-data-log "),
+        "{cmds}"
+    );
+    assert!(cmds.contains("kafka-dump-log.sh --files "), "{cmds}");
+    assert!(cmds.contains("klogscan verify "), "{cmds}");
+    assert!(
+        !cmds.contains("kafka-server-start.sh"),
+        "no restart before saving: {cmds}"
+    );
+}
+
+#[test]
+fn an_intact_replica_makes_it_a_warning_naming_the_copy_and_the_decision_re_fetches() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), Some(16), true);
+    let r = scan(d.path());
+    let l = lost(&r);
+    assert_eq!(l.len(), 1, "{:#?}", r.findings);
+    let f = l[0];
+    assert_eq!(f.severity, Severity::Warning);
+    let e = LostRange::of(f).unwrap();
+    let c = e.intact().expect("broker 2 holds the range");
+    assert_eq!(c.broker_id, Some(2));
+    assert!(c.holds_lost_range && c.at_latest_epoch);
+    assert_eq!(e.latest_leader_epoch, Some(3));
+    assert!(f.message.contains("broker 2's copy"), "{}", f.message);
+    assert!(
+        f.message.contains("holds offsets 8..15 intact"),
+        "{}",
+        f.message
+    );
+    let inc = damage_incident(&r);
+    let decision = inc.decision.as_deref().unwrap();
+    assert!(
+        decision.contains("truncate and re-fetch: broker 2 holds offsets 8..15"),
+        "{decision}"
+    );
+    let cmds = inc.commands.join("\n");
+    for want in [
+        "--describe --topic orders",
+        "cp -a ",
+        "kafka-server-stop.sh",
+        "kafka-server-start.sh",
+        "--under-replicated-partitions",
+    ] {
+        assert!(cmds.contains(want), "{want}: {cmds}");
+    }
+}
+
+#[test]
+fn truncation_above_the_high_watermark_loses_nothing_acknowledged() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), Some(6), false);
+    let r = scan(d.path());
+    assert!(lost(&r).is_empty(), "{:#?}", lost(&r));
+    // The damage still gets a decision and commands.
+    let inc = damage_incident(&r);
+    let decision = inc.decision.as_deref().unwrap();
+    assert!(
+        decision.contains("at or above the checkpointed high watermark 6"),
+        "{decision}"
+    );
+    assert!(
+        inc.commands
+            .iter()
+            .any(|c| c.starts_with("kafka-server-start.sh"))
+    );
+}
+
+#[test]
+fn without_a_high_watermark_checkpoint_there_is_no_claim_and_the_decision_saves_first() {
+    let d = tempfile::tempdir().unwrap();
+    // A bare partition directory: no log dir files, no checkpoint.
+    orders(true).write(d.path()).unwrap();
+    let r = scan(d.path());
+    assert!(lost(&r).is_empty());
+    let inc = damage_incident(&r);
+    let decision = inc.decision.as_deref().unwrap();
+    assert!(
+        decision.starts_with("save the damaged range first"),
+        "{decision}"
+    );
+    assert!(!inc.commands.is_empty());
+}
+
+#[test]
+fn damage_recovery_never_reads_gets_a_replacement_decision() {
+    let d = tempfile::tempdir().unwrap();
+    // A clean shutdown: LogSegment.recover does not run, the broker serves the bytes.
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .high_watermark("orders", 0, 16)
+        .partition(orders(true))
+        .write(&d.path().join("broker1"))
+        .unwrap();
+    let r = scan(d.path());
+    assert!(lost(&r).is_empty());
+    let inc = damage_incident(&r);
+    let decision = inc.decision.as_deref().unwrap();
+    assert!(decision.starts_with("replace this replica"), "{decision}");
+    assert!(
+        inc.commands.iter().any(|c| c.starts_with("mv ")),
+        "{:?}",
+        inc.commands
+    );
+}
+
+#[test]
+fn a_damaged_replica_is_not_an_intact_copy() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), Some(16), false);
+    // Broker 2 holds the same damage, recovered the same way.
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .clean_shutdown(false)
+        .high_watermark("orders", 0, 16)
+        .partition(orders(true))
+        .write(&d.path().join("broker2"))
+        .unwrap();
+    let r = scan(d.path());
+    let l = lost(&r);
+    assert_eq!(l.len(), 2);
+    for f in l {
+        assert_eq!(f.severity, Severity::Error);
+        let e = LostRange::of(f).unwrap();
+        assert_eq!(e.copies.len(), 1);
+        assert!(!e.copies[0].holds_lost_range);
+    }
+}

@@ -1,0 +1,354 @@
+//! Tiered storage (`cluster::tiering`): the `__remote_log_metadata` replay against each
+//! replica, on partitions written by the testkit's `TieredLog` (a broker log dir with the
+//! local segments, its checkpoints and the metadata partition, and the remote segments in
+//! `LocalTieredStorage`'s layout). Each finding has a scenario that raises it and a
+//! healthy tiered partition (rolling copies, retention deletes) raises none.
+#![cfg(feature = "testkit")]
+
+use klogscan::finding::{Finding, Kind};
+use klogscan::partition::scan::ScanOptions;
+use klogscan::testkit::remote_log::{TieredLog, TieredManifest};
+use klogscan::testkit::{Batch, PartitionBuilder, Producer};
+use std::path::Path;
+
+const TIERED: &[Kind] = &[
+    Kind::RemoteSegmentGap,
+    Kind::RemoteCopyUnfinished,
+    Kind::RemoteDeleteUnfinished,
+    Kind::RemoteSegmentAbandonedLineage,
+    Kind::RemoteLogStartMismatch,
+    Kind::RemoteSegmentMissing,
+    Kind::RemoteSegmentMismatch,
+    Kind::RemoteMetadataUndecodable,
+];
+
+/// Five segments of 20 offsets: [0,19] [20,39] epoch 0; [40,59] epoch 1; [60,79] epoch 1
+/// then 2 at 70; [80,99] epoch 2 (the active segment).
+fn history() -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);
+    for seg in 0..5 {
+        if seg > 0 {
+            p.roll();
+        }
+        for half in 0..2 {
+            let epoch = match (seg, half) {
+                (0 | 1, _) => 0,
+                (2, _) | (3, 0) => 1,
+                _ => 2,
+            };
+            p.append(Batch::new(Producer::PLAIN).records(10).leader_epoch(epoch));
+        }
+    }
+    p
+}
+
+/// Segments 0 and 1 copied, then segment 0 deleted by retention.
+fn rolled() -> TieredLog {
+    let mut t = TieredLog::new(history());
+    let r0 = t.copy(0);
+    t.copy(1);
+    t.delete(r0);
+    t
+}
+
+/// Segments 0–3 copied with retention deleting segment 0 in between (rolling), the local
+/// log from segment 3: log start 20, local log start 60.
+fn healthy() -> TieredLog {
+    let mut t = rolled();
+    t.copy(2);
+    t.copy(3);
+    t.local_from(3);
+    t
+}
+
+fn scan(m: &TieredManifest, remote: bool) -> Vec<Finding> {
+    let opts = ScanOptions {
+        remote_storage: remote.then(|| m.remote_root.clone()),
+        ..ScanOptions::default()
+    };
+    let root = m.log_dir.parent().unwrap().to_path_buf();
+    klogscan::pipeline::scan(&[root], &opts).findings
+}
+
+fn write(t: TieredLog, dir: &Path) -> TieredManifest {
+    t.write(dir).unwrap()
+}
+
+/// The `.log` of the remote segment starting at `start`.
+fn remote_log(m: &TieredManifest, start: i64) -> std::path::PathBuf {
+    let prefix = format!("{start:020}-");
+    std::fs::read_dir(&m.remote_partition_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.starts_with(&prefix) && n.ends_with(".log")
+        })
+        .unwrap()
+}
+
+fn of(f: &[Finding], k: Kind) -> Vec<&Finding> {
+    f.iter().filter(|f| f.kind == k).collect()
+}
+
+#[test]
+fn healthy_tiered_partition_has_no_finding() {
+    let d = tempfile::tempdir().unwrap();
+    let m = write(healthy(), d.path());
+    assert_eq!((m.log_start_offset, m.local_log_start_offset), (20, 60));
+    let f = scan(&m, true);
+    assert!(f.is_empty(), "{f:#?}");
+}
+
+/// The only tiered findings of a scan, as `(kind, topic, partition, offset)`.
+fn tiered(f: &[Finding]) -> Vec<(Kind, String, i32, Option<i64>)> {
+    f.iter()
+        .filter(|f| TIERED.contains(&f.kind))
+        .map(|f| (f.kind, f.topic.clone(), f.partition, f.offset))
+        .collect()
+}
+
+fn orders(k: Kind, offset: i64) -> (Kind, String, i32, Option<i64>) {
+    (k, "orders".into(), 0, Some(offset))
+}
+
+#[test]
+fn gap_between_remote_segments() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = rolled();
+    t.copy(3);
+    t.local_from(3);
+    let f = scan(&write(t, d.path()), false);
+    assert_eq!(tiered(&f), vec![orders(Kind::RemoteSegmentGap, 40)]);
+    let g = &of(&f, Kind::RemoteSegmentGap)[0];
+    assert_eq!(g.evidence["last_missing_offset"], 59);
+    assert_eq!(g.evidence["log_start_offset"], 20);
+}
+
+/// A checkpoint written before the retention run that deleted the first segment leaves
+/// the log start below the remote segments: the deleted segment held those offsets.
+#[test]
+fn stale_log_start_below_deleted_segments_is_no_gap() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = healthy();
+    t.log_start(0);
+    let f = scan(&write(t, d.path()), false);
+    assert!(tiered(&f).is_empty(), "{f:#?}");
+}
+
+#[test]
+fn gap_below_the_first_segment_without_deletion() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = healthy();
+    t.log_start(10);
+    let f = scan(&write(t, d.path()), false);
+    // Offsets 10..=19 were in the deleted segment 0: explained; none missing.
+    assert!(tiered(&f).is_empty(), "{f:#?}");
+    let d = tempfile::tempdir().unwrap();
+    let mut t = TieredLog::new(history());
+    t.copy(1);
+    t.copy(2);
+    t.copy(3);
+    t.local_from(3);
+    t.log_start(0);
+    let f = scan(&write(t, d.path()), false);
+    assert_eq!(tiered(&f), vec![orders(Kind::RemoteSegmentGap, 0)]);
+}
+
+#[test]
+fn copy_started_then_retried() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = rolled();
+    t.copy_started(2); // the broker died or the upload failed: never finished
+    t.copy(2); // retried under a new segment id
+    t.copy(3);
+    t.local_from(3);
+    let f = scan(&write(t, d.path()), true);
+    assert_eq!(tiered(&f), vec![orders(Kind::RemoteCopyUnfinished, 40)]);
+    let u = &of(&f, Kind::RemoteCopyUnfinished)[0];
+    assert_eq!(u.evidence["retried_by"].as_array().unwrap().len(), 1);
+}
+
+/// The partition's last event a COPY_SEGMENT_STARTED: a copy in flight, not reported.
+#[test]
+fn copy_in_flight_is_not_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = healthy();
+    t.copy_started(4);
+    let f = scan(&write(t, d.path()), false);
+    assert!(tiered(&f).is_empty(), "{f:#?}");
+}
+
+#[test]
+fn delete_started_never_finished() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = TieredLog::new(history());
+    let r0 = t.copy(0);
+    t.copy(1);
+    t.delete_started(r0);
+    t.copy(2);
+    t.copy(3);
+    t.local_from(3);
+    t.log_start(20);
+    let f = scan(&write(t, d.path()), false);
+    assert_eq!(tiered(&f), vec![orders(Kind::RemoteDeleteUnfinished, 0)]);
+    // The same delete as the partition's last event: in flight.
+    let d = tempfile::tempdir().unwrap();
+    let mut t = TieredLog::new(history());
+    let r0 = t.copy(0);
+    t.copy(1);
+    t.copy(2);
+    t.copy(3);
+    t.delete_started(r0);
+    t.local_from(3);
+    t.log_start(20);
+    let f = scan(&write(t, d.path()), false);
+    assert!(tiered(&f).is_empty(), "{f:#?}");
+}
+
+/// KAFKA-16511's shape: a finished segment carrying an epoch the partition's lineage does
+/// not have (an abandoned leader's copy of offsets 40..=59).
+#[test]
+fn segment_of_an_abandoned_lineage() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = healthy();
+    let mut stray = t.remote_segment(2);
+    stray.leader_epochs = vec![(1, 40), (3, 50)];
+    let r = t.copy_started_as(stray, 2);
+    t.copy_finished(r);
+    // Metadata only: the testkit's objects for it are segment 2's own batches.
+    let f = scan(&write(t, d.path()), false);
+    assert_eq!(
+        tiered(&f),
+        vec![orders(Kind::RemoteSegmentAbandonedLineage, 40)]
+    );
+    let a = &of(&f, Kind::RemoteSegmentAbandonedLineage)[0];
+    assert_eq!(a.evidence["reason"], "last_epoch_out_of_bounds");
+}
+
+/// KAFKA-15351's shape: the checkpointed log start is the local log start while finished
+/// remote segments hold offsets below it.
+#[test]
+fn log_start_reset_to_the_local_log_start() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = healthy();
+    t.log_start(60);
+    let f = scan(&write(t, d.path()), false);
+    assert_eq!(tiered(&f), vec![orders(Kind::RemoteLogStartMismatch, 20)]);
+    // A log start moved by retention past a segment its next run deletes: not reported.
+    let d = tempfile::tempdir().unwrap();
+    let mut t = healthy();
+    t.log_start(40);
+    let f = scan(&write(t, d.path()), false);
+    assert!(tiered(&f).is_empty(), "{f:#?}");
+}
+
+#[test]
+fn finished_segment_missing_from_remote_storage() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = rolled();
+    let r2 = t.copy(2);
+    t.copy(3);
+    t.lose_objects(r2);
+    t.local_from(3);
+    let m = write(t, d.path());
+    assert_eq!(
+        tiered(&scan(&m, true)),
+        vec![orders(Kind::RemoteSegmentMissing, 40)]
+    );
+    // Without the remote storage, the metadata alone is consistent.
+    assert!(tiered(&scan(&m, false)).is_empty());
+}
+
+#[test]
+fn remote_segment_differs_from_its_metadata() {
+    let d = tempfile::tempdir().unwrap();
+    let m = write(healthy(), d.path());
+    let log = remote_log(&m, 60);
+    let bytes = std::fs::read(&log).unwrap();
+    // Keep the first of its two batches.
+    let first = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    std::fs::write(&log, &bytes[..first]).unwrap();
+    let f = scan(&m, true);
+    assert_eq!(tiered(&f), vec![orders(Kind::RemoteSegmentMismatch, 60)]);
+    let x = &of(&f, Kind::RemoteSegmentMismatch)[0];
+    assert_eq!(
+        x.evidence["differences"],
+        serde_json::json!(["size", "end_offset"])
+    );
+}
+
+#[test]
+fn undecodable_metadata_record() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = healthy();
+    t.raw_event(b"corrupted".to_vec());
+    let f = scan(&write(t, d.path()), false);
+    let u = of(&f, Kind::RemoteMetadataUndecodable);
+    assert_eq!(u.len(), 1, "{f:#?}");
+    assert_eq!(
+        (u[0].topic.as_str(), u[0].partition),
+        ("__remote_log_metadata", 0)
+    );
+    assert!(u[0].message.contains("unknown frame version 99"));
+    assert_eq!(tiered(&f).len(), 1);
+}
+
+/// `scan` shows where a tiered partition's history lives: the JSON report's
+/// `tiered` object and a line under the table.
+#[test]
+fn report_shows_remote_and_local_ranges() {
+    let d = tempfile::tempdir().unwrap();
+    let m = write(healthy(), d.path());
+    let root = m.log_dir.parent().unwrap().to_path_buf();
+    let r = klogscan::pipeline::scan(&[root], &ScanOptions::default());
+    let p = r.partitions.iter().find(|p| p.topic == "orders").unwrap();
+    assert_eq!(
+        p.tiered,
+        Some(klogscan::results::TieredRanges {
+            log_start_offset: Some(20),
+            remote: vec![(20, 39), (40, 59), (60, 79)],
+            local_log_start_offset: Some(60),
+            log_end_offset: Some(100),
+        })
+    );
+    let json = serde_json::to_value(p).unwrap();
+    assert_eq!(json["tiered"]["remote"][0], serde_json::json!([20, 39]));
+    let meta = r
+        .partitions
+        .iter()
+        .find(|p| p.topic == "__remote_log_metadata")
+        .unwrap();
+    assert!(serde_json::to_value(meta).unwrap().get("tiered").is_none());
+    let mut out = Vec::new();
+    klogscan::report::table::write_scan(&r, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("log start 20; remote 20..=79 (3 segments); local 60..=99"),
+        "{text}"
+    );
+}
+
+/// The batches' partitionLeaderEpoch (outside the CRC) disagrees with the epochs the
+/// metadata recorded for the segment.
+#[test]
+fn remote_segment_epochs_differ_from_its_metadata() {
+    let d = tempfile::tempdir().unwrap();
+    let m = write(healthy(), d.path());
+    let log = remote_log(&m, 60);
+    let mut bytes = std::fs::read(&log).unwrap();
+    let second = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    bytes[second + 12..second + 16].copy_from_slice(&1i32.to_be_bytes());
+    std::fs::write(&log, &bytes).unwrap();
+    let f = scan(&m, true);
+    assert_eq!(tiered(&f), vec![orders(Kind::RemoteSegmentMismatch, 60)]);
+    let x = &of(&f, Kind::RemoteSegmentMismatch)[0];
+    assert_eq!(
+        x.evidence["differences"],
+        serde_json::json!(["leader_epochs"])
+    );
+    assert_eq!(
+        x.evidence["walked"]["leader_epochs"],
+        serde_json::json!([[1, 60]])
+    );
+}
