@@ -82,7 +82,14 @@ impl Bundle {
         while let Some((tag, payload)) = next()? {
             match tag {
                 Tag::Partition if rest.is_none() => {
-                    partitions.push(parse(path, "partition", &payload)?)
+                    let p: PartitionFrame = parse(path, "partition", &payload)?;
+                    if p.result.format_version != crate::results::RESULT_FORMAT_VERSION
+                        || p.result.cluster_inputs.version
+                            != crate::partition::walked::FORMAT_VERSION
+                    {
+                        return Err(content(path, "partition", "of another format version"));
+                    }
+                    partitions.push(p);
                 }
                 // Written while the scan ran, before the partitions' results.
                 Tag::Fingerprints if partitions.is_empty() => {
@@ -365,19 +372,15 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
         );
     }
     parts.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-    let mut report = ScanReport::default();
-    for (_, _, f) in parts {
-        let PartitionFrame {
-            result, outcome, ..
-        } = f;
-        let mut p: PartitionReport = result.partition;
+    let (results, outcomes): (Vec<_>, Vec<_>) = parts
+        .into_iter()
+        .map(|(_, _, f)| (f.result, f.outcome))
+        .unzip();
+    // Each frame's versions were checked as it was read.
+    let mut report = ScanReport::from_partition_results(results).unwrap_or_default();
+    for (p, mut outcome) in report.partitions.iter_mut().zip(outcomes) {
+        outcome.txns = std::mem::take(&mut p.outcome.txns);
         p.outcome = outcome;
-        p.outcome.txns = result.txns;
-        p.cluster_inputs = result.cluster_inputs;
-        let start = report.findings.len();
-        report.findings.extend(result.findings);
-        p.finding_range = start..report.findings.len();
-        report.partitions.push(p);
     }
     // The scan lists the unreadable paths' findings first, then the others of no
     // partition (each bundle's in its own order).

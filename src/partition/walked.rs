@@ -220,7 +220,8 @@ pub(crate) fn comparable(d: &crate::discover::layout::PartitionDir) -> bool {
 }
 
 /// The topic-partitions held by more than one selected directory (see
-/// `ScanOptions::copied_partitions`), or every partition ([`CopiedPartitions::all`]).
+/// `ScanOptions::copied_partitions`), or every partition (`collect`, with a sink its keys
+/// go to as each walk ends).
 #[derive(Clone, Default)]
 pub struct CopiedPartitions(
     std::sync::Arc<std::collections::BTreeSet<(String, i32)>>,
