@@ -1,6 +1,6 @@
 //! Acknowledged data a replica loses at its next start: `truncation_below_high_watermark`.
 //!
-//! The recovery model ([`crate::partition::recovery`]: `LogLoader.load` → `recoverLog` →
+//! The recovery model (`partition::recovery`: `LogLoader.load` → `recoverLog` →
 //! `LogSegment.recover`) says where the next start truncates each partition. The broker
 //! then loads the high watermark from `replication-offset-checkpoint` and clamps it to the
 //! new log end offset (`UnifiedLog.updateHighWatermark`): offsets between the truncation
@@ -13,7 +13,7 @@
 //! restarts truncated re-fetches the range from the leader (`AbstractFetcherThread`
 //! truncates to the leader's epoch end offset, then fetches), so the range survives when
 //! another replica holds it intact. Among the inputs, another copy of the same
-//! topic-partition in the same cluster ([`super::replicas::replica_pairs`], the rule every
+//! topic-partition in the same cluster (`replicas::replica_pairs`, the rule every
 //! replica join uses) holds it when its log, after its own predicted recovery, covers
 //! `[first lost offset, high watermark)`. The finding is an error when no input copy does,
 //! and a warning naming the copy when one does, with whether that copy's log reaches the

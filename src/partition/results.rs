@@ -300,7 +300,7 @@ pub struct PartitionResult {
     pub cluster_inputs: crate::partition::walked::ClusterInputs,
 }
 
-/// Why [`ScanReport::from_partition_results`] refused its input.
+/// Why `ScanReport::from_partition_results` refused its input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResultFormatError {
     /// A result of another format version.

@@ -27,7 +27,7 @@ pub struct DiscoverOptions {
     /// files outside the given roots look like the evidence's own. Paths given
     /// explicitly are always followed. Even when following, a symlink to a directory above
     /// the input, or to another file system, is not walked (said as an error), and a
-    /// discovery lists at most [`MAX_DIRS`] directories.
+    /// discovery lists at most `MAX_DIRS` directories.
     pub follow_symlinks: bool,
 }
 
