@@ -264,7 +264,12 @@ fn run_peak_rss(args: &[&std::ffi::OsStr], secs: u64) -> (i32, u64, String) {
     )
 }
 
+// Run alone (`.ci/run` runs it with `--ignored` after the suite): with another test of the
+// same binary busy on the second core, the walk runs further ahead of the release behind the
+// cursor and the child's peak RSS reached 265–282 MiB (three runs); alone it stays under the
+// bound. The bound is not loosened: what runs beside it is.
 #[test]
+#[ignore = "peak-RSS bound measured alone: .ci/run runs it with --ignored after the suite"]
 fn a_huge_batch_in_a_mapped_segment_is_never_resident_whole() {
     // A sealed segment is mapped; the walk CRCs the batch over the map and releases the
     // pages behind the cursor. 1 GiB of zeros, read through the map: without the release
