@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export LC_ALL=C.UTF-8 ANSIBLE_NOCOLOR=1 ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0
+# Build output where cargo puts it (CARGO_TARGET_DIR when set); scratch under target/.
+built=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 work=$PWD/target/ansible-ci
 venv=$PWD/target/deploy-venv
 rm -rf "$work"
@@ -16,8 +18,8 @@ if [ ! -x "$venv/bin/ansible-playbook" ] || [ ! -x "$venv/bin/kubernetes-validat
   "$venv/bin/pip" install --quiet ansible-core kubernetes-validate
 fi
 cargo build --locked --quiet --features testkit --bin klogscan --example brokers
-bin=$PWD/target/debug/klogscan
-target/debug/examples/brokers "$work/data" cross_broker_txn > "$work/brokers.tsv"
+bin=$built/debug/klogscan
+"$built/debug/examples/brokers" "$work/data" cross_broker_txn > "$work/brokers.tsv"
 # broker-1 names its properties file as cp-ansible does (kafka_broker.config_file), the
 # others through klogscan_properties_file.
 {
