@@ -54,6 +54,22 @@ pub struct ZombieJoint {
     pub marker: Option<BatchEvidence>,
 }
 
+/// One data partition offset a pending transactional offset commit names.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PendingOffset {
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+}
+
+/// What a `group_offsets_pending_in_hanging_transaction` finding holds for the consumers
+/// view's filter (`evidence.pending_offsets`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PendingJoint {
+    #[serde(default)]
+    pub pending_offsets: Vec<PendingOffset>,
+}
+
 /// The coordinator's verdict on an open transaction (`evidence.coordinator`): what the
 /// triage reads of the confirmation.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

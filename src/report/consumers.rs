@@ -3,6 +3,7 @@
 //! or the whole view as JSON.
 
 use crate::cluster::consumers::{ConsumerRow, ConsumerView, ConsumersOptions};
+use crate::finding::evidence::PendingJoint;
 use crate::finding::{Finding, Kind};
 use std::io::{self, Write};
 
@@ -30,10 +31,10 @@ pub fn consumer_findings<'a>(all: &'a [Finding], keep: &ConsumersOptions) -> Vec
                 return keep.topic.as_deref().is_none_or(|t| t == f.topic)
                     && keep.partition.is_none_or(|p| p == f.partition);
             }
-            let pending = f.evidence["pending_offsets"].as_array();
-            pending.into_iter().flatten().any(|o| {
-                keep.topic.as_deref().is_none_or(|t| o["topic"] == t)
-                    && keep.partition.is_none_or(|p| o["partition"] == p)
+            let pending = crate::finding::evidence::read::<PendingJoint>(f).pending_offsets;
+            pending.iter().any(|o| {
+                keep.topic.as_deref().is_none_or(|t| o.topic == t)
+                    && keep.partition.is_none_or(|p| o.partition == p)
             })
         })
         .collect()

@@ -4,6 +4,7 @@
 use super::lineage::{EpochCase, EpochEnd};
 use super::view::{ConsumerRow, ConsumerView, Hanging, PartitionState, PendingCommit};
 use crate::cluster::report::ScanReport;
+use crate::finding::evidence::{PendingJoint, PendingOffset};
 use crate::finding::{Finding, Kind, Severity};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -391,7 +392,6 @@ fn pending(p: &PendingCommit, hanging: &[Hanging]) -> Option<Finding> {
     .offset(p.first_offset)
     .evidence(json!({
         "group": p.group_id,
-        "pending_offsets": p.offsets.iter().map(|(t, q, o)| json!({"topic": t, "partition": q, "offset": o})).collect::<Vec<_>>(),
         "transaction": {"producer_id": h.producer_id, "producer_epoch": h.producer_epoch, "first_offset": h.first_offset},
         "fix_command": fix,
         "kafka": "OffsetMetadataManager.fetchOffsets (require_stable) → UNSTABLE_OFFSET_COMMIT; applied or dropped by replayEndTransactionMarker",
@@ -400,6 +400,18 @@ fn pending(p: &PendingCommit, hanging: &[Hanging]) -> Option<Finding> {
     .client_error("consumer: UnstableOffsetCommitException (UNSTABLE_OFFSET_COMMIT) — retriable, not a producer error; the consumer retries fetching its committed offsets and never starts on these partitions")
     .remediation(format!("confirm with kafka-transactions.sh find-hanging, then abort the transaction: {fix}"))
     .caused_by(h.key.clone());
+    let pending = PendingJoint {
+        pending_offsets: p
+            .offsets
+            .iter()
+            .map(|(topic, partition, offset)| PendingOffset {
+                topic: topic.clone(),
+                partition: *partition,
+                offset: *offset,
+            })
+            .collect(),
+    };
+    crate::finding::evidence::merge(&mut f.evidence, &pending);
     f.producer_id = Some(p.producer_id);
     f.producer_epoch = h.producer_epoch;
     Some(f.group(p.group_id.clone()))
