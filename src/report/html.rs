@@ -451,24 +451,7 @@ fn svg(
         );
     }
     h.push_str("</g>");
-    // Tiered storage: the remote segments and the local log, as bands under the axis.
-    if let Some(r) = &p.tiered {
-        let local = r.local_log_start_offset.map(|a| (a, end - 1));
-        let bands = r
-            .remote
-            .iter()
-            .map(|s| ("remote", *s, "#6a1b9a"))
-            .chain(local.map(|l| ("local", l, "#2e7d32")));
-        for (name, (a, b), color) in bands {
-            let _ = write!(
-                h,
-                "<rect class=\"{name}\" data-first=\"{a}\" data-last=\"{b}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"3\" fill=\"{color}\"><title>{name} {a}..={b}</title></rect>",
-                x(a),
-                lanes_bottom + 16.0 + if name == "local" { 4.0 } else { 0.0 },
-                (x(b.saturating_add(1)) - x(a)).max(1.0)
-            );
-        }
-    }
+    svg_tiered(h, p, end, lanes_bottom, &x);
     // Lanes.
     let lane_y = |pid: Option<i64>| -> Option<f64> {
         let pid = pid?;
@@ -483,40 +466,7 @@ fn svg(
     if epochs_row == 1 {
         svg_epochs(h, p, TOP + LANE * t.lanes.len().max(1) as f64, end, &x);
     }
-    // LSO and LEO: one label when they are equal (every healthy partition), else each
-    // label on its own side when their lines are close; never past the picture's edges.
-    let (lso, leo) = (p.last_stable_offset, p.log_end_offset);
-    let close = matches!((lso, leo), (Some(a), Some(b)) if (x(a) - x(b)).abs() < 70.0);
-    for (name, v, color) in [("LSO", lso, "#c62828"), ("LEO", leo, "#555")] {
-        if let Some(o) = v {
-            let lx = x(o);
-            let text = match (name, lso == leo) {
-                ("LSO", true) => format!("LSO = LEO {o}"),
-                ("LEO", true) => String::new(),
-                _ => format!("{name} {o}"),
-            };
-            let side = match (close && lso != leo, name) {
-                (true, "LSO") => Side::Left,
-                (true, _) => Side::Right,
-                _ => Side::Centre,
-            };
-            let (tx, anchor) = label_at(lx, text.chars().count(), side);
-            let label = if text.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "<text x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"{color}\">{text}</text>",
-                    TOP - 11.0
-                )
-            };
-            let _ = write!(
-                h,
-                "<g class=\"{}\" data-offset=\"{o}\"><line x1=\"{lx:.1}\" y1=\"{:.1}\" x2=\"{lx:.1}\" y2=\"{lanes_bottom}\" stroke=\"{color}\" stroke-dasharray=\"4 3\"/>{label}<title>{name}: {o}</title></g>",
-                name.to_lowercase(),
-                TOP - 8.0,
-            );
-        }
-    }
+    svg_stable_and_end(h, p, lanes_bottom, &x);
     svg_committed(h, committed, lanes_bottom, &x);
     // Findings pinned where they happened, labelled below the axis.
     for (k, f) in labelled.iter().enumerate() {
@@ -552,6 +502,75 @@ fn svg(
     h.push_str("</svg>");
     if t.reduced {
         h.push_str("<p class=\"meta\">Timeline reduced: some producers share the last lane or neighbouring spans were merged.</p>");
+    }
+}
+
+/// Tiered storage: the remote segments and the local log, as bands under the axis.
+fn svg_tiered(
+    h: &mut String,
+    p: &PartitionReport,
+    end: i64,
+    lanes_bottom: f64,
+    x: &dyn Fn(i64) -> f64,
+) {
+    if let Some(r) = &p.tiered {
+        let local = r.local_log_start_offset.map(|a| (a, end - 1));
+        let bands = r
+            .remote
+            .iter()
+            .map(|s| ("remote", *s, "#6a1b9a"))
+            .chain(local.map(|l| ("local", l, "#2e7d32")));
+        for (name, (a, b), color) in bands {
+            let _ = write!(
+                h,
+                "<rect class=\"{name}\" data-first=\"{a}\" data-last=\"{b}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"3\" fill=\"{color}\"><title>{name} {a}..={b}</title></rect>",
+                x(a),
+                lanes_bottom + 16.0 + if name == "local" { 4.0 } else { 0.0 },
+                (x(b.saturating_add(1)) - x(a)).max(1.0)
+            );
+        }
+    }
+}
+
+/// LSO and LEO: one label when they are equal (every healthy partition), else each label on
+/// its own side when their lines are close; never past the picture's edges.
+fn svg_stable_and_end(
+    h: &mut String,
+    p: &PartitionReport,
+    lanes_bottom: f64,
+    x: &dyn Fn(i64) -> f64,
+) {
+    let (lso, leo) = (p.last_stable_offset, p.log_end_offset);
+    let close = matches!((lso, leo), (Some(a), Some(b)) if (x(a) - x(b)).abs() < 70.0);
+    for (name, v, color) in [("LSO", lso, "#c62828"), ("LEO", leo, "#555")] {
+        if let Some(o) = v {
+            let lx = x(o);
+            let text = match (name, lso == leo) {
+                ("LSO", true) => format!("LSO = LEO {o}"),
+                ("LEO", true) => String::new(),
+                _ => format!("{name} {o}"),
+            };
+            let side = match (close && lso != leo, name) {
+                (true, "LSO") => Side::Left,
+                (true, _) => Side::Right,
+                _ => Side::Centre,
+            };
+            let (tx, anchor) = label_at(lx, text.chars().count(), side);
+            let label = if text.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "<text x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"{color}\">{text}</text>",
+                    TOP - 11.0
+                )
+            };
+            let _ = write!(
+                h,
+                "<g class=\"{}\" data-offset=\"{o}\"><line x1=\"{lx:.1}\" y1=\"{:.1}\" x2=\"{lx:.1}\" y2=\"{lanes_bottom}\" stroke=\"{color}\" stroke-dasharray=\"4 3\"/>{label}<title>{name}: {o}</title></g>",
+                name.to_lowercase(),
+                TOP - 8.0,
+            );
+        }
     }
 }
 
