@@ -9,6 +9,7 @@
 //! with the highest log end offset is replayed.
 
 pub mod checks;
+pub mod history;
 pub mod lineage;
 pub mod replay;
 pub mod storage;
@@ -175,7 +176,9 @@ pub fn cluster_check(
 /// Set each tiered replica's [`crate::partition::results::TieredRanges`] (its remote and local
 /// offsets) in the report.
 pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    for (i, r) in analyse(report, inv, opts, false).1 {
+    for (i, mut r) in analyse(report, inv, opts, false).1 {
+        // What the scan replayed of the remote segments stays.
+        r.replayed = report.partitions[i].tiered.take().and_then(|t| t.replayed);
         report.partitions[i].tiered = Some(r);
     }
 }

@@ -16,6 +16,7 @@ use crate::read::format::checkpoint::encode_uuid;
 use crate::read::format::remote_log::{
     LocalTieredFileType, SegmentState, parse_local_tiered_file, parse_local_tiered_partition_dir,
 };
+use crate::partition::remote::RemoteSource;
 use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -284,4 +285,27 @@ fn epochs_agree(metadata: &[(i32, i64)], walked: &[(i32, i64)], last: Option<i64
         .filter(|e| last.is_some_and(|l| e.1 <= l))
         .collect();
     held == walked
+}
+
+/// Each remote segment of `up` found under `root`, by segment id: its object name and how
+/// to read its `.log` (what the scan replays, [`super::history`]).
+pub fn locate(
+    root: &Path,
+    up: &UserPartition,
+    log: &PartitionLog,
+    opts: &ScanOptions,
+) -> super::history::Located {
+    let mut out = super::history::Located::new();
+    if let Some((_, files)) = partition_files(root, up) {
+        for (id, set) in files {
+            if let Some(p) = set.get(&LocalTieredFileType::Segment) {
+                let name = p
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                out.insert(id, (name, RemoteSource::File(p.clone())));
+            }
+        }
+    }
+    let _ = (log, opts);
+    out
 }

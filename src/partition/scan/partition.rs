@@ -377,7 +377,9 @@ impl<'a> Run<'a> {
 }
 
 /// Scan one partition: `threads` walk its units ahead of the replay; large segments are
-/// split into pieces of `piece` bytes.
+/// split into pieces of `piece` bytes. A tiered partition's `remote` segments are
+/// replayed first ([`super::remote`]).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn scan_partition(
     p: &PartitionDir,
     opts: &ScanOptions,
@@ -386,8 +388,12 @@ pub(super) fn scan_partition(
     log_dir: Option<&recovery::LogDirFiles>,
     compacted: Option<bool>,
     pool: &EventPool,
+    remote: &[crate::partition::remote::RemoteSegmentInput],
 ) -> (PartitionReport, Replay, Vec<Finding>) {
     let mut ctx = partition_context(p);
+    // Remote segments are named after the local ones (events index these names).
+    ctx.segment_names
+        .extend(remote.iter().map(|s| s.name.clone()));
     // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
     ctx.compacted = ctx.compacted.or(compacted);
     let compacted = ctx.compacted;
@@ -415,8 +421,13 @@ pub(super) fn scan_partition(
         records: 0,
         control_batches: 0,
         bytes: 0,
-        // The broker's log start: max(checkpoint, first segment's base offset).
+        // The broker's log start: max(checkpoint, first segment's base offset); with
+        // the remote history read, the checkpoint (the remote log start) or the first
+        // remote segment.
         log_start_offset: match (checkpointed_log_start, logs.first().map(|l| l.0)) {
+            _ if !remote.is_empty() => {
+                checkpointed_log_start.or(remote.first().map(|s| s.start_offset))
+            }
             (Some(c), Some(b)) => Some(c.max(b)),
             (c, b) => c.or(b),
         },
@@ -509,6 +520,23 @@ pub(super) fn scan_partition(
         }
         Unit::Piece(split, k) => Walked::Piece(pieces::walk_piece(ctx, opts, pool, split, k)),
     };
+    if !remote.is_empty() {
+        let (replayed, cut) = super::remote::replay_remote(
+            ctx,
+            opts,
+            pool,
+            remote,
+            logs.len(),
+            logs.first().map(|l| l.0),
+            &mut run.replay,
+            &mut run.findings,
+        );
+        run.report.partially_read |= cut;
+        run.report.tiered = Some(crate::partition::results::TieredRanges {
+            replayed: Some(replayed),
+            ..Default::default()
+        });
+    }
     ahead::walk_ahead(
         2 * cursor.bytes,
         2 * cursor.units,

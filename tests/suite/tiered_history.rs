@@ -1,0 +1,175 @@
+//! The whole history of a tiered partition (`--remote-storage`): its remote segments
+//! replayed through the producer-state replay before its local ones, so a transaction
+//! begun in a remote segment is followed into the local log. Without the remote storage
+//! the scan sees the local log alone, as before.
+#![cfg(feature = "testkit")]
+
+use klogscan::finding::{Finding, Kind};
+use klogscan::partition::scan::ScanOptions;
+use klogscan::results::ScanReport;
+use klogscan::testkit::remote_log::{TieredLog, TieredManifest};
+use klogscan::testkit::{Batch, PartitionBuilder, Producer};
+
+fn txn() -> Producer {
+    Producer::transactional(7, 0)
+}
+
+/// Four segments: [0,9] plain; [10,14] the transaction's first batch (offset 10), then
+/// plain [15,19]; [20,29] plain; [30,39] plain, then the COMMIT marker at 40 when
+/// `commit`. One minute between batches.
+fn history(commit: bool) -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("orders", 0)
+        .leader_epoch(0)
+        .time_step(60_000);
+    p.append(Batch::new(Producer::PLAIN).records(10));
+    p.roll();
+    p.append(Batch::new(txn()).records(5));
+    p.append(Batch::new(Producer::PLAIN).records(5));
+    p.roll();
+    p.append(Batch::new(Producer::PLAIN).records(10));
+    p.roll();
+    p.append(Batch::new(Producer::PLAIN).records(10));
+    if commit {
+        p.commit(txn(), 0);
+    }
+    p
+}
+
+/// Segments 0 and 1 in remote storage, the local log from segment 2 (offset 20).
+fn tiered(commit: bool) -> TieredLog {
+    let mut t = TieredLog::new(history(commit));
+    t.copy(0);
+    t.copy(1);
+    t.local_from(2);
+    t
+}
+
+fn scan(m: &TieredManifest, remote: bool) -> ScanReport {
+    let mut o = ScanOptions::default();
+    o.remote_storage = remote.then(|| m.remote_root.clone());
+    // A day after the history: an open transaction is long past the timeout.
+    o.now_ms = Some(klogscan::testkit::scenario::DEFAULT_START_MS + 86_400_000);
+    let root = m.log_dir.parent().unwrap().to_path_buf();
+    klogscan::pipeline::scan(&[root], &o)
+}
+
+fn of(r: &ScanReport, k: Kind) -> Vec<&Finding> {
+    r.findings.iter().filter(|f| f.kind == k).collect()
+}
+
+fn orders(r: &ScanReport) -> &klogscan::results::PartitionReport {
+    r.partitions.iter().find(|p| p.topic == "orders").unwrap()
+}
+
+#[test]
+fn transaction_begun_remotely_and_committed_locally_is_not_hanging() {
+    let d = tempfile::tempdir().unwrap();
+    let m = tiered(true).write(d.path()).unwrap();
+    assert_eq!((m.log_start_offset, m.local_log_start_offset), (0, 20));
+    let r = scan(&m, true);
+    assert!(
+        of(&r, Kind::HangingTransaction).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    let p = orders(&r);
+    assert_eq!(p.transactions.committed, 1);
+    assert_eq!(p.transactions.open, 0);
+    let replayed = p.tiered.as_ref().and_then(|t| t.replayed.clone()).unwrap();
+    assert_eq!(replayed.segments, 2);
+    assert_eq!(
+        (replayed.first_offset, replayed.last_offset),
+        (Some(0), Some(19))
+    );
+    assert_eq!(replayed.batches, 3);
+    assert!(replayed.unread.is_empty());
+    // The log start is the remote one; the LSO the log end (nothing open).
+    assert_eq!(p.log_start_offset, Some(0));
+    assert_eq!(p.last_stable_offset, p.log_end_offset);
+}
+
+#[test]
+fn transaction_begun_remotely_never_finished_is_hanging_from_its_remote_offset() {
+    let d = tempfile::tempdir().unwrap();
+    let m = tiered(false).write(d.path()).unwrap();
+    let r = scan(&m, true);
+    let h = of(&r, Kind::HangingTransaction);
+    assert_eq!(h.len(), 1, "{:#?}", r.findings);
+    assert_eq!(h[0].offset, Some(10));
+    assert_eq!(h[0].producer_id, Some(7));
+    // Named by the remote object that holds its first batch.
+    let seg = h[0].segment.clone().unwrap_or_default();
+    assert!(
+        seg.starts_with("00000000000000000010-") && seg.ends_with(".log"),
+        "{seg}"
+    );
+    let p = orders(&r);
+    assert_eq!(p.transactions.open, 1);
+    // The LSO stops at the transaction's first offset, in the remote range.
+    assert_eq!(p.last_stable_offset, Some(10));
+}
+
+/// Without `--remote-storage` only the local log is replayed: the transaction's first
+/// batch is never seen, so neither scenario has an open transaction.
+#[test]
+fn without_remote_storage_only_the_local_log_is_replayed() {
+    for commit in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let m = tiered(commit).write(d.path()).unwrap();
+        let r = scan(&m, false);
+        assert!(
+            of(&r, Kind::HangingTransaction).is_empty(),
+            "{:#?}",
+            r.findings
+        );
+        let p = orders(&r);
+        assert_eq!(p.transactions.open, 0);
+        assert!(p.tiered.as_ref().is_none_or(|t| t.replayed.is_none()));
+        assert_eq!(p.log_start_offset, Some(20));
+    }
+}
+
+/// A remote segment whose offsets the local log also holds: the local log wins from its
+/// first offset (a segment copied and still held locally is not replayed twice).
+#[test]
+fn local_log_wins_where_remote_segments_overlap_it() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = TieredLog::new(history(false));
+    t.copy(0);
+    t.copy(1);
+    t.copy(2);
+    t.local_from(1);
+    let m = t.write(d.path()).unwrap();
+    let r = scan(&m, true);
+    let p = orders(&r);
+    let replayed = p.tiered.as_ref().and_then(|t| t.replayed.clone()).unwrap();
+    assert_eq!(replayed.segments, 1);
+    assert_eq!(
+        (replayed.first_offset, replayed.last_offset),
+        (Some(0), Some(9))
+    );
+    // The transaction is in the local log: one open transaction, not two.
+    let h = of(&r, Kind::HangingTransaction);
+    assert_eq!(h.len(), 1, "{:#?}", r.findings);
+    assert_eq!(h[0].offset, Some(10));
+    assert_eq!(p.transactions.open, 1);
+}
+
+/// A finished segment whose objects are gone: reported missing by the storage check, and
+/// the replay goes on past it (what it held is unknown to the producer state).
+#[test]
+fn missing_remote_segment_is_skipped_and_said() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = tiered(true);
+    t.lose_objects(0);
+    t.log_start(0);
+    let m = t.write(d.path()).unwrap();
+    let r = scan(&m, true);
+    assert_eq!(of(&r, Kind::RemoteSegmentMissing).len(), 1);
+    let p = orders(&r);
+    let replayed = p.tiered.as_ref().and_then(|t| t.replayed.clone()).unwrap();
+    assert_eq!(replayed.segments, 1);
+    assert_eq!(replayed.unread.len(), 1);
+    assert!(of(&r, Kind::HangingTransaction).is_empty());
+    assert_eq!(p.transactions.committed, 1);
+}
