@@ -173,3 +173,66 @@ fn missing_remote_segment_is_skipped_and_said() {
     assert!(of(&r, Kind::HangingTransaction).is_empty());
     assert_eq!(p.transactions.committed, 1);
 }
+
+/// `remote_log_snapshot` (Kafka 3.6–3.7) in place of the `__remote_log_metadata`
+/// partitions: the same gap is found from either.
+#[test]
+fn remote_log_snapshot_is_the_metadata_when_the_topic_is_absent() {
+    for keep_topic in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = TieredLog::new(history(true));
+        t.copy(0);
+        t.copy(2);
+        t.local_from(3);
+        t.remote_log_snapshot(keep_topic);
+        let m = t.write(d.path()).unwrap();
+        assert_eq!(m.metadata_dir.exists(), keep_topic);
+        let r = scan(&m, false);
+        let g = of(&r, Kind::RemoteSegmentGap);
+        assert_eq!(g.len(), 1, "{keep_topic}: {:#?}", r.findings);
+        assert_eq!(g[0].offset, Some(10));
+        let p = orders(&r);
+        let ranges = p.tiered.as_ref().unwrap();
+        assert_eq!(ranges.remote, vec![(0, 9), (20, 29)]);
+    }
+}
+
+/// The snapshot also drives the whole-history replay.
+#[test]
+fn remote_log_snapshot_drives_the_remote_replay() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = tiered(false);
+    t.remote_log_snapshot(false);
+    let m = t.write(d.path()).unwrap();
+    let r = scan(&m, true);
+    let h = of(&r, Kind::HangingTransaction);
+    assert_eq!(h.len(), 1, "{:#?}", r.findings);
+    assert_eq!(h[0].offset, Some(10));
+}
+
+/// A snapshot holds each segment's state, not the events after it: a copy it shows
+/// started is not known to have been overtaken, so `remote_copy_unfinished` needs the
+/// topic. With the topic present the topic is replayed (and the snapshot ignored).
+#[test]
+fn remote_log_snapshot_alone_never_calls_a_copy_unfinished() {
+    for keep_topic in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = TieredLog::new(history(true));
+        t.copy(0);
+        t.copy_started(1);
+        t.copy(2);
+        t.local_from(3);
+        t.remote_log_snapshot(keep_topic);
+        let m = t.write(d.path()).unwrap();
+        let r = scan(&m, false);
+        let u = of(&r, Kind::RemoteCopyUnfinished);
+        assert_eq!(
+            u.len(),
+            usize::from(keep_topic),
+            "{keep_topic}: {:#?}",
+            r.findings
+        );
+        // Either way the offsets of the unfinished copy are a gap.
+        assert_eq!(of(&r, Kind::RemoteSegmentGap)[0].offset, Some(10));
+    }
+}

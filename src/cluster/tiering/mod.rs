@@ -12,6 +12,7 @@ pub mod checks;
 pub mod history;
 pub mod lineage;
 pub mod replay;
+pub mod snapshot;
 pub mod storage;
 
 use crate::cluster::report::ScanReport;
@@ -50,6 +51,10 @@ pub fn replay_inventory(
         if best.get(&tp.partition).is_none_or(|b| leo > b.0) {
             best.insert(tp.partition, (leo, i, p));
         }
+    }
+    if best.is_empty() {
+        // No metadata partition: the 3.6–3.7 per-partition snapshots, when present.
+        return snapshot::replay_snapshots(inv);
     }
     let mut replay = Replay::default();
     let mut chosen = BTreeMap::new();
