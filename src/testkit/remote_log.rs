@@ -355,6 +355,23 @@ impl TieredLog {
         r
     }
 
+    /// Copy local segment `i`, its COPY_SEGMENT_FINISHED carrying `custom_metadata` (what
+    /// `RemoteStorageManager.copyLogSegmentData` returned): returns the remote segment.
+    pub fn copy_with_custom_metadata(&mut self, i: usize, custom_metadata: &[u8]) -> usize {
+        let r = self.copy_started(i);
+        let ts = self.tick();
+        let seg = &self.segments[r].0;
+        self.events.push(encode_segment_update(
+            seg,
+            self.broker,
+            ts,
+            Some(custom_metadata),
+            COPY_SEGMENT_FINISHED,
+        ));
+        self.states[r] = (COPY_SEGMENT_FINISHED, ts, self.broker);
+        r
+    }
+
     /// A state update for remote segment `r`.
     pub fn update(&mut self, r: usize, state: i8) -> &mut Self {
         let ts = self.tick();

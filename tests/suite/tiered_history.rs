@@ -236,3 +236,145 @@ fn remote_log_snapshot_alone_never_calls_a_copy_unfinished() {
         assert_eq!(of(&r, Kind::RemoteSegmentGap)[0].offset, Some(10));
     }
 }
+
+// ----- the Aiven plugin's object layout -----
+
+use klogscan::testkit::aiven::{AivenLayout, encode_custom_metadata, write_aiven};
+
+/// `t` written, its remote segments also as the plugin's objects under `<dir>/bucket`
+/// (the `LocalTieredStorage` copy removed): the manifest and the bucket root.
+fn aiven(t: TieredLog, d: &std::path::Path, layout: &AivenLayout) -> (TieredManifest, Vec<String>) {
+    let mut m = t.write(d).unwrap();
+    let bucket = d.join("bucket");
+    let keys = write_aiven(&m, &bucket, layout).unwrap();
+    std::fs::remove_dir_all(&m.remote_root).unwrap();
+    m.remote_root = bucket;
+    (m, keys)
+}
+
+fn tiered_kinds(r: &ScanReport) -> Vec<(Kind, Option<i64>)> {
+    r.findings
+        .iter()
+        .filter(|f| f.kind.id().starts_with("remote_"))
+        .map(|f| (f.kind, f.offset))
+        .collect()
+}
+
+/// Compressed (variable chunk index) and plain (fixed) objects: read through their
+/// manifests, no finding, and the whole history replayed from them.
+#[test]
+fn aiven_objects_are_read_through_their_manifests() {
+    for compression in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let layout = AivenLayout {
+            compression,
+            ..AivenLayout::default()
+        };
+        let (m, keys) = aiven(tiered(false), d.path(), &layout);
+        assert_eq!(keys.len(), 2);
+        let r = scan(&m, true);
+        assert_eq!(tiered_kinds(&r), vec![], "{compression}: {:#?}", r.findings);
+        let h = of(&r, Kind::HangingTransaction);
+        assert_eq!(h.len(), 1, "{:#?}", r.findings);
+        assert_eq!(h[0].offset, Some(10));
+        let p = orders(&r);
+        let replayed = p.tiered.as_ref().and_then(|t| t.replayed.clone()).unwrap();
+        assert_eq!((replayed.segments, replayed.batches), (2, 3));
+    }
+}
+
+/// A damaged chunk: the object does not rebuild (zstd fails), a mismatch.
+#[test]
+fn aiven_damaged_chunk_is_a_mismatch() {
+    let d = tempfile::tempdir().unwrap();
+    let (m, keys) = aiven(tiered(true), d.path(), &AivenLayout::default());
+    let log = m.remote_root.join(format!("{}.log", keys[1]));
+    let mut bytes = std::fs::read(&log).unwrap();
+    for b in bytes.iter_mut().take(8) {
+        *b ^= 0xff;
+    }
+    std::fs::write(&log, bytes).unwrap();
+    let r = scan(&m, true);
+    assert_eq!(
+        tiered_kinds(&r),
+        vec![(Kind::RemoteSegmentMismatch, Some(10))]
+    );
+    let f = of(&r, Kind::RemoteSegmentMismatch)[0];
+    assert_eq!(f.evidence["differences"], serde_json::json!(["unreadable"]));
+}
+
+/// A segment without its manifest is missing (which object is said).
+#[test]
+fn aiven_missing_manifest_is_missing() {
+    let d = tempfile::tempdir().unwrap();
+    let (m, keys) = aiven(tiered(true), d.path(), &AivenLayout::default());
+    std::fs::remove_file(m.remote_root.join(format!("{}.rsm-manifest", keys[0]))).unwrap();
+    let r = scan(&m, true);
+    assert_eq!(
+        tiered_kinds(&r),
+        vec![(Kind::RemoteSegmentMissing, Some(0))]
+    );
+    let f = of(&r, Kind::RemoteSegmentMissing)[0];
+    assert_eq!(
+        f.evidence["missing_files"],
+        serde_json::json!([".rsm-manifest"])
+    );
+}
+
+/// Encrypted objects: reported unreadable (info), their batches not replayed; the
+/// metadata checks still run (a size the manifest contradicts is said).
+#[test]
+fn aiven_encrypted_objects_are_unreadable() {
+    let d = tempfile::tempdir().unwrap();
+    let layout = AivenLayout {
+        encryption: true,
+        ..AivenLayout::default()
+    };
+    let (m, _) = aiven(tiered(false), d.path(), &layout);
+    let r = scan(&m, true);
+    assert_eq!(
+        tiered_kinds(&r),
+        vec![
+            (Kind::RemoteSegmentUnreadable, Some(0)),
+            (Kind::RemoteSegmentUnreadable, Some(10))
+        ]
+    );
+    let u = of(&r, Kind::RemoteSegmentUnreadable)[0];
+    assert_eq!(u.severity, klogscan::finding::Severity::Info);
+    assert_eq!(u.evidence["differences"], serde_json::json!([]));
+    // The transaction's first batch is in an unread segment: not followed.
+    assert!(of(&r, Kind::HangingTransaction).is_empty());
+    let p = orders(&r);
+    let replayed = p.tiered.as_ref().and_then(|t| t.replayed.clone()).unwrap();
+    assert_eq!((replayed.segments, replayed.unread.len()), (0, 2));
+}
+
+/// Keys from the segment's custom metadata: objects under the prefix it names are found;
+/// without the custom metadata the same objects are not (missing).
+#[test]
+fn aiven_key_prefix_from_custom_metadata() {
+    for with_custom in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = TieredLog::new(history(true));
+        let custom = encode_custom_metadata(Some(1234), Some("tenant-a/"), None);
+        if with_custom {
+            t.copy_with_custom_metadata(0, &custom);
+        } else {
+            t.copy(0);
+        }
+        t.local_from(1);
+        let layout = AivenLayout {
+            prefix: "tenant-a/".into(),
+            ..AivenLayout::default()
+        };
+        let (m, keys) = aiven(t, d.path(), &layout);
+        assert!(keys[0].starts_with("tenant-a/orders-"));
+        let r = scan(&m, true);
+        let want = if with_custom {
+            vec![]
+        } else {
+            vec![(Kind::RemoteSegmentMissing, Some(0))]
+        };
+        assert_eq!(tiered_kinds(&r), want, "{:#?}", r.findings);
+    }
+}

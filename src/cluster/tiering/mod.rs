@@ -8,6 +8,7 @@
 //! are also KRaft record types). Of the copies of one metadata partition, the live one
 //! with the highest log end offset is replayed.
 
+pub mod aiven;
 pub mod checks;
 pub mod history;
 pub mod lineage;
