@@ -63,7 +63,11 @@ pub fn analyse_streaming(
     opts: &ScanOptions,
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
+    // An object-store `--remote-storage` is fetched first (kept until the report is made).
+    let remote = crate::cluster::tiering::prepare_remote(inv, opts);
+    let opts = remote.opts.as_ref().unwrap_or(opts);
     let mut report = scan_partitions(inv, opts);
+    report.errors.extend(remote.error.clone());
     release_freed_memory();
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));

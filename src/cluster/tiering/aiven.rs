@@ -51,7 +51,7 @@ impl Objects {
 
 /// The keys (without suffix) the plugin would have written segment `s` of `up` at,
 /// most likely first.
-fn keys(up: &UserPartition, s: &RemoteSegment) -> Vec<String> {
+pub fn keys(up: &UserPartition, s: &RemoteSegment) -> Vec<String> {
     let main = aiven::main_path(
         &up.topic,
         &encode_uuid(&up.topic_id),
@@ -79,7 +79,7 @@ fn keys(up: &UserPartition, s: &RemoteSegment) -> Vec<String> {
 }
 
 /// A key as a path under `root` (keys use `/`); `None` for a key that would leave it.
-fn under(root: &Path, key: &str) -> Option<PathBuf> {
+pub fn under(root: &Path, key: &str) -> Option<PathBuf> {
     let mut p = root.to_path_buf();
     for part in key.split('/').filter(|s| !s.is_empty()) {
         if part == ".." || part == "." {

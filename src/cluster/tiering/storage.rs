@@ -427,3 +427,10 @@ pub fn locate(
     }
     out
 }
+
+/// Whether `--remote-storage` names an object store (`scheme://…`) rather than a directory.
+pub fn is_url(s: &str) -> bool {
+    s.split_once("://").is_some_and(|(scheme, _)| {
+        !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric())
+    })
+}
