@@ -50,7 +50,7 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
 /// without the cluster checks: what [`run_cluster_checks`] takes.
 ///
 /// With `--remote-storage`, each tiered partition's remote segments are replayed before
-/// its local ones ([`crate::cluster::tiering::history`]), so the analysis covers the
+/// its local ones (`cluster::tiering::history`), so the analysis covers the
 /// whole history.
 pub fn scan_partitions(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
     let remote = crate::cluster::tiering::history::remote_history(inv, opts);

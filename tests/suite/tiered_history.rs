@@ -44,6 +44,8 @@ fn tiered(commit: bool) -> TieredLog {
     t
 }
 
+// Field by field: `ScanOptions` is to become `#[non_exhaustive]` (no struct literal then).
+#[allow(clippy::field_reassign_with_default)]
 fn scan(m: &TieredManifest, remote: bool) -> ScanReport {
     let mut o = ScanOptions::default();
     o.remote_storage = remote.then(|| m.remote_root.clone());

@@ -264,7 +264,7 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: b
 }
 
 /// `--remote-storage` made ready for the run: a directory as given; an object-store URL
-/// fetched into a temporary directory (`remote-object-store` feature, [`objects`]), kept
+/// fetched into a temporary directory (`remote-object-store` feature, `objects`), kept
 /// while this lives.
 pub struct PreparedRemote {
     /// The options to run with (`None`: the caller's, unchanged).
