@@ -24,6 +24,7 @@ use std::path::PathBuf;
 /// `#[non_exhaustive]`: outside this crate it cannot be built by a struct literal, so a new
 /// option never breaks a caller.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ScanOptions {
     /// Verify batch CRCs (on by default; `--no-crc` turns it off).
     pub check_crc: bool,
@@ -311,6 +312,7 @@ pub struct Truncation {
 /// form; the fields not in that form (the replay outcome, the walk's positions) come back
 /// empty: [`PartitionResult`] carries what the cluster checks need besides.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PartitionReport {
     pub topic: String,
     pub partition: i32,
