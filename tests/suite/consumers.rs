@@ -92,10 +92,7 @@ impl Cluster {
 
     /// Scan (reference time `now`, when given) and build the view.
     fn run(&self, now: Option<i64>) -> (Vec<Finding>, ConsumerView) {
-        let opts = klogscan::results::ScanOptions {
-            now_ms: now,
-            ..Default::default()
-        };
+        let opts = klogscan::results::ScanOptions::default().with_now_ms(now);
         let paths = [self.path().to_path_buf()];
         let inv = klogscan::discover::layout::discover(&paths);
         let report = klogscan::pipeline::analyse(&inv, &opts);
@@ -642,10 +639,7 @@ fn html_timelines_mark_each_groups_committed_offset() {
         commit("stuck", "orders", 1, 5, Some(0)),
     ]);
     let c = Cluster::new(stuck_orders(), &log, offsets_partition("stuck"), &[]);
-    let opts = klogscan::results::ScanOptions {
-        now_ms: Some(HOURS_LATER),
-        ..Default::default()
-    };
+    let opts = klogscan::results::ScanOptions::default().with_now_ms(HOURS_LATER);
     let answer = klogscan::request::run(
         &klogscan::request::Request::new([c.path()])
             .with_options(opts)

@@ -62,10 +62,7 @@ fn healthy() -> TieredLog {
 }
 
 fn scan(m: &TieredManifest, remote: bool) -> Vec<Finding> {
-    let opts = ScanOptions {
-        remote_storage: remote.then(|| m.remote_root.clone()),
-        ..ScanOptions::default()
-    };
+    let opts = ScanOptions::default().with_remote_storage(remote.then(|| m.remote_root.clone()));
     let root = m.log_dir.parent().unwrap().to_path_buf();
     klogscan::pipeline::scan(&[root], &opts).findings
 }
