@@ -6,7 +6,9 @@
 //!
 //! Partitions without findings are listed in a collapsed table only, so a report over
 //! 10 000 partitions stays small; timelines are drawn for at most [`MAX_TIMELINES`]
-//! partitions (the most severe first), the others keep their findings tables.
+//! partitions (the most severe first), the others keep their findings tables. The
+//! timelines are what the scan's walk collected (`partition::timeline`): no file is read
+//! here.
 
 use super::format_ms;
 use super::triage::{self, Incident};
@@ -19,7 +21,7 @@ use std::io::{self, Write};
 
 /// Incidents told in the triage section (the most severe first).
 pub(crate) const MAX_INCIDENTS: usize = 200;
-/// Timelines drawn at most (each re-reads its partition's batch headers).
+/// Timelines of partitions with findings drawn at most (each is up to ≈ 100 KiB of SVG).
 pub const MAX_TIMELINES: usize = 200;
 
 /// Escape text for HTML and SVG (content and attribute values).
@@ -501,7 +503,7 @@ fn svg(
     }
     h.push_str("</svg>");
     if t.reduced {
-        h.push_str("<p class=\"meta\">Timeline reduced: some producers share the last lane or neighbouring spans were merged.</p>");
+        h.push_str("<p class=\"meta\">Timeline reduced: some producers share the last lane, or neighbouring spans were merged (thick outline; hover for their counts) and markers sampled, to stay within its bounds.</p>");
     }
 }
 
@@ -646,28 +648,23 @@ fn svg_lane(
         let wdt = (x1 - x0).max(2.0);
         let _ = write!(
             h,
-            "<rect class=\"span {}\" data-first=\"{}\" data-last=\"{}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{wdt:.1}\" height=\"14\" fill=\"{}\" stroke=\"#555\" stroke-width=\"0.3\"><title>{} producer {} epoch {}: offsets {}..{} ({} batches), {} → {}</title></rect>",
+            "<rect class=\"span {}{}\" data-first=\"{}\" data-last=\"{}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{wdt:.1}\" height=\"14\" fill=\"{}\" stroke=\"#555\" stroke-width=\"{}\"><title>{}</title></rect>",
             s.kind.as_str(),
+            if s.runs > 1 { " merged" } else { "" },
             s.first,
             s.last,
             y + 5.0,
             span_color(s.kind),
-            s.kind.as_str(),
-            lane.producer_id,
-            s.epoch,
-            s.first,
-            s.last,
-            s.batches,
-            esc(&format_ms(s.first_timestamp)),
-            esc(&format_ms(s.last_timestamp)),
+            if s.runs > 1 { "1" } else { "0.3" },
+            esc(&span_title(lane.producer_id, s)),
         );
         if wdt > 34.0 {
             let _ = write!(
                 h,
-                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#222\">e{}</text>",
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#222\">{}</text>",
                 x0 + 3.0,
                 y + 16.0,
-                s.epoch
+                epoch_label(s)
             );
         }
     }
@@ -712,6 +709,52 @@ fn svg_lane(
         );
     }
     h.push_str("</g>");
+}
+
+/// A span's hover text: its kind, producer, epoch, offsets, batches and times; for a span
+/// standing for several runs, how many and of which kinds.
+fn span_title(pid: i64, s: &crate::partition::timeline::Span) -> String {
+    let times = format!(
+        "{} → {}",
+        format_ms(s.first_timestamp),
+        format_ms(s.last_timestamp)
+    );
+    if s.runs <= 1 {
+        return format!(
+            "{} producer {pid} epoch {}: offsets {}..{} ({} batches), {times}",
+            s.kind.as_str(),
+            s.epoch,
+            s.first,
+            s.last,
+            s.batches,
+        );
+    }
+    let data = s.runs.saturating_sub(s.committed).saturating_sub(s.aborted);
+    format!(
+        "{} runs merged (mostly {}: {} committed, {} aborted transactions, {} data runs) producer {pid} epochs {}: offsets {}..{} ({} batches), {times}",
+        s.runs,
+        s.kind.as_str(),
+        s.committed,
+        s.aborted,
+        data,
+        epoch_range(s),
+        s.first,
+        s.last,
+        s.batches,
+    )
+}
+
+fn epoch_range(s: &crate::partition::timeline::Span) -> String {
+    if s.min_epoch == s.epoch {
+        s.epoch.to_string()
+    } else {
+        format!("{}–{}", s.min_epoch, s.epoch)
+    }
+}
+
+/// The label inside a wide span: its producer epoch (or their range).
+fn epoch_label(s: &crate::partition::timeline::Span) -> String {
+    format!("e{}", epoch_range(s))
 }
 
 /// The leader epochs lane: each epoch the batches were written at, from its first offset to

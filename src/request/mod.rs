@@ -13,7 +13,7 @@ mod paths;
 use crate::discover::archive::{self, Prepared};
 use crate::finding::Finding;
 use crate::partition::results::{PartitionReport, ScanOptions};
-use crate::partition::timeline::{self, Timeline};
+use crate::partition::timeline::Timeline;
 use crate::report::filter::Filter;
 use crate::results::ScanReport;
 use crate::verify::{VerifyOptions, VerifyReport};
@@ -33,13 +33,13 @@ pub struct Request {
     /// `--transactional-id`: shows the producers these ids map to in the
     /// `__transaction_state` partitions among the inputs (an input error when absent).
     pub transactional_ids: Vec<String>,
-    /// Read the timelines the HTML report draws (the partitions with findings, most severe
-    /// first, at most [`crate::report::html::MAX_TIMELINES`]).
+    /// Collect, during the walk, the timelines the HTML report draws (the partitions with
+    /// findings, most severe first, at most [`crate::report::html::MAX_TIMELINES`]).
     pub timelines: bool,
     /// Bounds on archive extraction.
     pub archive_limits: archive::Limits,
     /// The inputs are evidence bundles (`klogscan merge`, [`crate::bundle`]): their merge
-    /// replaces the scan, and no timeline is read (their directories are elsewhere).
+    /// replaces the scan (timelines are those the bundles carry).
     pub bundles: bool,
 }
 
@@ -66,7 +66,7 @@ impl Request {
         self.transactional_ids = ids;
         self
     }
-    /// Read the HTML report's timelines.
+    /// Collect the HTML report's timelines.
     pub fn with_timelines(mut self, on: bool) -> Self {
         self.timelines = on;
         self
@@ -159,6 +159,11 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
         opts.keep_producers = true;
     }
     let flt = resolved_filter(req, &inputs, &opts)?;
+    if req.timelines {
+        // Drawn from what the walk collects: no file is read again for them.
+        opts.collect_timelines = true;
+        opts.timeline_producers = flt.producer_ids.clone();
+    }
     let mut report = match sink {
         None if req.bundles => crate::bundle::merge(&inputs.paths, &opts)?.report,
         None => crate::pipeline::scan(&inputs.paths, &opts),
@@ -184,9 +189,8 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
     };
     crate::report::client::fill(&mut report.findings);
     flt.apply(&mut report);
-    // Read while extracted archives still exist; the renderer draws them without I/O.
-    let timelines = if req.timelines && !req.bundles {
-        timelines(&report)
+    let timelines = if req.timelines {
+        take_timelines(&mut report)
     } else {
         Vec::new()
     };
@@ -262,8 +266,31 @@ fn resolved_filter(
 
 /// The timelines of the partitions that have findings (at most
 /// [`crate::report::html::MAX_TIMELINES`], most severe first), aligned with
-/// `report.partitions`.
+/// `report.partitions`: what their walks collected (`ScanOptions::collect_timelines`).
 pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
+    let drawn = with_findings(report);
+    report
+        .partitions
+        .iter()
+        .zip(drawn)
+        .map(|(p, d)| if d { p.timeline.clone() } else { None })
+        .collect()
+}
+
+/// [`timelines`], moved out of the report (the others are dropped).
+fn take_timelines(report: &mut ScanReport) -> Vec<Option<Timeline>> {
+    let drawn = with_findings(report);
+    report
+        .partitions
+        .iter_mut()
+        .zip(drawn)
+        .map(|(p, d)| p.timeline.take().filter(|_| d))
+        .collect()
+}
+
+/// Per partition: whether it is among the [`crate::report::html::MAX_TIMELINES`] most
+/// severe partitions with findings.
+fn with_findings(report: &ScanReport) -> Vec<bool> {
     let mut order: Vec<(crate::finding::Severity, usize)> = (0..report.partitions.len())
         .filter_map(|i| {
             report
@@ -275,11 +302,9 @@ pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
         })
         .collect();
     order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut out = vec![None; report.partitions.len()];
+    let mut out = vec![false; report.partitions.len()];
     for &(_, i) in order.iter().take(crate::report::html::MAX_TIMELINES) {
-        let p = &report.partitions[i];
-        out[i] =
-            timeline::collect(std::path::Path::new(&p.path), &timeline::Limits::default()).ok();
+        out[i] = true;
     }
     out
 }
