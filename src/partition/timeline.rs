@@ -491,6 +491,8 @@ pub struct ProducerTimeline {
     pub producer_id: i64,
     /// In the report's partition order.
     pub rows: Vec<ProducerRow>,
+    /// Partitions it wrote to beyond the rows kept.
+    pub more: usize,
 }
 
 #[cfg(all(test, feature = "testkit"))]

@@ -14,7 +14,7 @@ use super::format_ms;
 use super::triage::{self, Incident};
 use crate::finding::{Finding, Severity};
 use crate::partition::scan::PartitionReport;
-use crate::partition::timeline::{SpanKind, Timeline};
+use crate::partition::timeline::{ProducerTimeline, SpanKind, Timeline};
 use crate::results::ScanReport;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -23,6 +23,8 @@ use std::io::{self, Write};
 pub(crate) const MAX_INCIDENTS: usize = 200;
 /// Timelines of partitions with findings drawn at most (each is up to ≈ 100 KiB of SVG).
 pub const MAX_TIMELINES: usize = 200;
+/// Rows of one producer's view across partitions drawn at most.
+pub const MAX_PRODUCER_ROWS: usize = 500;
 
 /// Escape text for HTML and SVG (content and attribute values).
 pub(crate) fn esc(s: &str) -> String {
@@ -108,6 +110,18 @@ pub fn write_scan(
     timelines: &[Option<Timeline>],
     w: &mut dyn Write,
 ) -> io::Result<()> {
+    write_scan_with(report, timelines, &[], w)
+}
+
+/// [`write_scan`], with a section per producer of `producers` (what it did in every
+/// partition it wrote to). A clean partition with a timeline in `timelines` (asked for by
+/// `--timeline`) gets its section too.
+pub fn write_scan_with(
+    report: &ScanReport,
+    timelines: &[Option<Timeline>],
+    producers: &[ProducerTimeline],
+    w: &mut dyn Write,
+) -> io::Result<()> {
     let incidents = triage::incidents(&report.findings);
     let s = &report.summary;
     let mut h = String::with_capacity(64 << 10);
@@ -132,7 +146,7 @@ pub fn write_scan(
         s.findings.info
     );
     write_triage(&mut h, report, &incidents);
-    write_partition_table(&mut h, report);
+    write_partition_table(&mut h, report, timelines);
     h.push_str("<h2 id=\"details\">Partitions with findings</h2>\n");
     h.push_str(LEGEND);
     w.write_all(h.as_bytes())?;
@@ -147,6 +161,25 @@ pub fn write_scan(
         let tl = timelines.get(i).and_then(Option::as_ref);
         let groups = committed.get(i).map_or(&[][..], Vec::as_slice);
         write_partition(&mut h, i, p, fs, tl, groups);
+        w.write_all(h.as_bytes())?;
+    }
+    // The clean partitions asked for by `--timeline`.
+    let mut asked = (0..report.partitions.len())
+        .filter(|&i| report.partition_findings(i).is_empty())
+        .filter_map(|i| Some((i, timelines.get(i)?.as_ref()?)))
+        .peekable();
+    if asked.peek().is_some() {
+        w.write_all(b"<h2 id=\"timelines\">Timelines asked for</h2>\n")?;
+    }
+    for (i, tl) in asked {
+        let mut h = String::with_capacity(16 << 10);
+        let groups = committed.get(i).map_or(&[][..], Vec::as_slice);
+        write_partition(&mut h, i, &report.partitions[i], &[], Some(tl), groups);
+        w.write_all(h.as_bytes())?;
+    }
+    for v in producers {
+        let mut h = String::with_capacity(16 << 10);
+        producer::write(&mut h, report, timelines, v);
         w.write_all(h.as_bytes())?;
     }
     let mut h = String::new();
@@ -276,11 +309,12 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
     }
 }
 
-fn write_partition_table(h: &mut String, report: &ScanReport) {
+fn write_partition_table(h: &mut String, report: &ScanReport, timelines: &[Option<Timeline>]) {
     let row = |h: &mut String, i: usize, p: &PartitionReport| {
         let fs = report.partition_findings(i);
         let c = super::filter::counts(fs);
-        let name = if fs.is_empty() {
+        let drawn = timelines.get(i).is_some_and(Option::is_some);
+        let name = if fs.is_empty() && !drawn {
             esc(&label(p))
         } else {
             format!("<a href=\"#{}\">{}</a>", anchor(i, p), esc(&label(p)))
@@ -388,8 +422,12 @@ fn write_partition(
         Some(t) if t.first_offset.is_some() => svg(h, p, fs, t, committed),
         _ => h.push_str("<p class=\"meta\">(no timeline drawn for this partition)</p>"),
     }
-    let refs: Vec<&Finding> = fs.iter().collect();
-    findings_table(h, &refs);
+    if fs.is_empty() {
+        h.push_str("<p class=\"meta\">No finding.</p>");
+    } else {
+        let refs: Vec<&Finding> = fs.iter().collect();
+        findings_table(h, &refs);
+    }
     h.push_str("</section>\n");
 }
 
@@ -745,10 +783,15 @@ fn span_title(pid: i64, s: &crate::partition::timeline::Span) -> String {
 }
 
 fn epoch_range(s: &crate::partition::timeline::Span) -> String {
-    if s.min_epoch == s.epoch {
-        s.epoch.to_string()
+    epochs(s.min_epoch, s.epoch)
+}
+
+/// `lo–hi`, or one epoch.
+fn epochs(lo: i16, hi: i16) -> String {
+    if lo == hi {
+        hi.to_string()
     } else {
-        format!("{}–{}", s.min_epoch, s.epoch)
+        format!("{lo}–{hi}")
     }
 }
 
@@ -787,6 +830,8 @@ fn svg_epochs(h: &mut String, p: &PartitionReport, y: f64, end: i64, x: &dyn Fn(
     }
     h.push_str("</g>");
 }
+
+mod producer;
 
 #[cfg(test)]
 mod tests {

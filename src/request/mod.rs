@@ -9,11 +9,14 @@
 //! (`tests/suite/library_cli.rs` holds the two byte-equal).
 
 mod paths;
+mod timelines;
+
+pub use timelines::timelines;
 
 use crate::discover::archive::{self, Prepared};
 use crate::finding::Finding;
 use crate::partition::results::{PartitionReport, ScanOptions};
-use crate::partition::timeline::Timeline;
+use crate::partition::timeline::{ProducerTimeline, Timeline};
 use crate::report::filter::Filter;
 use crate::results::ScanReport;
 use crate::verify::{VerifyOptions, VerifyReport};
@@ -36,6 +39,9 @@ pub struct Request {
     /// Collect, during the walk, the timelines the HTML report draws (the partitions with
     /// findings, most severe first, at most [`crate::report::html::MAX_TIMELINES`]).
     pub timelines: bool,
+    /// `--timeline`: with `timelines`, also draw these partitions' timelines, findings or
+    /// not (`topic-N`, a topic glob, or a partition directory's path).
+    pub timeline_partitions: Vec<String>,
     /// Bounds on archive extraction.
     pub archive_limits: archive::Limits,
     /// The inputs are evidence bundles (`klogscan merge`, [`crate::bundle`]): their merge
@@ -71,6 +77,11 @@ impl Request {
         self.timelines = on;
         self
     }
+    /// Also draw these partitions' timelines (`--timeline`; with [`Self::with_timelines`]).
+    pub fn with_timeline_partitions(mut self, partitions: Vec<String>) -> Self {
+        self.timeline_partitions = partitions;
+        self
+    }
     /// The inputs are evidence bundles: merge them.
     pub fn with_bundles(mut self, on: bool) -> Self {
         self.bundles = on;
@@ -83,8 +94,13 @@ impl Request {
 #[non_exhaustive]
 pub struct Answer {
     pub report: ScanReport,
-    /// Aligned with `report.partitions` when [`Request::timelines`] was set, else empty.
+    /// Aligned with `report.partitions` when [`Request::timelines`] was set, else empty:
+    /// the timelines the HTML report draws (partitions with findings, and those of
+    /// [`Request::timeline_partitions`]).
     pub timelines: Vec<Option<Timeline>>,
+    /// With [`Request::timelines`] and a producer filter: each producer's lane in every
+    /// partition shown where it wrote (the HTML report's per-producer view).
+    pub producer_timelines: Vec<ProducerTimeline>,
     /// What the CLI prints on stderr before the report (refused archive entries, caps).
     pub warnings: Vec<String>,
 }
@@ -189,17 +205,25 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
     };
     crate::report::client::fill(&mut report.findings);
     flt.apply(&mut report);
-    let timelines = if req.timelines {
-        take_timelines(&mut report)
+    let chosen = if req.timelines {
+        timelines::choose(
+            &mut report,
+            &req.timeline_partitions,
+            &flt.producer_ids,
+            &inputs,
+        )
     } else {
-        Vec::new()
+        timelines::Chosen::default()
     };
     paths::fix_report(&inputs, &mut report);
     report.errors.extend(inputs.failed.iter().cloned());
+    let mut warnings = inputs.warnings.clone();
+    warnings.extend(chosen.warnings);
     Ok(Answer {
         report,
-        timelines,
-        warnings: inputs.warnings.clone(),
+        timelines: chosen.timelines,
+        producer_timelines: chosen.producers,
+        warnings,
     })
 }
 
@@ -262,51 +286,6 @@ fn resolved_filter(
         }
     }
     Ok(f)
-}
-
-/// The timelines of the partitions that have findings (at most
-/// [`crate::report::html::MAX_TIMELINES`], most severe first), aligned with
-/// `report.partitions`: what their walks collected (`ScanOptions::collect_timelines`).
-pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
-    let drawn = with_findings(report);
-    report
-        .partitions
-        .iter()
-        .zip(drawn)
-        .map(|(p, d)| if d { p.timeline.clone() } else { None })
-        .collect()
-}
-
-/// [`timelines`], moved out of the report (the others are dropped).
-fn take_timelines(report: &mut ScanReport) -> Vec<Option<Timeline>> {
-    let drawn = with_findings(report);
-    report
-        .partitions
-        .iter_mut()
-        .zip(drawn)
-        .map(|(p, d)| p.timeline.take().filter(|_| d))
-        .collect()
-}
-
-/// Per partition: whether it is among the [`crate::report::html::MAX_TIMELINES`] most
-/// severe partitions with findings.
-fn with_findings(report: &ScanReport) -> Vec<bool> {
-    let mut order: Vec<(crate::finding::Severity, usize)> = (0..report.partitions.len())
-        .filter_map(|i| {
-            report
-                .partition_findings(i)
-                .iter()
-                .map(|f| f.severity)
-                .max()
-                .map(|s| (s, i))
-        })
-        .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut out = vec![false; report.partitions.len()];
-    for &(_, i) in order.iter().take(crate::report::html::MAX_TIMELINES) {
-        out[i] = true;
-    }
-    out
 }
 
 /// The answer to a verify request: [`crate::verify::verify`] over the request's inputs as
