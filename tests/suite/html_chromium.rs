@@ -116,6 +116,33 @@ fn filters_apply_to_the_html_report_too() {
     assert!(html.contains("data-kind=\"zombie_write\""));
 }
 
+/// The chromium binary, or `None` after saying the test is skipped (a failure instead under
+/// `KLOGSCAN_REQUIRE_CHROMIUM=1`, as `.ci/run` sets).
+fn chromium_or_skip() -> Option<PathBuf> {
+    let bin = chromium();
+    if bin.is_none() {
+        if std::env::var_os("KLOGSCAN_REQUIRE_CHROMIUM").is_some_and(|v| v == "1") {
+            panic!("KLOGSCAN_REQUIRE_CHROMIUM=1 but no chromium binary is on PATH");
+        }
+        eprintln!("SKIPPED (chromium): no chromium binary on PATH (apt-get install chromium)");
+    }
+    bin
+}
+
+/// The DOM says no label of any timeline runs past its picture's edge ([`MEASURE`]).
+fn assert_labels_inside(dom: &str, what: &str) {
+    assert!(
+        dom.contains("data-labels-outside=\"[]\""),
+        "{what}: labels past the edge: {}",
+        dom.split("data-labels-outside=")
+            .nth(1)
+            .unwrap_or("not measured")
+            .chars()
+            .take(300)
+            .collect::<String>()
+    );
+}
+
 /// The browser measures every timeline label (getBBox) against its picture's width and
 /// writes the labels that run past an edge into the DOM.
 const MEASURE: &str = "<script>window.addEventListener('load',()=>{const out=[];\
@@ -126,11 +153,7 @@ const MEASURE: &str = "<script>window.addEventListener('load',()=>{const out=[];
 
 #[test]
 fn chromium_renders_the_timeline_with_the_zombie_pinned() {
-    let Some(bin) = chromium() else {
-        if std::env::var_os("KLOGSCAN_REQUIRE_CHROMIUM").is_some_and(|v| v == "1") {
-            panic!("KLOGSCAN_REQUIRE_CHROMIUM=1 but no chromium binary is on PATH");
-        }
-        eprintln!("SKIPPED (chromium): no chromium binary on PATH (apt-get install chromium)");
+    let Some(bin) = chromium_or_skip() else {
         return;
     };
     let work = tempfile::tempdir().unwrap();
@@ -146,16 +169,7 @@ fn chromium_renders_the_timeline_with_the_zombie_pinned() {
     );
     assert!(dom.contains("</html>"), "no DOM from chromium: {dom}");
     // Every label inside its timeline's picture.
-    assert!(
-        dom.contains("data-labels-outside=\"[]\""),
-        "labels past the edge: {}",
-        dom.split("data-labels-outside=")
-            .nth(1)
-            .unwrap_or("not measured")
-            .chars()
-            .take(300)
-            .collect::<String>()
-    );
+    assert_labels_inside(&dom, "the report");
     // The zombie's marker: a finding group in the SVG, labelled, with hover text.
     let zombie = dom
         .find("<g class=\"finding error\" data-kind=\"zombie_write\" data-offset=\"21\"")
@@ -207,11 +221,7 @@ fn chromium_renders_the_timeline_with_the_zombie_pinned() {
 /// partitions asked for by `--timeline`, and the per-producer view on its time axis.
 #[test]
 fn chromium_keeps_the_labels_of_asked_for_and_producer_timelines_inside() {
-    let Some(bin) = chromium() else {
-        if std::env::var_os("KLOGSCAN_REQUIRE_CHROMIUM").is_some_and(|v| v == "1") {
-            panic!("KLOGSCAN_REQUIRE_CHROMIUM=1 but no chromium binary is on PATH");
-        }
-        eprintln!("SKIPPED (chromium): no chromium binary on PATH (apt-get install chromium)");
+    let Some(bin) = chromium_or_skip() else {
         return;
     };
     let work = tempfile::tempdir().unwrap();
@@ -234,15 +244,6 @@ fn chromium_keeps_the_labels_of_asked_for_and_producer_timelines_inside() {
             &page,
         );
         assert!(dom.contains("</html>"), "no DOM from chromium: {dom}");
-        assert!(
-            dom.contains("data-labels-outside=\"[]\""),
-            "{args:?}: labels past the edge: {}",
-            dom.split("data-labels-outside=")
-                .nth(1)
-                .unwrap_or("not measured")
-                .chars()
-                .take(300)
-                .collect::<String>()
-        );
+        assert_labels_inside(&dom, &format!("{args:?}"));
     }
 }

@@ -185,6 +185,11 @@ fn lane(h: &mut String, l: &Lane, pid: i64, name: &str, y: f64, x: &dyn Fn(i64) 
     }
 }
 
+/// The lowest low and the highest high of `(low, high)` pairs.
+fn bounds<T: Ord + Copy>(pairs: impl Iterator<Item = (T, T)>) -> Option<(T, T)> {
+    pairs.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+}
+
 /// Per row: offsets, batches, epochs, transactions, markers, times.
 fn table(
     h: &mut String,
@@ -206,53 +211,38 @@ fn table(
             esc(&full)
         };
         let l = &row.lane;
-        let first = l
-            .spans
-            .iter()
-            .map(|s| s.first)
-            .chain(l.markers.iter().map(|m| m.offset))
-            .min();
-        let last = l
-            .spans
-            .iter()
-            .map(|s| s.last)
-            .chain(l.markers.iter().map(|m| m.offset))
-            .max();
-        let offsets = match (first, last) {
-            (Some(a), Some(b)) => format!("{a}..={b}"),
-            _ => "-".into(),
-        };
+        let offsets = bounds(
+            (l.spans.iter().map(|s| (s.first, s.last)))
+                .chain(l.markers.iter().map(|m| (m.offset, m.offset))),
+        )
+        .map_or("-".into(), |(a, b)| format!("{a}..={b}"));
         let batches: u64 = l.spans.iter().map(|s| s.batches).sum();
-        let epochs = l
-            .spans
-            .iter()
-            .map(|s| (s.min_epoch, s.epoch))
-            .chain(l.markers.iter().map(|m| (m.epoch, m.epoch)))
-            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
-            .map_or("-".into(), |(lo, hi)| epochs(lo, hi));
+        let epochs = bounds(
+            (l.spans.iter().map(|s| (s.min_epoch, s.epoch)))
+                .chain(l.markers.iter().map(|m| (m.epoch, m.epoch))),
+        )
+        .map_or("-".into(), |(lo, hi)| epochs(lo, hi));
         let committed: u32 = l.spans.iter().map(|s| s.committed).sum();
         let aborted: u32 = l.spans.iter().map(|s| s.aborted).sum();
         let open = l.spans.iter().filter(|s| s.kind == SpanKind::Open).count();
-        let ts = |t: Option<i64>| t.filter(|&t| valid(t)).map_or("-".into(), format_ms);
+        let times = bounds(
+            (l.spans
+                .iter()
+                .map(|s| (s.first_timestamp, s.last_timestamp)))
+            .chain(l.markers.iter().map(|m| (m.timestamp, m.timestamp)))
+            .filter(|&(a, b)| valid(a) && valid(b)),
+        );
+        let (t0, t1) = times.map_or(("-".into(), "-".into()), |(a, b)| {
+            (format_ms(a), format_ms(b))
+        });
         let _ = writeln!(
             h,
             "<tr><td>{name}</td><td class=\"mono\">{}</td><td>{offsets}</td><td>{batches}</td><td>{}</td><td>{committed}/{aborted}/{open}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&p.path),
             esc(&epochs),
             l.marker_count,
-            esc(&ts(l
-                .spans
-                .iter()
-                .map(|s| s.first_timestamp)
-                .filter(|&t| valid(t))
-                .min())),
-            esc(&ts(l
-                .spans
-                .iter()
-                .map(|s| s.last_timestamp)
-                .chain(l.markers.iter().map(|m| m.timestamp))
-                .filter(|&t| valid(t))
-                .max())),
+            esc(&t0),
+            esc(&t1),
         );
     }
     h.push_str("</table>\n");
