@@ -423,3 +423,13 @@ pub(crate) fn merge_refusals(a: &ScanArgs) -> Result<()> {
     }
     Ok(())
 }
+
+/// `--timeline` draws in the HTML report, which only `scan` and `merge` print.
+pub(crate) fn timeline_refusal(a: &ScanArgs) -> Result<()> {
+    if !a.timeline.is_empty() && a.format != OutFormat::Html {
+        anyhow::bail!(
+            "--timeline draws timelines in the HTML report: use it with `scan --format html` (or `merge --format html`)"
+        );
+    }
+    Ok(())
+}

@@ -64,6 +64,7 @@ fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
 }
 
 fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
+    commands::timeline_refusal(a)?;
     let mut o = ScanOptions::default()
         .with_check_crc(!a.no_crc)
         .with_deep(a.deep)
@@ -192,6 +193,7 @@ fn request(a: &ScanArgs, keep_producers: bool, merging: bool) -> Result<Request>
         .with_filter(filter(a))
         .with_transactional_ids(a.transactional_id.clone())
         .with_timelines(a.format == OutFormat::Html)
+        .with_timeline_partitions(a.timeline.clone())
         .with_bundles(merging))
 }
 
@@ -329,10 +331,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Scan(a) => {
             let Answer {
-                report, timelines, ..
+                report,
+                timelines,
+                producer_timelines,
+                ..
             } = scan_shown(&a, false, None, merging)?;
             match a.format {
-                OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
+                OutFormat::Html => {
+                    html::write_scan_with(&report, &timelines, &producer_timelines, &mut out)?
+                }
                 OutFormat::Json => {
                     json::write_scan(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
                 }

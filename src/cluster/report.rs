@@ -38,6 +38,7 @@ impl ScanReport {
                     findings: self.partition_findings(i).to_vec(),
                     txns: p.outcome.txns.clone(),
                     cluster_inputs: p.cluster_inputs.clone(),
+                    timeline: p.timeline.clone(),
                 }
             })
             .collect()
@@ -63,6 +64,7 @@ impl ScanReport {
             let mut p = r.partition;
             p.outcome.txns = r.txns;
             p.cluster_inputs = r.cluster_inputs;
+            p.timeline = r.timeline;
             let start = report.findings.len();
             report.findings.extend(r.findings);
             p.finding_range = start..report.findings.len();

@@ -80,6 +80,13 @@ pub struct ScanOptions {
     pub copied_partitions: crate::partition::walked::CopiedPartitions,
     /// `--remote-storage`: the tiered storage's remote segments (`cluster::tiering`).
     pub remote_storage: Option<PathBuf>,
+    /// Collect each partition's timeline during its walk ([`PartitionReport::timeline`],
+    /// what the HTML report draws; bounded per partition, see
+    /// [`crate::partition::timeline`]). Off by default: the other outputs draw none.
+    pub collect_timelines: bool,
+    /// With `collect_timelines`: producers that get a lane of their own in every
+    /// timeline, however many producers share the partition (`--producer-id`).
+    pub timeline_producers: Vec<i64>,
 }
 
 impl ScanOptions {
@@ -286,6 +293,8 @@ impl Default for ScanOptions {
             compacted_topics: Vec::new(),
             copied_partitions: Default::default(),
             remote_storage: None,
+            collect_timelines: false,
+            timeline_producers: Vec::new(),
         }
     }
 }
@@ -401,6 +410,11 @@ pub struct PartitionReport {
     /// `cluster::tiering` for partitions with `__remote_log_metadata` events).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiered: Option<TieredRanges>,
+    /// With `ScanOptions::collect_timelines`: what the HTML timeline draws, collected by
+    /// this partition's walk (`None`: not collected, or no batch). Not part of the JSON
+    /// report; exchanged with [`PartitionResult::timeline`].
+    #[serde(skip)]
+    pub timeline: Option<crate::partition::timeline::Timeline>,
 }
 
 /// A tiered partition's offsets: the log start, the remote segments a fetch can read
@@ -438,6 +452,10 @@ pub struct PartitionResult {
     pub txns: Vec<crate::partition::state::txnrec::TxnRecord>,
     /// What the partition's walk kept for the cluster checks.
     pub cluster_inputs: crate::partition::walked::ClusterInputs,
+    /// The partition's timeline, when its walk collected one (absent from results
+    /// written without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<crate::partition::timeline::Timeline>,
 }
 
 /// Why `ScanReport::from_partition_results` refused its input.
