@@ -421,11 +421,10 @@ pub(crate) fn merge_refusals(a: &ScanArgs) -> Result<()> {
         (a.max_bytes.is_some(), "--max-bytes"),
         (!a.compacted.is_empty(), "--compacted"),
         (a.follow, "--follow"),
-        (!a.transactional_id.is_empty(), "--transactional-id"),
     ];
     if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
         anyhow::bail!(
-            "{flag} is not a merge option: per-partition options are given to `klogscan collect` (the bundles record them); --transactional-id needs the coordinator's log, use --producer-id"
+            "{flag} is not a merge option: per-partition options are given to `klogscan collect` (the bundles record them)"
         );
     }
     Ok(())
