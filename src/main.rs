@@ -63,7 +63,8 @@ fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
     any
 }
 
-fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
+/// The scan options the per-partition flags of `scan` and `collect` give.
+fn partition_options(a: &cli::PartitionArgs) -> ScanOptions {
     let mut o = ScanOptions {
         check_crc: !a.no_crc,
         deep: a.deep,
@@ -79,10 +80,15 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         keep_producers: false,
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
         keep_cluster_txns: false,
-        remote_storage: a.remote_storage.clone(),
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;
+    o
+}
+
+fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
+    let mut o = partition_options(&a.part);
+    o.remote_storage = a.remote_storage.clone();
     if a.format == OutFormat::Table && io::stderr().is_terminal() {
         o.progress = progress_bar();
     }
