@@ -78,6 +78,7 @@ mod state_real_data;
 mod state_rules;
 mod testkit_crosscheck;
 mod tiered_dump;
+mod tiered_history;
 mod tiering;
 mod txn_state_history;
 mod txns;
