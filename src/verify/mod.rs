@@ -89,7 +89,9 @@ pub struct PartitionVerification {
     pub prediction: RecoveryPrediction,
     /// This partition's findings (scan findings and cross-checks), sorted by offset.
     pub findings: Vec<Finding>,
-    /// The scan's view of the partition.
+    /// The scan's view of the partition (its report; the per-segment working state the
+    /// checks read — segment walks, recovery plan, index verdicts, snapshot states,
+    /// cluster inputs — is released once they have run).
     #[serde(skip)]
     pub scan: PartitionReport,
 }
@@ -260,6 +262,8 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
         .map(|k| scan.partition_findings(k).to_vec())
         .collect();
     let parts = std::mem::take(&mut scan.partitions);
+    // The rest of the scan (its findings, copied per partition above) is not read again.
+    drop(scan);
     let mut report = VerifyReport {
         errors: inv.errors.clone(),
         ..Default::default()
@@ -288,7 +292,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
                 );
                 // The cross-checks' findings carry the partition's identity too.
                 crate::discover::identity::apply_source(&r.source, &mut findings);
-                r.index_verdicts = Vec::new();
+                release_working_state(&mut r);
                 findings.sort_by_key(|f| {
                     (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
                 });
@@ -326,6 +330,18 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     }
     report.summary = summarise(&report);
     report
+}
+
+/// Free what only the cross-checks and the prediction read of a partition's scan (its
+/// segment walks, recovery plan, index verdicts, producer states at each snapshot, cluster
+/// inputs, damaged batches): a verification keeps every partition until it is rendered.
+fn release_working_state(r: &mut PartitionReport) {
+    r.index_verdicts = Vec::new();
+    r.segment_walks = Vec::new();
+    r.snapshot_states = Vec::new();
+    r.damaged = Vec::new();
+    r.recovery = Default::default();
+    r.cluster_inputs = Default::default();
 }
 
 /// The scan findings the prediction needs (load-failure rules), copied before the

@@ -57,6 +57,11 @@ pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Sen
     }
 }
 
+/// What a partition's scan leaves besides its report until the reference time is known:
+/// the sealed replay when a transaction is open (boxed: most partitions have none), and the
+/// findings.
+type Pending = (Option<Box<SealedReplay>>, Vec<Finding>);
+
 /// Scan an already discovered inventory.
 pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
     let selected: Vec<&PartitionDir> = inv
@@ -110,41 +115,56 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
     );
     // Two windows are in flight per partition (one replayed, one walked).
     let pool = EventPool::new(window);
-    let scanned: Vec<(PartitionReport, SealedReplay, _)> = with_threads(opts.threads, || {
-        selected
-            .par_iter()
-            .map(|p| {
-                let files = p.log_dir.as_deref().and_then(|d| log_dirs.get(d));
-                let source = identities.source(p);
-                let reason = compaction.reason(p, &source);
-                let compacted =
-                    reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
-                let mut r = scan_partition(p, opts, window, pieces::PIECE, files, compacted, &pool);
-                opts.copied_partitions.hand_over(&mut r.0);
-                r.0.source = source;
-                if p.is_internal() {
-                    r.0.compacted_from = Some("internal topic".into());
-                } else if let Some(why) = reason {
-                    r.0.compacted_from = Some(why.describe().into());
-                }
-                opts.progress.emit(ProgressUpdate::PartitionDone);
-                // Only what the conclusion needs outlives the partition's scan (#11).
-                (r.0, r.1.seal(opts.keep_producers), r.2)
-            })
-            .collect()
-    });
+    // The reports and the rest of each partition's result in two vectors: the reports
+    // become the stage's `partitions` in place (no second vector of them), and the rest is
+    // a pointer and the findings. A replay with no transaction open concludes at once (its
+    // outcome does not depend on the reference time) and its state is dropped here; only
+    // replays with open transactions wait for the reference time.
+    let (mut reports, rest): (Vec<PartitionReport>, Vec<Pending>) =
+        with_threads(opts.threads, || {
+            selected
+                .par_iter()
+                .map(|p| {
+                    let files = p.log_dir.as_deref().and_then(|d| log_dirs.get(d));
+                    let source = identities.source(p);
+                    let reason = compaction.reason(p, &source);
+                    let compacted =
+                        reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
+                    let mut r =
+                        scan_partition(p, opts, window, pieces::PIECE, files, compacted, &pool);
+                    opts.copied_partitions.hand_over(&mut r.0);
+                    r.0.source = source;
+                    if p.is_internal() {
+                        r.0.compacted_from = Some("internal topic".into());
+                    } else if let Some(why) = reason {
+                        r.0.compacted_from = Some(why.describe().into());
+                    }
+                    opts.progress.emit(ProgressUpdate::PartitionDone);
+                    // Only what the conclusion needs outlives the partition's scan (#11).
+                    let (mut report, replay, mut findings) = r;
+                    let sealed = replay.seal(opts.keep_producers);
+                    let sealed = if sealed.settled() {
+                        report.outcome = sealed.finish(0, &mut findings);
+                        None
+                    } else {
+                        Some(Box::new(sealed))
+                    };
+                    (report, (sealed, findings))
+                })
+                .unzip()
+        });
 
     // Reference time: the newest batch timestamp of each log dir (or of the partition
     // alone), over every partition of the log dir whether selected or not, so that
     // `--topic`/`--partition` never move it (unselected ones: their newest segment's
     // headers).
-    let newest = reference_times(inv, &selected, &scanned, opts);
+    let newest = reference_times(inv, &selected, &reports, opts);
 
     let mut report = PartitionStage {
         errors: inv.errors.clone(),
         ..Default::default()
     };
-    for (mut r, replay, mut findings) in scanned {
+    for (r, (replay, mut findings)) in reports.iter_mut().zip(rest) {
         let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
         let (ref_time, ref_source) = match opts.now_ms {
             Some(now) => (now, RefSource::Given),
@@ -155,7 +175,10 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
                     (t.max(0), RefSource::Newest(from))
                 }),
         };
-        let outcome = replay.finish(ref_time, &mut findings);
+        let outcome = match replay {
+            Some(replay) => replay.finish(ref_time, &mut findings),
+            None => std::mem::take(&mut r.outcome),
+        };
         crate::partition::causes::link_damage(&mut findings, &r.damaged);
         crate::partition::causes::link_zombie_chain(&mut findings);
         for f in findings
@@ -192,8 +215,8 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
         let start = report.findings.len();
         report.findings.extend(findings);
         r.finding_range = start..report.findings.len();
-        report.partitions.push(r);
     }
+    report.partitions = reports;
     for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.findings.push(
             Finding::new(
@@ -282,7 +305,7 @@ impl RefSource {
 fn reference_times(
     inv: &Inventory,
     selected: &[&PartitionDir],
-    scanned: &[(PartitionReport, SealedReplay, Vec<Finding>)],
+    scanned: &[PartitionReport],
     opts: &ScanOptions,
 ) -> HashMap<Option<PathBuf>, (i64, String)> {
     let mut newest: HashMap<Option<PathBuf>, (i64, String)> = HashMap::new();
@@ -295,7 +318,7 @@ fn reference_times(
             *e = (t, from);
         }
     };
-    for (r, _, _) in scanned {
+    for r in scanned {
         let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
         offer(key, r.max_timestamp, r.path.clone());
     }
