@@ -270,46 +270,54 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     };
     // The file cross-checks of each partition, in parallel; each partition's collected
     // entries are dropped as soon as its index checks have read them.
-    report.partitions = crate::partition::scan::with_threads(opts.scan.threads, || {
-        parts
-            .into_par_iter()
-            .zip(per_partition)
-            .filter_map(|(mut r, mut findings)| {
-                let i = *index_of.get(&r.path)?;
-                let p = &inv.partitions[i];
-                let ld = p
-                    .log_dir
-                    .as_ref()
-                    .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
-                    .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
-                let prediction = checks::verify_one(
-                    p,
-                    ld,
-                    &r,
-                    opts,
-                    &findings_snapshot(&findings),
-                    &mut findings,
-                );
-                // The cross-checks' findings carry the partition's identity too.
-                crate::discover::identity::apply_source(&r.source, &mut findings);
-                release_working_state(&mut r);
-                findings.sort_by_key(|f| {
-                    (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
-                });
-                crate::finding::assign_ids(&mut findings);
-                Some(PartitionVerification {
-                    topic: r.topic.clone(),
-                    partition: r.partition,
-                    path: r.path.clone(),
-                    log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
-                    source: r.source.clone(),
-                    prediction,
-                    findings,
-                    scan: r,
+    // An indexed collect (one vector, written in place), then the `None`s dropped in
+    // place: a `filter_map` collect gathered per-thread chunks and copied them into a third
+    // vector, three vectors of partitions at once.
+    let verified: Vec<Option<PartitionVerification>> =
+        crate::partition::scan::with_threads(opts.scan.threads, || {
+            parts
+                .into_par_iter()
+                .zip(per_partition)
+                .map(|(mut r, mut findings)| {
+                    let i = *index_of.get(&r.path)?;
+                    let p = &inv.partitions[i];
+                    let ld = p
+                        .log_dir
+                        .as_ref()
+                        .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
+                        .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
+                    let prediction = checks::verify_one(
+                        p,
+                        ld,
+                        &r,
+                        opts,
+                        &findings_snapshot(&findings),
+                        &mut findings,
+                    );
+                    // The cross-checks' findings carry the partition's identity too.
+                    crate::discover::identity::apply_source(&r.source, &mut findings);
+                    release_working_state(&mut r);
+                    findings.sort_by_key(|f| {
+                        (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
+                    });
+                    crate::finding::assign_ids(&mut findings);
+                    Some(PartitionVerification {
+                        topic: r.topic.clone(),
+                        partition: r.partition,
+                        path: r.path.clone(),
+                        log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+                        source: r.source.clone(),
+                        prediction,
+                        findings,
+                        scan: r,
+                    })
                 })
-            })
-            .collect()
-    });
+                .collect()
+        });
+    #[allow(clippy::filter_map_identity)] // `flatten` would not collect in place
+    {
+        report.partitions = verified.into_iter().filter_map(|v| v).collect();
+    }
     for p in &report.partitions {
         report.findings.extend(p.findings.iter().cloned());
     }
