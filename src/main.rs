@@ -80,6 +80,7 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
         keep_cluster_txns: false,
         remote_storage: a.remote_storage.clone(),
+        cluster_ids: a.cluster_id.clone(),
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;

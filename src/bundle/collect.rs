@@ -65,12 +65,13 @@ pub fn collect(
     opts: &ScanOptions,
     out: impl Write + Send + 'static,
 ) -> io::Result<CollectSummary> {
-    let inv = layout::discover_with(
+    let mut inv = layout::discover_with(
         paths,
         layout::DiscoverOptions {
             follow_symlinks: opts.follow_symlinks,
         },
     );
+    crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
     let ids = Identities::load(&inv);
     let inputs = paths.iter().map(|p| p.display().to_string()).collect();
     let mut w = FrameWriter::new(Counted {

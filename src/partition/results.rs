@@ -66,6 +66,10 @@ pub struct ScanOptions {
     pub copied_partitions: crate::partition::walked::CopiedPartitions,
     /// `--remote-storage`: the tiered storage's remote segments (`cluster::tiering`).
     pub remote_storage: Option<PathBuf>,
+    /// `--cluster-id ID=PATH`: the cluster of directories copied without
+    /// `meta.properties` ([`crate::discover::identity::given`]), applied to the inventory
+    /// after discovery.
+    pub cluster_ids: Vec<crate::discover::identity::GivenClusterId>,
 }
 
 impl ScanOptions {
@@ -147,6 +151,7 @@ impl Default for ScanOptions {
             compacted_topics: Vec::new(),
             copied_partitions: Default::default(),
             remote_storage: None,
+            cluster_ids: Vec::new(),
         }
     }
 }

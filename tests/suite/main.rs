@@ -10,6 +10,7 @@ mod bundle_cli;
 mod checkpoints;
 mod cli;
 mod cli_archive;
+mod cli_cluster_id;
 mod cli_conventions;
 mod cli_dump_archive;
 mod cli_empty;
