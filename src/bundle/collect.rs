@@ -138,6 +138,7 @@ fn header(inputs: Vec<String>, inv: &Inventory, ids: &Identities, opts: &ScanOpt
                     path: ld.path.display().to_string(),
                     cluster_id: id.cluster_id,
                     node_id: id.broker_id,
+                    cluster_id_given: ids.cluster_id_given(&ld.path),
                 }
             })
             .collect(),

@@ -53,6 +53,8 @@ pub struct Identities {
     by_log_dir: HashMap<PathBuf, LogDirIdentity>,
     /// Cluster ids given for directories without one (`Inventory::given_cluster_ids`).
     given: std::collections::BTreeMap<PathBuf, String>,
+    /// The log dirs whose `cluster.id` came from `given`.
+    filled: std::collections::HashSet<PathBuf>,
 }
 
 /// Read one `meta.properties` (`None` when absent, unreadable or invalid: the broker would
@@ -114,12 +116,24 @@ impl Identities {
     /// `by_log_dir` with the given ids of `inv` filling the missing `cluster.id`s.
     fn with_given(mut by_log_dir: HashMap<PathBuf, LogDirIdentity>, inv: &Inventory) -> Self {
         let given = inv.given_cluster_ids.clone();
+        let mut filled = std::collections::HashSet::new();
         for (path, id) in &mut by_log_dir {
-            if id.cluster_id.is_none() {
+            if id.cluster_id.is_none() && given.contains_key(path) {
                 id.cluster_id = given.get(path).cloned();
+                filled.insert(path.clone());
             }
         }
-        Identities { by_log_dir, given }
+        Identities {
+            by_log_dir,
+            given,
+            filled,
+        }
+    }
+
+    /// Whether the `cluster.id` of the log dir at `path` was given (`--cluster-id`) rather
+    /// than read from its `meta.properties`.
+    pub fn cluster_id_given(&self, path: &std::path::Path) -> bool {
+        self.filled.contains(path)
     }
 
     /// The identity of a log dir (default: unknown).

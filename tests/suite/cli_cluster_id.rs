@@ -239,8 +239,21 @@ fn a_bundle_collected_with_a_given_id_carries_it() {
         let b = klogscan::bundle::Bundle::read(&f).unwrap();
         assert_eq!(b.header.log_dirs.len(), 1);
         assert_eq!(b.header.log_dirs[0].cluster_id.as_deref(), Some("lkc-1"));
+        assert!(b.header.log_dirs[0].cluster_id_given);
         bundles.push(s(&f));
     }
+    // A cluster.id read from meta.properties is not marked as given.
+    let d2 = tempfile::tempdir().unwrap();
+    let (c1, _) = two_brokers(d2.path(), Some("realcluster"));
+    let f = out.path().join("read.klb");
+    let (code, _, err) = run(&["collect".into(), s(&c1), "--out".into(), s(&f)]);
+    assert_eq!(code, 0, "{err}");
+    let b = klogscan::bundle::Bundle::read(&f).unwrap();
+    assert_eq!(
+        b.header.log_dirs[0].cluster_id.as_deref(),
+        Some("realcluster")
+    );
+    assert!(!b.header.log_dirs[0].cluster_id_given);
     // The merge joins the two brokers as one cluster, as the scan with the ids does.
     let mut merge = args(&["merge", "--format", "json", "--fail-on", "never"]);
     merge.extend(bundles.iter().cloned());
