@@ -99,6 +99,11 @@ pub struct GroupsArgs {
     pub members: bool,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
+    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
+    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
+    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
+    #[arg(long = "cluster-id", value_name = "ID=PATH")]
+    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
 }
 
 #[derive(Args)]
@@ -128,6 +133,11 @@ pub struct ConsumersArgs {
     pub threads: Option<usize>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
+    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
+    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
+    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
+    #[arg(long = "cluster-id", value_name = "ID=PATH")]
+    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
 }
 
 #[derive(Args)]
@@ -308,6 +318,11 @@ pub struct PartitionArgs {
     /// the command line are always followed.
     #[arg(long, short = 'L')]
     pub follow: bool,
+    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
+    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
+    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
+    #[arg(long = "cluster-id", value_name = "ID=PATH")]
+    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
