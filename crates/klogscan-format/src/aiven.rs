@@ -249,14 +249,15 @@ pub struct CustomMetadata {
     pub object_key: Option<String>,
 }
 
-fn uvarint(b: &[u8], at: &mut usize) -> Result<u64, AivenError> {
+/// An unsigned varint of at most `bits` bits (35: a varint, 70: a varlong).
+fn unsigned(b: &[u8], at: &mut usize, bits: u32) -> Result<u64, AivenError> {
     let mut v = 0u64;
-    for shift in (0..35).step_by(7) {
+    for shift in (0..bits).step_by(7) {
         let x = *b
             .get(*at)
             .ok_or(AivenError("custom metadata ends inside a varint".into()))?;
         *at += 1;
-        v |= ((x & 0x7f) as u64) << shift;
+        v |= ((x & 0x7f) as u64).checked_shl(shift).unwrap_or(0);
         if x & 0x80 == 0 {
             return Ok(v);
         }
@@ -264,19 +265,8 @@ fn uvarint(b: &[u8], at: &mut usize) -> Result<u64, AivenError> {
     err("custom metadata: varint too long")
 }
 
-fn uvarlong(b: &[u8], at: &mut usize) -> Result<u64, AivenError> {
-    let mut v = 0u64;
-    for shift in (0..70).step_by(7) {
-        let x = *b
-            .get(*at)
-            .ok_or(AivenError("custom metadata ends inside a varlong".into()))?;
-        *at += 1;
-        v |= ((x & 0x7f) as u64) << shift;
-        if x & 0x80 == 0 {
-            return Ok(v);
-        }
-    }
-    err("custom metadata: varlong too long")
+fn uvarint(b: &[u8], at: &mut usize) -> Result<u64, AivenError> {
+    unsigned(b, at, 35)
 }
 
 /// Read the custom metadata bytes of a segment written by the plugin (empty: no field).
@@ -314,7 +304,7 @@ pub fn parse_custom_metadata(b: &[u8]) -> Result<CustomMetadata, AivenError> {
         match tag {
             0 => {
                 let mut p = 0usize;
-                let z = uvarlong(field, &mut p)?;
+                let z = unsigned(field, &mut p, 70)?;
                 out.remote_size = Some((z >> 1) as i64 ^ -((z & 1) as i64));
             }
             1 => out.object_prefix = Some(string()?),
