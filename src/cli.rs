@@ -267,8 +267,10 @@ pub struct ScanArgs {
     #[arg(long)]
     pub findings_only: bool,
     /// The tiered storage's remote segments: a directory in Kafka's `LocalTieredStorage`
-    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself).
-    /// Checked against the `__remote_log_metadata` records.
+    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself) or in the
+    /// Aiven plugin's object layout; an object store URL (`s3://bucket/prefix`) with the
+    /// `remote-object-store` feature. Checked against the `__remote_log_metadata` records,
+    /// and replayed before the local segments (the whole history).
     #[arg(long, value_name = "DIR")]
     pub remote_storage: Option<PathBuf>,
 }
