@@ -9,7 +9,11 @@ use crate::partition::results::{
 };
 use std::path::PathBuf;
 
+/// The whole report of a scan. `#[non_exhaustive]`: a caller outside this crate gets one
+/// from `pipeline`/`request` (or [`ScanReport::default`],
+/// [`ScanReport::from_partition_results`]), never by a struct literal.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ScanReport {
     pub inputs: Vec<String>,
     pub summary: Summary,

@@ -7,6 +7,7 @@ mod common;
 mod bounded_windows;
 mod bundle;
 mod bundle_cli;
+mod bundle_shared_paths;
 mod checkpoints;
 mod cli;
 mod cli_archive;
