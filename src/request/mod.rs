@@ -174,24 +174,29 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
         // A producer filter shows the partitions where the producer appears.
         opts.keep_producers = true;
     }
-    let flt = resolved_filter(req, &inputs, &opts)?;
+    let bundles = match req.bundles {
+        true => Some(crate::bundle::read_bundles(&inputs.paths)?),
+        false => None,
+    };
+    let flt = resolved_filter(req, &inputs, &opts, bundles.as_deref())?;
     if req.timelines {
         // Drawn from what the walk collects: no file is read again for them.
         opts.collect_timelines = true;
         opts.timeline_producers = flt.producer_ids.clone();
     }
-    let mut report = match sink {
-        None if req.bundles => crate::bundle::merge(&inputs.paths, &opts)?.report,
-        None => crate::pipeline::scan(&inputs.paths, &opts),
-        Some((sink, status)) if req.bundles => {
-            let bundles = crate::bundle::read_bundles(&inputs.paths)?;
+    let mut report = match (sink, bundles) {
+        (None, Some(bundles)) => {
+            crate::bundle::merge_bundles(bundles, &opts, &mut |_, _| {})?.report
+        }
+        (None, None) => crate::pipeline::scan(&inputs.paths, &opts),
+        (Some((sink, status)), Some(bundles)) => {
             *status = sink(Streamed::Begin(&crate::bundle::inputs_of(&bundles)));
             crate::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
                 stream_partition(sink, status, &flt, &inputs, p, fs)
             })?
             .report
         }
-        Some((sink, status)) => {
+        (Some((sink, status)), None) => {
             let given: Vec<String> = inputs
                 .paths
                 .iter()
@@ -257,18 +262,23 @@ fn stream_partition(
     }
 }
 
-/// The request's filter with `--transactional-id` resolved through the coordinator's log.
+/// The request's filter with `--transactional-id` resolved through the coordinator's log:
+/// the inputs' `__transaction_state` directories, or the records `bundles` carry of them.
 fn resolved_filter(
     req: &Request,
     inputs: &Prepared,
     opts: &ScanOptions,
+    bundles: Option<&[(std::path::PathBuf, crate::bundle::Bundle)]>,
 ) -> Result<Filter, RequestError> {
     let mut f = req.filter.clone();
     if req.transactional_ids.is_empty() {
         return Ok(f);
     }
     use crate::cluster::coordinator::CoordinatorView;
-    let view = CoordinatorView::load(&crate::discover::layout::discover(&inputs.paths), opts);
+    let view = match bundles {
+        Some(b) => crate::bundle::coordinator_view(b),
+        None => CoordinatorView::load(&crate::discover::layout::discover(&inputs.paths), opts),
+    };
     if view.is_empty() {
         return Err(RequestError::NoCoordinatorLog);
     }
@@ -303,7 +313,7 @@ pub fn verify(
     broker_version: Option<crate::verify::BrokerVersion>,
 ) -> Result<VerifyAnswer, RequestError> {
     let inputs = archive::prepare(&req.inputs, &req.archive_limits)?;
-    let flt = resolved_filter(req, &inputs, &req.options)?;
+    let flt = resolved_filter(req, &inputs, &req.options, None)?;
     let opts = VerifyOptions {
         scan: req.options.clone(),
         broker_version,

@@ -13,6 +13,7 @@ mod indexes;
 mod integrity;
 mod partition;
 mod pieces;
+mod remote;
 mod walk;
 use partition::{EventPool, SegmentScan, scan_partition};
 
@@ -59,6 +60,20 @@ pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Sen
 
 /// Scan an already discovered inventory.
 pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
+    scan_inventory_with(
+        inv,
+        opts,
+        &crate::partition::remote::RemoteHistory::default(),
+    )
+}
+
+/// [`scan_inventory`] with the remote segments of tiered partitions, replayed before
+/// their local segments ([`crate::partition::remote`]).
+pub fn scan_inventory_with(
+    inv: &Inventory,
+    opts: &ScanOptions,
+    remote: &crate::partition::remote::RemoteHistory,
+) -> PartitionStage {
     let selected: Vec<&PartitionDir> = inv
         .partitions
         .iter()
@@ -75,7 +90,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
     };
     emit_start(&selected, opts);
     let known = Known::load(inv, opts);
-    let scanned = scan_selected(&selected, &known, opts);
+    let scanned = scan_selected(&selected, &known, opts, remote);
     // Reference time: the newest batch timestamp of each log dir (or of the partition
     // alone), over every partition of the log dir whether selected or not, so that
     // `--topic`/`--partition` never move it (unselected ones: their newest segment's
@@ -181,6 +196,7 @@ fn scan_selected(
     selected: &[&PartitionDir],
     known: &Known<'_>,
     opts: &ScanOptions,
+    remote: &crate::partition::remote::RemoteHistory,
 ) -> Vec<(PartitionReport, SealedReplay, Vec<Finding>)> {
     let window = opts
         .threads
@@ -197,7 +213,16 @@ fn scan_selected(
                 let reason = known.compaction.reason(p, &source);
                 let compacted =
                     reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
-                let mut r = scan_partition(p, opts, window, pieces::PIECE, files, compacted, &pool);
+                let mut r = scan_partition(
+                    p,
+                    opts,
+                    window,
+                    pieces::PIECE,
+                    files,
+                    compacted,
+                    &pool,
+                    remote.of(&p.path),
+                );
                 opts.copied_partitions.hand_over(&mut r.0);
                 r.0.source = source;
                 if p.is_internal() {
