@@ -59,6 +59,7 @@ mod library_cli;
 mod library_surface;
 mod lost_range;
 mod onewalk;
+mod partitions_memory;
 mod precision;
 mod recovery_legacy_unparsed;
 mod recovery_model;
