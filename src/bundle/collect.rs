@@ -120,6 +120,30 @@ pub fn collect(
     finish(w, &written, &inv, &ids, opts, report.into())
 }
 
+/// The largest small file carried (a checkpoint is a few bytes a partition; a larger one
+/// is not one the broker wrote, and its readers reject it).
+const MAX_SMALL_FILE: u64 = 1 << 20;
+
+/// The small files of `inv` the cluster stage reads, by path (see `Rest::small_files`);
+/// files that do not read as UTF-8 text are left out, as unreadable.
+fn small_files(inv: &Inventory) -> Vec<(String, String)> {
+    let dirs = inv.log_dirs.iter().flat_map(|l| {
+        [
+            &l.log_start_offset_checkpoint,
+            &l.replication_offset_checkpoint,
+        ]
+    });
+    let parts = inv.partitions.iter().map(|p| &p.leader_epoch_checkpoint);
+    dirs.chain(parts)
+        .flatten()
+        .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() <= MAX_SMALL_FILE))
+        .filter_map(|f| {
+            let text = String::from_utf8(std::fs::read(f).ok()?).ok()?;
+            Some((f.display().to_string(), text))
+        })
+        .collect()
+}
+
 fn json<T: serde::Serialize>(v: &T) -> io::Result<Vec<u8>> {
     serde_json::to_vec(v).map_err(io::Error::other)
 }
@@ -176,6 +200,8 @@ fn finish<W: Write>(
         let txns = std::mem::take(&mut outcome.txns);
         let cluster_inputs = std::mem::take(&mut p.cluster_inputs);
         let fingerprints = written.contains(&p.path);
+        let leader_epochs = std::mem::take(&mut p.leader_epochs);
+        let log_dir = p.log_dir.as_ref().map(|d| d.display().to_string());
         let frame = PartitionFrame {
             result: PartitionResult {
                 format_version: RESULT_FORMAT_VERSION,
@@ -186,6 +212,8 @@ fn finish<W: Write>(
             },
             outcome,
             fingerprints,
+            leader_epochs,
+            log_dir,
         };
         w.frame(Tag::Partition, &json(&frame)?)?;
     }
@@ -205,6 +233,21 @@ fn finish<W: Write>(
         cluster_metadata: metadata
             .into_iter()
             .map(|m| (m.source.path.clone().unwrap_or_default(), m))
+            .collect(),
+        small_files: small_files(inv),
+        metadata_logs: inv
+            .partitions
+            .iter()
+            .filter(|p| p.is_kraft_metadata() && ids.source(p).copy.is_live())
+            .map(|p| {
+                let log = crate::cluster::leadership::read_copy(
+                    inv,
+                    p,
+                    opts.max_bytes,
+                    opts.max_decompressed,
+                );
+                (p.path.display().to_string(), log)
+            })
             .collect(),
     };
     w.frame(Tag::Rest, &json(&rest)?)?;

@@ -383,6 +383,16 @@ fn inventory(bundles: &[(PathBuf, Bundle)]) -> Inventory {
                 recorded.cluster_metadata.insert(PathBuf::from(path), json);
             }
         }
+        for (path, log) in &b.rest.metadata_logs {
+            if let Ok(json) = serde_json::to_string(log) {
+                recorded.metadata_logs.insert(PathBuf::from(path), json);
+            }
+        }
+        for (path, text) in &b.rest.small_files {
+            recorded
+                .small_files
+                .insert(PathBuf::from(path), text.clone());
+        }
         let pairs = |v: &[(String, String)]| {
             v.iter()
                 .map(|(p, why)| (PathBuf::from(p), why.clone()))
@@ -429,15 +439,17 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
         );
     }
     parts.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-    let (results, outcomes): (Vec<_>, Vec<_>) = parts
+    let (results, rest): (Vec<_>, Vec<_>) = parts
         .into_iter()
-        .map(|(_, _, f)| (f.result, f.outcome))
+        .map(|(_, _, f)| (f.result, (f.outcome, f.leader_epochs, f.log_dir)))
         .unzip();
     // Each frame's versions were checked as it was read.
     let mut report = ScanReport::from_partition_results(results).unwrap_or_default();
-    for (p, mut outcome) in report.partitions.iter_mut().zip(outcomes) {
+    for (p, (mut outcome, leader_epochs, log_dir)) in report.partitions.iter_mut().zip(rest) {
         outcome.txns = std::mem::take(&mut p.outcome.txns);
         p.outcome = outcome;
+        p.leader_epochs = leader_epochs;
+        p.log_dir = log_dir.map(PathBuf::from);
     }
     // The scan lists the unreadable paths' findings first, then the others of no
     // partition (each bundle's in its own order).
