@@ -179,6 +179,17 @@ fn files_of<'a>(
 }
 
 impl FileInventory {
+    /// Free the lists of files (what discovery found, with sizes), keeping the
+    /// directories.
+    pub fn drop_file_lists(&mut self) {
+        for d in &mut self.log_dirs {
+            d.files = Vec::new();
+        }
+        for p in &mut self.partitions {
+            p.files = Vec::new();
+        }
+    }
+
     /// The inventory of `inv` (one `lstat` per file).
     pub fn of(inv: &Inventory) -> Self {
         let log_dirs = inv

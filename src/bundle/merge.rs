@@ -211,7 +211,9 @@ pub fn merge_streaming(
     merge_bundles(read_bundles(files)?, base, on_partition)
 }
 
-/// Read the bundles `files` (directories: their `*.klb` files), each named by its path.
+/// Read the bundles `files` (directories: their `*.klb` files), each named by its path,
+/// without the names and sizes of each directory's files (no merge reads them: they
+/// were a third of a merge's memory per partition).
 /// As a scan keeps batch keys only for the topic-partitions more than one of its
 /// directories holds, only those directories' fingerprints are decoded and kept (a first
 /// pass reads each bundle's header and file inventory to know them). The directories of
@@ -251,7 +253,9 @@ pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleE
         .map(|(f, names)| {
             let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
             let keep = |d: &str| copied.contains(d);
-            Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep, names).map(|b| (f, b))
+            let mut b = Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep, names)?;
+            b.files.drop_file_lists();
+            Ok((f, b))
         })
         .collect()
 }
