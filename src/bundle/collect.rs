@@ -199,6 +199,7 @@ fn finish<W: Write>(
         let mut outcome = std::mem::take(&mut p.outcome);
         let txns = std::mem::take(&mut outcome.txns);
         let cluster_inputs = std::mem::take(&mut p.cluster_inputs);
+        let timeline = p.timeline.take();
         let fingerprints = written.contains(&p.path);
         let leader_epochs = std::mem::take(&mut p.leader_epochs);
         let log_dir = p.log_dir.as_ref().map(|d| d.display().to_string());
@@ -209,6 +210,7 @@ fn finish<W: Write>(
                 findings: findings.get(range).map(<[_]>::to_vec).unwrap_or_default(),
                 txns,
                 cluster_inputs,
+                timeline,
             },
             outcome,
             fingerprints,

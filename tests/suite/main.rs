@@ -45,6 +45,7 @@ mod hardening_sparse;
 mod html_chromium;
 mod html_labels;
 mod html_scale;
+mod html_timelines;
 mod identity;
 mod identity_compaction;
 mod identity_inputs;
