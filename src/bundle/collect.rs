@@ -58,7 +58,8 @@ struct Stream<W: Write> {
 /// written to `out`: discovery and the per-partition stage exactly as `scan` runs them
 /// with `opts`, every partition's walk keeping its batch keys (which partitions another
 /// broker also holds is not known here) and its producers' final states (a merge's
-/// producer filters select partitions by them). Each partition's fingerprints are written as
+/// producer filters select partitions by them), and its timeline (what a merged HTML
+/// report draws). Each partition's fingerprints are written as
 /// soon as its walk is finished, so memory holds the keys of the partitions being walked;
 /// the partitions' results follow once the scan has concluded.
 pub fn collect(
@@ -100,6 +101,9 @@ pub fn collect(
         // `--producer-id` and `--transactional-id` on a merge show the partitions where
         // the producer appears, as a scan with those filters keeps them.
         keep_producers: true,
+        // Every partition's timeline (bounded per partition by `timeline::Limits`): which
+        // ones a merged HTML report draws depends on the cluster stage's findings.
+        collect_timelines: true,
         ..opts.clone()
     };
     let report = crate::partition::scan::scan_inventory(&inv, &scan_opts);

@@ -208,12 +208,32 @@ pub fn merge_streaming(
     base: &ScanOptions,
     on_partition: &mut dyn FnMut(&PartitionReport, &[Finding]),
 ) -> Result<Merged, BundleError> {
-    merge_bundles(read_bundles(files)?, base, on_partition)
+    merge_bundles(read_bundles_for(files, base)?, base, on_partition)
+}
+
+/// [`read_bundles`], keeping of each partition only what a run with `opts` reads: its
+/// producers' final states with `keep_producers`, its timeline with `collect_timelines`
+/// (a merge that prints no HTML holds none of them).
+pub fn read_bundles_for(
+    files: &[PathBuf],
+    opts: &ScanOptions,
+) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
+    let mut bundles = read_bundles(files)?;
+    for (_, b) in &mut bundles {
+        for p in &mut b.partitions {
+            if !opts.keep_producers {
+                p.outcome.producers = Vec::new();
+            }
+            if !opts.collect_timelines {
+                p.result.timeline = None;
+            }
+        }
+    }
+    Ok(bundles)
 }
 
 /// Read the bundles `files` (directories: their `*.klb` files), each named by its path,
-/// without the names and sizes of each directory's files (no merge reads them: they
-/// were a third of a merge's memory per partition).
+/// without the names and sizes of each directory's files (no merge reads them).
 /// As a scan keeps batch keys only for the topic-partitions more than one of its
 /// directories holds, only those directories' fingerprints are decoded and kept (a first
 /// pass reads each bundle's header and file inventory to know them). The directories of
