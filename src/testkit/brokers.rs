@@ -185,8 +185,9 @@ pub fn two_clusters(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
 
 const HOUR: i64 = 3_600_000;
 
-/// `orders-0` of the metadata records below, on `replicas`, led by `leader` at `epoch`.
-fn orders_partition(replicas: &[i32], isr: &[i32], leader: i32, epoch: i32) -> MetaRecord {
+/// `orders-0`'s `PartitionRecord` (topic id [`topic_id_for`]`("orders")`), on `replicas`,
+/// led by `leader` at `epoch` with `isr`.
+pub fn orders_partition(replicas: &[i32], isr: &[i32], leader: i32, epoch: i32) -> MetaRecord {
     MetaRecord::Partition(PartitionRecord {
         partition_id: 0,
         topic_id: topic_id_for("orders"),
@@ -199,7 +200,8 @@ fn orders_partition(replicas: &[i32], isr: &[i32], leader: i32, epoch: i32) -> M
     })
 }
 
-fn orders_change(f: impl FnOnce(&mut PartitionChange)) -> MetaRecord {
+/// A `PartitionChangeRecord` of `orders-0`, as `f` sets it.
+pub fn orders_change(f: impl FnOnce(&mut PartitionChange)) -> MetaRecord {
     let mut c = PartitionChange {
         partition_id: 0,
         topic_id: topic_id_for("orders"),
@@ -280,6 +282,19 @@ pub fn unclean_election(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
 /// the local log from segment 3; segment 2 (offsets 40–59) is in neither: a gap between
 /// the checkpointed log start (20) and the local log start (60).
 pub fn tiered(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let mut t = TieredLog::new(tiered_history());
+    let r0 = t.copy(0);
+    t.copy(1);
+    t.delete(r0);
+    t.copy(3);
+    t.local_from(3);
+    let m = t.write(root)?;
+    Ok(vec![vec![m.log_dir]])
+}
+
+/// `orders-0` in five segments of 20 offsets: [0,19] [20,39] at leader epoch 0; [40,59]
+/// epoch 1; [60,79] epoch 1 then 2 at 70; [80,99] epoch 2 (the active segment).
+pub fn tiered_history() -> PartitionBuilder {
     let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);
     for seg in 0..5 {
         if seg > 0 {
@@ -294,12 +309,5 @@ pub fn tiered(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
             p.append(Batch::new(Producer::PLAIN).records(10).leader_epoch(epoch));
         }
     }
-    let mut t = TieredLog::new(p);
-    let r0 = t.copy(0);
-    t.copy(1);
-    t.delete(r0);
-    t.copy(3);
-    t.local_from(3);
-    let m = t.write(root)?;
-    Ok(vec![vec![m.log_dir]])
+    p
 }
