@@ -292,8 +292,8 @@ pub fn tiered(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
     Ok(vec![vec![m.log_dir]])
 }
 
-/// `orders-0` in five segments of 20 offsets: [0,19] [20,39] at leader epoch 0; [40,59]
-/// epoch 1; [60,79] epoch 1 then 2 at 70; [80,99] epoch 2 (the active segment).
+/// `orders-0` in five segments of 20 offsets: 0–19 and 20–39 at leader epoch 0; 40–59 at
+/// epoch 1; 60–79 at epoch 1 then 2 from 70; 80–99 at epoch 2 (the active segment).
 pub fn tiered_history() -> PartitionBuilder {
     let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);
     for seg in 0..5 {
