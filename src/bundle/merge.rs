@@ -218,8 +218,7 @@ pub fn read_bundles_for(
     files: &[PathBuf],
     opts: &ScanOptions,
 ) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
-    let mut bundles = read_bundles(files)?;
-    for (_, b) in &mut bundles {
+    read_slim(files, &|b: &mut Bundle| {
         for p in &mut b.partitions {
             if !opts.keep_producers {
                 p.outcome.producers = Vec::new();
@@ -228,8 +227,7 @@ pub fn read_bundles_for(
                 p.result.timeline = None;
             }
         }
-    }
-    Ok(bundles)
+    })
 }
 
 /// Read the bundles `files` (directories: their `*.klb` files), each named by its path,
@@ -240,6 +238,14 @@ pub fn read_bundles_for(
 /// bundles whose log-dir paths another bundle shares are named by their broker
 /// (`super::relabel`).
 pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
+    read_slim(files, &|_| {})
+}
+
+/// [`read_bundles`], `slim` cutting each bundle down as soon as it is read.
+fn read_slim(
+    files: &[PathBuf],
+    slim: &dyn Fn(&mut Bundle),
+) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
     let files = bundle_files(files)?;
     let heads = files
         .iter()
@@ -275,6 +281,7 @@ pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleE
             let keep = |d: &str| copied.contains(d);
             let mut b = Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep, names)?;
             b.files.drop_file_lists();
+            slim(&mut b);
             Ok((f, b))
         })
         .collect()
@@ -335,7 +342,8 @@ pub fn merge_bundles(
     }
     let options = first.header.options.apply(base);
     check_overlap(&bundles)?;
-    let inventory = inventory(&bundles);
+    let mut bundles = bundles;
+    let inventory = inventory(&mut bundles);
     let mut report = report(bundles);
     if !options.keep_producers {
         // As a scan seals each replay: only the producers' number stays.
@@ -376,7 +384,8 @@ fn check_overlap(bundles: &[(PathBuf, Bundle)]) -> Result<(), BundleError> {
 
 /// The inventory of the bundles' directories, as discovery would list them (sorted by
 /// topic-partition and path), with what the bundles recorded of their files.
-fn inventory(bundles: &[(PathBuf, Bundle)]) -> Inventory {
+/// The metadata logs and small files move from the bundles into it.
+fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
     let mut inv = Inventory::default();
     let mut recorded = Recorded::default();
     for (_, b) in bundles {
@@ -407,15 +416,13 @@ fn inventory(bundles: &[(PathBuf, Bundle)]) -> Inventory {
                 recorded.cluster_metadata.insert(PathBuf::from(path), json);
             }
         }
-        for (path, log) in &b.rest.metadata_logs {
-            if let Ok(json) = serde_json::to_string(log) {
+        for (path, log) in std::mem::take(&mut b.rest.metadata_logs) {
+            if let Ok(json) = serde_json::to_string(&log) {
                 recorded.metadata_logs.insert(PathBuf::from(path), json);
             }
         }
-        for (path, text) in &b.rest.small_files {
-            recorded
-                .small_files
-                .insert(PathBuf::from(path), text.clone());
+        for (path, text) in std::mem::take(&mut b.rest.small_files) {
+            recorded.small_files.insert(PathBuf::from(path), text);
         }
         let pairs = |v: &[(String, String)]| {
             v.iter()
