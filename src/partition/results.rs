@@ -428,6 +428,10 @@ pub struct TieredRanges {
     /// The first local segment's base offset.
     pub local_log_start_offset: Option<i64>,
     pub log_end_offset: Option<i64>,
+    /// With `--remote-storage`: what the scan replayed of the remote segments before the
+    /// local log ([`crate::partition::remote`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed: Option<crate::partition::remote::RemoteReplayed>,
 }
 
 fn no_timestamp() -> i64 {
