@@ -58,7 +58,8 @@ struct Stream<W: Write> {
 /// written to `out`: discovery and the per-partition stage exactly as `scan` runs them
 /// with `opts`, every partition's walk keeping its batch keys (which partitions another
 /// broker also holds is not known here) and its producers' final states (a merge's
-/// producer filters select partitions by them). Each partition's fingerprints are written as
+/// producer filters select partitions by them), and its timeline (what a merged HTML
+/// report draws). Each partition's fingerprints are written as
 /// soon as its walk is finished, so memory holds the keys of the partitions being walked;
 /// the partitions' results follow once the scan has concluded.
 pub fn collect(
@@ -101,6 +102,9 @@ pub fn collect(
         // `--producer-id` and `--transactional-id` on a merge show the partitions where
         // the producer appears, as a scan with those filters keeps them.
         keep_producers: true,
+        // Every partition's timeline (bounded per partition by `timeline::Limits`): which
+        // ones a merged HTML report draws depends on the cluster stage's findings.
+        collect_timelines: true,
         ..opts.clone()
     };
     let report = crate::partition::scan::scan_inventory(&inv, &scan_opts);
@@ -119,6 +123,30 @@ pub fn collect(
         (w, std::mem::take(&mut s.written))
     };
     finish(w, &written, &inv, &ids, opts, report.into())
+}
+
+/// The largest small file carried (a checkpoint is a few bytes a partition; a larger one
+/// is not one the broker wrote, and its readers reject it).
+const MAX_SMALL_FILE: u64 = 1 << 20;
+
+/// The small files of `inv` the cluster stage reads, by path (see `Rest::small_files`);
+/// files that do not read as UTF-8 text are left out, as unreadable.
+fn small_files(inv: &Inventory) -> Vec<(String, String)> {
+    let dirs = inv.log_dirs.iter().flat_map(|l| {
+        [
+            &l.log_start_offset_checkpoint,
+            &l.replication_offset_checkpoint,
+        ]
+    });
+    let parts = inv.partitions.iter().map(|p| &p.leader_epoch_checkpoint);
+    dirs.chain(parts)
+        .flatten()
+        .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() <= MAX_SMALL_FILE))
+        .filter_map(|f| {
+            let text = String::from_utf8(std::fs::read(f).ok()?).ok()?;
+            Some((f.display().to_string(), text))
+        })
+        .collect()
 }
 
 fn json<T: serde::Serialize>(v: &T) -> io::Result<Vec<u8>> {
@@ -179,6 +207,8 @@ fn finish<W: Write>(
         let cluster_inputs = std::mem::take(&mut p.cluster_inputs);
         let timeline = p.timeline.take();
         let fingerprints = written.contains(&p.path);
+        let leader_epochs = std::mem::take(&mut p.leader_epochs);
+        let log_dir = p.log_dir.as_ref().map(|d| d.display().to_string());
         let frame = PartitionFrame {
             result: PartitionResult {
                 format_version: RESULT_FORMAT_VERSION,
@@ -190,6 +220,8 @@ fn finish<W: Write>(
             },
             outcome,
             fingerprints,
+            leader_epochs,
+            log_dir,
         };
         w.frame(Tag::Partition, &json(&frame)?)?;
     }
@@ -209,6 +241,21 @@ fn finish<W: Write>(
         cluster_metadata: metadata
             .into_iter()
             .map(|m| (m.source.path.clone().unwrap_or_default(), m))
+            .collect(),
+        small_files: small_files(inv),
+        metadata_logs: inv
+            .partitions
+            .iter()
+            .filter(|p| p.is_kraft_metadata() && ids.source(p).copy.is_live())
+            .map(|p| {
+                let log = crate::cluster::leadership::read_copy(
+                    inv,
+                    p,
+                    opts.max_bytes,
+                    opts.max_decompressed,
+                );
+                (p.path.display().to_string(), log)
+            })
             .collect(),
     };
     w.frame(Tag::Rest, &json(&rest)?)?;

@@ -133,6 +133,14 @@ pub(crate) struct PartitionFrame {
     /// The replay's conclusion (its transactions are `result.txns`).
     pub outcome: ReplayOutcome,
     pub fingerprints: bool,
+    /// The report's fields its JSON form leaves out that the cluster stage reads: the
+    /// `(leader epoch, start offset)` lineage of its batches (the leadership checks) and
+    /// its log dir (whose checkpoints the leadership and tiering checks read). Since
+    /// format 2.
+    #[serde(default)]
+    pub leader_epochs: Vec<(i32, i64)>,
+    #[serde(default)]
+    pub log_dir: Option<String>,
 }
 
 /// What follows the partitions.
@@ -144,6 +152,16 @@ pub(crate) struct Rest {
     /// What each live `__cluster_metadata` directory says (cleanup policies, partition
     /// counts), by path: the cluster stage reads it for the coordinator's partition count.
     pub cluster_metadata: Vec<(String, ClusterMetadata)>,
+    /// The small files the cluster stage reads, by path: each partition directory's
+    /// `leader-epoch-checkpoint` (the leadership and tiering checks' lineage), each log
+    /// dir's `log-start-offset-checkpoint` (tiering) and `replication-offset-checkpoint`
+    /// (the high watermark an unclean election's loss is measured against). Since format 2.
+    #[serde(default)]
+    pub small_files: Vec<(String, String)>,
+    /// Each live `__cluster_metadata` directory's metadata log, decoded as the leadership
+    /// stage replays it (`cluster::leadership::read_copy`), by path. Since format 2.
+    #[serde(default)]
+    pub metadata_logs: Vec<(String, crate::cluster::leadership::MetadataLog)>,
 }
 
 /// The file names and sizes of `dir`'s entries among `paths`.
@@ -165,6 +183,17 @@ fn files_of<'a>(
 }
 
 impl FileInventory {
+    /// Free the lists of files (what discovery found, with sizes), keeping the
+    /// directories.
+    pub fn drop_file_lists(&mut self) {
+        for d in &mut self.log_dirs {
+            d.files = Vec::new();
+        }
+        for p in &mut self.partitions {
+            p.files = Vec::new();
+        }
+    }
+
     /// The inventory of `inv` (one `lstat` per file).
     pub fn of(inv: &Inventory) -> Self {
         let log_dirs = inv

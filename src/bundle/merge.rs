@@ -208,16 +208,44 @@ pub fn merge_streaming(
     base: &ScanOptions,
     on_partition: &mut dyn FnMut(&PartitionReport, &[Finding]),
 ) -> Result<Merged, BundleError> {
-    merge_bundles(read_bundles(files)?, base, on_partition)
+    merge_bundles(read_bundles_for(files, base)?, base, on_partition)
 }
 
-/// Read the bundles `files` (directories: their `*.klb` files), each named by its path.
+/// [`read_bundles`], keeping of each partition only what a run with `opts` reads: its
+/// producers' final states with `keep_producers`, its timeline with `collect_timelines`
+/// (a merge that prints no HTML holds none of them).
+pub fn read_bundles_for(
+    files: &[PathBuf],
+    opts: &ScanOptions,
+) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
+    read_slim(files, &|b: &mut Bundle| {
+        for p in &mut b.partitions {
+            if !opts.keep_producers {
+                p.outcome.producers = Vec::new();
+            }
+            if !opts.collect_timelines {
+                p.result.timeline = None;
+            }
+        }
+    })
+}
+
+/// Read the bundles `files` (directories: their `*.klb` files), each named by its path,
+/// without the names and sizes of each directory's files (no merge reads them).
 /// As a scan keeps batch keys only for the topic-partitions more than one of its
 /// directories holds, only those directories' fingerprints are decoded and kept (a first
 /// pass reads each bundle's header and file inventory to know them). The directories of
 /// bundles whose log-dir paths another bundle shares are named by their broker
 /// (`super::relabel`).
 pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
+    read_slim(files, &|_| {})
+}
+
+/// [`read_bundles`], `slim` cutting each bundle down as soon as it is read.
+fn read_slim(
+    files: &[PathBuf],
+    slim: &dyn Fn(&mut Bundle),
+) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
     let files = bundle_files(files)?;
     let heads = files
         .iter()
@@ -251,7 +279,10 @@ pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleE
         .map(|(f, names)| {
             let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
             let keep = |d: &str| copied.contains(d);
-            Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep, names).map(|b| (f, b))
+            let mut b = Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep, names)?;
+            b.files.drop_file_lists();
+            slim(&mut b);
+            Ok((f, b))
         })
         .collect()
 }
@@ -311,7 +342,8 @@ pub fn merge_bundles(
     }
     let options = first.header.options.apply(base);
     check_overlap(&bundles)?;
-    let inventory = inventory(&bundles);
+    let mut bundles = bundles;
+    let inventory = inventory(&mut bundles);
     let mut report = report(bundles);
     if !options.keep_producers {
         // As a scan seals each replay: only the producers' number stays.
@@ -352,7 +384,8 @@ fn check_overlap(bundles: &[(PathBuf, Bundle)]) -> Result<(), BundleError> {
 
 /// The inventory of the bundles' directories, as discovery would list them (sorted by
 /// topic-partition and path), with what the bundles recorded of their files.
-fn inventory(bundles: &[(PathBuf, Bundle)]) -> Inventory {
+/// The metadata logs and small files move from the bundles into it.
+fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
     let mut inv = Inventory::default();
     let mut recorded = Recorded::default();
     for (_, b) in bundles {
@@ -382,6 +415,14 @@ fn inventory(bundles: &[(PathBuf, Bundle)]) -> Inventory {
             if let Ok(json) = serde_json::to_string(md) {
                 recorded.cluster_metadata.insert(PathBuf::from(path), json);
             }
+        }
+        for (path, log) in std::mem::take(&mut b.rest.metadata_logs) {
+            if let Ok(json) = serde_json::to_string(&log) {
+                recorded.metadata_logs.insert(PathBuf::from(path), json);
+            }
+        }
+        for (path, text) in std::mem::take(&mut b.rest.small_files) {
+            recorded.small_files.insert(PathBuf::from(path), text);
         }
         let pairs = |v: &[(String, String)]| {
             v.iter()
@@ -429,15 +470,17 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
         );
     }
     parts.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-    let (results, outcomes): (Vec<_>, Vec<_>) = parts
+    let (results, rest): (Vec<_>, Vec<_>) = parts
         .into_iter()
-        .map(|(_, _, f)| (f.result, f.outcome))
+        .map(|(_, _, f)| (f.result, (f.outcome, f.leader_epochs, f.log_dir)))
         .unzip();
     // Each frame's versions were checked as it was read.
     let mut report = ScanReport::from_partition_results(results).unwrap_or_default();
-    for (p, mut outcome) in report.partitions.iter_mut().zip(outcomes) {
+    for (p, (mut outcome, leader_epochs, log_dir)) in report.partitions.iter_mut().zip(rest) {
         outcome.txns = std::mem::take(&mut p.outcome.txns);
         p.outcome = outcome;
+        p.leader_epochs = leader_epochs;
+        p.log_dir = log_dir.map(PathBuf::from);
     }
     // The scan lists the unreadable paths' findings first, then the others of no
     // partition (each bundle's in its own order).

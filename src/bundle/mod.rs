@@ -25,7 +25,7 @@ pub use fingerprint::{
 };
 pub use merge::{
     Bundle, Merged, bundle_files, coordinator_view, inputs_of, merge, merge_bundles,
-    merge_streaming, read_bundles,
+    merge_streaming, read_bundles, read_bundles_for,
 };
 
 use std::path::{Path, PathBuf};

@@ -211,6 +211,15 @@ pub(crate) fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
     parse_partition_metadata(&bytes).ok().map(|m| m.topic_id)
 }
 
+/// The topic id of `p`'s `partition.metadata` in `inv`: read from the file, or what a
+/// bundle recorded of it for an inventory rebuilt from bundles.
+pub(crate) fn topic_id_in(inv: &Inventory, p: &PartitionDir) -> Option<[u8; 16]> {
+    match &inv.recorded {
+        Some(r) => r.topic_ids.get(&p.path).copied().flatten(),
+        None => topic_id(p),
+    }
+}
+
 /// `broker1` → `("broker", "1")`; `None` without a trailing number.
 fn split_number(name: &str) -> Option<(&str, &str)> {
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
@@ -290,11 +299,7 @@ pub fn replica_pairs<'a>(
         }
     }
     let ids = Identities::load(inv);
-    // An inventory rebuilt from bundles: the topic ids they recorded.
-    let recorded_id = |p: &PartitionDir| match &inv.recorded {
-        Some(r) => r.topic_ids.get(&p.path).copied().flatten(),
-        None => topic_id(p),
-    };
+    let recorded_id = |p: &PartitionDir| topic_id_in(inv, p);
     let mut out = Vec::new();
     for copies in groups.values().filter(|g| g.len() >= 2) {
         for (n, &(i, a)) in copies.iter().enumerate() {

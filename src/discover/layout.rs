@@ -176,9 +176,35 @@ pub struct Recorded {
     /// Each `__cluster_metadata` directory's facts, as the cluster stage serialised them
     /// (`cluster::compaction`); opaque here.
     pub cluster_metadata: std::collections::HashMap<PathBuf, String>,
+    /// The small broker files the cluster stage reads (`leader-epoch-checkpoint`,
+    /// `partition.metadata`, `log-start-offset-checkpoint`,
+    /// `replication-offset-checkpoint`), by path, as the collect read them.
+    pub small_files: std::collections::HashMap<PathBuf, String>,
+    /// Each live `__cluster_metadata` directory's decoded metadata log (with its log dir's
+    /// `bootstrap.checkpoint`), as the leadership stage serialised it; opaque here.
+    pub metadata_logs: std::collections::HashMap<PathBuf, String>,
 }
 
 impl Inventory {
+    /// The bytes of the small broker file `name` of directory `dir`, found by discovery at
+    /// `found`: read by `read` from a discovered inventory, taken from what the bundles
+    /// recorded for one rebuilt from them (`None`: absent or unreadable).
+    pub fn small_file(
+        &self,
+        dir: &Path,
+        found: Option<&Path>,
+        name: &str,
+        read: impl FnOnce(&Path) -> Option<Vec<u8>>,
+    ) -> Option<Vec<u8>> {
+        match &self.recorded {
+            Some(r) => r
+                .small_files
+                .get(&dir.join(name))
+                .map(|s| s.as_bytes().to_vec()),
+            None => read(found?),
+        }
+    }
+
     /// True when `e` (an entry of `errors`) is an input error.
     pub fn is_input_error(&self, e: &(PathBuf, String)) -> bool {
         self.input_errors.contains(e)

@@ -179,14 +179,16 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
         // A producer filter shows the partitions where the producer appears.
         opts.keep_producers = true;
     }
+    // Drawn from what the walk collects (or the bundles carry): no file is read again.
+    if req.timelines {
+        opts.collect_timelines = true;
+    }
     let bundles = match req.bundles {
-        true => Some(crate::bundle::read_bundles(&inputs.paths)?),
+        true => Some(crate::bundle::read_bundles_for(&inputs.paths, &opts)?),
         false => None,
     };
     let flt = resolved_filter(req, &inputs, &opts, bundles.as_deref())?;
     if req.timelines {
-        // Drawn from what the walk collects: no file is read again for them.
-        opts.collect_timelines = true;
         opts.timeline_producers = flt.producer_ids.clone();
     }
     let mut report = match (sink, bundles) {

@@ -2,10 +2,13 @@
 //! (`<root>/<name>/data`), as `collect` runs on them one broker at a time and `scan` runs
 //! on all of them at once. Each scenario returns every broker's log dirs, in broker order.
 
-use super::files::LogDirBuilder;
+use super::files::{LogDirBuilder, topic_id_for};
 use super::group_scenarios::{self as sc, GroupLog};
+use super::metadata::MetadataLogBuilder;
+use super::remote_log::TieredLog;
 use super::scenario::{Batch, PartitionBuilder, Producer};
 use super::txns::{Cluster, Txn};
+use crate::read::format::metadata::{MetaRecord, PartitionChange, PartitionRecord, RegisterBroker};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -19,6 +22,8 @@ pub const SCENARIOS: &[Scenario] = &[
     ("groups", groups),
     ("non_live_copy", non_live_copy),
     ("two_clusters", two_clusters),
+    ("unclean_election", unclean_election),
+    ("tiered", tiered),
 ];
 
 const T0: i64 = 1_700_000_000_000;
@@ -176,4 +181,133 @@ pub fn two_clusters(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
         }
     }
     Ok(out)
+}
+
+const HOUR: i64 = 3_600_000;
+
+/// `orders-0`'s `PartitionRecord` (topic id [`topic_id_for`]`("orders")`), on `replicas`,
+/// led by `leader` at `epoch` with `isr`.
+pub fn orders_partition(replicas: &[i32], isr: &[i32], leader: i32, epoch: i32) -> MetaRecord {
+    MetaRecord::Partition(PartitionRecord {
+        partition_id: 0,
+        topic_id: topic_id_for("orders"),
+        replicas: replicas.to_vec(),
+        isr: isr.to_vec(),
+        leader,
+        leader_epoch: epoch,
+        partition_epoch: epoch,
+        ..Default::default()
+    })
+}
+
+/// A `PartitionChangeRecord` of `orders-0`, as `f` sets it.
+pub fn orders_change(f: impl FnOnce(&mut PartitionChange)) -> MetaRecord {
+    let mut c = PartitionChange {
+        partition_id: 0,
+        topic_id: topic_id_for("orders"),
+        ..Default::default()
+    };
+    f(&mut c);
+    MetaRecord::PartitionChange(c)
+}
+
+fn registration(id: i32) -> MetaRecord {
+    MetaRecord::RegisterBroker(RegisterBroker {
+        broker_id: id,
+        incarnation_id: [id as u8; 16],
+        broker_epoch: 10 + i64::from(id),
+        ..Default::default()
+    })
+}
+
+/// 100 offsets of `orders-0` at leader epoch 5 (10 batches of 10).
+fn epoch_five() -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("orders", 0)
+        .start_time(T0)
+        .leader_epoch(5);
+    for i in 0..10 {
+        p.append(Batch::new(Producer::PLAIN).values((0..10).map(|j| format!("v{i}-{j}"))));
+    }
+    p
+}
+
+/// An unclean election (KRaft): `orders-0` on brokers 1 and 2 at epoch 5, the ISR shrinks
+/// to broker 1, which writes 100–119 (high watermark 115) and is fenced; broker 2 is
+/// elected outside the ISR (recovery state 1) and writes from 100 at epoch 6. The metadata
+/// log is on broker 2; broker 1's `replication-offset-checkpoint` measures the loss.
+pub fn unclean_election(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let mut b1 = epoch_five();
+    b1.append(Batch::new(Producer::PLAIN).values((0..20).map(|j| format!("a{j}"))));
+    let mut b2 = epoch_five();
+    b2.advance_time(2 * HOUR);
+    b2.set_leader_epoch(6);
+    b2.append(Batch::new(Producer::PLAIN).values((0..10).map(|j| format!("b{j}"))));
+    let (ld1, ld2) = (broker(root, "broker-1"), broker(root, "broker-2"));
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(b1)
+        .high_watermark("orders", 0, 115)
+        .write(&ld1)?;
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .partition(b2)
+        .write(&ld2)?;
+    let mut m = MetadataLogBuilder::new(T0);
+    m.batch(&[
+        registration(1),
+        registration(2),
+        MetaRecord::Topic {
+            name: "orders".into(),
+            topic_id: topic_id_for("orders"),
+        },
+        orders_partition(&[1, 2], &[1, 2], 1, 5),
+    ]);
+    m.advance(1000);
+    m.batch(&[orders_change(|c| c.isr = Some(vec![1]))]);
+    m.advance(HOUR);
+    m.batch(&[
+        MetaRecord::FenceBroker { id: 1, epoch: 11 },
+        orders_change(|c| {
+            c.leader = 2;
+            c.isr = Some(vec![2]);
+            c.leader_recovery_state = 1;
+        }),
+    ]);
+    m.write(&ld2)?;
+    Ok(vec![vec![ld1], vec![ld2]])
+}
+
+/// A tiered `orders-0` (KIP-405) of five segments of 20 offsets at leader epochs 0, 0, 1,
+/// 1→2, 2: segments 0, 1 and 3 copied to remote storage, 0 then deleted by retention,
+/// the local log from segment 3; segment 2 (offsets 40–59) is in neither: a gap between
+/// the checkpointed log start (20) and the local log start (60).
+pub fn tiered(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let mut t = TieredLog::new(tiered_history());
+    let r0 = t.copy(0);
+    t.copy(1);
+    t.delete(r0);
+    t.copy(3);
+    t.local_from(3);
+    let m = t.write(root)?;
+    Ok(vec![vec![m.log_dir]])
+}
+
+/// `orders-0` in five segments of 20 offsets: 0–19 and 20–39 at leader epoch 0; 40–59 at
+/// epoch 1; 60–79 at epoch 1 then 2 from 70; 80–99 at epoch 2 (the active segment).
+pub fn tiered_history() -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);
+    for seg in 0..5 {
+        if seg > 0 {
+            p.roll();
+        }
+        for half in 0..2 {
+            let epoch = match (seg, half) {
+                (0 | 1, _) => 0,
+                (2, _) | (3, 0) => 1,
+                _ => 2,
+            };
+            p.append(Batch::new(Producer::PLAIN).records(10).leader_epoch(epoch));
+        }
+    }
+    p
 }

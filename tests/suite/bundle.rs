@@ -96,6 +96,25 @@ fn the_scenarios_hold_the_cross_broker_findings_they_are_for() {
     let (r, _) = scan_and_merge(brokers::non_live_copy);
     assert!(r.findings.iter().any(|f| f.source.copy == CopyKind::Future));
     assert!(r.findings.iter().any(|f| f.source.copy == CopyKind::Delete));
+    // The KRaft metadata log on broker 2 and broker 1's checkpointed high watermark.
+    let (r, _) = scan_and_merge(brokers::unclean_election);
+    let unclean: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::UncleanLeaderElection)
+        .collect();
+    assert_eq!(unclean.len(), 1, "{:#?}", r.findings);
+    assert_eq!(
+        unclean[0].evidence["old_leader_copy"]["lost_below_high_watermark"],
+        15
+    );
+    // The remote log metadata, the log-start-offset checkpoint and the local segments.
+    let (r, _) = scan_and_merge(brokers::tiered);
+    assert!(
+        kinds(&r).contains(&Kind::RemoteSegmentGap),
+        "{:#?}",
+        r.findings
+    );
     let (r, _) = scan_and_merge(brokers::two_clusters);
     // Cluster B's copies differ; A's copies are never compared with B's.
     assert_eq!(

@@ -44,13 +44,26 @@ fn every_format_of_merge_equals_scan() {
         let b = write(data.path()).unwrap();
         let dirs: Vec<String> = b.iter().flatten().map(|d| s(d)).collect();
         let bundles = collect(&b, out.path());
-        for format in ["json", "jsonl", "table", "find-hanging"] {
+        for format in ["json", "jsonl", "table", "find-hanging", "html"] {
             let scanned = run("scan", &dirs, format);
             let merged = run("merge", &bundles, format);
             assert_eq!(scanned.code(), merged.code(), "{format}: {}", merged.err);
             assert!(!scanned.out.is_empty());
             assert_eq!(scanned.out, merged.out, "{format}");
         }
+        // The merged HTML draws the timelines the bundles carry, as the scan draws them,
+        // also those asked for by --timeline.
+        let html = run("merge", &bundles, "html").out;
+        assert!(html.contains("<svg"), "{html}");
+        let with = |cmd: &str, inputs: &[String]| {
+            let mut args = vec![cmd.to_string()];
+            args.extend(inputs.iter().cloned());
+            args.extend(["--format", "html", "--timeline", "orders-*"].map(String::from));
+            klogscan(&args, None, 120)
+        };
+        let (scanned, merged) = (with("scan", &dirs), with("merge", &bundles));
+        assert_eq!(scanned.code(), merged.code(), "{}", merged.err);
+        assert_eq!(scanned.out, merged.out);
         // A directory stands for its bundles.
         let merged = run("merge", &[s(out.path())], "json");
         assert_eq!(merged.out, run("scan", &dirs, "json").out);
@@ -106,6 +119,13 @@ fn damaged_foreign_and_other_version_bundles_are_input_errors() {
     refused(&p, "version 99");
     let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
     assert!(r.err.contains("version 99"), "{}", r.err);
+    // A bundle of format 1 (before the metadata logs and checkpoints travelled).
+    b[16..20].copy_from_slice(&1u32.to_le_bytes());
+    let p = write("v1.klb", &b);
+    refused(&p, "version 1");
+    let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
+    assert!(r.err.contains("format version 1;"), "{}", r.err);
+    assert!(r.err.contains("collect again"), "{}", r.err);
     let p = write("notes.klb", b"meeting notes\n");
     refused(&p, "a text file");
     let r = klogscan(&["merge".to_string(), s(&p)], None, 60);

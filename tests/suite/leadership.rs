@@ -43,26 +43,11 @@ fn broker(id: i32) -> MetaRecord {
 
 /// `orders-0` on `replicas`, led by `leader` at `epoch` with `isr`.
 fn partition(replicas: &[i32], isr: &[i32], leader: i32, epoch: i32) -> MetaRecord {
-    MetaRecord::Partition(PartitionRecord {
-        partition_id: 0,
-        topic_id: tid(),
-        replicas: replicas.to_vec(),
-        isr: isr.to_vec(),
-        leader,
-        leader_epoch: epoch,
-        partition_epoch: epoch,
-        ..Default::default()
-    })
+    klogscan::testkit::brokers::orders_partition(replicas, isr, leader, epoch)
 }
 
 fn change(f: impl FnOnce(&mut PartitionChange)) -> MetaRecord {
-    let mut c = PartitionChange {
-        partition_id: 0,
-        topic_id: tid(),
-        ..Default::default()
-    };
-    f(&mut c);
-    MetaRecord::PartitionChange(c)
+    klogscan::testkit::brokers::orders_change(f)
 }
 
 fn entries(records: &[MetaRecord]) -> Vec<MetaEntry> {

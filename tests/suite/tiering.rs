@@ -7,8 +7,8 @@
 
 use klogscan::finding::{Finding, Kind};
 use klogscan::partition::scan::ScanOptions;
+use klogscan::testkit::PartitionBuilder;
 use klogscan::testkit::remote_log::{TieredLog, TieredManifest};
-use klogscan::testkit::{Batch, PartitionBuilder, Producer};
 use std::path::Path;
 
 const TIERED: &[Kind] = &[
@@ -25,21 +25,7 @@ const TIERED: &[Kind] = &[
 /// Five segments of 20 offsets: [0,19] [20,39] epoch 0; [40,59] epoch 1; [60,79] epoch 1
 /// then 2 at 70; [80,99] epoch 2 (the active segment).
 fn history() -> PartitionBuilder {
-    let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);
-    for seg in 0..5 {
-        if seg > 0 {
-            p.roll();
-        }
-        for half in 0..2 {
-            let epoch = match (seg, half) {
-                (0 | 1, _) => 0,
-                (2, _) | (3, 0) => 1,
-                _ => 2,
-            };
-            p.append(Batch::new(Producer::PLAIN).records(10).leader_epoch(epoch));
-        }
-    }
-    p
+    klogscan::testkit::brokers::tiered_history()
 }
 
 /// Segments 0 and 1 copied, then segment 0 deleted by retention.

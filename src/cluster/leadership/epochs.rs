@@ -53,7 +53,7 @@ pub(super) fn check(
             .iter()
             .find(|d| d.path.display().to_string() == p.path);
         if dir
-            .and_then(crate::cluster::replicas::topic_id)
+            .and_then(|d| crate::cluster::replicas::topic_id_in(inv, d))
             .is_some_and(|id| id != t.topic_id)
         {
             continue;
@@ -67,7 +67,7 @@ pub(super) fn check(
             .into_iter()
             .map(|(e, _)| e)
             .collect();
-        let file: Vec<(i32, i64)> = dir.map(checkpoint_entries).unwrap_or_default();
+        let file: Vec<(i32, i64)> = dir.map(|d| checkpoint_entries(inv, d)).unwrap_or_default();
         let named = p
             .leader_epochs
             .iter()
@@ -114,11 +114,10 @@ pub(super) fn check(
 
 /// The `(epoch, start offset)` entries of `d`'s `leader-epoch-checkpoint` (none when
 /// absent or unreadable: `verify` reports those).
-fn checkpoint_entries(d: &PartitionDir) -> Vec<(i32, i64)> {
-    let Some(file) = d.leader_epoch_checkpoint.as_ref() else {
-        return Vec::new();
-    };
-    let Ok(bytes) = std::fs::read(file) else {
+fn checkpoint_entries(inv: &Inventory, d: &PartitionDir) -> Vec<(i32, i64)> {
+    let found = d.leader_epoch_checkpoint.as_deref();
+    let read = |f: &std::path::Path| std::fs::read(f).ok();
+    let Some(bytes) = inv.small_file(&d.path, found, "leader-epoch-checkpoint", read) else {
         return Vec::new();
     };
     parse_leader_epoch_checkpoint(&bytes)

@@ -113,7 +113,9 @@ fn checkpointed_hw(inv: &Inventory, p: &PartitionReport) -> Option<i64> {
         .log_dirs
         .iter()
         .find(|l| Some(&l.path) == p.log_dir.as_ref())?;
-    let bytes = std::fs::read(ld.replication_offset_checkpoint.as_ref()?).ok()?;
+    let found = ld.replication_offset_checkpoint.as_deref();
+    let read = |f: &std::path::Path| std::fs::read(f).ok();
+    let bytes = inv.small_file(&ld.path, found, "replication-offset-checkpoint", read)?;
     parse_offset_checkpoint(&bytes, TextFileKind::ReplicationOffsetCheckpoint)
         .ok()?
         .into_iter()

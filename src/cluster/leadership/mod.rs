@@ -135,15 +135,18 @@ pub fn load_all(
         if !source.copy.is_live() {
             continue;
         }
-        let mut log = load::read_metadata_dir(p, max_bytes, max_decompressed);
-        let bootstrap = inv
-            .log_dirs
-            .iter()
-            .find(|l| Some(&l.path) == p.log_dir.as_ref())
-            .and_then(|l| l.bootstrap_checkpoint.as_ref());
-        if let Some(b) = bootstrap {
-            load::read_bootstrap(b, max_bytes, max_decompressed, &mut log);
-        }
+        let log = match &inv.recorded {
+            // An inventory rebuilt from bundles: the log their collects decoded.
+            Some(r) => r
+                .metadata_logs
+                .get(&p.path)
+                .and_then(|json| serde_json::from_str(json).ok())
+                .unwrap_or_else(|| MetadataLog {
+                    path: p.path.display().to_string(),
+                    ..Default::default()
+                }),
+            None => read_copy(inv, p, max_bytes, max_decompressed),
+        };
         let key = ClusterKey::of(&source);
         let further = best
             .get(&key)
@@ -155,6 +158,26 @@ pub fn load_all(
     best.into_values()
         .map(|(s, l)| ClusterHistory::from_log(s, l))
         .collect()
+}
+
+/// The decoded metadata log of the `__cluster_metadata` directory `p` of `inv`, with its
+/// log dir's `bootstrap.checkpoint` (what [`load_all`] replays, what a bundle carries).
+pub fn read_copy(
+    inv: &Inventory,
+    p: &crate::discover::layout::PartitionDir,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+) -> MetadataLog {
+    let mut log = load::read_metadata_dir(p, max_bytes, max_decompressed);
+    let bootstrap = inv
+        .log_dirs
+        .iter()
+        .find(|l| Some(&l.path) == p.log_dir.as_ref())
+        .and_then(|l| l.bootstrap_checkpoint.as_ref());
+    if let Some(b) = bootstrap {
+        load::read_bootstrap(b, max_bytes, max_decompressed, &mut log);
+    }
+    log
 }
 
 /// The `history` command's data: every cluster's history in `inv` under `filter`.

@@ -41,14 +41,15 @@ pub fn remote_history(inv: &Inventory, opts: &ScanOptions) -> RemoteHistory {
         let replicas: Vec<_> = inv
             .partitions
             .iter()
-            .filter(|p| super::holds(p, up))
+            .filter(|p| super::holds(inv, p, up))
             .collect();
         if replicas.is_empty() {
             continue;
         }
         let located = super::storage::locate(root, up, log, opts);
         for p in replicas {
-            let view = super::replica_view(p, None, &mut log_starts, inv);
+            // A discovered inventory: the local segments are its own.
+            let view = super::replica_view(p, None, &[], &mut log_starts, inv);
             let segs = chain(log, &view, &located);
             if !segs.is_empty() {
                 history.by_dir.insert(p.path.clone(), segs);

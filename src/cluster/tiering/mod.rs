@@ -24,7 +24,7 @@ use crate::finding::{Finding, Kind};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::{LogItem, REMOTE_LOG_METADATA_TOPIC};
 use crate::read::format::checkpoint::{
-    TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint, parse_partition_metadata,
+    TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint,
 };
 use crate::read::segment::{FileClass, MmapMode, load};
 use checks::ReplicaView;
@@ -115,9 +115,12 @@ fn small_file(path: Option<&Path>) -> Option<Vec<u8>> {
 }
 
 /// The replica's view of its log: checkpointed log start, local start and end, lineage.
+/// `report_segments`: the names of its segments with a `.log` as the walk listed them
+/// (what an inventory rebuilt from bundles knows of its segments).
 fn replica_view(
     p: &PartitionDir,
     log_end_offset: Option<i64>,
+    report_segments: &[String],
     log_starts: &mut BTreeMap<std::path::PathBuf, Vec<(String, i32, i64)>>,
     inv: &Inventory,
 ) -> ReplicaView {
@@ -125,8 +128,13 @@ fn replica_view(
     let log_start_offset = p.log_dir.as_ref().and_then(|d| {
         let entries = log_starts.entry(d.clone()).or_insert_with(|| {
             let ld = inv.log_dirs.iter().find(|l| &l.path == d);
-            small_file(ld.and_then(|l| l.log_start_offset_checkpoint.as_deref()))
-                .and_then(|b| {
+            ld.and_then(|l| {
+                let found = l.log_start_offset_checkpoint.as_deref();
+                inv.small_file(&l.path, found, "log-start-offset-checkpoint", |f| {
+                    small_file(Some(f))
+                })
+            })
+            .and_then(|b| {
                     parse_offset_checkpoint(&b, TextFileKind::LogStartOffsetCheckpoint).ok()
                 })
                 .map(|v| {
@@ -143,16 +151,27 @@ fn replica_view(
             .find(|e| e.0 == tp.topic && e.1 == tp.partition)
             .map(|e| e.2)
     });
-    let lineage = small_file(p.leader_epoch_checkpoint.as_deref())
+    let found = p.leader_epoch_checkpoint.as_deref();
+    let lineage = inv
+        .small_file(&p.path, found, "leader-epoch-checkpoint", |f| {
+            small_file(Some(f))
+        })
         .and_then(|b| parse_leader_epoch_checkpoint(&b).ok())
         .map(|v| Lineage::new(v.into_iter().map(|e| (e.epoch, e.start_offset))));
-    ReplicaView {
-        log_start_offset,
-        local_log_start: p
+    let local_log_start = match &inv.recorded {
+        None => p
             .segments
             .iter()
             .find(|s| s.log.is_some())
             .map(|s| s.base_offset),
+        Some(_) => report_segments
+            .first()
+            .and_then(|n| crate::discover::layout::parse_segment_file_name(n))
+            .map(|(offset, _)| offset),
+    };
+    ReplicaView {
+        log_start_offset,
+        local_log_start,
         log_end_offset,
         lineage,
     }
@@ -160,14 +179,12 @@ fn replica_view(
 
 /// Whether directory `p` holds user partition `up` (same name and partition; the same
 /// topic id when its `partition.metadata` reads).
-fn holds(p: &PartitionDir, up: &UserPartition) -> bool {
+fn holds(inv: &Inventory, p: &PartitionDir, up: &UserPartition) -> bool {
     let Some(tp) = &p.tp else { return false };
     if tp.topic != up.topic || tp.partition != up.partition || p.kind != Some(DirKind::Normal) {
         return false;
     }
-    small_file(p.partition_metadata.as_deref())
-        .and_then(|b| parse_partition_metadata(&b).ok())
-        .is_none_or(|m| m.topic_id == up.topic_id)
+    crate::cluster::replicas::topic_id_in(inv, p).is_none_or(|id| id == up.topic_id)
 }
 
 /// The pipeline's cluster check: every tiered-storage finding, keyed by the report index
@@ -234,7 +251,7 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: b
         let replicas: Vec<(usize, &PartitionDir)> = inv
             .partitions
             .iter()
-            .filter(|p| holds(p, up))
+            .filter(|p| holds(inv, p, up))
             .filter_map(|p| Some((*index.get(p.path.to_string_lossy().as_ref())?, p)))
             .collect();
         let home = replicas.first().map(|r| r.0).or_else(|| {
@@ -242,7 +259,9 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: b
                 .and_then(|at| chosen.get(&at.metadata_partition).copied().flatten())
         });
         for (i, p) in replicas {
-            let view = replica_view(p, report.partitions[i].log_end_offset, &mut log_starts, inv);
+            let r = &report.partitions[i];
+            let segments = &r.cluster_inputs.segments;
+            let view = replica_view(p, r.log_end_offset, segments, &mut log_starts, inv);
             ranges.push((i, checks::ranges(log, &view)));
             if findings {
                 let mine = extra.entry(i).or_default();
