@@ -252,6 +252,12 @@ pub struct ScanArgs {
     /// Show only findings of at least this severity.
     #[arg(long, value_enum)]
     pub min_severity: Option<MinSeverity>,
+    /// With --format html: also draw the timeline of these partitions, findings or not
+    /// (`topic-N`, a topic glob, or a partition directory's path; repeatable,
+    /// comma-separated). With --producer-id, the HTML report also shows each producer in
+    /// every partition it wrote to, on one time axis.
+    #[arg(long, value_delimiter = ',', value_name = "PARTITION")]
+    pub timeline: Vec<String>,
     /// Only the triage summary and the findings (no partition table).
     #[arg(long)]
     pub findings_only: bool,

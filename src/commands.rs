@@ -48,10 +48,7 @@ pub(crate) fn cmd_txns_cluster(
         from_ms: time(&a.from)?,
         to_ms: time(&a.to)?,
     };
-    let opts = ScanOptions {
-        keep_cluster_txns: true,
-        ..scan_options(&a.scan)?
-    };
+    let opts = scan_options(&a.scan)?.with_keep_cluster_txns(true);
     let answer = request::run(&Request::new(a.scan.paths.clone()).with_options(opts))?;
     print_warnings(&answer.warnings);
     let report = answer.report;
@@ -131,13 +128,11 @@ pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result
         eprintln!("klogscan: no __consumer_offsets partition found");
         return Ok(ExitCode::from(2));
     }
-    let mut opts = ScanOptions {
-        threads: capped_threads(a.threads),
-        now_ms: a.now,
-        keep_producers: false,
-        keep_cluster_txns: false,
-        ..Default::default()
-    };
+    let mut opts = ScanOptions::default()
+        .with_threads(capped_threads(a.threads))
+        .with_now_ms(a.now)
+        .with_keep_producers(false)
+        .with_keep_cluster_txns(false);
     opts.replay.hanging_after_ms = a.hanging_after;
     let mut report = klogscan::pipeline::analyse(&inv, &opts);
     let keep = ConsumersOptions {
@@ -359,21 +354,19 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
 /// `collect`: write the bundle to `<out>.partial`, rename it once complete; a summary on
 /// stderr. Exit 2 when a path could not be read or no partition was found (as `scan`).
 pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
-    let mut opts = ScanOptions {
-        check_crc: !a.no_crc,
-        deep: a.deep,
-        threads: capped_threads(a.threads),
-        mmap: a.mmap.mode(),
-        max_decompressed_per_file: a.max_decompressed_per_file,
-        follow_symlinks: a.follow,
-        max_bytes: a.max_bytes,
-        max_decompressed: a.max_decompressed,
-        now_ms: a.now,
-        compacted_topics: a.compacted.clone(),
-        keep_producers: false,
-        keep_cluster_txns: false,
-        ..Default::default()
-    };
+    let mut opts = ScanOptions::default()
+        .with_check_crc(!a.no_crc)
+        .with_deep(a.deep)
+        .with_threads(capped_threads(a.threads))
+        .with_mmap(a.mmap.mode())
+        .with_max_decompressed_per_file(a.max_decompressed_per_file)
+        .with_follow_symlinks(a.follow)
+        .with_max_bytes(a.max_bytes)
+        .with_max_decompressed(a.max_decompressed)
+        .with_now_ms(a.now)
+        .with_compacted_topics(a.compacted.clone())
+        .with_keep_producers(false)
+        .with_keep_cluster_txns(false);
     opts.replay.hanging_after_ms = a.hanging_after;
     let mut partial = a.out.clone().into_os_string();
     partial.push(".partial");
@@ -426,6 +419,16 @@ pub(crate) fn merge_refusals(a: &ScanArgs) -> Result<()> {
     if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
         anyhow::bail!(
             "{flag} is not a merge option: per-partition options are given to `klogscan collect` (the bundles record them); --transactional-id needs the coordinator's log, use --producer-id"
+        );
+    }
+    Ok(())
+}
+
+/// `--timeline` draws in the HTML report, which only `scan` and `merge` print.
+pub(crate) fn timeline_refusal(a: &ScanArgs) -> Result<()> {
+    if !a.timeline.is_empty() && a.format != OutFormat::Html {
+        anyhow::bail!(
+            "--timeline draws timelines in the HTML report: use it with `scan --format html` (or `merge --format html`)"
         );
     }
     Ok(())

@@ -76,16 +76,20 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
     // this one rewrites existing findings, so it runs first and in place.
     // The coordinator's log is evidence for every data partition: its partitions outside
     // the selection are walked once, for both coordinator checks.
+    // Its records are decoded once, for the confirmation, the coordinator's history rules
+    // and the join (the walked bytes are dropped as they are decoded).
     let unscanned = crate::cluster::coordinator::walk_unscanned(report, inv, opts);
-    crate::cluster::coordinator::annotate_from(report, &unscanned, inv, opts);
+    let logs = crate::cluster::coordinator::cluster::decode_logs(report, &unscanned, inv, opts);
+    drop(unscanned);
+    release_freed_memory();
+    crate::cluster::coordinator::annotate_logs(report, &logs, inv, opts);
     // Join each transaction's partitions and its coordinator record (issue 12); it links
     // hanging transactions to their root cause in place and keeps the joined transactions.
     // The join works per producer id and per transaction in parallel (issue #11): on the
     // scan's own number of threads.
     crate::partition::scan::with_threads(opts.threads, || {
-        crate::cluster::coordinator::cluster::check_from(report, &unscanned, inv, opts)
+        crate::cluster::coordinator::cluster::check_logs(report, logs, inv, opts)
     });
-    drop(unscanned);
     release_freed_memory();
     for (_, check) in cluster_checks() {
         let extra = check(report, inv, opts);

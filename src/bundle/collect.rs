@@ -172,6 +172,7 @@ fn finish<W: Write>(
         let mut outcome = std::mem::take(&mut p.outcome);
         let txns = std::mem::take(&mut outcome.txns);
         let cluster_inputs = std::mem::take(&mut p.cluster_inputs);
+        let timeline = p.timeline.take();
         let fingerprints = written.contains(&p.path);
         let frame = PartitionFrame {
             result: PartitionResult {
@@ -180,6 +181,7 @@ fn finish<W: Write>(
                 findings: findings.get(range).map(<[_]>::to_vec).unwrap_or_default(),
                 txns,
                 cluster_inputs,
+                timeline,
             },
             outcome,
             fingerprints,
