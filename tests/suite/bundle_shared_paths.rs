@@ -70,7 +70,7 @@ fn scan_and_merge(
         .zip(names.iter().cloned())
         .collect();
     // Longest first: `data-2` before `data`.
-    pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+    pairs.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
     let expected = pairs
         .iter()
         .fold(scanned, |s, (from, to)| s.replace(from.as_str(), to));

@@ -148,8 +148,10 @@ pub fn check_logs(
     opts: &ScanOptions,
 ) {
     let inputs = inputs_of(report, logs, inv);
-    let mut txn_opts = TxnOptions::default();
-    txn_opts.keep_transactions = opts.keep_cluster_txns;
+    let txn_opts = TxnOptions {
+        keep_transactions: opts.keep_cluster_txns,
+        ..TxnOptions::default()
+    };
     let mut analysis = txns::analyse(&inputs, &txn_opts);
     let origins = Origins::new(inv);
     let by_path: HashMap<&str, usize> = report
