@@ -1,5 +1,5 @@
 //! What the inputs say about each topic's cleanup policy, and what the KRaft metadata log
-//! says about the cluster (`kafka-semantics.md` §8.2: compaction removes whole batches,
+//! says about the cluster (`LogCleaner`: compaction removes whole batches,
 //! so sequence and offset gaps are expected on compacted topics).
 //!
 //! A partition is known to be **compacted** when

@@ -1,6 +1,6 @@
 //! Leftovers: the log dir's own findings (`unclean_shutdown`, leftovers, unreadable
 //! checkpoints) and a partition's leftover files, directory kind and orphaned indexes,
-//! with what the broker's startup does with each (`kafka-format.md` §1.5).
+//! with what the broker's startup does with each (`LogLoader.removeTempFilesAndCollectSwapFiles`).
 
 use super::{mk, name_of};
 use crate::discover::layout::{DirKind, LeftoverKind, LogDir, PartitionDir};
@@ -82,7 +82,7 @@ pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding>
     out
 }
 
-/// What startup does with a leftover (`kafka-format.md` §1.5). `swaps` are the
+/// What startup does with a leftover (`LogLoader.removeTempFilesAndCollectSwapFiles`). `swaps` are the
 /// partition's other leftovers, for the unfinished-split rule.
 fn leftover_action(
     kind: LeftoverKind,
