@@ -1,6 +1,7 @@
 //! Cluster-wide transactions: the per-partition transactions of the replay
 //! ([`crate::partition::state::txnrec`]) joined with each other and with the coordinator's
-//! `__transaction_state` records, within one cluster (`kafka-semantics.md` §2, §5, §6.1).
+//! `__transaction_state` records, within one cluster (`TransactionMetadata`,
+//! `TransactionMarkerChannelManager`).
 //!
 //! Everything here is a pure function of typed, serde-serialisable inputs ([`input`]):
 //! [`analyse`] groups the parts into [`ClusterTxn`]s ([`group`]), applies the cross-partition
