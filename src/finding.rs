@@ -152,7 +152,7 @@ kinds! {
     // --- across replicas (rule 33) ---
     /// Two replicas of a partition hold different batches over the offsets both hold.
     ReplicaDivergence = "replica_divergence", Warning;
-    // --- the group coordinator's log (issue 13) ---
+    // --- the group coordinator's log ---
     /// A `__consumer_offsets` record the group coordinator's replay rejects (its load throws).
     GroupLoadFailure = "group_load_failure", Error;
     /// A streams group left at the KIP-1331 deletion barrier (stored description epoch -2).
@@ -161,7 +161,7 @@ kinds! {
     GroupTombstonesIncomplete = "group_tombstones_incomplete", Error;
     /// A group or target assignment epoch that goes down, or an assignment above the group epoch.
     GroupEpochRegression = "group_epoch_regression", Error;
-    // --- across the partitions of a transaction and its coordinator (issue 12) ---
+    // --- across the partitions of a transaction and its coordinator ---
     /// One transaction committed on some partitions and aborted on others.
     TransactionOutcomeMismatch = "transaction_outcome_mismatch", Error;
     /// A completed transaction whose marker never reached one of its partitions.
@@ -185,7 +185,7 @@ kinds! {
     // --- what the next start loses (the recovery model against the checkpoints) ---
     /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
     TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;
-    // --- what consumers saw: committed offsets against their partitions (issue 27) ---
+    // --- what consumers saw: committed offsets against their partitions ---
     /// A group's committed offset above the partition's log end (records it read are gone).
     CommittedOffsetBeyondLogEnd = "committed_offset_beyond_log_end", Error;
     /// A group's committed offset below the partition's log start (records it never read are gone).

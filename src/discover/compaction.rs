@@ -98,7 +98,7 @@ fn read_file(
     md: &mut ClusterMetadata,
     names: &mut HashMap<[u8; 16], String>,
 ) {
-    // An entry too large to hold is checked streaming, never buffered (issue 15); its
+    // An entry too large to hold is checked streaming, never buffered; its
     // records are not read, and that is kept to be said.
     let _ = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
         let entry = match item {

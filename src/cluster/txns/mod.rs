@@ -185,7 +185,7 @@ pub struct TxnOptions {
     /// How many of the longest transactions the statistics list.
     pub longest: usize,
     /// Keep every cluster transaction in [`TxnAnalysis::transactions`] (`txns --cluster`);
-    /// otherwise each is dropped once checked and counted (issue #11: 300 000 open
+    /// otherwise each is dropped once checked and counted (300 000 open
     /// transactions would cost ≈ 400 bytes each).
     pub keep_transactions: bool,
     /// How far (ms) a partition's marker or open data may lie outside a coordinator

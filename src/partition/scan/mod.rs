@@ -206,7 +206,7 @@ fn scan_selected(
                     r.0.compacted_from = Some(why.describe().into());
                 }
                 opts.progress.emit(ProgressUpdate::PartitionDone);
-                // Only what the conclusion needs outlives the partition's scan (#11).
+                // Only what the conclusion needs outlives the partition's scan.
                 (r.0, r.1.seal(opts.keep_producers), r.2)
             })
             .collect()

@@ -129,7 +129,7 @@ impl<'a> Walker<'a> {
     pub(super) fn entry(&mut self, entry: format::RawEntry<'_>) {
         let (ctx, name, idx, base, opts) = (self.ctx, self.name, self.idx, self.base, self.opts);
         let pos = entry.position;
-        // What the cluster checks need of this entry, kept by the same walk (#9).
+        // What the cluster checks need of this entry, kept by the same walk.
         if self.out.collected.wants() {
             self.out.collected.entry(entry, idx);
         }

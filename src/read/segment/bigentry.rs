@@ -1,4 +1,4 @@
-//! Entries too large to hold whole: CRC-checked streaming (issue 15, "one ~2 GiB batch per
+//! Entries too large to hold whole: CRC-checked streaming ("one ~2 GiB batch per
 //! partition").
 //!
 //! A walk that can do without an entry's bytes (the scan: its events need only the batch

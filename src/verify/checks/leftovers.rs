@@ -125,7 +125,7 @@ fn leftover_action(
 
 /// The last offset of the last entry of the `.log`-format file at `path` (`Some(None)`:
 /// no entry; `None`: unreadable), from the headers only: read in bounded chunks, an entry
-/// larger than `segment::BIG_ENTRY` taken streaming (issue 15), whatever `--mmap` says.
+/// larger than `segment::BIG_ENTRY` taken streaming, whatever `--mmap` says.
 fn last_offset(path: &std::path::Path) -> Option<Option<i64>> {
     use crate::read::format::{Classified, RawEntry, classify};
     use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
