@@ -57,7 +57,8 @@ struct Stream<W: Write> {
 /// Collect `paths` (one broker's log dirs, or anything `scan` takes) into a bundle
 /// written to `out`: discovery and the per-partition stage exactly as `scan` runs them
 /// with `opts`, every partition's walk keeping its batch keys (which partitions another
-/// broker also holds is not known here). Each partition's fingerprints are written as
+/// broker also holds is not known here) and its producers' final states (a merge's
+/// producer filters select partitions by them). Each partition's fingerprints are written as
 /// soon as its walk is finished, so memory holds the keys of the partitions being walked;
 /// the partitions' results follow once the scan has concluded.
 pub fn collect(
@@ -65,12 +66,13 @@ pub fn collect(
     opts: &ScanOptions,
     out: impl Write + Send + 'static,
 ) -> io::Result<CollectSummary> {
-    let inv = layout::discover_with(
+    let mut inv = layout::discover_with(
         paths,
         layout::DiscoverOptions {
             follow_symlinks: opts.follow_symlinks,
         },
     );
+    crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
     let ids = Identities::load(&inv);
     let inputs = paths.iter().map(|p| p.display().to_string()).collect();
     let mut w = FrameWriter::new(Counted {
@@ -96,7 +98,9 @@ pub fn collect(
     };
     let scan_opts = ScanOptions {
         copied_partitions: CopiedPartitions::all_into(Arc::new(sink)),
-        keep_producers: false,
+        // `--producer-id` and `--transactional-id` on a merge show the partitions where
+        // the producer appears, as a scan with those filters keeps them.
+        keep_producers: true,
         ..opts.clone()
     };
     let report = crate::partition::scan::scan_inventory(&inv, &scan_opts);
@@ -137,6 +141,7 @@ fn header(inputs: Vec<String>, inv: &Inventory, ids: &Identities, opts: &ScanOpt
                     path: ld.path.display().to_string(),
                     cluster_id: id.cluster_id,
                     node_id: id.broker_id,
+                    cluster_id_given: ids.cluster_id_given(&ld.path),
                 }
             })
             .collect(),

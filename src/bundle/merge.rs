@@ -256,6 +256,34 @@ pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleE
         .collect()
 }
 
+/// The coordinator's view of every `__transaction_state` directory the bundles hold, from
+/// the records their collects kept, replayed as `CoordinatorView::load` replays the
+/// directories (`--transactional-id` resolves through it as a scan's does).
+pub fn coordinator_view(
+    bundles: &[(PathBuf, Bundle)],
+) -> crate::cluster::coordinator::CoordinatorView {
+    use crate::cluster::coordinator::{CoordinatorView, TRANSACTION_STATE_TOPIC};
+    let mut logs: Vec<(i32, &str, &crate::partition::walked::ClusterInputs)> = Vec::new();
+    for (_, b) in bundles {
+        let tps: HashMap<&str, &(String, i32)> = b
+            .files
+            .partitions
+            .iter()
+            .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
+            .collect();
+        for f in &b.partitions {
+            let path = f.result.partition.path.as_str();
+            if let Some((topic, n)) = tps.get(path)
+                && topic == TRANSACTION_STATE_TOPIC
+            {
+                logs.push((*n, path, &f.result.cluster_inputs));
+            }
+        }
+    }
+    logs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    CoordinatorView::from_inputs(logs)
+}
+
 /// The paths the bundles' collects were given, in order: the merged report's `inputs`.
 pub fn inputs_of(bundles: &[(PathBuf, Bundle)]) -> Vec<String> {
     bundles
@@ -285,6 +313,12 @@ pub fn merge_bundles(
     check_overlap(&bundles)?;
     let inventory = inventory(&bundles);
     let mut report = report(bundles);
+    if !options.keep_producers {
+        // As a scan seals each replay: only the producers' number stays.
+        for p in &mut report.partitions {
+            p.outcome.producers = Vec::new();
+        }
+    }
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
     }

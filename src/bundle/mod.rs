@@ -24,7 +24,8 @@ pub use fingerprint::{
     FingerprintError, decode as decode_fingerprints, encode as encode_fingerprints,
 };
 pub use merge::{
-    Bundle, Merged, bundle_files, inputs_of, merge, merge_bundles, merge_streaming, read_bundles,
+    Bundle, Merged, bundle_files, coordinator_view, inputs_of, merge, merge_bundles,
+    merge_streaming, read_bundles,
 };
 
 use std::path::{Path, PathBuf};

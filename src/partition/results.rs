@@ -87,6 +87,10 @@ pub struct ScanOptions {
     /// With `collect_timelines`: producers that get a lane of their own in every
     /// timeline, however many producers share the partition (`--producer-id`).
     pub timeline_producers: Vec<i64>,
+    /// `--cluster-id ID=PATH`: the cluster of directories copied without
+    /// `meta.properties` ([`crate::discover::identity::given`]), applied to the inventory
+    /// after discovery.
+    pub cluster_ids: Vec<crate::discover::identity::GivenClusterId>,
 }
 
 impl ScanOptions {
@@ -214,6 +218,28 @@ impl ScanOptions {
         self.remote_storage = root.into();
         self
     }
+    /// The cluster of directories copied without `meta.properties`
+    /// ([`Self::cluster_ids`], `--cluster-id ID=PATH`).
+    #[must_use]
+    pub fn with_cluster_ids(
+        mut self,
+        ids: impl IntoIterator<Item = crate::discover::identity::GivenClusterId>,
+    ) -> Self {
+        self.cluster_ids = ids.into_iter().collect();
+        self
+    }
+    /// Collect each partition's timeline during its walk ([`Self::collect_timelines`]).
+    #[must_use]
+    pub fn with_collect_timelines(mut self, on: bool) -> Self {
+        self.collect_timelines = on;
+        self
+    }
+    /// Producers with a timeline lane of their own ([`Self::timeline_producers`]).
+    #[must_use]
+    pub fn with_timeline_producers(mut self, ids: impl IntoIterator<Item = i64>) -> Self {
+        self.timeline_producers = ids.into_iter().collect();
+        self
+    }
 
     /// Whether the walk of a partition keeps its batch keys (see
     /// [`Self::copied_partitions`]).
@@ -295,6 +321,7 @@ impl Default for ScanOptions {
             remote_storage: None,
             collect_timelines: false,
             timeline_producers: Vec::new(),
+            cluster_ids: Vec::new(),
         }
     }
 }
@@ -428,6 +455,10 @@ pub struct TieredRanges {
     /// The first local segment's base offset.
     pub local_log_start_offset: Option<i64>,
     pub log_end_offset: Option<i64>,
+    /// With `--remote-storage`: what the scan replayed of the remote segments before the
+    /// local log ([`crate::partition::remote`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed: Option<crate::partition::remote::RemoteReplayed>,
 }
 
 fn no_timestamp() -> i64 {

@@ -123,6 +123,10 @@ pub enum RequestError {
         id: String,
         read: std::collections::BTreeSet<i32>,
     },
+    /// A `--cluster-id` that cannot be used (a conflict with a `meta.properties`, a path
+    /// that is not an input directory).
+    #[error(transparent)]
+    ClusterId(#[from] crate::discover::identity::GivenClusterIdError),
 }
 
 /// One partition of a streamed run ([`run_streaming`]), as the finished report will show it:
@@ -169,29 +173,35 @@ type Sink<'a> = (
 
 fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestError> {
     let inputs = archive::prepare(&req.inputs, &req.archive_limits)?;
+    check_cluster_ids(req, &inputs)?;
     let mut opts = req.options.clone();
     if !req.filter.producer_ids.is_empty() || !req.transactional_ids.is_empty() {
         // A producer filter shows the partitions where the producer appears.
         opts.keep_producers = true;
     }
-    let flt = resolved_filter(req, &inputs, &opts)?;
+    let bundles = match req.bundles {
+        true => Some(crate::bundle::read_bundles(&inputs.paths)?),
+        false => None,
+    };
+    let flt = resolved_filter(req, &inputs, &opts, bundles.as_deref())?;
     if req.timelines {
         // Drawn from what the walk collects: no file is read again for them.
         opts.collect_timelines = true;
         opts.timeline_producers = flt.producer_ids.clone();
     }
-    let mut report = match sink {
-        None if req.bundles => crate::bundle::merge(&inputs.paths, &opts)?.report,
-        None => crate::pipeline::scan(&inputs.paths, &opts),
-        Some((sink, status)) if req.bundles => {
-            let bundles = crate::bundle::read_bundles(&inputs.paths)?;
+    let mut report = match (sink, bundles) {
+        (None, Some(bundles)) => {
+            crate::bundle::merge_bundles(bundles, &opts, &mut |_, _| {})?.report
+        }
+        (None, None) => crate::pipeline::scan(&inputs.paths, &opts),
+        (Some((sink, status)), Some(bundles)) => {
             *status = sink(Streamed::Begin(&crate::bundle::inputs_of(&bundles)));
             crate::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
                 stream_partition(sink, status, &flt, &inputs, p, fs)
             })?
             .report
         }
-        Some((sink, status)) => {
+        (Some((sink, status)), None) => {
             let given: Vec<String> = inputs
                 .paths
                 .iter()
@@ -257,18 +267,70 @@ fn stream_partition(
     }
 }
 
-/// The request's filter with `--transactional-id` resolved through the coordinator's log.
+/// Refuse the request's `--cluster-id`s that cannot be used, before anything is read
+/// (bundles carry the ids their `collect` resolved: none is given to a merge).
+fn check_cluster_ids(req: &Request, inputs: &Prepared) -> Result<(), RequestError> {
+    let given = &req.options.cluster_ids;
+    if req.bundles && !given.is_empty() {
+        return Err(crate::discover::identity::GivenClusterIdError::Unusable {
+            id: given[0].cluster_id.clone(),
+            path: given[0].path.clone(),
+            why: "not a merge option: give it to `klogscan collect` (the bundle records the id)"
+                .into(),
+        }
+        .into());
+    }
+    check_given_ids(&inputs.paths, &req.options)
+}
+
+/// Refuse `opts.cluster_ids` (`--cluster-id ID=PATH`) that cannot be used over `paths`: a
+/// path that is not an input directory (nor under or above one), a path given two ids, a
+/// `meta.properties` under a path that names another cluster.
+pub fn check_given_ids(paths: &[PathBuf], opts: &ScanOptions) -> Result<(), RequestError> {
+    crate::discover::identity::check_given(&opts.cluster_ids, paths, opts.follow_symlinks)?;
+    Ok(())
+}
+
+/// Discover `paths` as every command does ([`crate::discover::layout::discover_with`]),
+/// with the cluster ids of `opts.cluster_ids` checked ([`check_given_ids`]) and filling
+/// the log dirs that have no `meta.properties`.
+pub fn discover(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+) -> Result<crate::discover::layout::Inventory, RequestError> {
+    use crate::discover::layout;
+    check_given_ids(paths, opts)?;
+    let mut inv = layout::discover_with(
+        paths,
+        layout::DiscoverOptions {
+            follow_symlinks: opts.follow_symlinks,
+        },
+    );
+    crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
+    Ok(inv)
+}
+
+/// The request's filter with `--transactional-id` resolved through the coordinator's log:
+/// the inputs' `__transaction_state` directories, or the records `bundles` carry of them.
 fn resolved_filter(
     req: &Request,
     inputs: &Prepared,
     opts: &ScanOptions,
+    bundles: Option<&[(std::path::PathBuf, crate::bundle::Bundle)]>,
 ) -> Result<Filter, RequestError> {
     let mut f = req.filter.clone();
     if req.transactional_ids.is_empty() {
         return Ok(f);
     }
     use crate::cluster::coordinator::CoordinatorView;
-    let view = CoordinatorView::load(&crate::discover::layout::discover(&inputs.paths), opts);
+    let view = match bundles {
+        Some(b) => crate::bundle::coordinator_view(b),
+        None => {
+            let mut inv = crate::discover::layout::discover(&inputs.paths);
+            crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
+            CoordinatorView::load(&inv, opts)
+        }
+    };
     if view.is_empty() {
         return Err(RequestError::NoCoordinatorLog);
     }
@@ -303,7 +365,8 @@ pub fn verify(
     broker_version: Option<crate::verify::BrokerVersion>,
 ) -> Result<VerifyAnswer, RequestError> {
     let inputs = archive::prepare(&req.inputs, &req.archive_limits)?;
-    let flt = resolved_filter(req, &inputs, &req.options)?;
+    check_cluster_ids(req, &inputs)?;
+    let flt = resolved_filter(req, &inputs, &req.options, None)?;
     let opts = VerifyOptions {
         scan: req.options.clone(),
         broker_version,

@@ -307,6 +307,7 @@ fn report_shows_remote_and_local_ranges() {
             remote: vec![(20, 39), (40, 59), (60, 79)],
             local_log_start_offset: Some(60),
             log_end_offset: Some(100),
+            replayed: None,
         })
     );
     let json = serde_json::to_value(p).unwrap();

@@ -7,6 +7,8 @@
 
 // Functions stay under 150 lines (clippy.toml); an exception is an `allow` with its reason.
 #![warn(clippy::too_many_lines)]
+
+pub mod aiven;
 pub mod batch;
 pub mod bytes;
 pub mod checkpoint;

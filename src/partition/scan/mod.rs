@@ -13,6 +13,7 @@ mod indexes;
 mod integrity;
 mod partition;
 mod pieces;
+mod remote;
 mod walk;
 use partition::{EventPool, SegmentScan, scan_partition};
 
@@ -57,8 +58,27 @@ pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Sen
     }
 }
 
+/// What a partition's scan leaves besides its report until the reference time is known:
+/// the sealed replay when a transaction is open (boxed: most partitions have none), and the
+/// findings.
+type Pending = (Option<Box<SealedReplay>>, Vec<Finding>);
+
 /// Scan an already discovered inventory.
 pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
+    scan_inventory_with(
+        inv,
+        opts,
+        &crate::partition::remote::RemoteHistory::default(),
+    )
+}
+
+/// [`scan_inventory`] with the remote segments of tiered partitions, replayed before
+/// their local segments ([`crate::partition::remote`]).
+pub fn scan_inventory_with(
+    inv: &Inventory,
+    opts: &ScanOptions,
+    remote: &crate::partition::remote::RemoteHistory,
+) -> PartitionStage {
     let selected: Vec<&PartitionDir> = inv
         .partitions
         .iter()
@@ -75,17 +95,17 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
     };
     emit_start(&selected, opts);
     let known = Known::load(inv, opts);
-    let scanned = scan_selected(&selected, &known, opts);
+    let (mut reports, rest) = scan_selected(&selected, &known, opts, remote);
     // Reference time: the newest batch timestamp of each log dir (or of the partition
     // alone), over every partition of the log dir whether selected or not, so that
     // `--topic`/`--partition` never move it (unselected ones: their newest segment's
     // headers).
-    let newest = reference_times(inv, &selected, &scanned, opts);
+    let newest = reference_times(inv, &selected, &reports, opts);
     let mut report = PartitionStage {
         errors: inv.errors.clone(),
         ..Default::default()
     };
-    for (mut r, replay, mut findings) in scanned {
+    for (r, (replay, mut findings)) in reports.iter_mut().zip(rest) {
         let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
         let reference = match opts.now_ms {
             Some(now) => (now, RefSource::Given),
@@ -96,12 +116,12 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
                     (t.max(0), RefSource::Newest(from))
                 }),
         };
-        conclude(&mut r, replay, &mut findings, reference);
+        conclude(r, replay, &mut findings, reference);
         let start = report.findings.len();
         report.findings.extend(findings);
         r.finding_range = start..report.findings.len();
-        report.partitions.push(r);
     }
+    report.partitions = reports;
     for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.findings.push(
             Finding::new(
@@ -176,12 +196,17 @@ impl<'a> Known<'a> {
 }
 
 /// Walk and replay every selected partition, in parallel; each keeps only what the
-/// conclusion needs.
+/// conclusion needs. The reports and the rest of each partition's result come in two
+/// vectors: the reports become the stage's `partitions` in place (no second vector of
+/// them), and the rest is a pointer and the findings. A replay with no transaction open
+/// concludes at once (its outcome does not depend on the reference time) and its state is
+/// dropped here; only replays with open transactions wait for the reference time.
 fn scan_selected(
     selected: &[&PartitionDir],
     known: &Known<'_>,
     opts: &ScanOptions,
-) -> Vec<(PartitionReport, SealedReplay, Vec<Finding>)> {
+    remote: &crate::partition::remote::RemoteHistory,
+) -> (Vec<PartitionReport>, Vec<Pending>) {
     let window = opts
         .threads
         .unwrap_or_else(rayon::current_num_threads)
@@ -197,7 +222,16 @@ fn scan_selected(
                 let reason = known.compaction.reason(p, &source);
                 let compacted =
                     reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
-                let mut r = scan_partition(p, opts, window, pieces::PIECE, files, compacted, &pool);
+                let mut r = scan_partition(
+                    p,
+                    opts,
+                    window,
+                    pieces::PIECE,
+                    files,
+                    compacted,
+                    &pool,
+                    remote.of(&p.path),
+                );
                 opts.copied_partitions.hand_over(&mut r.0);
                 r.0.source = source;
                 if p.is_internal() {
@@ -207,9 +241,17 @@ fn scan_selected(
                 }
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 // Only what the conclusion needs outlives the partition's scan.
-                (r.0, r.1.seal(opts.keep_producers), r.2)
+                let (mut report, replay, mut findings) = r;
+                let sealed = replay.seal(opts.keep_producers);
+                let sealed = if sealed.settled() {
+                    report.outcome = sealed.finish(0, &mut findings);
+                    None
+                } else {
+                    Some(Box::new(sealed))
+                };
+                (report, (sealed, findings))
             })
-            .collect()
+            .unzip()
     })
 }
 
@@ -217,11 +259,14 @@ fn scan_selected(
 /// transactions), causes linked, the offsets and counts of the report.
 fn conclude(
     r: &mut PartitionReport,
-    replay: SealedReplay,
+    replay: Option<Box<SealedReplay>>,
     findings: &mut Vec<Finding>,
     (ref_time, ref_source): (i64, RefSource),
 ) {
-    let outcome = replay.finish(ref_time, findings);
+    let outcome = match replay {
+        Some(replay) => replay.finish(ref_time, findings),
+        None => std::mem::take(&mut r.outcome),
+    };
     crate::partition::causes::link_damage(findings, &r.damaged);
     crate::partition::causes::link_zombie_chain(findings);
     for f in findings
@@ -324,7 +369,7 @@ impl RefSource {
 fn reference_times(
     inv: &Inventory,
     selected: &[&PartitionDir],
-    scanned: &[(PartitionReport, SealedReplay, Vec<Finding>)],
+    scanned: &[PartitionReport],
     opts: &ScanOptions,
 ) -> HashMap<Option<PathBuf>, (i64, String)> {
     let mut newest: HashMap<Option<PathBuf>, (i64, String)> = HashMap::new();
@@ -337,7 +382,7 @@ fn reference_times(
             *e = (t, from);
         }
     };
-    for (r, _, _) in scanned {
+    for r in scanned {
         let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
         offer(key, r.max_timestamp, r.path.clone());
     }
