@@ -234,7 +234,7 @@ impl ScanOptions {
         self.collect_timelines = on;
         self
     }
-    /// Producers with a timeline lane of their own ([`Self::timeline_producers`]).
+    /// Producers with a lane of their own in every timeline ([`Self::timeline_producers`]).
     #[must_use]
     pub fn with_timeline_producers(mut self, ids: impl IntoIterator<Item = i64>) -> Self {
         self.timeline_producers = ids.into_iter().collect();
