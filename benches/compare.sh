@@ -5,7 +5,7 @@
 #
 #   benches/compare.sh                 # 2 GiB of synth data in /tmp/klogscan-synth-2GiB
 #   SIZE=512MiB RUNS=5 benches/compare.sh
-#   SKIP_MAIN=1 benches/compare.sh     # only the shapes of issue #11 (section 6)
+#   SKIP_MAIN=1 benches/compare.sh     # only the data shapes (section 6)
 #   SHAPES="open-txns serial-txns" COUNT=30000 SKIP_MAIN=1 benches/compare.sh
 #
 # Needs: cargo; GNU time as /usr/bin/time (Debian/Ubuntu: `apt-get update && apt-get install -y
@@ -28,7 +28,7 @@ NPROC=$(nproc)
 
 (cd "$ROOT" && cargo build --release --quiet --features testkit --bin klogscan --example synth --example baseline)
 
-# 6. The shapes of issue #11 (examples/synth --shape): per shape, scan and verify time and
+# 6. The data shapes (examples/synth --shape): per shape, scan and verify time and
 # peak RSS next to a crc32c pass over the same files (warm maps, and freshly mapped).
 # SHAPES picks shapes (default: all; empty: none), COUNT overrides each shape's --count.
 # Each shape's data goes to /tmp/klogscan-shape-<shape>[-<count>] and is reused.
@@ -95,7 +95,7 @@ field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 echo "# klogscan compare.sh — $(date -u +%FT%TZ)"
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $NPROC cores, $(free -g | awk '/Mem:/ {print $2}') GiB; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "${SKIP_MAIN:-}" ]; then
-    echo "# shapes of issue #11 only; best of $RUNS runs"
+    echo "# data shapes only; best of $RUNS runs"
     echo
     shapes
     echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

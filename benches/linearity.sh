@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Is klogscan's work linear in each dimension of the data (issue #11: "doubling any one of
+# Is klogscan's work linear in each dimension of the data ("doubling any one of
 # bytes, batches, partitions, segments, producers and open transactions at most 2.2× the
 # time")? For each dimension, write the same shape at N and 2N (examples/synth) and run each
 # command with one thread on both; print the ratio of CPU time (perf stat's task-clock: the

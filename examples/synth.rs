@@ -20,7 +20,7 @@
 //! `batch.size`). Segments are streamed to disk: memory stays small whatever the size.
 //! The log-dir files (`meta.properties`, checkpoints) come from the testkit.
 //!
-//! `--shape NAME [--count N]` writes instead one of the shapes of issue #11, each a
+//! `--shape NAME [--count N]` writes instead one of the shapes that once made the scan slow or big, each a
 //! stress on one dimension of the scan (`--size` is then ignored):
 //!
 //! | shape | what (default `--count`) |
@@ -535,7 +535,7 @@ fn walk_size(dir: &Path) -> std::io::Result<u64> {
     Ok(total)
 }
 
-// ----- the shapes of issue #11 --------------------------------------------------------
+// ----- the shapes that once made the scan slow or big ------------------------------------
 
 /// One small record (≈ 113-byte batches with the 61-byte batch header).
 fn small_record(n: u64) -> Vec<RecordSpec> {

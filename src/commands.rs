@@ -116,7 +116,7 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
         other => return Err(not_for_this_command(other, "groups prints table or json")),
     }
     out.flush()?;
-    // Records the replay did not get (issue 15: never silent): on stderr, exit 2.
+    // Records the replay did not get (never silent): on stderr, exit 2.
     Ok(input_failures(&unread, ExitCode::SUCCESS))
 }
 

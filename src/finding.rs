@@ -69,7 +69,7 @@ macro_rules! kinds {
 }
 
 kinds! {
-    // --- file and batch integrity (kafka-semantics.md §8.1) ---
+    // --- file and batch integrity ---
     /// Stored CRC does not match the bytes (rule 1).
     CrcMismatch = "crc_mismatch", Error;
     /// A partial entry at the end of a file (rule 2).
@@ -88,7 +88,7 @@ kinds! {
     SegmentOffsetOutOfRange = "segment_offset_out_of_range", Error;
     /// partitionLeaderEpoch decreasing with offset (rule 8).
     LeaderEpochRegression = "leader_epoch_regression", Warning;
-    // --- producer epoch / sequence (§8.2) ---
+    // --- producer epoch / sequence ---
     /// A producer's epoch went down (rule 12).
     ProducerEpochRegression = "producer_epoch_regression", Error;
     /// Data after a marker of the same producer at a higher epoch (rule 13, KAFKA-9144).
@@ -101,7 +101,7 @@ kinds! {
     DuplicateSequence = "duplicate_sequence", Error;
     /// Producer fields inconsistent with the batch kind (rules 18–19).
     InvalidProducerFields = "invalid_producer_fields", Warning;
-    // --- transactions and markers (§8.3) ---
+    // --- transactions and markers ---
     /// A transaction open at the end of the log, idle longer than `--hanging-after` (rule 20).
     HangingTransaction = "hanging_transaction", Error;
     /// A transaction open at the end of the log, younger than `--hanging-after`.
@@ -149,10 +149,10 @@ kinds! {
     LeftoverFile = "leftover_file", Info;
     /// No `.kafka_cleanshutdown` in the log directory: the next start runs recovery.
     UncleanShutdown = "unclean_shutdown", Info;
-    // --- across replicas (§8.4 rule 33) ---
+    // --- across replicas (rule 33) ---
     /// Two replicas of a partition hold different batches over the offsets both hold.
     ReplicaDivergence = "replica_divergence", Warning;
-    // --- the group coordinator's log (issue 13) ---
+    // --- the group coordinator's log ---
     /// A `__consumer_offsets` record the group coordinator's replay rejects (its load throws).
     GroupLoadFailure = "group_load_failure", Error;
     /// A streams group left at the KIP-1331 deletion barrier (stored description epoch -2).
@@ -161,7 +161,7 @@ kinds! {
     GroupTombstonesIncomplete = "group_tombstones_incomplete", Error;
     /// A group or target assignment epoch that goes down, or an assignment above the group epoch.
     GroupEpochRegression = "group_epoch_regression", Error;
-    // --- across the partitions of a transaction and its coordinator (issue 12) ---
+    // --- across the partitions of a transaction and its coordinator ---
     /// One transaction committed on some partitions and aborted on others.
     TransactionOutcomeMismatch = "transaction_outcome_mismatch", Error;
     /// A completed transaction whose marker never reached one of its partitions.
@@ -185,7 +185,7 @@ kinds! {
     // --- what the next start loses (the recovery model against the checkpoints) ---
     /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
     TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;
-    // --- what consumers saw: committed offsets against their partitions (issue 27) ---
+    // --- what consumers saw: committed offsets against their partitions ---
     /// A group's committed offset above the partition's log end (records it read are gone).
     CommittedOffsetBeyondLogEnd = "committed_offset_beyond_log_end", Error;
     /// A group's committed offset below the partition's log start (records it never read are gone).
@@ -287,7 +287,8 @@ pub struct Finding {
     pub group: Option<String>,
 }
 
-/// Which copy of a partition a directory holds (`kafka-format.md` §1: directory names).
+/// Which copy of a partition a directory holds (its directory name's suffix, as `LocalLog`
+/// names them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]

@@ -24,11 +24,11 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
         ("replicas", crate::cluster::replicas::check),
         // Acknowledged data a copy loses at its next start, and which copy holds it.
         ("lost", crate::cluster::lost::check),
-        // The group coordinator's load of __consumer_offsets (issue 13).
+        // The group coordinator's load of __consumer_offsets.
         ("groups", crate::cluster::groups::cluster_check),
-        // Committed offsets held against their partitions (issue 27).
+        // Committed offsets held against their partitions.
         ("consumers", crate::cluster::consumers::cluster_check),
-        // Tiered storage: the __remote_log_metadata replay against each replica (issue 28).
+        // Tiered storage: the __remote_log_metadata replay against each replica.
         ("tiering", crate::cluster::tiering::cluster_check),
     ]
 }
@@ -92,9 +92,9 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
     drop(unscanned);
     release_freed_memory();
     crate::cluster::coordinator::annotate_logs(report, &logs, inv, opts);
-    // Join each transaction's partitions and its coordinator record (issue 12); it links
+    // Join each transaction's partitions and its coordinator record; it links
     // hanging transactions to their root cause in place and keeps the joined transactions.
-    // The join works per producer id and per transaction in parallel (issue #11): on the
+    // The join works per producer id and per transaction in parallel: on the
     // scan's own number of threads.
     crate::partition::scan::with_threads(opts.threads, || {
         crate::cluster::coordinator::cluster::check_logs(report, logs, inv, opts)
@@ -105,14 +105,14 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
         report.add_partition_findings(extra);
     }
     crate::cluster::tiering::annotate(report, inv, opts);
-    // The leadership history of the KRaft metadata log (issue 26): its findings, then the
+    // The leadership history of the KRaft metadata log: its findings, then the
     // links of the replica divergences and hanging transactions above to the unclean
     // election they follow from, in place — so it runs last.
     crate::cluster::leadership::run(report, inv, opts);
 }
 
 /// Give the heap pages freed by the stage before back to the system before the next one
-/// allocates its own (issue #11): glibc keeps freed pages in the arena of the thread that
+/// allocates its own: glibc keeps freed pages in the arena of the thread that
 /// freed them, where a worker thread's finished replay is not reused by the cluster
 /// checks' threads, so the peak RSS would add the two stages.
 fn release_freed_memory() {

@@ -1,4 +1,5 @@
-//! Compare the replicas of one partition (`kafka-semantics.md` §8 rule 33).
+//! Compare the replicas of one partition (rule 33; a follower's log is a prefix copy of the
+//! leader's: `ReplicaFetcherThread.processPartitionData`).
 //!
 //! A copied tree of several brokers holds several directories for the same
 //! topic-partition. Followers copy the leader's batches byte for byte except

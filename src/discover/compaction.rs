@@ -1,5 +1,5 @@
 //! What the inputs say about each topic's cleanup policy, and what the KRaft metadata log
-//! says about the cluster (`kafka-semantics.md` §8.2: compaction removes whole batches,
+//! says about the cluster (`LogCleaner`: compaction removes whole batches,
 //! so sequence and offset gaps are expected on compacted topics).
 //!
 //! A partition is known to be **compacted** when
@@ -98,7 +98,7 @@ fn read_file(
     md: &mut ClusterMetadata,
     names: &mut HashMap<[u8; 16], String>,
 ) {
-    // An entry too large to hold is checked streaming, never buffered (issue 15); its
+    // An entry too large to hold is checked streaming, never buffered; its
     // records are not read, and that is kept to be said.
     let _ = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
         let entry = match item {

@@ -1,5 +1,6 @@
 //! Where evidence comes from: the cluster, broker and log dir of every partition directory,
-//! and which copy of the partition it holds (`kafka-format.md` §1.2, §1.6.5).
+//! and which copy of the partition it holds (the directory name as `LocalLog.parseTopicPartitionName`
+//! reads it; `meta.properties` as `MetaProperties` validates it).
 //!
 //! * [`Identities::load`] reads each log dir's `meta.properties` once: `cluster.id`, and the
 //!   node id (`node.id` in v1 files, `broker.id` in v0 files, as the broker's

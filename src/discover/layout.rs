@@ -1,5 +1,6 @@
 //! The data-directory walker: finds partition directories under any mix of broker log
-//! dirs, partition dirs, single files and directories above them (`kafka-format.md` §1).
+//! dirs, partition dirs, single files and directories above them (names as `LocalLog`
+//! and `UnifiedLog` give them).
 //!
 //! Entry points: [`discover`], [`parse_partition_dir_name`], [`parse_segment_file_name`],
 //! [`parse_leftover_name`]. The discovery rules are documented on [`discover`].
@@ -31,7 +32,8 @@ impl std::fmt::Display for TopicPartition {
     }
 }
 
-/// The kind of partition directory (§1.2).
+/// The kind of partition directory (its name's suffix: `LocalLog`'s `-delete`, `-future`,
+/// `-stray`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -66,7 +68,7 @@ pub struct SnapshotFile {
     pub path: PathBuf,
 }
 
-/// What a leftover file is (§1.5).
+/// What a leftover file is (a suffix `LogLoader` acts on at startup).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -333,7 +335,7 @@ fn set_or_unknown(slot: &mut Option<PathBuf>, path: PathBuf, unknown: &mut Vec<P
 }
 
 impl LogDir {
-    /// True when at least one broker file (§1.1) was found here; false for a directory
+    /// True when at least one log-dir marker file (`LOG_DIR_MARKERS`) was found here; false for a directory
     /// recognised only because it holds several partition directories.
     pub fn has_markers(&self) -> bool {
         self.meta_properties.is_some()

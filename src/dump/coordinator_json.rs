@@ -1,8 +1,7 @@
 //! The coordinator decoders of the newest `kafka-dump-log` (Kafka 3.8+, 4.x):
 //! `--offsets-decoder` and `--share-group-state-decoder` print every record as
 //! `key: {"type":"<type>","data":{…}} payload: {"version":"<v>","data":{…}}`, the data
-//! objects as Kafka's generated JSON converters write them (`kafka-schemas/README.md`
-//! §3): field names with a lower-case first letter, fields of other versions left out,
+//! objects as Kafka's generated JSON converters write them (`*JsonConverter.write`): field names with a lower-case first letter, fields of other versions left out,
 //! tagged fields only when not at their default, bytes in base64, uuids in Kafka's
 //! URL-safe base64. A tombstone prints `<DELETE>`; a key type without a schema prints
 //! `Unknown record type T at offset O, skipping.` and no payload; a record that does not

@@ -1,7 +1,8 @@
 //! Decoders used by the dump: KRaft control-record values rendered as the JSON that
-//! Kafka's generated `*JsonConverter`s print (`kafka-format.md` §5, KRaft control
-//! records), the Scala `--transaction-log-decoder` text (`kafka-semantics.md` §6.1,
-//! §7.2), and the Scala `--offsets-decoder` text for `__consumer_offsets` (§6.2).
+//! Kafka's generated `*JsonConverter`s print (KRaft control records:
+//! `ControlRecordUtils`), the Scala `--transaction-log-decoder` text
+//! (`DumpLogSegments.TransactionLogMessageParser`), and the Scala `--offsets-decoder` text
+//! for `__consumer_offsets` (`DumpLogSegments.OffsetsMessageParser`).
 //!
 //! Everything here reads untrusted bytes through [`Cursor`]: a malformed value gives a
 //! [`FormatError`], never a panic.

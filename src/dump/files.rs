@@ -1,5 +1,5 @@
 //! Dump of index, time index, transaction index and producer snapshot files, in
-//! kafka-dump-log's shapes (`kafka-semantics.md` §7.2; the Java `DumpLogSegments` of
+//! kafka-dump-log's shapes (`DumpLogSegments`; the Java `DumpLogSegments` of
 //! Kafka 3.5+/4.x where the Scala and Java tools differ).
 //!
 //! Text mode prints exactly what kafka-dump-log prints for one file: `Dumping <path>`, the

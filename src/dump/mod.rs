@@ -1,4 +1,4 @@
-//! `klogscan dump`: what `kafka-dump-log.sh --files` prints (`kafka-semantics.md` §7.2),
+//! `klogscan dump`: what `kafka-dump-log.sh --files` prints (`DumpLogSegments`),
 //! as text in Kafka's exact shape or as JSON Lines (`docs/dump-json.md`).
 //!
 //! OWNER: dump helper (`mod.rs`, `log/`, `decoders.rs` = `.log`/`.checkpoint` files) and

@@ -1,4 +1,4 @@
-//! Dumps of the broker's small text files (`kafka-format.md` §1.6): the four offset
+//! Dumps of the broker's small text files (see `read::format::checkpoint`): the four offset
 //! checkpoints, `leader-epoch-checkpoint`, `partition.metadata`, `meta.properties` and
 //! `.kafka_cleanshutdown`. kafka-dump-log has no shape for them, so the text form is one
 //! `key: value …` line per entry in its spirit, and `--format json` gives JSON Lines: a

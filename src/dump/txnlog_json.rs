@@ -1,7 +1,6 @@
 //! `__transaction_state` records as Kafka 4.x's `DumpLogSegments --transaction-log-decoder`
 //! prints them (`TransactionLogMessageParser`: the generated JSON converters of
-//! `TransactionLogKey`/`TransactionLogValue`; shapes from `DumpLogSegmentsTest`, see
-//! `reference/kafka-schemas/README.md` §3):
+//! `TransactionLogKey`/`TransactionLogValue`; shapes from `DumpLogSegmentsTest`):
 //!
 //! * key → `{"type":"0","data":{"transactionalId":"…"}}` (the type is the key's apiKey);
 //! * value → `{"version":"<v>","data":{…}}` with the fields in schema order; the tagged

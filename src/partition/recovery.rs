@@ -1,6 +1,5 @@
 //! The recovery model: what a broker's `LogLoader` does with a partition on its next start
-//! (`kafka-format.md` §1.5, §9; `kafka-semantics.md` §3.3) — the analogue of Kafka's
-//! `LogLoader.load` / `recoverLog` / `LogSegment.recover`
+//! — the analogue of Kafka's `LogLoader.load` / `recoverLog` / `LogSegment.recover`
 //! (storage/src/main/java/org/apache/kafka/storage/internals/log/LogLoader.java,
 //! LogSegment.java).
 //!
@@ -247,7 +246,7 @@ pub struct RecoveryPrediction {
     pub outcome_unknown: Option<String>,
 }
 
-/// How `LogSegment.recover` would end on one segment (`kafka-format.md` §9: `ensureValid`
+/// How `LogSegment.recover` would end on one segment (`ensureValid`
 /// of the outer entry, `ensureOffsetInRange`, index appends every
 /// `INDEX_INTERVAL_BYTES`, the producer-state update that decodes control records, the
 /// tail). Built by `RecoverCheck` from the scan's walk of the segment.

@@ -50,11 +50,11 @@ pub struct ScanOptions {
     pub capture_snapshots: bool,
     /// Keep every producer's final state in `PartitionReport::outcome.producers` (for
     /// `producers`); when false only their number is kept and each partition's producer
-    /// table is freed as soon as its batches are replayed (issue #11).
+    /// table is freed as soon as its batches are replayed.
     pub keep_producers: bool,
     /// Keep every joined cluster transaction in `ScanReport::transactions` (for
     /// `txns --cluster`); when false only their statistics and findings are kept
-    /// (issue #11: 300 000 transactions cost ≈ 400 bytes each as `ClusterTxn`s).
+    /// (300 000 transactions cost ≈ 400 bytes each as `ClusterTxn`s).
     pub keep_cluster_txns: bool,
     /// Topics declared compacted (`--compacted`), besides what the inputs prove (internal
     /// topics, the log dir's `cleaner-offset-checkpoint`, `cleanup.policy` records of the

@@ -1,4 +1,4 @@
-//! What the one walk of each segment keeps for the cluster checks (issue 9: every `.log`
+//! What the one walk of each segment keeps for the cluster checks (every `.log`
 //! byte is read and CRC-checked once per command).
 //!
 //! The scan's walk (`scan::walk`) hands every framed entry to a `Collector` as well as
@@ -608,7 +608,7 @@ pub(crate) fn collect_dir(
         let Some(log) = &seg.log else { continue };
         let n = out.segments.len() as u32;
         let mut c = Collector::new(topic, batch_keys, max_decompressed);
-        // Entries too large to hold are checked streaming, never buffered (issue 15).
+        // Entries too large to hold are checked streaming, never buffered.
         let res = crate::read::segment::walk_entries_items(
             log,
             crate::read::segment::ReadPolicy::Read,

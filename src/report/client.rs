@@ -1,6 +1,6 @@
 //! What the clients saw: for every finding kind a producer or a consumer can observe, the
-//! exception it met and its class (`client-errors.md`: KIP-1050's four groups and KIP-691's
-//! behaviour). [`fill`] writes it into `Finding::client_error` when the report is finished,
+//! exception it met and its class (KIP-1050's four groups, KIP-691's behaviour; the table is
+//! in docs/findings.md, "What the clients saw"). [`fill`] writes it into `Finding::client_error` when the report is finished,
 //! where a rule did not already say something more specific; the triage summary uses the
 //! same table to say what the applications experienced.
 

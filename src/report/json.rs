@@ -114,7 +114,7 @@ struct ProducersDoc<'a, P: Serialize> {
 }
 
 /// What `producers`/`txns` could not read: their tables come from the partitions that were
-/// read, so a missing one must be named (issue 15: never silent).
+/// read, so a missing one must be named (never silent).
 #[derive(Serialize)]
 struct Unreadable<'a> {
     findings: Vec<&'a Finding>,

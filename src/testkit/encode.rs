@@ -2,8 +2,8 @@
 //! and compressed wrappers, and every codec framing Kafka stores on disk.
 //!
 //! This module is deliberately independent of `crate::read::format` (the reader): it shares no
-//! code with it, so that the reader can be checked against it. Reference: `kafka-format.md`
-//! §2–§6.
+//! code with it, so that the reader can be checked against it. Written from Kafka's
+//! `DefaultRecordBatch`, `DefaultRecord`, `LegacyRecord` and the codecs' writers.
 
 use std::io::Write;
 
@@ -11,12 +11,12 @@ use std::io::Write;
 // varints
 // ---------------------------------------------------------------------------------------
 
-/// Append `v` as a zigzag varint (protobuf `sint32`, §3.7).
+/// Append `v` as a zigzag varint (protobuf `sint32`, `ByteUtils.writeVarint`).
 pub fn write_varint(out: &mut Vec<u8>, v: i32) {
     write_unsigned_varint(out, ((v << 1) ^ (v >> 31)) as u32 as u64);
 }
 
-/// Append `v` as a zigzag varlong (protobuf `sint64`, §3.7).
+/// Append `v` as a zigzag varlong (protobuf `sint64`, `ByteUtils.writeVarlong`).
 pub fn write_varlong(out: &mut Vec<u8>, v: i64) {
     write_unsigned_varint(out, ((v << 1) ^ (v >> 63)) as u64);
 }
@@ -92,7 +92,8 @@ impl Codec {
     }
 }
 
-/// Compress `data` with `codec` exactly as that codec's Kafka writer frames it (§6).
+/// Compress `data` with `codec` exactly as that codec's Kafka writer frames it
+/// (`Compression.wrapForOutput`).
 /// `Codec::None` returns the input unchanged.
 pub fn compress(codec: Codec, data: &[u8]) -> Vec<u8> {
     match codec {
@@ -121,7 +122,7 @@ pub const XERIAL_HEADER: [u8; 16] = [
 ];
 
 /// xerial snappy-java framing: 16-byte header, then `[len i32 BE][raw snappy block]` chunks,
-/// each compressing at most `block` input bytes (§6.3).
+/// each compressing at most `block` input bytes (`SnappyCompression`).
 pub fn snappy_xerial(data: &[u8], block: usize) -> Vec<u8> {
     let mut out = XERIAL_HEADER.to_vec();
     let mut enc = snap::raw::Encoder::new();
@@ -161,7 +162,7 @@ pub fn lz4_header_checksum(flg: u8, bd: u8, broken: bool) -> u8 {
 
 /// Kafka's LZ4 frame: magic, FLG 0x60, BD 0x40, HC, then ≤64 KiB independent blocks
 /// (compressed with `lz4_flex`, or stored raw with the high bit when that is smaller),
-/// then the 4-byte zero end mark (§6.4).
+/// then the 4-byte zero end mark (`Lz4BlockOutputStream`).
 pub fn lz4_frame(data: &[u8], broken_hc: bool) -> Vec<u8> {
     let mut out = LZ4_MAGIC.to_vec();
     out.push(LZ4_FLG);
@@ -185,7 +186,7 @@ pub fn lz4_frame(data: &[u8], broken_hc: bool) -> Vec<u8> {
 // v2 records and batches
 // ---------------------------------------------------------------------------------------
 
-/// One v2 record, with every field explicit (§3.6).
+/// One v2 record, with every field explicit (`DefaultRecord`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RecordSpec {
     /// Record attributes byte (Kafka writes 0).
@@ -215,7 +216,7 @@ pub fn encode_record(out: &mut Vec<u8>, r: &RecordSpec) {
     out.extend_from_slice(&body);
 }
 
-/// Control record type ids (§5).
+/// Control record type ids (`ControlRecordType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ControlKind {
@@ -282,7 +283,7 @@ pub struct HeaderOverrides {
     pub records_count: Option<i32>,
 }
 
-/// Everything in a v2 batch (§3.1). Derived fields (batchLength, crc, attributes,
+/// Everything in a v2 batch (`DefaultRecordBatch`). Derived fields (batchLength, crc, attributes,
 /// lastOffsetDelta, maxTimestamp, recordsCount) are computed unless overridden.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchSpec {
@@ -413,7 +414,8 @@ impl BatchSpec {
     }
 }
 
-/// A COMMIT/ABORT marker batch as the coordinator writes it (§3.8: always 78 bytes).
+/// A COMMIT/ABORT marker batch as the coordinator writes it (always 78 bytes:
+/// `MemoryRecords.withEndTransactionMarker`).
 pub fn end_txn_marker(
     base_offset: i64,
     producer_id: i64,
@@ -441,7 +443,7 @@ pub fn end_txn_marker(
 // legacy messages (magic 0 and 1)
 // ---------------------------------------------------------------------------------------
 
-/// One legacy message (§4.1). `crc` overrides the computed CRC-32.
+/// One legacy message (`LegacyRecord`). `crc` overrides the computed CRC-32.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LegacySpec {
     /// The entry's offset field.
@@ -493,7 +495,7 @@ pub struct LegacyInner {
     pub value: Option<Vec<u8>>,
 }
 
-/// A compressed legacy wrapper holding `inner` (§4.4–§4.5).
+/// A compressed legacy wrapper holding `inner` (`AbstractLegacyRecordBatch`).
 ///
 /// `first_offset` is the absolute offset of the first inner message. Magic 0: inner
 /// offsets absolute; magic 1: relative 0..n−1. The wrapper's offset is the absolute last

@@ -1,5 +1,4 @@
-//! The files a broker writes beside the segments (`kafka-format.md` §1.6, §7, §8;
-//! `kafka-semantics.md` §2): `.index`, `.timeindex`, `.txnindex`, `.snapshot`,
+//! The files a broker writes beside the segments: `.index`, `.timeindex`, `.txnindex`, `.snapshot`,
 //! `leader-epoch-checkpoint`, `partition.metadata`, and for a log dir `meta.properties`,
 //! the offset checkpoints and `.kafka_cleanshutdown`; plus ways to damage them.
 //!
@@ -14,7 +13,7 @@ use base64::Engine as _;
 use super::encode::{BatchSpec, xxh32};
 use super::scenario::{BatchInfo, Manifest, PartitionBuilder, seq_add};
 
-/// One entry of a producer snapshot (46 bytes on disk, §8).
+/// One entry of a producer snapshot (46 bytes on disk, `ProducerStateManager.writeSnapshot`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct SnapshotEntry {
     pub producer_id: i64,
@@ -27,7 +26,7 @@ pub struct SnapshotEntry {
     pub current_txn_first_offset: i64,
 }
 
-/// One `.txnindex` entry (34 bytes on disk, §7.5).
+/// One `.txnindex` entry (34 bytes on disk, `AbortedTxn`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct AbortedTxn {
     pub producer_id: i64,
@@ -195,7 +194,7 @@ pub fn uuid_text(id: &[u8; 16]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(id)
 }
 
-/// Encode a ProducerSnapshot v1 file (§8): version, CRC-32C over bytes 6..end, entries.
+/// Encode a ProducerSnapshot v1 file (`ProducerStateManager.writeSnapshot`): version, CRC-32C over bytes 6..end, entries.
 pub fn encode_snapshot(entries: &[SnapshotEntry]) -> Vec<u8> {
     let mut body = (entries.len() as i32).to_be_bytes().to_vec();
     for e in entries {
@@ -227,7 +226,7 @@ pub fn encode_txn_index(entries: &[AbortedTxn]) -> Vec<u8> {
     out
 }
 
-/// An offset checkpoint file (§1.6.2): version 0, count, `topic partition offset` lines.
+/// An offset checkpoint file (`OffsetCheckpointFile`): version 0, count, `topic partition offset` lines.
 pub fn encode_offset_checkpoint(entries: &[(String, i32, i64)]) -> String {
     let mut s = format!("0\n{}\n", entries.len());
     for (t, p, o) in entries {

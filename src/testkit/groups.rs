@@ -1,6 +1,6 @@
 //! An encoder of coordinator records (`__consumer_offsets`, `__share_group_state`),
-//! written from the schema facts (`reference/kafka-schemas/`) in a notation of its own and
-//! sharing no code with the decoder in `crate::read::format::groups`, so each checks the other.
+//! written from Kafka's message schemas (`OffsetCommitKey.json` and its siblings) in a
+//! notation of its own and sharing no code with the decoder in `crate::read::format::groups`, so each checks the other.
 //!
 //! Records are given as the JSON the newest `kafka-dump-log` prints for them (field names
 //! with a lower-case first letter, bytes in base64, uuids in Kafka's URL-safe base64);

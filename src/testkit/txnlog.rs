@@ -1,4 +1,5 @@
-//! An encoder of `__transaction_state` records (`kafka-semantics.md` §6.1), written from
+//! An encoder of `__transaction_state` records (schemas `TransactionLogKey` /
+//! `TransactionLogValue`), written from
 //! the schema and independent of the decoder in `crate::read::format::txnlog`, so each can check
 //! the other.
 //!

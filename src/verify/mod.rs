@@ -1,7 +1,7 @@
 //! `klogscan verify`: cross-examine every file of a partition (indexes, time indexes,
 //! transaction indexes, producer snapshots, `leader-epoch-checkpoint`, the log dir's offset
 //! checkpoints, leftovers) against the log, and predict what a broker's `LogLoader` would do
-//! with the partition on its next start (`kafka-format.md` §9).
+//! with the partition on its next start (`LogLoader.load`, `LogSegment.recover`).
 //!
 //! Entry points: [`verify`] for any mix of paths (like [`crate::pipeline::scan`]) and
 //! [`verify_partition`] for one partition directory. Both return the [`RecoveryPrediction`]

@@ -1,6 +1,7 @@
 //! Log-entry framing (common to every magic) and the zero-copy v2 record-batch header view.
 //!
-//! Reference: `kafka-format.md` §2 (framing), §3.1–§3.5 (v2 header).
+//! Kafka's classes: `FileLogInputStream` (framing: offset i64 + size i32 + the entry),
+//! `DefaultRecordBatch` (the v2 header and its CRC-32C), `LegacyRecord` (magic 0/1).
 
 use super::bytes::{be_i16, be_i32, be_i64, be_u32, increment_sequence};
 use super::error::{FormatError, Problem};
@@ -154,7 +155,7 @@ impl Tail {
     }
 }
 
-/// Walks the entries of a `.log` file image as `FileLogInputStream` does (§2), but never
+/// Walks the entries of a `.log` file image as `FileLogInputStream.nextBatch` does, but never
 /// throws: the iterator yields whole entries and then stops; [`Entries::tail`] says how
 /// the data ended.
 ///

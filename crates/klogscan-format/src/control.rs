@@ -1,4 +1,4 @@
-//! Control records (`kafka-format.md` §5): the key `(version i16, type i16)` and the
+//! Control records (`ControlRecordType.parse`, `EndTransactionMarker.deserializeValue`): the key `(version i16, type i16)` and the
 //! EndTxnMarker value `(version i16, coordinatorEpoch i32)`.
 
 use super::bytes::{be_i16, be_i32};

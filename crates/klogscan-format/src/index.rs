@@ -2,8 +2,9 @@
 //! index (`.timeindex`) and the transaction index (`.txnindex`), plus a helper that checks
 //! offset/time index entries against the segment's `.log` bytes.
 //!
-//! Reference: `kafka-format.md` §7 (layouts, preallocation, the zero tail, sanity checks),
-//! `kafka-semantics.md` §2 (`.txnindex` meaning) and §7.2 (what DumpLogSegments verifies).
+//! Kafka's classes: `AbstractIndex` (preallocation, the zero tail, trimming on close),
+//! `OffsetIndex` / `TimeIndex` (layouts, `sanityCheck`), `TransactionIndex` (aborted
+//! transactions), and `DumpLogSegments.dumpIndex` / `dumpTimeIndex` (what the tool verifies).
 //!
 //! The views never fail on construction and never panic: every entry read is bounds-checked
 //! once by slot arithmetic. Problems are reported by [`OffsetIndex::check`],
@@ -38,7 +39,8 @@ pub const PREALLOCATED_OFFSET_INDEX_LEN: u64 = 10_485_760;
 /// Length of a preallocated time index with the default maximum (10 MiB rounded down to 12).
 pub const PREALLOCATED_TIME_INDEX_LEN: u64 = 10_485_756;
 
-/// How the slots of an index file are used (§7.3).
+/// How the slots of an index file are used (`AbstractIndex`: entries, then the
+/// preallocated zero tail until the file is trimmed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
 pub struct IndexLayout {
@@ -83,7 +85,7 @@ impl IndexLayout {
 }
 
 /// Why Kafka's `sanityCheck` of an offset or time index would throw `CorruptIndexException`
-/// (§7.4). [`IndexSanityError::kafka_message`] renders the broker's exact message.
+/// (`OffsetIndex.sanityCheck`, `TimeIndex.sanityCheck`). [`IndexSanityError::kafka_message`] renders the broker's exact message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]

@@ -1,4 +1,4 @@
-//! The KRaft control records of the metadata log (`kafka-format.md` §5): `LEADER_CHANGE`
+//! The KRaft control records of the metadata log (`ControlRecordType`, `ControlRecordUtils`): `LEADER_CHANGE`
 //! (`LeaderChangeMessage`), `KRAFT_VERSION` (`KRaftVersionRecord`) and `KRAFT_VOTERS`
 //! (`VotersRecord`), typed. Their values are flexible messages after an int16 version;
 //! nullable arrays stay `None` when null.

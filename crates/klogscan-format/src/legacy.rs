@@ -1,4 +1,4 @@
-//! Legacy message format, magic 0 and magic 1 (`kafka-format.md` §4).
+//! Legacy message format, magic 0 and magic 1 (`LegacyRecord`, `AbstractLegacyRecordBatch`).
 //!
 //! OWNER: legacy helper (wrapper decompression and inner iteration pending).
 
@@ -165,7 +165,8 @@ pub struct InnerMessage<'a> {
     pub message: LegacyMessage<'a>,
     /// Absolute offset (magic 0: as stored; magic 1: wrapper offset − last relative + relative).
     pub offset: i64,
-    /// Effective timestamp (§4.6: a LogAppendTime wrapper imposes its own).
+    /// Effective timestamp (a LogAppendTime wrapper imposes its own on its inner messages,
+    /// as `AbstractLegacyRecordBatch.DeepRecordsIterator` does).
     pub timestamp: i64,
     pub timestamp_type: TimestampType,
 }
@@ -389,7 +390,8 @@ impl<'a> LegacyMessage<'a> {
         Ok((data, framing))
     }
 
-    /// The base added to magic 1 relative inner offsets (§4.5), or `None` for magic 0.
+    /// The base added to magic 1 relative inner offsets (the wrapper's offset is the last
+    /// inner's absolute offset: `DeepRecordsIterator`), or `None` for magic 0.
     fn relative_base(&self, last_inner: i64) -> Result<Option<i64>, FormatError> {
         if self.magic() == 0 {
             return Ok(None);
@@ -416,7 +418,7 @@ impl<'a> LegacyMessage<'a> {
     ///
     /// An uncompressed entry yields itself once. A compressed wrapper is decompressed
     /// (codec from the attributes; LZ4 header checksum relaxed for magic 0) and its inner
-    /// messages are yielded with absolute offsets and effective timestamps (§4.5, §4.6).
+    /// messages are yielded with absolute offsets and effective timestamps (`DeepRecordsIterator`).
     /// Errors here: unknown codec, zstd wrapper, null value, codec errors, inner framing
     /// errors (size < 14, no inner message), a wrapper offset below the last inner
     /// relative offset. Per-message errors come from the iterator.

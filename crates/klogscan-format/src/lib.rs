@@ -5,6 +5,9 @@
 //! records of an uncompressed records section; [`control`] decodes control records;
 //! [`legacy`] reads magic 0/1 messages; [`codec`] decompresses into reused buffers.
 
+// Functions stay under 150 lines (clippy.toml); an exception is an `allow` with its reason.
+#![warn(clippy::too_many_lines)]
+
 pub mod aiven;
 pub mod batch;
 pub mod bytes;

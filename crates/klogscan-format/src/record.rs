@@ -1,4 +1,4 @@
-//! Records inside a v2 batch (`kafka-format.md` §3.6), iterated zero-copy over the
+//! Records inside a v2 batch (`DefaultRecord.readFrom`), iterated zero-copy over the
 //! uncompressed records section.
 
 use super::bytes::Cursor;

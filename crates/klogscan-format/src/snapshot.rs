@@ -1,4 +1,5 @@
-//! The producer-state snapshot (`.snapshot`, `kafka-format.md` §8, `kafka-semantics.md` §3.2).
+//! The producer-state snapshot (`.snapshot`: `ProducerStateManager.readSnapshot`, schema
+//! `ProducerSnapshot`).
 //!
 //! Layout: version i16 (= 1), crc u32 (CRC-32C over bytes 6..end), count i32, then `count`
 //! 46-byte entries. [`ProducerSnapshot::parse`] checks in Kafka's order — the schema read

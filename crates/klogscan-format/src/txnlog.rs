@@ -1,4 +1,5 @@
-//! Typed decoding of `__transaction_state` records (`kafka-semantics.md` §6.1): the key
+//! Typed decoding of `__transaction_state` records (`TransactionLog.readTxnRecordKey` /
+//! `readTxnRecordValue`, schemas `TransactionLogKey` / `TransactionLogValue`): the key
 //! (`i16` version + transactional id) and the value (v0 non-flexible, v1 flexible with
 //! tagged fields), or a tombstone.
 //!

@@ -1,6 +1,6 @@
 //! Confirms (or refutes) the scan's open/hanging transactions against the coordinator's
-//! view, the way `kafka-transactions.sh find-hanging` does (`kafka-semantics.md` §4, §8
-//! rule 20).
+//! view, the way `kafka-transactions.sh find-hanging` does
+//! (`TransactionsCommand.FindHangingTransactionsCommand`; rule 20).
 //!
 //! [`CoordinatorView::load_clusters_from`] replays every `__transaction_state-N` partition
 //! of the inventory (whatever `--topic`/`--partition` selected: the coordinator's log is

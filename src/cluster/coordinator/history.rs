@@ -1,4 +1,4 @@
-//! Rule 31 (`kafka-semantics.md` §8.4): anomalies in the transaction coordinator's own log.
+//! Rule 31: anomalies in the transaction coordinator's own log.
 //!
 //! [`HistoryChecker`] is fed every `__transaction_state` record of one partition copy in
 //! offset order (by [`CoordinatorView::load`](super::CoordinatorView::load)) and replays
@@ -21,7 +21,8 @@ use crate::read::format::txnlog::TxnState;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-/// Epochs at or above this are exhausted (`Short.MAX_VALUE - 1`, §5): the coordinator
+/// Epochs at or above this are exhausted (`Short.MAX_VALUE - 1`,
+/// `TransactionMetadata.isProducerEpochExhausted`): the coordinator
 /// rotates to a new producer id.
 pub const EXHAUSTED_EPOCH: i16 = i16::MAX - 1;
 
@@ -33,7 +34,7 @@ pub const TIMEOUT_MARGIN_MS: i64 = crate::partition::state::LATE_TRANSACTION_BUF
 /// The anomalies of rule 31 (`evidence.anomaly`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AnomalyKind {
-    /// A state not allowed after the previous one (§6.1 table), or a transient state on disk.
+    /// A state not allowed after the previous one (`TransactionState.validPreviousStates`), or a transient state on disk.
     InvalidTransition,
     /// The producer epoch went down with the same producer id.
     EpochRegression,
@@ -160,7 +161,7 @@ pub struct Anomaly {
     pub reference_time_ms: Option<i64>,
 }
 
-/// The §6.1 valid-previous-state table; `tv2` also allows PrepareAbort from Empty and
+/// `TransactionState.validPreviousStates` (`TransactionMetadata.scala`); `tv2` also allows PrepareAbort from Empty and
 /// Complete* (TV2 newer trunk: an abort without a transaction in progress).
 pub fn valid_transition(prev: TxnState, cur: TxnState, tv2: bool) -> bool {
     use TxnState::*;
@@ -497,7 +498,7 @@ fn transition_texts(a: &Anomaly) -> Texts {
                     )
                 } else {
                     format!(
-                        "transactional id {id}: {} after {prev_text} is not a valid transition (kafka-semantics.md §6.1)",
+                        "transactional id {id}: {} after {prev_text} is not a valid transition (TransactionState.validPreviousStates)",
                         describe(cur)
                     )
                 },

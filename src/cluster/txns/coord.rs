@@ -1,6 +1,5 @@
 //! The coordinator's transactions, rebuilt from the `__transaction_state` records of each
-//! transactional id in offset order (`TransactionMetadata` transitions, `kafka-semantics.md`
-//! §6.1): Ongoing records add partitions, PrepareCommit/PrepareAbort end the producer's
+//! transactional id in offset order (`TransactionMetadata` transitions): Ongoing records add partitions, PrepareCommit/PrepareAbort end the producer's
 //! part (under TV2 with the bumped epoch the markers carry), CompleteCommit/CompleteAbort
 //! record that every marker was written. Compaction keeps only a suffix of each id's
 //! history, so a transaction may be known from its Prepare or Complete record alone.

@@ -1,4 +1,4 @@
-//! Epoch exhaustion in the coordinator's log (`kafka-semantics.md` §5): the shapes of
+//! Epoch exhaustion in the coordinator's log (`TransactionMetadata.isProducerEpochExhausted`): the shapes of
 //! KAFKA-20310, KAFKA-20090 and KAFKA-20357 in `__transaction_state`, per transactional id
 //! in offset order.
 //!

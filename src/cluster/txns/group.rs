@@ -160,7 +160,7 @@ impl Group {
 /// The grouping of one domain's transactions, producer id by producer id: every record of
 /// the `chosen` inputs indexed by producer id once, so that the groups can be made (and
 /// rendered, checked and dropped) a block of producer ids at a time instead of all at once
-/// (issue #11: 300 000 open transactions).
+/// (300 000 open transactions).
 pub struct Grouper<'a> {
     p: Parts<'a>,
     coord: &'a [CoordTxn],
@@ -251,7 +251,7 @@ impl<'a> Grouper<'a> {
 /// Every record of the `chosen` inputs by producer id (ascending), each producer id's in
 /// `chosen` order then log order, and the `(producer id, start, end)` of each producer
 /// id's slice. A counting sort: each record's producer id numbered once (a hash map), the
-/// distinct ids sorted, the records placed in one pass (issue #11: millions of records,
+/// distinct ids sorted, the records placed in one pass (millions of records,
 /// far fewer producer ids).
 fn by_producer(p: Parts<'_>, chosen: &[usize]) -> (Vec<Member>, Vec<(i64, usize, usize)>) {
     let records = || {

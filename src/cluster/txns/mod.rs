@@ -1,6 +1,7 @@
 //! Cluster-wide transactions: the per-partition transactions of the replay
 //! ([`crate::partition::state::txnrec`]) joined with each other and with the coordinator's
-//! `__transaction_state` records, within one cluster (`kafka-semantics.md` §2, §5, §6.1).
+//! `__transaction_state` records, within one cluster (`TransactionMetadata`,
+//! `TransactionMarkerChannelManager`).
 //!
 //! Everything here is a pure function of typed, serde-serialisable inputs ([`input`]):
 //! [`analyse`] groups the parts into [`ClusterTxn`]s ([`group`]), applies the cross-partition
@@ -184,7 +185,7 @@ pub struct TxnOptions {
     /// How many of the longest transactions the statistics list.
     pub longest: usize,
     /// Keep every cluster transaction in [`TxnAnalysis::transactions`] (`txns --cluster`);
-    /// otherwise each is dropped once checked and counted (issue #11: 300 000 open
+    /// otherwise each is dropped once checked and counted (300 000 open
     /// transactions would cost ≈ 400 bytes each).
     pub keep_transactions: bool,
     /// How far (ms) a partition's marker or open data may lie outside a coordinator

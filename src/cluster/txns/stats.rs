@@ -262,7 +262,7 @@ fn count(outcome: Outcome, empty: bool, c: &mut [&mut u64; 6]) {
 }
 
 /// What the statistics need of one cluster transaction (88 bytes, its parts not kept:
-/// issue #11, 300 000 transactions).
+/// 300 000 transactions).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TxnRow {
     pub transactional_id: Option<Arc<str>>,

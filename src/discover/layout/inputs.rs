@@ -1,4 +1,4 @@
-//! Which paths given on the command line are Kafka data (issue 10: inputs).
+//! Which paths given on the command line are Kafka data (inputs).
 
 use super::{PartFile, classify_partition_file, is_log_dir_marker};
 use std::path::Path;

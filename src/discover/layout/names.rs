@@ -1,10 +1,10 @@
 //! Names: what a file or directory name says inside a data directory (partition
-//! directories, segment files, leftovers, log-dir markers; `kafka-format.md` §1).
+//! directories, segment files, leftovers, log-dir markers; as `LocalLog` and `UnifiedLog` name them).
 
 use super::{DirKind, LeftoverKind, TopicPartition};
 
 /// The kind of a file named `<offset>.<ext>` (or `<offset>-<epoch>.checkpoint`) inside a
-/// partition directory (§1.3, §1.4, §1.7).
+/// partition directory (`LogFileUtils`' suffixes, KRaft `Snapshots` names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -33,7 +33,8 @@ impl FileKind {
     }
 }
 
-/// The names that make a directory a broker log dir (one `log.dirs` entry), §1.1.
+/// The names that make a directory a broker log dir (one `log.dirs` entry): files only a
+/// broker writes at a log dir's top level.
 pub const LOG_DIR_MARKERS: [&str; 7] = [
     "meta.properties",
     "recovery-point-offset-checkpoint",
@@ -77,7 +78,7 @@ fn parse_decimal_i32(s: &str) -> Option<i32> {
     s.parse().ok()
 }
 
-/// Parse a partition directory name (§1.2): `<topic>-<partition>`, or
+/// Parse a partition directory name (`LocalLog.parseTopicPartitionName`): `<topic>-<partition>`, or
 /// `<topic>-<partition>.<uniqueId>-delete|-future|-stray`.
 ///
 /// For a suffixed name everything from the last `.` is dropped; the rest is split at the
@@ -124,7 +125,8 @@ pub fn parse_partition_dir_name(name: &str) -> Option<(TopicPartition, DirKind)>
     ))
 }
 
-/// Parse a segment-family file name (§1.4, §1.7): `<offset>.log|.index|.timeindex|
+/// Parse a segment-family file name (`LogFileUtils.offsetFromFileName`, KRaft
+/// `Snapshots.parse`): `<offset>.log|.index|.timeindex|
 /// .txnindex|.snapshot` or `<offset>-<epoch>.checkpoint`. The number is the text before
 /// the FIRST `.` (as in Kafka); it must be non-negative decimal digits (normally 20,
 /// any width is accepted). Suffixed leftovers (`….log.deleted`) are not matched: see
@@ -151,7 +153,7 @@ pub fn parse_segment_file_name(name: &str) -> Option<(i64, FileKind)> {
     Some((parse_decimal_i64(stem)?, kind))
 }
 
-/// Parse a leftover name (§1.5): `*.deleted`, `*.cleaned`, `*.swap`, `*.tmp`, and the
+/// Parse a leftover name (the suffixes `LogLoader` handles at startup): `*.deleted`, `*.cleaned`, `*.swap`, `*.tmp`, and the
 /// KRaft `*.checkpoint.part` (an interrupted snapshot write, reported as
 /// [`LeftoverKind::Tmp`]). Returns the kind and the name without the suffix.
 pub fn parse_leftover_name(name: &str) -> Option<(LeftoverKind, &str)> {

@@ -450,7 +450,8 @@ fn partition_candidate(
     }
 }
 
-/// Find every partition directory and log dir under `paths` (§1). Never fails: paths
+/// Find every partition directory and log dir under `paths`, known by the names `LocalLog`
+/// and `LogFileUtils` give them. Never fails: paths
 /// that cannot be read are listed in [`Inventory::errors`].
 ///
 /// Each path may be a broker log dir, a partition dir, a single file, or any directory

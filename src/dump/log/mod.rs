@@ -1,5 +1,5 @@
 //! Dump of `.log` segments and KRaft `.checkpoint` snapshots, in kafka-dump-log's text
-//! shape (`kafka-semantics.md` §7.2, the 3.x+ Scala tool) or as JSON Lines
+//! shape (`DumpLogSegments.dumpLog`, the 3.x+ Scala tool) or as JSON Lines
 //! (`docs/dump-json.md`).
 //!
 //! Where this dump differs from kafka-dump-log on purpose (it never aborts on bad bytes):

@@ -1,6 +1,6 @@
 //! The segment plan: which segments `LogLoader` recovers, where `LogSegment.recover`
 //! truncates, which later segments are deleted and which damage is never looked at
-//! (`kafka-format.md` §9), and how integrity findings word that.
+//! (`LogLoader.recoverLog`, `LogSegment.recover`), and how integrity findings word that.
 
 use super::*;
 
@@ -334,8 +334,8 @@ pub(crate) fn plan_segments(
 }
 
 /// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on
-/// the segments it runs on (`batch.ensureValid()` checks each batch's CRC first,
-/// `kafka-format.md` §9): the outcome is unknown when any segment is recovered
+/// the segments it runs on (`batch.ensureValid()` checks each batch's CRC first):
+/// the outcome is unknown when any segment is recovered
 /// (`recovered`: how many). `scan`'s `truncation_unknown` and `verify`'s `outcome_unknown`
 /// both come from here.
 fn crc_unknown(crc_checked: bool, recovered: usize) -> Option<String> {

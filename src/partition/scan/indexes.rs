@@ -1,4 +1,4 @@
-//! `verify`'s index checks joined to the scan's one walk of each segment (issue #11).
+//! `verify`'s index checks joined to the scan's one walk of each segment.
 //!
 //! Before a segment is walked its `.index`, `.timeindex` and `.txnindex` are read and
 //! their keys taken ([`IndexKeys`]); the walk (whole, or each piece) keeps only the entries

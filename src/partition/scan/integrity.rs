@@ -1,4 +1,4 @@
-//! The integrity rules of the walk (`kafka-semantics.md` §8.1, `kafka-format.md` §9): CRC,
+//! The integrity rules of the walk (`DefaultRecordBatch.ensureValid`, `LogSegment.recover`): CRC,
 //! header structure and offsets of each entry, record-level checks with `--deep`, and rule 32
 //! over `__consumer_offsets` records. Each returns findings; where the broker's recovery stops
 //! is decided by the walk and the recovery model, not here.
@@ -135,8 +135,8 @@ fn header_may_be_invalid(ctx: &PartitionContext, b: &format::BatchView<'_>) -> b
         || b.is_control()
 }
 
-/// The header rules of a v2 batch (`kafka-format.md` §9: what the leader validates on
-/// append): one `invalid_batch` finding listing every problem.
+/// The header rules of a v2 batch (what the leader validates on append:
+/// `LogValidator.validateBatch`): one `invalid_batch` finding listing every problem.
 #[cold]
 #[inline(never)]
 fn check_header_fields(

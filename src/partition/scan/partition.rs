@@ -178,7 +178,7 @@ struct Run<'a> {
     pending_snapshots: Vec<i64>,
     /// The split segment being replayed and its recovery check.
     split: Option<(SplitAcc<'a>, RecoverCheck)>,
-    /// `__consumer_offsets`: the group coordinator's load, fed from this walk (#9).
+    /// `__consumer_offsets`: the group coordinator's load, fed from this walk.
     groups: Option<crate::partition::groups::replay::Replay>,
     /// With `collect_timelines`: the partition's timeline, fed from this walk.
     timeline: Option<timeline::Collector>,

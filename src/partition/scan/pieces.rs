@@ -1,4 +1,4 @@
-//! Large segments in pieces, streamed to the replay (issue #11: bounded event windows).
+//! Large segments in pieces, streamed to the replay (bounded event windows).
 //!
 //! A segment of at least two pieces is split at CRC-valid batch boundaries
 //! ([`segment::sync_point`]) into pieces of about `piece` bytes. The pieces are units of the

@@ -129,7 +129,7 @@ impl<'a> Walker<'a> {
     pub(super) fn entry(&mut self, entry: format::RawEntry<'_>) {
         let (ctx, name, idx, base, opts) = (self.ctx, self.name, self.idx, self.base, self.opts);
         let pos = entry.position;
-        // What the cluster checks need of this entry, kept by the same walk (#9).
+        // What the cluster checks need of this entry, kept by the same walk.
         if self.out.collected.wants() {
             self.out.collected.entry(entry, idx);
         }
@@ -146,7 +146,7 @@ impl<'a> Walker<'a> {
                 }
                 // Recovery decodes the control record of every batch with a producer id; a
                 // malformed one throws InvalidRecordException, and the segment is truncated
-                // there (kafka-semantics §8 rule 11).
+                // there (`LogSegment.recover` → `DefaultRecordBatch.ensureValid`).
                 if ev.crc_valid
                     && ev.has_producer_id()
                     && matches!(
@@ -234,7 +234,7 @@ impl<'a> Walker<'a> {
                     .push(invalid_batch(ctx, name, pos, Some(offset), &e));
                 // A v2 batch shorter than its 61-byte header fails `ensureValid`, so recovery
                 // truncates there. A legacy message is only checked for size ≥ 14 and its CRC
-                // (kafka-format §9): unparseable key/value lengths under a valid CRC are
+                // (`LegacyRecord.ensureValid`): unparseable key/value lengths under a valid CRC are
                 // not a truncation point.
                 let legacy_crc_ok = magic < 2
                     && entry.len() >= 16

@@ -1,13 +1,14 @@
 //! Events → state → findings: a broker-like producer-state replay per partition
-//! (`kafka-semantics.md` §1, §2, §8, §9).
+//! (`ProducerStateManager`, `ProducerAppendInfo`).
 //!
-//! Two views are kept per producer id (§9):
+//! Two views are kept per producer id:
 //!
 //! * the **recovery view** applies every batch as a broker's replication/recovery does
 //!   (`AppendOrigin.REPLICATION`): nothing is rejected, epochs may regress, any marker closes
 //!   the open transaction. It is what [`Replay::producers`] and [`Replay::finish`] report;
 //! * the **audit view** evaluates each batch, *before* it is applied, against the rules the
-//!   leader enforced when it first appended it (§1.5–1.6) and emits [`Finding`]s instead of
+//!   leader enforced when it first appended it (`ProducerAppendInfo.checkProducerEpoch` /
+//!   `checkSequence`) and emits [`Finding`]s instead of
 //!   rejecting. It simulates producer-id expiry (`producer.id.expiration.ms`, 1 day): a
 //!   producer with no open transaction idle for longer was unknown to the leader, which then
 //!   accepts any sequence.

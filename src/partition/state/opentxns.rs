@@ -1,5 +1,5 @@
 //! The replay's open transactions: one slot each in a slab, the producer's [`Entry`]
-//! holding the slot's index (issue #11).
+//! holding the slot's index.
 //!
 //! A box per open transaction left its heap chunk behind when the transaction closed:
 //! with 300 000 transactions open at once and then closed, the freed chunks (128 bytes

@@ -205,7 +205,7 @@ impl Replay {
 impl Replay {
     /// An entry that is part of the log but carries nothing to replay (a legacy entry whose
     /// CRC holds but whose body does not parse: `LogSegment.recover` keeps it, so the
-    /// broker's log end offset is past it, `kafka-format.md` §9): it moves the log end
+    /// broker's log end offset is past it): it moves the log end
     /// offset, and so the last stable offset when nothing is open, and nothing else.
     pub(crate) fn extend_log_end(&mut self, last_offset: i64) {
         let end = last_offset.saturating_add(1);

@@ -2,7 +2,7 @@
 //!
 //! A `HashMap<i64, Entry>` stores each entry in its buckets: with ~520-byte entries, a load
 //! factor up to 7/8 and a table that doubles (old and new tables both alive while it grows),
-//! one producer id cost 1.0–1.6 KB at peak (issue #11). Here the entries live in a `Vec`
+//! one producer id cost 1.0–1.6 KB at peak. Here the entries live in a `Vec`
 //! (grown in place by `realloc`, its unused capacity never touched) and the hash table
 //! holds only a `u32` index per bucket: ≈ 5 bytes a bucket, ≈ 17 bytes per id while it
 //! grows. The index is rehashed from the entries' own producer ids.

@@ -1,4 +1,4 @@
-//! The fixed sentences of the findings: what a broker does (kafka-semantics.md §1.7) and
+//! The fixed sentences of the findings: what a broker does (`ProducerAppendInfo`'s checks) and
 //! which error a producer would have seen (KIP-588 / KIP-691 / KIP-1050 classes).
 
 pub(crate) const BROKER_OFFSET_REGRESSION: &str = "never written by a leader (it assigns offsets); a follower rejects it (OffsetsOutOfOrderException / UnexpectedAppendOffsetException); recovery notices it only when an index append sees a non-increasing offset (then truncates the segment to its base offset and deletes later segments), otherwise keeps it";

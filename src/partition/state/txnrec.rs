@@ -1,5 +1,5 @@
 //! One compact record per transaction of a partition, as the replay's recovery view sees
-//! it (`kafka-semantics.md` §2, §9): transactional data of a producer opens a transaction
+//! it (as `ProducerStateManager` / `ProducerAppendInfo.appendEndTxnMarker` track it): transactional data of a producer opens a transaction
 //! when none is open, any COMMIT/ABORT marker of that producer closes it (a marker with
 //! nothing open is an *empty* transaction). Non-transactional data is not part of any
 //! transaction. These records are the per-partition input of the cluster-wide join

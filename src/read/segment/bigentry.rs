@@ -1,4 +1,4 @@
-//! Entries too large to hold whole: CRC-checked streaming (issue 15, "one ~2 GiB batch per
+//! Entries too large to hold whole: CRC-checked streaming ("one ~2 GiB batch per
 //! partition").
 //!
 //! A walk that can do without an entry's bytes (the scan: its events need only the batch
@@ -9,7 +9,7 @@
 //! policy) — so memory stays bounded whatever the entry's size. The CRC ranges are the
 //! broker's: CRC-32C from the attributes field (byte 21) for magic 2 (`DefaultRecordBatch.
 //! ensureValid`), CRC-32 from the magic byte (byte 16) for magic 0/1
-//! (`LegacyRecord.ensureValid`); kafka-format §3.4 and §9.
+//! (`LegacyRecord.ensureValid`).
 
 use super::{FileData, read_exact_at};
 use crate::read::format::RawEntry;

@@ -1,5 +1,5 @@
 //! The offset index (`.index`) against the log: the broker's sanity check, the format
-//! check, and every entry against the batch it points at (`kafka-format.md` §4).
+//! check, and every entry against the batch it points at (`DumpLogSegments.dumpIndex`).
 
 use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of, report_if_changed};
 use crate::finding::{Finding, Kind, Severity};

@@ -1,6 +1,6 @@
 //! Leftovers: the log dir's own findings (`unclean_shutdown`, leftovers, unreadable
 //! checkpoints) and a partition's leftover files, directory kind and orphaned indexes,
-//! with what the broker's startup does with each (`kafka-format.md` §1.5).
+//! with what the broker's startup does with each (`LogLoader.removeTempFilesAndCollectSwapFiles`).
 
 use super::{mk, name_of};
 use crate::discover::layout::{DirKind, LeftoverKind, LogDir, PartitionDir};
@@ -82,7 +82,7 @@ pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding>
     out
 }
 
-/// What startup does with a leftover (`kafka-format.md` §1.5). `swaps` are the
+/// What startup does with a leftover (`LogLoader.removeTempFilesAndCollectSwapFiles`). `swaps` are the
 /// partition's other leftovers, for the unfinished-split rule.
 fn leftover_action(
     kind: LeftoverKind,
@@ -125,7 +125,7 @@ fn leftover_action(
 
 /// The last offset of the last entry of the `.log`-format file at `path` (`Some(None)`:
 /// no entry; `None`: unreadable), from the headers only: read in bounded chunks, an entry
-/// larger than `segment::BIG_ENTRY` taken streaming (issue 15), whatever `--mmap` says.
+/// larger than `segment::BIG_ENTRY` taken streaming, whatever `--mmap` says.
 fn last_offset(path: &std::path::Path) -> Option<Option<i64>> {
     use crate::read::format::{Classified, RawEntry, classify};
     use crate::read::segment::{Item, ReadPolicy, walk_entries_items};

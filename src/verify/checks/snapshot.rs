@@ -1,5 +1,5 @@
 //! Producer snapshots (`.snapshot`) against the producer state replayed from the log
-//! (`kafka-format.md` §7): corrupt files, snapshots above the log end, differing
+//! (`ProducerStateManager.truncateAndReload` / `readSnapshot`): corrupt files, snapshots above the log end, differing
 //! producers, and open transactions a clean shutdown without a snapshot forgets.
 
 use super::{EVIDENCE_CAP, load_checked, mk, name_of};

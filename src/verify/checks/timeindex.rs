@@ -1,5 +1,6 @@
 //! The time index (`.timeindex`) against the log: its length, and every entry against
-//! the max timestamp of the batch ending at its offset (`kafka-format.md` §5).
+//! the max timestamp of the batch ending at its offset (`LogSegment.append`'s
+//! `timeIndex().maybeAppend`).
 
 use super::{EVIDENCE_CAP, SegmentCtx, load_checked, mk, name_of, report_if_changed};
 use crate::finding::{Finding, Kind};

@@ -1,6 +1,6 @@
 //! The transaction index (`.txnindex`) against the ABORT markers of its segment: the
 //! broker's sanity check, the format check, and the aborted transactions recomputed from
-//! the log (`kafka-format.md` §6).
+//! the log (`ProducerStateManager` / `LogSegment.updateTxnIndex`).
 
 use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of};
 use crate::finding::{Finding, Kind};
@@ -111,7 +111,7 @@ type Listed = Vec<serde_json::Value>;
 /// field goes unchecked. An entry the replay cannot produce because its transaction began
 /// below `held_from` is unknown only when its lastOffset is an ABORT marker of its producer:
 /// `ProducerAppendInfo.appendEndTxnMarker` completes a transaction at the marker batch's
-/// offset and `LogSegment.updateTxnIndex` indexes only aborts (`kafka-format.md` §7.5).
+/// offset and `LogSegment.updateTxnIndex` indexes only aborts.
 fn compare(
     expected: &[&AbortedTxn],
     actual: &[IndexedAbort],

@@ -1,7 +1,8 @@
 //! Our own table-driven description of the coordinator record schemas of
 //! `__consumer_offsets` (group coordinator) and `__share_group_state` (share
-//! coordinator), from the facts in `reference/kafka-schemas/README.md` (Kafka's JSON
-//! message definitions are not vendored: this is a description written for klogscan).
+//! coordinator), from Kafka's JSON message definitions (`OffsetCommitKey.json` and its
+//! siblings under `group-coordinator/src/main/resources/common/message/`; they are not
+//! vendored: this is a description written for klogscan).
 //!
 //! A record's key is `int16 type` + key body (keys are never flexible, version 0); its
 //! value is `int16 version` + value body at that version, or null (a tombstone).

@@ -1,5 +1,5 @@
 //! The offset, time and transaction index checks without a record per log entry (issue
-//! #11: `verify` kept a [`LogBatch`] of every entry of every segment until its checks ran,
+//! `verify` kept a [`LogBatch`] of every entry of every segment until its checks ran,
 //! ≈ 60 bytes a batch, 700–940 MiB for a segment of 8 million small batches).
 //!
 //! Index entries are sparse (one per `index.interval.bytes` of log), so the keys a

@@ -1,5 +1,5 @@
 //! Offset and time index entries checked against the batches of their segment's `.log`
-//! (`kafka-format.md` §7.3, `kafka-semantics.md` §7.2: what DumpLogSegments verifies).
+//! (what `DumpLogSegments.dumpIndex` / `dumpTimeIndex` verify).
 
 use super::*;
 
@@ -192,14 +192,17 @@ impl LogBatches {
     }
 }
 
-/// Verdict on one offset-index entry against the log (§7.1).
+/// Verdict on one offset-index entry against the log (an entry maps an offset to the
+/// position of the batch holding it: `LogSegment.append` indexes an append's largest
+/// offset at the append's first position).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum OffsetCheck {
     /// A batch starts at the position and its lastOffset equals the entry offset.
     Exact,
     /// A batch starts at the position and ends before the entry offset, and the entry
-    /// offset ends a later batch: a follower appended several batches at once (§7.1).
+    /// offset ends a later batch: a follower appended several batches at once
+    /// (`LogSegment.append` indexes once per append, by its largest offset).
     /// DumpLogSegments still reports it as a mismatch.
     FollowerChunk { batch_last_offset: i64 },
     /// A batch starts at the position but its lastOffset does not fit the entry.
@@ -231,7 +234,7 @@ impl OffsetEntryCheck {
     }
 
     /// The entry is wrong: it does not point at a batch ending at its offset. An exact
-    /// entry is right, and so is a follower's chunk (§7.1; DumpLogSegments still lists
+    /// entry is right, and so is a follower's chunk (DumpLogSegments still lists
     /// it as a mismatch).
     pub fn is_problem(&self) -> bool {
         !matches!(
@@ -280,7 +283,8 @@ pub fn offset_checks<'a, L: LogLookup + ?Sized>(
     })
 }
 
-/// Verdict on one time-index entry against the log (§7.2).
+/// Verdict on one time-index entry against the log (an entry maps the segment's max
+/// timestamp so far to the offset of the batch holding it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TimeCheck {
@@ -289,7 +293,8 @@ pub enum TimeCheck {
     /// That batch exists but its max timestamp differs.
     TimestampMismatch { log_timestamp: i64 },
     /// The indexed offset falls inside a batch (not its last offset): older brokers indexed
-    /// the record offset. Acceptable per §7.2; DumpLogSegments reports "not found".
+    /// the record offset. A lookup still lands in the right batch;
+    /// DumpLogSegments reports "not found".
     InsideBatch {
         batch_last_offset: i64,
         log_timestamp: Option<i64>,

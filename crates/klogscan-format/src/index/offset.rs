@@ -1,4 +1,4 @@
-//! The offset index (`.index`, `kafka-format.md` §7.1): a zero-copy view, its format check
+//! The offset index (`.index`, Kafka's `OffsetIndex`): a zero-copy view, its format check
 //! and the broker's sanity check.
 
 use super::*;
@@ -18,7 +18,7 @@ pub struct OffsetEntry {
     pub position: i32,
 }
 
-/// A zero-copy view of an offset index (`.index`, §7.1) and its segment's base offset.
+/// A zero-copy view of an offset index (`.index`: 8-byte entries) and its segment's base offset.
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetIndex<'a> {
     bytes: &'a [u8],
@@ -67,7 +67,7 @@ impl<'a> OffsetIndex<'a> {
         (0..used).filter_map(move |i| self.slot(i))
     }
 
-    /// Kafka's `OffsetIndex.sanityCheck` (§7.4), on all `floor(len/8)` slots as Kafka
+    /// Kafka's `OffsetIndex.sanityCheck`, on all `floor(len/8)` slots as Kafka
     /// counts them (so an untrimmed file's zero last slot passes).
     pub fn sanity_check(&self) -> Result<(), IndexSanityError> {
         let slots = self.bytes.len() / OFFSET_ENTRY_SIZE;

@@ -1,4 +1,4 @@
-//! The time index (`.timeindex`, `kafka-format.md` §7.2): a zero-copy view, its format
+//! The time index (`.timeindex`, Kafka's `TimeIndex`): a zero-copy view, its format
 //! check and the broker's sanity check.
 
 use super::*;
@@ -18,7 +18,7 @@ pub struct TimeEntry {
     pub offset: i64,
 }
 
-/// A zero-copy view of a time index (`.timeindex`, §7.2) and its segment's base offset.
+/// A zero-copy view of a time index (`.timeindex`: 12-byte entries) and its segment's base offset.
 #[derive(Debug, Clone, Copy)]
 pub struct TimeIndex<'a> {
     bytes: &'a [u8],
@@ -67,7 +67,7 @@ impl<'a> TimeIndex<'a> {
         (0..used).filter_map(move |i| self.slot(i))
     }
 
-    /// Kafka's `TimeIndex.sanityCheck` (§7.4) over all `floor(len/12)` slots. An untrimmed
+    /// Kafka's `TimeIndex.sanityCheck` over all `floor(len/12)` slots. An untrimmed
     /// time index fails it (its last slot has timestamp 0).
     pub fn sanity_check(&self) -> Result<(), IndexSanityError> {
         let slots = self.bytes.len() / TIME_ENTRY_SIZE;

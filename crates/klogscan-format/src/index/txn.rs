@@ -1,4 +1,4 @@
-//! The transaction index (`.txnindex`, `kafka-format.md` §7.5): a zero-copy view of its
+//! The transaction index (`.txnindex`, Kafka's `TransactionIndex`): a zero-copy view of its
 //! `AbortedTxn` entries, its format check and the broker's load-time sanity check.
 
 use super::*;
@@ -55,7 +55,7 @@ impl TxnSanityError {
     }
 }
 
-/// A zero-copy view of a transaction index (`.txnindex`, §7.5).
+/// A zero-copy view of a transaction index (`.txnindex`): 34-byte `AbortedTxn` entries.
 #[derive(Debug, Clone, Copy)]
 pub struct TxnIndex<'a> {
     bytes: &'a [u8],

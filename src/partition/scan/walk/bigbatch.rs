@@ -4,7 +4,7 @@
 //! timestamps) and the header checks; what needs the records is not done and is said:
 //!
 //! * a control batch is an `invalid_batch`: Kafka writes control batches itself, one record
-//!   of a few dozen bytes (kafka-format §5), so its marker is not read (the replay sees a
+//!   of a few dozen bytes (`EndTransactionMarker`, `ControlRecordUtils`), so its marker is not read (the replay sees a
 //!   control batch whose record could not be decoded);
 //! * with `--deep`, on `__consumer_offsets` (whose records are checked by default), and for
 //!   a compressed legacy wrapper (opened to learn its first inner offset), a

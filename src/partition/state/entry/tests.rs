@@ -41,7 +41,7 @@ fn ranges_overlap_fast_path_is_the_definition() {
 }
 
 /// One entry per producer id lives in the replay's table (plus ≈ 5–17 bytes of index):
-/// keep it within the ~128 bytes per id of issue #11 (it was 520 bytes, then 112).
+/// keep it within the ~128 bytes per id (it was 520 bytes, then 112).
 /// 1M producer ids in one partition are 88 MB of entries.
 #[test]
 fn entry_stays_compact() {
