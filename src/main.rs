@@ -83,6 +83,8 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         ..Default::default()
     };
     o.replay.hanging_after_ms = a.hanging_after;
+    o.coordinator_tolerance_ms = a.coordinator_tolerance;
+    o.marker_delay_ms = a.marker_delay;
     if a.format == OutFormat::Table && io::stderr().is_terminal() {
         o.progress = progress_bar();
     }

@@ -66,7 +66,20 @@ pub struct ScanOptions {
     pub copied_partitions: crate::partition::walked::CopiedPartitions,
     /// `--remote-storage`: the tiered storage's remote segments (`cluster::tiering`).
     pub remote_storage: Option<PathBuf>,
+    /// `--coordinator-tolerance`: how far (ms) a partition's marker or open data may lie
+    /// outside a coordinator transaction's window and still be that transaction's, in the
+    /// cross-partition join (`cluster::txns::TxnOptions::coordinator_tolerance_ms`).
+    pub coordinator_tolerance_ms: i64,
+    /// `--marker-delay`: without the coordinator's records (TV0/1), how long after the
+    /// coordinator's Prepare record a transaction's first marker may land
+    /// (`cluster::txns::TxnOptions::marker_delay_ms`).
+    pub marker_delay_ms: i64,
 }
+
+/// Default of [`ScanOptions::coordinator_tolerance_ms`]: 30 s.
+pub const DEFAULT_COORDINATOR_TOLERANCE_MS: i64 = 30_000;
+/// Default of [`ScanOptions::marker_delay_ms`]: 100 ms.
+pub const DEFAULT_MARKER_DELAY_MS: i64 = 100;
 
 impl ScanOptions {
     /// Whether the walk of a partition keeps its batch keys (see
@@ -147,6 +160,8 @@ impl Default for ScanOptions {
             compacted_topics: Vec::new(),
             copied_partitions: Default::default(),
             remote_storage: None,
+            coordinator_tolerance_ms: DEFAULT_COORDINATOR_TOLERANCE_MS,
+            marker_delay_ms: DEFAULT_MARKER_DELAY_MS,
         }
     }
 }
