@@ -27,6 +27,7 @@
 //! |---|---|
 //! | `small-batches` | one live segment of N ≈ 113-byte batches (8 000 000: ≈ 0.9 GB) |
 //! | `many-producers` | one partition, N producer ids, one idempotent batch each (1 000 000) |
+//! | `producers-twice` | one partition, N producer ids writing two batches each, all first batches then all second ones (1 000 000 ids, 2 000 000 batches) |
 //! | `many-partitions` | N partitions × 1 000 producer ids, one batch each (1 000) |
 //! | `open-txns` | N transactions opened, then their N COMMIT markers (300 000) |
 //! | `serial-txns` | the same batches one transaction at a time (300 000): `open-txns`' yardstick |
@@ -417,7 +418,8 @@ fn parse_size(s: &str) -> Result<u64, String> {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: synth --out DIR --size SIZE [--seed N] [--segment-bytes SIZE]   (sizes: 2GiB, 512MiB, 100MB, bytes)\n       synth --out DIR --shape small-batches|many-producers|many-partitions|open-txns|serial-txns|many-segments|coordinator-txns [--count N]"
+        "usage: synth --out DIR --size SIZE [--seed N] [--segment-bytes SIZE]   (sizes: 2GiB, 512MiB, 100MB, bytes)
+       synth --out DIR --shape small-batches|many-producers|producers-twice|many-partitions|open-txns|serial-txns|many-segments|coordinator-txns [--count N]"
     );
     std::process::exit(2)
 }
@@ -631,6 +633,18 @@ fn write_shape(out: &Path, shape: &str, count: Option<u64>) -> std::io::Result<(
             for i in 0..n {
                 w.push(small_batch(1_000 + i as i64, 0, clock, i, false))?;
                 clock += 1;
+            }
+            ends.push(("producers".into(), 0, w.finish()?));
+        }
+        "producers-twice" => {
+            // Every producer id alive at once with two batches of state each.
+            let n = count.unwrap_or(1_000_000);
+            let mut w = SegmentWriter::new(one("producers"), 1 << 30)?;
+            for seq in 0..2 {
+                for i in 0..n {
+                    w.push(small_batch(1_000 + i as i64, seq, clock, i, false))?;
+                    clock += 1;
+                }
             }
             ends.push(("producers".into(), 0, w.finish()?));
         }

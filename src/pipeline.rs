@@ -48,8 +48,13 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
 
 /// The per-partition stage alone ([`crate::partition::scan::scan_inventory`]) as a report
 /// without the cluster checks: what [`run_cluster_checks`] takes.
+///
+/// With `--remote-storage`, each tiered partition's remote segments are replayed before
+/// its local ones (`cluster::tiering::history`), so the analysis covers the
+/// whole history.
 pub fn scan_partitions(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
-    crate::partition::scan::scan_inventory(inv, opts).into()
+    let remote = crate::cluster::tiering::history::remote_history(inv, opts);
+    crate::partition::scan::scan_inventory_with(inv, opts, &remote).into()
 }
 
 /// [`analyse`], handing each partition to `on_partition` before the cluster checks run.
@@ -58,7 +63,11 @@ pub fn analyse_streaming(
     opts: &ScanOptions,
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
+    // An object-store `--remote-storage` is fetched first (kept until the report is made).
+    let remote = crate::cluster::tiering::prepare_remote(inv, opts);
+    let opts = remote.opts.as_ref().unwrap_or(opts);
     let mut report = scan_partitions(inv, opts);
+    report.errors.extend(remote.error.clone());
     release_freed_memory();
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));

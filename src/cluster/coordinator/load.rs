@@ -65,6 +65,19 @@ impl CoordinatorView {
         view
     }
 
+    /// Replay the `__transaction_state` records walks kept elsewhere (an evidence bundle's
+    /// partition results): `(partition number, directory, its cluster inputs)`, in the
+    /// order [`Self::load`] takes the directories (topic-partition, then path).
+    pub fn from_inputs<'a>(
+        logs: impl IntoIterator<Item = (i32, &'a str, &'a ClusterInputs)>,
+    ) -> CoordinatorView {
+        let mut view = CoordinatorView::default();
+        for (partition, path, inputs) in logs {
+            view.replay_log(&decode_log(partition, origin(path), 0, inputs));
+        }
+        view
+    }
+
     /// One view per cluster (`crate::discover::identity::ClusterKey`) holding a live
     /// `__transaction_state` partition, each replaying only that cluster's partitions.
     /// Every partition is walked here; [`Self::load_clusters_from`] reuses a scan's walk.
