@@ -148,10 +148,12 @@ pub fn check_logs(
     opts: &ScanOptions,
 ) {
     let inputs = inputs_of(report, logs, inv);
-    let mut txn_opts = TxnOptions::default();
-    txn_opts.keep_transactions = opts.keep_cluster_txns;
-    txn_opts.coordinator_tolerance_ms = opts.coordinator_tolerance_ms;
-    txn_opts.marker_delay_ms = opts.marker_delay_ms;
+    let txn_opts = TxnOptions {
+        keep_transactions: opts.keep_cluster_txns,
+        coordinator_tolerance_ms: opts.coordinator_tolerance_ms,
+        marker_delay_ms: opts.marker_delay_ms,
+        ..TxnOptions::default()
+    };
     let mut analysis = txns::analyse(&inputs, &txn_opts);
     let origins = Origins::new(inv);
     let by_path: HashMap<&str, usize> = report
