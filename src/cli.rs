@@ -273,6 +273,16 @@ pub struct ScanArgs {
     /// and replayed before the local segments (the whole history).
     #[arg(long, value_name = "DIR")]
     pub remote_storage: Option<PathBuf>,
+    /// Cross-partition join: how far a partition's marker or open data may lie outside a
+    /// coordinator transaction's window (Prepare…Complete for a marker, start…Prepare for
+    /// open data) and still be that transaction's; only a tie-break (500ms, 30s, 2m).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = report::parse_duration)]
+    pub coordinator_tolerance: i64,
+    /// Cross-partition join without the coordinator's records (TV0/1): how long after the
+    /// coordinator's Prepare record a transaction's first marker may land; data stamped
+    /// earlier than that before a transaction's first marker is that transaction's.
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = report::parse_duration)]
+    pub marker_delay: i64,
 }
 
 /// The options that shape per-partition results: `scan`'s, and `collect`'s (every broker of

@@ -89,6 +89,8 @@ fn partition_options(a: &cli::PartitionArgs) -> ScanOptions {
 fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
     commands::timeline_refusal(a)?;
     let mut o = partition_options(&a.part).with_remote_storage(a.remote_storage.clone());
+    o.coordinator_tolerance_ms = a.coordinator_tolerance;
+    o.marker_delay_ms = a.marker_delay;
     if a.format == OutFormat::Table && io::stderr().is_terminal() {
         o.progress = progress_bar();
     }

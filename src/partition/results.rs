@@ -91,7 +91,20 @@ pub struct ScanOptions {
     /// `meta.properties` ([`crate::discover::identity::given`]), applied to the inventory
     /// after discovery.
     pub cluster_ids: Vec<crate::discover::identity::GivenClusterId>,
+    /// `--coordinator-tolerance`: how far (ms) a partition's marker or open data may lie
+    /// outside a coordinator transaction's window and still be that transaction's, in the
+    /// cross-partition join (`cluster::txns::TxnOptions::coordinator_tolerance_ms`).
+    pub coordinator_tolerance_ms: i64,
+    /// `--marker-delay`: without the coordinator's records (TV0/1), how long after the
+    /// coordinator's Prepare record a transaction's first marker may land
+    /// (`cluster::txns::TxnOptions::marker_delay_ms`).
+    pub marker_delay_ms: i64,
 }
+
+/// Default of [`ScanOptions::coordinator_tolerance_ms`]: 30 s.
+pub const DEFAULT_COORDINATOR_TOLERANCE_MS: i64 = 30_000;
+/// Default of [`ScanOptions::marker_delay_ms`]: 100 ms.
+pub const DEFAULT_MARKER_DELAY_MS: i64 = 100;
 
 impl ScanOptions {
     /// Verify batch CRCs ([`Self::check_crc`]).
@@ -322,6 +335,8 @@ impl Default for ScanOptions {
             collect_timelines: false,
             timeline_producers: Vec::new(),
             cluster_ids: Vec::new(),
+            coordinator_tolerance_ms: DEFAULT_COORDINATOR_TOLERANCE_MS,
+            marker_delay_ms: DEFAULT_MARKER_DELAY_MS,
         }
     }
 }

@@ -150,6 +150,8 @@ pub fn check_logs(
     let inputs = inputs_of(report, logs, inv);
     let txn_opts = TxnOptions {
         keep_transactions: opts.keep_cluster_txns,
+        coordinator_tolerance_ms: opts.coordinator_tolerance_ms,
+        marker_delay_ms: opts.marker_delay_ms,
         ..TxnOptions::default()
     };
     let mut analysis = txns::analyse(&inputs, &txn_opts);

@@ -71,31 +71,63 @@ pub fn decode_log(
     ref_time_ms: i64,
     inputs: &ClusterInputs,
 ) -> CoordinatorLog {
-    let mut log = CoordinatorLog {
+    let items = inputs.txn_log.as_deref().unwrap_or_default();
+    let mut log = empty_log(partition, origin, ref_time_ms, inputs, items.len());
+    for item in items {
+        push(&mut log, item, inputs);
+    }
+    log
+}
+
+/// [`decode_log`] taking the walked records out of `inputs`: each one's bytes are freed
+/// as soon as it is decoded.
+fn decode_log_taken(
+    partition: i32,
+    origin: Origin,
+    ref_time_ms: i64,
+    inputs: &mut ClusterInputs,
+) -> CoordinatorLog {
+    let items = inputs.txn_log.take().unwrap_or_default();
+    let mut log = empty_log(partition, origin, ref_time_ms, inputs, items.len());
+    for item in items {
+        push(&mut log, &item, inputs);
+    }
+    log
+}
+
+fn empty_log(
+    partition: i32,
+    origin: Origin,
+    ref_time_ms: i64,
+    inputs: &ClusterInputs,
+    records: usize,
+) -> CoordinatorLog {
+    CoordinatorLog {
         version: INPUT_VERSION,
         partition,
         origin,
         ref_time_ms,
-        records: Vec::new(),
+        records: Vec::with_capacity(records),
         segments: inputs.segments.clone(),
         records_not_read: Vec::new(),
-    };
-    for item in inputs.txn_log.iter().flatten() {
-        match item {
-            LogItem::Record(r) => log.records.push(decode(r)),
-            LogItem::Undecodable {
-                segment,
-                message,
-                offsets,
-            } => log.records_not_read.push(UnreadBatch {
-                segment: inputs.segment_name(*segment).to_string(),
-                reason: message.clone(),
-                offsets: *offsets,
-            }),
-            LogItem::Marker { .. } => {}
-        }
     }
-    log
+}
+
+/// Add one walked item to `log` (markers are not the coordinator's records).
+fn push(log: &mut CoordinatorLog, item: &LogItem, inputs: &ClusterInputs) {
+    match item {
+        LogItem::Record(r) => log.records.push(decode(r)),
+        LogItem::Undecodable {
+            segment,
+            message,
+            offsets,
+        } => log.records_not_read.push(UnreadBatch {
+            segment: inputs.segment_name(*segment).to_string(),
+            reason: message.clone(),
+            offsets: *offsets,
+        }),
+        LogItem::Marker { .. } => {}
+    }
 }
 
 /// The records of a `__transaction_state` partition directory the scan did not walk,
@@ -138,9 +170,7 @@ pub fn decode_logs(
             .unwrap_or(newest);
         let log = match at.map(|i| &mut report.partitions[i].cluster_inputs) {
             Some(inputs) if inputs.txn_log.is_some() => {
-                let log = decode_log(tp.partition, origin(&path), ref_time, inputs);
-                inputs.txn_log = None;
-                log
+                decode_log_taken(tp.partition, origin(&path), ref_time, inputs)
             }
             _ => match unscanned.get(&path) {
                 Some(inputs) => decode_log(tp.partition, origin(&path), ref_time, inputs),

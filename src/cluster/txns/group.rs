@@ -34,10 +34,10 @@ const RECENT_GROUPS: usize = 64;
 /// Default tolerance between the coordinator's record times and a partition's (the
 /// coordinator's and the partition leaders' clocks, the producer's for open data): a
 /// record further than this from a coordinator transaction's window is not its.
-pub const COORDINATOR_TOLERANCE_MS: i64 = 30_000;
+pub const COORDINATOR_TOLERANCE_MS: i64 = crate::partition::results::DEFAULT_COORDINATOR_TOLERANCE_MS;
 /// Default for how long after the coordinator's Prepare record a transaction's first
 /// marker lands (TV0/1 grouping without the coordinator's records).
-pub const MARKER_DELAY_MS: i64 = 100;
+pub const MARKER_DELAY_MS: i64 = crate::partition::results::DEFAULT_MARKER_DELAY_MS;
 /// Longest spread between the first and the last marker of one transaction (TV0/1): the
 /// coordinator retries markers until they are written; a failover re-sends them.
 pub const MARKER_SPREAD_MS: i64 = crate::partition::state::TRANSACTION_MAX_TIMEOUT_MS;
