@@ -33,6 +33,7 @@ mod coordinator;
 mod determinism;
 mod dump_chunked;
 mod dump_golden;
+mod dump_memory;
 mod dump_sample_golden;
 mod fuzz_corpus;
 mod fuzz_replay;

@@ -231,6 +231,16 @@ impl<'p> Dumper<'p> {
         Ok(())
     }
 
+    /// After a record: once the pending text reaches a block, hand it to `out` even in
+    /// the middle of a batch's line, so a batch whose records print hundreds of MB is
+    /// streamed rather than held whole (the line is only ever appended to).
+    pub(super) fn flush_long_line(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if self.json_line.len() >= JSON_BLOCK {
+            self.flush_json(out)?;
+        }
+        Ok(())
+    }
+
     /// Write the pending JSON lines.
     pub(super) fn flush_json(&mut self, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(&self.json_line)?;

@@ -363,11 +363,16 @@ fn dump_pieces(
                 slot.err.clear();
                 let stop = starts.get(i + 1).map(|&s| s as u64);
                 let end = walk_read_piece_items(file, starts[i] as u64, stop, len, |entry| {
-                    // Writes into memory cannot fail.
-                    let _ = piece.item(entry, &mut slot.dec, &mut slot.out, &mut slot.err);
-                    // Too much text for memory: stop; the piece is then printed by the
-                    // sequential walk, which streams it (`PieceEnd::Broken`).
-                    if slot.out.len() + slot.err.len() + piece.json_line.len() > text_cap {
+                    // Too much text for memory: stop (the capped buffers refuse to grow past
+                    // the cap, so one batch printing hundreds of MB is never held whole);
+                    // the piece is then printed by the sequential walk, which streams it
+                    // (`PieceEnd::Broken`).
+                    let mut o = Capped::new(&mut slot.out, text_cap);
+                    let mut e = Capped::new(&mut slot.err, text_cap);
+                    let printed = piece.item(entry, &mut slot.dec, &mut o, &mut e);
+                    if printed.is_err()
+                        || slot.out.len() + slot.err.len() + piece.json_line.len() > text_cap
+                    {
                         std::ops::ControlFlow::Break(())
                     } else {
                         std::ops::ControlFlow::Continue(())
@@ -398,6 +403,32 @@ fn dump_pieces(
         k = wave.end;
     }
     Ok(Tail::Clean)
+}
+
+/// A piece's in-memory output that refuses to grow past `cap` bytes (a write past it
+/// fails and nothing of it is kept): the parallel dump's bound on the text one thread holds.
+struct Capped<'a> {
+    buf: &'a mut Vec<u8>,
+    cap: usize,
+}
+
+impl<'a> Capped<'a> {
+    fn new(buf: &'a mut Vec<u8>, cap: usize) -> Self {
+        Capped { buf, cap }
+    }
+}
+
+impl Write for Capped<'_> {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        if self.buf.len().saturating_add(b.len()) > self.cap {
+            return Err(io::Error::other("piece text above its cap"));
+        }
+        self.buf.extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The dump of one log image of `len` bytes whose entries `walk` produces in file order

@@ -230,6 +230,7 @@ impl Dumper<'_> {
             }
             buf.push(b'}');
             self.json_line = buf;
+            self.flush_long_line(out)?;
             return Ok(ctl_err);
         }
         self.line.clear();
@@ -365,6 +366,7 @@ impl Dumper<'_> {
                                         }
                                         buf.push(b'}');
                                         self.json_line = buf;
+                                        self.flush_long_line(out)?;
                                         continue;
                                     }
                                     self.line.clear();
