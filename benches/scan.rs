@@ -74,12 +74,10 @@ fn benches(c: &mut Criterion) {
         ("scan_no_crc", false, false),
         ("scan_deep", true, true),
     ] {
-        let opts = ScanOptions {
-            threads: Some(1),
-            check_crc,
-            deep,
-            ..Default::default()
-        };
+        let opts = ScanOptions::default()
+            .with_threads(1)
+            .with_check_crc(check_crc)
+            .with_deep(deep);
         g.bench_function(name, |b| b.iter(|| scan(std::slice::from_ref(&dir), &opts)));
     }
     g.finish();

@@ -63,27 +63,30 @@ fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
     any
 }
 
-fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
-    let mut o = ScanOptions {
-        check_crc: !a.no_crc,
-        deep: a.deep,
-        threads: capped_threads(a.threads),
-        mmap: a.mmap.mode(),
-        max_decompressed_per_file: a.max_decompressed_per_file,
-        follow_symlinks: a.follow,
-        max_bytes: a.max_bytes,
-        max_decompressed: a.max_decompressed,
-        now_ms: a.now,
-        compacted_topics: a.compacted.clone(),
+/// The scan options the per-partition flags of `scan` and `collect` give.
+fn partition_options(a: &cli::PartitionArgs) -> ScanOptions {
+    ScanOptions::default()
+        .with_check_crc(!a.no_crc)
+        .with_deep(a.deep)
+        .with_threads(capped_threads(a.threads))
+        .with_mmap(a.mmap.mode())
+        .with_max_decompressed_per_file(a.max_decompressed_per_file)
+        .with_follow_symlinks(a.follow)
+        .with_max_bytes(a.max_bytes)
+        .with_max_decompressed(a.max_decompressed)
+        .with_now_ms(a.now)
+        .with_compacted_topics(a.compacted.clone())
         // Only `producers` prints every producer's state (it turns this back on).
-        keep_producers: false,
+        .with_keep_producers(false)
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
-        keep_cluster_txns: false,
-        remote_storage: a.remote_storage.clone(),
-        cluster_ids: a.cluster_id.clone(),
-        ..Default::default()
-    };
-    o.replay.hanging_after_ms = a.hanging_after;
+        .with_keep_cluster_txns(false)
+        .with_hanging_after_ms(a.hanging_after)
+        .with_cluster_ids(a.cluster_id.clone())
+}
+
+fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
+    commands::timeline_refusal(a)?;
+    let mut o = partition_options(&a.part).with_remote_storage(a.remote_storage.clone());
     if a.format == OutFormat::Table && io::stderr().is_terminal() {
         o.progress = progress_bar();
     }
@@ -197,15 +200,13 @@ fn request(a: &ScanArgs, keep_producers: bool, merging: bool) -> Result<Request>
     if merging {
         commands::merge_refusals(a)?;
     }
-    let opts = ScanOptions {
-        keep_producers,
-        ..scan_options(a)?
-    };
+    let opts = scan_options(a)?.with_keep_producers(keep_producers);
     Ok(Request::new(a.paths.clone())
         .with_options(opts)
         .with_filter(filter(a))
         .with_transactional_ids(a.transactional_id.clone())
         .with_timelines(a.format == OutFormat::Html)
+        .with_timeline_partitions(a.timeline.clone())
         .with_bundles(merging))
 }
 
@@ -343,10 +344,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Scan(a) => {
             let Answer {
-                report, timelines, ..
+                report,
+                timelines,
+                producer_timelines,
+                ..
             } = scan_shown(&a, false, None, merging)?;
             match a.format {
-                OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
+                OutFormat::Html => {
+                    html::write_scan_with(&report, &timelines, &producer_timelines, &mut out)?
+                }
                 OutFormat::Json => {
                     json::write_scan(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
                 }

@@ -9,7 +9,11 @@ use crate::partition::results::{
 };
 use std::path::PathBuf;
 
+/// The whole report of a scan. `#[non_exhaustive]`: a caller outside this crate gets one
+/// from `pipeline`/`request` (or [`ScanReport::default`],
+/// [`ScanReport::from_partition_results`]), never by a struct literal.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ScanReport {
     pub inputs: Vec<String>,
     pub summary: Summary,
@@ -34,6 +38,7 @@ impl ScanReport {
                     findings: self.partition_findings(i).to_vec(),
                     txns: p.outcome.txns.clone(),
                     cluster_inputs: p.cluster_inputs.clone(),
+                    timeline: p.timeline.clone(),
                 }
             })
             .collect()
@@ -59,6 +64,7 @@ impl ScanReport {
             let mut p = r.partition;
             p.outcome.txns = r.txns;
             p.cluster_inputs = r.cluster_inputs;
+            p.timeline = r.timeline;
             let start = report.findings.len();
             report.findings.extend(r.findings);
             p.finding_range = start..report.findings.len();

@@ -10,7 +10,21 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Options of a scan.
+///
+/// Start from [`ScanOptions::default`] and change what differs with the `with_*` setters
+/// (each takes and returns the options, so they chain):
+///
+/// ```
+/// use klogscan::results::ScanOptions;
+/// let opts = ScanOptions::default().with_deep(true).with_threads(2).with_topic("orders*");
+/// assert_eq!(opts.threads, Some(2));
+/// ```
+///
+/// The fields stay public for reading and for `opts.field = value;`, but the struct is
+/// `#[non_exhaustive]`: outside this crate it cannot be built by a struct literal, so a new
+/// option never breaks a caller.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ScanOptions {
     /// Verify batch CRCs (on by default; `--no-crc` turns it off).
     pub check_crc: bool,
@@ -66,6 +80,13 @@ pub struct ScanOptions {
     pub copied_partitions: crate::partition::walked::CopiedPartitions,
     /// `--remote-storage`: the tiered storage's remote segments (`cluster::tiering`).
     pub remote_storage: Option<PathBuf>,
+    /// Collect each partition's timeline during its walk ([`PartitionReport::timeline`],
+    /// what the HTML report draws; bounded per partition, see
+    /// [`crate::partition::timeline`]). Off by default: the other outputs draw none.
+    pub collect_timelines: bool,
+    /// With `collect_timelines`: producers that get a lane of their own in every
+    /// timeline, however many producers share the partition (`--producer-id`).
+    pub timeline_producers: Vec<i64>,
     /// `--cluster-id ID=PATH`: the cluster of directories copied without
     /// `meta.properties` ([`crate::discover::identity::given`]), applied to the inventory
     /// after discovery.
@@ -73,6 +94,153 @@ pub struct ScanOptions {
 }
 
 impl ScanOptions {
+    /// Verify batch CRCs ([`Self::check_crc`]).
+    #[must_use]
+    pub fn with_check_crc(mut self, on: bool) -> Self {
+        self.check_crc = on;
+        self
+    }
+    /// Decode records and check record-level structure ([`Self::deep`]).
+    #[must_use]
+    pub fn with_deep(mut self, on: bool) -> Self {
+        self.deep = on;
+        self
+    }
+    /// Worker threads ([`Self::threads`]; `None`: one per core).
+    #[must_use]
+    pub fn with_threads(mut self, n: impl Into<Option<usize>>) -> Self {
+        self.threads = n.into();
+        self
+    }
+    /// Reference time in ms ([`Self::now_ms`]; `None`: the newest batch timestamp).
+    #[must_use]
+    pub fn with_now_ms(mut self, ms: impl Into<Option<i64>>) -> Self {
+        self.now_ms = ms.into();
+        self
+    }
+    /// Replay tunables ([`Self::replay`]).
+    #[must_use]
+    pub fn with_replay(mut self, replay: ReplayOptions) -> Self {
+        self.replay = replay;
+        self
+    }
+    /// Age after which an open transaction is reported as hanging (the one replay
+    /// tunable, `ReplayOptions::hanging_after_ms`).
+    #[must_use]
+    pub fn with_hanging_after_ms(mut self, ms: i64) -> Self {
+        self.replay.hanging_after_ms = ms;
+        self
+    }
+    /// Only topics matching this glob ([`Self::topic`]).
+    #[must_use]
+    pub fn with_topic(mut self, glob: impl Into<String>) -> Self {
+        self.topic = Some(glob.into());
+        self
+    }
+    /// Only this partition number ([`Self::partition`]; `None`: every partition).
+    #[must_use]
+    pub fn with_partition(mut self, partition: impl Into<Option<i32>>) -> Self {
+        self.partition = partition.into();
+        self
+    }
+    /// Read at most this many bytes of each segment ([`Self::max_bytes`]; `None`: all).
+    #[must_use]
+    pub fn with_max_bytes(mut self, bytes: impl Into<Option<u64>>) -> Self {
+        self.max_bytes = bytes.into();
+        self
+    }
+    /// Cap on one batch's decompressed size ([`Self::max_decompressed`]).
+    #[must_use]
+    pub fn with_max_decompressed(mut self, bytes: usize) -> Self {
+        self.max_decompressed = bytes;
+        self
+    }
+    /// Budget of decompressed bytes per segment ([`Self::max_decompressed_per_file`]).
+    #[must_use]
+    pub fn with_max_decompressed_per_file(mut self, bytes: u64) -> Self {
+        self.max_decompressed_per_file = bytes;
+        self
+    }
+    /// The progress callback ([`Self::progress`]).
+    #[must_use]
+    pub fn with_progress(mut self, progress: Progress) -> Self {
+        self.progress = progress;
+        self
+    }
+    /// Capture the producer state at each snapshot's offset ([`Self::capture_snapshots`]).
+    #[must_use]
+    pub fn with_capture_snapshots(mut self, on: bool) -> Self {
+        self.capture_snapshots = on;
+        self
+    }
+    /// Keep every producer's final state ([`Self::keep_producers`]).
+    #[must_use]
+    pub fn with_keep_producers(mut self, on: bool) -> Self {
+        self.keep_producers = on;
+        self
+    }
+    /// Keep every joined cluster transaction ([`Self::keep_cluster_txns`]).
+    #[must_use]
+    pub fn with_keep_cluster_txns(mut self, on: bool) -> Self {
+        self.keep_cluster_txns = on;
+        self
+    }
+    /// Topics declared compacted ([`Self::compacted_topics`]), replacing any set before.
+    #[must_use]
+    pub fn with_compacted_topics<S: Into<String>>(
+        mut self,
+        topics: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.compacted_topics = topics.into_iter().map(Into::into).collect();
+        self
+    }
+    /// Check each segment's indexes against the walk ([`Self::collect_index_verdicts`]).
+    #[must_use]
+    pub fn with_collect_index_verdicts(mut self, on: bool) -> Self {
+        self.collect_index_verdicts = on;
+        self
+    }
+    /// Whether sealed segments may be mapped ([`Self::mmap`]).
+    #[must_use]
+    pub fn with_mmap(mut self, mode: crate::read::segment::MmapMode) -> Self {
+        self.mmap = mode;
+        self
+    }
+    /// Follow symlinks met during discovery ([`Self::follow_symlinks`]).
+    #[must_use]
+    pub fn with_follow_symlinks(mut self, on: bool) -> Self {
+        self.follow_symlinks = on;
+        self
+    }
+    /// The tiered storage's remote segments ([`Self::remote_storage`]; `None`: none).
+    #[must_use]
+    pub fn with_remote_storage(mut self, root: impl Into<Option<PathBuf>>) -> Self {
+        self.remote_storage = root.into();
+        self
+    }
+    /// The cluster of directories copied without `meta.properties`
+    /// ([`Self::cluster_ids`], `--cluster-id ID=PATH`).
+    #[must_use]
+    pub fn with_cluster_ids(
+        mut self,
+        ids: impl IntoIterator<Item = crate::discover::identity::GivenClusterId>,
+    ) -> Self {
+        self.cluster_ids = ids.into_iter().collect();
+        self
+    }
+    /// Collect each partition's timeline during its walk ([`Self::collect_timelines`]).
+    #[must_use]
+    pub fn with_collect_timelines(mut self, on: bool) -> Self {
+        self.collect_timelines = on;
+        self
+    }
+    /// Producers with a timeline lane of their own ([`Self::timeline_producers`]).
+    #[must_use]
+    pub fn with_timeline_producers(mut self, ids: impl IntoIterator<Item = i64>) -> Self {
+        self.timeline_producers = ids.into_iter().collect();
+        self
+    }
+
     /// Whether the walk of a partition keeps its batch keys (see
     /// [`Self::copied_partitions`]).
     pub(crate) fn collect_batch_keys(
@@ -151,6 +319,8 @@ impl Default for ScanOptions {
             compacted_topics: Vec::new(),
             copied_partitions: Default::default(),
             remote_storage: None,
+            collect_timelines: false,
+            timeline_producers: Vec::new(),
             cluster_ids: Vec::new(),
         }
     }
@@ -178,6 +348,7 @@ pub struct Truncation {
 /// form; the fields not in that form (the replay outcome, the walk's positions) come back
 /// empty: [`PartitionResult`] carries what the cluster checks need besides.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PartitionReport {
     pub topic: String,
     pub partition: i32,
@@ -266,6 +437,11 @@ pub struct PartitionReport {
     /// `cluster::tiering` for partitions with `__remote_log_metadata` events).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiered: Option<TieredRanges>,
+    /// With `ScanOptions::collect_timelines`: what the HTML timeline draws, collected by
+    /// this partition's walk (`None`: not collected, or no batch). Not part of the JSON
+    /// report; exchanged with [`PartitionResult::timeline`].
+    #[serde(skip)]
+    pub timeline: Option<crate::partition::timeline::Timeline>,
 }
 
 /// A tiered partition's offsets: the log start, the remote segments a fetch can read
@@ -279,6 +455,10 @@ pub struct TieredRanges {
     /// The first local segment's base offset.
     pub local_log_start_offset: Option<i64>,
     pub log_end_offset: Option<i64>,
+    /// With `--remote-storage`: what the scan replayed of the remote segments before the
+    /// local log ([`crate::partition::remote`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed: Option<crate::partition::remote::RemoteReplayed>,
 }
 
 fn no_timestamp() -> i64 {
@@ -303,6 +483,10 @@ pub struct PartitionResult {
     pub txns: Vec<crate::partition::state::txnrec::TxnRecord>,
     /// What the partition's walk kept for the cluster checks.
     pub cluster_inputs: crate::partition::walked::ClusterInputs,
+    /// The partition's timeline, when its walk collected one (absent from results
+    /// written without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<crate::partition::timeline::Timeline>,
 }
 
 /// Why `ScanReport::from_partition_results` refused its input.

@@ -102,11 +102,7 @@ fn build(dir: &Path) {
 }
 
 fn run(dir: &Path, threads: usize, deep: bool) -> (String, ScanReport) {
-    let opts = ScanOptions {
-        threads: Some(threads),
-        deep,
-        ..Default::default()
-    };
+    let opts = ScanOptions::default().with_threads(threads).with_deep(deep);
     let report = scan(&[dir.to_path_buf()], &opts);
     let mut out = Vec::new();
     json::write_scan(&report, &mut out).unwrap();

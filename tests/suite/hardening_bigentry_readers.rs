@@ -118,10 +118,7 @@ fn child_process_entry() {
         "reference_time" => {
             // Only `orders` is scanned; `big-0` gives the log dir's reference time from
             // its newest segment's headers.
-            let opts = klogscan::partition::scan::ScanOptions {
-                topic: Some("orders".into()),
-                ..Default::default()
-            };
+            let opts = klogscan::partition::scan::ScanOptions::default().with_topic("orders");
             let r = klogscan::pipeline::scan_partitions(&inv, &opts);
             let p: Vec<_> = r
                 .partitions
@@ -142,10 +139,7 @@ fn child_process_entry() {
         "coordinator_unscanned" => {
             // Only `orders` is scanned: the coordinator walks __transaction_state-1 itself
             // (`coordinator::walk_unscanned` → `walked::collect_dir`).
-            let opts = klogscan::partition::scan::ScanOptions {
-                topic: Some("orders".into()),
-                ..Default::default()
-            };
+            let opts = klogscan::partition::scan::ScanOptions::default().with_topic("orders");
             let mut r = klogscan::pipeline::scan_partitions(&inv, &opts);
             klogscan::cluster::coordinator::annotate(&mut r, &inv, &opts);
             let c: Vec<String> = r

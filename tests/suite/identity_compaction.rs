@@ -57,10 +57,7 @@ fn gaps(r: &ScanReport) -> Vec<Severity> {
 }
 
 fn scan_with(paths: &[PathBuf], compacted: &[&str]) -> ScanReport {
-    let opts = ScanOptions {
-        compacted_topics: compacted.iter().map(|s| s.to_string()).collect(),
-        ..Default::default()
-    };
+    let opts = ScanOptions::default().with_compacted_topics(compacted.iter().copied());
     klogscan::pipeline::scan(paths, &opts)
 }
 

@@ -115,3 +115,33 @@ fn real_data_library_equals_cli() {
         );
     }
 }
+
+/// Scan options built with the `with_*` setters (the only way outside the crate:
+/// `ScanOptions` is `#[non_exhaustive]`) give the answer of the matching CLI flags.
+#[test]
+fn options_library_equals_cli() {
+    use klogscan::results::ScanOptions;
+    let opts = ScanOptions::default()
+        .with_deep(true)
+        .with_check_crc(false)
+        .with_now_ms(1_700_000_000_000)
+        .with_hanging_after_ms(120_000)
+        .with_max_bytes(4096)
+        .with_compacted_topics(["payments"]);
+    assert_same(
+        &[testdata()],
+        &[
+            "--deep",
+            "--no-crc",
+            "--now",
+            "1700000000000",
+            "--hanging-after",
+            "2m",
+            "--max-bytes",
+            "4096",
+            "--compacted",
+            "payments",
+        ],
+        Request::new([testdata()]).with_options(opts),
+    );
+}

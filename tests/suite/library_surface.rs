@@ -125,3 +125,61 @@ fn internals_are_not_listed() {
         );
     }
 }
+
+/// `ScanOptions` is `#[non_exhaustive]`: outside the crate it is built from its default
+/// with the `with_*` setters, each of which sets its own field and nothing else.
+#[test]
+fn scan_options_are_built_with_setters() {
+    use klogscan::read::segment::MmapMode;
+    use klogscan::results::ScanOptions;
+    let d = ScanOptions::default();
+    assert!(d.check_crc && !d.deep && d.keep_producers && d.keep_cluster_txns);
+    assert_eq!(
+        (d.threads, d.now_ms, d.max_bytes, d.partition),
+        (None, None, None, None)
+    );
+    let o = ScanOptions::default()
+        .with_check_crc(false)
+        .with_deep(true)
+        .with_threads(3)
+        .with_now_ms(42)
+        .with_hanging_after_ms(60_000)
+        .with_topic("orders*")
+        .with_partition(7)
+        .with_max_bytes(1 << 20)
+        .with_max_decompressed(1 << 16)
+        .with_max_decompressed_per_file(1 << 24)
+        .with_capture_snapshots(true)
+        .with_keep_producers(false)
+        .with_keep_cluster_txns(false)
+        .with_compacted_topics(["a", "b"])
+        .with_collect_index_verdicts(true)
+        .with_mmap(MmapMode::Never)
+        .with_follow_symlinks(true)
+        .with_remote_storage(PathBuf::from("/remote"));
+    assert!(!o.check_crc && o.deep && o.capture_snapshots && o.collect_index_verdicts);
+    assert!(!o.keep_producers && !o.keep_cluster_txns && o.follow_symlinks);
+    assert_eq!(
+        (o.threads, o.now_ms, o.partition),
+        (Some(3), Some(42), Some(7))
+    );
+    assert_eq!(o.replay.hanging_after_ms, 60_000);
+    assert_eq!(o.topic.as_deref(), Some("orders*"));
+    assert_eq!(o.max_bytes, Some(1 << 20));
+    assert_eq!(
+        (o.max_decompressed, o.max_decompressed_per_file),
+        (1 << 16, 1 << 24)
+    );
+    assert_eq!(o.compacted_topics, ["a", "b"]);
+    assert_eq!(o.mmap, MmapMode::Never);
+    assert_eq!(o.remote_storage, Some(PathBuf::from("/remote")));
+    // `None` clears what a setter set (options taken from a caller's `Option`).
+    let o = o
+        .with_threads(None)
+        .with_max_bytes(None)
+        .with_remote_storage(None);
+    assert_eq!(
+        (o.threads, o.max_bytes, o.remote_storage),
+        (None, None, None)
+    );
+}

@@ -134,10 +134,7 @@ fn cluster_checks_read_no_segment_after_the_walk() {
 fn a_coordinator_partition_outside_the_selection_is_walked_once_for_both_checks() {
     let tmp = tempfile::tempdir().unwrap();
     cluster(tmp.path());
-    let only_a = ScanOptions {
-        topic: Some("a".into()),
-        ..Default::default()
-    };
+    let only_a = ScanOptions::default().with_topic("a");
     let inv = inventory(tmp.path());
     let whole = pipeline::analyse(&inv, &only_a);
     assert!(whole.partitions.iter().all(|p| p.topic == "a"));

@@ -6,7 +6,6 @@
 use klogscan::Kind;
 use klogscan::finding::Finding;
 use klogscan::partition::scan::ScanOptions;
-use klogscan::partition::state::ReplayOptions;
 use klogscan::pipeline::scan;
 use klogscan::results::ScanReport;
 use klogscan::testkit::{Batch, FaultKind, Manifest, PartitionBuilder, Producer, Target};
@@ -125,10 +124,7 @@ fn a_clean_transaction_links_nothing() {
     let (d, _m) = write(&p);
     let r = run(
         d.path(),
-        &ScanOptions {
-            now_ms: Some(T0 + 10 * 86_400_000),
-            ..Default::default()
-        },
+        &ScanOptions::default().with_now_ms(T0 + 10 * 86_400_000),
     );
     let h = of(&r, Kind::HangingTransaction);
     assert_eq!(h.len(), 1);
@@ -163,13 +159,7 @@ fn truncated_batch_names_its_base_offset() {
 #[test]
 fn max_bytes_is_a_read_limit_not_damage() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/broker-1");
-    let r = run(
-        &dir,
-        &ScanOptions {
-            max_bytes: Some(100),
-            ..Default::default()
-        },
-    );
+    let r = run(&dir, &ScanOptions::default().with_max_bytes(100));
     assert!(!r.partitions.is_empty());
     for p in &r.partitions {
         assert!(p.partially_read, "{} was cut at 100 bytes", p.path);
@@ -189,13 +179,7 @@ fn max_bytes_is_a_read_limit_not_damage() {
     );
     // A limit above every segment's size changes nothing.
     let full = run(&dir, &ScanOptions::default());
-    let big = run(
-        &dir,
-        &ScanOptions {
-            max_bytes: Some(1 << 30),
-            ..Default::default()
-        },
-    );
+    let big = run(&dir, &ScanOptions::default().with_max_bytes(1 << 30));
     assert!(big.partitions.iter().all(|p| !p.partially_read));
     assert_eq!(full.findings.len(), big.findings.len());
 }
@@ -203,20 +187,9 @@ fn max_bytes_is_a_read_limit_not_damage() {
 #[test]
 fn topic_filter_does_not_move_the_reference_time() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/broker-1");
-    let hanging_after = ScanOptions {
-        replay: ReplayOptions {
-            hanging_after_ms: 30 * 60_000,
-        },
-        ..Default::default()
-    };
+    let hanging_after = ScanOptions::default().with_hanging_after_ms(30 * 60_000);
     let all = run(&dir, &hanging_after);
-    let only = run(
-        &dir,
-        &ScanOptions {
-            topic: Some("payments".into()),
-            ..hanging_after.clone()
-        },
-    );
+    let only = run(&dir, &hanging_after.clone().with_topic("payments"));
     let h_all = of(&all, Kind::HangingTransaction);
     let h_only = of(&only, Kind::HangingTransaction);
     assert_eq!((h_all.len(), h_only.len()), (1, 1), "{:#?}", only.findings);

@@ -312,10 +312,7 @@ fn a_read_limit_does_not_move_the_recovery_point() {
     for max in [None, Some(200)] {
         let s = scan(
             &[d.path().to_path_buf()],
-            &ScanOptions {
-                max_bytes: max,
-                ..Default::default()
-            },
+            &ScanOptions::default().with_max_bytes(max),
         );
         assert_eq!(s.partitions[0].truncation, None, "max_bytes {max:?}");
         let crc = s

@@ -105,10 +105,7 @@ fn without_crc_checks_nothing_is_unknown_when_no_segment_is_recovered() {
 // truncation is unknown, with verify's words, instead of "none".
 
 fn scan_run(root: &Path, check_crc: bool) -> ScanReport {
-    let opts = ScanOptions {
-        check_crc,
-        ..ScanOptions::default()
-    };
+    let opts = ScanOptions::default().with_check_crc(check_crc);
     let r = scan(&[root.to_path_buf()], &opts);
     assert_eq!(r.partitions.len(), 1);
     r

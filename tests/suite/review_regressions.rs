@@ -96,10 +96,7 @@ fn deep_errors_in_compressed_records_stay_inside_the_batch() {
     );
     let m = p.write(dir.path()).unwrap();
     let gz = &m.batches[1];
-    let opts = ScanOptions {
-        deep: true,
-        ..Default::default()
-    };
+    let opts = ScanOptions::default().with_deep(true);
     let r = scan(std::slice::from_ref(&m.dir), &opts);
     let f: Vec<_> = r
         .findings

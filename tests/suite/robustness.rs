@@ -74,10 +74,7 @@ fn fixture() -> Fixture {
 }
 
 fn deep() -> ScanOptions {
-    ScanOptions {
-        deep: true,
-        ..Default::default()
-    }
+    ScanOptions::default().with_deep(true)
 }
 
 fn file_name(p: &Path) -> String {

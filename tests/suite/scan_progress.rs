@@ -10,10 +10,8 @@ use std::sync::{Arc, Mutex};
 fn progress_reports_every_byte_and_partition() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
-    let opts = ScanOptions {
-        progress: Progress::new(move |u| sink.lock().unwrap().push(u)),
-        ..Default::default()
-    };
+    let opts =
+        ScanOptions::default().with_progress(Progress::new(move |u| sink.lock().unwrap().push(u)));
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/broker-1");
     let report = pipeline::scan(&[dir], &opts);
     let seen = seen.lock().unwrap();

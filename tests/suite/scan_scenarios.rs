@@ -8,7 +8,6 @@
 
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::partition::scan::{self, ScanOptions};
-use klogscan::partition::state::ReplayOptions;
 use klogscan::pipeline;
 use klogscan::results::ScanReport;
 use klogscan::testkit::samples;
@@ -121,13 +120,7 @@ fn crc_mismatch_at_its_batch_and_not_without_damage() {
     let t = r.partitions[0].truncation.as_ref().unwrap();
     assert_eq!((t.position, t.offset), (b.position, Some(b.base_offset)));
     // --no-crc: the same bytes raise nothing
-    let (_d, _m, r) = run_with(
-        &p,
-        &ScanOptions {
-            check_crc: false,
-            ..Default::default()
-        },
-    );
+    let (_d, _m, r) = run_with(&p, &ScanOptions::default().with_check_crc(false));
     none_of(&r, Kind::CrcMismatch);
 }
 
@@ -219,10 +212,7 @@ fn invalid_batch_header_and_deep_record_checks() {
     );
     let (_d, _m, r) = run(&p);
     none_of(&r, Kind::InvalidBatch);
-    let deep = ScanOptions {
-        deep: true,
-        ..Default::default()
-    };
+    let deep = ScanOptions::default().with_deep(true);
     let (_d, m, r) = run_with(&p, &deep);
     let f = one(&r, Kind::InvalidBatch);
     at_batch(f, &m, 3);
@@ -662,21 +652,13 @@ fn now_and_hanging_after_options() {
     let last_ts = m.batches[0].max_timestamp;
     assert_eq!(r.partitions[0].ref_time, last_ts);
     // --now one hour later: hanging
-    let later = ScanOptions {
-        now_ms: Some(last_ts + 3_600_000),
-        ..Default::default()
-    };
+    let later = ScanOptions::default().with_now_ms(last_ts + 3_600_000);
     let (_d, _m, r) = run_with(&p, &later);
     let f = one(&r, Kind::HangingTransaction);
     assert_eq!(f.evidence["idle_ms"], 3_600_000);
     assert_eq!(r.partitions[0].ref_time, last_ts + 3_600_000);
     // ... but not with --hanging-after 2h
-    let lenient = ScanOptions {
-        replay: ReplayOptions {
-            hanging_after_ms: 2 * 3_600_000,
-        },
-        ..later.clone()
-    };
+    let lenient = later.clone().with_hanging_after_ms(2 * 3_600_000);
     let (_d, _m, r) = run_with(&p, &lenient);
     one(&r, Kind::OpenTransaction);
     none_of(&r, Kind::HangingTransaction);
@@ -685,12 +667,7 @@ fn now_and_hanging_after_options() {
     p2.append(Batch::new(txn).records(2));
     p2.advance_time(10 * 60_000);
     p2.append(Batch::new(Producer::PLAIN).values(["x"]));
-    let strict = ScanOptions {
-        replay: ReplayOptions {
-            hanging_after_ms: 60_000,
-        },
-        ..Default::default()
-    };
+    let strict = ScanOptions::default().with_hanging_after_ms(60_000);
     let (_d, _m, r) = run_with(&p2, &strict);
     one(&r, Kind::HangingTransaction);
     let (_d, _m, r) = run(&p2);
@@ -1184,20 +1161,8 @@ fn finding_keys(r: &ScanReport) -> Vec<String> {
 #[test]
 fn one_thread_and_default_threads_give_identical_findings() {
     let default = pipeline::scan(&[broker_1()], &ScanOptions::default());
-    let one = pipeline::scan(
-        &[broker_1()],
-        &ScanOptions {
-            threads: Some(1),
-            ..Default::default()
-        },
-    );
-    let three = pipeline::scan(
-        &[broker_1()],
-        &ScanOptions {
-            threads: Some(3),
-            ..Default::default()
-        },
-    );
+    let one = pipeline::scan(&[broker_1()], &ScanOptions::default().with_threads(1));
+    let three = pipeline::scan(&[broker_1()], &ScanOptions::default().with_threads(3));
     assert!(!default.findings.is_empty());
     assert_eq!(finding_keys(&default), finding_keys(&one));
     assert_eq!(finding_keys(&default), finding_keys(&three));
@@ -1220,13 +1185,7 @@ fn topics(r: &ScanReport) -> Vec<(String, i32)> {
 
 #[test]
 fn topic_glob_and_partition_filters() {
-    let codecs = pipeline::scan(
-        &[broker_1()],
-        &ScanOptions {
-            topic: Some("codec-*".into()),
-            ..Default::default()
-        },
-    );
+    let codecs = pipeline::scan(&[broker_1()], &ScanOptions::default().with_topic("codec-*"));
     assert_eq!(
         topics(&codecs),
         [
@@ -1243,22 +1202,13 @@ fn topic_glob_and_partition_filters() {
     assert!(codecs.findings.is_empty());
     let q = pipeline::scan(
         &[broker_1()],
-        &ScanOptions {
-            topic: Some("codec-?z*".into()),
-            ..Default::default()
-        },
+        &ScanOptions::default().with_topic("codec-?z*"),
     );
     assert_eq!(
         topics(&q),
         vec![("codec-gzip".into(), 0), ("codec-lz4".into(), 0)]
     );
-    let p3 = pipeline::scan(
-        &[broker_1()],
-        &ScanOptions {
-            partition: Some(3),
-            ..Default::default()
-        },
-    );
+    let p3 = pipeline::scan(&[broker_1()], &ScanOptions::default().with_partition(3));
     assert_eq!(topics(&p3), vec![("payments".into(), 3)]);
     assert_eq!(
         p3.findings
@@ -1269,11 +1219,9 @@ fn topic_glob_and_partition_filters() {
     );
     let none = pipeline::scan(
         &[broker_1()],
-        &ScanOptions {
-            topic: Some("payments".into()),
-            partition: Some(0),
-            ..Default::default()
-        },
+        &ScanOptions::default()
+            .with_topic("payments")
+            .with_partition(0),
     );
     assert!(none.partitions.is_empty() && none.findings.is_empty());
     assert!(none.nothing_read());
@@ -1285,11 +1233,9 @@ fn sample_now_option_makes_the_zombie_young() {
     let zombie_ts = 1_572_948_010_013; // testdata/README.md: 10:00:10.013
     let r = pipeline::scan(
         &[broker_1()],
-        &ScanOptions {
-            now_ms: Some(zombie_ts + 60_000),
-            partition: Some(3),
-            ..Default::default()
-        },
+        &ScanOptions::default()
+            .with_now_ms(zombie_ts + 60_000)
+            .with_partition(3),
     );
     let p = &r.partitions[0];
     assert_eq!(p.ref_time, zombie_ts + 60_000);
@@ -1397,10 +1343,7 @@ fn consumer_offsets_records_the_coordinator_cannot_load() {
     );
     assert_eq!(r.findings.len(), 3, "{:#?}", r.findings);
     // --deep walks the records once for both its own checks and this one: same findings.
-    let deep = ScanOptions {
-        deep: true,
-        ..Default::default()
-    };
+    let deep = ScanOptions::default().with_deep(true);
     let (_d, _m, rd) = run_with(&p, &deep);
     assert_eq!(kinds(&rd), kinds(&r));
 

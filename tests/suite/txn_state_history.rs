@@ -43,10 +43,7 @@ fn scan_records(records: Vec<R>) -> ScanReport {
         t.append(Batch::new(Producer::PLAIN).record(rec));
     }
     t.write(dir.path()).unwrap();
-    let opts = ScanOptions {
-        now_ms: Some(NOW),
-        ..ScanOptions::default()
-    };
+    let opts = ScanOptions::default().with_now_ms(NOW);
     pipeline::scan(&[dir.path().to_path_buf()], &opts)
 }
 
@@ -471,10 +468,7 @@ fn i_reports_and_verify_carry_the_kind() {
     }
     t.write(dir.path()).unwrap();
     let opts = klogscan::verify::VerifyOptions {
-        scan: ScanOptions {
-            now_ms: Some(NOW),
-            ..ScanOptions::default()
-        },
+        scan: ScanOptions::default().with_now_ms(NOW),
         ..Default::default()
     };
     let vr = klogscan::verify::verify(&[dir.path().to_path_buf()], &opts);

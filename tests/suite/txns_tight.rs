@@ -77,10 +77,7 @@ fn scan(c: &Cluster, with_coordinator: bool) -> (tempfile::TempDir, ScanReport) 
     let dir = tempfile::tempdir().unwrap();
     c.write_only(dir.path(), 1, |_| true, with_coordinator)
         .unwrap();
-    let opts = ScanOptions {
-        keep_cluster_txns: true,
-        ..ScanOptions::default()
-    };
+    let opts = ScanOptions::default().with_keep_cluster_txns(true);
     let r = pipeline::scan(&[dir.path().to_path_buf()], &opts);
     (dir, r)
 }
