@@ -9,6 +9,7 @@ pub mod history;
 pub mod html;
 pub mod json;
 pub mod jsonl;
+mod labels;
 pub mod style;
 pub mod table;
 

@@ -2,6 +2,7 @@
 
 use super::format_ms;
 use super::json::txn_distributions;
+use super::labels::Labels;
 use super::style::{Style, keep_lines_whole, keep_words_whole, wrap};
 use super::triage;
 use crate::finding::Severity;
@@ -15,10 +16,6 @@ pub struct TextOptions {
     pub style: Style,
     /// Only the triage summary and the findings: no partition table.
     pub findings_only: bool,
-}
-
-fn place(f: &crate::finding::Finding) -> String {
-    super::partition_name(&f.topic, f.partition, f.source.path.as_deref())
 }
 
 fn producer(f: &crate::finding::Finding) -> String {
@@ -39,57 +36,6 @@ fn esc(s: &str) -> String {
     crate::escape::text(s).into_owned()
 }
 
-/// `topic-partition`, plus the path's last components when the same partition appears more
-/// than once (several brokers' copies of one partition).
-fn partition_labels(report: &ScanReport) -> Vec<String> {
-    let mut counts = std::collections::HashMap::new();
-    for p in &report.partitions {
-        *counts.entry((&p.topic, p.partition)).or_insert(0) += 1;
-    }
-    report
-        .partitions
-        .iter()
-        .map(|p| {
-            let base = super::partition_name(&p.topic, p.partition, Some(&p.path));
-            if counts[&(&p.topic, p.partition)] > 1 {
-                // The two directories above the partition dir: enough to tell copies apart
-                // (`broker-1/data`, `broker-2/data`).
-                let path = std::path::Path::new(&p.path);
-                let above: Vec<String> = path
-                    .ancestors()
-                    .skip(1)
-                    .take(2)
-                    .filter_map(|d| d.file_name().map(|n| esc(&n.to_string_lossy())))
-                    .collect();
-                let above: Vec<&str> = above.iter().rev().map(String::as_str).collect();
-                format!("{base} ({})", above.join("/"))
-            } else {
-                base
-            }
-        })
-        .collect()
-}
-
-/// The broker a source names: its `node.id`/`broker.id` (with the first 8 characters of
-/// the cluster id when the report spans several clusters), else the log dir's name.
-fn broker_label(s: &crate::finding::Source, with_cluster: bool) -> String {
-    let b = match (s.broker_id, &s.log_dir) {
-        (Some(b), _) => b.to_string(),
-        (None, Some(d)) => {
-            let name = std::path::Path::new(d)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| d.clone());
-            format!("? ({name})")
-        }
-        (None, None) => "?".to_string(),
-    };
-    match (&s.cluster_id, with_cluster) {
-        (Some(c), true) => format!("{b}@{}", c.chars().take(8).collect::<String>()),
-        _ => b,
-    }
-}
-
 /// `Some(with_cluster)` when the partitions come from several brokers (then tables get a
 /// broker column, naming the cluster too when there are several).
 fn broker_column(report: &ScanReport) -> Option<bool> {
@@ -99,10 +45,15 @@ fn broker_column(report: &ScanReport) -> Option<bool> {
         .map(|p| p.source.cluster_id.as_deref())
         .collect();
     let with_cluster = clusters.len() > 1;
-    let brokers: std::collections::BTreeSet<String> = report
+    let brokers: std::collections::BTreeSet<_> = report
         .partitions
         .iter()
-        .map(|p| broker_label(&p.source, true))
+        .map(|p| {
+            let s = &p.source;
+            // A broker without an id is told apart by its log dir.
+            let dir = s.broker_id.is_none().then_some(s.log_dir.as_deref());
+            (s.broker_id, s.cluster_id.as_deref(), dir)
+        })
         .collect();
     (brokers.len() > 1).then_some(with_cluster)
 }
@@ -132,10 +83,12 @@ pub fn write_scan_with(report: &ScanReport, o: &TextOptions, w: &mut dyn Write) 
     }
     triage::write_summary(report, &incidents, &o.style, w)?;
     let column = broker_column(report);
+    let mut labels = Labels::new(report, o.style.width, o.style.unicode);
     if !o.findings_only {
-        write_partitions(report, column, &o.style, w)?;
+        write_partitions(report, column, &mut labels, &o.style, w)?;
     }
-    write_findings(report, column, &o.style, w)?;
+    write_findings(report, column, &mut labels, &o.style, w)?;
+    labels.write_legend(o.style.width, w)?;
     if incidents.is_empty() && !report.findings.is_empty() {
         writeln!(w, "\nno incident: no finding of warning or error severity")?;
     } else if incidents.is_empty() {
@@ -165,10 +118,11 @@ pub(crate) fn empty_result(report: &ScanReport, w: &mut dyn Write) -> io::Result
 fn write_partitions(
     report: &ScanReport,
     column: Option<bool>,
+    names: &mut Labels,
     style: &Style,
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let labels = partition_labels(report);
+    let labels = names.partitions.clone();
     let brokers = column.is_some();
     let with_cluster = column == Some(true);
     let header = with_broker(
@@ -209,7 +163,7 @@ fn write_partitions(
             };
             with_broker(
                 brokers,
-                broker_label(&p.source, with_cluster),
+                names.broker(&p.source, with_cluster),
                 vec![
                     label,
                     p.segments.to_string(),
@@ -300,33 +254,62 @@ fn write_partitions(
 }
 
 /// The partition table of `rows`; on a terminal too narrow for it, only the columns that
-/// matter mid-incident, words kept whole.
+/// matter mid-incident (then fewer still), words kept whole.
 fn partitions_table(style: &Style, brokers: bool, header: &[&str], rows: &[Vec<String>]) -> Table {
     let mut t = style.table(header);
     for r in rows {
         t.add_row(r.clone());
     }
-    if keep_words_whole(&mut t, None) > usize::from(style.width) {
-        let skip = usize::from(brokers);
-        let keep: Vec<usize> = (0..skip)
-            .chain([0, 3, 6, 7, 8, 10].map(|k| k + skip))
-            .collect();
-        t = style.table(&with_broker(
-            brokers,
-            "broker",
-            vec!["partition", "records", "LEO", "LSO", "txns c/a/o", "E/W/I"],
-        ));
+    let width = usize::from(style.width);
+    let skip = usize::from(brokers);
+    if labels_whole(&mut t, skip) <= width {
+        return t;
+    }
+    // Columns of the full row: partition 0, records 3, LEO 6, LSO 7, txns 8, findings 10.
+    let layouts: [(&[usize], &[&str]); 2] = [
+        (
+            &[0, 3, 6, 7, 8, 10],
+            &["partition", "records", "LEO", "LSO", "txns c/a/o", "E/W/I"],
+        ),
+        (&[0, 6, 7, 10], &["partition", "LEO", "LSO", "E/W/I"]),
+    ];
+    for (cols, names) in layouts {
+        let keep: Vec<usize> = (0..skip).chain(cols.iter().map(|k| k + skip)).collect();
+        t = style.table(&with_broker(brokers, "broker", names.to_vec()));
         for r in rows {
             t.add_row(keep.iter().map(|&k| r[k].clone()).collect::<Vec<_>>());
         }
-        keep_words_whole(&mut t, None);
+        if labels_whole(&mut t, skip) <= width {
+            break;
+        }
     }
     t
+}
+
+/// [`keep_words_whole`] for every column, and each line of the partition column `col`
+/// whole (`topic-0[2] [future copy]`); the narrowest width the table can then have.
+fn labels_whole(t: &mut Table, col: usize) -> usize {
+    let total = keep_words_whole(t, None);
+    let (mut line, mut word) = (0usize, 0usize);
+    for row in t.row_iter() {
+        if let Some(c) = row.cell_iter().nth(col) {
+            for l in c.content().lines() {
+                line = line.max(l.chars().count());
+                let w = l.split_whitespace().map(|w| w.chars().count()).max();
+                word = word.max(w.unwrap_or(0));
+            }
+        }
+    }
+    if line > word {
+        keep_lines_whole(t, col);
+    }
+    total + line.saturating_sub(word.max("partition".len()))
 }
 
 fn write_findings(
     report: &ScanReport,
     column: Option<bool>,
+    labels: &mut Labels,
     style: &Style,
     w: &mut dyn Write,
 ) -> io::Result<()> {
@@ -343,7 +326,7 @@ fn write_findings(
         writeln!(w, "\n{}", style.heading(&heading, Some(sev)))?;
         warn_large_table(fs.len(), &format!("{} findings", sev.as_str()));
         for block in fs.chunks(LARGE_TABLE_ROWS) {
-            write_findings_table(block, column, sev, style, w)?;
+            write_findings_table(block, column, labels, sev, style, w)?;
         }
         for f in fs.iter().filter(|f| f.remediation.is_some()) {
             let line = format!(
@@ -361,55 +344,73 @@ fn write_findings(
     Ok(())
 }
 
-/// One table of findings of severity `sev` (or one block per finding on a terminal too
-/// narrow for the table).
+/// The narrowest message column a findings table may have: below it, each finding is a
+/// block (its identifiers on one line, the message wrapped under it).
+const MIN_MESSAGE: usize = 40;
+
+/// One table of findings of severity `sev` (or one block per finding where the table would
+/// leave the message less than [`MIN_MESSAGE`] columns).
 fn write_findings_table(
     fs: &[&crate::finding::Finding],
     column: Option<bool>,
+    labels: &mut Labels,
     sev: Severity,
     style: &Style,
     w: &mut dyn Write,
 ) -> io::Result<()> {
     let brokers = column.is_some();
     let with_cluster = column == Some(true);
+    let message = 4 + usize::from(brokers);
     let mut t = style.table(&with_broker(
         brokers,
         "broker",
         vec!["kind", "partition", "offset", "producer", "message"],
     ));
+    let mut heads = Vec::with_capacity(fs.len());
     for f in fs {
+        let broker = labels.broker(&f.source, with_cluster);
+        let place = labels.of_finding(f);
+        heads.push(format!(
+            "{} {place} @{} {}{}",
+            f.kind.id(),
+            opt(f.offset),
+            producer(f),
+            if brokers {
+                format!(" broker {broker}")
+            } else {
+                String::new()
+            }
+        ));
         t.add_row(with_broker(
             brokers,
-            broker_label(&f.source, with_cluster).into(),
+            broker.into(),
             vec![
                 style.severity_cell(f.kind.id(), sev),
-                place(f).into(),
+                place.into(),
                 opt(f.offset).into(),
                 producer(f).into(),
                 esc(&f.message).into(),
             ],
         ));
     }
-    if keep_words_whole(&mut t, Some(4 + usize::from(brokers))) <= usize::from(style.width) {
+    let width = usize::from(style.width);
+    // What the columns but the message need (the message's own minimum, its longest word
+    // up to 24 and the padding, taken out of keep_words_whole's total).
+    let longest = fs
+        .iter()
+        .flat_map(|f| f.message.split_whitespace())
+        .map(|w| w.chars().count())
+        .chain(["message".len()])
+        .max()
+        .unwrap_or(0);
+    let others = keep_words_whole(&mut t, Some(message)).saturating_sub(longest.min(24) + 2);
+    if others + MIN_MESSAGE + 2 <= width {
         writeln!(w, "{t}")?;
     } else {
         // A narrow terminal: one block per finding, the message wrapped at spaces.
-        let width = usize::from(style.width);
-        for f in fs {
-            let broker = if brokers {
-                format!(" broker {}", broker_label(&f.source, with_cluster))
-            } else {
-                String::new()
-            };
-            let head = format!(
-                "{} {} @{} {}{broker}",
-                f.kind.id(),
-                place(f),
-                opt(f.offset),
-                producer(f)
-            );
-            writeln!(w, "{}", style.heading(&head, Some(sev)))?;
-            writeln!(w, "    {}", wrap(&f.message, width, 4, 4))?;
+        for (f, head) in fs.iter().zip(heads) {
+            writeln!(w, "{}", style.heading(&wrap(&head, width, 0, 4), Some(sev)))?;
+            writeln!(w, "    {}", wrap(&esc(&f.message), width, 4, 4))?;
         }
     }
     Ok(())

@@ -62,7 +62,7 @@ fn two_brokers(root: &Path, cluster: Option<&str>) -> (PathBuf, PathBuf) {
     orders.advance_time(20 * 60_000);
     orders.append(Batch::new(Producer::PLAIN).values(["b"]));
     let mut txn = PartitionBuilder::new("__transaction_state", 1);
-    txn.append(Batch::new(Producer::PLAIN).record(Rec::kv(key("app"), &empty_value(900))));
+    txn.append(Batch::new(Producer::PLAIN).record(Rec::kv(key("app"), empty_value(900))));
     let (b1, b2) = (root.join("b1"), root.join("b2"));
     for (dir, broker, p) in [(&b1, 1, orders), (&b2, 2, txn)] {
         let mut ld = LogDirBuilder::new(broker).partition(p);
