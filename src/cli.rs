@@ -99,6 +99,11 @@ pub struct GroupsArgs {
     pub members: bool,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
+    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
+    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
+    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
+    #[arg(long = "cluster-id", value_name = "ID=PATH")]
+    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
 }
 
 #[derive(Args)]
@@ -128,6 +133,11 @@ pub struct ConsumersArgs {
     pub threads: Option<usize>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
+    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
+    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
+    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
+    #[arg(long = "cluster-id", value_name = "ID=PATH")]
+    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
 }
 
 #[derive(Args)]
@@ -257,8 +267,10 @@ pub struct ScanArgs {
     #[arg(long)]
     pub findings_only: bool,
     /// The tiered storage's remote segments: a directory in Kafka's `LocalTieredStorage`
-    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself).
-    /// Checked against the `__remote_log_metadata` records.
+    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself) or in the
+    /// Aiven plugin's object layout; an object store URL (`s3://bucket/prefix`) with the
+    /// `remote-object-store` feature. Checked against the `__remote_log_metadata` records,
+    /// and replayed before the local segments (the whole history).
     #[arg(long, value_name = "DIR")]
     pub remote_storage: Option<PathBuf>,
     /// Cross-partition join: how far a partition's marker or open data may lie outside a
@@ -318,6 +330,11 @@ pub struct PartitionArgs {
     /// the command line are always followed.
     #[arg(long, short = 'L')]
     pub follow: bool,
+    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
+    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
+    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
+    #[arg(long = "cluster-id", value_name = "ID=PATH")]
+    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -70,6 +70,16 @@ pub(crate) fn cmd_txns_cluster(
     ))
 }
 
+/// Discover `paths` with the `--cluster-id`s given (refused when unusable: exit 2).
+fn discover_given(
+    paths: &[PathBuf],
+    given: &[klogscan::results::GivenClusterId],
+) -> Result<klogscan::discover::layout::Inventory> {
+    let mut opts = ScanOptions::default();
+    opts.cluster_ids = given.to_vec();
+    Ok(request::discover(paths, &opts)?)
+}
+
 /// `groups`: the groups rebuilt from `__consumer_offsets`.
 pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
     use klogscan::partition::groups::{self, GroupType, GroupsOptions, render};
@@ -78,7 +88,7 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
         Some(t) => t,
         None => None,
     };
-    let inv = klogscan::discover::layout::discover(&a.paths);
+    let inv = discover_given(&a.paths, &a.cluster_id)?;
     if !inv.partitions.iter().any(|p| {
         p.tp.as_ref()
             .is_some_and(|tp| tp.topic == "__consumer_offsets")
@@ -120,7 +130,7 @@ pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result
     for w in &inputs.warnings {
         eprintln!("klogscan: {}", klogscan::escape::text(w));
     }
-    let inv = klogscan::discover::layout::discover(&inputs.paths);
+    let inv = discover_given(&inputs.paths, &a.cluster_id)?;
     if !inv.partitions.iter().any(|p| {
         p.tp.as_ref()
             .is_some_and(|tp| tp.topic == "__consumer_offsets")
@@ -355,6 +365,7 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
 /// stderr. Exit 2 when a path could not be read or no partition was found (as `scan`).
 pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
     let opts = partition_options(&a.part);
+    request::check_given_ids(&a.paths, &opts)?;
     let mut partial = a.out.clone().into_os_string();
     partial.push(".partial");
     let partial = PathBuf::from(partial);

@@ -81,6 +81,7 @@ fn partition_options(a: &cli::PartitionArgs) -> ScanOptions {
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
         .with_keep_cluster_txns(false)
         .with_hanging_after_ms(a.hanging_after)
+        .with_cluster_ids(a.cluster_id.clone())
 }
 
 fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
@@ -150,8 +151,8 @@ fn exit_code(nothing_read: bool, max: Option<Severity>, fail_on: FailOn) -> Exit
 type Render = fn(&ScanReport, &Style, &mut dyn Write) -> io::Result<()>;
 type RenderJson = fn(&ScanReport, &mut dyn Write) -> io::Result<()>;
 
-/// How human output looks: colour per `--color` and `NO_COLOR`, borders and width per
-/// whether stdout is a terminal.
+/// How human output looks: colour per `--color` and `NO_COLOR`, borders per whether stdout
+/// is a terminal, width per `COLUMNS`, the terminal, or 140 ([`Style::width_from`]).
 fn style(color: ColorChoice) -> Style {
     let tty = io::stdout().is_terminal();
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -160,11 +161,19 @@ fn style(color: ColorChoice) -> Style {
         ColorChoice::Never => false,
         ColorChoice::Auto => tty && !no_color,
     };
+    let columns = std::env::var("COLUMNS").ok();
+    let terminal = if tty {
+        comfy_table::Table::new().width()
+    } else {
+        None
+    };
+    let width = Style::width_from(columns.as_deref(), terminal);
     if tty {
-        Style::terminal(color, comfy_table::Table::new().width())
+        Style::terminal(color, Some(width))
     } else {
         Style {
             color,
+            width,
             ..Style::default()
         }
     }

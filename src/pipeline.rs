@@ -135,12 +135,13 @@ pub fn scan_streaming(
     opts: &ScanOptions,
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
-    let inv = layout::discover_with(
+    let mut inv = layout::discover_with(
         paths,
         layout::DiscoverOptions {
             follow_symlinks: opts.follow_symlinks,
         },
     );
+    crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
     let mut report = analyse_streaming(&inv, opts, on_partition);
     report.inputs = paths.iter().map(|p| p.display().to_string()).collect();
     report

@@ -66,12 +66,13 @@ pub fn collect(
     opts: &ScanOptions,
     out: impl Write + Send + 'static,
 ) -> io::Result<CollectSummary> {
-    let inv = layout::discover_with(
+    let mut inv = layout::discover_with(
         paths,
         layout::DiscoverOptions {
             follow_symlinks: opts.follow_symlinks,
         },
     );
+    crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
     let ids = Identities::load(&inv);
     let inputs = paths.iter().map(|p| p.display().to_string()).collect();
     let mut w = FrameWriter::new(Counted {
@@ -140,6 +141,7 @@ fn header(inputs: Vec<String>, inv: &Inventory, ids: &Identities, opts: &ScanOpt
                     path: ld.path.display().to_string(),
                     cluster_id: id.cluster_id,
                     node_id: id.broker_id,
+                    cluster_id_given: ids.cluster_id_given(&ld.path),
                 }
             })
             .collect(),

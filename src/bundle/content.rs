@@ -38,6 +38,10 @@ pub struct LogDirIdentity {
     pub path: String,
     pub cluster_id: Option<String>,
     pub node_id: Option<i32>,
+    /// True when `cluster_id` was given to `collect` (`--cluster-id ID=PATH`) for a log
+    /// dir whose `meta.properties` names no cluster; absent (false) when it was read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cluster_id_given: bool,
 }
 
 /// The scan options that shape the per-partition results: bundles collected with

@@ -4,7 +4,8 @@
 //! * [`Identities::load`] reads each log dir's `meta.properties` once: `cluster.id`, and the
 //!   node id (`node.id` in v1 files, `broker.id` in v0 files, as the broker's
 //!   `MetaProperties` reads them). A log dir without a readable `meta.properties` has an
-//!   unknown cluster and broker.
+//!   unknown cluster and broker, unless `--cluster-id ID=PATH` names its cluster
+//!   ([`given`]: it fills a missing `cluster.id`, never replaces one).
 //! * [`copy_kind`] maps the directory name's suffix to a [`CopyKind`]: `topic-N` is the
 //!   live copy; `.<uuid>-future` (an inter-log-dir move in progress, KIP-113),
 //!   `.<uuid>-delete` (scheduled for deletion) and `.<uuid>-stray` (KIP-858) are not
@@ -24,6 +25,9 @@ use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;
+
+pub mod given;
+pub use given::{GivenClusterId, GivenClusterIdError, apply_given, check_given};
 
 /// The copy kind a partition directory's name gives (`None`: an unnamed directory or a
 /// plain `topic-N`, both treated as live).
@@ -47,6 +51,10 @@ pub struct LogDirIdentity {
 #[derive(Debug, Clone, Default)]
 pub struct Identities {
     by_log_dir: HashMap<PathBuf, LogDirIdentity>,
+    /// Cluster ids given for directories without one (`Inventory::given_cluster_ids`).
+    given: std::collections::BTreeMap<PathBuf, String>,
+    /// The log dirs whose `cluster.id` came from `given`.
+    filled: std::collections::HashSet<PathBuf>,
 }
 
 /// Read one `meta.properties` (`None` when absent, unreadable or invalid: the broker would
@@ -88,7 +96,7 @@ impl Identities {
                     (ld.path.clone(), id)
                 })
                 .collect();
-            return Identities { by_log_dir };
+            return Identities::with_given(by_log_dir, inv);
         }
         let by_log_dir = inv
             .log_dirs
@@ -102,7 +110,30 @@ impl Identities {
                 (ld.path.clone(), id)
             })
             .collect();
-        Identities { by_log_dir }
+        Identities::with_given(by_log_dir, inv)
+    }
+
+    /// `by_log_dir` with the given ids of `inv` filling the missing `cluster.id`s.
+    fn with_given(mut by_log_dir: HashMap<PathBuf, LogDirIdentity>, inv: &Inventory) -> Self {
+        let given = inv.given_cluster_ids.clone();
+        let mut filled = std::collections::HashSet::new();
+        for (path, id) in &mut by_log_dir {
+            if id.cluster_id.is_none() && given.contains_key(path) {
+                id.cluster_id = given.get(path).cloned();
+                filled.insert(path.clone());
+            }
+        }
+        Identities {
+            by_log_dir,
+            given,
+            filled,
+        }
+    }
+
+    /// Whether the `cluster.id` of the log dir at `path` was given (`--cluster-id`) rather
+    /// than read from its `meta.properties`.
+    pub fn cluster_id_given(&self, path: &std::path::Path) -> bool {
+        self.filled.contains(path)
     }
 
     /// The identity of a log dir (default: unknown).
@@ -116,7 +147,7 @@ impl Identities {
     pub fn source(&self, p: &PartitionDir) -> Source {
         let id = self.log_dir(p.log_dir.as_deref());
         Source {
-            cluster_id: id.cluster_id,
+            cluster_id: id.cluster_id.or_else(|| self.given.get(&p.path).cloned()),
             broker_id: id.broker_id,
             log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
             path: Some(p.path.display().to_string()),

@@ -156,6 +156,10 @@ pub struct Inventory {
     /// other machines: what the bundles recorded of the files the cluster stage reads.
     /// Its readers take it instead of the files; `None` for a discovered inventory.
     pub recorded: Option<std::sync::Arc<Recorded>>,
+    /// Cluster ids given for directories whose `meta.properties` is missing
+    /// (`--cluster-id ID=PATH`), by log dir path and partition directory path
+    /// (`crate::discover::identity::apply_given`); empty when none was given.
+    pub given_cluster_ids: std::collections::BTreeMap<PathBuf, String>,
 }
 
 /// What evidence bundles recorded of the small files the cluster stage reads, keyed by

@@ -87,6 +87,10 @@ pub struct ScanOptions {
     /// With `collect_timelines`: producers that get a lane of their own in every
     /// timeline, however many producers share the partition (`--producer-id`).
     pub timeline_producers: Vec<i64>,
+    /// `--cluster-id ID=PATH`: the cluster of directories copied without
+    /// `meta.properties` ([`crate::discover::identity::given`]), applied to the inventory
+    /// after discovery.
+    pub cluster_ids: Vec<crate::discover::identity::GivenClusterId>,
     /// `--coordinator-tolerance`: how far (ms) a partition's marker or open data may lie
     /// outside a coordinator transaction's window and still be that transaction's, in the
     /// cross-partition join (`cluster::txns::TxnOptions::coordinator_tolerance_ms`).
@@ -227,6 +231,28 @@ impl ScanOptions {
         self.remote_storage = root.into();
         self
     }
+    /// The cluster of directories copied without `meta.properties`
+    /// ([`Self::cluster_ids`], `--cluster-id ID=PATH`).
+    #[must_use]
+    pub fn with_cluster_ids(
+        mut self,
+        ids: impl IntoIterator<Item = crate::discover::identity::GivenClusterId>,
+    ) -> Self {
+        self.cluster_ids = ids.into_iter().collect();
+        self
+    }
+    /// Collect each partition's timeline during its walk ([`Self::collect_timelines`]).
+    #[must_use]
+    pub fn with_collect_timelines(mut self, on: bool) -> Self {
+        self.collect_timelines = on;
+        self
+    }
+    /// Producers with a lane of their own in every timeline ([`Self::timeline_producers`]).
+    #[must_use]
+    pub fn with_timeline_producers(mut self, ids: impl IntoIterator<Item = i64>) -> Self {
+        self.timeline_producers = ids.into_iter().collect();
+        self
+    }
 
     /// Whether the walk of a partition keeps its batch keys (see
     /// [`Self::copied_partitions`]).
@@ -308,6 +334,7 @@ impl Default for ScanOptions {
             remote_storage: None,
             collect_timelines: false,
             timeline_producers: Vec::new(),
+            cluster_ids: Vec::new(),
             coordinator_tolerance_ms: DEFAULT_COORDINATOR_TOLERANCE_MS,
             marker_delay_ms: DEFAULT_MARKER_DELAY_MS,
         }

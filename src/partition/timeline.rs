@@ -13,13 +13,16 @@
 //! for the whole partition, and at most `max_lane_spans`/`max_lane_markers` in one lane.
 //! When a bound is reached, the fullest lane is halved: neighbouring spans are merged
 //! pairwise (a merged span counts its runs, its committed and aborted transactions, and
-//! shows the kind most of them had), and every other marker is dropped (the lane then
-//! keeps one marker in 2, 4, … as they come). The picture stays an even summary of the
-//! whole log rather than its first part; [`Timeline::reduced`] says it was summarised.
+//! shows the kind most of them had), and every other marker is dropped; from then on the
+//! lane's new runs gather 2, 4, … to a span and it keeps one marker in 2, 4, … as they
+//! come, so a halving happens only once the lane has doubled (its cost spread thin) and
+//! the picture stays an even summary of the whole log rather than its first part.
+//! [`Timeline::reduced`] says it was summarised.
 //! With the default limits a partition's timeline holds at most 1 024 spans of 64 bytes
 //! and 512 markers of 24 bytes (≈ 80 KiB), whatever the number of batches.
 
 use crate::partition::event::BatchEvent;
+use crate::partition::state::pidhash::PidBuildHasher;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -197,6 +200,10 @@ struct LaneState {
     /// Markers seen; one in `stride` is kept.
     seen: u64,
     stride: u64,
+    /// Runs a span gathers once the lane was halved (1 before): a new run joins the last
+    /// span until it holds that many, so the lane fills again only after as many runs as
+    /// it already holds (the halving's cost spread thin), and stays even.
+    span_stride: u32,
 }
 
 /// Builds a partition's [`Timeline`] from its batches, in offset order.
@@ -207,8 +214,9 @@ pub(crate) struct Collector {
     wanted: Vec<i64>,
     lanes: Vec<Lane>,
     state: Vec<LaneState>,
-    /// Producers with their own lane → lane.
-    index: HashMap<i64, usize>,
+    /// Producers with their own lane → lane (looked up once per batch: the replay's fast,
+    /// seeded producer-id hash, not SipHash).
+    index: HashMap<i64, usize, PidBuildHasher>,
     shared: Option<usize>,
     /// Lanes given to producers not asked for (the shared lane excluded).
     ordinary: usize,
@@ -231,7 +239,7 @@ impl Collector {
             wanted,
             lanes: Vec::new(),
             state: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             shared: None,
             ordinary: 0,
             wanted_lanes: 0,
@@ -251,6 +259,7 @@ impl Collector {
         });
         self.state.push(LaneState {
             stride: 1,
+            span_stride: 1,
             ..LaneState::default()
         });
         self.lanes.len() - 1
@@ -314,7 +323,9 @@ impl Collector {
         }
         self.spans -= before - out.len();
         self.lanes[target].spans = out;
-        self.state[target].open = new_open;
+        let st = &mut self.state[target];
+        st.open = new_open;
+        st.span_stride = st.span_stride.saturating_mul(2);
         self.reduced = true;
     }
 
@@ -364,6 +375,16 @@ impl Collector {
                 return n - 1;
             }
         }
+        let stride = self.state[lane].span_stride;
+        if s.kind != SpanKind::Open
+            && n > 0
+            && Some(n - 1) != open
+            && spans[n - 1].runs < stride
+            && let Some(prev) = spans.pop()
+        {
+            spans.push(prev.merged(s));
+            return n - 1;
+        }
         if self.full_spans(lane) {
             let before = self.spans;
             self.compact_spans(lane);
@@ -381,6 +402,23 @@ impl Collector {
         self.lanes[lane].spans.push(s);
         self.spans += 1;
         self.lanes[lane].spans.len() - 1
+    }
+
+    /// A transaction just closed at span `i`: in a halved lane it joins the span before
+    /// it while that one holds fewer runs than the lane's stride.
+    fn settle(&mut self, lane: usize, i: usize) {
+        let stride = self.state[lane].span_stride;
+        let spans = &mut self.lanes[lane].spans;
+        if stride > 1
+            && i > 0
+            && i + 1 == spans.len()
+            && spans[i - 1].runs < stride
+            && let Some(s) = spans.pop()
+            && let Some(prev) = spans.pop()
+        {
+            spans.push(prev.merged(s));
+            self.spans -= 1;
+        }
     }
 
     fn marker(&mut self, lane: usize, m: Marker) {
@@ -434,6 +472,7 @@ impl Collector {
                     s.aborted = 1;
                 }
                 s.last = s.last.max(ev.base_offset);
+                self.settle(lane, i);
             }
             return;
         }

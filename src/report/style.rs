@@ -50,6 +50,17 @@ impl Style {
         }
     }
 
+    /// The width of human output: `COLUMNS` when set to a number of at least
+    /// 40 (on a terminal or not, as `ls` and `git` read it), else the terminal's width
+    /// (`terminal`: `None` when stdout is no terminal), else [`DEFAULT_WIDTH`] (files,
+    /// pipes, a terminal reporting 0 or a tiny width).
+    pub fn width_from(columns: Option<&str>, terminal: Option<u16>) -> u16 {
+        columns
+            .and_then(|c| c.trim().parse::<u16>().ok())
+            .filter(|&c| c >= MIN_WIDTH)
+            .unwrap_or_else(|| sane_width(terminal))
+    }
+
     /// A table with this style's borders and width, with `header`.
     pub fn table(&self, header: &[&str]) -> Table {
         let mut t = Table::new();
@@ -218,6 +229,17 @@ mod tests {
         );
         assert!(text.contains("a-rather-long-topic-name-17"), "{text}");
         assert!(text.is_ascii() || s.unicode);
+    }
+
+    #[test]
+    fn columns_then_terminal_then_the_default() {
+        assert_eq!(Style::width_from(Some("80"), Some(200)), 80);
+        assert_eq!(Style::width_from(Some(" 200 "), None), 200);
+        assert_eq!(Style::width_from(Some("12"), Some(100)), 100);
+        assert_eq!(Style::width_from(Some("wide"), None), DEFAULT_WIDTH);
+        assert_eq!(Style::width_from(None, Some(90)), 90);
+        assert_eq!(Style::width_from(None, Some(0)), DEFAULT_WIDTH);
+        assert_eq!(Style::width_from(None, None), DEFAULT_WIDTH);
     }
 
     #[test]

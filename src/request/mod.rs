@@ -123,6 +123,10 @@ pub enum RequestError {
         id: String,
         read: std::collections::BTreeSet<i32>,
     },
+    /// A `--cluster-id` that cannot be used (a conflict with a `meta.properties`, a path
+    /// that is not an input directory).
+    #[error(transparent)]
+    ClusterId(#[from] crate::discover::identity::GivenClusterIdError),
 }
 
 /// One partition of a streamed run ([`run_streaming`]), as the finished report will show it:
@@ -169,6 +173,7 @@ type Sink<'a> = (
 
 fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestError> {
     let inputs = archive::prepare(&req.inputs, &req.archive_limits)?;
+    check_cluster_ids(req, &inputs)?;
     let mut opts = req.options.clone();
     if !req.filter.producer_ids.is_empty() || !req.transactional_ids.is_empty() {
         // A producer filter shows the partitions where the producer appears.
@@ -262,6 +267,49 @@ fn stream_partition(
     }
 }
 
+/// Refuse the request's `--cluster-id`s that cannot be used, before anything is read
+/// (bundles carry the ids their `collect` resolved: none is given to a merge).
+fn check_cluster_ids(req: &Request, inputs: &Prepared) -> Result<(), RequestError> {
+    let given = &req.options.cluster_ids;
+    if req.bundles && !given.is_empty() {
+        return Err(crate::discover::identity::GivenClusterIdError::Unusable {
+            id: given[0].cluster_id.clone(),
+            path: given[0].path.clone(),
+            why: "not a merge option: give it to `klogscan collect` (the bundle records the id)"
+                .into(),
+        }
+        .into());
+    }
+    check_given_ids(&inputs.paths, &req.options)
+}
+
+/// Refuse `opts.cluster_ids` (`--cluster-id ID=PATH`) that cannot be used over `paths`: a
+/// path that is not an input directory (nor under or above one), a path given two ids, a
+/// `meta.properties` under a path that names another cluster.
+pub fn check_given_ids(paths: &[PathBuf], opts: &ScanOptions) -> Result<(), RequestError> {
+    crate::discover::identity::check_given(&opts.cluster_ids, paths, opts.follow_symlinks)?;
+    Ok(())
+}
+
+/// Discover `paths` as every command does ([`crate::discover::layout::discover_with`]),
+/// with the cluster ids of `opts.cluster_ids` checked ([`check_given_ids`]) and filling
+/// the log dirs that have no `meta.properties`.
+pub fn discover(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+) -> Result<crate::discover::layout::Inventory, RequestError> {
+    use crate::discover::layout;
+    check_given_ids(paths, opts)?;
+    let mut inv = layout::discover_with(
+        paths,
+        layout::DiscoverOptions {
+            follow_symlinks: opts.follow_symlinks,
+        },
+    );
+    crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
+    Ok(inv)
+}
+
 /// The request's filter with `--transactional-id` resolved through the coordinator's log:
 /// the inputs' `__transaction_state` directories, or the records `bundles` carry of them.
 fn resolved_filter(
@@ -277,7 +325,11 @@ fn resolved_filter(
     use crate::cluster::coordinator::CoordinatorView;
     let view = match bundles {
         Some(b) => crate::bundle::coordinator_view(b),
-        None => CoordinatorView::load(&crate::discover::layout::discover(&inputs.paths), opts),
+        None => {
+            let mut inv = crate::discover::layout::discover(&inputs.paths);
+            crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
+            CoordinatorView::load(&inv, opts)
+        }
     };
     if view.is_empty() {
         return Err(RequestError::NoCoordinatorLog);
@@ -313,6 +365,7 @@ pub fn verify(
     broker_version: Option<crate::verify::BrokerVersion>,
 ) -> Result<VerifyAnswer, RequestError> {
     let inputs = archive::prepare(&req.inputs, &req.archive_limits)?;
+    check_cluster_ids(req, &inputs)?;
     let flt = resolved_filter(req, &inputs, &req.options, None)?;
     let opts = VerifyOptions {
         scan: req.options.clone(),

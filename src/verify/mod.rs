@@ -173,12 +173,14 @@ pub fn verify_partition(
 /// not the named segment's. Each widened directory is listed in [`VerifyReport::notes`].
 pub fn verify(paths: &[PathBuf], opts: &VerifyOptions) -> VerifyReport {
     let discover = |paths: &[PathBuf]| {
-        layout::discover_with(
+        let mut inv = layout::discover_with(
             paths,
             layout::DiscoverOptions {
                 follow_symlinks: opts.scan.follow_symlinks,
             },
-        )
+        );
+        crate::discover::identity::apply_given(&mut inv, &opts.scan.cluster_ids);
+        inv
     };
     let mut inv = discover(paths);
     let mut notes = Vec::new();

@@ -282,16 +282,13 @@ fn the_timeline_of_a_partition_of_many_batches_is_bounded() {
 /// The timeline is collected by the scan's walk, is absent unless asked for, and travels
 /// with the partition's results (what a bundle carries).
 #[test]
-// `ScanOptions` is built by field assignment, as its `non_exhaustive` form requires.
-#[allow(clippy::field_reassign_with_default)]
 fn the_timeline_travels_in_the_partition_results() {
     let d = tempfile::tempdir().unwrap();
     three_partitions(d.path());
     let root = vec![d.path().to_path_buf()];
     let r = klogscan::pipeline::scan(&root, &ScanOptions::default());
     assert!(r.partitions.iter().all(|p| p.timeline.is_none()));
-    let mut o = ScanOptions::default();
-    o.collect_timelines = true;
+    let o = ScanOptions::default().with_collect_timelines(true);
     let r = klogscan::pipeline::scan(&root, &o);
     assert!(r.partitions.iter().all(|p| p.timeline.is_some()));
     let results = r.partition_results();

@@ -12,6 +12,7 @@ mod bundle_shared_paths;
 mod checkpoints;
 mod cli;
 mod cli_archive;
+mod cli_cluster_id;
 mod cli_conventions;
 mod cli_dump_archive;
 mod cli_empty;

@@ -354,8 +354,6 @@ fn remote_segment_epochs_differ_from_its_metadata() {
 /// The HTML report draws a tiered partition's remote segments and local log under the
 /// offset axis, and says where its history lives.
 #[test]
-// `ScanOptions` is built by field assignment, as its `non_exhaustive` form requires.
-#[allow(clippy::field_reassign_with_default)]
 fn html_timeline_shows_remote_and_local_ranges() {
     let d = tempfile::tempdir().unwrap();
     let mut t = rolled();
@@ -363,8 +361,7 @@ fn html_timeline_shows_remote_and_local_ranges() {
     t.local_from(3);
     let m = write(t, d.path());
     let root = m.log_dir.parent().unwrap().to_path_buf();
-    let mut o = ScanOptions::default();
-    o.collect_timelines = true;
+    let o = ScanOptions::default().with_collect_timelines(true);
     let r = klogscan::pipeline::scan(&[root], &o);
     let tl: Vec<_> = r.partitions.iter().map(|p| p.timeline.clone()).collect();
     let mut out = Vec::new();

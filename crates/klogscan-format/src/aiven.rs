@@ -58,22 +58,53 @@ pub struct Chunk {
     pub transformed_size: u32,
 }
 
+/// The transformed chunk sizes of a chunk index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transformed {
+    /// `FixedSizeChunkIndex`: every chunk `size` bytes, the last `last` (never materialized:
+    /// a chunk size of 1 byte is allowed).
+    Fixed { size: u32, last: u32, count: usize },
+    /// `VariableSizeChunkIndex`: each chunk's size (bounded by the encoded list's
+    /// [`MAX_CHUNK_SIZES_BYTES`]).
+    Variable(Vec<u32>),
+}
+
 /// `FixedSizeChunkIndex` / `VariableSizeChunkIndex`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkIndex {
     pub original_chunk_size: u32,
     pub original_file_size: u32,
-    /// The transformed size of each chunk.
-    pub transformed: Vec<u32>,
+    pub transformed: Transformed,
 }
 
 impl ChunkIndex {
-    /// `AbstractChunkIndex.materializeChunks`: every chunk with its positions.
-    pub fn chunks(&self) -> Vec<Chunk> {
-        let count = self.transformed.len();
-        let mut out = Vec::with_capacity(count);
+    /// The number of chunks.
+    pub fn count(&self) -> usize {
+        match &self.transformed {
+            Transformed::Fixed { count, .. } => *count,
+            Transformed::Variable(v) => v.len(),
+        }
+    }
+
+    fn transformed_at(&self, i: usize) -> u32 {
+        match &self.transformed {
+            Transformed::Fixed { size, last, count } => {
+                if i + 1 == *count {
+                    *last
+                } else {
+                    *size
+                }
+            }
+            Transformed::Variable(v) => v[i],
+        }
+    }
+
+    /// `AbstractChunkIndex.materializeChunks`, one chunk at a time: every chunk with its
+    /// positions.
+    pub fn chunks(&self) -> impl Iterator<Item = Chunk> + '_ {
+        let count = self.count();
         let (mut orig, mut trans) = (0u64, 0u64);
-        for (i, &t) in self.transformed.iter().enumerate() {
+        (0..count).map(move |i| {
             let size = if i + 1 == count {
                 (self.original_file_size as u64)
                     .saturating_sub((count as u64 - 1) * self.original_chunk_size as u64)
@@ -81,22 +112,29 @@ impl ChunkIndex {
             } else {
                 self.original_chunk_size
             };
-            out.push(Chunk {
+            let t = self.transformed_at(i);
+            let c = Chunk {
                 id: i,
                 original_position: orig,
                 original_size: size,
                 transformed_position: trans,
                 transformed_size: t,
-            });
+            };
             orig += size as u64;
             trans += t as u64;
-        }
-        out
+            c
+        })
     }
 
     /// The transformed object's size the index describes.
     pub fn transformed_size(&self) -> u64 {
-        self.transformed.iter().map(|&t| t as u64).sum()
+        match &self.transformed {
+            Transformed::Fixed { size, last, count } => {
+                (*count as u64).saturating_sub(1) * *size as u64
+                    + if *count > 0 { *last as u64 } else { 0 }
+            }
+            Transformed::Variable(v) => v.iter().map(|&t| t as u64).sum(),
+        }
     }
 }
 
@@ -142,29 +180,29 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<SegmentManifest, AivenError> {
         Some("fixed") => {
             let size = int_field(ci, "transformedChunkSize")?;
             let last = int_field(ci, "finalTransformedChunkSize")?;
-            let n = chunk_count(original_chunk_size, original_file_size);
-            let mut t = vec![size; n];
-            if let Some(l) = t.last_mut() {
-                *l = last;
+            Transformed::Fixed {
+                size,
+                last,
+                count: chunk_count(original_chunk_size, original_file_size),
             }
-            t
         }
         Some("variable") => {
             let text = ci
                 .get("transformedChunks")
                 .and_then(Value::as_str)
                 .ok_or(AivenError("missing transformedChunks".into()))?;
-            decode_transformed_chunks(text)?
+            let v = decode_transformed_chunks(text)?;
+            if v.len() != chunk_count(original_chunk_size, original_file_size) {
+                return err(format!(
+                    "{} transformed chunk sizes for {} chunks",
+                    v.len(),
+                    chunk_count(original_chunk_size, original_file_size)
+                ));
+            }
+            Transformed::Variable(v)
         }
         other => return err(format!("unknown chunk index type {other:?}")),
     };
-    if transformed.len() != chunk_count(original_chunk_size, original_file_size) {
-        return err(format!(
-            "{} transformed chunk sizes for {} chunks",
-            transformed.len(),
-            chunk_count(original_chunk_size, original_file_size)
-        ));
-    }
     let compression = v
         .get("compression")
         .and_then(Value::as_bool)
@@ -249,14 +287,15 @@ pub struct CustomMetadata {
     pub object_key: Option<String>,
 }
 
-fn uvarint(b: &[u8], at: &mut usize) -> Result<u64, AivenError> {
+/// An unsigned varint of at most `bits` bits (35: a varint, 70: a varlong).
+fn unsigned(b: &[u8], at: &mut usize, bits: u32) -> Result<u64, AivenError> {
     let mut v = 0u64;
-    for shift in (0..35).step_by(7) {
+    for shift in (0..bits).step_by(7) {
         let x = *b
             .get(*at)
             .ok_or(AivenError("custom metadata ends inside a varint".into()))?;
         *at += 1;
-        v |= ((x & 0x7f) as u64) << shift;
+        v |= ((x & 0x7f) as u64).checked_shl(shift).unwrap_or(0);
         if x & 0x80 == 0 {
             return Ok(v);
         }
@@ -264,19 +303,8 @@ fn uvarint(b: &[u8], at: &mut usize) -> Result<u64, AivenError> {
     err("custom metadata: varint too long")
 }
 
-fn uvarlong(b: &[u8], at: &mut usize) -> Result<u64, AivenError> {
-    let mut v = 0u64;
-    for shift in (0..70).step_by(7) {
-        let x = *b
-            .get(*at)
-            .ok_or(AivenError("custom metadata ends inside a varlong".into()))?;
-        *at += 1;
-        v |= ((x & 0x7f) as u64) << shift;
-        if x & 0x80 == 0 {
-            return Ok(v);
-        }
-    }
-    err("custom metadata: varlong too long")
+fn uvarint(b: &[u8], at: &mut usize) -> Result<u64, AivenError> {
+    unsigned(b, at, 35)
 }
 
 /// Read the custom metadata bytes of a segment written by the plugin (empty: no field).
@@ -314,7 +342,7 @@ pub fn parse_custom_metadata(b: &[u8]) -> Result<CustomMetadata, AivenError> {
         match tag {
             0 => {
                 let mut p = 0usize;
-                let z = uvarlong(field, &mut p)?;
+                let z = unsigned(field, &mut p, 70)?;
                 out.remote_size = Some((z >> 1) as i64 ^ -((z & 1) as i64));
             }
             1 => out.object_prefix = Some(string()?),
@@ -388,8 +416,9 @@ mod tests {
         )
         .unwrap();
         assert!(!m.encrypted && !m.compression);
-        let c = m.chunk_index.chunks();
+        let c: Vec<Chunk> = m.chunk_index.chunks().collect();
         assert_eq!(c.len(), 3);
+        assert_eq!(m.chunk_index.transformed_size(), 25);
         assert_eq!((c[2].original_position, c[2].original_size), (20, 5));
         assert_eq!((c[2].transformed_position, c[2].transformed_size), (20, 5));
         assert!(parse_manifest(br#"{"version":"2"}"#).is_err());

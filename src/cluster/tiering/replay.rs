@@ -132,6 +132,26 @@ fn epochs(m: &remote_log::SegmentMetadata<'_>) -> Vec<(i32, i64)> {
     map.into_iter().collect()
 }
 
+/// A segment as record `m` (at `at`, in `state`) describes it, with that one event.
+fn segment_of(at: EventAt, m: &remote_log::SegmentMetadata<'_>, state: SegmentState) -> RemoteSegment {
+    RemoteSegment {
+        id: m.segment.id,
+        start_offset: m.start_offset,
+        end_offset: m.end_offset,
+        leader_epochs: epochs(m),
+        segment_size_in_bytes: m.segment_size_in_bytes,
+        max_timestamp_ms: m.max_timestamp_ms,
+        custom_metadata: m.custom_metadata.map(<[u8]>::to_vec),
+        state,
+        history: vec![StateEvent {
+            state,
+            at,
+            broker_id: m.broker_id,
+            event_timestamp_ms: m.event_timestamp_ms,
+        }],
+    }
+}
+
 fn id_text(id: &[u8; 16]) -> String {
     crate::read::format::checkpoint::encode_uuid(id)
 }
@@ -227,23 +247,8 @@ impl PartitionLog {
             ));
             return;
         }
-        let event = StateEvent {
-            state,
-            at,
-            broker_id: m.broker_id,
-            event_timestamp_ms: m.event_timestamp_ms,
-        };
-        let seg = RemoteSegment {
-            id: m.segment.id,
-            start_offset: m.start_offset,
-            end_offset: m.end_offset,
-            leader_epochs: epochs(m),
-            segment_size_in_bytes: m.segment_size_in_bytes,
-            max_timestamp_ms: m.max_timestamp_ms,
-            custom_metadata: m.custom_metadata.map(<[u8]>::to_vec),
-            state,
-            history: vec![event],
-        };
+        let seg = segment_of(at, m, state);
+        let event = seg.history[0];
         match existing {
             Some(i) => {
                 let mut history = std::mem::take(&mut self.segments[i].history);
@@ -316,24 +321,8 @@ impl PartitionLog {
         let Some(state) = SegmentState::from_id(m.state) else {
             return;
         };
-        let event = StateEvent {
-            state,
-            at,
-            broker_id: m.broker_id,
-            event_timestamp_ms: m.event_timestamp_ms,
-        };
         self.index.insert(m.segment.id, self.segments.len());
-        self.segments.push(RemoteSegment {
-            id: m.segment.id,
-            start_offset: m.start_offset,
-            end_offset: m.end_offset,
-            leader_epochs: epochs(m),
-            segment_size_in_bytes: m.segment_size_in_bytes,
-            max_timestamp_ms: m.max_timestamp_ms,
-            custom_metadata: m.custom_metadata.map(<[u8]>::to_vec),
-            state,
-            history: vec![event],
-        });
+        self.segments.push(segment_of(at, m, state));
         self.last_event = Some(self.last_event.map_or(at, |l| l.max(at)));
     }
 

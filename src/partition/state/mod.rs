@@ -19,7 +19,7 @@ mod entry;
 mod marker;
 mod opentxns;
 mod partition_rules;
-mod pidhash;
+pub(crate) mod pidhash;
 mod table;
 pub(crate) mod text;
 pub(crate) use text::abort_command;

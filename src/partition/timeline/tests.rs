@@ -6,12 +6,10 @@ use crate::testkit::{Batch, PartitionBuilder, Producer};
 use std::path::Path;
 
 /// The timeline the scan's walk collects for the one partition under `dir`.
-// Options are built by field assignment, as code outside the crate must.
-#[allow(clippy::field_reassign_with_default)]
 fn scanned(dir: &Path, wanted: &[i64]) -> Option<Timeline> {
-    let mut o = ScanOptions::default();
-    o.collect_timelines = true;
-    o.timeline_producers = wanted.to_vec();
+    let o = ScanOptions::default()
+        .with_collect_timelines(true)
+        .with_timeline_producers(wanted.iter().copied());
     let inv = crate::discover::layout::discover(&[dir.to_path_buf()]);
     let mut stage = scan_inventory(&inv, &o);
     assert_eq!(stage.partitions.len(), 1);
