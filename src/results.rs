@@ -8,8 +8,6 @@ pub use crate::partition::results::*;
 // The types the report structs hold, re-exported so that a user can name them (they are
 // defined in internal modules).
 pub use crate::discover::identity::NonLiveCounts;
-pub use crate::partition::causes::DamagedBatch;
-pub use crate::partition::recovery::{RecoverWalk, SegmentPlan, SegmentWalk};
 pub use crate::partition::state::txnrec::{TxnEnd, TxnRecord};
 pub use crate::partition::state::{
     AbortedTxn, LastEvent, OpenTxn, ProducerState, ReplayOptions, ReplayOutcome, TxnStats,

@@ -165,13 +165,13 @@ fn finish<W: Write>(
     let findings = std::mem::take(&mut report.findings);
     let mut covered = vec![false; findings.len()];
     for mut p in std::mem::take(&mut report.partitions) {
-        let range = p.finding_range.clone();
+        let range = p.carried.finding_range.clone();
         for c in covered.get_mut(range.clone()).into_iter().flatten() {
             *c = true;
         }
-        let mut outcome = std::mem::take(&mut p.outcome);
+        let mut outcome = std::mem::take(&mut p.carried.outcome);
         let txns = std::mem::take(&mut outcome.txns);
-        let cluster_inputs = std::mem::take(&mut p.cluster_inputs);
+        let cluster_inputs = std::mem::take(&mut p.carried.cluster_inputs);
         let fingerprints = written.contains(&p.path);
         let frame = PartitionFrame {
             result: PartitionResult {

@@ -379,8 +379,8 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
     // Each frame's versions were checked as it was read.
     let mut report = ScanReport::from_partition_results(results).unwrap_or_default();
     for (p, mut outcome) in report.partitions.iter_mut().zip(outcomes) {
-        outcome.txns = std::mem::take(&mut p.outcome.txns);
-        p.outcome = outcome;
+        outcome.txns = std::mem::take(&mut p.carried.outcome.txns);
+        p.carried.outcome = outcome;
     }
     // The scan lists the unreadable paths' findings first, then the others of no
     // partition (each bundle's in its own order).

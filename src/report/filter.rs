@@ -129,7 +129,8 @@ impl Filter {
     pub fn partition_shown(&self, p: &PartitionReport, findings: &[Finding]) -> bool {
         self.partition_matches(&p.topic, p.partition)
             && (self.producer_ids.is_empty()
-                || p.outcome
+                || p.carried
+                    .outcome
                     .producers
                     .iter()
                     .any(|s| self.producer_ids.contains(&s.producer_id))
@@ -151,7 +152,7 @@ impl Filter {
         let mut kept = Vec::new();
         let mut findings = Vec::new();
         for mut p in std::mem::take(&mut report.partitions) {
-            let range = p.finding_range.clone();
+            let range = p.carried.finding_range.clone();
             let mine = old.get(range.clone()).unwrap_or(&[]);
             for c in covered.get_mut(range).into_iter().flatten() {
                 *c = true;
@@ -161,13 +162,13 @@ impl Filter {
             }
             let start = findings.len();
             findings.extend(mine.iter().filter(|f| self.finding_matches(f)).cloned());
-            p.finding_range = start..findings.len();
-            p.outcome.producers.retain(|s| {
+            p.carried.finding_range = start..findings.len();
+            p.carried.outcome.producers.retain(|s| {
                 self.producer_matches(Some(s.producer_id))
                     && self.time_matches(Some(s.last_timestamp))
                     && self.offset_matches(Some(s.last_offset))
             });
-            p.outcome.open.retain(|o| {
+            p.carried.outcome.open.retain(|o| {
                 self.producer_matches(Some(o.producer_id))
                     && self.time_matches(Some(o.last_timestamp))
                     && self.offset_matches(Some(o.first_offset))

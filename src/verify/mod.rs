@@ -288,7 +288,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
                 );
                 // The cross-checks' findings carry the partition's identity too.
                 crate::discover::identity::apply_source(&r.source, &mut findings);
-                r.index_verdicts = Vec::new();
+                r.carried.index_verdicts = Vec::new();
                 findings.sort_by_key(|f| {
                     (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
                 });

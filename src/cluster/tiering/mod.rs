@@ -54,10 +54,10 @@ pub fn replay_inventory(
     let mut chosen = BTreeMap::new();
     for (n, (_, i, p)) in best {
         chosen.insert(n, i);
-        let walked = i.and_then(|i| report.partitions[i].cluster_inputs.remote_log.as_ref());
+        let walked = i.and_then(|i| report.partitions[i].carried.cluster_inputs.remote_log.as_ref());
         let own;
         let (items, inputs) = match walked {
-            Some(items) => (items, &report.partitions[i.unwrap_or(0)].cluster_inputs),
+            Some(items) => (items, &report.partitions[i.unwrap_or(0)].carried.cluster_inputs),
             None => {
                 own = crate::partition::walked::collect_dir(
                     p,

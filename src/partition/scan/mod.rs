@@ -145,7 +145,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
         ..Default::default()
     };
     for (mut r, replay, mut findings) in scanned {
-        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
+        let key = reference_key(inv, r.carried.log_dir.as_deref(), &r.path);
         let (ref_time, ref_source) = match opts.now_ms {
             Some(now) => (now, RefSource::Given),
             None => newest
@@ -156,7 +156,7 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
                 }),
         };
         let outcome = replay.finish(ref_time, &mut findings);
-        crate::partition::causes::link_damage(&mut findings, &r.damaged);
+        crate::partition::causes::link_damage(&mut findings, &r.carried.damaged);
         crate::partition::causes::link_zombie_chain(&mut findings);
         for f in findings
             .iter_mut()
@@ -187,11 +187,11 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
             open: outcome.open.len() as u64,
         };
         r.producers = outcome.producer_count;
-        r.outcome = outcome;
+        r.carried.outcome = outcome;
         findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
         let start = report.findings.len();
         report.findings.extend(findings);
-        r.finding_range = start..report.findings.len();
+        r.carried.finding_range = start..report.findings.len();
         report.partitions.push(r);
     }
     for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
@@ -296,8 +296,8 @@ fn reference_times(
         }
     };
     for (r, _, _) in scanned {
-        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
-        offer(key, r.max_timestamp, r.path.clone());
+        let key = reference_key(inv, r.carried.log_dir.as_deref(), &r.path);
+        offer(key, r.carried.max_timestamp, r.path.clone());
     }
     let chosen: std::collections::HashSet<&Path> =
         selected.iter().map(|p| p.path.as_path()).collect();

@@ -16,7 +16,8 @@ use crate::discover::layout::{self, PartitionDir};
 use crate::finding::Finding;
 use crate::partition::event::BatchEvent;
 use crate::partition::recovery::{self, RecoverCheck, SegmentWalk};
-use crate::partition::state::{PartitionContext, Replay, ReplayOutcome};
+use crate::partition::results::Carried;
+use crate::partition::state::{PartitionContext, Replay};
 use crate::read::format::index::IndexVerdicts;
 use crate::read::segment;
 use rayon::prelude::*;
@@ -201,14 +202,23 @@ impl<'a> Run<'a> {
                 if ev.base_offset < n {
                     break;
                 }
-                report.snapshot_states.push((n, self.replay.producers()));
+                report
+                    .carried
+                    .snapshot_states
+                    .push((n, self.replay.producers()));
                 self.pending_snapshots.pop();
             }
-            report.first_offset.get_or_insert(ev.base_offset);
+            report.carried.first_offset.get_or_insert(ev.base_offset);
             let le = ev.partition_leader_epoch;
-            if ev.magic >= 2 && le >= 0 && report.leader_epochs.last().is_none_or(|&(e, _)| le > e)
+            if ev.magic >= 2
+                && le >= 0
+                && report
+                    .carried
+                    .leader_epochs
+                    .last()
+                    .is_none_or(|&(e, _)| le > e)
             {
-                report.leader_epochs.push((le, ev.base_offset));
+                report.carried.leader_epochs.push((le, ev.base_offset));
             }
             report.batches += 1;
             if ev.is_control {
@@ -242,13 +252,13 @@ impl<'a> Run<'a> {
     /// the model knows: no verdict on it, but it keeps its place (the recovery point's
     /// segment is found among all segments).
     fn unread(&mut self, name: String, base: i64) {
-        self.report.segment_walks.push(SegmentWalk {
+        self.report.carried.segment_walks.push(SegmentWalk {
             name,
             base_offset: base,
             walk: None,
         });
         if self.opts.collect_index_verdicts {
-            self.report.index_verdicts.push(None);
+            self.report.carried.index_verdicts.push(None);
         }
     }
 
@@ -259,7 +269,10 @@ impl<'a> Run<'a> {
             .groups
             .as_mut()
             .map(|g| g as &mut dyn crate::partition::walked::RecordSink);
-        self.report.cluster_inputs.absorb(name, collected, sink);
+        self.report
+            .carried
+            .cluster_inputs
+            .absorb(name, collected, sink);
     }
 
     /// A segment's walk is over (its events replayed): what it adds to the report.
@@ -271,17 +284,17 @@ impl<'a> Run<'a> {
             .map(|t| (t.position, t.reason.clone(), t.offset));
         let report = &mut self.report;
         report.partially_read |= seg.cut;
-        report.segment_walks.push(SegmentWalk {
+        report.carried.segment_walks.push(SegmentWalk {
             name: seg.name,
             base_offset: seg.base,
             walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.bytes)),
         });
         if self.opts.collect_index_verdicts {
-            report.index_verdicts.push(seg.index_verdicts);
+            report.carried.index_verdicts.push(seg.index_verdicts);
         }
         report.records += seg.records;
         report.bytes += seg.bytes;
-        report.max_timestamp = report.max_timestamp.max(seg.max_timestamp);
+        report.carried.max_timestamp = report.carried.max_timestamp.max(seg.max_timestamp);
         self.findings.extend(seg.findings);
     }
 
@@ -431,22 +444,15 @@ pub(super) fn scan_partition(
         source: crate::finding::Source::default(),
         compacted,
         compacted_from: None,
-        max_timestamp: i64::MIN,
-        outcome: ReplayOutcome::default(),
-        log_dir: p.log_dir.clone(),
-        first_offset: None,
-        finding_range: 0..0,
-        leader_epochs: Vec::new(),
-        snapshot_states: Vec::new(),
-        cluster_inputs: crate::partition::walked::ClusterInputs::new(
-            &ctx.topic,
-            opts.collect_batch_keys(&ctx) && crate::partition::walked::comparable(p),
-        ),
-        segment_walks: Vec::new(),
-        damaged: Vec::new(),
         partially_read: false,
-        recovery: recovery::SegmentPlan::default(),
-        index_verdicts: Vec::new(),
+        carried: Carried {
+            log_dir: p.log_dir.clone(),
+            cluster_inputs: crate::partition::walked::ClusterInputs::new(
+                &ctx.topic,
+                opts.collect_batch_keys(&ctx) && crate::partition::walked::comparable(p),
+            ),
+            ..Carried::default()
+        },
         tiered: None,
     };
     let pending_snapshots: Vec<i64> = if opts.capture_snapshots {
@@ -526,14 +532,14 @@ pub(super) fn scan_partition(
         ..
     } = run;
     while let Some(n) = pending_snapshots.pop() {
-        report.snapshot_states.push((n, replay.producers()));
+        report.carried.snapshot_states.push((n, replay.producers()));
     }
     if let Some(g) = groups {
         let (anomalies, offsets) = crate::partition::groups::load::finish_anomalies(g);
-        report.cluster_inputs.group_anomalies = Some(anomalies);
-        report.cluster_inputs.group_offsets = Some(offsets);
+        report.carried.cluster_inputs.group_anomalies = Some(anomalies);
+        report.carried.cluster_inputs.group_offsets = Some(offsets);
     }
-    report.cluster_inputs.finish();
+    report.carried.cluster_inputs.finish();
     apply_recovery(
         p,
         &mut report,
@@ -542,7 +548,7 @@ pub(super) fn scan_partition(
         opts,
         &mut findings,
     );
-    report.damaged = damaged;
+    report.carried.damaged = damaged;
     (report, replay, findings)
 }
 
@@ -568,6 +574,7 @@ fn apply_recovery(
         .map(|s| (s.base_offset, s))
         .collect();
     let inputs: Vec<recovery::SegmentInput> = report
+        .carried
         .segment_walks
         .iter()
         .map(|w| recovery::SegmentInput {
@@ -614,7 +621,7 @@ fn apply_recovery(
             report.high_watermark,
         );
     }
-    report.recovery = plan;
+    report.carried.recovery = plan;
 }
 
 #[cfg(all(test, feature = "testkit"))]
