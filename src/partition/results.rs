@@ -36,7 +36,8 @@ pub struct ScanOptions {
     pub now_ms: Option<i64>,
     /// Replay tunables (hanging-transaction threshold).
     pub replay: ReplayOptions,
-    /// Only topics matching this glob (`*`, `?`).
+    /// Only topics matching this glob (`*`, `?`, `[...]` classes, `\` escapes the next
+    /// character).
     pub topic: Option<String>,
     /// Only this partition number.
     pub partition: Option<i32>,

@@ -56,7 +56,7 @@ pub fn parse_offsets(s: &str) -> Result<OffsetRange, String> {
 /// What to show.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
-    /// Topic globs (`*`, `?`) or `topic-N` partition names as the table shows them,
+    /// Topic globs (`*`, `?`, `[...]`) or `topic-N` partition names as the table shows them,
     /// comma-separated on the command line.
     pub topics: Vec<String>,
     pub partition: Option<i32>,
@@ -335,6 +335,8 @@ mod tests {
         assert!(!topic_matches("payments-3", "payments", 4));
         assert!(topic_matches("pay*", "payments", 4));
         assert!(topic_matches("pay*-3", "payments", 3));
+        assert!(topic_matches("pay[mn]ents-3", "payments", 3));
+        assert!(!topic_matches("pay[!m]ents", "payments", 3));
         // A topic whose name itself ends in -N still matches by name.
         assert!(topic_matches("orders-2024", "orders-2024", 0));
     }

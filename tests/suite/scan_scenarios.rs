@@ -1208,6 +1208,17 @@ fn topic_glob_and_partition_filters() {
         topics(&q),
         vec![("codec-gzip".into(), 0), ("codec-lz4".into(), 0)]
     );
+    // A class selects the same two by their first letter; its complement the other three.
+    let class = pipeline::scan(
+        &[broker_1()],
+        &ScanOptions::default().with_topic("codec-[gl]*"),
+    );
+    assert_eq!(topics(&class), topics(&q));
+    let rest = pipeline::scan(
+        &[broker_1()],
+        &ScanOptions::default().with_topic("codec-[!gl]*"),
+    );
+    assert_eq!(topics(&rest).len(), 3);
     let p3 = pipeline::scan(&[broker_1()], &ScanOptions::default().with_partition(3));
     assert_eq!(topics(&p3), vec![("payments".into(), 3)]);
     assert_eq!(

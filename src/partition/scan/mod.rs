@@ -9,11 +9,13 @@
 //! by a segment; the output does not depend on the thread count.
 
 use crate::partition::results::summarise;
+mod glob;
 mod indexes;
 mod integrity;
 mod partition;
 mod pieces;
 mod walk;
+pub(crate) use glob::glob_match;
 use partition::{EventPool, SegmentScan, scan_partition};
 
 pub use crate::partition::results::{
@@ -383,33 +385,6 @@ fn newest_segment_timestamp(p: &PartitionDir, opts: &ScanOptions) -> Option<i64>
         }
     }
     None
-}
-
-/// Shell-style glob with `*` and `?`.
-pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            pi += 1;
-            mark = ti;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
 }
 
 fn file_name(p: &Path) -> String {
