@@ -27,10 +27,12 @@
 //! |---|---|
 //! | `small-batches` | one live segment of N ≈ 113-byte batches (8 000 000: ≈ 0.9 GB) |
 //! | `many-producers` | one partition, N producer ids, one idempotent batch each (1 000 000) |
+//! | `producers-twice` | one partition, N producer ids writing two batches each, all first batches then all second ones (1 000 000 ids, 2 000 000 batches) |
 //! | `many-partitions` | N partitions × 1 000 producer ids, one batch each (1 000) |
 //! | `open-txns` | N transactions opened, then their N COMMIT markers (300 000) |
 //! | `serial-txns` | the same batches one transaction at a time (300 000): `open-txns`' yardstick |
 //! | `many-segments` | one partition of N 16 KiB segments (10 000) |
+//! | `coordinator-txns` | `__transaction_state-0` alone, N transactions of 1 000 transactional ids, each Ongoing → PrepareCommit → CompleteCommit (1 000 000) |
 
 use klogscan::testkit::encode::{RecordSpec, end_txn_marker};
 use klogscan::testkit::files::encode_offset_checkpoint;
@@ -416,7 +418,8 @@ fn parse_size(s: &str) -> Result<u64, String> {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: synth --out DIR --size SIZE [--seed N] [--segment-bytes SIZE]   (sizes: 2GiB, 512MiB, 100MB, bytes)\n       synth --out DIR --shape small-batches|many-producers|many-partitions|open-txns|serial-txns|many-segments [--count N]"
+        "usage: synth --out DIR --size SIZE [--seed N] [--segment-bytes SIZE]   (sizes: 2GiB, 512MiB, 100MB, bytes)
+       synth --out DIR --shape small-batches|many-producers|producers-twice|many-partitions|open-txns|serial-txns|many-segments|coordinator-txns [--count N]"
     );
     std::process::exit(2)
 }
@@ -560,6 +563,49 @@ fn small_batch(pid: i64, seq: i32, ts: i64, n: u64, transactional: bool) -> Batc
     }
 }
 
+/// `__transaction_state-0` holding `n` committed transactions of 1 000 transactional ids
+/// (two partitions each), one record per batch as the coordinator appends them: Ongoing,
+/// PrepareCommit, CompleteCommit. Returns the partition's checkpoint entry.
+fn coordinator_txns(out: &Path, n: u64, clock: &mut i64) -> std::io::Result<(String, i32, i64)> {
+    use klogscan::testkit::txnlog::{TxnValue, key, state};
+    const TOPIC: &str = "__transaction_state";
+    let mut w = SegmentWriter::new(out.join(format!("{TOPIC}-0")), 1 << 30)?;
+    let ids: Vec<String> = (0..1_000).map(|i| format!("app-{i:04}")).collect();
+    for i in 0..n {
+        let at = (i % ids.len() as u64) as usize;
+        let pid = 10_000 + at as i64;
+        // A producer restart (epoch bump) every 100 transactions of an id.
+        let epoch = (i / ids.len() as u64 / 100 % 30_000) as i16;
+        let start = *clock;
+        let parts: [(&str, &[i32]); 2] = [("orders", &[(i % 8) as i32]), ("payments", &[0])];
+        for (status, t) in [
+            (state::ONGOING, start),
+            (state::PREPARE_COMMIT, start + 5),
+            (state::COMPLETE_COMMIT, start + 9),
+        ] {
+            let mut v = TxnValue::new(pid, epoch, status).times(t, start);
+            if status != state::COMPLETE_COMMIT {
+                v = v.partitions(&parts);
+            }
+            w.push(BatchSpec {
+                partition_leader_epoch: 3,
+                base_timestamp: t,
+                records: vec![RecordSpec {
+                    attributes: 0,
+                    timestamp_delta: 0,
+                    offset_delta: 0,
+                    key: Some(key(&ids[at])),
+                    value: Some(v.encode()),
+                    headers: Vec::new(),
+                }],
+                ..BatchSpec::default()
+            })?;
+        }
+        *clock += 10;
+    }
+    Ok((TOPIC.into(), 0, w.finish()?))
+}
+
 /// Write `shape` under `out` (log-dir files included), then print what was written.
 fn write_shape(out: &Path, shape: &str, count: Option<u64>) -> std::io::Result<()> {
     LogDirBuilder::new(1)
@@ -587,6 +633,18 @@ fn write_shape(out: &Path, shape: &str, count: Option<u64>) -> std::io::Result<(
             for i in 0..n {
                 w.push(small_batch(1_000 + i as i64, 0, clock, i, false))?;
                 clock += 1;
+            }
+            ends.push(("producers".into(), 0, w.finish()?));
+        }
+        "producers-twice" => {
+            // Every producer id alive at once with two batches of state each.
+            let n = count.unwrap_or(1_000_000);
+            let mut w = SegmentWriter::new(one("producers"), 1 << 30)?;
+            for seq in 0..2 {
+                for i in 0..n {
+                    w.push(small_batch(1_000 + i as i64, seq, clock, i, false))?;
+                    clock += 1;
+                }
             }
             ends.push(("producers".into(), 0, w.finish()?));
         }
@@ -628,6 +686,10 @@ fn write_shape(out: &Path, shape: &str, count: Option<u64>) -> std::io::Result<(
                 }
             }
             ends.push((name.into(), 0, w.finish()?));
+        }
+        "coordinator-txns" => {
+            let n = count.unwrap_or(1_000_000);
+            ends.push(coordinator_txns(out, n, &mut clock)?);
         }
         "many-segments" => {
             let n = count.unwrap_or(10_000);

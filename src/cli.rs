@@ -214,14 +214,9 @@ pub struct ScanArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
-    /// Reference time for "hanging" (`now`, epoch ms, RFC 3339, a date, or a duration ago: 2h); default: the newest batch
-    /// timestamp in each partition's log dir.
-    #[arg(long, value_parser = report::parse_time)]
-    pub now: Option<i64>,
-    /// An open transaction idle longer than this is hanging; a unit is required
-    /// (500ms, 900s, 15m, 2h, 1d).
-    #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
-    pub hanging_after: i64,
+    /// The per-partition options (`collect` takes the same).
+    #[command(flatten)]
+    pub part: PartitionArgs,
     /// Exit 1 when a finding (among those shown) reaches this severity; a filter matching
     /// nothing exits 0 ("nothing matches the filters").
     #[arg(long, value_enum, default_value = "error")]
@@ -253,9 +248,34 @@ pub struct ScanArgs {
     /// Show only findings of at least this severity.
     #[arg(long, value_enum)]
     pub min_severity: Option<MinSeverity>,
+    /// With --format html: also draw the timeline of these partitions, findings or not
+    /// (`topic-N`, a topic glob, or a partition directory's path; repeatable,
+    /// comma-separated). With --producer-id, the HTML report also shows each producer in
+    /// every partition it wrote to, on one time axis.
+    #[arg(long, value_delimiter = ',', value_name = "PARTITION")]
+    pub timeline: Vec<String>,
     /// Only the triage summary and the findings (no partition table).
     #[arg(long)]
     pub findings_only: bool,
+    /// The tiered storage's remote segments: a directory in Kafka's `LocalTieredStorage`
+    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself).
+    /// Checked against the `__remote_log_metadata` records.
+    #[arg(long, value_name = "DIR")]
+    pub remote_storage: Option<PathBuf>,
+}
+
+/// The options that shape per-partition results: `scan`'s, and `collect`'s (every broker of
+/// one merge is collected with the same ones; the bundle records them).
+#[derive(Args, Clone)]
+pub struct PartitionArgs {
+    /// Reference time for "hanging" (`now`, epoch ms, RFC 3339, a date, or a duration ago: 2h); default: the newest batch
+    /// timestamp in each partition's log dir.
+    #[arg(long, value_parser = report::parse_time)]
+    pub now: Option<i64>,
+    /// An open transaction idle longer than this is hanging; a unit is required
+    /// (500ms, 900s, 15m, 2h, 1d).
+    #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
+    pub hanging_after: i64,
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -289,11 +309,6 @@ pub struct ScanArgs {
     /// the command line are always followed.
     #[arg(long, short = 'L')]
     pub follow: bool,
-    /// The tiered storage's remote segments: a directory in Kafka's `LocalTieredStorage`
-    /// layout (the one holding `kafka-tiered-storage/`, or that directory itself).
-    /// Checked against the `__remote_log_metadata` records.
-    #[arg(long, value_name = "DIR")]
-    pub remote_storage: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -430,37 +445,6 @@ pub struct CollectArgs {
     /// The bundle to write (as FILE.partial first, renamed once complete).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
-    /// Reference time for the hanging-transaction rule (epoch ms or RFC 3339).
-    #[arg(long, value_parser = report::parse_time)]
-    pub now: Option<i64>,
-    /// A transaction open longer than this is hanging.
-    #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
-    pub hanging_after: i64,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Skip batch CRC verification.
-    #[arg(long)]
-    pub no_crc: bool,
-    /// Decode records (decompressing) and check record-level structure.
-    #[arg(long)]
-    pub deep: bool,
-    /// Read at most this many bytes of each segment.
-    #[arg(long)]
-    pub max_bytes: Option<u64>,
-    /// Cap on one batch's decompressed size.
-    #[arg(long, default_value_t = klogscan::read::format::codec::DEFAULT_MAX_DECOMPRESSED)]
-    pub max_decompressed: usize,
-    /// Topics to treat as compacted.
-    #[arg(long, value_delimiter = ',')]
-    pub compacted: Vec<String>,
-    /// Budget of decompressed bytes per segment.
-    #[arg(long, default_value_t = klogscan::partition::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
-    pub max_decompressed_per_file: u64,
-    /// Whether sealed segments may be memory-mapped.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub mmap: MmapArg,
-    /// Follow symbolic links met during discovery.
-    #[arg(long, short = 'L')]
-    pub follow: bool,
+    #[command(flatten)]
+    pub part: PartitionArgs,
 }

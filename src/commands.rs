@@ -178,7 +178,7 @@ pub(crate) fn cmd_verify(
     mut out: &mut dyn Write,
 ) -> Result<ExitCode> {
     use klogscan::verify::render;
-    if a.scan.max_bytes.is_some() {
+    if a.scan.part.max_bytes.is_some() {
         // The cross-checks compare indexes, snapshots and checkpoints with the log
         // end: on a partial read they would report what was not read.
         eprintln!(
@@ -354,20 +354,7 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
 /// `collect`: write the bundle to `<out>.partial`, rename it once complete; a summary on
 /// stderr. Exit 2 when a path could not be read or no partition was found (as `scan`).
 pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
-    let mut opts = ScanOptions::default()
-        .with_check_crc(!a.no_crc)
-        .with_deep(a.deep)
-        .with_threads(capped_threads(a.threads))
-        .with_mmap(a.mmap.mode())
-        .with_max_decompressed_per_file(a.max_decompressed_per_file)
-        .with_follow_symlinks(a.follow)
-        .with_max_bytes(a.max_bytes)
-        .with_max_decompressed(a.max_decompressed)
-        .with_now_ms(a.now)
-        .with_compacted_topics(a.compacted.clone())
-        .with_keep_producers(false)
-        .with_keep_cluster_txns(false);
-    opts.replay.hanging_after_ms = a.hanging_after;
+    let opts = partition_options(&a.part);
     let mut partial = a.out.clone().into_os_string();
     partial.push(".partial");
     let partial = PathBuf::from(partial);
@@ -408,17 +395,26 @@ pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
 /// change nothing, so it is refused rather than silently ignored.
 pub(crate) fn merge_refusals(a: &ScanArgs) -> Result<()> {
     let given = [
-        (a.no_crc, "--no-crc"),
-        (a.deep, "--deep"),
-        (a.now.is_some(), "--now"),
-        (a.max_bytes.is_some(), "--max-bytes"),
-        (!a.compacted.is_empty(), "--compacted"),
-        (a.follow, "--follow"),
-        (!a.transactional_id.is_empty(), "--transactional-id"),
+        (a.part.no_crc, "--no-crc"),
+        (a.part.deep, "--deep"),
+        (a.part.now.is_some(), "--now"),
+        (a.part.max_bytes.is_some(), "--max-bytes"),
+        (!a.part.compacted.is_empty(), "--compacted"),
+        (a.part.follow, "--follow"),
     ];
     if let Some((_, flag)) = given.iter().find(|(on, _)| *on) {
         anyhow::bail!(
-            "{flag} is not a merge option: per-partition options are given to `klogscan collect` (the bundles record them); --transactional-id needs the coordinator's log, use --producer-id"
+            "{flag} is not a merge option: per-partition options are given to `klogscan collect` (the bundles record them)"
+        );
+    }
+    Ok(())
+}
+
+/// `--timeline` draws in the HTML report, which only `scan` and `merge` print.
+pub(crate) fn timeline_refusal(a: &ScanArgs) -> Result<()> {
+    if !a.timeline.is_empty() && a.format != OutFormat::Html {
+        anyhow::bail!(
+            "--timeline draws timelines in the HTML report: use it with `scan --format html` (or `merge --format html`)"
         );
     }
     Ok(())

@@ -222,6 +222,8 @@ kinds! {
     RemoteSegmentMismatch = "remote_segment_mismatch", Error;
     /// A `__remote_log_metadata` record the broker's metadata consumer cannot deserialize.
     RemoteMetadataUndecodable = "remote_metadata_undecodable", Error;
+    /// A remote segment's objects that cannot be read (encrypted): only its metadata is checked.
+    RemoteSegmentUnreadable = "remote_segment_unreadable", Info;
 }
 
 impl fmt::Display for Kind {

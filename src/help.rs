@@ -8,6 +8,8 @@ Examples:
   klogscan scan data --producer-id 4001 --since 2019-11-05T10:00:00Z --offsets 0..100
   klogscan scan data --transactional-id orders-tx-1  # needs __transaction_state-N among the inputs
   klogscan scan data --format find-hanging           # the columns of kafka-transactions.sh find-hanging
+  klogscan scan data --format html --timeline payments-3,orders-0 > report.html  # timelines of clean partitions too
+  klogscan scan data --format html --producer-id 4001 > p4001.html  # producer 4001 in every partition it wrote to
   klogscan scan data --format jsonl | jq -c 'select(.type == \"finding\")'
   klogscan scan data --format json --fail-on warning > report.json";
 

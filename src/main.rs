@@ -63,8 +63,9 @@ fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
     any
 }
 
-fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
-    let mut o = ScanOptions::default()
+/// The scan options the per-partition flags of `scan` and `collect` give.
+fn partition_options(a: &cli::PartitionArgs) -> ScanOptions {
+    ScanOptions::default()
         .with_check_crc(!a.no_crc)
         .with_deep(a.deep)
         .with_threads(capped_threads(a.threads))
@@ -79,8 +80,12 @@ fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
         .with_keep_producers(false)
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
         .with_keep_cluster_txns(false)
-        .with_remote_storage(a.remote_storage.clone())
-        .with_hanging_after_ms(a.hanging_after);
+        .with_hanging_after_ms(a.hanging_after)
+}
+
+fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
+    commands::timeline_refusal(a)?;
+    let mut o = partition_options(&a.part).with_remote_storage(a.remote_storage.clone());
     if a.format == OutFormat::Table && io::stderr().is_terminal() {
         o.progress = progress_bar();
     }
@@ -192,6 +197,7 @@ fn request(a: &ScanArgs, keep_producers: bool, merging: bool) -> Result<Request>
         .with_filter(filter(a))
         .with_transactional_ids(a.transactional_id.clone())
         .with_timelines(a.format == OutFormat::Html)
+        .with_timeline_partitions(a.timeline.clone())
         .with_bundles(merging))
 }
 
@@ -329,10 +335,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Scan(a) => {
             let Answer {
-                report, timelines, ..
+                report,
+                timelines,
+                producer_timelines,
+                ..
             } = scan_shown(&a, false, None, merging)?;
             match a.format {
-                OutFormat::Html => html::write_scan(&report, &timelines, &mut out)?,
+                OutFormat::Html => {
+                    html::write_scan_with(&report, &timelines, &producer_timelines, &mut out)?
+                }
                 OutFormat::Json => {
                     json::write_scan(&report, &mut klogscan::escape::JsonWriter::new(&mut out))?
                 }

@@ -48,8 +48,13 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
 
 /// The per-partition stage alone ([`crate::partition::scan::scan_inventory`]) as a report
 /// without the cluster checks: what [`run_cluster_checks`] takes.
+///
+/// With `--remote-storage`, each tiered partition's remote segments are replayed before
+/// its local ones (`cluster::tiering::history`), so the analysis covers the
+/// whole history.
 pub fn scan_partitions(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
-    crate::partition::scan::scan_inventory(inv, opts).into()
+    let remote = crate::cluster::tiering::history::remote_history(inv, opts);
+    crate::partition::scan::scan_inventory_with(inv, opts, &remote).into()
 }
 
 /// [`analyse`], handing each partition to `on_partition` before the cluster checks run.
@@ -58,7 +63,11 @@ pub fn analyse_streaming(
     opts: &ScanOptions,
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
+    // An object-store `--remote-storage` is fetched first (kept until the report is made).
+    let remote = crate::cluster::tiering::prepare_remote(inv, opts);
+    let opts = remote.opts.as_ref().unwrap_or(opts);
     let mut report = scan_partitions(inv, opts);
+    report.errors.extend(remote.error.clone());
     release_freed_memory();
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
@@ -76,16 +85,20 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
     // this one rewrites existing findings, so it runs first and in place.
     // The coordinator's log is evidence for every data partition: its partitions outside
     // the selection are walked once, for both coordinator checks.
+    // Its records are decoded once, for the confirmation, the coordinator's history rules
+    // and the join (the walked bytes are dropped as they are decoded).
     let unscanned = crate::cluster::coordinator::walk_unscanned(report, inv, opts);
-    crate::cluster::coordinator::annotate_from(report, &unscanned, inv, opts);
+    let logs = crate::cluster::coordinator::cluster::decode_logs(report, &unscanned, inv, opts);
+    drop(unscanned);
+    release_freed_memory();
+    crate::cluster::coordinator::annotate_logs(report, &logs, inv, opts);
     // Join each transaction's partitions and its coordinator record (issue 12); it links
     // hanging transactions to their root cause in place and keeps the joined transactions.
     // The join works per producer id and per transaction in parallel (issue #11): on the
     // scan's own number of threads.
     crate::partition::scan::with_threads(opts.threads, || {
-        crate::cluster::coordinator::cluster::check_from(report, &unscanned, inv, opts)
+        crate::cluster::coordinator::cluster::check_logs(report, logs, inv, opts)
     });
-    drop(unscanned);
     release_freed_memory();
     for (_, check) in cluster_checks() {
         let extra = check(report, inv, opts);

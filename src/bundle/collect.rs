@@ -57,7 +57,8 @@ struct Stream<W: Write> {
 /// Collect `paths` (one broker's log dirs, or anything `scan` takes) into a bundle
 /// written to `out`: discovery and the per-partition stage exactly as `scan` runs them
 /// with `opts`, every partition's walk keeping its batch keys (which partitions another
-/// broker also holds is not known here). Each partition's fingerprints are written as
+/// broker also holds is not known here) and its producers' final states (a merge's
+/// producer filters select partitions by them). Each partition's fingerprints are written as
 /// soon as its walk is finished, so memory holds the keys of the partitions being walked;
 /// the partitions' results follow once the scan has concluded.
 pub fn collect(
@@ -96,7 +97,9 @@ pub fn collect(
     };
     let scan_opts = ScanOptions {
         copied_partitions: CopiedPartitions::all_into(Arc::new(sink)),
-        keep_producers: false,
+        // `--producer-id` and `--transactional-id` on a merge show the partitions where
+        // the producer appears, as a scan with those filters keeps them.
+        keep_producers: true,
         ..opts.clone()
     };
     let report = crate::partition::scan::scan_inventory(&inv, &scan_opts);
@@ -172,6 +175,7 @@ fn finish<W: Write>(
         let mut outcome = std::mem::take(&mut p.carried.outcome);
         let txns = std::mem::take(&mut outcome.txns);
         let cluster_inputs = std::mem::take(&mut p.carried.cluster_inputs);
+        let timeline = p.carried.timeline.take();
         let fingerprints = written.contains(&p.path);
         let frame = PartitionFrame {
             result: PartitionResult {
@@ -180,6 +184,7 @@ fn finish<W: Write>(
                 findings: findings.get(range).map(<[_]>::to_vec).unwrap_or_default(),
                 txns,
                 cluster_inputs,
+                timeline,
             },
             outcome,
             fingerprints,

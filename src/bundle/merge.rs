@@ -10,6 +10,7 @@
 
 use super::content::{FileInventory, Header, PartitionFrame, Rest};
 use super::file::{FileError, FrameReader, Tag};
+use super::relabel::{self, Relabel};
 use super::{BundleError, fingerprint};
 use crate::discover::layout::{DirKind, Inventory, LogDir, PartitionDir, Recorded, TopicPartition};
 use crate::finding::{Finding, Kind};
@@ -39,8 +40,9 @@ fn parse<T: serde::de::DeserializeOwned>(
     path: &Path,
     what: &str,
     b: &[u8],
+    names: &Relabel,
 ) -> Result<T, BundleError> {
-    serde_json::from_slice(b).map_err(|e| content(path, what, e))
+    names.parse(b).map_err(|e| content(path, what, e))
 }
 
 impl Bundle {
@@ -52,7 +54,7 @@ impl Bundle {
 
     /// Read a bundle from `r` (`path` names it in errors).
     pub fn read_from(path: &Path, r: impl std::io::Read) -> Result<Bundle, BundleError> {
-        Self::read_keeping(path, r, &|_| true)
+        Self::read_keeping(path, r, &|_| true, &Relabel::default())
     }
 
     /// The header and file inventory of the bundle at `path` (its first two frames).
@@ -61,28 +63,30 @@ impl Bundle {
         let mut frames = FrameReader::new(std::io::BufReader::new(file))
             .map_err(|e| BundleError::file(path, e))?;
         let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
-        let (header, files) = head(path, &mut next)?;
+        let (header, files) = head(path, &mut next, &Relabel::default())?;
         Ok((header, files))
     }
 
     /// [`Self::read_from`], decoding the fingerprints of the partition directories `keep`
-    /// accepts only (the others' are checked by their frame's CRC, and dropped).
+    /// accepts only (the others' are checked by their frame's CRC, and dropped), every
+    /// path renamed by `names`.
     fn read_keeping(
         path: &Path,
         r: impl std::io::Read,
         keep: &dyn Fn(&str) -> bool,
+        names: &Relabel,
     ) -> Result<Bundle, BundleError> {
         let mut frames = FrameReader::new(r).map_err(|e| BundleError::file(path, e))?;
         let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
         let missing = || BundleError::file(path, FileError::Truncated);
-        let (header, files) = head(path, &mut next)?;
+        let (header, files) = head(path, &mut next, names)?;
         let mut partitions: Vec<PartitionFrame> = Vec::new();
         let mut keys: HashMap<String, Option<Vec<BatchKey>>> = HashMap::new();
         let mut rest = None;
         while let Some((tag, payload)) = next()? {
             match tag {
                 Tag::Partition if rest.is_none() => {
-                    let p: PartitionFrame = parse(path, "partition", &payload)?;
+                    let p: PartitionFrame = parse(path, "partition", &payload, names)?;
                     if p.result.format_version != crate::results::RESULT_FORMAT_VERSION
                         || p.result.cluster_inputs.version
                             != crate::partition::walked::FORMAT_VERSION
@@ -93,13 +97,17 @@ impl Bundle {
                 }
                 // Written while the scan ran, before the partitions' results.
                 Tag::Fingerprints if partitions.is_empty() => {
-                    let (dir, k) = fingerprint::read_frame(&payload, keep)
+                    let keep = |d: &str| keep(&names.string(d));
+                    let (dir, k) = fingerprint::read_frame(&payload, &keep)
                         .map_err(|e| content(path, "fingerprints", e))?;
+                    let dir = names.string(&dir);
                     if keys.insert(dir.clone(), k).is_some() {
                         return Err(content(path, "fingerprints", format!("{dir} twice")));
                     }
                 }
-                Tag::Rest if rest.is_none() => rest = Some(parse(path, "trailer", &payload)?),
+                Tag::Rest if rest.is_none() => {
+                    rest = Some(parse(path, "trailer", &payload, names)?)
+                }
                 other => return Err(content(path, "frame", format!("{other:?} out of place"))),
             }
         }
@@ -131,13 +139,14 @@ impl Bundle {
 fn head(
     path: &Path,
     next: &mut dyn FnMut() -> Result<Option<(Tag, Vec<u8>)>, BundleError>,
+    names: &Relabel,
 ) -> Result<(Header, FileInventory), BundleError> {
     let missing = || BundleError::file(path, FileError::Truncated);
     let (tag, h) = next()?.ok_or_else(missing)?;
     if tag != Tag::Header {
         return Err(content(path, "first frame", "not a header"));
     }
-    let header: Header = parse(path, "header", &h)?;
+    let header: Header = parse(path, "header", &h, names)?;
     if header.result_format_version != crate::results::RESULT_FORMAT_VERSION
         || header.cluster_inputs_version != crate::partition::walked::FORMAT_VERSION
     {
@@ -151,7 +160,7 @@ fn head(
     if tag != Tag::Inventory {
         return Err(content(path, "second frame", "not the file inventory"));
     }
-    Ok((header, parse(path, "file inventory", &inv)?))
+    Ok((header, parse(path, "file inventory", &inv, names)?))
 }
 
 /// A merged report, with the options it was made with and the inventory rebuilt from the
@@ -205,16 +214,29 @@ pub fn merge_streaming(
 /// Read the bundles `files` (directories: their `*.klb` files), each named by its path.
 /// As a scan keeps batch keys only for the topic-partitions more than one of its
 /// directories holds, only those directories' fingerprints are decoded and kept (a first
-/// pass reads each bundle's file inventory to know them).
+/// pass reads each bundle's header and file inventory to know them). The directories of
+/// bundles whose log-dir paths another bundle shares are named by their broker
+/// (`super::relabel`).
 pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
     let files = bundle_files(files)?;
+    let heads = files
+        .iter()
+        .map(|f| Bundle::read_head(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names =
+        relabel::relabels(&heads.iter().map(|(h, i)| (h, i)).collect::<Vec<_>>()).map_err(|a| {
+            BundleError::Overlap {
+                path: files[a.second].clone(),
+                other: files[a.first].clone(),
+                dir: a.dir,
+            }
+        })?;
     let mut holders: HashMap<(String, i32), Vec<String>> = HashMap::new();
-    for f in &files {
-        let (_, inv) = Bundle::read_head(f)?;
+    for ((_, inv), names) in heads.into_iter().zip(&names) {
         for p in inv.partitions {
             let comparable = matches!(p.kind, Some(DirKind::Normal) | Some(DirKind::Future { .. }));
             if let (Some(tp), true) = (p.tp, comparable) {
-                holders.entry(tp).or_default().push(p.path);
+                holders.entry(tp).or_default().push(names.string(&p.path));
             }
         }
     }
@@ -225,12 +247,41 @@ pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleE
         .collect();
     files
         .into_iter()
-        .map(|f| {
+        .zip(&names)
+        .map(|(f, names)| {
             let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
             let keep = |d: &str| copied.contains(d);
-            Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep).map(|b| (f, b))
+            Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep, names).map(|b| (f, b))
         })
         .collect()
+}
+
+/// The coordinator's view of every `__transaction_state` directory the bundles hold, from
+/// the records their collects kept, replayed as `CoordinatorView::load` replays the
+/// directories (`--transactional-id` resolves through it as a scan's does).
+pub fn coordinator_view(
+    bundles: &[(PathBuf, Bundle)],
+) -> crate::cluster::coordinator::CoordinatorView {
+    use crate::cluster::coordinator::{CoordinatorView, TRANSACTION_STATE_TOPIC};
+    let mut logs: Vec<(i32, &str, &crate::partition::walked::ClusterInputs)> = Vec::new();
+    for (_, b) in bundles {
+        let tps: HashMap<&str, &(String, i32)> = b
+            .files
+            .partitions
+            .iter()
+            .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
+            .collect();
+        for f in &b.partitions {
+            let path = f.result.partition.path.as_str();
+            if let Some((topic, n)) = tps.get(path)
+                && topic == TRANSACTION_STATE_TOPIC
+            {
+                logs.push((*n, path, &f.result.cluster_inputs));
+            }
+        }
+    }
+    logs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    CoordinatorView::from_inputs(logs)
 }
 
 /// The paths the bundles' collects were given, in order: the merged report's `inputs`.
@@ -262,6 +313,12 @@ pub fn merge_bundles(
     check_overlap(&bundles)?;
     let inventory = inventory(&bundles);
     let mut report = report(bundles);
+    if !options.keep_producers {
+        // As a scan seals each replay: only the producers' number stays.
+        for p in &mut report.partitions {
+            p.carried.outcome.producers = Vec::new();
+        }
+    }
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
     }

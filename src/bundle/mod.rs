@@ -13,6 +13,7 @@ mod content;
 mod file;
 mod fingerprint;
 mod merge;
+mod relabel;
 
 pub use collect::{CollectSummary, collect};
 pub use content::{
@@ -23,7 +24,8 @@ pub use fingerprint::{
     FingerprintError, decode as decode_fingerprints, encode as encode_fingerprints,
 };
 pub use merge::{
-    Bundle, Merged, bundle_files, inputs_of, merge, merge_bundles, merge_streaming, read_bundles,
+    Bundle, Merged, bundle_files, coordinator_view, inputs_of, merge, merge_bundles,
+    merge_streaming, read_bundles,
 };
 
 use std::path::{Path, PathBuf};
@@ -52,8 +54,8 @@ pub enum BundleError {
     /// Bundles collected with different per-partition options.
     #[error("{}: collected with other options than {} (--no-crc, --deep, --now, --hanging-after, --max-bytes, --compacted, …): collect every broker with the same ones", path.display(), first.display())]
     Options { path: PathBuf, first: PathBuf },
-    /// Two bundles holding the same directory.
-    #[error("{} and {} both hold {dir}: bundles of one merge must hold different directories", other.display(), path.display())]
+    /// Two bundles holding the same directory, of one broker (or of none known).
+    #[error("{} and {} both hold {dir} and their meta.properties name the same broker (or none): bundles of one merge hold different directories or come from different brokers (cluster id, node id)", other.display(), path.display())]
     Overlap {
         path: PathBuf,
         other: PathBuf,

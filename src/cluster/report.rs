@@ -38,6 +38,7 @@ impl ScanReport {
                     findings: self.partition_findings(i).to_vec(),
                     txns: p.carried.outcome.txns.clone(),
                     cluster_inputs: p.carried.cluster_inputs.clone(),
+                    timeline: p.carried.timeline.clone(),
                 }
             })
             .collect()
@@ -63,6 +64,7 @@ impl ScanReport {
             let mut p = r.partition;
             p.carried.outcome.txns = r.txns;
             p.carried.cluster_inputs = r.cluster_inputs;
+            p.carried.timeline = r.timeline;
             let start = report.findings.len();
             report.findings.extend(r.findings);
             p.carried.finding_range = start..report.findings.len();

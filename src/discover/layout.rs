@@ -285,6 +285,12 @@ impl PartitionDir {
         });
         self.leftovers.sort_by(|a, b| a.1.cmp(&b.1));
         self.unknown.sort();
+        // The inventory lives as long as the scan: no spare capacity per partition.
+        self.segments.shrink_to_fit();
+        self.snapshots.shrink_to_fit();
+        self.kraft_snapshots.shrink_to_fit();
+        self.leftovers.shrink_to_fit();
+        self.unknown.shrink_to_fit();
     }
 }
 

@@ -34,17 +34,32 @@ pub struct BatchEvidence {
 }
 
 /// What an open transaction's finding (`hanging_transaction`, `open_transaction`) holds for
-/// the stages after the replay.
+/// the stages after the replay. Each field reads on its own: one of another shape does not
+/// hide the others.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct OpenTxnJoint {
     /// The transaction's first batch.
+    #[serde(default, deserialize_with = "lenient")]
     pub first_batch: Option<BatchEvidence>,
     /// The producer's last marker in the partition (before the transaction).
+    #[serde(default, deserialize_with = "lenient")]
     pub last_marker: Option<BatchEvidence>,
     /// The reference time of the verdict (ms).
+    #[serde(default, deserialize_with = "lenient")]
     pub reference_time_ms: Option<i64>,
     /// Where read_committed consumers stop.
+    #[serde(default, deserialize_with = "lenient")]
     pub last_stable_offset: Option<i64>,
+    /// The coordinator epoch of the producer's last marker (-1: none), as
+    /// `kafka-transactions.sh find-hanging` lists it.
+    #[serde(default, deserialize_with = "lenient")]
+    pub coordinator_epoch: Option<i32>,
+    /// The producer's last activity in the partition (ms).
+    #[serde(default, deserialize_with = "lenient")]
+    pub last_timestamp: Option<i64>,
+    /// How long the transaction was idle at the reference time (ms).
+    #[serde(default, deserialize_with = "lenient")]
+    pub idle_ms: Option<i64>,
 }
 
 /// What a `zombie_write` finding holds for the stages after the replay.
@@ -68,6 +83,110 @@ pub struct PendingOffset {
 pub struct PendingJoint {
     #[serde(default)]
     pub pending_offsets: Vec<PendingOffset>,
+}
+
+/// Whether an unfinished streams-group deletion (`deletion_unfinished`) is a deletion at
+/// all: an empty group's barrier (`true`) or a topology push's (`false`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DeletionJoint {
+    #[serde(default)]
+    pub deletion: bool,
+}
+
+/// When a finding happened, as the filters (`--since`/`--until`) and the triage read it:
+/// the timestamp of the batch it is about (`batch`, else `first_batch`, else `marker`),
+/// else its own `timestamp` or `last_timestamp`, else the earliest timestamp of any
+/// batch-shaped object of its evidence ([`EarliestStamp`]). Negative times are unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+pub struct WhenJoint {
+    #[serde(default, deserialize_with = "lenient_object")]
+    batch: Option<Stamped>,
+    #[serde(default, deserialize_with = "lenient_object")]
+    first_batch: Option<Stamped>,
+    #[serde(default, deserialize_with = "lenient_object")]
+    marker: Option<Stamped>,
+    #[serde(default, deserialize_with = "lenient")]
+    timestamp: Option<i64>,
+    #[serde(default, deserialize_with = "lenient")]
+    last_timestamp: Option<i64>,
+}
+
+/// The timestamp of a batch-shaped evidence object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+struct Stamped {
+    #[serde(default, deserialize_with = "lenient")]
+    timestamp: Option<i64>,
+}
+
+/// `Some` when the value has `T`'s shape, `None` otherwise (another writer's field of the
+/// same name never fails the whole joint).
+fn lenient<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    let v = Value::deserialize(d)?;
+    Ok(T::deserialize(v).ok())
+}
+
+/// [`lenient`] for an object only (a list never reads as a struct).
+fn lenient_object<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    let v = Value::deserialize(d)?;
+    Ok(v.is_object().then(|| T::deserialize(v).ok()).flatten())
+}
+
+/// The earliest non-negative `timestamp` of the batch-shaped objects nested (at most 8
+/// levels deep) in a finding's evidence: the time of findings whose batches sit in lists
+/// or under other names (`current`, `previous`, an index's entries, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EarliestStamp(pub Option<i64>);
+
+impl EarliestStamp {
+    fn of(v: &Value, depth: usize) -> Option<i64> {
+        if depth > 8 {
+            return None;
+        }
+        match v {
+            Value::Object(m) => m
+                .iter()
+                .filter_map(|(k, v)| {
+                    if k == "timestamp" {
+                        v.as_i64().filter(|t| *t >= 0)
+                    } else {
+                        Self::of(v, depth + 1)
+                    }
+                })
+                .min(),
+            Value::Array(a) => a.iter().filter_map(|v| Self::of(v, depth + 1)).min(),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EarliestStamp {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(EarliestStamp(Self::of(&Value::deserialize(d)?, 0)))
+    }
+}
+
+impl WhenJoint {
+    /// When `f` happened; `None` when its evidence holds no time.
+    pub fn time_of(f: &Finding) -> Option<i64> {
+        let w: WhenJoint = read(f);
+        let known = |t: Option<i64>| t.filter(|t| *t >= 0);
+        [w.batch, w.first_batch, w.marker]
+            .into_iter()
+            .map(|b| known(b.and_then(|b| b.timestamp)))
+            .chain([known(w.timestamp), known(w.last_timestamp)])
+            .find_map(|t| t)
+            .or_else(|| read::<EarliestStamp>(f).0)
+    }
+}
+
+/// The typed part `T` of an evidence value not (yet) in a finding (its default when the
+/// value lacks it).
+pub fn read_value<'a, T: Deserialize<'a> + Default>(v: &'a Value) -> T {
+    T::deserialize(v).unwrap_or_default()
 }
 
 /// The coordinator's verdict on an open transaction (`evidence.coordinator`): what the
@@ -146,6 +265,9 @@ mod tests {
             last_marker: Some(marker.clone()),
             reference_time_ms: Some(9_000),
             last_stable_offset: Some(5),
+            coordinator_epoch: Some(3),
+            last_timestamp: Some(1_000),
+            idle_ms: Some(8_000),
         };
         let mut ev = json!({"idle_ms": 1});
         merge(&mut ev, &joint);

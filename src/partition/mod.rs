@@ -13,6 +13,7 @@
 
 pub(crate) mod causes;
 pub mod groups;
+pub mod remote;
 pub mod results;
 pub mod scan;
 pub mod timeline;

@@ -81,6 +81,13 @@ pub struct ScanOptions {
     pub copied_partitions: crate::partition::walked::CopiedPartitions,
     /// `--remote-storage`: the tiered storage's remote segments (`cluster::tiering`).
     pub remote_storage: Option<PathBuf>,
+    /// Collect each partition's timeline during its walk ([`PartitionReport::timeline`],
+    /// what the HTML report draws; bounded per partition, see
+    /// [`crate::partition::timeline`]). Off by default: the other outputs draw none.
+    pub collect_timelines: bool,
+    /// With `collect_timelines`: producers that get a lane of their own in every
+    /// timeline, however many producers share the partition (`--producer-id`).
+    pub timeline_producers: Vec<i64>,
 }
 
 impl ScanOptions {
@@ -287,6 +294,8 @@ impl Default for ScanOptions {
             compacted_topics: Vec::new(),
             copied_partitions: Default::default(),
             remote_storage: None,
+            collect_timelines: false,
+            timeline_producers: Vec::new(),
         }
     }
 }
@@ -403,6 +412,10 @@ pub(crate) struct Carried {
     /// replay anomalies, batch keys of replicated partitions; see [`crate::partition::walked`]).
     /// Exchanged with [`PartitionResult`].
     pub(crate) cluster_inputs: crate::partition::walked::ClusterInputs,
+    /// With `ScanOptions::collect_timelines`: what the HTML timeline draws, collected by
+    /// this partition's walk (`None`: not collected, or no batch). Not part of the JSON
+    /// report; exchanged with [`PartitionResult::timeline`].
+    pub(crate) timeline: Option<crate::partition::timeline::Timeline>,
 }
 
 impl Default for Carried {
@@ -420,6 +433,7 @@ impl Default for Carried {
             index_verdicts: Vec::new(),
             snapshot_states: Vec::new(),
             cluster_inputs: Default::default(),
+            timeline: None,
         }
     }
 }
@@ -455,6 +469,10 @@ impl PartitionReport {
     pub fn cluster_inputs(&self) -> &crate::partition::walked::ClusterInputs {
         &self.carried.cluster_inputs
     }
+    /// With [`ScanOptions::collect_timelines`]: what the HTML timeline draws.
+    pub fn timeline(&self) -> Option<&crate::partition::timeline::Timeline> {
+        self.carried.timeline.as_ref()
+    }
 }
 
 /// A tiered partition's offsets: the log start, the remote segments a fetch can read
@@ -468,6 +486,10 @@ pub struct TieredRanges {
     /// The first local segment's base offset.
     pub local_log_start_offset: Option<i64>,
     pub log_end_offset: Option<i64>,
+    /// With `--remote-storage`: what the scan replayed of the remote segments before the
+    /// local log ([`crate::partition::remote`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed: Option<crate::partition::remote::RemoteReplayed>,
 }
 
 /// The version of [`PartitionResult`]'s serialised form.
@@ -488,6 +510,10 @@ pub struct PartitionResult {
     pub txns: Vec<crate::partition::state::txnrec::TxnRecord>,
     /// What the partition's walk kept for the cluster checks.
     pub cluster_inputs: crate::partition::walked::ClusterInputs,
+    /// The partition's timeline, when its walk collected one (absent from results
+    /// written without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<crate::partition::timeline::Timeline>,
 }
 
 /// Why `ScanReport::from_partition_results` refused its input.

@@ -137,10 +137,18 @@ pub struct LogRecord {
     pub position: u64,
     /// The batch's max timestamp.
     pub timestamp: i64,
+    /// The batch's partition leader epoch (`__transaction_state`: the coordinator epoch).
+    /// Absent from results written before it was added (read as -1, unknown).
+    #[serde(default = "unknown_leader_epoch")]
+    pub leader_epoch: i32,
     /// The batch's producer id when it is transactional.
     pub producer_id: Option<i64>,
     pub key: Option<Vec<u8>>,
     pub value: Option<Vec<u8>>,
+}
+
+fn unknown_leader_epoch() -> i32 {
+    -1
 }
 
 /// What the walk kept of an internal topic's batch, in file order.
@@ -401,6 +409,7 @@ impl Collector {
                     segment,
                     position: b.position(),
                     timestamp: b.max_timestamp(),
+                    leader_epoch: b.partition_leader_epoch(),
                     producer_id,
                     key: r.key.map(<[u8]>::to_vec),
                     value: r.value.map(<[u8]>::to_vec),

@@ -6,7 +6,6 @@
 use crate::finding::{Finding, Severity};
 use crate::partition::scan::{PartitionReport, SeverityCounts, glob_match};
 use crate::results::ScanReport;
-use serde_json::Value;
 
 /// An offset range: `A..B` (B excluded), `A..=B`, `A..`, `..B`, or a single offset `A`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,50 +223,9 @@ pub(crate) fn topic_matches(pattern: &str, topic: &str, partition: i32) -> bool 
     }
 }
 
-/// When the finding happened: the timestamp of the batch it is about (`evidence.batch`,
-/// `evidence.first_batch`, `evidence.marker`, `evidence.timestamp`), else the earliest
-/// timestamp anywhere in its evidence; `None` when the evidence holds no time.
+/// When the finding happened ([`crate::finding::evidence::WhenJoint`]).
 pub(crate) fn finding_time(f: &Finding) -> Option<i64> {
-    let e = &f.evidence;
-    for path in [
-        &["batch", "timestamp"][..],
-        &["first_batch", "timestamp"],
-        &["marker", "timestamp"],
-        &["timestamp"],
-        &["last_timestamp"],
-    ] {
-        let mut v = e;
-        for k in path {
-            v = &v[*k];
-        }
-        if let Some(t) = v.as_i64().filter(|t| *t >= 0) {
-            return Some(t);
-        }
-    }
-    earliest_timestamp(e, 0)
-}
-
-fn earliest_timestamp(v: &Value, depth: usize) -> Option<i64> {
-    if depth > 8 {
-        return None;
-    }
-    match v {
-        Value::Object(m) => m
-            .iter()
-            .filter_map(|(k, v)| {
-                if k == "timestamp" {
-                    v.as_i64().filter(|t| *t >= 0)
-                } else {
-                    earliest_timestamp(v, depth + 1)
-                }
-            })
-            .min(),
-        Value::Array(a) => a
-            .iter()
-            .filter_map(|v| earliest_timestamp(v, depth + 1))
-            .min(),
-        _ => None,
-    }
+    crate::finding::evidence::WhenJoint::time_of(f)
 }
 
 /// Which cluster transactions `txns --cluster` lists: every value of the repeatable

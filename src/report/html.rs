@@ -6,21 +6,25 @@
 //!
 //! Partitions without findings are listed in a collapsed table only, so a report over
 //! 10 000 partitions stays small; timelines are drawn for at most [`MAX_TIMELINES`]
-//! partitions (the most severe first), the others keep their findings tables.
+//! partitions (the most severe first), the others keep their findings tables. The
+//! timelines are what the scan's walk collected (`partition::timeline`): no file is read
+//! here.
 
 use super::format_ms;
 use super::triage::{self, Incident};
 use crate::finding::{Finding, Severity};
 use crate::partition::scan::PartitionReport;
-use crate::partition::timeline::{SpanKind, Timeline};
+use crate::partition::timeline::{ProducerTimeline, SpanKind, Timeline};
 use crate::results::ScanReport;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 /// Incidents told in the triage section (the most severe first).
 pub(crate) const MAX_INCIDENTS: usize = 200;
-/// Timelines drawn at most (each re-reads its partition's batch headers).
+/// Timelines of partitions with findings drawn at most (each is up to ≈ 100 KiB of SVG).
 pub const MAX_TIMELINES: usize = 200;
+/// Rows of one producer's view across partitions drawn at most.
+pub const MAX_PRODUCER_ROWS: usize = 500;
 
 /// Escape text for HTML and SVG (content and attribute values).
 pub(crate) fn esc(s: &str) -> String {
@@ -106,6 +110,18 @@ pub fn write_scan(
     timelines: &[Option<Timeline>],
     w: &mut dyn Write,
 ) -> io::Result<()> {
+    write_scan_with(report, timelines, &[], w)
+}
+
+/// [`write_scan`], with a section per producer of `producers` (what it did in every
+/// partition it wrote to). A clean partition with a timeline in `timelines` (asked for by
+/// `--timeline`) gets its section too.
+pub fn write_scan_with(
+    report: &ScanReport,
+    timelines: &[Option<Timeline>],
+    producers: &[ProducerTimeline],
+    w: &mut dyn Write,
+) -> io::Result<()> {
     let incidents = triage::incidents(&report.findings);
     let s = &report.summary;
     let mut h = String::with_capacity(64 << 10);
@@ -130,7 +146,7 @@ pub fn write_scan(
         s.findings.info
     );
     write_triage(&mut h, report, &incidents);
-    write_partition_table(&mut h, report);
+    write_partition_table(&mut h, report, timelines);
     h.push_str("<h2 id=\"details\">Partitions with findings</h2>\n");
     h.push_str(LEGEND);
     w.write_all(h.as_bytes())?;
@@ -145,6 +161,25 @@ pub fn write_scan(
         let tl = timelines.get(i).and_then(Option::as_ref);
         let groups = committed.get(i).map_or(&[][..], Vec::as_slice);
         write_partition(&mut h, i, p, fs, tl, groups);
+        w.write_all(h.as_bytes())?;
+    }
+    // The clean partitions asked for by `--timeline`.
+    let mut asked = (0..report.partitions.len())
+        .filter(|&i| report.partition_findings(i).is_empty())
+        .filter_map(|i| Some((i, timelines.get(i)?.as_ref()?)))
+        .peekable();
+    if asked.peek().is_some() {
+        w.write_all(b"<h2 id=\"timelines\">Timelines asked for</h2>\n")?;
+    }
+    for (i, tl) in asked {
+        let mut h = String::with_capacity(16 << 10);
+        let groups = committed.get(i).map_or(&[][..], Vec::as_slice);
+        write_partition(&mut h, i, &report.partitions[i], &[], Some(tl), groups);
+        w.write_all(h.as_bytes())?;
+    }
+    for v in producers {
+        let mut h = String::with_capacity(16 << 10);
+        producer::write(&mut h, report, timelines, v);
         w.write_all(h.as_bytes())?;
     }
     let mut h = String::new();
@@ -274,11 +309,12 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
     }
 }
 
-fn write_partition_table(h: &mut String, report: &ScanReport) {
+fn write_partition_table(h: &mut String, report: &ScanReport, timelines: &[Option<Timeline>]) {
     let row = |h: &mut String, i: usize, p: &PartitionReport| {
         let fs = report.partition_findings(i);
         let c = super::filter::counts(fs);
-        let name = if fs.is_empty() {
+        let drawn = timelines.get(i).is_some_and(Option::is_some);
+        let name = if fs.is_empty() && !drawn {
             esc(&label(p))
         } else {
             format!("<a href=\"#{}\">{}</a>", anchor(i, p), esc(&label(p)))
@@ -386,8 +422,12 @@ fn write_partition(
         Some(t) if t.first_offset.is_some() => svg(h, p, fs, t, committed),
         _ => h.push_str("<p class=\"meta\">(no timeline drawn for this partition)</p>"),
     }
-    let refs: Vec<&Finding> = fs.iter().collect();
-    findings_table(h, &refs);
+    if fs.is_empty() {
+        h.push_str("<p class=\"meta\">No finding.</p>");
+    } else {
+        let refs: Vec<&Finding> = fs.iter().collect();
+        findings_table(h, &refs);
+    }
     h.push_str("</section>\n");
 }
 
@@ -501,7 +541,7 @@ fn svg(
     }
     h.push_str("</svg>");
     if t.reduced {
-        h.push_str("<p class=\"meta\">Timeline reduced: some producers share the last lane or neighbouring spans were merged.</p>");
+        h.push_str("<p class=\"meta\">Timeline reduced: some producers share the last lane, or neighbouring spans were merged (thick outline; hover for their counts) and markers sampled, to stay within its bounds.</p>");
     }
 }
 
@@ -646,28 +686,23 @@ fn svg_lane(
         let wdt = (x1 - x0).max(2.0);
         let _ = write!(
             h,
-            "<rect class=\"span {}\" data-first=\"{}\" data-last=\"{}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{wdt:.1}\" height=\"14\" fill=\"{}\" stroke=\"#555\" stroke-width=\"0.3\"><title>{} producer {} epoch {}: offsets {}..{} ({} batches), {} → {}</title></rect>",
+            "<rect class=\"span {}{}\" data-first=\"{}\" data-last=\"{}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{wdt:.1}\" height=\"14\" fill=\"{}\" stroke=\"#555\" stroke-width=\"{}\"><title>{}</title></rect>",
             s.kind.as_str(),
+            if s.runs > 1 { " merged" } else { "" },
             s.first,
             s.last,
             y + 5.0,
             span_color(s.kind),
-            s.kind.as_str(),
-            lane.producer_id,
-            s.epoch,
-            s.first,
-            s.last,
-            s.batches,
-            esc(&format_ms(s.first_timestamp)),
-            esc(&format_ms(s.last_timestamp)),
+            if s.runs > 1 { "1" } else { "0.3" },
+            esc(&span_title(lane.producer_id, s)),
         );
         if wdt > 34.0 {
             let _ = write!(
                 h,
-                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#222\">e{}</text>",
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#222\">{}</text>",
                 x0 + 3.0,
                 y + 16.0,
-                s.epoch
+                epoch_label(s)
             );
         }
     }
@@ -714,6 +749,57 @@ fn svg_lane(
     h.push_str("</g>");
 }
 
+/// A span's hover text: its kind, producer, epoch, offsets, batches and times; for a span
+/// standing for several runs, how many and of which kinds.
+fn span_title(pid: i64, s: &crate::partition::timeline::Span) -> String {
+    let times = format!(
+        "{} → {}",
+        format_ms(s.first_timestamp),
+        format_ms(s.last_timestamp)
+    );
+    if s.runs <= 1 {
+        return format!(
+            "{} producer {pid} epoch {}: offsets {}..{} ({} batches), {times}",
+            s.kind.as_str(),
+            s.epoch,
+            s.first,
+            s.last,
+            s.batches,
+        );
+    }
+    let data = s.runs.saturating_sub(s.committed).saturating_sub(s.aborted);
+    format!(
+        "{} runs merged (mostly {}: {} committed, {} aborted transactions, {} data runs) producer {pid} epochs {}: offsets {}..{} ({} batches), {times}",
+        s.runs,
+        s.kind.as_str(),
+        s.committed,
+        s.aborted,
+        data,
+        epoch_range(s),
+        s.first,
+        s.last,
+        s.batches,
+    )
+}
+
+fn epoch_range(s: &crate::partition::timeline::Span) -> String {
+    epochs(s.min_epoch, s.epoch)
+}
+
+/// `lo–hi`, or one epoch.
+fn epochs(lo: i16, hi: i16) -> String {
+    if lo == hi {
+        hi.to_string()
+    } else {
+        format!("{lo}–{hi}")
+    }
+}
+
+/// The label inside a wide span: its producer epoch (or their range).
+fn epoch_label(s: &crate::partition::timeline::Span) -> String {
+    format!("e{}", epoch_range(s))
+}
+
 /// The leader epochs lane: each epoch the batches were written at, from its first offset to
 /// the next epoch's (the leader changes and elections of the partition, as its replica saw
 /// them; an `unclean_leader_election` finding is pinned where its epoch starts).
@@ -744,6 +830,8 @@ fn svg_epochs(h: &mut String, p: &PartitionReport, y: f64, end: i64, x: &dyn Fn(
     }
     h.push_str("</g>");
 }
+
+mod producer;
 
 #[cfg(test)]
 mod tests {

@@ -462,16 +462,16 @@ pub fn hanging_rows(findings: &[Finding]) -> Vec<HangingRow> {
         .iter()
         .filter(|f| f.kind == Kind::HangingTransaction && f.source.copy.is_live())
         .filter_map(|f| {
-            let e = &f.evidence;
+            let e = evidence::read::<OpenTxnJoint>(f);
             Some(HangingRow {
                 topic: f.topic.clone(),
                 partition: f.partition,
                 producer_id: f.producer_id?,
                 producer_epoch: f.producer_epoch?,
-                coordinator_epoch: e["coordinator_epoch"].as_i64().unwrap_or(-1) as i32,
+                coordinator_epoch: e.coordinator_epoch.unwrap_or(-1),
                 start_offset: f.offset?,
-                last_timestamp: e["last_timestamp"].as_i64().unwrap_or(-1),
-                duration_min: e["idle_ms"].as_i64().unwrap_or(0) / 60_000,
+                last_timestamp: e.last_timestamp.unwrap_or(-1),
+                duration_min: e.idle_ms.unwrap_or(0) / 60_000,
             })
         })
         .collect()

@@ -9,11 +9,14 @@
 //! (`tests/suite/library_cli.rs` holds the two byte-equal).
 
 mod paths;
+mod timelines;
+
+pub use timelines::timelines;
 
 use crate::discover::archive::{self, Prepared};
 use crate::finding::Finding;
 use crate::partition::results::{PartitionReport, ScanOptions};
-use crate::partition::timeline::{self, Timeline};
+use crate::partition::timeline::{ProducerTimeline, Timeline};
 use crate::report::filter::Filter;
 use crate::results::ScanReport;
 use crate::verify::{VerifyOptions, VerifyReport};
@@ -33,13 +36,16 @@ pub struct Request {
     /// `--transactional-id`: shows the producers these ids map to in the
     /// `__transaction_state` partitions among the inputs (an input error when absent).
     pub transactional_ids: Vec<String>,
-    /// Read the timelines the HTML report draws (the partitions with findings, most severe
-    /// first, at most [`crate::report::html::MAX_TIMELINES`]).
+    /// Collect, during the walk, the timelines the HTML report draws (the partitions with
+    /// findings, most severe first, at most [`crate::report::html::MAX_TIMELINES`]).
     pub timelines: bool,
+    /// `--timeline`: with `timelines`, also draw these partitions' timelines, findings or
+    /// not (`topic-N`, a topic glob, or a partition directory's path).
+    pub timeline_partitions: Vec<String>,
     /// Bounds on archive extraction.
     pub archive_limits: archive::Limits,
     /// The inputs are evidence bundles (`klogscan merge`, [`crate::bundle`]): their merge
-    /// replaces the scan, and no timeline is read (their directories are elsewhere).
+    /// replaces the scan (timelines are those the bundles carry).
     pub bundles: bool,
 }
 
@@ -66,9 +72,14 @@ impl Request {
         self.transactional_ids = ids;
         self
     }
-    /// Read the HTML report's timelines.
+    /// Collect the HTML report's timelines.
     pub fn with_timelines(mut self, on: bool) -> Self {
         self.timelines = on;
+        self
+    }
+    /// Also draw these partitions' timelines (`--timeline`; with [`Self::with_timelines`]).
+    pub fn with_timeline_partitions(mut self, partitions: Vec<String>) -> Self {
+        self.timeline_partitions = partitions;
         self
     }
     /// The inputs are evidence bundles: merge them.
@@ -83,8 +94,13 @@ impl Request {
 #[non_exhaustive]
 pub struct Answer {
     pub report: ScanReport,
-    /// Aligned with `report.partitions` when [`Request::timelines`] was set, else empty.
+    /// Aligned with `report.partitions` when [`Request::timelines`] was set, else empty:
+    /// the timelines the HTML report draws (partitions with findings, and those of
+    /// [`Request::timeline_partitions`]).
     pub timelines: Vec<Option<Timeline>>,
+    /// With [`Request::timelines`] and a producer filter: each producer's lane in every
+    /// partition shown where it wrote (the HTML report's per-producer view).
+    pub producer_timelines: Vec<ProducerTimeline>,
     /// What the CLI prints on stderr before the report (refused archive entries, caps).
     pub warnings: Vec<String>,
 }
@@ -158,19 +174,29 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
         // A producer filter shows the partitions where the producer appears.
         opts.keep_producers = true;
     }
-    let flt = resolved_filter(req, &inputs, &opts)?;
-    let mut report = match sink {
-        None if req.bundles => crate::bundle::merge(&inputs.paths, &opts)?.report,
-        None => crate::pipeline::scan(&inputs.paths, &opts),
-        Some((sink, status)) if req.bundles => {
-            let bundles = crate::bundle::read_bundles(&inputs.paths)?;
+    let bundles = match req.bundles {
+        true => Some(crate::bundle::read_bundles(&inputs.paths)?),
+        false => None,
+    };
+    let flt = resolved_filter(req, &inputs, &opts, bundles.as_deref())?;
+    if req.timelines {
+        // Drawn from what the walk collects: no file is read again for them.
+        opts.collect_timelines = true;
+        opts.timeline_producers = flt.producer_ids.clone();
+    }
+    let mut report = match (sink, bundles) {
+        (None, Some(bundles)) => {
+            crate::bundle::merge_bundles(bundles, &opts, &mut |_, _| {})?.report
+        }
+        (None, None) => crate::pipeline::scan(&inputs.paths, &opts),
+        (Some((sink, status)), Some(bundles)) => {
             *status = sink(Streamed::Begin(&crate::bundle::inputs_of(&bundles)));
             crate::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
                 stream_partition(sink, status, &flt, &inputs, p, fs)
             })?
             .report
         }
-        Some((sink, status)) => {
+        (Some((sink, status)), None) => {
             let given: Vec<String> = inputs
                 .paths
                 .iter()
@@ -184,18 +210,25 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
     };
     crate::report::client::fill(&mut report.findings);
     flt.apply(&mut report);
-    // Read while extracted archives still exist; the renderer draws them without I/O.
-    let timelines = if req.timelines && !req.bundles {
-        timelines(&report)
+    let chosen = if req.timelines {
+        timelines::choose(
+            &mut report,
+            &req.timeline_partitions,
+            &flt.producer_ids,
+            &inputs,
+        )
     } else {
-        Vec::new()
+        timelines::Chosen::default()
     };
     paths::fix_report(&inputs, &mut report);
     report.errors.extend(inputs.failed.iter().cloned());
+    let mut warnings = inputs.warnings.clone();
+    warnings.extend(chosen.warnings);
     Ok(Answer {
         report,
-        timelines,
-        warnings: inputs.warnings.clone(),
+        timelines: chosen.timelines,
+        producer_timelines: chosen.producers,
+        warnings,
     })
 }
 
@@ -229,18 +262,23 @@ fn stream_partition(
     }
 }
 
-/// The request's filter with `--transactional-id` resolved through the coordinator's log.
+/// The request's filter with `--transactional-id` resolved through the coordinator's log:
+/// the inputs' `__transaction_state` directories, or the records `bundles` carry of them.
 fn resolved_filter(
     req: &Request,
     inputs: &Prepared,
     opts: &ScanOptions,
+    bundles: Option<&[(std::path::PathBuf, crate::bundle::Bundle)]>,
 ) -> Result<Filter, RequestError> {
     let mut f = req.filter.clone();
     if req.transactional_ids.is_empty() {
         return Ok(f);
     }
     use crate::cluster::coordinator::CoordinatorView;
-    let view = CoordinatorView::load(&crate::discover::layout::discover(&inputs.paths), opts);
+    let view = match bundles {
+        Some(b) => crate::bundle::coordinator_view(b),
+        None => CoordinatorView::load(&crate::discover::layout::discover(&inputs.paths), opts),
+    };
     if view.is_empty() {
         return Err(RequestError::NoCoordinatorLog);
     }
@@ -260,30 +298,6 @@ fn resolved_filter(
     Ok(f)
 }
 
-/// The timelines of the partitions that have findings (at most
-/// [`crate::report::html::MAX_TIMELINES`], most severe first), aligned with
-/// `report.partitions`.
-pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
-    let mut order: Vec<(crate::finding::Severity, usize)> = (0..report.partitions.len())
-        .filter_map(|i| {
-            report
-                .partition_findings(i)
-                .iter()
-                .map(|f| f.severity)
-                .max()
-                .map(|s| (s, i))
-        })
-        .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut out = vec![None; report.partitions.len()];
-    for &(_, i) in order.iter().take(crate::report::html::MAX_TIMELINES) {
-        let p = &report.partitions[i];
-        out[i] =
-            timeline::collect(std::path::Path::new(&p.path), &timeline::Limits::default()).ok();
-    }
-    out
-}
-
 /// The answer to a verify request: [`crate::verify::verify`] over the request's inputs as
 /// the CLI runs it (archives, `--transactional-id`, client errors, filters).
 #[derive(Debug)]
@@ -299,7 +313,7 @@ pub fn verify(
     broker_version: Option<crate::verify::BrokerVersion>,
 ) -> Result<VerifyAnswer, RequestError> {
     let inputs = archive::prepare(&req.inputs, &req.archive_limits)?;
-    let flt = resolved_filter(req, &inputs, &req.options)?;
+    let flt = resolved_filter(req, &inputs, &req.options, None)?;
     let opts = VerifyOptions {
         scan: req.options.clone(),
         broker_version,

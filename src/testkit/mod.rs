@@ -29,6 +29,7 @@
 //! assert_eq!(m.log_end_offset, 7);
 //! ```
 
+pub mod aiven;
 pub mod brokers;
 pub mod encode;
 pub mod files;

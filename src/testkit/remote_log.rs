@@ -234,6 +234,10 @@ pub struct TieredLog {
     local_from: usize,
     log_start: Option<i64>,
     lineage: Option<Vec<(i32, i64)>>,
+    /// Each remote segment's latest state and its event's time and broker.
+    states: Vec<(i8, i64, i32)>,
+    /// Write a `remote_log_snapshot` file; `true`: keep the metadata partition too.
+    snapshot: Option<bool>,
 }
 
 impl TieredLog {
@@ -252,6 +256,8 @@ impl TieredLog {
             local_from: 0,
             log_start: None,
             lineage: None,
+            states: Vec::new(),
+            snapshot: None,
         }
     }
 
@@ -333,6 +339,7 @@ impl TieredLog {
             COPY_SEGMENT_STARTED,
         ));
         self.segments.push((seg, Objects::Segment(i)));
+        self.states.push((COPY_SEGMENT_STARTED, ts, self.broker));
         self.segments.len() - 1
     }
 
@@ -348,12 +355,30 @@ impl TieredLog {
         r
     }
 
+    /// Copy local segment `i`, its COPY_SEGMENT_FINISHED carrying `custom_metadata` (what
+    /// `RemoteStorageManager.copyLogSegmentData` returned): returns the remote segment.
+    pub fn copy_with_custom_metadata(&mut self, i: usize, custom_metadata: &[u8]) -> usize {
+        let r = self.copy_started(i);
+        let ts = self.tick();
+        let seg = &self.segments[r].0;
+        self.events.push(encode_segment_update(
+            seg,
+            self.broker,
+            ts,
+            Some(custom_metadata),
+            COPY_SEGMENT_FINISHED,
+        ));
+        self.states[r] = (COPY_SEGMENT_FINISHED, ts, self.broker);
+        r
+    }
+
     /// A state update for remote segment `r`.
     pub fn update(&mut self, r: usize, state: i8) -> &mut Self {
         let ts = self.tick();
         let seg = &self.segments[r].0;
         self.events
             .push(encode_segment_update(seg, self.broker, ts, None, state));
+        self.states[r] = (state, ts, self.broker);
         self
     }
 
@@ -416,6 +441,26 @@ impl TieredLog {
         self
     }
 
+    /// Also write the user partition's 3.6–3.7 `remote_log_snapshot` (every segment not
+    /// DELETE_SEGMENT_FINISHED in its latest state, taken after the last event); without
+    /// `keep_topic` the `__remote_log_metadata` partition is not written.
+    pub fn remote_log_snapshot(&mut self, keep_topic: bool) -> &mut Self {
+        self.snapshot = Some(keep_topic);
+        self
+    }
+
+    fn snapshot_bytes(&self) -> Vec<u8> {
+        let entries: Vec<Vec<u8>> = self
+            .segments
+            .iter()
+            .zip(&self.states)
+            .filter(|(_, (state, ..))| *state != DELETE_SEGMENT_FINISHED)
+            .map(|((seg, _), &(state, ts, broker))| encode_segment_snapshot(seg, broker, ts, state))
+            .collect();
+        let last = self.events.len() as i64 - 1;
+        encode_remote_log_snapshot(self.metadata_partition, last, &entries)
+    }
+
     fn history_epochs(&self) -> Vec<(i32, i64)> {
         let mut out: Vec<(i32, i64)> = Vec::new();
         for s in &self.history.segments {
@@ -463,13 +508,20 @@ impl TieredLog {
             }));
         }
         let log_dir = dir.join(format!("broker-{}", self.broker));
-        let m = LogDirBuilder::new(self.broker)
-            .partition(self.history)
-            .partition(meta)
+        let snapshot = self.snapshot.map(|keep| (keep, self.snapshot_bytes()));
+        let metadata_name = format!("__remote_log_metadata-{}", self.metadata_partition);
+        let mut b = LogDirBuilder::new(self.broker).partition(self.history);
+        if snapshot.as_ref().is_none_or(|s| s.0) {
+            b = b.partition(meta);
+        }
+        let m = b
             .log_start_offset(&topic, partition, log_start)
             .write(&log_dir)?;
         let partition_dir = m.partitions[0].dir.clone();
-        let metadata_dir = m.partitions[1].dir.clone();
+        let metadata_dir = log_dir.join(metadata_name);
+        if let Some((_, bytes)) = &snapshot {
+            std::fs::write(partition_dir.join("remote_log_snapshot"), bytes)?;
+        }
         let remote_root = dir.join("remote");
         let remote_partition_dir = remote_root
             .join("kafka-tiered-storage")

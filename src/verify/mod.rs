@@ -89,7 +89,9 @@ pub struct PartitionVerification {
     pub prediction: RecoveryPrediction,
     /// This partition's findings (scan findings and cross-checks), sorted by offset.
     pub findings: Vec<Finding>,
-    /// The scan's view of the partition.
+    /// The scan's view of the partition (its report; the per-segment working state the
+    /// checks read — segment walks, recovery plan, index verdicts, snapshot states,
+    /// cluster inputs — is released once they have run).
     #[serde(skip)]
     pub scan: PartitionReport,
 }
@@ -260,52 +262,62 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
         .map(|k| scan.partition_findings(k).to_vec())
         .collect();
     let parts = std::mem::take(&mut scan.partitions);
+    // The rest of the scan (its findings, copied per partition above) is not read again.
+    drop(scan);
     let mut report = VerifyReport {
         errors: inv.errors.clone(),
         ..Default::default()
     };
     // The file cross-checks of each partition, in parallel; each partition's collected
     // entries are dropped as soon as its index checks have read them.
-    report.partitions = crate::partition::scan::with_threads(opts.scan.threads, || {
-        parts
-            .into_par_iter()
-            .zip(per_partition)
-            .filter_map(|(mut r, mut findings)| {
-                let i = *index_of.get(&r.path)?;
-                let p = &inv.partitions[i];
-                let ld = p
-                    .log_dir
-                    .as_ref()
-                    .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
-                    .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
-                let prediction = checks::verify_one(
-                    p,
-                    ld,
-                    &r,
-                    opts,
-                    &findings_snapshot(&findings),
-                    &mut findings,
-                );
-                // The cross-checks' findings carry the partition's identity too.
-                crate::discover::identity::apply_source(&r.source, &mut findings);
-                r.carried.index_verdicts = Vec::new();
-                findings.sort_by_key(|f| {
-                    (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
-                });
-                crate::finding::assign_ids(&mut findings);
-                Some(PartitionVerification {
-                    topic: r.topic.clone(),
-                    partition: r.partition,
-                    path: r.path.clone(),
-                    log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
-                    source: r.source.clone(),
-                    prediction,
-                    findings,
-                    scan: r,
+    // An indexed collect (one vector, written in place), then the `None`s dropped in
+    // place: a `filter_map` collect gathered per-thread chunks and copied them into a third
+    // vector, three vectors of partitions at once.
+    let verified: Vec<Option<PartitionVerification>> =
+        crate::partition::scan::with_threads(opts.scan.threads, || {
+            parts
+                .into_par_iter()
+                .zip(per_partition)
+                .map(|(mut r, mut findings)| {
+                    let i = *index_of.get(&r.path)?;
+                    let p = &inv.partitions[i];
+                    let ld = p
+                        .log_dir
+                        .as_ref()
+                        .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
+                        .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
+                    let prediction = checks::verify_one(
+                        p,
+                        ld,
+                        &r,
+                        opts,
+                        &findings_snapshot(&findings),
+                        &mut findings,
+                    );
+                    // The cross-checks' findings carry the partition's identity too.
+                    crate::discover::identity::apply_source(&r.source, &mut findings);
+                    release_working_state(&mut r);
+                    findings.sort_by_key(|f| {
+                        (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
+                    });
+                    crate::finding::assign_ids(&mut findings);
+                    Some(PartitionVerification {
+                        topic: r.topic.clone(),
+                        partition: r.partition,
+                        path: r.path.clone(),
+                        log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+                        source: r.source.clone(),
+                        prediction,
+                        findings,
+                        scan: r,
+                    })
                 })
-            })
-            .collect()
-    });
+                .collect()
+        });
+    #[allow(clippy::filter_map_identity)] // `flatten` would not collect in place
+    {
+        report.partitions = verified.into_iter().filter_map(|v| v).collect();
+    }
     for p in &report.partitions {
         report.findings.extend(p.findings.iter().cloned());
     }
@@ -326,6 +338,18 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     }
     report.summary = summarise(&report);
     report
+}
+
+/// Free what only the cross-checks and the prediction read of a partition's scan (its
+/// segment walks, recovery plan, index verdicts, producer states at each snapshot, cluster
+/// inputs, damaged batches): a verification keeps every partition until it is rendered.
+fn release_working_state(r: &mut PartitionReport) {
+    r.carried.index_verdicts = Vec::new();
+    r.carried.segment_walks = Vec::new();
+    r.carried.snapshot_states = Vec::new();
+    r.carried.damaged = Vec::new();
+    r.carried.recovery = Default::default();
+    r.carried.cluster_inputs = Default::default();
 }
 
 /// The scan findings the prediction needs (load-failure rules), copied before the

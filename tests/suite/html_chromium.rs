@@ -116,25 +116,49 @@ fn filters_apply_to_the_html_report_too() {
     assert!(html.contains("data-kind=\"zombie_write\""));
 }
 
-#[test]
-fn chromium_renders_the_timeline_with_the_zombie_pinned() {
-    let Some(bin) = chromium() else {
+/// The chromium binary, or `None` after saying the test is skipped (a failure instead under
+/// `KLOGSCAN_REQUIRE_CHROMIUM=1`, as `.ci/run` sets).
+fn chromium_or_skip() -> Option<PathBuf> {
+    let bin = chromium();
+    if bin.is_none() {
         if std::env::var_os("KLOGSCAN_REQUIRE_CHROMIUM").is_some_and(|v| v == "1") {
             panic!("KLOGSCAN_REQUIRE_CHROMIUM=1 but no chromium binary is on PATH");
         }
         eprintln!("SKIPPED (chromium): no chromium binary on PATH (apt-get install chromium)");
+    }
+    bin
+}
+
+/// The DOM says no label of any timeline runs past its picture's edge ([`MEASURE`]).
+fn assert_labels_inside(dom: &str, what: &str) {
+    assert!(
+        dom.contains("data-labels-outside=\"[]\""),
+        "{what}: labels past the edge: {}",
+        dom.split("data-labels-outside=")
+            .nth(1)
+            .unwrap_or("not measured")
+            .chars()
+            .take(300)
+            .collect::<String>()
+    );
+}
+
+/// The browser measures every timeline label (getBBox) against its picture's width and
+/// writes the labels that run past an edge into the DOM.
+const MEASURE: &str = "<script>window.addEventListener('load',()=>{const out=[];\
+    for(const svg of document.querySelectorAll('svg.timeline')){\
+    const w=svg.viewBox.baseVal.width;for(const t of svg.querySelectorAll('text')){\
+    const b=t.getBBox();if(b.x<0||b.x+b.width>w)out.push(t.textContent);}}\
+    document.body.setAttribute('data-labels-outside',JSON.stringify(out));});</script>";
+
+#[test]
+fn chromium_renders_the_timeline_with_the_zombie_pinned() {
+    let Some(bin) = chromium_or_skip() else {
         return;
     };
     let work = tempfile::tempdir().unwrap();
     let page = work.path().join("report.html");
-    // The browser measures every timeline label (getBBox) against its picture's width and
-    // writes the labels that run past an edge into the DOM.
-    let measure = "<script>window.addEventListener('load',()=>{const out=[];\
-        for(const svg of document.querySelectorAll('svg.timeline')){\
-        const w=svg.viewBox.baseVal.width;for(const t of svg.querySelectorAll('text')){\
-        const b=t.getBBox();if(b.x<0||b.x+b.width>w)out.push(t.textContent);}}\
-        document.body.setAttribute('data-labels-outside',JSON.stringify(out));});</script>";
-    let report = html_report(&[]).replace("</body>", &format!("{measure}</body>"));
+    let report = html_report(&[]).replace("</body>", &format!("{MEASURE}</body>"));
     std::fs::write(&page, report).unwrap();
 
     let dom = run_chromium(
@@ -145,16 +169,7 @@ fn chromium_renders_the_timeline_with_the_zombie_pinned() {
     );
     assert!(dom.contains("</html>"), "no DOM from chromium: {dom}");
     // Every label inside its timeline's picture.
-    assert!(
-        dom.contains("data-labels-outside=\"[]\""),
-        "labels past the edge: {}",
-        dom.split("data-labels-outside=")
-            .nth(1)
-            .unwrap_or("not measured")
-            .chars()
-            .take(300)
-            .collect::<String>()
-    );
+    assert_labels_inside(&dom, "the report");
     // The zombie's marker: a finding group in the SVG, labelled, with hover text.
     let zombie = dom
         .find("<g class=\"finding error\" data-kind=\"zombie_write\" data-offset=\"21\"")
@@ -200,4 +215,35 @@ fn chromium_renders_the_timeline_with_the_zombie_pinned() {
     assert_eq!((width, height), (1280, 1100));
     assert!(bytes.len() > 20_000, "a blank page compresses to less");
     eprintln!("screenshot: {}", png.display());
+}
+
+/// The timelines drawn on demand keep their labels inside their pictures too: clean
+/// partitions asked for by `--timeline`, and the per-producer view on its time axis.
+#[test]
+fn chromium_keeps_the_labels_of_asked_for_and_producer_timelines_inside() {
+    let Some(bin) = chromium_or_skip() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    for (k, args) in [
+        &["--timeline", "codec-*,legacy-0"][..],
+        &["--producer-id", "4001,4002"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let page = work.path().join(format!("report-{k}.html"));
+        let report = html_report(args).replace("</body>", &format!("{MEASURE}</body>"));
+        let svgs = report.matches("<svg class=\"timeline").count();
+        assert!(svgs >= 2, "{args:?}: {svgs} timelines");
+        std::fs::write(&page, report).unwrap();
+        let dom = run_chromium(
+            &bin,
+            &work.path().join(format!("profile-{k}")),
+            &["--dump-dom".into()],
+            &page,
+        );
+        assert!(dom.contains("</html>"), "no DOM from chromium: {dom}");
+        assert_labels_inside(&dom, &format!("{args:?}"));
+    }
 }

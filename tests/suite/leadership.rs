@@ -1024,10 +1024,14 @@ fn another_incarnation_of_the_topic_is_not_judged_against_the_history() {
 }
 
 #[test]
+// `ScanOptions` is built by field assignment, as its `non_exhaustive` form requires.
+#[allow(clippy::field_reassign_with_default)]
 fn the_html_report_draws_the_leader_epochs_beside_the_producers() {
     let d = tempfile::tempdir().unwrap();
     canonical(d.path(), false);
-    let r = scan(d.path());
+    let mut o = ScanOptions::default();
+    o.collect_timelines = true;
+    let r = klogscan::pipeline::scan(&[d.path().to_path_buf()], &o);
     let timelines = klogscan::request::timelines(&r);
     let mut out = Vec::new();
     klogscan::report::html::write_scan(&r, &timelines, &mut out).unwrap();

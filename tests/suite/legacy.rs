@@ -455,8 +455,62 @@ fn walk(path: &std::path::Path) -> (Stats, Vec<i64>) {
     (s, offsets)
 }
 
-/// (file, batches, records, [magic0, magic1, magic2], compressed, min offset, max offset).
-type Expected = (String, u32, u64, [u32; 3], u32, i64, i64);
+/// (directory under `broker/`, file, batches, records, [magic0, magic1, magic2], compressed,
+/// min offset, max offset).
+type Expected = (
+    &'static str,
+    &'static str,
+    u32,
+    u64,
+    [u32; 3],
+    u32,
+    i64,
+    i64,
+);
+
+const XP: &str = "xpxwo100__bullShit/tmp/kafka-logs";
+const SG: &str = "segmentio__kafka-go/fixtures";
+
+/// What broker/PROVENANCE.md says of each legacy file (the independent Python parser's
+/// numbers).
+#[rustfmt::skip] // one file per line: a table
+const PROVENANCE: &[Expected] = &[
+    (XP, "TEST-TOPIC-0/00000000000000000000.log", 21211, 21211, [0, 21211, 0], 0, 0, 21210),
+    (XP, "__consumer_offsets-40/00000000000000000000.log", 860, 860, [0, 860, 0], 0, 0, 859),
+    (XP, "foo-0/00000000000000000000.log", 204, 204, [0, 204, 0], 0, 0, 203),
+    (XP, "topic1-0/00000000000000000000.log", 5, 5, [0, 5, 0], 0, 0, 4),
+    (SG, "v1-v1.recordset.bin", 4, 4, [0, 4, 0], 0, 0, 3),
+    (SG, "v1-v1c-v2-v2c-v2b-v2b-v2b-v2bc-v1b-v1bc.recordset.bin", 15, 19, [0, 7, 8], 7, 0, 19),
+    (SG, "v1c-v1-v1c.recordset.bin", 5, 5, [0, 5, 0], 3, 1, 5),
+    (SG, "v1c-v1c.recordset.bin", 3, 3, [0, 3, 0], 3, 1, 3),
+    (SG, "v2-v2.recordset.bin", 2, 4, [0, 0, 2], 0, 0, 3),
+    (SG, "v2b-v1.recordset.bin", 3, 4, [0, 2, 1], 0, 0, 3),
+    (SG, "v2bc-v1-v1c.recordset.bin", 4, 5, [0, 3, 1], 2, 0, 5),
+    (SG, "v2bc-v1.recordset.bin", 3, 4, [0, 2, 1], 1, 0, 3),
+    (SG, "v2bc-v1c.recordset.bin", 2, 3, [0, 1, 1], 2, 0, 3),
+    (SG, "v2c-v2-v2c.recordset.bin", 3, 6, [0, 0, 3], 2, 0, 5),
+    (SG, "v2c-v2c.recordset.bin", 2, 4, [0, 0, 2], 2, 0, 3),
+    ("", "tansu-io__tansu/carved/nisshi-sans-io__src__bin__bench.rs_L1465_c5cfcc0e.bin", 1, 1, [1, 0, 0], 0, 0, 0),
+];
+
+/// Walks one file of the provenance table: its outer view's statistics, and the check that
+/// every message's absolute offset (inner messages of wrappers included) is exactly
+/// first..=last with no gap and no duplicate — these partitions are not compacted. Returns
+/// the statistics and the number of messages.
+fn walk_contiguous(path: &std::path::Path, file: &str) -> (Stats, usize) {
+    let (got, mut offsets) = walk(path);
+    offsets.sort_unstable();
+    let first = offsets[0];
+    assert!(
+        offsets
+            .iter()
+            .enumerate()
+            .all(|(i, &o)| o == first + i as i64),
+        "{file}: offsets {offsets:?} are not contiguous"
+    );
+    assert_eq!(offsets.last(), Some(&got.max_offset), "{file}");
+    (got, offsets.len())
+}
 
 #[test]
 fn real_legacy_data_matches_provenance() {
@@ -464,183 +518,24 @@ fn real_legacy_data_matches_provenance() {
         return;
     };
     let b = root.join("broker");
-    let xp = "xpxwo100__bullShit/tmp/kafka-logs";
-    let sg = "segmentio__kafka-go/fixtures";
-    // (file, batches, records, [magic0, magic1, magic2], compressed, min offset, max offset)
-    // from broker/PROVENANCE.md (the independent Python parser's numbers).
-    let expected: &[Expected] = &[
-        (
-            format!("{xp}/TEST-TOPIC-0/00000000000000000000.log"),
-            21211,
-            21211,
-            [0, 21211, 0],
-            0,
-            0,
-            21210,
-        ),
-        (
-            format!("{xp}/__consumer_offsets-40/00000000000000000000.log"),
-            860,
-            860,
-            [0, 860, 0],
-            0,
-            0,
-            859,
-        ),
-        (
-            format!("{xp}/foo-0/00000000000000000000.log"),
-            204,
-            204,
-            [0, 204, 0],
-            0,
-            0,
-            203,
-        ),
-        (
-            format!("{xp}/topic1-0/00000000000000000000.log"),
-            5,
-            5,
-            [0, 5, 0],
-            0,
-            0,
-            4,
-        ),
-        (
-            format!("{sg}/v1-v1.recordset.bin"),
-            4,
-            4,
-            [0, 4, 0],
-            0,
-            0,
-            3,
-        ),
-        (
-            format!("{sg}/v1-v1c-v2-v2c-v2b-v2b-v2b-v2bc-v1b-v1bc.recordset.bin"),
-            15,
-            19,
-            [0, 7, 8],
-            7,
-            0,
-            19,
-        ),
-        (
-            format!("{sg}/v1c-v1-v1c.recordset.bin"),
-            5,
-            5,
-            [0, 5, 0],
-            3,
-            1,
-            5,
-        ),
-        (
-            format!("{sg}/v1c-v1c.recordset.bin"),
-            3,
-            3,
-            [0, 3, 0],
-            3,
-            1,
-            3,
-        ),
-        (
-            format!("{sg}/v2-v2.recordset.bin"),
-            2,
-            4,
-            [0, 0, 2],
-            0,
-            0,
-            3,
-        ),
-        (
-            format!("{sg}/v2b-v1.recordset.bin"),
-            3,
-            4,
-            [0, 2, 1],
-            0,
-            0,
-            3,
-        ),
-        (
-            format!("{sg}/v2bc-v1-v1c.recordset.bin"),
-            4,
-            5,
-            [0, 3, 1],
-            2,
-            0,
-            5,
-        ),
-        (
-            format!("{sg}/v2bc-v1.recordset.bin"),
-            3,
-            4,
-            [0, 2, 1],
-            1,
-            0,
-            3,
-        ),
-        (
-            format!("{sg}/v2bc-v1c.recordset.bin"),
-            2,
-            3,
-            [0, 1, 1],
-            2,
-            0,
-            3,
-        ),
-        (
-            format!("{sg}/v2c-v2-v2c.recordset.bin"),
-            3,
-            6,
-            [0, 0, 3],
-            2,
-            0,
-            5,
-        ),
-        (
-            format!("{sg}/v2c-v2c.recordset.bin"),
-            2,
-            4,
-            [0, 0, 2],
-            2,
-            0,
-            3,
-        ),
-        (
-            "tansu-io__tansu/carved/nisshi-sans-io__src__bin__bench.rs_L1465_c5cfcc0e.bin"
-                .to_string(),
-            1,
-            1,
-            [1, 0, 0],
-            0,
-            0,
-            0,
-        ),
-    ];
     let mut mismatches = Vec::new();
     let (mut all_messages, mut provenance_records) = (0usize, 0u64);
-    for (file, batches, records, magic, compressed, lo, hi) in expected {
-        let (got, mut offsets) = walk(&b.join(file));
-        // The truth below PROVENANCE's outer view: these partitions are not compacted, so
-        // the absolute offsets of all messages (inner messages of wrappers included) are
-        // exactly first..=last with no gap and no duplicate.
-        offsets.sort_unstable();
-        let first = offsets[0];
-        assert!(
-            offsets
-                .iter()
-                .enumerate()
-                .all(|(i, &o)| o == first + i as i64),
-            "{file}: offsets {offsets:?} are not contiguous"
-        );
-        assert_eq!(offsets.last(), Some(&got.max_offset), "{file}");
-        all_messages += offsets.len();
+    for &(dir, file, batches, records, magic, compressed, lo, hi) in PROVENANCE {
+        let file = if dir.is_empty() {
+            file.to_string()
+        } else {
+            format!("{dir}/{file}")
+        };
+        let (got, messages) = walk_contiguous(&b.join(&file), &file);
+        all_messages += messages;
         provenance_records += got.records;
         let want = Stats {
-            batches: *batches,
-            records: *records,
-            magic: *magic,
-            compressed: *compressed,
-            min_offset: *lo,
-            max_offset: *hi,
+            batches,
+            records,
+            magic,
+            compressed,
+            min_offset: lo,
+            max_offset: hi,
         };
         if got != want {
             mismatches.push(format!("{file}: got {got:?}, PROVENANCE says {want:?}"));

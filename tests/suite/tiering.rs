@@ -307,6 +307,7 @@ fn report_shows_remote_and_local_ranges() {
             remote: vec![(20, 39), (40, 59), (60, 79)],
             local_log_start_offset: Some(60),
             log_end_offset: Some(100),
+            replayed: None,
         })
     );
     let json = serde_json::to_value(p).unwrap();
@@ -353,20 +354,19 @@ fn remote_segment_epochs_differ_from_its_metadata() {
 /// The HTML report draws a tiered partition's remote segments and local log under the
 /// offset axis, and says where its history lives.
 #[test]
+// `ScanOptions` is built by field assignment, as its `non_exhaustive` form requires.
+#[allow(clippy::field_reassign_with_default)]
 fn html_timeline_shows_remote_and_local_ranges() {
-    use klogscan::partition::timeline::{Limits, collect};
     let d = tempfile::tempdir().unwrap();
     let mut t = rolled();
     t.copy(3);
     t.local_from(3);
     let m = write(t, d.path());
     let root = m.log_dir.parent().unwrap().to_path_buf();
-    let r = klogscan::pipeline::scan(&[root], &ScanOptions::default());
-    let tl: Vec<_> = r
-        .partitions
-        .iter()
-        .map(|p| collect(Path::new(&p.path), &Limits::default()).ok())
-        .collect();
+    let mut o = ScanOptions::default();
+    o.collect_timelines = true;
+    let r = klogscan::pipeline::scan(&[root], &o);
+    let tl: Vec<_> = r.partitions.iter().map(|p| p.timeline().cloned()).collect();
     let mut out = Vec::new();
     klogscan::report::html::write_scan(&r, &tl, &mut out).unwrap();
     let html = String::from_utf8(out).unwrap();

@@ -5,6 +5,7 @@
 //! records of an uncompressed records section; [`control`] decodes control records;
 //! [`legacy`] reads magic 0/1 messages; [`codec`] decompresses into reused buffers.
 
+pub mod aiven;
 pub mod batch;
 pub mod bytes;
 pub mod checkpoint;

@@ -21,6 +21,11 @@ pub struct Lineage {
     pub entries: Vec<EpochEntry>,
     /// Where the entries come from (`leader-epoch-checkpoint`, a metadata log, …).
     pub from: String,
+    /// The newest leader epoch the cluster's KRaft metadata log gave the partition, when
+    /// that log is among the inputs: an epoch at or below it exists on the controller's
+    /// side even when this copy's lineage has not reached it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata_latest_epoch: Option<i32>,
 }
 
 /// A lineage provider: the lineage of a partition directory (by path), when known.
@@ -93,7 +98,20 @@ impl Lineage {
                 })
                 .collect(),
             from: from.into(),
+            metadata_latest_epoch: None,
         }
+    }
+
+    /// The leader's answer for `requested` when this lineage can give it: `None` when the
+    /// lineage ends below `requested` but the metadata log shows the controller gave that
+    /// epoch — the copy is behind the partition's leader, whose lineage is not in the
+    /// inputs, so two answers are possible and no verdict is drawn.
+    pub fn answer(&self, requested: i32, log_end: i64) -> Option<EpochEnd> {
+        let a = self.end_offset_for(requested, log_end);
+        let behind = a.case == EpochCase::AboveLatest
+            && requested != UNDEFINED_EPOCH
+            && self.metadata_latest_epoch.is_some_and(|m| m >= requested);
+        (!behind).then_some(a)
     }
 
     /// The newest epoch.
@@ -181,6 +199,59 @@ impl LineageSource for CheckpointLineage {
     }
 }
 
+/// What a cluster's KRaft metadata log says of one partition copy's epochs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetadataEpochs {
+    /// The epochs the metadata log gave the partition with a live leader, each with the
+    /// offset it starts at in this cluster's replicas (epochs no replica in the inputs
+    /// wrote in are left out: a leader's cache drops an epoch that holds no record once
+    /// the next one starts at the same offset).
+    pub entries: Vec<EpochEntry>,
+    /// The newest leader epoch the metadata log gave the partition.
+    pub latest: Option<i32>,
+}
+
+/// Lineages for a cluster whose KRaft metadata log may be among the inputs: a copy's
+/// `leader-epoch-checkpoint` when it has one (what its broker answers from), else the
+/// metadata log's epochs with the starts the batches show; either way stamped with the
+/// metadata log's newest epoch for the partition ([`Lineage::answer`] uses it).
+#[derive(Debug, Clone, Default)]
+pub struct ClusterLineage {
+    checkpoint: CheckpointLineage,
+    /// Partition directory → what the metadata log says of it.
+    metadata: std::collections::HashMap<String, MetadataEpochs>,
+}
+
+impl ClusterLineage {
+    pub fn new(
+        checkpoint: CheckpointLineage,
+        metadata: std::collections::HashMap<String, MetadataEpochs>,
+    ) -> Self {
+        ClusterLineage {
+            checkpoint,
+            metadata,
+        }
+    }
+}
+
+/// Where a lineage built from the metadata log reads its entries.
+pub const METADATA_LINEAGE_FROM: &str = "the KRaft metadata log's leader epochs, each starting at its first batch in this cluster's replicas";
+
+impl LineageSource for ClusterLineage {
+    fn lineage(&self, topic: &str, partition: i32, path: &str) -> Option<Lineage> {
+        let meta = self.metadata.get(path);
+        let mut l = match self.checkpoint.lineage(topic, partition, path) {
+            Some(l) => l,
+            None => {
+                let m = meta.filter(|m| !m.entries.is_empty())?;
+                Lineage::new(&m.entries, METADATA_LINEAGE_FROM)
+            }
+        };
+        l.metadata_latest_epoch = meta.and_then(|m| m.latest);
+        Some(l)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,6 +306,51 @@ mod tests {
         assert_eq!(at(&l, 2, 9), (2, 9));
         assert_eq!(at(&l, 0, 9), (0, 3));
         assert_eq!(at(&l, 1, 9), (1, 6));
+    }
+
+    #[test]
+    fn an_epoch_the_controller_gave_above_a_lagging_lineage_has_no_answer() {
+        let mut l = lineage(&[(0, 0), (3, 5)]);
+        assert_eq!(
+            l.answer(5, 10).map(|a| a.case),
+            Some(EpochCase::AboveLatest)
+        );
+        l.metadata_latest_epoch = Some(4);
+        assert_eq!(
+            l.answer(5, 10).map(|a| a.case),
+            Some(EpochCase::AboveLatest)
+        );
+        l.metadata_latest_epoch = Some(5);
+        assert_eq!(l.answer(5, 10), None);
+        // Below the lineage's newest epoch the cache's own answer stands.
+        assert_eq!(l.answer(1, 10).map(|a| a.case), Some(EpochCase::InGap));
+        assert_eq!(
+            l.answer(UNDEFINED_EPOCH, 10).map(|a| a.case),
+            Some(EpochCase::AboveLatest)
+        );
+    }
+
+    #[test]
+    fn the_checkpoint_wins_and_the_metadata_log_fills_a_missing_one() {
+        let entries = vec![EpochEntry {
+            epoch: 2,
+            start_offset: 7,
+        }];
+        let meta = MetadataEpochs {
+            entries: entries.clone(),
+            latest: Some(4),
+        };
+        let src = ClusterLineage::new(
+            CheckpointLineage::default(),
+            [("p".to_string(), meta)].into_iter().collect(),
+        );
+        let l = src.lineage("t", 0, "p").unwrap();
+        assert_eq!(
+            (l.entries, l.from.as_str()),
+            (entries, METADATA_LINEAGE_FROM)
+        );
+        assert_eq!(l.metadata_latest_epoch, Some(4));
+        assert!(src.lineage("t", 0, "other").is_none());
     }
 
     #[test]

@@ -10,7 +10,14 @@ mod lineage;
 mod rules;
 mod view;
 
-pub use lineage::{CheckpointLineage, EpochCase, EpochEnd, Lineage, LineageSource};
+/// Where a lineage read from the KRaft metadata log says it comes from.
+pub fn lineage_from_metadata() -> &'static str {
+    lineage::METADATA_LINEAGE_FROM
+}
+
+pub use lineage::{
+    CheckpointLineage, ClusterLineage, EpochCase, EpochEnd, Lineage, LineageSource, MetadataEpochs,
+};
 pub use view::{
     ConsumerRow, ConsumerView, ConsumersOptions, GroupSummary, Hanging, PartitionState,
     PendingCommit, Placement, Unmatched, build, committed_positions,

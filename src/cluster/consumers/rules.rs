@@ -128,7 +128,7 @@ fn validation(r: &ConsumerRow, d: &PartitionState, log_end: i64) -> (Value, Stri
         .lineage
         .as_ref()
         .filter(|l| !l.entries.is_empty())
-        .map(|l| l.end_offset_for(epoch, log_end));
+        .and_then(|l| l.answer(epoch, log_end));
     match answer {
         Some(a) if a.is_undefined() => (
             json!({
@@ -303,7 +303,7 @@ fn epoch_unknown(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Op
     let epoch = r.committed_leader_epoch?;
     let leo = d.log_end_offset?;
     let lineage = d.lineage.as_ref().filter(|l| !l.entries.is_empty())?;
-    let a = lineage.end_offset_for(epoch, leo);
+    let a = lineage.answer(epoch, leo)?;
     if !a.case.is_unknown() {
         return None;
     }
@@ -318,7 +318,13 @@ fn epoch_unknown(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Op
         EpochCase::AboveLatest => (
             Severity::Warning,
             format!(
-                "epoch {epoch} is above every epoch of the lineage: the end offset is undefined and the consumer resets by auto.offset.reset (LogTruncationException without a policy)"
+                "epoch {epoch} is above every epoch of the lineage{}: the end offset is undefined and the consumer resets by auto.offset.reset (LogTruncationException without a policy)",
+                lineage
+                    .metadata_latest_epoch
+                    .map(|m| format!(
+                        " and above epoch {m}, the newest the metadata log gave the partition"
+                    ))
+                    .unwrap_or_default()
             ),
             "consumer: LogTruncationException (without a reset policy) — not a producer error; with auto.offset.reset set the position is reset by it",
         ),

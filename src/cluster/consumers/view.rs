@@ -1,7 +1,7 @@
 //! The consumer view: every committed offset of the groups in the inputs'
 //! `__consumer_offsets`, held against the data partition it names (same cluster only).
 
-use super::lineage::{CheckpointLineage, Lineage, LineageSource};
+use super::lineage::{CheckpointLineage, ClusterLineage, Lineage, LineageSource, MetadataEpochs};
 use crate::cluster::report::ScanReport;
 use crate::discover::identity::{ClusterKey, Identities, same_cluster, transaction_partition_for};
 use crate::discover::layout::{Inventory, PartitionDir};
@@ -251,6 +251,60 @@ impl Context<'_> {
     }
 }
 
+/// What the KRaft metadata logs in the inputs say of each live data copy's leader epochs
+/// (by partition directory): the epochs of the copy's cluster's history
+/// (`ClusterHistory::lineage`) and its newest one. A copy whose `partition.metadata`
+/// names another topic id than the history is another incarnation of the topic and gets
+/// nothing from it.
+fn metadata_epochs(
+    report: &ScanReport,
+    inv: &Inventory,
+    scan: &ScanOptions,
+    by_tp: &HashMap<(&str, i32), Vec<usize>>,
+    dirs: &HashMap<String, &PartitionDir>,
+) -> HashMap<String, MetadataEpochs> {
+    if !inv.partitions.iter().any(|p| p.is_kraft_metadata()) {
+        return HashMap::new();
+    }
+    let histories =
+        crate::cluster::leadership::load_all(inv, scan.max_bytes, scan.max_decompressed);
+    let mut out = HashMap::new();
+    for (&(topic, partition), copies) in by_tp {
+        for &i in copies {
+            let p = &report.partitions[i];
+            let Some(h) = histories
+                .iter()
+                .find(|h| same_cluster(&h.source, &p.source).is_same())
+            else {
+                continue;
+            };
+            let Some(t) = h.timeline(topic, partition) else {
+                continue;
+            };
+            let other_incarnation = dirs
+                .get(&p.path)
+                .and_then(|d| crate::cluster::replicas::topic_id(d))
+                .is_some_and(|id| id != t.topic_id);
+            if other_incarnation {
+                continue;
+            }
+            let entries = h
+                .lineage(report, topic, partition)
+                .into_iter()
+                .filter_map(|(epoch, start)| {
+                    Some(crate::read::format::checkpoint::EpochEntry {
+                        epoch,
+                        start_offset: start?,
+                    })
+                })
+                .collect();
+            let latest = t.current().map(|s| s.leader_epoch);
+            out.insert(p.path.clone(), MetadataEpochs { entries, latest });
+        }
+    }
+    out
+}
+
 /// `(topic, partition)` → indexes of the live copies of data partitions in `report`.
 fn live_copies(report: &ScanReport) -> HashMap<(&str, i32), Vec<usize>> {
     let mut by_tp: HashMap<(&str, i32), Vec<usize>> = HashMap::new();
@@ -360,11 +414,14 @@ pub fn build(
         scan.max_decompressed,
     );
     let by_tp = live_copies(report);
-    let lineages = CheckpointLineage::new(
-        by_tp
-            .values()
-            .flatten()
-            .filter_map(|&i| dirs.get(&report.partitions[i].path).copied()),
+    let lineages = ClusterLineage::new(
+        CheckpointLineage::new(
+            by_tp
+                .values()
+                .flatten()
+                .filter_map(|&i| dirs.get(&report.partitions[i].path).copied()),
+        ),
+        metadata_epochs(report, inv, scan, &by_tp, &dirs),
     );
     let high_watermarks = inv
         .log_dirs

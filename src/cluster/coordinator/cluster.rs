@@ -7,16 +7,13 @@
 
 use super::{TRANSACTION_STATE_TOPIC, UnscannedLogs};
 use crate::finding::{CopyKind, Finding, Kind, Source};
-use crate::read::format::txnlog::{self, LogKey};
 use crate::discover::identity::Identities;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::cluster::report::ScanReport;
 use crate::partition::results::ScanOptions;
 use crate::cluster::txns::{
-    self, CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target,
-    TxnInputs, TxnOptions, UnreadBatch,
+    self, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target, TxnInputs, TxnOptions,
 };
-use crate::partition::walked::{ClusterInputs, LogItem};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -70,61 +67,9 @@ fn source(o: &Origin, copy: CopyKind) -> Source {
     }
 }
 
-/// The decodable records of one `__transaction_state` partition copy, and its batches
-/// whose records were not read (the same [`LogItem::Undecodable`]s the coordinator's view
-/// counts as `records_not_read`), from what its walk kept
-/// ([`crate::partition::walked::ClusterInputs::txn_log`]).
-fn coordinator_records(inputs: &ClusterInputs) -> (Vec<CoordRecord>, Vec<UnreadBatch>) {
-    let (mut records, mut unread) = (Vec::new(), Vec::new());
-    for item in inputs.txn_log.iter().flatten() {
-        match item {
-            LogItem::Record(r) => {
-                records.extend(decode(r.offset, r.key.as_deref(), r.value.as_deref()))
-            }
-            LogItem::Undecodable {
-                segment,
-                message,
-                offsets,
-            } => unread.push(UnreadBatch {
-                segment: inputs.segment_name(*segment).to_string(),
-                reason: message.clone(),
-                offsets: *offsets,
-            }),
-            LogItem::Marker { .. } => {}
-        }
-    }
-    (records, unread)
-}
-
-/// A record as the join needs it; `None` when it does not decode (rule 31 reports those).
-fn decode(offset: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Option<CoordRecord> {
-    let id = match txnlog::parse_key(key?).ok()? {
-        LogKey::Transaction(k) => k.transactional_id?.into_owned(),
-        LogKey::Unknown { .. } => return None,
-    };
-    let value = txnlog::parse_value(value).ok()?.map(|v| CoordValue {
-        version: v.version,
-        producer_id: v.producer_id,
-        previous_producer_id: v.previous_producer_id,
-        next_producer_id: v.next_producer_id,
-        producer_epoch: v.producer_epoch,
-        next_producer_epoch: v.next_producer_epoch,
-        timeout_ms: v.timeout_ms,
-        state: v.state,
-        partitions: super::tp_list(&v.partitions),
-        last_update_ms: v.last_update_ms,
-        start_ms: v.start_ms,
-        client_transaction_version: v.client_transaction_version,
-    });
-    Some(CoordRecord {
-        offset,
-        transactional_id: id,
-        value,
-    })
-}
-
 /// Build the join's inputs from `report` (moving each partition's transaction records out
-/// of its outcome) and `inv`.
+/// of its outcome, and the `__transaction_state` records out of its walk's results) and
+/// `inv`.
 #[cfg(feature = "testkit")]
 pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> TxnInputs {
     let unscanned = super::walk_unscanned(report, inv, opts);
@@ -139,9 +84,29 @@ pub fn inputs_from(
     inv: &Inventory,
     opts: &ScanOptions,
 ) -> TxnInputs {
+    let logs = decode_logs(report, unscanned, inv, opts);
+    inputs_of(report, logs, inv)
+}
+
+/// The decoded records of every `__transaction_state` directory of `inv`
+/// ([`super::decode::decode_logs`]), each named by its identity (the join's [`Origin`]).
+pub fn decode_logs(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> Vec<CoordinatorLog> {
+    let origins = Origins::new(inv);
+    super::decode::decode_logs(report, unscanned, inv, opts, |path| origins.of(path).0)
+}
+
+/// The join's inputs: the partitions' transactions (moved out of `report`) and the
+/// coordinator's decoded `logs`.
+fn inputs_of(report: &mut ScanReport, logs: Vec<CoordinatorLog>, inv: &Inventory) -> TxnInputs {
     let origins = Origins::new(inv);
     let mut out = TxnInputs {
         version: INPUT_VERSION,
+        coordinator: logs,
         ..Default::default()
     };
     for p in report.partitions.iter_mut() {
@@ -159,51 +124,8 @@ pub fn inputs_from(
             txns: std::mem::take(&mut p.carried.outcome.txns),
         });
     }
-    let newest = report
-        .partitions
-        .iter()
-        .map(|p| p.ref_time)
-        .max()
-        .unwrap_or(0);
-    for d in &inv.partitions {
-        let Some(tp) =
-            d.tp.as_ref()
-                .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
-        else {
-            continue;
-        };
-        let path = d.path.display().to_string();
-        let ref_time = report
-            .partitions
-            .iter()
-            .find(|p| p.path == path)
-            .map(|p| p.ref_time)
-            .or(opts.now_ms)
-            .unwrap_or(newest);
-        // What the scan's walk kept (or, outside its selection, the one walk of
-        // `walk_unscanned`); a directory in neither is walked here.
-        let (records, records_not_read) = match super::logs_of(report, unscanned, &path) {
-            Some(inputs) => coordinator_records(inputs),
-            None => coordinator_records(&crate::partition::walked::collect_dir(
-                d,
-                false,
-                opts.max_bytes,
-                opts.max_decompressed,
-                None,
-            )),
-        };
-        out.coordinator.push(CoordinatorLog {
-            version: INPUT_VERSION,
-            partition: tp.partition,
-            origin: origins.of(&path).0,
-            ref_time_ms: ref_time,
-            records,
-            records_not_read,
-        });
-    }
     out
 }
-
 
 /// Run the join over a finished scan and attach its results to `report`, with the
 /// `__transaction_state` partitions outside the scan already walked
@@ -214,11 +136,20 @@ pub fn check_from(
     inv: &Inventory,
     opts: &ScanOptions,
 ) {
-    let inputs = inputs_from(report, unscanned, inv, opts);
-    let txn_opts = TxnOptions {
-        keep_transactions: opts.keep_cluster_txns,
-        ..TxnOptions::default()
-    };
+    let logs = decode_logs(report, unscanned, inv, opts);
+    check_logs(report, logs, inv, opts);
+}
+
+/// [`check_from`] with the coordinator's records already decoded ([`decode_logs`]).
+pub fn check_logs(
+    report: &mut ScanReport,
+    logs: Vec<CoordinatorLog>,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) {
+    let inputs = inputs_of(report, logs, inv);
+    let mut txn_opts = TxnOptions::default();
+    txn_opts.keep_transactions = opts.keep_cluster_txns;
     let mut analysis = txns::analyse(&inputs, &txn_opts);
     let origins = Origins::new(inv);
     let by_path: HashMap<&str, usize> = report

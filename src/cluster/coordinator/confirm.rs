@@ -49,7 +49,7 @@
 //! `unconfirmed`, why, and `evidence.coordinator.confirmed` is false.
 
 use super::*;
-use crate::finding::evidence::{self, CoordinatorJoint, OpenTxnJoint};
+use crate::finding::evidence::{self, BatchEvidence, CoordinatorJoint, OpenTxnJoint};
 use crate::finding::{Finding, Kind};
 use crate::read::format::txnlog::TxnState;
 use crate::discover::layout::Inventory;
@@ -120,7 +120,24 @@ pub fn annotate_from(
     inv: &Inventory,
     opts: &ScanOptions,
 ) {
-    let views = CoordinatorView::load_clusters_with(report, unscanned, inv, opts);
+    let logs = super::decode::decode_logs(report, unscanned, inv, opts, |path| {
+        crate::cluster::txns::Origin {
+            path: path.to_string(),
+            ..Default::default()
+        }
+    });
+    annotate_logs(report, &logs, inv, opts);
+}
+
+/// [`annotate`] with the coordinator's records already decoded
+/// ([`super::decode::decode_logs`]).
+pub fn annotate_logs(
+    report: &mut ScanReport,
+    logs: &[crate::cluster::txns::CoordinatorLog],
+    inv: &Inventory,
+    opts: &ScanOptions,
+) {
+    let views = CoordinatorView::load_clusters_of(logs, inv, opts);
     annotate_clusters(report, &views);
 }
 
@@ -194,23 +211,58 @@ fn add_history_findings(report: &mut ScanReport, view: &CoordinatorView) -> bool
     true
 }
 
+/// What the confirmation reads of an open transaction's finding.
+struct OpenTxn {
+    pid: i64,
+    epoch: i16,
+    ref_time: Option<i64>,
+    /// The timestamp of the transaction's first batch.
+    first_ts: Option<i64>,
+    /// The producer's last marker in this partition (it precedes the open transaction's
+    /// data, else it would have closed it).
+    last_marker: Option<BatchEvidence>,
+    /// This partition, as the coordinator lists it.
+    here: (String, i32),
+}
+
+impl OpenTxn {
+    fn of(f: &Finding) -> Option<OpenTxn> {
+        let open: OpenTxnJoint = evidence::read(f);
+        Some(OpenTxn {
+            pid: f.producer_id?,
+            epoch: f.producer_epoch.unwrap_or(-1),
+            ref_time: open.reference_time_ms,
+            first_ts: open.first_batch.as_ref().map(|b| b.timestamp),
+            last_marker: open.last_marker,
+            here: (f.topic.clone(), f.partition),
+        })
+    }
+
+    /// The open transaction began after the coordinator's last update of the id.
+    fn began_after(&self, last_update: i64) -> bool {
+        self.first_ts.is_some_and(|ts| ts > last_update)
+    }
+
+    /// The producer's last marker in this partition when it is at `epoch`: `(offset, type)`.
+    fn marker_here(&self, epoch: i16) -> Option<(i64, String)> {
+        let m = self.last_marker.as_ref()?;
+        (m.producer_id == self.pid && m.producer_epoch == epoch).then(|| (m.offset, m.kind.clone()))
+    }
+}
+
+/// The coordinator's verdict on one open transaction, before the recency and
+/// completeness qualifications.
+struct Judged<'v> {
+    verdict: Verdict,
+    sentence: String,
+    /// The id's latest record, when one maps to the producer.
+    txn: Option<&'v CoordinatorTxn>,
+    /// Why the verdict cannot be confirmed, when it cannot.
+    unconfirmed: Option<String>,
+}
+
 fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
-    let Some(pid) = f.producer_id else { return };
-    let epoch = f.producer_epoch.unwrap_or(-1);
-    let open: OpenTxnJoint = evidence::read(f);
-    let ref_time = open.reference_time_ms;
-    let first_ts = open.first_batch.as_ref().map(|b| b.timestamp);
-    // The open transaction began after the coordinator's last update of the id.
-    let began_after = |last_update: i64| first_ts.is_some_and(|ts| ts > last_update);
-    // The producer's last marker in this partition (it precedes the open transaction's
-    // data, else it would have closed it), when it is at `epoch`: `(offset, type)`.
-    let last_marker = open.last_marker.as_ref();
-    let marker_here = |epoch: i16| -> Option<(i64, String)> {
-        let m = last_marker?;
-        (m.producer_id == pid && m.producer_epoch == epoch).then(|| (m.offset, m.kind.clone()))
-    };
-    let read = view.read_list();
-    let here = (f.topic.clone(), f.partition);
+    let Some(open) = OpenTxn::of(f) else { return };
     let (count, count_from) = view.assumed_partition_count();
     let cluster = view.cluster.as_ref().map(|k| k.describe());
     let mut ev = json!({
@@ -219,8 +271,6 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
         "partition_count": count,
         "partition_count_from": count_from,
     });
-    // Why the verdict cannot be confirmed, when it cannot.
-    let mut unconfirmed: Option<String> = None;
     if let Some((path, why)) = view.unread.first()
         && let Value::Object(m) = &mut ev
     {
@@ -232,168 +282,206 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
             }),
         );
     }
-    let (verdict, sentence, txn_id) = match view.find(pid) {
-        None => {
-            let missing = view.missing_partitions(count);
-            if missing > 0 {
-                unconfirmed = Some(format!(
-                    "only {read} read, {missing} of the {count} partitions of {} not in the inputs",
-                    cluster.as_deref().unwrap_or("the cluster")
-                ));
-            }
-            (
-                Verdict::NoTransactionalId,
-                if missing > 0 {
-                    format!(
-                        "unconfirmed: no transactional id maps to producer {pid} in {read}, but the id may be stored in one of the {missing} partition(s) not read"
-                    )
-                } else {
-                    format!(
-                        "confirmed hanging: no transactional id maps to producer {pid} in any of the {count} partitions of {}",
-                        cluster.as_deref().unwrap_or("the cluster")
-                    )
-                },
-                None,
-            )
-        }
+    let judged = match view.find(open.pid) {
+        None => judge_unmapped(view, &open, count, cluster.as_deref()),
         Some((t, by)) => {
             let owner = crate::discover::identity::transaction_partition_for(&t.transactional_id, count);
-            if owner != t.source.partition {
-                unconfirmed = Some(format!(
-                    "transactional id {} was read from {TRANSACTION_STATE_TOPIC}-{} but with {count} partitions ({count_from}) it belongs to {TRANSACTION_STATE_TOPIC}-{owner}",
-                    t.transactional_id, t.source.partition
-                ));
+            let unconfirmed = (owner != t.source.partition).then(|| format!(
+                "transactional id {} was read from {TRANSACTION_STATE_TOPIC}-{} but with {count} partitions ({count_from}) it belongs to {TRANSACTION_STATE_TOPIC}-{owner}",
+                t.transactional_id, t.source.partition
+            ));
+            let (verdict, sentence) = judge_txn(&open, t, by);
+            txn_evidence(&mut ev, t, by, owner, t.partitions.contains(&open.here));
+            Judged {
+                verdict,
+                sentence,
+                txn: Some(t),
+                unconfirmed,
             }
-            if let Value::Object(m) = &mut ev {
-                m.insert("owner_partition".into(), json!(owner));
-            }
-            let id = &t.transactional_id;
-            let lists = t.partitions.contains(&here);
-            let (verdict, sentence) = if let Some(ts) = &t.tombstoned {
-                (
-                    Verdict::Tombstoned,
-                    format!(
-                        "confirmed hanging: transactional id {id} (producer {}) was removed from the coordinator (tombstone at {TRANSACTION_STATE_TOPIC}-{} offset {}); nothing will ever end this transaction",
-                        t.producer_id, ts.partition, ts.offset
-                    ),
-                )
-            } else if t.producer_id != pid {
-                (
-                    Verdict::MovedOn,
-                    format!(
-                        "confirmed hanging: transactional id {id} has moved on to producer {} epoch {} (state {}, its {} is {pid}); the coordinator no longer tracks producer {pid}",
-                        t.producer_id,
-                        t.producer_epoch,
-                        t.state,
-                        by.name()
-                    ),
-                )
-            } else if t.state.is_in_progress() && lists {
-                if t.state == TxnState::Ongoing {
-                    (
-                        Verdict::Alive,
-                        format!(
-                            "the coordinator has transactional id {id} in state Ongoing at epoch {} listing this partition since {} (last update {}): the transaction is alive (not hanging)",
-                            t.producer_epoch, t.start_ms, t.last_update_ms
-                        ),
-                    )
-                } else {
-                    (
-                        Verdict::MarkersPending,
-                        format!(
-                            "the coordinator has transactional id {id} in state {} at epoch {} listing this partition (last update {}): it is writing the markers; if that update is old, marker delivery is stuck (KAFKA-19999 class)",
-                            t.state, t.producer_epoch, t.last_update_ms
-                        ),
-                    )
-                }
-            } else if t.state.is_in_progress() {
-                (
-                    Verdict::NotListed,
-                    format!(
-                        "confirmed hanging: the coordinator's current transaction for {id} (state {}, epoch {}) does not list this partition",
-                        t.state, t.producer_epoch
-                    ),
-                )
-            } else if matches!(t.state, TxnState::CompleteCommit | TxnState::CompleteAbort)
-                && t.last_txn_partitions.contains(&here)
-                && !began_after(t.last_update_ms)
-                && marker_here(t.producer_epoch).is_none()
-            {
-                let m = if t.state == TxnState::CompleteCommit {
-                    "COMMIT"
-                } else {
-                    "ABORT"
-                };
-                (
-                    Verdict::MarkersLost,
-                    format!(
-                        "transactional id {id} in {} at epoch {}: the coordinator finished this transaction (last update {}) but no {m} marker reached this partition — markers lost",
-                        t.state, t.producer_epoch, t.last_update_ms
-                    ),
-                )
-            } else {
-                let after = match (first_ts, marker_here(t.producer_epoch)) {
-                    (Some(ts), _) if ts > t.last_update_ms => format!(
-                        "; this partition's transaction began after the coordinator's last update ({} > {}): the coordinator never knew about it (late write after EndTxn, KAFKA-12671 pattern)",
-                        ts, t.last_update_ms
-                    ),
-                    (_, Some((off, kind))) => format!(
-                        "; the {} marker of producer {pid} epoch {} is in this partition at offset {off}, before this transaction: the coordinator's transaction was completed here and this data came after it (late write after EndTxn, KAFKA-12671 pattern)",
-                        kind.to_uppercase(),
-                        t.producer_epoch
-                    ),
-                    _ => String::new(),
-                };
-                (
-                    Verdict::NoTransaction,
-                    format!(
-                        "confirmed hanging: the coordinator has transactional id {id} in state {} at epoch {} with no transaction in progress for this partition{after}",
-                        t.state, t.producer_epoch
-                    ),
-                )
-            };
-            if let Value::Object(m) = &mut ev {
-                m.insert("matched_by".into(), json!(by.name()));
-                m.insert("state".into(), json!(t.state.name()));
-                m.insert("producer_id".into(), json!(t.producer_id));
-                m.insert("producer_epoch".into(), json!(t.producer_epoch));
-                m.insert("previous_producer_id".into(), json!(t.previous_producer_id));
-                m.insert("next_producer_id".into(), json!(t.next_producer_id));
-                m.insert("timeout_ms".into(), json!(t.timeout_ms));
-                m.insert("partitions".into(), json!(tp_strings(&t.partitions)));
-                m.insert(
-                    "last_transaction_partitions".into(),
-                    json!(tp_strings(&t.last_txn_partitions)),
-                );
-                m.insert("lists_partition".into(), json!(lists));
-                m.insert("last_update_ms".into(), json!(t.last_update_ms));
-                m.insert("start_ms".into(), json!(t.start_ms));
-                m.insert(
-                    "client_transaction_version".into(),
-                    json!(t.client_transaction_version),
-                );
-                m.insert(
-                    "tombstoned".into(),
-                    json!(t.tombstoned.as_ref().map(|s| json!({
-                        "partition": s.partition, "offset": s.offset,
-                    }))),
-                );
-                m.insert(
-                    "record".into(),
-                    json!({
-                        "partition": t.source.partition,
-                        "offset": t.source.offset,
-                        "path": t.source.path,
-                    }),
-                );
-            }
-            (verdict, sentence, Some((id.clone(), t)))
         }
     };
+    conclude(f, view, &open, ev, judged);
+}
+
+/// The verdict when no transactional id maps to the producer: confirmed only when every
+/// partition of the cluster's `__transaction_state` was read.
+fn judge_unmapped<'v>(
+    view: &'v CoordinatorView,
+    open: &OpenTxn,
+    count: i32,
+    cluster: Option<&str>,
+) -> Judged<'v> {
+    let pid = open.pid;
+    let read = view.read_list();
+    let missing = view.missing_partitions(count);
+    let unconfirmed = (missing > 0).then(|| {
+        format!(
+            "only {read} read, {missing} of the {count} partitions of {} not in the inputs",
+            cluster.unwrap_or("the cluster")
+        )
+    });
+    let sentence = if missing > 0 {
+        format!(
+            "unconfirmed: no transactional id maps to producer {pid} in {read}, but the id may be stored in one of the {missing} partition(s) not read"
+        )
+    } else {
+        format!(
+            "confirmed hanging: no transactional id maps to producer {pid} in any of the {count} partitions of {}",
+            cluster.unwrap_or("the cluster")
+        )
+    };
+    Judged {
+        verdict: Verdict::NoTransactionalId,
+        sentence,
+        txn: None,
+        unconfirmed,
+    }
+}
+
+/// The verdict from the latest record `t` of the transactional id found `by` the
+/// producer id.
+fn judge_txn(open: &OpenTxn, t: &CoordinatorTxn, by: MatchedBy) -> (Verdict, String) {
+    let pid = open.pid;
+    let id = &t.transactional_id;
+    let lists = t.partitions.contains(&open.here);
+    if let Some(ts) = &t.tombstoned {
+        (
+            Verdict::Tombstoned,
+            format!(
+                "confirmed hanging: transactional id {id} (producer {}) was removed from the coordinator (tombstone at {TRANSACTION_STATE_TOPIC}-{} offset {}); nothing will ever end this transaction",
+                t.producer_id, ts.partition, ts.offset
+            ),
+        )
+    } else if t.producer_id != pid {
+        (
+            Verdict::MovedOn,
+            format!(
+                "confirmed hanging: transactional id {id} has moved on to producer {} epoch {} (state {}, its {} is {pid}); the coordinator no longer tracks producer {pid}",
+                t.producer_id,
+                t.producer_epoch,
+                t.state,
+                by.name()
+            ),
+        )
+    } else if t.state.is_in_progress() && lists {
+        if t.state == TxnState::Ongoing {
+            (
+                Verdict::Alive,
+                format!(
+                    "the coordinator has transactional id {id} in state Ongoing at epoch {} listing this partition since {} (last update {}): the transaction is alive (not hanging)",
+                    t.producer_epoch, t.start_ms, t.last_update_ms
+                ),
+            )
+        } else {
+            (
+                Verdict::MarkersPending,
+                format!(
+                    "the coordinator has transactional id {id} in state {} at epoch {} listing this partition (last update {}): it is writing the markers; if that update is old, marker delivery is stuck (KAFKA-19999 class)",
+                    t.state, t.producer_epoch, t.last_update_ms
+                ),
+            )
+        }
+    } else if t.state.is_in_progress() {
+        (
+            Verdict::NotListed,
+            format!(
+                "confirmed hanging: the coordinator's current transaction for {id} (state {}, epoch {}) does not list this partition",
+                t.state, t.producer_epoch
+            ),
+        )
+    } else if matches!(t.state, TxnState::CompleteCommit | TxnState::CompleteAbort)
+        && t.last_txn_partitions.contains(&open.here)
+        && !open.began_after(t.last_update_ms)
+        && open.marker_here(t.producer_epoch).is_none()
+    {
+        let m = if t.state == TxnState::CompleteCommit {
+            "COMMIT"
+        } else {
+            "ABORT"
+        };
+        (
+            Verdict::MarkersLost,
+            format!(
+                "transactional id {id} in {} at epoch {}: the coordinator finished this transaction (last update {}) but no {m} marker reached this partition — markers lost",
+                t.state, t.producer_epoch, t.last_update_ms
+            ),
+        )
+    } else {
+        let after = match (open.first_ts, open.marker_here(t.producer_epoch)) {
+            (Some(ts), _) if ts > t.last_update_ms => format!(
+                "; this partition's transaction began after the coordinator's last update ({} > {}): the coordinator never knew about it (late write after EndTxn, KAFKA-12671 pattern)",
+                ts, t.last_update_ms
+            ),
+            (_, Some((off, kind))) => format!(
+                "; the {} marker of producer {pid} epoch {} is in this partition at offset {off}, before this transaction: the coordinator's transaction was completed here and this data came after it (late write after EndTxn, KAFKA-12671 pattern)",
+                kind.to_uppercase(),
+                t.producer_epoch
+            ),
+            _ => String::new(),
+        };
+        (
+            Verdict::NoTransaction,
+            format!(
+                "confirmed hanging: the coordinator has transactional id {id} in state {} at epoch {} with no transaction in progress for this partition{after}",
+                t.state, t.producer_epoch
+            ),
+        )
+    }
+}
+
+/// The id's latest record in the confirmation's evidence.
+fn txn_evidence(ev: &mut Value, t: &CoordinatorTxn, by: MatchedBy, owner: i32, lists: bool) {
+    let Value::Object(m) = ev else { return };
+    m.insert("owner_partition".into(), json!(owner));
+    m.insert("matched_by".into(), json!(by.name()));
+    m.insert("state".into(), json!(t.state.name()));
+    m.insert("producer_id".into(), json!(t.producer_id));
+    m.insert("producer_epoch".into(), json!(t.producer_epoch));
+    m.insert("previous_producer_id".into(), json!(t.previous_producer_id));
+    m.insert("next_producer_id".into(), json!(t.next_producer_id));
+    m.insert("timeout_ms".into(), json!(t.timeout_ms));
+    m.insert("partitions".into(), json!(tp_strings(&t.partitions)));
+    m.insert(
+        "last_transaction_partitions".into(),
+        json!(tp_strings(&t.last_txn_partitions)),
+    );
+    m.insert("lists_partition".into(), json!(lists));
+    m.insert("last_update_ms".into(), json!(t.last_update_ms));
+    m.insert("start_ms".into(), json!(t.start_ms));
+    m.insert(
+        "client_transaction_version".into(),
+        json!(t.client_transaction_version),
+    );
+    m.insert(
+        "tombstoned".into(),
+        json!(t.tombstoned.as_ref().map(|s| json!({
+            "partition": s.partition, "offset": s.offset,
+        }))),
+    );
+    m.insert(
+        "record".into(),
+        json!({
+            "partition": t.source.partition,
+            "offset": t.source.offset,
+            "path": t.source.path,
+        }),
+    );
+}
+
+/// Qualify the verdict (recency of an Ongoing record, unread batches) and write it to the
+/// finding: `evidence.coordinator`, the message, the kind (a live transaction is
+/// downgraded to `open_transaction`) and the remediation.
+fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Value, j: Judged<'_>) {
+    let Judged {
+        verdict,
+        mut sentence,
+        txn,
+        mut unconfirmed,
+    } = j;
     // Recency of an Ongoing view: the coordinator aborts at its timeout, so an Ongoing
     // record older than timeout + 5 min at the reference time means it is not doing so.
-    let recent = match (&txn_id, ref_time) {
-        (Some((_, t)), Some(now)) => {
+    let recent = match (txn, open.ref_time) {
+        (Some(t), Some(now)) => {
             now.saturating_sub(t.last_update_ms)
                 <= (t.timeout_ms.max(0) as i64)
                     .saturating_add(crate::partition::state::LATE_TRANSACTION_BUFFER_MS)
@@ -401,7 +489,6 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
         _ => false,
     };
     let downgrade = f.kind == Kind::HangingTransaction && verdict == Verdict::Alive && recent;
-    let mut sentence = sentence;
     if verdict == Verdict::Alive && !recent {
         sentence.push_str(
             "; but that record is older than the transaction timeout + 5 min at the reference time: the coordinator is not aborting it (coordinator down or stuck?)",
@@ -429,12 +516,12 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
         m.insert("downgraded".into(), json!(downgrade));
         m.insert(
             "transaction_epoch_matches".into(),
-            json!(txn_id.as_ref().map(|(_, t)| t.producer_epoch == epoch)),
+            json!(txn.map(|t| t.producer_epoch == open.epoch)),
         );
     }
     let joint = CoordinatorJoint {
         verdict: verdict.id().into(),
-        transactional_id: txn_id.as_ref().map(|(id, _)| id.clone()),
+        transactional_id: txn.map(|t| t.transactional_id.clone()),
     };
     evidence::merge(&mut ev, &joint);
     CoordinatorJoint::annotate(&mut f.evidence, ev);
@@ -444,8 +531,8 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
         f.severity = Kind::OpenTransaction.default_severity();
         f.broker_behaviour = BROKER_ALIVE.to_string();
     }
-    if let Some((id, _)) = &txn_id {
-        let describe = crate::partition::state::text::describe_command(id);
+    if let Some(t) = txn {
+        let describe = crate::partition::state::text::describe_command(&t.transactional_id);
         f.remediation = Some(match (&f.remediation, downgrade || !verdict.hanging()) {
             (_, true) => format!(
                 "the coordinator still owns this transaction: do not abort it by hand; watch it with {describe}"

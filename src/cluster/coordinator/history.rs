@@ -15,9 +15,9 @@
 //! a new one.
 
 use super::{Source, TRANSACTION_STATE_TOPIC};
+use crate::cluster::txns::{CoordRecord, CoordValue, RecordProblem};
 use crate::finding::{Finding, Kind, Severity};
-use crate::read::format::error::Problem;
-use crate::read::format::txnlog::{self, LogKey, TxnLogValue, TxnState};
+use crate::read::format::txnlog::TxnState;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -100,8 +100,8 @@ pub struct TxnSnapshot {
 }
 
 impl TxnSnapshot {
-    /// The fields of a decoded value.
-    pub fn of(v: &TxnLogValue<'_>) -> TxnSnapshot {
+    /// The fields of a decoded value the rules compare.
+    pub fn of(v: &CoordValue) -> TxnSnapshot {
         TxnSnapshot {
             state: v.state,
             producer_id: v.producer_id,
@@ -189,33 +189,38 @@ pub struct HistoryChecker {
 }
 
 impl HistoryChecker {
-    /// Feed one record (records of a partition copy in offset order). `at` locates it;
-    /// its `content` is replaced by what the key and value decode to.
-    pub fn record(&mut self, key: Option<&[u8]>, value: Option<&[u8]>, at: HistoryRecord) {
-        let mut at = at;
-        let id = match key.map(txnlog::parse_key) {
-            None => {
+    /// Feed one decoded record (records of a partition copy in offset order), found in
+    /// segment `segment` at `source`.
+    pub fn record(&mut self, r: &CoordRecord, segment: &str, source: Source) {
+        let mut at = HistoryRecord {
+            source,
+            segment: segment.to_string(),
+            position: r.position,
+            timestamp: r.timestamp,
+            content: Content::Tombstone,
+        };
+        let problem = r.problem.as_deref();
+        match problem {
+            Some(RecordProblem::NullKey) => {
                 at.content = Content::Undecodable("null key".into());
                 return self.push(AnomalyKind::UndecodableRecord, None, None, at);
             }
-            Some(Err(e)) => {
-                at.content = Content::Undecodable(e.to_string());
+            Some(RecordProblem::Key(e)) => {
+                at.content = Content::Undecodable(e.clone());
                 return self.push(AnomalyKind::UndecodableRecord, None, None, at);
             }
-            Some(Ok(LogKey::Unknown { version })) => {
-                at.content = Content::UnknownKey(version);
+            Some(RecordProblem::KeyVersion(version)) => {
+                at.content = Content::UnknownKey(*version);
                 return self.push(AnomalyKind::UnknownKeyVersion, None, None, at);
             }
-            Some(Ok(LogKey::Transaction(k))) => k.transactional_id.unwrap_or_default().into_owned(),
-        };
-        at.content = match txnlog::parse_value(value) {
-            Ok(None) => Content::Tombstone,
-            Ok(Some(v)) => Content::Value(TxnSnapshot::of(&v)),
-            Err(e) if e.field == "transactionStatus" => match e.problem {
-                Problem::OutOfRange { value } => Content::UnknownState(value),
-                _ => Content::Undecodable(e.to_string()),
-            },
-            Err(e) => Content::Undecodable(e.to_string()),
+            _ => {}
+        }
+        let id = r.transactional_id.clone();
+        at.content = match (problem, &r.value) {
+            (Some(RecordProblem::UnknownState { byte, .. }), _) => Content::UnknownState(*byte),
+            (Some(p), _) => Content::Undecodable(p.error().unwrap_or_default().to_string()),
+            (None, None) => Content::Tombstone,
+            (None, Some(v)) => Content::Value(TxnSnapshot::of(v)),
         };
         let slot = (at.source.path.clone(), id.clone());
         let prev = self.latest.get(&slot).cloned();
@@ -417,19 +422,70 @@ fn describe(r: &HistoryRecord) -> String {
 /// at the record's offset and batch position.
 pub fn to_finding(a: &Anomaly) -> Finding {
     let cur = &a.current;
-    let id = a.transactional_id.as_deref().unwrap_or("?");
     let prev = a.previous.as_ref();
-    let cur_v = match &cur.content {
+    let cur_v = value_of(cur);
+    let (message, broker, remediation) = match a.kind {
+        AnomalyKind::InvalidTransition | AnomalyKind::EpochRegression | AnomalyKind::PidChange => {
+            transition_texts(a)
+        }
+        AnomalyKind::PrepareWithoutComplete | AnomalyKind::OngoingPastTimeout => time_texts(a),
+        _ => record_texts(a),
+    };
+    let mut evidence = json!({
+        "anomaly": a.kind.id(),
+        "transactional_id": a.transactional_id,
+        "current": record_json(cur),
+        "previous": prev.map(record_json),
+        "path": cur.source.path,
+    });
+    if let (Some(t), Value::Object(m)) = (a.reference_time_ms, &mut evidence) {
+        m.insert("reference_time_ms".into(), json!(t));
+        m.insert("margin_ms".into(), json!(TIMEOUT_MARGIN_MS));
+    }
+    let mut f = Finding::new(
+        Kind::TransactionStateAnomaly,
+        TRANSACTION_STATE_TOPIC,
+        cur.source.partition,
+        message,
+    )
+    .severity(a.kind.severity())
+    .offset(cur.source.offset)
+    .position(cur.position)
+    .segment(cur.segment.clone())
+    .evidence(evidence)
+    .broker(broker);
+    if let Some(v) = cur_v {
+        f = f.producer(v.producer_id, v.producer_epoch);
+    }
+    if let Some(r) = remediation {
+        f = f.remediation(r);
+    }
+    f
+}
+
+
+/// A finding's message, broker behaviour and remediation.
+type Texts = (String, &'static str, Option<String>);
+
+/// The decoded value of a record, when it holds one.
+fn value_of(r: &HistoryRecord) -> Option<TxnSnapshot> {
+    match &r.content {
         Content::Value(v) => Some(*v),
         _ => None,
-    };
-    let prev_v = match prev.map(|p| &p.content) {
-        Some(Content::Value(v)) => Some(*v),
-        _ => None,
-    };
+    }
+}
+
+/// The texts of the transition anomalies (invalid transition, epoch regression, producer id
+/// change).
+fn transition_texts(a: &Anomaly) -> Texts {
+    let cur = &a.current;
+    let id = a.transactional_id.as_deref().unwrap_or("?");
+    let prev = a.previous.as_ref();
+    let cur_v = value_of(cur);
+    let prev_v = prev.and_then(value_of);
     let prev_text = prev.map_or("nothing".to_string(), describe);
     let describe_cmd = crate::partition::state::text::describe_command(id);
-    let (message, broker, remediation): (String, &str, Option<String>) = match a.kind {
+    match a.kind {
         AnomalyKind::InvalidTransition => {
             let transient = cur_v
                 .is_some_and(|v| matches!(v.state, TxnState::Dead | TxnState::PrepareEpochFence));
@@ -464,7 +520,8 @@ pub fn to_finding(a: &Anomaly) -> Finding {
                 "check {describe_cmd}; look for producer_epoch_regression / zombie_write findings of this producer in the data partitions"
             )),
         ),
-        AnomalyKind::PidChange => (
+        // AnomalyKind::PidChange
+        _ => (
             format!(
                 "transactional id {id}: producer id changed from {} to {} ({} after {prev_text}) without epoch exhaustion, an Empty rotation or a previous/next producer id link",
                 prev_v.map_or(-1, |v| v.producer_id),
@@ -476,6 +533,16 @@ pub fn to_finding(a: &Anomaly) -> Finding {
                 "check {describe_cmd}; open transactions of the old producer id in the data partitions are hanging"
             )),
         ),
+    }
+}
+
+/// The texts of the time-based anomalies (Prepare* or Ongoing past the timeout + margin).
+fn time_texts(a: &Anomaly) -> Texts {
+    let cur = &a.current;
+    let id = a.transactional_id.as_deref().unwrap_or("?");
+    let cur_v = value_of(cur);
+    let describe_cmd = crate::partition::state::text::describe_command(id);
+    match a.kind {
         AnomalyKind::PrepareWithoutComplete => {
             let v = cur_v.unwrap_or(NO_VALUE);
             let age = a.reference_time_ms.unwrap_or(0).saturating_sub(v.last_update_ms);
@@ -496,7 +563,8 @@ pub fn to_finding(a: &Anomaly) -> Finding {
                 )),
             )
         }
-        AnomalyKind::OngoingPastTimeout => {
+        // AnomalyKind::OngoingPastTimeout
+        _ => {
             let v = cur_v.unwrap_or(NO_VALUE);
             let started = if v.start_ms >= 0 { v.start_ms } else { v.last_update_ms };
             (
@@ -516,6 +584,17 @@ pub fn to_finding(a: &Anomaly) -> Finding {
                 )),
             )
         }
+    }
+}
+
+/// The texts of the record-level anomalies (tombstone in progress, unknown state or key
+/// version, undecodable record).
+fn record_texts(a: &Anomaly) -> Texts {
+    let cur = &a.current;
+    let id = a.transactional_id.as_deref().unwrap_or("?");
+    let prev = a.previous.as_ref();
+    let prev_text = prev.map_or("nothing".to_string(), describe);
+    match a.kind {
         AnomalyKind::TombstoneWhileInProgress => (
             format!(
                 "transactional id {id}: tombstone at offset {} while the id was {prev_text}: the coordinator forgot a transaction in progress",
@@ -545,7 +624,8 @@ pub fn to_finding(a: &Anomaly) -> Finding {
             "the coordinator logs and skips records with an unknown key version on load",
             None,
         ),
-        AnomalyKind::UndecodableRecord => (
+        // AnomalyKind::UndecodableRecord
+        _ => (
             format!(
                 "transactional id {id}: {}",
                 describe(cur)
@@ -555,37 +635,7 @@ pub fn to_finding(a: &Anomaly) -> Finding {
                 "restore the partition from a healthy replica; check the segment's integrity findings".to_string(),
             ),
         ),
-    };
-    let mut evidence = json!({
-        "anomaly": a.kind.id(),
-        "transactional_id": a.transactional_id,
-        "current": record_json(cur),
-        "previous": prev.map(record_json),
-        "path": cur.source.path,
-    });
-    if let (Some(t), Value::Object(m)) = (a.reference_time_ms, &mut evidence) {
-        m.insert("reference_time_ms".into(), json!(t));
-        m.insert("margin_ms".into(), json!(TIMEOUT_MARGIN_MS));
-    }
-    let mut f = Finding::new(
-        Kind::TransactionStateAnomaly,
-        TRANSACTION_STATE_TOPIC,
-        cur.source.partition,
-        message,
-    )
-    .severity(a.kind.severity())
-    .offset(cur.source.offset)
-    .position(cur.position)
-    .segment(cur.segment.clone())
-    .evidence(evidence)
-    .broker(broker);
-    if let Some(v) = cur_v {
-        f = f.producer(v.producer_id, v.producer_epoch);
-    }
-    if let Some(r) = remediation {
-        f = f.remediation(r);
-    }
-    f
+        }
 }
 
 /// Placeholder fields for a time anomaly without a value (never built: time anomalies

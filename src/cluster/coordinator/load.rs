@@ -1,20 +1,16 @@
-//! Building a [`CoordinatorView`] from the records of `__transaction_state` partitions: the
-//! ones a scan's walk kept ([`crate::partition::walked::ClusterInputs::txn_log`]), and, for partitions
-//! outside the scan's selection, one walk of their own ([`walk_unscanned`]).
+//! Building a [`CoordinatorView`] from the decoded records of `__transaction_state`
+//! partitions ([`super::decode`]): the ones a scan's walk kept
+//! ([`crate::partition::walked::ClusterInputs::txn_log`]), and, for partitions outside the
+//! scan's selection, one walk of their own ([`walk_unscanned`]).
 
-use super::{CoordinatorTxn, CoordinatorView, Source, TRANSACTION_STATE_TOPIC, history, tp_list};
+use super::decode::{decode_log, decode_logs, walk_dir};
+use super::{CoordinatorTxn, CoordinatorView, Source, TRANSACTION_STATE_TOPIC};
 use crate::cluster::report::ScanReport;
+use crate::cluster::txns::{CoordRecord, CoordinatorLog, Origin};
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
-use crate::partition::walked::{ClusterInputs, LogItem};
-use crate::read::format::txnlog::{self, LogKey};
+use crate::partition::walked::ClusterInputs;
 use std::collections::BTreeMap;
-
-/// The records of a `__transaction_state` partition directory the scan did not walk,
-/// with a walk of their own.
-fn walk_dir(p: &PartitionDir, opts: &ScanOptions) -> ClusterInputs {
-    crate::partition::walked::collect_dir(p, false, opts.max_bytes, opts.max_decompressed, None)
-}
 
 /// The records of the `__transaction_state` partition directories outside a scan's
 /// selection, by path (see [`walk_unscanned`]).
@@ -61,9 +57,23 @@ impl CoordinatorView {
                 p.tp.as_ref()
                     .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
             {
-                let inputs = walk_dir(p, opts);
-                view.replay_inputs(tp.partition, &p.path.display().to_string(), &inputs);
+                let path = p.path.display().to_string();
+                let log = decode_log(tp.partition, origin(&path), 0, &walk_dir(p, opts));
+                view.replay_log(&log);
             }
+        }
+        view
+    }
+
+    /// Replay the `__transaction_state` records walks kept elsewhere (an evidence bundle's
+    /// partition results): `(partition number, directory, its cluster inputs)`, in the
+    /// order [`Self::load`] takes the directories (topic-partition, then path).
+    pub fn from_inputs<'a>(
+        logs: impl IntoIterator<Item = (i32, &'a str, &'a ClusterInputs)>,
+    ) -> CoordinatorView {
+        let mut view = CoordinatorView::default();
+        for (partition, path, inputs) in logs {
+            view.replay_log(&decode_log(partition, origin(path), 0, inputs));
         }
         view
     }
@@ -72,34 +82,40 @@ impl CoordinatorView {
     /// `__transaction_state` partition, each replaying only that cluster's partitions.
     /// Every partition is walked here; [`Self::load_clusters_from`] reuses a scan's walk.
     pub fn load_clusters(inv: &Inventory, opts: &ScanOptions) -> Vec<CoordinatorView> {
-        Self::load_clusters_from(&ScanReport::default(), inv, opts)
+        Self::load_clusters_from(&mut ScanReport::default(), inv, opts)
     }
 
     /// [`Self::load_clusters`] from the records the scan's walk kept
-    /// ([`crate::partition::walked::ClusterInputs::txn_log`]) for every partition of `report`; only
-    /// the `__transaction_state` partitions the scan did not select are walked here.
+    /// ([`crate::partition::walked::ClusterInputs::txn_log`], taken out of `report` once
+    /// decoded) for every partition of `report`; only the `__transaction_state` partitions
+    /// the scan did not select are walked here.
     pub fn load_clusters_from(
-        report: &ScanReport,
+        report: &mut ScanReport,
         inv: &Inventory,
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
-        Self::load_clusters_with(report, &walk_unscanned(report, inv, opts), inv, opts)
+        let unscanned = walk_unscanned(report, inv, opts);
+        let logs = decode_logs(report, &unscanned, inv, opts, origin);
+        Self::load_clusters_of(&logs, inv, opts)
     }
 
-    /// [`Self::load_clusters_from`] with the partitions outside the scan already walked
-    /// (`walk_unscanned`).
-    pub(crate) fn load_clusters_with(
-        report: &ScanReport,
-        unscanned: &UnscannedLogs,
+    /// [`Self::load_clusters`] from the decoded logs of the `__transaction_state`
+    /// directories of `inv` ([`decode_logs`]).
+    pub(crate) fn load_clusters_of(
+        logs: &[CoordinatorLog],
         inv: &Inventory,
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
         use crate::discover::identity::{ClusterKey, Identities, same_cluster};
+        let by_path: BTreeMap<&str, &CoordinatorLog> =
+            logs.iter().map(|l| (l.origin.path.as_str(), l)).collect();
         let replay = |view: &mut CoordinatorView, p: &PartitionDir, partition: i32| {
             let path = p.path.display().to_string();
-            match logs_of(report, unscanned, &path) {
-                Some(inputs) => view.replay_inputs(partition, &path, inputs),
-                None => view.replay_inputs(partition, &path, &walk_dir(p, opts)),
+            match by_path.get(path.as_str()) {
+                Some(log) => view.replay_log(log),
+                None => {
+                    view.replay_log(&decode_log(partition, origin(&path), 0, &walk_dir(p, opts)))
+                }
             }
         };
         let ids = Identities::load(inv);
@@ -150,72 +166,52 @@ impl CoordinatorView {
         }
         out
     }
-    /// Replay the records one walk kept of `__transaction_state-<partition>` (directory
-    /// `path`), in offset order.
-    fn replay_inputs(&mut self, partition: i32, path: &str, inputs: &ClusterInputs) {
-        self.partitions_read.insert(partition);
-        for item in inputs.txn_log.iter().flatten() {
-            match item {
-                LogItem::Record(r) => {
-                    let src = Source {
-                        partition,
-                        offset: r.offset,
-                        path: path.to_string(),
-                    };
-                    self.history.record(
-                        r.key.as_deref(),
-                        r.value.as_deref(),
-                        history::HistoryRecord {
-                            source: src.clone(),
-                            segment: inputs.segment_name(r.segment).to_string(),
-                            position: r.position,
-                            timestamp: r.timestamp,
-                            content: history::Content::Tombstone,
-                        },
-                    );
-                    if let Err(e) = self.apply(r.key.as_deref(), r.value.as_deref(), src) {
-                        self.errors
-                            .push((path.to_string(), format!("offset {}: {e}", r.offset)));
-                    }
-                }
-                LogItem::Undecodable { message, .. } => {
-                    self.errors.push((path.to_string(), message.clone()));
-                    self.unread.push((path.to_string(), message.clone()));
-                }
-                LogItem::Marker { .. } => {}
+
+    /// Replay one decoded `__transaction_state` partition copy, in offset order: every
+    /// record goes to the history rules and to the latest-value index.
+    fn replay_log(&mut self, log: &CoordinatorLog) {
+        let path = &log.origin.path;
+        self.partitions_read.insert(log.partition);
+        for u in &log.records_not_read {
+            self.errors.push((path.clone(), u.reason.clone()));
+            self.unread.push((path.clone(), u.reason.clone()));
+        }
+        for r in &log.records {
+            let src = Source {
+                partition: log.partition,
+                offset: r.offset,
+                path: path.clone(),
+            };
+            self.history
+                .record(r, log.segment_name(r.segment), src.clone());
+            if let Some(e) = r.problem.as_deref().and_then(|p| p.error()) {
+                self.errors
+                    .push((path.clone(), format!("offset {}: {e}", r.offset)));
+            } else if r.problem.is_none() {
+                self.apply(r, src);
             }
         }
     }
 
     /// Apply one record (later offsets replace earlier ones; across copies of the same
     /// partition, the higher offset wins).
-    fn apply(
-        &mut self,
-        key: Option<&[u8]>,
-        value: Option<&[u8]>,
-        src: Source,
-    ) -> Result<(), crate::read::format::FormatError> {
-        let Some(key) = key else { return Ok(()) };
-        let id = match txnlog::parse_key(key)? {
-            LogKey::Unknown { .. } => return Ok(()),
-            LogKey::Transaction(k) => k.transactional_id.unwrap_or_default().into_owned(),
-        };
-        let v = txnlog::parse_value(value)?;
+    fn apply(&mut self, r: &CoordRecord, src: Source) {
+        let id = &r.transactional_id;
         self.records += 1;
-        let existing = self.ids.get_mut(&id);
+        let existing = self.ids.get_mut(id);
         if let Some(e) = &existing {
             let newest = e.tombstoned.as_ref().unwrap_or(&e.source);
             if newest.partition == src.partition && newest.offset >= src.offset {
-                return Ok(());
+                return;
             }
         }
-        let Some(v) = v else {
+        let Some(v) = &r.value else {
             if let Some(e) = existing {
                 e.tombstoned = Some(src);
             }
-            return Ok(());
+            return;
         };
-        let partitions = tp_list(&v.partitions);
+        let partitions = v.partitions.clone();
         let last_txn_partitions = if v.state.is_in_progress() {
             partitions.clone()
         } else {
@@ -248,7 +244,15 @@ impl CoordinatorView {
             tombstoned: None,
             source: src,
         };
-        self.ids.insert(id, txn);
-        Ok(())
+        self.ids.insert(id.clone(), txn);
+    }
+}
+
+/// The origin of a `__transaction_state` directory when only its path is known (the view
+/// reads the path alone).
+fn origin(path: &str) -> Origin {
+    Origin {
+        path: path.to_string(),
+        ..Origin::default()
     }
 }

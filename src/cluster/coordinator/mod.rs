@@ -6,18 +6,23 @@
 //! The scan uses it to confirm (or refute) its open/hanging transactions the way
 //! `kafka-transactions.sh find-hanging` does; those checks are internal (`annotate`,
 //! `cluster`, `history`) and run as part of the pipeline.
+//!
+//! Every record is decoded once ([`decode`]): the view, the history rules and the
+//! cross-partition join ([`crate::cluster::txns`]) read the same typed records.
 
-use crate::read::format::txnlog::{self, TxnState};
+use crate::read::format::txnlog::TxnState;
 use std::collections::{BTreeMap, BTreeSet};
 
 mod load;
 crate::internal_mod! {
     mod confirm;
     mod cluster;
+    mod decode;
     mod history;
 }
 
-crate::internal_use!(confirm::{annotate_clusters, annotate_from});
+crate::internal_use!(confirm::{annotate_clusters, annotate_from, annotate_logs});
+crate::internal_use!(decode::decode_logs);
 #[cfg(feature = "testkit")]
 #[doc(hidden)]
 pub use confirm::annotate;
@@ -107,17 +112,6 @@ impl MatchedBy {
             MatchedBy::NextProducerId => "next_producer_id",
         }
     }
-}
-
-fn tp_list(parts: &Option<Vec<txnlog::TxnTopicPartitions<'_>>>) -> Vec<(String, i32)> {
-    let mut out = Vec::new();
-    for tp in parts.iter().flatten() {
-        let topic = tp.topic.as_deref().unwrap_or("null");
-        for &p in &tp.partition_ids {
-            out.push((topic.to_string(), p));
-        }
-    }
-    out
 }
 
 impl CoordinatorView {

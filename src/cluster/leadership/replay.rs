@@ -301,16 +301,10 @@ pub fn replay(entries: &[MetaEntry]) -> History {
     h
 }
 
+/// Applies one record to the history, as the metadata loader's `replay` of that record type
+/// does (see the module's notes); records that change nothing the history keeps are skipped.
 fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
     let (offset, time) = (e.offset, e.time);
-    let broker = |h: &mut History, broker: i32, change: BrokerChange| {
-        h.brokers.push(BrokerEvent {
-            offset,
-            time,
-            broker,
-            change,
-        })
-    };
     match &e.record {
         MetaRecord::Topic { name, topic_id } => {
             names.insert(*topic_id, name.clone());
@@ -322,88 +316,10 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
                 created: true,
             });
         }
-        MetaRecord::RemoveTopic { topic_id } => {
-            let name = names.remove(topic_id).unwrap_or_default();
-            for ((id, _), t) in h.partitions.iter_mut() {
-                if id == topic_id && t.removed_at.is_none() {
-                    t.removed_at = Some(offset);
-                }
-            }
-            h.topics.push(TopicEvent {
-                offset,
-                time,
-                topic: name,
-                topic_id: *topic_id,
-                created: false,
-            });
-        }
-        MetaRecord::Partition(r) => {
-            let topic = names.get(&r.topic_id).cloned().unwrap_or_default();
-            let state = PartitionState::from_record(r, offset, time, e.from_snapshot);
-            let t = h
-                .partitions
-                .entry((r.topic_id, r.partition_id))
-                .or_insert_with(|| Timeline {
-                    topic,
-                    topic_id: r.topic_id,
-                    partition: r.partition_id,
-                    steps: Vec::new(),
-                    removed_at: None,
-                });
-            let kind = if e.from_snapshot {
-                StepKind::Snapshot
-            } else {
-                StepKind::PartitionRecord
-            };
-            t.steps.push(Step {
-                state,
-                change: None,
-                kind,
-            });
-        }
-        MetaRecord::PartitionChange(c) => {
-            match h.partitions.get_mut(&(c.topic_id, c.partition_id)) {
-                Some(t) if t.removed_at.is_none() => {
-                    let next = t
-                        .current()
-                        .map(|s| s.merge(c, offset, time))
-                        .expect("a timeline has a first step");
-                    t.steps.push(Step {
-                        state: next,
-                        change: Some(c.clone()),
-                        kind: StepKind::Change,
-                    });
-                }
-                _ => h.orphans.push(Orphan {
-                    offset,
-                    topic_id: c.topic_id,
-                    partition: c.partition_id,
-                }),
-            }
-        }
-        MetaRecord::ClearElr { topic_name } => {
-            for t in h.partitions.values_mut() {
-                if t.removed_at.is_some() || !(topic_name.is_empty() || *topic_name == t.topic) {
-                    continue;
-                }
-                let Some(cur) = t.current() else { continue };
-                if cur.elr.is_empty() && cur.last_known_elr.is_empty() {
-                    continue;
-                }
-                let mut next = cur.clone();
-                next.offset = offset;
-                next.time = time;
-                next.from_snapshot = false;
-                next.elr.clear();
-                next.last_known_elr.clear();
-                next.partition_epoch = next.partition_epoch.wrapping_add(1);
-                t.steps.push(Step {
-                    state: next,
-                    change: None,
-                    kind: StepKind::ClearElr,
-                });
-            }
-        }
+        MetaRecord::RemoveTopic { topic_id } => remove_topic(h, names, *topic_id, offset, time),
+        MetaRecord::Partition(r) => apply_partition(h, names, r, e),
+        MetaRecord::PartitionChange(c) => apply_change(h, c, offset, time),
+        MetaRecord::ClearElr { topic_name } => clear_elr(h, topic_name, offset, time),
         MetaRecord::Config {
             resource_type,
             resource_name,
@@ -426,8 +342,126 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
                 value: value.clone(),
             });
         }
-        MetaRecord::RegisterBroker(r) => broker(
-            h,
+        record => apply_broker(h, record, offset, time),
+    }
+}
+
+/// `RemoveTopicRecord`: the topic's partitions' timelines end at `offset`.
+fn remove_topic(
+    h: &mut History,
+    names: &mut HashMap<TopicId, String>,
+    topic_id: TopicId,
+    offset: i64,
+    time: i64,
+) {
+    let name = names.remove(&topic_id).unwrap_or_default();
+    for ((id, _), t) in h.partitions.iter_mut() {
+        if *id == topic_id && t.removed_at.is_none() {
+            t.removed_at = Some(offset);
+        }
+    }
+    h.topics.push(TopicEvent {
+        offset,
+        time,
+        topic: name,
+        topic_id,
+        created: false,
+    });
+}
+
+/// `PartitionRecord` (or a snapshot's): the whole registration, a new step of the timeline.
+fn apply_partition(
+    h: &mut History,
+    names: &HashMap<TopicId, String>,
+    r: &PartitionRecord,
+    e: &MetaEntry,
+) {
+    let topic = names.get(&r.topic_id).cloned().unwrap_or_default();
+    let state = PartitionState::from_record(r, e.offset, e.time, e.from_snapshot);
+    let t = h
+        .partitions
+        .entry((r.topic_id, r.partition_id))
+        .or_insert_with(|| Timeline {
+            topic,
+            topic_id: r.topic_id,
+            partition: r.partition_id,
+            steps: Vec::new(),
+            removed_at: None,
+        });
+    let kind = if e.from_snapshot {
+        StepKind::Snapshot
+    } else {
+        StepKind::PartitionRecord
+    };
+    t.steps.push(Step {
+        state,
+        change: None,
+        kind,
+    });
+}
+
+/// `PartitionChangeRecord`: merged into the partition's current state; a change of a
+/// partition never registered (or already removed) is an orphan.
+fn apply_change(h: &mut History, c: &PartitionChange, offset: i64, time: i64) {
+    match h.partitions.get_mut(&(c.topic_id, c.partition_id)) {
+        Some(t) if t.removed_at.is_none() => {
+            let next = t
+                .current()
+                .map(|s| s.merge(c, offset, time))
+                .expect("a timeline has a first step");
+            t.steps.push(Step {
+                state: next,
+                change: Some(c.clone()),
+                kind: StepKind::Change,
+            });
+        }
+        _ => h.orphans.push(Orphan {
+            offset,
+            topic_id: c.topic_id,
+            partition: c.partition_id,
+        }),
+    }
+}
+
+/// `ClearElrRecord`: the ELR and last known ELR of the topic's partitions (every topic's
+/// when `topic_name` is empty) emptied, the partition epoch raised by one.
+fn clear_elr(h: &mut History, topic_name: &str, offset: i64, time: i64) {
+    for t in h.partitions.values_mut() {
+        if t.removed_at.is_some() || !(topic_name.is_empty() || topic_name == t.topic) {
+            continue;
+        }
+        let Some(cur) = t.current() else { continue };
+        if cur.elr.is_empty() && cur.last_known_elr.is_empty() {
+            continue;
+        }
+        let mut next = cur.clone();
+        next.offset = offset;
+        next.time = time;
+        next.from_snapshot = false;
+        next.elr.clear();
+        next.last_known_elr.clear();
+        next.partition_epoch = next.partition_epoch.wrapping_add(1);
+        t.steps.push(Step {
+            state: next,
+            change: None,
+            kind: StepKind::ClearElr,
+        });
+    }
+}
+
+/// The broker registration records: registered, unregistered, fenced, unfenced, in
+/// controlled shutdown. Any other record is not kept.
+fn apply_broker(h: &mut History, record: &MetaRecord, offset: i64, time: i64) {
+    let mut push = |broker: i32, change: BrokerChange| {
+        h.brokers.push(BrokerEvent {
+            offset,
+            time,
+            broker,
+            change,
+        })
+    };
+    match record {
+        MetaRecord::RegisterBroker(r) => push(
             r.broker_id,
             BrokerChange::Registered {
                 fenced: r.fenced,
@@ -435,18 +469,18 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
             },
         ),
         MetaRecord::UnregisterBroker { broker_id, .. } => {
-            broker(h, *broker_id, BrokerChange::Unregistered)
+            push(*broker_id, BrokerChange::Unregistered)
         }
-        MetaRecord::FenceBroker { id, .. } => broker(h, *id, BrokerChange::Fenced),
-        MetaRecord::UnfenceBroker { id, .. } => broker(h, *id, BrokerChange::Unfenced),
+        MetaRecord::FenceBroker { id, .. } => push(*id, BrokerChange::Fenced),
+        MetaRecord::UnfenceBroker { id, .. } => push(*id, BrokerChange::Unfenced),
         MetaRecord::BrokerRegistrationChange(c) => {
             match c.fenced {
-                1 => broker(h, c.broker_id, BrokerChange::Fenced),
-                -1 => broker(h, c.broker_id, BrokerChange::Unfenced),
+                1 => push(c.broker_id, BrokerChange::Fenced),
+                -1 => push(c.broker_id, BrokerChange::Unfenced),
                 _ => {}
             }
             if c.in_controlled_shutdown == 1 {
-                broker(h, c.broker_id, BrokerChange::ControlledShutdown);
+                push(c.broker_id, BrokerChange::ControlledShutdown);
             }
         }
         _ => {}

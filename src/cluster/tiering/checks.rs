@@ -384,5 +384,6 @@ pub fn ranges(log: &PartitionLog, view: &ReplicaView) -> crate::partition::resul
         remote,
         local_log_start_offset: view.local_log_start,
         log_end_offset: view.log_end_offset,
+        replayed: None,
     }
 }

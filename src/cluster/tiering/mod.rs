@@ -8,9 +8,14 @@
 //! are also KRaft record types). Of the copies of one metadata partition, the live one
 //! with the highest log end offset is replayed.
 
+pub mod aiven;
 pub mod checks;
+pub mod history;
 pub mod lineage;
+#[cfg(feature = "remote-object-store")]
+pub mod objects;
 pub mod replay;
+pub mod snapshot;
 pub mod storage;
 
 use crate::cluster::report::ScanReport;
@@ -49,6 +54,10 @@ pub fn replay_inventory(
         if best.get(&tp.partition).is_none_or(|b| leo > b.0) {
             best.insert(tp.partition, (leo, i, p));
         }
+    }
+    if best.is_empty() {
+        // No metadata partition: the 3.6–3.7 per-partition snapshots, when present.
+        return snapshot::replay_snapshots(inv);
     }
     let mut replay = Replay::default();
     let mut chosen = BTreeMap::new();
@@ -175,7 +184,9 @@ pub fn cluster_check(
 /// Set each tiered replica's [`crate::partition::results::TieredRanges`] (its remote and local
 /// offsets) in the report.
 pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    for (i, r) in analyse(report, inv, opts, false).1 {
+    for (i, mut r) in analyse(report, inv, opts, false).1 {
+        // What the scan replayed of the remote segments stays.
+        r.replayed = report.partitions[i].tiered.take().and_then(|t| t.replayed);
         report.partitions[i].tiered = Some(r);
     }
 }
@@ -250,4 +261,54 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: b
         }
     }
     (extra, ranges)
+}
+
+/// `--remote-storage` made ready for the run: a directory as given; an object-store URL
+/// fetched into a temporary directory (`remote-object-store` feature, `objects`), kept
+/// while this lives.
+pub struct PreparedRemote {
+    /// The options to run with (`None`: the caller's, unchanged).
+    pub opts: Option<ScanOptions>,
+    /// Why the remote storage cannot be read (`--remote-storage` is then ignored).
+    pub error: Option<(std::path::PathBuf, String)>,
+    #[cfg(feature = "remote-object-store")]
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// Prepare `opts.remote_storage` for a run over `inv`.
+pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
+    let mut out = PreparedRemote {
+        opts: None,
+        error: None,
+        #[cfg(feature = "remote-object-store")]
+        _dir: None,
+    };
+    let Some(given) = &opts.remote_storage else {
+        return out;
+    };
+    let text = given.to_string_lossy();
+    if !storage::is_url(&text) {
+        return out;
+    }
+    let mut run = opts.clone();
+    run.remote_storage = None;
+    #[cfg(feature = "remote-object-store")]
+    match objects::mirror(&text, inv, opts) {
+        Ok(dir) => {
+            run.remote_storage = Some(dir.path().to_path_buf());
+            out._dir = Some(dir);
+        }
+        Err(e) => out.error = Some((given.clone(), e)),
+    }
+    #[cfg(not(feature = "remote-object-store"))]
+    {
+        let _ = inv;
+        out.error = Some((
+            given.clone(),
+            "an object store URL needs klogscan built with the `remote-object-store` feature"
+                .into(),
+        ));
+    }
+    out.opts = Some(run);
+    out
 }

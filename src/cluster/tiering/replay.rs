@@ -309,6 +309,34 @@ impl PartitionLog {
         });
     }
 
+    /// A segment as a `remote_log_snapshot` file holds it (its state as of `at`, the
+    /// metadata offset the snapshot was taken at; `RemoteLogMetadataCache` loaded from
+    /// the snapshot): one event, the snapshot. Segments are in the file's order.
+    pub fn restore(&mut self, at: EventAt, m: &remote_log::SegmentMetadata<'_>) {
+        let Some(state) = SegmentState::from_id(m.state) else {
+            return;
+        };
+        let event = StateEvent {
+            state,
+            at,
+            broker_id: m.broker_id,
+            event_timestamp_ms: m.event_timestamp_ms,
+        };
+        self.index.insert(m.segment.id, self.segments.len());
+        self.segments.push(RemoteSegment {
+            id: m.segment.id,
+            start_offset: m.start_offset,
+            end_offset: m.end_offset,
+            leader_epochs: epochs(m),
+            segment_size_in_bytes: m.segment_size_in_bytes,
+            max_timestamp_ms: m.max_timestamp_ms,
+            custom_metadata: m.custom_metadata.map(<[u8]>::to_vec),
+            state,
+            history: vec![event],
+        });
+        self.last_event = Some(self.last_event.map_or(at, |l| l.max(at)));
+    }
+
     /// Whether any event of the partition was written after `at`.
     pub fn has_event_after(&self, at: EventAt) -> bool {
         self.last_event.is_some_and(|l| l > at)

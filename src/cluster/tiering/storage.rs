@@ -16,6 +16,7 @@ use crate::read::format::checkpoint::encode_uuid;
 use crate::read::format::remote_log::{
     LocalTieredFileType, SegmentState, parse_local_tiered_file, parse_local_tiered_partition_dir,
 };
+use crate::partition::remote::RemoteSource;
 use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -133,7 +134,9 @@ struct Mismatch {
 }
 
 /// `remote_segment_missing` / `remote_segment_mismatch` for every COPY_SEGMENT_FINISHED
-/// segment of `log` against the storage at `root`.
+/// segment of `log` against the storage at `root`: in `LocalTieredStorage`'s layout when
+/// the partition's directory is there, else in the Aiven plugin's when any of its
+/// objects is ([`super::aiven`]).
 pub fn check(
     root: &Path,
     up: &UserPartition,
@@ -141,17 +144,23 @@ pub fn check(
     opts: &ScanOptions,
 ) -> Vec<Finding> {
     let found = partition_files(root, up);
+    let finished = || {
+        log.segments
+            .iter()
+            .filter(|s| s.state == SegmentState::CopyFinished)
+    };
+    if found.is_none() && super::aiven::any_objects(root, up, finished()) {
+        return finished()
+            .filter_map(|s| check_aiven(root, up, s, opts))
+            .collect();
+    }
     let empty = BTreeMap::new();
     let (dir, files) = match &found {
         Some((d, f)) => (Some(d.display().to_string()), f),
         None => (None, &empty),
     };
     let mut out = Vec::new();
-    for s in log
-        .segments
-        .iter()
-        .filter(|s| s.state == SegmentState::CopyFinished)
-    {
+    for s in finished() {
         let set = files.get(&s.id);
         let missing: Vec<&'static str> = LocalTieredFileType::ALL
             .into_iter()
@@ -165,11 +174,94 @@ pub fn check(
         let Some(path) = set.and_then(|f| f.get(&LocalTieredFileType::Segment)) else {
             continue;
         };
-        if let Some(f) = mismatch(up, s, path, opts) {
+        if let Some(f) = mismatch(up, s, Ok(path), path, opts) {
             out.push(f);
         }
     }
     out
+}
+
+/// The checks of one finished segment in the Aiven plugin's layout.
+fn check_aiven(
+    root: &Path,
+    up: &UserPartition,
+    s: &RemoteSegment,
+    opts: &ScanOptions,
+) -> Option<Finding> {
+    let o = super::aiven::objects(root, up, s);
+    let missing = o.missing();
+    if !missing.is_empty() {
+        return Some(missing_finding(up, s, Some(o.key.clone()), missing));
+    }
+    let (manifest, log) = (o.manifest.as_deref()?, o.log.as_deref()?);
+    let m = match super::aiven::read_manifest(manifest) {
+        Ok(m) => m,
+        Err(e) => return mismatch(up, s, Err(format!("{}: {e}", manifest.display())), log, opts),
+    };
+    if m.encrypted {
+        return Some(encrypted_finding(up, s, log, &m));
+    }
+    match super::aiven::rebuild(log, &m) {
+        Ok(tmp) => mismatch(up, s, Ok(tmp.path()), log, opts),
+        Err(e) => mismatch(up, s, Err(e.to_string()), log, opts),
+    }
+}
+
+#[derive(Serialize)]
+struct Encrypted {
+    segment: SegmentEvidence,
+    file: String,
+    original_file_size: u32,
+    object_bytes: Option<u64>,
+    chunk_index_bytes: u64,
+    /// What the manifest and the object's size contradict of the metadata.
+    differences: Vec<&'static str>,
+}
+
+/// `remote_segment_unreadable`: an encrypted segment; what can be checked without its
+/// bytes (the manifest's original size against the metadata, the object's size against
+/// the chunk index) is said in the evidence and the message.
+fn encrypted_finding(
+    up: &UserPartition,
+    s: &RemoteSegment,
+    log: &Path,
+    m: &crate::read::format::aiven::SegmentManifest,
+) -> Finding {
+    let object_bytes = std::fs::metadata(log).ok().map(|md| md.len());
+    let mut differences = Vec::new();
+    if m.chunk_index.original_file_size as i64 != s.segment_size_in_bytes as i64 {
+        differences.push("size");
+    }
+    if object_bytes != Some(m.chunk_index.transformed_size()) {
+        differences.push("object_size");
+    }
+    let msg = format!(
+        "remote segment {} (offsets {}..={}) is encrypted: its batches were not read, only its metadata checked{}",
+        encode_uuid(&s.id),
+        s.start_offset,
+        s.end_offset,
+        if differences.is_empty() {
+            String::new()
+        } else {
+            format!(" (the manifest and object disagree with it: {})", differences.join(", "))
+        }
+    );
+    Finding::new(Kind::RemoteSegmentUnreadable, &up.topic, up.partition, msg)
+        .offset(s.start_offset)
+        .segment(log.display().to_string())
+        .broker("not applicable: the broker decrypts the chunks with its key ring; this analysis has no key")
+        .remediation("to check the segment's batches, fetch it through the broker (or decrypt the chunks with the plugin's key ring) and scan the result")
+        .evidence(
+            serde_json::to_value(Encrypted {
+                segment: SegmentEvidence::of(s),
+                file: log.display().to_string(),
+                original_file_size: m.chunk_index.original_file_size,
+                object_bytes,
+                chunk_index_bytes: m.chunk_index.transformed_size(),
+                differences,
+            })
+            .unwrap_or_default(),
+        )
 }
 
 fn missing_finding(
@@ -200,15 +292,19 @@ fn missing_finding(
     )
 }
 
+/// `remote_segment_mismatch` for the segment whose bytes are at `readable` (or could not
+/// be had, why), the object `shown`.
 fn mismatch(
     up: &UserPartition,
     s: &RemoteSegment,
-    path: &Path,
+    readable: Result<&Path, String>,
+    shown: &Path,
     opts: &ScanOptions,
 ) -> Option<Finding> {
-    let (walked, error) = match walk_log(path, opts) {
+    let path = shown;
+    let (walked, error) = match readable.and_then(|p| walk_log(p, opts).map_err(|e| e.to_string())) {
         Ok(w) => (Some(w), None),
-        Err(e) => (None, Some(e.to_string())),
+        Err(e) => (None, Some(e)),
     };
     let mut differences = Vec::new();
     if let Some(w) = &walked {
@@ -284,4 +380,57 @@ fn epochs_agree(metadata: &[(i32, i64)], walked: &[(i32, i64)], last: Option<i64
         .filter(|e| last.is_some_and(|l| e.1 <= l))
         .collect();
     held == walked
+}
+
+/// Each remote segment of `up` found under `root`, by segment id: its object name and how
+/// to read its `.log` (what the scan replays, [`super::history`]).
+pub fn locate(
+    root: &Path,
+    up: &UserPartition,
+    log: &PartitionLog,
+    opts: &ScanOptions,
+) -> super::history::Located {
+    let mut out = super::history::Located::new();
+    let name = |p: &Path| {
+        p.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    };
+    if let Some((_, files)) = partition_files(root, up) {
+        for (id, set) in files {
+            if let Some(p) = set.get(&LocalTieredFileType::Segment) {
+                out.insert(id, (name(p), RemoteSource::File(p.clone())));
+            }
+        }
+        return out;
+    }
+    let _ = opts;
+    for s in log
+        .segments
+        .iter()
+        .filter(|s| s.state == SegmentState::CopyFinished)
+    {
+        let o = super::aiven::objects(root, up, s);
+        let (Some(manifest), Some(log)) = (o.manifest, o.log) else {
+            continue;
+        };
+        let source = match super::aiven::read_manifest(&manifest) {
+            Ok(m) if m.encrypted => RemoteSource::Unreadable("the object is encrypted".into()),
+            Ok(m) => {
+                let at = log.clone();
+                RemoteSource::Rebuilt(std::sync::Arc::new(move || {
+                    super::aiven::rebuild(&at, &m)
+                }))
+            }
+            Err(e) => RemoteSource::Unreadable(format!("{}: {e}", manifest.display())),
+        };
+        out.insert(s.id, (name(&log), source));
+    }
+    out
+}
+
+/// Whether `--remote-storage` names an object store (`scheme://…`) rather than a directory.
+pub fn is_url(s: &str) -> bool {
+    s.split_once("://").is_some_and(|(scheme, _)| {
+        !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric())
+    })
 }

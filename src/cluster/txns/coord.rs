@@ -102,7 +102,7 @@ pub fn coordinator_txns(logs: &[(usize, &CoordinatorLog)]) -> Vec<CoordTxn> {
     let mut out = Vec::new();
     for &(li, log) in logs {
         let mut current: std::collections::HashMap<&str, CoordTxn> = Default::default();
-        for r in &log.records {
+        for r in log.usable() {
             let id = r.transactional_id.as_str();
             let Some(v) = &r.value else {
                 out.extend(current.remove(id).map(|mut t| {

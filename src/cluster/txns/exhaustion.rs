@@ -44,7 +44,7 @@ pub fn check(inputs: &TxnInputs, logs: &[usize]) -> Vec<Placed> {
         let log = &inputs.coordinator[li];
         let mut prev: HashMap<&str, (i64, &CoordValue)> = HashMap::new();
         let mut latest: HashMap<&str, (i64, &CoordValue)> = HashMap::new();
-        for r in &log.records {
+        for r in log.usable() {
             let id = r.transactional_id.as_str();
             let Some(v) = &r.value else {
                 prev.remove(id);

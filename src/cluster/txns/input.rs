@@ -4,8 +4,8 @@
 //! `Serialize + Deserialize` so that they can be produced on the machines holding the data
 //! and joined elsewhere; [`INPUT_VERSION`] is bumped on incompatible changes.
 
-use crate::read::format::txnlog::TxnState;
 use crate::partition::state::txnrec::TxnRecord;
+use crate::read::format::txnlog::{TxnLogValue, TxnState, TxnTopicPartitions};
 use serde::{Deserialize, Serialize};
 
 /// Version of [`PartitionTxns`], [`CoordinatorLog`] and [`TxnInputs`].
@@ -84,16 +84,134 @@ pub struct CoordValue {
     pub client_transaction_version: i16,
 }
 
-/// One `__transaction_state` record of a transactional id.
+impl CoordValue {
+    /// The fields of a decoded value.
+    pub fn of(v: &TxnLogValue<'_>) -> CoordValue {
+        CoordValue {
+            version: v.version,
+            producer_id: v.producer_id,
+            previous_producer_id: v.previous_producer_id,
+            next_producer_id: v.next_producer_id,
+            producer_epoch: v.producer_epoch,
+            next_producer_epoch: v.next_producer_epoch,
+            timeout_ms: v.timeout_ms,
+            state: v.state,
+            partitions: tp_list(&v.partitions),
+            last_update_ms: v.last_update_ms,
+            start_ms: v.start_ms,
+            client_transaction_version: v.client_transaction_version,
+        }
+    }
+}
+
+/// A value's partitions as `(topic, partition)`, in stored order (a null topic reads
+/// `null`).
+pub fn tp_list(parts: &Option<Vec<TxnTopicPartitions<'_>>>) -> Vec<(String, i32)> {
+    let mut out = Vec::new();
+    for tp in parts.iter().flatten() {
+        let topic = tp.topic.as_deref().unwrap_or("null");
+        for &p in &tp.partition_ids {
+            out.push((topic.to_string(), p));
+        }
+    }
+    out
+}
+
+/// One `__transaction_state` record, decoded once for every reader (the coordinator's
+/// view, the history rules, the join): where it is and what it holds. A record the
+/// coordinator cannot use ([`CoordRecord::problem`]) is kept for the history rules; the
+/// join reads only the [`CoordRecord::usable`] ones.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoordRecord {
     pub offset: i64,
+    /// Empty when the key holds none ([`CoordRecord::problem`], [`CoordRecord::null_id`]).
     pub transactional_id: String,
-    /// `None`: a tombstone.
+    /// `None`: a tombstone (or a record with a problem).
     pub value: Option<CoordValue>,
+    /// The segment holding it, an index into [`CoordinatorLog::segments`].
+    #[serde(default)]
+    pub segment: u32,
+    /// The byte position of its batch in the segment.
+    #[serde(default)]
+    pub position: u64,
+    /// Its batch's max timestamp: the coordinator's append time (-1 unknown).
+    #[serde(default = "unknown")]
+    pub timestamp: i64,
+    /// Its batch's partition leader epoch: the coordinator epoch, which the markers the
+    /// coordinator writes for it carry (-1 unknown).
+    #[serde(default = "unknown_epoch")]
+    pub coordinator_epoch: i32,
+    /// The key's transactional id is a null string (read as the empty id, as the
+    /// coordinator's load does; the join leaves it out).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub null_id: bool,
+    /// Why the key or value does not decode, when it does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<Box<RecordProblem>>,
 }
 
-/// The decodable records of one `__transaction_state` partition copy, in offset order.
+fn unknown() -> i64 {
+    -1
+}
+
+fn unknown_epoch() -> i32 {
+    -1
+}
+
+impl CoordRecord {
+    /// A decoded record of `transactional_id` at `offset` (`value` `None`: a tombstone),
+    /// its place in the log unknown.
+    pub fn new(offset: i64, transactional_id: String, value: Option<CoordValue>) -> CoordRecord {
+        CoordRecord {
+            offset,
+            transactional_id,
+            value,
+            segment: 0,
+            position: 0,
+            timestamp: -1,
+            coordinator_epoch: -1,
+            null_id: false,
+            problem: None,
+        }
+    }
+
+    /// A transaction record the join reads: a decoded key with an id, and a decoded value
+    /// or tombstone.
+    pub fn usable(&self) -> bool {
+        self.problem.is_none() && !self.null_id
+    }
+}
+
+/// What is wrong with a [`CoordRecord`]'s key or value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordProblem {
+    /// A null key.
+    NullKey,
+    /// A key that does not decode (the reader's message).
+    Key(String),
+    /// A key of another version: the coordinator's load skips the record.
+    KeyVersion(i16),
+    /// A status byte outside the known states (its value, the reader's message).
+    UnknownState { byte: i64, error: String },
+    /// A value that does not decode (the reader's message).
+    Value(String),
+}
+
+impl RecordProblem {
+    /// The reader's message, for a record the coordinator's load fails on (`None` for one
+    /// it skips: a null key, another key version).
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            RecordProblem::NullKey | RecordProblem::KeyVersion(_) => None,
+            RecordProblem::Key(e) | RecordProblem::Value(e) => Some(e),
+            RecordProblem::UnknownState { error, .. } => Some(error),
+        }
+    }
+}
+
+/// One `__transaction_state` partition copy, its records decoded once: what the
+/// coordinator's view (`cluster::coordinator`), its history rules and the join read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CoordinatorLog {
     pub version: u32,
@@ -102,7 +220,13 @@ pub struct CoordinatorLog {
     pub origin: Origin,
     /// The reference time of the copy's verdicts (ms).
     pub ref_time_ms: i64,
+    /// Every record, in offset order (those with a problem included: see
+    /// [`CoordRecord::usable`]).
     pub records: Vec<CoordRecord>,
+    /// The segment names [`CoordRecord::segment`] indexes. Absent from inputs written
+    /// before it was added.
+    #[serde(default)]
+    pub segments: Vec<String>,
     /// The batches of this copy whose records were not read (they do not decompress or
     /// parse, a batch over 64 MiB, a segment that could not be read), in log order: any
     /// of them may hold a record the join does not see, so no verdict resting on the
@@ -110,6 +234,18 @@ pub struct CoordinatorLog {
     /// Absent from inputs written before it was added (read as none).
     #[serde(default)]
     pub records_not_read: Vec<UnreadBatch>,
+}
+
+impl CoordinatorLog {
+    /// The name of segment `segment` (empty when unknown).
+    pub fn segment_name(&self, segment: u32) -> &str {
+        self.segments.get(segment as usize).map_or("", String::as_str)
+    }
+
+    /// The records the join reads ([`CoordRecord::usable`]), in offset order.
+    pub fn usable(&self) -> impl Iterator<Item = &CoordRecord> {
+        self.records.iter().filter(|r| r.usable())
+    }
 }
 
 /// A batch of a [`CoordinatorLog`] whose records were not read.

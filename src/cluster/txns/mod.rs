@@ -29,7 +29,7 @@ use coord::CoordTxn;
 use group::{Group, Grouping};
 pub use input::{
     CoordRecord, CoordValue, CoordinatorLog, Domain, INPUT_VERSION, Origin, PartitionTxns,
-    TxnInputs, UnreadBatch,
+    RecordProblem, TxnInputs, UnreadBatch,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -236,7 +236,7 @@ fn domains(inputs: &TxnInputs) -> BTreeMap<Domain, DomainInputs> {
         if !c.origin.live || c.version != INPUT_VERSION {
             continue;
         }
-        let last = |c: &CoordinatorLog| c.records.last().map_or(-1, |r| r.offset);
+        let last = |c: &CoordinatorLog| c.records.iter().rev().find(|r| r.usable()).map_or(-1, |r| r.offset);
         let e = cbest.entry((c.origin.domain(), c.partition)).or_insert(i);
         if last(c) > last(&inputs.coordinator[*e]) {
             *e = i;
@@ -699,10 +699,10 @@ mod tests {
             let records = (0..300)
                 .map(|i| {
                     let v = next();
-                    CoordRecord {
-                        offset: i,
-                        transactional_id: format!("id{}", v % 4),
-                        value: (v % 11 != 0).then(|| CoordValue {
+                    CoordRecord::new(
+                        i,
+                        format!("id{}", v % 4),
+                        (v % 11 != 0).then(|| CoordValue {
                             version: (v % 2) as i16,
                             producer_id: (v % 3) as i64,
                             previous_producer_id: (v % 5) as i64 - 1,
@@ -716,7 +716,7 @@ mod tests {
                             start_ms: pick(next()),
                             client_transaction_version: (v % 3) as i16,
                         }),
-                    }
+                    )
                 })
                 .collect();
             let coordinator = vec![CoordinatorLog {
@@ -725,6 +725,7 @@ mod tests {
                 origin: parts[0].origin.clone(),
                 ref_time_ms: pick(next()),
                 records,
+                segments: Vec::new(),
                 // unread batches anywhere, of hostile or unknown offsets
                 records_not_read: (0..(round % 3))
                     .map(|_| UnreadBatch {

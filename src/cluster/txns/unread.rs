@@ -109,6 +109,7 @@ mod tests {
             },
             ref_time_ms: 0,
             records: Vec::new(),
+            segments: Vec::new(),
             records_not_read: unread,
         }
     }

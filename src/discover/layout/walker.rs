@@ -397,7 +397,8 @@ impl Walker {
                 pd.log_dir = Some(self.inv.log_dirs[i].path.clone());
             }
         }
-        let mut partitions: Vec<PartitionDir> = parts.into_iter().map(|(_, p)| p).collect();
+        let mut partitions: Vec<PartitionDir> = Vec::with_capacity(parts.len());
+        partitions.extend(parts.into_iter().map(|(_, p)| p));
         partitions.sort_by(|a, b| (&a.tp, &a.path).cmp(&(&b.tp, &b.path)));
         self.inv.partitions = partitions;
         self.inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));

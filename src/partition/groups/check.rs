@@ -15,9 +15,16 @@
 
 use super::model::{GroupState, GroupType};
 use super::replay::{Anomaly, AnomalyKind, Replay, UNCERTAIN};
+use crate::finding::evidence::{self, DeletionJoint};
 use crate::finding::{Finding, Kind, identity_key};
 use crate::read::format::groups::CONSUMER_OFFSETS;
 use serde_json::json;
+
+/// `evidence` with whether the unfinished deletion is one ([`DeletionJoint`]).
+fn with_deletion(mut evidence: serde_json::Value, deletion: bool) -> serde_json::Value {
+    evidence::merge(&mut evidence, &DeletionJoint { deletion });
+    evidence
+}
 
 /// End-of-log checks of a finished replay (called by [`Replay::finish`]).
 pub(crate) fn end_of_log(r: &mut Replay) {
@@ -44,9 +51,9 @@ pub(crate) fn end_of_log(r: &mut Replay) {
                     "streams group {:?} ({members} member(s)): from offset {at} on its metadata carries the \"uncertain\" stored-description epoch -2 with no later value: a topology-description push (or a cleanup raced by a rejoining member) left its barrier without an outcome; not a deletion, since only empty groups are cleaned up",
                     g.group_id
                 ),
-                evidence: json!({"group_id": g.group_id, "barrier_offset": at, "barrier_writes": d.uncertain_writes,
+                evidence: with_deletion(json!({"group_id": g.group_id, "barrier_offset": at, "barrier_writes": d.uncertain_writes,
                     "failed_description_epoch": d.failed, "members": members, "offsets": g.offsets.len(),
-                    "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch), "deletion": false}),
+                    "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch)}), false),
                 load_fails: false,
                 severity: Some(crate::finding::Severity::Info),
             });
@@ -71,9 +78,9 @@ pub(crate) fn end_of_log(r: &mut Replay) {
                 "streams group {:?} (empty): from offset {at} on its metadata carries the \"uncertain\" stored-description epoch -2 with no later value or tombstone: a deletion or expiration (KIP-1331) started and did not finish; {how}",
                 g.group_id
             ),
-            evidence: json!({"group_id": g.group_id, "barrier_offset": at, "barrier_writes": d.uncertain_writes,
+            evidence: with_deletion(json!({"group_id": g.group_id, "barrier_offset": at, "barrier_writes": d.uncertain_writes,
                 "failed_description_epoch": d.failed, "members": g.members.len(), "offsets": g.offsets.len(),
-                "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch), "deletion": true}),
+                "group_epoch": g.epoch, "topology_epoch": g.topology.as_ref().map(|t| t.epoch)}), true),
             load_fails: false,
             severity: None,
         });
@@ -194,7 +201,9 @@ fn broker_text(a: &Anomaly) -> &'static str {
         _ if a.load_fails => {
             "the group coordinator's load of this partition throws at this record (GroupCoordinatorShard.replay → GroupMetadataManager/OffsetMetadataManager.replay): the partition's groups are unavailable (COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR) until the record is gone"
         }
-        AnomalyKind::DeletionUnfinished if a.evidence["deletion"] == false => {
+        AnomalyKind::DeletionUnfinished
+            if !evidence::read_value::<DeletionJoint>(&a.evidence).deletion =>
+        {
             "the group stays live; the coordinator re-solicits the topology description on a member's next heartbeat and the push's outcome replaces the -2 (GroupCoordinatorService topology-description push, markTopologyUncertain)"
         }
         AnomalyKind::DeletionUnfinished => {

@@ -14,6 +14,7 @@ mod indexes;
 mod integrity;
 mod partition;
 mod pieces;
+mod remote;
 mod walk;
 pub(crate) use glob::glob_match;
 use partition::{EventPool, SegmentScan, scan_partition};
@@ -59,8 +60,27 @@ pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Sen
     }
 }
 
+/// What a partition's scan leaves besides its report until the reference time is known:
+/// the sealed replay when a transaction is open (boxed: most partitions have none), and the
+/// findings.
+type Pending = (Option<Box<SealedReplay>>, Vec<Finding>);
+
 /// Scan an already discovered inventory.
 pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
+    scan_inventory_with(
+        inv,
+        opts,
+        &crate::partition::remote::RemoteHistory::default(),
+    )
+}
+
+/// [`scan_inventory`] with the remote segments of tiered partitions, replayed before
+/// their local segments ([`crate::partition::remote`]).
+pub fn scan_inventory_with(
+    inv: &Inventory,
+    opts: &ScanOptions,
+    remote: &crate::partition::remote::RemoteHistory,
+) -> PartitionStage {
     let selected: Vec<&PartitionDir> = inv
         .partitions
         .iter()
@@ -75,80 +95,21 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
         },
         ..opts.clone()
     };
-    let window = opts
-        .threads
-        .unwrap_or_else(rayon::current_num_threads)
-        .clamp(1, MAX_THREADS);
-    // The total is for a progress display only: one `stat` per segment, skipped without
-    // one (10 000 segments stat'ed in a row were ≈ 10 ms before any walk could start).
-    if opts.progress.is_on() {
-        let logs: Vec<&Path> = selected
-            .iter()
-            .flat_map(|p| p.segments.iter().filter_map(|s| s.log.as_deref()))
-            .collect();
-        let total_bytes: u64 = logs
-            .par_iter()
-            .filter_map(|l| std::fs::metadata(l).ok().map(|m| m.len()))
-            .sum();
-        opts.progress.emit(ProgressUpdate::Start {
-            partitions: selected.len() as u64,
-            bytes: total_bytes,
-        });
-    }
-    // The log dirs' checkpoints and shutdown marker, read once per log dir.
-    let log_dirs: HashMap<&Path, recovery::LogDirFiles> = inv
-        .log_dirs
-        .iter()
-        .map(|ld| (ld.path.as_path(), recovery::LogDirFiles::read(ld)))
-        .collect();
-    // Identity of each log dir, and what the inputs say about cleanup policies.
-    let identities = crate::discover::identity::Identities::load(inv);
-    let compaction = crate::discover::compaction::Knowledge::load(
-        inv,
-        &identities,
-        &opts.compacted_topics,
-        opts.max_bytes,
-        opts.max_decompressed,
-    );
-    // Two windows are in flight per partition (one replayed, one walked).
-    let pool = EventPool::new(window);
-    let scanned: Vec<(PartitionReport, SealedReplay, _)> = with_threads(opts.threads, || {
-        selected
-            .par_iter()
-            .map(|p| {
-                let files = p.log_dir.as_deref().and_then(|d| log_dirs.get(d));
-                let source = identities.source(p);
-                let reason = compaction.reason(p, &source);
-                let compacted =
-                    reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
-                let mut r = scan_partition(p, opts, window, pieces::PIECE, files, compacted, &pool);
-                opts.copied_partitions.hand_over(&mut r.0);
-                r.0.source = source;
-                if p.is_internal() {
-                    r.0.compacted_from = Some("internal topic".into());
-                } else if let Some(why) = reason {
-                    r.0.compacted_from = Some(why.describe().into());
-                }
-                opts.progress.emit(ProgressUpdate::PartitionDone);
-                // Only what the conclusion needs outlives the partition's scan (#11).
-                (r.0, r.1.seal(opts.keep_producers), r.2)
-            })
-            .collect()
-    });
-
+    emit_start(&selected, opts);
+    let known = Known::load(inv, opts);
+    let (mut reports, rest) = scan_selected(&selected, &known, opts, remote);
     // Reference time: the newest batch timestamp of each log dir (or of the partition
     // alone), over every partition of the log dir whether selected or not, so that
     // `--topic`/`--partition` never move it (unselected ones: their newest segment's
     // headers).
-    let newest = reference_times(inv, &selected, &scanned, opts);
-
+    let newest = reference_times(inv, &selected, &reports, opts);
     let mut report = PartitionStage {
         errors: inv.errors.clone(),
         ..Default::default()
     };
-    for (mut r, replay, mut findings) in scanned {
+    for (r, (replay, mut findings)) in reports.iter_mut().zip(rest) {
         let key = reference_key(inv, r.carried.log_dir.as_deref(), &r.path);
-        let (ref_time, ref_source) = match opts.now_ms {
+        let reference = match opts.now_ms {
             Some(now) => (now, RefSource::Given),
             None => newest
                 .get(&key)
@@ -157,45 +118,12 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
                     (t.max(0), RefSource::Newest(from))
                 }),
         };
-        let outcome = replay.finish(ref_time, &mut findings);
-        crate::partition::causes::link_damage(&mut findings, &r.carried.damaged);
-        crate::partition::causes::link_zombie_chain(&mut findings);
-        for f in findings
-            .iter_mut()
-            .filter(|f| matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction))
-        {
-            if let Some(e) = f.evidence.as_object_mut() {
-                e.insert("reference_time".into(), ref_source.evidence(ref_time));
-            }
-        }
-        if r.partially_read {
-            // The end of the log was not read: a transaction open at the read limit may
-            // well be closed after it. No live-partition verdict rests on unread bytes.
-            findings
-                .retain(|f| !matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction));
-        }
-        crate::discover::identity::apply_source(&r.source, &mut findings);
-        r.ref_time = ref_time;
-        r.log_start_offset = outcome.log_start_offset.or(r.log_start_offset);
-        r.log_end_offset = outcome.log_end_offset.or(r.log_end_offset);
-        r.last_stable_offset = if r.partially_read {
-            None
-        } else {
-            outcome.last_stable_offset
-        };
-        r.transactions = TxnCounts {
-            committed: outcome.txn_stats.committed,
-            aborted: outcome.txn_stats.aborted,
-            open: outcome.open.len() as u64,
-        };
-        r.producers = outcome.producer_count;
-        r.carried.outcome = outcome;
-        findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
+        conclude(r, replay, &mut findings, reference);
         let start = report.findings.len();
         report.findings.extend(findings);
         r.carried.finding_range = start..report.findings.len();
-        report.partitions.push(r);
     }
+    report.partitions = reports;
     for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.findings.push(
             Finding::new(
@@ -210,10 +138,169 @@ pub fn scan_inventory(inv: &Inventory, opts: &ScanOptions) -> PartitionStage {
     }
     report
         .findings
-        .extend(metadata_not_decoded(inv, &selected, &compaction));
+        .extend(metadata_not_decoded(inv, &selected, &known.compaction));
     crate::finding::assign_ids(&mut report.findings);
     report.summary = summarise(&report.partitions, &report.findings);
     report
+}
+
+/// Tell the progress display the totals. The total is for a progress display only: one
+/// `stat` per segment, skipped without one (10 000 segments stat'ed in a row were ≈ 10 ms
+/// before any walk could start).
+fn emit_start(selected: &[&PartitionDir], opts: &ScanOptions) {
+    if !opts.progress.is_on() {
+        return;
+    }
+    let logs: Vec<&Path> = selected
+        .iter()
+        .flat_map(|p| p.segments.iter().filter_map(|s| s.log.as_deref()))
+        .collect();
+    let total_bytes: u64 = logs
+        .par_iter()
+        .filter_map(|l| std::fs::metadata(l).ok().map(|m| m.len()))
+        .sum();
+    opts.progress.emit(ProgressUpdate::Start {
+        partitions: selected.len() as u64,
+        bytes: total_bytes,
+    });
+}
+
+/// What the inputs say besides the partitions' own segments, read once for all of them.
+struct Known<'a> {
+    /// The log dirs' checkpoints and shutdown marker.
+    log_dirs: HashMap<&'a Path, recovery::LogDirFiles>,
+    /// Identity of each log dir.
+    identities: crate::discover::identity::Identities,
+    /// What the inputs say about cleanup policies.
+    compaction: crate::discover::compaction::Knowledge,
+}
+
+impl<'a> Known<'a> {
+    fn load(inv: &'a Inventory, opts: &ScanOptions) -> Self {
+        let identities = crate::discover::identity::Identities::load(inv);
+        let compaction = crate::discover::compaction::Knowledge::load(
+            inv,
+            &identities,
+            &opts.compacted_topics,
+            opts.max_bytes,
+            opts.max_decompressed,
+        );
+        Known {
+            log_dirs: inv
+                .log_dirs
+                .iter()
+                .map(|ld| (ld.path.as_path(), recovery::LogDirFiles::read(ld)))
+                .collect(),
+            identities,
+            compaction,
+        }
+    }
+}
+
+/// Walk and replay every selected partition, in parallel; each keeps only what the
+/// conclusion needs. The reports and the rest of each partition's result come in two
+/// vectors: the reports become the stage's `partitions` in place (no second vector of
+/// them), and the rest is a pointer and the findings. A replay with no transaction open
+/// concludes at once (its outcome does not depend on the reference time) and its state is
+/// dropped here; only replays with open transactions wait for the reference time.
+fn scan_selected(
+    selected: &[&PartitionDir],
+    known: &Known<'_>,
+    opts: &ScanOptions,
+    remote: &crate::partition::remote::RemoteHistory,
+) -> (Vec<PartitionReport>, Vec<Pending>) {
+    let window = opts
+        .threads
+        .unwrap_or_else(rayon::current_num_threads)
+        .clamp(1, MAX_THREADS);
+    // Two windows are in flight per partition (one replayed, one walked).
+    let pool = EventPool::new(window);
+    with_threads(opts.threads, || {
+        selected
+            .par_iter()
+            .map(|p| {
+                let files = p.log_dir.as_deref().and_then(|d| known.log_dirs.get(d));
+                let source = known.identities.source(p);
+                let reason = known.compaction.reason(p, &source);
+                let compacted =
+                    reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
+                let mut r = scan_partition(
+                    p,
+                    opts,
+                    window,
+                    pieces::PIECE,
+                    files,
+                    compacted,
+                    &pool,
+                    remote.of(&p.path),
+                );
+                opts.copied_partitions.hand_over(&mut r.0);
+                r.0.source = source;
+                if p.is_internal() {
+                    r.0.compacted_from = Some("internal topic".into());
+                } else if let Some(why) = reason {
+                    r.0.compacted_from = Some(why.describe().into());
+                }
+                opts.progress.emit(ProgressUpdate::PartitionDone);
+                // Only what the conclusion needs outlives the partition's scan.
+                let (mut report, replay, mut findings) = r;
+                let sealed = replay.seal(opts.keep_producers);
+                let sealed = if sealed.settled() {
+                    report.carried.outcome = sealed.finish(0, &mut findings);
+                    None
+                } else {
+                    Some(Box::new(sealed))
+                };
+                (report, (sealed, findings))
+            })
+            .unzip()
+    })
+}
+
+/// A partition's conclusion at its reference time: the replay finished (hanging and open
+/// transactions), causes linked, the offsets and counts of the report.
+fn conclude(
+    r: &mut PartitionReport,
+    replay: Option<Box<SealedReplay>>,
+    findings: &mut Vec<Finding>,
+    (ref_time, ref_source): (i64, RefSource),
+) {
+    let outcome = match replay {
+        Some(replay) => replay.finish(ref_time, findings),
+        None => std::mem::take(&mut r.carried.outcome),
+    };
+    crate::partition::causes::link_damage(findings, &r.carried.damaged);
+    crate::partition::causes::link_zombie_chain(findings);
+    for f in findings
+        .iter_mut()
+        .filter(|f| matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction))
+    {
+        if let Some(e) = f.evidence.as_object_mut() {
+            e.insert("reference_time".into(), ref_source.evidence(ref_time));
+        }
+    }
+    if r.partially_read {
+        // The end of the log was not read: a transaction open at the read limit may
+        // well be closed after it. No live-partition verdict rests on unread bytes.
+        findings.retain(|f| !matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction));
+    }
+    crate::discover::identity::apply_source(&r.source, findings);
+    r.ref_time = ref_time;
+    r.log_start_offset = outcome.log_start_offset.or(r.log_start_offset);
+    r.log_end_offset = outcome.log_end_offset.or(r.log_end_offset);
+    r.last_stable_offset = if r.partially_read {
+        None
+    } else {
+        outcome.last_stable_offset
+    };
+    r.transactions = TxnCounts {
+        committed: outcome.txn_stats.committed,
+        aborted: outcome.txn_stats.aborted,
+        open: outcome.open.len() as u64,
+    };
+    r.producers = outcome.producer_count;
+    r.carried.outcome = outcome;
+    findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
 }
 
 /// The `batch_not_decoded` findings of the metadata batches the compaction knowledge could
@@ -284,7 +371,7 @@ impl RefSource {
 fn reference_times(
     inv: &Inventory,
     selected: &[&PartitionDir],
-    scanned: &[(PartitionReport, SealedReplay, Vec<Finding>)],
+    scanned: &[PartitionReport],
     opts: &ScanOptions,
 ) -> HashMap<Option<PathBuf>, (i64, String)> {
     let mut newest: HashMap<Option<PathBuf>, (i64, String)> = HashMap::new();
@@ -297,7 +384,7 @@ fn reference_times(
             *e = (t, from);
         }
     };
-    for (r, _, _) in scanned {
+    for r in scanned {
         let key = reference_key(inv, r.carried.log_dir.as_deref(), &r.path);
         offer(key, r.carried.max_timestamp, r.path.clone());
     }

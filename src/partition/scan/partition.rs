@@ -18,6 +18,7 @@ use crate::partition::event::BatchEvent;
 use crate::partition::recovery::{self, RecoverCheck, SegmentWalk};
 use crate::partition::results::Carried;
 use crate::partition::state::{PartitionContext, Replay};
+use crate::partition::timeline;
 use crate::read::format::index::IndexVerdicts;
 use crate::read::segment;
 use rayon::prelude::*;
@@ -180,6 +181,8 @@ struct Run<'a> {
     split: Option<(SplitAcc<'a>, RecoverCheck)>,
     /// `__consumer_offsets`: the group coordinator's load, fed from this walk (#9).
     groups: Option<crate::partition::groups::replay::Replay>,
+    /// With `collect_timelines`: the partition's timeline, fed from this walk.
+    timeline: Option<timeline::Collector>,
 }
 
 impl<'a> Run<'a> {
@@ -221,6 +224,9 @@ impl<'a> Run<'a> {
                 report.carried.leader_epochs.push((le, ev.base_offset));
             }
             report.batches += 1;
+            if let Some(t) = &mut self.timeline {
+                t.batch(ev);
+            }
             if ev.is_control {
                 report.control_batches += 1;
             }
@@ -296,6 +302,33 @@ impl<'a> Run<'a> {
         report.bytes += seg.bytes;
         report.carried.max_timestamp = report.carried.max_timestamp.max(seg.max_timestamp);
         self.findings.extend(seg.findings);
+    }
+
+    /// Every unit replayed: the snapshots still pending see the final state, the group
+    /// replay and the timeline are finished.
+    fn finish(self) -> (PartitionReport, Replay, Vec<Finding>) {
+        let Run {
+            mut report,
+            replay,
+            findings,
+            damaged,
+            mut pending_snapshots,
+            groups,
+            timeline,
+            ..
+        } = self;
+        while let Some(n) = pending_snapshots.pop() {
+            report.carried.snapshot_states.push((n, replay.producers()));
+        }
+        if let Some(g) = groups {
+            let (anomalies, offsets) = crate::partition::groups::load::finish_anomalies(g);
+            report.carried.cluster_inputs.group_anomalies = Some(anomalies);
+            report.carried.cluster_inputs.group_offsets = Some(offsets);
+        }
+        report.carried.cluster_inputs.finish();
+        report.carried.damaged = damaged;
+        report.carried.timeline = timeline.and_then(timeline::Collector::finish);
+        (report, replay, findings)
     }
 
     fn unit(&mut self, walked: Walked<'a>) {
@@ -389,37 +422,50 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Scan one partition: `threads` walk its units ahead of the replay; large segments are
-/// split into pieces of `piece` bytes.
-pub(super) fn scan_partition(
+/// What the log dir's files say of one partition (`None` each for a file named alone: the
+/// directory was not listed, so the model assumes an unclean shutdown, indexes present).
+struct DirState {
+    clean_shutdown: Option<bool>,
+    recovery_point: Option<i64>,
+    checkpointed_log_start: Option<i64>,
+    high_watermark: Option<i64>,
+}
+
+impl DirState {
+    fn of(
+        p: &PartitionDir,
+        log_dir: Option<&recovery::LogDirFiles>,
+        ctx: &PartitionContext,
+    ) -> Self {
+        let (clean_shutdown, recovery_point, checkpointed_log_start, high_watermark) =
+            recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
+        if p.partial {
+            DirState {
+                clean_shutdown: None,
+                recovery_point: None,
+                checkpointed_log_start,
+                high_watermark: None,
+            }
+        } else {
+            DirState {
+                clean_shutdown,
+                recovery_point,
+                checkpointed_log_start,
+                high_watermark,
+            }
+        }
+    }
+}
+
+/// The partition's report before its walk: what the directory and the log dir's files say.
+fn initial_report(
     p: &PartitionDir,
+    ctx: &PartitionContext,
     opts: &ScanOptions,
-    threads: usize,
-    piece: usize,
-    log_dir: Option<&recovery::LogDirFiles>,
-    compacted: Option<bool>,
-    pool: &EventPool,
-) -> (PartitionReport, Replay, Vec<Finding>) {
-    let mut ctx = partition_context(p);
-    // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
-    ctx.compacted = ctx.compacted.or(compacted);
-    let compacted = ctx.compacted;
-    let (clean_shutdown, recovery_point, checkpointed_log_start, high_watermark) =
-        recovery::LogDirFiles::partition_state(log_dir, &ctx.topic, ctx.partition);
-    // A file the user named alone: the directory was not listed, so the shutdown state
-    // and indexes are unknown (the model assumes an unclean shutdown, indexes present).
-    let (clean_shutdown, recovery_point, high_watermark) = if p.partial {
-        (None, None, None)
-    } else {
-        (clean_shutdown, recovery_point, high_watermark)
-    };
-    let logs: Vec<(i64, &Path)> = p
-        .segments
-        .iter()
-        .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
-        .collect();
-    let segs: Vec<&layout::SegmentFiles> = p.segments.iter().filter(|s| s.log.is_some()).collect();
-    let report = PartitionReport {
+    logs: &[(i64, &Path)],
+    dir: &DirState,
+) -> PartitionReport {
+    PartitionReport {
         topic: ctx.topic.clone(),
         partition: ctx.partition,
         path: p.path.display().to_string(),
@@ -429,7 +475,7 @@ pub(super) fn scan_partition(
         control_batches: 0,
         bytes: 0,
         // The broker's log start: max(checkpoint, first segment's base offset).
-        log_start_offset: match (checkpointed_log_start, logs.first().map(|l| l.0)) {
+        log_start_offset: match (dir.checkpointed_log_start, logs.first().map(|l| l.0)) {
             (Some(c), Some(b)) => Some(c.max(b)),
             (c, b) => c.or(b),
         },
@@ -440,33 +486,74 @@ pub(super) fn scan_partition(
         producers: 0,
         truncation: None,
         truncation_unknown: None,
-        high_watermark,
+        high_watermark: dir.high_watermark,
         source: crate::finding::Source::default(),
-        compacted,
+        compacted: ctx.compacted,
         compacted_from: None,
         partially_read: false,
         carried: Carried {
             log_dir: p.log_dir.clone(),
             cluster_inputs: crate::partition::walked::ClusterInputs::new(
                 &ctx.topic,
-                opts.collect_batch_keys(&ctx) && crate::partition::walked::comparable(p),
+                opts.collect_batch_keys(ctx) && crate::partition::walked::comparable(p),
             ),
             ..Carried::default()
         },
         tiered: None,
-    };
-    let pending_snapshots: Vec<i64> = if opts.capture_snapshots {
-        let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
-        v.sort_unstable();
-        v.dedup();
-        v.reverse(); // pop from the smallest
-        v
-    } else {
-        Vec::new()
-    };
+    }
+}
+
+/// With `capture_snapshots`: the offsets of the partition's `.snapshot` files, the
+/// smallest last (popped first).
+fn snapshot_offsets(p: &PartitionDir, opts: &ScanOptions) -> Vec<i64> {
+    if !opts.capture_snapshots {
+        return Vec::new();
+    }
+    let mut v: Vec<i64> = p.snapshots.iter().map(|s| s.offset).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.reverse();
+    v
+}
+
+/// Scan one partition: `threads` walk its units ahead of the replay; large segments are
+/// split into pieces of `piece` bytes. A tiered partition's `remote` segments are
+/// replayed first ([`super::remote`]).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn scan_partition(
+    p: &PartitionDir,
+    opts: &ScanOptions,
+    threads: usize,
+    piece: usize,
+    log_dir: Option<&recovery::LogDirFiles>,
+    compacted: Option<bool>,
+    pool: &EventPool,
+    remote: &[crate::partition::remote::RemoteSegmentInput],
+) -> (PartitionReport, Replay, Vec<Finding>) {
+    let mut ctx = partition_context(p);
+    // Remote segments are named after the local ones (events index these names).
+    ctx.segment_names
+        .extend(remote.iter().map(|s| s.name.clone()));
+    // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
+    ctx.compacted = ctx.compacted.or(compacted);
+    let dir = DirState::of(p, log_dir, &ctx);
+    let logs: Vec<(i64, &Path)> = p
+        .segments
+        .iter()
+        .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
+        .collect();
+    let segs: Vec<&layout::SegmentFiles> = p.segments.iter().filter(|s| s.log.is_some()).collect();
+    let mut report = initial_report(p, &ctx, opts, &logs, &dir);
+    if !remote.is_empty() {
+        // With the remote history read, the log start is the checkpoint (the remote log
+        // start) or the first remote segment.
+        report.log_start_offset = dir
+            .checkpointed_log_start
+            .or(remote.first().map(|s| s.start_offset));
+    }
     // Only a checkpointed log start moves the LSO clamp: without one the broker uses the
     // first segment's base offset, at or below every batch.
-    ctx.log_start_offset = checkpointed_log_start.and(report.log_start_offset);
+    ctx.log_start_offset = dir.checkpointed_log_start.and(report.log_start_offset);
     let ctx = &ctx;
     let mut run = Run {
         ctx,
@@ -477,14 +564,78 @@ pub(super) fn scan_partition(
         findings: Vec::new(),
         damaged: Vec::new(),
         awaiting_next: HashMap::new(),
-        pending_snapshots,
+        pending_snapshots: snapshot_offsets(p, opts),
         split: None,
         groups: crate::partition::groups::load::replay_for(
             &ctx.topic,
             ctx.partition,
             &p.path.display().to_string(),
         ),
+        timeline: opts.collect_timelines.then(|| {
+            timeline::Collector::new(timeline::Limits::default(), &opts.timeline_producers)
+        }),
     };
+    if !remote.is_empty() {
+        let (replayed, cut) = super::remote::replay_remote(
+            ctx,
+            opts,
+            pool,
+            remote,
+            logs.len(),
+            logs.first().map(|l| l.0),
+            &mut run.replay,
+            &mut run.findings,
+        );
+        run.report.partially_read |= cut;
+        run.report.tiered = Some(crate::partition::results::TieredRanges {
+            replayed: Some(replayed),
+            ..Default::default()
+        });
+    }
+    walk_units(&mut run, &logs, &segs, threads, piece);
+    let (mut report, replay, mut findings) = run.finish();
+    apply_recovery(
+        p,
+        &mut report,
+        dir.clean_shutdown,
+        dir.recovery_point,
+        opts,
+        &mut findings,
+    );
+    release_spare_capacity(&mut report);
+    findings.shrink_to_fit();
+    (report, replay, findings)
+}
+
+/// Give back the spare capacity of what a finished partition keeps until the end of the
+/// scan: vectors grown by doubling hold up to twice their length, and a scan of many small
+/// partitions keeps one report each (100 000 empty partitions held ≈ 1 KB each of spare
+/// capacity in their segment walks and recovery plans alone).
+fn release_spare_capacity(report: &mut PartitionReport) {
+    report.carried.segment_walks.shrink_to_fit();
+    report.carried.index_verdicts.shrink_to_fit();
+    report.carried.snapshot_states.shrink_to_fit();
+    report.carried.leader_epochs.shrink_to_fit();
+    report.carried.damaged.shrink_to_fit();
+    let plan = &mut report.carried.recovery;
+    plan.recovered.shrink_to_fit();
+    plan.deleted.shrink_to_fit();
+    plan.unrecovered.shrink_to_fit();
+    plan.load_truncations.shrink_to_fit();
+    report.carried.cluster_inputs.segments.shrink_to_fit();
+}
+
+/// Walk the partition's units ahead of `run`'s replay (in parallel, up to two windows of
+/// bytes and units): the replay is sequential by nature, the walk is not, so overlapping
+/// them keeps every thread busy on one big partition.
+fn walk_units<'a>(
+    run: &mut Run<'a>,
+    logs: &[(i64, &Path)],
+    segs: &'a [&'a layout::SegmentFiles],
+    threads: usize,
+    piece: usize,
+) {
+    let (ctx, opts, pool) = (run.ctx, run.opts, run.pool);
     // Every segment under the one read policy (`segment::policy`: under `auto` mapped
     // unless small, the newest too; a file changing under its map is reported, not a
     // signal). One `stat` per segment, spread over the threads: 10 000 segments stat'ed
@@ -495,8 +646,8 @@ pub(super) fn scan_partition(
         .map(|len| len.min(opts.max_bytes.unwrap_or(u64::MAX)))
         .collect();
     let mut cursor = Cursor {
-        logs: &logs,
-        segs: &segs,
+        logs,
+        segs,
         mmap: opts.mmap,
         sizes: &sizes,
         next: 0,
@@ -505,9 +656,6 @@ pub(super) fn scan_partition(
         bytes: window_bytes(threads, piece),
         piece,
     };
-    // The walk runs ahead of the replay (in parallel, up to two windows of bytes and
-    // units): the replay is sequential by nature, the walk is not, so overlapping them
-    // keeps every thread busy on one big partition.
     let walk = |u: Unit| match u {
         Unit::Segment(idx) => {
             let policy = segment::policy(opts.mmap, sizes[idx]);
@@ -522,34 +670,6 @@ pub(super) fn scan_partition(
         walk,
         |w| run.unit(w),
     );
-    let Run {
-        mut report,
-        replay,
-        mut findings,
-        damaged,
-        mut pending_snapshots,
-        groups,
-        ..
-    } = run;
-    while let Some(n) = pending_snapshots.pop() {
-        report.carried.snapshot_states.push((n, replay.producers()));
-    }
-    if let Some(g) = groups {
-        let (anomalies, offsets) = crate::partition::groups::load::finish_anomalies(g);
-        report.carried.cluster_inputs.group_anomalies = Some(anomalies);
-        report.carried.cluster_inputs.group_offsets = Some(offsets);
-    }
-    report.carried.cluster_inputs.finish();
-    apply_recovery(
-        p,
-        &mut report,
-        clean_shutdown,
-        recovery_point,
-        opts,
-        &mut findings,
-    );
-    report.carried.damaged = damaged;
-    (report, replay, findings)
 }
 
 /// Run the recovery model over the walked segments: the partition's `truncation` is the

@@ -307,10 +307,13 @@ pub(crate) struct Entry {
 }
 
 /// The cache's batches older than the newest: a ring, so that a sixth batch replaces the
-/// oldest without moving the other four.
+/// oldest without moving the other four. Its slots grow one batch at a time up to four: a
+/// producer seen twice holds one older batch, not room for four (1M producer ids with two
+/// batches each held 176 bytes of ring each, 80 now).
 #[derive(Debug, Clone)]
 struct Older {
-    ring: [SeqBatch; NUM_BATCHES_TO_RETAIN - 1],
+    /// The batches; `LEN` once full, then written in place.
+    ring: Vec<SeqBatch>,
     /// Slot of the oldest batch (once the ring is full; 0 until then).
     head: u8,
     /// The highest last sequence of any batch put in the ring since the cache was cleared,
@@ -320,9 +323,11 @@ struct Older {
 }
 
 impl Older {
+    const LEN: usize = NUM_BATCHES_TO_RETAIN - 1;
+
     fn new() -> Box<Older> {
         Box::new(Older {
-            ring: [SeqBatch::default(); NUM_BATCHES_TO_RETAIN - 1],
+            ring: Vec::new(),
             head: 0,
             max_last: i32::MIN,
         })
@@ -330,12 +335,22 @@ impl Older {
 
     /// Put `b` in the ring holding `n` batches (evicting the oldest when full).
     fn push(&mut self, n: usize, b: SeqBatch) {
-        const LEN: usize = NUM_BATCHES_TO_RETAIN - 1;
+        const LEN: usize = Older::LEN;
         if n == LEN {
-            self.ring[self.head as usize] = b;
+            if let Some(slot) = self.ring.get_mut(self.head as usize) {
+                *slot = b;
+            }
             self.head = ((self.head as usize + 1) % LEN) as u8;
         } else {
-            self.ring[(self.head as usize + n) % LEN] = b;
+            // Not full: the head is slot 0 and the batches fill slots 0..n.
+            let at = (self.head as usize + n) % LEN;
+            match self.ring.get_mut(at) {
+                Some(slot) => *slot = b,
+                None => {
+                    self.ring.reserve_exact(1);
+                    self.ring.push(b);
+                }
+            }
         }
         let last = if b.last_sequence < b.base_sequence {
             i32::MAX
@@ -347,10 +362,10 @@ impl Older {
 
     /// The `n` batches in the ring, newest first.
     fn newest_first(&self, n: usize) -> impl Iterator<Item = SeqBatch> + '_ {
-        const LEN: usize = NUM_BATCHES_TO_RETAIN - 1;
+        const LEN: usize = Older::LEN;
         (0..n.min(LEN))
             .rev()
-            .map(move |k| self.ring[(self.head as usize + k) % LEN])
+            .filter_map(move |k| self.ring.get((self.head as usize + k) % LEN).copied())
     }
 }
 

@@ -394,9 +394,6 @@ impl Replay {
                     "last_batch": self.batch_json(&e.last_ref(&self.markers)),
                     "producer_epoch": e.epoch,
                     "transaction_epoch": t.epoch,
-                    "coordinator_epoch": e.coordinator_epoch(&self.markers),
-                    "last_timestamp": e.last_timestamp(&self.markers),
-                    "idle_ms": idle,
                     "hanging_after_ms": self.opts.hanging_after_ms,
                     "late_by_broker_metric": late,
                     "root_cause": cause,
@@ -411,6 +408,9 @@ impl Replay {
                             .map(|m| self.batch_evidence(&m)),
                         reference_time_ms: Some(ref_time_ms),
                         last_stable_offset: lso,
+                        coordinator_epoch: Some(e.coordinator_epoch(&self.markers)),
+                        last_timestamp: Some(e.last_timestamp(&self.markers)),
+                        idle_ms: Some(idle),
                     },
                 );
                 ev

@@ -179,6 +179,13 @@ pub struct SealedReplay {
 }
 
 impl SealedReplay {
+    /// Whether the conclusion no longer depends on the reference time: no transaction is
+    /// open, so [`Self::finish`] gives the same outcome and findings for any time and may
+    /// run as soon as the partition is walked (its replay state is then dropped at once).
+    pub fn settled(&self) -> bool {
+        self.replay.open_txns.len() == 0
+    }
+
     /// Classify the open transactions against `ref_time_ms` and conclude (as
     /// [`Replay::finish`] would have).
     pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {

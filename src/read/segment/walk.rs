@@ -246,29 +246,26 @@ fn walk_read_items_in(
     big: Option<usize>,
     mut on_entry: impl FnMut(Item<'_>) -> ControlFlow<()>,
 ) -> io::Result<Option<crate::read::format::Tail>> {
-    use crate::read::format::batch::{HEADER_SIZE_UP_TO_MAGIC, V2_HEADER_SIZE};
     use crate::read::format::{Entries, Tail};
     // Below a header's size no chunk could make progress.
     let chunk_size = chunk_size.max(64);
     let total = total.max(start);
-    // `buf[..filled]` holds the file from `base`; `buf` itself only grows.
-    let mut filled = 0usize;
-    let mut base = start; // file position of buf[0]
-    let mut read_to = start; // file position after buf's last valid byte
+    let mut w = Window {
+        filled: 0,
+        base: start,
+        read_to: start,
+    };
     loop {
         // Fill the buffer to the chunk size (or to what is left of the file).
-        let want = (chunk_size.max(filled) as u64).min(total - base) as usize;
-        if filled < want {
-            ensure_len(buf, want)?;
-            read_exact_at(file, &mut buf[filled..want], read_to)?;
-            filled = want;
-            read_to = base + want as u64;
+        let want = (chunk_size.max(w.filled) as u64).min(total - w.base) as usize;
+        if w.filled < want {
+            w.fill_to(buf, file, want)?;
         }
-        let at_eof = read_to >= total;
+        let at_eof = w.read_to >= total;
         let mut entries = if at_eof {
-            Entries::new(&buf[..filled], base)
+            Entries::new(&buf[..w.filled], w.base)
         } else {
-            Entries::chunk(&buf[..filled], base)
+            Entries::chunk(&buf[..w.filled], w.base)
         };
         for e in entries.by_ref() {
             // An entry over the threshold that happens to fit in the chunk is handed out
@@ -282,88 +279,131 @@ fn walk_read_items_in(
             }
         }
         if let Some(pos) = entries.need_more() {
-            // Keep the unfinished entry, make room for the whole of it, and read on.
-            let keep_from = (pos - base) as usize;
-            buf.copy_within(keep_from..filled, 0);
-            filled -= keep_from;
-            base = pos;
-            let head = &buf[..filled];
-            if head.len() >= 12 {
-                let size = i32::from_be_bytes(head[8..12].try_into().unwrap_or([0; 4]));
-                let need = 12usize.saturating_add(size.max(0) as usize);
-                let rest = total - base;
-                let large = need > big.unwrap_or(BIG_ENTRY);
-                if large && filled < V2_HEADER_SIZE && rest > filled as u64 {
-                    // Read the whole header first: only a chunk walk that saw the magic
-                    // byte has checked it (magic, offset, size), and a streamed entry
-                    // keeps its header.
-                    let want = V2_HEADER_SIZE.min(rest as usize);
-                    ensure_len(buf, want)?;
-                    read_exact_at(file, &mut buf[filled..want], read_to)?;
-                    filled = want;
-                    read_to = base + want as u64;
-                    continue;
-                }
-                if large && need as u64 > rest && filled > HEADER_SIZE_UP_TO_MAGIC {
-                    // A checked header whose entry runs past the end: the final walk would
-                    // call it partial; say so without reading (or buffering) the rest.
-                    return Ok(Some(Tail::Partial {
-                        position: base,
-                        declared: need as u64,
-                        available: rest,
-                        offset: crate::read::format::bytes::be_i64(head, 0),
-                    }));
-                }
-                if big.is_some() && large && filled >= V2_HEADER_SIZE {
-                    // Too large to hold: CRC-checked streaming, then on after it.
-                    let mut scratch = vec![0u8; chunk_size];
-                    let b = bigentry::read_big(file, base, need as u64, head, &mut scratch)?;
-                    if on_entry(Item::Big(b)).is_break() {
-                        return Ok(None);
-                    }
-                    base += need as u64;
-                    read_to = base;
-                    filled = 0;
-                    continue;
-                }
-                if (need as u64) > total - base {
-                    // It can never be whole: read the rest and let the final walk classify it.
-                    let rest = (total - base) as usize;
-                    ensure_len(buf, rest)?;
-                    read_exact_at(file, &mut buf[filled..rest], read_to)?;
-                    filled = rest;
-                    read_to = total;
-                    continue;
-                }
-                if need > filled {
-                    ensure_len(buf, need)?;
-                    read_exact_at(file, &mut buf[filled..need], read_to)?;
-                    filled = need;
-                    read_to = base + need as u64;
-                }
+            let step = w.read_unfinished(buf, file, pos, total, chunk_size, big, &mut on_entry)?;
+            match step {
+                ControlFlow::Continue(()) => continue,
+                ControlFlow::Break(end) => return Ok(end),
             }
-            continue;
         }
         let tail = entries.tail().unwrap_or(Tail::Clean);
         if at_eof {
             return Ok(Some(tail));
         }
+        if let Tail::Clean = tail {
+            // The chunk ended exactly on an entry boundary.
+            w.base = w.read_to;
+            w.filled = 0;
+            continue;
+        }
         // Stopped before the end of the file on a bad header: classify the rest of the file.
-        return match tail {
-            Tail::Clean => {
-                // The chunk ended exactly on an entry boundary.
-                base = read_to;
-                filled = 0;
-                continue;
+        return w.classify_rest(buf, file, total, tail).map(Some);
+    }
+}
+
+/// Where a chunked walk stands: `buf[..filled]` holds the file from `base` (`buf` itself
+/// only grows), and `read_to` is the file position after the buffer's last valid byte.
+struct Window {
+    filled: usize,
+    base: u64,
+    read_to: u64,
+}
+
+impl Window {
+    /// Read on so that `buf[..want]` holds the file from `base`.
+    fn fill_to(&mut self, buf: &mut Vec<u8>, file: &File, want: usize) -> io::Result<()> {
+        ensure_len(buf, want)?;
+        read_exact_at(file, &mut buf[self.filled..want], self.read_to)?;
+        self.filled = want;
+        self.read_to = self.base + want as u64;
+        Ok(())
+    }
+
+    /// The chunk ended inside the entry at `pos`: keep its start at the front of the
+    /// buffer and read what the next round needs of it — its whole header first when it is
+    /// large, all of it when it fits in memory — or stream it (`big`), or say it is partial
+    /// without reading the rest. `Continue` walks on; `Break` is the walk's answer.
+    #[allow(clippy::too_many_arguments)] // the walk's own parameters, passed through
+    fn read_unfinished(
+        &mut self,
+        buf: &mut Vec<u8>,
+        file: &File,
+        pos: u64,
+        total: u64,
+        chunk_size: usize,
+        big: Option<usize>,
+        on_entry: &mut impl FnMut(Item<'_>) -> ControlFlow<()>,
+    ) -> io::Result<ControlFlow<Option<crate::read::format::Tail>>> {
+        use crate::read::format::Tail;
+        use crate::read::format::batch::{HEADER_SIZE_UP_TO_MAGIC, V2_HEADER_SIZE};
+        let keep_from = (pos - self.base) as usize;
+        buf.copy_within(keep_from..self.filled, 0);
+        self.filled -= keep_from;
+        self.base = pos;
+        let head = &buf[..self.filled];
+        if head.len() < 12 {
+            return Ok(ControlFlow::Continue(()));
+        }
+        let size = i32::from_be_bytes(head[8..12].try_into().unwrap_or([0; 4]));
+        let need = 12usize.saturating_add(size.max(0) as usize);
+        let rest = total - self.base;
+        let large = need > big.unwrap_or(BIG_ENTRY);
+        if large && self.filled < V2_HEADER_SIZE && rest > self.filled as u64 {
+            // Read the whole header first: only a chunk walk that saw the magic byte has
+            // checked it (magic, offset, size), and a streamed entry keeps its header.
+            self.fill_to(buf, file, V2_HEADER_SIZE.min(rest as usize))?;
+            return Ok(ControlFlow::Continue(()));
+        }
+        if large && need as u64 > rest && self.filled > HEADER_SIZE_UP_TO_MAGIC {
+            // A checked header whose entry runs past the end: the final walk would call it
+            // partial; say so without reading (or buffering) the rest.
+            return Ok(ControlFlow::Break(Some(Tail::Partial {
+                position: self.base,
+                declared: need as u64,
+                available: rest,
+                offset: crate::read::format::bytes::be_i64(head, 0),
+            })));
+        }
+        if big.is_some() && large && self.filled >= V2_HEADER_SIZE {
+            // Too large to hold: CRC-checked streaming, then on after it.
+            let mut scratch = vec![0u8; chunk_size];
+            let b = bigentry::read_big(file, self.base, need as u64, head, &mut scratch)?;
+            if on_entry(Item::Big(b)).is_break() {
+                return Ok(ControlFlow::Break(None));
             }
+            self.base += need as u64;
+            self.read_to = self.base;
+            self.filled = 0;
+            return Ok(ControlFlow::Continue(()));
+        }
+        if need as u64 > rest {
+            // It can never be whole: read the rest and let the final walk classify it.
+            self.fill_to(buf, file, rest as usize)?;
+        } else if need > self.filled {
+            self.fill_to(buf, file, need)?;
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// How the file ends from the bad header the chunk walk stopped on (`tail`, not
+    /// `Clean`) to `total`: the bytes after the buffer are read in bounded pieces to tell a
+    /// zero-filled tail from garbage, and a corrupt entry's length runs to the end.
+    fn classify_rest(
+        &self,
+        buf: &[u8],
+        file: &File,
+        total: u64,
+        tail: crate::read::format::Tail,
+    ) -> io::Result<crate::read::format::Tail> {
+        use crate::read::format::Tail;
+        Ok(match tail {
             Tail::ZeroFilled { position, .. } | Tail::Garbage { position, .. } => {
                 let reason = match tail {
                     Tail::Garbage { reason, .. } => Some(reason),
                     _ => None,
                 };
-                let mut all_zero = is_zero(&buf[(position - base) as usize..filled]);
+                let mut all_zero = is_zero(&buf[(position - self.base) as usize..self.filled]);
                 let mut scratch = vec![0u8; ZEROS.len()];
-                let mut at = read_to;
+                let mut at = self.read_to;
                 // Bounded memory however long the rest is (a sparse 10 GiB tail).
                 while at < total {
                     let n = scratch.len().min((total - at) as usize);
@@ -372,7 +412,7 @@ fn walk_read_items_in(
                     at += n as u64;
                 }
                 let len = total - position;
-                Ok(Some(match reason {
+                match reason {
                     None if all_zero => Tail::ZeroFilled { position, len },
                     None => Tail::Garbage {
                         position,
@@ -384,21 +424,21 @@ fn walk_read_items_in(
                         len,
                         reason,
                     },
-                }))
+                }
             }
-            Tail::Partial { .. } => Ok(Some(tail)),
+            Tail::Clean | Tail::Partial { .. } => tail,
             Tail::CorruptEntry {
                 position,
                 size,
                 reason,
                 ..
-            } => Ok(Some(Tail::CorruptEntry {
+            } => Tail::CorruptEntry {
                 position,
                 len: total - position,
                 size,
                 reason,
-            })),
-        };
+            },
+        })
     }
 }
 

@@ -50,7 +50,16 @@ fn scan(path: &Path, opts: &ScanOptions, threads: usize, piece: usize) -> String
     let pool = EventPool::new(threads);
     let (report, replay, mut findings) =
         crate::partition::scan::with_threads(Some(threads), || {
-            scan_partition(&inv.partitions[0], opts, threads, piece, None, None, &pool)
+            scan_partition(
+                &inv.partitions[0],
+                opts,
+                threads,
+                piece,
+                None,
+                None,
+                &pool,
+                &[],
+            )
         });
     assert!(report.batches > 300, "{}", report.batches);
     let keys = report

@@ -1,0 +1,100 @@
+//! Memory per partition, asserted through an address-space limit on a child `klogscan`
+//! (`ulimit -v`), never through timing: many empty partitions (a small archive can hold
+//! hundreds of thousands) must cost little each in `scan` and in `verify`.
+//!
+//! Before the per-partition state was cut (spare capacity given back, replays without an
+//! open transaction concluded and dropped as each partition ends, the verify document
+//! written partition by partition rather than built whole), 100 000 empty partitions
+//! needed ≈ 6 KB each in `scan` and ≈ 16 KB each in `verify`: [`PARTITIONS`] of them then
+//! needed ≈ 120 MB and ≈ 320 MB of heap, above the limits below with the binary, its
+//! threads and arenas. Linux only (`ulimit -v` through `sh`, glibc's `MALLOC_ARENA_MAX`).
+#![cfg(target_os = "linux")]
+
+use crate::common::run;
+
+use run::{assert_limit_binds, run_limited_ok};
+use std::path::Path;
+
+/// Empty partitions in the tree (≈ 80 MB of directory blocks on disk, in a temporary
+/// directory).
+const PARTITIONS: usize = 20_000;
+
+/// Address-space limits for a scan and a verify of [`PARTITIONS`] empty partitions (the
+/// binary, two threads, two arenas, and a few KB per partition). The debug build needs
+/// ≈ 152 MiB and ≈ 192 MiB here.
+const SCAN_LIMIT_MIB: u64 = 192;
+const VERIFY_LIMIT_MIB: u64 = 256;
+
+/// Seconds a run may take before it counts as a hang (a debug build on a loaded machine).
+const SECS: u64 = 1200;
+
+/// `n` partition directories under `dir`, each with one empty segment and its two indexes,
+/// as a broker leaves a partition that never received a record.
+fn write_empty_partitions(dir: &Path, n: usize) {
+    for i in 0..n {
+        let part = dir.join(format!("t{}-{}", i / 1000, i % 1000));
+        std::fs::create_dir(&part).unwrap();
+        for name in ["log", "index", "timeindex"] {
+            std::fs::File::create(part.join(format!("00000000000000000000.{name}"))).unwrap();
+        }
+    }
+}
+
+fn partitions_in(json: &str) -> u64 {
+    let v: serde_json::Value = serde_json::from_str(json).expect("one JSON document");
+    v["summary"]["partitions"]
+        .as_u64()
+        .expect("summary.partitions")
+}
+
+#[test]
+fn many_empty_partitions_scan_and_verify_within_a_bounded_address_space() {
+    let dir = tempfile::tempdir().unwrap();
+    write_empty_partitions(dir.path(), PARTITIONS);
+    let path = dir.path().to_str().unwrap();
+    for (command, limit) in [("scan", SCAN_LIMIT_MIB), ("verify", VERIFY_LIMIT_MIB)] {
+        let args = [command, path, "--threads", "2", "--format", "json"];
+        let r = run_limited_ok(limit, &args, SECS);
+        assert_eq!(partitions_in(&r.out), PARTITIONS as u64, "{command}");
+        // The limit binds: far below what the binary needs, the same run fails.
+        assert_limit_binds(24, &args, SECS);
+    }
+}
+
+/// The verify document is written member by member ([`klogscan::verify::render::write_json`])
+/// rather than built whole: the bytes are those of the whole `Value` pretty-printed, for a
+/// report with findings, notes, several partitions and an unreadable path.
+#[test]
+fn the_streamed_verify_document_is_the_whole_document() {
+    use klogscan::testkit::{Batch, FaultKind, LogDirBuilder, PartitionBuilder, Producer, Target};
+    use klogscan::verify::{VerifyOptions, render, verify};
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = PartitionBuilder::new("orders", 0);
+    a.append(Batch::new(Producer::idempotent(7, 0)).records(3));
+    a.append(Batch::new(Producer::transactional(9, 0)).records(2)); // left open
+    a.fault(
+        Target::LastLog,
+        FaultKind::AppendGarbage(vec![0xde, 0xad, 0xbe, 0xef, 1, 2, 3]),
+    );
+    let mut b = PartitionBuilder::new("orders", 1);
+    b.append(Batch::new(Producer::idempotent(8, 0)).records(1));
+    LogDirBuilder::new(1)
+        .clean_shutdown(false)
+        .partition(a)
+        .partition(b)
+        .write(dir.path())
+        .unwrap();
+    let missing = dir.path().join("no-such-dir");
+    let report = verify(
+        &[dir.path().to_path_buf(), missing],
+        &VerifyOptions::default(),
+    );
+    assert_eq!(report.partitions.len(), 2);
+    assert!(!report.findings.is_empty());
+    assert!(!report.errors.is_empty());
+    let mut streamed = Vec::new();
+    render::write_json(&report, &mut streamed).unwrap();
+    let mut whole = serde_json::to_string_pretty(&render::to_json(&report)).unwrap();
+    whole.push('\n');
+    assert_eq!(String::from_utf8(streamed).unwrap(), whole);
+}
