@@ -231,8 +231,9 @@ pub struct ScanArgs {
     /// nothing exits 0 ("nothing matches the filters").
     #[arg(long, value_enum, default_value = "error")]
     pub fail_on: FailOn,
-    /// Show only topics matching these globs (`*`, `?`) or `topic-N` partition names as the
-    /// table shows them; comma-separated. Filters select what is shown, never what is analysed.
+    /// Show only topics matching these globs (`*`, `?`, `[...]`) or `topic-N` partition names
+    /// as the table shows them; comma-separated. Filters select what is shown, never what is
+    /// analysed.
     #[arg(long, value_delimiter = ',')]
     pub topic: Vec<String>,
     /// Show only this partition number.

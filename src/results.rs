@@ -9,8 +9,6 @@ pub use crate::partition::results::*;
 // defined in internal modules).
 pub use crate::discover::identity::NonLiveCounts;
 pub use crate::discover::identity::{GivenClusterId, GivenClusterIdError};
-pub use crate::partition::causes::DamagedBatch;
-pub use crate::partition::recovery::{RecoverWalk, SegmentPlan, SegmentWalk};
 pub use crate::partition::state::txnrec::{TxnEnd, TxnRecord};
 pub use crate::partition::state::{
     AbortedTxn, LastEvent, OpenTxn, ProducerState, ReplayOptions, ReplayOutcome, TxnStats,

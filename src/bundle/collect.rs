@@ -198,17 +198,17 @@ fn finish<W: Write>(
     let findings = std::mem::take(&mut report.findings);
     let mut covered = vec![false; findings.len()];
     for mut p in std::mem::take(&mut report.partitions) {
-        let range = p.finding_range.clone();
+        let range = p.carried.finding_range.clone();
         for c in covered.get_mut(range.clone()).into_iter().flatten() {
             *c = true;
         }
-        let mut outcome = std::mem::take(&mut p.outcome);
+        let mut outcome = std::mem::take(&mut p.carried.outcome);
         let txns = std::mem::take(&mut outcome.txns);
-        let cluster_inputs = std::mem::take(&mut p.cluster_inputs);
-        let timeline = p.timeline.take();
+        let cluster_inputs = std::mem::take(&mut p.carried.cluster_inputs);
+        let timeline = p.carried.timeline.take();
         let fingerprints = written.contains(&p.path);
-        let leader_epochs = std::mem::take(&mut p.leader_epochs);
-        let log_dir = p.log_dir.as_ref().map(|d| d.display().to_string());
+        let leader_epochs = std::mem::take(&mut p.carried.leader_epochs);
+        let log_dir = p.carried.log_dir.as_ref().map(|d| d.display().to_string());
         let frame = PartitionFrame {
             result: PartitionResult {
                 format_version: RESULT_FORMAT_VERSION,

@@ -348,7 +348,7 @@ pub fn merge_bundles(
     if !options.keep_producers {
         // As a scan seals each replay: only the producers' number stays.
         for p in &mut report.partitions {
-            p.outcome.producers = Vec::new();
+            p.carried.outcome.producers = Vec::new();
         }
     }
     for (i, p) in report.partitions.iter().enumerate() {
@@ -477,10 +477,10 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
     // Each frame's versions were checked as it was read.
     let mut report = ScanReport::from_partition_results(results).unwrap_or_default();
     for (p, (mut outcome, leader_epochs, log_dir)) in report.partitions.iter_mut().zip(rest) {
-        outcome.txns = std::mem::take(&mut p.outcome.txns);
-        p.outcome = outcome;
-        p.leader_epochs = leader_epochs;
-        p.log_dir = log_dir.map(PathBuf::from);
+        outcome.txns = std::mem::take(&mut p.carried.outcome.txns);
+        p.carried.outcome = outcome;
+        p.carried.leader_epochs = leader_epochs;
+        p.carried.log_dir = log_dir.map(PathBuf::from);
     }
     // The scan lists the unreadable paths' findings first, then the others of no
     // partition (each bundle's in its own order).

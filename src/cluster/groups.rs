@@ -39,7 +39,7 @@ pub fn cluster_check(
         .filter_map(|p| {
             let i = *index.get(&p.path.display().to_string())?;
             let r = &report.partitions[i];
-            let f = match &r.cluster_inputs.group_anomalies {
+            let f = match &r.carried.cluster_inputs.group_anomalies {
                 Some(a) => check::findings_of(CONSUMER_OFFSETS_TOPIC, r.partition, a),
                 None => {
                     let r = replay_partition_dir(p, opts.max_bytes, opts.max_decompressed);

@@ -123,16 +123,16 @@ fn removed_ranges(plan: &SegmentPlan, bases: &[(String, i64)], log_end: i64) -> 
 
 /// The log end offset a copy has after its own predicted recovery.
 fn end_after(p: &PartitionReport) -> Option<i64> {
-    p.recovery.log_end_after.or(p.log_end_offset)
+    p.carried.recovery.log_end_after.or(p.log_end_offset)
 }
 
 /// The readable batches and records the plan removes, and the segments it touches.
 fn removed_counts(p: &PartitionReport, first: &TruncationPrediction) -> (u64, u64, Vec<String>) {
-    let plan = &p.recovery;
+    let plan = &p.carried.recovery;
     let mut segments = vec![first.segment.clone()];
     segments.extend(plan.deleted.iter().cloned());
     let (mut batches, mut records) = (0, 0);
-    for w in &p.segment_walks {
+    for w in &p.carried.segment_walks {
         let Some(walk) = &w.walk else { continue };
         if plan.deleted.contains(&w.name) {
             batches += walk.batches;
@@ -150,38 +150,46 @@ fn removed_counts(p: &PartitionReport, first: &TruncationPrediction) -> (u64, u6
 fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRange, String)> {
     let p = &report.partitions[i];
     let hw = p.high_watermark?;
-    if !p.source.copy.is_live() || p.recovery.delete_dir || p.partially_read {
+    if !p.source.copy.is_live() || p.carried.recovery.delete_dir || p.partially_read {
         return None;
     }
     let bases: Vec<(String, i64)> = p
+        .carried
         .segment_walks
         .iter()
         .map(|w| (w.name.clone(), w.base_offset))
         .collect();
     let log_end = p.log_end_offset?;
-    let below: Vec<(i64, i64)> = removed_ranges(&p.recovery, &bases, log_end)
+    let below: Vec<(i64, i64)> = removed_ranges(&p.carried.recovery, &bases, log_end)
         .into_iter()
         .filter(|r| r.0 < hw)
         .map(|(a, b)| (a, b.min(hw)))
         .collect();
     let first_lost = below.iter().map(|r| r.0).min()?;
     let t = p
+        .carried
         .recovery
         .truncation
         .iter()
-        .chain(&p.recovery.load_truncations)
+        .chain(&p.carried.recovery.load_truncations)
         .find(|t| t.offset == first_lost)?
         .clone();
     let (batches_removed, records_removed, segments) = removed_counts(p, &t);
     let latest = std::iter::once(i)
         .chain(others.iter().copied())
-        .filter_map(|k| report.partitions[k].leader_epochs.last().map(|e| e.0))
+        .filter_map(|k| {
+            report.partitions[k]
+                .carried
+                .leader_epochs
+                .last()
+                .map(|e| e.0)
+        })
         .max();
     let copies: Vec<CopyState> = others
         .iter()
         .map(|&k| {
             let o = &report.partitions[k];
-            let own = o.leader_epochs.last().map(|e| e.0);
+            let own = o.carried.leader_epochs.last().map(|e| e.0);
             CopyState {
                 path: o.path.clone(),
                 broker_id: o.source.broker_id,
@@ -320,7 +328,8 @@ pub fn check(
         .filter(|&i| {
             let p = &report.partitions[i];
             p.high_watermark.is_some()
-                && (p.recovery.truncation.is_some() || !p.recovery.load_truncations.is_empty())
+                && (p.carried.recovery.truncation.is_some()
+                    || !p.carried.recovery.load_truncations.is_empty())
         })
         .collect();
     if candidates.is_empty() {

@@ -424,7 +424,7 @@ pub fn check(
     let mut owned: BTreeMap<usize, CopyBatches> = BTreeMap::new();
     for &((i, a), (j, b)) in &pairs {
         for (k, p) in [(i, a), (j, b)] {
-            let inputs = &report.partitions[k].cluster_inputs;
+            let inputs = &report.partitions[k].carried.cluster_inputs;
             let usable = inputs
                 .batches
                 .as_ref()
@@ -440,7 +440,7 @@ pub fn check(
         match owned.get(&k) {
             Some(c) => (&c.batches, &c.segments),
             None => {
-                let c = &report.partitions[k].cluster_inputs;
+                let c = &report.partitions[k].carried.cluster_inputs;
                 (c.batches.as_deref().unwrap_or(&[]), &c.segments)
             }
         }

@@ -36,9 +36,9 @@ impl ScanReport {
                     format_version: RESULT_FORMAT_VERSION,
                     partition: p.clone(),
                     findings: self.partition_findings(i).to_vec(),
-                    txns: p.outcome.txns.clone(),
-                    cluster_inputs: p.cluster_inputs.clone(),
-                    timeline: p.timeline.clone(),
+                    txns: p.carried.outcome.txns.clone(),
+                    cluster_inputs: p.carried.cluster_inputs.clone(),
+                    timeline: p.carried.timeline.clone(),
                 }
             })
             .collect()
@@ -62,12 +62,12 @@ impl ScanReport {
                 });
             }
             let mut p = r.partition;
-            p.outcome.txns = r.txns;
-            p.cluster_inputs = r.cluster_inputs;
-            p.timeline = r.timeline;
+            p.carried.outcome.txns = r.txns;
+            p.carried.cluster_inputs = r.cluster_inputs;
+            p.carried.timeline = r.timeline;
             let start = report.findings.len();
             report.findings.extend(r.findings);
-            p.finding_range = start..report.findings.len();
+            p.carried.finding_range = start..report.findings.len();
             report.partitions.push(p);
         }
         report.summary = summarise(&report.partitions, &report.findings);
@@ -104,7 +104,7 @@ impl ScanReport {
         let mut findings =
             Vec::with_capacity(old.len() + extra.values().map(Vec::len).sum::<usize>());
         for (i, p) in self.partitions.iter_mut().enumerate() {
-            let range = p.finding_range.clone();
+            let range = p.carried.finding_range.clone();
             let mut mine: Vec<Finding> = old
                 .get(range.clone())
                 .map(<[Finding]>::to_vec)
@@ -121,7 +121,7 @@ impl ScanReport {
             }
             let start = findings.len();
             findings.extend(mine);
-            p.finding_range = start..findings.len();
+            p.carried.finding_range = start..findings.len();
         }
         findings.extend(
             old.into_iter()
@@ -145,7 +145,7 @@ impl ScanReport {
     pub fn partition_findings(&self, i: usize) -> &[Finding] {
         self.partitions
             .get(i)
-            .and_then(|p| self.findings.get(p.finding_range.clone()))
+            .and_then(|p| self.findings.get(p.carried.finding_range.clone()))
             .unwrap_or(&[])
     }
 }

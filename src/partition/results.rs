@@ -36,7 +36,8 @@ pub struct ScanOptions {
     pub now_ms: Option<i64>,
     /// Replay tunables (hanging-transaction threshold).
     pub replay: ReplayOptions,
-    /// Only topics matching this glob (`*`, `?`).
+    /// Only topics matching this glob (`*`, `?`, `[...]` classes, `\` escapes the next
+    /// character).
     pub topic: Option<String>,
     /// Only this partition number.
     pub partition: Option<i32>,
@@ -48,7 +49,7 @@ pub struct ScanOptions {
     pub progress: Progress,
     /// Capture the replayed producer state at each `.snapshot` file's offset (for `verify`).
     pub capture_snapshots: bool,
-    /// Keep every producer's final state in `PartitionReport::outcome.producers` (for
+    /// Keep every producer's final state ([`PartitionReport::producer_states`]; for
     /// `producers`); when false only their number is kept and each partition's producer
     /// table is freed as soon as its batches are replayed.
     pub keep_producers: bool,
@@ -62,7 +63,7 @@ pub struct ScanOptions {
     pub compacted_topics: Vec<String>,
     /// Check each segment's offset, time and transaction index against the scan's own walk
     /// of its `.log` (for `verify`; not a second read of the log), keeping per segment only
-    /// the verdicts ([`PartitionReport::index_verdicts`]), nothing per log entry.
+    /// the verdicts (in the report's internal part), nothing per log entry.
     pub collect_index_verdicts: bool,
     /// `--mmap`: whether sealed segments may be mapped ([`crate::read::segment::policy`]).
     pub mmap: crate::read::segment::MmapMode,
@@ -407,56 +408,113 @@ pub struct PartitionReport {
     /// (`compact…` or `delete` from the cluster's KRaft metadata log).
     pub compacted: Option<bool>,
     pub compacted_from: Option<String>,
-    /// Newest batch timestamp seen.
-    #[serde(skip, default = "no_timestamp")]
-    pub max_timestamp: i64,
-    /// The full replay outcome (producers, aborted transactions, statistics).
+    /// What the analysis hands the later stages besides the JSON form (replay outcome,
+    /// recovery plan, what the walk kept for the cluster checks); read it with the
+    /// accessors ([`Self::outcome`], [`Self::leader_epochs`], …).
     #[serde(skip)]
-    pub outcome: ReplayOutcome,
-    #[serde(skip)]
-    pub log_dir: Option<PathBuf>,
-    /// Offset of the first batch (may be above the first segment's base offset).
-    #[serde(skip)]
-    pub first_offset: Option<i64>,
-    /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from batches.
-    #[serde(skip)]
-    pub leader_epochs: Vec<(i32, i64)>,
-    /// This partition's findings: `ScanReport::findings[finding_range]`.
-    #[serde(skip)]
-    pub finding_range: std::ops::Range<usize>,
-    /// Per segment with a `.log`, in order: where `LogSegment.recover` would stop on it
-    /// (the recovery model's input, from this scan's walk).
-    #[serde(skip)]
-    pub segment_walks: Vec<crate::partition::recovery::SegmentWalk>,
-    /// What the broker's recovery does to the segments on the next start (which it
-    /// recovers, where it truncates, what it deletes, what it never looks at).
-    #[serde(skip)]
-    pub recovery: crate::partition::recovery::SegmentPlan,
-    /// The CRC-bad batches fed to the replay (for linking what follows from them).
-    #[serde(skip)]
-    pub damaged: Vec<crate::partition::causes::DamagedBatch>,
-    /// With `collect_index_verdicts`: per segment (as `segment_walks`), its index checks
-    /// against the walk (`None` when the walk did not finish).
-    #[serde(skip)]
-    pub index_verdicts: Vec<Option<crate::read::format::index::IndexVerdicts>>,
-    /// With `capture_snapshots`: the replayed producer state just before each snapshot's
-    /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
-    #[serde(skip)]
-    pub snapshot_states: Vec<(i64, Vec<crate::partition::state::ProducerState>)>,
-    /// What this partition's walk kept for the cluster checks (coordinator records, group
-    /// replay anomalies, batch keys of replicated partitions; see [`crate::partition::walked`]).
-    /// Not part of the JSON report; exchanged with [`PartitionResult`].
-    #[serde(skip)]
-    pub cluster_inputs: crate::partition::walked::ClusterInputs,
+    pub(crate) carried: Carried,
     /// Tiered storage: where the partition's history lives, remote and local (set by
     /// `cluster::tiering` for partitions with `__remote_log_metadata` events).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiered: Option<TieredRanges>,
+}
+
+/// The part of a [`PartitionReport`] that is not in its JSON form: what the per-partition
+/// analysis hands the cluster checks, `verify` and the renderers (the replay outcome, the
+/// recovery model's plan, the walk's positions and kept inputs). Internal: the report's
+/// accessors give an embedder what it may read.
+#[derive(Debug, Clone)]
+pub(crate) struct Carried {
+    /// Newest batch timestamp seen.
+    pub(crate) max_timestamp: i64,
+    /// The full replay outcome (producers, aborted transactions, statistics).
+    pub(crate) outcome: ReplayOutcome,
+    pub(crate) log_dir: Option<PathBuf>,
+    /// Offset of the first batch (may be above the first segment's base offset).
+    pub(crate) first_offset: Option<i64>,
+    /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from batches.
+    pub(crate) leader_epochs: Vec<(i32, i64)>,
+    /// This partition's findings: `ScanReport::findings[finding_range]`.
+    pub(crate) finding_range: std::ops::Range<usize>,
+    /// Per segment with a `.log`, in order: where `LogSegment.recover` would stop on it
+    /// (the recovery model's input, from this scan's walk).
+    pub(crate) segment_walks: Vec<crate::partition::recovery::SegmentWalk>,
+    /// What the broker's recovery does to the segments on the next start (which it
+    /// recovers, where it truncates, what it deletes, what it never looks at).
+    pub(crate) recovery: crate::partition::recovery::SegmentPlan,
+    /// The CRC-bad batches fed to the replay (for linking what follows from them).
+    pub(crate) damaged: Vec<crate::partition::causes::DamagedBatch>,
+    /// With `collect_index_verdicts`: per segment (as `segment_walks`), its index checks
+    /// against the walk (`None` when the walk did not finish).
+    pub(crate) index_verdicts: Vec<Option<crate::read::format::index::IndexVerdicts>>,
+    /// With `capture_snapshots`: the replayed producer state just before each snapshot's
+    /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
+    pub(crate) snapshot_states: Vec<(i64, Vec<crate::partition::state::ProducerState>)>,
+    /// What this partition's walk kept for the cluster checks (coordinator records, group
+    /// replay anomalies, batch keys of replicated partitions; see [`crate::partition::walked`]).
+    /// Exchanged with [`PartitionResult`].
+    pub(crate) cluster_inputs: crate::partition::walked::ClusterInputs,
     /// With `ScanOptions::collect_timelines`: what the HTML timeline draws, collected by
     /// this partition's walk (`None`: not collected, or no batch). Not part of the JSON
     /// report; exchanged with [`PartitionResult::timeline`].
-    #[serde(skip)]
-    pub timeline: Option<crate::partition::timeline::Timeline>,
+    pub(crate) timeline: Option<crate::partition::timeline::Timeline>,
+}
+
+impl Default for Carried {
+    fn default() -> Self {
+        Carried {
+            max_timestamp: i64::MIN,
+            outcome: ReplayOutcome::default(),
+            log_dir: None,
+            first_offset: None,
+            leader_epochs: Vec::new(),
+            finding_range: 0..0,
+            segment_walks: Vec::new(),
+            recovery: Default::default(),
+            damaged: Vec::new(),
+            index_verdicts: Vec::new(),
+            snapshot_states: Vec::new(),
+            cluster_inputs: Default::default(),
+            timeline: None,
+        }
+    }
+}
+
+impl PartitionReport {
+    /// The producer-state replay's outcome: every producer's final state (with
+    /// [`ScanOptions::keep_producers`]), the open and aborted transactions, the statistics.
+    pub fn outcome(&self) -> &ReplayOutcome {
+        &self.carried.outcome
+    }
+    /// Every producer's final state (empty unless [`ScanOptions::keep_producers`]).
+    pub fn producer_states(&self) -> &[crate::partition::state::ProducerState] {
+        &self.carried.outcome.producers
+    }
+    /// Newest batch timestamp seen (`None`: no batch was read).
+    pub fn max_timestamp(&self) -> Option<i64> {
+        (self.carried.max_timestamp != i64::MIN).then_some(self.carried.max_timestamp)
+    }
+    /// Offset of the first batch (may be above the first segment's base offset).
+    pub fn first_offset(&self) -> Option<i64> {
+        self.carried.first_offset
+    }
+    /// The log dir holding the partition directory (`None`: a file named on its own).
+    pub fn log_dir(&self) -> Option<&std::path::Path> {
+        self.carried.log_dir.as_deref()
+    }
+    /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from the
+    /// batches (`LeaderEpochFileCache.assign`).
+    pub fn leader_epochs(&self) -> &[(i32, i64)] {
+        &self.carried.leader_epochs
+    }
+    /// What the walk kept for the cluster checks (see [`crate::partition::walked`]).
+    pub fn cluster_inputs(&self) -> &crate::partition::walked::ClusterInputs {
+        &self.carried.cluster_inputs
+    }
+    /// With [`ScanOptions::collect_timelines`]: what the HTML timeline draws.
+    pub fn timeline(&self) -> Option<&crate::partition::timeline::Timeline> {
+        self.carried.timeline.as_ref()
+    }
 }
 
 /// A tiered partition's offsets: the log start, the remote segments a fetch can read
@@ -474,10 +532,6 @@ pub struct TieredRanges {
     /// local log ([`crate::partition::remote`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replayed: Option<crate::partition::remote::RemoteReplayed>,
-}
-
-fn no_timestamp() -> i64 {
-    i64::MIN
 }
 
 /// The version of [`PartitionResult`]'s serialised form.
@@ -546,7 +600,7 @@ pub struct SeverityCounts {
 
 /// The result of a scan: what was read, what was concluded, what was found.
 /// What the per-partition stage hands the cluster stage: every partition's report, their
-/// findings (each partition's [`PartitionReport::finding_range`] indexes them), the paths
+/// findings (each partition's `finding_range` indexes them), the paths
 /// that could not be read, and the summary.
 #[derive(Debug, Clone, Default)]
 pub struct PartitionStage {

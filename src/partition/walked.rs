@@ -287,7 +287,7 @@ impl CopiedPartitions {
     /// A partition's walk is finished: hand its batch keys to the sink, if there is one.
     pub(crate) fn hand_over(&self, report: &mut crate::partition::results::PartitionReport) {
         if let Some(sink) = &self.2
-            && let Some(keys) = report.cluster_inputs.batches.take()
+            && let Some(keys) = report.carried.cluster_inputs.batches.take()
         {
             sink(&report.path, keys);
         }

@@ -255,6 +255,18 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_is_documented() {
+        let doc = include_str!("../../docs/findings.md");
+        for &k in Kind::ALL {
+            assert!(
+                doc.contains(&format!("`{}`", k.id())),
+                "{} not in docs/findings.md",
+                k.id()
+            );
+        }
+    }
+
+    #[test]
     fn producer_kinds_carry_a_kip_1050_class() {
         for k in [
             Kind::ProducerEpochRegression,

@@ -55,7 +55,7 @@ pub fn parse_offsets(s: &str) -> Result<OffsetRange, String> {
 /// What to show.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
-    /// Topic globs (`*`, `?`) or `topic-N` partition names as the table shows them,
+    /// Topic globs (`*`, `?`, `[...]`) or `topic-N` partition names as the table shows them,
     /// comma-separated on the command line.
     pub topics: Vec<String>,
     pub partition: Option<i32>,
@@ -128,7 +128,8 @@ impl Filter {
     pub fn partition_shown(&self, p: &PartitionReport, findings: &[Finding]) -> bool {
         self.partition_matches(&p.topic, p.partition)
             && (self.producer_ids.is_empty()
-                || p.outcome
+                || p.carried
+                    .outcome
                     .producers
                     .iter()
                     .any(|s| self.producer_ids.contains(&s.producer_id))
@@ -150,7 +151,7 @@ impl Filter {
         let mut kept = Vec::new();
         let mut findings = Vec::new();
         for mut p in std::mem::take(&mut report.partitions) {
-            let range = p.finding_range.clone();
+            let range = p.carried.finding_range.clone();
             let mine = old.get(range.clone()).unwrap_or(&[]);
             for c in covered.get_mut(range).into_iter().flatten() {
                 *c = true;
@@ -160,13 +161,13 @@ impl Filter {
             }
             let start = findings.len();
             findings.extend(mine.iter().filter(|f| self.finding_matches(f)).cloned());
-            p.finding_range = start..findings.len();
-            p.outcome.producers.retain(|s| {
+            p.carried.finding_range = start..findings.len();
+            p.carried.outcome.producers.retain(|s| {
                 self.producer_matches(Some(s.producer_id))
                     && self.time_matches(Some(s.last_timestamp))
                     && self.offset_matches(Some(s.last_offset))
             });
-            p.outcome.open.retain(|o| {
+            p.carried.outcome.open.retain(|o| {
                 self.producer_matches(Some(o.producer_id))
                     && self.time_matches(Some(o.last_timestamp))
                     && self.offset_matches(Some(o.first_offset))
@@ -292,6 +293,8 @@ mod tests {
         assert!(!topic_matches("payments-3", "payments", 4));
         assert!(topic_matches("pay*", "payments", 4));
         assert!(topic_matches("pay*-3", "payments", 3));
+        assert!(topic_matches("pay[mn]ents-3", "payments", 3));
+        assert!(!topic_matches("pay[!m]ents", "payments", 3));
         // A topic whose name itself ends in -N still matches by name.
         assert!(topic_matches("orders-2024", "orders-2024", 0));
     }

@@ -187,7 +187,7 @@ pub fn write_scan_with(
         let mut covered = vec![false; report.findings.len()];
         for p in &report.partitions {
             for c in covered
-                .get_mut(p.finding_range.clone())
+                .get_mut(p.carried.finding_range.clone())
                 .into_iter()
                 .flatten()
             {
@@ -466,7 +466,7 @@ fn svg(
     let span = (end - first) as f64;
     let x = |o: i64| LEFT + ((o - first) as f64 / span) * (W - LEFT - RIGHT);
     // The leader epochs lane sits below the producers' lanes.
-    let epochs_row = usize::from(!p.leader_epochs.is_empty());
+    let epochs_row = usize::from(!p.carried.leader_epochs.is_empty());
     let lanes_bottom = TOP + LANE * (t.lanes.len().max(1) + epochs_row) as f64;
     let labelled: Vec<&Finding> = fs.iter().filter(|f| f.offset.is_some()).take(40).collect();
     let height = lanes_bottom + 34.0 + 15.0 * labelled.len() as f64;
@@ -809,8 +809,8 @@ fn svg_epochs(h: &mut String, p: &PartitionReport, y: f64, end: i64, x: &dyn Fn(
         "<g class=\"lane epochs\"><text x=\"4\" y=\"{:.1}\" fill=\"#333\">leader epochs</text>",
         y + 16.0
     );
-    for (k, (epoch, start)) in p.leader_epochs.iter().enumerate() {
-        let next = p.leader_epochs.get(k + 1).map_or(end, |e| e.1);
+    for (k, (epoch, start)) in p.carried.leader_epochs.iter().enumerate() {
+        let next = p.carried.leader_epochs.get(k + 1).map_or(end, |e| e.1);
         let (x0, x1) = (x(*start), x(next.max(*start + 1)));
         let wdt = (x1 - x0).max(2.0);
         let fill = if k % 2 == 0 { "#ffe0b2" } else { "#ffcc80" };

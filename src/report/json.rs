@@ -157,7 +157,7 @@ pub fn write_producers(report: &ScanReport, w: &mut dyn Write) -> io::Result<()>
                 topic: &p.topic,
                 partition: p.partition,
                 path: &p.path,
-                producers: &p.outcome.producers,
+                producers: &p.carried.outcome.producers,
             })
         }),
     };
@@ -221,7 +221,7 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
         partitions: Streamed(|| {
             let by_path = &by_path;
             report.partitions.iter().map(move |p| {
-                let s = &p.outcome.txn_stats;
+                let s = &p.carried.outcome.txn_stats;
                 let (size, duration_ms) = txn_distributions(s);
                 PartitionTxns {
                     topic: &p.topic,
@@ -229,12 +229,12 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                     path: &p.path,
                     committed: s.committed,
                     aborted: s.aborted,
-                    open: p.outcome.open.len() as u64,
+                    open: p.carried.outcome.open.len() as u64,
                     empty_commits: s.empty_commits,
                     empty_aborts: s.empty_aborts,
                     size,
                     duration_ms,
-                    open_transactions: &p.outcome.open,
+                    open_transactions: &p.carried.outcome.open,
                     producers: by_path.get(p.path.as_str()).map(|s| s.producers),
                     transaction_size: by_path.get(p.path.as_str()).map(|s| &s.size),
                 }

@@ -150,7 +150,7 @@ impl<'w> Stream<'w> {
                 self.finding(f)?;
             }
             for c in covered
-                .get_mut(p.finding_range.clone())
+                .get_mut(p.carried.finding_range.clone())
                 .into_iter()
                 .flatten()
             {

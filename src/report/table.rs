@@ -448,7 +448,7 @@ pub fn write_producers_with(
     let (with, without): (Vec<_>, Vec<_>) = report
         .partitions
         .iter()
-        .partition(|p| !p.outcome.producers.is_empty());
+        .partition(|p| !p.carried.outcome.producers.is_empty());
     for p in with {
         writeln!(
             w,
@@ -456,7 +456,7 @@ pub fn write_producers_with(
             super::partition_name(&p.topic, p.partition, Some(&p.path)),
             esc(&p.path)
         )?;
-        let producers = &p.outcome.producers;
+        let producers = &p.carried.outcome.producers;
         warn_large_table(
             producers.len(),
             &format!("producers of {}-{}", p.topic, p.partition),
@@ -528,7 +528,7 @@ pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) ->
         writeln!(w, "{}", txns_table(style, block))?;
     }
     for p in &report.partitions {
-        for o in &p.outcome.open {
+        for o in &p.carried.outcome.open {
             writeln!(
                 w,
                 "open: {}-{} producer {}@{} since offset {} (last activity {})",
@@ -558,13 +558,13 @@ fn txns_table(style: &Style, partitions: &[crate::partition::scan::PartitionRepo
         "duration ms min/p50/p99/max",
     ]);
     for p in partitions {
-        let s = &p.outcome.txn_stats;
+        let s = &p.carried.outcome.txn_stats;
         let (size, dur) = txn_distributions(s);
         t.add_row(vec![
             super::partition_name(&p.topic, p.partition, Some(&p.path)),
             s.committed.to_string(),
             s.aborted.to_string(),
-            p.outcome.open.len().to_string(),
+            p.carried.outcome.open.len().to_string(),
             (s.empty_commits + s.empty_aborts).to_string(),
             format!("{}/{}/{}/{}", size.min, size.p50, size.p99, size.max),
             format!("{}/{}/{}/{}", dur.min, dur.p50, dur.p99, dur.max),

@@ -13,7 +13,7 @@ pub(super) fn fix_report(inputs: &Prepared, r: &mut ScanReport) {
     r.inputs.iter_mut().for_each(|s| inputs.fix(s));
     for p in &mut r.partitions {
         inputs.fix(&mut p.path);
-        if let Some(d) = &mut p.log_dir {
+        if let Some(d) = &mut p.carried.log_dir {
             inputs.fix_path(d);
         }
         inputs.fix_source(&mut p.source);

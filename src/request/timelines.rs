@@ -27,7 +27,7 @@ pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
         .partitions
         .iter()
         .zip(drawn)
-        .map(|(p, d)| if d { p.timeline.clone() } else { None })
+        .map(|(p, d)| if d { p.carried.timeline.clone() } else { None })
         .collect()
 }
 
@@ -50,7 +50,7 @@ pub(super) fn choose(
                 continue;
             }
             matched += 1;
-            if drawn[i] || p.timeline.is_none() {
+            if drawn[i] || p.carried.timeline.is_none() {
                 continue;
             }
             if extra < MAX_TIMELINES {
@@ -77,7 +77,7 @@ pub(super) fn choose(
         .partitions
         .iter_mut()
         .zip(drawn)
-        .map(|(p, d)| p.timeline.take().filter(|_| d))
+        .map(|(p, d)| p.carried.timeline.take().filter(|_| d))
         .collect();
     Chosen {
         timelines,
@@ -92,7 +92,7 @@ fn asked_total(report: &ScanReport, asked: &[String], inputs: &Prepared) -> usiz
         .partitions
         .iter()
         .filter(|p| {
-            p.timeline.is_some()
+            p.carried.timeline.is_some()
                 && asked
                     .iter()
                     .any(|s| spec_matches(s, &p.topic, p.partition, &p.path, inputs))
@@ -107,14 +107,22 @@ fn producer_view(report: &ScanReport, pid: i64) -> ProducerTimeline {
     let mut rows = Vec::new();
     let mut more = 0usize;
     for (i, p) in report.partitions.iter().enumerate() {
-        let Some(t) = &p.timeline else { continue };
+        let Some(t) = &p.carried.timeline else {
+            continue;
+        };
         let row = match t.lane_of(pid) {
             Some(l) => Some((l, false)),
             None => t
                 .lanes
                 .iter()
                 .find(|l| l.merged)
-                .filter(|_| p.outcome.producers.iter().any(|s| s.producer_id == pid))
+                .filter(|_| {
+                    p.carried
+                        .outcome
+                        .producers
+                        .iter()
+                        .any(|s| s.producer_id == pid)
+                })
                 .map(|l| (l, true)),
         };
         let Some((lane, shared)) = row else { continue };

@@ -137,15 +137,15 @@ pub(crate) fn verify_one(
         recovery_point: ck.recovery_point,
         log_start_checkpoint: ck.log_start,
         high_watermark: ck.high_watermark,
-        first_offset: r.first_offset,
-        log_end_offset: r.outcome.log_end_offset,
+        first_offset: r.carried.first_offset,
+        log_end_offset: r.carried.outcome.log_end_offset,
         segments,
         snapshots,
         leftovers,
         load_rules,
         broker_version: opts.broker_version,
         producers: r.producers,
-        open_transactions: r.outcome.open.len(),
+        open_transactions: r.carried.outcome.open.len(),
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
         crc_checked: opts.scan.check_crc,
     })
@@ -172,6 +172,7 @@ fn check_segments(
         // The scan walked this segment once: its index checks and recovery verdict come
         // from that walk (`None` when the file was unreadable; the scan reported it).
         let k = r
+            .carried
             .segment_walks
             .iter()
             .position(|w| w.base_offset == s.base_offset && w.name == log_name);
@@ -181,7 +182,7 @@ fn check_segments(
             files: s,
             ordinal: i,
             log_name,
-            verdicts: k.and_then(|k| r.index_verdicts.get(k)?.as_ref()),
+            verdicts: k.and_then(|k| r.carried.index_verdicts.get(k)?.as_ref()),
             pre_2_3,
             missing_index: s.index.is_none(),
         };
@@ -194,7 +195,7 @@ fn check_segments(
             base: s.base_offset,
             missing_index: c.missing_index,
             corrupt_index,
-            walk: k.and_then(|k| r.segment_walks[k].walk.clone()),
+            walk: k.and_then(|k| r.carried.segment_walks[k].walk.clone()),
         });
     }
     seg_inputs

@@ -346,12 +346,12 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
 /// segment walks, recovery plan, index verdicts, producer states at each snapshot, cluster
 /// inputs, damaged batches): a verification keeps every partition until it is rendered.
 fn release_working_state(r: &mut PartitionReport) {
-    r.index_verdicts = Vec::new();
-    r.segment_walks = Vec::new();
-    r.snapshot_states = Vec::new();
-    r.damaged = Vec::new();
-    r.recovery = Default::default();
-    r.cluster_inputs = Default::default();
+    r.carried.index_verdicts = Vec::new();
+    r.carried.segment_walks = Vec::new();
+    r.carried.snapshot_states = Vec::new();
+    r.carried.damaged = Vec::new();
+    r.carried.recovery = Default::default();
+    r.carried.cluster_inputs = Default::default();
 }
 
 /// The scan findings the prediction needs (load-failure rules), copied before the

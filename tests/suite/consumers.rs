@@ -195,11 +195,21 @@ fn results_without_the_walks_group_offsets_are_replayed() {
     let opts = klogscan::results::ScanOptions::default();
     let paths = [c.path().to_path_buf()];
     let inv = klogscan::discover::layout::discover(&paths);
-    let mut report = klogscan::pipeline::analyse(&inv, &opts);
+    let report = klogscan::pipeline::analyse(&inv, &opts);
     let walked = consumers::build(&report, &inv, &opts, &ConsumersOptions::default());
-    for p in &mut report.partitions {
-        p.cluster_inputs.group_offsets = None;
+    // Results exchanged without the walk's group offsets (as another process may send them).
+    let mut results = report.partition_results();
+    for r in &mut results {
+        r.cluster_inputs.group_offsets = None;
     }
+    let mut report = klogscan::results::ScanReport::from_partition_results(results).unwrap();
+    klogscan::pipeline::run_cluster_checks(&mut report, &inv, &opts);
+    assert!(
+        report
+            .partitions
+            .iter()
+            .all(|p| p.cluster_inputs().group_offsets.is_none())
+    );
     let replayed = consumers::build(&report, &inv, &opts, &ConsumersOptions::default());
     assert_eq!(
         serde_json::to_value(&walked).unwrap(),

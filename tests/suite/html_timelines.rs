@@ -287,16 +287,16 @@ fn the_timeline_travels_in_the_partition_results() {
     three_partitions(d.path());
     let root = vec![d.path().to_path_buf()];
     let r = klogscan::pipeline::scan(&root, &ScanOptions::default());
-    assert!(r.partitions.iter().all(|p| p.timeline.is_none()));
+    assert!(r.partitions.iter().all(|p| p.timeline().is_none()));
     let o = ScanOptions::default().with_collect_timelines(true);
     let r = klogscan::pipeline::scan(&root, &o);
-    assert!(r.partitions.iter().all(|p| p.timeline.is_some()));
+    assert!(r.partitions.iter().all(|p| p.timeline().is_some()));
     let results = r.partition_results();
     let json = serde_json::to_string(&results).unwrap();
     let back: Vec<klogscan::results::PartitionResult> = serde_json::from_str(&json).unwrap();
     let again = ScanReport::from_partition_results(back).unwrap();
     for (a, b) in r.partitions.iter().zip(&again.partitions) {
-        assert_eq!(a.timeline, b.timeline);
+        assert_eq!(a.timeline(), b.timeline());
     }
     // A result written without one reads back without one.
     let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();

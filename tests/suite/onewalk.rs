@@ -174,7 +174,7 @@ fn only_partitions_with_copies_keep_batch_keys() {
     cluster(tmp.path());
     let r = klogscan::pipeline::scan_partitions(&inventory(tmp.path()), &ScanOptions::default());
     for p in &r.partitions {
-        let inputs = &p.cluster_inputs;
+        let inputs = &p.cluster_inputs();
         assert_eq!(
             inputs.batches.is_some(),
             p.topic == "orders",
@@ -197,7 +197,7 @@ fn only_partitions_with_copies_keep_batch_keys() {
     }
     let orders = r.partitions.iter().find(|p| p.topic == "orders").unwrap();
     assert_eq!(
-        orders.cluster_inputs.batches.as_ref().unwrap().len() as u64,
+        orders.cluster_inputs().batches.as_ref().unwrap().len() as u64,
         orders.batches
     );
 }
@@ -268,7 +268,7 @@ fn a_delete_copy_makes_no_partition_keep_batch_keys() {
     assert!(
         r.partitions
             .iter()
-            .all(|p| p.cluster_inputs.batches.is_none()),
+            .all(|p| p.cluster_inputs().batches.is_none()),
         "batch keys kept for a pair that is never compared"
     );
     assert!(r.findings.iter().all(|f| f.kind != Kind::ReplicaDivergence));
@@ -280,6 +280,6 @@ fn a_delete_copy_makes_no_partition_keep_batch_keys() {
         .write(&tmp.path().join("kafka-logs-2"))
         .unwrap();
     let r = klogscan::pipeline::scan_partitions(&inventory(tmp.path()), &ScanOptions::default());
-    let kept = |p: &&klogscan::results::PartitionReport| p.cluster_inputs.batches.is_some();
+    let kept = |p: &&klogscan::results::PartitionReport| p.cluster_inputs().batches.is_some();
     assert_eq!(r.partitions.iter().filter(kept).count(), 2);
 }

@@ -122,7 +122,7 @@ fn a_lagging_or_truncated_copy_does_not_diverge() {
         .find(|p| p.path.contains("broker-2"))
         .unwrap();
     assert_eq!(
-        p2.first_offset,
+        p2.first_offset(),
         Some(8),
         "the copy starts at the second segment"
     );

@@ -383,7 +383,7 @@ fn leader_epoch_regression_and_increase() {
         ),
         (&6.into(), &5.into())
     );
-    assert_eq!(r.partitions[0].leader_epochs, vec![(4, 0), (6, 1)]);
+    assert_eq!(r.partitions[0].leader_epochs(), vec![(4, 0), (6, 1)]);
     // near miss: epochs only go up (and stay)
     let mut p = PartitionBuilder::new("le", 0).leader_epoch(4);
     p.append(Batch::new(Producer::PLAIN).values(["a"]));
@@ -392,7 +392,7 @@ fn leader_epoch_regression_and_increase() {
     p.append(Batch::new(Producer::PLAIN).values(["c"]));
     let (_d, _m, r) = run(&p);
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
-    assert_eq!(r.partitions[0].leader_epochs, vec![(4, 0), (6, 1)]);
+    assert_eq!(r.partitions[0].leader_epochs(), vec![(4, 0), (6, 1)]);
 }
 
 // ----- producer epochs and sequences ---------------------------------------------------
@@ -460,7 +460,7 @@ fn tv2_epoch_bumping_markers_raise_no_epoch_finding() {
     }
     let (_d, m, r) = run(&p);
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
-    let o = &r.partitions[0].outcome;
+    let o = &r.partitions[0].outcome();
     assert_eq!((o.txn_stats.committed, o.txn_stats.aborted), (2, 2));
     let st = &o.producers[0];
     assert_eq!(st.producer_epoch, 14);
@@ -718,7 +718,7 @@ fn marker_without_transaction() {
     at_batch(f, &m, 2);
     producer_of(f, 1100, 2);
     assert_eq!(f.severity, Severity::Info);
-    assert_eq!(r.partitions[0].outcome.txn_stats.empty_commits, 1);
+    assert_eq!(r.partitions[0].outcome().txn_stats.empty_commits, 1);
     // a first-sight marker at offset 0 (history complete) closes nothing either
     let mut p = PartitionBuilder::new("mw", 0);
     p.abort(txn, 1);
@@ -826,8 +826,8 @@ fn transaction_epoch_change_without_marker() {
     assert_eq!(f.severity, Severity::Warning);
     assert_eq!(kinds(&r), vec![(Kind::TransactionEpochChange, Some(2))]);
     // the marker still closed the transaction (first offset 0)
-    assert_eq!(r.partitions[0].outcome.txn_stats.committed, 1);
-    assert_eq!(r.partitions[0].outcome.txn_stats.sizes, vec![4]);
+    assert_eq!(r.partitions[0].outcome().txn_stats.committed, 1);
+    assert_eq!(r.partitions[0].outcome().txn_stats.sizes, vec![4]);
     // near miss: the new epoch starts after a marker
     let mut p = PartitionBuilder::new("tec", 0);
     p.append(Batch::new(txn).records(2));
@@ -859,7 +859,7 @@ fn commit_epoch_above_data_under_tv01() {
     assert_eq!(f.evidence["data_epoch"], 3);
     assert_eq!(f.evidence["marker_epoch"], 4);
     assert_eq!(f.evidence["previous_marker"]["offset"], 2);
-    assert!(r.partitions[0].outcome.producers[0].transaction_version_2);
+    assert!(r.partitions[0].outcome().producers[0].transaction_version_2);
     // Two epochs up is not the TV2 pattern either: the verdict stays TV0/1.
     let d = Producer::transactional(1254, 3);
     let mut p = PartitionBuilder::new("ceabove", 2);
@@ -871,7 +871,7 @@ fn commit_epoch_above_data_under_tv01() {
     let f = one(&r, Kind::CommitEpochAboveData);
     assert_eq!(f.evidence["transaction_version_2_after"], false);
     assert!(f.message.contains("not the TV2 pattern"), "{}", f.message);
-    assert!(!r.partitions[0].outcome.producers[0].transaction_version_2);
+    assert!(!r.partitions[0].outcome().producers[0].transaction_version_2);
     // near misses: a TV0/1 ABORT above the data (a fenced abort) and the first bumped
     // COMMIT of a producer whose TV is not known yet are normal.
     let b = Producer::transactional(1252, 3);
@@ -905,8 +905,8 @@ fn marker_epoch_not_bumped_under_tv2() {
     assert_eq!(f.severity, Severity::Warning);
     assert_eq!(kinds(&r), vec![(Kind::MarkerEpochNotBumped, Some(8))]);
     assert_eq!(f.evidence["transaction_first_batch"]["offset"], 6);
-    assert_eq!(r.partitions[0].outcome.txn_stats.committed, 3);
-    assert!(r.partitions[0].outcome.producers[0].transaction_version_2);
+    assert_eq!(r.partitions[0].outcome().txn_stats.committed, 3);
+    assert!(r.partitions[0].outcome().producers[0].transaction_version_2);
     // near miss: the same log written by a TV0/1 producer (markers at the data's epoch)
     let mut p = PartitionBuilder::new("menb", 0);
     for _ in 0..3 {
@@ -996,7 +996,7 @@ fn producers_and_txns_agree_with_the_scenario() {
     assert_eq!(pr.segments, m.segments.len());
     assert_eq!(pr.log_end_offset, Some(m.log_end_offset));
     assert_eq!(pr.last_stable_offset, Some(open_at));
-    let o = &pr.outcome;
+    let o = &pr.outcome();
     assert_eq!(o.txn_stats.committed, committed);
     assert_eq!(o.txn_stats.aborted, aborted);
     assert_eq!(o.txn_stats.open, 1);
@@ -1116,9 +1116,9 @@ fn kafka_9144_sample_payments_3() {
             open: 1
         }
     );
-    assert_eq!(p.outcome.txn_stats.empty_aborts, 1);
+    assert_eq!(p.outcome().txn_stats.empty_aborts, 1);
     let states: Vec<(i64, i16, i32, i64, Option<i64>)> = p
-        .outcome
+        .outcome()
         .producers
         .iter()
         .map(|s| {
@@ -1169,7 +1169,7 @@ fn one_thread_and_default_threads_give_identical_findings() {
     let summary = |r: &ScanReport| serde_json::to_string(&r.summary).unwrap();
     assert_eq!(summary(&default), summary(&one));
     for (a, b) in default.partitions.iter().zip(&one.partitions) {
-        assert_eq!(a.outcome, b.outcome);
+        assert_eq!(a.outcome(), b.outcome());
     }
 }
 
@@ -1208,6 +1208,17 @@ fn topic_glob_and_partition_filters() {
         topics(&q),
         vec![("codec-gzip".into(), 0), ("codec-lz4".into(), 0)]
     );
+    // A class selects the same two by their first letter; its complement the other three.
+    let class = pipeline::scan(
+        &[broker_1()],
+        &ScanOptions::default().with_topic("codec-[gl]*"),
+    );
+    assert_eq!(topics(&class), topics(&q));
+    let rest = pipeline::scan(
+        &[broker_1()],
+        &ScanOptions::default().with_topic("codec-[!gl]*"),
+    );
+    assert_eq!(topics(&rest).len(), 3);
     let p3 = pipeline::scan(&[broker_1()], &ScanOptions::default().with_partition(3));
     assert_eq!(topics(&p3), vec![("payments".into(), 3)]);
     assert_eq!(

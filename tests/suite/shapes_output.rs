@@ -46,7 +46,7 @@ fn a_producer_table_over_the_limit_is_printed_in_blocks() {
     let dir = tempfile::tempdir().unwrap();
     write_many_producers(dir.path(), n);
     let report = scan(&[dir.path().to_path_buf()], &ScanOptions::default());
-    assert_eq!(report.partitions[0].outcome.producers.len(), n as usize);
+    assert_eq!(report.partitions[0].outcome().producers.len(), n as usize);
     let mut out = Vec::new();
     table::write_producers(&report, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
@@ -65,7 +65,7 @@ fn a_producer_table_over_the_limit_is_printed_in_blocks() {
     assert_eq!(v["klogscan_producers"], 1);
     assert_eq!(
         v["partitions"][0]["producers"],
-        serde_json::to_value(&report.partitions[0].outcome.producers).unwrap()
+        serde_json::to_value(&report.partitions[0].outcome().producers).unwrap()
     );
 }
 

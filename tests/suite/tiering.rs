@@ -349,7 +349,7 @@ fn html_timeline_shows_remote_and_local_ranges() {
     let root = m.log_dir.parent().unwrap().to_path_buf();
     let o = ScanOptions::default().with_collect_timelines(true);
     let r = klogscan::pipeline::scan(&[root], &o);
-    let tl: Vec<_> = r.partitions.iter().map(|p| p.timeline.clone()).collect();
+    let tl: Vec<_> = r.partitions.iter().map(|p| p.timeline().cloned()).collect();
     let mut out = Vec::new();
     klogscan::report::html::write_scan(&r, &tl, &mut out).unwrap();
     let html = String::from_utf8(out).unwrap();

@@ -310,7 +310,7 @@ fn epoch_unknown(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Op
     // The batches themselves carry the epoch: the checkpoint misses an entry
     // (`leader_epoch_checkpoint_mismatch`), so which answer a leader gives is open.
     let p = &report.partitions[d.index];
-    if p.leader_epochs.iter().any(|&(e, _)| e == epoch) {
+    if p.carried.leader_epochs.iter().any(|&(e, _)| e == epoch) {
         return None;
     }
     let c = r.committed_offset;

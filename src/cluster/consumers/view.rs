@@ -347,7 +347,7 @@ pub fn committed_positions(report: &ScanReport) -> Vec<Vec<(String, i64)>> {
     let by_tp = live_copies(report);
     for i in offsets_copies(report) {
         let co = &report.partitions[i];
-        let Some(o) = &co.cluster_inputs.group_offsets else {
+        let Some(o) = &co.carried.cluster_inputs.group_offsets else {
             continue;
         };
         for c in o.commits.iter().filter(|c| c.pending_producer.is_none()) {
@@ -451,7 +451,7 @@ pub fn build(
         // The scan's walk kept what the load ends with; results made without it are
         // replayed here.
         let replayed;
-        let offsets = match &co.cluster_inputs.group_offsets {
+        let offsets = match &co.carried.cluster_inputs.group_offsets {
             Some(o) => o,
             None => {
                 let Some(dir) = dirs.get(&co.path) else {

@@ -121,7 +121,7 @@ fn inputs_of(report: &mut ScanReport, logs: Vec<CoordinatorLog>, inv: &Inventory
             origin,
             ref_time_ms: p.ref_time,
             log_end_offset: p.log_end_offset,
-            txns: std::mem::take(&mut p.outcome.txns),
+            txns: std::mem::take(&mut p.carried.outcome.txns),
         });
     }
     out
@@ -217,7 +217,7 @@ fn link_hanging(
                 {
                     continue;
                 }
-                for fi in p.finding_range.clone() {
+                for fi in p.carried.finding_range.clone() {
                     let h = &report.findings[fi];
                     if matches!(h.kind, Kind::HangingTransaction | Kind::OpenTransaction)
                         && h.producer_id == Some(*pid)

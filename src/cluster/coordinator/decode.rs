@@ -168,7 +168,7 @@ pub fn decode_logs(
             .map(|i| report.partitions[i].ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
-        let log = match at.map(|i| &mut report.partitions[i].cluster_inputs) {
+        let log = match at.map(|i| &mut report.partitions[i].carried.cluster_inputs) {
             Some(inputs) if inputs.txn_log.is_some() => {
                 decode_log_taken(tp.partition, origin(&path), ref_time, inputs)
             }

@@ -42,8 +42,8 @@ pub fn logs_of<'a>(
     report
         .partitions
         .iter()
-        .find(|p| p.path == path && p.cluster_inputs.txn_log.is_some())
-        .map(|p| &p.cluster_inputs)
+        .find(|p| p.path == path && p.carried.cluster_inputs.txn_log.is_some())
+        .map(|p| &p.carried.cluster_inputs)
         .or_else(|| unscanned.get(path))
 }
 

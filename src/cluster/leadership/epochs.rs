@@ -69,6 +69,7 @@ pub(super) fn check(
             .collect();
         let file: Vec<(i32, i64)> = dir.map(|d| checkpoint_entries(inv, d)).unwrap_or_default();
         let named = p
+            .carried
             .leader_epochs
             .iter()
             .map(|e| (*e, "batches"))

@@ -54,7 +54,7 @@ fn other_copies<'a>(
 /// Whether `p`'s kept batch headers hold a COMMIT/ABORT of `pid` above `offset`
 /// (`None`: its headers were not kept).
 fn has_marker_after(p: &PartitionReport, pid: i64, offset: i64) -> Option<bool> {
-    let batches = p.cluster_inputs.batches.as_ref()?;
+    let batches = p.carried.cluster_inputs.batches.as_ref()?;
     Some(
         batches
             .iter()
@@ -84,7 +84,7 @@ pub(super) fn apply(
         match f.kind {
             Kind::ReplicaDivergence => {
                 let link = other_copies(report, me)
-                    .filter_map(|o| fork(&me.leader_epochs, &o.leader_epochs))
+                    .filter_map(|o| fork(&me.carried.leader_epochs, &o.carried.leader_epochs))
                     .filter_map(|(last, epoch)| election_at(mine, last, epoch))
                     .min_by_key(|l| l.epoch);
                 if let Some(l) = link {

@@ -30,7 +30,12 @@ impl Copy<'_> {
         self.report.source.broker_id
     }
     fn max_epoch(&self) -> Option<i32> {
-        self.report.leader_epochs.iter().map(|(e, _)| *e).max()
+        self.report
+            .carried
+            .leader_epochs
+            .iter()
+            .map(|(e, _)| *e)
+            .max()
     }
 }
 
@@ -64,6 +69,7 @@ pub(crate) fn epoch_start(
 ) -> Option<(i64, Option<i32>)> {
     let start = |c: &Copy<'_>| {
         c.report
+            .carried
             .leader_epochs
             .iter()
             .find(|(e, _)| *e == epoch)
@@ -112,7 +118,7 @@ fn checkpointed_hw(inv: &Inventory, p: &PartitionReport) -> Option<i64> {
     let ld = inv
         .log_dirs
         .iter()
-        .find(|l| Some(&l.path) == p.log_dir.as_ref())?;
+        .find(|l| Some(&l.path) == p.carried.log_dir.as_ref())?;
     let found = ld.replication_offset_checkpoint.as_deref();
     let read = |f: &std::path::Path| std::fs::read(f).ok();
     let bytes = inv.small_file(&ld.path, found, "replication-offset-checkpoint", read)?;

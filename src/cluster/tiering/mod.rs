@@ -63,10 +63,10 @@ pub fn replay_inventory(
     let mut chosen = BTreeMap::new();
     for (n, (_, i, p)) in best {
         chosen.insert(n, i);
-        let walked = i.and_then(|i| report.partitions[i].cluster_inputs.remote_log.as_ref());
+        let walked = i.and_then(|i| report.partitions[i].carried.cluster_inputs.remote_log.as_ref());
         let own;
         let (items, inputs) = match walked {
-            Some(items) => (items, &report.partitions[i.unwrap_or(0)].cluster_inputs),
+            Some(items) => (items, &report.partitions[i.unwrap_or(0)].carried.cluster_inputs),
             None => {
                 own = crate::partition::walked::collect_dir(
                     p,
@@ -260,7 +260,7 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: b
         });
         for (i, p) in replicas {
             let r = &report.partitions[i];
-            let segments = &r.cluster_inputs.segments;
+            let segments = &r.carried.cluster_inputs.segments;
             let view = replica_view(p, r.log_end_offset, segments, &mut log_starts, inv);
             ranges.push((i, checks::ranges(log, &view)));
             if findings {

@@ -9,12 +9,14 @@
 //! by a segment; the output does not depend on the thread count.
 
 use crate::partition::results::summarise;
+mod glob;
 mod indexes;
 mod integrity;
 mod partition;
 mod pieces;
 mod remote;
 mod walk;
+pub(crate) use glob::glob_match;
 use partition::{EventPool, SegmentScan, scan_partition};
 
 pub use crate::partition::results::{
@@ -106,7 +108,7 @@ pub fn scan_inventory_with(
         ..Default::default()
     };
     for (r, (replay, mut findings)) in reports.iter_mut().zip(rest) {
-        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
+        let key = reference_key(inv, r.carried.log_dir.as_deref(), &r.path);
         let reference = match opts.now_ms {
             Some(now) => (now, RefSource::Given),
             None => newest
@@ -119,7 +121,7 @@ pub fn scan_inventory_with(
         conclude(r, replay, &mut findings, reference);
         let start = report.findings.len();
         report.findings.extend(findings);
-        r.finding_range = start..report.findings.len();
+        r.carried.finding_range = start..report.findings.len();
     }
     report.partitions = reports;
     for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
@@ -244,7 +246,7 @@ fn scan_selected(
                 let (mut report, replay, mut findings) = r;
                 let sealed = replay.seal(opts.keep_producers);
                 let sealed = if sealed.settled() {
-                    report.outcome = sealed.finish(0, &mut findings);
+                    report.carried.outcome = sealed.finish(0, &mut findings);
                     None
                 } else {
                     Some(Box::new(sealed))
@@ -265,9 +267,9 @@ fn conclude(
 ) {
     let outcome = match replay {
         Some(replay) => replay.finish(ref_time, findings),
-        None => std::mem::take(&mut r.outcome),
+        None => std::mem::take(&mut r.carried.outcome),
     };
-    crate::partition::causes::link_damage(findings, &r.damaged);
+    crate::partition::causes::link_damage(findings, &r.carried.damaged);
     crate::partition::causes::link_zombie_chain(findings);
     for f in findings
         .iter_mut()
@@ -297,7 +299,7 @@ fn conclude(
         open: outcome.open.len() as u64,
     };
     r.producers = outcome.producer_count;
-    r.outcome = outcome;
+    r.carried.outcome = outcome;
     findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
 }
 
@@ -383,8 +385,8 @@ fn reference_times(
         }
     };
     for r in scanned {
-        let key = reference_key(inv, r.log_dir.as_deref(), &r.path);
-        offer(key, r.max_timestamp, r.path.clone());
+        let key = reference_key(inv, r.carried.log_dir.as_deref(), &r.path);
+        offer(key, r.carried.max_timestamp, r.path.clone());
     }
     let chosen: std::collections::HashSet<&Path> =
         selected.iter().map(|p| p.path.as_path()).collect();
@@ -470,33 +472,6 @@ fn newest_segment_timestamp(p: &PartitionDir, opts: &ScanOptions) -> Option<i64>
         }
     }
     None
-}
-
-/// Shell-style glob with `*` and `?`.
-pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            pi += 1;
-            mark = ti;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
 }
 
 fn file_name(p: &Path) -> String {

@@ -16,7 +16,8 @@ use crate::discover::layout::{self, PartitionDir};
 use crate::finding::Finding;
 use crate::partition::event::BatchEvent;
 use crate::partition::recovery::{self, RecoverCheck, SegmentWalk};
-use crate::partition::state::{PartitionContext, Replay, ReplayOutcome};
+use crate::partition::results::Carried;
+use crate::partition::state::{PartitionContext, Replay};
 use crate::partition::timeline;
 use crate::read::format::index::IndexVerdicts;
 use crate::read::segment;
@@ -204,14 +205,23 @@ impl<'a> Run<'a> {
                 if ev.base_offset < n {
                     break;
                 }
-                report.snapshot_states.push((n, self.replay.producers()));
+                report
+                    .carried
+                    .snapshot_states
+                    .push((n, self.replay.producers()));
                 self.pending_snapshots.pop();
             }
-            report.first_offset.get_or_insert(ev.base_offset);
+            report.carried.first_offset.get_or_insert(ev.base_offset);
             let le = ev.partition_leader_epoch;
-            if ev.magic >= 2 && le >= 0 && report.leader_epochs.last().is_none_or(|&(e, _)| le > e)
+            if ev.magic >= 2
+                && le >= 0
+                && report
+                    .carried
+                    .leader_epochs
+                    .last()
+                    .is_none_or(|&(e, _)| le > e)
             {
-                report.leader_epochs.push((le, ev.base_offset));
+                report.carried.leader_epochs.push((le, ev.base_offset));
             }
             report.batches += 1;
             if let Some(t) = &mut self.timeline {
@@ -248,13 +258,13 @@ impl<'a> Run<'a> {
     /// the model knows: no verdict on it, but it keeps its place (the recovery point's
     /// segment is found among all segments).
     fn unread(&mut self, name: String, base: i64) {
-        self.report.segment_walks.push(SegmentWalk {
+        self.report.carried.segment_walks.push(SegmentWalk {
             name,
             base_offset: base,
             walk: None,
         });
         if self.opts.collect_index_verdicts {
-            self.report.index_verdicts.push(None);
+            self.report.carried.index_verdicts.push(None);
         }
     }
 
@@ -265,7 +275,10 @@ impl<'a> Run<'a> {
             .groups
             .as_mut()
             .map(|g| g as &mut dyn crate::partition::walked::RecordSink);
-        self.report.cluster_inputs.absorb(name, collected, sink);
+        self.report
+            .carried
+            .cluster_inputs
+            .absorb(name, collected, sink);
     }
 
     /// A segment's walk is over (its events replayed): what it adds to the report.
@@ -277,17 +290,17 @@ impl<'a> Run<'a> {
             .map(|t| (t.position, t.reason.clone(), t.offset));
         let report = &mut self.report;
         report.partially_read |= seg.cut;
-        report.segment_walks.push(SegmentWalk {
+        report.carried.segment_walks.push(SegmentWalk {
             name: seg.name,
             base_offset: seg.base,
             walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.bytes)),
         });
         if self.opts.collect_index_verdicts {
-            report.index_verdicts.push(seg.index_verdicts);
+            report.carried.index_verdicts.push(seg.index_verdicts);
         }
         report.records += seg.records;
         report.bytes += seg.bytes;
-        report.max_timestamp = report.max_timestamp.max(seg.max_timestamp);
+        report.carried.max_timestamp = report.carried.max_timestamp.max(seg.max_timestamp);
         self.findings.extend(seg.findings);
     }
 
@@ -305,16 +318,16 @@ impl<'a> Run<'a> {
             ..
         } = self;
         while let Some(n) = pending_snapshots.pop() {
-            report.snapshot_states.push((n, replay.producers()));
+            report.carried.snapshot_states.push((n, replay.producers()));
         }
         if let Some(g) = groups {
             let (anomalies, offsets) = crate::partition::groups::load::finish_anomalies(g);
-            report.cluster_inputs.group_anomalies = Some(anomalies);
-            report.cluster_inputs.group_offsets = Some(offsets);
+            report.carried.cluster_inputs.group_anomalies = Some(anomalies);
+            report.carried.cluster_inputs.group_offsets = Some(offsets);
         }
-        report.cluster_inputs.finish();
-        report.damaged = damaged;
-        report.timeline = timeline.and_then(timeline::Collector::finish);
+        report.carried.cluster_inputs.finish();
+        report.carried.damaged = damaged;
+        report.carried.timeline = timeline.and_then(timeline::Collector::finish);
         (report, replay, findings)
     }
 
@@ -477,24 +490,16 @@ fn initial_report(
         source: crate::finding::Source::default(),
         compacted: ctx.compacted,
         compacted_from: None,
-        max_timestamp: i64::MIN,
-        outcome: ReplayOutcome::default(),
-        log_dir: p.log_dir.clone(),
-        first_offset: None,
-        finding_range: 0..0,
-        leader_epochs: Vec::new(),
-        snapshot_states: Vec::new(),
-        cluster_inputs: crate::partition::walked::ClusterInputs::new(
-            &ctx.topic,
-            opts.collect_batch_keys(ctx) && crate::partition::walked::comparable(p),
-        ),
-        segment_walks: Vec::new(),
-        damaged: Vec::new(),
         partially_read: false,
-        recovery: recovery::SegmentPlan::default(),
-        index_verdicts: Vec::new(),
+        carried: Carried {
+            log_dir: p.log_dir.clone(),
+            cluster_inputs: crate::partition::walked::ClusterInputs::new(
+                &ctx.topic,
+                opts.collect_batch_keys(ctx) && crate::partition::walked::comparable(p),
+            ),
+            ..Carried::default()
+        },
         tiered: None,
-        timeline: None,
     }
 }
 
@@ -607,17 +612,17 @@ pub(super) fn scan_partition(
 /// partitions keeps one report each (100 000 empty partitions held ≈ 1 KB each of spare
 /// capacity in their segment walks and recovery plans alone).
 fn release_spare_capacity(report: &mut PartitionReport) {
-    report.segment_walks.shrink_to_fit();
-    report.index_verdicts.shrink_to_fit();
-    report.snapshot_states.shrink_to_fit();
-    report.leader_epochs.shrink_to_fit();
-    report.damaged.shrink_to_fit();
-    let plan = &mut report.recovery;
+    report.carried.segment_walks.shrink_to_fit();
+    report.carried.index_verdicts.shrink_to_fit();
+    report.carried.snapshot_states.shrink_to_fit();
+    report.carried.leader_epochs.shrink_to_fit();
+    report.carried.damaged.shrink_to_fit();
+    let plan = &mut report.carried.recovery;
     plan.recovered.shrink_to_fit();
     plan.deleted.shrink_to_fit();
     plan.unrecovered.shrink_to_fit();
     plan.load_truncations.shrink_to_fit();
-    report.cluster_inputs.segments.shrink_to_fit();
+    report.carried.cluster_inputs.segments.shrink_to_fit();
 }
 
 /// Walk the partition's units ahead of `run`'s replay (in parallel, up to two windows of
@@ -689,6 +694,7 @@ fn apply_recovery(
         .map(|s| (s.base_offset, s))
         .collect();
     let inputs: Vec<recovery::SegmentInput> = report
+        .carried
         .segment_walks
         .iter()
         .map(|w| recovery::SegmentInput {
@@ -735,7 +741,7 @@ fn apply_recovery(
             report.high_watermark,
         );
     }
-    report.recovery = plan;
+    report.carried.recovery = plan;
 }
 
 #[cfg(all(test, feature = "testkit"))]

@@ -491,3 +491,6 @@ fn producer_state(
         transaction_version_2: e.tv2 == Some(true),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -25,7 +25,7 @@ pub(super) fn check_leader_epochs(
     opts: &VerifyOptions,
     out: &mut Vec<Finding>,
 ) {
-    let (first_offset, leo) = (r.first_offset, r.outcome.log_end_offset);
+    let (first_offset, leo) = (r.carried.first_offset, r.carried.outcome.log_end_offset);
     if let Some(path) = &p.leader_epoch_checkpoint
         && let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out)
     {
@@ -37,10 +37,10 @@ pub(super) fn check_leader_epochs(
         ),
         Ok(entries) => {
             let ck: Vec<(i32, i64)> = entries.iter().map(|e| (e.epoch, e.start_offset)).collect();
-            if let Some(msg) = compare_epochs(&ck, &r.leader_epochs, first_offset, leo) {
+            if let Some(msg) = compare_epochs(&ck, &r.carried.leader_epochs, first_offset, leo) {
                 out.push(
                     mk(r, Kind::LeaderEpochCheckpointMismatch, "leader-epoch-checkpoint", format!("leader-epoch-checkpoint: {msg}"))
-                        .evidence(json!({"checkpoint": ck, "from_batches": r.leader_epochs}))
+                        .evidence(json!({"checkpoint": ck, "from_batches": r.carried.leader_epochs}))
                         .broker("the broker loads the checkpoint, then adds epochs from recovered batches only; a wrong cache makes followers truncate to the wrong offset (OffsetsForLeaderEpoch) after a leader change"),
                 );
             }
@@ -58,7 +58,7 @@ pub(super) fn check_offsets(
     out: &mut Vec<Finding>,
 ) {
     let (topic, part) = (r.topic.as_str(), r.partition);
-    let (first_offset, leo) = (r.first_offset, r.outcome.log_end_offset);
+    let (first_offset, leo) = (r.carried.first_offset, r.carried.outcome.log_end_offset);
     let (hw, recovery_point, log_start_ck) = (ck.high_watermark, ck.recovery_point, ck.log_start);
     // --- offset checkpoints vs the log --------------------------------------------------------
     if let Some(l) = leo {
@@ -125,7 +125,13 @@ pub(super) fn check_offsets(
     }
     let log_start = log_start_ck.or(r.log_start_offset);
     if let Some(ls) = log_start {
-        for t in r.outcome.open.iter().filter(|t| t.first_offset < ls) {
+        for t in r
+            .carried
+            .outcome
+            .open
+            .iter()
+            .filter(|t| t.first_offset < ls)
+        {
             out.push(
                 Finding::new(Kind::LsoBelowLogStart, topic, part, format!(
                     "producer {} has a transaction open since offset {} below the log start offset {ls}: the last stable offset stays at {ls} until it is aborted",

@@ -21,8 +21,8 @@ pub(super) fn check_snapshots(
     opts: &VerifyOptions,
     out: &mut Vec<Finding>,
 ) -> Vec<SnapshotInput> {
-    let first_offset = r.first_offset;
-    let leo = r.outcome.log_end_offset;
+    let first_offset = r.carried.first_offset;
+    let leo = r.carried.outcome.log_end_offset;
     let mut snap_inputs = Vec::new();
     for sf in &p.snapshots {
         let name = name_of(&sf.path);
@@ -59,7 +59,12 @@ pub(super) fn check_snapshots(
         if first_offset.is_none_or(|f| sf.offset <= f) {
             continue; // nothing of the log lies below N: nothing to compare with
         }
-        let Some((_, state)) = r.snapshot_states.iter().find(|(n, _)| *n == sf.offset) else {
+        let Some((_, state)) = r
+            .carried
+            .snapshot_states
+            .iter()
+            .find(|(n, _)| *n == sf.offset)
+        else {
             continue;
         };
         let diffs = compare_snapshot(&snap, state, first_offset.unwrap_or(0));
@@ -89,7 +94,7 @@ pub(super) fn check_missing(
     // replays the log from its start and finds the open transactions.
     if !segments.is_empty()
         && p.snapshots.is_empty()
-        && !r.outcome.open.is_empty()
+        && !r.carried.outcome.open.is_empty()
         && clean_shutdown == Some(true)
         // a segment recovered at load leaves a snapshot (recoverSegment → takeSnapshot)
         && segments
@@ -97,9 +102,9 @@ pub(super) fn check_missing(
             .all(|s| !s.missing_index && s.corrupt_index.is_none())
     {
         out.push(
-            mk(r, Kind::SnapshotMismatch, &name_of(&p.path), format!("no producer snapshot although {} transaction(s) are open: after a clean shutdown the broker skips the rebuild and forgets them", r.outcome.open.len()))
-                .offset(r.outcome.open[0].first_offset)
-                .evidence(json!({"open": r.outcome.open}))
+            mk(r, Kind::SnapshotMismatch, &name_of(&p.path), format!("no producer snapshot although {} transaction(s) are open: after a clean shutdown the broker skips the rebuild and forgets them", r.carried.outcome.open.len()))
+                .offset(r.carried.outcome.open[0].first_offset)
+                .evidence(json!({"open": r.carried.outcome.open}))
                 .broker("with no snapshot and a clean shutdown, rebuildProducerState skips the log scan: every producer state, open transactions included, is lost (their data reads as committed)"),
         );
     }

@@ -20,6 +20,7 @@ pub(super) fn check(
     let (i, missing_index) = (c.ordinal, c.missing_index);
     // Transaction index.
     let expected: Vec<&AbortedTxn> = r
+        .carried
         .outcome
         .aborted
         .iter()
@@ -61,7 +62,7 @@ pub(super) fn check(
         }
         None => Vec::new(),
     };
-    let (mut missing, wrong, extra) = compare(&expected, &actual, r.first_offset, verdicts);
+    let (mut missing, wrong, extra) = compare(&expected, &actual, r.carried.first_offset, verdicts);
     // No .txnindex and no offset index: the broker recovers this segment at load
     // (missing offset index) and LogSegment.recover rebuilds the transaction index from
     // the markers, so nothing is missing from the index it will serve (the evidence may

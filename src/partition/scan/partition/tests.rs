@@ -62,7 +62,12 @@ fn scan(path: &Path, opts: &ScanOptions, threads: usize, piece: usize) -> String
             )
         });
     assert!(report.batches > 300, "{}", report.batches);
-    let keys = report.cluster_inputs.batches.as_ref().map_or(0, Vec::len);
+    let keys = report
+        .carried
+        .cluster_inputs
+        .batches
+        .as_ref()
+        .map_or(0, Vec::len);
     assert!(keys as u64 >= report.batches, "{keys} batch keys");
     let outcome = replay.finish(0, &mut findings);
     format!("{report:?}\n{findings:?}\n{outcome:?}")
