@@ -89,7 +89,7 @@ pub struct ScanOptions {
     /// timeline, however many producers share the partition (`--producer-id`).
     pub timeline_producers: Vec<i64>,
     /// `--cluster-id ID=PATH`: the cluster of directories copied without
-    /// `meta.properties` ([`crate::discover::identity::given`]), applied to the inventory
+    /// `meta.properties` (`discover::identity::given`), applied to the inventory
     /// after discovery.
     pub cluster_ids: Vec<crate::discover::identity::GivenClusterId>,
     /// `--coordinator-tolerance`: how far (ms) a partition's marker or open data may lie

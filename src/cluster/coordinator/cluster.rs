@@ -78,6 +78,7 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
 
 /// [`inputs`] with the `__transaction_state` partitions outside the scan already walked
 /// ([`super::walk_unscanned`]).
+#[cfg(feature = "testkit")]
 pub fn inputs_from(
     report: &mut ScanReport,
     unscanned: &UnscannedLogs,
@@ -130,6 +131,7 @@ fn inputs_of(report: &mut ScanReport, logs: Vec<CoordinatorLog>, inv: &Inventory
 /// Run the join over a finished scan and attach its results to `report`, with the
 /// `__transaction_state` partitions outside the scan already walked
 /// ([`super::walk_unscanned`]).
+#[cfg(feature = "testkit")]
 pub fn check_from(
     report: &mut ScanReport,
     unscanned: &UnscannedLogs,

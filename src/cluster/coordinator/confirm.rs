@@ -114,6 +114,7 @@ pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
 
 /// [`annotate`] with the `__transaction_state` partitions outside the scan already walked
 /// ([`walk_unscanned`]).
+#[cfg(feature = "testkit")]
 pub fn annotate_from(
     report: &mut ScanReport,
     unscanned: &UnscannedLogs,

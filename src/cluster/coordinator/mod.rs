@@ -7,8 +7,8 @@
 //! `kafka-transactions.sh find-hanging` does; those checks are internal (`annotate`,
 //! `cluster`, `history`) and run as part of the pipeline.
 //!
-//! Every record is decoded once ([`decode`]): the view, the history rules and the
-//! cross-partition join ([`crate::cluster::txns`]) read the same typed records.
+//! Every record is decoded once (`decode`): the view, the history rules and the
+//! cross-partition join (`cluster::txns`) read the same typed records.
 
 use crate::read::format::txnlog::TxnState;
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,11 +21,11 @@ crate::internal_mod! {
     mod history;
 }
 
-crate::internal_use!(confirm::{annotate_clusters, annotate_from, annotate_logs});
+crate::internal_use!(confirm::{annotate_clusters, annotate_logs});
 crate::internal_use!(decode::decode_logs);
 #[cfg(feature = "testkit")]
 #[doc(hidden)]
-pub use confirm::annotate;
+pub use confirm::{annotate, annotate_from};
 crate::internal_use!(load::{UnscannedLogs, logs_of, walk_unscanned});
 
 /// The coordinator's internal topic.
