@@ -90,19 +90,8 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
     writeln!(w)
 }
 
-/// Serialises an iterator as a JSON array as it goes (no intermediate `Vec`).
-struct Streamed<F>(F);
-
-impl<F, I> Serialize for Streamed<F>
-where
-    F: Fn() -> I,
-    I: Iterator,
-    I::Item: Serialize,
-{
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq((self.0)())
-    }
-}
+// Serialises an iterator as a JSON array as it goes (no intermediate `Vec`).
+use crate::verify::render::Each as Streamed;
 
 #[derive(Serialize)]
 struct ProducersDoc<'a, P: Serialize> {

@@ -71,8 +71,8 @@ fn sorted<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-/// A JSON array of what the iterator yields, one item at a time.
-struct Each<F>(F);
+/// A JSON array of what the iterator yields, one item at a time (no intermediate `Vec`).
+pub(crate) struct Each<F>(pub(crate) F);
 
 impl<F, I> Serialize for Each<F>
 where
