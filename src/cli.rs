@@ -99,11 +99,8 @@ pub struct GroupsArgs {
     pub members: bool,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
-    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
-    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
-    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
-    #[arg(long = "cluster-id", value_name = "ID=PATH")]
-    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
+    #[command(flatten)]
+    pub ids: ClusterIdArgs,
 }
 
 #[derive(Args)]
@@ -133,11 +130,8 @@ pub struct ConsumersArgs {
     pub threads: Option<usize>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
-    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
-    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
-    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
-    #[arg(long = "cluster-id", value_name = "ID=PATH")]
-    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
+    #[command(flatten)]
+    pub ids: ClusterIdArgs,
 }
 
 #[derive(Args)]
@@ -331,11 +325,8 @@ pub struct PartitionArgs {
     /// the command line are always followed.
     #[arg(long, short = 'L')]
     pub follow: bool,
-    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
-    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
-    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
-    #[arg(long = "cluster-id", value_name = "ID=PATH")]
-    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
+    #[command(flatten)]
+    pub ids: ClusterIdArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -474,4 +465,14 @@ pub struct CollectArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub part: PartitionArgs,
+}
+
+/// `--cluster-id ID=PATH`, shared by every command that discovers inputs.
+#[derive(Args, Clone, Default)]
+pub struct ClusterIdArgs {
+    /// The directories under PATH are cluster ID (repeatable: `--cluster-id ID=PATH`), for
+    /// evidence copied without `meta.properties`, so that the joins within one cluster run.
+    /// It fills a missing `meta.properties` only: one naming another cluster is an error.
+    #[arg(long = "cluster-id", value_name = "ID=PATH")]
+    pub cluster_id: Vec<klogscan::results::GivenClusterId>,
 }

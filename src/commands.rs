@@ -88,7 +88,7 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
         Some(t) => t,
         None => None,
     };
-    let inv = discover_given(&a.paths, &a.cluster_id)?;
+    let inv = discover_given(&a.paths, &a.ids.cluster_id)?;
     if !inv.partitions.iter().any(|p| {
         p.tp.as_ref()
             .is_some_and(|tp| tp.topic == "__consumer_offsets")
@@ -130,7 +130,7 @@ pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result
     for w in &inputs.warnings {
         eprintln!("klogscan: {}", klogscan::escape::text(w));
     }
-    let inv = discover_given(&inputs.paths, &a.cluster_id)?;
+    let inv = discover_given(&inputs.paths, &a.ids.cluster_id)?;
     if !inv.partitions.iter().any(|p| {
         p.tp.as_ref()
             .is_some_and(|tp| tp.topic == "__consumer_offsets")

@@ -83,7 +83,7 @@ fn partition_options(a: &cli::PartitionArgs) -> ScanOptions {
         // Only `txns --cluster` lists every cluster transaction (it turns this back on).
         .with_keep_cluster_txns(false)
         .with_hanging_after_ms(a.hanging_after)
-        .with_cluster_ids(a.cluster_id.clone())
+        .with_cluster_ids(a.ids.cluster_id.clone())
 }
 
 fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
