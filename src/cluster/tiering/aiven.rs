@@ -137,10 +137,32 @@ pub fn read_manifest(path: &Path) -> Result<SegmentManifest, String> {
     aiven::parse_manifest(&data).map_err(|e| e.to_string())
 }
 
-/// Rebuild the segment's bytes from its `.log` object and manifest into an unnamed
-/// temporary file (removed when dropped). Encrypted chunks cannot be rebuilt.
-pub fn rebuild(log: &Path, m: &SegmentManifest) -> std::io::Result<tempfile::NamedTempFile> {
-    let invalid = |s: String| std::io::Error::new(std::io::ErrorKind::InvalidData, s);
+/// Bytes copied at a time from a chunk into the rebuilt segment: what a rebuild holds of
+/// the segment at once, whatever its chunks' declared sizes.
+pub const COPY_BUF: usize = 64 << 10;
+
+/// The largest zstd window a chunk's frame may ask for (2^27 bytes, zstd's own default limit
+/// for decompression, `ZSTD_WINDOWLOG_LIMIT_DEFAULT`); a frame asking more is refused
+/// rather than given the memory.
+pub const MAX_WINDOW_LOG: u32 = 27;
+
+/// How many bytes of segment `s` to rebuild: never more than its metadata's size (what the
+/// broker copied; a manifest declaring more is a different object, reported by the size
+/// the manifest declares) nor than one byte past `--max-bytes` (the walk reads no further,
+/// and the byte more tells it the object was cut).
+pub fn rebuild_limit(s: &RemoteSegment, opts: &crate::partition::results::ScanOptions) -> u64 {
+    let copied = s.segment_size_in_bytes.max(0) as u64;
+    opts.max_bytes
+        .map_or(copied, |m| m.saturating_add(1).min(copied))
+}
+
+/// Rebuild the first `limit` bytes of the segment from its `.log` object and manifest into
+/// an unnamed temporary file (removed when dropped). Encrypted chunks cannot be rebuilt.
+pub fn rebuild(
+    log: &Path,
+    m: &SegmentManifest,
+    limit: u64,
+) -> std::io::Result<tempfile::NamedTempFile> {
     if m.encrypted {
         return Err(invalid("the object is encrypted".into()));
     }
@@ -152,34 +174,86 @@ pub fn rebuild(log: &Path, m: &SegmentManifest) -> std::io::Result<tempfile::Nam
             "the .log object has {have} bytes, its chunk index describes {want}"
         )));
     }
-    let mut out = tempfile::NamedTempFile::new()?;
-    let mut buf = Vec::new();
+    let mut out = std::io::BufWriter::new(tempfile::NamedTempFile::new()?);
+    rebuild_into(&mut src, m, limit, &mut out)?;
+    out.into_inner().map_err(|e| e.into_error())
+}
+
+fn invalid(s: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, s)
+}
+
+/// The chunks of `src` (the `.log` object) through manifest `m` into `out`, streamed: each
+/// chunk is read and decompressed [`COPY_BUF`] bytes at a time, so memory does not follow
+/// the chunk sizes the manifest declares. Stops after `limit` bytes of the original (later
+/// chunks are not read). A chunk must give exactly its original size (checked when the
+/// limit does not cut it). Returns the bytes written.
+pub fn rebuild_into(
+    src: &mut (impl Read + Seek),
+    m: &SegmentManifest,
+    limit: u64,
+    out: &mut impl Write,
+) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; COPY_BUF];
+    let mut written = 0u64;
     for c in m.chunk_index.chunks() {
-        buf.resize(c.transformed_size as usize, 0);
-        src.seek(SeekFrom::Start(c.transformed_position))?;
-        src.read_exact(&mut buf)?;
-        if m.compression {
-            let plain = zstd::bulk::decompress(&buf, c.original_size as usize)
-                .map_err(|e| invalid(format!("chunk {}: {e}", c.id)))?;
-            if plain.len() != c.original_size as usize {
-                return Err(invalid(format!(
-                    "chunk {} decompresses to {} bytes, the index says {}",
-                    c.id,
-                    plain.len(),
-                    c.original_size
-                )));
-            }
-            out.write_all(&plain)?;
-        } else {
-            if c.transformed_size != c.original_size {
-                return Err(invalid(format!(
-                    "chunk {} is {} bytes untransformed, the index says {}",
-                    c.id, c.transformed_size, c.original_size
-                )));
-            }
-            out.write_all(&buf)?;
+        if written >= limit {
+            break;
         }
+        if !m.compression && c.transformed_size != c.original_size {
+            return Err(invalid(format!(
+                "chunk {} is {} bytes untransformed, the index says {}",
+                c.id, c.transformed_size, c.original_size
+            )));
+        }
+        src.seek(SeekFrom::Start(c.transformed_position))?;
+        let raw = (&mut *src).take(c.transformed_size as u64);
+        let want = (c.original_size as u64).min(limit - written);
+        let whole = want == c.original_size as u64;
+        let got = if m.compression {
+            let mut d = zstd::stream::read::Decoder::new(raw)
+                .map_err(|e| invalid(format!("chunk {}: {e}", c.id)))?;
+            d.window_log_max(MAX_WINDOW_LOG)?;
+            copy_chunk(&mut d, out, want, whole, &mut buf)
+        } else {
+            copy_chunk(&mut { raw }, out, want, whole, &mut buf)
+        }
+        .map_err(|e| invalid(format!("chunk {}: {e}", c.id)))?;
+        if got != want {
+            return Err(invalid(format!(
+                "chunk {} gives {}{got} bytes, the index says {}",
+                c.id,
+                if got > want { "more than " } else { "" },
+                c.original_size
+            )));
+        }
+        written += want;
     }
     out.flush()?;
-    Ok(out)
+    Ok(written)
+}
+
+/// Copy up to `want` bytes of `r` into `out` through `buf`; with `whole`, one byte more is
+/// tried (a chunk longer than its original size gives `want + 1`).
+fn copy_chunk(
+    r: &mut impl Read,
+    out: &mut impl Write,
+    want: u64,
+    whole: bool,
+    buf: &mut [u8],
+) -> std::io::Result<u64> {
+    let mut got = 0u64;
+    while got < want {
+        let n = (want - got).min(buf.len() as u64) as usize;
+        let k = r.read(&mut buf[..n])?;
+        if k == 0 {
+            return Ok(got);
+        }
+        out.write_all(&buf[..k])?;
+        got += k as u64;
+    }
+    if whole && r.read(&mut buf[..1])? > 0 {
+        return Ok(got + 1);
+    }
+    Ok(got)
 }

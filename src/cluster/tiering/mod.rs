@@ -10,6 +10,7 @@
 
 pub mod aiven;
 pub mod checks;
+pub mod corrupt;
 pub mod history;
 pub mod lineage;
 #[cfg(feature = "remote-object-store")]

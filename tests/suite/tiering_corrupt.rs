@@ -1,0 +1,217 @@
+//! Damage inside a remote segment's object (`remote_segment_corrupt`): the walk of a remote
+//! object runs the local walk's integrity checks, and what it finds is reported once, as
+//! damage of the remote copy — not dropped, not repeated as a difference from the metadata,
+//! not reported as a local `crc_mismatch`. One cause, one finding.
+#![cfg(feature = "testkit")]
+
+use klogscan::finding::{Finding, Kind};
+use klogscan::partition::scan::ScanOptions;
+use klogscan::testkit::aiven::{AivenLayout, write_aiven};
+use klogscan::testkit::remote_log::{TieredLog, TieredManifest};
+use std::path::{Path, PathBuf};
+
+/// Segments 0–3 copied (retention deleting segment 0), the local log from segment 3: two
+/// batches of 10 records per segment, remote segments [20,39] [40,59] [60,79].
+fn healthy() -> TieredLog {
+    let mut t = TieredLog::new(klogscan::testkit::brokers::tiered_history());
+    let r0 = t.copy(0);
+    t.copy(1);
+    t.delete(r0);
+    t.copy(2);
+    t.copy(3);
+    t.local_from(3);
+    t
+}
+
+fn scan(m: &TieredManifest) -> Vec<Finding> {
+    let opts = ScanOptions::default().with_remote_storage(Some(m.remote_root.clone()));
+    let root = m.log_dir.parent().unwrap().to_path_buf();
+    klogscan::pipeline::scan(&[root], &opts).findings
+}
+
+/// The `.log` of the remote segment starting at `start` (`LocalTieredStorage` layout).
+fn remote_log(m: &TieredManifest, start: i64) -> PathBuf {
+    let prefix = format!("{start:020}-");
+    std::fs::read_dir(&m.remote_partition_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.starts_with(&prefix) && n.ends_with(".log")
+        })
+        .unwrap()
+}
+
+/// Flip the bits of byte `at` of `file`.
+fn flip(file: &Path, at: usize) {
+    let mut bytes = std::fs::read(file).unwrap();
+    bytes[at] ^= 0xff;
+    std::fs::write(file, bytes).unwrap();
+}
+
+/// The size of the first batch of `file`.
+fn first_batch_len(file: &Path) -> usize {
+    let bytes = std::fs::read(file).unwrap();
+    12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize
+}
+
+/// Every finding that names remote data or batch damage, as `(kind, offset, position)`.
+fn damage(f: &[Finding]) -> Vec<(Kind, Option<i64>, Option<u64>)> {
+    f.iter()
+        .filter(|f| {
+            f.kind.id().starts_with("remote_")
+                || matches!(
+                    f.kind,
+                    Kind::CrcMismatch
+                        | Kind::InvalidBatch
+                        | Kind::TruncatedBatch
+                        | Kind::TrailingBytes
+                        | Kind::PreallocatedTail
+                )
+        })
+        .map(|f| (f.kind, f.offset, f.position))
+        .collect()
+}
+
+#[test]
+fn clean_remote_segments_are_not_corrupt() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let f = scan(&m);
+    assert_eq!(damage(&f), vec![], "{f:#?}");
+}
+
+/// A bit flipped in the records of the second batch of remote segment [40,59]: its CRC
+/// fails; size and offsets still agree with the metadata. One finding, on the remote copy.
+#[test]
+fn bit_flip_in_a_remote_batch_is_one_finding() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let log = remote_log(&m, 40);
+    let second = first_batch_len(&log);
+    let len = std::fs::metadata(&log).unwrap().len() as usize;
+    flip(&log, len - 3);
+    let f = scan(&m);
+    assert_eq!(
+        damage(&f),
+        vec![(Kind::RemoteSegmentCorrupt, Some(50), Some(second as u64))],
+        "{f:#?}"
+    );
+    let c = f
+        .iter()
+        .find(|f| f.kind == Kind::RemoteSegmentCorrupt)
+        .unwrap();
+    assert_eq!((c.topic.as_str(), c.partition), ("orders", 0));
+    assert_eq!(
+        c.segment.as_deref(),
+        Some(log.display().to_string().as_str())
+    );
+    assert_eq!(c.evidence["damaged_count"], 1);
+    assert_eq!(c.evidence["damaged"][0]["walk_kind"], "crc_mismatch");
+    assert_eq!(c.evidence["metadata_differences"], serde_json::json!([]));
+    assert_eq!(c.evidence["segment"]["start_offset"], 40);
+    assert!(
+        c.client_error
+            .as_deref()
+            .unwrap()
+            .contains("maybeEnsureValid")
+    );
+    assert!(c.broker_behaviour.contains("RemoteLogManager.read"));
+}
+
+/// A bit flipped in the last batch's `lastOffsetDelta` (inside the CRC): the CRC fails and
+/// the object's end offset is no longer the metadata's — one cause, still one finding, the
+/// difference folded into it.
+#[test]
+fn damage_that_moves_an_offset_is_not_also_a_mismatch() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let log = remote_log(&m, 60);
+    let second = first_batch_len(&log);
+    // lastOffsetDelta: bytes 23..27 of the batch header; its low byte.
+    flip(&log, second + 26);
+    let f = scan(&m);
+    assert_eq!(
+        damage(&f),
+        vec![(Kind::RemoteSegmentCorrupt, Some(70), Some(second as u64))],
+        "{f:#?}"
+    );
+    let c = f
+        .iter()
+        .find(|f| f.kind == Kind::RemoteSegmentCorrupt)
+        .unwrap();
+    assert_eq!(
+        c.evidence["metadata_differences"],
+        serde_json::json!(["end_offset"])
+    );
+}
+
+/// An object cut inside its second batch is not the copied segment (its size differs):
+/// one `remote_segment_mismatch`, the partial batch the walk found folded into it.
+#[test]
+fn object_cut_inside_a_batch_is_one_mismatch() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let log = remote_log(&m, 60);
+    let bytes = std::fs::read(&log).unwrap();
+    let cut = first_batch_len(&log) + 30;
+    std::fs::write(&log, &bytes[..cut]).unwrap();
+    let f = scan(&m);
+    assert_eq!(
+        damage(&f),
+        vec![(Kind::RemoteSegmentMismatch, Some(60), None)],
+        "{f:#?}"
+    );
+    let x = f
+        .iter()
+        .find(|f| f.kind == Kind::RemoteSegmentMismatch)
+        .unwrap();
+    assert_eq!(
+        x.evidence["differences"],
+        serde_json::json!(["size", "end_offset", "invalid_bytes"])
+    );
+    assert_eq!(x.evidence["damaged"][0]["walk_kind"], "truncated_batch");
+}
+
+/// The same in the Aiven plugin's layout (plain chunks): the damage is in the object the
+/// manifest rebuilds, named by the `.log` object.
+#[test]
+fn bit_flip_in_an_aiven_object_is_one_finding() {
+    for damaged in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        let mut m = healthy().write(d.path()).unwrap();
+        let bucket = d.path().join("bucket");
+        let layout = AivenLayout {
+            compression: false,
+            ..AivenLayout::default()
+        };
+        let keys = write_aiven(&m, &bucket, &layout).unwrap();
+        std::fs::remove_dir_all(&m.remote_root).unwrap();
+        m.remote_root = bucket;
+        let key = keys
+            .iter()
+            .find(|k| k.contains("/00000000000000000040-"))
+            .unwrap();
+        let log = m.remote_root.join(format!("{key}.log"));
+        if damaged {
+            let len = std::fs::metadata(&log).unwrap().len() as usize;
+            flip(&log, len - 3);
+        }
+        let f = scan(&m);
+        if !damaged {
+            assert_eq!(damage(&f), vec![], "{f:#?}");
+            continue;
+        }
+        let second = first_batch_len(&log) as u64;
+        assert_eq!(
+            damage(&f),
+            vec![(Kind::RemoteSegmentCorrupt, Some(50), Some(second))],
+            "{f:#?}"
+        );
+        let c = &f[0];
+        assert_eq!(
+            c.segment.as_deref(),
+            Some(log.display().to_string().as_str())
+        );
+    }
+}
