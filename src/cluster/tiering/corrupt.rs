@@ -97,7 +97,7 @@ pub fn finding(
         .offset(at)
         .segment(file)
         .broker("served as stored: RemoteLogManager.read copies the remote bytes into the fetch response without a CRC check (RemoteLogInputStream only frames batches; an entry size below the minimum fails the fetch with CorruptRecordException); log recovery never reads remote data and followers never fetch it, so no broker repairs it")
-        .client_error("KafkaException from poll (CompletedFetch.maybeEnsureValid with check.crcs=true, the default: \"Record batch … is invalid\"), on every fetch of the damaged batch: not retriable, the consumer stays at that offset until the application seeks past it")
+        .client_error("consumer: KafkaException — not a producer error; CompletedFetch.maybeEnsureValid (check.crcs=true, the default) rejects the batch (\"Record batch … is invalid\") on every poll: not retriable, the consumer stays at that offset until the application seeks past it")
         .remediation("re-copy the segment from a replica that still holds it locally (or restore the object from a backup of the bucket); otherwise consumers must seek past the damaged batches, whose records are lost")
         .evidence(
             serde_json::to_value(Corrupt {
