@@ -219,12 +219,16 @@ pub fn rebuild_into(
             copy_chunk(&mut { raw }, out, want, whole, &mut buf)
         }
         .map_err(|e| invalid(format!("chunk {}: {e}", c.id)))?;
-        if got != want {
+        if got > want {
             return Err(invalid(format!(
-                "chunk {} gives {}{got} bytes, the index says {}",
-                c.id,
-                if got > want { "more than " } else { "" },
-                c.original_size
+                "chunk {} gives more than the {} bytes the index says",
+                c.id, c.original_size
+            )));
+        }
+        if got < want {
+            return Err(invalid(format!(
+                "chunk {} gives {got} bytes, the index says {}",
+                c.id, c.original_size
             )));
         }
         written += want;
@@ -256,4 +260,155 @@ fn copy_chunk(
         return Ok(got + 1);
     }
     Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::format::aiven::{ChunkIndex, Transformed};
+    use std::io::Cursor;
+
+    /// Counts what a rebuild writes: the bytes, and the largest single write.
+    #[derive(Default)]
+    struct Counting {
+        bytes: Vec<u8>,
+        largest: usize,
+    }
+
+    impl Write for Counting {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.largest = self.largest.max(b.len());
+            self.bytes.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Counts the bytes read from the object.
+    struct CountingReader<R> {
+        inner: R,
+        read: u64,
+    }
+
+    impl<R: Read> Read for CountingReader<R> {
+        fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(b)?;
+            self.read += n as u64;
+            Ok(n)
+        }
+    }
+
+    impl<R: Seek> Seek for CountingReader<R> {
+        fn seek(&mut self, p: SeekFrom) -> std::io::Result<u64> {
+            self.inner.seek(p)
+        }
+    }
+
+    /// `original` cut into chunks of `chunk` bytes, each zstd-compressed alone (the
+    /// plugin's `compression.enabled`): the `.log` object and its manifest.
+    fn compressed(original: &[u8], chunk: usize) -> (Vec<u8>, SegmentManifest) {
+        let mut object = Vec::new();
+        let mut sizes = Vec::new();
+        for c in original.chunks(chunk) {
+            let z = zstd::bulk::compress(c, 3).unwrap();
+            sizes.push(z.len() as u32);
+            object.extend_from_slice(&z);
+        }
+        let m = SegmentManifest {
+            chunk_index: ChunkIndex {
+                original_chunk_size: chunk as u32,
+                original_file_size: original.len() as u32,
+                transformed: Transformed::Variable(sizes),
+            },
+            compression: true,
+            encrypted: false,
+        };
+        (object, m)
+    }
+
+    fn segment_bytes(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 7 % 251) as u8).collect()
+    }
+
+    /// Chunks of 1 MiB are rebuilt exactly, never more than `COPY_BUF` bytes at a time.
+    #[test]
+    fn chunks_are_streamed_in_bounded_pieces() {
+        let original = segment_bytes(3 << 20);
+        let (object, m) = compressed(&original, 1 << 20);
+        let mut out = Counting::default();
+        let n = rebuild_into(&mut Cursor::new(object), &m, u64::MAX, &mut out).unwrap();
+        assert_eq!(n, original.len() as u64);
+        assert!(out.bytes == original);
+        assert!(out.largest <= COPY_BUF, "{}", out.largest);
+    }
+
+    /// A manifest declaring a 1 GiB chunk over a frame of 100 bytes: the 100 bytes are
+    /// written, then the chunk is refused for its size (nothing sized by the declaration).
+    #[test]
+    fn declared_chunk_size_is_not_trusted() {
+        let (object, mut m) = compressed(&segment_bytes(100), 100);
+        m.chunk_index.original_chunk_size = 1 << 30;
+        m.chunk_index.original_file_size = 1 << 30;
+        let mut out = Counting::default();
+        let e = rebuild_into(&mut Cursor::new(object), &m, u64::MAX, &mut out).unwrap_err();
+        assert_eq!(e.to_string(), "chunk 0 gives 100 bytes, the index says 1073741824");
+        assert_eq!(out.bytes.len(), 100);
+    }
+
+    /// A chunk that decompresses to more than its original size is refused.
+    #[test]
+    fn chunk_longer_than_declared_is_refused() {
+        let (object, mut m) = compressed(&segment_bytes(100), 100);
+        m.chunk_index.original_chunk_size = 60;
+        m.chunk_index.original_file_size = 60;
+        let e = rebuild_into(&mut Cursor::new(object), &m, u64::MAX, &mut Counting::default())
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "chunk 0 gives more than the 60 bytes the index says"
+        );
+    }
+
+    /// The limit stops the rebuild: exactly that many bytes, and the chunks past it are
+    /// never read.
+    #[test]
+    fn limit_stops_before_later_chunks() {
+        let original = segment_bytes(4 << 20);
+        let (object, m) = compressed(&original, 1 << 20);
+        let sizes = match &m.chunk_index.transformed {
+            Transformed::Variable(v) => v.clone(),
+            Transformed::Fixed { .. } => unreachable!(),
+        };
+        let limit = (1 << 20) + 1000;
+        let mut src = CountingReader {
+            inner: Cursor::new(object),
+            read: 0,
+        };
+        let mut out = Counting::default();
+        assert_eq!(rebuild_into(&mut src, &m, limit, &mut out).unwrap(), limit);
+        assert!(out.bytes[..] == original[..limit as usize]);
+        assert!(src.read <= (sizes[0] + sizes[1]) as u64, "{}", src.read);
+    }
+
+    /// A frame asking for a window above 2^MAX_WINDOW_LOG is refused, not given the memory.
+    #[test]
+    fn frame_with_a_huge_window_is_refused() {
+        let original = segment_bytes(1000);
+        let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        enc.long_distance_matching(true).unwrap();
+        enc.window_log(MAX_WINDOW_LOG + 1).unwrap();
+        enc.write_all(&original).unwrap();
+        let frame = enc.finish().unwrap();
+        let (_, mut m) = compressed(&original, 1000);
+        m.chunk_index.transformed = Transformed::Variable(vec![frame.len() as u32]);
+        let mut out = Counting::default();
+        let e = rebuild_into(&mut Cursor::new(frame), &m, u64::MAX, &mut out).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "chunk 0: Frame requires too much memory for decoding"
+        );
+        assert!(out.bytes.is_empty());
+    }
 }
