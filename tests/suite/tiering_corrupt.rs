@@ -215,3 +215,51 @@ fn bit_flip_in_an_aiven_object_is_one_finding() {
         );
     }
 }
+
+/// `--max-bytes` below the `__remote_log_metadata` segment: the events read may lack later
+/// ones (finishing copies, deleting segments), so no tiering finding is made of them —
+/// before, the segments whose COPY_SEGMENT_FINISHED was past the cut made a false gap.
+#[test]
+fn metadata_read_in_part_makes_no_finding() {
+    for aiven in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        let mut m = healthy().write(d.path()).unwrap();
+        let cut = first_batch_len(&remote_log(&m, 40)) as u64 + 10;
+        if aiven {
+            let bucket = d.path().join("bucket");
+            write_aiven(&m, &bucket, &AivenLayout::default()).unwrap();
+            std::fs::remove_dir_all(&m.remote_root).unwrap();
+            m.remote_root = bucket;
+        }
+        let opts = ScanOptions::default()
+            .with_remote_storage(Some(m.remote_root.clone()))
+            .with_max_bytes(Some(cut));
+        let root = m.log_dir.parent().unwrap().to_path_buf();
+        let f = klogscan::pipeline::scan(&[root], &opts).findings;
+        assert_eq!(damage(&f), vec![], "{aiven}: {f:#?}");
+    }
+}
+
+/// An object read one byte past `--max-bytes` (what an Aiven rebuild stops at) is cut, not
+/// damaged: its partial batch at the cut is no finding; read whole, it is.
+#[test]
+fn object_walk_cut_by_max_bytes_is_not_damage() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let log = remote_log(&m, 40);
+    let cut = first_batch_len(&log) + 40;
+    let part = d.path().join("part.log");
+    std::fs::write(&part, &std::fs::read(&log).unwrap()[..cut + 1]).unwrap();
+    let walk = |max: Option<u64>| {
+        let opts = ScanOptions::default().with_max_bytes(max);
+        klogscan::partition::scan::walk_object("orders", 0, "part.log", 40, &part, &opts).unwrap()
+    };
+    let cut_walk = walk(Some(cut as u64));
+    assert!(cut_walk.findings.is_empty(), "{:#?}", cut_walk.findings);
+    assert_eq!(cut_walk.walked.invalid_bytes, 0);
+    assert_eq!(cut_walk.walked.last_offset, Some(49));
+    let whole = walk(None);
+    let kinds: Vec<Kind> = whole.findings.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, vec![Kind::TruncatedBatch]);
+    assert_eq!(whole.walked.invalid_bytes, 41);
+}

@@ -64,6 +64,9 @@ pub fn replay_inventory(
     let mut chosen = BTreeMap::new();
     for (n, (_, i, p)) in best {
         chosen.insert(n, i);
+        if metadata_cut(report, i, p, opts) {
+            replay.cut.insert(n);
+        }
         let walked = i.and_then(|i| report.partitions[i].carried.cluster_inputs.remote_log.as_ref());
         let own;
         let (items, inputs) = match walked {
@@ -97,6 +100,19 @@ pub fn replay_inventory(
         }
     }
     (replay, chosen)
+}
+
+/// Whether `--max-bytes` leaves part of metadata partition `p` (report index `i`) unread.
+fn metadata_cut(report: &ScanReport, i: Option<usize>, p: &PartitionDir, opts: &ScanOptions) -> bool {
+    match i {
+        Some(i) => report.partitions[i].partially_read,
+        None => opts.max_bytes.is_some_and(|m| {
+            p.segments
+                .iter()
+                .filter_map(|s| std::fs::metadata(s.log.as_deref()?).ok())
+                .any(|md| md.len() > m)
+        }),
+    }
 }
 
 fn report_index(report: &ScanReport) -> BTreeMap<&str, usize> {
@@ -249,6 +265,12 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: b
     }
     let mut log_starts = BTreeMap::new();
     for (up, log) in &replay.partitions {
+        // Events read in part (`--max-bytes`): later ones may finish, delete or add
+        // segments, so no finding is made of them (the ranges are still shown).
+        let findings = findings
+            && log
+                .last_event
+                .is_none_or(|at| !replay.cut.contains(&at.metadata_partition));
         let replicas: Vec<(usize, &PartitionDir)> = inv
             .partitions
             .iter()
