@@ -13,7 +13,7 @@ pub mod checks;
 pub mod corrupt;
 pub mod history;
 pub mod lineage;
-#[cfg(feature = "remote-object-store")]
+#[cfg(feature = "remote-object-store-core")]
 pub mod objects;
 pub mod replay;
 pub mod snapshot;
@@ -313,7 +313,7 @@ pub struct PreparedRemote {
     pub opts: Option<ScanOptions>,
     /// Why the remote storage cannot be read (`--remote-storage` is then ignored).
     pub error: Option<(std::path::PathBuf, String)>,
-    #[cfg(feature = "remote-object-store")]
+    #[cfg(feature = "remote-object-store-core")]
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -322,7 +322,7 @@ pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
     let mut out = PreparedRemote {
         opts: None,
         error: None,
-        #[cfg(feature = "remote-object-store")]
+        #[cfg(feature = "remote-object-store-core")]
         _dir: None,
     };
     let Some(given) = &opts.remote_storage else {
@@ -334,7 +334,7 @@ pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
     }
     let mut run = opts.clone();
     run.remote_storage = None;
-    #[cfg(feature = "remote-object-store")]
+    #[cfg(feature = "remote-object-store-core")]
     match objects::mirror(&text, inv, opts) {
         Ok(dir) => {
             run.remote_storage = Some(dir.path().to_path_buf());
@@ -342,7 +342,7 @@ pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
         }
         Err(e) => out.error = Some((given.clone(), e)),
     }
-    #[cfg(not(feature = "remote-object-store"))]
+    #[cfg(not(feature = "remote-object-store-core"))]
     {
         let _ = inv;
         out.error = Some((
