@@ -7,39 +7,31 @@
 use klogscan::finding::{Finding, Kind};
 use klogscan::partition::scan::ScanOptions;
 use klogscan::testkit::aiven::{AivenLayout, write_aiven};
-use klogscan::testkit::remote_log::{TieredLog, TieredManifest};
-use std::path::{Path, PathBuf};
+use klogscan::testkit::remote_log::TieredManifest;
+use std::path::Path;
 
-/// Segments 0–3 copied (retention deleting segment 0), the local log from segment 3: two
-/// batches of 10 records per segment, remote segments [20,39] [40,59] [60,79].
-fn healthy() -> TieredLog {
-    let mut t = TieredLog::new(klogscan::testkit::brokers::tiered_history());
-    let r0 = t.copy(0);
-    t.copy(1);
-    t.delete(r0);
-    t.copy(2);
-    t.copy(3);
-    t.local_from(3);
-    t
-}
+// The healthy tiered partition of `tiering` (remote segments [20,39] [40,59] [60,79], two
+// batches of 10 records each; the local log from 60) and its remote `.log` files.
+use crate::tiering::{healthy, remote_log};
 
 fn scan(m: &TieredManifest) -> Vec<Finding> {
-    let opts = ScanOptions::default().with_remote_storage(Some(m.remote_root.clone()));
+    scan_with(m, ScanOptions::default())
+}
+
+fn scan_with(m: &TieredManifest, opts: ScanOptions) -> Vec<Finding> {
+    let opts = opts.with_remote_storage(Some(m.remote_root.clone()));
     let root = m.log_dir.parent().unwrap().to_path_buf();
     klogscan::pipeline::scan(&[root], &opts).findings
 }
 
-/// The `.log` of the remote segment starting at `start` (`LocalTieredStorage` layout).
-fn remote_log(m: &TieredManifest, start: i64) -> PathBuf {
-    let prefix = format!("{start:020}-");
-    std::fs::read_dir(&m.remote_partition_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| {
-            let n = p.file_name().unwrap().to_string_lossy().into_owned();
-            n.starts_with(&prefix) && n.ends_with(".log")
-        })
-        .unwrap()
+/// The remote segments of `m` as the Aiven plugin's objects under `<d>/bucket` instead of
+/// `LocalTieredStorage`'s files: their keys.
+fn to_aiven(m: &mut TieredManifest, d: &Path, layout: &AivenLayout) -> Vec<String> {
+    let bucket = d.join("bucket");
+    let keys = write_aiven(m, &bucket, layout).unwrap();
+    std::fs::remove_dir_all(&m.remote_root).unwrap();
+    m.remote_root = bucket;
+    keys
 }
 
 /// Flip the bits of byte `at` of `file`.
@@ -180,14 +172,11 @@ fn bit_flip_in_an_aiven_object_is_one_finding() {
     for damaged in [false, true] {
         let d = tempfile::tempdir().unwrap();
         let mut m = healthy().write(d.path()).unwrap();
-        let bucket = d.path().join("bucket");
         let layout = AivenLayout {
             compression: false,
             ..AivenLayout::default()
         };
-        let keys = write_aiven(&m, &bucket, &layout).unwrap();
-        std::fs::remove_dir_all(&m.remote_root).unwrap();
-        m.remote_root = bucket;
+        let keys = to_aiven(&mut m, d.path(), &layout);
         let key = keys
             .iter()
             .find(|k| k.contains("/00000000000000000040-"))
@@ -226,16 +215,9 @@ fn metadata_read_in_part_makes_no_finding() {
         let mut m = healthy().write(d.path()).unwrap();
         let cut = first_batch_len(&remote_log(&m, 40)) as u64 + 10;
         if aiven {
-            let bucket = d.path().join("bucket");
-            write_aiven(&m, &bucket, &AivenLayout::default()).unwrap();
-            std::fs::remove_dir_all(&m.remote_root).unwrap();
-            m.remote_root = bucket;
+            to_aiven(&mut m, d.path(), &AivenLayout::default());
         }
-        let opts = ScanOptions::default()
-            .with_remote_storage(Some(m.remote_root.clone()))
-            .with_max_bytes(Some(cut));
-        let root = m.log_dir.parent().unwrap().to_path_buf();
-        let f = klogscan::pipeline::scan(&[root], &opts).findings;
+        let f = scan_with(&m, ScanOptions::default().with_max_bytes(Some(cut)));
         assert_eq!(damage(&f), vec![], "{aiven}: {f:#?}");
     }
 }
