@@ -59,6 +59,7 @@ pub(super) fn replay_remote(
         };
         let idx = u32::try_from(first_idx + k).unwrap_or(u32::MAX);
         let mut w = Walker::new(ctx, &s.name, idx, s.start_offset, opts, pool.take());
+        w.out.collected = collect_nothing(opts);
         let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
         let walked = segment::walk_entries_items(path, ReadPolicy::Read, opts.max_bytes, |item| {
             w.item(item)
@@ -116,6 +117,7 @@ pub fn walk_object(
         ..PartitionContext::default()
     };
     let mut w = Walker::new(&ctx, name, 0, base, opts, Vec::new());
+    w.out.collected = collect_nothing(opts);
     let mut walked = WalkedLog::default();
     let (tail, len) =
         segment::walk_entries_items(path, ReadPolicy::Read, opts.max_bytes, |item| {
@@ -155,4 +157,10 @@ fn summarise(w: &mut WalkedLog, ev: &crate::partition::event::BatchEvent) {
     }
     w.first_offset.get_or_insert(ev.base_offset);
     w.last_offset = Some(ev.last_offset);
+}
+
+/// The cluster checks' inputs are the local log's: nothing of a remote object is kept for
+/// them (a partition with several copies would otherwise keep a key per remote batch).
+fn collect_nothing(opts: &ScanOptions) -> crate::partition::walked::Collector {
+    crate::partition::walked::Collector::new("", false, opts.max_decompressed)
 }
