@@ -237,7 +237,7 @@ enum Walked<'a> {
 }
 
 /// Every `__transaction_state` partition directory of `inv` decoded once, as the join's
-/// serialisable inputs ([`each_log`]; the scan's walked records are taken out of
+/// serialisable inputs (`each_log`; the scan's walked records are taken out of
 /// `report`).
 #[cfg(feature = "testkit")]
 pub fn decode_logs(
@@ -262,7 +262,7 @@ pub fn decode_logs(
 }
 
 /// Every `__transaction_state` partition directory of `inv` replayed once into the
-/// coordinator's model ([`each_log`]): the scan's walked records are taken out of
+/// coordinator's model (`each_log`): the scan's walked records are taken out of
 /// `report` and freed as they are replayed; the finished transactions kept are those of
 /// the producer ids of the scan's transactions (`TxnRecord`s still in `report`).
 pub fn replay_logs(

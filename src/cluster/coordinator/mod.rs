@@ -8,7 +8,7 @@
 //! `cluster`, `history`) and run as part of the pipeline.
 //!
 //! Every record is decoded once (`decode`) and replayed once into the coordinator's model
-//! of its partition copy ([`model::CoordModel`]: each transactional id's latest value, its
+//! of its partition copy (`model::CoordModel`: each transactional id's latest value, its
 //! transactions in order, its history's anomalies): the view, the history rules and the
 //! cross-partition join (`cluster::txns`) all read that model.
 

@@ -222,6 +222,7 @@ pub struct Joined<'a> {
 
 /// The producer ids of the partitions' transactions: the coordinator transactions the join
 /// can match ([`CoordModel`] keeps the finished ones of these).
+#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 pub fn producer_ids(parts: &[PartitionTxns]) -> std::collections::HashSet<i64> {
     parts
         .iter()
@@ -286,6 +287,7 @@ const BLOCK_PRODUCERS: usize = 4096;
 
 /// Join, check and count the transactions of `inputs` (each coordinator log replayed into
 /// its [`CoordModel`]).
+#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
     let wanted = Arc::new(producer_ids(&inputs.partitions));
     let models: Vec<CoordModel> = inputs
