@@ -266,3 +266,77 @@ fn a_bundle_collected_with_a_given_id_carries_it() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a merge option"), "{err}");
 }
+
+#[test]
+fn a_bundle_of_partition_directories_outside_a_log_dir_keeps_the_given_id() {
+    let d = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let (b1, b2) = two_brokers(d.path(), None);
+    // Only the partition directories, moved out of their log dirs (evidence folders).
+    let (p1, p2) = (d.path().join("e1"), d.path().join("e2"));
+    for (ld, name, to) in [(&b1, "orders-0", &p1), (&b2, "__transaction_state-1", &p2)] {
+        std::fs::create_dir(to).unwrap();
+        std::fs::rename(ld.join(name), to.join(name)).unwrap();
+    }
+    let mut bundles = Vec::new();
+    for (i, dir) in [p1.join("orders-0"), p2.join("__transaction_state-1")]
+        .iter()
+        .enumerate()
+    {
+        let f = out.path().join(format!("{i}.klb"));
+        let (code, _, err) = run(&[
+            "collect".into(),
+            format!("--cluster-id=lkc-1={}", s(dir)),
+            s(dir),
+            "--out".into(),
+            s(&f),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let b = klogscan::bundle::Bundle::read(&f).unwrap();
+        assert!(b.header.log_dirs.is_empty(), "{:?}", b.header.log_dirs);
+        let parts = &b.files.partitions;
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].log_dir, None);
+        assert_eq!(parts[0].cluster_id_given.as_deref(), Some("lkc-1"));
+        bundles.push(s(&f));
+    }
+    // Without the id, a bundle records none.
+    let f = out.path().join("plain.klb");
+    let (code, _, err) = run(&[
+        "collect".into(),
+        s(&p1.join("orders-0")),
+        "--out".into(),
+        s(&f),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let b = klogscan::bundle::Bundle::read(&f).unwrap();
+    assert_eq!(b.files.partitions[0].cluster_id_given, None);
+    // The merge joins them as one cluster, as the scan with the ids does.
+    let mut merge = args(&["merge", "--format", "json", "--fail-on", "never"]);
+    merge.extend(bundles.iter().cloned());
+    let (code, merged, err) = run(&merge);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(verdict(&merged), "no_transaction_in_progress");
+    let mut scan = args(&["scan", "--format", "json", "--fail-on", "never"]);
+    scan.push(format!("--cluster-id=lkc-1={}", s(&p1)));
+    scan.push(format!("--cluster-id=lkc-1={}", s(&p2)));
+    scan.extend([s(&p1), s(&p2)]);
+    let (code, scanned, err) = run(&scan);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(verdict(&scanned), "no_transaction_in_progress");
+    // Without the ids, nothing proves one cluster: the verdict differs.
+    let mut plain = args(&["merge", "--format", "json", "--fail-on", "never"]);
+    plain.push(s(&f));
+    let f2 = out.path().join("plain2.klb");
+    let (code, _, err) = run(&[
+        "collect".into(),
+        s(&p2.join("__transaction_state-1")),
+        "--out".into(),
+        s(&f2),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    plain.push(s(&f2));
+    let (code, merged, err) = run(&plain);
+    assert_eq!(code, 0, "{err}");
+    assert_ne!(verdict(&merged), "no_transaction_in_progress");
+}
