@@ -200,6 +200,120 @@ pub fn wrap(text: &str, width: usize, first_col: usize, indent: usize) -> String
     out
 }
 
+/// A POSIX shell command split into its words, each with the white space before it, and
+/// the comment ending it (an unquoted `#` starting a word: to the end), white space first.
+/// Quotes (`'…'`, `"…"`) and backslash escapes keep their spaces inside a word.
+fn shell_words(cmd: &str) -> (Vec<(&str, &str)>, Option<(&str, &str)>) {
+    let mut words = Vec::new();
+    let b = cmd.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let ws_start = i;
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        if i == b.len() {
+            break;
+        }
+        if b[i] == b'#' {
+            return (words, Some((&cmd[ws_start..i], &cmd[i..])));
+        }
+        let start = i;
+        let mut quote: Option<u8> = None;
+        while i < b.len() {
+            match (quote, b[i]) {
+                (None, b' ' | b'\t') => break,
+                (None, b'\'' | b'"') => quote = Some(b[i]),
+                (Some(q), c) if c == q => quote = None,
+                (None | Some(b'"'), b'\\') => i += 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        let end = i.min(b.len());
+        words.push((&cmd[ws_start..start], &cmd[start..end]));
+        i = end;
+    }
+    (words, None)
+}
+
+/// A shell command wrapped to lines of at most `width` columns so that a copy-paste still
+/// runs: breaks only between arguments, each line but the last ending in ` \` (a line
+/// continuation), the next ones indented by `indent` (the first starts at column
+/// `first_col`); an argument is never broken (a longer one stays whole on its line). A
+/// trailing comment that does not fit goes on its own line, itself wrapped at its spaces
+/// into comment lines (`#` first). Removing every `\`, newline and indentation after it
+/// (and the newline, indentation and `#` opening a comment's next line) gives `cmd` back.
+pub fn wrap_command(cmd: &str, width: usize, first_col: usize, indent: usize) -> String {
+    let (words, comment) = shell_words(cmd);
+    let pad = " ".repeat(indent);
+    let mut out = String::with_capacity(cmd.len() + 32);
+    let mut col = first_col;
+    let mut empty = true;
+    let len = |s: &str| s.chars().count();
+    for (k, (ws, word)) in words.iter().enumerate() {
+        // The last word needs no room for ` \` unless a comment follows it.
+        let tail = if k + 1 < words.len() || comment.is_some() {
+            2
+        } else {
+            0
+        };
+        if !empty && col + len(ws) + len(word) + tail > width {
+            out.push_str(ws);
+            out.push_str("\\\n");
+            out.push_str(&pad);
+            out.push_str(word);
+            col = indent + len(word);
+        } else {
+            out.push_str(ws);
+            out.push_str(word);
+            col += len(ws) + len(word);
+        }
+        empty = false;
+    }
+    let Some((ws, text)) = comment else {
+        return out;
+    };
+    if empty || col + len(ws) + len(text) <= width {
+        out.push_str(ws);
+        out.push_str(text);
+        return out;
+    }
+    out.push_str(ws);
+    out.push_str("\\\n");
+    out.push_str(&pad);
+    col = indent;
+    let mut first = true;
+    for (ws, word) in split_spaces(text) {
+        if !first && col + len(ws) + len(word) > width {
+            out.push('\n');
+            out.push_str(&pad);
+            out.push('#');
+            col = indent + 1;
+        }
+        out.push_str(ws);
+        out.push_str(word);
+        col += len(ws) + len(word);
+        first = false;
+    }
+    out
+}
+
+/// `text`'s words, each with the spaces before it.
+fn split_spaces(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let ws = rest.len() - rest.trim_start_matches(' ').len();
+        let end = rest[ws..].find(' ').map_or(rest.len(), |e| ws + e);
+        let item = (&rest[..ws], &rest[ws..end]);
+        rest = &rest[end..];
+        Some(item)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,5 +387,64 @@ mod tests {
             t.to_string().contains("\x1b["),
             "colour requested: ANSI codes"
         );
+    }
+
+    /// `wrap_command`'s output with its continuations removed.
+    fn joined(w: &str, indent: usize) -> String {
+        let pad = " ".repeat(indent);
+        w.replace(&format!("\\\n{pad}"), "")
+            .replace(&format!("\n{pad}#"), "")
+    }
+
+    #[test]
+    fn commands_wrap_at_argument_boundaries_and_join_back() {
+        let cmds = [
+            "kafka-transactions.sh --bootstrap-server <broker> abort --topic 'my topic' --partition 3 --start-offset 1200",
+            "kafka-topics.sh --bootstrap-server <broker> --describe --under-replicated-partitions --topic orders   # watch until partition 3 leaves this list",
+            "kafka-dump-log.sh --files '/var/lib/kafka/data/a b/orders-3/00000000000000000000.log' --deep-iteration",
+            r#"echo "a \"quoted # not a comment\" word" x#y   # a comment"#,
+            "kafka-server-stop.sh   # on broker 1, if it runs",
+        ];
+        for width in [40, 60, 80, 140] {
+            for c in cmds {
+                let w = wrap_command(c, width, 16, 18);
+                assert_eq!(joined(&w, 18), c, "{width}:\n{w}");
+                let (words, _) = shell_words(c);
+                let longest = words.iter().map(|(_, w)| w.chars().count()).max().unwrap();
+                for (i, l) in w.lines().enumerate() {
+                    let n = l.chars().count() + if i == 0 { 16 } else { 0 };
+                    // Only an argument (or comment word) longer than a line overruns.
+                    assert!(n <= width || n <= 18 + longest + 2, "{width}:\n{w}");
+                    // A line ends in a continuation, or is (in) the comment, or is the last.
+                    let last = i + 1 == w.lines().count();
+                    let comment = l.trim_start().starts_with('#');
+                    assert!(last || comment || l.ends_with(" \\"), "{width}: {l:?}");
+                }
+            }
+        }
+        // The shell reads the wrapped command as the same words.
+        let argv = |script: &str| {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("set -- {script}\nprintf '%s|' \"$@\""))
+                .output()
+                .unwrap();
+            String::from_utf8(out.stdout).unwrap()
+        };
+        for c in cmds {
+            // (`<broker>` would be a redirection.)
+            let c = &c.replace("<broker>", "b:9092");
+            let w = wrap_command(c, 40, 16, 18);
+            assert!(w.lines().count() > 1, "{w}");
+            assert_eq!(argv(&w), argv(c), "{w}");
+            assert!(argv(c).contains('|'));
+        }
+        // Quoted spaces are never broken, and a short command stays on one line.
+        let w = wrap_command(cmds[0], 60, 16, 18);
+        assert!(w.lines().any(|l| l.contains("'my topic'")), "{w}");
+        assert_eq!(wrap_command("ls -l", 80, 16, 18), "ls -l");
+        let (words, comment) = shell_words(cmds[3]);
+        assert_eq!(words.len(), 3, "{words:?}");
+        assert_eq!(comment, Some(("   ", "# a comment")));
     }
 }
