@@ -5,6 +5,7 @@ pub mod client;
 pub mod consumers;
 mod decision;
 pub mod filter;
+mod groups;
 pub mod history;
 pub mod html;
 pub mod json;

@@ -79,6 +79,14 @@ impl Style {
         t
     }
 
+    /// A table without borders (the columns of Kafka's own tools, `kafka-consumer-groups.sh`),
+    /// with this style's width and `header`.
+    pub fn plain_table(&self, header: &[&str]) -> Table {
+        let mut t = self.table(header);
+        t.load_preset(comfy_table::presets::NOTHING);
+        t
+    }
+
     /// A cell coloured by severity when colour is on.
     pub fn severity_cell(&self, text: impl Into<String>, sev: Severity) -> Cell {
         let c = Cell::new(text.into());
@@ -200,6 +208,181 @@ pub fn wrap(text: &str, width: usize, first_col: usize, indent: usize) -> String
     out
 }
 
+/// The columns a narrower layout of a table keeps: each a column of the full row (by
+/// index) and the header it then has.
+pub(crate) type Layout<'a> = &'a [(usize, &'a str)];
+
+/// A table fitted to a width ([`fit_table`]).
+pub(crate) struct Fitted {
+    pub table: Table,
+    /// Whether every word (and every line of the line-whole column) fits the width.
+    pub fits: bool,
+    /// The headers of the full row's columns the table leaves out.
+    pub left_out: Vec<String>,
+}
+
+impl Fitted {
+    /// The line saying which columns were left out for the width, and where they are.
+    pub fn note(&self, width: u16) -> Option<String> {
+        (!self.left_out.is_empty()).then(|| {
+            format!(
+                "(left out at {width} columns: {}; --format json, or a wider COLUMNS, shows them)",
+                self.left_out.join(", ")
+            )
+        })
+    }
+}
+
+/// The table of `header` and `rows` at `style`'s width (borderless when `plain`): the whole
+/// table when its words fit, else the first of `layouts` (narrower column sets) that fits,
+/// else the last of them, with `fits` false (callers then print the last layout anyway,
+/// or a block per row: [`write_row_blocks`]). Words are never broken
+/// ([`keep_words_whole`]); each line of column `lines` (a label, a list one item a line)
+/// is kept whole.
+pub(crate) fn fit_table(
+    style: &Style,
+    plain: bool,
+    header: &[&str],
+    rows: &[Vec<String>],
+    layouts: &[Layout<'_>],
+    lines: Option<usize>,
+) -> Fitted {
+    let full: Vec<(usize, &str)> = header.iter().copied().enumerate().collect();
+    let width = usize::from(style.width);
+    let mut out = None;
+    for cols in std::iter::once(full.as_slice()).chain(layouts.iter().copied()) {
+        let names: Vec<&str> = cols.iter().map(|c| c.1).collect();
+        let mut t = if plain {
+            style.plain_table(&names)
+        } else {
+            style.table(&names)
+        };
+        for r in rows {
+            t.add_row(cols.iter().map(|c| r[c.0].clone()).collect::<Vec<_>>());
+        }
+        let line_col = lines.and_then(|l| cols.iter().position(|c| c.0 == l));
+        let fits = narrowest(&mut t, line_col) <= width;
+        let left_out = header
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !cols.iter().any(|c| c.0 == *i))
+            .map(|(_, h)| h.to_string())
+            .collect();
+        out = Some(Fitted {
+            table: t,
+            fits,
+            left_out,
+        });
+        if fits {
+            break;
+        }
+    }
+    out.expect("the whole table is tried first")
+}
+
+/// [`keep_words_whole`] for every column, and each line of column `col` whole when given;
+/// the narrowest width the table can then have.
+pub(crate) fn narrowest(t: &mut Table, col: Option<usize>) -> usize {
+    let total = keep_words_whole(t, None);
+    let Some(col) = col else {
+        return total;
+    };
+    let longest_word = |s: &str| {
+        s.split_whitespace()
+            .map(|w| w.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (mut line, mut word) = (0usize, 0usize);
+    if let Some(h) = t.header().and_then(|h| h.cell_iter().nth(col)) {
+        word = longest_word(&h.content());
+    }
+    for row in t.row_iter() {
+        if let Some(c) = row.cell_iter().nth(col) {
+            for l in c.content().lines() {
+                line = line.max(l.chars().count());
+                word = word.max(longest_word(l));
+            }
+        }
+    }
+    if line > word {
+        keep_lines_whole(t, col);
+    }
+    total + line.saturating_sub(word)
+}
+
+/// How [`write_fitted`] draws a table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    /// Borderless (the columns of Kafka's own tools).
+    pub plain: bool,
+    /// The column whose lines are kept whole (a label, a list one item a line).
+    pub lines: Option<usize>,
+    /// How many leading cells name a row in its block (the rest are listed under them).
+    pub key: usize,
+}
+
+impl Default for Shape {
+    fn default() -> Self {
+        Shape {
+            plain: false,
+            lines: None,
+            key: 1,
+        }
+    }
+}
+
+/// `rows` under `header` at `style`'s width: the [`fit_table`] that fits (then a line
+/// naming the columns it left out), else one block per row ([`write_row_blocks`]).
+pub(crate) fn write_fitted(
+    style: &Style,
+    shape: Shape,
+    header: &[&str],
+    rows: &[Vec<String>],
+    layouts: &[Layout<'_>],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let fitted = fit_table(style, shape.plain, header, rows, layouts, shape.lines);
+    if !fitted.fits {
+        return write_row_blocks(style, shape.key, header, rows, w);
+    }
+    writeln!(w, "{}", fitted.table)?;
+    if let Some(n) = fitted.note(style.width) {
+        writeln!(w, "{}", wrap(&n, usize::from(style.width), 0, 2))?;
+    }
+    Ok(())
+}
+
+/// Rows too wide for any table at the width, one block each: the first `key` cells (bold)
+/// on a line, then every other cell as `header: value`, wrapped under them — nothing left
+/// out, no line longer than the width.
+pub(crate) fn write_row_blocks(
+    style: &Style,
+    key: usize,
+    header: &[&str],
+    rows: &[Vec<String>],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let width = usize::from(style.width);
+    let flat = |v: &String| v.replace('\n', ", ");
+    for r in rows {
+        let head: Vec<String> = r.iter().take(key).map(flat).collect();
+        writeln!(
+            w,
+            "{}",
+            style.heading(&wrap_long(&head.join(" "), width, 0, 4), None)
+        )?;
+        let rest: Vec<String> = header
+            .iter()
+            .zip(r)
+            .skip(key)
+            .map(|(h, v)| format!("{h}: {}", flat(v)))
+            .collect();
+        writeln!(w, "    {}", wrap_long(&rest.join("; "), width, 4, 4))?;
+    }
+    Ok(())
+}
+
 /// A POSIX shell command split into its words, each with the white space before it, and
 /// the comment ending it (an unquoted `#` starting a word: to the end), white space first.
 /// Quotes (`'…'`, `"…"`) and backslash escapes keep their spaces inside a word.
@@ -312,6 +495,55 @@ fn split_spaces(text: &str) -> impl Iterator<Item = (&str, &str)> {
         rest = &rest[end..];
         Some(item)
     })
+}
+
+/// [`wrap`], but a word longer than a whole line (a topic name, a member id, a path) is
+/// broken too, after a `/`, `-`, `_`, `.` or `,` where one falls in the line, else where
+/// the line ends: every line holds `width` (for blocks, where no column can grow).
+pub(crate) fn wrap_long(text: &str, width: usize, first_col: usize, indent: usize) -> String {
+    let room = width.saturating_sub(indent).max(8);
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut col = first_col;
+    let newline = |out: &mut String| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', indent));
+    };
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let mut chars: Vec<char> = word.chars().collect();
+        let fresh = col == first_col && out.is_empty();
+        if chars.len() <= room {
+            if !fresh && col + 1 + chars.len() > width {
+                newline(&mut out);
+                col = indent;
+            } else if !fresh {
+                out.push(' ');
+                col += 1;
+            }
+            out.extend(&chars);
+            col += chars.len();
+            continue;
+        }
+        // A word no line holds: from a line of its own, in pieces.
+        if !fresh {
+            newline(&mut out);
+            col = indent;
+        }
+        while chars.len() > width.saturating_sub(col).max(1) {
+            let fit = width.saturating_sub(col).max(1);
+            let cut = chars[..fit]
+                .iter()
+                .rposition(|c| matches!(c, '/' | '-' | '_' | '.' | ','))
+                .filter(|&i| i + 1 >= fit / 2)
+                .map_or(fit, |i| i + 1);
+            out.extend(&chars[..cut]);
+            chars.drain(..cut);
+            newline(&mut out);
+            col = indent;
+        }
+        out.extend(&chars);
+        col += chars.len();
+    }
+    out
 }
 
 #[cfg(test)]
@@ -446,5 +678,27 @@ mod tests {
         let (words, comment) = shell_words(cmds[3]);
         assert_eq!(words.len(), 3, "{words:?}");
         assert_eq!(comment, Some(("   ", "# a comment")));
+    }
+
+    #[test]
+    fn long_words_break_at_separators_to_hold_the_width() {
+        let t = "GROUP: app; MEMBER: _confluent-controlcenter-7-6-0-1-b45c898e-3688-41b9-a95f-726cca17796e-StreamThread-1-consumer-c8883e20; PATH: ../shared/real-data/broker/Danielowo2000__BigDataTechnologies-Version-2/kafka_2.13-3.5.0/kraft-combined-logs: x";
+        for width in [40, 60, 80] {
+            let w = wrap_long(t, width, 4, 4);
+            let first = w.lines().next().unwrap();
+            assert!(first.chars().count() + 4 <= width, "{width}:\n{w}");
+            assert!(
+                w.lines().all(|l| l.chars().count() <= width),
+                "{width}:\n{w}"
+            );
+            let no_space = |s: &str| s.replace([' ', '\n'], "");
+            assert_eq!(no_space(&w), no_space(t));
+        }
+        // Words a line holds are left whole, as `wrap` leaves them.
+        let short = "the quick brown fox jumps over the lazy dog";
+        assert_eq!(wrap_long(short, 16, 0, 2), wrap(short, 16, 0, 2));
+        let w = wrap_long(t, 80, 4, 4);
+        assert!(w.contains("kraft-combined-logs:"), "{w}");
+        assert!(w.contains("MEMBER:"), "{w}");
     }
 }
