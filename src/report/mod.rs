@@ -15,6 +15,7 @@ pub mod style;
 pub mod table;
 
 pub mod triage;
+mod txns_table;
 pub mod verify_text;
 
 /// Format a millisecond timestamp as RFC 3339 UTC (`2019-11-05T10:00:00.000Z`), or the raw

@@ -701,4 +701,60 @@ mod tests {
         assert!(w.contains("kraft-combined-logs:"), "{w}");
         assert!(w.contains("MEMBER:"), "{w}");
     }
+
+    #[test]
+    fn tables_narrow_by_layout_then_become_blocks() {
+        let header = ["partition", "committed", "size min/p50/p99/max", "duration"];
+        let rows = vec![vec![
+            "orders-0".to_string(),
+            "12".to_string(),
+            "1/2/3/4".to_string(),
+            "10 ms".to_string(),
+        ]];
+        let layouts: [Layout<'_>; 1] = [&[(0, "partition"), (1, "committed")]];
+        let at = |width| Style {
+            width,
+            ..Style::default()
+        };
+        let text = |width| {
+            let mut out = Vec::new();
+            write_fitted(
+                &at(width),
+                Shape::default(),
+                &header,
+                &rows,
+                &layouts,
+                &mut out,
+            )
+            .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        // Wide: the whole table, nothing left out.
+        let f = fit_table(&at(80), false, &header, &rows, &layouts, Some(0));
+        assert!(f.fits && f.left_out.is_empty());
+        assert!(text(80).contains("size min/p50/p99/max"), "{}", text(80));
+        // Narrower: the layout, naming what it leaves out.
+        let f = fit_table(&at(40), false, &header, &rows, &layouts, Some(0));
+        assert!(f.fits);
+        assert_eq!(f.left_out, ["size min/p50/p99/max", "duration"]);
+        let t = text(40);
+        assert!(!t.contains("| size"), "{t}");
+        let joined = t.replace("\n  ", " ");
+        assert!(
+            joined.contains("(left out at 40 columns: size min/p50/p99/max, duration;"),
+            "{t}"
+        );
+        assert!(t.lines().all(|l| l.chars().count() <= 40), "{t}");
+        // Narrower than any layout: a block per row, every cell in it.
+        let narrow: [Layout<'_>; 1] = [&[(0, "partition"), (2, "size min/p50/p99/max")]];
+        let f = fit_table(&at(20), false, &header, &rows, &narrow, None);
+        assert!(!f.fits);
+        let mut out = Vec::new();
+        write_fitted(&at(20), Shape::default(), &header, &rows, &narrow, &mut out).unwrap();
+        let t = String::from_utf8(out).unwrap();
+        assert_eq!(
+            t,
+            "orders-0\n    committed: 12;\n    size\n    min/p50/p99/max:\n    1/2/3/4;\n    duration: 10 ms\n"
+        );
+    }
 }
