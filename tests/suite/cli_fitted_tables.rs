@@ -83,9 +83,12 @@ fn narrow_tables_leave_nothing_out_of_reach() {
             .flat_map(|p| p["producers"].as_array().unwrap())
             .all(|s| s["coordinator_epoch"].is_i64())
     );
-    // Every partition's full directory is printed (wrapped under its name).
+    // Every listed partition's full directory is printed (wrapped under its name).
     let text = squeezed(&narrow);
-    for p in parts {
+    let listed = parts
+        .iter()
+        .filter(|p| !p["producers"].as_array().unwrap().is_empty());
+    for p in listed {
         let path = p["path"].as_str().unwrap();
         assert!(text.contains(&squeezed(path)), "{path} missing:\n{narrow}");
     }
