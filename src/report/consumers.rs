@@ -64,7 +64,7 @@ pub fn write_table(
 }
 
 /// One line per group × partition, what was not matched, then the consumer findings; at
-/// `style`'s width (narrower layouts, then one block per row: [`write_fitted`]).
+/// `style`'s width, as every table (narrower layouts, then one block per row).
 pub fn write_table_with(
     view: &ConsumerView,
     findings: &[&Finding],

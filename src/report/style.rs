@@ -383,10 +383,13 @@ pub(crate) fn write_row_blocks(
     Ok(())
 }
 
+/// A word and the white space before it.
+type Spaced<'a> = (&'a str, &'a str);
+
 /// A POSIX shell command split into its words, each with the white space before it, and
 /// the comment ending it (an unquoted `#` starting a word: to the end), white space first.
 /// Quotes (`'…'`, `"…"`) and backslash escapes keep their spaces inside a word.
-fn shell_words(cmd: &str) -> (Vec<(&str, &str)>, Option<(&str, &str)>) {
+fn shell_words(cmd: &str) -> (Vec<Spaced<'_>>, Option<Spaced<'_>>) {
     let mut words = Vec::new();
     let b = cmd.as_bytes();
     let mut i = 0;
