@@ -3,7 +3,7 @@
 //! to the width as every table ([`write_fitted`]): narrower layouts, then one block per
 //! group. `--format json` holds every field.
 
-use super::style::{Layout, Shape, Style, wrap, write_fitted};
+use super::style::{Layout, Shape, Style, led_by, wrap, write_fitted};
 use crate::partition::groups::model::{Group, GroupState, GroupType};
 use std::io::{self, Write};
 
@@ -50,17 +50,7 @@ pub fn write_groups_with(groups: &[Group], style: &Style, out: &mut dyn Write) -
         ],
         &[(0, "GROUP"), (2, "STATE"), (5, "MEMBERS"), (6, "OFFSETS")],
     ];
-    let layouts: Vec<Vec<(usize, &str)>> = narrow
-        .iter()
-        .map(|cols| {
-            let shifted = cols.iter().map(|&(k, h)| (k + skip, h));
-            with_cluster
-                .then_some((0, "CLUSTER"))
-                .into_iter()
-                .chain(shifted)
-                .collect()
-        })
-        .collect();
+    let layouts = led_by(with_cluster.then_some("CLUSTER"), &narrow);
     let layouts: Vec<Layout<'_>> = layouts.iter().map(Vec::as_slice).collect();
     // A block is named by its group (and cluster).
     let shape = Shape {

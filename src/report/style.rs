@@ -212,6 +212,22 @@ pub fn wrap(text: &str, width: usize, first_col: usize, indent: usize) -> String
 /// index) and the header it then has.
 pub(crate) type Layout<'a> = &'a [(usize, &'a str)];
 
+/// `layouts` with a leading column (a broker, a cluster) when `first` names it: its index
+/// 0 kept first in every layout, every other index shifted by one.
+pub(crate) fn led_by<'a>(
+    first: Option<&'a str>,
+    layouts: &[Layout<'a>],
+) -> Vec<Vec<(usize, &'a str)>> {
+    let skip = usize::from(first.is_some());
+    layouts
+        .iter()
+        .map(|cols| {
+            let shifted = cols.iter().map(|&(k, h)| (k + skip, h));
+            first.map(|f| (0, f)).into_iter().chain(shifted).collect()
+        })
+        .collect()
+}
+
 /// A table fitted to a width ([`fit_table`]).
 pub(crate) struct Fitted {
     pub table: Table,

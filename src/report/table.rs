@@ -7,7 +7,7 @@ pub use super::txns_table::{
 
 use super::format_ms;
 use super::labels::Labels;
-use super::style::{Layout, Shape, Style, fit_table, keep_words_whole, wrap, write_fitted};
+use super::style::{Layout, Shape, Style, fit_table, keep_words_whole, led_by, wrap, write_fitted};
 use super::triage;
 use crate::finding::Severity;
 use crate::results::ScanReport;
@@ -273,13 +273,7 @@ fn partitions_table(style: &Style, brokers: bool, header: &[&str], rows: &[Vec<S
         ],
         &[(0, "partition"), (6, "LEO"), (7, "LSO"), (10, "E/W/I")],
     ];
-    let layouts: Vec<Vec<(usize, &str)>> = narrow
-        .iter()
-        .map(|cols| {
-            let shifted = cols.iter().map(|&(k, h)| (k + skip, h));
-            (brokers.then_some((0, "broker")).into_iter().chain(shifted)).collect()
-        })
-        .collect();
+    let layouts = led_by(brokers.then_some("broker"), &narrow);
     let layouts: Vec<Layout<'_>> = layouts.iter().map(Vec::as_slice).collect();
     fit_table(style, false, header, rows, &layouts, Some(skip)).table
 }

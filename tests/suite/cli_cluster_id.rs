@@ -267,6 +267,16 @@ fn a_bundle_collected_with_a_given_id_carries_it() {
     assert!(err.contains("not a merge option"), "{err}");
 }
 
+/// `collect DIR` (with `--cluster-id ID=DIR` when `id`) into `out`, read back.
+fn collect_one(dir: &Path, id: Option<&str>, out: &Path) -> klogscan::bundle::Bundle {
+    let mut a = vec!["collect".to_string()];
+    a.extend(id.map(|id| format!("--cluster-id={id}={}", s(dir))));
+    a.extend([s(dir), "--out".into(), s(out)]);
+    let (code, _, err) = run(&a);
+    assert_eq!(code, 0, "{err}");
+    klogscan::bundle::Bundle::read(out).unwrap()
+}
+
 #[test]
 fn a_bundle_of_partition_directories_outside_a_log_dir_keeps_the_given_id() {
     let d = tempfile::tempdir().unwrap();
@@ -278,45 +288,34 @@ fn a_bundle_of_partition_directories_outside_a_log_dir_keeps_the_given_id() {
         std::fs::create_dir(to).unwrap();
         std::fs::rename(ld.join(name), to.join(name)).unwrap();
     }
-    let mut bundles = Vec::new();
-    for (i, dir) in [p1.join("orders-0"), p2.join("__transaction_state-1")]
-        .iter()
-        .enumerate()
-    {
+    let dirs = [p1.join("orders-0"), p2.join("__transaction_state-1")];
+    let (mut given, mut plain) = (Vec::new(), Vec::new());
+    for (i, dir) in dirs.iter().enumerate() {
         let f = out.path().join(format!("{i}.klb"));
-        let (code, _, err) = run(&[
-            "collect".into(),
-            format!("--cluster-id=lkc-1={}", s(dir)),
-            s(dir),
-            "--out".into(),
-            s(&f),
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let b = klogscan::bundle::Bundle::read(&f).unwrap();
+        let b = collect_one(dir, Some("lkc-1"), &f);
         assert!(b.header.log_dirs.is_empty(), "{:?}", b.header.log_dirs);
         let parts = &b.files.partitions;
         assert_eq!(parts.len(), 1);
         assert_eq!(parts[0].log_dir, None);
         assert_eq!(parts[0].cluster_id_given.as_deref(), Some("lkc-1"));
-        bundles.push(s(&f));
+        given.push(s(&f));
+        // Without the id, a bundle records none.
+        let f = out.path().join(format!("plain{i}.klb"));
+        let b = collect_one(dir, None, &f);
+        assert_eq!(b.files.partitions[0].cluster_id_given, None);
+        plain.push(s(&f));
     }
-    // Without the id, a bundle records none.
-    let f = out.path().join("plain.klb");
-    let (code, _, err) = run(&[
-        "collect".into(),
-        s(&p1.join("orders-0")),
-        "--out".into(),
-        s(&f),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let b = klogscan::bundle::Bundle::read(&f).unwrap();
-    assert_eq!(b.files.partitions[0].cluster_id_given, None);
-    // The merge joins them as one cluster, as the scan with the ids does.
-    let mut merge = args(&["merge", "--format", "json", "--fail-on", "never"]);
-    merge.extend(bundles.iter().cloned());
-    let (code, merged, err) = run(&merge);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(verdict(&merged), "no_transaction_in_progress");
+    let merge = |bundles: &[String]| {
+        let mut a = args(&["merge", "--format", "json", "--fail-on", "never"]);
+        a.extend(bundles.iter().cloned());
+        let (code, merged, err) = run(&a);
+        assert_eq!(code, 0, "{err}");
+        verdict(&merged)
+    };
+    // The merge joins them as one cluster, as the scan with the ids does; without the
+    // ids, nothing proves one cluster and the verdict differs.
+    assert_eq!(merge(&given), "no_transaction_in_progress");
+    assert_ne!(merge(&plain), "no_transaction_in_progress");
     let mut scan = args(&["scan", "--format", "json", "--fail-on", "never"]);
     scan.push(format!("--cluster-id=lkc-1={}", s(&p1)));
     scan.push(format!("--cluster-id=lkc-1={}", s(&p2)));
@@ -324,19 +323,4 @@ fn a_bundle_of_partition_directories_outside_a_log_dir_keeps_the_given_id() {
     let (code, scanned, err) = run(&scan);
     assert_eq!(code, 0, "{err}");
     assert_eq!(verdict(&scanned), "no_transaction_in_progress");
-    // Without the ids, nothing proves one cluster: the verdict differs.
-    let mut plain = args(&["merge", "--format", "json", "--fail-on", "never"]);
-    plain.push(s(&f));
-    let f2 = out.path().join("plain2.klb");
-    let (code, _, err) = run(&[
-        "collect".into(),
-        s(&p2.join("__transaction_state-1")),
-        "--out".into(),
-        s(&f2),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    plain.push(s(&f2));
-    let (code, merged, err) = run(&plain);
-    assert_eq!(code, 0, "{err}");
-    assert_ne!(verdict(&merged), "no_transaction_in_progress");
 }
