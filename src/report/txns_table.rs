@@ -162,12 +162,13 @@ fn write_txn_stats(
             (6, "partial/mixed"),
             (7, "fenced"),
         ],
+        // The producer ids tell apart the rows of an unknown transactional id.
         &[
             (0, "transactional id"),
+            (1, "producer ids"),
             (2, "committed"),
             (3, "aborted"),
             (5, "open"),
-            (7, "fenced"),
         ],
     ];
     write_fitted(style, Shape::default(), &header, &rows, &layouts, w)?;
