@@ -48,6 +48,23 @@ fn partition(replicas: &[i32], isr: &[i32], leader: i32, epoch: i32) -> MetaReco
     klogscan::testkit::brokers::orders_partition(replicas, isr, leader, epoch)
 }
 
+/// `orders-0` on `replicas` at leader and partition epoch 4, led by `leader` with `isr`, the
+/// ELR `elr` and an empty last known ELR.
+fn partition_with_elr(replicas: &[i32], isr: &[i32], leader: i32, elr: &[i32]) -> MetaRecord {
+    MetaRecord::Partition(PartitionRecord {
+        partition_id: 0,
+        topic_id: tid(),
+        replicas: replicas.to_vec(),
+        isr: isr.to_vec(),
+        leader,
+        leader_epoch: 4,
+        partition_epoch: 4,
+        eligible_leader_replicas: Some(elr.to_vec()),
+        last_known_elr: Some(vec![]),
+        ..Default::default()
+    })
+}
+
 fn change(f: impl FnOnce(&mut PartitionChange)) -> MetaRecord {
     klogscan::testkit::brokers::orders_change(f)
 }
@@ -384,18 +401,7 @@ fn elections_inside_the_isr_or_from_the_elr_with_an_empty_isr_are_clean() {
     ]);
     assert_eq!(c, vec![Choice::Isr]);
     // ISR empty, ELR [2]: 2 is a clean choice (KIP-966).
-    let elr = MetaRecord::Partition(PartitionRecord {
-        partition_id: 0,
-        topic_id: tid(),
-        replicas: vec![1, 2],
-        isr: vec![],
-        leader: -1,
-        leader_epoch: 4,
-        partition_epoch: 4,
-        eligible_leader_replicas: Some(vec![2]),
-        last_known_elr: Some(vec![]),
-        ..Default::default()
-    });
+    let elr = partition_with_elr(&[1, 2], &[], -1, &[2]);
     let c = choices(&[
         topic(),
         elr,
@@ -407,18 +413,7 @@ fn elections_inside_the_isr_or_from_the_elr_with_an_empty_isr_are_clean() {
     ]);
     assert_eq!(c, vec![Choice::Elr]);
     // ISR [1] leaving as 2 (ELR) is chosen: the ELR kept non-empty shows the clean path.
-    let elr = MetaRecord::Partition(PartitionRecord {
-        partition_id: 0,
-        topic_id: tid(),
-        replicas: vec![1, 2],
-        isr: vec![1],
-        leader: 1,
-        leader_epoch: 4,
-        partition_epoch: 4,
-        eligible_leader_replicas: Some(vec![2]),
-        last_known_elr: Some(vec![]),
-        ..Default::default()
-    });
+    let elr = partition_with_elr(&[1, 2], &[1], 1, &[2]);
     let c = choices(&[
         topic(),
         elr,
@@ -434,18 +429,7 @@ fn elections_inside_the_isr_or_from_the_elr_with_an_empty_isr_are_clean() {
 #[test]
 fn elections_outside_the_isr_are_unclean_without_a_recovery_state() {
     // An ELR member while the ISR is not empty, the ELR cleared: unclean.
-    let elr = MetaRecord::Partition(PartitionRecord {
-        partition_id: 0,
-        topic_id: tid(),
-        replicas: vec![1, 2, 3],
-        isr: vec![1],
-        leader: -1,
-        leader_epoch: 4,
-        partition_epoch: 4,
-        eligible_leader_replicas: Some(vec![2]),
-        last_known_elr: Some(vec![]),
-        ..Default::default()
-    });
+    let elr = partition_with_elr(&[1, 2, 3], &[1], -1, &[2]);
     let c = choices(&[
         topic(),
         elr,

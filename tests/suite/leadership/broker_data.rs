@@ -77,14 +77,48 @@ fn canonical(root: &Path, txn: bool) {
     metadata_log().write(&root.join("broker-2")).unwrap();
 }
 
+/// The one `unclean_leader_election` finding of `r` (fails when there are none or several).
+fn the_unclean_election(r: &ScanReport) -> &Finding {
+    let u = of_kind(r, Kind::UncleanLeaderElection);
+    assert_eq!(u.len(), 1, "{:#?}", r.findings);
+    u[0]
+}
+
+/// Broker 1's log dir `root/b1` (cluster `c1`) with `orders-0` holding five plain records
+/// at each leader epoch of `epochs` in turn from `T0`, and the metadata log `m` beside it.
+fn broker_1_with_epochs(root: &Path, epochs: &[i32], m: &MetadataLogBuilder) {
+    let mut p = PartitionBuilder::new("orders", 0)
+        .start_time(T0)
+        .leader_epoch(epochs[0]);
+    for &epoch in epochs {
+        p.set_leader_epoch(epoch);
+        p.append(Batch::new(Producer::PLAIN).records(5));
+    }
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(p)
+        .write(&root.join("b1"))
+        .unwrap();
+    m.write(&root.join("b1")).unwrap();
+}
+
+/// `klogscan history ARGS DIR`, run to its end.
+fn history_command(args: &[&str], dir: &Path) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("klogscan")
+        .unwrap()
+        .arg("history")
+        .args(args)
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_canonical_unclean_election_costs_twenty_offsets_and_explains_the_divergence() {
     let d = tempfile::tempdir().unwrap();
     canonical(d.path(), false);
     let r = scan(d.path());
-    let u = of_kind(&r, Kind::UncleanLeaderElection);
-    assert_eq!(u.len(), 1, "{:#?}", r.findings);
-    let u = u[0];
+    let u = the_unclean_election(&r);
     assert_eq!(u.offset, Some(100));
     assert_eq!(u.severity, Severity::Error);
     let ev = &u.evidence;
@@ -107,15 +141,14 @@ fn a_commit_only_on_the_losing_replica_explains_the_hanging_transaction() {
     let d = tempfile::tempdir().unwrap();
     canonical(d.path(), true);
     let r = scan(d.path());
-    let u = of_kind(&r, Kind::UncleanLeaderElection);
-    assert_eq!(u.len(), 1, "{:#?}", r.findings);
+    let u = the_unclean_election(&r);
     let hanging = of_kind(&r, Kind::HangingTransaction);
     let on_b2: Vec<_> = hanging
         .iter()
         .filter(|f| f.source.broker_id == Some(2))
         .collect();
     assert_eq!(on_b2.len(), 1, "{:#?}", r.findings);
-    assert!(on_b2[0].caused_by.contains(&u[0].id), "{:#?}", on_b2[0]);
+    assert!(on_b2[0].caused_by.contains(&u.id), "{:#?}", on_b2[0]);
 }
 
 #[test]
@@ -127,12 +160,11 @@ fn an_election_visible_only_in_metadata_is_found_without_an_offset() {
         .unwrap();
     metadata_log().write(&d.path().join("broker-2")).unwrap();
     let r = scan(d.path());
-    let u = of_kind(&r, Kind::UncleanLeaderElection);
-    assert_eq!(u.len(), 1, "{:#?}", r.findings);
-    assert_eq!(u[0].offset, None);
-    assert_eq!(u[0].severity, Severity::Warning);
-    assert!(u[0].evidence["start_offset_unknown"].is_string());
-    assert_eq!(u[0].evidence["metadata_offset"], 6);
+    let u = the_unclean_election(&r);
+    assert_eq!(u.offset, None);
+    assert_eq!(u.severity, Severity::Warning);
+    assert!(u.evidence["start_offset_unknown"].is_string());
+    assert_eq!(u.evidence["metadata_offset"], 6);
 }
 
 #[test]
@@ -215,10 +247,9 @@ fn re_electing_the_only_replica_is_info() {
     })]);
     m.write(d.path()).unwrap();
     let r = scan(d.path());
-    let u = of_kind(&r, Kind::UncleanLeaderElection);
-    assert_eq!(u.len(), 1, "{:#?}", r.findings);
-    assert_eq!(u[0].severity, Severity::Info);
-    assert_eq!(u[0].evidence["single_replica"], true);
+    let u = the_unclean_election(&r);
+    assert_eq!(u.severity, Severity::Info);
+    assert_eq!(u.evidence["single_replica"], true);
 }
 
 #[test]
@@ -273,20 +304,7 @@ fn snapshot_and_log_replay_give_the_epochs_the_brokers_wrote() {
     m.batch(&[change(|c| c.leader = 2)]); // epoch 9
     m.batch(&[change(|c| c.leader = -1)]); // epoch 10, no leader
     m.batch(&[change(|c| c.leader = 1)]); // epoch 11
-    let mut p = PartitionBuilder::new("orders", 0)
-        .start_time(T0)
-        .leader_epoch(8);
-    p.append(Batch::new(Producer::PLAIN).records(5));
-    p.set_leader_epoch(9);
-    p.append(Batch::new(Producer::PLAIN).records(5));
-    p.set_leader_epoch(11);
-    p.append(Batch::new(Producer::PLAIN).records(5));
-    LogDirBuilder::new(1)
-        .cluster_id("c1")
-        .partition(p)
-        .write(&d.path().join("b1"))
-        .unwrap();
-    m.write(&d.path().join("b1")).unwrap();
+    broker_1_with_epochs(d.path(), &[8, 9, 11], &m);
     let r = scan(d.path());
     assert!(
         of_kind(&r, Kind::LeaderEpochCheckpointMismatch).is_empty(),
@@ -322,18 +340,7 @@ fn snapshot_and_log_replay_give_the_epochs_the_brokers_wrote() {
 
     // A batch at epoch 10, which had no leader: the history never gave it.
     let d = tempfile::tempdir().unwrap();
-    let mut p = PartitionBuilder::new("orders", 0)
-        .start_time(T0)
-        .leader_epoch(8);
-    p.append(Batch::new(Producer::PLAIN).records(5));
-    p.set_leader_epoch(10);
-    p.append(Batch::new(Producer::PLAIN).records(5));
-    LogDirBuilder::new(1)
-        .cluster_id("c1")
-        .partition(p)
-        .write(&d.path().join("b1"))
-        .unwrap();
-    m.write(&d.path().join("b1")).unwrap();
+    broker_1_with_epochs(d.path(), &[8, 10], &m);
     let r = scan(d.path());
     let f = of_kind(&r, Kind::LeaderEpochCheckpointMismatch);
     assert_eq!(f.len(), 1, "{:#?}", r.findings);
@@ -347,12 +354,7 @@ fn snapshot_and_log_replay_give_the_epochs_the_brokers_wrote() {
 fn the_history_command_prints_the_timeline_as_a_table_and_as_json() {
     let d = tempfile::tempdir().unwrap();
     canonical(d.path(), false);
-    let out = assert_cmd::Command::cargo_bin("klogscan")
-        .unwrap()
-        .args(["history", "--topic", "orders"])
-        .arg(d.path())
-        .output()
-        .unwrap();
+    let out = history_command(&["--topic", "orders"], d.path());
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("orders-0 (topic id"), "{text}");
@@ -360,12 +362,7 @@ fn the_history_command_prints_the_timeline_as_a_table_and_as_json() {
     assert_eq!(unclean.len(), 1, "{text}");
     assert!(unclean[0].contains("[2]"), "{text}");
 
-    let out = assert_cmd::Command::cargo_bin("klogscan")
-        .unwrap()
-        .args(["history", "--format", "json", "--partition", "0"])
-        .arg(d.path())
-        .output()
-        .unwrap();
+    let out = history_command(&["--format", "json", "--partition", "0"], d.path());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = &v["clusters"][0]["partitions"][0]["rows"];
     let epochs: Vec<i64> = rows
@@ -379,13 +376,8 @@ fn the_history_command_prints_the_timeline_as_a_table_and_as_json() {
     assert_eq!(rows[2]["recovery_state"], 1);
 
     // A time window before the election leaves it out; no metadata log is exit 2.
-    let out = assert_cmd::Command::cargo_bin("klogscan")
-        .unwrap()
-        .args(["history", "--format", "json", "--until"])
-        .arg((T0 + HOUR / 2).to_string())
-        .arg(d.path())
-        .output()
-        .unwrap();
+    let until = (T0 + HOUR / 2).to_string();
+    let out = history_command(&["--format", "json", "--until", &until], d.path());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         v["clusters"][0]["partitions"][0]["rows"]
@@ -395,12 +387,7 @@ fn the_history_command_prints_the_timeline_as_a_table_and_as_json() {
         2
     );
     let empty = tempfile::tempdir().unwrap();
-    let out = assert_cmd::Command::cargo_bin("klogscan")
-        .unwrap()
-        .arg("history")
-        .arg(empty.path())
-        .output()
-        .unwrap();
+    let out = history_command(&[], empty.path());
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -439,18 +426,7 @@ fn another_incarnation_of_the_topic_is_not_judged_against_the_history() {
         }),
     ]);
     // The data directory's partition.metadata names topic_id_for("orders"), not `other`.
-    let mut p = PartitionBuilder::new("orders", 0)
-        .start_time(T0)
-        .leader_epoch(8);
-    p.append(Batch::new(Producer::PLAIN).records(5));
-    p.set_leader_epoch(9);
-    p.append(Batch::new(Producer::PLAIN).records(5));
-    LogDirBuilder::new(1)
-        .cluster_id("c1")
-        .partition(p)
-        .write(&d.path().join("b1"))
-        .unwrap();
-    m.write(&d.path().join("b1")).unwrap();
+    broker_1_with_epochs(d.path(), &[8, 9], &m);
     let r = scan(d.path());
     assert!(
         of_kind(&r, Kind::LeaderEpochCheckpointMismatch).is_empty(),
