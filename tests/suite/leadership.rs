@@ -388,6 +388,26 @@ fn choices(records: &[MetaRecord]) -> Vec<Choice> {
         .collect()
 }
 
+/// The choices when 2 is elected from `partition_with_elr(replicas, isr, leader, elr)`,
+/// leaving the ISR [2] and the ELR `elr_after`.
+fn electing_2_from_elr(
+    replicas: &[i32],
+    isr: &[i32],
+    leader: i32,
+    elr: &[i32],
+    elr_after: &[i32],
+) -> Vec<Choice> {
+    choices(&[
+        topic(),
+        partition_with_elr(replicas, isr, leader, elr),
+        change(|c| {
+            c.leader = 2;
+            c.isr = Some(vec![2]);
+            c.eligible_leader_replicas = Some(elr_after.to_vec());
+        }),
+    ])
+}
+
 #[test]
 fn elections_inside_the_isr_or_from_the_elr_with_an_empty_isr_are_clean() {
     // Leader 1 fenced: the ISR shrinks to [2, 3] and 2 leads (testElectLeader's shape).
@@ -401,44 +421,17 @@ fn elections_inside_the_isr_or_from_the_elr_with_an_empty_isr_are_clean() {
     ]);
     assert_eq!(c, vec![Choice::Isr]);
     // ISR empty, ELR [2]: 2 is a clean choice (KIP-966).
-    let elr = partition_with_elr(&[1, 2], &[], -1, &[2]);
-    let c = choices(&[
-        topic(),
-        elr,
-        change(|c| {
-            c.leader = 2;
-            c.isr = Some(vec![2]);
-            c.eligible_leader_replicas = Some(vec![]);
-        }),
-    ]);
+    let c = electing_2_from_elr(&[1, 2], &[], -1, &[2], &[]);
     assert_eq!(c, vec![Choice::Elr]);
     // ISR [1] leaving as 2 (ELR) is chosen: the ELR kept non-empty shows the clean path.
-    let elr = partition_with_elr(&[1, 2], &[1], 1, &[2]);
-    let c = choices(&[
-        topic(),
-        elr,
-        change(|c| {
-            c.leader = 2;
-            c.isr = Some(vec![2]);
-            c.eligible_leader_replicas = Some(vec![1]);
-        }),
-    ]);
+    let c = electing_2_from_elr(&[1, 2], &[1], 1, &[2], &[1]);
     assert_eq!(c, vec![Choice::Elr]);
 }
 
 #[test]
 fn elections_outside_the_isr_are_unclean_without_a_recovery_state() {
     // An ELR member while the ISR is not empty, the ELR cleared: unclean.
-    let elr = partition_with_elr(&[1, 2, 3], &[1], -1, &[2]);
-    let c = choices(&[
-        topic(),
-        elr,
-        change(|c| {
-            c.leader = 2;
-            c.isr = Some(vec![2]);
-            c.eligible_leader_replicas = Some(vec![]);
-        }),
-    ]);
+    let c = electing_2_from_elr(&[1, 2, 3], &[1], -1, &[2], &[]);
     assert_eq!(c, vec![Choice::Unclean]);
     // Already recovering: a second unclean election writes no recovery state.
     let c = choices(&[
