@@ -105,6 +105,9 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
         report.add_partition_findings(extra);
     }
     crate::cluster::tiering::annotate(report, inv, opts);
+    // What the replay derived from damaged remote batches follows from the remote copy's
+    // finding (made by the tiering check above).
+    crate::cluster::tiering::corrupt::link_remote_damage(report);
     // The leadership history of the KRaft metadata log: its findings, then the
     // links of the replica divergences and hanging transactions above to the unclean
     // election they follow from, in place — so it runs last.

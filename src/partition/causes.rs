@@ -9,7 +9,10 @@
 //!   `LogLoader.rebuildProducerState` → `ProducerAppendInfo.append`). If the damage hit the
 //!   producer fields, the replay's verdicts at that batch — and the sequence or epoch rule
 //!   that fires at the producer's next batch — follow from the damage, not from a producer
-//!   that misbehaved: they are linked to the `crc_mismatch`.
+//!   that misbehaved: they are linked to the `crc_mismatch`. A damaged batch of a remote
+//!   segment (replayed before the local log with `--remote-storage`) has no
+//!   `crc_mismatch`: what follows from it is linked by the cluster stage to the finding of
+//!   the remote copy (`cluster::tiering::link_remote_damage`).
 //! * **Epoch regression → zombie write → hanging transaction** (KAFKA-9144): a zombie write
 //!   at the offset of a `producer_epoch_regression` of the same producer follows from it,
 //!   and a transaction left open at that offset (`hanging_transaction`,
@@ -27,6 +30,9 @@ pub struct DamagedBatch {
     pub producer_id: i64,
     /// Base offset of the same producer's next batch, when there is one.
     pub next_of_producer: Option<i64>,
+    /// `[start, end]` offsets of the remote segment holding the batch (`None`: a local
+    /// segment).
+    pub remote_segment: Option<(i64, i64)>,
 }
 
 impl DamagedBatch {
@@ -37,6 +43,7 @@ impl DamagedBatch {
             last_offset: ev.last_offset,
             producer_id: ev.producer_id,
             next_of_producer: None,
+            remote_segment: None,
         }
     }
 }
@@ -61,19 +68,33 @@ fn derived_from_producer_fields(k: Kind) -> bool {
     )
 }
 
+/// Link what the replay derived from each local damaged batch to its `crc_mismatch`.
 pub fn link_damage(findings: &mut [Finding], damaged: &[DamagedBatch]) {
+    link_damage_to(findings, damaged, |f, d| {
+        d.remote_segment.is_none().then(|| {
+            identity_key(
+                Kind::CrcMismatch,
+                &f.topic,
+                f.partition,
+                Some(d.base_offset),
+                None,
+            )
+        })
+    });
+}
+
+/// Link what the replay derived from each damaged batch to the finding `cause` names for
+/// it (`None`: no link): the verdicts at the batch itself, the sequence or epoch rule at
+/// the same producer's next batch, and a transaction the damaged batch itself opened (it
+/// may be a phantom: a flipped producer id or transactional bit).
+pub fn link_damage_to(
+    findings: &mut [Finding],
+    damaged: &[DamagedBatch],
+    cause: impl Fn(&Finding, &DamagedBatch) -> Option<String>,
+) {
     if damaged.is_empty() {
         return;
     }
-    let crc_key = |f: &Finding, d: &DamagedBatch| {
-        identity_key(
-            Kind::CrcMismatch,
-            &f.topic,
-            f.partition,
-            Some(d.base_offset),
-            None,
-        )
-    };
     for f in findings.iter_mut() {
         let open_txn = matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction);
         if !derived_from_producer_fields(f.kind) && !open_txn {
@@ -82,18 +103,16 @@ pub fn link_damage(findings: &mut [Finding], damaged: &[DamagedBatch]) {
         let Some(o) = f.offset else { continue };
         for d in damaged {
             let at_batch = (d.base_offset..=d.last_offset).contains(&o);
-            // A transaction opened by the damaged batch itself may be a phantom (a flipped
-            // producer id or transactional bit): it follows from the damage.
             if open_txn && !at_batch {
                 continue;
             }
             let next_of_same = d.next_of_producer == Some(o)
                 && (f.producer_id == Some(d.producer_id) || f.producer_id.is_none());
-            if at_batch || next_of_same {
-                let key = crc_key(f, d);
-                if !f.caused_by.contains(&key) {
-                    f.caused_by.push(key);
-                }
+            if (at_batch || next_of_same)
+                && let Some(key) = cause(f, d)
+                && !f.caused_by.contains(&key)
+            {
+                f.caused_by.push(key);
             }
         }
     }

@@ -245,3 +245,47 @@ fn object_walk_cut_by_max_bytes_is_not_damage() {
     assert_eq!(kinds, vec![Kind::TruncatedBatch]);
     assert_eq!(whole.walked.invalid_bytes, 41);
 }
+
+/// A bit flipped in the producer id of a remote batch (offset 50 of segment [40,59]; the
+/// batches are a plain producer's, id -1): the CRC fails, and the replay of the remote
+/// history reads the damaged header as the broker's rebuild would, so it sees a producer
+/// that no batch of this log has. What it derives there follows from the damage of the
+/// remote copy: linked to the `remote_segment_corrupt` (there is no `crc_mismatch` of the
+/// remote bytes to link to). Without the remote storage the batch is never replayed:
+/// neither finding.
+#[test]
+fn what_the_replay_derives_from_a_damaged_remote_batch_links_to_its_copy() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let log = remote_log(&m, 40);
+    let second = first_batch_len(&log);
+    // producerId: bytes 43..51 of the batch header; its high byte.
+    flip(&log, second + 43);
+    let f = scan(&m);
+    let corrupt = f
+        .iter()
+        .find(|f| f.kind == Kind::RemoteSegmentCorrupt)
+        .unwrap_or_else(|| panic!("{f:#?}"));
+    assert_eq!(corrupt.offset, Some(50));
+    let derived: Vec<&Finding> = f
+        .iter()
+        .filter(|x| x.offset == Some(50) && x.producer_id.is_some_and(|p| p >= 0))
+        .collect();
+    assert!(!derived.is_empty(), "{f:#?}");
+    for x in &derived {
+        assert_eq!(x.caused_by, vec![corrupt.id.clone()], "{x:#?}");
+    }
+    assert!(!f.iter().any(|x| x.kind == Kind::CrcMismatch), "{f:#?}");
+
+    let local_only = klogscan::pipeline::scan(
+        &[m.log_dir.parent().unwrap().to_path_buf()],
+        &ScanOptions::default(),
+    )
+    .findings;
+    assert!(
+        !local_only
+            .iter()
+            .any(|x| x.offset == Some(50) || x.kind == Kind::RemoteSegmentCorrupt),
+        "{local_only:#?}"
+    );
+}

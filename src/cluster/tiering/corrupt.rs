@@ -19,7 +19,9 @@ use super::replay::{RemoteSegment, UserPartition};
 use super::storage::WalkedLog;
 use crate::finding::{Finding, Kind};
 use crate::read::format::checkpoint::encode_uuid;
+use crate::results::ScanReport;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// Damaged places listed in a finding's evidence (the count says how many there were).
 pub const LISTED: usize = 20;
@@ -114,4 +116,60 @@ pub fn finding(
         f = f.position(p);
     }
     f
+}
+
+/// A partition with damaged remote batches: its findings' range, its index, and the
+/// remote copies' findings of its topic-partition (offset, identity key).
+type Link = (std::ops::Range<usize>, usize, Vec<(i64, String)>);
+
+/// Link what each partition's replay derived from a damaged batch of a remote segment
+/// (`--remote-storage`: the remote segments are replayed before the local log, the broker's
+/// own rebuild reads the same headers) to the finding of that segment's remote copy:
+/// `remote_segment_corrupt`, or `remote_segment_mismatch` when the object is not the
+/// copied segment. The copy's finding is the one of the same topic-partition whose offset
+/// lies in the damaged batch's remote segment; when two do, the link would be a guess and
+/// none is made. The rule of the links is the local damage's
+/// ([`crate::partition::causes::link_damage_to`]).
+pub fn link_remote_damage(report: &mut ScanReport) {
+    let mut copies: HashMap<(&str, i32), Vec<(i64, String)>> = HashMap::new();
+    for f in &report.findings {
+        if matches!(
+            f.kind,
+            Kind::RemoteSegmentCorrupt | Kind::RemoteSegmentMismatch
+        ) && let Some(o) = f.offset
+        {
+            copies
+                .entry((f.topic.as_str(), f.partition))
+                .or_default()
+                .push((o, f.identity_key()));
+        }
+    }
+    if copies.is_empty() {
+        return;
+    }
+    let links: Vec<Link> = report
+        .partitions
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.carried.damaged.iter().any(|d| d.remote_segment.is_some()))
+        .filter_map(|(i, p)| {
+            let c = copies.get(&(p.topic.as_str(), p.partition))?;
+            Some((p.carried.finding_range.clone(), i, c.clone()))
+        })
+        .collect();
+    for (range, i, copies) in links {
+        let damaged = &report.partitions[i].carried.damaged;
+        let Some(findings) = report.findings.get_mut(range) else {
+            continue;
+        };
+        crate::partition::causes::link_damage_to(findings, damaged, |_, d| {
+            let (start, end) = d.remote_segment?;
+            let mut within = copies.iter().filter(|(o, _)| (start..=end).contains(o));
+            match (within.next(), within.next()) {
+                (Some((_, key)), None) => Some(key.clone()),
+                _ => None,
+            }
+        });
+    }
+    report.recount_findings();
 }

@@ -165,6 +165,35 @@ impl Cursor<'_> {
     }
 }
 
+/// A batch whose CRC fails is reported (`crc_mismatch`, or the remote copy's finding for
+/// a batch of a remote segment) and still fed to the replay with its header fields, as
+/// the broker's producer-state rebuild reads them (no CRC check there): note it in
+/// `damaged`, with the same producer's next batch once seen, so that what the replay
+/// derives from it is linked to the damage (`causes::link_damage`).
+fn track_damage(
+    damaged: &mut Vec<crate::partition::causes::DamagedBatch>,
+    awaiting_next: &mut HashMap<i64, usize>,
+    ev: &BatchEvent,
+    remote_segment: Option<(i64, i64)>,
+) {
+    // Almost always empty (no damaged batch yet): no hash per batch then.
+    if ev.has_producer_id()
+        && !awaiting_next.is_empty()
+        && let Some(i) = awaiting_next.remove(&ev.producer_id)
+    {
+        damaged[i].next_of_producer = Some(ev.base_offset);
+    }
+    if !ev.crc_valid {
+        if ev.has_producer_id() {
+            awaiting_next.insert(ev.producer_id, damaged.len());
+        }
+        damaged.push(crate::partition::causes::DamagedBatch {
+            remote_segment,
+            ..crate::partition::causes::DamagedBatch::of(ev)
+        });
+    }
+}
+
 /// The replay side of a partition's scan: everything the units' events change.
 struct Run<'a> {
     ctx: &'a PartitionContext,
@@ -230,27 +259,21 @@ impl<'a> Run<'a> {
             if ev.is_control {
                 report.control_batches += 1;
             }
-            // A batch whose CRC fails is reported (crc_mismatch) and still fed to the
-            // replay with its header fields, as the broker's producer-state rebuild
-            // reads them (no CRC check there); what the replay derives from it is
-            // linked to the damage (`causes::link_damage`).
-            // Almost always empty (no damaged batch yet): no hash per batch then.
-            if ev.has_producer_id()
-                && !self.awaiting_next.is_empty()
-                && let Some(i) = self.awaiting_next.remove(&ev.producer_id)
-            {
-                self.damaged[i].next_of_producer = Some(ev.base_offset);
-            }
-            if !ev.crc_valid {
-                if ev.has_producer_id() {
-                    self.awaiting_next
-                        .insert(ev.producer_id, self.damaged.len());
-                }
-                self.damaged
-                    .push(crate::partition::causes::DamagedBatch::of(ev));
-            }
+            track_damage(&mut self.damaged, &mut self.awaiting_next, ev, None);
             self.replay.apply(ev, &mut self.findings);
         }
+    }
+
+    /// Replay one batch of a remote segment `[start, end]` (`--remote-storage`, before
+    /// the local log), its damage tracked as the local batches' is.
+    fn apply_remote(&mut self, ev: &BatchEvent, segment: (i64, i64)) {
+        track_damage(
+            &mut self.damaged,
+            &mut self.awaiting_next,
+            ev,
+            Some(segment),
+        );
+        self.replay.apply(ev, &mut self.findings);
     }
 
     /// Past a segment cut by --max-bytes the log's continuity is unknown: later segments
@@ -583,8 +606,7 @@ pub(super) fn scan_partition(
             remote,
             logs.len(),
             logs.first().map(|l| l.0),
-            &mut run.replay,
-            &mut run.findings,
+            &mut |ev, segment| run.apply_remote(ev, segment),
         );
         run.report.partially_read |= cut;
         run.report.tiered = Some(Box::new(crate::partition::results::TieredRanges {

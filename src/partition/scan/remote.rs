@@ -10,20 +10,20 @@
 
 use super::EventPool;
 use super::walk::Walker;
-use crate::finding::Finding;
+use crate::partition::event::BatchEvent;
 use crate::partition::remote::{
     ObjectWalk, RemoteReplayed, RemoteSegmentInput, RemoteSource, WalkedLog,
 };
 use crate::partition::results::ScanOptions;
-use crate::partition::state::{PartitionContext, Replay};
+use crate::partition::state::PartitionContext;
 use crate::read::format::Tail;
 use crate::read::segment::{self, ReadPolicy};
 
-/// Replay `segs` (in offset order) into `replay`; their events name the segments by
-/// `first_idx + k` (the context's segment names past the local ones). Batches at or
-/// above `local_start` are left to the local log. Returns what was replayed, and whether
-/// `--max-bytes` cut a segment (the history is then not continuous past it).
-#[allow(clippy::too_many_arguments)]
+/// Replay `segs` (in offset order) through `apply` (each batch with its segment's
+/// `[start, end]` offsets); their events name the segments by `first_idx + k` (the
+/// context's segment names past the local ones). Batches at or above `local_start` are
+/// left to the local log. Returns what was replayed, and whether `--max-bytes` cut a
+/// segment (the history is then not continuous past it).
 pub(super) fn replay_remote(
     ctx: &PartitionContext,
     opts: &ScanOptions,
@@ -31,8 +31,7 @@ pub(super) fn replay_remote(
     segs: &[RemoteSegmentInput],
     first_idx: usize,
     local_start: Option<i64>,
-    replay: &mut Replay,
-    findings: &mut Vec<Finding>,
+    apply: &mut dyn FnMut(&BatchEvent, (i64, i64)),
 ) -> (RemoteReplayed, bool) {
     let mut out = RemoteReplayed::default();
     for (k, s) in segs.iter().enumerate() {
@@ -87,7 +86,7 @@ pub(super) fn replay_remote(
             out.records += ev.records_count.max(0) as u64;
             out.first_offset.get_or_insert(ev.base_offset);
             out.last_offset = Some(ev.last_offset);
-            replay.apply(ev, findings);
+            apply(ev, (s.start_offset, s.end_offset));
         }
         pool.give(scan.events);
         if cut {
