@@ -17,7 +17,7 @@ use crate::read::format::aiven::{
 };
 use crate::read::format::checkpoint::encode_uuid;
 use crate::read::segment::{FileClass, MmapMode, load};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Largest manifest read (a manifest is a few hundred bytes; a variable chunk index of a
@@ -144,8 +144,8 @@ pub fn rebuild(log: &Path, m: &SegmentManifest) -> std::io::Result<tempfile::Nam
     if m.encrypted {
         return Err(invalid("the object is encrypted".into()));
     }
-    let mut src = std::fs::File::open(log)?;
-    let have = src.metadata()?.len();
+    // Through the read layer: an object inside an uncompressed archive is read in place.
+    let (src, have) = crate::read::segment::open_regular(log)?;
     let want = m.chunk_index.transformed_size();
     if have != want {
         return Err(invalid(format!(
@@ -156,8 +156,7 @@ pub fn rebuild(log: &Path, m: &SegmentManifest) -> std::io::Result<tempfile::Nam
     let mut buf = Vec::new();
     for c in m.chunk_index.chunks() {
         buf.resize(c.transformed_size as usize, 0);
-        src.seek(SeekFrom::Start(c.transformed_position))?;
-        src.read_exact(&mut buf)?;
+        src.read_exact_at(&mut buf, c.transformed_position)?;
         if m.compression {
             let plain = zstd::bulk::decompress(&buf, c.original_size as usize)
                 .map_err(|e| invalid(format!("chunk {}: {e}", c.id)))?;

@@ -17,6 +17,8 @@
 //!   larger than [`READ_BUDGET`] is refused too rather than allocated.
 
 mod holes;
+mod inplace;
+pub use inplace::InPlace;
 mod mapguard;
 pub use mapguard::enable_guarded_maps;
 mod open;
