@@ -3,7 +3,11 @@
 //! The archive is opened read-only and streamed once: its Kafka files (segments, indexes,
 //! snapshots, checkpoints, `meta.properties`, `partition.metadata`, the clean-shutdown
 //! marker) are copied into a private temporary directory, 64 KiB at a time, and scanned
-//! there like any directory; the rest of the archive is skipped. Memory stays bounded
+//! there like any directory; the rest of the archive is skipped. An uncompressed tar is
+//! not copied: its segments, indexes and snapshots lie whole at known offsets in it and
+//! are read there (the temporary directory holds placeholders of no data block that the
+//! read layer resolves to the archive's bytes, see `read::segment`); only its small text
+//! files are copied, so it never needs more disk than its own size. Memory stays bounded
 //! (the decompressor's window and one copy buffer); disk use is the size of those Kafka
 //! files, capped by [`Limits::max_total_bytes`], by the temporary file system's free space
 //! less a margin, and per archive by [`Limits::max_ratio`] times its size past
