@@ -36,6 +36,7 @@ use std::io::{self, BufReader, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+mod metered;
 mod temp;
 
 /// Bounds on what an archive may put on disk.
@@ -532,17 +533,23 @@ impl Extractor<'_> {
             ArchiveKind::TarZst => Box::new(zstd::stream::read::Decoder::with_buffer(file)?),
             _ => Box::new(file),
         };
-        let mut ar = tar::Archive::new(reader);
+        let gap = metered::Gap::default();
+        let mut ar = tar::Archive::new(metered::Metered::new(reader, &gap));
+        gap.open();
         for entry in ar.entries()? {
+            gap.close();
             let mut entry = entry?;
             let name = entry.path()?.into_owned();
             let not_regular = not_regular(entry.header().entry_type());
             // The data's length: a PAX `size` record overrides the header's field.
             let size = entry.size();
-            if let Some(dest) = self.admit(&name, size, not_regular, true)? {
-                self.copy(&mut entry, &dest, size)?;
+            match self.admit(&name, size, not_regular, true)? {
+                Some(dest) => self.copy(&mut entry, &dest, size)?,
+                // Read past here, not by the reader between entries (which is bounded).
+                None => drop(io::copy(&mut entry, &mut io::sink())?),
             }
             self.last = Some(name.display().to_string());
+            gap.open();
         }
         Ok(())
     }
@@ -555,8 +562,12 @@ impl Extractor<'_> {
     fn tar_in_place(&mut self, file: File) -> io::Result<()> {
         let archive_len = file.metadata()?.len();
         let shared = Arc::new(file.try_clone()?);
-        let mut ar = tar::Archive::new(BufReader::with_capacity(64 << 10, file));
+        let gap = metered::Gap::default();
+        let file = BufReader::with_capacity(64 << 10, file);
+        let mut ar = tar::Archive::new(metered::Metered::new(file, &gap));
+        gap.open();
         for entry in ar.entries_with_seek()? {
+            gap.close();
             let mut entry = entry?;
             let name = entry.path()?.into_owned();
             let size = entry.size();
@@ -585,6 +596,8 @@ impl Extractor<'_> {
                 }
             }
             self.last = Some(name.display().to_string());
+            // The data not read is skipped by seeking: only headers count.
+            gap.open();
         }
         Ok(())
     }
