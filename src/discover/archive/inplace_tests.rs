@@ -145,3 +145,25 @@ fn names_read_in_place() {
         assert!(!read_in_place(n), "{n}");
     }
 }
+
+#[test]
+fn an_archive_cut_under_its_members_reads_as_a_file_that_changed() {
+    let d = tempfile::tempdir().unwrap();
+    let seg = vec![7u8; 200_000];
+    let tar = gnu_tar(&[("t-0/00000000000000000000.log", &seg)]);
+    let p = prepared(&d, "c.tar", &tar, &Limits::default());
+    let log = p.paths[0].join("t-0/00000000000000000000.log");
+    // The archive shrinks after it was listed: half the member is gone.
+    let ar = std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.path().join("c.tar"))
+        .unwrap();
+    ar.set_len(512 + 100_000).unwrap();
+    let (h, len) = crate::read::segment::open_regular(&log).unwrap();
+    assert_eq!(len, 100_000, "the member's bytes still in the archive");
+    assert_eq!(h.current_len().unwrap(), 100_000);
+    let mut buf = [0u8; 16];
+    assert!(h.read_exact_at(&mut buf, 150_000).is_err());
+    // The content read is what is left, never zeros of the placeholder past it.
+    assert_eq!(content(&log), &seg[..100_000]);
+}
