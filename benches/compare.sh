@@ -28,7 +28,9 @@ NPROC=$(nproc)
 
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get update && apt-get install -y time" >&2; exit 2; }
 
-(cd "$ROOT" && cargo build --release --quiet --features testkit --bin klogscan --example synth --example baseline)
+# NO_BUILD=1: measure the binaries already in $TARGET/release (a rebuild on a loaded
+# machine can take longer than the measurement).
+[ -n "${NO_BUILD:-}" ] || (cd "$ROOT" && cargo build --release --quiet --features testkit --bin klogscan --example synth --example baseline)
 
 # 6. The data shapes (examples/synth --shape): per shape, scan and verify time and
 # peak RSS next to a crc32c pass over the same files (warm maps, and freshly mapped).
@@ -97,10 +99,13 @@ field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 # timed CMD...: "secs peak_rss_kib" of one run (wall time by the clock around the process,
 # peak RSS from GNU time); output discarded, exit status ignored.
 timed() {
-    local s e rss
+    local s e rss f
+    f=$(mktemp)
     s=$(date +%s%N)
-    rss=$( { /usr/bin/time -f '%M' "$@" > /dev/null 2> /dev/null || true; } 2>&1 | tail -1)
+    /usr/bin/time -f '%M' -o "$f" "$@" > /dev/null 2>&1 || true
     e=$(date +%s%N)
+    rss=$(tail -1 "$f")
+    rm -f "$f"
     awk -v n="$(( e - s ))" -v r="$rss" 'BEGIN { printf "%.4f %d", n / 1e9, r }'
 }
 
