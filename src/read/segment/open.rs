@@ -196,6 +196,46 @@ impl Handle {
     }
 }
 
+impl Handle {
+    /// The file read in sequence from its start (`Read` and `Seek` over `pread`: the
+    /// descriptor's own position is not used).
+    pub fn reader(&self) -> HandleReader<'_> {
+        HandleReader {
+            handle: self,
+            pos: 0,
+        }
+    }
+}
+
+/// A [`Handle`] read in sequence: see [`Handle::reader`].
+#[derive(Debug)]
+pub struct HandleReader<'a> {
+    handle: &'a Handle,
+    pos: u64,
+}
+
+impl io::Read for HandleReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.handle.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl io::Seek for HandleReader<'_> {
+    fn seek(&mut self, to: io::SeekFrom) -> io::Result<u64> {
+        let (from, by) = match to {
+            io::SeekFrom::Start(n) => (0, i128::from(n)),
+            io::SeekFrom::Current(d) => (self.pos, i128::from(d)),
+            io::SeekFrom::End(d) => (self.handle.current_len()?, i128::from(d)),
+        };
+        let at = u64::try_from(i128::from(from) + by)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a seek before the start"))?;
+        self.pos = at;
+        Ok(at)
+    }
+}
+
 /// Open `path` read-only, only if it is a regular file (symlinks to one are followed):
 /// checked before the open (`stat`) and on the opened handle (`fstat`), and opened with
 /// `O_NONBLOCK` so that a FIFO put in its place between the two cannot block. A
