@@ -7,6 +7,8 @@
 #   SIZE=512MiB RUNS=5 benches/compare.sh
 #   SKIP_MAIN=1 benches/compare.sh     # only the data shapes (section 6)
 #   SHAPES="open-txns serial-txns" COUNT=30000 SKIP_MAIN=1 benches/compare.sh
+#   SIZE=1GiB ONLY_RATIOS=1 benches/compare.sh   # only section 7: the one-call pass,
+#                                                # cold cache and --deep ratios, peak RSS
 #
 # Needs: cargo; GNU time as /usr/bin/time (Debian/Ubuntu: `apt-get update && apt-get install -y
 # time`); awk. The data dir is generated once (deterministic, seed 42) and reused.
@@ -26,7 +28,9 @@ NPROC=$(nproc)
 
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get update && apt-get install -y time" >&2; exit 2; }
 
-(cd "$ROOT" && cargo build --release --quiet --features testkit --bin klogscan --example synth --example baseline)
+# NO_BUILD=1: measure the binaries already in $TARGET/release (a rebuild on a loaded
+# machine can take longer than the measurement).
+[ -n "${NO_BUILD:-}" ] || (cd "$ROOT" && cargo build --release --quiet --features testkit --bin klogscan --example synth --example baseline)
 
 # 6. The data shapes (examples/synth --shape): per shape, scan and verify time and
 # peak RSS next to a crc32c pass over the same files (warm maps, and freshly mapped).
@@ -92,6 +96,91 @@ gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.2f", b / s / 1e9 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
+# timed CMD...: "secs peak_rss_kib" of one run (wall time by the clock around the process,
+# peak RSS from GNU time); output discarded, exit status ignored.
+timed() {
+    local s e rss f
+    f=$(mktemp)
+    s=$(date +%s%N)
+    /usr/bin/time -f '%M' -o "$f" "$@" > /dev/null 2>&1 || true
+    e=$(date +%s%N)
+    rss=$(tail -1 "$f")
+    rm -f "$f"
+    awk -v n="$(( e - s ))" -v r="$rss" 'BEGIN { printf "%.4f %d", n / 1e9, r }'
+}
+
+# best_timed [evict FILE... --] CMD...: the best "secs peak_rss_kib" of RUNS runs; with
+# `evict`, the files are dropped from the page cache before each run (cold cache:
+# `baseline evict`, posix_fadvise DONTNEED, checked with mincore).
+best_timed() {
+    local ev=()
+    if [ "$1" = evict ]; then
+        shift
+        while [ "$1" != -- ]; do ev+=("$1"); shift; done
+        shift
+    fi
+    local best=""
+    for _ in $(seq "$RUNS"); do
+        if [ ${#ev[@]} -gt 0 ]; then
+            local left
+            left=$("$EX/baseline" evict "${ev[@]}" | field resident_bytes)
+            [ "$left" -le $(( 64 << 20 )) ] || echo "# warning: $left bytes still cached after eviction" >&2
+        fi
+        local r
+        r=$(timed "$@")
+        best=$(awk -v a="$best" -v b="$r" 'BEGIN { split(b, x, " "); split(a, y, " "); if (a == "" || x[1] < y[1]) print b; else print a }')
+    done
+    echo "$best"
+}
+secs_of() { echo "${1% *}"; }
+mib_of() { echo $(( ${1#* } / 1024 )); }
+
+# 7. The ratios of issue #29, each measured in this one run beside its reference, with the
+# peak RSS of each klogscan run: scan against the one-call whole-file CRC pass of a new
+# process (each .log mapped once, CRC'd in one call), scan with a cold page cache against
+# `cat` of the same files (cold: every file evicted before every run; `drop_caches` needs
+# privileges a shared machine does not give, and would empty everyone's cache), and
+# --deep per codec against the raw codec loops.
+ratios29() {
+    echo "| measurement (issue #29) | value | peak RSS | target |"
+    echo "|---|---|---|---|"
+    local once s1 n1 s2
+    once=$(best_timed "$EX/baseline" crc-once "${LOGS[@]}")
+    s1=$(best_timed "$BIN" scan "$DATA" --threads 1 --format json)
+    n1=$(best_timed "$BIN" scan "$DATA" --threads 1 --no-crc --format json)
+    s2=$(best_timed "$BIN" scan "$DATA" --threads 2 --format json)
+    local o
+    o=$(secs_of "$once")
+    echo "| one-call pass: new process, each .log mapped once, crc32c in one call | $(secs_of "$once") s = $(gbps "$BYTES" "$o") GB/s | $(mib_of "$once") MiB | (reference) |"
+    echo "| scan --threads 1 (warm) | $(secs_of "$s1") s = $(ratio "$o" "$(secs_of "$s1")") × one-call | $(mib_of "$s1") MiB | ≥ 0.8 × |"
+    echo "| scan --threads 1 --no-crc (warm) | $(secs_of "$n1") s = $(ratio "$o" "$(secs_of "$n1")") × one-call | $(mib_of "$n1") MiB | ≥ 1.0 × |"
+    echo "| scan --threads 2 (warm) | $(secs_of "$s2") s = $(ratio "$(secs_of "$s1")" "$(secs_of "$s2")") × 1 thread | $(mib_of "$s2") MiB | ≥ 1.8 × |"
+    local cat c1 c2
+    cat=$(best_timed evict "${LOGS[@]}" -- cat "${LOGS[@]}")
+    c1=$(best_timed evict "${LOGS[@]}" -- "$BIN" scan "$DATA" --threads 1 --format json)
+    c2=$(best_timed evict "${LOGS[@]}" -- "$BIN" scan "$DATA" --threads 2 --format json)
+    local ct
+    ct=$(secs_of "$cat")
+    echo "| cold: cat of the .log files | $ct s = $(gbps "$BYTES" "$ct") GB/s | | (reference) |"
+    echo "| cold: scan --threads 1 | $(secs_of "$c1") s = $(ratio "$(secs_of "$c1")" "$ct") × cat's time | $(mib_of "$c1") MiB | ≤ 1.1 × |"
+    echo "| cold: scan --threads 2 | $(secs_of "$c2") s = $(ratio "$(secs_of "$c2")" "$ct") × cat's time | $(mib_of "$c2") MiB | < 1 thread |"
+    for c in lz4 snappy zstd gzip; do
+        local cf cd cb d0 d1 raw deep
+        mapfile -t cf < <(find "$DATA" -path "*/orders.$c-*" -name '*.log' | sort)
+        [ ${#cf[@]} -gt 0 ] || continue
+        mapfile -t cd < <(find "$DATA" -maxdepth 1 -type d -name "orders.$c-*" | sort)
+        cb=$(bytes_of "${cf[@]}")
+        # The raw loop before and after the CLI timings; the faster is the denominator.
+        d0=$("$EX/baseline" decompress --runs "$RUNS" "${cf[@]}" | field raw_gbps)
+        deep=$(best_timed "$BIN" scan --deep --threads 1 --format json "${cd[@]}")
+        d1=$("$EX/baseline" decompress --runs "$RUNS" "${cf[@]}" | field raw_gbps)
+        raw=$(awk -v a="$d0" -v b="$d1" 'BEGIN { print (a > b) ? a : b }')
+        local g
+        g=$(gbps "$cb" "$(secs_of "$deep")")
+        echo "| $c: scan --deep --threads 1 vs raw decompression ($d0 / $d1 GB/s before / after) | $g GB/s = $(ratio "$g" "$raw") × raw | $(mib_of "$deep") MiB | ≥ 0.85 × |"
+    done
+}
+
 echo "# klogscan compare.sh — $(date -u +%FT%TZ)"
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $NPROC cores, $(free -g | awk '/Mem:/ {print $2}') GiB; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "${SKIP_MAIN:-}" ]; then
@@ -113,6 +202,11 @@ BYTES=$(bytes_of "${LOGS[@]}")
 cat "${LOGS[@]}" > /dev/null # page-cache the data
 echo "# data: $DATA, ${#LOGS[@]} segments, $BYTES bytes; best of $RUNS runs"
 echo
+if [ -n "${ONLY_RATIOS:-}" ]; then
+    ratios29
+    echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
 
 # 1. scan, one thread, vs a bare crc32c pass over the same files.
 crc=$("$EX/baseline" crc --runs "$RUNS" "${LOGS[@]}")
@@ -194,6 +288,8 @@ done
 rssN=$( { /usr/bin/time -f '%M' "$BIN" scan "$DATA" --threads "$NPROC" --format json > /dev/null || true; } 2>&1 | tail -1)
 rss1=$( { /usr/bin/time -f '%M' "$BIN" scan "$DATA" --threads 1 --format json > /dev/null || true; } 2>&1 | tail -1)
 echo "| peak RSS, scan ($NPROC threads / 1 thread) | $(( rssN / 1024 )) / $(( rss1 / 1024 )) MiB | ≤ 128 MiB |"
+echo
+ratios29
 echo
 shapes
 echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -8,6 +8,12 @@
 //! baseline crc-cold FILE...            the same, but mapping each file inside the timed
 //!                                      loop (page-table setup and teardown included, as
 //!                                      a scan pays it)
+//! baseline crc-once FILE...           one pass, as a new process does it: each file mapped
+//!                                      once and CRC'd in one call (klogscan's kernel); the
+//!                                      script times the whole process, as it times a scan
+//! baseline evict FILE...               drop the files' pages from the page cache
+//!                                      (`posix_fadvise` DONTNEED) and count what stays
+//!                                      resident (`mincore`): the cold-cache procedure
 //! baseline crc-batches FILE...        crc32c of every v2 batch (`bytes[21..]`, one call per
 //!                                      batch, as a CRC check must), maps reused: the floor
 //!                                      of per-batch checksumming
@@ -103,6 +109,56 @@ fn crc_cold(files: &[PathBuf], runs: usize) {
     crc_floor("crc_cold", bytes, "", runs, |f| {
         files.iter().fold(0u32, |acc, p| acc ^ f(&map(p)))
     });
+}
+
+/// One pass as a new process makes it: each file mapped once and CRC'd in one call, no
+/// repeated runs (the script runs the process `RUNS` times and keeps the best wall time,
+/// as for `scan`): the whole-file rate a scan of the same files is compared with.
+fn crc_once(files: &[PathBuf]) {
+    let bytes = total_len(files);
+    let t = Instant::now();
+    let check = files.iter().fold(0u32, |acc, p| {
+        acc ^ klogscan::read::format::crc::crc32c(&map(p))
+    });
+    let d = t.elapsed();
+    println!(
+        "crc_once bytes={bytes} secs={:.4} gbps={:.2} klogscan_kernel={} check={check:08x}",
+        d.as_secs_f64(),
+        gbps(bytes, d),
+        klogscan::read::format::crc::kernel_name()
+    );
+}
+
+/// Evict the files from the page cache without `drop_caches` (which needs privileges this
+/// machine does not give, and would empty every other user's cache too): `fsync` (a dirty
+/// page cannot be dropped), `posix_fadvise(DONTNEED)` over each whole file, then `mincore`
+/// over a fresh map to count the pages still resident (a page another process has mapped
+/// stays). Prints `evict bytes= resident_bytes=`.
+fn evict(files: &[PathBuf]) {
+    use std::os::fd::AsRawFd;
+    let mut bytes = 0u64;
+    let mut resident = 0u64;
+    for p in files {
+        let f = std::fs::File::open(p).expect("open");
+        let len = f.metadata().expect("stat").len();
+        bytes += len;
+        let _ = f.sync_all();
+        // SAFETY: advice on a descriptor we own; no memory is passed.
+        let r = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        assert_eq!(r, 0, "posix_fadvise {}", p.display());
+        if len == 0 {
+            continue;
+        }
+        let m = map(p);
+        let pages = (m.len()).div_ceil(4096);
+        let mut vec = vec![0u8; pages];
+        // SAFETY: `vec` has one byte per page of the map, which lives until the call returns.
+        let r =
+            unsafe { libc::mincore(m.as_ptr() as *mut libc::c_void, m.len(), vec.as_mut_ptr()) };
+        assert_eq!(r, 0, "mincore {}", p.display());
+        resident += vec.iter().filter(|&&b| b & 1 != 0).count() as u64 * 4096;
+    }
+    println!("evict bytes={bytes} resident_bytes={}", resident.min(bytes));
 }
 
 /// crc32c per v2 batch over warm maps: what checking every batch's CRC costs at least
@@ -485,7 +541,7 @@ fn main() {
     }
     let Some(mode) = args.first().cloned() else {
         eprintln!(
-            "usage: baseline crc|crc-cold|crc-batches|crc-batches-cold|touch|read|decompress|decode [--runs N] FILE..."
+            "usage: baseline crc|crc-cold|crc-once|evict|crc-batches|crc-batches-cold|touch|read|decompress|decode [--runs N] FILE..."
         );
         std::process::exit(2);
     };
@@ -493,6 +549,8 @@ fn main() {
     match mode.as_str() {
         "crc" => crc(&files, runs),
         "crc-cold" => crc_cold(&files, runs),
+        "crc-once" => crc_once(&files),
+        "evict" => evict(&files),
         "crc-batches" => crc_batches(&files, runs),
         "crc-batches-cold" => crc_batches_cold(&files, runs),
         "touch" => touch(&files, runs),

@@ -3,7 +3,11 @@
 //! The archive is opened read-only and streamed once: its Kafka files (segments, indexes,
 //! snapshots, checkpoints, `meta.properties`, `partition.metadata`, the clean-shutdown
 //! marker) are copied into a private temporary directory, 64 KiB at a time, and scanned
-//! there like any directory; the rest of the archive is skipped. Memory stays bounded
+//! there like any directory; the rest of the archive is skipped. An uncompressed tar is
+//! not copied: its segments, indexes and snapshots lie whole at known offsets in it and
+//! are read there (the temporary directory holds placeholders of no data block that the
+//! read layer resolves to the archive's bytes, see `read::segment`); only its small text
+//! files are copied, so it never needs more disk than its own size. Memory stays bounded
 //! (the decompressor's window and one copy buffer); disk use is the size of those Kafka
 //! files, capped by [`Limits::max_total_bytes`], by the temporary file system's free space
 //! less a margin, and per archive by [`Limits::max_ratio`] times its size past
@@ -26,10 +30,13 @@
 //! as an input error. An archive that cannot be read is one too ([`Prepared::failed`]).
 
 use crate::finding::Finding;
+use crate::read::segment::InPlace;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
+mod metered;
 mod temp;
 
 /// Bounds on what an archive may put on disk.
@@ -83,6 +90,9 @@ pub struct Prepared {
     /// Archives that could not be read, with why: input errors (the report's `errors`),
     /// the other inputs are still analysed.
     pub failed: Vec<(PathBuf, String)>,
+    /// Members of uncompressed tars read in place (unregistered before the temporary
+    /// directory holding their placeholders is removed: field order).
+    in_place: InPlace,
     temp: Option<temp::TempRoot>,
 }
 
@@ -224,6 +234,7 @@ pub(crate) fn prepare_selected(
         maps: Vec::new(),
         warnings: Vec::new(),
         failed: Vec::new(),
+        in_place: InPlace::default(),
         temp: None,
     };
     let mut budget = limits.max_total_bytes;
@@ -262,6 +273,7 @@ pub(crate) fn prepare_selected(
             archive_len: std::fs::metadata(input).map_or(0, |m| m.len()),
             extracted: 0,
             last: None,
+            in_place: &mut p.in_place,
         };
         let res = match kind {
             ArchiveKind::Zip => x.zip(input),
@@ -314,6 +326,37 @@ struct Extractor<'a> {
     extracted: u64,
     /// The last entry read whole (named when the archive breaks after it).
     last: Option<String>,
+    /// Where members read in place are registered.
+    in_place: &'a mut InPlace,
+}
+
+/// Why an entry that is not a regular file is not read.
+const NOT_REGULAR: &str = "a link or special file, not a regular file";
+
+/// Why a tar entry of type `t` is not read (`None`: a regular file, read).
+fn not_regular(t: tar::EntryType) -> Option<&'static str> {
+    if t.is_file() {
+        None
+    } else if t.is_gnu_sparse() {
+        Some(
+            "a sparse member (GNU sparse format, its holes not stored): not read; unpack the archive yourself",
+        )
+    } else {
+        Some(NOT_REGULAR)
+    }
+}
+
+/// Is `name` a Kafka file an uncompressed tar's member is read in place for: a segment,
+/// an index or a producer snapshot (also as `.deleted`, `.cleaned`, `.swap`), every reader
+/// of which goes through `read::segment`.
+fn read_in_place(name: &str) -> bool {
+    let name = ["deleted", "cleaned", "swap"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s).and_then(|n| n.strip_suffix('.')))
+        .unwrap_or(name);
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && ["log", "index", "timeindex", "txnindex", "snapshot"].contains(&ext)
+    })
 }
 
 /// The entry's path below the root, or why it is refused.
@@ -344,8 +387,17 @@ impl Extractor<'_> {
         }
     }
 
-    /// Decide on one entry; `Some(destination)` when it is to be copied.
-    fn admit(&mut self, name: &Path, regular: bool, size: u64) -> io::Result<Option<PathBuf>> {
+    /// Decide on one entry; `Some(destination)` when it is to be copied (or, when not
+    /// `on_disk`, placed: read in place, no byte of it written, so the caps on what
+    /// reaches the disk do not apply).
+    fn admit(
+        &mut self,
+        name: &Path,
+        size: u64,
+        not_regular: Option<&'static str>,
+        on_disk: bool,
+    ) -> io::Result<Option<PathBuf>> {
+        let regular = not_regular.is_none();
         self.entries += 1;
         if self.entries > self.limits.max_entries {
             return Err(io::Error::other(format!(
@@ -369,8 +421,8 @@ impl Extractor<'_> {
             return Ok(None);
         }
         if !regular || !is_kafka_file_name(&file_name) {
-            if !regular && is_kafka_file_name(&file_name) {
-                self.warn(&shown, "a link or special file, not a regular file");
+            if let Some(why) = not_regular.filter(|_| is_kafka_file_name(&file_name)) {
+                self.warn(&shown, why);
             }
             return Ok(None);
         }
@@ -384,14 +436,14 @@ impl Extractor<'_> {
             );
             return Ok(None);
         }
-        if size > *self.budget {
+        if on_disk && size > *self.budget {
             self.warn(
                 &shown,
                 "the extraction cap (total bytes of Kafka files taken from archives) is reached: this file and later ones are not analysed",
             );
             return Ok(None);
         }
-        if let Some(why) = self.beyond_bounds(size) {
+        if let Some(why) = self.beyond_bounds(size).filter(|_| on_disk) {
             self.warn(&shown, &why);
             return Ok(None);
         }
@@ -471,22 +523,81 @@ impl Extractor<'_> {
     }
 
     fn tar(&mut self, path: &Path, kind: ArchiveKind) -> io::Result<()> {
-        let file = BufReader::with_capacity(64 << 10, File::open(path)?);
+        let file = File::open(path)?;
+        if kind == ArchiveKind::Tar && InPlace::supported() {
+            return self.tar_in_place(file);
+        }
+        let file = BufReader::with_capacity(64 << 10, file);
         let reader: Box<dyn Read> = match kind {
             ArchiveKind::TarGz => Box::new(flate2::read::MultiGzDecoder::new(file)),
             ArchiveKind::TarZst => Box::new(zstd::stream::read::Decoder::with_buffer(file)?),
             _ => Box::new(file),
         };
-        let mut ar = tar::Archive::new(reader);
+        let gap = metered::Gap::default();
+        let mut ar = tar::Archive::new(metered::Metered::new(reader, &gap));
+        gap.open();
         for entry in ar.entries()? {
+            gap.close();
             let mut entry = entry?;
             let name = entry.path()?.into_owned();
-            let regular = entry.header().entry_type().is_file();
-            let size = entry.header().size()?;
-            if let Some(dest) = self.admit(&name, regular, size)? {
-                self.copy(&mut entry, &dest, size)?;
+            let not_regular = not_regular(entry.header().entry_type());
+            // The data's length: a PAX `size` record overrides the header's field.
+            let size = entry.size();
+            match self.admit(&name, size, not_regular, true)? {
+                Some(dest) => self.copy(&mut entry, &dest, size)?,
+                // Read past here, not by the reader between entries (which is bounded).
+                None => drop(io::copy(&mut entry, &mut io::sink())?),
             }
             self.last = Some(name.display().to_string());
+            gap.open();
+        }
+        Ok(())
+    }
+
+    /// An uncompressed tar: its headers are read (the data between them skipped by
+    /// seeking), and its segments, indexes and snapshots are read in place, where they lie
+    /// in the archive (see `read::segment`'s `inplace`); nothing of them reaches the disk.
+    /// The archive's other Kafka files (checkpoints, properties: small text files several
+    /// readers open by path) are copied, which cannot take more room than the archive.
+    fn tar_in_place(&mut self, file: File) -> io::Result<()> {
+        let archive_len = file.metadata()?.len();
+        let shared = Arc::new(file.try_clone()?);
+        let gap = metered::Gap::default();
+        let file = BufReader::with_capacity(64 << 10, file);
+        let mut ar = tar::Archive::new(metered::Metered::new(file, &gap));
+        gap.open();
+        for entry in ar.entries_with_seek()? {
+            gap.close();
+            let mut entry = entry?;
+            let name = entry.path()?.into_owned();
+            let size = entry.size();
+            let at = entry.raw_file_position();
+            // Seeking past the end raises no error: a member cut short is found here.
+            if at.checked_add(size).is_none_or(|end| end > archive_len) {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "{} is cut short: the archive ends {} bytes into its {size} bytes",
+                        name.display(),
+                        archive_len.saturating_sub(at)
+                    ),
+                ));
+            }
+            let not_regular = not_regular(entry.header().entry_type());
+            let placed = name
+                .file_name()
+                .is_some_and(|n| read_in_place(&n.to_string_lossy()));
+            if let Some(dest) = self.admit(&name, size, not_regular, !placed)? {
+                if placed {
+                    self.in_place.place(&dest, &shared, at, size)?;
+                    self.files += 1;
+                } else {
+                    self.copy(&mut entry, &dest, size)?;
+                }
+            }
+            self.last = Some(name.display().to_string());
+            // The data not read is skipped by seeking: only headers count.
+            gap.open();
         }
         Ok(())
     }
@@ -500,7 +611,8 @@ impl Extractor<'_> {
             let link = entry.unix_mode().is_some_and(|m| m & 0o170000 == 0o120000);
             let regular = entry.is_file() && !link;
             let size = entry.size();
-            if let Some(dest) = self.admit(&raw, regular, size)? {
+            let not_regular = (!regular).then_some(NOT_REGULAR);
+            if let Some(dest) = self.admit(&raw, size, not_regular, true)? {
                 self.copy(&mut entry, &dest, size)?;
             }
             self.last = Some(raw.display().to_string());
@@ -602,123 +714,6 @@ impl Prepared {
 mod bounds_tests;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kafka_file_names() {
-        for n in [
-            "00000000000000000000.log",
-            "00000000000000000000.index",
-            "00000000000000000017.snapshot",
-            "leader-epoch-checkpoint",
-            "replication-offset-checkpoint",
-            "meta.properties",
-            "partition.metadata",
-            "00000000000000000000.log.deleted",
-            "00000000000000000000.checkpoint",
-        ] {
-            assert!(is_kafka_file_name(n), "{n}");
-        }
-        for n in ["README.md", "notes.txt", ".log", "server.properties"] {
-            assert!(!is_kafka_file_name(n), "{n}");
-        }
-    }
-
-    fn tar_of(files: &[(&str, usize)]) -> Vec<u8> {
-        let mut b = tar::Builder::new(Vec::new());
-        for (name, size) in files {
-            let mut h = tar::Header::new_gnu();
-            h.set_size(*size as u64);
-            h.set_mode(0o644);
-            h.set_cksum();
-            b.append_data(&mut h, name, vec![0u8; *size].as_slice())
-                .unwrap();
-        }
-        b.into_inner().unwrap()
-    }
-
-    fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!(
-            "klogscan-archive-test-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
-
-    #[test]
-    fn absurd_entries_and_the_total_cap_are_refused_and_said() {
-        let d = scratch("limits");
-        let ar = d.join("b.tar");
-        std::fs::write(
-            &ar,
-            tar_of(&[
-                ("t-0/00000000000000000000.log", 100),
-                ("t-0/00000000000000000000.index", 5000),
-                ("t-1/00000000000000000000.log", 300),
-                ("t-1/notes.txt", 10),
-            ]),
-        )
-        .unwrap();
-        let limits = Limits {
-            max_total_bytes: 350,
-            max_entry_bytes: 1000,
-            max_entries: 100,
-            ..Limits::default()
-        };
-        let p = prepare(std::slice::from_ref(&ar), &limits).unwrap();
-        let root = &p.paths[0];
-        assert!(root.join("t-0/00000000000000000000.log").is_file());
-        assert!(
-            !root.join("t-0/00000000000000000000.index").exists(),
-            "above one file's limit"
-        );
-        assert!(
-            !root.join("t-1/00000000000000000000.log").exists(),
-            "above the total cap"
-        );
-        assert!(!root.join("t-1/notes.txt").exists(), "not a Kafka file");
-        let w = p.warnings.join("\n");
-        assert!(
-            w.contains("above the 1000 bytes allowed for one file"),
-            "{w}"
-        );
-        assert!(w.contains("extraction cap"), "{w}");
-        assert_eq!(
-            p.display(&root.join("t-0").display().to_string()),
-            format!("{}!/t-0", ar.display())
-        );
-        let tmp = root.clone();
-        drop(p);
-        assert!(
-            !tmp.exists(),
-            "the temporary directory is removed with the inputs"
-        );
-        let too_many = Limits {
-            max_entries: 2,
-            ..Limits::default()
-        };
-        let p = prepare(std::slice::from_ref(&ar), &too_many).unwrap();
-        // The entries before the limit are analysed.
-        assert!(p.paths[0].join("t-0/00000000000000000000.log").is_file());
-        assert!(
-            p.failed[0].1.contains("more than 2 entries"),
-            "{:?}",
-            p.failed
-        );
-        let _ = std::fs::remove_dir_all(&d);
-    }
-
-    #[test]
-    fn escaping_paths_are_refused() {
-        assert!(safe_relative(Path::new("../etc/passwd")).is_err());
-        assert!(safe_relative(Path::new("/etc/passwd")).is_err());
-        assert!(safe_relative(Path::new("a/../../b")).is_err());
-        assert_eq!(
-            safe_relative(Path::new("./data/t-0/x.log")).unwrap(),
-            PathBuf::from("data/t-0/x.log")
-        );
-    }
-}
+mod inplace_tests;
+#[cfg(test)]
+mod tests;

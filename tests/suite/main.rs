@@ -6,6 +6,7 @@
 #![warn(clippy::too_many_lines)]
 mod common;
 
+mod archive_in_place;
 mod bounded_windows;
 mod bundle;
 mod bundle_cli;

@@ -166,8 +166,8 @@ pub fn rebuild(
     if m.encrypted {
         return Err(invalid("the object is encrypted".into()));
     }
-    let mut src = std::fs::File::open(log)?;
-    let have = src.metadata()?.len();
+    // Through the read layer: an object inside an uncompressed archive is read in place.
+    let (src, have) = crate::read::segment::open_regular(log)?;
     let want = m.chunk_index.transformed_size();
     if have != want {
         return Err(invalid(format!(
@@ -175,7 +175,7 @@ pub fn rebuild(
         )));
     }
     let mut out = std::io::BufWriter::new(tempfile::NamedTempFile::new()?);
-    rebuild_into(&mut src, m, limit, &mut out)?;
+    rebuild_into(&mut src.reader(), m, limit, &mut out)?;
     out.into_inner().map_err(|e| e.into_error())
 }
 

@@ -25,6 +25,16 @@ fn prepared(dir: &tempfile::TempDir, name: &str, bytes: &[u8], limits: &Limits) 
 
 const LOG: &str = "t-0/00000000000000000000.log";
 
+/// A file's bytes as the read layer gives them (an uncompressed tar's segments are read in
+/// place: their paths are placeholders whose own bytes are a hole).
+pub(super) fn content(p: &Path) -> Vec<u8> {
+    use crate::read::segment::{ReadPolicy, read_file};
+    let read = read_file(p, ReadPolicy::Read, None).unwrap().to_vec();
+    let mapped = read_file(p, ReadPolicy::Map, None).unwrap().to_vec();
+    assert_eq!(read, mapped, "{}", p.display());
+    read
+}
+
 #[test]
 fn a_bomb_stops_at_the_ratio_past_the_floor() {
     let d = tempfile::tempdir().unwrap();
@@ -68,14 +78,27 @@ fn an_entry_larger_than_the_free_space_is_refused_by_name() {
         max_ratio: u64::MAX,
         ..Limits::default()
     };
-    let p = prepared(&d, "huge.tar", h.as_bytes(), &limits);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    io::Write::write_all(&mut gz, h.as_bytes()).unwrap();
+    let p = prepared(&d, "huge.tar.gz", &gz.finish().unwrap(), &limits);
     let w = p.warnings.join("\n");
     assert!(
         w.contains(&format!(
-            "huge.tar!/{LOG}: skipped: 1125899906842624 bytes, more than the temporary file system"
+            "huge.tar.gz!/{LOG}: skipped: 1125899906842624 bytes, more than the temporary file system"
         )),
         "{w}"
     );
+    // Uncompressed, the member is read in place: a size past the archive's end is an
+    // archive cut short, named, and nothing is placed.
+    let p = prepared(&d, "huge.tar", h.as_bytes(), &limits);
+    let why = &p.failed[0].1;
+    assert!(
+        why.contains(&format!(
+            "{LOG} is cut short: the archive ends 0 bytes into its 1125899906842624 bytes"
+        )),
+        "{why}"
+    );
+    assert!(p.paths.is_empty(), "{:?}", p.paths);
 }
 
 #[test]
@@ -98,7 +121,7 @@ fn a_cut_archive_keeps_its_readable_prefix_and_names_where_it_stops() {
         "{why}"
     );
     let root = &p.paths[0];
-    assert_eq!(std::fs::read(root.join(LOG)).unwrap(), b"first");
+    assert_eq!(content(&root.join(LOG)), b"first");
     assert!(root.join("t-0/00000000000000000000.index").is_file());
     assert!(
         !root.join("t-1/00000000000000000000.log").exists(),
@@ -133,7 +156,7 @@ fn clashing_and_repeated_entries_are_named() {
         )),
         "{w}"
     );
-    assert_eq!(std::fs::read(p.paths[0].join(LOG)).unwrap(), b"two");
+    assert_eq!(content(&p.paths[0].join(LOG)), b"two");
     assert!(
         w.contains("c.tar!/t-0/00000000000000000000.log/00000000000000000001.log: skipped: its directory cannot be made"),
         "{w}"

@@ -282,7 +282,7 @@ pub(crate) fn dump_log_file(
 /// dropped with everything after it, and the dump goes on sequentially from its start:
 /// the output is always the sequential walk's, byte for byte.
 fn dump_pieces(
-    file: &std::fs::File,
+    file: &crate::read::segment::Handle,
     len: u64,
     d: &mut Dumper<'_>,
     out: &mut dyn Write,
@@ -313,7 +313,7 @@ fn dump_pieces(
     }
     /// The rest of the file from `start` on, sequentially into `d`.
     fn sequential_from(
-        file: &std::fs::File,
+        file: &crate::read::segment::Handle,
         len: u64,
         d: &mut Dumper<'_>,
         start: usize,

@@ -43,7 +43,7 @@ enum Source {
     /// even if the path is replaced meanwhile) up to `size`, the length seen at the start
     /// (a segment that may still be appended to: bytes written later are not read, as in
     /// the sequential walk).
-    Read { file: std::fs::File, size: u64 },
+    Read { file: segment::Handle, size: u64 },
 }
 
 /// A segment split into pieces.

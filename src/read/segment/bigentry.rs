@@ -11,10 +11,9 @@
 //! ensureValid`), CRC-32 from the magic byte (byte 16) for magic 0/1
 //! (`LegacyRecord.ensureValid`).
 
-use super::{FileData, read_exact_at};
+use super::{FileData, Handle, read_exact_at};
 use crate::read::format::RawEntry;
 use crate::read::format::batch::V2_HEADER_SIZE;
-use std::fs::File;
 use std::io;
 
 /// Entries larger than this are CRC-checked streaming when the walk asks for [`Item`]s
@@ -181,7 +180,7 @@ fn big_item<'a>(data: Option<&FileData>, e: RawEntry<'a>) -> Item<'a> {
 /// first bytes (at least [`V2_HEADER_SIZE`]), the rest is read in `scratch`-sized chunks
 /// with `pread` and CRC-checked as it comes, never held.
 pub(super) fn read_big(
-    file: &File,
+    file: &Handle,
     position: u64,
     len: u64,
     have: &[u8],

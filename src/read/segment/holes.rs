@@ -9,6 +9,7 @@
 //! the file system keeps no hole information it reports the whole file as data, and the
 //! walks read every byte as before.
 
+use super::Handle;
 use std::fs::File;
 
 /// Data extents looked at before giving up on finding where the data ends (a crafted file
@@ -17,8 +18,18 @@ const MAX_EXTENTS: usize = 4096;
 
 /// Where the data of `file`'s first `len` bytes ends: the start of the hole that runs
 /// from there to `len` (its bytes read as zeros), or `len` when there is none or the file
-/// system cannot tell. Moves the file's position (the walks read with `pread`).
-pub(crate) fn data_end(file: &File, len: u64) -> u64 {
+/// system cannot tell. Moves the descriptor's position (the walks read with `pread`). For
+/// a member of an archive read in place the holes are the archive's, within the member.
+pub(crate) fn data_end(file: &Handle, len: u64) -> u64 {
+    let (raw, base) = file.raw();
+    match base.checked_add(len) {
+        Some(end) => file_data_end(raw, base, end).saturating_sub(base),
+        None => len,
+    }
+}
+
+/// [`data_end`] over `[from, len)` of a plain descriptor.
+fn file_data_end(file: &File, from: u64, len: u64) -> u64 {
     #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
     {
         use std::os::fd::AsRawFd;
@@ -33,7 +44,7 @@ pub(crate) fn data_end(file: &File, len: u64) -> u64 {
                 Some(Err(std::io::Error::last_os_error().raw_os_error()))
             }
         };
-        let mut at = 0u64;
+        let mut at = from;
         for _ in 0..MAX_EXTENTS {
             let hole = match seek(at, libc::SEEK_HOLE) {
                 Some(Ok(h)) if h < len => h,
@@ -51,7 +62,7 @@ pub(crate) fn data_end(file: &File, len: u64) -> u64 {
     }
     #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
     {
-        let _ = file;
+        let _ = (file, from);
         len
     }
 }
@@ -68,15 +79,15 @@ mod tests {
         std::os::unix::fs::FileExt::write_all_at(&f, &[1u8; 5000], 0).unwrap();
         f.set_len(64 << 20).unwrap();
         let f = std::fs::File::open(&p).unwrap();
-        let end = data_end(&f, 64 << 20);
+        let end = file_data_end(&f, 0, 64 << 20);
         // The file system rounds to its blocks; without hole support it says `len`.
         assert!(end == 64 << 20 || (5000..=1 << 20).contains(&end), "{end}");
         // Data after a hole: the hole inside is not the end.
         let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
         std::os::unix::fs::FileExt::write_all_at(&f, &[1u8; 10], (64 << 20) - 10).unwrap();
         let f = std::fs::File::open(&p).unwrap();
-        assert_eq!(data_end(&f, 64 << 20), 64 << 20);
+        assert_eq!(file_data_end(&f, 0, 64 << 20), 64 << 20);
         // A length inside the data.
-        assert_eq!(data_end(&f, 3000), 3000);
+        assert_eq!(file_data_end(&f, 0, 3000), 3000);
     }
 }

@@ -4,6 +4,10 @@
 //!   with `O_NONBLOCK` (a FIFO swapped in by a race cannot block the open or a read) and
 //!   checks the type of what was opened (`fstat`). Anything else fails with
 //!   [`NotRegularFile`] inside the `io::Error`.
+//! * A file opens as a [`Handle`]: a regular file, or a member of an uncompressed tar read in
+//!   place (`inplace`: the path is a placeholder the archive reader registered, the bytes a
+//!   range of the archive). Every read here — maps, `pread`s, whole-file loads, the hole
+//!   search — counts offsets from the member's start and stops at its end.
 //! * One function, [`policy`], decides whether a file is mapped or read, from the user's
 //!   [`MmapMode`] (`--mmap auto|never`): under `auto` every segment is mapped (guarded).
 //! * A map is made only under the SIGBUS guard (`mapguard`): a file truncated under the
@@ -17,6 +21,8 @@
 //!   larger than [`READ_BUDGET`] is refused too rather than allocated.
 
 mod holes;
+mod inplace;
+pub use inplace::InPlace;
 mod mapguard;
 pub use mapguard::enable_guarded_maps;
 mod open;

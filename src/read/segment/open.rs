@@ -3,7 +3,7 @@
 //! whole-file loads bounded.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::ops::Deref;
 use std::path::Path;
 
@@ -126,14 +126,136 @@ pub(crate) fn special_type(ft: std::fs::FileType) -> Option<&'static str> {
     (!ft.is_file()).then(|| type_name(ft))
 }
 
+/// An opened file to read from: a regular file, or a member of an uncompressed archive
+/// read in place (a byte range of the archive, see `inplace`). Offsets given to its reads
+/// count from the start of the file (the member); a member's reads never pass its end.
+#[derive(Debug)]
+pub struct Handle {
+    file: File,
+    /// Where the file's first byte is in `file` (0 but for a member).
+    base: u64,
+    /// A member's length (its reads stop there); `None` for a file of its own.
+    limit: Option<u64>,
+}
+
+impl Handle {
+    /// The descriptor and the position of the file's first byte in it.
+    pub(super) fn raw(&self) -> (&File, u64) {
+        (&self.file, self.base)
+    }
+
+    /// How many of the file's bytes the descriptor holds now (a file that shrank, or an
+    /// archive cut short under a member, reads fewer).
+    pub fn current_len(&self) -> io::Result<u64> {
+        let len = self.file.metadata()?.len().saturating_sub(self.base);
+        Ok(self.limit.map_or(len, |l| l.min(len)))
+    }
+
+    /// `pread` of up to `buf.len()` bytes at `offset`; 0 at the end (of a member: its end).
+    pub fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let n = match self.limit {
+            Some(l) => {
+                usize::try_from(l.saturating_sub(offset)).map_or(buf.len(), |r| r.min(buf.len()))
+            }
+            None => buf.len(),
+        };
+        if n == 0 {
+            return Ok(0);
+        }
+        let at = self
+            .base
+            .checked_add(offset)
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::FileExt::read_at(&self.file, &mut buf[..n], at)
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Seek, SeekFrom};
+            let mut f = self.file.try_clone()?;
+            f.seek(SeekFrom::Start(at))?;
+            f.read(&mut buf[..n])
+        }
+    }
+
+    /// `pread` of exactly `buf.len()` bytes at `offset` (`UnexpectedEof` past the end).
+    pub fn read_exact_at(&self, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+        while !buf.is_empty() {
+            match self.read_at(buf, offset) {
+                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => {
+                    buf = &mut buf[n..];
+                    offset += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Handle {
+    /// The file read in sequence from its start (`Read` and `Seek` over `pread`: the
+    /// descriptor's own position is not used).
+    pub fn reader(&self) -> HandleReader<'_> {
+        HandleReader {
+            handle: self,
+            pos: 0,
+        }
+    }
+}
+
+/// A [`Handle`] read in sequence: see [`Handle::reader`].
+#[derive(Debug)]
+pub struct HandleReader<'a> {
+    handle: &'a Handle,
+    pos: u64,
+}
+
+impl io::Read for HandleReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.handle.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl io::Seek for HandleReader<'_> {
+    fn seek(&mut self, to: io::SeekFrom) -> io::Result<u64> {
+        let (from, by) = match to {
+            io::SeekFrom::Start(n) => (0, i128::from(n)),
+            io::SeekFrom::Current(d) => (self.pos, i128::from(d)),
+            io::SeekFrom::End(d) => (self.handle.current_len()?, i128::from(d)),
+        };
+        let at = u64::try_from(i128::from(from) + by)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a seek before the start"))?;
+        self.pos = at;
+        Ok(at)
+    }
+}
+
 /// Open `path` read-only, only if it is a regular file (symlinks to one are followed):
 /// checked before the open (`stat`) and on the opened handle (`fstat`), and opened with
-/// `O_NONBLOCK` so that a FIFO put in its place between the two cannot block. Returns
-/// the handle and its length.
-pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
+/// `O_NONBLOCK` so that a FIFO put in its place between the two cannot block. A
+/// placeholder of an archive member read in place opens the member's range of the
+/// archive instead. Returns the handle and its length.
+pub fn open_regular(path: &Path) -> io::Result<(Handle, u64)> {
     let not_regular = |t| io::Error::new(io::ErrorKind::InvalidInput, NotRegularFile(t));
-    if let Some(t) = special_type(std::fs::metadata(path)?.file_type()) {
+    let meta = std::fs::metadata(path)?;
+    if let Some(t) = special_type(meta.file_type()) {
         return Err(not_regular(t));
+    }
+    if let Some(m) = super::inplace::lookup(&meta) {
+        let handle = Handle {
+            file: m.archive.try_clone()?,
+            base: m.offset,
+            limit: Some(m.len),
+        };
+        // The archive cut short since it was listed reads as a file that shrank.
+        let len = handle.current_len()?;
+        return Ok((handle, len));
     }
     let mut o = std::fs::OpenOptions::new();
     o.read(true);
@@ -147,15 +269,21 @@ pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
     if let Some(t) = special_type(meta.file_type()) {
         return Err(not_regular(t));
     }
-    Ok((file, meta.len()))
+    let handle = Handle {
+        file,
+        base: 0,
+        limit: None,
+    };
+    Ok((handle, meta.len()))
 }
 
 /// The bytes of a file, mapped or read.
 pub struct FileData(Inner);
 
 enum Inner {
-    /// The guard is dropped before the map (field order).
-    Mapped(super::mapguard::Guard, memmap2::Mmap),
+    /// The guard is dropped before the map (field order). The file's bytes start `skew`
+    /// bytes into the map (a map starts on a page; an archive member need not).
+    Mapped(super::mapguard::Guard, memmap2::Mmap, usize),
     Owned(Vec<u8>),
 }
 
@@ -163,7 +291,7 @@ impl Deref for FileData {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match &self.0 {
-            Inner::Mapped(_, m) => m,
+            Inner::Mapped(_, m, skew) => &m[*skew..],
             Inner::Owned(v) => v,
         }
     }
@@ -179,7 +307,7 @@ impl FileData {
     /// failing page on were zeros, not the file, and nothing derived from them holds.
     pub fn changed(&self) -> bool {
         match &self.0 {
-            Inner::Mapped(g, _) => g.changed(),
+            Inner::Mapped(g, ..) => g.changed(),
             Inner::Owned(_) => false,
         }
     }
@@ -197,7 +325,7 @@ impl FileData {
     /// scanning a production broker; KIP-824's concern).
     pub fn release(&self) {
         #[cfg(unix)]
-        if let Inner::Mapped(_, m) = &self.0 {
+        if let Inner::Mapped(_, m, _) = &self.0 {
             // SAFETY: the map is read-only and file-backed: dropping its pages loses no
             // data, later reads fault them in again from the file.
             let _ = unsafe { m.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
@@ -207,16 +335,20 @@ impl FileData {
 
 /// Map `want` bytes of `file` under the SIGBUS guard; `None` when the map or the guard
 /// cannot be made (the caller reads instead).
-pub(super) fn guarded_map(file: &File, want: u64) -> Option<FileData> {
-    let want = usize::try_from(want).ok()?;
+pub(super) fn guarded_map(file: &Handle, want: u64) -> Option<FileData> {
+    const PAGE: u64 = 4096;
+    let (f, base) = file.raw();
+    let start = base / PAGE * PAGE;
+    let skew = usize::try_from(base - start).ok()?;
+    let len = usize::try_from(want).ok()?.checked_add(skew)?;
     // SAFETY: the map is read-only. A file that shrinks or fails under it raises SIGBUS
     // on access; the guard registered before the map is returned turns that into zero
     // pages and a `changed` mark (see `mapguard`); without a guard the map is dropped.
-    let map = unsafe { memmap2::MmapOptions::new().len(want).map(file) }.ok()?;
+    let map = unsafe { memmap2::MmapOptions::new().offset(start).len(len).map(f) }.ok()?;
     let guard = super::mapguard::Guard::register(map.as_ptr(), map.len())?;
     #[cfg(unix)]
     let _ = map.advise(memmap2::Advice::Sequential);
-    Some(FileData(Inner::Mapped(guard, map)))
+    Some(FileData(Inner::Mapped(guard, map, skew)))
 }
 
 /// Map at most `max_bytes` of `path` (all of it when `None`) under the guard; `Ok(None)`
@@ -236,9 +368,23 @@ pub fn map_file(path: &Path, max_bytes: Option<u64>) -> io::Result<Option<FileDa
 /// Read `want` bytes of `file` from its start, growing the buffer as bytes arrive (never
 /// allocated at the length the file claims: a sparse or lying length costs nothing until
 /// read). A file shorter than `want` is returned as it is.
-fn read_owned(file: &File, want: u64) -> io::Result<FileData> {
-    let mut buf = Vec::with_capacity(usize::try_from(want.min(1 << 20)).unwrap_or(0));
-    file.take(want).read_to_end(&mut buf)?;
+fn read_owned(file: &Handle, want: u64) -> io::Result<FileData> {
+    const STEP: u64 = 1 << 20;
+    let mut buf = Vec::with_capacity(usize::try_from(want.min(STEP)).unwrap_or(0));
+    let mut at = 0u64;
+    while at < want {
+        let filled = buf.len();
+        let step = usize::try_from((want - at).min(STEP)).unwrap_or(0);
+        buf.resize(filled + step, 0);
+        let got = file.read_at(&mut buf[filled..], at);
+        buf.truncate(filled + *got.as_ref().unwrap_or(&0));
+        match got {
+            Ok(0) => break,
+            Ok(n) => at += n as u64,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
     Ok(FileData(Inner::Owned(buf)))
 }
 
@@ -344,10 +490,10 @@ impl FileData {
     /// Release `[from, to)` of a mapped file (rounded inward to whole pages).
     pub fn release_range(&self, from: usize, to: usize) {
         #[cfg(unix)]
-        if let Inner::Mapped(_, m) = &self.0 {
+        if let Inner::Mapped(_, m, skew) = &self.0 {
             const PAGE: usize = 4096;
-            let from = from.div_ceil(PAGE) * PAGE;
-            let to = to / PAGE * PAGE;
+            let from = (from + skew).div_ceil(PAGE) * PAGE;
+            let to = (to + skew) / PAGE * PAGE;
             if to > from {
                 // SAFETY: read-only, file-backed map: dropping pages loses nothing, and
                 // no reference into the range outlives the walk step that released it.

@@ -4,7 +4,6 @@
 //! [`super::read_file`].
 
 use super::*;
-use std::fs::File;
 use std::io;
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -140,7 +139,7 @@ pub(crate) fn walk_items_chunked(
 /// Walk the entries of `file`'s first `total` bytes (mapped under [`ReadPolicy::Map`]
 /// when a guarded map can be made, else read in chunks) and return how they end.
 fn walk_prefix(
-    file: &File,
+    file: &Handle,
     total: u64,
     policy: ReadPolicy,
     chunk_size: usize,
@@ -181,8 +180,8 @@ fn walk_prefix(
 
 /// A short read of a file that is now shorter than `expected` is the file changing under
 /// us ([`ChangedDuringRead`]), not a plain I/O error.
-pub fn changed_if_shrunk(e: io::Error, file: &File, expected: u64) -> io::Error {
-    if e.kind() == io::ErrorKind::UnexpectedEof && file.metadata().is_ok_and(|m| m.len() < expected)
+pub fn changed_if_shrunk(e: io::Error, file: &Handle, expected: u64) -> io::Error {
+    if e.kind() == io::ErrorKind::UnexpectedEof && file.current_len().is_ok_and(|l| l < expected)
     {
         io::Error::other(ChangedDuringRead)
     } else {
@@ -208,7 +207,7 @@ fn is_zero(b: &[u8]) -> bool {
 /// CRC-checked streaming ([`Item::Big`]). With `None` every entry is buffered whole (up to
 /// 2 GiB when one declares that much).
 pub(crate) fn walk_read_items(
-    file: &File,
+    file: &Handle,
     start: u64,
     total: u64,
     chunk_size: usize,
@@ -239,7 +238,7 @@ const KEEP_READ_BUF: usize = 2 * CHUNK_SIZE;
 /// this walk put there are).
 fn walk_read_items_in(
     buf: &mut Vec<u8>,
-    file: &File,
+    file: &Handle,
     start: u64,
     total: u64,
     chunk_size: usize,
@@ -310,7 +309,7 @@ struct Window {
 
 impl Window {
     /// Read on so that `buf[..want]` holds the file from `base`.
-    fn fill_to(&mut self, buf: &mut Vec<u8>, file: &File, want: usize) -> io::Result<()> {
+    fn fill_to(&mut self, buf: &mut Vec<u8>, file: &Handle, want: usize) -> io::Result<()> {
         ensure_len(buf, want)?;
         read_exact_at(file, &mut buf[self.filled..want], self.read_to)?;
         self.filled = want;
@@ -326,7 +325,7 @@ impl Window {
     fn read_unfinished(
         &mut self,
         buf: &mut Vec<u8>,
-        file: &File,
+        file: &Handle,
         pos: u64,
         total: u64,
         chunk_size: usize,
@@ -390,7 +389,7 @@ impl Window {
     fn classify_rest(
         &self,
         buf: &[u8],
-        file: &File,
+        file: &Handle,
         total: u64,
         tail: crate::read::format::Tail,
     ) -> io::Result<crate::read::format::Tail> {
@@ -550,7 +549,7 @@ pub const SYNC_WINDOW: usize = 4 << 20;
 /// found in a window of at most [`SYNC_WINDOW`] (and at most `limit`) bytes read with
 /// `pread`. `len`: the file length the caller works with; `window`: a reused buffer.
 pub fn read_sync_point(
-    file: &File,
+    file: &Handle,
     from: usize,
     limit: usize,
     len: usize,
@@ -575,18 +574,8 @@ pub fn read_sync_point(
 
 /// `pread` of exactly `buf.len()` bytes at `offset` (no shared file position, so pieces
 /// of one file can be read in parallel).
-pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-    }
-    #[cfg(not(unix))]
-    {
-        use std::io::{Seek, SeekFrom};
-        let mut f = file.try_clone()?;
-        f.seek(SeekFrom::Start(offset))?;
-        f.read_exact(buf)
-    }
+pub fn read_exact_at(file: &Handle, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    file.read_exact_at(buf, offset)
 }
 
 /// How the walk of one piece `[start, stop)` of a file ended.
@@ -610,7 +599,7 @@ pub enum PieceEnd {
 /// read (a damaged piece cannot make its walk read the rest of the file). Entries larger
 /// than [`BIG_ENTRY`] are CRC-checked streaming, never held (see [`walk_entries_items`]).
 pub fn walk_read_piece_items(
-    file: &File,
+    file: &Handle,
     start: u64,
     stop: Option<u64>,
     total: u64,
@@ -620,7 +609,7 @@ pub fn walk_read_piece_items(
 }
 
 fn read_piece(
-    file: &File,
+    file: &Handle,
     start: u64,
     stop: Option<u64>,
     total: u64,
@@ -687,7 +676,7 @@ mod tests {
         // (as the files of a running broker are cached).
         {
             use std::os::fd::AsRawFd;
-            let f = File::open(&p).unwrap();
+            let f = std::fs::File::open(&p).unwrap();
             f.sync_all().unwrap();
             // SAFETY: plain advice on an open descriptor.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };

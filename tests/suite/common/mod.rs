@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod huge;
+#[cfg(target_os = "linux")]
+pub mod peak;
 pub mod run;
 pub mod small_batch;
 
