@@ -472,15 +472,23 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
     parts.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
     let (results, rest): (Vec<_>, Vec<_>) = parts
         .into_iter()
-        .map(|(_, _, f)| (f.result, (f.outcome, f.leader_epochs, f.log_dir)))
+        .map(|(_, _, f)| {
+            let rest = (f.outcome, f.leader_epochs, f.log_dir, f.recovery);
+            (f.result, rest)
+        })
         .unzip();
     // Each frame's versions were checked as it was read.
     let mut report = ScanReport::from_partition_results(results).unwrap_or_default();
-    for (p, (mut outcome, leader_epochs, log_dir)) in report.partitions.iter_mut().zip(rest) {
+    for (p, (mut outcome, leader_epochs, log_dir, recovery)) in
+        report.partitions.iter_mut().zip(rest)
+    {
         outcome.txns = std::mem::take(&mut p.carried.outcome.txns);
         p.carried.outcome = outcome;
         p.carried.leader_epochs = leader_epochs;
         p.carried.log_dir = log_dir.map(PathBuf::from);
+        if let Some(r) = recovery {
+            r.restore(p);
+        }
     }
     // The scan lists the unreadable paths' findings first, then the others of no
     // partition (each bundle's in its own order).

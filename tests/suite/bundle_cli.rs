@@ -126,6 +126,13 @@ fn damaged_foreign_and_other_version_bundles_are_input_errors() {
     let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
     assert!(r.err.contains("format version 1;"), "{}", r.err);
     assert!(r.err.contains("collect again"), "{}", r.err);
+    // A bundle of format 2 (before the recovery plans of truncating partitions travelled).
+    b[16..20].copy_from_slice(&2u32.to_le_bytes());
+    let p = write("v2.klb", &b);
+    refused(&p, "version 2");
+    let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
+    assert!(r.err.contains("format version 2;"), "{}", r.err);
+    assert!(r.err.contains("recovery plans"), "{}", r.err);
     let p = write("notes.klb", b"meeting notes\n");
     refused(&p, "a text file");
     let r = klogscan(&["merge".to_string(), s(&p)], None, 60);

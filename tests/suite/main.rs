@@ -9,6 +9,7 @@ mod common;
 mod bounded_windows;
 mod bundle;
 mod bundle_cli;
+mod bundle_lost;
 mod bundle_requests;
 mod bundle_shared_paths;
 mod checkpoints;
