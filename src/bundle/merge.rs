@@ -483,10 +483,11 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
 /// Each bundle's partitions move into the report's list as the bundle is consumed; the
 /// list is then put in discovery's order in place (no second list of partitions).
 fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
-    let total = bundles.iter().map(|(_, b)| b.partitions.len()).sum();
-    let mut partitions: Vec<PartitionReport> = Vec::with_capacity(total);
-    let mut own: Vec<Vec<Finding>> = Vec::with_capacity(total);
-    let mut keys: Vec<(Option<TopicPartition>, PathBuf)> = Vec::with_capacity(total);
+    // Grown as the bundles are consumed (not reserved up front): the list and the
+    // bundles' own lists then add up to one list of partitions at any time.
+    let mut partitions: Vec<PartitionReport> = Vec::new();
+    let mut own: Vec<Vec<Finding>> = Vec::new();
+    let mut keys: Vec<(Option<TopicPartition>, PathBuf)> = Vec::new();
     let mut loose: Vec<Finding> = Vec::new();
     let mut inputs = Vec::new();
     let mut errors = Vec::new();
