@@ -65,6 +65,7 @@ mod legacy;
 mod library_cli;
 mod library_surface;
 mod lost_range;
+mod merge_memory;
 mod onewalk;
 mod partitions_memory;
 mod precision;
