@@ -416,7 +416,7 @@ pub struct PartitionReport {
     /// Tiered storage: where the partition's history lives, remote and local (set by
     /// `cluster::tiering` for partitions with `__remote_log_metadata` events).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tiered: Option<TieredRanges>,
+    pub tiered: Option<Box<TieredRanges>>,
 }
 
 /// The part of a [`PartitionReport`] that is not in its JSON form: what the per-partition

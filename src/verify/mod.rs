@@ -272,54 +272,41 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     };
     // The file cross-checks of each partition, in parallel; each partition's collected
     // entries are dropped as soon as its index checks have read them.
-    // An indexed collect (one vector, written in place), then the `None`s dropped in
-    // place: a `filter_map` collect gathered per-thread chunks and copied them into a third
-    // vector, three vectors of partitions at once.
-    let verified: Vec<Option<PartitionVerification>> =
-        crate::partition::scan::with_threads(opts.scan.threads, || {
-            parts
-                .into_par_iter()
-                .zip(per_partition)
-                .map(|(mut r, mut findings)| {
-                    let i = *index_of.get(&r.path)?;
-                    let p = &inv.partitions[i];
-                    let ld = p
-                        .log_dir
-                        .as_ref()
-                        .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
-                        .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
-                    let prediction = checks::verify_one(
-                        p,
-                        ld,
-                        &r,
-                        opts,
-                        &findings_snapshot(&findings),
-                        &mut findings,
-                    );
-                    // The cross-checks' findings carry the partition's identity too.
-                    crate::discover::identity::apply_source(&r.source, &mut findings);
-                    release_working_state(&mut r);
-                    findings.sort_by_key(|f| {
-                        (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX))
-                    });
-                    crate::finding::assign_ids(&mut findings);
-                    Some(PartitionVerification {
-                        topic: r.topic.clone(),
-                        partition: r.partition,
-                        path: r.path.clone(),
-                        log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
-                        source: r.source.clone(),
-                        prediction,
-                        findings,
-                        scan: r,
-                    })
-                })
-                .collect()
-        });
-    #[allow(clippy::filter_map_identity)] // `flatten` would not collect in place
-    {
-        report.partitions = verified.into_iter().filter_map(|v| v).collect();
-    }
+    report.partitions = crate::partition::scan::with_threads(opts.scan.threads, || {
+        in_blocks(parts, per_partition, |mut r, mut findings| {
+            let i = *index_of.get(&r.path)?;
+            let p = &inv.partitions[i];
+            let ld = p
+                .log_dir
+                .as_ref()
+                .and_then(|d| inv.log_dirs.iter().position(|l| &l.path == d))
+                .map(|i| (&inv.log_dirs[i], &log_dirs[i]));
+            let prediction = checks::verify_one(
+                p,
+                ld,
+                &r,
+                opts,
+                &findings_snapshot(&findings),
+                &mut findings,
+            );
+            // The cross-checks' findings carry the partition's identity too.
+            crate::discover::identity::apply_source(&r.source, &mut findings);
+            release_working_state(&mut r);
+            findings
+                .sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
+            crate::finding::assign_ids(&mut findings);
+            Some(PartitionVerification {
+                topic: r.topic.clone(),
+                partition: r.partition,
+                path: r.path.clone(),
+                log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+                source: r.source.clone(),
+                prediction,
+                findings,
+                scan: r,
+            })
+        })
+    });
     for p in &report.partitions {
         report.findings.extend(p.findings.iter().cloned());
     }
@@ -340,6 +327,41 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     }
     report.summary = summarise(&report);
     report
+}
+
+/// Partitions verified at a time by [`in_blocks`].
+const BLOCK: usize = 4096;
+
+/// `verify_one` over every partition and its findings, in order, a [`BLOCK`] of partitions
+/// at a time taken off the end of the scan's vector, whose memory is given back as it
+/// goes (shrinking a vector's tail is done in place by the allocator): the scan's reports
+/// and the verifications made of them are never both whole. Before, both vectors were
+/// alive at the end (1 312 and 2 032 bytes a partition). A partition `verify_one` drops
+/// (`None`) is left out.
+fn in_blocks(
+    mut parts: Vec<PartitionReport>,
+    mut findings: Vec<Vec<Finding>>,
+    verify_one: impl Fn(PartitionReport, Vec<Finding>) -> Option<PartitionVerification> + Sync,
+) -> Vec<PartitionVerification> {
+    let mut out: Vec<PartitionVerification> = Vec::new();
+    while !parts.is_empty() {
+        let at = parts.len().saturating_sub(BLOCK);
+        let block = parts.split_off(at);
+        let block_findings = findings.split_off(at.min(findings.len()));
+        parts.shrink_to_fit();
+        findings.shrink_to_fit();
+        // An indexed collect (one vector, written in place), then the `None`s dropped.
+        let done: Vec<Option<PartitionVerification>> = block
+            .into_par_iter()
+            .zip(block_findings)
+            .map(|(r, f)| verify_one(r, f))
+            .collect();
+        out.reserve_exact(done.len());
+        // Blocks come last first: reversed here, and the whole once at the end.
+        out.extend(done.into_iter().rev().flatten());
+    }
+    out.reverse();
+    out
 }
 
 /// Free what only the cross-checks and the prediction read of a partition's scan (its

@@ -6,13 +6,13 @@
 //! open transaction concluded and dropped as each partition ends, the verify document
 //! written partition by partition rather than built whole), 100 000 empty partitions
 //! needed ≈ 6 KB each in `scan` and ≈ 16 KB each in `verify`: [`PARTITIONS`] of them then
-//! needed ≈ 120 MB and ≈ 320 MB of heap, above the limits below with the binary, its
-//! threads and arenas. Linux only (`ulimit -v` through `sh`, glibc's `MALLOC_ARENA_MAX`).
+//! needed ≈ 120 MB and ≈ 320 MB of heap, above the limits below with the binary and its
+//! threads. Linux only (`ulimit -v` through `sh`, glibc's `MALLOC_ARENA_MAX`).
 #![cfg(target_os = "linux")]
 
 use crate::common::run;
 
-use run::{assert_limit_binds, run_limited_ok};
+use run::{assert_limit_binds, run_limited_arenas};
 use std::path::Path;
 
 /// Empty partitions in the tree (≈ 80 MB of directory blocks on disk, in a temporary
@@ -20,10 +20,12 @@ use std::path::Path;
 const PARTITIONS: usize = 20_000;
 
 /// Address-space limits for a scan and a verify of [`PARTITIONS`] empty partitions (the
-/// binary, two threads, two arenas, and a few KB per partition). The debug build needs
-/// ≈ 152 MiB and ≈ 192 MiB here.
-const SCAN_LIMIT_MIB: u64 = 192;
-const VERIFY_LIMIT_MIB: u64 = 256;
+/// binary, two threads, one malloc arena, and a few KB per partition). Under one arena
+/// (`run::run_limited_arenas`) the debug build needs 106 MiB and 130 MiB here (41–46 MiB
+/// for one partition), the same in every run: ≈ 3.3 KB and ≈ 4.5 KB per empty partition.
+/// A run whose memory per partition grows by half fails.
+const SCAN_LIMIT_MIB: u64 = 136;
+const VERIFY_LIMIT_MIB: u64 = 168;
 
 /// Seconds a run may take before it counts as a hang (a debug build on a loaded machine).
 const SECS: u64 = 1200;
@@ -54,7 +56,8 @@ fn many_empty_partitions_scan_and_verify_within_a_bounded_address_space() {
     let path = dir.path().to_str().unwrap();
     for (command, limit) in [("scan", SCAN_LIMIT_MIB), ("verify", VERIFY_LIMIT_MIB)] {
         let args = [command, path, "--threads", "2", "--format", "json"];
-        let r = run_limited_ok(limit, &args, SECS);
+        let r = run_limited_arenas(limit, 1, &args, SECS);
+        assert_eq!(r.status.code(), Some(0), "{command}: {}", r.err);
         assert_eq!(partitions_in(&r.out), PARTITIONS as u64, "{command}");
         // The limit binds: far below what the binary needs, the same run fails.
         assert_limit_binds(24, &args, SECS);

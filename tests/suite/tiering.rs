@@ -287,8 +287,8 @@ fn report_shows_remote_and_local_ranges() {
     let r = klogscan::pipeline::scan(&[root], &ScanOptions::default());
     let p = r.partitions.iter().find(|p| p.topic == "orders").unwrap();
     assert_eq!(
-        p.tiered,
-        Some(klogscan::results::TieredRanges {
+        p.tiered.as_deref(),
+        Some(&klogscan::results::TieredRanges {
             log_start_offset: Some(20),
             remote: vec![(20, 39), (40, 59), (60, 79)],
             local_log_start_offset: Some(60),

@@ -204,7 +204,7 @@ pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     for (i, mut r) in analyse(report, inv, opts, false).1 {
         // What the scan replayed of the remote segments stays.
         r.replayed = report.partitions[i].tiered.take().and_then(|t| t.replayed);
-        report.partitions[i].tiered = Some(r);
+        report.partitions[i].tiered = Some(Box::new(r));
     }
 }
 

@@ -587,10 +587,10 @@ pub(super) fn scan_partition(
             &mut run.findings,
         );
         run.report.partially_read |= cut;
-        run.report.tiered = Some(crate::partition::results::TieredRanges {
+        run.report.tiered = Some(Box::new(crate::partition::results::TieredRanges {
             replayed: Some(replayed),
             ..Default::default()
-        });
+        }));
     }
     walk_units(&mut run, &logs, &segs, threads, piece);
     let (mut report, replay, mut findings) = run.finish();

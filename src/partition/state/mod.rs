@@ -258,7 +258,7 @@ impl Replay {
 
     /// The newest batch/marker timestamp seen so far (a default reference time for
     /// [`Replay::finish`] when the analyst gives none).
-    #[cfg(feature = "testkit")]
+    #[cfg(any(test, feature = "testkit"))]
     pub fn newest_timestamp(&self) -> Option<i64> {
         self.newest_timestamp
     }
@@ -327,7 +327,7 @@ impl Replay {
     }
 
     /// End of log: classify open transactions against `ref_time_ms` and conclude.
-    #[cfg(feature = "testkit")]
+    #[cfg(any(test, feature = "testkit"))]
     pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
         self.seal(true).finish(ref_time_ms, findings)
     }
