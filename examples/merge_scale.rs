@@ -7,7 +7,14 @@
 //!
 //! What the bundles hold: `klogscan::testkit::bundles`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// `klogscan collect` of one log dir into `file`.
+fn collect(dir: &Path, file: std::fs::File) -> std::io::Result<()> {
+    let opts = klogscan::partition::scan::ScanOptions::default();
+    klogscan::bundle::collect(&[dir.to_path_buf()], &opts, std::io::BufWriter::new(file))?;
+    Ok(())
+}
 
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,7 +23,7 @@ fn main() -> std::io::Result<()> {
         std::process::exit(2);
     };
     let (n, p): (usize, i32) = (n.parse().unwrap_or(100), p.parse().unwrap_or(1000));
-    let w = klogscan::testkit::bundles::write_bundles(&PathBuf::from(out), n, p)?;
+    let w = klogscan::testkit::bundles::write_bundles(&PathBuf::from(out), n, p, collect)?;
     println!(
         "{n} bundles x {p} partitions in {} ({} bytes, template {} bytes)",
         w.dir.display(),

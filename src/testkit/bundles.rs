@@ -10,7 +10,6 @@
 
 use super::files::LogDirBuilder;
 use super::scenario::{Batch, PartitionBuilder, Producer};
-use crate::partition::scan::ScanOptions;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -74,14 +73,20 @@ pub struct Written {
     pub template_bytes: u64,
 }
 
-/// Write `n` bundles of `p` partitions each into `<out>/bundles` (`b0000.klb`, …).
-pub fn write_bundles(out: &Path, n: usize, p: i32) -> std::io::Result<Written> {
+/// Write `n` bundles of `p` partitions each into `<out>/bundles` (`b0000.klb`, …);
+/// `collect` writes the template log dir's bundle into the file it is given (the caller's
+/// `klogscan::bundle::collect`: the testkit imports no stage of the analysis).
+pub fn write_bundles(
+    out: &Path,
+    n: usize,
+    p: i32,
+    collect: impl FnOnce(&Path, std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<Written> {
     std::fs::create_dir_all(out.join("bundles"))?;
     let out = out.canonicalize()?;
     let ld = template(&out, p)?;
     let tpl = out.join("template.klb");
-    let file = std::io::BufWriter::new(std::fs::File::create(&tpl)?);
-    crate::bundle::collect(&[ld], &ScanOptions::default(), file)?;
+    collect(&ld, std::fs::File::create(&tpl)?)?;
     std::fs::remove_dir_all(out.join("template"))?;
     let bytes = std::fs::read(&tpl)?;
     std::fs::remove_file(&tpl)?;

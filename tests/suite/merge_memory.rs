@@ -5,6 +5,7 @@
 //! findings in the report.
 
 use crate::common::run;
+use std::path::Path;
 
 use run::{assert_limit_binds, run_limited_arenas};
 
@@ -23,7 +24,13 @@ const SECS: u64 = 1200;
 #[test]
 fn twenty_thousand_partitions_merge_within_a_bounded_address_space() {
     let out = tempfile::tempdir().unwrap();
-    let w = klogscan::testkit::bundles::write_bundles(out.path(), BUNDLES, PARTITIONS).unwrap();
+    let collect = |dir: &Path, file: std::fs::File| {
+        let opts = klogscan::partition::scan::ScanOptions::default();
+        klogscan::bundle::collect(&[dir.to_path_buf()], &opts, std::io::BufWriter::new(file))?;
+        Ok(())
+    };
+    let w = klogscan::testkit::bundles::write_bundles(out.path(), BUNDLES, PARTITIONS, collect)
+        .unwrap();
     let dir = w.dir.to_str().unwrap();
     let args = ["merge", dir, "--format", "json", "--fail-on", "never"];
     let r = run_limited_arenas(LIMIT_MIB, 1, &args, SECS);
