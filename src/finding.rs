@@ -224,6 +224,8 @@ kinds! {
     RemoteMetadataUndecodable = "remote_metadata_undecodable", Error;
     /// A remote segment's objects that cannot be read (encrypted): only its metadata is checked.
     RemoteSegmentUnreadable = "remote_segment_unreadable", Info;
+    /// A remote segment's object with damaged batches (CRC, framing, header): served as stored.
+    RemoteSegmentCorrupt = "remote_segment_corrupt", Error;
 }
 
 impl fmt::Display for Kind {

@@ -88,16 +88,16 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
     // Its records are decoded once, for the confirmation, the coordinator's history rules
     // and the join (the walked bytes are dropped as they are decoded).
     let unscanned = crate::cluster::coordinator::walk_unscanned(report, inv, opts);
-    let logs = crate::cluster::coordinator::cluster::decode_logs(report, &unscanned, inv, opts);
+    let models = crate::cluster::coordinator::cluster::replay_logs(report, &unscanned, inv, opts);
     drop(unscanned);
     release_freed_memory();
-    crate::cluster::coordinator::annotate_logs(report, &logs, inv, opts);
+    crate::cluster::coordinator::annotate_models(report, &models, inv, opts);
     // Join each transaction's partitions and its coordinator record; it links
     // hanging transactions to their root cause in place and keeps the joined transactions.
     // The join works per producer id and per transaction in parallel: on the
     // scan's own number of threads.
     crate::partition::scan::with_threads(opts.threads, || {
-        crate::cluster::coordinator::cluster::check_logs(report, logs, inv, opts)
+        crate::cluster::coordinator::cluster::check_models(report, models, inv, opts)
     });
     release_freed_memory();
     for (_, check) in cluster_checks() {

@@ -61,6 +61,29 @@ impl RemoteHistory {
     }
 }
 
+/// What the walk of one remote object found it holds (`cluster::tiering` compares it with
+/// the segment's metadata).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct WalkedLog {
+    pub bytes: u64,
+    pub first_offset: Option<i64>,
+    pub last_offset: Option<i64>,
+    /// Bytes from the first that do not frame as a whole entry to the end (a bad tail).
+    pub invalid_bytes: u64,
+    /// `(partitionLeaderEpoch, first offset)` at each change of epoch of the v2 batches
+    /// (what `LeaderEpochFileCache` would hold for the segment).
+    pub leader_epochs: Vec<(i32, i64)>,
+}
+
+/// One remote object walked as a segment: what it holds, and the walk's integrity findings
+/// (as the local walk words them, named by the object; `cluster::tiering` reports them as
+/// findings about remote data).
+#[derive(Debug, Clone, Default)]
+pub struct ObjectWalk {
+    pub walked: WalkedLog,
+    pub findings: Vec<crate::finding::Finding>,
+}
+
 /// What the replay of a partition's remote segments covered.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RemoteReplayed {

@@ -104,6 +104,10 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             "CorruptRecordException",
             "a consumer fetching the batch fails and cannot advance past it without seeking",
         ),
+        Kind::RemoteSegmentCorrupt => consumer(
+            "KafkaException",
+            "CompletedFetch.maybeEnsureValid (check.crcs=true, the default) rejects the batch served from the remote tier (\"Record batch … is invalid\") on every poll: not retriable, the consumer stays at that offset until the application seeks past it",
+        ),
         Kind::ProducerEpochRegression => producer(
             "InvalidProducerEpochException",
             ProducerAbortable,

@@ -87,6 +87,7 @@ mod testkit_crosscheck;
 mod tiered_dump;
 mod tiered_history;
 mod tiering;
+mod tiering_corrupt;
 mod txn_state_history;
 mod txns;
 mod txns_memory;

@@ -29,7 +29,7 @@ fn history() -> PartitionBuilder {
 }
 
 /// Segments 0 and 1 copied, then segment 0 deleted by retention.
-fn rolled() -> TieredLog {
+pub(crate) fn rolled() -> TieredLog {
     let mut t = TieredLog::new(history());
     let r0 = t.copy(0);
     t.copy(1);
@@ -39,7 +39,7 @@ fn rolled() -> TieredLog {
 
 /// Segments 0–3 copied with retention deleting segment 0 in between (rolling), the local
 /// log from segment 3: log start 20, local log start 60.
-fn healthy() -> TieredLog {
+pub(crate) fn healthy() -> TieredLog {
     let mut t = rolled();
     t.copy(2);
     t.copy(3);
@@ -58,7 +58,7 @@ fn write(t: TieredLog, dir: &Path) -> TieredManifest {
 }
 
 /// The `.log` of the remote segment starting at `start`.
-fn remote_log(m: &TieredManifest, start: i64) -> std::path::PathBuf {
+pub(crate) fn remote_log(m: &TieredManifest, start: i64) -> std::path::PathBuf {
     let prefix = format!("{start:020}-");
     std::fs::read_dir(&m.remote_partition_dir)
         .unwrap()

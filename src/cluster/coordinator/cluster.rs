@@ -11,9 +11,10 @@ use crate::discover::identity::Identities;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::cluster::report::ScanReport;
 use crate::partition::results::ScanOptions;
-use crate::cluster::txns::{
-    self, CoordinatorLog, INPUT_VERSION, Origin, PartitionTxns, Target, TxnInputs, TxnOptions,
-};
+use super::model::CoordModel;
+#[cfg(feature = "testkit")]
+use crate::cluster::txns::TxnInputs;
+use crate::cluster::txns::{self, INPUT_VERSION, Origin, PartitionTxns, Target, TxnOptions};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -85,37 +86,38 @@ pub fn inputs_from(
     inv: &Inventory,
     opts: &ScanOptions,
 ) -> TxnInputs {
-    let logs = decode_logs(report, unscanned, inv, opts);
-    inputs_of(report, logs, inv)
+    let origins = Origins::new(inv);
+    let logs =
+        super::decode::decode_logs(report, unscanned, inv, opts, |path| origins.of(path).0);
+    TxnInputs {
+        version: INPUT_VERSION,
+        partitions: partitions_of(report, inv),
+        coordinator: logs,
+    }
 }
 
-/// The decoded records of every `__transaction_state` directory of `inv`
-/// ([`super::decode::decode_logs`]), each named by its identity (the join's [`Origin`]).
-pub fn decode_logs(
+/// The model of every `__transaction_state` directory of `inv`
+/// ([`super::decode::replay_logs`]), each named by its identity (the join's [`Origin`]).
+pub fn replay_logs(
     report: &mut ScanReport,
     unscanned: &UnscannedLogs,
     inv: &Inventory,
     opts: &ScanOptions,
-) -> Vec<CoordinatorLog> {
+) -> Vec<CoordModel> {
     let origins = Origins::new(inv);
-    super::decode::decode_logs(report, unscanned, inv, opts, |path| origins.of(path).0)
+    super::decode::replay_logs(report, unscanned, inv, opts, |path| origins.of(path).0)
 }
 
-/// The join's inputs: the partitions' transactions (moved out of `report`) and the
-/// coordinator's decoded `logs`.
-fn inputs_of(report: &mut ScanReport, logs: Vec<CoordinatorLog>, inv: &Inventory) -> TxnInputs {
+/// The join's partition inputs: each partition's transactions, moved out of `report`.
+fn partitions_of(report: &mut ScanReport, inv: &Inventory) -> Vec<PartitionTxns> {
     let origins = Origins::new(inv);
-    let mut out = TxnInputs {
-        version: INPUT_VERSION,
-        coordinator: logs,
-        ..Default::default()
-    };
+    let mut out = Vec::new();
     for p in report.partitions.iter_mut() {
         if p.topic == TRANSACTION_STATE_TOPIC {
             continue;
         }
         let (origin, _) = origins.of(&p.path);
-        out.partitions.push(PartitionTxns {
+        out.push(PartitionTxns {
             version: INPUT_VERSION,
             topic: p.topic.clone(),
             partition: p.partition,
@@ -138,25 +140,30 @@ pub fn check_from(
     inv: &Inventory,
     opts: &ScanOptions,
 ) {
-    let logs = decode_logs(report, unscanned, inv, opts);
-    check_logs(report, logs, inv, opts);
+    let models = replay_logs(report, unscanned, inv, opts);
+    check_models(report, models, inv, opts);
 }
 
-/// [`check_from`] with the coordinator's records already decoded ([`decode_logs`]).
-pub fn check_logs(
+/// [`check_from`] with the coordinator's models already replayed ([`replay_logs`]).
+pub fn check_models(
     report: &mut ScanReport,
-    logs: Vec<CoordinatorLog>,
+    models: Vec<CoordModel>,
     inv: &Inventory,
     opts: &ScanOptions,
 ) {
-    let inputs = inputs_of(report, logs, inv);
+    let parts = partitions_of(report, inv);
+    let models: Vec<CoordModel> = models.into_iter().enumerate().map(|(i, m)| m.at(i)).collect();
+    let inputs = txns::Joined {
+        partitions: &parts,
+        coordinator: &models,
+    };
     let txn_opts = TxnOptions {
         keep_transactions: opts.keep_cluster_txns,
         coordinator_tolerance_ms: opts.coordinator_tolerance_ms,
         marker_delay_ms: opts.marker_delay_ms,
         ..TxnOptions::default()
     };
-    let mut analysis = txns::analyse(&inputs, &txn_opts);
+    let mut analysis = txns::analyse_joined(&inputs, &txn_opts);
     let origins = Origins::new(inv);
     let by_path: HashMap<&str, usize> = report
         .partitions

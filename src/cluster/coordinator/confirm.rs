@@ -121,24 +121,24 @@ pub fn annotate_from(
     inv: &Inventory,
     opts: &ScanOptions,
 ) {
-    let logs = super::decode::decode_logs(report, unscanned, inv, opts, |path| {
+    let models = super::decode::replay_logs(report, unscanned, inv, opts, |path| {
         crate::cluster::txns::Origin {
             path: path.to_string(),
             ..Default::default()
         }
     });
-    annotate_logs(report, &logs, inv, opts);
+    annotate_models(report, &models, inv, opts);
 }
 
-/// [`annotate`] with the coordinator's records already decoded
-/// ([`super::decode::decode_logs`]).
-pub fn annotate_logs(
+/// [`annotate`] with the coordinator's models already replayed
+/// ([`super::decode::replay_logs`]).
+pub fn annotate_models(
     report: &mut ScanReport,
-    logs: &[crate::cluster::txns::CoordinatorLog],
+    models: &[super::model::CoordModel],
     inv: &Inventory,
     opts: &ScanOptions,
 ) {
-    let views = CoordinatorView::load_clusters_of(logs, inv, opts);
+    let views = CoordinatorView::load_clusters_of(models, inv, opts);
     annotate_clusters(report, &views);
 }
 

@@ -1,8 +1,8 @@
 //! The one decode of the transaction coordinator's log: each `__transaction_state` record
 //! a partition's walk kept ([`crate::partition::walked::ClusterInputs::txn_log`]) becomes one
-//! typed [`CoordRecord`] (key, value, place, coordinator epoch), once per scan. The
-//! coordinator's view and its history rules ([`super::CoordinatorView`]) and the
-//! cross-partition join ([`crate::cluster::txns`]) all read these [`CoordinatorLog`]s.
+//! typed [`CoordRecord`] (key, value, place, coordinator epoch), once per scan, replayed at
+//! once into its partition copy's model ([`CoordModel`]), which the coordinator's view, its
+//! history rules and the cross-partition join all read; no decoded record is kept.
 //!
 //! What the records hold is `TransactionLog.readTxnRecordKey`/`readTxnRecordValue`'s
 //! reading: a key of another version is skipped by `TransactionStateManager`'s load, a
@@ -10,9 +10,14 @@
 
 use super::{TRANSACTION_STATE_TOPIC, UnscannedLogs};
 use crate::cluster::report::ScanReport;
+use super::model::{CoordModel, Replay};
+#[cfg(feature = "testkit")]
+use crate::cluster::txns::INPUT_VERSION;
 use crate::cluster::txns::{
-    CoordRecord, CoordValue, CoordinatorLog, INPUT_VERSION, Origin, RecordProblem, UnreadBatch,
+    CoordRecord, CoordValue, CoordinatorLog, Origin, RecordProblem, UnreadBatch,
 };
+use std::collections::HashSet;
+use std::sync::Arc;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::{ClusterInputs, LogItem, LogRecord};
@@ -63,65 +68,41 @@ pub fn decode(r: &LogRecord) -> CoordRecord {
     rec
 }
 
-/// The records of one `__transaction_state` partition copy, decoded, with the batches
-/// whose records were not read.
-pub fn decode_log(
-    partition: i32,
-    origin: Origin,
-    ref_time_ms: i64,
-    inputs: &ClusterInputs,
-) -> CoordinatorLog {
-    let items = inputs.txn_log.as_deref().unwrap_or_default();
-    let mut log = empty_log(partition, origin, ref_time_ms, inputs, items.len());
-    for item in items {
-        push(&mut log, item, inputs);
-    }
-    log
+/// Where the decoded records of a partition copy go: kept in a [`CoordinatorLog`] (the
+/// join's serialisable inputs), or replayed at once into the coordinator's model
+/// ([`Replay`]).
+trait Sink {
+    fn record(&mut self, r: CoordRecord);
+    fn unread(&mut self, u: UnreadBatch);
 }
 
-/// [`decode_log`] taking the walked records out of `inputs`: each one's bytes are freed
-/// as soon as it is decoded.
-fn decode_log_taken(
-    partition: i32,
-    origin: Origin,
-    ref_time_ms: i64,
-    inputs: &mut ClusterInputs,
-) -> CoordinatorLog {
-    let items = inputs.txn_log.take().unwrap_or_default();
-    let mut log = empty_log(partition, origin, ref_time_ms, inputs, items.len());
-    for item in items {
-        push(&mut log, &item, inputs);
+impl Sink for CoordinatorLog {
+    fn record(&mut self, r: CoordRecord) {
+        self.records.push(r);
     }
-    log
-}
-
-fn empty_log(
-    partition: i32,
-    origin: Origin,
-    ref_time_ms: i64,
-    inputs: &ClusterInputs,
-    records: usize,
-) -> CoordinatorLog {
-    CoordinatorLog {
-        version: INPUT_VERSION,
-        partition,
-        origin,
-        ref_time_ms,
-        records: Vec::with_capacity(records),
-        segments: inputs.segments.clone(),
-        records_not_read: Vec::new(),
+    fn unread(&mut self, u: UnreadBatch) {
+        self.records_not_read.push(u);
     }
 }
 
-/// Add one walked item to `log` (markers are not the coordinator's records).
-fn push(log: &mut CoordinatorLog, item: &LogItem, inputs: &ClusterInputs) {
+impl Sink for Replay {
+    fn record(&mut self, r: CoordRecord) {
+        Replay::record(self, r);
+    }
+    fn unread(&mut self, u: UnreadBatch) {
+        Replay::unread(self, u);
+    }
+}
+
+/// Add one walked item to `sink` (markers are not the coordinator's records).
+fn push(sink: &mut impl Sink, item: &LogItem, inputs: &ClusterInputs) {
     match item {
-        LogItem::Record(r) => log.records.push(decode(r)),
+        LogItem::Record(r) => sink.record(decode(r)),
         LogItem::Undecodable {
             segment,
             message,
             offsets,
-        } => log.records_not_read.push(UnreadBatch {
+        } => sink.unread(UnreadBatch {
             segment: inputs.segment_name(*segment).to_string(),
             reason: message.clone(),
             offsets: *offsets,
@@ -130,31 +111,100 @@ fn push(log: &mut CoordinatorLog, item: &LogItem, inputs: &ClusterInputs) {
     }
 }
 
+/// The records of one `__transaction_state` partition copy, decoded, with the batches
+/// whose records were not read.
+#[cfg(feature = "testkit")]
+pub fn decode_log(
+    partition: i32,
+    origin: Origin,
+    ref_time_ms: i64,
+    inputs: &ClusterInputs,
+) -> CoordinatorLog {
+    let items = inputs.txn_log.as_deref().unwrap_or_default();
+    let mut log = CoordinatorLog {
+        version: INPUT_VERSION,
+        partition,
+        origin,
+        ref_time_ms,
+        records: Vec::with_capacity(items.len()),
+        segments: inputs.segments.clone(),
+        records_not_read: Vec::new(),
+    };
+    for item in items {
+        push(&mut log, item, inputs);
+    }
+    log
+}
+
+/// One `__transaction_state` partition copy replayed into the coordinator's model, each
+/// record decoded and replayed in turn (none is kept): `wanted` as [`Replay::new`].
+pub fn replay_log(
+    partition: i32,
+    origin: Origin,
+    ref_time_ms: i64,
+    inputs: &ClusterInputs,
+    wanted: Option<Arc<HashSet<i64>>>,
+) -> CoordModel {
+    let mut r = Replay::new(partition, origin, ref_time_ms, wanted);
+    r.segments = inputs.segments.clone();
+    for item in inputs.txn_log.as_deref().unwrap_or_default() {
+        push(&mut r, item, inputs);
+    }
+    r.finish()
+}
+
+/// [`replay_log`] taking the walked records out of `inputs`: each one's bytes are freed
+/// as soon as it is replayed.
+fn replay_log_taken(
+    partition: i32,
+    origin: Origin,
+    ref_time_ms: i64,
+    inputs: &mut ClusterInputs,
+    wanted: Option<Arc<HashSet<i64>>>,
+) -> CoordModel {
+    let items = inputs.txn_log.take().unwrap_or_default();
+    let mut r = Replay::new(partition, origin, ref_time_ms, wanted);
+    r.segments = inputs.segments.clone();
+    for item in items {
+        push(&mut r, &item, inputs);
+    }
+    r.finish()
+}
+
 /// The records of a `__transaction_state` partition directory the scan did not walk,
 /// with a walk of their own.
 pub(super) fn walk_dir(p: &PartitionDir, opts: &ScanOptions) -> ClusterInputs {
     crate::partition::walked::collect_dir(p, false, opts.max_bytes, opts.max_decompressed, None)
 }
 
-/// Every `__transaction_state` partition directory of `inv`, in its order, decoded once:
-/// from what the scan's walk kept (taken out of `report`: the raw records are dropped as
-/// soon as they are decoded), else from `unscanned`, else from a walk of its own. `origin`
-/// names each directory (the join's [`Origin`]); the reference time of a copy is its
-/// partition's, else `--now`, else the newest of the scan.
-pub fn decode_logs(
+/// A `__transaction_state` partition directory the scan did not walk, walked and replayed.
+pub(super) fn replay_dir(p: &PartitionDir, opts: &ScanOptions, partition: i32, origin: Origin) -> CoordModel {
+    replay_log(partition, origin, 0, &walk_dir(p, opts), view_only())
+}
+
+/// What the coordinator's view reads of a model: no finished transaction but each id's
+/// latest.
+pub(super) fn view_only() -> Option<Arc<HashSet<i64>>> {
+    Some(Arc::default())
+}
+
+/// Every `__transaction_state` partition directory of `inv`, in its order: from what the
+/// scan's walk kept (taken out of `report`), else from `unscanned`, else from a walk of
+/// its own. `origin` names each directory (the join's [`Origin`]); the reference time of
+/// a copy is its partition's, else `--now`, else the newest of the scan.
+fn each_log(
     report: &mut ScanReport,
     unscanned: &UnscannedLogs,
     inv: &Inventory,
     opts: &ScanOptions,
-    origin: impl Fn(&str) -> Origin,
-) -> Vec<CoordinatorLog> {
+    mut each: impl FnMut(i32, i64, &str, Walked<'_>),
+) {
     let newest = report
         .partitions
         .iter()
         .map(|p| p.ref_time)
         .max()
         .unwrap_or(0);
-    let mut out = Vec::new();
     for d in &inv.partitions {
         let Some(tp) =
             d.tp.as_ref()
@@ -168,16 +218,75 @@ pub fn decode_logs(
             .map(|i| report.partitions[i].ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
-        let log = match at.map(|i| &mut report.partitions[i].carried.cluster_inputs) {
+        match at.map(|i| &mut report.partitions[i].carried.cluster_inputs) {
             Some(inputs) if inputs.txn_log.is_some() => {
-                decode_log_taken(tp.partition, origin(&path), ref_time, inputs)
+                each(tp.partition, ref_time, &path, Walked::Taken(inputs))
             }
             _ => match unscanned.get(&path) {
-                Some(inputs) => decode_log(tp.partition, origin(&path), ref_time, inputs),
-                None => decode_log(tp.partition, origin(&path), ref_time, &walk_dir(d, opts)),
+                Some(inputs) => each(tp.partition, ref_time, &path, Walked::Kept(inputs)),
+                None => each(tp.partition, ref_time, &path, Walked::Kept(&walk_dir(d, opts))),
             },
-        };
-        out.push(log);
+        }
     }
+}
+
+/// A partition copy's walked records: the scan's (taken as they are read) or kept elsewhere.
+enum Walked<'a> {
+    Taken(&'a mut ClusterInputs),
+    Kept(&'a ClusterInputs),
+}
+
+/// Every `__transaction_state` partition directory of `inv` decoded once, as the join's
+/// serialisable inputs (`each_log`; the scan's walked records are taken out of
+/// `report`).
+#[cfg(feature = "testkit")]
+pub fn decode_logs(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    origin: impl Fn(&str) -> Origin,
+) -> Vec<CoordinatorLog> {
+    let mut out = Vec::new();
+    each_log(report, unscanned, inv, opts, |partition, ref_time, path, walked| {
+        let inputs: &ClusterInputs = match &walked {
+            Walked::Taken(i) => i,
+            Walked::Kept(i) => i,
+        };
+        out.push(decode_log(partition, origin(path), ref_time, inputs));
+        if let Walked::Taken(i) = walked {
+            i.txn_log = None;
+        }
+    });
+    out
+}
+
+/// Every `__transaction_state` partition directory of `inv` replayed once into the
+/// coordinator's model (`each_log`): the scan's walked records are taken out of
+/// `report` and freed as they are replayed; the finished transactions kept are those of
+/// the producer ids of the scan's transactions (`TxnRecord`s still in `report`).
+pub fn replay_logs(
+    report: &mut ScanReport,
+    unscanned: &UnscannedLogs,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    origin: impl Fn(&str) -> Origin,
+) -> Vec<CoordModel> {
+    let wanted: Arc<HashSet<i64>> = Arc::new(
+        report
+            .partitions
+            .iter()
+            .filter(|p| p.topic != TRANSACTION_STATE_TOPIC)
+            .flat_map(|p| p.carried.outcome.txns.iter().map(|t| t.producer_id))
+            .collect(),
+    );
+    let mut out = Vec::new();
+    each_log(report, unscanned, inv, opts, |partition, ref_time, path, walked| {
+        let w = Some(wanted.clone());
+        out.push(match walked {
+            Walked::Taken(i) => replay_log_taken(partition, origin(path), ref_time, i, w),
+            Walked::Kept(i) => replay_log(partition, origin(path), ref_time, i, w),
+        });
+    });
     out
 }

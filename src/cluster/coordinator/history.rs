@@ -1,7 +1,7 @@
 //! Rule 31: anomalies in the transaction coordinator's own log.
 //!
 //! [`HistoryChecker`] is fed every `__transaction_state` record of one partition copy in
-//! offset order (by [`CoordinatorView::load`](super::CoordinatorView::load)) and replays
+//! offset order (by the replay that builds the copy's model, `super::model`) and replays
 //! each transactional id's history. Record-level anomalies are found as the records come
 //! (`invalid_transition`, `epoch_regression`, `pid_change`, `tombstone_while_in_progress`,
 //! `unknown_state`, `unknown_key_version`, `undecodable_record`); the time-based ones

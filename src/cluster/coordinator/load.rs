@@ -3,10 +3,11 @@
 //! ([`crate::partition::walked::ClusterInputs::txn_log`]), and, for partitions outside the
 //! scan's selection, one walk of their own ([`walk_unscanned`]).
 
-use super::decode::{decode_log, decode_logs, walk_dir};
-use super::{CoordinatorTxn, CoordinatorView, Source, TRANSACTION_STATE_TOPIC};
+use super::decode::{replay_dir, replay_log, replay_logs, view_only};
+use super::model::CoordModel;
+use super::{CoordinatorView, Source, TRANSACTION_STATE_TOPIC};
 use crate::cluster::report::ScanReport;
-use crate::cluster::txns::{CoordRecord, CoordinatorLog, Origin};
+use crate::cluster::txns::Origin;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::ClusterInputs;
@@ -28,7 +29,7 @@ pub fn walk_unscanned(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) 
         })
         .map(|p| (p.path.display().to_string(), p))
         .filter(|(path, _)| logs_of(report, &UnscannedLogs::new(), path).is_none())
-        .map(|(path, p)| (path, walk_dir(p, opts)))
+        .map(|(path, p)| (path, super::decode::walk_dir(p, opts)))
         .collect()
 }
 
@@ -58,8 +59,7 @@ impl CoordinatorView {
                     .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
             {
                 let path = p.path.display().to_string();
-                let log = decode_log(tp.partition, origin(&path), 0, &walk_dir(p, opts));
-                view.replay_log(&log);
+                view.absorb(&replay_dir(p, opts, tp.partition, origin(&path)));
             }
         }
         view
@@ -73,7 +73,7 @@ impl CoordinatorView {
     ) -> CoordinatorView {
         let mut view = CoordinatorView::default();
         for (partition, path, inputs) in logs {
-            view.replay_log(&decode_log(partition, origin(path), 0, inputs));
+            view.absorb(&replay_log(partition, origin(path), 0, inputs, view_only()));
         }
         view
     }
@@ -95,27 +95,25 @@ impl CoordinatorView {
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
         let unscanned = walk_unscanned(report, inv, opts);
-        let logs = decode_logs(report, &unscanned, inv, opts, origin);
-        Self::load_clusters_of(&logs, inv, opts)
+        let models = replay_logs(report, &unscanned, inv, opts, origin);
+        Self::load_clusters_of(&models, inv, opts)
     }
 
-    /// [`Self::load_clusters`] from the decoded logs of the `__transaction_state`
-    /// directories of `inv` ([`decode_logs`]).
+    /// [`Self::load_clusters`] from the models of the `__transaction_state` directories of
+    /// `inv` ([`replay_logs`]).
     pub(crate) fn load_clusters_of(
-        logs: &[CoordinatorLog],
+        logs: &[CoordModel],
         inv: &Inventory,
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
         use crate::discover::identity::{ClusterKey, Identities, same_cluster};
-        let by_path: BTreeMap<&str, &CoordinatorLog> =
+        let by_path: BTreeMap<&str, &CoordModel> =
             logs.iter().map(|l| (l.origin.path.as_str(), l)).collect();
         let replay = |view: &mut CoordinatorView, p: &PartitionDir, partition: i32| {
             let path = p.path.display().to_string();
             match by_path.get(path.as_str()) {
-                Some(log) => view.replay_log(log),
-                None => {
-                    view.replay_log(&decode_log(partition, origin(&path), 0, &walk_dir(p, opts)))
-                }
+                Some(model) => view.absorb(model),
+                None => view.absorb(&replay_dir(p, opts, partition, origin(&path))),
             }
         };
         let ids = Identities::load(inv);
@@ -167,84 +165,56 @@ impl CoordinatorView {
         out
     }
 
-    /// Replay one decoded `__transaction_state` partition copy, in offset order: every
-    /// record goes to the history rules and to the latest-value index.
-    fn replay_log(&mut self, log: &CoordinatorLog) {
-        let path = &log.origin.path;
-        self.partitions_read.insert(log.partition);
-        for u in &log.records_not_read {
+    /// Take in the model of one `__transaction_state` partition copy: its history, and
+    /// each id's latest value (later offsets replace earlier ones; across copies of the
+    /// same partition, the higher offset wins; a tombstone marks the value removed).
+    fn absorb(&mut self, m: &CoordModel) {
+        let path = &m.origin.path;
+        self.partitions_read.insert(m.partition);
+        for u in &m.records_not_read {
             self.errors.push((path.clone(), u.reason.clone()));
             self.unread.push((path.clone(), u.reason.clone()));
         }
-        for r in &log.records {
-            let src = Source {
-                partition: log.partition,
-                offset: r.offset,
-                path: path.clone(),
-            };
-            self.history
-                .record(r, log.segment_name(r.segment), src.clone());
-            if let Some(e) = r.problem.as_deref().and_then(|p| p.error()) {
-                self.errors
-                    .push((path.clone(), format!("offset {}: {e}", r.offset)));
-            } else if r.problem.is_none() {
-                self.apply(r, src);
+        self.errors
+            .extend(m.errors.iter().map(|e| (path.clone(), e.clone())));
+        self.history
+            .anomalies
+            .extend(m.history.anomalies.iter().cloned());
+        self.history
+            .latest
+            .extend(m.history.latest.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.records += m.records;
+        for (id, l) in &m.ids {
+            if let Some(t) = &l.first_tombstone {
+                self.tombstone(id, t);
             }
+            let Some(v) = &l.value else { continue };
+            if !self.supersedes(id, &v.source) {
+                if let Some(t) = &v.tombstoned {
+                    self.tombstone(id, t);
+                }
+                continue;
+            }
+            self.ids.insert(id.clone(), v.clone());
         }
     }
 
-    /// Apply one record (later offsets replace earlier ones; across copies of the same
-    /// partition, the higher offset wins).
-    fn apply(&mut self, r: &CoordRecord, src: Source) {
-        let id = &r.transactional_id;
-        self.records += 1;
-        let existing = self.ids.get_mut(id);
-        if let Some(e) = &existing {
+    /// Whether a record at `src` replaces what the view holds of `id` (across copies of
+    /// the same partition, the higher offset wins).
+    fn supersedes(&self, id: &str, src: &Source) -> bool {
+        self.ids.get(id).is_none_or(|e| {
             let newest = e.tombstoned.as_ref().unwrap_or(&e.source);
-            if newest.partition == src.partition && newest.offset >= src.offset {
-                return;
-            }
+            newest.partition != src.partition || newest.offset < src.offset
+        })
+    }
+
+    /// A tombstone of `id` at `src` removes the value the view holds.
+    fn tombstone(&mut self, id: &str, src: &Source) {
+        if self.supersedes(id, src)
+            && let Some(e) = self.ids.get_mut(id)
+        {
+            e.tombstoned = Some(src.clone());
         }
-        let Some(v) = &r.value else {
-            if let Some(e) = existing {
-                e.tombstoned = Some(src);
-            }
-            return;
-        };
-        let partitions = v.partitions.clone();
-        let last_txn_partitions = if v.state.is_in_progress() {
-            partitions.clone()
-        } else {
-            match &existing {
-                Some(e)
-                    if e.producer_id == v.producer_id
-                        && e.tombstoned.is_none()
-                        && (e.producer_epoch == v.producer_epoch
-                            // TV2: the Complete record may carry the bumped epoch
-                            || e.producer_epoch.checked_add(1) == Some(v.producer_epoch)) =>
-                {
-                    e.last_txn_partitions.clone()
-                }
-                _ => Vec::new(),
-            }
-        };
-        let txn = CoordinatorTxn {
-            transactional_id: id.clone(),
-            producer_id: v.producer_id,
-            previous_producer_id: v.previous_producer_id,
-            next_producer_id: v.next_producer_id,
-            producer_epoch: v.producer_epoch,
-            timeout_ms: v.timeout_ms,
-            state: v.state,
-            partitions,
-            last_txn_partitions,
-            last_update_ms: v.last_update_ms,
-            start_ms: v.start_ms,
-            client_transaction_version: v.client_transaction_version,
-            tombstoned: None,
-            source: src,
-        };
-        self.ids.insert(id.clone(), txn);
     }
 }
 

@@ -7,8 +7,10 @@
 //! `kafka-transactions.sh find-hanging` does; those checks are internal (`annotate`,
 //! `cluster`, `history`) and run as part of the pipeline.
 //!
-//! Every record is decoded once (`decode`): the view, the history rules and the
-//! cross-partition join (`cluster::txns`) read the same typed records.
+//! Every record is decoded once (`decode`) and replayed once into the coordinator's model
+//! of its partition copy (`model::CoordModel`: each transactional id's latest value, its
+//! transactions in order, its history's anomalies): the view, the history rules and the
+//! cross-partition join (`cluster::txns`) all read that model.
 
 use crate::read::format::txnlog::TxnState;
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,10 +21,11 @@ crate::internal_mod! {
     mod cluster;
     mod decode;
     mod history;
+    mod model;
 }
 
-crate::internal_use!(confirm::{annotate_clusters, annotate_logs});
-crate::internal_use!(decode::decode_logs);
+crate::internal_use!(confirm::{annotate_clusters, annotate_models});
+crate::internal_use!(decode::replay_logs);
 #[cfg(feature = "testkit")]
 #[doc(hidden)]
 pub use confirm::{annotate, annotate_from};

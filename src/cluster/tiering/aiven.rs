@@ -137,10 +137,32 @@ pub fn read_manifest(path: &Path) -> Result<SegmentManifest, String> {
     aiven::parse_manifest(&data).map_err(|e| e.to_string())
 }
 
-/// Rebuild the segment's bytes from its `.log` object and manifest into an unnamed
-/// temporary file (removed when dropped). Encrypted chunks cannot be rebuilt.
-pub fn rebuild(log: &Path, m: &SegmentManifest) -> std::io::Result<tempfile::NamedTempFile> {
-    let invalid = |s: String| std::io::Error::new(std::io::ErrorKind::InvalidData, s);
+/// Bytes copied at a time from a chunk into the rebuilt segment: what a rebuild holds of
+/// the segment at once, whatever its chunks' declared sizes.
+pub const COPY_BUF: usize = 64 << 10;
+
+/// The largest zstd window a chunk's frame may ask for (2^27 bytes, zstd's own default limit
+/// for decompression, `ZSTD_WINDOWLOG_LIMIT_DEFAULT`); a frame asking more is refused
+/// rather than given the memory.
+pub const MAX_WINDOW_LOG: u32 = 27;
+
+/// How many bytes of segment `s` to rebuild: never more than its metadata's size (what the
+/// broker copied; a manifest declaring more is a different object, reported by the size
+/// the manifest declares) nor than one byte past `--max-bytes` (the walk reads no further,
+/// and the byte more tells it the object was cut).
+pub fn rebuild_limit(s: &RemoteSegment, opts: &crate::partition::results::ScanOptions) -> u64 {
+    let copied = s.segment_size_in_bytes.max(0) as u64;
+    opts.max_bytes
+        .map_or(copied, |m| m.saturating_add(1).min(copied))
+}
+
+/// Rebuild the first `limit` bytes of the segment from its `.log` object and manifest into
+/// an unnamed temporary file (removed when dropped). Encrypted chunks cannot be rebuilt.
+pub fn rebuild(
+    log: &Path,
+    m: &SegmentManifest,
+    limit: u64,
+) -> std::io::Result<tempfile::NamedTempFile> {
     if m.encrypted {
         return Err(invalid("the object is encrypted".into()));
     }
@@ -152,34 +174,241 @@ pub fn rebuild(log: &Path, m: &SegmentManifest) -> std::io::Result<tempfile::Nam
             "the .log object has {have} bytes, its chunk index describes {want}"
         )));
     }
-    let mut out = tempfile::NamedTempFile::new()?;
-    let mut buf = Vec::new();
+    let mut out = std::io::BufWriter::new(tempfile::NamedTempFile::new()?);
+    rebuild_into(&mut src, m, limit, &mut out)?;
+    out.into_inner().map_err(|e| e.into_error())
+}
+
+fn invalid(s: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, s)
+}
+
+/// The chunks of `src` (the `.log` object) through manifest `m` into `out`, streamed: each
+/// chunk is read and decompressed [`COPY_BUF`] bytes at a time, so memory does not follow
+/// the chunk sizes the manifest declares. Stops after `limit` bytes of the original (later
+/// chunks are not read). A chunk must give exactly its original size (checked when the
+/// limit does not cut it). Returns the bytes written.
+pub fn rebuild_into(
+    src: &mut (impl Read + Seek),
+    m: &SegmentManifest,
+    limit: u64,
+    out: &mut impl Write,
+) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; COPY_BUF];
+    let mut written = 0u64;
     for c in m.chunk_index.chunks() {
-        buf.resize(c.transformed_size as usize, 0);
-        src.seek(SeekFrom::Start(c.transformed_position))?;
-        src.read_exact(&mut buf)?;
-        if m.compression {
-            let plain = zstd::bulk::decompress(&buf, c.original_size as usize)
-                .map_err(|e| invalid(format!("chunk {}: {e}", c.id)))?;
-            if plain.len() != c.original_size as usize {
-                return Err(invalid(format!(
-                    "chunk {} decompresses to {} bytes, the index says {}",
-                    c.id,
-                    plain.len(),
-                    c.original_size
-                )));
-            }
-            out.write_all(&plain)?;
-        } else {
-            if c.transformed_size != c.original_size {
-                return Err(invalid(format!(
-                    "chunk {} is {} bytes untransformed, the index says {}",
-                    c.id, c.transformed_size, c.original_size
-                )));
-            }
-            out.write_all(&buf)?;
+        if written >= limit {
+            break;
         }
+        if !m.compression && c.transformed_size != c.original_size {
+            return Err(invalid(format!(
+                "chunk {} is {} bytes untransformed, the index says {}",
+                c.id, c.transformed_size, c.original_size
+            )));
+        }
+        src.seek(SeekFrom::Start(c.transformed_position))?;
+        let raw = (&mut *src).take(c.transformed_size as u64);
+        let want = (c.original_size as u64).min(limit - written);
+        let whole = want == c.original_size as u64;
+        let got = if m.compression {
+            let mut d = zstd::stream::read::Decoder::new(raw)
+                .map_err(|e| invalid(format!("chunk {}: {e}", c.id)))?;
+            d.window_log_max(MAX_WINDOW_LOG)?;
+            copy_chunk(&mut d, out, want, whole, &mut buf)
+        } else {
+            copy_chunk(&mut { raw }, out, want, whole, &mut buf)
+        }
+        .map_err(|e| invalid(format!("chunk {}: {e}", c.id)))?;
+        if got > want {
+            return Err(invalid(format!(
+                "chunk {} gives more than the {} bytes the index says",
+                c.id, c.original_size
+            )));
+        }
+        if got < want {
+            return Err(invalid(format!(
+                "chunk {} gives {got} bytes, the index says {}",
+                c.id, c.original_size
+            )));
+        }
+        written += want;
     }
     out.flush()?;
-    Ok(out)
+    Ok(written)
+}
+
+/// Copy up to `want` bytes of `r` into `out` through `buf`; with `whole`, one byte more is
+/// tried (a chunk longer than its original size gives `want + 1`).
+fn copy_chunk(
+    r: &mut impl Read,
+    out: &mut impl Write,
+    want: u64,
+    whole: bool,
+    buf: &mut [u8],
+) -> std::io::Result<u64> {
+    let mut got = 0u64;
+    while got < want {
+        let n = (want - got).min(buf.len() as u64) as usize;
+        let k = r.read(&mut buf[..n])?;
+        if k == 0 {
+            return Ok(got);
+        }
+        out.write_all(&buf[..k])?;
+        got += k as u64;
+    }
+    if whole && r.read(&mut buf[..1])? > 0 {
+        return Ok(got + 1);
+    }
+    Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::format::aiven::{ChunkIndex, Transformed};
+    use std::io::Cursor;
+
+    /// Counts what a rebuild writes: the bytes, and the largest single write.
+    #[derive(Default)]
+    struct Counting {
+        bytes: Vec<u8>,
+        largest: usize,
+    }
+
+    impl Write for Counting {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.largest = self.largest.max(b.len());
+            self.bytes.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Counts the bytes read from the object.
+    struct CountingReader<R> {
+        inner: R,
+        read: u64,
+    }
+
+    impl<R: Read> Read for CountingReader<R> {
+        fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(b)?;
+            self.read += n as u64;
+            Ok(n)
+        }
+    }
+
+    impl<R: Seek> Seek for CountingReader<R> {
+        fn seek(&mut self, p: SeekFrom) -> std::io::Result<u64> {
+            self.inner.seek(p)
+        }
+    }
+
+    /// `original` cut into chunks of `chunk` bytes, each zstd-compressed alone (the
+    /// plugin's `compression.enabled`): the `.log` object and its manifest.
+    fn compressed(original: &[u8], chunk: usize) -> (Vec<u8>, SegmentManifest) {
+        let mut object = Vec::new();
+        let mut sizes = Vec::new();
+        for c in original.chunks(chunk) {
+            let z = zstd::bulk::compress(c, 3).unwrap();
+            sizes.push(z.len() as u32);
+            object.extend_from_slice(&z);
+        }
+        let m = SegmentManifest {
+            chunk_index: ChunkIndex {
+                original_chunk_size: chunk as u32,
+                original_file_size: original.len() as u32,
+                transformed: Transformed::Variable(sizes),
+            },
+            compression: true,
+            encrypted: false,
+        };
+        (object, m)
+    }
+
+    fn segment_bytes(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 7 % 251) as u8).collect()
+    }
+
+    /// Chunks of 1 MiB are rebuilt exactly, never more than `COPY_BUF` bytes at a time.
+    #[test]
+    fn chunks_are_streamed_in_bounded_pieces() {
+        let original = segment_bytes(3 << 20);
+        let (object, m) = compressed(&original, 1 << 20);
+        let mut out = Counting::default();
+        let n = rebuild_into(&mut Cursor::new(object), &m, u64::MAX, &mut out).unwrap();
+        assert_eq!(n, original.len() as u64);
+        assert!(out.bytes == original);
+        assert!(out.largest <= COPY_BUF, "{}", out.largest);
+    }
+
+    /// A manifest declaring a 1 GiB chunk over a frame of 100 bytes: the 100 bytes are
+    /// written, then the chunk is refused for its size (nothing sized by the declaration).
+    #[test]
+    fn declared_chunk_size_is_not_trusted() {
+        let (object, mut m) = compressed(&segment_bytes(100), 100);
+        m.chunk_index.original_chunk_size = 1 << 30;
+        m.chunk_index.original_file_size = 1 << 30;
+        let mut out = Counting::default();
+        let e = rebuild_into(&mut Cursor::new(object), &m, u64::MAX, &mut out).unwrap_err();
+        assert_eq!(e.to_string(), "chunk 0 gives 100 bytes, the index says 1073741824");
+        assert_eq!(out.bytes.len(), 100);
+    }
+
+    /// A chunk that decompresses to more than its original size is refused.
+    #[test]
+    fn chunk_longer_than_declared_is_refused() {
+        let (object, mut m) = compressed(&segment_bytes(100), 100);
+        m.chunk_index.original_chunk_size = 60;
+        m.chunk_index.original_file_size = 60;
+        let e = rebuild_into(&mut Cursor::new(object), &m, u64::MAX, &mut Counting::default())
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "chunk 0 gives more than the 60 bytes the index says"
+        );
+    }
+
+    /// The limit stops the rebuild: exactly that many bytes, and the chunks past it are
+    /// never read.
+    #[test]
+    fn limit_stops_before_later_chunks() {
+        let original = segment_bytes(4 << 20);
+        let (object, m) = compressed(&original, 1 << 20);
+        let sizes = match &m.chunk_index.transformed {
+            Transformed::Variable(v) => v.clone(),
+            Transformed::Fixed { .. } => unreachable!(),
+        };
+        let limit = (1 << 20) + 1000;
+        let mut src = CountingReader {
+            inner: Cursor::new(object),
+            read: 0,
+        };
+        let mut out = Counting::default();
+        assert_eq!(rebuild_into(&mut src, &m, limit, &mut out).unwrap(), limit);
+        assert!(out.bytes[..] == original[..limit as usize]);
+        assert!(src.read <= (sizes[0] + sizes[1]) as u64, "{}", src.read);
+    }
+
+    /// A frame asking for a window above 2^MAX_WINDOW_LOG is refused, not given the memory.
+    #[test]
+    fn frame_with_a_huge_window_is_refused() {
+        let original = segment_bytes(1000);
+        let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        enc.long_distance_matching(true).unwrap();
+        enc.window_log(MAX_WINDOW_LOG + 1).unwrap();
+        enc.write_all(&original).unwrap();
+        let frame = enc.finish().unwrap();
+        let (_, mut m) = compressed(&original, 1000);
+        m.chunk_index.transformed = Transformed::Variable(vec![frame.len() as u32]);
+        let mut out = Counting::default();
+        let e = rebuild_into(&mut Cursor::new(frame), &m, u64::MAX, &mut out).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "chunk 0: Frame requires too much memory for decoding"
+        );
+        assert!(out.bytes.is_empty());
+    }
 }

@@ -10,9 +10,10 @@
 
 pub mod aiven;
 pub mod checks;
+pub mod corrupt;
 pub mod history;
 pub mod lineage;
-#[cfg(feature = "remote-object-store")]
+#[cfg(feature = "remote-object-store-core")]
 pub mod objects;
 pub mod replay;
 pub mod snapshot;
@@ -63,6 +64,9 @@ pub fn replay_inventory(
     let mut chosen = BTreeMap::new();
     for (n, (_, i, p)) in best {
         chosen.insert(n, i);
+        if metadata_cut(report, i, p, opts) {
+            replay.cut.insert(n);
+        }
         let walked = i.and_then(|i| report.partitions[i].carried.cluster_inputs.remote_log.as_ref());
         let own;
         let (items, inputs) = match walked {
@@ -96,6 +100,19 @@ pub fn replay_inventory(
         }
     }
     (replay, chosen)
+}
+
+/// Whether `--max-bytes` leaves part of metadata partition `p` (report index `i`) unread.
+fn metadata_cut(report: &ScanReport, i: Option<usize>, p: &PartitionDir, opts: &ScanOptions) -> bool {
+    match i {
+        Some(i) => report.partitions[i].partially_read,
+        None => opts.max_bytes.is_some_and(|m| {
+            p.segments
+                .iter()
+                .filter_map(|s| std::fs::metadata(s.log.as_deref()?).ok())
+                .any(|md| md.len() > m)
+        }),
+    }
 }
 
 fn report_index(report: &ScanReport) -> BTreeMap<&str, usize> {
@@ -248,6 +265,12 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: b
     }
     let mut log_starts = BTreeMap::new();
     for (up, log) in &replay.partitions {
+        // Events read in part (`--max-bytes`): later ones may finish, delete or add
+        // segments, so no finding is made of them (the ranges are still shown).
+        let findings = findings
+            && log
+                .last_event
+                .is_none_or(|at| !replay.cut.contains(&at.metadata_partition));
         let replicas: Vec<(usize, &PartitionDir)> = inv
             .partitions
             .iter()
@@ -290,7 +313,7 @@ pub struct PreparedRemote {
     pub opts: Option<ScanOptions>,
     /// Why the remote storage cannot be read (`--remote-storage` is then ignored).
     pub error: Option<(std::path::PathBuf, String)>,
-    #[cfg(feature = "remote-object-store")]
+    #[cfg(feature = "remote-object-store-core")]
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -299,7 +322,7 @@ pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
     let mut out = PreparedRemote {
         opts: None,
         error: None,
-        #[cfg(feature = "remote-object-store")]
+        #[cfg(feature = "remote-object-store-core")]
         _dir: None,
     };
     let Some(given) = &opts.remote_storage else {
@@ -311,7 +334,7 @@ pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
     }
     let mut run = opts.clone();
     run.remote_storage = None;
-    #[cfg(feature = "remote-object-store")]
+    #[cfg(feature = "remote-object-store-core")]
     match objects::mirror(&text, inv, opts) {
         Ok(dir) => {
             run.remote_storage = Some(dir.path().to_path_buf());
@@ -319,7 +342,7 @@ pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
         }
         Err(e) => out.error = Some((given.clone(), e)),
     }
-    #[cfg(not(feature = "remote-object-store"))]
+    #[cfg(not(feature = "remote-object-store-core"))]
     {
         let _ = inv;
         out.error = Some((

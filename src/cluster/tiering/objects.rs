@@ -166,6 +166,16 @@ mod tests {
         }
     }
 
+    /// Built without the cloud backends (`remote-object-store-core` alone), a bucket URL is
+    /// an error said to the user, not a panic.
+    #[cfg(not(feature = "remote-object-store"))]
+    #[test]
+    fn cloud_url_without_backends_is_an_error() {
+        let inv = crate::discover::layout::discover(&[]);
+        let e = mirror("s3://bucket/prefix", &inv, &ScanOptions::default()).unwrap_err();
+        assert!(e.starts_with("s3://bucket/prefix: "), "{e}");
+    }
+
     fn walk(root: &std::path::Path) -> Vec<std::path::PathBuf> {
         let mut out = Vec::new();
         let mut todo = vec![root.to_path_buf()];

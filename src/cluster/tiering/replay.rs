@@ -117,6 +117,9 @@ pub struct Replay {
     pub undecodable: Vec<Undecodable>,
     /// Records or batches the walk could not read: `(metadata partition, why)`.
     pub unread: Vec<(i32, String)>,
+    /// Metadata partitions `--max-bytes` read only in part: the events of their user
+    /// partitions may lack later ones.
+    pub cut: std::collections::BTreeSet<i32>,
 }
 
 fn user_partition(p: &remote_log::TopicIdPartition<'_>) -> UserPartition {

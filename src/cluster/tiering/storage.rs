@@ -6,7 +6,9 @@
 //! transaction index alone optional.
 //!
 //! Each finished segment's files must be there; its `.log` is walked with the walker of
-//! the local segments and must hold exactly the metadata's size and offsets.
+//! the local segments (the same integrity checks, [`crate::partition::scan::walk_object`])
+//! and must hold exactly the metadata's size and offsets. What the walk finds damaged is
+//! reported as damage of the remote copy ([`super::corrupt`]), once per remote segment.
 
 use super::checks::SegmentEvidence;
 use super::replay::{PartitionLog, RemoteSegment, UserPartition};
@@ -17,7 +19,6 @@ use crate::read::format::remote_log::{
     LocalTieredFileType, SegmentState, parse_local_tiered_file, parse_local_tiered_partition_dir,
 };
 use crate::partition::remote::RemoteSource;
-use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,68 +55,7 @@ pub fn partition_files(
     Some((dir, files))
 }
 
-/// What the walk of a remote `.log` found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WalkedLog {
-    pub bytes: u64,
-    pub first_offset: Option<i64>,
-    pub last_offset: Option<i64>,
-    /// Bytes after the last whole batch.
-    pub invalid_bytes: u64,
-    /// `(partitionLeaderEpoch, first offset)` at each change of epoch of the v2 batches
-    /// (what `LeaderEpochFileCache` would hold for the segment).
-    pub leader_epochs: Vec<(i32, i64)>,
-}
-
-/// Walk a remote `.log` with the local segments' walker: size, first and last offsets.
-pub fn walk_log(path: &Path, opts: &ScanOptions) -> std::io::Result<WalkedLog> {
-    let mut first = None;
-    let mut last = None;
-    let mut valid = 0u64;
-    let mut epochs: Vec<(i32, i64)> = Vec::new();
-    let (_, _) = walk_entries_items(path, ReadPolicy::Read, opts.max_bytes, |item| {
-        let (base, last_off, len, epoch) = match item {
-            Item::Entry(e) => {
-                let v2 = e.as_v2().ok();
-                let base = e.offset();
-                (
-                    v2.as_ref().map_or(base, |b| b.base_offset()),
-                    v2.as_ref().map_or(base, |b| b.last_offset()),
-                    e.len() as u64,
-                    v2.as_ref().map(|b| b.partition_leader_epoch()),
-                )
-            }
-            Item::Big(b) => {
-                let base = i64::from_be_bytes(b.header[..8].try_into().unwrap_or([0; 8]));
-                let epoch = i32::from_be_bytes(b.header[12..16].try_into().unwrap_or([0; 4]));
-                let delta = i32::from_be_bytes(b.header[23..27].try_into().unwrap_or([0; 4]));
-                let v2 = b.magic() >= 2;
-                (
-                    base,
-                    base.saturating_add(delta as i64),
-                    b.len,
-                    v2.then_some(epoch),
-                )
-            }
-        };
-        if let Some(e) = epoch.filter(|e| *e >= 0)
-            && epochs.last().is_none_or(|l| l.0 != e)
-        {
-            epochs.push((e, base));
-        }
-        first.get_or_insert(base);
-        last = Some(last_off);
-        valid += len;
-    })?;
-    let bytes = std::fs::metadata(path)?.len();
-    Ok(WalkedLog {
-        bytes,
-        first_offset: first,
-        last_offset: last,
-        invalid_bytes: bytes.saturating_sub(valid),
-        leader_epochs: epochs,
-    })
-}
+pub use crate::partition::remote::WalkedLog;
 
 #[derive(Serialize)]
 struct Missing {
@@ -131,6 +71,9 @@ struct Mismatch {
     walked: Option<WalkedLog>,
     error: Option<String>,
     differences: Vec<&'static str>,
+    /// What the walk found damaged in the object (at most [`super::corrupt::LISTED`]).
+    damaged: Vec<super::corrupt::Damaged>,
+    damaged_count: usize,
 }
 
 /// `remote_segment_missing` / `remote_segment_mismatch` for every COPY_SEGMENT_FINISHED
@@ -151,7 +94,7 @@ pub fn check(
     };
     if found.is_none() && super::aiven::any_objects(root, up, finished()) {
         return finished()
-            .filter_map(|s| check_aiven(root, up, s, opts))
+            .flat_map(|s| check_aiven(root, up, s, opts))
             .collect();
     }
     let empty = BTreeMap::new();
@@ -174,9 +117,7 @@ pub fn check(
         let Some(path) = set.and_then(|f| f.get(&LocalTieredFileType::Segment)) else {
             continue;
         };
-        if let Some(f) = mismatch(up, s, Ok(path), path, opts) {
-            out.push(f);
-        }
+        out.extend(judge(up, s, Ok(path), path, None, opts));
     }
     out
 }
@@ -187,23 +128,31 @@ fn check_aiven(
     up: &UserPartition,
     s: &RemoteSegment,
     opts: &ScanOptions,
-) -> Option<Finding> {
+) -> Vec<Finding> {
     let o = super::aiven::objects(root, up, s);
     let missing = o.missing();
     if !missing.is_empty() {
-        return Some(missing_finding(up, s, Some(o.key.clone()), missing));
+        return vec![missing_finding(up, s, Some(o.key.clone()), missing)];
     }
-    let (manifest, log) = (o.manifest.as_deref()?, o.log.as_deref()?);
+    let (Some(manifest), Some(log)) = (o.manifest.as_deref(), o.log.as_deref()) else {
+        return Vec::new();
+    };
     let m = match super::aiven::read_manifest(manifest) {
         Ok(m) => m,
-        Err(e) => return mismatch(up, s, Err(format!("{}: {e}", manifest.display())), log, opts),
+        Err(e) => {
+            let why = format!("{}: {e}", manifest.display());
+            return judge(up, s, Err(why), log, None, opts);
+        }
     };
     if m.encrypted {
-        return Some(encrypted_finding(up, s, log, &m));
+        return vec![encrypted_finding(up, s, log, &m)];
     }
-    match super::aiven::rebuild(log, &m) {
-        Ok(tmp) => mismatch(up, s, Ok(tmp.path()), log, opts),
-        Err(e) => mismatch(up, s, Err(e.to_string()), log, opts),
+    // The segment's size is the original size the manifest declares (the rebuild stops at
+    // the metadata's).
+    let declared = Some(m.chunk_index.original_file_size as u64);
+    match super::aiven::rebuild(log, &m, super::aiven::rebuild_limit(s, opts)) {
+        Ok(tmp) => judge(up, s, Ok(tmp.path()), log, declared, opts),
+        Err(e) => judge(up, s, Err(e.to_string()), log, declared, opts),
     }
 }
 
@@ -292,49 +241,89 @@ fn missing_finding(
     )
 }
 
-/// `remote_segment_mismatch` for the segment whose bytes are at `readable` (or could not
-/// be had, why), the object `shown`.
-fn mismatch(
+/// The findings of the segment whose bytes are at `readable` (or could not be had, why),
+/// the object `shown` (whose original size is `declared` when its bytes were rebuilt): one
+/// cause, one finding. An object whose size is not the
+/// metadata's (or that cannot be read) is not the copied segment: `remote_segment_mismatch`,
+/// what its walk found damaged folded into it. Else damage the walk found is
+/// `remote_segment_corrupt`, the differences from the metadata it explains folded into
+/// it; else differences alone are `remote_segment_mismatch`. The walk's notes on limits
+/// of this analysis (decompression budget, batches too large to decode) are kept as they
+/// are.
+fn judge(
     up: &UserPartition,
     s: &RemoteSegment,
     readable: Result<&Path, String>,
     shown: &Path,
+    declared: Option<u64>,
     opts: &ScanOptions,
-) -> Option<Finding> {
-    let path = shown;
-    let (walked, error) = match readable.and_then(|p| walk_log(p, opts).map_err(|e| e.to_string())) {
-        Ok(w) => (Some(w), None),
-        Err(e) => (None, Some(e)),
+) -> Vec<Finding> {
+    let name = shown.display().to_string();
+    let walk = readable.and_then(|p| {
+        crate::partition::scan::walk_object(&up.topic, up.partition, &name, s.start_offset, p, opts)
+            .map_err(|e| e.to_string())
+    });
+    let (walked, error, found) = match walk {
+        Ok(mut w) => {
+            w.walked.bytes = declared.unwrap_or(w.walked.bytes);
+            (Some(w.walked), None, w.findings)
+        }
+        Err(e) => (None, Some(e), Vec::new()),
     };
+    let (limits, damage): (Vec<Finding>, Vec<Finding>) =
+        found.into_iter().partition(super::corrupt::is_analysis_limit);
+    let differences = differences(s, walked.as_ref(), opts);
+    let mut out = limits;
+    let whole_object = differences.contains(&"size") || differences.contains(&"unreadable");
+    if !damage.is_empty() && !whole_object {
+        out.push(super::corrupt::finding(up, s, &name, walked, differences, &damage));
+    } else if !differences.is_empty() {
+        out.push(mismatch_finding(up, s, &name, walked, error, differences, &damage));
+    }
+    out
+}
+
+/// What the walked object contradicts of the segment's metadata.
+fn differences(s: &RemoteSegment, walked: Option<&WalkedLog>, opts: &ScanOptions) -> Vec<&'static str> {
+    let Some(w) = walked else {
+        return vec!["unreadable"];
+    };
+    let whole = opts.max_bytes.is_none();
     let mut differences = Vec::new();
-    if let Some(w) = &walked {
-        if opts.max_bytes.is_none() && w.bytes != s.segment_size_in_bytes as u64 {
-            differences.push("size");
-        }
-        if w.first_offset.is_some_and(|o| o != s.start_offset) {
-            differences.push("start_offset");
-        }
-        if opts.max_bytes.is_none() && w.last_offset != Some(s.end_offset) {
-            differences.push("end_offset");
-        }
-        if w.invalid_bytes > 0 && opts.max_bytes.is_none() {
-            differences.push("invalid_bytes");
-        }
-        // The metadata's epochs are the leader-epoch cache's entries for the segment's
-        // range (`RemoteLogManager.copyLogSegment`): each must be where the batches'
-        // epochs change (entries with no batch of their own are left out, as by
-        // `buildFilteredLeaderEpochMap`), over the offsets the object holds.
-        if opts.max_bytes.is_none()
-            && !epochs_agree(&s.leader_epochs, &w.leader_epochs, w.last_offset)
-        {
-            differences.push("leader_epochs");
-        }
-    } else {
-        differences.push("unreadable");
+    if whole && w.bytes != s.segment_size_in_bytes as u64 {
+        differences.push("size");
     }
-    if differences.is_empty() {
-        return None;
+    if w.first_offset.is_some_and(|o| o != s.start_offset) {
+        differences.push("start_offset");
     }
+    if whole && w.last_offset != Some(s.end_offset) {
+        differences.push("end_offset");
+    }
+    if whole && w.invalid_bytes > 0 {
+        differences.push("invalid_bytes");
+    }
+    // The metadata's epochs are the leader-epoch cache's entries for the segment's range
+    // (`RemoteLogManager.copyLogSegment`): each must be where the batches' epochs change
+    // (entries with no batch of their own are left out, as by `buildFilteredLeaderEpochMap`),
+    // over the offsets the object holds.
+    if whole && !epochs_agree(&s.leader_epochs, &w.leader_epochs, w.last_offset) {
+        differences.push("leader_epochs");
+    }
+    differences
+}
+
+/// `remote_segment_mismatch`: the object `file` against the metadata of `s`; `damage`, what
+/// its walk found damaged, is folded into the evidence (the object is not the copied
+/// segment: its damage follows from that).
+fn mismatch_finding(
+    up: &UserPartition,
+    s: &RemoteSegment,
+    file: &str,
+    walked: Option<WalkedLog>,
+    error: Option<String>,
+    differences: Vec<&'static str>,
+    damage: &[Finding],
+) -> Finding {
     let msg = format!(
         "remote segment {} differs from its metadata ({}): metadata says offsets {}..={} in {} bytes, the object holds {}",
         encode_uuid(&s.id),
@@ -350,23 +339,23 @@ fn mismatch(
             )
         )
     );
-    let f = Finding::new(Kind::RemoteSegmentMismatch, &up.topic, up.partition, msg)
+    Finding::new(Kind::RemoteSegmentMismatch, &up.topic, up.partition, msg)
         .offset(s.start_offset)
-        .segment(path.display().to_string())
+        .segment(file)
         .broker("RemoteLogManager trusts the metadata: it reads the object from the position the remote offset index gives, so a fetch of the missing or shifted offsets returns the wrong batches or none")
-        .remediation("re-copy the segment from a replica that still holds it locally, or restore the object");
-    Some(
-        f.evidence(
+        .remediation("re-copy the segment from a replica that still holds it locally, or restore the object")
+        .evidence(
             serde_json::to_value(Mismatch {
                 segment: SegmentEvidence::of(s),
-                file: path.display().to_string(),
+                file: file.to_string(),
                 walked,
                 error,
                 differences,
+                damaged: super::corrupt::damaged(damage),
+                damaged_count: damage.len(),
             })
             .unwrap_or_default(),
-        ),
-    )
+        )
 }
 
 /// Whether the metadata's epochs and the batches' agree: the same epochs with the same
@@ -403,7 +392,6 @@ pub fn locate(
         }
         return out;
     }
-    let _ = opts;
     for s in log
         .segments
         .iter()
@@ -417,8 +405,9 @@ pub fn locate(
             Ok(m) if m.encrypted => RemoteSource::Unreadable("the object is encrypted".into()),
             Ok(m) => {
                 let at = log.clone();
+                let limit = super::aiven::rebuild_limit(s, opts);
                 RemoteSource::Rebuilt(std::sync::Arc::new(move || {
-                    super::aiven::rebuild(&at, &m)
+                    super::aiven::rebuild(&at, &m, limit)
                 }))
             }
             Err(e) => RemoteSource::Unreadable(format!("{}: {e}", manifest.display())),

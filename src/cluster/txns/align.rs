@@ -17,7 +17,7 @@
 //! partition that transaction never listed: that is the transaction it belongs to, and
 //! the unlisted partition is what `transaction_partition_unlisted` reports.
 
-use super::coord::CoordTxn;
+use crate::cluster::coordinator::model::CoordTxn;
 use super::group::{Group, Grouping, Member, Members, Parts, rec};
 use crate::partition::state::txnrec::TxnRecord;
 use std::collections::HashMap;
@@ -82,7 +82,7 @@ pub(super) fn by_coordinator(
     // Partition → the positions (in `order`) of the transactions listing it.
     let mut listing: HashMap<(&str, i32), Vec<usize>> = HashMap::new();
     for (k, &i) in order.iter().enumerate() {
-        for (topic, partition) in coord[i].partitions.iter().flatten() {
+        for (topic, partition) in coord[i].partitions.iter().flat_map(|s| s.iter()) {
             listing.entry((topic.as_str(), *partition)).or_default().push(k);
         }
     }

@@ -20,12 +20,11 @@
 //! persisted either (its field is not in the schema files klogscan knows, so it is never
 //! read here).
 
-use super::input::{CoordValue, TxnInputs};
-use super::{Placed, TRANSACTION_STATE_TOPIC, Target, unread};
+use super::input::CoordValue;
+use super::{Joined, Placed, TRANSACTION_STATE_TOPIC, Target, unread};
 use crate::finding::{Finding, Kind, Severity};
 use crate::read::format::txnlog::TxnState;
 use serde_json::json;
-use std::collections::HashMap;
 
 /// `Short.MAX_VALUE − 1`: an exhausted epoch.
 pub const EXHAUSTED: i16 = i16::MAX - 1;
@@ -37,73 +36,94 @@ fn value_json(v: &CoordValue) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or_default()
 }
 
-/// The exhaustion findings of every coordinator log of `logs` (indices into `inputs`).
-pub fn check(inputs: &TxnInputs, logs: &[usize]) -> Vec<Placed> {
+/// How a [`Hit`]'s verdict rests on what the coordinator's log does not hold.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Settle {
+    /// It does not: the value alone shows it.
+    None,
+    /// No value of the id between the one at this offset and the hit's.
+    Between(i64),
+    /// No later record of the id.
+    Follows,
+}
+
+/// One exhaustion shape of a coordinator log, found by its replay
+/// ([`crate::cluster::coordinator::model`]); [`check`] settles and places it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub offset: i64,
+    pub finding: Finding,
+    pub settle: Settle,
+}
+
+/// The shapes of value `v` of `id` at `offset`, after `prev` (the id's previous value and
+/// its offset; a tombstone clears it), in record order.
+pub fn on_value(id: &str, offset: i64, v: &CoordValue, prev: Option<(i64, &CoordValue)>, out: &mut Vec<Hit>) {
+    let p = prev.map(|(_, p)| p);
+    if let Some(finding) = stuck(id, v, p) {
+        out.push(Hit { offset, finding, settle: Settle::None });
+    }
+    if let Some(finding) = fenced_on_retry(id, v, p) {
+        // The rotation is read from two consecutive values of the id: a batch not read
+        // between them may hold the value that recorded it.
+        let after = prev.map_or(i64::MIN, |(o, _)| o);
+        out.push(Hit { offset, finding, settle: Settle::Between(after) });
+    }
+}
+
+/// The latest value `v` of `id` (at `offset`) when it is a TV2 Prepare* at epoch 32767 with
+/// no NextProducerId: the Complete record will leave the producer there. Called for each
+/// id's latest value in offset order.
+pub fn at_risk(id: &str, offset: i64, v: &CoordValue, out: &mut Vec<Hit>) {
+    if !(v.version >= 1
+        && v.client_transaction_version >= 2
+        && matches!(v.state, TxnState::PrepareCommit | TxnState::PrepareAbort)
+        && v.producer_epoch == i16::MAX
+        && v.next_producer_id < 0)
+    {
+        return;
+    }
+    let finding = Finding::new(
+        Kind::ProducerStuckAtExhaustedEpoch,
+        TRANSACTION_STATE_TOPIC,
+        -1,
+        format!(
+            "transactional id {id}: {} at epoch 32767 with no NextProducerId and no Complete record yet: unless the coordinator still holds the next producer id in memory, the Complete record will leave producer {} at epoch 32767 (a failover now loses it: KAFKA-20310; an epoch-fence abort never allocated one: KAFKA-20090)",
+            v.state, v.producer_id
+        ),
+    )
+    .severity(Severity::Warning)
+    .offset(offset)
+    .producer(v.producer_id, v.producer_epoch)
+    .evidence(json!({"transactional_id": id, "shape": "prepare_without_next_producer_id", "value": value_json(v)}))
+    .broker(BROKER_STUCK)
+    .remediation(format!("watch {}: if it completes at epoch 32767, restart the producer (InitProducerId rotates the producer id); upgrade the brokers past KAFKA-20310 and KAFKA-20090", crate::partition::state::text::describe_command(id)));
+    out.push(Hit { offset, finding, settle: Settle::Follows });
+}
+
+/// The exhaustion findings of every coordinator model of `logs` (indices into `inputs`),
+/// each settled against the batches of its log that were not read.
+pub fn check(inputs: &Joined<'_>, logs: &[usize]) -> Vec<Placed> {
     let mut out = Vec::new();
     for &li in logs {
         let log = &inputs.coordinator[li];
-        let mut prev: HashMap<&str, (i64, &CoordValue)> = HashMap::new();
-        let mut latest: HashMap<&str, (i64, &CoordValue)> = HashMap::new();
-        for r in log.usable() {
-            let id = r.transactional_id.as_str();
-            let Some(v) = &r.value else {
-                prev.remove(id);
-                latest.remove(id);
-                continue;
-            };
-            let p = prev.get(id).map(|&(_, p)| p);
-            if let Some(f) = stuck(id, v, p) {
-                out.push(place(li, log.partition, r.offset, f));
-            }
-            if let Some(mut f) = fenced_on_retry(id, v, p) {
-                // The rotation is read from two consecutive values of the id: a batch
-                // not read between them may hold the value that recorded it.
-                let after = prev.get(id).map_or(i64::MIN, |&(o, _)| o);
-                unread::settle(
+        for h in &log.exhaustion {
+            let mut f = h.finding.clone();
+            match h.settle {
+                Settle::None => {}
+                Settle::Between(after) => unread::settle(
                     &mut f,
-                    &unread::of_log(log, |u| u.may_lie_between(after, r.offset)),
+                    &unread::of_log(log, |u| u.may_lie_between(after, h.offset)),
                     "a value of the id between these two",
-                );
-                out.push(place(li, log.partition, r.offset, f));
-            }
-            prev.insert(id, (r.offset, v));
-            latest.insert(id, (r.offset, v));
-        }
-        let mut at_risk: Vec<(&str, i64, &CoordValue)> = latest
-            .into_iter()
-            .filter(|(_, (_, v))| {
-                v.version >= 1
-                    && v.client_transaction_version >= 2
-                    && matches!(v.state, TxnState::PrepareCommit | TxnState::PrepareAbort)
-                    && v.producer_epoch == i16::MAX
-                    && v.next_producer_id < 0
-            })
-            .map(|(id, (o, v))| (id, o, v))
-            .collect();
-        at_risk.sort_by_key(|x| x.1);
-        for (id, offset, v) in at_risk {
-            let mut f = Finding::new(
-                Kind::ProducerStuckAtExhaustedEpoch,
-                TRANSACTION_STATE_TOPIC,
-                log.partition,
-                format!(
-                    "transactional id {id}: {} at epoch 32767 with no NextProducerId and no Complete record yet: unless the coordinator still holds the next producer id in memory, the Complete record will leave producer {} at epoch 32767 (a failover now loses it: KAFKA-20310; an epoch-fence abort never allocated one: KAFKA-20090)",
-                    v.state, v.producer_id
                 ),
-            )
-            .severity(Severity::Warning)
-            .offset(offset)
-            .producer(v.producer_id, v.producer_epoch)
-            .evidence(json!({"transactional_id": id, "shape": "prepare_without_next_producer_id", "value": value_json(v)}))
-            .broker(BROKER_STUCK)
-            .remediation(format!("watch {}: if it completes at epoch 32767, restart the producer (InitProducerId rotates the producer id); upgrade the brokers past KAFKA-20310 and KAFKA-20090", crate::partition::state::text::describe_command(id)));
-            // "No Complete record yet": a batch not read past it may hold one.
-            unread::settle(
-                &mut f,
-                &unread::of_log(log, |u| u.may_follow(offset)),
-                "a later record of the id",
-            );
-            out.push(place(li, log.partition, offset, f));
+                // "No Complete record yet": a batch not read past it may hold one.
+                Settle::Follows => unread::settle(
+                    &mut f,
+                    &unread::of_log(log, |u| u.may_follow(h.offset)),
+                    "a later record of the id",
+                ),
+            }
+            out.push(place(li, log.partition, h.offset, f));
         }
     }
     out

@@ -21,7 +21,7 @@
 //! Prepare* transactions and writes their markers again): it is kept as a duplicate of that
 //! partition's part, not as a transaction of its own.
 
-use super::coord::CoordTxn;
+use crate::cluster::coordinator::model::CoordTxn;
 use super::input::PartitionTxns;
 use crate::partition::state::txnrec::{TxnEnd, TxnRecord};
 use rayon::prelude::*;

@@ -117,10 +117,10 @@ pub fn tp_list(parts: &Option<Vec<TxnTopicPartitions<'_>>>) -> Vec<(String, i32)
     out
 }
 
-/// One `__transaction_state` record, decoded once for every reader (the coordinator's
-/// view, the history rules, the join): where it is and what it holds. A record the
-/// coordinator cannot use ([`CoordRecord::problem`]) is kept for the history rules; the
-/// join reads only the [`CoordRecord::usable`] ones.
+/// One `__transaction_state` record, decoded once and replayed into its copy's model
+/// (`cluster::coordinator::model`, which every reader reads): where it is and what it
+/// holds. A record the coordinator cannot use ([`CoordRecord::problem`]) still goes to the
+/// history rules; the transactions are built from the [`CoordRecord::usable`] ones.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CoordRecord {
     pub offset: i64,
@@ -210,8 +210,10 @@ impl RecordProblem {
     }
 }
 
-/// One `__transaction_state` partition copy, its records decoded once: what the
-/// coordinator's view (`cluster::coordinator`), its history rules and the join read.
+/// One `__transaction_state` partition copy, its records decoded: the join's serialisable
+/// input ([`TxnInputs`]), replayed into the coordinator's model by `analyse` (a scan
+/// replays the walked records directly and keeps none of these).
+#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CoordinatorLog {
     pub version: u32,
@@ -236,6 +238,7 @@ pub struct CoordinatorLog {
     pub records_not_read: Vec<UnreadBatch>,
 }
 
+#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 impl CoordinatorLog {
     /// The name of segment `segment` (empty when unknown).
     pub fn segment_name(&self, segment: u32) -> &str {
@@ -273,6 +276,7 @@ impl UnreadBatch {
 }
 
 /// Everything the join reads.
+#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct TxnInputs {
     pub version: u32,

@@ -15,7 +15,6 @@
 //! brokers) the one with the highest log end offset is the partition.
 
 pub mod align;
-pub mod coord;
 pub mod exhaustion;
 pub mod group;
 pub mod input;
@@ -26,7 +25,7 @@ pub mod unread;
 use crate::finding::Finding;
 use crate::read::format::txnlog::TxnState;
 use crate::partition::state::txnrec::TxnEnd;
-use coord::CoordTxn;
+use crate::cluster::coordinator::model::{CoordModel, CoordTxn};
 use group::{Group, Grouping};
 pub use input::{
     CoordRecord, CoordValue, CoordinatorLog, Domain, INPUT_VERSION, Origin, PartitionTxns,
@@ -213,13 +212,31 @@ impl Default for TxnOptions {
     }
 }
 
+/// What the join reads: the partitions' transactions and the coordinator's model of each
+/// `__transaction_state` partition copy ([`CoordModel`], indexed by [`Target::Coordinator`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Joined<'a> {
+    pub partitions: &'a [PartitionTxns],
+    pub coordinator: &'a [CoordModel],
+}
+
+/// The producer ids of the partitions' transactions: the coordinator transactions the join
+/// can match ([`CoordModel`] keeps the finished ones of these).
+#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
+pub fn producer_ids(parts: &[PartitionTxns]) -> std::collections::HashSet<i64> {
+    parts
+        .iter()
+        .flat_map(|p| p.txns.iter().map(|t| t.producer_id))
+        .collect()
+}
+
 /// The live copy chosen for each partition of each domain, and the coordinator logs.
 struct DomainInputs {
     partitions: Vec<usize>,
     coordinator: Vec<usize>,
 }
 
-fn domains(inputs: &TxnInputs) -> BTreeMap<Domain, DomainInputs> {
+fn domains(inputs: &Joined<'_>) -> BTreeMap<Domain, DomainInputs> {
     let mut best: BTreeMap<(Domain, String, i32), usize> = BTreeMap::new();
     for (i, p) in inputs.partitions.iter().enumerate() {
         if !p.origin.live || p.version != INPUT_VERSION {
@@ -237,9 +254,8 @@ fn domains(inputs: &TxnInputs) -> BTreeMap<Domain, DomainInputs> {
         if !c.origin.live || c.version != INPUT_VERSION {
             continue;
         }
-        let last = |c: &CoordinatorLog| c.records.iter().rev().find(|r| r.usable()).map_or(-1, |r| r.offset);
         let e = cbest.entry((c.origin.domain(), c.partition)).or_insert(i);
-        if last(c) > last(&inputs.coordinator[*e]) {
+        if c.last_usable_offset > inputs.coordinator[*e].last_usable_offset {
             *e = i;
         }
     }
@@ -269,20 +285,44 @@ fn domains(inputs: &TxnInputs) -> BTreeMap<Domain, DomainInputs> {
 /// rendered transactions of one block are alive at once, never all of them.
 const BLOCK_PRODUCERS: usize = 4096;
 
-/// Join, check and count the transactions of `inputs`.
+/// Join, check and count the transactions of `inputs` (each coordinator log replayed into
+/// its [`CoordModel`]).
+#[cfg_attr(not(feature = "testkit"), allow(dead_code))]
 pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
+    let wanted = Arc::new(producer_ids(&inputs.partitions));
+    let models: Vec<CoordModel> = inputs
+        .coordinator
+        .iter()
+        .enumerate()
+        .map(|(i, l)| CoordModel::of(l, Some(wanted.clone())).at(i))
+        .collect();
+    analyse_joined(
+        &Joined {
+            partitions: &inputs.partitions,
+            coordinator: &models,
+        },
+        opts,
+    )
+}
+
+/// [`analyse`] over the coordinator's models already replayed.
+pub fn analyse_joined(inputs: &Joined<'_>, opts: &TxnOptions) -> TxnAnalysis {
     let mut out = TxnAnalysis::default();
     let mut rows: Vec<stats::TxnRow> = Vec::new();
     let parts = &inputs.partitions;
     for (di, (domain, d)) in domains(inputs).into_iter().enumerate() {
         let di = u32::try_from(di).unwrap_or(u32::MAX);
-        let logs: Vec<(usize, &CoordinatorLog)> = d
-            .coordinator
-            .iter()
-            .map(|&i| (i, &inputs.coordinator[i]))
-            .collect();
-        let coord = coord::coordinator_txns(&logs);
-        let grouper = group::Grouper::new(parts, &d.partitions, &coord, opts);
+        // The domain's coordinator transactions, each copy's in its order (one copy's are
+        // read in place).
+        let coord: std::borrow::Cow<'_, [CoordTxn]> = match d.coordinator.as_slice() {
+            [i] => std::borrow::Cow::Borrowed(&inputs.coordinator[*i].txns),
+            many => many
+                .iter()
+                .flat_map(|&i| inputs.coordinator[i].txns.iter().cloned())
+                .collect(),
+        };
+        let coord = &*coord;
+        let grouper = group::Grouper::new(parts, &d.partitions, coord, opts);
         // At most one transaction per record: no growth beyond it.
         rows.reserve_exact(d.partitions.iter().map(|&i| parts[i].txns.len()).sum());
         let shared = Shared {
@@ -301,14 +341,11 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
                     )
                 })
                 .collect(),
-            ids: coord
-                .iter()
-                .map(|t| Arc::from(t.transactional_id.as_str()))
-                .collect(),
+            ids: coord.iter().map(|t| t.transactional_id.clone()).collect(),
         };
         // Coordinator transactions stuck in Prepare*: the transactions grouped with them
         // are kept for their finding.
-        let stuck = rules::stuck_candidates(inputs, &coord);
+        let stuck = rules::stuck_candidates(inputs, coord);
         let stuck_set: BTreeSet<usize> = stuck.iter().copied().collect();
         let mut matched: BTreeMap<usize, Vec<ClusterTxn>> = BTreeMap::new();
         let mut found: Vec<Placed> = Vec::new();
@@ -330,7 +367,7 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
                     if !(opts.keep_transactions || stuck || s.may_find(g)) {
                         return (row, None);
                     }
-                    let t = render(parts, &shared, g, &coord, &s);
+                    let t = render(parts, &shared, g, coord, &s);
                     let f = rules::per_txn(inputs, &d.coordinator, &t, opts);
                     (row, Some(Box::new((t, f))))
                 })
@@ -355,7 +392,7 @@ pub fn analyse(inputs: &TxnInputs, opts: &TxnOptions) -> TxnAnalysis {
             &d.partitions,
             &stuck,
             &matched,
-            &coord,
+            coord,
             &mut found,
         );
         out.findings.extend(found);

@@ -5,9 +5,10 @@
 //! records `Complete*` only once every one was written
 //! (`TransactionCoordinator.sendTxnMarkersCallback` → `completeTransitionTo`).
 
-use super::coord::CoordTxn;
+use crate::cluster::coordinator::model::CoordTxn;
 use super::group::Grouping;
-use super::input::{Domain, TxnInputs};
+use super::Joined;
+use super::input::Domain;
 use super::{ClusterTxn, ClusterTxnPart, Outcome, Placed, Target, TxnOptions, unread};
 use crate::finding::{Finding, Kind, Severity};
 use crate::read::format::txnlog::TxnState;
@@ -35,7 +36,7 @@ fn tp(p: &ClusterTxnPart) -> String {
 /// Lower a finding grouped by marker order: the grouping is an assumption made without
 /// the coordinator's record of the transaction, which batches of the domain's coordinator
 /// logs (`logs`) that were not read may hold ([`unread::qualify`]).
-fn lower_if_guessed(inputs: &TxnInputs, logs: &[usize], f: Finding, g: Grouping) -> Finding {
+fn lower_if_guessed(inputs: &Joined<'_>, logs: &[usize], f: Finding, g: Grouping) -> Finding {
     if g == Grouping::MarkerOrder {
         let mut f = f.severity(Severity::Warning);
         f.message.push_str(
@@ -59,7 +60,7 @@ pub type HangingRef = (std::sync::Arc<str>, i32, i64, i64);
 /// `transaction_marker_missing`, `transaction_partition_unlisted`. `logs`: the domain's
 /// coordinator logs (indices into `inputs.coordinator`).
 pub fn per_txn(
-    inputs: &TxnInputs,
+    inputs: &Joined<'_>,
     logs: &[usize],
     t: &ClusterTxn,
     opts: &TxnOptions,
@@ -91,11 +92,11 @@ pub fn qualify_for_domain(domain: &Domain, found: &mut [Placed]) {
 /// The coordinator transactions `transaction_stuck_in_prepare` reports, in report order:
 /// the latest transaction of each id (per coordinator log) when it is Prepare* and older
 /// than its timeout + 5 min at its log's reference time.
-pub fn stuck_candidates(inputs: &TxnInputs, coord: &[CoordTxn]) -> Vec<usize> {
+pub fn stuck_candidates(inputs: &Joined<'_>, coord: &[CoordTxn]) -> Vec<usize> {
     let mut latest: BTreeMap<(usize, &str), usize> = BTreeMap::new();
     for (i, c) in coord.iter().enumerate() {
         let e = latest
-            .entry((c.log, c.transactional_id.as_str()))
+            .entry((c.log, &*c.transactional_id))
             .or_insert(i);
         if coord[*e].last_record_offset < c.last_record_offset {
             *e = i;
@@ -118,7 +119,7 @@ pub fn stuck_candidates(inputs: &TxnInputs, coord: &[CoordTxn]) -> Vec<usize> {
         .collect()
 }
 
-fn mismatch(inputs: &TxnInputs, logs: &[usize], t: &ClusterTxn) -> Option<Placed> {
+fn mismatch(inputs: &Joined<'_>, logs: &[usize], t: &ClusterTxn) -> Option<Placed> {
     let coordinator_commit = t.coordinator.as_ref().and_then(|c| match c.state {
         TxnState::PrepareCommit | TxnState::CompleteCommit => Some(true),
         TxnState::PrepareAbort | TxnState::CompleteAbort => Some(false),
@@ -172,7 +173,7 @@ fn mismatch(inputs: &TxnInputs, logs: &[usize], t: &ClusterTxn) -> Option<Placed
 /// `transaction_marker_missing` and `transaction_partition_unlisted` for the open parts of
 /// a transaction the coordinator (or its other partitions' markers) shows finished.
 fn open_parts(
-    inputs: &TxnInputs,
+    inputs: &Joined<'_>,
     logs: &[usize],
     t: &ClusterTxn,
     opts: &TxnOptions,
@@ -313,7 +314,7 @@ fn open_parts(
 /// [`stuck_candidates`]; `matched` holds, per candidate, the cluster transactions grouped
 /// with it, in grouping order.
 pub fn stuck_in_prepare(
-    inputs: &TxnInputs,
+    inputs: &Joined<'_>,
     domain: &Domain,
     chosen: &[usize],
     candidates: &[usize],
@@ -354,7 +355,7 @@ pub fn stuck_in_prepare(
             .flat_map(|t| t.partitions.iter().map(tp))
             .collect();
         let (mut no_data, mut absent) = (Vec::new(), Vec::new());
-        for (t, p) in c.partitions.iter().flatten() {
+        for (t, p) in c.partitions.iter().flat_map(|s| s.iter()) {
             let name = format!("{t}-{p}");
             if seen.contains(&name) {
                 continue;

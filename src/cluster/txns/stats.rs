@@ -3,7 +3,7 @@
 //! committed, aborted, empty and open transactions; size (records, batches, bytes) and
 //! duration distributions; the longest transactions; producers fenced.
 
-use super::input::TxnInputs;
+use super::Joined;
 use super::Outcome;
 use crate::partition::state::txnrec::{TxnEnd, TxnRecord};
 use rayon::prelude::*;
@@ -206,7 +206,7 @@ fn sizes(rs: impl Iterator<Item = (u64, u64, u64, Option<i64>)> + Clone, buf: &m
 
 /// Each input partition's statistics (in parallel: they run after every partition was
 /// walked, next to the rest of the join).
-fn partition_stats(inputs: &TxnInputs) -> Vec<PartitionStats> {
+fn partition_stats(inputs: &Joined<'_>) -> Vec<PartitionStats> {
     inputs
         .partitions
         .par_iter()
@@ -449,7 +449,7 @@ impl Serialize for ByTransactionalId {
 /// (domain by domain, producer id by producer id): the transaction order is a stable sort
 /// of it by domain, start time, producer id and epoch, which the ties below are broken by.
 pub fn statistics(
-    inputs: &TxnInputs,
+    inputs: &Joined<'_>,
     rows: Vec<TxnRow>,
     opts: &super::TxnOptions,
 ) -> TxnStatistics {

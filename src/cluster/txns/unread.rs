@@ -4,22 +4,24 @@
 //! (`transaction_partition_unlisted`), no record between two values of an id
 //! (`producer_fenced_on_retry_after_failover`), no record of the transaction at all (the
 //! `marker_order` grouping) — are confirmed only when the batches of that log that could
-//! hold such a record were all read ([`CoordinatorLog::records_not_read`]: a batch over
+//! hold such a record were all read ([`CoordModel::records_not_read`]: a batch over
 //! 64 MiB, one that does not decompress or parse, a segment that could not be read).
 //! Otherwise the finding says `unconfirmed:` and why, an error becomes a warning, and the
 //! evidence carries `confirmed: false`, `unconfirmed_reason` and `records_not_read` — as the
 //! coordinator's own verdicts do (`evidence.coordinator` of `hanging_transaction`).
 
 use super::TRANSACTION_STATE_TOPIC;
-use super::input::{CoordinatorLog, TxnInputs, UnreadBatch};
+use super::Joined;
+use super::input::UnreadBatch;
+use crate::cluster::coordinator::model::CoordModel;
 use crate::finding::{Finding, Severity};
 use serde_json::{Value, json};
 
 /// Unread batches, each with its log.
-pub type Unread<'a> = Vec<(&'a CoordinatorLog, &'a UnreadBatch)>;
+pub type Unread<'a> = Vec<(&'a CoordModel, &'a UnreadBatch)>;
 
 /// The unread batches of `log` that `may_hold` accepts.
-pub fn of_log<'a>(log: &'a CoordinatorLog, may_hold: impl Fn(&UnreadBatch) -> bool) -> Unread<'a> {
+pub fn of_log<'a>(log: &'a CoordModel, may_hold: impl Fn(&UnreadBatch) -> bool) -> Unread<'a> {
     log.records_not_read
         .iter()
         .filter(|u| may_hold(u))
@@ -28,7 +30,7 @@ pub fn of_log<'a>(log: &'a CoordinatorLog, may_hold: impl Fn(&UnreadBatch) -> bo
 }
 
 /// Every unread batch of the coordinator logs `logs` (indices into `inputs`).
-pub fn of_logs<'a>(inputs: &'a TxnInputs, logs: &[usize]) -> Unread<'a> {
+pub fn of_logs<'a>(inputs: &'a Joined<'a>, logs: &[usize]) -> Unread<'a> {
     logs.iter()
         .filter_map(|&i| inputs.coordinator.get(i))
         .flat_map(|log| of_log(log, |_| true))
@@ -96,7 +98,7 @@ fn insert(f: &mut Finding, key: &str, v: Value) {
 mod tests {
     use super::*;
     use crate::finding::Kind;
-    use crate::cluster::txns::input::{INPUT_VERSION, Origin};
+    use crate::cluster::txns::input::{CoordinatorLog, INPUT_VERSION, Origin};
 
     fn log(unread: Vec<UnreadBatch>) -> CoordinatorLog {
         CoordinatorLog {
@@ -112,6 +114,10 @@ mod tests {
             segments: Vec::new(),
             records_not_read: unread,
         }
+    }
+
+    fn model(unread: Vec<UnreadBatch>) -> CoordModel {
+        CoordModel::of(&log(unread), None)
     }
 
     fn batch(offsets: Option<(i64, i64)>) -> UnreadBatch {
@@ -134,7 +140,7 @@ mod tests {
 
     #[test]
     fn settle_confirms_or_qualifies() {
-        let l = log(vec![batch(Some((10, 12))), batch(None)]);
+        let l = model(vec![batch(Some((10, 12))), batch(None)]);
         let mut f = Finding::new(Kind::TransactionStuckInPrepare, "t", 4, "m");
         settle(
             &mut f,

@@ -18,6 +18,7 @@ mod remote;
 mod walk;
 pub(crate) use glob::glob_match;
 use partition::{EventPool, SegmentScan, scan_partition};
+pub use remote::walk_object;
 
 pub use crate::partition::results::{
     PartitionReport, PartitionStage, Progress, ProgressUpdate, ScanOptions, SeverityCounts,

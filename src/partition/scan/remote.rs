@@ -3,15 +3,17 @@
 //! events fed to the same producer-state replay, so producer state, transactions and the
 //! LSO reasoning start from the remote log start.
 //!
-//! Only the replay is shared: the walk's integrity findings stay with the local segments
-//! (a remote object's bytes are judged against its metadata by `cluster::tiering`'s
-//! `remote_segment_mismatch`), and the recovery model never sees a remote segment (the
-//! broker's log loader does not recover remote data).
+//! Only the replay is shared here: the walk's integrity findings of a remote object are
+//! made once per remote segment, not once per replica replaying it, by `cluster::tiering`
+//! through [`walk_object`] (as findings about remote data), and the recovery model never
+//! sees a remote segment (the broker's log loader does not recover remote data).
 
 use super::EventPool;
 use super::walk::Walker;
 use crate::finding::Finding;
-use crate::partition::remote::{RemoteReplayed, RemoteSegmentInput, RemoteSource};
+use crate::partition::remote::{
+    ObjectWalk, RemoteReplayed, RemoteSegmentInput, RemoteSource, WalkedLog,
+};
 use crate::partition::results::ScanOptions;
 use crate::partition::state::{PartitionContext, Replay};
 use crate::read::format::Tail;
@@ -57,6 +59,7 @@ pub(super) fn replay_remote(
         };
         let idx = u32::try_from(first_idx + k).unwrap_or(u32::MAX);
         let mut w = Walker::new(ctx, &s.name, idx, s.start_offset, opts, pool.take());
+        w.out.collected = collect_nothing(opts);
         let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
         let walked = segment::walk_entries_items(path, ReadPolicy::Read, opts.max_bytes, |item| {
             w.item(item)
@@ -92,4 +95,72 @@ pub(super) fn replay_remote(
         }
     }
     (out, false)
+}
+
+/// Walk one remote object at `path` (named `name`, of the remote segment starting at
+/// `base`) with the local segments' walker: the same framing, CRC and header checks
+/// (`DefaultRecordBatch.ensureValid`, the consumer's `CompletedFetch.maybeEnsureValid`
+/// runs the same), with the events summarised as they come (memory does not grow with the
+/// object). `--max-bytes` bounds the bytes read.
+pub fn walk_object(
+    topic: &str,
+    partition: i32,
+    name: &str,
+    base: i64,
+    path: &std::path::Path,
+    opts: &ScanOptions,
+) -> std::io::Result<ObjectWalk> {
+    let ctx = PartitionContext {
+        topic: topic.to_string(),
+        partition,
+        segment_names: vec![name.to_string()],
+        ..PartitionContext::default()
+    };
+    let mut w = Walker::new(&ctx, name, 0, base, opts, Vec::new());
+    w.out.collected = collect_nothing(opts);
+    let mut walked = WalkedLog::default();
+    let (tail, len) =
+        segment::walk_entries_items(path, ReadPolicy::Read, opts.max_bytes, |item| {
+            w.item(item);
+            for ev in w.events.drain(..) {
+                summarise(&mut walked, &ev);
+            }
+        })?;
+    let file_len = std::fs::metadata(path)?.len();
+    let cut = opts.max_bytes.is_some_and(|m| file_len > m);
+    let scan = w.finish(if cut { Tail::Clean } else { tail });
+    for ev in &scan.events {
+        summarise(&mut walked, ev);
+    }
+    walked.bytes = file_len;
+    walked.invalid_bytes = match tail.truncation_position() {
+        Some(at) if !cut => len.saturating_sub(at),
+        _ => 0,
+    };
+    Ok(ObjectWalk {
+        walked,
+        findings: scan.findings,
+    })
+}
+
+/// Add one batch to what the object holds (every entry that frames counts, its CRC good
+/// or not: its offsets are the ones a fetch would see).
+fn summarise(w: &mut WalkedLog, ev: &crate::partition::event::BatchEvent) {
+    if ev.magic >= 2
+        && ev.partition_leader_epoch >= 0
+        && w.leader_epochs
+            .last()
+            .is_none_or(|l| l.0 != ev.partition_leader_epoch)
+    {
+        w.leader_epochs
+            .push((ev.partition_leader_epoch, ev.base_offset));
+    }
+    w.first_offset.get_or_insert(ev.base_offset);
+    w.last_offset = Some(ev.last_offset);
+}
+
+/// The cluster checks' inputs are the local log's: nothing of a remote object is kept for
+/// them (a partition with several copies would otherwise keep a key per remote batch).
+fn collect_nothing(opts: &ScanOptions) -> crate::partition::walked::Collector {
+    crate::partition::walked::Collector::new("", false, opts.max_decompressed)
 }

@@ -1,0 +1,618 @@
+//! The one model of the transaction coordinator, per `__transaction_state` partition copy:
+//! [`CoordModel`], built by one replay of the copy's records in offset order
+//! ([`Replay`]). Every reader reads it: the coordinator's view (the latest value of each
+//! transactional id, as `TransactionStateManager`'s load keeps it) and the hanging
+//! confirmation through it, the rule-31 history (`HistoryChecker`, fed by the same
+//! replay), and the cross-partition join (`cluster::txns`: the ordered transactions of
+//! each id and the epoch-exhaustion shapes).
+//!
+//! A transaction is what `TransactionMetadata` moves through between two idle states:
+//! Ongoing records add partitions, PrepareCommit/PrepareAbort end the producer's part (under
+//! TV2 with the bumped epoch the markers carry), CompleteCommit/CompleteAbort record that
+//! every marker was written (`TransactionLog.readTxnRecordValue` gives each record's
+//! state, producer id and epoch, partitions and times). Its state changes are kept as the
+//! offsets and times of its first record, its Prepare record and its latest record.
+//! Compaction keeps only a suffix of each id's history, so a transaction may be known from
+//! its Prepare or Complete record alone. A tombstone ends the id's history
+//! (`TransactionStateManager` drops a removed id on load).
+//!
+//! Memory: per transactional id, its latest value and the transaction in progress; the
+//! finished transactions are kept only for the producer ids the join can match
+//! ([`Replay::new`]'s `wanted`: the producer ids of the data partitions' transactions),
+//! plus each id's latest finished one (what `transaction_stuck_in_prepare` reads); the
+//! others are counted ([`CoordModel::summarised`]). The partition sets of the kept
+//! transactions are shared (a producer loop alternates between a few sets).
+
+use super::history::HistoryChecker;
+use super::{CoordinatorTxn, Source};
+use crate::cluster::txns::exhaustion;
+use crate::cluster::txns::{CoordRecord, CoordValue, CoordinatorLog, Origin, UnreadBatch};
+use crate::read::format::txnlog::TxnState;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+/// A transaction's partitions, shared by the transactions listing the same set.
+pub type PartitionSet = Arc<BTreeSet<(String, i32)>>;
+
+/// One transaction as the coordinator recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CoordTxn {
+    pub transactional_id: Arc<str>,
+    /// `__transaction_state-N`.
+    pub log_partition: i32,
+    /// Index of its [`CoordModel`] among the join's coordinator models.
+    #[serde(skip)]
+    pub log: usize,
+    pub producer_id: i64,
+    /// The producer id the Complete record moved to (TV2 epoch exhaustion), else -1.
+    pub next_producer_id: i64,
+    /// Epoch of the transaction's data (the Ongoing record's; under TV2 the Prepare
+    /// epoch − 1 when only that is known).
+    pub data_epoch: i16,
+    /// Epoch of the Prepare/Complete record (what the markers carry).
+    pub end_epoch: Option<i16>,
+    pub client_transaction_version: i16,
+    pub timeout_ms: i32,
+    /// The latest state of this transaction.
+    pub state: TxnState,
+    /// `Some(true)` commit, `Some(false)` abort, `None` still ongoing.
+    pub commit: Option<bool>,
+    /// Union of the partitions of its Ongoing/Prepare records; `None` when only a Complete
+    /// record is known (Complete records list none).
+    pub partitions: Option<PartitionSet>,
+    pub start_ms: i64,
+    pub prepare_ms: Option<i64>,
+    pub complete_ms: Option<i64>,
+    pub last_update_ms: i64,
+    /// Offsets of its first and latest records.
+    pub first_record_offset: i64,
+    pub last_record_offset: i64,
+    /// Offset of its Prepare record.
+    pub prepare_offset: Option<i64>,
+    /// A tombstone of its transactional id followed its records: the coordinator's load
+    /// drops the id (`TransactionStateManager` skips a removed id), so nothing of it is
+    /// pending any more.
+    #[serde(skip)]
+    pub removed: bool,
+}
+
+impl CoordTxn {
+    /// The producer ids this transaction's markers may carry.
+    pub fn has_pid(&self, pid: i64) -> bool {
+        self.producer_id == pid || (self.next_producer_id >= 0 && self.next_producer_id == pid)
+    }
+    /// Transaction version 2 (the client said so in the value).
+    pub fn tv2(&self) -> bool {
+        self.client_transaction_version >= 2
+    }
+
+    fn new(id: &Arc<str>, partition: i32, offset: i64, v: &CoordValue) -> CoordTxn {
+        let tv2 = v.client_transaction_version >= 2;
+        let preparing = matches!(v.state, TxnState::PrepareCommit | TxnState::PrepareAbort);
+        let completing = matches!(v.state, TxnState::CompleteCommit | TxnState::CompleteAbort);
+        let data_epoch = if tv2 && (preparing || completing) {
+            v.producer_epoch.saturating_sub(1)
+        } else {
+            v.producer_epoch
+        };
+        CoordTxn {
+            transactional_id: id.clone(),
+            log_partition: partition,
+            log: 0,
+            producer_id: v.producer_id,
+            next_producer_id: -1,
+            data_epoch,
+            end_epoch: None,
+            client_transaction_version: v.client_transaction_version,
+            timeout_ms: v.timeout_ms,
+            state: v.state,
+            commit: None,
+            partitions: None,
+            start_ms: v.start_ms,
+            prepare_ms: None,
+            complete_ms: None,
+            last_update_ms: v.last_update_ms,
+            first_record_offset: offset,
+            last_record_offset: offset,
+            prepare_offset: None,
+            removed: false,
+        }
+    }
+
+    /// Add the partitions of an Ongoing/Prepare value (copied once: a set shared with
+    /// finished transactions is not changed).
+    fn add_partitions(&mut self, parts: &[(String, i32)]) {
+        let set = Arc::make_mut(self.partitions.get_or_insert_with(Default::default));
+        for tp in parts {
+            if !set.contains(tp) {
+                set.insert(tp.clone());
+            }
+        }
+    }
+}
+
+/// The latest value of one transactional id in one partition copy, as the coordinator's
+/// view merges it ([`super::CoordinatorView`]).
+#[derive(Debug, Clone, Default)]
+pub struct LatestValue {
+    /// The latest value, with the tombstone that followed it if one did.
+    pub value: Option<CoordinatorTxn>,
+    /// A tombstone read before any value of the id in this copy (it removes what an
+    /// earlier copy of the view held).
+    pub first_tombstone: Option<Source>,
+}
+
+/// One `__transaction_state` partition copy, replayed once.
+#[derive(Debug, Clone)]
+pub struct CoordModel {
+    /// The version of the inputs it was built from.
+    pub version: u32,
+    /// `__transaction_state-N`.
+    pub partition: i32,
+    pub origin: Origin,
+    /// The reference time of the copy's verdicts (ms).
+    pub ref_time_ms: i64,
+    /// The batches of this copy whose records were not read
+    /// ([`CoordinatorLog::records_not_read`]).
+    pub records_not_read: Vec<UnreadBatch>,
+    /// Records whose key and value decoded (null ids included).
+    pub records: u64,
+    /// Offset of the last record the join reads ([`CoordRecord::usable`]), -1 when none.
+    pub last_usable_offset: i64,
+    /// Records the coordinator's load fails on, as `offset N: message`.
+    pub errors: Vec<String>,
+    /// Transactional id → its latest value.
+    pub ids: BTreeMap<String, LatestValue>,
+    /// Rule 31: the copy's history, replayed per transactional id.
+    pub history: HistoryChecker,
+    /// The transactions kept (see the module docs), in the order they ended, then the
+    /// ones still in progress by first record.
+    pub txns: Vec<CoordTxn>,
+    /// Epoch-exhaustion shapes (`TransactionMetadata.isProducerEpochExhausted`), in
+    /// record order, then the Prepare records still at risk by offset.
+    pub exhaustion: Vec<exhaustion::Hit>,
+    /// Finished transactions not kept: of producer ids no data partition of the inputs
+    /// holds, and not their id's latest.
+    pub summarised: u64,
+}
+
+impl CoordModel {
+    /// The model as the `index`th of the join's coordinator models
+    /// ([`CoordTxn::log`]).
+    pub fn at(mut self, index: usize) -> CoordModel {
+        for t in &mut self.txns {
+            t.log = index;
+        }
+        self
+    }
+
+    /// Replay a decoded copy (the join's serialisable inputs: the testkit's and the tests'
+    /// way in; a scan replays the walked records directly), keeping the finished transactions of the producer ids
+    /// `wanted` holds (all of them when `None`).
+    #[cfg_attr(not(feature = "testkit"), allow(dead_code))]
+    pub fn of(log: &CoordinatorLog, wanted: Option<Arc<HashSet<i64>>>) -> CoordModel {
+        let mut r = Replay::new(log.partition, log.origin.clone(), log.ref_time_ms, wanted);
+        r.segments = log.segments.clone();
+        for u in &log.records_not_read {
+            r.unread(u.clone());
+        }
+        for rec in &log.records {
+            r.record(rec.clone());
+        }
+        let mut m = r.finish();
+        m.version = log.version;
+        m
+    }
+}
+
+/// What the replay holds of one transactional id.
+#[derive(Debug, Default)]
+struct IdState {
+    id: Option<Arc<str>>,
+    latest: LatestValue,
+    /// The transaction in progress.
+    current: Option<CoordTxn>,
+    /// The latest finished transaction not kept, with its end order.
+    pending: Option<(u64, CoordTxn)>,
+    /// The previous decoded value of the id (cleared by a tombstone), with its offset.
+    last_value: Option<(i64, CoordValue)>,
+}
+
+/// The replay of one partition copy, record by record ([`Replay::record`]), in offset
+/// order.
+#[derive(Debug)]
+pub struct Replay {
+    model: CoordModel,
+    /// Segment names ([`CoordRecord::segment`] indexes them).
+    pub segments: Vec<String>,
+    wanted: Option<Arc<HashSet<i64>>>,
+    state: HashMap<String, IdState>,
+    /// Kept finished transactions with their end order.
+    done: Vec<(u64, CoordTxn)>,
+    ended: u64,
+    sets: HashSet<PartitionSet>,
+}
+
+impl Replay {
+    /// An empty replay of copy `partition` at `origin`.
+    pub fn new(
+        partition: i32,
+        origin: Origin,
+        ref_time_ms: i64,
+        wanted: Option<Arc<HashSet<i64>>>,
+    ) -> Replay {
+        Replay {
+            model: CoordModel {
+                version: crate::cluster::txns::INPUT_VERSION,
+                partition,
+                origin,
+                ref_time_ms,
+                records_not_read: Vec::new(),
+                records: 0,
+                last_usable_offset: -1,
+                errors: Vec::new(),
+                ids: BTreeMap::new(),
+                history: HistoryChecker::default(),
+                txns: Vec::new(),
+                exhaustion: Vec::new(),
+                summarised: 0,
+            },
+            segments: Vec::new(),
+            wanted,
+            state: HashMap::new(),
+            done: Vec::new(),
+            ended: 0,
+            sets: HashSet::new(),
+        }
+    }
+
+    /// A batch of the copy whose records were not read.
+    pub fn unread(&mut self, u: UnreadBatch) {
+        self.model.records_not_read.push(u);
+    }
+
+    /// Feed one record (the next in offset order).
+    pub fn record(&mut self, r: CoordRecord) {
+        let src = Source {
+            partition: self.model.partition,
+            offset: r.offset,
+            path: self.model.origin.path.clone(),
+        };
+        let segment = self.segments.get(r.segment as usize).map_or("", String::as_str);
+        self.model.history.record(&r, segment, src.clone());
+        match r.problem.as_deref() {
+            Some(p) => {
+                if let Some(e) = p.error() {
+                    self.model.errors.push(format!("offset {}: {e}", r.offset));
+                }
+                return;
+            }
+            None => self.model.records += 1,
+        }
+        if !self.state.contains_key(&r.transactional_id) {
+            self.state
+                .insert(r.transactional_id.clone(), IdState::default());
+        }
+        let st = self.state.get_mut(&r.transactional_id).expect("inserted above");
+        apply_latest(&mut st.latest, &r, src);
+        if !r.usable() {
+            return;
+        }
+        self.model.last_usable_offset = r.offset;
+        let id = st
+            .id
+            .get_or_insert_with(|| Arc::from(r.transactional_id.as_str()))
+            .clone();
+        let Some(v) = r.value else {
+            st.last_value = None;
+            if let Some(mut t) = st.current.take() {
+                t.removed = true;
+                self.end(&id, t);
+            }
+            return;
+        };
+        let prev = st.last_value.as_ref().map(|(o, p)| (*o, p));
+        exhaustion::on_value(&id, r.offset, &v, prev, &mut self.model.exhaustion);
+        let cur = st.current.take();
+        let partition = self.model.partition;
+        let (ended, next) = step(&id, partition, r.offset, &v, cur);
+        let st = self.state.get_mut(&*id).expect("inserted above");
+        st.last_value = Some((r.offset, v));
+        for t in ended.into_iter().flatten() {
+            self.end(&id, t);
+        }
+        if let Some(t) = next {
+            let st = self.state.get_mut(&*id).expect("inserted above");
+            st.current = Some(t);
+        }
+    }
+
+    /// A transaction of `id` ended (completed, superseded or removed): kept when its
+    /// producer ids are wanted, else held as the id's latest until a later one ends.
+    fn end(&mut self, id: &str, mut t: CoordTxn) {
+        self.ended += 1;
+        if let Some(set) = t.partitions.take() {
+            t.partitions = Some(match self.sets.get(&set) {
+                Some(s) => s.clone(),
+                None => {
+                    self.sets.insert(set.clone());
+                    set
+                }
+            });
+        }
+        let keep = self.wanted.as_ref().is_none_or(|w| {
+            w.contains(&t.producer_id) || (t.next_producer_id >= 0 && w.contains(&t.next_producer_id))
+        });
+        if keep {
+            self.done.push((self.ended, t));
+            return;
+        }
+        if let Some(st) = self.state.get_mut(id)
+            && st.pending.replace((self.ended, t)).is_some()
+        {
+            self.model.summarised += 1;
+        }
+    }
+
+    /// The model: the kept transactions and each id's latest unkept one in the order they
+    /// ended, then those still in progress by first record.
+    pub fn finish(mut self) -> CoordModel {
+        let mut pending = Vec::new();
+        let mut rest = Vec::new();
+        let mut latest = Vec::new();
+        for (name, st) in self.state {
+            pending.extend(st.pending);
+            rest.extend(st.current);
+            if let Some((offset, v)) = &st.last_value {
+                latest.push((st.id.clone().unwrap_or_default(), *offset, v.clone()));
+            }
+            self.model.ids.insert(name, st.latest);
+        }
+        pending.sort_by_key(|(n, _)| *n);
+        let mut done = std::mem::take(&mut self.done);
+        done.extend(pending);
+        done.sort_by_key(|(n, _)| *n);
+        rest.sort_by_key(|t| t.first_record_offset);
+        self.model.txns = done.into_iter().map(|(_, t)| t).chain(rest).collect();
+        latest.sort_by_key(|x| x.1);
+        for (id, offset, v) in latest {
+            exhaustion::at_risk(&id, offset, &v, &mut self.model.exhaustion);
+        }
+        self.model
+    }
+}
+
+/// One value of an id in the transactions' sequence: the transactions it ends and the one
+/// in progress after it.
+fn step(
+    id: &Arc<str>,
+    partition: i32,
+    offset: i64,
+    v: &CoordValue,
+    cur: Option<CoordTxn>,
+) -> ([Option<CoordTxn>; 2], Option<CoordTxn>) {
+    let new = || CoordTxn::new(id, partition, offset, v);
+    match v.state {
+        TxnState::Ongoing => {
+            let (other, mut t) = match cur {
+                Some(t)
+                    if t.state == TxnState::Ongoing
+                        && t.producer_id == v.producer_id
+                        && t.data_epoch == v.producer_epoch =>
+                {
+                    (None, t)
+                }
+                other => (other, new()),
+            };
+            t.add_partitions(&v.partitions);
+            t.state = v.state;
+            t.last_update_ms = v.last_update_ms;
+            t.last_record_offset = offset;
+            ([other, None], Some(t))
+        }
+        TxnState::PrepareCommit | TxnState::PrepareAbort => {
+            let (other, mut t) = match cur {
+                Some(t) if t.state == TxnState::Ongoing && t.producer_id == v.producer_id => {
+                    (None, t)
+                }
+                other => (other, new()),
+            };
+            t.add_partitions(&v.partitions);
+            t.state = v.state;
+            t.commit = Some(v.state == TxnState::PrepareCommit);
+            t.end_epoch = Some(v.producer_epoch);
+            t.prepare_ms = Some(v.last_update_ms);
+            t.prepare_offset = Some(offset);
+            t.last_update_ms = v.last_update_ms;
+            t.last_record_offset = offset;
+            t.client_transaction_version = t
+                .client_transaction_version
+                .max(v.client_transaction_version);
+            ([other, None], Some(t))
+        }
+        TxnState::CompleteCommit | TxnState::CompleteAbort => {
+            let commit = v.state == TxnState::CompleteCommit;
+            let (other, mut t) = match cur {
+                Some(t)
+                    if t.commit == Some(commit)
+                        && t.complete_ms.is_none()
+                        && (t.producer_id == v.producer_id
+                            || t.producer_id == v.previous_producer_id) =>
+                {
+                    (None, t)
+                }
+                other => {
+                    let mut t = new();
+                    t.end_epoch = Some(v.producer_epoch);
+                    (other, t)
+                }
+            };
+            if v.producer_id != t.producer_id {
+                t.next_producer_id = v.producer_id;
+            }
+            t.state = v.state;
+            t.commit = Some(commit);
+            t.complete_ms = Some(v.last_update_ms);
+            t.last_update_ms = v.last_update_ms;
+            t.last_record_offset = offset;
+            ([other, Some(t)], None)
+        }
+        // Empty, Dead, PrepareEpochFence: no transaction in progress.
+        _ => ([cur, None], None),
+    }
+}
+
+/// The view's latest value of an id after record `r` (later offsets replace earlier ones):
+/// a tombstone marks the value removed; an in-progress value's partitions are what the
+/// last transaction held, which a Complete value (listing none) of the same producer id
+/// and epoch keeps.
+fn apply_latest(l: &mut LatestValue, r: &CoordRecord, src: Source) {
+    let Some(v) = &r.value else {
+        match &mut l.value {
+            Some(e) => e.tombstoned = Some(src),
+            None => l.first_tombstone = Some(src),
+        }
+        return;
+    };
+    let last_txn_partitions = if v.state.is_in_progress() {
+        v.partitions.clone()
+    } else {
+        match &l.value {
+            Some(e)
+                if e.producer_id == v.producer_id
+                    && e.tombstoned.is_none()
+                    && (e.producer_epoch == v.producer_epoch
+                        // TV2: the Complete record may carry the bumped epoch
+                        || e.producer_epoch.checked_add(1) == Some(v.producer_epoch)) =>
+            {
+                e.last_txn_partitions.clone()
+            }
+            _ => Vec::new(),
+        }
+    };
+    l.value = Some(CoordinatorTxn {
+        transactional_id: r.transactional_id.clone(),
+        producer_id: v.producer_id,
+        previous_producer_id: v.previous_producer_id,
+        next_producer_id: v.next_producer_id,
+        producer_epoch: v.producer_epoch,
+        timeout_ms: v.timeout_ms,
+        state: v.state,
+        partitions: v.partitions.clone(),
+        last_txn_partitions,
+        last_update_ms: v.last_update_ms,
+        start_ms: v.start_ms,
+        client_transaction_version: v.client_transaction_version,
+        tombstoned: None,
+        source: src,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::txns::INPUT_VERSION;
+
+    fn value(pid: i64, epoch: i16, state: TxnState, parts: &[&str], t: i64) -> CoordValue {
+        CoordValue {
+            version: 0,
+            producer_id: pid,
+            previous_producer_id: -1,
+            next_producer_id: -1,
+            producer_epoch: epoch,
+            next_producer_epoch: -1,
+            timeout_ms: 60_000,
+            state,
+            partitions: parts.iter().map(|p| (p.to_string(), 0)).collect(),
+            last_update_ms: t,
+            start_ms: t,
+            client_transaction_version: 0,
+        }
+    }
+
+    /// Two ids, each looping Ongoing → PrepareCommit → CompleteCommit over two alternating
+    /// partition sets (`TransactionMetadata`'s transitions), then `b` tombstoned.
+    fn log() -> CoordinatorLog {
+        let mut records = Vec::new();
+        let mut offset = 0;
+        for i in 0..10 {
+            for (id, pid) in [("a", 1), ("b", 2)] {
+                let parts: &[&str] = if i % 2 == 0 { &["x", "y"] } else { &["z"] };
+                for state in [
+                    TxnState::Ongoing,
+                    TxnState::PrepareCommit,
+                    TxnState::CompleteCommit,
+                ] {
+                    let listed = if state == TxnState::CompleteCommit { &[][..] } else { parts };
+                    let v = value(pid, 0, state, listed, offset * 10);
+                    records.push(CoordRecord::new(offset, id.into(), Some(v)));
+                    offset += 1;
+                }
+            }
+        }
+        records.push(CoordRecord::new(offset, "b".into(), None));
+        CoordinatorLog {
+            version: INPUT_VERSION,
+            partition: 3,
+            origin: Origin {
+                path: "/d/__transaction_state-3".into(),
+                live: true,
+                ..Origin::default()
+            },
+            ref_time_ms: 0,
+            records,
+            segments: Vec::new(),
+            records_not_read: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_replay_gives_the_transactions_and_the_latest_values() {
+        let all = CoordModel::of(&log(), None);
+        assert_eq!(all.txns.len(), 20);
+        assert_eq!(all.summarised, 0);
+        assert_eq!(all.records, 61);
+        assert!(all.txns.iter().all(|t| t.commit == Some(true) && t.complete_ms.is_some()));
+        // The alternating partition sets are shared, not copied per transaction.
+        let sets: HashSet<*const BTreeSet<(String, i32)>> = all
+            .txns
+            .iter()
+            .filter_map(|t| t.partitions.as_ref().map(Arc::as_ptr))
+            .collect();
+        assert_eq!(sets.len(), 2);
+        // The view's latest value: `a` CompleteCommit with the last transaction's
+        // partitions; `b` removed by its tombstone.
+        let a = all.ids["a"].value.as_ref().unwrap();
+        assert_eq!(a.state, TxnState::CompleteCommit);
+        assert_eq!(a.last_txn_partitions, vec![("z".to_string(), 0)]);
+        assert!(a.tombstoned.is_none());
+        let b = all.ids["b"].value.as_ref().unwrap();
+        assert_eq!(b.tombstoned.as_ref().map(|s| s.offset), Some(60));
+        // The history rules saw every record and found nothing.
+        assert!(all.history.anomalies.is_empty());
+        assert_eq!(all.history.latest.len(), 2);
+    }
+
+    #[test]
+    fn finished_transactions_of_unwanted_producers_are_counted_but_the_latest_kept() {
+        let all = CoordModel::of(&log(), None);
+        let only_a = CoordModel::of(&log(), Some(Arc::new(HashSet::from([1]))));
+        // Every transaction of producer 1, and `b`'s latest one, in the same order.
+        let expect: Vec<&CoordTxn> = all
+            .txns
+            .iter()
+            .filter(|t| t.producer_id == 1 || t.first_record_offset == 57)
+            .collect();
+        assert_eq!(only_a.txns.iter().collect::<Vec<_>>(), expect);
+        assert_eq!(only_a.summarised, 9);
+        let none = CoordModel::of(&log(), Some(Arc::default()));
+        assert_eq!(none.txns.len(), 2);
+        assert_eq!(none.summarised, 18);
+        // The view reads the same latest values whatever is kept.
+        assert_eq!(
+            none.ids["a"].value.as_ref().unwrap().source,
+            all.ids["a"].value.as_ref().unwrap().source
+        );
+    }
+}
