@@ -81,7 +81,11 @@ fn discover_given(
 }
 
 /// `groups`: the groups rebuilt from `__consumer_offsets`.
-pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
+pub(crate) fn cmd_groups(
+    a: GroupsArgs,
+    style: &Style,
+    mut out: &mut dyn Write,
+) -> Result<ExitCode> {
     use klogscan::partition::groups::{self, GroupType, GroupsOptions, render};
     let group_type = match a.group_type.as_deref().map(GroupType::parse) {
         Some(None) => anyhow::bail!("--type: expected classic, consumer, share or streams"),
@@ -107,12 +111,16 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
         OutFormat::Json => {
             render::write_json(&list, &mut klogscan::escape::JsonWriter::new(&mut out))?
         }
-        OutFormat::Table if a.members => {
-            render::write_members_table(&list, &mut klogscan::escape::JsonWriter::text(&mut out))?
-        }
-        OutFormat::Table => {
-            render::write_table(&list, &mut klogscan::escape::JsonWriter::text(&mut out))?
-        }
+        OutFormat::Table if a.members => klogscan::report::table::write_group_members_with(
+            &list,
+            style,
+            &mut text_out(&mut out, style),
+        )?,
+        OutFormat::Table => klogscan::report::table::write_groups_with(
+            &list,
+            style,
+            &mut text_out(&mut out, style),
+        )?,
         other => return Err(not_for_this_command(other, "groups prints table or json")),
     }
     out.flush()?;
@@ -123,7 +131,11 @@ pub(crate) fn cmd_groups(a: GroupsArgs, mut out: &mut dyn Write) -> Result<ExitC
 /// `consumers`: every group's committed offsets held against their partitions (a whole
 /// scan: the partitions' ends, LSOs and hanging transactions are the scan's), then the
 /// consumer findings.
-pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result<ExitCode> {
+pub(crate) fn cmd_consumers(
+    a: ConsumersArgs,
+    style: &Style,
+    mut out: &mut dyn Write,
+) -> Result<ExitCode> {
     use klogscan::cluster::consumers::{self, ConsumersOptions};
     use klogscan::report::consumers as render;
     let inputs = klogscan::discover::archive::prepare(&a.paths, &Default::default())?;
@@ -163,7 +175,9 @@ pub(crate) fn cmd_consumers(a: ConsumersArgs, mut out: &mut dyn Write) -> Result
             inputs.fix_value(&mut v);
             render::write_value(&v, &mut out)?
         }
-        OutFormat::Table => render::write_table(&view, &findings, &mut out)?,
+        OutFormat::Table => {
+            render::write_table_with(&view, &findings, style, &mut text_out(&mut out, style))?
+        }
         other => {
             return Err(not_for_this_command(
                 other,

@@ -397,8 +397,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             table::write_txns_with,
             false,
         ),
-        Command::Groups(a) => cmd_groups(a, &mut out),
-        Command::Consumers(a) => cmd_consumers(a, &mut out),
+        Command::Groups(a) => cmd_groups(a, &style, &mut out),
+        Command::Consumers(a) => cmd_consumers(a, &style, &mut out),
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
         Command::History(a) => cmd_history(a, &mut out),
         Command::Completions { shell } => {

@@ -122,6 +122,11 @@ pub struct PartitionDirFiles {
     pub log_dir: Option<String>,
     pub topic_id: Option<[u8; 16]>,
     pub files: Vec<(String, Option<u64>)>,
+    /// The cluster id given to `collect` (`--cluster-id ID=PATH`) for a partition
+    /// directory outside any log dir (no `meta.properties` to record it with); absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_id_given: Option<String>,
 }
 
 /// One partition directory's results.
@@ -282,6 +287,11 @@ impl FileInventory {
                     log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
                     topic_id: crate::cluster::replicas::topic_id(p),
                     files: files_of(paths),
+                    cluster_id_given: p
+                        .log_dir
+                        .is_none()
+                        .then(|| inv.given_cluster_ids.get(&p.path).cloned())
+                        .flatten(),
                 }
             })
             .collect();

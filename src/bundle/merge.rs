@@ -449,6 +449,10 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
             d.kind = p.kind.clone();
             d.log_dir = p.log_dir.as_ref().map(PathBuf::from);
             recorded.topic_ids.insert(d.path.clone(), p.topic_id);
+            if let Some(id) = &p.cluster_id_given {
+                // A partition directory outside any log dir: its given id is its identity.
+                inv.given_cluster_ids.insert(d.path.clone(), id.clone());
+            }
             inv.partitions.push(d);
         }
         for (path, md) in &b.rest.cluster_metadata {

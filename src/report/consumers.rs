@@ -2,6 +2,7 @@
 //! `kafka-consumer-groups.sh --describe`, with the lag against the last stable offset too;
 //! or the whole view as JSON.
 
+use super::style::{Layout, Shape, Style, wrap, wrap_long, write_fitted};
 use crate::cluster::consumers::{ConsumerRow, ConsumerView, ConsumersOptions};
 use crate::finding::evidence::PendingJoint;
 use crate::finding::{Finding, Kind};
@@ -53,15 +54,24 @@ fn log_end(r: &ConsumerRow) -> String {
     }
 }
 
-/// One line per group × partition, what was not matched, then the consumer findings.
+/// [`write_table_with`] for a file or a pipe (140 columns, no colour).
 pub fn write_table(
     view: &ConsumerView,
     findings: &[&Finding],
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let mut t = comfy_table::Table::new();
-    t.load_preset(comfy_table::presets::NOTHING);
-    t.set_header(vec![
+    write_table_with(view, findings, &Style::default(), out)
+}
+
+/// One line per group × partition, what was not matched, then the consumer findings; at
+/// `style`'s width, as every table (narrower layouts, then one block per row).
+pub fn write_table_with(
+    view: &ConsumerView,
+    findings: &[&Finding],
+    style: &Style,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let header = [
         "GROUP",
         "TOPIC",
         "PARTITION",
@@ -75,42 +85,77 @@ pub fn write_table(
         "LAG(LSO)",
         "HANGING",
         "COMMIT-TIME",
-    ]);
-    for r in &view.rows {
-        let d = r.data.as_ref();
-        t.add_row(vec![
-            crate::escape::text(&r.group_id).into_owned(),
-            crate::escape::text(&r.topic).into_owned(),
-            r.partition.to_string(),
-            r.committed_offset.to_string(),
-            r.committed_leader_epoch
-                .map_or_else(|| "-".to_string(), |e| e.to_string()),
-            opt(d.and_then(|d| d.log_start_offset)),
-            opt(d.and_then(|d| d.last_stable_offset)),
-            opt(d.and_then(|d| d.high_watermark)),
-            log_end(r),
-            opt(r.lag_high_watermark),
-            opt(r.lag_last_stable),
-            d.and_then(|d| d.hanging.first()).map_or_else(
-                || "-".to_string(),
-                |h| format!("{}@{}", h.producer_id, h.first_offset),
-            ),
-            r.commit_timestamp.to_string(),
-        ]);
-    }
-    writeln!(out, "{t}")?;
-    writeln!(
+    ];
+    let rows: Vec<Vec<String>> = view
+        .rows
+        .iter()
+        .map(|r| {
+            let d = r.data.as_ref();
+            vec![
+                crate::escape::text(&r.group_id).into_owned(),
+                crate::escape::text(&r.topic).into_owned(),
+                r.partition.to_string(),
+                r.committed_offset.to_string(),
+                r.committed_leader_epoch
+                    .map_or_else(|| "-".to_string(), |e| e.to_string()),
+                opt(d.and_then(|d| d.log_start_offset)),
+                opt(d.and_then(|d| d.last_stable_offset)),
+                opt(d.and_then(|d| d.high_watermark)),
+                log_end(r),
+                opt(r.lag_high_watermark),
+                opt(r.lag_last_stable),
+                d.and_then(|d| d.hanging.first()).map_or_else(
+                    || "-".to_string(),
+                    |h| format!("{}@{}", h.producer_id, h.first_offset),
+                ),
+                r.commit_timestamp.to_string(),
+            ]
+        })
+        .collect();
+    let layouts: [Layout<'_>; 2] = [
+        &[
+            (0, "GROUP"),
+            (1, "TOPIC"),
+            (2, "PARTITION"),
+            (3, "COMMITTED"),
+            (6, "LSO"),
+            (7, "HW"),
+            (9, "LAG(HW)"),
+            (10, "LAG(LSO)"),
+            (11, "HANGING"),
+        ],
+        &[
+            (0, "GROUP"),
+            (1, "TOPIC"),
+            (2, "PARTITION"),
+            (3, "COMMITTED"),
+            (9, "LAG(HW)"),
+            (10, "LAG(LSO)"),
+        ],
+    ];
+    write_fitted(
+        style,
+        Shape {
+            plain: true,
+            ..Shape::default()
+        },
+        &header,
+        &rows,
+        &layouts,
         out,
+    )?;
+    let width = usize::from(style.width);
+    let line = format!(
         "{} row(s), {} group(s); commits naming no partition of the inputs: {} absent, {} of another or unproven cluster; {} pending transactional commit(s)",
         view.rows.len(),
         view.groups.len(),
         view.unmatched.absent,
         view.unmatched.other_cluster,
         view.pending.iter().map(|p| p.offsets.len()).sum::<usize>()
-    )?;
+    );
+    writeln!(out, "{}", wrap(&line, width, 0, 2))?;
     for f in findings {
-        writeln!(
-            out,
+        let line = format!(
             "{} {} [{}] {}-{}@{}: {}",
             f.severity,
             f.kind,
@@ -119,7 +164,8 @@ pub fn write_table(
             f.partition,
             f.offset.map_or_else(|| "-".to_string(), |o| o.to_string()),
             crate::escape::text(&f.message)
-        )?;
+        );
+        writeln!(out, "{}", wrap_long(&line, width, 0, 4))?;
     }
     Ok(())
 }

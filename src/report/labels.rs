@@ -122,6 +122,25 @@ impl Labels {
     }
 }
 
+/// A partition's name and its directory (escaped) for a heading: on one line, two spaces
+/// apart, when they fit `width`; else the name (cut in its middle when longer than the
+/// width: the path under it names it whole) and, under it, the path indented by 4 and
+/// wrapped after its `/`. Returns the name and what follows it.
+pub(crate) fn name_and_path(name: &str, path: &str, width: u16, unicode: bool) -> (String, String) {
+    let path = crate::escape::text(path);
+    let w = usize::from(width);
+    let (n, p) = (name.chars().count(), path.chars().count());
+    if n + 2 + p <= w {
+        return (name.to_string(), format!("  {path}"));
+    }
+    let name = if n > w {
+        cut_middle(name, w, unicode)
+    } else {
+        name.to_string()
+    };
+    (name, format!("\n    {}", wrap_path(&path, w, 4)))
+}
+
 /// `name` cut to `max` characters by replacing its middle with an ellipsis.
 fn cut_middle(name: &str, max: usize, unicode: bool) -> String {
     let dots = if unicode { "…" } else { "..." };
@@ -188,5 +207,20 @@ mod tests {
         let w = wrap_path(&long, 40, 6);
         assert!(w.lines().all(|l| l.chars().count() <= 40), "{w}");
         assert_eq!(w.replace(['\n', ' '], ""), long);
+    }
+
+    #[test]
+    fn a_long_path_goes_under_the_name_wrapped() {
+        let p = "../shared/real-data/broker/ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions/kafka-data/__consumer_offsets-29";
+        let (n, rest) = name_and_path("__consumer_offsets-29", p, 80, false);
+        assert_eq!(n, "__consumer_offsets-29");
+        assert!(rest.starts_with("\n    "), "{rest}");
+        assert!(rest.lines().all(|l| l.chars().count() <= 80), "{rest}");
+        assert_eq!(rest.replace(['\n', ' '], ""), p);
+        let (n, rest) = name_and_path("orders-0", "/data/orders-0", 80, false);
+        assert_eq!(format!("{n}{rest}"), "orders-0  /data/orders-0");
+        let long = "x".repeat(100);
+        let (n, _) = name_and_path(&long, "/d", 60, true);
+        assert_eq!(n.chars().count(), 60);
     }
 }

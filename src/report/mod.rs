@@ -5,6 +5,7 @@ pub mod client;
 pub mod consumers;
 mod decision;
 pub mod filter;
+mod groups;
 pub mod history;
 pub mod html;
 pub mod json;
@@ -14,6 +15,7 @@ pub mod style;
 pub mod table;
 
 pub mod triage;
+mod txns_table;
 pub mod verify_text;
 
 /// Format a millisecond timestamp as RFC 3339 UTC (`2019-11-05T10:00:00.000Z`), or the raw

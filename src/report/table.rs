@@ -1,9 +1,13 @@
-//! Human tables (comfy-table) for `scan`, `producers` and `txns`.
+//! Human tables (comfy-table) for `scan`, `producers`, `txns` and `groups`.
+
+pub use super::groups::{write_group_members_with, write_groups_with};
+pub use super::txns_table::{
+    write_cluster_txns, write_cluster_txns_with, write_txns, write_txns_with,
+};
 
 use super::format_ms;
-use super::json::txn_distributions;
 use super::labels::Labels;
-use super::style::{Style, keep_lines_whole, keep_words_whole, wrap};
+use super::style::{Layout, Shape, Style, fit_table, keep_words_whole, led_by, wrap, write_fitted};
 use super::triage;
 use crate::finding::Severity;
 use crate::results::ScanReport;
@@ -26,13 +30,13 @@ fn producer(f: &crate::finding::Finding) -> String {
     }
 }
 
-fn opt<T: ToString>(v: Option<T>) -> String {
+pub(super) fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
 
 /// Text from the evidence (names, messages quoting it), control characters escaped
 /// ([`crate::escape`]): a table must not carry terminal commands or forged lines.
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     crate::escape::text(s).into_owned()
 }
 
@@ -254,56 +258,24 @@ fn write_partitions(
 }
 
 /// The partition table of `rows`; on a terminal too narrow for it, only the columns that
-/// matter mid-incident (then fewer still), words kept whole.
+/// matter mid-incident (then fewer still), words and labels kept whole ([`fit_table`]).
 fn partitions_table(style: &Style, brokers: bool, header: &[&str], rows: &[Vec<String>]) -> Table {
-    let mut t = style.table(header);
-    for r in rows {
-        t.add_row(r.clone());
-    }
-    let width = usize::from(style.width);
     let skip = usize::from(brokers);
-    if labels_whole(&mut t, skip) <= width {
-        return t;
-    }
     // Columns of the full row: partition 0, records 3, LEO 6, LSO 7, txns 8, findings 10.
-    let layouts: [(&[usize], &[&str]); 2] = [
-        (
-            &[0, 3, 6, 7, 8, 10],
-            &["partition", "records", "LEO", "LSO", "txns c/a/o", "E/W/I"],
-        ),
-        (&[0, 6, 7, 10], &["partition", "LEO", "LSO", "E/W/I"]),
+    let narrow: [&[(usize, &str)]; 2] = [
+        &[
+            (0, "partition"),
+            (3, "records"),
+            (6, "LEO"),
+            (7, "LSO"),
+            (8, "txns c/a/o"),
+            (10, "E/W/I"),
+        ],
+        &[(0, "partition"), (6, "LEO"), (7, "LSO"), (10, "E/W/I")],
     ];
-    for (cols, names) in layouts {
-        let keep: Vec<usize> = (0..skip).chain(cols.iter().map(|k| k + skip)).collect();
-        t = style.table(&with_broker(brokers, "broker", names.to_vec()));
-        for r in rows {
-            t.add_row(keep.iter().map(|&k| r[k].clone()).collect::<Vec<_>>());
-        }
-        if labels_whole(&mut t, skip) <= width {
-            break;
-        }
-    }
-    t
-}
-
-/// [`keep_words_whole`] for every column, and each line of the partition column `col`
-/// whole (`topic-0[2] [future copy]`); the narrowest width the table can then have.
-fn labels_whole(t: &mut Table, col: usize) -> usize {
-    let total = keep_words_whole(t, None);
-    let (mut line, mut word) = (0usize, 0usize);
-    for row in t.row_iter() {
-        if let Some(c) = row.cell_iter().nth(col) {
-            for l in c.content().lines() {
-                line = line.max(l.chars().count());
-                let w = l.split_whitespace().map(|w| w.chars().count()).max();
-                word = word.max(w.unwrap_or(0));
-            }
-        }
-    }
-    if line > word {
-        keep_lines_whole(t, col);
-    }
-    total + line.saturating_sub(word.max("partition".len()))
+    let layouts = led_by(brokers.then_some("broker"), &narrow);
+    let layouts: Vec<Layout<'_>> = layouts.iter().map(Vec::as_slice).collect();
+    fit_table(style, false, header, rows, &layouts, Some(skip)).table
 }
 
 fn write_findings(
@@ -421,7 +393,7 @@ fn write_findings_table(
 /// each with its header, and stderr says so and suggests `--format json` (which streams).
 pub const LARGE_TABLE_ROWS: usize = 10_000;
 
-fn warn_large_table(rows: usize, what: &str) {
+pub(super) fn warn_large_table(rows: usize, what: &str) {
     if rows > LARGE_TABLE_ROWS {
         eprintln!(
             "klogscan: {what}: {rows} rows, printed as tables of {LARGE_TABLE_ROWS} rows each; use --format json for a single, streamed document"
@@ -450,23 +422,17 @@ pub fn write_producers_with(
         .iter()
         .partition(|p| !p.carried.outcome.producers.is_empty());
     for p in with {
-        writeln!(
-            w,
-            "{} ({})",
-            super::partition_name(&p.topic, p.partition, Some(&p.path)),
-            esc(&p.path)
-        )?;
+        let name = super::partition_name(&p.topic, p.partition, Some(&p.path));
+        let (name, path) = super::labels::name_and_path(&name, &p.path, style.width, style.unicode);
+        writeln!(w, "{name}{path}")?;
         let producers = &p.carried.outcome.producers;
         warn_large_table(
             producers.len(),
             &format!("producers of {}-{}", p.topic, p.partition),
         );
-        let mut blocks = producers.chunks(LARGE_TABLE_ROWS).peekable();
-        if blocks.peek().is_none() {
-            writeln!(w, "{}\n", producers_table(style, &[]))?;
-        }
-        for block in blocks {
-            writeln!(w, "{}\n", producers_table(style, block))?;
+        for block in producers.chunks(LARGE_TABLE_ROWS) {
+            write_producers_table(style, block, w)?;
+            writeln!(w)?;
         }
     }
     match (without.len(), report.partitions.len()) {
@@ -485,270 +451,54 @@ pub fn write_producers_with(
     Ok(())
 }
 
-fn producers_table(style: &Style, rows: &[crate::partition::state::ProducerState]) -> Table {
-    let mut t = style.table(&[
+/// The producers of one partition, as `describe-producers` lists them; narrower (the
+/// coordinator epoch left out, shorter headers) or one block per producer where the width
+/// asks for it.
+fn write_producers_table(
+    style: &Style,
+    rows: &[crate::partition::state::ProducerState],
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let header = [
         "ProducerId",
         "ProducerEpoch",
         "LatestCoordinatorEpoch",
         "LastSequence",
         "LastTimestamp",
         "CurrentTransactionStartOffset",
-    ]);
-    for s in rows {
-        t.add_row(vec![
-            s.producer_id.to_string(),
-            s.producer_epoch.to_string(),
-            s.coordinator_epoch.to_string(),
-            s.last_sequence.to_string(),
-            format!("{} ({})", s.last_timestamp, format_ms(s.last_timestamp)),
-            s.current_txn_first_offset
-                .map_or_else(|| "None".to_string(), |o| o.to_string()),
-        ]);
-    }
-    keep_words_whole(&mut t, None);
-    t
-}
-
-/// Render `txns` for a file or a pipe: see [`write_txns_with`].
-pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
-    write_txns_with(report, &Style::default(), w)
-}
-
-/// Render `txns`: transaction statistics per partition (klog's `txn-stat`).
-pub fn write_txns_with(report: &ScanReport, style: &Style, w: &mut dyn Write) -> io::Result<()> {
-    if empty_result(report, w)? {
-        return Ok(());
-    }
-    warn_large_table(report.partitions.len(), "transaction statistics");
-    let mut blocks = report.partitions.chunks(LARGE_TABLE_ROWS).peekable();
-    if blocks.peek().is_none() {
-        writeln!(w, "{}", txns_table(style, &[]))?;
-    }
-    for block in blocks {
-        writeln!(w, "{}", txns_table(style, block))?;
-    }
-    for p in &report.partitions {
-        for o in &p.carried.outcome.open {
-            writeln!(
-                w,
-                "open: {}-{} producer {}@{} since offset {} (last activity {})",
-                esc(&p.topic),
-                p.partition,
-                o.producer_id,
-                o.producer_epoch,
-                o.first_offset,
-                format_ms(o.last_timestamp)
-            )?;
-        }
-    }
-    if let Some(a) = &report.transactions {
-        write_txn_stats(&a.stats, style, w)?;
-    }
-    Ok(())
-}
-
-fn txns_table(style: &Style, partitions: &[crate::partition::scan::PartitionReport]) -> Table {
-    let mut t = style.table(&[
-        "partition",
-        "committed",
-        "aborted",
-        "open",
-        "empty",
-        "size min/p50/p99/max",
-        "duration ms min/p50/p99/max",
-    ]);
-    for p in partitions {
-        let s = &p.carried.outcome.txn_stats;
-        let (size, dur) = txn_distributions(s);
-        t.add_row(vec![
-            super::partition_name(&p.topic, p.partition, Some(&p.path)),
-            s.committed.to_string(),
-            s.aborted.to_string(),
-            p.carried.outcome.open.len().to_string(),
-            (s.empty_commits + s.empty_aborts).to_string(),
-            format!("{}/{}/{}/{}", size.min, size.p50, size.p99, size.max),
-            format!("{}/{}/{}/{}", dur.min, dur.p50, dur.p99, dur.max),
-        ]);
-    }
-    keep_words_whole(&mut t, None);
-    t
-}
-
-fn dist4(d: &crate::cluster::txns::stats::Distribution) -> String {
-    format!("{}/{}/{}/{}", d.min, d.p50, d.p99, d.max)
-}
-
-/// The cluster part of `txns`: totals, per transactional id, the longest transactions.
-fn write_txn_stats(
-    s: &crate::cluster::txns::stats::TxnStatistics,
-    style: &Style,
-    w: &mut dyn Write,
-) -> io::Result<()> {
-    writeln!(
-        w,
-        "\ncluster transactions: {} ({} committed, {} aborted, {} empty, {} open, {} partial, {} mixed); producers fenced: {}",
-        s.cluster_transactions,
-        s.committed,
-        s.aborted,
-        s.empty,
-        s.open,
-        s.partial,
-        s.mixed,
-        s.producers_fenced
-    )?;
-    let mut t = style.table(&[
-        "transactional id",
-        "producer ids",
-        "committed",
-        "aborted",
-        "empty",
-        "open",
-        "partial/mixed",
-        "fenced",
-        "records min/p50/p99/max",
-        "bytes min/p50/p99/max",
-        "duration ms min/p50/p99/max",
-    ]);
-    for r in s.by_transactional_id.iter() {
-        t.add_row(vec![
-            r.transactional_id
-                .as_deref()
-                .map_or_else(|| "(unknown)".into(), esc),
-            r.producer_ids
-                .iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-            r.committed.to_string(),
-            r.aborted.to_string(),
-            r.empty.to_string(),
-            r.open.to_string(),
-            format!("{}/{}", r.partial, r.mixed),
-            r.fenced.to_string(),
-            dist4(&r.size.records),
-            dist4(&r.size.bytes),
-            dist4(&r.size.duration_ms),
-        ]);
-    }
-    keep_words_whole(&mut t, None);
-    writeln!(w, "{t}")?;
-    if !s.longest.is_empty() {
-        let mut t = style.table(&[
-            "longest",
-            "transactional id",
-            "producer",
-            "outcome",
-            "start",
-            "duration ms",
-            "partitions",
-            "records",
-        ]);
-        for (i, l) in s.longest.iter().enumerate() {
-            t.add_row(vec![
-                (i + 1).to_string(),
-                l.transactional_id
-                    .as_deref()
-                    .map_or_else(|| "-".into(), esc),
-                format!("{}@{}", l.producer_id, l.producer_epoch),
-                l.outcome.name().to_string(),
-                format_ms(l.start_ms),
-                l.duration_ms.to_string(),
-                l.partitions.to_string(),
-                l.records.to_string(),
-            ]);
-        }
-        keep_words_whole(&mut t, None);
-        writeln!(w, "{t}")?;
-    }
-    Ok(())
-}
-
-/// Render `txns --cluster` for a file or a pipe: see [`write_cluster_txns_with`].
-pub fn write_cluster_txns(
-    report: &ScanReport,
-    filter: &super::filter::TxnFilter,
-    w: &mut dyn Write,
-) -> io::Result<()> {
-    write_cluster_txns_with(report, filter, &Style::default(), w)
-}
-
-/// Render `txns --cluster`: one row per cluster transaction passing `filter`, in tables
-/// of at most [`LARGE_TABLE_ROWS`] rows (stderr says so above that).
-pub fn write_cluster_txns_with(
-    report: &ScanReport,
-    filter: &super::filter::TxnFilter,
-    style: &Style,
-    w: &mut dyn Write,
-) -> io::Result<()> {
-    let rows: Vec<&crate::cluster::txns::ClusterTxn> = report
-        .transactions
+    ];
+    let rows: Vec<Vec<String>> = rows
         .iter()
-        .flat_map(|a| &a.transactions)
-        .filter(|x| filter.accepts(x))
+        .map(|s| {
+            vec![
+                s.producer_id.to_string(),
+                s.producer_epoch.to_string(),
+                s.coordinator_epoch.to_string(),
+                s.last_sequence.to_string(),
+                format!("{} ({})", s.last_timestamp, format_ms(s.last_timestamp)),
+                s.current_txn_first_offset
+                    .map_or_else(|| "None".to_string(), |o| o.to_string()),
+            ]
+        })
         .collect();
-    warn_large_table(rows.len(), "cluster transactions");
-    let mut blocks = rows.chunks(LARGE_TABLE_ROWS).peekable();
-    if blocks.peek().is_none() {
-        writeln!(w, "{}", cluster_txns_table(style, &[]))?;
-    }
-    for block in blocks {
-        writeln!(w, "{}", cluster_txns_table(style, block))?;
-    }
-    writeln!(w, "{} cluster transaction(s)", rows.len())
-}
-
-fn cluster_txns_table(style: &Style, rows: &[&crate::cluster::txns::ClusterTxn]) -> Table {
-    let mut t = style.table(&[
-        "transactional id",
-        "producer",
-        "partitions (first offset → marker offset)",
-        "outcome",
-        "grouping",
-        "start",
-        "end",
-        "duration ms",
-    ]);
-    for x in rows {
-        let parts: Vec<String> = x
-            .partitions
-            .iter()
-            .map(|p| {
-                format!(
-                    "{}-{} {} → {}",
-                    esc(&p.topic),
-                    p.partition,
-                    p.first_offset,
-                    match p.marker_offset {
-                        Some(m) => format!("{m} {}", p.end.name()),
-                        None => "open".into(),
-                    }
-                )
-            })
-            .collect();
-        t.add_row(vec![
-            x.transactional_id
-                .as_deref()
-                .map_or_else(|| "-".into(), esc),
-            format!(
-                "{}@{}{}",
-                x.producer_id,
-                x.producer_epoch,
-                x.marker_epoch
-                    .filter(|m| *m != x.producer_epoch)
-                    .map(|m| format!(" (markers @{m})"))
-                    .unwrap_or_default()
-            ),
-            parts.join("\n"),
-            x.outcome.name().to_string(),
-            x.grouping.name().to_string(),
-            format_ms(x.start_ms),
-            x.end_ms.map(format_ms).unwrap_or_else(|| "-".into()),
-            opt(x.duration_ms),
-        ]);
-    }
-    keep_words_whole(&mut t, None);
-    keep_lines_whole(&mut t, 2);
-    t
+    let layouts: [Layout<'_>; 2] = [
+        &[
+            (0, "ProducerId"),
+            (1, "Epoch"),
+            (2, "CoordinatorEpoch"),
+            (3, "LastSequence"),
+            (4, "LastTimestamp"),
+            (5, "TxnStartOffset"),
+        ],
+        &[
+            (0, "Producer"),
+            (1, "Epoch"),
+            (3, "Sequence"),
+            (4, "LastTimestamp"),
+            (5, "TxnStart"),
+        ],
+    ];
+    write_fitted(style, Shape::default(), &header, &rows, &layouts, w)
 }
 
 /// `log start S; remote A..=B, C..=D (N segments); local L..=E` for a tiered partition

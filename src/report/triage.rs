@@ -10,7 +10,7 @@
 use super::client;
 use super::filter::finding_time;
 use super::format_ms;
-use super::style::wrap;
+use super::style::{wrap, wrap_command};
 use crate::finding::evidence::{self, CoordinatorJoint, OpenTxnJoint, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
 use crate::results::ScanReport;
@@ -402,6 +402,7 @@ fn write_blocks(
             writeln!(w, "    decision:   {}", wrap(d, width, 16, 16))?;
         }
         for (k, c) in inc.commands.iter().enumerate() {
+            // Wrapped as the shell continues a line: a copy-paste still runs.
             writeln!(
                 w,
                 "    {}{}",
@@ -410,7 +411,7 @@ fn write_blocks(
                 } else {
                     "            "
                 },
-                esc(c)
+                wrap_command(&esc(c), width, 16, 18)
             )?;
         }
         for n in &inc.notes {
@@ -426,7 +427,7 @@ fn write_blocks(
                     } else {
                         "            "
                     },
-                    esc(a)
+                    wrap(&esc(a), width, 16, 16)
                 )?;
             }
         }

@@ -4,7 +4,7 @@
 //! severities coloured), borders and width per the device, long lines wrapped at spaces so
 //! that paths and identifiers stay whole.
 
-use super::style::{Style, keep_words_whole, wrap};
+use super::style::{Style, keep_words_whole, wrap, wrap_long};
 use crate::finding::{Finding, Severity};
 use crate::verify::{PartitionVerification, VerifyReport};
 use std::io::{self, Write};
@@ -28,17 +28,18 @@ fn line(
     let width = usize::from(style.width);
     match mark {
         Some((m, sev)) => {
-            let body = wrap(text, width, 2 + m.chars().count() + 2, 4);
+            let body = wrap_long(text, width, 2 + m.chars().count() + 2, 4);
             writeln!(w, "  {}: {body}", style.heading(m, Some(sev)))
         }
-        None => writeln!(w, "  {}", wrap(text, width, 2, 4)),
+        None => writeln!(w, "  {}", wrap_long(text, width, 2, 4)),
     }
 }
 
 fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) -> io::Result<()> {
     let pr = &p.prediction;
     let name = super::partition_name(&p.topic, p.partition, Some(&p.path));
-    writeln!(w, "{}  {}", style.heading(&name, None), esc(&p.path))?;
+    let (name, path) = super::labels::name_and_path(&name, &p.path, style.width, style.unicode);
+    writeln!(w, "{}{path}", style.heading(&name, None))?;
     let shutdown = match pr.clean_shutdown {
         Some(true) => "clean",
         Some(false) => "unclean (no .kafka_cleanshutdown)",
@@ -169,8 +170,9 @@ fn write_findings(w: &mut dyn Write, style: &Style, findings: &[Finding]) -> io:
     let width = usize::from(style.width);
     for f in findings {
         let head = format!("{} {} {}", f.severity.as_str(), f.kind.id(), place(f));
+        let head = wrap_long(&head, width, 0, 4);
         writeln!(w, "{}", style.heading(&head, Some(f.severity)))?;
-        writeln!(w, "    {}", wrap(&esc(&f.message), width, 4, 4))?;
+        writeln!(w, "    {}", wrap_long(&esc(&f.message), width, 4, 4))?;
     }
     Ok(())
 }

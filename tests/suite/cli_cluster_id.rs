@@ -266,3 +266,61 @@ fn a_bundle_collected_with_a_given_id_carries_it() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a merge option"), "{err}");
 }
+
+/// `collect DIR` (with `--cluster-id ID=DIR` when `id`) into `out`, read back.
+fn collect_one(dir: &Path, id: Option<&str>, out: &Path) -> klogscan::bundle::Bundle {
+    let mut a = vec!["collect".to_string()];
+    a.extend(id.map(|id| format!("--cluster-id={id}={}", s(dir))));
+    a.extend([s(dir), "--out".into(), s(out)]);
+    let (code, _, err) = run(&a);
+    assert_eq!(code, 0, "{err}");
+    klogscan::bundle::Bundle::read(out).unwrap()
+}
+
+#[test]
+fn a_bundle_of_partition_directories_outside_a_log_dir_keeps_the_given_id() {
+    let d = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let (b1, b2) = two_brokers(d.path(), None);
+    // Only the partition directories, moved out of their log dirs (evidence folders).
+    let (p1, p2) = (d.path().join("e1"), d.path().join("e2"));
+    for (ld, name, to) in [(&b1, "orders-0", &p1), (&b2, "__transaction_state-1", &p2)] {
+        std::fs::create_dir(to).unwrap();
+        std::fs::rename(ld.join(name), to.join(name)).unwrap();
+    }
+    let dirs = [p1.join("orders-0"), p2.join("__transaction_state-1")];
+    let (mut given, mut plain) = (Vec::new(), Vec::new());
+    for (i, dir) in dirs.iter().enumerate() {
+        let f = out.path().join(format!("{i}.klb"));
+        let b = collect_one(dir, Some("lkc-1"), &f);
+        assert!(b.header.log_dirs.is_empty(), "{:?}", b.header.log_dirs);
+        let parts = &b.files.partitions;
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].log_dir, None);
+        assert_eq!(parts[0].cluster_id_given.as_deref(), Some("lkc-1"));
+        given.push(s(&f));
+        // Without the id, a bundle records none.
+        let f = out.path().join(format!("plain{i}.klb"));
+        let b = collect_one(dir, None, &f);
+        assert_eq!(b.files.partitions[0].cluster_id_given, None);
+        plain.push(s(&f));
+    }
+    let merge = |bundles: &[String]| {
+        let mut a = args(&["merge", "--format", "json", "--fail-on", "never"]);
+        a.extend(bundles.iter().cloned());
+        let (code, merged, err) = run(&a);
+        assert_eq!(code, 0, "{err}");
+        verdict(&merged)
+    };
+    // The merge joins them as one cluster, as the scan with the ids does; without the
+    // ids, nothing proves one cluster and the verdict differs.
+    assert_eq!(merge(&given), "no_transaction_in_progress");
+    assert_ne!(merge(&plain), "no_transaction_in_progress");
+    let mut scan = args(&["scan", "--format", "json", "--fail-on", "never"]);
+    scan.push(format!("--cluster-id=lkc-1={}", s(&p1)));
+    scan.push(format!("--cluster-id=lkc-1={}", s(&p2)));
+    scan.extend([s(&p1), s(&p2)]);
+    let (code, scanned, err) = run(&scan);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(verdict(&scanned), "no_transaction_in_progress");
+}

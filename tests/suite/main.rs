@@ -20,6 +20,7 @@ mod cli_conventions;
 mod cli_dump_archive;
 mod cli_empty;
 mod cli_filters;
+mod cli_fitted_tables;
 mod cli_join_tolerance;
 mod cli_jsonl;
 mod cli_large_tables;

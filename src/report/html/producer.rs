@@ -5,7 +5,8 @@
 //! its COMMIT/ABORT markers; then a table of each row's offsets, batches, epochs and
 //! transactions. Drawn from the partitions' timelines (no file is read here).
 
-use super::{CHAR_W, RIGHT, Side, W, anchor, epochs, esc, label, label_at, span_color, span_title};
+use super::timeline_svg::{CHAR_W, RIGHT, Side, W, epochs, label_at, span_color, span_title};
+use super::{anchor, esc, label};
 use crate::partition::timeline::{Lane, ProducerRow, ProducerTimeline, SpanKind, Timeline};
 use crate::report::format_ms;
 use crate::results::ScanReport;

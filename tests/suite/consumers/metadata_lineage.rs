@@ -1,0 +1,140 @@
+//! The lineage from the KRaft metadata log: a copy without a leader-epoch checkpoint takes
+//! its epochs from the metadata log's replay, and a committed leader epoch the controller gave
+//! after a copy's checkpoint ends is not judged against that copy.
+
+use super::*;
+use klogscan::read::format::metadata::{MetaRecord, PartitionChange, PartitionRecord};
+use klogscan::testkit::files::topic_id_for;
+use klogscan::testkit::metadata::MetadataLogBuilder;
+
+/// `orders-0` created at epoch 0 led by broker 1, then `leaders` in turn (each change
+/// of leader is a new leader epoch, as `PartitionRegistration.merge` applies it).
+fn metadata(leaders: &[i32]) -> MetadataLogBuilder {
+    let tid = topic_id_for("orders");
+    let mut m = MetadataLogBuilder::new(DEFAULT_START_MS);
+    m.batch(&[
+        MetaRecord::Topic {
+            name: "orders".into(),
+            topic_id: tid,
+        },
+        MetaRecord::Partition(PartitionRecord {
+            partition_id: 0,
+            topic_id: tid,
+            replicas: vec![1, 2],
+            isr: vec![1, 2],
+            leader: 1,
+            ..Default::default()
+        }),
+    ]);
+    for &l in leaders {
+        m.advance(1000);
+        m.batch(&[MetaRecord::PartitionChange(PartitionChange {
+            partition_id: 0,
+            topic_id: tid,
+            leader: l,
+            ..Default::default()
+        })]);
+    }
+    m
+}
+
+/// orders-0 written at epoch 0 (offsets 0–4) and epoch 3 (5–9).
+fn orders() -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);
+    p.append(Batch::new(Producer::idempotent(5, 0)).records(5));
+    p.set_leader_epoch(3);
+    p.append(Batch::new(Producer::idempotent(5, 0)).records(5));
+    p
+}
+
+fn commits(groups: &[(&str, i64, i32)]) -> GroupLog {
+    let mut log = GroupLog::new();
+    log.batch(
+        groups
+            .iter()
+            .map(|&(g, o, e)| commit(g, "orders", 0, o, Some(e)))
+            .collect(),
+    );
+    log
+}
+
+fn unknown<'a>(f: &'a [Finding], g: &str) -> Option<&'a Finding> {
+    f.iter()
+        .find(|x| x.kind == Kind::CommittedLeaderEpochUnknown && x.group.as_deref() == Some(g))
+}
+
+#[test]
+fn the_metadata_log_gives_the_lineage_a_copy_without_a_checkpoint_lacks() {
+    let groups = [("gap66", 7, 2), ("above32", 8, 5), ("known41", 8, 3)];
+    let log = commits(&groups);
+    let part = offsets_partition("gap66");
+    assert!(groups.iter().all(|g| offsets_partition(g.0) == part));
+    let c = Cluster::new(vec![orders()], &log, part, &[]);
+    std::fs::remove_file(c.path().join("orders-0/leader-epoch-checkpoint")).unwrap();
+    // Without the metadata log the copy has no lineage: nothing is judged.
+    let (f, v) = c.run(None);
+    assert!(consumer_findings(&f).is_empty(), "{f:#?}");
+    assert!(
+        row(&v, "gap66", "orders", 0)
+            .data
+            .as_ref()
+            .unwrap()
+            .lineage
+            .is_none()
+    );
+
+    // Epochs 1, 2 and 3 alternate the leader; no batch shows epochs 1 and 2.
+    metadata(&[2, 1, 2]).write(c.path()).unwrap();
+    let (f, v) = c.run(None);
+    let l = row(&v, "gap66", "orders", 0)
+        .data
+        .as_ref()
+        .unwrap()
+        .lineage
+        .clone()
+        .expect("a lineage from the metadata log");
+    assert_eq!(l.from, consumers::lineage_from_metadata());
+    assert_eq!(
+        l.entries
+            .iter()
+            .map(|e| (e.epoch, e.start_offset))
+            .collect::<Vec<_>>(),
+        vec![(0, 0), (3, 5)]
+    );
+    assert_eq!(l.metadata_latest_epoch, Some(3));
+    let gap = unknown(&f, "gap66").expect("epoch 2 lies in a gap");
+    assert_eq!(gap.evidence["case"], "in_gap");
+    assert_eq!(gap.evidence["epoch_end"]["end_offset"], 5);
+    let above = unknown(&f, "above32").expect("epoch 5 was never given");
+    assert_eq!(above.evidence["case"], "above_latest");
+    assert_eq!(above.evidence["lineage"]["metadata_latest_epoch"], 3);
+    assert!(
+        above.message.contains("newest the metadata log gave"),
+        "{}",
+        above.message
+    );
+    assert!(unknown(&f, "known41").is_none());
+}
+
+#[test]
+fn a_copy_behind_an_epoch_the_controller_gave_is_not_judged() {
+    // The checkpoint ends at epoch 3; the controller went on to epochs 4 and 5, which
+    // this copy never saw: a commit at epoch 5 may be right on the leader.
+    let groups = [("behind19", 8, 5), ("never17", 8, 7)];
+    let log = commits(&groups);
+    let part = offsets_partition("behind19");
+    assert_eq!(offsets_partition("never17"), part);
+    let c = Cluster::new(vec![orders()], &log, part, &[]).epochs("orders", 0, &[(0, 0), (3, 5)]);
+    let (f, _) = c.run(None);
+    assert!(
+        unknown(&f, "behind19").is_some(),
+        "without the metadata log: above the lineage"
+    );
+    metadata(&[2, 1, 2, 1, 2]).write(c.path()).unwrap();
+    let (f, _) = c.run(None);
+    assert!(unknown(&f, "behind19").is_none(), "{f:#?}");
+    let never = unknown(&f, "never17").expect("epoch 7 was never given");
+    assert_eq!(never.severity, Severity::Warning);
+    assert_eq!(never.evidence["lineage"]["from"], "leader-epoch-checkpoint");
+    assert_eq!(never.evidence["lineage"]["metadata_latest_epoch"], 5);
+}
