@@ -1,7 +1,7 @@
 //! `collect`: discover one broker's log dirs, run the per-partition stage, write a bundle.
 
 use super::content::{
-    FileInventory, Header, LogDirIdentity, PartitionFrame, RecordedOptions, Rest,
+    FileInventory, Header, LogDirIdentity, PartitionFrame, RecordedOptions, RecoveryInputs, Rest,
 };
 use super::file::{FrameWriter, Tag};
 use super::fingerprint;
@@ -209,6 +209,7 @@ fn finish<W: Write>(
         let fingerprints = written.contains(&p.path);
         let leader_epochs = std::mem::take(&mut p.carried.leader_epochs);
         let log_dir = p.carried.log_dir.as_ref().map(|d| d.display().to_string());
+        let recovery = RecoveryInputs::take(&mut p);
         let frame = PartitionFrame {
             result: PartitionResult {
                 format_version: RESULT_FORMAT_VERSION,
@@ -222,6 +223,7 @@ fn finish<W: Write>(
             fingerprints,
             leader_epochs,
             log_dir,
+            recovery,
         };
         w.frame(Tag::Partition, &json(&frame)?)?;
     }

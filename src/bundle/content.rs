@@ -146,6 +146,43 @@ pub(crate) struct PartitionFrame {
     pub leader_epochs: Vec<(i32, i64)>,
     #[serde(default)]
     pub log_dir: Option<String>,
+    /// What the recovery model predicts for a partition whose next start truncates its
+    /// log (absent for every other): what the lost-data check (`cluster::lost`) reads.
+    /// Since format 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<RecoveryInputs>,
+}
+
+/// A truncating partition's recovery plan and, when its own loss is measured
+/// (`truncation` or load-time truncations), its segments as the walk left them: names,
+/// base offsets, and the batches and records recovery removes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct RecoveryInputs {
+    pub plan: crate::partition::recovery::SegmentPlan,
+    pub segments: Vec<crate::partition::recovery::SegmentWalk>,
+}
+
+impl RecoveryInputs {
+    /// `p`'s recovery plan and segment walks, moved out of it, when its recovery truncates
+    /// the log (what `cluster::lost` reads, of the partition or of a copy of it).
+    pub fn take(p: &mut crate::results::PartitionReport) -> Option<RecoveryInputs> {
+        let plan = &p.carried.recovery;
+        let truncates = plan.truncation.is_some() || !plan.load_truncations.is_empty();
+        let end_moves = plan.log_end_after.is_some() && plan.log_end_after != p.log_end_offset;
+        if !truncates && !end_moves {
+            return None;
+        }
+        Some(RecoveryInputs {
+            plan: std::mem::take(&mut p.carried.recovery),
+            segments: std::mem::take(&mut p.carried.segment_walks),
+        })
+    }
+
+    /// Put them back into `p` (a merge's report).
+    pub fn restore(self, p: &mut crate::results::PartitionReport) {
+        p.carried.recovery = self.plan;
+        p.carried.segment_walks = self.segments;
+    }
 }
 
 /// What follows the partitions.

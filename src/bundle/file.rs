@@ -18,9 +18,11 @@ use std::io::{self, Read, Write};
 /// The first bytes of every bundle.
 pub const MAGIC: &[u8; 16] = b"klogscan-bundle\n";
 /// The version of the bundle format this build writes and reads. 2: the rest frame
-/// carries the KRaft metadata logs and the small checkpoint files the cluster stage reads
-/// (a version-1 bundle lacks them, and is refused rather than merged without them).
-pub const FORMAT_VERSION: u32 = 2;
+/// carries the KRaft metadata logs and the small checkpoint files the cluster stage reads.
+/// 3: a truncating partition's frame carries its recovery plan (the lost-data check's
+/// input). Older bundles lack what they added, and are refused rather than merged without
+/// it (the merged report would lack findings the scan gives).
+pub const FORMAT_VERSION: u32 = 3;
 /// The largest frame a reader accepts (a partition's results, a fingerprint block).
 pub const MAX_FRAME: u32 = 1 << 30;
 
@@ -55,7 +57,7 @@ impl Tag {
 pub enum FileError {
     #[error("not a klogscan bundle (no bundle header)")]
     NotABundle,
-    #[error("bundle format version {found}; this klogscan ({}) reads version {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
+    #[error("bundle format version {found}; this klogscan ({}) reads version {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
     Version { found: u32 },
     #[error("truncated bundle (it ends before its last frame: an interrupted copy or collect)")]
     Truncated,

@@ -24,9 +24,48 @@ use std::path::{Path, PathBuf};
 pub struct Bundle {
     pub header: Header,
     pub files: FileInventory,
-    /// Per partition directory, its results.
-    pub(crate) partitions: Vec<PartitionFrame>,
+    /// Per partition directory, its results, rebuilt as the report's partition as each
+    /// frame is read (a frame's decoded form is about twice a report's size: it is never
+    /// held for more than one partition at a time).
+    pub(crate) partitions: Vec<Part>,
     pub(crate) rest: Rest,
+}
+
+/// A partition of a bundle: its report, with what the frame carried besides its JSON form
+/// put back where a scan keeps it, and its own findings.
+#[derive(Debug, Clone)]
+pub(crate) struct Part {
+    pub report: PartitionReport,
+    pub findings: Vec<Finding>,
+}
+
+impl Part {
+    /// The partition of `f`, its batch keys `batches` (from its fingerprint frame).
+    fn of(f: PartitionFrame, batches: Option<Vec<BatchKey>>) -> Part {
+        let PartitionFrame {
+            result,
+            mut outcome,
+            fingerprints: _,
+            leader_epochs,
+            log_dir,
+            recovery,
+        } = f;
+        let mut p = result.partition;
+        outcome.txns = result.txns;
+        p.carried.outcome = outcome;
+        p.carried.cluster_inputs = result.cluster_inputs;
+        p.carried.cluster_inputs.batches = batches;
+        p.carried.timeline = result.timeline;
+        p.carried.leader_epochs = leader_epochs;
+        p.carried.log_dir = log_dir.map(PathBuf::from);
+        if let Some(r) = recovery {
+            r.restore(&mut p);
+        }
+        Part {
+            report: p,
+            findings: result.findings,
+        }
+    }
 }
 
 fn content(path: &Path, what: &str, e: impl std::fmt::Display) -> BundleError {
@@ -80,7 +119,7 @@ impl Bundle {
         let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
         let missing = || BundleError::file(path, FileError::Truncated);
         let (header, files) = head(path, &mut next, names)?;
-        let mut partitions: Vec<PartitionFrame> = Vec::new();
+        let mut partitions: Vec<Part> = Vec::new();
         let mut keys: HashMap<String, Option<Vec<BatchKey>>> = HashMap::new();
         let mut rest = None;
         while let Some((tag, payload)) = next()? {
@@ -93,7 +132,14 @@ impl Bundle {
                     {
                         return Err(content(path, "partition", "of another format version"));
                     }
-                    partitions.push(p);
+                    let batches = match p.fingerprints {
+                        false => None,
+                        true => keys.remove(&p.result.partition.path).ok_or_else(|| {
+                            let dir = &p.result.partition.path;
+                            content(path, "partition", format!("{dir} lacks its fingerprints"))
+                        })?,
+                    };
+                    partitions.push(Part::of(p, batches));
                 }
                 // Written while the scan ran, before the partitions' results.
                 Tag::Fingerprints if partitions.is_empty() => {
@@ -112,13 +158,7 @@ impl Bundle {
             }
         }
         let rest = rest.ok_or_else(missing)?;
-        for p in partitions.iter_mut().filter(|p| p.fingerprints) {
-            let dir = &p.result.partition.path;
-            let k = keys.remove(dir).ok_or_else(|| {
-                content(path, "partition", format!("{dir} lacks its fingerprints"))
-            })?;
-            p.result.cluster_inputs.batches = k;
-        }
+        partitions.shrink_to_fit();
         if let Some(dir) = keys.keys().next() {
             return Err(content(
                 path,
@@ -221,10 +261,10 @@ pub fn read_bundles_for(
     read_slim(files, &|b: &mut Bundle| {
         for p in &mut b.partitions {
             if !opts.keep_producers {
-                p.outcome.producers = Vec::new();
+                p.report.carried.outcome.producers = Vec::new();
             }
             if !opts.collect_timelines {
-                p.result.timeline = None;
+                p.report.carried.timeline = None;
             }
         }
     })
@@ -303,11 +343,11 @@ pub fn coordinator_view(
             .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
             .collect();
         for f in &b.partitions {
-            let path = f.result.partition.path.as_str();
+            let path = f.report.path.as_str();
             if let Some((topic, n)) = tps.get(path)
                 && topic == TRANSACTION_STATE_TOPIC
             {
-                logs.push((*n, path, &f.result.cluster_inputs));
+                logs.push((*n, path, &f.report.carried.cluster_inputs));
             }
         }
     }
@@ -444,25 +484,34 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
 }
 
 /// The report the bundles' per-partition stages make together, before the cluster checks.
+/// Each bundle's partitions move into the report's list as the bundle is consumed; the
+/// list is then put in discovery's order in place (no second list of partitions).
 fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
-    let mut parts: Vec<(Option<TopicPartition>, PathBuf, PartitionFrame)> = Vec::new();
+    // Grown as the bundles are consumed (not reserved up front): the list and the
+    // bundles' own lists then add up to one list of partitions at any time.
+    let mut partitions: Vec<PartitionReport> = Vec::new();
+    let mut own: Vec<Vec<Finding>> = Vec::new();
+    let mut keys: Vec<(Option<TopicPartition>, PathBuf)> = Vec::new();
     let mut loose: Vec<Finding> = Vec::new();
     let mut inputs = Vec::new();
     let mut errors = Vec::new();
     for (_, b) in bundles {
-        let tps: HashMap<String, Option<(String, i32)>> = b
+        let tps: HashMap<&str, &(String, i32)> = b
             .files
             .partitions
             .iter()
-            .map(|p| (p.path.clone(), p.tp.clone()))
+            .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
             .collect();
         for f in b.partitions {
             let tp = tps
-                .get(&f.result.partition.path)
-                .cloned()
-                .flatten()
-                .map(|(topic, partition)| TopicPartition { topic, partition });
-            parts.push((tp, PathBuf::from(&f.result.partition.path), f));
+                .get(f.report.path.as_str())
+                .map(|(topic, partition)| TopicPartition {
+                    topic: topic.clone(),
+                    partition: *partition,
+                });
+            keys.push((tp, PathBuf::from(&f.report.path)));
+            partitions.push(f.report);
+            own.push(f.findings);
         }
         loose.extend(b.rest.findings);
         inputs.extend(b.header.inputs);
@@ -473,19 +522,18 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
                 .map(|(p, why)| (PathBuf::from(p), why)),
         );
     }
-    parts.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-    let (results, rest): (Vec<_>, Vec<_>) = parts
-        .into_iter()
-        .map(|(_, _, f)| (f.result, (f.outcome, f.leader_epochs, f.log_dir)))
-        .unzip();
-    // Each frame's versions were checked as it was read.
-    let mut report = ScanReport::from_partition_results(results).unwrap_or_default();
-    for (p, (mut outcome, leader_epochs, log_dir)) in report.partitions.iter_mut().zip(rest) {
-        outcome.txns = std::mem::take(&mut p.carried.outcome.txns);
-        p.carried.outcome = outcome;
-        p.carried.leader_epochs = leader_epochs;
-        p.carried.log_dir = log_dir.map(PathBuf::from);
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    drop(keys);
+    permute(&mut partitions, &order);
+    permute(&mut own, &order);
+    let mut report = ScanReport::default();
+    for (p, fs) in partitions.iter_mut().zip(own) {
+        let start = report.findings.len();
+        report.findings.extend(fs);
+        p.carried.finding_range = start..report.findings.len();
     }
+    report.partitions = partitions;
     // The scan lists the unreadable paths' findings first, then the others of no
     // partition (each bundle's in its own order).
     let (unreadable, other): (Vec<Finding>, Vec<Finding>) = loose
@@ -498,4 +546,39 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
     report.inputs = inputs;
     report.errors = errors;
     report
+}
+
+/// Put `v` in the order `order` gives (`order[k]`: the index of the element that goes to
+/// position `k`), in place, by following each cycle of the permutation.
+fn permute<T>(v: &mut [T], order: &[usize]) {
+    let mut done = vec![false; v.len()];
+    for start in 0..v.len() {
+        let mut k = start;
+        while !done[k] {
+            done[k] = true;
+            let from = order[k];
+            if from == start {
+                break;
+            }
+            v.swap(k, from);
+            k = from;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::permute;
+
+    #[test]
+    fn permute_puts_each_element_where_the_order_says() {
+        let order = [3, 0, 4, 1, 2, 6, 5];
+        let mut v: Vec<char> = "abcdefg".chars().collect();
+        permute(&mut v, &order);
+        let want: Vec<char> = order.iter().map(|&i| (b'a' + i as u8) as char).collect();
+        assert_eq!(v, want);
+        let mut same = vec![1, 2, 3];
+        permute(&mut same, &[0, 1, 2]);
+        assert_eq!(same, [1, 2, 3]);
+    }
 }

@@ -6,7 +6,7 @@ use super::files::{LogDirBuilder, topic_id_for};
 use super::group_scenarios::{self as sc, GroupLog};
 use super::metadata::MetadataLogBuilder;
 use super::remote_log::TieredLog;
-use super::scenario::{Batch, PartitionBuilder, Producer};
+use super::scenario::{Batch, FaultKind, PartitionBuilder, Producer, Target};
 use super::txns::{Cluster, Txn};
 use crate::read::format::metadata::{MetaRecord, PartitionChange, PartitionRecord, RegisterBroker};
 use std::io;
@@ -24,6 +24,7 @@ pub const SCENARIOS: &[Scenario] = &[
     ("two_clusters", two_clusters),
     ("unclean_election", unclean_election),
     ("tiered", tiered),
+    ("lost_data", lost_data),
 ];
 
 const T0: i64 = 1_700_000_000_000;
@@ -310,4 +311,48 @@ pub fn tiered_history() -> PartitionBuilder {
         }
     }
     p
+}
+
+/// `topic-0`: 10 batches of 2 records (offsets 0..=19), segments at 0 and 8; with
+/// `damage`, a byte inside the records of the second segment's first batch (offset 8)
+/// flipped: recovery truncates the log to offset 8.
+fn damaged_at_eight(topic: &str, damage: bool) -> PartitionBuilder {
+    let mut p = PartitionBuilder::new(topic, 0)
+        .start_time(T0)
+        .leader_epoch(3);
+    for i in 0..10 {
+        p.append(Batch::new(Producer::PLAIN).values([format!("v-{i}a"), format!("v-{i}b")]));
+        if i == 3 {
+            p.roll();
+        }
+    }
+    if damage {
+        let flip = FaultKind::FlipByte {
+            position: 70,
+            mask: 0x20,
+        };
+        p.fault(Target::LastLog, flip);
+    }
+    p
+}
+
+/// Acknowledged data lost at the next start: broker 1 shut down uncleanly with `orders-0`
+/// and `payments-0` damaged at offset 8, below their checkpointed high watermark 20;
+/// broker 2 holds an intact copy of `orders-0` (a warning naming it), no broker another
+/// copy of `payments-0` (an error).
+pub fn lost_data(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let (ld1, ld2) = (broker(root, "broker-1"), broker(root, "broker-2"));
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .clean_shutdown(false)
+        .high_watermark("orders", 0, 20)
+        .high_watermark("payments", 0, 20)
+        .partition(damaged_at_eight("orders", true))
+        .partition(damaged_at_eight("payments", true))
+        .write(&ld1)?;
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .partition(damaged_at_eight("orders", false))
+        .write(&ld2)?;
+    Ok(vec![vec![ld1], vec![ld2]])
 }

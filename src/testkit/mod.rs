@@ -31,6 +31,7 @@
 
 pub mod aiven;
 pub mod brokers;
+pub mod bundles;
 pub mod encode;
 pub mod files;
 pub mod group_scenarios;

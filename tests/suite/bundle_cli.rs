@@ -119,13 +119,17 @@ fn damaged_foreign_and_other_version_bundles_are_input_errors() {
     refused(&p, "version 99");
     let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
     assert!(r.err.contains("version 99"), "{}", r.err);
-    // A bundle of format 1 (before the metadata logs and checkpoints travelled).
-    b[16..20].copy_from_slice(&1u32.to_le_bytes());
-    let p = write("v1.klb", &b);
-    refused(&p, "version 1");
-    let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
-    assert!(r.err.contains("format version 1;"), "{}", r.err);
-    assert!(r.err.contains("collect again"), "{}", r.err);
+    // Bundles of format 1 (before the metadata logs and checkpoints travelled) and 2
+    // (before the recovery plans of truncating partitions did): each says what it lacks.
+    for (v, lacks) in [(1u32, "metadata logs"), (2, "recovery plans")] {
+        b[16..20].copy_from_slice(&v.to_le_bytes());
+        let p = write(&format!("v{v}.klb"), &b);
+        refused(&p, &format!("version {v}"));
+        let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
+        assert!(r.err.contains(&format!("format version {v};")), "{}", r.err);
+        assert!(r.err.contains(lacks), "{}", r.err);
+        assert!(r.err.contains("collect again"), "{}", r.err);
+    }
     let p = write("notes.klb", b"meeting notes\n");
     refused(&p, "a text file");
     let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
