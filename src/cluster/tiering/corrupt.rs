@@ -19,7 +19,7 @@ use super::replay::{RemoteSegment, UserPartition};
 use super::storage::WalkedLog;
 use crate::finding::{Finding, Kind};
 use crate::read::format::checkpoint::encode_uuid;
-use crate::results::ScanReport;
+use crate::cluster::report::ScanReport;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -129,7 +129,7 @@ type Link = (std::ops::Range<usize>, usize, Vec<(i64, String)>);
 /// copied segment. The copy's finding is the one of the same topic-partition whose offset
 /// lies in the damaged batch's remote segment; when two do, the link would be a guess and
 /// none is made. The rule of the links is the local damage's
-/// ([`crate::partition::causes::link_damage_to`]).
+/// (`partition::causes::link_damage_to`).
 pub fn link_remote_damage(report: &mut ScanReport) {
     let mut copies: HashMap<(&str, i32), Vec<(i64, String)>> = HashMap::new();
     for f in &report.findings {
