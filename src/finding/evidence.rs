@@ -95,8 +95,11 @@ pub struct DeletionJoint {
 
 /// When a finding happened, as the filters (`--since`/`--until`) and the triage read it:
 /// the timestamp of the batch it is about (`batch`, else `first_batch`, else `marker`),
-/// else its own `timestamp` or `last_timestamp`, else the earliest timestamp of any
-/// batch-shaped object of its evidence ([`EarliestStamp`]). Negative times are unknown.
+/// else its own `timestamp` or `last_timestamp`, else the earliest of the records it
+/// compares (`previous` and `current`: the coordinator records of a
+/// `transaction_state_anomaly`) or of the index entries it lists (`entries`:
+/// `timeindex_mismatch`). Each is a field a writer names; no other part of the evidence is
+/// searched for a time. Negative times are unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 pub struct WhenJoint {
     #[serde(default, deserialize_with = "lenient_object")]
@@ -109,6 +112,12 @@ pub struct WhenJoint {
     timestamp: Option<i64>,
     #[serde(default, deserialize_with = "lenient")]
     last_timestamp: Option<i64>,
+    #[serde(default, deserialize_with = "lenient_object")]
+    previous: Option<Stamped>,
+    #[serde(default, deserialize_with = "lenient_object")]
+    current: Option<Stamped>,
+    #[serde(default, deserialize_with = "lenient")]
+    entries: Option<Vec<Stamped>>,
 }
 
 /// The timestamp of a batch-shaped evidence object.
@@ -135,40 +144,6 @@ fn lenient_object<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
     Ok(v.is_object().then(|| T::deserialize(v).ok()).flatten())
 }
 
-/// The earliest non-negative `timestamp` of the batch-shaped objects nested (at most 8
-/// levels deep) in a finding's evidence: the time of findings whose batches sit in lists
-/// or under other names (`current`, `previous`, an index's entries, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct EarliestStamp(pub Option<i64>);
-
-impl EarliestStamp {
-    fn of(v: &Value, depth: usize) -> Option<i64> {
-        if depth > 8 {
-            return None;
-        }
-        match v {
-            Value::Object(m) => m
-                .iter()
-                .filter_map(|(k, v)| {
-                    if k == "timestamp" {
-                        v.as_i64().filter(|t| *t >= 0)
-                    } else {
-                        Self::of(v, depth + 1)
-                    }
-                })
-                .min(),
-            Value::Array(a) => a.iter().filter_map(|v| Self::of(v, depth + 1)).min(),
-            _ => None,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for EarliestStamp {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(EarliestStamp(Self::of(&Value::deserialize(d)?, 0)))
-    }
-}
-
 impl WhenJoint {
     /// When `f` happened; `None` when its evidence holds no time.
     pub fn time_of(f: &Finding) -> Option<i64> {
@@ -179,7 +154,11 @@ impl WhenJoint {
             .map(|b| known(b.and_then(|b| b.timestamp)))
             .chain([known(w.timestamp), known(w.last_timestamp)])
             .find_map(|t| t)
-            .or_else(|| read::<EarliestStamp>(f).0)
+            .or_else(|| {
+                let compared = [w.previous, w.current].into_iter().flatten();
+                let listed = w.entries.into_iter().flatten();
+                compared.chain(listed).filter_map(|b| known(b.timestamp)).min()
+            })
     }
 }
 

@@ -342,10 +342,21 @@ mod tests {
             ..Default::default()
         };
         assert!(!warn.finding_matches(&info) && warn.finding_matches(&f));
-        // Nested evidence without a batch: the earliest timestamp anywhere.
+        // Without a batch: the earliest of the records a finding compares
+        // (`transaction_state_anomaly`) or of the entries it lists (`timeindex_mismatch`).
+        let g = Finding::new(Kind::TransactionStateAnomaly, "t", 0, "g")
+            .evidence(json!({"previous": {"timestamp": 7}, "current": {"timestamp": 9}}));
+        assert_eq!(finding_time(&g), Some(7));
+        let first = Finding::new(Kind::TransactionStateAnomaly, "t", 0, "g")
+            .evidence(json!({"previous": null, "current": {"timestamp": 9}}));
+        assert_eq!(finding_time(&first), Some(9));
+        let e = Finding::new(Kind::TimeindexMismatch, "t", 0, "g")
+            .evidence(json!({"entries": [{"timestamp": 7}, {"timestamp": -1}, {"timestamp": 3}]}));
+        assert_eq!(finding_time(&e), Some(3));
+        // A time under any other name is not searched for: the writer names its time.
         let g = Finding::new(Kind::OffsetGap, "t", 0, "g")
             .evidence(json!({"a": [{"timestamp": 7}, {"timestamp": 3}]}));
-        assert_eq!(finding_time(&g), Some(3));
+        assert_eq!(finding_time(&g), None);
         assert_eq!(finding_time(&info), None);
     }
 }

@@ -494,3 +494,32 @@ fn i_reports_and_verify_carry_the_kind() {
             .any(|f| f.kind == Kind::TransactionStateAnomaly)
     );
 }
+
+/// When an anomaly happened, as `--since`/`--until` and the triage read it: the earlier of
+/// the two coordinator records it compares (their batches' append times), a field the
+/// finding names — not a time searched for anywhere in its evidence.
+#[test]
+fn an_anomaly_happened_at_the_earlier_of_its_two_records() {
+    use klogscan::report::filter::Filter;
+    let parts: &[(&str, &[i32])] = &[("orders", &[0])];
+    let r = scan_records(vec![
+        Val("app", Some(v(1, 0, EMPTY))),
+        Val("app", Some(v(1, 0, PREPARE_COMMIT).partitions(parts))),
+    ]);
+    let f = only(&r);
+    let previous = f.evidence["previous"]["timestamp"].as_i64().unwrap();
+    let current = f.evidence["current"]["timestamp"].as_i64().unwrap();
+    assert!(0 <= previous && previous < current, "{previous} {current}");
+    let since = |t| Filter {
+        since: Some(t),
+        ..Default::default()
+    };
+    let until = |t| Filter {
+        until: Some(t),
+        ..Default::default()
+    };
+    assert!(since(previous).finding_matches(f));
+    assert!(!since(previous + 1).finding_matches(f));
+    assert!(until(previous).finding_matches(f));
+    assert!(!until(previous - 1).finding_matches(f));
+}
