@@ -317,6 +317,12 @@ fn offset_range(base: i64, last: i64) -> Option<(i64, i64)> {
     (base <= last).then_some((base, last))
 }
 
+/// What a kept record costs: its key and value bytes and [`LogItem`]'s own size.
+fn record_bytes(r: &LogRecord) -> u64 {
+    let len = |b: &Option<Vec<u8>>| b.as_ref().map_or(0, Vec::len) as u64;
+    std::mem::size_of::<LogItem>() as u64 + len(&r.key) + len(&r.value)
+}
+
 /// Collects, during one walk of one segment (or one piece of it), what the cluster checks
 /// need. Cheap when there is nothing to collect (`wants()` false).
 #[derive(Debug, Default)]
@@ -326,6 +332,11 @@ pub(crate) struct Collector {
     items: Vec<LogItem>,
     dec: Option<Decompressor>,
     max_decompressed: usize,
+    /// `__transaction_state`: the bytes of records this collector may keep
+    /// ([`Self::keep_at_most`]), the bytes it holds, and whether it dropped them.
+    keep: u64,
+    kept: u64,
+    dropped: bool,
 }
 
 impl Collector {
@@ -343,6 +354,33 @@ impl Collector {
             items: Vec::new(),
             dec: None,
             max_decompressed,
+            keep: u64::MAX,
+            kept: 0,
+            dropped: false,
+        }
+    }
+
+    /// Keep at most `bytes` of a `__transaction_state` partition's records (their key and
+    /// value bytes plus [`LogItem`]'s own size each); past that, drop them all and keep
+    /// none of the later ones: the cluster stage then reads the partition again
+    /// ([`stream_records`]).
+    pub(crate) fn keep_at_most(mut self, bytes: u64) -> Collector {
+        self.keep = bytes;
+        self
+    }
+
+    /// The bytes of `__transaction_state` records held.
+    pub(crate) fn kept_bytes(&self) -> u64 {
+        self.kept
+    }
+
+    /// Drop the `__transaction_state` records held, and keep none of the later ones (the
+    /// partition's records are more than its walk keeps).
+    pub(crate) fn drop_records(&mut self) {
+        if self.internal == Some(Internal::TransactionState) {
+            self.items = Vec::new();
+            self.kept = 0;
+            self.dropped = true;
         }
     }
 
@@ -362,6 +400,9 @@ impl Collector {
         let Some(internal) = self.internal else {
             return;
         };
+        if self.dropped {
+            return;
+        }
         let Ok(b) = e.as_v2() else { return };
         if b.is_control() {
             if internal == Internal::ConsumerOffsets
@@ -404,16 +445,29 @@ impl Collector {
         let producer_id = b.is_transactional().then(|| b.producer_id());
         for r in recs {
             match r {
-                Ok(r) => self.items.push(LogItem::Record(LogRecord {
-                    offset: b.base_offset().saturating_add(r.offset_delta as i64),
-                    segment,
-                    position: b.position(),
-                    timestamp: b.max_timestamp(),
-                    leader_epoch: b.partition_leader_epoch(),
-                    producer_id,
-                    key: r.key.map(<[u8]>::to_vec),
-                    value: r.value.map(<[u8]>::to_vec),
-                })),
+                Ok(r) => {
+                    let r = LogRecord {
+                        offset: b.base_offset().saturating_add(r.offset_delta as i64),
+                        segment,
+                        position: b.position(),
+                        timestamp: b.max_timestamp(),
+                        leader_epoch: b.partition_leader_epoch(),
+                        producer_id,
+                        key: r.key.map(<[u8]>::to_vec),
+                        value: r.value.map(<[u8]>::to_vec),
+                    };
+                    if internal == Internal::TransactionState {
+                        self.kept = self.kept.saturating_add(record_bytes(&r));
+                        if self.kept > self.keep {
+                            // `drop_records`, with the decompressor still borrowed.
+                            self.items = Vec::new();
+                            self.kept = 0;
+                            self.dropped = true;
+                            return;
+                        }
+                    }
+                    self.items.push(LogItem::Record(r));
+                }
                 Err(e) => {
                     self.items.push(LogItem::Undecodable {
                         segment,
@@ -439,6 +493,7 @@ impl Collector {
         // batch of __transaction_state holds no transaction state either.
         if big.magic() < 2
             || self.internal.is_none()
+            || self.dropped
             || (control && self.internal != Some(Internal::ConsumerOffsets))
         {
             return;
@@ -458,7 +513,16 @@ impl Collector {
 
     /// Append what a later piece of the same segment collected.
     pub(crate) fn append(&mut self, mut later: Collector) {
-        self.items.append(&mut later.items);
+        if later.dropped {
+            self.drop_records();
+        }
+        self.kept += later.kept;
+        if self.kept > self.keep {
+            self.drop_records();
+        }
+        if !self.dropped {
+            self.items.append(&mut later.items);
+        }
         if let (Some(a), Some(b)) = (&mut self.batches, later.batches) {
             a.extend(b);
         }
@@ -467,6 +531,7 @@ impl Collector {
     /// Forget what was collected (the segment changed under the walk).
     pub(crate) fn clear(&mut self) {
         self.items.clear();
+        self.kept = 0;
         if let Some(b) = &mut self.batches {
             b.clear();
         }
@@ -574,6 +639,10 @@ impl ClusterInputs {
             log.extend(c.items);
             return;
         }
+        if c.dropped {
+            // More records than the walk keeps: the cluster stage reads them again.
+            self.txn_log = None;
+        }
         match (&mut self.txn_log, sink) {
             (Some(log), _) => log.extend(c.items),
             (None, Some(sink)) => {
@@ -636,4 +705,80 @@ pub(crate) fn collect_dir(
         );
     }
     out
+}
+
+/// The file names of a partition directory's segments with a `.log`, in order: what a
+/// walk's segment numbers index ([`ClusterInputs::segments`]).
+pub(crate) fn segment_names(p: &crate::discover::layout::PartitionDir) -> Vec<String> {
+    p.segments
+        .iter()
+        .filter_map(|s| s.log.as_ref())
+        .map(|log| {
+            log.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// What [`stream_records`] does with a segment it cannot read whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReadErrors {
+    /// As the scan's walk keeps records: what was read before the error stays, nothing is
+    /// added (the scan reports the segment), and a segment that changed during the read
+    /// gives none of its records (the scan drops them): [`stream_records`] returns its
+    /// number, and the caller starts again without it.
+    AsWalked,
+    /// As [`collect_dir`]: what was read stays, followed by a [`LogItem::Undecodable`]
+    /// naming the file and the error.
+    Report,
+}
+
+/// The records of a `__transaction_state` (or `__remote_log_metadata`) partition
+/// directory, read again, handed to `each` one at a time with their segment number, in
+/// offset order, as a walk's [`Collector`] keeps them; none is kept here, so memory holds
+/// one batch. Segments numbered in `skip` are not read. `Err(n)`: segment `n` changed
+/// during the read ([`ReadErrors::AsWalked`]).
+pub(crate) fn stream_records(
+    p: &crate::discover::layout::PartitionDir,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+    errors: ReadErrors,
+    skip: &std::collections::BTreeSet<u32>,
+    each: &mut dyn FnMut(LogItem),
+) -> Result<(), u32> {
+    let topic = p.tp.as_ref().map_or("", |tp| tp.topic.as_str());
+    let logs = p.segments.iter().filter_map(|s| s.log.as_ref());
+    for (n, log) in (0u32..).zip(logs) {
+        if skip.contains(&n) {
+            continue;
+        }
+        let mut c = Collector::new(topic, false, max_decompressed);
+        let mut drain = |c: &mut Collector| c.items.drain(..).for_each(&mut *each);
+        let res = crate::read::segment::walk_entries_items(
+            log,
+            crate::read::segment::ReadPolicy::Read,
+            max_bytes,
+            |item| {
+                match item {
+                    crate::read::segment::Item::Entry(e) => c.entry(e, n),
+                    crate::read::segment::Item::Big(b) => c.big(&b, n),
+                }
+                drain(&mut c);
+            },
+        );
+        match res {
+            Ok(_) => {}
+            Err(e) if errors == ReadErrors::Report => each(LogItem::Undecodable {
+                segment: n,
+                message: format!("{}: {e}", log.display()),
+                offsets: None,
+            }),
+            Err(e) if crate::read::segment::error_reason(&e) == Some("changed_during_read") => {
+                return Err(n);
+            }
+            Err(_) => {}
+        }
+    }
+    Ok(())
 }

@@ -10,7 +10,7 @@ use crate::cluster::report::ScanReport;
 use crate::cluster::txns::Origin;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
-use crate::partition::walked::ClusterInputs;
+use crate::partition::walked::{ClusterInputs, ReadErrors};
 use std::collections::BTreeMap;
 
 /// The records of the `__transaction_state` partition directories outside a scan's
@@ -59,7 +59,17 @@ impl CoordinatorView {
                     .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
             {
                 let path = p.path.display().to_string();
-                view.absorb(&replay_dir(p, opts, tp.partition, origin(&path)));
+                let o = origin(&path);
+                let errors = ReadErrors::Report;
+                view.absorb(&replay_dir(
+                    p,
+                    opts,
+                    tp.partition,
+                    o,
+                    0,
+                    errors,
+                    view_only(),
+                ));
             }
         }
         view
@@ -113,7 +123,10 @@ impl CoordinatorView {
             let path = p.path.display().to_string();
             match by_path.get(path.as_str()) {
                 Some(model) => view.absorb(model),
-                None => view.absorb(&replay_dir(p, opts, partition, origin(&path))),
+                None => {
+                    let (o, errors) = (origin(&path), ReadErrors::Report);
+                    view.absorb(&replay_dir(p, opts, partition, o, 0, errors, view_only()))
+                }
             }
         };
         let ids = Identities::load(inv);
