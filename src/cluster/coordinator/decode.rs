@@ -1,8 +1,11 @@
 //! The one decode of the transaction coordinator's log: each `__transaction_state` record
-//! a partition's walk kept ([`crate::partition::walked::ClusterInputs::txn_log`]) becomes one
-//! typed [`CoordRecord`] (key, value, place, coordinator epoch), once per scan, replayed at
-//! once into its partition copy's model ([`CoordModel`]), which the coordinator's view, its
-//! history rules and the cross-partition join all read; no decoded record is kept.
+//! a partition's walk kept ([`crate::partition::walked::ClusterInputs::txn_log`]), or, for
+//! a partition the walk kept none of (more than `ScanOptions::keep_coordinator_bytes`, or
+//! outside the scan's selection), each record read again from its segments as it comes
+//! (`stream_dir`), becomes one typed [`CoordRecord`] (key, value, place, coordinator
+//! epoch), once per scan, replayed at once into its partition copy's model
+//! ([`CoordModel`]), which the coordinator's view, its history rules and the
+//! cross-partition join all read; no decoded record is kept.
 //!
 //! What the records hold is `TransactionLog.readTxnRecordKey`/`readTxnRecordValue`'s
 //! reading: a key of another version is skipped by `TransactionStateManager`'s load, a
