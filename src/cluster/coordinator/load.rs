@@ -1,7 +1,9 @@
 //! Building a [`CoordinatorView`] from the decoded records of `__transaction_state`
 //! partitions ([`super::decode`]): the ones a scan's walk kept
 //! ([`crate::partition::walked::ClusterInputs::txn_log`]), and, for partitions outside the
-//! scan's selection, one walk of their own ([`walk_unscanned`]).
+//! scan's selection or whose records the walk did not keep, one streaming read of their
+//! own (`decode::replay_dir`; [`walk_unscanned`] holds such a walk's records, for the
+//! testkit's two-step checks).
 
 use super::decode::{replay_dir, replay_log, replay_logs, view_only};
 use super::model::CoordModel;
@@ -98,14 +100,14 @@ impl CoordinatorView {
     /// [`Self::load_clusters`] from the records the scan's walk kept
     /// ([`crate::partition::walked::ClusterInputs::txn_log`], taken out of `report` once
     /// decoded) for every partition of `report`; only the `__transaction_state` partitions
-    /// the scan did not select are walked here.
+    /// the scan did not select, or whose records it did not keep, are read here
+    /// (streaming, one batch at a time).
     pub fn load_clusters_from(
         report: &mut ScanReport,
         inv: &Inventory,
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
-        let unscanned = walk_unscanned(report, inv, opts);
-        let models = replay_logs(report, &unscanned, inv, opts, origin);
+        let models = replay_logs(report, &UnscannedLogs::new(), inv, opts, origin);
         Self::load_clusters_of(&models, inv, opts)
     }
 
