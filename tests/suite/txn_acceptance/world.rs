@@ -166,6 +166,19 @@ impl World {
         self.write(m);
     }
 
+    /// InitProducerId of an id whose epoch is exhausted: a new producer id at epoch 0,
+    /// state Empty (`prepareProducerIdRotation`).
+    pub fn rotate(&mut self, m: &mut Meta) {
+        m.prev_pid = m.pid;
+        m.pid = self.new_producer_id();
+        m.epoch = 0;
+        m.state = state::EMPTY;
+        m.parts.clear();
+        m.start = -1;
+        m.last_update = self.now;
+        self.write(m);
+    }
+
     /// AddPartitionsToTxn (TV2: the leader's verification adds them): an Ongoing record
     /// listing every partition so far (`prepareAddPartitions`).
     pub fn add(&mut self, m: &mut Meta, tps: &[Tp]) {
