@@ -267,9 +267,11 @@ impl Aligner<'_> {
             });
         }
         // The log cleaner removes the markers of empty transactions from compacted
-        // partitions (`LogCleaner`, once the delete horizon passed): internal topics, the
-        // compacted ones holding transactional data, give no order proof.
-        if skipped.is_empty() || d != 0 || !exact_prev || tp.0.starts_with("__") {
+        // partitions (`LogCleaner`, once the delete horizon passed): a partition known to
+        // be compacted (internal topics among them) gives no order proof. One whose policy
+        // is unknown gives it at a lower severity (`rules::absorbed`).
+        let compacted = self.p[m.input].compacted == Some(true) || tp.0.starts_with("__");
+        if skipped.is_empty() || d != 0 || !exact_prev || compacted {
             return None;
         }
         let s = skipped.iter().rev().copied().find(|&s| {

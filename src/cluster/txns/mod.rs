@@ -628,6 +628,7 @@ mod tests {
             },
             ref_time_ms: 0,
             log_end_offset: Some(txns.len() as i64 * 2),
+            compacted: None,
             txns,
         }
     }

@@ -464,6 +464,7 @@ pub fn absorbed(parts: &[super::input::PartitionTxns], g: &super::group::Group, 
                 "grouping": Grouping::CoordinatorRecord.name(),
                 "coordinator_completed": true,
                 "proven_by_epoch": a.by_epoch,
+                "compacted": p.compacted,
                 "earlier_transaction": earlier_json,
                 "part": serde_json::to_value(r).unwrap_or(Value::Null),
             });
@@ -478,13 +479,23 @@ pub fn absorbed(parts: &[super::input::PartitionTxns], g: &super::group::Group, 
                     &p.topic,
                     p.partition,
                     format!(
-                        "transaction of producer {} epoch {} (transactional id {id}) finished (the coordinator recorded {}) but no marker reached {name}: {data} {closed_by}, which gave it that transaction's outcome",
+                        "transaction of producer {} epoch {} (transactional id {id}) finished (the coordinator recorded {}) but no marker reached {name}: {data} {closed_by}, which gave it that transaction's outcome{}",
                         earlier.producer_id,
                         earlier.data_epoch,
-                        earlier.state.name()
+                        earlier.state.name(),
+                        if !a.by_epoch && p.compacted.is_none() {
+                            "; the topic's cleanup policy is unknown: if it is compacted, the log cleaner may have removed an empty transaction's marker (then nothing is wrong)"
+                        } else {
+                            ""
+                        }
                     ),
                 )
-                .severity(if a.by_epoch { Severity::Error } else { Severity::Warning })
+                .severity(match (a.by_epoch, p.compacted) {
+                    (true, _) => Severity::Error,
+                    // Compaction may have removed an empty transaction's marker: unproven.
+                    (false, None) => Severity::Info,
+                    (false, Some(_)) => Severity::Warning,
+                })
                 .broker(BROKER_MISSING)
                 .remediation("the records of the earlier transaction on this partition got the later transaction's outcome: check them against the coordinator's outcome and reprocess downstream if they differ; find why the coordinator's marker was not written (a partition leader refusing WriteTxnMarkers, a truncated replica)")
             } else {
