@@ -224,6 +224,7 @@ fn replay_log_taken(
 
 /// The records of a `__transaction_state` partition directory the scan did not walk,
 /// with a walk of their own.
+#[cfg(feature = "testkit")]
 pub(super) fn walk_dir(p: &PartitionDir, opts: &ScanOptions) -> ClusterInputs {
     crate::partition::walked::collect_dir(p, false, opts.max_bytes, opts.max_decompressed, None)
 }

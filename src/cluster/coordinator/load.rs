@@ -22,6 +22,8 @@ pub type UnscannedLogs = BTreeMap<String, ClusterInputs>;
 /// Walk, once, every `__transaction_state` partition directory of `inv` whose records
 /// `report` does not hold (not selected by `--topic`/`--partition`): the coordinator's
 /// log is evidence for every data partition. Both coordinator checks read the result.
+/// (The pipeline reads them streaming instead, `decode::replay_dir`.)
+#[cfg(feature = "testkit")]
 pub fn walk_unscanned(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> UnscannedLogs {
     inv.partitions
         .iter()
@@ -37,6 +39,7 @@ pub fn walk_unscanned(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) 
 
 /// The walked records of the `__transaction_state` directory `path`: from the scan's
 /// results, else from `unscanned`.
+#[cfg(feature = "testkit")]
 pub fn logs_of<'a>(
     report: &'a ScanReport,
     unscanned: &'a UnscannedLogs,
