@@ -5,7 +5,8 @@
 //! record, some of them before the budget ran out, or none: on the cross-partition rules'
 //! faults (flipped and lost markers, an unlisted partition, a coordinator stuck in
 //! Prepare, a failover, a tombstone), on ids spread over several coordinator partitions,
-//! on a `--topic` selection that leaves the coordinator's log out of the walk, and on the
+//! on a `--topic` selection that leaves the coordinator's log out of the walk, on a log
+//! with a batch whose records do not parse and a segment that cannot be read, and on the
 //! real broker data.
 #![cfg(feature = "testkit")]
 
@@ -98,6 +99,72 @@ fn a_coordinator_log_read_again_gives_the_same_reports() {
             assert!(scan.contains(kind), "{partitions:?}: no {kind}");
         }
     }
+}
+
+/// Append to `__transaction_state-4` in the log dir `dir` a segment holding a batch whose records
+/// do not parse between two good ones, and a segment that is a FIFO (not read at all).
+fn damage_coordinator_log(dir: &Path) {
+    use klogscan::testkit::BatchSpec;
+    use klogscan::testkit::encode::{HeaderOverrides, RecordSpec};
+    let part = dir.join("__transaction_state-4");
+    assert!(part.is_dir(), "{}", part.display());
+    let batch = |offset: i64, status: u8, overrides: HeaderOverrides| {
+        let v = TxnValue::new(20, 0, status)
+            .partitions(&[("orders", &[1])])
+            .times(1_700_000_000_000, 1_700_000_000_000);
+        BatchSpec {
+            base_offset: offset,
+            base_timestamp: 1_700_000_000_000,
+            records: vec![RecordSpec {
+                key: Some(klogscan::testkit::txnlog::key("damaged")),
+                value: Some(v.encode()),
+                ..RecordSpec::default()
+            }],
+            overrides,
+            ..BatchSpec::default()
+        }
+        .encode()
+    };
+    let unparsable = HeaderOverrides {
+        records_count: Some(3),
+        ..HeaderOverrides::default()
+    };
+    let mut seg = batch(1_000, state::ONGOING, HeaderOverrides::default());
+    seg.extend(batch(1_001, state::PREPARE_COMMIT, unparsable));
+    seg.extend(batch(
+        1_002,
+        state::COMPLETE_COMMIT,
+        HeaderOverrides::default(),
+    ));
+    std::fs::write(part.join("00000000000000001000.log"), seg).unwrap();
+    let fifo = std::ffi::CString::new(
+        part.join("00000000000000002000.log")
+            .to_str()
+            .unwrap()
+            .as_bytes(),
+    )
+    .unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_damaged_coordinator_log_read_again_gives_the_same_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = faulty(None).write(dir.path(), 1).unwrap();
+    damage_coordinator_log(&data);
+    let opts = ScanOptions::default().with_keep_cluster_txns(true);
+    same_under_every_budget(dir.path(), &opts);
+    // The damage was seen: the batch whose records do not parse, the FIFO.
+    let (scan, _) = reports(dir.path(), &opts.clone().with_keep_coordinator_bytes(0));
+    for seen in ["00000000000000001000.log", "00000000000000002000.log"] {
+        assert!(scan.contains(seen), "no {seen}: {scan}");
+    }
+    // Outside the selection, the same log is read by the cluster stage alone.
+    let mut orders = opts;
+    orders.topic = Some("orders".into());
+    same_under_every_budget(dir.path(), &orders);
 }
 
 #[test]
