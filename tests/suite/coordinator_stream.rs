@@ -28,7 +28,7 @@ const BUDGETS: [u64; 3] = [0, 600, u64::MAX];
 
 /// The faults of the cross-partition rules, written by one coordinator partition
 /// (`partitions`: `None`) or spread over the broker's default 50.
-fn faulty(partitions: Option<i32>) -> Cluster {
+pub(crate) fn faulty(partitions: Option<i32>) -> Cluster {
     let c = Cluster::new(Some("c1"));
     let mut c = match partitions {
         None => c.coordinator(4),
@@ -57,7 +57,7 @@ fn faulty(partitions: Option<i32>) -> Cluster {
 }
 
 /// `scan --format json` and `txns --format json` of `dir` with `opts`.
-fn reports(dir: &Path, opts: &ScanOptions) -> (String, String) {
+pub(crate) fn reports(dir: &Path, opts: &ScanOptions) -> (String, String) {
     let inv = layout::discover(&[dir.to_path_buf()]);
     let report = pipeline::analyse(&inv, opts);
     let (mut scan, mut txns) = (Vec::new(), Vec::new());

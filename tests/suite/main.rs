@@ -53,6 +53,7 @@ mod hardening_escapes;
 mod hardening_inputs;
 mod hardening_output;
 mod hardening_sparse;
+mod hostile_coordinator;
 mod html_chromium;
 mod html_labels;
 mod html_scale;
