@@ -137,7 +137,7 @@ fn push(sink: &mut impl Sink, item: &LogItem, segments: &[String]) {
 fn stream_dir<S: Sink>(
     p: &PartitionDir,
     opts: &ScanOptions,
-    errors: ReadErrors,
+    errors: &ReadErrors,
     mut fresh: impl FnMut() -> S,
 ) -> S {
     let names = segment_names(p);
@@ -240,7 +240,7 @@ pub(super) fn replay_dir(
     errors: ReadErrors,
     wanted: Option<Arc<HashSet<i64>>>,
 ) -> CoordModel {
-    stream_dir(p, opts, errors, || {
+    stream_dir(p, opts, &errors, || {
         Replay::new(partition, origin.clone(), ref_time_ms, wanted.clone())
     })
     .finish()
@@ -282,11 +282,12 @@ fn each_log(
             .map(|i| report.partitions[i].ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
+        let lens = at.map_or_else(Vec::new, |i| walked_lens(&report.partitions[i]));
         let walked = match at.map(|i| &mut report.partitions[i].carried.cluster_inputs) {
             Some(inputs) if inputs.txn_log.is_some() => Walked::Taken(inputs),
             // Walked by the scan, which kept none of its records (more than
             // `ScanOptions::keep_coordinator_bytes`): read again as the walk read it.
-            Some(_) => Walked::Disk(d, ReadErrors::AsWalked),
+            Some(_) => Walked::Disk(d, ReadErrors::AsWalked(lens)),
             None => match unscanned.get(&path) {
                 Some(inputs) => Walked::Kept(inputs),
                 None => Walked::Disk(d, ReadErrors::Report),
@@ -294,6 +295,23 @@ fn each_log(
         };
         each(tp.partition, ref_time, &path, walked);
     }
+}
+
+/// The length the scan's walk read of each of a partition's segments, by segment number
+/// (`None`: the walk could not read it): what a read again compares with.
+fn walked_lens(p: &crate::partition::results::PartitionReport) -> Vec<Option<u64>> {
+    let walks = &p.carried.segment_walks;
+    p.carried
+        .cluster_inputs
+        .segments
+        .iter()
+        .map(|name| {
+            walks
+                .iter()
+                .find(|w| &w.name == name)
+                .and_then(|w| w.walk.as_ref().map(|r| r.len))
+        })
+        .collect()
 }
 
 /// A partition copy's walked records: the scan's (taken as they are read), kept
@@ -330,7 +348,7 @@ pub fn decode_logs(
                     segments: Vec::new(),
                     records_not_read: Vec::new(),
                 };
-                out.push(stream_dir(d, opts, *errors, log));
+                out.push(stream_dir(d, opts, errors, log));
                 return;
             }
         };

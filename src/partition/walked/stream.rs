@@ -19,13 +19,17 @@ pub(crate) fn segment_names(p: &crate::discover::layout::PartitionDir) -> Vec<St
 }
 
 /// What [`stream_records`] does with a segment it cannot read whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ReadErrors {
     /// As the scan's walk keeps records: what was read before the error stays, nothing is
     /// added (the scan reports the segment), and a segment that changed during the read
     /// gives none of its records (the scan drops them): [`stream_records`] returns its
-    /// number, and the caller starts again without it.
-    AsWalked,
+    /// number, and the caller starts again without it. Each segment's length as the walk
+    /// read it, by segment number (`None`: the walk could not read it): a segment the
+    /// walk read that now cannot be read, or reads to another length, changed since the
+    /// walk; it gives none of its records either, and is named as not read
+    /// ([`LogItem::Undecodable`]): the scan saw other bytes there.
+    AsWalked(Vec<Option<u64>>),
     /// As [`super::collect_dir`]: what was read stays, followed by a [`LogItem::Undecodable`]
     /// naming the file and the error.
     Report,
@@ -35,19 +39,34 @@ pub(crate) enum ReadErrors {
 /// directory, read again, handed to `each` one at a time with their segment number, in
 /// offset order, as a walk's [`Collector`] keeps them; none is kept here, so memory holds
 /// one batch. Segments numbered in `skip` are not read. `Err(n)`: segment `n` changed
-/// during the read ([`ReadErrors::AsWalked`]).
+/// during the read, or since the walk read it ([`ReadErrors::AsWalked`]).
 pub(crate) fn stream_records(
     p: &crate::discover::layout::PartitionDir,
     max_bytes: Option<u64>,
     max_decompressed: usize,
-    errors: ReadErrors,
+    errors: &ReadErrors,
     skip: &std::collections::BTreeSet<u32>,
     each: &mut dyn FnMut(LogItem),
 ) -> Result<(), u32> {
     let topic = p.tp.as_ref().map_or("", |tp| tp.topic.as_str());
     let logs = p.segments.iter().filter_map(|s| s.log.as_ref());
     for (n, log) in (0u32..).zip(logs) {
+        // The length the walk read of this segment, when it read it.
+        let walked = match errors {
+            ReadErrors::AsWalked(lens) => lens.get(n as usize).copied().flatten(),
+            ReadErrors::Report => None,
+        };
         if skip.contains(&n) {
+            if let Some(len) = walked {
+                each(LogItem::Undecodable {
+                    segment: n,
+                    message: format!(
+                        "{}: changed since the scan read it ({len} bytes then)",
+                        log.display()
+                    ),
+                    offsets: None,
+                });
+            }
             continue;
         }
         let mut c = Collector::new(topic, false, max_decompressed);
@@ -65,13 +84,17 @@ pub(crate) fn stream_records(
             },
         );
         match res {
+            Ok((_, len)) if walked.is_some_and(|w| w != len) => return Err(n),
             Ok(_) => {}
-            Err(e) if errors == ReadErrors::Report => each(LogItem::Undecodable {
+            Err(e) if *errors == ReadErrors::Report => each(LogItem::Undecodable {
                 segment: n,
                 message: format!("{}: {e}", log.display()),
                 offsets: None,
             }),
-            Err(e) if crate::read::segment::error_reason(&e) == Some("changed_during_read") => {
+            Err(e)
+                if walked.is_some()
+                    || crate::read::segment::error_reason(&e) == Some("changed_during_read") =>
+            {
                 return Err(n);
             }
             Err(_) => {}
