@@ -358,3 +358,61 @@ fn edge_coordinator_values_join_without_panic() {
         }
     }
 }
+
+/// Random coordinator records (valid batches, every field drawn from its edge values and
+/// from the ids, producers and partitions of the faulty cluster) interleaved with its
+/// transactions: the join never panics, and reads again as kept.
+#[test]
+fn random_coordinator_records_join_without_panic() {
+    use klogscan::testkit::Producer;
+    use klogscan::testkit::txnlog::TxnValue;
+    use klogscan::testkit::txns::Txn;
+    let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+    let ids = ["app", "flip", "lost", "unlisted", "stuck", "failover", "gone", "new"];
+    let pids = [7, 8, 9, 10, 11, 12, 13, -1, i64::MAX, i64::MIN];
+    let epochs = [0, 1, 2, -1, i16::MAX, i16::MAX - 1, i16::MIN];
+    let topics = ["orders", "payments", "nope", ""];
+    let parts = [0, 1, -1, i32::MAX, i32::MIN];
+    for round in 0..24 {
+        let mut c = faulty(None);
+        let base = c.now();
+        for _ in 0..12 {
+            let time = |rng: &mut Rng| match rng.below(6) {
+                0 => i64::MIN,
+                1 => i64::MAX,
+                2 => -1,
+                3 => 0,
+                _ => base + rng.below(4_000_000) as i64 - 2_000_000,
+            };
+            let mut v = TxnValue::new(
+                pids[rng.below(pids.len())],
+                epochs[rng.below(epochs.len())],
+                rng.below(9) as u8,
+            )
+            .times(time(&mut rng), time(&mut rng));
+            if rng.below(4) > 0 {
+                let n = rng.below(4);
+                let list: Vec<(String, Vec<i32>)> = (0..n)
+                    .map(|_| {
+                        let k = 1 + rng.below(3);
+                        let ids = (0..k).map(|_| parts[rng.below(parts.len())]).collect();
+                        (topics[rng.below(topics.len())].to_string(), ids)
+                    })
+                    .collect();
+                v.partitions = Some(list);
+            }
+            if rng.below(3) == 0 {
+                v = v.v1(pids[rng.below(pids.len())], -1, rng.below(3) as i16);
+            }
+            c.coordinator_record(ids[rng.below(ids.len())], Some(v));
+            if rng.below(3) == 0 {
+                let p = Producer::transactional(pids[rng.below(7)], epochs[rng.below(epochs.len())]);
+                let t = Txn::new(ids[rng.below(ids.len())], p, &[("orders", 0), ("payments", 0)]);
+                c.run(&if rng.below(2) == 0 { t.skip_marker_on(("orders", 0)) } else { t });
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        c.write(dir.path(), 1).unwrap();
+        assert_same_read_again(dir.path(), &format!("round {round}"));
+    }
+}
