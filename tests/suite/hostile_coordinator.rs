@@ -195,6 +195,7 @@ fn changed_between_walk_and_reread(change: impl FnOnce(&Path, &[u8])) -> (String
 /// A coordinator segment cut, grown or removed after the walk (which kept none of its
 /// records) is named as not read by the cluster stage rather than replayed silently from
 /// other bytes than the scan saw; the same bytes written again change nothing.
+#[cfg(unix)]
 #[test]
 fn a_coordinator_segment_changed_after_the_walk_is_named() {
     let changed = "00000000000000000000.log: changed since the scan read it";
@@ -206,7 +207,23 @@ fn a_coordinator_segment_changed_after_the_walk_is_named() {
         std::fs::write(seg, &d).unwrap()
     });
     let gone = changed_between_walk_and_reread(|seg, _| std::fs::remove_file(seg).unwrap());
-    for (what, (scan, _)) in [("cut", &half), ("grown", &grown), ("removed", &gone)] {
+    let dir = changed_between_walk_and_reread(|seg, _| {
+        std::fs::remove_file(seg).unwrap();
+        std::fs::create_dir(seg).unwrap();
+    });
+    let fifo = changed_between_walk_and_reread(|seg, _| {
+        std::fs::remove_file(seg).unwrap();
+        let path = std::ffi::CString::new(seg.to_str().unwrap().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    });
+    for (what, (scan, _)) in [
+        ("cut", &half),
+        ("grown", &grown),
+        ("removed", &gone),
+        ("a directory now", &dir),
+        ("a FIFO now", &fifo),
+    ] {
         assert!(scan.contains(changed), "{what}: not named: {scan}");
     }
     // Rewritten with the same bytes: nothing said, the report read again as kept.
@@ -368,7 +385,9 @@ fn random_coordinator_records_join_without_panic() {
     use klogscan::testkit::txnlog::TxnValue;
     use klogscan::testkit::txns::Txn;
     let mut rng = Rng(0x5851_f42d_4c95_7f2d);
-    let ids = ["app", "flip", "lost", "unlisted", "stuck", "failover", "gone", "new"];
+    let ids = [
+        "app", "flip", "lost", "unlisted", "stuck", "failover", "gone", "new",
+    ];
     let pids = [7, 8, 9, 10, 11, 12, 13, -1, i64::MAX, i64::MIN];
     let epochs = [0, 1, 2, -1, i16::MAX, i16::MAX - 1, i16::MIN];
     let topics = ["orders", "payments", "nope", ""];
@@ -406,13 +425,37 @@ fn random_coordinator_records_join_without_panic() {
             }
             c.coordinator_record(ids[rng.below(ids.len())], Some(v));
             if rng.below(3) == 0 {
-                let p = Producer::transactional(pids[rng.below(7)], epochs[rng.below(epochs.len())]);
-                let t = Txn::new(ids[rng.below(ids.len())], p, &[("orders", 0), ("payments", 0)]);
-                c.run(&if rng.below(2) == 0 { t.skip_marker_on(("orders", 0)) } else { t });
+                let p =
+                    Producer::transactional(pids[rng.below(7)], epochs[rng.below(epochs.len())]);
+                let t = Txn::new(
+                    ids[rng.below(ids.len())],
+                    p,
+                    &[("orders", 0), ("payments", 0)],
+                );
+                c.run(&if rng.below(2) == 0 {
+                    t.skip_marker_on(("orders", 0))
+                } else {
+                    t
+                });
             }
         }
         let dir = tempfile::tempdir().unwrap();
         c.write(dir.path(), 1).unwrap();
         assert_same_read_again(dir.path(), &format!("round {round}"));
+    }
+}
+
+/// A walk cut by `--max-bytes` reads its segments to the same length again: nothing is
+/// taken for a change, the reports are the same as kept.
+#[test]
+fn a_coordinator_log_cut_by_max_bytes_reads_again_the_same() {
+    let (dir, ..) = seeded();
+    for max in [1, 700, 2_000, 4_000] {
+        let mut o = opts();
+        o.max_bytes = Some(max);
+        let kept = reports(dir.path(), &o.clone().with_keep_coordinator_bytes(u64::MAX));
+        let again = reports(dir.path(), &o.with_keep_coordinator_bytes(0));
+        assert!(kept == again, "max {max}: {}\n{}", kept.0, again.0);
+        assert!(!again.0.contains("changed since the scan"), "{}", again.0);
     }
 }
