@@ -12,7 +12,9 @@ use super::content::{FileInventory, Header, PartitionFrame, Rest};
 use super::file::{FileError, FrameReader, Tag};
 use super::relabel::{self, Relabel};
 use super::{BundleError, fingerprint};
-use crate::discover::layout::{DirKind, Inventory, LogDir, PartitionDir, Recorded, TopicPartition};
+use crate::discover::layout::{
+    DirKind, Inventory, LogDir, PartitionDir, Recorded, RecordedPartition, TopicPartition,
+};
 use crate::finding::{Finding, Kind};
 use crate::partition::walked::BatchKey;
 use crate::results::{PartitionReport, ScanOptions, ScanReport};
@@ -450,7 +452,9 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
     let total = bundles.iter().map(|(_, b)| b.files.partitions.len()).sum();
     inv.partitions.reserve_exact(total);
     let mut recorded = Recorded::default();
+    recorded.partitions.reserve_exact(total);
     for (_, b) in bundles {
+        let first = inv.partitions.len();
         for ld in &b.header.log_dirs {
             let path = PathBuf::from(&ld.path);
             recorded
@@ -470,7 +474,7 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
             });
             d.kind = p.kind.clone();
             d.log_dir = p.log_dir.as_ref().map(PathBuf::from);
-            recorded.topic_ids.insert(d.path.clone(), p.topic_id);
+            recorded.partitions.push(RecordedPartition::new(p.topic_id));
             if let Some(id) = &p.cluster_id_given {
                 // A partition directory outside any log dir: its given id is its identity.
                 inv.given_cluster_ids.insert(d.path.clone(), id.clone());
@@ -487,8 +491,29 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
                 recorded.metadata_logs.insert(PathBuf::from(path), json);
             }
         }
+        // A partition's leader-epoch checkpoint goes with its record, without its path.
+        let mine: HashMap<&str, usize> = b
+            .files
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.path.as_str(), first + i))
+            .collect();
         for (path, text) in std::mem::take(&mut b.rest.small_files) {
-            recorded.small_files.insert(PathBuf::from(path), text);
+            let file = Path::new(&path);
+            let dir = file.parent().and_then(Path::to_str);
+            match dir.and_then(|d| mine.get(d)) {
+                Some(&i)
+                    if file
+                        .file_name()
+                        .is_some_and(|n| n == "leader-epoch-checkpoint") =>
+                {
+                    recorded.partitions[i].leader_epoch_checkpoint = Some(text.into_boxed_str());
+                }
+                _ => {
+                    recorded.small_files.insert(PathBuf::from(path), text);
+                }
+            }
         }
         let pairs = |v: &[(String, String)]| {
             v.iter()
@@ -498,8 +523,16 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
         inv.errors.extend(pairs(&b.files.errors));
         inv.input_errors.extend(pairs(&b.files.input_errors));
     }
-    inv.partitions
-        .sort_by(|a, b| (&a.tp, &a.path).cmp(&(&b.tp, &b.path)));
+    // Discovery's order, the records moved along (stable: as a sort of the list itself).
+    let ps = &inv.partitions;
+    let mut order: Vec<usize> = (0..ps.len()).collect();
+    order.sort_by(|&a, &b| (&ps[a].tp, &ps[a].path).cmp(&(&ps[b].tp, &ps[b].path)));
+    permute(&mut inv.partitions, &order);
+    permute(&mut recorded.partitions, &order);
+    let ps = &inv.partitions;
+    let mut by_path: Vec<u32> = (0..ps.len() as u32).collect();
+    by_path.sort_by(|&a, &b| ps[a as usize].path.cmp(&ps[b as usize].path));
+    recorded.by_path = by_path;
     inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));
     inv.recorded = Some(std::sync::Arc::new(recorded));
     inv
