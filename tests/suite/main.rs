@@ -90,6 +90,7 @@ mod tiered_dump;
 mod tiered_history;
 mod tiering;
 mod tiering_corrupt;
+mod txn_acceptance;
 mod txn_state_history;
 mod txns;
 mod txns_memory;
