@@ -531,7 +531,10 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
     permute(&mut recorded.partitions, &order);
     let ps = &inv.partitions;
     let mut by_path: Vec<u32> = (0..ps.len() as u32).collect();
-    by_path.sort_by(|&a, &b| ps[a as usize].path.cmp(&ps[b as usize].path));
+    by_path.sort_unstable_by(|&a, &b| {
+        let path = |i: u32| ps[i as usize].path.as_os_str();
+        path(a).cmp(path(b))
+    });
     recorded.by_path = by_path;
     inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));
     inv.recorded = Some(std::sync::Arc::new(recorded));

@@ -177,7 +177,7 @@ pub struct Recorded {
     /// merge holds every partition of a cluster, and a path key each cost more than the
     /// record). Read through [`Inventory::recorded_partition`].
     pub partitions: Vec<RecordedPartition>,
-    /// Indices into `partitions` in the order of their directories' paths.
+    /// Indices into `partitions` in the order of their directories' paths (as bytes).
     pub by_path: Vec<u32>,
     /// Each `__cluster_metadata` directory's facts, as the cluster stage serialised them
     /// (`cluster::compaction`); opaque here.
@@ -245,7 +245,12 @@ impl Inventory {
         }
         let at = r
             .by_path
-            .binary_search_by(|&i| self.partitions[i as usize].path.as_path().cmp(dir))
+            .binary_search_by(|&i| {
+                self.partitions[i as usize]
+                    .path
+                    .as_os_str()
+                    .cmp(dir.as_os_str())
+            })
             .ok()?;
         r.partitions.get(r.by_path[at] as usize)
     }
