@@ -197,6 +197,17 @@ impl Bundle {
     }
 }
 
+impl Bundle {
+    /// The topic-partition of each of its partition directories named as one, by path.
+    fn topic_partitions(&self) -> HashMap<&str, &(String, i32)> {
+        self.files
+            .partitions
+            .iter()
+            .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
+            .collect()
+    }
+}
+
 /// The first two frames: the header (its versions checked) and the file inventory.
 fn head(
     path: &Path,
@@ -357,12 +368,7 @@ pub fn coordinator_view(bundles: &Bundles) -> crate::cluster::coordinator::Coord
     use crate::cluster::coordinator::{CoordinatorView, TRANSACTION_STATE_TOPIC};
     let mut logs: Vec<(i32, &str, &crate::partition::walked::ClusterInputs)> = Vec::new();
     for (_, b) in &bundles.list {
-        let tps: HashMap<&str, &(String, i32)> = b
-            .files
-            .partitions
-            .iter()
-            .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
-            .collect();
+        let tps = b.topic_partitions();
         for r in &bundles.parts.reports[b.parts.clone()] {
             let path = r.path.as_str();
             if let Some((topic, n)) = tps.get(path)
@@ -553,12 +559,7 @@ fn report(bundles: Vec<(PathBuf, Bundle)>, parts: Parts) -> ScanReport {
         // Discovery's order: topic-partition (from the directory's name), then path.
         let mut keys: Vec<(Option<(&str, i32)>, &Path)> = Vec::with_capacity(partitions.len());
         for (_, b) in &bundles {
-            let tps: HashMap<&str, &(String, i32)> = b
-                .files
-                .partitions
-                .iter()
-                .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
-                .collect();
+            let tps = b.topic_partitions();
             for r in &partitions[b.parts.clone()] {
                 let tp = tps.get(r.path.as_str()).map(|(t, n)| (t.as_str(), *n));
                 keys.push((tp, Path::new(&r.path)));
