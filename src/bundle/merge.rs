@@ -22,12 +22,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// One bundle, read whole: its header and file inventory; its partitions' results are in
-/// the [`Parts`] it was read into.
+/// the [`Bundles`] it was read into by [`read_bundles`] (a bundle read alone keeps none).
 #[derive(Debug, Clone)]
 pub struct Bundle {
     pub header: Header,
     pub files: FileInventory,
-    /// Where its partitions are in the [`Parts`] it was read into.
+    /// Where its partitions are in the `Parts` it was read into.
     pub(crate) parts: std::ops::Range<usize>,
     pub(crate) rest: Rest,
 }
