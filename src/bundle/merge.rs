@@ -317,10 +317,16 @@ fn read_slim(
     slim: &dyn Fn(&mut [PartitionReport]),
 ) -> Result<Bundles, BundleError> {
     let files = bundle_files(files)?;
+    // Every bundle's directories are held at once here (the renaming compares them
+    // across bundles): without their lists of files, which nothing here reads.
     let heads = files
         .iter()
-        .map(|f| Bundle::read_head(f))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|f| {
+            let (header, mut inv) = Bundle::read_head(f)?;
+            inv.drop_file_lists();
+            Ok((header, inv))
+        })
+        .collect::<Result<Vec<_>, BundleError>>()?;
     let names =
         relabel::relabels(&heads.iter().map(|(h, i)| (h, i)).collect::<Vec<_>>()).map_err(|a| {
             BundleError::Overlap {
