@@ -34,6 +34,8 @@ mod cli_verify_text;
 mod codecs;
 mod consumers;
 mod coordinator;
+mod coordinator_memory;
+mod coordinator_stream;
 mod determinism;
 mod dump_chunked;
 mod dump_golden;
