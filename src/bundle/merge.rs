@@ -62,6 +62,7 @@ impl Parts {
             leader_epochs,
             log_dir,
             recovery,
+            remote_damaged,
         } = f;
         let mut p = result.partition;
         outcome.txns = result.txns;
@@ -74,6 +75,7 @@ impl Parts {
         if let Some(r) = recovery {
             r.restore(&mut p);
         }
+        p.carried.damaged = remote_damaged;
         self.reports.push(p);
         self.findings.push(result.findings);
     }
@@ -414,6 +416,14 @@ pub fn merge_bundles(
                 first: first_path.clone(),
             });
         }
+    }
+    // The remote history is replayed at collect; the merge's tiering checks walk the
+    // remote objects: a scan does both or neither.
+    if first.header.options.remote_history != base.remote_storage.is_some() {
+        return Err(BundleError::RemoteStorage {
+            path: first_path.clone(),
+            collected: first.header.options.remote_history,
+        });
     }
     let options = first.header.options.apply(base);
     check_overlap(&list)?;

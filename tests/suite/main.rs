@@ -12,6 +12,7 @@ mod bundle;
 mod bundle_cli;
 mod bundle_lost;
 mod bundle_requests;
+mod bundle_remote;
 mod bundle_shared_paths;
 mod checkpoints;
 mod cli;

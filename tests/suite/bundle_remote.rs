@@ -1,0 +1,142 @@
+//! `collect` + `merge` with tiered storage: each broker's collect given `--remote-storage`
+//! replays its tiered partitions' remote segments before their local ones, as `scan` does;
+//! the merge, given the same remote storage, walks the remote objects and links what the
+//! replay derived from a damaged remote batch to that copy's finding. The merged JSON is
+//! the scan's, byte for byte. Bundles collected without the remote history are refused by
+//! a merge that is given one, and the other way round.
+#![cfg(feature = "testkit")]
+
+use klogscan::bundle::{self, BundleError};
+use klogscan::finding::Kind;
+use klogscan::partition::scan::ScanOptions;
+use klogscan::results::ScanReport;
+use klogscan::testkit::remote_log::TieredManifest;
+use std::path::{Path, PathBuf};
+
+use crate::tiering::{healthy, remote_log};
+
+fn json(mut r: ScanReport) -> String {
+    klogscan::report::client::fill(&mut r.findings);
+    let mut out = Vec::new();
+    klogscan::report::json::write_scan(&r, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn with_remote(m: &TieredManifest, remote: bool) -> ScanOptions {
+    ScanOptions::default().with_remote_storage(remote.then(|| m.remote_root.clone()))
+}
+
+/// The broker's log dir collected into `<out>/0.klb` with `opts`.
+fn collect(m: &TieredManifest, opts: &ScanOptions, out: &Path) -> PathBuf {
+    let f = out.join("0.klb");
+    let w = std::fs::File::create(&f).unwrap();
+    bundle::collect(
+        std::slice::from_ref(&m.log_dir),
+        opts,
+        std::io::BufWriter::new(w),
+    )
+    .unwrap();
+    f
+}
+
+/// `scan --remote-storage R` of the broker's log dir, and `merge --remote-storage R` of
+/// its bundle collected with `--remote-storage R`, as JSON.
+fn scan_and_merge(m: &TieredManifest) -> (ScanReport, String, String) {
+    let opts = with_remote(m, true);
+    let scanned = klogscan::pipeline::scan(std::slice::from_ref(&m.log_dir), &opts);
+    let bundles = tempfile::tempdir().unwrap();
+    let file = collect(m, &opts, bundles.path());
+    let merged = bundle::merge(&[file], &opts).unwrap();
+    let a = json(scanned.clone());
+    (scanned, a, json(merged.report))
+}
+
+fn assert_same(name: &str, a: &str, b: &str) {
+    if a != b {
+        let line = a.lines().zip(b.lines()).position(|(x, y)| x != y);
+        panic!("{name}: merge differs from scan at line {line:?}\nscan:\n{a}\nmerge:\n{b}");
+    }
+}
+
+/// A healthy tiered partition: the remote segments [20,79] replayed before the local log.
+#[test]
+fn merge_with_remote_storage_equals_scan_on_a_healthy_tiered_partition() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let (scanned, a, b) = scan_and_merge(&m);
+    let orders = scanned
+        .partitions
+        .iter()
+        .find(|p| p.topic == "orders")
+        .unwrap();
+    let replayed = orders.tiered.as_ref().and_then(|t| t.replayed.as_ref());
+    assert!(replayed.is_some(), "{orders:#?}");
+    assert_same("healthy", &a, &b);
+}
+
+/// The producer id of a remote batch (offset 50) damaged: the object walk at the merge
+/// makes the `remote_segment_corrupt`, the replay at the collect what follows from the
+/// damaged header; the merge links the latter to the former as the scan does.
+#[test]
+fn merge_links_what_a_damaged_remote_batch_derives_as_scan_does() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let log = remote_log(&m, 40);
+    let bytes = std::fs::read(&log).unwrap();
+    let second = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let mut flipped = bytes;
+    flipped[second + 43] ^= 0xff;
+    std::fs::write(&log, flipped).unwrap();
+    let (scanned, a, b) = scan_and_merge(&m);
+    let corrupt = scanned
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::RemoteSegmentCorrupt)
+        .unwrap_or_else(|| panic!("{:#?}", scanned.findings));
+    let linked = scanned
+        .findings
+        .iter()
+        .filter(|f| f.caused_by.contains(&corrupt.id))
+        .count();
+    assert!(linked > 0, "{:#?}", scanned.findings);
+    assert_same("damaged remote batch", &a, &b);
+}
+
+/// Without `--remote-storage` on either side, the merge is the scan's too (no remote
+/// history, no object walked).
+#[test]
+fn merge_without_remote_storage_equals_scan_without_it() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let opts = with_remote(&m, false);
+    let scanned = klogscan::pipeline::scan(std::slice::from_ref(&m.log_dir), &opts);
+    let bundles = tempfile::tempdir().unwrap();
+    let file = collect(&m, &opts, bundles.path());
+    let merged = bundle::merge(&[file], &opts).unwrap();
+    assert_same("local only", &json(scanned), &json(merged.report));
+}
+
+/// A merge given `--remote-storage` over a bundle collected without it (the remote
+/// history was never replayed), and the reverse: each refused, naming the bundle and
+/// saying what to do.
+#[test]
+fn merge_refuses_bundles_collected_with_another_remote_history() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    for collected in [false, true] {
+        let bundles = tempfile::tempdir().unwrap();
+        let file = collect(&m, &with_remote(&m, collected), bundles.path());
+        let err = bundle::merge(std::slice::from_ref(&file), &with_remote(&m, !collected))
+            .expect_err("refused");
+        assert!(matches!(err, BundleError::RemoteStorage { .. }), "{err}");
+        assert_eq!(err.path(), file);
+        let msg = err.to_string();
+        assert!(msg.contains("--remote-storage"), "{msg}");
+        assert!(msg.contains(&file.display().to_string()), "{msg}");
+        if collected {
+            assert!(msg.contains("give the merge --remote-storage"), "{msg}");
+        } else {
+            assert!(msg.contains("not replayed"), "{msg}");
+        }
+    }
+}
