@@ -140,3 +140,65 @@ fn merge_refuses_bundles_collected_with_another_remote_history() {
         }
     }
 }
+
+/// The command line: `collect --remote-storage R` then `merge --remote-storage R` prints
+/// what `scan --remote-storage R` prints (JSON and table), exit code included; the merge
+/// given `--remote-storage` over a bundle collected without it exits 2 saying so.
+#[test]
+fn cli_collect_and_merge_with_remote_storage_equal_scan() {
+    use crate::common::run::klogscan;
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let log = remote_log(&m, 40);
+    let mut bytes = std::fs::read(&log).unwrap();
+    let second = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    bytes[second + 43] ^= 0xff;
+    std::fs::write(&log, bytes).unwrap();
+    let s = |p: &Path| p.display().to_string();
+    let (dir, remote) = (s(&m.log_dir), s(&m.remote_root));
+    let out = tempfile::tempdir().unwrap();
+    let (with, without) = (out.path().join("r.klb"), out.path().join("l.klb"));
+    for (file, remote) in [(&with, Some(&remote)), (&without, None)] {
+        let mut args = vec!["collect".to_string(), dir.clone(), "--out".into(), s(file)];
+        args.extend(
+            remote
+                .map(|r| ["--remote-storage".to_string(), r.clone()])
+                .into_iter()
+                .flatten(),
+        );
+        let r = klogscan(&args, None, 120);
+        assert_eq!(r.code(), 0, "{}", r.err);
+    }
+    let run = |cmd: &str, input: &str, format: &str| {
+        let args = [
+            cmd,
+            input,
+            "--remote-storage",
+            &remote,
+            "--format",
+            format,
+            "--color",
+            "never",
+        ];
+        klogscan(&args.map(String::from), None, 120)
+    };
+    for format in ["json", "table"] {
+        let scanned = run("scan", &dir, format);
+        let merged = run("merge", &s(&with), format);
+        assert_eq!(scanned.code(), merged.code(), "{format}: {}", merged.err);
+        assert!(
+            scanned.out.contains("remote_segment_corrupt"),
+            "{}",
+            scanned.out
+        );
+        assert_eq!(scanned.out, merged.out, "{format}");
+    }
+    let refused = run("merge", &s(&without), "json");
+    assert_eq!(refused.code(), 2, "{}", refused.err);
+    assert!(refused.out.is_empty(), "{}", refused.out);
+    assert!(
+        refused.err.contains("not replayed at collect"),
+        "{}",
+        refused.err
+    );
+}
