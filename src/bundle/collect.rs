@@ -79,12 +79,10 @@ pub fn collect(
     let ids = Identities::load(&inv);
     let inputs = paths.iter().map(|p| p.display().to_string()).collect();
     // An object-store `--remote-storage` is fetched first, as a scan fetches it; why it
-    // cannot be read is among the bundle's unreadable paths, where the scan lists it.
+    // cannot be read fails the collect (exit 2) but stays out of the bundle: the merge
+    // reads the storage again and reports its own.
     let remote = crate::cluster::tiering::prepare_remote(&inv, opts);
-    let mut files = FileInventory::of(&inv);
-    if let Some((path, why)) = &remote.error {
-        files.errors.push((path.display().to_string(), why.clone()));
-    }
+    let files = FileInventory::of(&inv);
     let mut w = FrameWriter::new(Counted {
         inner: out,
         written: 0,

@@ -438,7 +438,13 @@ pub fn merge_bundles(
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
     }
-    crate::pipeline::run_cluster_checks(&mut report, &inventory, &options);
+    // An object-store `--remote-storage` is fetched as a scan fetches it, the objects
+    // named by the metadata records the bundles carry.
+    let remote = crate::cluster::tiering::prepare_remote_after(&report, &inventory, &options);
+    report.errors.extend(remote.error.clone());
+    let run = remote.opts.as_ref().unwrap_or(&options);
+    crate::pipeline::run_cluster_checks(&mut report, &inventory, run);
+    drop(remote);
     Ok(Merged {
         report,
         options,
