@@ -165,7 +165,8 @@ mod tests {
             &ScanReport::default(),
             &inv,
             &ScanOptions::default(),
-        ).unwrap();
+        )
+        .unwrap();
         let mut got: Vec<String> = walk(dir.path())
             .iter()
             .map(|p| p.strip_prefix(dir.path()).unwrap().to_string_lossy().into_owned())
@@ -185,7 +186,13 @@ mod tests {
     #[test]
     fn cloud_url_without_backends_is_an_error() {
         let inv = crate::discover::layout::discover(&[]);
-        let e = mirror("s3://bucket/prefix", &inv, &ScanOptions::default()).unwrap_err();
+        let e = mirror(
+            "s3://bucket/prefix",
+            &ScanReport::default(),
+            &inv,
+            &ScanOptions::default(),
+        )
+        .unwrap_err();
         assert!(e.starts_with("s3://bucket/prefix: "), "{e}");
     }
 
