@@ -58,6 +58,16 @@ fn assert_same(name: &str, a: &str, b: &str) {
     }
 }
 
+/// Flip the high byte of the producer id (header bytes 43..51) of the second batch (offset
+/// 50) of remote segment [40,59]: its CRC fails.
+fn damage_remote_producer_id(m: &TieredManifest) {
+    let log = remote_log(m, 40);
+    let mut bytes = std::fs::read(&log).unwrap();
+    let second = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    bytes[second + 43] ^= 0xff;
+    std::fs::write(&log, bytes).unwrap();
+}
+
 /// A healthy tiered partition: the remote segments [20,79] replayed before the local log.
 #[test]
 fn merge_with_remote_storage_equals_scan_on_a_healthy_tiered_partition() {
@@ -81,12 +91,7 @@ fn merge_with_remote_storage_equals_scan_on_a_healthy_tiered_partition() {
 fn merge_links_what_a_damaged_remote_batch_derives_as_scan_does() {
     let d = tempfile::tempdir().unwrap();
     let m = healthy().write(d.path()).unwrap();
-    let log = remote_log(&m, 40);
-    let bytes = std::fs::read(&log).unwrap();
-    let second = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
-    let mut flipped = bytes;
-    flipped[second + 43] ^= 0xff;
-    std::fs::write(&log, flipped).unwrap();
+    damage_remote_producer_id(&m);
     let (scanned, a, b) = scan_and_merge(&m);
     let corrupt = scanned
         .findings
@@ -149,11 +154,7 @@ fn cli_collect_and_merge_with_remote_storage_equal_scan() {
     use crate::common::run::klogscan;
     let d = tempfile::tempdir().unwrap();
     let m = healthy().write(d.path()).unwrap();
-    let log = remote_log(&m, 40);
-    let mut bytes = std::fs::read(&log).unwrap();
-    let second = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
-    bytes[second + 43] ^= 0xff;
-    std::fs::write(&log, bytes).unwrap();
+    damage_remote_producer_id(&m);
     let s = |p: &Path| p.display().to_string();
     let (dir, remote) = (s(&m.log_dir), s(&m.remote_root));
     let out = tempfile::tempdir().unwrap();
