@@ -245,6 +245,8 @@ pub struct Merged {
     pub report: ScanReport,
     pub options: ScanOptions,
     pub inventory: Inventory,
+    /// What the merged report cannot hold as the scan's does (printed on stderr).
+    pub warnings: Vec<String>,
 }
 
 /// The `*.klb` files of a directory (in name order), or the file itself.
@@ -443,13 +445,31 @@ pub fn merge_bundles(
     let remote = crate::cluster::tiering::prepare_remote_after(&report, &inventory, &options);
     report.errors.extend(remote.error.clone());
     let run = remote.opts.as_ref().unwrap_or(&options);
+    let warnings = unreplayed_warnings(&report, &inventory, run);
     crate::pipeline::run_cluster_checks(&mut report, &inventory, run);
     drop(remote);
     Ok(Merged {
         report,
         options,
         inventory,
+        warnings,
     })
+}
+
+/// What a merge with `--remote-storage` cannot give as the scan does: a tiered replica
+/// whose collect replayed none of the remote segments the metadata records (carried by
+/// another broker's bundle) name, because its broker held no copy of that
+/// `__remote_log_metadata` partition.
+fn unreplayed_warnings(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> Vec<String> {
+    crate::cluster::tiering::history::unreplayed(report, inv, opts)
+        .into_iter()
+        .map(|i| {
+            format!(
+                "{}: its remote segments were not replayed at collect (its broker's bundle holds no copy of the __remote_log_metadata partition that names them; another bundle does): its producer state and transactions start at the local log, where `scan --remote-storage` over all these directories replays the remote history first",
+                report.partitions[i].path
+            )
+        })
+        .collect()
 }
 
 /// Two bundles holding the same directory path cannot be one scan's inputs.

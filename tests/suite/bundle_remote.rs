@@ -47,6 +47,7 @@ fn scan_and_merge(m: &TieredManifest) -> (ScanReport, String, String) {
     let bundles = tempfile::tempdir().unwrap();
     let file = collect(m, &opts, bundles.path());
     let merged = bundle::merge(&[file], &opts).unwrap();
+    assert_eq!(merged.warnings, Vec::<String>::new());
     let a = json(scanned.clone());
     (scanned, a, json(merged.report))
 }
@@ -202,4 +203,57 @@ fn cli_collect_and_merge_with_remote_storage_equal_scan() {
         "{}",
         refused.err
     );
+}
+
+/// The `__remote_log_metadata` partition on another broker than the tiered replica: that
+/// replica's collect knows of no remote segment, so it replays none, where the scan of both
+/// brokers' directories replays them. Not the scan's report: the merge says so, naming the
+/// partition (a warning on stderr), rather than differ silently.
+#[test]
+fn merge_warns_when_a_replicas_metadata_was_on_another_broker() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy().write(d.path()).unwrap();
+    let other = d.path().join("broker-1");
+    std::fs::create_dir_all(&other).unwrap();
+    let props = std::fs::read_to_string(m.log_dir.join("meta.properties")).unwrap();
+    assert!(props.contains("broker.id=0"), "{props}");
+    std::fs::write(
+        other.join("meta.properties"),
+        props.replace("broker.id=0", "broker.id=1"),
+    )
+    .unwrap();
+    std::fs::rename(
+        &m.metadata_dir,
+        other.join(m.metadata_dir.file_name().unwrap()),
+    )
+    .unwrap();
+    let opts = with_remote(&m, true);
+    let dirs = [m.log_dir.clone(), other.clone()];
+    let scanned = klogscan::pipeline::scan(&dirs, &opts);
+    let bundles = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            let f = bundles.path().join(format!("{i}.klb"));
+            let w = std::fs::File::create(&f).unwrap();
+            bundle::collect(std::slice::from_ref(dir), &opts, std::io::BufWriter::new(w)).unwrap();
+            f
+        })
+        .collect();
+    let merged = bundle::merge(&files, &opts).unwrap();
+    let replayed = |r: &ScanReport| {
+        let p = r.partitions.iter().find(|p| p.topic == "orders").unwrap();
+        p.tiered.as_ref().and_then(|t| t.replayed.clone())
+    };
+    assert!(replayed(&scanned).is_some());
+    assert!(replayed(&merged.report).is_none());
+    let orders = m.partition_dir.display().to_string();
+    assert_eq!(merged.warnings.len(), 1, "{:?}", merged.warnings);
+    assert!(
+        merged.warnings[0].starts_with(&orders),
+        "{:?}",
+        merged.warnings
+    );
+    assert!(merged.warnings[0].contains("not replayed at collect"));
 }
