@@ -465,6 +465,12 @@ pub struct CollectArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub part: PartitionArgs,
+    /// The tiered storage's remote segments, as `scan --remote-storage` takes them (a
+    /// `LocalTieredStorage` or Aiven directory; an object store URL with the
+    /// `remote-object-store` feature): each tiered partition's remote segments are replayed
+    /// before its local ones. Give the merge the same storage (its checks walk the objects).
+    #[arg(long, value_name = "DIR")]
+    pub remote_storage: Option<PathBuf>,
 }
 
 /// `--cluster-id ID=PATH`, shared by every command that discovers inputs.

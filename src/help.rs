@@ -132,7 +132,8 @@ Writes one evidence bundle for `klogscan merge`: the broker's identity (cluster 
 log dirs), every partition's results, a fingerprint of every batch (offsets, size, CRC) for
 the replica comparison, the file inventory, the tool version and these options.
 zstd-compressed and checksummed; user topics' keys and values are not in it. Collect every
-broker of one merge with the same options. See docs/cluster.md.
+broker of one merge with the same options. With tiered storage, --remote-storage replays the
+remote segments here, and the merge is given the same storage. See docs/cluster.md.
 
 Examples:
   klogscan collect /var/lib/kafka/data --out /tmp/broker-1.klb
@@ -143,6 +144,8 @@ Runs the cluster stage (coordinator confirmation, transactions across partitions
 comparison, groups) over bundles from `klogscan collect` and prints what `klogscan scan`
 prints over all their directories on one machine. A directory argument stands for its
 *.klb files. Per-partition options (--no-crc, --deep, --now, ...) belong to collect.
+--remote-storage is given to both or neither: bundles collected without it are refused by a
+merge given it (their remote history was not replayed), and the reverse.
 A file that is not a bundle, truncated, corrupt or of another version is an input error
 (exit 2).
 

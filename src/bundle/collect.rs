@@ -59,7 +59,9 @@ struct Stream<W: Write> {
 /// with `opts`, every partition's walk keeping its batch keys (which partitions another
 /// broker also holds is not known here) and its producers' final states (a merge's
 /// producer filters select partitions by them), and its timeline (what a merged HTML
-/// report draws). Each partition's fingerprints are written as
+/// report draws). With `--remote-storage`, each tiered partition's remote segments are
+/// replayed before its local ones (`pipeline::scan_partitions`). Each partition's
+/// fingerprints are written as
 /// soon as its walk is finished, so memory holds the keys of the partitions being walked;
 /// the partitions' results follow once the scan has concluded.
 pub fn collect(
@@ -76,12 +78,18 @@ pub fn collect(
     crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
     let ids = Identities::load(&inv);
     let inputs = paths.iter().map(|p| p.display().to_string()).collect();
+    // An object-store `--remote-storage` is fetched first, as a scan fetches it; why it
+    // cannot be read fails the collect (exit 2) but stays out of the bundle: the merge
+    // reads the storage again and reports its own.
+    let remote = crate::cluster::tiering::prepare_remote(&inv, opts);
+    let files = FileInventory::of(&inv);
     let mut w = FrameWriter::new(Counted {
         inner: out,
         written: 0,
     })?;
     w.frame(Tag::Header, &json(&header(inputs, &inv, &ids, opts))?)?;
-    w.frame(Tag::Inventory, &json(&FileInventory::of(&inv))?)?;
+    w.frame(Tag::Inventory, &json(&files)?)?;
+    let run = remote.opts.as_ref().unwrap_or(opts);
     let stream = Arc::new(Mutex::new(Stream {
         frames: Some(w),
         written: HashSet::new(),
@@ -107,10 +115,14 @@ pub fn collect(
         collect_timelines: true,
         // A bundle carries the coordinator's records whole: a merge reads no segment.
         keep_coordinator_bytes: u64::MAX,
-        ..opts.clone()
+        ..run.clone()
     };
-    let report = crate::partition::scan::scan_inventory(&inv, &scan_opts);
+    // With `--remote-storage`, each tiered partition's remote segments are replayed
+    // before its local ones, as the scan replays them.
+    let mut report = crate::pipeline::scan_partitions(&inv, &scan_opts);
+    report.errors.extend(remote.error.clone());
     drop(scan_opts);
+    drop(remote);
     let (w, written) = {
         let mut s = stream
             .lock()
@@ -124,7 +136,7 @@ pub fn collect(
             .ok_or_else(|| io::Error::other("bundle written twice"))?;
         (w, std::mem::take(&mut s.written))
     };
-    finish(w, &written, &inv, &ids, opts, report.into())
+    finish(w, &written, &inv, &ids, opts, report)
 }
 
 /// The largest small file carried (a checkpoint is a few bytes a partition; a larger one
@@ -212,6 +224,13 @@ fn finish<W: Write>(
         let leader_epochs = std::mem::take(&mut p.carried.leader_epochs);
         let log_dir = p.carried.log_dir.as_ref().map(|d| d.display().to_string());
         let recovery = RecoveryInputs::take(&mut p);
+        let remote_damaged = p
+            .carried
+            .damaged
+            .iter()
+            .filter(|d| d.remote_segment.is_some())
+            .copied()
+            .collect();
         let frame = PartitionFrame {
             result: PartitionResult {
                 format_version: RESULT_FORMAT_VERSION,
@@ -226,6 +245,7 @@ fn finish<W: Write>(
             leader_epochs,
             log_dir,
             recovery,
+            remote_damaged,
         };
         w.frame(Tag::Partition, &json(&frame)?)?;
     }

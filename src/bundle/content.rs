@@ -57,6 +57,11 @@ pub struct RecordedOptions {
     pub max_decompressed_per_file: u64,
     pub compacted_topics: Vec<String>,
     pub follow_symlinks: bool,
+    /// `--remote-storage` was given: each tiered partition's remote segments were replayed
+    /// before its local ones (the storage itself is given to the merge again, whose
+    /// checks walk its objects). Since format 4.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub remote_history: bool,
 }
 
 impl RecordedOptions {
@@ -72,10 +77,12 @@ impl RecordedOptions {
             max_decompressed_per_file: o.max_decompressed_per_file,
             compacted_topics: o.compacted_topics.clone(),
             follow_symlinks: o.follow_symlinks,
+            remote_history: o.remote_storage.is_some(),
         }
     }
 
-    /// `base` with these options (threads, progress and what to keep stay `base`'s).
+    /// `base` with these options (threads, progress, what to keep and the remote storage
+    /// stay `base`'s).
     pub fn apply(&self, base: &ScanOptions) -> ScanOptions {
         let mut o = ScanOptions {
             check_crc: self.check_crc,
@@ -151,6 +158,11 @@ pub(crate) struct PartitionFrame {
     /// Since format 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<RecoveryInputs>,
+    /// The damaged batches of remote segments its replay read (`--remote-storage`): the
+    /// merge links what the replay derived from them to the remote copy's finding
+    /// (`cluster::tiering::corrupt::link_remote_damage`). Since format 4.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remote_damaged: Vec<crate::partition::causes::DamagedBatch>,
 }
 
 /// A truncating partition's recovery plan and, when its own loss is measured

@@ -62,6 +62,7 @@ impl Parts {
             leader_epochs,
             log_dir,
             recovery,
+            remote_damaged,
         } = f;
         let mut p = result.partition;
         outcome.txns = result.txns;
@@ -74,6 +75,7 @@ impl Parts {
         if let Some(r) = recovery {
             r.restore(&mut p);
         }
+        p.carried.damaged = remote_damaged;
         self.reports.push(p);
         self.findings.push(result.findings);
     }
@@ -243,6 +245,8 @@ pub struct Merged {
     pub report: ScanReport,
     pub options: ScanOptions,
     pub inventory: Inventory,
+    /// What the merged report cannot hold as the scan's does (printed on stderr).
+    pub warnings: Vec<String>,
 }
 
 /// The `*.klb` files of a directory (in name order), or the file itself.
@@ -415,6 +419,14 @@ pub fn merge_bundles(
             });
         }
     }
+    // The remote history is replayed at collect; the merge's tiering checks walk the
+    // remote objects: a scan does both or neither.
+    if first.header.options.remote_history != base.remote_storage.is_some() {
+        return Err(BundleError::RemoteStorage {
+            path: first_path.clone(),
+            collected: first.header.options.remote_history,
+        });
+    }
     let options = first.header.options.apply(base);
     check_overlap(&list)?;
     let inventory = inventory(&mut list);
@@ -428,12 +440,36 @@ pub fn merge_bundles(
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
     }
-    crate::pipeline::run_cluster_checks(&mut report, &inventory, &options);
+    // An object-store `--remote-storage` is fetched as a scan fetches it, the objects
+    // named by the metadata records the bundles carry.
+    let remote = crate::cluster::tiering::prepare_remote_after(&report, &inventory, &options);
+    report.errors.extend(remote.error.clone());
+    let run = remote.opts.as_ref().unwrap_or(&options);
+    let warnings = unreplayed_warnings(&report, &inventory, run);
+    crate::pipeline::run_cluster_checks(&mut report, &inventory, run);
+    drop(remote);
     Ok(Merged {
         report,
         options,
         inventory,
+        warnings,
     })
+}
+
+/// What a merge with `--remote-storage` cannot give as the scan does: a tiered replica
+/// whose collect replayed none of the remote segments the metadata records (carried by
+/// another broker's bundle) name, because its broker held no copy of that
+/// `__remote_log_metadata` partition.
+fn unreplayed_warnings(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> Vec<String> {
+    crate::cluster::tiering::history::unreplayed(report, inv, opts)
+        .into_iter()
+        .map(|i| {
+            format!(
+                "{}: its remote segments were not replayed at collect (its broker's bundle holds no copy of the __remote_log_metadata partition that names them; another bundle does): its producer state and transactions start at the local log, where `scan --remote-storage` over all these directories replays the remote history first",
+                report.partitions[i].path
+            )
+        })
+        .collect()
 }
 
 /// Two bundles holding the same directory path cannot be one scan's inputs.

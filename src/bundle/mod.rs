@@ -52,7 +52,7 @@ pub enum BundleError {
         found: (u32, u32),
     },
     /// Bundles collected with different per-partition options.
-    #[error("{}: collected with other options than {} (--no-crc, --deep, --now, --hanging-after, --max-bytes, --compacted, …): collect every broker with the same ones", path.display(), first.display())]
+    #[error("{}: collected with other options than {} (--no-crc, --deep, --now, --hanging-after, --max-bytes, --compacted, --remote-storage, …): collect every broker with the same ones", path.display(), first.display())]
     Options { path: PathBuf, first: PathBuf },
     /// Two bundles holding the same directory, of one broker (or of none known).
     #[error("{} and {} both hold {dir} and their meta.properties name the same broker (or none): bundles of one merge hold different directories or come from different brokers (cluster id, node id)", other.display(), path.display())]
@@ -61,6 +61,15 @@ pub enum BundleError {
         other: PathBuf,
         dir: String,
     },
+    /// Bundles whose remote history does not match the merge's `--remote-storage`: their
+    /// collects replayed no remote segment while the merge is given a remote storage
+    /// (`collected` false), or the reverse.
+    #[error("{}: {}", path.display(), if *collected {
+        "collected with --remote-storage (its tiered partitions' remote segments replayed): give the merge --remote-storage too (the same storage), as the scan it stands for was"
+    } else {
+        "collected without --remote-storage: the remote history was not replayed at collect, so the merge cannot give what scan --remote-storage gives; collect again with --remote-storage (the same storage), or merge without it"
+    })]
+    RemoteStorage { path: PathBuf, collected: bool },
 }
 
 impl BundleError {
@@ -78,7 +87,8 @@ impl BundleError {
             | BundleError::Content { path, .. }
             | BundleError::Version { path, .. }
             | BundleError::Options { path, .. }
-            | BundleError::Overlap { path, .. } => path,
+            | BundleError::Overlap { path, .. }
+            | BundleError::RemoteStorage { path, .. } => path,
         }
     }
 }

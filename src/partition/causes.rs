@@ -22,8 +22,9 @@ use crate::finding::{Finding, Kind, identity_key};
 use crate::partition::event::BatchEvent;
 use std::collections::HashMap;
 
-/// A CRC-bad batch as the replay saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A CRC-bad batch as the replay saw it (an evidence bundle carries those of remote
+/// segments: the merge links what follows from them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DamagedBatch {
     pub base_offset: i64,
     pub last_offset: i64,

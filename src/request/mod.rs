@@ -191,17 +191,21 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
     if req.timelines {
         opts.timeline_producers = flt.producer_ids.clone();
     }
+    let mut merge_warnings = Vec::new();
     let mut report = match (sink, bundles) {
         (None, Some(bundles)) => {
-            crate::bundle::merge_bundles(bundles, &opts, &mut |_, _| {})?.report
+            let merged = crate::bundle::merge_bundles(bundles, &opts, &mut |_, _| {})?;
+            merge_warnings = merged.warnings;
+            merged.report
         }
         (None, None) => crate::pipeline::scan(&inputs.paths, &opts),
         (Some((sink, status)), Some(bundles)) => {
             *status = sink(Streamed::Begin(&crate::bundle::inputs_of(&bundles)));
-            crate::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
+            let merged = crate::bundle::merge_bundles(bundles, &opts, &mut |p, fs| {
                 stream_partition(sink, status, &flt, &inputs, p, fs)
-            })?
-            .report
+            })?;
+            merge_warnings = merged.warnings;
+            merged.report
         }
         (Some((sink, status)), None) => {
             let given: Vec<String> = inputs
@@ -231,6 +235,7 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
     report.errors.extend(inputs.failed.iter().cloned());
     let mut warnings = inputs.warnings.clone();
     warnings.extend(chosen.warnings);
+    warnings.extend(merge_warnings);
     Ok(Answer {
         report,
         timelines: chosen.timelines,

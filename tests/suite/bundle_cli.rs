@@ -120,8 +120,13 @@ fn damaged_foreign_and_other_version_bundles_are_input_errors() {
     let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
     assert!(r.err.contains("version 99"), "{}", r.err);
     // Bundles of format 1 (before the metadata logs and checkpoints travelled) and 2
-    // (before the recovery plans of truncating partitions did): each says what it lacks.
-    for (v, lacks) in [(1u32, "metadata logs"), (2, "recovery plans")] {
+    // (before the recovery plans of truncating partitions did), 3 (before the remote
+    // history did): each says what it lacks.
+    for (v, lacks) in [
+        (1u32, "metadata logs"),
+        (2, "recovery plans"),
+        (3, "remote history"),
+    ] {
         b[16..20].copy_from_slice(&v.to_le_bytes());
         let p = write(&format!("v{v}.klb"), &b);
         refused(&p, &format!("version {v}"));

@@ -106,3 +106,38 @@ pub fn chain(log: &PartitionLog, view: &ReplicaView, located: &Located) -> Vec<R
     }
     out
 }
+
+/// The replicas of `report` (a merge's, from evidence bundles) whose remote segments a
+/// scan with `--remote-storage` over all their directories replays but whose collect did
+/// not: the `__remote_log_metadata` partition naming them was on another broker, so the
+/// collect knew of no remote segment. Their report indices.
+pub fn unreplayed(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> Vec<usize> {
+    let mut out = Vec::new();
+    if opts.remote_storage.is_none() {
+        return out;
+    }
+    let (replay, chosen) = super::replay_inventory(report, inv, opts);
+    if chosen.is_empty() {
+        return out;
+    }
+    let index = super::report_index(report);
+    let mut log_starts = BTreeMap::new();
+    for (up, log) in &replay.partitions {
+        for p in inv.partitions.iter().filter(|p| super::holds(inv, p, up)) {
+            let Some(&i) = index.get(p.path.to_string_lossy().as_ref()) else {
+                continue;
+            };
+            let r = &report.partitions[i];
+            if r.tiered.as_ref().is_some_and(|t| t.replayed.is_some()) {
+                continue;
+            }
+            let segments = &r.carried.cluster_inputs.segments;
+            let view = super::replica_view(p, None, segments, &mut log_starts, inv);
+            // Which segments are read does not depend on where their objects are.
+            if !chain(log, &view, &Located::new()).is_empty() {
+                out.push(i);
+            }
+        }
+    }
+    out
+}

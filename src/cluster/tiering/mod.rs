@@ -319,6 +319,17 @@ pub struct PreparedRemote {
 
 /// Prepare `opts.remote_storage` for a run over `inv`.
 pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
+    prepare_remote_after(&ScanReport::default(), inv, opts)
+}
+
+/// [`prepare_remote`] once the per-partition stage made `report`: the remote log
+/// metadata its walks kept says which objects to fetch (an inventory rebuilt from
+/// evidence bundles has no segment to read them from).
+pub fn prepare_remote_after(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> PreparedRemote {
     let mut out = PreparedRemote {
         opts: None,
         error: None,
@@ -335,7 +346,7 @@ pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
     let mut run = opts.clone();
     run.remote_storage = None;
     #[cfg(feature = "remote-object-store-core")]
-    match objects::mirror(&text, inv, opts) {
+    match objects::mirror(&text, report, inv, opts) {
         Ok(dir) => {
             run.remote_storage = Some(dir.path().to_path_buf());
             out._dir = Some(dir);
@@ -344,7 +355,7 @@ pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
     }
     #[cfg(not(feature = "remote-object-store-core"))]
     {
-        let _ = inv;
+        let _ = (report, inv);
         out.error = Some((
             given.clone(),
             "an object store URL needs klogscan built with the `remote-object-store` feature"

@@ -50,17 +50,24 @@ pub fn segment_keys(up: &UserPartition, s: &RemoteSegment) -> Vec<String> {
 }
 
 /// Fetch the objects of every finished remote segment of the partitions in `inv` from the
-/// store at `url` into a new temporary directory.
-pub fn mirror(url: &str, inv: &Inventory, opts: &ScanOptions) -> Result<tempfile::TempDir, String> {
+/// store at `url` into a new temporary directory. The `__remote_log_metadata` records are
+/// those `report`'s walks kept, else read from `inv`'s segments (`replay_inventory`).
+pub fn mirror(
+    url: &str,
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> Result<tempfile::TempDir, String> {
     let parsed = url::Url::parse(url).map_err(|e| format!("{url}: {e}"))?;
     let (store, prefix) = object_store::parse_url(&parsed).map_err(|e| format!("{url}: {e}"))?;
-    mirror_from(store.as_ref(), &prefix, inv, opts)
+    mirror_from(store.as_ref(), &prefix, report, inv, opts)
 }
 
 /// [`mirror`] from an opened store (tests use `object_store::memory::InMemory`).
 pub fn mirror_from(
     store: &dyn ObjectStore,
     prefix: &StorePath,
+    report: &ScanReport,
     inv: &Inventory,
     opts: &ScanOptions,
 ) -> Result<tempfile::TempDir, String> {
@@ -69,7 +76,7 @@ pub fn mirror_from(
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let (replay, _) = super::replay_inventory(&ScanReport::default(), inv, opts);
+    let (replay, _) = super::replay_inventory(report, inv, opts);
     for (up, log) in &replay.partitions {
         for s in log
             .segments
@@ -152,7 +159,14 @@ mod tests {
             rt.block_on(store.put(&to, bytes.into())).unwrap();
         }
         let inv = crate::discover::layout::discover(&[m.log_dir.clone()]);
-        let dir = mirror_from(&store, &prefix, &inv, &ScanOptions::default()).unwrap();
+        let dir = mirror_from(
+            &store,
+            &prefix,
+            &ScanReport::default(),
+            &inv,
+            &ScanOptions::default(),
+        )
+        .unwrap();
         let mut got: Vec<String> = walk(dir.path())
             .iter()
             .map(|p| p.strip_prefix(dir.path()).unwrap().to_string_lossy().into_owned())
@@ -172,7 +186,13 @@ mod tests {
     #[test]
     fn cloud_url_without_backends_is_an_error() {
         let inv = crate::discover::layout::discover(&[]);
-        let e = mirror("s3://bucket/prefix", &inv, &ScanOptions::default()).unwrap_err();
+        let e = mirror(
+            "s3://bucket/prefix",
+            &ScanReport::default(),
+            &inv,
+            &ScanOptions::default(),
+        )
+        .unwrap_err();
         assert!(e.starts_with("s3://bucket/prefix: "), "{e}");
     }
 
