@@ -521,7 +521,8 @@ fn initial_report(
                 opts.collect_batch_keys(ctx) && crate::partition::walked::comparable(p),
             ),
             ..Carried::default()
-        },
+        }
+        .into(),
         tiered: None,
     }
 }
