@@ -412,7 +412,7 @@ pub struct PartitionReport {
     /// recovery plan, what the walk kept for the cluster checks); read it with the
     /// accessors ([`Self::outcome`], [`Self::leader_epochs`], …).
     #[serde(skip)]
-    pub(crate) carried: CarriedBox,
+    pub(crate) carried: Carried,
     /// Tiered storage: where the partition's history lives, remote and local (set by
     /// `cluster::tiering` for partitions with `__remote_log_metadata` events).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -477,49 +477,6 @@ impl Default for Carried {
             cluster_inputs: Default::default(),
             timeline: None,
         }
-    }
-}
-
-/// A report's [`Carried`] part on the heap (one pointer in the report), allocated on its
-/// first write: a report whose carried part was released ([`Self::release`]: `verify`
-/// once its checks have read it) holds no more than the pointer. Inline, the part was
-/// 896 of a report's 1 312 bytes, kept by every verified partition until the end.
-#[derive(Clone, Default)]
-pub(crate) struct CarriedBox(Option<Box<Carried>>);
-
-impl CarriedBox {
-    /// Free the whole carried part: reads then see an empty one ([`Carried::default`]).
-    pub(crate) fn release(&mut self) {
-        self.0 = None;
-    }
-}
-
-impl From<Carried> for CarriedBox {
-    fn from(c: Carried) -> Self {
-        CarriedBox(Some(Box::new(c)))
-    }
-}
-
-impl std::ops::Deref for CarriedBox {
-    type Target = Carried;
-    fn deref(&self) -> &Carried {
-        static EMPTY: std::sync::OnceLock<Carried> = std::sync::OnceLock::new();
-        match &self.0 {
-            Some(c) => c,
-            None => EMPTY.get_or_init(Carried::default),
-        }
-    }
-}
-
-impl std::ops::DerefMut for CarriedBox {
-    fn deref_mut(&mut self) -> &mut Carried {
-        self.0.get_or_insert_with(Default::default)
-    }
-}
-
-impl std::fmt::Debug for CarriedBox {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
     }
 }
 

@@ -521,8 +521,7 @@ fn initial_report(
                 opts.collect_batch_keys(ctx) && crate::partition::walked::comparable(p),
             ),
             ..Carried::default()
-        }
-        .into(),
+        },
         tiered: None,
     }
 }
