@@ -103,3 +103,51 @@ fn the_streamed_verify_document_is_the_whole_document() {
     whole.push('\n');
     assert_eq!(String::from_utf8(streamed).unwrap(), whole);
 }
+
+/// The transaction join keeps statistics for the partitions with transactions only, and
+/// without a coordinator log leaves the others out of its inputs: a partition without
+/// transactions still shows the statistics of none in the `txns` document, and the
+/// partition with transactions its own.
+#[test]
+fn partitions_without_transactions_cost_the_join_nothing_and_read_the_same() {
+    use klogscan::cluster::txns::stats::PartitionStats;
+    use klogscan::results::ScanOptions;
+    use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer};
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = PartitionBuilder::new("orders", 0);
+    let tx = Producer::transactional(9, 0);
+    a.append(Batch::new(tx).records(3));
+    a.commit(tx, 0);
+    let mut builder = LogDirBuilder::new(1).partition(a);
+    for p in 0..3 {
+        let mut b = PartitionBuilder::new("quiet", p);
+        b.append(Batch::new(Producer::idempotent(7, 0)).records(1));
+        builder = builder.partition(b);
+    }
+    builder.write(dir.path()).unwrap();
+    let report = klogscan::pipeline::scan(&[dir.path().to_path_buf()], &ScanOptions::default());
+    let stats = &report.transactions.as_ref().expect("the join ran").stats;
+    let with: Vec<&str> = stats
+        .by_partition
+        .iter()
+        .map(|s| s.topic.as_str())
+        .collect();
+    assert_eq!(with, ["orders"]);
+    assert_eq!(stats.by_partition[0].committed, 1);
+    let mut out = Vec::new();
+    klogscan::report::json::write_txns(&report, &mut out).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let none = serde_json::to_value(PartitionStats::no_transactions().size).unwrap();
+    let parts = doc["partitions"].as_array().unwrap();
+    assert_eq!(parts.len(), 4);
+    for p in parts {
+        if p["topic"] == "orders" {
+            assert_eq!(p["producers"], 1);
+            assert_eq!(p["transaction_size"]["records"]["max"], 3);
+        } else {
+            assert_eq!(p["producers"], 0, "{p}");
+            assert_eq!(p["transaction_size"], none, "{p}");
+            assert_eq!(p["transaction_size"]["records"]["count"], 0, "{p}");
+        }
+    }
+}
