@@ -117,7 +117,7 @@ pub fn replay_logs(
 /// not): many empty partitions then cost the join nothing.
 fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<PartitionTxns> {
     let origins = Origins::new(inv);
-    let has_txns = |p: &crate::results::PartitionReport| !p.carried.outcome.txns.is_empty();
+    let has_txns = |p: &crate::partition::results::PartitionReport| !p.carried.outcome.txns.is_empty();
     let wanted: Vec<bool> = {
         let with_txns: std::collections::HashSet<(&str, i32)> = report
             .partitions
