@@ -79,17 +79,18 @@ pub fn analyse_streaming(
 /// The cluster checks over finished per-partition results. They read what each
 /// partition's walk kept ([`crate::results::PartitionReport::cluster_inputs`]), never the
 /// partitions' segments again; only `__transaction_state` partitions outside the scan's
-/// selection (`--topic`, `--partition`) are walked here, once.
+/// selection (`--topic`, `--partition`), or larger than the walk keeps
+/// ([`ScanOptions::keep_coordinator_bytes`]), are read here, once, streaming.
 pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     // Confirm (or refute) hanging transactions with the coordinator's log, when present:
     // this one rewrites existing findings, so it runs first and in place.
     // The coordinator's log is evidence for every data partition: its partitions outside
-    // the selection are walked once, for both coordinator checks.
+    // the selection, and those whose walk kept none of their records (more than
+    // `ScanOptions::keep_coordinator_bytes`), are read here, streaming.
     // Its records are decoded once, for the confirmation, the coordinator's history rules
     // and the join (the walked bytes are dropped as they are decoded).
-    let unscanned = crate::cluster::coordinator::walk_unscanned(report, inv, opts);
+    let unscanned = crate::cluster::coordinator::UnscannedLogs::new();
     let models = crate::cluster::coordinator::cluster::replay_logs(report, &unscanned, inv, opts);
-    drop(unscanned);
     release_freed_memory();
     crate::cluster::coordinator::annotate_models(report, &models, inv, opts);
     // Join each transaction's partitions and its coordinator record; it links

@@ -3,7 +3,9 @@
 # scenario (a transaction across brokers 1 and 2 whose coordinator is on broker 3), each a
 # host of the `kafka_broker` group on localhost (ansible_connection=local) with its own
 # log dirs named by its own properties file. The merged report must equal, byte for
-# byte, `klogscan scan` over all those log dirs.
+# byte, `klogscan scan` over all those log dirs. The hosts' working dirs sit under this
+# checkout's scratch dir (not the playbook's default /tmp/klogscan-<host>), so two CI runs
+# on one machine never share them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export LC_ALL=C.UTF-8 ANSIBLE_NOCOLOR=1 ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0
@@ -38,7 +40,7 @@ bin=$built/debug/klogscan
 } > "$work/hosts.yml"
 "$venv/bin/ansible-playbook" -i "$work/hosts.yml" deploy/ansible/klogscan.yml \
   -e "klogscan_binary=$bin" -e "klogscan_bundle_dir=$work/bundles" \
-  -e "klogscan_output=$work/merged.json"
+  -e "klogscan_output=$work/merged.json" -e "klogscan_remote_dir=$work/remote/{{ inventory_hostname }}"
 mapfile -t dirs < <(cut -f2 "$work/brokers.tsv" | xargs sed -n 's/^log\.dirs=//p' | tr ',' '\n')
 "$bin" scan "${dirs[@]}" --format json > "$work/scan.json" || [ $? -eq 1 ]
 cmp "$work/scan.json" "$work/merged.json"

@@ -105,6 +105,8 @@ pub fn collect(
         // Every partition's timeline (bounded per partition by `timeline::Limits`): which
         // ones a merged HTML report draws depends on the cluster stage's findings.
         collect_timelines: true,
+        // A bundle carries the coordinator's records whole: a merge reads no segment.
+        keep_coordinator_bytes: u64::MAX,
         ..opts.clone()
     };
     let report = crate::partition::scan::scan_inventory(&inv, &scan_opts);

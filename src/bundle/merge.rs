@@ -12,36 +12,49 @@ use super::content::{FileInventory, Header, PartitionFrame, Rest};
 use super::file::{FileError, FrameReader, Tag};
 use super::relabel::{self, Relabel};
 use super::{BundleError, fingerprint};
-use crate::discover::layout::{DirKind, Inventory, LogDir, PartitionDir, Recorded, TopicPartition};
+use crate::discover::layout::{
+    DirKind, Inventory, LogDir, PartitionDir, Recorded, RecordedPartition, TopicPartition,
+};
 use crate::finding::{Finding, Kind};
 use crate::partition::walked::BatchKey;
 use crate::results::{PartitionReport, ScanOptions, ScanReport};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// One bundle, read whole: its header and file inventory, each partition's results.
+/// One bundle, read whole: its header and file inventory; its partitions' results are in
+/// the [`Bundles`] it was read into by [`read_bundles`] (a bundle read alone keeps none).
 #[derive(Debug, Clone)]
 pub struct Bundle {
     pub header: Header,
     pub files: FileInventory,
-    /// Per partition directory, its results, rebuilt as the report's partition as each
-    /// frame is read (a frame's decoded form is about twice a report's size: it is never
-    /// held for more than one partition at a time).
-    pub(crate) partitions: Vec<Part>,
+    /// Where its partitions are in the `Parts` it was read into.
+    pub(crate) parts: std::ops::Range<usize>,
     pub(crate) rest: Rest,
 }
 
-/// A partition of a bundle: its report, with what the frame carried besides its JSON form
-/// put back where a scan keeps it, and its own findings.
-#[derive(Debug, Clone)]
-pub(crate) struct Part {
-    pub report: PartitionReport,
-    pub findings: Vec<Finding>,
+/// The partitions of bundles, each rebuilt as the report's partition as its frame is read
+/// (a frame's decoded form is about twice a report's size: it is never held for more than
+/// one partition at a time), with what the frame carried besides its JSON form put back
+/// where a scan keeps it. Every bundle of a merge is read into one `Parts`, whose lists
+/// become the report's (no second list of partitions is made).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Parts {
+    pub reports: Vec<PartitionReport>,
+    /// Each partition's own findings.
+    pub findings: Vec<Vec<Finding>>,
 }
 
-impl Part {
-    /// The partition of `f`, its batch keys `batches` (from its fingerprint frame).
-    fn of(f: PartitionFrame, batches: Option<Vec<BatchKey>>) -> Part {
+impl Parts {
+    /// Room for `n` partitions (the count the bundles' file inventories give).
+    fn with_capacity(n: usize) -> Parts {
+        Parts {
+            reports: Vec::with_capacity(n),
+            findings: Vec::with_capacity(n),
+        }
+    }
+
+    /// Add the partition of `f`, its batch keys `batches` (from its fingerprint frame).
+    fn push(&mut self, f: PartitionFrame, batches: Option<Vec<BatchKey>>) {
         let PartitionFrame {
             result,
             mut outcome,
@@ -61,11 +74,16 @@ impl Part {
         if let Some(r) = recovery {
             r.restore(&mut p);
         }
-        Part {
-            report: p,
-            findings: result.findings,
-        }
+        self.reports.push(p);
+        self.findings.push(result.findings);
     }
+}
+
+/// Bundles read for a merge ([`read_bundles`]): each with its path, and their partitions.
+#[derive(Debug, Clone, Default)]
+pub struct Bundles {
+    pub list: Vec<(PathBuf, Bundle)>,
+    pub(crate) parts: Parts,
 }
 
 fn content(path: &Path, what: &str, e: impl std::fmt::Display) -> BundleError {
@@ -91,9 +109,13 @@ impl Bundle {
         Self::read_from(path, std::io::BufReader::new(file))
     }
 
-    /// Read a bundle from `r` (`path` names it in errors).
+    /// Read a bundle from `r` (`path` names it in errors), every frame checked; its
+    /// partitions' results are dropped once read ([`read_bundles`] keeps them).
     pub fn read_from(path: &Path, r: impl std::io::Read) -> Result<Bundle, BundleError> {
-        Self::read_keeping(path, r, &|_| true, &Relabel::default())
+        let mut parts = Parts::default();
+        let mut b = Self::read_keeping(path, r, &|_| true, &Relabel::default(), &mut parts)?;
+        b.parts = 0..0;
+        Ok(b)
     }
 
     /// The header and file inventory of the bundle at `path` (its first two frames).
@@ -106,20 +128,21 @@ impl Bundle {
         Ok((header, files))
     }
 
-    /// [`Self::read_from`], decoding the fingerprints of the partition directories `keep`
-    /// accepts only (the others' are checked by their frame's CRC, and dropped), every
-    /// path renamed by `names`.
+    /// [`Self::read_from`], its partitions added to `parts`, decoding the fingerprints of
+    /// the partition directories `keep` accepts only (the others' are checked by their
+    /// frame's CRC, and dropped), every path renamed by `names`.
     fn read_keeping(
         path: &Path,
         r: impl std::io::Read,
         keep: &dyn Fn(&str) -> bool,
         names: &Relabel,
+        parts: &mut Parts,
     ) -> Result<Bundle, BundleError> {
         let mut frames = FrameReader::new(r).map_err(|e| BundleError::file(path, e))?;
         let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
         let missing = || BundleError::file(path, FileError::Truncated);
         let (header, files) = head(path, &mut next, names)?;
-        let mut partitions: Vec<Part> = Vec::new();
+        let first = parts.reports.len();
         let mut keys: HashMap<String, Option<Vec<BatchKey>>> = HashMap::new();
         let mut rest = None;
         while let Some((tag, payload)) = next()? {
@@ -139,10 +162,10 @@ impl Bundle {
                             content(path, "partition", format!("{dir} lacks its fingerprints"))
                         })?,
                     };
-                    partitions.push(Part::of(p, batches));
+                    parts.push(p, batches);
                 }
                 // Written while the scan ran, before the partitions' results.
-                Tag::Fingerprints if partitions.is_empty() => {
+                Tag::Fingerprints if parts.reports.len() == first => {
                     let keep = |d: &str| keep(&names.string(d));
                     let (dir, k) = fingerprint::read_frame(&payload, &keep)
                         .map_err(|e| content(path, "fingerprints", e))?;
@@ -158,7 +181,6 @@ impl Bundle {
             }
         }
         let rest = rest.ok_or_else(missing)?;
-        partitions.shrink_to_fit();
         if let Some(dir) = keys.keys().next() {
             return Err(content(
                 path,
@@ -169,9 +191,20 @@ impl Bundle {
         Ok(Bundle {
             header,
             files,
-            partitions,
+            parts: first..parts.reports.len(),
             rest,
         })
+    }
+}
+
+impl Bundle {
+    /// The topic-partition of each of its partition directories named as one, by path.
+    fn topic_partitions(&self) -> HashMap<&str, &(String, i32)> {
+        self.files
+            .partitions
+            .iter()
+            .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
+            .collect()
     }
 }
 
@@ -254,17 +287,14 @@ pub fn merge_streaming(
 /// [`read_bundles`], keeping of each partition only what a run with `opts` reads: its
 /// producers' final states with `keep_producers`, its timeline with `collect_timelines`
 /// (a merge that prints no HTML holds none of them).
-pub fn read_bundles_for(
-    files: &[PathBuf],
-    opts: &ScanOptions,
-) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
-    read_slim(files, &|b: &mut Bundle| {
-        for p in &mut b.partitions {
+pub fn read_bundles_for(files: &[PathBuf], opts: &ScanOptions) -> Result<Bundles, BundleError> {
+    read_slim(files, &|p: &mut [PartitionReport]| {
+        for p in p {
             if !opts.keep_producers {
-                p.report.carried.outcome.producers = Vec::new();
+                p.carried.outcome.producers = Vec::new();
             }
             if !opts.collect_timelines {
-                p.report.carried.timeline = None;
+                p.carried.timeline = None;
             }
         }
     })
@@ -274,23 +304,29 @@ pub fn read_bundles_for(
 /// without the names and sizes of each directory's files (no merge reads them).
 /// As a scan keeps batch keys only for the topic-partitions more than one of its
 /// directories holds, only those directories' fingerprints are decoded and kept (a first
-/// pass reads each bundle's header and file inventory to know them). The directories of
-/// bundles whose log-dir paths another bundle shares are named by their broker
-/// (`super::relabel`).
-pub fn read_bundles(files: &[PathBuf]) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
+/// pass reads each bundle's header and file inventory to know them, and how many
+/// partitions they hold). The directories of bundles whose log-dir paths another bundle
+/// shares are named by their broker (`super::relabel`).
+pub fn read_bundles(files: &[PathBuf]) -> Result<Bundles, BundleError> {
     read_slim(files, &|_| {})
 }
 
-/// [`read_bundles`], `slim` cutting each bundle down as soon as it is read.
+/// [`read_bundles`], `slim` cutting each bundle's partitions down as soon as it is read.
 fn read_slim(
     files: &[PathBuf],
-    slim: &dyn Fn(&mut Bundle),
-) -> Result<Vec<(PathBuf, Bundle)>, BundleError> {
+    slim: &dyn Fn(&mut [PartitionReport]),
+) -> Result<Bundles, BundleError> {
     let files = bundle_files(files)?;
+    // Every bundle's directories are held at once here (the renaming compares them
+    // across bundles): without their lists of files, which nothing here reads.
     let heads = files
         .iter()
-        .map(|f| Bundle::read_head(f))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|f| {
+            let (header, mut inv) = Bundle::read_head(f)?;
+            inv.drop_file_lists();
+            Ok((header, inv))
+        })
+        .collect::<Result<Vec<_>, BundleError>>()?;
     let names =
         relabel::relabels(&heads.iter().map(|(h, i)| (h, i)).collect::<Vec<_>>()).map_err(|a| {
             BundleError::Overlap {
@@ -299,6 +335,7 @@ fn read_slim(
                 dir: a.dir,
             }
         })?;
+    let total: usize = heads.iter().map(|(_, inv)| inv.partitions.len()).sum();
     let mut holders: HashMap<(String, i32), Vec<String>> = HashMap::new();
     for ((_, inv), names) in heads.into_iter().zip(&names) {
         for p in inv.partitions {
@@ -313,41 +350,37 @@ fn read_slim(
         .filter(|v| v.len() > 1)
         .flatten()
         .collect();
-    files
-        .into_iter()
-        .zip(&names)
-        .map(|(f, names)| {
-            let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
-            let keep = |d: &str| copied.contains(d);
-            let mut b = Bundle::read_keeping(&f, std::io::BufReader::new(file), &keep, names)?;
-            b.files.drop_file_lists();
-            slim(&mut b);
-            Ok((f, b))
-        })
-        .collect()
+    // One list for every bundle's partitions, of the size their inventories give: the
+    // report takes it as it is (a list grown as bundles are read, or one per bundle moved
+    // into the report's, would hold up to twice the partitions at once).
+    let mut parts = Parts::with_capacity(total);
+    let mut list = Vec::with_capacity(files.len());
+    for (f, names) in files.into_iter().zip(&names) {
+        let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
+        let keep = |d: &str| copied.contains(d);
+        let r = std::io::BufReader::new(file);
+        let mut b = Bundle::read_keeping(&f, r, &keep, names, &mut parts)?;
+        b.files.drop_file_lists();
+        slim(&mut parts.reports[b.parts.clone()]);
+        list.push((f, b));
+    }
+    Ok(Bundles { list, parts })
 }
 
 /// The coordinator's view of every `__transaction_state` directory the bundles hold, from
 /// the records their collects kept, replayed as `CoordinatorView::load` replays the
 /// directories (`--transactional-id` resolves through it as a scan's does).
-pub fn coordinator_view(
-    bundles: &[(PathBuf, Bundle)],
-) -> crate::cluster::coordinator::CoordinatorView {
+pub fn coordinator_view(bundles: &Bundles) -> crate::cluster::coordinator::CoordinatorView {
     use crate::cluster::coordinator::{CoordinatorView, TRANSACTION_STATE_TOPIC};
     let mut logs: Vec<(i32, &str, &crate::partition::walked::ClusterInputs)> = Vec::new();
-    for (_, b) in bundles {
-        let tps: HashMap<&str, &(String, i32)> = b
-            .files
-            .partitions
-            .iter()
-            .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
-            .collect();
-        for f in &b.partitions {
-            let path = f.report.path.as_str();
+    for (_, b) in &bundles.list {
+        let tps = b.topic_partitions();
+        for r in &bundles.parts.reports[b.parts.clone()] {
+            let path = r.path.as_str();
             if let Some((topic, n)) = tps.get(path)
                 && topic == TRANSACTION_STATE_TOPIC
             {
-                logs.push((*n, path, &f.report.carried.cluster_inputs));
+                logs.push((*n, path, &r.carried.cluster_inputs));
             }
         }
     }
@@ -356,8 +389,9 @@ pub fn coordinator_view(
 }
 
 /// The paths the bundles' collects were given, in order: the merged report's `inputs`.
-pub fn inputs_of(bundles: &[(PathBuf, Bundle)]) -> Vec<String> {
+pub fn inputs_of(bundles: &Bundles) -> Vec<String> {
     bundles
+        .list
         .iter()
         .flat_map(|(_, b)| b.header.inputs.iter().cloned())
         .collect()
@@ -365,14 +399,15 @@ pub fn inputs_of(bundles: &[(PathBuf, Bundle)]) -> Vec<String> {
 
 /// [`merge_streaming`] over bundles already read ([`read_bundles`]).
 pub fn merge_bundles(
-    bundles: Vec<(PathBuf, Bundle)>,
+    bundles: Bundles,
     base: &ScanOptions,
     on_partition: &mut dyn FnMut(&PartitionReport, &[Finding]),
 ) -> Result<Merged, BundleError> {
-    let (first_path, first) = bundles
+    let Bundles { mut list, parts } = bundles;
+    let (first_path, first) = list
         .first()
         .ok_or_else(|| content(Path::new(""), "merge", "no bundle given"))?;
-    for (path, b) in &bundles[1..] {
+    for (path, b) in &list[1..] {
         if b.header.options != first.header.options {
             return Err(BundleError::Options {
                 path: path.clone(),
@@ -381,10 +416,9 @@ pub fn merge_bundles(
         }
     }
     let options = first.header.options.apply(base);
-    check_overlap(&bundles)?;
-    let mut bundles = bundles;
-    let inventory = inventory(&mut bundles);
-    let mut report = report(bundles);
+    check_overlap(&list)?;
+    let inventory = inventory(&mut list);
+    let mut report = report(list, parts);
     if !options.keep_producers {
         // As a scan seals each replay: only the producers' number stays.
         for p in &mut report.partitions {
@@ -427,8 +461,12 @@ fn check_overlap(bundles: &[(PathBuf, Bundle)]) -> Result<(), BundleError> {
 /// The metadata logs and small files move from the bundles into it.
 fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
     let mut inv = Inventory::default();
+    let total = bundles.iter().map(|(_, b)| b.files.partitions.len()).sum();
+    inv.partitions.reserve_exact(total);
     let mut recorded = Recorded::default();
+    recorded.partitions.reserve_exact(total);
     for (_, b) in bundles {
+        let first = inv.partitions.len();
         for ld in &b.header.log_dirs {
             let path = PathBuf::from(&ld.path);
             recorded
@@ -448,7 +486,7 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
             });
             d.kind = p.kind.clone();
             d.log_dir = p.log_dir.as_ref().map(PathBuf::from);
-            recorded.topic_ids.insert(d.path.clone(), p.topic_id);
+            recorded.partitions.push(RecordedPartition::new(p.topic_id));
             if let Some(id) = &p.cluster_id_given {
                 // A partition directory outside any log dir: its given id is its identity.
                 inv.given_cluster_ids.insert(d.path.clone(), id.clone());
@@ -465,8 +503,29 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
                 recorded.metadata_logs.insert(PathBuf::from(path), json);
             }
         }
+        // A partition's leader-epoch checkpoint goes with its record, without its path.
+        let mine: HashMap<&str, usize> = b
+            .files
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.path.as_str(), first + i))
+            .collect();
         for (path, text) in std::mem::take(&mut b.rest.small_files) {
-            recorded.small_files.insert(PathBuf::from(path), text);
+            let file = Path::new(&path);
+            let dir = file.parent().and_then(Path::to_str);
+            match dir.and_then(|d| mine.get(d)) {
+                Some(&i)
+                    if file
+                        .file_name()
+                        .is_some_and(|n| n == "leader-epoch-checkpoint") =>
+                {
+                    recorded.partitions[i].leader_epoch_checkpoint = Some(text.into_boxed_str());
+                }
+                _ => {
+                    recorded.small_files.insert(PathBuf::from(path), text);
+                }
+            }
         }
         let pairs = |v: &[(String, String)]| {
             v.iter()
@@ -476,43 +535,50 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
         inv.errors.extend(pairs(&b.files.errors));
         inv.input_errors.extend(pairs(&b.files.input_errors));
     }
-    inv.partitions
-        .sort_by(|a, b| (&a.tp, &a.path).cmp(&(&b.tp, &b.path)));
+    // Discovery's order, the records moved along (stable: as a sort of the list itself).
+    let ps = &inv.partitions;
+    let mut order: Vec<usize> = (0..ps.len()).collect();
+    order.sort_by(|&a, &b| (&ps[a].tp, &ps[a].path).cmp(&(&ps[b].tp, &ps[b].path)));
+    permute(&mut inv.partitions, &order);
+    permute(&mut recorded.partitions, &order);
+    let ps = &inv.partitions;
+    let mut by_path: Vec<u32> = (0..ps.len() as u32).collect();
+    by_path.sort_unstable_by(|&a, &b| {
+        let path = |i: u32| ps[i as usize].path.as_os_str();
+        path(a).cmp(path(b))
+    });
+    recorded.by_path = by_path;
     inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));
     inv.recorded = Some(std::sync::Arc::new(recorded));
     inv
 }
 
 /// The report the bundles' per-partition stages make together, before the cluster checks.
-/// Each bundle's partitions move into the report's list as the bundle is consumed; the
-/// list is then put in discovery's order in place (no second list of partitions).
-fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
-    // Grown as the bundles are consumed (not reserved up front): the list and the
-    // bundles' own lists then add up to one list of partitions at any time.
-    let mut partitions: Vec<PartitionReport> = Vec::new();
-    let mut own: Vec<Vec<Finding>> = Vec::new();
-    let mut keys: Vec<(Option<TopicPartition>, PathBuf)> = Vec::new();
+/// The partitions' list is put in discovery's order in place and becomes the report's
+/// (no second list of partitions).
+fn report(bundles: Vec<(PathBuf, Bundle)>, parts: Parts) -> ScanReport {
+    let Parts {
+        reports: mut partitions,
+        findings: mut own,
+    } = parts;
+    let order = {
+        // Discovery's order: topic-partition (from the directory's name), then path.
+        let mut keys: Vec<(Option<(&str, i32)>, &Path)> = Vec::with_capacity(partitions.len());
+        for (_, b) in &bundles {
+            let tps = b.topic_partitions();
+            for r in &partitions[b.parts.clone()] {
+                let tp = tps.get(r.path.as_str()).map(|(t, n)| (t.as_str(), *n));
+                keys.push((tp, Path::new(&r.path)));
+            }
+        }
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+        order
+    };
     let mut loose: Vec<Finding> = Vec::new();
     let mut inputs = Vec::new();
     let mut errors = Vec::new();
     for (_, b) in bundles {
-        let tps: HashMap<&str, &(String, i32)> = b
-            .files
-            .partitions
-            .iter()
-            .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
-            .collect();
-        for f in b.partitions {
-            let tp = tps
-                .get(f.report.path.as_str())
-                .map(|(topic, partition)| TopicPartition {
-                    topic: topic.clone(),
-                    partition: *partition,
-                });
-            keys.push((tp, PathBuf::from(&f.report.path)));
-            partitions.push(f.report);
-            own.push(f.findings);
-        }
         loose.extend(b.rest.findings);
         inputs.extend(b.header.inputs);
         errors.extend(
@@ -522,11 +588,9 @@ fn report(bundles: Vec<(PathBuf, Bundle)>) -> ScanReport {
                 .map(|(p, why)| (PathBuf::from(p), why)),
         );
     }
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-    drop(keys);
     permute(&mut partitions, &order);
     permute(&mut own, &order);
+    drop(order);
     let mut report = ScanReport::default();
     for (p, fs) in partitions.iter_mut().zip(own) {
         let start = report.findings.len();

@@ -24,7 +24,7 @@ pub use fingerprint::{
     FingerprintError, decode as decode_fingerprints, encode as encode_fingerprints,
 };
 pub use merge::{
-    Bundle, Merged, bundle_files, coordinator_view, inputs_of, merge, merge_bundles,
+    Bundle, Bundles, Merged, bundle_files, coordinator_view, inputs_of, merge, merge_bundles,
     merge_streaming, read_bundles, read_bundles_for,
 };
 

@@ -216,7 +216,7 @@ pub(crate) fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
 /// bundle recorded of it for an inventory rebuilt from bundles.
 pub(crate) fn topic_id_in(inv: &Inventory, p: &PartitionDir) -> Option<[u8; 16]> {
     match &inv.recorded {
-        Some(r) => r.topic_ids.get(&p.path).copied().flatten(),
+        Some(_) => inv.recorded_partition(&p.path).and_then(|r| r.topic_id),
         None => topic_id(p),
     }
 }

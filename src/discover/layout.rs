@@ -174,19 +174,42 @@ pub struct Recorded {
     /// Each log dir's `meta.properties`: `cluster.id` and the node id (`None`: absent or
     /// unreadable).
     pub meta_properties: std::collections::HashMap<PathBuf, (Option<String>, Option<i32>)>,
-    /// Each partition directory's `partition.metadata` topic id (`None`: absent or
-    /// unreadable).
-    pub topic_ids: std::collections::HashMap<PathBuf, Option<[u8; 16]>>,
+    /// Per partition directory, at the index of the inventory's `partitions` it was
+    /// recorded with: what was recorded of its own files (by position, not by path: a
+    /// merge holds every partition of a cluster, and a path key each cost more than the
+    /// record). Read through [`Inventory::recorded_partition`].
+    pub partitions: Vec<RecordedPartition>,
+    /// Indices into `partitions` in the order of their directories' paths (as bytes).
+    pub by_path: Vec<u32>,
     /// Each `__cluster_metadata` directory's facts, as the cluster stage serialised them
     /// (`cluster::compaction`); opaque here.
     pub cluster_metadata: std::collections::HashMap<PathBuf, String>,
-    /// The small broker files the cluster stage reads (`leader-epoch-checkpoint`,
-    /// `partition.metadata`, `log-start-offset-checkpoint`,
-    /// `replication-offset-checkpoint`), by path, as the collect read them.
+    /// The small broker files the cluster stage reads (`log-start-offset-checkpoint`,
+    /// `replication-offset-checkpoint`, and a `leader-epoch-checkpoint` of a directory
+    /// that is not one of `partitions`), by path, as the collect read them.
     pub small_files: std::collections::HashMap<PathBuf, String>,
     /// Each live `__cluster_metadata` directory's decoded metadata log (with its log dir's
     /// `bootstrap.checkpoint`), as the leadership stage serialised it; opaque here.
     pub metadata_logs: std::collections::HashMap<PathBuf, String>,
+}
+
+/// What evidence bundles recorded of one partition directory's files.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct RecordedPartition {
+    /// Its `partition.metadata` topic id (`None`: absent or unreadable).
+    pub topic_id: Option<[u8; 16]>,
+    /// Its `leader-epoch-checkpoint` (`None`: absent or unreadable).
+    pub leader_epoch_checkpoint: Option<Box<str>>,
+}
+
+impl RecordedPartition {
+    pub fn new(topic_id: Option<[u8; 16]>) -> Self {
+        RecordedPartition {
+            topic_id,
+            leader_epoch_checkpoint: None,
+        }
+    }
 }
 
 impl Inventory {
@@ -200,13 +223,38 @@ impl Inventory {
         name: &str,
         read: impl FnOnce(&Path) -> Option<Vec<u8>>,
     ) -> Option<Vec<u8>> {
-        match &self.recorded {
-            Some(r) => r
-                .small_files
-                .get(&dir.join(name))
-                .map(|s| s.as_bytes().to_vec()),
-            None => read(found?),
+        let Some(r) = &self.recorded else {
+            return read(found?);
+        };
+        if name == "leader-epoch-checkpoint"
+            && let Some(text) = self
+                .recorded_partition(dir)
+                .and_then(|p| p.leader_epoch_checkpoint.as_deref())
+        {
+            return Some(text.as_bytes().to_vec());
         }
+        r.small_files
+            .get(&dir.join(name))
+            .map(|s| s.as_bytes().to_vec())
+    }
+
+    /// What the bundles recorded of the partition directory at `dir` (`None`: not one of
+    /// this inventory's partitions, or a discovered inventory).
+    pub fn recorded_partition(&self, dir: &Path) -> Option<&RecordedPartition> {
+        let r = self.recorded.as_ref()?;
+        if r.partitions.len() != self.partitions.len() {
+            return None;
+        }
+        let at = r
+            .by_path
+            .binary_search_by(|&i| {
+                self.partitions[i as usize]
+                    .path
+                    .as_os_str()
+                    .cmp(dir.as_os_str())
+            })
+            .ok()?;
+        r.partitions.get(r.by_path[at] as usize)
     }
 
     /// True when `e` (an entry of `errors`) is an input error.

@@ -100,7 +100,15 @@ pub struct ScanOptions {
     /// coordinator's Prepare record a transaction's first marker may land
     /// (`cluster::txns::TxnOptions::marker_delay_ms`).
     pub marker_delay_ms: i64,
+    /// How many bytes of a `__transaction_state` partition's records its walk keeps for
+    /// the cluster stage ([`crate::partition::walked`]); a partition holding more keeps
+    /// none, and the cluster stage reads its segments again, streaming, instead.
+    /// `collect` keeps them all (a bundle carries them).
+    pub keep_coordinator_bytes: u64,
 }
+
+/// Default of [`ScanOptions::keep_coordinator_bytes`]: 16 MiB (≈ 55 000 records).
+pub const DEFAULT_KEEP_COORDINATOR_BYTES: u64 = 16 << 20;
 
 /// Default of [`ScanOptions::coordinator_tolerance_ms`]: 30 s.
 pub const DEFAULT_COORDINATOR_TOLERANCE_MS: i64 = 30_000;
@@ -254,6 +262,13 @@ impl ScanOptions {
         self.timeline_producers = ids.into_iter().collect();
         self
     }
+    /// Bytes of a `__transaction_state` partition's records its walk keeps
+    /// ([`Self::keep_coordinator_bytes`]).
+    #[must_use]
+    pub fn with_keep_coordinator_bytes(mut self, bytes: u64) -> Self {
+        self.keep_coordinator_bytes = bytes;
+        self
+    }
 
     /// Whether the walk of a partition keeps its batch keys (see
     /// [`Self::copied_partitions`]).
@@ -338,6 +353,7 @@ impl Default for ScanOptions {
             cluster_ids: Vec::new(),
             coordinator_tolerance_ms: DEFAULT_COORDINATOR_TOLERANCE_MS,
             marker_delay_ms: DEFAULT_MARKER_DELAY_MS,
+            keep_coordinator_bytes: DEFAULT_KEEP_COORDINATOR_BYTES,
         }
     }
 }

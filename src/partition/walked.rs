@@ -9,10 +9,14 @@
 //!
 //! * `__transaction_state`: every record of every non-control v2 batch (offset, where it
 //!   is, the batch's timestamp, key and value as stored) and the batches whose records do
-//!   not decode — what the coordinator's view, its rule-31 history and the cluster-wide
-//!   transaction join decode. Cost: the records' key and value bytes (≈ 100–300 B per
-//!   record) plus 48 B each, for every record of the partition; the join
-//!   (`txns::CoordinatorLog`) held all of them already.
+//!   not decode — what the coordinator's model (its view, its rule-31 history, the
+//!   cluster-wide transaction join) replays. Cost: the records' key and value bytes (≈
+//!   100–300 B per record) plus [`LogItem`]'s size each, up to
+//!   `ScanOptions::keep_coordinator_bytes` (16 MiB) per partition: a partition holding
+//!   more keeps none ([`ClusterInputs::txn_log`] `None`), and the cluster stage reads its
+//!   segments again (`stream_records`, one batch at a time). The replay cannot run in
+//!   this walk: which finished transactions it keeps depends on the producer ids of the
+//!   data partitions, whose walks run beside this one (see docs/architecture.md).
 //! * `__consumer_offsets`: the records and COMMIT/ABORT markers of one walked segment
 //!   are fed to the group coordinator's replay (`RecordSink`, run by the scan in offset
 //!   order) and dropped; the partition keeps only the replay's anomalies
@@ -31,6 +35,9 @@ use crate::finding::Severity;
 use crate::read::format::{self, Compression, Control, Decompressor, RawEntry, Records};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+mod stream;
+pub(crate) use stream::{ReadErrors, segment_names, stream_records};
 
 /// The version of [`ClusterInputs`]' serialised form.
 pub const FORMAT_VERSION: u32 = 1;
@@ -317,6 +324,12 @@ fn offset_range(base: i64, last: i64) -> Option<(i64, i64)> {
     (base <= last).then_some((base, last))
 }
 
+/// What a kept record costs: its key and value bytes and [`LogItem`]'s own size.
+fn record_bytes(r: &LogRecord) -> u64 {
+    let len = |b: &Option<Vec<u8>>| b.as_ref().map_or(0, Vec::len) as u64;
+    std::mem::size_of::<LogItem>() as u64 + len(&r.key) + len(&r.value)
+}
+
 /// Collects, during one walk of one segment (or one piece of it), what the cluster checks
 /// need. Cheap when there is nothing to collect (`wants()` false).
 #[derive(Debug, Default)]
@@ -326,6 +339,11 @@ pub(crate) struct Collector {
     items: Vec<LogItem>,
     dec: Option<Decompressor>,
     max_decompressed: usize,
+    /// `__transaction_state`: the bytes of records this collector may keep
+    /// ([`Self::keep_at_most`]), the bytes it holds, and whether it dropped them.
+    keep: u64,
+    kept: u64,
+    dropped: bool,
 }
 
 impl Collector {
@@ -343,6 +361,33 @@ impl Collector {
             items: Vec::new(),
             dec: None,
             max_decompressed,
+            keep: u64::MAX,
+            kept: 0,
+            dropped: false,
+        }
+    }
+
+    /// Keep at most `bytes` of a `__transaction_state` partition's records (their key and
+    /// value bytes plus [`LogItem`]'s own size each); past that, drop them all and keep
+    /// none of the later ones: the cluster stage then reads the partition again
+    /// ([`stream_records`]).
+    pub(crate) fn keep_at_most(mut self, bytes: u64) -> Collector {
+        self.keep = bytes;
+        self
+    }
+
+    /// The bytes of `__transaction_state` records held.
+    pub(crate) fn kept_bytes(&self) -> u64 {
+        self.kept
+    }
+
+    /// Drop the `__transaction_state` records held, and keep none of the later ones (the
+    /// partition's records are more than its walk keeps).
+    pub(crate) fn drop_records(&mut self) {
+        if self.internal == Some(Internal::TransactionState) {
+            self.items = Vec::new();
+            self.kept = 0;
+            self.dropped = true;
         }
     }
 
@@ -362,6 +407,9 @@ impl Collector {
         let Some(internal) = self.internal else {
             return;
         };
+        if self.dropped {
+            return;
+        }
         let Ok(b) = e.as_v2() else { return };
         if b.is_control() {
             if internal == Internal::ConsumerOffsets
@@ -404,16 +452,29 @@ impl Collector {
         let producer_id = b.is_transactional().then(|| b.producer_id());
         for r in recs {
             match r {
-                Ok(r) => self.items.push(LogItem::Record(LogRecord {
-                    offset: b.base_offset().saturating_add(r.offset_delta as i64),
-                    segment,
-                    position: b.position(),
-                    timestamp: b.max_timestamp(),
-                    leader_epoch: b.partition_leader_epoch(),
-                    producer_id,
-                    key: r.key.map(<[u8]>::to_vec),
-                    value: r.value.map(<[u8]>::to_vec),
-                })),
+                Ok(r) => {
+                    let r = LogRecord {
+                        offset: b.base_offset().saturating_add(r.offset_delta as i64),
+                        segment,
+                        position: b.position(),
+                        timestamp: b.max_timestamp(),
+                        leader_epoch: b.partition_leader_epoch(),
+                        producer_id,
+                        key: r.key.map(<[u8]>::to_vec),
+                        value: r.value.map(<[u8]>::to_vec),
+                    };
+                    if internal == Internal::TransactionState {
+                        self.kept = self.kept.saturating_add(record_bytes(&r));
+                        if self.kept > self.keep {
+                            // `drop_records`, with the decompressor still borrowed.
+                            self.items = Vec::new();
+                            self.kept = 0;
+                            self.dropped = true;
+                            return;
+                        }
+                    }
+                    self.items.push(LogItem::Record(r));
+                }
                 Err(e) => {
                     self.items.push(LogItem::Undecodable {
                         segment,
@@ -439,6 +500,7 @@ impl Collector {
         // batch of __transaction_state holds no transaction state either.
         if big.magic() < 2
             || self.internal.is_none()
+            || self.dropped
             || (control && self.internal != Some(Internal::ConsumerOffsets))
         {
             return;
@@ -458,7 +520,16 @@ impl Collector {
 
     /// Append what a later piece of the same segment collected.
     pub(crate) fn append(&mut self, mut later: Collector) {
-        self.items.append(&mut later.items);
+        if later.dropped {
+            self.drop_records();
+        }
+        self.kept += later.kept;
+        if self.kept > self.keep {
+            self.drop_records();
+        }
+        if !self.dropped {
+            self.items.append(&mut later.items);
+        }
         if let (Some(a), Some(b)) = (&mut self.batches, later.batches) {
             a.extend(b);
         }
@@ -467,6 +538,7 @@ impl Collector {
     /// Forget what was collected (the segment changed under the walk).
     pub(crate) fn clear(&mut self) {
         self.items.clear();
+        self.kept = 0;
         if let Some(b) = &mut self.batches {
             b.clear();
         }
@@ -482,7 +554,9 @@ pub struct ClusterInputs {
     /// File names of the partition's segments with a `.log`, in order (what the
     /// `segment` numbers index).
     pub segments: Vec<String>,
-    /// `__transaction_state`: its records (and undecodable batches), in offset order.
+    /// `__transaction_state`: its records (and undecodable batches), in offset order;
+    /// `None` when they were more than the walk keeps (`ScanOptions::keep_coordinator_bytes`:
+    /// the cluster stage reads them again).
     pub txn_log: Option<Vec<LogItem>>,
     /// `__remote_log_metadata`: its records (and undecodable batches), in offset order.
     #[serde(default)]
@@ -573,6 +647,10 @@ impl ClusterInputs {
         if let Some(log) = &mut self.remote_log {
             log.extend(c.items);
             return;
+        }
+        if c.dropped {
+            // More records than the walk keeps: the cluster stage reads them again.
+            self.txn_log = None;
         }
         match (&mut self.txn_log, sink) {
             (Some(log), _) => log.extend(c.items),

@@ -187,7 +187,7 @@ fn run_inner(req: &Request, sink: Option<Sink<'_>>) -> Result<Answer, RequestErr
         true => Some(crate::bundle::read_bundles_for(&inputs.paths, &opts)?),
         false => None,
     };
-    let flt = resolved_filter(req, &inputs, &opts, bundles.as_deref())?;
+    let flt = resolved_filter(req, &inputs, &opts, bundles.as_ref())?;
     if req.timelines {
         opts.timeline_producers = flt.producer_ids.clone();
     }
@@ -318,7 +318,7 @@ fn resolved_filter(
     req: &Request,
     inputs: &Prepared,
     opts: &ScanOptions,
-    bundles: Option<&[(std::path::PathBuf, crate::bundle::Bundle)]>,
+    bundles: Option<&crate::bundle::Bundles>,
 ) -> Result<Filter, RequestError> {
     let mut f = req.filter.clone();
     if req.transactional_ids.is_empty() {

@@ -144,6 +144,7 @@ fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<Par
             origin,
             ref_time_ms: p.ref_time,
             log_end_offset: p.log_end_offset,
+            compacted: p.compacted,
             txns: std::mem::take(&mut p.carried.outcome.txns),
         });
     }

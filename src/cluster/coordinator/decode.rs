@@ -1,8 +1,11 @@
 //! The one decode of the transaction coordinator's log: each `__transaction_state` record
-//! a partition's walk kept ([`crate::partition::walked::ClusterInputs::txn_log`]) becomes one
-//! typed [`CoordRecord`] (key, value, place, coordinator epoch), once per scan, replayed at
-//! once into its partition copy's model ([`CoordModel`]), which the coordinator's view, its
-//! history rules and the cross-partition join all read; no decoded record is kept.
+//! a partition's walk kept ([`crate::partition::walked::ClusterInputs::txn_log`]), or, for
+//! a partition the walk kept none of (more than `ScanOptions::keep_coordinator_bytes`, or
+//! outside the scan's selection), each record read again from its segments as it comes
+//! (`stream_dir`), becomes one typed [`CoordRecord`] (key, value, place, coordinator
+//! epoch), once per scan, replayed at once into its partition copy's model
+//! ([`CoordModel`]), which the coordinator's view, its history rules and the
+//! cross-partition join all read; no decoded record is kept.
 //!
 //! What the records hold is `TransactionLog.readTxnRecordKey`/`readTxnRecordValue`'s
 //! reading: a key of another version is skipped by `TransactionStateManager`'s load, a
@@ -20,7 +23,10 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
-use crate::partition::walked::{ClusterInputs, LogItem, LogRecord};
+use crate::partition::walked::{
+    ClusterInputs, LogItem, LogRecord, ReadErrors, segment_names, stream_records,
+};
+use std::collections::BTreeSet;
 use crate::read::format::error::Problem;
 use crate::read::format::txnlog::{self, LogKey};
 
@@ -74,6 +80,8 @@ pub fn decode(r: &LogRecord) -> CoordRecord {
 trait Sink {
     fn record(&mut self, r: CoordRecord);
     fn unread(&mut self, u: UnreadBatch);
+    /// The copy's segment names (what [`CoordRecord::segment`] indexes).
+    fn segments(&mut self, names: Vec<String>);
 }
 
 impl Sink for CoordinatorLog {
@@ -82,6 +90,9 @@ impl Sink for CoordinatorLog {
     }
     fn unread(&mut self, u: UnreadBatch) {
         self.records_not_read.push(u);
+    }
+    fn segments(&mut self, names: Vec<String>) {
+        self.segments = names;
     }
 }
 
@@ -92,10 +103,14 @@ impl Sink for Replay {
     fn unread(&mut self, u: UnreadBatch) {
         Replay::unread(self, u);
     }
+    fn segments(&mut self, names: Vec<String>) {
+        self.segments = names;
+    }
 }
 
-/// Add one walked item to `sink` (markers are not the coordinator's records).
-fn push(sink: &mut impl Sink, item: &LogItem, inputs: &ClusterInputs) {
+/// Add one walked item to `sink` (markers are not the coordinator's records);
+/// `segments` names its segment.
+fn push(sink: &mut impl Sink, item: &LogItem, segments: &[String]) {
     match item {
         LogItem::Record(r) => sink.record(decode(r)),
         LogItem::Undecodable {
@@ -103,11 +118,47 @@ fn push(sink: &mut impl Sink, item: &LogItem, inputs: &ClusterInputs) {
             message,
             offsets,
         } => sink.unread(UnreadBatch {
-            segment: inputs.segment_name(*segment).to_string(),
+            segment: segments
+                .get(*segment as usize)
+                .cloned()
+                .unwrap_or_default(),
             reason: message.clone(),
             offsets: *offsets,
         }),
         LogItem::Marker { .. } => {}
+    }
+}
+
+/// The records of a `__transaction_state` partition directory read again from its
+/// segments, streaming (`walked::stream_records`), into the sink `fresh` makes: each
+/// record is decoded and handed on as it is read, none kept. With
+/// [`ReadErrors::AsWalked`], a segment that changed during the read gives none of its
+/// records, as the scan's walk drops them: the copy is read again without it.
+fn stream_dir<S: Sink>(
+    p: &PartitionDir,
+    opts: &ScanOptions,
+    errors: ReadErrors,
+    mut fresh: impl FnMut() -> S,
+) -> S {
+    let names = segment_names(p);
+    let mut skip = BTreeSet::new();
+    loop {
+        let mut sink = fresh();
+        sink.segments(names.clone());
+        let read = stream_records(
+            p,
+            opts.max_bytes,
+            opts.max_decompressed,
+            errors,
+            &skip,
+            &mut |item| push(&mut sink, &item, &names),
+        );
+        match read {
+            Ok(()) => return sink,
+            // Each pass skips one more segment: at most one pass per segment.
+            Err(n) if skip.insert(n) => {}
+            Err(_) => return sink,
+        }
     }
 }
 
@@ -131,7 +182,7 @@ pub fn decode_log(
         records_not_read: Vec::new(),
     };
     for item in items {
-        push(&mut log, item, inputs);
+        push(&mut log, item, &inputs.segments);
     }
     log
 }
@@ -148,7 +199,7 @@ pub fn replay_log(
     let mut r = Replay::new(partition, origin, ref_time_ms, wanted);
     r.segments = inputs.segments.clone();
     for item in inputs.txn_log.as_deref().unwrap_or_default() {
-        push(&mut r, item, inputs);
+        push(&mut r, item, &inputs.segments);
     }
     r.finish()
 }
@@ -166,20 +217,33 @@ fn replay_log_taken(
     let mut r = Replay::new(partition, origin, ref_time_ms, wanted);
     r.segments = inputs.segments.clone();
     for item in items {
-        push(&mut r, &item, inputs);
+        push(&mut r, &item, &inputs.segments);
     }
     r.finish()
 }
 
 /// The records of a `__transaction_state` partition directory the scan did not walk,
 /// with a walk of their own.
+#[cfg(feature = "testkit")]
 pub(super) fn walk_dir(p: &PartitionDir, opts: &ScanOptions) -> ClusterInputs {
     crate::partition::walked::collect_dir(p, false, opts.max_bytes, opts.max_decompressed, None)
 }
 
-/// A `__transaction_state` partition directory the scan did not walk, walked and replayed.
-pub(super) fn replay_dir(p: &PartitionDir, opts: &ScanOptions, partition: i32, origin: Origin) -> CoordModel {
-    replay_log(partition, origin, 0, &walk_dir(p, opts), view_only())
+/// A `__transaction_state` partition directory the scan did not walk, read and replayed
+/// streaming (`errors`: see [`ReadErrors`]).
+pub(super) fn replay_dir(
+    p: &PartitionDir,
+    opts: &ScanOptions,
+    partition: i32,
+    origin: Origin,
+    ref_time_ms: i64,
+    errors: ReadErrors,
+    wanted: Option<Arc<HashSet<i64>>>,
+) -> CoordModel {
+    stream_dir(p, opts, errors, || {
+        Replay::new(partition, origin.clone(), ref_time_ms, wanted.clone())
+    })
+    .finish()
 }
 
 /// What the coordinator's view reads of a model: no finished transaction but each id's
@@ -218,22 +282,26 @@ fn each_log(
             .map(|i| report.partitions[i].ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
-        match at.map(|i| &mut report.partitions[i].carried.cluster_inputs) {
-            Some(inputs) if inputs.txn_log.is_some() => {
-                each(tp.partition, ref_time, &path, Walked::Taken(inputs))
-            }
-            _ => match unscanned.get(&path) {
-                Some(inputs) => each(tp.partition, ref_time, &path, Walked::Kept(inputs)),
-                None => each(tp.partition, ref_time, &path, Walked::Kept(&walk_dir(d, opts))),
+        let walked = match at.map(|i| &mut report.partitions[i].carried.cluster_inputs) {
+            Some(inputs) if inputs.txn_log.is_some() => Walked::Taken(inputs),
+            // Walked by the scan, which kept none of its records (more than
+            // `ScanOptions::keep_coordinator_bytes`): read again as the walk read it.
+            Some(_) => Walked::Disk(d, ReadErrors::AsWalked),
+            None => match unscanned.get(&path) {
+                Some(inputs) => Walked::Kept(inputs),
+                None => Walked::Disk(d, ReadErrors::Report),
             },
-        }
+        };
+        each(tp.partition, ref_time, &path, walked);
     }
 }
 
-/// A partition copy's walked records: the scan's (taken as they are read) or kept elsewhere.
+/// A partition copy's walked records: the scan's (taken as they are read), kept
+/// elsewhere, or still in its segments (read streaming, [`stream_dir`]).
 enum Walked<'a> {
     Taken(&'a mut ClusterInputs),
     Kept(&'a ClusterInputs),
+    Disk(&'a PartitionDir, ReadErrors),
 }
 
 /// Every `__transaction_state` partition directory of `inv` decoded once, as the join's
@@ -252,6 +320,19 @@ pub fn decode_logs(
         let inputs: &ClusterInputs = match &walked {
             Walked::Taken(i) => i,
             Walked::Kept(i) => i,
+            Walked::Disk(d, errors) => {
+                let log = || CoordinatorLog {
+                    version: INPUT_VERSION,
+                    partition,
+                    origin: origin(path),
+                    ref_time_ms: ref_time,
+                    records: Vec::new(),
+                    segments: Vec::new(),
+                    records_not_read: Vec::new(),
+                };
+                out.push(stream_dir(d, opts, *errors, log));
+                return;
+            }
         };
         out.push(decode_log(partition, origin(path), ref_time, inputs));
         if let Walked::Taken(i) = walked {
@@ -286,6 +367,9 @@ pub fn replay_logs(
         out.push(match walked {
             Walked::Taken(i) => replay_log_taken(partition, origin(path), ref_time, i, w),
             Walked::Kept(i) => replay_log(partition, origin(path), ref_time, i, w),
+            Walked::Disk(d, errors) => {
+                replay_dir(d, opts, partition, origin(path), ref_time, errors, w)
+            }
         });
     });
     out

@@ -1,7 +1,9 @@
 //! Building a [`CoordinatorView`] from the decoded records of `__transaction_state`
 //! partitions ([`super::decode`]): the ones a scan's walk kept
 //! ([`crate::partition::walked::ClusterInputs::txn_log`]), and, for partitions outside the
-//! scan's selection, one walk of their own ([`walk_unscanned`]).
+//! scan's selection or whose records the walk did not keep, one streaming read of their
+//! own (`decode::replay_dir`; [`walk_unscanned`] holds such a walk's records, for the
+//! testkit's two-step checks).
 
 use super::decode::{replay_dir, replay_log, replay_logs, view_only};
 use super::model::CoordModel;
@@ -10,7 +12,7 @@ use crate::cluster::report::ScanReport;
 use crate::cluster::txns::Origin;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
-use crate::partition::walked::ClusterInputs;
+use crate::partition::walked::{ClusterInputs, ReadErrors};
 use std::collections::BTreeMap;
 
 /// The records of the `__transaction_state` partition directories outside a scan's
@@ -20,6 +22,8 @@ pub type UnscannedLogs = BTreeMap<String, ClusterInputs>;
 /// Walk, once, every `__transaction_state` partition directory of `inv` whose records
 /// `report` does not hold (not selected by `--topic`/`--partition`): the coordinator's
 /// log is evidence for every data partition. Both coordinator checks read the result.
+/// (The pipeline reads them streaming instead, `decode::replay_dir`.)
+#[cfg(feature = "testkit")]
 pub fn walk_unscanned(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> UnscannedLogs {
     inv.partitions
         .iter()
@@ -35,6 +39,7 @@ pub fn walk_unscanned(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) 
 
 /// The walked records of the `__transaction_state` directory `path`: from the scan's
 /// results, else from `unscanned`.
+#[cfg(feature = "testkit")]
 pub fn logs_of<'a>(
     report: &'a ScanReport,
     unscanned: &'a UnscannedLogs,
@@ -59,7 +64,17 @@ impl CoordinatorView {
                     .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
             {
                 let path = p.path.display().to_string();
-                view.absorb(&replay_dir(p, opts, tp.partition, origin(&path)));
+                let o = origin(&path);
+                let errors = ReadErrors::Report;
+                view.absorb(&replay_dir(
+                    p,
+                    opts,
+                    tp.partition,
+                    o,
+                    0,
+                    errors,
+                    view_only(),
+                ));
             }
         }
         view
@@ -88,14 +103,14 @@ impl CoordinatorView {
     /// [`Self::load_clusters`] from the records the scan's walk kept
     /// ([`crate::partition::walked::ClusterInputs::txn_log`], taken out of `report` once
     /// decoded) for every partition of `report`; only the `__transaction_state` partitions
-    /// the scan did not select are walked here.
+    /// the scan did not select, or whose records it did not keep, are read here
+    /// (streaming, one batch at a time).
     pub fn load_clusters_from(
         report: &mut ScanReport,
         inv: &Inventory,
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
-        let unscanned = walk_unscanned(report, inv, opts);
-        let models = replay_logs(report, &unscanned, inv, opts, origin);
+        let models = replay_logs(report, &UnscannedLogs::new(), inv, opts, origin);
         Self::load_clusters_of(&models, inv, opts)
     }
 
@@ -113,7 +128,10 @@ impl CoordinatorView {
             let path = p.path.display().to_string();
             match by_path.get(path.as_str()) {
                 Some(model) => view.absorb(model),
-                None => view.absorb(&replay_dir(p, opts, partition, origin(&path))),
+                None => {
+                    let (o, errors) = (origin(&path), ReadErrors::Report);
+                    view.absorb(&replay_dir(p, opts, partition, o, 0, errors, view_only()))
+                }
             }
         };
         let ids = Identities::load(inv);

@@ -18,7 +18,7 @@
 //! the unlisted partition is what `transaction_partition_unlisted` reports.
 
 use crate::cluster::coordinator::model::CoordTxn;
-use super::group::{Group, Grouping, Member, Members, Parts, rec};
+use super::group::{Absorbed, Group, Grouping, Member, Members, Parts, rec};
 use crate::partition::state::txnrec::TxnRecord;
 use std::collections::HashMap;
 
@@ -143,6 +143,7 @@ impl Aligner<'_> {
                     tv2: self.tv2,
                     members: Members::one(m),
                     duplicates: Vec::new(),
+                    absorbed: Vec::new(),
                     grouping: Grouping::CoordinatorRecord,
                     coord: Some(c),
                 })
@@ -184,6 +185,7 @@ impl Aligner<'_> {
         let p = self.p;
         let mut next = 0; // the first candidate of `list` not yet claimed here
         let mut prev: Option<usize> = None; // the transaction the previous record joined
+        let mut exact_prev = false; // and it fit that transaction's window exactly
         for (i, &m) in run.iter().enumerate() {
             let r = rec(p, m);
             if let (Some(k), Some(&before)) = (prev, i.checked_sub(1).and_then(|j| run.get(j)))
@@ -197,6 +199,7 @@ impl Aligner<'_> {
             let Some((at, d)) = self.best(r, &list[next.min(list.len())..]) else {
                 self.rest.push(m);
                 prev = None;
+                exact_prev = false;
                 continue;
             };
             let k = list[next + at];
@@ -208,12 +211,79 @@ impl Aligner<'_> {
             if nearer {
                 self.rest.push(m);
                 prev = None;
+                exact_prev = false;
                 continue;
             }
             self.claim(k, m);
+            if let Some(a) = self.absorbed(r, m, (&list[next..next + at], k), d, exact_prev)
+                && let Some(g) = &mut self.claimed[k]
+            {
+                g.absorbed.push(a);
+            }
             next += at + 1;
             prev = Some(k);
+            exact_prev = d == 0;
         }
+    }
+
+    /// Whether the data of `r` (member `m`), claimed by transaction `k` at distance `d`,
+    /// began in an earlier transaction that wrote no marker to the partition. Two proofs:
+    /// the part's first data epoch is below `k`'s and is the epoch of an earlier finished
+    /// transaction of the producer (the part's data began there: `ProducerStateManager`
+    /// keeps the transaction open across the epoch change); or, by order, the
+    /// partition's previous part and this one each fit their transaction's window exactly
+    /// and transactions listing the partition between them (`skipped`) finished without
+    /// a marker here (`TransactionMarkerChannelManager` writes one to every listed
+    /// partition before the Complete record). Only the first proof shows the lost marker
+    /// closed data; the second may have lost an empty one.
+    fn absorbed(
+        &self,
+        r: &TxnRecord,
+        m: Member,
+        (skipped, k): (&[usize], usize),
+        d: i64,
+        exact_prev: bool,
+    ) -> Option<Absorbed> {
+        if r.is_open() || r.is_empty() {
+            return None;
+        }
+        let tp = (self.p[m.input].topic.as_str(), self.p[m.input].partition);
+        let lists = |c: &CoordTxn| {
+            c.partitions
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|(t, p)| (t.as_str(), *p) == tp))
+        };
+        if r.producer_epoch != self.txn(k).data_epoch {
+            let s = (0..k).rev().find(|&s| {
+                let c = self.txn(s);
+                c.data_epoch == r.producer_epoch && c.has_pid(r.producer_id)
+            })?;
+            let c = self.txn(s);
+            return c.complete_ms.is_some().then(|| Absorbed {
+                member: m,
+                coord: self.order[s],
+                listed: lists(c),
+                by_epoch: true,
+            });
+        }
+        // The log cleaner removes the markers of empty transactions from compacted
+        // partitions (`LogCleaner`, once the delete horizon passed): a partition known to
+        // be compacted (internal topics among them) gives no order proof. One whose policy
+        // is unknown gives it at a lower severity (`rules::absorbed`).
+        let compacted = self.p[m.input].compacted == Some(true) || tp.0.starts_with("__");
+        if skipped.is_empty() || d != 0 || !exact_prev || compacted {
+            return None;
+        }
+        let s = skipped.iter().rev().copied().find(|&s| {
+            let c = self.txn(s);
+            c.complete_ms.is_some() && distance(r, c, self.tol) != Some(0)
+        })?;
+        Some(Absorbed {
+            member: m,
+            coord: self.order[s],
+            listed: true,
+            by_epoch: false,
+        })
     }
 
     /// Whether `r` (a marker alone) re-sends `before`'s marker, claimed by transaction `k`

@@ -110,6 +110,26 @@ pub struct Group {
     pub grouping: Grouping,
     /// Index of the matched coordinator transaction.
     pub coord: Option<usize>,
+    /// Parts of this transaction whose data began in an earlier coordinator transaction
+    /// that wrote no marker to their partition (see [`Absorbed`]).
+    pub absorbed: Vec<Absorbed>,
+}
+
+/// A part claimed by a later coordinator transaction whose partition lacks the marker of an
+/// earlier one: `ProducerStateManager` keeps a partition's transaction open until a marker
+/// arrives, so the earlier transaction's data there, if any, was closed by the later
+/// transaction's marker (its outcome, not its own; the last stable offset held meanwhile).
+#[derive(Debug, Clone, Copy)]
+pub struct Absorbed {
+    /// The part (closed by the later transaction's marker).
+    pub member: Member,
+    /// Index of the earlier coordinator transaction.
+    pub coord: usize,
+    /// Whether the earlier transaction listed the partition (else: it never did).
+    pub listed: bool,
+    /// The part's first data epoch is the earlier transaction's (not only the order of the
+    /// markers): its data certainly began there.
+    pub by_epoch: bool,
 }
 
 pub(super) type Parts<'a> = &'a [PartitionTxns];
@@ -126,6 +146,7 @@ impl Group {
             tv2,
             members: Members::one(m),
             duplicates: Vec::new(),
+            absorbed: Vec::new(),
             grouping: if tv2 {
                 Grouping::MarkerEpoch
             } else {

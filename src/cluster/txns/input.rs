@@ -57,6 +57,10 @@ pub struct PartitionTxns {
     /// The reference time of the partition's verdicts (ms).
     pub ref_time_ms: i64,
     pub log_end_offset: Option<i64>,
+    /// Whether the partition is compacted (`None`: its cleanup policy is unknown), as the
+    /// partition's report says ([`crate::partition::results::PartitionReport::compacted`]).
+    #[serde(default)]
+    pub compacted: Option<bool>,
     /// In log order: closed transactions by marker offset, then the open ones.
     pub txns: Vec<TxnRecord>,
 }

@@ -368,7 +368,8 @@ pub fn analyse_joined(inputs: &Joined<'_>, opts: &TxnOptions) -> TxnAnalysis {
                         return (row, None);
                     }
                     let t = render(parts, &shared, g, coord, &s);
-                    let f = rules::per_txn(inputs, &d.coordinator, &t, opts);
+                    let mut f = rules::per_txn(inputs, &d.coordinator, &t, opts);
+                    f.extend(rules::absorbed(parts, g, coord));
                     (row, Some(Box::new((t, f))))
                 })
                 .collect();
@@ -585,7 +586,9 @@ impl Summary {
     /// Whether [`rules::per_txn`] may report the transaction: its outcomes disagree, or a
     /// part is open while another has its marker or the coordinator recorded it.
     fn may_find(&self, g: &Group) -> bool {
-        self.outcome == Outcome::Mixed || (self.open && (self.closed || g.coord.is_some()))
+        self.outcome == Outcome::Mixed
+            || (self.open && (self.closed || g.coord.is_some()))
+            || !g.absorbed.is_empty()
     }
 
     fn row(&self, g: &Group, shared: &Shared, domain: u32) -> stats::TxnRow {
@@ -625,6 +628,7 @@ mod tests {
             },
             ref_time_ms: 0,
             log_end_offset: Some(txns.len() as i64 * 2),
+            compacted: None,
             txns,
         }
     }

@@ -422,3 +422,106 @@ pub fn stuck_in_prepare(
         });
     }
 }
+
+/// `transaction_marker_missing` / `transaction_partition_unlisted` for the parts of `g`
+/// whose data began in an earlier coordinator transaction that wrote no marker to their
+/// partition ([`super::group::Absorbed`]): the partition kept that transaction open
+/// (`ProducerStateManager` closes a producer's transaction only at a marker) until the
+/// marker of `g`'s transaction closed it with `g`'s outcome.
+pub fn absorbed(parts: &[super::input::PartitionTxns], g: &super::group::Group, coord: &[CoordTxn]) -> Vec<Placed> {
+    let later = g.coord.and_then(|i| coord.get(i));
+    g.absorbed
+        .iter()
+        .filter_map(|a| {
+            let p = parts.get(a.member.input)?;
+            let r = p.txns.get(a.member.rec)?;
+            let earlier = coord.get(a.coord)?;
+            let name = format!("{}-{}", p.topic, p.partition);
+            let id = &earlier.transactional_id;
+            let closed_by = format!(
+                "the {} marker at offset {} (epoch {}) of the id's later transaction{}",
+                r.end.name(),
+                r.marker_offset,
+                r.marker_epoch,
+                later
+                    .map(|c| format!(" started at {} ms", c.start_ms))
+                    .unwrap_or_default()
+            );
+            let earlier_json = json!({
+                "transactional_id": &**id,
+                "producer_id": earlier.producer_id,
+                "data_epoch": earlier.data_epoch,
+                "end_epoch": earlier.end_epoch,
+                "state": earlier.state.name(),
+                "log_partition": earlier.log_partition,
+                "first_record_offset": earlier.first_record_offset,
+                "start_ms": earlier.start_ms,
+                "prepare_ms": earlier.prepare_ms,
+                "complete_ms": earlier.complete_ms,
+                "listed_partitions": earlier.partitions,
+            });
+            let evidence = json!({
+                "grouping": Grouping::CoordinatorRecord.name(),
+                "coordinator_completed": true,
+                "proven_by_epoch": a.by_epoch,
+                "compacted": p.compacted,
+                "earlier_transaction": earlier_json,
+                "part": serde_json::to_value(r).unwrap_or(Value::Null),
+            });
+            let f = if a.listed {
+                let data = if a.by_epoch {
+                    format!("its data from offset {} (epoch {}) stayed open until", r.first_offset, r.producer_epoch)
+                } else {
+                    format!("the partition's transaction from offset {} (if the lost marker closed data) stayed open until", r.first_offset)
+                };
+                Finding::new(
+                    Kind::TransactionMarkerMissing,
+                    &p.topic,
+                    p.partition,
+                    format!(
+                        "transaction of producer {} epoch {} (transactional id {id}) finished (the coordinator recorded {}) but no marker reached {name}: {data} {closed_by}, which gave it that transaction's outcome{}",
+                        earlier.producer_id,
+                        earlier.data_epoch,
+                        earlier.state.name(),
+                        if !a.by_epoch && p.compacted.is_none() {
+                            "; the topic's cleanup policy is unknown: if it is compacted, the log cleaner may have removed an empty transaction's marker (then nothing is wrong)"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
+                .severity(match (a.by_epoch, p.compacted) {
+                    (true, _) => Severity::Error,
+                    // Compaction may have removed an empty transaction's marker: unproven.
+                    (false, None) => Severity::Info,
+                    (false, Some(_)) => Severity::Warning,
+                })
+                .broker(BROKER_MISSING)
+                .remediation("the records of the earlier transaction on this partition got the later transaction's outcome: check them against the coordinator's outcome and reprocess downstream if they differ; find why the coordinator's marker was not written (a partition leader refusing WriteTxnMarkers, a truncated replica)")
+            } else {
+                Finding::new(
+                    Kind::TransactionPartitionUnlisted,
+                    &p.topic,
+                    p.partition,
+                    format!(
+                        "producer {} has transactional data from offset {} (epoch {}) on {name}, which the coordinator's transaction at that epoch (transactional id {id}, state {}) never listed: no marker of its own closed it; {closed_by} did",
+                        r.producer_id,
+                        r.first_offset,
+                        r.producer_epoch,
+                        earlier.state.name()
+                    ),
+                )
+                .broker(BROKER_UNLISTED)
+                .remediation("the records on this partition got a later transaction's outcome: check them against the coordinator's outcome of the transaction that wrote them; upgrade clients and brokers to transaction version 2 (KIP-890), which verifies partitions before appending")
+            };
+            Some(Placed {
+                target: Target::Partition(a.member.input),
+                finding: f
+                    .offset(r.first_offset)
+                    .producer(r.producer_id, r.producer_epoch)
+                    .evidence(evidence),
+                causes_hanging: Vec::new(),
+            })
+        })
+        .collect()
+}

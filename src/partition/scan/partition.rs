@@ -212,6 +212,9 @@ struct Run<'a> {
     groups: Option<crate::partition::groups::replay::Replay>,
     /// With `collect_timelines`: the partition's timeline, fed from this walk.
     timeline: Option<timeline::Collector>,
+    /// `__transaction_state`: the bytes of records kept so far (at most
+    /// `ScanOptions::keep_coordinator_bytes`).
+    coordinator_bytes: u64,
 }
 
 impl<'a> Run<'a> {
@@ -293,7 +296,13 @@ impl<'a> Run<'a> {
 
     /// What the cluster checks need of segment `name` (every segment, in order, replayed or
     /// not: `cluster_inputs.segments` is what batch keys' segment numbers index).
-    fn absorb(&mut self, name: &str, collected: crate::partition::walked::Collector) {
+    fn absorb(&mut self, name: &str, mut collected: crate::partition::walked::Collector) {
+        self.coordinator_bytes = self
+            .coordinator_bytes
+            .saturating_add(collected.kept_bytes());
+        if self.coordinator_bytes > self.opts.keep_coordinator_bytes {
+            collected.drop_records();
+        }
         let sink = self
             .groups
             .as_mut()
@@ -597,6 +606,7 @@ pub(super) fn scan_partition(
         timeline: opts.collect_timelines.then(|| {
             timeline::Collector::new(timeline::Limits::default(), &opts.timeline_producers)
         }),
+        coordinator_bytes: 0,
     };
     if !remote.is_empty() {
         let (replayed, cut) = super::remote::replay_remote(

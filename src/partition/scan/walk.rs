@@ -81,7 +81,8 @@ impl<'a> Walker<'a> {
                     &ctx.topic,
                     opts.collect_batch_keys(ctx),
                     opts.max_decompressed,
-                ),
+                )
+                .keep_at_most(opts.keep_coordinator_bytes),
             },
             events,
             dec: Decompressor::new(opts.max_decompressed),
