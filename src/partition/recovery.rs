@@ -229,14 +229,15 @@ pub struct RecoveryPrediction {
     pub leftovers: Vec<LeftoverAction>,
     /// Segments recovered (indexes rebuilt, batches CRC-checked), in order.
     pub recovered_segments: Vec<SegmentRecovery>,
-    /// The truncation, if recovery finds invalid bytes.
-    pub truncation: Option<TruncationPrediction>,
+    /// The truncation, if recovery finds invalid bytes (boxed, as `load_failure`: rare,
+    /// and a verification keeps every partition's prediction to the end).
+    pub truncation: Option<Box<TruncationPrediction>>,
     /// Segments deleted after the truncation (renamed `.deleted`, then removed).
     pub deleted_segments: Vec<String>,
     /// Corruption recovery would NOT see (segments it does not recover).
     pub unrecovered_corruption: Vec<String>,
     pub producer_state: ProducerRebuild,
-    pub load_failure: Option<LoadFailure>,
+    pub load_failure: Option<Box<LoadFailure>>,
     /// Set when the outcome of recovery cannot be predicted, and why: with `--no-crc` no
     /// CRC was checked, while `LogSegment.recover` checks every batch's CRC on the segments
     /// it runs on and stops at the first mismatch. `truncation` is then the latest point

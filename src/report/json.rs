@@ -203,12 +203,22 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
             .flat_map(|t| &t.stats.by_partition)
             .map(|p| (p.path.as_str(), p))
             .collect();
+    // The join's partitions (all but the coordinator's) without transactions have no
+    // entry of their own: they all have the same statistics.
+    let none = crate::cluster::txns::stats::PartitionStats::no_transactions();
+    let stats_of = |p: &'_ crate::results::PartitionReport| {
+        by_path.get(p.path.as_str()).copied().or_else(|| {
+            (report.transactions.is_some()
+                && p.topic != crate::cluster::txns::TRANSACTION_STATE_TOPIC)
+                .then_some(&none)
+        })
+    };
     let doc = TxnsDoc {
         cluster: txn_summary(report),
         klogscan_txns: REPORT_VERSION,
         unreadable: Unreadable::of(report),
         partitions: Streamed(|| {
-            let by_path = &by_path;
+            let stats_of = &stats_of;
             report.partitions.iter().map(move |p| {
                 let s = &p.carried.outcome.txn_stats;
                 let (size, duration_ms) = txn_distributions(s);
@@ -224,8 +234,8 @@ pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                     size,
                     duration_ms,
                     open_transactions: &p.carried.outcome.open,
-                    producers: by_path.get(p.path.as_str()).map(|s| s.producers),
-                    transaction_size: by_path.get(p.path.as_str()).map(|s| &s.size),
+                    producers: stats_of(p).map(|s| s.producers),
+                    transaction_size: stats_of(p).map(|s| &s.size),
                 }
             })
         }),

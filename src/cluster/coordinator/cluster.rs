@@ -91,7 +91,7 @@ pub fn inputs_from(
         super::decode::decode_logs(report, unscanned, inv, opts, |path| origins.of(path).0);
     TxnInputs {
         version: INPUT_VERSION,
-        partitions: partitions_of(report, inv),
+        partitions: partitions_of(report, inv, true),
         coordinator: logs,
     }
 }
@@ -109,13 +109,33 @@ pub fn replay_logs(
 }
 
 /// The join's partition inputs: each partition's transactions, moved out of `report`.
-fn partitions_of(report: &mut ScanReport, inv: &Inventory) -> Vec<PartitionTxns> {
+///
+/// Without `all`, a partition without transactions is left out when nothing in the join
+/// can read it (the caller knows there is no coordinator log, which names the partitions
+/// a transaction spans) and no copy of its topic-partition has transactions (among copies,
+/// the join reads the one with the highest log end offset, whether it has transactions or
+/// not): many empty partitions then cost the join nothing.
+fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<PartitionTxns> {
     let origins = Origins::new(inv);
-    let mut out = Vec::new();
-    for p in report.partitions.iter_mut() {
-        if p.topic == TRANSACTION_STATE_TOPIC {
-            continue;
-        }
+    let has_txns = |p: &crate::partition::results::PartitionReport| !p.carried.outcome.txns.is_empty();
+    let wanted: Vec<bool> = {
+        let with_txns: std::collections::HashSet<(&str, i32)> = report
+            .partitions
+            .iter()
+            .filter(|p| !all && has_txns(p))
+            .map(|p| (p.topic.as_str(), p.partition))
+            .collect();
+        report
+            .partitions
+            .iter()
+            .map(|p| {
+                p.topic != TRANSACTION_STATE_TOPIC
+                    && (all || with_txns.contains(&(p.topic.as_str(), p.partition)))
+            })
+            .collect()
+    };
+    let mut out = Vec::with_capacity(wanted.iter().filter(|&&w| w).count());
+    for (p, _) in report.partitions.iter_mut().zip(&wanted).filter(|(_, w)| **w) {
         let (origin, _) = origins.of(&p.path);
         out.push(PartitionTxns {
             version: INPUT_VERSION,
@@ -152,7 +172,7 @@ pub fn check_models(
     inv: &Inventory,
     opts: &ScanOptions,
 ) {
-    let parts = partitions_of(report, inv);
+    let parts = partitions_of(report, inv, !models.is_empty());
     let models: Vec<CoordModel> = models.into_iter().enumerate().map(|(i, m)| m.at(i)).collect();
     let inputs = txns::Joined {
         partitions: &parts,
@@ -166,10 +186,12 @@ pub fn check_models(
     };
     let mut analysis = txns::analyse_joined(&inputs, &txn_opts);
     let origins = Origins::new(inv);
+    // (made only to place findings: one entry per partition of the scan)
     let by_path: HashMap<&str, usize> = report
         .partitions
         .iter()
         .enumerate()
+        .filter(|_| !analysis.findings.is_empty())
         .map(|(i, p)| (p.path.as_str(), i))
         .collect();
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();

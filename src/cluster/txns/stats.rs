@@ -130,6 +130,17 @@ pub struct PartitionStats {
     pub size: Sizes,
 }
 
+impl PartitionStats {
+    /// The counts and sizes of a partition without transactions (its topic, partition and
+    /// path left empty), as the join's statistics would give it.
+    pub fn no_transactions() -> PartitionStats {
+        PartitionStats {
+            size: sizes(std::iter::empty(), &mut Vec::new()),
+            ..Default::default()
+        }
+    }
+}
+
 /// The cluster transactions of one transactional id (or of one producer id whose
 /// transactional id is unknown).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -183,6 +194,8 @@ pub struct TxnStatistics {
     pub size: Sizes,
     /// Serialised as a list of [`IdStats`], made one at a time from compact rows.
     pub by_transactional_id: ByTransactionalId,
+    /// The input partitions with transactions (one without any has
+    /// [`PartitionStats::no_transactions`]).
     pub by_partition: Vec<PartitionStats>,
     /// The longest closed transactions, longest first.
     pub longest: Vec<LongTxn>,
@@ -204,12 +217,15 @@ fn sizes(rs: impl Iterator<Item = (u64, u64, u64, Option<i64>)> + Clone, buf: &m
     }
 }
 
-/// Each input partition's statistics (in parallel: they run after every partition was
-/// walked, next to the rest of the join).
+/// The statistics of each input partition with transactions (in parallel: they run after
+/// every partition was walked, next to the rest of the join). A partition without any has
+/// the same statistics as every other one ([`PartitionStats::no_transactions`]): not made
+/// per partition (100 000 empty partitions held ≈ 350 bytes each of them).
 fn partition_stats(inputs: &Joined<'_>) -> Vec<PartitionStats> {
     inputs
         .partitions
         .par_iter()
+        .filter(|p| !p.txns.is_empty())
         .map_init(Vec::new, |buf, p| {
             let mut s = PartitionStats {
                 topic: p.topic.clone(),

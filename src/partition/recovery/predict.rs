@@ -52,7 +52,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
             reason: reason.clone(),
         })
         .collect();
-    let truncation = plan.truncation.clone();
+    let truncation = plan.truncation.clone().map(Box::new);
     let mut deleted = plan.deleted.clone();
     let mut leo_after = plan.log_end_after;
     let outcome_unknown = plan.outcome_unknown.clone();
@@ -209,7 +209,7 @@ fn load_failure(
     from_idx: usize,
     replay_from: Option<i64>,
     leo_after: Option<i64>,
-) -> Option<LoadFailure> {
+) -> Option<Box<LoadFailure>> {
     let segs = &inp.segments;
     let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
     // Load failures: replay errors in the order the broker meets them. First the segments
@@ -284,12 +284,12 @@ fn load_failure(
                 _ => ("", false),
             };
             if fails {
-                load_failure = Some(LoadFailure {
+                load_failure = Some(Box::new(LoadFailure {
                     kind: f.kind.id().into(),
                     offset: Some(o),
                     exception: exception.into(),
                     message: format!("{what} throws {exception} at offset {o}: {}", f.message),
-                });
+                }));
                 break 'ranges;
             }
         }
