@@ -29,6 +29,9 @@ pub struct Bundle {
     pub files: FileInventory,
     /// Where its partitions are in the `Parts` it was read into.
     pub(crate) parts: std::ops::Range<usize>,
+    /// Where its partition directories are in the [`Bundles`]' inventory (their entries
+    /// in `files` move there as the bundle is read).
+    pub(crate) dirs: std::ops::Range<usize>,
     pub(crate) rest: Rest,
 }
 
@@ -86,6 +89,16 @@ impl Parts {
 pub struct Bundles {
     pub list: Vec<(PathBuf, Bundle)>,
     pub(crate) parts: Parts,
+    /// The inventory of every bundle's directories, added to as each bundle is read, in
+    /// the bundles' order (put in discovery's order by the merge).
+    pub(crate) dirs: Dirs,
+}
+
+/// The merged inventory as the bundles are read, and what they recorded of their files.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Dirs {
+    inv: Inventory,
+    recorded: Recorded,
 }
 
 fn content(path: &Path, what: &str, e: impl std::fmt::Display) -> BundleError {
@@ -194,18 +207,29 @@ impl Bundle {
             header,
             files,
             parts: first..parts.reports.len(),
+            dirs: 0..0,
             rest,
         })
     }
 }
 
-impl Bundle {
-    /// The topic-partition of each of its partition directories named as one, by path.
-    fn topic_partitions(&self) -> HashMap<&str, &(String, i32)> {
-        self.files
-            .partitions
+impl Dirs {
+    /// Room for `n` partition directories.
+    fn with_capacity(n: usize) -> Dirs {
+        let mut d = Dirs::default();
+        d.inv.partitions.reserve_exact(n);
+        d.recorded.partitions.reserve_exact(n);
+        d
+    }
+
+    /// The topic-partition of each partition directory of `b` named as one, by path.
+    fn topic_partitions(&self, b: &Bundle) -> HashMap<&str, (&str, i32)> {
+        self.inv.partitions[b.dirs.clone()]
             .iter()
-            .filter_map(|p| Some((p.path.as_str(), p.tp.as_ref()?)))
+            .filter_map(|p| {
+                let tp = p.tp.as_ref()?;
+                Some((p.path.to_str()?, (tp.topic.as_str(), tp.partition)))
+            })
             .collect()
     }
 }
@@ -358,6 +382,7 @@ fn read_slim(
     // report takes it as it is (a list grown as bundles are read, or one per bundle moved
     // into the report's, would hold up to twice the partitions at once).
     let mut parts = Parts::with_capacity(total);
+    let mut dirs = Dirs::with_capacity(total);
     let mut list = Vec::with_capacity(files.len());
     for (f, names) in files.into_iter().zip(&names) {
         let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
@@ -365,10 +390,11 @@ fn read_slim(
         let r = std::io::BufReader::new(file);
         let mut b = Bundle::read_keeping(&f, r, &keep, names, &mut parts)?;
         b.files.drop_file_lists();
+        dirs.add(&mut b);
         slim(&mut parts.reports[b.parts.clone()]);
         list.push((f, b));
     }
-    Ok(Bundles { list, parts })
+    Ok(Bundles { list, parts, dirs })
 }
 
 /// The coordinator's view of every `__transaction_state` directory the bundles hold, from
@@ -378,11 +404,11 @@ pub fn coordinator_view(bundles: &Bundles) -> crate::cluster::coordinator::Coord
     use crate::cluster::coordinator::{CoordinatorView, TRANSACTION_STATE_TOPIC};
     let mut logs: Vec<(i32, &str, &crate::partition::walked::ClusterInputs)> = Vec::new();
     for (_, b) in &bundles.list {
-        let tps = b.topic_partitions();
+        let tps = bundles.dirs.topic_partitions(b);
         for r in &bundles.parts.reports[b.parts.clone()] {
             let path = r.path.as_str();
             if let Some((topic, n)) = tps.get(path)
-                && topic == TRANSACTION_STATE_TOPIC
+                && *topic == TRANSACTION_STATE_TOPIC
             {
                 logs.push((*n, path, &r.carried.cluster_inputs));
             }
@@ -407,7 +433,7 @@ pub fn merge_bundles(
     base: &ScanOptions,
     on_partition: &mut dyn FnMut(&PartitionReport, &[Finding]),
 ) -> Result<Merged, BundleError> {
-    let Bundles { mut list, parts } = bundles;
+    let Bundles { list, parts, dirs } = bundles;
     let (first_path, first) = list
         .first()
         .ok_or_else(|| content(Path::new(""), "merge", "no bundle given"))?;
@@ -428,9 +454,10 @@ pub fn merge_bundles(
         });
     }
     let options = first.header.options.apply(base);
-    check_overlap(&list)?;
-    let inventory = inventory(&mut list);
-    let mut report = report(list, parts);
+    check_overlap(&list, &dirs)?;
+    let order = discovery_order(&list, &parts, &dirs);
+    let inventory = dirs.finish();
+    let mut report = report(list, parts, order);
     if !options.keep_producers {
         // As a scan seals each replay: only the producers' number stays.
         for p in &mut report.partitions {
@@ -473,18 +500,19 @@ fn unreplayed_warnings(report: &ScanReport, inv: &Inventory, opts: &ScanOptions)
 }
 
 /// Two bundles holding the same directory path cannot be one scan's inputs.
-fn check_overlap(bundles: &[(PathBuf, Bundle)]) -> Result<(), BundleError> {
+fn check_overlap(bundles: &[(PathBuf, Bundle)], inv: &Dirs) -> Result<(), BundleError> {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, (path, b)) in bundles.iter().enumerate() {
-        let dirs = b.files.log_dirs.iter().map(|d| &d.path);
-        for d in dirs.chain(b.files.partitions.iter().map(|p| &p.path)) {
+        let dirs = b.files.log_dirs.iter().map(|d| d.path.as_str());
+        let parts = inv.inv.partitions[b.dirs.clone()].iter();
+        for d in dirs.chain(parts.filter_map(|p| p.path.to_str())) {
             if let Some(other) = seen.insert(d, i)
                 && other != i
             {
                 return Err(BundleError::Overlap {
                     path: path.clone(),
                     other: bundles[other].0.clone(),
-                    dir: d.clone(),
+                    dir: d.to_string(),
                 });
             }
         }
@@ -492,16 +520,12 @@ fn check_overlap(bundles: &[(PathBuf, Bundle)]) -> Result<(), BundleError> {
     Ok(())
 }
 
-/// The inventory of the bundles' directories, as discovery would list them (sorted by
-/// topic-partition and path), with what the bundles recorded of their files.
-/// The metadata logs and small files move from the bundles into it.
-fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
-    let mut inv = Inventory::default();
-    let total = bundles.iter().map(|(_, b)| b.files.partitions.len()).sum();
-    inv.partitions.reserve_exact(total);
-    let mut recorded = Recorded::default();
-    recorded.partitions.reserve_exact(total);
-    for (_, b) in bundles {
+impl Dirs {
+    /// Add the directories of `b` (just read), as discovery would list them, with what it
+    /// recorded of their files: its partition directories, metadata logs and small files
+    /// move from the bundle into the inventory (no copy of every path is held beside it).
+    fn add(&mut self, b: &mut Bundle) {
+        let Dirs { inv, recorded } = self;
         let first = inv.partitions.len();
         for ld in &b.header.log_dirs {
             let path = PathBuf::from(&ld.path);
@@ -513,22 +537,21 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
                 ..Default::default()
             });
         }
-        for p in &b.files.partitions {
+        for p in std::mem::take(&mut b.files.partitions) {
             let mut d = PartitionDir::default();
-            d.path = PathBuf::from(&p.path);
-            d.tp = p.tp.as_ref().map(|(topic, partition)| TopicPartition {
-                topic: topic.clone(),
-                partition: *partition,
-            });
-            d.kind = p.kind.clone();
-            d.log_dir = p.log_dir.as_ref().map(PathBuf::from);
+            d.path = PathBuf::from(p.path);
+            d.tp =
+                p.tp.map(|(topic, partition)| TopicPartition { topic, partition });
+            d.kind = p.kind;
+            d.log_dir = p.log_dir.map(PathBuf::from);
             recorded.partitions.push(RecordedPartition::new(p.topic_id));
-            if let Some(id) = &p.cluster_id_given {
+            if let Some(id) = p.cluster_id_given {
                 // A partition directory outside any log dir: its given id is its identity.
-                inv.given_cluster_ids.insert(d.path.clone(), id.clone());
+                inv.given_cluster_ids.insert(d.path.clone(), id);
             }
             inv.partitions.push(d);
         }
+        b.dirs = first..inv.partitions.len();
         for (path, md) in &b.rest.cluster_metadata {
             if let Ok(json) = serde_json::to_string(md) {
                 recorded.cluster_metadata.insert(PathBuf::from(path), json);
@@ -540,12 +563,10 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
             }
         }
         // A partition's leader-epoch checkpoint goes with its record, without its path.
-        let mine: HashMap<&str, usize> = b
-            .files
-            .partitions
+        let mine: HashMap<&str, usize> = inv.partitions[first..]
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.path.as_str(), first + i))
+            .filter_map(|(i, p)| Some((p.path.to_str()?, first + i)))
             .collect();
         for (path, text) in std::mem::take(&mut b.rest.small_files) {
             let file = Path::new(&path);
@@ -571,46 +592,57 @@ fn inventory(bundles: &mut [(PathBuf, Bundle)]) -> Inventory {
         inv.errors.extend(pairs(&b.files.errors));
         inv.input_errors.extend(pairs(&b.files.input_errors));
     }
-    // Discovery's order, the records moved along (stable: as a sort of the list itself).
-    let ps = &inv.partitions;
-    let mut order: Vec<usize> = (0..ps.len()).collect();
-    order.sort_by(|&a, &b| (&ps[a].tp, &ps[a].path).cmp(&(&ps[b].tp, &ps[b].path)));
-    permute(&mut inv.partitions, &order);
-    permute(&mut recorded.partitions, &order);
-    let ps = &inv.partitions;
-    let mut by_path: Vec<u32> = (0..ps.len() as u32).collect();
-    by_path.sort_unstable_by(|&a, &b| {
-        let path = |i: u32| ps[i as usize].path.as_os_str();
-        path(a).cmp(path(b))
-    });
-    recorded.by_path = by_path;
-    inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));
-    inv.recorded = Some(std::sync::Arc::new(recorded));
-    inv
+
+    /// The inventory of the bundles' directories, as discovery would list them (sorted by
+    /// topic-partition and path), with what the bundles recorded of their files.
+    fn finish(self) -> Inventory {
+        let Dirs {
+            mut inv,
+            mut recorded,
+        } = self;
+        // Discovery's order, the records moved along (stable: as a sort of the list itself).
+        let ps = &inv.partitions;
+        let mut order: Vec<usize> = (0..ps.len()).collect();
+        order.sort_by(|&a, &b| (&ps[a].tp, &ps[a].path).cmp(&(&ps[b].tp, &ps[b].path)));
+        permute(&mut inv.partitions, &order);
+        permute(&mut recorded.partitions, &order);
+        let ps = &inv.partitions;
+        let mut by_path: Vec<u32> = (0..ps.len() as u32).collect();
+        by_path.sort_unstable_by(|&a, &b| {
+            let path = |i: u32| ps[i as usize].path.as_os_str();
+            path(a).cmp(path(b))
+        });
+        recorded.by_path = by_path;
+        inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));
+        inv.recorded = Some(std::sync::Arc::new(recorded));
+        inv
+    }
+}
+
+/// Discovery's order of the bundles' partitions (topic-partition from the directory's
+/// name, then path): `order[k]` is the index in `parts` of the report's `k`-th partition.
+fn discovery_order(bundles: &[(PathBuf, Bundle)], parts: &Parts, dirs: &Dirs) -> Vec<usize> {
+    let mut keys: Vec<(Option<(&str, i32)>, &Path)> = Vec::with_capacity(parts.reports.len());
+    for (_, b) in bundles {
+        let tps = dirs.topic_partitions(b);
+        for r in &parts.reports[b.parts.clone()] {
+            let tp = tps.get(r.path.as_str()).copied();
+            keys.push((tp, Path::new(&r.path)));
+        }
+    }
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    order
 }
 
 /// The report the bundles' per-partition stages make together, before the cluster checks.
-/// The partitions' list is put in discovery's order in place and becomes the report's
-/// (no second list of partitions).
-fn report(bundles: Vec<(PathBuf, Bundle)>, parts: Parts) -> ScanReport {
+/// The partitions' list is put in discovery's order (`order`, [`discovery_order`]) in
+/// place and becomes the report's (no second list of partitions).
+fn report(bundles: Vec<(PathBuf, Bundle)>, parts: Parts, order: Vec<usize>) -> ScanReport {
     let Parts {
         reports: mut partitions,
         findings: mut own,
     } = parts;
-    let order = {
-        // Discovery's order: topic-partition (from the directory's name), then path.
-        let mut keys: Vec<(Option<(&str, i32)>, &Path)> = Vec::with_capacity(partitions.len());
-        for (_, b) in &bundles {
-            let tps = b.topic_partitions();
-            for r in &partitions[b.parts.clone()] {
-                let tp = tps.get(r.path.as_str()).map(|(t, n)| (t.as_str(), *n));
-                keys.push((tp, Path::new(&r.path)));
-            }
-        }
-        let mut order: Vec<usize> = (0..keys.len()).collect();
-        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-        order
-    };
     let mut loose: Vec<Finding> = Vec::new();
     let mut inputs = Vec::new();
     let mut errors = Vec::new();
