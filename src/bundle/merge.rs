@@ -8,7 +8,7 @@
 //! bundles ([`Inventory::recorded`] carries what they recorded of the files those checks
 //! read; no file of the bundles' brokers is read here).
 
-use super::content::{FileInventory, Header, PartitionFrame, Rest};
+use super::content::{FileInventory, Header, PartitionDirFiles, PartitionFrame, Rest};
 use super::file::{FileError, FrameReader, Tag};
 use super::relabel::{self, Relabel};
 use super::{BundleError, fingerprint};
@@ -74,6 +74,9 @@ impl Parts {
         p.carried.cluster_inputs.batches = batches;
         p.carried.timeline = result.timeline;
         p.carried.leader_epochs = leader_epochs;
+        // Held until the merge ends: not with the room serde's growth left.
+        p.carried.leader_epochs.shrink_to_fit();
+        p.carried.cluster_inputs.segments.shrink_to_fit();
         p.carried.log_dir = log_dir.map(PathBuf::from);
         if let Some(r) = recovery {
             r.restore(&mut p);
@@ -149,7 +152,7 @@ impl Bundle {
     fn read_keeping(
         path: &Path,
         r: impl std::io::Read,
-        keep: &dyn Fn(&str) -> bool,
+        keep: &dyn Fn(usize) -> bool,
         names: &Relabel,
         parts: &mut Parts,
     ) -> Result<Bundle, BundleError> {
@@ -157,6 +160,10 @@ impl Bundle {
         let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
         let missing = || BundleError::file(path, FileError::Truncated);
         let (header, files) = head(path, &mut next, names)?;
+        // Its partition directories by path: `keep` takes their index.
+        let index: HashMap<&str, usize> = (files.partitions.iter().enumerate())
+            .map(|(i, p)| (p.path.as_str(), i))
+            .collect();
         let first = parts.reports.len();
         let mut keys: HashMap<String, Option<Vec<BatchKey>>> = HashMap::new();
         let mut rest = None;
@@ -181,7 +188,11 @@ impl Bundle {
                 }
                 // Written while the scan ran, before the partitions' results.
                 Tag::Fingerprints if parts.reports.len() == first => {
-                    let keep = |d: &str| keep(&names.string(d));
+                    let keep = |d: &str| {
+                        index
+                            .get(names.string(d).as_str())
+                            .is_some_and(|&i| keep(i))
+                    };
                     let (dir, k) = fingerprint::read_frame(&payload, &keep)
                         .map_err(|e| content(path, "fingerprints", e))?;
                     let dir = names.string(&dir);
@@ -364,29 +375,42 @@ fn read_slim(
             }
         })?;
     let total: usize = heads.iter().map(|(_, inv)| inv.partitions.len()).sum();
-    let mut holders: HashMap<(String, i32), Vec<String>> = HashMap::new();
-    for ((_, inv), names) in heads.into_iter().zip(&names) {
-        for p in inv.partitions {
-            let comparable = matches!(p.kind, Some(DirKind::Normal) | Some(DirKind::Future { .. }));
-            if let (Some(tp), true) = (p.tp, comparable) {
-                holders.entry(tp).or_default().push(names.string(&p.path));
+    // Which directories hold a topic-partition another one holds too: a flag per
+    // directory of each bundle (a set of their paths would hold every replicated path
+    // while the bundles are read).
+    let comparable = |p: &PartitionDirFiles| {
+        matches!(p.kind, Some(DirKind::Normal) | Some(DirKind::Future { .. }))
+    };
+    let mut holders: HashMap<(&str, i32), u32> = HashMap::new();
+    for (_, inv) in &heads {
+        for p in inv.partitions.iter().filter(|p| comparable(p)) {
+            if let Some((topic, n)) = &p.tp {
+                *holders.entry((topic.as_str(), *n)).or_default() += 1;
             }
         }
     }
-    let copied: std::collections::HashSet<String> = holders
-        .into_values()
-        .filter(|v| v.len() > 1)
-        .flatten()
+    let copied: Vec<Vec<bool>> = heads
+        .iter()
+        .map(|(_, inv)| {
+            (inv.partitions.iter())
+                .map(|p| {
+                    let tp = p.tp.as_ref().map(|(t, n)| (t.as_str(), *n));
+                    comparable(p) && tp.and_then(|tp| holders.get(&tp)).is_some_and(|&n| n > 1)
+                })
+                .collect()
+        })
         .collect();
+    drop(holders);
+    drop(heads);
     // One list for every bundle's partitions, of the size their inventories give: the
     // report takes it as it is (a list grown as bundles are read, or one per bundle moved
     // into the report's, would hold up to twice the partitions at once).
     let mut parts = Parts::with_capacity(total);
     let mut dirs = Dirs::with_capacity(total);
     let mut list = Vec::with_capacity(files.len());
-    for (f, names) in files.into_iter().zip(&names) {
+    for ((f, names), copied) in files.into_iter().zip(&names).zip(&copied) {
         let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
-        let keep = |d: &str| copied.contains(d);
+        let keep = |i: usize| copied.get(i).copied().unwrap_or(false);
         let r = std::io::BufReader::new(file);
         let mut b = Bundle::read_keeping(&f, r, &keep, names, &mut parts)?;
         b.files.drop_file_lists();
