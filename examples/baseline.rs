@@ -17,6 +17,8 @@
 //! baseline crc-batches FILE...        crc32c of every v2 batch (`bytes[21..]`, one call per
 //!                                      batch, as a CRC check must), maps reused: the floor
 //!                                      of per-batch checksumming
+//! baseline crc-batches-multi FILE...  the same, the CRCs of 2–32 consecutive batches
+//!                                      computed together (`format::crc::crc32c_each`)
 //! baseline decompress FILE...          per codec: raw crate decompression of every payload
 //!                                      vs klogscan's Decompressor + record decoding
 //! baseline decode FILE...              klogscan record decoding vs kafka-protocol's
@@ -172,6 +174,70 @@ fn crc_batches(files: &[PathBuf], runs: usize) {
     crc_floor("crc_batches", bytes, &extra, runs, |f| {
         bs.iter().fold(0u32, |acc, b| acc ^ f(&b.bytes()[21..]))
     });
+}
+
+/// `crc-batches` with the batches' CRCs computed `group` consecutive batches at a time
+/// (`format::crc::crc32c_each`, several buffers interleaved), for groups of 2 to 32: what a
+/// walk that checks a few batches together would pay; `crc_batches` beside it is the
+/// one-call-per-batch floor of the same run.
+fn crc_batches_multi(files: &[PathBuf], runs: usize) {
+    let maps: Vec<memmap2::Mmap> = files.iter().map(map).collect();
+    let bytes: u64 = maps.iter().map(|m| m.len() as u64).sum();
+    let bs = batches(&maps);
+    let slices: Vec<&[u8]> = bs.iter().map(|b| &b.bytes()[21..]).collect();
+    let single = |f: CrcFn| slices.iter().fold(0u32, |acc, b| acc ^ f(b));
+    let (d1, check) = best(runs, || single(format::crc::crc32c));
+    let mut fields = format!(" one_call_gbps={:.2}", gbps(bytes, d1));
+    let mut fastest = Duration::MAX;
+    for group in [2usize, 3, 4, 8, 16, 32] {
+        let mut out = [0u32; 32];
+        let (d, x) = best(runs, || {
+            slices.chunks(group).fold(0u32, |acc, g| {
+                format::crc::crc32c_each(g, &mut out[..g.len()]);
+                out[..g.len()].iter().fold(acc, |a, c| a ^ c)
+            })
+        });
+        assert_eq!(x, check, "crc32c_each disagrees with crc32c");
+        fastest = fastest.min(d);
+        fields.push_str(&format!(" group{group}_gbps={:.2}", gbps(bytes, d)));
+    }
+    // One call per batch, with the cache lines of the batch `ahead` places on requested
+    // (prefetch) before the current one is computed.
+    for ahead in [1usize, 2, 4] {
+        let (d, x) = best(runs, || {
+            let mut acc = 0u32;
+            for (i, b) in slices.iter().enumerate() {
+                if let Some(n) = slices.get(i + ahead) {
+                    prefetch(n);
+                }
+                acc ^= format::crc::crc32c(b);
+            }
+            acc
+        });
+        assert_eq!(x, check);
+        fastest = fastest.min(d);
+        fields.push_str(&format!(" prefetch{ahead}_gbps={:.2}", gbps(bytes, d)));
+    }
+    println!(
+        "crc_batches_multi bytes={bytes} batches={} secs={:.4} gbps={:.2}{fields} klogscan_kernel={} check={check:08x}",
+        slices.len(),
+        fastest.as_secs_f64(),
+        gbps(bytes, fastest),
+        format::crc::kernel_name(),
+    );
+}
+
+/// Ask the CPU to bring every cache line of `b` towards the core (a hint: never faults).
+fn prefetch(b: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    for off in (0..b.len()).step_by(64) {
+        // SAFETY: a prefetch reads nothing and never faults; the address lies in `b`.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                b.as_ptr().add(off).cast(),
+            )
+        };
+    }
 }
 
 /// The cost of getting the bytes into the address space, without any CRC: a fresh map per
@@ -541,7 +607,7 @@ fn main() {
     }
     let Some(mode) = args.first().cloned() else {
         eprintln!(
-            "usage: baseline crc|crc-cold|crc-once|evict|crc-batches|crc-batches-cold|touch|read|decompress|decode [--runs N] FILE..."
+            "usage: baseline crc|crc-cold|crc-once|evict|crc-batches|crc-batches-multi|crc-batches-cold|touch|read|decompress|decode [--runs N] FILE..."
         );
         std::process::exit(2);
     };
@@ -552,6 +618,7 @@ fn main() {
         "crc-once" => crc_once(&files),
         "evict" => evict(&files),
         "crc-batches" => crc_batches(&files, runs),
+        "crc-batches-multi" => crc_batches_multi(&files, runs),
         "crc-batches-cold" => crc_batches_cold(&files, runs),
         "touch" => touch(&files, runs),
         "read" => read_pass(&files, runs),
