@@ -28,6 +28,13 @@
 //! `shift(c, n) = c · x^(8n) mod P`. With `K = x^(8n − 33) mod P` (reflected),
 //! `clmul(c, K)` is a 63-bit product whose 64-bit reading is `c · K · x`, and
 //! `crc32_u64(0, v) = v · x^32 mod P`, so `crc32_u64(0, clmul(c, K)) = shift(c, n)`.
+//!
+//! [`crc32c_each`] computes the CRCs of several buffers together, one `crc32` stream per
+//! buffer, four interleaved. It was measured as a way to check consecutive short batches
+//! faster (`examples/baseline crc-batches-multi`; `docs/performance.md`, "Issue #29's
+//! ratios, round 2") and lost on the AVX-512 CPU above (18 vs 22 GB/s in cache, no gain from
+//! DRAM), so the walk calls [`crc32c()`] once per batch; it remains the measured alternative
+//! for CPUs where [`crc32c()`] runs the three-stream kernel.
 
 /// CRC-32C of `data` (init `!0`, final xor `!0`: the value Kafka stores).
 #[inline]
