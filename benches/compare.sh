@@ -110,7 +110,7 @@ timed() {
     echo "$rss" | awk -v n="$(( e - s ))" '{ printf "%.4f %d %.2f", n / 1e9, $1, $2 + $3 }'
 }
 
-# best_timed [evict FILE... --] CMD...: the best "secs peak_rss_kib" of RUNS runs; with
+# best_timed [evict FILE... --] CMD...: the "secs peak_rss_kib cpu_secs" of the fastest of RUNS runs; with
 # `evict`, the files are dropped from the page cache before each run (cold cache:
 # `baseline evict`, posix_fadvise DONTNEED, checked with mincore).
 best_timed() {
