@@ -160,12 +160,11 @@ ratios29() {
     echo "| one-call pass: new process, each .log mapped once, crc32c in one call | $(secs_of "$once") s = $(gbps "$BYTES" "$o") GB/s (CPU $oc s) | $(mib_of "$once") MiB | (reference) |"
     echo "| scan --threads 1 (warm) | $(secs_of "$s1") s = $(ratio "$o" "$(secs_of "$s1")") × one-call (CPU $(cpu_of "$s1") s = $(ratio "$oc" "$(cpu_of "$s1")") ×) | $(mib_of "$s1") MiB | ≥ 0.8 × |"
     echo "| scan --threads 1 --no-crc (warm) | $(secs_of "$n1") s = $(ratio "$o" "$(secs_of "$n1")") × one-call (CPU $(cpu_of "$n1") s = $(ratio "$oc" "$(cpu_of "$n1")") ×) | $(mib_of "$n1") MiB | ≥ 1.0 × |"
-    # The in-process per-batch floors of the same run: one call per batch, the CRCs of
-    # 2–32 consecutive batches interleaved (`crc32c_each`), and one call per batch with
-    # the next batches prefetched; GB/s over the same bytes, warm maps.
+    # The in-process per-batch floors of the same run: one call per batch, and one call
+    # per batch with the next batches (or a window of bytes) prefetched; warm maps.
     local m
-    m=$("$EX/baseline" crc-batches-multi --runs "$RUNS" "${LOGS[@]}")
-    echo "| per-batch crc32c in-process (GB/s): one call each / interleaved groups of 2, 3, 4, 8, 16, 32 / prefetch 1, 2, 4 batches ahead | $(echo "$m" | field one_call_gbps) / $(for g in 2 3 4 8 16 32; do printf '%s ' "$(echo "$m" | field "group${g}_gbps")"; done)/ $(for a in 1 2 4; do printf '%s ' "$(echo "$m" | field "prefetch${a}_gbps")"; done)| | (floors) |"
+    m=$("$EX/baseline" crc-batches-prefetch --runs "$RUNS" "${LOGS[@]}")
+    echo "| per-batch crc32c in-process (GB/s): one call each / prefetch 1, 2, 4 batches ahead / window 4, 8, 16 KiB | $(echo "$m" | field one_call_gbps) / $(for a in 1 2 4; do printf '%s ' "$(echo "$m" | field "prefetch${a}_gbps")"; done)/ $(for k in 4 8 16; do printf '%s ' "$(echo "$m" | field "window${k}k_gbps")"; done)| | (floors) |"
     echo "| scan --threads 2 (warm) | $(secs_of "$s2") s = $(ratio "$(secs_of "$s1")" "$(secs_of "$s2")") × 1 thread | $(mib_of "$s2") MiB | ≥ 1.8 × |"
     local cat c1 c2
     cat=$(best_timed evict "${LOGS[@]}" -- cat "${LOGS[@]}")

@@ -17,8 +17,7 @@
 //! baseline crc-batches FILE...        crc32c of every v2 batch (`bytes[21..]`, one call per
 //!                                      batch, as a CRC check must), maps reused: the floor
 //!                                      of per-batch checksumming
-//! baseline crc-batches-multi FILE...  the same, the CRCs of 2–32 consecutive batches
-//!                                      computed together (`format::crc::crc32c_each`)
+//! baseline crc-batches-prefetch FILE... the same, each batch's bytes prefetched ahead
 //! baseline decompress FILE...          per codec: raw crate decompression of every payload
 //!                                      vs klogscan's Decompressor + record decoding
 //! baseline decode FILE...              klogscan record decoding vs kafka-protocol's
@@ -198,11 +197,10 @@ fn crc_batches(files: &[PathBuf], runs: usize) {
     });
 }
 
-/// `crc-batches` with the batches' CRCs computed `group` consecutive batches at a time
-/// (`format::crc::crc32c_each`, several buffers interleaved), for groups of 2 to 32: what a
-/// walk that checks a few batches together would pay; `crc_batches` beside it is the
-/// one-call-per-batch floor of the same run.
-fn crc_batches_multi(files: &[PathBuf], runs: usize) {
+/// `crc-batches` with the batches' bytes requested early (prefetch) before each one-call
+/// CRC: `ahead` batches ahead, or a window `dist` bytes past each batch; `crc_batches`
+/// beside it is the plain one-call-per-batch floor of the same run.
+fn crc_batches_prefetch(files: &[PathBuf], runs: usize) {
     let maps: Vec<memmap2::Mmap> = files.iter().map(map).collect();
     let bytes: u64 = maps.iter().map(|m| m.len() as u64).sum();
     let bs = batches(&maps);
@@ -211,18 +209,6 @@ fn crc_batches_multi(files: &[PathBuf], runs: usize) {
     let (d1, check) = best(runs, || single(format::crc::crc32c));
     let mut fields = format!(" one_call_gbps={:.2}", gbps(bytes, d1));
     let mut fastest = Duration::MAX;
-    for group in [2usize, 3, 4, 8, 16, 32] {
-        let mut out = [0u32; 32];
-        let (d, x) = best(runs, || {
-            slices.chunks(group).fold(0u32, |acc, g| {
-                format::crc::crc32c_each(g, &mut out[..g.len()]);
-                out[..g.len()].iter().fold(acc, |a, c| a ^ c)
-            })
-        });
-        assert_eq!(x, check, "crc32c_each disagrees with crc32c");
-        fastest = fastest.min(d);
-        fields.push_str(&format!(" group{group}_gbps={:.2}", gbps(bytes, d)));
-    }
     // One call per batch, with the cache lines of the batch `ahead` places on requested
     // (prefetch) before the current one is computed.
     for ahead in [1usize, 2, 4] {
@@ -260,7 +246,7 @@ fn crc_batches_multi(files: &[PathBuf], runs: usize) {
         ));
     }
     println!(
-        "crc_batches_multi bytes={bytes} batches={} secs={:.4} gbps={:.2}{fields} klogscan_kernel={} check={check:08x}",
+        "crc_batches_prefetch bytes={bytes} batches={} secs={:.4} gbps={:.2}{fields} klogscan_kernel={} check={check:08x}",
         slices.len(),
         fastest.as_secs_f64(),
         gbps(bytes, fastest),
@@ -668,7 +654,7 @@ fn main() {
     }
     let Some(mode) = args.first().cloned() else {
         eprintln!(
-            "usage: baseline crc|crc-cold|crc-once|evict|crc-batches|crc-batches-multi|crc-batches-cold|touch|read|decompress|decode [--runs N] FILE..."
+            "usage: baseline crc|crc-cold|crc-once|evict|crc-batches|crc-batches-prefetch|crc-batches-cold|touch|read|decompress|decode [--runs N] FILE..."
         );
         std::process::exit(2);
     };
@@ -679,7 +665,7 @@ fn main() {
         "crc-once" => crc_once(&files),
         "evict" => evict(&files),
         "crc-batches" => crc_batches(&files, runs),
-        "crc-batches-multi" => crc_batches_multi(&files, runs),
+        "crc-batches-prefetch" => crc_batches_prefetch(&files, runs),
         "crc-batches-cold" => crc_batches_cold(&files, runs),
         "touch" => touch(&files, runs),
         "read" => read_pass(&files, runs),

@@ -29,12 +29,11 @@
 //! `clmul(c, K)` is a 63-bit product whose 64-bit reading is `c · K · x`, and
 //! `crc32_u64(0, v) = v · x^32 mod P`, so `crc32_u64(0, clmul(c, K)) = shift(c, n)`.
 //!
-//! [`crc32c_each`] computes the CRCs of several buffers together, one `crc32` stream per
-//! buffer, four interleaved. It was measured as a way to check consecutive short batches
-//! faster (`examples/baseline crc-batches-multi`; `docs/performance.md`, "Issue #29's
-//! ratios, round 2") and lost on the AVX-512 CPU above (18 vs 22 GB/s in cache, no gain from
-//! DRAM), so the walk calls [`crc32c()`] once per batch; it remains the measured alternative
-//! for CPUs where [`crc32c()`] runs the three-stream kernel.
+//! Checking consecutive short batches with several buffers' CRCs interleaved (one `crc32`
+//! stream per buffer, four buffers in flight) was built and measured against one call per
+//! batch and lost on the AVX-512 CPU here (18 vs 22 GB/s in cache, no gain from DRAM:
+//! `docs/performance.md`, "Issue #29's ratios, round 2"); it was removed rather than kept
+//! unused.
 
 /// CRC-32C of `data` (init `!0`, final xor `!0`: the value Kafka stores).
 #[inline]
@@ -52,24 +51,6 @@ pub fn crc32c(data: &[u8]) -> u32 {
         }
     }
     crc32c::crc32c(data)
-}
-
-/// The CRC-32C of each buffer of `bufs` into the same index of `out` (each value what
-/// [`crc32c()`] returns for it), computed several buffers at a time where the CPU allows.
-///
-/// # Panics
-/// When `out` is shorter than `bufs`.
-pub fn crc32c_each(bufs: &[&[u8]], out: &mut [u32]) {
-    assert!(out.len() >= bufs.len(), "one output per buffer");
-    #[cfg(target_arch = "x86_64")]
-    if !cfg!(feature = "portable-crc") && x86::available() {
-        // SAFETY: `available` checked that the CPU has SSE 4.2 and PCLMULQDQ.
-        unsafe { x86::each(bufs, out) };
-        return;
-    }
-    for (b, o) in bufs.iter().zip(out.iter_mut()) {
-        *o = crc32c(b);
-    }
 }
 
 /// The implementation [`crc32c()`] uses on this CPU, as one token (`examples/baseline`
@@ -197,13 +178,7 @@ mod x86 {
     /// take the single-stream path.
     #[target_feature(enable = "sse4.2,pclmulqdq")]
     pub fn crc32c(data: &[u8]) -> u32 {
-        !raw(!0, data)
-    }
-
-    /// The raw CRC state `crc` moved over `data` (no inversions): three streams per block.
-    #[target_feature(enable = "sse4.2,pclmulqdq")]
-    pub(super) fn raw(crc: u32, data: &[u8]) -> u32 {
-        let mut crc = crc;
+        let mut crc: u32 = !0;
         let mut rest = data;
         while rest.len() >= 3 * 8 {
             let w = (rest.len() / 24).min(MAX_WORDS);
@@ -231,64 +206,7 @@ mod x86 {
         for &byte in &rest[i..] {
             crc = _mm_crc32_u8(crc, byte);
         }
-        crc
-    }
-
-    /// Buffers in flight in [`each`]: the instruction's latency (3 cycles) over its
-    /// throughput (1 per cycle), plus one so a lane's refill does not stall the others.
-    const LANES: usize = 4;
-
-    /// The CRC-32C of every buffer of `bufs` into `out`, [`LANES`] buffers at a time: each
-    /// lane runs one buffer on one stream, all lanes interleaved word by word, and a lane
-    /// that ends takes the next buffer; the last buffers finish on [`raw`]'s three streams.
-    #[target_feature(enable = "sse4.2,pclmulqdq")]
-    pub fn each(bufs: &[&[u8]], out: &mut [u32]) {
-        const IDLE: usize = usize::MAX;
-        let mut lane: [&[u8]; LANES] = [&[]; LANES];
-        let mut state = [0u64; LANES];
-        let mut which = [IDLE; LANES];
-        let mut next = 0;
-        loop {
-            for l in 0..LANES {
-                if which[l] == IDLE && next < bufs.len() {
-                    (lane[l], state[l], which[l]) = (bufs[next], u64::from(!0u32), next);
-                    next += 1;
-                }
-            }
-            if which.contains(&IDLE) {
-                // Fewer buffers than lanes left: each finishes on three streams of its own.
-                for l in 0..LANES {
-                    if which[l] != IDLE {
-                        out[which[l]] = !raw(state[l] as u32, lane[l]);
-                    }
-                }
-                return;
-            }
-            let words = lane.iter().map(|b| b.len() / 8).min().unwrap_or(0);
-            let n = 8 * words;
-            let (a, b, c, d) = (&lane[0][..n], &lane[1][..n], &lane[2][..n], &lane[3][..n]);
-            let [mut s0, mut s1, mut s2, mut s3] = state;
-            let mut i = 0;
-            while i < n {
-                s0 = _mm_crc32_u64(s0, word(a, i));
-                s1 = _mm_crc32_u64(s1, word(b, i));
-                s2 = _mm_crc32_u64(s2, word(c, i));
-                s3 = _mm_crc32_u64(s3, word(d, i));
-                i += 8;
-            }
-            state = [s0, s1, s2, s3];
-            for l in 0..LANES {
-                lane[l] = &lane[l][n..];
-                if lane[l].len() < 8 {
-                    let mut crc = state[l] as u32;
-                    for &byte in lane[l] {
-                        crc = _mm_crc32_u8(crc, byte);
-                    }
-                    out[which[l]] = !crc;
-                    which[l] = IDLE;
-                }
-            }
-        }
+        !crc
     }
 }
 
@@ -321,53 +239,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
-        /// `crc32c_each` against the `crc32c` crate: up to 12 buffers of 0..64 KiB each,
-        /// at any alignment, cut from one random block (lanes end and refill at every
-        /// combination of lengths).
-        #[test]
-        fn each_equals_the_crate(
-            seed in proptest::prelude::any::<u64>(),
-            cuts in proptest::collection::vec((0usize..64, 0usize..=65_536), 0..12),
-        ) {
-            let mut x = seed | 1;
-            let data: Vec<u8> = (0..65_536 + 64)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-                .collect();
-            let bufs: Vec<&[u8]> = cuts.iter().map(|&(start, len)| &data[start..start + len]).collect();
-            let mut out = vec![0u32; bufs.len() + 1];
-            out[bufs.len()] = 0x5eed;
-            crc32c_each(&bufs, &mut out);
-            for (i, b) in bufs.iter().enumerate() {
-                proptest::prop_assert_eq!(out[i], crc32c::crc32c(b), "buffer {} of {}", i, bufs.len());
-            }
-            // A longer `out` keeps what lies past the buffers.
-            proptest::prop_assert_eq!(out[bufs.len()], 0x5eed);
-        }
-    }
-
-    #[test]
-    fn each_of_many_short_and_equal_buffers() {
-        // Equal lengths end every lane at once; lengths under 8 bytes never enter the
-        // interleaved loop.
-        let data: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
-        for len in [0usize, 1, 7, 8, 9, 24, 100] {
-            let bufs: Vec<&[u8]> = (0..9).map(|i| &data[i * 13..i * 13 + len]).collect();
-            let mut out = [0u32; 9];
-            crc32c_each(&bufs, &mut out);
-            for (b, o) in bufs.iter().zip(out) {
-                assert_eq!(o, crc32c::crc32c(b), "len {len}");
-            }
-        }
-        crc32c_each(&[], &mut []);
     }
 
     #[cfg(target_arch = "x86_64")]
