@@ -37,7 +37,7 @@ impl ScanReport {
                     partition: p.clone(),
                     findings: self.partition_findings(i).to_vec(),
                     txns: p.carried.outcome.txns.clone(),
-                    cluster_inputs: p.carried.cluster_inputs.clone(),
+                    cluster_inputs: (*p.carried.cluster_inputs).clone(),
                     timeline: p.carried.timeline.clone(),
                 }
             })
@@ -62,8 +62,10 @@ impl ScanReport {
                 });
             }
             let mut p = r.partition;
-            p.carried.outcome.txns = r.txns;
-            p.carried.cluster_inputs = r.cluster_inputs;
+            if !r.txns.is_empty() {
+                p.carried.outcome.txns = r.txns;
+            }
+            p.carried.cluster_inputs.set(r.cluster_inputs);
             p.carried.timeline = r.timeline;
             let start = report.findings.len();
             report.findings.extend(r.findings);
