@@ -219,7 +219,7 @@ fn finish<W: Write>(
         let mut outcome = p.carried.outcome.take();
         let txns = std::mem::take(&mut outcome.txns);
         let cluster_inputs = p.carried.cluster_inputs.take();
-        let timeline = p.carried.timeline.take();
+        let timeline = p.carried.timeline.take().map(|t| *t);
         let fingerprints = written.contains(&p.path);
         let leader_epochs = std::mem::take(&mut p.carried.leader_epochs);
         let log_dir = p.carried.log_dir.as_ref().map(|d| d.display().to_string());

@@ -69,7 +69,7 @@ impl Parts {
         p.carried.outcome.set(outcome);
         p.carried.cluster_inputs.set(result.cluster_inputs);
         p.carried.cluster_inputs.batches = batches;
-        p.carried.timeline = result.timeline;
+        p.carried.timeline = result.timeline.map(Box::new);
         p.carried.leader_epochs = leader_epochs;
         p.carried.log_dir = log_dir.map(PathBuf::from);
         if let Some(r) = recovery {

@@ -38,7 +38,7 @@ impl ScanReport {
                     findings: self.partition_findings(i).to_vec(),
                     txns: p.carried.outcome.txns.clone(),
                     cluster_inputs: (*p.carried.cluster_inputs).clone(),
-                    timeline: p.carried.timeline.clone(),
+                    timeline: p.carried.timeline.as_deref().cloned(),
                 }
             })
             .collect()
@@ -66,7 +66,7 @@ impl ScanReport {
                 p.carried.outcome.txns = r.txns;
             }
             p.carried.cluster_inputs.set(r.cluster_inputs);
-            p.carried.timeline = r.timeline;
+            p.carried.timeline = r.timeline.map(Box::new);
             let start = report.findings.len();
             report.findings.extend(r.findings);
             p.carried.finding_range = start..report.findings.len();

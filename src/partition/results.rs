@@ -405,8 +405,9 @@ pub struct PartitionReport {
     /// there (later segments are not replayed), and no verdict rests on the unread bytes
     /// (no truncation at the limit, no hanging transaction, no LSO).
     pub partially_read: bool,
-    /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
-    pub truncation: Option<Truncation>,
+    /// First place a broker's recovery would truncate (first corrupt batch or bad tail;
+    /// boxed: rare, and every report is kept to the end of the command).
+    pub truncation: Option<Box<Truncation>>,
     /// Set when where recovery truncates cannot be known, and why (the same model and words
     /// as `verify`'s `outcome_unknown`): with `--no-crc` no CRC was checked, while
     /// `LogSegment.recover` checks every batch's CRC on the segments it runs on. `truncation`
@@ -477,7 +478,7 @@ pub(crate) struct Carried {
     /// With `ScanOptions::collect_timelines`: what the HTML timeline draws, collected by
     /// this partition's walk (`None`: not collected, or no batch). Not part of the JSON
     /// report; exchanged with [`PartitionResult::timeline`].
-    pub(crate) timeline: Option<crate::partition::timeline::Timeline>,
+    pub(crate) timeline: Option<Box<crate::partition::timeline::Timeline>>,
 }
 
 impl Default for Carried {
@@ -533,7 +534,7 @@ impl PartitionReport {
     }
     /// With [`ScanOptions::collect_timelines`]: what the HTML timeline draws.
     pub fn timeline(&self) -> Option<&crate::partition::timeline::Timeline> {
-        self.carried.timeline.as_ref()
+        self.carried.timeline.as_deref()
     }
 }
 

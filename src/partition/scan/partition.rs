@@ -359,7 +359,7 @@ impl<'a> Run<'a> {
         }
         report.carried.cluster_inputs.finish();
         report.carried.damaged = damaged;
-        report.carried.timeline = timeline.and_then(timeline::Collector::finish);
+        report.carried.timeline = timeline.and_then(timeline::Collector::finish).map(Box::new);
         (report, replay, findings)
     }
 
@@ -786,11 +786,13 @@ fn apply_recovery(
         report.log_end_offset,
         opts.check_crc,
     );
-    report.truncation = plan.truncation.as_ref().map(|t| Truncation {
-        segment: t.segment.clone(),
-        position: t.position,
-        offset: t.first_removed_offset,
-        reason: t.reason.clone(),
+    report.truncation = plan.truncation.as_ref().map(|t| {
+        Box::new(Truncation {
+            segment: t.segment.clone(),
+            position: t.position,
+            offset: t.first_removed_offset,
+            reason: t.reason.clone(),
+        })
     });
     // Without CRC checks the truncation is only the latest point recovery can stop at.
     report.truncation_unknown = plan.outcome_unknown.clone();
