@@ -641,52 +641,6 @@ pub(super) fn scan_partition(
     (report, replay, findings)
 }
 
-/// A plain scan keeps a partition's recovery plan and segment walks only where a later
-/// stage reads them (`verify`, which predicts from the whole plan, keeps them all): where
-/// the broker's recovery truncates the log or moves its end (`cluster::lost` compares
-/// the copies' ends and counts what is removed), and for the internal topics (the
-/// coordinator's reads compare each segment's walked length). Elsewhere the plan has
-/// said all it says at this point — the report's `truncation` and the words of the
-/// integrity findings — and a bundle keeps no more of it either. For an empty partition
-/// after an unclean shutdown that is ≈ 550 bytes (the plan, its recovered segment and
-/// reason, the segment's walk).
-fn drop_inert_recovery(report: &mut PartitionReport, opts: &ScanOptions) {
-    let plan = &report.carried.recovery;
-    let changes_log = plan.truncation.is_some()
-        || !plan.load_truncations.is_empty()
-        || plan.log_end_after.is_some();
-    if opts.collect_index_verdicts || changes_log || report.topic.starts_with("__") {
-        return;
-    }
-    report.carried.recovery = Default::default();
-    report.carried.segment_walks = Vec::new();
-}
-
-/// Give back the spare capacity of what a finished partition keeps until the end of the
-/// scan: vectors grown by doubling hold up to twice their length, and a scan of many small
-/// partitions keeps one report each (100 000 empty partitions held ≈ 1 KB each of spare
-/// capacity in their segment walks and recovery plans alone).
-fn release_spare_capacity(report: &mut PartitionReport) {
-    report.carried.segment_walks.shrink_to_fit();
-    report.carried.index_verdicts.shrink_to_fit();
-    report.carried.snapshot_states.shrink_to_fit();
-    report.carried.leader_epochs.shrink_to_fit();
-    report.carried.damaged.shrink_to_fit();
-    if let Some(plan) = report.carried.recovery.get_mut() {
-        plan.recovered.shrink_to_fit();
-        plan.deleted.shrink_to_fit();
-        plan.unrecovered.shrink_to_fit();
-        plan.load_truncations.shrink_to_fit();
-    }
-    if let Some(inputs) = report.carried.cluster_inputs.get_mut() {
-        inputs.segments.shrink_to_fit();
-    }
-    // Parts that the walk's writes left empty are not kept.
-    report.carried.outcome.shrink();
-    report.carried.recovery.shrink();
-    report.carried.cluster_inputs.shrink();
-}
-
 /// Walk the partition's units ahead of `run`'s replay (in parallel, up to two windows of
 /// bytes and units): the replay is sequential by nature, the walk is not, so overlapping
 /// them keeps every thread busy on one big partition.
@@ -812,3 +766,6 @@ fn apply_recovery(
 mod tests;
 
 mod ahead;
+
+mod release;
+use release::{drop_inert_recovery, release_spare_capacity};
