@@ -126,8 +126,10 @@ mod tests {
 
     #[test]
     fn take_and_set_move_the_value() {
-        let mut plan = SegmentPlan::default();
-        plan.log_end_after = Some(7);
+        let plan = SegmentPlan {
+            log_end_after: Some(7),
+            ..Default::default()
+        };
         let mut l = Lean::from(plan.clone());
         assert_eq!(l.take(), plan);
         assert!(l.0.is_none());
