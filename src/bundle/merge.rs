@@ -69,10 +69,10 @@ impl Parts {
         } = f;
         let mut p = result.partition;
         outcome.txns = result.txns;
-        p.carried.outcome = outcome;
-        p.carried.cluster_inputs = result.cluster_inputs;
+        p.carried.outcome.set(outcome);
+        p.carried.cluster_inputs.set(result.cluster_inputs);
         p.carried.cluster_inputs.batches = batches;
-        p.carried.timeline = result.timeline;
+        p.carried.timeline = result.timeline.map(Box::new);
         p.carried.leader_epochs = leader_epochs;
         // Held until the merge ends: not with the room serde's growth left.
         p.carried.leader_epochs.shrink_to_fit();

@@ -49,7 +49,7 @@ pub fn logs_of<'a>(
         .partitions
         .iter()
         .find(|p| p.path == path && p.carried.cluster_inputs.txn_log.is_some())
-        .map(|p| &p.carried.cluster_inputs)
+        .map(|p| &*p.carried.cluster_inputs)
         .or_else(|| unscanned.get(path))
 }
 

@@ -70,7 +70,7 @@ pub fn replay_inventory(
         let walked = i.and_then(|i| report.partitions[i].carried.cluster_inputs.remote_log.as_ref());
         let own;
         let (items, inputs) = match walked {
-            Some(items) => (items, &report.partitions[i.unwrap_or(0)].carried.cluster_inputs),
+            Some(items) => (items, &*report.partitions[i.unwrap_or(0)].carried.cluster_inputs),
             None => {
                 own = crate::partition::walked::collect_dir(
                     p,
