@@ -70,13 +70,15 @@ impl Parts {
         let mut p = result.partition;
         outcome.txns = result.txns;
         p.carried.outcome.set(outcome);
-        p.carried.cluster_inputs.set(result.cluster_inputs);
-        p.carried.cluster_inputs.batches = batches;
+        // Held until the merge ends: not with the room serde's growth left, and set whole
+        // (left out while empty, as a scan's).
+        let mut inputs = result.cluster_inputs;
+        inputs.batches = batches;
+        inputs.segments.shrink_to_fit();
+        p.carried.cluster_inputs.set(inputs);
         p.carried.timeline = result.timeline.map(Box::new);
         p.carried.leader_epochs = leader_epochs;
-        // Held until the merge ends: not with the room serde's growth left.
         p.carried.leader_epochs.shrink_to_fit();
-        p.carried.cluster_inputs.segments.shrink_to_fit();
         p.carried.log_dir = log_dir.map(PathBuf::from);
         if let Some(r) = recovery {
             r.restore(&mut p);
