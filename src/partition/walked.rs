@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod stream;
-pub(crate) use stream::{ReadErrors, segment_names, stream_records};
+pub(crate) use stream::{ReadErrors, SegmentRead, stream_records};
 
 /// The version of [`ClusterInputs`]' serialised form.
 pub const FORMAT_VERSION: u32 = 1;
@@ -632,9 +632,7 @@ impl ClusterInputs {
 
     /// The segment name of a `segment` number.
     pub fn segment_name(&self, segment: u32) -> &str {
-        self.segments
-            .get(segment as usize)
-            .map_or("", String::as_str)
+        segment_name(&self.segments, segment)
     }
 
     /// Take one walked segment's collection (segments in order): its items go to the log
@@ -671,6 +669,12 @@ impl ClusterInputs {
     }
 }
 
+/// The name of segment number `segment` among a partition's `names` (empty when there is
+/// no such segment).
+pub(crate) fn segment_name(names: &[String], segment: u32) -> &str {
+    names.get(segment as usize).map_or("", String::as_str)
+}
+
 /// Collect a partition directory's cluster inputs with a walk of its own: for the
 /// partitions the scan did not walk (not selected by `--topic`/`--partition`).
 pub(crate) fn collect_dir(
@@ -682,36 +686,14 @@ pub(crate) fn collect_dir(
 ) -> ClusterInputs {
     let topic = p.tp.as_ref().map_or("", |tp| tp.topic.as_str());
     let mut out = ClusterInputs::new(topic, batch_keys);
-    for seg in &p.segments {
-        let Some(log) = &seg.log else { continue };
-        let n = out.segments.len() as u32;
-        let mut c = Collector::new(topic, batch_keys, max_decompressed);
-        // Entries too large to hold are checked streaming, never buffered.
-        let res = crate::read::segment::walk_entries_items(
-            log,
-            crate::read::segment::ReadPolicy::Read,
-            max_bytes,
-            |item| match item {
-                crate::read::segment::Item::Entry(e) => c.entry(e, n),
-                crate::read::segment::Item::Big(b) => c.big(&b, n),
-            },
-        );
-        if let Err(e) = res {
-            c.items.push(LogItem::Undecodable {
-                segment: n,
-                message: format!("{}: {e}", log.display()),
-                offsets: None,
-            });
-        }
-        let name = log
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        out.absorb(
-            &name,
-            c,
-            sink.as_mut().map(|s| &mut **s as &mut dyn RecordSink),
-        );
-    }
+    let how = SegmentRead {
+        batch_keys,
+        ..SegmentRead::report(max_bytes, max_decompressed)
+    };
+    // `ReadErrors::Report` reads every segment to its end: never `Err`.
+    let _ = stream_records(p, &how, None, &mut |name, c| {
+        let sink = sink.as_mut().map(|s| &mut **s as &mut dyn RecordSink);
+        out.absorb(name, c, sink);
+    });
     out
 }

@@ -414,7 +414,7 @@ impl<'a> SplitAcc<'a> {
                 Ok(tail)
             }
             Err(e) => {
-                if segment::error_reason(&e) != Some("changed_during_read") {
+                if !segment::changed_during_read(&e) {
                     let first_bad = self.first_bad(&w);
                     flush(&w.events, first_bad);
                     self.absorb(&mut w);

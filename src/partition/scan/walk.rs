@@ -8,7 +8,7 @@ use super::integrity::{
     OFFSETS_TOPIC, OffsetsCheck, check_offset_range, check_records, check_v2_header, crc_finding,
     invalid_batch, legacy_range,
 };
-use super::{EventPool, SegmentScan, Truncation, file_name, segment_finding};
+use super::{EventPool, SegmentScan, Truncation, segment_finding};
 use crate::discover::layout::SegmentFiles;
 use crate::finding::{Finding, Kind};
 use crate::partition::event::BatchEvent;
@@ -398,7 +398,11 @@ pub(super) fn scan_segment(
     pool: &EventPool,
 ) -> SegmentScan {
     let (base, path) = (seg.base_offset, seg.log.as_deref().unwrap_or(Path::new("")));
-    let name = file_name(path);
+    let name = ctx
+        .segment_names
+        .get(idx as usize)
+        .cloned()
+        .unwrap_or_default();
     let indexes = opts
         .collect_index_verdicts
         .then(|| SegmentIndexes::load(seg, opts.mmap));
@@ -420,7 +424,7 @@ pub(super) fn scan_segment(
             w.finish(tail)
         }
         Err(e) => {
-            if segment::error_reason(&e) == Some("changed_during_read") {
+            if segment::changed_during_read(&e) {
                 // What the walk saw came (partly) from zero pages or a shorter file:
                 // drop it all, the segment is reported as not analysed.
                 w.out.findings.clear();
