@@ -339,11 +339,79 @@ pub(crate) struct Collector {
     items: Vec<LogItem>,
     dec: Option<Decompressor>,
     max_decompressed: usize,
-    /// `__transaction_state`: the bytes of records this collector may keep
-    /// ([`Self::keep_at_most`]), the bytes it holds, and whether it dropped them.
-    keep: u64,
+    /// `__transaction_state`: what this collector may keep of its records.
+    keep: Keep,
+}
+
+/// What one [`Collector`] may keep of a `__transaction_state` partition's records
+/// ([`Collector::keep_at_most`]), the bytes it holds, and whether it dropped them.
+#[derive(Debug, Default)]
+struct Keep {
+    limit: u64,
     kept: u64,
     dropped: bool,
+}
+
+impl Keep {
+    /// Count `bytes` more held: false past the limit (then everything is dropped).
+    fn add(&mut self, bytes: u64) -> bool {
+        self.kept = self.kept.saturating_add(bytes);
+        if self.kept > self.limit {
+            self.drop_all();
+        }
+        !self.dropped
+    }
+
+    fn drop_all(&mut self) {
+        self.kept = 0;
+        self.dropped = true;
+    }
+}
+
+/// What the walk of one partition may still keep of its `__transaction_state` records
+/// (`ScanOptions::keep_coordinator_bytes`), shared by the walks of its segments and
+/// pieces, which run ahead of the replay on other threads: the one count of the bytes
+/// kept. A walk starting now may keep what is left ([`Self::remaining`]; nothing once the
+/// partition's records were dropped); each segment's collection, taken in in order
+/// ([`Self::take`]), counts against it; past it the partition keeps none of its records
+/// and the cluster stage reads them again ([`stream_records`]).
+#[derive(Debug)]
+pub(crate) struct KeepBudget {
+    limit: u64,
+    /// The bytes of the segments taken in; `u64::MAX` once dropped.
+    kept: std::sync::atomic::AtomicU64,
+}
+
+impl KeepBudget {
+    pub(crate) fn new(limit: u64) -> KeepBudget {
+        KeepBudget {
+            limit,
+            kept: 0.into(),
+        }
+    }
+
+    /// What a walk starting now may keep. The segments before it not yet taken in may
+    /// spend part of it: [`Self::take`] counts them in order.
+    pub(crate) fn remaining(&self) -> u64 {
+        use std::sync::atomic::Ordering;
+        self.limit.saturating_sub(self.kept.load(Ordering::Relaxed))
+    }
+
+    /// Take in a segment's collection (segments in order): past the budget its records
+    /// are dropped, and those of every later one.
+    pub(crate) fn take(&self, c: &mut Collector) {
+        use std::sync::atomic::Ordering;
+        let kept = self
+            .kept
+            .load(Ordering::Relaxed)
+            .saturating_add(c.keep.kept);
+        if c.keep.dropped || kept > self.limit {
+            c.drop_records();
+            self.kept.store(u64::MAX, Ordering::Relaxed);
+        } else {
+            self.kept.store(kept, Ordering::Relaxed);
+        }
+    }
 }
 
 impl Collector {
@@ -361,33 +429,37 @@ impl Collector {
             items: Vec::new(),
             dec: None,
             max_decompressed,
-            keep: u64::MAX,
-            kept: 0,
-            dropped: false,
+            keep: Keep {
+                limit: u64::MAX,
+                ..Keep::default()
+            },
         }
     }
 
     /// Keep at most `bytes` of a `__transaction_state` partition's records (their key and
     /// value bytes plus [`LogItem`]'s own size each); past that, drop them all and keep
     /// none of the later ones: the cluster stage then reads the partition again
-    /// ([`stream_records`]).
+    /// ([`stream_records`]); `bytes`: what the partition's [`KeepBudget`] has left.
     pub(crate) fn keep_at_most(mut self, bytes: u64) -> Collector {
-        self.keep = bytes;
+        self.keep.limit = bytes;
         self
     }
 
-    /// The bytes of `__transaction_state` records held.
-    pub(crate) fn kept_bytes(&self) -> u64 {
-        self.kept
+    /// What this collector may still keep of `__transaction_state` records (nothing once
+    /// it dropped them): what a walk of the rest of its segment may keep.
+    pub(crate) fn room(&self) -> u64 {
+        match self.keep.dropped {
+            true => 0,
+            false => self.keep.limit.saturating_sub(self.keep.kept),
+        }
     }
 
     /// Drop the `__transaction_state` records held, and keep none of the later ones (the
     /// partition's records are more than its walk keeps).
-    pub(crate) fn drop_records(&mut self) {
+    fn drop_records(&mut self) {
         if self.internal == Some(Internal::TransactionState) {
             self.items = Vec::new();
-            self.kept = 0;
-            self.dropped = true;
+            self.keep.drop_all();
         }
     }
 
@@ -407,7 +479,7 @@ impl Collector {
         let Some(internal) = self.internal else {
             return;
         };
-        if self.dropped {
+        if self.keep.dropped {
             return;
         }
         let Ok(b) = e.as_v2() else { return };
@@ -463,15 +535,9 @@ impl Collector {
                         key: r.key.map(<[u8]>::to_vec),
                         value: r.value.map(<[u8]>::to_vec),
                     };
-                    if internal == Internal::TransactionState {
-                        self.kept = self.kept.saturating_add(record_bytes(&r));
-                        if self.kept > self.keep {
-                            // `drop_records`, with the decompressor still borrowed.
-                            self.items = Vec::new();
-                            self.kept = 0;
-                            self.dropped = true;
-                            return;
-                        }
+                    if internal == Internal::TransactionState && !self.keep.add(record_bytes(&r)) {
+                        self.items = Vec::new();
+                        return;
                     }
                     self.items.push(LogItem::Record(r));
                 }
@@ -500,7 +566,7 @@ impl Collector {
         // batch of __transaction_state holds no transaction state either.
         if big.magic() < 2
             || self.internal.is_none()
-            || self.dropped
+            || self.keep.dropped
             || (control && self.internal != Some(Internal::ConsumerOffsets))
         {
             return;
@@ -520,14 +586,10 @@ impl Collector {
 
     /// Append what a later piece of the same segment collected.
     pub(crate) fn append(&mut self, mut later: Collector) {
-        if later.dropped {
+        if later.keep.dropped || !self.keep.add(later.keep.kept) {
             self.drop_records();
         }
-        self.kept += later.kept;
-        if self.kept > self.keep {
-            self.drop_records();
-        }
-        if !self.dropped {
+        if !self.keep.dropped {
             self.items.append(&mut later.items);
         }
         if let (Some(a), Some(b)) = (&mut self.batches, later.batches) {
@@ -538,7 +600,7 @@ impl Collector {
     /// Forget what was collected (the segment changed under the walk).
     pub(crate) fn clear(&mut self) {
         self.items.clear();
-        self.kept = 0;
+        self.keep.kept = 0;
         if let Some(b) = &mut self.batches {
             b.clear();
         }
@@ -646,7 +708,7 @@ impl ClusterInputs {
             log.extend(c.items);
             return;
         }
-        if c.dropped {
+        if c.keep.dropped {
             // More records than the walk keeps: the cluster stage reads them again.
             self.txn_log = None;
         }

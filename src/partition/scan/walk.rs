@@ -58,6 +58,7 @@ impl<'a> Walker<'a> {
         base: i64,
         opts: &'a ScanOptions,
         events: Vec<BatchEvent>,
+        keep: u64,
     ) -> Self {
         Walker {
             ctx,
@@ -82,7 +83,7 @@ impl<'a> Walker<'a> {
                     opts.collect_batch_keys(ctx),
                     opts.max_decompressed,
                 )
-                .keep_at_most(opts.keep_coordinator_bytes),
+                .keep_at_most(keep),
             },
             events,
             dec: Decompressor::new(opts.max_decompressed),
@@ -396,6 +397,7 @@ pub(super) fn scan_segment(
     policy: ReadPolicy,
     opts: &ScanOptions,
     pool: &EventPool,
+    keep: u64,
 ) -> SegmentScan {
     let (base, path) = (seg.base_offset, seg.log.as_deref().unwrap_or(Path::new("")));
     let name = ctx
@@ -406,7 +408,7 @@ pub(super) fn scan_segment(
     let indexes = opts
         .collect_index_verdicts
         .then(|| SegmentIndexes::load(seg, opts.mmap));
-    let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take());
+    let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take(), keep);
     w.batches = indexes.as_ref().map(SegmentIndexes::matcher);
     w.indexes = indexes.as_ref();
     let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
