@@ -759,3 +759,6 @@ pub(crate) fn collect_dir(
     });
     out
 }
+
+#[cfg(test)]
+mod tests;
