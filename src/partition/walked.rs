@@ -9,14 +9,17 @@
 //!
 //! * `__transaction_state`: every record of every non-control v2 batch (offset, where it
 //!   is, the batch's timestamp, key and value as stored) and the batches whose records do
-//!   not decode — what the coordinator's model (its view, its rule-31 history, the
-//!   cluster-wide transaction join) replays. Cost: the records' key and value bytes (≈
+//!   not decode — what the coordinator's model replays as `TransactionStateManager`'s
+//!   load does (records read as `TransactionLog.readTxnRecordKey`/`readTxnRecordValue`
+//!   read them): its view, the checks of its history, the cluster-wide transaction join.
+//!   Cost: the records' key and value bytes (≈
 //!   100–300 B per record) plus [`LogItem`]'s size each, up to
-//!   `ScanOptions::keep_coordinator_bytes` (16 MiB) per partition: a partition holding
-//!   more keeps none ([`ClusterInputs::txn_log`] `None`), and the cluster stage reads its
-//!   segments again (`stream_records`, one batch at a time). The replay cannot run in
-//!   this walk: which finished transactions it keeps depends on the producer ids of the
-//!   data partitions, whose walks run beside this one (see docs/architecture.md).
+//!   `ScanOptions::keep_coordinator_bytes` (16 MiB) per partition ([`KeepBudget`]): a
+//!   partition holding more keeps none ([`ClusterInputs::txn_log`] `None`), and the
+//!   cluster stage reads its segments again ([`stream_records`], one batch at a time).
+//!   The replay cannot run in this walk: which finished transactions it keeps depends on
+//!   the producer ids of the data partitions, whose walks run beside this one (see
+//!   docs/architecture.md).
 //! * `__consumer_offsets`: the records and COMMIT/ABORT markers of one walked segment
 //!   are fed to the group coordinator's replay (`RecordSink`, run by the scan in offset
 //!   order) and dropped; the partition keeps only the replay's anomalies
