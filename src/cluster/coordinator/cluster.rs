@@ -5,7 +5,6 @@
 //! `hanging_transaction` to its root cause (`caused_by`) and keep the transactions and
 //! statistics in [`ScanReport::transactions`].
 
-use super::TRANSACTION_STATE_TOPIC;
 use crate::finding::{CopyKind, Finding, Kind, Source};
 use crate::discover::identity::Identities;
 use crate::discover::layout::{Inventory, PartitionDir};
@@ -111,7 +110,7 @@ fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<Par
             .partitions
             .iter()
             .map(|p| {
-                p.topic != TRANSACTION_STATE_TOPIC
+                txns::stats::joined(p)
                     && (all || with_txns.contains(&(p.topic.as_str(), p.partition)))
             })
             .collect()
