@@ -392,6 +392,14 @@ fn a_user_topic_named_like_an_internal_one_is_not_taken_for_compacted() {
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(f.evidence["proven_by_epoch"], false, "{f:#?}");
     assert_eq!(f.evidence["compacted"], false, "{f:#?}");
+    // A later marker closed the part: nothing on the partition is stuck.
+    assert!(
+        f.broker_behaviour
+            .contains("until the later transaction's marker closed it")
+            && !f.broker_behaviour.contains("stuck"),
+        "{}",
+        f.broker_behaviour
+    );
     // Healthy, the same topic raises nothing above info.
     assert_healthy(
         "user __x",
@@ -642,4 +650,74 @@ fn expired_id_reused_faults_are_found() {
         }
     }
     assert_none_missed(missed);
+}
+
+/// A part absorbed into a later transaction and never listed by the transaction that
+/// wrote it rests on the absence of a record listing it: with a batch of the
+/// coordinator's log not read (its records do not parse), a later record of that
+/// transaction may list it, so the finding is unconfirmed (and no error); with every
+/// batch read it is confirmed.
+#[test]
+fn an_absorbed_unlisted_part_rests_on_every_coordinator_batch_read() {
+    use klogscan::testkit::BatchSpec;
+    use klogscan::testkit::encode::{HeaderOverrides, RecordSpec};
+    let w = two_loops(true, 5, Fault::Unlisted(U2));
+    let dir = tempfile::tempdir().unwrap();
+    let dirs = [dir.path().join("b1"), dir.path().join("b2")];
+    let paths: Vec<_> = w
+        .write_to(&dirs, everywhere_first, true)
+        .into_iter()
+        .filter(|p| p.exists())
+        .collect();
+    let unlisted = |r: &ScanReport| {
+        r.findings
+            .iter()
+            .find(|f| {
+                f.kind == Kind::TransactionPartitionUnlisted
+                    && (f.topic.as_str(), f.partition) == U2
+                    && f.evidence.get("earlier_transaction").is_some()
+            })
+            .cloned()
+            .expect("the absorbed part never listed")
+    };
+    let all_read = unlisted(&pipeline::scan(&paths, &ScanOptions::default()));
+    assert_eq!(all_read.evidence["confirmed"], true, "{all_read:#?}");
+    let coordinator = std::fs::read_dir(&dirs[0])
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("__transaction_state-")
+        })
+        .expect("the coordinator's partition");
+    // A batch that says it holds 3 records but holds 1: its records do not parse.
+    let unparsable = BatchSpec {
+        base_offset: 99_999_999,
+        base_timestamp: w.now,
+        records: vec![RecordSpec {
+            key: Some(klogscan::testkit::txnlog::key("app-0")),
+            value: Some(vec![0; 8]),
+            ..RecordSpec::default()
+        }],
+        overrides: HeaderOverrides {
+            records_count: Some(3),
+            ..HeaderOverrides::default()
+        },
+        ..BatchSpec::default()
+    };
+    std::fs::write(
+        coordinator.join("00000000000099999999.log"),
+        unparsable.encode(),
+    )
+    .unwrap();
+    let f = unlisted(&pipeline::scan(&paths, &ScanOptions::default()));
+    assert!(
+        f.severity < Severity::Error && f.severity <= all_read.severity,
+        "{f:#?}"
+    );
+    assert_eq!(f.evidence["confirmed"], false, "{f:#?}");
+    assert!(f.message.contains("unconfirmed"), "{}", f.message);
 }
