@@ -344,6 +344,9 @@ pub(crate) struct Collector {
     max_decompressed: usize,
     /// `__transaction_state`: what this collector may keep of its records.
     keep: Keep,
+    /// The end of the last entry handed to it (byte position in its segment); `None` once
+    /// cleared (the segment changed under the walk: none of it is kept).
+    read_to: Option<u64>,
 }
 
 /// What one [`Collector`] may keep of a `__transaction_state` partition's records
@@ -436,6 +439,7 @@ impl Collector {
                 limit: u64::MAX,
                 ..Keep::default()
             },
+            read_to: Some(0),
         }
     }
 
@@ -474,6 +478,7 @@ impl Collector {
     /// One framed entry of segment number `segment` (every entry the walk frames, in file
     /// order; the CRC is not required: the coordinators' loads do not check it either).
     pub(crate) fn entry(&mut self, e: RawEntry<'_>, segment: u32) {
+        self.read_past(e.position.saturating_add(e.len() as u64));
         if let Some(b) = &mut self.batches
             && let Some(k) = BatchKey::of(e, segment)
         {
@@ -560,6 +565,7 @@ impl Collector {
     /// from the header; on an internal topic, its records cannot be kept, so it is an
     /// [`LogItem::Undecodable`] saying so (the coordinators' views then know they miss it).
     pub(crate) fn big(&mut self, big: &crate::read::segment::BigEntry, segment: u32) {
+        self.read_past(big.position.saturating_add(big.len));
         let key = BatchKey::of_big(big, segment);
         if let (Some(b), Some(k)) = (&mut self.batches, &key) {
             b.push(*k);
@@ -587,8 +593,23 @@ impl Collector {
         });
     }
 
+    /// An entry ending at byte `end` was read.
+    fn read_past(&mut self, end: u64) {
+        if let Some(r) = &mut self.read_to {
+            *r = (*r).max(end);
+        }
+    }
+
+    /// How far the reads of this collector's segment went: the end of the last entry
+    /// handed to it (`None`: the segment changed under the walk, none of it is kept). A
+    /// read again that goes elsewhere read other bytes.
+    pub(crate) fn read_to(&self) -> Option<u64> {
+        self.read_to
+    }
+
     /// Append what a later piece of the same segment collected.
     pub(crate) fn append(&mut self, mut later: Collector) {
+        self.read_to = self.read_to.zip(later.read_to).map(|(a, b)| a.max(b));
         if later.keep.dropped || !self.keep.add(later.keep.kept) {
             self.drop_records();
         }
@@ -602,6 +623,7 @@ impl Collector {
 
     /// Forget what was collected (the segment changed under the walk).
     pub(crate) fn clear(&mut self) {
+        self.read_to = None;
         self.items.clear();
         self.keep.kept = 0;
         if let Some(b) = &mut self.batches {
@@ -628,6 +650,12 @@ pub struct ClusterInputs {
     pub remote_log: Option<Vec<LogItem>>,
     /// `__consumer_offsets`: the group coordinator's replay anomalies.
     pub group_anomalies: Option<Vec<GroupAnomaly>>,
+    /// How far the walk read each segment ([`Collector::read_to`], by segment number): what
+    /// a read again of records the walk did not keep compares with
+    /// ([`ReadErrors::AsWalked`]). Not serialised: only the process that walked reads the
+    /// segments again.
+    #[serde(skip)]
+    pub(crate) walked_to: Vec<Option<u64>>,
     /// With a copy of the same topic-partition in the inputs: every batch's key, sorted by
     /// base offset (stable: file order among equal offsets) once the walk is finished.
     pub batches: Option<Vec<BatchKey>>,
@@ -704,6 +732,9 @@ impl ClusterInputs {
     /// or to `sink` (then dropped), its batch keys are kept.
     pub(crate) fn absorb(&mut self, name: &str, c: Collector, sink: Option<&mut dyn RecordSink>) {
         self.segments.push(name.to_string());
+        if c.internal == Some(Internal::TransactionState) {
+            self.walked_to.push(c.read_to);
+        }
         if let (Some(all), Some(b)) = (&mut self.batches, c.batches) {
             all.extend(b);
         }

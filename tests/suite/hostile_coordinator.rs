@@ -179,6 +179,34 @@ fn changed_between_walk_and_reread(change: impl FnOnce(&Path, &[u8])) -> (String
     (String::from_utf8(out).unwrap(), kept)
 }
 
+/// A coordinator segment the walk could not read (gone between the discovery and the
+/// walk), readable again when the cluster stage reads the partition again: the scan kept
+/// none of its records, so the re-read does not replay them either; it names the segment
+/// as not read.
+#[test]
+fn a_coordinator_segment_the_walk_could_not_read_is_not_replayed_later() {
+    let (dir, part, seg, bytes) = seeded();
+    // A second segment, after the first: the walk finds it gone, the re-read finds it back.
+    let later = part.join("00000000000000005000.log");
+    std::fs::write(&later, &bytes).unwrap();
+    let inv = layout::discover(&[dir.path().to_path_buf()]);
+    std::fs::remove_file(&later).unwrap();
+    let opts = opts().with_keep_coordinator_bytes(0);
+    let mut report = pipeline::scan_partitions(&inv, &opts);
+    std::fs::write(&later, &bytes).unwrap();
+    pipeline::run_cluster_checks(&mut report, &inv, &opts);
+    let mut out = Vec::new();
+    klogscan::report::json::write_scan(&report, &mut out).unwrap();
+    let scan = String::from_utf8(out).unwrap();
+    assert!(
+        scan.contains("00000000000000005000.log: changed since the scan read it"),
+        "not named: {scan}"
+    );
+    // The first segment, read as the walk read it, is not named.
+    let first = seg.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(!scan.contains(&format!("{first}: changed since")), "{scan}");
+}
+
 /// A coordinator segment cut, grown or removed after the walk (which kept none of its
 /// records) is named as not read by the cluster stage rather than replayed silently from
 /// other bytes than the scan saw; the same bytes written again change nothing.

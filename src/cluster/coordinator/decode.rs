@@ -244,33 +244,18 @@ fn each_log<'a>(
             .map(|i| report.partitions[i].ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
-        let lens = at.map_or_else(Vec::new, |i| walked_lens(&report.partitions[i]));
+        let walked_to = at.map_or_else(Vec::new, |i| {
+            std::mem::take(&mut report.partitions[i].carried.cluster_inputs.walked_to)
+        });
         let walked = match at.map(|i| &mut report.partitions[i].carried.cluster_inputs) {
             Some(inputs) if inputs.txn_log.is_some() => Walked::Taken(inputs),
             // Walked by the scan, which kept none of its records (more than
             // `ScanOptions::keep_coordinator_bytes`): read again as the walk read it.
-            Some(_) => Walked::Disk(d, ReadErrors::AsWalked(lens), opts),
+            Some(_) => Walked::Disk(d, ReadErrors::AsWalked(walked_to), opts),
             None => Walked::Disk(d, ReadErrors::Report, opts),
         };
         each(tp.partition, ref_time, &path, walked);
     }
-}
-
-/// The length the scan's walk read of each of a partition's segments, by segment number
-/// (`None`: the walk could not read it): what a read again compares with.
-fn walked_lens(p: &crate::partition::results::PartitionReport) -> Vec<Option<u64>> {
-    let walks = &p.carried.segment_walks;
-    p.carried
-        .cluster_inputs
-        .segments
-        .iter()
-        .map(|name| {
-            walks
-                .iter()
-                .find(|w| &w.name == name)
-                .and_then(|w| w.walk.as_ref().map(|r| r.len))
-        })
-        .collect()
 }
 
 /// Every `__transaction_state` partition directory of `inv` decoded once, as the join's

@@ -16,11 +16,12 @@ pub(crate) enum ReadErrors {
     /// As the scan's walk keeps records: what was read before the error stays, nothing is
     /// added (the scan reports the segment), and a segment that changed during the read
     /// gives none of its records (the scan drops them): [`stream_records`] returns its
-    /// number, and the caller starts again without it. Each segment's length as the walk
-    /// read it, by segment number (`None`: the walk could not read it): a segment the
-    /// walk read that now cannot be read, or reads to another length, changed since the
-    /// walk; it gives none of its records either, and is named as not read
-    /// ([`LogItem::Undecodable`]): the scan saw other bytes there.
+    /// number, and the caller starts again without it. How far the walk read each
+    /// segment, by segment number ([`super::ClusterInputs::walked_to`]; `None`: it changed
+    /// under the walk, which kept none of it): a segment read again to another place —
+    /// further, shorter, or now unreadable or readable — changed since the walk; it gives
+    /// none of its records either, and is named as not read ([`LogItem::Undecodable`]):
+    /// the scan saw other bytes there.
     AsWalked(Vec<Option<u64>>),
     /// As [`super::collect_dir`]: what was read stays, followed by a [`LogItem::Undecodable`]
     /// naming the file and the error.
@@ -71,9 +72,9 @@ pub(crate) fn stream_records(
     let names = p.log_names();
     let logs = p.segments.iter().filter_map(|s| s.log.as_ref());
     for ((n, log), name) in (0u32..).zip(logs).zip(&names) {
-        // The length the walk read of this segment, when it read it.
+        // How far the walk read this segment (`Some(None)`: it kept none of it).
         let walked = match how.errors {
-            ReadErrors::AsWalked(lens) => lens.get(n as usize).copied().flatten(),
+            ReadErrors::AsWalked(to) => Some(to.get(n as usize).copied().flatten()),
             ReadErrors::Report => None,
         };
         let mut c = Collector::new(topic, how.batch_keys, how.max_decompressed);
@@ -83,11 +84,11 @@ pub(crate) fn stream_records(
             }
         };
         if how.skip.contains(&n) {
-            if let Some(len) = walked {
+            if let Some(Some(to)) = walked {
                 c.items.push(LogItem::Undecodable {
                     segment: n,
                     message: format!(
-                        "{}: changed since the scan read it ({len} bytes then)",
+                        "{}: changed since the scan read it (its entries ended at byte {to} then)",
                         log.display()
                     ),
                     offsets: None,
@@ -107,16 +108,18 @@ pub(crate) fn stream_records(
                     flush(&mut c);
                 },
             );
-            match res {
-                Ok((_, len)) if walked.is_some_and(|w| w != len) => return Err(n),
-                Ok(_) => {}
-                Err(e) if *how.errors == ReadErrors::Report => c.items.push(LogItem::Undecodable {
+            match (res, walked) {
+                (Ok(_), None) => {}
+                (Err(e), None) => c.items.push(LogItem::Undecodable {
                     segment: n,
                     message: format!("{}: {e}", log.display()),
                     offsets: None,
                 }),
-                Err(e) if walked.is_some() || segment::changed_during_read(&e) => return Err(n),
-                Err(_) => {}
+                (Err(e), Some(_)) if segment::changed_during_read(&e) => return Err(n),
+                // Read as far as the walk read it (failing where it failed): the records
+                // the walk kept, nothing more.
+                (_, Some(to)) if to == c.read_to() => {}
+                (_, Some(_)) => return Err(n),
             }
         }
         flush(&mut c);
