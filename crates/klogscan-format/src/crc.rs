@@ -28,6 +28,12 @@
 //! `shift(c, n) = c · x^(8n) mod P`. With `K = x^(8n − 33) mod P` (reflected),
 //! `clmul(c, K)` is a 63-bit product whose 64-bit reading is `c · K · x`, and
 //! `crc32_u64(0, v) = v · x^32 mod P`, so `crc32_u64(0, clmul(c, K)) = shift(c, n)`.
+//!
+//! Checking consecutive short batches with several buffers' CRCs interleaved (one `crc32`
+//! stream per buffer, four buffers in flight) was built and measured against one call per
+//! batch and lost on the AVX-512 CPU here (18 vs 22 GB/s in cache, no gain from DRAM:
+//! `docs/performance.md`, "Issue #29's ratios, round 2"); it was removed rather than kept
+//! unused.
 
 /// CRC-32C of `data` (init `!0`, final xor `!0`: the value Kafka stores).
 #[inline]
