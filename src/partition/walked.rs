@@ -14,9 +14,9 @@
 //!   read them): its view, the checks of its history, the cluster-wide transaction join.
 //!   Cost: the records' key and value bytes (≈
 //!   100–300 B per record) plus [`LogItem`]'s size each, up to
-//!   `ScanOptions::keep_coordinator_bytes` (16 MiB) per partition ([`KeepBudget`]): a
+//!   `ScanOptions::keep_coordinator_bytes` (16 MiB) per partition (`KeepBudget`): a
 //!   partition holding more keeps none ([`ClusterInputs::txn_log`] `None`), and the
-//!   cluster stage reads its segments again ([`stream_records`], one batch at a time).
+//!   cluster stage reads its segments again (`stream_records`, one batch at a time).
 //!   The replay cannot run in this walk: which finished transactions it keeps depends on
 //!   the producer ids of the data partitions, whose walks run beside this one (see
 //!   docs/architecture.md).

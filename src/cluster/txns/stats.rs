@@ -204,7 +204,7 @@ pub struct TxnStatistics {
 impl TxnStatistics {
     /// The statistics of each partition of a scan, looked up by its report
     /// ([`PartitionLookup::get`]).
-    pub fn by_report(&self) -> PartitionLookup<'_> {
+    pub(crate) fn by_report(&self) -> PartitionLookup<'_> {
         PartitionLookup {
             by_path: self
                 .by_partition
@@ -217,12 +217,12 @@ impl TxnStatistics {
 }
 
 /// Whether the join reads partition `p`: every partition but the coordinator's own.
-pub fn joined(p: &crate::partition::results::PartitionReport) -> bool {
+pub(crate) fn joined(p: &crate::partition::results::PartitionReport) -> bool {
     p.topic != super::TRANSACTION_STATE_TOPIC
 }
 
 /// [`TxnStatistics::by_partition`] by partition directory (see [`TxnStatistics::by_report`]).
-pub struct PartitionLookup<'a> {
+pub(crate) struct PartitionLookup<'a> {
     by_path: std::collections::HashMap<&'a str, &'a PartitionStats>,
     none: PartitionStats,
 }
@@ -232,7 +232,10 @@ impl PartitionLookup<'_> {
     /// partition without ([`PartitionStats::no_transactions`]) when the join read it
     /// ([`joined`]; the join leaves out partitions without transactions only when nothing
     /// can read them, and they would get the same), `None` when it did not.
-    pub fn get(&self, p: &crate::partition::results::PartitionReport) -> Option<&PartitionStats> {
+    pub(crate) fn get(
+        &self,
+        p: &crate::partition::results::PartitionReport,
+    ) -> Option<&PartitionStats> {
         self.by_path
             .get(p.path.as_str())
             .copied()
