@@ -59,9 +59,10 @@ impl<'a> SegmentRead<'a> {
 /// its own (numbered among the segments with a `.log`, as a walk numbers them). With
 /// `drain`, each item is handed to it as soon as it is collected (memory holds one batch);
 /// `end` then takes each segment's name and collector (its batch keys, and the items not
-/// drained). Segments numbered in `how.skip` are not read. `Err(n)`: segment `n` changed
-/// during the read, or since the walk read it ([`ReadErrors::AsWalked`]; never with
-/// [`ReadErrors::Report`]).
+/// drained). Segments numbered in `how.skip` are not read, nor, with
+/// [`ReadErrors::AsWalked`], those known changed before they are read. `Err(n)`: segment
+/// `n` changed during the read, or since the walk read it in a way only its read shows
+/// (it grew; `AsWalked`; never with [`ReadErrors::Report`]).
 pub(crate) fn stream_records(
     p: &PartitionDir,
     how: &SegmentRead<'_>,
@@ -83,7 +84,14 @@ pub(crate) fn stream_records(
                 c.items.drain(..).for_each(&mut **each);
             }
         };
-        if how.skip.contains(&n) {
+        // Known changed before it is read (the walk kept none of it, or it is now shorter
+        // than where the walk's entries ended): skipped at once, no pass starts again.
+        let changed = match walked {
+            Some(None) => true,
+            Some(Some(to)) => std::fs::metadata(log).map_or(0, |m| m.len()) < to,
+            None => false,
+        };
+        if changed || how.skip.contains(&n) {
             if let Some(Some(to)) = walked {
                 c.items.push(LogItem::Undecodable {
                     segment: n,
