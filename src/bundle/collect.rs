@@ -216,10 +216,10 @@ fn finish<W: Write>(
         for c in covered.get_mut(range.clone()).into_iter().flatten() {
             *c = true;
         }
-        let mut outcome = std::mem::take(&mut p.carried.outcome);
+        let mut outcome = p.carried.outcome.take();
         let txns = std::mem::take(&mut outcome.txns);
-        let cluster_inputs = std::mem::take(&mut p.carried.cluster_inputs);
-        let timeline = p.carried.timeline.take();
+        let cluster_inputs = p.carried.cluster_inputs.take();
+        let timeline = p.carried.timeline.take().map(|t| *t);
         let fingerprints = written.contains(&p.path);
         let leader_epochs = std::mem::take(&mut p.carried.leader_epochs);
         let log_dir = p.carried.log_dir.as_ref().map(|d| d.display().to_string());

@@ -185,14 +185,14 @@ impl RecoveryInputs {
             return None;
         }
         Some(RecoveryInputs {
-            plan: std::mem::take(&mut p.carried.recovery),
+            plan: p.carried.recovery.take(),
             segments: std::mem::take(&mut p.carried.segment_walks),
         })
     }
 
     /// Put them back into `p` (a merge's report).
     pub fn restore(self, p: &mut crate::results::PartitionReport) {
-        p.carried.recovery = self.plan;
+        p.carried.recovery.set(self.plan);
         p.carried.segment_walks = self.segments;
     }
 }

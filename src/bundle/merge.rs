@@ -66,10 +66,10 @@ impl Parts {
         } = f;
         let mut p = result.partition;
         outcome.txns = result.txns;
-        p.carried.outcome = outcome;
-        p.carried.cluster_inputs = result.cluster_inputs;
+        p.carried.outcome.set(outcome);
+        p.carried.cluster_inputs.set(result.cluster_inputs);
         p.carried.cluster_inputs.batches = batches;
-        p.carried.timeline = result.timeline;
+        p.carried.timeline = result.timeline.map(Box::new);
         p.carried.leader_epochs = leader_epochs;
         p.carried.log_dir = log_dir.map(PathBuf::from);
         if let Some(r) = recovery {

@@ -285,24 +285,40 @@ pub fn replica_pairs<'a>(
     report: &ScanReport,
     inv: &'a Inventory,
 ) -> Vec<(ScannedCopy<'a>, ScannedCopy<'a>)> {
-    let by_path: BTreeMap<String, &PartitionDir> = inv
+    // The reports in topic-partition order (stable: report order among copies), then each
+    // run of two or more copies matched to its inventory entries. One index per report
+    // and, only with copies, one borrowed path per directory: an inventory of 100 000
+    // partitions without copies costs ≈ 0.4 MB here, not a map of every path and group.
+    let parts = &report.partitions;
+    let mut order: Vec<u32> = (0..parts.len() as u32).collect();
+    order.sort_by_key(|&i| (parts[i as usize].topic.as_str(), parts[i as usize].partition));
+    let key = |i: u32| (parts[i as usize].topic.as_str(), parts[i as usize].partition);
+    let runs: Vec<&[u32]> = order
+        .chunk_by(|&a, &b| key(a) == key(b))
+        .filter(|run| run.len() >= 2)
+        .collect();
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    // `Path::to_string_lossy` is the report path's `display().to_string()`, borrowed when
+    // the path is UTF-8.
+    let by_path: std::collections::HashMap<std::borrow::Cow<'_, str>, &PartitionDir> = inv
         .partitions
         .iter()
-        .map(|p| (p.path.display().to_string(), p))
+        .map(|p| (p.path.to_string_lossy(), p))
         .collect();
-    let mut groups: BTreeMap<(&str, i32), Vec<(usize, &PartitionDir)>> = BTreeMap::new();
-    for (i, r) in report.partitions.iter().enumerate() {
-        if let Some(p) = by_path.get(&r.path) {
-            groups
-                .entry((r.topic.as_str(), r.partition))
-                .or_default()
-                .push((i, p));
-        }
-    }
+    let groups = runs.into_iter().map(|run| {
+        run.iter()
+            .filter_map(|&i| {
+                let p = by_path.get(parts[i as usize].path.as_str())?;
+                Some((i as usize, *p))
+            })
+            .collect::<Vec<(usize, &PartitionDir)>>()
+    });
     let ids = Identities::load(inv);
     let recorded_id = |p: &PartitionDir| topic_id_in(inv, p);
     let mut out = Vec::new();
-    for copies in groups.values().filter(|g| g.len() >= 2) {
+    for copies in groups.filter(|g| g.len() >= 2) {
         for (n, &(i, a)) in copies.iter().enumerate() {
             for &(j, b) in &copies[n + 1..] {
                 let m = same_cluster(&ids.source(a), &ids.source(b));

@@ -37,8 +37,8 @@ impl ScanReport {
                     partition: p.clone(),
                     findings: self.partition_findings(i).to_vec(),
                     txns: p.carried.outcome.txns.clone(),
-                    cluster_inputs: p.carried.cluster_inputs.clone(),
-                    timeline: p.carried.timeline.clone(),
+                    cluster_inputs: (*p.carried.cluster_inputs).clone(),
+                    timeline: p.carried.timeline.as_deref().cloned(),
                 }
             })
             .collect()
@@ -62,9 +62,11 @@ impl ScanReport {
                 });
             }
             let mut p = r.partition;
-            p.carried.outcome.txns = r.txns;
-            p.carried.cluster_inputs = r.cluster_inputs;
-            p.carried.timeline = r.timeline;
+            if !r.txns.is_empty() {
+                p.carried.outcome.txns = r.txns;
+            }
+            p.carried.cluster_inputs.set(r.cluster_inputs);
+            p.carried.timeline = r.timeline.map(Box::new);
             let start = report.findings.len();
             report.findings.extend(r.findings);
             p.carried.finding_range = start..report.findings.len();

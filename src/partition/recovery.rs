@@ -149,8 +149,9 @@ pub struct SegmentRecovery {
     /// The `.log` file name.
     pub segment: String,
     /// Why: `unclean shutdown (at or above the recovery point)`, `missing offset index`,
-    /// `corrupt transaction index: …`, `corrupt offset index: …` (brokers < 2.3).
-    pub reason: String,
+    /// `corrupt transaction index: …`, `corrupt offset index: …` (brokers < 2.3). The
+    /// fixed texts are shared, not copied per partition.
+    pub reason: std::borrow::Cow<'static, str>,
 }
 
 /// Where recovery truncates the log.

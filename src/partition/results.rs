@@ -9,6 +9,9 @@ use crate::read::format;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+mod lean;
+pub(crate) use lean::Lean;
+
 /// Options of a scan.
 ///
 /// Start from [`ScanOptions::default`] and change what differs with the `with_*` setters
@@ -402,8 +405,9 @@ pub struct PartitionReport {
     /// there (later segments are not replayed), and no verdict rests on the unread bytes
     /// (no truncation at the limit, no hanging transaction, no LSO).
     pub partially_read: bool,
-    /// First place a broker's recovery would truncate (first corrupt batch or bad tail).
-    pub truncation: Option<Truncation>,
+    /// First place a broker's recovery would truncate (first corrupt batch or bad tail;
+    /// boxed: rare, and every report is kept to the end of the command).
+    pub truncation: Option<Box<Truncation>>,
     /// Set when where recovery truncates cannot be known, and why (the same model and words
     /// as `verify`'s `outcome_unknown`): with `--no-crc` no CRC was checked, while
     /// `LogSegment.recover` checks every batch's CRC on the segments it runs on. `truncation`
@@ -443,8 +447,9 @@ pub struct PartitionReport {
 pub(crate) struct Carried {
     /// Newest batch timestamp seen.
     pub(crate) max_timestamp: i64,
-    /// The full replay outcome (producers, aborted transactions, statistics).
-    pub(crate) outcome: ReplayOutcome,
+    /// The full replay outcome (producers, aborted transactions, statistics); left out
+    /// while it is empty (a partition without batches).
+    pub(crate) outcome: Lean<ReplayOutcome>,
     pub(crate) log_dir: Option<PathBuf>,
     /// Offset of the first batch (may be above the first segment's base offset).
     pub(crate) first_offset: Option<i64>,
@@ -457,7 +462,7 @@ pub(crate) struct Carried {
     pub(crate) segment_walks: Vec<crate::partition::recovery::SegmentWalk>,
     /// What the broker's recovery does to the segments on the next start (which it
     /// recovers, where it truncates, what it deletes, what it never looks at).
-    pub(crate) recovery: crate::partition::recovery::SegmentPlan,
+    pub(crate) recovery: Lean<crate::partition::recovery::SegmentPlan>,
     /// The CRC-bad batches fed to the replay (for linking what follows from them).
     pub(crate) damaged: Vec<crate::partition::causes::DamagedBatch>,
     /// With `collect_index_verdicts`: per segment (as `segment_walks`), its index checks
@@ -469,18 +474,18 @@ pub(crate) struct Carried {
     /// What this partition's walk kept for the cluster checks (coordinator records, group
     /// replay anomalies, batch keys of replicated partitions; see [`crate::partition::walked`]).
     /// Exchanged with [`PartitionResult`].
-    pub(crate) cluster_inputs: crate::partition::walked::ClusterInputs,
+    pub(crate) cluster_inputs: Lean<crate::partition::walked::ClusterInputs>,
     /// With `ScanOptions::collect_timelines`: what the HTML timeline draws, collected by
     /// this partition's walk (`None`: not collected, or no batch). Not part of the JSON
     /// report; exchanged with [`PartitionResult::timeline`].
-    pub(crate) timeline: Option<crate::partition::timeline::Timeline>,
+    pub(crate) timeline: Option<Box<crate::partition::timeline::Timeline>>,
 }
 
 impl Default for Carried {
     fn default() -> Self {
         Carried {
             max_timestamp: i64::MIN,
-            outcome: ReplayOutcome::default(),
+            outcome: Lean::default(),
             log_dir: None,
             first_offset: None,
             leader_epochs: Vec::new(),
@@ -529,7 +534,7 @@ impl PartitionReport {
     }
     /// With [`ScanOptions::collect_timelines`]: what the HTML timeline draws.
     pub fn timeline(&self) -> Option<&crate::partition::timeline::Timeline> {
-        self.carried.timeline.as_ref()
+        self.carried.timeline.as_deref()
     }
 }
 

@@ -172,6 +172,7 @@ impl Filter {
                     && self.time_matches(Some(o.last_timestamp))
                     && self.offset_matches(Some(o.first_offset))
             });
+            p.carried.outcome.shrink();
             kept.push(p);
         }
         findings.extend(

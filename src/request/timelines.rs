@@ -27,7 +27,13 @@ pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
         .partitions
         .iter()
         .zip(drawn)
-        .map(|(p, d)| if d { p.carried.timeline.clone() } else { None })
+        .map(|(p, d)| {
+            if d {
+                p.carried.timeline.as_deref().cloned()
+            } else {
+                None
+            }
+        })
         .collect()
 }
 
@@ -77,7 +83,7 @@ pub(super) fn choose(
         .partitions
         .iter_mut()
         .zip(drawn)
-        .map(|(p, d)| p.carried.timeline.take().filter(|_| d))
+        .map(|(p, d)| p.carried.timeline.take().filter(|_| d).map(|t| *t))
         .collect();
     Chosen {
         timelines,

@@ -91,7 +91,8 @@ pub struct PartitionVerification {
     pub findings: Vec<Finding>,
     /// The scan's view of the partition (its report; the per-segment working state the
     /// checks read — segment walks, recovery plan, index verdicts, snapshot states,
-    /// cluster inputs — is released once they have run).
+    /// cluster inputs — is released once they have run, and its topic, path and source
+    /// are moved to the fields above: here they are empty).
     #[serde(skip)]
     pub scan: PartitionReport,
 }
@@ -253,11 +254,13 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     // (several directories may hold the same topic-partition: replicas, -future dirs), and
     // the hanging-transaction reference time is the newest batch of each log dir.
     let scan = crate::pipeline::analyse(inv, &scan_opts);
-    let index_of: std::collections::HashMap<String, usize> = inv
+    // The report's path is the directory's `display()`: `to_string_lossy` gives the same
+    // text, borrowed when it is UTF-8 (no copy of every path).
+    let index_of: std::collections::HashMap<std::borrow::Cow<'_, str>, usize> = inv
         .partitions
         .iter()
         .enumerate()
-        .map(|(i, p)| (p.path.display().to_string(), i))
+        .map(|(i, p)| (p.path.to_string_lossy(), i))
         .collect();
     let mut scan = scan;
     let per_partition: Vec<Vec<Finding>> = (0..scan.partitions.len())
@@ -274,7 +277,7 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
     // entries are dropped as soon as its index checks have read them.
     report.partitions = crate::partition::scan::with_threads(opts.scan.threads, || {
         in_blocks(parts, per_partition, |mut r, mut findings| {
-            let i = *index_of.get(&r.path)?;
+            let i = *index_of.get(r.path.as_str())?;
             let p = &inv.partitions[i];
             let ld = p
                 .log_dir
@@ -295,12 +298,13 @@ pub fn verify_inventory(inv: &Inventory, opts: &VerifyOptions) -> VerifyReport {
             findings
                 .sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
             crate::finding::assign_ids(&mut findings);
+            // The verification's identity is the report's, moved rather than copied.
             Some(PartitionVerification {
-                topic: r.topic.clone(),
+                topic: std::mem::take(&mut r.topic),
                 partition: r.partition,
-                path: r.path.clone(),
+                path: std::mem::take(&mut r.path),
                 log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
-                source: r.source.clone(),
+                source: std::mem::take(&mut r.source),
                 prediction,
                 findings,
                 scan: r,

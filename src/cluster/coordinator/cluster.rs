@@ -126,7 +126,9 @@ fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<Par
             ref_time_ms: p.ref_time,
             log_end_offset: p.log_end_offset,
             compacted: p.compacted,
-            txns: std::mem::take(&mut p.carried.outcome.txns),
+            txns: (p.carried.outcome.get_mut())
+                .map(|o| std::mem::take(&mut o.txns))
+                .unwrap_or_default(),
         });
     }
     out

@@ -9,8 +9,9 @@ use super::*;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SegmentPlan {
-    /// Recovered segments and why, in order.
-    pub recovered: Vec<(String, String)>,
+    /// Recovered segments and why, in order (the usual reasons are shared texts, not a
+    /// copy per partition).
+    pub recovered: Vec<(String, std::borrow::Cow<'static, str>)>,
     /// The truncation that decides the log end (after an unclean shutdown: the first
     /// stop among the recovered segments; otherwise the first load-time recovery's).
     pub truncation: Option<TruncationPrediction>,
@@ -177,7 +178,7 @@ pub(crate) fn word_integrity_finding(
                 .recovered
                 .iter()
                 .find(|(s, _)| *s == seg)
-                .map_or("recovery", |(_, w)| w.as_str());
+                .map_or("recovery", |(_, w)| w.as_ref());
             let deleted = match if deletes { plan.deleted.len() } else { 0 } {
                 0 => String::new(),
                 1 => format!(" and deletes the later segment {}", plan.deleted[0]),
@@ -264,10 +265,10 @@ pub(crate) fn plan_segments(
     };
     let mut load_truncations: Vec<TruncationPrediction> = Vec::new();
     for s in segs {
-        let reason = if s.missing_index {
-            Some("missing offset index".to_string())
+        let reason: Option<std::borrow::Cow<'static, str>> = if s.missing_index {
+            Some("missing offset index".into())
         } else {
-            s.corrupt_index.clone()
+            s.corrupt_index.clone().map(Into::into)
         };
         // LogLoader.loadSegmentFiles recovers such a segment at load whatever the
         // shutdown state (NoSuchFileException / CorruptIndexException): it truncates that
@@ -281,10 +282,10 @@ pub(crate) fn plan_segments(
     }
     if unclean {
         for (i, s) in segs.iter().enumerate().skip(from_idx) {
-            let reason = if clean_shutdown.is_none() {
-                "shutdown state unknown (no log dir): assumed unclean".to_string()
+            let reason: std::borrow::Cow<'static, str> = if clean_shutdown.is_none() {
+                "shutdown state unknown (no log dir): assumed unclean".into()
             } else {
-                "unclean shutdown (segment at or above the recovery point)".to_string()
+                "unclean shutdown (segment at or above the recovery point)".into()
             };
             let at_load = s.missing_index || s.corrupt_index.is_some();
             if at_load {

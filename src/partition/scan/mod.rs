@@ -247,7 +247,7 @@ fn scan_selected(
                 let (mut report, replay, mut findings) = r;
                 let sealed = replay.seal(opts.keep_producers);
                 let sealed = if sealed.settled() {
-                    report.carried.outcome = sealed.finish(0, &mut findings);
+                    report.carried.outcome.set(sealed.finish(0, &mut findings));
                     None
                 } else {
                     Some(Box::new(sealed))
@@ -268,7 +268,7 @@ fn conclude(
 ) {
     let outcome = match replay {
         Some(replay) => replay.finish(ref_time, findings),
-        None => std::mem::take(&mut r.carried.outcome),
+        None => r.carried.outcome.take(),
     };
     crate::partition::causes::link_damage(findings, &r.carried.damaged);
     crate::partition::causes::link_zombie_chain(findings);
@@ -300,7 +300,7 @@ fn conclude(
         open: outcome.open.len() as u64,
     };
     r.producers = outcome.producer_count;
-    r.carried.outcome = outcome;
+    r.carried.outcome.set(outcome);
     findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
 }
 

@@ -354,7 +354,7 @@ impl<'a> Run<'a> {
         }
         report.carried.cluster_inputs.finish();
         report.carried.damaged = damaged;
-        report.carried.timeline = timeline.and_then(timeline::Collector::finish);
+        report.carried.timeline = timeline.and_then(timeline::Collector::finish).map(Box::new);
         (report, replay, findings)
     }
 
@@ -523,7 +523,8 @@ fn initial_report(
             cluster_inputs: crate::partition::walked::ClusterInputs::new(
                 &ctx.topic,
                 opts.collect_batch_keys(ctx) && crate::partition::walked::comparable(p),
-            ),
+            )
+            .into(),
             ..Carried::default()
         },
         tiered: None,
@@ -630,27 +631,10 @@ pub(super) fn scan_partition(
         opts,
         &mut findings,
     );
+    drop_inert_recovery(&mut report, opts);
     release_spare_capacity(&mut report);
     findings.shrink_to_fit();
     (report, replay, findings)
-}
-
-/// Give back the spare capacity of what a finished partition keeps until the end of the
-/// scan: vectors grown by doubling hold up to twice their length, and a scan of many small
-/// partitions keeps one report each (100 000 empty partitions held ≈ 1 KB each of spare
-/// capacity in their segment walks and recovery plans alone).
-fn release_spare_capacity(report: &mut PartitionReport) {
-    report.carried.segment_walks.shrink_to_fit();
-    report.carried.index_verdicts.shrink_to_fit();
-    report.carried.snapshot_states.shrink_to_fit();
-    report.carried.leader_epochs.shrink_to_fit();
-    report.carried.damaged.shrink_to_fit();
-    let plan = &mut report.carried.recovery;
-    plan.recovered.shrink_to_fit();
-    plan.deleted.shrink_to_fit();
-    plan.unrecovered.shrink_to_fit();
-    plan.load_truncations.shrink_to_fit();
-    report.carried.cluster_inputs.segments.shrink_to_fit();
 }
 
 /// Walk the partition's units ahead of `run`'s replay (in parallel, up to two windows of
@@ -761,11 +745,13 @@ fn apply_recovery(
         report.log_end_offset,
         opts.check_crc,
     );
-    report.truncation = plan.truncation.as_ref().map(|t| Truncation {
-        segment: t.segment.clone(),
-        position: t.position,
-        offset: t.first_removed_offset,
-        reason: t.reason.clone(),
+    report.truncation = plan.truncation.as_ref().map(|t| {
+        Box::new(Truncation {
+            segment: t.segment.clone(),
+            position: t.position,
+            offset: t.first_removed_offset,
+            reason: t.reason.clone(),
+        })
     });
     // Without CRC checks the truncation is only the latest point recovery can stop at.
     report.truncation_unknown = plan.outcome_unknown.clone();
@@ -778,10 +764,13 @@ fn apply_recovery(
             report.high_watermark,
         );
     }
-    report.carried.recovery = plan;
+    report.carried.recovery.set(plan);
 }
 
 #[cfg(all(test, feature = "testkit"))]
 mod tests;
 
 mod ahead;
+
+mod release;
+use release::{drop_inert_recovery, release_spare_capacity};
