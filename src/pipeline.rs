@@ -89,8 +89,7 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
     // `ScanOptions::keep_coordinator_bytes`), are read here, streaming.
     // Its records are decoded once, for the confirmation, the coordinator's history rules
     // and the join (the walked bytes are dropped as they are decoded).
-    let unscanned = crate::cluster::coordinator::UnscannedLogs::new();
-    let models = crate::cluster::coordinator::cluster::replay_logs(report, &unscanned, inv, opts);
+    let models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts);
     release_freed_memory();
     crate::cluster::coordinator::annotate_models(report, &models, inv, opts);
     // Join each transaction's partitions and its coordinator record; it links

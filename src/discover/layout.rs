@@ -287,6 +287,20 @@ impl PartitionDir {
             .is_some_and(|tp| is_internal_topic(&tp.topic))
     }
 
+    /// The file names of the segments with a `.log`, in order: what a walk's segment
+    /// numbers index (`partition::walked::ClusterInputs::segments`).
+    pub fn log_names(&self) -> Vec<String> {
+        self.segments
+            .iter()
+            .filter_map(|s| s.log.as_deref())
+            .map(|log| {
+                log.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
     /// Segments with an index file but no `.log` (the broker deletes such indexes).
     pub fn orphan_indexes(&self) -> impl Iterator<Item = &SegmentFiles> {
         self.segments.iter().filter(|s| s.log.is_none())

@@ -9,14 +9,17 @@
 //!
 //! * `__transaction_state`: every record of every non-control v2 batch (offset, where it
 //!   is, the batch's timestamp, key and value as stored) and the batches whose records do
-//!   not decode — what the coordinator's model (its view, its rule-31 history, the
-//!   cluster-wide transaction join) replays. Cost: the records' key and value bytes (≈
+//!   not decode — what the coordinator's model replays as `TransactionStateManager`'s
+//!   load does (records read as `TransactionLog.readTxnRecordKey`/`readTxnRecordValue`
+//!   read them): its view, the checks of its history, the cluster-wide transaction join.
+//!   Cost: the records' key and value bytes (≈
 //!   100–300 B per record) plus [`LogItem`]'s size each, up to
-//!   `ScanOptions::keep_coordinator_bytes` (16 MiB) per partition: a partition holding
-//!   more keeps none ([`ClusterInputs::txn_log`] `None`), and the cluster stage reads its
-//!   segments again (`stream_records`, one batch at a time). The replay cannot run in
-//!   this walk: which finished transactions it keeps depends on the producer ids of the
-//!   data partitions, whose walks run beside this one (see docs/architecture.md).
+//!   `ScanOptions::keep_coordinator_bytes` (16 MiB) per partition (`KeepBudget`): a
+//!   partition holding more keeps none ([`ClusterInputs::txn_log`] `None`), and the
+//!   cluster stage reads its segments again (`stream_records`, one batch at a time).
+//!   The replay cannot run in this walk: which finished transactions it keeps depends on
+//!   the producer ids of the data partitions, whose walks run beside this one (see
+//!   docs/architecture.md).
 //! * `__consumer_offsets`: the records and COMMIT/ABORT markers of one walked segment
 //!   are fed to the group coordinator's replay (`RecordSink`, run by the scan in offset
 //!   order) and dropped; the partition keeps only the replay's anomalies
@@ -37,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod stream;
-pub(crate) use stream::{ReadErrors, segment_names, stream_records};
+pub(crate) use stream::{ReadErrors, SegmentRead, stream_records};
 
 /// The version of [`ClusterInputs`]' serialised form.
 pub const FORMAT_VERSION: u32 = 1;
@@ -339,11 +342,82 @@ pub(crate) struct Collector {
     items: Vec<LogItem>,
     dec: Option<Decompressor>,
     max_decompressed: usize,
-    /// `__transaction_state`: the bytes of records this collector may keep
-    /// ([`Self::keep_at_most`]), the bytes it holds, and whether it dropped them.
-    keep: u64,
+    /// `__transaction_state`: what this collector may keep of its records.
+    keep: Keep,
+    /// The end of the last entry handed to it (byte position in its segment); `None` once
+    /// cleared (the segment changed under the walk: none of it is kept).
+    read_to: Option<u64>,
+}
+
+/// What one [`Collector`] may keep of a `__transaction_state` partition's records
+/// ([`Collector::keep_at_most`]), the bytes it holds, and whether it dropped them.
+#[derive(Debug, Default)]
+struct Keep {
+    limit: u64,
     kept: u64,
     dropped: bool,
+}
+
+impl Keep {
+    /// Count `bytes` more held: false past the limit (then everything is dropped).
+    fn add(&mut self, bytes: u64) -> bool {
+        self.kept = self.kept.saturating_add(bytes);
+        if self.kept > self.limit {
+            self.drop_all();
+        }
+        !self.dropped
+    }
+
+    fn drop_all(&mut self) {
+        self.kept = 0;
+        self.dropped = true;
+    }
+}
+
+/// What the walk of one partition may still keep of its `__transaction_state` records
+/// (`ScanOptions::keep_coordinator_bytes`), shared by the walks of its segments and
+/// pieces, which run ahead of the replay on other threads: the one count of the bytes
+/// kept. A walk starting now may keep what is left ([`Self::remaining`]; nothing once the
+/// partition's records were dropped); each segment's collection, taken in in order
+/// ([`Self::take`]), counts against it; past it the partition keeps none of its records
+/// and the cluster stage reads them again ([`stream_records`]).
+#[derive(Debug)]
+pub(crate) struct KeepBudget {
+    limit: u64,
+    /// The bytes of the segments taken in; `u64::MAX` once dropped.
+    kept: std::sync::atomic::AtomicU64,
+}
+
+impl KeepBudget {
+    pub(crate) fn new(limit: u64) -> KeepBudget {
+        KeepBudget {
+            limit,
+            kept: 0.into(),
+        }
+    }
+
+    /// What a walk starting now may keep. The segments before it not yet taken in may
+    /// spend part of it: [`Self::take`] counts them in order.
+    pub(crate) fn remaining(&self) -> u64 {
+        use std::sync::atomic::Ordering;
+        self.limit.saturating_sub(self.kept.load(Ordering::Relaxed))
+    }
+
+    /// Take in a segment's collection (segments in order): past the budget its records
+    /// are dropped, and those of every later one.
+    pub(crate) fn take(&self, c: &mut Collector) {
+        use std::sync::atomic::Ordering;
+        let kept = self
+            .kept
+            .load(Ordering::Relaxed)
+            .saturating_add(c.keep.kept);
+        if c.keep.dropped || kept > self.limit {
+            c.drop_records();
+            self.kept.store(u64::MAX, Ordering::Relaxed);
+        } else {
+            self.kept.store(kept, Ordering::Relaxed);
+        }
+    }
 }
 
 impl Collector {
@@ -361,33 +435,38 @@ impl Collector {
             items: Vec::new(),
             dec: None,
             max_decompressed,
-            keep: u64::MAX,
-            kept: 0,
-            dropped: false,
+            keep: Keep {
+                limit: u64::MAX,
+                ..Keep::default()
+            },
+            read_to: Some(0),
         }
     }
 
     /// Keep at most `bytes` of a `__transaction_state` partition's records (their key and
     /// value bytes plus [`LogItem`]'s own size each); past that, drop them all and keep
     /// none of the later ones: the cluster stage then reads the partition again
-    /// ([`stream_records`]).
+    /// ([`stream_records`]); `bytes`: what the partition's [`KeepBudget`] has left.
     pub(crate) fn keep_at_most(mut self, bytes: u64) -> Collector {
-        self.keep = bytes;
+        self.keep.limit = bytes;
         self
     }
 
-    /// The bytes of `__transaction_state` records held.
-    pub(crate) fn kept_bytes(&self) -> u64 {
-        self.kept
+    /// What this collector may still keep of `__transaction_state` records (nothing once
+    /// it dropped them): what a walk of the rest of its segment may keep.
+    pub(crate) fn room(&self) -> u64 {
+        match self.keep.dropped {
+            true => 0,
+            false => self.keep.limit.saturating_sub(self.keep.kept),
+        }
     }
 
     /// Drop the `__transaction_state` records held, and keep none of the later ones (the
     /// partition's records are more than its walk keeps).
-    pub(crate) fn drop_records(&mut self) {
+    fn drop_records(&mut self) {
         if self.internal == Some(Internal::TransactionState) {
             self.items = Vec::new();
-            self.kept = 0;
-            self.dropped = true;
+            self.keep.drop_all();
         }
     }
 
@@ -399,6 +478,7 @@ impl Collector {
     /// One framed entry of segment number `segment` (every entry the walk frames, in file
     /// order; the CRC is not required: the coordinators' loads do not check it either).
     pub(crate) fn entry(&mut self, e: RawEntry<'_>, segment: u32) {
+        self.read_past(e.position.saturating_add(e.len() as u64));
         if let Some(b) = &mut self.batches
             && let Some(k) = BatchKey::of(e, segment)
         {
@@ -407,7 +487,7 @@ impl Collector {
         let Some(internal) = self.internal else {
             return;
         };
-        if self.dropped {
+        if self.keep.dropped {
             return;
         }
         let Ok(b) = e.as_v2() else { return };
@@ -463,15 +543,9 @@ impl Collector {
                         key: r.key.map(<[u8]>::to_vec),
                         value: r.value.map(<[u8]>::to_vec),
                     };
-                    if internal == Internal::TransactionState {
-                        self.kept = self.kept.saturating_add(record_bytes(&r));
-                        if self.kept > self.keep {
-                            // `drop_records`, with the decompressor still borrowed.
-                            self.items = Vec::new();
-                            self.kept = 0;
-                            self.dropped = true;
-                            return;
-                        }
+                    if internal == Internal::TransactionState && !self.keep.add(record_bytes(&r)) {
+                        self.items = Vec::new();
+                        return;
                     }
                     self.items.push(LogItem::Record(r));
                 }
@@ -491,6 +565,7 @@ impl Collector {
     /// from the header; on an internal topic, its records cannot be kept, so it is an
     /// [`LogItem::Undecodable`] saying so (the coordinators' views then know they miss it).
     pub(crate) fn big(&mut self, big: &crate::read::segment::BigEntry, segment: u32) {
+        self.read_past(big.position.saturating_add(big.len));
         let key = BatchKey::of_big(big, segment);
         if let (Some(b), Some(k)) = (&mut self.batches, &key) {
             b.push(*k);
@@ -500,7 +575,7 @@ impl Collector {
         // batch of __transaction_state holds no transaction state either.
         if big.magic() < 2
             || self.internal.is_none()
-            || self.dropped
+            || self.keep.dropped
             || (control && self.internal != Some(Internal::ConsumerOffsets))
         {
             return;
@@ -518,16 +593,27 @@ impl Collector {
         });
     }
 
+    /// An entry ending at byte `end` was read.
+    fn read_past(&mut self, end: u64) {
+        if let Some(r) = &mut self.read_to {
+            *r = (*r).max(end);
+        }
+    }
+
+    /// How far the reads of this collector's segment went: the end of the last entry
+    /// handed to it (`None`: the segment changed under the walk, none of it is kept). A
+    /// read again that goes elsewhere read other bytes.
+    pub(crate) fn read_to(&self) -> Option<u64> {
+        self.read_to
+    }
+
     /// Append what a later piece of the same segment collected.
     pub(crate) fn append(&mut self, mut later: Collector) {
-        if later.dropped {
+        self.read_to = self.read_to.zip(later.read_to).map(|(a, b)| a.max(b));
+        if later.keep.dropped || !self.keep.add(later.keep.kept) {
             self.drop_records();
         }
-        self.kept += later.kept;
-        if self.kept > self.keep {
-            self.drop_records();
-        }
-        if !self.dropped {
+        if !self.keep.dropped {
             self.items.append(&mut later.items);
         }
         if let (Some(a), Some(b)) = (&mut self.batches, later.batches) {
@@ -537,8 +623,9 @@ impl Collector {
 
     /// Forget what was collected (the segment changed under the walk).
     pub(crate) fn clear(&mut self) {
+        self.read_to = None;
         self.items.clear();
-        self.kept = 0;
+        self.keep.kept = 0;
         if let Some(b) = &mut self.batches {
             b.clear();
         }
@@ -563,6 +650,12 @@ pub struct ClusterInputs {
     pub remote_log: Option<Vec<LogItem>>,
     /// `__consumer_offsets`: the group coordinator's replay anomalies.
     pub group_anomalies: Option<Vec<GroupAnomaly>>,
+    /// How far the walk read each segment ([`Collector::read_to`], by segment number): what
+    /// a read again of records the walk did not keep compares with
+    /// ([`ReadErrors::AsWalked`]). Not serialised: only the process that walked reads the
+    /// segments again.
+    #[serde(skip)]
+    pub(crate) walked_to: Vec<Option<u64>>,
     /// With a copy of the same topic-partition in the inputs: every batch's key, sorted by
     /// base offset (stable: file order among equal offsets) once the walk is finished.
     pub batches: Option<Vec<BatchKey>>,
@@ -632,15 +725,16 @@ impl ClusterInputs {
 
     /// The segment name of a `segment` number.
     pub fn segment_name(&self, segment: u32) -> &str {
-        self.segments
-            .get(segment as usize)
-            .map_or("", String::as_str)
+        segment_name(&self.segments, segment)
     }
 
     /// Take one walked segment's collection (segments in order): its items go to the log
     /// or to `sink` (then dropped), its batch keys are kept.
     pub(crate) fn absorb(&mut self, name: &str, c: Collector, sink: Option<&mut dyn RecordSink>) {
         self.segments.push(name.to_string());
+        if c.internal == Some(Internal::TransactionState) {
+            self.walked_to.push(c.read_to);
+        }
         if let (Some(all), Some(b)) = (&mut self.batches, c.batches) {
             all.extend(b);
         }
@@ -648,7 +742,7 @@ impl ClusterInputs {
             log.extend(c.items);
             return;
         }
-        if c.dropped {
+        if c.keep.dropped {
             // More records than the walk keeps: the cluster stage reads them again.
             self.txn_log = None;
         }
@@ -671,6 +765,12 @@ impl ClusterInputs {
     }
 }
 
+/// The name of segment number `segment` among a partition's `names` (empty when there is
+/// no such segment).
+pub(crate) fn segment_name(names: &[String], segment: u32) -> &str {
+    names.get(segment as usize).map_or("", String::as_str)
+}
+
 /// Collect a partition directory's cluster inputs with a walk of its own: for the
 /// partitions the scan did not walk (not selected by `--topic`/`--partition`).
 pub(crate) fn collect_dir(
@@ -682,36 +782,17 @@ pub(crate) fn collect_dir(
 ) -> ClusterInputs {
     let topic = p.tp.as_ref().map_or("", |tp| tp.topic.as_str());
     let mut out = ClusterInputs::new(topic, batch_keys);
-    for seg in &p.segments {
-        let Some(log) = &seg.log else { continue };
-        let n = out.segments.len() as u32;
-        let mut c = Collector::new(topic, batch_keys, max_decompressed);
-        // Entries too large to hold are checked streaming, never buffered.
-        let res = crate::read::segment::walk_entries_items(
-            log,
-            crate::read::segment::ReadPolicy::Read,
-            max_bytes,
-            |item| match item {
-                crate::read::segment::Item::Entry(e) => c.entry(e, n),
-                crate::read::segment::Item::Big(b) => c.big(&b, n),
-            },
-        );
-        if let Err(e) = res {
-            c.items.push(LogItem::Undecodable {
-                segment: n,
-                message: format!("{}: {e}", log.display()),
-                offsets: None,
-            });
-        }
-        let name = log
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        out.absorb(
-            &name,
-            c,
-            sink.as_mut().map(|s| &mut **s as &mut dyn RecordSink),
-        );
-    }
+    let how = SegmentRead {
+        batch_keys,
+        ..SegmentRead::report(max_bytes, max_decompressed)
+    };
+    // `ReadErrors::Report` reads every segment to its end: never `Err`.
+    let _ = stream_records(p, &how, None, &mut |name, c| {
+        let sink = sink.as_mut().map(|s| &mut **s as &mut dyn RecordSink);
+        out.absorb(name, c, sink);
+    });
     out
 }
+
+#[cfg(test)]
+mod tests;

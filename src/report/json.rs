@@ -196,23 +196,8 @@ pub(crate) fn txn_distributions(s: &TxnStats) -> (Distribution, Distribution) {
 
 /// Write transaction statistics per partition (streamed like [`write_producers`]).
 pub fn write_txns(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
-    let by_path: std::collections::HashMap<&str, &crate::cluster::txns::stats::PartitionStats> =
-        report
-            .transactions
-            .iter()
-            .flat_map(|t| &t.stats.by_partition)
-            .map(|p| (p.path.as_str(), p))
-            .collect();
-    // The join's partitions (all but the coordinator's) without transactions have no
-    // entry of their own: they all have the same statistics.
-    let none = crate::cluster::txns::stats::PartitionStats::no_transactions();
-    let stats_of = |p: &'_ crate::results::PartitionReport| {
-        by_path.get(p.path.as_str()).copied().or_else(|| {
-            (report.transactions.is_some()
-                && p.topic != crate::cluster::txns::TRANSACTION_STATE_TOPIC)
-                .then_some(&none)
-        })
-    };
+    let lookup = report.transactions.as_ref().map(|t| t.stats.by_report());
+    let stats_of = |p: &'_ crate::results::PartitionReport| lookup.as_ref()?.get(p);
     let doc = TxnsDoc {
         cluster: txn_summary(report),
         klogscan_txns: REPORT_VERSION,

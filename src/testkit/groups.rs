@@ -500,6 +500,10 @@ impl Rng {
     fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n.max(1)
     }
+    /// A number in `0..n` (0 when `n` is 0): an index into `n` things.
+    pub fn pick(&mut self, n: usize) -> usize {
+        self.below(n as u64) as usize
+    }
 }
 
 /// A random JSON value of the fields `fs` at `version`, as the dump prints it: tagged

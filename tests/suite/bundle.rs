@@ -1,19 +1,13 @@
 //! `collect` + `merge`: per-broker bundles merged give, byte for byte, the JSON report of
 //! `scan` over all the brokers' directories on one machine; bad bundles are input errors.
 
+use crate::common::json;
 use klogscan::bundle;
 use klogscan::finding::{CopyKind, Kind};
 use klogscan::partition::scan::ScanOptions;
 use klogscan::results::ScanReport;
 use klogscan::testkit::brokers::{self, SCENARIOS};
 use std::path::{Path, PathBuf};
-
-fn json(mut r: ScanReport) -> String {
-    klogscan::report::client::fill(&mut r.findings);
-    let mut out = Vec::new();
-    klogscan::report::json::write_scan(&r, &mut out).unwrap();
-    String::from_utf8(out).unwrap()
-}
 
 /// Collect each broker's log dirs into `<out>/<i>.klb`.
 fn collect_all(brokers: &[Vec<PathBuf>], out: &Path) -> Vec<PathBuf> {

@@ -6,6 +6,7 @@
 //! a merge that is given one, and the other way round.
 #![cfg(feature = "testkit")]
 
+use crate::common::json;
 use klogscan::bundle::{self, BundleError};
 use klogscan::finding::Kind;
 use klogscan::partition::scan::ScanOptions;
@@ -14,13 +15,6 @@ use klogscan::testkit::remote_log::TieredManifest;
 use std::path::{Path, PathBuf};
 
 use crate::tiering::{healthy, remote_log};
-
-fn json(mut r: ScanReport) -> String {
-    klogscan::report::client::fill(&mut r.findings);
-    let mut out = Vec::new();
-    klogscan::report::json::write_scan(&r, &mut out).unwrap();
-    String::from_utf8(out).unwrap()
-}
 
 fn with_remote(m: &TieredManifest, remote: bool) -> ScanOptions {
     ScanOptions::default().with_remote_storage(remote.then(|| m.remote_root.clone()))

@@ -4,18 +4,11 @@
 //! as its broker's label. Bundles of one broker (or of no known broker) sharing a path stay
 //! refused.
 
+use crate::common::json;
 use klogscan::bundle;
 use klogscan::partition::scan::ScanOptions;
-use klogscan::results::ScanReport;
 use klogscan::testkit::brokers::{self, SCENARIOS};
 use std::path::{Path, PathBuf};
-
-fn json(mut r: ScanReport) -> String {
-    klogscan::report::client::fill(&mut r.findings);
-    let mut out = Vec::new();
-    klogscan::report::json::write_scan(&r, &mut out).unwrap();
-    String::from_utf8(out).unwrap()
-}
 
 /// The shared path of a broker's `j`-th log dir.
 fn shared(root: &Path, j: usize) -> PathBuf {

@@ -137,15 +137,7 @@ fn damage_coordinator_log(dir: &Path) {
         HeaderOverrides::default(),
     ));
     std::fs::write(part.join("00000000000000001000.log"), seg).unwrap();
-    let fifo = std::ffi::CString::new(
-        part.join("00000000000000002000.log")
-            .to_str()
-            .unwrap()
-            .as_bytes(),
-    )
-    .unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    crate::common::mkfifo(&part.join("00000000000000002000.log"));
 }
 
 #[cfg(unix)]

@@ -5,15 +5,13 @@
 //! legacy wrappers and names: `hardening_output.rs`.)
 #![cfg(all(feature = "testkit", unix))]
 
-use crate::common::run;
+use crate::common::{mkfifo, run};
 
 use klogscan::read::segment::{self, ReadPolicy};
 use klogscan::testkit::{
     Batch, BatchSpec, Manifest, PartitionBuilder, PartitionFileOptions, Producer, Rec,
 };
 use run::{klogscan, klogscan_as, make_traversable, permission_bits_apply};
-use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// 1 GiB of address space: far below the 10 GiB files, far above what a bounded run needs
@@ -41,13 +39,6 @@ fn log_dir(root: &Path) -> (PathBuf, Manifest) {
     b.append(Batch::new(p).values(["d"]));
     let m = b.write(&logs).unwrap();
     (logs, m)
-}
-
-fn mkfifo(path: &Path) {
-    let _ = std::fs::remove_file(path);
-    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
 }
 
 fn sparse(path: &Path, len: u64) {

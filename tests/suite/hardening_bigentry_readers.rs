@@ -137,8 +137,8 @@ fn child_process_entry() {
             println!("RESULT {keys:?}");
         }
         "coordinator_unscanned" => {
-            // Only `orders` is scanned: the coordinator walks __transaction_state-1 itself
-            // (`coordinator::walk_unscanned` → `walked::collect_dir`).
+            // Only `orders` is scanned: the coordinator reads __transaction_state-1 itself
+            // (`coordinator::replay_logs`, streaming through `walked::stream_records`).
             let opts = klogscan::partition::scan::ScanOptions::default().with_topic("orders");
             let mut r = klogscan::pipeline::scan_partitions(&inv, &opts);
             klogscan::cluster::coordinator::annotate(&mut r, &inv, &opts);

@@ -12,22 +12,9 @@ use crate::coordinator_stream::{faulty, reports};
 use klogscan::discover::layout;
 use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline;
+// A deterministic xorshift stream (every run mutates the same way).
+use klogscan::testkit::groups::Rng;
 use std::path::{Path, PathBuf};
-
-/// A deterministic xorshift stream (every run mutates the same way).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn opts() -> ScanOptions {
     ScanOptions::default().with_keep_cluster_txns(true)
@@ -78,7 +65,7 @@ fn batch_starts(seg: &[u8]) -> Vec<usize> {
 /// absurd `batchLength` / `recordsCount` / `partitionLeaderEpoch` in one batch.
 fn mutate(seed: &[u8], starts: &[usize], rng: &mut Rng, i: usize) -> Vec<u8> {
     let mut d = seed.to_vec();
-    let batch = starts[rng.below(starts.len())];
+    let batch = starts[rng.pick(starts.len())];
     let put = |d: &mut Vec<u8>, at: usize, b: &[u8]| {
         if at + b.len() <= d.len() {
             d[at..at + b.len()].copy_from_slice(b);
@@ -86,29 +73,29 @@ fn mutate(seed: &[u8], starts: &[usize], rng: &mut Rng, i: usize) -> Vec<u8> {
     };
     match i % 7 {
         0 => {
-            for _ in 0..1 + rng.below(8) {
-                let at = rng.below(d.len());
-                d[at] = rng.next() as u8;
+            for _ in 0..1 + rng.pick(8) {
+                let at = rng.pick(d.len());
+                d[at] = rng.next_u64() as u8;
             }
         }
-        1 => d.truncate(rng.below(d.len() + 1)),
+        1 => d.truncate(rng.pick(d.len() + 1)),
         2 => {
-            let at = rng.below(d.len());
-            let end = (at + 1 + rng.below(200)).min(d.len());
+            let at = rng.pick(d.len());
+            let end = (at + 1 + rng.pick(200)).min(d.len());
             d[at..end].fill(0);
         }
         3 => put(&mut d, batch + 8, &i32::MAX.to_be_bytes()),
         4 => {
-            let n = [i32::MAX, -1, i32::MIN, 1 << 24][rng.below(4)];
+            let n = [i32::MAX, -1, i32::MIN, 1 << 24][rng.pick(4)];
             put(&mut d, batch + 57, &n.to_be_bytes());
         }
         5 => {
-            let e = [i32::MAX, -1, i32::MIN][rng.below(3)];
+            let e = [i32::MAX, -1, i32::MIN][rng.pick(3)];
             put(&mut d, batch + 12, &e.to_be_bytes());
         }
         _ => {
             // From the end of one batch on, zeros (a preallocated tail).
-            let at = starts[rng.below(starts.len())];
+            let at = starts[rng.pick(starts.len())];
             d[at..].fill(0);
         }
     }
@@ -149,7 +136,7 @@ fn a_coordinator_log_of_one_segment_per_batch_reads_again_the_same() {
         let end = starts.get(i + 1).copied().unwrap_or(bytes.len());
         let base = i64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
         let path = part.join(format!("{base:020}.log"));
-        let cut = at + rng.below(end - at);
+        let cut = at + rng.pick(end - at);
         std::fs::write(&path, &bytes[at..cut]).unwrap();
         assert_same_read_again(dir.path(), &format!("segment {base} cut"));
         std::fs::write(&path, &bytes[at..end]).unwrap();
@@ -192,6 +179,34 @@ fn changed_between_walk_and_reread(change: impl FnOnce(&Path, &[u8])) -> (String
     (String::from_utf8(out).unwrap(), kept)
 }
 
+/// A coordinator segment the walk could not read (gone between the discovery and the
+/// walk), readable again when the cluster stage reads the partition again: the scan kept
+/// none of its records, so the re-read does not replay them either; it names the segment
+/// as not read.
+#[test]
+fn a_coordinator_segment_the_walk_could_not_read_is_not_replayed_later() {
+    let (dir, part, seg, bytes) = seeded();
+    // A second segment, after the first: the walk finds it gone, the re-read finds it back.
+    let later = part.join("00000000000000005000.log");
+    std::fs::write(&later, &bytes).unwrap();
+    let inv = layout::discover(&[dir.path().to_path_buf()]);
+    std::fs::remove_file(&later).unwrap();
+    let opts = opts().with_keep_coordinator_bytes(0);
+    let mut report = pipeline::scan_partitions(&inv, &opts);
+    std::fs::write(&later, &bytes).unwrap();
+    pipeline::run_cluster_checks(&mut report, &inv, &opts);
+    let mut out = Vec::new();
+    klogscan::report::json::write_scan(&report, &mut out).unwrap();
+    let scan = String::from_utf8(out).unwrap();
+    assert!(
+        scan.contains("00000000000000005000.log: changed since the scan read it"),
+        "not named: {scan}"
+    );
+    // The first segment, read as the walk read it, is not named.
+    let first = seg.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(!scan.contains(&format!("{first}: changed since")), "{scan}");
+}
+
 /// A coordinator segment cut, grown or removed after the walk (which kept none of its
 /// records) is named as not read by the cluster stage rather than replayed silently from
 /// other bytes than the scan saw; the same bytes written again change nothing.
@@ -213,9 +228,7 @@ fn a_coordinator_segment_changed_after_the_walk_is_named() {
     });
     let fifo = changed_between_walk_and_reread(|seg, _| {
         std::fs::remove_file(seg).unwrap();
-        let path = std::ffi::CString::new(seg.to_str().unwrap().as_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
-        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+        crate::common::mkfifo(seg);
     });
     for (what, (scan, _)) in [
         ("cut", &half),
@@ -396,43 +409,42 @@ fn random_coordinator_records_join_without_panic() {
         let mut c = faulty(None);
         let base = c.now();
         for _ in 0..12 {
-            let time = |rng: &mut Rng| match rng.below(6) {
+            let time = |rng: &mut Rng| match rng.pick(6) {
                 0 => i64::MIN,
                 1 => i64::MAX,
                 2 => -1,
                 3 => 0,
-                _ => base + rng.below(4_000_000) as i64 - 2_000_000,
+                _ => base + rng.pick(4_000_000) as i64 - 2_000_000,
             };
             let mut v = TxnValue::new(
-                pids[rng.below(pids.len())],
-                epochs[rng.below(epochs.len())],
-                rng.below(9) as u8,
+                pids[rng.pick(pids.len())],
+                epochs[rng.pick(epochs.len())],
+                rng.pick(9) as u8,
             )
             .times(time(&mut rng), time(&mut rng));
-            if rng.below(4) > 0 {
-                let n = rng.below(4);
+            if rng.pick(4) > 0 {
+                let n = rng.pick(4);
                 let list: Vec<(String, Vec<i32>)> = (0..n)
                     .map(|_| {
-                        let k = 1 + rng.below(3);
-                        let ids = (0..k).map(|_| parts[rng.below(parts.len())]).collect();
-                        (topics[rng.below(topics.len())].to_string(), ids)
+                        let k = 1 + rng.pick(3);
+                        let ids = (0..k).map(|_| parts[rng.pick(parts.len())]).collect();
+                        (topics[rng.pick(topics.len())].to_string(), ids)
                     })
                     .collect();
                 v.partitions = Some(list);
             }
-            if rng.below(3) == 0 {
-                v = v.v1(pids[rng.below(pids.len())], -1, rng.below(3) as i16);
+            if rng.pick(3) == 0 {
+                v = v.v1(pids[rng.pick(pids.len())], -1, rng.pick(3) as i16);
             }
-            c.coordinator_record(ids[rng.below(ids.len())], Some(v));
-            if rng.below(3) == 0 {
-                let p =
-                    Producer::transactional(pids[rng.below(7)], epochs[rng.below(epochs.len())]);
+            c.coordinator_record(ids[rng.pick(ids.len())], Some(v));
+            if rng.pick(3) == 0 {
+                let p = Producer::transactional(pids[rng.pick(7)], epochs[rng.pick(epochs.len())]);
                 let t = Txn::new(
-                    ids[rng.below(ids.len())],
+                    ids[rng.pick(ids.len())],
                     p,
                     &[("orders", 0), ("payments", 0)],
                 );
-                c.run(&if rng.below(2) == 0 {
+                c.run(&if rng.pick(2) == 0 {
                     t.skip_marker_on(("orders", 0))
                 } else {
                     t

@@ -131,7 +131,7 @@ fn cluster_checks_read_no_segment_after_the_walk() {
 }
 
 #[test]
-fn a_coordinator_partition_outside_the_selection_is_walked_once_for_both_checks() {
+fn a_coordinator_partition_outside_the_selection_is_read_once_for_both_checks() {
     let tmp = tempfile::tempdir().unwrap();
     cluster(tmp.path());
     let only_a = ScanOptions::default().with_topic("a");
@@ -149,18 +149,19 @@ fn a_coordinator_partition_outside_the_selection_is_walked_once_for_both_checks(
         zombie.evidence
     );
 
-    // The scan did not walk __transaction_state-0: one walk of it, then no file at all
-    // for the coordinator's confirmation and the cluster-wide join.
+    // The scan did not walk __transaction_state-0: one read of it into the coordinator's
+    // model, then no file at all for the coordinator's confirmation and the cluster-wide
+    // join.
     let mut split = klogscan::pipeline::scan_partitions(&inv, &only_a);
-    let unscanned = coordinator::walk_unscanned(&split, &inv, &only_a);
-    let names: Vec<&str> = unscanned
-        .keys()
-        .map(|p| p.rsplit('/').next().unwrap())
+    let models = coordinator::cluster::replay_logs(&mut split, &inv, &only_a);
+    let names: Vec<&str> = models
+        .iter()
+        .map(|m| m.origin.path.rsplit('/').next().unwrap())
         .collect();
     assert_eq!(names, ["__transaction_state-0"]);
     remove_logs(tmp.path());
-    coordinator::annotate_from(&mut split, &unscanned, &inv, &only_a);
-    coordinator::cluster::check_from(&mut split, &unscanned, &inv, &only_a);
+    coordinator::annotate_models(&mut split, &models, &inv, &only_a);
+    coordinator::cluster::check_models(&mut split, models, &inv, &only_a);
     for (_, check) in pipeline::cluster_checks() {
         let extra = check(&split, &inv, &only_a);
         split.add_partition_findings(extra);

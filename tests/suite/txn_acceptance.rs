@@ -201,7 +201,9 @@ fn scan_policies(
     let paths = w.write_to(&dirs, on_first, with_coordinator);
     if delete_policy {
         let mut p = PartitionBuilder::new("__cluster_metadata", 0);
-        for topic in [A0.0, P0.0, U2.0, B0.0] {
+        let mut topics = w.topics();
+        topics.extend([A0.0, P0.0, U2.0, B0.0]);
+        for topic in topics {
             let r = MetaRecord::Config {
                 resource_type: RESOURCE_TOPIC,
                 resource_name: topic.into(),
@@ -307,12 +309,17 @@ const SETS2: [&[Tp]; 2] = [&[P0, U2], &[A0, P0]];
 /// Two producers in tight loops, interleaved transaction by transaction, on overlapping
 /// partition sets; `fault` on transaction `at` of the first.
 fn two_loops(tv2: bool, at: usize, fault: Fault) -> World {
+    two_loops_on(SETS, tv2, at, fault)
+}
+
+/// [`two_loops`] with the first producer's partition sets `sets`.
+fn two_loops_on(sets: [&[Tp]; 2], tv2: bool, at: usize, fault: Fault) -> World {
     let mut w = World::new(tv2);
     let mut a = Loop::new(&mut w, "app-0");
     let mut b = Loop::new(&mut w, "app-1");
     for i in 0..12 {
         let f = if i == at { fault } else { Fault::None };
-        a.txn(&mut w, SETS[i % 2], i % 4 != 3, f);
+        a.txn(&mut w, sets[i % 2], i % 4 != 3, f);
         if f != Fault::StuckInPrepare {
             b.txn(&mut w, SETS2[i % 2], i % 3 != 2, Fault::None);
         }
@@ -360,6 +367,45 @@ fn two_tight_loops_faults_are_found() {
         }
     }
     assert_none_missed(missed);
+}
+
+/// A user topic whose name starts with `__` is no internal topic: known not compacted
+/// (`cleanup.policy=delete`), a marker lost in the middle of a TV0/1 loop is proven by the
+/// order of its transactions (`LogCleaner` removes markers only from compacted logs), as
+/// on any other topic; with its policy unknown it is still said, at info.
+#[test]
+fn a_user_topic_named_like_an_internal_one_is_not_taken_for_compacted() {
+    const X1: Tp = ("__x", 1);
+    let sets: [&[Tp]; 2] = [&[A0, X1], &[P0, U2, X1]];
+    let w = two_loops_on(sets, false, 6, Fault::Skip(X1));
+    assert_none_missed(
+        found("user __x", &w, Fault::Skip(X1), sets[0], everywhere_first)
+            .into_iter()
+            .collect(),
+    );
+    let r = scan_policies(&w, true, everywhere_first, true);
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::TransactionMarkerMissing && f.topic == "__x")
+        .expect("the lost marker on __x-1");
+    assert_eq!(f.severity, Severity::Warning, "{f:#?}");
+    assert_eq!(f.evidence["proven_by_epoch"], false, "{f:#?}");
+    assert_eq!(f.evidence["compacted"], false, "{f:#?}");
+    // A later marker closed the part: nothing on the partition is stuck.
+    assert!(
+        f.broker_behaviour
+            .contains("until the later transaction's marker closed it")
+            && !f.broker_behaviour.contains("stuck"),
+        "{}",
+        f.broker_behaviour
+    );
+    // Healthy, the same topic raises nothing above info.
+    assert_healthy(
+        "user __x",
+        &two_loops_on(sets, false, 99, Fault::None),
+        everywhere_first,
+    );
 }
 
 /// A producer's transaction times out: the coordinator fences its epoch and aborts it
@@ -604,4 +650,74 @@ fn expired_id_reused_faults_are_found() {
         }
     }
     assert_none_missed(missed);
+}
+
+/// A part absorbed into a later transaction and never listed by the transaction that
+/// wrote it rests on the absence of a record listing it: with a batch of the
+/// coordinator's log not read (its records do not parse), a later record of that
+/// transaction may list it, so the finding is unconfirmed (and no error); with every
+/// batch read it is confirmed.
+#[test]
+fn an_absorbed_unlisted_part_rests_on_every_coordinator_batch_read() {
+    use klogscan::testkit::BatchSpec;
+    use klogscan::testkit::encode::{HeaderOverrides, RecordSpec};
+    let w = two_loops(true, 5, Fault::Unlisted(U2));
+    let dir = tempfile::tempdir().unwrap();
+    let dirs = [dir.path().join("b1"), dir.path().join("b2")];
+    let paths: Vec<_> = w
+        .write_to(&dirs, everywhere_first, true)
+        .into_iter()
+        .filter(|p| p.exists())
+        .collect();
+    let unlisted = |r: &ScanReport| {
+        r.findings
+            .iter()
+            .find(|f| {
+                f.kind == Kind::TransactionPartitionUnlisted
+                    && (f.topic.as_str(), f.partition) == U2
+                    && f.evidence.get("earlier_transaction").is_some()
+            })
+            .cloned()
+            .expect("the absorbed part never listed")
+    };
+    let all_read = unlisted(&pipeline::scan(&paths, &ScanOptions::default()));
+    assert_eq!(all_read.evidence["confirmed"], true, "{all_read:#?}");
+    let coordinator = std::fs::read_dir(&dirs[0])
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("__transaction_state-")
+        })
+        .expect("the coordinator's partition");
+    // A batch that says it holds 3 records but holds 1: its records do not parse.
+    let unparsable = BatchSpec {
+        base_offset: 99_999_999,
+        base_timestamp: w.now,
+        records: vec![RecordSpec {
+            key: Some(klogscan::testkit::txnlog::key("app-0")),
+            value: Some(vec![0; 8]),
+            ..RecordSpec::default()
+        }],
+        overrides: HeaderOverrides {
+            records_count: Some(3),
+            ..HeaderOverrides::default()
+        },
+        ..BatchSpec::default()
+    };
+    std::fs::write(
+        coordinator.join("00000000000099999999.log"),
+        unparsable.encode(),
+    )
+    .unwrap();
+    let f = unlisted(&pipeline::scan(&paths, &ScanOptions::default()));
+    assert!(
+        f.severity < Severity::Error && f.severity <= all_read.severity,
+        "{f:#?}"
+    );
+    assert_eq!(f.evidence["confirmed"], false, "{f:#?}");
+    assert!(f.message.contains("unconfirmed"), "{}", f.message);
 }

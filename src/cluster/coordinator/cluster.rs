@@ -5,7 +5,6 @@
 //! `hanging_transaction` to its root cause (`caused_by`) and keep the transactions and
 //! statistics in [`ScanReport::transactions`].
 
-use super::{TRANSACTION_STATE_TOPIC, UnscannedLogs};
 use crate::finding::{CopyKind, Finding, Kind, Source};
 use crate::discover::identity::Identities;
 use crate::discover::layout::{Inventory, PartitionDir};
@@ -70,25 +69,12 @@ fn source(o: &Origin, copy: CopyKind) -> Source {
 
 /// Build the join's inputs from `report` (moving each partition's transaction records out
 /// of its outcome, and the `__transaction_state` records out of its walk's results) and
-/// `inv`.
+/// `inv`; the `__transaction_state` partitions whose records the scan did not keep are
+/// read streaming, as [`replay_logs`] reads them.
 #[cfg(feature = "testkit")]
 pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> TxnInputs {
-    let unscanned = super::walk_unscanned(report, inv, opts);
-    inputs_from(report, &unscanned, inv, opts)
-}
-
-/// [`inputs`] with the `__transaction_state` partitions outside the scan already walked
-/// ([`super::walk_unscanned`]).
-#[cfg(feature = "testkit")]
-pub fn inputs_from(
-    report: &mut ScanReport,
-    unscanned: &UnscannedLogs,
-    inv: &Inventory,
-    opts: &ScanOptions,
-) -> TxnInputs {
     let origins = Origins::new(inv);
-    let logs =
-        super::decode::decode_logs(report, unscanned, inv, opts, |path| origins.of(path).0);
+    let logs = super::decode::decode_logs(report, inv, opts, |path| origins.of(path).0);
     TxnInputs {
         version: INPUT_VERSION,
         partitions: partitions_of(report, inv, true),
@@ -98,14 +84,9 @@ pub fn inputs_from(
 
 /// The model of every `__transaction_state` directory of `inv`
 /// ([`super::decode::replay_logs`]), each named by its identity (the join's [`Origin`]).
-pub fn replay_logs(
-    report: &mut ScanReport,
-    unscanned: &UnscannedLogs,
-    inv: &Inventory,
-    opts: &ScanOptions,
-) -> Vec<CoordModel> {
+pub fn replay_logs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> Vec<CoordModel> {
     let origins = Origins::new(inv);
-    super::decode::replay_logs(report, unscanned, inv, opts, |path| origins.of(path).0)
+    super::decode::replay_logs(report, inv, opts, |path| origins.of(path).0)
 }
 
 /// The join's partition inputs: each partition's transactions, moved out of `report`.
@@ -129,7 +110,7 @@ fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<Par
             .partitions
             .iter()
             .map(|p| {
-                p.topic != TRANSACTION_STATE_TOPIC
+                txns::stats::joined(p)
                     && (all || with_txns.contains(&(p.topic.as_str(), p.partition)))
             })
             .collect()
@@ -153,21 +134,8 @@ fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<Par
     out
 }
 
-/// Run the join over a finished scan and attach its results to `report`, with the
-/// `__transaction_state` partitions outside the scan already walked
-/// ([`super::walk_unscanned`]).
-#[cfg(feature = "testkit")]
-pub fn check_from(
-    report: &mut ScanReport,
-    unscanned: &UnscannedLogs,
-    inv: &Inventory,
-    opts: &ScanOptions,
-) {
-    let models = replay_logs(report, unscanned, inv, opts);
-    check_models(report, models, inv, opts);
-}
-
-/// [`check_from`] with the coordinator's models already replayed ([`replay_logs`]).
+/// Run the join over a finished scan, with the coordinator's models already replayed
+/// ([`replay_logs`]), and attach its results to `report`.
 pub fn check_models(
     report: &mut ScanReport,
     models: Vec<CoordModel>,

@@ -7,8 +7,10 @@
 //! evidence for every data partition): per transactional id, the latest value in offset
 //! order; a null value (tombstone) marks the id removed. It indexes the latest values by
 //! producer id, previous producer id and next producer id. The records come from the scan's
-//! one walk of each partition ([`crate::partition::walked`]); a partition outside the scan's selection
-//! is walked once, for both coordinator checks ([`walk_unscanned`]).
+//! one walk of each partition ([`crate::partition::walked`]); a partition outside the
+//! scan's selection, or whose records the walk did not keep, is read again once, streaming,
+//! into the model both coordinator checks and the transaction join read
+//! ([`super::decode::replay_logs`]).
 //!
 //! [`annotate`] then adds `evidence.coordinator` to every `hanging_transaction` and
 //! `open_transaction` finding and appends the coordinator's verdict to its message.
@@ -109,19 +111,7 @@ fn tp_strings(v: &[(String, i32)]) -> Vec<String> {
 /// `__transaction_state` partition. Recomputes `report.summary.findings`.
 #[cfg(feature = "testkit")]
 pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    annotate_from(report, &walk_unscanned(report, inv, opts), inv, opts);
-}
-
-/// [`annotate`] with the `__transaction_state` partitions outside the scan already walked
-/// ([`walk_unscanned`]).
-#[cfg(feature = "testkit")]
-pub fn annotate_from(
-    report: &mut ScanReport,
-    unscanned: &UnscannedLogs,
-    inv: &Inventory,
-    opts: &ScanOptions,
-) {
-    let models = super::decode::replay_logs(report, unscanned, inv, opts, |path| {
+    let models = super::decode::replay_logs(report, inv, opts, |path| {
         crate::cluster::txns::Origin {
             path: path.to_string(),
             ..Default::default()

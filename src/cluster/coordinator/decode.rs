@@ -11,24 +11,24 @@
 //! reading: a key of another version is skipped by `TransactionStateManager`'s load, a
 //! value whose status byte is unknown fails it (`TransactionState.fromId`).
 
-use super::{TRANSACTION_STATE_TOPIC, UnscannedLogs};
-use crate::cluster::report::ScanReport;
+use super::TRANSACTION_STATE_TOPIC;
 use super::model::{CoordModel, Replay};
+use crate::cluster::report::ScanReport;
 #[cfg(feature = "testkit")]
 use crate::cluster::txns::INPUT_VERSION;
 use crate::cluster::txns::{
     CoordRecord, CoordValue, CoordinatorLog, Origin, RecordProblem, UnreadBatch,
 };
-use std::collections::HashSet;
-use std::sync::Arc;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::{
-    ClusterInputs, LogItem, LogRecord, ReadErrors, segment_names, stream_records,
+    self, ClusterInputs, LogItem, LogRecord, ReadErrors, SegmentRead, stream_records,
 };
-use std::collections::BTreeSet;
 use crate::read::format::error::Problem;
 use crate::read::format::txnlog::{self, LogKey};
+use std::borrow::Borrow;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
 
 /// One walked record, decoded.
 pub fn decode(r: &LogRecord) -> CoordRecord {
@@ -118,10 +118,7 @@ fn push(sink: &mut impl Sink, item: &LogItem, segments: &[String]) {
             message,
             offsets,
         } => sink.unread(UnreadBatch {
-            segment: segments
-                .get(*segment as usize)
-                .cloned()
-                .unwrap_or_default(),
+            segment: walked::segment_name(segments, *segment).to_string(),
             reason: message.clone(),
             offsets: *offsets,
         }),
@@ -129,121 +126,86 @@ fn push(sink: &mut impl Sink, item: &LogItem, segments: &[String]) {
     }
 }
 
-/// The records of a `__transaction_state` partition directory read again from its
-/// segments, streaming (`walked::stream_records`), into the sink `fresh` makes: each
-/// record is decoded and handed on as it is read, none kept. With
-/// [`ReadErrors::AsWalked`], a segment that changed during the read gives none of its
-/// records, as the scan's walk drops them: the copy is read again without it.
-fn stream_dir<S: Sink>(
-    p: &PartitionDir,
-    opts: &ScanOptions,
-    errors: &ReadErrors,
-    mut fresh: impl FnMut() -> S,
-) -> S {
-    let names = segment_names(p);
-    let mut skip = BTreeSet::new();
-    loop {
-        let mut sink = fresh();
-        sink.segments(names.clone());
-        let read = stream_records(
-            p,
-            opts.max_bytes,
-            opts.max_decompressed,
-            errors,
-            &skip,
-            &mut |item| push(&mut sink, &item, &names),
-        );
-        match read {
-            Ok(()) => return sink,
-            // Each pass skips one more segment: at most one pass per segment.
-            Err(n) if skip.insert(n) => {}
-            Err(_) => return sink,
+/// A `__transaction_state` partition copy's records: kept by a walk (an evidence bundle's
+/// results), the scan's walk (taken out as they are read: each one's bytes are freed once
+/// decoded), or still in its segments (read again streaming: the scan's walk kept none of
+/// them, or did not select the partition; see [`ReadErrors`]).
+pub(super) enum Walked<'a> {
+    Kept(&'a ClusterInputs),
+    Taken(&'a mut ClusterInputs),
+    Disk(&'a PartitionDir, ReadErrors, &'a ScanOptions),
+}
+
+impl Walked<'_> {
+    /// Decode every record of the copy, in offset order, into the sink `fresh` makes. A
+    /// read from disk with [`ReadErrors::AsWalked`] may start again with a fresh sink: a
+    /// segment that changed during the read gives none of its records, as the scan's walk
+    /// drops them, so the copy is read again without it.
+    fn feed<S: Sink>(self, mut fresh: impl FnMut() -> S) -> S {
+        fn all<S: Sink>(mut sink: S, names: &[String], items: impl IntoIterator<Item: Borrow<LogItem>>) -> S {
+            sink.segments(names.to_vec());
+            for item in items {
+                push(&mut sink, item.borrow(), names);
+            }
+            sink
+        }
+        let (p, errors, opts) = match self {
+            Walked::Kept(inputs) => {
+                return all(fresh(), &inputs.segments, inputs.txn_log.iter().flatten());
+            }
+            Walked::Taken(inputs) => {
+                let items = inputs.txn_log.take().unwrap_or_default();
+                return all(fresh(), &inputs.segments, items);
+            }
+            Walked::Disk(p, errors, opts) => (p, errors, opts),
+        };
+        let names = p.log_names();
+        let mut skip = BTreeSet::new();
+        loop {
+            let mut sink = fresh();
+            sink.segments(names.clone());
+            let how = SegmentRead {
+                errors: &errors,
+                skip: &skip,
+                ..SegmentRead::report(opts.max_bytes, opts.max_decompressed)
+            };
+            let mut each = |item: LogItem| push(&mut sink, &item, &names);
+            match stream_records(p, &how, Some(&mut each), &mut |_, _| {}) {
+                Ok(()) => return sink,
+                // Each pass skips one more segment: at most one pass per segment.
+                Err(n) if skip.insert(n) => {}
+                Err(_) => return sink,
+            }
         }
     }
-}
 
-/// The records of one `__transaction_state` partition copy, decoded, with the batches
-/// whose records were not read.
-#[cfg(feature = "testkit")]
-pub fn decode_log(
-    partition: i32,
-    origin: Origin,
-    ref_time_ms: i64,
-    inputs: &ClusterInputs,
-) -> CoordinatorLog {
-    let items = inputs.txn_log.as_deref().unwrap_or_default();
-    let mut log = CoordinatorLog {
-        version: INPUT_VERSION,
-        partition,
-        origin,
-        ref_time_ms,
-        records: Vec::with_capacity(items.len()),
-        segments: inputs.segments.clone(),
-        records_not_read: Vec::new(),
-    };
-    for item in items {
-        push(&mut log, item, &inputs.segments);
+    /// The copy replayed into the coordinator's model, each record decoded and replayed in
+    /// turn (none is kept): `wanted` as [`Replay::new`].
+    pub(super) fn replay(
+        self,
+        partition: i32,
+        origin: Origin,
+        ref_time_ms: i64,
+        wanted: Option<Arc<HashSet<i64>>>,
+    ) -> CoordModel {
+        self.feed(|| Replay::new(partition, origin.clone(), ref_time_ms, wanted.clone()))
+            .finish()
     }
-    log
-}
 
-/// One `__transaction_state` partition copy replayed into the coordinator's model, each
-/// record decoded and replayed in turn (none is kept): `wanted` as [`Replay::new`].
-pub fn replay_log(
-    partition: i32,
-    origin: Origin,
-    ref_time_ms: i64,
-    inputs: &ClusterInputs,
-    wanted: Option<Arc<HashSet<i64>>>,
-) -> CoordModel {
-    let mut r = Replay::new(partition, origin, ref_time_ms, wanted);
-    r.segments = inputs.segments.clone();
-    for item in inputs.txn_log.as_deref().unwrap_or_default() {
-        push(&mut r, item, &inputs.segments);
+    /// The copy's records decoded, with the batches whose records were not read: the
+    /// join's serialisable inputs.
+    #[cfg(feature = "testkit")]
+    fn decode(self, partition: i32, origin: Origin, ref_time_ms: i64) -> CoordinatorLog {
+        self.feed(|| CoordinatorLog {
+            version: INPUT_VERSION,
+            partition,
+            origin: origin.clone(),
+            ref_time_ms,
+            records: Vec::new(),
+            segments: Vec::new(),
+            records_not_read: Vec::new(),
+        })
     }
-    r.finish()
-}
-
-/// [`replay_log`] taking the walked records out of `inputs`: each one's bytes are freed
-/// as soon as it is replayed.
-fn replay_log_taken(
-    partition: i32,
-    origin: Origin,
-    ref_time_ms: i64,
-    inputs: &mut ClusterInputs,
-    wanted: Option<Arc<HashSet<i64>>>,
-) -> CoordModel {
-    let items = inputs.txn_log.take().unwrap_or_default();
-    let mut r = Replay::new(partition, origin, ref_time_ms, wanted);
-    r.segments = inputs.segments.clone();
-    for item in items {
-        push(&mut r, &item, &inputs.segments);
-    }
-    r.finish()
-}
-
-/// The records of a `__transaction_state` partition directory the scan did not walk,
-/// with a walk of their own.
-#[cfg(feature = "testkit")]
-pub(super) fn walk_dir(p: &PartitionDir, opts: &ScanOptions) -> ClusterInputs {
-    crate::partition::walked::collect_dir(p, false, opts.max_bytes, opts.max_decompressed, None)
-}
-
-/// A `__transaction_state` partition directory the scan did not walk, read and replayed
-/// streaming (`errors`: see [`ReadErrors`]).
-pub(super) fn replay_dir(
-    p: &PartitionDir,
-    opts: &ScanOptions,
-    partition: i32,
-    origin: Origin,
-    ref_time_ms: i64,
-    errors: ReadErrors,
-    wanted: Option<Arc<HashSet<i64>>>,
-) -> CoordModel {
-    stream_dir(p, opts, &errors, || {
-        Replay::new(partition, origin.clone(), ref_time_ms, wanted.clone())
-    })
-    .finish()
 }
 
 /// What the coordinator's view reads of a model: no finished transaction but each id's
@@ -253,14 +215,14 @@ pub(super) fn view_only() -> Option<Arc<HashSet<i64>>> {
 }
 
 /// Every `__transaction_state` partition directory of `inv`, in its order: from what the
-/// scan's walk kept (taken out of `report`), else from `unscanned`, else from a walk of
-/// its own. `origin` names each directory (the join's [`Origin`]); the reference time of
-/// a copy is its partition's, else `--now`, else the newest of the scan.
-fn each_log(
+/// scan's walk kept (taken out of `report`), else read again from its segments (the scan
+/// kept none of its records, or did not select it). `origin` names each directory (the
+/// join's [`Origin`]); the reference time of a copy is its partition's, else `--now`,
+/// else the newest of the scan.
+fn each_log<'a>(
     report: &mut ScanReport,
-    unscanned: &UnscannedLogs,
-    inv: &Inventory,
-    opts: &ScanOptions,
+    inv: &'a Inventory,
+    opts: &'a ScanOptions,
     mut each: impl FnMut(i32, i64, &str, Walked<'_>),
 ) {
     let newest = report
@@ -282,44 +244,18 @@ fn each_log(
             .map(|i| report.partitions[i].ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
-        let lens = at.map_or_else(Vec::new, |i| walked_lens(&report.partitions[i]));
+        let walked_to = at.map_or_else(Vec::new, |i| {
+            std::mem::take(&mut report.partitions[i].carried.cluster_inputs.walked_to)
+        });
         let walked = match at.map(|i| &mut report.partitions[i].carried.cluster_inputs) {
             Some(inputs) if inputs.txn_log.is_some() => Walked::Taken(inputs),
             // Walked by the scan, which kept none of its records (more than
             // `ScanOptions::keep_coordinator_bytes`): read again as the walk read it.
-            Some(_) => Walked::Disk(d, ReadErrors::AsWalked(lens)),
-            None => match unscanned.get(&path) {
-                Some(inputs) => Walked::Kept(inputs),
-                None => Walked::Disk(d, ReadErrors::Report),
-            },
+            Some(_) => Walked::Disk(d, ReadErrors::AsWalked(walked_to), opts),
+            None => Walked::Disk(d, ReadErrors::Report, opts),
         };
         each(tp.partition, ref_time, &path, walked);
     }
-}
-
-/// The length the scan's walk read of each of a partition's segments, by segment number
-/// (`None`: the walk could not read it): what a read again compares with.
-fn walked_lens(p: &crate::partition::results::PartitionReport) -> Vec<Option<u64>> {
-    let walks = &p.carried.segment_walks;
-    p.carried
-        .cluster_inputs
-        .segments
-        .iter()
-        .map(|name| {
-            walks
-                .iter()
-                .find(|w| &w.name == name)
-                .and_then(|w| w.walk.as_ref().map(|r| r.len))
-        })
-        .collect()
-}
-
-/// A partition copy's walked records: the scan's (taken as they are read), kept
-/// elsewhere, or still in its segments (read streaming, [`stream_dir`]).
-enum Walked<'a> {
-    Taken(&'a mut ClusterInputs),
-    Kept(&'a ClusterInputs),
-    Disk(&'a PartitionDir, ReadErrors),
 }
 
 /// Every `__transaction_state` partition directory of `inv` decoded once, as the join's
@@ -328,34 +264,13 @@ enum Walked<'a> {
 #[cfg(feature = "testkit")]
 pub fn decode_logs(
     report: &mut ScanReport,
-    unscanned: &UnscannedLogs,
     inv: &Inventory,
     opts: &ScanOptions,
     origin: impl Fn(&str) -> Origin,
 ) -> Vec<CoordinatorLog> {
     let mut out = Vec::new();
-    each_log(report, unscanned, inv, opts, |partition, ref_time, path, walked| {
-        let inputs: &ClusterInputs = match &walked {
-            Walked::Taken(i) => i,
-            Walked::Kept(i) => i,
-            Walked::Disk(d, errors) => {
-                let log = || CoordinatorLog {
-                    version: INPUT_VERSION,
-                    partition,
-                    origin: origin(path),
-                    ref_time_ms: ref_time,
-                    records: Vec::new(),
-                    segments: Vec::new(),
-                    records_not_read: Vec::new(),
-                };
-                out.push(stream_dir(d, opts, errors, log));
-                return;
-            }
-        };
-        out.push(decode_log(partition, origin(path), ref_time, inputs));
-        if let Walked::Taken(i) = walked {
-            i.txn_log = None;
-        }
+    each_log(report, inv, opts, |partition, ref_time, path, walked| {
+        out.push(walked.decode(partition, origin(path), ref_time));
     });
     out
 }
@@ -366,7 +281,6 @@ pub fn decode_logs(
 /// the producer ids of the scan's transactions (`TxnRecord`s still in `report`).
 pub fn replay_logs(
     report: &mut ScanReport,
-    unscanned: &UnscannedLogs,
     inv: &Inventory,
     opts: &ScanOptions,
     origin: impl Fn(&str) -> Origin,
@@ -380,15 +294,8 @@ pub fn replay_logs(
             .collect(),
     );
     let mut out = Vec::new();
-    each_log(report, unscanned, inv, opts, |partition, ref_time, path, walked| {
-        let w = Some(wanted.clone());
-        out.push(match walked {
-            Walked::Taken(i) => replay_log_taken(partition, origin(path), ref_time, i, w),
-            Walked::Kept(i) => replay_log(partition, origin(path), ref_time, i, w),
-            Walked::Disk(d, errors) => {
-                replay_dir(d, opts, partition, origin(path), ref_time, errors, w)
-            }
-        });
+    each_log(report, inv, opts, |partition, ref_time, path, walked| {
+        out.push(walked.replay(partition, origin(path), ref_time, Some(wanted.clone())));
     });
     out
 }

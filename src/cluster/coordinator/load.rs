@@ -2,10 +2,9 @@
 //! partitions ([`super::decode`]): the ones a scan's walk kept
 //! ([`crate::partition::walked::ClusterInputs::txn_log`]), and, for partitions outside the
 //! scan's selection or whose records the walk did not keep, one streaming read of their
-//! own (`decode::replay_dir`; [`walk_unscanned`] holds such a walk's records, for the
-//! testkit's two-step checks).
+//! own (`decode::Walked::Disk`).
 
-use super::decode::{replay_dir, replay_log, replay_logs, view_only};
+use super::decode::{Walked, replay_logs, view_only};
 use super::model::CoordModel;
 use super::{CoordinatorView, Source, TRANSACTION_STATE_TOPIC};
 use crate::cluster::report::ScanReport;
@@ -14,44 +13,6 @@ use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::{ClusterInputs, ReadErrors};
 use std::collections::BTreeMap;
-
-/// The records of the `__transaction_state` partition directories outside a scan's
-/// selection, by path (see [`walk_unscanned`]).
-pub type UnscannedLogs = BTreeMap<String, ClusterInputs>;
-
-/// Walk, once, every `__transaction_state` partition directory of `inv` whose records
-/// `report` does not hold (not selected by `--topic`/`--partition`): the coordinator's
-/// log is evidence for every data partition. Both coordinator checks read the result.
-/// (The pipeline reads them streaming instead, `decode::replay_dir`.)
-#[cfg(feature = "testkit")]
-pub fn walk_unscanned(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> UnscannedLogs {
-    inv.partitions
-        .iter()
-        .filter(|p| {
-            p.tp.as_ref()
-                .is_some_and(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
-        })
-        .map(|p| (p.path.display().to_string(), p))
-        .filter(|(path, _)| logs_of(report, &UnscannedLogs::new(), path).is_none())
-        .map(|(path, p)| (path, super::decode::walk_dir(p, opts)))
-        .collect()
-}
-
-/// The walked records of the `__transaction_state` directory `path`: from the scan's
-/// results, else from `unscanned`.
-#[cfg(feature = "testkit")]
-pub fn logs_of<'a>(
-    report: &'a ScanReport,
-    unscanned: &'a UnscannedLogs,
-    path: &str,
-) -> Option<&'a ClusterInputs> {
-    report
-        .partitions
-        .iter()
-        .find(|p| p.path == path && p.carried.cluster_inputs.txn_log.is_some())
-        .map(|p| &*p.carried.cluster_inputs)
-        .or_else(|| unscanned.get(path))
-}
 
 impl CoordinatorView {
     /// Replay every `__transaction_state` partition of `inv` (read-only; each is walked
@@ -64,17 +25,8 @@ impl CoordinatorView {
                     .filter(|tp| tp.topic == TRANSACTION_STATE_TOPIC)
             {
                 let path = p.path.display().to_string();
-                let o = origin(&path);
-                let errors = ReadErrors::Report;
-                view.absorb(&replay_dir(
-                    p,
-                    opts,
-                    tp.partition,
-                    o,
-                    0,
-                    errors,
-                    view_only(),
-                ));
+                let walked = Walked::Disk(p, ReadErrors::Report, opts);
+                view.absorb(&walked.replay(tp.partition, origin(&path), 0, view_only()));
             }
         }
         view
@@ -88,7 +40,7 @@ impl CoordinatorView {
     ) -> CoordinatorView {
         let mut view = CoordinatorView::default();
         for (partition, path, inputs) in logs {
-            view.absorb(&replay_log(partition, origin(path), 0, inputs, view_only()));
+            view.absorb(&Walked::Kept(inputs).replay(partition, origin(path), 0, view_only()));
         }
         view
     }
@@ -110,7 +62,7 @@ impl CoordinatorView {
         inv: &Inventory,
         opts: &ScanOptions,
     ) -> Vec<CoordinatorView> {
-        let models = replay_logs(report, &UnscannedLogs::new(), inv, opts, origin);
+        let models = replay_logs(report, inv, opts, origin);
         Self::load_clusters_of(&models, inv, opts)
     }
 
@@ -129,8 +81,8 @@ impl CoordinatorView {
             match by_path.get(path.as_str()) {
                 Some(model) => view.absorb(model),
                 None => {
-                    let (o, errors) = (origin(&path), ReadErrors::Report);
-                    view.absorb(&replay_dir(p, opts, partition, o, 0, errors, view_only()))
+                    let walked = Walked::Disk(p, ReadErrors::Report, opts);
+                    view.absorb(&walked.replay(partition, origin(&path), 0, view_only()))
                 }
             }
         };

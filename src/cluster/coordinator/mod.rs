@@ -28,11 +28,7 @@ crate::internal_use!(confirm::{annotate_clusters, annotate_models});
 crate::internal_use!(decode::replay_logs);
 #[cfg(feature = "testkit")]
 #[doc(hidden)]
-pub use confirm::{annotate, annotate_from};
-crate::internal_use!(load::UnscannedLogs);
-#[cfg(feature = "testkit")]
-#[doc(hidden)]
-pub use load::{logs_of, walk_unscanned};
+pub use confirm::annotate;
 
 /// The coordinator's internal topic.
 pub const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";

@@ -23,7 +23,9 @@ use crate::cluster::report::ScanReport;
 use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use crate::finding::{Finding, Kind};
 use crate::partition::results::ScanOptions;
-use crate::partition::walked::{LogItem, REMOTE_LOG_METADATA_TOPIC};
+use crate::partition::walked::{
+    LogItem, REMOTE_LOG_METADATA_TOPIC, SegmentRead, segment_name, stream_records,
+};
 use crate::read::format::checkpoint::{
     TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint,
 };
@@ -67,35 +69,27 @@ pub fn replay_inventory(
         if metadata_cut(report, i, p, opts) {
             replay.cut.insert(n);
         }
-        let walked = i.and_then(|i| report.partitions[i].carried.cluster_inputs.remote_log.as_ref());
-        let own;
-        let (items, inputs) = match walked {
-            Some(items) => (items, &*report.partitions[i.unwrap_or(0)].carried.cluster_inputs),
-            None => {
-                own = crate::partition::walked::collect_dir(
-                    p,
-                    false,
-                    opts.max_bytes,
-                    opts.max_decompressed,
-                    None,
-                );
-                match own.remote_log.as_ref() {
-                    Some(items) => (items, &own),
-                    None => continue,
-                }
+        let mut apply = |item: &LogItem, names: &[String]| match item {
+            LogItem::Record(r) => {
+                let segment = segment_name(names, r.segment);
+                replay.apply(n, r.offset, r.value.as_deref(), segment, r.position)
             }
+            LogItem::Undecodable { message, .. } => replay.unread.push((n, message.clone())),
+            LogItem::Marker { .. } => {}
         };
-        for item in items {
-            match item {
-                LogItem::Record(r) => replay.apply(
-                    n,
-                    r.offset,
-                    r.value.as_deref(),
-                    inputs.segment_name(r.segment),
-                    r.position,
-                ),
-                LogItem::Undecodable { message, .. } => replay.unread.push((n, message.clone())),
-                LogItem::Marker { .. } => {}
+        let walked = i.and_then(|i| {
+            let inputs = &report.partitions[i].carried.cluster_inputs;
+            Some((inputs.remote_log.as_ref()?, &inputs.segments))
+        });
+        match walked {
+            Some((items, names)) => items.iter().for_each(|item| apply(item, names)),
+            // Not selected by the scan: read here, one batch at a time.
+            None => {
+                let names = p.log_names();
+                let how = SegmentRead::report(opts.max_bytes, opts.max_decompressed);
+                let mut each = |item: LogItem| apply(&item, &names);
+                // `ReadErrors::Report` reads every segment to its end: never `Err`.
+                let _ = stream_records(p, &how, Some(&mut each), &mut |_, _| {});
             }
         }
     }

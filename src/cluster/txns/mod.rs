@@ -369,7 +369,7 @@ pub fn analyse_joined(inputs: &Joined<'_>, opts: &TxnOptions) -> TxnAnalysis {
                     }
                     let t = render(parts, &shared, g, coord, &s);
                     let mut f = rules::per_txn(inputs, &d.coordinator, &t, opts);
-                    f.extend(rules::absorbed(parts, g, coord));
+                    f.extend(rules::absorbed(parts, inputs.coordinator, g, coord));
                     (row, Some(Box::new((t, f))))
                 })
                 .collect();

@@ -5,7 +5,7 @@
 //! records `Complete*` only once every one was written
 //! (`TransactionCoordinator.sendTxnMarkersCallback` → `completeTransitionTo`).
 
-use crate::cluster::coordinator::model::CoordTxn;
+use crate::cluster::coordinator::model::{CoordModel, CoordTxn};
 use super::group::Grouping;
 use super::Joined;
 use super::input::Domain;
@@ -22,6 +22,7 @@ pub const PREPARE_MARGIN_MS: i64 = crate::partition::state::LATE_TRANSACTION_BUF
 
 const BROKER_MISMATCH: &str = "never written by a coordinator: it sends one marker type to every partition of the transaction and records the outcome first (Prepare*); brokers append whatever marker they receive and never compare partitions, so read_committed consumers deliver the committed partitions' records and skip the aborted ones";
 const BROKER_MISSING: &str = "the partition's last stable offset stays at the transaction's first offset until a marker arrives; the coordinator believes the transaction finished and will not send it again (it re-sends markers only for Prepare* transactions on load), so read_committed consumers of this partition are stuck";
+const BROKER_ABSORBED: &str = "the partition kept the earlier transaction open (ProducerStateManager ends a producer's transaction only at a marker) until the later transaction's marker closed it: its last stable offset stayed at the earlier data until then, and read_committed consumers then got the earlier records with the later transaction's outcome; the coordinator will not send the lost marker again (it re-sends markers only for Prepare* transactions on load)";
 const BROKER_UNLISTED: &str = "the coordinator writes markers only to the partitions its transaction lists: data of the transaction on another partition is never closed by it (before KIP-890 a produce could race AddPartitionsToTxn; TV2 brokers verify the partition with the coordinator before appending)";
 const BROKER_PREPARE: &str = "the coordinator keeps re-sending the markers (and re-sends them on every coordinator load) until every partition has acknowledged them; the producer cannot start its next transaction (CONCURRENT_TRANSACTIONS) and the partitions without a marker keep their last stable offset at the transaction's data";
 
@@ -427,8 +428,14 @@ pub fn stuck_in_prepare(
 /// whose data began in an earlier coordinator transaction that wrote no marker to their
 /// partition ([`super::group::Absorbed`]): the partition kept that transaction open
 /// (`ProducerStateManager` closes a producer's transaction only at a marker) until the
-/// marker of `g`'s transaction closed it with `g`'s outcome.
-pub fn absorbed(parts: &[super::input::PartitionTxns], g: &super::group::Group, coord: &[CoordTxn]) -> Vec<Placed> {
+/// marker of `g`'s transaction closed it with `g`'s outcome. `logs`: the coordinator's
+/// models (what [`CoordTxn::log`] indexes).
+pub fn absorbed(
+    parts: &[super::input::PartitionTxns],
+    logs: &[CoordModel],
+    g: &super::group::Group,
+    coord: &[CoordTxn],
+) -> Vec<Placed> {
     let later = g.coord.and_then(|i| coord.get(i));
     g.absorbed
         .iter()
@@ -496,7 +503,7 @@ pub fn absorbed(parts: &[super::input::PartitionTxns], g: &super::group::Group, 
                     (false, None) => Severity::Info,
                     (false, Some(_)) => Severity::Warning,
                 })
-                .broker(BROKER_MISSING)
+                .broker(BROKER_ABSORBED)
                 .remediation("the records of the earlier transaction on this partition got the later transaction's outcome: check them against the coordinator's outcome and reprocess downstream if they differ; find why the coordinator's marker was not written (a partition leader refusing WriteTxnMarkers, a truncated replica)")
             } else {
                 Finding::new(
@@ -514,12 +521,20 @@ pub fn absorbed(parts: &[super::input::PartitionTxns], g: &super::group::Group, 
                 .broker(BROKER_UNLISTED)
                 .remediation("the records on this partition got a later transaction's outcome: check them against the coordinator's outcome of the transaction that wrote them; upgrade clients and brokers to transaction version 2 (KIP-890), which verifies partitions before appending")
             };
+            let mut f = f
+                .offset(r.first_offset)
+                .producer(r.producer_id, r.producer_epoch)
+                .evidence(evidence);
+            // "Never listed": a later Ongoing/Prepare record of the earlier transaction
+            // would list it (each lists every partition added so far).
+            if let (false, Some(log)) = (a.listed, logs.get(earlier.log)) {
+                let unread = unread::of_log(log, |u| u.may_follow(earlier.first_record_offset));
+                let what = "a later record of the earlier transaction listing the partition";
+                unread::settle(&mut f, &unread, what);
+            }
             Some(Placed {
                 target: Target::Partition(a.member.input),
-                finding: f
-                    .offset(r.first_offset)
-                    .producer(r.producer_id, r.producer_epoch)
-                    .evidence(evidence),
+                finding: f,
                 causes_hanging: Vec::new(),
             })
         })

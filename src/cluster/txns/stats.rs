@@ -201,6 +201,48 @@ pub struct TxnStatistics {
     pub longest: Vec<LongTxn>,
 }
 
+impl TxnStatistics {
+    /// The statistics of each partition of a scan, looked up by its report
+    /// ([`PartitionLookup::get`]).
+    pub(crate) fn by_report(&self) -> PartitionLookup<'_> {
+        PartitionLookup {
+            by_path: self
+                .by_partition
+                .iter()
+                .map(|p| (p.path.as_str(), p))
+                .collect(),
+            none: PartitionStats::no_transactions(),
+        }
+    }
+}
+
+/// Whether the join reads partition `p`: every partition but the coordinator's own.
+pub(crate) fn joined(p: &crate::partition::results::PartitionReport) -> bool {
+    p.topic != super::TRANSACTION_STATE_TOPIC
+}
+
+/// [`TxnStatistics::by_partition`] by partition directory (see [`TxnStatistics::by_report`]).
+pub(crate) struct PartitionLookup<'a> {
+    by_path: std::collections::HashMap<&'a str, &'a PartitionStats>,
+    none: PartitionStats,
+}
+
+impl PartitionLookup<'_> {
+    /// The statistics of partition `p`: its own when it has transactions, those of every
+    /// partition without ([`PartitionStats::no_transactions`]) when the join read it
+    /// ([`joined`]; the join leaves out partitions without transactions only when nothing
+    /// can read them, and they would get the same), `None` when it did not.
+    pub(crate) fn get(
+        &self,
+        p: &crate::partition::results::PartitionReport,
+    ) -> Option<&PartitionStats> {
+        self.by_path
+            .get(p.path.as_str())
+            .copied()
+            .or_else(|| joined(p).then_some(&self.none))
+    }
+}
+
 /// The distribution of `values`, read into `buf` (a buffer reused from one to the next).
 fn dist(buf: &mut Vec<i64>, values: impl Iterator<Item = i64>) -> Distribution {
     buf.clear();

@@ -475,12 +475,6 @@ fn newest_segment_timestamp(p: &PartitionDir, opts: &ScanOptions) -> Option<i64>
     None
 }
 
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
 /// The context the replay needs, derived from the partition directory.
 pub(crate) fn partition_context(p: &PartitionDir) -> PartitionContext {
     let (topic, partition) = match &p.tp {
@@ -492,11 +486,7 @@ pub(crate) fn partition_context(p: &PartitionDir) -> PartitionContext {
         kraft_metadata: layout::is_kraft_metadata(&topic),
         compacted: if internal { Some(true) } else { None },
         internal,
-        segment_names: p
-            .segments
-            .iter()
-            .filter_map(|s| s.log.as_deref().map(file_name))
-            .collect(),
+        segment_names: p.log_names(),
         log_start_offset: None,
         topic,
         partition,

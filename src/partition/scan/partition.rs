@@ -19,6 +19,7 @@ use crate::partition::recovery::{self, RecoverCheck, SegmentWalk};
 use crate::partition::results::Carried;
 use crate::partition::state::{PartitionContext, Replay};
 use crate::partition::timeline;
+use crate::partition::walked::KeepBudget;
 use crate::read::format::index::IndexVerdicts;
 use crate::read::segment;
 use rayon::prelude::*;
@@ -212,9 +213,8 @@ struct Run<'a> {
     groups: Option<crate::partition::groups::replay::Replay>,
     /// With `collect_timelines`: the partition's timeline, fed from this walk.
     timeline: Option<timeline::Collector>,
-    /// `__transaction_state`: the bytes of records kept so far (at most
-    /// `ScanOptions::keep_coordinator_bytes`).
-    coordinator_bytes: u64,
+    /// `__transaction_state`: what the walks may still keep of its records.
+    keep: &'a KeepBudget,
 }
 
 impl<'a> Run<'a> {
@@ -297,12 +297,7 @@ impl<'a> Run<'a> {
     /// What the cluster checks need of segment `name` (every segment, in order, replayed or
     /// not: `cluster_inputs.segments` is what batch keys' segment numbers index).
     fn absorb(&mut self, name: &str, mut collected: crate::partition::walked::Collector) {
-        self.coordinator_bytes = self
-            .coordinator_bytes
-            .saturating_add(collected.kept_bytes());
-        if self.coordinator_bytes > self.opts.keep_coordinator_bytes {
-            collected.drop_records();
-        }
+        self.keep.take(&mut collected);
         let sink = self
             .groups
             .as_mut()
@@ -387,7 +382,7 @@ impl<'a> Run<'a> {
     fn piece(&mut self, pw: pieces::PieceWalk<'a>) {
         let (split, k) = (pw.split.clone(), pw.k);
         if k == 0 {
-            let mut acc = SplitAcc::new(self.ctx, self.opts, split.clone());
+            let mut acc = SplitAcc::new(self.ctx, self.opts, split.clone(), self.keep.remaining());
             if self.report.partially_read {
                 let name = self
                     .ctx
@@ -588,6 +583,7 @@ pub(super) fn scan_partition(
     // first segment's base offset, at or below every batch.
     ctx.log_start_offset = dir.checkpointed_log_start.and(report.log_start_offset);
     let ctx = &ctx;
+    let keep = KeepBudget::new(opts.keep_coordinator_bytes);
     let mut run = Run {
         ctx,
         opts,
@@ -607,7 +603,7 @@ pub(super) fn scan_partition(
         timeline: opts.collect_timelines.then(|| {
             timeline::Collector::new(timeline::Limits::default(), &opts.timeline_producers)
         }),
-        coordinator_bytes: 0,
+        keep: &keep,
     };
     if !remote.is_empty() {
         let (replayed, cut) = super::remote::replay_remote(
@@ -651,7 +647,7 @@ fn walk_units<'a>(
     threads: usize,
     piece: usize,
 ) {
-    let (ctx, opts, pool) = (run.ctx, run.opts, run.pool);
+    let (ctx, opts, pool, keep) = (run.ctx, run.opts, run.pool, run.keep);
     // Every segment under the one read policy (`segment::policy`: under `auto` mapped
     // unless small, the newest too; a file changing under its map is reported, not a
     // signal). One `stat` per segment, spread over the threads: 10 000 segments stat'ed
@@ -675,9 +671,18 @@ fn walk_units<'a>(
     let walk = |u: Unit| match u {
         Unit::Segment(idx) => {
             let policy = segment::policy(opts.mmap, sizes[idx]);
-            Walked::Segment(scan_segment(ctx, idx as u32, segs[idx], policy, opts, pool))
+            let keep = keep.remaining();
+            Walked::Segment(scan_segment(
+                ctx, idx as u32, segs[idx], policy, opts, pool, keep,
+            ))
         }
-        Unit::Piece(split, k) => Walked::Piece(pieces::walk_piece(ctx, opts, pool, split, k)),
+        Unit::Piece(split, k) => Walked::Piece(pieces::walk_piece(
+            ctx,
+            opts,
+            pool,
+            (split, k),
+            keep.remaining(),
+        )),
     };
     ahead::walk_ahead(
         2 * cursor.bytes,

@@ -161,17 +161,18 @@ impl Split {
     }
 
     /// A walker of `[start, stop)` with that range's share of the segment's decompression
-    /// budget (so the result does not depend on threads).
+    /// budget (so the result does not depend on threads), keeping at most `keep` bytes of
+    /// coordinator records (`walked::KeepBudget::remaining`).
     fn walker<'a>(
         &self,
         ctx: &'a PartitionContext,
         opts: &'a ScanOptions,
         events: Vec<BatchEvent>,
-        start: usize,
-        stop: usize,
+        (start, stop): (usize, usize),
+        keep: u64,
     ) -> Walker<'a> {
         let name = ctx.segment_names.get(self.idx).map_or("", String::as_str);
-        let mut w = Walker::new(ctx, name, self.idx as u32, self.base, opts, events);
+        let mut w = Walker::new(ctx, name, self.idx as u32, self.base, opts, events, keep);
         w.batches = self.indexes.as_ref().map(SegmentIndexes::matcher);
         let share = stop.saturating_sub(start) as u128;
         w.budget =
@@ -197,17 +198,17 @@ impl PieceWalk<'_> {
 }
 
 /// Walk piece `k` of `split`: `[start, stop)` only (a piece chains when its entries tile
-/// that range exactly).
+/// that range exactly); `keep` as [`Split::walker`].
 pub(super) fn walk_piece<'a>(
     ctx: &'a PartitionContext,
     opts: &'a ScanOptions,
     pool: &EventPool,
-    split: std::sync::Arc<Split>,
-    k: usize,
+    (split, k): (std::sync::Arc<Split>, usize),
+    keep: u64,
 ) -> PieceWalk<'a> {
     let (start, stop) = split.range(k);
     let to = stop.unwrap_or(split.len);
-    let mut w = split.walker(ctx, opts, pool.take(), start, to);
+    let mut w = split.walker(ctx, opts, pool.take(), (start, to), keep);
     let end = match &split.source {
         Source::Mapped(data) => {
             let mut entries =
@@ -269,8 +270,9 @@ impl<'a> SplitAcc<'a> {
         ctx: &'a PartitionContext,
         opts: &'a ScanOptions,
         split: std::sync::Arc<Split>,
+        keep: u64,
     ) -> Self {
-        let mut all = split.walker(ctx, opts, Vec::new(), 0, 0);
+        let mut all = split.walker(ctx, opts, Vec::new(), (0, 0), keep);
         all.batches = None;
         SplitAcc {
             split,
@@ -368,7 +370,8 @@ impl<'a> SplitAcc<'a> {
         let split = self.split.clone();
         let (start, _) = split.range(k);
         let (ctx, opts) = (self.all.ctx(), self.all.opts());
-        let mut w = split.walker(ctx, opts, pool.take(), start, split.len);
+        let keep = self.all.out.collected.room();
+        let mut w = split.walker(ctx, opts, pool.take(), (start, split.len), keep);
         let this = &*self;
         let mut step = |w: &mut Walker<'_>, e: segment::Item<'_>| {
             w.item(e);
@@ -414,7 +417,7 @@ impl<'a> SplitAcc<'a> {
                 Ok(tail)
             }
             Err(e) => {
-                if segment::error_reason(&e) != Some("changed_during_read") {
+                if !segment::changed_during_read(&e) {
                     let first_bad = self.first_bad(&w);
                     flush(&w.events, first_bad);
                     self.absorb(&mut w);

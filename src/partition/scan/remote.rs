@@ -57,7 +57,7 @@ pub(super) fn replay_remote(
             }
         };
         let idx = u32::try_from(first_idx + k).unwrap_or(u32::MAX);
-        let mut w = Walker::new(ctx, &s.name, idx, s.start_offset, opts, pool.take());
+        let mut w = Walker::new(ctx, &s.name, idx, s.start_offset, opts, pool.take(), 0);
         w.out.collected = collect_nothing(opts);
         let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
         let walked = segment::walk_entries_items(path, ReadPolicy::Read, opts.max_bytes, |item| {
@@ -115,7 +115,7 @@ pub fn walk_object(
         segment_names: vec![name.to_string()],
         ..PartitionContext::default()
     };
-    let mut w = Walker::new(&ctx, name, 0, base, opts, Vec::new());
+    let mut w = Walker::new(&ctx, name, 0, base, opts, Vec::new(), 0);
     w.out.collected = collect_nothing(opts);
     let mut walked = WalkedLog::default();
     let (tail, len) =

@@ -8,7 +8,7 @@ use super::integrity::{
     OFFSETS_TOPIC, OffsetsCheck, check_offset_range, check_records, check_v2_header, crc_finding,
     invalid_batch, legacy_range,
 };
-use super::{EventPool, SegmentScan, Truncation, file_name, segment_finding};
+use super::{EventPool, SegmentScan, Truncation, segment_finding};
 use crate::discover::layout::SegmentFiles;
 use crate::finding::{Finding, Kind};
 use crate::partition::event::BatchEvent;
@@ -58,6 +58,7 @@ impl<'a> Walker<'a> {
         base: i64,
         opts: &'a ScanOptions,
         events: Vec<BatchEvent>,
+        keep: u64,
     ) -> Self {
         Walker {
             ctx,
@@ -82,7 +83,7 @@ impl<'a> Walker<'a> {
                     opts.collect_batch_keys(ctx),
                     opts.max_decompressed,
                 )
-                .keep_at_most(opts.keep_coordinator_bytes),
+                .keep_at_most(keep),
             },
             events,
             dec: Decompressor::new(opts.max_decompressed),
@@ -396,13 +397,18 @@ pub(super) fn scan_segment(
     policy: ReadPolicy,
     opts: &ScanOptions,
     pool: &EventPool,
+    keep: u64,
 ) -> SegmentScan {
     let (base, path) = (seg.base_offset, seg.log.as_deref().unwrap_or(Path::new("")));
-    let name = file_name(path);
+    let name = ctx
+        .segment_names
+        .get(idx as usize)
+        .cloned()
+        .unwrap_or_default();
     let indexes = opts
         .collect_index_verdicts
         .then(|| SegmentIndexes::load(seg, opts.mmap));
-    let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take());
+    let mut w = Walker::new(ctx, &name, idx, base, opts, pool.take(), keep);
     w.batches = indexes.as_ref().map(SegmentIndexes::matcher);
     w.indexes = indexes.as_ref();
     let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
@@ -420,7 +426,7 @@ pub(super) fn scan_segment(
             w.finish(tail)
         }
         Err(e) => {
-            if segment::error_reason(&e) == Some("changed_during_read") {
+            if segment::changed_during_read(&e) {
                 // What the walk saw came (partly) from zero pages or a shorter file:
                 // drop it all, the segment is reported as not analysed.
                 w.out.findings.clear();

@@ -91,6 +91,12 @@ pub fn error_reason(e: &io::Error) -> Option<&'static str> {
     }
 }
 
+/// Whether a read failed because the file changed under it ([`ChangedDuringRead`]): what
+/// was read of it may come from zero pages or a shorter file, so none of it is kept.
+pub fn changed_during_read(e: &io::Error) -> bool {
+    error_reason(e) == Some("changed_during_read")
+}
+
 /// The kind name of a non-regular file type.
 #[cfg(unix)]
 fn type_name(ft: std::fs::FileType) -> &'static str {

@@ -59,3 +59,22 @@ pub fn findings_of<'a>(report: &'a serde_json::Value, kind: &str) -> Vec<&'a ser
         .filter(|f| f["kind"] == kind)
         .collect()
 }
+
+/// Make `path` a FIFO (whatever was there is removed first).
+#[cfg(unix)]
+pub fn mkfifo(path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let _ = std::fs::remove_file(path);
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+}
+
+/// The `scan --format json` document of `r` (clients' error classes filled in, as the
+/// command prints it).
+pub fn json(mut r: klogscan::results::ScanReport) -> String {
+    klogscan::report::client::fill(&mut r.findings);
+    let mut out = Vec::new();
+    klogscan::report::json::write_scan(&r, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}

@@ -282,6 +282,11 @@ impl World {
         self.coordinator_epoch += 1;
     }
 
+    /// The topics of the data partitions written.
+    pub fn topics(&self) -> std::collections::BTreeSet<&'static str> {
+        self.parts.keys().map(|tp| tp.0).collect()
+    }
+
     /// Write the partitions `on_first(tp)` accepts (and the coordinator's when
     /// `with_coordinator`) to `dirs[0]`, the rest to `dirs[1]`, each with a
     /// `meta.properties` of the same cluster.
