@@ -601,7 +601,7 @@ impl Dirs {
                 Some(&i)
                     if file
                         .file_name()
-                        .is_some_and(|n| n == "leader-epoch-checkpoint") =>
+                        .is_some_and(|n| n == crate::discover::layout::LEADER_EPOCH_CHECKPOINT) =>
                 {
                     recorded.partitions[i].leader_epoch_checkpoint = Some(text.into_boxed_str());
                 }

@@ -12,8 +12,8 @@ mod names;
 mod walker;
 pub use inputs::classify_input_file;
 pub use names::{
-    FileKind, LOG_DIR_MARKERS, REMOTE_LOG_INDEX_CACHE, is_internal_topic, is_kraft_metadata,
-    parse_leftover_name, parse_partition_dir_name, parse_segment_file_name,
+    FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, REMOTE_LOG_INDEX_CACHE, is_internal_topic,
+    is_kraft_metadata, parse_leftover_name, parse_partition_dir_name, parse_segment_file_name,
 };
 use names::{PartFile, classify_partition_file, is_log_dir_marker};
 pub use walker::{DiscoverOptions, MAX_DEPTH, discover, discover_with};
@@ -226,7 +226,7 @@ impl Inventory {
         let Some(r) = &self.recorded else {
             return read(found?);
         };
-        if name == "leader-epoch-checkpoint"
+        if name == LEADER_EPOCH_CHECKPOINT
             && let Some(text) = self
                 .recorded_partition(dir)
                 .and_then(|p| p.leader_epoch_checkpoint.as_deref())

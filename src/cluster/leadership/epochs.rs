@@ -118,7 +118,12 @@ pub(super) fn check(
 fn checkpoint_entries(inv: &Inventory, d: &PartitionDir) -> Vec<(i32, i64)> {
     let found = d.leader_epoch_checkpoint.as_deref();
     let read = |f: &std::path::Path| std::fs::read(f).ok();
-    let Some(bytes) = inv.small_file(&d.path, found, "leader-epoch-checkpoint", read) else {
+    let Some(bytes) = inv.small_file(
+        &d.path,
+        found,
+        crate::discover::layout::LEADER_EPOCH_CHECKPOINT,
+        read,
+    ) else {
         return Vec::new();
     };
     parse_leader_epoch_checkpoint(&bytes)

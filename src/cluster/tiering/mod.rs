@@ -164,7 +164,7 @@ fn replica_view(
     });
     let found = p.leader_epoch_checkpoint.as_deref();
     let lineage = inv
-        .small_file(&p.path, found, "leader-epoch-checkpoint", |f| {
+        .small_file(&p.path, found, crate::discover::layout::LEADER_EPOCH_CHECKPOINT, |f| {
             small_file(Some(f))
         })
         .and_then(|b| parse_leader_epoch_checkpoint(&b).ok())

@@ -178,6 +178,9 @@ pub fn parse_leftover_name(name: &str) -> Option<(LeftoverKind, &str)> {
     Some((kind, stem))
 }
 
+/// The name of a partition's leader-epoch checkpoint file (`LeaderEpochCheckpointFile`).
+pub const LEADER_EPOCH_CHECKPOINT: &str = "leader-epoch-checkpoint";
+
 /// What a file name is inside a partition directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PartFile {
@@ -196,7 +199,7 @@ pub(super) fn classify_partition_file(name: &str) -> PartFile {
             return PartFile::Numbered(off, kind);
         }
         match name {
-            "leader-epoch-checkpoint" => PartFile::LeaderEpoch,
+            LEADER_EPOCH_CHECKPOINT => PartFile::LeaderEpoch,
             "partition.metadata" => PartFile::PartitionMetadata,
             "quorum-state" => PartFile::QuorumState,
             _ => PartFile::Unknown,
