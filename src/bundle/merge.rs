@@ -331,8 +331,10 @@ pub fn merge_streaming(
 pub fn read_bundles_for(files: &[PathBuf], opts: &ScanOptions) -> Result<Bundles, BundleError> {
     read_slim(files, &|p: &mut [PartitionReport]| {
         for p in p {
-            if !opts.keep_producers {
-                p.carried.outcome.producers = Vec::new();
+            // An absent (empty) outcome has no producers: writing through it would
+            // allocate one.
+            if let Some(o) = p.carried.outcome.get_mut().filter(|_| !opts.keep_producers) {
+                o.producers = Vec::new();
             }
             if !opts.collect_timelines {
                 p.carried.timeline = None;
@@ -487,7 +489,9 @@ pub fn merge_bundles(
     if !options.keep_producers {
         // As a scan seals each replay: only the producers' number stays.
         for p in &mut report.partitions {
-            p.carried.outcome.producers = Vec::new();
+            if let Some(o) = p.carried.outcome.get_mut() {
+                o.producers = Vec::new();
+            }
         }
     }
     for (i, p) in report.partitions.iter().enumerate() {

@@ -3,12 +3,13 @@
 //! the spare capacity of its vectors.
 
 use super::{PartitionReport, ScanOptions};
+use crate::discover::layout;
 
 /// A plain scan keeps a partition's recovery plan and segment walks only where a later
 /// stage reads them (`verify`, which predicts from the whole plan, keeps them all): where
 /// the broker's recovery truncates the log or moves its end (`cluster::lost` compares
-/// the copies' ends and counts what is removed), and for the internal topics (the
-/// coordinator's reads compare each segment's walked length). Elsewhere the plan has
+/// the copies' ends and counts what is removed), and for Kafka's internal topics and the
+/// KRaft metadata log (the coordinator's reads compare each segment's walked length). Elsewhere the plan has
 /// said all it says at this point — the report's `truncation` and the words of the
 /// integrity findings — and a bundle keeps no more of it either. For an empty partition
 /// after an unclean shutdown that is ≈ 550 bytes (the plan, its recovered segment and
@@ -18,7 +19,9 @@ pub(super) fn drop_inert_recovery(report: &mut PartitionReport, opts: &ScanOptio
     let changes_log = plan.truncation.is_some()
         || !plan.load_truncations.is_empty()
         || plan.log_end_after.is_some();
-    if opts.collect_index_verdicts || changes_log || report.topic.starts_with("__") {
+    let internal =
+        layout::is_internal_topic(&report.topic) || layout::is_kraft_metadata(&report.topic);
+    if opts.collect_index_verdicts || changes_log || internal {
         return;
     }
     report.carried.recovery = Default::default();
