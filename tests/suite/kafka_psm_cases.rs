@@ -21,8 +21,10 @@ use klogscan::partition::state::ProducerState;
 use klogscan::request::{self, Request};
 use klogscan::results::{ScanOptions, ScanReport};
 use klogscan::testkit::{Batch, BatchSpec, Manifest, PartitionBuilder, Producer, Rec};
+use std::path::Path;
 use tempfile::TempDir;
 
+mod loader;
 mod snapshots;
 
 // ----- helpers ----------------------------------------------------------------------------
@@ -31,11 +33,17 @@ mod snapshots;
 fn scan(p: &PartitionBuilder) -> (TempDir, Manifest, ScanReport) {
     let dir = tempfile::tempdir().unwrap();
     let m = p.write(dir.path()).unwrap();
+    let r = scan_dir(&m.dir);
+    (dir, m, r)
+}
+
+/// Scan one partition directory as the CLI does, keeping the replayed producers.
+fn scan_dir(dir: &Path) -> ScanReport {
     let opts = ScanOptions::default().with_keep_producers(true);
-    let a = request::run(&Request::new([m.dir.clone()]).with_options(opts)).unwrap();
+    let a = request::run(&Request::new([dir]).with_options(opts)).unwrap();
     assert!(a.report.errors.is_empty(), "{:?}", a.report.errors);
     assert_eq!(a.report.partitions.len(), 1);
-    (dir, m, a.report)
+    a.report
 }
 
 /// `(kind, offset)` of every finding, in report order.
