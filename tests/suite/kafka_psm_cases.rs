@@ -546,6 +546,49 @@ fn offset_commit_record(group: &str, topic: &str, p: i32, offset: i64) -> (Vec<u
     (k, v)
 }
 
+/// `ProducerStateManagerTest.testHasLateTransaction`: transactions of producers 39 and 57
+/// open 500 ms apart; a transaction is late (the broker's metric) once idle longer than the
+/// maximum transaction timeout plus `LATE_TRANSACTION_BUFFER_MS` (the test sets a 5-minute
+/// maximum; on disk the broker default, 15 minutes, applies): first only 39's, 500 ms later
+/// both; once 39 commits only 57's is left, late.
+#[test]
+fn has_late_transaction() {
+    const LATE: i64 = 900_000 + 300_000;
+    let (t39, t57) = (
+        Producer::transactional(39, 2),
+        Producer::transactional(57, 9),
+    );
+    let mut p = PartitionBuilder::new("psm", 0)
+        .start_offset(100)
+        .time_step(0);
+    let t0 = p.now();
+    p.append(one_at(t39, 0));
+    p.advance_time(500);
+    p.append(one_at(t57, 0));
+    let late_at = |p: &PartitionBuilder, now: i64| {
+        let dir = tempfile::tempdir().unwrap();
+        let m = p.write(dir.path()).unwrap();
+        let opts = ScanOptions::default().with_now_ms(now);
+        let a = request::run(&Request::new([m.dir.clone()]).with_options(opts)).unwrap();
+        a.report
+            .findings
+            .iter()
+            .filter(|f| matches!(f.kind, Kind::OpenTransaction | Kind::HangingTransaction))
+            .map(|f| {
+                (
+                    f.producer_id.unwrap(),
+                    f.evidence["late_by_broker_metric"] == true,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(late_at(&p, t0 + 500), vec![(39, false), (57, false)]);
+    assert_eq!(late_at(&p, t0 + LATE + 1), vec![(39, true), (57, false)]);
+    assert_eq!(late_at(&p, t0 + LATE + 501), vec![(39, true), (57, true)]);
+    p.commit(t39, 0);
+    assert_eq!(late_at(&p, t0 + LATE + 501), vec![(57, true)]);
+}
+
 // ----- ProducerStateManagerTest: the first unstable offset ----------------------------------
 
 /// `ProducerStateManagerTest.testFirstUnstableOffset`: producer 1 opens a transaction at 99,
