@@ -403,3 +403,83 @@ fn corrupt_index_rebuild() {
         assert_eq!(v.prediction.log_end_offset_after, Some(200));
     }
 }
+
+/// `LogLoaderTest.testLogEndLessThanStartAfterReopen` and
+/// `testCorruptedLogRecoveryDoesNotDeleteProducerStateSnapshotsPostRecovery`: nine
+/// single-record segments (bases 0–8, snapshots at 1–9), DeleteRecords to 4, then segment 1
+/// overwritten with garbage. After an unclean shutdown recovery truncates segment 1 to
+/// nothing and deletes every later segment; the log now ends below its start (4), so every
+/// segment goes and the log restarts empty at 4. No snapshot survives: those at or below 4
+/// are below the log start, the others above the new log end.
+#[test]
+fn log_end_less_than_start_after_reopen() {
+    let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
+    for i in 0..9 {
+        if i > 0 {
+            p.roll();
+        }
+        p.append(Batch::new(Producer::PLAIN).values([i.to_string()]));
+    }
+    let (_d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("ll", 0, 0)
+            .log_start_offset("ll", 0, 4),
+        p,
+    );
+    assert_eq!(m.segments.len(), 9);
+    std::fs::write(m.dir.join(seg(1)), b"corruptRecord").unwrap();
+    let v = verify(&m);
+    let pr = &v.prediction;
+    let t = pr.truncation.as_ref().expect("a truncation");
+    assert_eq!((t.segment.as_str(), t.position), (seg(1).as_str(), 0));
+    let all: Vec<String> = m.segments.iter().map(|(b, _)| seg(*b)).collect();
+    assert_eq!(pr.deleted_segments, all);
+    assert_eq!(
+        (pr.log_start_offset_after, pr.log_end_offset_after),
+        (Some(4), Some(4))
+    );
+    let mut gone: Vec<(String, String)> = snapshots_deleted(&v);
+    gone.sort();
+    let want: Vec<(String, String)> = (1..=9)
+        .map(|o| {
+            let why = if o <= 4 {
+                "snapshot_below_log_start"
+            } else {
+                "snapshot_beyond_log"
+            };
+            (format!("{o:020}.snapshot"), why.to_string())
+        })
+        .collect();
+    assert_eq!(gone, want);
+    assert_eq!(pr.producer_state.snapshot_offset, None);
+}
+
+/// `LogLoaderTest.testLogRecoversForLeaderEpoch`: batches at leader epochs 1, 2, 2, 3
+/// (offsets 0–3) and a `leader-epoch-checkpoint` cut back to its first entry `1 0`. The
+/// checkpoint disagrees with the batches (epochs 2 from 1 and 3 from 3 are missing); the
+/// whole checkpoint raises nothing.
+#[test]
+fn log_recovers_for_leader_epoch() {
+    let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
+    for e in [1, 2, 2, 3] {
+        p.set_leader_epoch(e);
+        p.append(Batch::new(Producer::PLAIN).values(["random"]));
+    }
+    let (_d, m) = write(LogDirBuilder::new(1).clean_shutdown(false), p);
+    let ckpt = m.dir.join("leader-epoch-checkpoint");
+    assert_eq!(
+        std::fs::read_to_string(&ckpt).unwrap(),
+        "0\n3\n1 0\n2 1\n3 3\n"
+    );
+    let mismatches = |v: &PartitionVerification| {
+        v.findings
+            .iter()
+            .filter(|f| f.kind == Kind::LeaderEpochCheckpointMismatch)
+            .count()
+    };
+    assert_eq!(mismatches(&verify(&m)), 0);
+    std::fs::write(&ckpt, "0\n1\n1 0\n").unwrap();
+    let v = verify(&m);
+    assert_eq!(mismatches(&v), 1, "{:#?}", v.findings);
+}

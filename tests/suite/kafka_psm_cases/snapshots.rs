@@ -352,3 +352,47 @@ fn read_write_snapshot() {
     bad[20] ^= 0x01;
     assert!(ProducerSnapshot::parse(&bad).is_err());
 }
+
+/// `ProducerStateManagerTest.testCoordinatorFencedAfterReload`: a transaction committed at
+/// coordinator epoch 1; the snapshot taken then keeps coordinator epoch 1, so after a reload
+/// a marker from coordinator epoch 0 is still fenced. On disk: the snapshot agrees with the
+/// log (one holding coordinator epoch 0 does not), and a later COMMIT at coordinator epoch
+/// 0 is a `coordinator_epoch_regression`.
+#[test]
+fn coordinator_fenced_after_reload() {
+    let t0 = Producer::transactional(1, 0);
+    let mut p = PartitionBuilder::new("psm", 0).broker_files(PartitionFileOptions::default());
+    p.append(one_at(t0, 0));
+    p.commit(t0, 1);
+    let (_d, m) = write(&p);
+    let e = end_entry(&m);
+    assert_eq!(e.coordinator_epoch, 1);
+    let v = verify(&m);
+    assert!(snapshot_findings(&v).is_empty(), "{:#?}", v.findings);
+    let stale = SnapshotEntry {
+        coordinator_epoch: 0,
+        ..e
+    };
+    let (_d, m) = with_end_snapshot(&p, &[stale]);
+    let v = verify(&m);
+    assert_eq!(problems(&v), vec!["fields_differ"]);
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::SnapshotMismatch)
+        .unwrap();
+    assert_eq!(
+        f.evidence["differences"][0]["fields"][0]["field"],
+        "coordinator_epoch"
+    );
+    p.commit(t0, 0);
+    let (_d, _m, r) = super::scan(&p);
+    assert_eq!(
+        r.findings
+            .iter()
+            .filter(|f| f.kind == Kind::CoordinatorEpochRegression)
+            .map(|f| f.offset)
+            .collect::<Vec<_>>(),
+        vec![Some(2)]
+    );
+}
