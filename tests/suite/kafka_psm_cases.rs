@@ -495,6 +495,24 @@ fn append_empty_control_batch() {
     assert_eq!(lso(&r), Some(14));
     assert_eq!(entry(&r, 23423), (0, 0, 14, Some(14)));
     assert_eq!(kinds(&r), vec![(Kind::OpenTransaction, Some(14))]);
+    // A producer first seen through an empty control batch: Kafka keeps an entry holding
+    // nothing (epoch -1, no sequence, no timestamp, no transaction) that its next expiration
+    // check drops (lastTimestamp -1); the replay keeps none. The verdicts agree: with epoch
+    // -1 `checkSequence` accepts any first sequence, so data at sequence 7 is not reported.
+    let mut p = PartitionBuilder::new("psm", 0).start_offset(15);
+    p.append_spec(BatchSpec {
+        base_offset: 15,
+        control: true,
+        transactional: true,
+        producer_id: 23423,
+        producer_epoch: 0,
+        base_timestamp: p.now(),
+        ..BatchSpec::default()
+    });
+    p.append(one_at(Producer::transactional(23423, 0), 7));
+    let (_d, _m, r) = scan(&p);
+    assert_eq!(kinds(&r), vec![(Kind::OpenTransaction, Some(16))]);
+    assert_eq!(entry(&r, 23423), (0, 7, 16, Some(16)));
 }
 
 /// `ProducerStateManagerTest.testSequenceNotValidatedForGroupMetadataTopic`: the group
