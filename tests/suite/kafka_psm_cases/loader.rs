@@ -482,4 +482,15 @@ fn log_recovers_for_leader_epoch() {
     std::fs::write(&ckpt, "0\n1\n1 0\n").unwrap();
     let v = verify(&m);
     assert_eq!(mismatches(&v), 1, "{:#?}", v.findings);
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::LeaderEpochCheckpointMismatch)
+        .unwrap();
+    assert!(
+        f.message
+            .contains("at offset 1 the checkpoint gives epoch 1 but the batches carry epoch 2"),
+        "{}",
+        f.message
+    );
 }
