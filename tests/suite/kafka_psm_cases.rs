@@ -20,7 +20,9 @@ use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::partition::state::ProducerState;
 use klogscan::request::{self, Request};
 use klogscan::results::{ScanOptions, ScanReport};
-use klogscan::testkit::{Batch, BatchSpec, Manifest, PartitionBuilder, Producer, Rec};
+use klogscan::testkit::scenario::DEFAULT_START_MS;
+use klogscan::testkit::{Batch, BatchSpec, Manifest, PartitionBuilder, Producer, Rec, groups};
+use serde_json::json;
 use std::path::Path;
 use tempfile::TempDir;
 
@@ -87,6 +89,15 @@ fn one_at(p: Producer, seq: i32) -> Batch {
     Batch::new(p).records(1).sequence(seq)
 }
 
+/// Scan a log of one-record batches `(producer, sequence)` starting at offset `start`.
+fn scan_seqs(start: i64, batches: &[(Producer, i32)]) -> ScanReport {
+    let mut p = PartitionBuilder::new("psm", 0).start_offset(start);
+    for &(producer, seq) in batches {
+        p.append(one_at(producer, seq));
+    }
+    scan(&p).2
+}
+
 // ----- ProducerStateManagerTest: sequences and epochs -------------------------------------
 
 /// `ProducerStateManagerTest.testBasicIdMapping`: sequences 0 and 1, then a repeat of 1 and
@@ -97,14 +108,17 @@ fn one_at(p: Producer, seq: i32) -> Batch {
 #[test]
 fn basic_id_mapping() {
     let p0 = Producer::idempotent(1, 0);
-    let mut p = PartitionBuilder::new("psm", 0);
-    p.append(one_at(p0, 0));
-    p.append(one_at(p0, 1));
-    p.append(one_at(p0, 1)); // 2: the same sequence again
-    p.append(one_at(p0, 5)); // 3: 2 expected
-    p.append(one_at(p0.bumped(), 0)); // 4: new epoch at 0
-    p.append(one_at(p0, 0)); // 5: the old epoch
-    let (_d, _m, r) = scan(&p);
+    let r = scan_seqs(
+        0,
+        &[
+            (p0, 0),
+            (p0, 1),
+            (p0, 1),          // 2: the same sequence again
+            (p0, 5),          // 3: 2 expected
+            (p0.bumped(), 0), // 4: new epoch at 0
+            (p0, 0),          // 5: the old epoch
+        ],
+    );
     assert_eq!(
         kinds(&r),
         vec![
@@ -129,11 +143,7 @@ fn basic_id_mapping() {
     assert_eq!(e.severity, Severity::Error);
     assert_eq!(entry(&r, 1), (0, 0, 5, None));
     // near miss: the accepted appends alone raise nothing
-    let mut p = PartitionBuilder::new("psm", 0);
-    p.append(one_at(p0, 0));
-    p.append(one_at(p0, 1));
-    p.append(one_at(p0.bumped(), 0));
-    let (_d, _m, r) = scan(&p);
+    let r = scan_seqs(0, &[(p0, 0), (p0, 1), (p0.bumped(), 0)]);
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
     assert_eq!(entry(&r, 1), (1, 0, 2, None));
 }
@@ -143,10 +153,7 @@ fn basic_id_mapping() {
 #[test]
 fn producer_sequence_wrap_around() {
     let p15 = Producer::idempotent(1, 15);
-    let mut p = PartitionBuilder::new("psm", 0).start_offset(735);
-    p.append(one_at(p15, i32::MAX));
-    p.append(one_at(p15, 0));
-    let (_d, _m, r) = scan(&p);
+    let r = scan_seqs(735, &[(p15, i32::MAX), (p15, 0)]);
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
     assert_eq!(entry(&r, 1), (15, 0, 736, None));
 }
@@ -156,10 +163,7 @@ fn producer_sequence_wrap_around() {
 #[test]
 fn producer_sequence_invalid_wrap_around() {
     let p15 = Producer::idempotent(1, 15);
-    let mut p = PartitionBuilder::new("psm", 0).start_offset(735);
-    p.append(one_at(p15, i32::MAX));
-    p.append(one_at(p15, 1));
-    let (_d, _m, r) = scan(&p);
+    let r = scan_seqs(735, &[(p15, i32::MAX), (p15, 1)]);
     assert_eq!(kinds(&r), vec![(Kind::SequenceGap, Some(736))]);
     let g = one(&r, Kind::SequenceGap);
     assert_eq!(
@@ -207,9 +211,7 @@ fn producer_sequence_with_wrap_around_batch_record() {
 fn no_validation_on_first_entry_when_loading_log() {
     let p5 = Producer::idempotent(1, 5);
     for start in [735, 0] {
-        let mut p = PartitionBuilder::new("psm", 0).start_offset(start);
-        p.append(one_at(p5, 16));
-        let (_d, _m, r) = scan(&p);
+        let r = scan_seqs(start, &[(p5, 16)]);
         assert!(r.findings.is_empty(), "{:#?}", r.findings);
         assert_eq!(entry(&r, 1), (5, 16, start, None));
     }
@@ -221,10 +223,7 @@ fn no_validation_on_first_entry_when_loading_log() {
 #[test]
 fn accept_append_with_sequence_gaps_on_replica() {
     let p0 = Producer::idempotent(1, 0);
-    let mut p = PartitionBuilder::new("psm", 0);
-    p.append(one_at(p0, 0));
-    p.append(one_at(p0, 3));
-    let (_d, _m, r) = scan(&p);
+    let r = scan_seqs(0, &[(p0, 0), (p0, 3)]);
     assert_eq!(kinds(&r), vec![(Kind::SequenceGap, Some(1))]);
     let g = one(&r, Kind::SequenceGap);
     assert_eq!(
@@ -235,10 +234,7 @@ fn accept_append_with_sequence_gaps_on_replica() {
     assert_eq!(g.severity, Severity::Warning);
     assert_eq!(entry(&r, 1), (0, 3, 1, None));
     // near miss: sequence 1
-    let mut p = PartitionBuilder::new("psm", 0);
-    p.append(one_at(p0, 0));
-    p.append(one_at(p0, 1));
-    let (_d, _m, r) = scan(&p);
+    let r = scan_seqs(0, &[(p0, 0), (p0, 1)]);
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
 }
 
@@ -383,10 +379,7 @@ fn producer_state_after_fencing_abort_marker() {
 #[test]
 fn non_transactional_append_with_ongoing_transaction() {
     let t0 = Producer::transactional(1, 0);
-    let mut p = PartitionBuilder::new("psm", 0);
-    p.append(one_at(t0, 0));
-    p.append(one_at(Producer::idempotent(1, 0), 1));
-    let (_d, _m, r) = scan(&p);
+    let r = scan_seqs(0, &[(t0, 0), (Producer::idempotent(1, 0), 1)]);
     assert_eq!(
         kinds(&r),
         vec![
@@ -395,10 +388,7 @@ fn non_transactional_append_with_ongoing_transaction() {
         ]
     );
     // near miss: transactional data at sequence 1
-    let mut p = PartitionBuilder::new("psm", 0);
-    p.append(one_at(t0, 0));
-    p.append(one_at(t0, 1));
-    let (_d, _m, r) = scan(&p);
+    let r = scan_seqs(0, &[(t0, 0), (t0, 1)]);
     assert_eq!(kinds(&r), vec![(Kind::OpenTransaction, Some(0))]);
 }
 
@@ -525,7 +515,7 @@ fn sequence_not_validated_for_group_metadata_topic() {
     let build = |topic: &str| {
         let mut p = PartitionBuilder::new(topic, 0).start_offset(99);
         for off in [7, 8] {
-            let (k, v) = offset_commit_record("g", "orders", 0, off);
+            let (k, v) = offset_commit_record(off);
             p.append(
                 Batch::new(t)
                     .record(Rec::kv(k, v))
@@ -546,22 +536,18 @@ fn sequence_not_validated_for_group_metadata_topic() {
     assert_eq!(bad, vec![Some(99), Some(100)]);
 }
 
-/// Key and value (version 3) of an offset commit of `group` for `topic`-`p`.
-fn offset_commit_record(group: &str, topic: &str, p: i32, offset: i64) -> (Vec<u8>, Vec<u8>) {
-    let s16 = |out: &mut Vec<u8>, s: &str| {
-        out.extend_from_slice(&(s.len() as i16).to_be_bytes());
-        out.extend_from_slice(s.as_bytes());
-    };
-    let mut k = 1i16.to_be_bytes().to_vec();
-    s16(&mut k, group);
-    s16(&mut k, topic);
-    k.extend_from_slice(&p.to_be_bytes());
-    let mut v = 3i16.to_be_bytes().to_vec();
-    v.extend_from_slice(&offset.to_be_bytes());
-    v.extend_from_slice(&(-1i32).to_be_bytes()); // leader epoch
-    s16(&mut v, ""); // metadata
-    v.extend_from_slice(&1_572_948_000_000i64.to_be_bytes());
-    (k, v)
+/// Key and value (version 3) of an offset commit of group `g` for `orders-0` at `offset`,
+/// encoded by the testkit's `__consumer_offsets` schemas.
+fn offset_commit_record(offset: i64) -> (Vec<u8>, Vec<u8>) {
+    let (k, v) = groups::record(
+        1,
+        json!({"group": "g", "topic": "orders", "partition": 0}),
+        Some((
+            3,
+            json!({"offset": offset, "leaderEpoch": -1, "metadata": "", "commitTimestamp": DEFAULT_START_MS}),
+        )),
+    );
+    (k, v.unwrap())
 }
 
 /// `ProducerStateManagerTest.testHasLateTransaction`: transactions of producers 39 and 57
