@@ -22,6 +22,7 @@ use klogscan::request::{self, Request};
 use klogscan::results::{ScanOptions, ScanReport};
 use klogscan::testkit::scenario::DEFAULT_START_MS;
 use klogscan::testkit::{Batch, BatchSpec, Manifest, PartitionBuilder, Producer, Rec, groups};
+use klogscan::verify::PartitionVerification;
 use serde_json::json;
 use std::path::Path;
 use tempfile::TempDir;
@@ -46,6 +47,23 @@ fn scan_dir(dir: &Path) -> ScanReport {
     assert!(a.report.errors.is_empty(), "{:?}", a.report.errors);
     assert_eq!(a.report.partitions.len(), 1);
     a.report
+}
+
+/// Verify the partition directory or log dir `input` as the CLI does (one partition).
+fn verify_at(input: &Path) -> PartitionVerification {
+    let a = request::verify(&Request::new([input]), None).unwrap();
+    assert_eq!(a.report.partitions.len(), 1);
+    a.report.partitions.into_iter().next().unwrap()
+}
+
+/// `(file, kind)` of every snapshot the predicted load deletes.
+fn deleted_snapshots(v: &PartitionVerification) -> Vec<(String, String)> {
+    v.prediction
+        .leftovers
+        .iter()
+        .filter(|l| l.file.ends_with(".snapshot"))
+        .map(|l| (l.file.clone(), l.kind.clone()))
+        .collect()
 }
 
 /// `(kind, offset)` of every finding, in report order.

@@ -4,9 +4,8 @@
 //! it deletes and loads — and the scan's replay gives the producer state and the aborted
 //! transactions the rebuilt `.txnindex` holds.
 
-use super::{entry, kinds, one_at, scan};
+use super::{deleted_snapshots, entry, kinds, one_at, scan};
 use klogscan::finding::Kind;
-use klogscan::request::{self, Request};
 use klogscan::testkit::{
     Batch, LogDirBuilder, Manifest, PartitionBuilder, PartitionFileOptions, Producer,
 };
@@ -20,10 +19,7 @@ fn write(ld: LogDirBuilder, p: PartitionBuilder) -> (TempDir, Manifest) {
 }
 
 fn verify(m: &Manifest) -> PartitionVerification {
-    let log_dir = m.dir.parent().unwrap().to_path_buf();
-    let a = request::verify(&Request::new([log_dir]), None).unwrap();
-    assert_eq!(a.report.partitions.len(), 1);
-    a.report.partitions.into_iter().next().unwrap()
+    super::verify_at(m.dir.parent().unwrap())
 }
 
 fn seg(base: i64) -> String {
@@ -35,15 +31,6 @@ fn recovered(v: &PartitionVerification) -> Vec<String> {
         .recovered_segments
         .iter()
         .map(|r| r.segment.clone())
-        .collect()
-}
-
-fn snapshots_deleted(v: &PartitionVerification) -> Vec<(String, String)> {
-    v.prediction
-        .leftovers
-        .iter()
-        .filter(|l| l.file.ends_with(".snapshot"))
-        .map(|l| (l.file.clone(), l.kind.clone()))
         .collect()
 }
 
@@ -76,7 +63,7 @@ fn loading_log_keeps_largest_stray_producer_state_snapshot() {
     std::fs::write(m.dir.join(&stray), b"").unwrap();
     let v = verify(&m);
     assert_eq!(
-        snapshots_deleted(&v),
+        deleted_snapshots(&v),
         vec![(stray, "stray_snapshot".to_string())]
     );
     assert_eq!(v.prediction.producer_state.snapshot_offset, Some(4));
@@ -439,7 +426,7 @@ fn log_end_less_than_start_after_reopen() {
         (pr.log_start_offset_after, pr.log_end_offset_after),
         (Some(4), Some(4))
     );
-    let mut gone: Vec<(String, String)> = snapshots_deleted(&v);
+    let mut gone: Vec<(String, String)> = deleted_snapshots(&v);
     gone.sort();
     let want: Vec<(String, String)> = (1..=9)
         .map(|o| {

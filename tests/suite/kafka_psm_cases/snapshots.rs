@@ -4,10 +4,9 @@
 //! `ProducerStateManager.truncateAndReload`, which deletes a snapshot whose
 //! `readSnapshot` throws `CorruptSnapshotException` and falls back to the next older one).
 
-use super::one_at;
+use super::{deleted_snapshots, one_at};
 use klogscan::finding::Kind;
 use klogscan::read::format::snapshot::{ProducerSnapshot, SnapshotEntry as Parsed};
-use klogscan::request::{self, Request};
 use klogscan::testkit::SnapshotEntry;
 use klogscan::testkit::files::encode_snapshot;
 use klogscan::testkit::{Batch, Manifest, PartitionBuilder, PartitionFileOptions, Producer};
@@ -26,9 +25,7 @@ fn write(p: &PartitionBuilder) -> (TempDir, Manifest) {
 
 /// Verify the partition as the CLI does.
 fn verify(m: &Manifest) -> PartitionVerification {
-    let a = request::verify(&Request::new([m.dir.clone()]), None).unwrap();
-    assert_eq!(a.report.partitions.len(), 1);
-    a.report.partitions.into_iter().next().unwrap()
+    super::verify_at(&m.dir)
 }
 
 /// The snapshot findings: `(kind, file)`.
@@ -37,16 +34,6 @@ fn snapshot_findings(v: &PartitionVerification) -> Vec<(Kind, String)> {
         .iter()
         .filter(|f| matches!(f.kind, Kind::SnapshotCorrupt | Kind::SnapshotMismatch))
         .map(|f| (f.kind, f.segment.clone().unwrap_or_default()))
-        .collect()
-}
-
-/// `(file, kind)` of every snapshot the load deletes.
-fn deleted_snapshots(v: &PartitionVerification) -> Vec<(String, String)> {
-    v.prediction
-        .leftovers
-        .iter()
-        .filter(|l| l.file.ends_with(".snapshot"))
-        .map(|l| (l.file.clone(), l.kind.clone()))
         .collect()
 }
 
@@ -150,6 +137,24 @@ fn problems(v: &PartitionVerification) -> Vec<String> {
         .collect()
 }
 
+/// The snapshot at the log end of `p` (what a broker writes when it closes the log) agrees
+/// with the log and is the one loaded; the same snapshot changed by `damage` is a
+/// `snapshot_mismatch` naming `problem`. Returns the snapshot's entry.
+fn end_snapshot_case(
+    p: &PartitionBuilder,
+    damage: impl Fn(SnapshotEntry) -> SnapshotEntry,
+    problem: &str,
+) -> SnapshotEntry {
+    let (_d, m) = write(p);
+    let e = end_entry(&m);
+    let v = verify(&m);
+    assert!(snapshot_findings(&v).is_empty(), "{:#?}", v.findings);
+    assert_eq!(loaded(&v), Some(m.log_end_offset));
+    let (_d, m) = with_end_snapshot(p, &[damage(e)]);
+    assert_eq!(problems(&verify(&m)), vec![problem]);
+    e
+}
+
 /// `ProducerStateManagerTest.testRecoverFromSnapshotUnfinishedTransaction`: transactional
 /// sequences 0 and 1 at offsets 0 and 1, snapshot at 2. The snapshot keeps only the last
 /// batch (first and last sequence 1, offset 1) and the open transaction from 0; loading it
@@ -160,27 +165,20 @@ fn recover_from_snapshot_unfinished_transaction() {
     let mut p = PartitionBuilder::new("psm", 0).broker_files(PartitionFileOptions::default());
     p.append(one_at(t0, 0));
     p.append(one_at(t0, 1));
-    let (_d, m) = write(&p);
-    let e = end_entry(&m);
-    assert_eq!(
-        (
-            e.last_sequence,
-            e.last_offset,
-            e.offset_delta,
-            e.current_txn_first_offset
-        ),
-        (1, 1, 0, 0)
-    );
-    let v = verify(&m);
-    assert!(snapshot_findings(&v).is_empty(), "{:#?}", v.findings);
-    assert_eq!(loaded(&v), Some(2));
-    assert_eq!(v.prediction.producer_state.open_transactions, Some(1));
-    let lost = SnapshotEntry {
+    let lost = |e| SnapshotEntry {
         current_txn_first_offset: -1,
         ..e
     };
-    let (_d, m) = with_end_snapshot(&p, &[lost]);
-    assert_eq!(problems(&verify(&m)), vec!["open_transaction_missing"]);
+    let e = end_snapshot_case(&p, lost, "open_transaction_missing");
+    assert_eq!(
+        (
+            e.last_sequence,
+            e.last_sequence - e.offset_delta,
+            e.last_offset,
+            e.current_txn_first_offset
+        ),
+        (1, 1, 1, 0)
+    );
 }
 
 /// `ProducerStateManagerTest.testRecoverFromSnapshotFinishedTransaction`: the same two
@@ -193,26 +191,20 @@ fn recover_from_snapshot_finished_transaction() {
     p.append(one_at(t0, 0));
     p.append(one_at(t0, 1));
     p.abort(t0, 0);
-    let (_d, m) = write(&p);
-    let e = end_entry(&m);
-    assert_eq!(
-        (
-            e.last_sequence,
-            e.last_offset,
-            e.offset_delta,
-            e.current_txn_first_offset
-        ),
-        (1, 1, 0, -1)
-    );
-    let v = verify(&m);
-    assert!(snapshot_findings(&v).is_empty(), "{:#?}", v.findings);
-    assert_eq!(loaded(&v), Some(3));
-    let kept = SnapshotEntry {
+    let kept = |e| SnapshotEntry {
         current_txn_first_offset: 0,
         ..e
     };
-    let (_d, m) = with_end_snapshot(&p, &[kept]);
-    assert_eq!(problems(&verify(&m)), vec!["keeps_closed_transaction"]);
+    let e = end_snapshot_case(&p, kept, "keeps_closed_transaction");
+    assert_eq!(
+        (
+            e.last_sequence,
+            e.last_sequence - e.offset_delta,
+            e.last_offset,
+            e.current_txn_first_offset
+        ),
+        (1, 1, 1, -1)
+    );
 }
 
 /// `ProducerStateManagerTest.testRecoverFromSnapshotEmptyTransaction`: a lone ABORT at
@@ -222,22 +214,17 @@ fn recover_from_snapshot_finished_transaction() {
 fn recover_from_snapshot_empty_transaction() {
     let t0 = Producer::transactional(1, 0);
     let mut p = PartitionBuilder::new("psm", 0).broker_files(PartitionFileOptions::default());
+    let marker_time = p.now();
     p.abort(t0, 0);
-    let (_d, m) = write(&p);
-    let e = end_entry(&m);
-    assert_eq!(
-        (e.last_offset, e.current_txn_first_offset, e.timestamp),
-        (-1, -1, m.batches[0].first_timestamp)
-    );
-    let v = verify(&m);
-    assert!(snapshot_findings(&v).is_empty(), "{:#?}", v.findings);
-    assert_eq!(loaded(&v), Some(1));
-    let other = SnapshotEntry {
+    let later = |e: SnapshotEntry| SnapshotEntry {
         timestamp: e.timestamp + 1,
         ..e
     };
-    let (_d, m) = with_end_snapshot(&p, &[other]);
-    assert_eq!(problems(&verify(&m)), vec!["fields_differ"]);
+    let e = end_snapshot_case(&p, later, "fields_differ");
+    assert_eq!(
+        (e.last_offset, e.current_txn_first_offset, e.timestamp),
+        (-1, -1, marker_time)
+    );
 }
 
 /// Segments based at 0 and `second` (plain data, no producers), the log end at `end`, and
