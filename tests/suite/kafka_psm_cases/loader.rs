@@ -293,6 +293,15 @@ fn producer_snapshots_recovery_after_unclean_shutdown() {
     assert!(recovered(&verify(&m)).is_empty());
 }
 
+/// A log dir after an unclean shutdown with the recovery point at 0 (Kafka's `createLog`)
+/// and DeleteRecords to offset 1 (`log-start-offset-checkpoint`).
+fn after_delete_records_to_1() -> LogDirBuilder {
+    LogDirBuilder::new(1)
+        .clean_shutdown(false)
+        .recovery_point("ll", 0, 0)
+        .log_start_offset("ll", 0, 1)
+}
+
 /// `LogLoaderTest.testLoadProducersAfterDeleteRecordsMidSegment`: producers 1 and 2 write
 /// at offsets 0 and 1, then DeleteRecords moves the log start to 1 inside the segment. On
 /// load both producers are kept (the snapshot at the log end holds them, and the segment
@@ -302,13 +311,7 @@ fn load_producers_after_delete_records_mid_segment() {
     let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
     p.append(one_at(Producer::idempotent(1, 0), 0));
     p.append(one_at(Producer::idempotent(2, 0), 0));
-    let (_d, m) = write(
-        LogDirBuilder::new(1)
-            .clean_shutdown(false)
-            .recovery_point("ll", 0, 0)
-            .log_start_offset("ll", 0, 1),
-        p,
-    );
+    let (_d, m) = write(after_delete_records_to_1(), p);
     let v = verify(&m);
     let ps = &v.prediction.producer_state;
     assert_eq!((ps.snapshot_offset, ps.producers), (Some(2), Some(2)));
@@ -326,13 +329,7 @@ fn load_producers_after_delete_records_on_segment() {
     p.append(one_at(Producer::idempotent(1, 0), 0));
     p.roll();
     p.append(one_at(Producer::idempotent(2, 0), 0));
-    let (_d, m) = write(
-        LogDirBuilder::new(1)
-            .clean_shutdown(false)
-            .recovery_point("ll", 0, 0)
-            .log_start_offset("ll", 0, 1),
-        p,
-    );
+    let (_d, m) = write(after_delete_records_to_1(), p);
     for ext in ["log", "index", "timeindex", "txnindex"] {
         let f = m.dir.join(format!("{:020}.{ext}", 0));
         if f.exists() {
