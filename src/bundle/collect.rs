@@ -5,6 +5,7 @@ use super::content::{
 };
 use super::file::{FrameWriter, Tag};
 use super::fingerprint;
+use crate::cluster::tiering::RemoteStorage;
 use crate::discover::identity::Identities;
 use crate::discover::layout::{self, Inventory};
 use crate::partition::walked::{BatchKey, CopiedPartitions};
@@ -78,18 +79,19 @@ pub fn collect(
     crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
     let ids = Identities::load(&inv);
     let inputs = paths.iter().map(|p| p.display().to_string()).collect();
-    // An object-store `--remote-storage` is fetched first, as a scan fetches it; why it
+    // `--remote-storage` made ready as a scan makes it (a URL fetched first); why it
     // cannot be read fails the collect (exit 2) but stays out of the bundle: the merge
-    // reads the storage again and reports its own.
-    let remote = crate::cluster::tiering::prepare_remote(&inv, opts);
+    // reads the storage again and reports its own. The header records whether the remote
+    // history is replayed (a storage that cannot be read is not).
+    let remote = RemoteStorage::before_scan(&inv, opts);
     let files = FileInventory::of(&inv);
     let mut w = FrameWriter::new(Counted {
         inner: out,
         written: 0,
     })?;
-    w.frame(Tag::Header, &json(&header(inputs, &inv, &ids, opts))?)?;
+    let recorded = remote.options(opts);
+    w.frame(Tag::Header, &json(&header(inputs, &inv, &ids, &recorded))?)?;
     w.frame(Tag::Inventory, &json(&files)?)?;
-    let run = remote.opts.as_ref().unwrap_or(opts);
     let stream = Arc::new(Mutex::new(Stream {
         frames: Some(w),
         written: HashSet::new(),
@@ -115,12 +117,11 @@ pub fn collect(
         collect_timelines: true,
         // A bundle carries the coordinator's records whole: a merge reads no segment.
         keep_coordinator_bytes: u64::MAX,
-        ..run.clone()
+        ..opts.clone()
     };
     // With `--remote-storage`, each tiered partition's remote segments are replayed
     // before its local ones, as the scan replays them.
-    let mut report = crate::pipeline::scan_partitions(&inv, &scan_opts);
-    report.errors.extend(remote.error.clone());
+    let report = crate::pipeline::scan_prepared(&inv, &scan_opts, &remote);
     drop(scan_opts);
     drop(remote);
     let (w, written) = {

@@ -12,6 +12,7 @@ use super::content::{FileInventory, Header, PartitionDirFiles, PartitionFrame, R
 use super::file::{FileError, FrameReader, Tag};
 use super::relabel::{self, Relabel};
 use super::{BundleError, fingerprint};
+use crate::cluster::tiering::{MetadataReplay, RemoteStorage};
 use crate::discover::layout::{
     DirKind, Inventory, LogDir, PartitionDir, Recorded, RecordedPartition, TopicPartition,
 };
@@ -497,13 +498,16 @@ pub fn merge_bundles(
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
     }
-    // An object-store `--remote-storage` is fetched as a scan fetches it, the objects
-    // named by the metadata records the bundles carry.
-    let remote = crate::cluster::tiering::prepare_remote_after(&report, &inventory, &options);
-    report.errors.extend(remote.error.clone());
-    let run = remote.opts.as_ref().unwrap_or(&options);
-    let warnings = unreplayed_warnings(&report, &inventory, run);
-    crate::pipeline::run_cluster_checks(&mut report, &inventory, run);
+    // The remote log metadata the bundles carry, replayed once: an object-store
+    // `--remote-storage` is fetched (as a scan fetches it) for the objects it names, what
+    // the collects could not replay is said, and the tiering check reads it.
+    let replayed = MetadataReplay::of(&report, &inventory, &options);
+    let remote = RemoteStorage::after_scan(&options, &replayed);
+    remote.record(&mut report);
+    let run = remote.options(&options);
+    let warnings = unreplayed_warnings(&report, &inventory, &run, &replayed);
+    crate::pipeline::run_cluster_checks_with(&mut report, &inventory, &run, &replayed);
+    drop(run);
     drop(remote);
     Ok(Merged {
         report,
@@ -517,8 +521,13 @@ pub fn merge_bundles(
 /// whose collect replayed none of the remote segments the metadata records (carried by
 /// another broker's bundle) name, because its broker held no copy of that
 /// `__remote_log_metadata` partition.
-fn unreplayed_warnings(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> Vec<String> {
-    crate::cluster::tiering::history::unreplayed(report, inv, opts)
+fn unreplayed_warnings(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    replayed: &MetadataReplay,
+) -> Vec<String> {
+    crate::cluster::tiering::history::unreplayed(report, inv, opts, replayed)
         .into_iter()
         .map(|i| {
             format!(

@@ -67,7 +67,7 @@ pub enum BundleError {
     #[error("{}: {}", path.display(), if *collected {
         "collected with --remote-storage (its tiered partitions' remote segments replayed): give the merge --remote-storage too (the same storage), as the scan it stands for was"
     } else {
-        "collected without --remote-storage: the remote history was not replayed at collect, so the merge cannot give what scan --remote-storage gives; collect again with --remote-storage (the same storage), or merge without it"
+        "collected without --remote-storage (or with one it could not read): the remote history was not replayed at collect, so the merge cannot give what scan --remote-storage gives; collect again with --remote-storage (the same storage), or merge without it"
     })]
     RemoteStorage { path: PathBuf, collected: bool },
 }
