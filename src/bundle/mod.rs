@@ -70,6 +70,10 @@ pub enum BundleError {
         "collected without --remote-storage (or with one it could not read): the remote history was not replayed at collect, so the merge cannot give what scan --remote-storage gives; collect again with --remote-storage (the same storage), or merge without it"
     })]
     RemoteStorage { path: PathBuf, collected: bool },
+    /// The merge's `--remote-storage` cannot be read (named, with why, as a scan says it)
+    /// while the bundles' collects replayed the remote history from one.
+    #[error("{}: {why}", path.display())]
+    RemoteStorageUnread { path: PathBuf, why: String },
 }
 
 impl BundleError {
@@ -80,7 +84,8 @@ impl BundleError {
         }
     }
 
-    /// The file the error is about.
+    /// The file the error is about (for [`BundleError::RemoteStorageUnread`], the remote
+    /// storage).
     pub fn path(&self) -> &Path {
         match self {
             BundleError::File { path, .. }
@@ -88,7 +93,8 @@ impl BundleError {
             | BundleError::Version { path, .. }
             | BundleError::Options { path, .. }
             | BundleError::Overlap { path, .. }
-            | BundleError::RemoteStorage { path, .. } => path,
+            | BundleError::RemoteStorage { path, .. }
+            | BundleError::RemoteStorageUnread { path, .. } => path,
         }
     }
 }
