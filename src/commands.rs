@@ -385,7 +385,8 @@ pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
     let partial = PathBuf::from(partial);
     let file = std::fs::File::create(&partial)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
-    let summary = klogscan::bundle::collect(&a.paths, &opts, BufWriter::new(file))
+    let metadata = &a.remote_log_metadata;
+    let summary = klogscan::bundle::collect_with(&a.paths, metadata, &opts, BufWriter::new(file))
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
     std::fs::rename(&partial, &a.out).map_err(|e| {
         anyhow::anyhow!(

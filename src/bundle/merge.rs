@@ -548,7 +548,7 @@ fn unreplayed_warnings(
         .into_iter()
         .map(|i| {
             format!(
-                "{}: its remote segments were not replayed at collect (its broker's bundle holds no copy of the __remote_log_metadata partition that names them; another bundle does): its producer state and transactions start at the local log, where `scan --remote-storage` over all these directories replays the remote history first",
+                "{}: its remote segments were not replayed at collect (its broker's bundle holds no copy of the __remote_log_metadata partition that names them; another bundle does): its producer state and transactions start at the local log, where `scan --remote-storage` over all these directories replays the remote history first; collect its broker again with --remote-log-metadata naming a log dir that holds that partition",
                 report.partitions[i].path
             )
         })

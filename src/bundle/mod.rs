@@ -15,7 +15,7 @@ mod fingerprint;
 mod merge;
 mod relabel;
 
-pub use collect::{CollectSummary, collect};
+pub use collect::{CollectSummary, collect, collect_with};
 pub use content::{
     DirFiles, FileInventory, Header, LogDirIdentity, PartitionDirFiles, RecordedOptions,
 };

@@ -310,3 +310,146 @@ fn merge_refuses_a_remote_history_it_cannot_match() {
     );
     assert!(err.to_string().contains("not replayed at collect"), "{err}");
 }
+
+/// The `__remote_log_metadata` partition moved to a second broker's log dir (broker 1),
+/// the tiered replica left on broker 0: the two log dirs.
+fn metadata_on_another_broker(d: &Path) -> (TieredManifest, PathBuf, PathBuf) {
+    let m = healthy().write(d).unwrap();
+    let other = d.join("broker-1");
+    std::fs::create_dir_all(&other).unwrap();
+    let props = std::fs::read_to_string(m.log_dir.join("meta.properties")).unwrap();
+    std::fs::write(
+        other.join("meta.properties"),
+        props.replace("broker.id=0", "broker.id=1"),
+    )
+    .unwrap();
+    let moved = other.join(m.metadata_dir.file_name().unwrap());
+    std::fs::rename(&m.metadata_dir, &moved).unwrap();
+    let own = m.log_dir.clone();
+    (m, own, other)
+}
+
+/// Broker 0 collected with `--remote-log-metadata` naming broker 1's log dir (read-only,
+/// for the remote history alone): its tiered replica replays the remote segments as the
+/// scan of both log dirs does, the merge warns of nothing and prints the scan's JSON byte
+/// for byte. Without it (the negative), the replica replays none and the merge says so.
+#[test]
+fn collect_given_another_brokers_metadata_replays_as_the_scan_does() {
+    let d = tempfile::tempdir().unwrap();
+    let (m, own, other) = metadata_on_another_broker(d.path());
+    let opts = opts(&m);
+    let scanned = klogscan::pipeline::scan(&[own.clone(), other.clone()], &opts);
+    let replayed = |r: &klogscan::results::ScanReport| {
+        let p = r.partitions.iter().find(|p| p.topic == "orders").unwrap();
+        p.tiered.as_ref().and_then(|t| t.replayed.clone())
+    };
+    assert!(replayed(&scanned).is_some());
+    for given in [true, false] {
+        let bundles = tempfile::tempdir().unwrap();
+        let f0 = bundles.path().join("0.klb");
+        let w = std::fs::File::create(&f0).unwrap();
+        let metadata = if given { vec![other.clone()] } else { vec![] };
+        let summary = bundle::collect_with(
+            std::slice::from_ref(&own),
+            &metadata,
+            &opts,
+            std::io::BufWriter::new(w),
+        )
+        .unwrap();
+        assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+        let f1 = collect(&other, &opts, bundles.path(), "1");
+        let merged = bundle::merge(&[f0, f1], &opts).unwrap();
+        if given {
+            assert_eq!(merged.warnings, Vec::<String>::new());
+            assert_eq!(json(scanned.clone()), json(merged.report));
+        } else {
+            assert!(replayed(&merged.report).is_none());
+            assert_eq!(merged.warnings.len(), 1, "{:?}", merged.warnings);
+            assert!(merged.warnings[0].contains("--remote-log-metadata"));
+        }
+    }
+}
+
+/// A `--remote-log-metadata` path holding no metadata partition is an input error of the
+/// collect (exit 2, naming it); the flag without `--remote-storage` is refused (exit 2);
+/// the flag on the command line gives the merge that equals the scan.
+#[test]
+fn cli_collect_remote_log_metadata() {
+    let d = tempfile::tempdir().unwrap();
+    let (m, own, other) = metadata_on_another_broker(d.path());
+    let s = |p: &Path| p.display().to_string();
+    let (own, other, remote) = (s(&own), s(&other), s(&m.remote_root));
+    let out = tempfile::tempdir().unwrap();
+    let (b0, b1) = (s(&out.path().join("0.klb")), s(&out.path().join("1.klb")));
+    let run = |args: &[&str]| {
+        klogscan(
+            &args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+            None,
+            120,
+        )
+    };
+    let r = run(&[
+        "collect",
+        &own,
+        "--out",
+        &b0,
+        "--remote-log-metadata",
+        &other,
+    ]);
+    assert_eq!(r.code(), 2, "{}", r.err);
+    assert!(r.err.contains("--remote-storage"), "{}", r.err);
+    let r = run(&[
+        "collect",
+        &own,
+        "--out",
+        &b0,
+        "--remote-storage",
+        &remote,
+        "--remote-log-metadata",
+        &own,
+    ]);
+    assert_eq!(r.code(), 2, "{}", r.err);
+    let said = format!(
+        "klogscan: {own}: --remote-log-metadata: no __remote_log_metadata partition under it"
+    );
+    assert!(r.err.contains(&said), "{}", r.err);
+    let r = run(&[
+        "collect",
+        &own,
+        "--out",
+        &b0,
+        "--remote-storage",
+        &remote,
+        "--remote-log-metadata",
+        &other,
+    ]);
+    assert_eq!(r.code(), 0, "{}", r.err);
+    let r = run(&["collect", &other, "--out", &b1, "--remote-storage", &remote]);
+    assert_eq!(r.code(), 0, "{}", r.err);
+    let scanned = run(&[
+        "scan",
+        &own,
+        &other,
+        "--remote-storage",
+        &remote,
+        "--format",
+        "json",
+    ]);
+    let merged = run(&[
+        "merge",
+        &b0,
+        &b1,
+        "--remote-storage",
+        &remote,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(scanned.code(), merged.code(), "{}", merged.err);
+    assert!(
+        !merged.err.contains("not replayed at collect"),
+        "{}",
+        merged.err
+    );
+    assert!(scanned.out.contains("\"replayed\""), "{}", scanned.out);
+    assert_eq!(scanned.out, merged.out);
+}

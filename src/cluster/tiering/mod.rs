@@ -71,9 +71,22 @@ impl MetadataReplay {
     /// walks of `report` kept, else read from the segments), or, with none, of the 3.6–3.7
     /// `remote_log_snapshot` files.
     pub fn of(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> Self {
+        Self::with_copies(report, inv, &[], opts)
+    }
+
+    /// [`Self::of`] with `copies`, other `__remote_log_metadata` partition directories
+    /// beside the inventory's (another broker's, read from their segments:
+    /// `collect --remote-log-metadata`). The inventory's copy of a metadata partition comes
+    /// first: one of `copies` is replayed where the inventory has none.
+    pub fn with_copies(
+        report: &ScanReport,
+        inv: &Inventory,
+        copies: &[PartitionDir],
+        opts: &ScanOptions,
+    ) -> Self {
         #[cfg(feature = "testkit")]
         REPLAYS.with(|c| c.set(c.get() + 1));
-        let (replay, chosen) = replay_inventory(report, inv, opts);
+        let (replay, chosen) = replay_inventory(report, inv, copies, opts);
         MetadataReplay { replay, chosen }
     }
 
@@ -88,13 +101,14 @@ impl MetadataReplay {
 fn replay_inventory(
     report: &ScanReport,
     inv: &Inventory,
+    copies: &[PartitionDir],
     opts: &ScanOptions,
 ) -> (Replay, BTreeMap<i32, Option<usize>>) {
     let index = report_index(report);
     let mut best: BTreeMap<i32, (i64, Option<usize>, &PartitionDir)> = BTreeMap::new();
-    for p in &inv.partitions {
+    for p in inv.partitions.iter().chain(copies) {
         let Some(tp) = &p.tp else { continue };
-        if tp.topic != REMOTE_LOG_METADATA_TOPIC || p.kind != Some(DirKind::Normal) {
+        if !is_metadata_copy(p) {
             continue;
         }
         let i = index.get(p.path.to_string_lossy().as_ref()).copied();
@@ -141,6 +155,13 @@ fn replay_inventory(
         }
     }
     (replay, chosen)
+}
+
+/// Whether `p` is a copy of a `__remote_log_metadata` partition to replay (a partition
+/// directory, not one being deleted or a future replica).
+pub fn is_metadata_copy(p: &PartitionDir) -> bool {
+    p.tp.as_ref()
+        .is_some_and(|tp| tp.topic == REMOTE_LOG_METADATA_TOPIC && p.kind == Some(DirKind::Normal))
 }
 
 /// Whether `--max-bytes` leaves part of metadata partition `p` (report index `i`) unread.

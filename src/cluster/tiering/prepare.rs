@@ -35,10 +35,21 @@ impl RemoteStorage {
     /// is given — the objects a URL's mirror fetches and the remote history
     /// ([`Self::history`]) both come from that replay.
     pub fn before_scan(inv: &Inventory, opts: &ScanOptions) -> Self {
+        Self::before_scan_with(inv, &[], opts)
+    }
+
+    /// [`Self::before_scan`] with other copies of `__remote_log_metadata` partitions than
+    /// the inventory's (`collect --remote-log-metadata`: another broker's), read for the
+    /// remote history only ([`MetadataReplay::with_copies`]).
+    pub fn before_scan_with(
+        inv: &Inventory,
+        copies: &[crate::discover::layout::PartitionDir],
+        opts: &ScanOptions,
+    ) -> Self {
         let replayed = opts
             .remote_storage
             .as_ref()
-            .map(|_| MetadataReplay::of(&ScanReport::default(), inv, opts));
+            .map(|_| MetadataReplay::with_copies(&ScanReport::default(), inv, copies, opts));
         let mut out = Self::prepare(opts, replayed.as_ref());
         out.replayed = replayed.filter(|_| out.root.is_some());
         out
