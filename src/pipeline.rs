@@ -102,7 +102,7 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
 /// [`run_cluster_checks`] over `replayed`, the run's one replay of the remote log
 /// metadata ([`MetadataReplay::of`] over `report`), which the caller may have read
 /// before (a merge's mirror of an object store, what it cannot replay).
-pub fn run_cluster_checks_with(
+pub(crate) fn run_cluster_checks_with(
     report: &mut ScanReport,
     inv: &Inventory,
     opts: &ScanOptions,

@@ -30,7 +30,10 @@ fn opts(m: &TieredManifest) -> ScanOptions {
 
 /// Each tiered-storage scenario of the suite (`tiering`, `tiered_history`), with the kind
 /// of finding it must raise (so that the equality below is not that of empty reports).
-fn scenarios() -> Vec<(&'static str, TieredLog, Kind, fn(&TieredManifest))> {
+/// A scenario: its name, its history, the kind it raises, the damage done once written.
+type Scenario = (&'static str, TieredLog, Kind, fn(&TieredManifest));
+
+fn scenarios() -> Vec<Scenario> {
     let none: fn(&TieredManifest) = |_| {};
     let history = klogscan::testkit::brokers::tiered_history;
     let gap = {

@@ -89,11 +89,6 @@ impl MetadataReplay {
         let (replay, chosen) = replay_inventory(report, inv, copies, opts);
         MetadataReplay { replay, chosen }
     }
-
-    /// Whether any remote log metadata was found.
-    pub fn is_empty(&self) -> bool {
-        self.chosen.is_empty()
-    }
 }
 
 /// The replay of every `__remote_log_metadata` partition of `inv`, and, per metadata
