@@ -21,7 +21,7 @@ pub(crate) type ClusterCheck =
 /// The cluster checks, in the order they run. Each sees the findings of the ones before
 /// it (the coordinator's confirmation changes `hanging_transaction` in place). The
 /// tiering check runs after them over the run's one replay of the remote log metadata
-/// ([`run_cluster_checks_with`]).
+/// (`run_cluster_checks_with`).
 pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
     &[
         ("replicas", crate::cluster::replicas::check),

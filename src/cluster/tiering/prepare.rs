@@ -1,6 +1,6 @@
 //! `--remote-storage` made ready for one run, the same way for `scan`, `collect` and
 //! `merge`: a directory is used as given; an object-store URL is fetched into a temporary
-//! directory (`remote-object-store` feature, [`super::objects`]) kept while the
+//! directory (`remote-object-store` feature, `objects`) kept while the
 //! [`RemoteStorage`] lives; anything else — a path that does not exist, a file, an
 //! archive — is an input error (the report's `errors`, exit 2) and the remote storage is
 //! not read: no remote segment is replayed and none is said missing, since nothing
