@@ -77,7 +77,11 @@ pub fn collect(
 /// `__remote_log_metadata` partitions under `remote_log_metadata` too
 /// (`collect --remote-log-metadata`: another broker's log dirs or metadata partition
 /// directories, read-only): the records naming a tiered replica's remote segments live in
-/// the metadata topic's own replicas, which this broker need not hold. They are read for
+/// the metadata topic's own replicas, which this broker need not hold — its
+/// `TopicBasedRemoteLogMetadataManager` (`ConsumerTask.addAssignmentsForPartitions`)
+/// consumes the metadata partition of every user partition it leads or follows
+/// (`RemoteLogMetadataTopicPartitioner.metadataPartition`) from whichever broker leads
+/// that partition, so another broker's copy is the one it read. They are read for
 /// that choice only: the bundle holds none of them (their broker's bundle does). A path
 /// holding no such partition is an input error of the summary.
 pub fn collect_with(
