@@ -17,7 +17,7 @@ use klogscan::partition::scan::ScanOptions;
 use klogscan::testkit::remote_log::{TieredLog, TieredManifest};
 use std::path::{Path, PathBuf};
 
-use crate::tiering::{healthy, remote_log, rolled};
+use crate::tiering::{delete_unfinished, healthy, remote_log, rolled};
 
 /// A day after the histories: an open transaction is long past its timeout.
 const NOW: i64 = klogscan::testkit::scenario::DEFAULT_START_MS + 86_400_000;
@@ -35,7 +35,6 @@ type Scenario = (&'static str, TieredLog, Kind, fn(&TieredManifest));
 
 fn scenarios() -> Vec<Scenario> {
     let none: fn(&TieredManifest) = |_| {};
-    let history = klogscan::testkit::brokers::tiered_history;
     let gap = {
         let mut t = rolled();
         t.copy(3);
@@ -48,17 +47,6 @@ fn scenarios() -> Vec<Scenario> {
         t.copy(2);
         t.copy(3);
         t.local_from(3);
-        t
-    };
-    let delete = {
-        let mut t = TieredLog::new(history());
-        let r0 = t.copy(0);
-        t.copy(1);
-        t.delete_started(r0);
-        t.copy(2);
-        t.copy(3);
-        t.local_from(3);
-        t.log_start(20);
         t
     };
     let abandoned = {
@@ -98,7 +86,7 @@ fn scenarios() -> Vec<Scenario> {
         ("copy retried", retried, Kind::RemoteCopyUnfinished, none),
         (
             "delete unfinished",
-            delete,
+            delete_unfinished(),
             Kind::RemoteDeleteUnfinished,
             none,
         ),
@@ -391,41 +379,21 @@ fn cli_collect_remote_log_metadata() {
             120,
         )
     };
-    let r = run(&[
-        "collect",
-        &own,
-        "--out",
-        &b0,
-        "--remote-log-metadata",
-        &other,
-    ]);
+    let collect0 = |flags: &[&str]| {
+        let mut args = vec!["collect", own.as_str(), "--out", b0.as_str()];
+        args.extend(flags);
+        run(&args)
+    };
+    let r = collect0(&["--remote-log-metadata", &other]);
     assert_eq!(r.code(), 2, "{}", r.err);
     assert!(r.err.contains("--remote-storage"), "{}", r.err);
-    let r = run(&[
-        "collect",
-        &own,
-        "--out",
-        &b0,
-        "--remote-storage",
-        &remote,
-        "--remote-log-metadata",
-        &own,
-    ]);
+    let r = collect0(&["--remote-storage", &remote, "--remote-log-metadata", &own]);
     assert_eq!(r.code(), 2, "{}", r.err);
     let said = format!(
         "klogscan: {own}: --remote-log-metadata: no __remote_log_metadata partition under it"
     );
     assert!(r.err.contains(&said), "{}", r.err);
-    let r = run(&[
-        "collect",
-        &own,
-        "--out",
-        &b0,
-        "--remote-storage",
-        &remote,
-        "--remote-log-metadata",
-        &other,
-    ]);
+    let r = collect0(&["--remote-storage", &remote, "--remote-log-metadata", &other]);
     assert_eq!(r.code(), 0, "{}", r.err);
     let r = run(&["collect", &other, "--out", &b1, "--remote-storage", &remote]);
     assert_eq!(r.code(), 0, "{}", r.err);
