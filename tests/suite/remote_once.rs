@@ -275,6 +275,12 @@ fn merge_refuses_a_remote_history_it_cannot_match() {
     let bundles = tempfile::tempdir().unwrap();
     let good = opts(&m);
     let bad = opts(&m).with_remote_storage(absent.clone());
+    // A storage that cannot be read is known so before any replay: the scan replays the
+    // metadata once, for its check.
+    let before = replays_on_this_thread();
+    let scanned = klogscan::pipeline::scan(std::slice::from_ref(&m.log_dir), &bad);
+    assert_eq!(replays_on_this_thread() - before, 1);
+    assert_eq!(scanned.errors.len(), 1, "{:?}", scanned.errors);
     let replayed = collect(&m.log_dir, &good, bundles.path(), "replayed");
     let err = bundle::merge(std::slice::from_ref(&replayed), &bad).expect_err("refused");
     assert!(

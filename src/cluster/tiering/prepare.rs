@@ -46,12 +46,22 @@ impl RemoteStorage {
         copies: &[crate::discover::layout::PartitionDir],
         opts: &ScanOptions,
     ) -> Self {
-        let replayed = opts
-            .remote_storage
-            .as_ref()
-            .map(|_| MetadataReplay::with_copies(&ScanReport::default(), inv, copies, opts));
-        let mut out = Self::prepare(opts, replayed.as_ref());
-        out.replayed = replayed.filter(|_| out.root.is_some());
+        let replay = || MetadataReplay::with_copies(&ScanReport::default(), inv, copies, opts);
+        let Some(given) = &opts.remote_storage else {
+            return Self::prepare(opts, None);
+        };
+        if super::storage::is_url(&given.to_string_lossy()) {
+            // The mirror fetches the objects the replay names.
+            let replayed = replay();
+            let mut out = Self::prepare(opts, Some(&replayed));
+            out.replayed = out.root.is_some().then_some(replayed);
+            return out;
+        }
+        // A directory is checked first: one that cannot be read needs no replay.
+        let mut out = Self::prepare(opts, None);
+        if out.root.is_some() {
+            out.replayed = Some(replay());
+        }
         out
     }
 
