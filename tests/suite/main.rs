@@ -79,6 +79,7 @@ mod precision;
 mod recovery_legacy_unparsed;
 mod recovery_model;
 mod recovery_unknowns;
+mod remote_once;
 mod replicas;
 mod review_regressions;
 mod robustness;
