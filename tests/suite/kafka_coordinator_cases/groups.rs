@@ -1,0 +1,581 @@
+//! `__consumer_offsets`: the load cases of core's `GroupMetadataManagerTest` (Scala, the
+//! classic coordinator), the replay cases of `OffsetMetadataManagerTest` and
+//! `GroupCoordinatorShardTest`, and `GroupCoordinatorRecordSerdeTest`'s unreadable
+//! records, as the 4.x coordinator (`GroupCoordinatorShard.replay`) loads them.
+
+use super::*;
+use klogscan::finding::Kind;
+use klogscan::partition::groups::{
+    Group, GroupState, GroupType, GroupsOptions, list_groups, replay_partition_dir,
+};
+use klogscan::testkit::group_scenarios::{GroupLog, Spec};
+use klogscan::testkit::groups::record;
+use klogscan::testkit::{Batch, BatchSpec, PartitionBuilder, Producer, Rec};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+const GROUP: &str = "foo";
+
+fn commit(topic: &str, partition: i32, offset: i64) -> Spec {
+    (
+        1,
+        json!({"group": GROUP, "topic": topic, "partition": partition}),
+        Some((
+            3,
+            json!({"offset": offset, "leaderEpoch": -1, "commitTimestamp": 1}),
+        )),
+    )
+}
+
+fn commits(offsets: &[(&str, i32, i64)]) -> Vec<Spec> {
+    offsets.iter().map(|(t, p, o)| commit(t, *p, *o)).collect()
+}
+
+fn commit_tombstone(topic: &str, partition: i32) -> Spec {
+    (
+        1,
+        json!({"group": GROUP, "topic": topic, "partition": partition}),
+        None,
+    )
+}
+
+/// A classic group's metadata (value version 3) with these members (`buildStableGroupRecordWithMember`
+/// / `buildEmptyGroupRecord` of Kafka's test).
+fn group_record(generation: i32, protocol: Option<&str>, members: &[&str]) -> Spec {
+    let leader = members.first().copied();
+    let members: Vec<Value> = members
+        .iter()
+        .map(|m| {
+            json!({"memberId": m, "clientId": "clientId", "clientHost": "clientHost",
+                   "rebalanceTimeout": 60000, "sessionTimeout": 10000})
+        })
+        .collect();
+    (
+        2,
+        json!({"group": GROUP}),
+        Some((
+            3,
+            json!({"protocolType": "consumer", "generation": generation, "protocol": protocol,
+                   "leader": leader, "currentStateTimestamp": 1, "members": members}),
+        )),
+    )
+}
+
+/// Every group of `dir`'s `__consumer_offsets` partitions, deleted ones included.
+fn groups_of(dir: &Path) -> Vec<Group> {
+    let inv = request::discover(&[dir.to_path_buf()], &opts()).unwrap();
+    let all = GroupsOptions {
+        include_deleted: true,
+        ..Default::default()
+    };
+    list_groups(&inv, &all)
+}
+
+/// The log's groups (written as `__consumer_offsets-0`) and the scan's report.
+fn load(log: &GroupLog) -> (Vec<Group>, ScanReport) {
+    let d = tempfile::tempdir().unwrap();
+    log.write(d.path(), 0).unwrap();
+    (groups_of(d.path()), scan(d.path()))
+}
+
+/// The offset commits the load of `log` holds pending, as `(producer id, topic,
+/// partition, offset)` (`OffsetMetadataManager`'s `pendingTransactionalOffsets`).
+fn pending(log: &GroupLog) -> Vec<(i64, String, i32, i64)> {
+    let d = tempfile::tempdir().unwrap();
+    log.write(d.path(), 0).unwrap();
+    let inv = request::discover(&[d.path().to_path_buf()], &opts()).unwrap();
+    let replay = replay_partition_dir(&inv.partitions[0], None, 0);
+    let mut out: Vec<_> = replay
+        .pending_commits()
+        .map(|(pid, _, c)| (pid, c.topic.clone(), c.partition, c.offset))
+        .collect();
+    out.sort();
+    out
+}
+
+fn live(groups: &[Group]) -> Option<&Group> {
+    groups
+        .iter()
+        .find(|g| g.group_id == GROUP && g.state == GroupState::Live)
+}
+
+/// `(topic, partition)` → `(committed offset, offset of its record)`.
+fn offsets(g: &Group) -> BTreeMap<(String, i32), (i64, i64)> {
+    g.offsets
+        .iter()
+        .map(|c| ((c.topic.clone(), c.partition), (c.offset, c.record_offset)))
+        .collect()
+}
+
+fn expect(list: &[(&str, i32, i64, i64)]) -> BTreeMap<(String, i32), (i64, i64)> {
+    list.iter()
+        .map(|(t, p, o, r)| ((t.to_string(), *p), (*o, *r)))
+        .collect()
+}
+
+fn group_findings(r: &ScanReport) -> Vec<&Finding> {
+    r.findings
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                Kind::GroupLoadFailure
+                    | Kind::GroupDeletionUnfinished
+                    | Kind::GroupTombstonesIncomplete
+                    | Kind::GroupEpochRegression
+            )
+        })
+        .collect()
+}
+
+fn assert_clean(r: &ScanReport) {
+    assert!(group_findings(r).is_empty(), "{:#?}", group_findings(r));
+    assert!(serious(r).is_empty(), "{:#?}", serious(r));
+}
+
+/// No group finding; the findings above info are those of the transaction of `pid` the
+/// log leaves open (its records are older than its timeout at `NOW`: a hanging transaction
+/// of `__consumer_offsets` itself, which is what the bytes show), and, when `holds_offsets`,
+/// the offsets it keeps pending.
+fn assert_only_open(r: &ScanReport, pid: i64, holds_offsets: bool) {
+    assert!(group_findings(r).is_empty(), "{:#?}", group_findings(r));
+    let s: Vec<(Kind, Option<i64>)> = serious(r).iter().map(|f| (f.kind, f.producer_id)).collect();
+    let mut want = vec![(Kind::HangingTransaction, Some(pid))];
+    if holds_offsets {
+        want.push((Kind::GroupOffsetsPendingInHangingTransaction, Some(pid)));
+    }
+    assert_eq!(s, want, "{:#?}", serious(r));
+}
+
+const THREE: [(&str, i32, i64); 3] = [("foo", 0, 23), ("foo", 1, 455), ("bar", 0, 8992)];
+
+/// `GroupMetadataManagerTest.testLoadOffsetsWithoutGroup` (from offset 15), with
+/// `OffsetMetadataManager.replay`'s "simple" group: offsets committed without group
+/// metadata load into an empty classic group without a protocol type.
+#[test]
+fn load_offsets_without_group() {
+    let mut log = GroupLog::starting_at(15);
+    log.batch(commits(&THREE));
+    let (groups, r) = load(&log);
+    let g = live(&groups).expect("group loaded");
+    assert_eq!(
+        (g.group_type, g.simple, g.protocol_type.as_deref()),
+        (GroupType::Classic, true, None)
+    );
+    assert!(g.members.is_empty());
+    assert_eq!(
+        offsets(g),
+        expect(&[
+            ("foo", 0, 23, 15),
+            ("foo", 1, 455, 16),
+            ("bar", 0, 8992, 17)
+        ])
+    );
+    assert_clean(&r);
+}
+
+/// `GroupMetadataManagerTest.testLoadEmptyGroupWithOffsets` and
+/// `testLoadOffsetsWithEmptyControlBatch`: an empty group (generation 15, protocol type
+/// consumer, no protocol, no leader, no member) with its offsets; an empty control batch
+/// (all its records cleaned) before them does not fail the load.
+#[test]
+fn load_empty_group_with_offsets_after_an_empty_control_batch() {
+    for empty_control in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        let mut p = PartitionBuilder::new("__consumer_offsets", 0).start_offset(14);
+        if empty_control {
+            p.append_spec(BatchSpec {
+                base_offset: 14,
+                control: true,
+                transactional: true,
+                producer_id: 1000,
+                producer_epoch: 0,
+                base_timestamp: p.now(),
+                ..BatchSpec::default()
+            });
+        } else {
+            p.skip_offsets(1);
+        }
+        let mut b = Batch::new(Producer::PLAIN);
+        for (t, k, v) in commits(&THREE)
+            .into_iter()
+            .chain([group_record(15, None, &[])])
+        {
+            let (k, v) = record(t, k, v);
+            b = b.record(Rec::kv(k, v.unwrap()));
+        }
+        p.append(b);
+        p.write(d.path()).unwrap();
+        let groups = groups_of(d.path());
+        let g = live(&groups).expect("group loaded");
+        assert_eq!(g.epoch, 15);
+        assert_eq!(g.protocol_type.as_deref(), Some("consumer"));
+        assert_eq!((g.protocol.as_deref(), g.leader.as_deref()), (None, None));
+        assert!(g.members.is_empty() && !g.simple);
+        assert_eq!(
+            offsets(g),
+            expect(&[
+                ("foo", 0, 23, 15),
+                ("foo", 1, 455, 16),
+                ("bar", 0, 8992, 17)
+            ])
+        );
+        assert_clean(&scan(d.path()));
+    }
+}
+
+/// `GroupMetadataManagerTest.testLoadTransactionalOffsetsWithoutGroup`,
+/// `testDoNotLoadAbortedTransactionalOffsetCommits`, `testGroupLoadedWithPendingCommits`,
+/// `testLoadWithCommittedAndAbortedTransactionalOffsetCommits` and
+/// `testLoadWithCommittedAndAbortedAndPendingTransactionalOffsetCommits`: one producer
+/// commits three offsets (COMMIT), then three more (ABORT), then three more left open; only
+/// the first three materialize, at the offsets of their records; the open ones are pending
+/// and materialize once their COMMIT marker is in the log (`handleTxnCompletion`, on disk
+/// the marker `OffsetMetadataManager.replayEndTransactionMarker` replays).
+#[test]
+fn committed_aborted_and_pending_transactional_commits() {
+    let mut log = GroupLog::new();
+    log.txn_batch(1000, commits(&THREE));
+    log.marker(1000, true);
+    log.txn_batch(
+        1000,
+        commits(&[("foo", 2, 231), ("foo", 3, 4551), ("bar", 1, 89921)]),
+    );
+    log.marker(1000, false);
+    log.txn_batch(
+        1000,
+        commits(&[("foo", 3, 2312), ("foo", 4, 45512), ("bar", 2, 899212)]),
+    );
+    let (groups, r) = load(&log);
+    let g = live(&groups).expect("group loaded");
+    let committed = [("foo", 0, 23, 0), ("foo", 1, 455, 1), ("bar", 0, 8992, 2)];
+    assert_eq!(offsets(g), expect(&committed));
+    let held = |t: &str, p, o| (1000, t.to_string(), p, o);
+    assert_eq!(
+        pending(&log),
+        [
+            held("bar", 2, 899212),
+            held("foo", 3, 2312),
+            held("foo", 4, 45512)
+        ]
+    );
+    assert_only_open(&r, 1000, true);
+
+    log.marker(1000, true);
+    let (groups, r) = load(&log);
+    let mut all = committed.to_vec();
+    all.extend([
+        ("foo", 3, 2312, 8),
+        ("foo", 4, 45512, 9),
+        ("bar", 2, 899212, 10),
+    ]);
+    assert_eq!(offsets(live(&groups).unwrap()), expect(&all));
+    assert_clean(&r);
+
+    // An aborted transaction alone: the group exists (4.x creates the simple group on
+    // replay) but holds no offset.
+    let mut log = GroupLog::new();
+    log.txn_batch(1000, commits(&THREE));
+    log.marker(1000, false);
+    let (groups, r) = load(&log);
+    assert_eq!(offsets(live(&groups).unwrap()), BTreeMap::new());
+    assert_clean(&r);
+}
+
+/// `GroupMetadataManagerTest.testLoadTransactionalOffsetCommitsFromMultipleProducers`: two
+/// producers commit disjoint offsets of one group, each committed; all six materialize, each
+/// at the offset of its own producer's records.
+#[test]
+fn transactional_commits_from_multiple_producers() {
+    let mut log = GroupLog::new();
+    log.txn_batch(1000, commits(&THREE));
+    log.marker(1000, true);
+    log.txn_batch(
+        1001,
+        commits(&[("foo", 2, 231), ("foo", 3, 4551), ("bar", 1, 89921)]),
+    );
+    log.marker(1001, true);
+    let (groups, r) = load(&log);
+    assert_eq!(
+        offsets(live(&groups).unwrap()),
+        expect(&[
+            ("foo", 0, 23, 0),
+            ("foo", 1, 455, 1),
+            ("bar", 0, 8992, 2),
+            ("foo", 2, 231, 4),
+            ("foo", 3, 4551, 5),
+            ("bar", 1, 89921, 6),
+        ])
+    );
+    assert_clean(&r);
+}
+
+/// `GroupMetadataManagerTest.testGroupLoadWithConsumerAndTransactionalOffsetCommitsTransactionWins`
+/// (its twin `…ConsumerWins` is `groups_replay::end_marker_keeps_the_most_recent_committed_offset`):
+/// a regular commit of 24, then a transactional commit of 23 and its COMMIT: the
+/// transactional record is the newer one, so 23 is the group's offset.
+#[test]
+fn consumer_then_transactional_commit_transaction_wins() {
+    let mut log = GroupLog::new();
+    log.batch(commits(&[("foo", 0, 24)]));
+    log.txn_batch(1000, commits(&[("foo", 0, 23)]));
+    log.marker(1000, true);
+    let (groups, r) = load(&log);
+    assert_eq!(
+        offsets(live(&groups).unwrap()),
+        expect(&[("foo", 0, 23, 1)])
+    );
+    assert_clean(&r);
+}
+
+/// `GroupMetadataManagerTest.testLoadOffsetsWithTombstones`: three offsets, then a
+/// tombstone of foo-1: two remain.
+#[test]
+fn load_offsets_with_tombstones() {
+    let mut log = GroupLog::starting_at(15);
+    let mut recs = commits(&THREE);
+    recs.push(commit_tombstone("foo", 1));
+    log.batch(recs);
+    let (groups, r) = load(&log);
+    assert_eq!(
+        offsets(live(&groups).unwrap()),
+        expect(&[("foo", 0, 23, 15), ("bar", 0, 8992, 17)])
+    );
+    assert_clean(&r);
+}
+
+/// `OffsetMetadataManagerTest.testReplayWithTombstoneAndPendingTransactionalOffsets`: a
+/// regular commit of bar-0, pending transactional commits of bar-0 and bar-1, then
+/// tombstones of both: the offsets are gone, the pending ones too, so the transaction's
+/// later COMMIT brings neither back.
+#[test]
+fn tombstones_remove_pending_transactional_offsets() {
+    let mut log = GroupLog::new();
+    log.batch(commits(&[("bar", 0, 0)]));
+    log.txn_batch(10, commits(&[("bar", 0, 1), ("bar", 1, 2)]));
+    log.batch(vec![commit_tombstone("bar", 0), commit_tombstone("bar", 1)]);
+    let (groups, r) = load(&log);
+    assert_eq!(offsets(live(&groups).unwrap()), BTreeMap::new());
+    assert_eq!(pending(&log), []);
+    // Nothing is pending any more: the open transaction holds no offset of the group.
+    assert_only_open(&r, 10, false);
+    log.marker(10, true);
+    let (groups, r) = load(&log);
+    assert_eq!(offsets(live(&groups).unwrap()), BTreeMap::new());
+    assert_clean(&r);
+    // Without the tombstones the COMMIT materializes both.
+    let mut log = GroupLog::new();
+    log.batch(commits(&[("bar", 0, 0)]));
+    log.txn_batch(10, commits(&[("bar", 0, 1), ("bar", 1, 2)]));
+    log.marker(10, true);
+    let (groups, _) = load(&log);
+    assert_eq!(
+        offsets(live(&groups).unwrap()),
+        expect(&[("bar", 0, 1, 1), ("bar", 1, 2, 2)])
+    );
+}
+
+/// `GroupMetadataManagerTest.testLoadOffsetsAndGroup` and `testLoadGroupWithTombstone`:
+/// a stable group with one member and its offsets loads as written; the group's
+/// metadata then its tombstone leaves no live group.
+#[test]
+fn load_group_and_its_tombstone() {
+    let mut log = GroupLog::starting_at(15);
+    let mut recs = commits(&THREE);
+    recs.push(group_record(15, Some("range"), &["98098230493"]));
+    log.batch(recs);
+    let (groups, r) = load(&log);
+    let g = live(&groups).unwrap();
+    assert_eq!((g.epoch, g.protocol.as_deref()), (15, Some("range")));
+    assert_eq!(g.leader.as_deref(), Some("98098230493"));
+    assert_eq!(g.members.keys().collect::<Vec<_>>(), ["98098230493"]);
+    assert_eq!(offsets(g).len(), 3);
+    assert_clean(&r);
+
+    let mut log = GroupLog::starting_at(15);
+    log.batch(vec![
+        group_record(15, Some("range"), &["98098230493"]),
+        (2, json!({"group": GROUP}), None),
+    ]);
+    let (groups, r) = load(&log);
+    assert!(live(&groups).is_none(), "{groups:#?}");
+    assert!(groups.iter().all(|g| g.state == GroupState::Deleted));
+    assert_clean(&r);
+}
+
+/// `GroupMetadataManagerTest.testOffsetWriteAfterGroupRemoved`: a group (generation 293),
+/// its tombstone, then offsets a simple consumer commits under the same id: the group
+/// loads, empty, with those offsets; they were written after the tombstone, so they are
+/// no leftover of the deleted group.
+#[test]
+fn offset_write_after_group_removed() {
+    let mut log = GroupLog::starting_at(15);
+    let mut recs = vec![
+        group_record(293, Some("range"), &["98098230493"]),
+        (2, json!({"group": GROUP}), None),
+    ];
+    recs.extend(commits(&THREE));
+    log.batch(recs);
+    let (groups, r) = load(&log);
+    let g = live(&groups).expect("group loaded");
+    assert!(g.members.is_empty());
+    assert_eq!(
+        offsets(g),
+        expect(&[
+            ("foo", 0, 23, 17),
+            ("foo", 1, 455, 18),
+            ("bar", 0, 8992, 19)
+        ])
+    );
+    assert_clean(&r);
+}
+
+/// `GroupMetadataManagerTest.testLoadGroupAndOffsetsFromDifferentSegments`: offsets and a
+/// stable group with member "a" in one segment, then offsets and the group with member "b"
+/// in the next: the second segment's member is the only one (and the leader) and its
+/// offsets override the first's for the same partitions.
+#[test]
+fn load_group_and_offsets_from_different_segments() {
+    let (tp0, tp1, tp2, tp3) = (("foo", 0), ("foo", 1), ("bar", 0), ("xxx", 0));
+    let d = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("__consumer_offsets", 0).start_offset(15);
+    let seg = |offs: [((&str, i32), i64); 3], member: &str| {
+        let mut b = Batch::new(Producer::PLAIN);
+        let recs = offs.iter().map(|((t, p), o)| commit(t, *p, *o));
+        for (t, k, v) in recs.chain([group_record(293, Some("range"), &[member])]) {
+            let (k, v) = record(t, k, v);
+            b = b.record(Rec::kv(k, v.unwrap()));
+        }
+        b
+    };
+    p.append(seg([(tp0, 23), (tp1, 455), (tp3, 42)], "a"));
+    p.roll();
+    p.append(seg([(tp0, 33), (tp2, 8992), (tp3, 10)], "b"));
+    p.write(d.path()).unwrap();
+    let groups = groups_of(d.path());
+    let g = live(&groups).unwrap();
+    assert_eq!(g.leader.as_deref(), Some("b"));
+    assert_eq!(g.members.keys().collect::<Vec<_>>(), ["b"]);
+    assert_eq!(
+        offsets(g),
+        expect(&[
+            ("foo", 0, 33, 19),
+            ("foo", 1, 455, 16),
+            ("bar", 0, 8992, 20),
+            ("xxx", 0, 10, 21),
+        ])
+    );
+    assert_clean(&scan(d.path()));
+}
+
+/// `GroupMetadataManagerTest.testLoadGroupsAndOffsetsWillIgnoreUnknownMessage`,
+/// `testReadMessageKeyCanReadUnknownMessage` and
+/// `GroupCoordinatorRecordSerdeTest.testDeserializeWithInvalidRecordType`: a record whose
+/// key type has no schema (`Short.MAX_VALUE`) is skipped; the group and offsets around it
+/// load.
+#[test]
+fn unknown_record_types_are_skipped() {
+    let unknown = (vec![0x7f, 0xff, 0, 0], Some(vec![0x7f, 0xff, 0, 0]));
+    let mut log = GroupLog::starting_at(15);
+    log.batch(commits(&THREE));
+    log.raw(vec![unknown]);
+    log.batch(vec![group_record(15, None, &[])]);
+    let (groups, r) = load(&log);
+    let g = live(&groups).unwrap();
+    assert_eq!((g.epoch, offsets(g).len()), (15, 3));
+    assert!(group_findings(&r).is_empty(), "{:#?}", group_findings(&r));
+    // The coordinator logs a warning for it; so does klogscan (rule 32), and nothing else.
+    let f: Vec<(Kind, Option<i64>)> = r.findings.iter().map(|f| (f.kind, f.offset)).collect();
+    assert_eq!(f, [(Kind::OffsetsRecordUnknownType, Some(18))]);
+}
+
+/// `GroupCoordinatorRecordSerdeTest.testDeserializeWithKeyEmptyBuffer`,
+/// `…WithValueEmptyBuffer`, `…WithInvalidKeyBytes`, `…WithInvalidValueBytes`,
+/// `GroupCoordinatorShardTest.testReplayKeyCannotBeNull` and core's
+/// `testShouldThrowExceptionForUnsupportedGroupMetadataVersion`: each record the
+/// coordinator's serde or replay throws on fails the load (`group_load_failure`, carrying
+/// the message Kafka throws); the valid records around it still replay here.
+#[test]
+fn unreadable_records_fail_the_load() {
+    let (k3, _) = record(3, json!({"groupId": "g"}), None);
+    let (gk, gv) = record(2, json!({"group": GROUP}), group_record(1, None, &[]).2);
+    let mut bad_version = gv.unwrap();
+    bad_version[..2].copy_from_slice(&i16::MIN.to_be_bytes());
+    let cases: Vec<((Vec<u8>, Option<Vec<u8>>), &str)> = vec![
+        (
+            (vec![], Some(vec![0, 0])),
+            "Could not read version from key's buffer.",
+        ),
+        (
+            (k3.clone(), Some(vec![])),
+            "Could not read version from value's buffer.",
+        ),
+        (
+            (k3[..3].to_vec(), None),
+            "Could not read record with version 3 from key's buffer due to",
+        ),
+        (
+            (k3, Some(vec![0, 0, 0, 0])),
+            "Could not read record with version 0 from value's buffer due to",
+        ),
+        ((gk, Some(bad_version)), ""),
+    ];
+    for ((k, v), kafka) in cases {
+        let d = tempfile::tempdir().unwrap();
+        let mut p = PartitionBuilder::new("__consumer_offsets", 0);
+        let bad = match v {
+            Some(v) => Rec::kv(k, v),
+            None => Rec::tombstone(k),
+        };
+        let mut b = Batch::new(Producer::PLAIN).record(bad);
+        for (t, k, v) in commits(&THREE) {
+            let (k, v) = record(t, k, v);
+            b = b.record(Rec::kv(k, v.unwrap()));
+        }
+        p.append(b);
+        p.write(d.path()).unwrap();
+        let r = scan(d.path());
+        let f: Vec<&Finding> = group_findings(&r);
+        assert_eq!(f.len(), 1, "{kafka}: {f:#?}");
+        assert_eq!((f[0].kind, f[0].offset), (Kind::GroupLoadFailure, Some(0)));
+        assert!(f[0].message.contains(kafka), "{kafka}: {}", f[0].message);
+        assert_eq!(offsets(live(&groups_of(d.path())).unwrap()).len(), 3);
+    }
+}
+
+/// `GroupMetadataManagerTest.testReadFromOldGroupMetadata` and
+/// `testloadGroupWithStaticMember`: group metadata of value versions 0 to 3 loads the
+/// same group (generation, protocol type and name, the one dynamic member); from version 3
+/// a member's group instance id makes it static.
+#[test]
+fn old_group_metadata_versions_and_a_static_member() {
+    for version in 0..=3 {
+        let mut member = json!({"memberId": "memberId", "clientId": "c", "clientHost": "h",
+                                "rebalanceTimeout": 60000, "sessionTimeout": 10000});
+        if version == 3 {
+            member["groupInstanceId"] = json!("instance");
+        }
+        let mut log = GroupLog::new();
+        log.batch(vec![(
+            2,
+            json!({"group": GROUP}),
+            Some((
+                version,
+                json!({"protocolType": "consumer", "generation": 1, "protocol": "range",
+                       "leader": "memberId", "currentStateTimestamp": 1, "members": [member]}),
+            )),
+        )]);
+        let (groups, r) = load(&log);
+        let g = live(&groups).unwrap();
+        assert_eq!(
+            (g.epoch, g.protocol_type.as_deref()),
+            (1, Some("consumer")),
+            "v{version}"
+        );
+        assert_eq!(g.protocol.as_deref(), Some("range"));
+        let m = &g.members["memberId"];
+        let instance = (version == 3).then(|| "instance".to_string());
+        assert_eq!(m.instance_id, instance, "v{version}");
+        assert_clean(&r);
+    }
+}
