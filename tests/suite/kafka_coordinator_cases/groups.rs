@@ -579,3 +579,139 @@ fn old_group_metadata_versions_and_a_static_member() {
         assert_clean(&r);
     }
 }
+
+/// `GroupMetadataManagerTest.testReplayConsumerGroupMetadata` and
+/// `testReplayConsumerGroupMemberMetadata` (`GroupCoordinatorShardTest.testReplay…`
+/// dispatch to them): a group epoch record creates the consumer group at that epoch; a
+/// member's metadata record alone creates the group and the member as written.
+#[test]
+fn consumer_group_records_create_the_group() {
+    let mut log = GroupLog::new();
+    log.batch(vec![(
+        3,
+        json!({"groupId": GROUP}),
+        Some((0, json!({"epoch": 10}))),
+    )]);
+    log.batch(vec![(
+        5,
+        json!({"groupId": "bar", "memberId": "member"}),
+        Some((
+            0,
+            json!({"clientId": "clientid", "clientHost": "clienthost", "rackId": "rackid",
+                   "serverAssignor": "range", "subscribedTopicNames": ["foo"]}),
+        )),
+    )]);
+    let (groups, r) = load(&log);
+    let g = live(&groups).unwrap();
+    assert_eq!((g.group_type, g.epoch), (GroupType::Consumer, 10));
+    let bar = groups.iter().find(|g| g.group_id == "bar").unwrap();
+    assert_eq!(bar.group_type, GroupType::Consumer);
+    let m = &bar.members["member"];
+    assert_eq!(
+        (m.client_id.as_str(), m.client_host.as_str()),
+        ("clientid", "clienthost")
+    );
+    assert_eq!(m.rack_id.as_deref(), Some("rackid"));
+    assert_eq!(m.subscribed_topics, ["foo"]);
+    assert_clean(&r);
+}
+
+/// `GroupMetadataManagerTest.testReplayConsumerGroupMetadataTombstone`,
+/// `…PartitionMetadataTombstone`, `…TargetAssignmentMetadataTombstone`,
+/// `…TargetAssignmentMemberTombstone`, `…MemberMetadataTombstone` and
+/// `…CurrentMemberAssignmentTombstone`: every consumer-group tombstone of a group that does
+/// not exist is a no-op (no group is created), and a member's tombstones in a group that
+/// lacks the member are no-ops too. The negative twin: the same member tombstone once the
+/// member exists with a live assignment fails the load (its current assignment was not
+/// tombstoned first), see `groups_replay::tombstones_out_of_order_or_missing`.
+#[test]
+fn consumer_group_tombstones_of_unknown_groups_and_members_are_no_ops() {
+    let gm = |g: &str| json!({"groupId": g, "memberId": "m1"});
+    let mut log = GroupLog::new();
+    log.batch(vec![
+        (3, json!({"groupId": "bar"}), None),
+        (4, json!({"groupId": "bar"}), None),
+        (6, json!({"groupId": "bar"}), None),
+        (7, gm("bar"), None),
+        (5, gm("bar"), None),
+        (8, gm("bar"), None),
+    ]);
+    log.batch(vec![(
+        3,
+        json!({"groupId": GROUP}),
+        Some((0, json!({"epoch": 10}))),
+    )]);
+    log.batch(vec![(5, gm(GROUP), None), (8, gm(GROUP), None)]);
+    let (groups, r) = load(&log);
+    assert!(groups.iter().all(|g| g.group_id != "bar"), "{groups:#?}");
+    let g = live(&groups).unwrap();
+    assert_eq!((g.epoch, g.members.len()), (10, 0));
+    assert_clean(&r);
+
+    // The member exists (with its assignment): its metadata tombstone alone fails the load.
+    let mut log = GroupLog::new();
+    log.batch(vec![
+        (
+            3,
+            json!({"groupId": GROUP}),
+            Some((0, json!({"epoch": 10}))),
+        ),
+        (
+            5,
+            gm(GROUP),
+            Some((0, json!({"clientId": "c", "clientHost": "h"}))),
+        ),
+        (
+            8,
+            gm(GROUP),
+            Some((
+                0,
+                json!({"memberEpoch": 10, "previousMemberEpoch": 9, "state": 0}),
+            )),
+        ),
+    ]);
+    log.batch(vec![(5, gm(GROUP), None)]);
+    let (_, r) = load(&log);
+    let f: Vec<Kind> = group_findings(&r).iter().map(|f| f.kind).collect();
+    assert_eq!(f, [Kind::GroupTombstonesIncomplete]);
+}
+
+/// The simple classic group of `GroupMetadataManagerTest.testStoreEmptySimpleGroup` (core:
+/// an empty group stored with an empty protocol type) followed by a consumer group of the
+/// same id: the 4.x load reads the empty protocol type as none
+/// (`GroupMetadataManager.replay(GroupMetadataKey, GroupMetadataValue)`), so the group is
+/// simple (`ClassicGroup.isSimpleGroup`) and the consumer group's records replace it
+/// (`getOrMaybeCreatePersistedConsumerGroup`). The negative twin: an empty classic group
+/// with protocol type "consumer" is not simple, and the consumer group's record fails the
+/// load.
+#[test]
+fn an_empty_group_without_protocol_type_gives_way_to_a_consumer_group() {
+    for (protocol_type, fails) in [("", false), ("consumer", true)] {
+        let mut log = GroupLog::new();
+        log.batch(vec![(
+            2,
+            json!({"group": GROUP}),
+            Some((
+                3,
+                json!({"protocolType": protocol_type, "generation": 0, "protocol": null,
+                       "leader": null, "currentStateTimestamp": 1, "members": []}),
+            )),
+        )]);
+        log.batch(vec![(
+            3,
+            json!({"groupId": GROUP}),
+            Some((0, json!({"epoch": 10}))),
+        )]);
+        let (groups, r) = load(&log);
+        let g = live(&groups).unwrap();
+        let f: Vec<Kind> = group_findings(&r).iter().map(|f| f.kind).collect();
+        if fails {
+            assert_eq!(f, [Kind::GroupLoadFailure]);
+            assert_eq!(g.group_type, GroupType::Classic);
+            assert_eq!(g.protocol_type.as_deref(), Some("consumer"));
+        } else {
+            assert_clean(&r);
+            assert_eq!((g.group_type, g.epoch), (GroupType::Consumer, 10));
+        }
+    }
+}
