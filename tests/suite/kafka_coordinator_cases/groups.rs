@@ -501,31 +501,36 @@ fn unreadable_records_fail_the_load() {
     let (gk, gv) = record(2, json!({"group": GROUP}), group_record(1, None, &[]).2);
     let mut bad_version = gv.unwrap();
     bad_version[..2].copy_from_slice(&i16::MIN.to_be_bytes());
-    let cases: Vec<((Vec<u8>, Option<Vec<u8>>), &str)> = vec![
+    let cases: Vec<((Option<Vec<u8>>, Option<Vec<u8>>), &str)> = vec![
+        ((None, Some(vec![0, 3, 0, 0])), "missing key"),
         (
-            (vec![], Some(vec![0, 0])),
+            (Some(vec![]), Some(vec![0, 0])),
             "Could not read version from key's buffer.",
         ),
         (
-            (k3.clone(), Some(vec![])),
+            (Some(k3.clone()), Some(vec![])),
             "Could not read version from value's buffer.",
         ),
         (
-            (k3[..3].to_vec(), None),
+            (Some(k3[..3].to_vec()), None),
             "Could not read record with version 3 from key's buffer due to",
         ),
         (
-            (k3, Some(vec![0, 0, 0, 0])),
+            (Some(k3), Some(vec![0, 0, 0, 0])),
             "Could not read record with version 0 from value's buffer due to",
         ),
-        ((gk, Some(bad_version)), ""),
+        (
+            (Some(gk), Some(bad_version)),
+            "Can't read version -32768 of GroupMetadataValue",
+        ),
     ];
     for ((k, v), kafka) in cases {
         let d = tempfile::tempdir().unwrap();
         let mut p = PartitionBuilder::new("__consumer_offsets", 0);
-        let bad = match v {
-            Some(v) => Rec::kv(k, v),
-            None => Rec::tombstone(k),
+        let bad = match (k, v) {
+            (None, v) => Rec::value(v.unwrap()),
+            (Some(k), Some(v)) => Rec::kv(k, v),
+            (Some(k), None) => Rec::tombstone(k),
         };
         let mut b = Batch::new(Producer::PLAIN).record(bad);
         for (t, k, v) in commits(&THREE) {
@@ -714,4 +719,91 @@ fn an_empty_group_without_protocol_type_gives_way_to_a_consumer_group() {
             assert_eq!((g.group_type, g.epoch), (GroupType::Consumer, 10));
         }
     }
+}
+
+/// An offset commit of `group` (value version 3).
+fn commit_of(group: &str, topic: &str, partition: i32, offset: i64) -> Spec {
+    let mut c = commit(topic, partition, offset);
+    c.1["group"] = json!(group);
+    c
+}
+
+/// `OffsetMetadataManagerTest.testReplay`, `testTransactionalReplay` and
+/// `testReplayTransactionEndMarkerWithCommit` (`GroupCoordinatorShardTest.testReplayOffsetCommit`,
+/// `…TransactionalOffsetCommit` and `…EndTransactionMarker` dispatch to them): regular
+/// commits overwrite each other; transactional ones wait per producer id; a marker of a
+/// producer with nothing pending changes nothing; producer 5's COMMIT applies its offset,
+/// producer 6's ABORT drops its own.
+#[test]
+fn replay_regular_transactional_and_end_markers() {
+    let mut log = GroupLog::new();
+    log.batch(vec![
+        commit_of("foo", "bar", 0, 100),
+        commit_of("foo", "bar", 0, 200),
+        commit_of("foo", "bar", 1, 200),
+        commit_of("foo", "bar", 1, 300),
+    ]);
+    let (groups, r) = load(&log);
+    assert_eq!(
+        offsets(live(&groups).unwrap()),
+        expect(&[("bar", 0, 200, 1), ("bar", 1, 300, 3)])
+    );
+    assert_clean(&r);
+
+    let mut log = GroupLog::new();
+    log.txn_batch(
+        5,
+        vec![
+            commit_of("foo", "bar", 0, 100),
+            commit_of("foo", "bar", 1, 101),
+        ],
+    );
+    log.txn_batch(
+        5,
+        vec![
+            commit_of("bar", "zar", 0, 100),
+            commit_of("bar", "zar", 1, 101),
+        ],
+    );
+    log.txn_batch(
+        6,
+        vec![
+            commit_of("foo", "bar", 2, 102),
+            commit_of("foo", "bar", 3, 102),
+        ],
+    );
+    let held = |pid, t: &str, p, o| (pid, t.to_string(), p, o);
+    assert_eq!(
+        pending(&log),
+        [
+            held(5, "bar", 0, 100),
+            held(5, "bar", 1, 101),
+            held(5, "zar", 0, 100),
+            held(5, "zar", 1, 101),
+            held(6, "bar", 2, 102),
+            held(6, "bar", 3, 102),
+        ]
+    );
+    let (groups, _) = load(&log);
+    assert!(groups.iter().all(|g| g.offsets.is_empty()), "{groups:#?}");
+
+    let mut log = GroupLog::new();
+    log.batch(vec![commit_of("foo", "bar", 0, 99)]);
+    log.txn_batch(5, vec![commit_of("foo", "bar", 0, 100)]);
+    log.txn_batch(6, vec![commit_of("foo", "bar", 1, 200)]);
+    log.marker(1, true);
+    log.marker(5, true);
+    log.marker(6, false);
+    assert_eq!(pending(&log), []);
+    let (groups, r) = load(&log);
+    assert_eq!(
+        offsets(live(&groups).unwrap()),
+        expect(&[("bar", 0, 100, 1)])
+    );
+    assert!(group_findings(&r).is_empty(), "{:#?}", group_findings(&r));
+    let s: Vec<(Kind, Option<i64>)> = serious(&r)
+        .iter()
+        .map(|f| (f.kind, f.producer_id))
+        .collect();
+    assert_eq!(s, [], "{:#?}", serious(&r));
 }
