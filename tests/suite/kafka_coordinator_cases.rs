@@ -16,6 +16,7 @@
 #![cfg(feature = "testkit")]
 
 mod groups;
+mod offsets;
 mod txn;
 
 use klogscan::finding::{Finding, Severity};

@@ -14,9 +14,12 @@ use klogscan::testkit::{Batch, BatchSpec, PartitionBuilder, Producer, Rec};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-const GROUP: &str = "foo";
+/// A record's key and value bytes (`None`: null).
+type RawRecord = (Option<Vec<u8>>, Option<Vec<u8>>);
 
-fn commit(topic: &str, partition: i32, offset: i64) -> Spec {
+pub(super) const GROUP: &str = "foo";
+
+pub(super) fn commit(topic: &str, partition: i32, offset: i64) -> Spec {
     (
         1,
         json!({"group": GROUP, "topic": topic, "partition": partition}),
@@ -27,11 +30,11 @@ fn commit(topic: &str, partition: i32, offset: i64) -> Spec {
     )
 }
 
-fn commits(offsets: &[(&str, i32, i64)]) -> Vec<Spec> {
+pub(super) fn commits(offsets: &[(&str, i32, i64)]) -> Vec<Spec> {
     offsets.iter().map(|(t, p, o)| commit(t, *p, *o)).collect()
 }
 
-fn commit_tombstone(topic: &str, partition: i32) -> Spec {
+pub(super) fn commit_tombstone(topic: &str, partition: i32) -> Spec {
     (
         1,
         json!({"group": GROUP, "topic": topic, "partition": partition}),
@@ -41,7 +44,7 @@ fn commit_tombstone(topic: &str, partition: i32) -> Spec {
 
 /// A classic group's metadata (value version 3) with these members (`buildStableGroupRecordWithMember`
 /// / `buildEmptyGroupRecord` of Kafka's test).
-fn group_record(generation: i32, protocol: Option<&str>, members: &[&str]) -> Spec {
+pub(super) fn group_record(generation: i32, protocol: Option<&str>, members: &[&str]) -> Spec {
     let leader = members.first().copied();
     let members: Vec<Value> = members
         .iter()
@@ -62,7 +65,7 @@ fn group_record(generation: i32, protocol: Option<&str>, members: &[&str]) -> Sp
 }
 
 /// Every group of `dir`'s `__consumer_offsets` partitions, deleted ones included.
-fn groups_of(dir: &Path) -> Vec<Group> {
+pub(super) fn groups_of(dir: &Path) -> Vec<Group> {
     let inv = request::discover(&[dir.to_path_buf()], &opts()).unwrap();
     let all = GroupsOptions {
         include_deleted: true,
@@ -72,7 +75,7 @@ fn groups_of(dir: &Path) -> Vec<Group> {
 }
 
 /// The log's groups (written as `__consumer_offsets-0`) and the scan's report.
-fn load(log: &GroupLog) -> (Vec<Group>, ScanReport) {
+pub(super) fn load(log: &GroupLog) -> (Vec<Group>, ScanReport) {
     let d = tempfile::tempdir().unwrap();
     log.write(d.path(), 0).unwrap();
     (groups_of(d.path()), scan(d.path()))
@@ -80,7 +83,7 @@ fn load(log: &GroupLog) -> (Vec<Group>, ScanReport) {
 
 /// The offset commits the load of `log` holds pending, as `(producer id, topic,
 /// partition, offset)` (`OffsetMetadataManager`'s `pendingTransactionalOffsets`).
-fn pending(log: &GroupLog) -> Vec<(i64, String, i32, i64)> {
+pub(super) fn pending(log: &GroupLog) -> Vec<(i64, String, i32, i64)> {
     let d = tempfile::tempdir().unwrap();
     log.write(d.path(), 0).unwrap();
     let inv = request::discover(&[d.path().to_path_buf()], &opts()).unwrap();
@@ -93,27 +96,27 @@ fn pending(log: &GroupLog) -> Vec<(i64, String, i32, i64)> {
     out
 }
 
-fn live(groups: &[Group]) -> Option<&Group> {
+pub(super) fn live(groups: &[Group]) -> Option<&Group> {
     groups
         .iter()
         .find(|g| g.group_id == GROUP && g.state == GroupState::Live)
 }
 
 /// `(topic, partition)` → `(committed offset, offset of its record)`.
-fn offsets(g: &Group) -> BTreeMap<(String, i32), (i64, i64)> {
+pub(super) fn offsets(g: &Group) -> BTreeMap<(String, i32), (i64, i64)> {
     g.offsets
         .iter()
         .map(|c| ((c.topic.clone(), c.partition), (c.offset, c.record_offset)))
         .collect()
 }
 
-fn expect(list: &[(&str, i32, i64, i64)]) -> BTreeMap<(String, i32), (i64, i64)> {
+pub(super) fn expect(list: &[(&str, i32, i64, i64)]) -> BTreeMap<(String, i32), (i64, i64)> {
     list.iter()
         .map(|(t, p, o, r)| ((t.to_string(), *p), (*o, *r)))
         .collect()
 }
 
-fn group_findings(r: &ScanReport) -> Vec<&Finding> {
+pub(super) fn group_findings(r: &ScanReport) -> Vec<&Finding> {
     r.findings
         .iter()
         .filter(|f| {
@@ -128,7 +131,7 @@ fn group_findings(r: &ScanReport) -> Vec<&Finding> {
         .collect()
 }
 
-fn assert_clean(r: &ScanReport) {
+pub(super) fn assert_clean(r: &ScanReport) {
     assert!(group_findings(r).is_empty(), "{:#?}", group_findings(r));
     assert!(serious(r).is_empty(), "{:#?}", serious(r));
 }
@@ -137,7 +140,7 @@ fn assert_clean(r: &ScanReport) {
 /// log leaves open (its records are older than its timeout at `NOW`: a hanging transaction
 /// of `__consumer_offsets` itself, which is what the bytes show), and, when `holds_offsets`,
 /// the offsets it keeps pending.
-fn assert_only_open(r: &ScanReport, pid: i64, holds_offsets: bool) {
+pub(super) fn assert_only_open(r: &ScanReport, pid: i64, holds_offsets: bool) {
     assert!(group_findings(r).is_empty(), "{:#?}", group_findings(r));
     let s: Vec<(Kind, Option<i64>)> = serious(r).iter().map(|f| (f.kind, f.producer_id)).collect();
     let mut want = vec![(Kind::HangingTransaction, Some(pid))];
@@ -147,32 +150,7 @@ fn assert_only_open(r: &ScanReport, pid: i64, holds_offsets: bool) {
     assert_eq!(s, want, "{:#?}", serious(r));
 }
 
-const THREE: [(&str, i32, i64); 3] = [("foo", 0, 23), ("foo", 1, 455), ("bar", 0, 8992)];
-
-/// `GroupMetadataManagerTest.testLoadOffsetsWithoutGroup` (from offset 15), with
-/// `OffsetMetadataManager.replay`'s "simple" group: offsets committed without group
-/// metadata load into an empty classic group without a protocol type.
-#[test]
-fn load_offsets_without_group() {
-    let mut log = GroupLog::starting_at(15);
-    log.batch(commits(&THREE));
-    let (groups, r) = load(&log);
-    let g = live(&groups).expect("group loaded");
-    assert_eq!(
-        (g.group_type, g.simple, g.protocol_type.as_deref()),
-        (GroupType::Classic, true, None)
-    );
-    assert!(g.members.is_empty());
-    assert_eq!(
-        offsets(g),
-        expect(&[
-            ("foo", 0, 23, 15),
-            ("foo", 1, 455, 16),
-            ("bar", 0, 8992, 17)
-        ])
-    );
-    assert_clean(&r);
-}
+pub(super) const THREE: [(&str, i32, i64); 3] = [("foo", 0, 23), ("foo", 1, 455), ("bar", 0, 8992)];
 
 /// `GroupMetadataManagerTest.testLoadEmptyGroupWithOffsets` and
 /// `testLoadOffsetsWithEmptyControlBatch`: an empty group (generation 15, protocol type
@@ -222,157 +200,6 @@ fn load_empty_group_with_offsets_after_an_empty_control_batch() {
         );
         assert_clean(&scan(d.path()));
     }
-}
-
-/// `GroupMetadataManagerTest.testLoadTransactionalOffsetsWithoutGroup`,
-/// `testDoNotLoadAbortedTransactionalOffsetCommits`, `testGroupLoadedWithPendingCommits`,
-/// `testLoadWithCommittedAndAbortedTransactionalOffsetCommits` and
-/// `testLoadWithCommittedAndAbortedAndPendingTransactionalOffsetCommits`: one producer
-/// commits three offsets (COMMIT), then three more (ABORT), then three more left open; only
-/// the first three materialize, at the offsets of their records; the open ones are pending
-/// and materialize once their COMMIT marker is in the log (`handleTxnCompletion`, on disk
-/// the marker `OffsetMetadataManager.replayEndTransactionMarker` replays).
-#[test]
-fn committed_aborted_and_pending_transactional_commits() {
-    let mut log = GroupLog::new();
-    log.txn_batch(1000, commits(&THREE));
-    log.marker(1000, true);
-    log.txn_batch(
-        1000,
-        commits(&[("foo", 2, 231), ("foo", 3, 4551), ("bar", 1, 89921)]),
-    );
-    log.marker(1000, false);
-    log.txn_batch(
-        1000,
-        commits(&[("foo", 3, 2312), ("foo", 4, 45512), ("bar", 2, 899212)]),
-    );
-    let (groups, r) = load(&log);
-    let g = live(&groups).expect("group loaded");
-    let committed = [("foo", 0, 23, 0), ("foo", 1, 455, 1), ("bar", 0, 8992, 2)];
-    assert_eq!(offsets(g), expect(&committed));
-    let held = |t: &str, p, o| (1000, t.to_string(), p, o);
-    assert_eq!(
-        pending(&log),
-        [
-            held("bar", 2, 899212),
-            held("foo", 3, 2312),
-            held("foo", 4, 45512)
-        ]
-    );
-    assert_only_open(&r, 1000, true);
-
-    log.marker(1000, true);
-    let (groups, r) = load(&log);
-    let mut all = committed.to_vec();
-    all.extend([
-        ("foo", 3, 2312, 8),
-        ("foo", 4, 45512, 9),
-        ("bar", 2, 899212, 10),
-    ]);
-    assert_eq!(offsets(live(&groups).unwrap()), expect(&all));
-    assert_clean(&r);
-
-    // An aborted transaction alone: the group exists (4.x creates the simple group on
-    // replay) but holds no offset.
-    let mut log = GroupLog::new();
-    log.txn_batch(1000, commits(&THREE));
-    log.marker(1000, false);
-    let (groups, r) = load(&log);
-    assert_eq!(offsets(live(&groups).unwrap()), BTreeMap::new());
-    assert_clean(&r);
-}
-
-/// `GroupMetadataManagerTest.testLoadTransactionalOffsetCommitsFromMultipleProducers`: two
-/// producers commit disjoint offsets of one group, each committed; all six materialize, each
-/// at the offset of its own producer's records.
-#[test]
-fn transactional_commits_from_multiple_producers() {
-    let mut log = GroupLog::new();
-    log.txn_batch(1000, commits(&THREE));
-    log.marker(1000, true);
-    log.txn_batch(
-        1001,
-        commits(&[("foo", 2, 231), ("foo", 3, 4551), ("bar", 1, 89921)]),
-    );
-    log.marker(1001, true);
-    let (groups, r) = load(&log);
-    assert_eq!(
-        offsets(live(&groups).unwrap()),
-        expect(&[
-            ("foo", 0, 23, 0),
-            ("foo", 1, 455, 1),
-            ("bar", 0, 8992, 2),
-            ("foo", 2, 231, 4),
-            ("foo", 3, 4551, 5),
-            ("bar", 1, 89921, 6),
-        ])
-    );
-    assert_clean(&r);
-}
-
-/// `GroupMetadataManagerTest.testGroupLoadWithConsumerAndTransactionalOffsetCommitsTransactionWins`
-/// (its twin `…ConsumerWins` is `groups_replay::end_marker_keeps_the_most_recent_committed_offset`):
-/// a regular commit of 24, then a transactional commit of 23 and its COMMIT: the
-/// transactional record is the newer one, so 23 is the group's offset.
-#[test]
-fn consumer_then_transactional_commit_transaction_wins() {
-    let mut log = GroupLog::new();
-    log.batch(commits(&[("foo", 0, 24)]));
-    log.txn_batch(1000, commits(&[("foo", 0, 23)]));
-    log.marker(1000, true);
-    let (groups, r) = load(&log);
-    assert_eq!(
-        offsets(live(&groups).unwrap()),
-        expect(&[("foo", 0, 23, 1)])
-    );
-    assert_clean(&r);
-}
-
-/// `GroupMetadataManagerTest.testLoadOffsetsWithTombstones`: three offsets, then a
-/// tombstone of foo-1: two remain.
-#[test]
-fn load_offsets_with_tombstones() {
-    let mut log = GroupLog::starting_at(15);
-    let mut recs = commits(&THREE);
-    recs.push(commit_tombstone("foo", 1));
-    log.batch(recs);
-    let (groups, r) = load(&log);
-    assert_eq!(
-        offsets(live(&groups).unwrap()),
-        expect(&[("foo", 0, 23, 15), ("bar", 0, 8992, 17)])
-    );
-    assert_clean(&r);
-}
-
-/// `OffsetMetadataManagerTest.testReplayWithTombstoneAndPendingTransactionalOffsets`: a
-/// regular commit of bar-0, pending transactional commits of bar-0 and bar-1, then
-/// tombstones of both: the offsets are gone, the pending ones too, so the transaction's
-/// later COMMIT brings neither back.
-#[test]
-fn tombstones_remove_pending_transactional_offsets() {
-    let mut log = GroupLog::new();
-    log.batch(commits(&[("bar", 0, 0)]));
-    log.txn_batch(10, commits(&[("bar", 0, 1), ("bar", 1, 2)]));
-    log.batch(vec![commit_tombstone("bar", 0), commit_tombstone("bar", 1)]);
-    let (groups, r) = load(&log);
-    assert_eq!(offsets(live(&groups).unwrap()), BTreeMap::new());
-    assert_eq!(pending(&log), []);
-    // Nothing is pending any more: the open transaction holds no offset of the group.
-    assert_only_open(&r, 10, false);
-    log.marker(10, true);
-    let (groups, r) = load(&log);
-    assert_eq!(offsets(live(&groups).unwrap()), BTreeMap::new());
-    assert_clean(&r);
-    // Without the tombstones the COMMIT materializes both.
-    let mut log = GroupLog::new();
-    log.batch(commits(&[("bar", 0, 0)]));
-    log.txn_batch(10, commits(&[("bar", 0, 1), ("bar", 1, 2)]));
-    log.marker(10, true);
-    let (groups, _) = load(&log);
-    assert_eq!(
-        offsets(live(&groups).unwrap()),
-        expect(&[("bar", 0, 1, 1), ("bar", 1, 2, 2)])
-    );
 }
 
 /// `GroupMetadataManagerTest.testLoadOffsetsAndGroup` and `testLoadGroupWithTombstone`:
@@ -501,7 +328,7 @@ fn unreadable_records_fail_the_load() {
     let (gk, gv) = record(2, json!({"group": GROUP}), group_record(1, None, &[]).2);
     let mut bad_version = gv.unwrap();
     bad_version[..2].copy_from_slice(&i16::MIN.to_be_bytes());
-    let cases: Vec<((Option<Vec<u8>>, Option<Vec<u8>>), &str)> = vec![
+    let cases: Vec<(RawRecord, &str)> = vec![
         ((None, Some(vec![0, 3, 0, 0])), "missing key"),
         (
             (Some(vec![]), Some(vec![0, 0])),
@@ -719,91 +546,4 @@ fn an_empty_group_without_protocol_type_gives_way_to_a_consumer_group() {
             assert_eq!((g.group_type, g.epoch), (GroupType::Consumer, 10));
         }
     }
-}
-
-/// An offset commit of `group` (value version 3).
-fn commit_of(group: &str, topic: &str, partition: i32, offset: i64) -> Spec {
-    let mut c = commit(topic, partition, offset);
-    c.1["group"] = json!(group);
-    c
-}
-
-/// `OffsetMetadataManagerTest.testReplay`, `testTransactionalReplay` and
-/// `testReplayTransactionEndMarkerWithCommit` (`GroupCoordinatorShardTest.testReplayOffsetCommit`,
-/// `…TransactionalOffsetCommit` and `…EndTransactionMarker` dispatch to them): regular
-/// commits overwrite each other; transactional ones wait per producer id; a marker of a
-/// producer with nothing pending changes nothing; producer 5's COMMIT applies its offset,
-/// producer 6's ABORT drops its own.
-#[test]
-fn replay_regular_transactional_and_end_markers() {
-    let mut log = GroupLog::new();
-    log.batch(vec![
-        commit_of("foo", "bar", 0, 100),
-        commit_of("foo", "bar", 0, 200),
-        commit_of("foo", "bar", 1, 200),
-        commit_of("foo", "bar", 1, 300),
-    ]);
-    let (groups, r) = load(&log);
-    assert_eq!(
-        offsets(live(&groups).unwrap()),
-        expect(&[("bar", 0, 200, 1), ("bar", 1, 300, 3)])
-    );
-    assert_clean(&r);
-
-    let mut log = GroupLog::new();
-    log.txn_batch(
-        5,
-        vec![
-            commit_of("foo", "bar", 0, 100),
-            commit_of("foo", "bar", 1, 101),
-        ],
-    );
-    log.txn_batch(
-        5,
-        vec![
-            commit_of("bar", "zar", 0, 100),
-            commit_of("bar", "zar", 1, 101),
-        ],
-    );
-    log.txn_batch(
-        6,
-        vec![
-            commit_of("foo", "bar", 2, 102),
-            commit_of("foo", "bar", 3, 102),
-        ],
-    );
-    let held = |pid, t: &str, p, o| (pid, t.to_string(), p, o);
-    assert_eq!(
-        pending(&log),
-        [
-            held(5, "bar", 0, 100),
-            held(5, "bar", 1, 101),
-            held(5, "zar", 0, 100),
-            held(5, "zar", 1, 101),
-            held(6, "bar", 2, 102),
-            held(6, "bar", 3, 102),
-        ]
-    );
-    let (groups, _) = load(&log);
-    assert!(groups.iter().all(|g| g.offsets.is_empty()), "{groups:#?}");
-
-    let mut log = GroupLog::new();
-    log.batch(vec![commit_of("foo", "bar", 0, 99)]);
-    log.txn_batch(5, vec![commit_of("foo", "bar", 0, 100)]);
-    log.txn_batch(6, vec![commit_of("foo", "bar", 1, 200)]);
-    log.marker(1, true);
-    log.marker(5, true);
-    log.marker(6, false);
-    assert_eq!(pending(&log), []);
-    let (groups, r) = load(&log);
-    assert_eq!(
-        offsets(live(&groups).unwrap()),
-        expect(&[("bar", 0, 100, 1)])
-    );
-    assert!(group_findings(&r).is_empty(), "{:#?}", group_findings(&r));
-    let s: Vec<(Kind, Option<i64>)> = serious(&r)
-        .iter()
-        .map(|f| (f.kind, f.producer_id))
-        .collect();
-    assert_eq!(s, [], "{:#?}", serious(&r));
 }
