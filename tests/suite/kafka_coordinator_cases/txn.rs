@@ -506,3 +506,45 @@ fn every_state_byte_maps_to_its_state() {
         [("unknown_state".to_string(), 0)]
     );
 }
+
+/// `TransactionLogTest.testTransactionMetadataParsing` and
+/// `testTransactionMetadataTombstoneParsing`: `kafka-dump-log --transaction-log-decoder`
+/// (the Scala formatter, `TransactionLog.formatRecordKeyAndValue`) prints the key as
+/// `transaction_metadata::transactionalId=id` and the value as Kafka's test expects, or
+/// `<DELETE>` for the tombstone.
+#[test]
+fn dump_prints_the_formatter_text() {
+    use klogscan::dump::{DumpOptions, dump_log};
+    let d = tempfile::tempdir().unwrap();
+    let v = TxnValue::new(1334, 0, ONGOING)
+        .timeout(1000)
+        .times(0, 0)
+        .partitions(&[("topic", &[0])])
+        .v1(-1, -1, 0);
+    write(d.path(), 0, vec![val("id", &v), (key("id"), None)]);
+    let seg = d
+        .path()
+        .join(format!("__transaction_state-{PARTITION}"))
+        .join(format!("{:020}.log", 0));
+    let data = std::fs::read(&seg).unwrap();
+    let opts = DumpOptions {
+        transaction_log_decoder: true,
+        ..Default::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    dump_log(&seg, &data, &opts, &mut out, &mut err).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let key = "key: transaction_metadata::transactionalId=id payload: ";
+    let lines: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_once(key).map(|(_, p)| p))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "producerId:1334,producerEpoch:0,state=Ongoing,partitions=[topic-0],txnLastUpdateTimestamp=0,txnTimeoutMs=1000",
+            "<DELETE>"
+        ],
+        "{out}"
+    );
+}
