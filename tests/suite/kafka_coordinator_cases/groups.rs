@@ -547,3 +547,34 @@ fn an_empty_group_without_protocol_type_gives_way_to_a_consumer_group() {
         }
     }
 }
+
+/// `GroupMetadataManagerTest.testSerializeGroupMetadataValueToHighestNonFlexibleVersion`,
+/// `testDeserializeHighestSupportedGroupMetadataValueVersion` and
+/// `testDeserializeFutureGroupMetadataValue`: the group's metadata as value version 3, as
+/// version 4 (flexible) and as version 4 with unknown tagged fields loads the same group.
+#[test]
+fn group_metadata_of_the_highest_versions_and_a_future_one() {
+    for (version, future) in [(3, false), (4, false), (4, true)] {
+        let (t, k, v) = group_record(7, Some("range"), &["memberId"]);
+        let (k, v) = record(t, k, v.map(|(_, v)| (version, v)));
+        let v = v.unwrap();
+        let v = if future {
+            super::offsets::with_future_tags(v)
+        } else {
+            v
+        };
+        let mut log = GroupLog::new();
+        log.raw(vec![(k, Some(v))]);
+        let (groups, r) = load(&log);
+        let g = live(&groups).unwrap();
+        let what = format!("v{version} future={future}");
+        assert_eq!(
+            (g.epoch, g.protocol.as_deref()),
+            (7, Some("range")),
+            "{what}"
+        );
+        assert_eq!(g.leader.as_deref(), Some("memberId"), "{what}");
+        assert_eq!(g.members.keys().collect::<Vec<_>>(), ["memberId"], "{what}");
+        assert_clean(&r);
+    }
+}

@@ -273,3 +273,62 @@ fn replay_regular_transactional_and_end_markers() {
         .collect();
     assert_eq!(s, [], "{:#?}", serious(&r));
 }
+
+/// `bytes` (a flexible value without tagged fields) with unknown tagged fields 100 (a
+/// string) and 101 (an int32) in its top-level section, as a future version would write.
+pub(super) fn with_future_tags(mut bytes: Vec<u8>) -> Vec<u8> {
+    assert_eq!(bytes.pop(), Some(0), "no tagged field at the end");
+    bytes.extend_from_slice(&[2, 100, 5, 0, 3]);
+    bytes.extend_from_slice(b"foo");
+    bytes.extend_from_slice(&[101, 4]);
+    bytes.extend_from_slice(&4000i32.to_be_bytes());
+    bytes
+}
+
+/// `GroupMetadataManagerTest.testLoadOffsetFromOldCommit`, `testLoadOffsetWithExplicitRetention`,
+/// `testSerdeOffsetCommitValue`, `testSerializeOffsetCommitValueToHighestNonFlexibleVersion`,
+/// `testDeserializeHighestSupportedOffsetCommitValueVersion` and
+/// `testDeserializeFutureOffsetCommitValue`: offset commit values of versions 0 to 4 (1
+/// with an explicit expire timestamp, 4 flexible, and 4 with unknown tagged fields) all load
+/// offset 1000, metadata "metadata" and commit time 2000; the leader epoch (100) exists from
+/// version 3, -1 before. Kafka's future-value test uses tags 0 and 1; tag 0 of version 4 is
+/// `topicId` in 4.x, so unknown tags are 100 and 101 here.
+#[test]
+fn offset_commit_values_of_every_version_and_a_future_one() {
+    let value = json!({"offset": 1000, "leaderEpoch": 100, "metadata": "metadata",
+                       "commitTimestamp": 2000, "expireTimestamp": 3000});
+    let mut log = GroupLog::new();
+    for version in 0..=4 {
+        log.batch(vec![(
+            1,
+            json!({"group": GROUP, "topic": "foo", "partition": version}),
+            Some((version as i16, value.clone())),
+        )]);
+    }
+    let (k, v) = klogscan::testkit::groups::record(
+        1,
+        json!({"group": GROUP, "topic": "foo", "partition": 5}),
+        Some((4, value.clone())),
+    );
+    log.raw(vec![(k, Some(with_future_tags(v.unwrap())))]);
+    let (groups, r) = load(&log);
+    let g = live(&groups).unwrap();
+    let got: Vec<(i32, i64, i32, &str, i64)> = g
+        .offsets
+        .iter()
+        .map(|c| {
+            (
+                c.partition,
+                c.offset,
+                c.leader_epoch,
+                c.metadata.as_str(),
+                c.commit_timestamp,
+            )
+        })
+        .collect();
+    let want: Vec<(i32, i64, i32, &str, i64)> = (0..=5)
+        .map(|p| (p, 1000, if p >= 3 { 100 } else { -1 }, "metadata", 2000))
+        .collect();
+    assert_eq!(got, want);
+    assert_clean(&r);
+}
