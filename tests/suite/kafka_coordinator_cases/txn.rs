@@ -548,3 +548,80 @@ fn dump_prints_the_formatter_text() {
         "{out}"
     );
 }
+
+/// `TransactionStateManager.loadTransactionMetadata`: the read loop's error handler logs the
+/// failure and returns the ids loaded so far, which the coordinator then serves. So a record
+/// the load cannot read (an unknown state byte, a value or key that does not decode, a null
+/// key, a null transactional id) ends the load there: the ids keep the values read before it
+/// ("a" stays Ongoing, its later PrepareCommit is never loaded) and an id written only after
+/// it ("c") is unknown. The negative twin: a key of another version is skipped, and the load
+/// goes on past it.
+#[test]
+fn the_load_stops_at_the_first_record_it_cannot_read() {
+    let tp: &[(&str, &[i32])] = &[("orders", &[0])];
+    let mut bad_state = at(2, 0, COMPLETE_COMMIT).encode();
+    bad_state[16] = 9;
+    let good = at(2, 0, COMPLETE_COMMIT).encode();
+    let null_id = vec![0, 0, 0xff, 0xff];
+    let cases: Vec<(Raw, Option<&str>)> = vec![
+        ((key("b"), Some(bad_state)), Some("unknown_state")),
+        (
+            (key("b"), Some(good[..good.len() - 3].to_vec())),
+            Some("undecodable_record"),
+        ),
+        (
+            (vec![0, 0, 0, 9, b'b'], Some(good.clone())),
+            Some("undecodable_record"),
+        ),
+        ((null_id, Some(good.clone())), Some("undecodable_record")),
+        ((key_version(3, "b"), Some(good)), None),
+    ];
+    for ((k, v), stops) in cases {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            0,
+            vec![
+                val("a", &at(1, 0, ONGOING).partitions(tp)),
+                val("b", &at(2, 0, COMPLETE_COMMIT)),
+                (k, v),
+                val("a", &at(1, 0, PREPARE_COMMIT).partitions(tp)),
+                val("c", &at(3, 0, EMPTY)),
+            ],
+        );
+        let view = load_view(d.path());
+        let r = scan(d.path());
+        let a = &view.ids["a"];
+        assert_eq!(view.ids["b"].state, TxnState::CompleteCommit);
+        let found = anomalies(&r);
+        match stops {
+            Some(anomaly) => {
+                assert_eq!(
+                    (a.state, a.source.offset),
+                    (TxnState::Ongoing, 0),
+                    "{anomaly}"
+                );
+                assert!(!view.ids.contains_key("c"), "{anomaly}: {view:?}");
+                assert_eq!(view.errors.len(), 1, "{anomaly}: {:?}", view.errors);
+                assert_eq!(found.first(), Some(&(anomaly.to_string(), 2)), "{found:?}");
+                let f = r
+                    .findings
+                    .iter()
+                    .find(|f| f.kind == Kind::TransactionStateAnomaly)
+                    .unwrap();
+                assert!(
+                    f.broker_behaviour
+                        .contains("stops at the first record it cannot read"),
+                    "{}",
+                    f.broker_behaviour
+                );
+            }
+            None => {
+                assert_eq!((a.state, a.source.offset), (TxnState::PrepareCommit, 3));
+                assert_eq!(view.ids["c"].producer_id, 3);
+                assert!(view.errors.is_empty(), "{:?}", view.errors);
+                assert_eq!(found, [("unknown_key_version".to_string(), 2)]);
+            }
+        }
+    }
+}
