@@ -578,3 +578,47 @@ fn group_metadata_of_the_highest_versions_and_a_future_one() {
         assert_clean(&r);
     }
 }
+
+/// `GroupMetadataManagerTest.testLoadGroupAndOffsetsWithCorruptedLog` (core) and
+/// `CoordinatorLoaderImplTest.testLoadGroupAndOffsetsWithCorruptedLog`: the log's start
+/// offset is below its end but nothing is left to read (on disk: one empty segment at the
+/// log end offset 10): the load completes with no group and no error.
+#[test]
+fn load_of_a_log_with_no_record_left() {
+    let d = tempfile::tempdir().unwrap();
+    let pdir = d.path().join("__consumer_offsets-0");
+    std::fs::create_dir_all(&pdir).unwrap();
+    std::fs::write(pdir.join(format!("{:020}.log", 10)), b"").unwrap();
+    assert!(groups_of(d.path()).is_empty());
+    let r = scan(d.path());
+    assert_clean(&r);
+    assert_eq!(r.partitions.len(), 1);
+}
+
+/// `GroupMetadataManagerTest.testLoadConsumerGroupWithFaultyConsumerProtocol` (core): a
+/// "consumer" group whose member's subscription and assignment bytes are not the consumer
+/// protocol still loads, with its member (no topics read from those bytes).
+#[test]
+fn consumer_group_with_a_faulty_consumer_protocol_loads() {
+    let mut log = GroupLog::new();
+    log.batch(vec![(
+        2,
+        json!({"group": GROUP}),
+        Some((
+            3,
+            json!({"protocolType": "consumer", "generation": 1, "protocol": "range",
+                   "leader": "memberId", "currentStateTimestamp": 1,
+                   "members": [{"memberId": "memberId", "clientId": "c", "clientHost": "h",
+                                "rebalanceTimeout": 60000, "sessionTimeout": 10000,
+                                "subscription": "AAE=", "assignment": "AAE="}]}),
+        )),
+    )]);
+    let (groups, r) = load(&log);
+    let g = live(&groups).unwrap();
+    let m = &g.members["memberId"];
+    assert!(
+        m.subscribed_topics.is_empty() && m.assigned.is_empty(),
+        "{m:?}"
+    );
+    assert_clean(&r);
+}

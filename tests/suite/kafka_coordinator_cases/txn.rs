@@ -551,8 +551,10 @@ fn dump_prints_the_formatter_text() {
 
 /// `TransactionStateManager.loadTransactionMetadata`: the read loop's error handler logs the
 /// failure and returns the ids loaded so far, which the coordinator then serves. So a record
-/// the load cannot read (an unknown state byte, a value or key that does not decode, a null
-/// key, a null transactional id) ends the load there: the ids keep the values read before it
+/// the load cannot read ends the load there — an unknown state byte, a value or key that
+/// does not decode, a null transactional id, and the unreadable records of
+/// `TransactionCoordinatorRecordSerdeTest.testDeserializeWithKeyEmptyBuffer`,
+/// `…WithValueEmptyBuffer`, `…WithInvalidKeyBytes` and `…WithInvalidValueBytes`: the ids keep the values read before it
 /// ("a" stays Ongoing, its later PrepareCommit is never loaded) and an id written only after
 /// it ("c") is unknown. The negative twin: a key of another version is skipped, and the load
 /// goes on past it.
@@ -574,6 +576,9 @@ fn the_load_stops_at_the_first_record_it_cannot_read() {
             Some("undecodable_record"),
         ),
         ((null_id, Some(good.clone())), Some("undecodable_record")),
+        ((vec![], Some(good.clone())), Some("undecodable_record")),
+        ((key("b"), Some(vec![])), Some("undecodable_record")),
+        ((key("b"), Some(vec![0, 0])), Some("undecodable_record")),
         ((key_version(3, "b"), Some(good)), None),
     ];
     for ((k, v), stops) in cases {
