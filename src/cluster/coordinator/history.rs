@@ -47,11 +47,12 @@ pub enum AnomalyKind {
     OngoingPastTimeout,
     /// A tombstone while a transaction was in progress.
     TombstoneWhileInProgress,
-    /// A status byte outside 0..=7: the coordinator's load fails.
+    /// A status byte outside 0..=7: the coordinator's load stops at this record.
     UnknownState,
     /// A key version other than 0: the coordinator skips the record.
     UnknownKeyVersion,
-    /// A key or value that does not decode (or a null key).
+    /// A key or value that does not decode, a null key or a null transactional id: the
+    /// coordinator's load stops at this record.
     UndecodableRecord,
 }
 
