@@ -197,6 +197,16 @@ impl PieceWalk<'_> {
     }
 }
 
+/// What a mapped walk asks the CPU for ahead of its cursor: every byte when it reads
+/// every byte (the CRC, `--deep`), else the next header.
+pub(super) fn ahead(opts: &ScanOptions) -> segment::Ahead {
+    if opts.check_crc || opts.deep {
+        segment::Ahead::Bytes
+    } else {
+        segment::Ahead::Header
+    }
+}
+
 /// Walk piece `k` of `split`: `[start, stop)` only (a piece chains when its entries tile
 /// that range exactly); `keep` as [`Split::walker`].
 pub(super) fn walk_piece<'a>(
@@ -213,8 +223,9 @@ pub(super) fn walk_piece<'a>(
         Source::Mapped(data) => {
             let mut entries =
                 format::Entries::new(data.get(start..to).unwrap_or(&[]), start as u64);
+            let how = ahead(opts);
             for e in entries.by_ref() {
-                w.item(segment::mapped_item(data, e));
+                w.item(segment::mapped_item(data, e, how));
             }
             data.release_range(start, to);
             let tail = entries.tail().unwrap_or(Tail::Clean);
@@ -385,13 +396,14 @@ impl<'a> SplitAcc<'a> {
                 let mut entries =
                     format::Entries::new(data.get(start..split.len).unwrap_or(&[]), start as u64);
                 let mut released = start;
+                let how = ahead(opts);
                 for e in entries.by_ref() {
                     let at = e.position as usize;
                     if at - released >= segment::RELEASE_STEP {
                         data.release_range(released, at);
                         released = at;
                     }
-                    step(&mut w, segment::mapped_item(data, e));
+                    step(&mut w, segment::mapped_item(data, e, how));
                 }
                 data.release();
                 data.check_unchanged()

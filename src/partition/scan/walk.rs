@@ -412,7 +412,8 @@ pub(super) fn scan_segment(
     w.batches = indexes.as_ref().map(SegmentIndexes::matcher);
     w.indexes = indexes.as_ref();
     let file_len = std::fs::metadata(path).map_or(0, |m| m.len());
-    let walked = segment::walk_entries_items(path, policy, opts.max_bytes, |item| w.item(item));
+    let how = super::pieces::ahead(opts);
+    let walked = segment::walk_items_ahead(path, policy, opts.max_bytes, how, |item| w.item(item));
     match walked {
         Ok((tail, len)) => {
             w.out.bytes = len;

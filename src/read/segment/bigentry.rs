@@ -11,6 +11,7 @@
 //! ensureValid`), CRC-32 from the magic byte (byte 16) for magic 0/1
 //! (`LegacyRecord.ensureValid`).
 
+use super::prefetch::{self, Ahead};
 use super::{FileData, Handle, read_exact_at};
 use crate::read::format::RawEntry;
 use crate::read::format::batch::V2_HEADER_SIZE;
@@ -129,9 +130,11 @@ fn header_of(bytes: &[u8]) -> [u8; V2_HEADER_SIZE] {
 
 /// The item for entry `e` of the mapped file `data`: [`Item::Big`] when it is larger than
 /// [`BIG_ENTRY`] (its CRC computed over the map, pages released behind the cursor every
-/// [`super::RELEASE_STEP`] bytes), else the entry itself.
+/// [`super::RELEASE_STEP`] bytes), else the entry itself; what follows it in the map is
+/// asked for ahead of the walk as `how` says.
 #[inline]
-pub fn mapped_item<'a>(data: &FileData, e: RawEntry<'a>) -> Item<'a> {
+pub fn mapped_item<'a>(data: &FileData, e: RawEntry<'a>, how: Ahead) -> Item<'a> {
+    prefetch::ahead(data, e.bytes, how);
     item_over(Some(data), e, BIG_ENTRY)
 }
 
@@ -249,7 +252,7 @@ mod tests {
 
     fn walk(path: &std::path::Path, policy: ReadPolicy, chunk: usize) -> (Seen, Tail) {
         let mut seen = Vec::new();
-        let (tail, _) = walk_items_chunked(path, policy, None, chunk, Some(4096), |i| {
+        let (tail, _) = walk_items_chunked(path, policy, None, chunk, (Some(4096), super::super::Ahead::Bytes), |i| {
             seen.push(match i {
                 Item::Entry(e) => {
                     let (ok, crc) = if e.magic() >= 2 {

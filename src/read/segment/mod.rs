@@ -28,10 +28,12 @@ pub use mapguard::enable_guarded_maps;
 mod open;
 crate::internal_mod! {
     mod bigentry;
+    mod prefetch;
     mod walk;
 }
 
 crate::internal_use!(bigentry::{BIG_ENTRY, BigEntry, Item, mapped_item});
+crate::internal_use!(prefetch::Ahead);
 crate::internal_use!(walk::*);
 pub(crate) use holes::data_end;
 pub use open::*;

@@ -66,7 +66,7 @@ pub fn walk_entries_chunked(
     chunk_size: usize,
     mut on_entry: impl FnMut(crate::read::format::RawEntry<'_>),
 ) -> io::Result<(crate::read::format::Tail, u64)> {
-    walk_items_chunked(path, policy, max_bytes, chunk_size, None, |item| {
+    walk_items_chunked(path, policy, max_bytes, chunk_size, (None, Ahead::Bytes), |item| {
         if let Item::Entry(e) = item {
             on_entry(e);
         }
@@ -83,24 +83,36 @@ pub fn walk_entries_items(
     max_bytes: Option<u64>,
     on_item: impl FnMut(Item<'_>),
 ) -> io::Result<(crate::read::format::Tail, u64)> {
+    walk_items_ahead(path, policy, max_bytes, Ahead::Bytes, on_item)
+}
+
+/// [`walk_entries_items`] for a walk that says what it reads of each entry: a mapped walk
+/// asks the CPU for that ahead of its cursor ([`Ahead`]).
+pub fn walk_items_ahead(
+    path: &Path,
+    policy: ReadPolicy,
+    max_bytes: Option<u64>,
+    how: Ahead,
+    on_item: impl FnMut(Item<'_>),
+) -> io::Result<(crate::read::format::Tail, u64)> {
     walk_items_chunked(
         path,
         policy,
         max_bytes,
         CHUNK_SIZE,
-        Some(BIG_ENTRY),
+        (Some(BIG_ENTRY), how),
         on_item,
     )
 }
 
 /// [`walk_entries_items`] with an explicit chunk size and threshold (`None`: every entry
-/// whole, as [`walk_entries`]).
+/// whole, as [`walk_entries`]), and what a mapped walk asks for ahead of its cursor.
 pub(crate) fn walk_items_chunked(
     path: &Path,
     policy: ReadPolicy,
     max_bytes: Option<u64>,
     chunk_size: usize,
-    big: Option<usize>,
+    (big, how): (Option<usize>, Ahead),
     mut on_entry: impl FnMut(Item<'_>),
 ) -> io::Result<(crate::read::format::Tail, u64)> {
     use crate::read::format::Tail;
@@ -108,7 +120,7 @@ pub(crate) fn walk_items_chunked(
     let total = max_bytes.map_or(len, |m| m.min(len));
     // A trailing hole (a preallocated or sparse segment) is zeros without reading it.
     let end = super::holes::data_end(&file, total);
-    let tail = walk_prefix(&file, end, policy, chunk_size, big, &mut on_entry)?;
+    let tail = walk_prefix(&file, end, policy, chunk_size, (big, how), &mut on_entry)?;
     if end == total {
         return Ok((tail, total));
     }
@@ -143,7 +155,7 @@ fn walk_prefix(
     total: u64,
     policy: ReadPolicy,
     chunk_size: usize,
-    big: Option<usize>,
+    (big, how): (Option<usize>, Ahead),
     on_entry: &mut impl FnMut(Item<'_>),
 ) -> io::Result<crate::read::format::Tail> {
     use crate::read::format::{Entries, Tail};
@@ -160,6 +172,7 @@ fn walk_prefix(
                 data.release_range(released, at);
                 released = at;
             }
+            super::prefetch::ahead(&data, e.bytes, how);
             on_entry(match big {
                 Some(n) => bigentry::item_over(Some(&data), e, n),
                 None => Item::Entry(e),
