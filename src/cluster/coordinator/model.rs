@@ -525,7 +525,12 @@ fn apply_latest(l: &mut LatestValue, r: &CoordRecord, src: Source) {
         producer_epoch: v.producer_epoch,
         timeout_ms: v.timeout_ms,
         state: v.state,
-        partitions: v.partitions.clone(),
+        // `TransactionLog.readTxnRecordValue` reads no partition of an Empty value.
+        partitions: if v.state == TxnState::Empty {
+            Vec::new()
+        } else {
+            v.partitions.clone()
+        },
         last_txn_partitions,
         last_update_ms: v.last_update_ms,
         start_ms: v.start_ms,

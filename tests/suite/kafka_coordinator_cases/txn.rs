@@ -630,3 +630,23 @@ fn the_load_stops_at_the_first_record_it_cannot_read() {
         }
     }
 }
+
+/// `TransactionLogTest.shouldThrowExceptionWriteInvalidTxn`: the coordinator refuses to write
+/// an Empty value with partitions; one found on disk loads without them
+/// (`TransactionLog.readTxnRecordValue` reads the partitions of non-Empty values only). The
+/// negative twin: the same partitions in an Ongoing value are loaded.
+#[test]
+fn an_empty_value_loads_without_its_partitions() {
+    let ps: &[(&str, &[i32])] = &[("topic1", &[0, 1])];
+    for (status, listed) in [(EMPTY, false), (ONGOING, true)] {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            0,
+            vec![val("id", &at(1, 0, status).partitions(ps))],
+        );
+        let t = &load_view(d.path()).ids["id"];
+        let want = if listed { set(ps) } else { BTreeSet::new() };
+        assert_eq!(parts(t), want, "status {status}");
+    }
+}
