@@ -471,6 +471,12 @@ pub struct CollectArgs {
     /// before its local ones. Give the merge the same storage (its checks walk the objects).
     #[arg(long, value_name = "DIR")]
     pub remote_storage: Option<PathBuf>,
+    /// With --remote-storage: another broker's log dir (or a `__remote_log_metadata-N`
+    /// directory) holding the `__remote_log_metadata` partition that names this broker's
+    /// remote segments, when this broker holds no copy of it; read-only, for the remote
+    /// history only (repeatable).
+    #[arg(long, value_name = "DIR", requires = "remote_storage")]
+    pub remote_log_metadata: Vec<PathBuf>,
 }
 
 /// `--cluster-id ID=PATH`, shared by every command that discovers inputs.

@@ -378,14 +378,15 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
 /// `collect`: write the bundle to `<out>.partial`, rename it once complete; a summary on
 /// stderr. Exit 2 when a path could not be read or no partition was found (as `scan`).
 pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
-    let opts = partition_options(&a.part).with_remote_storage(a.remote_storage.clone());
+    let opts = partition_options(&a.part, &a.remote_storage);
     request::check_given_ids(&a.paths, &opts)?;
     let mut partial = a.out.clone().into_os_string();
     partial.push(".partial");
     let partial = PathBuf::from(partial);
     let file = std::fs::File::create(&partial)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
-    let summary = klogscan::bundle::collect(&a.paths, &opts, BufWriter::new(file))
+    let metadata = &a.remote_log_metadata;
+    let summary = klogscan::bundle::collect_with(&a.paths, metadata, &opts, BufWriter::new(file))
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
     std::fs::rename(&partial, &a.out).map_err(|e| {
         anyhow::anyhow!(

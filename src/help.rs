@@ -133,7 +133,9 @@ log dirs), every partition's results, a fingerprint of every batch (offsets, siz
 the replica comparison, the file inventory, the tool version and these options.
 zstd-compressed and checksummed; user topics' keys and values are not in it. Collect every
 broker of one merge with the same options. With tiered storage, --remote-storage replays the
-remote segments here, and the merge is given the same storage. See docs/cluster.md.
+remote segments here, and the merge is given the same storage; when this broker holds no copy
+of the __remote_log_metadata partition naming its remote segments, --remote-log-metadata
+names a log dir that does (another broker's, read-only). See docs/cluster.md.
 
 Examples:
   klogscan collect /var/lib/kafka/data --out /tmp/broker-1.klb

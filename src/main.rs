@@ -65,9 +65,11 @@ fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
     any
 }
 
-/// The scan options the per-partition flags of `scan` and `collect` give.
-fn partition_options(a: &cli::PartitionArgs) -> ScanOptions {
+/// The scan options the per-partition flags of `scan` and `collect` give, and their
+/// `--remote-storage` (made ready by the library, `cluster::tiering::RemoteStorage`).
+fn partition_options(a: &cli::PartitionArgs, remote_storage: &Option<PathBuf>) -> ScanOptions {
     ScanOptions::default()
+        .with_remote_storage(remote_storage.clone())
         .with_check_crc(!a.no_crc)
         .with_deep(a.deep)
         .with_threads(capped_threads(a.threads))
@@ -88,7 +90,7 @@ fn partition_options(a: &cli::PartitionArgs) -> ScanOptions {
 
 fn scan_options(a: &ScanArgs) -> Result<ScanOptions> {
     commands::timeline_refusal(a)?;
-    let mut o = partition_options(&a.part).with_remote_storage(a.remote_storage.clone());
+    let mut o = partition_options(&a.part, &a.remote_storage);
     o.coordinator_tolerance_ms = a.coordinator_tolerance;
     o.marker_delay_ms = a.marker_delay;
     if a.format == OutFormat::Table && io::stderr().is_terminal() {

@@ -7,6 +7,7 @@
 //! findings per partition; nothing below this module imports them, so the stages form a
 //! line, not a web. `scan` and `verify` both run [`analyse`].
 
+use crate::cluster::tiering::{MetadataReplay, RemoteStorage};
 use crate::discover::layout::{self, Inventory};
 use crate::results::{ScanOptions, ScanReport};
 use std::collections::BTreeMap;
@@ -18,7 +19,9 @@ pub(crate) type ClusterCheck =
     fn(&ScanReport, &Inventory, &ScanOptions) -> BTreeMap<usize, Vec<crate::Finding>>;
 
 /// The cluster checks, in the order they run. Each sees the findings of the ones before
-/// it (the coordinator's confirmation changes `hanging_transaction` in place).
+/// it (the coordinator's confirmation changes `hanging_transaction` in place). The
+/// tiering check runs after them over the run's one replay of the remote log metadata
+/// (`run_cluster_checks_with`).
 pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
     &[
         ("replicas", crate::cluster::replicas::check),
@@ -28,8 +31,6 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
         ("groups", crate::cluster::groups::cluster_check),
         // Committed offsets held against their partitions.
         ("consumers", crate::cluster::consumers::cluster_check),
-        // Tiered storage: the __remote_log_metadata replay against each replica.
-        ("tiering", crate::cluster::tiering::cluster_check),
     ]
 }
 
@@ -51,10 +52,24 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
 ///
 /// With `--remote-storage`, each tiered partition's remote segments are replayed before
 /// its local ones (`cluster::tiering::history`), so the analysis covers the
-/// whole history.
+/// whole history; a remote storage that cannot be read is an input error of the report.
 pub fn scan_partitions(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
-    let remote = crate::cluster::tiering::history::remote_history(inv, opts);
-    crate::partition::scan::scan_inventory_with(inv, opts, &remote).into()
+    scan_prepared(inv, opts, &RemoteStorage::before_scan(inv, opts))
+}
+
+/// [`scan_partitions`] with the remote storage `remote` made ready from `opts` (which
+/// `collect` adds what to keep to): run with the storage it reads, its error recorded.
+pub(crate) fn scan_prepared(
+    inv: &Inventory,
+    opts: &ScanOptions,
+    remote: &RemoteStorage,
+) -> ScanReport {
+    let run = remote.options(opts);
+    let history = remote.history(inv, &run);
+    let mut report: ScanReport =
+        crate::partition::scan::scan_inventory_with(inv, &run, &history).into();
+    remote.record(&mut report);
+    report
 }
 
 /// [`analyse`], handing each partition to `on_partition` before the cluster checks run.
@@ -64,15 +79,13 @@ pub fn analyse_streaming(
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
     // An object-store `--remote-storage` is fetched first (kept until the report is made).
-    let remote = crate::cluster::tiering::prepare_remote(inv, opts);
-    let opts = remote.opts.as_ref().unwrap_or(opts);
-    let mut report = scan_partitions(inv, opts);
-    report.errors.extend(remote.error.clone());
+    let remote = RemoteStorage::before_scan(inv, opts);
+    let mut report = scan_prepared(inv, opts, &remote);
     release_freed_memory();
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
     }
-    run_cluster_checks(&mut report, inv, opts);
+    run_cluster_checks(&mut report, inv, &remote.options(opts));
     report
 }
 
@@ -82,6 +95,19 @@ pub fn analyse_streaming(
 /// selection (`--topic`, `--partition`), or larger than the walk keeps
 /// ([`ScanOptions::keep_coordinator_bytes`]), are read here, once, streaming.
 pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
+    let replayed = MetadataReplay::of(report, inv, opts);
+    run_cluster_checks_with(report, inv, opts, &replayed);
+}
+
+/// [`run_cluster_checks`] over `replayed`, the run's one replay of the remote log
+/// metadata ([`MetadataReplay::of`] over `report`), which the caller may have read
+/// before (a merge's mirror of an object store, what it cannot replay).
+pub(crate) fn run_cluster_checks_with(
+    report: &mut ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    replayed: &MetadataReplay,
+) {
     // Confirm (or refute) hanging transactions with the coordinator's log, when present:
     // this one rewrites existing findings, so it runs first and in place.
     // The coordinator's log is evidence for every data partition: its partitions outside
@@ -104,7 +130,8 @@ pub fn run_cluster_checks(report: &mut ScanReport, inv: &Inventory, opts: &ScanO
         let extra = check(report, inv, opts);
         report.add_partition_findings(extra);
     }
-    crate::cluster::tiering::annotate(report, inv, opts);
+    // Tiered storage: the __remote_log_metadata replay against each replica.
+    crate::cluster::tiering::check(report, inv, opts, replayed);
     // What the replay derived from damaged remote batches follows from the remote copy's
     // finding (made by the tiering check above).
     crate::cluster::tiering::corrupt::link_remote_damage(report);

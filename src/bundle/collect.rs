@@ -5,6 +5,7 @@ use super::content::{
 };
 use super::file::{FrameWriter, Tag};
 use super::fingerprint;
+use crate::cluster::tiering::RemoteStorage;
 use crate::discover::identity::Identities;
 use crate::discover::layout::{self, Inventory};
 use crate::partition::walked::{BatchKey, CopiedPartitions};
@@ -69,6 +70,27 @@ pub fn collect(
     opts: &ScanOptions,
     out: impl Write + Send + 'static,
 ) -> io::Result<CollectSummary> {
+    collect_with(paths, &[], opts, out)
+}
+
+/// [`collect`], the remote history (`--remote-storage`) chosen with the
+/// `__remote_log_metadata` partitions under `remote_log_metadata` too
+/// (`collect --remote-log-metadata`: another broker's log dirs or metadata partition
+/// directories, read-only): the records naming a tiered replica's remote segments live in
+/// the metadata topic's own replicas, which this broker need not hold — its
+/// `TopicBasedRemoteLogMetadataManager` (`ConsumerTask.addAssignmentsForPartitions`)
+/// consumes the metadata partition of every user partition it leads or follows
+/// (`RemoteLogMetadataTopicPartitioner.metadataPartition`) from whichever broker leads
+/// that partition, so another broker's copy is the one it read. They are read for
+/// that choice only: the bundle holds none of them (their broker's bundle does). A path
+/// holding no such partition is an input error of the summary.
+pub fn collect_with(
+    paths: &[PathBuf],
+    remote_log_metadata: &[PathBuf],
+    opts: &ScanOptions,
+    out: impl Write + Send + 'static,
+) -> io::Result<CollectSummary> {
+    let (copies, copy_errors) = metadata_copies(remote_log_metadata, opts);
     let mut inv = layout::discover_with(
         paths,
         layout::DiscoverOptions {
@@ -78,18 +100,20 @@ pub fn collect(
     crate::discover::identity::apply_given(&mut inv, &opts.cluster_ids);
     let ids = Identities::load(&inv);
     let inputs = paths.iter().map(|p| p.display().to_string()).collect();
-    // An object-store `--remote-storage` is fetched first, as a scan fetches it; why it
+    // `--remote-storage` made ready as a scan makes it (a URL fetched first); why it
     // cannot be read fails the collect (exit 2) but stays out of the bundle: the merge
-    // reads the storage again and reports its own.
-    let remote = crate::cluster::tiering::prepare_remote(&inv, opts);
+    // reads the storage again and reports its own. The header records whether the remote
+    // history is replayed (a storage that cannot be read is not).
+    let remote = RemoteStorage::before_scan_with(&inv, &copies, opts);
+    drop(copies);
     let files = FileInventory::of(&inv);
     let mut w = FrameWriter::new(Counted {
         inner: out,
         written: 0,
     })?;
-    w.frame(Tag::Header, &json(&header(inputs, &inv, &ids, opts))?)?;
+    let recorded = remote.options(opts);
+    w.frame(Tag::Header, &json(&header(inputs, &inv, &ids, &recorded))?)?;
     w.frame(Tag::Inventory, &json(&files)?)?;
-    let run = remote.opts.as_ref().unwrap_or(opts);
     let stream = Arc::new(Mutex::new(Stream {
         frames: Some(w),
         written: HashSet::new(),
@@ -115,12 +139,12 @@ pub fn collect(
         collect_timelines: true,
         // A bundle carries the coordinator's records whole: a merge reads no segment.
         keep_coordinator_bytes: u64::MAX,
-        ..run.clone()
+        ..opts.clone()
     };
     // With `--remote-storage`, each tiered partition's remote segments are replayed
     // before its local ones, as the scan replays them.
-    let mut report = crate::pipeline::scan_partitions(&inv, &scan_opts);
-    report.errors.extend(remote.error.clone());
+    let mut report = crate::pipeline::scan_prepared(&inv, &scan_opts, &remote);
+    report.errors.extend(copy_errors);
     drop(scan_opts);
     drop(remote);
     let (w, written) = {
@@ -137,6 +161,39 @@ pub fn collect(
         (w, std::mem::take(&mut s.written))
     };
     finish(w, &written, &inv, &ids, opts, report)
+}
+
+/// The `__remote_log_metadata` partition directories under `paths` (discovered as a
+/// scan discovers its inputs), and each path under which there is none, or that cannot be
+/// read, as an input error.
+fn metadata_copies(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+) -> (Vec<layout::PartitionDir>, Vec<(PathBuf, String)>) {
+    let (mut copies, mut errors) = (Vec::new(), Vec::new());
+    for path in paths {
+        let found = layout::discover_with(
+            std::slice::from_ref(path),
+            layout::DiscoverOptions {
+                follow_symlinks: opts.follow_symlinks,
+            },
+        );
+        errors.extend(found.input_errors.iter().cloned());
+        let before = copies.len();
+        copies.extend(
+            found
+                .partitions
+                .into_iter()
+                .filter(crate::cluster::tiering::is_metadata_copy),
+        );
+        if copies.len() == before && found.input_errors.is_empty() {
+            errors.push((
+                path.clone(),
+                "--remote-log-metadata: no __remote_log_metadata partition under it".into(),
+            ));
+        }
+    }
+    (copies, errors)
 }
 
 /// The largest small file carried (a checkpoint is a few bytes a partition; a larger one

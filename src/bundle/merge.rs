@@ -12,6 +12,7 @@ use super::content::{FileInventory, Header, PartitionDirFiles, PartitionFrame, R
 use super::file::{FileError, FrameReader, Tag};
 use super::relabel::{self, Relabel};
 use super::{BundleError, fingerprint};
+use crate::cluster::tiering::{MetadataReplay, RemoteStorage};
 use crate::discover::layout::{
     DirKind, Inventory, LogDir, PartitionDir, Recorded, RecordedPartition, TopicPartition,
 };
@@ -473,14 +474,7 @@ pub fn merge_bundles(
             });
         }
     }
-    // The remote history is replayed at collect; the merge's tiering checks walk the
-    // remote objects: a scan does both or neither.
-    if first.header.options.remote_history != base.remote_storage.is_some() {
-        return Err(BundleError::RemoteStorage {
-            path: first_path.clone(),
-            collected: first.header.options.remote_history,
-        });
-    }
+    let (first_path, collected) = (first_path.clone(), first.header.options.remote_history);
     let options = first.header.options.apply(base);
     check_overlap(&list, &dirs)?;
     let order = discovery_order(&list, &parts, &dirs);
@@ -494,16 +488,20 @@ pub fn merge_bundles(
             }
         }
     }
+    // The remote log metadata the bundles carry, replayed once: an object-store
+    // `--remote-storage` is fetched (as a scan fetches it) for the objects it names, what
+    // the collects could not replay is said, and the tiering check reads it.
+    let replayed = MetadataReplay::of(&report, &inventory, &options);
+    let remote = RemoteStorage::after_scan(&options, &replayed);
+    check_remote_history(&first_path, collected, &remote)?;
+    remote.record(&mut report);
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));
     }
-    // An object-store `--remote-storage` is fetched as a scan fetches it, the objects
-    // named by the metadata records the bundles carry.
-    let remote = crate::cluster::tiering::prepare_remote_after(&report, &inventory, &options);
-    report.errors.extend(remote.error.clone());
-    let run = remote.opts.as_ref().unwrap_or(&options);
-    let warnings = unreplayed_warnings(&report, &inventory, run);
-    crate::pipeline::run_cluster_checks(&mut report, &inventory, run);
+    let run = remote.options(&options);
+    let warnings = unreplayed_warnings(&report, &inventory, &run, &replayed);
+    crate::pipeline::run_cluster_checks_with(&mut report, &inventory, &run, &replayed);
+    drop(run);
     drop(remote);
     Ok(Merged {
         report,
@@ -513,16 +511,44 @@ pub fn merge_bundles(
     })
 }
 
+/// The remote history is replayed at collect, the objects are walked by the merge's
+/// tiering check: a scan does both or neither. Bundles whose collect replayed it (`collected`)
+/// need a remote storage the merge reads; bundles whose collect did not (given none, or
+/// one it could not read) are refused by a merge that reads one, and merged as the scan
+/// does by one given a storage it cannot read either (the report lists why, exit 2).
+fn check_remote_history(
+    first: &Path,
+    collected: bool,
+    remote: &RemoteStorage,
+) -> Result<(), BundleError> {
+    match (collected, remote.is_read(), remote.error()) {
+        (true, false, Some((given, why))) => Err(BundleError::RemoteStorageUnread {
+            path: given.clone(),
+            why: why.clone(),
+        }),
+        (c, r, _) if c != r => Err(BundleError::RemoteStorage {
+            path: first.to_path_buf(),
+            collected,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// What a merge with `--remote-storage` cannot give as the scan does: a tiered replica
 /// whose collect replayed none of the remote segments the metadata records (carried by
 /// another broker's bundle) name, because its broker held no copy of that
 /// `__remote_log_metadata` partition.
-fn unreplayed_warnings(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> Vec<String> {
-    crate::cluster::tiering::history::unreplayed(report, inv, opts)
+fn unreplayed_warnings(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    replayed: &MetadataReplay,
+) -> Vec<String> {
+    crate::cluster::tiering::history::unreplayed(report, inv, opts, replayed)
         .into_iter()
         .map(|i| {
             format!(
-                "{}: its remote segments were not replayed at collect (its broker's bundle holds no copy of the __remote_log_metadata partition that names them; another bundle does): its producer state and transactions start at the local log, where `scan --remote-storage` over all these directories replays the remote history first",
+                "{}: its remote segments were not replayed at collect (its broker's bundle holds no copy of the __remote_log_metadata partition that names them; another bundle does): its producer state and transactions start at the local log, where `scan --remote-storage` over all these directories replays the remote history first; collect its broker again with --remote-log-metadata naming a log dir that holds that partition",
                 report.partitions[i].path
             )
         })

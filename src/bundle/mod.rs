@@ -15,7 +15,7 @@ mod fingerprint;
 mod merge;
 mod relabel;
 
-pub use collect::{CollectSummary, collect};
+pub use collect::{CollectSummary, collect, collect_with};
 pub use content::{
     DirFiles, FileInventory, Header, LogDirIdentity, PartitionDirFiles, RecordedOptions,
 };
@@ -67,9 +67,13 @@ pub enum BundleError {
     #[error("{}: {}", path.display(), if *collected {
         "collected with --remote-storage (its tiered partitions' remote segments replayed): give the merge --remote-storage too (the same storage), as the scan it stands for was"
     } else {
-        "collected without --remote-storage: the remote history was not replayed at collect, so the merge cannot give what scan --remote-storage gives; collect again with --remote-storage (the same storage), or merge without it"
+        "collected without --remote-storage (or with one it could not read): the remote history was not replayed at collect, so the merge cannot give what scan --remote-storage gives; collect again with --remote-storage (the same storage), or merge without it"
     })]
     RemoteStorage { path: PathBuf, collected: bool },
+    /// The merge's `--remote-storage` cannot be read (named, with why, as a scan says it)
+    /// while the bundles' collects replayed the remote history from one.
+    #[error("{}: {why}", path.display())]
+    RemoteStorageUnread { path: PathBuf, why: String },
 }
 
 impl BundleError {
@@ -80,7 +84,8 @@ impl BundleError {
         }
     }
 
-    /// The file the error is about.
+    /// The file the error is about (for [`BundleError::RemoteStorageUnread`], the remote
+    /// storage).
     pub fn path(&self) -> &Path {
         match self {
             BundleError::File { path, .. }
@@ -88,7 +93,8 @@ impl BundleError {
             | BundleError::Version { path, .. }
             | BundleError::Options { path, .. }
             | BundleError::Overlap { path, .. }
-            | BundleError::RemoteStorage { path, .. } => path,
+            | BundleError::RemoteStorage { path, .. }
+            | BundleError::RemoteStorageUnread { path, .. } => path,
         }
     }
 }

@@ -36,7 +36,7 @@ fn history(commit: bool) -> PartitionBuilder {
 }
 
 /// Segments 0 and 1 in remote storage, the local log from segment 2 (offset 20).
-fn tiered(commit: bool) -> TieredLog {
+pub(crate) fn tiered(commit: bool) -> TieredLog {
     let mut t = TieredLog::new(history(commit));
     t.copy(0);
     t.copy(1);

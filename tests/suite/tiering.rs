@@ -162,9 +162,9 @@ fn copy_in_flight_is_not_reported() {
     assert!(tiered(&f).is_empty(), "{f:#?}");
 }
 
-#[test]
-fn delete_started_never_finished() {
-    let d = tempfile::tempdir().unwrap();
+/// Segment 0's delete started and never finished, segments 1–3 copied after it, the local
+/// log from segment 3, the log start 20.
+pub(crate) fn delete_unfinished() -> TieredLog {
     let mut t = TieredLog::new(history());
     let r0 = t.copy(0);
     t.copy(1);
@@ -173,7 +173,13 @@ fn delete_started_never_finished() {
     t.copy(3);
     t.local_from(3);
     t.log_start(20);
-    let f = scan(&write(t, d.path()), false);
+    t
+}
+
+#[test]
+fn delete_started_never_finished() {
+    let d = tempfile::tempdir().unwrap();
+    let f = scan(&write(delete_unfinished(), d.path()), false);
     assert_eq!(tiered(&f), vec![orders(Kind::RemoteDeleteUnfinished, 0)]);
     // The same delete as the partition's last event: in flight.
     let d = tempfile::tempdir().unwrap();

@@ -11,6 +11,7 @@
 //! (`UnifiedLog.read`), so remote segments starting there are left out and a segment
 //! reaching into the local log is cut at its start.
 
+use super::MetadataReplay;
 use super::checks::ReplicaView;
 use super::lineage::{Lineage, within_lineage};
 use super::replay::{PartitionLog, RemoteSegment};
@@ -20,24 +21,23 @@ use crate::partition::remote::{RemoteHistory, RemoteSegmentInput, RemoteSource};
 use crate::partition::results::ScanOptions;
 use crate::read::format::remote_log::SegmentState;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// A remote segment's bytes as the storage holds them: its name and how to read it.
 pub type Located = BTreeMap<[u8; 16], (String, RemoteSource)>;
 
-/// The remote history of every replica of a tiered partition in `inv` (empty without
-/// `--remote-storage`). The `__remote_log_metadata` partitions are replayed here, before
-/// the scan (their walk by the scan comes later).
-pub fn remote_history(inv: &Inventory, opts: &ScanOptions) -> RemoteHistory {
+/// The remote history, with the remote storage at `root`, of every replica of a tiered
+/// partition in `inv`: from `replayed`, the `__remote_log_metadata` partitions replayed
+/// before the scan (their walk by the scan comes later).
+pub fn remote_history(
+    root: &Path,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    replayed: &MetadataReplay,
+) -> RemoteHistory {
     let mut history = RemoteHistory::default();
-    let Some(root) = &opts.remote_storage else {
-        return history;
-    };
-    let (replay, chosen) = super::replay_inventory(&ScanReport::default(), inv, opts);
-    if chosen.is_empty() {
-        return history;
-    }
     let mut log_starts = BTreeMap::new();
-    for (up, log) in &replay.partitions {
+    for (up, log) in &replayed.replay.partitions {
         let replicas: Vec<_> = inv
             .partitions
             .iter()
@@ -110,19 +110,21 @@ pub fn chain(log: &PartitionLog, view: &ReplicaView, located: &Located) -> Vec<R
 /// The replicas of `report` (a merge's, from evidence bundles) whose remote segments a
 /// scan with `--remote-storage` over all their directories replays but whose collect did
 /// not: the `__remote_log_metadata` partition naming them was on another broker, so the
-/// collect knew of no remote segment. Their report indices.
-pub fn unreplayed(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> Vec<usize> {
+/// collect knew of no remote segment. Their report indices, from `replayed` (the merge's
+/// one replay).
+pub fn unreplayed(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    replayed: &MetadataReplay,
+) -> Vec<usize> {
     let mut out = Vec::new();
     if opts.remote_storage.is_none() {
         return out;
     }
-    let (replay, chosen) = super::replay_inventory(report, inv, opts);
-    if chosen.is_empty() {
-        return out;
-    }
     let index = super::report_index(report);
     let mut log_starts = BTreeMap::new();
-    for (up, log) in &replay.partitions {
+    for (up, log) in &replayed.replay.partitions {
         for p in inv.partitions.iter().filter(|p| super::holds(inv, p, up)) {
             let Some(&i) = index.get(p.path.to_string_lossy().as_ref()) else {
                 continue;

@@ -15,6 +15,7 @@ pub mod history;
 pub mod lineage;
 #[cfg(feature = "remote-object-store-core")]
 pub mod objects;
+pub mod prepare;
 pub mod replay;
 pub mod snapshot;
 pub mod storage;
@@ -36,18 +37,73 @@ use replay::{Replay, UserPartition};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub use prepare::RemoteStorage;
+
+/// One run's replay of the remote log metadata, as one broker's
+/// `TopicBasedRemoteLogMetadataManager` holds one `RemoteLogMetadataCache` per user
+/// partition (`RemotePartitionMetadataStore`): made once, read by everything that needs
+/// the remote segments — the object-store mirror (`prepare`), the remote history a
+/// scan replays ([`history::remote_history`]), what a merge cannot replay
+/// ([`history::unreplayed`]) and the tiering check ([`check`]).
+#[derive(Debug, Clone, Default)]
+pub struct MetadataReplay {
+    /// Every user partition's remote segments and deletion state.
+    pub replay: Replay,
+    /// Per metadata partition number, the report index of the copy replayed (`None`: not
+    /// in the report — replayed before the scan, or from a `remote_log_snapshot`).
+    pub chosen: BTreeMap<i32, Option<usize>>,
+}
+
+#[cfg(feature = "testkit")]
+thread_local! {
+    static REPLAYS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times [`MetadataReplay::of`] ran on this thread (what a test counts to prove
+/// a run replays the remote log metadata once).
+#[cfg(feature = "testkit")]
+pub fn replays_on_this_thread() -> usize {
+    REPLAYS.with(std::cell::Cell::get)
+}
+
+impl MetadataReplay {
+    /// The replay of every `__remote_log_metadata` partition of `inv` (the records the
+    /// walks of `report` kept, else read from the segments), or, with none, of the 3.6–3.7
+    /// `remote_log_snapshot` files.
+    pub fn of(report: &ScanReport, inv: &Inventory, opts: &ScanOptions) -> Self {
+        Self::with_copies(report, inv, &[], opts)
+    }
+
+    /// [`Self::of`] with `copies`, other `__remote_log_metadata` partition directories
+    /// beside the inventory's (another broker's, read from their segments:
+    /// `collect --remote-log-metadata`). The inventory's copy of a metadata partition comes
+    /// first: one of `copies` is replayed where the inventory has none.
+    pub fn with_copies(
+        report: &ScanReport,
+        inv: &Inventory,
+        copies: &[PartitionDir],
+        opts: &ScanOptions,
+    ) -> Self {
+        #[cfg(feature = "testkit")]
+        REPLAYS.with(|c| c.set(c.get() + 1));
+        let (replay, chosen) = replay_inventory(report, inv, copies, opts);
+        MetadataReplay { replay, chosen }
+    }
+}
+
 /// The replay of every `__remote_log_metadata` partition of `inv`, and, per metadata
 /// partition number, the report index of the copy replayed (when the scan reported it).
-pub fn replay_inventory(
+fn replay_inventory(
     report: &ScanReport,
     inv: &Inventory,
+    copies: &[PartitionDir],
     opts: &ScanOptions,
 ) -> (Replay, BTreeMap<i32, Option<usize>>) {
     let index = report_index(report);
     let mut best: BTreeMap<i32, (i64, Option<usize>, &PartitionDir)> = BTreeMap::new();
-    for p in &inv.partitions {
+    for p in inv.partitions.iter().chain(copies) {
         let Some(tp) = &p.tp else { continue };
-        if tp.topic != REMOTE_LOG_METADATA_TOPIC || p.kind != Some(DirKind::Normal) {
+        if !is_metadata_copy(p) {
             continue;
         }
         let i = index.get(p.path.to_string_lossy().as_ref()).copied();
@@ -94,6 +150,13 @@ pub fn replay_inventory(
         }
     }
     (replay, chosen)
+}
+
+/// Whether `p` is a copy of a `__remote_log_metadata` partition to replay (a partition
+/// directory, not one being deleted or a future replica).
+pub fn is_metadata_copy(p: &PartitionDir) -> bool {
+    p.tp.as_ref()
+        .is_some_and(|tp| tp.topic == REMOTE_LOG_METADATA_TOPIC && p.kind == Some(DirKind::Normal))
 }
 
 /// Whether `--max-bytes` leaves part of metadata partition `p` (report index `i`) unread.
@@ -198,21 +261,15 @@ fn holds(inv: &Inventory, p: &PartitionDir, up: &UserPartition) -> bool {
     crate::cluster::replicas::topic_id_in(inv, p).is_none_or(|id| id == up.topic_id)
 }
 
-/// The pipeline's cluster check: every tiered-storage finding, keyed by the report index
-/// of the partition it belongs to (a user partition's replica; the metadata partition
-/// for findings about the topic itself or about a user partition not in the inputs).
-pub fn cluster_check(
-    report: &ScanReport,
-    inv: &Inventory,
-    opts: &ScanOptions,
-) -> BTreeMap<usize, Vec<Finding>> {
-    analyse(report, inv, opts, true).0
-}
-
-/// Set each tiered replica's [`crate::partition::results::TieredRanges`] (its remote and local
-/// offsets) in the report.
-pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    for (i, mut r) in analyse(report, inv, opts, false).1 {
+/// The tiering check of the cluster stage over the run's one replay: every tiered-storage
+/// finding added to `report` (on a user partition's replica; on the metadata partition
+/// for findings about the topic itself or about a user partition not in the inputs), and
+/// each tiered replica's [`crate::partition::results::TieredRanges`] (its remote and local
+/// offsets) set.
+pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &MetadataReplay) {
+    let (extra, ranges) = analyse(report, inv, opts, replayed);
+    report.add_partition_findings(extra);
+    for (i, mut r) in ranges {
         // What the scan replayed of the remote segments stays.
         r.replayed = report.partitions[i].tiered.take().and_then(|t| t.replayed);
         report.partitions[i].tiered = Some(Box::new(r));
@@ -242,17 +299,16 @@ fn undecodable_finding(u: &replay::Undecodable) -> Finding {
     .evidence(serde_json::json!({"error": u.error}))
 }
 
-/// The replay, then per user partition its findings (when `findings`) and each replica's
-/// ranges.
-fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: bool) -> Analysis {
+/// Per user partition of the replay, its findings and each replica's ranges.
+fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &MetadataReplay) -> Analysis {
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     let mut ranges = Vec::new();
-    let (replay, chosen) = replay_inventory(report, inv, opts);
+    let MetadataReplay { replay, chosen } = replayed;
     if chosen.is_empty() {
         return (extra, ranges);
     }
     let index = report_index(report);
-    for u in replay.undecodable.iter().filter(|_| findings) {
+    for u in &replay.undecodable {
         if let Some(Some(i)) = chosen.get(&u.at.metadata_partition) {
             extra.entry(*i).or_default().push(undecodable_finding(u));
         }
@@ -261,10 +317,9 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: b
     for (up, log) in &replay.partitions {
         // Events read in part (`--max-bytes`): later ones may finish, delete or add
         // segments, so no finding is made of them (the ranges are still shown).
-        let findings = findings
-            && log
-                .last_event
-                .is_none_or(|at| !replay.cut.contains(&at.metadata_partition));
+        let findings = log
+            .last_event
+            .is_none_or(|at| !replay.cut.contains(&at.metadata_partition));
         let replicas: Vec<(usize, &PartitionDir)> = inv
             .partitions
             .iter()
@@ -297,65 +352,4 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, findings: b
         }
     }
     (extra, ranges)
-}
-
-/// `--remote-storage` made ready for the run: a directory as given; an object-store URL
-/// fetched into a temporary directory (`remote-object-store` feature, `objects`), kept
-/// while this lives.
-pub struct PreparedRemote {
-    /// The options to run with (`None`: the caller's, unchanged).
-    pub opts: Option<ScanOptions>,
-    /// Why the remote storage cannot be read (`--remote-storage` is then ignored).
-    pub error: Option<(std::path::PathBuf, String)>,
-    #[cfg(feature = "remote-object-store-core")]
-    _dir: Option<tempfile::TempDir>,
-}
-
-/// Prepare `opts.remote_storage` for a run over `inv`.
-pub fn prepare_remote(inv: &Inventory, opts: &ScanOptions) -> PreparedRemote {
-    prepare_remote_after(&ScanReport::default(), inv, opts)
-}
-
-/// [`prepare_remote`] once the per-partition stage made `report`: the remote log
-/// metadata its walks kept says which objects to fetch (an inventory rebuilt from
-/// evidence bundles has no segment to read them from).
-pub fn prepare_remote_after(
-    report: &ScanReport,
-    inv: &Inventory,
-    opts: &ScanOptions,
-) -> PreparedRemote {
-    let mut out = PreparedRemote {
-        opts: None,
-        error: None,
-        #[cfg(feature = "remote-object-store-core")]
-        _dir: None,
-    };
-    let Some(given) = &opts.remote_storage else {
-        return out;
-    };
-    let text = given.to_string_lossy();
-    if !storage::is_url(&text) {
-        return out;
-    }
-    let mut run = opts.clone();
-    run.remote_storage = None;
-    #[cfg(feature = "remote-object-store-core")]
-    match objects::mirror(&text, report, inv, opts) {
-        Ok(dir) => {
-            run.remote_storage = Some(dir.path().to_path_buf());
-            out._dir = Some(dir);
-        }
-        Err(e) => out.error = Some((given.clone(), e)),
-    }
-    #[cfg(not(feature = "remote-object-store-core"))]
-    {
-        let _ = (report, inv);
-        out.error = Some((
-            given.clone(),
-            "an object store URL needs klogscan built with the `remote-object-store` feature"
-                .into(),
-        ));
-    }
-    out.opts = Some(run);
-    out
 }

@@ -10,10 +10,8 @@
 //! Credentials come from the environment, as `object_store`'s builders read it
 //! (`AWS_*`, `GOOGLE_*`, `AZURE_*`).
 
+use super::MetadataReplay;
 use super::replay::{RemoteSegment, UserPartition};
-use crate::cluster::report::ScanReport;
-use crate::discover::layout::Inventory;
-use crate::partition::results::ScanOptions;
 use crate::read::format::aiven::{INDEXES_SUFFIX, LOG_SUFFIX, MANIFEST_SUFFIX};
 use crate::read::format::checkpoint::encode_uuid;
 use crate::read::format::remote_log::{LocalTieredFileType, SegmentState};
@@ -49,35 +47,27 @@ pub fn segment_keys(up: &UserPartition, s: &RemoteSegment) -> Vec<String> {
     out
 }
 
-/// Fetch the objects of every finished remote segment of the partitions in `inv` from the
-/// store at `url` into a new temporary directory. The `__remote_log_metadata` records are
-/// those `report`'s walks kept, else read from `inv`'s segments (`replay_inventory`).
-pub fn mirror(
-    url: &str,
-    report: &ScanReport,
-    inv: &Inventory,
-    opts: &ScanOptions,
-) -> Result<tempfile::TempDir, String> {
+/// Fetch the objects of every finished remote segment `replayed` names (the run's one
+/// replay of the remote log metadata) from the store at `url` into a new temporary
+/// directory.
+pub fn mirror(url: &str, replayed: &MetadataReplay) -> Result<tempfile::TempDir, String> {
     let parsed = url::Url::parse(url).map_err(|e| format!("{url}: {e}"))?;
     let (store, prefix) = object_store::parse_url(&parsed).map_err(|e| format!("{url}: {e}"))?;
-    mirror_from(store.as_ref(), &prefix, report, inv, opts)
+    mirror_from(store.as_ref(), &prefix, replayed)
 }
 
 /// [`mirror`] from an opened store (tests use `object_store::memory::InMemory`).
 pub fn mirror_from(
     store: &dyn ObjectStore,
     prefix: &StorePath,
-    report: &ScanReport,
-    inv: &Inventory,
-    opts: &ScanOptions,
+    replayed: &MetadataReplay,
 ) -> Result<tempfile::TempDir, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let (replay, _) = super::replay_inventory(report, inv, opts);
-    for (up, log) in &replay.partitions {
+    for (up, log) in &replayed.replay.partitions {
         for s in log
             .segments
             .iter()
@@ -126,6 +116,8 @@ async fn copy(store: &dyn ObjectStore, from: &StorePath, to: &std::path::Path) -
 #[cfg(all(test, feature = "testkit"))]
 mod tests {
     use super::*;
+    use crate::cluster::report::ScanReport;
+    use crate::partition::results::ScanOptions;
     use crate::testkit::remote_log::TieredLog;
     use crate::testkit::{Batch, PartitionBuilder, Producer};
 
@@ -159,14 +151,9 @@ mod tests {
             rt.block_on(store.put(&to, bytes.into())).unwrap();
         }
         let inv = crate::discover::layout::discover(&[m.log_dir.clone()]);
-        let dir = mirror_from(
-            &store,
-            &prefix,
-            &ScanReport::default(),
-            &inv,
-            &ScanOptions::default(),
-        )
-        .unwrap();
+        let opts = ScanOptions::default();
+        let replayed = MetadataReplay::of(&ScanReport::default(), &inv, &opts);
+        let dir = mirror_from(&store, &prefix, &replayed).unwrap();
         let mut got: Vec<String> = walk(dir.path())
             .iter()
             .map(|p| p.strip_prefix(dir.path()).unwrap().to_string_lossy().into_owned())
@@ -185,14 +172,7 @@ mod tests {
     #[cfg(not(feature = "remote-object-store"))]
     #[test]
     fn cloud_url_without_backends_is_an_error() {
-        let inv = crate::discover::layout::discover(&[]);
-        let e = mirror(
-            "s3://bucket/prefix",
-            &ScanReport::default(),
-            &inv,
-            &ScanOptions::default(),
-        )
-        .unwrap_err();
+        let e = mirror("s3://bucket/prefix", &MetadataReplay::default()).unwrap_err();
         assert!(e.starts_with("s3://bucket/prefix: "), "{e}");
     }
 
