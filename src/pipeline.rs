@@ -145,7 +145,7 @@ pub(crate) fn run_cluster_checks_with(
 /// allocates its own: glibc keeps freed pages in the arena of the thread that
 /// freed them, where a worker thread's finished replay is not reused by the cluster
 /// checks' threads, so the peak RSS would add the two stages.
-fn release_freed_memory() {
+pub(crate) fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` only returns glibc's free heap pages; no Rust object is
     // touched and it may be called at any time from any thread.

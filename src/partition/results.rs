@@ -466,7 +466,8 @@ pub(crate) struct Carried {
     /// The CRC-bad batches fed to the replay (for linking what follows from them).
     pub(crate) damaged: Vec<crate::partition::causes::DamagedBatch>,
     /// With `collect_index_verdicts`: per segment (as `segment_walks`), its index checks
-    /// against the walk (`None` when the walk did not finish).
+    /// against the walk (`None` when the walk did not finish); empty when every segment's
+    /// are clean, the usual case (read them with [`Carried::index_verdict`]).
     pub(crate) index_verdicts: Vec<Option<crate::read::format::index::IndexVerdicts>>,
     /// With `capture_snapshots`: the replayed producer state just before each snapshot's
     /// offset `N` (i.e. after every batch below `N`), as `(N, state)`.
@@ -497,6 +498,42 @@ impl Default for Carried {
             snapshot_states: Vec::new(),
             cluster_inputs: Default::default(),
             timeline: None,
+        }
+    }
+}
+
+/// Index verdicts without a wrong entry and without an ABORT marker: what every clean
+/// verdict reads as (no list is kept for a partition whose segments all have one).
+static CLEAN_VERDICTS: std::sync::LazyLock<crate::read::format::index::IndexVerdicts> =
+    std::sync::LazyLock::new(Default::default);
+
+impl Carried {
+    /// With `collect_index_verdicts`: the index verdicts of the `k`-th walked segment
+    /// (`None`: the walk did not finish, or no such segment).
+    pub(crate) fn index_verdict(
+        &self,
+        k: usize,
+    ) -> Option<&crate::read::format::index::IndexVerdicts> {
+        if self.index_verdicts.is_empty() {
+            return (k < self.segment_walks.len()).then_some(&*CLEAN_VERDICTS);
+        }
+        self.index_verdicts.get(k)?.as_ref()
+    }
+
+    /// Keep no list of index verdicts when every segment's are clean (no wrong entry in
+    /// either index, no ABORT marker): [`Self::index_verdict`] reads them back the same.
+    pub(crate) fn drop_clean_verdicts(&mut self) {
+        let clean = |v: &crate::read::format::index::IndexVerdicts| {
+            v.offset.as_ref().is_none_or(|p| p.count == 0)
+                && v.time.as_ref().is_none_or(|p| p.count == 0)
+                && v.abort_markers.is_empty()
+        };
+        if self
+            .index_verdicts
+            .iter()
+            .all(|v| v.as_ref().is_some_and(clean))
+        {
+            self.index_verdicts = Vec::new();
         }
     }
 }

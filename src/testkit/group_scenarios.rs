@@ -38,6 +38,14 @@ impl GroupLog {
         GroupLog::default()
     }
 
+    /// An empty log whose first record gets `offset` (the log start after retention).
+    pub fn starting_at(offset: i64) -> GroupLog {
+        GroupLog {
+            next: offset,
+            ..GroupLog::default()
+        }
+    }
+
     /// Append a batch of `(type, key, value)` records (`value`: `(version, data)` or
     /// `None` for a tombstone).
     pub fn batch(&mut self, recs: Vec<Spec>) -> &mut Self {

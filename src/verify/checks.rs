@@ -197,7 +197,7 @@ fn check_segments(
             files: s,
             ordinal: i,
             log_name,
-            verdicts: k.and_then(|k| r.carried.index_verdicts.get(k)?.as_ref()),
+            verdicts: k.and_then(|k| r.carried.index_verdict(k)),
             pre_2_3,
             missing_index: s.index.is_none(),
         };

@@ -64,6 +64,7 @@ mod identity_compaction;
 mod identity_inputs;
 mod identity_joins;
 mod index_files;
+mod kafka_coordinator_cases;
 mod kafka_psm_cases;
 mod layout;
 mod leadership;

@@ -89,7 +89,7 @@ impl Retained {
         )
         .unwrap();
         let v = verify_partition(&self.m.dir, &VerifyOptions::default()).unwrap();
-        assert_eq!(v.scan.first_offset(), Some(7));
+        assert_eq!(v.scan.first_offset, Some(7));
         v
     }
 }

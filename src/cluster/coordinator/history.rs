@@ -47,11 +47,12 @@ pub enum AnomalyKind {
     OngoingPastTimeout,
     /// A tombstone while a transaction was in progress.
     TombstoneWhileInProgress,
-    /// A status byte outside 0..=7: the coordinator's load fails.
+    /// A status byte outside 0..=7: the coordinator's load stops at this record.
     UnknownState,
     /// A key version other than 0: the coordinator skips the record.
     UnknownKeyVersion,
-    /// A key or value that does not decode (or a null key).
+    /// A key or value that does not decode, a null key or a null transactional id: the
+    /// coordinator's load stops at this record.
     UndecodableRecord,
 }
 
@@ -213,6 +214,12 @@ impl HistoryChecker {
             Some(RecordProblem::KeyVersion(version)) => {
                 at.content = Content::UnknownKey(*version);
                 return self.push(AnomalyKind::UnknownKeyVersion, None, None, at);
+            }
+            None if r.null_id => {
+                // `TransactionLogKey`'s reader refuses a null transactional id.
+                let e = "non-nullable field transactionalId was serialized as null";
+                at.content = Content::Undecodable(e.into());
+                return self.push(AnomalyKind::UndecodableRecord, None, None, at);
             }
             _ => {}
         }
@@ -611,7 +618,7 @@ fn record_texts(a: &Anomaly) -> Texts {
                 "transactional id {id}: {} (previous record: {prev_text})",
                 describe(cur)
             ),
-            "the coordinator's load of this partition fails (IllegalStateException on the unknown state): every transactional id of the partition is unavailable (COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR to clients)",
+            LOAD_STOPS,
             Some(
                 "a newer broker's state or a corrupt value: run the broker version that wrote it, or restore the partition from a healthy replica".to_string(),
             ),
@@ -631,13 +638,18 @@ fn record_texts(a: &Anomaly) -> Texts {
                 "transactional id {id}: {}",
                 describe(cur)
             ),
-            "the coordinator's load of this partition fails on a record it cannot read",
+            LOAD_STOPS,
             Some(
                 "restore the partition from a healthy replica; check the segment's integrity findings".to_string(),
             ),
         ),
         }
 }
+
+/// Broker behaviour of a record the coordinator's load cannot read
+/// (`TransactionStateManager.loadTransactionMetadata`: its read loop's error handler logs the
+/// error and returns the ids loaded so far, which the coordinator then serves).
+const LOAD_STOPS: &str = "the coordinator's load of this partition stops at the first record it cannot read (it logs \"Error loading transactions from transaction log\" and keeps what it loaded before): it serves the transactional ids with the values read up to that record and ignores every later record of the partition, so ids written only later are unknown to it and ids updated later keep an older state (a transaction completed later is completed again or aborted at its timeout; a later producer id or epoch is forgotten)";
 
 /// Placeholder fields for a time anomaly without a value (never built: time anomalies
 /// come from values only).

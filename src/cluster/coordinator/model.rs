@@ -26,7 +26,9 @@
 use super::history::HistoryChecker;
 use super::{CoordinatorTxn, Source};
 use crate::cluster::txns::exhaustion;
-use crate::cluster::txns::{CoordRecord, CoordValue, CoordinatorLog, Origin, UnreadBatch};
+use crate::cluster::txns::{
+    CoordRecord, CoordValue, CoordinatorLog, Origin, RecordProblem, UnreadBatch,
+};
 use crate::read::format::txnlog::TxnState;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -162,7 +164,10 @@ pub struct CoordModel {
     pub last_usable_offset: i64,
     /// Records the coordinator's load fails on, as `offset N: message`.
     pub errors: Vec<String>,
-    /// Transactional id → its latest value.
+    /// Offset of the first record the coordinator's load fails on, if any: its load stops
+    /// there (see [`Replay::record`]), so [`Self::ids`] holds the values read before it.
+    pub load_stop: Option<i64>,
+    /// Transactional id → its latest value, as the coordinator's load leaves it.
     pub ids: BTreeMap<String, LatestValue>,
     /// Rule 31: the copy's history, replayed per transactional id.
     pub history: HistoryChecker,
@@ -252,6 +257,7 @@ impl Replay {
                 records: 0,
                 last_usable_offset: -1,
                 errors: Vec::new(),
+                load_stop: None,
                 ids: BTreeMap::new(),
                 history: HistoryChecker::default(),
                 txns: Vec::new(),
@@ -281,6 +287,24 @@ impl Replay {
         };
         let segment = self.segments.get(r.segment as usize).map_or("", String::as_str);
         self.model.history.record(&r, segment, src.clone());
+        // `TransactionStateManager.loadTransactionMetadata` reads the records in a loop
+        // whose error handler logs "Error loading transactions from transaction log" and
+        // returns what was loaded so far: the first record it cannot read (a null key, a
+        // key or value that does not decode, a null transactional id, an unknown state)
+        // ends the load, and the coordinator serves the ids as they were before it. A key
+        // of another version is skipped, not a failure.
+        let fails = match r.problem.as_deref() {
+            Some(RecordProblem::KeyVersion(_)) => false,
+            Some(_) => true,
+            None => r.null_id,
+        };
+        if fails && self.model.load_stop.is_none() {
+            self.model.load_stop = Some(r.offset);
+        }
+        if r.problem.is_none() && r.null_id {
+            let e = "non-nullable field transactionalId was serialized as null";
+            self.model.errors.push(format!("offset {}: {e}", r.offset));
+        }
         match r.problem.as_deref() {
             Some(p) => {
                 if let Some(e) = p.error() {
@@ -295,7 +319,9 @@ impl Replay {
                 .insert(r.transactional_id.clone(), IdState::default());
         }
         let st = self.state.get_mut(&r.transactional_id).expect("inserted above");
-        apply_latest(&mut st.latest, &r, src);
+        if self.model.load_stop.is_none() {
+            apply_latest(&mut st.latest, &r, src);
+        }
         if !r.usable() {
             return;
         }
@@ -499,7 +525,12 @@ fn apply_latest(l: &mut LatestValue, r: &CoordRecord, src: Source) {
         producer_epoch: v.producer_epoch,
         timeout_ms: v.timeout_ms,
         state: v.state,
-        partitions: v.partitions.clone(),
+        // `TransactionLog.readTxnRecordValue` reads no partition of an Empty value.
+        partitions: if v.state == TxnState::Empty {
+            Vec::new()
+        } else {
+            v.partitions.clone()
+        },
         last_txn_partitions,
         last_update_ms: v.last_update_ms,
         start_ms: v.start_ms,

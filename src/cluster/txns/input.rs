@@ -204,10 +204,12 @@ pub enum RecordProblem {
 
 impl RecordProblem {
     /// The reader's message, for a record the coordinator's load fails on (`None` for one
-    /// it skips: a null key, another key version).
+    /// it skips: another key version). A null key fails it too
+    /// (`TransactionStateManager.loadTransactionMetadata` requires a key).
     pub fn error(&self) -> Option<&str> {
         match self {
-            RecordProblem::NullKey | RecordProblem::KeyVersion(_) => None,
+            RecordProblem::KeyVersion(_) => None,
+            RecordProblem::NullKey => Some("record has a null key"),
             RecordProblem::Key(e) | RecordProblem::Value(e) => Some(e),
             RecordProblem::UnknownState { error, .. } => Some(error),
         }

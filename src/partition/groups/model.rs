@@ -115,7 +115,9 @@ pub struct Group {
     #[serde(rename = "type")]
     pub group_type: GroupType,
     pub state: GroupState,
-    /// A classic group created only by offset commits (no group record).
+    /// A simple classic group (`ClassicGroup.isSimpleGroup`): no protocol type and no
+    /// member — created by offset commits alone, or loaded from a group record of an empty
+    /// group without protocol type.
     pub simple: bool,
     /// Group epoch (classic: generation).
     pub epoch: i32,

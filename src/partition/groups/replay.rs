@@ -196,7 +196,8 @@ impl Replay {
     /// `getOrMaybeCreatePersisted{Consumer,Share,Streams}Group`: the group of type `t`,
     /// created when `create`; `Ok(None)` when absent (a tombstone for an unknown group is
     /// ignored); `Err` when a group of another type exists (the load throws). A simple
-    /// classic group (offsets only) gives way to a consumer group.
+    /// classic group (`ClassicGroup.isSimpleGroup`: created by an offset commit, or loaded
+    /// without protocol type and members) gives way to a consumer group.
     fn group_mut(
         &mut self,
         at: &Input<'_>,
@@ -315,7 +316,8 @@ impl Replay {
             g.first_offset = old.first_offset;
         }
         g.epoch = generation;
-        g.protocol_type = v.str("protocolType");
+        // An empty protocol type is none (`GroupMetadataManager.replay(GroupMetadataKey, …)`).
+        g.protocol_type = v.str("protocolType").filter(|t| !t.is_empty());
         g.protocol = v.str("protocol");
         g.leader = v.str("leader");
         let consumer = g.protocol_type.as_deref() == Some("consumer");
@@ -343,6 +345,10 @@ impl Replay {
                 },
             );
         }
+        // `ClassicGroup.isSimpleGroup`: no protocol type and no member. Such a group (what
+        // the classic coordinator stores for a consumer that only commits offsets) gives way
+        // to a consumer group like one created by an offset commit.
+        g.simple = g.protocol_type.is_none() && g.members.is_empty();
         self.groups.insert(group.to_string(), g);
     }
 

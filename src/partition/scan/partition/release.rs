@@ -5,8 +5,9 @@
 use super::{PartitionReport, ScanOptions};
 use crate::discover::layout;
 
-/// A plain scan keeps a partition's recovery plan and segment walks only where a later
-/// stage reads them (`verify`, which predicts from the whole plan, keeps them all): where
+/// A scan keeps a partition's recovery plan and segment walks only where a later
+/// stage reads them (`verify`, which makes its own prediction from the segment walks,
+/// keeps every walk but no more plans than a plain scan): where
 /// the broker's recovery truncates the log or moves its end (`cluster::lost` compares
 /// the copies' ends and counts what is removed), and for Kafka's internal topics and the
 /// KRaft metadata log (the coordinator's reads compare each segment's walked length). Elsewhere the plan has
@@ -21,11 +22,13 @@ pub(super) fn drop_inert_recovery(report: &mut PartitionReport, opts: &ScanOptio
         || plan.log_end_after.is_some();
     let internal =
         layout::is_internal_topic(&report.topic) || layout::is_kraft_metadata(&report.topic);
-    if opts.collect_index_verdicts || changes_log || internal {
+    if changes_log || internal {
         return;
     }
     report.carried.recovery = Default::default();
-    report.carried.segment_walks = Vec::new();
+    if !opts.collect_index_verdicts {
+        report.carried.segment_walks = Vec::new();
+    }
 }
 
 /// Give back the spare capacity of what a finished partition keeps until the end of the
@@ -34,6 +37,7 @@ pub(super) fn drop_inert_recovery(report: &mut PartitionReport, opts: &ScanOptio
 /// capacity in their segment walks and recovery plans alone).
 pub(super) fn release_spare_capacity(report: &mut PartitionReport) {
     report.carried.segment_walks.shrink_to_fit();
+    report.carried.drop_clean_verdicts();
     report.carried.index_verdicts.shrink_to_fit();
     report.carried.snapshot_states.shrink_to_fit();
     report.carried.leader_epochs.shrink_to_fit();
@@ -105,12 +109,27 @@ mod tests {
         assert_eq!(internal.carried.segment_walks.len(), 1);
     }
 
+    /// `verify` reads every segment walk (its own prediction starts from them) but no
+    /// recovery plan: it keeps the plans a plain scan keeps, and every walk.
     #[test]
-    fn a_scan_for_verify_keeps_every_recovery_plan() {
+    fn a_scan_for_verify_keeps_every_walk_and_the_plans_a_plain_scan_keeps() {
         let opts = ScanOptions::default().with_collect_index_verdicts(true);
         let parts = scanned(&opts);
-        let quiet = parts.iter().find(|p| p.topic == "quiet").unwrap();
-        assert_eq!(quiet.carried.recovery.recovered.len(), 1);
+        let [internal, quiet, torn] = &parts[..] else {
+            panic!("three partitions: {parts:#?}")
+        };
+        assert!(quiet.carried.recovery.recovered.is_empty());
         assert_eq!(quiet.carried.segment_walks.len(), 1);
+        // Its indexes agree with the log: no verdict list is kept, and the verdict reads
+        // as clean.
+        assert!(quiet.carried.index_verdicts.is_empty());
+        let v = quiet.carried.index_verdict(0).expect("the walk finished");
+        assert_eq!(v.offset.as_ref().map_or(0, |p| p.count), 0);
+        assert!(v.abort_markers.is_empty());
+        assert!(quiet.carried.index_verdict(1).is_none());
+        assert!(torn.carried.recovery.truncation.is_some());
+        assert_eq!(torn.carried.segment_walks.len(), 1);
+        assert_eq!(internal.carried.recovery.recovered.len(), 1);
+        assert_eq!(internal.carried.segment_walks.len(), 1);
     }
 }
