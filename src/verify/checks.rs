@@ -145,10 +145,25 @@ pub(crate) fn verify_one(
         load_rules,
         broker_version: opts.broker_version,
         producers: r.producers,
+        producer_last_offsets: last_activity(r),
         open_transactions: r.carried.outcome.open.len(),
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
         crc_checked: opts.scan.check_crc,
     })
+}
+
+/// Each producer of the walk's replay with the offset of its last batch or marker: from
+/// the producers' final states when the scan kept them, else from what it kept for this.
+fn last_activity(r: &PartitionReport) -> Vec<(i64, i64)> {
+    let o = &r.carried.outcome;
+    if o.producers.is_empty() {
+        o.last_activity.clone()
+    } else {
+        o.producers
+            .iter()
+            .map(|p| (p.producer_id, p.last_activity()))
+            .collect()
+    }
 }
 
 /// The offset, time and transaction index of every segment with a `.log`; returns what

@@ -9,6 +9,10 @@ pub(crate) struct SnapshotInput {
     pub offset: i64,
     pub name: String,
     pub valid: bool,
+    /// The producers a load of it keeps (`ProducerStateManager.loadFromSnapshot` drops the
+    /// entries expired at load; the load is taken at the copy's reference time); empty
+    /// when it does not parse.
+    pub producer_ids: Vec<i64>,
 }
 
 /// Everything the prediction needs.
@@ -25,11 +29,43 @@ pub(crate) struct PredictInput<'a> {
     pub load_rules: &'a [Finding],
     pub broker_version: Option<BrokerVersion>,
     pub producers: usize,
+    /// Each producer the walk's replay knows, with the offset of its last batch or marker:
+    /// those at or above the replay's start are rebuilt by it.
+    pub producer_last_offsets: Vec<(i64, i64)>,
     pub open_transactions: usize,
     pub delete_dir: bool,
     /// The walk checked the CRCs (`ScanOptions::check_crc`): without it a recovered
     /// segment's stop point is unknown.
     pub crc_checked: bool,
+}
+
+/// How many producers the broker holds once its rebuild is done
+/// (`ProducerStateManager.truncateAndReload`, then `UnifiedLog.rebuildProducerState`'s
+/// replay): those the snapshot keeps, and every producer with a batch or
+/// marker at or above `replay_from`. A producer that wrote only in segments deleted since
+/// (retention, `DeleteRecords`) lives on in the snapshot; one that wrote only below the
+/// replay's start and is not in the snapshot is gone. Without a snapshot or a known start,
+/// the walk's count. `snap` is the snapshot whose entries the state holds (after a
+/// recovery, the one the first recovery started from) and `replay_from` where the replay
+/// of the log starts.
+fn loaded_producers(
+    inp: &PredictInput<'_>,
+    snap: Option<&SnapshotInput>,
+    replay_from: Option<i64>,
+) -> usize {
+    let Some(from) = replay_from else {
+        return inp.producers;
+    };
+    let mut ids: std::collections::BTreeSet<i64> = inp
+        .producer_last_offsets
+        .iter()
+        .filter(|(_, last)| *last >= from)
+        .map(|(id, _)| *id)
+        .collect();
+    if let Some(s) = snap {
+        ids.extend(s.producer_ids.iter().copied());
+    }
+    ids.len()
 }
 
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
@@ -82,13 +118,14 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         log_start_after = Some(ls);
     }
     let mut leftovers = std::mem::take(&mut inp.leftovers);
-    let (snap, has_snapshot_files) = snapshot_fates(
+    let (usable, has_snapshot_files) = snapshot_fates(
         &inp.snapshots,
         segs,
         leo_after,
         log_start_after,
         &mut leftovers,
     );
+    let snap = usable.iter().copied().max_by_key(|s| s.offset);
     // LogLoader.recoverSegment ends with producerStateManager.takeSnapshot(): a segment
     // recovered at load leaves a snapshot, so the rebuild is not skipped then.
     let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true) && recovered.is_empty();
@@ -111,7 +148,29 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         producers: if skipped {
             Some(0)
         } else {
-            whole.then_some(inp.producers)
+            whole.then(|| {
+                // Recovering a segment rebuilds the state up to its base in a fresh
+                // producer-state manager, whose reload deletes every snapshot above that
+                // base (`truncateAndReload`), and snapshots the state after it: the
+                // snapshot loaded last was rebuilt from the one at or below the first
+                // recovered segment's base.
+                let first_recovered = segs
+                    .iter()
+                    .filter(|s| recovered.iter().any(|r| r.segment == s.name))
+                    .map(|s| s.base)
+                    .min();
+                // `LogSegment.recover` replays the recovered segment whole, from its
+                // base, even below the log start.
+                let (source, from) = match first_recovered {
+                    Some(b) => {
+                        let source = usable.iter().copied().filter(|s| s.offset <= b).max_by_key(|s| s.offset);
+                        let from = source.map(|s| s.offset).or(log_start_after.map(|l| l.min(b)));
+                        (source, from)
+                    }
+                    None => (snap, snap.map(|s| s.offset).or(log_start_after)),
+                };
+                loaded_producers(&inp, source, from)
+            })
         },
         open_transactions: if skipped {
             Some(0)
@@ -150,7 +209,7 @@ fn snapshot_fates<'s>(
     leo_after: Option<i64>,
     log_start_after: Option<i64>,
     leftovers: &mut Vec<LeftoverAction>,
-) -> (Option<&'s SnapshotInput>, bool) {
+) -> (Vec<&'s SnapshotInput>, bool) {
     // Snapshots: corrupt ones are deleted at load (fallback to older), strays deleted,
     // those beyond the new log end or at/below the log start deleted.
     let bases: Vec<i64> = segs.iter().map(|s| s.base).collect();
@@ -193,12 +252,11 @@ fn snapshot_fates<'s>(
             action: action.into(),
         });
     }
-    let snap = usable.into_iter().max_by_key(|s| s.offset);
     // The clean-shutdown shortcut looks at the snapshots left after the stray ones are
     // removed (`removeStraySnapshots` runs first); corrupt, beyond-log and below-log-start
     // snapshots are only deleted later, by `truncateAndReload`, so they still count.
     let has_snapshot_files = snapshots.iter().any(|s| !is_stray(s.offset));
-    (snap, has_snapshot_files)
+    (usable, has_snapshot_files)
 }
 
 /// The first replay error the broker meets while loading, in its order (see the comment

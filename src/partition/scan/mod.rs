@@ -245,7 +245,10 @@ fn scan_selected(
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 // Only what the conclusion needs outlives the partition's scan.
                 let (mut report, replay, mut findings) = r;
-                let sealed = replay.seal(opts.keep_producers);
+                // `verify` predicts the rebuild's producers from each one's last offset (16 bytes
+                // a producer) when their final states are not kept.
+                let last = opts.capture_snapshots && !opts.keep_producers;
+                let sealed = replay.seal_keeping(opts.keep_producers, last);
                 let sealed = if sealed.settled() {
                     report.carried.outcome.set(sealed.finish(0, &mut findings));
                     None

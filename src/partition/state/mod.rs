@@ -114,6 +114,18 @@ pub struct ProducerState {
     pub transaction_version_2: bool,
 }
 
+impl ProducerState {
+    /// The offset of its last batch or marker (`-1`: none).
+    pub fn last_activity(&self) -> i64 {
+        match self.last_event {
+            Some(LastEvent::Data { offset, .. } | LastEvent::Marker { offset, .. }) => {
+                offset.max(self.last_offset)
+            }
+            None => self.last_offset,
+        }
+    }
+}
+
 /// An aborted transaction, as the `.txnindex` should record it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AbortedTxn {
@@ -158,6 +170,11 @@ pub struct ReplayOutcome {
     pub producers: Vec<ProducerState>,
     /// Number of producer ids seen (also when `producers` was not kept).
     pub producer_count: usize,
+    /// Each producer id with the offset of its last batch or marker, sorted by id: kept
+    /// instead of `producers` for `verify`'s rebuild prediction (`Replay::seal`), empty
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_activity: Vec<(i64, i64)>,
     pub log_start_offset: Option<i64>,
     /// Last batch's last offset + 1.
     pub log_end_offset: Option<i64>,
@@ -177,6 +194,7 @@ pub struct SealedReplay {
     replay: Replay,
     producers: Option<Vec<ProducerState>>,
     producer_count: usize,
+    last_activity: Vec<(i64, i64)>,
 }
 
 impl SealedReplay {
@@ -194,10 +212,12 @@ impl SealedReplay {
             replay,
             producers,
             producer_count,
+            last_activity,
         } = self;
         let mut out = replay.conclude(ref_time_ms, findings);
         out.producers = producers.unwrap_or_default();
         out.producer_count = producer_count;
+        out.last_activity = last_activity;
         out
     }
 }
@@ -338,8 +358,28 @@ impl Replay {
     /// producers' final state (what `producers` prints). A scan holds one of these per
     /// partition until every partition's reference time is known; the full producer table
     /// is freed here (1 000 partitions × 1 000 producer ids kept whole were 1 GB).
-    pub fn seal(mut self, keep_producers: bool) -> SealedReplay {
+    pub fn seal(self, keep_producers: bool) -> SealedReplay {
+        self.seal_keeping(keep_producers, false)
+    }
+
+    /// [`Self::seal`], keeping each producer's id and last offset too when
+    /// `keep_last_activity` ([`ReplayOutcome::last_activity`]).
+    pub fn seal_keeping(mut self, keep_producers: bool, keep_last_activity: bool) -> SealedReplay {
         let producers = keep_producers.then(|| self.producers());
+        let last_activity = if keep_last_activity {
+            let mut v: Vec<(i64, i64)> = self
+                .producers
+                .iter()
+                .map(|e| {
+                    let p = producer_state(e.pid, e, &self.open_txns, &self.markers);
+                    (p.producer_id, p.last_activity())
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        } else {
+            Vec::new()
+        };
         let producer_count = self.producers.len();
         let mut kept = table::ProducerTable::default();
         let mut kept_markers = entry::Markers::default();
@@ -356,6 +396,7 @@ impl Replay {
             replay: self,
             producers,
             producer_count,
+            last_activity,
         }
     }
 
@@ -398,6 +439,7 @@ impl Replay {
         ReplayOutcome {
             producers: Vec::new(),
             producer_count: 0,
+            last_activity: Vec::new(),
             log_start_offset: self.ctx.log_start_offset,
             log_end_offset: self.log_end,
             last_stable_offset: lso,

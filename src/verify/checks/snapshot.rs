@@ -7,7 +7,7 @@ use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind};
 use crate::partition::recovery::{SegmentInput, SnapshotInput};
 use crate::partition::scan::PartitionReport;
-use crate::partition::state::ProducerState;
+use crate::partition::state::{PRODUCER_ID_EXPIRATION_MS, ProducerState};
 use crate::read::format::snapshot::{ProducerSnapshot, kafka_message};
 use crate::read::segment::FileClass;
 use crate::verify::VerifyOptions;
@@ -34,6 +34,9 @@ pub(super) fn check_snapshots(
             offset: sf.offset,
             name: name.clone(),
             valid: parsed.is_ok(),
+            producer_ids: parsed
+                .as_ref()
+                .map_or_else(|_| Vec::new(), |s| kept_at_load(s, r.ref_time)),
         });
         let snap = match parsed {
             Ok(s) => s,
@@ -78,6 +81,20 @@ pub(super) fn check_snapshots(
         }
     }
     snap_inputs
+}
+
+/// The producers of `snap` a load at `now_ms` keeps: `ProducerStateManager.loadFromSnapshot`
+/// skips an entry without an open transaction whose last timestamp is
+/// `producer.id.expiration.ms` (the broker default) or more before the load
+/// (`isProducerExpired`).
+fn kept_at_load(snap: &ProducerSnapshot<'_>, now_ms: i64) -> Vec<i64> {
+    snap.entries()
+        .filter(|e| {
+            e.current_txn_first_offset >= 0
+                || now_ms.saturating_sub(e.timestamp) < PRODUCER_ID_EXPIRATION_MS
+        })
+        .map(|e| e.producer_id)
+        .collect()
 }
 
 /// The partition has open transactions, no snapshot, and no segment the broker recovers

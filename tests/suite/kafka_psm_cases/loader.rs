@@ -342,6 +342,65 @@ fn load_producers_after_delete_records_on_segment() {
     assert_eq!(v.prediction.log_start_offset_after, Some(1));
 }
 
+/// The clean-shutdown side of `LogLoaderTest.testLoadProducersAfterDeleteRecordsOnSegment`
+/// (Kafka's test takes the unclean one): nothing is recovered, the snapshot at the log end
+/// is loaded as is (`ProducerStateManager.loadFromSnapshot`), and it still holds producer 1,
+/// whose only batch was in the deleted segment: the broker starts with both producers,
+/// though the remaining log shows one. Deleting records does not remove producer state.
+#[test]
+fn load_producers_after_delete_records_on_segment_clean_shutdown() {
+    let (_d, m) = deleted_first_segment(0);
+    let v = verify(&m);
+    assert!(recovered(&v).is_empty(), "{:?}", recovered(&v));
+    let ps = &v.prediction.producer_state;
+    assert_eq!((ps.snapshot_offset, ps.replay_from), (Some(2), Some(2)));
+    assert_eq!(ps.producers, Some(2));
+    assert_eq!(v.prediction.log_start_offset_after, Some(1));
+    // The CLI keeps no producer states (only each one's last offset): the same answer.
+    let dir = m.dir.parent().unwrap();
+    let run = crate::common::run::klogscan(
+        &["verify".as_ref(), dir.as_os_str(), "--format".as_ref(), "json".as_ref()],
+        None,
+        60,
+    );
+    let out: serde_json::Value = serde_json::from_str(&run.out).unwrap();
+    let p = &out["partitions"][0];
+    assert_eq!(p["prediction"]["producer_state"]["producers"], 2, "{p:#}");
+}
+
+/// The same log, producer 1's batch written `producer.id.expiration.ms` (one day) before
+/// producer 2's: loading the snapshot at the reference time (producer 2's batch) drops
+/// the expired entry (`ProducerStateManager.isProducerExpired`), so one producer is left.
+#[test]
+fn snapshot_entries_expired_at_load_are_not_loaded() {
+    let (_d, m) = deleted_first_segment(86_400_000);
+    let v = verify(&m);
+    assert_eq!(v.prediction.producer_state.snapshot_offset, Some(2));
+    assert_eq!(v.prediction.producer_state.producers, Some(1));
+}
+
+/// Producer 1 at offset 0 in the first segment, producer 2 at 1 in the second, `gap_ms`
+/// apart; the first segment deleted (log start 1), a clean shutdown.
+fn deleted_first_segment(gap_ms: i64) -> (TempDir, Manifest) {
+    let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
+    p.append(one_at(Producer::idempotent(1, 0), 0));
+    p.advance_time(gap_ms);
+    p.roll();
+    p.append(one_at(Producer::idempotent(2, 0), 0));
+    let ld = LogDirBuilder::new(1)
+        .clean_shutdown(true)
+        .recovery_point("ll", 0, 2)
+        .log_start_offset("ll", 0, 1);
+    let (d, m) = write(ld, p);
+    for ext in ["log", "index", "timeindex", "txnindex"] {
+        let f = m.dir.join(format!("{:020}.{ext}", 0));
+        if f.exists() {
+            std::fs::remove_file(f).unwrap();
+        }
+    }
+    (d, m)
+}
+
 /// `LogLoaderTest.testCorruptIndexRebuild`: 200 single-record batches in many segments,
 /// every offset and time index overwritten with two spaces, an unclean shutdown with the
 /// recovery point at 0: every segment is recovered (its indexes rebuilt) and the log keeps
