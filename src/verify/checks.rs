@@ -147,6 +147,13 @@ pub(crate) fn verify_one(
         producers: r.producers,
         producer_last_offsets: last_activity(r),
         open_transactions: r.carried.outcome.open.len(),
+        open_producers: r
+            .carried
+            .outcome
+            .open
+            .iter()
+            .map(|t| t.producer_id)
+            .collect(),
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
         crc_checked: opts.scan.check_crc,
     })

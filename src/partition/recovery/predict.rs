@@ -2,6 +2,7 @@
 //! producer-state rebuild and the first replay error of `LogLoader.load`.
 
 use super::*;
+use std::collections::BTreeSet;
 
 /// A snapshot as the prediction sees it.
 #[derive(Debug, Clone)]
@@ -10,9 +11,9 @@ pub(crate) struct SnapshotInput {
     pub name: String,
     pub valid: bool,
     /// The producers a load of it keeps (`ProducerStateManager.loadFromSnapshot` drops the
-    /// entries expired at load; the load is taken at the copy's reference time); empty
-    /// when it does not parse.
-    pub producer_ids: Vec<i64>,
+    /// entries expired at load; the load is taken at the copy's reference time), and those
+    /// of them with an open transaction; empty when it does not parse.
+    pub producers: (Vec<i64>, Vec<i64>),
 }
 
 /// Everything the prediction needs.
@@ -33,39 +34,43 @@ pub(crate) struct PredictInput<'a> {
     /// those at or above the replay's start are rebuilt by it.
     pub producer_last_offsets: Vec<(i64, i64)>,
     pub open_transactions: usize,
+    /// The producers of the walk's open transactions.
+    pub open_producers: Vec<i64>,
     pub delete_dir: bool,
     /// The walk checked the CRCs (`ScanOptions::check_crc`): without it a recovered
     /// segment's stop point is unknown.
     pub crc_checked: bool,
 }
 
-/// How many producers the broker holds once its rebuild is done
-/// (`ProducerStateManager.truncateAndReload`, then `UnifiedLog.rebuildProducerState`'s
-/// replay): those the snapshot keeps, and every producer with a batch or
-/// marker at or above `replay_from`. A producer that wrote only in segments deleted since
-/// (retention, `DeleteRecords`) lives on in the snapshot; one that wrote only below the
-/// replay's start and is not in the snapshot is gone. Without a snapshot or a known start,
-/// the walk's count. `snap` is the snapshot whose entries the state holds (after a
-/// recovery, the one the first recovery started from) and `replay_from` where the replay
-/// of the log starts.
-fn loaded_producers(
+/// How many producers, and open transactions, the broker holds once a rebuild that
+/// recovered no segment is done (`ProducerStateManager.truncateAndReload`, then
+/// `UnifiedLog.rebuildProducerState`'s replay of `[replay_from, log end)`): those the loaded
+/// snapshot `snap` keeps, and every producer with a batch or marker at or above
+/// `replay_from`. A producer that wrote only in segments deleted since (retention,
+/// `DeleteRecords`) lives on in the snapshot, its open transaction too
+/// (`loadProducerEntry`); one that wrote only below the replay's start and is not in the
+/// snapshot is gone. Without a known start, the walk's counts.
+fn rebuilt_counts(
     inp: &PredictInput<'_>,
     snap: Option<&SnapshotInput>,
     replay_from: Option<i64>,
-) -> usize {
+) -> (usize, usize) {
     let Some(from) = replay_from else {
-        return inp.producers;
+        return (inp.producers, inp.open_transactions);
     };
-    let mut ids: std::collections::BTreeSet<i64> = inp
+    let replayed: BTreeSet<i64> = inp
         .producer_last_offsets
         .iter()
         .filter(|(_, last)| *last >= from)
         .map(|(id, _)| *id)
         .collect();
-    if let Some(s) = snap {
-        ids.extend(s.producer_ids.iter().copied());
-    }
-    ids.len()
+    let (kept, kept_open) = snap.map_or((&[][..], &[][..]), |s| (&s.producers.0[..], &s.producers.1[..]));
+    let producers = replayed.union(&kept.iter().copied().collect()).count();
+    // An open transaction the replay meets is the walk's; one of a producer the replay
+    // does not meet is the snapshot's.
+    let open = inp.open_producers.iter().filter(|p| replayed.contains(p)).count()
+        + kept_open.iter().filter(|p| !replayed.contains(p)).count();
+    (producers, open)
 }
 
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
@@ -135,6 +140,16 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         snap.map(|s| s.offset).or(log_start_after)
     };
     let whole = leo_after == inp.log_end_offset && deleted.is_empty() && outcome_unknown.is_none();
+    // A segment recovered at load rebuilds the state through snapshots of its own
+    // (`LogLoader.recoverSegment`): the walk's counts then, expiry at that reload not
+    // modelled.
+    let counts = if skipped {
+        Some((0, 0))
+    } else if !recovered.is_empty() {
+        whole.then_some((inp.producers, inp.open_transactions))
+    } else {
+        whole.then(|| rebuilt_counts(&inp, snap, replay_from))
+    };
     let producer_state = ProducerRebuild {
         snapshot: snap.map(|s| s.name.clone()),
         snapshot_offset: snap.map(|s| s.offset),
@@ -145,38 +160,8 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         } else {
             leo_after
         },
-        producers: if skipped {
-            Some(0)
-        } else {
-            whole.then(|| {
-                // Recovering a segment rebuilds the state up to its base in a fresh
-                // producer-state manager, whose reload deletes every snapshot above that
-                // base (`truncateAndReload`), and snapshots the state after it: the
-                // snapshot loaded last was rebuilt from the one at or below the first
-                // recovered segment's base.
-                let first_recovered = segs
-                    .iter()
-                    .filter(|s| recovered.iter().any(|r| r.segment == s.name))
-                    .map(|s| s.base)
-                    .min();
-                // `LogSegment.recover` replays the recovered segment whole, from its
-                // base, even below the log start.
-                let (source, from) = match first_recovered {
-                    Some(b) => {
-                        let source = usable.iter().copied().filter(|s| s.offset <= b).max_by_key(|s| s.offset);
-                        let from = source.map(|s| s.offset).or(log_start_after.map(|l| l.min(b)));
-                        (source, from)
-                    }
-                    None => (snap, snap.map(|s| s.offset).or(log_start_after)),
-                };
-                loaded_producers(&inp, source, from)
-            })
-        },
-        open_transactions: if skipped {
-            Some(0)
-        } else {
-            whole.then_some(inp.open_transactions)
-        },
+        producers: counts.map(|c| c.0),
+        open_transactions: counts.map(|c| c.1),
     };
     let load_failure = load_failure(&inp, &recovered, from_idx, replay_from, leo_after);
     RecoveryPrediction {

@@ -33,7 +33,7 @@ impl Replay {
         } else {
             None
         };
-        let expired = !e.has_txn() && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS);
+        let expired = super::producer_expired(e.has_txn(), gap_ms);
         let epoch = ev.producer_epoch;
         let mut zombie = false;
 

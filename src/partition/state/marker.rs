@@ -3,7 +3,7 @@
 
 use super::entry::{BatchRef, Entry, OpenTxnState, RefKind};
 use super::{
-    AbortedTxn, LATE_TRANSACTION_BUFFER_MS, LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay,
+    AbortedTxn, LATE_TRANSACTION_BUFFER_MS, LastEvent, Replay,
     TRANSACTION_MAX_TIMEOUT_MS, text,
 };
 use crate::partition::event::BatchEvent;
@@ -86,7 +86,7 @@ impl Replay {
         } else {
             None
         };
-        let expired = !e.has_txn() && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS);
+        let expired = super::producer_expired(e.has_txn(), gap_ms);
         // Rule 12 / 21 (markers).
         if ev.producer_epoch < e.epoch {
             findings.push(self.epoch_regression(ev, &cur, e, gap_ms, expired));

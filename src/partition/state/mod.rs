@@ -36,6 +36,13 @@ use serde_json::Value;
 /// `producer.id.expiration.ms` default (1 day, since 3.4; KIP-854).
 pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
 
+/// `ProducerStateManager.isProducerExpired`: a producer without an open transaction whose
+/// last timestamp lies `producer.id.expiration.ms` ([`PRODUCER_ID_EXPIRATION_MS`]) or more
+/// before `now`; `gap_ms` is that distance (`None`: not known).
+pub fn producer_expired(open_txn: bool, gap_ms: Option<i64>) -> bool {
+    !open_txn && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS)
+}
+
 /// `transaction.max.timeout.ms` default (15 min).
 pub const TRANSACTION_MAX_TIMEOUT_MS: i64 = 900_000;
 

@@ -7,7 +7,7 @@ use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind};
 use crate::partition::recovery::{SegmentInput, SnapshotInput};
 use crate::partition::scan::PartitionReport;
-use crate::partition::state::{PRODUCER_ID_EXPIRATION_MS, ProducerState};
+use crate::partition::state::{ProducerState, producer_expired};
 use crate::read::format::snapshot::{ProducerSnapshot, kafka_message};
 use crate::read::segment::FileClass;
 use crate::verify::VerifyOptions;
@@ -34,9 +34,9 @@ pub(super) fn check_snapshots(
             offset: sf.offset,
             name: name.clone(),
             valid: parsed.is_ok(),
-            producer_ids: parsed
+            producers: parsed
                 .as_ref()
-                .map_or_else(|_| Vec::new(), |s| kept_at_load(s, r.ref_time)),
+                .map_or_else(|_| Default::default(), |s| kept_at_load(s, r.ref_time)),
         });
         let snap = match parsed {
             Ok(s) => s,
@@ -83,18 +83,28 @@ pub(super) fn check_snapshots(
     snap_inputs
 }
 
-/// The producers of `snap` a load at `now_ms` keeps: `ProducerStateManager.loadFromSnapshot`
-/// skips an entry without an open transaction whose last timestamp is
-/// `producer.id.expiration.ms` (the broker default) or more before the load
-/// (`isProducerExpired`).
-fn kept_at_load(snap: &ProducerSnapshot<'_>, now_ms: i64) -> Vec<i64> {
-    snap.entries()
-        .filter(|e| {
-            e.current_txn_first_offset >= 0
-                || now_ms.saturating_sub(e.timestamp) < PRODUCER_ID_EXPIRATION_MS
-        })
-        .map(|e| e.producer_id)
-        .collect()
+/// The producers of `snap` a load at `now_ms` keeps, and those of them with an open
+/// transaction: `ProducerStateManager.loadFromSnapshot` skips an expired entry
+/// ([`producer_expired`]). An entry without a timestamp (`-1`) is expired by any real
+/// clock; with no reference time (`now_ms` 0: no timestamp in the log, no `--now`) the
+/// others are taken as kept.
+fn kept_at_load(snap: &ProducerSnapshot<'_>, now_ms: i64) -> (Vec<i64>, Vec<i64>) {
+    let (mut kept, mut open) = (Vec::new(), Vec::new());
+    for e in snap.entries() {
+        let has_txn = e.current_txn_first_offset >= 0;
+        let gap = if e.timestamp < 0 {
+            Some(i64::MAX)
+        } else {
+            (now_ms > 0).then(|| now_ms.saturating_sub(e.timestamp))
+        };
+        if !producer_expired(has_txn, gap) {
+            kept.push(e.producer_id);
+            if has_txn {
+                open.push(e.producer_id);
+            }
+        }
+    }
+    (kept, open)
 }
 
 /// The partition has open transactions, no snapshot, and no segment the broker recovers

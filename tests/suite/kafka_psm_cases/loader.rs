@@ -359,7 +359,12 @@ fn load_producers_after_delete_records_on_segment_clean_shutdown() {
     // The CLI keeps no producer states (only each one's last offset): the same answer.
     let dir = m.dir.parent().unwrap();
     let run = crate::common::run::klogscan(
-        &["verify".as_ref(), dir.as_os_str(), "--format".as_ref(), "json".as_ref()],
+        &[
+            "verify".as_ref(),
+            dir.as_os_str(),
+            "--format".as_ref(),
+            "json".as_ref(),
+        ],
         None,
         60,
     );
@@ -379,11 +384,31 @@ fn snapshot_entries_expired_at_load_are_not_loaded() {
     assert_eq!(v.prediction.producer_state.producers, Some(1));
 }
 
+/// The same log with producer 1's batch transactional and never ended: the snapshot at the
+/// log end holds its open transaction (`ProducerStateManager.loadProducerEntry` puts it
+/// back among the ongoing ones, and an entry with an open transaction never expires), so
+/// after a clean shutdown the broker starts with it open, though its segment is gone and
+/// the remaining log shows none; the same a day later.
+#[test]
+fn an_open_transaction_of_a_deleted_segment_lives_on_in_the_snapshot() {
+    for gap in [0, 86_400_000] {
+        let (_d, m) = deleted_first_segment_of(Producer::transactional(1, 0), gap);
+        let ps = verify(&m).prediction.producer_state;
+        assert_eq!(ps.snapshot_offset, Some(2));
+        assert_eq!((ps.producers, ps.open_transactions), (Some(2), Some(1)), "gap {gap}");
+    }
+}
+
 /// Producer 1 at offset 0 in the first segment, producer 2 at 1 in the second, `gap_ms`
 /// apart; the first segment deleted (log start 1), a clean shutdown.
 fn deleted_first_segment(gap_ms: i64) -> (TempDir, Manifest) {
+    deleted_first_segment_of(Producer::idempotent(1, 0), gap_ms)
+}
+
+/// [`deleted_first_segment`] with `first` writing the first batch.
+fn deleted_first_segment_of(first: Producer, gap_ms: i64) -> (TempDir, Manifest) {
     let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
-    p.append(one_at(Producer::idempotent(1, 0), 0));
+    p.append(one_at(first, 0));
     p.advance_time(gap_ms);
     p.roll();
     p.append(one_at(Producer::idempotent(2, 0), 0));
