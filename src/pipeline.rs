@@ -54,7 +54,7 @@ pub fn analyse(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
 /// its local ones (`cluster::tiering::history`), so the analysis covers the
 /// whole history; a remote storage that cannot be read is an input error of the report.
 pub fn scan_partitions(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
-    scan_prepared(inv, opts, &RemoteStorage::before_scan(inv, opts))
+    scan_prepared(inv, opts, &mut RemoteStorage::before_scan(inv, opts))
 }
 
 /// [`scan_partitions`] with the remote storage `remote` made ready from `opts` (which
@@ -62,7 +62,7 @@ pub fn scan_partitions(inv: &Inventory, opts: &ScanOptions) -> ScanReport {
 pub(crate) fn scan_prepared(
     inv: &Inventory,
     opts: &ScanOptions,
-    remote: &RemoteStorage,
+    remote: &mut RemoteStorage,
 ) -> ScanReport {
     let run = remote.options(opts);
     let history = remote.history(inv, &run);
@@ -79,8 +79,8 @@ pub fn analyse_streaming(
     on_partition: OnPartition<'_>,
 ) -> ScanReport {
     // An object-store `--remote-storage` is fetched first (kept until the report is made).
-    let remote = RemoteStorage::before_scan(inv, opts);
-    let mut report = scan_prepared(inv, opts, &remote);
+    let mut remote = RemoteStorage::before_scan(inv, opts);
+    let mut report = scan_prepared(inv, opts, &mut remote);
     release_freed_memory();
     for (i, p) in report.partitions.iter().enumerate() {
         on_partition(p, report.partition_findings(i));

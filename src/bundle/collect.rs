@@ -104,7 +104,7 @@ pub fn collect_with(
     // cannot be read fails the collect (exit 2) but stays out of the bundle: the merge
     // reads the storage again and reports its own. The header records whether the remote
     // history is replayed (a storage that cannot be read is not).
-    let remote = RemoteStorage::before_scan_with(&inv, &copies, opts);
+    let mut remote = RemoteStorage::before_scan_with(&inv, &copies, opts);
     drop(copies);
     let files = FileInventory::of(&inv);
     let mut w = FrameWriter::new(Counted {
@@ -143,7 +143,7 @@ pub fn collect_with(
     };
     // With `--remote-storage`, each tiered partition's remote segments are replayed
     // before its local ones, as the scan replays them.
-    let mut report = crate::pipeline::scan_prepared(&inv, &scan_opts, &remote);
+    let mut report = crate::pipeline::scan_prepared(&inv, &scan_opts, &mut remote);
     report.errors.extend(copy_errors);
     drop(scan_opts);
     drop(remote);

@@ -55,7 +55,15 @@ pub fn decode(r: &LogRecord) -> CoordRecord {
     };
     match key.transactional_id {
         Some(id) => rec.transactional_id = id.into_owned(),
-        None => rec.null_id = true,
+        None => {
+            // `TransactionLogKey`'s reader refuses a null transactional id: a key the
+            // coordinator's load cannot read.
+            rec.null_id = true;
+            rec.problem = problem(RecordProblem::Key(
+                "non-nullable field transactionalId was serialized as null".into(),
+            ));
+            return rec;
+        }
     }
     match txnlog::parse_value(r.value.as_deref()) {
         Ok(v) => rec.value = v.map(|v| CoordValue::of(&v)),

@@ -215,12 +215,6 @@ impl HistoryChecker {
                 at.content = Content::UnknownKey(*version);
                 return self.push(AnomalyKind::UnknownKeyVersion, None, None, at);
             }
-            None if r.null_id => {
-                // `TransactionLogKey`'s reader refuses a null transactional id.
-                let e = "non-nullable field transactionalId was serialized as null";
-                at.content = Content::Undecodable(e.into());
-                return self.push(AnomalyKind::UndecodableRecord, None, None, at);
-            }
             _ => {}
         }
         let id = r.transactional_id.clone();

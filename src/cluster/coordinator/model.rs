@@ -293,17 +293,12 @@ impl Replay {
         // key or value that does not decode, a null transactional id, an unknown state)
         // ends the load, and the coordinator serves the ids as they were before it. A key
         // of another version is skipped, not a failure.
-        let fails = match r.problem.as_deref() {
-            Some(RecordProblem::KeyVersion(_)) => false,
-            Some(_) => true,
-            None => r.null_id,
-        };
+        let fails = r
+            .problem
+            .as_deref()
+            .is_some_and(|p| !matches!(p, RecordProblem::KeyVersion(_)));
         if fails && self.model.load_stop.is_none() {
             self.model.load_stop = Some(r.offset);
-        }
-        if r.problem.is_none() && r.null_id {
-            let e = "non-nullable field transactionalId was serialized as null";
-            self.model.errors.push(format!("offset {}: {e}", r.offset));
         }
         match r.problem.as_deref() {
             Some(p) => {

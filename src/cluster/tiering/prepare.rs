@@ -23,7 +23,7 @@ pub struct RemoteStorage {
     error: Option<(PathBuf, String)>,
     /// Before the per-partition stage: the remote log metadata replayed from the
     /// inventory's segments (when a usable storage was given), what the remote history
-    /// is chosen from.
+    /// is chosen from; taken by [`Self::history`], so not held through the scan.
     replayed: Option<MetadataReplay>,
     #[cfg(feature = "remote-object-store-core")]
     _dir: Option<tempfile::TempDir>,
@@ -142,9 +142,10 @@ impl RemoteStorage {
 
     /// The remote segments each tiered replica of `inv` replays before its local log
     /// (empty unless made by [`Self::before_scan`] with a storage that is read).
-    pub fn history(&self, inv: &Inventory, opts: &ScanOptions) -> RemoteHistory {
-        match (&self.root, &self.replayed) {
-            (Some(root), Some(replayed)) => history::remote_history(root, inv, opts, replayed),
+    pub fn history(&mut self, inv: &Inventory, opts: &ScanOptions) -> RemoteHistory {
+        // The replay is read here only: it is not held through the scan.
+        match (&self.root, self.replayed.take()) {
+            (Some(root), Some(replayed)) => history::remote_history(root, inv, opts, &replayed),
             _ => RemoteHistory::default(),
         }
     }

@@ -145,8 +145,8 @@ pub struct CoordRecord {
     /// coordinator writes for it carry (-1 unknown).
     #[serde(default = "unknown_epoch")]
     pub coordinator_epoch: i32,
-    /// The key's transactional id is a null string (read as the empty id, as the
-    /// coordinator's load does; the join leaves it out).
+    /// The key's transactional id is a null string, which the coordinator's reader refuses
+    /// ([`CoordRecord::problem`] says so; the id is left empty).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub null_id: bool,
     /// Why the key or value does not decode, when it does not.

@@ -395,7 +395,11 @@ fn an_open_transaction_of_a_deleted_segment_lives_on_in_the_snapshot() {
         let (_d, m) = deleted_first_segment_of(Producer::transactional(1, 0), gap);
         let ps = verify(&m).prediction.producer_state;
         assert_eq!(ps.snapshot_offset, Some(2));
-        assert_eq!((ps.producers, ps.open_transactions), (Some(2), Some(1)), "gap {gap}");
+        assert_eq!(
+            (ps.producers, ps.open_transactions),
+            (Some(2), Some(1)),
+            "gap {gap}"
+        );
     }
 }
 
