@@ -54,6 +54,9 @@ pub enum AnomalyKind {
     /// A key or value that does not decode, a null key or a null transactional id: the
     /// coordinator's load stops at this record.
     UndecodableRecord,
+    /// The first record of another key version in the batches that end the log after the
+    /// last batch holding a transaction record: the coordinator's load never completes.
+    LoadNeverCompletes,
 }
 
 impl AnomalyKind {
@@ -69,6 +72,7 @@ impl AnomalyKind {
             AnomalyKind::UnknownState => "unknown_state",
             AnomalyKind::UnknownKeyVersion => "unknown_key_version",
             AnomalyKind::UndecodableRecord => "undecodable_record",
+            AnomalyKind::LoadNeverCompletes => "load_never_completes",
         }
     }
 
@@ -78,7 +82,8 @@ impl AnomalyKind {
             AnomalyKind::PrepareWithoutComplete
             | AnomalyKind::TombstoneWhileInProgress
             | AnomalyKind::UnknownState
-            | AnomalyKind::UndecodableRecord => Severity::Error,
+            | AnomalyKind::UndecodableRecord
+            | AnomalyKind::LoadNeverCompletes => Severity::Error,
             AnomalyKind::UnknownKeyVersion => Severity::Info,
             _ => Kind::TransactionStateAnomaly.default_severity(),
         }
@@ -188,6 +193,20 @@ pub struct HistoryChecker {
     pub latest: BTreeMap<(String, String), HistoryRecord>,
     /// The record-level anomalies found so far, in reading order.
     pub anomalies: Vec<Anomaly>,
+    /// Where the load's read position stands: see [`HistoryChecker::settle_load`].
+    load: LoadTail,
+}
+
+/// How far `TransactionStateManager.loadTransactionMetadata` gets through one copy.
+#[derive(Debug, Clone, Default)]
+struct LoadTail {
+    /// The batch (segment, position) of the last record of the current key version.
+    last_key_batch: Option<(String, u64)>,
+    /// The anomaly of the first record of another key version in a later batch, with no
+    /// other record after it.
+    tail: Option<usize>,
+    /// A record the load fails on was read: it ended there.
+    stopped: bool,
 }
 
 impl HistoryChecker {
@@ -202,6 +221,23 @@ impl HistoryChecker {
             content: Content::Tombstone,
         };
         let problem = r.problem.as_deref();
+        match problem {
+            Some(RecordProblem::KeyVersion(_)) => {
+                let batch = (at.segment.clone(), at.position);
+                if self.load.tail.is_none() && self.load.last_key_batch.as_ref() != Some(&batch) {
+                    self.load.tail = Some(self.anomalies.len());
+                }
+            }
+            Some(RecordProblem::NullKey | RecordProblem::Key(_)) => {
+                self.load.tail = None;
+                self.load.stopped = true;
+            }
+            Some(_) | None => {
+                self.load.tail = None;
+                self.load.stopped |= problem.is_some();
+                self.load.last_key_batch = Some((at.segment.clone(), at.position));
+            }
+        }
         match problem {
             Some(RecordProblem::NullKey) => {
                 at.content = Content::Undecodable("null key".into());
@@ -300,6 +336,19 @@ impl HistoryChecker {
             Content::UnknownKey(_) => {}
         }
         self.latest.insert(slot, at);
+    }
+
+    /// At the end of a copy: `TransactionStateManager.loadTransactionMetadata` moves its
+    /// read position past a batch only when the batch holds a record of the current key
+    /// version, and reads again from there while a read returns bytes. When the log ends
+    /// with batches holding only records of other key versions (and no record the load
+    /// fails on came before), the same read returns them forever: the load never
+    /// completes. The first of those records' anomaly becomes
+    /// [`AnomalyKind::LoadNeverCompletes`].
+    pub fn settle_load(&mut self) {
+        if let (Some(i), false) = (self.load.tail.take(), self.load.stopped) {
+            self.anomalies[i].kind = AnomalyKind::LoadNeverCompletes;
+        }
     }
 
     fn push(
@@ -615,6 +664,17 @@ fn record_texts(a: &Anomaly) -> Texts {
             LOAD_STOPS,
             Some(
                 "a newer broker's state or a corrupt value: run the broker version that wrote it, or restore the partition from a healthy replica".to_string(),
+            ),
+        ),
+        AnomalyKind::LoadNeverCompletes => (
+            format!(
+                "{TRANSACTION_STATE_TOPIC} record at offset {} has {}, and every batch from there to the end of the log holds only records of other key versions: the coordinator's load of this partition never completes",
+                cur.source.offset,
+                describe(cur)
+            ),
+            "the coordinator's load (TransactionStateManager.loadTransactionMetadata) moves past a batch only when it holds a transaction record of the current key version; the batches that end this log hold none, so it reads them again and again: the partition stays loading until its leadership moves, and every transactional id it owns gets COORDINATOR_LOAD_IN_PROGRESS (InitProducerId, AddPartitionsToTxn, EndTxn retry until they time out)",
+            Some(
+                "run the broker version that wrote these records (a newer key version), or move the partition's leadership to a replica whose log does not end with them; do not delete the records by hand".to_string(),
             ),
         ),
         AnomalyKind::UnknownKeyVersion => (

@@ -379,6 +379,7 @@ impl Replay {
     /// The model: the kept transactions and each id's latest unkept one in the order they
     /// ended, then those still in progress by first record.
     pub fn finish(mut self) -> CoordModel {
+        self.model.history.settle_load();
         let mut pending = Vec::new();
         let mut rest = Vec::new();
         let mut latest = Vec::new();

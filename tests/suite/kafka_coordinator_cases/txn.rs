@@ -650,3 +650,74 @@ fn an_empty_value_loads_without_its_partitions() {
         assert_eq!(parts(t), want, "status {status}");
     }
 }
+
+/// `batches` of `__transaction_state-7`, one after the other from offset 0.
+fn write_batches(dir: &Path, batches: Vec<Vec<Raw>>) {
+    let mut p = PartitionBuilder::new("__transaction_state", PARTITION).start_time(T);
+    for records in batches {
+        let mut b = Batch::new(Producer::PLAIN);
+        for (k, v) in records {
+            b = b.record(match v {
+                Some(v) => Rec::kv(k, v),
+                None => Rec::tombstone(k),
+            });
+        }
+        p.append(b);
+    }
+    p.write(dir).unwrap();
+}
+
+/// `TransactionStateManager.loadTransactionMetadata` moves its read position
+/// (`currOffset = batch.nextOffset`) only for a record of the current key version. A log
+/// that ends with a batch holding only a record of another key version is read again
+/// and again from the same offset: the load never completes (the partition stays loading,
+/// `COORDINATOR_LOAD_IN_PROGRESS`). Negative twins: the same unknown record followed by a
+/// transaction record (the read returns both: the position moves, as in
+/// `testIgnoreUnknownRecordType`), in the same batch as the last transaction record (the
+/// position is already past it), or after a record the load fails on (it ended there).
+#[test]
+fn a_log_ending_in_batches_of_unknown_keys_never_finishes_loading() {
+    let unknown = || {
+        let k = key_version(i16::MAX, "");
+        (k.clone(), Some(k))
+    };
+    let one = || val("one", &at(1, 0, EMPTY).v1(-1, -1, 0));
+    let cases: Vec<(Vec<Vec<Raw>>, Vec<(&str, i64)>)> = vec![
+        (
+            vec![vec![one()], vec![unknown()], vec![unknown()]],
+            vec![("load_never_completes", 1), ("unknown_key_version", 2)],
+        ),
+        (vec![vec![unknown()]], vec![("load_never_completes", 0)]),
+        (
+            vec![vec![one()], vec![unknown()], vec![one()]],
+            vec![("unknown_key_version", 1)],
+        ),
+        (
+            vec![vec![one(), unknown()]],
+            vec![("unknown_key_version", 1)],
+        ),
+        (
+            vec![
+                vec![one()],
+                vec![(key("bad"), Some(vec![0, 9]))],
+                vec![unknown()],
+            ],
+            vec![("undecodable_record", 1), ("unknown_key_version", 2)],
+        ),
+    ];
+    for (i, (batches, want)) in cases.into_iter().enumerate() {
+        let d = tempfile::tempdir().unwrap();
+        write_batches(d.path(), batches);
+        let r = scan(d.path());
+        let want: Vec<(String, i64)> = want.iter().map(|(k, o)| (k.to_string(), *o)).collect();
+        assert_eq!(anomalies(&r), want, "case {i}");
+        let hang = r
+            .findings
+            .iter()
+            .find(|f| f.evidence["anomaly"] == "load_never_completes");
+        if let Some(f) = hang {
+            assert_eq!(f.severity, Severity::Error);
+            assert!(f.message.contains("never completes"), "{}", f.message);
+        }
+    }
+}
