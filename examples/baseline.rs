@@ -632,7 +632,7 @@ fn replay(files: &[PathBuf]) {
         }
     }
     let applied = start.elapsed();
-    let sealed = r.seal(false);
+    let sealed = r.seal(false, false);
     let out = sealed.finish(0, &mut findings);
     let peak = status_kib("VmHWM:");
     let ids = out.producer_count.max(1) as u64;

@@ -248,7 +248,7 @@ fn scan_selected(
                 // `verify` predicts the rebuild's producers from each one's last offset (16 bytes
                 // a producer) when their final states are not kept.
                 let last = opts.capture_snapshots && !opts.keep_producers;
-                let sealed = replay.seal_keeping(opts.keep_producers, last);
+                let sealed = replay.seal(opts.keep_producers, last);
                 let sealed = if sealed.settled() {
                     report.carried.outcome.set(sealed.finish(0, &mut findings));
                     None

@@ -356,7 +356,7 @@ impl Replay {
     /// End of log: classify open transactions against `ref_time_ms` and conclude.
     #[cfg(any(test, feature = "testkit"))]
     pub fn finish(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
-        self.seal(true).finish(ref_time_ms, findings)
+        self.seal(true, false).finish(ref_time_ms, findings)
     }
 
     /// The replay of a partition whose batches are all applied, reduced to what
@@ -364,14 +364,10 @@ impl Replay {
     /// the aborted transactions and statistics, and — with `keep_producers` — the
     /// producers' final state (what `producers` prints). A scan holds one of these per
     /// partition until every partition's reference time is known; the full producer table
-    /// is freed here (1 000 partitions × 1 000 producer ids kept whole were 1 GB).
-    pub fn seal(self, keep_producers: bool) -> SealedReplay {
-        self.seal_keeping(keep_producers, false)
-    }
-
-    /// [`Self::seal`], keeping each producer's id and last offset too when
-    /// `keep_last_activity` ([`ReplayOutcome::last_activity`]).
-    pub fn seal_keeping(mut self, keep_producers: bool, keep_last_activity: bool) -> SealedReplay {
+    /// is freed here (1 000 partitions × 1 000 producer ids kept whole were 1 GB). With
+    /// `keep_last_activity`, each producer's id and last offset too
+    /// ([`ReplayOutcome::last_activity`]).
+    pub fn seal(mut self, keep_producers: bool, keep_last_activity: bool) -> SealedReplay {
         let producers = keep_producers.then(|| self.producers());
         let last_activity = if keep_last_activity {
             let mut v: Vec<(i64, i64)> = self

@@ -682,7 +682,8 @@ fn a_log_ending_in_batches_of_unknown_keys_never_finishes_loading() {
         (k.clone(), Some(k))
     };
     let one = || val("one", &at(1, 0, EMPTY).v1(-1, -1, 0));
-    let cases: Vec<(Vec<Vec<Raw>>, Vec<(&str, i64)>)> = vec![
+    type Case = (Vec<Vec<Raw>>, Vec<(&'static str, i64)>);
+    let cases: Vec<Case> = vec![
         (
             vec![vec![one()], vec![unknown()], vec![unknown()]],
             vec![("load_never_completes", 1), ("unknown_key_version", 2)],

@@ -248,7 +248,7 @@ fn sealed_replay_concludes_like_the_whole_replay() {
         }
         let out = match keep {
             None => r.finish(end, &mut f),
-            Some(k) => r.seal(k).finish(end, &mut f),
+            Some(k) => r.seal(k, false).finish(end, &mut f),
         };
         (serde_json::to_value(&f).unwrap(), out)
     };
