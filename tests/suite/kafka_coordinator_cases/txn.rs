@@ -23,17 +23,24 @@ fn val(id: &str, v: &TxnValue) -> Raw {
 /// `records` as one batch of `__transaction_state-7` from offset `start` (Kafka's tests
 /// build one `MemoryRecords.withRecords` batch the same way).
 fn write(dir: &Path, start: i64, records: Vec<Raw>) {
+    write_batches_from(dir, start, vec![records]);
+}
+
+/// `batches` of `__transaction_state-7`, one after the other from offset `start`.
+fn write_batches_from(dir: &Path, start: i64, batches: Vec<Vec<Raw>>) {
     let mut p = PartitionBuilder::new("__transaction_state", PARTITION)
         .start_offset(start)
         .start_time(T);
-    let mut b = Batch::new(Producer::PLAIN);
-    for (k, v) in records {
-        b = b.record(match v {
-            Some(v) => Rec::kv(k, v),
-            None => Rec::tombstone(k),
-        });
+    for records in batches {
+        let mut b = Batch::new(Producer::PLAIN);
+        for (k, v) in records {
+            b = b.record(match v {
+                Some(v) => Rec::kv(k, v),
+                None => Rec::tombstone(k),
+            });
+        }
+        p.append(b);
     }
-    p.append(b);
     p.write(dir).unwrap();
 }
 
@@ -651,22 +658,6 @@ fn an_empty_value_loads_without_its_partitions() {
     }
 }
 
-/// `batches` of `__transaction_state-7`, one after the other from offset 0.
-fn write_batches(dir: &Path, batches: Vec<Vec<Raw>>) {
-    let mut p = PartitionBuilder::new("__transaction_state", PARTITION).start_time(T);
-    for records in batches {
-        let mut b = Batch::new(Producer::PLAIN);
-        for (k, v) in records {
-            b = b.record(match v {
-                Some(v) => Rec::kv(k, v),
-                None => Rec::tombstone(k),
-            });
-        }
-        p.append(b);
-    }
-    p.write(dir).unwrap();
-}
-
 /// `TransactionStateManager.loadTransactionMetadata` moves its read position
 /// (`currOffset = batch.nextOffset`) only for a record of the current key version. A log
 /// that ends with a batch holding only a record of another key version is read again
@@ -708,7 +699,7 @@ fn a_log_ending_in_batches_of_unknown_keys_never_finishes_loading() {
     ];
     for (i, (batches, want)) in cases.into_iter().enumerate() {
         let d = tempfile::tempdir().unwrap();
-        write_batches(d.path(), batches);
+        write_batches_from(d.path(), 0, batches);
         let r = scan(d.path());
         let want: Vec<(String, i64)> = want.iter().map(|(k, o)| (k.to_string(), *o)).collect();
         assert_eq!(anomalies(&r), want, "case {i}");
