@@ -188,16 +188,23 @@ impl Walked<'_> {
     }
 
     /// The copy replayed into the coordinator's model, each record decoded and replayed in
-    /// turn (none is kept): `wanted` as [`Replay::new`].
+    /// turn (none is kept): `wanted` as [`Replay::new`]; `tail_read`: the copy's records
+    /// were read to the end of its log ([`Replay::tail_not_read`]).
     pub(super) fn replay(
         self,
         partition: i32,
         origin: Origin,
         ref_time_ms: i64,
-        wanted: Option<Arc<HashSet<i64>>>,
+        (wanted, tail_read): (Option<Arc<HashSet<i64>>>, bool),
     ) -> CoordModel {
-        self.feed(|| Replay::new(partition, origin.clone(), ref_time_ms, wanted.clone()))
-            .finish()
+        self.feed(|| {
+            let mut r = Replay::new(partition, origin.clone(), ref_time_ms, wanted.clone());
+            if !tail_read {
+                r.tail_not_read();
+            }
+            r
+        })
+        .finish()
     }
 
     /// The copy's records decoded, with the batches whose records were not read: the
@@ -231,7 +238,7 @@ fn each_log<'a>(
     report: &mut ScanReport,
     inv: &'a Inventory,
     opts: &'a ScanOptions,
-    mut each: impl FnMut(i32, i64, &str, Walked<'_>),
+    mut each: impl FnMut(i32, i64, &str, Walked<'_>, bool),
 ) {
     let newest = report
         .partitions
@@ -252,6 +259,11 @@ fn each_log<'a>(
             .map(|i| report.partitions[i].ref_time)
             .or(opts.now_ms)
             .unwrap_or(newest);
+        // Read to the end of its log: as far as the scan read it, or all of it without
+        // `--max-bytes`.
+        let tail_read = at.map_or(opts.max_bytes.is_none(), |i| {
+            !report.partitions[i].partially_read
+        });
         let walked_to = at.map_or_else(Vec::new, |i| {
             std::mem::take(&mut report.partitions[i].carried.cluster_inputs.walked_to)
         });
@@ -262,7 +274,7 @@ fn each_log<'a>(
             Some(_) => Walked::Disk(d, ReadErrors::AsWalked(walked_to), opts),
             None => Walked::Disk(d, ReadErrors::Report, opts),
         };
-        each(tp.partition, ref_time, &path, walked);
+        each(tp.partition, ref_time, &path, walked, tail_read);
     }
 }
 
@@ -277,7 +289,7 @@ pub fn decode_logs(
     origin: impl Fn(&str) -> Origin,
 ) -> Vec<CoordinatorLog> {
     let mut out = Vec::new();
-    each_log(report, inv, opts, |partition, ref_time, path, walked| {
+    each_log(report, inv, opts, |partition, ref_time, path, walked, _| {
         out.push(walked.decode(partition, origin(path), ref_time));
     });
     out
@@ -302,8 +314,9 @@ pub fn replay_logs(
             .collect(),
     );
     let mut out = Vec::new();
-    each_log(report, inv, opts, |partition, ref_time, path, walked| {
-        out.push(walked.replay(partition, origin(path), ref_time, Some(wanted.clone())));
+    each_log(report, inv, opts, |partition, ref_time, path, walked, tail_read| {
+        let wanted = (Some(wanted.clone()), tail_read);
+        out.push(walked.replay(partition, origin(path), ref_time, wanted));
     });
     out
 }

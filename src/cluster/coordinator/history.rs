@@ -15,7 +15,7 @@
 //! a new one.
 
 use super::{Source, TRANSACTION_STATE_TOPIC};
-use crate::cluster::txns::{CoordRecord, CoordValue, RecordProblem};
+use crate::cluster::txns::{CoordRecord, CoordValue, RecordProblem, UnreadBatch};
 use crate::finding::{Finding, Kind, Severity};
 use crate::read::format::txnlog::TxnState;
 use serde_json::{Value, json};
@@ -344,10 +344,14 @@ impl HistoryChecker {
     /// with batches holding only records of other key versions (and no record the load
     /// fails on came before), the same read returns them forever: the load never
     /// completes. The first of those records' anomaly becomes
-    /// [`AnomalyKind::LoadNeverCompletes`].
-    pub fn settle_load(&mut self) {
+    /// [`AnomalyKind::LoadNeverCompletes`] — unless a batch whose records were not read
+    /// (`unread`) may follow it.
+    pub fn settle_load(&mut self, unread: &[UnreadBatch]) {
         if let (Some(i), false) = (self.load.tail.take(), self.load.stopped) {
-            self.anomalies[i].kind = AnomalyKind::LoadNeverCompletes;
+            let offset = self.anomalies[i].current.source.offset;
+            if !unread.iter().any(|u| u.may_follow(offset)) {
+                self.anomalies[i].kind = AnomalyKind::LoadNeverCompletes;
+            }
         }
     }
 

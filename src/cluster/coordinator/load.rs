@@ -26,7 +26,7 @@ impl CoordinatorView {
             {
                 let path = p.path.display().to_string();
                 let walked = Walked::Disk(p, ReadErrors::Report, opts);
-                view.absorb(&walked.replay(tp.partition, origin(&path), 0, view_only()));
+                view.absorb(&walked.replay(tp.partition, origin(&path), 0, (view_only(), true)));
             }
         }
         view
@@ -40,7 +40,12 @@ impl CoordinatorView {
     ) -> CoordinatorView {
         let mut view = CoordinatorView::default();
         for (partition, path, inputs) in logs {
-            view.absorb(&Walked::Kept(inputs).replay(partition, origin(path), 0, view_only()));
+            view.absorb(&Walked::Kept(inputs).replay(
+                partition,
+                origin(path),
+                0,
+                (view_only(), true),
+            ));
         }
         view
     }
@@ -82,7 +87,7 @@ impl CoordinatorView {
                 Some(model) => view.absorb(model),
                 None => {
                     let walked = Walked::Disk(p, ReadErrors::Report, opts);
-                    view.absorb(&walked.replay(partition, origin(&path), 0, view_only()))
+                    view.absorb(&walked.replay(partition, origin(&path), 0, (view_only(), true)))
                 }
             }
         };

@@ -237,6 +237,8 @@ pub struct Replay {
     done: Vec<(u64, CoordTxn)>,
     ended: u64,
     sets: HashSet<PartitionSet>,
+    /// The copy was read to its end (not cut by `--max-bytes`): what ends its log is known.
+    tail_read: bool,
 }
 
 impl Replay {
@@ -270,7 +272,14 @@ impl Replay {
             done: Vec::new(),
             ended: 0,
             sets: HashSet::new(),
+            tail_read: true,
         }
+    }
+
+    /// The copy's records stop before its log ends (a read cut by `--max-bytes`): how the
+    /// log ends is not known.
+    pub fn tail_not_read(&mut self) {
+        self.tail_read = false;
     }
 
     /// A batch of the copy whose records were not read.
@@ -379,7 +388,12 @@ impl Replay {
     /// The model: the kept transactions and each id's latest unkept one in the order they
     /// ended, then those still in progress by first record.
     pub fn finish(mut self) -> CoordModel {
-        self.model.history.settle_load();
+        // Only a live copy is what a coordinator loads: a `-future`, `-delete` or `-stray`
+        // copy's last batches leave its records as they are (`unknown_key_version`), as
+        // does a copy whose end was not read.
+        if self.model.origin.live && self.tail_read {
+            self.model.history.settle_load(&self.model.records_not_read);
+        }
         let mut pending = Vec::new();
         let mut rest = Vec::new();
         let mut latest = Vec::new();

@@ -712,4 +712,34 @@ fn a_log_ending_in_batches_of_unknown_keys_never_finishes_loading() {
             assert!(f.message.contains("never completes"), "{}", f.message);
         }
     }
+    // A `-delete` copy of the first log is loaded by no coordinator: its records stay
+    // skipped ones.
+    let d = tempfile::tempdir().unwrap();
+    write_batches_from(d.path(), 0, vec![vec![one()], vec![unknown()]]);
+    let live = d.path().join(format!("__transaction_state-{PARTITION}"));
+    let gone = d.path().join(format!(
+        "__transaction_state-{PARTITION}.0123456789abcdef0123456789abcdef-delete"
+    ));
+    std::fs::rename(&live, &gone).unwrap();
+    let r = scan(d.path());
+    assert_eq!(anomalies(&r), [("unknown_key_version".to_string(), 1)]);
+    // Read with `--max-bytes` up to the end of the unknown batch of a log that goes on
+    // with a transaction record: how the log ends is not known, so nothing is said of it.
+    let d = tempfile::tempdir().unwrap();
+    write_batches_from(d.path(), 0, vec![vec![one()], vec![unknown()]]);
+    let log = live_log(d.path());
+    let cut = std::fs::metadata(&log).unwrap().len();
+    std::fs::remove_dir_all(log.parent().unwrap()).unwrap();
+    write_batches_from(d.path(), 0, vec![vec![one()], vec![unknown()], vec![one()]]);
+    let opts = opts().with_max_bytes(cut);
+    let r = request::run(&Request::new([d.path()]).with_options(opts))
+        .unwrap()
+        .report;
+    assert_eq!(anomalies(&r), [("unknown_key_version".to_string(), 1)]);
+}
+
+/// The segment of `__transaction_state-7` written under `dir`.
+fn live_log(dir: &Path) -> std::path::PathBuf {
+    dir.join(format!("__transaction_state-{PARTITION}"))
+        .join(format!("{:020}.log", 0))
 }
