@@ -276,6 +276,7 @@ fn finish<W: Write>(
         let mut outcome = p.carried.outcome.take();
         let txns = std::mem::take(&mut outcome.txns);
         let cluster_inputs = p.carried.cluster_inputs.take();
+        let segment_names = std::mem::take(&mut p.carried.segment_names);
         let timeline = p.carried.timeline.take().map(|t| *t);
         let fingerprints = written.contains(&p.path);
         let leader_epochs = std::mem::take(&mut p.carried.leader_epochs);
@@ -295,6 +296,7 @@ fn finish<W: Write>(
                 findings: findings.get(range).map(<[_]>::to_vec).unwrap_or_default(),
                 txns,
                 cluster_inputs,
+                segment_names,
                 timeline,
             },
             outcome,

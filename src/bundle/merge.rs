@@ -75,8 +75,8 @@ impl Parts {
         // (left out while empty, as a scan's).
         let mut inputs = result.cluster_inputs;
         inputs.batches = batches;
-        inputs.segments.shrink_to_fit();
         p.carried.cluster_inputs.set(inputs);
+        p.carried.segment_names = result.segment_names;
         p.carried.timeline = result.timeline.map(Box::new);
         p.carried.leader_epochs = leader_epochs;
         p.carried.leader_epochs.shrink_to_fit();
@@ -431,7 +431,8 @@ fn read_slim(
 /// directories (`--transactional-id` resolves through it as a scan's does).
 pub fn coordinator_view(bundles: &Bundles) -> crate::cluster::coordinator::CoordinatorView {
     use crate::cluster::coordinator::{CoordinatorView, TRANSACTION_STATE_TOPIC};
-    let mut logs: Vec<(i32, &str, &crate::partition::walked::ClusterInputs)> = Vec::new();
+    use crate::partition::walked::{ClusterInputs, SegmentNames};
+    let mut logs: Vec<(i32, &str, &ClusterInputs, &SegmentNames)> = Vec::new();
     for (_, b) in &bundles.list {
         let tps = bundles.dirs.topic_partitions(b);
         for r in &bundles.parts.reports[b.parts.clone()] {
@@ -439,7 +440,7 @@ pub fn coordinator_view(bundles: &Bundles) -> crate::cluster::coordinator::Coord
             if let Some((topic, n)) = tps.get(path)
                 && *topic == TRANSACTION_STATE_TOPIC
             {
-                logs.push((*n, path, &r.carried.cluster_inputs));
+                logs.push((*n, path, &r.carried.cluster_inputs, &r.carried.segment_names));
             }
         }
     }

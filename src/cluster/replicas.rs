@@ -27,6 +27,7 @@
 //! Unrelated data dirs that happen to hold a partition of the same name (two projects'
 //! `_schemas-0`) have different cluster ids or non-sibling paths, and are not compared.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path};
 
@@ -38,6 +39,7 @@ use crate::discover::identity::{ClusterMatch, Identities, same_cluster};
 use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use crate::cluster::report::ScanReport;
 use crate::partition::results::ScanOptions;
+use crate::partition::walked::SegmentNames;
 use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
 
 /// At most this many missing markers are listed per direction in a finding.
@@ -52,7 +54,7 @@ pub use crate::partition::walked::BatchKey;
 pub struct CopyBatches {
     pub batches: Vec<BatchKey>,
     /// Segment file names, indexed by [`BatchKey::segment`].
-    pub segments: Vec<String>,
+    pub segments: SegmentNames,
 }
 
 /// Read the batch headers of every segment of `p`, read-only. Unreadable files and
@@ -71,11 +73,8 @@ pub fn read_copy_with(p: &PartitionDir, max_bytes: Option<u64>, mmap: MmapMode) 
         let len = std::fs::metadata(log).map_or(0, |m| m.len());
         let policy = segment::policy(mmap, max_bytes.map_or(len, |m| m.min(len)));
         let seg_idx = out.segments.len() as u32;
-        out.segments.push(
-            log.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        );
+        out.segments
+            .push(&log.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
         let batches = &mut out.batches;
         // Headers only: an entry too large to hold is checked streaming and keyed from its
         // header (`BatchKey::of_big`), never buffered whole.
@@ -90,12 +89,15 @@ pub fn read_copy_with(p: &PartitionDir, max_bytes: Option<u64>, mmap: MmapMode) 
 
 /// The batch headers of a scanned copy, from what its walk kept (`None` when the walk
 /// kept none: results made without a copy in view).
-pub fn walked_copy(inputs: &crate::partition::walked::ClusterInputs) -> Option<CopyBatches> {
+pub fn walked_copy(
+    inputs: &crate::partition::walked::ClusterInputs,
+    names: &SegmentNames,
+) -> Option<CopyBatches> {
     let mut batches = inputs.batches.clone()?;
     batches.sort_by_key(|b| b.base_offset);
     Some(CopyBatches {
         batches,
-        segments: inputs.segments.clone(),
+        segments: names.clone(),
     })
 }
 
@@ -331,7 +333,7 @@ pub fn replica_pairs<'a>(
     out
 }
 
-fn batch_json(segments: &[String], k: &Option<BatchKey>) -> serde_json::Value {
+fn batch_json(segments: &SegmentNames, k: &Option<BatchKey>) -> serde_json::Value {
     match k {
         None => serde_json::Value::Null,
         Some(k) => json!({
@@ -342,7 +344,7 @@ fn batch_json(segments: &[String], k: &Option<BatchKey>) -> serde_json::Value {
             "is_control": k.is_control,
             "producer_id": k.producer_id,
             "producer_epoch": k.producer_epoch,
-            "segment": segments.get(k.segment as usize),
+            "segment": segments.get(k.segment),
             "position": k.position,
         }),
     }
@@ -366,7 +368,7 @@ fn to_finding(
     topic: &str,
     partition: i32,
     paths: (&str, &str),
-    segments: (&[String], &[String]),
+    segments: (&SegmentNames, &SegmentNames),
     d: &Divergence,
 ) -> Finding {
     let (ma, mb) = &d.markers_only_in;
@@ -410,7 +412,7 @@ fn to_finding(
         } else {
             segments.1
         };
-        f.segment = names.get(k.segment as usize).cloned();
+        f.segment = names.get(k.segment).map(Cow::into_owned);
     }
     f
 }
@@ -440,24 +442,26 @@ pub fn check(
     let mut owned: BTreeMap<usize, CopyBatches> = BTreeMap::new();
     for &((i, a), (j, b)) in &pairs {
         for (k, p) in [(i, a), (j, b)] {
-            let inputs = &report.partitions[k].carried.cluster_inputs;
+            let carried = &report.partitions[k].carried;
+            let inputs = &carried.cluster_inputs;
             let usable = inputs
                 .batches
                 .as_ref()
                 .is_some_and(|b| b.is_sorted_by_key(|x| x.base_offset));
             if !usable && !owned.contains_key(&k) {
-                let c = walked_copy(inputs)
+                let c = walked_copy(inputs, &carried.segment_names)
                     .unwrap_or_else(|| read_copy_with(p, opts.max_bytes, opts.mmap));
                 owned.insert(k, c);
             }
         }
     }
-    let copy = |k: usize| -> (&[BatchKey], &[String]) {
+    let copy = |k: usize| -> (&[BatchKey], &SegmentNames) {
         match owned.get(&k) {
             Some(c) => (&c.batches, &c.segments),
             None => {
-                let c = &report.partitions[k].carried.cluster_inputs;
-                (c.batches.as_deref().unwrap_or(&[]), &c.segments)
+                let c = &report.partitions[k].carried;
+                let batches = c.cluster_inputs.batches.as_deref().unwrap_or(&[]);
+                (batches, &c.segment_names)
             }
         }
     };

@@ -38,6 +38,7 @@ impl ScanReport {
                     findings: self.partition_findings(i).to_vec(),
                     txns: p.carried.outcome.txns.clone(),
                     cluster_inputs: (*p.carried.cluster_inputs).clone(),
+                    segment_names: p.carried.segment_names.clone(),
                     timeline: p.carried.timeline.as_deref().cloned(),
                 }
             })
@@ -66,6 +67,7 @@ impl ScanReport {
                 p.carried.outcome.txns = r.txns;
             }
             p.carried.cluster_inputs.set(r.cluster_inputs);
+            p.carried.segment_names = r.segment_names;
             p.carried.timeline = r.timeline.map(Box::new);
             let start = report.findings.len();
             report.findings.extend(r.findings);

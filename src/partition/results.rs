@@ -476,6 +476,9 @@ pub(crate) struct Carried {
     /// replay anomalies, batch keys of replicated partitions; see [`crate::partition::walked`]).
     /// Exchanged with [`PartitionResult`].
     pub(crate) cluster_inputs: Lean<crate::partition::walked::ClusterInputs>,
+    /// The file names of the segments with a `.log`, in walk order: what the segment
+    /// numbers of the cluster inputs index. Exchanged with [`PartitionResult`].
+    pub(crate) segment_names: crate::partition::walked::SegmentNames,
     /// With `ScanOptions::collect_timelines`: what the HTML timeline draws, collected by
     /// this partition's walk (`None`: not collected, or no batch). Not part of the JSON
     /// report; exchanged with [`PartitionResult::timeline`].
@@ -497,6 +500,7 @@ impl Default for Carried {
             index_verdicts: Vec::new(),
             snapshot_states: Vec::new(),
             cluster_inputs: Default::default(),
+            segment_names: Default::default(),
             timeline: None,
         }
     }
@@ -569,6 +573,11 @@ impl PartitionReport {
     pub fn cluster_inputs(&self) -> &crate::partition::walked::ClusterInputs {
         &self.carried.cluster_inputs
     }
+    /// The file names of the partition's segments with a `.log`, in walk order: what the
+    /// segment numbers of [`Self::cluster_inputs`] index.
+    pub fn segment_names(&self) -> &crate::partition::walked::SegmentNames {
+        &self.carried.segment_names
+    }
     /// With [`ScanOptions::collect_timelines`]: what the HTML timeline draws.
     pub fn timeline(&self) -> Option<&crate::partition::timeline::Timeline> {
         self.carried.timeline.as_deref()
@@ -610,6 +619,11 @@ pub struct PartitionResult {
     pub txns: Vec<crate::partition::state::txnrec::TxnRecord>,
     /// What the partition's walk kept for the cluster checks.
     pub cluster_inputs: crate::partition::walked::ClusterInputs,
+    /// The file names of its segments with a `.log`, in walk order (what the segment
+    /// numbers of `cluster_inputs` index). Absent from results of cluster inputs version
+    /// 1, which held them (refused for that version).
+    #[serde(default)]
+    pub segment_names: crate::partition::walked::SegmentNames,
     /// The partition's timeline, when its walk collected one (absent from results
     /// written without it).
     #[serde(default, skip_serializing_if = "Option::is_none")]

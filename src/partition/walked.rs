@@ -39,11 +39,14 @@ use crate::read::format::{self, Compression, Control, Decompressor, RawEntry, Re
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod names;
 mod stream;
+pub use names::SegmentNames;
 pub(crate) use stream::{ReadErrors, SegmentRead, stream_records};
 
-/// The version of [`ClusterInputs`]' serialised form.
-pub const FORMAT_VERSION: u32 = 1;
+/// The version of [`ClusterInputs`]' serialised form (2: the segment names left them for
+/// the partition's result, `PartitionResult::segment_names`).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The transaction coordinator's internal topic.
 pub(crate) const TRANSACTION_STATE_TOPIC: &str = "__transaction_state";
@@ -633,14 +636,12 @@ impl Collector {
 }
 
 /// The typed per-partition results the cluster checks consume, made by the partition's
-/// one walk.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// one walk. The `segment` numbers in them index the partition's segment names
+/// (`PartitionReport::segment_names`), which every partition keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClusterInputs {
     /// [`FORMAT_VERSION`].
     pub version: u32,
-    /// File names of the partition's segments with a `.log`, in order (what the
-    /// `segment` numbers index).
-    pub segments: Vec<String>,
     /// `__transaction_state`: its records (and undecodable batches), in offset order;
     /// `None` when they were more than the walk keeps (`ScanOptions::keep_coordinator_bytes`:
     /// the cluster stage reads them again).
@@ -699,11 +700,26 @@ pub struct Committed {
     pub record_offset: i64,
 }
 
+/// Nothing kept, of this format: what a partition that is not internal and has no copy
+/// in view keeps (and, being the default, what its report leaves out).
+impl Default for ClusterInputs {
+    fn default() -> Self {
+        ClusterInputs {
+            version: FORMAT_VERSION,
+            txn_log: None,
+            remote_log: None,
+            group_anomalies: None,
+            walked_to: Vec::new(),
+            batches: None,
+            group_offsets: None,
+        }
+    }
+}
+
 impl ClusterInputs {
     /// Empty inputs of a partition of `topic` (`batch_keys`: keep the batch keys).
     pub(crate) fn new(topic: &str, batch_keys: bool) -> ClusterInputs {
         ClusterInputs {
-            version: FORMAT_VERSION,
             txn_log: (topic == TRANSACTION_STATE_TOPIC).then(Vec::new),
             remote_log: (topic == REMOTE_LOG_METADATA_TOPIC).then(Vec::new),
             batches: batch_keys.then(Vec::new),
@@ -723,15 +739,9 @@ impl ClusterInputs {
         }
     }
 
-    /// The segment name of a `segment` number.
-    pub fn segment_name(&self, segment: u32) -> &str {
-        segment_name(&self.segments, segment)
-    }
-
     /// Take one walked segment's collection (segments in order): its items go to the log
     /// or to `sink` (then dropped), its batch keys are kept.
     pub(crate) fn absorb(&mut self, name: &str, c: Collector, sink: Option<&mut dyn RecordSink>) {
-        self.segments.push(name.to_string());
         if c.internal == Some(Internal::TransactionState) {
             self.walked_to.push(c.read_to);
         }
@@ -763,12 +773,6 @@ impl ClusterInputs {
             (None, None) => {}
         }
     }
-}
-
-/// The name of segment number `segment` among a partition's `names` (empty when there is
-/// no such segment).
-pub(crate) fn segment_name(names: &[String], segment: u32) -> &str {
-    names.get(segment as usize).map_or("", String::as_str)
 }
 
 /// Collect a partition directory's cluster inputs with a walk of its own: for the

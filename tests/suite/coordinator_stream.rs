@@ -174,7 +174,7 @@ fn the_walk_keeps_the_records_up_to_its_budget_only() {
             .unwrap();
         (
             p.cluster_inputs().txn_log.as_ref().map(Vec::len),
-            p.cluster_inputs().segments.len(),
+            p.segment_names().len(),
         )
     };
     let (all, segments) = kept(u64::MAX);

@@ -22,11 +22,11 @@ use crate::cluster::txns::{
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::{
-    self, ClusterInputs, LogItem, LogRecord, ReadErrors, SegmentRead, stream_records,
+    ClusterInputs, LogItem, LogRecord, ReadErrors, SegmentNames, SegmentRead, stream_records,
 };
 use crate::read::format::error::Problem;
 use crate::read::format::txnlog::{self, LogKey};
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
@@ -118,7 +118,7 @@ impl Sink for Replay {
 
 /// Add one walked item to `sink` (markers are not the coordinator's records);
 /// `segments` names its segment.
-fn push(sink: &mut impl Sink, item: &LogItem, segments: &[String]) {
+fn push(sink: &mut impl Sink, item: &LogItem, segments: &SegmentNames) {
     match item {
         LogItem::Record(r) => sink.record(decode(r)),
         LogItem::Undecodable {
@@ -126,7 +126,7 @@ fn push(sink: &mut impl Sink, item: &LogItem, segments: &[String]) {
             message,
             offsets,
         } => sink.unread(UnreadBatch {
-            segment: walked::segment_name(segments, *segment).to_string(),
+            segment: segments.name(*segment).into_owned(),
             reason: message.clone(),
             offsets: *offsets,
         }),
@@ -139,8 +139,8 @@ fn push(sink: &mut impl Sink, item: &LogItem, segments: &[String]) {
 /// decoded), or still in its segments (read again streaming: the scan's walk kept none of
 /// them, or did not select the partition; see [`ReadErrors`]).
 pub(super) enum Walked<'a> {
-    Kept(&'a ClusterInputs),
-    Taken(&'a mut ClusterInputs),
+    Kept(&'a ClusterInputs, &'a SegmentNames),
+    Taken(&'a mut ClusterInputs, &'a SegmentNames),
     Disk(&'a PartitionDir, ReadErrors, &'a ScanOptions),
 }
 
@@ -150,28 +150,29 @@ impl Walked<'_> {
     /// segment that changed during the read gives none of its records, as the scan's walk
     /// drops them, so the copy is read again without it.
     fn feed<S: Sink>(self, mut fresh: impl FnMut() -> S) -> S {
-        fn all<S: Sink>(mut sink: S, names: &[String], items: impl IntoIterator<Item: Borrow<LogItem>>) -> S {
-            sink.segments(names.to_vec());
+        fn all<S: Sink>(mut sink: S, names: &SegmentNames, items: impl IntoIterator<Item: Borrow<LogItem>>) -> S {
+            sink.segments(names.iter().map(Cow::into_owned).collect());
             for item in items {
                 push(&mut sink, item.borrow(), names);
             }
             sink
         }
         let (p, errors, opts) = match self {
-            Walked::Kept(inputs) => {
-                return all(fresh(), &inputs.segments, inputs.txn_log.iter().flatten());
+            Walked::Kept(inputs, names) => {
+                return all(fresh(), names, inputs.txn_log.iter().flatten());
             }
-            Walked::Taken(inputs) => {
+            Walked::Taken(inputs, names) => {
                 let items = inputs.txn_log.take().unwrap_or_default();
-                return all(fresh(), &inputs.segments, items);
+                return all(fresh(), names, items);
             }
             Walked::Disk(p, errors, opts) => (p, errors, opts),
         };
-        let names = p.log_names();
+        let listed = p.log_names();
+        let names: SegmentNames = listed.iter().collect();
         let mut skip = BTreeSet::new();
         loop {
             let mut sink = fresh();
-            sink.segments(names.clone());
+            sink.segments(listed.clone());
             let how = SegmentRead {
                 errors: &errors,
                 skip: &skip,
@@ -267,8 +268,10 @@ fn each_log<'a>(
         let walked_to = at.map_or_else(Vec::new, |i| {
             std::mem::take(&mut report.partitions[i].carried.cluster_inputs.walked_to)
         });
-        let walked = match at.map(|i| &mut report.partitions[i].carried.cluster_inputs) {
-            Some(inputs) if inputs.txn_log.is_some() => Walked::Taken(inputs),
+        let walked = match at.map(|i| &mut report.partitions[i].carried) {
+            Some(c) if c.cluster_inputs.txn_log.is_some() => {
+                Walked::Taken(&mut c.cluster_inputs, &c.segment_names)
+            }
             // Walked by the scan, which kept none of its records (more than
             // `ScanOptions::keep_coordinator_bytes`): read again as the walk read it.
             Some(_) => Walked::Disk(d, ReadErrors::AsWalked(walked_to), opts),

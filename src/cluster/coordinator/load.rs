@@ -11,7 +11,7 @@ use crate::cluster::report::ScanReport;
 use crate::cluster::txns::Origin;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
-use crate::partition::walked::{ClusterInputs, ReadErrors};
+use crate::partition::walked::{ClusterInputs, ReadErrors, SegmentNames};
 use std::collections::BTreeMap;
 
 impl CoordinatorView {
@@ -33,14 +33,15 @@ impl CoordinatorView {
     }
 
     /// Replay the `__transaction_state` records walks kept elsewhere (an evidence bundle's
-    /// partition results): `(partition number, directory, its cluster inputs)`, in the
-    /// order [`Self::load`] takes the directories (topic-partition, then path).
+    /// partition results): `(partition number, directory, its cluster inputs, its segment
+    /// names)`, in the order [`Self::load`] takes the directories (topic-partition, then
+    /// path).
     pub fn from_inputs<'a>(
-        logs: impl IntoIterator<Item = (i32, &'a str, &'a ClusterInputs)>,
+        logs: impl IntoIterator<Item = (i32, &'a str, &'a ClusterInputs, &'a SegmentNames)>,
     ) -> CoordinatorView {
         let mut view = CoordinatorView::default();
-        for (partition, path, inputs) in logs {
-            view.absorb(&Walked::Kept(inputs).replay(
+        for (partition, path, inputs, names) in logs {
+            view.absorb(&Walked::Kept(inputs, names).replay(
                 partition,
                 origin(path),
                 0,

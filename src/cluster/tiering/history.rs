@@ -49,7 +49,7 @@ pub fn remote_history(
         let located = super::storage::locate(root, up, log, opts);
         for p in replicas {
             // A discovered inventory: the local segments are its own.
-            let view = super::replica_view(p, None, &[], &mut log_starts, inv);
+            let view = super::replica_view(p, None, &Default::default(), &mut log_starts, inv);
             let segs = chain(log, &view, &located);
             if !segs.is_empty() {
                 history.by_dir.insert(p.path.clone(), segs);
@@ -133,7 +133,7 @@ pub fn unreplayed(
             if r.tiered.as_ref().is_some_and(|t| t.replayed.is_some()) {
                 continue;
             }
-            let segments = &r.carried.cluster_inputs.segments;
+            let segments = &r.carried.segment_names;
             let view = super::replica_view(p, None, segments, &mut log_starts, inv);
             // Which segments are read does not depend on where their objects are.
             if !chain(log, &view, &Located::new()).is_empty() {

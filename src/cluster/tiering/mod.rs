@@ -25,7 +25,7 @@ use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use crate::finding::{Finding, Kind};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::{
-    LogItem, REMOTE_LOG_METADATA_TOPIC, SegmentRead, segment_name, stream_records,
+    LogItem, REMOTE_LOG_METADATA_TOPIC, SegmentNames, SegmentRead, stream_records,
 };
 use crate::read::format::checkpoint::{
     TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint,
@@ -125,23 +125,23 @@ fn replay_inventory(
         if metadata_cut(report, i, p, opts) {
             replay.cut.insert(n);
         }
-        let mut apply = |item: &LogItem, names: &[String]| match item {
+        let mut apply = |item: &LogItem, names: &SegmentNames| match item {
             LogItem::Record(r) => {
-                let segment = segment_name(names, r.segment);
-                replay.apply(n, r.offset, r.value.as_deref(), segment, r.position)
+                let segment = names.name(r.segment);
+                replay.apply(n, r.offset, r.value.as_deref(), &segment, r.position)
             }
             LogItem::Undecodable { message, .. } => replay.unread.push((n, message.clone())),
             LogItem::Marker { .. } => {}
         };
         let walked = i.and_then(|i| {
-            let inputs = &report.partitions[i].carried.cluster_inputs;
-            Some((inputs.remote_log.as_ref()?, &inputs.segments))
+            let carried = &report.partitions[i].carried;
+            Some((carried.cluster_inputs.remote_log.as_ref()?, &carried.segment_names))
         });
         match walked {
             Some((items, names)) => items.iter().for_each(|item| apply(item, names)),
             // Not selected by the scan: read here, one batch at a time.
             None => {
-                let names = p.log_names();
+                let names: SegmentNames = p.log_names().iter().collect();
                 let how = SegmentRead::report(opts.max_bytes, opts.max_decompressed);
                 let mut each = |item: LogItem| apply(&item, &names);
                 // `ReadErrors::Report` reads every segment to its end: never `Err`.
@@ -194,7 +194,7 @@ fn small_file(path: Option<&Path>) -> Option<Vec<u8>> {
 fn replica_view(
     p: &PartitionDir,
     log_end_offset: Option<i64>,
-    report_segments: &[String],
+    report_segments: &SegmentNames,
     log_starts: &mut BTreeMap<std::path::PathBuf, Vec<(String, i32, i64)>>,
     inv: &Inventory,
 ) -> ReplicaView {
@@ -239,8 +239,8 @@ fn replica_view(
             .find(|s| s.log.is_some())
             .map(|s| s.base_offset),
         Some(_) => report_segments
-            .first()
-            .and_then(|n| crate::discover::layout::parse_segment_file_name(n))
+            .get(0)
+            .and_then(|n| crate::discover::layout::parse_segment_file_name(&n))
             .map(|(offset, _)| offset),
     };
     ReplicaView {
@@ -332,7 +332,7 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &
         });
         for (i, p) in replicas {
             let r = &report.partitions[i];
-            let segments = &r.carried.cluster_inputs.segments;
+            let segments = &r.carried.segment_names;
             let view = replica_view(p, r.log_end_offset, segments, &mut log_starts, inv);
             ranges.push((i, checks::ranges(log, &view)));
             if findings {

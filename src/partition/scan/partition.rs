@@ -295,8 +295,9 @@ impl<'a> Run<'a> {
     }
 
     /// What the cluster checks need of segment `name` (every segment, in order, replayed or
-    /// not: `cluster_inputs.segments` is what batch keys' segment numbers index).
+    /// not: `segment_names` is what batch keys' segment numbers index).
     fn absorb(&mut self, name: &str, mut collected: crate::partition::walked::Collector) {
+        self.report.carried.segment_names.push(name);
         self.keep.take(&mut collected);
         let sink = self
             .groups

@@ -48,9 +48,7 @@ pub(super) fn release_spare_capacity(report: &mut PartitionReport) {
         plan.unrecovered.shrink_to_fit();
         plan.load_truncations.shrink_to_fit();
     }
-    if let Some(inputs) = report.carried.cluster_inputs.get_mut() {
-        inputs.segments.shrink_to_fit();
-    }
+    report.carried.segment_names.shrink_to_fit();
     // Parts that the walk's writes left empty are not kept.
     report.carried.outcome.shrink();
     report.carried.recovery.shrink();
