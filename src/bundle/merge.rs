@@ -440,7 +440,12 @@ pub fn coordinator_view(bundles: &Bundles) -> crate::cluster::coordinator::Coord
             if let Some((topic, n)) = tps.get(path)
                 && *topic == TRANSACTION_STATE_TOPIC
             {
-                logs.push((*n, path, &r.carried.cluster_inputs, &r.carried.segment_names));
+                logs.push((
+                    *n,
+                    path,
+                    &r.carried.cluster_inputs,
+                    &r.carried.segment_names,
+                ));
             }
         }
     }

@@ -21,7 +21,7 @@ const PARTITIONS: usize = 20_000;
 
 /// Address-space limits for a scan and a verify of [`PARTITIONS`] empty partitions (the
 /// binary, two threads, one malloc arena, and a few KB per partition). Under one arena
-/// (`run::run_limited_arenas`) the debug build needs 76 MiB and 94 MiB here (≈ 40 MiB
+/// (`run::run_limited_arenas`) the debug build needs 73 MiB and 95 MiB here (≈ 40 MiB
 /// for one partition), the same in every run. Before a report kept its replay outcome,
 /// recovery plan and cluster inputs out of line and only when not empty, a plain scan
 /// kept the recovery plan of every partition, and the replica pairing copied every
