@@ -167,12 +167,11 @@ impl Walked<'_> {
             }
             Walked::Disk(p, errors, opts) => (p, errors, opts),
         };
-        let listed = p.log_names();
-        let names: SegmentNames = listed.iter().collect();
+        let names: SegmentNames = p.log_names().iter().collect();
         let mut skip = BTreeSet::new();
         loop {
             let mut sink = fresh();
-            sink.segments(listed.clone());
+            sink.segments(names.iter().map(Cow::into_owned).collect());
             let how = SegmentRead {
                 errors: &errors,
                 skip: &skip,

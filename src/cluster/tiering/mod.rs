@@ -31,6 +31,7 @@ use crate::read::format::checkpoint::{
     TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint,
 };
 use crate::read::segment::{FileClass, MmapMode, load};
+use std::borrow::Cow;
 use checks::ReplicaView;
 use lineage::Lineage;
 use replay::{Replay, UserPartition};
@@ -125,10 +126,11 @@ fn replay_inventory(
         if metadata_cut(report, i, p, opts) {
             replay.cut.insert(n);
         }
-        let mut apply = |item: &LogItem, names: &SegmentNames| match item {
+        // The names written out once per copy, not once per record.
+        let mut apply = |item: &LogItem, names: &[String]| match item {
             LogItem::Record(r) => {
-                let segment = names.name(r.segment);
-                replay.apply(n, r.offset, r.value.as_deref(), &segment, r.position)
+                let segment = names.get(r.segment as usize).map_or("", String::as_str);
+                replay.apply(n, r.offset, r.value.as_deref(), segment, r.position)
             }
             LogItem::Undecodable { message, .. } => replay.unread.push((n, message.clone())),
             LogItem::Marker { .. } => {}
@@ -138,10 +140,13 @@ fn replay_inventory(
             Some((carried.cluster_inputs.remote_log.as_ref()?, &carried.segment_names))
         });
         match walked {
-            Some((items, names)) => items.iter().for_each(|item| apply(item, names)),
+            Some((items, names)) => {
+                let names: Vec<String> = names.iter().map(Cow::into_owned).collect();
+                items.iter().for_each(|item| apply(item, &names))
+            }
             // Not selected by the scan: read here, one batch at a time.
             None => {
-                let names: SegmentNames = p.log_names().iter().collect();
+                let names = p.log_names();
                 let how = SegmentRead::report(opts.max_bytes, opts.max_decompressed);
                 let mut each = |item: LogItem| apply(&item, &names);
                 // `ReadErrors::Report` reads every segment to its end: never `Err`.

@@ -9,6 +9,7 @@
 //! found. A one-segment partition pays 24 bytes inline and 24 on the heap, where a list
 //! of `String`s paid ≈ 90.
 
+use crate::discover::layout::{FileKind, parse_segment_file_name};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 
@@ -16,20 +17,17 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Name {
     /// `{offset:020}.log`.
-    Base(u64),
+    Base(i64),
     /// Any other name, as found.
     Other(Box<str>),
 }
 
 impl Name {
+    /// A name discovery reads as a `.log` of offset N (`parse_segment_file_name`) that is
+    /// also exactly what the broker writes for N: kept as N; any other as found.
     fn of(name: &str) -> Name {
-        match name.strip_suffix(".log") {
-            Some(digits) if digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()) => {
-                match digits.parse() {
-                    Ok(offset) => Name::Base(offset),
-                    Err(_) => Name::Other(name.into()),
-                }
-            }
+        match parse_segment_file_name(name) {
+            Some((offset, FileKind::Log)) if name.len() == 24 && offset >= 0 => Name::Base(offset),
             _ => Name::Other(name.into()),
         }
     }
@@ -112,9 +110,10 @@ mod tests {
         let given = [
             "00000000000000000000.log",
             "00000000000000012345.log",
-            "18446744073709551615.log",
+            "09223372036854775807.log",
             // Not the broker's form: kept as found.
             "99999999999999999999.log",
+            "18446744073709551615.log",
             "0000000000000000001.log",
             "000000000000000000001.log",
             "00000000000000000000.log.deleted",
