@@ -288,7 +288,7 @@ impl PartitionDir {
     }
 
     /// The file names of the segments with a `.log`, in order: what a walk's segment
-    /// numbers index (`partition::walked::ClusterInputs::segments`).
+    /// numbers index (`partition::walked::SegmentNames`).
     pub fn log_names(&self) -> Vec<String> {
         self.segments
             .iter()

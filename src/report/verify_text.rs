@@ -37,8 +37,8 @@ fn line(
 
 fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) -> io::Result<()> {
     let pr = &p.prediction;
-    let name = super::partition_name(&p.topic, p.partition, Some(&p.path));
-    let (name, path) = super::labels::name_and_path(&name, &p.path, style.width, style.unicode);
+    let name = super::partition_name(&p.topic, p.partition, Some(p.path()));
+    let (name, path) = super::labels::name_and_path(&name, p.path(), style.width, style.unicode);
     writeln!(w, "{}{path}", style.heading(&name, None))?;
     let shutdown = match pr.clean_shutdown {
         Some(true) => "clean",

@@ -33,10 +33,7 @@ pub(super) fn fix_verify(inputs: &Prepared, r: &mut VerifyReport) {
     r.inputs.iter_mut().for_each(|s| inputs.fix(s));
     r.notes.iter_mut().for_each(|s| inputs.fix(s));
     for p in &mut r.partitions {
-        inputs.fix(&mut p.path);
-        if let Some(d) = &mut p.log_dir {
-            inputs.fix(d);
-        }
+        // The partition's path and log dir are its source's.
         inputs.fix_source(&mut p.source);
         p.findings.iter_mut().for_each(|f| inputs.fix_finding(f));
     }

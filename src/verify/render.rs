@@ -25,8 +25,8 @@ fn partition_json(p: &PartitionVerification) -> Value {
     json!({
         "topic": p.topic,
         "partition": p.partition,
-        "path": p.path,
-        "log_dir": p.log_dir,
+        "path": p.path(),
+        "log_dir": p.log_dir(),
         "source": p.source,
         "prediction": p.prediction,
     })

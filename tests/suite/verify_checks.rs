@@ -655,7 +655,7 @@ fn findings_are_attributed_to_their_own_directory() {
     let by_dir = |d: &str| {
         r.partitions
             .iter()
-            .find(|p| p.path.contains(&format!("/{d}/")))
+            .find(|p| p.path().contains(&format!("/{d}/")))
             .unwrap()
     };
     assert!(of_kind(by_dir("a"), Kind::IndexMismatch).is_empty());

@@ -69,11 +69,11 @@ fn real_broker_data_has_no_mismatch_of_any_kind() {
         assert!(
             p.prediction.truncation.is_none(),
             "{}: {:?}",
-            p.path,
+            p.path(),
             p.prediction.truncation
         );
-        assert!(p.prediction.load_failure.is_none(), "{}", p.path);
-        assert!(p.prediction.deleted_segments.is_empty(), "{}", p.path);
+        assert!(p.prediction.load_failure.is_none(), "{}", p.path());
+        assert!(p.prediction.deleted_segments.is_empty(), "{}", p.path());
     }
 }
 
