@@ -134,10 +134,10 @@ fn removed_counts(p: &PartitionReport, first: &TruncationPrediction) -> (u64, u6
     let (mut batches, mut records) = (0, 0);
     for w in &p.carried.segment_walks {
         let Some(walk) = &w.walk else { continue };
-        if plan.deleted.contains(&w.name) {
+        if plan.deleted.iter().any(|d| w.name == *d) {
             batches += walk.batches;
             records += walk.records;
-        } else if plan.truncation_of(&w.name).is_some() {
+        } else if plan.truncation_of(&w.name.text()).is_some() {
             batches += walk.removed_batches;
             records += walk.removed_records;
         }
@@ -157,7 +157,7 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
         .carried
         .segment_walks
         .iter()
-        .map(|w| (w.name.clone(), w.base_offset))
+        .map(|w| (w.name.text().into_owned(), w.base_offset))
         .collect();
     let log_end = p.log_end_offset?;
     let below: Vec<(i64, i64)> = removed_ranges(&p.carried.recovery, &bases, log_end)

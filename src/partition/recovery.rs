@@ -257,7 +257,8 @@ pub struct RecoveryPrediction {
 pub struct RecoverWalk {
     /// Where the file would be truncated to, when recovery stops before its end:
     /// `(byte position, why, offset of the first removed batch when readable)`.
-    pub stop: Option<(u64, String, Option<i64>)>,
+    /// Boxed: rare, and a verification keeps every segment's walk until its checks.
+    pub stop: Option<Box<(u64, String, Option<i64>)>>,
     /// Next offset after the last valid batch (base offset when none).
     pub next_offset: i64,
     /// File length (bytes read).
@@ -285,7 +286,8 @@ pub(crate) const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SegmentWalk {
-    pub name: String,
+    /// The `.log` file name (of the broker's form: kept as its base offset).
+    pub(crate) name: crate::partition::walked::SegmentName,
     pub base_offset: i64,
     pub walk: Option<RecoverWalk>,
 }
@@ -364,7 +366,7 @@ impl RecoverCheck {
         let (batches, records) = self.read;
         match self.emptied {
             Some(why) => RecoverWalk {
-                stop: Some((0, why, Some(self.base))),
+                stop: Some(Box::new((0, why, Some(self.base)))),
                 next_offset: self.base,
                 len,
                 overflow: self.overflow,
@@ -384,7 +386,7 @@ impl RecoverCheck {
                 } else {
                     0
                 },
-                stop: first_bad,
+                stop: first_bad.map(Box::new),
                 next_offset: self.next,
                 len,
                 overflow: self.overflow,

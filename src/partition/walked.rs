@@ -41,6 +41,7 @@ use serde_json::Value;
 
 mod names;
 mod stream;
+pub(crate) use names::Name as SegmentName;
 pub use names::SegmentNames;
 pub(crate) use stream::{ReadErrors, SegmentRead, stream_records};
 

@@ -325,7 +325,7 @@ pub(crate) fn plan_segments(
             continue;
         }
         if let Some(w) = &s.walk
-            && let Some((pos, why, _)) = &w.stop
+            && let Some((pos, why, _)) = w.stop.as_deref()
         {
             plan.unrecovered.push((s.name.clone(), *pos, why.clone()));
         }
@@ -360,7 +360,7 @@ pub(crate) struct SegmentInput {
 }
 
 fn truncation_of(s: &SegmentInput, w: &RecoverWalk) -> Option<TruncationPrediction> {
-    let (position, reason, first) = w.stop.as_ref()?;
+    let (position, reason, first) = w.stop.as_deref()?;
     Some(TruncationPrediction {
         segment: s.name.clone(),
         position: *position,

@@ -285,7 +285,7 @@ impl<'a> Run<'a> {
     /// segment is found among all segments).
     fn unread(&mut self, name: String, base: i64) {
         self.report.carried.segment_walks.push(SegmentWalk {
-            name,
+            name: crate::partition::walked::SegmentName::of(&name),
             base_offset: base,
             walk: None,
         });
@@ -319,7 +319,7 @@ impl<'a> Run<'a> {
         let report = &mut self.report;
         report.partially_read |= seg.cut;
         report.carried.segment_walks.push(SegmentWalk {
-            name: seg.name,
+            name: crate::partition::walked::SegmentName::of(&seg.name),
             base_offset: seg.base,
             walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.bytes)),
         });
@@ -720,7 +720,7 @@ fn apply_recovery(
         .segment_walks
         .iter()
         .map(|w| recovery::SegmentInput {
-            name: w.name.clone(),
+            name: w.name.text().into_owned(),
             base: w.base_offset,
             missing_index: !p.partial
                 && files.get(&w.base_offset).is_some_and(|s| s.index.is_none()),

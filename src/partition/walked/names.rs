@@ -13,9 +13,11 @@ use crate::discover::layout::{FileKind, parse_segment_file_name};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 
-/// One segment's file name.
+/// One segment's file name: of the broker's form, its base offset (no heap); any other,
+/// as found. Serialised as the name. Also what a segment's walk is named by
+/// ([`crate::partition::recovery::SegmentWalk`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Name {
+pub(crate) enum Name {
     /// `{offset:020}.log`.
     Base(i64),
     /// Any other name, as found.
@@ -25,18 +27,45 @@ enum Name {
 impl Name {
     /// A name discovery reads as a `.log` of offset N (`parse_segment_file_name`) that is
     /// also exactly what the broker writes for N: kept as N; any other as found.
-    fn of(name: &str) -> Name {
+    pub(crate) fn of(name: &str) -> Name {
         match parse_segment_file_name(name) {
             Some((offset, FileKind::Log)) if name.len() == 24 && offset >= 0 => Name::Base(offset),
             _ => Name::Other(name.into()),
         }
     }
 
-    fn text(&self) -> Cow<'_, str> {
+    pub(crate) fn text(&self) -> Cow<'_, str> {
         match self {
             Name::Base(offset) => Cow::Owned(format!("{offset:020}.log")),
             Name::Other(name) => Cow::Borrowed(name),
         }
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        match self {
+            Name::Base(offset) => Name::of(other) == Name::Base(*offset),
+            Name::Other(name) => **name == *other,
+        }
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        *self == **other
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<Se: Serializer>(&self, s: Se) -> Result<Se::Ok, Se::Error> {
+        s.serialize_str(&self.text())
+    }
+}
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Name::of(&String::deserialize(d)?))
     }
 }
 
@@ -135,5 +164,27 @@ mod tests {
         assert_eq!(json, serde_json::to_string(&given).unwrap());
         let back: SegmentNames = serde_json::from_str(&json).unwrap();
         assert_eq!(back, names);
+    }
+
+    #[test]
+    fn a_name_equals_its_text_only() {
+        let base = Name::of("00000000000000012345.log");
+        assert_eq!(base, Name::Base(12345));
+        assert!(base == *"00000000000000012345.log");
+        // The same offset written another way is another name.
+        assert!(base != *"0000000000000012345.log");
+        assert!(base != *"00000000000000012346.log");
+        let text = String::from("00000000000000012345.log");
+        assert!(base == text);
+        let other = Name::of("segment.log");
+        assert!(other == *"segment.log");
+        assert!(other != *"00000000000000000000.log");
+        let json = serde_json::to_string(&base).unwrap();
+        assert_eq!(json, "\"00000000000000012345.log\"");
+        assert_eq!(serde_json::from_str::<Name>(&json).unwrap(), base);
+        assert_eq!(
+            serde_json::from_str::<Name>("\"segment.log\"").unwrap(),
+            other
+        );
     }
 }
