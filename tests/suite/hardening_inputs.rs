@@ -194,15 +194,25 @@ fn an_archives_temporary_directory_goes_with_the_process_however_it_ends() {
         for attempt in 0..5 {
             let tmp = t.path().join(format!("tmp{sig}-{attempt}"));
             std::fs::create_dir(&tmp).unwrap();
-            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_klogscan"))
-                .arg("scan")
+            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_klogscan"));
+            cmd.arg("scan")
                 .arg(&ar)
                 .env("TMPDIR", &tmp)
                 .stdin(std::process::Stdio::null())
                 .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .unwrap();
+                .stderr(std::process::Stdio::null());
+            // A test run started in the background of a shell without job control
+            // inherits SIGINT and SIGQUIT ignored, and so would klogscan: the signals are
+            // given back their default action, as an interactive terminal has them.
+            // SAFETY: `signal` is async-signal-safe; the closure touches nothing else.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+                    libc::signal(libc::SIGINT, libc::SIG_DFL);
+                    libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+                    Ok(())
+                });
+            }
+            let mut child = cmd.spawn().unwrap();
             // A deadline for a hang, not a measurement.
             let deadline = Instant::now() + Duration::from_secs(60);
             while entries(&tmp) == 0 {
