@@ -211,7 +211,9 @@ pub struct LoadFailure {
 #[non_exhaustive]
 pub struct RecoveryPrediction {
     /// `.kafka_cleanshutdown` present in the log dir; `None` when the log dir is unknown
-    /// (a bare partition directory): the prediction then assumes an unclean shutdown.
+    /// (a bare partition directory) or holds none of a log dir's files (`meta.properties`,
+    /// the checkpoints: a directory taken as a log dir only because it holds partitions):
+    /// the prediction then assumes an unclean shutdown.
     pub clean_shutdown: Option<bool>,
     /// This partition's entry in `recovery-point-offset-checkpoint` (`None`: no entry, or no
     /// readable checkpoint; the broker then uses 0).

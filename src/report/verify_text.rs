@@ -43,7 +43,7 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
     let shutdown = match pr.clean_shutdown {
         Some(true) => "clean",
         Some(false) => "unclean (no .kafka_cleanshutdown)",
-        None => "unknown (no log dir; assumed unclean)",
+        None => "unknown (no log dir files; assumed unclean)",
     };
     line(
         w,

@@ -278,3 +278,45 @@ fn snapshots_that_survive_stray_removal_keep_the_rebuild_after_a_clean_shutdown(
     assert_eq!(ps.replay_from, Some(0));
     assert_eq!(ps.open_transactions, Some(1));
 }
+
+/// Partitions under a directory with none of a log dir's files (no `meta.properties`, no
+/// checkpoint, no `.kafka_cleanshutdown`): the directory is shown as their log dir, but
+/// whether the broker shut down cleanly is unknown, and the reason says why (the files,
+/// not the directory, are missing); with the files, the shutdown state is known.
+#[test]
+fn partitions_under_a_directory_without_log_dir_files_have_an_unknown_shutdown_state() {
+    let t = tempfile::tempdir().unwrap();
+    for d in ["a-0", "b-0"] {
+        let p = t.path().join(d);
+        std::fs::create_dir(&p).unwrap();
+        for x in ["log", "index", "timeindex"] {
+            std::fs::File::create(p.join(format!("00000000000000000000.{x}"))).unwrap();
+        }
+    }
+    let r = klogscan::verify::verify(&[t.path().to_path_buf()], &VerifyOptions::default());
+    assert_eq!(r.partitions.len(), 2);
+    for v in &r.partitions {
+        assert_eq!(v.log_dir(), t.path().to_str());
+        assert_eq!(v.prediction.clean_shutdown, None);
+        let reasons: Vec<&str> = v
+            .prediction
+            .recovered_segments
+            .iter()
+            .map(|s| &*s.reason)
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                "shutdown state unknown (no log dir files: no meta.properties, checkpoint or .kafka_cleanshutdown): assumed unclean"
+            ]
+        );
+    }
+    // The same partitions in a broker's log dir after a clean shutdown: known, nothing
+    // recovered.
+    let mut p = PartitionBuilder::new("a", 0);
+    p.append(Batch::new(Producer::idempotent(1, 0)).records(1));
+    let (_d, m) = write_with(LogDirBuilder::new(1).clean_shutdown(true), p);
+    let v = run(&m.dir);
+    assert_eq!(v.prediction.clean_shutdown, Some(true));
+    assert!(v.prediction.recovered_segments.is_empty());
+}
