@@ -516,7 +516,7 @@ mod tests {
             )
             .is_some()
         );
-        // Each partition's scan findings are its verification's (moved block by block).
+        // Each partition's scan findings are its verification's (handed over block by block).
         let scan = crate::pipeline::analyse(&inv, &opts.scan);
         let owned = verify_owned(inv, &opts);
         let mut carried = 0;

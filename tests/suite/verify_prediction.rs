@@ -306,9 +306,7 @@ fn partitions_under_a_directory_without_log_dir_files_have_an_unknown_shutdown_s
             .collect();
         assert_eq!(
             reasons,
-            [
-                "shutdown state unknown (no log dir files: no meta.properties, checkpoint or .kafka_cleanshutdown): assumed unclean"
-            ]
+            ["shutdown state unknown (no log dir files): assumed unclean"]
         );
     }
     // The same partitions in a broker's log dir after a clean shutdown: known, nothing

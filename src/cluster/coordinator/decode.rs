@@ -167,11 +167,12 @@ impl Walked<'_> {
             }
             Walked::Disk(p, errors, opts) => (p, errors, opts),
         };
-        let names: SegmentNames = p.log_names().iter().collect();
+        let listed = p.log_names();
+        let names: SegmentNames = listed.iter().collect();
         let mut skip = BTreeSet::new();
         loop {
             let mut sink = fresh();
-            sink.segments(names.iter().map(Cow::into_owned).collect());
+            sink.segments(listed.clone());
             let how = SegmentRead {
                 errors: &errors,
                 skip: &skip,

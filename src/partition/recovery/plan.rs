@@ -283,7 +283,7 @@ pub(crate) fn plan_segments(
     if unclean {
         for (i, s) in segs.iter().enumerate().skip(from_idx) {
             let reason: std::borrow::Cow<'static, str> = if clean_shutdown.is_none() {
-                "shutdown state unknown (no log dir files: no meta.properties, checkpoint or .kafka_cleanshutdown): assumed unclean".into()
+                "shutdown state unknown (no log dir files): assumed unclean".into()
             } else {
                 "unclean shutdown (segment at or above the recovery point)".into()
             };

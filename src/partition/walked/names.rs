@@ -28,9 +28,9 @@ impl Name {
     /// A name discovery reads as a `.log` of offset N (`parse_segment_file_name`) that is
     /// also exactly what the broker writes for N: kept as N; any other as found.
     pub(crate) fn of(name: &str) -> Name {
-        match parse_segment_file_name(name) {
-            Some((offset, FileKind::Log)) if name.len() == 24 && offset >= 0 => Name::Base(offset),
-            _ => Name::Other(name.into()),
+        match base_of(name) {
+            Some(offset) => Name::Base(offset),
+            None => Name::Other(name.into()),
         }
     }
 
@@ -42,10 +42,18 @@ impl Name {
     }
 }
 
+/// The base offset of a name of the broker's form (see [`Name::of`]).
+fn base_of(name: &str) -> Option<i64> {
+    match parse_segment_file_name(name) {
+        Some((offset, FileKind::Log)) if name.len() == 24 && offset >= 0 => Some(offset),
+        _ => None,
+    }
+}
+
 impl PartialEq<str> for Name {
     fn eq(&self, other: &str) -> bool {
         match self {
-            Name::Base(offset) => Name::of(other) == Name::Base(*offset),
+            Name::Base(offset) => base_of(other) == Some(*offset),
             Name::Other(name) => **name == *other,
         }
     }
