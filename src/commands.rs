@@ -237,7 +237,7 @@ pub(crate) fn cmd_verify(
     }
     finish_output(
         report.nothing_read(),
-        &report.findings,
+        report.findings(),
         &report.errors,
         &mut out,
         a.scan.fail_on,

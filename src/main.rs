@@ -53,12 +53,9 @@ fn capped_threads(n: Option<usize>) -> Option<usize> {
 /// Print every file of a partition that could not be (fully) read on stderr; true when
 /// there was one (the run is then incomplete: exit 2). Paths that could not be read at all
 /// (`report.errors`, partition -1) are printed by [`input_failures`].
-fn report_unreadable(findings: &[klogscan::Finding]) -> bool {
+fn report_unreadable<'a>(findings: impl Iterator<Item = &'a klogscan::Finding>) -> bool {
     let mut any = false;
-    for f in findings
-        .iter()
-        .filter(|f| f.kind == klogscan::Kind::UnreadableFile && f.partition >= 0)
-    {
+    for f in findings.filter(|f| f.kind == klogscan::Kind::UnreadableFile && f.partition >= 0) {
         eprintln!("klogscan: {}", klogscan::escape::text(&f.message));
         any = true;
     }
@@ -277,7 +274,7 @@ fn input_failures(errors: &[(PathBuf, String)], code: ExitCode) -> ExitCode {
 fn finish_scan(report: &ScanReport, out: &mut dyn Write, fail_on: FailOn) -> Result<ExitCode> {
     finish_output(
         report.nothing_read(),
-        &report.findings,
+        report.findings.iter(),
         &report.errors,
         out,
         fail_on,
@@ -286,16 +283,16 @@ fn finish_scan(report: &ScanReport, out: &mut dyn Write, fail_on: FailOn) -> Res
 
 /// After any command's report: say when nothing was read, flush, report unreadable
 /// inputs on stderr, and choose the exit code (0, 1 at or above `fail_on`, 2).
-fn finish_output(
+fn finish_output<'a>(
     nothing_read: bool,
-    findings: &[klogscan::Finding],
+    findings: impl Iterator<Item = &'a klogscan::Finding> + Clone,
     errors: &[(PathBuf, String)],
     out: &mut dyn Write,
     fail_on: FailOn,
 ) -> Result<ExitCode> {
     out.flush()?;
-    let incomplete = report_unreadable(findings);
-    let max = findings.iter().map(|f| f.severity).max();
+    let incomplete = report_unreadable(findings.clone());
+    let max = findings.map(|f| f.severity).max();
     // The specific reasons first, then the conclusion.
     let code = input_failures(errors, exit_code(nothing_read || incomplete, max, fail_on));
     if nothing_read {

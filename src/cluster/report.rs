@@ -152,6 +152,49 @@ impl ScanReport {
             .and_then(|p| self.findings.get(p.carried.finding_range.clone()))
             .unwrap_or(&[])
     }
+
+    /// Each partition's findings ([`Self::partition_findings`]), moved out of the report:
+    /// its list of findings is left empty, with every partition's range, and the findings
+    /// of no partition are dropped. A consumer that reads each partition's findings on
+    /// their own (`verify`) holds them once, not the report's list and a copy.
+    pub(crate) fn take_partition_findings(&mut self) -> Vec<Vec<Finding>> {
+        let n = self.partitions.len();
+        let ranges: Vec<std::ops::Range<usize>> = self
+            .partitions
+            .iter_mut()
+            .map(|p| std::mem::replace(&mut p.carried.finding_range, 0..0))
+            .collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&k| (ranges[k].start, ranges[k].end));
+        // Ranges are disjoint and inside the list (every stage keeps them so); were they
+        // not, each partition gets a copy of its range, as `partition_findings` reads it.
+        let disjoint = order
+            .windows(2)
+            .all(|w| ranges[w[0]].end <= ranges[w[1]].start)
+            && ranges
+                .iter()
+                .all(|r| r.start <= r.end && r.end <= self.findings.len());
+        let all = std::mem::take(&mut self.findings);
+        if !disjoint {
+            return ranges
+                .into_iter()
+                .map(|r| all.get(r).map(<[Finding]>::to_vec).unwrap_or_default())
+                .collect();
+        }
+        let mut out: Vec<Vec<Finding>> = (0..n).map(|_| Vec::new()).collect();
+        let mut all = all.into_iter();
+        let mut at = 0;
+        for k in order {
+            let r = &ranges[k];
+            // Findings of no partition between the ranges are dropped.
+            if r.start > at {
+                all.nth(r.start - at - 1);
+            }
+            out[k] = all.by_ref().take(r.len()).collect();
+            at = r.end;
+        }
+        out
+    }
 }
 
 impl From<PartitionStage> for ScanReport {

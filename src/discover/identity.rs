@@ -299,13 +299,13 @@ pub struct NonLiveCounts {
 /// Count the non-live partitions and findings.
 pub(crate) fn non_live_counts<'a>(
     partitions: impl IntoIterator<Item = &'a Source>,
-    findings: &[Finding],
+    findings: impl IntoIterator<Item = &'a Finding>,
 ) -> NonLiveCounts {
     let mut c = NonLiveCounts {
         partitions: partitions.into_iter().filter(|s| !s.copy.is_live()).count(),
         ..Default::default()
     };
-    for f in findings.iter().filter(|f| !f.source.copy.is_live()) {
+    for f in findings.into_iter().filter(|f| !f.source.copy.is_live()) {
         match f.severity {
             Severity::Error => c.error += 1,
             Severity::Warning => c.warning += 1,

@@ -201,7 +201,7 @@ impl Filter {
 }
 
 /// Findings per severity.
-pub fn counts(findings: &[Finding]) -> SeverityCounts {
+pub fn counts<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> SeverityCounts {
     let mut c = SeverityCounts::default();
     for f in findings {
         match f.severity {

@@ -150,7 +150,7 @@ fn place(f: &Finding) -> String {
 
 /// The findings as one table (severity, kind, partition, message), or one block per finding
 /// when the identifiers do not fit the width.
-fn write_findings(w: &mut dyn Write, style: &Style, findings: &[Finding]) -> io::Result<()> {
+fn write_findings(w: &mut dyn Write, style: &Style, findings: &[&Finding]) -> io::Result<()> {
     if findings.is_empty() {
         return writeln!(w, "No findings.");
     }
@@ -194,7 +194,7 @@ pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::R
     for p in &r.partitions {
         write_partition(w, style, p)?;
     }
-    write_findings(w, style, &r.findings)?;
+    write_findings(w, style, &r.findings().collect::<Vec<_>>())?;
     let s = &r.summary;
     let summary = format!(
         "{} partitions; {} recovered at load, {} truncated, {} fail to load; findings: {} error, {} warning, {} info",

@@ -381,8 +381,8 @@ pub fn verify(
     let mut report = crate::verify::verify(&inputs.paths, &opts);
     paths::fix_verify(&inputs, &mut report);
     report.errors.extend(inputs.failed.iter().cloned());
-    crate::report::client::fill(&mut report.findings);
-    flt.retain_findings(&mut report.findings);
+    crate::report::client::fill(&mut report.log_dir_findings);
+    flt.retain_findings(&mut report.log_dir_findings);
     let analysed = report.partitions.len();
     report
         .partitions
@@ -409,7 +409,8 @@ pub fn verify(
             .iter()
             .filter(|p| p.prediction.load_failure.is_some())
             .count();
-        s.findings = crate::report::filter::counts(&report.findings);
+        let counts = crate::report::filter::counts(report.findings());
+        report.summary.findings = counts;
     }
     Ok(VerifyAnswer {
         report,

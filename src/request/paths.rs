@@ -37,7 +37,9 @@ pub(super) fn fix_verify(inputs: &Prepared, r: &mut VerifyReport) {
         inputs.fix_source(&mut p.source);
         p.findings.iter_mut().for_each(|f| inputs.fix_finding(f));
     }
-    r.findings.iter_mut().for_each(|f| inputs.fix_finding(f));
+    r.log_dir_findings
+        .iter_mut()
+        .for_each(|f| inputs.fix_finding(f));
     for (p, e) in &mut r.errors {
         inputs.fix_path(p);
         inputs.fix(e);

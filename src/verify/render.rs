@@ -15,7 +15,7 @@ pub fn to_json(r: &VerifyReport) -> serde_json::Value {
         "inputs": r.inputs,
         "summary": r.summary,
         "partitions": r.partitions.iter().map(partition_json).collect::<Vec<_>>(),
-        "findings": r.findings,
+        "findings": r.findings().collect::<Vec<_>>(),
         "notes": r.notes,
         "errors": r.errors.iter().map(error_json).collect::<Vec<_>>(),
     })
@@ -53,7 +53,7 @@ impl Serialize for Doc<'_> {
         let r = self.0;
         let mut m = s.serialize_map(Some(7))?;
         m.serialize_entry("errors", &Each(|| r.errors.iter().map(error_json)))?;
-        m.serialize_entry("findings", &Each(|| r.findings.iter().map(sorted)))?;
+        m.serialize_entry("findings", &Each(|| r.findings().map(sorted)))?;
         m.serialize_entry("inputs", &r.inputs)?;
         m.serialize_entry("klogscan_verify", &1)?;
         m.serialize_entry("notes", &r.notes)?;

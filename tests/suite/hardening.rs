@@ -728,18 +728,16 @@ fn verify_reports_an_index_it_cannot_open() {
     seg.index = Some(fifo.clone());
     let r = verify_inventory(&inv, &VerifyOptions::default());
     let f = r
-        .findings
-        .iter()
+        .findings()
         .find(|f| f.kind == klogscan::Kind::UnreadableFile)
-        .unwrap_or_else(|| panic!("{:#?}", r.findings));
+        .unwrap_or_else(|| panic!("{:#?}", r.findings().collect::<Vec<_>>()));
     assert_eq!(f.evidence["reason"], "special_file");
     assert!(f.message.contains("swapped.index"));
     // The untouched inventory: no such finding.
     let inv = klogscan::discover::layout::discover(std::slice::from_ref(&logs));
     let r = verify_inventory(&inv, &VerifyOptions::default());
     assert!(
-        !r.findings
-            .iter()
+        !r.findings()
             .any(|f| f.kind == klogscan::Kind::UnreadableFile)
     );
 }

@@ -244,11 +244,10 @@ fn one_time_index_rule_on_a_real_3_6_file() {
     assert_eq!(vio.status.code(), Some(0));
     let v = klogscan::verify::verify(&[dir], &klogscan::verify::VerifyOptions::default());
     assert!(
-        v.findings
-            .iter()
+        v.findings()
             .all(|f| f.kind != Kind::TimeindexMismatch && f.kind != Kind::IndexMismatch),
         "{:#?}",
-        v.findings
+        v.findings().collect::<Vec<_>>()
     );
 }
 
@@ -289,8 +288,7 @@ fn verify_does_not_judge_what_only_deleted_segments_could_confirm() {
         &klogscan::verify::VerifyOptions::default(),
     );
     let bad: Vec<_> = v
-        .findings
-        .iter()
+        .findings()
         .filter(|f| matches!(f.kind, Kind::TxnindexMismatch | Kind::SnapshotMismatch))
         .collect();
     assert!(bad.is_empty(), "{bad:#?}");
@@ -312,9 +310,9 @@ fn verify_does_not_judge_what_only_deleted_segments_could_confirm() {
         &klogscan::verify::VerifyOptions::default(),
     );
     assert!(
-        v.findings.iter().any(|f| f.kind == Kind::TxnindexMismatch),
+        v.findings().any(|f| f.kind == Kind::TxnindexMismatch),
         "{:#?}",
-        v.findings
+        v.findings().collect::<Vec<_>>()
     );
 }
 
@@ -333,8 +331,7 @@ fn verify_kinds(root: &Path) -> Vec<Kind> {
         &[root.to_path_buf()],
         &klogscan::verify::VerifyOptions::default(),
     )
-    .findings
-    .iter()
+    .findings()
     .map(|f| f.kind)
     .collect()
 }

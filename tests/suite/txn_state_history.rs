@@ -473,11 +473,10 @@ fn i_reports_and_verify_carry_the_kind() {
     };
     let vr = klogscan::verify::verify(&[dir.path().to_path_buf()], &opts);
     let a: Vec<&Finding> = vr
-        .findings
-        .iter()
+        .findings()
         .filter(|f| f.kind == Kind::TransactionStateAnomaly)
         .collect();
-    assert_eq!(a.len(), 1, "{:#?}", vr.findings);
+    assert_eq!(a.len(), 1, "{:#?}", vr.findings().collect::<Vec<_>>());
     assert_eq!(a[0].evidence["anomaly"], "epoch_regression");
     assert_eq!(
         vr.partitions[0].findings.len(),

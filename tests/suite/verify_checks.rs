@@ -501,8 +501,7 @@ fn crash_like_scenario_predicts_the_truncation_exactly() {
         &VerifyOptions::default(),
     );
     assert_eq!(
-        r.findings
-            .iter()
+        r.findings()
             .filter(|f| f.kind == Kind::UncleanShutdown)
             .count(),
         1
@@ -661,8 +660,7 @@ fn findings_are_attributed_to_their_own_directory() {
     assert!(of_kind(by_dir("a"), Kind::IndexMismatch).is_empty());
     assert_eq!(of_kind(by_dir("b"), Kind::IndexMismatch).len(), 1);
     assert_eq!(
-        r.findings
-            .iter()
+        r.findings()
             .filter(|f| f.kind == Kind::IndexMismatch)
             .count(),
         1

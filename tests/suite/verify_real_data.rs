@@ -19,7 +19,7 @@ fn real_broker_data_has_no_mismatch_of_any_kind() {
         "{} partitions",
         r.partitions.len()
     );
-    for f in &r.findings {
+    for f in r.findings() {
         match f.kind {
             Kind::IndexMismatch
             | Kind::TimeindexMismatch
@@ -39,8 +39,7 @@ fn real_broker_data_has_no_mismatch_of_any_kind() {
     }
     // the two `.checkpoint.deleted` KRaft leftovers of userchic, left to the Raft layer
     let leftovers: Vec<_> = r
-        .findings
-        .iter()
+        .findings()
         .filter(|f| f.kind == Kind::LeftoverFile)
         .collect();
     let kraft: Vec<_> = leftovers
