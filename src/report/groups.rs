@@ -64,6 +64,10 @@ pub fn write_groups_with(groups: &[Group], style: &Style, out: &mut dyn Write) -
 
 fn group_row(g: &Group, with_cluster: bool) -> Vec<String> {
     let state = match g.state {
+        // A simple group (`ClassicGroup.isSimpleGroup`: no protocol type, no member) is
+        // what offset commits alone create; one loaded from a group record of an empty
+        // group without protocol type may hold no offset at all.
+        GroupState::Live if g.simple && g.offsets.is_empty() => "live (empty)",
         GroupState::Live if g.simple => "live (offsets only)",
         GroupState::Live => "live",
         GroupState::DeletionUnfinished => "deletion unfinished",
@@ -163,4 +167,36 @@ pub fn write_group_members_with(
     write_fitted(style, shape, &header, &rows, &layouts, out)?;
     let line = format!("{} member(s)", rows.len());
     writeln!(out, "{}", wrap(&line, usize::from(style.width), 0, 2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::partition::walked::Committed;
+
+    /// The state column of a live classic group: members (or a protocol type) make it a
+    /// plain live group; a simple group reads "offsets only" when it holds offsets and
+    /// "empty" when it holds none (never "offsets only" without an offset).
+    #[test]
+    fn a_simple_group_is_labelled_by_what_it_holds() {
+        let state = |g: &Group| group_row(g, false)[2].clone();
+        let mut g = Group::new("g", GroupType::Classic, 0);
+        g.protocol_type = Some("consumer".into());
+        assert_eq!(state(&g), "live");
+        let mut g = Group::new("g", GroupType::Classic, 0);
+        g.simple = true;
+        assert_eq!(state(&g), "live (empty)");
+        g.offsets.push(Committed {
+            topic: "t".into(),
+            partition: 0,
+            offset: 5,
+            leader_epoch: -1,
+            metadata: String::new(),
+            commit_timestamp: 0,
+            record_offset: 1,
+        });
+        assert_eq!(state(&g), "live (offsets only)");
+        g.state = GroupState::Deleted;
+        assert_eq!(state(&g), "deleted");
+    }
 }
