@@ -11,7 +11,8 @@ pub use crate::discover::identity::NonLiveCounts;
 pub use crate::discover::identity::{GivenClusterId, GivenClusterIdError};
 pub use crate::partition::state::txnrec::{TxnEnd, TxnRecord};
 pub use crate::partition::state::{
-    AbortedTxn, LastEvent, OpenTxn, ProducerState, ReplayOptions, ReplayOutcome, TxnStats,
+    AbortedTxn, LastActivity, LastEvent, OpenTxn, ProducerState, ReplayOptions, ReplayOutcome,
+    TxnStats,
 };
 
 /// The cluster-wide transactions (`ScanReport::transactions`, `txns --cluster`): the types

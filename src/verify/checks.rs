@@ -17,6 +17,7 @@ use crate::partition::recovery::{
     self as predict, LogDirFiles, PredictInput, SegmentInput, lookup,
 };
 use crate::partition::scan::PartitionReport;
+use crate::partition::state::LastActivity;
 use crate::read::format::index::{IndexVerdicts, KEPT_PROBLEMS};
 use crate::read::segment::{self, FileClass, FileData, load};
 use serde_json::json;
@@ -146,6 +147,7 @@ pub(crate) fn verify_one(
         broker_version: opts.broker_version,
         producers: r.producers,
         producer_last_offsets: last_activity(r),
+        ref_time: r.ref_time,
         open_transactions: r.carried.outcome.open.len(),
         open_producers: r
             .carried
@@ -159,16 +161,21 @@ pub(crate) fn verify_one(
     })
 }
 
-/// Each producer of the walk's replay with the offset of its last batch or marker: from
-/// the producers' final states when the scan kept them, else from what it kept for this.
-fn last_activity(r: &PartitionReport) -> Vec<(i64, i64)> {
+/// Each producer of the walk's replay with the offset and time of its last batch or
+/// marker: from the producers' final states when the scan kept them, else from what it
+/// kept for this.
+fn last_activity(r: &PartitionReport) -> Vec<LastActivity> {
     let o = &r.carried.outcome;
     if o.producers.is_empty() {
         o.last_activity.clone()
     } else {
         o.producers
             .iter()
-            .map(|p| (p.producer_id, p.last_activity()))
+            .map(|p| LastActivity {
+                producer_id: p.producer_id,
+                offset: p.last_activity(),
+                timestamp: p.last_timestamp,
+            })
             .collect()
     }
 }

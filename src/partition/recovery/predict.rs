@@ -30,9 +30,11 @@ pub(crate) struct PredictInput<'a> {
     pub load_rules: &'a [Finding],
     pub broker_version: Option<BrokerVersion>,
     pub producers: usize,
-    /// Each producer the walk's replay knows, with the offset of its last batch or marker:
-    /// those at or above the replay's start are rebuilt by it.
-    pub producer_last_offsets: Vec<(i64, i64)>,
+    /// Each producer the walk's replay knows, with the offset and time of its last batch
+    /// or marker: those at or above the replay's start are rebuilt by it.
+    pub producer_last_offsets: Vec<crate::partition::state::LastActivity>,
+    /// The time a load is taken at (the copy's reference time; 0: none known).
+    pub ref_time: i64,
     pub open_transactions: usize,
     /// The producers of the walk's open transactions.
     pub open_producers: Vec<i64>,
@@ -61,8 +63,8 @@ fn rebuilt_counts(
     let replayed: BTreeSet<i64> = inp
         .producer_last_offsets
         .iter()
-        .filter(|(_, last)| *last >= from)
-        .map(|(id, _)| *id)
+        .filter(|a| a.offset >= from)
+        .map(|a| a.producer_id)
         .collect();
     let (kept, kept_open) = snap.map_or((&[][..], &[][..]), |s| (&s.producers.0[..], &s.producers.1[..]));
     let producers = replayed.union(&kept.iter().copied().collect()).count();
@@ -71,6 +73,81 @@ fn rebuilt_counts(
     let open = inp.open_producers.iter().filter(|p| replayed.contains(p)).count()
         + kept_open.iter().filter(|p| !replayed.contains(p)).count();
     (producers, open)
+}
+
+/// How many producers, and open transactions, the broker holds once a load that recovered
+/// segments is done. Each recovered segment is recovered by a producer-state manager of its
+/// own (`LogLoader.recoverSegment`): rebuilt up to the segment's base
+/// (`UnifiedLog.rebuildProducerState`, whose `truncateAndReload` deletes every snapshot
+/// above that base, so none on disk above the first recovered segment's base survives)
+/// from the newest snapshot below it, then a snapshot at the segment's end. The final
+/// rebuild to the log end loads the last of those, and every snapshot load drops the
+/// producers expired at that time (`ProducerStateManager.loadFromSnapshot`,
+/// `isProducerExpired`: no open transaction, last timestamp a day or more before). So a
+/// producer the walk knows is kept when its last batch or marker lies at or above the last
+/// recovered segment's end (replayed), or lies at or above the first recovery's snapshot
+/// (without one, the log start or the first recovered segment's base, whichever is lower:
+/// `LogSegment.recover` replays the whole segment) and it is not expired at the load
+/// (taken at the reference time); below that it is the snapshot's to keep, as without
+/// recovery.
+fn recovered_counts(
+    inp: &PredictInput<'_>,
+    recovered: &[SegmentRecovery],
+    usable: &[&SnapshotInput],
+    log_start: Option<i64>,
+    log_end: Option<i64>,
+) -> (usize, usize) {
+    let segs = &inp.segments;
+    let at = |name: &str| segs.iter().position(|s| s.name == name);
+    let (Some(first), Some(last)) = (
+        recovered.first().and_then(|r| at(&r.segment)),
+        recovered.last().and_then(|r| at(&r.segment)),
+    ) else {
+        return (inp.producers, inp.open_transactions);
+    };
+    // Where the last recovered segment's snapshot is taken: its next offset once recovered.
+    let Some(end) = segs[last]
+        .walk
+        .as_ref()
+        .map(|w| w.next_offset)
+        .or_else(|| segs.get(last + 1).map(|s| s.base))
+        .or(log_end)
+    else {
+        return (inp.producers, inp.open_transactions);
+    };
+    // The first recovery's rebuild: the newest snapshot at or below its segment's base.
+    let base = segs[first].base;
+    let snap = usable.iter().copied().filter(|s| s.offset <= base).max_by_key(|s| s.offset);
+    // `LogSegment.recover` replays every batch of the segment, below the log start too.
+    let Some(from) = snap.map(|s| s.offset).or(log_start.map(|l| l.min(base))) else {
+        return (inp.producers, inp.open_transactions);
+    };
+    let open: BTreeSet<i64> = inp.open_producers.iter().copied().collect();
+    let now = inp.ref_time;
+    let kept_by_walk: BTreeSet<i64> = inp
+        .producer_last_offsets
+        .iter()
+        .filter(|a| a.offset >= from)
+        .filter(|a| {
+            let gap = if a.timestamp < 0 {
+                Some(i64::MAX)
+            } else {
+                (now > 0).then(|| now.saturating_sub(a.timestamp))
+            };
+            a.offset >= end
+                || !crate::partition::state::producer_expired(open.contains(&a.producer_id), gap)
+        })
+        .map(|a| a.producer_id)
+        .collect();
+    let (kept, kept_open) = snap.map_or((&[][..], &[][..]), |s| (&s.producers.0[..], &s.producers.1[..]));
+    let producers = kept_by_walk.union(&kept.iter().copied().collect()).count();
+    let open_count = inp
+        .open_producers
+        .iter()
+        .filter(|p| kept_by_walk.contains(p))
+        .count()
+        + kept_open.iter().filter(|p| !kept_by_walk.contains(p)).count();
+    (producers, open_count)
 }
 
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
@@ -141,12 +218,11 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     };
     let whole = leo_after == inp.log_end_offset && deleted.is_empty() && outcome_unknown.is_none();
     // A segment recovered at load rebuilds the state through snapshots of its own
-    // (`LogLoader.recoverSegment`): the walk's counts then, expiry at that reload not
-    // modelled.
+    // (`LogLoader.recoverSegment`).
     let counts = if skipped {
         Some((0, 0))
     } else if !recovered.is_empty() {
-        whole.then_some((inp.producers, inp.open_transactions))
+        whole.then(|| recovered_counts(&inp, &recovered, &usable, log_start_after, leo_after))
     } else {
         whole.then(|| rebuilt_counts(&inp, snap, replay_from))
     };

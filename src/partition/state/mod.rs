@@ -177,11 +177,11 @@ pub struct ReplayOutcome {
     pub producers: Vec<ProducerState>,
     /// Number of producer ids seen (also when `producers` was not kept).
     pub producer_count: usize,
-    /// Each producer id with the offset of its last batch or marker, sorted by id: kept
-    /// instead of `producers` for `verify`'s rebuild prediction (`Replay::seal`), empty
-    /// otherwise.
+    /// Each producer's last activity (id, offset and timestamp of its last batch or
+    /// marker), sorted by id: kept instead of `producers` for `verify`'s rebuild
+    /// prediction (`Replay::seal`), empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub last_activity: Vec<(i64, i64)>,
+    pub last_activity: Vec<LastActivity>,
     pub log_start_offset: Option<i64>,
     /// Last batch's last offset + 1.
     pub log_end_offset: Option<i64>,
@@ -201,7 +201,19 @@ pub struct SealedReplay {
     replay: Replay,
     producers: Option<Vec<ProducerState>>,
     producer_count: usize,
-    last_activity: Vec<(i64, i64)>,
+    last_activity: Vec<LastActivity>,
+}
+
+/// A producer's last batch or marker, as [`ReplayOutcome::last_activity`] keeps it: what a
+/// recovery's snapshot loads decide about it (`ProducerStateManager.isProducerExpired`
+/// reads its last timestamp; an open transaction keeps it, [`ReplayOutcome::open`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct LastActivity {
+    pub producer_id: i64,
+    /// Offset of its last batch or marker ([`ProducerState::last_activity`]).
+    pub offset: i64,
+    /// Its last timestamp ([`ProducerState::last_timestamp`]).
+    pub timestamp: i64,
 }
 
 impl SealedReplay {
@@ -370,12 +382,16 @@ impl Replay {
     pub fn seal(mut self, keep_producers: bool, keep_last_activity: bool) -> SealedReplay {
         let producers = keep_producers.then(|| self.producers());
         let last_activity = if keep_last_activity {
-            let mut v: Vec<(i64, i64)> = self
+            let mut v: Vec<LastActivity> = self
                 .producers
                 .iter()
                 .map(|e| {
                     let p = producer_state(e.pid, e, &self.open_txns, &self.markers);
-                    (p.producer_id, p.last_activity())
+                    LastActivity {
+                        producer_id: p.producer_id,
+                        offset: p.last_activity(),
+                        timestamp: p.last_timestamp,
+                    }
                 })
                 .collect();
             v.sort_unstable();

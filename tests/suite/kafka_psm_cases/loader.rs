@@ -403,6 +403,52 @@ fn an_open_transaction_of_a_deleted_segment_lives_on_in_the_snapshot() {
     }
 }
 
+/// After an unclean shutdown every segment from the recovery point on is recovered, each
+/// by a producer-state manager of its own that leaves a snapshot at the segment's end
+/// (`LogLoader.recoverSegment`); the final rebuild loads the last of them, and
+/// `ProducerStateManager.loadFromSnapshot` drops the producers expired at that load
+/// (`isProducerExpired`: idle `producer.id.expiration.ms`, one day, or more). Producer 1's
+/// batch is exactly a day older than producer 2's (the reference time; the testkit's clock
+/// also moves 1 s a batch): one producer is left. Negative twins: a millisecond less than a
+/// day, both are left; with producer 1's transaction open, it never expires.
+#[test]
+fn producers_expired_at_a_recovery_s_reload_are_not_loaded() {
+    let cases = [
+        (Producer::idempotent(1, 0), 86_399_000, (Some(1), Some(0))),
+        (Producer::idempotent(1, 0), 86_398_999, (Some(2), Some(0))),
+        (
+            Producer::transactional(1, 0),
+            86_399_000,
+            (Some(2), Some(1)),
+        ),
+    ];
+    for (first, gap, want) in cases {
+        let (_d, m) = two_segments_recovered(first, gap);
+        let ps = verify(&m).prediction;
+        assert_eq!(ps.recovered_segments.len(), 2, "{ps:#?}");
+        let ps = ps.producer_state;
+        assert_eq!(
+            (ps.producers, ps.open_transactions),
+            want,
+            "{first:?} {gap}"
+        );
+    }
+}
+
+/// Producer 1 at offset 0 in the first segment, producer 2 at 1 in the second, `gap_ms`
+/// apart; an unclean shutdown with the recovery point at 0.
+fn two_segments_recovered(first: Producer, gap_ms: i64) -> (TempDir, Manifest) {
+    let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
+    p.append(one_at(first, 0));
+    p.advance_time(gap_ms);
+    p.roll();
+    p.append(one_at(Producer::idempotent(2, 0), 0));
+    let ld = LogDirBuilder::new(1)
+        .clean_shutdown(false)
+        .recovery_point("ll", 0, 0);
+    write(ld, p)
+}
+
 /// Producer 1 at offset 0 in the first segment, producer 2 at 1 in the second, `gap_ms`
 /// apart; the first segment deleted (log start 1), a clean shutdown.
 fn deleted_first_segment(gap_ms: i64) -> (TempDir, Manifest) {
