@@ -95,6 +95,46 @@ fn unclean_recovery_of_a_segment_below_the_newest_snapshot_fails_the_load() {
     assert_eq!(v.prediction.producer_state.replay_from, Some(7));
 }
 
+/// Before recovering a segment the broker rebuilds the producer state up to its base
+/// (`LogLoader.recoverSegment` → `UnifiedLog.rebuildProducerState`) from the newest snapshot
+/// at or below that base — the newer ones are deleted by that rebuild's `truncateAndReload` —
+/// so a rule broken between that snapshot and the base throws too, however new the newest
+/// snapshot on disk is. Recovery point 5 (only the last segment recovered) with the snapshot
+/// at 5 lost: the rebuild replays from the snapshot at 2 and meets the non-transactional
+/// write at 4; with the one at 2 lost as well, from the log start. With the snapshot at 5
+/// kept, nothing below 5 is replayed (the undamaged variant above).
+#[test]
+fn the_rebuild_before_a_recovery_replays_from_the_snapshot_below_the_segment() {
+    for (lost, from) in [
+        (&[5][..], "the snapshot at 2"),
+        (&[2, 5][..], "the log start 0"),
+    ] {
+        let (_d, m) = write_with(
+            LogDirBuilder::new(1)
+                .clean_shutdown(false)
+                .recovery_point("t", 0, 5),
+            txn_then_plain_write(),
+        );
+        for o in lost {
+            std::fs::remove_file(m.dir.join(snapshot_name(*o))).unwrap();
+        }
+        let v = run(&m.dir);
+        let pr = &v.prediction;
+        assert_eq!(recovered(&v), ["00000000000000000005.log"]);
+        assert_eq!(pr.producer_state.snapshot_offset, Some(7));
+        let lf = pr.load_failure.as_ref().expect("load failure");
+        assert_eq!(lf.kind, "non_transactional_write_in_transaction");
+        assert_eq!(lf.offset, Some(4));
+        assert!(
+            lf.message.starts_with(&format!(
+                "rebuilding the producer state up to offset 5 to recover segment 00000000000000000005.log (from {from})"
+            )),
+            "{}",
+            lf.message
+        );
+    }
+}
+
 #[test]
 fn segment_recovered_for_a_missing_index_fails_the_load_even_after_a_clean_shutdown() {
     let (_d, m) = write_with(

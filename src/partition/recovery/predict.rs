@@ -239,7 +239,13 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         producers: counts.map(|c| c.0),
         open_transactions: counts.map(|c| c.1),
     };
-    let load_failure = load_failure(&inp, &recovered, from_idx, replay_from, leo_after);
+    let replayed = Replayed {
+        snapshots: &usable,
+        log_start: log_start_after,
+        from: replay_from,
+        log_end: leo_after,
+    };
+    let load_failure = load_failure(&inp, &recovered, from_idx, replayed);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
         recovery_point: inp.recovery_point,
@@ -322,21 +328,32 @@ fn snapshot_fates<'s>(
 
 /// The first replay error the broker meets while loading, in its order (see the comment
 /// inside); `from_idx` is the segment holding the recovery point.
+/// What the rebuilds of a load replay from: the snapshots the load can use, the log start,
+/// the final rebuild's start (`None`: skipped) and the log end after recovery.
+struct Replayed<'s> {
+    snapshots: &'s [&'s SnapshotInput],
+    log_start: Option<i64>,
+    from: Option<i64>,
+    log_end: Option<i64>,
+}
+
 fn load_failure(
     inp: &PredictInput<'_>,
     recovered: &[SegmentRecovery],
     from_idx: usize,
-    replay_from: Option<i64>,
-    leo_after: Option<i64>,
+    replayed: Replayed<'_>,
 ) -> Option<Box<LoadFailure>> {
     let segs = &inp.segments;
     let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
     // Load failures: replay errors in the order the broker meets them. First the segments
     // recovered at load (missing/corrupt index), then those recovered after an unclean
-    // shutdown: `recoverSegment` rebuilds the producer state up to the segment's base and
-    // replays the segment's valid batches, so a rule broken in `[base, end)` (end: below any
-    // truncation point) throws however new the newest snapshot is. Then the rebuild's replay
-    // `[replay_from, replay_to)`.
+    // shutdown. Each recovery (`LogLoader.recoverSegment`) first rebuilds the producer
+    // state up to the segment's base from the newest snapshot at or below it (the log
+    // start without one; that rebuild's `truncateAndReload` deletes the snapshots above
+    // the base), then replays the segment's valid batches and leaves a snapshot at its end:
+    // a rule broken in `[snapshot, base)` or in `[base, end)` (end: below any truncation
+    // point) throws however new the newest snapshot was. Then the final rebuild's replay,
+    // from the newest snapshot left.
     let mut ranges: Vec<(i64, i64, String)> = Vec::new();
     let seg_end = |i: usize| -> Option<i64> {
         match &segs[i].walk {
@@ -344,41 +361,55 @@ fn load_failure(
             None => segs.get(i + 1).map(|n| n.base).or(inp.log_end_offset),
         }
     };
+    // (segment, recovered for its index rather than after an unclean shutdown)
+    let mut recoveries: Vec<(usize, bool)> = Vec::new();
     for (i, s) in segs.iter().enumerate() {
-        if (s.missing_index || s.corrupt_index.is_some())
-            && let Some(end) = seg_end(i)
-        {
-            ranges.push((
-                s.base,
-                end,
-                format!(
-                    "recovering segment {} at load (its index is missing or corrupt; producer state rebuilt up to offset {})",
-                    s.name, s.base
-                ),
-            ));
+        if s.missing_index || s.corrupt_index.is_some() {
+            recoveries.push((i, true));
         }
     }
     if unclean {
         for r in recovered {
-            let Some(i) = segs.iter().position(|s| s.name == r.segment) else {
-                continue;
-            };
-            if i < from_idx {
-                continue;
-            }
-            if let Some(end) = seg_end(i) {
-                ranges.push((
-                    segs[i].base,
-                    end,
-                    format!(
-                        "recovering segment {} after the unclean shutdown (producer state rebuilt up to offset {})",
-                        segs[i].name, segs[i].base
-                    ),
-                ));
+            match segs.iter().position(|s| s.name == r.segment) {
+                Some(i) if i >= from_idx => recoveries.push((i, false)),
+                _ => {}
             }
         }
     }
-    if let (Some(from), Some(to)) = (replay_from, leo_after) {
+    let mut snaps: BTreeSet<i64> = replayed.snapshots.iter().map(|s| s.offset).collect();
+    for (i, for_index) in recoveries {
+        let Some(end) = seg_end(i) else { continue };
+        let (base, name) = (segs[i].base, &segs[i].name);
+        let from = snaps.range(..=base).next_back().copied();
+        match from.or(replayed.log_start) {
+            Some(f) if f < base => ranges.push((
+                f,
+                base,
+                format!(
+                    "rebuilding the producer state up to offset {base} to recover segment {name} (from {})",
+                    from.map_or_else(|| format!("the log start {f}"), |o| format!("the snapshot at {o}"))
+                ),
+            )),
+            _ => {}
+        }
+        let why = if for_index {
+            "at load (its index is missing or corrupt; "
+        } else {
+            "after the unclean shutdown ("
+        };
+        ranges.push((
+            base,
+            end,
+            format!("recovering segment {name} {why}producer state rebuilt up to offset {base})"),
+        ));
+        snaps.retain(|o| *o <= base);
+        snaps.insert(end);
+    }
+    // The final rebuild replays from the newest snapshot left: the one on disk, or the last
+    // recovery's.
+    let last = replayed.log_end.and_then(|to| snaps.range(..=to).next_back().copied());
+    let from = if ranges.is_empty() { replayed.from } else { last.or(replayed.from) };
+    if let (Some(from), Some(to)) = (from, replayed.log_end) {
         ranges.push((
             from,
             to,
