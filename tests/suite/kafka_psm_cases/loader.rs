@@ -438,15 +438,20 @@ fn producers_expired_at_a_recovery_s_reload_are_not_loaded() {
 /// Producer 1 at offset 0 in the first segment, producer 2 at 1 in the second, `gap_ms`
 /// apart; an unclean shutdown with the recovery point at 0.
 fn two_segments_recovered(first: Producer, gap_ms: i64) -> (TempDir, Manifest) {
+    let ld = LogDirBuilder::new(1)
+        .clean_shutdown(false)
+        .recovery_point("ll", 0, 0);
+    write(ld, two_producers_a_segment_each(first, gap_ms))
+}
+
+/// `first` at offset 0 in the first segment, producer 2 at 1 in the second, `gap_ms` apart.
+fn two_producers_a_segment_each(first: Producer, gap_ms: i64) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
     p.append(one_at(first, 0));
     p.advance_time(gap_ms);
     p.roll();
     p.append(one_at(Producer::idempotent(2, 0), 0));
-    let ld = LogDirBuilder::new(1)
-        .clean_shutdown(false)
-        .recovery_point("ll", 0, 0);
-    write(ld, p)
+    p
 }
 
 /// Producer 1 at offset 0 in the first segment, producer 2 at 1 in the second, `gap_ms`
@@ -457,11 +462,7 @@ fn deleted_first_segment(gap_ms: i64) -> (TempDir, Manifest) {
 
 /// [`deleted_first_segment`] with `first` writing the first batch.
 fn deleted_first_segment_of(first: Producer, gap_ms: i64) -> (TempDir, Manifest) {
-    let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
-    p.append(one_at(first, 0));
-    p.advance_time(gap_ms);
-    p.roll();
-    p.append(one_at(Producer::idempotent(2, 0), 0));
+    let p = two_producers_a_segment_each(first, gap_ms);
     let ld = LogDirBuilder::new(1)
         .clean_shutdown(true)
         .recovery_point("ll", 0, 2)
