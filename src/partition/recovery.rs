@@ -11,6 +11,7 @@
 //! deleted and which damage the broker never looks at. `scan`'s `truncation` and the wording
 //! of its integrity findings, and `verify`'s prediction, both come from here.
 
+mod chain;
 mod plan;
 mod predict;
 pub use plan::{DamageFate, Fate, SegmentPlan};
@@ -136,7 +137,7 @@ pub struct LeftoverAction {
     pub file: String,
     /// `deleted`, `cleaned`, `swap`, `tmp`, `orphan_index`, `stray_snapshot`,
     /// `snapshot_beyond_log`, `snapshot_below_log_start`, `delete_dir`, `future_dir`,
-    /// `stray_dir`, `corrupt_snapshot`.
+    /// `stray_dir`, `corrupt_snapshot`, `snapshot_replaced_at_recovery`.
     pub kind: String,
     /// What the broker does with it, in words.
     pub action: String,
@@ -178,7 +179,8 @@ pub struct TruncationPrediction {
 #[non_exhaustive]
 pub struct ProducerRebuild {
     /// The snapshot loaded (the newest valid one at or below the log end offset and above
-    /// the log start offset).
+    /// the log start offset; when segments are recovered at load, the newest one the
+    /// recoveries leave, usually written by the last at the log end).
     pub snapshot: Option<String>,
     pub snapshot_offset: Option<i64>,
     /// True when the broker skips the rebuild (no snapshot left once the stray ones are

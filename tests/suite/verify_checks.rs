@@ -349,7 +349,9 @@ fn corrupt_snapshot_falls_back_to_the_older_one() {
             mask: 0xff,
         },
     );
-    let (_d, m) = write(p, false);
+    // A clean shutdown: no recovery's rebuild deletes the corrupt snapshot before the final
+    // rebuild reads it.
+    let (_d, m) = write(p, true);
     let v = run(&m.dir);
     let f = of_kind(&v, Kind::SnapshotCorrupt);
     assert_eq!(f.len(), 1, "{:#?}", v.findings);
@@ -546,8 +548,12 @@ fn corrupt_batch_mid_log_truncates_and_deletes_later_segments() {
     );
     assert_eq!(pr.log_end_offset_after, Some(seg1[0].last_offset + 1));
     assert_eq!(pr.recovered_segments.len(), 2);
-    // snapshots above the new end are deleted; the roll snapshot at segment 1 is loaded
-    assert_eq!(pr.producer_state.snapshot_offset, Some(m.segments[1].0));
+    // snapshots above the new end are deleted; the recovery of segment 1 leaves one at its
+    // new end (`LogLoader.recoverSegment`), the newest stray above every base left: loaded
+    assert_eq!(
+        pr.producer_state.snapshot_offset,
+        Some(seg1[0].last_offset + 1)
+    );
     assert!(pr.leftovers.iter().any(|l| l.kind == "snapshot_beyond_log"));
     // after a clean shutdown the broker trusts it
     let (_d, m) = {
@@ -582,14 +588,15 @@ fn non_transactional_write_in_a_transaction_fails_the_load() {
         );
         p
     };
-    // no snapshot: the broker replays the log from its start and throws
+    // no snapshot: the recovery of the segment replays the log from its start and throws
+    // (the final rebuild would start at the snapshot the recovery leaves at the log end)
     let (_d, m) = write(part(false), false);
     let v = run(&m.dir);
     let lf = v.prediction.load_failure.as_ref().expect("load failure");
     assert_eq!(lf.kind, "non_transactional_write_in_transaction");
     assert_eq!(lf.exception, "InvalidTxnStateException");
     assert_eq!(lf.offset, Some(2));
-    assert_eq!(v.prediction.producer_state.replay_from, Some(0));
+    assert_eq!(v.prediction.producer_state.replay_from, Some(3));
     // a snapshot at the log end after an unclean shutdown: nothing is replayed by the
     // rebuild, but the segment holding the recovery point is recovered, which replays it
     let (_d, m) = write(part(true), false);

@@ -146,7 +146,16 @@ fn segment_recovered_for_a_missing_index_fails_the_load_even_after_a_clean_shutd
     let pr = &v.prediction;
     assert_eq!(recovered(&v), ["00000000000000000002.log"]);
     assert!(!pr.producer_state.skipped);
-    assert_eq!(pr.producer_state.replay_from, Some(7));
+    // The recovery's rebuild deleted the snapshots above 2 (the clean shutdown's at 7 too)
+    // and left one at the segment's end: the final rebuild replays [5, 7).
+    assert_eq!(pr.producer_state.replay_from, Some(5));
+    assert!(
+        pr.leftovers
+            .iter()
+            .any(|l| l.kind == "snapshot_replaced_at_recovery" && l.file == snapshot_name(7)),
+        "{:#?}",
+        pr.leftovers
+    );
     let lf = pr.load_failure.as_ref().expect("load failure");
     assert_eq!(lf.kind, "non_transactional_write_in_transaction");
     assert_eq!(lf.exception, "InvalidTxnStateException");
@@ -170,7 +179,8 @@ fn segment_recovered_for_a_missing_index_fails_the_load_even_after_a_clean_shutd
 }
 
 /// Segments 0 (offsets 0–1) and 2 (offsets 2–9), idempotent only; the snapshot at the log
-/// end is removed, so the one at 2 is the newest.
+/// end is removed, so the one at 2 is the newest. A clean shutdown: no recovery rewrites
+/// the snapshots before the final rebuild reads them.
 fn two_segments_snapshot_at_2(log_start: Option<i64>) -> (tempfile::TempDir, Manifest) {
     let idem = Producer::idempotent(9, 0);
     let mut p = PartitionBuilder::new("t", 0);
@@ -179,9 +189,7 @@ fn two_segments_snapshot_at_2(log_start: Option<i64>) -> (tempfile::TempDir, Man
     for _ in 0..4 {
         p.append(Batch::new(idem).records(2));
     }
-    let mut ld = LogDirBuilder::new(1)
-        .clean_shutdown(false)
-        .recovery_point("t", 0, 0);
+    let mut ld = LogDirBuilder::new(1).clean_shutdown(true);
     if let Some(ls) = log_start {
         ld = ld.log_start_offset("t", 0, ls);
     }
@@ -309,13 +317,14 @@ fn snapshots_that_survive_stray_removal_keep_the_rebuild_after_a_clean_shutdown(
     assert_eq!(ps.replay_to, Some(6));
     assert_eq!(ps.open_transactions, Some(1));
 
-    // The stray-only case after an unclean shutdown: never skipped, full replay.
+    // The stray-only case after an unclean shutdown: never skipped; the recovery leaves a
+    // snapshot at the log end, which the final rebuild loads, the open transaction in it.
     let (_d, m) = open_txn(false);
     only_snapshot_at(&m, 2, false);
     let v = run(&m.dir);
     let ps = &v.prediction.producer_state;
     assert!(!ps.skipped);
-    assert_eq!(ps.replay_from, Some(0));
+    assert_eq!(ps.replay_from, Some(6));
     assert_eq!(ps.open_transactions, Some(1));
 }
 

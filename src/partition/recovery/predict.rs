@@ -1,6 +1,7 @@
 //! `verify`'s prediction: the segment plan plus the log start, the snapshots, the
 //! producer-state rebuild and the first replay error of `LogLoader.load`.
 
+use super::chain;
 use super::*;
 use std::collections::BTreeSet;
 
@@ -75,53 +76,28 @@ fn rebuilt_counts(
     (producers, open)
 }
 
-/// How many producers, and open transactions, the broker holds once a load that recovered
-/// segments is done. Each recovered segment is recovered by a producer-state manager of its
-/// own (`LogLoader.recoverSegment`): rebuilt up to the segment's base
-/// (`UnifiedLog.rebuildProducerState`, whose `truncateAndReload` deletes every snapshot
-/// above that base, so none on disk above the first recovered segment's base survives)
-/// from the newest snapshot below it, then a snapshot at the segment's end. The final
-/// rebuild to the log end loads the last of those, and every snapshot load drops the
-/// producers expired at that time (`ProducerStateManager.loadFromSnapshot`,
+/// How many producers, and open transactions, the broker holds once a load that recovers
+/// segments is done ([`chain`]). The first recovery's rebuild loads a snapshot on disk (or
+/// none: the log start); from there every producer is replayed, by the rebuilds and the
+/// segments' recoveries, and written into the snapshots they leave, and every snapshot load
+/// drops the producers expired at that time (`ProducerStateManager.loadFromSnapshot`,
 /// `isProducerExpired`: no open transaction, last timestamp a day or more before). So a
-/// producer the walk knows is kept when its last batch or marker lies at or above the last
-/// recovered segment's end (replayed), or lies at or above the first recovery's snapshot
-/// (without one, the log start or the first recovered segment's base, whichever is lower:
-/// `LogSegment.recover` replays the whole segment) and it is not expired at the load
-/// (taken at the reference time); below that it is the snapshot's to keep, as without
-/// recovery.
-fn recovered_counts(
-    inp: &PredictInput<'_>,
-    recovered: &[SegmentRecovery],
-    usable: &[&SnapshotInput],
-    log_start: Option<i64>,
-    log_end: Option<i64>,
-) -> (usize, usize) {
-    let segs = &inp.segments;
-    let at = |name: &str| segs.iter().position(|s| s.name == name);
-    let (Some(first), Some(last)) = (
-        recovered.first().and_then(|r| at(&r.segment)),
-        recovered.last().and_then(|r| at(&r.segment)),
-    ) else {
+/// producer the walk knows is kept when its last batch or marker lies at or above the
+/// snapshot the final rebuild loads (replayed by it), or at or above the first rebuild's
+/// start (or the first recovered segment's base, when lower: `LogSegment.recover` replays
+/// the whole segment) and it is not expired at the load, taken at the reference time;
+/// below that it is the first snapshot's to keep, as without recovery.
+fn recovered_counts(inp: &PredictInput<'_>, c: &chain::Chain, log_start: Option<i64>) -> (usize, usize) {
+    let Some(first) = c.steps.first() else {
         return (inp.producers, inp.open_transactions);
     };
-    // Where the last recovered segment's snapshot is taken: its next offset once recovered.
-    let Some(end) = segs[last]
-        .walk
-        .as_ref()
-        .map(|w| w.next_offset)
-        .or_else(|| segs.get(last + 1).map(|s| s.base))
-        .or(log_end)
-    else {
+    let from = first.start.min(first.base);
+    let Some(end) = c.last.or(log_start) else {
         return (inp.producers, inp.open_transactions);
     };
-    // The first recovery's rebuild: the newest snapshot at or below its segment's base.
-    let base = segs[first].base;
-    let snap = usable.iter().copied().filter(|s| s.offset <= base).max_by_key(|s| s.offset);
-    // `LogSegment.recover` replays every batch of the segment, below the log start too.
-    let Some(from) = snap.map(|s| s.offset).or(log_start.map(|l| l.min(base))) else {
-        return (inp.producers, inp.open_transactions);
-    };
+    let snap = first
+        .loaded
+        .and_then(|o| inp.snapshots.iter().find(|s| s.valid && s.offset == o));
     let open: BTreeSet<i64> = inp.open_producers.iter().copied().collect();
     let now = inp.ref_time;
     let kept_by_walk: BTreeSet<i64> = inp
@@ -208,27 +184,57 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         &mut leftovers,
     );
     let snap = usable.iter().copied().max_by_key(|s| s.offset);
-    // LogLoader.recoverSegment ends with producerStateManager.takeSnapshot(): a segment
-    // recovered at load leaves a snapshot, so the rebuild is not skipped then.
-    let skipped = !has_snapshot_files && inp.clean_shutdown == Some(true) && recovered.is_empty();
+    // The recoveries' snapshots: each recovered segment's rebuild deletes the snapshots
+    // above its base, and each recovery leaves one at its segment's end.
+    let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
+    let chain = chain::chain(&chain::ChainInput {
+        segments: segs,
+        snapshots: inp.snapshots.iter().filter(|s| s.valid).map(|s| s.offset).collect(),
+        log_start_checkpoint: inp.log_start_checkpoint.unwrap_or(0),
+        log_start: log_start_after,
+        log_end: leo_after,
+        clean_shutdown: inp.clean_shutdown,
+        unclean_from: (unclean && !segs.is_empty()).then_some(from_idx),
+        truncated: truncation
+            .as_ref()
+            .and_then(|t| segs.iter().position(|s| s.name == t.segment)),
+    });
+    let (snapshot, skipped) = match &chain {
+        None => (
+            snap.map(|s| (s.offset, s.name.clone())),
+            !has_snapshot_files && inp.clean_shutdown == Some(true),
+        ),
+        Some(c) => {
+            for (o, base) in &c.deleted {
+                if let Some(s) = usable.iter().find(|s| s.offset == *o) {
+                    leftovers.push(LeftoverAction {
+                        file: s.name.clone(),
+                        kind: "snapshot_replaced_at_recovery".into(),
+                        action: format!(
+                            "deleted by the producer-state rebuild before the recovery of the segment at {base} (no snapshot above its base is kept); the recoveries write their own"
+                        ),
+                    });
+                }
+            }
+            (c.last.map(|o| (o, format!("{o:020}.snapshot"))), c.skipped)
+        }
+    };
     let replay_from = if skipped {
         None
     } else {
-        snap.map(|s| s.offset).or(log_start_after)
+        snapshot.as_ref().map(|s| s.0).or(log_start_after)
     };
     let whole = leo_after == inp.log_end_offset && deleted.is_empty() && outcome_unknown.is_none();
-    // A segment recovered at load rebuilds the state through snapshots of its own
-    // (`LogLoader.recoverSegment`).
     let counts = if skipped {
         Some((0, 0))
-    } else if !recovered.is_empty() {
-        whole.then(|| recovered_counts(&inp, &recovered, &usable, log_start_after, leo_after))
+    } else if let Some(c) = &chain {
+        whole.then(|| recovered_counts(&inp, c, log_start_after))
     } else {
         whole.then(|| rebuilt_counts(&inp, snap, replay_from))
     };
     let producer_state = ProducerRebuild {
-        snapshot: snap.map(|s| s.name.clone()),
-        snapshot_offset: snap.map(|s| s.offset),
+        snapshot_offset: snapshot.as_ref().map(|s| s.0),
+        snapshot: snapshot.map(|s| s.1),
         skipped,
         replay_from,
         replay_to: if skipped || outcome_unknown.is_some() {
@@ -239,13 +245,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         producers: counts.map(|c| c.0),
         open_transactions: counts.map(|c| c.1),
     };
-    let replayed = Replayed {
-        snapshots: &usable,
-        log_start: log_start_after,
-        from: replay_from,
-        log_end: leo_after,
-    };
-    let load_failure = load_failure(&inp, &recovered, from_idx, replayed);
+    let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
         recovery_point: inp.recovery_point,
@@ -328,88 +328,45 @@ fn snapshot_fates<'s>(
 
 /// The first replay error the broker meets while loading, in its order (see the comment
 /// inside); `from_idx` is the segment holding the recovery point.
-/// What the rebuilds of a load replay from: the snapshots the load can use, the log start,
-/// the final rebuild's start (`None`: skipped) and the log end after recovery.
-struct Replayed<'s> {
-    snapshots: &'s [&'s SnapshotInput],
-    log_start: Option<i64>,
-    from: Option<i64>,
-    log_end: Option<i64>,
-}
-
+/// The first replay error the broker meets while loading, in its order: each recovery's
+/// rebuild `[snapshot, base)` and segment `[base, end)` ([`chain`]: a rule broken there
+/// throws however new the newest snapshot on disk was; the segment's end lies below any
+/// truncation point), then the final rebuild's replay `[replay_from, log end)`.
 fn load_failure(
     inp: &PredictInput<'_>,
-    recovered: &[SegmentRecovery],
-    from_idx: usize,
-    replayed: Replayed<'_>,
+    chain: Option<&chain::Chain>,
+    replay_from: Option<i64>,
+    leo_after: Option<i64>,
 ) -> Option<Box<LoadFailure>> {
     let segs = &inp.segments;
-    let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
-    // Load failures: replay errors in the order the broker meets them. First the segments
-    // recovered at load (missing/corrupt index), then those recovered after an unclean
-    // shutdown. Each recovery (`LogLoader.recoverSegment`) first rebuilds the producer
-    // state up to the segment's base from the newest snapshot at or below it (the log
-    // start without one; that rebuild's `truncateAndReload` deletes the snapshots above
-    // the base), then replays the segment's valid batches and leaves a snapshot at its end:
-    // a rule broken in `[snapshot, base)` or in `[base, end)` (end: below any truncation
-    // point) throws however new the newest snapshot was. Then the final rebuild's replay,
-    // from the newest snapshot left.
     let mut ranges: Vec<(i64, i64, String)> = Vec::new();
-    let seg_end = |i: usize| -> Option<i64> {
-        match &segs[i].walk {
-            Some(w) => Some(w.next_offset),
-            None => segs.get(i + 1).map(|n| n.base).or(inp.log_end_offset),
-        }
-    };
-    // (segment, recovered for its index rather than after an unclean shutdown)
-    let mut recoveries: Vec<(usize, bool)> = Vec::new();
-    for (i, s) in segs.iter().enumerate() {
-        if s.missing_index || s.corrupt_index.is_some() {
-            recoveries.push((i, true));
-        }
-    }
-    if unclean {
-        for r in recovered {
-            match segs.iter().position(|s| s.name == r.segment) {
-                Some(i) if i >= from_idx => recoveries.push((i, false)),
-                _ => {}
-            }
-        }
-    }
-    let mut snaps: BTreeSet<i64> = replayed.snapshots.iter().map(|s| s.offset).collect();
-    for (i, for_index) in recoveries {
-        let Some(end) = seg_end(i) else { continue };
-        let (base, name) = (segs[i].base, &segs[i].name);
-        let from = snaps.range(..=base).next_back().copied();
-        match from.or(replayed.log_start) {
-            Some(f) if f < base => ranges.push((
-                f,
+    for step in chain.map_or(&[][..], |c| &c.steps[..]) {
+        let (base, name) = (step.base, &segs[step.seg].name);
+        if let Some((from, loaded)) = step.rebuild {
+            let what = loaded.map_or_else(
+                || format!("the log start {from}"),
+                |o| format!("the snapshot at {o}"),
+            );
+            ranges.push((
+                from,
                 base,
                 format!(
-                    "rebuilding the producer state up to offset {base} to recover segment {name} (from {})",
-                    from.map_or_else(|| format!("the log start {f}"), |o| format!("the snapshot at {o}"))
+                    "rebuilding the producer state up to offset {base} to recover segment {name} (from {what})"
                 ),
-            )),
-            _ => {}
+            ));
         }
-        let why = if for_index {
+        let why = if step.for_index {
             "at load (its index is missing or corrupt; "
         } else {
             "after the unclean shutdown ("
         };
         ranges.push((
             base,
-            end,
+            step.end,
             format!("recovering segment {name} {why}producer state rebuilt up to offset {base})"),
         ));
-        snaps.retain(|o| *o <= base);
-        snaps.insert(end);
     }
-    // The final rebuild replays from the newest snapshot left: the one on disk, or the last
-    // recovery's.
-    let last = replayed.log_end.and_then(|to| snaps.range(..=to).next_back().copied());
-    let from = if ranges.is_empty() { replayed.from } else { last.or(replayed.from) };
-    if let (Some(from), Some(to)) = (from, replayed.log_end) {
+    if let (Some(from), Some(to)) = (replay_from, leo_after) {
         ranges.push((
             from,
             to,

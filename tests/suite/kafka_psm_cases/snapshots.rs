@@ -3,6 +3,10 @@
 //! its offset and predicts which one `LogLoader` loads (`removeStraySnapshots`, then
 //! `ProducerStateManager.truncateAndReload`, which deletes a snapshot whose
 //! `readSnapshot` throws `CorruptSnapshotException` and falls back to the next older one).
+//! Each partition is written in a log dir that shut down cleanly: no segment is
+//! recovered, so the load reads the snapshots as they are (a recovery's rebuild would delete
+//! those above the recovered segment and write its own; Kafka's tests call the
+//! `ProducerStateManager` directly).
 
 use super::{deleted_snapshots, one_at};
 use klogscan::finding::Kind;
@@ -20,12 +24,14 @@ fn snap(offset: i64) -> String {
 fn write(p: &PartitionBuilder) -> (TempDir, Manifest) {
     let dir = tempfile::tempdir().unwrap();
     let m = p.write(dir.path()).unwrap();
+    // The log dir shut down cleanly (Kafka's `.kafka_cleanshutdown` marker, empty before 3.7).
+    std::fs::write(dir.path().join(".kafka_cleanshutdown"), b"").unwrap();
     (dir, m)
 }
 
-/// Verify the partition as the CLI does.
+/// Verify the partition's log dir as the CLI does.
 fn verify(m: &Manifest) -> PartitionVerification {
-    super::verify_at(&m.dir)
+    super::verify_at(m.dir.parent().unwrap())
 }
 
 /// The snapshot findings: `(kind, file)`.
