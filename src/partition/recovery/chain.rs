@@ -17,7 +17,7 @@
 //! newest left, or skips after a clean shutdown when none is left.
 
 use super::SegmentInput;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One recovery, in the broker's order.
 pub(super) struct Step {
@@ -28,10 +28,6 @@ pub(super) struct Step {
     /// What its rebuild replays before the segment, `[from, base)`, and the snapshot it
     /// loads (`None`: none, from the log start); `None` when it replays nothing.
     pub rebuild: Option<(i64, Option<i64>)>,
-    /// Where the rebuild starts: the snapshot it loads, or the log start.
-    pub start: i64,
-    /// The snapshot it loads.
-    pub loaded: Option<i64>,
     pub base: i64,
     /// The segment's end once recovered (its snapshot's offset).
     pub end: i64,
@@ -46,6 +42,10 @@ pub(super) struct Chain {
     pub deleted: Vec<(i64, i64)>,
     /// The snapshot the final rebuild loads (`None`: none left).
     pub last: Option<i64>,
+    /// What its state descends from: the snapshot on disk before the load (`None`: a
+    /// replay from the log start) and the first offset replayed since (`None`: no
+    /// snapshot is loaded at the end).
+    pub origin: Option<(Option<i64>, i64)>,
     /// After a clean shutdown with no snapshot left the final rebuild is skipped.
     pub skipped: bool,
 }
@@ -55,6 +55,9 @@ pub(super) struct ChainInput<'a> {
     pub segments: &'a [SegmentInput],
     /// Offsets of the valid snapshot files on disk.
     pub snapshots: Vec<i64>,
+    /// Offsets of the corrupt ones (deleted by a load that reaches them; they still count
+    /// as files for the stray removal and the clean-shutdown skip).
+    pub corrupt_snapshots: Vec<i64>,
     /// The log start checkpoint (0 without one: the broker's default).
     pub log_start_checkpoint: i64,
     /// The log start once loaded (the checkpoint or the first segment's base, the higher).
@@ -95,39 +98,48 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         return None;
     }
     let on_disk: BTreeSet<i64> = inp.snapshots.iter().copied().collect();
-    let mut snaps = on_disk.clone();
-    let mut deleted = std::collections::BTreeMap::new();
+    let corrupt: BTreeSet<i64> = inp.corrupt_snapshots.iter().copied().collect();
+    // Every snapshot file, each with where its state comes from: the snapshot on disk it
+    // descends from (`None`: a replay from the log start) and that replay's first offset.
+    let mut snaps: BTreeMap<i64, (Option<i64>, i64)> = on_disk
+        .iter()
+        .chain(&corrupt)
+        .map(|&o| (o, (Some(o), o)))
+        .collect();
+    let mut deleted = BTreeMap::new();
     let log_start = inp.log_start.unwrap_or(segs[0].base);
+    let ckpt = inp.log_start_checkpoint;
     let mut steps = Vec::with_capacity(order.len());
     for (seg, for_index) in order {
         let base = segs[seg].base;
-        // truncateAndReload(log start checkpoint, base)
-        let above = snaps.split_off(&(base + 1));
-        let at_or_below_start = {
-            let kept = snaps.split_off(&(inp.log_start_checkpoint + 1));
-            std::mem::replace(&mut snaps, kept)
-        };
-        for o in above.iter().chain(&at_or_below_start) {
-            if on_disk.contains(o) {
-                deleted.insert(*o, base);
+        // truncateAndReload(log start checkpoint, base), then loadFromSnapshot: a corrupt
+        // file it reaches is deleted and the next older one tried.
+        let gone = keep_within(&mut snaps, ckpt, base);
+        let (loaded, lineage) = load_newest(&mut snaps, &corrupt, &mut Vec::new());
+        for o in gone.into_iter() {
+            if on_disk.contains(&o) {
+                deleted.insert(o, base);
             }
         }
-        let loaded = snaps.last().copied();
         let start = loaded.unwrap_or(log_start);
+        let lineage = lineage.unwrap_or((None, log_start.min(base)));
         let rebuild = (start < base).then_some((start, loaded));
-        if rebuild.is_some() {
-            snaps.insert(base);
+        // takeSnapshot writes when the map end lies above the last snapshot's offset (the
+        // loaded one, else the log start checkpoint): after the rebuild at the base, after
+        // the recovery at the segment's end.
+        let mut last_snap = loaded.unwrap_or(ckpt);
+        if base > last_snap {
+            snaps.insert(base, lineage);
+            last_snap = base;
         }
         let end = inp.end_of(seg);
-        if end > start.max(base) {
-            snaps.insert(end);
+        if end > last_snap {
+            snaps.insert(end, lineage);
         }
         steps.push(Step {
             seg,
             for_index,
             rebuild,
-            start,
-            loaded,
             base,
             end,
         });
@@ -136,25 +148,56 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
     let kept_segs = inp.truncated.map_or(segs.len(), |t| t + 1);
     let bases: BTreeSet<i64> = segs[..kept_segs].iter().map(|s| s.base).collect();
     let max_base = bases.last().copied();
-    let newest_stray = snaps.iter().rev().find(|o| !bases.contains(o)).copied();
-    snaps.retain(|o| {
+    let newest_stray = snaps.keys().rev().find(|o| !bases.contains(o)).copied();
+    snaps.retain(|o, _| {
         bases.contains(o) || (Some(*o) == newest_stray && max_base.is_none_or(|b| *o >= b))
     });
-    // A file a recovery deleted and another wrote again at the same offset is still there.
-    deleted.retain(|o, _| !snaps.contains(o));
     let skipped = snaps.is_empty() && inp.clean_shutdown == Some(true);
-    // truncateAndReload(log start, log end)
-    let last = snaps
-        .iter()
-        .rev()
-        .find(|o| inp.log_end.is_none_or(|e| **o <= e) && inp.log_start.is_none_or(|s| **o > s))
-        .copied();
+    // The final rebuild: truncateAndReload(log start, log end), then loadFromSnapshot.
+    let (low, high) = (inp.log_start.unwrap_or(i64::MIN), inp.log_end.unwrap_or(i64::MAX));
+    let gone = keep_within(&mut snaps, low, high);
+    let (last, lineage) = load_newest(&mut snaps, &corrupt, &mut Vec::new());
+    // A file a recovery deleted and another wrote again at the same offset is still there
+    // (the final rebuild's own deletions are the prediction's snapshot fates).
+    deleted.retain(|o, _| !snaps.contains_key(o) && !gone.contains(o));
     Some(Chain {
         steps,
         deleted: deleted.into_iter().collect(),
         last,
+        origin: lineage,
         skipped,
     })
+}
+
+/// `truncateAndReload`'s cut: keeps the snapshots in `(low, high]`, returns the others.
+fn keep_within<V>(snaps: &mut BTreeMap<i64, V>, low: i64, high: i64) -> Vec<i64> {
+    let mut gone: Vec<i64> = match high.checked_add(1) {
+        Some(h) => snaps.split_off(&h).into_keys().collect(),
+        None => Vec::new(),
+    };
+    if let Some(l) = low.checked_add(1) {
+        let kept = snaps.split_off(&l);
+        gone.extend(std::mem::replace(snaps, kept).into_keys());
+    }
+    gone
+}
+
+/// `loadFromSnapshot`: the newest snapshot, each corrupt one reached deleted on the way
+/// (into `dropped`); its offset and lineage.
+fn load_newest(
+    snaps: &mut BTreeMap<i64, (Option<i64>, i64)>,
+    corrupt: &BTreeSet<i64>,
+    dropped: &mut Vec<i64>,
+) -> (Option<i64>, Option<(Option<i64>, i64)>) {
+    while let Some((&o, &lineage)) = snaps.last_key_value() {
+        if lineage.0 == Some(o) && corrupt.contains(&o) {
+            snaps.remove(&o);
+            dropped.push(o);
+            continue;
+        }
+        return (Some(o), Some(lineage));
+    }
+    (None, None)
 }
 
 #[cfg(test)]
@@ -185,6 +228,7 @@ mod tests {
         ChainInput {
             segments,
             snapshots: snapshots.to_vec(),
+            corrupt_snapshots: Vec::new(),
             log_start_checkpoint: 0,
             log_start: Some(0),
             log_end: Some(30),
@@ -202,8 +246,9 @@ mod tests {
     fn recoveries_rewrite_the_snapshots_above_the_first_recovered_base() {
         let segs = [seg(0, false, None), seg(10, false, None), seg(20, false, None)];
         let c = chain(&input(&segs, &[10, 20, 30])).unwrap();
-        let steps: Vec<_> = c.steps.iter().map(|s| (s.seg, s.loaded, s.rebuild, s.end)).collect();
-        assert_eq!(steps, [(1, Some(10), None, 20), (2, Some(20), None, 30)]);
+        let steps: Vec<_> = c.steps.iter().map(|s| (s.seg, s.rebuild, s.end)).collect();
+        assert_eq!(steps, [(1, None, 20), (2, None, 30)]);
+        assert_eq!(c.origin, Some((Some(10), 10)));
         assert_eq!(c.last, Some(30));
         assert!(c.deleted.is_empty());
         assert!(!c.skipped);
@@ -235,7 +280,7 @@ mod tests {
         let c = chain(&inp).unwrap();
         let steps: Vec<_> = c.steps.iter().map(|s| (s.seg, s.for_index, s.rebuild)).collect();
         assert_eq!(steps, [(2, true, None), (0, false, None)]);
-        assert_eq!(c.steps[0].loaded, Some(20));
+        // the index recovery loaded the snapshot at 20: no rebuild from the log start
         assert_eq!(c.last, Some(5));
         assert_eq!(c.deleted, [(10, 0), (20, 0), (30, 0)]);
     }
@@ -254,5 +299,54 @@ mod tests {
         assert_eq!(c.steps[0].end, 8);
         assert_eq!(c.last, None);
         assert!(c.skipped);
+    }
+
+    /// No log start checkpoint (a log start at the first segment's base is not
+    /// checkpointed): the rebuild before recovering segment 1000 for its missing index
+    /// snapshots at 1000 (above the checkpoint's 0), the recovery at 1990 (a stray below the
+    /// last base, removed); the clean shutdown's 2500 is deleted. A snapshot is left at a
+    /// base, so the final rebuild is not skipped; it deletes that one too (at the log start)
+    /// and replays from the log start.
+    #[test]
+    fn the_base_snapshot_is_written_above_the_checkpoint_not_the_log_start() {
+        let segs = [seg(1000, true, Some(1990)), seg(2000, false, None)];
+        let mut inp = input(&segs, &[2500]);
+        inp.unclean_from = None;
+        inp.clean_shutdown = Some(true);
+        inp.log_start = Some(1000);
+        inp.log_end = Some(2500);
+        let c = chain(&inp).unwrap();
+        assert!(!c.skipped);
+        assert_eq!((c.last, c.origin), (None, None));
+        assert_eq!(c.deleted, [(2500, 1000)]);
+    }
+
+    /// An empty segment at 1000 (a topic emptied by retention) with its roll snapshot:
+    /// the recovery loads it and writes nothing; the final rebuild deletes it (at the log
+    /// start) and loads nothing, so nothing descends from it.
+    #[test]
+    fn nothing_is_loaded_when_the_only_snapshot_is_at_the_log_start() {
+        let segs = [seg(1000, false, Some(1000))];
+        let mut inp = input(&segs, &[1000]);
+        inp.unclean_from = Some(0);
+        inp.log_start = Some(1000);
+        inp.log_end = Some(1000);
+        let c = chain(&inp).unwrap();
+        assert_eq!(c.steps[0].rebuild, None);
+        assert_eq!((c.last, c.origin), (None, None));
+        assert!(!c.skipped);
+    }
+
+    /// Offsets at the ends of the range do not overflow.
+    #[test]
+    fn extreme_offsets_do_not_overflow() {
+        let segs = [seg(i64::MAX, true, None)];
+        let mut inp = input(&segs, &[i64::MAX]);
+        inp.log_start_checkpoint = i64::MAX;
+        inp.unclean_from = Some(0);
+        inp.log_start = Some(i64::MAX);
+        inp.log_end = None;
+        let c = chain(&inp).unwrap();
+        assert_eq!(c.steps.len(), 2);
     }
 }

@@ -87,17 +87,16 @@ fn rebuilt_counts(
 /// start (or the first recovered segment's base, when lower: `LogSegment.recover` replays
 /// the whole segment) and it is not expired at the load, taken at the reference time;
 /// below that it is the first snapshot's to keep, as without recovery.
-fn recovered_counts(inp: &PredictInput<'_>, c: &chain::Chain, log_start: Option<i64>) -> (usize, usize) {
-    let Some(first) = c.steps.first() else {
-        return (inp.producers, inp.open_transactions);
+fn recovered_counts(
+    inp: &PredictInput<'_>,
+    c: &chain::Chain,
+    log_start: Option<i64>,
+) -> (usize, usize) {
+    // No snapshot left: the final rebuild replays from the log start, nothing else kept.
+    let (Some(end), Some((origin, from))) = (c.last, c.origin) else {
+        return rebuilt_counts(inp, None, log_start);
     };
-    let from = first.start.min(first.base);
-    let Some(end) = c.last.or(log_start) else {
-        return (inp.producers, inp.open_transactions);
-    };
-    let snap = first
-        .loaded
-        .and_then(|o| inp.snapshots.iter().find(|s| s.valid && s.offset == o));
+    let snap = origin.and_then(|o| inp.snapshots.iter().find(|s| s.valid && s.offset == o));
     let open: BTreeSet<i64> = inp.open_producers.iter().copied().collect();
     let now = inp.ref_time;
     let kept_by_walk: BTreeSet<i64> = inp
@@ -190,14 +189,18 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let chain = chain::chain(&chain::ChainInput {
         segments: segs,
         snapshots: inp.snapshots.iter().filter(|s| s.valid).map(|s| s.offset).collect(),
+        corrupt_snapshots: inp.snapshots.iter().filter(|s| !s.valid).map(|s| s.offset).collect(),
         log_start_checkpoint: inp.log_start_checkpoint.unwrap_or(0),
         log_start: log_start_after,
         log_end: leo_after,
         clean_shutdown: inp.clean_shutdown,
         unclean_from: (unclean && !segs.is_empty()).then_some(from_idx),
+        // The unclean pass's truncation (one in a segment recovered for its index deletes
+        // nothing after it): never in a segment recovered for its index.
         truncated: truncation
             .as_ref()
-            .and_then(|t| segs.iter().position(|s| s.name == t.segment)),
+            .and_then(|t| segs.iter().position(|s| s.name == t.segment))
+            .filter(|&i| !segs[i].missing_index && segs[i].corrupt_index.is_none()),
     });
     let (snapshot, skipped) = match &chain {
         None => (
