@@ -5,7 +5,9 @@
 //! variant, whose prediction must stay the ordinary one.
 #![cfg(feature = "testkit")]
 
-use klogscan::testkit::{Batch, LogDirBuilder, Manifest, PartitionBuilder, Producer};
+use klogscan::testkit::{
+    Batch, FaultKind, LogDirBuilder, Manifest, PartitionBuilder, Producer, Target,
+};
 use klogscan::verify::{PartitionVerification, VerifyOptions, verify_partition};
 use std::path::Path;
 
@@ -132,6 +134,52 @@ fn the_rebuild_before_a_recovery_replays_from_the_snapshot_below_the_segment() {
             "{}",
             lf.message
         );
+    }
+}
+
+/// A truncation at load in a segment recovered for its missing index deletes no later
+/// segment and does not end the unclean pass: segment 0 (garbage after its last batch, no
+/// `.index`) is recovered and truncated first, then, after the unclean shutdown, segment 5
+/// from the recovery point. Segment 0's recovery deleted every snapshot above 0 and left
+/// one at 2, so segment 5's rebuild replays [2, 5) and meets the non-transactional write at
+/// 4; the final rebuild loads the snapshot segment 5's recovery leaves at the log end.
+/// Undamaged twin: with segment 0's index in place, its recovery never runs, segment 5's
+/// rebuild loads the snapshot at 5 and replays nothing.
+#[test]
+fn a_truncation_at_load_does_not_end_the_unclean_recovery() {
+    for missing_index in [true, false] {
+        let mut p = txn_then_plain_write();
+        p.fault(
+            Target::Log(0),
+            FaultKind::AppendGarbage(vec![0xde, 0xad, 1, 2]),
+        );
+        let (_d, m) = write_with(
+            LogDirBuilder::new(1)
+                .clean_shutdown(false)
+                .recovery_point("t", 0, 5),
+            p,
+        );
+        if missing_index {
+            std::fs::remove_file(m.dir.join("00000000000000000000.index")).unwrap();
+        }
+        let v = run(&m.dir);
+        let pr = &v.prediction;
+        assert_eq!(pr.producer_state.replay_from, Some(7), "{pr:#?}");
+        assert!(recovered(&v).contains(&"00000000000000000005.log"));
+        if missing_index {
+            assert_eq!(recovered(&v)[0], "00000000000000000000.log");
+            let lf = pr.load_failure.as_ref().expect("load failure");
+            assert_eq!(lf.offset, Some(4));
+            assert!(
+                lf.message.starts_with(
+                    "rebuilding the producer state up to offset 5 to recover segment 00000000000000000005.log (from the snapshot at 2)"
+                ),
+                "{}",
+                lf.message
+            );
+        } else {
+            assert!(pr.load_failure.is_none(), "{:#?}", pr.load_failure);
+        }
     }
 }
 
