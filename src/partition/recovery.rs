@@ -183,6 +183,9 @@ pub struct ProducerRebuild {
     /// recoveries leave, usually written by the last at the log end).
     pub snapshot: Option<String>,
     pub snapshot_offset: Option<i64>,
+    /// The snapshot loaded is one the load's recoveries write (a new file, or one on disk
+    /// deleted and written again with the recovered state), not a file as it is on disk.
+    pub snapshot_written_at_load: bool,
     /// True when the broker skips the rebuild (no snapshot left once the stray ones are
     /// removed, after a clean shutdown): all producer state, open transactions included, is
     /// forgotten.

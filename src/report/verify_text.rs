@@ -115,10 +115,15 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
     } else {
         format!(
             "producer state: {} then replay [{}, {}){}",
-            ps.snapshot.as_deref().map_or(
-                "no snapshot (from the log start)".to_string(),
-                |s| format!("load {}", esc(s))
-            ),
+            ps.snapshot
+                .as_deref()
+                .map_or("no snapshot (from the log start)".to_string(), |s| {
+                    if ps.snapshot_written_at_load {
+                        format!("load {} (written by the recovery)", esc(s))
+                    } else {
+                        format!("load {}", esc(s))
+                    }
+                }),
             opt(ps.replay_from),
             opt(ps.replay_to),
             match (ps.producers, ps.open_transactions) {

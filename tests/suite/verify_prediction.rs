@@ -165,6 +165,8 @@ fn a_truncation_at_load_does_not_end_the_unclean_recovery() {
         let v = run(&m.dir);
         let pr = &v.prediction;
         assert_eq!(pr.producer_state.replay_from, Some(7), "{pr:#?}");
+        // the snapshot at 7 is the one segment 5's recovery writes, not the file on disk
+        assert!(pr.producer_state.snapshot_written_at_load);
         assert!(recovered(&v).contains(&"00000000000000000005.log"));
         if missing_index {
             assert_eq!(recovered(&v)[0], "00000000000000000000.log");
@@ -215,7 +217,8 @@ fn segment_recovered_for_a_missing_index_fails_the_load_even_after_a_clean_shutd
         lf.message
     );
 
-    // Undamaged variant: nothing is recovered after a clean shutdown, nothing replayed.
+    // Undamaged variant: nothing is recovered after a clean shutdown, nothing replayed; the
+    // snapshot loaded is the file on disk.
     let (_d, m) = write_with(
         LogDirBuilder::new(1).clean_shutdown(true),
         txn_then_plain_write(),
@@ -224,6 +227,7 @@ fn segment_recovered_for_a_missing_index_fails_the_load_even_after_a_clean_shutd
     assert!(recovered(&v).is_empty());
     assert!(v.prediction.load_failure.is_none());
     assert_eq!(v.prediction.producer_state.replay_from, Some(7));
+    assert!(!v.prediction.producer_state.snapshot_written_at_load);
 }
 
 /// Segments 0 (offsets 0–1) and 2 (offsets 2–9), idempotent only; the snapshot at the log

@@ -235,7 +235,12 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     } else {
         whole.then(|| rebuilt_counts(&inp, snap, replay_from))
     };
+    // Untouched: the final state descends from the very file it loads.
+    let written_at_load = chain
+        .as_ref()
+        .is_some_and(|c| c.last.is_some() && c.origin.map(|(o, _)| o) != Some(c.last));
     let producer_state = ProducerRebuild {
+        snapshot_written_at_load: written_at_load,
         snapshot_offset: snapshot.as_ref().map(|s| s.0),
         snapshot: snapshot.map(|s| s.1),
         skipped,
