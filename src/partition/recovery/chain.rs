@@ -115,7 +115,7 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         // truncateAndReload(log start checkpoint, base), then loadFromSnapshot: a corrupt
         // file it reaches is deleted and the next older one tried.
         let gone = keep_within(&mut snaps, ckpt, base);
-        let (loaded, lineage) = load_newest(&mut snaps, &corrupt, &mut Vec::new());
+        let (loaded, lineage) = load_newest(&mut snaps, &corrupt);
         for o in gone.into_iter() {
             if on_disk.contains(&o) {
                 deleted.insert(o, base);
@@ -156,7 +156,7 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
     // The final rebuild: truncateAndReload(log start, log end), then loadFromSnapshot.
     let (low, high) = (inp.log_start.unwrap_or(i64::MIN), inp.log_end.unwrap_or(i64::MAX));
     let gone = keep_within(&mut snaps, low, high);
-    let (last, lineage) = load_newest(&mut snaps, &corrupt, &mut Vec::new());
+    let (last, lineage) = load_newest(&mut snaps, &corrupt);
     // A file a recovery deleted and another wrote again at the same offset is still there
     // (the final rebuild's own deletions are the prediction's snapshot fates).
     deleted.retain(|o, _| !snaps.contains_key(o) && !gone.contains(o));
@@ -182,17 +182,15 @@ fn keep_within<V>(snaps: &mut BTreeMap<i64, V>, low: i64, high: i64) -> Vec<i64>
     gone
 }
 
-/// `loadFromSnapshot`: the newest snapshot, each corrupt one reached deleted on the way
-/// (into `dropped`); its offset and lineage.
+/// `loadFromSnapshot`: the newest snapshot, each corrupt one reached deleted on the way;
+/// its offset and lineage.
 fn load_newest(
     snaps: &mut BTreeMap<i64, (Option<i64>, i64)>,
     corrupt: &BTreeSet<i64>,
-    dropped: &mut Vec<i64>,
 ) -> (Option<i64>, Option<(Option<i64>, i64)>) {
     while let Some((&o, &lineage)) = snaps.last_key_value() {
         if lineage.0 == Some(o) && corrupt.contains(&o) {
             snaps.remove(&o);
-            dropped.push(o);
             continue;
         }
         return (Some(o), Some(lineage));

@@ -67,12 +67,21 @@ fn rebuilt_counts(
         .filter(|a| a.offset >= from)
         .map(|a| a.producer_id)
         .collect();
+    counts_with(inp, &replayed, snap)
+}
+
+/// The producers the walk's replay brings (`from_walk`) and those the loaded snapshot
+/// `snap` keeps, and their open transactions: one the walk's replay meets is the walk's,
+/// one of a producer it does not meet is the snapshot's.
+fn counts_with(
+    inp: &PredictInput<'_>,
+    from_walk: &BTreeSet<i64>,
+    snap: Option<&SnapshotInput>,
+) -> (usize, usize) {
     let (kept, kept_open) = snap.map_or((&[][..], &[][..]), |s| (&s.producers.0[..], &s.producers.1[..]));
-    let producers = replayed.union(&kept.iter().copied().collect()).count();
-    // An open transaction the replay meets is the walk's; one of a producer the replay
-    // does not meet is the snapshot's.
-    let open = inp.open_producers.iter().filter(|p| replayed.contains(p)).count()
-        + kept_open.iter().filter(|p| !replayed.contains(p)).count();
+    let producers = from_walk.union(&kept.iter().copied().collect()).count();
+    let open = inp.open_producers.iter().filter(|p| from_walk.contains(p)).count()
+        + kept_open.iter().filter(|p| !from_walk.contains(p)).count();
     (producers, open)
 }
 
@@ -98,31 +107,21 @@ fn recovered_counts(
     };
     let snap = origin.and_then(|o| inp.snapshots.iter().find(|s| s.valid && s.offset == o));
     let open: BTreeSet<i64> = inp.open_producers.iter().copied().collect();
-    let now = inp.ref_time;
     let kept_by_walk: BTreeSet<i64> = inp
         .producer_last_offsets
         .iter()
         .filter(|a| a.offset >= from)
         .filter(|a| {
-            let gap = if a.timestamp < 0 {
-                Some(i64::MAX)
-            } else {
-                (now > 0).then(|| now.saturating_sub(a.timestamp))
-            };
             a.offset >= end
-                || !crate::partition::state::producer_expired(open.contains(&a.producer_id), gap)
+                || !crate::partition::state::expired_at_load(
+                    open.contains(&a.producer_id),
+                    a.timestamp,
+                    inp.ref_time,
+                )
         })
         .map(|a| a.producer_id)
         .collect();
-    let (kept, kept_open) = snap.map_or((&[][..], &[][..]), |s| (&s.producers.0[..], &s.producers.1[..]));
-    let producers = kept_by_walk.union(&kept.iter().copied().collect()).count();
-    let open_count = inp
-        .open_producers
-        .iter()
-        .filter(|p| kept_by_walk.contains(p))
-        .count()
-        + kept_open.iter().filter(|p| !kept_by_walk.contains(p)).count();
-    (producers, open_count)
+    counts_with(inp, &kept_by_walk, snap)
 }
 
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
@@ -208,17 +207,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
             !has_snapshot_files && inp.clean_shutdown == Some(true),
         ),
         Some(c) => {
-            for (o, base) in &c.deleted {
-                if let Some(s) = usable.iter().find(|s| s.offset == *o) {
-                    leftovers.push(LeftoverAction {
-                        file: s.name.clone(),
-                        kind: "snapshot_replaced_at_recovery".into(),
-                        action: format!(
-                            "deleted by the producer-state rebuild before the recovery of the segment at {base} (no snapshot above its base is kept); the recoveries write their own"
-                        ),
-                    });
-                }
-            }
+            leftovers.extend(replaced_at_recovery(c, &usable));
             (c.last.map(|o| (o, format!("{o:020}.snapshot"))), c.skipped)
         }
     };
@@ -334,8 +323,24 @@ fn snapshot_fates<'s>(
     (usable, has_snapshot_files)
 }
 
-/// The first replay error the broker meets while loading, in its order (see the comment
-/// inside); `from_idx` is the segment holding the recovery point.
+/// The snapshots on disk, usable but for the recoveries, that a recovery's rebuild
+/// deletes for good ([`chain::Chain::deleted`]).
+fn replaced_at_recovery<'a>(
+    c: &'a chain::Chain,
+    usable: &'a [&SnapshotInput],
+) -> impl Iterator<Item = LeftoverAction> + 'a {
+    c.deleted.iter().filter_map(|(o, base)| {
+        let s = usable.iter().find(|s| s.offset == *o)?;
+        Some(LeftoverAction {
+            file: s.name.clone(),
+            kind: "snapshot_replaced_at_recovery".into(),
+            action: format!(
+                "deleted by the producer-state rebuild before the recovery of the segment at {base} (no snapshot above its base is kept); the recoveries write their own"
+            ),
+        })
+    })
+}
+
 /// The first replay error the broker meets while loading, in its order: each recovery's
 /// rebuild `[snapshot, base)` and segment `[base, end)` ([`chain`]: a rule broken there
 /// throws however new the newest snapshot on disk was; the segment's end lies below any

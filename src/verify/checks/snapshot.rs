@@ -7,7 +7,7 @@ use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind};
 use crate::partition::recovery::{SegmentInput, SnapshotInput};
 use crate::partition::scan::PartitionReport;
-use crate::partition::state::{ProducerState, producer_expired};
+use crate::partition::state::{ProducerState, expired_at_load};
 use crate::read::format::snapshot::{ProducerSnapshot, kafka_message};
 use crate::read::segment::FileClass;
 use crate::verify::VerifyOptions;
@@ -85,19 +85,12 @@ pub(super) fn check_snapshots(
 
 /// The producers of `snap` a load at `now_ms` keeps, and those of them with an open
 /// transaction: `ProducerStateManager.loadFromSnapshot` skips an expired entry
-/// ([`producer_expired`]). An entry without a timestamp (`-1`) is expired by any real
-/// clock; with no reference time (`now_ms` 0: no timestamp in the log, no `--now`) the
-/// others are taken as kept.
+/// ([`expired_at_load`]).
 fn kept_at_load(snap: &ProducerSnapshot<'_>, now_ms: i64) -> (Vec<i64>, Vec<i64>) {
     let (mut kept, mut open) = (Vec::new(), Vec::new());
     for e in snap.entries() {
         let has_txn = e.current_txn_first_offset >= 0;
-        let gap = if e.timestamp < 0 {
-            Some(i64::MAX)
-        } else {
-            (now_ms > 0).then(|| now_ms.saturating_sub(e.timestamp))
-        };
-        if !producer_expired(has_txn, gap) {
+        if !expired_at_load(has_txn, e.timestamp, now_ms) {
             kept.push(e.producer_id);
             if has_txn {
                 open.push(e.producer_id);
