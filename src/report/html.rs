@@ -113,13 +113,13 @@ pub fn write_scan_with(
     );
     let _ = writeln!(
         h,
-        "<h1>klogscan report</h1><p class=\"meta\">inputs: <span class=\"mono\">{}</span><br>{} partitions, {} segments, {} batches, {} records, {} bytes; findings: <span class=\"sev-error\">{} error</span>, <span class=\"sev-warning\">{} warning</span>, <span class=\"sev-info\">{} info</span></p>",
+        "<h1>klogscan report</h1><p class=\"meta\">inputs: <span class=\"mono\">{}</span><br>{}, {}, {}, {}, {}; findings: <span class=\"sev-error\">{} error</span>, <span class=\"sev-warning\">{} warning</span>, <span class=\"sev-info\">{} info</span></p>",
         esc(&report.inputs.join(", ")),
-        s.partitions,
-        s.segments,
-        s.batches,
-        s.records,
-        s.bytes,
+        super::count(s.partitions as u64, "partition"),
+        super::count(s.segments as u64, "segment"),
+        super::count(s.batches, "batch"),
+        super::count(s.records, "record"),
+        super::count(s.bytes, "byte"),
         s.findings.error,
         s.findings.warning,
         s.findings.info

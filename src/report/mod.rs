@@ -158,6 +158,16 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
 /// `topic-N` (evidence copied into a folder of its own: its topic and partition are not
 /// known) by its own name with a trailing `/` (`evidence/`), never `--1`. Control
 /// characters escaped.
+/// `n` and its noun, singular for one ("1 partition", "2 partitions"; "batch" takes
+/// "es").
+pub(crate) fn count(n: u64, noun: &str) -> String {
+    match (n, noun.ends_with("ch")) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        (_, false) => format!("{n} {noun}s"),
+    }
+}
+
 pub(crate) fn partition_name(topic: &str, partition: i32, path: Option<&str>) -> String {
     if !topic.is_empty() && partition >= 0 {
         return format!("{}-{partition}", crate::escape::text(topic));
@@ -236,5 +246,14 @@ mod tests {
         assert!(parse_duration("15x").is_err());
         assert!(parse_duration("-5").is_err());
         assert!(parse_duration("m").is_err());
+    }
+
+    #[test]
+    fn counts_of_one_are_singular() {
+        assert_eq!(count(1, "partition"), "1 partition");
+        assert_eq!(count(0, "partition"), "0 partitions");
+        assert_eq!(count(2, "batch"), "2 batches");
+        assert_eq!(count(1, "batch"), "1 batch");
+        assert_eq!(count(5099, "byte"), "5099 bytes");
     }
 }

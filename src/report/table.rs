@@ -224,12 +224,12 @@ fn write_partitions(
     let s = &report.summary;
     let width = usize::from(style.width);
     let line = format!(
-        "{} partitions, {} segments, {} batches, {} records, {} bytes; findings: {} error, {} warning, {} info",
-        s.partitions,
-        s.segments,
-        s.batches,
-        s.records,
-        s.bytes,
+        "{}, {}, {}, {}, {}; findings: {} error, {} warning, {} info",
+        super::count(s.partitions as u64, "partition"),
+        super::count(s.segments as u64, "segment"),
+        super::count(s.batches, "batch"),
+        super::count(s.records, "record"),
+        super::count(s.bytes, "byte"),
         s.findings.error,
         s.findings.warning,
         s.findings.info

@@ -202,8 +202,8 @@ pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::R
     write_findings(w, style, &r.findings().collect::<Vec<_>>())?;
     let s = &r.summary;
     let summary = format!(
-        "{} partitions; {} recovered at load, {} truncated, {} fail to load; findings: {} error, {} warning, {} info",
-        s.partitions,
+        "{}; {} recovered at load, {} truncated, {} fail to load; findings: {} error, {} warning, {} info",
+        super::count(s.partitions as u64, "partition"),
         s.recovered,
         s.truncated,
         s.load_failures,
