@@ -215,15 +215,16 @@ fn check_segments(
             pre_2_3,
             missing_index: s.index.is_none(),
         };
-        let mut corrupt_index: Option<String> = None;
+        let (mut corrupt_index, mut load_error) = (None, None);
         index::check(&c, &mut corrupt_index, out);
         timeindex::check(&c, &mut corrupt_index, out);
-        txnindex::check(&c, &mut corrupt_index, out);
+        txnindex::check(&c, &mut corrupt_index, &mut load_error, out);
         seg_inputs.push(SegmentInput {
             name: c.log_name,
             base: s.base_offset,
             missing_index: c.missing_index,
             corrupt_index,
+            load_error,
             walk: k.and_then(|k| r.carried.segment_walks[k].walk.clone()),
         });
     }

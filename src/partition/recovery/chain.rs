@@ -209,6 +209,7 @@ mod tests {
             base,
             missing_index,
             corrupt_index: None,
+            load_error: None,
             walk: next_offset.map(|next_offset| RecoverWalk {
                 stop: None,
                 next_offset,

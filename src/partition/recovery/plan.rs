@@ -86,7 +86,8 @@ pub enum Fate {
 /// `TransactionIndex.sanityCheck`, run at every load whatever the shutdown state): the
 /// reason LogLoader recovers the segment (`CorruptIndexException`), or `None`. The same
 /// text `verify` reports, so both commands plan the same recovery. An unreadable file is
-/// `None` here (the file checks report it).
+/// `None` here (the file checks report it), and so is an entry of an unknown version:
+/// that one fails the load instead of recovering the segment (`verify`'s load failure).
 pub(crate) fn txnindex_corruption(
     path: &Path,
     base_offset: i64,
@@ -95,6 +96,9 @@ pub(crate) fn txnindex_corruption(
     let bytes = crate::read::segment::load(path, crate::read::segment::FileClass::Index, mode, None).ok()?;
     let t = crate::read::format::index::TxnIndex::new(&bytes, base_offset);
     let e = t.sanity_check().err()?;
+    if e.problem != crate::read::format::index::TxnSanityProblem::LastOffsetBelowBase {
+        return None;
+    }
     Some(format!(
         "corrupt transaction index: {}",
         e.kafka_message(&path.display().to_string())
@@ -356,6 +360,9 @@ pub(crate) struct SegmentInput {
     pub missing_index: bool,
     /// `CorruptIndexException` at load (txn index sanity; offset/time index before 2.3).
     pub corrupt_index: Option<String>,
+    /// What fails this segment's load (`KafkaException` of a transaction index entry of an
+    /// unknown version, from `LogSegment.sanityCheck`), with Kafka's message.
+    pub load_error: Option<String>,
     pub walk: Option<RecoverWalk>,
 }
 

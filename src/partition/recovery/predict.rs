@@ -352,6 +352,22 @@ fn load_failure(
     leo_after: Option<i64>,
 ) -> Option<Box<LoadFailure>> {
     let segs = &inp.segments;
+    // `LogLoader.loadSegmentFiles` checks every segment's files, in name order, before
+    // the log is recovered or its producer state rebuilt: a failure there comes first.
+    if let Some((s, msg)) = segs
+        .iter()
+        .find_map(|s| s.load_error.as_ref().map(|m| (s, m)))
+    {
+        return Some(Box::new(LoadFailure {
+            kind: Kind::TxnindexMismatch.id().into(),
+            offset: None,
+            exception: "KafkaException".into(),
+            message: format!(
+                "checking segment {}'s indexes at load (LogLoader.loadSegmentFiles, segments in name order, before the unclean-shutdown recovery and the producer-state rebuild) throws KafkaException: {msg}",
+                s.name
+            ),
+        }));
+    }
     let mut ranges: Vec<(i64, i64, String)> = Vec::new();
     for step in chain.map_or(&[][..], |c| &c.steps[..]) {
         let (base, name) = (step.base, &segs[step.seg].name);

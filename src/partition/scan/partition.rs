@@ -734,6 +734,8 @@ fn apply_recovery(
                         .and_then(|t| recovery::txnindex_corruption(t, w.base_offset, mmap))
                 })
                 .flatten(),
+            // What fails the load is `verify`'s to predict; the scan plans the recovery.
+            load_error: None,
             walk: w.walk.clone(),
         })
         .collect();

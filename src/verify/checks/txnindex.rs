@@ -5,15 +5,20 @@
 use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of};
 use crate::finding::{Finding, Kind};
 use crate::partition::state::AbortedTxn;
-use crate::read::format::index::{AbortedTxn as IndexedAbort, IndexVerdicts, TxnIndex};
+use crate::read::format::index::{
+    AbortedTxn as IndexedAbort, IndexVerdicts, TxnIndex, TxnSanityProblem,
+};
 use crate::read::segment::FileClass;
 use serde_json::json;
 
 /// Check one segment's transaction index; a failed sanity check sets `corrupt_index`
-/// (the broker recovers the segment at load).
+/// (the broker recovers the segment at load), or `load_error` when the entry it stops at
+/// has an unknown version (the load fails: `LogLoader.loadSegmentFiles` catches only a
+/// missing or corrupt index).
 pub(super) fn check(
     c: &SegmentCtx<'_>,
     corrupt_index: &mut Option<String>,
+    load_error: &mut Option<String>,
     out: &mut Vec<Finding>,
 ) {
     let (r, opts, s, verdicts, log_name) = (c.r, c.opts, c.files, c.verdicts, c.log_name.as_str());
@@ -38,25 +43,48 @@ pub(super) fn check(
     let actual: Vec<IndexedAbort> = match &txn_bytes {
         Some(b) => {
             let t = TxnIndex::new(b, s.base_offset);
-            if let Err(e) = t.sanity_check() {
-                let msg = e.kafka_message(
-                    &s.txnindex
-                        .as_deref()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_default(),
-                );
-                *corrupt_index = Some(format!("corrupt transaction index: {msg}"));
-                out.push(
+            let abs = s
+                .txnindex
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            // `LogSegment.sanityCheck` reaches the transaction index only when the offset
+            // index exists (else the segment is recovered, which rewrites this file) and,
+            // before 2.3, when the offset and time indexes passed.
+            let checked = !missing_index && corrupt_index.is_none();
+            match t.sanity_check() {
+                Err(e) if e.problem == TxnSanityProblem::UnknownVersion && checked => {
+                    let msg = e.kafka_message(&abs);
+                    *load_error = Some(msg.clone());
+                    out.push(
+                        mk(r, Kind::TxnindexMismatch, &tname, format!("{tname}: {msg}"))
+                            .evidence(json!({"entry": e.txn}))
+                            .broker("KafkaException at load: LogLoader.loadSegmentFiles runs LogSegment.sanityCheck on every segment with an offset index, whatever the shutdown; iterating this file's entries throws, it is neither a missing nor a corrupt index, so the segment is not recovered: the log fails to load and LogManager.loadLogs rethrows it (the broker does not start)")
+                            .remediation(format!("move {tname} and the segment's offset index ({:020}.index) out of the partition directory (keep them as evidence) before the restart: the broker then recovers the segment and rebuilds both from the log", s.base_offset)),
+                    );
+                }
+                Err(e) if e.problem == TxnSanityProblem::LastOffsetBelowBase => {
+                    let msg = e.kafka_message(&abs);
+                    *corrupt_index = Some(format!("corrupt transaction index: {msg}"));
+                    out.push(
                     mk(r, Kind::TxnindexMismatch, &tname, format!("{tname}: {msg}"))
                         .offset(e.txn.last_offset)
                         .evidence(json!({"entry": e.txn}))
                         .broker("CorruptIndexException at load: LogLoader recovers the segment and rebuilds the transaction index from the markers"),
-                );
-            } else if let Err(e) = t.check() {
-                out.push(
-                    format_error(r, Kind::TxnindexMismatch, &tname, &e)
-                        .broker("not checked at load beyond lastOffset ≥ base offset; read_committed fetches collect aborted transactions from it as it is"),
-                );
+                    );
+                }
+                _ => {
+                    if let Err(e) = t.check() {
+                        let broker = if missing_index || corrupt_index.is_some() {
+                            "the segment is recovered at load (its offset index is missing or corrupt), which rebuilds the transaction index from the markers"
+                        } else {
+                            "not checked at load beyond its entries' versions and lastOffset ≥ base offset; read_committed fetches collect aborted transactions from it as it is"
+                        };
+                        out.push(
+                            format_error(r, Kind::TxnindexMismatch, &tname, &e).broker(broker),
+                        );
+                    }
+                }
             }
             t.entries().collect()
         }

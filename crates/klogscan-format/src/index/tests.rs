@@ -243,6 +243,32 @@ fn txn_index() {
          firstOffset=90, lastOffset=99, lastStableOffset=100) in index /x.txnindex is \
          less than start offset 100"
     );
+    assert_eq!(e.exception(), "CorruptIndexException");
+    // An unknown version fails the iteration first, whichever entry comes first decides.
+    let mut b = txn(0, 7, 90, 120, 121);
+    b.extend(txn(0x0100, 8, 95, 130, 131));
+    let e = TxnIndex::new(&b, 100).sanity_check().unwrap_err();
+    assert_eq!(
+        (e.problem, e.txn.slot),
+        (TxnSanityProblem::UnknownVersion, 1)
+    );
+    assert_eq!(e.exception(), "KafkaException");
+    assert_eq!(
+        e.kafka_message("/x.txnindex"),
+        "Unexpected aborted transaction version 1 in transaction index /x.txnindex, current \
+         version is 0"
+    );
+    let mut b = txn(0, 7, 90, 99, 100);
+    b.extend(txn(0x0100, 8, 95, 130, 131));
+    let e = TxnIndex::new(&b, 100).sanity_check().unwrap_err();
+    assert_eq!(e.problem, TxnSanityProblem::LastOffsetBelowBase);
+    let mut b = txn(0x0100, 8, 95, 99, 100);
+    b.extend(txn(0, 7, 90, 99, 100));
+    let e = TxnIndex::new(&b, 100).sanity_check().unwrap_err();
+    assert_eq!(e.problem, TxnSanityProblem::UnknownVersion);
+    // A version byte of 0xff reads as -1: accepted.
+    let b = txn(-256, 7, 90, 120, 121);
+    assert_eq!(TxnIndex::new(&b, 100).sanity_check(), Ok(()));
 }
 
 /// A minimal v2 batch header (61 bytes, no records) for log-check tests.

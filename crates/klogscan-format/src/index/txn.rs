@@ -36,22 +36,52 @@ impl AbortedTxn {
     }
 }
 
-/// Why the broker's load-time `TransactionIndex.sanityCheck` would throw.
+/// Why the broker's load-time `TransactionIndex.sanityCheck` would throw: the first entry,
+/// in file order, that its iteration refuses (an unknown version) or that the check
+/// itself refuses (a lastOffset below the segment's base offset).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TxnSanityError {
     pub txn: AbortedTxn,
     pub base_offset: i64,
+    pub problem: TxnSanityProblem,
+}
+
+/// Which of the two load-time refusals a [`TxnSanityError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TxnSanityProblem {
+    /// lastOffset below the base offset: `CorruptIndexException`, from which
+    /// `LogLoader.loadSegmentFiles` recovers (it rebuilds the segment's indexes).
+    LastOffsetBelowBase,
+    /// A version above 0 (`AbortedTxn.CURRENT_VERSION`): the entries' iterator throws a
+    /// plain `KafkaException`, which `LogLoader.loadSegmentFiles` does not catch: the log
+    /// does not load.
+    UnknownVersion,
 }
 
 impl TxnSanityError {
-    /// The `CorruptIndexException` message, with `abs_path` for the index file.
+    /// The exception's message, with `abs_path` for the index file.
     pub fn kafka_message(&self, abs_path: &str) -> String {
-        format!(
-            "Last offset of aborted transaction {} in index {abs_path} is less than start offset {}",
-            self.txn.kafka_string(),
-            self.base_offset
-        )
+        match self.problem {
+            TxnSanityProblem::LastOffsetBelowBase => format!(
+                "Last offset of aborted transaction {} in index {abs_path} is less than start offset {}",
+                self.txn.kafka_string(),
+                self.base_offset
+            ),
+            TxnSanityProblem::UnknownVersion => format!(
+                "Unexpected aborted transaction version {} in transaction index {abs_path}, current version is 0",
+                self.txn.version
+            ),
+        }
+    }
+
+    /// The exception's simple class name.
+    pub fn exception(&self) -> &'static str {
+        match self.problem {
+            TxnSanityProblem::LastOffsetBelowBase => "CorruptIndexException",
+            TxnSanityProblem::UnknownVersion => "KafkaException",
+        }
     }
 }
 
@@ -103,12 +133,27 @@ impl<'a> TxnIndex<'a> {
         (0..self.len()).filter_map(move |i| self.get(i))
     }
 
-    /// Kafka's load-time `TransactionIndex.sanityCheck`: every lastOffset ≥ base offset.
+    /// Kafka's load-time `TransactionIndex.sanityCheck`: it iterates the whole entries in
+    /// file order; each is refused for a version above 0 (by the iterator) or a lastOffset
+    /// below the base offset (by the check), the first refusal thrown.
     pub fn sanity_check(&self) -> Result<(), TxnSanityError> {
-        match self.entries().find(|t| t.last_offset < self.base_offset) {
-            Some(txn) => Err(TxnSanityError {
+        let problem = |t: &AbortedTxn| {
+            if t.version > 0 {
+                Some(TxnSanityProblem::UnknownVersion)
+            } else if t.last_offset < self.base_offset {
+                Some(TxnSanityProblem::LastOffsetBelowBase)
+            } else {
+                None
+            }
+        };
+        match self
+            .entries()
+            .find_map(|txn| problem(&txn).map(|p| (txn, p)))
+        {
+            Some((txn, problem)) => Err(TxnSanityError {
                 txn,
                 base_offset: self.base_offset,
+                problem,
             }),
             None => Ok(()),
         }
