@@ -185,6 +185,9 @@ kinds! {
     // --- what the next start loses (the recovery model against the checkpoints) ---
     /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
     TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;
+    /// That truncation removes the markers of acknowledged transactions begun below it: the
+    /// restarted copy holds them open.
+    TransactionReopenedAtRecovery = "transaction_reopened_at_recovery", Error;
     // --- what consumers saw: committed offsets against their partitions ---
     /// A group's committed offset above the partition's log end (records it read are gone).
     CommittedOffsetBeyondLogEnd = "committed_offset_beyond_log_end", Error;

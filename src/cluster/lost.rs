@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::report::ScanReport;
 use crate::discover::layout::Inventory;
 use crate::finding::{Finding, Kind, Severity};
+use crate::partition::recovery::reopened::ReopenedTxn;
 use crate::partition::recovery::{SegmentPlan, TruncationPrediction};
 use crate::partition::results::{PartitionReport, ScanOptions};
 
@@ -296,6 +297,59 @@ fn to_finding(
     f
 }
 
+/// The transactions the truncation reopens whose markers were acknowledged (below the
+/// high watermark): their coordinator finished them and sends no marker again, so a
+/// restarted copy that leads holds them open — hanging, the last stable offset stuck at
+/// the first one's first offset. Said only when no other copy in the inputs holds the lost
+/// range (with one, the restarted copy re-fetches the markers from it as a follower: two
+/// readings, the lost-range finding names the copy to lead). `caused_by` the lost range.
+fn reopened_finding(p: &PartitionReport, e: &LostRange, lost: &Finding) -> Option<Finding> {
+    if e.intact().is_some() {
+        return None;
+    }
+    let a = p.carried.recovery.after_truncation.as_deref()?;
+    let acked: Vec<&ReopenedTxn> = a
+        .reopened
+        .iter()
+        .filter(|t| t.marker_offset < e.high_watermark)
+        .collect();
+    let first = *acked.first()?;
+    let listed_all = a.reopened.len() == a.reopened_count;
+    let n = if listed_all {
+        acked.len().to_string()
+    } else {
+        format!("at least {}", acked.len())
+    };
+    let what = |t: &ReopenedTxn| if t.commit { "COMMIT" } else { "ABORT" };
+    let msg = format!(
+        "recovery truncates to offset {} and removes the {} marker at offset {} of producer {}'s transaction begun at offset {} ({n} acknowledged transaction(s) reopened): the restarted copy holds it open; if it leads, the last stable offset stays at {} (its coordinator finished it and sends no marker again)",
+        e.first_lost_offset,
+        what(first),
+        first.marker_offset,
+        first.producer_id,
+        first.first_offset,
+        first.first_offset,
+    );
+    let listed: Vec<serde_json::Value> = acked
+        .iter()
+        .map(|t| serde_json::json!({"producer_id": t.producer_id, "producer_epoch": t.producer_epoch, "first_offset": t.first_offset, "marker_offset": t.marker_offset, "marker": what(t)}))
+        .collect();
+    Some(
+        Finding::new(Kind::TransactionReopenedAtRecovery, &p.topic, p.partition, msg)
+            .offset(first.first_offset)
+            .producer(first.producer_id, first.producer_epoch)
+            .evidence(serde_json::json!({
+                "truncated_to": e.first_lost_offset,
+                "high_watermark": e.high_watermark,
+                "transactions": listed,
+                "listed_all": listed_all,
+            }))
+            .broker("LogSegment.recover rebuilds the producer state from the batches it keeps (ProducerStateManager): the transaction's data batch is replayed, its marker is gone, so the loaded state holds it open; the transaction coordinator completed it when the marker was acknowledged and does not write it again. Elected leader (the only in-sync replica, an unclean election), the copy serves a last stable offset stuck at its first offset")
+            .remediation("save the damaged range before the broker starts (see the lost-range finding); after the restart, if this copy leads, confirm with kafka-transactions.sh find-hanging on the partition and abort the transaction at its first offset (kafka-transactions.sh abort --start-offset)")
+            .caused_by(lost.identity_key()),
+    )
+}
+
 /// The integrity finding at the truncation point (the cause), by its identity key.
 fn cause_of(report: &ScanReport, i: usize, segment: &str, position: u64) -> Option<String> {
     report
@@ -344,8 +398,13 @@ pub fn check(
         let others = replicas.get(&i).map_or(&[][..], |v| v.as_slice());
         if let Some((e, segment)) = lost_range(report, i, others) {
             let cause = cause_of(report, i, &segment, e.position);
-            let f = to_finding(&report.partitions[i], cause, &e, segment);
-            extra.entry(i).or_default().push(f);
+            let p = &report.partitions[i];
+            let f = to_finding(p, cause, &e, segment);
+            let reopened = reopened_finding(p, &e, &f);
+            extra
+                .entry(i)
+                .or_default()
+                .extend(std::iter::once(f).chain(reopened));
         }
     }
     extra

@@ -14,6 +14,7 @@
 mod chain;
 mod plan;
 mod predict;
+pub mod reopened;
 pub use plan::{DamageFate, Fate, SegmentPlan};
 pub(crate) use plan::{SegmentInput, plan_segments, txnindex_corruption, word_integrity_finding};
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};

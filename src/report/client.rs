@@ -186,6 +186,15 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             "OffsetOutOfRangeException",
             "the fetch is out of range: auto.offset.reset resets the position (none: the exception); the deleted records are lost for the group",
         ),
+        Kind::TransactionReopenedAtRecovery => ClientError {
+            who: "consumer",
+            exception: "none",
+            class: NotAProducerError,
+            behaviour: "no exception",
+            consumers: Some(
+                "if the restarted copy leads, read_committed consumers stall silently at the reopened transaction's first offset (no exception; lag grows)",
+            ),
+        },
         Kind::GroupBlockedByHangingTransaction => ClientError {
             who: "consumer",
             exception: "none",

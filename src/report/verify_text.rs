@@ -128,6 +128,7 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
             opt(ps.replay_to),
             match (ps.producers, ps.open_transactions) {
                 (Some(n), Some(o)) => format!(": {n} producers, {o} open transactions"),
+                (None, Some(o)) => format!(": {o} open transactions"),
                 _ => String::new(),
             }
         )

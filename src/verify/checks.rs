@@ -156,6 +156,7 @@ pub(crate) fn verify_one(
             .iter()
             .map(|t| t.producer_id)
             .collect(),
+        after_truncation: r.carried.recovery.after_truncation.as_deref(),
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
         crc_checked: opts.scan.check_crc,
     })

@@ -73,6 +73,7 @@ mod legacy;
 mod library_cli;
 mod library_surface;
 mod lost_range;
+mod lost_reopened;
 mod merge_memory;
 mod onewalk;
 mod partitions_memory;

@@ -33,6 +33,10 @@ pub struct SegmentPlan {
     /// segments it deletes.
     #[serde(default)]
     pub outcome_unknown: Option<String>,
+    /// The transactions the truncation leaves open (`truncation` set and the replay
+    /// finished; see [`super::reopened`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_truncation: Option<Box<super::reopened::AfterTruncation>>,
 }
 
 impl SegmentPlan {

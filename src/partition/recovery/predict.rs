@@ -39,6 +39,8 @@ pub(crate) struct PredictInput<'a> {
     pub open_transactions: usize,
     /// The producers of the walk's open transactions.
     pub open_producers: Vec<i64>,
+    /// What the scan's truncation leaves open (its plan's, computed from the replay).
+    pub after_truncation: Option<&'a super::reopened::AfterTruncation>,
     pub delete_dir: bool,
     /// The walk checked the CRCs (`ScanOptions::check_crc`): without it a recovered
     /// segment's stop point is unknown.
@@ -240,7 +242,15 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
             leo_after
         },
         producers: counts.map(|c| c.0),
-        open_transactions: counts.map(|c| c.1),
+        open_transactions: counts.map(|c| c.1).or_else(|| {
+            // The truncated log's open transactions, when the scan's truncation is this
+            // one (same log end); the snapshots the rebuild may load are those at or below.
+            let a = inp.after_truncation.filter(|a| {
+                truncation.is_some() && outcome_unknown.is_none() && Some(a.end) == leo_after
+            })?;
+            let loaded = inp.snapshots.iter().filter(|s| s.valid && s.offset <= a.end);
+            a.open_count(loaded.flat_map(|s| &s.producers.1))
+        }),
     };
     let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after);
     RecoveryPrediction {

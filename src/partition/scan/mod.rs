@@ -303,6 +303,13 @@ fn conclude(
         open: outcome.open.len() as u64,
     };
     r.producers = outcome.producer_count;
+    // What the recovery's truncation leaves open, while the replay's records are here.
+    if let Some(plan) = r.carried.recovery.get_mut()
+        && let Some(end) = plan.log_end_after.filter(|_| plan.truncation.is_some())
+    {
+        let after = crate::partition::recovery::reopened::AfterTruncation::of(&outcome, end);
+        plan.after_truncation = Some(Box::new(after));
+    }
     r.carried.outcome.set(outcome);
     findings.sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
 }
