@@ -165,21 +165,40 @@ pub(super) fn partition_leftovers(
         .filter(|(k, _)| *k == LeftoverKind::Cleaned)
         .filter_map(|(_, path)| name_of(path).split('.').next()?.parse().ok())
         .collect();
-    for (kind, path) in &p.leftovers {
-        let name = name_of(path);
-        let (action, k) = leftover_action(*kind, &name, &cleaned);
-        let mut action = action;
-        if *kind == LeftoverKind::Swap
-            && name.ends_with(".log.swap")
-            && !action.starts_with("deleted")
-            && let Some(last) = last_offset(path)
-        {
-            let base: i64 = name
+    // The `.log.swap` files LogLoader completes, each with its offset range: one range,
+    // from the lowest base to the highest next offset among them, is cleared of every
+    // other file before the swaps are renamed (`LogLoader.load`'s second pass).
+    let swaps: Vec<(&std::path::PathBuf, i64, i64)> = p
+        .leftovers
+        .iter()
+        .filter(|(kind, path)| {
+            let name = name_of(path);
+            *kind == LeftoverKind::Swap
+                && name.ends_with(".log.swap")
+                && !leftover_action(*kind, &name, &cleaned)
+                    .0
+                    .starts_with("deleted")
+        })
+        .filter_map(|(_, path)| {
+            let last = last_offset(path)?;
+            let base: i64 = name_of(path)
                 .split('.')
                 .next()
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(0);
-            let next = last.map_or(base, |x| x.wrapping_add(1));
+            Some((path, base, last.map_or(base, |x| x.wrapping_add(1))))
+        })
+        .collect();
+    let range = swaps
+        .iter()
+        .map(|s| s.1)
+        .min()
+        .zip(swaps.iter().map(|s| s.2).max());
+    for (kind, path) in &p.leftovers {
+        let name = name_of(path);
+        let (action, k) = leftover_action(*kind, &name, &cleaned);
+        let mut action = action;
+        if let Some((base, next)) = range.filter(|_| swaps.iter().any(|s| s.0 == path)) {
             let replaced: Vec<String> = p
                 .segments
                 .iter()
