@@ -66,6 +66,8 @@ mod identity_joins;
 mod index_files;
 mod kafka_coordinator_cases;
 mod kafka_psm_cases;
+mod kafka_segment_index_cases;
+mod kafka_unifiedlog_cases;
 mod layout;
 mod leadership;
 mod leadership_real_data;
