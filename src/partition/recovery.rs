@@ -15,6 +15,7 @@ mod chain;
 mod plan;
 mod predict;
 pub mod reopened;
+pub(crate) mod swaps;
 pub use plan::{DamageFate, Fate, SegmentPlan};
 pub(crate) use plan::{SegmentInput, plan_segments, txnindex_corruption, word_integrity_finding};
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};

@@ -126,9 +126,31 @@ pub(crate) fn verify_one(
     };
     let clean_shutdown = files.map(|f| f.clean_shutdown);
 
-    let leftovers = leftovers::partition_leftovers(p, r, out);
-    let segments = check_segments(p, r, opts, out);
-    let snapshots = snapshot::check_snapshots(p, r, opts, out);
+    let swaps = (!p.partial)
+        .then(|| crate::partition::recovery::swaps::CompletedSwaps::of(p))
+        .flatten();
+    let mut leftovers = leftovers::partition_leftovers(p, r, swaps.as_ref(), out);
+    let mut segments = check_segments(p, r, opts, out);
+    let mut snapshots = snapshot::check_snapshots(p, r, opts, out);
+    // The load completes the swaps before anything else: it recovers the swapped-in
+    // segments, and the files in the swapped range (snapshots too) are gone.
+    if let Some(sw) = &swaps {
+        segments = sw.apply(segments, p, opts.scan.mmap).0;
+        snapshots.retain(|s| {
+            let gone = sw.clears(s.offset);
+            if gone {
+                leftovers.push(crate::partition::recovery::LeftoverAction {
+                    file: s.name.clone(),
+                    kind: "snapshot_in_swapped_range".into(),
+                    action: format!(
+                        "deleted at startup with the segments the swaps replace (its offset lies in the swapped range [{}, {}))",
+                        sw.from, sw.to
+                    ),
+                });
+            }
+            !gone
+        });
+    }
     snapshot::check_missing(p, r, clean_shutdown, &segments, out);
     checkpoints::check_leader_epochs(p, r, opts, out);
     checkpoints::check_offsets(p, r, &ck, out);

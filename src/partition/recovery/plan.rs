@@ -37,6 +37,10 @@ pub struct SegmentPlan {
     /// finished; see [`super::reopened`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_truncation: Option<Box<super::reopened::AfterTruncation>>,
+    /// Segments a completed swap deletes before the load (`swaps`): their bytes are never
+    /// recovered nor served again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaced: Vec<String>,
 }
 
 impl SegmentPlan {
@@ -53,7 +57,7 @@ impl SegmentPlan {
                 };
             }
         }
-        if self.deleted.iter().any(|d| d == segment) {
+        if self.deleted.iter().chain(&self.replaced).any(|d| d == segment) {
             return Fate::Deleted;
         }
         if self.recovered.iter().any(|(s, _)| s == segment) {

@@ -739,8 +739,16 @@ fn apply_recovery(
             walk: w.walk.clone(),
         })
         .collect();
+    // The segments the load sees once it has completed the swaps it finds.
+    let swaps = (!p.partial)
+        .then(|| recovery::swaps::CompletedSwaps::of(p))
+        .flatten();
+    let (inputs, replaced) = match &swaps {
+        Some(s) => s.apply(inputs, p, mmap),
+        None => (inputs, Vec::new()),
+    };
     let delete_dir = matches!(p.kind, Some(layout::DirKind::Delete { .. }));
-    let plan = recovery::plan_segments(
+    let mut plan = recovery::plan_segments(
         clean_shutdown,
         recovery_point,
         delete_dir,
@@ -748,6 +756,7 @@ fn apply_recovery(
         report.log_end_offset,
         opts.check_crc,
     );
+    plan.replaced = replaced;
     report.truncation = plan.truncation.as_ref().map(|t| {
         Box::new(Truncation {
             segment: t.segment.clone(),

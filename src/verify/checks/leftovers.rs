@@ -5,6 +5,7 @@
 use super::{mk, name_of};
 use crate::discover::layout::{DirKind, LeftoverKind, LogDir, PartitionDir};
 use crate::finding::{Finding, Kind};
+use crate::partition::recovery::swaps::CompletedSwaps;
 use crate::partition::recovery::{LeftoverAction, LogDirFiles};
 use crate::partition::scan::PartitionReport;
 use crate::read::format::checkpoint::TextFileKind;
@@ -123,39 +124,12 @@ fn leftover_action(
     }
 }
 
-/// The last offset of the last entry of the `.log`-format file at `path` (`Some(None)`:
-/// no entry; `None`: unreadable), from the headers only: read in bounded chunks, an entry
-/// larger than `segment::BIG_ENTRY` taken streaming, whatever `--mmap` says.
-fn last_offset(path: &std::path::Path) -> Option<Option<i64>> {
-    use crate::read::format::{Classified, RawEntry, classify};
-    use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
-    let mut last = None;
-    let of = |e: RawEntry<'_>| match classify(e) {
-        Classified::V2(b) => b.last_offset(),
-        Classified::Legacy(m) => m.offset(),
-        Classified::Invalid(_) => e.offset(),
-    };
-    walk_entries_items(path, ReadPolicy::Read, None, |item| {
-        last = Some(match item {
-            Item::Entry(e) => of(e),
-            Item::Big(big) => {
-                let head = big.header_only();
-                of(RawEntry {
-                    position: big.position,
-                    bytes: &head,
-                })
-            }
-        });
-    })
-    .ok()?;
-    Some(last)
-}
-
 /// A partition's leftovers, directory kind and orphaned indexes: one `leftover_file`
 /// finding each, and the actions the recovery prediction lists.
 pub(super) fn partition_leftovers(
     p: &PartitionDir,
     r: &PartitionReport,
+    swaps: Option<&CompletedSwaps>,
     out: &mut Vec<Finding>,
 ) -> Vec<LeftoverAction> {
     let mut leftovers = Vec::new();
@@ -165,40 +139,14 @@ pub(super) fn partition_leftovers(
         .filter(|(k, _)| *k == LeftoverKind::Cleaned)
         .filter_map(|(_, path)| name_of(path).split('.').next()?.parse().ok())
         .collect();
-    // The `.log.swap` files LogLoader completes, each with its offset range: one range,
-    // from the lowest base to the highest next offset among them, is cleared of every
-    // other file before the swaps are renamed (`LogLoader.load`'s second pass).
-    let swaps: Vec<(&std::path::PathBuf, i64, i64)> = p
-        .leftovers
-        .iter()
-        .filter(|(kind, path)| {
-            let name = name_of(path);
-            *kind == LeftoverKind::Swap
-                && name.ends_with(".log.swap")
-                && !leftover_action(*kind, &name, &cleaned)
-                    .0
-                    .starts_with("deleted")
-        })
-        .filter_map(|(_, path)| {
-            let last = last_offset(path)?;
-            let base: i64 = name_of(path)
-                .split('.')
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
-            Some((path, base, last.map_or(base, |x| x.wrapping_add(1))))
-        })
-        .collect();
-    let range = swaps
-        .iter()
-        .map(|s| s.1)
-        .min()
-        .zip(swaps.iter().map(|s| s.2).max());
     for (kind, path) in &p.leftovers {
         let name = name_of(path);
         let (action, k) = leftover_action(*kind, &name, &cleaned);
         let mut action = action;
-        if let Some((base, next)) = range.filter(|_| swaps.iter().any(|s| s.0 == path)) {
+        // One range, from the lowest swap base to the highest next offset among them, is
+        // cleared of every other file before the swaps are renamed (`swaps`).
+        if let Some(sw) = swaps.filter(|sw| sw.segments.iter().any(|s| &s.path == path)) {
+            let (base, next) = (sw.from, sw.to);
             let replaced: Vec<String> = p
                 .segments
                 .iter()

@@ -465,7 +465,7 @@ fn recovery_after_crash_during_split_phase_5() {
 /// swap — 0, MAX (the split's first half), 2·MAX (the renamed swap), 3·MAX — and never on
 /// the original segment of base MAX, deleted (phases 3, 4) or replaced (phase 5).
 #[test]
-#[ignore = "discrepancy: the recovered segments are those found as .log files, not those left once the swaps are completed"]
+
 fn split_phases_3_to_5_recover_the_swapped_in_segments() {
     let want = [0, MAX, 2 * MAX, 3 * MAX].map(|b| file(b, "log"));
     for phase in [3, 4, 5] {
@@ -494,7 +494,7 @@ fn split_phases_3_to_5_recover_the_swapped_in_segments() {
 /// pass of `LogLoader.load`), so its damage is never recovered: no truncation, nothing
 /// deleted, the log ends at 4·MAX.
 #[test]
-#[ignore = "discrepancy: the prediction truncates a segment that the completed swap deletes before recovery, and deletes the later segments"]
+
 fn split_phase_3_original_segment_damage_is_swapped_away() {
     let (_d, m) = overflow_log(unclean());
     swapped_halves(&m, &[MAX, 2 * MAX]);
@@ -509,6 +509,22 @@ fn split_phase_3_original_segment_damage_is_swapped_away() {
     );
     assert!(v.prediction.deleted_segments.is_empty());
     assert_eq!(v.prediction.log_end_offset_after, Some(4 * MAX));
+    // The scan plans the same: no truncation, and the damage it reports in the replaced
+    // segment is deleted with it, never recovered nor served.
+    let r = scan_dir(&m.dir);
+    assert!(
+        r.partitions[0].truncation.is_none(),
+        "{:?}",
+        r.partitions[0].truncation
+    );
+    let fates: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.segment.as_deref() == Some(file(MAX, "log").as_str()))
+        .filter_map(|f| f.evidence["recovery"]["fate"].as_str().map(String::from))
+        .collect();
+    assert!(!fates.is_empty(), "{:#?}", r.findings);
+    assert!(fates.iter().all(|f| f == "deleted"), "{fates:?}");
 }
 
 /// The swap passes of `LogLoader.load` behind `LogLoaderTest.testRecoveryAfterCrashDuringSplitPhase3`

@@ -1,0 +1,213 @@
+//! Completed swaps: before it loads any segment, `LogLoader.load` finishes the cleaner's or
+//! a split's interrupted replacement of segments. Its first pass deletes `.cleaned` files
+//! and the `.swap` files at or above the lowest `.cleaned` offset (an unfinished split,
+//! `removeTempFilesAndCollectSwapFiles`); the `.log.swap` files left make one range, from
+//! the lowest swap base to the highest next offset among them; its second pass deletes
+//! every other file whose name's offset lies in that range (the replaced segments, their
+//! indexes, their producer snapshots); its third renames every `.swap` file. Only then are
+//! the segments loaded and recovered — the swapped-in ones, not the files they replace.
+//!
+//! One model for `scan` (the recovery plan, the fate of damaged bytes) and `verify` (the
+//! prediction, the leftovers' actions). The swapped-in segments are walked here, once,
+//! for where `LogSegment.recover` would stop on them: framing and CRCs, what a file the
+//! broker wrote and flushed whole can get wrong on disk; the record-level checks of the
+//! scan's walk are not repeated on them.
+
+use super::plan::SegmentInput;
+use super::{CRC_STOP, RecoverCheck, RecoverWalk};
+use crate::discover::layout::{LeftoverKind, PartitionDir};
+use crate::read::format::{Classified, RawEntry, Tail, classify};
+use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
+use std::path::{Path, PathBuf};
+
+/// One `.log.swap` file the load renames into a segment.
+#[derive(Debug, Clone)]
+pub(crate) struct SwappedIn {
+    pub path: PathBuf,
+    pub base: i64,
+    /// The offset after its last batch (its base when it holds none).
+    pub next: i64,
+}
+
+/// The swaps a partition's next load completes.
+#[derive(Debug, Clone)]
+pub(crate) struct CompletedSwaps {
+    pub segments: Vec<SwappedIn>,
+    /// `[from, to)`: every other file whose offset lies here is deleted first.
+    pub from: i64,
+    pub to: i64,
+}
+
+fn offset_of(path: &Path) -> Option<i64> {
+    path.file_name()?.to_str()?.split('.').next()?.parse().ok()
+}
+
+impl CompletedSwaps {
+    /// The `.log.swap` files of `p` its next load completes (`None`: none), read for their
+    /// last offsets; an unreadable one is left out (the file checks report it).
+    pub(crate) fn of(p: &PartitionDir) -> Option<CompletedSwaps> {
+        let min_cleaned = p
+            .leftovers
+            .iter()
+            .filter(|(k, _)| *k == LeftoverKind::Cleaned)
+            .filter_map(|(_, path)| offset_of(path))
+            .min();
+        let mut segments: Vec<SwappedIn> = p
+            .leftovers
+            .iter()
+            .filter(|(k, path)| {
+                *k == LeftoverKind::Swap
+                    && path.to_str().is_some_and(|s| s.ends_with(".log.swap"))
+            })
+            .filter_map(|(_, path)| {
+                let base = offset_of(path)?;
+                if min_cleaned.is_some_and(|c| base >= c) {
+                    return None;
+                }
+                let next = last_offset(path)?.map_or(base, |l| l.saturating_add(1));
+                Some(SwappedIn {
+                    path: path.clone(),
+                    base,
+                    next,
+                })
+            })
+            .collect();
+        segments.sort_by_key(|s| s.base);
+        let from = segments.iter().map(|s| s.base).min()?;
+        let to = segments.iter().map(|s| s.next).max()?;
+        Some(CompletedSwaps { segments, from, to })
+    }
+
+    /// Whether the file named by offset `offset` is deleted before the load.
+    pub(crate) fn clears(&self, offset: i64) -> bool {
+        (self.from..self.to).contains(&offset)
+    }
+
+    /// The segments the load sees once the swaps are done: `inputs` outside the range, and
+    /// each swapped-in segment (recovered for a missing offset index when it had no
+    /// `.index.swap`; its `.txnindex.swap`'s load-time verdict as for any segment).
+    /// Returns them with the names of the segments the swaps replace.
+    pub(crate) fn apply(
+        &self,
+        inputs: Vec<SegmentInput>,
+        p: &PartitionDir,
+        mmap: crate::read::segment::MmapMode,
+    ) -> (Vec<SegmentInput>, Vec<String>) {
+        let (replaced, mut kept): (Vec<SegmentInput>, Vec<SegmentInput>) =
+            inputs.into_iter().partition(|s| self.clears(s.base));
+        let swap_file = |base: i64, ext: &str| {
+            p.leftovers
+                .iter()
+                .map(|(_, path)| path)
+                .find(|path| {
+                    offset_of(path) == Some(base)
+                        && path
+                            .to_str()
+                            .is_some_and(|s| s.ends_with(&format!(".{ext}.swap")))
+                })
+                .cloned()
+        };
+        for s in &self.segments {
+            let txnindex = swap_file(s.base, "txnindex");
+            kept.push(SegmentInput {
+                name: format!("{:020}.log", s.base),
+                base: s.base,
+                missing_index: swap_file(s.base, "index").is_none(),
+                corrupt_index: txnindex
+                    .as_deref()
+                    .and_then(|t| super::txnindex_corruption(t, s.base, mmap)),
+                load_error: None,
+                walk: recover_walk(&s.path, s.base),
+            });
+        }
+        kept.sort_by_key(|s| s.base);
+        (kept, replaced.into_iter().map(|s| s.name).collect())
+    }
+}
+
+/// The last offset of the last entry of the `.log`-format file at `path` (`Some(None)`:
+/// no entry; `None`: unreadable), from the headers only: read in bounded chunks, an entry
+/// larger than `segment::BIG_ENTRY` taken streaming.
+pub(crate) fn last_offset(path: &Path) -> Option<Option<i64>> {
+    let mut last = None;
+    let of = |e: RawEntry<'_>| match classify(e) {
+        Classified::V2(b) => b.last_offset(),
+        Classified::Legacy(m) => m.offset(),
+        Classified::Invalid(_) => e.offset(),
+    };
+    walk_entries_items(path, ReadPolicy::Read, None, |item| {
+        last = Some(match item {
+            Item::Entry(e) => of(e),
+            Item::Big(big) => {
+                let head = big.header_only();
+                of(RawEntry {
+                    position: big.position,
+                    bytes: &head,
+                })
+            }
+        });
+    })
+    .ok()?;
+    Some(last)
+}
+
+/// Where `LogSegment.recover` stops on the swapped-in segment at `path` (base `base`):
+/// its first entry whose CRC fails or that does not frame, or its tail (a partial batch,
+/// zeros, bytes that do not frame). An entry too large to hold is taken by its header and
+/// its streamed CRC.
+fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
+    let mut check = RecoverCheck::new(base);
+    let mut first_bad: Option<(u64, String, Option<i64>)> = None;
+    // `crc`: the big entry's streamed CRC verdict, else the entry's own.
+    let mut entry = |position: u64, c: Classified<'_>, size: u64, crc: Option<bool>| {
+        let (ok, last, records, first) = match c {
+            Classified::V2(b) => (
+                crc.unwrap_or_else(|| b.is_valid()),
+                b.last_offset(),
+                b.records_count(),
+                b.base_offset(),
+            ),
+            Classified::Legacy(m) => (crc.unwrap_or_else(|| m.is_valid()), m.offset(), 1, m.offset()),
+            Classified::Invalid(_) => (false, -1, 0, -1),
+        };
+        let kept = first_bad.is_none();
+        check.count(records, ok, kept && ok);
+        if kept {
+            if ok {
+                check.batch(last, u32::try_from(size).unwrap_or(u32::MAX));
+            } else {
+                first_bad = Some((position, CRC_STOP.to_string(), (first >= 0).then_some(first)));
+            }
+        }
+    };
+    let (tail, len) = walk_entries_items(path, ReadPolicy::Read, None, |item| match item {
+        Item::Entry(e) => entry(e.position, classify(e), e.bytes.len() as u64, None),
+        Item::Big(big) => {
+            let head = big.header_only();
+            let e = RawEntry {
+                position: big.position,
+                bytes: &head,
+            };
+            entry(big.position, classify(e), big.len, Some(big.crc_valid()))
+        }
+    })
+    .ok()?;
+    if first_bad.is_none() {
+        first_bad = match tail {
+            Tail::Clean => None,
+            Tail::Partial {
+                position, offset, ..
+            } => Some((position, "partial batch".into(), Some(offset))),
+            Tail::ZeroFilled { position, len } => {
+                Some((position, format!("{len} zero bytes (preallocated tail)"), None))
+            }
+            Tail::Garbage { position, reason, .. } => {
+                Some((position, format!("bytes that do not frame as a batch ({reason})"), None))
+            }
+            Tail::CorruptEntry {
+                position, reason, ..
+            } => Some((position, format!("entry size impossible ({reason})"), None)),
+        };
+    }
+    Some(check.finish(first_bad, len))
+}
