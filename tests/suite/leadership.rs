@@ -430,9 +430,23 @@ fn elections_inside_the_isr_or_from_the_elr_with_an_empty_isr_are_clean() {
 
 #[test]
 fn elections_outside_the_isr_are_unclean_without_a_recovery_state() {
-    // An ELR member while the ISR is not empty, the ELR cleared: unclean.
-    let c = electing_2_from_elr(&[1, 2, 3], &[1], -1, &[2], &[]);
+    // An ELR member while the ISR is not empty, the ELR cleared and RECOVERING written:
+    // unclean (only `tryElection`'s unclean path writes it). Without RECOVERING the same
+    // record is the ELR path of a change that empties the ISR (a partition with an ELR
+    // runs a metadata version whose unclean elections write it): clean.
+    let c = choices(&[
+        topic(),
+        partition_with_elr(&[1, 2, 3], &[1], -1, &[2]),
+        change(|c| {
+            c.leader = 2;
+            c.isr = Some(vec![2]);
+            c.eligible_leader_replicas = Some(vec![]);
+            c.leader_recovery_state = 1;
+        }),
+    ]);
     assert_eq!(c, vec![Choice::Unclean]);
+    let c = electing_2_from_elr(&[1, 2, 3], &[1], -1, &[2], &[]);
+    assert_eq!(c, vec![Choice::Elr]);
     // Already recovering: a second unclean election writes no recovery state.
     let c = choices(&[
         topic(),

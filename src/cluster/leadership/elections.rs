@@ -63,22 +63,43 @@ impl Election {
     }
 }
 
-/// How `leader` relates to the state `prev` for the change `c`.
+/// How `leader` relates to the state `prev` for the change `c`. `isValidNewLeader` judges
+/// the ISR and ELR the change targets, which the record writes when they differ from
+/// those before: the ISR after a reassignment it completes, or with members an
+/// AlterPartition adds in the same change. What the record shows:
+///
+/// * RECOVERING written to a partition that was not recovering: only `tryElection`'s
+///   unclean path writes it — unclean, whoever was in the ISR before.
+/// * the leader in the ISR before, or in a written ISR with other members (an unclean
+///   election writes the new leader alone): the ISR.
+/// * the leader in the ELR before: the ELR path when the ISR was already empty, or the
+///   record keeps a non-empty ELR (an unclean election clears it, `maybeUpdateRecordElr`),
+///   or — the ISR emptying in this change as its last member leaves and the chosen ELR
+///   member its last one — the partition was not recovering: a partition with an ELR runs
+///   a metadata version with leader recovery (4.0+), so an unclean election would have
+///   written RECOVERING.
+///
+/// Otherwise unclean: a leader outside them whose record writes no RECOVERING is still
+/// taken as unclean (before 3.2 no election writes it; since, a clean choice from a
+/// targeted ISR of the new leader alone writes none either: the record alone does not
+/// tell, and the conservative reading is kept).
 pub fn classify(prev: &PartitionState, c: &PartitionChange, leader: i32) -> Choice {
-    if prev.isr.contains(&leader) {
+    if c.leader_recovery_state == 1 && prev.recovery_state != 1 {
+        return Choice::Unclean;
+    }
+    let in_written_isr = c
+        .isr
+        .as_ref()
+        .is_some_and(|i| i.len() > 1 && i.contains(&leader));
+    if prev.isr.contains(&leader) || in_written_isr {
         return Choice::Isr;
     }
     if prev.elr.contains(&leader) {
-        // The ELR is a clean choice only once the ISR is empty. The ISR may empty in the
-        // same change (its last members leave it as this leader is chosen); then the
-        // record keeps an ELR, while an unclean election always clears a non-empty ELR
-        // (`maybeUpdateRecordElr`): an ELR written non-empty, or left unchanged, shows the
-        // clean path.
         let elr_kept = match &c.eligible_leader_replicas {
             None => true,
             Some(e) => !e.is_empty(),
         };
-        if prev.isr.is_empty() || elr_kept {
+        if prev.isr.is_empty() || elr_kept || prev.recovery_state != 1 {
             return Choice::Elr;
         }
     }
