@@ -68,6 +68,9 @@ pub(crate) struct LogDirFiles {
     pub recovery_points: Checkpoint,
     pub log_starts: Checkpoint,
     pub high_watermarks: Checkpoint,
+    /// The log cleaner's `cleaner-offset-checkpoint` (how far each compacted partition is
+    /// cleaned).
+    pub cleaner_offsets: Checkpoint,
 }
 
 fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
@@ -126,6 +129,10 @@ impl LogDirFiles {
             high_watermarks: read_checkpoint(
                 ld.replication_offset_checkpoint.as_deref(),
                 TextFileKind::ReplicationOffsetCheckpoint,
+            ),
+            cleaner_offsets: read_checkpoint(
+                ld.cleaner_offset_checkpoint.as_deref(),
+                TextFileKind::CleanerOffsetCheckpoint,
             ),
         }
     }

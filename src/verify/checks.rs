@@ -123,6 +123,7 @@ pub(crate) fn verify_one(
         recovery_point: files.and_then(|f| lookup(&f.recovery_points, topic, part)),
         log_start: files.and_then(|f| lookup(&f.log_starts, topic, part)),
         high_watermark: files.and_then(|f| lookup(&f.high_watermarks, topic, part)),
+        cleaned_to: files.and_then(|f| lookup(&f.cleaner_offsets, topic, part)),
     };
     let clean_shutdown = files.map(|f| f.clean_shutdown);
 

@@ -16,6 +16,8 @@ pub(super) struct OffsetCheckpoints {
     pub recovery_point: Option<i64>,
     pub log_start: Option<i64>,
     pub high_watermark: Option<i64>,
+    /// `cleaner-offset-checkpoint`: the offset the log cleaner has cleaned up to.
+    pub cleaned_to: Option<i64>,
 }
 
 /// Check `leader-epoch-checkpoint` against the batches' epochs.
@@ -90,6 +92,38 @@ pub(super) fn check_offsets(
                 );
             }
         }
+    }
+    // The log cleaner never cleans past the last stable offset
+    // (`LogCleanerManager.cleanableOffsets` bounds the dirty range by the first unstable
+    // offset), and its checkpoint records where a pass ended: a checkpoint above the first
+    // offset of a transaction open at the log's end means the transaction was decided
+    // when the cleaner passed it — its marker is gone since.
+    if let Some(c) = ck.cleaned_to
+        && !r.partially_read
+        && let Some(t) = r
+            .carried
+            .outcome
+            .open
+            .iter()
+            .filter(|t| t.first_offset < c)
+            .min_by_key(|t| t.first_offset)
+    {
+        out.push(
+            mk(
+                r,
+                Kind::CheckpointInconsistent,
+                &name_of(&p.path),
+                format!(
+                    "cleaner-offset-checkpoint {c} is above offset {} where producer {}'s transaction begins, still open in the log: the cleaner never passes the last stable offset, so the transaction was decided when it cleaned there and its COMMIT/ABORT marker has been lost since",
+                    t.first_offset, t.producer_id
+                ),
+            )
+            .offset(t.first_offset)
+            .producer(t.producer_id, t.producer_epoch)
+            .evidence(json!({"checkpoint": "cleaner-offset-checkpoint", "checkpoint_offset": c, "open_transaction_first_offset": t.first_offset}))
+            .broker("LogCleanerManager.cleanableOffsets stops every cleaning pass at the first unstable offset; the broker's state holds the transaction open and the coordinator, which decided it, sends no marker again: the last stable offset stays at its first offset")
+            .remediation("look for what removed the marker (a truncation after the cleaner's pass, a replica restored from an older copy); if the transaction hangs, abort it with kafka-transactions.sh abort --start-offset at its first offset"),
+        );
     }
     if let (Some(ls), Some(f)) = (log_start_ck, first_offset) {
         let beyond = leo.is_some_and(|l| ls > l);

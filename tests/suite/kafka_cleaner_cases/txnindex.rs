@@ -290,7 +290,6 @@ fn undecided_transactional_data_not_cleaned() {
 /// offset of a transaction that is still open proves the transaction's end (its marker) was
 /// on this log once and is lost — a truncation after cleaning — or the checkpoint is wrong.
 #[test]
-#[ignore = "discrepancy (miss): a cleaner-offset-checkpoint above an open transaction's first offset is not reported"]
 fn cleaner_checkpoint_past_an_undecided_transaction() {
     let (_r, v) = undecided(3);
     let found: Vec<_> = v
