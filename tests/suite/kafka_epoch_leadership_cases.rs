@@ -367,7 +367,6 @@ fn checkpoint_versions_and_empty_files() {
 /// view reads a copy's lineage from its file (`CheckpointLineage`: the file's entries into
 /// `Lineage::new`), so `endOffsetFor` answers must follow the cache.
 #[test]
-#[ignore = "discrepancy: Lineage::new keeps the last entry of an epoch and keeps non-monotonic entries; the cache keeps the lowest start and drops them"]
 fn the_lineage_read_from_a_file_is_the_cache_assign_builds() {
     use klogscan::cluster::consumers::Lineage;
     use klogscan::read::format::checkpoint::parse_leader_epoch_checkpoint;

@@ -82,21 +82,34 @@ impl EpochEnd {
 }
 
 impl Lineage {
-    /// A lineage from entries in file order: the last entry of each epoch wins, epochs
-    /// ascending (`LeaderEpochFileCache` keeps them in a `TreeMap` keyed by epoch).
+    /// A lineage from entries in file order, as `LeaderEpochFileCache`'s constructor builds
+    /// its cache: each entry goes through `assign`, which skips one that repeats the latest
+    /// epoch at the same or a later start (`isUpdateNeeded`), and otherwise first removes,
+    /// from the newest down, every entry whose epoch or start offset is not below the new
+    /// one's (`maybeTruncateNonMonotonicEntries`). Negative entries (which `assign` refuses)
+    /// are left out.
     pub fn new(entries: &[EpochEntry], from: impl Into<String>) -> Lineage {
-        let mut map = std::collections::BTreeMap::new();
-        for e in entries {
-            map.insert(e.epoch, e.start_offset);
+        let mut kept: Vec<EpochEntry> = Vec::new();
+        for e in entries
+            .iter()
+            .filter(|e| e.epoch >= 0 && e.start_offset >= 0)
+        {
+            let needed = kept
+                .last()
+                .is_none_or(|l| e.epoch != l.epoch || e.start_offset < l.start_offset);
+            if !needed {
+                continue;
+            }
+            while kept
+                .last()
+                .is_some_and(|l| l.epoch >= e.epoch || l.start_offset >= e.start_offset)
+            {
+                kept.pop();
+            }
+            kept.push(*e);
         }
         Lineage {
-            entries: map
-                .into_iter()
-                .map(|(epoch, start_offset)| EpochEntry {
-                    epoch,
-                    start_offset,
-                })
-                .collect(),
+            entries: kept,
             from: from.into(),
             metadata_latest_epoch: None,
         }
