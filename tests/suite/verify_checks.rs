@@ -382,7 +382,7 @@ fn leader_epoch_checkpoint_disagreeing_with_the_batches() {
     assert_eq!(f.len(), 1, "{:#?}", v.findings);
     assert!(
         f[0].message
-            .contains("at offset 9 the checkpoint gives epoch 4 but the batches carry epoch 3"),
+            .contains("at offset 9 the checkpoint gives epoch 4 but the lineage the batches give (each epoch from its first batch above the epochs before it, as recovery rebuilds the cache) gives epoch 3"),
         "{}",
         f[0].message
     );

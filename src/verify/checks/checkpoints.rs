@@ -220,7 +220,7 @@ fn compare_epochs(
         let (a, b) = (epoch_at(ck, o), epoch_at(rebuilt, o));
         if b.is_some() && a != b {
             return Some(format!(
-                "at offset {o} the checkpoint gives epoch {} but the batches carry epoch {}",
+                "at offset {o} the checkpoint gives epoch {} but the lineage the batches give (each epoch from its first batch above the epochs before it, as recovery rebuilds the cache) gives epoch {}",
                 a.map_or("none".into(), |e| e.to_string()),
                 b.map_or("none".into(), |e| e.to_string())
             ));

@@ -606,7 +606,7 @@ fn log_recovers_for_leader_epoch() {
         .unwrap();
     assert!(
         f.message
-            .contains("at offset 1 the checkpoint gives epoch 1 but the batches carry epoch 2"),
+            .contains("at offset 1 the checkpoint gives epoch 1 but the lineage the batches give (each epoch from its first batch above the epochs before it, as recovery rebuilds the cache) gives epoch 2"),
         "{}",
         f.message
     );
