@@ -14,8 +14,8 @@
 //! `MemoryRecords.filterTo` / `buildRetainedRecordsInto` / `DefaultRecordBatch.writeEmptyHeader`.
 #![cfg(feature = "testkit")]
 
+use crate::common::cases::{entry, lso};
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::state::ProducerState;
 use klogscan::request::{self, Request};
 use klogscan::results::{ScanOptions, ScanReport};
 use klogscan::testkit::encode::end_txn_marker;
@@ -239,30 +239,6 @@ fn serious(findings: &[Finding]) -> Vec<&Finding> {
         .iter()
         .filter(|f| f.severity > Severity::Info)
         .collect()
-}
-
-fn state(r: &ScanReport, pid: i64) -> &ProducerState {
-    r.partitions[0]
-        .outcome()
-        .producers
-        .iter()
-        .find(|s| s.producer_id == pid)
-        .unwrap_or_else(|| panic!("no state for producer {pid}"))
-}
-
-/// (epoch, last sequence, last data offset, open transaction's first offset).
-fn entry(r: &ScanReport, pid: i64) -> (i16, i32, i64, Option<i64>) {
-    let s = state(r, pid);
-    (
-        s.producer_epoch,
-        s.last_sequence,
-        s.last_offset,
-        s.current_txn_first_offset,
-    )
-}
-
-fn lso(r: &ScanReport) -> Option<i64> {
-    r.partitions[0].last_stable_offset
 }
 
 /// The recomputed aborted transactions: (pid, first offset, marker offset).

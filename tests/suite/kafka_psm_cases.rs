@@ -16,38 +16,20 @@
 //! test that reproduces it or says why it cannot be expressed as bytes.
 #![cfg(feature = "testkit")]
 
+use crate::common::cases::{entry, lso, scan, scan_dir, state};
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::state::ProducerState;
 use klogscan::request::{self, Request};
 use klogscan::results::{ScanOptions, ScanReport};
 use klogscan::testkit::scenario::DEFAULT_START_MS;
-use klogscan::testkit::{Batch, BatchSpec, Manifest, PartitionBuilder, Producer, Rec, groups};
+use klogscan::testkit::{Batch, BatchSpec, PartitionBuilder, Producer, Rec, groups};
 use klogscan::verify::PartitionVerification;
 use serde_json::json;
 use std::path::Path;
-use tempfile::TempDir;
 
 mod loader;
 mod snapshots;
 
 // ----- helpers ----------------------------------------------------------------------------
-
-/// Write `p` and scan it as the CLI does, keeping the replayed producers.
-fn scan(p: &PartitionBuilder) -> (TempDir, Manifest, ScanReport) {
-    let dir = tempfile::tempdir().unwrap();
-    let m = p.write(dir.path()).unwrap();
-    let r = scan_dir(&m.dir);
-    (dir, m, r)
-}
-
-/// Scan one partition directory as the CLI does, keeping the replayed producers.
-fn scan_dir(dir: &Path) -> ScanReport {
-    let opts = ScanOptions::default().with_keep_producers(true);
-    let a = request::run(&Request::new([dir]).with_options(opts)).unwrap();
-    assert!(a.report.errors.is_empty(), "{:?}", a.report.errors);
-    assert_eq!(a.report.partitions.len(), 1);
-    a.report
-}
 
 /// Verify the partition directory or log dir `input` as the CLI does (one partition).
 fn verify_at(input: &Path) -> PartitionVerification {
@@ -75,31 +57,6 @@ fn one(r: &ScanReport, k: Kind) -> &Finding {
     let v: Vec<_> = r.findings.iter().filter(|f| f.kind == k).collect();
     assert_eq!(v.len(), 1, "expected one {k}: {:#?}", r.findings);
     v[0]
-}
-
-/// The replayed state of producer `pid` (the recovery view).
-fn state(r: &ScanReport, pid: i64) -> &ProducerState {
-    r.partitions[0]
-        .outcome()
-        .producers
-        .iter()
-        .find(|s| s.producer_id == pid)
-        .unwrap_or_else(|| panic!("no state for producer {pid}"))
-}
-
-/// (epoch, last sequence, last data offset, open transaction's first offset).
-fn entry(r: &ScanReport, pid: i64) -> (i16, i32, i64, Option<i64>) {
-    let s = state(r, pid);
-    (
-        s.producer_epoch,
-        s.last_sequence,
-        s.last_offset,
-        s.current_txn_first_offset,
-    )
-}
-
-fn lso(r: &ScanReport) -> Option<i64> {
-    r.partitions[0].last_stable_offset
 }
 
 /// One record of a batch at `seq` (Kafka's tests append single-sequence batches).

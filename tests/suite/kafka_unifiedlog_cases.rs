@@ -17,37 +17,20 @@
 //! the producer-state cases of `UnifiedLogTest` in `kafka_unifiedlog_cases/producers.rs`.
 #![cfg(feature = "testkit")]
 
+use crate::common::cases::{aborted, lso, scan, scan_dir};
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::request::{self, Request};
-use klogscan::results::{ScanOptions, ScanReport};
+use klogscan::results::ScanReport;
 use klogscan::testkit::{
     Batch, Damage, LogDirBuilder, Manifest, PartitionBuilder, PartitionFileOptions, Producer,
 };
 use klogscan::verify::PartitionVerification;
-use std::path::Path;
 use tempfile::TempDir;
 
 mod producers;
 mod segment;
 
 // ----- helpers ----------------------------------------------------------------------------
-
-/// Write `p` and scan its partition directory as the CLI does, keeping the producers.
-fn scan(p: &PartitionBuilder) -> (TempDir, Manifest, ScanReport) {
-    let dir = tempfile::tempdir().unwrap();
-    let m = p.write(dir.path()).unwrap();
-    let r = scan_dir(&m.dir);
-    (dir, m, r)
-}
-
-/// Scan a partition directory or a log dir holding one partition, keeping the producers.
-fn scan_dir(dir: &Path) -> ScanReport {
-    let opts = ScanOptions::default().with_keep_producers(true);
-    let a = request::run(&Request::new([dir]).with_options(opts)).unwrap();
-    assert!(a.report.errors.is_empty(), "{:?}", a.report.errors);
-    assert_eq!(a.report.partitions.len(), 1);
-    a.report
-}
 
 /// Write `p` into a log dir made by `ld`; returns the partition's manifest.
 fn write_ld(ld: LogDirBuilder, p: PartitionBuilder) -> (TempDir, Manifest) {
@@ -82,28 +65,6 @@ fn kinds(r: &ScanReport) -> Vec<(Kind, Option<i64>)> {
 
 fn of_kind(fs: &[Finding], k: Kind) -> Vec<&Finding> {
     fs.iter().filter(|f| f.kind == k).collect()
-}
-
-fn lso(r: &ScanReport) -> Option<i64> {
-    r.partitions[0].last_stable_offset
-}
-
-/// `(producer, first offset, last offset, last stable offset)` of the aborted transactions
-/// the replay derives (what the `.txnindex` files should hold).
-fn aborted(r: &ScanReport) -> Vec<(i64, i64, i64, i64)> {
-    r.partitions[0]
-        .outcome()
-        .aborted
-        .iter()
-        .map(|a| {
-            (
-                a.producer_id,
-                a.first_offset,
-                a.last_offset,
-                a.last_stable_offset,
-            )
-        })
-        .collect()
 }
 
 fn txn(pid: i64, epoch: i16) -> Producer {

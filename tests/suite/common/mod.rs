@@ -1,6 +1,7 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
 
+pub mod cases;
 pub mod huge;
 #[cfg(target_os = "linux")]
 pub mod peak;

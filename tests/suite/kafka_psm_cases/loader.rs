@@ -5,6 +5,7 @@
 //! transactions the rebuilt `.txnindex` holds.
 
 use super::{deleted_snapshots, entry, kinds, one_at, scan};
+use crate::common::cases::aborted;
 use klogscan::finding::Kind;
 use klogscan::testkit::{
     Batch, LogDirBuilder, Manifest, PartitionBuilder, PartitionFileOptions, Producer,
@@ -146,24 +147,6 @@ fn four_transactions(files: PartitionFileOptions) -> PartitionBuilder {
     p.append(Batch::new(t(4)).records(4)); // 85..88
     p.commit(t(4), 0); // 89
     p
-}
-
-/// `(producer, first offset, last offset, last stable offset)` of the aborted transactions
-/// (what `LogTestUtils.allAbortedTransactions` reads from the rebuilt `.txnindex`).
-fn aborted(r: &klogscan::results::ScanReport) -> Vec<(i64, i64, i64, i64)> {
-    r.partitions[0]
-        .outcome()
-        .aborted
-        .iter()
-        .map(|a| {
-            (
-                a.producer_id,
-                a.first_offset,
-                a.last_offset,
-                a.last_stable_offset,
-            )
-        })
-        .collect()
 }
 
 const KAFKA_ABORTED: [(i64, i64, i64, i64); 2] = [(1, 0, 29, 8), (2, 8, 74, 36)];

@@ -2,19 +2,10 @@
 //! the batches (`activeProducers`), and the appends a leader refuses but a follower takes.
 
 use super::{kinds, scan, txn};
+use crate::common::cases::state;
 use klogscan::finding::Kind;
-use klogscan::partition::state::ProducerState;
 use klogscan::results::ScanReport;
 use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
-
-fn state(r: &ScanReport, pid: i64) -> &ProducerState {
-    r.partitions[0]
-        .outcome()
-        .producers
-        .iter()
-        .find(|s| s.producer_id == pid)
-        .unwrap_or_else(|| panic!("no state for producer {pid}"))
-}
 
 /// (epoch, last sequence, open transaction's first offset, coordinator epoch).
 fn active(r: &ScanReport, pid: i64) -> (i16, i32, Option<i64>, i32) {
