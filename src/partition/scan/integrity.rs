@@ -372,7 +372,11 @@ pub(super) fn check_records(
             break;
         }
     }
+    // The newest timestamp is only known once every record is read (not when the loop
+    // stopped early on the problems above).
+    let all_read = i64::from(b.records_count()) == n;
     if create_time
+        && all_read
         && n > 0
         && !b.is_control()
         && max_ts != b.max_timestamp()
