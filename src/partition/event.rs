@@ -59,8 +59,16 @@ pub struct BatchEvent {
 impl BatchEvent {
     /// Summarise a v2 batch. `check_crc = false` skips the CRC (reported as valid).
     pub fn from_v2(b: &BatchView<'_>, segment: u32, check_crc: bool) -> BatchEvent {
-        let control = if b.is_control() {
-            Some(match format::batch_control(b) {
+        let control = b.is_control().then(|| {
+            // A compressed marker (rare: only the append path refuses one) is read as
+            // recovery reads it, decompressed; a control record is a few bytes.
+            let parsed = match format::batch_control(b) {
+                Err(_) if b.compression() != Compression::None => {
+                    format::batch_control_with(b, &mut format::Decompressor::new(1 << 20))
+                }
+                r => r,
+            };
+            match parsed {
                 Ok(None) => ControlInfo::Empty,
                 Ok(Some(Control::EndTxn { commit, marker })) => ControlInfo::Marker {
                     commit,
@@ -68,10 +76,8 @@ impl BatchEvent {
                 },
                 Ok(Some(Control::Other { kind, .. })) => ControlInfo::Other(kind),
                 Err(_) => ControlInfo::Malformed,
-            })
-        } else {
-            None
-        };
+            }
+        });
         let marker_timestamp = if b.is_control() {
             control_record_timestamp(b)
         } else {

@@ -83,6 +83,36 @@ pub fn batch_control(batch: &BatchView<'_>) -> Result<Option<Control>, FormatErr
         .map(Some)
 }
 
+/// [`batch_control`] of a control batch whatever its compression: a compressed one is
+/// decompressed with `dec`. Kafka's validator refuses a compressed control batch on append,
+/// but one on disk is read like any batch by whoever iterates it — `LogSegment.recover`'s
+/// producer-state update takes the marker from the batch's first record
+/// (`ProducerAppendInfo.append`, `EndTransactionMarker.deserialize`), decompressing it.
+pub fn batch_control_with(
+    batch: &BatchView<'_>,
+    dec: &mut Decompressor,
+) -> Result<Option<Control>, FormatError> {
+    if batch.compression() == Compression::None || batch.records_count() == 0 {
+        return batch_control(batch);
+    }
+    let at = batch.position() + batch::V2_HEADER_SIZE as u64;
+    let rec = match batch_records(batch, dec)?.next() {
+        Some(Ok(r)) => r,
+        Some(Err(e)) => return Err(e),
+        None => {
+            return Err(FormatError::new(
+                "control batch",
+                "records",
+                at,
+                Problem::Invalid("no control record"),
+            ));
+        }
+    };
+    control::parse_control(rec.key, rec.value)
+        .map_err(|e| e.at(at))
+        .map(Some)
+}
+
 /// An entry of a `.log` file classified for the scan: a v2 batch, a legacy message, or an
 /// entry whose header cannot be read as either.
 pub enum Classified<'a> {
