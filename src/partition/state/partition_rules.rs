@@ -135,6 +135,12 @@ impl Replay {
             if ev.is_transactional {
                 problems.push("transactional bit set without a producer id");
             }
+            // Only the transaction coordinator writes COMMIT/ABORT markers, always for a
+            // producer (`MemoryRecords.withEndTransactionMarker`); the leader refuses control
+            // batches from clients. (KRaft's own control records have no producer id.)
+            if matches!(ev.control, Some(crate::partition::event::ControlInfo::Marker { .. })) {
+                problems.push("COMMIT/ABORT marker with producer id -1 (recovery and consumers skip it)");
+            }
         } else {
             if ev.producer_epoch == -1 {
                 problems.push("producerEpoch -1 with a producer id");
