@@ -304,7 +304,8 @@ fn to_finding(
 /// range (with one, the restarted copy re-fetches the markers from it as a follower: two
 /// readings, the lost-range finding names the copy to lead). `caused_by` the lost range.
 fn reopened_finding(p: &PartitionReport, e: &LostRange, lost: &Finding) -> Option<Finding> {
-    if e.intact().is_some() {
+    // Without CRC checks recovery may stop earlier, removing the transaction whole.
+    if e.intact().is_some() || p.carried.recovery.outcome_unknown.is_some() {
         return None;
     }
     let a = p.carried.recovery.after_truncation.as_deref()?;
@@ -321,13 +322,13 @@ fn reopened_finding(p: &PartitionReport, e: &LostRange, lost: &Finding) -> Optio
         format!("at least {}", acked.len())
     };
     let what = |t: &ReopenedTxn| if t.commit { "COMMIT" } else { "ABORT" };
+    let lso = a.first_open_offset.unwrap_or(first.first_offset);
     let msg = format!(
-        "recovery truncates to offset {} and removes the {} marker at offset {} of producer {}'s transaction begun at offset {} ({n} acknowledged transaction(s) reopened): the restarted copy holds it open; if it leads, the last stable offset stays at {} (its coordinator finished it and sends no marker again)",
-        e.first_lost_offset,
+        "recovery truncates the log to end at offset {} and removes the {} marker at offset {} of producer {}'s transaction begun at offset {} ({n} acknowledged transaction(s) reopened): the restarted copy holds it open; if it leads, the last stable offset stays at {lso} (its coordinator finished it and sends no marker again)",
+        a.end,
         what(first),
         first.marker_offset,
         first.producer_id,
-        first.first_offset,
         first.first_offset,
     );
     let listed: Vec<serde_json::Value> = acked
@@ -339,7 +340,8 @@ fn reopened_finding(p: &PartitionReport, e: &LostRange, lost: &Finding) -> Optio
             .offset(first.first_offset)
             .producer(first.producer_id, first.producer_epoch)
             .evidence(serde_json::json!({
-                "truncated_to": e.first_lost_offset,
+                "truncated_to": a.end,
+                "last_stable_offset_after": lso,
                 "high_watermark": e.high_watermark,
                 "transactions": listed,
                 "listed_all": listed_all,

@@ -61,10 +61,11 @@ impl BatchEvent {
     pub fn from_v2(b: &BatchView<'_>, segment: u32, check_crc: bool) -> BatchEvent {
         let control = b.is_control().then(|| {
             // A compressed marker (rare: only the append path refuses one) is read as
-            // recovery reads it, decompressed; a control record is a few bytes.
+            // recovery reads it, decompressed; a control record is a few bytes, so the
+            // output is capped at 4 KiB (a bomb costs no more than that per batch).
             let parsed = match format::batch_control(b) {
                 Err(_) if b.compression() != Compression::None => {
-                    format::batch_control_with(b, &mut format::Decompressor::new(1 << 20))
+                    format::batch_control_with(b, &mut format::Decompressor::new(4096))
                 }
                 r => r,
             };

@@ -154,10 +154,6 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     Ok(total)
 }
 
-/// How text output names a partition directory: `topic-N`; a directory not named
-/// `topic-N` (evidence copied into a folder of its own: its topic and partition are not
-/// known) by its own name with a trailing `/` (`evidence/`), never `--1`. Control
-/// characters escaped.
 /// `n` and its noun, singular for one ("1 partition", "2 partitions"; "batch" takes
 /// "es").
 pub(crate) fn count(n: u64, noun: &str) -> String {
@@ -168,6 +164,10 @@ pub(crate) fn count(n: u64, noun: &str) -> String {
     }
 }
 
+/// How text output names a partition directory: `topic-N`; a directory not named
+/// `topic-N` (evidence copied into a folder of its own: its topic and partition are not
+/// known) by its own name with a trailing `/` (`evidence/`), never `--1`. Control
+/// characters escaped.
 pub(crate) fn partition_name(topic: &str, partition: i32, path: Option<&str>) -> String {
     if !topic.is_empty() && partition >= 0 {
         return format!("{}-{partition}", crate::escape::text(topic));

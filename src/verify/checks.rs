@@ -131,7 +131,7 @@ pub(crate) fn verify_one(
         .then(|| crate::partition::recovery::swaps::CompletedSwaps::of(p))
         .flatten();
     let mut leftovers = leftovers::partition_leftovers(p, r, swaps.as_ref(), out);
-    let mut segments = check_segments(p, r, opts, out);
+    let mut segments = check_segments(p, r, opts, swaps.as_ref(), out);
     let mut snapshots = snapshot::check_snapshots(p, r, opts, out);
     // The load completes the swaps before anything else: it recovers the swapped-in
     // segments, and the files in the swapped range (snapshots too) are gone.
@@ -210,14 +210,26 @@ fn check_segments(
     p: &PartitionDir,
     r: &PartitionReport,
     opts: &VerifyOptions,
+    swaps: Option<&crate::partition::recovery::swaps::CompletedSwaps>,
     out: &mut Vec<Finding>,
 ) -> Vec<SegmentInput> {
-    let logs = p.segments.iter().filter(|s| s.log.is_some());
+    // A segment a completed swap deletes (or overwrites) before the load is never checked
+    // by it: its files are the swap's leftovers, not the log the broker loads.
+    let gone = |base: i64| {
+        swaps.is_some_and(|sw| sw.clears(base) || sw.segments.iter().any(|s| s.base == base))
+    };
+    // Numbered before the filter: the ordinal is the walk's segment number.
+    let logs = p
+        .segments
+        .iter()
+        .filter(|s| s.log.is_some())
+        .enumerate()
+        .filter(|(_, s)| !gone(s.base_offset));
     let pre_2_3 = opts
         .broker_version
         .is_some_and(|v| v < super::BrokerVersion(2, 3, 0));
     let mut seg_inputs = Vec::new();
-    for (i, s) in logs.enumerate() {
+    for (i, s) in logs {
         let Some(log_path) = s.log.as_deref() else {
             continue;
         };

@@ -494,7 +494,7 @@ fn crash_like_scenario_predicts_the_truncation_exactly() {
         .map(|r| (r.segment.as_str(), &*r.reason))
         .collect();
     assert_eq!(rec.len(), 2, "{rec:?}");
-    assert_eq!(rec[0].0, format!("{:020}.log", m.segments[1].0));
+    assert_eq!(rec[0].0, format!("{:020}.log.swap", m.segments[1].0));
     assert!(rec[0].1.contains("index"), "{rec:?}");
     assert_eq!(rec[1].0, format!("{:020}.log", last.0));
     // the swap completes over segment 1

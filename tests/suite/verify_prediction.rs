@@ -419,3 +419,34 @@ fn partitions_under_a_directory_without_log_dir_files_have_an_unknown_shutdown_s
     assert_eq!(v.prediction.clean_shutdown, Some(true));
     assert!(v.prediction.recovered_segments.is_empty());
 }
+
+/// `LogLoader.loadSegmentFiles` takes the segments in name order, recovering one without
+/// its offset index before it checks the next one's files: segment 2's recovery (its index
+/// removed) throws `InvalidTxnStateException` before segment 5's transaction index, whose
+/// entry has an unknown version, is read. Without segment 2's recovery, segment 5's
+/// `KafkaException` is the failure.
+#[test]
+fn an_index_recovery_named_before_a_bad_transaction_index_fails_first() {
+    let bad_txnindex = |m: &Manifest| {
+        let mut b = vec![1u8, 0];
+        for x in [9i64, 5, 6, 6] {
+            b.extend_from_slice(&x.to_be_bytes());
+        }
+        std::fs::write(m.dir.join("00000000000000000005.txnindex"), b).unwrap();
+    };
+    let (_d, m) = write_with(
+        LogDirBuilder::new(1).clean_shutdown(true),
+        txn_then_plain_write(),
+    );
+    bad_txnindex(&m);
+    std::fs::remove_file(m.dir.join("00000000000000000002.index")).unwrap();
+    let lf = run(&m.dir).prediction.load_failure.expect("load failure");
+    assert_eq!(lf.exception, "InvalidTxnStateException", "{lf:?}");
+    let (_d, m) = write_with(
+        LogDirBuilder::new(1).clean_shutdown(true),
+        txn_then_plain_write(),
+    );
+    bad_txnindex(&m);
+    let lf = run(&m.dir).prediction.load_failure.expect("load failure");
+    assert_eq!(lf.exception, "KafkaException", "{lf:?}");
+}

@@ -86,8 +86,9 @@ impl Lineage {
     /// its cache: each entry goes through `assign`, which skips one that repeats the latest
     /// epoch at the same or a later start (`isUpdateNeeded`), and otherwise first removes,
     /// from the newest down, every entry whose epoch or start offset is not below the new
-    /// one's (`maybeTruncateNonMonotonicEntries`). Negative entries (which `assign` refuses)
-    /// are left out.
+    /// one's (`maybeTruncateNonMonotonicEntries`). A negative entry makes `assign` throw
+    /// `IllegalArgumentException` in the constructor (the log does not load); the lineage
+    /// leaves it out, and answers only for the rest.
     pub fn new(entries: &[EpochEntry], from: impl Into<String>) -> Lineage {
         let mut kept: Vec<EpochEntry> = Vec::new();
         for e in entries

@@ -363,12 +363,11 @@ fn load_failure(
 ) -> Option<Box<LoadFailure>> {
     let segs = &inp.segments;
     // `LogLoader.loadSegmentFiles` checks every segment's files, in name order, before
-    // the log is recovered or its producer state rebuilt: a failure there comes first.
-    if let Some((s, msg)) = segs
-        .iter()
-        .find_map(|s| s.load_error.as_ref().map(|m| (s, m)))
-    {
-        return Some(Box::new(LoadFailure {
+    // the log is recovered or its producer state rebuilt: a failure there comes before
+    // all but the index recoveries of the segments named before it (same loop).
+    let early = segs.iter().find_map(|s| {
+        let msg = s.load_error.as_ref()?;
+        Some((s.base, Box::new(LoadFailure {
             kind: Kind::TxnindexMismatch.id().into(),
             offset: None,
             exception: "KafkaException".into(),
@@ -376,10 +375,36 @@ fn load_failure(
                 "checking segment {}'s indexes at load (LogLoader.loadSegmentFiles, segments in name order, before the unclean-shutdown recovery and the producer-state rebuild) throws KafkaException: {msg}",
                 s.name
             ),
-        }));
+        })))
+    });
+    if let Some((bad_base, failure)) = early {
+        let before: Vec<&chain::Step> = chain
+            .map_or(&[][..], |c| &c.steps[..])
+            .iter()
+            .filter(|st| st.for_index && st.base < bad_base)
+            .collect();
+        return replay_failure(inp, &step_ranges(segs, before.into_iter())).or(Some(failure));
     }
+    let steps = chain.map_or(&[][..], |c| &c.steps[..]);
+    let mut ranges = step_ranges(segs, steps.iter());
+    if let (Some(from), Some(to)) = (replay_from, leo_after) {
+        ranges.push((
+            from,
+            to,
+            format!("replaying the producer state from offset {from}"),
+        ));
+    }
+    replay_failure(inp, &ranges)
+}
+
+/// The offset ranges each recovery step replays, in the broker's order, with what it is:
+/// its rebuild `[snapshot, base)`, then the segment `[base, end)`.
+fn step_ranges<'a>(
+    segs: &[SegmentInput],
+    steps: impl Iterator<Item = &'a chain::Step>,
+) -> Vec<(i64, i64, String)> {
     let mut ranges: Vec<(i64, i64, String)> = Vec::new();
-    for step in chain.map_or(&[][..], |c| &c.steps[..]) {
+    for step in steps {
         let (base, name) = (step.base, &segs[step.seg].name);
         if let Some((from, loaded)) = step.rebuild {
             let what = loaded.map_or_else(
@@ -405,18 +430,18 @@ fn load_failure(
             format!("recovering segment {name} {why}producer state rebuilt up to offset {base})"),
         ));
     }
-    if let (Some(from), Some(to)) = (replay_from, leo_after) {
-        ranges.push((
-            from,
-            to,
-            format!("replaying the producer state from offset {from}"),
-        ));
-    }
+    ranges
+}
+
+/// The first replayed batch, in `ranges`' order, that makes the replay throw.
+fn replay_failure(
+    inp: &PredictInput<'_>,
+    ranges: &[(i64, i64, String)],
+) -> Option<Box<LoadFailure>> {
     let old_broker = inp
         .broker_version
         .is_some_and(|v| v <= BrokerVersion(2, 4, 0));
-    let mut load_failure = None;
-    'ranges: for (from, to, what) in &ranges {
+    for (from, to, what) in ranges {
         for f in inp.load_rules {
             let Some(o) = f.offset else { continue };
             if o < *from || o >= *to {
@@ -430,15 +455,14 @@ fn load_failure(
                 _ => ("", false),
             };
             if fails {
-                load_failure = Some(Box::new(LoadFailure {
+                return Some(Box::new(LoadFailure {
                     kind: f.kind.id().into(),
                     offset: Some(o),
                     exception: exception.into(),
                     message: format!("{what} throws {exception} at offset {o}: {}", f.message),
                 }));
-                break 'ranges;
             }
         }
     }
-    load_failure
+    None
 }

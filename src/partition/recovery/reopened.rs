@@ -48,6 +48,10 @@ pub struct AfterTruncation {
     /// log's first offset, or empty): whether the state holds more open transactions is
     /// not known.
     pub unknown_start: bool,
+    /// The lowest first offset among the transactions open at `end`: where the last stable
+    /// offset stops (before the log start clamps it).
+    #[serde(default)]
+    pub first_open_offset: Option<i64>,
 }
 
 impl AfterTruncation {
@@ -70,6 +74,13 @@ impl AfterTruncation {
             })
             .collect();
         reopened.sort_by_key(|t| (t.first_offset, t.producer_id));
+        let first_open_offset = outcome
+            .open
+            .iter()
+            .map(|t| t.first_offset)
+            .filter(|&f| f < end)
+            .chain(reopened.first().map(|t| t.first_offset))
+            .min();
         let mut open_producers: Vec<i64> = outcome
             .open
             .iter()
@@ -86,6 +97,7 @@ impl AfterTruncation {
             open_producers,
             reopened,
             reopened_count,
+            first_open_offset,
             unknown_start: outcome
                 .txns
                 .iter()
@@ -164,6 +176,7 @@ mod tests {
             (1, 0, false)
         );
         assert!(!a.unknown_start);
+        assert_eq!(a.first_open_offset, Some(0));
         assert_eq!(a.open_count([].iter()), Some(2));
         // A snapshot's open transaction the walk leaves open here: still known.
         assert_eq!(a.open_count([4].iter()), Some(2));

@@ -83,45 +83,89 @@ impl CompletedSwaps {
         (self.from..self.to).contains(&offset)
     }
 
-    /// The segments the load sees once the swaps are done: `inputs` outside the range, and
-    /// each swapped-in segment (recovered for a missing offset index when it had no
-    /// `.index.swap`; its `.txnindex.swap`'s load-time verdict as for any segment).
-    /// Returns them with the names of the segments the swaps replace.
+    /// The segments the load sees once the swaps are done: `inputs` outside the range (and
+    /// not at a swapped-in base: an empty swap clears no range, its rename overwrites the
+    /// segment there), and each swapped-in segment — named by its `.log.swap` file, so that
+    /// nothing said of the file it replaces (same base, same name once renamed) is taken for
+    /// it; recovered for a missing offset index when it had no `.index.swap`; its
+    /// `.txnindex.swap` checked at load as any segment's. Returns them with the names of
+    /// the segments the swaps replace.
     pub(crate) fn apply(
         &self,
         inputs: Vec<SegmentInput>,
         p: &PartitionDir,
         mmap: crate::read::segment::MmapMode,
     ) -> (Vec<SegmentInput>, Vec<String>) {
-        let (replaced, mut kept): (Vec<SegmentInput>, Vec<SegmentInput>) =
-            inputs.into_iter().partition(|s| self.clears(s.base));
-        let swap_file = |base: i64, ext: &str| {
-            p.leftovers
-                .iter()
-                .map(|(_, path)| path)
-                .find(|path| {
-                    offset_of(path) == Some(base)
-                        && path
-                            .to_str()
-                            .is_some_and(|s| s.ends_with(&format!(".{ext}.swap")))
-                })
-                .cloned()
-        };
+        let swapped_in = |base: i64| self.segments.iter().any(|s| s.base == base);
+        let (replaced, mut kept): (Vec<SegmentInput>, Vec<SegmentInput>) = inputs
+            .into_iter()
+            .partition(|s| self.clears(s.base) || swapped_in(s.base));
+        // The swap files by (base, kind), found once.
+        let mut files: std::collections::HashMap<(i64, &str), &Path> =
+            std::collections::HashMap::new();
+        for (_, path) in &p.leftovers {
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let Some(base) = offset_of(path) else {
+                continue;
+            };
+            for ext in ["index", "txnindex"] {
+                if name.ends_with(&format!(".{ext}.swap")) {
+                    files.insert((base, ext), path.as_path());
+                }
+            }
+        }
         for s in &self.segments {
-            let txnindex = swap_file(s.base, "txnindex");
+            let has_index = files.contains_key(&(s.base, "index"));
+            let txn = files.get(&(s.base, "txnindex")).copied();
+            let (corrupt_index, load_error) = match txn.map(|t| txn_verdict(t, s.base, mmap)) {
+                Some(Err(Some(msg))) if has_index => (None, Some(msg)),
+                Some(Ok(Some(why))) => (Some(why), None),
+                _ => (None, None),
+            };
             kept.push(SegmentInput {
-                name: format!("{:020}.log", s.base),
+                name: format!("{:020}.log.swap", s.base),
                 base: s.base,
-                missing_index: swap_file(s.base, "index").is_none(),
-                corrupt_index: txnindex
-                    .as_deref()
-                    .and_then(|t| super::txnindex_corruption(t, s.base, mmap)),
-                load_error: None,
+                missing_index: !has_index,
+                corrupt_index,
+                load_error,
                 walk: recover_walk(&s.path, s.base),
             });
         }
         kept.sort_by_key(|s| s.base);
         (kept, replaced.into_iter().map(|s| s.name).collect())
+    }
+}
+
+/// The load-time verdict of a swapped-in `.txnindex` (`LogSegment.sanityCheck`, after the
+/// rename): `Ok(Some(reason))` a corrupt index (the segment is recovered), `Err(Some(msg))`
+/// an entry of an unknown version (`KafkaException`: the load fails), `Ok(None)` sound or
+/// unreadable.
+fn txn_verdict(
+    path: &Path,
+    base: i64,
+    mmap: crate::read::segment::MmapMode,
+) -> Result<Option<String>, Option<String>> {
+    use crate::read::format::index::{TxnIndex, TxnSanityProblem};
+    let Ok(bytes) =
+        crate::read::segment::load(path, crate::read::segment::FileClass::Index, mmap, None)
+    else {
+        return Ok(None);
+    };
+    match TxnIndex::new(&bytes, base).sanity_check() {
+        Ok(()) => Ok(None),
+        Err(e) => {
+            // Kafka reads it once renamed: the path without `.swap`.
+            let renamed = path.display().to_string();
+            let msg = e.kafka_message(renamed.strip_suffix(".swap").unwrap_or(&renamed));
+            match e.problem {
+                TxnSanityProblem::LastOffsetBelowBase => {
+                    Ok(Some(format!("corrupt transaction index: {msg}")))
+                }
+                _ => Err(Some(msg)),
+            }
+        }
     }
 }
 

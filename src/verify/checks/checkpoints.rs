@@ -98,6 +98,11 @@ pub(super) fn check_offsets(
     // offset), and its checkpoint records where a pass ended: a checkpoint above the first
     // offset of a transaction open at the log's end means the transaction was decided
     // when the cleaner passed it — its marker is gone since.
+    // A transaction begun below the log start holds the last stable offset at the log
+    // start (`UnifiedLog.maybeIncrementFirstUnstableOffset`), and the cleaner's checkpoint
+    // is reset up to the log start (`LogCleanerManager.cleanableOffsets`): those are
+    // `lso_below_log_start`'s, not a lost marker.
+    let log_start = log_start_ck.max(r.log_start_offset).unwrap_or(i64::MIN);
     if let Some(c) = ck.cleaned_to
         && !r.partially_read
         && let Some(t) = r
@@ -105,7 +110,7 @@ pub(super) fn check_offsets(
             .outcome
             .open
             .iter()
-            .filter(|t| t.first_offset < c)
+            .filter(|t| t.first_offset >= log_start && t.first_offset < c)
             .min_by_key(|t| t.first_offset)
     {
         out.push(

@@ -139,27 +139,39 @@ pub(super) fn partition_leftovers(
         .filter(|(k, _)| *k == LeftoverKind::Cleaned)
         .filter_map(|(_, path)| name_of(path).split('.').next()?.parse().ok())
         .collect();
+    // One range, from the lowest swap base to the highest next offset among them, is
+    // cleared of every other file before the swaps are renamed (`swaps`); a segment at a
+    // swapped-in base is overwritten by the rename. Named once (the first 20), whatever
+    // the number of swaps.
+    let completed: std::collections::HashSet<&std::path::Path> = swaps
+        .map(|sw| sw.segments.iter().map(|s| s.path.as_path()).collect())
+        .unwrap_or_default();
+    let replaced = swaps.map(|sw| {
+        let names: Vec<String> = p
+            .segments
+            .iter()
+            .filter(|s| {
+                sw.clears(s.base_offset) || sw.segments.iter().any(|w| w.base == s.base_offset)
+            })
+            .filter_map(|s| s.log.as_deref().map(name_of))
+            .collect();
+        match names.len() {
+            0 => "no segment".to_string(),
+            n if n > 20 => format!("{} and {} more", names[..20].join(", "), n - 20),
+            _ => names.join(", "),
+        }
+    });
     for (kind, path) in &p.leftovers {
         let name = name_of(path);
         let (action, k) = leftover_action(*kind, &name, &cleaned);
         let mut action = action;
-        // One range, from the lowest swap base to the highest next offset among them, is
-        // cleared of every other file before the swaps are renamed (`swaps`).
-        if let Some(sw) = swaps.filter(|sw| sw.segments.iter().any(|s| &s.path == path)) {
-            let (base, next) = (sw.from, sw.to);
-            let replaced: Vec<String> = p
-                .segments
-                .iter()
-                .filter(|s| s.base_offset >= base && s.base_offset < next)
-                .filter_map(|s| s.log.as_deref().map(name_of))
-                .collect();
+        if let (Some(sw), Some(replaced)) = (swaps, &replaced)
+            && completed.contains(path.as_path())
+        {
             action = format!(
-                "swap completed at startup: range [{base}, {next}) replaces {} then {name} is renamed to {}",
-                if replaced.is_empty() {
-                    "no segment".to_string()
-                } else {
-                    replaced.join(", ")
-                },
+                "swap completed at startup: range [{}, {}) replaces {replaced} then {name} is renamed to {}",
+                sw.from,
+                sw.to,
                 name.trim_end_matches(".swap")
             );
         }

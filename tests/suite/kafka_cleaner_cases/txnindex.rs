@@ -234,17 +234,22 @@ fn cleaned_index_entries_cleaning_cannot_explain_are_reported() {
 /// A log dir holding `test-0` — producer 15's transaction [1, 2] (0–1), [3] (2), still open
 /// — and a `cleaner-offset-checkpoint` listing it at `cleaned_to`. Verified as the CLI does.
 fn undecided(cleaned_to: i64) -> (ScanReport, PartitionVerification) {
+    undecided_from(cleaned_to, None)
+}
+
+/// [`undecided`] with the log start offset checkpointed at `log_start`.
+fn undecided_from(cleaned_to: i64, log_start: Option<i64>) -> (ScanReport, PartitionVerification) {
     let p15 = txn(15);
     let mut p = log();
     p.append(keyed(p15, 0, &["1", "2"]));
     p.append(keyed(p15, 2, &["3"]));
     let dir = tempfile::tempdir().unwrap();
     let ld = dir.path().join("broker-1");
-    klogscan::testkit::LogDirBuilder::new(1)
-        .cluster_id("c1")
-        .partition(p)
-        .write(&ld)
-        .unwrap();
+    let mut b = klogscan::testkit::LogDirBuilder::new(1).cluster_id("c1");
+    if let Some(ls) = log_start {
+        b = b.log_start_offset(TOPIC, 0, ls);
+    }
+    b.partition(p).write(&ld).unwrap();
     std::fs::write(
         ld.join("cleaner-offset-checkpoint"),
         format!("0\n1\n{TOPIC} 0 {cleaned_to}\n"),
@@ -298,4 +303,21 @@ fn cleaner_checkpoint_past_an_undecided_transaction() {
         .filter(|f| f.kind == Kind::CheckpointInconsistent)
         .collect();
     assert_eq!(found.len(), 1, "{:#?}", v.findings);
+}
+
+/// The twin of [`cleaner_checkpoint_past_an_undecided_transaction`]: the log start moved
+/// to 2 (DeleteRecords) past the open transaction's first offset. The last stable offset is
+/// then the log start (`UnifiedLog.maybeIncrementFirstUnstableOffset`) and the cleaner's
+/// checkpoint may stand above the transaction's first offset without any marker lost: no
+/// `checkpoint_inconsistent` (the transaction below the log start is `lso_below_log_start`'s).
+#[test]
+fn cleaner_checkpoint_above_a_transaction_begun_below_the_log_start() {
+    let (_r, v) = undecided_from(3, Some(2));
+    let kinds: Vec<Kind> = v.findings.iter().map(|f| f.kind).collect();
+    assert!(
+        !kinds.contains(&Kind::CheckpointInconsistent),
+        "{:#?}",
+        v.findings
+    );
+    assert!(kinds.contains(&Kind::LsoBelowLogStart), "{:#?}", v.findings);
 }

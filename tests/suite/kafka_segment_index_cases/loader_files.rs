@@ -483,7 +483,13 @@ fn split_phases_3_to_5_recover_the_swapped_in_segments() {
             }
         }
         let v = verify(&m);
-        assert_eq!(recovered_names(&v), want, "phase {phase}");
+        // A swapped-in segment is named by its `.log.swap` file (the name it is renamed to
+        // is the replaced segment's): compared here as renamed.
+        let renamed: Vec<String> = recovered_names(&v)
+            .iter()
+            .map(|n| n.trim_end_matches(".swap").to_string())
+            .collect();
+        assert_eq!(renamed, want, "phase {phase}");
         assert_eq!(v.prediction.log_end_offset_after, Some(4 * MAX));
     }
 }
@@ -558,4 +564,93 @@ fn swaps_replace_every_segment_between_the_lowest_and_highest_swap() {
         })
         .collect();
     assert_eq!(replaced, [0, 2, 4, 6].map(|b| file(b, "log")));
+}
+
+/// Segments at 0, 2, 4, 6 of one record each, in a log dir shut down cleanly.
+fn four_segments() -> (TempDir, Manifest) {
+    let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
+    for i in 0..8 {
+        if i > 0 && i % 2 == 0 {
+            p.roll();
+        }
+        p.append(Batch::new(Producer::PLAIN).values([i.to_string()]));
+    }
+    write(LogDirBuilder::new(1), p)
+}
+
+/// A `.txnindex` of one entry whose version byte is 1 (Kafka's iterator refuses it) and
+/// whose lastOffset is `last`.
+fn unknown_version_txnindex(last: i64) -> Vec<u8> {
+    let mut b = vec![1u8, 0];
+    for x in [7i64, last, last, last] {
+        b.extend_from_slice(&x.to_be_bytes());
+    }
+    b
+}
+
+/// An empty `2.log.swap`: its range `[2, 2)` clears nothing (`readNextOffset` of an empty
+/// segment is its base), and its rename overwrites `2.log` (`LogLoader.load`'s third
+/// pass). The prediction holds one segment at base 2 — the swapped-in one, recovered for
+/// its missing offset index — not the old one beside it.
+#[test]
+fn an_empty_swap_overwrites_the_segment_at_its_base() {
+    let (_d, m) = four_segments();
+    std::fs::write(m.dir.join(format!("{}.swap", file(2, "log"))), b"").unwrap();
+    let v = verify(&m);
+    let names = recovered_names(&v);
+    assert!(
+        names.contains(&format!("{}.swap", file(2, "log"))),
+        "{names:?}"
+    );
+    assert!(!names.contains(&file(2, "log")), "{names:?}");
+    let l = leftovers(&v);
+    let swap = l.iter().find(|x| x.0.ends_with(".log.swap")).unwrap();
+    assert!(
+        swap.2.contains(&format!("replaces {}", file(2, "log"))),
+        "{swap:?}"
+    );
+}
+
+/// The load checks a swapped-in segment's transaction index after the rename, like any
+/// segment's (`LogSegment.sanityCheck` in `loadSegmentFiles`): with its offset index swapped
+/// in too, an entry of an unknown version fails the load. The replaced segment's own
+/// `.txnindex` — the same defect — is deleted before the load and fails nothing (no
+/// finding claims it does).
+#[test]
+fn a_swapped_in_transaction_index_is_checked_and_a_replaced_one_is_not() {
+    // Swapped in: 2.log.swap, 2.index.swap, 2.txnindex.swap (version 1).
+    let (_d, m) = four_segments();
+    for ext in ["log", "index"] {
+        let bytes = std::fs::read(m.dir.join(file(2, ext))).unwrap();
+        std::fs::write(m.dir.join(format!("{}.swap", file(2, ext))), bytes).unwrap();
+    }
+    std::fs::write(
+        m.dir.join(format!("{}.swap", file(2, "txnindex"))),
+        unknown_version_txnindex(3),
+    )
+    .unwrap();
+    let v = verify(&m);
+    let f = v.prediction.load_failure.as_ref().expect("the load fails");
+    assert_eq!(f.exception, "KafkaException");
+    assert!(
+        f.message
+            .contains("Unexpected aborted transaction version 1"),
+        "{f:?}"
+    );
+    // Replaced: the old 2.txnindex holds the bad entry, the swap brings none.
+    let (_d, m) = four_segments();
+    let bytes = std::fs::read(m.dir.join(file(2, "log"))).unwrap();
+    std::fs::write(m.dir.join(format!("{}.swap", file(2, "log"))), bytes).unwrap();
+    std::fs::write(m.dir.join(file(2, "txnindex")), unknown_version_txnindex(3)).unwrap();
+    let v = verify(&m);
+    assert!(
+        v.prediction.load_failure.is_none(),
+        "{:?}",
+        v.prediction.load_failure
+    );
+    assert!(
+        v.findings.iter().all(|f| f.kind != Kind::TxnindexMismatch),
+        "{:#?}",
+        v.findings
+    );
 }
