@@ -79,11 +79,19 @@ impl Election {
 ///   a metadata version with leader recovery (4.0+), so an unclean election would have
 ///   written RECOVERING.
 ///
-/// Otherwise unclean: a leader outside them whose record writes no RECOVERING is still
-/// taken as unclean (before 3.2 no election writes it; since, a clean choice from a
-/// targeted ISR of the new leader alone writes none either: the record alone does not
-/// tell, and the conservative reading is kept).
-pub fn classify(prev: &PartitionState, c: &PartitionChange, leader: i32) -> Choice {
+/// * the leader alone in the ISR the change writes, outside the ISR and ELR before, with
+///   no RECOVERING written to a partition that was not recovering, under a metadata
+///   version with leader recovery (3.2+, `recovery_supported`): the ISR the change
+///   targeted (an unclean election there would have written RECOVERING).
+///
+/// Otherwise unclean: without the metadata version, such a record is read as unclean
+/// (before 3.2 no election writes RECOVERING: the record alone does not tell).
+pub fn classify(
+    prev: &PartitionState,
+    c: &PartitionChange,
+    leader: i32,
+    recovery_supported: bool,
+) -> Choice {
     if c.leader_recovery_state == 1 && prev.recovery_state != 1 {
         return Choice::Unclean;
     }
@@ -92,6 +100,14 @@ pub fn classify(prev: &PartitionState, c: &PartitionChange, leader: i32) -> Choi
         .as_ref()
         .is_some_and(|i| i.len() > 1 && i.contains(&leader));
     if prev.isr.contains(&leader) || in_written_isr {
+        return Choice::Isr;
+    }
+    let alone_in_written_isr = c.isr.as_deref() == Some(&[leader][..]);
+    if alone_in_written_isr
+        && recovery_supported
+        && prev.recovery_state != 1
+        && !prev.elr.contains(&leader)
+    {
         return Choice::Isr;
     }
     if prev.elr.contains(&leader) {
@@ -106,8 +122,12 @@ pub fn classify(prev: &PartitionState, c: &PartitionChange, leader: i32) -> Choi
     Choice::Unclean
 }
 
-/// The elections of one partition's timeline.
-pub fn of_timeline(t: &Timeline) -> Vec<Election> {
+/// The elections of one partition's timeline; `metadata_version_at` gives the
+/// `metadata.version` level at a metadata offset, when known.
+pub fn of_timeline(
+    t: &Timeline,
+    metadata_version_at: impl Fn(i64) -> Option<i16>,
+) -> Vec<Election> {
     let mut out = Vec::new();
     let mut last_live: Option<i32> = None;
     for w in t.steps.windows(2) {
@@ -138,7 +158,13 @@ pub fn of_timeline(t: &Timeline) -> Vec<Election> {
             recovery_state_written: (c.leader_recovery_state >= 0)
                 .then_some(c.leader_recovery_state),
             recovery_state_after: next.recovery_state,
-            choice: classify(prev, c, next.leader),
+            // IBP_3_2_IV0 (level 3): MetadataVersion.isLeaderRecoverySupported.
+            choice: classify(
+                prev,
+                c,
+                next.leader,
+                metadata_version_at(next.offset).is_some_and(|l| l >= 3),
+            ),
         });
     }
     out
@@ -146,5 +172,8 @@ pub fn of_timeline(t: &Timeline) -> Vec<Election> {
 
 /// Every election of the history, in partition order.
 pub fn all(h: &History) -> Vec<Election> {
-    h.partitions.values().flat_map(of_timeline).collect()
+    h.partitions
+        .values()
+        .flat_map(|t| of_timeline(t, |o| h.metadata_version_at(o)))
+        .collect()
 }

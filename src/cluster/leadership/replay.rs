@@ -244,6 +244,21 @@ pub struct History {
     /// KIP-868 framing the loader rejects (a Begin inside a transaction, an End or Abort
     /// outside one): `(offset, what)`.
     pub txn_errors: Vec<(i64, String)>,
+    /// `metadata.version` as the log sets it (`FeatureLevelRecord`): `(offset, level)`, in
+    /// order. What an election record can carry depends on it (leader recovery from 3.2).
+    pub metadata_versions: Vec<(i64, i16)>,
+}
+
+impl History {
+    /// The `metadata.version` feature level in force at metadata offset `offset`, when the
+    /// log set one at or before it.
+    pub fn metadata_version_at(&self, offset: i64) -> Option<i16> {
+        self.metadata_versions
+            .iter()
+            .take_while(|(o, _)| *o <= offset)
+            .last()
+            .map(|(_, l)| *l)
+    }
 }
 
 /// Replay `entries` (snapshot first, then the log, in offset order).
@@ -320,6 +335,10 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
         MetaRecord::Partition(r) => apply_partition(h, names, r, e),
         MetaRecord::PartitionChange(c) => apply_change(h, c, offset, time),
         MetaRecord::ClearElr { topic_name } => clear_elr(h, topic_name, offset, time),
+        MetaRecord::FeatureLevel {
+            name,
+            feature_level,
+        } if name == "metadata.version" => h.metadata_versions.push((offset, *feature_level)),
         MetaRecord::Config {
             resource_type,
             resource_name,
