@@ -225,6 +225,8 @@ kinds! {
     RemoteSegmentMismatch = "remote_segment_mismatch", Error;
     /// A `__remote_log_metadata` record the broker's metadata consumer cannot deserialize.
     RemoteMetadataUndecodable = "remote_metadata_undecodable", Error;
+    /// A `__remote_log_metadata` record the cache throws on: the metadata consumer stops there.
+    RemoteMetadataConsumerStopped = "remote_metadata_consumer_stopped", Error;
     /// A remote segment's objects that cannot be read (encrypted): only its metadata is checked.
     RemoteSegmentUnreadable = "remote_segment_unreadable", Info;
     /// A remote segment's object with damaged batches (CRC, framing, header): served as stored.

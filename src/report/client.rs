@@ -186,6 +186,10 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             "OffsetOutOfRangeException",
             "the fetch is out of range: auto.offset.reset resets the position (none: the exception); the deleted records are lost for the group",
         ),
+        Kind::RemoteMetadataConsumerStopped => consumer(
+            "OffsetOutOfRangeException",
+            "fetches of offsets only in remote segments copied after the record fail (no segment is known for them); consumers reset per auto.offset.reset",
+        ),
         Kind::TransactionReopenedAtRecovery => ClientError {
             who: "consumer",
             exception: "none",

@@ -418,7 +418,6 @@ fn segment_record_not_copy_started_is_not_added() {
 /// the consumer task on it. The records after it are never applied: with [20,39] and
 /// [40,59] copied after the bad record, the broker serves none of 0..=59.
 #[test]
-#[ignore = "discrepancy: a segment record not in COPY_SEGMENT_STARTED stops Kafka's metadata consumer; klogscan applies the records after it"]
 fn segment_record_not_copy_started_stops_the_consumer() {
     let mut t = history();
     let bad = t.remote_segment(0);
@@ -445,7 +444,6 @@ fn segment_record_not_copy_started_stops_the_consumer() {
 /// The segment's COPY_SEGMENT_FINISHED after it, and every later record, are never applied:
 /// the broker holds [0,19] as a copy in progress and serves none of 0..=59.
 #[test]
-#[ignore = "discrepancy: an update to COPY_SEGMENT_STARTED stops Kafka's metadata consumer; klogscan applies the records after it"]
 fn update_to_copy_started_stops_the_consumer() {
     let mut t = history();
     let r0 = t.copy_started(0);

@@ -167,7 +167,9 @@ pub fn gaps(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<F
     let (Some(start), Some(local)) = (view.log_start_offset, view.local_log_start) else {
         return Vec::new();
     };
-    if start >= local || log.segments.is_empty() {
+    // A partition whose replay holds no segment (its records ignored, or never applied
+    // after the metadata consumer stopped) serves none of the range either.
+    if start >= local || (log.segments.is_empty() && log.ignored.is_empty()) {
         return Vec::new();
     }
     let mut segs: Vec<&RemoteSegment> = finished(log).collect();

@@ -304,6 +304,22 @@ fn undecodable_finding(u: &replay::Undecodable) -> Finding {
     .evidence(serde_json::json!({"error": u.error}))
 }
 
+fn stopped_finding(s: &replay::Stop) -> Finding {
+    Finding::new(
+        Kind::RemoteMetadataConsumerStopped,
+        REMOTE_LOG_METADATA_TOPIC,
+        s.at.metadata_partition,
+        format!(
+            "the record at offset {} ({}: {}) makes RemoteLogMetadataCache throw IllegalArgumentException: the brokers' metadata consumer stops there, and the {} record(s) after it in this partition are never applied",
+            s.at.offset, s.segment_id, s.why, s.records_after
+        ),
+    )
+    .offset(s.at.offset)
+    .broker("RemotePartitionMetadataStore does not catch the cache's IllegalArgumentException and ConsumerTask.ingestRecords closes the consumer task on it: every broker consuming this metadata partition stops there (its other metadata partitions stop wherever the task was); segments copied after it are never served (remote reads fail), and each restart stops at the same record")
+    .remediation("find which broker wrote the record (a RemoteLogMetadataManager bug, a replayed or hand-written record); the consumer can only go past it once the record is gone from its consumed range")
+    .evidence(serde_json::json!({"segment_id": s.segment_id, "why": s.why, "records_after": s.records_after}))
+}
+
 /// Per user partition of the replay, its findings and each replica's ranges.
 fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &MetadataReplay) -> Analysis {
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
@@ -316,6 +332,11 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &
     for u in &replay.undecodable {
         if let Some(Some(i)) = chosen.get(&u.at.metadata_partition) {
             extra.entry(*i).or_default().push(undecodable_finding(u));
+        }
+    }
+    for s in replay.stopped.values() {
+        if let Some(Some(i)) = chosen.get(&s.at.metadata_partition) {
+            extra.entry(*i).or_default().push(stopped_finding(s));
         }
     }
     let mut log_starts = BTreeMap::new();

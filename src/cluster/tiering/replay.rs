@@ -110,10 +110,25 @@ pub struct Undecodable {
     pub error: String,
 }
 
+/// Where a metadata partition's consumer stops: the record Kafka's consumer task throws
+/// on (`ConsumerTask.ingestRecords` closes the task on any exception), and how many
+/// records after it no broker applies.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Stop {
+    pub at: EventAt,
+    pub segment_id: String,
+    pub why: &'static str,
+    pub records_after: u64,
+}
+
 /// The replay of every metadata partition read.
 #[derive(Debug, Clone, Default)]
 pub struct Replay {
     pub partitions: BTreeMap<UserPartition, PartitionLog>,
+    /// The metadata partitions whose consumer stops at a record the cache throws on
+    /// (IllegalArgumentException); their later records are not applied. (An undecodable
+    /// record stops it too: see `undecodable`.)
+    pub stopped: BTreeMap<i32, Stop>,
     pub undecodable: Vec<Undecodable>,
     /// Records or batches the walk could not read: `(metadata partition, why)`.
     pub unread: Vec<(i32, String)>,
@@ -173,6 +188,19 @@ impl Replay {
             metadata_partition,
             offset,
         };
+        // The consumer task of every broker reading this metadata partition stopped at an
+        // earlier record: nothing after it is applied.
+        if let Some(s) = self.stopped.get_mut(&metadata_partition) {
+            s.records_after += 1;
+            return;
+        }
+        if self
+            .undecodable
+            .iter()
+            .any(|u| u.at.metadata_partition == metadata_partition)
+        {
+            return;
+        }
         let decoded = match value {
             None => Err("the record has a null value".to_string()),
             Some(v) => remote_log::decode(v).map_err(|e: RemoteMetadataError| e.to_string()),
@@ -197,6 +225,9 @@ impl Replay {
                     .or_default();
                 log.last_event = Some(at);
                 log.add_segment(at, m);
+                if let Some(stop) = thrown(log, at) {
+                    self.stopped.entry(at.metadata_partition).or_insert(stop);
+                }
             }
             RemoteLogMetadata::Update(u) => {
                 let log = self
@@ -205,6 +236,9 @@ impl Replay {
                     .or_default();
                 log.last_event = Some(at);
                 log.update(at, u);
+                if let Some(stop) = thrown(log, at) {
+                    self.stopped.entry(at.metadata_partition).or_insert(stop);
+                }
             }
             RemoteLogMetadata::PartitionDelete(d) => {
                 let log = self
@@ -220,6 +254,17 @@ impl Replay {
             RemoteLogMetadata::Snapshot(_) => {}
         }
     }
+}
+
+/// The stop of the consumer at `at`, when `log`'s record there was one the cache throws on.
+fn thrown(log: &PartitionLog, at: EventAt) -> Option<Stop> {
+    let i = log.ignored.last().filter(|i| i.at == at && i.stops_consumer)?;
+    Some(Stop {
+        at,
+        segment_id: i.segment_id.clone(),
+        why: i.why,
+        records_after: 0,
+    })
 }
 
 impl PartitionLog {
@@ -278,16 +323,16 @@ impl PartitionLog {
         };
         let Some(&i) = self.index.get(&u.segment.id) else {
             self.ignored.push(ignore(
-                "an update for a segment never copied (RemoteResourceNotFoundException once the partition is initialized)",
-                true,
+                "an update for a segment never copied (RemoteResourceNotFoundException, caught and logged by RemotePartitionMetadataStore)",
+                false,
             ));
             return;
         };
         let seg = &mut self.segments[i];
         if seg.state == SegmentState::DeleteFinished {
             self.ignored.push(ignore(
-                "an update for a segment already deleted (the cache forgot it)",
-                true,
+                "an update for a segment already deleted (the cache forgot it: RemoteResourceNotFoundException, caught and logged)",
+                false,
             ));
             return;
         }
