@@ -62,14 +62,9 @@ impl BatchEvent {
         let control = b.is_control().then(|| {
             // A compressed marker (rare: only the append path refuses one) is read as
             // recovery reads it, decompressed; a control record is a few bytes, so the
-            // output is capped at 4 KiB (a bomb costs no more than that per batch).
-            let parsed = match format::batch_control(b) {
-                Err(_) if b.compression() != Compression::None => {
-                    format::batch_control_with(b, &mut format::Decompressor::new(4096))
-                }
-                r => r,
-            };
-            match parsed {
+            // output is capped at 4 KiB (a bomb costs no more than that per batch). An
+            // uncompressed one is read in place (the decompressor allocates nothing unused).
+            match format::batch_control_with(b, &mut format::Decompressor::new(4096)) {
                 Ok(None) => ControlInfo::Empty,
                 Ok(Some(Control::EndTxn { commit, marker })) => ControlInfo::Marker {
                     commit,

@@ -17,7 +17,10 @@ mod predict;
 pub mod reopened;
 pub(crate) mod swaps;
 pub use plan::{DamageFate, Fate, SegmentPlan};
-pub(crate) use plan::{SegmentInput, plan_segments, txnindex_corruption, word_integrity_finding};
+pub(crate) use plan::{
+    SegmentInput, TxnIndexVerdict, plan_segments, txnindex_corruption, txnindex_verdict,
+    word_integrity_finding,
+};
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 
 use crate::finding::{Finding, Kind};

@@ -215,9 +215,7 @@ fn check_segments(
 ) -> Vec<SegmentInput> {
     // A segment a completed swap deletes (or overwrites) before the load is never checked
     // by it: its files are the swap's leftovers, not the log the broker loads.
-    let gone = |base: i64| {
-        swaps.is_some_and(|sw| sw.clears(base) || sw.segments.iter().any(|s| s.base == base))
-    };
+    let gone = |base: i64| swaps.is_some_and(|sw| sw.removes(base));
     // Numbered before the filter: the ordinal is the walk's segment number.
     let logs = p
         .segments

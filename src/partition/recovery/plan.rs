@@ -90,27 +90,56 @@ pub enum Fate {
     NotRecovered,
 }
 
-/// The load-time verdict of a segment's `.txnindex` (`LogSegment.sanityCheck` →
-/// `TransactionIndex.sanityCheck`, run at every load whatever the shutdown state): the
-/// reason LogLoader recovers the segment (`CorruptIndexException`), or `None`. The same
-/// text `verify` reports, so both commands plan the same recovery. An unreadable file is
-/// `None` here (the file checks report it), and so is an entry of an unknown version:
-/// that one fails the load instead of recovering the segment (`verify`'s load failure).
+/// What the load-time check of a segment's `.txnindex` (`LogSegment.sanityCheck` →
+/// `TransactionIndex.sanityCheck`, run at every load whatever the shutdown state) does.
+pub(crate) enum TxnIndexVerdict {
+    /// Passes, or unreadable (the file checks report that).
+    Sound,
+    /// `CorruptIndexException`: LogLoader recovers the segment; the reason, in the words
+    /// `verify` reports.
+    Corrupt(String),
+    /// `KafkaException` (an entry of an unknown version): the load fails; Kafka's message.
+    LoadFails(String),
+}
+
+/// [`TxnIndexVerdict`] of the `.txnindex` at `path` for base offset `base_offset`; Kafka's
+/// messages name the file `shown` (the path the broker reads it at).
+pub(crate) fn txnindex_verdict(
+    path: &Path,
+    shown: &str,
+    base_offset: i64,
+    mode: crate::read::segment::MmapMode,
+) -> TxnIndexVerdict {
+    use crate::read::format::index::{TxnIndex, TxnSanityProblem};
+    let Ok(bytes) = crate::read::segment::load(path, crate::read::segment::FileClass::Index, mode, None)
+    else {
+        return TxnIndexVerdict::Sound;
+    };
+    match TxnIndex::new(&bytes, base_offset).sanity_check() {
+        Ok(()) => TxnIndexVerdict::Sound,
+        Err(e) => match e.problem {
+            TxnSanityProblem::LastOffsetBelowBase => TxnIndexVerdict::Corrupt(format!(
+                "corrupt transaction index: {}",
+                e.kafka_message(shown)
+            )),
+            _ => TxnIndexVerdict::LoadFails(e.kafka_message(shown)),
+        },
+    }
+}
+
+/// The reason LogLoader recovers a segment for its `.txnindex`, or `None`
+/// ([`txnindex_verdict`]): the same text `verify` reports, so both commands plan the same
+/// recovery. An entry of an unknown version fails the load instead (`verify`'s load
+/// failure), and is `None` here.
 pub(crate) fn txnindex_corruption(
     path: &Path,
     base_offset: i64,
     mode: crate::read::segment::MmapMode,
 ) -> Option<String> {
-    let bytes = crate::read::segment::load(path, crate::read::segment::FileClass::Index, mode, None).ok()?;
-    let t = crate::read::format::index::TxnIndex::new(&bytes, base_offset);
-    let e = t.sanity_check().err()?;
-    if e.problem != crate::read::format::index::TxnSanityProblem::LastOffsetBelowBase {
-        return None;
+    match txnindex_verdict(path, &path.display().to_string(), base_offset, mode) {
+        TxnIndexVerdict::Corrupt(why) => Some(why),
+        _ => None,
     }
-    Some(format!(
-        "corrupt transaction index: {}",
-        e.kafka_message(&path.display().to_string())
-    ))
 }
 
 /// What the next start does with the bytes of an integrity finding: the `recovery` key of

@@ -243,13 +243,8 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         },
         producers: counts.map(|c| c.0),
         open_transactions: counts.map(|c| c.1).or_else(|| {
-            // The truncated log's open transactions, when the scan's truncation is this
-            // one (same log end); the snapshots the rebuild may load are those at or below.
-            let a = inp.after_truncation.filter(|a| {
-                truncation.is_some() && outcome_unknown.is_none() && Some(a.end) == leo_after
-            })?;
-            let loaded = inp.snapshots.iter().filter(|s| s.valid && s.offset <= a.end);
-            a.open_count(loaded.flat_map(|s| &s.producers.1))
+            let truncated = truncation.is_some() && outcome_unknown.is_none();
+            truncated.then(|| open_after_truncation(&inp, leo_after)).flatten()
         }),
     };
     let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after);
@@ -277,6 +272,15 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
 /// `truncateAndReload` and `loadProducerState`): the deleted ones are added to `leftovers`.
 /// Returns the snapshot loaded, and whether snapshot files remain once the strays are
 /// removed (the clean-shutdown shortcut looks at those).
+/// The open transactions once a truncation leaves the log ending at `leo_after`, when the
+/// scan's truncation is this one (same log end); the snapshots the rebuild may load are
+/// those at or below that end.
+fn open_after_truncation(inp: &PredictInput<'_>, leo_after: Option<i64>) -> Option<usize> {
+    let a = inp.after_truncation.filter(|a| Some(a.end) == leo_after)?;
+    let loaded = inp.snapshots.iter().filter(|s| s.valid && s.offset <= a.end);
+    a.open_count(loaded.flat_map(|s| &s.producers.1))
+}
+
 fn snapshot_fates<'s>(
     snapshots: &'s [SnapshotInput],
     segs: &[SegmentInput],

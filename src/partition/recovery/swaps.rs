@@ -83,6 +83,12 @@ impl CompletedSwaps {
         (self.from..self.to).contains(&offset)
     }
 
+    /// Whether the segment at `base` is gone once the swaps are done: deleted in the range,
+    /// or overwritten by the rename of a swap at its base (`segments` is sorted by base).
+    pub(crate) fn removes(&self, base: i64) -> bool {
+        self.clears(base) || self.segments.binary_search_by_key(&base, |s| s.base).is_ok()
+    }
+
     /// The segments the load sees once the swaps are done: `inputs` outside the range (and
     /// not at a swapped-in base: an empty swap clears no range, its rename overwrites the
     /// segment there), and each swapped-in segment — named by its `.log.swap` file, so that
@@ -96,10 +102,8 @@ impl CompletedSwaps {
         p: &PartitionDir,
         mmap: crate::read::segment::MmapMode,
     ) -> (Vec<SegmentInput>, Vec<String>) {
-        let swapped_in = |base: i64| self.segments.iter().any(|s| s.base == base);
-        let (replaced, mut kept): (Vec<SegmentInput>, Vec<SegmentInput>) = inputs
-            .into_iter()
-            .partition(|s| self.clears(s.base) || swapped_in(s.base));
+        let (replaced, mut kept): (Vec<SegmentInput>, Vec<SegmentInput>) =
+            inputs.into_iter().partition(|s| self.removes(s.base));
         // The swap files by (base, kind), found once.
         let mut files: std::collections::HashMap<(i64, &str), &Path> =
             std::collections::HashMap::new();
@@ -119,9 +123,15 @@ impl CompletedSwaps {
         for s in &self.segments {
             let has_index = files.contains_key(&(s.base, "index"));
             let txn = files.get(&(s.base, "txnindex")).copied();
-            let (corrupt_index, load_error) = match txn.map(|t| txn_verdict(t, s.base, mmap)) {
-                Some(Err(Some(msg))) if has_index => (None, Some(msg)),
-                Some(Ok(Some(why))) => (Some(why), None),
+            // Kafka reads it once renamed: its messages name the path without `.swap`.
+            let verdict = txn.map(|t| {
+                let renamed = t.display().to_string();
+                let shown = renamed.strip_suffix(".swap").unwrap_or(&renamed);
+                super::txnindex_verdict(t, shown, s.base, mmap)
+            });
+            let (corrupt_index, load_error) = match verdict {
+                Some(super::TxnIndexVerdict::LoadFails(msg)) if has_index => (None, Some(msg)),
+                Some(super::TxnIndexVerdict::Corrupt(why)) => (Some(why), None),
                 _ => (None, None),
             };
             kept.push(SegmentInput {
@@ -135,37 +145,6 @@ impl CompletedSwaps {
         }
         kept.sort_by_key(|s| s.base);
         (kept, replaced.into_iter().map(|s| s.name).collect())
-    }
-}
-
-/// The load-time verdict of a swapped-in `.txnindex` (`LogSegment.sanityCheck`, after the
-/// rename): `Ok(Some(reason))` a corrupt index (the segment is recovered), `Err(Some(msg))`
-/// an entry of an unknown version (`KafkaException`: the load fails), `Ok(None)` sound or
-/// unreadable.
-fn txn_verdict(
-    path: &Path,
-    base: i64,
-    mmap: crate::read::segment::MmapMode,
-) -> Result<Option<String>, Option<String>> {
-    use crate::read::format::index::{TxnIndex, TxnSanityProblem};
-    let Ok(bytes) =
-        crate::read::segment::load(path, crate::read::segment::FileClass::Index, mmap, None)
-    else {
-        return Ok(None);
-    };
-    match TxnIndex::new(&bytes, base).sanity_check() {
-        Ok(()) => Ok(None),
-        Err(e) => {
-            // Kafka reads it once renamed: the path without `.swap`.
-            let renamed = path.display().to_string();
-            let msg = e.kafka_message(renamed.strip_suffix(".swap").unwrap_or(&renamed));
-            match e.problem {
-                TxnSanityProblem::LastOffsetBelowBase => {
-                    Ok(Some(format!("corrupt transaction index: {msg}")))
-                }
-                _ => Err(Some(msg)),
-            }
-        }
     }
 }
 

@@ -201,7 +201,7 @@ fn check_header_fields(
         if matches!(
             ev.control,
             Some(crate::partition::event::ControlInfo::Malformed)
-        ) && let Err(e) = format::batch_control(b)
+        ) && let Err(e) = format::batch_control_with(b, &mut Decompressor::new(4096))
         {
             problems.push(format!("control record: {e}"));
         }

@@ -150,9 +150,7 @@ pub(super) fn partition_leftovers(
         let names: Vec<String> = p
             .segments
             .iter()
-            .filter(|s| {
-                sw.clears(s.base_offset) || sw.segments.iter().any(|w| w.base == s.base_offset)
-            })
+            .filter(|s| sw.removes(s.base_offset))
             .filter_map(|s| s.log.as_deref().map(name_of))
             .collect();
         match names.len() {
