@@ -42,6 +42,15 @@ const TIERED: &[Kind] = &[
     Kind::RemoteMetadataUndecodable,
 ];
 
+/// The `remote_metadata_consumer_stopped` findings: (metadata partition, offset).
+fn consumer_stops(r: &ScanReport) -> Vec<(i32, Option<i64>)> {
+    r.findings
+        .iter()
+        .filter(|f| f.kind == Kind::RemoteMetadataConsumerStopped)
+        .map(|f| (f.partition, f.offset))
+        .collect()
+}
+
 fn history() -> TieredLog {
     TieredLog::new(klogscan::testkit::brokers::tiered_history())
 }
@@ -386,6 +395,8 @@ fn update_of_an_unknown_segment_is_dropped() {
     let (_, r) = run(t, false);
     assert_eq!(tiered(&r), vec![]);
     assert_eq!(remote(&r), vec![(0, 19), (20, 39), (40, 59)]);
+    // Refused with an exception the store catches: the consumer goes on.
+    assert_eq!(consumer_stops(&r), vec![]);
 }
 
 /// `RemoteLogMetadataCacheTest.testCacheAddMetadataOnInvalidArgs`, the part klogscan and
@@ -435,6 +446,9 @@ fn segment_record_not_copy_started_stops_the_consumer() {
     // Kafka's broker: nothing after offset 0 of the metadata partition is applied.
     assert_eq!(gap(&r), (0, 59));
     assert_eq!(remote(&r), vec![]);
+    let stops = consumer_stops(&r);
+    assert_eq!(stops.len(), 1, "{:#?}", r.findings);
+    assert_eq!(stops[0].1, Some(0));
 }
 
 /// `RemoteLogMetadataCacheTest.testCacheUpdateMetadataOnInvalidArgs` leaves out the one state
@@ -456,6 +470,7 @@ fn update_to_copy_started_stops_the_consumer() {
     let (_, r) = run(t, false);
     assert_eq!(gap(&r), (0, 59));
     assert_eq!(remote(&r), vec![]);
+    assert_eq!(consumer_stops(&r).len(), 1, "{:#?}", r.findings);
 }
 
 /// `RemoteLogMetadataCacheTest.testDropEventOnInvalidStateTransition` ends with the segment
