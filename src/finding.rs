@@ -88,6 +88,8 @@ kinds! {
     SegmentOffsetOutOfRange = "segment_offset_out_of_range", Error;
     /// partitionLeaderEpoch decreasing with offset (rule 8).
     LeaderEpochRegression = "leader_epoch_regression", Warning;
+    /// `--deep`: records without a key on a topic treated as compacted (the cleaner drops them).
+    KeylessRecordOnCompactedTopic = "keyless_record_on_compacted_topic", Warning;
     // --- producer epoch / sequence ---
     /// A producer's epoch went down (rule 12).
     ProducerEpochRegression = "producer_epoch_regression", Error;

@@ -250,10 +250,10 @@ fn fewer_records_than_offsets_is_not_reported_when_compaction_is_unknown() {
 /// baseOffset, `FileLogInputStream.nextBatch` does not look at the offset's sign, and only
 /// the last offset (2) is range-checked. So recovery truncates nothing and the batch after
 /// it stays; the batch itself is an impossible one (it overlaps offset 0) and must be
-/// reported at its position. klogscan frames a negative offset as `trailing_bytes`,
-/// predicts a truncation at byte 80 and loses the later batch.
+/// reported at its position (and, lying below the segment's base with its last offset in
+/// range, as kept: no split). Twin: the same batch with a CRC that does not hold is where
+/// recovery stops.
 #[test]
-#[ignore = "discrepancy: a CRC-valid v2 batch with a negative baseOffset is framed as trailing bytes and predicted truncated"]
 fn negative_base_offset_batch_is_kept_by_recovery() {
     let mut p = partition();
     p.append(Batch::new(Producer::PLAIN).records(1));
@@ -270,6 +270,45 @@ fn negative_base_offset_batch_is_kept_by_recovery() {
         "{:#?}",
         r.findings
     );
+    // Below the segment's base, yet its last offset (2) is in range: no split is claimed.
+    let range = of_kind(&r, Kind::SegmentOffsetOutOfRange);
+    assert_eq!(range.len(), 1, "{:#?}", r.findings);
+    assert!(range[0].broker_behaviour.contains("kept"), "{range:#?}");
+    // Negative twin: the same bytes with a CRC that does not hold are where recovery stops.
+    let mut q = partition();
+    q.append(Batch::new(Producer::PLAIN).records(1));
+    q.append(with_deltas([0, 2, 3]).tweak(|s| {
+        s.base_offset = -1;
+        s.overrides.crc = Some(0xdead_beef);
+    }));
+    q.append(Batch::new(Producer::PLAIN).records(1));
+    let r = scan(&q);
+    assert_eq!(truncation(&r).map(|t| t.0), Some(80), "{:#?}", r.findings);
+    assert_eq!(r.partitions[0].log_end_offset, Some(1), "{:#?}", r.findings);
+}
+
+/// The farthest a kept batch can lie below zero: base offset −(2^31 − 1), lastOffsetDelta
+/// 2^31 − 1, so its last offset is 0. Every stage (scan with `--deep`, `verify`) reads it
+/// without an arithmetic overflow, and recovery keeps it; one below that (ending at −1)
+/// fails recovery's range check and is where the scan stops.
+#[test]
+fn the_lowest_kept_base_offset_is_read_by_every_stage() {
+    for (base, kept) in [
+        (-i64::from(i32::MAX), true),
+        (-i64::from(i32::MAX) - 1, false),
+    ] {
+        let mut p = partition();
+        p.append(Batch::new(Producer::PLAIN).records(1));
+        p.append(with_deltas([0, 1, 2]).tweak(move |s| {
+            s.base_offset = base;
+            s.overrides.last_offset_delta = Some(i32::MAX);
+        }));
+        p.append(Batch::new(Producer::PLAIN).records(1));
+        let (d, r) = scan_with(&p, ScanOptions::default().with_deep(true));
+        assert_eq!(truncation(&r).is_none(), kept, "{base}: {:#?}", r.findings);
+        let v = request::verify(&Request::new([d.path()]), None).unwrap();
+        assert_eq!(v.report.partitions.len(), 1);
+    }
 }
 
 /// `LogValidatorTest.testBatchWithoutRecordsNotAllowed`: a v2 header with no records
@@ -556,7 +595,6 @@ fn control_batch_without_producer_or_transactional_bit_is_reported() {
 /// compaction"). A forensic reader of a declared-compacted topic should report that those
 /// records will be removed. klogscan reports nothing.
 #[test]
-#[ignore = "discrepancy: null-key records on a declared-compacted topic are not reported"]
 fn null_keys_on_a_compacted_topic_are_reported() {
     for codec in [Codec::Gzip, Codec::Lz4, Codec::SnappyXerial, Codec::Zstd] {
         let mut p = partition();
@@ -570,6 +608,55 @@ fn null_keys_on_a_compacted_topic_are_reported() {
             r.findings
         );
     }
+}
+
+/// `LogCleaner.shouldRetainRecord` drops every keyless record of the range it cleans: one
+/// cause, so one finding per partition (at the first batch holding such records), counting
+/// the records and batches of every segment; a keyed record between them is not counted.
+/// Twins: the same log without `--deep` (records are not read) and on an internal topic
+/// (`__remote_log_metadata` is written without keys) say nothing of keys.
+#[test]
+fn keyless_records_of_a_compacted_partition_are_one_finding() {
+    let mut p = partition();
+    p.append(Batch::new(Producer::PLAIN).records(2)); // keyed: offsets 0, 1
+    p.append(hello_there_beautiful()); // 2..=4
+    p.roll();
+    p.append(hello_there_beautiful().codec(Codec::Lz4)); // 5..=7
+    p.append(Batch::new(Producer::PLAIN).records(1)); // 8, keyed
+    let r = scan_compacted(&p, true);
+    let f = one(&r, Kind::KeylessRecordOnCompactedTopic);
+    assert_eq!(f.offset, Some(2));
+    assert_eq!(f.severity, Severity::Warning);
+    assert_eq!(
+        f.evidence,
+        json!({"keyless_records": 6, "batches": 2, "first_offset": 2, "last_offset": 7})
+    );
+    assert!(
+        f.message
+            .starts_with("6 records without a key in 2 batches"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.broker_behaviour.contains("LogCleaner"),
+        "{}",
+        f.broker_behaviour
+    );
+    assert!(
+        of_kind(
+            &scan_compacted(&p, false),
+            Kind::KeylessRecordOnCompactedTopic
+        )
+        .is_empty()
+    );
+    let mut q = PartitionBuilder::new("__remote_log_metadata", 0);
+    q.append(hello_there_beautiful());
+    let r = scan_with(&q, ScanOptions::default().with_deep(true)).1;
+    assert!(
+        of_kind(&r, Kind::KeylessRecordOnCompactedTopic).is_empty(),
+        "{:#?}",
+        r.findings
+    );
 }
 
 /// The twins of `LogValidatorTest.checkNoKeyCompactedTopic`: keyed records on a compacted

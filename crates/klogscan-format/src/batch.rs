@@ -161,8 +161,12 @@ impl Tail {
 ///
 /// Differences from the broker, on purpose: an entry whose magic is not 0, 1 or 2, or
 /// whose offset is negative, stops the walk and is classified as garbage (the broker would
-/// fail its CRC and truncate there anyway); this keeps a corrupt length from producing a
-/// cascade of nonsense entries.
+/// fail its CRC, or its offset range check, there anyway); this keeps a corrupt length from
+/// producing a cascade of nonsense entries. One exception: a v2 batch at a negative base
+/// offset whose CRC holds and whose last offset is not negative is an entry, as the broker
+/// takes it — neither the CRC nor `FileLogInputStream.nextBatch` covers the offset's sign,
+/// and `LogSegment.recover` range-checks only the batch's last offset, so recovery keeps it.
+/// (Its offsets then lie within 2^31 below zero: no arithmetic on them overflows.)
 #[derive(Debug, Clone)]
 pub struct Entries<'a> {
     data: &'a [u8],
@@ -301,11 +305,13 @@ impl<'a> Iterator for Entries<'a> {
             let t = self.classify_rest("magic byte is not 0, 1 or 2");
             return self.finish(t);
         }
-        if offset < 0 {
+        let total = LOG_OVERHEAD + size as usize;
+        // A chunk walk asks for the rest of an entry cut by its chunk before judging it.
+        let judged = total <= remaining || !self.more_follows;
+        if offset < 0 && judged && !(total <= remaining && kept_below_zero(&head[..total], magic)) {
             let t = self.classify_rest("negative offset");
             return self.finish(t);
         }
-        let total = LOG_OVERHEAD + size as usize;
         // No segment reaches past 2^31 − 1 bytes: such a size is a corrupt length field,
         // not a batch cut short by a crash.
         if position.saturating_add(total as u64) > i32::MAX as u64 {
@@ -333,6 +339,19 @@ impl<'a> Iterator for Entries<'a> {
         self.pos += total;
         Some(RawEntry { position, bytes })
     }
+}
+
+/// Whether `entry`, a whole entry of the given magic at a negative offset, is one
+/// `LogSegment.recover` keeps: a v2 batch whose CRC (crc32c from the attributes on, which
+/// does not cover the offset) holds and whose last offset (`baseOffset + lastOffsetDelta`)
+/// is not negative — recovery range-checks that last offset only (`ensureOffsetInRange`).
+/// A legacy entry's offset is its last offset, so a negative one fails that check
+/// (`LogSegmentOffsetOverflowException`), as does a v2 batch ending below zero.
+fn kept_below_zero(entry: &[u8], magic: i8) -> bool {
+    magic == 2
+        && entry.len() >= V2_HEADER_SIZE
+        && be_i64(entry, 0).saturating_add(i64::from(be_i32(entry, 23))) >= 0
+        && be_i32(entry, 17) as u32 == crate::crc::crc32c(&entry[21..])
 }
 
 /// A zero-copy view of a v2 record batch. Construction checks only that the 61-byte
@@ -558,5 +577,71 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// An entry of `magic` at `offset` with `body` after its 17-byte header, its CRC set
+    /// (`crc_ok`) or off by one.
+    fn entry(offset: i64, magic: u8, body: &[u8], crc_ok: bool) -> Vec<u8> {
+        let mut e = offset.to_be_bytes().to_vec();
+        e.extend_from_slice(&((5 + body.len()) as i32).to_be_bytes());
+        e.extend_from_slice(&[0; 4]);
+        e.push(magic);
+        e.extend_from_slice(body);
+        let crc = match magic {
+            2 => crate::crc::crc32c(&e[21..]),
+            _ => crc32fast::hash(&e[16..]),
+        };
+        let crc = if crc_ok { crc } else { crc ^ 1 };
+        match magic {
+            2 => e[17..21].copy_from_slice(&crc.to_be_bytes()),
+            _ => e[12..16].copy_from_slice(&crc.to_be_bytes()),
+        }
+        e
+    }
+
+    /// `FileLogInputStream.nextBatch` frames an entry whatever its offset's sign, the CRC
+    /// does not cover the offset, and recovery range-checks the last offset only: a v2
+    /// batch at base offset −1 ending at 2 under a CRC that holds is an entry. Twins stay
+    /// garbage, as before: its CRC off by one; a batch ending below zero; a legacy entry at
+    /// −1 (its offset is its last).
+    #[test]
+    fn a_negative_base_offset_is_an_entry_when_recovery_keeps_it() {
+        // attributes and lastOffsetDelta (bytes 21..27 of the entry), then the rest.
+        let body = |delta: i32| {
+            let mut b = vec![0u8; 6];
+            b.extend_from_slice(&delta.to_be_bytes());
+            b.resize(60, 7);
+            b
+        };
+        let mut data = entry(-1, 2, &body(3), true);
+        data.extend(entry(3, 2, &body(0), true));
+        let mut e = Entries::new(&data, 0);
+        assert_eq!(e.by_ref().count(), 2);
+        assert_eq!(e.tail(), Some(Tail::Clean));
+        // A chunk cut inside it asks for the rest rather than judging it.
+        let mut c = Entries::chunk(&data[..40], 0);
+        assert!(c.next().is_none());
+        assert_eq!(c.need_more(), Some(0));
+        for (what, bad) in [
+            ("bad CRC", entry(-1, 2, &body(3), false)),
+            ("ends below zero", entry(-5, 2, &body(3), true)),
+            ("legacy v0", entry(-1, 0, &[7u8; 60], true)),
+            ("legacy v1", entry(-1, 1, &[7u8; 60], true)),
+        ] {
+            let mut e = Entries::new(&bad, 0);
+            assert!(e.next().is_none(), "{what}");
+            assert!(
+                matches!(
+                    e.tail(),
+                    Some(Tail::Garbage {
+                        position: 0,
+                        reason: "negative offset",
+                        ..
+                    })
+                ),
+                "{what}: {:?}",
+                e.tail()
+            );
+        }
     }
 }

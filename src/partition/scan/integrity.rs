@@ -66,10 +66,16 @@ pub(super) fn check_offset_range(
     out: &mut Vec<Finding>,
 ) {
     let rel_first = ev.base_offset.wrapping_sub(base);
-    let rel_last = ev.last_offset.wrapping_sub(base);
-    if rel_first < 0 || rel_last > i32::MAX as i64 || rel_last < 0 {
+    if rel_first < 0 || !last_in_range(ev.last_offset, base) {
         offset_out_of_range(ctx, name, ev, base, out);
     }
+}
+
+/// Whether `last_offset` converts to an offset relative to the segment base `base`
+/// (`LogSegment.canConvertToRelativeOffset`: 0..=2^31-1 above it).
+#[inline]
+fn last_in_range(last_offset: i64, base: i64) -> bool {
+    (0..=i32::MAX as i64).contains(&last_offset.wrapping_sub(base))
 }
 
 /// The finding of [`check_offset_range`], out of line (run for a damaged batch only).
@@ -95,7 +101,13 @@ fn offset_out_of_range(
         )
         .offset(ev.base_offset)
         .evidence(json!({"segment_base_offset": base, "base_offset": ev.base_offset, "last_offset": ev.last_offset}))
-        .broker("recovery raises LogSegmentOffsetOverflowException and splits the segment (KAFKA-6264); index lookups are wrong until then"),
+        .broker(if last_in_range(ev.last_offset, base) {
+            // `LogSegment.append` and `LogSegment.recover` range-check a batch's last
+            // offset only (`ensureOffsetInRange`).
+            "not checked by the broker (append and recovery range-check a batch's last offset only): kept; reads of the offsets below the segment's base offset do not find this segment"
+        } else {
+            "recovery raises LogSegmentOffsetOverflowException and splits the segment (KAFKA-6264); index lookups are wrong until then"
+        }),
     );
 }
 
@@ -310,6 +322,8 @@ pub(super) fn check_records(
     let mut n = 0i64;
     let mut prev_delta: Option<i32> = None;
     let mut max_ts = i64::MIN;
+    let keyless_rule = super::keyless::applies(ctx) && !b.is_control();
+    let mut keyless = super::keyless::Keyless::default();
     let records = match format::batch_records(b, dec) {
         Ok(r) => r,
         Err(e) => {
@@ -348,6 +362,10 @@ pub(super) fn check_records(
                 }
                 prev_delta = Some(r.offset_delta);
                 max_ts = max_ts.max(b.base_timestamp().wrapping_add(r.timestamp_delta));
+                if keyless_rule {
+                    let offset = b.base_offset().wrapping_add(i64::from(r.offset_delta));
+                    keyless.record(offset, r.key.is_some());
+                }
             }
             Err(e) => {
                 // Positions inside an uncompressed records section are file positions once
@@ -372,6 +390,7 @@ pub(super) fn check_records(
             break;
         }
     }
+    out.extend(keyless.finding(ctx, name, b.position(), b.base_offset()));
     // The newest timestamp is only known once every record is read (not when the loop
     // stopped early on the problems above).
     let all_read = i64::from(b.records_count()) == n;
@@ -405,6 +424,89 @@ pub(super) fn check_records(
             .broker("rejected on append by the leader; never re-checked by replicas or recovery"),
         );
     }
+}
+
+/// `--deep` on a legacy entry whose own CRC holds: what recovery, which checks only the
+/// wrapper's size and CRC (`LegacyRecord.ensureValid` on the outer message), keeps but the
+/// validator refuses (`LogValidator.validateRecordCompression`, `validateRecord`) — an
+/// inner message that is itself compressed (a consumer's `DeepRecordsIterator` throws
+/// "Inner messages must not be compressed"), one whose CRC does not hold (a consumer with
+/// `check.crcs`, the default, fails on it), one whose magic differs from the wrapper's
+/// (readers take it as stored: the iterator is built without `ensureMatchingMagic`) — and
+/// keyless records on a compacted topic ([`super::keyless`]). One `invalid_batch` at the
+/// wrapper names its problems.
+pub(super) fn check_legacy_records(
+    ctx: &PartitionContext,
+    name: &str,
+    m: &format::LegacyMessage<'_>,
+    dec: &mut Decompressor,
+    out: &mut Vec<Finding>,
+) {
+    let Ok(inner) = m.inner_messages(dec) else {
+        return; // reported by the offset-range check of the same walk
+    };
+    let wrapper = m.compression() != Compression::None;
+    let keyless_rule = super::keyless::applies(ctx);
+    let mut keyless = super::keyless::Keyless::default();
+    let mut problems: Vec<String> = Vec::new();
+    let mut consumers_fail = false;
+    for r in inner {
+        let im = match r {
+            Ok(im) => im,
+            Err(e) => {
+                problems.push(format!(
+                    "inner message at byte {} of the decompressed set: {}",
+                    e.position, e.problem
+                ));
+                consumers_fail = true;
+                break;
+            }
+        };
+        if keyless_rule {
+            keyless.record(im.offset, im.message.key().is_some());
+        }
+        if !wrapper || problems.len() > 3 {
+            continue;
+        }
+        if im.message.magic() != m.magic() {
+            problems.push(format!(
+                "inner message at offset {} has magic {}, its wrapper {}",
+                im.offset,
+                im.message.magic(),
+                m.magic()
+            ));
+        }
+        if !im.message.is_valid() {
+            problems.push(format!(
+                "inner message at offset {} has CRC {}, computed {}",
+                im.offset,
+                im.message.crc(),
+                im.message.compute_crc()
+            ));
+            consumers_fail = true;
+        }
+    }
+    out.extend(keyless.finding(ctx, name, m.position(), m.offset()));
+    if problems.is_empty() {
+        return;
+    }
+    out.push(
+        segment_finding(
+            ctx,
+            Kind::InvalidBatch,
+            name,
+            m.position(),
+            format!("{name}: legacy wrapper at offset {}: {}", m.offset(), problems.join("; ")),
+        )
+        .offset(m.offset())
+        .evidence(json!({"problems": problems, "deep": true, "magic": m.magic()}))
+        .broker("refused on append by the leader (LogValidator); recovery checks the wrapper's size and CRC only and keeps it")
+        .client_error(if consumers_fail {
+            "CorruptRecordException / InvalidRecordException: a consumer reaching the inner message fails (check.crcs=true, the default, checks each inner CRC; a compressed inner message is refused by the deep iterator)"
+        } else {
+            "none: consumers read the inner messages as stored"
+        }),
+    );
 }
 
 #[cfg(test)]

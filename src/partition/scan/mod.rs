@@ -12,6 +12,7 @@ use crate::partition::results::summarise;
 mod glob;
 mod indexes;
 mod integrity;
+mod keyless;
 mod partition;
 mod pieces;
 mod remote;

@@ -624,6 +624,7 @@ pub(super) fn scan_partition(
     }
     walk_units(&mut run, &logs, &segs, threads, piece);
     let (mut report, replay, mut findings) = run.finish();
+    super::keyless::coalesce(&mut findings);
     apply_recovery(
         p,
         &mut report,

@@ -5,8 +5,8 @@
 
 use super::indexes::SegmentIndexes;
 use super::integrity::{
-    OFFSETS_TOPIC, OffsetsCheck, check_offset_range, check_records, check_v2_header, crc_finding,
-    invalid_batch, legacy_range,
+    OFFSETS_TOPIC, OffsetsCheck, check_legacy_records, check_offset_range, check_records,
+    check_v2_header, crc_finding, invalid_batch, legacy_range,
 };
 use super::{EventPool, SegmentScan, Truncation, segment_finding};
 use crate::discover::layout::SegmentFiles;
@@ -211,6 +211,15 @@ impl<'a> Walker<'a> {
                             ev.base_offset = first;
                             ev.records_count = count as i32;
                             self.out.records += count as u64;
+                            if opts.deep {
+                                check_legacy_records(
+                                    ctx,
+                                    name,
+                                    &m,
+                                    &mut self.dec,
+                                    &mut self.out.findings,
+                                );
+                            }
                         }
                         Err(e) => {
                             let mut f = invalid_batch(ctx, name, pos, Some(ev.last_offset), &e);
@@ -225,6 +234,9 @@ impl<'a> Walker<'a> {
                     }
                 } else {
                     self.out.records += 1;
+                    if opts.deep && m.compression() == Compression::None {
+                        check_legacy_records(ctx, name, &m, &mut self.dec, &mut self.out.findings);
+                    }
                 }
                 check_offset_range(ctx, name, &ev, base, &mut self.out.findings);
                 ev

@@ -134,7 +134,6 @@ fn legacy_repeated_inner_offsets_are_explained_as_rewritten_and_skipped() {
 /// klogscan reads them without a word (Kafka's readers do too: `DeepRecordsIterator` is
 /// built with `ensureMatchingMagic` false, so recovery and consumers are unaffected).
 #[test]
-#[ignore = "discrepancy: inner messages whose magic differs from the wrapper's are not reported"]
 fn legacy_inner_magic_differing_from_the_wrapper_is_reported() {
     for magic in [0u8, 1] {
         let mut p = partition();
@@ -162,7 +161,6 @@ fn legacy_inner_magic_differing_from_the_wrapper_is_reported() {
 /// format layer knows each inner message's CRC validity (tests/suite/legacy.rs
 /// `inner_crc_validity_is_reported`) but the scan reports nothing, even with `--deep`.
 #[test]
-#[ignore = "discrepancy: a legacy inner message with a bad CRC is not reported"]
 fn legacy_inner_message_with_a_bad_crc_is_reported() {
     for magic in [0u8, 1] {
         for codec in [Codec::Gzip, Codec::Lz4, Codec::SnappyXerial] {
@@ -211,7 +209,6 @@ fn legacy_wrappers_with_valid_inner_crcs_are_clean() {
 /// report an `invalid_batch` at the wrapper; recovery (CRC only) keeps it. klogscan reports
 /// nothing.
 #[test]
-#[ignore = "discrepancy: a compressed inner message inside a legacy wrapper is not reported"]
 fn legacy_inner_message_with_a_codec_is_reported() {
     for magic in [0u8, 1] {
         let mut p = partition();
@@ -256,7 +253,6 @@ fn zstd_in_a_legacy_wrapper_is_an_invalid_batch() {
 /// keys in legacy wrappers of a declared-compacted topic are records the cleaner will drop;
 /// klogscan reports nothing.
 #[test]
-#[ignore = "discrepancy: null-key legacy records on a declared-compacted topic are not reported"]
 fn legacy_null_keys_on_a_compacted_topic_are_reported() {
     for magic in [0u8, 1] {
         let mut p = partition();
@@ -278,5 +274,22 @@ fn legacy_null_keys_on_a_compacted_topic_are_reported() {
             "magic {magic}: {:#?}",
             r.findings
         );
+        let f = one(&r, Kind::KeylessRecordOnCompactedTopic);
+        assert_eq!(f.evidence["keyless_records"], 3);
+        assert_eq!(f.evidence["first_offset"], 0);
+        // Twin: the same wrapper with every message keyed is clean.
+        let mut q = partition();
+        let legacy = if magic == 0 {
+            Legacy::v0()
+        } else {
+            Legacy::v1()
+        };
+        q.legacy(
+            legacy
+                .message(Some(b"k1"), Some(b"hello"))
+                .message(Some(b"k2"), Some(b"there"))
+                .codec(Codec::Gzip),
+        );
+        assert_eq!(kinds(&scan_compacted(&q, true)), vec![], "magic {magic}");
     }
 }
