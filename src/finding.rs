@@ -211,7 +211,7 @@ kinds! {
     /// A metadata transaction (KIP-868) the log ends inside, or framing the loader rejects.
     MetadataTransactionIncomplete = "metadata_transaction_incomplete", Info;
     // --- tiered storage (KIP-405) ---
-    /// Offsets between the log start and the local log start no finished remote segment holds.
+    /// Offsets between the log start and the local log start no finished remote segment serves.
     RemoteSegmentGap = "remote_segment_gap", Error;
     /// A remote segment left in COPY_SEGMENT_STARTED while later events follow (orphan objects).
     RemoteCopyUnfinished = "remote_copy_unfinished", Warning;

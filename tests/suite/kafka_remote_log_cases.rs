@@ -505,7 +505,8 @@ fn segment_id_copied_again_after_delete_finished() {
 /// starts at or below an earlier one and ends at or above it takes its place in the epoch's
 /// offset map (the earlier becomes unreferenced). [0,19] copied, then a copy [0,39] in
 /// epoch 0 (a new leader re-uploading a superset), then [40,59]: every offset 0..=59 is
-/// served, no finding; both copies are finished segments.
+/// served, no finding; both copies are finished segments. (The twin of
+/// `shorter_copy_at_the_same_start_hides_the_longer_one`: the shorter copy finished first.)
 #[test]
 fn superset_copy_replaces_the_earlier_one() {
     let mut t = history();
@@ -531,7 +532,6 @@ fn superset_copy_replaces_the_earlier_one() {
 /// nothing: `RemoteLogManager.read` fails offsets 20..=39 with OFFSET_OUT_OF_RANGE although a
 /// finished segment holds them.
 #[test]
-#[ignore = "discrepancy: a shorter copy finished later at the same start hides the longer one in Kafka's epoch map; klogscan counts the longer one as serving 20..=39"]
 fn shorter_copy_at_the_same_start_hides_the_longer_one() {
     let mut t = history();
     let mut long = t.remote_segment(0);
@@ -545,6 +545,49 @@ fn shorter_copy_at_the_same_start_hides_the_longer_one() {
     let (_, r) = run(t, false);
     assert_eq!(tiered(&r), vec![(Kind::RemoteSegmentGap, 20)]);
     assert_eq!(gap(&r), (20, 39));
+    let g = &one(&r, Kind::RemoteSegmentGap).evidence;
+    assert_eq!(g["previous_segment"]["end_offset"], 19);
+    assert_eq!(g["unserved_segments"][0]["end_offset"], 39);
+    assert_eq!(g["deleted_segments"], serde_json::json!([]));
+    // Both copies are finished segments: the listing keeps them.
+    assert_eq!(remote(&r), vec![(0, 19), (0, 39), (40, 59)]);
+}
+
+/// `RemoteLogMetadataCache.remoteLogSegmentMetadata` beyond the same start: a copy [20,29]
+/// in epoch 0 finished after [0,39] goes in at 20 (nothing at or above 20 to move out), so
+/// the floor entry of 30..=39 is [20,29], which stops at 29: those offsets are not served,
+/// and the gap's evidence names [0,39], the finished segment holding them, as unserved. The
+/// twin: the later copy reaching [0,39]'s end ([20,39]) serves 20..=39 from its entry: no
+/// gap.
+#[test]
+fn shorter_copy_inside_a_longer_one_hides_its_tail() {
+    let case = |end: i64| {
+        let mut t = history();
+        let mut long = t.remote_segment(0);
+        long.end_offset = 39;
+        let r = t.copy_started_as(long, 0);
+        t.copy_finished(r);
+        let mut inner = t.remote_segment(1);
+        inner.end_offset = end;
+        let r = t.copy_started_as(inner, 1);
+        t.copy_finished(r);
+        t.copy(2);
+        t.local_from(3);
+        t.log_start(0);
+        run(t, false).1
+    };
+    let r = case(29);
+    assert_eq!(tiered(&r), vec![(Kind::RemoteSegmentGap, 30)]);
+    assert_eq!(gap(&r), (30, 39));
+    let g = &one(&r, Kind::RemoteSegmentGap).evidence;
+    assert_eq!(g["previous_segment"]["end_offset"], 29);
+    assert_eq!(g["unserved_segments"].as_array().unwrap().len(), 1);
+    assert_eq!(g["unserved_segments"][0]["end_offset"], 39);
+    assert_eq!(remote(&r), vec![(0, 39), (20, 29), (40, 59)]);
+
+    let r = case(39);
+    assert_eq!(tiered(&r), vec![]);
+    assert_eq!(remote(&r), vec![(0, 39), (20, 39), (40, 59)]);
 }
 
 /// `RemoteLogLeaderEpochStateTest.handleSegmentWithCopySegmentFinishedStateForDuplicateSegments`:

@@ -197,6 +197,12 @@ fn delete_started_never_finished() {
 
 /// KAFKA-16511's shape: a finished segment carrying an epoch the partition's lineage does
 /// not have (an abandoned leader's copy of offsets 40..=59).
+///
+/// Finished after the good [40,59], the stray also takes its place in epoch 1's offset map
+/// (`RemoteLogLeaderEpochState.handleSegmentWithCopySegmentFinishedState`: the same start
+/// offset, 40), but its part in epoch 1 ends at 49. The replica's lineage puts 50..=59 in
+/// epoch 1, where the lookup (`RemoteLogMetadataCache.remoteLogSegmentMetadata`) finds the
+/// stray and stops at 49: those offsets are a gap, both segments unserved there.
 #[test]
 fn segment_of_an_abandoned_lineage() {
     let d = tempfile::tempdir().unwrap();
@@ -209,10 +215,41 @@ fn segment_of_an_abandoned_lineage() {
     let f = scan(&write(t, d.path()), false);
     assert_eq!(
         tiered(&f),
-        vec![orders(Kind::RemoteSegmentAbandonedLineage, 40)]
+        vec![
+            orders(Kind::RemoteSegmentAbandonedLineage, 40),
+            orders(Kind::RemoteSegmentGap, 50)
+        ]
     );
     let a = &of(&f, Kind::RemoteSegmentAbandonedLineage)[0];
     assert_eq!(a.evidence["reason"], "last_epoch_out_of_bounds");
+    let g = &of(&f, Kind::RemoteSegmentGap)[0].evidence;
+    assert_eq!(g["last_missing_offset"], 59);
+    assert_eq!(
+        g["previous_segment"]["leader_epochs"],
+        serde_json::json!([[1, 40], [3, 50]])
+    );
+    assert_eq!(g["unserved_segments"].as_array().unwrap().len(), 2);
+}
+
+/// The twin: the stray finished before the good [40,59], which then replaces it at 40 in
+/// epoch 1's map (it reaches the epoch's highest offset, 59): 40..=59 are served, only the
+/// lineage finding remains.
+#[test]
+fn segment_of_an_abandoned_lineage_replaced_by_a_later_copy() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = rolled();
+    let mut stray = t.remote_segment(2);
+    stray.leader_epochs = vec![(1, 40), (3, 50)];
+    let r = t.copy_started_as(stray, 2);
+    t.copy_finished(r);
+    t.copy(2);
+    t.copy(3);
+    t.local_from(3);
+    let f = scan(&write(t, d.path()), false);
+    assert_eq!(
+        tiered(&f),
+        vec![orders(Kind::RemoteSegmentAbandonedLineage, 40)]
+    );
 }
 
 /// KAFKA-15351's shape: the checkpointed log start is the local log start while finished

@@ -153,16 +153,48 @@ struct Gap {
     last_missing_offset: i64,
     log_start_offset: i64,
     local_log_start_offset: i64,
-    /// The finished segments on each side of the gap.
+    /// The segments serving the offsets on each side of the gap.
     previous_segment: Option<SegmentEvidence>,
     next_segment: Option<SegmentEvidence>,
     /// Deleted segments that held offsets of the gap.
     deleted_segments: Vec<SegmentEvidence>,
+    /// Finished segments that hold offsets of the gap but are not served there: replaced
+    /// in their epoch's offset map by a later copy, or of another epoch than the replica's
+    /// lineage gives these offsets.
+    unserved_segments: Vec<SegmentEvidence>,
 }
 
-/// `remote_segment_gap`: offsets in [log start, local log start) no COPY_SEGMENT_FINISHED
-/// segment holds. A gap at the log start that deleted segments held exactly is a
-/// checkpoint written before the retention run that deleted them: not reported.
+/// A range of offsets no segment serves, with the segments serving its neighbours.
+type Missing<'a> = (i64, i64, Option<&'a RemoteSegment>, Option<&'a RemoteSegment>);
+
+/// The ranges of `start..local` the cache of `log` does not serve to a replica with
+/// `lineage` ([`super::epochs::served`]).
+fn unserved<'a>(log: &'a PartitionLog, lineage: Option<&Lineage>, start: i64, local: i64) -> Vec<Missing<'a>> {
+    let mut missing = Vec::new();
+    let mut cursor = start;
+    let mut prev: Option<&RemoteSegment> = None;
+    for s in super::epochs::served(log, lineage, start, local - 1) {
+        if s.last < cursor {
+            continue;
+        }
+        let seg = &log.segments[s.segment];
+        if s.first > cursor {
+            missing.push((cursor, s.first - 1, prev, Some(seg)));
+        }
+        cursor = s.last.saturating_add(1);
+        prev = Some(seg);
+    }
+    if cursor < local {
+        missing.push((cursor, local - 1, prev, None));
+    }
+    missing
+}
+
+/// `remote_segment_gap`: offsets in [log start, local log start) the remote log metadata
+/// cache does not serve: `RemoteLogManager.read` looks each offset up in the leader epoch
+/// the replica's lineage gives it, in that epoch's offset map of COPY_SEGMENT_FINISHED
+/// segments ([`super::epochs`]). A gap at the log start that deleted segments held exactly
+/// is a checkpoint written before the retention run that deleted them: not reported.
 pub fn gaps(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<Finding> {
     let (Some(start), Some(local)) = (view.log_start_offset, view.local_log_start) else {
         return Vec::new();
@@ -172,44 +204,36 @@ pub fn gaps(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<F
     if start >= local || (log.segments.is_empty() && log.ignored.is_empty()) {
         return Vec::new();
     }
-    let mut segs: Vec<&RemoteSegment> = finished(log).collect();
-    segs.sort_by_key(|s| (s.start_offset, s.end_offset));
-    let mut missing: Vec<(i64, i64, Option<&RemoteSegment>, Option<&RemoteSegment>)> = Vec::new();
-    let mut cursor = start;
-    let mut prev: Option<&RemoteSegment> = None;
-    for s in &segs {
-        if cursor >= local {
-            break;
-        }
-        if s.end_offset < cursor {
-            continue;
-        }
-        if s.start_offset > cursor {
-            missing.push((cursor, (s.start_offset - 1).min(local - 1), prev, Some(s)));
-        }
-        cursor = cursor.max(s.end_offset.saturating_add(1));
-        prev = Some(s);
-    }
-    if cursor < local {
-        missing.push((cursor, local - 1, prev, None));
-    }
     let mut out = Vec::new();
-    for (first, last, prev, next) in missing {
+    for (first, last, prev, next) in unserved(log, view.lineage.as_ref(), start, local) {
+        let overlapping = |s: &&RemoteSegment| s.start_offset <= last && s.end_offset >= first;
         let held: Vec<&RemoteSegment> = log
             .segments
             .iter()
-            .filter(|s| deleting(s) && s.start_offset <= last && s.end_offset >= first)
+            .filter(|s| deleting(s))
+            .filter(overlapping)
             .collect();
         if first == start && covers(&held, first, last) {
             continue;
         }
-        let msg = format!(
-            "offsets {first}..={last} are neither in a finished remote segment nor in the local log (log start {start}, local log start {local}): fetches there fail"
+        let hidden: Vec<&RemoteSegment> = finished(log).filter(overlapping).collect();
+        let mut msg = format!(
+            "offsets {first}..={last} are neither served by a finished remote segment nor in the local log (log start {start}, local log start {local}): fetches there fail"
         );
+        if !hidden.is_empty() {
+            let names: Vec<String> = hidden
+                .iter()
+                .map(|s| format!("{} ({}..={})", encode_uuid(&s.id), s.start_offset, s.end_offset))
+                .collect();
+            msg.push_str(&format!(
+                "; finished segment(s) {} hold them, but the lookup in the offsets' leader epoch does not reach them (replaced in the epoch's offset map by a later copy, or of another epoch)",
+                names.join(", ")
+            ));
+        }
         let f = finding(Kind::RemoteSegmentGap, up, first, msg)
-            .broker("a fetch between the log start offset and the local log start offset is served from the remote segment that holds the offset; with none, RemoteLogManager.read finds no segment and the fetch fails with OFFSET_OUT_OF_RANGE")
+            .broker("a fetch between the log start offset and the local log start offset is served from remote storage: RemoteLogManager.read takes the offset's leader epoch from the replica's leader-epoch cache and asks RemoteLogMetadataCache for the finished segment mapped at the greatest start offset at or below it in that epoch, which must reach the offset; with none, the fetch fails with OFFSET_OUT_OF_RANGE")
             .client_error("OffsetOutOfRangeException (InvalidOffsetException): consumers reset per auto.offset.reset and skip the missing offsets")
-            .remediation("look for the segment in remote storage (a copy never finished, a segment deleted early); otherwise the data of these offsets is lost");
+            .remediation("look for the segment in remote storage (a copy never finished, a segment deleted early, a later copy that hides it); otherwise the data of these offsets is lost");
         out.push(evidence(
             f,
             &Gap {
@@ -220,6 +244,7 @@ pub fn gaps(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<F
                 previous_segment: prev.map(SegmentEvidence::of),
                 next_segment: next.map(SegmentEvidence::of),
                 deleted_segments: held.iter().map(|s| SegmentEvidence::of(s)).collect(),
+                unserved_segments: hidden.iter().map(|s| SegmentEvidence::of(s)).collect(),
             },
         ));
     }

@@ -10,6 +10,11 @@
 //! holding it; offsets at or above the local log start are read locally
 //! (`UnifiedLog.read`), so remote segments starting there are left out and a segment
 //! reaching into the local log is cut at its start.
+//!
+//! The history replayed is what the remote storage holds: a finished segment a later copy
+//! hides from the cache's lookup in its epoch ([`super::epochs`]) is still read for the
+//! offsets no lower segment holds, so producer state sees its batches; the tiering check
+//! reports those offsets as unserved (`remote_segment_gap`).
 
 use super::MetadataReplay;
 use super::checks::ReplicaView;

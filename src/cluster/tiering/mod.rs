@@ -11,6 +11,7 @@
 pub mod aiven;
 pub mod checks;
 pub mod corrupt;
+pub mod epochs;
 pub mod history;
 pub mod lineage;
 #[cfg(feature = "remote-object-store-core")]

@@ -12,6 +12,7 @@
 use crate::read::format::remote_log::{
     self, PartitionDeleteState, RemoteLogMetadata, RemoteMetadataError, SegmentState,
 };
+use super::epochs::EpochMaps;
 use std::collections::{BTreeMap, HashMap};
 
 /// A user partition: topic, partition, topic id.
@@ -94,6 +95,8 @@ pub struct PartitionLog {
     /// Segments in the order of their COPY_SEGMENT_STARTED.
     pub segments: Vec<RemoteSegment>,
     index: HashMap<[u8; 16], usize>,
+    /// The per-epoch offset maps reads are served from (`RemoteLogLeaderEpochState`).
+    pub epochs: EpochMaps,
     /// The latest partition delete state and where it was written.
     pub delete_state: Option<(PartitionDeleteState, EventAt)>,
     /// The latest event of the partition.
@@ -360,6 +363,20 @@ impl PartitionLog {
             broker_id: u.broker_id,
             event_timestamp_ms: u.event_timestamp_ms,
         });
+        self.map_epochs(i);
+    }
+
+    /// The offset maps after segment `i` reached its state (a self transition applies
+    /// again, as `RemoteLogMetadataCache.updateRemoteLogSegmentMetadata` does): a finished
+    /// copy enters each of its epochs' maps, a delete started leaves them. DELETE_SEGMENT_FINISHED
+    /// changes no map (the delete start took the segment out).
+    fn map_epochs(&mut self, i: usize) {
+        let s = &self.segments[i];
+        match s.state {
+            SegmentState::CopyFinished => self.epochs.copy_finished(i, s),
+            SegmentState::DeleteStarted => self.epochs.delete_started(i, s),
+            SegmentState::CopyStarted | SegmentState::DeleteFinished => {}
+        }
     }
 
     /// A segment as a `remote_log_snapshot` file holds it (its state as of `at`, the
@@ -369,8 +386,12 @@ impl PartitionLog {
         let Some(state) = SegmentState::from_id(m.state) else {
             return;
         };
-        self.index.insert(m.segment.id, self.segments.len());
+        let i = self.segments.len();
+        self.index.insert(m.segment.id, i);
         self.segments.push(segment_of(at, m, state));
+        // `FileBasedRemoteLogMetadataCache.loadRemoteLogSegmentMetadata` (3.6–3.7): each
+        // state handled as the event that reached it, in the file's order.
+        self.map_epochs(i);
         self.last_event = Some(self.last_event.map_or(at, |l| l.max(at)));
     }
 
