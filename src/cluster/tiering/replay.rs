@@ -92,8 +92,11 @@ pub struct Ignored {
 /// A user partition's replayed remote log.
 #[derive(Debug, Clone, Default)]
 pub struct PartitionLog {
-    /// Segments in the order of their COPY_SEGMENT_STARTED.
+    /// Segments in the order of their COPY_SEGMENT_STARTED. A segment id copied again after
+    /// its DELETE_SEGMENT_FINISHED (which the cache forgets) is a second entry: one per
+    /// lifecycle.
     pub segments: Vec<RemoteSegment>,
+    /// Segment id → its latest entry in `segments`.
     index: HashMap<[u8; 16], usize>,
     /// The per-epoch offset maps reads are served from (`RemoteLogLeaderEpochState`).
     pub epochs: EpochMaps,
@@ -289,7 +292,15 @@ impl PartitionLog {
             ));
             return;
         }
-        let existing = self.index.get(&m.segment.id).copied();
+        // A segment DELETE_SEGMENT_FINISHED is gone from the cache
+        // (`RemoteLogMetadataCache.handleSegmentWithDeleteSegmentFinishedState` removes its
+        // metadata): its id has no state, so a new COPY_SEGMENT_STARTED under it is valid
+        // (`RemoteLogSegmentState.isValidTransition(null, …)`) and starts a new lifecycle.
+        let existing = self
+            .index
+            .get(&m.segment.id)
+            .copied()
+            .filter(|&i| self.segments[i].state != SegmentState::DeleteFinished);
         let from = existing.map(|i| self.segments[i].state);
         if !SegmentState::is_valid_transition(from, state) {
             self.ignored.push(ignore(
