@@ -455,6 +455,9 @@ pub(crate) struct Carried {
     pub(crate) first_offset: Option<i64>,
     /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from batches.
     pub(crate) leader_epochs: Vec<(i32, i64)>,
+    /// The same cache as the append path leaves it (every batch through `assign`): what
+    /// `verify` also accepts in `leader-epoch-checkpoint`. Not carried in bundles.
+    pub(crate) append_epochs: crate::partition::epochs::AppendPathCache,
     /// This partition's findings: `ScanReport::findings[finding_range]`.
     pub(crate) finding_range: std::ops::Range<usize>,
     /// Per segment with a `.log`, in order: where `LogSegment.recover` would stop on it
@@ -493,6 +496,7 @@ impl Default for Carried {
             log_dir: None,
             first_offset: None,
             leader_epochs: Vec::new(),
+            append_epochs: Default::default(),
             finding_range: 0..0,
             segment_walks: Vec::new(),
             recovery: Default::default(),

@@ -14,6 +14,7 @@ use super::walk::scan_segment;
 use super::{PartitionReport, ScanOptions, Truncation, TxnCounts, partition_context};
 use crate::discover::layout::{self, PartitionDir};
 use crate::finding::Finding;
+use crate::partition::epochs;
 use crate::partition::event::BatchEvent;
 use crate::partition::recovery::{self, RecoverCheck, SegmentWalk};
 use crate::partition::results::Carried;
@@ -228,6 +229,7 @@ impl<'a> Run<'a> {
                 check.batch(ev.last_offset, ev.size);
             }
             check.count(ev.records_count, ev.crc_valid, kept);
+            epochs::note_batch(&mut report.carried, ev);
             if ev.is_recovery_only() {
                 // Not replayed, but the broker's log holds it: it ends the log when last.
                 self.replay.extend_log_end(ev.last_offset);
@@ -244,17 +246,6 @@ impl<'a> Run<'a> {
                 self.pending_snapshots.pop();
             }
             report.carried.first_offset.get_or_insert(ev.base_offset);
-            let le = ev.partition_leader_epoch;
-            if ev.magic >= 2
-                && le >= 0
-                && report
-                    .carried
-                    .leader_epochs
-                    .last()
-                    .is_none_or(|&(e, _)| le > e)
-            {
-                report.carried.leader_epochs.push((le, ev.base_offset));
-            }
             report.batches += 1;
             if let Some(t) = &mut self.timeline {
                 t.batch(ev);

@@ -5,6 +5,7 @@
 use super::{load_checked, mk, name_of};
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind, Severity};
+use crate::partition::epochs::AppendPathCache;
 use crate::partition::scan::PartitionReport;
 use crate::read::format::checkpoint::parse_leader_epoch_checkpoint;
 use crate::read::segment::FileClass;
@@ -20,7 +21,8 @@ pub(super) struct OffsetCheckpoints {
     pub cleaned_to: Option<i64>,
 }
 
-/// Check `leader-epoch-checkpoint` against the batches' epochs.
+/// Check `leader-epoch-checkpoint` against the caches the batches' epochs give
+/// (`compare_epochs`).
 pub(super) fn check_leader_epochs(
     p: &PartitionDir,
     r: &PartitionReport,
@@ -39,10 +41,15 @@ pub(super) fn check_leader_epochs(
         ),
         Ok(entries) => {
             let ck: Vec<(i32, i64)> = entries.iter().map(|e| (e.epoch, e.start_offset)).collect();
-            if let Some(msg) = compare_epochs(&ck, &r.carried.leader_epochs, first_offset, leo) {
+            let (rebuilt, append) = (&r.carried.leader_epochs, &r.carried.append_epochs);
+            if let Some(msg) = compare_epochs(&ck, rebuilt, append, first_offset, leo) {
+                let mut evidence = json!({"checkpoint": ck, "from_batches": rebuilt});
+                if append.entries != *rebuilt {
+                    evidence["append_path"] = json!(append.entries);
+                }
                 out.push(
                     mk(r, Kind::LeaderEpochCheckpointMismatch, "leader-epoch-checkpoint", format!("leader-epoch-checkpoint: {msg}"))
-                        .evidence(json!({"checkpoint": ck, "from_batches": r.carried.leader_epochs}))
+                        .evidence(evidence)
                         .broker("the broker loads the checkpoint, then adds epochs from recovered batches only; a wrong cache makes followers truncate to the wrong offset (OffsetsForLeaderEpoch) after a leader change"),
                 );
             }
@@ -190,10 +197,92 @@ fn epoch_at(list: &[(i32, i64)], o: i64) -> Option<i32> {
     list.iter().rev().find(|(_, s)| *s <= o).map(|(e, _)| *e)
 }
 
-/// Compare `leader-epoch-checkpoint` with the epochs rebuilt from the batches.
+/// What recovery's lineage is called in the findings.
+const RECOVERY_LINEAGE: &str = "the lineage the batches give (each epoch from its first batch above the epochs before it, as recovery rebuilds the cache)";
+
+/// The offsets the comparison covers: from the first batch to the log end offset.
+#[derive(Clone, Copy)]
+struct Span {
+    first: i64,
+    leo: i64,
+}
+
+/// A reading of the batches: how the cache a broker built from them is judged where the
+/// reading holds no epoch (below its first entry).
+#[derive(Clone, Copy)]
+enum Reading {
+    /// `LogSegment.recover`'s lineage: it holds no epoch only below the first batch that
+    /// carries one, and the checkpoint is not judged there.
+    Recovery,
+    /// The append path's cache: below its first entry lie batches whose epochs it dropped
+    /// (a lower epoch's `assign` truncated them, or a legacy batch cleared it), so the
+    /// checkpoint holds no epoch there either — unless an entry from before the log's first
+    /// batch survived: one below every epoch the cache holds (`assign` drops none of
+    /// those), starting at or below the first batch, and no legacy batch since.
+    Append { cleared: bool },
+}
+
+/// Where the checkpoint `ck` and the cache `reading` give different epochs: `(offset,
+/// checkpoint's epoch, reading's epoch)`.
+type Disagreement = (i64, Option<i32>, Option<i32>);
+
+/// The first offset where `ck` and `reading` disagree, if any. Both are compared at every
+/// boundary of either inside the log (an entry below the first batch counts from it); the
+/// offsets below the checkpoint's first entry are not judged (it was truncated from the
+/// start).
+fn disagreement(
+    ck: &[(i32, i64)],
+    reading: &[(i32, i64)],
+    how: Reading,
+    span: Span,
+) -> Option<Disagreement> {
+    let ck_first = ck.first()?.1;
+    let mut points: Vec<i64> = ck
+        .iter()
+        .chain(reading)
+        .map(|(_, s)| (*s).max(span.first))
+        .filter(|s| *s < span.leo)
+        .collect();
+    points.sort_unstable();
+    points.dedup();
+    points.into_iter().find_map(|o| {
+        if o < ck_first {
+            return None;
+        }
+        let (a, b) = (epoch_at(ck, o), epoch_at(reading, o));
+        let agrees = a == b
+            || match (b, how) {
+                (Some(_), _) => false,
+                (None, Reading::Recovery) => true,
+                (None, Reading::Append { cleared }) => {
+                    // The checkpoint's entry at `o` must be a survivor.
+                    let entry = ck.iter().rev().find(|(_, s)| *s <= o);
+                    !cleared
+                        && entry.is_some_and(|&(e, s)| {
+                            s <= span.first && reading.first().is_none_or(|&(e1, _)| e < e1)
+                        })
+                }
+            };
+        (!agrees).then_some((o, a, b))
+    })
+}
+
+fn epoch_text(e: Option<i32>) -> String {
+    e.map_or("none".into(), |e| e.to_string())
+}
+
+/// Compare `leader-epoch-checkpoint` with the epoch caches the batches give: recovery's
+/// lineage (`rebuilt`) and the append path's cache (`append`). A broker that appended the
+/// batches itself (a leader writing them, a follower fetching them) wrote the append path's
+/// cache, where a batch of a lower epoch than the latest truncates the entries from it on
+/// (`LeaderEpochFileCache.maybeTruncateNonMonotonicEntries`); a broker that recovered them
+/// (`LogSegment.recover`, which assigns only epochs above the latest) rebuilt recovery's
+/// lineage. While epochs only grow the two are one; after an epoch regression or a legacy
+/// batch a file equal to either is one Kafka writes.
 fn compare_epochs(
     ck: &[(i32, i64)],
     rebuilt: &[(i32, i64)],
+    append: &AppendPathCache,
     first: Option<i64>,
     leo: Option<i64>,
 ) -> Option<String> {
@@ -208,31 +297,29 @@ fn compare_epochs(
             "epoch {e} starts at offset {s}, above the log end offset {leo}"
         ));
     }
-    // Every boundary inside the log: both caches must give the same epoch there.
-    let mut points: Vec<i64> = ck
-        .iter()
-        .chain(rebuilt)
-        .map(|(_, s)| (*s).max(first))
-        .filter(|s| *s < leo)
-        .collect();
-    points.sort_unstable();
-    points.dedup();
-    let ck_first = ck.first().map(|c| c.1)?;
-    for o in points {
-        if o < ck_first {
-            continue; // batches older than the checkpoint's first entry (it was truncated from the start)
-        }
-        let (a, b) = (epoch_at(ck, o), epoch_at(rebuilt, o));
-        if b.is_some() && a != b {
-            return Some(format!(
-                "at offset {o} the checkpoint gives epoch {} but the lineage the batches give (each epoch from its first batch above the epochs before it, as recovery rebuilds the cache) gives epoch {}",
-                a.map_or("none".into(), |e| e.to_string()),
-                b.map_or("none".into(), |e| e.to_string())
-            ));
-        }
+    let span = Span { first, leo };
+    let (o, a, b) = disagreement(ck, rebuilt, Reading::Recovery, span)?;
+    let mut msg = format!(
+        "at offset {o} the checkpoint gives epoch {} but {RECOVERY_LINEAGE} gives epoch {}",
+        epoch_text(a),
+        epoch_text(b)
+    );
+    if append.entries != rebuilt {
+        let how = Reading::Append {
+            cleared: append.cleared,
+        };
+        let (o, a, b) = disagreement(ck, &append.entries, how, span)?;
+        let entries: Vec<String> = append
+            .entries
+            .iter()
+            .map(|(e, s)| format!("{e} from {s}"))
+            .collect();
+        msg.push_str(&format!(
+            "; nor is it the cache the append path leaves (each batch's epoch assigned in turn, a lower one dropping the entries from it on: {}), which gives epoch {} at offset {o} where the checkpoint gives {}",
+            if entries.is_empty() { "empty".into() } else { entries.join(", ") },
+            epoch_text(b),
+            epoch_text(a)
+        ));
     }
-    if ck.is_empty() {
-        return None;
-    }
-    None
+    Some(msg)
 }

@@ -41,6 +41,7 @@ pub(super) fn release_spare_capacity(report: &mut PartitionReport) {
     report.carried.index_verdicts.shrink_to_fit();
     report.carried.snapshot_states.shrink_to_fit();
     report.carried.leader_epochs.shrink_to_fit();
+    report.carried.append_epochs.entries.shrink_to_fit();
     report.carried.damaged.shrink_to_fit();
     if let Some(plan) = report.carried.recovery.get_mut() {
         plan.recovered.shrink_to_fit();
