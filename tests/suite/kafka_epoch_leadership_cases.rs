@@ -12,8 +12,8 @@
 //!   checks klogscan's leadership history (leader and partition epochs, ISR, ELR, last known
 //!   ELR, recovery state) and its judgement of each election (`Choice`).
 //!
-//! Tests marked `#[ignore = "discrepancy: …"]` hold Kafka's answer where klogscan gives
-//! another.
+//! A test marked `#[ignore = "discrepancy: …"]` would hold Kafka's answer where klogscan
+//! gives another; none is open (docs/testing.md lists those fixed).
 #![cfg(feature = "testkit")]
 
 use klogscan::finding::{Finding, Kind};
@@ -128,13 +128,92 @@ fn assign_keeps_the_first_start_offset_of_an_epoch() {
 /// moved later: `assign` never moves an epoch's start offset up, and only
 /// `truncateFromStart` to the log start offset does (at `LogLoader.load` or
 /// `maybeIncrementLogStartOffset`). With the log starting at 6 and a batch of epoch 2 there,
-/// a file whose epoch 2 starts at 8 is not one the broker writes.
+/// a file whose epoch 2 starts at 8 is not one the broker writes — with the log start
+/// offset in `log-start-offset-checkpoint` or, without an entry there, the first segment's
+/// base. The finding names the one history that explains it: a log start offset of 8 that
+/// `log-start-offset-checkpoint` did not record before an unclean shutdown (it is written
+/// periodically, the epoch file right after the truncation).
 #[test]
-#[ignore = "discrepancy: a checkpoint whose first entry starts above the log start offset is read as truncated from the start"]
 fn a_first_entry_above_the_log_start_is_not_what_assign_writes() {
-    let (_d, m) = write(batches(6, &[(2, 2), (2, 2)]), Some(6));
+    for log_start in [Some(6), None] {
+        let (_d, m) = write(batches(6, &[(2, 2), (2, 2)]), log_start);
+        set_checkpoint(&m, &[(2, 8)]);
+        one_mismatch(
+            &m,
+            "the checkpoint's first entry (epoch 2 from offset 8) starts above the log start offset 6, but at offset 6",
+        );
+        one_mismatch(
+            &m,
+            "a log start offset of 8 the log dir no longer records would explain it: log-start-offset-checkpoint not written before an unclean shutdown",
+        );
+    }
+    // The log start checkpoint at 7, between the first batch and the file's first entry:
+    // the batch at 6 (below the log start) is not judged, offset 7 is.
+    let (_d, m) = write(batches(6, &[(2, 2), (2, 2)]), Some(7));
     set_checkpoint(&m, &[(2, 8)]);
-    one_mismatch(&m, "offset 6");
+    one_mismatch(&m, "starts above the log start offset 7, but at offset 7");
+    set_checkpoint(&m, &[(2, 7)]);
+    assert!(mismatches(&m).is_empty());
+}
+
+/// The KRaft metadata log's log start is in no checkpoint: `KafkaMetadataLog.deleteBeforeSnapshot`
+/// moves it to a snapshot's end offset (truncating the cache there) and deletes the older
+/// snapshots, and the reopened log starts at its first segment. Epoch 2 at 6–9 with the
+/// snapshot `8-2` left: the file `2 8` is what the broker wrote; with the earliest snapshot
+/// at 7 instead, the log start was never 8 and the same file is a mismatch at 7.
+#[test]
+fn the_metadata_log_starts_at_its_earliest_snapshot() {
+    use klogscan::read::format::metadata::MetaRecord;
+    use klogscan::testkit::files::topic_id_for;
+    use klogscan::testkit::metadata::MetadataLogBuilder;
+    let topic = |name: &str| MetaRecord::Topic {
+        name: name.into(),
+        topic_id: topic_id_for(name),
+    };
+    for (snapshot, found) in [(8, None), (7, Some("log start offset 7, but at offset 7"))] {
+        let d = tempfile::tempdir().unwrap();
+        let mut b =
+            MetadataLogBuilder::new(0)
+                .start_offset(6)
+                .snapshot(snapshot, 2, vec![topic("a")]);
+        b.raft_epoch(2);
+        for name in ["a", "b", "c", "e"] {
+            b.batch(&[topic(name)]);
+        }
+        let part = b.write(d.path()).unwrap();
+        std::fs::write(part.join("leader-epoch-checkpoint"), "0\n1\n2 8\n").unwrap();
+        let a = request::verify(&Request::new([d.path()]), None).unwrap();
+        let v: Vec<_> = a
+            .report
+            .partitions
+            .iter()
+            .flat_map(|p| &p.findings)
+            .filter(|f| f.kind == Kind::LeaderEpochCheckpointMismatch)
+            .map(|f| f.message.clone())
+            .collect();
+        match found {
+            None => assert!(v.is_empty(), "{v:#?}"),
+            Some(text) => assert!(v.len() == 1 && v[0].contains(text), "{v:#?}"),
+        }
+    }
+}
+
+/// The first entry may start above the log start where the batches there carry no epoch:
+/// legacy (v1) batches at 0–1, then epoch 3 from 2. The file `3 2` is what the broker
+/// writes; `3 4` moves epoch 3 up past its batch at 2.
+#[test]
+fn a_first_entry_above_the_log_start_over_batches_without_an_epoch() {
+    use klogscan::testkit::Legacy;
+    let mut p = batches(0, &[]);
+    p.legacy(Legacy::v1().values(["x", "y"]));
+    p.set_leader_epoch(3);
+    p.append(Batch::new(Producer::PLAIN).records(2));
+    p.append(Batch::new(Producer::PLAIN).records(2));
+    let (_d, m) = write(p, None);
+    set_checkpoint(&m, &[(3, 2)]);
+    assert!(mismatches(&m).is_empty());
+    set_checkpoint(&m, &[(3, 4)]);
+    one_mismatch(&m, "starts above the log start offset 0, but at offset 2");
 }
 
 /// `shouldRetainLatestEpochOnClearAllEarliestAndUpdateItsOffset`'s near miss of the case
@@ -245,18 +324,24 @@ fn the_append_path_truncates_the_cache_on_a_lower_epoch() {
     }
 }
 
-/// The twins of the case above: files neither reading gives. `1 6` puts epoch 1 over the
-/// batch of epoch 2 at 6, where recovery's lineage has epoch 2 and the append path's cache,
-/// which dropped the entries below 7, has none; `1 5`, `3 7` keeps epoch 1 over 5–6 (the
-/// append path dropped it, and the batch at 6 is epoch 2) and puts epoch 3 over the batch of
-/// epoch 1 at 7.
+/// The twins of the case above: files neither reading gives. `2 7` puts epoch 2 over the
+/// batch of epoch 1 at 7 (and nothing over 5–6, where recovery's lineage has epochs);
+/// `1 6` starts above the log start where recovery's lineage has epoch 1, and puts epoch 1
+/// at 6, where the append path's cache, which dropped the entries below 7, has none;
+/// `1 5`, `3 7` keeps epoch 1 over 5–6 (the append path dropped it, and the batch at 6 is
+/// epoch 2) and puts epoch 3 over the batch of epoch 1 at 7.
 #[test]
 fn a_file_neither_the_append_path_nor_recovery_writes_is_a_mismatch() {
     let (_d, m) = write(batches(5, &[(1, 1), (2, 1), (1, 1)]), None);
+    set_checkpoint(&m, &[(2, 7)]);
+    one_mismatch(
+        &m,
+        "nor is it the cache the append path leaves (each batch's epoch assigned in turn, a lower one dropping the entries from it on: 1 from 7), which gives epoch 1 at offset 7 where the checkpoint gives 2",
+    );
     set_checkpoint(&m, &[(1, 6)]);
     one_mismatch(
         &m,
-        "at offset 6 the checkpoint gives epoch 1 but the lineage the batches give (each epoch from its first batch above the epochs before it, as recovery rebuilds the cache) gives epoch 2; nor is it the cache the append path leaves (each batch's epoch assigned in turn, a lower one dropping the entries from it on: 1 from 7), which gives epoch none at offset 6 where the checkpoint gives 1",
+        "the checkpoint's first entry (epoch 1 from offset 6) starts above the log start offset 5, but at offset 5 the lineage the batches give (each epoch from its first batch above the epochs before it, as recovery rebuilds the cache) gives epoch 1: assign never moves an epoch's start offset up, and truncateFromStart moves the first entry to the log start offset exactly; nor is it the cache the append path leaves (each batch's epoch assigned in turn, a lower one dropping the entries from it on: 1 from 7), which gives epoch none at offset 6 where the checkpoint gives 1",
     );
     set_checkpoint(&m, &[(1, 5), (3, 7)]);
     one_mismatch(

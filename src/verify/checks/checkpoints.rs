@@ -42,7 +42,8 @@ pub(super) fn check_leader_epochs(
         Ok(entries) => {
             let ck: Vec<(i32, i64)> = entries.iter().map(|e| (e.epoch, e.start_offset)).collect();
             let (rebuilt, append) = (&r.carried.leader_epochs, &r.carried.append_epochs);
-            if let Some(msg) = compare_epochs(&ck, rebuilt, append, first_offset, leo) {
+            let log_start = cache_log_start(p, r);
+            if let Some(msg) = compare_epochs(&ck, rebuilt, append, first_offset, log_start, leo) {
                 let mut evidence = json!({"checkpoint": ck, "from_batches": rebuilt});
                 if append.entries != *rebuilt {
                     evidence["append_path"] = json!(append.entries);
@@ -55,6 +56,30 @@ pub(super) fn check_leader_epochs(
             }
         }
     }
+    }
+}
+
+/// The log start offset the broker last truncated the epoch cache from
+/// (`truncateFromStart`): the partition's log start offset (`log-start-offset-checkpoint`,
+/// else the first segment's base). The KRaft metadata log keeps its log start in no
+/// checkpoint: `KafkaMetadataLog.deleteBeforeSnapshot` moves it to a snapshot's end offset
+/// (through `UnifiedLog.maybeIncrementLogStartOffset`, which truncates the cache there) and
+/// forgets the older snapshots, while `KafkaMetadataLog.apply` reopens the log from log
+/// start 0 (its first segment). There the earliest `<endOffset>-<epoch>.checkpoint` left
+/// counts too.
+fn cache_log_start(p: &PartitionDir, r: &PartitionReport) -> Option<i64> {
+    let snapshot = p
+        .kraft_snapshots
+        .iter()
+        .filter(|_| p.is_kraft_metadata())
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?;
+            crate::discover::layout::parse_segment_file_name(name).map(|(o, _)| o)
+        })
+        .min();
+    match (r.log_start_offset, snapshot) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -200,10 +225,12 @@ fn epoch_at(list: &[(i32, i64)], o: i64) -> Option<i32> {
 /// What recovery's lineage is called in the findings.
 const RECOVERY_LINEAGE: &str = "the lineage the batches give (each epoch from its first batch above the epochs before it, as recovery rebuilds the cache)";
 
-/// The offsets the comparison covers: from the first batch to the log end offset.
+/// The offsets the comparison covers: from the first batch (`first`) to the log end
+/// offset, with the log start offset the cache was truncated from (`cache_log_start`).
 #[derive(Clone, Copy)]
 struct Span {
     first: i64,
+    log_start: i64,
     leo: i64,
 }
 
@@ -218,7 +245,8 @@ enum Reading {
     /// (a lower epoch's `assign` truncated them, or a legacy batch cleared it), so the
     /// checkpoint holds no epoch there either — unless an entry from before the log's first
     /// batch survived: one below every epoch the cache holds (`assign` drops none of
-    /// those), starting at or below the first batch, and no legacy batch since.
+    /// those), starting no later than the log start or the first batch (the later of the
+    /// two), and no legacy batch since.
     Append { cleared: bool },
 }
 
@@ -227,9 +255,13 @@ enum Reading {
 type Disagreement = (i64, Option<i32>, Option<i32>);
 
 /// The first offset where `ck` and `reading` disagree, if any. Both are compared at every
-/// boundary of either inside the log (an entry below the first batch counts from it); the
-/// offsets below the checkpoint's first entry are not judged (it was truncated from the
-/// start).
+/// boundary of either inside the log (an entry below the first batch counts from it) and at
+/// the log start offset. Below the log start, offsets under the checkpoint's first entry are
+/// not judged: `truncateFromStart(logStartOffset)` (`LogLoader.load`,
+/// `UnifiedLog.maybeIncrementLogStartOffset`) removed the entries there. At or above the log
+/// start they are: `assign` never moves an epoch's start offset up, and `truncateFromStart`
+/// moves the first entry to the log start offset exactly, so a checkpoint can hold no epoch
+/// there only where the reading holds none either.
 fn disagreement(
     ck: &[(i32, i64)],
     reading: &[(i32, i64)],
@@ -237,16 +269,18 @@ fn disagreement(
     span: Span,
 ) -> Option<Disagreement> {
     let ck_first = ck.first()?.1;
+    let from = span.log_start.max(span.first);
     let mut points: Vec<i64> = ck
         .iter()
         .chain(reading)
         .map(|(_, s)| (*s).max(span.first))
+        .chain([from])
         .filter(|s| *s < span.leo)
         .collect();
     points.sort_unstable();
     points.dedup();
     points.into_iter().find_map(|o| {
-        if o < ck_first {
+        if o < ck_first && o < span.log_start {
             return None;
         }
         let (a, b) = (epoch_at(ck, o), epoch_at(reading, o));
@@ -259,7 +293,7 @@ fn disagreement(
                     let entry = ck.iter().rev().find(|(_, s)| *s <= o);
                     !cleared
                         && entry.is_some_and(|&(e, s)| {
-                            s <= span.first && reading.first().is_none_or(|&(e1, _)| e < e1)
+                            s <= from && reading.first().is_none_or(|&(e1, _)| e < e1)
                         })
                 }
             };
@@ -284,6 +318,7 @@ fn compare_epochs(
     rebuilt: &[(i32, i64)],
     append: &AppendPathCache,
     first: Option<i64>,
+    log_start: Option<i64>,
     leo: Option<i64>,
 ) -> Option<String> {
     if ck.windows(2).any(|w| w[1].0 <= w[0].0 || w[1].1 < w[0].1) {
@@ -297,13 +332,35 @@ fn compare_epochs(
             "epoch {e} starts at offset {s}, above the log end offset {leo}"
         ));
     }
-    let span = Span { first, leo };
+    let span = Span {
+        first,
+        log_start: log_start.unwrap_or(first),
+        leo,
+    };
     let (o, a, b) = disagreement(ck, rebuilt, Reading::Recovery, span)?;
-    let mut msg = format!(
-        "at offset {o} the checkpoint gives epoch {} but {RECOVERY_LINEAGE} gives epoch {}",
-        epoch_text(a),
-        epoch_text(b)
-    );
+    let &(e0, s0) = ck.first()?;
+    let mut msg = if a.is_none() {
+        // Below the checkpoint's first entry, at or above the log start (`disagreement`
+        // skips the offsets below both), where the batches carry an epoch.
+        let lost_start = if epoch_at(rebuilt, s0) == Some(e0) {
+            format!(
+                " (a log start offset of {s0} the log dir no longer records would explain it: log-start-offset-checkpoint not written before an unclean shutdown, or the metadata log's snapshot there deleted)"
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "the checkpoint's first entry (epoch {e0} from offset {s0}) starts above the log start offset {}, but at offset {o} {RECOVERY_LINEAGE} gives epoch {}: assign never moves an epoch's start offset up, and truncateFromStart moves the first entry to the log start offset exactly{lost_start}",
+            span.log_start,
+            epoch_text(b)
+        )
+    } else {
+        format!(
+            "at offset {o} the checkpoint gives epoch {} but {RECOVERY_LINEAGE} gives epoch {}",
+            epoch_text(a),
+            epoch_text(b)
+        )
+    };
     if append.entries != rebuilt {
         let how = Reading::Append {
             cleared: append.cleared,
