@@ -12,11 +12,12 @@
 //! of its integrity findings, and `verify`'s prediction, both come from here.
 
 mod chain;
+mod ending;
 mod plan;
 mod predict;
 pub mod reopened;
 pub(crate) mod swaps;
-pub use plan::{DamageFate, Fate, SegmentPlan};
+pub use plan::{DamageFate, Emptied, Fate, SegmentPlan};
 pub(crate) use plan::{
     SegmentInput, TxnIndexVerdict, plan_segments, txnindex_corruption, txnindex_verdict,
     word_integrity_finding,
@@ -149,7 +150,8 @@ pub struct LeftoverAction {
     pub file: String,
     /// `deleted`, `cleaned`, `swap`, `tmp`, `orphan_index`, `stray_snapshot`,
     /// `snapshot_beyond_log`, `snapshot_below_log_start`, `delete_dir`, `future_dir`,
-    /// `stray_dir`, `corrupt_snapshot`, `snapshot_replaced_at_recovery`.
+    /// `stray_dir`, `corrupt_snapshot`, `snapshot_replaced_at_recovery`,
+    /// `leader_epoch_cache_cleared`.
     pub kind: String,
     /// What the broker does with it, in words.
     pub action: String,
@@ -245,6 +247,13 @@ pub struct RecoveryPrediction {
     /// Log start offset and log end offset after loading.
     pub log_start_offset_after: Option<i64>,
     pub log_end_offset_after: Option<i64>,
+    /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): the log end
+    /// after a clean shutdown that left the log whole, else the checkpointed recovery point
+    /// (0 without an entry) bounded by the log end. `None` when the log end is unknown.
+    pub recovery_point_after: Option<i64>,
+    /// The segment the load opens when none is left: at the log start checkpoint when the
+    /// log ends below it (every segment deleted), or in a directory with no segment.
+    pub created_segment: Option<String>,
     /// Leftovers, orphaned indexes and snapshots removed or renamed at startup.
     pub leftovers: Vec<LeftoverAction>,
     /// Segments recovered (indexes rebuilt, batches CRC-checked), in order.
@@ -252,7 +261,8 @@ pub struct RecoveryPrediction {
     /// The truncation, if recovery finds invalid bytes (boxed, as `load_failure`: rare,
     /// and a verification keeps every partition's prediction to the end).
     pub truncation: Option<Box<TruncationPrediction>>,
-    /// Segments deleted after the truncation (renamed `.deleted`, then removed).
+    /// Segments the load deletes (renamed `.deleted`, then removed): those after the
+    /// truncation; every segment when the log ends below its log start checkpoint.
     pub deleted_segments: Vec<String>,
     /// Corruption recovery would NOT see (segments it does not recover).
     pub unrecovered_corruption: Vec<String>,

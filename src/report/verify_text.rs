@@ -50,8 +50,9 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
         style,
         None,
         &format!(
-            "shutdown: {shutdown}  recovery point: {}  high watermark: {}  log start: {} -> {}  log end: {} -> {}",
+            "shutdown: {shutdown}  recovery point: {} -> {}  high watermark: {}  log start: {} -> {}  log end: {} -> {}",
             pr.recovery_point.map_or("- (0)".into(), |v| v.to_string()),
+            opt(pr.recovery_point_after),
             opt(pr.high_watermark),
             opt(pr.first_offset),
             opt(pr.log_start_offset_after),
@@ -103,6 +104,14 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
             style,
             Some(("DELETE", Severity::Error)),
             &esc(&pr.deleted_segments.join(", ")),
+        )?;
+    }
+    if let Some(c) = &pr.created_segment {
+        line(
+            w,
+            style,
+            None,
+            &format!("create: {} (empty; no segment is left)", esc(c)),
         )?;
     }
     for c in &pr.unrecovered_corruption {

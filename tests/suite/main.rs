@@ -114,6 +114,7 @@ mod txns_unread;
 mod verify_checks;
 mod verify_cli;
 mod verify_dump_text;
+mod verify_load_extra;
 mod verify_memory;
 mod verify_prediction;
 mod verify_real_data;

@@ -41,6 +41,24 @@ pub struct SegmentPlan {
     /// recovered nor served again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replaced: Vec<String>,
+    /// Set when the log ends below its log start checkpoint once recovered: the load then
+    /// deletes every segment and starts one empty segment at the checkpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emptied: Option<Emptied>,
+}
+
+/// `LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd` (run by `recoverLog`, whatever the
+/// shutdown, never for a `-delete` directory): when the last segment's next offset after
+/// recovery is below the log start checkpoint, every segment is deleted, the producer
+/// state is emptied (`ProducerStateManager.truncateFullyAndStartAt`), the leader-epoch
+/// cache cleared, and `recoverLog` opens one new empty segment based at the checkpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Emptied {
+    /// The log end offset recovery left (the last segment's next offset).
+    pub log_end: i64,
+    /// The log start checkpoint: the new segment's base, the log start and end after.
+    pub log_start: i64,
 }
 
 impl SegmentPlan {
@@ -48,6 +66,9 @@ impl SegmentPlan {
     /// removed after the truncation point), deleted with a later segment, never looked at,
     /// or recovered without effect.
     pub(crate) fn fate(&self, segment: &str, position: u64) -> Fate {
+        if self.emptied.is_some() {
+            return Fate::Deleted;
+        }
         for t in self.truncation.iter().chain(&self.load_truncations) {
             if t.segment == segment && position >= t.position {
                 return if position == t.position {
@@ -248,13 +269,17 @@ pub(crate) fn word_integrity_finding(
                 t.position, t.reason
             )
         }
-        Fate::Deleted => {
-            let Some(t) = &plan.truncation else { return };
-            format!(
+        Fate::Deleted => match (plan.emptied, &plan.truncation) {
+            (Some(e), _) => format!(
+                "{on_append}deleted on the next start with every segment: once recovered the log ends at offset {} (the last segment's next offset), below its log start checkpoint {}, so LogLoader deletes every segment and opens one empty segment at {}",
+                e.log_end, e.log_start, e.log_start
+            ),
+            (None, Some(t)) => format!(
                 "{on_append}deleted on the next start with its whole segment: recovery truncates the earlier segment {} at byte {} ({}) and deletes every later segment",
                 t.segment, t.position, t.reason
-            )
-        }
+            ),
+            (None, None) => return,
+        },
         Fate::NotRecovered => {
             let why = match clean_shutdown {
                 _ if plan.delete_dir => {
@@ -290,6 +315,7 @@ pub(crate) fn word_integrity_finding(
 pub(crate) fn plan_segments(
     clean_shutdown: Option<bool>,
     recovery_point: Option<i64>,
+    log_start_checkpoint: Option<i64>,
     delete_dir: bool,
     segs: &[SegmentInput],
     log_end_offset: Option<i64>,
@@ -372,7 +398,41 @@ pub(crate) fn plan_segments(
         }
     }
     plan.outcome_unknown = crc_unknown(crc_checked, plan.recovered.len());
+    // `recoverLog` ends with `deleteSegmentsIfLogStartGreaterThanLogEnd` (a `-delete`
+    // directory never gets there). With `--no-crc` the end is only the latest recovery can
+    // leave: one below the checkpoint empties the log wherever recovery stops.
+    if !delete_dir
+        && let Some(log_start) = log_start_checkpoint
+        && let Some(log_end) = end_after_recovery(&plan, segs)
+        && log_end < log_start
+    {
+        plan.emptied = Some(Emptied { log_end, log_start });
+        plan.log_end_after = Some(log_start);
+        // Damage in segments recovery skipped goes with them.
+        plan.unrecovered.clear();
+    } else if let Some(end) = end_after_recovery(&plan, segs)
+        && plan.log_end_after.is_some_and(|l| end > l)
+    {
+        // The broker's log end is the last segment's next offset: an empty last segment
+        // ends the log at its base, above the last batch when compaction removed the
+        // offsets between. (A log without a batch keeps its unknown end: `None`.)
+        plan.log_end_after = Some(end);
+    }
     plan
+}
+
+/// What `LogLoader` compares with the log start checkpoint: the next offset of the last
+/// segment left once recovered (`LogSegment.readNextOffset`, its base when it holds no
+/// batch) — the truncation offset when the unclean pass deleted the segments after it.
+fn end_after_recovery(plan: &SegmentPlan, segs: &[SegmentInput]) -> Option<i64> {
+    if !plan.deleted.is_empty() {
+        return plan.truncation.as_ref().map(|t| t.offset);
+    }
+    let last = segs.last()?;
+    last.walk
+        .as_ref()
+        .map(|w| w.next_offset)
+        .or(plan.log_end_after)
 }
 
 /// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on

@@ -2,6 +2,7 @@
 //! producer-state rebuild and the first replay error of `LogLoader.load`.
 
 use super::chain;
+use super::ending::Ending;
 use super::*;
 use std::collections::BTreeSet;
 
@@ -126,6 +127,19 @@ fn recovered_counts(
     counts_with(inp, &kept_by_walk, snap)
 }
 
+/// `unrecovered_corruption`: the damage no recovery looks at, and why.
+fn unrecovered_texts(inp: &PredictInput<'_>, plan: &SegmentPlan) -> Vec<String> {
+    let not_run = if inp.clean_shutdown == Some(true) {
+        "after a clean shutdown recovery does not run on it; the broker trusts it and readers will fail there"
+    } else {
+        "below the recovery point: recovery does not run on it; the broker trusts it and readers will fail there"
+    };
+    plan.unrecovered
+        .iter()
+        .map(|(name, pos, why)| format!("{name} at byte {pos}: {why} ({not_run})"))
+        .collect()
+}
+
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let rp = inp.recovery_point.unwrap_or(0);
     let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
@@ -133,6 +147,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let plan = plan_segments(
         inp.clean_shutdown,
         inp.recovery_point,
+        inp.log_start_checkpoint,
         inp.delete_dir,
         segs,
         inp.log_end_offset,
@@ -147,34 +162,18 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         })
         .collect();
     let truncation = plan.truncation.clone().map(Box::new);
-    let mut deleted = plan.deleted.clone();
-    let mut leo_after = plan.log_end_after;
+    let ending = Ending::of(&plan);
     let outcome_unknown = plan.outcome_unknown.clone();
-    let unrecovered: Vec<String> = plan
-        .unrecovered
-        .iter()
-        .map(|(name, pos, why)| {
-            let not_run = if inp.clean_shutdown == Some(true) {
-                "after a clean shutdown recovery does not run on it"
-            } else {
-                "below the recovery point: recovery does not run on it"
-            };
-            format!("{name} at byte {pos}: {why} ({not_run}; the broker trusts it and readers will fail there)")
-        })
-        .collect();
-    // Log start, and the case where the log ends below it.
+    let unrecovered = unrecovered_texts(&inp, &plan);
+    // Log start: the checkpoint or the first segment's base, the higher; the ending's
+    // offsets (an emptied log restarts at the checkpoint).
     let first_base = segs.first().map(|s| s.base);
-    let mut log_start_after = match (inp.log_start_checkpoint, first_base) {
+    let log_start_kept = match (inp.log_start_checkpoint, first_base) {
         (Some(c), Some(b)) => Some(c.max(b)),
         (c, b) => c.or(b),
     };
-    if let (Some(ls), Some(leo)) = (inp.log_start_checkpoint, leo_after)
-        && leo < ls
-    {
-        deleted = segs.iter().map(|s| s.name.clone()).collect();
-        leo_after = Some(ls);
-        log_start_after = Some(ls);
-    }
+    let ends = ending.offsets(&plan, segs, inp.log_start_checkpoint, log_start_kept);
+    let (deleted, leo_after, log_start_after) = (ends.deleted, ends.log_end, ends.log_start);
     let mut leftovers = std::mem::take(&mut inp.leftovers);
     let (usable, has_snapshot_files) = snapshot_fates(
         &inp.snapshots,
@@ -183,6 +182,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         log_start_after,
         &mut leftovers,
     );
+    ending.leftovers(&mut leftovers);
     let snap = usable.iter().copied().max_by_key(|s| s.offset);
     // The recoveries' snapshots: each recovered segment's rebuild deletes the snapshots
     // above its base, and each recovery leaves one at its segment's end.
@@ -213,13 +213,19 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
             (c.last.map(|o| (o, format!("{o:020}.snapshot"))), c.skipped)
         }
     };
+    let skipped = ending.skipped(skipped, inp.clean_shutdown);
     let replay_from = if skipped {
         None
     } else {
         snapshot.as_ref().map(|s| s.0).or(log_start_after)
     };
-    let whole = leo_after == inp.log_end_offset && deleted.is_empty() && outcome_unknown.is_none();
-    let counts = if skipped {
+    // Kept whole: nothing removed (an empty last segment may end it above its last batch).
+    let whole = (leo_after == inp.log_end_offset || plan.truncation.is_none())
+        && deleted.is_empty()
+        && outcome_unknown.is_none();
+    // Where the log ends is known when the ending, not the recovery, sets it.
+    let end_known = outcome_unknown.is_none() || !ending.kept();
+    let counts = if skipped || !ending.kept() {
         Some((0, 0))
     } else if let Some(c) = &chain {
         whole.then(|| recovered_counts(&inp, c, log_start_after))
@@ -230,23 +236,20 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let written_at_load = chain
         .as_ref()
         .is_some_and(|c| c.last.is_some() && c.origin.map(|(o, _)| o) != Some(c.last));
-    let producer_state = ProducerRebuild {
+    let mut producer_state = ProducerRebuild {
         snapshot_written_at_load: written_at_load,
         snapshot_offset: snapshot.as_ref().map(|s| s.0),
         snapshot: snapshot.map(|s| s.1),
         skipped,
         replay_from,
-        replay_to: if skipped || outcome_unknown.is_some() {
-            None
-        } else {
-            leo_after
-        },
+        replay_to: if skipped || !end_known { None } else { leo_after },
         producers: counts.map(|c| c.0),
         open_transactions: counts.map(|c| c.1).or_else(|| {
             let truncated = truncation.is_some() && outcome_unknown.is_none();
             truncated.then(|| open_after_truncation(&inp, leo_after)).flatten()
         }),
     };
+    ending.rebuild(&mut producer_state);
     let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
@@ -256,7 +259,16 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         first_offset: inp.first_offset,
         log_end_offset: inp.log_end_offset,
         log_start_offset_after: log_start_after,
-        log_end_offset_after: leo_after.filter(|_| outcome_unknown.is_none()),
+        log_end_offset_after: leo_after.filter(|_| end_known),
+        recovery_point_after: ending
+            .recovery_point(
+                inp.clean_shutdown,
+                inp.recovery_point,
+                !segs.is_empty(),
+                leo_after,
+            )
+            .filter(|_| end_known),
+        created_segment: ends.created,
         leftovers,
         recovered_segments: recovered,
         truncation,

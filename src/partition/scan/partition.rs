@@ -616,14 +616,7 @@ pub(super) fn scan_partition(
     walk_units(&mut run, &logs, &segs, threads, piece);
     let (mut report, replay, mut findings) = run.finish();
     super::keyless::coalesce(&mut findings);
-    apply_recovery(
-        p,
-        &mut report,
-        dir.clean_shutdown,
-        dir.recovery_point,
-        opts,
-        &mut findings,
-    );
+    apply_recovery(p, &mut report, &dir, opts, &mut findings);
     drop_inert_recovery(&mut report, opts);
     release_spare_capacity(&mut report);
     findings.shrink_to_fit();
@@ -692,11 +685,12 @@ fn walk_units<'a>(
 fn apply_recovery(
     p: &PartitionDir,
     report: &mut PartitionReport,
-    clean_shutdown: Option<bool>,
-    recovery_point: Option<i64>,
+    dir: &DirState,
     opts: &ScanOptions,
     findings: &mut [Finding],
 ) {
+    let (clean_shutdown, recovery_point) = (dir.clean_shutdown, dir.recovery_point);
+    let log_start_checkpoint = dir.checkpointed_log_start;
     let mmap = opts.mmap;
     // Each walk's segment files, by base offset (one lookup per segment, not a scan of
     // the partition's segments: 10 000 segments made that quadratic).
@@ -743,6 +737,7 @@ fn apply_recovery(
     let mut plan = recovery::plan_segments(
         clean_shutdown,
         recovery_point,
+        log_start_checkpoint,
         delete_dir,
         &inputs,
         report.log_end_offset,

@@ -1,0 +1,144 @@
+//! The load that does not end a log where its recovery leaves it: a log whose end falls
+//! below its log start checkpoint, emptied and restarted at the checkpoint
+//! ([`super::Emptied`]).
+
+use super::{Emptied, SegmentPlan};
+use super::{LeftoverAction, ProducerRebuild, SegmentInput};
+
+/// How the load ends the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ending {
+    /// Where recovery leaves it.
+    Kept,
+    /// Emptied and restarted at the log start checkpoint.
+    Emptied(Emptied),
+}
+
+/// The offsets a load ends with, and what it deletes and creates.
+pub(super) struct EndOffsets {
+    pub deleted: Vec<String>,
+    pub log_start: Option<i64>,
+    pub log_end: Option<i64>,
+    /// The `.log` the load opens (`LogSegment.open`) when no segment is left.
+    pub created: Option<String>,
+}
+
+fn segment_name(base: i64) -> String {
+    format!("{base:020}.log")
+}
+
+impl Ending {
+    pub(super) fn of(plan: &SegmentPlan) -> Ending {
+        match plan.emptied {
+            Some(e) => Ending::Emptied(e),
+            None => Ending::Kept,
+        }
+    }
+
+    pub(super) fn kept(self) -> bool {
+        self == Ending::Kept
+    }
+
+    /// The segments deleted, the log start and end once loaded and the segment created,
+    /// from the plan's and the log start `log_start` of a kept log
+    /// (`max(checkpoint, first base)`).
+    pub(super) fn offsets(
+        self,
+        plan: &SegmentPlan,
+        segs: &[SegmentInput],
+        log_start_checkpoint: Option<i64>,
+        log_start: Option<i64>,
+    ) -> EndOffsets {
+        let all = || segs.iter().map(|s| s.name.clone()).collect();
+        // No segment at all: `recoverLog` opens one, at the log start checkpoint.
+        let empty_dir_base = segs
+            .is_empty()
+            .then(|| log_start_checkpoint.unwrap_or(0));
+        match self {
+            Ending::Kept => EndOffsets {
+                deleted: plan.deleted.clone(),
+                log_start: log_start.or(empty_dir_base),
+                log_end: plan.log_end_after.or(empty_dir_base),
+                created: empty_dir_base.map(segment_name),
+            },
+            Ending::Emptied(e) => EndOffsets {
+                deleted: all(),
+                log_start: Some(e.log_start),
+                log_end: Some(e.log_start),
+                created: Some(segment_name(e.log_start)),
+            },
+        }
+    }
+
+    /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): after a
+    /// clean shutdown that left the log whole, its end; otherwise the checkpointed one
+    /// (0 without an entry) bounded by the log end. `None` when the log end is unknown.
+    pub(super) fn recovery_point(
+        self,
+        clean_shutdown: Option<bool>,
+        recovery_point: Option<i64>,
+        has_segments: bool,
+        log_end: Option<i64>,
+    ) -> Option<i64> {
+        let rp = recovery_point.unwrap_or(0);
+        match self {
+            Ending::Emptied(e) => Some(rp.min(e.log_start)),
+            Ending::Kept if clean_shutdown == Some(true) && has_segments => log_end,
+            Ending::Kept => log_end.map(|end| rp.min(end)),
+        }
+    }
+
+    /// The rebuild is skipped after a clean shutdown when no snapshot file is left once
+    /// the strays are removed (`skipped`: the usual answer). An emptied log has none:
+    /// `truncateFullyAndStartAt` deleted those the broker knew of, and the stray removal
+    /// over the one new segment the rest (all lie below its base).
+    pub(super) fn skipped(self, skipped: bool, clean_shutdown: Option<bool>) -> bool {
+        match self {
+            Ending::Emptied(_) => clean_shutdown == Some(true),
+            _ => skipped,
+        }
+    }
+
+    /// What the load does to the files beyond the segments: the snapshots' fates reworded
+    /// with the reason they go, and the cleared `leader-epoch-checkpoint`.
+    pub(super) fn leftovers(self, leftovers: &mut Vec<LeftoverAction>) {
+        let why = match self {
+            Ending::Kept => return,
+            Ending::Emptied(e) => format!(
+                "deleted: the log ends at {} once recovered, below its log start checkpoint {}, so the load drops every snapshot with the segments (ProducerStateManager.truncateFullyAndStartAt) and leaves none but the empty one it writes at {}",
+                e.log_end, e.log_start, e.log_start
+            ),
+        };
+        for l in leftovers.iter_mut().filter(|l| {
+            matches!(
+                l.kind.as_str(),
+                "snapshot_beyond_log" | "snapshot_below_log_start" | "stray_snapshot"
+            )
+        }) {
+            l.action.clone_from(&why);
+        }
+        if let Ending::Emptied(e) = self {
+            leftovers.push(LeftoverAction {
+                file: "leader-epoch-checkpoint".into(),
+                kind: "leader_epoch_cache_cleared".into(),
+                action: format!(
+                    "rewritten empty: the log ends below its log start checkpoint {} (LeaderEpochFileCache.clearAndFlush); epochs come back with the next appends",
+                    e.log_start
+                ),
+            });
+        }
+    }
+
+    /// The producer state of a log that is not kept: an emptied log starts with no
+    /// producer.
+    pub(super) fn rebuild(self, ps: &mut ProducerRebuild) {
+        if self.kept() {
+            return;
+        }
+        ps.producers = Some(0);
+        ps.open_transactions = Some(0);
+        ps.snapshot = None;
+        ps.snapshot_offset = None;
+        ps.snapshot_written_at_load = false;
+    }
+}
