@@ -235,7 +235,8 @@ fn copy_phrase(copy: CopyKind) -> &'static str {
 /// Give every finding of one partition directory its source, and rewrite the live-partition
 /// verdicts of a non-live copy:
 /// * `hanging_transaction` becomes `open_transaction` (info): the transaction is open in
-///   these bytes, but no last stable offset of a served partition depends on them;
+///   these bytes, but no last stable offset of a served partition depends on them (every
+///   `open_transaction` of the copy says so in its broker text);
 /// * remediations that run `kafka-transactions.sh abort` (aimed at the live partition) are
 ///   replaced: the live copy has to be examined on its own.
 ///
@@ -265,13 +266,17 @@ pub fn demote_non_live(findings: &mut [Finding]) {
                 .message
                 .replace("; the last stable offset is stuck there", "");
             f.message = format!("{} ({phrase}: not served to consumers)", f.message);
-            f.broker_behaviour = format!(
-                "no consumer reads this copy, so no last stable offset is pinned by it; the live partition is judged by its own directory ({phrase})"
-            );
             if let Value::Object(m) = &mut f.evidence {
                 m.insert("copy".into(), json!(copy.as_str()));
                 m.insert("hanging_if_live".into(), json!(true));
             }
+        }
+        // An open transaction of a copy pins no last stable offset either (a -delete
+        // copy's producer state is not even rebuilt past offset 0).
+        if f.kind == Kind::OpenTransaction {
+            f.broker_behaviour = format!(
+                "no consumer reads this copy, so no last stable offset is pinned by it; the live partition is judged by its own directory ({phrase})"
+            );
         }
         if f.remediation
             .as_deref()

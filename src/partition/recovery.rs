@@ -249,10 +249,12 @@ pub struct RecoveryPrediction {
     pub log_end_offset_after: Option<i64>,
     /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): the log end
     /// after a clean shutdown that left the log whole, else the checkpointed recovery point
-    /// (0 without an entry) bounded by the log end. `None` when the log end is unknown.
+    /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. `None`
+    /// when the log end is unknown.
     pub recovery_point_after: Option<i64>,
     /// The segment the load opens when none is left: at the log start checkpoint when the
-    /// log ends below it (every segment deleted), or in a directory with no segment.
+    /// log ends below it (every segment deleted), or in a directory with no segment (at the
+    /// checkpoint, at 0 for a `-delete` directory).
     pub created_segment: Option<String>,
     /// Leftovers, orphaned indexes and snapshots removed or renamed at startup.
     pub leftovers: Vec<LeftoverAction>,
@@ -262,7 +264,8 @@ pub struct RecoveryPrediction {
     /// and a verification keeps every partition's prediction to the end).
     pub truncation: Option<Box<TruncationPrediction>>,
     /// Segments the load deletes (renamed `.deleted`, then removed): those after the
-    /// truncation; every segment when the log ends below its log start checkpoint.
+    /// truncation; every segment when the log ends below its log start checkpoint, or in
+    /// a `-delete` directory (deleted with it once loaded).
     pub deleted_segments: Vec<String>,
     /// Corruption recovery would NOT see (segments it does not recover).
     pub unrecovered_corruption: Vec<String>,

@@ -121,6 +121,8 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
     let state = if ps.skipped {
         "producer state: skipped (no snapshot after a clean shutdown): all producer state forgotten"
             .to_string()
+    } else if p.source.copy == crate::finding::CopyKind::Delete {
+        "producer state: rebuilt only to offset 0 (a -delete directory): no producer, no open transaction".to_string()
     } else {
         format!(
             "producer state: {} then replay [{}, {}){}",

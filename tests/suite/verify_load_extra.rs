@@ -1,18 +1,29 @@
-//! A load `verify` predicts that does not end a log where its recovery leaves it
-//! (docs/verify.md, "The prediction", item 5): a log whose end, once recovered, falls below
-//! its log start checkpoint. `LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd` deletes
-//! every segment, empties the producer state and the leader-epoch cache, and `recoverLog`
-//! opens one empty segment at the checkpoint. Its counterpart loads as usual.
+//! Two loads `verify` predicts that do not end a log where its recovery leaves it
+//! (docs/verify.md, "The prediction", items 5 and 8):
+//!
+//! * a `-delete` directory, which `LogManager.loadLog` loads only to queue it for deletion:
+//!   `LogLoader.load` skips `recoverLog` for it and ends with `RecoveryOffsets(0, 0)` — no
+//!   recovery, no truncation, the producer state rebuilt only to offset 0 — and no finding
+//!   of such a copy may judge the live partition;
+//! * a log whose end, once recovered, falls below its log start checkpoint:
+//!   `LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd` deletes every segment, empties
+//!   the producer state and the leader-epoch cache, and `recoverLog` opens one empty
+//!   segment at the checkpoint.
+//!
+//! Each has its counterpart that loads as usual.
 #![cfg(feature = "testkit")]
 
-use klogscan::finding::Finding;
+use klogscan::finding::{CopyKind, Finding, Kind};
 use klogscan::request::{self, Request};
 use klogscan::testkit::{
-    Batch, LogDirBuilder, Manifest, PartitionBuilder, PartitionFileOptions, Producer,
+    Batch, FaultKind, LogDirBuilder, Manifest, PartitionBuilder, PartitionFileOptions, Producer,
+    Target,
 };
 use klogscan::verify::PartitionVerification;
 use std::path::Path;
 use tempfile::TempDir;
+
+const DELETE_SUFFIX: &str = ".0123456789abcdef0123456789abcdef-delete";
 
 fn seg(base: i64) -> String {
     format!("{base:020}.log")
@@ -39,6 +50,224 @@ fn snapshot_fates(v: &PartitionVerification) -> Vec<(String, String, String)> {
         .filter(|l| l.file.ends_with(".snapshot"))
         .map(|l| (l.file.clone(), l.kind.clone(), l.action.clone()))
         .collect()
+}
+
+fn of_kind(v: &PartitionVerification, kind: Kind) -> Vec<&Finding> {
+    v.findings.iter().filter(|f| f.kind == kind).collect()
+}
+
+// ----- the -delete directory ----------------------------------------------------------------
+
+/// Segments 0 (producer 7), 2 (producer 1's transaction, left open) and 4 (producer 7
+/// again, then 7 bytes of garbage); snapshots at 2, 4 and 6. The log dir shut down
+/// uncleanly with recovery point 2, and its checkpoints hold entries under `d-0`: a high
+/// watermark of 100 and a log start of 3.
+fn damaged_with_open_transaction() -> (TempDir, Manifest) {
+    let mut p = PartitionBuilder::new("d", 0);
+    p.append(Batch::new(Producer::idempotent(7, 0)).records(2));
+    p.roll();
+    p.append(Batch::new(Producer::transactional(1, 0)).records(2));
+    p.roll();
+    p.append(
+        Batch::new(Producer::idempotent(7, 0))
+            .records(2)
+            .sequence(2),
+    );
+    p.fault(
+        Target::LastLog,
+        FaultKind::AppendGarbage(vec![1, 2, 3, 4, 5, 6, 7]),
+    );
+    write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("d", 0, 2)
+            .high_watermark("d", 0, 100)
+            .log_start_offset("d", 0, 3),
+        p,
+    )
+}
+
+fn rename_to_delete(m: &Manifest) -> std::path::PathBuf {
+    let del = m.dir.with_file_name(format!("d-0{DELETE_SUFFIX}"));
+    std::fs::rename(&m.dir, &del).unwrap();
+    del
+}
+
+/// `LogManager.loadLog` on a `-delete` directory: `LogLoader.load` runs no `recoverLog`
+/// (an unclean shutdown recovers nothing, the garbage is not truncated), ends the log at
+/// 0 with recovery point 0 and rebuilds the producer state only to offset 0 (every
+/// snapshot deleted, no producer left); the directory is then deleted with every segment.
+/// The log start is still `max(checkpoint, first base)`: the loader reads the entry under
+/// the partition's name. No finding judges the live partition: the checkpoints are not
+/// compared with this copy (their entry is the live log's), its open transaction and its
+/// damage claim no reader.
+#[test]
+fn a_delete_copy_is_loaded_to_offset_0_without_recovery_then_deleted() {
+    let (d, m) = damaged_with_open_transaction();
+    assert_eq!(m.log_end_offset, 6);
+    rename_to_delete(&m);
+    let v = verify_at(d.path());
+    assert_eq!(v.source.copy, CopyKind::Delete);
+    let pr = &v.prediction;
+    assert!(
+        pr.recovered_segments.is_empty(),
+        "{:?}",
+        pr.recovered_segments
+    );
+    assert!(pr.truncation.is_none());
+    assert!(pr.load_failure.is_none());
+    assert_eq!(pr.deleted_segments, [seg(0), seg(2), seg(4)]);
+    assert_eq!(pr.created_segment, None);
+    assert_eq!(
+        (
+            pr.log_start_offset_after,
+            pr.log_end_offset_after,
+            pr.recovery_point_after
+        ),
+        (Some(3), Some(0), Some(0))
+    );
+    let ps = &pr.producer_state;
+    assert!(!ps.skipped);
+    assert_eq!(
+        (ps.snapshot.as_deref(), ps.replay_from, ps.replay_to),
+        (None, Some(0), Some(0))
+    );
+    assert_eq!((ps.producers, ps.open_transactions), (Some(0), Some(0)));
+    let fates = snapshot_fates(&v);
+    let files: Vec<&str> = fates.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(
+        files,
+        [
+            "00000000000000000002.snapshot",
+            "00000000000000000004.snapshot",
+            "00000000000000000006.snapshot"
+        ]
+    );
+    assert!(
+        fates.iter().all(|f| f.2.contains("only to offset 0")),
+        "{fates:?}"
+    );
+    let dir = pr
+        .leftovers
+        .iter()
+        .find(|l| l.kind == "delete_dir")
+        .unwrap();
+    assert!(
+        dir.action
+            .starts_with("loaded without recovery, then deleted"),
+        "{}",
+        dir.action
+    );
+    assert_eq!(pr.unrecovered_corruption.len(), 1);
+    assert!(pr.unrecovered_corruption[0].contains("-delete directory is loaded without recovery"));
+
+    // No live verdict.
+    for k in [
+        Kind::CheckpointInconsistent,
+        Kind::LsoBelowLogStart,
+        Kind::HangingTransaction,
+    ] {
+        assert!(of_kind(&v, k).is_empty(), "{k:?}: {:#?}", v.findings);
+    }
+    for f in &v.findings {
+        let b = &f.broker_behaviour;
+        assert!(
+            !b.contains("last stable offset stays"),
+            "{}: {b}",
+            f.kind.id()
+        );
+        assert!(!b.contains("serves the"), "{}: {b}", f.kind.id());
+        assert!(
+            !f.remediation
+                .as_deref()
+                .unwrap_or("")
+                .contains("kafka-transactions.sh"),
+            "{}: {:?}",
+            f.kind.id(),
+            f.remediation
+        );
+    }
+    let open = of_kind(&v, Kind::OpenTransaction);
+    assert_eq!(open.len(), 1);
+    assert!(
+        open[0]
+            .broker_behaviour
+            .contains("no last stable offset is pinned by it")
+    );
+    let tail = of_kind(&v, Kind::TrailingBytes);
+    assert_eq!(tail.len(), 1);
+    assert!(
+        tail[0].broker_behaviour.contains("no reader meets it"),
+        "{}",
+        tail[0].broker_behaviour
+    );
+}
+
+/// The same directory under its live name loads as usual: after the unclean shutdown the
+/// segments from the recovery point on are recovered, the garbage truncated, the producer
+/// state rebuilt to the log end (both producers, the transaction open), the recovery point
+/// kept; its checkpoints are its own, so the log start above the open transaction and the
+/// high watermark above the log end are findings.
+#[test]
+fn the_same_directory_live_is_recovered_and_judged_against_its_checkpoints() {
+    let (d, _m) = damaged_with_open_transaction();
+    let v = verify_at(d.path());
+    assert_eq!(v.source.copy, CopyKind::Live);
+    let pr = &v.prediction;
+    let recovered: Vec<&str> = pr
+        .recovered_segments
+        .iter()
+        .map(|r| r.segment.as_str())
+        .collect();
+    assert_eq!(recovered, [seg(2), seg(4)]);
+    let t = pr.truncation.as_ref().expect("the garbage is truncated");
+    assert_eq!((t.segment.as_str(), t.offset), (seg(4).as_str(), 6));
+    assert!(pr.deleted_segments.is_empty());
+    assert_eq!(
+        (
+            pr.log_start_offset_after,
+            pr.log_end_offset_after,
+            pr.recovery_point_after
+        ),
+        (Some(3), Some(6), Some(2))
+    );
+    assert_eq!(pr.producer_state.open_transactions, Some(1));
+    assert!(!pr.leftovers.iter().any(|l| l.kind == "delete_dir"));
+    assert_eq!(of_kind(&v, Kind::LsoBelowLogStart).len(), 1);
+    assert_eq!(of_kind(&v, Kind::CheckpointInconsistent).len(), 1);
+}
+
+/// `LogLoader.loadSegmentFiles` runs before the `-delete` check: a segment of the copy
+/// without its offset index is still recovered at load (the only recovery such a copy
+/// gets), the log still ends at 0. And `UnifiedLogTest.testLoadPartitionDirWithNoSegmentsShouldNotThrow`:
+/// a `-delete` directory without any segment gets one, at offset 0.
+#[test]
+fn a_delete_copy_still_recovers_a_segment_missing_its_index_and_an_empty_one_gets_segment_0() {
+    let (d, m) = damaged_with_open_transaction();
+    std::fs::remove_file(m.dir.join(format!("{:020}.index", 2))).unwrap();
+    let del = rename_to_delete(&m);
+    let v = verify_at(d.path());
+    let pr = &v.prediction;
+    let recovered: Vec<(&str, &str)> = pr
+        .recovered_segments
+        .iter()
+        .map(|r| (r.segment.as_str(), r.reason.as_ref()))
+        .collect();
+    assert_eq!(recovered, [(seg(2).as_str(), "missing offset index")]);
+    assert!(pr.truncation.is_none());
+    assert_eq!(pr.log_end_offset_after, Some(0));
+
+    for e in std::fs::read_dir(&del).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+    let v = verify_at(d.path());
+    let pr = &v.prediction;
+    assert!(pr.deleted_segments.is_empty());
+    assert_eq!(pr.created_segment.as_deref(), Some(seg(0).as_str()));
+    assert_eq!(
+        (pr.log_end_offset_after, pr.recovery_point_after),
+        (Some(0), Some(0))
+    );
 }
 
 // ----- the log that ends below its log start checkpoint --------------------------------------

@@ -1,6 +1,15 @@
-//! The load that does not end a log where its recovery leaves it: a log whose end falls
-//! below its log start checkpoint, emptied and restarted at the checkpoint
-//! ([`super::Emptied`]).
+//! The two loads that do not end a log where its recovery leaves it: a `-delete`
+//! directory, loaded only to be deleted, and a log whose end falls below its log start
+//! checkpoint, emptied and restarted at the checkpoint ([`super::Emptied`]).
+//!
+//! `LogLoader.load` skips `recoverLog` for a directory named `…-delete` and ends the load
+//! with `RecoveryOffsets(0, 0)`: recovery point and log end 0, the leader-epoch cache cut
+//! back from offset 0 (`truncateFromEndAsyncFlush`: nothing is left) and the producer state
+//! rebuilt only to offset 0 (`UnifiedLog.rebuildProducerState`, whose `truncateAndReload`
+//! keeps no snapshot above 0 nor at or below the log start). The segments recovered for a
+//! missing or corrupt index still are (`loadSegmentFiles` runs first). `LogManager.loadLog`
+//! then hands the log to the deletion queue (`addLogToBeDeleted`): the directory is removed
+//! by the `kafka-delete-logs` task once `file.delete.delay.ms` has passed.
 
 use super::{Emptied, SegmentPlan};
 use super::{LeftoverAction, ProducerRebuild, SegmentInput};
@@ -12,6 +21,8 @@ pub(super) enum Ending {
     Kept,
     /// Emptied and restarted at the log start checkpoint.
     Emptied(Emptied),
+    /// A `-delete` directory: loaded to offset 0, then deleted.
+    DeleteDir,
 }
 
 /// The offsets a load ends with, and what it deletes and creates.
@@ -30,6 +41,7 @@ fn segment_name(base: i64) -> String {
 impl Ending {
     pub(super) fn of(plan: &SegmentPlan) -> Ending {
         match plan.emptied {
+            _ if plan.delete_dir => Ending::DeleteDir,
             Some(e) => Ending::Emptied(e),
             None => Ending::Kept,
         }
@@ -50,10 +62,14 @@ impl Ending {
         log_start: Option<i64>,
     ) -> EndOffsets {
         let all = || segs.iter().map(|s| s.name.clone()).collect();
-        // No segment at all: `recoverLog` opens one, at the log start checkpoint.
+        // No segment at all: `recoverLog` (or, for a -delete directory, `load` itself)
+        // opens one, at the log start checkpoint (at 0 for a -delete directory).
         let empty_dir_base = segs
             .is_empty()
-            .then(|| log_start_checkpoint.unwrap_or(0));
+            .then(|| match self {
+                Ending::DeleteDir => 0,
+                _ => log_start_checkpoint.unwrap_or(0),
+            });
         match self {
             Ending::Kept => EndOffsets {
                 deleted: plan.deleted.clone(),
@@ -67,12 +83,21 @@ impl Ending {
                 log_end: Some(e.log_start),
                 created: Some(segment_name(e.log_start)),
             },
+            // The loaded log's end is 0 (`RecoveryOffsets(0, 0)`); the deletion task then
+            // removes every segment with the directory.
+            Ending::DeleteDir => EndOffsets {
+                deleted: all(),
+                log_start: log_start.or(empty_dir_base),
+                log_end: Some(0),
+                created: empty_dir_base.map(segment_name),
+            },
         }
     }
 
     /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): after a
     /// clean shutdown that left the log whole, its end; otherwise the checkpointed one
-    /// (0 without an entry) bounded by the log end. `None` when the log end is unknown.
+    /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. `None`
+    /// when the log end is unknown.
     pub(super) fn recovery_point(
         self,
         clean_shutdown: Option<bool>,
@@ -82,6 +107,7 @@ impl Ending {
     ) -> Option<i64> {
         let rp = recovery_point.unwrap_or(0);
         match self {
+            Ending::DeleteDir => Some(0),
             Ending::Emptied(e) => Some(rp.min(e.log_start)),
             Ending::Kept if clean_shutdown == Some(true) && has_segments => log_end,
             Ending::Kept => log_end.map(|end| rp.min(end)),
@@ -99,8 +125,15 @@ impl Ending {
         }
     }
 
-    /// What the load does to the files beyond the segments: the snapshots' fates reworded
-    /// with the reason they go, and the cleared `leader-epoch-checkpoint`.
+    /// Where the final rebuild's replay starts when it is not the usual one: a `-delete`
+    /// directory's rebuild runs to offset 0 and replays nothing.
+    pub(super) fn replay_from(self) -> Option<i64> {
+        (self == Ending::DeleteDir).then_some(0)
+    }
+
+    /// What the load does to the files beyond the segments: the snapshots'
+    /// fates reworded with the reason they go, and an emptied log's cleared
+    /// `leader-epoch-checkpoint`.
     pub(super) fn leftovers(self, leftovers: &mut Vec<LeftoverAction>) {
         let why = match self {
             Ending::Kept => return,
@@ -108,6 +141,7 @@ impl Ending {
                 "deleted: the log ends at {} once recovered, below its log start checkpoint {}, so the load drops every snapshot with the segments (ProducerStateManager.truncateFullyAndStartAt) and leaves none but the empty one it writes at {}",
                 e.log_end, e.log_start, e.log_start
             ),
+            Ending::DeleteDir => "deleted at load: a -delete directory's producer state is rebuilt only to offset 0 (removeStraySnapshots, then truncateAndReload keeps no snapshot)".to_string(),
         };
         for l in leftovers.iter_mut().filter(|l| {
             matches!(
@@ -129,8 +163,8 @@ impl Ending {
         }
     }
 
-    /// The producer state of a log that is not kept: an emptied log starts with no
-    /// producer.
+    /// The producer state of a log that is not kept: empty (an emptied log starts with no
+    /// producer, and a `-delete` directory's rebuild stops at offset 0).
     pub(super) fn rebuild(self, ps: &mut ProducerRebuild) {
         if self.kept() {
             return;

@@ -283,7 +283,7 @@ pub(crate) fn word_integrity_finding(
         Fate::NotRecovered => {
             let why = match clean_shutdown {
                 _ if plan.delete_dir => {
-                    "the directory is a -delete copy queued for deletion, so LogLoader does not recover it"
+                    "the directory is a -delete copy: LogLoader.load never runs recoverLog on it"
                         .to_string()
                 }
                 Some(true) => {
@@ -296,6 +296,9 @@ pub(crate) fn word_integrity_finding(
                 ),
             };
             let readers = match f.kind {
+                _ if plan.delete_dir => {
+                    "no reader meets it: LogManager schedules the directory for deletion once it is loaded, and nothing is served from it"
+                }
                 Kind::CrcMismatch | Kind::InvalidBatch => {
                     "the broker serves the bytes as they are: a consumer (or follower) fetching this batch gets CorruptRecordException and cannot move past it without seeking"
                 }

@@ -129,7 +129,9 @@ fn recovered_counts(
 
 /// `unrecovered_corruption`: the damage no recovery looks at, and why.
 fn unrecovered_texts(inp: &PredictInput<'_>, plan: &SegmentPlan) -> Vec<String> {
-    let not_run = if inp.clean_shutdown == Some(true) {
+    let not_run = if inp.delete_dir {
+        "a -delete directory is loaded without recovery, then deleted: no reader meets it"
+    } else if inp.clean_shutdown == Some(true) {
         "after a clean shutdown recovery does not run on it; the broker trusts it and readers will fail there"
     } else {
         "below the recovery point: recovery does not run on it; the broker trusts it and readers will fail there"
@@ -166,7 +168,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let outcome_unknown = plan.outcome_unknown.clone();
     let unrecovered = unrecovered_texts(&inp, &plan);
     // Log start: the checkpoint or the first segment's base, the higher; the ending's
-    // offsets (an emptied log restarts at the checkpoint).
+    // offsets (an emptied log restarts at the checkpoint, a -delete one ends at 0).
     let first_base = segs.first().map(|s| s.base);
     let log_start_kept = match (inp.log_start_checkpoint, first_base) {
         (Some(c), Some(b)) => Some(c.max(b)),
@@ -217,7 +219,9 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let replay_from = if skipped {
         None
     } else {
-        snapshot.as_ref().map(|s| s.0).or(log_start_after)
+        ending
+            .replay_from()
+            .or_else(|| snapshot.as_ref().map(|s| s.0).or(log_start_after))
     };
     // Kept whole: nothing removed (an empty last segment may end it above its last batch).
     let whole = (leo_after == inp.log_end_offset || plan.truncation.is_none())

@@ -2,7 +2,7 @@
 //! the batches, the log dir's high watermark, recovery point and log start offset against
 //! the partition's offsets, and transactions left open below the log start.
 
-use super::{load_checked, mk, name_of};
+use super::{load_checked, mk, name_of, served};
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind, Severity};
 use crate::partition::epochs::AppendPathCache;
@@ -51,7 +51,7 @@ pub(super) fn check_leader_epochs(
                 out.push(
                     mk(r, Kind::LeaderEpochCheckpointMismatch, "leader-epoch-checkpoint", format!("leader-epoch-checkpoint: {msg}"))
                         .evidence(evidence)
-                        .broker("the broker loads the checkpoint, then adds epochs from recovered batches only; a wrong cache makes followers truncate to the wrong offset (OffsetsForLeaderEpoch) after a leader change"),
+                        .broker(served(r, "the broker loads the checkpoint, then adds epochs from recovered batches only; a wrong cache makes followers truncate to the wrong offset (OffsetsForLeaderEpoch) after a leader change", "the load of a -delete copy cuts the cache back from offset 0 (truncateFromEndAsyncFlush: no entry is left) and the directory is deleted: no follower asks it for an epoch")),
                 );
             }
         }

@@ -1,7 +1,9 @@
 //! The offset index (`.index`) against the log: the broker's sanity check, the format
 //! check, and every entry against the batch it points at (`DumpLogSegments.dumpIndex`).
 
-use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of, report_if_changed};
+use super::{
+    EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of, report_if_changed, served,
+};
 use crate::finding::{Finding, Kind, Severity};
 use crate::read::format::index::{OffsetCheck, OffsetIndex};
 use crate::read::segment::FileClass;
@@ -39,12 +41,12 @@ pub(super) fn check(
             out.push(
                 mk(r, Kind::IndexCorrupt, &iname, format!("{iname}: {}", e.kafka_message(&abs)))
                     .evidence(json!({"sanity": e, "length": idx.len_bytes()}))
-                    .broker("CorruptIndexException from sanityCheck: brokers before 2.3 recover the segment at load; later brokers do not check at load and misread lookups until the segment is recovered"),
+                    .broker(served(r, "CorruptIndexException from sanityCheck: brokers before 2.3 recover the segment at load; later brokers do not check at load and misread lookups until the segment is recovered", "CorruptIndexException from sanityCheck: brokers before 2.3 recover the segment at load; later brokers do not check at load, and no lookup goes through a -delete copy (deleted once loaded)")),
             );
         } else if let Err(e) = idx.check() {
             out.push(
                 format_error(r, Kind::IndexCorrupt, &iname, &e)
-                    .broker("not checked at load (since 2.3); offset lookups through this index land on wrong positions until the segment is recovered (InvalidOffsetException on append past it)"),
+                    .broker(served(r, "not checked at load (since 2.3); offset lookups through this index land on wrong positions until the segment is recovered (InvalidOffsetException on append past it)", "not checked at load (since 2.3); no lookup or append goes through a -delete copy (deleted once loaded)")),
             );
         }
         // The entries were checked against the scan's walk (`None`: the scan could not
@@ -62,7 +64,7 @@ pub(super) fn check(
                     .offset(first.entry.offset)
                     .position(first.entry.position.max(0) as u64)
                     .evidence(json!({"mismatches": count, "entries": ev}))
-                    .broker("not checked at load: fetches and offset lookups start from the wrong byte position (consumers may get OffsetOutOfRange or skip/repeat batches) until recovery rebuilds the index"),
+                    .broker(served(r, "not checked at load: fetches and offset lookups start from the wrong byte position (consumers may get OffsetOutOfRange or skip/repeat batches) until recovery rebuilds the index", "not checked at load; nothing is fetched from a -delete copy (deleted once loaded)")),
             );
         }
     }

@@ -194,7 +194,7 @@ pub(super) fn partition_leftovers(
             DirKind::Normal => None,
             DirKind::Delete { .. } => Some((
                 "delete_dir",
-                "queued for asynchronous deletion at startup (not loaded)",
+                "loaded without recovery, then deleted: LogLoader.load skips recoverLog for a -delete directory (recovery point and log end 0, the leader-epoch cache emptied, the producer state rebuilt only to offset 0) and LogManager.loadLog queues the log for deletion (removed once file.delete.delay.ms, 60 s by default, has passed)",
             )),
             DirKind::Future { .. } => Some((
                 "future_dir",

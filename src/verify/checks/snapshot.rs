@@ -2,7 +2,7 @@
 //! (`ProducerStateManager.truncateAndReload` / `readSnapshot`): corrupt files, snapshots above the log end, differing
 //! producers, and open transactions a clean shutdown without a snapshot forgets.
 
-use super::{EVIDENCE_CAP, load_checked, mk, name_of};
+use super::{EVIDENCE_CAP, load_checked, mk, name_of, served};
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind};
 use crate::partition::recovery::{SegmentInput, SnapshotInput};
@@ -12,6 +12,10 @@ use crate::read::format::snapshot::{ProducerSnapshot, kafka_message};
 use crate::read::segment::FileClass;
 use crate::verify::VerifyOptions;
 use serde_json::json;
+
+/// What becomes of any snapshot of a `-delete` copy: its load rebuilds the producer state
+/// only to offset 0 (`truncateAndReload` keeps no snapshot), so none is read.
+const DELETE_COPY_SNAPSHOT: &str = "never loaded: a -delete copy's producer state is rebuilt only to offset 0, which keeps no snapshot, and the directory is deleted once loaded";
 
 /// Check every producer snapshot of the partition; returns what the recovery prediction
 /// needs of each (offset, name, whether it parses).
@@ -45,7 +49,7 @@ pub(super) fn check_snapshots(
                     mk(r, Kind::SnapshotCorrupt, &name, format!("{name}: {}", kafka_message(&e)))
                         .offset(sf.offset)
                         .evidence(json!({"structure": e.structure, "field": e.field, "error_position": e.position, "problem": e.problem.to_string(), "length": bytes.len()}))
-                        .broker("CorruptSnapshotException at load: the broker deletes the snapshot and falls back to the next older one (or a full replay of the log)"),
+                        .broker(served(r, "CorruptSnapshotException at load: the broker deletes the snapshot and falls back to the next older one (or a full replay of the log)", DELETE_COPY_SNAPSHOT)),
                 );
                 continue;
             }
@@ -55,7 +59,7 @@ pub(super) fn check_snapshots(
                 mk(r, Kind::SnapshotMismatch, &name, format!("{name}: snapshot at offset {} is above the log end offset {}: it covers data the log no longer holds", sf.offset, leo.unwrap_or(0)))
                     .offset(sf.offset)
                     .evidence(json!({"snapshot_offset": sf.offset, "log_end_offset": leo}))
-                    .broker("deleted at load (snapshots above the log end offset are removed); the state is rebuilt from an older snapshot"),
+                    .broker(served(r, "deleted at load (snapshots above the log end offset are removed); the state is rebuilt from an older snapshot", DELETE_COPY_SNAPSHOT)),
             );
             continue;
         }
@@ -76,7 +80,7 @@ pub(super) fn check_snapshots(
                 mk(r, Kind::SnapshotMismatch, &name, format!("{name}: {} producer(s) differ from the state rebuilt from offsets below {}; first: {}", diffs.len(), sf.offset, first.0))
                     .offset(sf.offset)
                     .evidence(json!({"snapshot_offset": sf.offset, "differences": diffs.iter().take(EVIDENCE_CAP).map(|d| d.1.clone()).collect::<Vec<_>>()}))
-                    .broker("loaded as is when it is the newest valid snapshot: the broker's producer state (open transactions, sequences, epochs) is then what the snapshot says, not what the log says"),
+                    .broker(served(r, "loaded as is when it is the newest valid snapshot: the broker's producer state (open transactions, sequences, epochs) is then what the snapshot says, not what the log says", DELETE_COPY_SNAPSHOT)),
             );
         }
     }

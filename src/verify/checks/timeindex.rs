@@ -2,7 +2,7 @@
 //! the max timestamp of the batch ending at its offset (`LogSegment.append`'s
 //! `timeIndex().maybeAppend`).
 
-use super::{EVIDENCE_CAP, SegmentCtx, load_checked, mk, name_of, report_if_changed};
+use super::{EVIDENCE_CAP, SegmentCtx, load_checked, mk, name_of, report_if_changed, served};
 use crate::finding::{Finding, Kind};
 use crate::read::format::index::{IndexSanityError, TimeCheck, TimeIndex};
 use crate::read::segment::FileClass;
@@ -30,7 +30,7 @@ pub(super) fn check(
             out.push(
                 mk(r, Kind::IndexCorrupt, &tname, format!("{tname}: {} bytes is not a multiple of 12", tidx.len_bytes()))
                     .evidence(json!({"length": tidx.len_bytes(), "trailing_bytes": layout.trailing_bytes}))
-                    .broker("CorruptIndexException from the time index sanityCheck (run at load before 2.3); timestamp lookups misbehave"),
+                    .broker(served(r, "CorruptIndexException from the time index sanityCheck (run at load before 2.3); timestamp lookups misbehave", "CorruptIndexException from the time index sanityCheck (run at load before 2.3); no timestamp lookup goes through a -delete copy (deleted once loaded)")),
             );
         }
         // Kafka's order: the last slot's timestamp, its offset, then the length. Since 2.3
@@ -84,7 +84,7 @@ pub(super) fn check(
                 mk(r, Kind::TimeindexMismatch, &tname, format!("{tname}: {} of {} entries disagree with the log; first: slot {}: {what}", count, layout.used, first.entry.slot))
                     .offset(first.entry.offset)
                     .evidence(json!({"mismatches": count, "entries": ev}))
-                    .broker("not checked at load: ListOffsets by timestamp and time-based retention use these entries until recovery rebuilds the index"),
+                    .broker(served(r, "not checked at load: ListOffsets by timestamp and time-based retention use these entries until recovery rebuilds the index", "not checked at load; a -delete copy answers no ListOffsets and is not retained (deleted once loaded)")),
             );
         }
     }

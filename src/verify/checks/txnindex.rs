@@ -2,7 +2,7 @@
 //! broker's sanity check, the format check, and the aborted transactions recomputed from
 //! the log (`ProducerStateManager` / `LogSegment.updateTxnIndex`).
 
-use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of};
+use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of, served};
 use crate::finding::{Finding, Kind};
 use crate::partition::state::AbortedTxn;
 use crate::read::format::index::{
@@ -128,7 +128,7 @@ pub(super) fn check(
         let off = list[0].get("last_offset").and_then(|v| v.as_i64());
         let mut f = mk(r, Kind::TxnindexMismatch, &tname, format!("{tname}: {} {what} the index (recomputed from the markers of {log_name})", list.len()))
             .evidence(json!({"entries": list.iter().take(EVIDENCE_CAP).collect::<Vec<_>>(), "count": list.len(), "expected": expected.len(), "indexed": actual.len()}))
-            .broker(consequence);
+            .broker(served(r, consequence, "no read_committed consumer reads a -delete copy (deleted once loaded)"));
         if let Some(o) = off {
             f = f.offset(o);
         }
