@@ -57,8 +57,9 @@ pub struct LostRange {
     pub high_watermark: i64,
     /// The first offset lost: where recovery truncates.
     pub first_lost_offset: i64,
-    /// At least this many offsets below the high watermark are lost (a lower bound: the
-    /// checkpoint lags the high watermark in memory; compaction may have left gaps).
+    /// At least this many offsets from the log start up to the high watermark are lost (a
+    /// lower bound: the checkpoint lags the high watermark in memory; compaction may have
+    /// left gaps).
     pub offsets_lost_at_least: i64,
     /// Readable batches, and records of those whose CRC holds, that recovery removes
     /// (above the high watermark too).
@@ -166,6 +167,16 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
         .filter(|r| r.0 < hw)
         .map(|(a, b)| (a, b.min(hw)))
         .collect();
+    // Offsets below the log start are gone for readers already (`DeleteRecords`, retention):
+    // removing them loses nothing acknowledged that a consumer could still read.
+    let log_start = p.log_start_offset.unwrap_or(i64::MIN);
+    let readable_lost: i64 = below
+        .iter()
+        .map(|&(a, b)| (b - a.max(log_start)).max(0))
+        .sum();
+    if readable_lost == 0 {
+        return None;
+    }
     let first_lost = below.iter().map(|r| r.0).min()?;
     let t = p
         .carried
@@ -212,7 +223,7 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
     let e = LostRange {
         high_watermark: hw,
         first_lost_offset: first_lost,
-        offsets_lost_at_least: below.iter().map(|(a, b)| b - a).sum(),
+        offsets_lost_at_least: readable_lost,
         batches_removed,
         records_removed,
         segments,

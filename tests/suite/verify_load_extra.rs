@@ -458,3 +458,38 @@ fn a_log_ending_at_or_above_its_checkpoint_is_kept() {
         (Some(8), Some(10))
     );
 }
+
+/// The same log as `log_end_less_than_start_after_reopen_restarts_the_log_at_the_checkpoint`
+/// with a checkpointed high watermark: recovery removes offsets 1..=4, but 1..=3 lie below
+/// the log start 4 (DeleteRecords took them from readers already), so with the high
+/// watermark at 5 one acknowledged offset is lost (`truncation_below_high_watermark`,
+/// `offsets_lost_at_least` 1, not 4); with the high watermark at the log start nothing a
+/// reader could fetch is lost, and there is no such finding.
+#[test]
+fn offsets_below_the_log_start_are_not_counted_as_lost() {
+    for (hw, lost) in [(5, Some(1)), (4, None)] {
+        let (d, m) = single_record_segments(
+            5,
+            LogDirBuilder::new(1)
+                .clean_shutdown(false)
+                .recovery_point("ll", 0, 0)
+                .log_start_offset("ll", 0, 4)
+                .high_watermark("ll", 0, hw),
+        );
+        std::fs::write(m.dir.join(seg(1)), b"corruptRecord").unwrap();
+        let a = request::run(&Request::new([d.path()])).unwrap();
+        let found: Vec<&Finding> = a
+            .report
+            .findings
+            .iter()
+            .filter(|f| f.kind == Kind::TruncationBelowHighWatermark)
+            .collect();
+        assert_eq!(
+            found
+                .first()
+                .map(|f| f.evidence["offsets_lost_at_least"].as_i64().unwrap()),
+            lost,
+            "high watermark {hw}: {found:#?}"
+        );
+    }
+}
