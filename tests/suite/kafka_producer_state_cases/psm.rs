@@ -239,13 +239,10 @@ fn late_transaction_below_log_start(clean: bool) -> (TempDir, Manifest) {
 /// an empty log at 150: no producer, no open transaction; after a clean shutdown the final
 /// rebuild finds no snapshot and is skipped (`UnifiedLog.rebuildProducerState`).
 ///
-/// klogscan predicts the segments deleted, the snapshot at 101 deleted and the log
-/// restarting at 150, but says the producers and open transactions are unknown (`null`:
-/// it counts only a log kept whole) and, after a clean shutdown, that the rebuild runs (it
-/// counts the snapshot at 101 as a file left for the skip test, though the full truncation
-/// removed it first).
+/// klogscan predicts the same (`partition::recovery::ending`): segments and snapshot
+/// deleted, the log restarting empty at 150, 0 producers and 0 open transactions, and the
+/// rebuild skipped after a clean shutdown.
 #[test]
-#[ignore = "discrepancy: a log ending below its log start checkpoint restarts empty: Kafka has 0 producers and 0 open transactions (rebuild skipped after a clean shutdown), klogscan says null/null and not skipped"]
 fn has_late_transaction_updated_after_full_truncation() {
     for clean in [true, false] {
         let (_d, m) = late_transaction_below_log_start(clean);
