@@ -183,7 +183,11 @@ pub(crate) fn verify_one(
         log_start_checkpoint: ck.log_start,
         high_watermark: ck.high_watermark,
         first_offset: r.carried.first_offset,
-        log_end_offset: r.carried.outcome.log_end_offset,
+        log_end_offset: r
+            .carried
+            .outcome
+            .log_end_offset
+            .or_else(|| empty_log_end(&segments)),
         segments,
         snapshots,
         leftovers,
@@ -204,6 +208,19 @@ pub(crate) fn verify_one(
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
         crc_checked: opts.scan.check_crc,
     })
+}
+
+/// The end of a log whose every segment was read and holds no batch: its last segment's
+/// base (`LogSegment.readNextOffset` of an empty segment, which `UnifiedLog` takes as the
+/// log end), where the walk, which takes the end from batches, has none.
+fn empty_log_end(segments: &[SegmentInput]) -> Option<i64> {
+    let empty = |s: &SegmentInput| {
+        s.walk
+            .as_ref()
+            .is_some_and(|w| w.batches == 0 && w.stop.is_none())
+    };
+    let last = segments.last()?;
+    segments.iter().all(empty).then_some(last.base)
 }
 
 /// Each producer of the walk's replay with the offset and time of its last batch or

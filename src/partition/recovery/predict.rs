@@ -250,7 +250,9 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         producers: counts.map(|c| c.0),
         open_transactions: counts.map(|c| c.1).or_else(|| {
             let truncated = truncation.is_some() && outcome_unknown.is_none();
-            truncated.then(|| open_after_truncation(&inp, leo_after)).flatten()
+            truncated
+                .then(|| open_after_truncation(&inp, chain.as_ref(), leo_after))
+                .flatten()
         }),
     };
     ending.rebuild(&mut producer_state);
@@ -289,11 +291,23 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
 /// Returns the snapshot loaded, and whether snapshot files remain once the strays are
 /// removed (the clean-shutdown shortcut looks at those).
 /// The open transactions once a truncation leaves the log ending at `leo_after`, when the
-/// scan's truncation is this one (same log end); the snapshots the rebuild may load are
-/// those at or below that end.
-fn open_after_truncation(inp: &PredictInput<'_>, leo_after: Option<i64>) -> Option<usize> {
+/// scan's truncation is this one (same log end). The state the load ends with descends
+/// from one snapshot file on disk at most — the one the recoveries' chain loads
+/// ([`chain::Chain::origin`]; none: a replay from the log start) — so only that file's
+/// open transactions count; without a chain, any valid snapshot at or below that end may
+/// be the one.
+fn open_after_truncation(
+    inp: &PredictInput<'_>,
+    chain: Option<&chain::Chain>,
+    leo_after: Option<i64>,
+) -> Option<usize> {
     let a = inp.after_truncation.filter(|a| Some(a.end) == leo_after)?;
-    let loaded = inp.snapshots.iter().filter(|s| s.valid && s.offset <= a.end);
+    let origin = chain.map(|c| c.origin.and_then(|o| o.0));
+    let loaded = inp.snapshots.iter().filter(|s| {
+        s.valid
+            && s.offset <= a.end
+            && origin.is_none_or(|o| Some(s.offset) == o)
+    });
     a.open_count(loaded.flat_map(|s| &s.producers.1))
 }
 

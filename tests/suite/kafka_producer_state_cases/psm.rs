@@ -589,12 +589,10 @@ fn first_unstable_offset_after_truncation() {
 /// recovery of the segment at 106 and the final rebuild both make it — loads the newest,
 /// 106: the broker starts with no open transaction, nothing unstable.
 ///
-/// klogscan says the open transactions are unknown (`null`): for a truncating load it
-/// checks every snapshot at or below the new log end (`AfterTruncation::open_count`), and
-/// the older one at 100 holds a transaction the log closes below 106, though the load
-/// never reads it.
+/// klogscan counts the open transactions of the one snapshot the load's state descends
+/// from (`chain::Chain::origin`); it counted those of every snapshot at or below the new
+/// log end, so the older one at 100, which the load never reads, made the count unknown.
 #[test]
-#[ignore = "discrepancy: after a truncation the loaded state is the newest snapshot's (106, none open); klogscan says null because an older snapshot (100) holds an open transaction"]
 fn first_unstable_offset_after_truncation_to_106_loads_the_newest_snapshot() {
     let (_d, m) = committed_then_truncated_to(106, true);
     let v = verify(&m);
