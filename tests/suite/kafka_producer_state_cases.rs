@@ -22,6 +22,7 @@
 //! be expressed as bytes.
 #![cfg(feature = "testkit")]
 
+use crate::common::cases::recovered;
 use klogscan::finding::{Finding, Kind};
 use klogscan::read::format::snapshot::ProducerSnapshot;
 use klogscan::request::{self, Request};
@@ -116,15 +117,6 @@ fn deleted_snapshots(v: &PartitionVerification) -> Vec<(String, &str)> {
         .collect();
     d.sort();
     d
-}
-
-/// The recovered segments' file names.
-fn recovered(v: &PartitionVerification) -> Vec<String> {
-    v.prediction
-        .recovered_segments
-        .iter()
-        .map(|r| r.segment.clone())
-        .collect()
 }
 
 /// The snapshot the load ends with: `(offset, written by the load)`.

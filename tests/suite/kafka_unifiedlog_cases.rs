@@ -17,7 +17,7 @@
 //! the producer-state cases of `UnifiedLogTest` in `kafka_unifiedlog_cases/producers.rs`.
 #![cfg(feature = "testkit")]
 
-use crate::common::cases::{aborted, lso, scan, scan_dir};
+use crate::common::cases::{aborted, lso, recovered, scan, scan_dir};
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::request::{self, Request};
 use klogscan::results::ScanReport;
@@ -48,14 +48,6 @@ fn verify(m: &Manifest) -> PartitionVerification {
 
 fn seg(base: i64) -> String {
     format!("{base:020}.log")
-}
-
-fn recovered(v: &PartitionVerification) -> Vec<String> {
-    v.prediction
-        .recovered_segments
-        .iter()
-        .map(|r| r.segment.clone())
-        .collect()
 }
 
 /// `(kind, offset)` of every finding, in report order.

@@ -6,6 +6,7 @@ use klogscan::partition::state::ProducerState;
 use klogscan::request::{self, Request};
 use klogscan::results::{ScanOptions, ScanReport};
 use klogscan::testkit::{Manifest, PartitionBuilder};
+use klogscan::verify::PartitionVerification;
 use std::path::Path;
 use tempfile::TempDir;
 
@@ -67,5 +68,14 @@ pub fn aborted(r: &ScanReport) -> Vec<(i64, i64, i64, i64)> {
                 a.last_stable_offset,
             )
         })
+        .collect()
+}
+
+/// The file names of the segments a verification predicts recovered, in order.
+pub fn recovered(v: &PartitionVerification) -> Vec<String> {
+    v.prediction
+        .recovered_segments
+        .iter()
+        .map(|r| r.segment.clone())
         .collect()
 }

@@ -5,7 +5,7 @@
 //! transactions the rebuilt `.txnindex` holds.
 
 use super::{deleted_snapshots, entry, kinds, one_at, scan};
-use crate::common::cases::aborted;
+use crate::common::cases::{aborted, recovered};
 use klogscan::finding::Kind;
 use klogscan::testkit::{
     Batch, LogDirBuilder, Manifest, PartitionBuilder, PartitionFileOptions, Producer,
@@ -25,14 +25,6 @@ fn verify(m: &Manifest) -> PartitionVerification {
 
 fn seg(base: i64) -> String {
     format!("{base:020}.log")
-}
-
-fn recovered(v: &PartitionVerification) -> Vec<String> {
-    v.prediction
-        .recovered_segments
-        .iter()
-        .map(|r| r.segment.clone())
-        .collect()
 }
 
 /// `LogLoaderTest.testLoadingLogKeepsLargestStrayProducerStateSnapshot`: producer 1 writes
