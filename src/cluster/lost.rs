@@ -172,12 +172,15 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
     let log_start = p.log_start_offset.unwrap_or(i64::MIN);
     let readable_lost: i64 = below
         .iter()
-        .map(|&(a, b)| (b - a.max(log_start)).max(0))
-        .sum();
+        .map(|&(a, b)| b.saturating_sub(a.max(log_start)).max(0))
+        .fold(0, i64::saturating_add);
     if readable_lost == 0 {
         return None;
     }
     let first_lost = below.iter().map(|r| r.0).min()?;
+    // What a copy must hold: from the first lost offset readers could still fetch (every
+    // replica's log start moves alike: `DeleteRecords` and retention are replicated).
+    let lost_from = first_lost.max(log_start);
     let t = p
         .carried
         .recovery
@@ -208,7 +211,7 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
                 log_start_offset: o.log_start_offset,
                 log_end_offset_after: end_after(o),
                 holds_lost_range: !o.partially_read
-                    && o.log_start_offset.is_some_and(|s| s <= first_lost)
+                    && o.log_start_offset.is_some_and(|s| s <= lost_from)
                     && end_after(o).is_some_and(|e| e >= hw),
                 latest_leader_epoch: own,
                 at_latest_epoch: own.is_some() && own == latest,
@@ -273,7 +276,8 @@ fn to_finding(
             msg.push_str(&format!(
                 "; {} holds offsets {}..{} intact{epoch}",
                 who(c),
-                e.first_lost_offset,
+                e.first_lost_offset
+                    .max(p.log_start_offset.unwrap_or(i64::MIN)),
                 e.high_watermark - 1
             ));
             (

@@ -493,3 +493,48 @@ fn offsets_below_the_log_start_are_not_counted_as_lost() {
         );
     }
 }
+
+/// Two replicas of that log, both with log start 4 (DeleteRecords is replicated): the
+/// copy whose segments are intact holds every offset the damaged one loses from the log
+/// start up, so the loss is a warning naming it — though its log start lies above the
+/// truncation point 1.
+#[test]
+fn a_replica_holding_the_range_from_the_log_start_up_is_intact() {
+    let root = tempfile::tempdir().unwrap();
+    let ld = |id| {
+        LogDirBuilder::new(id)
+            .clean_shutdown(false)
+            .recovery_point("ll", 0, 0)
+            .log_start_offset("ll", 0, 4)
+            .high_watermark("ll", 0, 5)
+    };
+    let mut dirs = Vec::new();
+    for id in [1, 2] {
+        let (d, m) = single_record_segments(5, ld(id));
+        if id == 1 {
+            std::fs::write(m.dir.join(seg(1)), b"corruptRecord").unwrap();
+        }
+        let to = root.path().join(format!("broker-{id}"));
+        std::fs::rename(d.path(), &to).unwrap();
+        dirs.push(to);
+    }
+    let a = request::run(&Request::new(dirs.iter())).unwrap();
+    let f: Vec<&Finding> = a
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::TruncationBelowHighWatermark)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
+    assert_eq!(
+        f[0].severity,
+        klogscan::finding::Severity::Warning,
+        "{}",
+        f[0].message
+    );
+    assert!(
+        f[0].message.contains("holds offsets 4..4 intact"),
+        "{}",
+        f[0].message
+    );
+}
