@@ -172,7 +172,7 @@ pub(crate) fn verify_one(
     if judged {
         snapshot::check_missing(p, r, clean_shutdown, &segments, out);
     }
-    checkpoints::check_leader_epochs(p, r, opts, out);
+    checkpoints::check_leader_epochs(p, r, opts, clean_shutdown, out);
     if judged {
         checkpoints::check_offsets(p, r, &ck, out);
     }
