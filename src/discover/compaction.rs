@@ -323,6 +323,23 @@ impl Knowledge {
         {
             return Some(Reason::CleanerCheckpoint);
         }
+        self.metadata_policy(p, source)
+    }
+
+    /// Whether `p`'s topic is compacted now, as far as the inputs say: `--compacted` names
+    /// it, or the KRaft metadata log's latest `cleanup.policy` lists `compact`. A
+    /// `cleaner-offset-checkpoint` entry proves the log was cleaned, not that it still is:
+    /// `LogCleanerManager.updateCheckpoints` keeps the entry of every log that exists,
+    /// whatever its policy became.
+    pub fn compact_policy(&self, p: &PartitionDir, source: &Source) -> bool {
+        p.tp.as_ref()
+            .is_some_and(|tp| self.flagged.contains(&tp.topic))
+            || self.metadata_policy(p, source) == Some(Reason::MetadataCompact)
+    }
+
+    /// What the same cluster's KRaft metadata log says of `p`'s topic's policy.
+    fn metadata_policy(&self, p: &PartitionDir, source: &Source) -> Option<Reason> {
+        let tp = p.tp.as_ref()?;
         let policy = self
             .metadata
             .iter()

@@ -659,6 +659,44 @@ fn keyless_records_of_a_compacted_partition_are_one_finding() {
     );
 }
 
+/// Compaction known only from the log dir's `cleaner-offset-checkpoint` (the log was
+/// cleaned once) is not a current `compact` policy: `LogCleanerManager.updateCheckpoints`
+/// keeps the entry of a topic turned to `delete`, which no cleaner touches again, so the
+/// keyless records are not said to be dropped (two readings: silent). The same log with
+/// `--compacted` is reported.
+#[test]
+fn keyless_records_are_not_judged_on_a_past_cleaning_alone() {
+    let mut p = partition();
+    p.append(hello_there_beautiful());
+    let dir = tempfile::tempdir().unwrap();
+    let m = p.write(dir.path()).unwrap();
+    std::fs::write(
+        dir.path().join("cleaner-offset-checkpoint"),
+        format!("0\n1\n{TOPIC} 0 3\n"),
+    )
+    .unwrap();
+    let run = |opts: ScanOptions| {
+        request::run(&Request::new([dir.path()]).with_options(opts))
+            .unwrap()
+            .report
+    };
+    let r = run(ScanOptions::default().with_deep(true));
+    assert_eq!(
+        r.partitions[0].compacted_from.as_deref(),
+        Some("cleaner-offset-checkpoint")
+    );
+    assert!(
+        of_kind(&r, Kind::KeylessRecordOnCompactedTopic).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    let r = run(ScanOptions::default()
+        .with_deep(true)
+        .with_compacted_topics([TOPIC]));
+    assert_eq!(of_kind(&r, Kind::KeylessRecordOnCompactedTopic).len(), 1);
+    drop(m);
+}
+
 /// The twins of `LogValidatorTest.checkNoKeyCompactedTopic`: keyed records on a compacted
 /// topic, and null-key records on a topic not known to be compacted, are what a correct
 /// broker accepts: no finding.

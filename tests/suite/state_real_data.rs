@@ -76,6 +76,7 @@ fn context(dir: &Path, segment_names: Vec<String>) -> PartitionContext {
     PartitionContext {
         kraft_metadata: topic.ends_with("__cluster_metadata"),
         compacted: if internal { Some(true) } else { None },
+        compact_policy: false,
         internal,
         topic,
         partition,

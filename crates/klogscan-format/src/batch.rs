@@ -160,9 +160,11 @@ impl Tail {
 /// the data ended.
 ///
 /// Differences from the broker, on purpose: an entry whose magic is not 0, 1 or 2, or
-/// whose offset is negative, stops the walk and is classified as garbage (the broker would
-/// fail its CRC, or its offset range check, there anyway); this keeps a corrupt length from
-/// producing a cascade of nonsense entries. One exception: a v2 batch at a negative base
+/// whose offset is negative, stops the walk and is classified as garbage; this keeps a
+/// corrupt length from producing a cascade of nonsense entries. (The broker would fail the
+/// CRC of such bytes; one whose CRC holds and whose last offset is negative fails
+/// `LogSegment.recover`'s offset range check instead — `LogSegmentOffsetOverflowException`,
+/// a split of the segment — which is not modelled here.) One exception: a v2 batch at a negative base
 /// offset whose CRC holds and whose last offset is not negative is an entry, as the broker
 /// takes it — neither the CRC nor `FileLogInputStream.nextBatch` covers the offset's sign,
 /// and `LogSegment.recover` range-checks only the batch's last offset, so recovery keeps it.

@@ -71,9 +71,12 @@ pub struct EpochMaps {
 /// highestOffsetForEpoch(epoch, metadata)`): the next epoch's first offset less one, or
 /// the segment's end.
 fn epoch_end(s: &RemoteSegment, epoch: i32) -> i64 {
+    // The smallest higher epoch (`higherEntry` of the metadata's sorted map), whatever order
+    // the record listed them in.
     s.leader_epochs
         .iter()
-        .find(|(e, _)| *e > epoch)
+        .filter(|(e, _)| *e > epoch)
+        .min_by_key(|(e, _)| *e)
         .map_or(s.end_offset, |(_, o)| o.saturating_sub(1))
 }
 

@@ -314,6 +314,7 @@ pub(super) fn check_records(
     b: &format::BatchView<'_>,
     dec: &mut Decompressor,
     mut offsets: Option<&mut OffsetsCheck>,
+    keyless_seen: &mut super::keyless::Keyless,
     out: &mut Vec<Finding>,
 ) {
     let delta = b.last_offset_delta();
@@ -323,7 +324,7 @@ pub(super) fn check_records(
     let mut prev_delta: Option<i32> = None;
     let mut max_ts = i64::MIN;
     let keyless_rule = super::keyless::applies(ctx) && !b.is_control();
-    let mut keyless = super::keyless::Keyless::default();
+    let mut keyless = super::keyless::BatchKeyless::default();
     let records = match format::batch_records(b, dec) {
         Ok(r) => r,
         Err(e) => {
@@ -390,7 +391,7 @@ pub(super) fn check_records(
             break;
         }
     }
-    out.extend(keyless.finding(ctx, name, b.position(), b.base_offset()));
+    keyless_seen.add(keyless, b.position(), b.base_offset());
     // The newest timestamp is only known once every record is read (not when the loop
     // stopped early on the problems above).
     let all_read = i64::from(b.records_count()) == n;
@@ -440,6 +441,7 @@ pub(super) fn check_legacy_records(
     name: &str,
     m: &format::LegacyMessage<'_>,
     dec: &mut Decompressor,
+    keyless_seen: &mut super::keyless::Keyless,
     out: &mut Vec<Finding>,
 ) {
     let Ok(inner) = m.inner_messages(dec) else {
@@ -447,7 +449,7 @@ pub(super) fn check_legacy_records(
     };
     let wrapper = m.compression() != Compression::None;
     let keyless_rule = super::keyless::applies(ctx);
-    let mut keyless = super::keyless::Keyless::default();
+    let mut keyless = super::keyless::BatchKeyless::default();
     let mut problems: Vec<String> = Vec::new();
     let mut consumers_fail = false;
     for r in inner {
@@ -486,7 +488,7 @@ pub(super) fn check_legacy_records(
             consumers_fail = true;
         }
     }
-    out.extend(keyless.finding(ctx, name, m.position(), m.offset()));
+    keyless_seen.add(keyless, m.position(), m.offset());
     if problems.is_empty() {
         return;
     }

@@ -13,24 +13,28 @@
 //! without keys and never compacted; the KRaft metadata log is not cleaned by the log
 //! cleaner.
 //!
-//! The walk reports each batch holding such records; [`coalesce`] makes them one finding
-//! per partition (one cause: the topic's records predate its policy), counting them all.
+//! Each walk counts them ([`Keyless`], one finding when it ends); [`coalesce`] makes the
+//! walks' findings one per partition (one cause: the topic's records predate its policy),
+//! counting them all.
 
 use super::segment_finding;
 use crate::finding::{Finding, Kind};
 use crate::partition::state::PartitionContext;
 use serde_json::json;
 
-/// Whether the rule applies to this partition.
+/// Whether the rule applies to this partition: its topic's current policy is known to
+/// include `compact` (`--compacted`, the KRaft metadata log). A `cleaner-offset-checkpoint`
+/// entry alone says the log was cleaned once; the topic may have turned to `delete` since
+/// (the cleaner keeps the entry), and then nothing drops these records: silent.
 pub(super) fn applies(ctx: &PartitionContext) -> bool {
-    ctx.compacted == Some(true) && !ctx.internal && !ctx.kraft_metadata
+    ctx.compact_policy && !ctx.internal && !ctx.kraft_metadata
 }
 
 /// Keyless records seen in one batch: `(count, first offset, last offset)`.
 #[derive(Debug, Default, Clone, Copy)]
-pub(super) struct Keyless(Option<(u64, i64, i64)>);
+pub(super) struct BatchKeyless(Option<(u64, i64, i64)>);
 
-impl Keyless {
+impl BatchKeyless {
     /// One record of the batch at `offset`, with or without its key.
     pub fn record(&mut self, offset: i64, has_key: bool) {
         if has_key {
@@ -41,27 +45,49 @@ impl Keyless {
             Some((n, first, _)) => (n + 1, first, offset),
         });
     }
+}
 
-    /// The batch's finding (at `batch_offset`, the batch's own offset in findings: a v2
-    /// batch's base offset, a legacy wrapper's offset), if it held any keyless record.
-    pub fn finding(
-        self,
-        ctx: &PartitionContext,
-        name: &str,
-        position: u64,
-        batch_offset: i64,
-    ) -> Option<Finding> {
-        let (n, first, last) = self.0?;
+/// What one walk saw of keyless records: counted as its batches are checked, made one
+/// finding when the walk ends (memory does not grow with the batches holding them).
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Keyless {
+    records: u64,
+    batches: u64,
+    first: i64,
+    last: i64,
+    /// The first batch holding any: its position, and its offset in findings (a v2
+    /// batch's base offset, a legacy wrapper's offset).
+    at: Option<(u64, i64)>,
+}
+
+impl Keyless {
+    /// Add the batch at `position` (`batch_offset`) that `b` counted.
+    pub fn add(&mut self, b: BatchKeyless, position: u64, batch_offset: i64) {
+        let Some((n, first, last)) = b.0 else { return };
+        if self.at.is_none() {
+            self.at = Some((position, batch_offset));
+            (self.first, self.last) = (first, last);
+        }
+        self.records += n;
+        self.batches += 1;
+        self.first = self.first.min(first);
+        self.last = self.last.max(last);
+    }
+
+    /// The walk's finding, if it saw any keyless record.
+    pub fn finding(&self, ctx: &PartitionContext, name: &str) -> Option<Finding> {
+        let (position, batch_offset) = self.at?;
+        let (n, b, first, last) = (self.records, self.batches, self.first, self.last);
         Some(
             segment_finding(
                 ctx,
                 Kind::KeylessRecordOnCompactedTopic,
                 name,
                 position,
-                message(n, 1, first, last),
+                message(n, b, first, last),
             )
             .offset(batch_offset)
-            .evidence(json!({"keyless_records": n, "batches": 1, "first_offset": first, "last_offset": last}))
+            .evidence(json!({"keyless_records": n, "batches": b, "first_offset": first, "last_offset": last}))
             .broker("refused on append to a compacted topic (LogValidator: \"Compacted topic cannot accept message without key\"); the log cleaner drops these records when it cleans their segments (LogCleaner.shouldRetainRecord: counted as invalid messages)")
             .client_error("none: consumers read these records until the cleaner removes them, then never again")
             .remediation("if the records matter, copy them out (`klogscan dump --deep-iteration --print-data-log`) before the cleaner runs; producers of a compacted topic must set a key"),
@@ -78,8 +104,8 @@ fn message(records: u64, batches: u64, first: i64, last: i64) -> String {
     )
 }
 
-/// One finding of this kind per partition: the first batch's, counting every batch's
-/// records (findings of one partition's walks, in any order).
+/// One finding of this kind per partition: the first walk's, counting every walk's records
+/// (findings of one partition's walks — a segment's, or a piece's — in any order).
 pub(super) fn coalesce(findings: &mut Vec<Finding>) {
     let is = |f: &Finding| f.kind == Kind::KeylessRecordOnCompactedTopic;
     if findings.iter().filter(|f| is(f)).count() < 2 {

@@ -226,13 +226,14 @@ fn scan_selected(
                 let reason = known.compaction.reason(p, &source);
                 let compacted =
                     reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
+                let policy = known.compaction.compact_policy(p, &source);
                 let mut r = scan_partition(
                     p,
                     opts,
                     window,
                     pieces::PIECE,
                     files,
-                    compacted,
+                    (compacted, policy),
                     &pool,
                     remote.of(&p.path),
                 );
@@ -496,6 +497,7 @@ pub(crate) fn partition_context(p: &PartitionDir) -> PartitionContext {
     PartitionContext {
         kraft_metadata: layout::is_kraft_metadata(&topic),
         compacted: if internal { Some(true) } else { None },
+        compact_policy: false,
         internal,
         segment_names: p.log_names(),
         log_start_offset: None,

@@ -546,7 +546,7 @@ pub(super) fn scan_partition(
     threads: usize,
     piece: usize,
     log_dir: Option<&recovery::LogDirFiles>,
-    compacted: Option<bool>,
+    (compacted, compact_policy): (Option<bool>, bool),
     pool: &EventPool,
     remote: &[crate::partition::remote::RemoteSegmentInput],
 ) -> (PartitionReport, Replay, Vec<Finding>) {
@@ -556,6 +556,7 @@ pub(super) fn scan_partition(
         .extend(remote.iter().map(|s| s.name.clone()));
     // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
     ctx.compacted = ctx.compacted.or(compacted);
+    ctx.compact_policy = compact_policy;
     let dir = DirState::of(p, log_dir, &ctx);
     let logs: Vec<(i64, &Path)> = p
         .segments

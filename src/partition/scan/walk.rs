@@ -48,6 +48,8 @@ pub(super) struct Walker<'a> {
     /// Compressed batches not decompressed because the budget was spent: (count, first
     /// position, its offset).
     pub(super) over_budget: Option<(u64, u64, i64)>,
+    /// `--deep`: keyless records on a compacted topic, one finding when the walk ends.
+    keyless: super::keyless::Keyless,
 }
 
 impl<'a> Walker<'a> {
@@ -92,6 +94,7 @@ impl<'a> Walker<'a> {
             indexes: None,
             budget: opts.max_decompressed_per_file,
             over_budget: None,
+            keyless: Default::default(),
         }
     }
 
@@ -178,6 +181,7 @@ impl<'a> Walker<'a> {
                         &b,
                         &mut self.dec,
                         check.as_mut(),
+                        &mut self.keyless,
                         &mut self.out.findings,
                     );
                     if let Some(c) = check {
@@ -217,6 +221,7 @@ impl<'a> Walker<'a> {
                                     name,
                                     &m,
                                     &mut self.dec,
+                                    &mut self.keyless,
                                     &mut self.out.findings,
                                 );
                             }
@@ -235,7 +240,14 @@ impl<'a> Walker<'a> {
                 } else {
                     self.out.records += 1;
                     if opts.deep && m.compression() == Compression::None {
-                        check_legacy_records(ctx, name, &m, &mut self.dec, &mut self.out.findings);
+                        check_legacy_records(
+                            ctx,
+                            name,
+                            &m,
+                            &mut self.dec,
+                            &mut self.keyless,
+                            &mut self.out.findings,
+                        );
                     }
                 }
                 check_offset_range(ctx, name, &ev, base, &mut self.out.findings);
@@ -281,6 +293,7 @@ impl<'a> Walker<'a> {
     /// Conclude with how the file ended (findings for a bad tail, the truncation point).
     pub(super) fn finish(mut self, tail: Tail) -> SegmentScan {
         let (ctx, name) = (self.ctx, self.name);
+        self.out.findings.extend(self.keyless.finding(ctx, name));
         let tail_seen = tail;
         match tail {
             Tail::Clean => {}

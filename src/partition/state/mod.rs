@@ -71,6 +71,9 @@ pub struct PartitionContext {
     /// `Some(true)` when the topic is known to be compacted (internal topics always are);
     /// `None` when unknown (then gaps are informational).
     pub compacted: Option<bool>,
+    /// The topic's current policy is known to include `compact` (`--compacted`, the KRaft
+    /// metadata log): more than `compacted`, which a past cleaning alone also sets.
+    pub compact_policy: bool,
     /// `__consumer_offsets`, `__transaction_state`, `__share_group_state`, ….
     pub internal: bool,
     /// `__cluster_metadata` (KRaft): producer-state rules are skipped.

@@ -56,7 +56,7 @@ fn scan(path: &Path, opts: &ScanOptions, threads: usize, piece: usize) -> String
                 threads,
                 piece,
                 None,
-                None,
+                (None, false),
                 &pool,
                 &[],
             )

@@ -153,6 +153,7 @@ fn ctx(topic: &str) -> PartitionContext {
             "00000000000000000100.log".to_string(),
         ],
         compacted: Some(false),
+        compact_policy: false,
         internal: false,
         kraft_metadata: false,
         log_start_offset: Some(0),

@@ -140,6 +140,7 @@ fn ctx() -> PartitionContext {
         partition: 0,
         segment_names: vec!["00000000000000000000.log".into()],
         compacted: Some(false),
+        compact_policy: false,
         internal: false,
         kraft_metadata: false,
         log_start_offset: Some(0),
