@@ -211,6 +211,11 @@ pub struct ProducerRebuild {
     /// (`None` when truncation removes batches).
     pub producers: Option<usize>,
     pub open_transactions: Option<usize>,
+    /// The snapshot files (offsets, ascending) the partition directory holds once loaded:
+    /// those the load keeps or its recoveries write, and those the final rebuild writes
+    /// (`UnifiedLog.rebuildProducerState`: at the last two segment bases it passes and at
+    /// the log end; empty ones there when it is skipped). `None` when not derived.
+    pub snapshots_after_load: Option<Vec<i64>>,
 }
 
 /// Why the partition would fail to load.

@@ -145,6 +145,9 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
         )
     };
     line(w, style, None, &state)?;
+    if let Some(files) = &ps.snapshots_after_load {
+        line(w, style, None, &snapshots_after_load(files))?;
+    }
     match &pr.load_failure {
         Some(f) => line(
             w,
@@ -224,4 +227,19 @@ pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::R
         s.findings.info
     );
     writeln!(w, "\n{}", wrap(&summary, usize::from(style.width), 0, 2))
+}
+
+/// The snapshot files a load leaves, by offset (the first three and the last two of a long
+/// list).
+fn snapshots_after_load(files: &[i64]) -> String {
+    let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    match files.len() {
+        0 => "snapshots after load: none".to_string(),
+        n if n <= 6 => format!("snapshots after load: {}", list(files)),
+        n => format!(
+            "snapshots after load ({n}): {}, …, {}",
+            list(&files[..3]),
+            list(&files[n - 2..])
+        ),
+    }
 }

@@ -48,6 +48,9 @@ pub(super) struct Chain {
     pub origin: Option<(Option<i64>, i64)>,
     /// After a clean shutdown with no snapshot left the final rebuild is skipped.
     pub skipped: bool,
+    /// The snapshot files (offsets, ascending) left once the final rebuild's
+    /// `truncateAndReload` has cut them, before that rebuild writes its own.
+    pub files: Vec<i64>,
 }
 
 /// What the chain reads of the prediction.
@@ -109,6 +112,7 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
     let mut deleted = BTreeMap::new();
     let log_start = inp.log_start.unwrap_or(segs[0].base);
     let ckpt = inp.log_start_checkpoint;
+    let second_last = segs.len().checked_sub(2).map(|i| segs[i].base);
     let mut steps = Vec::with_capacity(order.len());
     for (seg, for_index) in order {
         let base = segs[seg].base;
@@ -125,9 +129,19 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         let lineage = lineage.unwrap_or((None, log_start.min(base)));
         let rebuild = (start < base).then_some((start, loaded));
         // takeSnapshot writes when the map end lies above the last snapshot's offset (the
-        // loaded one, else the log start checkpoint): after the rebuild at the base, after
-        // the recovery at the segment's end.
+        // loaded one, else the log start checkpoint): on the rebuild's way at the log's
+        // second-last segment base (`rebuildProducerState` snapshots the last two bases it
+        // passes: only the second-last lies below a recovered segment's base), after the
+        // rebuild at the base, after the recovery at the segment's end.
         let mut last_snap = loaded.unwrap_or(ckpt);
+        if let Some(b2) = second_last
+            && start < b2
+            && b2 < base
+            && b2 > last_snap
+        {
+            snaps.insert(b2, lineage);
+            last_snap = b2;
+        }
         if base > last_snap {
             snaps.insert(base, lineage);
             last_snap = base;
@@ -166,6 +180,7 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         last,
         origin: lineage,
         skipped,
+        files: snaps.keys().copied().collect(),
     })
 }
 

@@ -254,8 +254,24 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
                 .then(|| open_after_truncation(&inp, chain.as_ref(), leo_after))
                 .flatten()
         }),
+        snapshots_after_load: None,
     };
     ending.rebuild(&mut producer_state);
+    producer_state.snapshots_after_load = after_load(AfterLoad {
+        kept: match (&chain, ending.kept() && !skipped) {
+            (_, false) => Vec::new(),
+            (Some(c), true) => c.files.clone(),
+            (None, true) => usable.iter().map(|s| s.offset).collect(),
+        },
+        bases: bases_after(segs, &deleted, ends.created.as_deref()),
+        loaded: producer_state.snapshot_offset,
+        log_start: log_start_after,
+        log_end: leo_after.filter(|_| end_known),
+        skipped,
+        // After recoveries whose state may hold no producer, the final rebuild skips its
+        // replay (`isEmptyBeforeTruncation`): which bases it passes is then not derived.
+        replay_known: chain.is_none() || producer_state.snapshot_offset >= leo_after,
+    });
     let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
@@ -290,6 +306,57 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
 /// `truncateAndReload` and `loadProducerState`): the deleted ones are added to `leftovers`.
 /// Returns the snapshot loaded, and whether snapshot files remain once the strays are
 /// removed (the clean-shutdown shortcut looks at those).
+/// What [`after_load`] reads of the prediction.
+struct AfterLoad {
+    /// Snapshot files left before the final rebuild writes its own.
+    kept: Vec<i64>,
+    /// The base offsets of the segments the load leaves, ascending.
+    bases: Vec<i64>,
+    loaded: Option<i64>,
+    log_start: Option<i64>,
+    log_end: Option<i64>,
+    skipped: bool,
+    replay_known: bool,
+}
+
+/// The snapshot files once loaded: `kept`, then the final rebuild's
+/// (`UnifiedLog.rebuildProducerState(lastOffset = log end)`, `takeSnapshot` writing only
+/// above the last snapshot offset). Skipped (no snapshot after a clean shutdown, or an
+/// emptied log): empty snapshots at the last two segment bases and the log end, above 0.
+/// Else its replay from the snapshot loaded (or the log start) passes the last two
+/// segment bases below the log end, a snapshot at each above it, then one at the log end.
+fn after_load(a: AfterLoad) -> Option<Vec<i64>> {
+    let log_end = a.log_end?;
+    if !a.skipped && !a.replay_known {
+        return None;
+    }
+    let mut files: std::collections::BTreeSet<i64> = a.kept.into_iter().collect();
+    let last_two = &a.bases[a.bases.len().saturating_sub(2)..];
+    let mut last = if a.skipped {
+        0
+    } else {
+        a.loaded.or(a.log_start).unwrap_or(0)
+    };
+    let passed = last_two.iter().filter(|&&b| a.skipped || b < log_end);
+    for &o in passed.chain(std::iter::once(&log_end)) {
+        if o > last {
+            files.insert(o);
+            last = o;
+        }
+    }
+    Some(files.into_iter().collect())
+}
+
+/// The base offsets of the segments a load leaves: those it does not delete, and the one
+/// it creates (named `created`).
+fn bases_after(segs: &[SegmentInput], deleted: &[String], created: Option<&str>) -> Vec<i64> {
+    let created = created.and_then(|n| n.strip_suffix(".log")?.parse().ok());
+    (segs.iter().filter(|s| !deleted.contains(&s.name)))
+        .map(|s| s.base)
+        .chain(created)
+        .collect()
+}
+
 /// The open transactions once a truncation leaves the log ending at `leo_after`, when the
 /// scan's truncation is this one (same log end). The state the load ends with descends
 /// from one snapshot file on disk at most — the one the recoveries' chain loads

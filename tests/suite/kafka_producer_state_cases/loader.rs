@@ -88,8 +88,8 @@ fn two_loads(p: impl Fn() -> PartitionBuilder) -> Vec<(TempDir, Manifest, i64)> 
 /// last four) and truncate nothing; the snapshots on disk are deleted by the first
 /// recovery's rebuild and written again by the recoveries, so none is lost for good, and
 /// the final rebuild loads the one the last recovery writes at the log end (101): no
-/// producer. (Kafka's test also lists the snapshot files after the load, the last four
-/// segment bases and the log end; the prediction names only the one loaded.)
+/// producer. The snapshot files after the load are Kafka's: the last four segment bases and
+/// the log end (`snapshots_after_load`).
 ///
 /// The segments the load reads are Kafka's other assertion: in the first load the rebuild
 /// before the first recovery replays every segment below it from the log start (no
@@ -121,6 +121,14 @@ fn producer_snapshots_recovery_after_unclean_shutdown_current_message_format() {
         assert_eq!(loaded(&v), (Some(101), true));
         assert_eq!(counts(&v), (Some(0), Some(0)));
         assert!(pr.load_failure.is_none());
+        let expected: Vec<i64> = (m.segments.iter().map(|s| s.0))
+            .filter(|&b| b >= rp_segment)
+            .chain([101])
+            .collect();
+        assert_eq!(
+            pr.producer_state.snapshots_after_load.as_deref(),
+            Some(&expected[..])
+        );
     }
     let loads = two_loads(|| hundred_and_one(false, true));
     let (_d, m, rp_segment) = &loads[0];
@@ -518,4 +526,52 @@ fn over_compacted_log_recovery_multi_record_v1() {
     let f = of_kinds(&v.findings, &[Kind::SegmentOffsetOutOfRange]);
     assert_eq!(f.len(), 1, "{:#?}", v.findings);
     assert_eq!(f[0].segment.as_deref(), Some(seg(0).as_str()));
+}
+
+// ----- the snapshot files a load leaves -------------------------------------------------------
+
+/// `UnifiedLogTest.testInitializationOfProducerSnapshotsUpgradePath`: records "0" to "100"
+/// in 640-byte segments, every snapshot file deleted, then three loads, each predicted
+/// with the snapshot files the directory holds after it (`snapshots_after_load`):
+/// * after a clean shutdown (recovery point at the log end), the rebuild is skipped and
+///   writes empty snapshots at the last two segment bases and the log end
+///   (`rebuildProducerState`'s shortcut);
+/// * after an unclean one with the recovery point at the log end, the last segment is
+///   recovered: the rebuild to its base replays from the log start and snapshots the
+///   second-last base on its way and the base at its end, the recovery the log end — the
+///   same three files;
+/// * after an unclean one with the recovery point at 0, every segment is recovered, one
+///   snapshot at each base but the first and one at the log end.
+///
+/// Negative twin: a clean load that keeps its snapshot at the log end writes nothing more.
+#[test]
+fn the_snapshots_a_load_writes_as_the_upgrade_path_test_lists_them() {
+    let p = || hundred_and_one(false, false);
+    let b = bases(&p());
+    let n = b.len();
+    assert!(n >= 3, "{b:?}");
+    let last_two_and_end = vec![b[n - 2], b[n - 1], 101];
+    let all_but_first: Vec<i64> = b[1..].iter().copied().chain([101]).collect();
+    for (ld, expected) in [
+        (
+            LogDirBuilder::new(1).recovery_point("ll", 0, 101),
+            &last_two_and_end,
+        ),
+        (unclean(101), &last_two_and_end),
+        (unclean(0), &all_but_first),
+    ] {
+        let (_d, m) = write(ld, p());
+        remove_snapshots(&m, snapshot_files(&m));
+        let ps = verify(&m).prediction.producer_state;
+        assert_eq!(
+            ps.snapshots_after_load.as_deref(),
+            Some(&expected[..]),
+            "{ps:?}"
+        );
+    }
+    let (_d, m) = write(LogDirBuilder::new(1).recovery_point("ll", 0, 101), p());
+    let kept = snapshot_files(&m);
+    assert_eq!(kept.last(), Some(&101));
+    let ps = verify(&m).prediction.producer_state;
+    assert_eq!(ps.snapshots_after_load, Some(kept));
 }
