@@ -391,7 +391,7 @@ pub(super) fn check_records(
             break;
         }
     }
-    keyless_seen.add(keyless, b.position(), b.base_offset());
+    keyless_seen.add(keyless, name, b.position(), b.base_offset());
     // The newest timestamp is only known once every record is read (not when the loop
     // stopped early on the problems above).
     let all_read = i64::from(b.records_count()) == n;
@@ -488,7 +488,7 @@ pub(super) fn check_legacy_records(
             consumers_fail = true;
         }
     }
-    keyless_seen.add(keyless, m.position(), m.offset());
+    keyless_seen.add(keyless, name, m.position(), m.offset());
     if problems.is_empty() {
         return;
     }

@@ -13,9 +13,8 @@
 //! without keys and never compacted; the KRaft metadata log is not cleaned by the log
 //! cleaner.
 //!
-//! Each walk counts them ([`Keyless`], one finding when it ends); [`coalesce`] makes the
-//! walks' findings one per partition (one cause: the topic's records predate its policy),
-//! counting them all.
+//! Each walk counts them ([`Keyless`]); the counts of a partition's walks are merged into
+//! one finding (one cause: the topic's records predate its policy).
 
 use super::segment_finding;
 use crate::finding::{Finding, Kind};
@@ -47,46 +46,63 @@ impl BatchKeyless {
     }
 }
 
-/// What one walk saw of keyless records: counted as its batches are checked, made one
-/// finding when the walk ends (memory does not grow with the batches holding them).
-#[derive(Debug, Default, Clone, Copy)]
-pub(super) struct Keyless {
+/// What a walk saw of keyless records: counted as its batches are checked, merged over a
+/// split segment's pieces and over the partition's segments, one finding at the end
+/// (memory does not grow with the batches holding them).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Keyless {
     records: u64,
     batches: u64,
     first: i64,
     last: i64,
-    /// The first batch holding any: its position, and its offset in findings (a v2
+    /// The first batch holding any: its segment, position and offset in findings (a v2
     /// batch's base offset, a legacy wrapper's offset).
-    at: Option<(u64, i64)>,
+    at: Option<(String, u64, i64)>,
 }
 
 impl Keyless {
-    /// Add the batch at `position` (`batch_offset`) that `b` counted.
-    pub fn add(&mut self, b: BatchKeyless, position: u64, batch_offset: i64) {
+    /// Add the batch of segment `name` at `position` (`batch_offset`) that `b` counted.
+    pub fn add(&mut self, b: BatchKeyless, name: &str, position: u64, batch_offset: i64) {
         let Some((n, first, last)) = b.0 else { return };
-        if self.at.is_none() {
-            self.at = Some((position, batch_offset));
-            (self.first, self.last) = (first, last);
-        }
-        self.records += n;
-        self.batches += 1;
-        self.first = self.first.min(first);
-        self.last = self.last.max(last);
+        self.merge(Keyless {
+            records: n,
+            batches: 1,
+            first,
+            last,
+            at: Some((name.to_string(), position, batch_offset)),
+        });
     }
 
-    /// The walk's finding, if it saw any keyless record.
-    pub fn finding(&self, ctx: &PartitionContext, name: &str) -> Option<Finding> {
-        let (position, batch_offset) = self.at?;
+    /// Take in what another walk of the same partition saw (the batch with the lower
+    /// offset names the finding).
+    pub fn merge(&mut self, o: Keyless) {
+        let Some(at) = o.at else { return };
+        match &self.at {
+            Some(mine) if mine.2 <= at.2 => {}
+            _ => self.at = Some(at),
+        }
+        if self.batches == 0 {
+            (self.first, self.last) = (o.first, o.last);
+        }
+        self.records += o.records;
+        self.batches += o.batches;
+        self.first = self.first.min(o.first);
+        self.last = self.last.max(o.last);
+    }
+
+    /// The partition's finding, if any keyless record was seen.
+    pub fn finding(&self, ctx: &PartitionContext) -> Option<Finding> {
+        let (name, position, batch_offset) = self.at.as_ref()?;
         let (n, b, first, last) = (self.records, self.batches, self.first, self.last);
         Some(
             segment_finding(
                 ctx,
                 Kind::KeylessRecordOnCompactedTopic,
                 name,
-                position,
+                *position,
                 message(n, b, first, last),
             )
-            .offset(batch_offset)
+            .offset(*batch_offset)
             .evidence(json!({"keyless_records": n, "batches": b, "first_offset": first, "last_offset": last}))
             .broker("refused on append to a compacted topic (LogValidator: \"Compacted topic cannot accept message without key\"); the log cleaner drops these records when it cleans their segments (LogCleaner.shouldRetainRecord: counted as invalid messages)")
             .client_error("none: consumers read these records until the cleaner removes them, then never again")
@@ -102,38 +118,4 @@ fn message(records: u64, batches: u64, first: i64, last: i64) -> String {
         s(records),
         if batches == 1 { "" } else { "es" }
     )
-}
-
-/// One finding of this kind per partition: the first walk's, counting every walk's records
-/// (findings of one partition's walks — a segment's, or a piece's — in any order).
-pub(super) fn coalesce(findings: &mut Vec<Finding>) {
-    let is = |f: &Finding| f.kind == Kind::KeylessRecordOnCompactedTopic;
-    if findings.iter().filter(|f| is(f)).count() < 2 {
-        return;
-    }
-    let num = |f: &Finding, k: &str| f.evidence[k].as_i64().unwrap_or(0);
-    let (mut records, mut batches, mut first, mut last) = (0u64, 0u64, i64::MAX, i64::MIN);
-    let mut keep: Option<usize> = None;
-    for (i, f) in findings.iter().enumerate().filter(|(_, f)| is(f)) {
-        records += num(f, "keyless_records") as u64;
-        batches += num(f, "batches") as u64;
-        first = first.min(num(f, "first_offset"));
-        last = last.max(num(f, "last_offset"));
-        if keep.is_none_or(|k| (f.offset, f.position) < (findings[k].offset, findings[k].position))
-        {
-            keep = Some(i);
-        }
-    }
-    let Some(keep) = keep else { return };
-    let mut i = 0;
-    findings.retain(|f| {
-        i += 1;
-        i - 1 == keep || !is(f)
-    });
-    let f = findings
-        .iter_mut()
-        .find(|f| is(f))
-        .expect("the kept finding");
-    f.message = message(records, batches, first, last);
-    f.evidence = json!({"keyless_records": records, "batches": batches, "first_offset": first, "last_offset": last});
 }

@@ -91,6 +91,8 @@ pub(super) struct SegmentScan {
     /// whole entry read is unknown, not damaged.
     pub cut: bool,
     pub findings: Vec<Finding>,
+    /// `--deep`: keyless records on a compacted topic, counted (one finding a partition).
+    pub keyless: super::keyless::Keyless,
     pub bytes: u64,
     pub records: u64,
     pub max_timestamp: i64,
@@ -204,6 +206,7 @@ struct Run<'a> {
     report: PartitionReport,
     replay: Replay,
     findings: Vec<Finding>,
+    keyless: super::keyless::Keyless,
     damaged: Vec<crate::partition::causes::DamagedBatch>,
     /// Producer id → its damaged batch still waiting for the producer's next batch.
     awaiting_next: HashMap<i64, usize>,
@@ -321,15 +324,18 @@ impl<'a> Run<'a> {
         report.bytes += seg.bytes;
         report.carried.max_timestamp = report.carried.max_timestamp.max(seg.max_timestamp);
         self.findings.extend(seg.findings);
+        self.keyless.merge(seg.keyless);
     }
 
     /// Every unit replayed: the snapshots still pending see the final state, the group
     /// replay and the timeline are finished.
     fn finish(self) -> (PartitionReport, Replay, Vec<Finding>) {
         let Run {
+            ctx,
             mut report,
             replay,
-            findings,
+            mut findings,
+            keyless,
             damaged,
             mut pending_snapshots,
             groups,
@@ -339,6 +345,7 @@ impl<'a> Run<'a> {
         while let Some(n) = pending_snapshots.pop() {
             report.carried.snapshot_states.push((n, replay.producers()));
         }
+        findings.extend(keyless.finding(ctx));
         if let Some(g) = groups {
             let (anomalies, offsets) = crate::partition::groups::load::finish_anomalies(g);
             report.carried.cluster_inputs.group_anomalies = Some(anomalies);
@@ -584,6 +591,7 @@ pub(super) fn scan_partition(
         report,
         replay: Replay::new(ctx.clone(), opts.replay),
         findings: Vec::new(),
+        keyless: Default::default(),
         damaged: Vec::new(),
         awaiting_next: HashMap::new(),
         pending_snapshots: snapshot_offsets(p, opts),
@@ -616,7 +624,6 @@ pub(super) fn scan_partition(
     }
     walk_units(&mut run, &logs, &segs, threads, piece);
     let (mut report, replay, mut findings) = run.finish();
-    super::keyless::coalesce(&mut findings);
     apply_recovery(p, &mut report, &dir, opts, &mut findings);
     drop_inert_recovery(&mut report, opts);
     release_spare_capacity(&mut report);

@@ -315,6 +315,7 @@ impl<'a> SplitAcc<'a> {
             }
         }
         self.all.out.findings.append(&mut w.out.findings);
+        self.all.keyless.merge(std::mem::take(&mut w.keyless));
         self.all.out.records += w.out.records;
         self.all.out.max_timestamp = self.all.out.max_timestamp.max(w.out.max_timestamp);
         if self.all.first_bad.is_none() {

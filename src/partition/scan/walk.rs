@@ -49,7 +49,7 @@ pub(super) struct Walker<'a> {
     /// position, its offset).
     pub(super) over_budget: Option<(u64, u64, i64)>,
     /// `--deep`: keyless records on a compacted topic, one finding when the walk ends.
-    keyless: super::keyless::Keyless,
+    pub(super) keyless: super::keyless::Keyless,
 }
 
 impl<'a> Walker<'a> {
@@ -76,6 +76,7 @@ impl<'a> Walker<'a> {
                 base,
                 cut: false,
                 findings: Vec::new(),
+                keyless: Default::default(),
                 bytes: 0,
                 records: 0,
                 max_timestamp: i64::MIN,
@@ -293,7 +294,7 @@ impl<'a> Walker<'a> {
     /// Conclude with how the file ended (findings for a bad tail, the truncation point).
     pub(super) fn finish(mut self, tail: Tail) -> SegmentScan {
         let (ctx, name) = (self.ctx, self.name);
-        self.out.findings.extend(self.keyless.finding(ctx, name));
+        self.out.keyless = std::mem::take(&mut self.keyless);
         let tail_seen = tail;
         match tail {
             Tail::Clean => {}

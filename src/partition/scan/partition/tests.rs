@@ -18,6 +18,15 @@ fn partition(dir: &Path, sealed: bool) -> PathBuf {
     for i in 0..600 {
         let who = [a, b, t][i % 3];
         p.append(Batch::new(who).records(1 + i % 9).codec(codecs[i % 3]));
+        if i % 40 == 7 {
+            // Keyless records: with `--deep` on a compacted topic, one finding counting
+            // every piece's.
+            p.append(
+                Batch::new(Producer::PLAIN)
+                    .values(["k", "l"])
+                    .codec(codecs[i % 2]),
+            );
+        }
         if i % 30 == 29 {
             if i % 60 == 59 {
                 p.abort(t, 3);
@@ -56,7 +65,7 @@ fn scan(path: &Path, opts: &ScanOptions, threads: usize, piece: usize) -> String
                 threads,
                 piece,
                 None,
-                (None, false),
+                (Some(true), true),
                 &pool,
                 &[],
             )
@@ -135,6 +144,10 @@ fn pieces_replay_as_one_sequential_walk_for_any_piece_size_and_thread_count() {
                     let whole = scan(&dir, &opts, 1, usize::MAX / 4);
                     if what != "none" && what != "legacy" && max_bytes.is_none() {
                         assert!(whole.contains("truncation: Some"), "{what}: no damage seen");
+                    }
+                    if deep && max_bytes.is_none() {
+                        let n = whole.matches("KeylessRecordOnCompactedTopic").count();
+                        assert_eq!(n, 1, "{what}: keyless records are one finding");
                     }
                     if what == "legacy" && max_bytes.is_none() {
                         let next = format!("next_offset: {}", LEGACY_OFFSET + 1);
