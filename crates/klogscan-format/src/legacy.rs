@@ -285,6 +285,9 @@ impl<'d> WrapperWalk<'d> {
     }
 }
 
+/// The absolute offsets of an entry's first and last message, and how many it holds.
+pub type OffsetRange = (i64, i64, u32);
+
 /// What a walk over the inner framing found.
 struct InnerFraming {
     count: u32,
@@ -441,10 +444,20 @@ impl<'a> LegacyMessage<'a> {
         }
         let (data, framing) = self.open_wrapper(dec)?;
         let base = self.relative_base(framing.last)?;
+        Ok(self.wrapper_walk(data, &framing, base))
+    }
+
+    /// The iterator over a wrapper's decompressed inner messages `data`.
+    fn wrapper_walk<'d>(
+        &self,
+        data: &'d [u8],
+        framing: &InnerFraming,
+        base: Option<i64>,
+    ) -> InnerMessages<'d> {
         let wrapper_type = self.timestamp_type();
         let imposed = (self.magic() == 1 && wrapper_type == TimestampType::LogAppendTime)
             .then(|| self.timestamp());
-        Ok(InnerMessages {
+        InnerMessages {
             state: State::Wrapper(WrapperWalk {
                 data,
                 pos: 0,
@@ -454,7 +467,55 @@ impl<'a> LegacyMessage<'a> {
                 imposed,
                 wrapper_type,
             }),
-        })
+        }
+    }
+
+    /// [`LegacyMessage::checked_offset_range`] and [`LegacyMessage::inner_messages`] from
+    /// one decompression of the wrapper (what `--deep` reads of a legacy entry).
+    pub fn checked_inner_messages<'d>(
+        &self,
+        dec: &'d mut super::codec::Decompressor,
+    ) -> Result<(OffsetRange, InnerMessages<'d>), FormatError>
+    where
+        'a: 'd,
+    {
+        if self.compression() == Compression::None {
+            let o = self.offset();
+            return Ok(((o, o, 1), self.inner_messages(dec)?));
+        }
+        let (data, framing) = self.open_wrapper(dec)?;
+        let (base, range) = self.checked_range(&framing)?;
+        Ok((range, self.wrapper_walk(data, &framing, base)))
+    }
+
+    /// A wrapper's absolute offset range from its inner framing, refusing inner offsets
+    /// that do not strictly increase; with the base its relative offsets take.
+    fn checked_range(
+        &self,
+        framing: &InnerFraming,
+    ) -> Result<(Option<i64>, OffsetRange), FormatError> {
+        if let Some((pos, prev, offset)) = framing.not_increasing {
+            return Err(FormatError::new(
+                "legacy inner message",
+                "offset",
+                pos as u64,
+                Problem::Invalid(if offset == prev {
+                    "inner offset repeats the previous inner offset"
+                } else {
+                    "inner offset is below the previous inner offset"
+                }),
+            ));
+        }
+        let base = self.relative_base(framing.last)?;
+        let range = match base {
+            None => (framing.first, framing.last, framing.count),
+            Some(b) => (
+                b.wrapping_add(framing.first),
+                b.wrapping_add(framing.last),
+                framing.count,
+            ),
+        };
+        Ok((base, range))
     }
 
     /// The absolute offsets of the first and last message of this entry and the number of
@@ -490,26 +551,7 @@ impl<'a> LegacyMessage<'a> {
     ) -> Result<(i64, i64, u32), FormatError> {
         if self.compression() != Compression::None {
             let (_, framing) = self.open_wrapper(dec)?;
-            if let Some((pos, prev, offset)) = framing.not_increasing {
-                return Err(FormatError::new(
-                    "legacy inner message",
-                    "offset",
-                    pos as u64,
-                    Problem::Invalid(if offset == prev {
-                        "inner offset repeats the previous inner offset"
-                    } else {
-                        "inner offset is below the previous inner offset"
-                    }),
-                ));
-            }
-            return Ok(match self.relative_base(framing.last)? {
-                None => (framing.first, framing.last, framing.count),
-                Some(base) => (
-                    base.wrapping_add(framing.first),
-                    base.wrapping_add(framing.last),
-                    framing.count,
-                ),
-            });
+            return Ok(self.checked_range(&framing)?.1);
         }
         self.offset_range(dec)
     }

@@ -440,13 +440,10 @@ pub(super) fn check_legacy_records(
     ctx: &PartitionContext,
     name: &str,
     m: &format::LegacyMessage<'_>,
-    dec: &mut Decompressor,
+    inner: format::legacy::InnerMessages<'_>,
     keyless_seen: &mut super::keyless::Keyless,
     out: &mut Vec<Finding>,
 ) {
-    let Ok(inner) = m.inner_messages(dec) else {
-        return; // reported by the offset-range check of the same walk
-    };
     let wrapper = m.compression() != Compression::None;
     let keyless_rule = super::keyless::applies(ctx);
     let mut keyless = super::keyless::BatchKeyless::default();

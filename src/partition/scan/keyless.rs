@@ -22,7 +22,8 @@ use crate::partition::state::PartitionContext;
 use serde_json::json;
 
 /// Whether the rule applies to this partition: its topic's current policy is known to
-/// include `compact` (`--compacted`, the KRaft metadata log). A `cleaner-offset-checkpoint`
+/// include `compact` (`--compacted`, the KRaft metadata log), and it is a live copy (the
+/// scan leaves `compact_policy` false for a `-future`/`-delete`/`-stray` one). A `cleaner-offset-checkpoint`
 /// entry alone says the log was cleaned once; the topic may have turned to `delete` since
 /// (the cleaner keeps the entry), and then nothing drops these records: silent.
 pub(super) fn applies(ctx: &PartitionContext) -> bool {

@@ -226,7 +226,9 @@ fn scan_selected(
                 let reason = known.compaction.reason(p, &source);
                 let compacted =
                     reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
-                let policy = known.compaction.compact_policy(p, &source);
+                // A -future/-delete/-stray copy is judged as no live log: its records are
+                // not the ones a cleaner will drop.
+                let policy = source.copy.is_live() && known.compaction.compact_policy(p, &source);
                 let mut r = scan_partition(
                     p,
                     opts,

@@ -202,6 +202,7 @@ impl<'a> Walker<'a> {
             }
             Classified::Legacy(m) => {
                 let mut ev = BatchEvent::from_legacy(&m, idx, opts.check_crc);
+                let mut inner = None;
                 if !ev.crc_valid {
                     self.out
                         .findings
@@ -211,21 +212,20 @@ impl<'a> Walker<'a> {
                 } else if m.compression() != Compression::None
                     && !self.budget_spent(pos, ev.last_offset)
                 {
-                    match legacy_range(&m, &mut self.dec) {
+                    // `--deep` opens the wrapper once for its range and its inner messages.
+                    let range = if opts.deep {
+                        m.checked_inner_messages(&mut self.dec).map(|(r, i)| {
+                            inner = Some(i);
+                            (r.0, r.2)
+                        })
+                    } else {
+                        legacy_range(&m, &mut self.dec)
+                    };
+                    match range {
                         Ok((first, count)) => {
                             ev.base_offset = first;
                             ev.records_count = count as i32;
                             self.out.records += count as u64;
-                            if opts.deep {
-                                check_legacy_records(
-                                    ctx,
-                                    name,
-                                    &m,
-                                    &mut self.dec,
-                                    &mut self.keyless,
-                                    &mut self.out.findings,
-                                );
-                            }
                         }
                         Err(e) => {
                             let mut f = invalid_batch(ctx, name, pos, Some(ev.last_offset), &e);
@@ -241,15 +241,18 @@ impl<'a> Walker<'a> {
                 } else {
                     self.out.records += 1;
                     if opts.deep && m.compression() == Compression::None {
-                        check_legacy_records(
-                            ctx,
-                            name,
-                            &m,
-                            &mut self.dec,
-                            &mut self.keyless,
-                            &mut self.out.findings,
-                        );
+                        inner = m.inner_messages(&mut self.dec).ok();
                     }
+                }
+                if let Some(inner) = inner {
+                    check_legacy_records(
+                        ctx,
+                        name,
+                        &m,
+                        inner,
+                        &mut self.keyless,
+                        &mut self.out.findings,
+                    );
                 }
                 check_offset_range(ctx, name, &ev, base, &mut self.out.findings);
                 ev
