@@ -7,7 +7,7 @@ use klogscan::cluster::leadership::{Choice, ClusterHistory, MetaEntry, MetadataL
 use klogscan::finding::{Kind, Source};
 use klogscan::read::format::metadata::{MetaRecord, PartitionChange, PartitionRecord};
 use klogscan::testkit::LogDirBuilder;
-use klogscan::testkit::brokers::orders_change;
+use klogscan::testkit::brokers::{orders_change, orders_partition};
 use klogscan::testkit::files::topic_id_for;
 use klogscan::testkit::metadata::MetadataLogBuilder;
 
@@ -29,19 +29,14 @@ fn registration(
     last_known_elr: &[i32],
     recovery: i8,
 ) -> MetaRecord {
-    MetaRecord::Partition(PartitionRecord {
-        partition_id: 0,
-        topic_id: topic_id_for("orders"),
-        replicas: replicas.to_vec(),
-        isr: isr.to_vec(),
-        leader,
-        leader_recovery_state: recovery,
-        leader_epoch: 100,
-        partition_epoch: 200,
-        eligible_leader_replicas: Some(elr.to_vec()),
-        last_known_elr: Some(last_known_elr.to_vec()),
-        ..Default::default()
-    })
+    let MetaRecord::Partition(mut p) = orders_partition(replicas, isr, leader, 100) else {
+        unreachable!("orders_partition gives a PartitionRecord")
+    };
+    p.partition_epoch = 200;
+    p.leader_recovery_state = recovery;
+    p.eligible_leader_replicas = Some(elr.to_vec());
+    p.last_known_elr = Some(last_known_elr.to_vec());
+    MetaRecord::Partition(p)
 }
 
 fn foo() -> MetaRecord {
