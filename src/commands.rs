@@ -388,6 +388,18 @@ pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
     let metadata = &a.remote_log_metadata;
     let summary = klogscan::bundle::collect_with(&a.paths, metadata, &opts, BufWriter::new(file))
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
+    // What could not be read first, then what was written (the order a scan says them in).
+    let code = input_failures(&summary.errors, ExitCode::SUCCESS);
+    if summary.partitions == 0 && summary.log_dirs == 0 && !summary.errors.is_empty() {
+        // Nothing of the inputs was readable: a bundle of no partition would merge as a
+        // broker without data, so none is left behind.
+        let _ = std::fs::remove_file(&partial);
+        eprintln!(
+            "klogscan: no bundle written to {}: no log dir or partition was read under the given paths",
+            klogscan::escape::path(&a.out)
+        );
+        return Ok(ExitCode::from(2));
+    }
     std::fs::rename(&partial, &a.out).map_err(|e| {
         anyhow::anyhow!(
             "cannot rename {} to {}: {e}",
@@ -406,15 +418,9 @@ pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
     );
     if summary.partitions == 0 {
         eprintln!("klogscan: no partition found under the given paths");
+        return Ok(ExitCode::from(2));
     }
-    Ok(input_failures(
-        &summary.errors,
-        if summary.partitions == 0 {
-            ExitCode::from(2)
-        } else {
-            ExitCode::SUCCESS
-        },
-    ))
+    Ok(code)
 }
 
 /// `merge` takes bundles made with per-partition options: giving them again here would

@@ -68,7 +68,7 @@ pub enum FileError {
     Truncated,
     #[error("corrupt bundle: {0}")]
     Corrupt(String),
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] io::Error),
 }
 

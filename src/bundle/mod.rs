@@ -35,8 +35,10 @@ use std::path::{Path, PathBuf};
 pub enum BundleError {
     /// The file is not a readable bundle (not one, truncated, corrupt, another format
     /// version, or an I/O error).
-    #[error("{}: {source}", path.display())]
-    File { path: PathBuf, source: FileError },
+    /// The message holds the [`FileError`]'s (not also chained as its `source()`: a
+    /// printer of the chain would repeat it).
+    #[error("{}: {error}", path.display())]
+    File { path: PathBuf, error: FileError },
     /// A frame does not hold what it should.
     #[error("{}: corrupt bundle: {message}", path.display())]
     Content { path: PathBuf, message: String },
@@ -77,10 +79,10 @@ pub enum BundleError {
 }
 
 impl BundleError {
-    fn file(path: &Path, source: FileError) -> Self {
+    fn file(path: &Path, error: FileError) -> Self {
         BundleError::File {
             path: path.to_path_buf(),
-            source,
+            error,
         }
     }
 

@@ -126,6 +126,7 @@ fn damaged_foreign_and_other_version_bundles_are_input_errors() {
         (1u32, "metadata logs"),
         (2, "recovery plans"),
         (3, "remote history"),
+        (4, "transactions a truncation reopens"),
     ] {
         b[16..20].copy_from_slice(&v.to_le_bytes());
         let p = write(&format!("v{v}.klb"), &b);
@@ -133,13 +134,61 @@ fn damaged_foreign_and_other_version_bundles_are_input_errors() {
         let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
         assert!(r.err.contains(&format!("format version {v};")), "{}", r.err);
         assert!(r.err.contains(lacks), "{}", r.err);
-        assert!(r.err.contains("collect again"), "{}", r.err);
+        // Said once (the message was once printed again as its own cause).
+        assert_eq!(r.err.matches("collect again").count(), 1, "{}", r.err);
     }
     let p = write("notes.klb", b"meeting notes\n");
     refused(&p, "a text file");
     let r = klogscan(&["merge".to_string(), s(&p)], None, 60);
     assert!(r.err.contains("not a klogscan bundle"), "{}", r.err);
-    refused(&dir.path().join("missing.klb"), "a missing file");
+    let missing = dir.path().join("missing.klb");
+    refused(&missing, "a missing file");
+    // The reason is said once (it was once printed again as each of its causes).
+    let r = klogscan(&["merge".to_string(), s(&missing)], None, 60);
+    assert_eq!(r.err.matches("No such file").count(), 1, "{}", r.err);
+}
+
+#[test]
+fn a_collect_that_reads_nothing_leaves_no_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b.klb");
+    let missing = dir.path().join("no-such-log-dir");
+    let r = klogscan(
+        &["collect".to_string(), s(&missing), "--out".into(), s(&out)],
+        None,
+        60,
+    );
+    assert_eq!(r.code(), 2, "{}", r.err);
+    assert!(r.err.contains(&s(&missing)), "{}", r.err);
+    assert!(r.err.contains("no bundle written"), "{}", r.err);
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    // A directory that holds no Kafka data is not read either.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let r = klogscan(
+        &["collect".to_string(), s(&empty), "--out".into(), s(&out)],
+        None,
+        60,
+    );
+    assert_eq!(r.code(), 2, "{}", r.err);
+    assert!(r.err.contains("no bundle written"), "{}", r.err);
+    assert!(!out.exists());
+    // A log dir without partitions is a broker without data: its bundle is written (a
+    // merge counts it), and the exit code says no partition was found.
+    std::fs::write(
+        empty.join("meta.properties"),
+        "version=1\nbroker.id=1\ncluster.id=c1\n",
+    )
+    .unwrap();
+    let r = klogscan(
+        &["collect".to_string(), s(&empty), "--out".into(), s(&out)],
+        None,
+        60,
+    );
+    assert_eq!(r.code(), 2, "{}", r.err);
+    assert!(r.err.contains("no partition found"), "{}", r.err);
+    assert!(out.exists());
 }
 
 #[test]
