@@ -494,6 +494,10 @@ impl Collector {
         if self.keep.dropped {
             return;
         }
+        if e.magic() < 2 {
+            self.legacy_entry(e, segment, internal);
+            return;
+        }
         let Ok(b) = e.as_v2() else { return };
         if b.is_control() {
             if internal == Internal::ConsumerOffsets
@@ -565,6 +569,60 @@ impl Collector {
         }
     }
 
+    /// A legacy (magic 0/1) entry of an internal topic: its messages, a compressed
+    /// wrapper's inner ones included, are the coordinators' records as any batch's are
+    /// (their loads iterate `MemoryRecords.batches()`, legacy ones too:
+    /// `CoordinatorLoaderImpl`, `GroupMetadataManager.doLoadGroupsAndOffsets`). A legacy
+    /// message has no producer id (never transactional) and no leader epoch.
+    fn legacy_entry(&mut self, e: RawEntry<'_>, segment: u32, internal: Internal) {
+        let Ok(m) = format::LegacyMessage::new(e) else {
+            return; // not framed as a message: the walk's own checks report it
+        };
+        let limit = if self.max_decompressed == 0 {
+            64 << 20
+        } else {
+            self.max_decompressed
+        };
+        let dec = self.dec.get_or_insert_with(|| Decompressor::new(limit));
+        let undecodable = |message: String| LogItem::Undecodable {
+            segment,
+            message,
+            offsets: offset_range(m.offset(), m.offset()),
+        };
+        let inner = match m.inner_messages(dec) {
+            Ok(i) => i,
+            Err(err) => {
+                self.items.push(undecodable(err.to_string()));
+                return;
+            }
+        };
+        for r in inner {
+            match r {
+                Ok(i) => {
+                    let r = LogRecord {
+                        offset: i.offset,
+                        segment,
+                        position: e.position,
+                        timestamp: i.timestamp,
+                        leader_epoch: -1,
+                        producer_id: None,
+                        key: i.message.key().map(<[u8]>::to_vec),
+                        value: i.message.value().map(<[u8]>::to_vec),
+                    };
+                    if internal == Internal::TransactionState && !self.keep.add(record_bytes(&r)) {
+                        self.items = Vec::new();
+                        return;
+                    }
+                    self.items.push(LogItem::Record(r));
+                }
+                Err(err) => {
+                    self.items.push(undecodable(err.to_string()));
+                    break;
+                }
+            }
+        }
+    }
+
     /// An entry too large to hold (`segment::BigEntry`, checked streaming): its batch key
     /// from the header; on an internal topic, its records cannot be kept, so it is an
     /// [`LogItem::Undecodable`] saying so (the coordinators' views then know they miss it).
@@ -575,10 +633,8 @@ impl Collector {
             b.push(*k);
         }
         let control = big.magic() >= 2 && big.header[22] & 0x20 != 0;
-        // Legacy entries carry no coordinator records here (as in `entry`); a control
-        // batch of __transaction_state holds no transaction state either.
-        if big.magic() < 2
-            || self.internal.is_none()
+        // A control batch of __transaction_state holds no transaction state.
+        if self.internal.is_none()
             || self.keep.dropped
             || (control && self.internal != Some(Internal::ConsumerOffsets))
         {

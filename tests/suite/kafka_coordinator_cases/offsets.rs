@@ -325,3 +325,125 @@ fn offset_commit_values_of_every_version_and_a_future_one() {
     assert_eq!(got, want);
     assert_clean(&r);
 }
+
+/// A `__consumer_offsets` partition written by a pre-0.11 broker: magic 0 and 1 messages,
+/// one per entry or inside a compressed wrapper. The coordinators' loads iterate
+/// `MemoryRecords.batches()`, legacy batches included (`CoordinatorLoaderImpl`,
+/// `GroupMetadataManager.doLoadGroupsAndOffsets`), so their records load as plain
+/// (non-transactional) commits; they were once read as v2 headers and dropped (a real
+/// 2016 partition listed no group). A later legacy tombstone removes its offset.
+#[test]
+fn legacy_messages_load_as_commits() {
+    use klogscan::testkit::groups::record;
+    use klogscan::testkit::{Codec, Legacy, PartitionBuilder};
+    for (magic, codec) in [
+        (0, Codec::None),
+        (1, Codec::None),
+        (1, Codec::Gzip),
+        (0, Codec::SnappyXerial),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let mut p = PartitionBuilder::new("__consumer_offsets", 0);
+        let mut l = if magic == 0 {
+            Legacy::v0()
+        } else {
+            Legacy::v1()
+        }
+        .codec(codec);
+        // Values of version 1 (with an expire timestamp), as those brokers wrote them.
+        for (topic, partition, offset) in THREE {
+            let (k, v) = record(
+                1,
+                json!({"group": GROUP, "topic": topic, "partition": partition}),
+                Some((
+                    1,
+                    json!({"offset": offset, "metadata": "", "commitTimestamp": 1, "expireTimestamp": 2}),
+                )),
+            );
+            l = l.message(Some(&k), v.as_deref());
+        }
+        let (t, k, v) = commit_tombstone("bar", 0);
+        let (k, v) = record(t, k, v);
+        l = l.message(Some(&k), v.as_deref());
+        p.legacy(l);
+        klogscan::testkit::LogDirBuilder::new(1)
+            .partition(p)
+            .write(d.path())
+            .unwrap();
+        let groups = groups_of(d.path());
+        let g = live(&groups).unwrap_or_else(|| panic!("magic {magic} {codec:?}: {groups:#?}"));
+        assert_eq!(
+            offsets(g),
+            expect(&[("foo", 0, 23, 0), ("foo", 1, 455, 1)]),
+            "magic {magic} {codec:?}"
+        );
+        assert_clean(&scan(d.path()));
+    }
+}
+
+/// `OffsetMetadataManagerTest`'s tombstone of a pending transactional offset, in the order
+/// `GroupCoordinatorShard.deleteGroups` writes it for a group deleted while a transaction
+/// holds offsets of it (`deleteAllOffsets` tombstones the pending keys too): the COMMIT
+/// marker that follows makes nothing live again, so the deleted group leaves no live record
+/// (no `group_tombstones_incomplete`). Without the group's deletion the committed offset
+/// does load (the twin).
+#[test]
+fn a_tombstone_ends_the_pending_value_of_its_key() {
+    let mut log = GroupLog::new();
+    log.txn_batch(7, vec![commit("t", 0, 42)]);
+    log.batch(vec![commit_tombstone("t", 0)]);
+    log.batch(vec![(2, json!({"group": GROUP}), None)]);
+    log.marker(7, true);
+    let (groups, r) = load(&log);
+    assert!(live(&groups).is_none(), "{groups:#?}");
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.kind == Kind::GroupTombstonesIncomplete),
+        "{:#?}",
+        r.findings
+    );
+    let mut twin = GroupLog::new();
+    twin.txn_batch(7, vec![commit("t", 0, 42)]);
+    twin.marker(7, true);
+    let (groups, _) = load(&twin);
+    let g = live(&groups).expect("group loaded");
+    assert_eq!(offsets(g), expect(&[("t", 0, 42, 0)]));
+}
+
+/// Types 9 and 18 (retired in 4.1, whose loader skips them unread) and 24 (never
+/// released) are skipped by their key's type: bytes that fit no schema give no
+/// `offsets_record_undecodable` and no `group_load_failure`. A record of a known type
+/// with the same bytes still does (the twin).
+#[test]
+fn retired_record_types_are_skipped_unread() {
+    for t in [9u8, 18, 24] {
+        let mut log = GroupLog::new();
+        log.raw(vec![(
+            vec![0, t, 0, 3, b'a', b'p', b'p'],
+            Some(vec![0, 0, 1, 2]),
+        )]);
+        let (_, r) = load(&log);
+        assert!(
+            !r.findings.iter().any(|f| matches!(
+                f.kind,
+                Kind::OffsetsRecordUndecodable | Kind::GroupLoadFailure
+            )),
+            "type {t}: {:#?}",
+            r.findings
+        );
+    }
+    let mut twin = GroupLog::new();
+    twin.raw(vec![(
+        vec![0, 3, 0, 3, b'a', b'p', b'p'],
+        Some(vec![0, 0, 1, 2]),
+    )]);
+    let (_, r) = load(&twin);
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.kind == Kind::OffsetsRecordUndecodable),
+        "{:#?}",
+        r.findings
+    );
+}
