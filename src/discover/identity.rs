@@ -271,6 +271,17 @@ pub fn demote_non_live(findings: &mut [Finding]) {
                 m.insert("hanging_if_live".into(), json!(true));
             }
         }
+        // No coordinator loads a copy that is not the live partition: what its records
+        // would do to a load says nothing of the groups the live copy serves.
+        if matches!(
+            f.kind,
+            Kind::GroupLoadFailure | Kind::OffsetsRecordUndecodable
+        ) {
+            f.broker_behaviour = format!(
+                "no group coordinator loads this copy ({phrase}): the groups are served from the live {}-{} directory, which is judged by its own records; this copy's damage matters only if it is made live again",
+                f.topic, f.partition
+            );
+        }
         // An open transaction of a copy pins no last stable offset either (a -delete
         // copy's producer state is not even rebuilt past offset 0).
         if f.kind == Kind::OpenTransaction {

@@ -65,14 +65,16 @@ pub(crate) fn replay_for(topic: &str, partition: i32, path: &str) -> Option<Repl
 }
 
 /// End the replay and keep only what the cluster checks read: its anomalies, and its
-/// groups and committed offsets ([`group_offsets`]).
+/// groups and committed offsets ([`group_offsets`]). `whole`: the log was read to its end
+/// (else no end-of-log check runs: [`Replay::finish_read`]).
 pub(crate) fn finish_anomalies(
     mut r: Replay,
+    whole: bool,
 ) -> (
     Vec<crate::partition::walked::GroupAnomaly>,
     crate::partition::walked::GroupOffsets,
 ) {
-    r.finish();
+    r.finish_read(whole);
     let offsets = group_offsets(&r);
     (r.anomalies, offsets)
 }

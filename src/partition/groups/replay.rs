@@ -755,6 +755,13 @@ impl Replay {
     /// End of the log: attach offsets to their groups, mark streams groups left at the
     /// KIP-1331 barrier, and report deleted groups whose records stay live.
     pub fn finish(&mut self) {
+        self.finish_read(true);
+    }
+
+    /// [`Self::finish`] for a log read to its end (`whole`) or cut short (`--max-bytes`):
+    /// a cut log's end is not the log's, so no end-of-log verdict (a barrier without an
+    /// outcome, a deleted group's leftover records) is drawn on it.
+    pub fn finish_read(&mut self, whole: bool) {
         for (g, offs) in std::mem::take(&mut self.offsets) {
             let target = match self.groups.get_mut(&g) {
                 Some(x) => Some(x),
@@ -768,7 +775,9 @@ impl Replay {
             g.partition = self.partition;
             g.path = self.path.clone();
         }
-        super::check::end_of_log(self);
+        if whole {
+            super::check::end_of_log(self);
+        }
     }
 
     /// Transactional offset commits whose transaction has no COMMIT/ABORT marker (yet), as

@@ -347,7 +347,8 @@ impl<'a> Run<'a> {
         }
         findings.extend(keyless.finding(ctx));
         if let Some(g) = groups {
-            let (anomalies, offsets) = crate::partition::groups::load::finish_anomalies(g);
+            let (anomalies, offsets) =
+                crate::partition::groups::load::finish_anomalies(g, !report.partially_read);
             report.carried.cluster_inputs.group_anomalies = Some(anomalies);
             report.carried.cluster_inputs.group_offsets = Some(offsets);
         }

@@ -617,3 +617,92 @@ fn consumer_group_with_a_faulty_consumer_protocol_loads() {
     );
     assert_clean(&r);
 }
+
+/// A `__consumer_offsets` copy read only in part (`--max-bytes`) ends where the read
+/// stopped, not where the log does: no end-of-log verdict is drawn on it (the unread rest
+/// may hold the outcome of a barrier, the tombstones of a deletion). A streams group
+/// deleted the KIP-1331 way, cut anywhere, gives neither `group_deletion_unfinished` nor
+/// `group_tombstones_incomplete`; the same log crashed after its barrier, read whole, does
+/// (the twin).
+#[test]
+fn no_end_of_log_verdict_on_a_partly_read_log() {
+    use klogscan::testkit::group_scenarios::{streams_crash_after_barrier, streams_deleted};
+    let d = tempfile::tempdir().unwrap();
+    streams_deleted("app").write(d.path(), 0).unwrap();
+    let seg = d
+        .path()
+        .join("__consumer_offsets-0/00000000000000000000.log");
+    let len = std::fs::metadata(&seg).unwrap().len();
+    let end_of_log = |r: &ScanReport| {
+        r.findings
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.kind,
+                    Kind::GroupDeletionUnfinished | Kind::GroupTombstonesIncomplete
+                )
+            })
+            .count()
+    };
+    let mut cut_reads = 0;
+    for cut in (61..len).step_by(23) {
+        let r = request::run(&Request::new([d.path()]).with_options(opts().with_max_bytes(cut)))
+            .unwrap()
+            .report;
+        if r.partitions.iter().any(|p| p.partially_read) {
+            cut_reads += 1;
+            assert_eq!(end_of_log(&r), 0, "cut at {cut}: {:#?}", r.findings);
+        }
+    }
+    assert!(cut_reads > 3, "{cut_reads}");
+    assert_eq!(end_of_log(&scan(d.path())), 0);
+    let twin = tempfile::tempdir().unwrap();
+    streams_crash_after_barrier("app")
+        .write(twin.path(), 0)
+        .unwrap();
+    assert!(end_of_log(&scan(twin.path())) > 0);
+}
+
+/// A load-failing record in a copy no coordinator loads (a `-delete` directory) is
+/// reported without the claim that the partition's groups are unavailable; the same record
+/// in the live directory keeps it (the twin).
+#[test]
+fn a_non_live_copy_claims_no_unavailable_groups() {
+    let mut log = GroupLog::new();
+    log.raw(vec![(
+        vec![0, 1, 0, 1, b'g', 0, 1, b't', 0, 0, 0, 0],
+        Some(vec![0, 3, 0]),
+    )]);
+    let d = tempfile::tempdir().unwrap();
+    log.write(d.path(), 0).unwrap();
+    let claims = |r: &ScanReport| -> Vec<(Kind, bool)> {
+        r.findings
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.kind,
+                    Kind::GroupLoadFailure | Kind::OffsetsRecordUndecodable
+                )
+            })
+            .map(|f| {
+                let b = &f.broker_behaviour;
+                (
+                    f.kind,
+                    b.contains("unavailable") || b.contains("cannot be loaded"),
+                )
+            })
+            .collect()
+    };
+    let live = claims(&scan(d.path()));
+    assert!(!live.is_empty() && live.iter().all(|(_, c)| *c), "{live:?}");
+    std::fs::rename(
+        d.path().join("__consumer_offsets-0"),
+        d.path()
+            .join("__consumer_offsets-0.0123456789abcdef0123456789abcdef-delete"),
+    )
+    .unwrap();
+    let r = scan(d.path());
+    let copy = claims(&r);
+    assert_eq!(copy.len(), live.len(), "{:#?}", r.findings);
+    assert!(copy.iter().all(|(_, c)| !*c), "{:#?}", r.findings);
+}
