@@ -546,3 +546,70 @@ fn only_live_copies_join() {
     assert_eq!(t.len(), 1);
     assert_eq!(t[0].partitions.len(), 1);
 }
+
+/// `TransactionMetadataTest.testEpochBumpOnEndTxnOverflow`, as a 4.0–4.2 broker writes it
+/// (no PreviousProducerId/NextProducerId tags: both read back -1): the Prepare at the
+/// exhausted epoch 32767, then the Complete of the new producer id at epoch 0
+/// (`prepareComplete` switches to the next producer id; `isOverflowComplete` accepts it).
+/// One transaction, completed, of producer 50 — not a Prepare left open plus a phantom
+/// transaction of producer 51. The Complete of another outcome stays apart (the twin).
+#[test]
+fn an_overflow_complete_ends_its_prepare() {
+    for (complete, joins) in [
+        (state::COMPLETE_COMMIT, true),
+        (state::COMPLETE_ABORT, false),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1")).tv2().coordinator(9);
+        c.run(&Txn::new("x", Producer::transactional(50, 32766), &[A]).no_complete());
+        let t = c.now();
+        c.coordinator_record("x", Some(tv2(51, 0, complete, -1, -1).times(t, t)));
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_dir(dir.path());
+        let t = txns(&r)
+            .iter()
+            .find(|t| t.producer_id == 50)
+            .expect("producer 50's transaction");
+        let coord = t
+            .coordinator
+            .as_ref()
+            .expect("joined with its coordinator record");
+        assert_eq!(coord.complete_ms.is_some(), joins, "{complete}: {coord:#?}");
+        assert_eq!(t.outcome, Outcome::Committed, "{complete}");
+    }
+}
+
+/// The retry a rotation without PreviousProducerId fails: an EndTxn retry fails
+/// `TransactionCoordinator.endTransaction`'s producer-id check (INVALID_PRODUCER_ID_MAPPING,
+/// abortable in the Java client), an InitProducerId retry is fenced (PRODUCER_FENCED, fatal).
+#[test]
+fn a_lost_rotation_names_the_error_of_each_retry() {
+    let parts = |v: TxnValue| v.partitions(&[("orders", &[0])]);
+    let r = coordinator_only(&[
+        ("x", parts(tv2(50, 32767, state::PREPARE_ABORT, -1, 51))),
+        ("x", tv2(51, 0, state::COMPLETE_ABORT, -1, -1)),
+        ("y", tv2(60, 32766, state::EMPTY, -1, -1)),
+        ("y", tv2(61, 0, state::EMPTY, -1, -1)),
+    ]);
+    let errors: Vec<(String, String)> = of_kind(&r, Kind::ProducerFencedOnRetryAfterFailover)
+        .iter()
+        .map(|f| {
+            (
+                f.evidence["rotation"].as_str().unwrap_or("").to_string(),
+                f.client_error.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    for (rotation, error) in &errors {
+        let (yes, no) = if rotation == "end_txn" {
+            ("INVALID_PRODUCER_ID_MAPPING", "PRODUCER_FENCED")
+        } else {
+            ("PRODUCER_FENCED", "INVALID_PRODUCER_ID_MAPPING")
+        };
+        assert!(
+            error.contains(yes) && !error.contains(no),
+            "{rotation}: {error}"
+        );
+    }
+}

@@ -474,7 +474,8 @@ fn step(
                     if t.commit == Some(commit)
                         && t.complete_ms.is_none()
                         && (t.producer_id == v.producer_id
-                            || t.producer_id == v.previous_producer_id) =>
+                            || t.producer_id == v.previous_producer_id
+                            || overflow_complete(&t, v)) =>
                 {
                     (None, t)
                 }
@@ -497,6 +498,18 @@ fn step(
         // Empty, Dead, PrepareEpochFence: no transaction in progress.
         _ => ([cur, None], None),
     }
+}
+
+/// A Complete value that ends `t`'s Prepare at the exhausted epoch under transaction
+/// version 2 without naming the producer id it left: the new producer id at epoch 0
+/// (`TransactionMetadata.prepareComplete` switches to the next producer id; the
+/// `isOverflowComplete` shape `TransactionMetadata` accepts). Brokers before KAFKA-20310
+/// write no PreviousProducerId, so the pair is known by its shape alone.
+fn overflow_complete(t: &CoordTxn, v: &CoordValue) -> bool {
+    v.producer_epoch == 0
+        && v.client_transaction_version >= 2
+        && t.prepare_offset.is_some()
+        && t.end_epoch.is_some_and(|e| e >= i16::MAX - 1)
 }
 
 /// The view's latest value of an id after record `r` (later offsets replace earlier ones):

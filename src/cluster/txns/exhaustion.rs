@@ -30,7 +30,12 @@ use serde_json::json;
 pub const EXHAUSTED: i16 = i16::MAX - 1;
 
 const BROKER_STUCK: &str = "the coordinator cannot bump an epoch of 32767 (the TV2 EndTxn bump would overflow): the producer's next transaction cannot complete normally, and only a new InitProducerId (which rotates the producer id) gets it going; brokers before KAFKA-20090 threw on such an abort, later ones log an error and let it through";
-const BROKER_FENCED: &str = "after a coordinator failover the new coordinator rebuilds the transactional id from this record; a client retrying the request that rotated its producer id is recognised only through PreviousProducerId (and lastProducerEpoch for InitProducerId): without them the retry is answered PRODUCER_FENCED";
+const BROKER_FENCED: &str = "after a coordinator failover the new coordinator rebuilds the transactional id from this record; a client retrying the InitProducerId that rotated its producer id is recognised only through PreviousProducerId and lastProducerEpoch: without them the retry is answered PRODUCER_FENCED";
+
+/// The EndTxn rotation's retry: `TransactionCoordinator.endTransaction` checks the producer
+/// id first, and without PreviousProducerId the retry's old id is not the overflow retry
+/// (`retryOnOverflow`), so it is answered INVALID_PRODUCER_ID_MAPPING.
+const BROKER_END_TXN: &str = "after a coordinator failover the new coordinator rebuilds the transactional id from this record; a client retrying the EndTxn that rotated its producer id is recognised only through PreviousProducerId (TransactionCoordinator.endTransaction's retryOnOverflow): without it the retry's producer id does not match and it is answered INVALID_PRODUCER_ID_MAPPING";
 
 fn value_json(v: &CoordValue) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or_default()
@@ -217,13 +222,14 @@ fn fenced_on_retry(id: &str, v: &CoordValue, p: Option<&CoordValue>) -> Option<F
             TRANSACTION_STATE_TOPIC,
             -1,
             format!(
-                "transactional id {id}: {} rotated producer {} (epoch {}) to producer {} without recording PreviousProducerId (-1, KAFKA-20310){}: a client retrying its {} across a coordinator failover is answered PRODUCER_FENCED",
+                "transactional id {id}: {} rotated producer {} (epoch {}) to producer {} without recording PreviousProducerId (-1, KAFKA-20310){}: a client retrying its {} across a coordinator failover is answered {}",
                 v.state,
                 p.producer_id,
                 p.producer_epoch,
                 v.producer_id,
                 if init { "; lastProducerEpoch is not persisted either before KAFKA-20357" } else { "" },
-                if init { "InitProducerId" } else { "EndTxn" }
+                if init { "InitProducerId" } else { "EndTxn" },
+                if init { "PRODUCER_FENCED" } else { "INVALID_PRODUCER_ID_MAPPING" }
             ),
         )
         .producer(v.producer_id, v.producer_epoch)
@@ -234,10 +240,20 @@ fn fenced_on_retry(id: &str, v: &CoordValue, p: Option<&CoordValue>) -> Option<F
             "value": value_json(v),
             "previous": value_json(p),
         }))
-        .broker(BROKER_FENCED)
-        .client_error("ProducerFencedException (PRODUCER_FENCED, fatal: the producer must be closed and re-created)")
-        .remediation(format!(
-            "if the producer of {id} died with ProducerFencedException around this record, re-create it; upgrade the brokers past KAFKA-20310 and KAFKA-20357"
-        )),
+        .broker(if init { BROKER_FENCED } else { BROKER_END_TXN })
+        .client_error(if init {
+            "ProducerFencedException (PRODUCER_FENCED, fatal: the producer must be closed and re-created)"
+        } else {
+            "InvalidPidMappingException (INVALID_PRODUCER_ID_MAPPING: abortable in the Java client's EndTxn handler, TransactionManager.EndTxnHandler — the application aborts the transaction and re-initialises the producer if the abort fails the same way)"
+        })
+        .remediation(if init {
+            format!(
+                "if the producer of {id} died with ProducerFencedException around this record, re-create it; upgrade the brokers past KAFKA-20310 and KAFKA-20357"
+            )
+        } else {
+            format!(
+                "if the producer of {id} failed its commit or abort with InvalidPidMappingException around this record, abort and re-create it; upgrade the brokers past KAFKA-20310"
+            )
+        }),
     )
 }
