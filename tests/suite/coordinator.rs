@@ -257,16 +257,17 @@ fn b_alive_ongoing_is_downgraded() {
     // Build once to learn the reference time, then write the coordinator's view.
     let (_d, r0) = run(&[]);
     let now = ref_time(&r0);
-    let ongoing = |last_update| {
+    let ongoing_since = |last_update, start| {
         value_v0(
             900,
             1,
             ONGOING,
             Some(&[("orders", &[0, 3])]),
             last_update,
-            now - 21 * 60_000,
+            start,
         )
     };
+    let ongoing = |last_update| ongoing_since(last_update, last_update);
     let (_d, r) = run(&[
         (
             "app",
@@ -322,6 +323,23 @@ fn b_alive_ongoing_is_downgraded() {
         ("__transaction_state", TXN_P, Some(0))
     );
     counts_match(&r);
+
+    // near miss 1b: updated a minute ago (a later AddPartitions), but started 21 min ago
+    // with a 60 s timeout: the coordinator aborts at start + timeout
+    // (`timedOutTransactions`), so it is not aborting it either — no downgrade, in
+    // agreement with the log's own `ongoing_past_timeout`
+    let (_d, r) = run(&[("app", Some(ongoing_since(now - 60_000, now - 21 * 60_000)))]);
+    let f = orders_txn(&r);
+    assert_eq!(f.kind, Kind::HangingTransaction);
+    assert_eq!(f.evidence["coordinator"]["recent"], false);
+    assert!(f.message.contains("the coordinator is not aborting it"));
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.evidence["anomaly"] == "ongoing_past_timeout"),
+        "{:#?}",
+        r.findings
+    );
 
     // near miss 2: Ongoing, but this partition is not in the transaction
     let (_d, r) = run(&[(

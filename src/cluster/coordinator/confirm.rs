@@ -469,11 +469,19 @@ fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Val
         txn,
         mut unconfirmed,
     } = j;
-    // Recency of an Ongoing view: the coordinator aborts at its timeout, so an Ongoing
-    // record older than timeout + 5 min at the reference time means it is not doing so.
+    // Recency of an Ongoing view: the coordinator aborts a transaction once its start is
+    // older than its timeout (`TransactionStateManager.timedOutTransactions`:
+    // txnStartTimestamp + txnTimeoutMs < now, whatever later AddPartitions moved the last
+    // update to), so one started more than timeout + 5 min before the reference time means
+    // it is not doing so. A value without a start time is measured from its last update.
     let recent = match (txn, open.ref_time) {
         (Some(t), Some(now)) => {
-            now.saturating_sub(t.last_update_ms)
+            let since = if t.start_ms >= 0 {
+                t.start_ms
+            } else {
+                t.last_update_ms
+            };
+            now.saturating_sub(since)
                 <= (t.timeout_ms.max(0) as i64)
                     .saturating_add(crate::partition::state::LATE_TRANSACTION_BUFFER_MS)
         }
@@ -482,7 +490,7 @@ fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Val
     let downgrade = f.kind == Kind::HangingTransaction && verdict == Verdict::Alive && recent;
     if verdict == Verdict::Alive && !recent {
         sentence.push_str(
-            "; but that record is older than the transaction timeout + 5 min at the reference time: the coordinator is not aborting it (coordinator down or stuck?)",
+            "; but that transaction started more than the transaction timeout + 5 min before the reference time: the coordinator is not aborting it (coordinator down or stuck?)",
         );
     }
     if unconfirmed.is_none()
