@@ -127,6 +127,7 @@ fn damaged_foreign_and_other_version_bundles_are_input_errors() {
         (2, "recovery plans"),
         (3, "remote history"),
         (4, "transactions a truncation reopens"),
+        (5, "metadata log's last batch"),
     ] {
         b[16..20].copy_from_slice(&v.to_le_bytes());
         let p = write(&format!("v{v}.klb"), &b);

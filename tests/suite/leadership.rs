@@ -542,3 +542,88 @@ fn kafkas_partition_change_builder_cases() {
     assert_eq!(h.elections[0].choice, Choice::Unclean);
     assert!(!h.elections[0].single_replica());
 }
+
+/// The records below the newest snapshot are committed history the metadata log keeps
+/// until its segments go (`KafkaMetadataLog`): a log that still holds every record from
+/// offset 0 is replayed from there, so an election before the snapshot is in the history
+/// (it once started at the snapshot, whose state sums the election up). A log whose
+/// segments begin at the snapshot starts the history there (the twin).
+#[test]
+fn the_history_starts_at_the_first_record_the_log_holds() {
+    for (start, steps, elections) in [(0, 2, 1), (5, 1, 0)] {
+        let d = tempfile::tempdir().unwrap();
+        let mut b = MetadataLogBuilder::new(1_700_000_000_000)
+            .start_offset(start)
+            .snapshot(
+                5,
+                1,
+                vec![
+                    topic(),
+                    broker(1),
+                    broker(2),
+                    partition(&[1, 2], &[1, 2], 2, 1),
+                ],
+            );
+        if start == 0 {
+            b.batch(&[topic(), broker(1), broker(2)]);
+            b.batch(&[partition(&[1, 2], &[1, 2], 1, 0)]);
+            b.batch(&[change(|c| c.leader = 2)]);
+        }
+        b.batch(&[broker(3)]);
+        b.write(d.path()).unwrap();
+        let inv = layout::discover(&[d.path().to_path_buf()]);
+        let h = leadership::load_all(&inv, None, 64 << 20);
+        assert_eq!(h.len(), 1);
+        let t = h[0].timeline("orders", 0).expect("orders-0's timeline");
+        assert_eq!(t.steps.len(), steps, "log from {start}: {:#?}", t.steps);
+        assert_eq!(h[0].elections.len(), elections, "log from {start}");
+        assert_eq!(h[0].log.snapshot.is_some(), start != 0, "log from {start}");
+        // Either way the current state is the same.
+        let now = t.current().unwrap();
+        assert_eq!((now.leader, now.leader_epoch), (2, 1), "log from {start}");
+    }
+}
+
+/// Two copies of one cluster's metadata log: the one a former quorum leader left, longer
+/// but ending at an older KRaft epoch (a tail never committed), and a follower's shorter one
+/// at the newer epoch. KRaft orders logs by epoch first (`OffsetAndEpoch`), so the history
+/// is the newer copy's; at the same epoch the longer copy is (the twin).
+#[test]
+fn the_newer_epoch_wins_over_a_longer_stale_copy() {
+    for (newer_epoch, want) in [(true, "follower"), (false, "old-leader")] {
+        let d = tempfile::tempdir().unwrap();
+        let write = |name: &str, node: i32, tail: &dyn Fn(&mut MetadataLogBuilder)| {
+            let dir = d.path().join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(
+                dir.join("meta.properties"),
+                format!("version=1\nnode.id={node}\ncluster.id=c1\n"),
+            )
+            .unwrap();
+            let mut b = MetadataLogBuilder::new(1_700_000_000_000);
+            b.batch(&[topic(), broker(1), broker(2)]);
+            b.batch(&[partition(&[1, 2], &[1, 2], 1, 0)]);
+            tail(&mut b);
+            b.write(&dir).unwrap();
+        };
+        write("old-leader", 1, &|b| {
+            b.batch(&[change(|c| c.leader = 2)]);
+            b.batch(&[change(|c| c.leader = 1)]);
+        });
+        write("follower", 2, &|b| {
+            if newer_epoch {
+                b.raft_epoch(2);
+            }
+            b.batch(&[broker(3)]);
+        });
+        let inv = layout::discover(&[d.path().to_path_buf()]);
+        let h = leadership::load_all(&inv, None, 64 << 20);
+        assert_eq!(h.len(), 1);
+        assert!(
+            h[0].log.path.contains(&format!("/{want}/")),
+            "{}: {}",
+            newer_epoch,
+            h[0].log.path
+        );
+    }
+}

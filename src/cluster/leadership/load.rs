@@ -79,6 +79,11 @@ pub struct MetadataLog {
     pub bootstrap: Vec<MetaEntry>,
     /// The offset after the last record read.
     pub end_offset: i64,
+    /// The KRaft epoch of the last batch read (its `partitionLeaderEpoch`), or of the
+    /// snapshot when no batch follows it; 0 when none was read. With `end_offset` it orders
+    /// copies as KRaft orders logs (`OffsetAndEpoch`: the epoch first).
+    #[serde(default)]
+    pub last_epoch: i32,
 }
 
 /// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`.
@@ -116,13 +121,8 @@ pub fn read_metadata_dir(
         ..Default::default()
     };
     let mut dec = Decompressor::new(max_decompressed);
-    let newest = p
-        .kraft_snapshots
-        .iter()
-        .filter_map(|s| snapshot_id(s).map(|id| (id, s)))
-        .max_by_key(|(id, _)| (id.end_offset, id.epoch));
     let mut from = 0;
-    if let Some((id, path)) = newest {
+    if let Some((id, path)) = starting_snapshot(p) {
         from = id.end_offset;
         read_any(
             path,
@@ -132,6 +132,7 @@ pub fn read_metadata_dir(
             &mut dec,
             &mut log,
         );
+        log.last_epoch = log.last_epoch.max(id.epoch);
         log.snapshot = Some(id);
     }
     for seg in &p.segments {
@@ -145,6 +146,37 @@ pub fn read_metadata_dir(
         log.quorum_state = parse_quorum_state(&bytes);
     }
     log
+}
+
+/// The snapshot the replay starts from: none when the log still holds every record from
+/// offset 0 (the history then starts at the first record, not at a snapshot that sums the
+/// records up); else the oldest snapshot the log's segments continue from (its end offset
+/// at or above the first segment's base), else the newest. The records below a snapshot
+/// are committed history the metadata log keeps until its segments are deleted
+/// (`KafkaMetadataLog`); `MetadataLoader` starts from the newest snapshot only to build
+/// the current image, which the replay from older records reaches all the same.
+fn starting_snapshot(p: &PartitionDir) -> Option<(SnapshotId, &std::path::PathBuf)> {
+    let mut snapshots: Vec<_> = p
+        .kraft_snapshots
+        .iter()
+        .filter_map(|s| snapshot_id(s).map(|id| (id, s)))
+        .collect();
+    snapshots.sort_by_key(|(id, _)| (id.end_offset, id.epoch));
+    let first_base = p
+        .segments
+        .iter()
+        .filter(|s| s.log.is_some())
+        .map(|s| s.base_offset)
+        .min();
+    match first_base {
+        Some(0) => None,
+        Some(base) => snapshots
+            .iter()
+            .find(|(id, _)| id.end_offset >= base)
+            .or(snapshots.last())
+            .cloned(),
+        None => snapshots.last().cloned(),
+    }
 }
 
 /// Read `bootstrap.checkpoint` (snapshot format) into `log.bootstrap`.
@@ -181,6 +213,9 @@ fn read_any(
         let Ok(b) = entry.as_v2() else { return };
         if !b.is_valid() || b.last_offset() < from {
             return;
+        }
+        if snapshot_end.is_none() {
+            log.last_epoch = log.last_epoch.max(b.partition_leader_epoch());
         }
         let bad = |log: &mut MetadataLog, offset: i64, reason: String| {
             log.undecodable.push(Undecodable {

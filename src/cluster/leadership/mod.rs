@@ -122,7 +122,8 @@ impl ClusterHistory {
 }
 
 /// Every cluster's metadata history in `inv`: per cluster (its `cluster.id`, or the log dir
-/// without one) the live `__cluster_metadata` copy that reaches the highest offset.
+/// without one) the most up-to-date live `__cluster_metadata` copy: the epoch of its last
+/// batch first, then its end offset.
 pub fn load_all(
     inv: &Inventory,
     max_bytes: Option<u64>,
@@ -148,9 +149,13 @@ pub fn load_all(
             None => read_copy(inv, p, max_bytes, max_decompressed),
         };
         let key = ClusterKey::of(&source);
+        // The most up-to-date copy as KRaft orders logs (`OffsetAndEpoch.compareTo`, the
+        // epoch first: `KafkaRaftClient`'s log comparison in elections): a former
+        // leader's longer tail at an older epoch was never committed (its followers
+        // truncated it on fetch), while the copy at the newer epoch holds what was.
         let further = best
             .get(&key)
-            .is_none_or(|(_, b)| log.end_offset > b.end_offset);
+            .is_none_or(|(_, b)| (log.last_epoch, log.end_offset) > (b.last_epoch, b.end_offset));
         if further {
             best.insert(key, (source, log));
         }
