@@ -196,11 +196,21 @@ pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) ->
     out
 }
 
+/// What a coordinator does with a record its load throws on, by version: Kafka 4.x's
+/// runtime (`CoordinatorRuntime`: the shard fails and is unloaded; a load is retried only
+/// for a newer partition epoch) and, for a record that does not deserialize, the ≤ 3.x
+/// coordinator too (`GroupMetadataManager.loadGroupsAndOffsets` catches the error and
+/// marks the partition owned; the groups are applied after the read loop, so none is).
+pub(crate) const LOAD_THROWS_4X: &str = "the group coordinator's load of this partition throws at this record (Kafka 4.x: GroupCoordinatorShard.replay → GroupMetadataManager/OffsetMetadataManager.replay): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR); the load is retried only when the partition's leadership moves, and throws again while the record is in the log";
+
+/// [`LOAD_THROWS_4X`] and what a ≤ 3.x coordinator does with a record that does not
+/// deserialize.
+pub(crate) const LOAD_THROWS_ANY: &str = "the group coordinator's load of this partition throws at this record. Kafka 4.x (GroupCoordinatorShard.replay): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Kafka ≤ 3.x (GroupMetadataManager.loadGroupsAndOffsets): the error is logged (\"Error loading offsets\") and the partition is served with none of its groups loaded: their consumers find no committed offset and reset by auto.offset.reset";
+
 fn broker_text(a: &Anomaly) -> &'static str {
     match a.kind {
-        _ if a.load_fails => {
-            "the group coordinator's load of this partition throws at this record (GroupCoordinatorShard.replay → GroupMetadataManager/OffsetMetadataManager.replay): the partition's groups are unavailable (COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR) until the record is gone"
-        }
+        AnomalyKind::Undecodable => LOAD_THROWS_ANY,
+        _ if a.load_fails => LOAD_THROWS_4X,
         AnomalyKind::DeletionUnfinished
             if !evidence::read_value::<DeletionJoint>(&a.evidence).deletion =>
         {
@@ -222,7 +232,7 @@ fn broker_text(a: &Anomaly) -> &'static str {
 fn remediation(k: AnomalyKind) -> &'static str {
     match k {
         AnomalyKind::LoadFailure | AnomalyKind::Undecodable => {
-            "find which tool or client wrote the record (dump it with `klogscan dump --offsets-decoder`); the partition's groups load only once the record is removed (delete the group's records or restore the partition from a healthy replica)"
+            "find which tool or client wrote the record (dump it with `klogscan dump --offsets-decoder`); the partition's groups load only once the record is gone: restore the partition from a healthy replica (Kafka 4.x answers the group APIs NOT_COORDINATOR while the load fails, so the group cannot be deleted through them)"
         }
         AnomalyKind::TombstonesIncomplete => {
             "delete the group again (kafka-consumer-groups.sh / kafka-streams-groups.sh --delete) so the coordinator writes the missing tombstones in its order"

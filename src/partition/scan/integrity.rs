@@ -310,7 +310,7 @@ impl OffsetsCheck {
                 )
                 .offset(offset)
                 .evidence(json!({"record_offset": offset, "error": error, "records_in_batch": n, "batch_offset": b.base_offset()}))
-                .broker("the group coordinator's load of this partition throws (\"Deserializing record … failed\"): the groups it hosts cannot be loaded until the record is gone (compacted or the partition repaired)")
+                .broker(crate::partition::groups::check::LOAD_THROWS_ANY)
                 .remediation("dump the record with `klogscan dump --offsets-decoder`; find which client or tool wrote to __consumer_offsets directly"),
             );
         }

@@ -706,3 +706,39 @@ fn a_non_live_copy_claims_no_unavailable_groups() {
     assert_eq!(copy.len(), live.len(), "{:#?}", r.findings);
     assert!(copy.iter().all(|(_, c)| !*c), "{:#?}", r.findings);
 }
+
+/// What a load failure does depends on the coordinator: a group-type conflict fails only
+/// Kafka 4.x's loads (the ≤ 3.x coordinator skips those record types), a record that does
+/// not deserialize fails both — 4.x unloads the partition's coordinator, ≤ 3.x serves the
+/// partition with none of its groups (consumers reset by `auto.offset.reset`).
+#[test]
+fn a_load_failure_says_what_each_coordinator_does() {
+    let text = |log: &GroupLog| -> String {
+        let (_, r) = load(log);
+        r.findings
+            .iter()
+            .find(|f| f.kind == Kind::GroupLoadFailure)
+            .map(|f| f.broker_behaviour.clone())
+            .unwrap_or_else(|| panic!("{:#?}", r.findings))
+    };
+    use klogscan::testkit::group_scenarios::{consumer_group, streams_group};
+    let mut conflict = GroupLog::new();
+    consumer_group(&mut conflict, "shared");
+    streams_group(&mut conflict, "shared");
+    let t = text(&conflict);
+    assert!(
+        t.contains("Kafka 4.x") && t.contains("NOT_COORDINATOR"),
+        "{t}"
+    );
+    assert!(!t.contains("auto.offset.reset"), "{t}");
+    let mut broken = GroupLog::new();
+    broken.raw(vec![(
+        vec![0, 1, 0, 1, b'g', 0, 1, b't', 0, 0, 0, 0],
+        Some(vec![0, 3, 0]),
+    )]);
+    let t = text(&broken);
+    assert!(
+        t.contains("Kafka 4.x") && t.contains("auto.offset.reset"),
+        "{t}"
+    );
+}
