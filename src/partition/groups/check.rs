@@ -144,16 +144,16 @@ pub fn findings(topic: &str, partition: i32, r: &Replay) -> Vec<Finding> {
 /// [`findings`] from a finished replay's anomalies (what the walk keeps per partition).
 pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) -> Vec<Finding> {
     let mut out = Vec::new();
-    // The broker's load stops at the first record it rejects: one finding for the first
-    // rejected record (wrong type, undecodable), the others counted in its evidence.
-    let rejected = anomalies
-        .iter()
-        .filter(|a| matches!(a.kind, AnomalyKind::LoadFailure | AnomalyKind::Undecodable))
-        .count();
-    let mut first_rejected = true;
-    for a in anomalies {
+    // The broker's load stops at the first record it throws on (a wrong group type, a
+    // record that does not deserialize, a tombstone out of the coordinator's order): one
+    // finding for that record, the records it would reject after it counted in its
+    // evidence; a rejection after the load's stop is not reached by it and gets no
+    // finding of its own.
+    let rejected = anomalies.iter().filter(|a| a.load_fails).count();
+    let stop = anomalies.iter().position(|a| a.load_fails);
+    for (i, a) in anomalies.iter().enumerate() {
         let is_rejection = matches!(a.kind, AnomalyKind::LoadFailure | AnomalyKind::Undecodable);
-        if is_rejection && !first_rejected {
+        if is_rejection && Some(i) != stop {
             continue;
         }
         let kind = match a.kind {
@@ -166,9 +166,8 @@ pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) ->
         if let Some(o) = evidence.as_object_mut() {
             o.insert("load_fails".into(), json!(a.load_fails));
             o.insert("record_offset".into(), json!(a.offset));
-            if is_rejection {
+            if Some(i) == stop {
                 o.insert("rejected_records".into(), json!(rejected));
-                first_rejected = false;
             }
         }
         let mut f = Finding::new(kind, topic, partition, a.message.clone())

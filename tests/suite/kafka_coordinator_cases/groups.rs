@@ -742,3 +742,41 @@ fn a_load_failure_says_what_each_coordinator_does() {
         "{t}"
     );
 }
+
+/// The load stops at the first record it throws on, whatever the kind: a consumer group's
+/// metadata tombstoned while its member is live (out of the coordinator's order) stops it
+/// there, so a wrong-type record after it is never reached — one verdict, the
+/// `group_tombstones_incomplete` at the tombstone, counting both in `rejected_records`. The
+/// wrong-type record alone is the `group_load_failure` (the twin).
+#[test]
+fn the_load_stops_at_its_first_throw_whatever_the_kind() {
+    use klogscan::testkit::group_scenarios::{consumer_group, streams_group};
+    let mut log = GroupLog::new();
+    consumer_group(&mut log, "shared");
+    log.batch(vec![(3, json!({"groupId": "shared"}), None)]);
+    streams_group(&mut log, "shared");
+    let (_, r) = load(&log);
+    let stops: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.evidence["load_fails"] == true)
+        .collect();
+    assert_eq!(stops.len(), 1, "{stops:#?}");
+    assert_eq!(stops[0].kind, Kind::GroupTombstonesIncomplete);
+    assert!(
+        stops[0].evidence["rejected_records"].as_u64() >= Some(2),
+        "{:#?}",
+        stops[0]
+    );
+    let mut twin = GroupLog::new();
+    consumer_group(&mut twin, "shared");
+    streams_group(&mut twin, "shared");
+    let (_, r) = load(&twin);
+    let stops: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.evidence["load_fails"] == true)
+        .map(|f| f.kind)
+        .collect();
+    assert_eq!(stops, [Kind::GroupLoadFailure]);
+}
