@@ -627,3 +627,50 @@ fn the_newer_epoch_wins_over_a_longer_stale_copy() {
         );
     }
 }
+
+/// The last-known-leader election (`PartitionChangeBuilderTest.testEligibleLeaderReplicas_ElectLastKnownLeader`:
+/// ISR and ELR empty, the one last known ELR member elected) is unclean, but it is not the
+/// `electAnyLeader` path `unclean.leader.election.enable` governs: the finding names its
+/// path and gives no advice about that setting; an election outside the ISR does (the twin).
+#[test]
+fn the_last_known_leader_election_names_its_path() {
+    let start = |isr: &[i32], elr: Vec<i32>, lke: Vec<i32>| {
+        MetaRecord::Partition(PartitionRecord {
+            partition_id: 0,
+            topic_id: tid(),
+            replicas: vec![2, 1, 3],
+            isr: isr.to_vec(),
+            leader: -1,
+            leader_epoch: 100,
+            partition_epoch: 200,
+            eligible_leader_replicas: Some(elr),
+            last_known_elr: Some(lke),
+            ..Default::default()
+        })
+    };
+    for (isr, lke, path) in [
+        (vec![], vec![1], "last_known_leader"),
+        (vec![3], vec![], "outside_isr"),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let mut b = MetadataLogBuilder::new(1_700_000_000_000);
+        b.batch(&[topic(), broker(1), broker(2), broker(3)]);
+        b.batch(&[start(&isr, vec![], lke)]);
+        b.batch(&[change(|c| {
+            c.isr = Some(vec![1]);
+            c.leader = 1;
+            c.leader_recovery_state = 1;
+        })]);
+        b.write(d.path()).unwrap();
+        let r = scan(d.path());
+        let f = of_kind(&r, Kind::UncleanLeaderElection);
+        assert_eq!(f.len(), 1, "{path}: {:#?}", r.findings);
+        assert_eq!(f[0].evidence["path"], path);
+        let advice = f[0]
+            .remediation
+            .as_deref()
+            .unwrap_or("")
+            .contains("keep unclean.leader.election.enable=false");
+        assert_eq!(advice, path == "outside_isr", "{:?}", f[0].remediation);
+    }
+}

@@ -29,6 +29,11 @@ struct UncleanEvidence<'a> {
     leader_recovery_state_written: Option<i8>,
     leader_recovery_state_after: i8,
     single_replica: bool,
+    /// Which unclean path elected it: `last_known_leader` (KIP-966: ISR and ELR empty, the
+    /// one last known ELR member; `PartitionChangeBuilder.canElectLastKnownLeader`, taken
+    /// by any election type whatever `unclean.leader.election.enable` says) or
+    /// `outside_isr` (`electAnyLeader`'s unclean path).
+    path: &'static str,
     /// `unclean.leader.election.enable` as the history set it (topic, else broker/cluster).
     unclean_leader_election_enable: Option<String>,
     #[serde(flatten)]
@@ -73,7 +78,14 @@ fn unclean_config(h: &ClusterHistory, topic: &str, at: i64) -> Option<String> {
         .or_else(|| latest("broker", None).map(|v| format!("{v} (broker)")))
 }
 
+/// Whether `e` took the last-known-leader path (`canElectLastKnownLeader`: ISR and ELR
+/// empty before it, the last known ELR exactly the new leader).
+fn last_known_leader(e: &Election) -> bool {
+    e.isr_before.is_empty() && e.elr_before.is_empty() && e.last_known_elr_before == [e.leader]
+}
+
 fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
+    let last_known = last_known_leader(e);
     let lost = loss.old_leader_copy.as_ref().and_then(|c| c.lost_offsets);
     let below = loss
         .old_leader_copy
@@ -87,10 +99,13 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
         e.partition,
         e.leader_epoch,
         e.isr_before,
-        if e.isr_before.is_empty() {
-            format!(" nor the ELR {:?}", e.elr_before)
-        } else {
-            String::new()
+        match (e.isr_before.is_empty(), last_known) {
+            (true, true) => format!(
+                " nor the ELR {:?}: it was the partition's last known leader (KIP-966)",
+                e.elr_before
+            ),
+            (true, false) => format!(" nor the ELR {:?}", e.elr_before),
+            _ => String::new(),
         }
     );
     match (lost, loss.start_offset) {
@@ -128,18 +143,28 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
         leader_recovery_state_written: e.recovery_state_written,
         leader_recovery_state_after: e.recovery_state_after,
         single_replica: e.single_replica(),
+        path: if last_known {
+            "last_known_leader"
+        } else {
+            "outside_isr"
+        },
         unclean_leader_election_enable: unclean_config(h, &e.topic, e.offset),
         loss,
     };
     let mut f = Finding::new(Kind::UncleanLeaderElection, &e.topic, e.partition, msg)
         .severity(severity)
         .evidence(serde_json::to_value(&evidence).unwrap_or_default())
-        .broker("the controller elected a leader outside the ISR (PartitionChangeBuilder.electAnyLeader, unclean path): the new leader's log wins, followers truncate to it, and what only the old leader held is gone")
-        .client_error("none at the election; consumers past the new log end get OFFSET_OUT_OF_RANGE (InvalidOffsetException) and reset")
-        .remediation(if e.single_replica() {
-            "nothing was lost: the partition's only replica was elected again"
+        .broker(if last_known {
+            "the controller elected the partition's last known leader with the ISR and ELR empty (PartitionChangeBuilder.canElectLastKnownLeader, KIP-966 — in any election, whatever unclean.leader.election.enable says): its log wins, followers truncate to it, and what it did not hold is gone; it left the ELR through an unclean shutdown, which may have cost its own unflushed tail"
         } else {
-            "compare the old leader's replica with the new leader's before it is truncated (copy its directory now); keep unclean.leader.election.enable=false where durability matters"
+            "the controller elected a leader outside the ISR (PartitionChangeBuilder.electAnyLeader, unclean path): the new leader's log wins, followers truncate to it, and what only the old leader held is gone"
+        })
+        .client_error("none at the election; consumers past the new log end get OFFSET_OUT_OF_RANGE (InvalidOffsetException) and reset")
+        .remediation(match (e.single_replica(), last_known) {
+            (true, true) => "the election itself lost nothing (the only replica was elected again); its unclean shutdown may have lost the tail it had not flushed: check that broker's log recovery at its restart",
+            (true, false) => "the election itself lost nothing: the partition's only replica was elected again",
+            (false, true) => "compare the other replicas with the new leader's before they are truncated (copy their directories now); unclean.leader.election.enable does not prevent this election (the ELR feature's last-known-leader recovery does it)",
+            (false, false) => "compare the old leader's replica with the new leader's before it is truncated (copy its directory now); keep unclean.leader.election.enable=false where durability matters",
         });
     if let Some(o) = loss.start_offset {
         f = f.offset(o);
