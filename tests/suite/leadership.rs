@@ -674,3 +674,33 @@ fn the_last_known_leader_election_names_its_path() {
         assert_eq!(advice, path == "outside_isr", "{:?}", f[0].remediation);
     }
 }
+
+/// An unclean election of one incarnation of a topic measures nothing on the replicas of
+/// another (the topic deleted and created again under its name: `partition.metadata`
+/// names the new id): no lost offsets, no offset taken from them. The same replicas of the
+/// election's own incarnation measure the loss (the twin: an error with lost offsets).
+#[test]
+fn an_election_measures_only_replicas_of_its_incarnation() {
+    for other in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        let brokers = klogscan::testkit::brokers::unclean_election(d.path()).unwrap();
+        if other {
+            let id = klogscan::read::format::checkpoint::encode_uuid(&[9; 16]);
+            for ld in brokers.iter().flatten() {
+                std::fs::write(
+                    ld.join("orders-0").join("partition.metadata"),
+                    format!("version: 0\ntopic_id: {id}\n"),
+                )
+                .unwrap();
+            }
+        }
+        let all: Vec<std::path::PathBuf> = brokers.iter().flatten().cloned().collect();
+        let r = klogscan::pipeline::scan(&all, &ScanOptions::default());
+        let f = of_kind(&r, Kind::UncleanLeaderElection);
+        assert_eq!(f.len(), 1, "{:#?}", r.findings);
+        let measured = !f[0].evidence["old_leader_copy"].is_null();
+        assert_eq!(measured, !other, "{:#?}", f[0]);
+        assert_eq!(f[0].severity == Severity::Error, !other, "{:#?}", f[0]);
+        assert_eq!(f[0].offset.is_some(), !other, "{:#?}", f[0]);
+    }
+}

@@ -187,11 +187,12 @@ fn findings(
         if !selected(opts, &e.topic, e.partition) {
             continue;
         }
-        let copies = loss::copies(report, &h.source, &e.topic, e.partition);
+        let copies = loss::copies_of(report, inv, &h.source, (&e.topic, e.partition), &e.topic_id);
         let loss = loss::of_election(e, &copies, inv);
         let f = unclean_finding(h, e, &loss);
         links.push(ElectionLink {
             topic: e.topic.clone(),
+            topic_id: e.topic_id,
             partition: e.partition,
             epoch: e.leader_epoch,
             loser: e.last_live_leader.filter(|b| *b != e.leader),
@@ -207,6 +208,8 @@ fn findings(
 #[derive(Debug, Clone)]
 pub(super) struct ElectionLink {
     pub topic: String,
+    /// The incarnation of the topic the election was in.
+    pub topic_id: [u8; 16],
     pub partition: i32,
     pub epoch: i32,
     /// The previous leader, who lost the election.
@@ -244,7 +247,7 @@ pub fn run(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
         report.recount_findings();
     }
     if !links.is_empty() {
-        super::links::apply(report, &histories, &links);
+        super::links::apply(report, inv, &histories, &links);
         report.recount_findings();
     }
 }

@@ -65,6 +65,7 @@ fn has_marker_after(p: &PartitionReport, pid: i64, offset: i64) -> Option<bool> 
 /// Add the links to `report`'s findings.
 pub(super) fn apply(
     report: &mut ScanReport,
+    inv: &crate::discover::layout::Inventory,
     _histories: &[ClusterHistory],
     links: &[ElectionLink],
 ) {
@@ -81,6 +82,17 @@ pub(super) fn apply(
         else {
             continue;
         };
+        // Elections of another incarnation of the topic (deleted and created again under
+        // its name) explain nothing in this directory.
+        let mine: Vec<&ElectionLink> = mine
+            .iter()
+            .copied()
+            .filter(|l| !super::loss::other_incarnation(inv, &me.path, &l.topic_id))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mine = &mine;
         match f.kind {
             Kind::ReplicaDivergence => {
                 let link = other_copies(report, me)

@@ -60,6 +60,31 @@ pub(crate) fn copies<'a>(
         .collect()
 }
 
+/// Whether the partition directory at `path` holds another incarnation of the topic than
+/// `topic_id` (its `partition.metadata` names another id; unknown: not another). A topic
+/// deleted and created again under its name has a new id and epochs of its own
+/// (`RemoveTopicRecord` ends the id; replicas are bound to theirs by `partition.metadata`).
+pub(crate) fn other_incarnation(inv: &Inventory, path: &str, topic_id: &[u8; 16]) -> bool {
+    inv.partitions
+        .iter()
+        .find(|d| d.path.display().to_string() == path)
+        .and_then(|d| crate::cluster::replicas::topic_id_in(inv, d))
+        .is_some_and(|id| id != *topic_id)
+}
+
+/// [`copies`] of the incarnation `topic_id` only (the copies of another are left out).
+pub(crate) fn copies_of<'a>(
+    report: &'a ScanReport,
+    inv: &Inventory,
+    meta: &Source,
+    (topic, partition): (&str, i32),
+    topic_id: &[u8; 16],
+) -> Vec<Copy<'a>> {
+    let mut c = copies(report, meta, topic, partition);
+    c.retain(|c| !other_incarnation(inv, &c.report.path, topic_id));
+    c
+}
+
 /// The start offset of leader epoch `epoch` in the copies, preferring the copy of broker
 /// `leader`: `(offset, broker of the copy that shows it)`.
 pub(crate) fn epoch_start(
