@@ -41,8 +41,17 @@ pub struct CopyState {
     /// Its log start offset and its log end offset after its own predicted recovery.
     pub log_start_offset: Option<i64>,
     pub log_end_offset_after: Option<i64>,
-    /// Its log covers `[first_lost_offset, high_watermark)` after its own recovery.
+    /// Its log covers `[first_lost_offset, high_watermark)` after its own recovery, with the
+    /// same batches and none of them damaged, and it is a live copy.
     pub holds_lost_range: bool,
+    /// Why a copy whose offsets cover the range does not hold it: `not_live` (a
+    /// `-future` log follows the live one and is truncated with it; it never leads),
+    /// `diverges_at:<offset>` (its batches differ from this copy's there, below the high
+    /// watermark: following it, this replica truncates to the fork and fetches other
+    /// records), `damaged_at:<offset>` (a batch of its own there fails its CRC: a follower
+    /// fetching it fails with `CorruptRecordException` at that offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_holding: Option<String>,
     /// The newest `partitionLeaderEpoch` among its batches.
     pub latest_leader_epoch: Option<i32>,
     /// Its newest epoch is the latest leader epoch among all the copies in the inputs.
@@ -124,6 +133,47 @@ fn removed_ranges(plan: &SegmentPlan, bases: &[(String, i64)], log_end: i64) -> 
 }
 
 /// The log end offset a copy has after its own predicted recovery.
+/// A copy's batch keys when they are in offset order (what the divergence compares).
+fn sorted_keys(r: &PartitionReport) -> Option<&[crate::partition::walked::BatchKey]> {
+    r.carried
+        .cluster_inputs
+        .batches
+        .as_deref()
+        .filter(|b| b.is_sorted_by_key(|x| x.base_offset))
+}
+
+/// Why copy `o`, whose offsets cover `[lost_from, hw)`, still does not hold `p`'s
+/// acknowledged records there (`None`: it holds them). A follower truncates to the
+/// leader's epoch boundaries and fetches the leader's bytes
+/// (`AbstractFetcherThread.getOffsetTruncationState`, `testDivergingEpochs`), so a copy
+/// whose batches differ from `p`'s below the high watermark holds other records; a batch of
+/// `o`'s own that fails its CRC stops a follower there (`UnifiedLog.appendAsFollower`
+/// validates every batch); a `-future` log never leads.
+fn why_not_holding(
+    p: &PartitionReport,
+    o: &PartitionReport,
+    lost_from: i64,
+    hw: i64,
+) -> Option<String> {
+    if !o.source.copy.is_live() {
+        return Some("not_live".into());
+    }
+    if let (Some(a), Some(b)) = (sorted_keys(p), sorted_keys(o))
+        && let Some(d) = super::replicas::diverge(a, b)
+        && d.first_offset < hw
+        && !d.compaction_explainable
+    {
+        return Some(format!("diverges_at:{}", d.first_offset));
+    }
+    o.carried
+        .damaged
+        .iter()
+        .filter(|d| d.remote_segment.is_none() && d.last_offset >= lost_from && d.base_offset < hw)
+        .map(|d| d.base_offset)
+        .min()
+        .map(|at| format!("damaged_at:{at}"))
+}
+
 fn end_after(p: &PartitionReport) -> Option<i64> {
     p.carried.recovery.log_end_after.or(p.log_end_offset)
 }
@@ -205,14 +255,19 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
         .map(|&k| {
             let o = &report.partitions[k];
             let own = o.carried.leader_epochs.last().map(|e| e.0);
+            let covers = !o.partially_read
+                && o.log_start_offset.is_some_and(|s| s <= lost_from)
+                && end_after(o).is_some_and(|e| e >= hw);
+            let not_holding = covers
+                .then(|| why_not_holding(p, o, lost_from, hw))
+                .flatten();
             CopyState {
                 path: o.path.clone(),
                 broker_id: o.source.broker_id,
                 log_start_offset: o.log_start_offset,
                 log_end_offset_after: end_after(o),
-                holds_lost_range: !o.partially_read
-                    && o.log_start_offset.is_some_and(|s| s <= lost_from)
-                    && end_after(o).is_some_and(|e| e >= hw),
+                holds_lost_range: covers && not_holding.is_none(),
+                not_holding,
                 latest_leader_epoch: own,
                 at_latest_epoch: own.is_some() && own == latest,
             }

@@ -2,8 +2,10 @@
 //! leader's: `ReplicaFetcherThread.processPartitionData`).
 //!
 //! A copied tree of several brokers holds several directories for the same
-//! topic-partition. Followers copy the leader's batches byte for byte except
-//! `partitionLeaderEpoch` (outside the CRC), so over the offset range both copies hold,
+//! topic-partition. Followers append the leader's batches as they are
+//! (`UnifiedLog.appendAsFollower` assigns nothing); `partitionLeaderEpoch` is outside the
+//! CRC and left out of the comparison (a retried batch two leaders appended differs only
+//! there), so over the offset range both copies hold,
 //! the batch at a base offset must have the same CRC, last offset and size in both.
 //! [`compare`] walks each copy's batch headers (no decompression; one small tuple per
 //! batch) and reports a `replica_divergence` finding per pair of copies that differ inside
@@ -33,7 +35,7 @@ use std::path::{Component, Path};
 
 use serde_json::json;
 
-use crate::finding::{Finding, Kind};
+use crate::finding::{Finding, Kind, Source};
 use crate::read::format::checkpoint::parse_partition_metadata;
 use crate::discover::identity::{ClusterMatch, Identities, same_cluster};
 use crate::discover::layout::{DirKind, Inventory, PartitionDir};
@@ -278,6 +280,16 @@ fn are_replicas_with(
     }
 }
 
+/// Two live directories of one broker (the same known broker id): captures of one replica
+/// taken at different times (a copy before and after an incident, a backup), not two
+/// replicas — a broker holds one live log of a partition (`LogManager.loadLogs` refuses
+/// "Duplicate log directories"). A `-future` directory beside the live one is the log an
+/// inter-log-dir move is filling: compared as before.
+fn same_replica_twice(a: &PartitionDir, b: &PartitionDir, sa: &Source, sb: &Source) -> bool {
+    let live = |p: &PartitionDir| matches!(p.kind, Some(DirKind::Normal));
+    live(a) && live(b) && sa.broker_id.is_some() && sa.broker_id == sb.broker_id
+}
+
 /// A scanned copy: its index in `report.partitions` and its inventory entry.
 pub type ScannedCopy<'a> = (usize, &'a PartitionDir);
 
@@ -323,8 +335,10 @@ pub fn replica_pairs<'a>(
     for copies in groups.filter(|g| g.len() >= 2) {
         for (n, &(i, a)) in copies.iter().enumerate() {
             for &(j, b) in &copies[n + 1..] {
-                let m = same_cluster(&ids.source(a), &ids.source(b));
-                if are_replicas_with(a, b, m, recorded_id) {
+                let (sa, sb) = (ids.source(a), ids.source(b));
+                let m = same_cluster(&sa, &sb);
+                if are_replicas_with(a, b, m, recorded_id) && !same_replica_twice(a, b, &sa, &sb)
+                {
                     out.push(((i, a), (j, b)));
                 }
             }
@@ -470,6 +484,16 @@ pub fn check(
         let ((ba, sa), (bb, sb)) = (copy(i), copy(j));
         if let Some(d) = diverge(ba, bb) {
             let r = &report.partitions[i];
+            // Each broker's cleaner compacts its own copy on its own schedule
+            // (`LogCleaner`; `MemoryRecords.filterTo` keeps a v2 batch's offsets), and
+            // nothing reconciles them: on a partition treated as compacted, differences
+            // that cleaning alone can make are no divergence.
+            let compacted = [i, j]
+                .iter()
+                .any(|&k| report.partitions[k].compacted == Some(true));
+            if compacted && d.compaction_explainable {
+                continue;
+            }
             let f = to_finding(
                 &r.topic,
                 r.partition,

@@ -249,3 +249,109 @@ fn a_damaged_replica_is_not_an_intact_copy() {
         assert!(!e.copies[0].holds_lost_range);
     }
 }
+
+/// A copy covering the lost offsets still does not hold them when (1) its batches differ
+/// from this copy's below the high watermark (an unclean election rewrote them: following
+/// it, broker 1 truncates to the fork and fetches other records), (2) a batch of its own
+/// there fails its CRC (a follower stops at it), (3) it is a `-future` log (it follows the
+/// live one and never leads). Each stays an error, the copy listed with why; the intact
+/// copy of the same shape makes it a warning (the twin, in the tests above).
+#[test]
+fn a_diverged_damaged_or_future_copy_holds_nothing() {
+    // (1) broker 2 rewrote offsets 6.. at epoch 4.
+    let mut rewritten = PartitionBuilder::new("orders", 0).leader_epoch(3);
+    for i in 0..10 {
+        if i == 3 {
+            rewritten.set_leader_epoch(4);
+        }
+        rewritten
+            .append(Batch::new(Producer::PLAIN).values([format!("w-{i}a"), format!("w-{i}b")]));
+    }
+    let mut damaged_elsewhere = orders(false);
+    damaged_elsewhere.fault(
+        Target::LastLog,
+        FaultKind::FlipByte {
+            position: 200,
+            mask: 0x20,
+        },
+    );
+    for (name, other, why) in [
+        ("diverged", rewritten, "diverges_at:"),
+        ("damaged", damaged_elsewhere, "damaged_at:"),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), Some(20), false);
+        LogDirBuilder::new(2)
+            .cluster_id("c1")
+            .partition(other)
+            .write(&d.path().join("broker2"))
+            .unwrap();
+        let r = scan(d.path());
+        let l = lost(&r);
+        assert_eq!(l.len(), 1, "{name}: {:#?}", r.findings);
+        assert_eq!(l[0].severity, Severity::Error, "{name}");
+        let e = LostRange::of(l[0]).unwrap();
+        assert_eq!(e.intact_copy, None, "{name}");
+        let c = &e.copies[0];
+        assert!(!c.holds_lost_range, "{name}: {c:?}");
+        assert!(
+            c.not_holding.as_deref().is_some_and(|w| w.starts_with(why)),
+            "{name}: {c:?}"
+        );
+    }
+    // (3) an intact -future copy on broker 1's other log dir.
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), Some(20), false);
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(orders(false))
+        .write(&d.path().join("broker1-dir2"))
+        .unwrap();
+    std::fs::rename(
+        d.path().join("broker1-dir2/orders-0"),
+        d.path()
+            .join("broker1-dir2/orders-0.0123456789abcdef0123456789abcdef-future"),
+    )
+    .unwrap();
+    let r = scan(d.path());
+    let l = lost(&r);
+    assert_eq!(l.len(), 1, "{:#?}", r.findings);
+    assert_eq!(l[0].severity, Severity::Error);
+    let e = LostRange::of(l[0]).unwrap();
+    assert_eq!(e.intact_copy, None);
+    assert_eq!(e.copies[0].not_holding.as_deref(), Some("not_live"));
+}
+
+/// Two live captures of one broker's replica (before and after an incident) are not two
+/// replicas: no `replica_divergence` between them, and the earlier capture is no intact
+/// copy (`LogManager.loadLogs` holds one live log of a partition per broker). The same
+/// copy on another broker is (the twin).
+#[test]
+fn two_captures_of_one_broker_are_not_replicas() {
+    for broker in [1, 2] {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), Some(20), false);
+        LogDirBuilder::new(broker)
+            .cluster_id("c1")
+            .partition(orders(false))
+            .write(&d.path().join("before"))
+            .unwrap();
+        let r = scan(d.path());
+        let l = lost(&r);
+        assert_eq!(l.len(), 1, "{:#?}", r.findings);
+        let e = LostRange::of(l[0]).unwrap();
+        assert_eq!(
+            e.copies.len(),
+            usize::from(broker == 2),
+            "broker {broker}: {e:?}"
+        );
+        assert_eq!(
+            l[0].severity,
+            if broker == 2 {
+                Severity::Warning
+            } else {
+                Severity::Error
+            }
+        );
+    }
+}

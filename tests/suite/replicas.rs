@@ -315,3 +315,53 @@ fn real_broker_data_has_no_replica_pairs_and_no_divergence() {
     assert!(divergences(&r).is_empty());
     check_consistent(&r);
 }
+
+/// Each broker's cleaner compacts its own copy on its own schedule (`LogCleaner`), and
+/// nothing reconciles the copies: on a compacted partition a batch one copy's cleaner has
+/// removed is no divergence. The same difference on a partition not known to be
+/// compacted is reported, as cleaning could explain it (the twin).
+#[test]
+fn independent_cleaning_of_a_compacted_partition_is_no_divergence() {
+    let cleaned = || {
+        let mut p = base();
+        for i in 0..6 {
+            if i == 2 {
+                p.skip_offsets(2);
+                continue;
+            }
+            p.append(
+                Batch::new(Producer::PLAIN)
+                    .values([format!("value-{i}a"), format!("value-{i}b")])
+                    .at(T0 + i * 1000),
+            );
+        }
+        p
+    };
+    let plain_six = || {
+        let mut p = base();
+        for i in 0..6 {
+            p.append(
+                Batch::new(Producer::PLAIN)
+                    .values([format!("value-{i}a"), format!("value-{i}b")])
+                    .at(T0 + i * 1000),
+            );
+        }
+        p
+    };
+    for compacted in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        two_brokers(d.path(), (Some("c1"), Some("c1")), plain_six(), cleaned());
+        let mut opts = ScanOptions::default();
+        if compacted {
+            opts = opts.with_compacted_topics(["orders"]);
+        }
+        let inv = layout::discover(&[d.path().to_path_buf()]);
+        let mut r = klogscan::pipeline::scan_partitions(&inv, &opts);
+        replicas::compare(&mut r, &inv, &opts);
+        let found = divergences(&r);
+        assert_eq!(found.len(), usize::from(!compacted), "{found:#?}");
+        if let Some(f) = found.first() {
+            assert_eq!(f.evidence["compaction_explainable"], true);
+        }
+    }
+}
