@@ -717,3 +717,75 @@ fn consumers_of_an_archive_name_its_members_by_the_archive() {
             .contains("broker1.tar!/")
     );
 }
+
+/// A hanging transaction that begins below the log start (retention and DeleteRecords
+/// follow the high watermark, not the last stable offset): the last stable offset is held
+/// at the log start (`UnifiedLog.maybeIncrementFirstUnstableOffset`), and a group committed
+/// there is stalled — at the log start, while the abort command names the transaction's own
+/// first offset. A group past the log start with no hanging transaction is silent (the twin).
+#[test]
+fn a_group_stalls_at_the_log_start_behind_a_transaction_below_it() {
+    for hanging in [true, false] {
+        let mut p = PartitionBuilder::new("orders", 0);
+        if hanging {
+            p.append(Batch::new(Producer::transactional(7, 0)).records(2));
+        } else {
+            p.append(Batch::new(Producer::PLAIN).records(2));
+        }
+        p.append(Batch::new(Producer::PLAIN).records(8));
+        let mut log = GroupLog::new();
+        log.batch(vec![commit("g", "orders", 0, 5, None)]);
+        let dir = tempfile::tempdir().unwrap();
+        LogDirBuilder::new(1)
+            .cluster_id("c1")
+            .clean_shutdown(true)
+            .log_start_offset("orders", 0, 5)
+            .partition(p)
+            .write(dir.path())
+            .unwrap();
+        log.write(dir.path(), offsets_partition("g")).unwrap();
+        let opts = klogscan::results::ScanOptions::default().with_now_ms(Some(HOURS_LATER));
+        let inv = klogscan::discover::layout::discover(&[dir.path().to_path_buf()]);
+        let report = klogscan::pipeline::analyse(&inv, &opts);
+        let blocked = of(&report.findings, Kind::GroupBlockedByHangingTransaction);
+        if !hanging {
+            assert!(blocked.is_empty(), "{blocked:#?}");
+            continue;
+        }
+        assert_eq!(blocked.len(), 1, "{:#?}", report.findings);
+        let b = blocked[0];
+        assert_eq!(b.severity, Severity::Error);
+        assert_eq!(b.evidence["stall_offset"], 5);
+        assert_eq!(b.evidence["transaction"]["first_offset"], 0);
+        assert!(
+            b.evidence["fix_command"]
+                .as_str()
+                .unwrap()
+                .contains("--start-offset 0")
+        );
+    }
+}
+
+/// A commit beyond the log end whose leader epoch the copy does not know gets an undefined
+/// end from its validation: `client_error` says the position is reset by the policy (or
+/// `LogTruncationException` without a divergent offset), as the message does — not a move
+/// back to an epoch's end, which a known epoch gets (the twin).
+#[test]
+fn the_client_error_follows_the_validation_answer() {
+    for (epoch, says) in [
+        (2, "without a divergent offset"),
+        (0, "moves back to the epoch's end"),
+    ] {
+        let mut p = PartitionBuilder::new("orders", 0);
+        p.append(Batch::new(Producer::PLAIN).records(10));
+        let mut log = GroupLog::new();
+        log.batch(vec![commit("g", "orders", 0, 12, Some(epoch))]);
+        let c =
+            Cluster::new(vec![p], &log, offsets_partition("g"), &[]).epochs("orders", 0, &[(0, 0)]);
+        let (f, _) = c.run(None);
+        let beyond = of(&f, Kind::CommittedOffsetBeyondLogEnd);
+        assert_eq!(beyond.len(), 1, "{f:#?}");
+        let e = beyond[0].client_error.as_deref().unwrap_or("");
+        assert!(e.contains(says), "epoch {epoch}: {e}");
+    }
+}

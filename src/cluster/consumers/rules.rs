@@ -108,7 +108,7 @@ fn consumer_finding(
 /// What the consumer does with a committed position the log no longer covers, by the
 /// commit's leader epoch: `SubscriptionState.maybeCompleteValidation` after an
 /// OffsetsForLeaderEpoch answer, or the fetch's OFFSET_OUT_OF_RANGE.
-fn validation(r: &ConsumerRow, d: &PartitionState, log_end: i64) -> (Value, String) {
+fn validation(r: &ConsumerRow, d: &PartitionState, log_end: i64) -> (Value, String, &'static str) {
     let c = r.committed_offset;
     let Some(epoch) = r.committed_leader_epoch else {
         return (
@@ -122,6 +122,7 @@ fn validation(r: &ConsumerRow, d: &PartitionState, log_end: i64) -> (Value, Stri
             format!(
                 "the commit carries no leader epoch: the fetch at {c} is out of range and auto.offset.reset decides (none: OffsetOutOfRangeException); once the log end passes {c}, the records in [{log_end}, {c}) are skipped silently"
             ),
+            CLIENT_OUT_OF_RANGE,
         );
     };
     let answer: Option<EpochEnd> = d
@@ -142,6 +143,7 @@ fn validation(r: &ConsumerRow, d: &PartitionState, log_end: i64) -> (Value, Stri
             format!(
                 "its validation (OffsetsForLeaderEpoch, epoch {epoch}) gets an undefined end offset: the position is reset by auto.offset.reset, or LogTruncationException without a policy"
             ),
+            CLIENT_UNDEFINED_END,
         ),
         Some(a) => (
             json!({
@@ -156,6 +158,7 @@ fn validation(r: &ConsumerRow, d: &PartitionState, log_end: i64) -> (Value, Stri
                 "its validation (OffsetsForLeaderEpoch, epoch {epoch}) finds the epoch ends at {}: with a reset policy the consumer moves back there, without one it raises LogTruncationException",
                 a.end_offset
             ),
+            CLIENT_EPOCH_END,
         ),
         None => (
             json!({
@@ -169,9 +172,16 @@ fn validation(r: &ConsumerRow, d: &PartitionState, log_end: i64) -> (Value, Stri
             format!(
                 "its validation (OffsetsForLeaderEpoch, epoch {epoch}) moves it back to the end of that epoch on the leader, or raises LogTruncationException without a reset policy"
             ),
+            CLIENT_EPOCH_END,
         ),
     }
 }
+
+/// The consumer's side of each validation answer (`SubscriptionState.maybeCompleteValidation`,
+/// `OffsetFetcherTest`'s undefined-epoch cases; the fetch's OFFSET_OUT_OF_RANGE).
+const CLIENT_OUT_OF_RANGE: &str = "consumer: OffsetOutOfRangeException (auto.offset.reset=none) — not a producer error; with a policy the position is reset (latest: records skipped; earliest: re-read); once the log end passes the commit, records are skipped silently";
+const CLIENT_EPOCH_END: &str = "consumer: LogTruncationException (without a reset policy) — not a producer error; with auto.offset.reset set the position moves back to the epoch's end and the records after it are read again";
+const CLIENT_UNDEFINED_END: &str = "consumer: LogTruncationException without a divergent offset (without a reset policy) — not a producer error; with auto.offset.reset set the position is reset by it (latest skips to the log end, earliest re-reads from the log start)";
 
 fn beyond_log_end(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Option<Finding> {
     let leo = d.log_end_offset?;
@@ -179,7 +189,7 @@ fn beyond_log_end(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> O
     if c <= leo {
         return None;
     }
-    let (path, said) = validation(r, d, leo);
+    let (path, said, client) = validation(r, d, leo);
     let mut f = consumer_finding(
         Kind::CommittedOffsetBeyondLogEnd,
         r,
@@ -194,10 +204,7 @@ fn beyond_log_end(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> O
         json!({ "beyond_by": c - leo, "validation": path }),
     )
     .broker("the leader answers a fetch above its log end with OFFSET_OUT_OF_RANGE (UnifiedLog.read) and OffsetsForLeaderEpoch from its leader-epoch cache (LeaderEpochFileCache.endOffsetFor)")
-    .client_error(match r.committed_leader_epoch {
-        Some(_) => "consumer: LogTruncationException (without a reset policy) — not a producer error; with auto.offset.reset set the position moves back to the epoch's end and the records after it are read again".to_string(),
-        None => "consumer: OffsetOutOfRangeException (auto.offset.reset=none) — not a producer error; with a policy the position is reset (latest: records skipped; earliest: re-read); once the log end passes the commit, records are skipped silently".to_string(),
-    })
+    .client_error(client)
     .remediation(format!(
         "decide where the group resumes and set it: kafka-consumer-groups.sh --bootstrap-server <broker> --group {} --topic {}:{} --reset-offsets --to-offset {leo} --execute (or an earlier offset to re-read)",
         r.group_id, r.topic, r.partition
@@ -248,14 +255,19 @@ fn below_log_start(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
 
 fn blocked(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
     let h: &Hanging = d.hanging.first()?;
-    let stuck = h.first_offset;
+    // The last stable offset never goes below the log start
+    // (`UnifiedLog.maybeIncrementFirstUnstableOffset`): a transaction that begins below it
+    // holds read_committed fetches at the log start.
+    let stuck = h
+        .first_offset
+        .max(d.log_start_offset.unwrap_or(h.first_offset));
     let c = r.committed_offset;
     let lso = d.last_stable_offset?;
     let at = c == stuck && lso == stuck;
     if !(at || (c < stuck && c <= lso)) {
         return None;
     }
-    let fix = crate::partition::state::abort_command(&r.topic, r.partition, stuck);
+    let fix = crate::partition::state::abort_command(&r.topic, r.partition, h.first_offset);
     let behind = |o: Option<i64>| o.map(|o| o - stuck);
     let message = if at {
         format!(
@@ -278,7 +290,8 @@ fn blocked(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
         d,
         message,
         json!({
-            "transaction": {"producer_id": h.producer_id, "producer_epoch": h.producer_epoch, "first_offset": stuck},
+            "transaction": {"producer_id": h.producer_id, "producer_epoch": h.producer_epoch, "first_offset": h.first_offset},
+            "stall_offset": stuck,
             "stalled_now": at,
             "lag_behind": {
                 "high_watermark": behind(d.high_watermark),
