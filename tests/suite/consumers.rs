@@ -789,3 +789,31 @@ fn the_client_error_follows_the_validation_answer() {
         assert!(e.contains(says), "epoch {epoch}: {e}");
     }
 }
+
+/// The leader-epoch checkpoint as the broker's load leaves it: an entry starting at or past
+/// the log end (a stale epoch whose records a truncated tail took) is dropped
+/// (`LogLoader.load` → `truncateFromEndAsyncFlush`), so a commit beyond the log end is
+/// validated against the epochs the log still has — epoch 0 is the latest and ends at the
+/// log end 8, not at the stale entry's 10 (above both the commit and the log end). Without
+/// the stale entry the answer is the same (the twin).
+#[test]
+fn the_lineage_is_cut_at_the_log_end_as_the_load_cuts_it() {
+    for stale in [true, false] {
+        let mut p = PartitionBuilder::new("orders", 0);
+        p.append(Batch::new(Producer::PLAIN).records(8));
+        let mut log = GroupLog::new();
+        log.batch(vec![commit("g", "orders", 0, 9, Some(0))]);
+        let entries: &[(i32, i64)] = if stale { &[(0, 0), (1, 10)] } else { &[(0, 0)] };
+        let c =
+            Cluster::new(vec![p], &log, offsets_partition("g"), &[]).epochs("orders", 0, entries);
+        let (f, _) = c.run(None);
+        let beyond = of(&f, Kind::CommittedOffsetBeyondLogEnd);
+        assert_eq!(beyond.len(), 1, "{f:#?}");
+        let end = &beyond[0].evidence["validation"]["epoch_end"];
+        assert_eq!(
+            (end["epoch"].as_i64(), end["end_offset"].as_i64()),
+            (Some(0), Some(8)),
+            "stale {stale}: {end}"
+        );
+    }
+}

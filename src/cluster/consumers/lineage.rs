@@ -116,6 +116,36 @@ impl Lineage {
         }
     }
 
+    /// The lineage as the broker's load leaves it for a log from `log_start` to `log_end`
+    /// (`LogLoader.load`: `truncateFromEndAsyncFlush` at the log end after recovery drops
+    /// the entries starting at or past it — stale epochs a torn or truncated tail left in
+    /// the file — and `truncateFromStartAsyncFlush` at the log start keeps, of the entries
+    /// starting at or below it, the newest, moved up to start there).
+    pub fn as_loaded(mut self, log_start: Option<i64>, log_end: Option<i64>) -> Lineage {
+        if let Some(end) = log_end.filter(|&e| e >= 0) {
+            self.entries.retain(|e| e.start_offset < end);
+        }
+        if let Some(start) = log_start {
+            let below = self
+                .entries
+                .iter()
+                .take_while(|e| e.start_offset <= start)
+                .count();
+            if below > 0 {
+                let newest = self.entries[below - 1];
+                self.entries.drain(..below);
+                self.entries.insert(
+                    0,
+                    EpochEntry {
+                        start_offset: start,
+                        ..newest
+                    },
+                );
+            }
+        }
+        self
+    }
+
     /// The leader's answer for `requested` when this lineage can give it: `None` when the
     /// lineage ends below `requested` but the metadata log shows the controller gave that
     /// epoch — the copy is behind the partition's leader, whose lineage is not in the
@@ -383,5 +413,32 @@ mod tests {
                 }
             ]
         );
+    }
+
+    // LeaderEpochFileCacheTest's truncateFromStart / truncateFromEnd cases
+    // (shouldUpdateSavedOffsetWhenOffsetToClearToIsBetweenEpochs,
+    // shouldNotClearAnythingIfOffsetToEarly, shouldClearEarliestOnClearingExactOffset,
+    // shouldDropEntriesOnEpochBoundaryWhenRemovingLatestEntries), as the load applies them.
+    #[test]
+    fn as_loaded_truncates_as_the_cache_does() {
+        let pairs = |l: &Lineage| -> Vec<(i32, i64)> {
+            l.entries
+                .iter()
+                .map(|e| (e.epoch, e.start_offset))
+                .collect()
+        };
+        let three = || lineage(&[(2, 6), (3, 8), (4, 11)]);
+        assert_eq!(pairs(&three().as_loaded(Some(9), None)), [(3, 9), (4, 11)]);
+        assert_eq!(
+            pairs(&three().as_loaded(Some(5), None)),
+            [(2, 6), (3, 8), (4, 11)]
+        );
+        assert_eq!(pairs(&three().as_loaded(Some(8), None)), [(3, 8), (4, 11)]);
+        assert_eq!(pairs(&three().as_loaded(None, Some(8))), [(2, 6)]);
+        assert_eq!(
+            pairs(&three().as_loaded(None, Some(12))),
+            [(2, 6), (3, 8), (4, 11)]
+        );
+        assert_eq!(pairs(&three().as_loaded(Some(9), Some(11))), [(3, 9)]);
     }
 }

@@ -236,7 +236,13 @@ impl Context<'_> {
             last_stable_offset: p.last_stable_offset,
             high_watermark: self.high_watermark(p),
             hanging: hanging_of(self.report, i),
-            lineage: self.lineages.lineage(&p.topic, p.partition, &p.path),
+            lineage: self
+                .lineages
+                .lineage(&p.topic, p.partition, &p.path)
+                .map(|l| {
+                    let end = p.carried.recovery.log_end_after.or(p.log_end_offset);
+                    l.as_loaded(p.log_start_offset, end)
+                }),
             partially_read: p.partially_read,
             index: i,
         };
