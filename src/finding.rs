@@ -201,6 +201,9 @@ kinds! {
     GroupOffsetsPendingInHangingTransaction = "group_offsets_pending_in_hanging_transaction", Error;
     /// A committed leader epoch that the partition's leader-epoch lineage does not hold.
     CommittedLeaderEpochUnknown = "committed_leader_epoch_unknown", Warning;
+    /// A committed offset past the end of its own leader epoch on the copy (KIP-320: the
+    /// epoch's tail the group read was truncated).
+    CommittedOffsetPastEpochEnd = "committed_offset_past_epoch_end", Warning;
     // --- the KRaft metadata log: leadership history ---
     /// A leader elected outside the ISR (and outside the ELR when the ISR was empty).
     UncleanLeaderElection = "unclean_leader_election", Warning;

@@ -214,6 +214,10 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             "LogTruncationException (no reset policy)",
             "the position is validated against the leader's epochs: reset by auto.offset.reset, or moved back to the mapped epoch's end when truncation is detected",
         ),
+        Kind::CommittedOffsetPastEpochEnd => consumer(
+            "LogTruncationException with the epoch's end as divergent offset (no reset policy)",
+            "truncation is detected when the position is validated: with auto.offset.reset set the consumer moves back to the epoch's end and reads the records there again",
+        ),
         _ => return None,
     })
 }

@@ -9,12 +9,13 @@ use crate::finding::{Finding, Kind};
 use std::io::{self, Write};
 
 /// The finding kinds about what consumers saw.
-pub const CONSUMER_KINDS: [Kind; 5] = [
+pub const CONSUMER_KINDS: [Kind; 6] = [
     Kind::CommittedOffsetBeyondLogEnd,
     Kind::CommittedOffsetBelowLogStart,
     Kind::GroupBlockedByHangingTransaction,
     Kind::GroupOffsetsPendingInHangingTransaction,
     Kind::CommittedLeaderEpochUnknown,
+    Kind::CommittedOffsetPastEpochEnd,
 ];
 
 /// The consumer findings that `keep` selects (by group; by topic and partition the data

@@ -817,3 +817,41 @@ fn the_lineage_is_cut_at_the_log_end_as_the_load_cuts_it() {
         );
     }
 }
+
+/// `SubscriptionStateTest.testTruncationDetectionWithResetPolicy`'s shape on disk: orders-0
+/// holds offsets 0–4 at leader epoch 0 and 5–9 at epoch 1; a group committed offset 8 with
+/// epoch 0 (it read epoch 0's records up to 7, which the log no longer has past 5). Its
+/// validation gets epoch 0's end, 5, below 8: truncation detected. Commits at epoch 0 up to
+/// its end, or at epoch 1, pass validation (the twins).
+#[test]
+fn a_commit_past_its_epochs_end_is_a_detected_truncation() {
+    let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);
+    p.append(Batch::new(Producer::PLAIN).records(5));
+    p.set_leader_epoch(1);
+    p.append(Batch::new(Producer::PLAIN).records(5));
+    let mut log = GroupLog::new();
+    log.batch(vec![
+        commit("truncated", "orders", 0, 8, Some(0)),
+        commit("at-end", "orders", 0, 5, Some(0)),
+        commit("current", "orders", 0, 8, Some(1)),
+    ]);
+    let c = Cluster::new(vec![p], &log, offsets_partition("truncated"), &[]).epochs(
+        "orders",
+        0,
+        &[(0, 0), (1, 5)],
+    );
+    let (f, _) = c.run(None);
+    let past = of(&f, Kind::CommittedOffsetPastEpochEnd);
+    assert_eq!(past.len(), 1, "{f:#?}");
+    assert_eq!(past[0].group.as_deref(), Some("truncated"));
+    assert_eq!(past[0].evidence["epoch_end"]["end_offset"], 5);
+    assert_eq!(past[0].evidence["truncated_read"], 3);
+    assert!(
+        past[0]
+            .client_error
+            .as_deref()
+            .is_some_and(|e| e.contains("LogTruncationException")),
+        "{:?}",
+        past[0].client_error
+    );
+}

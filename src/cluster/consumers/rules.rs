@@ -41,6 +41,7 @@ pub fn findings(view: &ConsumerView, report: &ScanReport) -> BTreeMap<usize, Vec
         } else {
             found.extend(blocked(r, d));
             found.extend(epoch_unknown(r, d, report));
+            found.extend(past_epoch_end(r, d));
         }
         if !found.is_empty() {
             out.entry(d.index).or_default().extend(found);
@@ -385,6 +386,55 @@ fn epoch_unknown(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Op
         .severity(severity)
         .broker("the leader answers OffsetsForLeaderEpoch from its leader-epoch cache (LeaderEpochFileCache.endOffsetFor)")
         .client_error(client),
+    )
+}
+
+/// KIP-320's truncation: the committed leader epoch is the epoch of the last record the
+/// group consumed, and on this copy that epoch ends (the next one starts) below the
+/// committed offset — the records of that epoch the group read at `[end, offset)` are no
+/// longer in the log (a leader change truncated them; other records are there now). The
+/// consumer's validation (`SubscriptionState.maybeCompleteValidation`, answered by
+/// `LeaderEpochFileCache.endOffsetFor`) detects it: with a reset policy it seeks back to the
+/// end and reads the records there again, without one it raises `LogTruncationException`
+/// (`SubscriptionStateTest.testTruncationDetectionWithResetPolicy` / `…WithoutResetPolicy`).
+fn past_epoch_end(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
+    let epoch = r.committed_leader_epoch?;
+    let leo = d.log_end_offset?;
+    let lineage = d.lineage.as_ref().filter(|l| !l.entries.is_empty())?;
+    let a = lineage.answer(epoch, leo)?;
+    let c = r.committed_offset;
+    if a.case != EpochCase::Known || a.end_offset >= c {
+        return None;
+    }
+    let end = a.end_offset;
+    Some(
+        consumer_finding(
+            Kind::CommittedOffsetPastEpochEnd,
+            r,
+            d,
+            format!(
+                "group {:?} committed offset {c} on {}-{} with leader epoch {epoch}, which ends at {end} on this copy ({}): the {} record(s) of epoch {epoch} the group read at [{end}, {c}) were truncated; its validation moves the consumer back to {end} and it reads other records there, or raises LogTruncationException without a reset policy",
+                r.group_id,
+                r.topic,
+                r.partition,
+                lineage.from,
+                c - end
+            ),
+            json!({
+                "epoch_end": a,
+                "truncated_read": c - end,
+                "lineage": lineage,
+                "kafka": "LeaderEpochFileCache.endOffsetFor; SubscriptionState.maybeCompleteValidation",
+                "with_reset_policy": format!("seek to {end} (epoch {epoch}'s end on this copy)"),
+                "without_reset_policy": format!("LogTruncationException with divergent offset {end} (epoch {epoch})"),
+            }),
+        )
+        .broker("the leader answers OffsetsForLeaderEpoch from its leader-epoch cache (LeaderEpochFileCache.endOffsetFor): the requested epoch ends where the next one starts")
+        .client_error(CLIENT_EPOCH_END)
+        .remediation(format!(
+            "the group read records that are gone from the log: check what it did with offsets {end}..{} and whether the replacing records need processing; the consumer resumes at {end} by itself when auto.offset.reset is set",
+            c - 1
+        )),
     )
 }
 
