@@ -345,6 +345,22 @@ fn to_finding(
         }
         None => {
             msg.push_str("; no other copy in the inputs holds this range");
+            if let Some((c, why)) = e
+                .copies
+                .iter()
+                .find_map(|c| c.not_holding.as_deref().map(|w| (c, w)))
+            {
+                let said = match why.split_once(':') {
+                    Some(("diverges_at", at)) => format!(
+                        "its batches differ from this copy's from offset {at} (other records: a follower truncates there and fetches them)"
+                    ),
+                    Some(("damaged_at", at)) => {
+                        format!("its own batch at offset {at} fails its CRC")
+                    }
+                    _ => "it is not a live copy (it never leads)".to_string(),
+                };
+                msg.push_str(&format!(" ({} covers its offsets, but {said})", who(c)));
+            }
             (
                 Severity::Error,
                 "save the damaged range before the broker starts (copy the partition directory, `klogscan dump` the segment); check whether a replica outside these inputs holds the range (kafka-topics.sh --describe) and let this broker re-fetch from it; the triage lists the commands".to_string(),

@@ -355,3 +355,26 @@ fn two_captures_of_one_broker_are_not_replicas() {
         );
     }
 }
+
+/// The message names a copy that covers the range without holding it, and why.
+#[test]
+fn the_message_says_why_a_covering_copy_holds_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), Some(20), false);
+    let mut rewritten = PartitionBuilder::new("orders", 0).leader_epoch(4);
+    rewritten.append(Batch::new(Producer::PLAIN).records(20));
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .partition(rewritten)
+        .write(&d.path().join("broker2"))
+        .unwrap();
+    let r = scan(d.path());
+    let l = lost(&r);
+    assert_eq!(l.len(), 1, "{:#?}", r.findings);
+    assert!(
+        l[0].message
+            .contains("covers its offsets, but its batches differ"),
+        "{}",
+        l[0].message
+    );
+}
