@@ -237,6 +237,14 @@ impl Cluster {
             .append(Batch::new(Producer::PLAIN).records(records).at(ts));
     }
 
+    /// Data of `producer` with no coordinator record (what a compacted coordinator log
+    /// keeps of a transaction whose Ongoing record a later value superseded).
+    pub fn data(&mut self, tp: Tp, producer: Producer, records: usize) {
+        let ts = self.tick(10);
+        self.partition(tp)
+            .append(Batch::new(producer).records(records).at(ts));
+    }
+
     /// Append a raw coordinator record (`None`: a tombstone) at the cluster clock.
     pub fn coordinator_record(&mut self, id: &str, v: Option<TxnValue>) {
         let ts = self.tick(5);

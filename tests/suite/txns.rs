@@ -613,3 +613,50 @@ fn a_lost_rotation_names_the_error_of_each_retry() {
         );
     }
 }
+
+/// A coordinator's timeout abort bumps the epoch once more than a client's EndTxn
+/// (`TransactionCoordinatorTest.shouldAbortExpiredTransactionsInOngoingStateAndBumpEpoch`):
+/// its PrepareAbort is at the data's epoch + 1 under TV0/1. Known only from that record (the
+/// Ongoing one compacted away), the transaction still holds the partition's open data at the
+/// epoch below: `transaction_stuck_in_prepare` lists it without a marker (not as a
+/// partition without data), and the `hanging_transaction` follows from it. Data two epochs
+/// below is another transaction's (the twin).
+#[test]
+fn a_timeout_abort_holds_the_data_one_epoch_below() {
+    for (data_epoch, holds) in [(3, true), (2, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1")).coordinator(4);
+        let start = c.now();
+        c.data(A, Producer::transactional(7, data_epoch), 2);
+        c.advance(2 * 60_000);
+        let t = c.now();
+        c.coordinator_record(
+            "app",
+            Some(
+                TxnValue::new(7, 4, state::PREPARE_ABORT)
+                    .partitions(&[("orders", &[0])])
+                    .times(t, start),
+            ),
+        );
+        c.advance(30 * 60_000);
+        c.plain(A, 1);
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_dir(dir.path());
+        let s = of_kind(&r, Kind::TransactionStuckInPrepare);
+        assert_eq!(s.len(), 1, "{:#?}", r.findings);
+        let without = &s[0].evidence["partitions_without_marker"];
+        let no_data = &s[0].evidence["partitions_without_transaction_data"];
+        assert_eq!(
+            (
+                without.as_array().unwrap().len(),
+                no_data.as_array().unwrap().len()
+            ),
+            if holds { (1, 0) } else { (0, 1) },
+            "data epoch {data_epoch}: {:#}",
+            s[0].evidence
+        );
+        let h = of_kind(&r, Kind::HangingTransaction);
+        assert_eq!(h.len(), 1, "{:#?}", r.findings);
+        assert_eq!(h[0].caused_by.contains(&s[0].id), holds, "{h:#?}");
+    }
+}

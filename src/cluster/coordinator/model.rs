@@ -77,12 +77,27 @@ pub struct CoordTxn {
     /// pending any more.
     #[serde(skip)]
     pub removed: bool,
+    /// Known only from an abort's Prepare/Complete record: the coordinator may have
+    /// written it itself (a timeout abort, an InitProducerId fence), which bumps the epoch
+    /// once more than a client's EndTxn (`prepareFenceProducerEpoch` before
+    /// `prepareAbortOrCommit`: the data at the record's epoch − 1 under TV0/1, − 2 under
+    /// TV2; `TransactionCoordinatorTest.shouldAbortExpiredTransactionsInOngoingStateAndBumpEpoch`),
+    /// so the data may also be one epoch below `data_epoch` ([`Self::holds_data_epoch`]).
+    #[serde(skip)]
+    pub fenced_abort_possible: bool,
 }
 
 impl CoordTxn {
     /// The producer ids this transaction's markers may carry.
     pub fn has_pid(&self, pid: i64) -> bool {
         self.producer_id == pid || (self.next_producer_id >= 0 && self.next_producer_id == pid)
+    }
+    /// Whether data at producer epoch `e` can be this transaction's: its data epoch, or,
+    /// for an abort known only from its end record, the one below (a coordinator-written
+    /// abort bumps once more).
+    pub fn holds_data_epoch(&self, e: i16) -> bool {
+        e == self.data_epoch
+            || (self.fenced_abort_possible && e >= 0 && e == self.data_epoch.saturating_sub(1))
     }
     /// Transaction version 2 (the client said so in the value).
     pub fn tv2(&self) -> bool {
@@ -119,6 +134,10 @@ impl CoordTxn {
             last_record_offset: offset,
             prepare_offset: None,
             removed: false,
+            fenced_abort_possible: matches!(
+                v.state,
+                TxnState::PrepareAbort | TxnState::CompleteAbort
+            ),
         }
     }
 

@@ -33,7 +33,7 @@ const LOOK_AHEAD: usize = 256;
 pub(super) fn distance(r: &TxnRecord, c: &CoordTxn, tol: i64) -> Option<i64> {
     let known = |t: i64| (t >= 0).then_some(t);
     let (t, lo, hi) = if r.is_open() {
-        if r.producer_epoch != c.data_epoch {
+        if !c.holds_data_epoch(r.producer_epoch) {
             return None;
         }
         let end = c.prepare_ms.or(c.complete_ms);
@@ -253,10 +253,10 @@ impl Aligner<'_> {
                 .as_ref()
                 .is_some_and(|s| s.iter().any(|(t, p)| (t.as_str(), *p) == tp))
         };
-        if r.producer_epoch != self.txn(k).data_epoch {
+        if !self.txn(k).holds_data_epoch(r.producer_epoch) {
             let s = (0..k).rev().find(|&s| {
                 let c = self.txn(s);
-                c.data_epoch == r.producer_epoch && c.has_pid(r.producer_id)
+                c.holds_data_epoch(r.producer_epoch) && c.has_pid(r.producer_id)
             })?;
             let c = self.txn(s);
             return c.complete_ms.is_some().then(|| Absorbed {
@@ -331,7 +331,7 @@ impl Aligner<'_> {
                 return None; // this one and every earlier one ended before the data
             }
             let end = c.prepare_ms.or(c.complete_ms).unwrap_or(i64::MAX);
-            if c.data_epoch == r.producer_epoch
+            if c.holds_data_epoch(r.producer_epoch)
                 && c.start_ms >= 0
                 && r.first_timestamp >= c.start_ms.saturating_sub(self.tol)
                 && r.first_timestamp <= end
