@@ -305,13 +305,25 @@ fn judge_unmapped<'v>(
     let pid = open.pid;
     let read = view.read_list();
     let missing = view.missing_partitions(count);
-    let unconfirmed = (missing > 0).then(|| {
+    // A load that stops at a record leaves the ids as they were before it, but the records
+    // after it may map the producer for a coordinator that loaded earlier (or wrote the
+    // record itself): two readings, so the absence is not confirmed.
+    let stopped = view.load_stops.first().map(|(path, at)| {
         format!(
-            "only {read} read, {missing} of the {count} partitions of {} not in the inputs",
-            cluster.unwrap_or("the cluster")
+            "the coordinator's load of {path} stops at offset {at}, and a coordinator that loaded before that record may hold this producer's id in the records after it"
         )
     });
-    let sentence = if missing > 0 {
+    let unconfirmed = (missing > 0)
+        .then(|| {
+            format!(
+                "only {read} read, {missing} of the {count} partitions of {} not in the inputs",
+                cluster.unwrap_or("the cluster")
+            )
+        })
+        .or(stopped.clone());
+    let sentence = if let Some(why) = stopped.filter(|_| missing == 0) {
+        format!("unconfirmed: no transactional id maps to producer {pid} in the ids a load leaves ({why})")
+    } else if missing > 0 {
         format!(
             "unconfirmed: no transactional id maps to producer {pid} in {read}, but the id may be stored in one of the {missing} partition(s) not read"
         )
@@ -539,5 +551,40 @@ fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Val
             (Some(r), false) => format!("check the coordinator first with {describe}; {r}"),
             (None, false) => format!("check the coordinator with {describe}"),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every partition read and no id maps the producer: confirmed — unless a copy's load
+    /// stops at a record with records after it, which a coordinator that loaded before may
+    /// hold (two readings: unconfirmed, naming the stop).
+    #[test]
+    fn a_load_stop_leaves_the_absence_unconfirmed() {
+        let open = OpenTxn {
+            pid: 5,
+            epoch: 0,
+            ref_time: None,
+            first_ts: None,
+            last_marker: None,
+            here: ("orders".into(), 0),
+        };
+        let mut view = CoordinatorView {
+            partitions_read: [0].into_iter().collect(),
+            ..Default::default()
+        };
+        let j = judge_unmapped(&view, &open, 1, Some("c1"));
+        assert!(j.sentence.starts_with("confirmed hanging"), "{}", j.sentence);
+        assert!(j.unconfirmed.is_none());
+        view.load_stops.push(("__transaction_state-0".into(), 3));
+        let j = judge_unmapped(&view, &open, 1, Some("c1"));
+        assert!(j.sentence.starts_with("unconfirmed: "), "{}", j.sentence);
+        assert!(
+            j.unconfirmed.as_deref().is_some_and(|u| u.contains("stops at offset 3")),
+            "{:?}",
+            j.unconfirmed
+        );
     }
 }

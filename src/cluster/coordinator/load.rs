@@ -153,6 +153,9 @@ impl CoordinatorView {
         }
         self.errors
             .extend(m.errors.iter().map(|e| (path.clone(), e.clone())));
+        if let Some(stop) = m.load_stop.filter(|&o| m.last_usable_offset > o) {
+            self.load_stops.push((path.clone(), stop));
+        }
         self.history
             .anomalies
             .extend(m.history.anomalies.iter().cloned());

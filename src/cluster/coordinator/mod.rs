@@ -92,6 +92,10 @@ pub struct CoordinatorView {
     /// (`segment::BIG_ENTRY`), a segment that could not be read. The view may miss what
     /// they hold, so no verdict resting on it is confirmed.
     pub unread: Vec<(String, String)>,
+    /// Copies whose load stops at a record with usable records after it, as `(path, offset
+    /// of the stop)`: the view holds what a load leaves, but a coordinator that loaded
+    /// before the record was written (or wrote it) holds the later records too.
+    pub load_stops: Vec<(String, i64)>,
     /// Records read.
     pub records: u64,
     /// Rule 31: each partition copy's history, replayed per transactional id.

@@ -615,6 +615,10 @@ fn the_load_stops_at_the_first_record_it_cannot_read() {
                 );
                 assert!(!view.ids.contains_key("c"), "{anomaly}: {view:?}");
                 assert_eq!(view.errors.len(), 1, "{anomaly}: {:?}", view.errors);
+                // Records follow the stop: the view names it (a coordinator that loaded
+                // before the record holds them).
+                assert_eq!(view.load_stops.len(), 1, "{anomaly}");
+                assert_eq!(view.load_stops[0].1, 2, "{anomaly}");
                 assert_eq!(found.first(), Some(&(anomaly.to_string(), 2)), "{found:?}");
                 let f = r
                     .findings
@@ -632,6 +636,7 @@ fn the_load_stops_at_the_first_record_it_cannot_read() {
                 assert_eq!((a.state, a.source.offset), (TxnState::PrepareCommit, 3));
                 assert_eq!(view.ids["c"].producer_id, 3);
                 assert!(view.errors.is_empty(), "{:?}", view.errors);
+                assert!(view.load_stops.is_empty());
                 assert_eq!(found, [("unknown_key_version".to_string(), 2)]);
             }
         }
