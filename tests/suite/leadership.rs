@@ -704,3 +704,41 @@ fn an_election_measures_only_replicas_of_its_incarnation() {
         assert_eq!(f[0].offset.is_some(), !other, "{:#?}", f[0]);
     }
 }
+
+/// A metadata batch that fails its CRC is a record the replay cannot apply (the raft
+/// client validates every batch): here the ISR expansion to [1, 2, 3], so the preferred
+/// election of broker 3 that follows looks outside the ISR. The finding says the history
+/// misses a record before it (`history_gap_before`) and stays a warning; the intact log
+/// shows a clean election (the twin).
+#[test]
+fn an_election_after_a_gap_in_the_history_is_qualified() {
+    for damaged in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        let mut b = MetadataLogBuilder::new(1_700_000_000_000);
+        b.batch(&[topic(), broker(1), broker(2), broker(3)]);
+        b.batch(&[partition(&[3, 1, 2], &[1, 2], 1, 5)]);
+        b.batch(&[change(|c| c.isr = Some(vec![1, 2, 3]))]);
+        b.batch(&[change(|c| c.leader = 3)]);
+        let part = b.write(d.path()).unwrap();
+        if damaged {
+            let seg = part.join("00000000000000000000.log");
+            let mut bytes = std::fs::read(&seg).unwrap();
+            let len = |at: usize| {
+                u32::from_be_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize + 12
+            };
+            let third = len(0) + len(len(0));
+            bytes[third + 70] ^= 0x01;
+            std::fs::write(&seg, bytes).unwrap();
+        }
+        let r = scan(d.path());
+        let f = of_kind(&r, Kind::UncleanLeaderElection);
+        if !damaged {
+            assert!(f.is_empty(), "{f:#?}");
+            continue;
+        }
+        assert_eq!(f.len(), 1, "{:#?}", r.findings);
+        assert!(f[0].evidence["history_gap_before"].is_i64(), "{:#?}", f[0]);
+        assert_ne!(f[0].severity, Severity::Error);
+        assert!(f[0].message.contains("may be stale"), "{}", f[0].message);
+    }
+}

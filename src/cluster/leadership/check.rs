@@ -29,6 +29,10 @@ struct UncleanEvidence<'a> {
     leader_recovery_state_written: Option<i8>,
     leader_recovery_state_after: i8,
     single_replica: bool,
+    /// The first metadata offset before the election that the replay could not apply
+    /// (then the verdict rests on possibly stale state: at most a warning).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history_gap_before: Option<i64>,
     /// Which unclean path elected it: `last_known_leader` (KIP-966: ISR and ELR empty, the
     /// one last known ELR member; `PartitionChangeBuilder.canElectLastKnownLeader`, taken
     /// by any election type whatever `unclean.leader.election.enable` says) or
@@ -120,9 +124,17 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
         (_, Some(s)) => msg.push_str(&format!("; the new epoch starts at offset {s}")),
         _ => {}
     }
+    // A record the replay could not apply before the election: the ISR and epochs it is
+    // judged against may be stale (no verdict rests on them alone at error).
+    let gap = h.log.gaps.iter().copied().filter(|&g| g < e.offset).min();
+    if let Some(g) = gap {
+        msg.push_str(&format!(
+            "; the history misses a record before it (metadata offset {g} could not be applied), so the ISR and leader epoch it is judged against may be stale"
+        ));
+    }
     let severity = if e.single_replica() {
         Severity::Info
-    } else if lost.is_some_and(|n| n > 0) {
+    } else if lost.is_some_and(|n| n > 0) && gap.is_none() {
         Severity::Error
     } else {
         Severity::Warning
@@ -143,6 +155,7 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
         leader_recovery_state_written: e.recovery_state_written,
         leader_recovery_state_after: e.recovery_state_after,
         single_replica: e.single_replica(),
+        history_gap_before: gap,
         path: if last_known {
             "last_known_leader"
         } else {

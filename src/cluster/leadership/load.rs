@@ -84,6 +84,13 @@ pub struct MetadataLog {
     /// copies as KRaft orders logs (`OffsetAndEpoch`: the epoch first).
     #[serde(default)]
     pub last_epoch: i32,
+    /// Offsets of the records the replay could not apply, in read order: a batch that
+    /// fails its CRC (its base offset: the raft client validates every batch it reads and
+    /// goes no further, `RecordsIterator`), one that does not decompress or frame, a
+    /// record that does not decode. `PartitionChangeRecord` carries no epoch, so past the
+    /// first of them the epochs and ISRs the replay infers may be stale.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<i64>,
 }
 
 /// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`.
@@ -211,13 +218,19 @@ fn read_any(
         // A batch too large to hold is said by the scan (`batch_not_decoded`).
         let Item::Entry(entry) = item else { return };
         let Ok(b) = entry.as_v2() else { return };
-        if !b.is_valid() || b.last_offset() < from {
+        if b.last_offset() < from {
+            return;
+        }
+        if !b.is_valid() {
+            // Said by the scan (`crc_mismatch`); the history records where it misses it.
+            log.gaps.push(b.base_offset());
             return;
         }
         if snapshot_end.is_none() {
             log.last_epoch = log.last_epoch.max(b.partition_leader_epoch());
         }
         let bad = |log: &mut MetadataLog, offset: i64, reason: String| {
+            log.gaps.push(offset);
             log.undecodable.push(Undecodable {
                 file: name.clone(),
                 offset,
