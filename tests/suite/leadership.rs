@@ -742,3 +742,47 @@ fn an_election_after_a_gap_in_the_history_is_qualified() {
         assert!(f[0].message.contains("may be stale"), "{}", f[0].message);
     }
 }
+
+/// `PartitionReassignmentRevertTest.testIsrSpecialCase`: cancelling a reassignment whose ISR
+/// holds only replicas it was adding falls back to the first original replica alone — an
+/// unclean election (`unclean()`, which the cancellation accepts only with
+/// unclean.leader.election.enable) that writes no RECOVERING. Cancelling while an original
+/// replica is still in the ISR elects it cleanly (the twin).
+#[test]
+fn a_reassignment_revert_to_a_replica_outside_the_isr_is_unclean() {
+    let mv = MetaRecord::FeatureLevel {
+        name: "metadata.version".into(),
+        feature_level: 20,
+    };
+    for (isr_after_fencing, choice) in [(vec![4, 5], Choice::Unclean), (vec![1, 4, 5], Choice::Isr)]
+    {
+        let h = history(&[
+            mv.clone(),
+            topic(),
+            partition(&[1, 2, 3], &[1, 2, 3], 1, 10),
+            change(|c| {
+                c.replicas = Some(vec![4, 5, 6, 1, 2, 3]);
+                c.removing_replicas = Some(vec![1, 2, 3]);
+                c.adding_replicas = Some(vec![4, 5, 6]);
+            }),
+            change(|c| c.isr = Some(vec![1, 2, 3, 4, 5])),
+            change(|c| {
+                c.leader = 4;
+                c.isr = Some(isr_after_fencing.clone());
+            }),
+            change(|c| {
+                c.leader = 1;
+                c.isr = Some(vec![1]);
+                c.replicas = Some(vec![1, 2, 3]);
+                c.removing_replicas = Some(vec![]);
+                c.adding_replicas = Some(vec![]);
+            }),
+        ]);
+        let last = h.elections.last().expect("elections");
+        assert_eq!(
+            (last.leader, last.choice),
+            (1, choice),
+            "{isr_after_fencing:?}"
+        );
+    }
+}

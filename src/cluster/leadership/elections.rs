@@ -102,6 +102,19 @@ pub fn classify(
     if prev.isr.contains(&leader) || in_written_isr {
         return Choice::Isr;
     }
+    // Cancelling a reassignment whose ISR holds only the replicas it was adding falls back
+    // to the first original replica alone (`PartitionReassignmentRevert`: its `unclean()`,
+    // which the cancellation accepts only with unclean.leader.election.enable): it writes
+    // no RECOVERING, since the targeted ISR makes it a valid leader.
+    let clears_reassignment = c.adding_replicas.as_deref() == Some(&[][..])
+        && c.removing_replicas.as_deref() == Some(&[][..]);
+    if clears_reassignment
+        && !prev.adding.is_empty()
+        && !prev.adding.contains(&leader)
+        && prev.isr.iter().all(|r| prev.adding.contains(r))
+    {
+        return Choice::Unclean;
+    }
     let alone_in_written_isr = c.isr.as_deref() == Some(&[leader][..]);
     if alone_in_written_isr
         && recovery_supported
