@@ -786,3 +786,44 @@ fn a_reassignment_revert_to_a_replica_outside_the_isr_is_unclean() {
         );
     }
 }
+
+/// The `unclean.leader.election.enable` an election's evidence names is the one the
+/// controller resolves: a topic's value does not survive the topic's removal
+/// (`deleteTopicConfigs`: the re-created topic inherits nothing), and without a topic value
+/// the cluster default applies, not whichever broker's value was written last.
+#[test]
+fn the_unclean_config_is_resolved_as_the_controller_resolves_it() {
+    use klogscan::read::format::metadata::RESOURCE_BROKER;
+    let config = |resource_type, resource: &str, value: &str| MetaRecord::Config {
+        resource_type,
+        resource_name: resource.into(),
+        name: "unclean.leader.election.enable".into(),
+        value: Some(value.into()),
+    };
+    for (recreated, want) in [(false, "true (topic)"), (true, "true (cluster default)")] {
+        let d = tempfile::tempdir().unwrap();
+        let mut b = MetadataLogBuilder::new(1_700_000_000_000);
+        b.batch(&[broker(1), broker(2), broker(3), topic()]);
+        b.batch(&[config(RESOURCE_TOPIC, "orders", "true")]);
+        b.batch(&[config(RESOURCE_BROKER, "", "true")]);
+        b.batch(&[config(RESOURCE_BROKER, "3", "false")]);
+        if recreated {
+            b.batch(&[MetaRecord::RemoveTopic { topic_id: tid() }]);
+            b.batch(&[topic()]);
+        }
+        b.batch(&[partition(&[1, 2], &[1], 1, 5)]);
+        b.batch(&[change(|c| {
+            c.leader = 2;
+            c.isr = Some(vec![2]);
+            c.leader_recovery_state = 1;
+        })]);
+        b.write(d.path()).unwrap();
+        let r = scan(d.path());
+        let f = of_kind(&r, Kind::UncleanLeaderElection);
+        assert_eq!(f.len(), 1, "{:#?}", r.findings);
+        assert_eq!(
+            f[0].evidence["unclean_leader_election_enable"], want,
+            "recreated {recreated}"
+        );
+    }
+}

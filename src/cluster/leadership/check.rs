@@ -63,23 +63,50 @@ fn selected(opts: &ScanOptions, topic: &str, partition: i32) -> bool {
 }
 
 /// The value of `unclean.leader.election.enable` for `topic` at metadata offset `at`.
+/// The dynamic `unclean.leader.election.enable` in force for `topic` at metadata offset
+/// `at`, as the controller resolves it (`KafkaConfigSchema.resolveEffectiveTopicConfig`):
+/// the topic's own value, set since the topic's last removal (`RemoveTopicRecord` deletes
+/// its configs: `ConfigurationControlManager.deleteTopicConfigs`); else the controller's own
+/// broker value, when the metadata log names the controller (its `LEADER_CHANGE`); else the
+/// cluster default (the empty broker name). A deleted value falls through to the next
+/// scope. Static `server.properties` values are not in the log: `None` then.
 fn unclean_config(h: &ClusterHistory, topic: &str, at: i64) -> Option<String> {
     let name = "unclean.leader.election.enable";
-    let latest = |scope: &str, resource: Option<&str>| {
+    let removed = h
+        .history
+        .topics
+        .iter()
+        .filter(|t| !t.created && t.topic == topic && t.offset <= at)
+        .map(|t| t.offset)
+        .max()
+        .unwrap_or(i64::MIN);
+    let latest = |scope: &str, resource: &str, after: i64| {
         h.history
             .configs
             .iter()
             .rfind(|c| {
                 c.offset <= at
+                    && c.offset > after
                     && c.name == name
                     && c.scope == scope
-                    && resource.is_none_or(|r| c.resource == r)
+                    && c.resource == resource
             })
-            .map(|c| c.value.clone().unwrap_or_else(|| "(deleted)".into()))
+            .and_then(|c| c.value.clone())
     };
-    latest("topic", Some(topic))
+    let controller = h
+        .log
+        .quorum
+        .iter()
+        .rfind(|q| q.offset <= at && q.leader_id.is_some())
+        .and_then(|q| q.leader_id);
+    latest("topic", topic, removed)
         .map(|v| format!("{v} (topic)"))
-        .or_else(|| latest("broker", None).map(|v| format!("{v} (broker)")))
+        .or_else(|| {
+            controller.and_then(|c| {
+                latest("broker", &c.to_string(), i64::MIN).map(|v| format!("{v} (controller {c})"))
+            })
+        })
+        .or_else(|| latest("broker", "", i64::MIN).map(|v| format!("{v} (cluster default)")))
 }
 
 /// Whether `e` took the last-known-leader path (`canElectLastKnownLeader`: ISR and ELR
