@@ -347,6 +347,52 @@ pub fn replica_pairs<'a>(
     out
 }
 
+/// A divergence the replica behind in epochs truncates away when it follows: what that
+/// costs depends on its checkpointed high watermark. Above it, a tail it wrote at an older
+/// epoch and never acknowledged (info); below it, acknowledged records the other copy holds
+/// others in place of (error: data lost, as an unclean election loses it); unknown without
+/// a checkpoint (a warning, as before).
+fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
+    let acknowledged = t.high_watermark.map(|h| h > d.first_offset);
+    let x = d.first_offset;
+    f.message.push_str(&format!(
+        "; {} is behind in leader epochs: following the other it truncates to offset {} (AbstractFetcherThread.getOffsetTruncationState) and fetches the other's records{}",
+        t.path,
+        t.to_offset,
+        match (acknowledged, t.high_watermark) {
+            (Some(false), Some(h)) => format!(", a tail above its checkpointed high watermark {h}, never acknowledged"),
+            (Some(true), Some(h)) => format!(": the records it acknowledged at [{x}, {h}) (below its checkpointed high watermark) are replaced — acknowledged data lost"),
+            _ => ", whether they were acknowledged is unknown (no high watermark checkpoint)".to_string(),
+        }
+    ));
+    if let serde_json::Value::Object(m) = &mut f.evidence {
+        m.insert(
+            "truncation".into(),
+            json!({"replica": t.path, "to_offset": t.to_offset, "high_watermark": t.high_watermark, "acknowledged": acknowledged}),
+        );
+    }
+    f.broker_behaviour = format!(
+        "the replica behind in leader epochs truncates to offset {} when it follows (AbstractFetcherThread.getOffsetTruncationState) and the divergence disappears",
+        t.to_offset
+    );
+    match acknowledged {
+        Some(false) => {
+            f.severity = crate::finding::Severity::Info;
+            f.remediation = Some("nothing to do: the records it drops were never acknowledged".into());
+        }
+        Some(true) => {
+            f.severity = crate::finding::Severity::Error;
+            f.remediation = Some(format!(
+                "copy {}'s directory before it follows (it holds the only copy of offsets {x}..{}); look for the unclean election in the leadership history (klogscan history)",
+                t.path,
+                t.high_watermark.unwrap_or(x + 1) - 1
+            ));
+        }
+        None => {}
+    }
+    f
+}
+
 fn batch_json(segments: &SegmentNames, k: &Option<BatchKey>) -> serde_json::Value {
     match k {
         None => serde_json::Value::Null,
@@ -378,12 +424,68 @@ fn markers_json(m: &[Marker]) -> serde_json::Value {
         .collect()
 }
 
+/// `LeaderEpochFileCache.endOffsetFor` on a lineage `(epoch, start)` in epoch order with log
+/// end `leo`: the floor epoch of `e` and where it ends (the next entry's start, or the log
+/// end); `None` below the first entry or for an empty lineage.
+fn end_offset_for(l: &[(i32, i64)], e: i32, leo: i64) -> Option<(i32, i64)> {
+    let i = l.iter().rposition(|&(x, _)| x <= e)?;
+    Some((l[i].0, l.get(i + 1).map_or(leo, |n| n.1)))
+}
+
+/// Where a replica with lineage `behind` (log end `behind_end`) truncates when it follows
+/// a leader with lineage `ahead` (log end `ahead_end`):
+/// `AbstractFetcherThread.getOffsetTruncationState` — the leader's end for the follower's
+/// latest epoch, and when the leader answers with an older epoch, the follower's own end
+/// for that one too.
+fn truncation_point(
+    behind: &[(i32, i64)],
+    behind_end: i64,
+    ahead: &[(i32, i64)],
+    ahead_end: i64,
+) -> Option<i64> {
+    let &(latest, _) = behind.last()?;
+    let (epoch, end) = end_offset_for(ahead, latest, ahead_end)?;
+    if epoch == latest {
+        return Some(end.min(behind_end));
+    }
+    let (_, own) = end_offset_for(behind, epoch, behind_end)?;
+    Some(end.min(own))
+}
+
+/// A divergence the replica behind in leader epochs removes when it follows: `(its
+/// index, where it truncates)`, when the divergence starts at or above that point.
+fn pending_truncation(report: &ScanReport, i: usize, j: usize, d: &Divergence) -> Option<(usize, i64)> {
+    let (a, b) = (&report.partitions[i], &report.partitions[j]);
+    let latest = |p: &crate::partition::results::PartitionReport| p.carried.leader_epochs.last().map(|e| e.0);
+    let (behind, ahead) = match latest(a)?.cmp(&latest(b)?) {
+        std::cmp::Ordering::Less => (i, j),
+        std::cmp::Ordering::Greater => (j, i),
+        std::cmp::Ordering::Equal => return None,
+    };
+    let (pb, pa) = (&report.partitions[behind], &report.partitions[ahead]);
+    let t = truncation_point(
+        &pb.carried.leader_epochs,
+        pb.log_end_offset?,
+        &pa.carried.leader_epochs,
+        pa.log_end_offset?,
+    )?;
+    (t <= d.first_offset).then_some((behind, t))
+}
+
+/// What the replica behind in epochs does with the divergence ([`pending_truncation`]).
+struct Truncation<'a> {
+    path: &'a str,
+    to_offset: i64,
+    high_watermark: Option<i64>,
+}
+
 fn to_finding(
     topic: &str,
     partition: i32,
     paths: (&str, &str),
     segments: (&SegmentNames, &SegmentNames),
     d: &Divergence,
+    truncation: Option<Truncation<'_>>,
 ) -> Finding {
     let (ma, mb) = &d.markers_only_in;
     let mut msg = format!(
@@ -419,6 +521,9 @@ fn to_finding(
             "find which replica is authoritative (leader epoch history, ISR at the time); \
              reassign or delete the diverged replica so it re-fetches from the leader",
         );
+    if let Some(t) = truncation {
+        f = with_truncation(f, d, &t);
+    }
     if let Some(k) = d.first.0.or(d.first.1) {
         f.position = Some(k.position);
         let names = if d.first.0.is_some() {
@@ -494,12 +599,21 @@ pub fn check(
             if compacted && d.compaction_explainable {
                 continue;
             }
+            let truncation = pending_truncation(report, i, j, &d).map(|(k, to_offset)| {
+                let p = &report.partitions[k];
+                Truncation {
+                    path: &p.path,
+                    to_offset,
+                    high_watermark: p.high_watermark,
+                }
+            });
             let f = to_finding(
                 &r.topic,
                 r.partition,
                 (&r.path, &report.partitions[j].path),
                 (sa, sb),
                 &d,
+                truncation,
             );
             extra.entry(i).or_default().push(f);
         }

@@ -365,3 +365,71 @@ fn independent_cleaning_of_a_compacted_partition_is_no_divergence() {
         }
     }
 }
+
+/// `AbstractFetcherThreadTest.testDivergingEpochs` on disk: two replicas agree up to offset
+/// 10 (epoch 0); from there broker 1 holds epoch 1 and broker 2 epoch 2. Broker 1 is behind
+/// in epochs: following broker 2 it truncates to 10 and the divergence disappears. Above its
+/// checkpointed high watermark (10) that tail was never acknowledged: info. With its high
+/// watermark at 15 the records at [10, 15) were acknowledged and are replaced: error.
+/// Without a checkpoint: a warning, as a divergence of the same epoch always is.
+#[test]
+fn a_divergence_the_replica_behind_in_epochs_truncates_away() {
+    let copy = |tail_epoch: i32, tail: i64| {
+        let mut p = base().leader_epoch(0);
+        for i in 0..10i64 {
+            p.append(
+                Batch::new(Producer::PLAIN)
+                    .values([format!("v{i}")])
+                    .at(T0 + i * 1000),
+            );
+        }
+        p.set_leader_epoch(tail_epoch);
+        for i in 0..tail {
+            p.append(
+                Batch::new(Producer::PLAIN)
+                    .values([format!("e{tail_epoch}-{i}")])
+                    .at(T0 + 100_000 + i * 1000),
+            );
+        }
+        p
+    };
+    for (hw, severity) in [
+        (Some(10), Some(klogscan::finding::Severity::Info)),
+        (Some(15), Some(klogscan::finding::Severity::Error)),
+        (None, Some(klogscan::finding::Severity::Warning)),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let mut b1 = LogDirBuilder::new(1).cluster_id("c1").partition(copy(1, 5));
+        if let Some(h) = hw {
+            b1 = b1.high_watermark("orders", 0, h);
+        }
+        b1.write(&d.path().join("broker-1")).unwrap();
+        if hw.is_none() {
+            // The builder checkpoints the log end by default: no checkpoint at all here.
+            let _ = std::fs::remove_file(d.path().join("broker-1/replication-offset-checkpoint"));
+        }
+        LogDirBuilder::new(2)
+            .cluster_id("c1")
+            .partition(copy(2, 10))
+            .write(&d.path().join("broker-2"))
+            .unwrap();
+        let r = scan_compare(d.path());
+        let found = divergences(&r);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let f = found[0];
+        assert_eq!(Some(f.severity), severity, "hw {hw:?}: {f:#?}");
+        assert_eq!(f.offset, Some(10));
+        assert_eq!(
+            f.evidence["truncation"]["to_offset"], 10,
+            "{:#}",
+            f.evidence
+        );
+        assert!(
+            f.evidence["truncation"]["replica"]
+                .as_str()
+                .is_some_and(|p| p.contains("broker-1")),
+            "{:#}",
+            f.evidence
+        );
+    }
+}
