@@ -660,3 +660,36 @@ fn a_timeout_abort_holds_the_data_one_epoch_below() {
         assert_eq!(h[0].caused_by.contains(&s[0].id), holds, "{h:#?}");
     }
 }
+
+/// A transactional id keeps its producer id across a client upgrade: two TV0/1
+/// transactions at epoch 0 (a COMMIT on orders-0, then an ABORT on orders-0 and
+/// orders-1, each marker at the data's epoch), then a TV2 one at epoch 1 (COMMIT at
+/// epoch 2). The TV2 transaction does not make the earlier epoch's records TV2: grouped
+/// per data epoch they would pair the COMMIT with the other partition's ABORT (a false
+/// `transaction_outcome_mismatch`). Without the upgrade nothing changes (the twin).
+#[test]
+fn a_client_upgrade_to_tv2_keeps_the_older_transactions_apart() {
+    for upgraded in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1"));
+        let p = Producer::transactional(7, 0);
+        c.run(&Txn::new("app", p, &[A]));
+        c.run(&Txn::new("app", p, &[A, B]).abort());
+        if upgraded {
+            c.run(&Txn::new("app", Producer::transactional(7, 1), &[A]).marker_epoch(2));
+        }
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_dir(dir.path());
+        assert!(
+            of_kind(&r, Kind::TransactionOutcomeMismatch).is_empty(),
+            "upgraded {upgraded}: {:#?}",
+            r.findings
+        );
+        assert_eq!(
+            txns(&r).len(),
+            if upgraded { 3 } else { 2 },
+            "{:#?}",
+            txns(&r)
+        );
+    }
+}

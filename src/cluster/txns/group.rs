@@ -257,7 +257,27 @@ impl<'a> Grouper<'a> {
             super::align::by_coordinator(p, coord, mine, (pid, tv2), members, self.tolerance_ms)
         };
         let mut more = if tv2 {
-            group_tv2(p, pid, &rest)
+            // The version is the transaction's, not the producer id's: a transactional id
+            // keeps its producer id across a client upgrade, and a coordinator's abort may
+            // record the server's version. A marker at its data's own epoch proves TV0/1 for
+            // that epoch (TV2 markers are always above the data), so those epochs are
+            // grouped as TV0/1 (one group per transaction in time, not one per epoch).
+            let tv01_epochs: std::collections::BTreeSet<i16> = rest
+                .iter()
+                .map(|&m| rec(p, m))
+                .filter(|r| {
+                    r.end != TxnEnd::Open && !r.is_empty() && r.marker_epoch == r.producer_epoch
+                })
+                .map(|r| r.producer_epoch)
+                .collect();
+            let (old, new): (Vec<Member>, Vec<Member>) = rest
+                .iter()
+                .partition(|&&m| tv01_epochs.contains(&rec(p, m).producer_epoch));
+            let mut g = group_tv2(p, pid, &new);
+            if !old.is_empty() {
+                g.extend(group_tv01(p, pid, &old, self.marker_delay_ms));
+            }
+            g
         } else {
             group_tv01(p, pid, &rest, self.marker_delay_ms)
         };
