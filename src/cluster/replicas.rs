@@ -437,7 +437,7 @@ fn end_offset_for(l: &[(i32, i64)], e: i32, leo: i64) -> Option<(i32, i64)> {
 /// `AbstractFetcherThread.getOffsetTruncationState` — the leader's end for the follower's
 /// latest epoch, and when the leader answers with an older epoch, the follower's own end
 /// for that one too.
-fn truncation_point(
+pub(crate) fn truncation_point(
     behind: &[(i32, i64)],
     behind_end: i64,
     ahead: &[(i32, i64)],

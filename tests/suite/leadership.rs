@@ -827,3 +827,64 @@ fn the_unclean_config_is_resolved_as_the_controller_resolves_it() {
         );
     }
 }
+
+/// The old leader truncates where `getOffsetTruncationState` says when it follows the new
+/// one, which is below the new epoch's start when their lineages fork earlier: broker 1
+/// holds epoch 3 up to 15 and epoch 5 to 25; broker 2, elected uncleanly at epoch 6, holds
+/// epoch 3 up to 18 and epoch 6 from there. Broker 1 asks for epoch 5's end, gets epoch 3
+/// ending at 18, and its own epoch 3 ends at 15: it truncates to 15 — 10 offsets lost, not
+/// the 7 from the new epoch's start. Without the new leader's replica the count starts at
+/// the new epoch (the twin).
+#[test]
+fn the_loss_starts_where_the_old_leader_truncates() {
+    for with_new_leader in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let copy = |epochs: &[(i32, usize)]| {
+            let mut p = PartitionBuilder::new("orders", 0).start_time(1_700_000_000_000);
+            for &(e, n) in epochs {
+                p.set_leader_epoch(e);
+                for _ in 0..n {
+                    p.append(Batch::new(Producer::PLAIN).records(1));
+                }
+            }
+            p
+        };
+        LogDirBuilder::new(1)
+            .cluster_id("c1")
+            .partition(copy(&[(3, 15), (5, 10)]))
+            .write(&d.path().join("broker-1"))
+            .unwrap();
+        let mut b2 = LogDirBuilder::new(2).cluster_id("c1");
+        if with_new_leader {
+            b2 = b2.partition(copy(&[(3, 18), (6, 12)]));
+        }
+        let ld2 = d.path().join("broker-2");
+        b2.write(&ld2).unwrap();
+        let mut m = MetadataLogBuilder::new(1_700_000_000_000);
+        m.batch(&[
+            broker(1),
+            broker(2),
+            topic(),
+            partition(&[1, 2], &[1], 1, 5),
+        ]);
+        m.batch(&[change(|c| {
+            c.leader = 2;
+            c.isr = Some(vec![2]);
+            c.leader_recovery_state = 1;
+        })]);
+        m.write(&ld2).unwrap();
+        let r = klogscan::pipeline::scan(
+            &[d.path().join("broker-1"), ld2.clone()],
+            &ScanOptions::default(),
+        );
+        let f = of_kind(&r, Kind::UncleanLeaderElection);
+        assert_eq!(f.len(), 1, "{:#?}", r.findings);
+        let old = &f[0].evidence["old_leader_copy"];
+        if with_new_leader {
+            assert_eq!(old["truncates_to"], 15, "{old:#}");
+            assert_eq!(old["lost_offsets"], 10, "{old:#}");
+        } else {
+            assert!(old.get("truncates_to").is_none(), "{old:#}");
+        }
+    }
+}

@@ -139,14 +139,20 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
             _ => String::new(),
         }
     );
-    match (lost, loss.start_offset) {
+    let truncates_to = loss.old_leader_copy.as_ref().and_then(|c| c.truncates_to);
+    match (lost, truncates_to.or(loss.start_offset)) {
         (Some(n), Some(s)) if n > 0 => msg.push_str(&format!(
-            "; broker {}'s replica holds {n} offsets ({s}–{}) the new leader's log lacks{}",
+            "; broker {}'s replica holds {n} offsets ({s}–{}) the new leader's log lacks{}{}",
             e.last_live_leader.unwrap_or(-1),
             s + n - 1,
             below
                 .map(|b| format!(", at least {b} of them below its checkpointed high watermark"))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            if truncates_to.is_some() {
+                " (their leader-epoch lineages fork before the new epoch: it truncates there when it follows)"
+            } else {
+                ""
+            }
         )),
         (_, Some(s)) => msg.push_str(&format!("; the new epoch starts at offset {s}")),
         _ => {}

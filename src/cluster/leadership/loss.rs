@@ -118,7 +118,13 @@ pub struct OldLeaderCopy {
     pub max_epoch: Option<i32>,
     /// Its log dir's `replication-offset-checkpoint` entry for the partition.
     pub checkpointed_high_watermark: Option<i64>,
-    /// Offsets `[new epoch start, log end)` it holds that the new leader's lineage lacks.
+    /// Where it truncates when it follows the new leader, when the new leader's replica is
+    /// among the inputs and that point lies below the new epoch's start (their lineages
+    /// fork earlier: `AbstractFetcherThread.getOffsetTruncationState`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncates_to: Option<i64>,
+    /// Offsets from the new epoch's start (or the earlier truncation point) to its log end
+    /// that the new leader's lineage lacks.
     pub lost_offsets: Option<i64>,
     /// Of those, how many lie below the checkpointed high watermark (acknowledged).
     pub lost_below_high_watermark: Option<i64>,
@@ -193,11 +199,26 @@ pub(crate) fn of_election(e: &Election, copies: &[Copy<'_>], inv: &Inventory) ->
     }
     let hw = checkpointed_hw(inv, c.report);
     let leo = c.report.log_end_offset;
-    let lost = match (loss.start_offset, leo) {
+    // The new leader's replica tells where the old one truncates when it follows: below
+    // the new epoch's start when their lineages fork earlier.
+    let truncates_to = copies
+        .iter()
+        .find(|n| n.broker() == Some(e.leader))
+        .and_then(|n| {
+            crate::cluster::replicas::truncation_point(
+                &c.report.carried.leader_epochs,
+                leo?,
+                &n.report.carried.leader_epochs,
+                n.report.log_end_offset?,
+            )
+        })
+        .filter(|&t| loss.start_offset.is_some_and(|s| t < s));
+    let from = truncates_to.or(loss.start_offset);
+    let lost = match (from, leo) {
         (Some(s), Some(l)) => Some((l - s).max(0)),
         _ => None,
     };
-    let below = match (loss.start_offset, leo, hw) {
+    let below = match (from, leo, hw) {
         (Some(s), Some(l), Some(h)) => Some((h.min(l) - s).max(0)),
         _ => None,
     };
@@ -207,6 +228,7 @@ pub(crate) fn of_election(e: &Election, copies: &[Copy<'_>], inv: &Inventory) ->
         log_end_offset: leo,
         max_epoch: c.max_epoch(),
         checkpointed_high_watermark: hw,
+        truncates_to,
         lost_offsets: lost,
         lost_below_high_watermark: below,
     });
