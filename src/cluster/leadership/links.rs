@@ -16,13 +16,34 @@ use crate::partition::results::PartitionReport;
 
 /// The first epoch at which two lineages differ, and the last epoch they share.
 pub(crate) fn fork(a: &[(i32, i64)], b: &[(i32, i64)]) -> Option<(Option<i32>, i32)> {
-    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    // Compared from the later log start: retention or cleaning moves a copy's first entry
+    // up to its log start (`truncateFromStart`), which is no fork.
+    let (a, b) = match (a.first(), b.first()) {
+        (Some(x), Some(y)) => {
+            let start = x.1.max(y.1);
+            (from_start(a, start), from_start(b, start))
+        }
+        _ => (a.to_vec(), b.to_vec()),
+    };
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let last = common.checked_sub(1).map(|i| a[i].0);
     match (a.get(common), b.get(common)) {
         (None, None) => None,
         (Some(x), None) | (None, Some(x)) => Some((last, x.0)),
         (Some(x), Some(y)) => Some((last, x.0.min(y.0))),
     }
+}
+
+/// A lineage as `LeaderEpochFileCache.truncateFromStart(start)` leaves it: of the entries
+/// starting at or below `start`, the newest, moved up to start there.
+fn from_start(l: &[(i32, i64)], start: i64) -> Vec<(i32, i64)> {
+    let below = l.iter().take_while(|e| e.1 <= start).count();
+    let mut out: Vec<(i32, i64)> = Vec::with_capacity(l.len());
+    if below > 0 {
+        out.push((l[below - 1].0, start));
+    }
+    out.extend_from_slice(&l[below..]);
+    out
 }
 
 /// The unclean election between `last` (exclusive) and `epoch` (inclusive), the latest.
@@ -130,5 +151,24 @@ pub(super) fn apply(
         if !f.caused_by.contains(&key) {
             f.caused_by.push(key);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fork;
+
+    /// Lineages are compared from the later log start: retention that moved one copy's
+    /// first entry up (epoch 3 from 0 on one, from 40 on the other) is no fork; a
+    /// different epoch after it is.
+    #[test]
+    fn a_trimmed_lineage_is_no_fork() {
+        let full = [(3, 0), (5, 50), (7, 80)];
+        let trimmed = [(3, 40), (5, 50), (7, 80)];
+        assert_eq!(fork(&full, &trimmed), None);
+        let forked = [(3, 40), (5, 50), (8, 80)];
+        assert_eq!(fork(&full, &forked), Some((Some(5), 7)));
+        // Epoch 5 trimmed to 60 on one copy: both start at epoch 5 from 60, then agree.
+        assert_eq!(fork(&full, &[(5, 60), (7, 80)]), None);
     }
 }
