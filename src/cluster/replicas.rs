@@ -138,6 +138,17 @@ pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
     let inside = |x: &&BatchKey| x.base_offset >= lo && x.last_offset <= hi;
     let ra: Vec<&BatchKey> = a.iter().filter(inside).collect();
     let rb: Vec<&BatchKey> = b.iter().filter(inside).collect();
+    // A batch starting in the common range and ending past it: the other copy's batches
+    // there have boundaries it lacks (the cleaner keeps a v2 batch's base and last offset,
+    // so that is never cleaning), and it is what that copy holds at their offsets.
+    let straddles = |x: &&BatchKey| x.base_offset >= lo && x.base_offset <= hi && x.last_offset > hi;
+    let (sa, sb): (Vec<&BatchKey>, Vec<&BatchKey>) =
+        (a.iter().filter(straddles).collect(), b.iter().filter(straddles).collect());
+    let over = |s: &[&BatchKey], k: &BatchKey| {
+        s.iter()
+            .find(|s| s.base_offset <= k.last_offset && s.last_offset >= k.base_offset)
+            .map(|s| **s)
+    };
     let (mut i, mut j) = (0, 0);
     let mut first: Option<(i64, Option<BatchKey>, Option<BatchKey>)> = None;
     let mut count = 0u64;
@@ -165,17 +176,19 @@ pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
                 j += 1;
             }
             (Some(x), y) if y.is_none_or(|y| x.base_offset < y.base_offset) => {
-                if y.is_some_and(|y| y.base_offset <= x.last_offset) {
+                let other = over(&sb, x);
+                if y.is_some_and(|y| y.base_offset <= x.last_offset) || other.is_some() {
                     explainable = false; // batch boundaries cross
                 }
-                note(x.base_offset, Some(**x), None);
+                note(x.base_offset, Some(**x), other);
                 i += 1;
             }
             (x, Some(y)) => {
-                if x.is_some_and(|x| x.base_offset <= y.last_offset) {
+                let other = over(&sa, y);
+                if x.is_some_and(|x| x.base_offset <= y.last_offset) || other.is_some() {
                     explainable = false;
                 }
-                note(y.base_offset, None, Some(**y));
+                note(y.base_offset, other, Some(**y));
                 j += 1;
             }
             _ => break,

@@ -433,3 +433,45 @@ fn a_divergence_the_replica_behind_in_epochs_truncates_away() {
         );
     }
 }
+
+/// A batch of one copy that starts in the common range and ends past it (broker 2's one
+/// batch of 10..19 against broker 1's batches ending at 14) has boundaries the other copy's
+/// batches lack: never what cleaning does (`compaction_explainable: false`), and it is what
+/// broker 2 holds at offset 10 (not `null`).
+#[test]
+fn a_batch_crossing_the_common_range_end_is_shown_and_not_cleaning() {
+    let head = || {
+        let mut p = base().leader_epoch(0);
+        for i in 0..10i64 {
+            p.append(
+                Batch::new(Producer::PLAIN)
+                    .values([format!("v{i}")])
+                    .at(T0 + i * 1000),
+            );
+        }
+        p
+    };
+    let mut a = head();
+    a.set_leader_epoch(1);
+    for i in 0..5i64 {
+        a.append(
+            Batch::new(Producer::PLAIN)
+                .values([format!("a{i}")])
+                .at(T0 + 50_000 + i),
+        );
+    }
+    let mut b = head();
+    b.set_leader_epoch(2);
+    b.append(Batch::new(Producer::PLAIN).records(10).at(T0 + 60_000));
+    let d = tempfile::tempdir().unwrap();
+    two_brokers(d.path(), (Some("c1"), Some("c1")), a, b);
+    let r = scan_compare(d.path());
+    let found = divergences(&r);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let e = &found[0].evidence;
+    assert_eq!(e["compaction_explainable"], false, "{e:#}");
+    assert_eq!(e["first_difference"]["offset"], 10);
+    let batches = e["first_difference"]["batches"].as_array().unwrap();
+    assert!(batches.iter().all(|b| !b.is_null()), "{e:#}");
+    assert_eq!(batches[1]["last_offset"], 19, "{e:#}");
+}
