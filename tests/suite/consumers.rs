@@ -855,3 +855,36 @@ fn a_commit_past_its_epochs_end_is_a_detected_truncation() {
         past[0].client_error
     );
 }
+
+/// A consumer verdict rests on the group being served its commit: when the coordinator's
+/// load of the group's offsets partition fails (`group_load_failure`), it is not, so the
+/// verdict says so and stays a warning. The same commit with a loadable partition is an
+/// error (the twin).
+#[test]
+fn a_commit_the_coordinator_cannot_serve_is_qualified() {
+    for broken in [false, true] {
+        let mut p = PartitionBuilder::new("orders", 0);
+        p.append(Batch::new(Producer::PLAIN).records(10));
+        let mut log = GroupLog::new();
+        log.batch(vec![commit("g", "orders", 0, 12, None)]);
+        if broken {
+            log.raw(vec![(
+                vec![0, 1, 0, 1, b'g', 0, 1, b't', 0, 0, 0, 0],
+                Some(vec![0, 3, 0]),
+            )]);
+        }
+        let c = Cluster::new(vec![p], &log, offsets_partition("g"), &[]);
+        let (f, _) = c.run(None);
+        let beyond = of(&f, Kind::CommittedOffsetBeyondLogEnd);
+        assert_eq!(beyond.len(), 1, "{f:#?}");
+        let b = beyond[0];
+        if broken {
+            assert_eq!(b.severity, Severity::Warning);
+            let id = b.evidence["coordinator_load_fails"].as_str().unwrap_or("");
+            assert!(!id.is_empty() && b.message.contains(id), "{b:#?}");
+        } else {
+            assert_eq!(b.severity, Severity::Error);
+            assert!(b.evidence.get("coordinator_load_fails").is_none());
+        }
+    }
+}

@@ -44,6 +44,11 @@ pub fn findings(view: &ConsumerView, report: &ScanReport) -> BTreeMap<usize, Vec
             found.extend(past_epoch_end(r, d));
         }
         if !found.is_empty() {
+            if let Some(f) = load_failure_of(report, r, d) {
+                for x in &mut found {
+                    qualify_unserved(x, f, r);
+                }
+            }
             out.entry(d.index).or_default().extend(found);
         }
     }
@@ -311,6 +316,41 @@ fn blocked(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
         f = f.severity(Severity::Info);
     }
     Some(f)
+}
+
+/// The `group_load_failure` of the live `__consumer_offsets` partition the group's commit
+/// was read from, in the data copy's cluster: its coordinator cannot load it, so no
+/// consumer of the group is served that commit.
+fn load_failure_of<'a>(
+    report: &'a ScanReport,
+    r: &ConsumerRow,
+    d: &PartitionState,
+) -> Option<&'a Finding> {
+    let data = &report.partitions[d.index].source;
+    report.findings.iter().find(|f| {
+        f.kind == Kind::GroupLoadFailure
+            && f.topic == crate::read::format::groups::CONSUMER_OFFSETS_TOPIC
+            && f.partition == r.offsets_partition
+            && f.source.copy.is_live()
+            && crate::discover::identity::same_cluster(&f.source, data).is_same()
+    })
+}
+
+/// A consumer verdict resting on a commit the coordinator cannot serve (its load of the
+/// offsets partition fails: Kafka 4.x answers NOT_COORDINATOR, ≤ 3.x serves the partition
+/// without its groups): what the consumer would do with the commit is not what happens
+/// now — said, the finding at most a warning.
+fn qualify_unserved(f: &mut Finding, load: &Finding, r: &ConsumerRow) {
+    f.message.push_str(&format!(
+        " — but the coordinator's load of __consumer_offsets-{} fails ({}), so the group is not served this commit while that record is in the log",
+        r.offsets_partition, load.id
+    ));
+    if let Value::Object(m) = &mut f.evidence {
+        m.insert("coordinator_load_fails".into(), json!(load.id));
+    }
+    if f.severity == Severity::Error {
+        f.severity = Severity::Warning;
+    }
 }
 
 fn epoch_unknown(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Option<Finding> {
