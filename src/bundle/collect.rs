@@ -282,13 +282,7 @@ fn finish<W: Write>(
         let leader_epochs = std::mem::take(&mut p.carried.leader_epochs);
         let log_dir = p.carried.log_dir.as_ref().map(|d| d.display().to_string());
         let recovery = RecoveryInputs::take(&mut p);
-        let remote_damaged = p
-            .carried
-            .damaged
-            .iter()
-            .filter(|d| d.remote_segment.is_some())
-            .copied()
-            .collect();
+        let damaged = std::mem::take(&mut p.carried.damaged);
         let frame = PartitionFrame {
             result: PartitionResult {
                 format_version: RESULT_FORMAT_VERSION,
@@ -304,7 +298,7 @@ fn finish<W: Write>(
             leader_epochs,
             log_dir,
             recovery,
-            remote_damaged,
+            damaged,
         };
         w.frame(Tag::Partition, &json(&frame)?)?;
     }

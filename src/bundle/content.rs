@@ -158,11 +158,13 @@ pub(crate) struct PartitionFrame {
     /// Since format 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<RecoveryInputs>,
-    /// The damaged batches of remote segments its replay read (`--remote-storage`): the
-    /// merge links what the replay derived from them to the remote copy's finding
-    /// (`cluster::tiering::corrupt::link_remote_damage`). Since format 4.
+    /// The damaged (CRC-bad) batches its replay read, local and remote: the merge links
+    /// what the replay derived from remote ones to the remote copy's finding
+    /// (`cluster::tiering::corrupt::link_remote_damage`), and the lost-data check reads a
+    /// copy's own damage (`cluster::lost`: a copy damaged in the lost range holds nothing).
+    /// Remote ones since format 4, local ones too since format 6.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub remote_damaged: Vec<crate::partition::causes::DamagedBatch>,
+    pub damaged: Vec<crate::partition::causes::DamagedBatch>,
 }
 
 /// A truncating partition's recovery plan and, when its own loss is measured

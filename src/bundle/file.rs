@@ -25,7 +25,9 @@ pub const MAGIC: &[u8; 16] = b"klogscan-bundle\n";
 /// batches (what the merge links to the remote copy's finding). 5: a truncating
 /// partition's recovery plan carries the transactions its truncation leaves open (the
 /// input of `transaction_reopened_at_recovery`). 6: a KRaft metadata log carries the epoch
-/// of its last batch (which copy of a cluster's log the history replays). Older bundles
+/// of its last batch (which copy of a cluster's log the history replays) and the records its
+/// replay could not apply, and a partition's frame all its damaged batches (local ones too:
+/// the lost-data check reads a copy's own damage). Older bundles
 /// lack what they added, and are refused rather than merged without it (the merged
 /// report would lack findings the scan gives).
 pub const FORMAT_VERSION: u32 = 6;
@@ -63,7 +65,7 @@ impl Tag {
 pub enum FileError {
     #[error("not a klogscan bundle (no bundle header)")]
     NotABundle,
-    #[error("bundle format version {found}; this klogscan ({}) reads version {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
+    #[error("bundle format version {found}; this klogscan ({}) reads version {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch and the local damaged batches): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
     Version { found: u32 },
     #[error("truncated bundle (it ends before its last frame: an interrupted copy or collect)")]
     Truncated,

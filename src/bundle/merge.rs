@@ -66,7 +66,7 @@ impl Parts {
             leader_epochs,
             log_dir,
             recovery,
-            remote_damaged,
+            damaged,
         } = f;
         let mut p = result.partition;
         outcome.txns = result.txns;
@@ -84,7 +84,7 @@ impl Parts {
         if let Some(r) = recovery {
             r.restore(&mut p);
         }
-        p.carried.damaged = remote_damaged;
+        p.carried.damaged = damaged;
         self.reports.push(p);
         self.findings.push(result.findings);
     }

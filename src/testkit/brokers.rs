@@ -25,6 +25,7 @@ pub const SCENARIOS: &[Scenario] = &[
     ("unclean_election", unclean_election),
     ("tiered", tiered),
     ("lost_data", lost_data),
+    ("lost_data_damaged_copy", lost_data_damaged_copy),
 ];
 
 const T0: i64 = 1_700_000_000_000;
@@ -353,6 +354,33 @@ pub fn lost_data(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
     LogDirBuilder::new(2)
         .cluster_id("c1")
         .partition(damaged_at_eight("orders", false))
+        .write(&ld2)?;
+    Ok(vec![vec![ld1], vec![ld2]])
+}
+
+/// `lost_data`'s broker 1 (`orders-0` damaged at offset 8, below its high watermark 20),
+/// and broker 2's copy with damage of its own in that range (a byte of its second
+/// segment's third batch flipped): no copy holds the lost range (`cluster::lost`,
+/// `not_holding: damaged_at:…`), which a merge must see as the scan does.
+pub fn lost_data_damaged_copy(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let (ld1, ld2) = (broker(root, "broker-1"), broker(root, "broker-2"));
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .clean_shutdown(false)
+        .high_watermark("orders", 0, 20)
+        .partition(damaged_at_eight("orders", true))
+        .write(&ld1)?;
+    let mut other = damaged_at_eight("orders", false);
+    other.fault(
+        Target::LastLog,
+        FaultKind::FlipByte {
+            position: 230,
+            mask: 0x20,
+        },
+    );
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .partition(other)
         .write(&ld2)?;
     Ok(vec![vec![ld1], vec![ld2]])
 }

@@ -119,3 +119,30 @@ fn the_scenarios_hold_the_cross_broker_findings_they_are_for() {
         1
     );
 }
+
+/// A copy damaged in the lost range holds nothing, in a merge as in the scan: the bundles
+/// carry every damaged batch (local ones too since format 6).
+#[test]
+fn a_damaged_copy_holds_nothing_in_a_merge_too() {
+    let (r, m) = scan_and_merge(brokers::lost_data_damaged_copy);
+    let why = |r: &ScanReport| -> Vec<String> {
+        r.findings
+            .iter()
+            .filter(|f| f.kind == Kind::TruncationBelowHighWatermark)
+            .flat_map(|f| {
+                f.evidence["copies"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|c| c["not_holding"].as_str().unwrap_or("").to_string())
+            })
+            .collect()
+    };
+    let w = why(&r);
+    assert!(
+        w.iter().any(|w| w.starts_with("damaged_at:")),
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(w, why(&m));
+}
