@@ -366,6 +366,20 @@ fn independent_cleaning_of_a_compacted_partition_is_no_divergence() {
     }
 }
 
+/// Offsets 0..=9 at leader epoch 0, one batch each with fixed timestamps: the same bytes in
+/// every copy built with it.
+fn agreed_head() -> PartitionBuilder {
+    let mut p = base().leader_epoch(0);
+    for i in 0..10i64 {
+        p.append(
+            Batch::new(Producer::PLAIN)
+                .values([format!("v{i}")])
+                .at(T0 + i * 1000),
+        );
+    }
+    p
+}
+
 /// `AbstractFetcherThreadTest.testDivergingEpochs` on disk: two replicas agree up to offset
 /// 10 (epoch 0); from there broker 1 holds epoch 1 and broker 2 epoch 2. Broker 1 is behind
 /// in epochs: following broker 2 it truncates to 10 and the divergence disappears. Above its
@@ -375,14 +389,7 @@ fn independent_cleaning_of_a_compacted_partition_is_no_divergence() {
 #[test]
 fn a_divergence_the_replica_behind_in_epochs_truncates_away() {
     let copy = |tail_epoch: i32, tail: i64| {
-        let mut p = base().leader_epoch(0);
-        for i in 0..10i64 {
-            p.append(
-                Batch::new(Producer::PLAIN)
-                    .values([format!("v{i}")])
-                    .at(T0 + i * 1000),
-            );
-        }
+        let mut p = agreed_head();
         p.set_leader_epoch(tail_epoch);
         for i in 0..tail {
             p.append(
@@ -440,17 +447,7 @@ fn a_divergence_the_replica_behind_in_epochs_truncates_away() {
 /// broker 2 holds at offset 10 (not `null`).
 #[test]
 fn a_batch_crossing_the_common_range_end_is_shown_and_not_cleaning() {
-    let head = || {
-        let mut p = base().leader_epoch(0);
-        for i in 0..10i64 {
-            p.append(
-                Batch::new(Producer::PLAIN)
-                    .values([format!("v{i}")])
-                    .at(T0 + i * 1000),
-            );
-        }
-        p
-    };
+    let head = agreed_head;
     let mut a = head();
     a.set_leader_epoch(1);
     for i in 0..5i64 {
