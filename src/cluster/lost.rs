@@ -158,8 +158,24 @@ fn why_not_holding(
     if !o.source.copy.is_live() {
         return Some("not_live".into());
     }
+    // This copy's own damaged batches are left out of both sides: a flipped bit in a
+    // header changes its key, not the records the other copy holds there.
+    let own_damage: std::collections::BTreeSet<i64> = p
+        .carried
+        .damaged
+        .iter()
+        .filter(|d| d.remote_segment.is_none())
+        .map(|d| d.base_offset)
+        .collect();
+    let undamaged =
+        |k: &[crate::partition::walked::BatchKey]| -> Vec<crate::partition::walked::BatchKey> {
+            k.iter()
+                .filter(|x| !own_damage.contains(&x.base_offset))
+                .copied()
+                .collect()
+        };
     if let (Some(a), Some(b)) = (sorted_keys(p), sorted_keys(o))
-        && let Some(d) = super::replicas::diverge(a, b)
+        && let Some(d) = super::replicas::diverge(&undamaged(a), &undamaged(b))
         && d.first_offset < hw
         && !d.compaction_explainable
     {

@@ -446,23 +446,39 @@ fn end_offset_for(l: &[(i32, i64)], e: i32, leo: i64) -> Option<(i32, i64)> {
 }
 
 /// Where a replica with lineage `behind` (log end `behind_end`) truncates when it follows
-/// a leader with lineage `ahead` (log end `ahead_end`):
-/// `AbstractFetcherThread.getOffsetTruncationState` — the leader's end for the follower's
-/// latest epoch, and when the leader answers with an older epoch, the follower's own end
-/// for that one too.
+/// a leader with lineage `ahead` (log end `ahead_end`), as
+/// `AbstractFetcherThread.getOffsetTruncationState` gets there: the leader answers the
+/// follower's latest epoch with its floor epoch and that epoch's end; a follower that does
+/// not know that epoch truncates to its own end for the epoch below it and asks again,
+/// until the two agree on an epoch (then the smaller of the two ends); a follower with no
+/// epoch at or below the answer takes the leader's end.
 pub(crate) fn truncation_point(
     behind: &[(i32, i64)],
     behind_end: i64,
     ahead: &[(i32, i64)],
     ahead_end: i64,
 ) -> Option<i64> {
-    let &(latest, _) = behind.last()?;
-    let (epoch, end) = end_offset_for(ahead, latest, ahead_end)?;
-    if epoch == latest {
-        return Some(end.min(behind_end));
+    let mut lineage: Vec<(i32, i64)> = behind.to_vec();
+    let mut end = behind_end;
+    // Each round drops at least one entry of the follower's lineage: bounded.
+    for _ in 0..=behind.len() {
+        let &(latest, _) = lineage.last()?;
+        let (epoch, leader_end) = end_offset_for(ahead, latest, ahead_end)?;
+        match end_offset_for(&lineage, epoch, end) {
+            Some((own_epoch, own_end)) if own_epoch == epoch => {
+                return Some(own_end.min(leader_end).min(end));
+            }
+            Some((_, own_end)) => {
+                end = own_end.min(end);
+                lineage.retain(|e| e.1 < end);
+                if lineage.is_empty() {
+                    return Some(end);
+                }
+            }
+            None => return Some(leader_end.min(end)),
+        }
     }
-    let (_, own) = end_offset_for(behind, epoch, behind_end)?;
-    Some(end.min(own))
+    Some(end)
 }
 
 /// A divergence the replica behind in leader epochs removes when it follows: `(its
@@ -632,4 +648,24 @@ pub fn check(
         }
     }
     extra
+}
+
+#[cfg(test)]
+mod truncation_tests {
+    use super::truncation_point;
+
+    /// `getOffsetTruncationState` until the epochs agree: the follower [1@0, 3@30, 5@60]
+    /// against the leader [1@0, 2@20, 4@50] (log end 80) truncates to 60 (epoch 4 unknown to
+    /// it), then to 30 (epoch 2 unknown), then to 20 (epoch 1 agreed, ending at 20 on the
+    /// leader) — not to 60 after one round.
+    #[test]
+    fn the_follower_asks_again_until_the_epochs_agree() {
+        let follower = [(1, 0), (3, 30), (5, 60)];
+        let leader = [(1, 0), (2, 20), (4, 50)];
+        assert_eq!(truncation_point(&follower, 70, &leader, 80), Some(20));
+        // One round when the leader knows the follower's latest epoch.
+        assert_eq!(truncation_point(&[(1, 0), (4, 20), (5, 60)], 70, &[(1, 0), (4, 20), (6, 40)], 90), Some(40));
+        // A follower behind (a prefix of the leader's lineage) keeps its log.
+        assert_eq!(truncation_point(&[(1, 0)], 15, &[(1, 0), (2, 20)], 30), Some(15));
+    }
 }

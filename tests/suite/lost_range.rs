@@ -378,3 +378,37 @@ fn the_message_says_why_a_covering_copy_holds_nothing() {
         l[0].message
     );
 }
+
+/// The damaged copy's own damage in a batch header (a flipped bit of the stored CRC changes
+/// its key) is no divergence from the intact copy: that copy still holds the range (a
+/// warning naming it).
+#[test]
+fn damage_in_the_lost_copys_own_header_is_no_divergence() {
+    let d = tempfile::tempdir().unwrap();
+    let mut damaged = orders(false);
+    damaged.fault(
+        Target::LastLog,
+        FaultKind::FlipByte {
+            position: 18,
+            mask: 0x01,
+        },
+    );
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .clean_shutdown(false)
+        .high_watermark("orders", 0, 20)
+        .partition(damaged)
+        .write(&d.path().join("broker1"))
+        .unwrap();
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .partition(orders(false))
+        .write(&d.path().join("broker2"))
+        .unwrap();
+    let r = scan(d.path());
+    let l = lost(&r);
+    assert_eq!(l.len(), 1, "{:#?}", r.findings);
+    let e = LostRange::of(l[0]).unwrap();
+    assert!(e.copies[0].holds_lost_range, "{e:?}");
+    assert_eq!(l[0].severity, Severity::Warning);
+}

@@ -328,7 +328,8 @@ fn load_failure_of<'a>(
 ) -> Option<&'a Finding> {
     let data = &report.partitions[d.index].source;
     report.findings.iter().find(|f| {
-        f.kind == Kind::GroupLoadFailure
+        (f.kind == Kind::GroupLoadFailure
+            || (f.kind == Kind::GroupTombstonesIncomplete && f.evidence["load_fails"] == true))
             && f.topic == crate::read::format::groups::CONSUMER_OFFSETS_TOPIC
             && f.partition == r.offsets_partition
             && f.source.copy.is_live()
@@ -351,6 +352,13 @@ fn qualify_unserved(f: &mut Finding, load: &Finding, r: &ConsumerRow) {
     if f.severity == Severity::Error {
         f.severity = Severity::Warning;
     }
+    f.client_error = Some(
+        "consumer: not this commit's outcome while the offsets partition does not load — Kafka 4.x answers the group's requests NOT_COORDINATOR; a ≤ 3.x coordinator serves no committed offset and the consumer resets by auto.offset.reset".into(),
+    );
+    f.remediation = Some(format!(
+        "repair __consumer_offsets-{} first (see {}); then judge this commit again",
+        r.offsets_partition, load.id
+    ));
 }
 
 fn epoch_unknown(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Option<Finding> {

@@ -191,6 +191,8 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
         history_gap_before: gap,
         path: if last_known {
             "last_known_leader"
+        } else if e.reassignment_revert {
+            "reassignment_revert"
         } else {
             "outside_isr"
         },
@@ -200,7 +202,9 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
     let mut f = Finding::new(Kind::UncleanLeaderElection, &e.topic, e.partition, msg)
         .severity(severity)
         .evidence(serde_json::to_value(&evidence).unwrap_or_default())
-        .broker(if last_known {
+        .broker(if e.reassignment_revert {
+            "the controller cancelled a reassignment whose ISR held only the replicas being added and fell back to the first original replica (PartitionReassignmentRevert.unclean, accepted only with unclean.leader.election.enable): its log wins, followers truncate to it, and what only the others held is gone"
+        } else if last_known {
             "the controller elected the partition's last known leader with the ISR and ELR empty (PartitionChangeBuilder.canElectLastKnownLeader, KIP-966 — in any election, whatever unclean.leader.election.enable says): its log wins, followers truncate to it, and what it did not hold is gone; it left the ELR through an unclean shutdown, which may have cost its own unflushed tail"
         } else {
             "the controller elected a leader outside the ISR (PartitionChangeBuilder.electAnyLeader, unclean path): the new leader's log wins, followers truncate to it, and what only the old leader held is gone"

@@ -54,6 +54,10 @@ pub struct Election {
     pub recovery_state_written: Option<i8>,
     pub recovery_state_after: i8,
     pub choice: Choice,
+    /// The change cancelled a reassignment and fell back to an original replica outside
+    /// the ISR ([`reassignment_revert`]).
+    #[serde(default)]
+    pub reassignment_revert: bool,
 }
 
 impl Election {
@@ -102,17 +106,7 @@ pub fn classify(
     if prev.isr.contains(&leader) || in_written_isr {
         return Choice::Isr;
     }
-    // Cancelling a reassignment whose ISR holds only the replicas it was adding falls back
-    // to the first original replica alone (`PartitionReassignmentRevert`: its `unclean()`,
-    // which the cancellation accepts only with unclean.leader.election.enable): it writes
-    // no RECOVERING, since the targeted ISR makes it a valid leader.
-    let clears_reassignment = c.adding_replicas.as_deref() == Some(&[][..])
-        && c.removing_replicas.as_deref() == Some(&[][..]);
-    if clears_reassignment
-        && !prev.adding.is_empty()
-        && !prev.adding.contains(&leader)
-        && prev.isr.iter().all(|r| prev.adding.contains(r))
-    {
+    if reassignment_revert(prev, c, leader) {
         return Choice::Unclean;
     }
     let alone_in_written_isr = c.isr.as_deref() == Some(&[leader][..]);
@@ -133,6 +127,24 @@ pub fn classify(
         }
     }
     Choice::Unclean
+}
+
+/// Cancelling a reassignment whose ISR holds only the replicas it was adding falls back to
+/// the first original replica alone (`PartitionReassignmentRevert`: its `unclean()`, which
+/// the cancellation accepts only with unclean.leader.election.enable); it writes no
+/// RECOVERING, since the targeted ISR makes that replica a valid leader. The change clears
+/// the adding replicas (and the removing ones, which a record writes only when they change:
+/// a reassignment that only added replicas had none).
+pub fn reassignment_revert(prev: &PartitionState, c: &PartitionChange, leader: i32) -> bool {
+    let clears_removing = match c.removing_replicas.as_deref() {
+        Some(r) => r.is_empty(),
+        None => prev.removing.is_empty(),
+    };
+    c.adding_replicas.as_deref() == Some(&[][..])
+        && clears_removing
+        && !prev.adding.is_empty()
+        && !prev.adding.contains(&leader)
+        && prev.isr.iter().all(|r| prev.adding.contains(r))
 }
 
 /// The elections of one partition's timeline; `metadata_version_at` gives the
@@ -178,6 +190,7 @@ pub fn of_timeline(
                 next.leader,
                 metadata_version_at(next.offset).is_some_and(|l| l >= 3),
             ),
+            reassignment_revert: reassignment_revert(prev, c, next.leader),
         });
     }
     out

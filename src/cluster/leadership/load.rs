@@ -221,16 +221,18 @@ fn read_any(
         if b.last_offset() < from {
             return;
         }
+        // A snapshot's records stand at its end offset − 1 in the history.
+        let gap_at = |offset: i64| snapshot_end.map_or(offset, |e| e - 1);
         if !b.is_valid() {
             // Said by the scan (`crc_mismatch`); the history records where it misses it.
-            log.gaps.push(b.base_offset());
+            log.gaps.push(gap_at(b.base_offset()));
             return;
         }
         if snapshot_end.is_none() {
             log.last_epoch = log.last_epoch.max(b.partition_leader_epoch());
         }
         let bad = |log: &mut MetadataLog, offset: i64, reason: String| {
-            log.gaps.push(offset);
+            log.gaps.push(gap_at(offset));
             log.undecodable.push(Undecodable {
                 file: name.clone(),
                 offset,

@@ -153,7 +153,9 @@ pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) ->
     let stop = anomalies.iter().position(|a| a.load_fails);
     for (i, a) in anomalies.iter().enumerate() {
         let is_rejection = matches!(a.kind, AnomalyKind::LoadFailure | AnomalyKind::Undecodable);
-        if is_rejection && Some(i) != stop {
+        // Only the first record the load throws on is where it stops; the others (a
+        // rejection, or a tombstone out of order) are never reached by it.
+        if (is_rejection || a.load_fails) && Some(i) != stop {
             continue;
         }
         let kind = match a.kind {

@@ -169,6 +169,12 @@ fn a_commit_the_coordinator_cannot_serve_is_qualified() {
             assert_eq!(b.severity, Severity::Warning);
             let id = b.evidence["coordinator_load_fails"].as_str().unwrap_or("");
             assert!(!id.is_empty() && b.message.contains(id), "{b:#?}");
+            assert!(
+                b.client_error
+                    .as_deref()
+                    .is_some_and(|e| e.contains("NOT_COORDINATOR")),
+                "{b:#?}"
+            );
         } else {
             assert_eq!(b.severity, Severity::Error);
             assert!(b.evidence.get("coordinator_load_fails").is_none());

@@ -755,6 +755,9 @@ fn the_load_stops_at_its_first_throw_whatever_the_kind() {
     consumer_group(&mut log, "shared");
     log.batch(vec![(3, json!({"groupId": "shared"}), None)]);
     streams_group(&mut log, "shared");
+    // Another group's tombstone out of order after the stop: not reached either.
+    consumer_group(&mut log, "other");
+    log.batch(vec![(3, json!({"groupId": "other"}), None)]);
     let (_, r) = load(&log);
     let stops: Vec<_> = r
         .findings

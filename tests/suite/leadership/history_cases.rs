@@ -350,3 +350,36 @@ fn the_loss_starts_where_the_old_leader_truncates() {
         }
     }
 }
+
+/// The same revert after a reassignment that only added replicas (a replication-factor
+/// increase: no removing replicas, so the cancelling record writes none): still unclean,
+/// and named so.
+#[test]
+fn a_revert_of_a_reassignment_that_only_added_replicas_is_unclean() {
+    let h = history(&[
+        MetaRecord::FeatureLevel {
+            name: "metadata.version".into(),
+            feature_level: 20,
+        },
+        topic(),
+        partition(&[1, 2, 3], &[1, 2, 3], 1, 10),
+        change(|c| {
+            c.replicas = Some(vec![1, 2, 3, 4]);
+            c.adding_replicas = Some(vec![4]);
+        }),
+        change(|c| c.isr = Some(vec![1, 2, 3, 4])),
+        change(|c| {
+            c.leader = 4;
+            c.isr = Some(vec![4]);
+        }),
+        change(|c| {
+            c.leader = 1;
+            c.isr = Some(vec![1]);
+            c.replicas = Some(vec![1, 2, 3]);
+            c.adding_replicas = Some(vec![]);
+        }),
+    ]);
+    let last = h.elections.last().expect("elections");
+    assert_eq!((last.leader, last.choice), (1, Choice::Unclean));
+    assert!(last.reassignment_revert);
+}
