@@ -616,6 +616,25 @@ pub fn check(
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     for ((i, _), (j, _)) in pairs {
         let ((ba, sa), (bb, sb)) = (copy(i), copy(j));
+        // A batch that fails its CRC in either copy is that copy's own damage, reported by
+        // its integrity finding: its position is left out of the comparison (a flipped bit
+        // in a header changes its key, not what the replicas hold).
+        let damaged: BTreeSet<i64> = [i, j]
+            .iter()
+            .flat_map(|&k| report.partitions[k].carried.damaged.iter())
+            .filter(|d| d.remote_segment.is_none())
+            .map(|d| d.base_offset)
+            .collect();
+        let (fa, fb);
+        let (ba, bb) = if damaged.is_empty() {
+            (ba, bb)
+        } else {
+            let keep = |k: &[BatchKey]| -> Vec<BatchKey> {
+                k.iter().filter(|x| !damaged.contains(&x.base_offset)).copied().collect()
+            };
+            (fa, fb) = (keep(ba), keep(bb));
+            (&fa[..], &fb[..])
+        };
         if let Some(d) = diverge(ba, bb) {
             let r = &report.partitions[i];
             // Each broker's cleaner compacts its own copy on its own schedule

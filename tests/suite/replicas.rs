@@ -472,3 +472,28 @@ fn a_batch_crossing_the_common_range_end_is_shown_and_not_cleaning() {
     assert!(batches.iter().all(|b| !b.is_null()), "{e:#}");
     assert_eq!(batches[1]["last_offset"], 19, "{e:#}");
 }
+
+/// A batch that fails its CRC in one copy (a flipped bit of its stored CRC) is that copy's
+/// own damage, reported by its integrity finding: no `replica_divergence` at it. A batch with
+/// other records is one (`a_different_batch_is_reported_at_its_offset`, the twin).
+#[test]
+fn a_copys_own_damaged_batch_is_no_divergence() {
+    use klogscan::testkit::scenario::{FaultKind, Target};
+    let mut damaged = plain(6, None);
+    damaged.fault(
+        Target::LastLog,
+        FaultKind::FlipByte {
+            position: 18,
+            mask: 0x01,
+        },
+    );
+    let d = tempfile::tempdir().unwrap();
+    two_brokers(d.path(), (Some("c1"), Some("c1")), damaged, plain(6, None));
+    let r = scan_compare(d.path());
+    assert!(
+        r.findings.iter().any(|f| f.kind == Kind::CrcMismatch),
+        "{:#?}",
+        r.findings
+    );
+    assert!(divergences(&r).is_empty(), "{:#?}", divergences(&r));
+}
