@@ -361,20 +361,22 @@ pub fn replica_pairs<'a>(
 }
 
 /// A divergence the replica behind in epochs truncates away when it follows: what that
-/// costs depends on its checkpointed high watermark. Above it, a tail it wrote at an older
-/// epoch and never acknowledged (info); below it, acknowledged records the other copy holds
-/// others in place of (error: data lost, as an unclean election loses it); unknown without
-/// a checkpoint (a warning, as before).
+/// costs depends on its checkpointed high watermark. Below it, acknowledged records the
+/// other copy holds others in place of (error: data lost, as an unclean election loses
+/// it); at or above it, or without a checkpoint, a tail whose acknowledgement the periodic
+/// checkpoint cannot tell (a warning that says the truncation removes it).
 fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
-    let acknowledged = t.high_watermark.map(|h| h > d.first_offset);
+    // The checkpoint is a lower bound of the high watermark (written periodically): below
+    // it the records were acknowledged; at or above it, it cannot say.
+    let acknowledged = t.high_watermark.and_then(|h| (h > d.first_offset).then_some(true));
     let x = d.first_offset;
     f.message.push_str(&format!(
         "; {} is behind in leader epochs: following the other it truncates to offset {} (AbstractFetcherThread.getOffsetTruncationState) and fetches the other's records{}",
         t.path,
         t.to_offset,
         match (acknowledged, t.high_watermark) {
-            (Some(false), Some(h)) => format!(", a tail above its checkpointed high watermark {h}, never acknowledged"),
             (Some(true), Some(h)) => format!(": the records it acknowledged at [{x}, {h}) (below its checkpointed high watermark) are replaced — acknowledged data lost"),
+            (_, Some(h)) => format!(", a tail from at or above its checkpointed high watermark {h}: the checkpoint is written periodically (a lower bound), so whether those records were acknowledged is not known"),
             _ => ", whether they were acknowledged is unknown (no high watermark checkpoint)".to_string(),
         }
     ));
@@ -389,11 +391,13 @@ fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Findin
         t.to_offset
     );
     match acknowledged {
-        Some(false) => {
-            f.severity = crate::finding::Severity::Info;
-            f.remediation = Some("nothing to do: the records it drops were never acknowledged".into());
+        None => {
+            f.remediation = Some(
+                "nothing to do if the election before the newer epoch was clean (its records were then never acknowledged); klogscan history shows the elections when the KRaft metadata log is among the inputs"
+                    .into(),
+            );
         }
-        Some(true) => {
+        Some(_) => {
             f.severity = crate::finding::Severity::Error;
             f.remediation = Some(format!(
                 "copy {}'s directory before it follows (it holds the only copy of offsets {x}..{}); look for the unclean election in the leadership history (klogscan history)",
@@ -401,7 +405,6 @@ fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Findin
                 t.high_watermark.unwrap_or(x + 1) - 1
             ));
         }
-        None => {}
     }
     f
 }

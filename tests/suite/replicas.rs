@@ -382,10 +382,11 @@ fn agreed_head() -> PartitionBuilder {
 
 /// `AbstractFetcherThreadTest.testDivergingEpochs` on disk: two replicas agree up to offset
 /// 10 (epoch 0); from there broker 1 holds epoch 1 and broker 2 epoch 2. Broker 1 is behind
-/// in epochs: following broker 2 it truncates to 10 and the divergence disappears. Above its
-/// checkpointed high watermark (10) that tail was never acknowledged: info. With its high
-/// watermark at 15 the records at [10, 15) were acknowledged and are replaced: error.
-/// Without a checkpoint: a warning, as a divergence of the same epoch always is.
+/// in epochs: following broker 2 it truncates to 10 and the divergence disappears. From its
+/// checkpointed high watermark (10) on, the periodic checkpoint cannot tell whether the tail
+/// was acknowledged: a warning saying the truncation removes it. With its high watermark at
+/// 15 the records at [10, 15) were acknowledged and are replaced: error. Without a
+/// checkpoint: a warning.
 #[test]
 fn a_divergence_the_replica_behind_in_epochs_truncates_away() {
     let copy = |tail_epoch: i32, tail: i64| {
@@ -401,7 +402,7 @@ fn a_divergence_the_replica_behind_in_epochs_truncates_away() {
         p
     };
     for (hw, severity) in [
-        (Some(10), Some(klogscan::finding::Severity::Info)),
+        (Some(10), Some(klogscan::finding::Severity::Warning)),
         (Some(15), Some(klogscan::finding::Severity::Error)),
         (None, Some(klogscan::finding::Severity::Warning)),
     ] {
