@@ -251,12 +251,30 @@ fn below_log_start(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
             }),
         )
         .broker("the leader answers a fetch below its log start offset with OFFSET_OUT_OF_RANGE (UnifiedLog.read)")
-        .client_error("consumer: OffsetOutOfRangeException (auto.offset.reset=none) — not a producer error; with a policy the position is reset: earliest resumes at the log start, latest at the end; the deleted records are lost for the group")
+        .client_error(below_start_client_error(r, d))
         .remediation(format!(
             "the records are gone from this copy; restore them from another copy or a backup if the group needs them, and keep retention above the group's lag (kafka-consumer-groups.sh --describe --group {})",
             r.group_id
         )),
     )
+}
+
+/// A commit below the log start: the fetch is out of range — unless the commit carries a
+/// leader epoch above every epoch of the lineage, whose validation runs first (no fetch is
+/// sent while the position awaits validation) and gets an undefined end.
+fn below_start_client_error(r: &ConsumerRow, d: &PartitionState) -> &'static str {
+    let undefined = r.committed_leader_epoch.is_some_and(|e| {
+        d.lineage
+            .as_ref()
+            .filter(|l| !l.entries.is_empty())
+            .and_then(|l| l.answer(e, d.log_end_offset.unwrap_or(0)))
+            .is_some_and(|a| a.is_undefined())
+    });
+    if undefined {
+        CLIENT_UNDEFINED_END
+    } else {
+        "consumer: OffsetOutOfRangeException (auto.offset.reset=none) — not a producer error; with a policy the position is reset: earliest resumes at the log start, latest at the end; the deleted records are lost for the group"
+    }
 }
 
 fn blocked(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {

@@ -181,3 +181,41 @@ fn a_commit_the_coordinator_cannot_serve_is_qualified() {
         }
     }
 }
+
+/// A commit below the log start whose leader epoch is above every epoch of the lineage is
+/// validated before any fetch, and the validation gets an undefined end: its client error is
+/// the reset by policy (or LogTruncationException), not OffsetOutOfRangeException, which a
+/// commit without an epoch gets (the twin).
+#[test]
+fn a_commit_below_the_log_start_with_an_unknown_newer_epoch() {
+    for (epoch, says) in [
+        (Some(3), "without a divergent offset"),
+        (None, "OffsetOutOfRangeException"),
+    ] {
+        let mut p = PartitionBuilder::new("orders", 0);
+        p.append(Batch::new(Producer::PLAIN).records(10));
+        let mut log = GroupLog::new();
+        log.batch(vec![commit("g", "orders", 0, 2, epoch)]);
+        let dir = tempfile::tempdir().unwrap();
+        LogDirBuilder::new(1)
+            .cluster_id("c1")
+            .clean_shutdown(true)
+            .log_start_offset("orders", 0, 5)
+            .partition(p)
+            .write(dir.path())
+            .unwrap();
+        log.write(dir.path(), offsets_partition("g")).unwrap();
+        std::fs::write(
+            dir.path().join("orders-0/leader-epoch-checkpoint"),
+            "0\n1\n0 5\n",
+        )
+        .unwrap();
+        let opts = klogscan::results::ScanOptions::default();
+        let inv = klogscan::discover::layout::discover(&[dir.path().to_path_buf()]);
+        let report = klogscan::pipeline::analyse(&inv, &opts);
+        let below = of(&report.findings, Kind::CommittedOffsetBelowLogStart);
+        assert_eq!(below.len(), 1, "{:#?}", report.findings);
+        let e = below[0].client_error.as_deref().unwrap_or("");
+        assert!(e.contains(says), "{epoch:?}: {e}");
+    }
+}
