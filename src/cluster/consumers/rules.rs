@@ -336,23 +336,37 @@ fn blocked(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
     Some(f)
 }
 
-/// The `group_load_failure` of the live `__consumer_offsets` partition the group's commit
-/// was read from, in the data copy's cluster: its coordinator cannot load it, so no
-/// consumer of the group is served that commit.
+/// The finding where the load of the live `__consumer_offsets` partition the group's
+/// commit was read from stops (in the data copy's cluster): its coordinator cannot load it,
+/// so no consumer of the group is served that commit. The stop is read from that
+/// partition's typed group anomalies (the first whose record fails the load: a
+/// `group_load_failure` or a `group_tombstones_incomplete`); a partition whose results came
+/// without them has only its `group_load_failure` to show it.
 fn load_failure_of<'a>(
     report: &'a ScanReport,
     r: &ConsumerRow,
     d: &PartitionState,
 ) -> Option<&'a Finding> {
     let data = &report.partitions[d.index].source;
-    report.findings.iter().find(|f| {
-        (f.kind == Kind::GroupLoadFailure
-            || (f.kind == Kind::GroupTombstonesIncomplete && f.evidence["load_fails"] == true))
-            && f.topic == crate::read::format::groups::CONSUMER_OFFSETS_TOPIC
-            && f.partition == r.offsets_partition
-            && f.source.copy.is_live()
-            && crate::discover::identity::same_cluster(&f.source, data).is_same()
-    })
+    let k = report.partitions.iter().position(|p| {
+        p.topic == crate::read::format::groups::CONSUMER_OFFSETS_TOPIC
+            && p.partition == r.offsets_partition
+            && p.source.copy.is_live()
+            && crate::discover::identity::same_cluster(&p.source, data).is_same()
+    })?;
+    let findings = report.partition_findings(k);
+    match &report.partitions[k].carried.cluster_inputs.group_anomalies {
+        Some(anomalies) => {
+            let stop = anomalies.iter().find(|a| a.load_fails)?.offset;
+            findings.iter().find(|f| {
+                matches!(
+                    f.kind,
+                    Kind::GroupLoadFailure | Kind::GroupTombstonesIncomplete
+                ) && f.offset == Some(stop)
+            })
+        }
+        None => findings.iter().find(|f| f.kind == Kind::GroupLoadFailure),
+    }
 }
 
 /// A consumer verdict resting on a commit the coordinator cannot serve (its load of the

@@ -5,6 +5,31 @@
 
 use super::*;
 
+/// `orders-0` (`p`) with its log start checkpointed at 5 (and `epochs` as its
+/// `leader-epoch-checkpoint`), `log` as group "g"'s offsets partition: the report at `now`.
+fn scan_log_start_five(
+    p: PartitionBuilder,
+    log: &GroupLog,
+    epochs: Option<&str>,
+    now: Option<i64>,
+) -> klogscan::results::ScanReport {
+    let dir = tempfile::tempdir().unwrap();
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .clean_shutdown(true)
+        .log_start_offset("orders", 0, 5)
+        .partition(p)
+        .write(dir.path())
+        .unwrap();
+    log.write(dir.path(), offsets_partition("g")).unwrap();
+    if let Some(e) = epochs {
+        std::fs::write(dir.path().join("orders-0/leader-epoch-checkpoint"), e).unwrap();
+    }
+    let opts = klogscan::results::ScanOptions::default().with_now_ms(now);
+    let inv = klogscan::discover::layout::discover(&[dir.path().to_path_buf()]);
+    klogscan::pipeline::analyse(&inv, &opts)
+}
+
 /// A hanging transaction that begins below the log start (retention and DeleteRecords
 /// follow the high watermark, not the last stable offset): the last stable offset is held
 /// at the log start (`UnifiedLog.maybeIncrementFirstUnstableOffset`), and a group committed
@@ -22,18 +47,7 @@ fn a_group_stalls_at_the_log_start_behind_a_transaction_below_it() {
         p.append(Batch::new(Producer::PLAIN).records(8));
         let mut log = GroupLog::new();
         log.batch(vec![commit("g", "orders", 0, 5, None)]);
-        let dir = tempfile::tempdir().unwrap();
-        LogDirBuilder::new(1)
-            .cluster_id("c1")
-            .clean_shutdown(true)
-            .log_start_offset("orders", 0, 5)
-            .partition(p)
-            .write(dir.path())
-            .unwrap();
-        log.write(dir.path(), offsets_partition("g")).unwrap();
-        let opts = klogscan::results::ScanOptions::default().with_now_ms(Some(HOURS_LATER));
-        let inv = klogscan::discover::layout::discover(&[dir.path().to_path_buf()]);
-        let report = klogscan::pipeline::analyse(&inv, &opts);
+        let report = scan_log_start_five(p, &log, None, Some(HOURS_LATER));
         let blocked = of(&report.findings, Kind::GroupBlockedByHangingTransaction);
         if !hanging {
             assert!(blocked.is_empty(), "{blocked:#?}");
@@ -196,26 +210,35 @@ fn a_commit_below_the_log_start_with_an_unknown_newer_epoch() {
         p.append(Batch::new(Producer::PLAIN).records(10));
         let mut log = GroupLog::new();
         log.batch(vec![commit("g", "orders", 0, 2, epoch)]);
-        let dir = tempfile::tempdir().unwrap();
-        LogDirBuilder::new(1)
-            .cluster_id("c1")
-            .clean_shutdown(true)
-            .log_start_offset("orders", 0, 5)
-            .partition(p)
-            .write(dir.path())
-            .unwrap();
-        log.write(dir.path(), offsets_partition("g")).unwrap();
-        std::fs::write(
-            dir.path().join("orders-0/leader-epoch-checkpoint"),
-            "0\n1\n0 5\n",
-        )
-        .unwrap();
-        let opts = klogscan::results::ScanOptions::default();
-        let inv = klogscan::discover::layout::discover(&[dir.path().to_path_buf()]);
-        let report = klogscan::pipeline::analyse(&inv, &opts);
+        let report = scan_log_start_five(p, &log, Some("0\n1\n0 5\n"), None);
         let below = of(&report.findings, Kind::CommittedOffsetBelowLogStart);
         assert_eq!(below.len(), 1, "{:#?}", report.findings);
         let e = below[0].client_error.as_deref().unwrap_or("");
         assert!(e.contains(says), "{epoch:?}: {e}");
     }
+}
+
+/// A load stopped by a tombstone out of the coordinator's order (a consumer group's metadata
+/// tombstoned while its member is live) qualifies the group's verdicts as a record that does
+/// not decode does: the stop is read from the offsets partition's typed group anomalies.
+#[test]
+fn a_load_stopped_by_a_tombstone_qualifies_the_verdicts_too() {
+    use klogscan::testkit::group_scenarios::consumer_group;
+    let mut p = PartitionBuilder::new("orders", 0);
+    p.append(Batch::new(Producer::PLAIN).records(10));
+    let mut log = GroupLog::new();
+    consumer_group(&mut log, "g");
+    log.batch(vec![commit("g", "orders", 0, 12, None)]);
+    log.batch(vec![(3, serde_json::json!({"groupId": "g"}), None)]);
+    let c = Cluster::new(vec![p], &log, offsets_partition("g"), &[]);
+    let (f, _) = c.run(None);
+    let stop = of(&f, Kind::GroupTombstonesIncomplete);
+    assert_eq!(stop.len(), 1, "{f:#?}");
+    let beyond = of(&f, Kind::CommittedOffsetBeyondLogEnd);
+    assert_eq!(beyond.len(), 1, "{f:#?}");
+    assert_eq!(
+        beyond[0].evidence["coordinator_load_fails"],
+        stop[0].id.as_str()
+    );
+    assert_eq!(beyond[0].severity, Severity::Warning);
 }
