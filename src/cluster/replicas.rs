@@ -402,7 +402,7 @@ fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Findin
             f.remediation = Some(format!(
                 "copy {}'s directory before it follows (it holds the only copy of offsets {x}..{}); look for the unclean election in the leadership history (klogscan history)",
                 t.path,
-                t.high_watermark.unwrap_or(x + 1) - 1
+                t.high_watermark.unwrap_or(x.saturating_add(1)).saturating_sub(1)
             ));
         }
     }

@@ -156,15 +156,6 @@ fn snapshot_entries(m: &Manifest, offset: i64) -> Vec<SnapshotEntry> {
     ProducerSnapshot::parse(&bytes)
         .unwrap()
         .entries()
-        .map(|e| SnapshotEntry {
-            producer_id: e.producer_id,
-            epoch: e.producer_epoch,
-            last_sequence: e.last_sequence,
-            last_offset: e.last_offset,
-            offset_delta: e.offset_delta,
-            timestamp: e.timestamp,
-            coordinator_epoch: e.coordinator_epoch,
-            current_txn_first_offset: e.current_txn_first_offset,
-        })
+        .map(|e| crate::common::cases::written_entry(&e))
         .collect()
 }

@@ -498,11 +498,11 @@ fn past_epoch_end(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
                 r.topic,
                 r.partition,
                 lineage.from,
-                c - end
+                c.saturating_sub(end)
             ),
             json!({
                 "epoch_end": a,
-                "truncated_read": c - end,
+                "truncated_read": c.saturating_sub(end),
                 "lineage": lineage,
                 "kafka": "LeaderEpochFileCache.endOffsetFor; SubscriptionState.maybeCompleteValidation",
                 "with_reset_policy": format!("seek to {end} (epoch {epoch}'s end on this copy)"),
@@ -513,7 +513,7 @@ fn past_epoch_end(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
         .client_error(CLIENT_EPOCH_END)
         .remediation(format!(
             "the group read records that are gone from the log: check what it did with offsets {end}..{} and whether the replacing records need processing; the consumer resumes at {end} by itself when auto.offset.reset is set",
-            c - 1
+            c.saturating_sub(1)
         )),
     )
 }

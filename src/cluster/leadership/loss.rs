@@ -215,11 +215,11 @@ pub(crate) fn of_election(e: &Election, copies: &[Copy<'_>], inv: &Inventory) ->
         .filter(|&t| loss.start_offset.is_some_and(|s| t < s));
     let from = truncates_to.or(loss.start_offset);
     let lost = match (from, leo) {
-        (Some(s), Some(l)) => Some((l - s).max(0)),
+        (Some(s), Some(l)) => Some(l.saturating_sub(s).max(0)),
         _ => None,
     };
     let below = match (from, leo, hw) {
-        (Some(s), Some(l), Some(h)) => Some((h.min(l) - s).max(0)),
+        (Some(s), Some(l), Some(h)) => Some(h.min(l).saturating_sub(s).max(0)),
         _ => None,
     };
     loss.old_leader_copy = Some(OldLeaderCopy {

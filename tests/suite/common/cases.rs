@@ -79,3 +79,20 @@ pub fn recovered(v: &PartitionVerification) -> Vec<String> {
         .map(|r| r.segment.clone())
         .collect()
 }
+
+/// A parsed snapshot entry as the testkit writes one (to compare a file with what a
+/// scenario wrote).
+pub fn written_entry(
+    e: &klogscan::read::format::snapshot::SnapshotEntry,
+) -> klogscan::testkit::SnapshotEntry {
+    klogscan::testkit::SnapshotEntry {
+        producer_id: e.producer_id,
+        epoch: e.producer_epoch,
+        last_sequence: e.last_sequence,
+        last_offset: e.last_offset,
+        offset_delta: e.offset_delta,
+        timestamp: e.timestamp,
+        coordinator_epoch: e.coordinator_epoch,
+        current_txn_first_offset: e.current_txn_first_offset,
+    }
+}

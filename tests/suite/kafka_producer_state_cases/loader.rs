@@ -103,21 +103,7 @@ fn producer_snapshots_recovery_after_unclean_shutdown_current_message_format() {
     for (_d, m, rp_segment) in two_loads(|| hundred_and_one(false, false)) {
         let v = verify(&m);
         let pr = &v.prediction;
-        let last_four: Vec<String> = m
-            .segments
-            .iter()
-            .filter(|s| s.0 >= rp_segment)
-            .map(|s| seg(s.0))
-            .collect();
-        assert_eq!(last_four.len(), 4);
-        assert_eq!(recovered(&v), last_four);
-        assert!(pr.truncation.is_none());
-        assert_eq!(pr.log_end_offset_after, Some(101));
-        assert!(
-            deleted_snapshots(&v).is_empty(),
-            "{:?}",
-            deleted_snapshots(&v)
-        );
+        recovers_the_last_four_and_keeps_the_log(&m, &v, rp_segment);
         assert_eq!(loaded(&v), (Some(101), true));
         assert_eq!(counts(&v), (Some(0), Some(0)));
         assert!(pr.load_failure.is_none());
@@ -153,6 +139,31 @@ fn producer_snapshots_recovery_after_unclean_shutdown_current_message_format() {
     assert!(verify(m).prediction.load_failure.is_none());
 }
 
+/// What both unclean-shutdown loads of the 101-offset log predict: the four segments from
+/// the recovery point's recovered, nothing truncated, the log end 101, no snapshot deleted
+/// for good.
+fn recovers_the_last_four_and_keeps_the_log(
+    m: &Manifest,
+    v: &PartitionVerification,
+    rp_segment: i64,
+) {
+    let last_four: Vec<String> = m
+        .segments
+        .iter()
+        .filter(|s| s.0 >= rp_segment)
+        .map(|s| seg(s.0))
+        .collect();
+    assert_eq!(last_four.len(), 4);
+    assert_eq!(recovered(v), last_four);
+    assert!(v.prediction.truncation.is_none());
+    assert_eq!(v.prediction.log_end_offset_after, Some(101));
+    assert!(
+        deleted_snapshots(v).is_empty(),
+        "{:?}",
+        deleted_snapshots(v)
+    );
+}
+
 /// `LogLoaderTest.testProducerSnapshotsRecoveryAfterUncleanShutdownV1`: the same log on
 /// message format 0.10.0 (magic 1 messages). Kafka recovers the same segments and, the
 /// format being older than v2, never replays them into producer state
@@ -167,21 +178,7 @@ fn producer_snapshots_recovery_after_unclean_shutdown_v1() {
         assert!(m.batches.iter().all(|b| b.magic == 1));
         let v = verify(&m);
         let pr = &v.prediction;
-        let last_four: Vec<String> = m
-            .segments
-            .iter()
-            .filter(|s| s.0 >= rp_segment)
-            .map(|s| seg(s.0))
-            .collect();
-        assert_eq!(last_four.len(), 4);
-        assert_eq!(recovered(&v), last_four);
-        assert!(pr.truncation.is_none());
-        assert_eq!(pr.log_end_offset_after, Some(101));
-        assert!(
-            deleted_snapshots(&v).is_empty(),
-            "{:?}",
-            deleted_snapshots(&v)
-        );
+        recovers_the_last_four_and_keeps_the_log(&m, &v, rp_segment);
         assert_eq!(counts(&v), (Some(0), Some(0)));
         assert!(pr.load_failure.is_none());
     }

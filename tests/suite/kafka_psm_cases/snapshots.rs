@@ -115,17 +115,7 @@ fn end_entry(m: &Manifest) -> SnapshotEntry {
     let bytes = std::fs::read(m.dir.join(snap(m.log_end_offset))).unwrap();
     let e = parse_entries(&bytes);
     assert_eq!(e.len(), 1);
-    let e = e[0];
-    SnapshotEntry {
-        producer_id: e.producer_id,
-        epoch: e.producer_epoch,
-        last_sequence: e.last_sequence,
-        last_offset: e.last_offset,
-        offset_delta: e.offset_delta,
-        timestamp: e.timestamp,
-        coordinator_epoch: e.coordinator_epoch,
-        current_txn_first_offset: e.current_txn_first_offset,
-    }
+    crate::common::cases::written_entry(&e[0])
 }
 
 /// The problems `verify` names in the snapshot at the log end.
