@@ -95,9 +95,9 @@ impl Split {
             ReadPolicy::Map => segment::map_file(path, opts.max_bytes).ok()?,
             ReadPolicy::Read => None,
         };
-        let source = match mapped {
-            Some(data) => Source::Mapped(data),
-            None => Source::Read { file, size },
+        let (source, file) = match mapped {
+            Some(data) => (Source::Mapped(data), Some(file)),
+            None => (Source::Read { file, size }, None),
         };
         let len = match &source {
             Source::Mapped(data) => data.len(),
@@ -105,13 +105,22 @@ impl Split {
         };
         let mut starts = vec![0usize];
         let mut window = Vec::new();
+        // The search reads a batch or two at each piece boundary: under the map's
+        // sequential advice each of those faults would read the kernel's whole read-ahead
+        // window there, the whole segment before its first piece is walked, and on a cold
+        // page cache the walk would never overlap the reading (docs/performance.md).
+        if let Source::Mapped(data) = &source {
+            data.advise_random(true);
+        }
         for k in 1..len.div_ceil(piece) {
             let from = k * piece;
             if starts.last().is_some_and(|&s| s >= from) {
                 continue; // a batch larger than a piece: the next start is beyond it
             }
             let found = match &source {
-                Source::Mapped(data) => segment::mapped_sync_point(data, from, piece, PIECE),
+                Source::Mapped(data) => {
+                    segment::mapped_sync_point_uncached(data, file.as_ref(), from, piece, PIECE)
+                }
                 Source::Read { file, .. } => {
                     segment::read_sync_point(file, from, piece, len, &mut window).ok()?
                 }
@@ -126,6 +135,7 @@ impl Split {
             Source::Mapped(data) => {
                 // The search reads pages all over the file: none stays resident.
                 data.release();
+                data.advise_random(false);
                 data.check_unchanged().is_err()
             }
             Source::Read { .. } => false,

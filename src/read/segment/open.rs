@@ -150,6 +150,25 @@ impl Handle {
         (&self.file, self.base)
     }
 
+    /// Drop `[from, to)` of the file from the page cache (`POSIX_FADV_DONTNEED`): only
+    /// clean pages go, the file is not changed. A hint: a failure changes nothing.
+    pub fn drop_cached(&self, from: u64, to: u64) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let (Ok(off), Ok(len)) = (
+                libc::off_t::try_from(self.base + from),
+                libc::off_t::try_from(to.saturating_sub(from)),
+            ) else {
+                return;
+            };
+            // SAFETY: an advice on an open descriptor; no memory is passed.
+            let _ = unsafe {
+                libc::posix_fadvise(self.file.as_raw_fd(), off, len, libc::POSIX_FADV_DONTNEED)
+            };
+        }
+    }
+
     /// How many of the file's bytes the descriptor holds now (a file that shrank, or an
     /// archive cut short under a member, reads fewer).
     pub fn current_len(&self) -> io::Result<u64> {
@@ -327,6 +346,21 @@ impl FileData {
         }
     }
 
+    /// Tell the kernel how the map is about to be read: `random` while a search touches a
+    /// few bytes here and there (each fault reads its page only, not the read-ahead window
+    /// around it), sequential again before a walk (the kernel then reads ahead of the walk
+    /// while it runs). A map's advice is a hint: failing to give it changes no result.
+    pub fn advise_random(&self, random: bool) {
+        #[cfg(unix)]
+        if let Inner::Mapped(_, m, _) = &self.0 {
+            let advice = match random {
+                true => memmap2::Advice::Random,
+                false => memmap2::Advice::Sequential,
+            };
+            let _ = m.advise(advice);
+        }
+    }
+
     /// Tell the kernel we are done with these pages (bounded page-cache footprint when
     /// scanning a production broker; KIP-824's concern).
     pub fn release(&self) {
@@ -493,6 +527,35 @@ pub fn load(
 }
 
 impl FileData {
+    /// Which pages of `[from, to)` of a mapped file are in the page cache (`mincore`), one
+    /// flag per page from the page holding `from`; empty when not mapped, unknown, or when
+    /// the bytes do not start on a page of their file (an archive member read in place).
+    pub fn resident_pages(&self, from: usize, to: usize) -> Vec<bool> {
+        #[cfg(unix)]
+        if let Inner::Mapped(_, m, 0) = &self.0 {
+            const PAGE: usize = 4096;
+            let from = from / PAGE * PAGE;
+            let to = to.min(m.len());
+            if to <= from {
+                return Vec::new();
+            }
+            let mut vec = vec![0u8; (to - from).div_ceil(PAGE)];
+            // SAFETY: `[from, to)` lies in the live map, page-aligned at `from`; `vec`
+            // has one byte per page of it, as mincore writes.
+            let rc = unsafe {
+                libc::mincore(
+                    m.as_ptr().add(from) as *mut libc::c_void,
+                    to - from,
+                    vec.as_mut_ptr(),
+                )
+            };
+            if rc == 0 {
+                return vec.iter().map(|b| b & 1 == 1).collect();
+            }
+        }
+        Vec::new()
+    }
+
     /// Release `[from, to)` of a mapped file (rounded inward to whole pages).
     pub fn release_range(&self, from: usize, to: usize) {
         #[cfg(unix)]

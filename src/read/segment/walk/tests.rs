@@ -68,6 +68,52 @@ fn sync_point_searches_release_the_folios_they_mapped() {
     );
 }
 
+/// Resident flags of every page of `p` (through a map of its own).
+#[cfg(target_os = "linux")]
+fn resident(p: &std::path::Path) -> Vec<bool> {
+    let m = map_file(p, None).unwrap().expect("mapped");
+    m.resident_pages(0, m.len())
+}
+
+/// A search for piece starts leaves the page cache as it found it: on a cold file the
+/// pages it read are dropped again (so the walk's read-ahead later finds whole uncached
+/// windows), on a warm file nothing is dropped; it finds what `mapped_sync_point` finds.
+/// Where the file system keeps pages cached whatever the advice, only the warm half and
+/// the found points are checked.
+#[cfg(target_os = "linux")]
+#[test]
+fn sync_point_searches_leave_the_page_cache_as_they_found_it() {
+    const STEP: usize = 4 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("00000000000000000000.log");
+    std::fs::write(&p, vec![0u8; 4 * STEP]).unwrap();
+    let (file, _) = open_regular(&p).unwrap();
+    file.raw().0.sync_all().unwrap();
+    let search = |data: &FileData| {
+        (1..4)
+            .map(|k| mapped_sync_point_uncached(data, Some(&file), k * STEP, 64 << 10, 64 << 10))
+            .collect::<Vec<_>>()
+    };
+    // Warm: every page stays.
+    std::io::copy(&mut file.reader(), &mut std::io::sink()).unwrap();
+    let warm = resident(&p);
+    let data = map_file(&p, None).unwrap().expect("mapped");
+    data.advise_random(true);
+    assert_eq!(search(&data), vec![None, None, None]);
+    assert_eq!(resident(&p), warm, "a warm file's pages were dropped");
+    drop(data);
+    // Cold: the pages the searches read are gone again.
+    file.drop_cached(0, (4 * STEP) as u64);
+    if resident(&p).iter().any(|&r| r) {
+        return; // no eviction here: nothing to compare with
+    }
+    let data = map_file(&p, None).unwrap().expect("mapped");
+    data.advise_random(true);
+    assert_eq!(search(&data), vec![None, None, None]);
+    let left = resident(&p).iter().filter(|&&r| r).count();
+    assert_eq!(left, 0, "{left} pages the searches read stayed cached");
+}
+
 /// `auto` maps only files of at least `MAP_MIN_BYTES` (a small file is read: cheaper
 /// than a map, and no `munmap` shootdown on the other threads); `never` never maps.
 #[test]
