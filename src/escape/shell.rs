@@ -127,6 +127,19 @@ impl ShellArgs {
         }
     }
 
+    /// An option and its value as [`Self::value`] quotes it: `--name value`, or
+    /// `--name=value` when the value starts with `-` (the tools' argument parsers,
+    /// argparse4j and jopt-simple, would take a separate `-x` for an option and stop with
+    /// "expected one argument"; both read `--name=value` as the option's value).
+    pub fn option(&mut self, name: &str, value: &str, placeholder: &str, what: &str) -> String {
+        let v = self.value(value, placeholder, what);
+        if value.starts_with('-') && !v.starts_with('<') {
+            format!("--{name}={v}")
+        } else {
+            format!("--{name} {v}")
+        }
+    }
+
     /// A topic argument: the name when Kafka accepts it as a topic name, else `<topic>`
     /// and a note (the partition directory is not named `topic-N`).
     pub fn topic(&mut self, topic: &str) -> String {
@@ -250,6 +263,59 @@ mod tests {
             "zero\u{200b}width",
         ] {
             assert_eq!(shell_quote(s), None, "{s:?}");
+        }
+    }
+
+    /// A value starting with `-` is joined to its option (`--group=-rf`), every other stays
+    /// a separate word; hostile values reach the shell as one `--name=value` or value
+    /// argument either way.
+    #[test]
+    fn options_join_values_that_look_like_options() {
+        let mut a = ShellArgs::default();
+        assert_eq!(
+            a.option("group", "-rf", "group", "the group id"),
+            "--group=-rf"
+        );
+        assert_eq!(
+            a.option("group", "--to-earliest", "group", "the group id"),
+            "--group=--to-earliest"
+        );
+        assert_eq!(
+            a.option("group", "- x", "group", "the group id"),
+            "--group='- x'"
+        );
+        assert_eq!(
+            a.option("group", "g1", "group", "the group id"),
+            "--group g1"
+        );
+        assert_eq!(
+            a.option("group", "", "group", "the group id"),
+            "--group <group>"
+        );
+        assert_eq!(
+            a.option("group", "-\n", "group", "the group id"),
+            "--group <group>"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        for &id in HOSTILE {
+            let opt = ShellArgs::default().option("group", id, "group", "the group id");
+            let out = Command::new("sh")
+                .current_dir(dir.path())
+                .arg("-c")
+                .arg(format!("printf '%s\\0' {opt}"))
+                .output()
+                .expect("sh runs");
+            let words: Vec<&[u8]> = out
+                .stdout
+                .split(|&b| b == 0)
+                .filter(|w| !w.is_empty())
+                .collect();
+            let want = match id.starts_with('-') {
+                true => vec![format!("--group={id}").into_bytes()],
+                false => vec![b"--group".to_vec(), id.as_bytes().to_vec()],
+            };
+            assert_eq!(words, want, "{id:?} -> {opt}");
+            assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
         }
     }
 

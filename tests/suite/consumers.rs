@@ -441,6 +441,49 @@ fn truncation_below_committed_offsets_says_which_client_path() {
     assert!(of(&f, Kind::CommittedLeaderEpochUnknown).is_empty());
 }
 
+/// Group ids are data: the reset and describe commands quote them for a POSIX shell (a
+/// pasted `grp; touch FILE #` stays one argument) and join one that starts with `-` to its
+/// option, so the tool does not read it as an option; the reset says to stop the group
+/// first and checks with --dry-run before --execute.
+#[test]
+fn consumer_group_commands_quote_the_group_id() {
+    for (group, want) in [
+        ("grp; touch FILE #", "--group 'grp; touch FILE #'"),
+        ("-rf", "--group=-rf"),
+        ("plain", "--group plain"),
+    ] {
+        let mut log = GroupLog::new();
+        log.batch(vec![commit(group, "orders", 1, 9, Some(0))]);
+        let (f, _) = Cluster::new(healthy_orders(), &log, offsets_partition(group), &[])
+            .epochs("orders", 1, &[(0, 0)])
+            .run(None);
+        let beyond = of(&f, Kind::CommittedOffsetBeyondLogEnd);
+        assert_eq!(beyond.len(), 1, "{group:?}: {f:#?}");
+        let r = beyond[0].remediation.as_deref().unwrap();
+        assert!(
+            r.contains(&format!(
+                "<broker> {want} --topic orders:1 --reset-offsets --to-offset 5 --dry-run"
+            )),
+            "{group:?}: {r}"
+        );
+        assert!(r.contains("stop the group's consumers"), "{r}");
+        assert!(
+            !r.contains(&format!("--group {group} ")) || group == "plain",
+            "{r}"
+        );
+        // Below the log start: the describe command.
+        let mut p = PartitionBuilder::new("events", 0).start_offset(100);
+        p.append(Batch::new(Producer::idempotent(5, 0)).records(10));
+        let mut log = GroupLog::new();
+        log.batch(vec![commit(group, "events", 0, 40, Some(0))]);
+        let (f, _) = Cluster::new(vec![p], &log, offsets_partition(group), &[]).run(None);
+        let below = of(&f, Kind::CommittedOffsetBelowLogStart);
+        assert_eq!(below.len(), 1, "{group:?}: {f:#?}");
+        let r = below[0].remediation.as_deref().unwrap();
+        assert!(r.contains(&format!("--describe {want})")), "{group:?}: {r}");
+    }
+}
+
 #[test]
 fn retention_past_a_slow_group() {
     let mut p = PartitionBuilder::new("events", 0).start_offset(100);

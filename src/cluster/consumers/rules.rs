@@ -211,10 +211,7 @@ fn beyond_log_end(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> O
     )
     .broker("the leader answers a fetch above its log end with OFFSET_OUT_OF_RANGE (UnifiedLog.read) and OffsetsForLeaderEpoch from its leader-epoch cache (LeaderEpochFileCache.endOffsetFor)")
     .client_error(client)
-    .remediation(format!(
-        "decide where the group resumes and set it: kafka-consumer-groups.sh --bootstrap-server <broker> --group {} --topic {}:{} --reset-offsets --to-offset {leo} --execute (or an earlier offset to re-read)",
-        r.group_id, r.topic, r.partition
-    ));
+    .remediation(reset_remediation(r, leo));
     for cause in report.partition_findings(d.index) {
         if TRUNCATION_CAUSES.contains(&cause.kind) && cause.offset.is_none_or(|o| o <= c) {
             f = f.caused_by(cause.identity_key());
@@ -252,10 +249,29 @@ fn below_log_start(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
         )
         .broker("the leader answers a fetch below its log start offset with OFFSET_OUT_OF_RANGE (UnifiedLog.read)")
         .client_error(below_start_client_error(r, d))
-        .remediation(format!(
-            "the records are gone from this copy; restore them from another copy or a backup if the group needs them, and keep retention above the group's lag (kafka-consumer-groups.sh --describe --group {})",
-            r.group_id
-        )),
+        .remediation({
+            let mut a = crate::escape::ShellArgs::default();
+            let group = a.option("group", &r.group_id, "group", "the group id");
+            format!(
+                "the records are gone from this copy; restore them from another copy or a backup if the group needs them, and keep retention above the group's lag (kafka-consumer-groups.sh --bootstrap-server <broker> --describe {group}){}",
+                a.suffix()
+            )
+        }),
+    )
+}
+
+/// Where a group whose commit lies above the log end resumes, set by the operator: the
+/// group id, topic and partition quoted for a POSIX shell (or placeholders and a note,
+/// `escape::ShellArgs`). `--reset-offsets --execute` changes nothing while the group has
+/// members (`ConsumerGroupCommand` resets only an Empty or Dead group), so its consumers
+/// are stopped first.
+fn reset_remediation(r: &ConsumerRow, leo: i64) -> String {
+    let mut a = crate::escape::ShellArgs::default();
+    let group = a.option("group", &r.group_id, "group", "the group id");
+    let tp = format!("{}:{}", a.topic(&r.topic), a.partition(r.partition));
+    format!(
+        "decide where the group resumes, stop the group's consumers (offsets are reset only in an Empty group), then check and set it: kafka-consumer-groups.sh --bootstrap-server <broker> {group} --topic {tp} --reset-offsets --to-offset {leo} --dry-run, then the same with --execute instead of --dry-run (or an earlier offset to re-read){}",
+        a.suffix()
     )
 }
 
