@@ -231,6 +231,51 @@ fn segment_of_an_abandoned_lineage() {
     assert_eq!(g["unserved_segments"].as_array().unwrap().len(), 2);
 }
 
+/// A segment of an abandoned lineage that is the only copy of its offsets is still read:
+/// `RemoteLogManager.read` applies no lineage check — it looks 40 up in epoch 1, finds the
+/// stray (its epoch-1 part, 40..=49) and returns its batches from there to its end. The
+/// producer-state replay reads it the same way (not skipped as the lineage filter of
+/// retention would), so the replayed history has no hole at 40..=59.
+#[test]
+fn the_only_copy_of_an_abandoned_lineage_is_replayed_as_a_fetch_reads_it() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = rolled();
+    let mut stray = t.remote_segment(2);
+    stray.leader_epochs = vec![(1, 40), (3, 50)];
+    let r = t.copy_started_as(stray, 2);
+    t.copy_finished(r);
+    t.copy(3);
+    t.local_from(3);
+    let m = write(t, d.path());
+    let opts = ScanOptions::default().with_remote_storage(Some(m.remote_root.clone()));
+    let root = m.log_dir.parent().unwrap().to_path_buf();
+    let report = klogscan::pipeline::scan(&[root], &opts);
+    let replayed = report
+        .partitions
+        .iter()
+        .find_map(|p| p.tiered.as_ref().and_then(|t| t.replayed.clone()))
+        .expect("a remote replay");
+    assert_eq!(replayed.segments, 2, "{replayed:#?}");
+    assert_eq!(
+        (replayed.first_offset, replayed.last_offset),
+        (Some(20), Some(59))
+    );
+    assert!(replayed.unread.is_empty(), "{replayed:#?}");
+    assert!(
+        of(&report.findings, Kind::OffsetGap).is_empty(),
+        "{:#?}",
+        report.findings
+    );
+    let a = of(&report.findings, Kind::RemoteSegmentAbandonedLineage);
+    assert_eq!(a.len(), 1, "{:#?}", report.findings);
+    assert!(
+        a[0].message
+            .contains("a fetch of an offset its epochs serve reads it"),
+        "{}",
+        a[0].message
+    );
+}
+
 /// The twin: the stray finished before the good [40,59], which then replaces it at 40 in
 /// epoch 1's map (it reaches the epoch's highest offset, 59): 40..=59 are served, only the
 /// lineage finding remains.

@@ -306,7 +306,7 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
             continue;
         };
         let msg = format!(
-            "remote segment {} (offsets {}..={}, epochs {:?}) is not in the partition's leader-epoch lineage {:?}: it is never read and never expired",
+            "remote segment {} (offsets {}..={}, epochs {:?}) is not in the partition's leader-epoch lineage {:?}: retention never expires it, and a fetch of an offset its epochs serve reads it",
             encode_uuid(&s.id),
             s.start_offset,
             s.end_offset,
@@ -314,7 +314,7 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
             filtered.entries()
         );
         let f = finding(Kind::RemoteSegmentAbandonedLineage, up, s.start_offset, msg)
-            .broker("RemoteLogManager skips a segment outside the current leader-epoch lineage when it reads and when retention runs (isRemoteSegmentWithinLeaderEpochs); only segments whose epochs are all below the earliest epoch are cleaned up, so this one stays in remote storage (KAFKA-16511)")
+            .broker("retention skips a segment outside the current leader-epoch lineage (RemoteLogManager: isRemoteSegmentWithinLeaderEpochs); only segments whose epochs are all below the earliest epoch, or below the log start, are cleaned up, so this one may stay in remote storage (KAFKA-16511). Reads apply no lineage check: RemoteLogManager.read looks the offset up in the epoch the leader's cache gives it and returns the segment found from there on, past that epoch's end, so a fetch starting where this segment serves gets the abandoned leader's batches")
             .remediation("the segment holds data of an abandoned leader (unclean election or truncation); delete its objects and metadata once no consumer needs it");
         out.push(evidence(
             f,

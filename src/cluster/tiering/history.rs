@@ -18,7 +18,6 @@
 
 use super::MetadataReplay;
 use super::checks::ReplicaView;
-use super::lineage::{Lineage, within_lineage};
 use super::replay::{PartitionLog, RemoteSegment};
 use crate::cluster::report::ScanReport;
 use crate::discover::layout::Inventory;
@@ -65,27 +64,31 @@ pub fn remote_history(
 }
 
 /// The readable remote segments of `log` for a replica with `view`, in offset order, each
-/// replayed from the first offset no earlier segment covered.
+/// replayed from the first offset no earlier segment covered: what a consumer reading the
+/// remote part from its start is served. `RemoteLogManager.read` looks the offset up in the
+/// epoch the replica's leader-epoch cache gives it (`fetchRemoteLogSegmentMetadata`: the
+/// floor entry of that epoch, up to the epoch's end in that segment) and returns that
+/// segment's batches from there on, past the epoch's end too; it applies no lineage check
+/// (`isRemoteSegmentWithinLeaderEpochs` is for retention and ListOffsets by timestamp). So
+/// at each offset the segment the lookup serves is read to its end, and the next offset
+/// after it is looked up again ([`super::epochs::served`]; with no lineage, any epoch).
 pub fn chain(log: &PartitionLog, view: &ReplicaView, located: &Located) -> Vec<RemoteSegmentInput> {
-    let lineage = view
-        .lineage
-        .as_ref()
-        .filter(|l| !l.is_empty())
-        .map(Lineage::filtered);
-    let mut readable: Vec<&RemoteSegment> = log
+    let lineage = view.lineage.as_ref().filter(|l| !l.is_empty());
+    let start = view.log_start_offset.unwrap_or(i64::MIN);
+    let last = view
+        .local_log_start
+        .map_or(i64::MAX, |l| l.saturating_sub(1));
+    let mut all: Vec<&RemoteSegment> = log
         .segments
         .iter()
         .filter(|s| s.state == SegmentState::CopyFinished)
-        .filter(|s| view.log_start_offset.is_none_or(|ls| s.end_offset >= ls))
-        .filter(|s| {
-            // The log end is not known before the walk: no segment is judged by it.
-            lineage.as_ref().is_none_or(|l| {
-                let seg = Lineage::new(s.leader_epochs.iter().copied());
-                within_lineage(&seg, s.end_offset, i64::MAX, l).is_none()
-            })
-        })
+        .filter(|s| s.end_offset >= start)
         .collect();
-    readable.sort_by_key(|s| (s.start_offset, std::cmp::Reverse(s.end_offset)));
+    all.sort_by_key(|s| (s.start_offset, std::cmp::Reverse(s.end_offset)));
+    let readable = match lineage {
+        Some(l) => served_chain(log, &super::epochs::served(log, Some(l), start, last), &all, start, last),
+        None => all,
+    };
     let mut out = Vec::new();
     let mut next = i64::MIN;
     for s in readable {
@@ -110,6 +113,56 @@ pub fn chain(log: &PartitionLog, view: &ReplicaView, located: &Located) -> Vec<R
         next = s.end_offset.saturating_add(1);
     }
     out
+}
+
+/// The segments a reader from `start` meets, in order: at each offset the one the lookup
+/// serves (`served`, disjoint ranges ascending), read to its end; where no lookup serves
+/// the offset (a later copy hid the segment from the cache), what the storage holds there
+/// (the finished segment of `all` reaching furthest among those starting at or before it:
+/// the gap check reports those offsets); then on from the next offset either holds.
+fn served_chain<'a>(
+    log: &'a PartitionLog,
+    served: &[super::epochs::Served],
+    all: &[&'a RemoteSegment],
+    start: i64,
+    last: i64,
+) -> Vec<&'a RemoteSegment> {
+    let mut picked: Vec<&RemoteSegment> = Vec::new();
+    let (mut i, mut k) = (0, 0);
+    let mut best: Option<&RemoteSegment> = None;
+    let mut next = start;
+    while next <= last {
+        while served.get(i).is_some_and(|s| s.last < next) {
+            i += 1;
+        }
+        while let Some(g) = all.get(k).filter(|g| g.start_offset <= next) {
+            if best.is_none_or(|b| g.end_offset > b.end_offset) {
+                best = Some(*g);
+            }
+            k += 1;
+        }
+        let lookup = served
+            .get(i)
+            .filter(|s| s.first <= next)
+            .and_then(|s| log.segments.get(s.segment));
+        let held = best.filter(|b| b.end_offset >= next);
+        match lookup.or(held) {
+            Some(g) => {
+                picked.push(g);
+                next = g.end_offset.saturating_add(1);
+            }
+            None => {
+                // Nothing holds `next`: on to the next offset a lookup or the storage has.
+                let a = served.get(i).map(|s| s.first);
+                let b = all.get(k).map(|g| g.start_offset);
+                match a.into_iter().chain(b).min() {
+                    Some(n) if n > next => next = n,
+                    _ => break,
+                }
+            }
+        }
+    }
+    picked
 }
 
 /// The replicas of `report` (a merge's, from evidence bundles) whose remote segments a
