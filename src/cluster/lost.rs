@@ -449,7 +449,11 @@ fn reopened_finding(p: &PartitionReport, e: &LostRange, lost: &Finding) -> Optio
                 "listed_all": listed_all,
             }))
             .broker("LogSegment.recover rebuilds the producer state from the batches it keeps (ProducerStateManager): the transaction's data batch is replayed, its marker is gone, so the loaded state holds it open; the transaction coordinator completed it when the marker was acknowledged and does not write it again. Elected leader (the only in-sync replica, an unclean election), the copy serves a last stable offset stuck at its first offset")
-            .remediation("save the damaged range before the broker starts (see the lost-range finding); after the restart, if this copy leads, confirm with kafka-transactions.sh find-hanging on the partition and abort the transaction at its first offset (kafka-transactions.sh abort --start-offset)")
+            .remediation(if acked.iter().any(|t| t.commit) {
+                "save the damaged range before the broker starts (see the lost-range finding); the lost marker COMMITTED the transaction: do not let this copy lead (restart it as a follower of a copy that holds the marker, which truncates it and re-fetches the marker); aborting it here would make read_committed consumers drop records that were committed and acknowledged — only as a last resort, then re-produce them"
+            } else {
+                "save the damaged range before the broker starts (see the lost-range finding); after the restart, if this copy leads, confirm with kafka-transactions.sh find-hanging on the partition and abort the transaction at its first offset (kafka-transactions.sh abort --start-offset): the lost marker was an ABORT, so the abort restores what consumers saw"
+            })
             .caused_by(lost.identity_key()),
     )
 }

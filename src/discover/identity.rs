@@ -219,7 +219,7 @@ impl ClusterKey {
 }
 
 /// How a non-live copy is described in messages.
-fn copy_phrase(copy: CopyKind) -> &'static str {
+pub(crate) fn copy_phrase(copy: CopyKind) -> &'static str {
     match copy {
         CopyKind::Future => {
             "in a -future copy (an inter-log-dir move in progress; the live directory serves consumers)"
@@ -238,7 +238,8 @@ fn copy_phrase(copy: CopyKind) -> &'static str {
 ///   these bytes, but no last stable offset of a served partition depends on them (every
 ///   `open_transaction` of the copy says so in its broker text);
 /// * remediations that run `kafka-transactions.sh abort` (aimed at the live partition) are
-///   replaced: the live copy has to be examined on its own.
+///   replaced: the live copy has to be examined on its own;
+/// * the client error is "none": no client fetches from the directory.
 ///
 /// Every other finding keeps its kind and severity (damage in a copy is real: a `-future`
 /// copy becomes the live one when the move completes).
@@ -262,9 +263,10 @@ pub fn demote_non_live(findings: &mut [Finding]) {
         if f.kind == Kind::HangingTransaction {
             f.kind = Kind::OpenTransaction;
             f.severity = Severity::Info;
-            f.message = f
-                .message
-                .replace("; the last stable offset is stuck there", "");
+            // The clause on the last stable offset ends the message: no LSO here.
+            if let Some(at) = f.message.find("; the last stable offset ") {
+                f.message.truncate(at);
+            }
             f.message = format!("{} ({phrase}: not served to consumers)", f.message);
             if let Value::Object(m) = &mut f.evidence {
                 m.insert("copy".into(), json!(copy.as_str()));
@@ -289,6 +291,8 @@ pub fn demote_non_live(findings: &mut [Finding]) {
                 "no consumer reads this copy, so no last stable offset is pinned by it; the live partition is judged by its own directory ({phrase})"
             );
         }
+        // No client fetches from this directory: no client error follows from it.
+        f.client_error = Some(format!("none: no client reads this copy ({phrase})"));
         if f.remediation
             .as_deref()
             .is_some_and(|r| r.contains("kafka-transactions.sh"))

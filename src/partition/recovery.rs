@@ -98,15 +98,29 @@ pub(crate) fn lookup(c: &Checkpoint, topic: &str, partition: i32) -> Option<i64>
     }
 }
 
+/// How `KafkaMetadataLog.apply` loads the KRaft metadata log, whatever the log dir's files
+/// say: `(clean shutdown, recovery point, log start checkpoint)` = `(false, 0, 0)` — every
+/// segment is recovered (`LogSegment.recover`) at every start, clean or not.
+pub(crate) fn metadata_log_state() -> (Option<bool>, Option<i64>, Option<i64>) {
+    (Some(false), Some(0), Some(0))
+}
+
 impl LogDirFiles {
     /// `(clean shutdown, recovery point, log start checkpoint, high watermark)` of one
     /// partition. Without the broker's marker files the log dir is unknown: `None`s (the
-    /// model then assumes an unclean shutdown from offset 0).
+    /// model then assumes an unclean shutdown from offset 0). The KRaft metadata log is
+    /// loaded by `KafkaMetadataLog.apply`, never by `LogManager.loadLogs`: log start 0,
+    /// recovery point 0 and the last shutdown taken as unclean, at every start
+    /// ([`metadata_log_state`]).
     pub(crate) fn partition_state(
         files: Option<&LogDirFiles>,
         topic: &str,
         partition: i32,
     ) -> (Option<bool>, Option<i64>, Option<i64>, Option<i64>) {
+        if crate::discover::layout::is_kraft_metadata(topic) {
+            let (clean, rp, start) = metadata_log_state();
+            return (clean, rp, start, None);
+        }
         match files.filter(|f| f.has_markers) {
             Some(f) => (
                 Some(f.clean_shutdown),

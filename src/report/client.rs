@@ -68,12 +68,17 @@ impl ClientError {
         s
     }
 
-    /// A short phrase for the triage summary ("producers got X (class)").
+    /// A short phrase for the triage summary. A producer finding is about a write the log
+    /// holds, so the leader accepted it: the phrase says what a leader holding the
+    /// producer's state answers such a write, not that the producer got it.
     pub fn short(&self) -> String {
         match (self.who, self.exception) {
             (_, "none") => self.consumers.unwrap_or(self.behaviour).to_string(),
             ("consumer", e) => format!("consumers got {e}"),
-            (_, e) => format!("producers got {e} ({})", self.class.as_str()),
+            (_, e) => format!(
+                "producer writes accepted that a leader holding their state refuses with {e} ({})",
+                self.class.as_str()
+            ),
         }
     }
 }
@@ -101,8 +106,8 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
     };
     Some(match kind {
         Kind::CrcMismatch | Kind::InvalidBatch => consumer(
-            "CorruptRecordException",
-            "a consumer fetching the batch fails and cannot advance past it without seeking",
+            "KafkaException",
+            "CompletedFetch.maybeEnsureValid (check.crcs=true, the default) turns the batch's CorruptRecordException into a KafkaException (\"Record batch … is invalid\"): not retriable, poll fails at that offset until the application seeks past it",
         ),
         Kind::RemoteSegmentCorrupt => consumer(
             "KafkaException",
@@ -157,8 +162,8 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
         },
         Kind::NonTransactionalWriteInTransaction => producer(
             "InvalidTxnStateException",
-            ApplicationRecoverable,
-            "KIP-691: fatal: close the producer and restart from the application's checkpoint",
+            ProducerAbortable,
+            "the send fails: an idempotent producer bumps its epoch and goes on, a transactional one aborts (TransactionManager.maybeTransitionToErrorState: INVALID_TXN_STATE is fatal only on AddPartitionsToTxn and EndTxn responses)",
         ),
         Kind::TxnindexMismatch => ClientError {
             who: "consumer",
@@ -299,12 +304,25 @@ mod tests {
             assert_eq!(c.who, "producer");
             assert!(c.text().contains(c.class.as_str()));
         }
+        // INVALID_TXN_STATE on a produce is not fatal (TransactionManager makes it fatal on
+        // AddPartitionsToTxn and EndTxn responses only).
         assert_eq!(
             for_kind(Kind::NonTransactionalWriteInTransaction)
                 .unwrap()
                 .class,
-            ErrorClass::ApplicationRecoverable
+            ErrorClass::ProducerAbortable
         );
+        // A producer finding is about a write the leader accepted: never "producers got".
+        let s = for_kind(Kind::ZombieWrite).unwrap().short();
+        assert!(
+            s.starts_with("producer writes accepted that a leader"),
+            "{s}"
+        );
+        assert!(!s.contains("producers got"), "{s}");
+        // Consumers of a damaged batch get a KafkaException (CompletedFetch), not retriable.
+        let c = for_kind(Kind::CrcMismatch).unwrap();
+        assert_eq!(c.exception, "KafkaException");
+        assert!(!c.text().contains("(retriable)"), "{}", c.text());
         assert!(for_kind(Kind::UncleanShutdown).is_none());
     }
 }

@@ -11,12 +11,18 @@
 //!   directory's bytes, and `klogscan dump` of the records still readable around the
 //!   damage), look for a replica outside the inputs, then what `kafka-dump-log`/`verify` to
 //!   run after the restart.
-//! * **Truncated above the high watermark**: nothing acknowledged is removed — save, let
-//!   the broker truncate, watch.
-//! * **Damage recovery never looks at** (a clean shutdown, below the recovery point): the
+//! * **Truncated above the checkpointed high watermark**: nothing below the checkpoint is
+//!   removed, but the checkpoint is a lower bound — check a leader holds the rest, save,
+//!   let the broker truncate, watch.
+//! * **Damage recovery never looks at** (a clean shutdown, below the recovery point), or
+//!   looks at and keeps (a batch whose size, CRC and offsets pass): the
 //!   broker serves the bytes as they are, so restarting changes nothing; the replica has to
 //!   be replaced (moved out of the log dir while the broker is stopped: it re-creates and
 //!   re-fetches it whole from the leader), after saving it.
+//!
+//! * **A copy no client reads** (`-delete`, `-stray`, `-future`): no restart and no move —
+//!   what the live directory serves is judged by its own findings; a `-future` copy
+//!   becomes live when its move completes, so the move is to be cancelled or redone.
 //!
 //! Every value in a command is quoted for POSIX shells ([`crate::escape::ShellArgs`]);
 //! comments after `#` say where to run it. Inputs read from archives are named as the
@@ -145,13 +151,19 @@ pub(crate) fn damage(findings: &[Finding], g: &[usize], args: &mut ShellArgs) ->
         return Some(from_loss(f, &l, args));
     }
     let c = Copy::of(first, args);
+    if !first.source.copy.is_live() {
+        return Some(non_live(first, &c));
+    }
     let fate = DamageFate::of(first);
     let at = first
         .offset
         .map_or(String::new(), |o| format!(" at offset {o}"));
     let d = match fate {
+        // Recovery never looks at the batch, or looks and keeps it (`LogSegment.recover`
+        // checks a batch's size, CRC and offsets only; a replica never re-fetches below
+        // its log end): either way a restart serves the same bytes.
         Some(DamageFate {
-            fate: Fate::NotRecovered,
+            fate: Fate::NotRecovered | Fate::Recovered,
             ..
         }) => {
             let mut commands = vec![c.describe(
@@ -173,7 +185,12 @@ pub(crate) fn damage(findings: &[Finding], g: &[usize], args: &mut ShellArgs) ->
             );
             Decision {
                 decision: format!(
-                    "replace this replica: recovery does not look at the damaged bytes{at}, so {} serves them as they are after any restart; with another replica in the ISR, move this copy out and let it re-fetch; as the only copy, keep it and save what is readable",
+                    "replace this replica: recovery {} the damaged bytes{at}, so {} serves them as they are after any restart; with another replica in the ISR, move this copy out and let it re-fetch; as the only copy, keep it and save what is readable",
+                    match fate.map(|f| f.fate) {
+                        Some(Fate::Recovered) =>
+                            "checks and keeps (their size, CRC and offsets pass)",
+                        _ => "does not look at",
+                    },
                     c.broker
                 ),
                 commands,
@@ -182,23 +199,27 @@ pub(crate) fn damage(findings: &[Finding], g: &[usize], args: &mut ShellArgs) ->
         Some(DamageFate {
             log_end_offset_after: end,
             high_watermark: Some(hw),
-            fate,
-        }) if fate != Fate::Recovered && end.is_some_and(|e| e >= hw) => {
+            ..
+        }) if end.is_some_and(|e| e >= hw) => {
             let end = end.unwrap_or(hw);
-            let mut commands = c.save();
+            let mut commands = vec![c.describe(
+                "another replica in the ISR holding the records past the checkpoint? this broker re-fetches them only from a leader that holds them",
+            )];
+            commands.extend(c.save());
             commands.extend(c.restart(&format!(
                 "recovery truncates the log to offset {end} and the replica re-fetches from the leader"
             )));
             commands.extend(c.after(Some(end)));
             Decision {
                 decision: format!(
-                    "let {} truncate: recovery cuts the log at offset {end}, at or above the checkpointed high watermark {hw}, so nothing acknowledged to acks=all producers is removed; the replica re-fetches the rest from the leader",
+                    "let {} truncate: recovery cuts the log at offset {end}, at or above the checkpointed high watermark {hw}, so nothing below {hw} is removed; records between {hw} and {end} may still have been acknowledged (the checkpoint is written periodically, a lower bound of the high watermark), so save them and let the broker re-fetch from a leader that holds them",
                     c.broker
                 ),
                 commands,
             }
         }
         _ => {
+            let hw = fate.and_then(|f| f.high_watermark);
             let mut commands = c.save();
             commands.push(c.describe(
                 "another replica in the ISR? then restart this broker as a follower: it truncates and re-fetches",
@@ -207,7 +228,13 @@ pub(crate) fn damage(findings: &[Finding], g: &[usize], args: &mut ShellArgs) ->
             commands.extend(c.after(fate.and_then(|f| f.log_end_offset_after)));
             Decision {
                 decision: format!(
-                    "save the damaged range first{at}: whether acknowledged data lies past it is not known (no high watermark checkpoint for this copy); then let {} truncate and re-fetch from a replica that holds the range",
+                    "save the damaged range first{at}: whether acknowledged data lies past it is not known ({}); then let {} truncate and re-fetch from a replica that holds the range",
+                    match hw {
+                        Some(hw) => format!(
+                            "the checkpointed high watermark {hw} lies above where recovery ends"
+                        ),
+                        None => "no high watermark checkpoint for this copy".to_string(),
+                    },
                     c.broker
                 ),
                 commands,
@@ -215,6 +242,38 @@ pub(crate) fn damage(findings: &[Finding], g: &[usize], args: &mut ShellArgs) ->
         }
     };
     Some(d)
+}
+
+/// The decision for damage in a copy no client reads (`-delete`, `-stray`, `-future`):
+/// never a restart or a move, which would not change what the live copy serves.
+fn non_live(f: &Finding, c: &Copy) -> Decision {
+    use crate::finding::CopyKind;
+    let phrase = crate::discover::identity::copy_phrase(f.source.copy);
+    let (decision, mut commands) = match f.source.copy {
+        CopyKind::Future => (
+            format!(
+                "this copy is {phrase}: when the move completes it replaces the live directory and its damage is served; cancel the move, or let it finish only after re-creating this future copy (move the partition to another log dir again) — the live directory is judged by its own findings"
+            ),
+            vec![format!(
+                "kafka-log-dirs.sh --bootstrap-server <broker> --describe --topic-list {}   # the future replica of partition {} and its log dir",
+                c.topic, c.partition
+            )],
+        ),
+        CopyKind::Stray => (
+            format!(
+                "nothing to restart: this copy is {phrase}; no client reads it — keep it as evidence if needed, and remove it once the live replicas are confirmed healthy"
+            ),
+            vec![c.describe("the live replicas of this partition, before this copy is removed")],
+        ),
+        _ => (
+            format!(
+                "nothing to do on this copy: it is {phrase}; the broker deletes it after file.delete.delay.ms and no client reads it — the live directory is judged by its own findings"
+            ),
+            Vec::new(),
+        ),
+    };
+    commands.extend(c.save());
+    Decision { decision, commands }
 }
 
 /// The decision when recovery truncates below the checkpointed high watermark.
@@ -265,5 +324,131 @@ fn from_loss(f: &Finding, l: &LostRange, args: &mut ShellArgs) -> Decision {
                 commands,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::CopyKind;
+
+    /// A CRC finding at offset 5 of `orders-0` on broker 1 whose next start has `fate`.
+    fn damaged(fate: &str, end: Option<i64>, hw: Option<i64>, copy: CopyKind) -> Finding {
+        let mut f = Finding::new(Kind::CrcMismatch, "orders", 0, "crc")
+            .offset(5)
+            .segment("00000000000000000000.log")
+            .evidence(serde_json::json!({
+                "recovery": {"fate": fate, "log_end_offset_after": end, "high_watermark": hw}
+            }));
+        f.source.broker_id = Some(1);
+        f.source.path = Some("/data/kafka/orders-0".into());
+        f.source.copy = copy;
+        f
+    }
+
+    fn decide(f: Finding) -> Decision {
+        damage(&[f], &[0], &mut ShellArgs::default()).expect("a decision")
+    }
+
+    /// A batch recovery checks and keeps (size, CRC and offsets pass: an invalid record
+    /// count, say) is served after any restart like one it never reads: replace the
+    /// replica — not "recovery truncates at the damage", and no claim that the high
+    /// watermark checkpoint is missing when it is there.
+    #[test]
+    fn damage_recovery_keeps_gets_the_replacement_decision() {
+        let d = decide(damaged("recovered", None, Some(10), CopyKind::Live));
+        assert!(
+            d.decision
+                .starts_with("replace this replica: recovery checks and keeps"),
+            "{}",
+            d.decision
+        );
+        assert!(
+            d.commands.iter().any(|c| c.starts_with("mv ")),
+            "{:?}",
+            d.commands
+        );
+        assert!(
+            !d.commands
+                .iter()
+                .any(|c| c.contains("truncates at the damage"))
+        );
+        let d = decide(damaged("not_recovered", None, Some(10), CopyKind::Live));
+        assert!(
+            d.decision
+                .starts_with("replace this replica: recovery does not look at"),
+            "{}",
+            d.decision
+        );
+    }
+
+    /// Truncation above the checkpointed high watermark: nothing below the checkpoint is
+    /// removed, but the checkpoint is a lower bound — never "nothing acknowledged".
+    #[test]
+    fn truncation_above_the_checkpoint_does_not_claim_nothing_acknowledged() {
+        let d = decide(damaged("truncated_here", Some(5), Some(3), CopyKind::Live));
+        assert!(
+            d.decision.contains("nothing below 3 is removed"),
+            "{}",
+            d.decision
+        );
+        assert!(
+            d.decision.contains("may still have been acknowledged"),
+            "{}",
+            d.decision
+        );
+        assert!(
+            !d.decision.contains("nothing acknowledged"),
+            "{}",
+            d.decision
+        );
+        assert!(
+            d.commands[0].contains("--describe --topic orders"),
+            "{:?}",
+            d.commands
+        );
+        // Below it: the checkpoint is named, not said to be missing.
+        let d = decide(damaged("truncated_here", Some(5), Some(9), CopyKind::Live));
+        assert!(
+            d.decision.contains("high watermark 9 lies above"),
+            "{}",
+            d.decision
+        );
+        let d = decide(damaged("truncated_here", Some(5), None, CopyKind::Live));
+        assert!(
+            d.decision.contains("no high watermark checkpoint"),
+            "{}",
+            d.decision
+        );
+    }
+
+    /// Damage in a copy no client reads gets no stop, start or move of the broker's
+    /// directory: a -delete copy needs nothing, a -stray one is removed once the live
+    /// replicas are checked, a -future one is about its move.
+    #[test]
+    fn damage_in_a_copy_no_client_reads_gets_no_restart() {
+        for (copy, want) in [
+            (CopyKind::Delete, "nothing to do on this copy"),
+            (CopyKind::Stray, "nothing to restart"),
+            (CopyKind::Future, "cancel the move"),
+        ] {
+            let d = decide(damaged("not_recovered", None, Some(10), copy));
+            assert!(d.decision.contains(want), "{copy:?}: {}", d.decision);
+            assert!(
+                !d.commands
+                    .iter()
+                    .any(|c| c.starts_with("mv ") || c.starts_with("kafka-server-")),
+                "{copy:?}: {:?}",
+                d.commands
+            );
+        }
+        let d = decide(damaged("not_recovered", None, Some(10), CopyKind::Future));
+        assert!(
+            d.commands
+                .iter()
+                .any(|c| c.starts_with("kafka-log-dirs.sh")),
+            "{:?}",
+            d.commands
+        );
     }
 }

@@ -208,28 +208,7 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
             }
         }
     };
-    let mut clients: Vec<String> = Vec::new();
-    let mut exceptions = BTreeSet::new();
-    for &i in &g {
-        if let Some(c) = client::for_kind(findings[i].kind) {
-            let first = c.exception.split('/').next().unwrap_or("").trim();
-            if c.exception != "none" && !exceptions.insert(first) {
-                continue;
-            }
-            let mut s = c.short();
-            if c.consumers
-                .is_some_and(|t| t.contains("last stable offset"))
-                && let Some(o) = evidence::read::<OpenTxnJoint>(&findings[i])
-                    .last_stable_offset
-                    .or(findings[i].offset)
-            {
-                s = s.replace("at the last stable offset", &format!("at offset {o}"));
-            }
-            if !clients.contains(&s) {
-                clients.push(s);
-            }
-        }
-    }
+    let clients = clients_of(findings, &g);
     let mut commands = Vec::new();
     let mut advice = Vec::new();
     let mut args = crate::escape::ShellArgs::default();
@@ -251,6 +230,7 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
                 commands.push(format!(
                     "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {part} --start-offset {o}"
                 ));
+                commands.extend(abort_before_3_0(f, &topic, &part));
             }
         } else if let Some(r) = &f.remediation
             && !advice.contains(r)
@@ -263,6 +243,9 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
         commands.extend(d.commands);
         d.decision
     });
+    // Several hanging transactions of one partition share its find-hanging line.
+    let mut seen = std::collections::HashSet::new();
+    commands.retain(|c| seen.insert(c.clone()));
     Incident {
         severity,
         partitions,
@@ -443,6 +426,57 @@ fn write_blocks(
     Ok(())
 }
 
+/// What the incident's clients saw, one phrase each (the kind's table, rule by rule).
+fn clients_of(findings: &[Finding], g: &[usize]) -> Vec<String> {
+    let mut clients: Vec<String> = Vec::new();
+    let mut exceptions = BTreeSet::new();
+    // A copy no client reads (-delete, -stray, -future) gives no client line, nor does a
+    // finding whose rule said no client sees an error for it (a marker's epoch check, field
+    // values the leader accepts): the kind's table would say otherwise.
+    let said_none = |f: &Finding| {
+        f.client_error
+            .as_deref()
+            .is_some_and(|c| c.starts_with("none"))
+    };
+    for &i in g.iter().filter(|&&i| findings[i].source.copy.is_live()) {
+        if let Some(c) = client::for_kind(findings[i].kind)
+            .filter(|c| c.exception == "none" || !said_none(&findings[i]))
+        {
+            let first = c.exception.split('/').next().unwrap_or("").trim();
+            if c.exception != "none" && !exceptions.insert(first) {
+                continue;
+            }
+            let mut s = c.short();
+            if c.consumers
+                .is_some_and(|t| t.contains("last stable offset"))
+                && let Some(o) = evidence::read::<OpenTxnJoint>(&findings[i])
+                    .last_stable_offset
+                    .or(findings[i].offset)
+            {
+                s = s.replace("at the last stable offset", &format!("at offset {o}"));
+            }
+            if !clients.contains(&s) {
+                clients.push(s);
+            }
+        }
+    }
+    clients
+}
+
+/// The abort of a hanging transaction for brokers before 3.0, which have no
+/// DescribeProducers to find it by its start offset: producer id and epoch, and the
+/// coordinator epoch the partition holds (-1 taken as 0, as the tool does).
+fn abort_before_3_0(f: &Finding, topic: &str, part: &str) -> Option<String> {
+    let (pid, epoch) = (f.producer_id?, f.producer_epoch?);
+    let c = evidence::read::<OpenTxnJoint>(f)
+        .coordinator_epoch
+        .unwrap_or(-1);
+    Some(format!(
+        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {part} --producer-id {pid} --producer-epoch {epoch} --coordinator-epoch {}   # the same, on brokers before 3.0",
+        c.max(0)
+    ))
+}
+
 /// One row of `kafka-transactions.sh find-hanging`'s output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HangingRow {
@@ -530,229 +564,4 @@ pub fn write_hanging(rows: &[HangingRow], w: &mut dyn Write) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::finding::assign_ids;
-    use serde_json::json;
-
-    fn chain() -> Vec<Finding> {
-        let mut fs = vec![
-            Finding::new(
-                Kind::MarkerWithoutTransaction,
-                "payments",
-                3,
-                "abort closes nothing",
-            )
-            .offset(16)
-            .producer(4001, 19),
-            Finding::new(
-                Kind::ProducerEpochRegression,
-                "payments",
-                3,
-                "epoch 18 below 19",
-            )
-            .offset(21)
-            .producer(4001, 18)
-            .evidence(json!({"batch": {"timestamp": 1_572_948_010_013i64}})),
-            Finding::new(
-                Kind::ZombieWrite,
-                "payments",
-                3,
-                "wrote after the ABORT at epoch 19",
-            )
-            .offset(21)
-            .producer(4001, 18)
-            .caused_by("producer_epoch_regression:payments-3@21:p4001")
-            .evidence(json!({"batch": {"timestamp": 1_572_948_010_013i64}})),
-            Finding::new(Kind::HangingTransaction, "payments", 3, "open since 21")
-                .offset(21)
-                .producer(4001, 18)
-                .caused_by("zombie_write:payments-3@21:p4001")
-                .evidence(json!({"first_batch": {"timestamp": 1_572_948_010_013i64},
-                    "last_stable_offset": 21, "coordinator_epoch": 7,
-                    "last_timestamp": 1_572_948_010_013i64, "idle_ms": 3_592_993})),
-            Finding::new(Kind::SequenceGap, "orders", 0, "gap")
-                .offset(5)
-                .producer(9, 0),
-        ];
-        assign_ids(&mut fs);
-        fs
-    }
-
-    #[test]
-    fn caused_by_links_make_one_incident_rooted_at_the_cause() {
-        let fs = chain();
-        let inc = incidents(&fs);
-        assert_eq!(inc.len(), 2, "{inc:#?}");
-        let pay = inc.iter().find(|i| i.partitions == ["payments-3"]).unwrap();
-        assert_eq!(pay.root, "producer_epoch_regression:payments-3@21:p4001");
-        assert_eq!(
-            pay.follows,
-            [
-                "zombie_write:payments-3@21:p4001",
-                "hanging_transaction:payments-3@21:p4001"
-            ]
-        );
-        assert!(
-            pay.summary
-                .contains("stuck at 21 since 2019-11-05T10:00:10.013Z"),
-            "{}",
-            pay.summary
-        );
-        assert!(
-            pay.commands
-                .iter()
-                .any(|c| c.ends_with("abort --topic payments --partition 3 --start-offset 21"))
-        );
-        assert!(
-            pay.clients
-                .iter()
-                .any(|c| c.contains("InvalidProducerEpochException"))
-        );
-        assert!(
-            pay.clients
-                .iter()
-                .any(|c| c.contains("stall silently at offset 21")),
-            "{:?}",
-            pay.clients
-        );
-        // The info finding at offset 16 is not linked: not part of the incident.
-        assert!(!pay.follows.iter().any(|f| f.starts_with("marker_without")));
-    }
-
-    #[test]
-    fn repeats_of_a_kind_in_a_partition_are_one_incident() {
-        let mut fs: Vec<Finding> = (0..30)
-            .map(|k| {
-                Finding::new(Kind::SequenceGap, "orders", 0, format!("gap {k}"))
-                    .offset(k * 10)
-                    .producer(9, 0)
-            })
-            .collect();
-        fs.push(
-            Finding::new(Kind::SequenceGap, "orders", 1, "gap")
-                .offset(3)
-                .producer(9, 0),
-        );
-        assign_ids(&mut fs);
-        let inc = incidents(&fs);
-        assert_eq!(inc.len(), 2);
-        assert_eq!(inc[0].follows.len(), 29);
-        assert!(
-            inc[0].summary.ends_with("(and 29 more sequence_gap)"),
-            "{}",
-            inc[0].summary
-        );
-        let r = ScanReport {
-            findings: fs,
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        write_summary(&r, &inc, &super::super::style::Style::default(), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("-> 21 more"), "{text}");
-    }
-
-    #[test]
-    fn info_only_groups_are_not_incidents() {
-        let mut fs = vec![Finding::new(Kind::OffsetGap, "t", 0, "gap").offset(3)];
-        assign_ids(&mut fs);
-        assert!(incidents(&fs).is_empty());
-    }
-
-    #[test]
-    fn find_hanging_rows_and_text() {
-        let fs = chain();
-        let rows = hanging_rows(&fs);
-        assert_eq!(rows.len(), 1);
-        assert_eq!(
-            (
-                rows[0].coordinator_epoch,
-                rows[0].start_offset,
-                rows[0].duration_min
-            ),
-            (7, 21, 59)
-        );
-        let mut out = Vec::new();
-        write_hanging(&rows, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].starts_with("Topic"));
-        let cols: Vec<&str> = lines[1].split_whitespace().collect();
-        assert_eq!(
-            cols,
-            [
-                "payments",
-                "3",
-                "4001",
-                "18",
-                "7",
-                "21",
-                "1572948010013",
-                "59"
-            ]
-        );
-    }
-
-    /// A hanging transaction whose coordinator names a hostile transactional id, in a
-    /// partition directory named `topic-N` or not.
-    fn hanging(topic: &str, partition: i32, id: &str) -> Vec<Finding> {
-        let mut fs = vec![
-            Finding::new(Kind::HangingTransaction, topic, partition, "open since 21")
-                .offset(21)
-                .producer(4001, 18)
-                .evidence(json!({"coordinator": {"verdict": "alive", "transactional_id": id}})),
-        ];
-        assign_ids(&mut fs);
-        fs
-    }
-
-    #[test]
-    fn commands_quote_hostile_ids_for_a_posix_shell() {
-        for id in ["tx1; touch FILE #", "$(touch FILE)", "`touch FILE`", "it's"] {
-            let inc = incidents(&hanging("payments", 3, id));
-            let describe = inc[0]
-                .commands
-                .iter()
-                .find(|c| c.contains(" describe "))
-                .unwrap();
-            let quoted = crate::escape::shell_quote(id).unwrap();
-            assert!(
-                describe.ends_with(&format!("--transactional-id {quoted}")),
-                "{describe}"
-            );
-            assert!(inc[0].notes.is_empty());
-        }
-        // A newline cannot be pasted: a placeholder and a note, never the raw id.
-        let inc = incidents(&hanging("payments", 3, "tx1\ntouch FILE"));
-        assert!(
-            inc[0].commands.iter().all(|c| !c.contains("touch")),
-            "{:?}",
-            inc[0].commands
-        );
-        assert!(
-            inc[0]
-                .commands
-                .iter()
-                .any(|c| c.ends_with("<transactional-id>"))
-        );
-        assert_eq!(inc[0].notes.len(), 1, "{:?}", inc[0].notes);
-    }
-
-    #[test]
-    fn a_directory_not_named_topic_n_gets_placeholders_not_empty_arguments() {
-        let inc = incidents(&hanging("", -1, "tx1"));
-        for c in &inc[0].commands {
-            assert!(!c.contains("--topic  ") && !c.contains("-1"), "{c}");
-        }
-        assert!(inc[0].commands[0].ends_with("--topic <topic> --partition <partition>"));
-        let mut out = Vec::new();
-        let r = ScanReport {
-            findings: hanging("", -1, "tx1"),
-            ..Default::default()
-        };
-        write_summary(&r, &inc, &super::super::style::Style::default(), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("note:       <topic>, <partition>"), "{text}");
-    }
-}
+mod tests;

@@ -138,7 +138,15 @@ pub(crate) fn verify_one(
         high_watermark: files.and_then(|f| lookup(&f.high_watermarks, topic, part)),
         cleaned_to: files.and_then(|f| lookup(&f.cleaner_offsets, topic, part)),
     };
-    let clean_shutdown = files.map(|f| f.clean_shutdown);
+    let mut clean_shutdown = files.map(|f| f.clean_shutdown);
+    // The KRaft metadata log's load ignores the log dir's files (the checkpoint checks
+    // still read them as they are): the prediction takes KafkaMetadataLog's state.
+    let metadata_log = crate::discover::layout::is_kraft_metadata(topic);
+    let (mut load_rp, mut load_start) = (ck.recovery_point, ck.log_start);
+    if metadata_log {
+        let (clean, rp, start) = crate::partition::recovery::metadata_log_state();
+        (clean_shutdown, load_rp, load_start) = (clean, rp, start);
+    }
 
     let swaps = (!p.partial)
         .then(|| crate::partition::recovery::swaps::CompletedSwaps::of(p))
@@ -177,10 +185,11 @@ pub(crate) fn verify_one(
         checkpoints::check_offsets(p, r, &ck, out);
     }
 
-    predict::predict(PredictInput {
+    let prediction = predict::predict(PredictInput {
+        metadata_log,
         clean_shutdown,
-        recovery_point: ck.recovery_point,
-        log_start_checkpoint: ck.log_start,
+        recovery_point: load_rp,
+        log_start_checkpoint: load_start,
         high_watermark: ck.high_watermark,
         first_offset: r.carried.first_offset,
         log_end_offset: r
@@ -207,7 +216,53 @@ pub(crate) fn verify_one(
         after_truncation: r.carried.recovery.after_truncation.as_deref(),
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
         crc_checked: opts.scan.check_crc,
-    })
+    });
+    rebuilt_at_load(&prediction, out);
+    prediction
+}
+
+/// Index findings of a segment the next load recovers for another reason: the load
+/// rebuilds its offset, time and transaction indexes (`LogSegment.recover` resets all
+/// three before it reads the batches), so the files as they are serve no read after the
+/// restart — stale indexes of an active segment after a crash are the normal case
+/// (`LogLoaderTest.testCorruptIndexRebuild`). Such findings become info, their broker text
+/// saying so. A finding about the very index that makes the load recover the segment (a
+/// missing offset index, a corrupt transaction index) is the cause and stays as it is, and
+/// so does every finding of a load that fails before it recovers anything.
+fn rebuilt_at_load(prediction: &predict::RecoveryPrediction, out: &mut [Finding]) {
+    // A load that fails (a check at load throws before any recovery runs) rebuilds nothing.
+    if prediction.load_failure.is_some() {
+        return;
+    }
+    for f in out.iter_mut() {
+        let own = match f.kind {
+            Kind::IndexMismatch | Kind::IndexCorrupt => "offset index",
+            Kind::TimeindexMismatch => "time index",
+            Kind::TxnindexMismatch => "transaction index",
+            _ => continue,
+        };
+        let Some(seg) = f.segment.as_deref() else {
+            continue;
+        };
+        let log = format!("{}.log", seg.rsplit_once('.').map_or(seg, |(stem, _)| stem));
+        let Some(rec) = prediction
+            .recovered_segments
+            .iter()
+            .find(|s| s.segment == log && !s.reason.contains(own))
+            // An assumed unclean shutdown (no log dir files) is no ground to judge by.
+            .filter(|s| !s.reason.starts_with("shutdown state unknown"))
+        else {
+            continue;
+        };
+        f.severity = crate::finding::Severity::Info;
+        f.client_error = Some(
+            "none after the restart: the load rebuilds this index (a broker still running on it serves reads through it until then)".into(),
+        );
+        f.broker_behaviour = format!(
+            "rebuilt at the next load: the segment is recovered at load ({}) and LogSegment.recover resets and rebuilds its offset, time and transaction indexes before reading its batches, so this {own} as it is serves no read after the restart (a broker still running on it reads it until then)",
+            rec.reason
+        );
+    }
 }
 
 /// The end of a log whose every segment was read and holds no batch: its last segment's

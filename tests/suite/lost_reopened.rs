@@ -103,6 +103,14 @@ fn an_acknowledged_marker_removed_by_the_truncation_reopens_its_transaction() {
         );
         assert_eq!(f.evidence["truncated_to"], 2);
         assert_eq!(f.evidence["transactions"][0]["first_offset"], 0);
+        // A lost COMMIT is not to be aborted: that would hide committed records.
+        let r_text = f.remediation.as_deref().unwrap();
+        assert_eq!(
+            r_text.contains("do not let this copy lead"),
+            commit,
+            "{r_text}"
+        );
+        assert_eq!(r_text.contains("abort --start-offset"), !commit, "{r_text}");
         assert_eq!(f.evidence["listed_all"], true);
         // Linked to the lost range, itself linked to the damage: one incident, the damage
         // at its root.

@@ -170,6 +170,51 @@ fn crc_damage_after_a_clean_shutdown_is_not_a_truncation() {
     );
 }
 
+/// The KRaft metadata log is loaded by `KafkaMetadataLog.apply` with recovery point 0
+/// and the last shutdown taken as unclean, whatever the log dir's `.kafka_cleanshutdown`
+/// says: damage in it truncates at every start and deletes the later segments (a data
+/// partition's twin, above, is served as it is after a clean shutdown).
+#[test]
+fn the_metadata_log_is_recovered_from_zero_even_after_a_clean_shutdown() {
+    let pr = Producer::PLAIN;
+    let mut p = PartitionBuilder::new("__cluster_metadata", 0).start_time(T0);
+    for i in 0..3 {
+        if i > 0 {
+            p.roll();
+        }
+        p.append(Batch::new(pr).records(2));
+        p.append(Batch::new(pr).records(2));
+    }
+    damage_oldest(&mut p);
+    let (d, m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(true)
+            .recovery_point("__cluster_metadata", 0, 100),
+        p,
+    );
+    let (s, v) = both(d.path());
+    let (a, b) = truncations(&s, &v);
+    assert_eq!(a, Some((seg(0), m.batches[0].position)));
+    assert_eq!(a, b);
+    let pred = &v.partitions[0].prediction;
+    assert_eq!(pred.deleted_segments.len(), 2, "{pred:#?}");
+    let why = format!("{:?}", pred.recovered_segments);
+    assert!(
+        why.contains("KRaft metadata log is recovered from offset 0"),
+        "{why}"
+    );
+    let crc = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::CrcMismatch)
+        .unwrap();
+    assert!(
+        !crc.broker_behaviour.contains("shutdown was clean"),
+        "{}",
+        crc.broker_behaviour
+    );
+}
+
 #[test]
 fn crc_damage_at_or_above_the_recovery_point_truncates_and_deletes_later_segments() {
     let mut p = nine_segments();

@@ -229,7 +229,7 @@ fn missing_finding(
     let f = Finding::new(Kind::RemoteSegmentMissing, &up.topic, up.partition, msg)
         .offset(s.start_offset)
         .broker("a fetch of these offsets reads the segment from remote storage: RemoteStorageManager.fetchLogSegment fails (RemoteResourceNotFoundException) and the fetch returns an error")
-        .client_error("KafkaStorageException (retriable) on every fetch of these offsets")
+        .client_error("consumer: no exception — the fetch of these offsets returns UNKNOWN_SERVER_ERROR (RemoteLogReader's RemoteStorageException maps to no error code of its own); the consumer logs a warning (\"Unknown server error while fetching offset\"), retries, and stays at that offset while its lag grows")
         .remediation("restore the objects from a backup of the bucket; otherwise these offsets are lost and consumers must skip them");
     f.evidence(
         serde_json::to_value(Missing {

@@ -300,7 +300,7 @@ pub(crate) fn word_integrity_finding(
                     "no reader meets it: LogManager schedules the directory for deletion once it is loaded, and nothing is served from it"
                 }
                 Kind::CrcMismatch | Kind::InvalidBatch => {
-                    "the broker serves the bytes as they are: a consumer (or follower) fetching this batch gets CorruptRecordException and cannot move past it without seeking"
+                    "the broker serves the bytes as they are: a consumer fetching this batch gets a KafkaException wrapping CorruptRecordException (not retriable) and cannot move past it without seeking; a follower's fetch of it fails with CorruptRecordException"
                 }
                 _ => "the broker serves the segment as it is: readers stop at this position",
             };
@@ -311,10 +311,27 @@ pub(crate) fn word_integrity_finding(
     f.broker_behaviour = text;
 }
 
+/// Why the KRaft metadata log's segments are recovered at every start.
+const METADATA_LOG_REASON: &str = "the KRaft metadata log is recovered from offset 0 at every start (KafkaMetadataLog: recovery point 0, last shutdown taken as unclean)";
+
+impl SegmentPlan {
+    /// The plan of the KRaft metadata log (made from [`super::metadata_log_state`]): its
+    /// segments are recovered because `KafkaMetadataLog` always recovers them, not
+    /// because of the log dir's shutdown state — the reasons say so.
+    pub(crate) fn for_metadata_log(&mut self) {
+        for (_, reason) in &mut self.recovered {
+            if reason.starts_with("unclean shutdown") {
+                *reason = METADATA_LOG_REASON.into();
+            }
+        }
+    }
+}
+
 /// The segment part of `LogLoader`: load-time recoveries (missing or corrupt index, even
 /// after a clean shutdown), then — after an unclean shutdown, unless the directory is a
 /// `-delete` one — every segment from the one holding the recovery point, stopping at the
-/// first that truncates (later segments are deleted).
+/// first that truncates (later segments are deleted). For the KRaft metadata log the caller
+/// passes [`super::metadata_log_state`] and then [`SegmentPlan::for_metadata_log`].
 pub(crate) fn plan_segments(
     clean_shutdown: Option<bool>,
     recovery_point: Option<i64>,

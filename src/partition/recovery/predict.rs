@@ -20,6 +20,8 @@ pub(crate) struct SnapshotInput {
 
 /// Everything the prediction needs.
 pub(crate) struct PredictInput<'a> {
+    /// The KRaft metadata log (`KafkaMetadataLog`'s load: see `metadata_log_state`).
+    pub metadata_log: bool,
     pub clean_shutdown: Option<bool>,
     pub recovery_point: Option<i64>,
     pub log_start_checkpoint: Option<i64>,
@@ -146,7 +148,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let rp = inp.recovery_point.unwrap_or(0);
     let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
     let segs = &inp.segments;
-    let plan = plan_segments(
+    let mut plan = plan_segments(
         inp.clean_shutdown,
         inp.recovery_point,
         inp.log_start_checkpoint,
@@ -155,6 +157,9 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         inp.log_end_offset,
         inp.crc_checked,
     );
+    if inp.metadata_log {
+        plan.for_metadata_log();
+    }
     let recovered: Vec<SegmentRecovery> = plan
         .recovered
         .iter()

@@ -38,7 +38,7 @@ pub(super) fn crc_finding(
     .offset(ev.base_offset)
     .evidence(json!({"stored_crc": stored, "computed_crc": computed, "size": ev.size, "magic": ev.magic}))
     .broker("rejected on append (CorruptRecordException); recovery truncates the segment here and deletes all later segments")
-    .client_error("CorruptRecordException (retriable) — a consumer fetching this batch fails with it")
+    .client_error("consumer: KafkaException wrapping CorruptRecordException (\"Record batch … is invalid\", CompletedFetch.maybeEnsureValid with check.crcs=true, the default; not retriable): poll fails at this offset until the application seeks past it; a follower fetching it fails its fetch with CorruptRecordException")
 }
 
 pub(super) fn invalid_batch(
@@ -511,7 +511,7 @@ pub(super) fn check_legacy_records(
         .evidence(json!({"problems": problems, "deep": true, "magic": m.magic()}))
         .broker("refused on append by the leader (LogValidator); recovery checks the wrapper's size and CRC only and keeps it")
         .client_error(if consumers_fail {
-            "CorruptRecordException / InvalidRecordException: a consumer reaching the inner message fails (check.crcs=true, the default, checks each inner CRC; a compressed inner message is refused by the deep iterator)"
+            "consumer: KafkaException wrapping CorruptRecordException / InvalidRecordException: a consumer reaching the inner message fails (check.crcs=true, the default, checks each inner CRC; a compressed inner message is refused by the deep iterator); not retriable, the application has to seek past it"
         } else {
             "none: consumers read the inner messages as stored"
         }),

@@ -752,6 +752,9 @@ fn apply_recovery(
         report.log_end_offset,
         opts.check_crc,
     );
+    if crate::discover::layout::is_kraft_metadata(&report.topic) {
+        plan.for_metadata_log();
+    }
     plan.replaced = replaced;
     report.truncation = plan.truncation.as_ref().map(|t| {
         Box::new(Truncation {

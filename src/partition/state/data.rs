@@ -3,7 +3,7 @@
 
 use super::entry::{BatchRef, DataRef, Entry, OpenTxnState, next_sequence, ranges_overlap};
 use super::opentxns::OpenTxns;
-use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
+use super::{AbortedTxn, LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
 use crate::partition::event::BatchEvent;
 use crate::finding::evidence::{self, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
@@ -18,6 +18,11 @@ impl Replay {
         let ts = ev.max_timestamp;
         let seq_rules = self.sequence_rules_apply();
         let compacted = self.treated_as_compacted();
+        if ev.is_transactional
+            && self.producers.get(pid).is_none_or(|e| !e.has_txn())
+        {
+            self.transaction_starts(ev);
+        }
         let Some(e) = self.producers.get(pid) else {
             // First sight: the history starts here, epoch and sequence unknown — accept.
             let mut e = Entry::new(ev);
@@ -73,9 +78,9 @@ impl Replay {
                     .broker(text::BROKER_ZOMBIE)
                     .client_error(text::CLIENT_ZOMBIE)
                     .remediation(if opens {
-                        "if the transaction is still open at the end of the log it is hanging: abort it with kafka-transactions.sh abort (see the hanging_transaction finding); upgrade brokers past 2.4.1 (KAFKA-9144) and make sure the zombie producer instance is stopped".to_string()
+                        "if the transaction is still open at the end of the log it is hanging: abort it with kafka-transactions.sh abort (see the hanging_transaction finding); upgrade brokers to 2.4.1 / 2.5.0 or later (KAFKA-9144) and make sure the zombie producer instance is stopped".to_string()
                     } else {
-                        "make sure the zombie producer instance is stopped; upgrade brokers past 2.4.1 (KAFKA-9144)".to_string()
+                        "make sure the zombie producer instance is stopped; upgrade brokers to 2.4.1 / 2.5.0 or later (KAFKA-9144)".to_string()
                     });
                 findings.push(f);
             }
@@ -88,14 +93,17 @@ impl Replay {
         }
 
         // Rules 25 and 26: transactions.
-        if let Some(t) = e.txn().map(|i| self.open_txns.get(i)) {
-            if !ev.is_transactional {
+        if let Some(slot) = e.txn() {
+            let t = self.open_txns.get(slot);
+            if !ev.is_transactional && t.non_txn_reported {
+                // Kafka throws at the first one: one cause, one finding.
+            } else if !ev.is_transactional {
                 findings.push(
                     self.at(
                         Kind::NonTransactionalWriteInTransaction,
                         &cur,
                         format!(
-                            "producer {pid} wrote non-transactional data at offset {} while its transaction opened at offset {} is open; a broker reloading this log fails",
+                            "producer {pid} wrote non-transactional data at offset {} while its transaction opened at offset {} is open; a broker rebuilding its producer state over this batch fails there (later such batches of the producer in this transaction are not reported again)",
                             ev.base_offset, t.first_batch.base_offset
                         ),
                     )
@@ -109,6 +117,7 @@ impl Replay {
                         "the broker cannot rebuild producer state past this batch: restore this replica from a healthy one, or delete the partition's data on this broker and let it re-replicate",
                     ),
                 );
+                self.open_txns.get_mut(slot).non_txn_reported = true;
             } else if epoch > t.epoch {
                 findings.push(
                     self.at(
@@ -169,7 +178,7 @@ impl Replay {
             "within producer.id.expiration.ms of the producer's last activity: the leader must have lost the producer's state (KAFKA-9144 on <= 2.4.0, lost snapshots) or this is divergent history"
         };
         let marker = ev.is_control;
-        let mut f = self
+        let f = self
             .at(
                 Kind::ProducerEpochRegression,
                 cur,
@@ -196,10 +205,13 @@ impl Replay {
             } else {
                 text::BROKER_EPOCH_DATA
             });
-        if !marker {
-            f = f.client_error(text::CLIENT_EPOCH);
-        }
-        f
+        // A marker is written by the transaction coordinator (WriteTxnMarkers), never by
+        // the producer: no producer sees the epoch check fail on it.
+        f.client_error(if marker {
+            "none: markers come from the transaction coordinator; a leader holding the producer's state refuses the WriteTxnMarkers request, not a produce"
+        } else {
+            text::CLIENT_EPOCH
+        })
     }
 
     pub(super) fn sequence_rules(
@@ -348,6 +360,32 @@ impl Replay {
 
 /// Recovery-view update for a data batch (`appendDataBatch`, REPLICATION origin) of
 /// `e`'s producer; a transactional batch with no transaction open opens one (in `txns`).
+impl Replay {
+    /// A transaction of `ev`'s producer starts at `ev`: the `lastStableOffset` a follower
+    /// may have indexed for the aborts before it in its segment that no other producer's
+    /// transaction was open at ([`AbortedTxn::follower_last_stable_offset`]).
+    fn transaction_starts(&mut self, ev: &BatchEvent) {
+        let pending = &mut self.aborted[self.follower_pending..];
+        for a in pending.iter_mut() {
+            if a.follower_last_stable_offset.is_none()
+                && a.producer_id != ev.producer_id
+                && a.segment == ev.segment
+                && a.last_stable_offset == a.last_offset.saturating_add(1)
+            {
+                a.follower_last_stable_offset = Some(ev.base_offset);
+            }
+        }
+        // Entries of this producer (or none yet) stay pending for a later start.
+        let unresolved = |a: &AbortedTxn| {
+            a.follower_last_stable_offset.is_none()
+                && a.segment == ev.segment
+                && a.last_stable_offset == a.last_offset.saturating_add(1)
+        };
+        let first = pending.iter().position(unresolved).unwrap_or(pending.len());
+        self.follower_pending += first;
+    }
+}
+
 fn record_data(
     e: &mut Entry,
     txns: &mut OpenTxns,
@@ -380,6 +418,7 @@ fn record_data(
             epoch: ev.producer_epoch,
             zombie,
             late_after_marker,
+            non_txn_reported: false,
         });
         // More open transactions than slots (u32::MAX, more than the producer table
         // holds): not recorded as open.

@@ -225,6 +225,10 @@ pub(crate) struct OpenTxnState {
     /// Opened by data at the same epoch as the marker just before it, continuing the old
     /// sequence (rule 24, KAFKA-12671 pattern).
     pub late_after_marker: bool,
+    /// A non-transactional write of its producer inside it was reported: where Kafka
+    /// throws (`ProducerAppendInfo.appendDataBatch`), at the first one, nothing later of
+    /// the producer reaches a state check, so later ones are not findings of their own.
+    pub non_txn_reported: bool,
 }
 
 impl OpenTxnState {

@@ -310,6 +310,7 @@ impl Replay {
                     last_offset: ev.base_offset,
                     last_stable_offset: lso,
                     segment: ev.segment,
+                    follower_last_stable_offset: None,
                 });
             }
         } else if commit {
@@ -385,7 +386,14 @@ impl Replay {
                     "producer {pid} epoch {} has a transaction open since offset {first}, idle {} at the reference time{}",
                     e.epoch,
                     text::human_duration(idle),
-                    if hanging { "; the last stable offset is stuck there" } else { "" }
+                    match (hanging, lso) {
+                        (false, _) => String::new(),
+                        // The LSO is the first offset of the earliest open transaction,
+                        // clamped to the log start: only that one holds it.
+                        (true, Some(l)) if l == first => "; the last stable offset is stuck there".to_string(),
+                        (true, Some(l)) => format!("; the last stable offset is at {l}"),
+                        (true, None) => String::new(),
+                    }
                 ),
             )
             .producer(pid, e.epoch)
@@ -422,9 +430,16 @@ impl Replay {
             });
         if hanging {
             f = f.remediation(format!(
-                "confirm with `{}` (or __transaction_state), then abort it: {}",
+                "confirm with `{}` (or __transaction_state), then abort it: {} (brokers before 3.0 cannot look a transaction up by its start offset: {})",
                 text::find_hanging_command(&self.ctx.topic, self.ctx.partition),
-                text::abort_command(&self.ctx.topic, self.ctx.partition, first)
+                text::abort_command(&self.ctx.topic, self.ctx.partition, first),
+                text::abort_command_before_3_0(
+                    &self.ctx.topic,
+                    self.ctx.partition,
+                    pid,
+                    e.epoch,
+                    e.coordinator_epoch(&self.markers)
+                )
             ));
         }
         f

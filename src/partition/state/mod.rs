@@ -158,6 +158,15 @@ pub struct AbortedTxn {
     pub last_stable_offset: i64,
     /// Index of the segment holding the marker.
     pub segment: u32,
+    /// The other `lastStableOffset` a follower writes when no other producer's transaction
+    /// is open at the marker: the first offset of another producer's transaction starting
+    /// after it in the same segment. A follower appends a fetched chunk at once
+    /// (`UnifiedLog.appendAsFollower`): every transaction the chunk starts is ongoing when
+    /// the completed one's `lastStableOffset` is taken (`ProducerStateManager.lastStableOffset`,
+    /// the first ongoing transaction of another producer), so one that starts after the
+    /// marker in the same chunk sets it; the leader and recovery append a marker alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follower_last_stable_offset: Option<i64>,
 }
 
 /// A transaction open at the end of the log.
@@ -283,6 +292,8 @@ pub struct Replay {
     benign_fields_reported: bool,
     batches: u64,
     aborted: Vec<AbortedTxn>,
+    /// `aborted[follower_pending..]` may still get a follower's `lastStableOffset`.
+    follower_pending: usize,
     stats: TxnStats,
     txnrec: txnrec::TxnRecorder,
 }
@@ -305,6 +316,7 @@ impl Replay {
             benign_fields_reported: false,
             batches: 0,
             aborted: Vec::new(),
+            follower_pending: 0,
             stats: TxnStats::default(),
             txnrec: txnrec::TxnRecorder::default(),
         }

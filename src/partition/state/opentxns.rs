@@ -185,6 +185,7 @@ mod tests {
             epoch: 0,
             zombie: false,
             late_after_marker: false,
+            non_txn_reported: false,
         }
     }
 

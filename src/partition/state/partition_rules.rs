@@ -201,9 +201,11 @@ impl Replay {
         if ev.producer_id < 0 {
             f.producer_epoch = None;
         }
-        if let Some(c) = client {
-            f = f.client_error(c);
-        }
+        // Only a missing base sequence is refused on append (`LogValidator.validateBatch`);
+        // the other field values are accepted: no client sees an error for them.
+        f = f.client_error(client.unwrap_or(
+            "none: the leader accepts these field values (LogValidator.validateBatch refuses only a data batch with a producer id and baseSequence < 0)",
+        ));
         findings.push(f);
     }
 }

@@ -30,7 +30,7 @@ pub(crate) const CLIENT_DUPLICATE_EXACT: &str = "none: the leader would have ans
 pub(crate) const CLIENT_INVALID_RECORD: &str =
     "InvalidRecordException (INVALID_RECORD, code 87; not retriable, the batch fails)";
 pub(crate) const CLIENT_NON_TXN: &str =
-    "InvalidTxnStateException (INVALID_TXN_STATE, code 48; fatal for the producer)";
+    "InvalidTxnStateException (INVALID_TXN_STATE, code 48) on the send: not fatal on a produce (TransactionManager makes it fatal only on AddPartitionsToTxn and EndTxn responses): the idempotent producer's send fails and it bumps its epoch; a transactional producer aborts";
 
 /// The `kafka-transactions.sh` command that aborts the transaction starting at `offset`,
 /// its values quoted for a POSIX shell (placeholders and a note when the directory is not
@@ -41,6 +41,27 @@ pub(crate) fn abort_command(topic: &str, partition: i32, offset: i64) -> String 
         "kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {offset}",
         a.topic(topic),
         a.partition(partition)
+    );
+    format!("{line}{}", a.suffix())
+}
+
+/// The `kafka-transactions.sh` abort for brokers before 3.0, which cannot find a
+/// transaction by its start offset (`DescribeProducers` is a 3.0 API): the producer id and
+/// epoch and a coordinator epoch at least the partition's (the tool takes -1 as 0, as
+/// `TransactionsCommand.AbortTransactionCommand` does), quoted as [`abort_command`].
+pub(crate) fn abort_command_before_3_0(
+    topic: &str,
+    partition: i32,
+    producer_id: i64,
+    producer_epoch: i16,
+    coordinator_epoch: i32,
+) -> String {
+    let mut a = crate::escape::ShellArgs::default();
+    let line = format!(
+        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --producer-id {producer_id} --producer-epoch {producer_epoch} --coordinator-epoch {}",
+        a.topic(topic),
+        a.partition(partition),
+        coordinator_epoch.max(0)
     );
     format!("{line}{}", a.suffix())
 }

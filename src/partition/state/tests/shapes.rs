@@ -110,7 +110,19 @@ impl Model {
         let pid = ev.producer_id;
         let at = self.open.iter().position(|&(p, _)| p == pid);
         match (ev.marker(), at) {
-            (None, None) => self.open.push((pid, ev.base_offset)),
+            (None, None) => {
+                // A follower's lastStableOffset for earlier aborts no other transaction
+                // was open at: the first transaction of another producer after them.
+                for a in &mut self.aborted {
+                    if a.follower_last_stable_offset.is_none()
+                        && a.producer_id != pid
+                        && a.last_stable_offset == a.last_offset + 1
+                    {
+                        a.follower_last_stable_offset = Some(ev.base_offset);
+                    }
+                }
+                self.open.push((pid, ev.base_offset))
+            }
             (None, Some(_)) | (Some(_), None) => {}
             (Some((commit, _)), Some(i)) => {
                 let (_, first) = self.open.remove(i);
@@ -127,6 +139,7 @@ impl Model {
                         last_offset: ev.base_offset,
                         last_stable_offset: lso,
                         segment: 0,
+                        follower_last_stable_offset: None,
                     });
                 }
             }

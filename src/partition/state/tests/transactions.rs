@@ -22,6 +22,27 @@ fn young_open_transaction_is_open_not_hanging() {
     assert_eq!(f[0].evidence["late_by_broker_metric"], true);
 }
 
+/// Only the earliest open transaction holds the last stable offset: the message of a
+/// later hanging one names where the LSO is instead of saying it is stuck there; below
+/// the log start the LSO is the log start, not the transaction's first offset.
+#[test]
+fn only_the_transaction_at_the_lso_says_it_is_stuck_there() {
+    let mut l = Log::new();
+    let a = l.txn(5, 0, 0, 3);
+    let b = l.txn(6, 0, 0, 3);
+    let (f, out) = run_ctx(ctx("orders"), &l, l.ts + 60 * MIN);
+    assert_eq!(kinds(&f), vec![Kind::HangingTransaction, Kind::HangingTransaction]);
+    assert_eq!(out.last_stable_offset, Some(a));
+    let at = |o| f.iter().find(|x| x.offset == Some(o)).unwrap().message.clone();
+    assert!(at(a).ends_with("the last stable offset is stuck there"), "{}", at(a));
+    assert!(at(b).ends_with(&format!("the last stable offset is at {a}")), "{}", at(b));
+    let mut c = ctx("orders");
+    c.log_start_offset = Some(a + 1);
+    let (f, _) = run_ctx(c, &l, l.ts + 60 * MIN);
+    let m = &f.iter().find(|x| x.offset == Some(a)).unwrap().message;
+    assert!(m.ends_with(&format!("the last stable offset is at {}", a + 1)), "{m}");
+}
+
 #[test]
 fn lso_is_clamped_to_the_log_start() {
     let mut l = Log::new();
@@ -140,6 +161,30 @@ fn transaction_epoch_change_without_marker() {
     assert_eq!(out.txn_stats.sizes, vec![5]);
 }
 
+/// Kafka throws at the first non-transactional batch inside the transaction
+/// (`ProducerStateManagerTest.testNonTransactionalAppendWithOngoingTransaction`): later
+/// ones never reach a state check, so they are not findings of their own; a new
+/// transaction of the producer is judged afresh.
+#[test]
+fn only_the_first_non_transactional_write_in_a_transaction_is_reported() {
+    let mut l = Log::new();
+    l.txn(5, 0, 0, 1);
+    let at = l.idem(5, 0, 1, 1);
+    l.idem(5, 0, 2, 1);
+    l.idem(5, 0, 3, 1);
+    l.commit(5, 0, 0);
+    l.txn(5, 0, 4, 1);
+    let again = l.idem(5, 0, 5, 1);
+    l.commit(5, 0, 0);
+    let (f, _) = run(&l);
+    let non_txn: Vec<_> = f
+        .iter()
+        .filter(|x| x.kind == Kind::NonTransactionalWriteInTransaction)
+        .map(|x| x.offset)
+        .collect();
+    assert_eq!(non_txn, vec![Some(at), Some(again)], "{f:#?}");
+}
+
 #[test]
 fn non_transactional_write_in_transaction() {
     let mut l = Log::new();
@@ -189,6 +234,7 @@ fn interleaved_transactions_give_exact_stats_and_aborted_list() {
                 last_offset: abort_a,
                 last_stable_offset: b1,
                 segment: 0,
+                follower_last_stable_offset: None,
             },
             AbortedTxn {
                 producer_id: 1,
@@ -196,6 +242,7 @@ fn interleaved_transactions_give_exact_stats_and_aborted_list() {
                 last_offset: abort_a2,
                 last_stable_offset: abort_a2 + 1,
                 segment: 1,
+                follower_last_stable_offset: None,
             },
         ]
     );

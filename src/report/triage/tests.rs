@@ -1,0 +1,279 @@
+//! The triage's incidents, commands and clients line.
+
+use super::*;
+use crate::finding::assign_ids;
+use serde_json::json;
+
+fn chain() -> Vec<Finding> {
+    let mut fs = vec![
+        Finding::new(
+            Kind::MarkerWithoutTransaction,
+            "payments",
+            3,
+            "abort closes nothing",
+        )
+        .offset(16)
+        .producer(4001, 19),
+        Finding::new(
+            Kind::ProducerEpochRegression,
+            "payments",
+            3,
+            "epoch 18 below 19",
+        )
+        .offset(21)
+        .producer(4001, 18)
+        .evidence(json!({"batch": {"timestamp": 1_572_948_010_013i64}})),
+        Finding::new(
+            Kind::ZombieWrite,
+            "payments",
+            3,
+            "wrote after the ABORT at epoch 19",
+        )
+        .offset(21)
+        .producer(4001, 18)
+        .caused_by("producer_epoch_regression:payments-3@21:p4001")
+        .evidence(json!({"batch": {"timestamp": 1_572_948_010_013i64}})),
+        Finding::new(Kind::HangingTransaction, "payments", 3, "open since 21")
+            .offset(21)
+            .producer(4001, 18)
+            .caused_by("zombie_write:payments-3@21:p4001")
+            .evidence(json!({"first_batch": {"timestamp": 1_572_948_010_013i64},
+                "last_stable_offset": 21, "coordinator_epoch": 7,
+                "last_timestamp": 1_572_948_010_013i64, "idle_ms": 3_592_993})),
+        Finding::new(Kind::SequenceGap, "orders", 0, "gap")
+            .offset(5)
+            .producer(9, 0),
+    ];
+    assign_ids(&mut fs);
+    fs
+}
+
+#[test]
+fn caused_by_links_make_one_incident_rooted_at_the_cause() {
+    let fs = chain();
+    let inc = incidents(&fs);
+    assert_eq!(inc.len(), 2, "{inc:#?}");
+    let pay = inc.iter().find(|i| i.partitions == ["payments-3"]).unwrap();
+    assert_eq!(pay.root, "producer_epoch_regression:payments-3@21:p4001");
+    assert_eq!(
+        pay.follows,
+        [
+            "zombie_write:payments-3@21:p4001",
+            "hanging_transaction:payments-3@21:p4001"
+        ]
+    );
+    assert!(
+        pay.summary
+            .contains("stuck at 21 since 2019-11-05T10:00:10.013Z"),
+        "{}",
+        pay.summary
+    );
+    assert!(
+        pay.commands
+            .iter()
+            .any(|c| c.ends_with("abort --topic payments --partition 3 --start-offset 21"))
+    );
+    assert!(
+        pay.clients
+            .iter()
+            .any(|c| c.contains("InvalidProducerEpochException"))
+    );
+    assert!(
+        pay.clients
+            .iter()
+            .any(|c| c.contains("stall silently at offset 21")),
+        "{:?}",
+        pay.clients
+    );
+    // The info finding at offset 16 is not linked: not part of the incident.
+    assert!(!pay.follows.iter().any(|f| f.starts_with("marker_without")));
+}
+
+#[test]
+fn repeats_of_a_kind_in_a_partition_are_one_incident() {
+    let mut fs: Vec<Finding> = (0..30)
+        .map(|k| {
+            Finding::new(Kind::SequenceGap, "orders", 0, format!("gap {k}"))
+                .offset(k * 10)
+                .producer(9, 0)
+        })
+        .collect();
+    fs.push(
+        Finding::new(Kind::SequenceGap, "orders", 1, "gap")
+            .offset(3)
+            .producer(9, 0),
+    );
+    assign_ids(&mut fs);
+    let inc = incidents(&fs);
+    assert_eq!(inc.len(), 2);
+    assert_eq!(inc[0].follows.len(), 29);
+    assert!(
+        inc[0].summary.ends_with("(and 29 more sequence_gap)"),
+        "{}",
+        inc[0].summary
+    );
+    let r = ScanReport {
+        findings: fs,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    write_summary(&r, &inc, &super::super::style::Style::default(), &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("-> 21 more"), "{text}");
+}
+
+#[test]
+fn info_only_groups_are_not_incidents() {
+    let mut fs = vec![Finding::new(Kind::OffsetGap, "t", 0, "gap").offset(3)];
+    assign_ids(&mut fs);
+    assert!(incidents(&fs).is_empty());
+}
+
+#[test]
+fn find_hanging_rows_and_text() {
+    let fs = chain();
+    let rows = hanging_rows(&fs);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (
+            rows[0].coordinator_epoch,
+            rows[0].start_offset,
+            rows[0].duration_min
+        ),
+        (7, 21, 59)
+    );
+    let mut out = Vec::new();
+    write_hanging(&rows, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("Topic"));
+    let cols: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(
+        cols,
+        [
+            "payments",
+            "3",
+            "4001",
+            "18",
+            "7",
+            "21",
+            "1572948010013",
+            "59"
+        ]
+    );
+}
+
+/// A hanging transaction whose coordinator names a hostile transactional id, in a
+/// partition directory named `topic-N` or not.
+fn hanging(topic: &str, partition: i32, id: &str) -> Vec<Finding> {
+    let mut fs = vec![
+        Finding::new(Kind::HangingTransaction, topic, partition, "open since 21")
+            .offset(21)
+            .producer(4001, 18)
+            .evidence(json!({"coordinator": {"verdict": "alive", "transactional_id": id}})),
+    ];
+    assign_ids(&mut fs);
+    fs
+}
+
+#[test]
+fn commands_quote_hostile_ids_for_a_posix_shell() {
+    for id in ["tx1; touch FILE #", "$(touch FILE)", "`touch FILE`", "it's"] {
+        let inc = incidents(&hanging("payments", 3, id));
+        let describe = inc[0]
+            .commands
+            .iter()
+            .find(|c| c.contains(" describe "))
+            .unwrap();
+        let quoted = crate::escape::shell_quote(id).unwrap();
+        assert!(
+            describe.ends_with(&format!("--transactional-id {quoted}")),
+            "{describe}"
+        );
+        assert!(inc[0].notes.is_empty());
+    }
+    // A newline cannot be pasted: a placeholder and a note, never the raw id.
+    let inc = incidents(&hanging("payments", 3, "tx1\ntouch FILE"));
+    assert!(
+        inc[0].commands.iter().all(|c| !c.contains("touch")),
+        "{:?}",
+        inc[0].commands
+    );
+    assert!(
+        inc[0]
+            .commands
+            .iter()
+            .any(|c| c.ends_with("<transactional-id>"))
+    );
+    assert_eq!(inc[0].notes.len(), 1, "{:?}", inc[0].notes);
+}
+
+/// The hanging transaction's incident gives the abort for brokers before 3.0 too
+/// (they have no DescribeProducers): producer id, epoch and the coordinator epoch.
+#[test]
+fn the_abort_is_also_given_for_brokers_before_3_0() {
+    let inc = incidents(&chain());
+    let old = inc[0]
+        .commands
+        .iter()
+        .find(|c| c.contains("--producer-id"))
+        .expect("an abort for older brokers");
+    assert!(
+        old.contains("abort --topic payments --partition 3 --producer-id 4001 --producer-epoch 18 --coordinator-epoch 7"),
+        "{old}"
+    );
+    // Without a known coordinator epoch the tool's own floor, 0.
+    let inc = incidents(&hanging("payments", 3, "tx1"));
+    assert!(
+        inc[0]
+            .commands
+            .iter()
+            .any(|c| c.contains("--coordinator-epoch 0")),
+        "{:?}",
+        inc[0].commands
+    );
+}
+
+/// A rule that says no client sees an error (a marker's epoch check: markers come
+/// from the coordinator) is not overridden by the kind's table in the clients line;
+/// nor does a copy no client reads give one.
+#[test]
+fn the_clients_line_follows_a_rule_that_said_none() {
+    let mut fs = vec![
+        Finding::new(
+            Kind::ProducerEpochRegression,
+            "payments",
+            3,
+            "marker epoch 3 below 4",
+        )
+        .offset(9)
+        .producer(5, 3)
+        .client_error("none: markers come from the transaction coordinator"),
+    ];
+    assign_ids(&mut fs);
+    let inc = incidents(&fs);
+    assert!(inc[0].clients.is_empty(), "{:?}", inc[0].clients);
+    fs[0].client_error = None;
+    let inc = incidents(&fs);
+    assert_eq!(inc[0].clients.len(), 1, "{:?}", inc[0].clients);
+    fs[0].source.copy = crate::finding::CopyKind::Delete;
+    let inc = incidents(&fs);
+    assert!(inc.is_empty() || inc[0].clients.is_empty(), "{:?}", inc);
+}
+
+#[test]
+fn a_directory_not_named_topic_n_gets_placeholders_not_empty_arguments() {
+    let inc = incidents(&hanging("", -1, "tx1"));
+    for c in &inc[0].commands {
+        assert!(!c.contains("--topic  ") && !c.contains("-1"), "{c}");
+    }
+    assert!(inc[0].commands[0].ends_with("--topic <topic> --partition <partition>"));
+    let mut out = Vec::new();
+    let r = ScanReport {
+        findings: hanging("", -1, "tx1"),
+        ..Default::default()
+    };
+    write_summary(&r, &inc, &super::super::style::Style::default(), &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("note:       <topic>, <partition>"), "{text}");
+}
