@@ -431,3 +431,45 @@ fn damage_in_a_delete_copy_is_never_recovered() {
         crc.broker_behaviour
     );
 }
+
+/// `LogLoader` compares the log start checkpoint with the last segment's
+/// `readNextOffset`, which frames batch headers without a CRC check: after a clean shutdown
+/// a damaged batch inside that (unrecovered) segment does not end the log there, so a log
+/// start of 4 below the framed end 6 empties nothing. (Recovered, the segment would end
+/// at the damage and the log be emptied: the twin.)
+#[test]
+fn a_damaged_batch_in_an_unrecovered_last_segment_does_not_end_the_log_for_the_log_start_check() {
+    let build = |damage_at: Option<u64>| {
+        let mut p = PartitionBuilder::new("ls", 0).start_time(T0);
+        for _ in 0..6 {
+            p.append(Batch::new(Producer::idempotent(3, 0)).records(1));
+        }
+        if let Some(position) = damage_at {
+            p.fault(
+                Target::Log(0),
+                FaultKind::FlipByte {
+                    position,
+                    mask: 0x20,
+                },
+            );
+        }
+        p
+    };
+    let ld = |clean: bool| {
+        LogDirBuilder::new(1)
+            .clean_shutdown(clean)
+            .recovery_point("ls", 0, if clean { 6 } else { 0 })
+            .log_start_offset("ls", 0, 4)
+    };
+    let (_d, m) = write(ld(true), build(None));
+    let inside_batch_1 = m.batches[1].position + 70;
+    let (d, _m) = write(ld(true), build(Some(inside_batch_1)));
+    let (_, v) = both(d.path());
+    let p = &v.partitions[0].prediction;
+    assert!(p.deleted_segments.is_empty(), "{p:#?}");
+    assert_eq!(p.log_end_offset_after, Some(6), "{p:#?}");
+    let (d, _m) = write(ld(false), build(Some(inside_batch_1)));
+    let (_, v) = both(d.path());
+    let p = &v.partitions[0].prediction;
+    assert_eq!(p.log_end_offset_after, Some(4), "{p:#?}");
+}

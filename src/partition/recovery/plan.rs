@@ -449,6 +449,14 @@ fn end_after_recovery(plan: &SegmentPlan, segs: &[SegmentInput]) -> Option<i64> 
         return plan.truncation.as_ref().map(|t| t.offset);
     }
     let last = segs.last()?;
+    // A last segment no recovery runs on is read as it is: `readNextOffset` frames batch
+    // headers to the end without a CRC check, so a damaged batch does not end it there (the
+    // walk's next offset stops before the first bad entry; the log's framed end does not).
+    if !plan.recovered.iter().any(|(name, _)| *name == last.name) {
+        return plan
+            .log_end_after
+            .or_else(|| last.walk.as_ref().map(|w| w.next_offset));
+    }
     last.walk
         .as_ref()
         .map(|w| w.next_offset)

@@ -84,8 +84,10 @@ impl Replay {
                     });
                 findings.push(f);
             }
-        } else if !expired && seq_rules && (e.seq_known || epoch != e.epoch) {
+        } else if !expired && seq_rules && (e.seq_known || epoch != e.epoch) && e.epoch != -1 {
             // Rules 14–16 (leader CLIENT checks), only while the leader knew the producer.
+            // An entry at NO_PRODUCER_EPOCH (-1) accepts any sequence, at its epoch or a new
+            // one (ProducerAppendInfo.checkSequence).
             // A producer first seen through a marker has a known epoch but no sequence yet:
             // data at another epoch must still start at 0 (rule 14); at the same epoch its
             // sequence cannot be judged.

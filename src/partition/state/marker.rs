@@ -212,12 +212,20 @@ impl Replay {
             let not_bumped = e.tv2 == Some(true)
                 && ev.producer_epoch <= data_epoch
                 && ev.producer_epoch >= e.epoch;
+            // An ABORT at the data's epoch closing a transaction idle past the longest
+            // transaction timeout is what an admin abort writes (kafka-transactions.sh abort:
+            // WriteTxnMarkers at the producer's current epoch, AbortTransactionHandler); the
+            // coordinator would have timed it out itself with a bumped marker.
+            let idle_before = ev.max_timestamp.saturating_sub(t.rec.last_timestamp);
+            let admin_abort = !commit
+                && t.rec.last_timestamp > 0
+                && idle_before > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS;
             if not_bumped {
                 // One such marker keeps the TV2 verdict (a lone anomaly); a second in a row
-                // is a downgrade to TV0/1 mid-stream.
-                let downgraded = e.tv2_not_bumped;
-                findings.push(
-                    self.at(
+                // is a downgrade to TV0/1 mid-stream. An admin abort counts for neither.
+                let downgraded = e.tv2_not_bumped && !admin_abort;
+                let mut f = self
+                    .at(
                         Kind::MarkerEpochNotBumped,
                         &cur,
                         format!(
@@ -225,10 +233,15 @@ impl Replay {
                             ev.base_offset,
                             ev.producer_epoch,
                             t.first_batch.base_offset,
-                            if downgraded {
-                                "; second such marker in a row: now inferred TV0/1 (transaction version downgraded mid-stream?)"
+                            if admin_abort {
+                                format!(
+                                    "; the transaction was idle {} before it, longer than transaction.max.timeout.ms: most likely an admin abort (kafka-transactions.sh abort writes the ABORT at the producer's current epoch)",
+                                    text::human_duration(idle_before)
+                                )
+                            } else if downgraded {
+                                "; second such marker in a row: now inferred TV0/1 (transaction version downgraded mid-stream?)".to_string()
                             } else {
-                                ""
+                                String::new()
                             }
                         ),
                     )
@@ -241,17 +254,24 @@ impl Replay {
                         "previous_marker": e.last_marker(&self.markers).map(|m| self.batch_json(&m)),
                         "transaction_version_2_before": true,
                         "transaction_version_2_after": !downgraded,
+                        "idle_before_ms": idle_before,
+                        "likely_admin_abort": admin_abort,
                     }))
                     .broker(text::BROKER_MARKER_NOT_BUMPED)
                     .remediation(
                         "check __transaction_state for this producer's transactional id (ClientTransactionVersion, epoch of the Complete record) and whether the transaction.version feature was downgraded; a delayed or replayed marker may have closed this transaction",
-                    ),
-                );
+                    );
+                if admin_abort {
+                    f = f.severity(Severity::Info).remediation(
+                        "none if an operator aborted this hanging transaction (kafka-transactions.sh abort); otherwise check __transaction_state for this producer's transactional id",
+                    );
+                }
+                findings.push(f);
                 if downgraded {
                     e.tv2 = Some(false);
                 }
             }
-            e.tv2_not_bumped = not_bumped;
+            e.tv2_not_bumped = not_bumped && !admin_abort;
             // Rule 27 under TV0/1: a COMMIT is written at the transaction's epoch; one above
             // it from a producer seen committing at its data's epoch is a switch to TV2
             // (4.0+ feature upgrade) or a COMMIT a TV0/1 coordinator would not write.
@@ -360,13 +380,18 @@ impl Replay {
         let idle = ref_time_ms.saturating_sub(e.last_timestamp(&self.markers));
         let hanging = idle > self.opts.hanging_after_ms;
         let first = t.first_batch.base_offset;
+        // PartitionsWithLateTransactionsCount looks at the oldest open transaction only
+        // (ProducerStateManager.hasLateTransaction, oldestTxnLastTimestamp).
         let late = e.last_timestamp(&self.markers) > 0
-            && idle > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS;
+            && idle > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS
+            && self.open_txns.first_offset() == Some(first);
         let cause = if t.zombie {
             Some(
                 "opened by a zombie write after a higher-epoch marker (KAFKA-9144 pattern): the coordinator will never close it",
             )
-        } else if t.late_after_marker {
+        } else if t.late_after_marker && e.tv2 != Some(false) {
+            // Under TV0/1 the next transaction reuses the epoch and continues the sequence:
+            // the pattern says nothing there.
             Some(
                 "opened by data at the epoch of the previous marker continuing the old sequence: possibly a late produce request after EndTxn (KAFKA-12671 pattern), or a TV0/1 producer that stopped mid-transaction",
             )

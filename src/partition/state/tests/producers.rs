@@ -638,3 +638,62 @@ fn valid_producer_fields_and_legacy_entries_raise_nothing() {
     let (f, _) = run(&l);
     assert!(f.is_empty(), "{f:#?}");
 }
+
+/// `kafka-transactions.sh abort` writes its ABORT at the producer's current epoch
+/// (AbortTransactionHandler, from DescribeProducers): closing a TV2 transaction idle past
+/// transaction.max.timeout.ms, an unbumped ABORT is most likely that admin abort — info,
+/// and no step toward a TV0/1 downgrade. The same ABORT soon after the data is a warning.
+#[test]
+fn an_unbumped_abort_after_a_long_idle_is_likely_an_admin_abort() {
+    let base = |l: &mut Log| {
+        l.txn(77, 5, 0, 3);
+        l.commit(77, 6, 2); // TV2 inferred
+        l.txn(77, 6, 0, 2);
+    };
+    let mut l = Log::new();
+    base(&mut l);
+    l.advance(2 * 3_600_000);
+    let at = l.abort(77, 6, 2);
+    let (f, out) = run(&l);
+    assert_eq!(kinds(&f), vec![Kind::MarkerEpochNotBumped], "{f:#?}");
+    assert_eq!((f[0].offset, f[0].severity), (Some(at), Severity::Info));
+    assert_eq!(f[0].evidence["likely_admin_abort"], true);
+    assert!(f[0].message.contains("most likely an admin abort"), "{}", f[0].message);
+    assert!(out.producers[0].transaction_version_2);
+    // A second unbumped marker after it is a lone one again, not a downgrade.
+    l.txn(77, 6, 2, 1);
+    l.commit(77, 6, 2);
+    let (f, out) = run(&l);
+    assert_eq!(f.len(), 2, "{f:#?}");
+    assert_eq!(f[1].evidence["transaction_version_2_after"], true);
+    assert!(out.producers[0].transaction_version_2);
+    let mut l = Log::new();
+    base(&mut l);
+    l.abort(77, 6, 2);
+    let (f, _) = run(&l);
+    assert_eq!(f[0].severity, Severity::Warning, "{f:#?}");
+    assert_eq!(f[0].evidence["likely_admin_abort"], false);
+}
+
+/// An entry at NO_PRODUCER_EPOCH (-1) accepts any sequence at its epoch and any first
+/// sequence at a new one (ProducerAppendInfo.checkSequence): no sequence verdicts.
+#[test]
+fn a_producer_at_epoch_minus_one_is_not_sequence_checked() {
+    let mut l = Log::new();
+    l.idem(9, -1, 0, 1);
+    l.idem(9, -1, 5, 1);
+    l.idem(9, 0, 3, 1);
+    let (f, _) = run(&l);
+    assert!(
+        !f.iter().any(|x| matches!(x.kind, Kind::SequenceGap | Kind::InvalidFirstSequence)),
+        "{f:#?}"
+    );
+    // The twin at epoch 0: the gap and the bad first sequence are reported.
+    let mut l = Log::new();
+    l.idem(9, 0, 0, 1);
+    l.idem(9, 0, 5, 1);
+    l.idem(9, 1, 3, 1);
+    let (f, _) = run(&l);
+    let k = kinds(&f);
+    assert!(k.contains(&Kind::SequenceGap) && k.contains(&Kind::InvalidFirstSequence), "{f:#?}");
+}

@@ -345,3 +345,45 @@ fn conflicting_markers_with_unknown_version_are_a_warning() {
     assert_eq!(f[1].offset, Some(at));
     assert_eq!(f[1].severity, Severity::Warning);
 }
+
+/// The broker's late-transaction metric looks at the oldest open transaction only
+/// (`ProducerStateManager.hasLateTransaction`, `testHasLateTransaction`): a later idle
+/// transaction behind an active oldest one is not "late by the broker's metric".
+#[test]
+fn late_by_broker_metric_is_the_oldest_transactions_verdict() {
+    let mut l = Log::new();
+    let old = l.txn(50, 0, 0, 1);
+    let idle = l.txn(51, 0, 0, 1);
+    for i in 1..30 {
+        l.advance(60_000);
+        l.txn(50, 0, i, 1);
+    }
+    let (f, _) = run_ctx(ctx("orders"), &l, l.ts + 60_000);
+    let by = |o| f.iter().find(|x| x.offset == Some(o)).unwrap();
+    assert_eq!(by(idle).kind, Kind::HangingTransaction, "{f:#?}");
+    assert_eq!(by(idle).evidence["late_by_broker_metric"], false);
+    assert_eq!(by(old).evidence["late_by_broker_metric"], false);
+    // Alone, the idle one is the oldest: late.
+    let mut l = Log::new();
+    let idle = l.txn(51, 0, 0, 1);
+    l.advance(30 * 60_000);
+    l.plain(1);
+    let (f, _) = run(&l);
+    let h = f.iter().find(|x| x.offset == Some(idle)).unwrap();
+    assert_eq!(h.evidence["late_by_broker_metric"], true, "{f:#?}");
+}
+
+/// Under TV0/1 the next transaction reuses the epoch and continues the sequence: data
+/// at the last marker's epoch continuing its sequence is the ordinary flow, so the
+/// KAFKA-12671 root cause is not given there.
+#[test]
+fn the_late_produce_root_cause_is_not_given_under_tv0_1() {
+    let mut l = Log::new();
+    l.txn(40, 0, 0, 1);
+    l.commit(40, 0, 1); // TV0/1: the COMMIT at the data's epoch
+    let at = l.txn(40, 0, 1, 1);
+    let (f, _) = run_ctx(ctx("orders"), &l, l.ts + 60 * MIN);
+    let h = f.iter().find(|x| x.offset == Some(at)).unwrap();
+    assert_eq!(h.kind, Kind::HangingTransaction);
+    assert!(h.evidence["root_cause"].is_null(), "{:?}", h.evidence["root_cause"]);
+}
