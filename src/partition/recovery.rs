@@ -329,6 +329,24 @@ pub struct RecoverWalk {
     pub removed_records: u64,
 }
 
+/// What the stop reason of a segment emptied by `InvalidOffsetException` names (an offset
+/// not above the last indexed one): `recoverLog` catches it and empties the segment, but a
+/// recovery run at load (`LogLoader.loadSegmentFiles`, for a missing or corrupt index)
+/// catches nothing and the load fails ([`throws_at_load`]).
+pub(crate) const INVALID_OFFSET: &str = "(InvalidOffsetException)";
+
+/// The reason a segment recovered at load (missing or corrupt offset index) makes the load
+/// fail: its recovery throws `InvalidOffsetException`, which `LogLoader.loadSegmentFiles`
+/// does not catch (only `recoverLog` turns it into a truncation), so `UnifiedLog` is not
+/// created and `LogManager.loadLogs` fails (the broker does not start).
+pub(crate) fn throws_at_load(s: &plan::SegmentInput) -> Option<&str> {
+    if !(s.missing_index || s.corrupt_index.is_some()) {
+        return None;
+    }
+    let (_, why, _) = s.walk.as_ref()?.stop.as_deref()?;
+    why.contains(INVALID_OFFSET).then_some(why.as_str())
+}
+
 /// Why recovery stops at a batch whose CRC fails (`ensureValid`).
 pub(crate) const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";
 
@@ -400,7 +418,7 @@ impl RecoverCheck {
         if self.since > INDEX_INTERVAL_BYTES {
             if let Some(l) = self.last_indexed.filter(|&l| last_offset <= l) {
                 self.emptied = Some(format!(
-                    "offset {last_offset} not above the last indexed offset {l} (InvalidOffsetException): the segment is emptied"
+                    "offset {last_offset} not above the last indexed offset {l} {INVALID_OFFSET}: the segment is emptied"
                 ));
                 return;
             }

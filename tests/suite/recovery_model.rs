@@ -473,3 +473,62 @@ fn a_damaged_batch_in_an_unrecovered_last_segment_does_not_end_the_log_for_the_l
     let p = &v.partitions[0].prediction;
     assert_eq!(p.log_end_offset_after, Some(4), "{p:#?}");
 }
+
+/// Four batches of about 5 KB, the last re-using offset 1 where recovery appends an index
+/// entry (`OffsetIndex.append` → `InvalidOffsetException`).
+fn regression_at_an_index_point() -> PartitionBuilder {
+    let pr = Producer::idempotent(7, 0);
+    let mut p = PartitionBuilder::new("reg", 0).start_time(T0);
+    for _ in 0..3 {
+        p.append(Batch::new(pr).values([vec![7u8; 5000]]));
+    }
+    p.append(
+        Batch::new(Producer::PLAIN)
+            .values([vec![8u8; 5000]])
+            .tweak(|s| s.base_offset = 1),
+    );
+    p
+}
+
+/// `InvalidOffsetException` in `recoverLog` (unclean shutdown) empties the segment; in a
+/// recovery run at load for a missing offset index (`LogLoader.loadSegmentFiles`, which
+/// catches nothing around it) it fails the load: no truncation then, and the broker does
+/// not start (`LogLoaderTest`'s RuntimeException path).
+#[test]
+fn invalid_offset_at_load_fails_the_load_and_in_recover_log_empties_the_segment() {
+    let (d, _m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("reg", 0, 0),
+        regression_at_an_index_point(),
+    );
+    let (s, v) = both(d.path());
+    let (a, b) = truncations(&s, &v);
+    assert_eq!(a, Some((seg(0), 0)));
+    assert_eq!(a, b);
+    assert!(v.partitions[0].prediction.load_failure.is_none());
+    let (d, m) = write(
+        LogDirBuilder::new(1).clean_shutdown(true),
+        regression_at_an_index_point(),
+    );
+    let index = m.dir.join("00000000000000000000.index");
+    if index.exists() {
+        std::fs::remove_file(&index).unwrap();
+    }
+    let (s, v) = both(d.path());
+    assert_eq!(truncations(&s, &v), (None, None));
+    let f = v.partitions[0]
+        .prediction
+        .load_failure
+        .as_ref()
+        .expect("the load fails");
+    assert_eq!(f.exception, "InvalidOffsetException", "{f:?}");
+    assert!(f.message.contains("loadSegmentFiles"), "{f:?}");
+    assert!(
+        !s.findings
+            .iter()
+            .any(|f| f.kind == Kind::TruncationBelowHighWatermark),
+        "{:#?}",
+        s.findings
+    );
+}

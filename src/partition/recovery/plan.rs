@@ -362,7 +362,11 @@ pub(crate) fn plan_segments(
         // segment and deletes nothing after it.
         if let Some(reason) = reason {
             plan.recovered.push((s.name.clone(), reason));
-            if let Some(t) = s.walk.as_ref().and_then(|w| truncation_of(s, w)) {
+            // An InvalidOffsetException there fails the load instead (`throws_at_load`):
+            // nothing is truncated.
+            if super::throws_at_load(s).is_none()
+                && let Some(t) = s.walk.as_ref().and_then(|w| truncation_of(s, w))
+            {
                 load_truncations.push(t);
             }
         }

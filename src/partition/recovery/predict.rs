@@ -472,6 +472,18 @@ fn load_failure(
     // the log is recovered or its producer state rebuilt: a failure there comes before
     // all but the index recoveries of the segments named before it (same loop).
     let early = segs.iter().find_map(|s| {
+        if let Some(why) = super::throws_at_load(s) {
+            let offset = s.walk.as_ref().and_then(|w| w.stop.as_deref()).and_then(|st| st.2);
+            return Some((s.base, Box::new(LoadFailure {
+                kind: Kind::OffsetRegression.id().into(),
+                offset,
+                exception: "InvalidOffsetException".into(),
+                message: format!(
+                    "recovering segment {} at load (its offset index is missing or corrupt: LogLoader.loadSegmentFiles, segments in name order) throws InvalidOffsetException — {why}; only recoverLog catches it (to empty the segment), loadSegmentFiles does not, so the log fails to load and LogManager.loadLogs rethrows it (the broker does not start)",
+                    s.name
+                ),
+            })));
+        }
         let msg = s.load_error.as_ref()?;
         Some((s.base, Box::new(LoadFailure {
             kind: Kind::TxnindexMismatch.id().into(),
