@@ -374,6 +374,12 @@ pub(crate) struct RecoverCheck {
     next: i64,
     since: u64,
     last_indexed: Option<i64>,
+    /// The largest batch max timestamp so far and the last offset of its batch
+    /// (`maxTimestampAndOffsetSoFar`), and the time index's last entry once one is
+    /// appended (`TimeIndex.lastEntry`): `timeIndex.maybeAppend` at each index point and
+    /// at the end throws `InvalidOffsetException` for an offset below that entry's.
+    max_timestamp: (i64, i64),
+    time_last: Option<(i64, i64)>,
     overflow: bool,
     emptied: Option<String>,
     /// `(batches, records)` read, and of those before the first bad entry.
@@ -389,6 +395,8 @@ impl RecoverCheck {
             next: base,
             since: 0,
             last_indexed: None,
+            max_timestamp: (-1, -1),
+            time_last: None,
             overflow: false,
             emptied: None,
             read: (0, 0),
@@ -406,10 +414,29 @@ impl RecoverCheck {
         }
     }
 
-    /// One batch that passed `ensureValid`, before the segment's first bad entry.
-    pub fn batch(&mut self, last_offset: i64, size: u32) {
+    /// `TimeIndex.maybeAppend(maxTimestampSoFar, shallowOffsetOfMaxTimestampSoFar)`: `Err`
+    /// with why when it throws `InvalidOffsetException`.
+    fn time_index_append(&mut self) -> Result<(), String> {
+        let (ts, offset) = self.max_timestamp;
+        if let Some((_, last)) = self.time_last.filter(|&(_, last)| offset < last) {
+            return Err(format!(
+                "time index entry for offset {offset} below the last one appended ({last}) {INVALID_OFFSET}: the segment is emptied"
+            ));
+        }
+        if ts > self.time_last.map_or(-1, |t| t.0) {
+            self.time_last = Some((ts, offset));
+        }
+        Ok(())
+    }
+
+    /// One batch that passed `ensureValid`, before the segment's first bad entry, with its
+    /// max timestamp (the batch header's; a legacy message's own).
+    pub fn batch(&mut self, last_offset: i64, max_timestamp: i64, size: u32) {
         if self.emptied.is_some() {
             return;
+        }
+        if max_timestamp > self.max_timestamp.0 {
+            self.max_timestamp = (max_timestamp, last_offset);
         }
         let rel = last_offset.checked_sub(self.base);
         if rel.is_none_or(|r| !(0..=i32::MAX as i64).contains(&r)) {
@@ -423,6 +450,10 @@ impl RecoverCheck {
                 return;
             }
             self.last_indexed = Some(last_offset);
+            if let Err(why) = self.time_index_append() {
+                self.emptied = Some(why);
+                return;
+            }
             self.since = 0;
         }
         self.since += size as u64;
@@ -431,7 +462,13 @@ impl RecoverCheck {
 
     /// Conclude with the walk's first bad entry (`(position, why, offset)`) and the number
     /// of bytes read.
-    pub fn finish(self, first_bad: Option<(u64, String, Option<i64>)>, len: u64) -> RecoverWalk {
+    pub fn finish(mut self, first_bad: Option<(u64, String, Option<i64>)>, len: u64) -> RecoverWalk {
+        // The time index's last append, after the truncation (`maybeAppend(…, true)`).
+        if self.emptied.is_none()
+            && let Err(why) = self.time_index_append()
+        {
+            self.emptied = Some(why);
+        }
         let (batches, records) = self.read;
         match self.emptied {
             Some(why) => RecoverWalk {

@@ -532,3 +532,55 @@ fn invalid_offset_at_load_fails_the_load_and_in_recover_log_empties_the_segment(
         s.findings
     );
 }
+
+/// `LogSegment.recover` also appends to the time index at each index point
+/// (`timeIndex.maybeAppend(maxTimestampSoFar, shallowOffsetOfMaxTimestampSoFar)`), which
+/// throws `InvalidOffsetException` for an offset below its last entry's: a later batch with
+/// a lower last offset carrying a new maximum timestamp empties the segment after an
+/// unclean shutdown, though the offset index's own check passes. The twin without the new
+/// maximum (its timestamp below the last entry's) keeps the segment.
+#[test]
+fn the_time_index_offset_check_of_recovery_empties_the_segment() {
+    let build = |ts_at_7: i64| {
+        let mut p = PartitionBuilder::new("ti", 0).start_time(T0);
+        let spec = |offset: i64, ts: i64, big: bool| {
+            let v = if big { vec![1u8; 5000] } else { vec![1u8; 10] };
+            Batch::new(Producer::PLAIN).values([v]).tweak(move |s| {
+                s.base_offset = offset;
+                s.base_timestamp = ts;
+                s.overrides.max_timestamp = Some(ts);
+            })
+        };
+        p.append(spec(0, T0 + 1, true));
+        p.append(spec(10, T0 + 5, false));
+        p.append(spec(7, ts_at_7, true));
+        p.append(spec(20, T0, false));
+        p.roll();
+        p.append(Batch::new(Producer::PLAIN).values(["next"]));
+        p
+    };
+    let ld = || {
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("ti", 0, 0)
+    };
+    let (d, _m) = write(ld(), build(T0 + 9));
+    let (s, v) = both(d.path());
+    let (a, b) = truncations(&s, &v);
+    assert_eq!(a, Some((seg(0), 0)), "{:#?}", v.partitions[0].prediction);
+    assert_eq!(a, b);
+    let reason = &v.partitions[0]
+        .prediction
+        .truncation
+        .as_ref()
+        .unwrap()
+        .reason;
+    assert!(
+        reason.contains("time index") && reason.contains("InvalidOffsetException"),
+        "{reason}"
+    );
+    assert_eq!(v.partitions[0].prediction.deleted_segments.len(), 1);
+    let (d, _m) = write(ld(), build(T0 + 3));
+    let (s, v) = both(d.path());
+    assert_eq!(truncations(&s, &v), (None, None));
+}

@@ -183,21 +183,28 @@ fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
     let mut first_bad: Option<(u64, String, Option<i64>)> = None;
     // `crc`: the big entry's streamed CRC verdict, else the entry's own.
     let mut entry = |position: u64, c: Classified<'_>, size: u64, crc: Option<bool>| {
-        let (ok, last, records, first) = match c {
+        let (ok, last, records, first, ts) = match c {
             Classified::V2(b) => (
                 crc.unwrap_or_else(|| b.is_valid()),
                 b.last_offset(),
                 b.records_count(),
                 b.base_offset(),
+                b.max_timestamp(),
             ),
-            Classified::Legacy(m) => (crc.unwrap_or_else(|| m.is_valid()), m.offset(), 1, m.offset()),
-            Classified::Invalid(_) => (false, -1, 0, -1),
+            Classified::Legacy(m) => (
+                crc.unwrap_or_else(|| m.is_valid()),
+                m.offset(),
+                1,
+                m.offset(),
+                m.timestamp(),
+            ),
+            Classified::Invalid(_) => (false, -1, 0, -1, -1),
         };
         let kept = first_bad.is_none();
         check.count(records, ok, kept && ok);
         if kept {
             if ok {
-                check.batch(last, u32::try_from(size).unwrap_or(u32::MAX));
+                check.batch(last, ts, u32::try_from(size).unwrap_or(u32::MAX));
             } else {
                 first_bad = Some((position, CRC_STOP.to_string(), (first >= 0).then_some(first)));
             }

@@ -229,7 +229,7 @@ impl<'a> Run<'a> {
         for ev in events {
             let kept = first_bad.is_none_or(|p| ev.position < p);
             if kept {
-                check.batch(ev.last_offset, ev.size);
+                check.batch(ev.last_offset, ev.max_timestamp, ev.size);
             }
             check.count(ev.records_count, ev.crc_valid, kept);
             epochs::note_batch(&mut report.carried, ev);
