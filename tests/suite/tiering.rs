@@ -162,6 +162,24 @@ fn copy_in_flight_is_not_reported() {
     assert!(tiered(&f).is_empty(), "{f:#?}");
 }
 
+/// A copy still uploading while expiration deletes older segments (3.9+, KAFKA-16853:
+/// copying and expiration are separate tasks): deletions after it are no sign the broker
+/// moved on — only a later copy of the partition is.
+#[test]
+fn a_copy_in_flight_during_deletions_is_not_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = TieredLog::new(history());
+    let r0 = t.copy(0);
+    t.copy(1);
+    t.copy_started(2);
+    t.delete(r0);
+    let f = scan(&write(t, d.path()), false);
+    assert!(
+        !tiered(&f).iter().any(|x| x.0 == Kind::RemoteCopyUnfinished),
+        "{f:#?}"
+    );
+}
+
 /// Segment 0's delete started and never finished, segments 1–3 copied after it, the local
 /// log from segment 3, the log start 20.
 pub(crate) fn delete_unfinished() -> TieredLog {

@@ -73,7 +73,9 @@ struct Unfinished<'a> {
 /// `remote_copy_unfinished` and `remote_delete_unfinished`: segments left in
 /// COPY_SEGMENT_STARTED or DELETE_SEGMENT_STARTED while later events of the partition
 /// show the broker moved on. The last event of a partition may be a copy or a delete in
-/// flight: it alone is never reported.
+/// flight: it alone is never reported. A copy has moved on only when a later copy of the
+/// partition started: since 3.9 (KAFKA-16853) copying and expiration run as separate
+/// tasks, so deletions of older segments follow a copy still uploading.
 pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
     let topic_id = encode_uuid(&up.topic_id);
     let mut out = Vec::new();
@@ -83,7 +85,13 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
             SegmentState::DeleteStarted => (Kind::RemoteDeleteUnfinished, "delete"),
             _ => continue,
         };
-        if !log.has_event_after(s.last_event()) {
+        let moved_on = match kind {
+            Kind::RemoteCopyUnfinished => log.segments.iter().any(|o| {
+                o.id != s.id && o.history.first().is_some_and(|e| e.at > s.last_event())
+            }),
+            _ => log.has_event_after(s.last_event()),
+        };
+        if !moved_on {
             continue;
         }
         let retried_by: Vec<String> = log
@@ -94,7 +102,7 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
             .collect();
         let msg = if kind == Kind::RemoteCopyUnfinished {
             format!(
-                "remote segment {} (offsets {}..={}) was never marked COPY_SEGMENT_FINISHED although later events follow: its objects are orphans that no read or retention uses{}",
+                "remote segment {} (offsets {}..={}) was never marked COPY_SEGMENT_FINISHED although a later copy of the partition started: no read uses its objects, which stay until retention deletes the segment{}",
                 encode_uuid(&s.id),
                 s.start_offset,
                 s.end_offset,
@@ -113,7 +121,7 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
             )
         };
         let behaviour = if kind == Kind::RemoteCopyUnfinished {
-            "RemoteLogManager reads and expires only COPY_SEGMENT_FINISHED segments; a segment left in COPY_SEGMENT_STARTED keeps its objects in remote storage until a later cleanup run of a leader deletes it (KAFKA-17062, KAFKA-17428)"
+            "RemoteLogManager reads only COPY_SEGMENT_FINISHED segments; retention lists unfinished copies too (listRemoteLogSegments) and deletes one once it breaches the log start, retention.ms or retention.bytes, so a segment left in COPY_SEGMENT_STARTED keeps its objects in remote storage until then (KAFKA-17062, KAFKA-17428)"
         } else {
             "the leader's cleanup retries DELETE_SEGMENT_STARTED segments on each run; one left unfinished means the objects' deletion keeps failing or the partition has no leader running the cleanup"
         };

@@ -456,10 +456,14 @@ fn end_after_recovery(plan: &SegmentPlan, segs: &[SegmentInput]) -> Option<i64> 
     // A last segment no recovery runs on is read as it is: `readNextOffset` frames batch
     // headers to the end without a CRC check, so a damaged batch does not end it there (the
     // walk's next offset stops before the first bad entry; the log's framed end does not).
+    // Without a bad entry the walk's next offset is that framed end (an empty segment's
+    // base included).
     if !plan.recovered.iter().any(|(name, _)| *name == last.name) {
-        return plan
-            .log_end_after
-            .or_else(|| last.walk.as_ref().map(|w| w.next_offset));
+        return match &last.walk {
+            Some(w) if w.stop.is_some() => plan.log_end_after.or(Some(w.next_offset)),
+            Some(w) => Some(w.next_offset),
+            None => plan.log_end_after,
+        };
     }
     last.walk
         .as_ref()
