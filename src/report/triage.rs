@@ -255,12 +255,30 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
         root: root.id.clone(),
         follows: g[1..].iter().map(|&i| findings[i].id.clone()).collect(),
         clients,
+        notes: placeholder_notes(&commands, args.notes()),
         commands,
         advice,
         decision,
-        notes: args.notes().to_vec(),
         members: g,
     }
+}
+
+/// The notes of `commands`: why a value from the data is a placeholder (`from_data`), then
+/// the operator's own values to fill in (`<broker>`, `<server.properties>`): left as they
+/// are, a POSIX shell reads `<` and `>` as redirections.
+fn placeholder_notes(commands: &[String], from_data: &[String]) -> Vec<String> {
+    let mut notes = from_data.to_vec();
+    let own: Vec<&str> = ["<broker>", "<server.properties>"]
+        .into_iter()
+        .filter(|p| commands.iter().any(|c| c.contains(p)))
+        .collect();
+    if !own.is_empty() {
+        notes.push(format!(
+            "{}: yours to fill in before running (a shell reads < and > as redirections)",
+            own.join(", ")
+        ));
+    }
+    notes
 }
 
 /// Incidents told in the text summary (the most severe first); JSON and HTML hold all.

@@ -584,3 +584,24 @@ fn the_time_index_offset_check_of_recovery_empties_the_segment() {
     let (s, v) = both(d.path());
     assert_eq!(truncations(&s, &v), (None, None));
 }
+
+/// `UnifiedLog`'s constructor raises the recovery point to the local log start
+/// (`updateLocalLogStartOffset(max(logStartOffset, first segment base))`): a log whose
+/// first segment is based at 100, loaded after an unclean shutdown with recovery point 0,
+/// is left with recovery point 100, not 0. Twin: based at 0, it stays 0.
+#[test]
+fn the_recovery_point_after_load_is_raised_to_the_local_log_start() {
+    for (start, want) in [(100, 100), (0, 0)] {
+        let mut p = PartitionBuilder::new("rp", 0)
+            .start_offset(start)
+            .start_time(T0);
+        p.append(Batch::new(Producer::idempotent(3, 0)).records(2));
+        let ld = LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("rp", 0, 0);
+        let (d, _m) = write(ld, p);
+        let (_, v) = both(d.path());
+        let pr = &v.partitions[0].prediction;
+        assert_eq!(pr.recovery_point_after, Some(want), "{pr:#?}");
+    }
+}

@@ -97,20 +97,24 @@ impl Ending {
     /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): after a
     /// clean shutdown that left the log whole, its end; otherwise the checkpointed one
     /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. `None`
-    /// when the log end is unknown.
+    /// when the log end is unknown. Then `UnifiedLog`'s constructor raises it to the local
+    /// log start (`updateLocalLogStartOffset(max(logStartOffset, first segment base))`:
+    /// `local_start`).
     pub(super) fn recovery_point(
         self,
         clean_shutdown: Option<bool>,
         recovery_point: Option<i64>,
         has_segments: bool,
         log_end: Option<i64>,
+        local_start: Option<i64>,
     ) -> Option<i64> {
         let rp = recovery_point.unwrap_or(0);
+        let raised = |p: i64| local_start.map_or(p, |l| p.max(l));
         match self {
             Ending::DeleteDir => Some(0),
-            Ending::Emptied(e) => Some(rp.min(e.log_start)),
+            Ending::Emptied(e) => Some(raised(rp.min(e.log_start))),
             Ending::Kept if clean_shutdown == Some(true) && has_segments => log_end,
-            Ending::Kept => log_end.map(|end| rp.min(end)),
+            Ending::Kept => log_end.map(|end| raised(rp.min(end))),
         }
     }
 

@@ -144,6 +144,16 @@ fn unrecovered_texts(inp: &PredictInput<'_>, plan: &SegmentPlan) -> Vec<String> 
         .collect()
 }
 
+/// The local log start after the load: the log start, or the first segment left when it
+/// lies above (an emptied log restarts at its log start).
+fn local_log_start(log_start: Option<i64>, segs: &[SegmentInput], deleted: &[String]) -> Option<i64> {
+    log_start.map(|s| {
+        segs.iter()
+            .find(|x| !deleted.contains(&x.name))
+            .map_or(s, |f| s.max(f.base))
+    })
+}
+
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let rp = inp.recovery_point.unwrap_or(0);
     let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
@@ -293,6 +303,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
                 inp.recovery_point,
                 !segs.is_empty(),
                 leo_after,
+                local_log_start(log_start_after, segs, &deleted),
             )
             .filter(|_| end_known),
         created_segment: ends.created,

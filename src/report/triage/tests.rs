@@ -4,6 +4,10 @@ use super::*;
 use crate::finding::assign_ids;
 use serde_json::json;
 
+/// The note on the `<broker>` placeholder every kafka-transactions.sh command holds.
+const BROKER_NOTE: &str =
+    "<broker>: yours to fill in before running (a shell reads < and > as redirections)";
+
 fn chain() -> Vec<Finding> {
     let mut fs = vec![
         Finding::new(
@@ -190,7 +194,8 @@ fn commands_quote_hostile_ids_for_a_posix_shell() {
             describe.ends_with(&format!("--transactional-id {quoted}")),
             "{describe}"
         );
-        assert!(inc[0].notes.is_empty());
+        // Only the note on the operator's own placeholder: none for the id.
+        assert_eq!(inc[0].notes, vec![BROKER_NOTE.to_string()]);
     }
     // A newline cannot be pasted: a placeholder and a note, never the raw id.
     let inc = incidents(&hanging("payments", 3, "tx1\ntouch FILE"));
@@ -205,7 +210,8 @@ fn commands_quote_hostile_ids_for_a_posix_shell() {
             .iter()
             .any(|c| c.ends_with("<transactional-id>"))
     );
-    assert_eq!(inc[0].notes.len(), 1, "{:?}", inc[0].notes);
+    assert_eq!(inc[0].notes.len(), 2, "{:?}", inc[0].notes);
+    assert_eq!(inc[0].notes[1], BROKER_NOTE);
 }
 
 /// The hanging transaction's incident gives the abort for brokers before 3.0 too
