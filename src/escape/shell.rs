@@ -127,6 +127,11 @@ impl ShellArgs {
         }
     }
 
+    /// Add a note of the caller's own (once).
+    pub fn note_once(&mut self, n: String) {
+        self.note(n);
+    }
+
     /// An option and its value as [`Self::value`] quotes it: `--name value`, or
     /// `--name=value` when the value starts with `-` (the tools' argument parsers,
     /// argparse4j and jopt-simple, would take a separate `-x` for an option and stop with

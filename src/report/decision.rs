@@ -25,8 +25,10 @@
 //!   becomes live when its move completes, so the move is to be cancelled or redone.
 //!
 //! Every value in a command is quoted for POSIX shells ([`crate::escape::ShellArgs`]);
-//! comments after `#` say where to run it. Inputs read from archives are named as the
-//! reports name them (`broker1.tgz!/…`): the commands then apply to the broker's own disk.
+//! comments after `#` say where to run it. The commands run on the broker (`cp`, `mv`,
+//! `kafka-dump-log.sh`) name the broker's own path; a copy read from an archive
+//! (`broker1.tgz!/…`) or through a relative path gives `<log-dir>/<topic>-<partition>` and a
+//! note instead, while `klogscan` commands keep the analysis path they can read.
 
 use crate::cluster::lost::LostRange;
 use crate::escape::ShellArgs;
@@ -57,10 +59,23 @@ fn is_damage(k: Kind) -> bool {
 /// The shell words of one damaged copy.
 struct Copy {
     broker: String,
+    /// The directory and segment as the analysis reads them (for `klogscan`, which runs
+    /// where the copy is).
     dir: String,
     segment: Option<String>,
+    /// The same on the broker's disk, for the commands run there (`cp`, `mv`,
+    /// `kafka-dump-log.sh`): the path itself when it is the broker's (absolute, not an
+    /// archive member), else `<log-dir>/…` and a note.
+    broker_dir: String,
+    broker_segment: Option<String>,
     topic: String,
     partition: String,
+}
+
+/// True when `path` names a file of an analysis copy rather than the broker's own: a
+/// member of an archive (`broker1.tgz!/…`) or a relative path.
+fn analysis_only(path: &str) -> bool {
+    path.contains("!/") || !path.starts_with('/')
 }
 
 impl Copy {
@@ -74,6 +89,24 @@ impl Copy {
             };
             args.path(&joined, "segment")
         });
+        let (broker_dir, broker_segment) = if analysis_only(&path) && !path.is_empty() {
+            let note = "<log-dir>: the damaged copy was read from an archive or a relative path, not from the broker's disk; on the broker, the partition directory is under the log.dirs entry holding it".to_string();
+            args.note_once(note);
+            let tp = path.rsplit('/').next().unwrap_or_default();
+            let dir = match crate::escape::shell_quote(tp) {
+                Some(q) if !tp.is_empty() => format!("<log-dir>/{q}"),
+                _ => "<log-dir>/<partition-dir>".to_string(),
+            };
+            let seg = f.segment.as_ref().filter(|s| s.ends_with(".log")).map(|s| {
+                match crate::escape::shell_quote(s) {
+                    Some(q) => format!("{dir}/{q}"),
+                    None => format!("{dir}/<segment>"),
+                }
+            });
+            (dir, seg)
+        } else {
+            (args.path(&path, "partition-dir"), segment.clone())
+        };
         Copy {
             broker: f
                 .source
@@ -83,6 +116,8 @@ impl Copy {
                 }),
             dir: args.path(&path, "partition-dir"),
             segment,
+            broker_dir,
+            broker_segment,
             topic: args.topic(&f.topic),
             partition: args.partition(f.partition),
         }
@@ -91,7 +126,7 @@ impl Copy {
     fn save(&self) -> Vec<String> {
         let mut out = vec![format!(
             "mkdir -p {SAVE_DIR} && cp -a {} {SAVE_DIR}/   # on {}, before it starts: the damaged copy, byte for byte",
-            self.dir, self.broker
+            self.broker_dir, self.broker
         )];
         if let Some(seg) = &self.segment {
             out.push(format!(
@@ -126,10 +161,12 @@ impl Copy {
 
     fn after(&self, end: Option<i64>) -> Vec<String> {
         let mut out = Vec::new();
-        if let Some(seg) = &self.segment {
-            let ends = end.map_or(String::new(), |e| format!(" at offset {e}"));
+        if let Some(seg) = &self.broker_segment {
+            let ends = end.map_or(" the truncation point".to_string(), |e| {
+                format!(" offset {e}")
+            });
             out.push(format!(
-                "kafka-dump-log.sh --files {seg} --deep-iteration   # after the restart: the segment ends cleanly{ends}"
+                "kafka-dump-log.sh --files {seg} --deep-iteration   # after the restart: no invalid batch up to{ends} (the follower appends after it again)"
             ));
         }
         out.push(format!(
@@ -173,7 +210,7 @@ pub(crate) fn damage(findings: &[Finding], g: &[usize], args: &mut ShellArgs) ->
             commands.push(format!("kafka-server-stop.sh   # on {}", c.broker));
             commands.push(format!(
                 "mv {} {SAVE_DIR}/{}-{}.replaced   # on {}, only when another replica holds the data: out of the log dir, the broker re-creates the replica and re-fetches it whole",
-                c.dir,
+                c.broker_dir,
                 c.topic.trim_matches(['<', '>']),
                 c.partition.trim_matches(['<', '>']),
                 c.broker
@@ -450,5 +487,49 @@ mod tests {
             "{:?}",
             d.commands
         );
+    }
+
+    /// A copy read from an archive (or a relative path) is not the broker's path: the
+    /// commands run on the broker name `<log-dir>/…` with a note; `klogscan verify` keeps
+    /// the path it can read.
+    #[test]
+    fn archive_paths_are_not_pasted_into_broker_commands() {
+        let mut f = damaged("not_recovered", None, Some(10), CopyKind::Live);
+        f.source.path = Some("c1.tgz!/C1/codec-none-0".into());
+        let mut args = ShellArgs::default();
+        let d = damage(&[f], &[0], &mut args).unwrap();
+        let on_broker: Vec<&String> = d
+            .commands
+            .iter()
+            .filter(|c| {
+                c.starts_with("mkdir") || c.starts_with("mv ") || c.starts_with("kafka-dump-log")
+            })
+            .collect();
+        assert!(!on_broker.is_empty(), "{:?}", d.commands);
+        for c in on_broker {
+            assert!(!c.contains("c1.tgz!"), "{c}");
+            assert!(c.contains("<log-dir>/codec-none-0"), "{c}");
+        }
+        assert!(
+            args.notes().iter().any(|n| n.starts_with("<log-dir>")),
+            "{:?}",
+            args.notes()
+        );
+        // An absolute path of the broker's own is used as it is.
+        let mut args = ShellArgs::default();
+        let d = damage(
+            &[damaged("not_recovered", None, Some(10), CopyKind::Live)],
+            &[0],
+            &mut args,
+        )
+        .unwrap();
+        assert!(
+            d.commands
+                .iter()
+                .any(|c| c.contains("cp -a /data/kafka/orders-0 ")),
+            "{:?}",
+            d.commands
+        );
+        assert!(args.notes().is_empty(), "{:?}", args.notes());
     }
 }

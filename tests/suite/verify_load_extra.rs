@@ -206,7 +206,7 @@ fn a_delete_copy_is_loaded_to_offset_0_without_recovery_then_deleted() {
 /// The same directory under its live name loads as usual: after the unclean shutdown the
 /// segments from the recovery point on are recovered, the garbage truncated, the producer
 /// state rebuilt to the log end (both producers, the transaction open), the recovery point
-/// kept; its checkpoints are its own, so the log start above the open transaction and the
+/// raised to the local log start; its checkpoints are its own, so the log start above the open transaction and the
 /// high watermark above the log end are findings.
 #[test]
 fn the_same_directory_live_is_recovered_and_judged_against_its_checkpoints() {
@@ -229,7 +229,9 @@ fn the_same_directory_live_is_recovered_and_judged_against_its_checkpoints() {
             pr.log_end_offset_after,
             pr.recovery_point_after
         ),
-        (Some(3), Some(6), Some(2))
+        // The recovery point 2 raised to the local log start 3 (UnifiedLog's
+        // updateLocalLogStartOffset).
+        (Some(3), Some(6), Some(3))
     );
     assert_eq!(pr.producer_state.open_transactions, Some(1));
     assert!(!pr.leftovers.iter().any(|l| l.kind == "delete_dir"));
@@ -294,7 +296,8 @@ fn single_record_segments(n: i64, ld: LogDirBuilder) -> (TempDir, Manifest) {
 /// an unclean shutdown with recovery point 0. Recovery truncates segment 1 to nothing and
 /// deletes every later segment; the log then ends at 1, below the log start checkpoint 4:
 /// every segment goes, one empty segment is opened at 4, which is the log start and end;
-/// the recovery point is the checkpoint's 0 (bounded by that end). The producer state
+/// the recovery point is the checkpoint's 0 raised to the local log start 4 (`UnifiedLog`'s
+/// constructor). The producer state
 /// starts empty at 4 (`truncateFullyAndStartAt`: every snapshot deleted), the
 /// leader-epoch cache is cleared, and the garbage's finding says its segment is deleted.
 #[test]
@@ -325,7 +328,9 @@ fn log_end_less_than_start_after_reopen_restarts_the_log_at_the_checkpoint() {
             pr.log_end_offset_after,
             pr.recovery_point_after
         ),
-        (Some(4), Some(4), Some(0))
+        // The checkpoint's 0 bounded by that end, then raised to the local log start 4
+        // (UnifiedLog's updateLocalLogStartOffset).
+        (Some(4), Some(4), Some(4))
     );
     assert!(pr.unrecovered_corruption.is_empty());
     let ps = &pr.producer_state;

@@ -209,7 +209,7 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
         } else {
             "the controller elected a leader outside the ISR (PartitionChangeBuilder.electAnyLeader, unclean path): the new leader's log wins, followers truncate to it, and what only the old leader held is gone"
         })
-        .client_error("none at the election; consumers past the new log end get OFFSET_OUT_OF_RANGE (InvalidOffsetException) and reset")
+        .client_error("none at the election; a consumer whose position is past the new leader's log end validates it after the epoch change (OffsetsForLeaderEpoch, KIP-320): LogTruncationException without a reset policy, else it moves back to the divergence point and reads the new leader's records there; a position without a leader epoch gets OFFSET_OUT_OF_RANGE and resets per auto.offset.reset")
         .remediation(match (e.single_replica(), last_known) {
             (true, true) => "the election itself lost nothing (the only replica was elected again); its unclean shutdown may have lost the tail it had not flushed: check that broker's log recovery at its restart",
             (true, false) => "the election itself lost nothing: the partition's only replica was elected again",
