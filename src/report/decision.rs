@@ -73,9 +73,13 @@ struct Copy {
 }
 
 /// True when `path` names a file of an analysis copy rather than the broker's own: a
-/// member of an archive (`broker1.tgz!/…`) or a relative path.
+/// member of an archive (`broker1.tgz!/…`) or a relative path. An absolute path a merge
+/// labels with its broker (`node-1:/data/…`, paths several bundles share) is the broker's.
 fn analysis_only(path: &str) -> bool {
-    path.contains("!/") || !path.starts_with('/')
+    let labelled = path
+        .split_once(":/")
+        .is_some_and(|(label, _)| !label.is_empty() && !label.contains('/'));
+    path.contains("!/") || !(path.starts_with('/') || labelled)
 }
 
 impl Copy {
@@ -531,5 +535,9 @@ mod tests {
             d.commands
         );
         assert!(args.notes().is_empty(), "{:?}", args.notes());
+        // A merge's broker label on an absolute path keeps it the broker's own.
+        assert!(!analysis_only("node-1:/data/kafka/orders-0"));
+        assert!(analysis_only("C1/orders-0"));
+        assert!(analysis_only("/tmp/c1.tgz!/C1/orders-0"));
     }
 }
