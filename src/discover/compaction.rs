@@ -208,7 +208,10 @@ pub fn not_decoded_finding(partition: i32, n: &NotDecoded) -> Finding {
         "used_for": "cleanup.policy and partition counts (compaction, __transaction_state partition count)",
     }))
     .broker("never written by a controller: KRaft metadata batches are at most 8 MiB (KafkaRaftClient MAX_BATCH_SIZE_BYTES)")
-    .remediation("inspect this batch with kafka-dump-log.sh --cluster-metadata-decoder; pass --compacted for the topics whose policy matters")
+    .remediation(format!(
+        "inspect this batch with kafka-dump-log.sh --cluster-metadata-decoder --files {}; give klogscan scan --compacted for the topics whose cleanup.policy matters",
+        crate::escape::shell_quote(&n.file.display().to_string()).map_or("<segment>".into(), |q| q.into_owned())
+    ))
 }
 
 /// Every `__cluster_metadata` partition of `inv`, read.

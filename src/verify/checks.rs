@@ -177,9 +177,6 @@ pub(crate) fn verify_one(
     // offset checkpoints hold no entry of its own (`LogManager.asyncDelete` rewrites them
     // without it: an entry under its name is a live log's), so neither check is its.
     let judged = !delete_copy(r);
-    if judged {
-        snapshot::check_missing(p, r, clean_shutdown, &segments, out);
-    }
     checkpoints::check_leader_epochs(p, r, opts, clean_shutdown, out);
     if judged {
         checkpoints::check_offsets(p, r, &ck, out);
@@ -217,6 +214,9 @@ pub(crate) fn verify_one(
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
         crc_checked: opts.scan.check_crc,
     });
+    if judged {
+        snapshot::check_missing(p, r, &prediction, out);
+    }
     rebuilt_at_load(&prediction, out);
     prediction
 }

@@ -5,7 +5,7 @@
 use super::{EVIDENCE_CAP, load_checked, mk, name_of, served};
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind};
-use crate::partition::recovery::{SegmentInput, SnapshotInput};
+use crate::partition::recovery::SnapshotInput;
 use crate::partition::scan::PartitionReport;
 use crate::partition::state::{ProducerState, expired_at_load};
 use crate::read::format::snapshot::{ProducerSnapshot, kafka_message};
@@ -109,24 +109,20 @@ fn kept_at_load(snap: &ProducerSnapshot<'_>, now_ms: i64) -> (Vec<i64>, Vec<i64>
 pub(super) fn check_missing(
     p: &PartitionDir,
     r: &PartitionReport,
-    clean_shutdown: Option<bool>,
-    segments: &[SegmentInput],
+    prediction: &crate::partition::recovery::RecoveryPrediction,
     out: &mut Vec<Finding>,
 ) {
-    // Only after a clean shutdown does the broker skip the rebuild when no snapshot exists
-    // (`ProducerStateManager`/`LogLoader`: `isEmpty && hadCleanShutdown`); otherwise it
-    // replays the log from its start and finds the open transactions.
-    if !segments.is_empty()
-        && p.snapshots.is_empty()
+    // Only after a clean shutdown does the broker skip the rebuild when no snapshot is left
+    // (`ProducerStateManager`/`LogLoader`: `isEmpty && hadCleanShutdown`, after the stray
+    // snapshots are removed — every snapshot file may be one; a segment recovered at load
+    // leaves one): the prediction's `skipped`. Otherwise it replays the log from its start
+    // and finds the open transactions. An emptied log loses them with its data.
+    if prediction.producer_state.skipped
+        && prediction.deleted_segments.is_empty()
         && !r.carried.outcome.open.is_empty()
-        && clean_shutdown == Some(true)
-        // a segment recovered at load leaves a snapshot (recoverSegment → takeSnapshot)
-        && segments
-            .iter()
-            .all(|s| !s.missing_index && s.corrupt_index.is_none())
     {
         out.push(
-            mk(r, Kind::SnapshotMismatch, &name_of(&p.path), format!("no producer snapshot although {} transaction(s) are open: after a clean shutdown the broker skips the rebuild and forgets them", r.carried.outcome.open.len()))
+            mk(r, Kind::SnapshotMismatch, &name_of(&p.path), format!("no producer snapshot{} although {} transaction(s) are open: after a clean shutdown the broker skips the rebuild and forgets them", if p.snapshots.is_empty() { "" } else { " left once the stray ones are removed" }, r.carried.outcome.open.len()))
                 .offset(r.carried.outcome.open[0].first_offset)
                 .evidence(json!({"open": r.carried.outcome.open}))
                 .broker("with no snapshot and a clean shutdown, rebuildProducerState skips the log scan: every producer state, open transactions included, is lost (their data reads as committed)"),

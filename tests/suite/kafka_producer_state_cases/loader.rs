@@ -252,6 +252,26 @@ fn skip_truncate_and_reload_if_new_message_format_and_clean_shutdown() {
         f[0].message
     );
 
+    // Only a stray snapshot (below the last segment base, at no base): removeStraySnapshots
+    // deletes it before the skip test, so the rebuild is skipped all the same and the
+    // open transaction forgotten — reported too.
+    let (_d, m) = no_snapshot_log(true);
+    std::fs::write(
+        m.dir.join(snap(1)),
+        klogscan::testkit::files::encode_snapshot(&[]),
+    )
+    .unwrap();
+    let v = verify(&m);
+    assert!(v.prediction.producer_state.skipped, "{:#?}", v.prediction);
+    let f = of_kinds(&v.findings, &[Kind::SnapshotMismatch]);
+    assert!(
+        f.iter().any(|f| f
+            .message
+            .contains("no producer snapshot left once the stray ones are removed although 1 transaction(s) are open")),
+        "{:#?}",
+        v.findings
+    );
+
     let (_d, m) = no_snapshot_log(false);
     let v = verify(&m);
     assert!(!v.prediction.producer_state.skipped);
