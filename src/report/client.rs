@@ -136,7 +136,7 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             ..producer(
                 "none",
                 ProducerRetriable,
-                "an exact duplicate of a recent batch is answered with the original offsets (DUPLICATE_SEQUENCE_NUMBER, treated as success)",
+                "a leader holding the producer's state answers an exact duplicate of one of its last 5 batches with the original offsets and no error (findDuplicateBatch); this copy appended it again",
             )
         },
         Kind::InvalidProducerFields => producer(
