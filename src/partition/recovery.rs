@@ -347,6 +347,19 @@ pub(crate) fn throws_at_load(s: &plan::SegmentInput) -> Option<&str> {
     why.contains(INVALID_OFFSET).then_some(why.as_str())
 }
 
+/// What the stop reason of an entry names when reading it throws: a size field below the
+/// 14-byte minimum with at least 18 bytes left (`FileLogInputStream.nextBatch`:
+/// `CorruptRecordException`), as a zero-filled tail's. Recovery truncates there; a read of
+/// the bytes with no recovery before it — the last segment's `readNextOffset` at load —
+/// throws ([`predict`]'s load failure).
+pub(crate) const THROWS_WHEN_READ: &str = "(CorruptRecordException when read)";
+
+/// True when an entry at the end of a walk with its size field `size` and `len` bytes
+/// from it on throws when `FileLogInputStream.nextBatch` reads it.
+pub(crate) fn throws_when_read(size: i64, len: u64) -> bool {
+    len > 17 && size < 14
+}
+
 /// Why recovery stops at a batch whose CRC fails (`ensureValid`).
 pub(crate) const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";
 

@@ -605,3 +605,59 @@ fn the_recovery_point_after_load_is_raised_to_the_local_log_start() {
         assert_eq!(pr.recovery_point_after, Some(want), "{pr:#?}");
     }
 }
+
+/// After a clean shutdown nothing recovers the last segment, but the load reads its end
+/// (`recoverLog` → `deleteSegmentsIfLogStartGreaterThanLogEnd` → `readNextOffset`): a zero
+/// tail of 18 bytes or more has a size field below 14, `FileLogInputStream.nextBatch`
+/// throws `CorruptRecordException`, and the load fails. Twins: a tail of 17 bytes or less
+/// ends the read quietly; after an unclean shutdown recovery truncates the tail first.
+#[test]
+fn a_zero_tail_read_at_load_after_a_clean_shutdown_fails_the_load() {
+    let build = |zeros: u64| {
+        let mut p = PartitionBuilder::new("zt", 0).start_time(T0);
+        p.append(Batch::new(Producer::idempotent(3, 0)).records(2));
+        p.fault(Target::LastLog, FaultKind::AppendZeros(zeros));
+        p
+    };
+    let (d, _m) = write(LogDirBuilder::new(1).clean_shutdown(true), build(100));
+    let (_, v) = both(d.path());
+    let f = v.partitions[0]
+        .prediction
+        .load_failure
+        .as_ref()
+        .expect("the load fails");
+    assert_eq!(
+        (f.exception.as_str(), f.kind.as_str()),
+        ("CorruptRecordException", "preallocated_tail"),
+        "{f:?}"
+    );
+    assert!(f.message.contains("readNextOffset"), "{f:?}");
+    // The scan's finding says so too.
+    let (s, _) = both(d.path());
+    let tail = s
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::PreallocatedTail)
+        .unwrap();
+    assert!(
+        tail.broker_behaviour.contains("the broker does not start"),
+        "{}",
+        tail.broker_behaviour
+    );
+    let (d, _m) = write(LogDirBuilder::new(1).clean_shutdown(true), build(17));
+    let (_, v) = both(d.path());
+    assert!(
+        v.partitions[0].prediction.load_failure.is_none(),
+        "{:#?}",
+        v.partitions[0].prediction
+    );
+    let (d, _m) = write(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("zt", 0, 0),
+        build(100),
+    );
+    let (s, v) = both(d.path());
+    assert!(v.partitions[0].prediction.load_failure.is_none());
+    assert!(truncations(&s, &v).1.is_some());
+}

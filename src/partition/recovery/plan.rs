@@ -28,6 +28,10 @@ pub struct SegmentPlan {
     /// The directory is a `-delete` one: `recoverLog` never runs on it.
     #[serde(default)]
     pub delete_dir: bool,
+    /// The last segment's name: the load reads its end (`readNextOffset`) whether or not
+    /// it is recovered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_segment: Option<String>,
     /// Set when where recovery stops cannot be known, and why (`--no-crc` with a segment recovered): then
     /// `truncation` is the latest point recovery can stop at and `deleted` the fewest
     /// segments it deletes.
@@ -295,9 +299,16 @@ pub(crate) fn word_integrity_finding(
                     recovery_point.unwrap_or(0)
                 ),
             };
+            let throws_at_load = plan.last_segment.as_deref() == Some(seg.as_str())
+                && plan.unrecovered.iter().any(|(s, p, why)| {
+                    *s == seg && *p == pos && why.contains(super::THROWS_WHEN_READ)
+                });
             let readers = match f.kind {
                 _ if plan.delete_dir => {
                     "no reader meets it: LogManager schedules the directory for deletion once it is loaded, and nothing is served from it"
+                }
+                _ if throws_at_load => {
+                    "but the load reads this last segment's end (LogLoader.recoverLog → LogSegment.readNextOffset) and FileLogInputStream.nextBatch throws CorruptRecordException at this entry (a size field below 14 bytes), which the load does not catch: the broker does not start"
                 }
                 Kind::CrcMismatch | Kind::InvalidBatch => {
                     "the broker serves the bytes as they are: a consumer fetching this batch gets a KafkaException wrapping CorruptRecordException (not retriable) and cannot move past it without seeking; a follower's fetch of it fails with CorruptRecordException"
@@ -348,6 +359,7 @@ pub(crate) fn plan_segments(
     let mut plan = SegmentPlan {
         log_end_after: log_end_offset,
         delete_dir,
+        last_segment: segs.last().map(|s| s.name.clone()),
         ..Default::default()
     };
     let mut load_truncations: Vec<TruncationPrediction> = Vec::new();

@@ -287,7 +287,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         // replay (`isEmptyBeforeTruncation`): which bases it passes is then not derived.
         replay_known: chain.is_none() || producer_state.snapshot_offset >= leo_after,
     });
-    let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after);
+    let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after, &recovered);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
         recovery_point: inp.recovery_point,
@@ -477,6 +477,7 @@ fn load_failure(
     chain: Option<&chain::Chain>,
     replay_from: Option<i64>,
     leo_after: Option<i64>,
+    recovered: &[SegmentRecovery],
 ) -> Option<Box<LoadFailure>> {
     let segs = &inp.segments;
     // `LogLoader.loadSegmentFiles` checks every segment's files, in name order, before
@@ -516,6 +517,15 @@ fn load_failure(
     }
     let steps = chain.map_or(&[][..], |c| &c.steps[..]);
     let mut ranges = step_ranges(segs, steps.iter());
+    // After the recoveries, `recoverLog` reads the last segment's end
+    // (`deleteSegmentsIfLogStartGreaterThanLogEnd` → `readNextOffset`), before the final
+    // rebuild's replay.
+    if let Some(f) = replay_failure(inp, &ranges) {
+        return Some(f);
+    }
+    if let Some(f) = last_segment_unreadable(segs, recovered) {
+        return Some(f);
+    }
     if let (Some(from), Some(to)) = (replay_from, leo_after) {
         ranges.push((
             from,
@@ -524,6 +534,39 @@ fn load_failure(
         ));
     }
     replay_failure(inp, &ranges)
+}
+
+/// The load failure of reading the end of a last segment no recovery ran on: an entry whose
+/// size field is below 14 bytes with 18 or more bytes from it (a zero-filled tail left by a
+/// sparse copy, a corrupt length) makes `LogSegment.readNextOffset` — which frames every
+/// batch after the offset index's last entry — throw `CorruptRecordException`; `recoverLog`
+/// does not catch it (only `InvalidOffsetException` and `IOException` around a recovery), so
+/// the log fails to load and the broker does not start.
+fn last_segment_unreadable(
+    segs: &[SegmentInput],
+    recovered: &[SegmentRecovery],
+) -> Option<Box<LoadFailure>> {
+    let last = segs.last()?;
+    if recovered.iter().any(|r| r.segment == last.name) {
+        return None;
+    }
+    let (position, why, _) = last.walk.as_ref()?.stop.as_deref()?;
+    if !why.contains(super::THROWS_WHEN_READ) {
+        return None;
+    }
+    Some(Box::new(LoadFailure {
+        kind: if why.contains("zero bytes") {
+            Kind::PreallocatedTail.id().into()
+        } else {
+            Kind::InvalidBatch.id().into()
+        },
+        offset: None,
+        exception: "CorruptRecordException".into(),
+        message: format!(
+            "reading the end of the last segment {} at load (LogLoader.recoverLog → deleteSegmentsIfLogStartGreaterThanLogEnd → LogSegment.readNextOffset, with no recovery of that segment before it) meets the entry at byte {position} — {why}: FileLogInputStream.nextBatch throws CorruptRecordException for a size below 14 bytes, which the load does not catch (the broker does not start)",
+            last.name
+        ),
+    }))
 }
 
 /// The offset ranges each recovery step replays, in the broker's order, with what it is:

@@ -336,7 +336,15 @@ impl<'a> Walker<'a> {
                 .broker("recovery truncates the zero-filled tail; normal after a crash with log.preallocate=true"),
             );
                 self.stop_at(position, None, || {
-                    format!("{len} zero bytes (preallocated tail)")
+                    let throws = crate::partition::recovery::throws_when_read(0, len);
+                    format!(
+                        "{len} zero bytes (preallocated tail){}",
+                        if throws {
+                            format!(" {}", crate::partition::recovery::THROWS_WHEN_READ)
+                        } else {
+                            String::new()
+                        }
+                    )
                 });
             }
             Tail::Garbage {
@@ -380,7 +388,15 @@ impl<'a> Walker<'a> {
                 .broker("recovery stops at this entry (CorruptRecordException) and truncates the log here, dropping every later batch of the segment and all later segments"),
             );
                 self.stop_at(position, None, || {
-                    format!("entry size {size} impossible ({reason})")
+                    let throws = crate::partition::recovery::throws_when_read(i64::from(size), len);
+                    format!(
+                        "entry size {size} impossible ({reason}){}",
+                        if throws {
+                            format!(" {}", crate::partition::recovery::THROWS_WHEN_READ)
+                        } else {
+                            String::new()
+                        }
+                    )
                 });
             }
         }
