@@ -151,6 +151,9 @@ kinds! {
     LeftoverFile = "leftover_file", Info;
     /// No `.kafka_cleanshutdown` in the log directory: the next start runs recovery.
     UncleanShutdown = "unclean_shutdown", Info;
+    /// A directory in a log dir whose name Kafka cannot parse as a partition's
+    /// (`lost+found`, `backup-old`): the broker's log loading throws and it does not start.
+    ForeignDirectory = "foreign_directory", Error;
     // --- across replicas (rule 33) ---
     /// Two replicas of a partition hold different batches over the offsets both hold.
     ReplicaDivergence = "replica_divergence", Warning;

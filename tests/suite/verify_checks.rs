@@ -789,3 +789,35 @@ fn findings_are_attributed_to_their_own_directory() {
         1
     );
 }
+
+/// A directory in the log dir Kafka cannot parse as a partition's (`lost+found`,
+/// `backup-old`) fails the broker's log loading (`LogManager.loadLogs` →
+/// `LocalLog.parseTopicPartitionName` throws KafkaException): one error each. Partition
+/// directories in every form Kafka accepts, and `remote-log-index-cache`, give none.
+#[test]
+fn directories_the_load_cannot_parse_are_foreign_directory_errors() {
+    let (d, m) = write(busy(PartitionFileOptions::default()), true);
+    let root = m.dir.parent().unwrap().to_path_buf();
+    let foreign = || {
+        let r = verify(std::slice::from_ref(&root), &VerifyOptions::default());
+        let mut f: Vec<(String, klogscan::finding::Severity)> = r
+            .findings()
+            .filter(|f| f.kind == Kind::ForeignDirectory)
+            .map(|f| (f.segment.clone().unwrap_or_default(), f.severity))
+            .collect();
+        f.sort();
+        f
+    };
+    std::fs::create_dir(root.join("remote-log-index-cache")).unwrap();
+    assert!(foreign().is_empty(), "{:?}", foreign());
+    std::fs::create_dir(root.join("lost+found")).unwrap();
+    std::fs::create_dir(root.join("backup-old")).unwrap();
+    assert_eq!(
+        foreign(),
+        vec![
+            ("backup-old".to_string(), Severity::Error),
+            ("lost+found".to_string(), Severity::Error)
+        ]
+    );
+    drop(d);
+}

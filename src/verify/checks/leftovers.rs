@@ -11,13 +11,82 @@ use crate::partition::scan::PartitionReport;
 use crate::read::format::checkpoint::TextFileKind;
 use serde_json::json;
 
+/// True when Kafka parses directory name `name` as a partition's
+/// (`LocalLog.parseTopicPartitionName`): `topic-N`, or `topic-N.<id>-delete|-future|-stray`
+/// in the form of its suffix's pattern (`^\S+-\S+\.\S+-suffix$`), the partition a number.
+pub(crate) fn kafka_parses_partition_dir(name: &str) -> bool {
+    if name.is_empty() || !name.contains('-') {
+        return false;
+    }
+    // `^(\S+)-(\S+)\.(\S+)<suffix>$`: a '-' then a '.', each part non-empty.
+    let suffix_form = |stem: &str| {
+        !stem.chars().any(char::is_whitespace)
+            && stem.char_indices().any(|(i, c)| {
+                c == '-'
+                    && i > 0
+                    && stem[i + 1..]
+                        .char_indices()
+                        .any(|(k, d)| d == '.' && k > 0 && i + 1 + k + 1 < stem.len())
+            })
+    };
+    let mut base = name;
+    for suffix in ["-delete", "-future", "-stray"] {
+        if let Some(stem) = name.strip_suffix(suffix) {
+            if !suffix_form(stem) {
+                return false;
+            }
+            base = name.rsplit_once('.').map_or(name, |(b, _)| b);
+        }
+    }
+    match base.rsplit_once('-') {
+        Some((topic, partition)) => !topic.is_empty() && partition.parse::<i32>().is_ok(),
+        None => false,
+    }
+}
+
+/// `foreign_directory`: every directory of the log dir Kafka cannot parse as a partition's.
+/// `LogManager.loadLogs` parses each child directory's name while it filters the ones to
+/// load (only `remote-log-index-cache` is skipped first); the `KafkaException` it throws is
+/// not an `IOException`, so the log dir is not marked offline: the load, and the broker's
+/// start, fail. Read from the log dir itself (a log dir inside an archive is not listed).
+fn foreign_directories(ld: &LogDir) -> Vec<Finding> {
+    let Ok(entries) = std::fs::read_dir(&ld.path) else {
+        return Vec::new();
+    };
+    let dir = ld.path.display().to_string();
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "remote-log-index-cache" && !kafka_parses_partition_dir(n))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            Finding::new(
+                Kind::ForeignDirectory,
+                "",
+                -1,
+                format!("{dir}: directory {n:?} is not in the form topic-partition (or topic-partition.id-delete/-future/-stray): the broker's log loading fails on it"),
+            )
+            .segment(n.clone())
+            .evidence(json!({"log_dir": dir, "directory": n}))
+            .broker("LogManager.loadLogs parses the name of every directory in the log dir (LocalLog.parseTopicPartitionName) and throws KafkaException (\"Kafka's log directories (and children) should only contain Kafka topic data\"); not an IOException, so the log dir is not taken offline: the broker does not start")
+            .client_error("none from this directory: the broker does not start, so its clients fail over to other replicas or wait")
+            .remediation(format!("move {n:?} out of the log dir before starting the broker (a file system's lost+found: point log.dirs at a subdirectory of the mount)"))
+        })
+        .collect()
+}
+
 /// Findings about the log dir itself: `unclean_shutdown`, its leftovers, unreadable
-/// checkpoints.
+/// checkpoints, directories the load fails on.
 pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding> {
     let mut out = Vec::new();
     if !files.has_markers {
         return out;
     }
+    out.extend(foreign_directories(ld));
     let dir = ld.path.display().to_string();
     if !files.clean_shutdown {
         out.push(
@@ -241,4 +310,42 @@ pub(super) fn partition_leftovers(
         }
     }
     leftovers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kafka_parses_partition_dir as ok;
+
+    /// `LocalLog.parseTopicPartitionName`'s cases (`LogTest`/`UnifiedLogTest`
+    /// `testParseTopicPartitionName*`): what loads, and what makes the load throw.
+    #[test]
+    fn directory_names_as_kafka_parses_them() {
+        for good in [
+            "orders-0",
+            "my-topic-12",
+            "__consumer_offsets-49",
+            "__cluster_metadata-0",
+            "orders-3.a1b2c3d4e5f6-delete",
+            "orders-3.a1b2c3d4e5f6-future",
+            "orders-3.a1b2c3d4e5f6-stray",
+            "t-+5",
+        ] {
+            assert!(ok(good), "{good}");
+        }
+        for bad in [
+            "",
+            "lost+found",
+            "backup-old",
+            "orders",
+            "-0",
+            "orders-",
+            ".snapshot",
+            "orders-0-delete",
+            "orders-0.-delete",
+            "orders-3.a b-delete",
+            "orders-x.abc-future",
+        ] {
+            assert!(!ok(bad), "{bad}");
+        }
+    }
 }
