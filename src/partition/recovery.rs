@@ -352,7 +352,7 @@ pub(crate) fn throws_at_load(s: &plan::SegmentInput) -> Option<&str> {
 /// `CorruptRecordException`), as a zero-filled tail's. Recovery truncates there; a read of
 /// the bytes with no recovery before it — the last segment's `readNextOffset` at load —
 /// throws ([`predict`]'s load failure).
-pub(crate) const THROWS_WHEN_READ: &str = "(CorruptRecordException when read)";
+pub(crate) const THROWS_WHEN_READ: &str = "(reading it throws CorruptRecordException: size below 14)";
 
 /// True when an entry at the end of a walk with its size field `size` and `len` bytes
 /// from it on throws when `FileLogInputStream.nextBatch` reads it.

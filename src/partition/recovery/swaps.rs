@@ -121,7 +121,14 @@ impl CompletedSwaps {
             }
         }
         for s in &self.segments {
-            let has_index = files.contains_key(&(s.base, "index"));
+            // Without an `.index.swap` the swap still brings an offset index: the first
+            // pass of `LogLoader.load` opens each swap segment and reads its next offset
+            // (`readNextOffset` → `offsetIndex().lastOffset()`), which creates the lazy
+            // index file, preallocated (`AbstractIndex`: a new file is set to the maximum
+            // index size); the rename that completes the swap moves it to `.index`, whose
+            // sanity check passes (its last entry reads as the base offset). So the segment
+            // is not recovered for a missing index.
+            let has_index = true;
             let txn = files.get(&(s.base, "txnindex")).copied();
             // Kafka reads it once renamed: its messages name the path without `.swap`.
             let verdict = txn.map(|t| {
