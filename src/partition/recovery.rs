@@ -347,11 +347,13 @@ pub(crate) fn throws_at_load(s: &plan::SegmentInput) -> Option<&str> {
     why.contains(INVALID_OFFSET).then_some(why.as_str())
 }
 
-/// What the stop reason of an entry names when reading it throws: a size field below the
-/// 14-byte minimum with at least 18 bytes left (`FileLogInputStream.nextBatch`:
-/// `CorruptRecordException`), as a zero-filled tail's. Recovery truncates there; a read of
-/// the bytes with no recovery before it — the last segment's `readNextOffset` at load —
-/// throws ([`predict`]'s load failure).
+/// What the stop reason of a zero-filled tail names when reading it throws: a size field
+/// below the 14-byte minimum with at least 18 bytes left (`FileLogInputStream.nextBatch`:
+/// `CorruptRecordException`). Recovery truncates there; a read of the bytes with no
+/// recovery before it — the last segment's `readNextOffset` at load, which frames the
+/// batches from the offset index's last entry on, always before such a tail — throws
+/// ([`predict`]'s load failure). (A corrupt length inside a segment may lie before the
+/// index's last entry, where that read does not go: not marked.)
 pub(crate) const THROWS_WHEN_READ: &str = "(reading it throws CorruptRecordException: size below 14)";
 
 /// True when an entry at the end of a walk with its size field `size` and `len` bytes

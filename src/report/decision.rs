@@ -72,14 +72,21 @@ struct Copy {
     partition: String,
 }
 
-/// True when `path` names a file of an analysis copy rather than the broker's own: a
-/// member of an archive (`broker1.tgz!/…`) or a relative path. An absolute path a merge
-/// labels with its broker (`node-1:/data/…`, paths several bundles share) is the broker's.
-fn analysis_only(path: &str) -> bool {
-    let labelled = path
-        .split_once(":/")
-        .is_some_and(|(label, _)| !label.is_empty() && !label.contains('/'));
-    path.contains("!/") || !(path.starts_with('/') || labelled)
+/// The path on the broker's own disk of `path` as a report names it: itself when
+/// absolute; without its label when a merge labelled it with its broker (`node-1:/data/…`,
+/// `c1/node-1:/data/…`: paths several bundles share); `None` for a member of an archive
+/// (`broker1.tgz!/…`) or a relative path, which name the analysis copy only.
+fn broker_path(path: &str) -> Option<String> {
+    if path.contains("!/") {
+        return None;
+    }
+    if path.starts_with('/') {
+        return Some(path.to_string());
+    }
+    match path.split_once(":/") {
+        Some((label, rest)) if !label.is_empty() => Some(format!("/{rest}")),
+        _ => None,
+    }
 }
 
 impl Copy {
@@ -93,7 +100,8 @@ impl Copy {
             };
             args.path(&joined, "segment")
         });
-        let (broker_dir, broker_segment) = if analysis_only(&path) && !path.is_empty() {
+        let on_broker = broker_path(&path);
+        let (broker_dir, broker_segment) = if on_broker.is_none() && !path.is_empty() {
             let note = "<log-dir>: the damaged copy was read from an archive or a relative path, not from the broker's disk; on the broker, the partition directory is under the log.dirs entry holding it".to_string();
             args.note_once(note);
             let tp = path.rsplit('/').next().unwrap_or_default();
@@ -109,7 +117,16 @@ impl Copy {
             });
             (dir, seg)
         } else {
-            (args.path(&path, "partition-dir"), segment.clone())
+            let bare = on_broker.unwrap_or_default();
+            let seg = f.segment.as_ref().filter(|s| s.ends_with(".log")).map(|s| {
+                let joined = if bare.is_empty() {
+                    s.clone()
+                } else {
+                    format!("{}/{s}", bare.trim_end_matches('/'))
+                };
+                args.path(&joined, "segment")
+            });
+            (args.path(&bare, "partition-dir"), seg)
         };
         Copy {
             broker: f
@@ -293,7 +310,7 @@ fn non_live(f: &Finding, c: &Copy) -> Decision {
     let (decision, mut commands) = match f.source.copy {
         CopyKind::Future => (
             format!(
-                "this copy is {phrase}: when the move completes it replaces the live directory and its damage is served; cancel the move, or let it finish only after re-creating this future copy (move the partition to another log dir again) — the live directory is judged by its own findings"
+                "the damage is {phrase}: when the move completes this copy replaces the live directory and its damage is served; cancel the move, or let it finish only after re-creating this future copy (move the partition to another log dir again) — the live directory is judged by its own findings"
             ),
             vec![format!(
                 "kafka-log-dirs.sh --bootstrap-server <broker> --describe --topic-list {}   # the future replica of partition {} and its log dir",
@@ -302,13 +319,13 @@ fn non_live(f: &Finding, c: &Copy) -> Decision {
         ),
         CopyKind::Stray => (
             format!(
-                "nothing to restart: this copy is {phrase}; no client reads it — keep it as evidence if needed, and remove it once the live replicas are confirmed healthy"
+                "nothing to restart: the damage is {phrase}; no client reads that copy — keep it as evidence if needed, and remove it once the live replicas are confirmed healthy"
             ),
             vec![c.describe("the live replicas of this partition, before this copy is removed")],
         ),
         _ => (
             format!(
-                "nothing to do on this copy: it is {phrase}; the broker deletes it after file.delete.delay.ms and no client reads it — the live directory is judged by its own findings"
+                "nothing to do on this copy: the damage is {phrase}; the broker deletes the directory after file.delete.delay.ms and no client reads it — the live directory is judged by its own findings"
             ),
             Vec::new(),
         ),
@@ -535,9 +552,16 @@ mod tests {
             d.commands
         );
         assert!(args.notes().is_empty(), "{:?}", args.notes());
-        // A merge's broker label on an absolute path keeps it the broker's own.
-        assert!(!analysis_only("node-1:/data/kafka/orders-0"));
-        assert!(analysis_only("C1/orders-0"));
-        assert!(analysis_only("/tmp/c1.tgz!/C1/orders-0"));
+        // A merge's broker label on an absolute path is dropped on the broker.
+        assert_eq!(
+            broker_path("node-1:/data/kafka/orders-0").as_deref(),
+            Some("/data/kafka/orders-0")
+        );
+        assert_eq!(
+            broker_path("c1/node-1:/data/kafka/orders-0").as_deref(),
+            Some("/data/kafka/orders-0")
+        );
+        assert_eq!(broker_path("C1/orders-0"), None);
+        assert_eq!(broker_path("/tmp/c1.tgz!/C1/orders-0"), None);
     }
 }

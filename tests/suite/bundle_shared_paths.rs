@@ -67,6 +67,22 @@ fn scan_and_merge(
     let expected = pairs
         .iter()
         .fold(scanned, |s, (from, to)| s.replace(from.as_str(), to));
+    // The commands run on a broker name its own path, without the merge's label.
+    let on_broker = |l: &str| {
+        l.contains("cp -a ") || l.contains("mv ") || l.contains("kafka-dump-log.sh --files ")
+    };
+    let expected: String = expected
+        .split_inclusive('\n')
+        .map(|l| match on_broker(l) {
+            true => pairs.iter().fold(l.to_string(), |l, (_, to)| {
+                let bare = to
+                    .split_once(":/")
+                    .map_or(to.clone(), |(_, rest)| format!("/{rest}"));
+                l.replace(to.as_str(), &bare)
+            }),
+            false => l.to_string(),
+        })
+        .collect();
     (expected, json(merged), names)
 }
 

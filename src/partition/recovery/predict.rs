@@ -536,10 +536,10 @@ fn load_failure(
     replay_failure(inp, &ranges)
 }
 
-/// The load failure of reading the end of a last segment no recovery ran on: an entry whose
-/// size field is below 14 bytes with 18 or more bytes from it (a zero-filled tail left by a
-/// sparse copy, a corrupt length) makes `LogSegment.readNextOffset` — which frames every
-/// batch after the offset index's last entry — throw `CorruptRecordException`; `recoverLog`
+/// The load failure of reading the end of a last segment no recovery ran on: a zero-filled
+/// tail of 18 bytes or more (its size field 0, below 14) makes `LogSegment.readNextOffset`
+/// — which frames every batch after the offset index's last entry — throw
+/// `CorruptRecordException`; `recoverLog`
 /// does not catch it (only `InvalidOffsetException` and `IOException` around a recovery), so
 /// the log fails to load and the broker does not start.
 fn last_segment_unreadable(
@@ -555,11 +555,7 @@ fn last_segment_unreadable(
         return None;
     }
     Some(Box::new(LoadFailure {
-        kind: if why.contains("zero bytes") {
-            Kind::PreallocatedTail.id().into()
-        } else {
-            Kind::InvalidBatch.id().into()
-        },
+        kind: Kind::PreallocatedTail.id().into(),
         offset: None,
         exception: "CorruptRecordException".into(),
         message: format!(

@@ -387,16 +387,10 @@ impl<'a> Walker<'a> {
                 .evidence(json!({"structure": "log entry", "field": "size", "size": size, "reason": reason, "unframed_bytes": len}))
                 .broker("recovery stops at this entry (CorruptRecordException) and truncates the log here, dropping every later batch of the segment and all later segments"),
             );
+                // Not marked as throwing when the load reads the segment's end: that read
+                // starts at the offset index's last entry, which may lie after this entry.
                 self.stop_at(position, None, || {
-                    let throws = crate::partition::recovery::throws_when_read(i64::from(size), len);
-                    format!(
-                        "entry size {size} impossible ({reason}){}",
-                        if throws {
-                            format!(" {}", crate::partition::recovery::THROWS_WHEN_READ)
-                        } else {
-                            String::new()
-                        }
-                    )
+                    format!("entry size {size} impossible ({reason})")
                 });
             }
         }

@@ -84,10 +84,8 @@ impl Replay {
                     });
                 findings.push(f);
             }
-        } else if !expired && seq_rules && (e.seq_known || epoch != e.epoch) && e.epoch != -1 {
+        } else if !expired && seq_rules && (e.seq_known || epoch != e.epoch) {
             // Rules 14–16 (leader CLIENT checks), only while the leader knew the producer.
-            // An entry at NO_PRODUCER_EPOCH (-1) accepts any sequence, at its epoch or a new
-            // one (ProducerAppendInfo.checkSequence).
             // A producer first seen through a marker has a known epoch but no sequence yet:
             // data at another epoch must still start at 0 (rule 14); at the same epoch its
             // sequence cannot be judged.
@@ -233,8 +231,15 @@ impl Replay {
             return; // rule 19, reported by field_rules
         }
         let last_seq = e.last_sequence();
+        // An entry at NO_PRODUCER_EPOCH (-1) accepts any sequence, at its epoch or a new one
+        // (ProducerAppendInfo.checkSequence); only an exact duplicate at its epoch is still
+        // found (ProducerStateEntry.findDuplicateBatch, which compares epochs only).
+        let no_epoch = e.epoch == -1;
         // Built only when a finding needs it: a JSON map per batch dominated the replay.
         let prev_json = || self.batch_json(&e.last_ref(&self.markers));
+        if no_epoch && epoch != e.epoch {
+            return;
+        }
         if epoch != e.epoch || last_seq < 0 {
             // Rule 14: a new epoch (or the first data after an epoch-changing marker) must
             // start at 0.
@@ -279,7 +284,8 @@ impl Replay {
         } else {
             e.cached_newest_first().find(|b| {
                 (b.base_sequence == base && b.last_sequence == last)
-                    || ranges_overlap((b.base_sequence, b.last_sequence), (base, last))
+                    || (!no_epoch
+                        && ranges_overlap((b.base_sequence, b.last_sequence), (base, last)))
             })
         };
         if let Some(b) = dup {
@@ -321,6 +327,9 @@ impl Replay {
                     "consumers read these records twice; the leader had lost or expired the producer's state when the second copy was appended",
                 ),
             );
+            return;
+        }
+        if no_epoch {
             return;
         }
         let expected = next_sequence(last_seq);

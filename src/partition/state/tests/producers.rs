@@ -688,6 +688,14 @@ fn a_producer_at_epoch_minus_one_is_not_sequence_checked() {
         !f.iter().any(|x| matches!(x.kind, Kind::SequenceGap | Kind::InvalidFirstSequence)),
         "{f:#?}"
     );
+    // An exact duplicate at epoch -1 is still found (findDuplicateBatch compares epochs only).
+    let mut l = Log::new();
+    l.idem(9, -1, 0, 1);
+    let dup = l.idem(9, -1, 0, 1);
+    let (f, _) = run(&l);
+    let d: Vec<_> = f.iter().filter(|x| x.kind == Kind::DuplicateSequence).collect();
+    assert_eq!(d.len(), 1, "{f:#?}");
+    assert_eq!(d[0].offset, Some(dup));
     // The twin at epoch 0: the gap and the bad first sequence are reported.
     let mut l = Log::new();
     l.idem(9, 0, 0, 1);
