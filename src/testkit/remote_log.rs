@@ -449,13 +449,18 @@ impl TieredLog {
         self
     }
 
+    /// The file as `FileBasedRemoteLogMetadataCache.flushToFile` writes it: it walks the
+    /// cache's epoch entries, so a segment is listed once per leader epoch it spans.
     fn snapshot_bytes(&self) -> Vec<u8> {
         let entries: Vec<Vec<u8>> = self
             .segments
             .iter()
             .zip(&self.states)
             .filter(|(_, (state, ..))| *state != DELETE_SEGMENT_FINISHED)
-            .map(|((seg, _), &(state, ts, broker))| encode_segment_snapshot(seg, broker, ts, state))
+            .flat_map(|((seg, _), &(state, ts, broker))| {
+                let e = encode_segment_snapshot(seg, broker, ts, state);
+                std::iter::repeat_n(e, seg.leader_epochs.len().max(1))
+            })
             .collect();
         let last = self.events.len() as i64 - 1;
         encode_remote_log_snapshot(self.metadata_partition, last, &entries)

@@ -516,3 +516,31 @@ fn cli_remote_storage_and_decoder() {
     );
     assert!(r.out.contains("state=DELETE_SEGMENT_FINISHED"));
 }
+
+/// A `remote_log_snapshot` lists a segment once per leader epoch it spans
+/// (`FileBasedRemoteLogMetadataCache.flushToFile` walks the epoch entries): segment 3
+/// ([60,79], epochs 1 and 2) is written twice. Restored, it is one segment — one range, no
+/// repeated finding.
+#[test]
+fn a_snapshot_listing_a_segment_per_epoch_restores_it_once() {
+    let d = tempfile::tempdir().unwrap();
+    let mut t = TieredLog::new(history());
+    t.copy(1);
+    t.copy(3);
+    t.local_from(4);
+    t.log_start(20);
+    t.remote_log_snapshot(false);
+    let m = write(t, d.path());
+    let opts = ScanOptions::default();
+    let root = m.log_dir.parent().unwrap().to_path_buf();
+    let report = klogscan::pipeline::scan(&[root], &opts);
+    let ranges = report
+        .partitions
+        .iter()
+        .find_map(|p| p.tiered.as_ref())
+        .expect("tiered ranges");
+    assert_eq!(ranges.remote, vec![(20, 39), (60, 79)], "{ranges:#?}");
+    let gaps = of(&report.findings, Kind::RemoteSegmentGap);
+    assert_eq!(gaps.len(), 1, "{:#?}", report.findings);
+    assert_eq!(gaps[0].offset, Some(40));
+}

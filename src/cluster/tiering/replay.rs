@@ -397,6 +397,13 @@ impl PartitionLog {
         let Some(state) = SegmentState::from_id(m.state) else {
             return;
         };
+        // The file lists a segment once per leader epoch it spans (`flushToFile` walks the
+        // cache's epoch entries): one segment, its epochs mapped again as the cache
+        // re-applies it.
+        if let Some(&i) = self.index.get(&m.segment.id) {
+            self.map_epochs(i);
+            return;
+        }
         let i = self.segments.len();
         self.index.insert(m.segment.id, i);
         self.segments.push(segment_of(at, m, state));
