@@ -59,6 +59,8 @@ fn is_damage(k: Kind) -> bool {
 /// The shell words of one damaged copy.
 struct Copy {
     broker: String,
+    /// The broker's node id, when known (`kafka-server-stop.sh --node-id`).
+    node_id: Option<i32>,
     /// The directory and segment as the analysis reads them (for `klogscan`, which runs
     /// where the copy is).
     dir: String,
@@ -89,17 +91,23 @@ fn broker_path(path: &str) -> Option<String> {
     }
 }
 
+/// The `.log` file of finding `f` in directory `dir`, quoted (a placeholder and a note when
+/// it cannot be); `None` when the finding names no segment.
+fn segment_in(f: &Finding, dir: &str, args: &mut ShellArgs) -> Option<String> {
+    f.segment.as_ref().filter(|s| s.ends_with(".log")).map(|s| {
+        let joined = if dir.is_empty() {
+            s.clone()
+        } else {
+            format!("{}/{s}", dir.trim_end_matches('/'))
+        };
+        args.path(&joined, "segment")
+    })
+}
+
 impl Copy {
     fn of(f: &Finding, args: &mut ShellArgs) -> Copy {
         let path = f.source.path.clone().unwrap_or_default();
-        let segment = f.segment.as_ref().filter(|s| s.ends_with(".log")).map(|s| {
-            let joined = if path.is_empty() {
-                s.clone()
-            } else {
-                format!("{}/{s}", path.trim_end_matches('/'))
-            };
-            args.path(&joined, "segment")
-        });
+        let segment = segment_in(f, &path, args);
         let on_broker = broker_path(&path);
         let (broker_dir, broker_segment) = if on_broker.is_none() && !path.is_empty() {
             let note = "<log-dir>: the damaged copy was read from an archive or a relative path, not from the broker's disk; on the broker, the partition directory is under the log.dirs entry holding it".to_string();
@@ -118,17 +126,11 @@ impl Copy {
             (dir, seg)
         } else {
             let bare = on_broker.unwrap_or_default();
-            let seg = f.segment.as_ref().filter(|s| s.ends_with(".log")).map(|s| {
-                let joined = if bare.is_empty() {
-                    s.clone()
-                } else {
-                    format!("{}/{s}", bare.trim_end_matches('/'))
-                };
-                args.path(&joined, "segment")
-            });
+            let seg = segment_in(f, &bare, args);
             (args.path(&bare, "partition-dir"), seg)
         };
         Copy {
+            node_id: f.source.broker_id,
             broker: f
                 .source
                 .broker_id
@@ -159,6 +161,23 @@ impl Copy {
         out
     }
 
+    /// Stop the broker: only its own process where the node id is known (`--node-id`, Kafka
+    /// 3.7+; without it the script signals every Kafka process of the host, controllers
+    /// and co-located brokers included), and wait for it to exit before touching its files
+    /// (the script returns once the signal is sent).
+    fn stop(&self, when: &str) -> String {
+        match self.node_id {
+            Some(id) => format!(
+                "kafka-server-stop.sh --node-id={id}   # on {}{when}; wait until its process has exited (3.7+; older scripts stop every Kafka process of the host)",
+                self.broker
+            ),
+            None => format!(
+                "kafka-server-stop.sh   # on {}{when}: it stops every Kafka process of the host; wait until they have exited",
+                self.broker
+            ),
+        }
+    }
+
     fn describe(&self, why: &str) -> String {
         format!(
             "kafka-topics.sh --bootstrap-server <broker> --describe --topic {}   # {why}",
@@ -168,7 +187,7 @@ impl Copy {
 
     fn restart(&self, what: &str) -> Vec<String> {
         vec![
-            format!("kafka-server-stop.sh   # on {}, if it runs", self.broker),
+            self.stop(", if it runs"),
             format!(
                 "kafka-server-start.sh -daemon <server.properties>   # on {}: {what}",
                 self.broker
@@ -228,7 +247,7 @@ pub(crate) fn damage(findings: &[Finding], g: &[usize], args: &mut ShellArgs) ->
                 "another replica in the ISR? then this copy can be replaced by a re-fetch",
             )];
             commands.extend(c.save());
-            commands.push(format!("kafka-server-stop.sh   # on {}", c.broker));
+            commands.push(c.stop(""));
             commands.push(format!(
                 "mv {} {SAVE_DIR}/{}-{}.replaced   # on {}, only when another replica holds the data: out of the log dir, the broker re-creates the replica and re-fetches it whole",
                 c.broker_dir,
@@ -426,6 +445,17 @@ mod tests {
             "{:?}",
             d.commands
         );
+        // Only this broker's process is stopped, and its exit awaited.
+        let stop = d
+            .commands
+            .iter()
+            .find(|c| c.starts_with("kafka-server-stop.sh"))
+            .unwrap();
+        assert!(
+            stop.starts_with("kafka-server-stop.sh --node-id=1 "),
+            "{stop}"
+        );
+        assert!(stop.contains("wait until its process has exited"), "{stop}");
         assert!(
             !d.commands
                 .iter()

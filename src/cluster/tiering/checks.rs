@@ -240,7 +240,7 @@ pub fn gaps(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<F
         }
         let f = finding(Kind::RemoteSegmentGap, up, first, msg)
             .broker("a fetch between the log start offset and the local log start offset is served from remote storage: RemoteLogManager.read takes the offset's leader epoch from the replica's leader-epoch cache and asks RemoteLogMetadataCache for the finished segment mapped at the greatest start offset at or below it in that epoch, which must reach the offset; with none, the fetch fails with OFFSET_OUT_OF_RANGE")
-            .client_error("OffsetOutOfRangeException (InvalidOffsetException): consumers reset per auto.offset.reset and skip the missing offsets")
+            .client_error("consumer: OFFSET_OUT_OF_RANGE at the first missing offset (FetchCollector) — with auto.offset.reset=earliest the position goes back to the log start, below the gap, so the consumer re-reads up to it and meets it again, in a loop; with latest it skips to the log end (everything after the gap too); with none the application gets OffsetOutOfRangeException")
             .remediation("look for the segment in remote storage (a copy never finished, a segment deleted early, a later copy that hides it); otherwise the data of these offsets is lost");
         out.push(evidence(
             f,
