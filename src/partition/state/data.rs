@@ -3,7 +3,7 @@
 
 use super::entry::{BatchRef, DataRef, Entry, OpenTxnState, next_sequence, ranges_overlap};
 use super::opentxns::OpenTxns;
-use super::{AbortedTxn, LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
+use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
 use crate::partition::event::BatchEvent;
 use crate::finding::evidence::{self, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
@@ -376,24 +376,25 @@ impl Replay {
     /// may have indexed for the aborts before it in its segment that no other producer's
     /// transaction was open at ([`AbortedTxn::follower_last_stable_offset`]).
     fn transaction_starts(&mut self, ev: &BatchEvent) {
-        let pending = &mut self.aborted[self.follower_pending..];
-        for a in pending.iter_mut() {
-            if a.follower_last_stable_offset.is_none()
-                && a.producer_id != ev.producer_id
-                && a.segment == ev.segment
-                && a.last_stable_offset == a.last_offset.saturating_add(1)
-            {
-                a.follower_last_stable_offset = Some(ev.base_offset);
-            }
+        if self.follower_waiting.is_empty() || self.follower_waiting_pid == Some(ev.producer_id)
+        {
+            return;
         }
-        // Entries of this producer (or none yet) stay pending for a later start.
-        let unresolved = |a: &AbortedTxn| {
-            a.follower_last_stable_offset.is_none()
-                && a.segment == ev.segment
-                && a.last_stable_offset == a.last_offset.saturating_add(1)
-        };
-        let first = pending.iter().position(unresolved).unwrap_or(pending.len());
-        self.follower_pending += first;
+        let aborted = &mut self.aborted;
+        // A fetched chunk lies in one segment: an abort of another segment waits no more.
+        self.follower_waiting.retain(|&i| {
+            let a = &mut aborted[i];
+            if a.segment != ev.segment {
+                return false;
+            }
+            if a.producer_id == ev.producer_id {
+                return true; // its own producer's next transaction says nothing
+            }
+            a.follower_last_stable_offset = Some(ev.base_offset);
+            false
+        });
+        // Those left are all of this producer.
+        self.follower_waiting_pid = (!self.follower_waiting.is_empty()).then_some(ev.producer_id);
     }
 }
 

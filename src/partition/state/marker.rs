@@ -332,6 +332,15 @@ impl Replay {
                     segment: ev.segment,
                     follower_last_stable_offset: None,
                 });
+                // No other producer's transaction open at the marker: a follower may have
+                // indexed the first transaction of another producer after it instead.
+                if lso == ev.base_offset.saturating_add(1) {
+                    self.follower_waiting.push(self.aborted.len() - 1);
+                    self.follower_waiting_pid = match self.follower_waiting.len() {
+                        1 => Some(pid),
+                        _ => self.follower_waiting_pid.filter(|&p| p == pid),
+                    };
+                }
             }
         } else if commit {
             self.stats.empty_commits += 1;

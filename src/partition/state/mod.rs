@@ -292,8 +292,12 @@ pub struct Replay {
     benign_fields_reported: bool,
     batches: u64,
     aborted: Vec<AbortedTxn>,
-    /// `aborted[follower_pending..]` may still get a follower's `lastStableOffset`.
-    follower_pending: usize,
+    /// The aborts that may still get a follower's `lastStableOffset` (indexes into
+    /// `aborted`, in order), and their producer when they all have one: a transaction start
+    /// of that producer resolves none of them, and is not made to look at them again (one
+    /// transactional producer aborting alone would otherwise rescan a growing list).
+    follower_waiting: Vec<usize>,
+    follower_waiting_pid: Option<i64>,
     stats: TxnStats,
     txnrec: txnrec::TxnRecorder,
 }
@@ -316,7 +320,8 @@ impl Replay {
             benign_fields_reported: false,
             batches: 0,
             aborted: Vec::new(),
-            follower_pending: 0,
+            follower_waiting: Vec::new(),
+            follower_waiting_pid: None,
             stats: TxnStats::default(),
             txnrec: txnrec::TxnRecorder::default(),
         }
