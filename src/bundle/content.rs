@@ -162,7 +162,9 @@ pub(crate) struct PartitionFrame {
     /// what the replay derived from remote ones to the remote copy's finding
     /// (`cluster::tiering::corrupt::link_remote_damage`), and the lost-data check reads a
     /// copy's own damage (`cluster::lost`: a copy damaged in the lost range holds nothing).
-    /// Remote ones since format 4, local ones too since format 6.
+    /// Remote ones since format 4, local ones too since format 6; a damaged batch's
+    /// `first_after` and `lone_marker` (the links past its own producer's next batch) are
+    /// optional fields of the same format: a bundle without them links only the others.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub damaged: Vec<crate::partition::causes::DamagedBatch>,
 }

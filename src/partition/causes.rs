@@ -9,7 +9,13 @@
 //!   `LogLoader.rebuildProducerState` → `ProducerAppendInfo.append`). If the damage hit the
 //!   producer fields, the replay's verdicts at that batch — and the sequence or epoch rule
 //!   that fires at the producer's next batch — follow from the damage, not from a producer
-//!   that misbehaved: they are linked to the `crc_mismatch`. A damaged batch of a remote
+//!   that misbehaved: they are linked to the `crc_mismatch`. When the damaged batch's
+//!   producer id is a phantom (no other batch of the partition carries it: most likely a
+//!   flipped id), the producer it was written by is unknown: a sequence or epoch verdict at
+//!   any producer's first batch after it is linked too (the nearest such damaged batch
+//!   before it). A transaction left open is linked to the first damaged control batch after
+//!   its first offset that closed nothing in the replay (its producer had no transaction
+//!   open): that marker was most likely its close. A damaged batch of a remote
 //!   segment (replayed before the local log with `--remote-storage`) has no
 //!   `crc_mismatch`: what follows from it is linked by the cluster stage to the finding of
 //!   the remote copy (`cluster::tiering::link_remote_damage`).
@@ -22,9 +28,12 @@ use crate::finding::{Finding, Kind, identity_key};
 use crate::partition::event::BatchEvent;
 use std::collections::HashMap;
 
+mod track;
+pub(crate) use track::DamageTracker;
+
 /// A CRC-bad batch as the replay saw it (an evidence bundle carries those of remote
 /// segments: the merge links what follows from them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DamagedBatch {
     pub base_offset: i64,
     pub last_offset: i64,
@@ -34,6 +43,16 @@ pub struct DamagedBatch {
     /// `[start, end]` offsets of the remote segment holding the batch (`None`: a local
     /// segment).
     pub remote_segment: Option<(i64, i64)>,
+    /// With a phantom producer id (one no other batch of the partition carries), the
+    /// `(producer id, base offset)` of the producers' first batches after it that got a
+    /// sequence or epoch verdict, for which it is the nearest such damaged batch before
+    /// them (empty otherwise, and for a partition not read to its end).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_after: Vec<(i64, i64)>,
+    /// A control batch whose producer had no transaction open when the replay read it: the
+    /// marker it was closes nothing there (a flipped producer id).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lone_marker: bool,
 }
 
 impl DamagedBatch {
@@ -45,6 +64,8 @@ impl DamagedBatch {
             producer_id: ev.producer_id,
             next_of_producer: None,
             remote_segment: None,
+            first_after: Vec::new(),
+            lone_marker: false,
         }
     }
 }
@@ -86,8 +107,10 @@ pub fn link_damage(findings: &mut [Finding], damaged: &[DamagedBatch]) {
 
 /// Link what the replay derived from each damaged batch to the finding `cause` names for
 /// it (`None`: no link): the verdicts at the batch itself, the sequence or epoch rule at
-/// the same producer's next batch, and a transaction the damaged batch itself opened (it
-/// may be a phantom: a flipped producer id or transactional bit).
+/// the same producer's next batch, or at another producer's first batch after a phantom
+/// ([`DamagedBatch::first_after`]), a transaction the damaged batch itself opened (it
+/// may be a phantom: a flipped producer id or transactional bit), and a transaction whose
+/// close may have been the damaged marker ([`closing_marker`]).
 pub fn link_damage_to(
     findings: &mut [Finding],
     damaged: &[DamagedBatch],
@@ -96,20 +119,34 @@ pub fn link_damage_to(
     if damaged.is_empty() {
         return;
     }
+    // (producer id, base offset) → the phantom damaged batch before it (at most one).
+    let after: HashMap<(i64, i64), usize> = damaged
+        .iter()
+        .enumerate()
+        .flat_map(|(i, d)| d.first_after.iter().map(move |&k| (k, i)))
+        .collect();
     for f in findings.iter_mut() {
         let open_txn = matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction);
-        if !derived_from_producer_fields(f.kind) && !open_txn {
+        let derived = derived_from_producer_fields(f.kind);
+        if !derived && !open_txn {
             continue;
         }
         let Some(o) = f.offset else { continue };
-        for d in damaged {
+        let first_after = (f.producer_id)
+            .filter(|_| derived)
+            .and_then(|p| after.get(&(p, o)).copied());
+        let closing = if open_txn {
+            closing_marker(damaged, o)
+        } else {
+            None
+        };
+        for (i, d) in damaged.iter().enumerate() {
             let at_batch = (d.base_offset..=d.last_offset).contains(&o);
-            if open_txn && !at_batch {
-                continue;
-            }
-            let next_of_same = d.next_of_producer == Some(o)
+            let next_of_same = derived
+                && d.next_of_producer == Some(o)
                 && (f.producer_id == Some(d.producer_id) || f.producer_id.is_none());
-            if (at_batch || next_of_same)
+            let explains = at_batch || next_of_same || first_after == Some(i) || closing == Some(i);
+            if explains
                 && let Some(key) = cause(f, d)
                 && !f.caused_by.contains(&key)
             {
@@ -117,6 +154,19 @@ pub fn link_damage_to(
             }
         }
     }
+}
+
+/// The damaged marker that may have closed a transaction opened at `first_offset`: the
+/// first damaged control batch after it that closed nothing in the replay
+/// ([`DamagedBatch::lone_marker`]; a marker of a producer with an open transaction closed
+/// that one, as the broker's rebuild does whatever its CRC).
+fn closing_marker(damaged: &[DamagedBatch], first_offset: i64) -> Option<usize> {
+    damaged
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.lone_marker && d.base_offset > first_offset)
+        .min_by_key(|(_, d)| d.base_offset)
+        .map(|(i, _)| i)
 }
 
 pub fn link_zombie_chain(findings: &mut [Finding]) {

@@ -37,6 +37,7 @@ mod consumers;
 mod coordinator;
 mod coordinator_memory;
 mod coordinator_stream;
+mod damage_links;
 mod determinism;
 mod dump_chunked;
 mod dump_golden;

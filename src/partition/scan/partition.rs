@@ -169,35 +169,6 @@ impl Cursor<'_> {
     }
 }
 
-/// A batch whose CRC fails is reported (`crc_mismatch`, or the remote copy's finding for
-/// a batch of a remote segment) and still fed to the replay with its header fields, as
-/// the broker's producer-state rebuild reads them (no CRC check there): note it in
-/// `damaged`, with the same producer's next batch once seen, so that what the replay
-/// derives from it is linked to the damage (`causes::link_damage`).
-fn track_damage(
-    damaged: &mut Vec<crate::partition::causes::DamagedBatch>,
-    awaiting_next: &mut HashMap<i64, usize>,
-    ev: &BatchEvent,
-    remote_segment: Option<(i64, i64)>,
-) {
-    // Almost always empty (no damaged batch yet): no hash per batch then.
-    if ev.has_producer_id()
-        && !awaiting_next.is_empty()
-        && let Some(i) = awaiting_next.remove(&ev.producer_id)
-    {
-        damaged[i].next_of_producer = Some(ev.base_offset);
-    }
-    if !ev.crc_valid {
-        if ev.has_producer_id() {
-            awaiting_next.insert(ev.producer_id, damaged.len());
-        }
-        damaged.push(crate::partition::causes::DamagedBatch {
-            remote_segment,
-            ..crate::partition::causes::DamagedBatch::of(ev)
-        });
-    }
-}
-
 /// The replay side of a partition's scan: everything the units' events change.
 struct Run<'a> {
     ctx: &'a PartitionContext,
@@ -207,9 +178,8 @@ struct Run<'a> {
     replay: Replay,
     findings: Vec<Finding>,
     keyless: super::keyless::Keyless,
-    damaged: Vec<crate::partition::causes::DamagedBatch>,
-    /// Producer id → its damaged batch still waiting for the producer's next batch.
-    awaiting_next: HashMap<i64, usize>,
+    /// The damaged batches, noted as the replay reads them (`causes::link_damage`).
+    damage: crate::partition::causes::DamageTracker,
     pending_snapshots: Vec<i64>,
     /// The split segment being replayed and its recovery check.
     split: Option<(SplitAcc<'a>, RecoverCheck)>,
@@ -256,21 +226,14 @@ impl<'a> Run<'a> {
             if ev.is_control {
                 report.control_batches += 1;
             }
-            track_damage(&mut self.damaged, &mut self.awaiting_next, ev, None);
-            self.replay.apply(ev, &mut self.findings);
+            (self.damage).apply(&mut self.replay, ev, None, &mut self.findings);
         }
     }
 
     /// Replay one batch of a remote segment `[start, end]` (`--remote-storage`, before
     /// the local log), its damage tracked as the local batches' is.
     fn apply_remote(&mut self, ev: &BatchEvent, segment: (i64, i64)) {
-        track_damage(
-            &mut self.damaged,
-            &mut self.awaiting_next,
-            ev,
-            Some(segment),
-        );
-        self.replay.apply(ev, &mut self.findings);
+        (self.damage).apply(&mut self.replay, ev, Some(segment), &mut self.findings);
     }
 
     /// Past a segment cut by --max-bytes the log's continuity is unknown: later segments
@@ -336,7 +299,7 @@ impl<'a> Run<'a> {
             replay,
             mut findings,
             keyless,
-            damaged,
+            damage,
             mut pending_snapshots,
             groups,
             timeline,
@@ -353,7 +316,7 @@ impl<'a> Run<'a> {
             report.carried.cluster_inputs.group_offsets = Some(offsets);
         }
         report.carried.cluster_inputs.finish();
-        report.carried.damaged = damaged;
+        report.carried.damaged = damage.finish(!report.partially_read);
         report.carried.timeline = timeline.and_then(timeline::Collector::finish).map(Box::new);
         (report, replay, findings)
     }
@@ -593,8 +556,7 @@ pub(super) fn scan_partition(
         replay: Replay::new(ctx.clone(), opts.replay),
         findings: Vec::new(),
         keyless: Default::default(),
-        damaged: Vec::new(),
-        awaiting_next: HashMap::new(),
+        damage: Default::default(),
         pending_snapshots: snapshot_offsets(p, opts),
         split: None,
         groups: crate::partition::groups::load::replay_for(

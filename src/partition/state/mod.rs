@@ -371,6 +371,17 @@ impl Replay {
         }
     }
 
+    /// Whether a batch of producer `pid` was applied (a damaged batch's producer id seen
+    /// before it is no phantom: `causes::DamageTracker`).
+    pub(crate) fn knows_producer(&self, pid: i64) -> bool {
+        self.producers.get(pid).is_some()
+    }
+
+    /// Whether producer `pid` has a transaction open (which its next marker closes).
+    pub(crate) fn has_open_txn(&self, pid: i64) -> bool {
+        self.producers.get(pid).is_some_and(|e| e.has_txn())
+    }
+
     /// The producers' state as of now (for comparing with `.snapshot` files mid-replay),
     /// sorted by producer id.
     pub fn producers(&self) -> Vec<ProducerState> {
