@@ -11,7 +11,8 @@ use klogscan::bundle::{self, BundleError};
 use klogscan::finding::Kind;
 use klogscan::partition::scan::ScanOptions;
 use klogscan::results::ScanReport;
-use klogscan::testkit::remote_log::TieredManifest;
+use klogscan::testkit::remote_log::{TieredLog, TieredManifest};
+use klogscan::testkit::{Batch, PartitionBuilder, Producer};
 use std::path::{Path, PathBuf};
 
 use crate::tiering::{healthy, remote_log};
@@ -100,6 +101,62 @@ fn merge_links_what_a_damaged_remote_batch_derives_as_scan_does() {
         .count();
     assert!(linked > 0, "{:#?}", scanned.findings);
     assert_same("damaged remote batch", &a, &b);
+}
+
+/// `healthy`'s tiered partition written by idempotent producer 7 (sequences follow the
+/// offsets from 0): the remote segments [20,39] [40,59] [60,79], the local log from 60.
+fn healthy_idempotent() -> TieredLog {
+    let pr = Producer::idempotent(7, 0);
+    let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);
+    for seg in 0..5 {
+        if seg > 0 {
+            p.roll();
+        }
+        for half in 0..2 {
+            let epoch = match (seg, half) {
+                (0 | 1, _) => 0,
+                (2, _) | (3, 0) => 1,
+                _ => 2,
+            };
+            p.append(Batch::new(pr).records(10).leader_epoch(epoch));
+        }
+    }
+    let mut t = TieredLog::new(p);
+    let r0 = t.copy(0);
+    t.copy(1);
+    t.delete(r0);
+    t.copy(2);
+    t.copy(3);
+    t.local_from(3);
+    t
+}
+
+/// The low byte of the producer id (header byte 50) of the first batch (offset 40) of
+/// remote segment [40,59] flipped: 7 becomes 71, an id no other batch carries. The gap it
+/// leaves in producer 7's sequences (at offset 50) follows from the damage of the remote
+/// copy; the merge, from the damaged batches its bundle carries, links it as the scan does.
+#[test]
+fn merge_links_the_gap_a_phantom_remote_producer_leaves_as_scan_does() {
+    let d = tempfile::tempdir().unwrap();
+    let m = healthy_idempotent().write(d.path()).unwrap();
+    let log = remote_log(&m, 40);
+    let mut bytes = std::fs::read(&log).unwrap();
+    bytes[50] ^= 0x40;
+    std::fs::write(&log, bytes).unwrap();
+    let (scanned, a, b) = scan_and_merge(&m);
+    let corrupt = scanned
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::RemoteSegmentCorrupt)
+        .unwrap_or_else(|| panic!("{:#?}", scanned.findings));
+    let gap = scanned
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::SequenceGap && f.offset == Some(50))
+        .unwrap_or_else(|| panic!("{:#?}", scanned.findings));
+    assert_eq!(gap.producer_id, Some(7));
+    assert_eq!(gap.caused_by, vec![corrupt.id.clone()], "{gap:#?}");
+    assert_same("phantom remote producer", &a, &b);
 }
 
 /// Without `--remote-storage` on either side, the merge is the scan's too (no remote
