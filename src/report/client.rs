@@ -193,7 +193,7 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
         ),
         Kind::RemoteMetadataConsumerStopped => consumer(
             "OffsetOutOfRangeException",
-            "fetches of offsets only in remote segments copied after the record fail (no segment is known for them); consumers reset per auto.offset.reset",
+            "on a broker hosting the record's partition, fetches of offsets only in remote segments copied after the record fail (no segment is known for them there); consumers reset per auto.offset.reset",
         ),
         Kind::TransactionReopenedAtRecovery => ClientError {
             who: "consumer",

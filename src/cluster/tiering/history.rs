@@ -15,6 +15,10 @@
 //! hides from the cache's lookup in its epoch ([`super::epochs`]) is still read for the
 //! offsets no lower segment holds, so producer state sees its batches; the tiering check
 //! reports those offsets as unserved (`remote_segment_gap`).
+//!
+//! The segments are those the replica's broker's cache holds ([`MetadataReplay::seen_by`]):
+//! a broker whose metadata consumer stopped at a record the cache threw on (it hosts that
+//! record's partition, `super::hosting`) knows none copied after it.
 
 use super::MetadataReplay;
 use super::checks::ReplicaView;
@@ -52,9 +56,17 @@ pub fn remote_history(
         }
         let located = super::storage::locate(root, up, log, opts);
         for p in replicas {
+            // The log the replica's broker holds (its consumer may have stopped earlier).
+            let Some(seen) = replayed.seen_by(p, up).0 else {
+                continue;
+            };
             // A discovered inventory: the local segments are its own.
             let view = super::replica_view(p, None, &Default::default(), &mut log_starts, inv);
-            let segs = chain(log, &view, &located);
+            let segs = if std::ptr::eq(seen, log) {
+                chain(log, &view, &located)
+            } else {
+                chain(seen, &view, &super::storage::locate(root, up, seen, opts))
+            };
             if !segs.is_empty() {
                 history.by_dir.insert(p.path.clone(), segs);
             }
@@ -182,7 +194,7 @@ pub fn unreplayed(
     }
     let index = super::report_index(report);
     let mut log_starts = BTreeMap::new();
-    for (up, log) in &replayed.replay.partitions {
+    for up in replayed.replay.partitions.keys() {
         for p in inv.partitions.iter().filter(|p| super::holds(inv, p, up)) {
             let Some(&i) = index.get(p.path.to_string_lossy().as_ref()) else {
                 continue;
@@ -191,10 +203,13 @@ pub fn unreplayed(
             if r.tiered.as_ref().is_some_and(|t| t.replayed.is_some()) {
                 continue;
             }
+            let Some(seen) = replayed.seen_by(p, up).0 else {
+                continue;
+            };
             let segments = &r.carried.segment_names;
             let view = super::replica_view(p, None, segments, &mut log_starts, inv);
             // Which segments are read does not depend on where their objects are.
-            if !chain(log, &view, &Located::new()).is_empty() {
+            if !chain(seen, &view, &Located::new()).is_empty() {
                 out.push(i);
             }
         }

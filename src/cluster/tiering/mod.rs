@@ -13,6 +13,7 @@ pub mod checks;
 pub mod corrupt;
 pub mod epochs;
 pub mod history;
+pub mod hosting;
 pub mod lineage;
 #[cfg(feature = "remote-object-store-core")]
 pub mod objects;
@@ -54,6 +55,8 @@ pub struct MetadataReplay {
     /// Per metadata partition number, the report index of the copy replayed (`None`: not
     /// in the report — replayed before the scan, or from a `remote_log_snapshot`).
     pub chosen: BTreeMap<i32, Option<usize>>,
+    /// Which brokers of the inputs each record the cache throws on stops.
+    pub hosting: hosting::Hosting,
 }
 
 #[cfg(feature = "testkit")]
@@ -89,7 +92,25 @@ impl MetadataReplay {
         #[cfg(feature = "testkit")]
         REPLAYS.with(|c| c.set(c.get() + 1));
         let (replay, chosen) = replay_inventory(report, inv, copies, opts);
-        MetadataReplay { replay, chosen }
+        let hosting = hosting::Hosting::of(inv, &replay);
+        MetadataReplay {
+            replay,
+            chosen,
+            hosting,
+        }
+    }
+
+    /// User partition `up`'s log as the broker of the replica in `p` holds it (`None`: no
+    /// record of it before its consumer stopped), and how sure that reading is.
+    pub fn seen_by(&self, p: &PartitionDir, up: &UserPartition) -> (Option<&replay::PartitionLog>, hosting::Reading) {
+        let metadata_partition = self
+            .replay
+            .partitions
+            .get(up)
+            .and_then(|l| l.last_event)
+            .map(|at| at.metadata_partition);
+        let reading = self.hosting.reading(p, metadata_partition);
+        (self.replay.log_at(up, reading.cut), reading)
     }
 }
 
@@ -305,27 +326,54 @@ fn undecodable_finding(u: &replay::Undecodable) -> Finding {
     .evidence(serde_json::json!({"error": u.error}))
 }
 
-fn stopped_finding(s: &replay::Stop) -> Finding {
+fn stopped_finding(s: &replay::Stop, hosting: &hosting::Hosting) -> Finding {
+    let tp = format!("{}-{}", s.partition.topic, s.partition.partition);
+    let brokers = hosting.stopped(s.at);
+    let maybe = hosting.maybe_stopped(s.at);
+    let whose = match (brokers.is_empty(), maybe.is_empty()) {
+        (true, _) => format!(
+            "the brokers hosting {tp} (no input holds a live replica of it: which brokers is not known)"
+        ),
+        (false, true) => format!("the brokers hosting {tp} (of the inputs: {})", brokers.join(", ")),
+        (false, false) => format!(
+            "the brokers hosting {tp} (of the inputs: {}; perhaps also {}, a node id not being known)",
+            brokers.join(", "),
+            maybe.join(", ")
+        ),
+    };
     Finding::new(
         Kind::RemoteMetadataConsumerStopped,
         REMOTE_LOG_METADATA_TOPIC,
         s.at.metadata_partition,
         format!(
-            "the record at offset {} ({}: {}) makes RemoteLogMetadataCache throw IllegalArgumentException: the brokers' metadata consumer stops there, and the {} record(s) after it in this partition are never applied",
+            "the record at offset {} ({} of {tp}: {}) makes RemoteLogMetadataCache throw IllegalArgumentException on {whose}; their metadata consumer stops there and never applies the {} record(s) after it in this partition, while brokers not hosting {tp} skip the record and go on",
             s.at.offset, s.segment_id, s.why, s.records_after
         ),
     )
     .offset(s.at.offset)
-    .broker("RemotePartitionMetadataStore does not catch the cache's IllegalArgumentException and ConsumerTask.ingestRecords closes the consumer task on it: every broker consuming this metadata partition stops there (its other metadata partitions stop wherever the task was); segments copied after it are never served (remote reads fail), and each restart stops at the same record")
-    .remediation("find which broker wrote the record (a RemoteLogMetadataManager bug, a replayed or hand-written record); the consumer can only go past it once the record is gone from its consumed range")
-    .evidence(serde_json::json!({"segment_id": s.segment_id, "why": s.why, "records_after": s.records_after}))
+    .broker("ConsumerTask.processConsumerRecord deserializes every record but hands it to RemotePartitionMetadataStore only on a broker hosting its user partition (shouldProcess); there the cache's IllegalArgumentException is not caught and ConsumerTask.ingestRecords closes the consumer task: that broker applies no later record of this metadata partition, its other metadata partitions stop wherever the task was, segments copied after it are never served by it (remote reads fail), and each restart stops at the same record. A broker not hosting the partition skips the record and goes on")
+    .remediation("find which broker wrote the record (a RemoteLogMetadataManager bug, a replayed or hand-written record); a broker hosting the partition goes past it only once the record is gone from its consumed range")
+    .evidence(serde_json::json!({
+        "segment_id": s.segment_id,
+        "why": s.why,
+        "records_after": s.records_after,
+        "partition": tp,
+        "topic_id": crate::read::format::checkpoint::encode_uuid(&s.partition.topic_id),
+        "stops_brokers": brokers,
+        "stops_broker_ids": hosting.stopped_ids(s.at),
+        "may_stop_brokers": maybe,
+    }))
 }
 
 /// Per user partition of the replay, its findings and each replica's ranges.
 fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &MetadataReplay) -> Analysis {
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     let mut ranges = Vec::new();
-    let MetadataReplay { replay, chosen } = replayed;
+    let MetadataReplay {
+        replay,
+        chosen,
+        hosting,
+    } = replayed;
     if chosen.is_empty() {
         return (extra, ranges);
     }
@@ -335,9 +383,9 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &
             extra.entry(*i).or_default().push(undecodable_finding(u));
         }
     }
-    for s in replay.stopped.values() {
+    for s in replay.all_stops() {
         if let Some(Some(i)) = chosen.get(&s.at.metadata_partition) {
-            extra.entry(*i).or_default().push(stopped_finding(s));
+            extra.entry(*i).or_default().push(stopped_finding(s, hosting));
         }
     }
     let mut log_starts = BTreeMap::new();
@@ -358,15 +406,24 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &
                 .and_then(|at| chosen.get(&at.metadata_partition).copied().flatten())
         });
         for (i, p) in replicas {
+            // The log this replica's broker holds: none when its consumer stopped before
+            // any record of the partition.
+            let (Some(seen), reading) = replayed.seen_by(p, up) else {
+                continue;
+            };
             let r = &report.partitions[i];
             let segments = &r.carried.segment_names;
             let view = replica_view(p, r.log_end_offset, segments, &mut log_starts, inv);
-            ranges.push((i, checks::ranges(log, &view)));
+            ranges.push((i, checks::ranges(seen, &view)));
             if findings {
                 let mine = extra.entry(i).or_default();
-                mine.extend(checks::gaps(up, log, &view));
-                mine.extend(checks::abandoned(up, log, &view));
-                mine.extend(checks::log_start_mismatch(up, log, &view));
+                // Not knowing how far the broker applied the records, its gaps would be a
+                // guess: none is reported.
+                if reading.known {
+                    mine.extend(checks::gaps(up, seen, &view));
+                }
+                mine.extend(checks::abandoned(up, seen, &view));
+                mine.extend(checks::log_start_mismatch(up, seen, &view));
             }
         }
         let Some(home) = home.filter(|_| findings) else {

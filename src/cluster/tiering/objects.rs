@@ -67,11 +67,15 @@ pub fn mirror_from(
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    for (up, log) in &replayed.replay.partitions {
+    // Every log some broker's cache may hold (one stopped early may still serve a segment
+    // deleted later), each segment fetched once.
+    let mut fetched = std::collections::HashSet::new();
+    for (up, log) in replayed.replay.every_log() {
         for s in log
             .segments
             .iter()
             .filter(|s| s.state == SegmentState::CopyFinished)
+            .filter(|s| fetched.insert(s.id))
         {
             for key in segment_keys(up, s) {
                 let Some(to) = super::aiven::under(dir.path(), &key) else {

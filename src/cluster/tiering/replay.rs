@@ -8,6 +8,15 @@
 //! All the events of one user partition go to one metadata partition
 //! (`RemoteLogMetadataTopicPartitioner`), so replaying each metadata partition in offset
 //! order replays each user partition in the order its events were written.
+//!
+//! One replay stands for every broker: each broker applies only the records of the user
+//! partitions it hosts (`ConsumerTask.shouldProcess`), and each user partition's records
+//! are the same wherever they are applied. What differs is where a broker's consumer
+//! stops: at the first record the cache throws on of a partition it hosts. So each
+//! partition's log runs to its own such record ([`PartitionLog::stopped_at`]), and at each
+//! such record ([`Stop`]) the replay keeps the logs of the metadata partition's other user
+//! partitions as they were before it ([`Replay::log_at`]); which stop holds for which
+//! replica is `super::hosting`'s question.
 
 use crate::read::format::remote_log::{
     self, PartitionDeleteState, RemoteLogMetadata, RemoteMetadataError, SegmentState,
@@ -79,7 +88,7 @@ impl RemoteSegment {
 }
 
 /// An event the cache does not apply (`RemoteLogMetadataCache` logs it and goes on, or
-/// throws, which stops the broker's metadata consumer).
+/// throws, which stops the metadata consumer of a broker hosting the partition).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Ignored {
     pub at: EventAt,
@@ -105,6 +114,9 @@ pub struct PartitionLog {
     /// The latest event of the partition.
     pub last_event: Option<EventAt>,
     pub ignored: Vec<Ignored>,
+    /// The record of the partition the cache threw on: a broker hosting the partition
+    /// applies no later record of the metadata partition (its consumer task is closed).
+    pub stopped_at: Option<EventAt>,
 }
 
 /// A record of `__remote_log_metadata` that does not deserialize.
@@ -116,25 +128,40 @@ pub struct Undecodable {
     pub error: String,
 }
 
-/// Where a metadata partition's consumer stops: the record Kafka's consumer task throws
-/// on (`ConsumerTask.ingestRecords` closes the task on any exception), and how many
-/// records after it no broker applies.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// A record Kafka's cache throws on (IllegalArgumentException): the first of its user
+/// partition. Only a broker hosting that partition applies the record
+/// (`ConsumerTask.processConsumerRecord` hands a record to the store only when
+/// `shouldProcess` holds: the partition is assigned to the broker), so only such a broker
+/// stops there: `ConsumerTask.ingestRecords` closes its consumer task on the exception. A
+/// broker hosting none of it deserializes the record, skips it and goes on.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stop {
     pub at: EventAt,
+    /// The user partition whose record it is.
+    pub partition: UserPartition,
     pub segment_id: String,
     pub why: &'static str,
+    /// The records of the metadata partition after it (a broker stopped there applies none).
     pub records_after: u64,
 }
 
 /// The replay of every metadata partition read.
 #[derive(Debug, Clone, Default)]
 pub struct Replay {
+    /// Each user partition's log as a broker hosting it holds it: up to the first of its
+    /// records the cache throws on (`PartitionLog::stopped_at`; every broker applying its
+    /// records hosts it, so none applies a later one), the records of other partitions
+    /// applied whatever they throw on.
     pub partitions: BTreeMap<UserPartition, PartitionLog>,
-    /// The metadata partitions whose consumer stops at a record the cache throws on
-    /// (IllegalArgumentException); their later records are not applied. (An undecodable
-    /// record stops it too: see `undecodable`.)
-    pub stopped: BTreeMap<i32, Stop>,
+    /// Per metadata partition, in offset order, the records the cache throws on, one per
+    /// user partition (its first). A broker hosting one of those partitions applies the
+    /// metadata partition up to the earliest of them (`Self::log_at`).
+    pub stops: BTreeMap<i32, Vec<Stop>>,
+    /// At each stop, the logs of its metadata partition's user partitions as they were
+    /// before it, kept for those a later record changed (`None`: no record of them yet); the
+    /// others are as `partitions` holds them. Kept when a later record is applied (copy on
+    /// write): nothing is cloned for the partitions nothing changes after the stop.
+    before: BTreeMap<EventAt, BTreeMap<UserPartition, Option<PartitionLog>>>,
     pub undecodable: Vec<Undecodable>,
     /// Records or batches the walk could not read: `(metadata partition, why)`.
     pub unread: Vec<(i32, String)>,
@@ -194,12 +221,11 @@ impl Replay {
             metadata_partition,
             offset,
         };
-        // The consumer task of every broker reading this metadata partition stopped at an
-        // earlier record: nothing after it is applied.
-        if let Some(s) = self.stopped.get_mut(&metadata_partition) {
+        for s in self.stops.get_mut(&metadata_partition).into_iter().flatten() {
             s.records_after += 1;
-            return;
         }
+        // Every broker consuming this metadata partition stopped at an undecodable record
+        // (the deserialization comes before `shouldProcess`): nothing after it is applied.
         if self
             .undecodable
             .iter()
@@ -223,50 +249,99 @@ impl Replay {
     }
 
     fn apply_record(&mut self, at: EventAt, r: &RemoteLogMetadata<'_>) {
+        let up = match r {
+            RemoteLogMetadata::Segment(m) => user_partition(&m.segment.partition),
+            RemoteLogMetadata::Update(u) => user_partition(&u.segment.partition),
+            RemoteLogMetadata::PartitionDelete(d) => user_partition(&d.partition),
+            // Only in `remote_log_snapshot` files: never written to the topic.
+            RemoteLogMetadata::Snapshot(_) => return,
+        };
+        // A broker applying this partition's records hosts it: its task closed at the
+        // partition's earlier record the cache threw on.
+        if self.partitions.get(&up).is_some_and(|l| l.stopped_at.is_some()) {
+            return;
+        }
+        self.keep_before(&up, at);
+        let log = self.partitions.entry(up.clone()).or_default();
+        log.last_event = Some(at);
         match r {
-            RemoteLogMetadata::Segment(m) => {
-                let log = self
-                    .partitions
-                    .entry(user_partition(&m.segment.partition))
-                    .or_default();
-                log.last_event = Some(at);
-                log.add_segment(at, m);
-                if let Some(stop) = thrown(log, at) {
-                    self.stopped.entry(at.metadata_partition).or_insert(stop);
-                }
-            }
-            RemoteLogMetadata::Update(u) => {
-                let log = self
-                    .partitions
-                    .entry(user_partition(&u.segment.partition))
-                    .or_default();
-                log.last_event = Some(at);
-                log.update(at, u);
-                if let Some(stop) = thrown(log, at) {
-                    self.stopped.entry(at.metadata_partition).or_insert(stop);
-                }
-            }
+            RemoteLogMetadata::Segment(m) => log.add_segment(at, m),
+            RemoteLogMetadata::Update(u) => log.update(at, u),
             RemoteLogMetadata::PartitionDelete(d) => {
-                let log = self
-                    .partitions
-                    .entry(user_partition(&d.partition))
-                    .or_default();
-                log.last_event = Some(at);
                 if let Some(s) = PartitionDeleteState::from_id(d.state) {
                     log.delete_state = Some((s, at));
                 }
             }
-            // Only in `remote_log_snapshot` files: never written to the topic.
             RemoteLogMetadata::Snapshot(_) => {}
         }
+        if let Some(stop) = thrown(log, &up, at) {
+            log.stopped_at = Some(at);
+            self.stops.entry(at.metadata_partition).or_default().push(stop);
+        }
+    }
+
+    /// Before user partition `up` changes at `at`: its log as it was at each earlier stop of
+    /// the metadata partition it has not changed since (what a broker stopped there holds).
+    fn keep_before(&mut self, up: &UserPartition, at: EventAt) {
+        let Some(stops) = self.stops.get(&at.metadata_partition) else {
+            return;
+        };
+        let log = self.partitions.get(up);
+        let since = log.and_then(|l| l.last_event);
+        for s in stops
+            .iter()
+            .filter(|s| s.at < at && since.is_none_or(|e| e < s.at))
+        {
+            self.before
+                .entry(s.at)
+                .or_default()
+                .entry(up.clone())
+                .or_insert_with(|| log.cloned());
+        }
+    }
+
+    /// User partition `up`'s log as a broker holds it whose consumer applied its metadata
+    /// partition up to `cut` (exclusive; `None`: to its end): `None` when no record of it
+    /// came before.
+    pub fn log_at(&self, up: &UserPartition, cut: Option<EventAt>) -> Option<&PartitionLog> {
+        let now = self.partitions.get(up)?;
+        let Some(cut) = cut else { return Some(now) };
+        // Its own stop: the log ends there, with the record the cache threw on.
+        if now.stopped_at == Some(cut) {
+            return Some(now);
+        }
+        match self.before.get(&cut).and_then(|kept| kept.get(up)) {
+            Some(kept) => kept.as_ref(),
+            None => Some(now),
+        }
+    }
+
+    /// The stops of every metadata partition, in (metadata partition, offset) order.
+    pub fn all_stops(&self) -> impl Iterator<Item = &Stop> {
+        self.stops.values().flatten()
+    }
+
+    /// Every user partition's log, and the logs kept at the stops (what a broker stopped
+    /// there holds): every segment some broker's cache may hold (what the object-store
+    /// mirror fetches).
+    #[cfg(feature = "remote-object-store-core")]
+    pub fn every_log(&self) -> impl Iterator<Item = (&UserPartition, &PartitionLog)> {
+        let kept = self
+            .before
+            .values()
+            .flatten()
+            .filter_map(|(up, log)| Some((up, log.as_ref()?)));
+        self.partitions.iter().chain(kept)
     }
 }
 
-/// The stop of the consumer at `at`, when `log`'s record there was one the cache throws on.
-fn thrown(log: &PartitionLog, at: EventAt) -> Option<Stop> {
+/// The stop at `at`, when `log`'s (user partition `up`'s) record there was one the cache
+/// throws on.
+fn thrown(log: &PartitionLog, up: &UserPartition, at: EventAt) -> Option<Stop> {
     let i = log.ignored.last().filter(|i| i.at == at && i.stops_consumer)?;
     Some(Stop {
         at,
+        partition: up.clone(),
         segment_id: i.segment_id.clone(),
         why: i.why,
         records_after: 0,
