@@ -230,6 +230,11 @@ pub(super) fn partition_leftovers(
     });
     for (kind, path) in &p.leftovers {
         let name = name_of(path);
+        // A `.cleaned` or `.swap` name the load cannot parse fails it first
+        // (`unparseable_file_name`): nothing is done with the file.
+        if crate::discover::layout::unparseable_offset_name(&name).is_some() {
+            continue;
+        }
         let (action, k) = leftover_action(*kind, &name, &cleaned);
         let mut action = action;
         if let (Some(sw), Some(replaced)) = (swaps, &replaced)
