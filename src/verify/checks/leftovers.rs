@@ -68,13 +68,13 @@ fn foreign_directories(ld: &LogDir) -> Vec<Finding> {
                 Kind::ForeignDirectory,
                 "",
                 -1,
-                format!("{dir}: directory {n:?} is not in the form topic-partition (or topic-partition.id-delete/-future/-stray): the broker's log loading fails on it"),
+                format!("{dir}: directory {n} is not in the form topic-partition (or topic-partition.id-delete/-future/-stray): the broker's log loading fails on it"),
             )
             .segment(n.clone())
             .evidence(json!({"log_dir": dir, "directory": n}))
             .broker("LogManager.loadLogs parses the name of every directory in the log dir (LocalLog.parseTopicPartitionName) and throws KafkaException (\"Kafka's log directories (and children) should only contain Kafka topic data\"); not an IOException, so the log dir is not taken offline: the broker does not start")
             .client_error("none from this directory: the broker does not start, so its clients fail over to other replicas or wait")
-            .remediation(format!("move {n:?} out of the log dir before starting the broker (a file system's lost+found: point log.dirs at a subdirectory of the mount)"))
+            .remediation(format!("move {n} out of the log dir before starting the broker (a file system's lost+found: point log.dirs at a subdirectory of the mount)"))
         })
         .collect()
 }

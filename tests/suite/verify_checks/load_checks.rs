@@ -272,8 +272,9 @@ fn names_the_load_ignores_or_parses_are_not_findings() {
     );
 }
 
-/// A hostile file name (terminal controls, markup): the JSON carries it exactly, the text
-/// report escapes its controls by the one rule (`escape::text`).
+/// A hostile file name (terminal controls, markup), and a foreign directory of one: the
+/// findings and the JSON carry them exactly (no second escaping of their own), the text
+/// report escapes their controls by the one rule (`escape::text`).
 #[cfg(unix)]
 #[test]
 fn a_hostile_unparseable_name_is_escaped_in_text_and_exact_in_json() {
@@ -281,6 +282,8 @@ fn a_hostile_unparseable_name_is_escaped_in_text_and_exact_in_json() {
     let name = "evil\x1b]0;TITLE\x07<b>&\r\nFORGED.log";
     std::fs::write(m.dir.join(name), b"x").unwrap();
     let root = m.dir.parent().unwrap().to_path_buf();
+    let dir = "old\x1b[2J\"<i>\nFORGED";
+    std::fs::create_dir(root.join(dir)).unwrap();
     let r = verify(std::slice::from_ref(&root), &VerifyOptions::default());
     let found: Vec<_> = r
         .findings()
@@ -288,6 +291,14 @@ fn a_hostile_unparseable_name_is_escaped_in_text_and_exact_in_json() {
         .collect();
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].segment.as_deref(), Some(name));
+    let foreign: Vec<_> = r
+        .findings()
+        .filter(|f| f.kind == Kind::ForeignDirectory)
+        .collect();
+    assert_eq!(foreign.len(), 1);
+    assert_eq!(foreign[0].segment.as_deref(), Some(dir));
+    let raw = format!("directory {dir} is not");
+    assert!(foreign[0].message.contains(&raw), "{}", foreign[0].message);
     let json = klogscan::verify::render::to_json(&r);
     let text = serde_json::to_string(&json).unwrap();
     assert!(
@@ -313,5 +324,6 @@ fn a_hostile_unparseable_name_is_escaped_in_text_and_exact_in_json() {
         "{out}"
     );
     assert!(out.contains("LOAD FAILS"), "{out}");
+    assert!(out.contains(r#"old\x1b[2J"<i>\nFORGED"#), "{out}");
     drop(d);
 }
