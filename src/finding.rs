@@ -154,6 +154,10 @@ kinds! {
     /// A directory in a log dir whose name Kafka cannot parse as a partition's
     /// (`lost+found`, `backup-old`): the broker's log loading throws and it does not start.
     ForeignDirectory = "foreign_directory", Error;
+    /// A file in a partition directory whose name the broker's load parses as an offset
+    /// and cannot (`notes.log`, `backup.index`, `abc.snapshot`): the load throws
+    /// `NumberFormatException` and the broker does not start.
+    UnparseableFileName = "unparseable_file_name", Error;
     // --- across replicas (rule 33) ---
     /// Two replicas of a partition hold different batches over the offsets both hold.
     ReplicaDivergence = "replica_divergence", Warning;

@@ -12,8 +12,9 @@ mod names;
 mod walker;
 pub use inputs::classify_input_file;
 pub use names::{
-    FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, REMOTE_LOG_INDEX_CACHE, is_internal_topic,
-    is_kraft_metadata, parse_leftover_name, parse_partition_dir_name, parse_segment_file_name,
+    FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, OffsetNameStep, REMOTE_LOG_INDEX_CACHE,
+    is_internal_topic, is_kraft_metadata, parse_leftover_name, parse_partition_dir_name,
+    parse_segment_file_name, unparseable_offset_name,
 };
 use names::{PartFile, classify_partition_file, is_log_dir_marker};
 pub use walker::{DiscoverOptions, MAX_DEPTH, discover, discover_with};
@@ -101,7 +102,9 @@ pub struct PartitionDir {
     /// `quorum-state` (KRaft metadata log only).
     pub quorum_state: Option<PathBuf>,
     pub leftovers: Vec<(LeftoverKind, PathBuf)>,
-    /// Files no rule recognised: listed, never fatal.
+    /// Files no rule recognised: listed, never fatal to the analysis (one whose name the
+    /// broker's load cannot parse as an offset, [`unparseable_offset_name`], fails that
+    /// load: `verify` reports it).
     pub unknown: Vec<PathBuf>,
     /// The log dir (a `log.dirs` entry) holding this partition, when known.
     pub log_dir: Option<PathBuf>,

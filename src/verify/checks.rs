@@ -4,6 +4,7 @@
 mod checkpoints;
 mod index;
 mod leftovers;
+mod names;
 mod snapshot;
 mod timeindex;
 mod txnindex;
@@ -151,6 +152,7 @@ pub(crate) fn verify_one(
     let swaps = (!p.partial)
         .then(|| crate::partition::recovery::swaps::CompletedSwaps::of(p))
         .flatten();
+    let unparseable_names = names::unparseable_names(p, r, out);
     let mut leftovers = leftovers::partition_leftovers(p, r, swaps.as_ref(), out);
     let mut segments = check_segments(p, r, opts, swaps.as_ref(), out);
     let mut snapshots = snapshot::check_snapshots(p, r, opts, out);
@@ -213,6 +215,7 @@ pub(crate) fn verify_one(
         after_truncation: r.carried.recovery.after_truncation.as_deref(),
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
         crc_checked: opts.scan.check_crc,
+        unparseable_names,
     });
     if judged {
         snapshot::check_missing(p, r, &prediction, out);

@@ -8,7 +8,8 @@
 //! of each partition and the findings (the scan's findings plus the cross-checks:
 //! `index_corrupt`, `index_mismatch`, `timeindex_mismatch`, `txnindex_mismatch`,
 //! `snapshot_corrupt`, `snapshot_mismatch`, `leader_epoch_checkpoint_mismatch`,
-//! `checkpoint_inconsistent`, `lso_below_log_start`, `leftover_file`, `unclean_shutdown`).
+//! `checkpoint_inconsistent`, `lso_below_log_start`, `leftover_file`, `unclean_shutdown`,
+//! `foreign_directory`, `unparseable_file_name`).
 //!
 //! ```
 //! # #[cfg(feature = "testkit")] {

@@ -220,3 +220,157 @@ pub(super) fn is_log_dir_marker(name: &str) -> bool {
     let stem = name.strip_suffix(".tmp").unwrap_or(name);
     LOG_DIR_MARKERS.contains(&stem)
 }
+
+/// The step of a partition's load that parses a file's name as an offset
+/// (`LogFileUtils.offsetFromFileName`: the text before the first `.`, read by
+/// `Long.parseLong`), in the order the load runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum OffsetNameStep {
+    /// `*.snapshot`: the producer-state manager built before `LogLoader.load`
+    /// (`UnifiedLog.apply` → `ProducerStateManager` → `loadSnapshots` → `SnapshotFile`).
+    ProducerSnapshots,
+    /// `*.cleaned` and `*.swap`: `LogLoader.removeTempFilesAndCollectSwapFiles`, the load's
+    /// first pass.
+    TempFiles,
+    /// `*.log`, `*.index`, `*.timeindex`, `*.txnindex`: `LogLoader.loadSegmentFiles`, file
+    /// by file in name order.
+    SegmentFiles,
+}
+
+impl OffsetNameStep {
+    /// Where the broker parses the name (classes and methods).
+    pub fn method(self) -> &'static str {
+        match self {
+            OffsetNameStep::ProducerSnapshots => {
+                "UnifiedLog.apply → ProducerStateManager's constructor → loadSnapshots → SnapshotFile → LogFileUtils.offsetFromFileName"
+            }
+            OffsetNameStep::TempFiles => {
+                "LogLoader.removeTempFilesAndCollectSwapFiles → LogFileUtils.offsetFromFile"
+            }
+            OffsetNameStep::SegmentFiles => {
+                "LogLoader.loadSegmentFiles → LogFileUtils.offsetFromFile"
+            }
+        }
+    }
+
+    /// When, in the load, that happens.
+    pub fn when(self) -> &'static str {
+        match self {
+            OffsetNameStep::ProducerSnapshots => {
+                "building the partition's producer-state manager, before LogLoader.load runs anything"
+            }
+            OffsetNameStep::TempFiles => {
+                "the load's first pass, before any swap is completed or segment opened"
+            }
+            OffsetNameStep::SegmentFiles => {
+                "opening the segment files in name order, before the unclean-shutdown recovery and the producer-state rebuild"
+            }
+        }
+    }
+}
+
+/// What `Long.parseLong` makes of `s`: `Some(true)` parsed, `Some(false)` throws
+/// `NumberFormatException` (empty, a sign alone, any other character than an optional
+/// leading `+`/`-` and digits, out of the `long` range), `None` not judged (non-ASCII
+/// digits, which Java's `Character.digit` accepts and this does not model).
+fn java_parses_long(s: &str) -> Option<bool> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() {
+        return Some(false);
+    }
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        let unmodelled = digits
+            .chars()
+            .all(|c| c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric()));
+        return if unmodelled { None } else { Some(false) };
+    }
+    Some(s.strip_prefix('+').unwrap_or(s).parse::<i64>().is_ok())
+}
+
+/// The step of a partition's load that throws `NumberFormatException` on a regular file
+/// named `name` in the partition directory (`None`: the load does not parse it, or parses
+/// it). The load parses the text before the first `.` as a number in every name ending in
+/// `.snapshot` (the producer-state manager, before `LogLoader.load`), `.cleaned` or
+/// `.swap` (the first pass; a `*.deleted` file is deleted there unread, a
+/// `*.checkpoint.deleted` one left alone), `.log`, `.index`, `.timeindex` or `.txnindex`
+/// (`loadSegmentFiles`). So `notes.log`, `backup.index`, `abc.snapshot` and
+/// `00000000000000000000-copy.log` fail the load; `foo.txt`, `x.log.bak`, `x.deleted`,
+/// `leader-epoch-checkpoint` and `partition.metadata` are never parsed, and
+/// `00000000000000000000.copy.log` parses (offset 0).
+pub fn unparseable_offset_name(name: &str) -> Option<OffsetNameStep> {
+    let step = if name.ends_with(".snapshot") {
+        OffsetNameStep::ProducerSnapshots
+    } else if name.ends_with(".deleted") {
+        return None;
+    } else if name.ends_with(".cleaned") || name.ends_with(".swap") {
+        OffsetNameStep::TempFiles
+    } else if [".log", ".index", ".timeindex", ".txnindex"]
+        .iter()
+        .any(|s| name.ends_with(s))
+    {
+        OffsetNameStep::SegmentFiles
+    } else {
+        return None;
+    };
+    // Every suffix holds a '.', so the prefix is always there (no
+    // StringIndexOutOfBoundsException): `.log` alone has an empty one.
+    let prefix = name.split('.').next().unwrap_or_default();
+    (java_parses_long(prefix) == Some(false)).then_some(step)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OffsetNameStep as Step, unparseable_offset_name as bad};
+
+    /// The names a partition's load throws `NumberFormatException` on, by step, and
+    /// those it ignores or parses.
+    #[test]
+    fn names_the_load_cannot_parse_as_offsets() {
+        for (name, step) in [
+            ("notes.log", Step::SegmentFiles),
+            ("backup.index", Step::SegmentFiles),
+            ("x.timeindex", Step::SegmentFiles),
+            ("x.txnindex", Step::SegmentFiles),
+            (".log", Step::SegmentFiles),
+            ("00000000000000000000-copy.log", Step::SegmentFiles),
+            ("00000000000000000000 (copy).index", Step::SegmentFiles),
+            ("foo.log.index", Step::SegmentFiles),
+            ("99999999999999999999.log", Step::SegmentFiles),
+            ("+.log", Step::SegmentFiles),
+            ("0x10.log", Step::SegmentFiles),
+            ("abc.snapshot", Step::ProducerSnapshots),
+            ("00000000000000000010-old.snapshot", Step::ProducerSnapshots),
+            ("notes.cleaned", Step::TempFiles),
+            ("abc.log.swap", Step::TempFiles),
+            ("a\u{1b}[31m<b>.log", Step::SegmentFiles),
+        ] {
+            assert_eq!(bad(name), Some(step), "{name}");
+        }
+        for name in [
+            "00000000000000000000.log",
+            "00000000000000000000.copy.log",
+            "00000000000000000010.snapshot",
+            "00000000000000000010.log.swap",
+            "00000000000000000010.log.cleaned",
+            "5.log",
+            "+5.log",
+            "-1.index",
+            "-9223372036854775808.log",
+            "foo.txt",
+            "x.log.bak",
+            "notes.log.deleted",
+            "abc.snapshot.deleted",
+            "00000000000000000000-0.checkpoint.deleted",
+            "x.tmp",
+            "leader-epoch-checkpoint",
+            "partition.metadata",
+            "quorum-state",
+            "00000000000000000100-0000000001.checkpoint",
+            "\u{661}\u{662}.log",
+        ] {
+            assert_eq!(bad(name), None, "{name}");
+        }
+    }
+}

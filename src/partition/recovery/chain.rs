@@ -7,8 +7,10 @@
 //! Each recovered segment gets a producer-state manager of its own, rebuilt up to the
 //! segment's base: its `truncateAndReload` deletes every snapshot above that base and at or
 //! below the log start checkpoint, loads the newest left (the log start without one) and
-//! replays up to the base, then snapshots there; the segment's recovery replays the
-//! segment and snapshots at its end. Segments recovered for a missing or corrupt index come
+//! replays up to the base, snapshotting on its way at the last two bases of the segments
+//! the log holds then (at load, those opened before the segment: the two just below it;
+//! after an unclean shutdown, the whole log's) and at the base; the segment's recovery
+//! replays the segment and snapshots at its end. Segments recovered for a missing or corrupt index come
 //! first (`loadSegmentFiles`, in offset order), then after an unclean shutdown every segment
 //! from the recovery point on (`recoverLog`, those already recovered for their index again),
 //! up to a truncation. Before the final rebuild the stray snapshots are removed (kept: those
@@ -112,7 +114,6 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
     let mut deleted = BTreeMap::new();
     let log_start = inp.log_start.unwrap_or(segs[0].base);
     let ckpt = inp.log_start_checkpoint;
-    let second_last = segs.len().checked_sub(2).map(|i| segs[i].base);
     let mut steps = Vec::with_capacity(order.len());
     for (seg, for_index) in order {
         let base = segs[seg].base;
@@ -129,18 +130,20 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         let lineage = lineage.unwrap_or((None, log_start.min(base)));
         let rebuild = (start < base).then_some((start, loaded));
         // takeSnapshot writes when the map end lies above the last snapshot's offset (the
-        // loaded one, else the log start checkpoint): on the rebuild's way at the log's
-        // second-last segment base (`rebuildProducerState` snapshots the last two bases it
-        // passes: only the second-last lies below a recovered segment's base), after the
+        // loaded one, else the log start checkpoint): on the rebuild's way at each of the
+        // last two bases of the log's segments below this one (`rebuildProducerState`'s
+        // `offsetsToSnapshot`, from the segments the log holds then: at load, only those
+        // opened before this one, since `loadSegmentFiles` adds a segment once its
+        // recovery is done — the two bases just below it; after an unclean shutdown the
+        // whole log's last two, of which only the second-last can lie below), after the
         // rebuild at the base, after the recovery at the segment's end.
+        let held = if for_index { &segs[..seg] } else { segs };
         let mut last_snap = loaded.unwrap_or(ckpt);
-        if let Some(b2) = second_last
-            && start < b2
-            && b2 < base
-            && b2 > last_snap
-        {
-            snaps.insert(b2, lineage);
-            last_snap = b2;
+        for b in held[held.len().saturating_sub(2)..].iter().map(|s| s.base) {
+            if b < base && b > last_snap {
+                snaps.insert(b, lineage);
+                last_snap = b;
+            }
         }
         if base > last_snap {
             snaps.insert(base, lineage);
@@ -349,6 +352,40 @@ mod tests {
         assert_eq!(c.steps[0].rebuild, None);
         assert_eq!((c.last, c.origin), (None, None));
         assert!(!c.skipped);
+    }
+
+    /// Segments 0/10/20/30 (log end 40), those at `missing` without an offset index.
+    fn four(missing: &[i64]) -> Vec<SegmentInput> {
+        [0, 10, 20, 30]
+            .iter()
+            .map(|&b| seg(b, missing.contains(&b), Some(b + 10)))
+            .collect()
+    }
+
+    /// After a clean shutdown, with no snapshot, segments 20 and 30 without an offset index:
+    /// the recovery of 20 at load rebuilds over the segments opened before it (0 and 10:
+    /// a snapshot at 10 on its way, then at 20) and leaves 30, the recovery of 30 loads 30
+    /// and leaves 40 — Kafka's 10, 20, 30, 40, not the log's second-last base alone. With
+    /// only 30 without an index, the same four (its rebuild passes 10 and 20). The last
+    /// segment recovered after an unclean shutdown instead rebuilds over the whole log, of
+    /// whose last two bases only 20 lies below it: 20, 30, 40.
+    #[test]
+    fn a_recovery_at_load_snapshots_the_two_bases_opened_before_it() {
+        for missing in [&[20, 30][..], &[30]] {
+            let segs = four(missing);
+            let mut inp = input(&segs, &[]);
+            inp.unclean_from = None;
+            inp.clean_shutdown = Some(true);
+            inp.log_end = Some(40);
+            let c = chain(&inp).unwrap();
+            assert_eq!(c.files, [10, 20, 30, 40], "{missing:?}");
+            assert_eq!(c.last, Some(40));
+        }
+        let segs = four(&[]);
+        let mut inp = input(&segs, &[]);
+        inp.unclean_from = Some(3);
+        inp.log_end = Some(40);
+        assert_eq!(chain(&inp).unwrap().files, [20, 30, 40]);
     }
 
     /// Offsets at the ends of the range do not overflow.

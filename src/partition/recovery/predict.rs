@@ -4,6 +4,8 @@
 use super::chain;
 use super::ending::Ending;
 use super::*;
+use crate::discover::layout::OffsetNameStep;
+use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
 /// A snapshot as the prediction sees it.
@@ -48,6 +50,9 @@ pub(crate) struct PredictInput<'a> {
     /// The walk checked the CRCs (`ScanOptions::check_crc`): without it a recovered
     /// segment's stop point is unknown.
     pub crc_checked: bool,
+    /// The regular files of the directory whose names the load parses as offsets and
+    /// cannot (`discover::layout::unparseable_offset_name`), with the step that throws.
+    pub unparseable_names: Vec<(String, OffsetNameStep)>,
 }
 
 /// How many producers, and open transactions, the broker holds once a rebuild that
@@ -471,7 +476,8 @@ fn replaced_at_recovery<'a>(
 /// The first replay error the broker meets while loading, in its order: each recovery's
 /// rebuild `[snapshot, base)` and segment `[base, end)` ([`chain`]: a rule broken there
 /// throws however new the newest snapshot on disk was; the segment's end lies below any
-/// truncation point), then the final rebuild's replay `[replay_from, log end)`.
+/// truncation point), then the final rebuild's replay `[replay_from, log end)`. Before all
+/// of them, a file name the load cannot parse as an offset ([`name_failures`]).
 fn load_failure(
     inp: &PredictInput<'_>,
     chain: Option<&chain::Chain>,
@@ -480,38 +486,15 @@ fn load_failure(
     recovered: &[SegmentRecovery],
 ) -> Option<Box<LoadFailure>> {
     let segs = &inp.segments;
-    // `LogLoader.loadSegmentFiles` checks every segment's files, in name order, before
-    // the log is recovered or its producer state rebuilt: a failure there comes before
-    // all but the index recoveries of the segments named before it (same loop).
-    let early = segs.iter().find_map(|s| {
-        if let Some(why) = super::throws_at_load(s) {
-            let offset = s.walk.as_ref().and_then(|w| w.stop.as_deref()).and_then(|st| st.2);
-            return Some((s.base, Box::new(LoadFailure {
-                kind: Kind::OffsetRegression.id().into(),
-                offset,
-                exception: "InvalidOffsetException".into(),
-                message: format!(
-                    "recovering segment {} at load (its offset index is missing or corrupt: LogLoader.loadSegmentFiles, segments in name order) throws InvalidOffsetException — {why}; only recoverLog catches it (to empty the segment), loadSegmentFiles does not, so the log fails to load and LogManager.loadLogs rethrows it (the broker does not start)",
-                    s.name
-                ),
-            })));
-        }
-        let msg = s.load_error.as_ref()?;
-        Some((s.base, Box::new(LoadFailure {
-            kind: Kind::TxnindexMismatch.id().into(),
-            offset: None,
-            exception: "KafkaException".into(),
-            message: format!(
-                "checking segment {}'s indexes at load (LogLoader.loadSegmentFiles, segments in name order, before the unclean-shutdown recovery and the producer-state rebuild) throws KafkaException: {msg}",
-                s.name
-            ),
-        })))
-    });
-    if let Some((bad_base, failure)) = early {
+    let (first, in_loop) = name_failures(inp);
+    if first.is_some() {
+        return first;
+    }
+    if let Some((stop, failure)) = segment_files_failure(segs, in_loop) {
         let before: Vec<&chain::Step> = chain
             .map_or(&[][..], |c| &c.steps[..])
             .iter()
-            .filter(|st| st.for_index && st.base < bad_base)
+            .filter(|st| st.for_index && stop.after(&segs[st.seg]))
             .collect();
         return replay_failure(inp, &step_ranges(segs, before.into_iter())).or(Some(failure));
     }
@@ -534,6 +517,122 @@ fn load_failure(
         ));
     }
     replay_failure(inp, &ranges)
+}
+
+/// Where `loadSegmentFiles` throws: at a segment (its base) or at a file name.
+enum LoopStop<'a> {
+    Segment(i64),
+    Name(&'a str),
+}
+
+impl LoopStop<'_> {
+    /// True when the loop has opened segment `s` (and run its index recovery) before it
+    /// throws here.
+    fn after(&self, s: &SegmentInput) -> bool {
+        match self {
+            LoopStop::Segment(base) => s.base < *base,
+            LoopStop::Name(name) => java_name_order(load_name(s), name) == Ordering::Less,
+        }
+    }
+}
+
+/// The first failure of `LogLoader.loadSegmentFiles`, which checks every segment's files
+/// in name order before the log is recovered or its producer state rebuilt: a segment
+/// recovered there whose recovery throws, a `.txnindex` that throws when checked, or
+/// `name`, the first segment file's name it cannot parse as an offset. Such a failure
+/// comes before all but the index recoveries of the segments named before it (same loop).
+fn segment_files_failure<'a>(
+    segs: &[SegmentInput],
+    name: Option<NamedFailure<'a>>,
+) -> Option<(LoopStop<'a>, Box<LoadFailure>)> {
+    let at_segment = segs.iter().find_map(|s| {
+        if let Some(why) = super::throws_at_load(s) {
+            let offset = s.walk.as_ref().and_then(|w| w.stop.as_deref()).and_then(|st| st.2);
+            return Some((s, Box::new(LoadFailure {
+                kind: Kind::OffsetRegression.id().into(),
+                offset,
+                exception: "InvalidOffsetException".into(),
+                message: format!(
+                    "recovering segment {} at load (its offset index is missing or corrupt: LogLoader.loadSegmentFiles, segments in name order) throws InvalidOffsetException — {why}; only recoverLog catches it (to empty the segment), loadSegmentFiles does not, so the log fails to load and LogManager.loadLogs rethrows it (the broker does not start)",
+                    s.name
+                ),
+            })));
+        }
+        let msg = s.load_error.as_ref()?;
+        Some((s, Box::new(LoadFailure {
+            kind: Kind::TxnindexMismatch.id().into(),
+            offset: None,
+            exception: "KafkaException".into(),
+            message: format!(
+                "checking segment {}'s indexes at load (LogLoader.loadSegmentFiles, segments in name order, before the unclean-shutdown recovery and the producer-state rebuild) throws KafkaException: {msg}",
+                s.name
+            ),
+        })))
+    });
+    match (at_segment, name) {
+        (Some((s, f)), Some((n, _))) if java_name_order(load_name(s), n) == Ordering::Less => {
+            Some((LoopStop::Segment(s.base), f))
+        }
+        (_, Some((n, f))) => Some((LoopStop::Name(n), f)),
+        (Some((s, f)), None) => Some((LoopStop::Segment(s.base), f)),
+        (None, None) => None,
+    }
+}
+
+/// The name a segment has when `loadSegmentFiles` lists it (a swapped-in segment's
+/// `.swap` suffix is gone by then).
+fn load_name(s: &SegmentInput) -> &str {
+    s.name.strip_suffix(".swap").unwrap_or(&s.name)
+}
+
+/// The order `loadSegmentFiles` sorts its files in (`File.compareTo` of paths in one
+/// directory: the names' UTF-16 code units).
+fn java_name_order(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// A load failure at a file name.
+type NamedFailure<'a> = (&'a str, Box<LoadFailure>);
+
+/// The load failures of file names the load cannot parse as offsets
+/// (`LogFileUtils.offsetFromFileName`: `Long.parseLong` of the text before the first `.`
+/// throws `NumberFormatException`, which no step of the load catches and which is not an
+/// `IOException`, so the log dir is not taken offline and the broker's start fails): the
+/// first that throws before `loadSegmentFiles` (a `.snapshot` name while the producer-state
+/// manager is built, then a `.cleaned` or `.swap` one in the first pass), and the first
+/// segment file's name in name order, which `loadSegmentFiles` meets after the files
+/// named before it.
+fn name_failures<'a>(
+    inp: &'a PredictInput<'_>,
+) -> (Option<Box<LoadFailure>>, Option<NamedFailure<'a>>) {
+    let failure = |name: &str, step: OffsetNameStep| {
+        let start = if inp.metadata_log {
+            "KafkaMetadataLog.apply throws it and the node does not start"
+        } else {
+            "LogManager.loadLogs rethrows it and the broker does not start"
+        };
+        Box::new(LoadFailure {
+            kind: Kind::UnparseableFileName.id().into(),
+            offset: None,
+            exception: "NumberFormatException".into(),
+            message: format!(
+                "{} ({}) meets {name}: the text before its first '.' is not a number, so Long.parseLong throws NumberFormatException; it is not an IOException, so the log dir is not taken offline: {start}",
+                step.when(),
+                step.method()
+            ),
+        })
+    };
+    let mut names: Vec<&(String, OffsetNameStep)> = inp.unparseable_names.iter().collect();
+    names.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| java_name_order(&a.0, &b.0)));
+    let first = names
+        .iter()
+        .find(|(_, s)| *s != OffsetNameStep::SegmentFiles)
+        .map(|(n, s)| failure(n, *s));
+    let in_loop = names
+        .iter()
+        .find(|(_, s)| *s == OffsetNameStep::SegmentFiles)
+        .map(|(n, s)| (n.as_str(), failure(n, *s)));
+    (first, in_loop)
 }
 
 /// The load failure of reading the end of a last segment no recovery ran on: a zero-filled

@@ -68,13 +68,13 @@ fn foreign_directories(ld: &LogDir) -> Vec<Finding> {
                 Kind::ForeignDirectory,
                 "",
                 -1,
-                format!("{dir}: directory {n:?} is not in the form topic-partition (or topic-partition.id-delete/-future/-stray): the broker's log loading fails on it"),
+                format!("{dir}: directory {n} is not in the form topic-partition (or topic-partition.id-delete/-future/-stray): the broker's log loading fails on it"),
             )
             .segment(n.clone())
             .evidence(json!({"log_dir": dir, "directory": n}))
             .broker("LogManager.loadLogs parses the name of every directory in the log dir (LocalLog.parseTopicPartitionName) and throws KafkaException (\"Kafka's log directories (and children) should only contain Kafka topic data\"); not an IOException, so the log dir is not taken offline: the broker does not start")
             .client_error("none from this directory: the broker does not start, so its clients fail over to other replicas or wait")
-            .remediation(format!("move {n:?} out of the log dir before starting the broker (a file system's lost+found: point log.dirs at a subdirectory of the mount)"))
+            .remediation(format!("move {n} out of the log dir before starting the broker (a file system's lost+found: point log.dirs at a subdirectory of the mount)"))
         })
         .collect()
 }
@@ -230,6 +230,11 @@ pub(super) fn partition_leftovers(
     });
     for (kind, path) in &p.leftovers {
         let name = name_of(path);
+        // A `.cleaned` or `.swap` name the load cannot parse fails it first
+        // (`unparseable_file_name`): nothing is done with the file.
+        if crate::discover::layout::unparseable_offset_name(&name).is_some() {
+            continue;
+        }
         let (action, k) = leftover_action(*kind, &name, &cleaned);
         let mut action = action;
         if let (Some(sw), Some(replaced)) = (swaps, &replaced)

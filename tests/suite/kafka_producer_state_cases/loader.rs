@@ -592,3 +592,62 @@ fn the_snapshots_a_load_writes_as_the_upgrade_path_test_lists_them() {
     let ps = verify(&m).prediction.producer_state;
     assert_eq!(ps.snapshots_after_load, Some(kept));
 }
+
+/// Segments 0/10/20/30 of ten plain records each (log end 40), every snapshot deleted and
+/// the offset index of the segments at `missing` too.
+fn four_segments(ld: LogDirBuilder, missing: &[i64]) -> (TempDir, Manifest) {
+    let mut p = partition();
+    for i in 0..4 {
+        if i > 0 {
+            p.roll();
+        }
+        p.append(Batch::new(Producer::PLAIN).records(10));
+    }
+    let (d, m) = write(ld, p);
+    assert_eq!(bases_of(&m), [0, 10, 20, 30]);
+    remove_snapshots(&m, snapshot_files(&m));
+    for base in missing {
+        std::fs::remove_file(m.dir.join(format!("{base:020}.index"))).unwrap();
+    }
+    (d, m)
+}
+
+fn bases_of(m: &Manifest) -> Vec<i64> {
+    m.segments.iter().map(|s| s.0).collect()
+}
+
+/// A segment recovered at load for its missing offset index (`LogLoader.loadSegmentFiles`
+/// → `recoverSegment`) is recovered before it joins the log's segments, so the rebuild up
+/// to its base (`UnifiedLog.rebuildProducerState`) snapshots at the last two bases of the
+/// segments opened before it — the two just below it — not at the whole log's last two.
+/// After a clean shutdown with no snapshot and no offset index for 20 and 30, the
+/// recovery of 20 writes 10, 20 and 30, that of 30 loads 30 and writes 40; the final
+/// rebuild loads 40: Kafka leaves 10, 20, 30, 40. Only 30 without its index: the same
+/// four (its rebuild passes 10 and 20). Twin: the same last segment recovered after an
+/// unclean shutdown (recovery point 30, every index there) rebuilds over the whole log,
+/// whose second-last base is the only one below it: 20, 30, 40.
+#[test]
+fn a_recovery_at_load_snapshots_the_two_bases_opened_before_it() {
+    let clean = || LogDirBuilder::new(1).recovery_point("ll", 0, 40);
+    for missing in [&[20, 30][..], &[30]] {
+        let (_d, m) = four_segments(clean(), missing);
+        let v = verify(&m);
+        let pr = &v.prediction;
+        let want: Vec<String> = missing.iter().map(|&b| seg(b)).collect();
+        assert_eq!(recovered(&v), want);
+        assert!(pr.load_failure.is_none(), "{:?}", pr.load_failure);
+        assert_eq!(loaded(&v), (Some(40), true));
+        assert_eq!(
+            pr.producer_state.snapshots_after_load.as_deref(),
+            Some(&[10, 20, 30, 40][..]),
+            "{missing:?}"
+        );
+    }
+    let (_d, m) = four_segments(unclean(30), &[]);
+    let v = verify(&m);
+    assert_eq!(recovered(&v), [seg(30)]);
+    assert_eq!(
+        v.prediction.producer_state.snapshots_after_load.as_deref(),
+        Some(&[20, 30, 40][..])
+    );
+}

@@ -140,3 +140,190 @@ fn directories_the_load_cannot_parse_are_foreign_directory_errors() {
     );
     drop(d);
 }
+
+/// The `unparseable_file_name` findings of a verification, by file name.
+fn unparseable(v: &PartitionVerification) -> Vec<(String, Severity)> {
+    of_kind(v, Kind::UnparseableFileName)
+        .into_iter()
+        .map(|f| (f.segment.clone().unwrap_or_default(), f.severity))
+        .collect()
+}
+
+/// Files of a partition directory whose names the broker's load parses as offsets and
+/// cannot (`LogFileUtils.offsetFromFileName`: `Long.parseLong` of the text before the
+/// first '.' throws NumberFormatException): one error each, and the load fails at the
+/// first one the broker meets — a `.snapshot` name while the producer-state manager is
+/// built (before `LogLoader.load`), else a `.cleaned`/`.swap` one in the first pass, else
+/// the first segment file's name in name order (`loadSegmentFiles`). A `.cleaned` name of
+/// that kind is no leftover the load deletes: the load never gets that far.
+#[test]
+fn file_names_the_load_cannot_parse_fail_it() {
+    let (d, m) = write(busy(PartitionFileOptions::default()), true);
+    let before = run(&m.dir);
+    assert!(before.prediction.load_failure.is_none());
+    assert!(unparseable(&before).is_empty());
+    for name in [
+        "notes.log",
+        "backup.index",
+        "abc.snapshot",
+        "00000000000000000000-copy.log",
+    ] {
+        std::fs::write(m.dir.join(name), b"x").unwrap();
+    }
+    let v = run(&m.dir);
+    let error = |n: &str| (n.to_string(), Severity::Error);
+    assert_eq!(
+        unparseable(&v),
+        vec![
+            error("00000000000000000000-copy.log"),
+            error("abc.snapshot"),
+            error("backup.index"),
+            error("notes.log"),
+        ]
+    );
+    let f = &of_kind(&v, Kind::UnparseableFileName)[0];
+    assert!(f.broker_behaviour.contains("LogFileUtils.offsetFromFile"));
+    assert!(f.broker_behaviour.contains("NumberFormatException"));
+    assert!(
+        f.remediation
+            .as_deref()
+            .unwrap()
+            .contains("move 00000000000000000000-copy.log out"),
+        "{:?}",
+        f.remediation
+    );
+    let failure = |v: &PartitionVerification| {
+        let f = v.prediction.load_failure.clone().expect("the load fails");
+        assert_eq!(
+            (f.kind.as_str(), f.exception.as_str(), f.offset),
+            ("unparseable_file_name", "NumberFormatException", None)
+        );
+        f.message
+    };
+    // The snapshot's name first: the producer-state manager is built before the load.
+    let msg = failure(&v);
+    assert!(msg.contains("meets abc.snapshot"), "{msg}");
+    assert!(msg.contains("ProducerStateManager"), "{msg}");
+    // Without it, the first segment file's name in name order ('0' sorts before 'b').
+    std::fs::remove_file(m.dir.join("abc.snapshot")).unwrap();
+    let msg = failure(&run(&m.dir));
+    assert!(msg.contains("meets 00000000000000000000-copy.log"), "{msg}");
+    assert!(msg.contains("LogLoader.loadSegmentFiles"), "{msg}");
+    std::fs::remove_file(m.dir.join("00000000000000000000-copy.log")).unwrap();
+    assert!(failure(&run(&m.dir)).contains("meets backup.index"));
+    // A `.cleaned` name fails the first pass, before any segment file is opened.
+    std::fs::write(m.dir.join("junk.cleaned"), b"x").unwrap();
+    let v = run(&m.dir);
+    let msg = failure(&v);
+    assert!(msg.contains("meets junk.cleaned"), "{msg}");
+    assert!(msg.contains("removeTempFilesAndCollectSwapFiles"), "{msg}");
+    assert!(
+        !v.prediction
+            .leftovers
+            .iter()
+            .any(|l| l.file == "junk.cleaned"),
+        "{:?}",
+        v.prediction.leftovers
+    );
+    assert!(
+        !of_kind(&v, Kind::LeftoverFile)
+            .iter()
+            .any(|f| f.segment.as_deref() == Some("junk.cleaned"))
+    );
+    // Summary: one partition fails to load.
+    let root = m.dir.parent().unwrap().to_path_buf();
+    let r = verify(std::slice::from_ref(&root), &VerifyOptions::default());
+    assert_eq!(r.summary.load_failures, 1);
+    drop(d);
+}
+
+/// Names the load never parses as offsets, or parses: nothing new, the load ok.
+/// `.deleted` files are deleted unread by the first pass (a `.checkpoint.deleted` one left
+/// alone), other suffixes are not looked at; `00000000000000000000.copy.log` parses (the
+/// text before the first '.'); a directory is not a file the load lists.
+#[test]
+fn names_the_load_ignores_or_parses_are_not_findings() {
+    let (_d, m) = write(busy(PartitionFileOptions::default()), true);
+    assert!(m.dir.join("leader-epoch-checkpoint").exists());
+    for name in [
+        "foo.txt",
+        "x.log.bak",
+        "notes.log.deleted",
+        "abc.snapshot.deleted",
+        "junk.tmp",
+        "README",
+        "00000000000000000000.copy.log",
+    ] {
+        std::fs::write(m.dir.join(name), b"x").unwrap();
+    }
+    std::fs::write(
+        m.dir.join("partition.metadata"),
+        b"version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA\n",
+    )
+    .unwrap();
+    std::fs::create_dir(m.dir.join("old.log")).unwrap();
+    std::fs::create_dir(m.dir.join("backup.snapshot")).unwrap();
+    let v = run(&m.dir);
+    assert!(unparseable(&v).is_empty(), "{:?}", unparseable(&v));
+    assert!(
+        v.prediction.load_failure.is_none(),
+        "{:?}",
+        v.prediction.load_failure
+    );
+}
+
+/// A hostile file name (terminal controls, markup), and a foreign directory of one: the
+/// findings and the JSON carry them exactly (no second escaping of their own), the text
+/// report escapes their controls by the one rule (`escape::text`).
+#[cfg(unix)]
+#[test]
+fn a_hostile_unparseable_name_is_escaped_in_text_and_exact_in_json() {
+    let (d, m) = write(busy(PartitionFileOptions::default()), true);
+    let name = "evil\x1b]0;TITLE\x07<b>&\r\nFORGED.log";
+    std::fs::write(m.dir.join(name), b"x").unwrap();
+    let root = m.dir.parent().unwrap().to_path_buf();
+    let dir = "old\x1b[2J\"<i>\nFORGED";
+    std::fs::create_dir(root.join(dir)).unwrap();
+    let r = verify(std::slice::from_ref(&root), &VerifyOptions::default());
+    let found: Vec<_> = r
+        .findings()
+        .filter(|f| f.kind == Kind::UnparseableFileName)
+        .collect();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].segment.as_deref(), Some(name));
+    let foreign: Vec<_> = r
+        .findings()
+        .filter(|f| f.kind == Kind::ForeignDirectory)
+        .collect();
+    assert_eq!(foreign.len(), 1);
+    assert_eq!(foreign[0].segment.as_deref(), Some(dir));
+    let raw = format!("directory {dir} is not");
+    assert!(foreign[0].message.contains(&raw), "{}", foreign[0].message);
+    let json = klogscan::verify::render::to_json(&r);
+    let text = serde_json::to_string(&json).unwrap();
+    assert!(
+        text.contains(r#"evil\u001b]0;TITLE\u0007<b>&\r\nFORGED.log"#),
+        "{text}"
+    );
+    let mut out = Vec::new();
+    klogscan::report::verify_text::write_verify(
+        &r,
+        &klogscan::report::style::Style::default(),
+        &mut out,
+    )
+    .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        !out.chars()
+            .any(|c| c != '\n' && klogscan::escape::is_control(c)),
+        "{out:?}"
+    );
+    assert!(!out.lines().any(|l| l.starts_with("FORGED")), "{out}");
+    assert!(
+        out.contains(r"evil\x1b]0;TITLE\x07<b>&\r\nFORGED.log"),
+        "{out}"
+    );
+    assert!(out.contains("LOAD FAILS"), "{out}");
+    assert!(out.contains(r#"old\x1b[2J"<i>\nFORGED"#), "{out}");
+    drop(d);
+}
