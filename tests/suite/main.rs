@@ -105,6 +105,7 @@ mod tiered_dump;
 mod tiered_history;
 mod tiering;
 mod tiering_corrupt;
+mod triage_replicas;
 mod txn_acceptance;
 mod txn_state_history;
 mod txns;
