@@ -503,7 +503,8 @@ pub(crate) fn elsewhere(f: &Finding, root: &Finding) -> String {
 /// What the incident's clients saw, one phrase each (the kind's table, rule by rule).
 fn clients_of(findings: &[Finding], g: &[usize]) -> Vec<String> {
     let mut clients: Vec<String> = Vec::new();
-    let mut exceptions = BTreeSet::new();
+    // The first exception of each phrase: its line, and whether the producer ends fatal.
+    let mut exceptions: HashMap<&str, (usize, bool)> = HashMap::new();
     // A copy no client reads (-delete, -stray, -future) gives no client line, nor does a
     // finding whose rule said no client sees an error for it (a marker's epoch check, field
     // values the leader accepts): the kind's table would say otherwise.
@@ -517,7 +518,16 @@ fn clients_of(findings: &[Finding], g: &[usize]) -> Vec<String> {
             .filter(|c| c.exception == "none" || !said_none(&findings[i]))
         {
             let first = c.exception.split('/').next().unwrap_or("").trim();
-            if c.exception != "none" && !exceptions.insert(first) {
+            let fatal = c.class == client::ErrorClass::ApplicationRecoverable;
+            if c.exception != "none"
+                && let Some(&(at, was_fatal)) = exceptions.get(first)
+            {
+                // The same refusal on the way to a fatal end (a zombie's epoch, then
+                // PRODUCER_FENCED): the fatal phrase stands for both.
+                if fatal && !was_fatal {
+                    clients[at] = c.short();
+                    exceptions.insert(first, (at, true));
+                }
                 continue;
             }
             let mut s = c.short();
@@ -530,6 +540,9 @@ fn clients_of(findings: &[Finding], g: &[usize]) -> Vec<String> {
                 s = s.replace("at the last stable offset", &format!("at offset {o}"));
             }
             if !clients.contains(&s) {
+                if c.exception != "none" {
+                    exceptions.insert(first, (clients.len(), fatal));
+                }
                 clients.push(s);
             }
         }

@@ -467,3 +467,34 @@ fn one_broker_keeps_plain_partition_names() {
         "{inc:#?}"
     );
 }
+
+/// A zombie's write is also an epoch regression: one clients line for both, saying what
+/// the zombie ends in (PRODUCER_FENCED on its next AddPartitionsToTxn or EndTxn, fatal:
+/// application-recoverable); an epoch regression alone stays abortable.
+#[test]
+fn the_clients_line_says_the_zombie_ends_fenced() {
+    let inc = incidents(&chain());
+    let producer: Vec<&String> = inc[0]
+        .clients
+        .iter()
+        .filter(|c| c.starts_with("producer writes"))
+        .collect();
+    assert_eq!(producer.len(), 1, "{:?}", inc[0].clients);
+    assert!(
+        producer[0].ends_with(
+            "refuses with InvalidProducerEpochException; the producer then meets ProducerFencedException (application-recoverable)"
+        ),
+        "{}",
+        producer[0]
+    );
+    let alone: Vec<Finding> = chain()
+        .into_iter()
+        .filter(|f| f.kind == Kind::ProducerEpochRegression)
+        .collect();
+    let inc = incidents(&alone);
+    assert!(
+        inc[0].clients[0].ends_with("InvalidProducerEpochException (producer-abortable)"),
+        "{:?}",
+        inc[0].clients
+    );
+}
