@@ -51,7 +51,7 @@ pub struct Incident {
     /// Remediation sentences of the findings, when there is no command.
     pub advice: Vec<String>,
     /// How to run `commands`: once for the same transaction in several brokers' copies;
-    /// why a placeholder
+    /// before a restart that `verify` predicts forgets the transaction; why a placeholder
     /// (`<transactional-id>`, `<topic>`) stands instead of a value from the data (commands
     /// are quoted for POSIX shells), and the operator's own placeholders.
     pub notes: Vec<String>,
@@ -150,7 +150,11 @@ fn incidents_with(findings: &[Finding], naming: replicas::Naming) -> Vec<Inciden
         groups.entry(r).or_default().push(i);
     }
     let groups = replicas::merge_same_state(findings, groups.into_values().collect());
-    let ctx = Context { by_id, naming };
+    let ctx = Context {
+        by_id,
+        naming,
+        forgotten: forgotten(findings),
+    };
     let mut out: Vec<Incident> = groups
         .into_iter()
         .filter(|g| g.iter().any(|&i| findings[i].severity >= Severity::Warning))
@@ -168,6 +172,33 @@ fn incidents_with(findings: &[Finding], naming: replicas::Naming) -> Vec<Inciden
 struct Context<'a> {
     by_id: HashMap<&'a str, usize>,
     naming: replicas::Naming,
+    /// The open transactions (copy's directory, producer id, first offset) that `verify`
+    /// predicts the copy's next start forgets ([`forgotten`]).
+    forgotten: HashSet<(Option<&'a str>, i64, i64)>,
+}
+
+/// The open transactions a `snapshot_mismatch` of `verify` says the copy's next start
+/// forgets (a clean shutdown and no producer snapshot: `evidence.open`). `scan` predicts no
+/// restart: none there.
+fn forgotten(findings: &[Finding]) -> HashSet<(Option<&str>, i64, i64)> {
+    let mut out = HashSet::new();
+    for f in findings.iter().filter(|f| f.kind == Kind::SnapshotMismatch) {
+        for t in f
+            .evidence
+            .get("open")
+            .and_then(|o| o.as_array())
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(p), Some(o)) = (
+                t.get("producer_id").and_then(|v| v.as_i64()),
+                t.get("first_offset").and_then(|v| v.as_i64()),
+            ) {
+                out.insert((f.source.path.as_deref(), p, o));
+            }
+        }
+    }
+    out
 }
 
 fn incident(findings: &[Finding], mut g: Vec<usize>, ctx: &Context<'_>) -> Incident {
@@ -252,6 +283,15 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, ctx: &Context<'_>) -> Incid
         let f = &findings[i];
         if matches!(f.kind, Kind::HangingTransaction) && f.source.copy.is_live() {
             if let Some(o) = f.offset {
+                // Verify's prediction: the copy's next start forgets the transaction.
+                if let Some(p) = f.producer_id
+                    && ctx.forgotten.contains(&(f.source.path.as_deref(), p, o))
+                {
+                    notes.push(crate::partition::recovery::forgotten_transaction_note(
+                        o,
+                        f.source.broker_id,
+                    ));
+                }
                 commands.extend(hanging_commands(f, o, &mut args));
             }
         } else if let Some(r) = &f.remediation

@@ -1,11 +1,13 @@
 //! The triage over several brokers' copies of a partition: one incident for the same
 //! hanging transaction in the live copies of one cluster (its abort given once), apart
-//! across clusters and where the copies differ.
+//! across clusters and where the copies differ; and the note `verify` adds when the copy's
+//! next start forgets the transaction.
 
-use klogscan::finding::Finding;
+use klogscan::finding::{Finding, Kind};
 use klogscan::partition::scan::ScanOptions;
-use klogscan::report::triage::{Incident, incidents_in};
-use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer};
+use klogscan::report::triage::{Incident, incidents, incidents_in};
+use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, PartitionFileOptions, Producer};
+use klogscan::verify::{VerifyOptions, verify};
 use std::path::Path;
 
 const T0: i64 = 1_700_000_000_000;
@@ -144,4 +146,63 @@ fn a_non_live_copy_keeps_its_own_treatment() {
         members.iter().all(|f| f.source.copy.is_live()),
         "{members:#?}"
     );
+}
+
+/// A copy with no producer snapshot after a clean shutdown: `verify` predicts its next
+/// start forgets the open transaction. The abort stays, with the note that it has to run
+/// before that start (in the hanging transaction's remediation, and in the incident of its
+/// findings); with an unclean shutdown (the start replays the log) no such note, and
+/// `scan`, which predicts no restart, has none either.
+#[test]
+fn verify_says_to_abort_before_a_restart_that_forgets_the_transaction() {
+    let note = "Broker 1 forgets this transaction at its next start";
+    for clean in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let files = PartitionFileOptions {
+            snapshots: false,
+            ..PartitionFileOptions::default()
+        };
+        LogDirBuilder::new(1)
+            .cluster_id("c1")
+            .clean_shutdown(clean)
+            .partition(payments(false).broker_files(files))
+            .write(d.path())
+            .unwrap();
+        let v = verify(&[d.path().to_path_buf()], &VerifyOptions::default());
+        let fs: Vec<Finding> = v.findings().cloned().collect();
+        let h = fs
+            .iter()
+            .find(|f| f.kind == Kind::HangingTransaction)
+            .expect("hanging");
+        let rem = h.remediation.as_deref().unwrap();
+        assert!(
+            rem.contains("abort --topic payments --partition 3 --start-offset 1"),
+            "{rem}"
+        );
+        assert_eq!(rem.contains(note), clean, "{rem}");
+        let sm = fs.iter().find(|f| f.kind == Kind::SnapshotMismatch);
+        assert_eq!(sm.is_some(), clean, "{fs:#?}");
+        if let Some(sm) = sm {
+            let r = sm.remediation.as_deref().unwrap_or_default();
+            assert!(r.contains("before broker 1 starts again"), "{r}");
+        }
+        let inc = incidents(&fs);
+        let pay = with_abort(&inc);
+        assert_eq!(pay.len(), 1, "{inc:#?}");
+        assert_eq!(aborts(pay[0]), 1);
+        assert_eq!(
+            pay[0].notes.iter().any(|n| n.starts_with(note)),
+            clean,
+            "{:?}",
+            pay[0].notes
+        );
+        let scanned = scan(d.path());
+        assert!(
+            !scanned
+                .iter()
+                .flat_map(|i| &i.notes)
+                .any(|n| n.contains("forgets")),
+            "{scanned:#?}"
+        );
+    }
 }

@@ -498,3 +498,48 @@ fn the_clients_line_says_the_zombie_ends_fenced() {
         inc[0].clients
     );
 }
+
+/// `verify`'s prediction that the copy's next start forgets the transaction (a
+/// `snapshot_mismatch` listing it in `evidence.open`) adds a note to its incident; the
+/// abort stays. Not for a mismatch of another copy, nor for one about a snapshot's fields.
+#[test]
+fn an_incident_says_to_abort_before_a_restart_that_forgets_the_transaction() {
+    let forgets = |broker: i32, evidence: serde_json::Value| {
+        let f = Finding::new(
+            Kind::SnapshotMismatch,
+            "payments",
+            3,
+            "no producer snapshot",
+        )
+        .offset(21)
+        .evidence(evidence);
+        on("c1", broker, vec![f]).remove(0)
+    };
+    let open = json!({"open": [{"producer_id": 4001, "producer_epoch": 18,
+        "first_offset": 21, "last_timestamp": 0}]});
+    let note = "Broker 1 forgets this transaction at its next start";
+    for (mismatch, noted) in [
+        (forgets(1, open.clone()), true),
+        (forgets(2, open), false),
+        (
+            forgets(1, json!({"snapshot_offset": 30, "differences": []})),
+            false,
+        ),
+    ] {
+        let mut fs = on("c1", 1, chain());
+        fs.push(mismatch);
+        assign_ids(&mut fs);
+        let inc = incidents(&fs);
+        let pay = inc
+            .iter()
+            .find(|i| i.summary.starts_with("payments-3"))
+            .unwrap();
+        assert_eq!(aborts(pay), 1, "{:?}", pay.commands);
+        assert_eq!(
+            pay.notes.iter().any(|n| n.starts_with(note)),
+            noted,
+            "{:?}",
+            pay.notes
+        );
+    }
+}
