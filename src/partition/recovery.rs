@@ -232,6 +232,24 @@ pub struct ProducerRebuild {
     pub snapshots_after_load: Option<Vec<i64>>,
 }
 
+/// What to do about the transaction open at `first_offset` in a copy whose next start
+/// forgets it ([`ProducerRebuild::skipped`]; `broker`: the copy's broker, when known).
+/// `UnifiedLog.rebuildProducerState` takes empty snapshots instead of reading the log, so
+/// `ProducerStateManager` holds no ongoing transaction: the first unstable offset is gone
+/// and the last stable offset is the high watermark; the transaction never completes there,
+/// so no `.txnindex` entry filters its records; `DescribeProducers` lists nothing at its
+/// offset. A marker fetched later closes nothing in that state
+/// (`ProducerAppendInfo.appendEndTxnMarker` completes only an open transaction).
+pub(crate) fn forgotten_transaction_note(first_offset: i64, broker: Option<i32>) -> String {
+    let (who, whose) = match broker {
+        Some(b) => (format!("broker {b}"), format!("Broker {b}")),
+        None => ("the broker".to_string(), "The broker".to_string()),
+    };
+    format!(
+        "{whose} forgets this transaction at its next start (clean shutdown, no producer snapshot: the producer-state rebuild is skipped): its copy's last stable offset then moves past offset {first_offset}, read_committed consumers read the transaction's records as if committed, and while it leads an abort finds no open transaction at offset {first_offset}. Run the abort before {who} starts again, through the partition's current leader (another replica; with no other replica, no abort can run first). {whose}'s own copy still forgets the transaction: the ABORT marker it fetches after the start closes nothing there"
+    )
+}
+
 /// Why the partition would fail to load.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]

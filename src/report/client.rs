@@ -70,15 +70,23 @@ impl ClientError {
 
     /// A short phrase for the triage summary. A producer finding is about a write the log
     /// holds, so the leader accepted it: the phrase says what a leader holding the
-    /// producer's state answers such a write, not that the producer got it.
+    /// producer's state answers such a write, not that the producer got it; then what the
+    /// producer meets next (`A / B`: refused with A, it then meets B), and the class of
+    /// what it ends in.
     pub fn short(&self) -> String {
         match (self.who, self.exception) {
             (_, "none") => self.consumers.unwrap_or(self.behaviour).to_string(),
             ("consumer", e) => format!("consumers got {e}"),
-            (_, e) => format!(
-                "producer writes accepted that a leader holding their state refuses with {e} ({})",
-                self.class.as_str()
-            ),
+            (_, e) => match e.split_once(" / ") {
+                Some((first, then)) => format!(
+                    "producer writes accepted that a leader holding their state refuses with {first}; the producer then meets {then} ({})",
+                    self.class.as_str()
+                ),
+                None => format!(
+                    "producer writes accepted that a leader holding their state refuses with {e} ({})",
+                    self.class.as_str()
+                ),
+            },
         }
     }
 }
@@ -122,8 +130,8 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             consumers: Some(STALL),
             ..producer(
                 "InvalidProducerEpochException / ProducerFencedException",
-                ProducerAbortable,
-                "KIP-691: the fenced instance should have been stopped (ProducerFenced is fatal, application-recoverable); the leader accepted its write instead",
+                ApplicationRecoverable,
+                "its produce gets INVALID_PRODUCER_EPOCH (abortable, KIP-691), but the abort's EndTxn (or the next AddPartitionsToTxn) gets PRODUCER_FENCED, which TransactionManager makes fatal: the application closes the producer and creates a new one; the leader accepted its write instead",
             )
         },
         Kind::InvalidFirstSequence | Kind::SequenceGap => producer(
@@ -312,8 +320,25 @@ mod tests {
                 .class,
             ErrorClass::ProducerAbortable
         );
+        // A zombie's produce is refused with INVALID_PRODUCER_EPOCH (abortable), but its
+        // next AddPartitionsToTxn or EndTxn gets PRODUCER_FENCED, which TransactionManager
+        // makes fatal: it ends application-recoverable. A regression alone stays abortable.
+        assert_eq!(
+            for_kind(Kind::ZombieWrite).unwrap().class,
+            ErrorClass::ApplicationRecoverable
+        );
+        assert_eq!(
+            for_kind(Kind::ProducerEpochRegression).unwrap().class,
+            ErrorClass::ProducerAbortable
+        );
         // A producer finding is about a write the leader accepted: never "producers got".
         let s = for_kind(Kind::ZombieWrite).unwrap().short();
+        assert!(
+            s.ends_with(
+                "refuses with InvalidProducerEpochException; the producer then meets ProducerFencedException (application-recoverable)"
+            ),
+            "{s}"
+        );
         assert!(
             s.starts_with("producer writes accepted that a leader"),
             "{s}"

@@ -45,7 +45,7 @@ pub(crate) struct Decision {
     pub commands: Vec<String>,
 }
 
-fn is_damage(k: Kind) -> bool {
+pub(super) fn is_damage(k: Kind) -> bool {
     matches!(
         k,
         Kind::CrcMismatch

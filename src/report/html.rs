@@ -101,7 +101,7 @@ pub fn write_scan_with(
     producers: &[ProducerTimeline],
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let incidents = triage::incidents(&report.findings);
+    let incidents = triage::incidents_in(report);
     let s = &report.summary;
     let mut h = String::with_capacity(64 << 10);
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
@@ -246,9 +246,10 @@ fn write_triage(h: &mut String, report: &ScanReport, incidents: &[Incident]) {
                 .map(|&i| {
                     let f = &report.findings[i];
                     format!(
-                        "<code>{}</code> @{}",
+                        "<code>{}</code> @{}{}",
                         esc(f.kind.id()),
-                        f.offset.map_or("-".into(), |o| o.to_string())
+                        f.offset.map_or("-".into(), |o| o.to_string()),
+                        triage::elsewhere(f, root)
                     )
                 })
                 .collect();

@@ -83,7 +83,7 @@ pub fn write_scan(report: &ScanReport, w: &mut dyn Write) -> io::Result<()> {
                 error: e.clone(),
             })
             .collect(),
-        incidents: super::triage::incidents(&report.findings),
+        incidents: super::triage::incidents_in(report),
         transactions: txn_summary(report),
     };
     crate::escape::write_pretty_json(&mut *w, &doc)?;

@@ -160,7 +160,7 @@ impl<'w> Stream<'w> {
         for (f, _) in report.findings.iter().zip(&covered).filter(|(_, c)| !**c) {
             self.finding(f)?;
         }
-        for inc in super::triage::incidents(&report.findings) {
+        for inc in super::triage::incidents_in(report) {
             self.w.write_all(&encode("incident", &inc)?)?;
         }
         for (p, e) in &report.errors {

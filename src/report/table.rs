@@ -81,7 +81,7 @@ pub fn write_scan_with(report: &ScanReport, o: &TextOptions, w: &mut dyn Write) 
     if empty_result(report, w)? {
         return Ok(());
     }
-    let incidents = triage::incidents(&report.findings);
+    let incidents = triage::incidents_in(report);
     if o.findings_only && report.findings.is_empty() {
         return writeln!(w, "no finding to show");
     }

@@ -3,9 +3,12 @@
 //! saw, and the commands that fix it. Also the `find-hanging` view of hanging transactions.
 //!
 //! An incident is a connected group of findings: linked by `caused_by` (a rule's claim that
-//! one finding follows from another), or about the same batch (same partition copy, producer
+//! one finding follows from another), about the same batch (same partition copy, producer
 //! and offset — a zombie write, the epoch regression of the same batch and the transaction
-//! it leaves hanging). Groups of info findings only are not incidents.
+//! it leaves hanging), or repeats of one kind in one partition copy (a flapping producer's
+//! sequence gaps). The same hanging transaction seen in the live copies of several brokers
+//! of one cluster (the same findings there: kinds, offsets, producers) is one incident, its
+//! commands given once ([`replicas`]). Groups of info findings only are not incidents.
 
 use super::client;
 use super::filter::finding_time;
@@ -15,14 +18,17 @@ use crate::finding::evidence::{self, CoordinatorJoint, OpenTxnJoint, ZombieJoint
 use crate::finding::{Finding, Kind, Severity};
 use crate::results::ScanReport;
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{self, Write};
+
+mod replicas;
 
 /// One incident.
 #[derive(Debug, Clone, Serialize)]
 pub struct Incident {
     pub severity: Severity,
-    /// `topic-N` names.
+    /// `topic-N` names; in a report of several brokers (clusters) followed by the brokers
+    /// (the cluster) that show it: `payments-3 (brokers 1, 2)`.
     pub partitions: Vec<String>,
     /// What is wrong, in one sentence.
     pub summary: String,
@@ -44,8 +50,10 @@ pub struct Incident {
     pub commands: Vec<String>,
     /// Remediation sentences of the findings, when there is no command.
     pub advice: Vec<String>,
-    /// Why a placeholder (`<transactional-id>`, `<topic>`) stands in `commands` instead of
-    /// a value from the data (commands are quoted for POSIX shells).
+    /// How to run `commands`: once for the same transaction in several brokers' copies;
+    /// before a restart that `verify` predicts forgets the transaction; why a placeholder
+    /// (`<transactional-id>`, `<topic>`) stands instead of a value from the data (commands
+    /// are quoted for POSIX shells), and the operator's own placeholders.
     pub notes: Vec<String>,
     /// Indexes into the report's findings (root first).
     #[serde(skip)]
@@ -77,8 +85,24 @@ fn tp(f: &Finding) -> String {
     super::partition_name(&f.topic, f.partition, f.source.path.as_deref())
 }
 
-/// Group the findings into incidents, most severe first.
+/// Group findings into incidents, most severe first; the partitions are named with their
+/// brokers when the findings come from several brokers (clusters: their clusters).
 pub fn incidents(findings: &[Finding]) -> Vec<Incident> {
+    incidents_with(findings, replicas::Naming::of(findings, std::iter::empty()))
+}
+
+/// The incidents of a report ([`incidents`] of its findings), the partitions named with
+/// their brokers when the report holds several brokers' partitions, with findings or not
+/// (clusters: their clusters). What the reports show.
+pub fn incidents_in(report: &ScanReport) -> Vec<Incident> {
+    let sources = report.partitions.iter().map(|p| &p.source);
+    incidents_with(
+        &report.findings,
+        replicas::Naming::of(&report.findings, sources),
+    )
+}
+
+fn incidents_with(findings: &[Finding], naming: replicas::Naming) -> Vec<Incident> {
     let n = findings.len();
     let mut parent: Vec<usize> = (0..n).collect();
     let by_id: HashMap<&str, usize> = findings
@@ -86,12 +110,19 @@ pub fn incidents(findings: &[Finding]) -> Vec<Incident> {
         .enumerate()
         .map(|(i, f)| (f.id.as_str(), i))
         .collect();
-    let mut same_batch: HashMap<(String, Option<i32>, &str, i64, i64), usize> = HashMap::new();
-    let mut same_kind: HashMap<(String, Option<i32>, &str, Kind), usize> = HashMap::new();
+    // A partition copy: its cluster, broker and kind of copy (two clusters may share
+    // broker ids and topic names).
+    let copy = |f: &'_ Finding| {
+        let s = &f.source;
+        (tp(f), s.cluster_id.clone(), s.broker_id, s.copy.as_str())
+    };
+    type Copy = (String, Option<String>, Option<i32>, &'static str);
+    let mut same_batch: HashMap<(Copy, i64, i64), usize> = HashMap::new();
+    let mut same_kind: HashMap<(Copy, Kind), usize> = HashMap::new();
     for (i, f) in findings.iter().enumerate() {
         // Repeats of one kind in one partition copy are one incident (a thousand sequence
         // gaps of a flapping producer are one problem, not a thousand).
-        let key = (tp(f), f.source.broker_id, f.source.copy.as_str(), f.kind);
+        let key = (copy(f), f.kind);
         match same_kind.get(&key) {
             Some(&j) => union(&mut parent, i, j),
             None => {
@@ -104,7 +135,7 @@ pub fn incidents(findings: &[Finding]) -> Vec<Incident> {
             }
         }
         if let (Some(o), Some(p)) = (f.offset, f.producer_id) {
-            let key = (tp(f), f.source.broker_id, f.source.copy.as_str(), o, p);
+            let key = (copy(f), o, p);
             match same_batch.get(&key) {
                 Some(&j) => union(&mut parent, i, j),
                 None => {
@@ -118,10 +149,16 @@ pub fn incidents(findings: &[Finding]) -> Vec<Incident> {
         let r = find(&mut parent, i);
         groups.entry(r).or_default().push(i);
     }
+    let groups = replicas::merge_same_state(findings, groups.into_values().collect());
+    let ctx = Context {
+        by_id,
+        naming,
+        forgotten: forgotten(findings),
+    };
     let mut out: Vec<Incident> = groups
-        .into_values()
+        .into_iter()
         .filter(|g| g.iter().any(|&i| findings[i].severity >= Severity::Warning))
-        .map(|g| incident(findings, g, &by_id))
+        .map(|g| incident(findings, g, &ctx))
         .collect();
     out.sort_by(|a, b| {
         b.severity
@@ -131,7 +168,41 @@ pub fn incidents(findings: &[Finding]) -> Vec<Incident> {
     out
 }
 
-fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize>) -> Incident {
+/// What the incidents of one report share.
+struct Context<'a> {
+    by_id: HashMap<&'a str, usize>,
+    naming: replicas::Naming,
+    /// The open transactions (copy's directory, producer id, first offset) that `verify`
+    /// predicts the copy's next start forgets ([`forgotten`]).
+    forgotten: HashSet<(Option<&'a str>, i64, i64)>,
+}
+
+/// The open transactions a `snapshot_mismatch` of `verify` says the copy's next start
+/// forgets (a clean shutdown and no producer snapshot: `evidence.open`). `scan` predicts no
+/// restart: none there.
+fn forgotten(findings: &[Finding]) -> HashSet<(Option<&str>, i64, i64)> {
+    let mut out = HashSet::new();
+    for f in findings.iter().filter(|f| f.kind == Kind::SnapshotMismatch) {
+        for t in f
+            .evidence
+            .get("open")
+            .and_then(|o| o.as_array())
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(p), Some(o)) = (
+                t.get("producer_id").and_then(|v| v.as_i64()),
+                t.get("first_offset").and_then(|v| v.as_i64()),
+            ) {
+                out.insert((f.source.path.as_deref(), p, o));
+            }
+        }
+    }
+    out
+}
+
+fn incident(findings: &[Finding], mut g: Vec<usize>, ctx: &Context<'_>) -> Incident {
+    let by_id = &ctx.by_id;
     let member: BTreeSet<usize> = g.iter().copied().collect();
     // Causal order: a finding after the findings it is caused by; ties by catalogue order.
     let depth = |i: usize| {
@@ -160,12 +231,7 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
         .map(|&i| findings[i].severity)
         .max()
         .unwrap_or(Severity::Info);
-    let partitions: Vec<String> = g
-        .iter()
-        .map(|&i| tp(&findings[i]))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let partitions = replicas::partition_names(findings, &g, ctx.naming);
     let times: Vec<i64> = g
         .iter()
         .filter_map(|&i| finding_time(&findings[i]))
@@ -211,26 +277,22 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
     let clients = clients_of(findings, &g);
     let mut commands = Vec::new();
     let mut advice = Vec::new();
+    let mut notes = replicas::replicated_notes(findings, &g);
     let mut args = crate::escape::ShellArgs::default();
     for &i in &g {
         let f = &findings[i];
         if matches!(f.kind, Kind::HangingTransaction) && f.source.copy.is_live() {
             if let Some(o) = f.offset {
-                // Every value quoted for a POSIX shell, or a placeholder and a note.
-                let (topic, part) = (args.topic(&f.topic), args.partition(f.partition));
-                commands.push(format!(
-                    "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {topic} --partition {part}"
-                ));
-                if let Some(id) = CoordinatorJoint::of(f).and_then(|c| c.transactional_id) {
-                    commands.push(format!(
-                        "kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}",
-                        args.value(&id, "transactional-id", "the transactional id")
+                // Verify's prediction: the copy's next start forgets the transaction.
+                if let Some(p) = f.producer_id
+                    && ctx.forgotten.contains(&(f.source.path.as_deref(), p, o))
+                {
+                    notes.push(crate::partition::recovery::forgotten_transaction_note(
+                        o,
+                        f.source.broker_id,
                     ));
                 }
-                commands.push(format!(
-                    "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {part} --start-offset {o}"
-                ));
-                commands.extend(abort_before_3_0(f, &topic, &part));
+                commands.extend(hanging_commands(f, o, &mut args));
             }
         } else if let Some(r) = &f.remediation
             && !advice.contains(r)
@@ -244,8 +306,11 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
         d.decision
     });
     // Several hanging transactions of one partition share its find-hanging line.
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     commands.retain(|c| seen.insert(c.clone()));
+    notes.extend(placeholder_notes(&commands, args.notes()));
+    let mut seen = HashSet::new();
+    notes.retain(|n| seen.insert(n.clone()));
     Incident {
         severity,
         partitions,
@@ -255,12 +320,33 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, by_id: &HashMap<&str, usize
         root: root.id.clone(),
         follows: g[1..].iter().map(|&i| findings[i].id.clone()).collect(),
         clients,
-        notes: placeholder_notes(&commands, args.notes()),
+        notes,
         commands,
         advice,
         decision,
         members: g,
     }
+}
+
+/// The commands of the hanging transaction `f` at offset `o`: confirm, describe its
+/// transactional id when the coordinator's log names one, abort (also for brokers before
+/// 3.0). Every value quoted for a POSIX shell, or a placeholder and a note.
+fn hanging_commands(f: &Finding, o: i64, args: &mut crate::escape::ShellArgs) -> Vec<String> {
+    let (topic, part) = (args.topic(&f.topic), args.partition(f.partition));
+    let mut commands = vec![format!(
+        "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {topic} --partition {part}"
+    )];
+    if let Some(id) = CoordinatorJoint::of(f).and_then(|c| c.transactional_id) {
+        commands.push(format!(
+            "kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}",
+            args.value(&id, "transactional-id", "the transactional id")
+        ));
+    }
+    commands.push(format!(
+        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {part} --start-offset {o}"
+    ));
+    commands.extend(abort_before_3_0(f, &topic, &part));
+    commands
 }
 
 /// The notes of `commands`: why a value from the data is a placeholder (`from_data`), then
@@ -383,9 +469,10 @@ fn write_blocks(
                 .take(MAX_CHAIN)
                 .map(|&i| {
                     format!(
-                        "{} @{}",
+                        "{} @{}{}",
                         f[i].kind,
-                        f[i].offset.map_or("-".into(), |o| o.to_string())
+                        f[i].offset.map_or("-".into(), |o| o.to_string()),
+                        elsewhere(&f[i], root)
                     )
                 })
                 .collect();
@@ -444,10 +531,20 @@ fn write_blocks(
     Ok(())
 }
 
+/// ` (broker N)` after a follow-on finding of another broker than the root's (the same
+/// transaction in another copy, a coordinator's log), else nothing.
+pub(crate) fn elsewhere(f: &Finding, root: &Finding) -> String {
+    match f.source.broker_id {
+        Some(b) if f.source.broker_id != root.source.broker_id => format!(" (broker {b})"),
+        _ => String::new(),
+    }
+}
+
 /// What the incident's clients saw, one phrase each (the kind's table, rule by rule).
 fn clients_of(findings: &[Finding], g: &[usize]) -> Vec<String> {
     let mut clients: Vec<String> = Vec::new();
-    let mut exceptions = BTreeSet::new();
+    // The first exception of each phrase: its line, and whether the producer ends fatal.
+    let mut exceptions: HashMap<&str, (usize, bool)> = HashMap::new();
     // A copy no client reads (-delete, -stray, -future) gives no client line, nor does a
     // finding whose rule said no client sees an error for it (a marker's epoch check, field
     // values the leader accepts): the kind's table would say otherwise.
@@ -461,7 +558,16 @@ fn clients_of(findings: &[Finding], g: &[usize]) -> Vec<String> {
             .filter(|c| c.exception == "none" || !said_none(&findings[i]))
         {
             let first = c.exception.split('/').next().unwrap_or("").trim();
-            if c.exception != "none" && !exceptions.insert(first) {
+            let fatal = c.class == client::ErrorClass::ApplicationRecoverable;
+            if c.exception != "none"
+                && let Some(&(at, was_fatal)) = exceptions.get(first)
+            {
+                // The same refusal on the way to a fatal end (a zombie's epoch, then
+                // PRODUCER_FENCED): the fatal phrase stands for both.
+                if fatal && !was_fatal {
+                    clients[at] = c.short();
+                    exceptions.insert(first, (at, true));
+                }
                 continue;
             }
             let mut s = c.short();
@@ -474,6 +580,9 @@ fn clients_of(findings: &[Finding], g: &[usize]) -> Vec<String> {
                 s = s.replace("at the last stable offset", &format!("at offset {o}"));
             }
             if !clients.contains(&s) {
+                if c.exception != "none" {
+                    exceptions.insert(first, (clients.len(), fatal));
+                }
                 clients.push(s);
             }
         }

@@ -281,7 +281,7 @@ fn triage_summary_comes_first_with_cause_clients_and_commands() {
         "zombie producer 4001@18 wrote after being fenced at epoch 19 (KAFKA-9144)",
         "root cause: producer_epoch_regression @21",
         "-> zombie_write @21 -> hanging_transaction @21",
-        "producer writes accepted that a leader holding their state refuses with InvalidProducerEpochException (producer-abortable)",
+        "producer writes accepted that a leader holding their state refuses with InvalidProducerEpochException; the producer then meets ProducerFencedException (application-recoverable)",
         "--partition 3 --producer-id 4001 --producer-epoch",
         "--coordinator-epoch 7 # the same, on brokers before 3.0",
         "read_committed consumers stall silently at offset 21",

@@ -24,7 +24,7 @@ pub(crate) const BROKER_TXN_EPOCH: &str = "accepted on every path: the open tran
 pub(crate) const BROKER_NON_TXN: &str = "rejects on append (InvalidTxnStateException) and throws on replication and recovery too: a broker reloading this segment fails to rebuild producer state";
 
 pub(crate) const CLIENT_EPOCH: &str = "InvalidProducerEpochException (INVALID_PRODUCER_EPOCH, code 47; abortable since KIP-588/2.7 — before 2.7 ProducerFencedException, fatal)";
-pub(crate) const CLIENT_ZOMBIE: &str = "InvalidProducerEpochException (INVALID_PRODUCER_EPOCH, code 47, abortable); on brokers >= 3.6 a missing verification guard gives InvalidTxnStateException (INVALID_TXN_STATE, code 48) — the zombie should have been fenced";
+pub(crate) const CLIENT_ZOMBIE: &str = "InvalidProducerEpochException (INVALID_PRODUCER_EPOCH, code 47, abortable); on brokers >= 3.6 a missing verification guard gives InvalidTxnStateException (INVALID_TXN_STATE, code 48) — the zombie should have been fenced; its next AddPartitionsToTxn or EndTxn (the abort) gets PRODUCER_FENCED, fatal in the producer's TransactionManager: application-recoverable (close the producer, create a new one)";
 pub(crate) const CLIENT_OUT_OF_ORDER: &str = "OutOfOrderSequenceException (OUT_OF_ORDER_SEQUENCE_NUMBER, code 45; abortable for a transactional producer, an idempotent producer bumps its epoch (KIP-360))";
 pub(crate) const CLIENT_DUPLICATE_EXACT: &str = "none: a leader holding the producer's state answers an exact duplicate of one of its last 5 batches with the original batch's offsets and no error (UnifiedLog.analyzeAndValidateProducerState, findDuplicateBatch): this copy appended it again";
 pub(crate) const CLIENT_INVALID_RECORD: &str =

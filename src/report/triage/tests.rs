@@ -283,3 +283,263 @@ fn a_directory_not_named_topic_n_gets_placeholders_not_empty_arguments() {
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("note:       <topic>, <partition>"), "{text}");
 }
+
+/// The findings of [`chain`] as found in `broker`'s live copy of cluster `cluster`.
+fn on(cluster: &str, broker: i32, fs: Vec<Finding>) -> Vec<Finding> {
+    fs.into_iter()
+        .map(|mut f| {
+            let dir = format!("/{cluster}/b{broker}/data");
+            f.source = crate::finding::Source {
+                cluster_id: Some(cluster.to_string()),
+                broker_id: Some(broker),
+                path: Some(format!("{dir}/{}-{}", f.topic, f.partition)),
+                log_dir: Some(dir),
+                copy: crate::finding::CopyKind::Live,
+            };
+            f
+        })
+        .collect()
+}
+
+/// `chain` on several copies, ids assigned over the whole report.
+fn report_of(copies: &[(&str, i32)]) -> Vec<Finding> {
+    let mut fs: Vec<Finding> = copies
+        .iter()
+        .flat_map(|&(c, b)| on(c, b, chain()))
+        .collect();
+    assign_ids(&mut fs);
+    fs
+}
+
+fn aborts(inc: &Incident) -> usize {
+    inc.commands
+        .iter()
+        .filter(|c| c.contains(" abort ") && c.contains("--start-offset 21"))
+        .count()
+}
+
+/// One hanging transaction in the leader's and a follower's live copy of `payments-3`:
+/// one incident naming both brokers, its commands once (a second abort would find no open
+/// transaction: the first one's marker replicates).
+#[test]
+fn the_same_hanging_transaction_in_two_brokers_is_one_incident() {
+    let fs = report_of(&[("c1", 1), ("c1", 2)]);
+    let inc = incidents(&fs);
+    let pay: Vec<&Incident> = inc
+        .iter()
+        .filter(|i| i.summary.starts_with("payments-3"))
+        .collect();
+    assert_eq!(pay.len(), 1, "{inc:#?}");
+    let pay = pay[0];
+    assert_eq!(pay.partitions, ["payments-3 (brokers 1, 2)"]);
+    assert_eq!(aborts(pay), 1, "{:?}", pay.commands);
+    let old = pay.commands.iter().filter(|c| c.contains("--producer-id"));
+    assert_eq!(old.count(), 1, "{:?}", pay.commands);
+    assert_eq!(pay.root, "b1:producer_epoch_regression:payments-3@21:p4001");
+    assert!(
+        pay.follows
+            .contains(&"b2:hanging_transaction:payments-3@21:p4001".to_string()),
+        "{:?}",
+        pay.follows
+    );
+    assert!(
+        pay.notes[0].starts_with(
+            "payments-3: the same open transaction at offset 21 in the copies of brokers 1, 2: run its abort once"
+        ),
+        "{:?}",
+        pay.notes
+    );
+    // The text names the other copy's findings by their broker.
+    let r = ScanReport {
+        findings: fs.clone(),
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    write_summary(&r, &inc, &super::super::style::Style::default(), &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("partitions: payments-3 (brokers 1, 2)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hanging_transaction @21 (broker 2)"),
+        "{text}"
+    );
+    // The other partition's incident says its brokers too, and stays one per copy.
+    let orders: Vec<&Incident> = inc
+        .iter()
+        .filter(|i| i.summary.starts_with("orders-0"))
+        .collect();
+    assert_eq!(orders.len(), 2, "{inc:#?}");
+    assert_eq!(orders[0].partitions, ["orders-0 (broker 1)"]);
+    // Order and ids are the same on every run.
+    let again = incidents(&fs);
+    let ids = |v: &[Incident]| v.iter().map(|i| i.root.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&inc), ids(&again));
+}
+
+/// The same shape in two clusters (same broker ids, same topic): two incidents, each
+/// naming its cluster.
+#[test]
+fn the_same_hanging_transaction_in_two_clusters_is_two_incidents() {
+    let fs = report_of(&[("c1", 1), ("c1", 2), ("c2", 1), ("c2", 2)]);
+    let inc = incidents(&fs);
+    let pay: Vec<&Incident> = inc
+        .iter()
+        .filter(|i| i.summary.starts_with("payments-3"))
+        .collect();
+    assert_eq!(pay.len(), 2, "{inc:#?}");
+    assert_eq!(pay[0].partitions, ["payments-3 (cluster c1, brokers 1, 2)"]);
+    assert_eq!(pay[1].partitions, ["payments-3 (cluster c2, brokers 1, 2)"]);
+    assert!(pay.iter().all(|i| aborts(i) == 1));
+    // A copy of no known cluster is never joined with another.
+    let mut fs = report_of(&[("c1", 1), ("c1", 2)]);
+    for f in &mut fs {
+        f.source.cluster_id = None;
+    }
+    let pay = incidents(&fs)
+        .into_iter()
+        .filter(|i| i.summary.starts_with("payments-3"))
+        .count();
+    assert_eq!(pay, 2);
+}
+
+/// A follower that differs (it holds the COMMIT the leader lacks: no hanging transaction
+/// there; or another state of the same transaction) is not the same state: apart, the
+/// abort given only where the transaction hangs.
+#[test]
+fn replicas_that_differ_stay_apart() {
+    let mut fs = on("c1", 1, chain());
+    let committed: Vec<Finding> = chain()
+        .into_iter()
+        .filter(|f| f.kind != Kind::HangingTransaction)
+        .collect();
+    fs.extend(on("c1", 2, committed));
+    assign_ids(&mut fs);
+    let inc = incidents(&fs);
+    let pay: Vec<&Incident> = inc
+        .iter()
+        .filter(|i| i.summary.starts_with("payments-3"))
+        .collect();
+    assert_eq!(pay.len(), 2, "{inc:#?}");
+    assert_eq!(pay[0].partitions, ["payments-3 (broker 1)"]);
+    assert_eq!(pay[1].partitions, ["payments-3 (broker 2)"]);
+    assert_eq!((aborts(pay[0]), aborts(pay[1])), (1, 0));
+    let once = |i: &Incident| i.notes.iter().any(|n| n.contains("run its abort once"));
+    assert!(!pay.iter().any(|i| once(i)));
+    // The follower's copy of the transaction at another epoch: another state.
+    let mut fs = report_of(&[("c1", 1), ("c1", 2)]);
+    for f in fs.iter_mut().filter(|f| f.source.broker_id == Some(2)) {
+        f.producer_epoch = f.producer_epoch.map(|e| e + 1);
+    }
+    let pay = incidents(&fs)
+        .into_iter()
+        .filter(|i| i.summary.starts_with("payments-3"))
+        .count();
+    assert_eq!(pay, 2);
+    // A copy that is not live keeps its own treatment (no commands for it).
+    let mut fs = report_of(&[("c1", 1), ("c1", 2)]);
+    for f in fs.iter_mut().filter(|f| f.source.broker_id == Some(2)) {
+        f.source.copy = crate::finding::CopyKind::Stray;
+    }
+    let inc = incidents(&fs);
+    let pay: Vec<&Incident> = inc
+        .iter()
+        .filter(|i| i.summary.starts_with("payments-3"))
+        .collect();
+    assert_eq!(pay.len(), 2, "{inc:#?}");
+    assert_eq!(aborts(pay[1]), 0, "{:?}", pay[1].commands);
+}
+
+/// One broker's report keeps plain `topic-N` names.
+#[test]
+fn one_broker_keeps_plain_partition_names() {
+    let fs = report_of(&[("c1", 1)]);
+    let inc = incidents(&fs);
+    assert!(
+        inc.iter().any(|i| i.partitions == ["payments-3"]),
+        "{inc:#?}"
+    );
+    assert!(
+        inc.iter()
+            .flat_map(|i| &i.notes)
+            .all(|n| !n.contains("run its abort once")),
+        "{inc:#?}"
+    );
+}
+
+/// A zombie's write is also an epoch regression: one clients line for both, saying what
+/// the zombie ends in (PRODUCER_FENCED on its next AddPartitionsToTxn or EndTxn, fatal:
+/// application-recoverable); an epoch regression alone stays abortable.
+#[test]
+fn the_clients_line_says_the_zombie_ends_fenced() {
+    let inc = incidents(&chain());
+    let producer: Vec<&String> = inc[0]
+        .clients
+        .iter()
+        .filter(|c| c.starts_with("producer writes"))
+        .collect();
+    assert_eq!(producer.len(), 1, "{:?}", inc[0].clients);
+    assert!(
+        producer[0].ends_with(
+            "refuses with InvalidProducerEpochException; the producer then meets ProducerFencedException (application-recoverable)"
+        ),
+        "{}",
+        producer[0]
+    );
+    let alone: Vec<Finding> = chain()
+        .into_iter()
+        .filter(|f| f.kind == Kind::ProducerEpochRegression)
+        .collect();
+    let inc = incidents(&alone);
+    assert!(
+        inc[0].clients[0].ends_with("InvalidProducerEpochException (producer-abortable)"),
+        "{:?}",
+        inc[0].clients
+    );
+}
+
+/// `verify`'s prediction that the copy's next start forgets the transaction (a
+/// `snapshot_mismatch` listing it in `evidence.open`) adds a note to its incident; the
+/// abort stays. Not for a mismatch of another copy, nor for one about a snapshot's fields.
+#[test]
+fn an_incident_says_to_abort_before_a_restart_that_forgets_the_transaction() {
+    let forgets = |broker: i32, evidence: serde_json::Value| {
+        let f = Finding::new(
+            Kind::SnapshotMismatch,
+            "payments",
+            3,
+            "no producer snapshot",
+        )
+        .offset(21)
+        .evidence(evidence);
+        on("c1", broker, vec![f]).remove(0)
+    };
+    let open = json!({"open": [{"producer_id": 4001, "producer_epoch": 18,
+        "first_offset": 21, "last_timestamp": 0}]});
+    let note = "Broker 1 forgets this transaction at its next start";
+    for (mismatch, noted) in [
+        (forgets(1, open.clone()), true),
+        (forgets(2, open), false),
+        (
+            forgets(1, json!({"snapshot_offset": 30, "differences": []})),
+            false,
+        ),
+    ] {
+        let mut fs = on("c1", 1, chain());
+        fs.push(mismatch);
+        assign_ids(&mut fs);
+        let inc = incidents(&fs);
+        let pay = inc
+            .iter()
+            .find(|i| i.summary.starts_with("payments-3"))
+            .unwrap();
+        assert_eq!(aborts(pay), 1, "{:?}", pay.commands);
+        assert_eq!(
+            pay.notes.iter().any(|n| n.starts_with(note)),
+            noted,
+            "{:?}",
+            pay.notes
+        );
+    }
+}

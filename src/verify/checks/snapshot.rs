@@ -5,7 +5,7 @@
 use super::{EVIDENCE_CAP, load_checked, mk, name_of, served};
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind};
-use crate::partition::recovery::SnapshotInput;
+use crate::partition::recovery::{SnapshotInput, forgotten_transaction_note};
 use crate::partition::scan::PartitionReport;
 use crate::partition::state::{ProducerState, expired_at_load};
 use crate::read::format::snapshot::{ProducerSnapshot, kafka_message};
@@ -121,12 +121,34 @@ pub(super) fn check_missing(
         && prediction.deleted_segments.is_empty()
         && !r.carried.outcome.open.is_empty()
     {
-        out.push(
-            mk(r, Kind::SnapshotMismatch, &name_of(&p.path), format!("no producer snapshot{} although {} transaction(s) are open: after a clean shutdown the broker skips the rebuild and forgets them", if p.snapshots.is_empty() { "" } else { " left once the stray ones are removed" }, r.carried.outcome.open.len()))
-                .offset(r.carried.outcome.open[0].first_offset)
-                .evidence(json!({"open": r.carried.outcome.open}))
-                .broker("with no snapshot and a clean shutdown, rebuildProducerState skips the log scan: every producer state, open transactions included, is lost (their data reads as committed)"),
-        );
+        // The abort the hanging transactions' remediation gives has to run before that
+        // start: after it, no open transaction is left for it to find.
+        let open = &r.carried.outcome.open;
+        let who = r.source.broker_id;
+        let mut hanging = 0;
+        for f in out.iter_mut().filter(|f| {
+            f.kind == Kind::HangingTransaction
+                && r.source.copy.is_live()
+                && open.iter().any(|t| {
+                    Some(t.first_offset) == f.offset && Some(t.producer_id) == f.producer_id
+                })
+        }) {
+            hanging += 1;
+            let note = forgotten_transaction_note(f.offset.unwrap_or(0), who);
+            f.remediation = Some(match f.remediation.take() {
+                Some(r) => format!("{r}. {note}"),
+                None => note,
+            });
+        }
+        let who = who.map_or("the broker".to_string(), |b| format!("broker {b}"));
+        let mut f = mk(r, Kind::SnapshotMismatch, &name_of(&p.path), format!("no producer snapshot{} although {} transaction(s) are open: after a clean shutdown the broker skips the rebuild and forgets them", if p.snapshots.is_empty() { "" } else { " left once the stray ones are removed" }, open.len()))
+            .offset(open[0].first_offset)
+            .evidence(json!({"open": open}))
+            .broker("with no snapshot and a clean shutdown, rebuildProducerState skips the log scan: every producer state, open transactions included, is lost (their data reads as committed)");
+        if hanging > 0 {
+            f = f.remediation(format!("abort the hanging transactions among them before {who} starts again, through the partition's current leader: their hanging_transaction findings give the commands"));
+        }
+        out.push(f);
     }
 }
 
