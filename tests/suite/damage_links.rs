@@ -165,6 +165,53 @@ fn a_gap_after_several_phantoms_links_to_the_nearest_one() {
     assert_eq!(one(&r, Kind::SequenceGap, 5).caused_by, vec![second]);
 }
 
+/// Byte of a v2 batch inside its first record (past the 61-byte header).
+const RECORD_BYTE: u64 = 64;
+
+#[test]
+fn a_phantom_outside_the_producers_hole_takes_no_gap() {
+    // Producer 9's only batch (offset 1, epoch 0, sequence 0) has a damaged record: its id
+    // is seen nowhere else, but its sequences are not the ones 11 lacks (1..=4).
+    let build = || {
+        let (a, b) = (Producer::idempotent(11, 0), Producer::idempotent(9, 0));
+        let mut p = PartitionBuilder::new("flip", 0).start_time(T0);
+        one_record(&mut p, a); // offset 0: 11's sequence 0
+        one_record(&mut p, b); // offset 1: 9's sequence 0, damaged
+        p.append(Batch::new(a).records(1).sequence(5)); // offset 2: 11's gap
+        p
+    };
+    let r = scan_damaged(build, &[(1, RECORD_BYTE, 0x40)]);
+    crc_at(&r, 1);
+    let gap = one(&r, Kind::SequenceGap, 2);
+    assert!(gap.caused_by.is_empty(), "{gap:#?}");
+    // the same shape with 9's batch holding 11's missing sequences is linked
+    let build = || {
+        let (a, b) = (Producer::idempotent(11, 0), Producer::idempotent(9, 0));
+        let mut p = PartitionBuilder::new("flip", 0).start_time(T0);
+        one_record(&mut p, a);
+        p.append(Batch::new(b).records(4).sequence(1)); // offset 1..=4: sequences 1..=4
+        p.append(Batch::new(a).records(1).sequence(5)); // offset 5
+        p
+    };
+    let r = scan_damaged(build, &[(1, RECORD_BYTE, 0x40)]);
+    assert_eq!(one(&r, Kind::SequenceGap, 5).caused_by, vec![crc_at(&r, 1)]);
+}
+
+#[test]
+fn a_flip_repeated_in_two_batches_is_still_a_phantom() {
+    // offsets 2 and 3 (11's sequences 2 and 3) both become producer 75's (a stuck bit): no
+    // intact batch carries 75, and 11's gap at offset 4 follows from the damage
+    let r = scan_damaged(
+        producer_eleven,
+        &[(2, PID_LOW_BYTE, 0x40), (3, PID_LOW_BYTE, 0x40)],
+    );
+    crc_at(&r, 2);
+    let gap = one(&r, Kind::SequenceGap, 4);
+    assert_eq!(gap.producer_id, Some(11));
+    // the nearest of the two phantoms in the hole
+    assert_eq!(gap.caused_by, vec![crc_at(&r, 3)], "{:#?}", r.findings);
+}
+
 // ----- (b) a damaged closing marker -------------------------------------------------------
 
 #[test]

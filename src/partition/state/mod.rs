@@ -30,6 +30,7 @@ use crate::partition::event::BatchEvent;
 use crate::finding::evidence::BatchEvidence;
 use crate::finding::{Finding, Kind};
 use entry::{BatchRef, Entry};
+pub(crate) use entry::next_sequence;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -375,6 +376,11 @@ impl Replay {
     /// before it is no phantom: `causes::DamageTracker`).
     pub(crate) fn knows_producer(&self, pid: i64) -> bool {
         self.producers.get(pid).is_some()
+    }
+
+    /// Producer `pid`'s epoch and last sequence (−1: no batch cached), when it has state.
+    pub(crate) fn sequence_state(&self, pid: i64) -> Option<(i16, i32)> {
+        self.producers.get(pid).map(|e| (e.epoch, e.last_sequence()))
     }
 
     /// Whether producer `pid` has a transaction open (which its next marker closes).
