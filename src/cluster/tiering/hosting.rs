@@ -86,8 +86,9 @@ impl Reading {
 pub struct Hosting {
     ids: Identities,
     /// Per stop, in (metadata partition, offset) order, the owners of the live directories
-    /// of its user partition.
-    holders: Vec<(EventAt, Vec<Owner>)>,
+    /// of its user partition, and whether the replay kept the logs as they were there
+    /// (`Replay::kept_at`).
+    holders: Vec<(EventAt, Vec<Owner>, bool)>,
     /// The owners of every directory of the inputs.
     owners: Vec<Owner>,
 }
@@ -113,7 +114,7 @@ impl Hosting {
                     .collect();
                 owners.sort();
                 owners.dedup();
-                (s.at, owners)
+                (s.at, owners, replay.kept_at(s.at))
             })
             .collect();
         Hosting {
@@ -131,7 +132,7 @@ impl Hosting {
         };
         let me = owner(&self.ids, p);
         let mut r = Reading::ALL;
-        for (at, owners) in &self.holders {
+        for (at, owners, kept) in &self.holders {
             let certain = owners.iter().any(|o| o.same(&me));
             if !certain && !owners.iter().any(|o| o.may_be(&me)) {
                 continue;
@@ -141,6 +142,8 @@ impl Hosting {
             } else if r.cut.is_none() {
                 if certain {
                     r.cut = Some(*at);
+                    // Past the stops whose logs are kept: how far it applied is not known.
+                    r.known &= *kept;
                 } else {
                     r.known = false;
                 }

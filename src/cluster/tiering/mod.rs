@@ -326,7 +326,11 @@ fn undecodable_finding(u: &replay::Undecodable) -> Finding {
     .evidence(serde_json::json!({"error": u.error}))
 }
 
-fn stopped_finding(s: &replay::Stop, hosting: &hosting::Hosting) -> Finding {
+fn stopped_finding(
+    s: &replay::Stop,
+    replay: &replay::Replay,
+    hosting: &hosting::Hosting,
+) -> Finding {
     let tp = format!("{}-{}", s.partition.topic, s.partition.partition);
     let brokers = hosting.stopped(s.at);
     let maybe = hosting.maybe_stopped(s.at);
@@ -347,7 +351,7 @@ fn stopped_finding(s: &replay::Stop, hosting: &hosting::Hosting) -> Finding {
         s.at.metadata_partition,
         format!(
             "the record at offset {} ({} of {tp}: {}) makes RemoteLogMetadataCache throw IllegalArgumentException on {whose}; their metadata consumer stops there and never applies the {} record(s) after it in this partition, while brokers not hosting {tp} skip the record and go on",
-            s.at.offset, s.segment_id, s.why, s.records_after
+            s.at.offset, s.segment_id, s.why, replay.records_after(s)
         ),
     )
     .offset(s.at.offset)
@@ -356,7 +360,7 @@ fn stopped_finding(s: &replay::Stop, hosting: &hosting::Hosting) -> Finding {
     .evidence(serde_json::json!({
         "segment_id": s.segment_id,
         "why": s.why,
-        "records_after": s.records_after,
+        "records_after": replay.records_after(s),
         "partition": tp,
         "topic_id": crate::read::format::checkpoint::encode_uuid(&s.partition.topic_id),
         "stops_brokers": brokers,
@@ -385,7 +389,7 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &
     }
     for s in replay.all_stops() {
         if let Some(Some(i)) = chosen.get(&s.at.metadata_partition) {
-            extra.entry(*i).or_default().push(stopped_finding(s, hosting));
+            extra.entry(*i).or_default().push(stopped_finding(s, replay, hosting));
         }
     }
     let mut log_starts = BTreeMap::new();

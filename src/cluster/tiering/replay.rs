@@ -141,9 +141,16 @@ pub struct Stop {
     pub partition: UserPartition,
     pub segment_id: String,
     pub why: &'static str,
-    /// The records of the metadata partition after it (a broker stopped there applies none).
-    pub records_after: u64,
+    /// The records of the metadata partition up to it, itself included
+    /// ([`Replay::records_after`] counts those after it).
+    records_to: u64,
 }
+
+/// How many stops of one metadata partition keep the logs as they were there: each kept
+/// stop may copy a log a later record changes, so a hostile log throwing at every other
+/// record would cost time and memory quadratic in its records. A broker stopped at a later
+/// stop is not judged (`hosting::Reading::known`); real logs have one or two stops.
+pub const MAX_KEPT_STOPS: usize = 64;
 
 /// The replay of every metadata partition read.
 #[derive(Debug, Clone, Default)]
@@ -162,6 +169,8 @@ pub struct Replay {
     /// others are as `partitions` holds them. Kept when a later record is applied (copy on
     /// write): nothing is cloned for the partitions nothing changes after the stop.
     before: BTreeMap<EventAt, BTreeMap<UserPartition, Option<PartitionLog>>>,
+    /// The records read of each metadata partition.
+    records: BTreeMap<i32, u64>,
     pub undecodable: Vec<Undecodable>,
     /// Records or batches the walk could not read: `(metadata partition, why)`.
     pub unread: Vec<(i32, String)>,
@@ -221,9 +230,9 @@ impl Replay {
             metadata_partition,
             offset,
         };
-        for s in self.stops.get_mut(&metadata_partition).into_iter().flatten() {
-            s.records_after += 1;
-        }
+        // Counted per metadata partition (a stop's `records_after` is the count since it:
+        // no walk over the stops per record, which hostile logs make many).
+        *self.records.entry(metadata_partition).or_default() += 1;
         // Every broker consuming this metadata partition stopped at an undecodable record
         // (the deserialization comes before `shouldProcess`): nothing after it is applied.
         if self
@@ -274,8 +283,9 @@ impl Replay {
             }
             RemoteLogMetadata::Snapshot(_) => {}
         }
-        if let Some(stop) = thrown(log, &up, at) {
+        if let Some(mut stop) = thrown(log, &up, at) {
             log.stopped_at = Some(at);
+            stop.records_to = self.records.get(&at.metadata_partition).copied().unwrap_or(0);
             self.stops.entry(at.metadata_partition).or_default().push(stop);
         }
     }
@@ -288,8 +298,7 @@ impl Replay {
         };
         let log = self.partitions.get(up);
         let since = log.and_then(|l| l.last_event);
-        for s in stops
-            .iter()
+        for s in (stops.iter().take(MAX_KEPT_STOPS))
             .filter(|s| s.at < at && since.is_none_or(|e| e < s.at))
         {
             self.before
@@ -314,6 +323,21 @@ impl Replay {
             Some(kept) => kept.as_ref(),
             None => Some(now),
         }
+    }
+
+    /// The records of `s`'s metadata partition after it (a broker stopped there applies
+    /// none of them).
+    pub fn records_after(&self, s: &Stop) -> u64 {
+        let read = self.records.get(&s.at.metadata_partition).copied().unwrap_or(0);
+        read.saturating_sub(s.records_to)
+    }
+
+    /// Whether the logs as they were at the stop at `at` are kept ([`MAX_KEPT_STOPS`]):
+    /// a broker stopped at a later one is not judged on them.
+    pub fn kept_at(&self, at: EventAt) -> bool {
+        (self.stops.get(&at.metadata_partition))
+            .and_then(|v| v.iter().position(|s| s.at == at))
+            .is_some_and(|i| i < MAX_KEPT_STOPS)
     }
 
     /// The stops of every metadata partition, in (metadata partition, offset) order.
@@ -344,7 +368,7 @@ fn thrown(log: &PartitionLog, up: &UserPartition, at: EventAt) -> Option<Stop> {
         partition: up.clone(),
         segment_id: i.segment_id.clone(),
         why: i.why,
-        records_after: 0,
+        records_to: 0,
     })
 }
 
@@ -491,5 +515,63 @@ impl PartitionLog {
     /// Whether any event of the partition was written after `at`.
     pub fn has_event_after(&self, at: EventAt) -> bool {
         self.last_event.is_some_and(|l| l > at)
+    }
+}
+
+#[cfg(all(test, feature = "testkit"))]
+mod tests {
+    use super::*;
+    use crate::testkit::files::topic_id_for;
+    use crate::testkit::remote_log::{
+        COPY_SEGMENT_FINISHED, COPY_SEGMENT_STARTED, RemoteSegment, encode_segment_metadata,
+        encode_segment_update, segment_uuid,
+    };
+
+    fn segment(topic: &str, n: u32, start: i64) -> RemoteSegment {
+        RemoteSegment {
+            topic: topic.into(),
+            topic_id: topic_id_for(topic),
+            partition: 0,
+            id: segment_uuid(n),
+            start_offset: start,
+            end_offset: start + 9,
+            max_timestamp_ms: 1_000,
+            leader_epochs: vec![(0, start)],
+            size: 100,
+            custom_metadata: None,
+            txn_index_empty: None,
+        }
+    }
+
+    /// A hostile metadata partition: 300 user partitions each throwing once (a segment
+    /// started twice), a segment of `big` copied after each throw. The logs kept at the
+    /// stops stay bounded (each kept stop copies `big`'s growing log once), a stop past
+    /// the bound says it is not kept, and every stop still counts the records after it.
+    #[test]
+    fn stops_past_the_bound_keep_no_copies_and_count_what_follows() {
+        let mut r = Replay::default();
+        let mut offset = 0;
+        let mut apply = |r: &mut Replay, v: Vec<u8>| {
+            r.apply(0, offset, Some(&v), "0.log", 0);
+            offset += 1;
+        };
+        for i in 0..300u32 {
+            let bad = segment(&format!("t{i}"), i, 0);
+            apply(&mut r, encode_segment_metadata(&bad, 1, 1, COPY_SEGMENT_STARTED));
+            apply(&mut r, encode_segment_update(&bad, 1, 2, None, COPY_SEGMENT_STARTED));
+            let big = segment("big", 10_000 + i, 10 * i64::from(i));
+            apply(&mut r, encode_segment_metadata(&big, 1, 3, COPY_SEGMENT_STARTED));
+            apply(&mut r, encode_segment_update(&big, 1, 4, None, COPY_SEGMENT_FINISHED));
+        }
+        let stops: Vec<&Stop> = r.all_stops().collect();
+        assert_eq!(stops.len(), 300);
+        assert!(r.before.len() <= MAX_KEPT_STOPS, "{}", r.before.len());
+        assert!(r.kept_at(stops[0].at) && r.kept_at(stops[MAX_KEPT_STOPS - 1].at));
+        assert!(!r.kept_at(stops[MAX_KEPT_STOPS].at));
+        // the first stop is the second record: 1 198 records after it; the last, 2 after
+        assert_eq!(r.records_after(stops[0]), 1_198);
+        assert_eq!(r.records_after(stops[299]), 2);
+        let up = stops[0].partition.clone();
+        assert!(r.partitions[&up].stopped_at.is_some());
     }
 }
