@@ -213,8 +213,8 @@ fn delete_started_never_finished() {
     assert!(tiered(&f).is_empty(), "{f:#?}");
 }
 
-/// KAFKA-16511's shape: a finished segment carrying an epoch the partition's lineage does
-/// not have (an abandoned leader's copy of offsets 40..=59).
+/// A finished segment carrying an epoch above the partition's lineage (an abandoned
+/// leader's copy of offsets 40..=59): retention never deletes it with this lineage.
 ///
 /// Finished after the good [40,59], the stray also takes its place in epoch 1's offset map
 /// (`RemoteLogLeaderEpochState.handleSegmentWithCopySegmentFinishedState`: the same start

@@ -3,9 +3,10 @@
 //! its checkpointed log start offset, its local log start and end, its leader-epoch
 //! lineage.
 
+use super::expiry::Expiry;
 use super::lineage::{Lineage, OutsideLineage, within_lineage};
 use super::replay::{EventAt, PartitionLog, RemoteSegment, StateEvent, UserPartition};
-use crate::finding::{Finding, Kind};
+use crate::finding::{Finding, Kind, Severity};
 use crate::read::format::checkpoint::encode_uuid;
 use crate::read::format::remote_log::SegmentState;
 use serde::Serialize;
@@ -284,26 +285,74 @@ struct Abandoned {
     segment: SegmentEvidence,
     #[serde(flatten)]
     why: OutsideLineage,
-    /// The lineage the segment was judged against (filtered as `RemoteLogManager` does).
+    /// When the leader's expiration deletes it.
+    expiry: Option<Expiry>,
+    /// The lineage the segment was judged against: the replica's, truncated at the log
+    /// start as its broker holds it, filtered as `RemoteLogManager` does.
     lineage: Vec<(i32, i64)>,
     log_start_offset: i64,
     log_end_offset: i64,
 }
 
+/// The replica's lineage as its broker holds it: truncated at the checkpointed log start
+/// (`LogLoader.load`, and every move of the log start).
+fn loaded_lineage(view: &ReplicaView) -> Option<Lineage> {
+    let l = view.lineage.as_ref()?;
+    Some(match view.log_start_offset {
+        Some(start) => l.truncated_from_start(start),
+        None => l.clone(),
+    })
+}
+
+/// What an abandoned segment's [`Expiry`] says, and the finding's severity: a segment the
+/// next run deletes is passing (info).
+fn expiry_text(e: Option<Expiry>) -> (String, Severity) {
+    match e {
+        Some(Expiry::NextRun { earliest_epoch }) => (
+            format!(
+                "retention deletes it on the leader's next expiration run (all its epochs are below the epoch cache's earliest, {earliest_epoch})"
+            ),
+            Severity::Info,
+        ),
+        Some(Expiry::LogStartReaches {
+            log_start_offset,
+            first_epoch,
+        }) => (
+            format!(
+                "time and size retention pass it over; it is deleted once the log start offset reaches {log_start_offset} (the epoch cache's first epoch is then {first_epoch}, at or above all its epochs)"
+            ),
+            Severity::Warning,
+        ),
+        Some(Expiry::Never {
+            segment_epoch,
+            latest_epoch,
+        }) => (
+            format!(
+                "no retention rule deletes it while the lineage has no epoch at or above its epoch {segment_epoch} (the lineage's latest is {latest_epoch})"
+            ),
+            Severity::Warning,
+        ),
+        None => ("retention passes it over".into(), Severity::Warning),
+    }
+}
+
 /// `remote_segment_abandoned_lineage`: a finished segment at or above the log start
-/// whose epochs `RemoteLogManager.isRemoteSegmentWithinLeaderEpochs` rejects against the
-/// replica's lineage. Only segments ending below the replica's log end are judged: one
-/// beyond it is either truncated away or not yet replicated here (two readings).
+/// whose epochs `RemoteLogManager.isRemoteSegmentWithinLeaderEpochs` (3.7.1 on, KAFKA-16511)
+/// rejects against the replica's lineage as its broker holds it, with when retention
+/// deletes it ([`super::expiry`]). Only segments ending below the replica's log end are
+/// judged: one beyond it is either truncated away or not yet replicated here (two readings).
 pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<Finding> {
-    let (Some(start), Some(leo), Some(lineage)) =
-        (view.log_start_offset, view.log_end_offset, &view.lineage)
-    else {
+    let (Some(start), Some(leo), Some(loaded)) = (
+        view.log_start_offset,
+        view.log_end_offset,
+        loaded_lineage(view),
+    ) else {
         return Vec::new();
     };
-    if lineage.is_empty() {
+    if loaded.is_empty() {
         return Vec::new();
     }
-    let filtered = lineage.filtered();
+    let filtered = loaded.filtered();
     let mut out = Vec::new();
     for s in finished(log) {
         if s.end_offset < start || s.end_offset >= leo {
@@ -313,8 +362,10 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
         let Some(why) = within_lineage(&seg, s.end_offset, leo, &filtered) else {
             continue;
         };
+        let expiry = super::expiry::expiry(&s.leader_epochs, s.end_offset, &loaded);
+        let (when, severity) = expiry_text(expiry);
         let msg = format!(
-            "remote segment {} (offsets {}..={}, epochs {:?}) is not in the partition's leader-epoch lineage {:?}: retention never expires it, and a fetch of an offset its epochs serve reads it",
+            "remote segment {} (offsets {}..={}, epochs {:?}) is not in the partition's leader-epoch lineage {:?}: {when}; until then a fetch of an offset its epochs serve reads it",
             encode_uuid(&s.id),
             s.start_offset,
             s.end_offset,
@@ -322,13 +373,15 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
             filtered.entries()
         );
         let f = finding(Kind::RemoteSegmentAbandonedLineage, up, s.start_offset, msg)
-            .broker("retention skips a segment outside the current leader-epoch lineage (RemoteLogManager: isRemoteSegmentWithinLeaderEpochs); only segments whose epochs are all below the earliest epoch, or below the log start, are cleaned up, so this one may stay in remote storage (KAFKA-16511). Reads apply no lineage check: RemoteLogManager.read looks the offset up in the epoch the leader's cache gives it and returns the segment found from there on, past that epoch's end, so a fetch starting where this segment serves gets the abandoned leader's batches")
-            .remediation("the segment holds data of an abandoned leader (unclean election or truncation); delete its objects and metadata once no consumer needs it");
+            .severity(severity)
+            .broker("RemoteLogManager's expiration (cleanupExpiredRemoteLogSegments) applies time and size retention only to segments inside the leader-epoch lineage (isRemoteSegmentWithinLeaderEpochs) and passes this one over; it deletes it regardless once all its epochs are below the epoch cache's earliest (deleteLogSegmentsDueToLeaderEpochCacheTruncation, every run) or, its end below the log start, at or below the cache's first epoch (isSegmentBreachByLogStartOffset) — the cache is truncated at the log start as it moves. Reads apply no lineage check: RemoteLogManager.read looks the offset up in the epoch the leader's cache gives it and returns the segment found from there on, past that epoch's end, so a fetch starting where this segment serves gets the abandoned leader's batches")
+            .remediation("the segment holds data of an abandoned leader (unclean election or truncation); unless retention deletes it soon, delete its objects and metadata once no consumer needs it");
         out.push(evidence(
             f,
             &Abandoned {
                 segment: SegmentEvidence::of(s),
                 why,
+                expiry,
                 lineage: filtered.entries(),
                 log_start_offset: start,
                 log_end_offset: leo,
