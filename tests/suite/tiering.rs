@@ -315,8 +315,10 @@ fn segment_of_an_abandoned_lineage_replaced_by_a_later_copy() {
     );
 }
 
-/// KAFKA-15351's shape: the checkpointed log start is the local log start while finished
-/// remote segments hold offsets below it.
+/// The checkpointed log start is the local log start while finished remote segments hold
+/// offsets below it, none being deleted and the epoch cache truncated at the log start: a
+/// retention run that had not begun deleting, or a reset (KAFKA-15351) — both readings said
+/// (`tiering_expiry.rs` holds the others).
 #[test]
 fn log_start_reset_to_the_local_log_start() {
     let d = tempfile::tempdir().unwrap();
@@ -324,6 +326,8 @@ fn log_start_reset_to_the_local_log_start() {
     t.log_start(60);
     let f = scan(&write(t, d.path()), false);
     assert_eq!(tiered(&f), vec![orders(Kind::RemoteLogStartMismatch, 20)]);
+    let m = &of(&f, Kind::RemoteLogStartMismatch)[0];
+    assert_eq!(m.evidence["reading"], "retention_window_or_reset");
     // A log start moved by retention past a segment its next run deletes: not reported.
     let d = tempfile::tempdir().unwrap();
     let mut t = healthy();

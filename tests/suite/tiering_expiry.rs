@@ -2,7 +2,9 @@
 //! `RemoteLogManager.RLMExpirationTask.cleanupExpiredRemoteLogSegments` decides it
 //! (`cluster::tiering::expiry`): a segment outside the leader-epoch lineage
 //! (`remote_segment_abandoned_lineage`: on the leader's next run, once the log start reaches
-//! an offset, or never with this lineage).
+//! an offset, or never with this lineage) and finished segments below the log start
+//! (`remote_log_start_mismatch`: a retention run in progress, its window or a reset, the
+//! shape of KAFKA-15351).
 #![cfg(feature = "testkit")]
 
 use klogscan::finding::{Finding, Kind, Severity};
@@ -182,4 +184,157 @@ fn overlapping_segment_of_kafkas_test_is_inside_the_lineage() {
     t.lineage(&[(7, 51), (9, 100)]);
     let (_, f) = scan(t);
     assert!(tiered(&f).is_empty(), "{f:#?}");
+}
+
+// ----- remote_log_start_mismatch: retention in progress, or a reset -----------------------
+
+/// `tiered_history()` with [0,19] and [20,39] copied and the local log from 40; the log
+/// start at the local log start, 40.
+fn reaching_the_local_log() -> (TieredLog, usize) {
+    let mut t = TieredLog::new(klogscan::testkit::brokers::tiered_history());
+    let r0 = t.copy(0);
+    t.copy(1);
+    t.local_from(2);
+    t.log_start(40);
+    (t, r0)
+}
+
+fn reading(f: &Finding) -> &str {
+    f.evidence["reading"].as_str().unwrap()
+}
+
+/// Remote retention reaching the local log: a run moved the log start to 40 and started
+/// deleting [0,19] (the partition's last event); [20,39] waits its turn. Retention in
+/// progress, info — not a reset.
+#[test]
+fn log_start_moved_by_a_retention_run_still_deleting() {
+    let (mut t, r0) = reaching_the_local_log();
+    t.delete_started(r0);
+    let (_, f) = scan(t);
+    assert_eq!(tiered(&f), vec![(Kind::RemoteLogStartMismatch, 20)]);
+    let m = one(&f, Kind::RemoteLogStartMismatch);
+    assert_eq!(m.severity, Severity::Info);
+    assert_eq!(reading(m), "retention_in_progress");
+    assert_eq!(m.evidence["deletable_by_log_start_rule"], true);
+    assert_eq!(m.evidence["delete_pending"]["start_offset"], 0);
+    assert!(
+        m.message.starts_with("retention in progress"),
+        "{}",
+        m.message
+    );
+    assert!(
+        m.message.contains("in flight, or it failed"),
+        "{}",
+        m.message
+    );
+    assert!(!m.message.contains("KAFKA-15351"), "{}", m.message);
+}
+
+/// The run's first delete finished ([0,19] gone, the last event): still in progress.
+#[test]
+fn log_start_moved_by_a_retention_run_after_its_first_delete() {
+    let (mut t, r0) = reaching_the_local_log();
+    t.delete(r0);
+    let (_, f) = scan(t);
+    let m = one(&f, Kind::RemoteLogStartMismatch);
+    assert_eq!(
+        (m.severity, reading(m)),
+        (Severity::Info, "retention_in_progress")
+    );
+    assert!(
+        m.message.contains("latest event deletes segment"),
+        "{}",
+        m.message
+    );
+}
+
+/// A delete that failed (a `RemoteStorageException` ends the run): [0,19] left
+/// DELETE_SEGMENT_STARTED while copies go on; retention is blocked on it.
+#[test]
+fn retention_blocked_on_a_failed_delete() {
+    let (mut t, r0) = reaching_the_local_log();
+    t.delete_started(r0);
+    t.copy(2);
+    let (_, f) = scan(t);
+    assert_eq!(
+        tiered(&f),
+        vec![
+            (Kind::RemoteDeleteUnfinished, 0),
+            (Kind::RemoteLogStartMismatch, 20)
+        ]
+    );
+    let m = one(&f, Kind::RemoteLogStartMismatch);
+    assert_eq!(
+        (m.severity, reading(m)),
+        (Severity::Info, "retention_in_progress")
+    );
+    assert!(m.message.contains("blocked on segment"), "{}", m.message);
+}
+
+/// No deletion begun and the epoch cache truncated at the log start: a retention run
+/// between moving the log start and its first delete, or a reset — both readings said,
+/// info, no KAFKA-15351 claim.
+#[test]
+fn log_start_at_the_local_start_without_deletions_has_two_readings() {
+    let (t, _) = reaching_the_local_log();
+    let (_, f) = scan(t);
+    assert_eq!(tiered(&f), vec![(Kind::RemoteLogStartMismatch, 0)]);
+    let m = one(&f, Kind::RemoteLogStartMismatch);
+    assert_eq!(m.severity, Severity::Info);
+    assert_eq!(reading(m), "retention_window_or_reset");
+    assert!(m.message.contains("cannot tell which"), "{}", m.message);
+    assert!(!m.message.contains("the shape of"), "{}", m.message);
+}
+
+/// KAFKA-15351 (3.5's `LogLoader`, fixed in 3.6.0): at a restart the log start was reset
+/// to the first local segment's base, 60, while the epoch cache was truncated at the
+/// checkpointed log start, 20, as before; retention (which had deleted [0,19] earlier) is
+/// not deleting anything. The checkpoint still starting at 20 is the reset's mark: the
+/// reading stays, at warning.
+#[test]
+fn log_start_reset_to_the_local_start_keeps_its_reading() {
+    let build = |lineage: Option<&[(i32, i64)]>| {
+        let mut t = TieredLog::new(klogscan::testkit::brokers::tiered_history());
+        let r0 = t.copy(0);
+        t.copy(1);
+        t.delete(r0);
+        t.copy(2);
+        t.local_from(3);
+        t.log_start(60);
+        if let Some(l) = lineage {
+            t.lineage(l);
+        }
+        t
+    };
+    let (_, f) = scan(build(Some(&[(0, 20), (1, 40), (2, 70)])));
+    assert_eq!(tiered(&f), vec![(Kind::RemoteLogStartMismatch, 20)]);
+    let m = one(&f, Kind::RemoteLogStartMismatch);
+    assert_eq!(m.severity, Severity::Warning);
+    assert_eq!(reading(m), "log_start_reset");
+    assert_eq!(m.evidence["lineage_first_offset"], 20);
+    assert!(m.message.contains("(KAFKA-15351)"), "{}", m.message);
+    // The cache truncated at 60 (as a retention run moving the log start leaves it): two
+    // readings.
+    let (_, f) = scan(build(None));
+    let m = one(&f, Kind::RemoteLogStartMismatch);
+    assert_eq!(
+        (m.severity, reading(m)),
+        (Severity::Info, "retention_window_or_reset")
+    );
+}
+
+/// Below the local log start, a segment whose epoch (3) is above the log start's (1):
+/// the log-start rule cannot delete it, whatever the run — it stays (warning).
+#[test]
+fn segment_below_the_local_start_the_log_start_rule_cannot_delete() {
+    let (mut t, _) = reaching_the_local_log();
+    stray(&mut t, 1, 20, 39, &[(3, 20)]);
+    let (_, f) = scan(t);
+    let m = one(&f, Kind::RemoteLogStartMismatch);
+    assert_eq!(
+        (m.severity, reading(m)),
+        (Severity::Warning, "not_deletable")
+    );
+    assert_eq!(m.evidence["deletable_by_log_start_rule"], false);
+    assert!(m.message.contains("cannot delete them"), "{}", m.message);
 }

@@ -3,7 +3,7 @@
 //! its checkpointed log start offset, its local log start and end, its leader-epoch
 //! lineage.
 
-use super::expiry::Expiry;
+use super::expiry::{Deleting, Expiry, breached_by_log_start};
 use super::lineage::{Lineage, OutsideLineage, within_lineage};
 use super::replay::{EventAt, PartitionLog, RemoteSegment, StateEvent, UserPartition};
 use crate::finding::{Finding, Kind, Severity};
@@ -391,24 +391,110 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
     out
 }
 
+/// How finished segments below the log start read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum StartReading {
+    /// A retention run moved the log start to the local log start and deletes the segments
+    /// below it one at a time (deletions under way or waiting).
+    RetentionInProgress,
+    /// No deletion begun: a retention run between moving the log start and its first
+    /// delete, or a log start reset to the local one (two readings).
+    RetentionWindowOrReset,
+    /// The log start at the local one with the epoch cache not following it: KAFKA-15351's
+    /// shape.
+    LogStartReset,
+    /// Retention's log-start rule cannot delete them: they stay.
+    NotDeletable,
+}
+
 #[derive(Serialize)]
 struct StartMismatch {
+    reading: StartReading,
     log_start_offset: i64,
     local_log_start_offset: Option<i64>,
     lowest_remote_offset: i64,
-    /// The log start equals the local log start: the shape of a log start reset to the
-    /// local one at restart (KAFKA-15351).
+    /// The log start equals the local log start.
     log_start_at_local_start: bool,
-    /// Whether retention's log-start rule (all epochs at or below the lineage's first)
-    /// would delete the segments.
+    /// Whether retention's log-start rule (all epochs at or below the first epoch of the
+    /// lineage truncated at the log start) deletes every one of the segments.
     deletable_by_log_start_rule: bool,
+    /// The first offset of the replica's `leader-epoch-checkpoint`: below the log start, the
+    /// cache was not truncated when the log start was set.
+    lineage_first_offset: Option<i64>,
+    /// A segment below the log start left DELETE_SEGMENT_STARTED.
+    delete_pending: Option<SegmentEvidence>,
+    /// The segment below the log start whose deletion is the partition's latest event.
+    last_deleted: Option<SegmentEvidence>,
     segments: Vec<SegmentEvidence>,
 }
 
+/// Which reading of [`StartReading`] holds; `None`: the next run deletes the segments and
+/// nothing is reported. `deletable`: `None` without a lineage.
+fn start_reading(
+    at_local: bool,
+    deletable: Option<bool>,
+    deleting: bool,
+    behind: bool,
+) -> Option<StartReading> {
+    Some(match (at_local, deletable) {
+        (false, Some(true)) => return None,
+        (false, _) => StartReading::NotDeletable,
+        (true, d) if deleting && d != Some(false) => StartReading::RetentionInProgress,
+        (true, _) if behind && !deleting => StartReading::LogStartReset,
+        (true, Some(false)) => StartReading::NotDeletable,
+        (true, _) => StartReading::RetentionWindowOrReset,
+    })
+}
+
+/// The message of a [`StartReading`].
+fn start_message(
+    reading: StartReading,
+    start: i64,
+    lowest: i64,
+    del: &Deleting,
+    lineage_first: Option<i64>,
+) -> String {
+    let id = |s: &RemoteSegment| encode_uuid(&s.id);
+    match reading {
+        StartReading::RetentionInProgress => {
+            let how = match (del.pending, del.last_deleted) {
+                (Some(p), _) if del.pending_is_last => format!(
+                    "segment {}'s delete started and has not finished: in flight, or it failed and ended the run",
+                    id(p)
+                ),
+                (Some(p), _) => format!(
+                    "blocked on segment {}: its delete started and never finished while later events follow — a failed delete ends the run, and each run retries it",
+                    id(p)
+                ),
+                (None, Some(d)) => {
+                    format!("the partition's latest event deletes segment {}", id(d))
+                }
+                (None, None) => String::new(),
+            };
+            format!(
+                "retention in progress: the checkpointed log start offset {start} equals the local log start and finished remote segments still hold offsets from {lowest}; a retention run moved the log start past them and deletes them one at a time ({how}); the next run deletes what is left by the log-start rule"
+            )
+        }
+        StartReading::RetentionWindowOrReset => format!(
+            "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest} and no deletion of them has begun: either a retention run moved the log start and had not begun deleting (the broker stopped or leadership moved in between; the next run deletes them by the log-start rule), or the log start was reset to the local log start at a restart (KAFKA-15351, 3.5 brokers) — the metadata cannot tell which; the offsets below it are no longer readable either way"
+        ),
+        StartReading::LogStartReset => format!(
+            "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest} and the leader-epoch-checkpoint still starts at offset {}, below it: the log start was set without the epoch cache following it (retention and DeleteRecords truncate the cache as they move the log start), the shape of a log start reset to the local log start at a restart (KAFKA-15351); consumers can no longer read the remote data below it",
+            lineage_first.unwrap_or(start)
+        ),
+        StartReading::NotDeletable if lineage_first.is_none() => format!(
+            "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and without a readable leader-epoch lineage retention's log-start rule deletes none of them: they stay in remote storage"
+        ),
+        StartReading::NotDeletable => format!(
+            "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and retention's log-start rule cannot delete them (their epochs are above the first epoch of the lineage at the log start): they stay in remote storage"
+        ),
+    }
+}
+
 /// `remote_log_start_mismatch`: finished segments wholly below the checkpointed log
-/// start, reported when the log start sits at the local log start (a reset, KAFKA-15351)
-/// or when retention's log-start rule cannot delete them (a leak). Otherwise they are
-/// segments the next retention run deletes: not reported.
+/// start, read as [`StartReading`] says. Below a log start elsewhere than the local log
+/// start, segments the next run deletes by the log-start rule are not reported.
 pub fn log_start_mismatch(
     up: &UserPartition,
     log: &PartitionLog,
@@ -421,41 +507,46 @@ pub fn log_start_mismatch(
     let Some(lowest) = below.iter().map(|s| s.start_offset).min() else {
         return Vec::new();
     };
-    let first_epoch = view
-        .lineage
-        .as_ref()
-        .and_then(|l| l.filtered().first())
-        .map(|e| e.0);
+    let loaded = loaded_lineage(view).filter(|l| !l.is_empty());
     // RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset
-    let deletable = first_epoch.is_some_and(|fe| {
+    let deletable = loaded.as_ref().and_then(|l| {
         below
             .iter()
-            .all(|s| s.leader_epochs.iter().all(|(e, _)| *e <= fe))
+            .map(|s| breached_by_log_start(s, l))
+            .try_fold(true, |all, d| Some(all && d?))
     });
+    let lineage_first = view.lineage.as_ref().and_then(|l| l.first()).map(|e| e.1);
+    let behind = lineage_first.is_some_and(|o| o < start);
+    let del = super::expiry::deleting(log, start);
     let at_local = view.local_log_start == Some(start);
-    if !at_local && deletable {
+    let Some(reading) = start_reading(at_local, deletable, del.any(), behind) else {
         return Vec::new();
-    }
-    let msg = if at_local {
-        format!(
-            "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest}: the log start was moved past remote data (the shape of KAFKA-15351), which consumers can no longer read and retention deletes"
-        )
-    } else {
-        format!(
-            "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and retention's log-start rule cannot delete them (their epochs are above the lineage's first): they stay in remote storage"
-        )
     };
+    let msg = start_message(reading, start, lowest, &del, lineage_first);
+    let passing = matches!(
+        reading,
+        StartReading::RetentionInProgress | StartReading::RetentionWindowOrReset
+    );
     let f = finding(Kind::RemoteLogStartMismatch, up, lowest, msg)
-        .broker("fetches below the log start offset fail with OFFSET_OUT_OF_RANGE; RemoteLogManager deletes a remote segment below the log start only when all its epochs are at or below the earliest epoch of the lineage")
-        .remediation("compare with the other replicas' log-start-offset-checkpoint; if the log start was reset at a restart, the remote data below it is no longer reachable");
+        .severity(if passing { Severity::Info } else { Severity::Warning })
+        .broker("RemoteLogManager's expiration (cleanupExpiredRemoteLogSegments) moves the log start first (handleLogStartOffsetUpdate) and then deletes the segments below it one at a time; a RemoteStorageException from one delete ends the run and the rest wait for the next, which retries DELETE_SEGMENT_STARTED segments and deletes a segment below the log start when all its epochs are at or below the epoch cache's first (isSegmentBreachByLogStartOffset). Fetches below the log start fail with OFFSET_OUT_OF_RANGE")
+        .remediation(if passing {
+            "nothing, if the next expiration runs finish the deletion; a delete that keeps failing shows in the leader's log (the remote storage refusing it)"
+        } else {
+            "compare with the other replicas' log-start-offset-checkpoint; if the log start was reset at a restart, the remote data below it is no longer reachable"
+        });
     vec![evidence(
         f,
         &StartMismatch {
+            reading,
             log_start_offset: start,
             local_log_start_offset: view.local_log_start,
             lowest_remote_offset: lowest,
             log_start_at_local_start: at_local,
-            deletable_by_log_start_rule: deletable,
+            deletable_by_log_start_rule: deletable == Some(true),
+            lineage_first_offset: lineage_first,
+            delete_pending: del.pending.map(SegmentEvidence::of),
+            last_deleted: del.last_deleted.map(SegmentEvidence::of),
             segments: below.iter().map(|s| SegmentEvidence::of(s)).collect(),
         },
     )]

@@ -1,6 +1,7 @@
 //! When the leader's expiration deletes remote segments that time and size retention pass
 //! over, as `RemoteLogManager.RLMExpirationTask.cleanupExpiredRemoteLogSegments` decides it
-//! (3.6 to today).
+//! (3.6 to today), and what the metadata shows of a run deleting the segments below the log
+//! start.
 //!
 //! Time and size retention judge only segments inside the leader-epoch lineage
 //! (`isRemoteSegmentWithinLeaderEpochs`); a segment outside it is passed over and the run
@@ -18,6 +19,8 @@
 //! start passes a segment whose epochs the lineage reaches, one of the two rules deletes it.
 
 use super::lineage::Lineage;
+use super::replay::{PartitionLog, RemoteSegment};
+use crate::read::format::remote_log::SegmentState;
 use serde::Serialize;
 
 /// When the leader's expiration deletes a finished segment outside the lineage.
@@ -66,6 +69,61 @@ pub fn expiry(epochs: &[(i32, i64)], end_offset: i64, loaded: &Lineage) -> Optio
         log_start_offset: at,
         first_epoch: loaded.epoch_at(at).unwrap_or(earliest),
     })
+}
+
+/// `isSegmentBreachByLogStartOffset` for a segment ending below the log start: every epoch
+/// of the segment at or below the first epoch of `loaded` (filtered as the run filters it). `None` without a lineage: the rule has nothing to judge by.
+pub fn breached_by_log_start(s: &RemoteSegment, loaded: &Lineage) -> Option<bool> {
+    let (first, _) = loaded.filtered().first()?;
+    Some(s.leader_epochs.iter().all(|(e, _)| *e <= first))
+}
+
+/// What the metadata shows of a run deleting the segments ending below `log_start`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Deleting<'a> {
+    /// A segment below the log start left DELETE_SEGMENT_STARTED (the lowest): its delete
+    /// is in flight or failed, and every run retries it.
+    pub pending: Option<&'a RemoteSegment>,
+    /// Whether `pending`'s DELETE_SEGMENT_STARTED is the partition's latest event.
+    pub pending_is_last: bool,
+    /// The segment below the log start whose deletion (started or finished) is the
+    /// partition's latest event.
+    pub last_deleted: Option<&'a RemoteSegment>,
+}
+
+impl Deleting<'_> {
+    /// Whether a deletion below the log start is under way or waiting.
+    pub fn any(&self) -> bool {
+        self.pending.is_some() || self.last_deleted.is_some()
+    }
+}
+
+/// The deletions of segments ending below `log_start` in `log`.
+pub fn deleting(log: &PartitionLog, log_start: i64) -> Deleting<'_> {
+    let below = || {
+        log.segments
+            .iter()
+            .filter(move |s| s.end_offset < log_start)
+    };
+    let pending = below()
+        .filter(|s| s.state == SegmentState::DeleteStarted)
+        .min_by_key(|s| s.start_offset);
+    let last_deleted = log.last_event.and_then(|last| {
+        below().find(|s| {
+            s.history.iter().any(|e| {
+                e.at == last
+                    && matches!(
+                        e.state,
+                        SegmentState::DeleteStarted | SegmentState::DeleteFinished
+                    )
+            })
+        })
+    });
+    Deleting {
+        pending,
+        pending_is_last: pending.is_some_and(|p| Some(p.last_event()) == log.last_event),
+        last_deleted,
+    }
 }
 
 #[cfg(test)]
