@@ -227,7 +227,7 @@ kinds! {
     RemoteCopyUnfinished = "remote_copy_unfinished", Warning;
     /// A remote segment left in DELETE_SEGMENT_STARTED while later events follow.
     RemoteDeleteUnfinished = "remote_delete_unfinished", Warning;
-    /// A finished remote segment outside the partition's leader-epoch lineage (never read, never expired).
+    /// A finished remote segment outside the partition's leader-epoch lineage: passed over by time and size retention, still read.
     RemoteSegmentAbandonedLineage = "remote_segment_abandoned_lineage", Warning;
     /// `log-start-offset-checkpoint` disagrees with the remote segments.
     RemoteLogStartMismatch = "remote_log_start_mismatch", Warning;

@@ -213,8 +213,8 @@ fn delete_started_never_finished() {
     assert!(tiered(&f).is_empty(), "{f:#?}");
 }
 
-/// KAFKA-16511's shape: a finished segment carrying an epoch the partition's lineage does
-/// not have (an abandoned leader's copy of offsets 40..=59).
+/// A finished segment carrying an epoch above the partition's lineage (an abandoned
+/// leader's copy of offsets 40..=59): retention never deletes it with this lineage.
 ///
 /// Finished after the good [40,59], the stray also takes its place in epoch 1's offset map
 /// (`RemoteLogLeaderEpochState.handleSegmentWithCopySegmentFinishedState`: the same start
@@ -315,8 +315,10 @@ fn segment_of_an_abandoned_lineage_replaced_by_a_later_copy() {
     );
 }
 
-/// KAFKA-15351's shape: the checkpointed log start is the local log start while finished
-/// remote segments hold offsets below it.
+/// The checkpointed log start is the local log start while finished remote segments hold
+/// offsets below it, none being deleted and the epoch cache truncated at the log start: a
+/// retention run that had not begun deleting, or a reset (KAFKA-15351) — both readings said
+/// (`tiering_expiry.rs` holds the others).
 #[test]
 fn log_start_reset_to_the_local_log_start() {
     let d = tempfile::tempdir().unwrap();
@@ -324,6 +326,8 @@ fn log_start_reset_to_the_local_log_start() {
     t.log_start(60);
     let f = scan(&write(t, d.path()), false);
     assert_eq!(tiered(&f), vec![orders(Kind::RemoteLogStartMismatch, 20)]);
+    let m = &of(&f, Kind::RemoteLogStartMismatch)[0];
+    assert_eq!(m.evidence["reading"], "retention_window_or_reset");
     // A log start moved by retention past a segment its next run deletes: not reported.
     let d = tempfile::tempdir().unwrap();
     let mut t = healthy();

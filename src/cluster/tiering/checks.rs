@@ -3,9 +3,10 @@
 //! its checkpointed log start offset, its local log start and end, its leader-epoch
 //! lineage.
 
+use super::expiry::{Deleting, Expiry, breached_by_log_start};
 use super::lineage::{Lineage, OutsideLineage, within_lineage};
 use super::replay::{EventAt, PartitionLog, RemoteSegment, StateEvent, UserPartition};
-use crate::finding::{Finding, Kind};
+use crate::finding::{Finding, Kind, Severity};
 use crate::read::format::checkpoint::encode_uuid;
 use crate::read::format::remote_log::SegmentState;
 use serde::Serialize;
@@ -284,26 +285,74 @@ struct Abandoned {
     segment: SegmentEvidence,
     #[serde(flatten)]
     why: OutsideLineage,
-    /// The lineage the segment was judged against (filtered as `RemoteLogManager` does).
+    /// When the leader's expiration deletes it.
+    expiry: Option<Expiry>,
+    /// The lineage the segment was judged against: the replica's, truncated at the log
+    /// start as its broker holds it, filtered as `RemoteLogManager` does.
     lineage: Vec<(i32, i64)>,
     log_start_offset: i64,
     log_end_offset: i64,
 }
 
+/// The replica's lineage as its broker holds it: truncated at the checkpointed log start
+/// (`LogLoader.load`, and every move of the log start).
+fn loaded_lineage(view: &ReplicaView) -> Option<Lineage> {
+    let l = view.lineage.as_ref()?;
+    Some(match view.log_start_offset {
+        Some(start) => l.truncated_from_start(start),
+        None => l.clone(),
+    })
+}
+
+/// What an abandoned segment's [`Expiry`] says, and the finding's severity: a segment the
+/// next run deletes is passing (info).
+fn expiry_text(e: Option<Expiry>) -> (String, Severity) {
+    match e {
+        Some(Expiry::NextRun { earliest_epoch }) => (
+            format!(
+                "retention deletes it on the leader's next expiration run (all its epochs are below the epoch cache's earliest, {earliest_epoch})"
+            ),
+            Severity::Info,
+        ),
+        Some(Expiry::LogStartReaches {
+            log_start_offset,
+            first_epoch,
+        }) => (
+            format!(
+                "time and size retention pass it over; it is deleted once the log start offset reaches {log_start_offset} (the epoch cache's first epoch is then {first_epoch}, at or above all its epochs)"
+            ),
+            Severity::Warning,
+        ),
+        Some(Expiry::Never {
+            segment_epoch,
+            latest_epoch,
+        }) => (
+            format!(
+                "no retention rule deletes it while the lineage has no epoch at or above its epoch {segment_epoch} (the lineage's latest is {latest_epoch})"
+            ),
+            Severity::Warning,
+        ),
+        None => ("retention passes it over".into(), Severity::Warning),
+    }
+}
+
 /// `remote_segment_abandoned_lineage`: a finished segment at or above the log start
-/// whose epochs `RemoteLogManager.isRemoteSegmentWithinLeaderEpochs` rejects against the
-/// replica's lineage. Only segments ending below the replica's log end are judged: one
-/// beyond it is either truncated away or not yet replicated here (two readings).
+/// whose epochs `RemoteLogManager.isRemoteSegmentWithinLeaderEpochs` (3.7.1 on, KAFKA-16511)
+/// rejects against the replica's lineage as its broker holds it, with when retention
+/// deletes it ([`super::expiry`]). Only segments ending below the replica's log end are
+/// judged: one beyond it is either truncated away or not yet replicated here (two readings).
 pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<Finding> {
-    let (Some(start), Some(leo), Some(lineage)) =
-        (view.log_start_offset, view.log_end_offset, &view.lineage)
-    else {
+    let (Some(start), Some(leo), Some(loaded)) = (
+        view.log_start_offset,
+        view.log_end_offset,
+        loaded_lineage(view),
+    ) else {
         return Vec::new();
     };
-    if lineage.is_empty() {
+    if loaded.is_empty() {
         return Vec::new();
     }
-    let filtered = lineage.filtered();
+    let filtered = loaded.filtered();
     let mut out = Vec::new();
     for s in finished(log) {
         if s.end_offset < start || s.end_offset >= leo {
@@ -313,8 +362,10 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
         let Some(why) = within_lineage(&seg, s.end_offset, leo, &filtered) else {
             continue;
         };
+        let expiry = super::expiry::expiry(&s.leader_epochs, s.end_offset, &loaded);
+        let (when, severity) = expiry_text(expiry);
         let msg = format!(
-            "remote segment {} (offsets {}..={}, epochs {:?}) is not in the partition's leader-epoch lineage {:?}: retention never expires it, and a fetch of an offset its epochs serve reads it",
+            "remote segment {} (offsets {}..={}, epochs {:?}) is not in the partition's leader-epoch lineage {:?}: {when}; until then a fetch of an offset its epochs serve reads it",
             encode_uuid(&s.id),
             s.start_offset,
             s.end_offset,
@@ -322,13 +373,15 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
             filtered.entries()
         );
         let f = finding(Kind::RemoteSegmentAbandonedLineage, up, s.start_offset, msg)
-            .broker("retention skips a segment outside the current leader-epoch lineage (RemoteLogManager: isRemoteSegmentWithinLeaderEpochs); only segments whose epochs are all below the earliest epoch, or below the log start, are cleaned up, so this one may stay in remote storage (KAFKA-16511). Reads apply no lineage check: RemoteLogManager.read looks the offset up in the epoch the leader's cache gives it and returns the segment found from there on, past that epoch's end, so a fetch starting where this segment serves gets the abandoned leader's batches")
-            .remediation("the segment holds data of an abandoned leader (unclean election or truncation); delete its objects and metadata once no consumer needs it");
+            .severity(severity)
+            .broker("RemoteLogManager's expiration (cleanupExpiredRemoteLogSegments) applies time and size retention only to segments inside the leader-epoch lineage (isRemoteSegmentWithinLeaderEpochs) and passes this one over; it deletes it regardless once all its epochs are below the epoch cache's earliest (deleteLogSegmentsDueToLeaderEpochCacheTruncation, every run) or, its end below the log start, at or below the cache's first epoch (isSegmentBreachByLogStartOffset) — the cache is truncated at the log start as it moves. Reads apply no lineage check: RemoteLogManager.read looks the offset up in the epoch the leader's cache gives it and returns the segment found from there on, past that epoch's end, so a fetch starting where this segment serves gets the abandoned leader's batches")
+            .remediation("the segment holds data of an abandoned leader (unclean election or truncation); unless retention deletes it soon, delete its objects and metadata once no consumer needs it");
         out.push(evidence(
             f,
             &Abandoned {
                 segment: SegmentEvidence::of(s),
                 why,
+                expiry,
                 lineage: filtered.entries(),
                 log_start_offset: start,
                 log_end_offset: leo,
@@ -338,24 +391,110 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
     out
 }
 
+/// How finished segments below the log start read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum StartReading {
+    /// A retention run moved the log start to the local log start and deletes the segments
+    /// below it one at a time (deletions under way or waiting).
+    RetentionInProgress,
+    /// No deletion begun: a retention run between moving the log start and its first
+    /// delete, or a log start reset to the local one (two readings).
+    RetentionWindowOrReset,
+    /// The log start at the local one with the epoch cache not following it: KAFKA-15351's
+    /// shape.
+    LogStartReset,
+    /// Retention's log-start rule cannot delete them: they stay.
+    NotDeletable,
+}
+
 #[derive(Serialize)]
 struct StartMismatch {
+    reading: StartReading,
     log_start_offset: i64,
     local_log_start_offset: Option<i64>,
     lowest_remote_offset: i64,
-    /// The log start equals the local log start: the shape of a log start reset to the
-    /// local one at restart (KAFKA-15351).
+    /// The log start equals the local log start.
     log_start_at_local_start: bool,
-    /// Whether retention's log-start rule (all epochs at or below the lineage's first)
-    /// would delete the segments.
+    /// Whether retention's log-start rule (all epochs at or below the first epoch of the
+    /// lineage truncated at the log start) deletes every one of the segments.
     deletable_by_log_start_rule: bool,
+    /// The first offset of the replica's `leader-epoch-checkpoint`: below the log start, the
+    /// cache was not truncated when the log start was set.
+    lineage_first_offset: Option<i64>,
+    /// A segment below the log start left DELETE_SEGMENT_STARTED.
+    delete_pending: Option<SegmentEvidence>,
+    /// The segment below the log start whose deletion is the partition's latest event.
+    last_deleted: Option<SegmentEvidence>,
     segments: Vec<SegmentEvidence>,
 }
 
+/// Which reading of [`StartReading`] holds; `None`: the next run deletes the segments and
+/// nothing is reported. `deletable`: `None` without a lineage.
+fn start_reading(
+    at_local: bool,
+    deletable: Option<bool>,
+    deleting: bool,
+    behind: bool,
+) -> Option<StartReading> {
+    Some(match (at_local, deletable) {
+        (false, Some(true)) => return None,
+        (false, _) => StartReading::NotDeletable,
+        (true, d) if deleting && d != Some(false) => StartReading::RetentionInProgress,
+        (true, _) if behind && !deleting => StartReading::LogStartReset,
+        (true, Some(false)) => StartReading::NotDeletable,
+        (true, _) => StartReading::RetentionWindowOrReset,
+    })
+}
+
+/// The message of a [`StartReading`].
+fn start_message(
+    reading: StartReading,
+    start: i64,
+    lowest: i64,
+    del: &Deleting,
+    lineage_first: Option<i64>,
+) -> String {
+    let id = |s: &RemoteSegment| encode_uuid(&s.id);
+    match reading {
+        StartReading::RetentionInProgress => {
+            let how = match (del.pending, del.last_deleted) {
+                (Some(p), _) if del.pending_is_last => format!(
+                    "segment {}'s delete started and has not finished: in flight, or it failed and ended the run",
+                    id(p)
+                ),
+                (Some(p), _) => format!(
+                    "blocked on segment {}: its delete started and never finished while later events follow — a failed delete ends the run, and each run retries it",
+                    id(p)
+                ),
+                (None, Some(d)) => {
+                    format!("the partition's latest event deletes segment {}", id(d))
+                }
+                (None, None) => String::new(),
+            };
+            format!(
+                "retention in progress: the checkpointed log start offset {start} equals the local log start and finished remote segments still hold offsets from {lowest}; a retention run moved the log start past them and deletes them one at a time ({how}); the next run deletes what is left by the log-start rule"
+            )
+        }
+        StartReading::RetentionWindowOrReset => format!(
+            "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest} and no deletion of them has begun: either a retention run moved the log start and had not begun deleting (the broker stopped or leadership moved in between; the next run deletes them by the log-start rule), or the log start was reset to the local log start at a restart (KAFKA-15351, 3.5 brokers) — the metadata cannot tell which; the offsets below it are no longer readable either way"
+        ),
+        StartReading::LogStartReset => format!(
+            "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest} and the leader-epoch-checkpoint still starts at offset {}, below it: the log start was set without the epoch cache following it (retention and DeleteRecords truncate the cache as they move the log start), the shape of a log start reset to the local log start at a restart (KAFKA-15351); consumers can no longer read the remote data below it",
+            lineage_first.unwrap_or(start)
+        ),
+        StartReading::NotDeletable if lineage_first.is_none() => format!(
+            "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and without a readable leader-epoch lineage retention's log-start rule deletes none of them: they stay in remote storage"
+        ),
+        StartReading::NotDeletable => format!(
+            "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and retention's log-start rule cannot delete them (their epochs are above the first epoch of the lineage at the log start): they stay in remote storage"
+        ),
+    }
+}
+
 /// `remote_log_start_mismatch`: finished segments wholly below the checkpointed log
-/// start, reported when the log start sits at the local log start (a reset, KAFKA-15351)
-/// or when retention's log-start rule cannot delete them (a leak). Otherwise they are
-/// segments the next retention run deletes: not reported.
+/// start, read as [`StartReading`] says. Below a log start elsewhere than the local log
+/// start, segments the next run deletes by the log-start rule are not reported.
 pub fn log_start_mismatch(
     up: &UserPartition,
     log: &PartitionLog,
@@ -368,41 +507,46 @@ pub fn log_start_mismatch(
     let Some(lowest) = below.iter().map(|s| s.start_offset).min() else {
         return Vec::new();
     };
-    let first_epoch = view
-        .lineage
-        .as_ref()
-        .and_then(|l| l.filtered().first())
-        .map(|e| e.0);
+    let loaded = loaded_lineage(view).filter(|l| !l.is_empty());
     // RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset
-    let deletable = first_epoch.is_some_and(|fe| {
+    let deletable = loaded.as_ref().and_then(|l| {
         below
             .iter()
-            .all(|s| s.leader_epochs.iter().all(|(e, _)| *e <= fe))
+            .map(|s| breached_by_log_start(s, l))
+            .try_fold(true, |all, d| Some(all && d?))
     });
+    let lineage_first = view.lineage.as_ref().and_then(|l| l.first()).map(|e| e.1);
+    let behind = lineage_first.is_some_and(|o| o < start);
+    let del = super::expiry::deleting(log, start);
     let at_local = view.local_log_start == Some(start);
-    if !at_local && deletable {
+    let Some(reading) = start_reading(at_local, deletable, del.any(), behind) else {
         return Vec::new();
-    }
-    let msg = if at_local {
-        format!(
-            "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest}: the log start was moved past remote data (the shape of KAFKA-15351), which consumers can no longer read and retention deletes"
-        )
-    } else {
-        format!(
-            "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and retention's log-start rule cannot delete them (their epochs are above the lineage's first): they stay in remote storage"
-        )
     };
+    let msg = start_message(reading, start, lowest, &del, lineage_first);
+    let passing = matches!(
+        reading,
+        StartReading::RetentionInProgress | StartReading::RetentionWindowOrReset
+    );
     let f = finding(Kind::RemoteLogStartMismatch, up, lowest, msg)
-        .broker("fetches below the log start offset fail with OFFSET_OUT_OF_RANGE; RemoteLogManager deletes a remote segment below the log start only when all its epochs are at or below the earliest epoch of the lineage")
-        .remediation("compare with the other replicas' log-start-offset-checkpoint; if the log start was reset at a restart, the remote data below it is no longer reachable");
+        .severity(if passing { Severity::Info } else { Severity::Warning })
+        .broker("RemoteLogManager's expiration (cleanupExpiredRemoteLogSegments) moves the log start first (handleLogStartOffsetUpdate) and then deletes the segments below it one at a time; a RemoteStorageException from one delete ends the run and the rest wait for the next, which retries DELETE_SEGMENT_STARTED segments and deletes a segment below the log start when all its epochs are at or below the epoch cache's first (isSegmentBreachByLogStartOffset). Fetches below the log start fail with OFFSET_OUT_OF_RANGE")
+        .remediation(if passing {
+            "nothing, if the next expiration runs finish the deletion; a delete that keeps failing shows in the leader's log (the remote storage refusing it)"
+        } else {
+            "compare with the other replicas' log-start-offset-checkpoint; if the log start was reset at a restart, the remote data below it is no longer reachable"
+        });
     vec![evidence(
         f,
         &StartMismatch {
+            reading,
             log_start_offset: start,
             local_log_start_offset: view.local_log_start,
             lowest_remote_offset: lowest,
             log_start_at_local_start: at_local,
-            deletable_by_log_start_rule: deletable,
+            deletable_by_log_start_rule: deletable == Some(true),
+            lineage_first_offset: lineage_first,
+            delete_pending: del.pending.map(SegmentEvidence::of),
+            last_deleted: del.last_deleted.map(SegmentEvidence::of),
             segments: below.iter().map(|s| SegmentEvidence::of(s)).collect(),
         },
     )]

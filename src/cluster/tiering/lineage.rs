@@ -35,6 +35,41 @@ impl Lineage {
         self.epochs.first_key_value().map(|(e, o)| (*e, *o))
     }
 
+    /// `LeaderEpochFileCache.truncateFromStart(start)`: the entries starting at or below
+    /// `start` go, the last of them kept with its start moved up to `start`. The broker's
+    /// cache is this at load (`LogLoader.load` truncates it at the checkpointed log start)
+    /// and after each move of the log start (`UnifiedLog.maybeIncrementLogStartOffset`).
+    pub fn truncated_from_start(&self, start: i64) -> Lineage {
+        let mut epochs = BTreeMap::new();
+        let mut moved: Option<i32> = None;
+        for (&e, &o) in &self.epochs {
+            if o <= start {
+                moved = Some(e);
+            } else {
+                epochs.insert(e, o);
+            }
+        }
+        if let Some(e) = moved {
+            epochs.insert(e, start);
+        }
+        Lineage { epochs }
+    }
+
+    /// The first entry whose epoch is `epoch` or above.
+    pub fn first_at_or_above(&self, epoch: i32) -> Option<(i32, i64)> {
+        self.epochs.range(epoch..).next().map(|(e, o)| (*e, *o))
+    }
+
+    /// The epoch of `offset`: the greatest epoch starting at or below it
+    /// (`LeaderEpochFileCache.epochForOffset` for an offset inside the lineage).
+    pub fn epoch_at(&self, offset: i64) -> Option<i32> {
+        self.epochs
+            .iter()
+            .take_while(|(_, o)| **o <= offset)
+            .last()
+            .map(|(e, _)| *e)
+    }
+
     /// `RemoteLogManager.buildFilteredLeaderEpochMap`: an epoch whose start offset equals
     /// the next epoch's start offset holds no records and is left out.
     pub fn filtered(&self) -> Lineage {
@@ -208,6 +243,24 @@ mod tests {
             ok(&[(1, 15), (2, 20)], 35),
             Some(OutsideLineage::EndsAfterEpoch { epoch: 2, .. })
         ));
+    }
+
+    // The testkit's `truncate_from_start` and LeaderEpochFileCacheTest's truncation cases.
+    #[test]
+    fn truncated_from_start_moves_the_epoch_of_the_start_up() {
+        let m = l(&[(0, 0), (1, 40), (2, 70)]);
+        assert_eq!(m.truncated_from_start(50).entries(), vec![(1, 50), (2, 70)]);
+        assert_eq!(m.truncated_from_start(40).entries(), vec![(1, 40), (2, 70)]);
+        assert_eq!(m.truncated_from_start(70).entries(), vec![(2, 70)]);
+        assert_eq!(m.truncated_from_start(-1), m);
+        assert_eq!(
+            l(&[(5, 100)]).truncated_from_start(90).entries(),
+            vec![(5, 100)]
+        );
+        assert_eq!(m.epoch_at(69), Some(1));
+        assert_eq!(m.epoch_at(-1), None);
+        assert_eq!(m.first_at_or_above(1), Some((1, 40)));
+        assert_eq!(m.first_at_or_above(3), None);
     }
 
     // RemoteLogManagerTest.testRemoteSegmentWithinLeaderEpochsForOverlappingSegments

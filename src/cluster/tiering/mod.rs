@@ -12,6 +12,7 @@ pub mod aiven;
 pub mod checks;
 pub mod corrupt;
 pub mod epochs;
+pub mod expiry;
 pub mod history;
 pub mod hosting;
 pub mod lineage;

@@ -1,0 +1,186 @@
+//! When the leader's expiration deletes remote segments that time and size retention pass
+//! over, as `RemoteLogManager.RLMExpirationTask.cleanupExpiredRemoteLogSegments` decides it
+//! (3.6 to today), and what the metadata shows of a run deleting the segments below the log
+//! start.
+//!
+//! Time and size retention judge only segments inside the leader-epoch lineage
+//! (`isRemoteSegmentWithinLeaderEpochs`); a segment outside it is passed over and the run
+//! goes on (`canProcess = shouldDeleteSegment || !isValidSegment`). Two rules delete a
+//! segment whatever its lineage:
+//!
+//! - `deleteLogSegmentsDueToLeaderEpochCacheTruncation`, at the end of every run: a segment
+//!   whose epochs are all below the epoch cache's earliest epoch;
+//! - `RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset`, in the run's walk of the
+//!   lineage's epochs: a segment whose epochs are all at or below the cache's first epoch
+//!   and whose end is below the log start.
+//!
+//! The cache is truncated at the log start (`LeaderEpochFileCache.truncateFromStart`, at load
+//! and at every move of the log start), so its first epoch is the log start's: as the log
+//! start passes a segment whose epochs the lineage reaches, one of the two rules deletes it.
+
+use super::lineage::Lineage;
+use super::replay::{PartitionLog, RemoteSegment};
+use crate::read::format::remote_log::SegmentState;
+use serde::Serialize;
+
+/// When the leader's expiration deletes a finished segment outside the lineage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "when")]
+pub enum Expiry {
+    /// Every epoch of the segment is below the cache's earliest epoch: the next run deletes
+    /// it (`deleteLogSegmentsDueToLeaderEpochCacheTruncation`).
+    NextRun { earliest_epoch: i32 },
+    /// Once the log start reaches `log_start_offset` — past the segment's end, where the
+    /// cache's first epoch (`first_epoch`) is at or above every epoch of the segment — the
+    /// run after deletes it (`isSegmentBreachByLogStartOffset`, or the rule above when the
+    /// first epoch is above them all).
+    LogStartReaches {
+        log_start_offset: i64,
+        first_epoch: i32,
+    },
+    /// An epoch of the segment is above every epoch of the lineage: neither rule holds
+    /// until a later leader epoch starts and the log start passes into it.
+    Never {
+        segment_epoch: i32,
+        latest_epoch: i32,
+    },
+}
+
+/// When a segment with `epochs` ending at `end_offset` goes, against `loaded`: the replica's
+/// lineage as its broker holds it ([`Lineage::truncated_from_start`] at the log start).
+/// `None` without epochs or lineage.
+pub fn expiry(epochs: &[(i32, i64)], end_offset: i64, loaded: &Lineage) -> Option<Expiry> {
+    let highest = epochs.iter().map(|e| e.0).max()?;
+    let (earliest, _) = loaded.first()?;
+    if highest < earliest {
+        return Some(Expiry::NextRun {
+            earliest_epoch: earliest,
+        });
+    }
+    let Some((_, from)) = loaded.first_at_or_above(highest) else {
+        let latest = loaded.entries().last().map_or(earliest, |e| e.0);
+        return Some(Expiry::Never {
+            segment_epoch: highest,
+            latest_epoch: latest,
+        });
+    };
+    let at = from.max(end_offset.saturating_add(1));
+    Some(Expiry::LogStartReaches {
+        log_start_offset: at,
+        first_epoch: loaded.epoch_at(at).unwrap_or(earliest),
+    })
+}
+
+/// `isSegmentBreachByLogStartOffset` for a segment ending below the log start: every epoch
+/// of the segment at or below the first epoch of `loaded` (filtered as the run filters it). `None` without a lineage: the rule has nothing to judge by.
+pub fn breached_by_log_start(s: &RemoteSegment, loaded: &Lineage) -> Option<bool> {
+    let (first, _) = loaded.filtered().first()?;
+    Some(s.leader_epochs.iter().all(|(e, _)| *e <= first))
+}
+
+/// What the metadata shows of a run deleting the segments ending below `log_start`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Deleting<'a> {
+    /// A segment below the log start left DELETE_SEGMENT_STARTED (the lowest): its delete
+    /// is in flight or failed, and every run retries it.
+    pub pending: Option<&'a RemoteSegment>,
+    /// Whether `pending`'s DELETE_SEGMENT_STARTED is the partition's latest event.
+    pub pending_is_last: bool,
+    /// The segment below the log start whose deletion (started or finished) is the
+    /// partition's latest event.
+    pub last_deleted: Option<&'a RemoteSegment>,
+}
+
+impl Deleting<'_> {
+    /// Whether a deletion below the log start is under way or waiting.
+    pub fn any(&self) -> bool {
+        self.pending.is_some() || self.last_deleted.is_some()
+    }
+}
+
+/// The deletions of segments ending below `log_start` in `log`.
+pub fn deleting(log: &PartitionLog, log_start: i64) -> Deleting<'_> {
+    let below = || {
+        log.segments
+            .iter()
+            .filter(move |s| s.end_offset < log_start)
+    };
+    let pending = below()
+        .filter(|s| s.state == SegmentState::DeleteStarted)
+        .min_by_key(|s| s.start_offset);
+    let last_deleted = log.last_event.and_then(|last| {
+        below().find(|s| {
+            s.history.iter().any(|e| {
+                e.at == last
+                    && matches!(
+                        e.state,
+                        SegmentState::DeleteStarted | SegmentState::DeleteFinished
+                    )
+            })
+        })
+    });
+    Deleting {
+        pending,
+        pending_is_last: pending.is_some_and(|p| Some(p.last_event()) == log.last_event),
+        last_deleted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l(e: &[(i32, i64)]) -> Lineage {
+        Lineage::new(e.iter().copied())
+    }
+
+    #[test]
+    fn below_the_earliest_epoch_goes_on_the_next_run() {
+        let loaded = l(&[(5, 100)]);
+        assert_eq!(
+            expiry(&[(4, 90)], 150, &loaded),
+            Some(Expiry::NextRun { earliest_epoch: 5 })
+        );
+    }
+
+    #[test]
+    fn reached_by_the_lineage_goes_once_the_log_start_passes_it() {
+        let loaded = l(&[(4, 0), (5, 100), (6, 200)]);
+        // Its highest epoch 5 starts at 100 in the lineage; its end is 150.
+        assert_eq!(
+            expiry(&[(4, 90), (5, 95)], 150, &loaded),
+            Some(Expiry::LogStartReaches {
+                log_start_offset: 151,
+                first_epoch: 5
+            })
+        );
+        // Ending before epoch 6 starts, a segment of epoch 6 waits for the log start to
+        // reach 200.
+        assert_eq!(
+            expiry(&[(4, 90), (6, 95)], 150, &loaded),
+            Some(Expiry::LogStartReaches {
+                log_start_offset: 200,
+                first_epoch: 6
+            })
+        );
+        // Epoch 5 is the cache's first: once the log start passes the segment's end.
+        assert_eq!(
+            expiry(&[(5, 90)], 150, &l(&[(5, 60), (6, 200)])),
+            Some(Expiry::LogStartReaches {
+                log_start_offset: 151,
+                first_epoch: 5
+            })
+        );
+    }
+
+    #[test]
+    fn above_the_lineage_is_never_deleted_by_these_rules() {
+        assert_eq!(
+            expiry(&[(1, 40), (3, 50)], 59, &l(&[(0, 20), (1, 40), (2, 70)])),
+            Some(Expiry::Never {
+                segment_epoch: 3,
+                latest_epoch: 2
+            })
+        );
+    }
+}
