@@ -35,13 +35,13 @@ use std::path::{Component, Path};
 
 use serde_json::json;
 
-use crate::finding::{Finding, Kind, Source};
-use crate::read::format::checkpoint::parse_partition_metadata;
+use crate::cluster::report::ScanReport;
 use crate::discover::identity::{ClusterMatch, Identities, same_cluster};
 use crate::discover::layout::{DirKind, Inventory, PartitionDir};
-use crate::cluster::report::ScanReport;
+use crate::finding::{Finding, Kind, Source};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::SegmentNames;
+use crate::read::format::checkpoint::parse_partition_metadata;
 use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
 
 /// At most this many missing markers are listed per direction in a finding.
@@ -75,8 +75,11 @@ pub fn read_copy_with(p: &PartitionDir, max_bytes: Option<u64>, mmap: MmapMode) 
         let len = std::fs::metadata(log).map_or(0, |m| m.len());
         let policy = segment::policy(mmap, max_bytes.map_or(len, |m| m.min(len)));
         let seg_idx = out.segments.len() as u32;
-        out.segments
-            .push(&log.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
+        out.segments.push(
+            &log.file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default(),
+        );
         let batches = &mut out.batches;
         // Headers only: an entry too large to hold is checked streaming and keyed from its
         // header (`BatchKey::of_big`), never buffered whole.
@@ -141,9 +144,12 @@ pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
     // A batch starting in the common range and ending past it: the other copy's batches
     // there have boundaries it lacks (the cleaner keeps a v2 batch's base and last offset,
     // so that is never cleaning), and it is what that copy holds at their offsets.
-    let straddles = |x: &&BatchKey| x.base_offset >= lo && x.base_offset <= hi && x.last_offset > hi;
-    let (sa, sb): (Vec<&BatchKey>, Vec<&BatchKey>) =
-        (a.iter().filter(straddles).collect(), b.iter().filter(straddles).collect());
+    let straddles =
+        |x: &&BatchKey| x.base_offset >= lo && x.base_offset <= hi && x.last_offset > hi;
+    let (sa, sb): (Vec<&BatchKey>, Vec<&BatchKey>) = (
+        a.iter().filter(straddles).collect(),
+        b.iter().filter(straddles).collect(),
+    );
     let over = |s: &[&BatchKey], k: &BatchKey| {
         s.iter()
             .find(|s| s.base_offset <= k.last_offset && s.last_offset >= k.base_offset)
@@ -262,7 +268,6 @@ pub fn broker_siblings(a: &Path, b: &Path) -> bool {
     }
 }
 
-
 /// Whether two directories of the same topic-partition are replicas of each other (the
 /// rule of the module docs), given how the two directories' clusters compare
 /// ([`crate::discover::identity::same_cluster`], the notion every join uses): the same cluster id
@@ -318,8 +323,18 @@ pub fn replica_pairs<'a>(
     // partitions without copies costs ≈ 0.4 MB here, not a map of every path and group.
     let parts = &report.partitions;
     let mut order: Vec<u32> = (0..parts.len() as u32).collect();
-    order.sort_by_key(|&i| (parts[i as usize].topic.as_str(), parts[i as usize].partition));
-    let key = |i: u32| (parts[i as usize].topic.as_str(), parts[i as usize].partition);
+    order.sort_by_key(|&i| {
+        (
+            parts[i as usize].topic.as_str(),
+            parts[i as usize].partition,
+        )
+    });
+    let key = |i: u32| {
+        (
+            parts[i as usize].topic.as_str(),
+            parts[i as usize].partition,
+        )
+    };
     let runs: Vec<&[u32]> = order
         .chunk_by(|&a, &b| key(a) == key(b))
         .filter(|run| run.len() >= 2)
@@ -350,8 +365,7 @@ pub fn replica_pairs<'a>(
             for &(j, b) in &copies[n + 1..] {
                 let (sa, sb) = (ids.source(a), ids.source(b));
                 let m = same_cluster(&sa, &sb);
-                if are_replicas_with(a, b, m, recorded_id) && !same_replica_twice(a, b, &sa, &sb)
-                {
+                if are_replicas_with(a, b, m, recorded_id) && !same_replica_twice(a, b, &sa, &sb) {
                     out.push(((i, a), (j, b)));
                 }
             }
@@ -368,7 +382,9 @@ pub fn replica_pairs<'a>(
 fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
     // The checkpoint is a lower bound of the high watermark (written periodically): below
     // it the records were acknowledged; at or above it, it cannot say.
-    let acknowledged = t.high_watermark.and_then(|h| (h > d.first_offset).then_some(true));
+    let acknowledged = t
+        .high_watermark
+        .and_then(|h| (h > d.first_offset).then_some(true));
     let x = d.first_offset;
     f.message.push_str(&format!(
         "; {} is behind in leader epochs: following the other it truncates to offset {} (AbstractFetcherThread.getOffsetTruncationState) and fetches the other's records{}",
@@ -402,7 +418,9 @@ fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Findin
             f.remediation = Some(format!(
                 "copy {}'s directory before it follows (it holds the only copy of offsets {x}..{}); look for the unclean election in the leadership history (klogscan history)",
                 t.path,
-                t.high_watermark.unwrap_or(x.saturating_add(1)).saturating_sub(1)
+                t.high_watermark
+                    .unwrap_or(x.saturating_add(1))
+                    .saturating_sub(1)
             ));
         }
     }
@@ -486,9 +504,16 @@ pub(crate) fn truncation_point(
 
 /// A divergence the replica behind in leader epochs removes when it follows: `(its
 /// index, where it truncates)`, when the divergence starts at or above that point.
-fn pending_truncation(report: &ScanReport, i: usize, j: usize, d: &Divergence) -> Option<(usize, i64)> {
+fn pending_truncation(
+    report: &ScanReport,
+    i: usize,
+    j: usize,
+    d: &Divergence,
+) -> Option<(usize, i64)> {
     let (a, b) = (&report.partitions[i], &report.partitions[j]);
-    let latest = |p: &crate::partition::results::PartitionReport| p.carried.leader_epochs.last().map(|e| e.0);
+    let latest = |p: &crate::partition::results::PartitionReport| {
+        p.carried.leader_epochs.last().map(|e| e.0)
+    };
     let (behind, ahead) = match latest(a)?.cmp(&latest(b)?) {
         std::cmp::Ordering::Less => (i, j),
         std::cmp::Ordering::Greater => (j, i),
@@ -633,7 +658,10 @@ pub fn check(
             (ba, bb)
         } else {
             let keep = |k: &[BatchKey]| -> Vec<BatchKey> {
-                k.iter().filter(|x| !damaged.contains(&x.base_offset)).copied().collect()
+                k.iter()
+                    .filter(|x| !damaged.contains(&x.base_offset))
+                    .copied()
+                    .collect()
             };
             (fa, fb) = (keep(ba), keep(bb));
             (&fa[..], &fb[..])
@@ -686,8 +714,19 @@ mod truncation_tests {
         let leader = [(1, 0), (2, 20), (4, 50)];
         assert_eq!(truncation_point(&follower, 70, &leader, 80), Some(20));
         // One round when the leader knows the follower's latest epoch.
-        assert_eq!(truncation_point(&[(1, 0), (4, 20), (5, 60)], 70, &[(1, 0), (4, 20), (6, 40)], 90), Some(40));
+        assert_eq!(
+            truncation_point(
+                &[(1, 0), (4, 20), (5, 60)],
+                70,
+                &[(1, 0), (4, 20), (6, 40)],
+                90
+            ),
+            Some(40)
+        );
         // A follower behind (a prefix of the leader's lineage) keeps its log.
-        assert_eq!(truncation_point(&[(1, 0)], 15, &[(1, 0), (2, 20)], 30), Some(15));
+        assert_eq!(
+            truncation_point(&[(1, 0)], 15, &[(1, 0), (2, 20)], 30),
+            Some(15)
+        );
     }
 }

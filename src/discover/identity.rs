@@ -20,9 +20,9 @@
 //!   hanging transaction pinning the LSO, an `abort` aimed at the live partition): the
 //!   copy's damage is real, but no consumer reads it.
 
+use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use crate::finding::{CopyKind, Finding, Kind, Severity, Source};
 use crate::read::format::checkpoint::parse_meta_properties;
-use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -154,11 +154,19 @@ pub fn dump_snapshot_file(
     if text {
         writeln!(out, "Dumping {}", crate::escape::text(&p))?;
     } else {
-        json_line(out, json!({"type": "file", "path": p, "kind": "remote_log_snapshot", "bytes": bytes.len()}))?;
+        json_line(
+            out,
+            json!({"type": "file", "path": p, "kind": "remote_log_snapshot", "bytes": bytes.len()}),
+        )?;
     }
     let mut fail = |out: &mut dyn std::io::Write, e: String| -> std::io::Result<bool> {
         if text {
-            writeln!(err, "Cannot parse {}: {}", crate::escape::text(&p), crate::escape::text(&e))?;
+            writeln!(
+                err,
+                "Cannot parse {}: {}",
+                crate::escape::text(&p),
+                crate::escape::text(&e)
+            )?;
         } else {
             json_line(out, json!({"type": "error", "error": e}))?;
         }

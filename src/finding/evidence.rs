@@ -157,7 +157,10 @@ impl WhenJoint {
             .or_else(|| {
                 let compared = [w.previous, w.current].into_iter().flatten();
                 let listed = w.entries.into_iter().flatten();
-                compared.chain(listed).filter_map(|b| known(b.timestamp)).min()
+                compared
+                    .chain(listed)
+                    .filter_map(|b| known(b.timestamp))
+                    .min()
             })
     }
 }

@@ -181,7 +181,6 @@ impl BatchEvent {
         self.magic < 2 && self.records_count == 0
     }
 
-
     /// The commit/abort marker, if this is one.
     pub fn marker(&self) -> Option<(bool, i32)> {
         match self.control {

@@ -5,15 +5,15 @@
 //! `hanging_transaction` to its root cause (`caused_by`) and keep the transactions and
 //! statistics in [`ScanReport::transactions`].
 
-use crate::finding::{CopyKind, Finding, Kind, Source};
-use crate::discover::identity::Identities;
-use crate::discover::layout::{Inventory, PartitionDir};
-use crate::cluster::report::ScanReport;
-use crate::partition::results::ScanOptions;
 use super::model::CoordModel;
+use crate::cluster::report::ScanReport;
 #[cfg(feature = "testkit")]
 use crate::cluster::txns::TxnInputs;
 use crate::cluster::txns::{self, INPUT_VERSION, Origin, PartitionTxns, Target, TxnOptions};
+use crate::discover::identity::Identities;
+use crate::discover::layout::{Inventory, PartitionDir};
+use crate::finding::{CopyKind, Finding, Kind, Source};
+use crate::partition::results::ScanOptions;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -84,7 +84,11 @@ pub fn inputs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> T
 
 /// The model of every `__transaction_state` directory of `inv`
 /// ([`super::decode::replay_logs`]), each named by its identity (the join's [`Origin`]).
-pub fn replay_logs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) -> Vec<CoordModel> {
+pub fn replay_logs(
+    report: &mut ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+) -> Vec<CoordModel> {
     let origins = Origins::new(inv);
     super::decode::replay_logs(report, inv, opts, |path| origins.of(path).0)
 }
@@ -98,7 +102,8 @@ pub fn replay_logs(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions)
 /// not): many empty partitions then cost the join nothing.
 fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<PartitionTxns> {
     let origins = Origins::new(inv);
-    let has_txns = |p: &crate::partition::results::PartitionReport| !p.carried.outcome.txns.is_empty();
+    let has_txns =
+        |p: &crate::partition::results::PartitionReport| !p.carried.outcome.txns.is_empty();
     let wanted: Vec<bool> = {
         let with_txns: std::collections::HashSet<(&str, i32)> = report
             .partitions
@@ -116,7 +121,12 @@ fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<Par
             .collect()
     };
     let mut out = Vec::with_capacity(wanted.iter().filter(|&&w| w).count());
-    for (p, _) in report.partitions.iter_mut().zip(&wanted).filter(|(_, w)| **w) {
+    for (p, _) in report
+        .partitions
+        .iter_mut()
+        .zip(&wanted)
+        .filter(|(_, w)| **w)
+    {
         let (origin, _) = origins.of(&p.path);
         out.push(PartitionTxns {
             version: INPUT_VERSION,
@@ -143,7 +153,11 @@ pub fn check_models(
     opts: &ScanOptions,
 ) {
     let parts = partitions_of(report, inv, !models.is_empty());
-    let models: Vec<CoordModel> = models.into_iter().enumerate().map(|(i, m)| m.at(i)).collect();
+    let models: Vec<CoordModel> = models
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| m.at(i))
+        .collect();
     let inputs = txns::Joined {
         partitions: &parts,
         coordinator: &models,

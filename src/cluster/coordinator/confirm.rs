@@ -51,12 +51,12 @@
 //! `unconfirmed`, why, and `evidence.coordinator.confirmed` is false.
 
 use super::*;
+use crate::cluster::report::ScanReport;
+use crate::discover::layout::Inventory;
 use crate::finding::evidence::{self, BatchEvidence, CoordinatorJoint, OpenTxnJoint};
 use crate::finding::{Finding, Kind};
-use crate::read::format::txnlog::TxnState;
-use crate::discover::layout::Inventory;
-use crate::cluster::report::ScanReport;
 use crate::partition::results::ScanOptions;
+use crate::read::format::txnlog::TxnState;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -111,12 +111,11 @@ fn tp_strings(v: &[(String, i32)]) -> Vec<String> {
 /// `__transaction_state` partition. Recomputes `report.summary.findings`.
 #[cfg(feature = "testkit")]
 pub fn annotate(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let models = super::decode::replay_logs(report, inv, opts, |path| {
-        crate::cluster::txns::Origin {
+    let models =
+        super::decode::replay_logs(report, inv, opts, |path| crate::cluster::txns::Origin {
             path: path.to_string(),
             ..Default::default()
-        }
-    });
+        });
     annotate_models(report, &models, inv, opts);
 }
 
@@ -172,7 +171,6 @@ pub fn annotate_clusters(report: &mut ScanReport, views: &[CoordinatorView]) {
         report.recount_findings();
     }
 }
-
 
 /// Rule 31: append the `transaction_state_anomaly` findings of every
 /// `__transaction_state` partition copy the scan holds (its `ref_time` is the reference
@@ -276,7 +274,8 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
     let judged = match view.find(open.pid) {
         None => judge_unmapped(view, &open, count, cluster.as_deref()),
         Some((t, by)) => {
-            let owner = crate::discover::identity::transaction_partition_for(&t.transactional_id, count);
+            let owner =
+                crate::discover::identity::transaction_partition_for(&t.transactional_id, count);
             let unconfirmed = (owner != t.source.partition).then(|| format!(
                 "transactional id {} was read from {TRANSACTION_STATE_TOPIC}-{} but with {count} partitions ({count_from}) it belongs to {TRANSACTION_STATE_TOPIC}-{owner}",
                 t.transactional_id, t.source.partition
@@ -322,7 +321,9 @@ fn judge_unmapped<'v>(
         })
         .or(stopped.clone());
     let sentence = if let Some(why) = stopped.filter(|_| missing == 0) {
-        format!("unconfirmed: no transactional id maps to producer {pid} in the ids a load leaves ({why})")
+        format!(
+            "unconfirmed: no transactional id maps to producer {pid} in the ids a load leaves ({why})"
+        )
     } else if missing > 0 {
         format!(
             "unconfirmed: no transactional id maps to producer {pid} in {read}, but the id may be stored in one of the {missing} partition(s) not read"
@@ -576,13 +577,19 @@ mod tests {
             ..Default::default()
         };
         let j = judge_unmapped(&view, &open, 1, Some("c1"));
-        assert!(j.sentence.starts_with("confirmed hanging"), "{}", j.sentence);
+        assert!(
+            j.sentence.starts_with("confirmed hanging"),
+            "{}",
+            j.sentence
+        );
         assert!(j.unconfirmed.is_none());
         view.load_stops.push(("__transaction_state-0".into(), 3));
         let j = judge_unmapped(&view, &open, 1, Some("c1"));
         assert!(j.sentence.starts_with("unconfirmed: "), "{}", j.sentence);
         assert!(
-            j.unconfirmed.as_deref().is_some_and(|u| u.contains("stops at offset 3")),
+            j.unconfirmed
+                .as_deref()
+                .is_some_and(|u| u.contains("stops at offset 3")),
             "{:?}",
             j.unconfirmed
         );

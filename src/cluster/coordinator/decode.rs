@@ -150,7 +150,11 @@ impl Walked<'_> {
     /// segment that changed during the read gives none of its records, as the scan's walk
     /// drops them, so the copy is read again without it.
     fn feed<S: Sink>(self, mut fresh: impl FnMut() -> S) -> S {
-        fn all<S: Sink>(mut sink: S, names: &SegmentNames, items: impl IntoIterator<Item: Borrow<LogItem>>) -> S {
+        fn all<S: Sink>(
+            mut sink: S,
+            names: &SegmentNames,
+            items: impl IntoIterator<Item: Borrow<LogItem>>,
+        ) -> S {
             sink.segments(names.iter().map(Cow::into_owned).collect());
             for item in items {
                 push(&mut sink, item.borrow(), names);
@@ -317,9 +321,14 @@ pub fn replay_logs(
             .collect(),
     );
     let mut out = Vec::new();
-    each_log(report, inv, opts, |partition, ref_time, path, walked, tail_read| {
-        let wanted = (Some(wanted.clone()), tail_read);
-        out.push(walked.replay(partition, origin(path), ref_time, wanted));
-    });
+    each_log(
+        report,
+        inv,
+        opts,
+        |partition, ref_time, path, walked, tail_read| {
+            let wanted = (Some(wanted.clone()), tail_read);
+            out.push(walked.replay(partition, origin(path), ref_time, wanted));
+        },
+    );
     out
 }

@@ -518,7 +518,6 @@ pub fn to_finding(a: &Anomaly) -> Finding {
     f
 }
 
-
 /// A finding's message, broker behaviour and remediation.
 type Texts = (String, &'static str, Option<String>);
 
@@ -569,7 +568,7 @@ fn transition_texts(a: &Anomaly) -> Texts {
                 prev_v.map_or(-1, |v| v.producer_epoch),
                 cur_v.map_or(-1, |v| v.producer_epoch),
                 describe(cur),
-                ),
+            ),
             "the coordinator loads the latest value; a lower epoch lets a fenced (zombie) producer instance with the older epoch write again",
             Some(format!(
                 "check {describe_cmd}; look for producer_epoch_regression / zombie_write findings of this producer in the data partitions"
@@ -600,7 +599,10 @@ fn time_texts(a: &Anomaly) -> Texts {
     match a.kind {
         AnomalyKind::PrepareWithoutComplete => {
             let v = cur_v.unwrap_or(NO_VALUE);
-            let age = a.reference_time_ms.unwrap_or(0).saturating_sub(v.last_update_ms);
+            let age = a
+                .reference_time_ms
+                .unwrap_or(0)
+                .saturating_sub(v.last_update_ms);
             (
                 format!(
                     "transactional id {id}: last state {} (producer {} epoch {}) at offset {}, last updated {} ms before the reference time (timeout {} ms + {} ms margin): the markers were never delivered (KAFKA-19999 class)",
@@ -621,7 +623,11 @@ fn time_texts(a: &Anomaly) -> Texts {
         // AnomalyKind::OngoingPastTimeout
         _ => {
             let v = cur_v.unwrap_or(NO_VALUE);
-            let started = if v.start_ms >= 0 { v.start_ms } else { v.last_update_ms };
+            let started = if v.start_ms >= 0 {
+                v.start_ms
+            } else {
+                v.last_update_ms
+            };
             (
                 format!(
                     "transactional id {id}: Ongoing (producer {} epoch {}) at offset {} since {} ms, {} ms before the reference time, beyond its timeout {} ms + {} ms margin: the coordinator is not aborting it",

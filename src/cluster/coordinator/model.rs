@@ -313,7 +313,10 @@ impl Replay {
             offset: r.offset,
             path: self.model.origin.path.clone(),
         };
-        let segment = self.segments.get(r.segment as usize).map_or("", String::as_str);
+        let segment = self
+            .segments
+            .get(r.segment as usize)
+            .map_or("", String::as_str);
         self.model.history.record(&r, segment, src.clone());
         // `TransactionStateManager.loadTransactionMetadata` reads the records in a loop
         // whose error handler logs "Error loading transactions from transaction log" and
@@ -341,7 +344,10 @@ impl Replay {
             self.state
                 .insert(r.transactional_id.clone(), IdState::default());
         }
-        let st = self.state.get_mut(&r.transactional_id).expect("inserted above");
+        let st = self
+            .state
+            .get_mut(&r.transactional_id)
+            .expect("inserted above");
         if self.model.load_stop.is_none() {
             apply_latest(&mut st.latest, &r, src);
         }
@@ -391,7 +397,8 @@ impl Replay {
             });
         }
         let keep = self.wanted.as_ref().is_none_or(|w| {
-            w.contains(&t.producer_id) || (t.next_producer_id >= 0 && w.contains(&t.next_producer_id))
+            w.contains(&t.producer_id)
+                || (t.next_producer_id >= 0 && w.contains(&t.next_producer_id))
         });
         if keep {
             self.done.push((self.ended, t));
@@ -617,7 +624,11 @@ mod tests {
                     TxnState::PrepareCommit,
                     TxnState::CompleteCommit,
                 ] {
-                    let listed = if state == TxnState::CompleteCommit { &[][..] } else { parts };
+                    let listed = if state == TxnState::CompleteCommit {
+                        &[][..]
+                    } else {
+                        parts
+                    };
                     let v = value(pid, 0, state, listed, offset * 10);
                     records.push(CoordRecord::new(offset, id.into(), Some(v)));
                     offset += 1;
@@ -646,7 +657,11 @@ mod tests {
         assert_eq!(all.txns.len(), 20);
         assert_eq!(all.summarised, 0);
         assert_eq!(all.records, 61);
-        assert!(all.txns.iter().all(|t| t.commit == Some(true) && t.complete_ms.is_some()));
+        assert!(
+            all.txns
+                .iter()
+                .all(|t| t.commit == Some(true) && t.complete_ms.is_some())
+        );
         // The alternating partition sets are shared, not copied per transaction.
         let sets: HashSet<*const BTreeSet<(String, i32)>> = all
             .txns

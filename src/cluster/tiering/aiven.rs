@@ -93,9 +93,8 @@ pub fn under(root: &Path, key: &str) -> Option<PathBuf> {
 /// Segment `s`'s objects under `root`: at the first key where any of them exists.
 pub fn objects(root: &Path, up: &UserPartition, s: &RemoteSegment) -> Objects {
     let ks = keys(up, s);
-    let found = |key: &str, suffix: &str| {
-        under(root, &format!("{key}{suffix}")).filter(|p| p.is_file())
-    };
+    let found =
+        |key: &str, suffix: &str| under(root, &format!("{key}{suffix}")).filter(|p| p.is_file());
     for key in &ks {
         let o = Objects {
             key: key.clone(),
@@ -131,9 +130,12 @@ pub fn any_objects<'a>(
 pub fn read_manifest(path: &Path) -> Result<SegmentManifest, String> {
     let len = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
     if len > MAX_MANIFEST {
-        return Err(format!("manifest of {len} bytes (more than {MAX_MANIFEST})"));
+        return Err(format!(
+            "manifest of {len} bytes (more than {MAX_MANIFEST})"
+        ));
     }
-    let data = load(path, FileClass::Checkpoint, MmapMode::Never, None).map_err(|e| e.to_string())?;
+    let data =
+        load(path, FileClass::Checkpoint, MmapMode::Never, None).map_err(|e| e.to_string())?;
     aiven::parse_manifest(&data).map_err(|e| e.to_string())
 }
 
@@ -353,7 +355,10 @@ mod tests {
         m.chunk_index.original_file_size = 1 << 30;
         let mut out = Counting::default();
         let e = rebuild_into(&mut Cursor::new(object), &m, u64::MAX, &mut out).unwrap_err();
-        assert_eq!(e.to_string(), "chunk 0 gives 100 bytes, the index says 1073741824");
+        assert_eq!(
+            e.to_string(),
+            "chunk 0 gives 100 bytes, the index says 1073741824"
+        );
         assert_eq!(out.bytes.len(), 100);
     }
 
@@ -363,8 +368,13 @@ mod tests {
         let (object, mut m) = compressed(&segment_bytes(100), 100);
         m.chunk_index.original_chunk_size = 60;
         m.chunk_index.original_file_size = 60;
-        let e = rebuild_into(&mut Cursor::new(object), &m, u64::MAX, &mut Counting::default())
-            .unwrap_err();
+        let e = rebuild_into(
+            &mut Cursor::new(object),
+            &m,
+            u64::MAX,
+            &mut Counting::default(),
+        )
+        .unwrap_err();
         assert_eq!(
             e.to_string(),
             "chunk 0 gives more than the 60 bytes the index says"

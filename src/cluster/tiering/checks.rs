@@ -87,9 +87,10 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
             _ => continue,
         };
         let moved_on = match kind {
-            Kind::RemoteCopyUnfinished => log.segments.iter().any(|o| {
-                o.id != s.id && o.history.first().is_some_and(|e| e.at > s.last_event())
-            }),
+            Kind::RemoteCopyUnfinished => log
+                .segments
+                .iter()
+                .any(|o| o.id != s.id && o.history.first().is_some_and(|e| e.at > s.last_event())),
             _ => log.has_event_after(s.last_event()),
         };
         if !moved_on {
@@ -174,11 +175,21 @@ struct Gap {
 }
 
 /// A range of offsets no segment serves, with the segments serving its neighbours.
-type Missing<'a> = (i64, i64, Option<&'a RemoteSegment>, Option<&'a RemoteSegment>);
+type Missing<'a> = (
+    i64,
+    i64,
+    Option<&'a RemoteSegment>,
+    Option<&'a RemoteSegment>,
+);
 
 /// The ranges of `start..local` the cache of `log` does not serve to a replica with
 /// `lineage` ([`super::epochs::served`]).
-fn unserved<'a>(log: &'a PartitionLog, lineage: Option<&Lineage>, start: i64, local: i64) -> Vec<Missing<'a>> {
+fn unserved<'a>(
+    log: &'a PartitionLog,
+    lineage: Option<&Lineage>,
+    start: i64,
+    local: i64,
+) -> Vec<Missing<'a>> {
     let mut missing = Vec::new();
     let mut cursor = start;
     let mut prev: Option<&RemoteSegment> = None;
@@ -232,7 +243,14 @@ pub fn gaps(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<F
         if !hidden.is_empty() {
             let names: Vec<String> = hidden
                 .iter()
-                .map(|s| format!("{} ({}..={})", encode_uuid(&s.id), s.start_offset, s.end_offset))
+                .map(|s| {
+                    format!(
+                        "{} ({}..={})",
+                        encode_uuid(&s.id),
+                        s.start_offset,
+                        s.end_offset
+                    )
+                })
                 .collect();
             msg.push_str(&format!(
                 "; finished segment(s) {} hold them, but the lookup in the offsets' leader epoch does not reach them (replaced in the epoch's offset map by a later copy, or of another epoch)",

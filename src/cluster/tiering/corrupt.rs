@@ -17,9 +17,9 @@
 use super::checks::SegmentEvidence;
 use super::replay::{RemoteSegment, UserPartition};
 use super::storage::WalkedLog;
+use crate::cluster::report::ScanReport;
 use crate::finding::{Finding, Kind};
 use crate::read::format::checkpoint::encode_uuid;
-use crate::cluster::report::ScanReport;
 use serde::Serialize;
 use std::collections::HashMap;
 

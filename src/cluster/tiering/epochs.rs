@@ -125,11 +125,21 @@ impl EpochMaps {
     /// The offsets of `first..=last` that [`Self::lookup`] in `epoch` serves, ascending and
     /// disjoint: from each entry of the epoch's map up to the segment's end in the epoch
     /// or the next entry, whichever comes first.
-    fn served_in(&self, segments: &[RemoteSegment], epoch: i32, first: i64, last: i64) -> Vec<Served> {
+    fn served_in(
+        &self,
+        segments: &[RemoteSegment],
+        epoch: i32,
+        first: i64,
+        last: i64,
+    ) -> Vec<Served> {
         let Some(st) = self.by_epoch.get(&epoch) else {
             return Vec::new();
         };
-        let from = st.offsets.range(..=first).next_back().map_or(first, |(k, _)| *k);
+        let from = st
+            .offsets
+            .range(..=first)
+            .next_back()
+            .map_or(first, |(k, _)| *k);
         let mut out = Vec::new();
         let mut entries = st.offsets.range(from..=last).peekable();
         while let Some((&key, &i)) = entries.next() {

@@ -98,7 +98,13 @@ pub fn chain(log: &PartitionLog, view: &ReplicaView, located: &Located) -> Vec<R
         .collect();
     all.sort_by_key(|s| (s.start_offset, std::cmp::Reverse(s.end_offset)));
     let readable = match lineage {
-        Some(l) => served_chain(log, &super::epochs::served(log, Some(l), start, last), &all, start, last),
+        Some(l) => served_chain(
+            log,
+            &super::epochs::served(log, Some(l), start, last),
+            &all,
+            start,
+            last,
+        ),
         None => all,
     };
     let mut out = Vec::new();

@@ -38,7 +38,10 @@ impl Owner {
     /// Certainly the same broker: the same log dir, or the same node id of the same cluster.
     fn same(&self, o: &Owner) -> bool {
         self.dir == o.dir
-            || (self.id.is_some() && self.id == o.id && self.cluster.is_some() && self.cluster == o.cluster)
+            || (self.id.is_some()
+                && self.id == o.id
+                && self.cluster.is_some()
+                && self.cluster == o.cluster)
     }
 
     /// Possibly the same broker: one is not known, or the node ids are equal and no two
@@ -46,7 +49,8 @@ impl Owner {
     fn may_be(&self, o: &Owner) -> bool {
         match (self.id, o.id) {
             (Some(a), Some(b)) => {
-                a == b && (self.cluster.is_none() || o.cluster.is_none() || self.cluster == o.cluster)
+                a == b
+                    && (self.cluster.is_none() || o.cluster.is_none() || self.cluster == o.cluster)
             }
             _ => true,
         }
@@ -163,13 +167,18 @@ impl Hosting {
     /// known on either side).
     pub fn maybe_stopped(&self, at: EventAt) -> Vec<String> {
         let holders: Vec<&Owner> = self.holders_of(at).collect();
-        names(self.owners.iter().filter(|o| {
-            !holders.iter().any(|h| h.same(o)) && holders.iter().any(|h| h.may_be(o))
-        }))
+        names(
+            self.owners.iter().filter(|o| {
+                !holders.iter().any(|h| h.same(o)) && holders.iter().any(|h| h.may_be(o))
+            }),
+        )
     }
 
     fn holders_of(&self, at: EventAt) -> impl Iterator<Item = &Owner> {
-        self.holders.iter().filter(move |h| h.0 == at).flat_map(|h| &h.1)
+        self.holders
+            .iter()
+            .filter(move |h| h.0 == at)
+            .flat_map(|h| &h.1)
     }
 
     /// The node ids of the brokers [`Self::stopped`] names, ascending.

@@ -34,10 +34,10 @@ use crate::read::format::checkpoint::{
     TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint,
 };
 use crate::read::segment::{FileClass, MmapMode, load};
-use std::borrow::Cow;
 use checks::ReplicaView;
 use lineage::Lineage;
 use replay::{Replay, UserPartition};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -103,7 +103,11 @@ impl MetadataReplay {
 
     /// User partition `up`'s log as the broker of the replica in `p` holds it (`None`: no
     /// record of it before its consumer stopped), and how sure that reading is.
-    pub fn seen_by(&self, p: &PartitionDir, up: &UserPartition) -> (Option<&replay::PartitionLog>, hosting::Reading) {
+    pub fn seen_by(
+        &self,
+        p: &PartitionDir,
+        up: &UserPartition,
+    ) -> (Option<&replay::PartitionLog>, hosting::Reading) {
         let metadata_partition = self
             .replay
             .partitions
@@ -160,7 +164,10 @@ fn replay_inventory(
         };
         let walked = i.and_then(|i| {
             let carried = &report.partitions[i].carried;
-            Some((carried.cluster_inputs.remote_log.as_ref()?, &carried.segment_names))
+            Some((
+                carried.cluster_inputs.remote_log.as_ref()?,
+                &carried.segment_names,
+            ))
         });
         match walked {
             Some((items, names)) => {
@@ -188,7 +195,12 @@ pub fn is_metadata_copy(p: &PartitionDir) -> bool {
 }
 
 /// Whether `--max-bytes` leaves part of metadata partition `p` (report index `i`) unread.
-fn metadata_cut(report: &ScanReport, i: Option<usize>, p: &PartitionDir, opts: &ScanOptions) -> bool {
+fn metadata_cut(
+    report: &ScanReport,
+    i: Option<usize>,
+    p: &PartitionDir,
+    opts: &ScanOptions,
+) -> bool {
     match i {
         Some(i) => report.partitions[i].partially_read,
         None => opts.max_bytes.is_some_and(|m| {
@@ -236,15 +248,13 @@ fn replica_view(
                     small_file(Some(f))
                 })
             })
-            .and_then(|b| {
-                    parse_offset_checkpoint(&b, TextFileKind::LogStartOffsetCheckpoint).ok()
-                })
-                .map(|v| {
-                    v.into_iter()
-                        .map(|e| (e.topic, e.partition, e.offset))
-                        .collect()
-                })
-                .unwrap_or_default()
+            .and_then(|b| parse_offset_checkpoint(&b, TextFileKind::LogStartOffsetCheckpoint).ok())
+            .map(|v| {
+                v.into_iter()
+                    .map(|e| (e.topic, e.partition, e.offset))
+                    .collect()
+            })
+            .unwrap_or_default()
         });
         let tp = tp?;
         entries
@@ -255,9 +265,12 @@ fn replica_view(
     });
     let found = p.leader_epoch_checkpoint.as_deref();
     let lineage = inv
-        .small_file(&p.path, found, crate::discover::layout::LEADER_EPOCH_CHECKPOINT, |f| {
-            small_file(Some(f))
-        })
+        .small_file(
+            &p.path,
+            found,
+            crate::discover::layout::LEADER_EPOCH_CHECKPOINT,
+            |f| small_file(Some(f)),
+        )
         .and_then(|b| parse_leader_epoch_checkpoint(&b).ok())
         .map(|v| Lineage::new(v.into_iter().map(|e| (e.epoch, e.start_offset))));
     let local_log_start = match &inv.recorded {
@@ -294,7 +307,12 @@ fn holds(inv: &Inventory, p: &PartitionDir, up: &UserPartition) -> bool {
 /// for findings about the topic itself or about a user partition not in the inputs), and
 /// each tiered replica's [`crate::partition::results::TieredRanges`] (its remote and local
 /// offsets) set.
-pub fn check(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &MetadataReplay) {
+pub fn check(
+    report: &mut ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    replayed: &MetadataReplay,
+) {
     let (extra, ranges) = analyse(report, inv, opts, replayed);
     report.add_partition_findings(extra);
     for (i, mut r) in ranges {
@@ -339,7 +357,10 @@ fn stopped_finding(
         (true, _) => format!(
             "the brokers hosting {tp} (no input holds a live replica of it: which brokers is not known)"
         ),
-        (false, true) => format!("the brokers hosting {tp} (of the inputs: {})", brokers.join(", ")),
+        (false, true) => format!(
+            "the brokers hosting {tp} (of the inputs: {})",
+            brokers.join(", ")
+        ),
         (false, false) => format!(
             "the brokers hosting {tp} (of the inputs: {}; perhaps also {}, a node id not being known)",
             brokers.join(", "),
@@ -371,7 +392,12 @@ fn stopped_finding(
 }
 
 /// Per user partition of the replay, its findings and each replica's ranges.
-fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &MetadataReplay) -> Analysis {
+fn analyse(
+    report: &ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    replayed: &MetadataReplay,
+) -> Analysis {
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     let mut ranges = Vec::new();
     let MetadataReplay {
@@ -390,7 +416,10 @@ fn analyse(report: &ScanReport, inv: &Inventory, opts: &ScanOptions, replayed: &
     }
     for s in replay.all_stops() {
         if let Some(Some(i)) = chosen.get(&s.at.metadata_partition) {
-            extra.entry(*i).or_default().push(stopped_finding(s, replay, hosting));
+            extra
+                .entry(*i)
+                .or_default()
+                .push(stopped_finding(s, replay, hosting));
         }
     }
     let mut log_starts = BTreeMap::new();

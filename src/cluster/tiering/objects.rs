@@ -94,7 +94,11 @@ pub fn mirror_from(
 }
 
 /// Copy one object (absent: nothing, not an error) in ranges.
-async fn copy(store: &dyn ObjectStore, from: &StorePath, to: &std::path::Path) -> Result<(), String> {
+async fn copy(
+    store: &dyn ObjectStore,
+    from: &StorePath,
+    to: &std::path::Path,
+) -> Result<(), String> {
     let meta = match store.head(from).await {
         Ok(m) => m,
         Err(object_store::Error::NotFound { .. }) => return Ok(()),
@@ -143,10 +147,16 @@ mod tests {
         t.local_from(2);
         let m = t.write(d.path()).unwrap();
         let store = object_store::memory::InMemory::new();
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let prefix = StorePath::from("bucket-prefix");
         for e in walk(&m.remote_root) {
-            let rel = e.strip_prefix(&m.remote_root).unwrap().to_string_lossy().into_owned();
+            let rel = e
+                .strip_prefix(&m.remote_root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             let mut to = prefix.clone();
             for part in rel.split('/') {
                 to = to.join(part);
@@ -160,7 +170,12 @@ mod tests {
         let dir = mirror_from(&store, &prefix, &replayed).unwrap();
         let mut got: Vec<String> = walk(dir.path())
             .iter()
-            .map(|p| p.strip_prefix(dir.path()).unwrap().to_string_lossy().into_owned())
+            .map(|p| {
+                p.strip_prefix(dir.path())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .collect();
         got.sort();
         // Five files per finished segment (no transaction index), byte for byte.

@@ -153,7 +153,8 @@ impl RemoteStorage {
 
 /// Why `root`, given as `--remote-storage` and not a URL, is not a directory to read.
 fn unusable_dir(root: &Path) -> Option<String> {
-    const IGNORED: &str = "the remote storage is not read (no remote segment is replayed or checked)";
+    const IGNORED: &str =
+        "the remote storage is not read (no remote segment is replayed or checked)";
     let meta = match std::fs::metadata(root) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -167,7 +168,11 @@ fn unusable_dir(root: &Path) -> Option<String> {
             Err(e) => Some(format!("--remote-storage: cannot be read: {e}; {IGNORED}")),
         };
     }
-    if crate::discover::archive::archive_kind(root).ok().flatten().is_some() {
+    if crate::discover::archive::archive_kind(root)
+        .ok()
+        .flatten()
+        .is_some()
+    {
         return Some(format!(
             "--remote-storage: an archive, which klogscan reads as an input but not as the remote storage (its objects are read by name, in place): extract it and give the directory; {IGNORED}"
         ));
@@ -202,7 +207,8 @@ mod tests {
         std::fs::write(&file, "not a storage").unwrap();
         let tar = d.path().join("remote.tar");
         let mut b = tar::Builder::new(std::fs::File::create(&tar).unwrap());
-        b.append_path_with_name(&file, "kafka-tiered-storage/notes.txt").unwrap();
+        b.append_path_with_name(&file, "kafka-tiered-storage/notes.txt")
+            .unwrap();
         b.finish().unwrap();
         drop(b);
         for (path, says) in [

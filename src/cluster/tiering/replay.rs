@@ -18,10 +18,10 @@
 //! partitions as they were before it ([`Replay::log_at`]); which stop holds for which
 //! replica is `super::hosting`'s question.
 
+use super::epochs::EpochMaps;
 use crate::read::format::remote_log::{
     self, PartitionDeleteState, RemoteLogMetadata, RemoteMetadataError, SegmentState,
 };
-use super::epochs::EpochMaps;
 use std::collections::{BTreeMap, HashMap};
 
 /// A user partition: topic, partition, topic id.
@@ -193,7 +193,11 @@ fn epochs(m: &remote_log::SegmentMetadata<'_>) -> Vec<(i32, i64)> {
 }
 
 /// A segment as record `m` (at `at`, in `state`) describes it, with that one event.
-fn segment_of(at: EventAt, m: &remote_log::SegmentMetadata<'_>, state: SegmentState) -> RemoteSegment {
+fn segment_of(
+    at: EventAt,
+    m: &remote_log::SegmentMetadata<'_>,
+    state: SegmentState,
+) -> RemoteSegment {
     RemoteSegment {
         id: m.segment.id,
         start_offset: m.start_offset,
@@ -267,7 +271,11 @@ impl Replay {
         };
         // A broker applying this partition's records hosts it: its task closed at the
         // partition's earlier record the cache threw on.
-        if self.partitions.get(&up).is_some_and(|l| l.stopped_at.is_some()) {
+        if self
+            .partitions
+            .get(&up)
+            .is_some_and(|l| l.stopped_at.is_some())
+        {
             return;
         }
         self.keep_before(&up, at);
@@ -285,8 +293,15 @@ impl Replay {
         }
         if let Some(mut stop) = thrown(log, &up, at) {
             log.stopped_at = Some(at);
-            stop.records_to = self.records.get(&at.metadata_partition).copied().unwrap_or(0);
-            self.stops.entry(at.metadata_partition).or_default().push(stop);
+            stop.records_to = self
+                .records
+                .get(&at.metadata_partition)
+                .copied()
+                .unwrap_or(0);
+            self.stops
+                .entry(at.metadata_partition)
+                .or_default()
+                .push(stop);
         }
     }
 
@@ -328,7 +343,11 @@ impl Replay {
     /// The records of `s`'s metadata partition after it (a broker stopped there applies
     /// none of them).
     pub fn records_after(&self, s: &Stop) -> u64 {
-        let read = self.records.get(&s.at.metadata_partition).copied().unwrap_or(0);
+        let read = self
+            .records
+            .get(&s.at.metadata_partition)
+            .copied()
+            .unwrap_or(0);
         read.saturating_sub(s.records_to)
     }
 
@@ -362,7 +381,10 @@ impl Replay {
 /// The stop at `at`, when `log`'s (user partition `up`'s) record there was one the cache
 /// throws on.
 fn thrown(log: &PartitionLog, up: &UserPartition, at: EventAt) -> Option<Stop> {
-    let i = log.ignored.last().filter(|i| i.at == at && i.stops_consumer)?;
+    let i = log
+        .ignored
+        .last()
+        .filter(|i| i.at == at && i.stops_consumer)?;
     Some(Stop {
         at,
         partition: up.clone(),
@@ -557,11 +579,23 @@ mod tests {
         };
         for i in 0..300u32 {
             let bad = segment(&format!("t{i}"), i, 0);
-            apply(&mut r, encode_segment_metadata(&bad, 1, 1, COPY_SEGMENT_STARTED));
-            apply(&mut r, encode_segment_update(&bad, 1, 2, None, COPY_SEGMENT_STARTED));
+            apply(
+                &mut r,
+                encode_segment_metadata(&bad, 1, 1, COPY_SEGMENT_STARTED),
+            );
+            apply(
+                &mut r,
+                encode_segment_update(&bad, 1, 2, None, COPY_SEGMENT_STARTED),
+            );
             let big = segment("big", 10_000 + i, 10 * i64::from(i));
-            apply(&mut r, encode_segment_metadata(&big, 1, 3, COPY_SEGMENT_STARTED));
-            apply(&mut r, encode_segment_update(&big, 1, 4, None, COPY_SEGMENT_FINISHED));
+            apply(
+                &mut r,
+                encode_segment_metadata(&big, 1, 3, COPY_SEGMENT_STARTED),
+            );
+            apply(
+                &mut r,
+                encode_segment_update(&big, 1, 4, None, COPY_SEGMENT_FINISHED),
+            );
         }
         let stops: Vec<&Stop> = r.all_stops().collect();
         assert_eq!(stops.len(), 300);

@@ -13,12 +13,12 @@
 use super::checks::SegmentEvidence;
 use super::replay::{PartitionLog, RemoteSegment, UserPartition};
 use crate::finding::{Finding, Kind};
+use crate::partition::remote::RemoteSource;
 use crate::partition::results::ScanOptions;
 use crate::read::format::checkpoint::encode_uuid;
 use crate::read::format::remote_log::{
     LocalTieredFileType, SegmentState, parse_local_tiered_file, parse_local_tiered_partition_dir,
 };
-use crate::partition::remote::RemoteSource;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -192,7 +192,10 @@ fn encrypted_finding(
         if differences.is_empty() {
             String::new()
         } else {
-            format!(" (the manifest and object disagree with it: {})", differences.join(", "))
+            format!(
+                " (the manifest and object disagree with it: {})",
+                differences.join(", ")
+            )
         }
     );
     Finding::new(Kind::RemoteSegmentUnreadable, &up.topic, up.partition, msg)
@@ -270,21 +273,41 @@ fn judge(
         }
         Err(e) => (None, Some(e), Vec::new()),
     };
-    let (limits, damage): (Vec<Finding>, Vec<Finding>) =
-        found.into_iter().partition(super::corrupt::is_analysis_limit);
+    let (limits, damage): (Vec<Finding>, Vec<Finding>) = found
+        .into_iter()
+        .partition(super::corrupt::is_analysis_limit);
     let differences = differences(s, walked.as_ref(), opts);
     let mut out = limits;
     let whole_object = differences.contains(&"size") || differences.contains(&"unreadable");
     if !damage.is_empty() && !whole_object {
-        out.push(super::corrupt::finding(up, s, &name, walked, differences, &damage));
+        out.push(super::corrupt::finding(
+            up,
+            s,
+            &name,
+            walked,
+            differences,
+            &damage,
+        ));
     } else if !differences.is_empty() {
-        out.push(mismatch_finding(up, s, &name, walked, error, differences, &damage));
+        out.push(mismatch_finding(
+            up,
+            s,
+            &name,
+            walked,
+            error,
+            differences,
+            &damage,
+        ));
     }
     out
 }
 
 /// What the walked object contradicts of the segment's metadata.
-fn differences(s: &RemoteSegment, walked: Option<&WalkedLog>, opts: &ScanOptions) -> Vec<&'static str> {
+fn differences(
+    s: &RemoteSegment,
+    walked: Option<&WalkedLog>,
+    opts: &ScanOptions,
+) -> Vec<&'static str> {
     let Some(w) = walked else {
         return vec!["unreadable"];
     };

@@ -17,8 +17,8 @@
 //! partition that transaction never listed: that is the transaction it belongs to, and
 //! the unlisted partition is what `transaction_partition_unlisted` reports.
 
-use crate::cluster::coordinator::model::CoordTxn;
 use super::group::{Absorbed, Group, Grouping, Member, Members, Parts, rec};
+use crate::cluster::coordinator::model::CoordTxn;
 use crate::partition::state::txnrec::TxnRecord;
 use std::collections::HashMap;
 
@@ -83,7 +83,10 @@ pub(super) fn by_coordinator(
     let mut listing: HashMap<(&str, i32), Vec<usize>> = HashMap::new();
     for (k, &i) in order.iter().enumerate() {
         for (topic, partition) in coord[i].partitions.iter().flat_map(|s| s.iter()) {
-            listing.entry((topic.as_str(), *partition)).or_default().push(k);
+            listing
+                .entry((topic.as_str(), *partition))
+                .or_default()
+                .push(k);
         }
     }
     let mut a = Aligner {
@@ -290,7 +293,13 @@ impl Aligner<'_> {
     /// (a coordinator failover: the new coordinator writes the markers of every Prepare*
     /// transaction again), rather than ends the partition's next transaction
     /// (`following`, its next candidate), which would hold its time exactly.
-    fn resent(&self, before: &TxnRecord, r: &TxnRecord, k: usize, following: Option<&usize>) -> bool {
+    fn resent(
+        &self,
+        before: &TxnRecord,
+        r: &TxnRecord,
+        k: usize,
+        following: Option<&usize>,
+    ) -> bool {
         r.is_empty()
             && !before.is_open()
             && before.end == r.end
@@ -308,7 +317,11 @@ impl Aligner<'_> {
         for m in rest {
             let r = rec(p, m);
             let tp = (p[m.input].topic.as_str(), p[m.input].partition);
-            let lists = |k: usize| listing.get(&tp).is_some_and(|l| l.binary_search(&k).is_ok());
+            let lists = |k: usize| {
+                listing
+                    .get(&tp)
+                    .is_some_and(|l| l.binary_search(&k).is_ok())
+            };
             let owner = if r.is_open() && !r.is_empty() {
                 self.owner_of_unlisted(r, lists)
             } else {

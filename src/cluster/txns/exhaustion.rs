@@ -63,16 +63,30 @@ pub struct Hit {
 
 /// The shapes of value `v` of `id` at `offset`, after `prev` (the id's previous value and
 /// its offset; a tombstone clears it), in record order.
-pub fn on_value(id: &str, offset: i64, v: &CoordValue, prev: Option<(i64, &CoordValue)>, out: &mut Vec<Hit>) {
+pub fn on_value(
+    id: &str,
+    offset: i64,
+    v: &CoordValue,
+    prev: Option<(i64, &CoordValue)>,
+    out: &mut Vec<Hit>,
+) {
     let p = prev.map(|(_, p)| p);
     if let Some(finding) = stuck(id, v, p) {
-        out.push(Hit { offset, finding, settle: Settle::None });
+        out.push(Hit {
+            offset,
+            finding,
+            settle: Settle::None,
+        });
     }
     if let Some(finding) = fenced_on_retry(id, v, p) {
         // The rotation is read from two consecutive values of the id: a batch not read
         // between them may hold the value that recorded it.
         let after = prev.map_or(i64::MIN, |(o, _)| o);
-        out.push(Hit { offset, finding, settle: Settle::Between(after) });
+        out.push(Hit {
+            offset,
+            finding,
+            settle: Settle::Between(after),
+        });
     }
 }
 
@@ -103,7 +117,11 @@ pub fn at_risk(id: &str, offset: i64, v: &CoordValue, out: &mut Vec<Hit>) {
     .evidence(json!({"transactional_id": id, "shape": "prepare_without_next_producer_id", "value": value_json(v)}))
     .broker(BROKER_STUCK)
     .remediation(format!("watch {}: if it completes at epoch 32767, restart the producer (InitProducerId rotates the producer id); upgrade the brokers past KAFKA-20310 and KAFKA-20090", crate::partition::state::text::describe_command(id)));
-    out.push(Hit { offset, finding, settle: Settle::Follows });
+    out.push(Hit {
+        offset,
+        finding,
+        settle: Settle::Follows,
+    });
 }
 
 /// The exhaustion findings of every coordinator model of `logs` (indices into `inputs`),

@@ -21,8 +21,8 @@
 //! Prepare* transactions and writes their markers again): it is kept as a duplicate of that
 //! partition's part, not as a transaction of its own.
 
-use crate::cluster::coordinator::model::CoordTxn;
 use super::input::PartitionTxns;
+use crate::cluster::coordinator::model::CoordTxn;
 use crate::partition::state::txnrec::{TxnEnd, TxnRecord};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -34,7 +34,8 @@ const RECENT_GROUPS: usize = 64;
 /// Default tolerance between the coordinator's record times and a partition's (the
 /// coordinator's and the partition leaders' clocks, the producer's for open data): a
 /// record further than this from a coordinator transaction's window is not its.
-pub const COORDINATOR_TOLERANCE_MS: i64 = crate::partition::results::DEFAULT_COORDINATOR_TOLERANCE_MS;
+pub const COORDINATOR_TOLERANCE_MS: i64 =
+    crate::partition::results::DEFAULT_COORDINATOR_TOLERANCE_MS;
 /// Default for how long after the coordinator's Prepare record a transaction's first
 /// marker lands (TV0/1 grouping without the coordinator's records).
 pub const MARKER_DELAY_MS: i64 = crate::partition::results::DEFAULT_MARKER_DELAY_MS;
@@ -288,7 +289,6 @@ impl<'a> Grouper<'a> {
     }
 }
 
-
 /// Every record of the `chosen` inputs by producer id (ascending), each producer id's in
 /// `chosen` order then log order, and the `(producer id, start, end)` of each producer
 /// id's slice. A counting sort: each record's producer id numbered once (a hash map), the
@@ -296,9 +296,9 @@ impl<'a> Grouper<'a> {
 /// far fewer producer ids).
 fn by_producer(p: Parts<'_>, chosen: &[usize]) -> (Vec<Member>, Vec<(i64, usize, usize)>) {
     let records = || {
-        chosen.iter().flat_map(move |&input| {
-            (0..p[input].txns.len()).map(move |rec| Member { input, rec })
-        })
+        chosen
+            .iter()
+            .flat_map(move |&input| (0..p[input].txns.len()).map(move |rec| Member { input, rec }))
     };
     let total: usize = chosen
         .iter()

@@ -248,7 +248,9 @@ pub struct CoordinatorLog {
 impl CoordinatorLog {
     /// The name of segment `segment` (empty when unknown).
     pub fn segment_name(&self, segment: u32) -> &str {
-        self.segments.get(segment as usize).map_or("", String::as_str)
+        self.segments
+            .get(segment as usize)
+            .map_or("", String::as_str)
     }
 
     /// The records the join reads ([`CoordRecord::usable`]), in offset order.

@@ -22,10 +22,10 @@ pub mod rules;
 pub mod stats;
 pub mod unread;
 
-use crate::finding::Finding;
-use crate::read::format::txnlog::TxnState;
-use crate::partition::state::txnrec::TxnEnd;
 use crate::cluster::coordinator::model::{CoordModel, CoordTxn};
+use crate::finding::Finding;
+use crate::partition::state::txnrec::TxnEnd;
+use crate::read::format::txnlog::TxnState;
 use group::{Group, Grouping};
 pub use input::{
     CoordRecord, CoordValue, CoordinatorLog, Domain, INPUT_VERSION, Origin, PartitionTxns,
@@ -555,7 +555,10 @@ impl Summary {
                 TxnEnd::Open => open = true,
             }
             if !r.is_open() {
-                s.marker_epoch = Some(s.marker_epoch.map_or(r.marker_epoch, |e| e.min(r.marker_epoch)));
+                s.marker_epoch = Some(
+                    s.marker_epoch
+                        .map_or(r.marker_epoch, |e| e.min(r.marker_epoch)),
+                );
             }
             s.start_ms = s.start_ms.min(r.first_timestamp);
             last = last.max(r.last_timestamp);

@@ -5,14 +5,14 @@
 //! records `Complete*` only once every one was written
 //! (`TransactionCoordinator.sendTxnMarkersCallback` → `completeTransitionTo`).
 
-use crate::cluster::coordinator::model::{CoordModel, CoordTxn};
-use super::group::Grouping;
 use super::Joined;
+use super::group::Grouping;
 use super::input::Domain;
 use super::{ClusterTxn, ClusterTxnPart, Outcome, Placed, Target, TxnOptions, unread};
+use crate::cluster::coordinator::model::{CoordModel, CoordTxn};
 use crate::finding::{Finding, Kind, Severity};
-use crate::read::format::txnlog::TxnState;
 use crate::partition::state::txnrec::TxnEnd;
+use crate::read::format::txnlog::TxnState;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -96,9 +96,7 @@ pub fn qualify_for_domain(domain: &Domain, found: &mut [Placed]) {
 pub fn stuck_candidates(inputs: &Joined<'_>, coord: &[CoordTxn]) -> Vec<usize> {
     let mut latest: BTreeMap<(usize, &str), usize> = BTreeMap::new();
     for (i, c) in coord.iter().enumerate() {
-        let e = latest
-            .entry((c.log, &*c.transactional_id))
-            .or_insert(i);
+        let e = latest.entry((c.log, &*c.transactional_id)).or_insert(i);
         if coord[*e].last_record_offset < c.last_record_offset {
             *e = i;
         }

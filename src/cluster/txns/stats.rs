@@ -250,7 +250,10 @@ fn dist(buf: &mut Vec<i64>, values: impl Iterator<Item = i64>) -> Distribution {
     Distribution::of_slice(buf)
 }
 
-fn sizes(rs: impl Iterator<Item = (u64, u64, u64, Option<i64>)> + Clone, buf: &mut Vec<i64>) -> Sizes {
+fn sizes(
+    rs: impl Iterator<Item = (u64, u64, u64, Option<i64>)> + Clone,
+    buf: &mut Vec<i64>,
+) -> Sizes {
     Sizes {
         records: dist(buf, rs.clone().map(|r| r.0 as i64)),
         batches: dist(buf, rs.clone().map(|r| r.1 as i64)),
@@ -643,9 +646,19 @@ mod tests {
                     _ => -(i as i64),
                 })
                 .collect();
-            assert_eq!(Distribution::of(extremes.clone()), sorted(&extremes), "n {n}");
+            assert_eq!(
+                Distribution::of(extremes.clone()),
+                sorted(&extremes),
+                "n {n}"
+            );
             let skewed: Vec<i64> = (0..n)
-                .map(|i| if i % 50 == 0 { 1 << 40 } else { 1000 + i as i64 % 7 })
+                .map(|i| {
+                    if i % 50 == 0 {
+                        1 << 40
+                    } else {
+                        1000 + i as i64 % 7
+                    }
+                })
                 .collect();
             assert_eq!(Distribution::of(skewed.clone()), sorted(&skewed), "n {n}");
             let same = vec![-5_i64; n];

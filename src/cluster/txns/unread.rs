@@ -10,8 +10,8 @@
 //! evidence carries `confirmed: false`, `unconfirmed_reason` and `records_not_read` — as the
 //! coordinator's own verdicts do (`evidence.coordinator` of `hanging_transaction`).
 
-use super::TRANSACTION_STATE_TOPIC;
 use super::Joined;
+use super::TRANSACTION_STATE_TOPIC;
 use super::input::UnreadBatch;
 use crate::cluster::coordinator::model::CoordModel;
 use crate::finding::{Finding, Severity};
@@ -97,8 +97,8 @@ fn insert(f: &mut Finding, key: &str, v: Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finding::Kind;
     use crate::cluster::txns::input::{CoordinatorLog, INPUT_VERSION, Origin};
+    use crate::finding::Kind;
 
     fn log(unread: Vec<UnreadBatch>) -> CoordinatorLog {
         CoordinatorLog {

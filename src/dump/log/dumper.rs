@@ -40,7 +40,10 @@ pub(super) struct SeqWalk<'d, 'p> {
 
 impl SeqWalk<'_, '_> {
     /// Print one entry; after a write error, stop the walk (`Break`).
-    pub(super) fn entry(&mut self, entry: crate::read::segment::Item<'_>) -> std::ops::ControlFlow<()> {
+    pub(super) fn entry(
+        &mut self,
+        entry: crate::read::segment::Item<'_>,
+    ) -> std::ops::ControlFlow<()> {
         if self.error.is_none()
             && let Err(e) = self.d.item(entry, &mut self.dec, self.out, self.err)
         {

@@ -213,7 +213,10 @@ pub(crate) fn dump_log_inner(
         let mut entries = Entries::new(data, 0);
         let mut walk = d.sequential(out, err);
         for entry in entries.by_ref() {
-            if walk.entry(crate::read::segment::Item::Entry(entry)).is_break() {
+            if walk
+                .entry(crate::read::segment::Item::Entry(entry))
+                .is_break()
+            {
                 break;
             }
         }

@@ -58,8 +58,10 @@ impl Dumper<'_> {
         if !valid {
             self.summary.invalid_batches += 1;
         }
-        let last_seq =
-            crate::read::format::bytes::increment_sequence(b.base_sequence(), b.last_offset_delta());
+        let last_seq = crate::read::format::bytes::increment_sequence(
+            b.base_sequence(),
+            b.last_offset_delta(),
+        );
         let ts_type = b.timestamp_type();
         if !self.json {
             self.line.clear();

@@ -37,8 +37,14 @@ fn hand_written_json_matches_serde_json() {
 fn sequences_wrap_like_java() {
     assert_eq!(crate::read::format::bytes::increment_sequence(-1, 5), -1);
     assert_eq!(crate::read::format::bytes::increment_sequence(3, 4), 7);
-    assert_eq!(crate::read::format::bytes::increment_sequence(i32::MAX, 1), 0);
-    assert_eq!(crate::read::format::bytes::increment_sequence(i32::MAX - 1, 3), 1);
+    assert_eq!(
+        crate::read::format::bytes::increment_sequence(i32::MAX, 1),
+        0
+    );
+    assert_eq!(
+        crate::read::format::bytes::increment_sequence(i32::MAX - 1, 3),
+        1
+    );
     // A corrupt negative delta must not panic.
     let _ = crate::read::format::bytes::increment_sequence(5, -1);
     let _ = crate::read::format::bytes::increment_sequence(0, i32::MIN);

@@ -171,7 +171,10 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
     });
     let skipped = snaps.is_empty() && inp.clean_shutdown == Some(true);
     // The final rebuild: truncateAndReload(log start, log end), then loadFromSnapshot.
-    let (low, high) = (inp.log_start.unwrap_or(i64::MIN), inp.log_end.unwrap_or(i64::MAX));
+    let (low, high) = (
+        inp.log_start.unwrap_or(i64::MIN),
+        inp.log_end.unwrap_or(i64::MAX),
+    );
     let gone = keep_within(&mut snaps, low, high);
     let (last, lineage) = load_newest(&mut snaps, &corrupt);
     // A file a recovery deleted and another wrote again at the same offset is still there
@@ -261,7 +264,11 @@ mod tests {
     /// file is gone for good.
     #[test]
     fn recoveries_rewrite_the_snapshots_above_the_first_recovered_base() {
-        let segs = [seg(0, false, None), seg(10, false, None), seg(20, false, None)];
+        let segs = [
+            seg(0, false, None),
+            seg(10, false, None),
+            seg(20, false, None),
+        ];
         let c = chain(&input(&segs, &[10, 20, 30])).unwrap();
         let steps: Vec<_> = c.steps.iter().map(|s| (s.seg, s.rebuild, s.end)).collect();
         assert_eq!(steps, [(1, None, 20), (2, None, 30)]);
@@ -289,13 +296,21 @@ mod tests {
     /// the snapshots at 10, 20 and 30 are gone for good and 5 is loaded.
     #[test]
     fn index_recoveries_run_first_and_see_every_snapshot() {
-        let segs = [seg(0, false, Some(5)), seg(10, false, None), seg(20, true, Some(30))];
+        let segs = [
+            seg(0, false, Some(5)),
+            seg(10, false, None),
+            seg(20, true, Some(30)),
+        ];
         let mut inp = input(&segs, &[10, 20, 30]);
         inp.unclean_from = Some(0);
         inp.truncated = Some(0);
         inp.log_end = Some(5);
         let c = chain(&inp).unwrap();
-        let steps: Vec<_> = c.steps.iter().map(|s| (s.seg, s.for_index, s.rebuild)).collect();
+        let steps: Vec<_> = c
+            .steps
+            .iter()
+            .map(|s| (s.seg, s.for_index, s.rebuild))
+            .collect();
         assert_eq!(steps, [(2, true, None), (0, false, None)]);
         // the index recovery loaded the snapshot at 20: no rebuild from the log start
         assert_eq!(c.last, Some(5));

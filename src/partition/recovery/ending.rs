@@ -64,12 +64,10 @@ impl Ending {
         let all = || segs.iter().map(|s| s.name.clone()).collect();
         // No segment at all: `recoverLog` (or, for a -delete directory, `load` itself)
         // opens one, at the log start checkpoint (at 0 for a -delete directory).
-        let empty_dir_base = segs
-            .is_empty()
-            .then(|| match self {
-                Ending::DeleteDir => 0,
-                _ => log_start_checkpoint.unwrap_or(0),
-            });
+        let empty_dir_base = segs.is_empty().then(|| match self {
+            Ending::DeleteDir => 0,
+            _ => log_start_checkpoint.unwrap_or(0),
+        });
         match self {
             Ending::Kept => EndOffsets {
                 deleted: plan.deleted.clone(),

@@ -98,11 +98,7 @@ impl AfterTruncation {
             reopened,
             reopened_count,
             first_open_offset,
-            unknown_start: outcome
-                .txns
-                .iter()
-                .filter(removed)
-                .any(|t| t.batches == 0),
+            unknown_start: outcome.txns.iter().filter(removed).any(|t| t.batches == 0),
         }
     }
 
@@ -111,7 +107,10 @@ impl AfterTruncation {
     /// (`snapshot_open`): `None` when a snapshot holds one the walk does not leave open
     /// here (it may have closed below `end`, or begun before the log: not known), or
     /// [`Self::unknown_start`]. An open transaction never expires at a snapshot load.
-    pub(crate) fn open_count<'a>(&self, mut snapshot_open: impl Iterator<Item = &'a i64>) -> Option<usize> {
+    pub(crate) fn open_count<'a>(
+        &self,
+        mut snapshot_open: impl Iterator<Item = &'a i64>,
+    ) -> Option<usize> {
         let unseen = snapshot_open.any(|p| self.open_producers.binary_search(p).is_err());
         (!self.unknown_start && !unseen).then_some(self.open_producers.len())
     }
@@ -172,7 +171,11 @@ mod tests {
         assert_eq!(a.open_producers, vec![1, 4]);
         assert_eq!(a.reopened_count, 1);
         assert_eq!(
-            (a.reopened[0].producer_id, a.reopened[0].first_offset, a.reopened[0].commit),
+            (
+                a.reopened[0].producer_id,
+                a.reopened[0].first_offset,
+                a.reopened[0].commit
+            ),
             (1, 0, false)
         );
         assert!(!a.unknown_start);

@@ -56,8 +56,7 @@ impl CompletedSwaps {
             .leftovers
             .iter()
             .filter(|(k, path)| {
-                *k == LeftoverKind::Swap
-                    && path.to_str().is_some_and(|s| s.ends_with(".log.swap"))
+                *k == LeftoverKind::Swap && path.to_str().is_some_and(|s| s.ends_with(".log.swap"))
             })
             .filter_map(|(_, path)| {
                 let base = offset_of(path)?;
@@ -86,7 +85,11 @@ impl CompletedSwaps {
     /// Whether the segment at `base` is gone once the swaps are done: deleted in the range,
     /// or overwritten by the rename of a swap at its base (`segments` is sorted by base).
     pub(crate) fn removes(&self, base: i64) -> bool {
-        self.clears(base) || self.segments.binary_search_by_key(&base, |s| s.base).is_ok()
+        self.clears(base)
+            || self
+                .segments
+                .binary_search_by_key(&base, |s| s.base)
+                .is_ok()
     }
 
     /// The segments the load sees once the swaps are done: `inputs` outside the range (and
@@ -213,7 +216,11 @@ fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
             if ok {
                 check.batch(last, ts, u32::try_from(size).unwrap_or(u32::MAX));
             } else {
-                first_bad = Some((position, CRC_STOP.to_string(), (first >= 0).then_some(first)));
+                first_bad = Some((
+                    position,
+                    CRC_STOP.to_string(),
+                    (first >= 0).then_some(first),
+                ));
             }
         }
     };
@@ -235,12 +242,18 @@ fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
             Tail::Partial {
                 position, offset, ..
             } => Some((position, "partial batch".into(), Some(offset))),
-            Tail::ZeroFilled { position, len } => {
-                Some((position, format!("{len} zero bytes (preallocated tail)"), None))
-            }
-            Tail::Garbage { position, reason, .. } => {
-                Some((position, format!("bytes that do not frame as a batch ({reason})"), None))
-            }
+            Tail::ZeroFilled { position, len } => Some((
+                position,
+                format!("{len} zero bytes (preallocated tail)"),
+                None,
+            )),
+            Tail::Garbage {
+                position, reason, ..
+            } => Some((
+                position,
+                format!("bytes that do not frame as a batch ({reason})"),
+                None,
+            )),
             Tail::CorruptEntry {
                 position, reason, ..
             } => Some((position, format!("entry size impossible ({reason})"), None)),

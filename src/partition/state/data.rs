@@ -4,9 +4,9 @@
 use super::entry::{BatchRef, DataRef, Entry, OpenTxnState, next_sequence, ranges_overlap};
 use super::opentxns::OpenTxns;
 use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
-use crate::partition::event::BatchEvent;
 use crate::finding::evidence::{self, ZombieJoint};
 use crate::finding::{Finding, Kind, Severity};
+use crate::partition::event::BatchEvent;
 use serde_json::json;
 
 impl Replay {
@@ -18,9 +18,7 @@ impl Replay {
         let ts = ev.max_timestamp;
         let seq_rules = self.sequence_rules_apply();
         let compacted = self.treated_as_compacted();
-        if ev.is_transactional
-            && self.producers.get(pid).is_none_or(|e| !e.has_txn())
-        {
+        if ev.is_transactional && self.producers.get(pid).is_none_or(|e| !e.has_txn()) {
             self.transaction_starts(ev);
         }
         let Some(e) = self.producers.get(pid) else {
@@ -376,8 +374,7 @@ impl Replay {
     /// may have indexed for the aborts before it in its segment that no other producer's
     /// transaction was open at ([`AbortedTxn::follower_last_stable_offset`]).
     fn transaction_starts(&mut self, ev: &BatchEvent) {
-        if self.follower_waiting.is_empty() || self.follower_waiting_pid == Some(ev.producer_id)
-        {
+        if self.follower_waiting.is_empty() || self.follower_waiting_pid == Some(ev.producer_id) {
             return;
         }
         let aborted = &mut self.aborted;

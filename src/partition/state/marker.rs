@@ -3,12 +3,11 @@
 
 use super::entry::{BatchRef, Entry, OpenTxnState, RefKind};
 use super::{
-    AbortedTxn, LATE_TRANSACTION_BUFFER_MS, LastEvent, Replay,
-    TRANSACTION_MAX_TIMEOUT_MS, text,
+    AbortedTxn, LATE_TRANSACTION_BUFFER_MS, LastEvent, Replay, TRANSACTION_MAX_TIMEOUT_MS, text,
 };
-use crate::partition::event::BatchEvent;
 use crate::finding::evidence::{self, OpenTxnJoint};
 use crate::finding::{Finding, Kind, Severity};
+use crate::partition::event::BatchEvent;
 use serde_json::{Value, json};
 
 impl Replay {

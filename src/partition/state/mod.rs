@@ -26,11 +26,11 @@ pub(crate) mod text;
 pub(crate) use text::abort_command;
 pub mod txnrec;
 
-use crate::partition::event::BatchEvent;
 use crate::finding::evidence::BatchEvidence;
 use crate::finding::{Finding, Kind};
-use entry::{BatchRef, Entry};
+use crate::partition::event::BatchEvent;
 pub(crate) use entry::next_sequence;
+use entry::{BatchRef, Entry};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -380,7 +380,9 @@ impl Replay {
 
     /// Producer `pid`'s epoch and last sequence (−1: no batch cached), when it has state.
     pub(crate) fn sequence_state(&self, pid: i64) -> Option<(i16, i32)> {
-        self.producers.get(pid).map(|e| (e.epoch, e.last_sequence()))
+        self.producers
+            .get(pid)
+            .map(|e| (e.epoch, e.last_sequence()))
     }
 
     /// Whether producer `pid` has a transaction open (which its next marker closes).
@@ -399,8 +401,6 @@ impl Replay {
         v.sort_by_key(|p| p.producer_id);
         v
     }
-
-
 
     /// First offset of the earliest open transaction clamped up to the log start offset,
     /// else the log end offset (`None` before any batch).

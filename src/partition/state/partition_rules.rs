@@ -3,8 +3,8 @@
 
 use super::entry::BatchRef;
 use super::{Replay, text};
-use crate::partition::event::BatchEvent;
 use crate::finding::{Finding, Kind, Severity};
+use crate::partition::event::BatchEvent;
 use crate::read::format::Compression;
 use serde_json::json;
 
@@ -138,8 +138,13 @@ impl Replay {
             // Only the transaction coordinator writes COMMIT/ABORT markers, always for a
             // producer (`MemoryRecords.withEndTransactionMarker`); the leader refuses control
             // batches from clients. (KRaft's own control records have no producer id.)
-            if matches!(ev.control, Some(crate::partition::event::ControlInfo::Marker { .. })) {
-                problems.push("COMMIT/ABORT marker with producer id -1 (recovery and consumers skip it)");
+            if matches!(
+                ev.control,
+                Some(crate::partition::event::ControlInfo::Marker { .. })
+            ) {
+                problems.push(
+                    "COMMIT/ABORT marker with producer id -1 (recovery and consumers skip it)",
+                );
             }
         } else {
             if ev.producer_epoch == -1 {

@@ -29,8 +29,7 @@ pub(crate) const CLIENT_OUT_OF_ORDER: &str = "OutOfOrderSequenceException (OUT_O
 pub(crate) const CLIENT_DUPLICATE_EXACT: &str = "none: a leader holding the producer's state answers an exact duplicate of one of its last 5 batches with the original batch's offsets and no error (UnifiedLog.analyzeAndValidateProducerState, findDuplicateBatch): this copy appended it again";
 pub(crate) const CLIENT_INVALID_RECORD: &str =
     "InvalidRecordException (INVALID_RECORD, code 87; not retriable, the batch fails)";
-pub(crate) const CLIENT_NON_TXN: &str =
-    "InvalidTxnStateException (INVALID_TXN_STATE, code 48) on the send: not fatal on a produce (TransactionManager makes it fatal only on AddPartitionsToTxn and EndTxn responses): the idempotent producer's send fails and it bumps its epoch; a transactional producer aborts";
+pub(crate) const CLIENT_NON_TXN: &str = "InvalidTxnStateException (INVALID_TXN_STATE, code 48) on the send: not fatal on a produce (TransactionManager makes it fatal only on AddPartitionsToTxn and EndTxn responses): the idempotent producer's send fails and it bumps its epoch; a transactional producer aborts";
 
 /// The `kafka-transactions.sh` command that aborts the transaction starting at `offset`,
 /// its values quoted for a POSIX shell (placeholders and a note when the directory is not

@@ -252,22 +252,29 @@ mod tests {
 
     fn walk(path: &std::path::Path, policy: ReadPolicy, chunk: usize) -> (Seen, Tail) {
         let mut seen = Vec::new();
-        let (tail, _) = walk_items_chunked(path, policy, None, chunk, (Some(4096), super::super::Ahead::Bytes), |i| {
-            seen.push(match i {
-                Item::Entry(e) => {
-                    let (ok, crc) = if e.magic() >= 2 {
-                        let b = BatchView::new(e.bytes, e.position).unwrap();
-                        (b.is_valid(), b.compute_crc())
-                    } else {
-                        let m = LegacyMessage::new(e).unwrap();
-                        (m.is_valid(), m.compute_crc())
-                    };
-                    assert!(e.len() <= 4096, "an entry over the threshold came whole");
-                    (e.position, e.len() as u64, ok, crc, false)
-                }
-                Item::Big(b) => (b.position, b.len, b.crc_valid(), b.computed_crc, true),
-            })
-        })
+        let (tail, _) = walk_items_chunked(
+            path,
+            policy,
+            None,
+            chunk,
+            (Some(4096), super::super::Ahead::Bytes),
+            |i| {
+                seen.push(match i {
+                    Item::Entry(e) => {
+                        let (ok, crc) = if e.magic() >= 2 {
+                            let b = BatchView::new(e.bytes, e.position).unwrap();
+                            (b.is_valid(), b.compute_crc())
+                        } else {
+                            let m = LegacyMessage::new(e).unwrap();
+                            (m.is_valid(), m.compute_crc())
+                        };
+                        assert!(e.len() <= 4096, "an entry over the threshold came whole");
+                        (e.position, e.len() as u64, ok, crc, false)
+                    }
+                    Item::Big(b) => (b.position, b.len, b.crc_valid(), b.computed_crc, true),
+                })
+            },
+        )
         .unwrap();
         (seen, tail)
     }

@@ -66,11 +66,18 @@ pub fn walk_entries_chunked(
     chunk_size: usize,
     mut on_entry: impl FnMut(crate::read::format::RawEntry<'_>),
 ) -> io::Result<(crate::read::format::Tail, u64)> {
-    walk_items_chunked(path, policy, max_bytes, chunk_size, (None, Ahead::Bytes), |item| {
-        if let Item::Entry(e) = item {
-            on_entry(e);
-        }
-    })
+    walk_items_chunked(
+        path,
+        policy,
+        max_bytes,
+        chunk_size,
+        (None, Ahead::Bytes),
+        |item| {
+            if let Item::Entry(e) = item {
+                on_entry(e);
+            }
+        },
+    )
 }
 
 /// [`walk_entries`] for a walk that needs only the headers of large entries: an entry
@@ -194,8 +201,7 @@ fn walk_prefix(
 /// A short read of a file that is now shorter than `expected` is the file changing under
 /// us ([`ChangedDuringRead`]), not a plain I/O error.
 pub fn changed_if_shrunk(e: io::Error, file: &Handle, expected: u64) -> io::Error {
-    if e.kind() == io::ErrorKind::UnexpectedEof && file.current_len().is_ok_and(|l| l < expected)
-    {
+    if e.kind() == io::ErrorKind::UnexpectedEof && file.current_len().is_ok_and(|l| l < expected) {
         io::Error::other(ChangedDuringRead)
     } else {
         e
@@ -208,7 +214,6 @@ static ZEROS: [u8; 1 << 16] = [0; 1 << 16];
 fn is_zero(b: &[u8]) -> bool {
     b.chunks(ZEROS.len()).all(|c| c == &ZEROS[..c.len()])
 }
-
 
 /// Walk the entries of `file` with positional reads (`pread`: no shared file position,
 /// so several walks can share one handle) from byte `start` (an entry boundary) up to
@@ -644,7 +649,6 @@ pub enum PieceEnd {
     /// The last piece (no `stop`): how the file ends.
     End(crate::read::format::Tail),
 }
-
 
 /// Walk the entries of `[start, stop)` of `file` (see `walk_read_items`), the file taken
 /// to be `total` bytes long; `stop = None` walks to the end. A piece chains when its entries

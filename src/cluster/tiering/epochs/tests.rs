@@ -163,7 +163,10 @@ fn epoch_ranges_are_epoch_for_offset() {
         epoch_ranges(&lineage(&[(0, 50), (1, 10)])),
         vec![(0, 50, 50), (1, 51, i64::MAX)]
     );
-    assert_eq!(epoch_ranges(&lineage(&[(4, 100)])), vec![(4, 100, i64::MAX)]);
+    assert_eq!(
+        epoch_ranges(&lineage(&[(4, 100)])),
+        vec![(4, 100, i64::MAX)]
+    );
     assert_eq!(epoch_ranges(&lineage(&[])), vec![]);
 }
 
@@ -226,7 +229,10 @@ fn served_agrees_with_the_lookup_offset_by_offset() {
         for o in 0..100 {
             let epoch = ranges.iter().find(|r| r.1 <= o && o <= r.2).map(|r| r.0);
             let want = epoch.and_then(|e| log.epochs.lookup(&log.segments, e, o));
-            let have = got.iter().find(|s| s.first <= o && o <= s.last).map(|s| s.segment);
+            let have = got
+                .iter()
+                .find(|s| s.first <= o && o <= s.last)
+                .map(|s| s.segment);
             assert_eq!(have, want, "{:?} at {o}", l.entries());
         }
     }

@@ -4,15 +4,15 @@
 //! `TransactionCoordinator` write them.
 
 mod producers;
-mod transactions;
 mod shapes;
+mod transactions;
 
+use crate::finding::{Finding, Kind, Severity};
 use crate::partition::event::{BatchEvent, ControlInfo};
 use crate::partition::state::{
     AbortedTxn, LastEvent, PartitionContext, Replay, ReplayOptions, ReplayOutcome,
 };
 use crate::read::format::{Compression, TimestampType};
-use crate::finding::{Finding, Kind, Severity};
 
 const T0: i64 = 1_700_000_000_000;
 const MIN: i64 = 60_000;

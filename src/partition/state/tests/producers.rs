@@ -399,7 +399,9 @@ fn producer_epoch_regression_on_a_marker() {
     // Said explicitly, so the kind's table (a producer's InvalidProducerEpochException)
     // does not fill it in later.
     assert!(
-        f[0].client_error.as_deref().is_some_and(|c| c.starts_with("none: markers come from the transaction coordinator")),
+        f[0].client_error
+            .as_deref()
+            .is_some_and(|c| c.starts_with("none: markers come from the transaction coordinator")),
         "markers involve no client: {:?}",
         f[0].client_error
     );
@@ -658,7 +660,11 @@ fn an_unbumped_abort_after_a_long_idle_is_likely_an_admin_abort() {
     assert_eq!(kinds(&f), vec![Kind::MarkerEpochNotBumped], "{f:#?}");
     assert_eq!((f[0].offset, f[0].severity), (Some(at), Severity::Info));
     assert_eq!(f[0].evidence["likely_admin_abort"], true);
-    assert!(f[0].message.contains("most likely an admin abort"), "{}", f[0].message);
+    assert!(
+        f[0].message.contains("most likely an admin abort"),
+        "{}",
+        f[0].message
+    );
     assert!(out.producers[0].transaction_version_2);
     // A second unbumped marker after it is a lone one again, not a downgrade.
     l.txn(77, 6, 2, 1);
@@ -685,7 +691,8 @@ fn a_producer_at_epoch_minus_one_is_not_sequence_checked() {
     l.idem(9, 0, 3, 1);
     let (f, _) = run(&l);
     assert!(
-        !f.iter().any(|x| matches!(x.kind, Kind::SequenceGap | Kind::InvalidFirstSequence)),
+        !f.iter()
+            .any(|x| matches!(x.kind, Kind::SequenceGap | Kind::InvalidFirstSequence)),
         "{f:#?}"
     );
     // An exact duplicate at epoch -1 is still found (findDuplicateBatch compares epochs only).
@@ -693,7 +700,10 @@ fn a_producer_at_epoch_minus_one_is_not_sequence_checked() {
     l.idem(9, -1, 0, 1);
     let dup = l.idem(9, -1, 0, 1);
     let (f, _) = run(&l);
-    let d: Vec<_> = f.iter().filter(|x| x.kind == Kind::DuplicateSequence).collect();
+    let d: Vec<_> = f
+        .iter()
+        .filter(|x| x.kind == Kind::DuplicateSequence)
+        .collect();
     assert_eq!(d.len(), 1, "{f:#?}");
     assert_eq!(d[0].offset, Some(dup));
     // The twin at epoch 0: the gap and the bad first sequence are reported.
@@ -703,5 +713,8 @@ fn a_producer_at_epoch_minus_one_is_not_sequence_checked() {
     l.idem(9, 1, 3, 1);
     let (f, _) = run(&l);
     let k = kinds(&f);
-    assert!(k.contains(&Kind::SequenceGap) && k.contains(&Kind::InvalidFirstSequence), "{f:#?}");
+    assert!(
+        k.contains(&Kind::SequenceGap) && k.contains(&Kind::InvalidFirstSequence),
+        "{f:#?}"
+    );
 }

@@ -4,10 +4,10 @@
 //! did before it indexed them): same last stable offset after every batch, same open and
 //! aborted transactions, same open/hanging findings.
 
+use crate::finding::{Finding, Kind};
 use crate::partition::event::{BatchEvent, ControlInfo};
 use crate::partition::state::{AbortedTxn, PartitionContext, Replay, ReplayOptions};
 use crate::read::format::{Compression, TimestampType};
-use crate::finding::{Finding, Kind};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 

@@ -31,16 +31,36 @@ fn only_the_transaction_at_the_lso_says_it_is_stuck_there() {
     let a = l.txn(5, 0, 0, 3);
     let b = l.txn(6, 0, 0, 3);
     let (f, out) = run_ctx(ctx("orders"), &l, l.ts + 60 * MIN);
-    assert_eq!(kinds(&f), vec![Kind::HangingTransaction, Kind::HangingTransaction]);
+    assert_eq!(
+        kinds(&f),
+        vec![Kind::HangingTransaction, Kind::HangingTransaction]
+    );
     assert_eq!(out.last_stable_offset, Some(a));
-    let at = |o| f.iter().find(|x| x.offset == Some(o)).unwrap().message.clone();
-    assert!(at(a).ends_with("the last stable offset is stuck there"), "{}", at(a));
-    assert!(at(b).ends_with(&format!("the last stable offset is at {a}")), "{}", at(b));
+    let at = |o| {
+        f.iter()
+            .find(|x| x.offset == Some(o))
+            .unwrap()
+            .message
+            .clone()
+    };
+    assert!(
+        at(a).ends_with("the last stable offset is stuck there"),
+        "{}",
+        at(a)
+    );
+    assert!(
+        at(b).ends_with(&format!("the last stable offset is at {a}")),
+        "{}",
+        at(b)
+    );
     let mut c = ctx("orders");
     c.log_start_offset = Some(a + 1);
     let (f, _) = run_ctx(c, &l, l.ts + 60 * MIN);
     let m = &f.iter().find(|x| x.offset == Some(a)).unwrap().message;
-    assert!(m.ends_with(&format!("the last stable offset is at {}", a + 1)), "{m}");
+    assert!(
+        m.ends_with(&format!("the last stable offset is at {}", a + 1)),
+        "{m}"
+    );
 }
 
 #[test]
@@ -385,5 +405,9 @@ fn the_late_produce_root_cause_is_not_given_under_tv0_1() {
     let (f, _) = run_ctx(ctx("orders"), &l, l.ts + 60 * MIN);
     let h = f.iter().find(|x| x.offset == Some(at)).unwrap();
     assert_eq!(h.kind, Kind::HangingTransaction);
-    assert!(h.evidence["root_cause"].is_null(), "{:?}", h.evidence["root_cause"]);
+    assert!(
+        h.evidence["root_cause"].is_null(),
+        "{:?}",
+        h.evidence["root_cause"]
+    );
 }

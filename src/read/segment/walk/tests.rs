@@ -14,8 +14,7 @@ fn mapping_rss(p: *const u8) -> usize {
             .next()
             .and_then(|r| r.split_once('-'));
         if let Some((lo, hi)) = range
-            && let (Ok(lo), Ok(hi)) =
-                (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
         {
             inside = lo <= at && at < hi;
         } else if inside && let Some(kb) = line.strip_prefix("Rss:") {
