@@ -387,6 +387,16 @@ fn a_rebuild_reading_an_unrecovered_zero_tail_fails_the_load() {
                 .contains("to recover segment 00000000000000000003.log"),
         "{f:?}"
     );
+    // The tail's finding says what reading it does.
+    let tail = of_kind(&v, Kind::PreallocatedTail);
+    assert_eq!(tail.len(), 1, "{:#?}", v.findings);
+    assert!(
+        tail[0]
+            .broker_behaviour
+            .contains("throws CorruptRecordException"),
+        "{}",
+        tail[0].broker_behaviour
+    );
     // Garbage whose first entry declares size 0 (a zero header, then non-zero bytes).
     let mut g = vec![0u8; 40];
     g[30] = 7;
