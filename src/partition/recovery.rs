@@ -15,6 +15,7 @@ mod chain;
 mod ending;
 mod plan;
 mod predict;
+mod replays;
 pub mod reopened;
 pub(crate) mod swaps;
 pub use plan::{DamageFate, Emptied, Fate, SegmentPlan};
@@ -379,6 +380,16 @@ pub(crate) const THROWS_WHEN_READ: &str = "(reading it throws CorruptRecordExcep
 pub(crate) fn throws_when_read(size: i64, len: u64) -> bool {
     len > 17 && size < 14
 }
+
+/// What the format layer's tail names (the walk's stop reason then contains it) for an
+/// entry whose size field is below the 14-byte minimum: `FileLogInputStream.nextBatch`
+/// throws `CorruptRecordException` there when at least 18 bytes are left.
+pub(crate) const SIZE_BELOW_MINIMUM: &str = "entry size below the 14-byte minimum";
+
+/// The walk's stop reason at a control batch with a producer id whose control record does
+/// not decode: `LogSegment.recover` truncates there, a rebuild's replay throws.
+pub(crate) const MALFORMED_CONTROL: &str =
+    "malformed control record (recovery throws InvalidRecordException)";
 
 /// Why recovery stops at a batch whose CRC fails (`ensureValid`).
 pub(crate) const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";

@@ -313,13 +313,36 @@ pub(crate) fn word_integrity_finding(
                 Kind::CrcMismatch | Kind::InvalidBatch => {
                     "the broker serves the bytes as they are: a consumer fetching this batch gets a KafkaException wrapping CorruptRecordException (not retriable) and cannot move past it without seeking; a follower's fetch of it fails with CorruptRecordException"
                 }
-                _ => "the broker serves the segment as it is: readers stop at this position",
+                _ if throws_when_framed(f) => {
+                    "the broker serves the segment as it is: a reader reaching this entry throws CorruptRecordException (its size field is below 14 bytes), and so does a producer-state rebuild at load that replays this segment before any recovery cuts it (the prediction's load failure says whether one does; then the broker does not start)"
+                }
+                Kind::TruncatedBatch => {
+                    "the broker keeps these bytes and counts them in the segment's size (FileRecords takes the file's length): a reader stops at this entry, since its declared size runs past the end — but in the last (active) segment the next appends land after them, behind a header whose declared size then reaches into the new batches, so readers take the partial batch and the start of the new data as one damaged batch"
+                }
+                _ => {
+                    "the broker serves the segment as it is, these bytes included: a reader stops here only when fewer than 18 bytes are left or the declared size runs past the end; otherwise it frames them as a batch, which fails its CRC check"
+                }
             };
             format!("{on_append}not noticed on load ({why}); {readers}")
         }
         Fate::Recovered => return,
     };
     f.broker_behaviour = text;
+}
+
+/// True when `FileLogInputStream.nextBatch` throws at the entry a tail finding `f` names:
+/// its size field below 14 with 18 bytes or more from it (a zero tail, or bytes the walk
+/// could not frame for that reason).
+fn throws_when_framed(f: &Finding) -> bool {
+    let len = f.evidence.get("length").and_then(|l| l.as_u64()).unwrap_or(0);
+    match f.kind {
+        Kind::PreallocatedTail => super::throws_when_read(0, len),
+        Kind::TrailingBytes => {
+            let reason = f.evidence.get("reason").and_then(|r| r.as_str());
+            reason == Some(super::SIZE_BELOW_MINIMUM) && super::throws_when_read(0, len)
+        }
+        _ => false,
+    }
 }
 
 /// Why the KRaft metadata log's segments are recovered at every start.

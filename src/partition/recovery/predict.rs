@@ -3,6 +3,7 @@
 
 use super::chain;
 use super::ending::Ending;
+use super::replays;
 use super::*;
 use crate::discover::layout::OffsetNameStep;
 use std::cmp::Ordering;
@@ -476,8 +477,10 @@ fn replaced_at_recovery<'a>(
 /// The first replay error the broker meets while loading, in its order: each recovery's
 /// rebuild `[snapshot, base)` and segment `[base, end)` ([`chain`]: a rule broken there
 /// throws however new the newest snapshot on disk was; the segment's end lies below any
-/// truncation point), then the final rebuild's replay `[replay_from, log end)`. Before all
-/// of them, a file name the load cannot parse as an offset ([`name_failures`]).
+/// truncation point), then the final rebuild's replay `[replay_from, log end)`; in a
+/// rebuild's replay, also where a segment no recovery has cut yet stops framing or holds a
+/// malformed marker ([`replays`]). Before all of them, a file name the load cannot parse as
+/// an offset ([`name_failures`]).
 fn load_failure(
     inp: &PredictInput<'_>,
     chain: Option<&chain::Chain>,
@@ -486,37 +489,38 @@ fn load_failure(
     recovered: &[SegmentRecovery],
 ) -> Option<Box<LoadFailure>> {
     let segs = &inp.segments;
+    let rules = replays::Rules {
+        load_rules: inp.load_rules,
+        broker_version: inp.broker_version,
+    };
     let (first, in_loop) = name_failures(inp);
     if first.is_some() {
         return first;
     }
     if let Some((stop, failure)) = segment_files_failure(segs, in_loop) {
-        let before: Vec<&chain::Step> = chain
+        let before = chain
             .map_or(&[][..], |c| &c.steps[..])
             .iter()
-            .filter(|st| st.for_index && stop.after(&segs[st.seg]))
-            .collect();
-        return replay_failure(inp, &step_ranges(segs, before.into_iter())).or(Some(failure));
+            .filter(|st| st.for_index && stop.after(&segs[st.seg]));
+        let replays = replays::step_replays(segs, before);
+        return replays::replay_failure(&rules, segs, &replays).or(Some(failure));
     }
     let steps = chain.map_or(&[][..], |c| &c.steps[..]);
-    let mut ranges = step_ranges(segs, steps.iter());
+    let replays = replays::step_replays(segs, steps.iter());
     // After the recoveries, `recoverLog` reads the last segment's end
     // (`deleteSegmentsIfLogStartGreaterThanLogEnd` → `readNextOffset`), before the final
     // rebuild's replay.
-    if let Some(f) = replay_failure(inp, &ranges) {
+    if let Some(f) = replays::replay_failure(&rules, segs, &replays) {
         return Some(f);
     }
     if let Some(f) = last_segment_unreadable(segs, recovered) {
         return Some(f);
     }
-    if let (Some(from), Some(to)) = (replay_from, leo_after) {
-        ranges.push((
-            from,
-            to,
-            format!("replaying the producer state from offset {from}"),
-        ));
-    }
-    replay_failure(inp, &ranges)
+    let (Some(from), Some(to)) = (replay_from, leo_after) else {
+        return None;
+    };
+    let last = replays::final_replay(segs, steps.iter(), from, to);
+    replays::replay_failure(&rules, segs, std::slice::from_ref(&last))
 }
 
 /// Where `loadSegmentFiles` throws: at a segment (its base) or at a file name.
@@ -662,74 +666,4 @@ fn last_segment_unreadable(
             last.name
         ),
     }))
-}
-
-/// The offset ranges each recovery step replays, in the broker's order, with what it is:
-/// its rebuild `[snapshot, base)`, then the segment `[base, end)`.
-fn step_ranges<'a>(
-    segs: &[SegmentInput],
-    steps: impl Iterator<Item = &'a chain::Step>,
-) -> Vec<(i64, i64, String)> {
-    let mut ranges: Vec<(i64, i64, String)> = Vec::new();
-    for step in steps {
-        let (base, name) = (step.base, &segs[step.seg].name);
-        if let Some((from, loaded)) = step.rebuild {
-            let what = loaded.map_or_else(
-                || format!("the log start {from}"),
-                |o| format!("the snapshot at {o}"),
-            );
-            ranges.push((
-                from,
-                base,
-                format!(
-                    "rebuilding the producer state up to offset {base} to recover segment {name} (from {what})"
-                ),
-            ));
-        }
-        let why = if step.for_index {
-            "at load (its index is missing or corrupt; "
-        } else {
-            "after the unclean shutdown ("
-        };
-        ranges.push((
-            base,
-            step.end,
-            format!("recovering segment {name} {why}producer state rebuilt up to offset {base})"),
-        ));
-    }
-    ranges
-}
-
-/// The first replayed batch, in `ranges`' order, that makes the replay throw.
-fn replay_failure(
-    inp: &PredictInput<'_>,
-    ranges: &[(i64, i64, String)],
-) -> Option<Box<LoadFailure>> {
-    let old_broker = inp
-        .broker_version
-        .is_some_and(|v| v <= BrokerVersion(2, 4, 0));
-    for (from, to, what) in ranges {
-        for f in inp.load_rules {
-            let Some(o) = f.offset else { continue };
-            if o < *from || o >= *to {
-                continue;
-            }
-            let (exception, fails) = match f.kind {
-                Kind::NonTransactionalWriteInTransaction => ("InvalidTxnStateException", true),
-                Kind::CoordinatorEpochRegression => {
-                    ("TransactionCoordinatorFencedException", old_broker)
-                }
-                _ => ("", false),
-            };
-            if fails {
-                return Some(Box::new(LoadFailure {
-                    kind: f.kind.id().into(),
-                    offset: Some(o),
-                    exception: exception.into(),
-                    message: format!("{what} throws {exception} at offset {o}: {}", f.message),
-                }));
-            }
-        }
-    }
-    None
 }

@@ -161,7 +161,7 @@ impl<'a> Walker<'a> {
                     )
                 {
                     self.stop_at(pos, Some(ev.base_offset), || {
-                        "malformed control record (recovery throws InvalidRecordException)".into()
+                        crate::partition::recovery::MALFORMED_CONTROL.into()
                     });
                 }
                 // Rule 32: records of the group coordinator's log. Uncompressed batches

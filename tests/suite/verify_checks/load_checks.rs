@@ -327,3 +327,207 @@ fn a_hostile_unparseable_name_is_escaped_in_text_and_exact_in_json() {
     assert!(out.contains(r#"old\x1b[2J"<i>\nFORGED"#), "{out}");
     drop(d);
 }
+
+/// Two batches in segment 0 (offsets 0..=2) with `tail` appended, then segment 3; no
+/// producer snapshot (the rebuilds replay from the log start).
+fn two_segments(tail: FaultKind) -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("rl", 0);
+    p.append(Batch::new(Producer::idempotent(3, 0)).records(2));
+    p.append(Batch::new(Producer::idempotent(3, 0)).records(1));
+    p.roll();
+    p.append(Batch::new(Producer::idempotent(3, 0)).records(2));
+    p.fault(Target::Log(0), tail);
+    p
+}
+
+/// Writes `p` after an unclean shutdown with recovery point `rp`, without snapshots.
+fn unclean_without_snapshots(p: PartitionBuilder, rp: i64) -> (tempfile::TempDir, Manifest) {
+    let (d, m) = write_with(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("rl", 0, rp),
+        p,
+    );
+    for e in std::fs::read_dir(&m.dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "snapshot") {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    (d, m)
+}
+
+/// The recovery of segment 3 (recovery point 3, unclean shutdown, no snapshot) first
+/// rebuilds the producer state from the log start over segment 0, which no recovery has
+/// cut: `loadProducersFromRecords` frames its 40 zero bytes, `FileLogInputStream.nextBatch`
+/// throws `CorruptRecordException` (size 0 below 14), and the broker does not start. The
+/// same bytes as garbage with a size field below 14 throw the same. Twins: from recovery
+/// point 0 segment 0 is recovered first (truncated there, no failure); a snapshot at 3
+/// means no replay reads segment 0; a zero tail of 17 bytes ends the read quietly.
+#[test]
+fn a_rebuild_reading_an_unrecovered_zero_tail_fails_the_load() {
+    let (_d, m) = unclean_without_snapshots(two_segments(FaultKind::AppendZeros(40)), 3);
+    assert_eq!(m.segments.len(), 2);
+    let end0 = std::fs::metadata(m.dir.join("00000000000000000000.log"))
+        .unwrap()
+        .len()
+        - 40;
+    let v = run(&m.dir);
+    let f = v.prediction.load_failure.as_ref().expect("the load fails");
+    assert_eq!(
+        (f.exception.as_str(), f.kind.as_str()),
+        ("CorruptRecordException", "preallocated_tail"),
+        "{f:?}"
+    );
+    assert!(
+        f.message
+            .contains("segment 00000000000000000000.log at byte")
+            && f.message.contains(&format!("byte {end0}"))
+            && f.message
+                .contains("to recover segment 00000000000000000003.log"),
+        "{f:?}"
+    );
+    // The tail's finding says what reading it does.
+    let tail = of_kind(&v, Kind::PreallocatedTail);
+    assert_eq!(tail.len(), 1, "{:#?}", v.findings);
+    assert!(
+        tail[0]
+            .broker_behaviour
+            .contains("throws CorruptRecordException"),
+        "{}",
+        tail[0].broker_behaviour
+    );
+    // Garbage whose first entry declares size 0 (a zero header, then non-zero bytes).
+    let mut g = vec![0u8; 40];
+    g[30] = 7;
+    let (_d, m) = unclean_without_snapshots(two_segments(FaultKind::AppendGarbage(g)), 3);
+    let v = run(&m.dir);
+    let f = v.prediction.load_failure.as_ref().expect("the load fails");
+    assert_eq!(f.exception, "CorruptRecordException", "{f:?}");
+    assert!(f.message.contains(&format!("byte {end0}")), "{f:?}");
+    // Recovered first: a truncation, no failure.
+    let (_d, m) = unclean_without_snapshots(two_segments(FaultKind::AppendZeros(40)), 0);
+    let v = run(&m.dir);
+    assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
+    let t = v.prediction.truncation.as_ref().expect("truncated");
+    assert_eq!(
+        (t.segment.as_str(), t.position),
+        ("00000000000000000000.log", end0)
+    );
+    // 17 bytes: nextBatch ends the read, no failure.
+    let (_d, m) = unclean_without_snapshots(two_segments(FaultKind::AppendZeros(17)), 3);
+    let v = run(&m.dir);
+    assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
+}
+
+/// With the snapshots the testkit writes (one at 3), the recovery of segment 3 loads the
+/// one at its base and replays nothing; the final rebuild loads the one at the log end: no
+/// replay reaches segment 0's zero tail, which stays unrecovered damage, not a failure.
+#[test]
+fn zeros_no_replay_reaches_do_not_fail_the_load() {
+    let (_d, m) = write_with(
+        LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("rl", 0, 3),
+        two_segments(FaultKind::AppendZeros(40)),
+    );
+    assert!(m.dir.join("00000000000000000003.snapshot").exists());
+    let v = run(&m.dir);
+    assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
+    assert!(v.prediction.truncation.is_none(), "{:#?}", v.prediction);
+    assert!(
+        !v.prediction.unrecovered_corruption.is_empty(),
+        "{:#?}",
+        v.prediction
+    );
+}
+
+/// A malformed COMMIT (its value 2 bytes, a marker needs 6) in segment 0, which no recovery
+/// cuts, inside the rebuild before segment 3's recovery: `EndTransactionMarker.deserialize`
+/// throws `InvalidRecordException` in the replay, uncaught. Twin: recovery point 0, where
+/// `LogSegment.recover` truncates at it instead.
+#[test]
+fn a_malformed_marker_in_a_replayed_unrecovered_segment_fails_the_load() {
+    let build = || {
+        let txn = Producer::transactional(9, 0);
+        let mut p = PartitionBuilder::new("rl", 0);
+        p.append(Batch::new(txn).records(2)); // 0..=1
+        let bad = p.control_raw(txn, 1, Some(vec![0, 0])); // 2
+        p.roll();
+        p.append(Batch::new(Producer::idempotent(3, 0)).records(2)); // 3..=4
+        (p, bad)
+    };
+    let (p, bad) = build();
+    let (_d, m) = unclean_without_snapshots(p, 3);
+    let pos = m.batches[bad].position;
+    let v = run(&m.dir);
+    let f = v.prediction.load_failure.as_ref().expect("the load fails");
+    assert_eq!(
+        (f.exception.as_str(), f.offset),
+        ("InvalidRecordException", Some(2)),
+        "{f:?}"
+    );
+    assert!(
+        f.message
+            .contains(&format!("segment 00000000000000000000.log, byte {pos}")),
+        "{f:?}"
+    );
+    let (p, _) = build();
+    let (_d, m) = unclean_without_snapshots(p, 0);
+    let v = run(&m.dir);
+    assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
+    let t = v.prediction.truncation.as_ref().expect("truncated");
+    assert_eq!(
+        (t.segment.as_str(), t.position),
+        ("00000000000000000000.log", pos)
+    );
+}
+
+/// After a clean shutdown nothing is recovered, but the final rebuild replays from the
+/// newest snapshot left (here at 3, the others removed) to the log end, over segment 3 and
+/// its zero tail: `CorruptRecordException`, the broker does not start. Twin: the snapshot
+/// at the log end left too — no replay.
+#[test]
+fn the_final_rebuild_reading_a_zero_tail_after_a_clean_shutdown_fails_the_load() {
+    let build = || {
+        let mut p = PartitionBuilder::new("rl", 0);
+        p.append(Batch::new(Producer::idempotent(3, 0)).records(3)); // 0..=2
+        p.roll();
+        p.append(Batch::new(Producer::idempotent(3, 0)).records(3)); // 3..=5
+        p.roll();
+        p.append(Batch::new(Producer::idempotent(3, 0)).records(2)); // 6..=7
+        p.fault(Target::Log(1), FaultKind::AppendZeros(40));
+        p
+    };
+    let keep_only = |m: &Manifest, keep: &[&str]| {
+        for e in std::fs::read_dir(&m.dir).unwrap() {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name.ends_with(".snapshot") && !keep.contains(&name.as_str()) {
+                std::fs::remove_file(path).unwrap();
+            }
+        }
+    };
+    let (_d, m) = write(build(), true);
+    keep_only(&m, &["00000000000000000003.snapshot"]);
+    let v = run(&m.dir);
+    let f = v.prediction.load_failure.as_ref().expect("the load fails");
+    assert_eq!(f.exception, "CorruptRecordException", "{f:?}");
+    assert!(
+        f.message
+            .contains("replaying the producer state from offset 3")
+            && f.message
+                .contains("segment 00000000000000000003.log at byte"),
+        "{f:?}"
+    );
+    let (_d, m) = write(build(), true);
+    keep_only(
+        &m,
+        &[
+            "00000000000000000003.snapshot",
+            "00000000000000000008.snapshot",
+        ],
+    );
+    let v = run(&m.dir);
+    assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
+}
