@@ -15,8 +15,8 @@ mod chain;
 mod ending;
 mod plan;
 mod predict;
-mod replays;
 pub mod reopened;
+mod replays;
 pub(crate) mod swaps;
 pub use plan::{DamageFate, Emptied, Fate, SegmentPlan};
 pub(crate) use plan::{
@@ -25,9 +25,11 @@ pub(crate) use plan::{
 };
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
 
-use crate::finding::{Finding, Kind};
-use crate::read::format::checkpoint::{OffsetCheckpointEntry, TextFileKind, parse_offset_checkpoint};
 use crate::discover::layout::LogDir;
+use crate::finding::{Finding, Kind};
+use crate::read::format::checkpoint::{
+    OffsetCheckpointEntry, TextFileKind, parse_offset_checkpoint,
+};
 use crate::read::segment::{FileClass, MmapMode, load};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -373,7 +375,8 @@ pub(crate) fn throws_at_load(s: &plan::SegmentInput) -> Option<&str> {
 /// batches from the offset index's last entry on, always before such a tail — throws
 /// ([`predict`]'s load failure). (A corrupt length inside a segment may lie before the
 /// index's last entry, where that read does not go: not marked.)
-pub(crate) const THROWS_WHEN_READ: &str = "(reading it throws CorruptRecordException: size below 14)";
+pub(crate) const THROWS_WHEN_READ: &str =
+    "(reading it throws CorruptRecordException: size below 14)";
 
 /// True when an entry at the end of a walk with its size field `size` and `len` bytes
 /// from it on throws when `FileLogInputStream.nextBatch` reads it.
@@ -506,7 +509,11 @@ impl RecoverCheck {
 
     /// Conclude with the walk's first bad entry (`(position, why, offset)`) and the number
     /// of bytes read.
-    pub fn finish(mut self, first_bad: Option<(u64, String, Option<i64>)>, len: u64) -> RecoverWalk {
+    pub fn finish(
+        mut self,
+        first_bad: Option<(u64, String, Option<i64>)>,
+        len: u64,
+    ) -> RecoverWalk {
         // The time index's last append, after the truncation (`maybeAppend(…, true)`).
         if self.emptied.is_none()
             && let Err(why) = self.time_index_append()

@@ -82,7 +82,12 @@ impl SegmentPlan {
                 };
             }
         }
-        if self.deleted.iter().chain(&self.replaced).any(|d| d == segment) {
+        if self
+            .deleted
+            .iter()
+            .chain(&self.replaced)
+            .any(|d| d == segment)
+        {
             return Fate::Deleted;
         }
         if self.recovered.iter().any(|(s, _)| s == segment) {
@@ -136,7 +141,8 @@ pub(crate) fn txnindex_verdict(
     mode: crate::read::segment::MmapMode,
 ) -> TxnIndexVerdict {
     use crate::read::format::index::{TxnIndex, TxnSanityProblem};
-    let Ok(bytes) = crate::read::segment::load(path, crate::read::segment::FileClass::Index, mode, None)
+    let Ok(bytes) =
+        crate::read::segment::load(path, crate::read::segment::FileClass::Index, mode, None)
     else {
         return TxnIndexVerdict::Sound;
     };
@@ -334,7 +340,11 @@ pub(crate) fn word_integrity_finding(
 /// its size field below 14 with 18 bytes or more from it (a zero tail, or bytes the walk
 /// could not frame for that reason).
 fn throws_when_framed(f: &Finding) -> bool {
-    let len = f.evidence.get("length").and_then(|l| l.as_u64()).unwrap_or(0);
+    let len = f
+        .evidence
+        .get("length")
+        .and_then(|l| l.as_u64())
+        .unwrap_or(0);
     match f.kind {
         Kind::PreallocatedTail => super::throws_when_read(0, len),
         Kind::TrailingBytes => {

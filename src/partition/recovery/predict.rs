@@ -89,9 +89,15 @@ fn counts_with(
     from_walk: &BTreeSet<i64>,
     snap: Option<&SnapshotInput>,
 ) -> (usize, usize) {
-    let (kept, kept_open) = snap.map_or((&[][..], &[][..]), |s| (&s.producers.0[..], &s.producers.1[..]));
+    let (kept, kept_open) = snap.map_or((&[][..], &[][..]), |s| {
+        (&s.producers.0[..], &s.producers.1[..])
+    });
     let producers = from_walk.union(&kept.iter().copied().collect()).count();
-    let open = inp.open_producers.iter().filter(|p| from_walk.contains(p)).count()
+    let open = inp
+        .open_producers
+        .iter()
+        .filter(|p| from_walk.contains(p))
+        .count()
         + kept_open.iter().filter(|p| !from_walk.contains(p)).count();
     (producers, open)
 }
@@ -152,7 +158,11 @@ fn unrecovered_texts(inp: &PredictInput<'_>, plan: &SegmentPlan) -> Vec<String> 
 
 /// The local log start after the load: the log start, or the first segment left when it
 /// lies above (an emptied log restarts at its log start).
-fn local_log_start(log_start: Option<i64>, segs: &[SegmentInput], deleted: &[String]) -> Option<i64> {
+fn local_log_start(
+    log_start: Option<i64>,
+    segs: &[SegmentInput],
+    deleted: &[String],
+) -> Option<i64> {
     log_start.map(|s| {
         segs.iter()
             .find(|x| !deleted.contains(&x.name))
@@ -212,8 +222,18 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
     let chain = chain::chain(&chain::ChainInput {
         segments: segs,
-        snapshots: inp.snapshots.iter().filter(|s| s.valid).map(|s| s.offset).collect(),
-        corrupt_snapshots: inp.snapshots.iter().filter(|s| !s.valid).map(|s| s.offset).collect(),
+        snapshots: inp
+            .snapshots
+            .iter()
+            .filter(|s| s.valid)
+            .map(|s| s.offset)
+            .collect(),
+        corrupt_snapshots: inp
+            .snapshots
+            .iter()
+            .filter(|s| !s.valid)
+            .map(|s| s.offset)
+            .collect(),
         log_start_checkpoint: inp.log_start_checkpoint.unwrap_or(0),
         log_start: log_start_after,
         log_end: leo_after,
@@ -267,7 +287,11 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         snapshot: snapshot.map(|s| s.1),
         skipped,
         replay_from,
-        replay_to: if skipped || !end_known { None } else { leo_after },
+        replay_to: if skipped || !end_known {
+            None
+        } else {
+            leo_after
+        },
         producers: counts.map(|c| c.0),
         open_transactions: counts.map(|c| c.1).or_else(|| {
             let truncated = truncation.is_some() && outcome_unknown.is_none();
@@ -392,11 +416,10 @@ fn open_after_truncation(
 ) -> Option<usize> {
     let a = inp.after_truncation.filter(|a| Some(a.end) == leo_after)?;
     let origin = chain.map(|c| c.origin.and_then(|o| o.0));
-    let loaded = inp.snapshots.iter().filter(|s| {
-        s.valid
-            && s.offset <= a.end
-            && origin.is_none_or(|o| Some(s.offset) == o)
-    });
+    let loaded = inp
+        .snapshots
+        .iter()
+        .filter(|s| s.valid && s.offset <= a.end && origin.is_none_or(|o| Some(s.offset) == o));
     a.open_count(loaded.flat_map(|s| &s.producers.1))
 }
 

@@ -283,6 +283,9 @@ mod tests {
         let Some(Tail::Garbage { reason, .. }) = e.tail() else {
             panic!("{:?}", e.tail())
         };
-        assert!(reason.contains(super::super::SIZE_BELOW_MINIMUM), "{reason}");
+        assert!(
+            reason.contains(super::super::SIZE_BELOW_MINIMUM),
+            "{reason}"
+        );
     }
 }
