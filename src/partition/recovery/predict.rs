@@ -170,6 +170,44 @@ fn local_log_start(
     })
 }
 
+/// The snapshots the recoveries leave ([`chain::chain`]): each recovered segment's rebuild
+/// deletes the snapshots above its base, and each recovery leaves one at its segment's end.
+fn recoveries_chain(
+    inp: &PredictInput<'_>,
+    from_idx: usize,
+    log_start_after: Option<i64>,
+    leo_after: Option<i64>,
+    truncation: Option<&TruncationPrediction>,
+) -> Option<chain::Chain> {
+    let segs = &inp.segments;
+    let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
+    chain::chain(&chain::ChainInput {
+        segments: segs,
+        snapshots: inp
+            .snapshots
+            .iter()
+            .filter(|s| s.valid)
+            .map(|s| s.offset)
+            .collect(),
+        corrupt_snapshots: inp
+            .snapshots
+            .iter()
+            .filter(|s| !s.valid)
+            .map(|s| s.offset)
+            .collect(),
+        log_start_checkpoint: inp.log_start_checkpoint.unwrap_or(0),
+        log_start: log_start_after,
+        log_end: leo_after,
+        clean_shutdown: inp.clean_shutdown,
+        unclean_from: (unclean && !segs.is_empty()).then_some(from_idx),
+        // The unclean pass's truncation (one in a segment recovered for its index deletes
+        // nothing after it): never in a segment recovered for its index.
+        truncated: truncation
+            .and_then(|t| segs.iter().position(|s| s.name == t.segment))
+            .filter(|&i| !segs[i].missing_index && segs[i].corrupt_index.is_none()),
+    })
+}
+
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let rp = inp.recovery_point.unwrap_or(0);
     let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
@@ -217,35 +255,13 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     );
     ending.leftovers(&mut leftovers);
     let snap = usable.iter().copied().max_by_key(|s| s.offset);
-    // The recoveries' snapshots: each recovered segment's rebuild deletes the snapshots
-    // above its base, and each recovery leaves one at its segment's end.
-    let unclean = inp.clean_shutdown != Some(true) && !inp.delete_dir;
-    let chain = chain::chain(&chain::ChainInput {
-        segments: segs,
-        snapshots: inp
-            .snapshots
-            .iter()
-            .filter(|s| s.valid)
-            .map(|s| s.offset)
-            .collect(),
-        corrupt_snapshots: inp
-            .snapshots
-            .iter()
-            .filter(|s| !s.valid)
-            .map(|s| s.offset)
-            .collect(),
-        log_start_checkpoint: inp.log_start_checkpoint.unwrap_or(0),
-        log_start: log_start_after,
-        log_end: leo_after,
-        clean_shutdown: inp.clean_shutdown,
-        unclean_from: (unclean && !segs.is_empty()).then_some(from_idx),
-        // The unclean pass's truncation (one in a segment recovered for its index deletes
-        // nothing after it): never in a segment recovered for its index.
-        truncated: truncation
-            .as_ref()
-            .and_then(|t| segs.iter().position(|s| s.name == t.segment))
-            .filter(|&i| !segs[i].missing_index && segs[i].corrupt_index.is_none()),
-    });
+    let chain = recoveries_chain(
+        &inp,
+        from_idx,
+        log_start_after,
+        leo_after,
+        truncation.as_deref(),
+    );
     let (snapshot, skipped) = match &chain {
         None => (
             snap.map(|s| (s.offset, s.name.clone())),
