@@ -163,25 +163,29 @@ fn assert_served(r: &ScanReport, broker: i32, shape: Shape) {
     );
 }
 
-/// What a broker hosting `a-0` holds of `orders-0`: nothing (`after`: no `tiered`), or
-/// [0,19] alone, 20..=59 a gap there (`straddling`).
+/// What a broker hosting `a-0` holds of `orders-0`: no segment (`after`), or [0,19] alone
+/// (`straddling`). The offsets the other brokers' caches serve and its own does not are a
+/// `remote_segment_gap` there (0..=59 below its local log start 60, or 20..=59), caused by
+/// the stop.
 fn assert_stopped(r: &ScanReport, broker: i32, shape: Shape) {
     let p = orders(r, broker);
-    match shape {
-        Shape::After => {
-            assert!(p.tiered.is_none(), "{:?}", p.tiered);
-            assert_eq!(p.log_start_offset, Some(60));
-            assert_eq!(
-                on_orders(r, Kind::RemoteSegmentGap, broker),
-                Vec::<i64>::new()
-            );
-        }
-        Shape::Straddling => {
-            let t = p.tiered.as_ref().unwrap();
-            assert_eq!(t.remote, vec![(0, 19)]);
-            assert_eq!(on_orders(r, Kind::RemoteSegmentGap, broker), vec![20]);
-            assert_eq!(on_orders(r, Kind::OffsetGap, broker), vec![60]);
-        }
+    let t = p.tiered.as_ref().unwrap();
+    let (remote, gap) = match shape {
+        Shape::After => (vec![], 0),
+        Shape::Straddling => (vec![(0, 19)], 20),
+    };
+    assert_eq!(t.remote, remote, "{shape:?}");
+    assert_eq!(on_orders(r, Kind::RemoteSegmentGap, broker), vec![gap]);
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::RemoteSegmentGap && f.source.broker_id == Some(broker))
+        .unwrap();
+    let s = stops(r);
+    assert_eq!(f.caused_by, vec![s[0].id.clone()], "{shape:?}: {f:#?}");
+    assert_eq!(f.evidence["last_missing_offset"], 59);
+    if let Shape::Straddling = shape {
+        assert_eq!(on_orders(r, Kind::OffsetGap, broker), vec![60]);
     }
 }
 

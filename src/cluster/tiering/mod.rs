@@ -391,6 +391,51 @@ fn stopped_finding(
     }))
 }
 
+/// The ranges and findings of the replica in `p` of user partition `up` (`log`: every
+/// record's), held against the log its broker's cache holds ([`MetadataReplay::seen_by`]);
+/// `None` when that broker's consumer stopped before any record of the partition and the
+/// stop is not known to have cost it a segment.
+fn judge(
+    replayed: &MetadataReplay,
+    up: &UserPartition,
+    log: &replay::PartitionLog,
+    p: &PartitionDir,
+    view: impl FnOnce() -> ReplicaView,
+) -> Option<(crate::partition::results::TieredRanges, Vec<Finding>)> {
+    let (seen, reading) = replayed.seen_by(p, up);
+    // Where the broker certainly stopped: the key of the stop's finding, which its gaps
+    // follow from. Not knowing how far the broker applied the records, its gaps would be
+    // a guess: none is reported.
+    let stop = reading.cut.filter(|_| reading.known).map(|at| {
+        let key = crate::finding::identity_key(
+            Kind::RemoteMetadataConsumerStopped,
+            REMOTE_LOG_METADATA_TOPIC,
+            at.metadata_partition,
+            Some(at.offset),
+            None,
+        );
+        (key, at)
+    });
+    // Stopped before any record of the partition: its cache holds no segment of it, so it
+    // serves none of the offsets below its local log (`RemoteLogManager.read` answers
+    // OFFSET_OUT_OF_RANGE) while the other brokers' caches serve them.
+    let empty = replay::PartitionLog::default();
+    let shown = match seen {
+        Some(seen) => seen,
+        None if stop.is_some() && checks::serves_any(log) => &empty,
+        None => return None,
+    };
+    let view = view();
+    let mut found = match (&stop, reading.known) {
+        (Some((key, at)), _) => checks::stopped_gaps(up, seen, log, &view, (key, *at)),
+        (None, true) => checks::gaps(up, shown, &view),
+        (None, false) => Vec::new(),
+    };
+    found.extend(checks::abandoned(up, shown, &view));
+    found.extend(checks::log_start_mismatch(up, shown, &view));
+    Some((checks::ranges(shown, &view), found))
+}
+
 /// Per user partition of the replay, its findings and each replica's ranges.
 fn analyse(
     report: &ScanReport,
@@ -440,24 +485,16 @@ fn analyse(
                 .and_then(|at| chosen.get(&at.metadata_partition).copied().flatten())
         });
         for (i, p) in replicas {
-            // The log this replica's broker holds: none when its consumer stopped before
-            // any record of the partition.
-            let (Some(seen), reading) = replayed.seen_by(p, up) else {
-                continue;
-            };
             let r = &report.partitions[i];
-            let segments = &r.carried.segment_names;
-            let view = replica_view(p, r.log_end_offset, segments, &mut log_starts, inv);
-            ranges.push((i, checks::ranges(seen, &view)));
-            if findings {
-                let mine = extra.entry(i).or_default();
-                // Not knowing how far the broker applied the records, its gaps would be a
-                // guess: none is reported.
-                if reading.known {
-                    mine.extend(checks::gaps(up, seen, &view));
+            let view = || {
+                let segments = &r.carried.segment_names;
+                replica_view(p, r.log_end_offset, segments, &mut log_starts, inv)
+            };
+            if let Some((range, found)) = judge(replayed, up, log, p, view) {
+                ranges.push((i, range));
+                if findings {
+                    extra.entry(i).or_default().extend(found);
                 }
-                mine.extend(checks::abandoned(up, seen, &view));
-                mine.extend(checks::log_start_mismatch(up, seen, &view));
             }
         }
         let Some(home) = home.filter(|_| findings) else {
