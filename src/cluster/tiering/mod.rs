@@ -295,11 +295,21 @@ fn replica_view(
 /// Whether directory `p` holds user partition `up` (same name and partition; the same
 /// topic id when its `partition.metadata` reads).
 fn holds(inv: &Inventory, p: &PartitionDir, up: &UserPartition) -> bool {
-    let Some(tp) = &p.tp else { return false };
-    if tp.topic != up.topic || tp.partition != up.partition || p.kind != Some(DirKind::Normal) {
-        return false;
+    copy_of(inv, p, up) == Some(&DirKind::Normal)
+}
+
+/// Which copy of user partition `up` directory `p` is (live, `-delete`, `-future`,
+/// `-stray`), when it is one: the same name and partition, and the same topic id when its
+/// `partition.metadata` reads.
+fn copy_of<'a>(inv: &Inventory, p: &'a PartitionDir, up: &UserPartition) -> Option<&'a DirKind> {
+    let tp = p.tp.as_ref()?;
+    if tp.topic != up.topic || tp.partition != up.partition {
+        return None;
     }
-    crate::cluster::replicas::topic_id_in(inv, p).is_none_or(|id| id == up.topic_id)
+    let kind = p.kind.as_ref()?;
+    crate::cluster::replicas::topic_id_in(inv, p)
+        .is_none_or(|id| id == up.topic_id)
+        .then_some(kind)
 }
 
 /// The tiering check of the cluster stage over the run's one replay: every tiered-storage
@@ -352,21 +362,11 @@ fn stopped_finding(
 ) -> Finding {
     let tp = format!("{}-{}", s.partition.topic, s.partition.partition);
     let brokers = hosting.stopped(s.at);
-    let maybe = hosting.maybe_stopped(s.at);
-    let whose = match (brokers.is_empty(), maybe.is_empty()) {
-        (true, _) => format!(
-            "the brokers hosting {tp} (no input holds a live replica of it: which brokers is not known)"
-        ),
-        (false, true) => format!(
-            "the brokers hosting {tp} (of the inputs: {})",
-            brokers.join(", ")
-        ),
-        (false, false) => format!(
-            "the brokers hosting {tp} (of the inputs: {}; perhaps also {}, a node id not being known)",
-            brokers.join(", "),
-            maybe.join(", ")
-        ),
-    };
+    let earlier = hosting.stopped_earlier(s.at);
+    let mut maybe = hosting.maybe_stopped(s.at);
+    let whose = stopped_whose(&tp, &brokers, &earlier, &maybe);
+    let maybe_count = maybe.len();
+    maybe.truncate(hosting::NAMED_IN_EVIDENCE);
     Finding::new(
         Kind::RemoteMetadataConsumerStopped,
         REMOTE_LOG_METADATA_TOPIC,
@@ -388,7 +388,35 @@ fn stopped_finding(
         "stops_brokers": brokers,
         "stops_broker_ids": hosting.stopped_ids(s.at),
         "may_stop_brokers": maybe,
+        "may_stop_broker_count": maybe_count,
+        "stopped_earlier_brokers": earlier,
     }))
+}
+
+/// Whose consumer the stop stops, as its finding's message says it: `brokers`, the
+/// inputs' brokers it stops; `earlier`, those hosting the partition an earlier stop of the
+/// metadata partition stopped first; `maybe`, those it may stop.
+fn stopped_whose(tp: &str, brokers: &[String], earlier: &[String], maybe: &[String]) -> String {
+    let mut of = if brokers.is_empty() && earlier.is_empty() {
+        "no input holds a live replica of it: which brokers is not known".to_string()
+    } else if brokers.is_empty() {
+        "of the inputs: none".to_string()
+    } else {
+        format!("of the inputs: {}", brokers.join(", "))
+    };
+    if !earlier.is_empty() {
+        of.push_str(&format!(
+            ", {} hosting it too having stopped at an earlier record of this partition",
+            earlier.join(", ")
+        ));
+    }
+    if !maybe.is_empty() {
+        of.push_str(&format!(
+            "; perhaps also {}, a node id not being known or a replica of it being deleted",
+            hosting::listed(maybe)
+        ));
+    }
+    format!("the brokers hosting {tp} ({of})")
 }
 
 /// The ranges and findings of the replica in `p` of user partition `up` (`log`: every
