@@ -232,3 +232,28 @@ fn the_brokers_a_stop_may_stop_are_listed_bounded() {
     );
     assert_eq!(on_orders(&r, Kind::RemoteSegmentGap, 1), vec![20]);
 }
+
+/// `collect` then `merge` of each copy kind's shape prints the scan's JSON byte for byte:
+/// a bundle carries the `-delete`, `-future` and `-stray` copies the reading is made of.
+#[test]
+fn merge_of_each_copy_kind_equals_the_scan() {
+    for suffix in ["delete", "future", "stray"] {
+        let d = tempfile::tempdir().unwrap();
+        let m = holed(2, 1, d.path());
+        host_a(&m.log_dir);
+        as_copy(&m.log_dir, suffix);
+        let opts = klogscan::partition::scan::ScanOptions::default()
+            .with_remote_storage(Some(m.remote_root.clone()));
+        let scanned = klogscan::pipeline::scan(std::slice::from_ref(&m.log_dir), &opts);
+        let f = d.path().join("b.klb");
+        let w = std::io::BufWriter::new(std::fs::File::create(&f).unwrap());
+        klogscan::bundle::collect(std::slice::from_ref(&m.log_dir), &opts, w).unwrap();
+        let merged = klogscan::bundle::merge(&[f], &opts).unwrap();
+        assert_eq!(merged.warnings, Vec::<String>::new(), "{suffix}");
+        assert_eq!(
+            crate::common::json(scanned),
+            crate::common::json(merged.report),
+            "{suffix}"
+        );
+    }
+}
