@@ -107,6 +107,7 @@ mod tiered_history;
 mod tiering;
 mod tiering_corrupt;
 mod tiering_expiry;
+mod tiering_hosting;
 mod tiering_stop;
 mod triage_replicas;
 mod txn_acceptance;

@@ -24,7 +24,7 @@ use klogscan::testkit::{Batch, PartitionBuilder, PartitionFileOptions, Producer,
 use std::path::{Path, PathBuf};
 
 /// `a-0`'s remote segment SA, offsets 0..=9.
-fn sa() -> RemoteSegment {
+pub(crate) fn sa() -> RemoteSegment {
     RemoteSegment {
         topic: "a".into(),
         topic_id: topic_id_for("a"),
@@ -42,7 +42,7 @@ fn sa() -> RemoteSegment {
 
 /// The two records of `a-0`: SA COPY_SEGMENT_STARTED, then SA updated to
 /// COPY_SEGMENT_STARTED (`RemoteLogMetadataCache.updateRemoteLogSegmentMetadata` throws).
-fn invalid_transition() -> [Vec<u8>; 2] {
+pub(crate) fn invalid_transition() -> [Vec<u8>; 2] {
     let s = sa();
     [
         encode_segment_metadata(&s, 1, 2_000, COPY_SEGMENT_STARTED),
@@ -51,7 +51,7 @@ fn invalid_transition() -> [Vec<u8>; 2] {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Shape {
+pub(crate) enum Shape {
     /// Every segment of `orders-0` copied after the throw.
     After,
     /// [0,19] copied before the throw, [20,39] and [40,59] after.
@@ -61,7 +61,7 @@ enum Shape {
 /// `orders-0` tiered by `shape` in `metadata_partition`, written as broker `broker`'s
 /// log dir under `dir`; `a_records`: the records of `a-0` go into the same metadata
 /// partition (else the caller writes them elsewhere).
-fn tiered(
+pub(crate) fn tiered(
     shape: Shape,
     broker: i32,
     metadata_partition: i32,
@@ -96,19 +96,19 @@ fn tiered(
 }
 
 /// A live replica of `a-0` in `log_dir` (the topic id the records name).
-fn host_a(log_dir: &Path) {
+pub(crate) fn host_a(log_dir: &Path) {
     let mut a = PartitionBuilder::new("a", 0).broker_files(PartitionFileOptions::default());
     a.append(Batch::new(Producer::PLAIN).records(10));
     a.write(log_dir).unwrap();
 }
 
-fn scan(dirs: &[PathBuf], m: &TieredManifest) -> ScanReport {
+pub(crate) fn scan(dirs: &[PathBuf], m: &TieredManifest) -> ScanReport {
     let opts = ScanOptions::default().with_remote_storage(Some(m.remote_root.clone()));
     klogscan::pipeline::scan(dirs, &opts)
 }
 
 /// The `orders-0` replica of broker `broker`.
-fn orders(r: &ScanReport, broker: i32) -> &PartitionReport {
+pub(crate) fn orders(r: &ScanReport, broker: i32) -> &PartitionReport {
     r.partitions
         .iter()
         .find(|p| p.topic == "orders" && p.source.broker_id == Some(broker))
@@ -116,7 +116,7 @@ fn orders(r: &ScanReport, broker: i32) -> &PartitionReport {
 }
 
 /// The findings of `kind` on broker `broker`'s `orders-0`, as their offsets.
-fn on_orders(r: &ScanReport, kind: Kind, broker: i32) -> Vec<i64> {
+pub(crate) fn on_orders(r: &ScanReport, kind: Kind, broker: i32) -> Vec<i64> {
     r.findings
         .iter()
         .filter(|f| f.kind == kind && f.topic == "orders" && f.source.broker_id == Some(broker))
@@ -124,7 +124,7 @@ fn on_orders(r: &ScanReport, kind: Kind, broker: i32) -> Vec<i64> {
         .collect()
 }
 
-fn stops(r: &ScanReport) -> Vec<&Finding> {
+pub(crate) fn stops(r: &ScanReport) -> Vec<&Finding> {
     r.findings
         .iter()
         .filter(|f| f.kind == Kind::RemoteMetadataConsumerStopped)
@@ -133,7 +133,7 @@ fn stops(r: &ScanReport) -> Vec<&Finding> {
 
 /// What a broker not hosting `a-0` holds of `orders-0`: the three segments, 0..=59
 /// replayed from remote storage (log start 0), no gap.
-fn assert_served(r: &ScanReport, broker: i32, shape: Shape) {
+pub(crate) fn assert_served(r: &ScanReport, broker: i32, shape: Shape) {
     let p = orders(r, broker);
     let t = p
         .tiered
@@ -163,25 +163,29 @@ fn assert_served(r: &ScanReport, broker: i32, shape: Shape) {
     );
 }
 
-/// What a broker hosting `a-0` holds of `orders-0`: nothing (`after`: no `tiered`), or
-/// [0,19] alone, 20..=59 a gap there (`straddling`).
-fn assert_stopped(r: &ScanReport, broker: i32, shape: Shape) {
+/// What a broker hosting `a-0` holds of `orders-0`: no segment (`after`), or [0,19] alone
+/// (`straddling`). The offsets the other brokers' caches serve and its own does not are a
+/// `remote_segment_gap` there (0..=59 below its local log start 60, or 20..=59), caused by
+/// the stop.
+pub(crate) fn assert_stopped(r: &ScanReport, broker: i32, shape: Shape) {
     let p = orders(r, broker);
-    match shape {
-        Shape::After => {
-            assert!(p.tiered.is_none(), "{:?}", p.tiered);
-            assert_eq!(p.log_start_offset, Some(60));
-            assert_eq!(
-                on_orders(r, Kind::RemoteSegmentGap, broker),
-                Vec::<i64>::new()
-            );
-        }
-        Shape::Straddling => {
-            let t = p.tiered.as_ref().unwrap();
-            assert_eq!(t.remote, vec![(0, 19)]);
-            assert_eq!(on_orders(r, Kind::RemoteSegmentGap, broker), vec![20]);
-            assert_eq!(on_orders(r, Kind::OffsetGap, broker), vec![60]);
-        }
+    let t = p.tiered.as_ref().unwrap();
+    let (remote, gap) = match shape {
+        Shape::After => (vec![], 0),
+        Shape::Straddling => (vec![(0, 19)], 20),
+    };
+    assert_eq!(t.remote, remote, "{shape:?}");
+    assert_eq!(on_orders(r, Kind::RemoteSegmentGap, broker), vec![gap]);
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::RemoteSegmentGap && f.source.broker_id == Some(broker))
+        .unwrap();
+    let s = stops(r);
+    assert_eq!(f.caused_by, vec![s[0].id.clone()], "{shape:?}: {f:#?}");
+    assert_eq!(f.evidence["last_missing_offset"], 59);
+    if let Shape::Straddling = shape {
+        assert_eq!(on_orders(r, Kind::OffsetGap, broker), vec![60]);
     }
 }
 

@@ -216,12 +216,80 @@ fn unserved<'a>(
 /// segments ([`super::epochs`]). A gap at the log start that deleted segments held exactly
 /// is a checkpoint written before the retention run that deleted them: not reported.
 pub fn gaps(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<Finding> {
+    // A partition whose replay holds no record of a segment is not tiered as far as the
+    // metadata shows: nothing to hold its log against.
+    if log.segments.is_empty() && log.ignored.is_empty() {
+        return Vec::new();
+    }
+    gap_findings(up, log, view)
+        .into_iter()
+        .map(|g| g.1)
+        .collect()
+}
+
+/// Whether a finished segment of `log` serves some offsets (the cache of a broker that
+/// applied every record serves them).
+pub fn serves_any(log: &PartitionLog) -> bool {
+    finished(log).next().is_some()
+}
+
+/// The gaps of a replica whose broker's consumer stopped at the record whose finding's
+/// key is `stop` (`remote_metadata_consumer_stopped`): `seen`, the log its cache holds
+/// (`None`: no record of the partition came before the stop, so it holds no segment of it
+/// and serves none of the range), against `full`, every record's. A gap some of whose
+/// offsets `full` serves follows from the stop: it is linked to the stop's finding.
+pub fn stopped_gaps(
+    up: &UserPartition,
+    seen: Option<&PartitionLog>,
+    full: &PartitionLog,
+    view: &ReplicaView,
+    stop: (&str, EventAt),
+) -> Vec<Finding> {
+    let empty = PartitionLog::default();
+    let log = match seen {
+        Some(log) if !log.segments.is_empty() => log,
+        // The same log as every broker's: nothing follows from the stop.
+        _ if !serves_any(full) => return seen.map_or_else(Vec::new, |l| gaps(up, l, view)),
+        _ => &empty,
+    };
     let (Some(start), Some(local)) = (view.log_start_offset, view.local_log_start) else {
         return Vec::new();
     };
-    // A partition whose replay holds no segment (its records ignored, or never applied
-    // after the metadata consumer stopped) serves none of the range either.
-    if start >= local || (log.segments.is_empty() && log.ignored.is_empty()) {
+    let everything = unserved(full, view.lineage.as_ref(), start, local);
+    let (key, at) = stop;
+    gap_findings(up, log, view)
+        .into_iter()
+        .map(|((first, last), mut f)| {
+            let also_missing = everything.iter().any(|m| m.0 <= first && last <= m.1);
+            if also_missing {
+                return f;
+            }
+            f.message.push_str(&format!(
+                "; this broker's metadata consumer stopped at __remote_log_metadata-{} offset {} (remote_metadata_consumer_stopped), {}",
+                at.metadata_partition,
+                at.offset,
+                if log.segments.is_empty() {
+                    "before any record of the partition: its cache holds none of the partition's segments"
+                } else {
+                    "before records that finish segments serving offsets of the gap"
+                }
+            ));
+            f.caused_by(key)
+        })
+        .collect()
+}
+
+/// Each gap of `log` in [log start, local log start) as a replica sees it: its offsets
+/// and its finding.
+fn gap_findings(
+    up: &UserPartition,
+    log: &PartitionLog,
+    view: &ReplicaView,
+) -> Vec<((i64, i64), Finding)> {
+    let (Some(start), Some(local)) = (view.log_start_offset, view.local_log_start) else {
+        return Vec::new();
+    };
+    if start >= local {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -261,18 +329,21 @@ pub fn gaps(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<F
             .broker("a fetch between the log start offset and the local log start offset is served from remote storage: RemoteLogManager.read takes the offset's leader epoch from the replica's leader-epoch cache and asks RemoteLogMetadataCache for the finished segment mapped at the greatest start offset at or below it in that epoch, which must reach the offset; with none, the fetch fails with OFFSET_OUT_OF_RANGE")
             .client_error("consumer: OFFSET_OUT_OF_RANGE at the first missing offset (FetchCollector) — with auto.offset.reset=earliest the position goes back to the log start, below the gap, so the consumer re-reads up to it and meets it again, in a loop; with latest it skips to the log end (everything after the gap too); with none the application gets OffsetOutOfRangeException")
             .remediation("look for the segment in remote storage (a copy never finished, a segment deleted early, a later copy that hides it); otherwise the data of these offsets is lost");
-        out.push(evidence(
-            f,
-            &Gap {
-                first_missing_offset: first,
-                last_missing_offset: last,
-                log_start_offset: start,
-                local_log_start_offset: local,
-                previous_segment: prev.map(SegmentEvidence::of),
-                next_segment: next.map(SegmentEvidence::of),
-                deleted_segments: held.iter().map(|s| SegmentEvidence::of(s)).collect(),
-                unserved_segments: hidden.iter().map(|s| SegmentEvidence::of(s)).collect(),
-            },
+        out.push((
+            (first, last),
+            evidence(
+                f,
+                &Gap {
+                    first_missing_offset: first,
+                    last_missing_offset: last,
+                    log_start_offset: start,
+                    local_log_start_offset: local,
+                    previous_segment: prev.map(SegmentEvidence::of),
+                    next_segment: next.map(SegmentEvidence::of),
+                    deleted_segments: held.iter().map(|s| SegmentEvidence::of(s)).collect(),
+                    unserved_segments: hidden.iter().map(|s| SegmentEvidence::of(s)).collect(),
+                },
+            ),
         ));
     }
     out

@@ -13,16 +13,22 @@
 //!
 //! What a broker hosts is read from the inputs: a live `topic-N` directory of the user
 //! partition (the same topic id when its `partition.metadata` reads) in one of its log dirs
-//! (`super::holds`). A `-delete` directory is a replica the broker was told to drop
-//! (`StopReplica`, which also removes the assignment), a `-stray` one a replica it found
-//! unassigned at start; neither is hosted. A `-future` one is a move between log dirs,
-//! beside the live copy. Directories are one broker's when their log dirs' `meta.properties`
-//! give the same node id and cluster id (or they share the log dir); a log dir without a
-//! readable one may be any broker's.
+//! (`super::copy_of`), or a `-future` one: the destination of a move between log dirs
+//! (`AlterReplicaLogDirs`), made only on a broker hosting the partition, whose live copy
+//! may be in a log dir not collected. A `-delete` directory is a replica the broker was told
+//! to drop (`StopReplica`, which also removes the assignment), but deletion is asynchronous
+//! and the directory stays until it runs, without a restart: the broker hosted the
+//! partition until recently, and a task closed while it did stays closed (`ConsumerTask.run`
+//! returns; only a restart makes a new one). Whether the stop came before the drop is not
+//! known, so a `-delete` copy makes its broker one that may be stopped, as an unknown
+//! identity does. A `-stray` one is a replica the broker found unassigned at start: a restart
+//! since, whose new task skips the partition; not hosted. Directories are one broker's when
+//! their log dirs' `meta.properties` give the same node id and cluster id (or they share the
+//! log dir); a log dir without a readable one may be any broker's.
 
 use super::replay::{EventAt, Replay};
 use crate::discover::identity::Identities;
-use crate::discover::layout::{Inventory, PartitionDir};
+use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use std::path::PathBuf;
 
 /// Whose a directory is: its log dir (or the directory itself, outside any) and what the
@@ -85,16 +91,52 @@ impl Reading {
     };
 }
 
+/// Who holds a stop's user partition.
+#[derive(Debug, Clone)]
+struct Holders {
+    at: EventAt,
+    /// The owners of its live and `-future` directories: they host it.
+    hosting: Vec<Owner>,
+    /// The owners of its `-delete` directories: they hosted it until recently, perhaps
+    /// when the record was applied.
+    deleting: Vec<Owner>,
+    /// Whether the replay kept the logs as they were there (`Replay::kept_at`).
+    kept: bool,
+}
+
+impl Holders {
+    /// Whether `o`'s broker may host the partition (its identity or its `-delete` copy
+    /// leaving it open).
+    fn may_host(&self, o: &Owner) -> bool {
+        self.hosting.iter().any(|h| h.may_be(o))
+            || self.deleting.iter().any(|h| h.same(o) || h.may_be(o))
+    }
+}
+
+/// How many brokers a finding's message names among those a stop may stop; the rest are
+/// counted. A partition directory given without its log dir is an owner of its own, so
+/// there may be thousands.
+const NAMED_IN_MESSAGE: usize = 5;
+
+/// How many of them the evidence lists (`may_stop_brokers`); `may_stop_broker_count`
+/// counts them all.
+pub const NAMED_IN_EVIDENCE: usize = 64;
+
 /// The owners of the directories holding each stop's user partition.
 #[derive(Debug, Clone, Default)]
 pub struct Hosting {
     ids: Identities,
-    /// Per stop, in (metadata partition, offset) order, the owners of the live directories
-    /// of its user partition, and whether the replay kept the logs as they were there
-    /// (`Replay::kept_at`).
-    holders: Vec<(EventAt, Vec<Owner>, bool)>,
+    /// Per stop, in (metadata partition, offset) order, who holds its user partition.
+    holders: Vec<Holders>,
     /// The owners of every directory of the inputs.
     owners: Vec<Owner>,
+}
+
+/// Owners sorted, each once.
+fn sorted(mut owners: Vec<Owner>) -> Vec<Owner> {
+    owners.sort();
+    owners.dedup();
+    owners
 }
 
 impl Hosting {
@@ -104,21 +146,26 @@ impl Hosting {
             return Hosting::default();
         }
         let ids = Identities::load(inv);
-        let mut owners: Vec<Owner> = inv.partitions.iter().map(|p| owner(&ids, p)).collect();
-        owners.sort();
-        owners.dedup();
+        let owners = sorted(inv.partitions.iter().map(|p| owner(&ids, p)).collect());
         let holders = replay
             .all_stops()
             .map(|s| {
-                let mut owners: Vec<Owner> = inv
-                    .partitions
-                    .iter()
-                    .filter(|p| super::holds(inv, p, &s.partition))
-                    .map(|p| owner(&ids, p))
-                    .collect();
-                owners.sort();
-                owners.dedup();
-                (s.at, owners, replay.kept_at(s.at))
+                let (mut hosting, mut deleting) = (Vec::new(), Vec::new());
+                for p in &inv.partitions {
+                    match super::copy_of(inv, p, &s.partition) {
+                        Some(DirKind::Normal | DirKind::Future { .. }) => {
+                            hosting.push(owner(&ids, p))
+                        }
+                        Some(DirKind::Delete { .. }) => deleting.push(owner(&ids, p)),
+                        Some(DirKind::Stray { .. }) | None => {}
+                    }
+                }
+                Holders {
+                    at: s.at,
+                    hosting: sorted(hosting),
+                    deleting: sorted(deleting),
+                    kept: replay.kept_at(s.at),
+                }
             })
             .collect();
         Hosting {
@@ -136,18 +183,18 @@ impl Hosting {
         };
         let me = owner(&self.ids, p);
         let mut r = Reading::ALL;
-        for (at, owners, kept) in &self.holders {
-            let certain = owners.iter().any(|o| o.same(&me));
-            if !certain && !owners.iter().any(|o| o.may_be(&me)) {
+        for h in &self.holders {
+            let certain = h.hosting.iter().any(|o| o.same(&me));
+            if !certain && !h.may_host(&me) {
                 continue;
             }
-            if at.metadata_partition != m {
+            if h.at.metadata_partition != m {
                 r.known = false;
             } else if r.cut.is_none() {
                 if certain {
-                    r.cut = Some(*at);
+                    r.cut = Some(h.at);
                     // Past the stops whose logs are kept: how far it applied is not known.
-                    r.known &= *kept;
+                    r.known &= h.kept;
                 } else {
                     r.known = false;
                 }
@@ -156,37 +203,83 @@ impl Hosting {
         r
     }
 
-    /// The brokers of the inputs the stop at `at` stops (they host its user partition),
-    /// each named once: the known node ids ascending, then the log dirs of unknown ones.
+    /// The earliest stop before `at` in its metadata partition that certainly stopped
+    /// `o`'s broker (it hosts that stop's partition): `o` never reaches `at`.
+    fn stopped_before(&self, o: &Owner, at: EventAt) -> Option<EventAt> {
+        self.holders
+            .iter()
+            .take_while(|h| h.at < at)
+            .filter(|h| h.at.metadata_partition == at.metadata_partition)
+            .find(|h| h.hosting.iter().any(|x| x.same(o)))
+            .map(|h| h.at)
+    }
+
+    /// The brokers of the inputs the stop at `at` stops (they host its user partition and
+    /// no earlier stop of its metadata partition stopped them), each named once: the known
+    /// node ids ascending, then the log dirs of unknown ones.
     pub fn stopped(&self, at: EventAt) -> Vec<String> {
-        names(self.holders_of(at))
+        names(self.reaching(at))
+    }
+
+    /// The brokers of the inputs hosting the user partition of the stop at `at` that an
+    /// earlier stop of its metadata partition stopped first, each named with the offset
+    /// of that stop.
+    pub fn stopped_earlier(&self, at: EventAt) -> Vec<String> {
+        let mut named: Vec<(Option<i32>, String)> = self
+            .holders_of(at)
+            .filter_map(|o| {
+                let before = self.stopped_before(o, at)?;
+                Some((o.id, format!("{} (at offset {})", o.name(), before.offset)))
+            })
+            .collect();
+        named.sort_by_key(|(id, name)| (id.is_none(), *id, name.clone()));
+        named.dedup();
+        named.into_iter().map(|o| o.1).collect()
     }
 
     /// The brokers of the inputs the stop at `at` may stop, not known to host its user
     /// partition: one of them and one hosting it may be the same broker (a node id not
-    /// known on either side).
+    /// known on either side), or it holds a `-delete` copy of the partition.
     pub fn maybe_stopped(&self, at: EventAt) -> Vec<String> {
-        let holders: Vec<&Owner> = self.holders_of(at).collect();
-        names(
-            self.owners.iter().filter(|o| {
-                !holders.iter().any(|h| h.same(o)) && holders.iter().any(|h| h.may_be(o))
-            }),
-        )
+        let Some(h) = self.holders.iter().find(|h| h.at == at) else {
+            return Vec::new();
+        };
+        names(self.owners.iter().filter(|o| {
+            !h.hosting.iter().any(|x| x.same(o))
+                && h.may_host(o)
+                && self.stopped_before(o, at).is_none()
+        }))
     }
 
     fn holders_of(&self, at: EventAt) -> impl Iterator<Item = &Owner> {
         self.holders
             .iter()
-            .filter(move |h| h.0 == at)
-            .flat_map(|h| &h.1)
+            .filter(move |h| h.at == at)
+            .flat_map(|h| &h.hosting)
+    }
+
+    /// The hosts of the stop at `at`'s partition that reach it.
+    fn reaching(&self, at: EventAt) -> impl Iterator<Item = &Owner> {
+        self.holders_of(at)
+            .filter(move |o| self.stopped_before(o, at).is_none())
     }
 
     /// The node ids of the brokers [`Self::stopped`] names, ascending.
     pub fn stopped_ids(&self, at: EventAt) -> Vec<i32> {
-        let mut ids: Vec<i32> = self.holders_of(at).filter_map(|o| o.id).collect();
+        let mut ids: Vec<i32> = self.reaching(at).filter_map(|o| o.id).collect();
         ids.sort_unstable();
         ids.dedup();
         ids
+    }
+}
+
+/// `names` as a message lists them: the first [`NAMED_IN_MESSAGE`], then how many more.
+pub fn listed(names: &[String]) -> String {
+    match names.len().checked_sub(NAMED_IN_MESSAGE) {
+        Some(more) if more > 0 => {
+            format!("{} and {more} more", names[..NAMED_IN_MESSAGE].join(", "))
+        }
+        _ => names.join(", "),
     }
 }
 

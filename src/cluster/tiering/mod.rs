@@ -295,11 +295,21 @@ fn replica_view(
 /// Whether directory `p` holds user partition `up` (same name and partition; the same
 /// topic id when its `partition.metadata` reads).
 fn holds(inv: &Inventory, p: &PartitionDir, up: &UserPartition) -> bool {
-    let Some(tp) = &p.tp else { return false };
-    if tp.topic != up.topic || tp.partition != up.partition || p.kind != Some(DirKind::Normal) {
-        return false;
+    copy_of(inv, p, up) == Some(&DirKind::Normal)
+}
+
+/// Which copy of user partition `up` directory `p` is (live, `-delete`, `-future`,
+/// `-stray`), when it is one: the same name and partition, and the same topic id when its
+/// `partition.metadata` reads.
+fn copy_of<'a>(inv: &Inventory, p: &'a PartitionDir, up: &UserPartition) -> Option<&'a DirKind> {
+    let tp = p.tp.as_ref()?;
+    if tp.topic != up.topic || tp.partition != up.partition {
+        return None;
     }
-    crate::cluster::replicas::topic_id_in(inv, p).is_none_or(|id| id == up.topic_id)
+    let kind = p.kind.as_ref()?;
+    crate::cluster::replicas::topic_id_in(inv, p)
+        .is_none_or(|id| id == up.topic_id)
+        .then_some(kind)
 }
 
 /// The tiering check of the cluster stage over the run's one replay: every tiered-storage
@@ -352,21 +362,11 @@ fn stopped_finding(
 ) -> Finding {
     let tp = format!("{}-{}", s.partition.topic, s.partition.partition);
     let brokers = hosting.stopped(s.at);
-    let maybe = hosting.maybe_stopped(s.at);
-    let whose = match (brokers.is_empty(), maybe.is_empty()) {
-        (true, _) => format!(
-            "the brokers hosting {tp} (no input holds a live replica of it: which brokers is not known)"
-        ),
-        (false, true) => format!(
-            "the brokers hosting {tp} (of the inputs: {})",
-            brokers.join(", ")
-        ),
-        (false, false) => format!(
-            "the brokers hosting {tp} (of the inputs: {}; perhaps also {}, a node id not being known)",
-            brokers.join(", "),
-            maybe.join(", ")
-        ),
-    };
+    let earlier = hosting.stopped_earlier(s.at);
+    let mut maybe = hosting.maybe_stopped(s.at);
+    let whose = stopped_whose(&tp, &brokers, &earlier, &maybe);
+    let maybe_count = maybe.len();
+    maybe.truncate(hosting::NAMED_IN_EVIDENCE);
     Finding::new(
         Kind::RemoteMetadataConsumerStopped,
         REMOTE_LOG_METADATA_TOPIC,
@@ -388,7 +388,80 @@ fn stopped_finding(
         "stops_brokers": brokers,
         "stops_broker_ids": hosting.stopped_ids(s.at),
         "may_stop_brokers": maybe,
+        "may_stop_broker_count": maybe_count,
+        "stopped_earlier_brokers": earlier,
     }))
+}
+
+/// Whose consumer the stop stops, as its finding's message says it: `brokers`, the
+/// inputs' brokers it stops; `earlier`, those hosting the partition an earlier stop of the
+/// metadata partition stopped first; `maybe`, those it may stop.
+fn stopped_whose(tp: &str, brokers: &[String], earlier: &[String], maybe: &[String]) -> String {
+    let mut of = if brokers.is_empty() && earlier.is_empty() {
+        "no input holds a live replica of it: which brokers is not known".to_string()
+    } else if brokers.is_empty() {
+        "of the inputs: none".to_string()
+    } else {
+        format!("of the inputs: {}", brokers.join(", "))
+    };
+    if !earlier.is_empty() {
+        of.push_str(&format!(
+            ", {} hosting it too having stopped at an earlier record of this partition",
+            earlier.join(", ")
+        ));
+    }
+    if !maybe.is_empty() {
+        of.push_str(&format!(
+            "; perhaps also {}, a node id not being known or a replica of it being deleted",
+            hosting::listed(maybe)
+        ));
+    }
+    format!("the brokers hosting {tp} ({of})")
+}
+
+/// The ranges and findings of the replica in `p` of user partition `up` (`log`: every
+/// record's), held against the log its broker's cache holds ([`MetadataReplay::seen_by`]);
+/// `None` when that broker's consumer stopped before any record of the partition and the
+/// stop is not known to have cost it a segment.
+fn judge(
+    replayed: &MetadataReplay,
+    up: &UserPartition,
+    log: &replay::PartitionLog,
+    p: &PartitionDir,
+    view: impl FnOnce() -> ReplicaView,
+) -> Option<(crate::partition::results::TieredRanges, Vec<Finding>)> {
+    let (seen, reading) = replayed.seen_by(p, up);
+    // Where the broker certainly stopped: the key of the stop's finding, which its gaps
+    // follow from. Not knowing how far the broker applied the records, its gaps would be
+    // a guess: none is reported.
+    let stop = reading.cut.filter(|_| reading.known).map(|at| {
+        let key = crate::finding::identity_key(
+            Kind::RemoteMetadataConsumerStopped,
+            REMOTE_LOG_METADATA_TOPIC,
+            at.metadata_partition,
+            Some(at.offset),
+            None,
+        );
+        (key, at)
+    });
+    // Stopped before any record of the partition: its cache holds no segment of it, so it
+    // serves none of the offsets below its local log (`RemoteLogManager.read` answers
+    // OFFSET_OUT_OF_RANGE) while the other brokers' caches serve them.
+    let empty = replay::PartitionLog::default();
+    let shown = match seen {
+        Some(seen) => seen,
+        None if stop.is_some() && checks::serves_any(log) => &empty,
+        None => return None,
+    };
+    let view = view();
+    let mut found = match (&stop, reading.known) {
+        (Some((key, at)), _) => checks::stopped_gaps(up, seen, log, &view, (key, *at)),
+        (None, true) => checks::gaps(up, shown, &view),
+        (None, false) => Vec::new(),
+    };
+    found.extend(checks::abandoned(up, shown, &view));
+    found.extend(checks::log_start_mismatch(up, shown, &view));
+    Some((checks::ranges(shown, &view), found))
 }
 
 /// Per user partition of the replay, its findings and each replica's ranges.
@@ -440,24 +513,16 @@ fn analyse(
                 .and_then(|at| chosen.get(&at.metadata_partition).copied().flatten())
         });
         for (i, p) in replicas {
-            // The log this replica's broker holds: none when its consumer stopped before
-            // any record of the partition.
-            let (Some(seen), reading) = replayed.seen_by(p, up) else {
-                continue;
-            };
             let r = &report.partitions[i];
-            let segments = &r.carried.segment_names;
-            let view = replica_view(p, r.log_end_offset, segments, &mut log_starts, inv);
-            ranges.push((i, checks::ranges(seen, &view)));
-            if findings {
-                let mine = extra.entry(i).or_default();
-                // Not knowing how far the broker applied the records, its gaps would be a
-                // guess: none is reported.
-                if reading.known {
-                    mine.extend(checks::gaps(up, seen, &view));
+            let view = || {
+                let segments = &r.carried.segment_names;
+                replica_view(p, r.log_end_offset, segments, &mut log_starts, inv)
+            };
+            if let Some((range, found)) = judge(replayed, up, log, p, view) {
+                ranges.push((i, range));
+                if findings {
+                    extra.entry(i).or_default().extend(found);
                 }
-                mine.extend(checks::abandoned(up, seen, &view));
-                mine.extend(checks::log_start_mismatch(up, seen, &view));
             }
         }
         let Some(home) = home.filter(|_| findings) else {
