@@ -119,35 +119,54 @@ pub fn link_damage_to(
     if damaged.is_empty() {
         return;
     }
-    // (producer id, base offset) → the phantom damaged batch before it (at most one).
-    let after: HashMap<(i64, i64), usize> = damaged
-        .iter()
-        .enumerate()
-        .flat_map(|(i, d)| d.first_after.iter().map(move |&k| (k, i)))
-        .collect();
+    let index = DamageIndex::new(damaged);
+    // Each damaged marker closes at most one transaction: the latest opened before it.
+    let mut closes: HashMap<usize, i64> = HashMap::new();
+    for f in findings.iter() {
+        if let (true, Some(o)) = (open_txn(f.kind), f.offset)
+            && let Some(m) = index.closing_marker(o)
+        {
+            let best = closes.entry(m).or_insert(o);
+            *best = (*best).max(o);
+        }
+    }
     for f in findings.iter_mut() {
-        let open_txn = matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction);
+        let open_txn = open_txn(f.kind);
         let derived = derived_from_producer_fields(f.kind);
         if !derived && !open_txn {
             continue;
         }
         let Some(o) = f.offset else { continue };
-        let first_after = (f.producer_id)
-            .filter(|_| derived)
-            .and_then(|p| after.get(&(p, o)).copied());
-        let closing = if open_txn {
-            closing_marker(damaged, o)
-        } else {
-            None
-        };
-        for (i, d) in damaged.iter().enumerate() {
-            let at_batch = (d.base_offset..=d.last_offset).contains(&o);
-            let next_of_same = derived
-                && d.next_of_producer == Some(o)
-                && (f.producer_id == Some(d.producer_id) || f.producer_id.is_none());
-            let explains = at_batch || next_of_same || first_after == Some(i) || closing == Some(i);
-            if explains
-                && let Some(key) = cause(f, d)
+        let mut explains: Vec<usize> = index.holding(o);
+        if derived {
+            let same = |&i: &usize| {
+                f.producer_id == Some(damaged[i].producer_id) || f.producer_id.is_none()
+            };
+            explains.extend(
+                index
+                    .next_of
+                    .get(&o)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(same),
+            );
+            if let Some(p) = f.producer_id
+                && let Some(&i) = index.first_after.get(&(p, o))
+            {
+                explains.push(i);
+            }
+        }
+        if open_txn
+            && let Some(m) = index.closing_marker(o)
+            && closes.get(&m) == Some(&o)
+        {
+            explains.push(m);
+        }
+        explains.sort_unstable();
+        explains.dedup();
+        for i in explains {
+            if let Some(key) = cause(f, &damaged[i])
                 && !f.caused_by.contains(&key)
             {
                 f.caused_by.push(key);
@@ -156,17 +175,76 @@ pub fn link_damage_to(
     }
 }
 
-/// The damaged marker that may have closed a transaction opened at `first_offset`: the
-/// first damaged control batch after it that closed nothing in the replay
-/// ([`DamagedBatch::lone_marker`]; a marker of a producer with an open transaction closed
-/// that one, as the broker's rebuild does whatever its CRC).
-fn closing_marker(damaged: &[DamagedBatch], first_offset: i64) -> Option<usize> {
-    damaged
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.lone_marker && d.base_offset > first_offset)
-        .min_by_key(|(_, d)| d.base_offset)
-        .map(|(i, _)| i)
+fn open_txn(k: Kind) -> bool {
+    matches!(k, Kind::HangingTransaction | Kind::OpenTransaction)
+}
+
+/// How far back from a finding's offset [`DamageIndex::holding`] looks among the damaged
+/// batches starting at or below it: batches whose (damaged) offsets overlap many others
+/// would otherwise make every lookup walk them all (a segment damaged throughout). Past
+/// it, a link is left out, never made wrongly.
+const HOLDING_LOOKBACK: usize = 64;
+
+/// The damaged batches of a partition, indexed for the links (each lookup logarithmic in
+/// them, not a walk over them per finding).
+struct DamageIndex<'a> {
+    damaged: &'a [DamagedBatch],
+    /// Indices into `damaged` sorted by base offset.
+    by_base: Vec<usize>,
+    /// Producer's next batch's offset → the damaged batches it follows.
+    next_of: HashMap<i64, Vec<usize>>,
+    /// (producer id, base offset) → the phantom damaged batch before it (at most one).
+    first_after: HashMap<(i64, i64), usize>,
+    /// Base offsets and indices of the damaged markers that closed nothing, ascending.
+    lone_markers: Vec<(i64, usize)>,
+}
+
+impl<'a> DamageIndex<'a> {
+    fn new(damaged: &'a [DamagedBatch]) -> Self {
+        let mut by_base: Vec<usize> = (0..damaged.len()).collect();
+        by_base.sort_by_key(|&i| (damaged[i].base_offset, i));
+        let mut next_of: HashMap<i64, Vec<usize>> = HashMap::new();
+        for (i, d) in damaged.iter().enumerate() {
+            if let Some(n) = d.next_of_producer {
+                next_of.entry(n).or_default().push(i);
+            }
+        }
+        let first_after = (damaged.iter().enumerate())
+            .flat_map(|(i, d)| d.first_after.iter().map(move |&k| (k, i)))
+            .collect();
+        let mut lone_markers: Vec<(i64, usize)> = (damaged.iter().enumerate())
+            .filter(|(_, d)| d.lone_marker)
+            .map(|(i, d)| (d.base_offset, i))
+            .collect();
+        lone_markers.sort_unstable();
+        DamageIndex {
+            damaged,
+            by_base,
+            next_of,
+            first_after,
+            lone_markers,
+        }
+    }
+
+    /// The damaged batches whose offsets hold `o` (nearest first, within
+    /// [`HOLDING_LOOKBACK`]).
+    fn holding(&self, o: i64) -> Vec<usize> {
+        let d = self.damaged;
+        let end = self.by_base.partition_point(|&i| d[i].base_offset <= o);
+        (self.by_base[..end].iter().rev().take(HOLDING_LOOKBACK))
+            .copied()
+            .filter(|&i| o <= d[i].last_offset)
+            .collect()
+    }
+
+    /// The damaged marker that may have closed a transaction opened at `first_offset`: the
+    /// first damaged control batch after it that closed nothing in the replay
+    /// ([`DamagedBatch::lone_marker`]; a marker of a producer with an open transaction
+    /// closed that one, as the broker's rebuild does whatever its CRC).
+    fn closing_marker(&self, first_offset: i64) -> Option<usize> {
+        let k = (self.lone_markers).partition_point(|&(b, _)| b <= first_offset);
+        self.lone_markers.get(k).map(|&(_, i)| i)
+    }
 }
 
 pub fn link_zombie_chain(findings: &mut [Finding]) {
@@ -207,5 +285,47 @@ pub fn link_zombie_chain(findings: &mut [Finding]) {
                 f.caused_by.push(c);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(base: i64, last: i64, lone_marker: bool) -> DamagedBatch {
+        DamagedBatch {
+            base_offset: base,
+            last_offset: last,
+            producer_id: 7,
+            next_of_producer: None,
+            remote_segment: None,
+            first_after: Vec::new(),
+            lone_marker,
+        }
+    }
+
+    /// Lookups by offset over damaged batches in any order, overlapping ones included
+    /// (damaged offsets may be anything), and the first lone marker after an offset.
+    #[test]
+    fn the_index_finds_the_batches_holding_an_offset_and_the_next_lone_marker() {
+        let d = [
+            batch(20, 29, true),
+            batch(0, 9, false),
+            batch(5, 40, false),
+            batch(10, 19, true),
+        ];
+        let ix = DamageIndex::new(&d);
+        let at = |o| {
+            let mut v = ix.holding(o);
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(at(7), vec![1, 2]);
+        assert_eq!(at(25), vec![0, 2]);
+        assert_eq!(at(41), Vec::<usize>::new());
+        assert_eq!(at(-1), Vec::<usize>::new());
+        assert_eq!(ix.closing_marker(3), Some(3));
+        assert_eq!(ix.closing_marker(10), Some(0));
+        assert_eq!(ix.closing_marker(20), None);
     }
 }

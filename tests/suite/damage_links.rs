@@ -236,6 +236,26 @@ fn a_damaged_commit_links_the_transaction_it_left_hanging() {
 }
 
 #[test]
+fn a_damaged_marker_closes_at_most_one_transaction_the_latest_opened_before_it() {
+    let build = || {
+        let (a, b) = (
+            Producer::transactional(20, 0),
+            Producer::transactional(21, 0),
+        );
+        let mut p = PartitionBuilder::new("txn", 0).start_time(T0);
+        p.append(Batch::new(a).records(1)); // offset 0: 20's transaction, never closed
+        p.append(Batch::new(b).records(1)); // offset 1: 21's transaction
+        p.commit(b, 0); // offset 2, its producer id flipped: it closes nothing
+        p
+    };
+    let r = scan_damaged(build, &[(2, PID_LOW_BYTE, 0x40)]);
+    let crc = crc_at(&r, 2);
+    assert_eq!(one(&r, Kind::HangingTransaction, 1).caused_by, vec![crc]);
+    let earlier = one(&r, Kind::HangingTransaction, 0);
+    assert!(earlier.caused_by.is_empty(), "{earlier:#?}");
+}
+
+#[test]
 fn a_damaged_data_batch_after_the_transaction_start_links_no_hanging_transaction() {
     let build = || {
         let (t, other) = (Producer::transactional(20, 0), Producer::idempotent(21, 0));
