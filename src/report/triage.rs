@@ -8,7 +8,7 @@
 //! it leaves hanging), or repeats of one kind in one partition copy (a flapping producer's
 //! sequence gaps). The same hanging transaction seen in the live copies of several brokers
 //! of one cluster (the same findings there: kinds, offsets, producers) is one incident, its
-//! commands given once ([`replicas`]). Groups of info findings only are not incidents.
+//! commands given once (`replicas`). Groups of info findings only are not incidents.
 
 use super::client;
 use super::filter::finding_time;

@@ -582,7 +582,7 @@ fn start_message(
 }
 
 /// `remote_log_start_mismatch`: finished segments wholly below the checkpointed log
-/// start, read as [`StartReading`] says. Below a log start elsewhere than the local log
+/// start, read as `StartReading` says. Below a log start elsewhere than the local log
 /// start, segments the next run deletes by the log-start rule are not reported.
 pub fn log_start_mismatch(
     up: &UserPartition,

@@ -273,7 +273,7 @@ impl Hosting {
     }
 }
 
-/// `names` as a message lists them: the first [`NAMED_IN_MESSAGE`], then how many more.
+/// `names` as a message lists them: the first `NAMED_IN_MESSAGE`, then how many more.
 pub fn listed(names: &[String]) -> String {
     match names.len().checked_sub(NAMED_IN_MESSAGE) {
         Some(more) if more > 0 => {
