@@ -212,6 +212,18 @@ fn a_flip_repeated_in_two_batches_is_still_a_phantom() {
     assert_eq!(gap.caused_by, vec![crc_at(&r, 3)], "{:#?}", r.findings);
 }
 
+/// Byte of a v2 batch holding the high byte of its producer id (its sign bit).
+const PID_HIGH_BYTE: u64 = 43;
+
+#[test]
+fn a_producer_id_flipped_negative_is_a_phantom_too() {
+    // offset 2's producer id 11 gets its sign bit: an id below -1, which the rebuild skips
+    let r = scan_damaged(producer_eleven, &[(2, PID_HIGH_BYTE, 0x80)]);
+    let gap = one(&r, Kind::SequenceGap, 3);
+    assert_eq!(gap.producer_id, Some(11));
+    assert_eq!(gap.caused_by, vec![crc_at(&r, 2)], "{:#?}", r.findings);
+}
+
 // ----- (b) a damaged closing marker -------------------------------------------------------
 
 #[test]

@@ -143,8 +143,12 @@ impl DamageTracker {
             }
         }
         if !ev.crc_valid {
-            let new_id = ev.has_producer_id()
-                && (!replay.knows_producer(pid) || self.phantom_ids.get(&pid) == Some(&true));
+            // An id below -1 (NO_PRODUCER_ID) can only be damage, a flipped sign bit: the
+            // replay skips the batch as Kafka's rebuild does (`hasProducerId`), so the real
+            // producer misses it as it would a phantom's.
+            let new_id = (ev.has_producer_id()
+                && (!replay.knows_producer(pid) || self.phantom_ids.get(&pid) == Some(&true)))
+                || pid < -1;
             if ev.has_producer_id() {
                 self.awaiting_next.insert(pid, n);
             }
