@@ -129,7 +129,7 @@ pub enum Tail {
     Garbage {
         position: u64,
         len: u64,
-        reason: &'static str,
+        reason: Unframed,
     },
     /// A plausible entry header (offset ≥ 0, magic 0–2) whose size field is impossible: below
     /// the 14-byte minimum, or running past the end of the largest possible segment. The
@@ -138,8 +138,52 @@ pub enum Tail {
         position: u64,
         len: u64,
         size: i32,
-        reason: &'static str,
+        reason: Unframed,
     },
+}
+
+/// Why the bytes a walk stopped at do not frame as an entry: the `reason` of a
+/// [`Tail::Garbage`] or a [`Tail::CorruptEntry`]. Typed, so that a reader decides on it
+/// (an entry whose size field is below the 14-byte minimum is one
+/// `FileLogInputStream.nextBatch` throws `CorruptRecordException` at, when 18 bytes or more
+/// are left); shown and serialized as its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub enum Unframed {
+    /// The size field is below the 14-byte minimum (`LegacyRecord.RECORD_OVERHEAD_V0`).
+    #[serde(rename = "entry size below the 14-byte minimum")]
+    SizeBelowMinimum,
+    /// The magic byte is not 0, 1 or 2.
+    #[serde(rename = "magic byte is not 0, 1 or 2")]
+    UnknownMagic,
+    /// The offset is negative (and the entry is not one recovery keeps below zero).
+    #[serde(rename = "negative offset")]
+    NegativeOffset,
+    /// Fewer bytes than an entry header up to its magic byte, not zeros nor a partial entry.
+    #[serde(rename = "fragment shorter than an entry header")]
+    ShortFragment,
+    /// The size field runs past the largest possible segment (2^31 − 1 bytes).
+    #[serde(rename = "entry size runs past the largest possible segment")]
+    SizePastLargestSegment,
+}
+
+impl Unframed {
+    /// The reason in words (as shown and serialized).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unframed::SizeBelowMinimum => "entry size below the 14-byte minimum",
+            Unframed::UnknownMagic => "magic byte is not 0, 1 or 2",
+            Unframed::NegativeOffset => "negative offset",
+            Unframed::ShortFragment => "fragment shorter than an entry header",
+            Unframed::SizePastLargestSegment => "entry size runs past the largest possible segment",
+        }
+    }
+}
+
+impl std::fmt::Display for Unframed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Tail {
@@ -221,7 +265,7 @@ impl<'a> Entries<'a> {
         None
     }
 
-    fn classify_rest(&self, reason: &'static str) -> Tail {
+    fn classify_rest(&self, reason: Unframed) -> Tail {
         let rest = &self.data[self.pos..];
         let position = self.base + self.pos as u64;
         if rest.iter().all(|&b| b == 0) {
@@ -280,7 +324,7 @@ impl<'a> Iterator for Entries<'a> {
             return self.finish(Tail::Garbage {
                 position,
                 len: remaining as u64,
-                reason: "fragment shorter than an entry header",
+                reason: Unframed::ShortFragment,
             });
         }
         let head = &self.data[self.pos..];
@@ -288,7 +332,7 @@ impl<'a> Iterator for Entries<'a> {
         let size = be_i32(head, 8);
         let magic = head[16] as i8;
         if size < MIN_MESSAGE_SIZE {
-            let mut t = self.classify_rest("entry size below the 14-byte minimum");
+            let mut t = self.classify_rest(Unframed::SizeBelowMinimum);
             if let Tail::Garbage { len, reason, .. } = t
                 && (0..=2).contains(&magic)
                 && offset >= 0
@@ -304,14 +348,14 @@ impl<'a> Iterator for Entries<'a> {
             return self.finish(t);
         }
         if !(0..=2).contains(&magic) {
-            let t = self.classify_rest("magic byte is not 0, 1 or 2");
+            let t = self.classify_rest(Unframed::UnknownMagic);
             return self.finish(t);
         }
         let total = LOG_OVERHEAD + size as usize;
         // A chunk walk asks for the rest of an entry cut by its chunk before judging it.
         let judged = total <= remaining || !self.more_follows;
         if offset < 0 && judged && !(total <= remaining && kept_below_zero(&head[..total], magic)) {
-            let t = self.classify_rest("negative offset");
+            let t = self.classify_rest(Unframed::NegativeOffset);
             return self.finish(t);
         }
         // No segment reaches past 2^31 − 1 bytes: such a size is a corrupt length field,
@@ -321,7 +365,7 @@ impl<'a> Iterator for Entries<'a> {
                 position,
                 len: remaining as u64,
                 size,
-                reason: "entry size runs past the largest possible segment",
+                reason: Unframed::SizePastLargestSegment,
             });
         }
         if total > remaining && self.more_follows {
@@ -534,6 +578,27 @@ impl<'a> BatchView<'a> {
 mod tests {
     use super::*;
 
+    /// A tail's reason is shown and serialized as the same words (reports, `dump`'s JSON
+    /// summary and findings' evidence print them), and read back as the same reason.
+    #[test]
+    fn an_unframed_reason_is_its_words() {
+        for r in [
+            Unframed::SizeBelowMinimum,
+            Unframed::UnknownMagic,
+            Unframed::NegativeOffset,
+            Unframed::ShortFragment,
+            Unframed::SizePastLargestSegment,
+        ] {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{r}\""));
+            assert_eq!(serde_json::from_str::<Unframed>(&json).unwrap(), r);
+        }
+        let mut e = Entries::new(&[0xff; 30], 0);
+        assert!(e.next().is_none());
+        let json = serde_json::to_value(e.tail()).unwrap();
+        assert_eq!(json["reason"], "entry size below the 14-byte minimum");
+    }
+
     #[test]
     fn tail_classification() {
         // empty
@@ -637,7 +702,7 @@ mod tests {
                     e.tail(),
                     Some(Tail::Garbage {
                         position: 0,
-                        reason: "negative offset",
+                        reason: Unframed::NegativeOffset,
                         ..
                     })
                 ),

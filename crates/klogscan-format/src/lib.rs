@@ -27,7 +27,7 @@ pub mod remote_log;
 pub mod snapshot;
 pub mod txnlog;
 
-pub use batch::{BatchView, Compression, Entries, RawEntry, Tail, TimestampType};
+pub use batch::{BatchView, Compression, Entries, RawEntry, Tail, TimestampType, Unframed};
 pub use codec::Decompressor;
 pub use control::{Control, ControlType, EndTxnMarker};
 pub use error::{FormatError, Problem};

@@ -434,7 +434,7 @@ impl Window {
                     None => Tail::Garbage {
                         position,
                         len,
-                        reason: "entry size below the 14-byte minimum",
+                        reason: crate::read::format::Unframed::SizeBelowMinimum,
                     },
                     Some(reason) => Tail::Garbage {
                         position,
