@@ -17,6 +17,7 @@ mod plan;
 mod predict;
 pub mod reopened;
 mod replays;
+mod stop;
 pub(crate) mod swaps;
 pub use plan::{DamageFate, Emptied, Fate, SegmentPlan};
 pub(crate) use plan::{
@@ -24,6 +25,8 @@ pub(crate) use plan::{
     word_integrity_finding,
 };
 pub(crate) use predict::{PredictInput, SnapshotInput, predict};
+pub(crate) use stop::ReadThrows;
+pub use stop::{StopReason, SwappedTail};
 
 use crate::discover::layout::LogDir;
 use crate::finding::{Finding, Kind};
@@ -330,7 +333,12 @@ pub struct RecoverWalk {
     /// Where the file would be truncated to, when recovery stops before its end:
     /// `(byte position, why, offset of the first removed batch when readable)`.
     /// Boxed: rare, and a verification keeps every segment's walk until its checks.
-    pub stop: Option<Box<(u64, String, Option<i64>)>>,
+    pub stop: Option<Box<(u64, StopReason, Option<i64>)>>,
+    /// Where the file's bytes stop framing before its end, and how (`None`: the last entry
+    /// ends at the end of the file): the stop, or bytes after an earlier one — what the
+    /// words of the tail's finding say of a read that gets there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<Box<(u64, StopReason)>>,
     /// Next offset after the last valid batch (base offset when none).
     pub next_offset: i64,
     /// File length (bytes read).
@@ -350,52 +358,17 @@ pub struct RecoverWalk {
     pub removed_records: u64,
 }
 
-/// What the stop reason of a segment emptied by `InvalidOffsetException` names (an offset
-/// not above the last indexed one): `recoverLog` catches it and empties the segment, but a
-/// recovery run at load (`LogLoader.loadSegmentFiles`, for a missing or corrupt index)
-/// catches nothing and the load fails ([`throws_at_load`]).
-pub(crate) const INVALID_OFFSET: &str = "(InvalidOffsetException)";
-
 /// The reason a segment recovered at load (missing or corrupt offset index) makes the load
 /// fail: its recovery throws `InvalidOffsetException`, which `LogLoader.loadSegmentFiles`
 /// does not catch (only `recoverLog` turns it into a truncation), so `UnifiedLog` is not
 /// created and `LogManager.loadLogs` fails (the broker does not start).
-pub(crate) fn throws_at_load(s: &plan::SegmentInput) -> Option<&str> {
+pub(crate) fn throws_at_load(s: &plan::SegmentInput) -> Option<&StopReason> {
     if !(s.missing_index || s.corrupt_index.is_some()) {
         return None;
     }
     let (_, why, _) = s.walk.as_ref()?.stop.as_deref()?;
-    why.contains(INVALID_OFFSET).then_some(why.as_str())
+    why.invalid_offset().then_some(why)
 }
-
-/// What the stop reason of a zero-filled tail names when reading it throws: a size field
-/// below the 14-byte minimum with at least 18 bytes left (`FileLogInputStream.nextBatch`:
-/// `CorruptRecordException`). Recovery truncates there; a read of the bytes with no
-/// recovery before it — the last segment's `readNextOffset` at load, which frames the
-/// batches from the offset index's last entry on, always before such a tail — throws
-/// ([`predict`]'s load failure). (A corrupt length inside a segment may lie before the
-/// index's last entry, where that read does not go: not marked.)
-pub(crate) const THROWS_WHEN_READ: &str =
-    "(reading it throws CorruptRecordException: size below 14)";
-
-/// True when an entry at the end of a walk with its size field `size` and `len` bytes
-/// from it on throws when `FileLogInputStream.nextBatch` reads it.
-pub(crate) fn throws_when_read(size: i64, len: u64) -> bool {
-    len > 17 && size < 14
-}
-
-/// What the format layer's tail names (the walk's stop reason then contains it) for an
-/// entry whose size field is below the 14-byte minimum: `FileLogInputStream.nextBatch`
-/// throws `CorruptRecordException` there when at least 18 bytes are left.
-pub(crate) const SIZE_BELOW_MINIMUM: &str = "entry size below the 14-byte minimum";
-
-/// The walk's stop reason at a control batch with a producer id whose control record does
-/// not decode: `LogSegment.recover` truncates there, a rebuild's replay throws.
-pub(crate) const MALFORMED_CONTROL: &str =
-    "malformed control record (recovery throws InvalidRecordException)";
-
-/// Why recovery stops at a batch whose CRC fails (`ensureValid`).
-pub(crate) const CRC_STOP: &str = "CRC mismatch (CorruptRecordException)";
 
 /// One segment as the walk left it: its name, base offset, and how recovery would end on
 /// it (`None`: the file could not be read).
@@ -428,7 +401,7 @@ pub(crate) struct RecoverCheck {
     max_timestamp: (i64, i64),
     time_last: Option<(i64, i64)>,
     overflow: bool,
-    emptied: Option<String>,
+    emptied: Option<StopReason>,
     /// `(batches, records)` read, and of those before the first bad entry.
     read: (u64, u64),
     kept: (u64, u64),
@@ -463,12 +436,10 @@ impl RecoverCheck {
 
     /// `TimeIndex.maybeAppend(maxTimestampSoFar, shallowOffsetOfMaxTimestampSoFar)`: `Err`
     /// with why when it throws `InvalidOffsetException`.
-    fn time_index_append(&mut self) -> Result<(), String> {
+    fn time_index_append(&mut self) -> Result<(), StopReason> {
         let (ts, offset) = self.max_timestamp;
         if let Some((_, last)) = self.time_last.filter(|&(_, last)| offset < last) {
-            return Err(format!(
-                "time index entry for offset {offset} below the last one appended ({last}) {INVALID_OFFSET}: the segment is emptied"
-            ));
+            return Err(StopReason::TimeIndexBelowLast { offset, last });
         }
         if ts > self.time_last.map_or(-1, |t| t.0) {
             self.time_last = Some((ts, offset));
@@ -491,9 +462,10 @@ impl RecoverCheck {
         }
         if self.since > INDEX_INTERVAL_BYTES {
             if let Some(l) = self.last_indexed.filter(|&l| last_offset <= l) {
-                self.emptied = Some(format!(
-                    "offset {last_offset} not above the last indexed offset {l} {INVALID_OFFSET}: the segment is emptied"
-                ));
+                self.emptied = Some(StopReason::OffsetNotAboveIndexed {
+                    offset: last_offset,
+                    last: l,
+                });
                 return;
             }
             self.last_indexed = Some(last_offset);
@@ -507,13 +479,15 @@ impl RecoverCheck {
         self.next = last_offset.saturating_add(1);
     }
 
-    /// Conclude with the walk's first bad entry (`(position, why, offset)`) and the number
-    /// of bytes read.
+    /// Conclude with the walk's first bad entry (`(position, why, offset)`), where its bytes
+    /// stop framing (`tail`: `(position, how)`) and the number of bytes read.
     pub fn finish(
         mut self,
-        first_bad: Option<(u64, String, Option<i64>)>,
+        first_bad: Option<(u64, StopReason, Option<i64>)>,
+        tail: Option<(u64, StopReason)>,
         len: u64,
     ) -> RecoverWalk {
+        let tail = tail.map(Box::new);
         // The time index's last append, after the truncation (`maybeAppend(…, true)`).
         if self.emptied.is_none()
             && let Err(why) = self.time_index_append()
@@ -524,6 +498,7 @@ impl RecoverCheck {
         match self.emptied {
             Some(why) => RecoverWalk {
                 stop: Some(Box::new((0, why, Some(self.base)))),
+                tail,
                 next_offset: self.base,
                 len,
                 overflow: self.overflow,
@@ -544,6 +519,7 @@ impl RecoverCheck {
                     0
                 },
                 stop: first_bad.map(Box::new),
+                tail,
                 next_offset: self.next,
                 len,
                 overflow: self.overflow,

@@ -233,6 +233,7 @@ mod tests {
             load_error: None,
             walk: next_offset.map(|next_offset| RecoverWalk {
                 stop: None,
+                tail: None,
                 next_offset,
                 len: 0,
                 overflow: false,

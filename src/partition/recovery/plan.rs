@@ -17,8 +17,9 @@ pub struct SegmentPlan {
     pub truncation: Option<TruncationPrediction>,
     /// Segments deleted after the truncation.
     pub deleted: Vec<String>,
-    /// `(segment, position, why)` of damage in segments recovery does not run on.
-    pub unrecovered: Vec<(String, u64, String)>,
+    /// `(segment, position, why)` of damage in segments recovery does not run on (the
+    /// walk's stop in each).
+    pub unrecovered: Vec<(String, u64, StopReason)>,
     /// Log end offset after recovery (`None`: unchanged from the walk).
     pub log_end_after: Option<i64>,
     /// Every truncation made at load by a segment recovered for a missing or corrupt index
@@ -201,9 +202,12 @@ impl DamageFate {
 /// a segment deleted after an earlier truncation, or damage no recovery looks at (then
 /// the broker serves it, and the finding says what readers see). Other kinds, and
 /// findings in recovered segments that do not stop recovery, are left as they are.
+/// `walk`: the walk of the finding's segment, when it has a tail (what a read of the
+/// tail's entry does).
 pub(crate) fn word_integrity_finding(
     f: &mut Finding,
     plan: &SegmentPlan,
+    walk: Option<&RecoverWalk>,
     clean_shutdown: Option<bool>,
     recovery_point: Option<i64>,
     high_watermark: Option<i64>,
@@ -306,9 +310,10 @@ pub(crate) fn word_integrity_finding(
                 ),
             };
             let throws_at_load = plan.last_segment.as_deref() == Some(seg.as_str())
-                && plan.unrecovered.iter().any(|(s, p, why)| {
-                    *s == seg && *p == pos && why.contains(super::THROWS_WHEN_READ)
-                });
+                && plan
+                    .unrecovered
+                    .iter()
+                    .any(|(s, p, why)| *s == seg && *p == pos && why.zero_tail_throws());
             let readers = match f.kind {
                 _ if plan.delete_dir => {
                     "no reader meets it: LogManager schedules the directory for deletion once it is loaded, and nothing is served from it"
@@ -319,7 +324,7 @@ pub(crate) fn word_integrity_finding(
                 Kind::CrcMismatch | Kind::InvalidBatch => {
                     "the broker serves the bytes as they are: a consumer fetching this batch gets a KafkaException wrapping CorruptRecordException (not retriable) and cannot move past it without seeking; a follower's fetch of it fails with CorruptRecordException"
                 }
-                _ if throws_when_framed(f) => {
+                _ if throws_when_framed(f, walk) => {
                     "the broker serves the segment as it is: a reader reaching this entry throws CorruptRecordException (its size field is below 14 bytes), and so does a producer-state rebuild at load that replays this segment before any recovery cuts it (the prediction's load failure says whether one does; then the broker does not start)"
                 }
                 Kind::TruncatedBatch => {
@@ -336,23 +341,17 @@ pub(crate) fn word_integrity_finding(
     f.broker_behaviour = text;
 }
 
-/// True when `FileLogInputStream.nextBatch` throws at the entry a tail finding `f` names:
-/// its size field below 14 with 18 bytes or more from it (a zero tail, or bytes the walk
-/// could not frame for that reason).
-fn throws_when_framed(f: &Finding) -> bool {
-    let len = f
-        .evidence
-        .get("length")
-        .and_then(|l| l.as_u64())
-        .unwrap_or(0);
-    match f.kind {
-        Kind::PreallocatedTail => super::throws_when_read(0, len),
-        Kind::TrailingBytes => {
-            let reason = f.evidence.get("reason").and_then(|r| r.as_str());
-            reason == Some(super::SIZE_BELOW_MINIMUM) && super::throws_when_read(0, len)
-        }
-        _ => false,
+/// True when `FileLogInputStream.nextBatch` throws at the entry a tail finding `f` names
+/// (a zero-filled tail, or bytes that do not frame): the walk of its segment ends there in
+/// a size field below 14 with 18 bytes or more from it ([`StopReason::read_throws`]).
+fn throws_when_framed(f: &Finding, walk: Option<&RecoverWalk>) -> bool {
+    if !matches!(f.kind, Kind::PreallocatedTail | Kind::TrailingBytes) {
+        return false;
     }
+    let Some((w, (at, how))) = walk.and_then(|w| Some((w, w.tail.as_deref()?))) else {
+        return false;
+    };
+    f.position == Some(*at) && how.read_throws(w.len.saturating_sub(*at)).is_some()
 }
 
 /// Why the KRaft metadata log's segments are recovered at every start.
@@ -552,6 +551,6 @@ fn truncation_of(s: &SegmentInput, w: &RecoverWalk) -> Option<TruncationPredicti
         offset: w.next_offset,
         bytes_removed: w.len.saturating_sub(*position),
         first_removed_offset: *first,
-        reason: reason.clone(),
+        reason: reason.to_string(),
     })
 }

@@ -693,7 +693,7 @@ fn last_segment_unreadable(
         return None;
     }
     let (position, why, _) = last.walk.as_ref()?.stop.as_deref()?;
-    if !why.contains(super::THROWS_WHEN_READ) {
+    if !why.zero_tail_throws() {
         return None;
     }
     Some(Box::new(LoadFailure {

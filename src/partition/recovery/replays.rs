@@ -19,7 +19,7 @@
 //! there instead; its range is listed too (for the load rules), without a read of its stop.
 
 use super::chain;
-use super::{BrokerVersion, Finding, Kind, LoadFailure, SegmentInput};
+use super::{BrokerVersion, Finding, Kind, LoadFailure, ReadThrows, SegmentInput, StopReason};
 
 /// What a rebuild's replay reads of the log.
 pub(super) struct Reads {
@@ -168,24 +168,22 @@ fn rule_failure(rules: &Rules<'_>, r: &Replay) -> Option<(i64, Box<LoadFailure>)
 
 /// Where a walk stopped, as a rebuild's read meets it.
 enum StopRead {
-    /// An entry whose size is below 14 with at least 18 bytes from it (`zeros`: a
-    /// zero-filled tail, read however the read starts).
-    Throws { zeros: bool },
+    /// An entry whose size is below 14 with at least 18 bytes from it.
+    Throws(ReadThrows),
     /// A malformed COMMIT/ABORT with a producer id, at this base offset.
     Marker(i64),
 }
 
-fn stop_read(why: &str, left: u64, first: Option<i64>) -> Option<StopRead> {
-    if why.contains(super::THROWS_WHEN_READ) {
-        return Some(StopRead::Throws { zeros: true });
+/// What a rebuild's read does at a stop `why` with `left` bytes from it to the file's end
+/// (`first`: the offset of the batch there).
+fn stop_read(why: &StopReason, left: u64, first: Option<i64>) -> Option<StopRead> {
+    if let Some(t) = why.read_throws(left) {
+        return Some(StopRead::Throws(t));
     }
-    if why.contains(super::SIZE_BELOW_MINIMUM) && left > 17 {
-        return Some(StopRead::Throws { zeros: false });
+    match why {
+        StopReason::MalformedControl => first.map(StopRead::Marker),
+        _ => None,
     }
-    if why == super::MALFORMED_CONTROL {
-        return first.map(StopRead::Marker);
-    }
-    None
 }
 
 /// The first stop of a segment no recovery has cut that the rebuild's replay `r` reads and
@@ -215,14 +213,15 @@ fn stop_failure(segs: &[SegmentInput], r: &Replay) -> Option<(usize, Box<LoadFai
         // The segment holding `to` is read up to the first batch reaching `to`.
         let holds_to = next.is_none_or(|n| n > r.to);
         let failure = match read {
-            StopRead::Throws { zeros } => {
+            StopRead::Throws(how) => {
+                let zeros = how == ReadThrows::ZeroTail;
                 let cut_before = holds_to && w.next_offset > r.to;
                 // A corrupt length may hide batches the index points into: the read is
                 // known to start before it only when a batch before it reaches `start`.
                 if cut_before || (!zeros && start >= w.next_offset) {
                     continue;
                 }
-                throws_at(s, r, *pos, why, zeros)
+                throws_at(s, r, *pos, why, how)
             }
             // Whether the batch lies below `to` in the segment holding it is not known
             // (its last offset is not kept): silent there.
@@ -238,13 +237,17 @@ fn stop_failure(segs: &[SegmentInput], r: &Replay) -> Option<(usize, Box<LoadFai
     None
 }
 
-fn throws_at(s: &SegmentInput, r: &Replay, pos: u64, why: &str, zeros: bool) -> Box<LoadFailure> {
-    let kind = if zeros {
-        Kind::PreallocatedTail
-    } else if why.starts_with("entry size") {
-        Kind::InvalidBatch
-    } else {
-        Kind::TrailingBytes
+fn throws_at(
+    s: &SegmentInput,
+    r: &Replay,
+    pos: u64,
+    why: &StopReason,
+    how: ReadThrows,
+) -> Box<LoadFailure> {
+    let kind = match how {
+        ReadThrows::ZeroTail => Kind::PreallocatedTail,
+        ReadThrows::BelowMinimum { header: true } => Kind::InvalidBatch,
+        ReadThrows::BelowMinimum { header: false } => Kind::TrailingBytes,
     };
     Box::new(LoadFailure {
         kind: kind.id().into(),

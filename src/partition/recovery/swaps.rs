@@ -14,7 +14,7 @@
 //! scan's walk are not repeated on them.
 
 use super::plan::SegmentInput;
-use super::{CRC_STOP, RecoverCheck, RecoverWalk};
+use super::{RecoverCheck, RecoverWalk, StopReason, SwappedTail};
 use crate::discover::layout::{LeftoverKind, PartitionDir};
 use crate::read::format::{Classified, RawEntry, Tail, classify};
 use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
@@ -190,7 +190,7 @@ pub(crate) fn last_offset(path: &Path) -> Option<Option<i64>> {
 /// its streamed CRC.
 fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
     let mut check = RecoverCheck::new(base);
-    let mut first_bad: Option<(u64, String, Option<i64>)> = None;
+    let mut first_bad: Option<(u64, StopReason, Option<i64>)> = None;
     // `crc`: the big entry's streamed CRC verdict, else the entry's own.
     let mut entry = |position: u64, c: Classified<'_>, size: u64, crc: Option<bool>| {
         let (ok, last, records, first, ts) = match c {
@@ -218,7 +218,7 @@ fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
             } else {
                 first_bad = Some((
                     position,
-                    CRC_STOP.to_string(),
+                    StopReason::CrcMismatch,
                     (first >= 0).then_some(first),
                 ));
             }
@@ -236,28 +236,26 @@ fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
         }
     })
     .ok()?;
-    if first_bad.is_none() {
-        first_bad = match tail {
-            Tail::Clean => None,
-            Tail::Partial {
-                position, offset, ..
-            } => Some((position, "partial batch".into(), Some(offset))),
-            Tail::ZeroFilled { position, len } => Some((
-                position,
-                format!("{len} zero bytes (preallocated tail)"),
-                None,
-            )),
-            Tail::Garbage {
-                position, reason, ..
-            } => Some((
-                position,
-                format!("bytes that do not frame as a batch ({reason})"),
-                None,
-            )),
-            Tail::CorruptEntry {
-                position, reason, ..
-            } => Some((position, format!("entry size impossible ({reason})"), None)),
-        };
+    // `(position, how, offset of the entry there when readable)`.
+    let tail = match tail {
+        Tail::Clean => None,
+        Tail::Partial {
+            position, offset, ..
+        } => Some((position, SwappedTail::PartialBatch, Some(offset))),
+        Tail::ZeroFilled { position, len } => {
+            Some((position, SwappedTail::ZeroFilled { len }, None))
+        }
+        Tail::Garbage {
+            position, reason, ..
+        } => Some((position, SwappedTail::Unframed { why: reason }, None)),
+        Tail::CorruptEntry {
+            position, reason, ..
+        } => Some((position, SwappedTail::ImpossibleSize { why: reason }, None)),
     }
-    Some(check.finish(first_bad, len))
+    .map(|(position, tail, offset)| (position, StopReason::Swapped { tail }, offset));
+    if first_bad.is_none() {
+        first_bad = tail.clone();
+    }
+    let tail = tail.map(|(position, reason, _)| (position, reason));
+    Some(check.finish(first_bad, tail, len))
 }

@@ -96,7 +96,10 @@ pub(super) struct SegmentScan {
     pub bytes: u64,
     pub records: u64,
     pub max_timestamp: i64,
-    pub truncation: Option<Truncation>,
+    /// Where `LogSegment.recover` stops on the segment: `(position, why, offset there)`.
+    pub stop: Option<(u64, recovery::StopReason, Option<i64>)>,
+    /// Where its bytes stop framing before its end, and how.
+    pub tail: Option<(u64, recovery::StopReason)>,
     /// What the cluster checks need of this segment ([`crate::partition::walked`]).
     pub collected: crate::partition::walked::Collector,
 }
@@ -269,16 +272,13 @@ impl<'a> Run<'a> {
     /// A segment's walk is over (its events replayed): what it adds to the report.
     fn end_segment(&mut self, mut seg: SegmentScan, check: RecoverCheck) {
         self.absorb(&seg.name, std::mem::take(&mut seg.collected));
-        let first_bad = seg
-            .truncation
-            .as_ref()
-            .map(|t| (t.position, t.reason.clone(), t.offset));
+        let first_bad = seg.stop.take();
         let report = &mut self.report;
         report.partially_read |= seg.cut;
         report.carried.segment_walks.push(SegmentWalk {
             name: crate::partition::walked::SegmentName::of(&seg.name),
             base_offset: seg.base,
-            walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.bytes)),
+            walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.tail.take(), seg.bytes)),
         });
         if self.opts.collect_index_verdicts {
             report.carried.index_verdicts.push(seg.index_verdicts);
@@ -332,7 +332,7 @@ impl<'a> Run<'a> {
                     // Recovery's view of this segment, from the same events: every batch
                     // before the walk's first bad entry, in file order.
                     let mut check = RecoverCheck::new(seg.base);
-                    let first_bad = seg.truncation.as_ref().map(|t| t.position);
+                    let first_bad = seg.stop.as_ref().map(|t| t.0);
                     self.events(&mut check, first_bad, &events);
                     self.end_segment(seg, check);
                 }
@@ -728,10 +728,22 @@ fn apply_recovery(
     });
     // Without CRC checks the truncation is only the latest point recovery can stop at.
     report.truncation_unknown = plan.outcome_unknown.clone();
+    // The walks that end in bytes that do not frame, by segment (one lookup a finding).
+    let tails: HashMap<&str, &recovery::RecoverWalk> = inputs
+        .iter()
+        .filter_map(|s| {
+            s.walk
+                .as_ref()
+                .filter(|w| w.tail.is_some())
+                .map(|w| (s.name.as_str(), w))
+        })
+        .collect();
     for f in findings.iter_mut() {
+        let walk = f.segment.as_deref().and_then(|s| tails.get(s).copied());
         recovery::word_integrity_finding(
             f,
             &plan,
+            walk,
             clean_shutdown,
             recovery_point,
             report.high_watermark,

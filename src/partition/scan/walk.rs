@@ -8,11 +8,11 @@ use super::integrity::{
     OFFSETS_TOPIC, OffsetsCheck, check_legacy_records, check_offset_range, check_records,
     check_v2_header, crc_finding, invalid_batch, legacy_range,
 };
-use super::{EventPool, SegmentScan, Truncation, segment_finding};
+use super::{EventPool, SegmentScan, segment_finding};
 use crate::discover::layout::SegmentFiles;
 use crate::finding::{Finding, Kind};
 use crate::partition::event::BatchEvent;
-use crate::partition::recovery::CRC_STOP;
+use crate::partition::recovery::StopReason;
 use crate::partition::results::{ProgressUpdate, ScanOptions};
 use crate::partition::state::PartitionContext;
 use crate::read::format::index::IndexMatcher;
@@ -37,7 +37,7 @@ pub(super) struct Walker<'a> {
     /// This walk's events (moved into `out.events` when it ends).
     pub(super) events: Vec<BatchEvent>,
     dec: Decompressor,
-    pub(super) first_bad: Option<(u64, Option<i64>, String)>,
+    pub(super) first_bad: Option<(u64, Option<i64>, StopReason)>,
     /// `verify`: what this walk finds at the keys of the segment's indexes.
     pub(super) batches: Option<IndexMatcher>,
     /// `verify`, a walk of a whole segment: its indexes, checked when the walk ends.
@@ -80,7 +80,8 @@ impl<'a> Walker<'a> {
                 bytes: 0,
                 records: 0,
                 max_timestamp: i64::MIN,
-                truncation: None,
+                stop: None,
+                tail: None,
                 collected: crate::partition::walked::Collector::new(
                     &ctx.topic,
                     opts.collect_batch_keys(ctx),
@@ -126,7 +127,7 @@ impl<'a> Walker<'a> {
 
     /// The first entry where `LogSegment.recover` stops on this walk (later ones don't
     /// matter to it); `reason` is built only for the first.
-    fn stop_at(&mut self, position: u64, offset: Option<i64>, reason: impl FnOnce() -> String) {
+    fn stop_at(&mut self, position: u64, offset: Option<i64>, reason: impl FnOnce() -> StopReason) {
         if self.first_bad.is_none() {
             self.first_bad = Some((position, offset, reason()));
         }
@@ -148,7 +149,7 @@ impl<'a> Walker<'a> {
                 let ev = BatchEvent::from_v2(&b, idx, opts.check_crc);
                 check_v2_header(ctx, name, &b, &ev, base, &mut self.out.findings);
                 if !ev.crc_valid {
-                    self.stop_at(pos, Some(ev.base_offset), || CRC_STOP.into());
+                    self.stop_at(pos, Some(ev.base_offset), || StopReason::CrcMismatch);
                 }
                 // Recovery decodes the control record of every batch with a producer id; a
                 // malformed one throws InvalidRecordException, and the segment is truncated
@@ -160,9 +161,7 @@ impl<'a> Walker<'a> {
                         Some(crate::partition::event::ControlInfo::Malformed)
                     )
                 {
-                    self.stop_at(pos, Some(ev.base_offset), || {
-                        crate::partition::recovery::MALFORMED_CONTROL.into()
-                    });
+                    self.stop_at(pos, Some(ev.base_offset), || StopReason::MalformedControl);
                 }
                 // Rule 32: records of the group coordinator's log. Uncompressed batches
                 // (the coordinator's default) are read always, compressed ones with --deep;
@@ -207,7 +206,7 @@ impl<'a> Walker<'a> {
                     self.out
                         .findings
                         .push(crc_finding(ctx, name, &ev, m.crc(), m.compute_crc()));
-                    self.stop_at(pos, Some(ev.last_offset), || CRC_STOP.into());
+                    self.stop_at(pos, Some(ev.last_offset), || StopReason::CrcMismatch);
                     self.out.records += 1;
                 } else if m.compression() != Compression::None
                     && !self.budget_spent(pos, ev.last_offset)
@@ -281,7 +280,9 @@ impl<'a> Walker<'a> {
                         offset,
                     ));
                 } else {
-                    self.stop_at(pos, Some(offset), || format!("invalid batch: {e}"));
+                    self.stop_at(pos, Some(offset), || StopReason::InvalidBatch {
+                        error: e.to_string(),
+                    });
                 }
                 return;
             }
@@ -319,9 +320,6 @@ impl<'a> Walker<'a> {
                 .evidence(json!({"declared_size": declared, "available": available, "base_offset": offset}))
                 .broker("recovery truncates the log at this position (the partial batch is dropped)"),
             );
-                self.stop_at(position, Some(offset), || {
-                    format!("partial batch ({declared} bytes declared, {available} present)")
-                });
             }
             Tail::ZeroFilled { position, len } => {
                 self.out.findings.push(
@@ -335,17 +333,6 @@ impl<'a> Walker<'a> {
                 .evidence(json!({"length": len}))
                 .broker("recovery truncates the zero-filled tail; normal after a crash with log.preallocate=true"),
             );
-                self.stop_at(position, None, || {
-                    let throws = crate::partition::recovery::throws_when_read(0, len);
-                    format!(
-                        "{len} zero bytes (preallocated tail){}",
-                        if throws {
-                            format!(" {}", crate::partition::recovery::THROWS_WHEN_READ)
-                        } else {
-                            String::new()
-                        }
-                    )
-                });
             }
             Tail::Garbage {
                 position,
@@ -363,9 +350,6 @@ impl<'a> Walker<'a> {
                 .evidence(json!({"length": len, "reason": reason}))
                 .broker("recovery truncates the log at this position; kafka-dump-log prints \"Found N invalid bytes\""),
             );
-                self.stop_at(position, None, || {
-                    format!("{len} bytes that do not frame as a batch ({reason})")
-                });
             }
             Tail::CorruptEntry {
                 position,
@@ -387,12 +371,14 @@ impl<'a> Walker<'a> {
                 .evidence(json!({"structure": "log entry", "field": "size", "size": size, "reason": reason, "unframed_bytes": len}))
                 .broker("recovery stops at this entry (CorruptRecordException) and truncates the log here, dropping every later batch of the segment and all later segments"),
             );
-                // Not marked as throwing when the load reads the segment's end: that read
-                // starts at the offset index's last entry, which may lie after this entry.
-                self.stop_at(position, None, || {
-                    format!("entry size {size} impossible ({reason})")
-                });
             }
+        }
+        // Recovery stops at the tail unless an entry before it failed. (An impossible size
+        // is not taken as throwing when the load reads the segment's end: that read starts
+        // at the offset index's last entry, which may lie after it.)
+        if let Some((position, reason, offset)) = StopReason::of_tail(tail) {
+            self.out.tail = Some((position, reason.clone()));
+            self.stop_at(position, offset, || reason);
         }
         if let (Some(b), Some(ix)) = (self.batches.take(), self.indexes) {
             self.out.index_verdicts = Some(ix.verdicts(&b.finish(tail_seen, self.out.bytes)));
@@ -415,12 +401,9 @@ impl<'a> Walker<'a> {
                 .remediation("re-run with a larger --max-decompressed-per-file to check these records"),
             );
         }
-        self.out.truncation = self.first_bad.map(|(position, offset, reason)| Truncation {
-            segment: name.to_string(),
-            position,
-            offset,
-            reason,
-        });
+        self.out.stop = self
+            .first_bad
+            .map(|(position, offset, reason)| (position, reason, offset));
         self.out.events = self.events;
         self.out
     }

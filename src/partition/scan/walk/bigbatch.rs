@@ -17,7 +17,7 @@ use super::super::segment_finding;
 use super::Walker;
 use crate::finding::Kind;
 use crate::partition::event::BatchEvent;
-use crate::partition::recovery::CRC_STOP;
+use crate::partition::recovery::StopReason;
 use crate::read::format::{self, Classified, Compression, RawEntry, TimestampType};
 use crate::read::segment::{BIG_ENTRY, BigEntry, Item};
 use serde_json::json;
@@ -79,7 +79,7 @@ impl Walker<'_> {
             } else {
                 ev.last_offset
             };
-            self.stop_at(pos, Some(at), || CRC_STOP.into());
+            self.stop_at(pos, Some(at), || StopReason::CrcMismatch);
         } else if let Classified::V2(b) = &classified {
             check_v2_header(ctx, name, b, &ev, base, &mut self.out.findings);
             if b.is_control() {
