@@ -27,7 +27,8 @@ pub const MAGIC: &[u8; 16] = b"klogscan-bundle\n";
 /// input of `transaction_reopened_at_recovery`). 6: a KRaft metadata log carries the epoch
 /// of its last batch (which copy of a cluster's log the history replays) and the records its
 /// replay could not apply, and a partition's frame all its damaged batches (local ones too:
-/// the lost-data check reads a copy's own damage). Older bundles
+/// the lost-data check reads a copy's own damage); within 6, a recovery stop's reason is
+/// typed (`recovery::StopReason`), and one stored as words reads as words. Older bundles
 /// lack what they added, and are refused rather than merged without it (the merged
 /// report would lack findings the scan gives).
 pub const FORMAT_VERSION: u32 = 6;
