@@ -27,11 +27,15 @@ pub const MAGIC: &[u8; 16] = b"klogscan-bundle\n";
 /// input of `transaction_reopened_at_recovery`). 6: a KRaft metadata log carries the epoch
 /// of its last batch (which copy of a cluster's log the history replays) and the records its
 /// replay could not apply, and a partition's frame all its damaged batches (local ones too:
-/// the lost-data check reads a copy's own damage); within 6, a recovery stop's reason is
-/// typed (`recovery::StopReason`), and one stored as words reads as words. Older bundles
-/// lack what they added, and are refused rather than merged without it (the merged
-/// report would lack findings the scan gives).
-pub const FORMAT_VERSION: u32 = 6;
+/// the lost-data check reads a copy's own damage). 7: a recovery stop's reason is stored
+/// typed (`recovery::StopReason`, an object), not as its words: a build that reads 6 only
+/// refuses it by its version instead of failing on the object. Version 6 is still read
+/// (its stops' words read as words, on which nothing after the partition stage decides).
+/// Older bundles lack what they added, and are refused rather than merged without it (the
+/// merged report would lack findings the scan gives).
+pub const FORMAT_VERSION: u32 = 7;
+/// The oldest bundle format this build reads ([`FORMAT_VERSION`] and the ones since).
+pub const OLDEST_READ_VERSION: u32 = 6;
 /// The largest frame a reader accepts (a partition's results, a fingerprint block).
 pub const MAX_FRAME: u32 = 1 << 30;
 
@@ -66,7 +70,7 @@ impl Tag {
 pub enum FileError {
     #[error("not a klogscan bundle (no bundle header)")]
     NotABundle,
-    #[error("bundle format version {found}; this klogscan ({}) reads version {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch and the local damaged batches): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
+    #[error("bundle format version {found}; this klogscan ({}) reads versions {OLDEST_READ_VERSION} to {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch and the local damaged batches): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
     Version { found: u32 },
     #[error("truncated bundle (it ends before its last frame: an interrupted copy or collect)")]
     Truncated,
@@ -148,7 +152,7 @@ impl<R: Read> FrameReader<R> {
             return Err(FileError::Truncated);
         }
         let found = u32::from_le_bytes([head[16], head[17], head[18], head[19]]);
-        if found != FORMAT_VERSION {
+        if !(OLDEST_READ_VERSION..=FORMAT_VERSION).contains(&found) {
             return Err(FileError::Version { found });
         }
         let zstd = zstd::Decoder::new(r).map_err(stream_error)?;

@@ -19,7 +19,7 @@ pub use collect::{CollectSummary, collect, collect_with};
 pub use content::{
     DirFiles, FileInventory, Header, LogDirIdentity, PartitionDirFiles, RecordedOptions,
 };
-pub use file::{FORMAT_VERSION, FileError, MAGIC};
+pub use file::{FORMAT_VERSION, FileError, MAGIC, OLDEST_READ_VERSION};
 pub use fingerprint::{
     FingerprintError, decode as decode_fingerprints, encode as encode_fingerprints,
 };
