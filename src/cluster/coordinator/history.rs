@@ -672,9 +672,7 @@ fn record_texts(a: &Anomaly) -> Texts {
                 describe(cur)
             ),
             LOAD_STOPS,
-            Some(
-                "a newer broker's state or a corrupt value: run the broker version that wrote it, or restore the partition from a healthy replica".to_string(),
-            ),
+            Some(newer_or_corrupt("state")),
         ),
         AnomalyKind::LoadNeverCompletes => (
             format!(
@@ -704,10 +702,20 @@ fn record_texts(a: &Anomaly) -> Texts {
             ),
             LOAD_STOPS,
             Some(
-                "restore the partition from a healthy replica; check the segment's integrity findings".to_string(),
+                if matches!(&cur.content, Content::Undecodable(e) if e.contains(super::decode::NEWER_OR_CORRUPT)) {
+                    newer_or_corrupt("transaction version")
+                } else {
+                    "restore the partition from a healthy replica; check the segment's integrity findings".to_string()
+                },
             ),
         ),
         }
+}
+
+/// The remediation of a value no known broker writes: its `field` (the state, the
+/// transaction version) is one a newer broker may write.
+fn newer_or_corrupt(field: &str) -> String {
+    format!("a newer broker's {field} or a corrupt value: run the broker version that wrote it, or restore the partition from a healthy replica")
 }
 
 /// Broker behaviour of a record the coordinator's load cannot read
