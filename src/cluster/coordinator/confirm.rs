@@ -26,7 +26,7 @@
 //!   id to `describe` before aborting).
 //!
 //! [`annotate`] also reports rule 31, the anomalies of the coordinator's own log
-//! ([`history`]), as `transaction_state_anomaly` findings on the `__transaction_state`
+//! ([`history`], worded by [`anomaly_text`]), as `transaction_state_anomaly` findings on the `__transaction_state`
 //! partitions the scan selected.
 //!
 //! Without `__transaction_state` in the inputs nothing is changed.
@@ -190,7 +190,7 @@ fn add_history_findings(report: &mut ScanReport, view: &CoordinatorView) -> bool
         .time_anomalies(|path| index.get(path).map(|&i| report.partitions[i].ref_time));
     for a in view.history.anomalies.iter().chain(&time) {
         if let Some(&i) = index.get(a.current.source.path.as_str()) {
-            extra.entry(i).or_default().push(history::to_finding(a));
+            extra.entry(i).or_default().push(anomaly_text::to_finding(a));
         }
     }
     if extra.is_empty() {

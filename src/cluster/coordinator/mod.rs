@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod load;
 crate::internal_mod! {
+    mod anomaly_text;
     mod confirm;
     mod cluster;
     mod decode;
