@@ -79,6 +79,7 @@ pub fn to_finding(a: &Anomaly) -> Finding {
         AnomalyKind::InvalidTransition | AnomalyKind::EpochRegression | AnomalyKind::PidChange => {
             transition_texts(a)
         }
+        AnomalyKind::RetriedAppend => retry_texts(a),
         AnomalyKind::PrepareWithoutComplete | AnomalyKind::OngoingPastTimeout => time_texts(a),
         _ => record_texts(a),
     };
@@ -184,6 +185,23 @@ fn transition_texts(a: &Anomaly) -> Texts {
             )),
         ),
     }
+}
+
+/// The texts of a retried append: the same transition written twice.
+fn retry_texts(a: &Anomaly) -> Texts {
+    let id = a.transactional_id.as_deref().unwrap_or("?");
+    let prev = a.previous.as_ref().map_or("nothing".to_string(), describe);
+    (
+        format!(
+            "transactional id {id}: {} repeats {prev}: the coordinator wrote the same transition again after an append that reached the log but failed (NOT_ENOUGH_REPLICAS_AFTER_APPEND or REQUEST_TIMED_OUT, answered COORDINATOR_NOT_AVAILABLE)",
+            describe(&a.current)
+        ),
+        "the coordinator retries an append that failed after reaching the leader's log: it re-queues a Complete* record (TransactionMarkerChannelManager.tryAppendToLog), and for a Prepare* record it resets the pending state, so the producer's retried EndTxn writes it again (TransactionStateManager.appendTransactionToLog); both copies are one transition, and the load keeps the later one",
+        Some(format!(
+            "nothing to repair; the failed append means {TRANSACTION_STATE_TOPIC}-{} was short of in-sync replicas (min.insync.replicas) or slow to replicate at the time: check its replicas then",
+            a.current.source.partition
+        )),
+    )
 }
 
 /// The texts of the time-based anomalies (Prepare* or Ongoing past the timeout + margin).

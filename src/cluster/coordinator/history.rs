@@ -3,8 +3,9 @@
 //! [`HistoryChecker`] is fed every `__transaction_state` record of one partition copy in
 //! offset order (by the replay that builds the copy's model, `super::model`) and replays
 //! each transactional id's history. Record-level anomalies are found as the records come
-//! (`invalid_transition`, `epoch_regression`, `pid_change`, `tombstone_while_in_progress`,
-//! `unknown_state`, `unknown_key_version`, `undecodable_record`); the time-based ones
+//! (`invalid_transition`, `retried_append`, `epoch_regression`, `pid_change`,
+//! `tombstone_while_in_progress`, `unknown_state`, `unknown_key_version`,
+//! `undecodable_record`); the time-based ones
 //! (`prepare_without_complete`, `ongoing_past_timeout`) need the scan's reference time and
 //! are computed from the latest record of each id by [`HistoryChecker::time_anomalies`].
 //! `super::anomaly_text::to_finding` turns an [`Anomaly`] into a
@@ -36,6 +37,9 @@ pub const TIMEOUT_MARGIN_MS: i64 = crate::partition::state::LATE_TRANSACTION_BUF
 pub enum AnomalyKind {
     /// A state not allowed after the previous one (`TransactionState.validPreviousStates`), or a transient state on disk.
     InvalidTransition,
+    /// The id's previous Prepare*/Complete* value written again (`CoordValue::repeats`): an
+    /// append that failed after reaching the log, retried.
+    RetriedAppend,
     /// The producer epoch went down with the same producer id.
     EpochRegression,
     /// The producer id changed outside epoch exhaustion, an Empty rotation or the
@@ -64,6 +68,7 @@ impl AnomalyKind {
     pub fn id(self) -> &'static str {
         match self {
             AnomalyKind::InvalidTransition => "invalid_transition",
+            AnomalyKind::RetriedAppend => "retried_append",
             AnomalyKind::EpochRegression => "epoch_regression",
             AnomalyKind::PidChange => "pid_change",
             AnomalyKind::PrepareWithoutComplete => "prepare_without_complete",
@@ -84,7 +89,7 @@ impl AnomalyKind {
             | AnomalyKind::UnknownState
             | AnomalyKind::UndecodableRecord
             | AnomalyKind::LoadNeverCompletes => Severity::Error,
-            AnomalyKind::UnknownKeyVersion => Severity::Info,
+            AnomalyKind::UnknownKeyVersion | AnomalyKind::RetriedAppend => Severity::Info,
             _ => Kind::TransactionStateAnomaly.default_severity(),
         }
     }
@@ -211,8 +216,9 @@ struct LoadTail {
 
 impl HistoryChecker {
     /// Feed one decoded record (records of a partition copy in offset order), found in
-    /// segment `segment` at `source`.
-    pub fn record(&mut self, r: &CoordRecord, segment: &str, source: Source) {
+    /// segment `segment` at `source`; `retry`: its value repeats the id's previous one
+    /// (a retried append, `CoordValue::repeats`).
+    pub fn record(&mut self, r: &CoordRecord, segment: &str, source: Source, retry: bool) {
         let mut at = HistoryRecord {
             source,
             segment: segment.to_string(),
@@ -262,13 +268,6 @@ impl HistoryChecker {
         };
         let slot = (at.source.path.clone(), id.clone());
         let prev = self.latest.get(&slot).cloned();
-        let prev_value = match &prev {
-            Some(HistoryRecord {
-                content: Content::Value(v),
-                ..
-            }) => Some(*v),
-            _ => None,
-        };
         match &at.content {
             Content::UnknownState(_) => {
                 // The coordinator's load stops here; the id's history is unknown after it.
@@ -280,7 +279,10 @@ impl HistoryChecker {
                 return;
             }
             Content::Tombstone => {
-                if prev_value.is_some_and(|p| p.state.is_in_progress()) {
+                let in_progress = |p: &HistoryRecord| {
+                    matches!(p.content, Content::Value(v) if v.state.is_in_progress())
+                };
+                if prev.as_ref().is_some_and(in_progress) {
                     self.push(
                         AnomalyKind::TombstoneWhileInProgress,
                         Some(id),
@@ -289,53 +291,54 @@ impl HistoryChecker {
                     );
                 }
             }
-            Content::Value(cur) => {
-                let cur = *cur;
-                let transient = matches!(cur.state, TxnState::Dead | TxnState::PrepareEpochFence);
-                if let Some(p) = prev_value {
-                    let tv2 =
-                        cur.client_transaction_version >= 2 || p.client_transaction_version >= 2;
-                    if transient || !valid_transition(p.state, cur.state, tv2) {
-                        self.push(
-                            AnomalyKind::InvalidTransition,
-                            Some(id.clone()),
-                            prev.clone(),
-                            at.clone(),
-                        );
-                    }
-                    if p.producer_id == cur.producer_id {
-                        if cur.producer_epoch < p.producer_epoch {
-                            self.push(
-                                AnomalyKind::EpochRegression,
-                                Some(id.clone()),
-                                prev.clone(),
-                                at.clone(),
-                            );
-                        }
-                    } else if !(p.producer_epoch >= EXHAUSTED_EPOCH
-                        || cur.state == TxnState::Empty
-                        || cur.previous_producer_id == p.producer_id
-                        || p.next_producer_id == cur.producer_id)
-                    {
-                        self.push(
-                            AnomalyKind::PidChange,
-                            Some(id.clone()),
-                            prev.clone(),
-                            at.clone(),
-                        );
-                    }
-                } else if transient {
-                    self.push(
-                        AnomalyKind::InvalidTransition,
-                        Some(id.clone()),
-                        prev.clone(),
-                        at.clone(),
-                    );
-                }
-            }
+            Content::Value(cur) => self.value_anomalies(&id, prev.as_ref(), &at, *cur, retry),
             Content::UnknownKey(_) => {}
         }
         self.latest.insert(slot, at);
+    }
+
+    /// The anomalies of value `cur` of `id` (record `at`) after `prev`, the id's previous
+    /// record; `retry`: `cur` repeats the previous value (`CoordValue::repeats`), one
+    /// transition written twice, which no transition rule reads as a second one.
+    fn value_anomalies(
+        &mut self,
+        id: &str,
+        prev: Option<&HistoryRecord>,
+        at: &HistoryRecord,
+        cur: TxnSnapshot,
+        retry: bool,
+    ) {
+        let transient = matches!(cur.state, TxnState::Dead | TxnState::PrepareEpochFence);
+        let prev_value = prev.and_then(|p| match p.content {
+            Content::Value(v) => Some(v),
+            _ => None,
+        });
+        let mut kinds = Vec::new();
+        match prev_value {
+            Some(_) if retry => kinds.push(AnomalyKind::RetriedAppend),
+            Some(p) => {
+                let tv2 = cur.client_transaction_version >= 2 || p.client_transaction_version >= 2;
+                if transient || !valid_transition(p.state, cur.state, tv2) {
+                    kinds.push(AnomalyKind::InvalidTransition);
+                }
+                if p.producer_id == cur.producer_id {
+                    if cur.producer_epoch < p.producer_epoch {
+                        kinds.push(AnomalyKind::EpochRegression);
+                    }
+                } else if !(p.producer_epoch >= EXHAUSTED_EPOCH
+                    || cur.state == TxnState::Empty
+                    || cur.previous_producer_id == p.producer_id
+                    || p.next_producer_id == cur.producer_id)
+                {
+                    kinds.push(AnomalyKind::PidChange);
+                }
+            }
+            None if transient => kinds.push(AnomalyKind::InvalidTransition),
+            None => {}
+        }
+        for kind in kinds {
+            self.push(kind, Some(id.to_string()), prev.cloned(), at.clone());
+        }
     }
 
     /// At the end of a copy: `TransactionStateManager.loadTransactionMetadata` moves its
