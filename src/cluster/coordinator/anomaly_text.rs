@@ -27,6 +27,9 @@ fn record_json(r: &HistoryRecord) -> Value {
             m.insert("previous_producer_id".into(), json!(v.previous_producer_id));
             m.insert("next_producer_id".into(), json!(v.next_producer_id));
             m.insert("timeout_ms".into(), json!(v.timeout_ms));
+            if super::is_two_phase_commit(v.timeout_ms) {
+                m.insert("two_phase_commit".into(), json!(true));
+            }
             m.insert("last_update_ms".into(), json!(v.last_update_ms));
             m.insert("start_ms".into(), json!(v.start_ms));
             m.insert("value_version".into(), json!(v.version));
@@ -219,14 +222,13 @@ fn time_texts(a: &Anomaly) -> Texts {
                 .saturating_sub(v.last_update_ms);
             (
                 format!(
-                    "transactional id {id}: last state {} (producer {} epoch {}) at offset {}, last updated {} ms before the reference time (timeout {} ms + {} ms margin): the markers were never delivered (KAFKA-19999 class)",
+                    "transactional id {id}: last state {} (producer {} epoch {}) at offset {}, last updated {} ms before the reference time ({}): the markers were never delivered (KAFKA-19999 class)",
                     v.state,
                     v.producer_id,
                     v.producer_epoch,
                     cur.source.offset,
                     age,
-                    v.timeout_ms,
-                    TIMEOUT_MARGIN_MS
+                    super::prepare_allowance(v.timeout_ms)
                 ),
                 "the coordinator retries the markers until every partition acknowledges them and re-sends them whenever it loads the partition; the transactional id cannot start a new transaction (CONCURRENT_TRANSACTIONS) and the data partitions' LSO stays at the transaction's first offset",
                 Some(format!(

@@ -45,9 +45,11 @@ pub enum AnomalyKind {
     /// The producer id changed outside epoch exhaustion, an Empty rotation or the
     /// previous/next producer id links.
     PidChange,
-    /// The latest state is Prepare* and older than timeout + margin: markers never delivered.
+    /// The latest state is Prepare* and older than timeout + margin (`super::prepare_limit_ms`):
+    /// markers never delivered.
     PrepareWithoutComplete,
-    /// The latest state is Ongoing and started longer than timeout + margin ago.
+    /// The latest state is Ongoing and started longer than timeout + margin ago (never for a
+    /// two-phase-commit transaction: `super::ongoing_limit_ms`).
     OngoingPastTimeout,
     /// A tombstone while a transaction was in progress.
     TombstoneWhileInProgress,
@@ -383,10 +385,9 @@ impl HistoryChecker {
                 continue;
             };
             let Some(now) = ref_time(path) else { continue };
-            let limit = i64::from(v.timeout_ms.max(0)).saturating_add(TIMEOUT_MARGIN_MS);
             let kind = match v.state {
                 TxnState::PrepareCommit | TxnState::PrepareAbort
-                    if now.saturating_sub(v.last_update_ms) > limit =>
+                    if now.saturating_sub(v.last_update_ms) > super::prepare_limit_ms(v.timeout_ms) =>
                 {
                     AnomalyKind::PrepareWithoutComplete
                 }
@@ -395,6 +396,10 @@ impl HistoryChecker {
                         v.start_ms
                     } else {
                         v.last_update_ms
+                    };
+                    // A two-phase-commit transaction never times out.
+                    let Some(limit) = super::ongoing_limit_ms(v.timeout_ms) else {
+                        continue;
                     };
                     if now.saturating_sub(started) <= limit {
                         continue;
