@@ -3,7 +3,9 @@
 //! broker behaviour and remediation, per sub-id.
 
 use super::TRANSACTION_STATE_TOPIC;
-use super::history::{Anomaly, AnomalyKind, Content, HistoryRecord, TIMEOUT_MARGIN_MS, TxnSnapshot};
+use super::history::{
+    Anomaly, AnomalyKind, Content, HistoryRecord, TIMEOUT_MARGIN_MS, TxnSnapshot,
+};
 use crate::finding::{Finding, Kind};
 use crate::read::format::txnlog::TxnState;
 use serde_json::{Value, json};
@@ -331,7 +333,9 @@ fn record_texts(a: &Anomaly) -> Texts {
 /// The remediation of a value no known broker writes: its `field` (the state, the
 /// transaction version) is one a newer broker may write.
 fn newer_or_corrupt(field: &str) -> String {
-    format!("a newer broker's {field} or a corrupt value: run the broker version that wrote it, or restore the partition from a healthy replica")
+    format!(
+        "a newer broker's {field} or a corrupt value: run the broker version that wrote it, or restore the partition from a healthy replica"
+    )
 }
 
 /// Broker behaviour of a record the coordinator's load cannot read

@@ -193,7 +193,10 @@ fn add_history_findings(report: &mut ScanReport, view: &CoordinatorView) -> bool
         .time_anomalies(|path| index.get(path).map(|&i| report.partitions[i].ref_time));
     for a in view.history.anomalies.iter().chain(&time) {
         if let Some(&i) = index.get(a.current.source.path.as_str()) {
-            extra.entry(i).or_default().push(anomaly_text::to_finding(a));
+            extra
+                .entry(i)
+                .or_default()
+                .push(anomaly_text::to_finding(a));
         }
     }
     if extra.is_empty() {
@@ -551,7 +554,12 @@ fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Val
     if downgrade {
         f.kind = Kind::OpenTransaction;
         f.severity = Kind::OpenTransaction.default_severity();
-        f.broker_behaviour = if two_pc { BROKER_ALIVE_2PC } else { BROKER_ALIVE }.to_string();
+        f.broker_behaviour = if two_pc {
+            BROKER_ALIVE_2PC
+        } else {
+            BROKER_ALIVE
+        }
+        .to_string();
     }
     if let Some(t) = txn {
         let describe = crate::partition::state::text::describe_command(&t.transactional_id);

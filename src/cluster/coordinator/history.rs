@@ -281,10 +281,11 @@ impl HistoryChecker {
                 return;
             }
             Content::Tombstone => {
-                let in_progress = |p: &HistoryRecord| {
-                    matches!(p.content, Content::Value(v) if v.state.is_in_progress())
-                };
-                if prev.as_ref().is_some_and(in_progress) {
+                let was = prev.as_ref().and_then(|p| match p.content {
+                    Content::Value(v) => Some(v.state),
+                    _ => None,
+                });
+                if was.is_some_and(TxnState::is_in_progress) {
                     self.push(
                         AnomalyKind::TombstoneWhileInProgress,
                         Some(id),
@@ -387,7 +388,8 @@ impl HistoryChecker {
             let Some(now) = ref_time(path) else { continue };
             let kind = match v.state {
                 TxnState::PrepareCommit | TxnState::PrepareAbort
-                    if now.saturating_sub(v.last_update_ms) > super::prepare_limit_ms(v.timeout_ms) =>
+                    if now.saturating_sub(v.last_update_ms)
+                        > super::prepare_limit_ms(v.timeout_ms) =>
                 {
                     AnomalyKind::PrepareWithoutComplete
                 }

@@ -10,13 +10,12 @@ use super::group::Grouping;
 use super::input::Domain;
 use super::{ClusterTxn, ClusterTxnPart, Outcome, Placed, Target, TxnOptions, unread};
 use crate::cluster::coordinator::model::{CoordModel, CoordTxn};
+use crate::cluster::coordinator::{is_two_phase_commit, prepare_limit_ms};
 use crate::finding::{Finding, Kind, Severity};
 use crate::partition::state::txnrec::TxnEnd;
-use crate::cluster::coordinator::{is_two_phase_commit, prepare_limit_ms};
 use crate::read::format::txnlog::TxnState;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-
 
 const BROKER_MISMATCH: &str = "never written by a coordinator: it sends one marker type to every partition of the transaction and records the outcome first (Prepare*); brokers append whatever marker they receive and never compare partitions, so read_committed consumers deliver the committed partitions' records and skip the aborted ones";
 const BROKER_MISSING: &str = "the partition's last stable offset stays at the transaction's first offset until a marker arrives; the coordinator believes the transaction finished and will not send it again (it re-sends markers only for Prepare* transactions on load), so read_committed consumers of this partition are stuck";

@@ -1,8 +1,9 @@
 //! Retried appends: Kafka's coordinator writes a transition again when its append failed
 //! after reaching the leader's log (NOT_ENOUGH_REPLICAS_AFTER_APPEND or REQUEST_TIMED_OUT,
 //! which `TransactionStateManager.appendTransactionToLog` answers COORDINATOR_NOT_AVAILABLE).
-//! `TransactionMarkerChannelManagerTest.shouldRetryAppendToLogOnEndTxnWhenCoordinatorNotAvailableError`:
-//! the same Complete* is appended twice. `TransactionStateManagerTest.testAppendFailToCoordinatorNotAvailableError`:
+//! `TransactionMarkerChannelManagerTest.
+//! shouldRetryAppendToLogOnEndTxnWhenCoordinatorNotAvailableError`: the same Complete* is
+//! appended twice. `TransactionStateManagerTest.testAppendFailToCoordinatorNotAvailableError`:
 //! the pending state is reset, so the producer's retried EndTxn writes the same Prepare*
 //! again. On disk each is one transition written twice: one transaction, no invalid
 //! transition (an info `retried_append`), no lost marker in the cross-partition join.
