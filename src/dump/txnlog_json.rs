@@ -219,6 +219,7 @@ mod tests {
     #[test]
     fn tagged_fields_null_array_and_raw_status() {
         let v = TxnValue::new(5, 32767, 9)
+            .null_partitions()
             .times(1, -1)
             .v1(-1, 6, 2)
             .next_epoch(0)

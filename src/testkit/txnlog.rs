@@ -54,8 +54,14 @@ pub struct TxnValue {
     pub producer_epoch: i16,
     pub timeout_ms: i32,
     pub status: u8,
-    /// `None`: a null array.
+    /// `None`: a null array (what Kafka writes for Empty only).
     pub partitions: Option<Vec<(String, Vec<i32>)>>,
+    /// The first listed topic is written as a null string (a value Kafka's reader refuses:
+    /// the field is not nullable).
+    pub null_topic: bool,
+    /// The first listed topic's partition ids are written as a null array (refused by
+    /// Kafka's reader too).
+    pub null_partition_ids: bool,
     pub last_update_ms: i64,
     pub start_ms: i64,
     /// Tag 0 (v1 only; written when not -1).
@@ -70,7 +76,9 @@ pub struct TxnValue {
 
 impl TxnValue {
     /// A v0 value of `producer_id`/`producer_epoch` in `status`, timeout 60 s, no
-    /// partitions (null array), timestamps 0 and -1.
+    /// partitions, timestamps 0 and -1. "No partitions" is written as Kafka writes it
+    /// (`TransactionLog.valueToBytes`): a null array for Empty, an empty one for every
+    /// other state ([`Self::null_partitions`] writes null whatever the state).
     pub fn new(producer_id: i64, producer_epoch: i16, status: u8) -> TxnValue {
         TxnValue {
             version: 0,
@@ -78,7 +86,9 @@ impl TxnValue {
             producer_epoch,
             timeout_ms: 60_000,
             status,
-            partitions: None,
+            partitions: (status != state::EMPTY).then(Vec::new),
+            null_topic: false,
+            null_partition_ids: false,
             last_update_ms: 0,
             start_ms: -1,
             previous_producer_id: -1,
@@ -94,6 +104,22 @@ impl TxnValue {
                 .map(|(t, ids)| (t.to_string(), ids.to_vec()))
                 .collect(),
         );
+        self
+    }
+    /// A null partition array, whatever the state (Kafka writes one for Empty only; its
+    /// reader fails on one in any other state).
+    pub fn null_partitions(mut self) -> TxnValue {
+        self.partitions = None;
+        self
+    }
+    /// The first listed topic written as a null string.
+    pub fn null_topic(mut self) -> TxnValue {
+        self.null_topic = true;
+        self
+    }
+    /// The first listed topic's partition ids written as a null array.
+    pub fn null_partition_ids(mut self) -> TxnValue {
+        self.null_partition_ids = true;
         self
     }
     /// `TransactionLastUpdateTimestampMs` and `TransactionStartTimestampMs`.
@@ -139,15 +165,25 @@ impl TxnValue {
             }
         };
         len(&mut v, self.partitions.as_ref().map(Vec::len));
-        for (t, ids) in self.partitions.iter().flatten() {
-            if flex {
-                uvarint(&mut v, t.len() as u64 + 1);
+        for (i, (t, ids)) in self.partitions.iter().flatten().enumerate() {
+            let first = i == 0;
+            if first && self.null_topic {
+                if flex {
+                    v.push(0);
+                } else {
+                    v.extend_from_slice(&(-1i16).to_be_bytes());
+                }
             } else {
-                v.extend_from_slice(&(t.len() as i16).to_be_bytes());
+                if flex {
+                    uvarint(&mut v, t.len() as u64 + 1);
+                } else {
+                    v.extend_from_slice(&(t.len() as i16).to_be_bytes());
+                }
+                v.extend_from_slice(t.as_bytes());
             }
-            v.extend_from_slice(t.as_bytes());
-            len(&mut v, Some(ids.len()));
-            for i in ids {
+            let ids = (!(first && self.null_partition_ids)).then_some(ids);
+            len(&mut v, ids.map(Vec::len));
+            for i in ids.into_iter().flatten() {
                 v.extend_from_slice(&i.to_be_bytes());
             }
             if flex {

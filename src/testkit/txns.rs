@@ -176,6 +176,12 @@ impl Cluster {
         self.tight = Some(lead_ms);
         self
     }
+    /// The transaction timeout the coordinator's records carry (default 60 s;
+    /// `i32::MAX`: KIP-939 two-phase-commit transactions).
+    pub fn timeout(mut self, ms: i32) -> Cluster {
+        self.timeout_ms = ms;
+        self
+    }
     /// Write the coordinator's records to `__transaction_state-<partition>`.
     pub fn coordinator(mut self, partition: i32) -> Cluster {
         self.coordinator_fixed = Some(partition);

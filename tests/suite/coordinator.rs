@@ -590,3 +590,69 @@ fn f_data_after_the_completed_transaction_is_not_markers_lost() {
         f.message
     );
 }
+
+/// KIP-939: a two-phase-commit transaction (timeout `Integer.MAX_VALUE`,
+/// `TransactionMetadata.isDistributedTwoPhaseCommitTxn`) has no timeout: the coordinator never
+/// aborts it (`TransactionStateManager.timedOutTransactions` skips it). Ongoing for 30 days
+/// and listing this partition, it is alive: downgraded to `open_transaction`, worded as
+/// waiting for its external transaction manager or an admin's
+/// `Admin.forceTerminateTransaction`, and no `ongoing_past_timeout` in the coordinator's
+/// log. Negative twin: the same transaction with an ordinary timeout (15 min) stays hanging,
+/// with `ongoing_past_timeout`.
+#[test]
+fn g_two_phase_commit_transaction_never_times_out() {
+    use klogscan::testkit::txnlog::TxnValue;
+    let (_d, r0) = run(&[]);
+    let now = ref_time(&r0);
+    let since = now - 30 * 86_400_000;
+    let ongoing = |timeout| {
+        TxnValue::new(900, 1, ONGOING)
+            .partitions(&[("orders", &[0])])
+            .timeout(timeout)
+            .times(since, since)
+            .encode()
+    };
+    let anomalies = |r: &ScanReport| -> Vec<String> {
+        r.findings
+            .iter()
+            .filter(|f| f.kind == Kind::TransactionStateAnomaly)
+            .map(|f| f.evidence["anomaly"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (_d, r) = run(&[("app", Some(ongoing(i32::MAX)))]);
+    let f = orders_txn(&r);
+    assert_eq!(
+        (f.kind, f.severity),
+        (Kind::OpenTransaction, Severity::Info)
+    );
+    let c = &f.evidence["coordinator"];
+    assert_eq!(
+        (&c["verdict"], &c["recent"], &c["downgraded"]),
+        (&"alive".into(), &true.into(), &true.into())
+    );
+    assert_eq!(c["two_phase_commit"], true);
+    assert!(
+        f.message.contains("a two-phase-commit transaction")
+            && f.message.contains("never aborts it on timeout")
+            && !f.message.contains("not aborting it"),
+        "{}",
+        f.message
+    );
+    assert!(f.broker_behaviour.contains("external transaction manager"));
+    let fix = f.remediation.as_deref().unwrap();
+    assert!(
+        fix.contains("do not abort it by hand")
+            && fix.contains("Admin.forceTerminateTransaction(\"app\")"),
+        "{fix}"
+    );
+    assert!(anomalies(&r).is_empty(), "{:#?}", r.findings);
+    counts_match(&r);
+
+    let (_d, r) = run(&[("app", Some(ongoing(900_000)))]);
+    let f = orders_txn(&r);
+    assert_eq!(f.kind, Kind::HangingTransaction);
+    assert_eq!(f.evidence["coordinator"]["recent"], false);
+    assert!(f.evidence["coordinator"].get("two_phase_commit").is_none());
+    assert!(f.message.contains("the coordinator is not aborting it"));
+    assert_eq!(anomalies(&r), ["ongoing_past_timeout"]);
+}

@@ -375,6 +375,65 @@ fn f_ongoing_past_timeout() {
     assert_eq!(found(&r), vec![]);
 }
 
+/// KIP-939: a two-phase-commit transaction (timeout `Integer.MAX_VALUE`,
+/// `TransactionMetadata.isDistributedTwoPhaseCommitTxn`) has no timeout: the coordinator
+/// never aborts it, so an Ongoing one 30 days old is no `ongoing_past_timeout` (its timeout
+/// read as one expires after ~24.8 days). Its Prepare* is another matter: its markers go out
+/// at once, so it is `prepare_without_complete` past `transaction.max.timeout.ms`'s default
+/// (15 min) + 5 min, marked `two_phase_commit` in the evidence. Negative twins: the longest
+/// ordinary timeout (15 min) is past after 30 days; a 2PC Prepare 10 minutes old is not.
+#[test]
+fn f2_two_phase_commit_transactions_have_no_timeout() {
+    let parts: &[(&str, &[i32])] = &[("orders", &[0])];
+    let day = 24 * 60 * MIN;
+    let ongoing = |timeout| {
+        vec![Val(
+            "app",
+            Some(
+                v(1, 0, ONGOING)
+                    .partitions(parts)
+                    .times(NOW - 30 * day, NOW - 30 * day)
+                    .timeout(timeout),
+            ),
+        )]
+    };
+    assert_eq!(found(&scan_records(ongoing(i32::MAX))), vec![]);
+    let r = scan_records(ongoing(900_000));
+    assert_eq!(found(&r), pairs(&[("ongoing_past_timeout", 0)]));
+    assert!(
+        only(&r).evidence["current"]
+            .get("two_phase_commit")
+            .is_none()
+    );
+    let prepare = |age| {
+        vec![
+            Val(
+                "app",
+                Some(v(1, 0, ONGOING).partitions(parts).timeout(i32::MAX)),
+            ),
+            Val(
+                "app",
+                Some(
+                    v(1, 0, PREPARE_COMMIT)
+                        .partitions(parts)
+                        .times(NOW - age, NOW - 40 * MIN)
+                        .timeout(i32::MAX),
+                ),
+            ),
+        ]
+    };
+    let r = scan_records(prepare(30 * MIN));
+    assert_eq!(found(&r), pairs(&[("prepare_without_complete", 1)]));
+    let f = only(&r);
+    assert_eq!(f.evidence["current"]["two_phase_commit"], true);
+    assert!(
+        f.message.contains("a two-phase-commit transaction"),
+        "{}",
+        f.message
+    );
+    assert_eq!(found(&scan_records(prepare(10 * MIN))), vec![]);
+}
+
 #[test]
 fn g_tombstone_while_in_progress() {
     let parts: &[(&str, &[i32])] = &[("orders", &[0])];

@@ -342,6 +342,37 @@ fn stuck_in_prepare() {
     assert!(of_kind(&scan_dir(dir.path()), Kind::TransactionStuckInPrepare).is_empty());
 }
 
+/// KIP-939: a two-phase-commit transaction (timeout `Integer.MAX_VALUE`) has no timeout,
+/// but once its Prepare record is written its markers go out like any other's: stuck when
+/// older than `transaction.max.timeout.ms`'s default (15 min) + 5 min, not after ~24.8 days
+/// (its timeout read as one). Negative twin: 10 minutes after the Prepare record.
+#[test]
+fn stuck_in_prepare_of_a_two_phase_commit_transaction() {
+    for (wait, stuck) in [(30 * 60_000, true), (10 * 60_000, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1"))
+            .coordinator_partitions(50)
+            .timeout(i32::MAX);
+        let p = Producer::transactional(7, 1);
+        c.run(&Txn::new("app", p, &[A, B]).skip_marker_on(B).no_complete());
+        c.advance(wait);
+        c.plain(A, 1);
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_dir(dir.path());
+        let s = of_kind(&r, Kind::TransactionStuckInPrepare);
+        assert_eq!(s.len(), usize::from(stuck), "{wait}: {:#?}", r.findings);
+        if let Some(s) = s.first() {
+            assert_eq!(s.evidence["two_phase_commit"], true);
+            assert!(
+                s.message
+                    .contains("a two-phase-commit transaction, which has no timeout"),
+                "{}",
+                s.message
+            );
+        }
+    }
+}
+
 /// A tombstone ends a transactional id's history (`TransactionStateManager`'s load drops
 /// the id and re-sends no marker): Ongoing → PrepareCommit → tombstone is not stuck in
 /// Prepare. Its negative, the same history without the tombstone, is stuck.

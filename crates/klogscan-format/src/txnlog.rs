@@ -103,10 +103,14 @@ pub enum LogKey<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TxnTopicPartitions<'a> {
-    /// The topic (`None` for a null string).
+    /// The topic (`None` for a null string, which Kafka's reader refuses: the field is not
+    /// nullable).
     pub topic: Option<Cow<'a, str>>,
-    /// The partition ids (a null array reads as empty).
+    /// The partition ids (a null array reads as empty, see [`Self::null_partition_ids`]).
     pub partition_ids: Vec<i32>,
+    /// The partition id array was stored as null, which Kafka's reader refuses (the field
+    /// is not nullable).
+    pub null_partition_ids: bool,
 }
 
 /// A `__transaction_state` value (`TransactionLogValue` v0 or v1).
@@ -203,7 +207,8 @@ pub fn parse_value(value: Option<&[u8]>) -> Result<Option<TxnLogValue<'_>>, Form
             for _ in 0..n {
                 let topic = string(&mut c, flex, "topic")?;
                 let mut partition_ids = Vec::new();
-                if let Some(m) = c.schema_array_len(flex, "partitionIds")? {
+                let ids = c.schema_array_len(flex, "partitionIds")?;
+                if let Some(m) = ids {
                     // m <= remaining bytes; each id takes four.
                     partition_ids.reserve(m.min(c.remaining() / 4));
                     for _ in 0..m {
@@ -216,6 +221,7 @@ pub fn parse_value(value: Option<&[u8]>) -> Result<Option<TxnLogValue<'_>>, Form
                 v.push(TxnTopicPartitions {
                     topic,
                     partition_ids,
+                    null_partition_ids: ids.is_none(),
                 });
             }
             Some(v)
@@ -317,6 +323,37 @@ mod tests {
         for n in 0..bytes.len() {
             assert!(parse_value(Some(&bytes[..n])).is_err(), "prefix {n}");
         }
+    }
+
+    /// A null topic and a null partition id array decode (as `None` and an empty list,
+    /// flagged): refusing them is the coordinator's load's business, not the schema's.
+    #[test]
+    fn null_topic_and_null_partition_ids_are_flagged() {
+        let mut v = vec![0, 0];
+        v.extend_from_slice(&5i64.to_be_bytes());
+        v.extend_from_slice(&1i16.to_be_bytes());
+        v.extend_from_slice(&60_000i32.to_be_bytes());
+        v.push(4); // CompleteCommit
+        v.extend_from_slice(&2i32.to_be_bytes()); // two topics
+        v.extend_from_slice(&(-1i16).to_be_bytes()); // null topic
+        v.extend_from_slice(&1i32.to_be_bytes());
+        v.extend_from_slice(&3i32.to_be_bytes());
+        v.extend_from_slice(&1i16.to_be_bytes());
+        v.push(b'b');
+        v.extend_from_slice(&(-1i32).to_be_bytes()); // null partition ids
+        v.extend_from_slice(&[0; 16]);
+        let parsed = parse_value(Some(&v)).unwrap().unwrap();
+        let tps = parsed.partitions.unwrap();
+        assert_eq!(tps[0].topic, None);
+        assert_eq!(
+            (tps[0].partition_ids.clone(), tps[0].null_partition_ids),
+            (vec![3], false)
+        );
+        assert_eq!(tps[1].topic.as_deref(), Some("b"));
+        assert_eq!(
+            (tps[1].partition_ids.clone(), tps[1].null_partition_ids),
+            (vec![], true)
+        );
     }
 
     #[test]

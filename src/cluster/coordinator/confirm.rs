@@ -20,13 +20,16 @@
 //!   this partition, last updated within its transaction timeout + 5 min of the reference
 //!   time** is downgraded to `open_transaction` (info): the coordinator still owns it and
 //!   will commit or abort it (find-hanging's rule: "not hanging" when the coordinator's
-//!   current transaction lists the partition);
+//!   current transaction lists the partition); a KIP-939 two-phase-commit transaction
+//!   ([`is_two_phase_commit`]) never times out, so it is downgraded whatever its age, and
+//!   the finding says it waits for its external transaction manager or an admin's
+//!   `Admin.forceTerminateTransaction`;
 //! * every other finding keeps its kind and severity; the confirmation goes into the
 //!   message, `evidence.coordinator` and the remediation (which names the transactional
 //!   id to `describe` before aborting).
 //!
 //! [`annotate`] also reports rule 31, the anomalies of the coordinator's own log
-//! ([`history`]), as `transaction_state_anomaly` findings on the `__transaction_state`
+//! ([`history`], worded by [`anomaly_text`]), as `transaction_state_anomaly` findings on the `__transaction_state`
 //! partitions the scan selected.
 //!
 //! Without `__transaction_state` in the inputs nothing is changed.
@@ -190,7 +193,10 @@ fn add_history_findings(report: &mut ScanReport, view: &CoordinatorView) -> bool
         .time_anomalies(|path| index.get(path).map(|&i| report.partitions[i].ref_time));
     for a in view.history.anomalies.iter().chain(&time) {
         if let Some(&i) = index.get(a.current.source.path.as_str()) {
-            extra.entry(i).or_default().push(history::to_finding(a));
+            extra
+                .entry(i)
+                .or_default()
+                .push(anomaly_text::to_finding(a));
         }
     }
     if extra.is_empty() {
@@ -486,7 +492,9 @@ fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Val
     // older than its timeout (`TransactionStateManager.timedOutTransactions`:
     // txnStartTimestamp + txnTimeoutMs < now, whatever later AddPartitions moved the last
     // update to), so one started more than timeout + 5 min before the reference time means
-    // it is not doing so. A value without a start time is measured from its last update.
+    // it is not doing so. A value without a start time is measured from its last update. A
+    // two-phase-commit transaction never times out: it is always recent.
+    let two_pc = txn.is_some_and(|t| is_two_phase_commit(t.timeout_ms));
     let recent = match (txn, open.ref_time) {
         (Some(t), Some(now)) => {
             let since = if t.start_ms >= 0 {
@@ -494,14 +502,16 @@ fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Val
             } else {
                 t.last_update_ms
             };
-            now.saturating_sub(since)
-                <= (t.timeout_ms.max(0) as i64)
-                    .saturating_add(crate::partition::state::LATE_TRANSACTION_BUFFER_MS)
+            ongoing_limit_ms(t.timeout_ms).is_none_or(|limit| now.saturating_sub(since) <= limit)
         }
         _ => false,
     };
     let downgrade = f.kind == Kind::HangingTransaction && verdict == Verdict::Alive && recent;
-    if verdict == Verdict::Alive && !recent {
+    if verdict == Verdict::Alive && two_pc {
+        sentence.push_str(
+            "; a two-phase-commit transaction (KIP-939, timeout Integer.MAX_VALUE): the coordinator never aborts it on timeout, it waits for its external transaction manager's commit or abort (EndTxn) or an admin's Admin.forceTerminateTransaction (an abort)",
+        );
+    } else if verdict == Verdict::Alive && !recent {
         sentence.push_str(
             "; but that transaction started more than the transaction timeout + 5 min before the reference time: the coordinator is not aborting it (coordinator down or stuck?)",
         );
@@ -526,6 +536,9 @@ fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Val
         m.insert("hanging".into(), json!(verdict.hanging()));
         m.insert("recent".into(), json!(recent));
         m.insert("downgraded".into(), json!(downgrade));
+        if two_pc {
+            m.insert("two_phase_commit".into(), json!(true));
+        }
         m.insert(
             "transaction_epoch_matches".into(),
             json!(txn.map(|t| t.producer_epoch == open.epoch)),
@@ -541,11 +554,20 @@ fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Val
     if downgrade {
         f.kind = Kind::OpenTransaction;
         f.severity = Kind::OpenTransaction.default_severity();
-        f.broker_behaviour = BROKER_ALIVE.to_string();
+        f.broker_behaviour = if two_pc {
+            BROKER_ALIVE_2PC
+        } else {
+            BROKER_ALIVE
+        }
+        .to_string();
     }
     if let Some(t) = txn {
         let describe = crate::partition::state::text::describe_command(&t.transactional_id);
         f.remediation = Some(match (&f.remediation, downgrade || !verdict.hanging()) {
+            (_, true) if two_pc => format!(
+                "the coordinator still owns this two-phase-commit transaction: do not abort it by hand (`kafka-transactions.sh abort` would break its atomicity with the external transaction manager); have its external transaction manager commit or abort it, or, if that manager is gone for good, end it with Admin.forceTerminateTransaction(\"{}\") (KIP-939; it aborts the transaction); watch it with {describe}",
+                t.transactional_id
+            ),
             (_, true) => format!(
                 "the coordinator still owns this transaction: do not abort it by hand; watch it with {describe}"
             ),

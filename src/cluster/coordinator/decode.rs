@@ -9,7 +9,8 @@
 //!
 //! What the records hold is `TransactionLog.readTxnRecordKey`/`readTxnRecordValue`'s
 //! reading: a key of another version is skipped by `TransactionStateManager`'s load, a
-//! value whose status byte is unknown fails it (`TransactionState.fromId`).
+//! value whose status byte is unknown fails it (`TransactionState.fromId`), as does a value
+//! the reader refuses beyond its schema (`load_refusal`).
 
 use super::TRANSACTION_STATE_TOPIC;
 use super::model::{CoordModel, Replay};
@@ -25,7 +26,7 @@ use crate::partition::walked::{
     ClusterInputs, LogItem, LogRecord, ReadErrors, SegmentNames, SegmentRead, stream_records,
 };
 use crate::read::format::error::Problem;
-use crate::read::format::txnlog::{self, LogKey};
+use crate::read::format::txnlog::{self, LogKey, TxnState};
 use std::borrow::{Borrow, Cow};
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
@@ -66,7 +67,11 @@ pub fn decode(r: &LogRecord) -> CoordRecord {
         }
     }
     match txnlog::parse_value(r.value.as_deref()) {
-        Ok(v) => rec.value = v.map(|v| CoordValue::of(&v)),
+        Ok(Some(v)) => match load_refusal(&v) {
+            Some(e) => rec.problem = problem(RecordProblem::Value(e)),
+            None => rec.value = Some(CoordValue::of(&v)),
+        },
+        Ok(None) => {}
         Err(e) => {
             rec.problem = problem(match e.problem {
                 Problem::OutOfRange { value } if e.field == "transactionStatus" => {
@@ -81,6 +86,42 @@ pub fn decode(r: &LogRecord) -> CoordRecord {
     }
     rec
 }
+
+/// Why the coordinator's load fails on a value that decodes by its schema, if it does
+/// (`TransactionLog.readTxnRecordValue`): the generated `TransactionLogValue` reader
+/// refuses a null topic or a null partition id array in any state (neither field is
+/// nullable); the value's partitions are read for every state but Empty, so a null list
+/// there fails too; and `TransactionVersion.fromFeatureLevel` refuses a
+/// ClientTransactionVersion level it does not know (0–2 in every release klogscan models,
+/// trunk included).
+fn load_refusal(v: &txnlog::TxnLogValue<'_>) -> Option<String> {
+    let parts = v.partitions.iter().flatten();
+    if parts.clone().any(|tp| tp.topic.is_none()) {
+        return Some("non-nullable field topic was serialized as null".into());
+    }
+    if parts.clone().any(|tp| tp.null_partition_ids) {
+        return Some("non-nullable field partitionIds was serialized as null".into());
+    }
+    if !(0..=MAX_CLIENT_TRANSACTION_VERSION).contains(&v.client_transaction_version) {
+        return Some(format!(
+            "ClientTransactionVersion {} is no transaction.version level the coordinator knows (0–{MAX_CLIENT_TRANSACTION_VERSION}; TransactionVersion.fromFeatureLevel refuses it): {NEWER_OR_CORRUPT}",
+            v.client_transaction_version
+        ));
+    }
+    if v.partitions.is_none() && v.state != TxnState::Empty {
+        return Some(format!(
+            "a null partition list in a {} value: the coordinator's reader reads the partitions of every state but Empty (TransactionLog.readTxnRecordValue) and fails on it",
+            v.state
+        ));
+    }
+    None
+}
+
+/// The highest `transaction.version` feature level (`TransactionVersion.TV_2`).
+const MAX_CLIENT_TRANSACTION_VERSION: i16 = 2;
+
+/// What a value no known broker writes may be.
+pub(super) const NEWER_OR_CORRUPT: &str = "a newer broker's value, or corruption";
 
 /// Where the decoded records of a partition copy go: kept in a [`CoordinatorLog`] (the
 /// join's serialisable inputs), or replayed at once into the coordinator's model

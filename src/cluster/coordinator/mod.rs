@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod load;
 crate::internal_mod! {
+    mod anomaly_text;
     mod confirm;
     mod cluster;
     mod decode;
@@ -38,6 +39,59 @@ pub const DEFAULT_TXN_PARTITIONS: i32 = 50;
 
 /// Broker text of a finding downgraded to `open_transaction`.
 const BROKER_ALIVE: &str = "normal while the producer is active: the last stable offset stays at the transaction's first offset until its marker is written; the coordinator still tracks this transaction and will end it (commit, or abort at its timeout)";
+
+/// Broker text of a two-phase-commit transaction downgraded to `open_transaction`.
+const BROKER_ALIVE_2PC: &str = "normal while the transaction's external transaction manager has not decided: the last stable offset stays at the transaction's first offset until its marker is written; the coordinator tracks this two-phase-commit transaction (KIP-939) and never aborts it on timeout: it ends at the external manager's commit or abort (EndTxn), or when an admin terminates it (Admin.forceTerminateTransaction, an abort); the broker's PartitionsWithLateTransactionsCount counts it once it is older than transaction.max.timeout.ms";
+
+/// KIP-939: a transaction whose timeout is `Integer.MAX_VALUE` is a distributed
+/// two-phase-commit one (`TransactionMetadata.isDistributedTwoPhaseCommitTxn`; InitProducerId
+/// with `enable2Pc` stores that timeout), which has no timeout: the coordinator never aborts
+/// it (`TransactionStateManager.timedOutTransactions` skips it). It ends when its external
+/// transaction manager sends EndTxn, or when an admin terminates it
+/// (`Admin.forceTerminateTransaction`, an InitProducerId that aborts it).
+pub fn is_two_phase_commit(timeout_ms: i32) -> bool {
+    timeout_ms == i32::MAX
+}
+
+/// How long (ms) after its start an Ongoing transaction of timeout `timeout_ms` may run
+/// before its coordinator should have aborted it, with the 5-min margin of the
+/// late-transaction rules (`TransactionStateManager.timedOutTransactions`:
+/// start + timeout < now); `None` for a two-phase-commit transaction, which never times out.
+pub fn ongoing_limit_ms(timeout_ms: i32) -> Option<i64> {
+    (!is_two_phase_commit(timeout_ms)).then(|| {
+        i64::from(timeout_ms.max(0))
+            .saturating_add(crate::partition::state::LATE_TRANSACTION_BUFFER_MS)
+    })
+}
+
+/// How long (ms) after its Prepare* record a transaction of timeout `timeout_ms` may wait
+/// for its markers before they are called undelivered: its timeout + the 5-min margin. A
+/// two-phase-commit transaction's markers are sent like any other's once its Prepare* is
+/// written, and its timeout (none) says nothing of them: it gets the longest timeout an
+/// ordinary transaction has by default (`transaction.max.timeout.ms`, 15 min) + the margin.
+pub fn prepare_limit_ms(timeout_ms: i32) -> i64 {
+    use crate::partition::state::{LATE_TRANSACTION_BUFFER_MS, TRANSACTION_MAX_TIMEOUT_MS};
+    let grace = if is_two_phase_commit(timeout_ms) {
+        TRANSACTION_MAX_TIMEOUT_MS
+    } else {
+        i64::from(timeout_ms.max(0))
+    };
+    grace.saturating_add(LATE_TRANSACTION_BUFFER_MS)
+}
+
+/// How a Prepare* record's allowance reads in a message: `timeout T ms + M ms margin`, or,
+/// for a two-phase-commit transaction, what stands for its timeout.
+pub(crate) fn prepare_allowance(timeout_ms: i32) -> String {
+    let margin = crate::partition::state::LATE_TRANSACTION_BUFFER_MS;
+    if is_two_phase_commit(timeout_ms) {
+        format!(
+            "a two-phase-commit transaction (KIP-939, timeout Integer.MAX_VALUE: none), so transaction.max.timeout.ms's default {} ms + {margin} ms margin",
+            crate::partition::state::TRANSACTION_MAX_TIMEOUT_MS
+        )
+    } else {
+        format!("timeout {timeout_ms} ms + {margin} ms margin")
+    }
+}
 
 /// Where a `__transaction_state` record was read.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,9 @@
 //! offsets and times of its first record, its Prepare record and its latest record.
 //! Compaction keeps only a suffix of each id's history, so a transaction may be known from
 //! its Prepare or Complete record alone. A tombstone ends the id's history
-//! (`TransactionStateManager` drops a removed id on load).
+//! (`TransactionStateManager` drops a removed id on load). A Prepare* or Complete* record
+//! that repeats the id's previous one is the same transition appended again after a failed
+//! append (`CoordValue::repeats`), not a transaction of its own.
 //!
 //! Memory: per transactional id, its latest value and the transaction in progress; the
 //! finished transactions are kept only for the producer ids the join can match
@@ -317,7 +319,8 @@ impl Replay {
             .segments
             .get(r.segment as usize)
             .map_or("", String::as_str);
-        self.model.history.record(&r, segment, src.clone());
+        let retry = self.retried(&r);
+        self.model.history.record(&r, segment, src.clone(), retry);
         // `TransactionStateManager.loadTransactionMetadata` reads the records in a loop
         // whose error handler logs "Error loading transactions from transaction log" and
         // returns what was loaded so far: the first record it cannot read (a null key, a
@@ -367,6 +370,17 @@ impl Replay {
             }
             return;
         };
+        if retry {
+            // The same transition written twice (`CoordValue::repeats`): one transaction,
+            // whose Prepare* record the coordinator took from the retry (its markers follow
+            // it); a Complete* retry finds it already ended.
+            if let Some(t) = st.current.as_mut() {
+                t.last_update_ms = v.last_update_ms;
+                t.last_record_offset = r.offset;
+            }
+            st.last_value = Some((r.offset, v));
+            return;
+        }
         let prev = st.last_value.as_ref().map(|(o, p)| (*o, p));
         exhaustion::on_value(&id, r.offset, &v, prev, &mut self.model.exhaustion);
         let cur = st.current.take();
@@ -381,6 +395,18 @@ impl Replay {
             let st = self.state.get_mut(&*id).expect("inserted above");
             st.current = Some(t);
         }
+    }
+
+    /// Record `r` is a retried append of its id's previous value
+    /// ([`CoordValue::repeats`]).
+    fn retried(&self, r: &CoordRecord) -> bool {
+        let Some(v) = r.value.as_ref().filter(|_| r.usable()) else {
+            return false;
+        };
+        self.state
+            .get(&r.transactional_id)
+            .and_then(|s| s.last_value.as_ref())
+            .is_some_and(|(_, prev)| v.repeats(prev))
     }
 
     /// A transaction of `id` ended (completed, superseded or removed): kept when its

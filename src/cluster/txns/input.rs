@@ -106,6 +106,38 @@ impl CoordValue {
             client_transaction_version: v.client_transaction_version,
         }
     }
+
+    /// `self` is a retried append of `prev`, the id's previous value: the same Prepare*
+    /// (producer id, epoch, outcome and partitions) or the same Complete* (producer id,
+    /// epoch and outcome). Kafka's coordinator writes a transition again when its append
+    /// failed after reaching the leader's log (NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+    /// REQUEST_TIMED_OUT: `TransactionStateManager.appendTransactionToLog` answers
+    /// COORDINATOR_NOT_AVAILABLE): `TransactionMarkerChannelManager.tryAppendToLog`
+    /// re-queues the same Complete* (`TransactionMarkerChannelManagerTest.
+    /// shouldRetryAppendToLogOnEndTxnWhenCoordinatorNotAvailableError`), and for a Prepare*
+    /// the pending state is reset (`TransactionStateManagerTest.
+    /// testAppendFailToCoordinatorNotAvailableError`), so the producer's retried EndTxn
+    /// writes it again from the unchanged Ongoing state. The retry's update time may differ
+    /// (and a Prepare* at an exhausted epoch may name another NextProducerId).
+    pub fn repeats(&self, prev: &CoordValue) -> bool {
+        use TxnState::*;
+        let same = self.state == prev.state
+            && self.producer_id == prev.producer_id
+            && self.producer_epoch == prev.producer_epoch;
+        match self.state {
+            PrepareCommit | PrepareAbort => {
+                fn set(v: &CoordValue) -> Vec<&(String, i32)> {
+                    let mut ps: Vec<&(String, i32)> = v.partitions.iter().collect();
+                    ps.sort_unstable();
+                    ps.dedup();
+                    ps
+                }
+                same && set(self) == set(prev)
+            }
+            CompleteCommit | CompleteAbort => same,
+            _ => false,
+        }
+    }
 }
 
 /// A value's partitions as `(topic, partition)`, in stored order (a null topic reads

@@ -10,21 +10,26 @@ use super::group::Grouping;
 use super::input::Domain;
 use super::{ClusterTxn, ClusterTxnPart, Outcome, Placed, Target, TxnOptions, unread};
 use crate::cluster::coordinator::model::{CoordModel, CoordTxn};
+use crate::cluster::coordinator::{is_two_phase_commit, prepare_limit_ms};
 use crate::finding::{Finding, Kind, Severity};
 use crate::partition::state::txnrec::TxnEnd;
 use crate::read::format::txnlog::TxnState;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Margin added to a transaction's timeout before a Prepare* is called stuck (the same
-/// 5 min the coordinator-log rules use).
-pub const PREPARE_MARGIN_MS: i64 = crate::partition::state::LATE_TRANSACTION_BUFFER_MS;
-
 const BROKER_MISMATCH: &str = "never written by a coordinator: it sends one marker type to every partition of the transaction and records the outcome first (Prepare*); brokers append whatever marker they receive and never compare partitions, so read_committed consumers deliver the committed partitions' records and skip the aborted ones";
 const BROKER_MISSING: &str = "the partition's last stable offset stays at the transaction's first offset until a marker arrives; the coordinator believes the transaction finished and will not send it again (it re-sends markers only for Prepare* transactions on load), so read_committed consumers of this partition are stuck";
 const BROKER_ABSORBED: &str = "the partition kept the earlier transaction open (ProducerStateManager ends a producer's transaction only at a marker) until the later transaction's marker closed it: its last stable offset stayed at the earlier data until then, and read_committed consumers then got the earlier records with the later transaction's outcome; the coordinator will not send the lost marker again (it re-sends markers only for Prepare* transactions on load)";
 const BROKER_UNLISTED: &str = "the coordinator writes markers only to the partitions its transaction lists: data of the transaction on another partition is never closed by it (before KIP-890 a produce could race AddPartitionsToTxn; TV2 brokers verify the partition with the coordinator before appending)";
 const BROKER_PREPARE: &str = "the coordinator keeps re-sending the markers (and re-sends them on every coordinator load) until every partition has acknowledged them; the producer cannot start its next transaction (CONCURRENT_TRANSACTIONS) and the partitions without a marker keep their last stable offset at the transaction's data";
+
+/// `ev` with `two_phase_commit: true` for a two-phase-commit transaction's timeout.
+fn two_phase_commit(timeout_ms: i32, mut ev: Value) -> Value {
+    if let (true, Value::Object(m)) = (is_two_phase_commit(timeout_ms), &mut ev) {
+        m.insert("two_phase_commit".into(), json!(true));
+    }
+    ev
+}
 
 fn txn_json(t: &ClusterTxn) -> Value {
     serde_json::to_value(t).unwrap_or(Value::Null)
@@ -92,7 +97,8 @@ pub fn qualify_for_domain(domain: &Domain, found: &mut [Placed]) {
 
 /// The coordinator transactions `transaction_stuck_in_prepare` reports, in report order:
 /// the latest transaction of each id (per coordinator log) when it is Prepare* and older
-/// than its timeout + 5 min at its log's reference time.
+/// than its timeout + 5 min at its log's reference time (`prepare_limit_ms`: a
+/// two-phase-commit transaction, which has no timeout, gets 15 + 5 min).
 pub fn stuck_candidates(inputs: &Joined<'_>, coord: &[CoordTxn]) -> Vec<usize> {
     let mut latest: BTreeMap<(usize, &str), usize> = BTreeMap::new();
     for (i, c) in coord.iter().enumerate() {
@@ -112,8 +118,7 @@ pub fn stuck_candidates(inputs: &Joined<'_>, coord: &[CoordTxn]) -> Vec<usize> {
             }
             let log = &inputs.coordinator[c.log];
             let age = log.ref_time_ms.saturating_sub(c.last_update_ms);
-            let limit = i64::from(c.timeout_ms.max(0)).saturating_add(PREPARE_MARGIN_MS);
-            age > limit
+            age > prepare_limit_ms(c.timeout_ms)
         })
         .collect()
 }
@@ -375,20 +380,24 @@ pub fn stuck_in_prepare(
             super::TRANSACTION_STATE_TOPIC,
             log.partition,
             format!(
-                "transactional id {} (producer {} epoch {}) has been in {what} since {} ms ({} min before the reference time, timeout {} s) with no Complete record: markers not delivered; {} listed partition(s) in the inputs have the marker, {} do not",
+                "transactional id {} (producer {} epoch {}) has been in {what} since {} ms ({} min before the reference time, {}) with no Complete record: markers not delivered; {} listed partition(s) in the inputs have the marker, {} do not",
                 c.transactional_id,
                 c.producer_id,
                 c.end_epoch.unwrap_or(c.data_epoch),
                 c.last_update_ms,
                 age / 60_000,
-                c.timeout_ms / 1000,
+                if is_two_phase_commit(c.timeout_ms) {
+                    "a two-phase-commit transaction, which has no timeout".to_string()
+                } else {
+                    format!("timeout {} s", c.timeout_ms / 1000)
+                },
                 with_marker.len(),
                 without_marker.len() + no_data.len()
             ),
         )
         .offset(c.prepare_offset.unwrap_or(c.last_record_offset))
         .producer(c.producer_id, c.end_epoch.unwrap_or(c.data_epoch))
-        .evidence(json!({
+        .evidence(two_phase_commit(c.timeout_ms, json!({
             "domain": domain,
             "transactional_id": c.transactional_id,
             "state": c.state.name(),
@@ -402,7 +411,7 @@ pub fn stuck_in_prepare(
             "partitions_without_transaction_data": no_data,
             "partitions_not_in_inputs": absent,
             "client_transaction_version": c.client_transaction_version,
-        }))
+        })))
         .broker(BROKER_PREPARE)
         .remediation(format!(
             "find why the markers are not acknowledged (a partition offline or without leader, a broker rejecting them — KAFKA-19999 class livelock under TV2): check the coordinator broker's log for WriteTxnMarkers errors; {}",

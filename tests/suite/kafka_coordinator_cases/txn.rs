@@ -10,6 +10,9 @@ use klogscan::testkit::txnlog::{TxnValue, key, key_version, state::*};
 use klogscan::testkit::{Batch, PartitionBuilder, Producer, Rec};
 use std::collections::BTreeSet;
 
+mod reader;
+mod retries;
+
 /// The coordinator's append time of every record written here: a minute before `NOW`.
 const T: i64 = NOW - 60_000;
 const PARTITION: i32 = 7;
