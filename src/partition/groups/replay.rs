@@ -8,7 +8,7 @@
 //! goes on past the point where the broker's load would stop.
 
 use super::model::{Committed, Group, GroupState, GroupType, Member, Topology};
-use super::values::{assignment, consumer_protocol, key_group, tasks};
+use super::values::{assignment, key_group, tasks};
 use crate::read::format::groups::{self, Outcome, StructVal, Topic};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -38,6 +38,8 @@ pub struct Input<'a> {
 /// that models it: defined with the walk's typed results ([`crate::partition::walked`]), which keep
 /// them per partition for the cluster check.
 pub use crate::partition::walked::{GroupAnomaly as Anomaly, GroupAnomalyKind as AnomalyKind};
+
+mod classic;
 
 /// A key written in an open transaction: group, key bytes, record type, offset.
 type PendingKey = (String, Vec<u8>, i16, i64);
@@ -312,56 +314,6 @@ impl Replay {
                     .insert((c.topic.clone(), c.partition), c);
             }
         }
-    }
-
-    /// `GroupMetadataManager.replay(GroupMetadataKey, GroupMetadataValue)`: a value
-    /// replaces the group with a classic group; a tombstone removes it.
-    fn classic(&mut self, at: &Input<'_>, group: &str, v: Option<&StructVal<'_>>) {
-        let Some(v) = v else {
-            self.remove_group(at, group);
-            return;
-        };
-        let generation = v.int("generation") as i32;
-        self.check_epoch(at, group, GroupType::Classic, generation, "generation");
-        let mut g = Group::new(group, GroupType::Classic, at.offset);
-        if let Some(old) = self.groups.get(group) {
-            g.first_offset = old.first_offset;
-        }
-        g.epoch = generation;
-        // An empty protocol type is none (`GroupMetadataManager.replay(GroupMetadataKey, …)`).
-        g.protocol_type = v.str("protocolType").filter(|t| !t.is_empty());
-        g.protocol = v.str("protocol");
-        g.leader = v.str("leader");
-        let consumer = g.protocol_type.as_deref() == Some("consumer");
-        for m in v.items("members") {
-            let Some(m) = m.as_struct() else { continue };
-            let id = m.str("memberId").unwrap_or_default();
-            let (subscribed_topics, assigned) = if consumer {
-                consumer_protocol(m)
-            } else {
-                (Vec::new(), Vec::new())
-            };
-            g.members.insert(
-                id.clone(),
-                Member {
-                    member_id: id,
-                    member_epoch: generation,
-                    previous_member_epoch: generation,
-                    instance_id: m.str("groupInstanceId"),
-                    client_id: m.str("clientId").unwrap_or_default(),
-                    client_host: m.str("clientHost").unwrap_or_default(),
-                    subscribed_topics,
-                    assigned,
-                    last_offset: at.offset,
-                    ..Default::default()
-                },
-            );
-        }
-        // `ClassicGroup.isSimpleGroup`: no protocol type and no member. Such a group (what
-        // the classic coordinator stores for a consumer that only commits offsets) gives way
-        // to a consumer group like one created by an offset commit.
-        g.simple = g.protocol_type.is_none() && g.members.is_empty();
-        self.groups.insert(group.to_string(), g);
     }
 
     /// A group epoch (or classic generation) must not go down while the group lives.
