@@ -15,6 +15,7 @@
 //! docs/testing.md with why they are not expressible.
 #![cfg(feature = "testkit")]
 
+mod assignments;
 mod groups;
 mod offsets;
 mod txn;

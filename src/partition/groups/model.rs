@@ -70,6 +70,9 @@ pub struct Member {
     /// Assigned partitions (`topic-id:p`) or tasks (`subtopology:p`, prefixed by
     /// `standby:`/`warmup:`).
     pub assigned: Vec<String>,
+    /// Partitions (or tasks, as [`Self::assigned`]) the member still holds while it revokes
+    /// them (`PartitionsPendingRevocation`, `*TasksPendingRevocation`).
+    pub pending_revocation: Vec<String>,
     /// Streams: the topology epoch the member runs.
     pub topology_epoch: Option<i32>,
     /// Streams: the process id.

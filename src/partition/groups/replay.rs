@@ -40,6 +40,7 @@ pub struct Input<'a> {
 pub use crate::partition::walked::{GroupAnomaly as Anomaly, GroupAnomalyKind as AnomalyKind};
 
 mod classic;
+mod owners;
 
 /// A key written in an open transaction: group, key bytes, record type, offset.
 type PendingKey = (String, Vec<u8>, i16, i64);
@@ -58,6 +59,8 @@ pub struct Replay {
     pending_keys: BTreeMap<i64, Vec<PendingKey>>,
     /// Last group and assignment epoch per group id, cleared by a deletion.
     epochs: BTreeMap<String, (GroupType, i32, i32)>,
+    /// Who holds each partition (consumer) or active task (streams) of each group.
+    owners: owners::Owners,
     pub anomalies: Vec<Anomaly>,
     /// Records read, and records of types a 4.x loader skips (no schema, or retired).
     pub records: u64,
@@ -266,6 +269,7 @@ impl Replay {
             self.deleted.insert(id.to_string(), g);
         }
         self.epochs.remove(id);
+        self.owners.remove_group(id);
     }
 
     fn offset_commit(
@@ -578,7 +582,7 @@ impl Replay {
             return;
         };
         let m = g.members.entry(member.clone()).or_insert_with(|| Member {
-            member_id: member,
+            member_id: member.clone(),
             ..Default::default()
         });
         m.last_offset = at.offset;
@@ -615,8 +619,10 @@ impl Replay {
                 m.member_epoch = LEAVE_GROUP_MEMBER_EPOCH;
                 m.previous_member_epoch = LEAVE_GROUP_MEMBER_EPOCH;
                 m.assigned.clear();
+                m.pending_revocation.clear();
                 m.last_offset = at.offset;
             }
+            self.owners.release(group, &member);
             return;
         };
         let target_epoch = g.assignment_epoch;
@@ -629,13 +635,26 @@ impl Replay {
         let member_epoch = m.member_epoch;
         m.previous_member_epoch = v.int("PreviousMemberEpoch") as i32;
         m.state = v.int("State") as i8;
-        m.assigned = if t == GroupType::Streams {
-            tasks(v, ["ActiveTasks", "StandbyTasks", "WarmupTasks"])
+        (m.assigned, m.pending_revocation) = if t == GroupType::Streams {
+            (
+                tasks(v, ["ActiveTasks", "StandbyTasks", "WarmupTasks"]),
+                tasks(
+                    v,
+                    [
+                        "ActiveTasksPendingRevocation",
+                        "StandbyTasksPendingRevocation",
+                        "WarmupTasksPendingRevocation",
+                    ],
+                ),
+            )
         } else {
-            let mut out = Vec::new();
-            assignment(v.items("AssignedPartitions"), "TopicId", "", &mut out);
-            out
+            let (mut assigned, mut pending) = (Vec::new(), Vec::new());
+            assignment(v.items("AssignedPartitions"), "TopicId", "", &mut assigned);
+            let revoking = v.items("PartitionsPendingRevocation");
+            assignment(revoking, "TopicId", "", &mut pending);
+            (assigned, pending)
         };
+        self.claim(at, group, t, &member);
         // A member reconciles towards the target assignment: its epoch never passes the
         // target assignment epoch replayed before it (unknown after compaction: skipped).
         if target_epoch >= 0 && member_epoch > target_epoch {

@@ -55,6 +55,8 @@ impl Replay {
         // the classic coordinator stores for a consumer that only commits offsets) gives way
         // to a consumer group like one created by an offset commit.
         g.simple = g.protocol_type.is_none() && g.members.is_empty();
+        // The classic group replaces whatever group the id held, and what it tracked.
+        self.owners.remove_group(group);
         self.groups.insert(group.to_string(), g);
     }
 }
