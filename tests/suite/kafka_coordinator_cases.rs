@@ -16,6 +16,7 @@
 #![cfg(feature = "testkit")]
 
 mod assignments;
+mod classic_members;
 mod groups;
 mod offsets;
 mod txn;

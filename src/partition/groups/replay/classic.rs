@@ -3,9 +3,11 @@
 //! `GroupMetadataManager.readGroupMessageValue` → `GroupMetadata.loadGroup`).
 
 use super::super::model::{Group, GroupType, Member};
-use super::super::values::consumer_protocol;
-use super::{Input, Replay};
-use crate::read::format::groups::StructVal;
+use super::super::values::{consumer_protocol, subscription_error};
+use super::{AnomalyKind, Input, Replay};
+use crate::finding::evidence::{self, LoadFailsIn, LoadJoint};
+use crate::read::format::groups::{StructVal, Val};
+use serde_json::json;
 
 impl Replay {
     /// `GroupMetadataManager.replay(GroupMetadataKey, GroupMetadataValue)`: a value
@@ -51,6 +53,9 @@ impl Replay {
                 },
             );
         }
+        if consumer && g.protocol.is_some() {
+            self.check_subscriptions(at, group, v);
+        }
         // `ClassicGroup.isSimpleGroup`: no protocol type and no member. Such a group (what
         // the classic coordinator stores for a consumer that only commits offsets) gives way
         // to a consumer group like one created by an offset commit.
@@ -58,5 +63,48 @@ impl Replay {
         // The classic group replaces whatever group the id held, and what it tracked.
         self.owners.remove_group(group);
         self.groups.insert(group.to_string(), g);
+    }
+
+    /// A `consumer` group with a protocol: the load reads every member's subscription
+    /// (`ClassicGroup.computeSubscribedTopics`, 4.x; `GroupMetadata.computeSubscribedTopics`,
+    /// 3.x) and throws on what [`subscription_error`] finds; the first such member is
+    /// reported (Kafka's member order is a hash map's), the others counted.
+    fn check_subscriptions(&mut self, at: &Input<'_>, group: &str, v: &StructVal<'_>) {
+        let failing: Vec<(String, _)> = v
+            .items("members")
+            .iter()
+            .filter_map(|m| m.as_struct())
+            .filter_map(|m| {
+                let b = match m.get("subscription") {
+                    Some(Val::Bytes(Some(b))) => *b,
+                    _ => &[],
+                };
+                Some((
+                    m.str("memberId").unwrap_or_default(),
+                    subscription_error(b)?,
+                ))
+            })
+            .collect();
+        let Some((member, e)) = failing.first() else {
+            return;
+        };
+        let when = if e.since_3_3 {
+            "in Kafka 3.3 and later, 4.x included (earlier releases read a length past the end as a buffer underflow, which the load tolerates: the group loads without its subscribed topics)"
+        } else {
+            "in Kafka 3.x (GroupMetadata.loadGroup, with the generated reader of 2.7 and later) and 4.x (ClassicGroup.computeSubscribedTopics) alike"
+        };
+        let msg = format!(
+            "classic group {group:?} (protocol type consumer): the subscription of member {member:?} at offset {} does not read as the consumer protocol's version 0 ({}): the coordinator's load throws (\"{}\"), {when}; only bytes that end early are tolerated",
+            at.offset, e.what, e.kafka_message
+        );
+        let mut ev = json!({"group_id": group, "member_id": member, "field": e.what, "kafka_message": e.kafka_message,
+            "failing_members": failing.len(),
+            "kafka": "ClassicGroup.computeSubscribedTopics (4.x) / GroupMetadata.computeSubscribedTopics (3.x)"});
+        if e.since_3_3 {
+            ev["fails_since"] = json!("3.3");
+        }
+        let load_fails_in = LoadFailsIn::Kafka3And4;
+        evidence::merge(&mut ev, &LoadJoint { load_fails_in });
+        self.anomaly(AnomalyKind::LoadFailure, at, group, msg, ev, true);
     }
 }
