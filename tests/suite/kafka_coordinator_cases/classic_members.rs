@@ -151,3 +151,73 @@ fn subscriptions_the_load_tolerates_or_never_reads() {
         assert_eq!(live(&groups).unwrap().members.len(), 1);
     }
 }
+
+/// `ClassicGroupTest.testCannotAddStaticMemberIfAlreadyPresent`: the load adds the members
+/// of a group record one by one (`ClassicGroup.add`, 4.x; `GroupMetadata.add` from
+/// `loadGroup`, 3.x) and throws on a second member with an instance id already taken, in
+/// both. The record is skipped: the group stays as the record before left it.
+#[test]
+fn two_members_with_one_static_instance_id_fail_the_load() {
+    let empty = sub(0, &[&0i32.to_be_bytes()]);
+    let mut log = classic_with(
+        "consumer",
+        Some("range"),
+        json!([member("m1", Some("i1"), &empty)]),
+    );
+    let twice = json!([
+        member("m1", Some("i1"), &empty),
+        member("m2", Some("i1"), &empty)
+    ]);
+    log.batch(vec![(
+        2,
+        json!({"group": GROUP}),
+        Some((
+            3,
+            json!({"protocolType": "consumer", "generation": 2, "protocol": "range",
+                   "leader": "m1", "currentStateTimestamp": 1, "members": twice}),
+        )),
+    )]);
+    let (groups, r) = load(&log);
+    let f = load_failures(&r);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].offset, Some(1));
+    assert_eq!(
+        f[0].evidence["kafka_message"],
+        "Static member with groupInstanceId=i1 cannot be added to group foo since it is already a member."
+    );
+    assert_eq!(f[0].evidence["load_fails_in"], "kafka_3_and_4");
+    let g = live(&groups).unwrap();
+    assert_eq!((g.epoch, g.members.len()), (1, 1));
+}
+
+/// The static members the coordinator writes load clean: distinct instance ids beside
+/// dynamic members (none), and an instance id moving to a new member id from one record
+/// to the next (a static member rejoining: `ClassicGroup.replaceStaticMember`).
+#[test]
+fn distinct_or_replaced_static_members_load_clean() {
+    let empty = sub(0, &[&0i32.to_be_bytes()]);
+    let mut log = classic_with(
+        "consumer",
+        Some("range"),
+        json!([
+            member("m1", Some("i1"), &empty),
+            member("m2", Some("i2"), &empty),
+            member("m3", None, &empty),
+            member("m4", None, &empty)
+        ]),
+    );
+    log.batch(vec![(
+        2,
+        json!({"group": GROUP}),
+        Some((
+            3,
+            json!({"protocolType": "consumer", "generation": 2, "protocol": "range",
+                   "leader": "m5", "currentStateTimestamp": 1,
+                   "members": [member("m5", Some("i1"), &empty), member("m2", Some("i2"), &empty)]}),
+        )),
+    )]);
+    let (groups, r) = load(&log);
+    assert_clean(&r);
+    let g = live(&groups).unwrap();
+    assert_eq!(g.members["m5"].instance_id.as_deref(), Some("i1"));
+}

@@ -17,6 +17,9 @@ impl Replay {
             self.remove_group(at, group);
             return;
         };
+        if self.duplicate_static_member(at, group, v) {
+            return;
+        }
         let generation = v.int("generation") as i32;
         self.check_epoch(at, group, GroupType::Classic, generation, "generation");
         let mut g = Group::new(group, GroupType::Classic, at.offset);
@@ -63,6 +66,45 @@ impl Replay {
         // The classic group replaces whatever group the id held, and what it tracked.
         self.owners.remove_group(group);
         self.groups.insert(group.to_string(), g);
+    }
+
+    /// Two members with one static instance id: adding the second throws
+    /// (`ClassicGroup.add`, 4.x; `GroupMetadata.add`, 3.x, from `loadGroup`), before the
+    /// group is stored: the record is reported and skipped.
+    fn duplicate_static_member(&mut self, at: &Input<'_>, group: &str, v: &StructVal<'_>) -> bool {
+        let mut seen: std::collections::BTreeMap<String, String> = Default::default();
+        let mut dup = None;
+        for m in v.items("members").iter().filter_map(|m| m.as_struct()) {
+            let Some(instance) = m.str("groupInstanceId") else {
+                continue;
+            };
+            let id = m.str("memberId").unwrap_or_default();
+            match seen.get(&instance) {
+                Some(first) => {
+                    dup = Some((instance, first.clone(), id));
+                    break;
+                }
+                None => {
+                    seen.insert(instance, id);
+                }
+            }
+        }
+        let Some((instance, first, second)) = dup else {
+            return false;
+        };
+        let kafka_message = format!(
+            "Static member with groupInstanceId={instance} cannot be added to group {group} since it is already a member."
+        );
+        let msg = format!(
+            "classic group {group:?} at offset {}: members {first:?} and {second:?} have the same static instance id {instance:?}: the coordinator's load throws adding the second (\"{kafka_message}\"), in Kafka 3.x (GroupMetadata.add from loadGroup) and 4.x (ClassicGroup.add) alike",
+            at.offset
+        );
+        let mut ev = json!({"group_id": group, "instance_id": instance, "member_id": second, "first_member_id": first,
+            "kafka_message": kafka_message, "kafka": "ClassicGroup.add (4.x) / GroupMetadata.add (3.x)"});
+        let load_fails_in = LoadFailsIn::Kafka3And4;
+        evidence::merge(&mut ev, &LoadJoint { load_fails_in });
+        self.anomaly(AnomalyKind::LoadFailure, at, group, msg, ev, true);
+        true
     }
 
     /// A `consumer` group with a protocol: the load reads every member's subscription
