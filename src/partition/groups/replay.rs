@@ -358,18 +358,25 @@ impl Replay {
             let Some(g) = self.group_mut(at, group, t, false) else {
                 return;
             };
-            let (members, target, epoch) = (
+            let (members, target, epoch, seen) = (
                 g.members.len(),
                 g.target_assignment.len(),
                 g.assignment_epoch,
+                g.assignment_epoch_seen,
             );
             let problem = if members > 0 {
                 Some(format!("the group still has {members} members"))
             } else if target > 0 && t != GroupType::Streams {
                 Some(format!("the target assignment still has {target} members"))
-            } else if epoch != -1 {
+            } else if epoch != -1 && seen {
                 Some(format!(
                     "its target assignment metadata (epoch {epoch}) was not tombstoned first"
+                ))
+            } else if epoch != -1 {
+                // `ModernGroup` starts its target assignment epoch at 0: only the metadata
+                // tombstone sets the -1 the group's tombstone requires.
+                Some(format!(
+                    "no target assignment metadata tombstone came first (the group's target assignment epoch is {epoch}, the value a group starts with, not the -1 that tombstone sets)"
                 ))
             } else {
                 None
@@ -455,6 +462,7 @@ impl Replay {
                 return;
             }
             g.assignment_epoch = -1;
+            g.assignment_epoch_seen = false;
             if let Some(e) = self.epochs.get_mut(group) {
                 e.2 = -1;
             }
@@ -462,6 +470,7 @@ impl Replay {
         };
         let epoch = v.int("AssignmentEpoch") as i32;
         g.assignment_epoch = epoch;
+        g.assignment_epoch_seen = true;
         // Compared only with a group epoch replayed earlier: after compaction the group's
         // metadata value may sit after its assignment (a later rewrite at the same epoch).
         let Some(&(_, group_epoch, prev)) = self.epochs.get(group) else {
@@ -625,7 +634,7 @@ impl Replay {
             self.owners.release(group, &member);
             return;
         };
-        let target_epoch = g.assignment_epoch;
+        let target_epoch = g.assignment_epoch_seen.then_some(g.assignment_epoch);
         let m = g.members.entry(member.clone()).or_insert_with(|| Member {
             member_id: member.clone(),
             ..Default::default()
@@ -657,7 +666,9 @@ impl Replay {
         self.claim(at, group, t, &member);
         // A member reconciles towards the target assignment: its epoch never passes the
         // target assignment epoch replayed before it (unknown after compaction: skipped).
-        if target_epoch >= 0 && member_epoch > target_epoch {
+        if let Some(target_epoch) = target_epoch
+            && member_epoch > target_epoch
+        {
             let msg = format!(
                 "{} group {group:?}: member {member:?} at epoch {member_epoch} (offset {}) is above the target assignment epoch {target_epoch}",
                 t.as_str(),

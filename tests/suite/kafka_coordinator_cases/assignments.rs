@@ -239,3 +239,79 @@ fn a_streams_active_task_still_held_fails_the_load_a_standby_does_not() {
     log.batch(vec![metadata("w2", "p2")]);
     assert_clean(&load(&log).1);
 }
+
+/// `GroupMetadataManagerTest.testReplayStreamsGroupEpochTombstoneExisting` (and the
+/// consumer and share twins): a modern group's target assignment epoch starts at 0
+/// (`ModernGroup`'s `TimelineInteger`), and only the target assignment metadata tombstone
+/// sets the -1 the group's tombstone requires — a group metadata value then its tombstone,
+/// nothing between, fails the load ("… did not receive …TargetAssignmentMetadataValue
+/// tombstone"). The listing shows the 0.
+#[test]
+fn a_group_tombstone_needs_the_target_assignment_metadata_tombstone_first() {
+    for (meta, target) in [(3, 6), (11, 12), (17, 20)] {
+        let mut log = GroupLog::new();
+        log.batch(vec![(
+            meta,
+            json!({"groupId": GROUP}),
+            Some((0, json!({"epoch": 1}))),
+        )]);
+        let (groups, r) = load(&log);
+        assert_clean(&r);
+        assert_eq!(live(&groups).unwrap().assignment_epoch, 0);
+        log.batch(vec![(meta, json!({"groupId": GROUP}), None)]);
+        let (groups, r) = load(&log);
+        let f: Vec<_> = r
+            .findings
+            .iter()
+            .filter(|f| f.evidence["load_fails"] == true)
+            .collect();
+        assert_eq!(f.len(), 1, "type {meta}: {:#?}", r.findings);
+        assert_eq!(
+            (
+                f[0].kind,
+                f[0].offset,
+                f[0].evidence["assignment_epoch"].as_i64()
+            ),
+            (Kind::GroupTombstonesIncomplete, Some(1), Some(0))
+        );
+        assert!(f[0].message.contains("starts with"), "{}", f[0].message);
+        assert!(live(&groups).is_some(), "the tombstone is skipped");
+        // The coordinator's order: the target assignment metadata tombstone first.
+        let mut log = GroupLog::new();
+        log.batch(vec![(
+            meta,
+            json!({"groupId": GROUP}),
+            Some((0, json!({"epoch": 1}))),
+        )]);
+        log.batch(vec![
+            (target, json!({"groupId": GROUP}), None),
+            (meta, json!({"groupId": GROUP}), None),
+        ]);
+        let (groups, r) = load(&log);
+        assert_clean(&r);
+        assert!(live(&groups).is_none());
+    }
+}
+
+/// klogscan's own check that a member's epoch does not pass the target assignment epoch
+/// compares only with an epoch a target assignment metadata value set: a group whose log
+/// holds none (compacted away) is at 0 only by default, and a member at epoch 5 there is
+/// no regression; once the log holds epoch 3, it is.
+#[test]
+fn a_member_epoch_is_compared_only_with_an_assignment_epoch_the_log_holds() {
+    let mut log = GroupLog::new();
+    log.batch(vec![current("m1", 5, &[0], &[])]);
+    let (groups, r) = load(&log);
+    assert_clean(&r);
+    assert_eq!(live(&groups).unwrap().assignment_epoch, 0);
+    let mut log = GroupLog::new();
+    log.batch(vec![(
+        6,
+        json!({"groupId": GROUP}),
+        Some((0, json!({"assignmentEpoch": 3}))),
+    )]);
+    log.batch(vec![current("m1", 5, &[0], &[])]);
+    let (_, r) = load(&log);
+    let kinds: Vec<_> = r.findings.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [Kind::GroupEpochRegression], "{:#?}", r.findings);
+}
