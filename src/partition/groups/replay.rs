@@ -9,7 +9,8 @@
 
 use super::model::{Committed, Group, GroupState, GroupType, Member, Topology};
 use super::values::{assignment, key_group, tasks};
-use crate::read::format::groups::{self, Outcome, StructVal, Topic};
+use crate::read::format::checkpoint::encode_uuid;
+use crate::read::format::groups::{self, Outcome, StructVal, Topic, Val};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -304,6 +305,13 @@ impl Replay {
             metadata: v.str("metadata").unwrap_or_default(),
             commit_timestamp: v.int("commitTimestamp"),
             record_offset: at.offset,
+            // `Uuid.ZERO_UUID` is none (`OffsetMetadataManager.isMismatchedTopicId`).
+            topic_id: match v.get("topicId") {
+                Some(Val::Uuid(u)) if u.iter().any(|b| *b != 0) => {
+                    <&[u8; 16]>::try_from(*u).ok().map(encode_uuid)
+                }
+                _ => None,
+            },
         };
         match at.producer_id {
             Some(pid) => self
