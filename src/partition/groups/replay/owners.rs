@@ -16,8 +16,9 @@
 //!   process ID of … because the partition is still owned by process ID …"), whatever the
 //!   epochs. A member whose process id is not known when its current assignment is
 //!   replayed (no member metadata before it) is not tracked: what its later metadata
-//!   record makes of its tasks depends on the release (`removeTaskProcessIds` throws
-//!   before KAFKA-19862, logs after), so no verdict is drawn on it. Standby and warm-up
+//!   record makes of its tasks depends on the release (`removeTaskProcessIds` throws on a
+//!   mismatch in the October 2025 tree, only logs it in a later one), so no verdict is
+//!   drawn on it. Standby and warm-up
 //!   tasks may be held by several processes: no clash;
 //! * share groups track nothing: a share partition is shared by design.
 //!
