@@ -211,6 +211,9 @@ kinds! {
     /// A committed offset past the end of its own leader epoch on the copy (KIP-320: the
     /// epoch's tail the group read was truncated).
     CommittedOffsetPastEpochEnd = "committed_offset_past_epoch_end", Warning;
+    /// A committed offset made for another incarnation of its topic: the commit's topic id
+    /// is not the partition's (a topic deleted and created again under its name).
+    CommittedOffsetTopicIdMismatch = "committed_offset_topic_id_mismatch", Warning;
     // --- the KRaft metadata log: leadership history ---
     /// A leader elected outside the ISR (and outside the ELR when the ISR was empty).
     UncleanLeaderElection = "unclean_leader_election", Warning;

@@ -93,6 +93,30 @@ pub struct DeletionJoint {
     pub deletion: bool,
 }
 
+/// Which group coordinators' loads throw on a `__consumer_offsets` record
+/// (`evidence.load_fails_in` of a `group_load_failure`): what its broker text says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum LoadFailsIn {
+    /// Kafka 4.x's alone (the record types a ≤ 3.x coordinator skips); what a finding
+    /// without the field means.
+    #[default]
+    #[serde(rename = "kafka_4")]
+    Kafka4,
+    /// Kafka ≤ 3.x's (`GroupMetadataManager.loadGroupsAndOffsets`) and 4.x's.
+    #[serde(rename = "kafka_3_and_4")]
+    Kafka3And4,
+    /// Kafka 4.x's before KAFKA-19862; the releases with it accept the record.
+    #[serde(rename = "kafka_4_before_kafka_19862")]
+    Kafka4BeforeKafka19862,
+}
+
+/// [`LoadFailsIn`] as the evidence carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct LoadJoint {
+    #[serde(default)]
+    pub load_fails_in: LoadFailsIn,
+}
+
 /// When a finding happened, as the filters (`--since`/`--until`) and the triage read it:
 /// the timestamp of the batch it is about (`batch`, else `first_batch`, else `marker`),
 /// else its own `timestamp` or `last_timestamp`, else the earliest of the records it

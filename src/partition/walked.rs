@@ -672,6 +672,11 @@ pub struct Committed {
     pub commit_timestamp: i64,
     /// Offset of the record in `__consumer_offsets`.
     pub record_offset: i64,
+    /// The id of the topic the commit was made for (`OffsetCommitValue.topicId`, tagged
+    /// field of value version 4, written for commits that name the topic by id); `None`
+    /// when absent or zero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic_id: Option<String>,
 }
 
 /// Nothing kept, of this format: what a partition that is not internal and has no copy

@@ -227,6 +227,10 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             "LogTruncationException (no reset policy)",
             "the position is validated against the leader's epochs: reset by auto.offset.reset, or moved back to the mapped epoch's end when truncation is detected",
         ),
+        Kind::CommittedOffsetTopicIdMismatch => consumer(
+            "none",
+            "a consumer fetching its offsets by topic id (OffsetFetch v10+) gets none and starts per auto.offset.reset; one fetching by name gets the other incarnation's offset and reads from there (out of range: auto.offset.reset; in range: records before it skipped, or read again)",
+        ),
         Kind::CommittedOffsetPastEpochEnd => consumer(
             "LogTruncationException with the epoch's end as divergent offset (no reset policy)",
             "truncation is detected when the position is validated: with auto.offset.reset set the consumer moves back to the epoch's end and reads the records there again",

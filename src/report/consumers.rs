@@ -9,13 +9,14 @@ use crate::finding::{Finding, Kind};
 use std::io::{self, Write};
 
 /// The finding kinds about what consumers saw.
-pub const CONSUMER_KINDS: [Kind; 6] = [
+pub const CONSUMER_KINDS: [Kind; 7] = [
     Kind::CommittedOffsetBeyondLogEnd,
     Kind::CommittedOffsetBelowLogStart,
     Kind::GroupBlockedByHangingTransaction,
     Kind::GroupOffsetsPendingInHangingTransaction,
     Kind::CommittedLeaderEpochUnknown,
     Kind::CommittedOffsetPastEpochEnd,
+    Kind::CommittedOffsetTopicIdMismatch,
 ];
 
 /// The consumer findings that `keep` selects (by group; by topic and partition the data

@@ -194,6 +194,7 @@ mod tests {
             metadata: String::new(),
             commit_timestamp: 0,
             record_offset: 1,
+            topic_id: None,
         });
         assert_eq!(state(&g), "live (offsets only)");
         g.state = GroupState::Deleted;

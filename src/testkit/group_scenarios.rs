@@ -234,7 +234,17 @@ pub fn consumer_group(log: &mut GroupLog, id: &str) {
         ]
     };
     log.batch(member("m1", 1, json!([0, 1])));
-    log.batch(member("m2", 2, json!([1])));
+    // m2 joins: the target moves partition 1 to it, and m1 gives 1 up (its current
+    // assignment at epoch 2 without it) before m2's names it — the coordinator hands a
+    // partition over only once its holder released it (`ConsumerGroup.addPartitionEpochs`
+    // fails the load on a partition still held).
+    let mut join = member("m2", 2, json!([1]));
+    let m1_target = json!({"topicPartitions": [{"topicId": TOPIC, "partitions": [0]}]});
+    join.insert(2, (7, gm(id, "m1"), Some((0, m1_target))));
+    let m1_current = json!({"memberEpoch": 2, "previousMemberEpoch": 1, "state": 0,
+        "assignedPartitions": [{"topicId": TOPIC, "partitions": [0]}], "partitionsPendingRevocation": []});
+    join.insert(5, (8, gm(id, "m1"), Some((0, m1_current))));
+    log.batch(join);
     log.batch(vec![(
         1,
         json!({"group": id, "topic": "orders", "partition": 0}),

@@ -15,6 +15,7 @@ use std::path::Path;
 use klogscan::report::consumers::CONSUMER_KINDS;
 
 mod metadata_lineage;
+mod topic_ids;
 mod validation;
 
 /// Where `group` lives with 50 `__consumer_offsets` partitions.

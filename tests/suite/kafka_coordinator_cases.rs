@@ -15,6 +15,8 @@
 //! docs/testing.md with why they are not expressible.
 #![cfg(feature = "testkit")]
 
+mod assignments;
+mod classic_members;
 mod groups;
 mod offsets;
 mod txn;

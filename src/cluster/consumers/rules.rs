@@ -34,7 +34,11 @@ pub fn findings(view: &ConsumerView, report: &ScanReport) -> BTreeMap<usize, Vec
             continue;
         }
         let mut found = Vec::new();
-        if let Some(f) = beyond_log_end(r, d, report) {
+        if let Some(f) = other_incarnation(r, d) {
+            // The commit is not this log's: judging it against this log's offsets and
+            // epochs says nothing.
+            found.push(f);
+        } else if let Some(f) = beyond_log_end(r, d, report) {
             found.push(f);
         } else if let Some(f) = below_log_start(r, d) {
             found.push(f);
@@ -530,6 +534,45 @@ fn past_epoch_end(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
         .remediation(format!(
             "the group read records that are gone from the log: check what it did with offsets {end}..{} and whether the replacing records need processing; the consumer resumes at {end} by itself when auto.offset.reset is set",
             c.saturating_sub(1)
+        )),
+    )
+}
+
+/// The commit names a topic id (`OffsetCommitValue.topicId`) that is not the data
+/// partition's (`partition.metadata`): it was made for another incarnation of the topic —
+/// one deleted and created again under its name, whose offsets the coordinator did not
+/// delete (`OffsetMetadataManager.onPartitionsDeleted` writes their tombstones when it
+/// learns of the deletion). Kafka serves it by how the offsets are fetched
+/// (`OffsetMetadataManager.fetchOffsets` → `isMismatchedTopicId`,
+/// `OffsetMetadataManagerTest.testFetchOffsetsWithRecreatedTopic`): a fetch naming the topic
+/// id (OffsetFetch v10+) gets no offset (-1), one by name only gets this one.
+fn other_incarnation(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
+    let (commit, data) = (r.commit_topic_id.as_deref()?, d.topic_id.as_deref()?);
+    if commit == data {
+        return None;
+    }
+    let c = r.committed_offset;
+    Some(
+        consumer_finding(
+            Kind::CommittedOffsetTopicIdMismatch,
+            r,
+            d,
+            format!(
+                "group {:?} committed offset {c} on {}-{} for topic id {commit}, but the partition's topic id is {data} ({}): the commit belongs to another incarnation of the topic (deleted and created again under its name), whose offsets were not deleted with it; a consumer fetching its offsets by topic id gets none and starts per auto.offset.reset, one fetching by name resumes at {c} in a log that is not the one it read",
+                r.group_id, r.topic, r.partition, d.path
+            ),
+            json!({
+                "commit_topic_id": commit,
+                "partition_topic_id": data,
+                "kafka": "OffsetMetadataManager.fetchOffsets (isMismatchedTopicId)",
+                "fetch_by_topic_id": "no offset (-1): auto.offset.reset decides",
+                "fetch_by_name": format!("offset {c}, the other incarnation's"),
+            }),
+        )
+        .broker("the coordinator keeps the commit with its topic id: an OffsetFetch naming the partition's topic id (v10+) is answered with no offset (-1), one by topic name with this offset (OffsetMetadataManager.fetchOffsets); deleting the topic makes the coordinator tombstone its offsets (onPartitionsDeleted), which did not happen for this one")
+        .remediation(format!(
+            "set where the group reads in the current topic: kafka-consumer-groups.sh --bootstrap-server <broker> --group {} --topic {}:{} --reset-offsets --to-earliest --execute (or --to-offset <n>), or remove the stale commit (--delete-offsets)",
+            r.group_id, r.topic, r.partition
         )),
     )
 }

@@ -90,6 +90,9 @@ pub struct PartitionState {
     pub lineage: Option<Lineage>,
     /// The copy was not read to its end (`--max-bytes`): no verdict rests on its end.
     pub partially_read: bool,
+    /// The topic id of the copy's `partition.metadata` (`None`: absent or unreadable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic_id: Option<String>,
     #[serde(skip)]
     pub index: usize,
 }
@@ -108,6 +111,9 @@ pub struct ConsumerRow {
     pub committed_leader_epoch: Option<i32>,
     pub commit_timestamp: i64,
     pub metadata: String,
+    /// The topic id the commit names (`OffsetCommitValue.topicId`), when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit_topic_id: Option<String>,
     /// Where the commit is: `__consumer_offsets` partition and record offset.
     pub offsets_partition: i32,
     pub commit_record_offset: i64,
@@ -206,6 +212,8 @@ fn partition_count(
 /// What the view reads besides the scan's report.
 struct Context<'a> {
     report: &'a ScanReport,
+    inv: &'a Inventory,
+    dirs: &'a HashMap<String, &'a PartitionDir>,
     /// `(topic, partition)` → indexes of live copies in the report.
     by_tp: HashMap<(&'a str, i32), Vec<usize>>,
     lineages: &'a dyn LineageSource,
@@ -244,6 +252,11 @@ impl Context<'_> {
                     l.as_loaded(p.log_start_offset, end)
                 }),
             partially_read: p.partially_read,
+            topic_id: self
+                .dirs
+                .get(&p.path)
+                .and_then(|d| crate::cluster::replicas::topic_id_in(self.inv, d))
+                .map(|id| crate::read::format::checkpoint::encode_uuid(&id)),
             index: i,
         };
         self.states.insert(i, s.clone());
@@ -441,6 +454,8 @@ pub fn build(
         .collect();
     let mut cx = Context {
         report,
+        inv,
+        dirs: &dirs,
         by_tp,
         lineages: &lineages,
         high_watermarks,
@@ -600,6 +615,7 @@ fn row(
         committed_leader_epoch: (c.commit.leader_epoch >= 0).then_some(c.commit.leader_epoch),
         commit_timestamp: c.commit.commit_timestamp,
         metadata: c.commit.metadata.clone(),
+        commit_topic_id: c.commit.topic_id.clone(),
         offsets_partition: coordinator.read_from,
         commit_record_offset: c.commit.record_offset,
         coordinator,

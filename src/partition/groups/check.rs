@@ -9,13 +9,16 @@
 //! * `GroupMetadataManager.replay(*GroupMetadataKey, …)`, `replay(*MemberMetadataKey, …)`,
 //!   `replay(*TargetAssignmentMetadataKey, …)` — the tombstone order checks
 //!   ("Received a tombstone record to delete …");
+//! * `ConsumerGroup.updateMember` → `addPartitionEpochs` and `StreamsGroup.updateMember` →
+//!   `addTaskProcessId` — a current assignment claiming what another member holds
+//!   (`replay::owners`; which releases throw: `evidence.load_fails_in`);
 //! * `GroupCoordinatorService.runOneStreamsTopologyCleanupCycle` /
 //!   `cleanupTopologyForPartition` / `finalizeCleanupAfterDelete` (KIP-1331) — the -2
 //!   barrier, the plugin delete, the finalize to -1 and the tombstones of the next sweep.
 
 use super::model::{GroupState, GroupType};
 use super::replay::{Anomaly, AnomalyKind, Replay, UNCERTAIN};
-use crate::finding::evidence::{self, DeletionJoint};
+use crate::finding::evidence::{self, DeletionJoint, LoadFailsIn, LoadJoint};
 use crate::finding::{Finding, Kind, identity_key};
 use crate::read::format::groups::CONSUMER_OFFSETS;
 use serde_json::json;
@@ -208,10 +211,19 @@ pub(crate) const LOAD_THROWS_4X: &str = "the group coordinator's load of this pa
 /// deserialize.
 pub(crate) const LOAD_THROWS_ANY: &str = "the group coordinator's load of this partition throws at this record. Kafka 4.x (GroupCoordinatorShard.replay): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Kafka ≤ 3.x (GroupMetadataManager.loadGroupsAndOffsets): the error is logged (\"Error loading offsets\") and the partition is served with none of its groups loaded: their consumers find no committed offset and reset by auto.offset.reset";
 
+/// What the coordinators do with a consumer group's current assignment that claims a
+/// partition another member holds at a lower member epoch (`ConsumerGroup.addPartitionEpochs`,
+/// before and since KAFKA-19862).
+pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19862: &str = "Kafka 4.x before KAFKA-19862 (PR #20907, December 2025: trunk for 4.2, backported to the 4.0 and 4.1 branches): the group coordinator's load of this partition throws at this record (ConsumerGroup.updateMember → addPartitionEpochs): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-19862 load it: a claim at a member epoch above the holder's replaces the holder's. Kafka ≤ 3.x's coordinator skips consumer group records";
+
 fn broker_text(a: &Anomaly) -> &'static str {
     match a.kind {
         AnomalyKind::Undecodable => LOAD_THROWS_ANY,
-        _ if a.load_fails => LOAD_THROWS_4X,
+        _ if a.load_fails => match evidence::read_value::<LoadJoint>(&a.evidence).load_fails_in {
+            LoadFailsIn::Kafka4 => LOAD_THROWS_4X,
+            LoadFailsIn::Kafka3And4 => LOAD_THROWS_ANY,
+            LoadFailsIn::Kafka4BeforeKafka19862 => LOAD_THROWS_BEFORE_KAFKA_19862,
+        },
         AnomalyKind::DeletionUnfinished
             if !evidence::read_value::<DeletionJoint>(&a.evidence).deletion =>
         {

@@ -70,6 +70,9 @@ pub struct Member {
     /// Assigned partitions (`topic-id:p`) or tasks (`subtopology:p`, prefixed by
     /// `standby:`/`warmup:`).
     pub assigned: Vec<String>,
+    /// Partitions (or tasks, as [`Self::assigned`]) the member still holds while it revokes
+    /// them (`PartitionsPendingRevocation`, `*TasksPendingRevocation`).
+    pub pending_revocation: Vec<String>,
     /// Streams: the topology epoch the member runs.
     pub topology_epoch: Option<i32>,
     /// Streams: the process id.
@@ -121,8 +124,14 @@ pub struct Group {
     pub simple: bool,
     /// Group epoch (classic: generation).
     pub epoch: i32,
-    /// Target assignment epoch (-1: none).
+    /// Target assignment epoch: a consumer, share or streams group starts at 0 (`ModernGroup`'s
+    /// `TimelineInteger`) until a target assignment metadata value sets it, and is -1 after
+    /// that record's tombstone; a classic group has none (-1).
     pub assignment_epoch: i32,
+    /// Whether a target assignment metadata value set [`Self::assignment_epoch`]: klogscan's
+    /// own epoch checks compare only with an epoch the log holds.
+    #[serde(skip)]
+    pub(crate) assignment_epoch_seen: bool,
     pub metadata_hash: i64,
     pub protocol_type: Option<String>,
     pub protocol: Option<String>,
@@ -158,7 +167,8 @@ impl Group {
             state: GroupState::Live,
             simple: false,
             epoch: 0,
-            assignment_epoch: -1,
+            assignment_epoch: if t == GroupType::Classic { -1 } else { 0 },
+            assignment_epoch_seen: false,
             metadata_hash: 0,
             protocol_type: None,
             protocol: None,

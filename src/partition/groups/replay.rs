@@ -8,8 +8,9 @@
 //! goes on past the point where the broker's load would stop.
 
 use super::model::{Committed, Group, GroupState, GroupType, Member, Topology};
-use super::values::{assignment, consumer_protocol, key_group, tasks};
-use crate::read::format::groups::{self, Outcome, StructVal, Topic};
+use super::values::{assignment, key_group, tasks};
+use crate::read::format::checkpoint::encode_uuid;
+use crate::read::format::groups::{self, Outcome, StructVal, Topic, Val};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -39,6 +40,9 @@ pub struct Input<'a> {
 /// them per partition for the cluster check.
 pub use crate::partition::walked::{GroupAnomaly as Anomaly, GroupAnomalyKind as AnomalyKind};
 
+mod classic;
+mod owners;
+
 /// A key written in an open transaction: group, key bytes, record type, offset.
 type PendingKey = (String, Vec<u8>, i16, i64);
 
@@ -56,6 +60,8 @@ pub struct Replay {
     pending_keys: BTreeMap<i64, Vec<PendingKey>>,
     /// Last group and assignment epoch per group id, cleared by a deletion.
     epochs: BTreeMap<String, (GroupType, i32, i32)>,
+    /// Who holds each partition (consumer) or active task (streams) of each group.
+    owners: owners::Owners,
     pub anomalies: Vec<Anomaly>,
     /// Records read, and records of types a 4.x loader skips (no schema, or retired).
     pub records: u64,
@@ -264,6 +270,7 @@ impl Replay {
             self.deleted.insert(id.to_string(), g);
         }
         self.epochs.remove(id);
+        self.owners.remove_group(id);
     }
 
     fn offset_commit(
@@ -298,6 +305,13 @@ impl Replay {
             metadata: v.str("metadata").unwrap_or_default(),
             commit_timestamp: v.int("commitTimestamp"),
             record_offset: at.offset,
+            // `Uuid.ZERO_UUID` is none (`OffsetMetadataManager.isMismatchedTopicId`).
+            topic_id: match v.get("topicId") {
+                Some(Val::Uuid(u)) if u.iter().any(|b| *b != 0) => {
+                    <&[u8; 16]>::try_from(*u).ok().map(encode_uuid)
+                }
+                _ => None,
+            },
         };
         match at.producer_id {
             Some(pid) => self
@@ -312,56 +326,6 @@ impl Replay {
                     .insert((c.topic.clone(), c.partition), c);
             }
         }
-    }
-
-    /// `GroupMetadataManager.replay(GroupMetadataKey, GroupMetadataValue)`: a value
-    /// replaces the group with a classic group; a tombstone removes it.
-    fn classic(&mut self, at: &Input<'_>, group: &str, v: Option<&StructVal<'_>>) {
-        let Some(v) = v else {
-            self.remove_group(at, group);
-            return;
-        };
-        let generation = v.int("generation") as i32;
-        self.check_epoch(at, group, GroupType::Classic, generation, "generation");
-        let mut g = Group::new(group, GroupType::Classic, at.offset);
-        if let Some(old) = self.groups.get(group) {
-            g.first_offset = old.first_offset;
-        }
-        g.epoch = generation;
-        // An empty protocol type is none (`GroupMetadataManager.replay(GroupMetadataKey, …)`).
-        g.protocol_type = v.str("protocolType").filter(|t| !t.is_empty());
-        g.protocol = v.str("protocol");
-        g.leader = v.str("leader");
-        let consumer = g.protocol_type.as_deref() == Some("consumer");
-        for m in v.items("members") {
-            let Some(m) = m.as_struct() else { continue };
-            let id = m.str("memberId").unwrap_or_default();
-            let (subscribed_topics, assigned) = if consumer {
-                consumer_protocol(m)
-            } else {
-                (Vec::new(), Vec::new())
-            };
-            g.members.insert(
-                id.clone(),
-                Member {
-                    member_id: id,
-                    member_epoch: generation,
-                    previous_member_epoch: generation,
-                    instance_id: m.str("groupInstanceId"),
-                    client_id: m.str("clientId").unwrap_or_default(),
-                    client_host: m.str("clientHost").unwrap_or_default(),
-                    subscribed_topics,
-                    assigned,
-                    last_offset: at.offset,
-                    ..Default::default()
-                },
-            );
-        }
-        // `ClassicGroup.isSimpleGroup`: no protocol type and no member. Such a group (what
-        // the classic coordinator stores for a consumer that only commits offsets) gives way
-        // to a consumer group like one created by an offset commit.
-        g.simple = g.protocol_type.is_none() && g.members.is_empty();
-        self.groups.insert(group.to_string(), g);
     }
 
     /// A group epoch (or classic generation) must not go down while the group lives.
@@ -402,18 +366,25 @@ impl Replay {
             let Some(g) = self.group_mut(at, group, t, false) else {
                 return;
             };
-            let (members, target, epoch) = (
+            let (members, target, epoch, seen) = (
                 g.members.len(),
                 g.target_assignment.len(),
                 g.assignment_epoch,
+                g.assignment_epoch_seen,
             );
             let problem = if members > 0 {
                 Some(format!("the group still has {members} members"))
             } else if target > 0 && t != GroupType::Streams {
                 Some(format!("the target assignment still has {target} members"))
-            } else if epoch != -1 {
+            } else if epoch != -1 && seen {
                 Some(format!(
                     "its target assignment metadata (epoch {epoch}) was not tombstoned first"
+                ))
+            } else if epoch != -1 {
+                // `ModernGroup` starts its target assignment epoch at 0: only the metadata
+                // tombstone sets the -1 the group's tombstone requires.
+                Some(format!(
+                    "no target assignment metadata tombstone came first (the group's target assignment epoch is {epoch}, the value a group starts with, not the -1 that tombstone sets)"
                 ))
             } else {
                 None
@@ -499,6 +470,7 @@ impl Replay {
                 return;
             }
             g.assignment_epoch = -1;
+            g.assignment_epoch_seen = false;
             if let Some(e) = self.epochs.get_mut(group) {
                 e.2 = -1;
             }
@@ -506,6 +478,7 @@ impl Replay {
         };
         let epoch = v.int("AssignmentEpoch") as i32;
         g.assignment_epoch = epoch;
+        g.assignment_epoch_seen = true;
         // Compared only with a group epoch replayed earlier: after compaction the group's
         // metadata value may sit after its assignment (a later rewrite at the same epoch).
         let Some(&(_, group_epoch, prev)) = self.epochs.get(group) else {
@@ -626,7 +599,7 @@ impl Replay {
             return;
         };
         let m = g.members.entry(member.clone()).or_insert_with(|| Member {
-            member_id: member,
+            member_id: member.clone(),
             ..Default::default()
         });
         m.last_offset = at.offset;
@@ -663,11 +636,13 @@ impl Replay {
                 m.member_epoch = LEAVE_GROUP_MEMBER_EPOCH;
                 m.previous_member_epoch = LEAVE_GROUP_MEMBER_EPOCH;
                 m.assigned.clear();
+                m.pending_revocation.clear();
                 m.last_offset = at.offset;
             }
+            self.owners.release(group, &member);
             return;
         };
-        let target_epoch = g.assignment_epoch;
+        let target_epoch = g.assignment_epoch_seen.then_some(g.assignment_epoch);
         let m = g.members.entry(member.clone()).or_insert_with(|| Member {
             member_id: member.clone(),
             ..Default::default()
@@ -677,16 +652,31 @@ impl Replay {
         let member_epoch = m.member_epoch;
         m.previous_member_epoch = v.int("PreviousMemberEpoch") as i32;
         m.state = v.int("State") as i8;
-        m.assigned = if t == GroupType::Streams {
-            tasks(v, ["ActiveTasks", "StandbyTasks", "WarmupTasks"])
+        (m.assigned, m.pending_revocation) = if t == GroupType::Streams {
+            (
+                tasks(v, ["ActiveTasks", "StandbyTasks", "WarmupTasks"]),
+                tasks(
+                    v,
+                    [
+                        "ActiveTasksPendingRevocation",
+                        "StandbyTasksPendingRevocation",
+                        "WarmupTasksPendingRevocation",
+                    ],
+                ),
+            )
         } else {
-            let mut out = Vec::new();
-            assignment(v.items("AssignedPartitions"), "TopicId", "", &mut out);
-            out
+            let (mut assigned, mut pending) = (Vec::new(), Vec::new());
+            assignment(v.items("AssignedPartitions"), "TopicId", "", &mut assigned);
+            let revoking = v.items("PartitionsPendingRevocation");
+            assignment(revoking, "TopicId", "", &mut pending);
+            (assigned, pending)
         };
+        self.claim(at, group, t, &member);
         // A member reconciles towards the target assignment: its epoch never passes the
         // target assignment epoch replayed before it (unknown after compaction: skipped).
-        if target_epoch >= 0 && member_epoch > target_epoch {
+        if let Some(target_epoch) = target_epoch
+            && member_epoch > target_epoch
+        {
             let msg = format!(
                 "{} group {group:?}: member {member:?} at epoch {member_epoch} (offset {}) is above the target assignment epoch {target_epoch}",
                 t.as_str(),
