@@ -21,6 +21,8 @@ pub fn classify_input_file(path: &Path) -> Result<(), String> {
     }
     match classify_partition_file(&name) {
         PartFile::Unknown | PartFile::Leftover(_, false) => {}
+        // Read as given only in the digits form (`5.log`: `PartitionDir::add_given_file`).
+        PartFile::Noncanonical(..) if super::parse_segment_file_name(&name).is_none() => {}
         _ => return Ok(()),
     }
     let lower = name.to_ascii_lowercase();

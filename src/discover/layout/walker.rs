@@ -377,7 +377,7 @@ impl Walker {
         };
         // Given twice: keep one (a set, not a search of the directory's files per file).
         if self.single_files.insert(path.to_path_buf()) {
-            self.partial[i].1.add_file(&name, path.to_path_buf());
+            self.partial[i].1.add_given_file(&name, path.to_path_buf());
         }
     }
 
@@ -428,7 +428,7 @@ fn partition_candidate(
         match e.is_dir {
             Some(true) => has_subdir = true,
             Some(false) => match classify_partition_file(&e.name) {
-                PartFile::Numbered(_, k) => {
+                PartFile::Numbered(_, k) | PartFile::Noncanonical(_, k) => {
                     has_kafka = true;
                     has_segment |= k.is_segment_file();
                 }
@@ -471,6 +471,10 @@ fn partition_candidate(
 ///     `broker-1` holding other directories is searched instead;
 ///   - or whose name does not parse but which holds segment files (`<n>.log/.index/
 ///     .timeindex/.txnindex`): listed with `tp: None` (a renamed copy, a test fixture).
+///   - its segments are the files of the broker's names (`LogFileUtils.logFile`: the base
+///     offset in 20 digits); a segment file under another name of an offset (`5.log`,
+///     `…0500.copy.log`: [`noncanonical_segment_name`]) is never read by the broker and goes
+///     to `unknown` (a file given explicitly in the digits form is read as given).
 ///   - a partition dir is not searched further; its subdirectories go to `unknown`.
 /// * `remote-log-index-cache` is skipped; `__cluster_metadata-0` is a partition dir.
 /// * A single file is put in a `partial` partition dir for its parent directory (the
