@@ -109,7 +109,9 @@ pub struct PartitionDir {
     /// broker's load cannot parse as an offset, [`unparseable_offset_name`], fails that
     /// load: `verify` reports it). Also here: segment files under a name the broker does
     /// not give them ([`noncanonical_segment_name`]: `5.log`, `…0500.copy.log`), which its
-    /// load never reads (`noncanonical_segment_name` says what it does instead).
+    /// load never reads (`verify` reports what it does instead), and, when symlinks are not
+    /// followed, symlinks named like Kafka files (never read; the name checks look at them
+    /// as the broker's listing would, following them to see whether they are files).
     pub unknown: Vec<PathBuf>,
     /// The log dir (a `log.dirs` entry) holding this partition, when known.
     pub log_dir: Option<PathBuf>,

@@ -12,7 +12,7 @@ use super::{mk, name_of};
 use crate::discover::layout::{OffsetNameStep, PartitionDir, unparseable_offset_name};
 use crate::finding::{Finding, Kind};
 use crate::partition::recovery::LeftoverAction;
-use crate::partition::recovery::alias_texts::startup_action;
+use crate::partition::recovery::alias_texts::{self, startup_action};
 use crate::partition::recovery::aliases::{Alias, AliasFate};
 use crate::partition::scan::PartitionReport;
 use serde_json::json;
@@ -21,7 +21,8 @@ use std::path::Path;
 /// The files of `p` the load cannot parse the names of (those discovery left unrecognised,
 /// and `.cleaned`/`.swap` leftovers), one finding each, sorted by name; returns them with
 /// the step that throws, for the prediction. Only regular files count (the load lists
-/// files only, following links): a directory of such a name is not parsed.
+/// files only, following links: a symlink to a file counts, followed or not by discovery,
+/// a dangling one does not): a directory of such a name is not parsed.
 pub(super) fn unparseable_names(
     p: &PartitionDir,
     r: &PartitionReport,
@@ -54,7 +55,10 @@ pub(super) fn unparseable_names(
                     "{name}: the broker's load parses this file's name as an offset and cannot (NumberFormatException): the partition fails to load and the broker does not start"
                 ),
             )
-            .evidence(json!({"file": path.display().to_string(), "parsed_by": step}))
+            .evidence(alias_texts::with_symlink(
+                json!({"file": path.display().to_string(), "parsed_by": step}),
+                path,
+            ))
             .broker(format!(
                 "{} ({}): Long.parseLong of the text before the name's first '.' throws NumberFormatException; no step of the load catches it and it is not an IOException, so the log dir is not taken offline: {start}",
                 step.when(),

@@ -3,7 +3,8 @@
 //! (`LogFileUtils.offsetFromFile`) and opens the segment under the broker's name for it
 //! (`LogSegment.open` → `FileRecords.open` with `CREATE`): the file is never read, and
 //! when no file has the broker's name an empty segment is created in its place. Neither
-//! the scan nor the prediction may credit such a file's bytes.
+//! the scan nor the prediction may credit such a file's bytes. Also the names a plain walk
+//! sees otherwise than the broker's listing: symlinks, and names that are not UTF-8.
 
 use super::*;
 use klogscan::verify::RecoveryPrediction;
@@ -20,6 +21,14 @@ fn noncanonical(v: &PartitionVerification) -> Vec<(String, Severity, String)> {
             )
         })
         .collect()
+}
+
+/// The verification of the one partition at `dir`, whatever the inventory's errors (a
+/// symlink not followed, a name that is not UTF-8: said, and not fatal).
+fn run_with(dir: &Path, opts: &VerifyOptions) -> PartitionVerification {
+    let r = verify(&[dir.to_path_buf()], opts);
+    assert_eq!(r.partitions.len(), 1, "{:?}", r.errors);
+    r.partitions.into_iter().next().unwrap()
 }
 
 /// The prediction as JSON, without its startup actions (which list the files).
@@ -271,4 +280,129 @@ fn the_scan_does_not_read_a_noncanonical_log_and_says_so() {
     assert_eq!(f[0].evidence["fate"], "created_empty");
     // `verify` carries the scan's finding, once.
     assert_eq!(noncanonical(&run(&m.dir)).len(), 1);
+}
+
+/// Symlinks in a partition directory, as the broker's listing sees them: `File.isFile`
+/// follows a link, so a symlink to a file under a name the load cannot parse fails the load
+/// and one under a noncanonical name makes it create the segment, whether discovery follows
+/// links or not (it never reads them: the name and a stat decide); a dangling one is no file
+/// and is skipped. The findings say the file is a symlink.
+#[cfg(unix)]
+#[test]
+fn symlinked_names_are_judged_as_the_broker_lists_them() {
+    use std::os::unix::fs::symlink;
+    let (d, m) = write(busy(PartitionFileOptions::default()), true);
+    let outside = d.path().join("outside.bin");
+    std::fs::write(&outside, b"x").unwrap();
+    let beyond = m.log_end_offset + 5;
+    symlink(&outside, m.dir.join("notes.log")).unwrap();
+    symlink(&outside, m.dir.join(format!("{beyond}.log"))).unwrap();
+    symlink(d.path().join("nowhere"), m.dir.join("junk.log")).unwrap();
+    symlink(d.path().join("nowhere"), m.dir.join("7.log")).unwrap();
+    for follow in [false, true] {
+        let mut opts = VerifyOptions::default();
+        opts.scan.follow_symlinks = follow;
+        let v = run_with(&m.dir, &opts);
+        let bad = of_kind(&v, Kind::UnparseableFileName);
+        assert_eq!(bad.len(), 1, "{follow}: {:#?}", v.findings);
+        assert_eq!(bad[0].segment.as_deref(), Some("notes.log"));
+        assert_eq!(bad[0].evidence["symlink"], true);
+        assert_eq!(
+            noncanonical(&v),
+            vec![(
+                format!("{beyond}.log"),
+                Severity::Error,
+                "created_empty".into()
+            )],
+            "{follow}"
+        );
+        let f = &of_kind(&v, Kind::NoncanonicalSegmentName)[0];
+        assert_eq!(f.evidence["symlink"], true);
+        assert!(v.prediction.load_failure.is_some());
+    }
+    // The same names as plain files: the same findings, without the symlink mark.
+    for name in ["notes.log", &format!("{beyond}.log")] {
+        std::fs::remove_file(m.dir.join(name)).unwrap();
+        std::fs::write(m.dir.join(name), b"x").unwrap();
+    }
+    let v = run_with(&m.dir, &VerifyOptions::default());
+    let bad = of_kind(&v, Kind::UnparseableFileName);
+    assert_eq!(bad.len(), 1);
+    assert!(bad[0].evidence.get("symlink").is_none());
+    assert_eq!(noncanonical(&v).len(), 1);
+}
+
+/// File and directory names that are not UTF-8: never matched lossily (no finding names a
+/// lossy name, no topic is a lossy one), said where a broker may read them (with their
+/// bytes escaped), and nothing predicted of them (what the broker does depends on its
+/// JVM's file-name encoding); a directory given by such a name is read, its name not taken
+/// for a topic-partition.
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_are_said_and_never_read_lossily() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let (d, m) = write(busy(PartitionFileOptions::default()), true);
+    let odd = |b: &[u8]| OsStr::from_bytes(b).to_os_string();
+    for name in [
+        &b"\xff.log"[..],
+        b"00000000000000000000.\xff.log",
+        b"7\xfe.index",
+        b"notes\xfe.txt",
+    ] {
+        std::fs::write(m.dir.join(odd(name)), b"x").unwrap();
+    }
+    let root = m.dir.parent().unwrap().to_path_buf();
+    let lossy_dir = root.join(odd(b"busy\xff-1"));
+    std::fs::create_dir(&lossy_dir).unwrap();
+    std::fs::copy(&m.segments[0].1, lossy_dir.join("00000000000000000000.log")).unwrap();
+    let inv = klogscan::discover::layout::discover(std::slice::from_ref(&root));
+    let said: Vec<&str> = inv.errors.iter().map(|(_, e)| e.as_str()).collect();
+    for escaped in [
+        r"\xff.log",
+        r"00000000000000000000.\xff.log",
+        r"7\xfe.index",
+        r"busy\xff-1",
+    ] {
+        assert!(
+            said.iter()
+                .any(|e| e.contains(escaped) && e.contains("not valid UTF-8")),
+            "{escaped}: {said:#?}"
+        );
+    }
+    assert!(!said.iter().any(|e| e.contains("notes")), "{said:#?}");
+    assert_eq!(inv.partitions.len(), 1);
+    let p = &inv.partitions[0];
+    assert!(
+        p.unknown.iter().all(|u| u.to_str().is_some()),
+        "{:?}",
+        p.unknown
+    );
+    let v = run_with(&m.dir, &VerifyOptions::default());
+    assert!(
+        !v.findings.iter().any(|f| f.message.contains('\u{fffd}')),
+        "{:#?}",
+        v.findings
+    );
+    assert!(noncanonical(&v).is_empty());
+    assert!(of_kind(&v, Kind::UnparseableFileName).is_empty());
+    // Given directly: a file is an input error naming its bytes; a directory is read,
+    // without a topic-partition.
+    let given = klogscan::discover::layout::discover(&[m.dir.join(odd(b"\xff.log"))]);
+    assert_eq!(given.input_errors.len(), 1);
+    assert!(
+        given.input_errors[0].1.contains(r"\xff.log"),
+        "{:?}",
+        given.input_errors
+    );
+    let given = klogscan::discover::layout::discover(std::slice::from_ref(&lossy_dir));
+    assert_eq!(given.partitions.len(), 1);
+    assert_eq!(given.partitions[0].tp, None);
+    assert_eq!(given.partitions[0].segments.len(), 1);
+    assert!(
+        given.errors.iter().any(|(_, e)| e.contains(r"busy\xff-1")),
+        "{:?}",
+        given.errors
+    );
+    drop(d);
 }
