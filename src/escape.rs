@@ -55,6 +55,20 @@ pub fn push(out: &mut String, s: &str) {
     out.push_str(rest);
 }
 
+/// A file name that may not be valid UTF-8, for a message: its valid UTF-8 as it is, each
+/// byte that is not as `\xNN` (a lossy rendering would hide which bytes they are, and two
+/// such names would read alike).
+pub fn os_name(name: &std::ffi::OsStr) -> String {
+    let mut out = String::new();
+    for chunk in name.as_encoded_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out
+}
+
 /// A path for text output: lossy UTF-8, control characters escaped.
 pub fn path(p: &std::path::Path) -> String {
     text(&p.to_string_lossy()).into_owned()

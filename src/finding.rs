@@ -158,6 +158,12 @@ kinds! {
     /// and cannot (`notes.log`, `backup.index`, `abc.snapshot`): the load throws
     /// `NumberFormatException` and the broker does not start.
     UnparseableFileName = "unparseable_file_name", Error;
+    /// A segment file in a partition directory under a name the broker does not give it
+    /// (`5.log`, `00000000000000000500.copy.log`): the load reads the offset in the name and
+    /// opens the segment under the broker's name instead — created empty when absent — so
+    /// the file is never read (error when that changes the log; info when the file is
+    /// just ignored or deleted).
+    NoncanonicalSegmentName = "noncanonical_segment_name", Error;
     // --- across replicas (rule 33) ---
     /// Two replicas of a partition hold different batches over the offsets both hold.
     ReplicaDivergence = "replica_divergence", Warning;

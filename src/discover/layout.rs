@@ -12,9 +12,10 @@ mod names;
 mod walker;
 pub use inputs::classify_input_file;
 pub use names::{
-    FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, OffsetNameStep, REMOTE_LOG_INDEX_CACHE,
-    is_internal_topic, is_kraft_metadata, parse_leftover_name, parse_partition_dir_name,
-    parse_segment_file_name, unparseable_offset_name,
+    FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, NoncanonicalName, OffsetNameStep,
+    REMOTE_LOG_INDEX_CACHE, canonical_segment_name, is_internal_topic, is_kraft_metadata,
+    java_name_order, kafka_offset_of_name, noncanonical_segment_name, parse_leftover_name,
+    parse_partition_dir_name, parse_segment_file_name, segment_file_role, unparseable_offset_name,
 };
 use names::{PartFile, classify_partition_file, is_log_dir_marker};
 pub use walker::{DiscoverOptions, MAX_DEPTH, discover, discover_with};
@@ -49,7 +50,9 @@ pub enum DirKind {
     Stray { unique_id: String },
 }
 
-/// The files of one segment, sharing a 20-digit base-offset prefix.
+/// The files of one segment, sharing a 20-digit base-offset prefix (the names the broker
+/// gives them, `LogFileUtils.logFile` and the like: another name of the same number is
+/// never read by the broker, see [`noncanonical_segment_name`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SegmentFiles {
@@ -104,7 +107,11 @@ pub struct PartitionDir {
     pub leftovers: Vec<(LeftoverKind, PathBuf)>,
     /// Files no rule recognised: listed, never fatal to the analysis (one whose name the
     /// broker's load cannot parse as an offset, [`unparseable_offset_name`], fails that
-    /// load: `verify` reports it).
+    /// load: `verify` reports it). Also here: segment files under a name the broker does
+    /// not give them ([`noncanonical_segment_name`]: `5.log`, `…0500.copy.log`), which its
+    /// load never reads (`verify` reports what it does instead), and, when symlinks are not
+    /// followed, symlinks named like Kafka files (never read; the name checks look at them
+    /// as the broker's listing would, following them to see whether they are files).
     pub unknown: Vec<PathBuf>,
     /// The log dir (a `log.dirs` entry) holding this partition, when known.
     pub log_dir: Option<PathBuf>,
@@ -309,6 +316,19 @@ impl PartitionDir {
         self.segments.iter().filter(|s| s.log.is_none())
     }
 
+    /// Add a file named explicitly on the command line: as [`PartitionDir::add_file`], but a
+    /// segment file named by its offset in another width than the broker's (`5.log`) is
+    /// read as the segment of that offset: the user asked for that file, and a partial
+    /// directory predicts no load.
+    fn add_given_file(&mut self, name: &str, path: PathBuf) {
+        if let PartFile::Noncanonical(..) = classify_partition_file(name)
+            && let Some((off, kind)) = parse_segment_file_name(name)
+        {
+            return self.add_numbered(off, kind, path);
+        }
+        self.add_file(name, path)
+    }
+
     fn add_file(&mut self, name: &str, path: PathBuf) {
         match classify_partition_file(name) {
             PartFile::Numbered(off, FileKind::ProducerSnapshot) => {
@@ -317,39 +337,9 @@ impl PartitionDir {
             PartFile::Numbered(_, FileKind::KraftSnapshot { .. }) => {
                 self.kraft_snapshots.push(path)
             }
-            PartFile::Numbered(off, kind) => {
-                let slots = self.segment_slots.0.get_or_insert_with(Default::default);
-                if slots.len() != self.segments.len() {
-                    // Segments added or reordered without the index (after `sort`).
-                    slots.clear();
-                    slots.extend(
-                        self.segments
-                            .iter()
-                            .enumerate()
-                            .map(|(i, s)| (s.base_offset, i)),
-                    );
-                }
-                let i = *slots.entry(off).or_insert_with(|| {
-                    self.segments.push(SegmentFiles {
-                        base_offset: off,
-                        ..Default::default()
-                    });
-                    self.segments.len() - 1
-                });
-                let seg = &mut self.segments[i];
-                let slot = match kind {
-                    FileKind::Log => &mut seg.log,
-                    FileKind::Index => &mut seg.index,
-                    FileKind::TimeIndex => &mut seg.timeindex,
-                    _ => &mut seg.txnindex,
-                };
-                if slot.is_none() {
-                    *slot = Some(path);
-                } else {
-                    // Two names with the same number (e.g. `0.log` and `000…0.log`).
-                    self.unknown.push(path);
-                }
-            }
+            PartFile::Numbered(off, kind) => self.add_numbered(off, kind, path),
+            // Never read by the broker under this name: not a segment.
+            PartFile::Noncanonical(..) => self.unknown.push(path),
             PartFile::LeaderEpoch => {
                 set_or_unknown(&mut self.leader_epoch_checkpoint, path, &mut self.unknown)
             }
@@ -361,6 +351,42 @@ impl PartitionDir {
             }
             PartFile::Leftover(kind, _) => self.leftovers.push((kind, path)),
             PartFile::Unknown => self.unknown.push(path),
+        }
+    }
+
+    /// Add the segment file `kind` of base `off` (a second file of the same slot goes to
+    /// `unknown`).
+    fn add_numbered(&mut self, off: i64, kind: FileKind, path: PathBuf) {
+        let slots = self.segment_slots.0.get_or_insert_with(Default::default);
+        if slots.len() != self.segments.len() {
+            // Segments added or reordered without the index (after `sort`).
+            slots.clear();
+            slots.extend(
+                self.segments
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (s.base_offset, i)),
+            );
+        }
+        let i = *slots.entry(off).or_insert_with(|| {
+            self.segments.push(SegmentFiles {
+                base_offset: off,
+                ..Default::default()
+            });
+            self.segments.len() - 1
+        });
+        let seg = &mut self.segments[i];
+        let slot = match kind {
+            FileKind::Log => &mut seg.log,
+            FileKind::Index => &mut seg.index,
+            FileKind::TimeIndex => &mut seg.timeindex,
+            _ => &mut seg.txnindex,
+        };
+        if slot.is_none() {
+            *slot = Some(path);
+        } else {
+            // Two files of one slot (files given explicitly: `0.log` and `000…0.log`).
+            self.unknown.push(path);
         }
     }
 

@@ -152,8 +152,15 @@ pub(crate) fn verify_one(
     let swaps = (!p.partial)
         .then(|| crate::partition::recovery::swaps::CompletedSwaps::of(p))
         .flatten();
+    // Segment files under names the broker does not give them: what the load does instead.
+    let aliases = crate::partition::recovery::aliases::Aliases::of(p);
+    let name_fates = names::NameFates {
+        fates: aliases.fates(p, swaps.as_ref()),
+        adopted: aliases.adopted(p, swaps.as_ref()),
+    };
     let unparseable_names = names::unparseable_names(p, r, out);
-    let mut leftovers = leftovers::partition_leftovers(p, r, swaps.as_ref(), out);
+    let mut leftovers = leftovers::partition_leftovers(p, r, swaps.as_ref(), &name_fates, out);
+    names::noncanonical_actions(&name_fates, &mut leftovers);
     let mut segments = check_segments(p, r, opts, swaps.as_ref(), out);
     let mut snapshots = snapshot::check_snapshots(p, r, opts, out);
     // The load completes the swaps before anything else: it recovers the swapped-in
@@ -175,6 +182,9 @@ pub(crate) fn verify_one(
             !gone
         });
     }
+    // The segments opened under the broker's names for the aliases (created empty where
+    // no file has that name).
+    let (segments, unmodelled) = aliases.apply(segments, p, swaps.as_ref(), opts.scan.mmap);
     // A -delete copy's producer state is rebuilt only to offset 0, and the log dir's
     // offset checkpoints hold no entry of its own (`LogManager.asyncDelete` rewrites them
     // without it: an entry under its name is a live log's), so neither check is its.
@@ -216,6 +226,7 @@ pub(crate) fn verify_one(
         delete_dir: matches!(p.kind, Some(DirKind::Delete { .. })),
         crc_checked: opts.scan.check_crc,
         unparseable_names,
+        unmodelled,
     });
     if judged {
         snapshot::check_missing(p, r, &prediction, out);
@@ -356,6 +367,8 @@ fn check_segments(
             corrupt_index,
             load_error,
             walk: k.and_then(|k| r.carried.segment_walks[k].walk.clone()),
+            opened_as: None,
+            created: false,
         });
     }
     seg_inputs

@@ -12,6 +12,15 @@ use std::path::Path;
 ///
 /// This is the one place that decides; archive support hooks in before it.
 pub fn classify_input_file(path: &Path) -> Result<(), String> {
+    if let Some(raw) = path.file_name()
+        && raw.to_str().is_none()
+    {
+        // Never matched lossily (a lossy name could read as a Kafka one it is not).
+        return Err(format!(
+            "not analysed: the file name {} is not valid UTF-8 (a broker writes ASCII names)",
+            crate::escape::os_name(raw)
+        ));
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -21,6 +30,8 @@ pub fn classify_input_file(path: &Path) -> Result<(), String> {
     }
     match classify_partition_file(&name) {
         PartFile::Unknown | PartFile::Leftover(_, false) => {}
+        // Read as given only in the digits form (`5.log`: `PartitionDir::add_given_file`).
+        PartFile::Noncanonical(..) if super::parse_segment_file_name(&name).is_none() => {}
         _ => return Ok(()),
     }
     let lower = name.to_ascii_lowercase();

@@ -130,7 +130,9 @@ pub fn parse_partition_dir_name(name: &str) -> Option<(TopicPartition, DirKind)>
 /// .txnindex|.snapshot` or `<offset>-<epoch>.checkpoint`. The number is the text before
 /// the FIRST `.` (as in Kafka); it must be non-negative decimal digits (normally 20,
 /// any width is accepted). Suffixed leftovers (`….log.deleted`) are not matched: see
-/// [`parse_leftover_name`].
+/// [`parse_leftover_name`]. A segment file (`.log`, indexes) of another width than 20 is
+/// parsed here, but the broker never reads it under that name: discovery lists it as
+/// such ([`noncanonical_segment_name`]), not as a segment.
 pub fn parse_segment_file_name(name: &str) -> Option<(i64, FileKind)> {
     let (stem, ext) = name.split_once('.')?;
     let kind = match ext {
@@ -185,6 +187,9 @@ pub const LEADER_EPOCH_CHECKPOINT: &str = "leader-epoch-checkpoint";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PartFile {
     Numbered(i64, FileKind),
+    /// A segment file's name the load reads as offset N but never reads the file under
+    /// ([`noncanonical_segment_name`]).
+    Noncanonical(i64, FileKind),
     LeaderEpoch,
     PartitionMetadata,
     QuorumState,
@@ -195,6 +200,9 @@ pub(super) enum PartFile {
 
 pub(super) fn classify_partition_file(name: &str) -> PartFile {
     fn base(name: &str) -> PartFile {
+        if let Some(nc) = noncanonical_segment_name(name) {
+            return PartFile::Noncanonical(nc.offset, nc.kind);
+        }
         if let Some((off, kind)) = parse_segment_file_name(name) {
             return PartFile::Numbered(off, kind);
         }
@@ -271,22 +279,107 @@ impl OffsetNameStep {
     }
 }
 
-/// What `Long.parseLong` makes of `s`: `Some(true)` parsed, `Some(false)` throws
-/// `NumberFormatException` (empty, a sign alone, any other character than an optional
-/// leading `+`/`-` and digits, out of the `long` range), `None` not judged (non-ASCII
-/// digits, which Java's `Character.digit` accepts and this does not model).
-fn java_parses_long(s: &str) -> Option<bool> {
+/// What `Long.parseLong` makes of a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JavaLong {
+    /// Parsed: an optional leading `+`/`-`, then ASCII digits, within the `long` range.
+    Parsed(i64),
+    /// Throws `NumberFormatException`: empty, a sign alone, any other character, out of
+    /// the `long` range.
+    Throws,
+    /// Not judged: non-ASCII digits, which Java's `Character.digit` accepts and this does
+    /// not model.
+    Unmodelled,
+}
+
+fn java_parse_long(s: &str) -> JavaLong {
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() {
-        return Some(false);
+        return JavaLong::Throws;
     }
     if !digits.bytes().all(|b| b.is_ascii_digit()) {
         let unmodelled = digits
             .chars()
             .all(|c| c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric()));
-        return if unmodelled { None } else { Some(false) };
+        return if unmodelled {
+            JavaLong::Unmodelled
+        } else {
+            JavaLong::Throws
+        };
     }
-    Some(s.strip_prefix('+').unwrap_or(s).parse::<i64>().is_ok())
+    match s.strip_prefix('+').unwrap_or(s).parse::<i64>() {
+        Ok(n) => JavaLong::Parsed(n),
+        Err(_) => JavaLong::Throws,
+    }
+}
+
+/// The offset `LogFileUtils.offsetFromFileName` reads in `name`: `Long.parseLong` of the
+/// text before its first `.` (`None`: no `.`, the parse throws, or non-ASCII digits, not
+/// judged). `+5.log`, `-0.log` and `00000000000000000500.copy.log` read as 5, 0 and 500.
+pub fn kafka_offset_of_name(name: &str) -> Option<i64> {
+    let (prefix, _) = name.split_once('.')?;
+    match java_parse_long(prefix) {
+        JavaLong::Parsed(n) => Some(n),
+        _ => None,
+    }
+}
+
+/// The name the broker gives the file of suffix `suffix` (`.log`, `.index`, …, with its
+/// dot) of the segment based at `offset` (`LogFileUtils.filenamePrefixFromOffset`: the
+/// offset in at least 20 digits, zero-padded, after a `-` when negative).
+pub fn canonical_segment_name(offset: i64, suffix: &str) -> String {
+    if offset < 0 {
+        format!("-{:020}{suffix}", offset.unsigned_abs())
+    } else {
+        format!("{offset:020}{suffix}")
+    }
+}
+
+/// What `LogLoader.loadSegmentFiles` takes a file for, by the end of its name: an index
+/// (`LogFileUtils.isIndexFile`: `.index`, `.timeindex`, `.txnindex`, tested first), else a
+/// log (`isLogFile`: `.log`); with that suffix.
+pub fn segment_file_role(name: &str) -> Option<(FileKind, &'static str)> {
+    [
+        (FileKind::Index, ".index"),
+        (FileKind::TimeIndex, ".timeindex"),
+        (FileKind::TxnIndex, ".txnindex"),
+        (FileKind::Log, ".log"),
+    ]
+    .into_iter()
+    .find(|(_, suffix)| name.ends_with(suffix))
+}
+
+/// A segment file under a name the broker does not give it (see
+/// [`noncanonical_segment_name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct NoncanonicalName {
+    /// The offset the load reads in the name (`LogFileUtils.offsetFromFileName`).
+    pub offset: i64,
+    /// The file the load takes it for ([`segment_file_role`]).
+    pub kind: FileKind,
+}
+
+/// A name `LogLoader.loadSegmentFiles` reads as a segment file of offset N (it ends in
+/// `.log`, `.index`, `.timeindex` or `.txnindex`, and the text before its first `.` parses
+/// as a `long`) that is not the name the broker gives that file
+/// ([`canonical_segment_name`]), or whose offset is negative (no broker writes one): `5.log`,
+/// `+5.log`, `-0.log`, `00000000000000000500.copy.log`, `5.log.index`. The load never reads
+/// such a file: for a log it opens the canonical name (`LogSegment.open` →
+/// `FileRecords.open`, which creates the file when absent), an index it deletes when the
+/// canonical `.log` is missing and otherwise ignores. `None` for a canonical name, a name
+/// the load cannot parse ([`unparseable_offset_name`]) and one it does not look at.
+pub fn noncanonical_segment_name(name: &str) -> Option<NoncanonicalName> {
+    let (kind, suffix) = segment_file_role(name)?;
+    let offset = kafka_offset_of_name(name)?;
+    (offset < 0 || name != canonical_segment_name(offset, suffix))
+        .then_some(NoncanonicalName { offset, kind })
+}
+
+/// The order `LogLoader.loadSegmentFiles` sorts a directory's files in (`File.compareTo`
+/// of paths in one directory: the names' UTF-16 code units).
+pub fn java_name_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
 }
 
 /// The step of a partition's load that throws `NumberFormatException` on a regular file
@@ -317,12 +410,63 @@ pub fn unparseable_offset_name(name: &str) -> Option<OffsetNameStep> {
     // Every suffix holds a '.', so the prefix is always there (no
     // StringIndexOutOfBoundsException): `.log` alone has an empty one.
     let prefix = name.split('.').next().unwrap_or_default();
-    (java_parses_long(prefix) == Some(false)).then_some(step)
+    (java_parse_long(prefix) == JavaLong::Throws).then_some(step)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{OffsetNameStep as Step, unparseable_offset_name as bad};
+    use super::{FileKind, OffsetNameStep as Step, unparseable_offset_name as bad};
+
+    /// Names `loadSegmentFiles` reads as a segment file of an offset without being the
+    /// broker's name of it (`LogFileUtils.filenamePrefixFromOffset`: 20 digits), and names
+    /// that are (or that the load cannot parse, or never reads as segment files).
+    #[test]
+    fn noncanonical_segment_names() {
+        use super::{canonical_segment_name, noncanonical_segment_name as nc};
+        for (name, offset, kind) in [
+            ("5.log", 5, FileKind::Log),
+            ("+5.log", 5, FileKind::Log),
+            ("-0.log", 0, FileKind::Log),
+            ("000000000000000000005.log", 5, FileKind::Log),
+            ("00000000000000000500.copy.log", 500, FileKind::Log),
+            ("00000000000000000500.log.log", 500, FileKind::Log),
+            ("5.index", 5, FileKind::Index),
+            ("5.log.index", 5, FileKind::Index),
+            ("00000000000000000005.old.timeindex", 5, FileKind::TimeIndex),
+            ("9223372036854775807.txnindex", i64::MAX, FileKind::TxnIndex),
+            ("-1.log", -1, FileKind::Log),
+            ("-00000000000000000001.log", -1, FileKind::Log),
+        ] {
+            let n = nc(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!((n.offset, n.kind), (offset, kind), "{name}");
+        }
+        for name in [
+            "00000000000000000005.log",
+            "00000000000000000005.index",
+            "09223372036854775807.txnindex",
+            "00000000000000000005.snapshot",
+            "5.snapshot",
+            "notes.log",
+            "5.log.swap",
+            "5.log.deleted",
+            "x.log.bak",
+            "\u{661}.log",
+        ] {
+            assert_eq!(nc(name), None, "{name}");
+        }
+        assert_eq!(
+            canonical_segment_name(5, ".log"),
+            "00000000000000000005.log"
+        );
+        assert_eq!(
+            canonical_segment_name(-1, ".log"),
+            "-00000000000000000001.log"
+        );
+        assert_eq!(
+            canonical_segment_name(i64::MIN, ".index"),
+            "-09223372036854775808.index"
+        );
+    }
 
     /// The names a partition's load throws `NumberFormatException` on, by step, and
     /// those it ignores or parses.

@@ -15,8 +15,11 @@ struct Entry {
     name: String,
     path: PathBuf,
     /// `Some(true)` directory, `Some(false)` anything else; `None` when it could not be
-    /// stat'ed (dangling symlink, permission).
+    /// stat'ed (dangling symlink, permission), or is a symlink not followed.
     is_dir: Option<bool>,
+    /// A symlink not followed (`DiscoverOptions::follow_symlinks` off), kept only in a
+    /// partition directory's `unknown` for the name checks: never a log dir's file.
+    unfollowed: bool,
 }
 
 /// Options of [`discover_with`].
@@ -29,6 +32,15 @@ pub struct DiscoverOptions {
     /// the input, or to another file system, is not walked (said as an error), and a
     /// discovery lists at most `MAX_DIRS` directories.
     pub follow_symlinks: bool,
+}
+
+/// True when a broker's load may read the name `name` (a file it writes, a leftover it
+/// acts on, a partition directory): an entry of that name that is not analysed is said,
+/// never skipped silently.
+fn load_reads_name(name: &str) -> bool {
+    kafka_like_name(name)
+        || parse_leftover_name(name).is_some()
+        || parse_partition_dir_name(name).is_some()
 }
 
 /// True when `name` ends like a file a broker writes (so a special file or a name that
@@ -146,28 +158,44 @@ impl Walker {
             };
             let path = ent.path();
             let raw_name = ent.file_name();
-            let name = raw_name.to_string_lossy().into_owned();
-            if raw_name.to_str().is_none() {
+            let Some(name) = raw_name.to_str().map(str::to_owned) else {
                 // Kafka names are ASCII; a name that is not UTF-8 cannot be one the broker
-                // wrote, and matching it lossily would guess. Said, never skipped silently.
-                if kafka_like_name(&name) {
+                // wrote, and matching it lossily would guess (a lossy topic, a lossy
+                // segment name). What a broker does with it depends on its JVM's file-name
+                // encoding (`sun.jnu.encoding`: `java.io.File` decodes the name with it, and
+                // under UTF-8 the decoded name no longer names the file, so
+                // `File.isFile`/`isDirectory` are false and the load skips it; a single-byte
+                // encoding decodes every byte and the load parses the name): not judged.
+                // Said when a broker may read the name, never skipped silently.
+                if load_reads_name(&raw_name.to_string_lossy()) {
                     self.error(
                         &path,
-                        "file name is not valid UTF-8 (a broker writes ASCII names): not analysed",
+                        format_args!(
+                            "name {} is not valid UTF-8 (a broker writes ASCII names): not analysed; whether a broker's load skips it or reads its name depends on the JVM's file-name encoding (sun.jnu.encoding), so nothing is predicted of it",
+                            crate::escape::os_name(&raw_name)
+                        ),
                     );
                 }
                 continue;
-            }
+            };
             let ft = match ent.file_type() {
                 Ok(ft) if ft.is_symlink() && !self.opts.follow_symlinks => {
                     // Not followed (`--follow` to opt in): the walk stays inside the
-                    // given roots. A Kafka-named symlink is said; a directory one is
-                    // skipped quietly, as `rg` does.
-                    if kafka_like_name(&name) {
+                    // given roots. A Kafka-named symlink is said, and kept (unread) for
+                    // a partition directory's name checks: the broker's listing follows
+                    // it (`File.isFile`), so a name its load cannot parse fails the load
+                    // wherever it points. A directory one is skipped quietly, as `rg` does.
+                    if kafka_like_name(&name) || parse_leftover_name(&name).is_some() {
                         self.error(
                             &path,
                             "symlink not followed (use --follow, or name the file explicitly)",
                         );
+                        out.push(Entry {
+                            name,
+                            path,
+                            is_dir: None,
+                            unfollowed: true,
+                        });
                     }
                     continue;
                 }
@@ -201,7 +229,12 @@ impl Walker {
                     None
                 }
             };
-            out.push(Entry { name, path, is_dir });
+            out.push(Entry {
+                name,
+                path,
+                is_dir,
+                unfollowed: false,
+            });
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Some(out)
@@ -219,7 +252,7 @@ impl Walker {
         };
         if let Some(entries) = entries {
             for e in entries {
-                if e.is_dir != Some(true) {
+                if e.is_dir != Some(true) && !e.unfollowed {
                     ld.add_file(&e.name, e.path.clone());
                 }
             }
@@ -265,10 +298,22 @@ impl Walker {
             self.reached += usize::from(known);
             return known.then_some(canon);
         }
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = match path.file_name().map(|n| (n, n.to_str())) {
+            Some((_, Some(n))) => n.to_owned(),
+            Some((raw, None)) => {
+                // Only a given path gets here (the walk skips such names): its contents
+                // are read, its name is not taken for a topic-partition (lossily).
+                self.error(
+                    path,
+                    format_args!(
+                        "directory name {} is not valid UTF-8: no topic-partition is read from it",
+                        crate::escape::os_name(raw)
+                    ),
+                );
+                String::new()
+            }
+            None => String::new(),
+        };
         if name == REMOTE_LOG_INDEX_CACHE {
             return None;
         }
@@ -347,16 +392,13 @@ impl Walker {
         let i = match self.partial_index.get(&parent_canon) {
             Some(&i) => i,
             None => {
+                // A name that is not UTF-8 is not taken for a topic-partition (lossily).
                 let parent_name = parent
                     .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .or_else(|| {
-                        parent_canon
-                            .file_name()
-                            .map(|n| n.to_string_lossy().into_owned())
-                    })
+                    .or_else(|| parent_canon.file_name())
+                    .and_then(|n| n.to_str())
                     .unwrap_or_default();
-                let (tp, kind) = match parse_partition_dir_name(&parent_name) {
+                let (tp, kind) = match parse_partition_dir_name(parent_name) {
                     Some((tp, k)) => (Some(tp), Some(k)),
                     None => (None, None),
                 };
@@ -377,7 +419,7 @@ impl Walker {
         };
         // Given twice: keep one (a set, not a search of the directory's files per file).
         if self.single_files.insert(path.to_path_buf()) {
-            self.partial[i].1.add_file(&name, path.to_path_buf());
+            self.partial[i].1.add_given_file(&name, path.to_path_buf());
         }
     }
 
@@ -428,7 +470,7 @@ fn partition_candidate(
         match e.is_dir {
             Some(true) => has_subdir = true,
             Some(false) => match classify_partition_file(&e.name) {
-                PartFile::Numbered(_, k) => {
+                PartFile::Numbered(_, k) | PartFile::Noncanonical(_, k) => {
                     has_kafka = true;
                     has_segment |= k.is_segment_file();
                 }
@@ -471,6 +513,10 @@ fn partition_candidate(
 ///     `broker-1` holding other directories is searched instead;
 ///   - or whose name does not parse but which holds segment files (`<n>.log/.index/
 ///     .timeindex/.txnindex`): listed with `tp: None` (a renamed copy, a test fixture).
+///   - its segments are the files of the broker's names (`LogFileUtils.logFile`: the base
+///     offset in 20 digits); a segment file under another name of an offset (`5.log`,
+///     `…0500.copy.log`: [`noncanonical_segment_name`]) is never read by the broker and goes
+///     to `unknown` (a file given explicitly in the digits form is read as given).
 ///   - a partition dir is not searched further; its subdirectories go to `unknown`.
 /// * `remote-log-index-cache` is skipped; `__cluster_metadata-0` is a partition dir.
 /// * A single file is put in a `partial` partition dir for its parent directory (the
@@ -481,10 +527,13 @@ fn partition_candidate(
 /// * Directories are deduplicated by canonical path (so a dir and its parent may both be
 ///   given). Symlinks met during the walk are not followed (see
 ///   [`DiscoverOptions::follow_symlinks`]; a Kafka-named one is listed in
-///   [`Inventory::errors`]); given paths are. A directory is never walked twice (no loops).
+///   [`Inventory::errors`], and in a partition directory's `unknown` for its name checks,
+///   never read); given paths are. A directory is never walked twice (no loops).
 /// * Only directories and regular files are listed: a FIFO, socket or device named like a
-///   Kafka file is an [`Inventory::errors`] entry (never opened), as is a Kafka-like name
-///   that is not valid UTF-8.
+///   Kafka file is an [`Inventory::errors`] entry (never opened), as is a name that is not
+///   valid UTF-8 and that a broker may read (a Kafka file's, a leftover's, a partition
+///   directory's; its bytes that are not UTF-8 written `\xNN`): never matched lossily. A
+///   directory given by such a name is walked, but no topic-partition is read from its name.
 /// * Output: partitions sorted by (topic, partition, path) (unnamed ones first), segments
 ///   by base offset, snapshots by offset, log dirs by path.
 pub fn discover(paths: &[PathBuf]) -> Inventory {

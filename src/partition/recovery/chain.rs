@@ -19,6 +19,7 @@
 //! newest left, or skips after a clean shutdown when none is left.
 
 use super::SegmentInput;
+use crate::discover::layout::java_name_order;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One recovery, in the broker's order.
@@ -95,6 +96,12 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         .filter(|&i| segs[i].missing_index || segs[i].corrupt_index.is_some())
         .map(|i| (i, true))
         .collect();
+    // `loadSegmentFiles` meets the segments in name order: their offsets' order, unless a
+    // noncanonical name makes it open one elsewhere (`SegmentInput::opened_as`).
+    let reordered = segs.iter().any(|s| s.opened_as.is_some());
+    if reordered {
+        order.sort_by(|a, b| java_name_order(segs[a.0].load_name(), segs[b.0].load_name()));
+    }
     if let Some(from) = inp.unclean_from {
         let to = inp.truncated.unwrap_or(segs.len().saturating_sub(1));
         order.extend((from..=to).filter(|&i| i < segs.len()).map(|i| (i, false)));
@@ -115,6 +122,7 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
     let log_start = inp.log_start.unwrap_or(segs[0].base);
     let ckpt = inp.log_start_checkpoint;
     let mut steps = Vec::with_capacity(order.len());
+    let bases: Vec<i64> = segs.iter().map(|s| s.base).collect();
     for (seg, for_index) in order {
         let base = segs[seg].base;
         // truncateAndReload(log start checkpoint, base), then loadFromSnapshot: a corrupt
@@ -137,9 +145,17 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         // recovery is done — the two bases just below it; after an unclean shutdown the
         // whole log's last two, of which only the second-last can lie below), after the
         // rebuild at the base, after the recovery at the segment's end.
-        let held = if for_index { &segs[..seg] } else { segs };
+        let reopened;
+        let held: &[i64] = match (for_index, reordered) {
+            (false, _) => &bases,
+            (true, false) => &bases[..seg],
+            (true, true) => {
+                reopened = opened_before(segs, seg);
+                &reopened
+            }
+        };
         let mut last_snap = loaded.unwrap_or(ckpt);
-        for b in held[held.len().saturating_sub(2)..].iter().map(|s| s.base) {
+        for &b in &held[held.len().saturating_sub(2)..] {
             if b < base && b > last_snap {
                 snaps.insert(b, lineage);
                 last_snap = b;
@@ -190,6 +206,16 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
     })
 }
 
+/// The bases (ascending) of the segments `loadSegmentFiles` has opened when it opens
+/// segment `seg`: those it meets before it in name order.
+fn opened_before(segs: &[SegmentInput], seg: usize) -> Vec<i64> {
+    let at = segs[seg].load_name();
+    segs.iter()
+        .filter(|s| java_name_order(s.load_name(), at) == std::cmp::Ordering::Less)
+        .map(|s| s.base)
+        .collect()
+}
+
 /// `truncateAndReload`'s cut: keeps the snapshots in `(low, high]`, returns the others.
 fn keep_within<V>(snaps: &mut BTreeMap<i64, V>, low: i64, high: i64) -> Vec<i64> {
     let mut gone: Vec<i64> = match high.checked_add(1) {
@@ -231,6 +257,8 @@ mod tests {
             missing_index,
             corrupt_index: None,
             load_error: None,
+            opened_as: None,
+            created: false,
             walk: next_offset.map(|next_offset| RecoverWalk {
                 stop: None,
                 tail: None,
@@ -316,6 +344,35 @@ mod tests {
         // the index recovery loaded the snapshot at 20: no rebuild from the log start
         assert_eq!(c.last, Some(5));
         assert_eq!(c.deleted, [(10, 0), (20, 0), (30, 0)]);
+    }
+
+    /// `loadSegmentFiles` meets the segments in name order: a noncanonical name of segment
+    /// 20 that sorts before every 20-digit name (`+20.log`) makes the loop open (and, its
+    /// index missing, recover) it first, with no segment opened before it, so its rebuild
+    /// snapshots at no lower base; the recovery of 0 then deletes the snapshots above 0 and
+    /// leaves one at its end, 10, the one the final rebuild loads. In offset order the
+    /// recovery of 20 would come last and leave 30.
+    #[test]
+    fn a_name_sorting_first_opens_its_segment_first() {
+        let mut segs = [
+            seg(0, true, Some(10)),
+            seg(10, false, Some(20)),
+            seg(20, true, Some(30)),
+        ];
+        let mut inp = input(&segs, &[]);
+        inp.unclean_from = None;
+        inp.clean_shutdown = Some(true);
+        let c = chain(&inp).unwrap();
+        let order: Vec<_> = c.steps.iter().map(|s| s.seg).collect();
+        assert_eq!((order, c.last), (vec![0, 2], Some(30)));
+        segs[2].opened_as = Some("+20.log".into());
+        let mut inp = input(&segs, &[]);
+        inp.unclean_from = None;
+        inp.clean_shutdown = Some(true);
+        let c = chain(&inp).unwrap();
+        let order: Vec<_> = c.steps.iter().map(|s| s.seg).collect();
+        assert_eq!((order, c.last), (vec![2, 0], Some(10)));
+        assert_eq!(c.steps[0].rebuild, Some((0, None)));
     }
 
     /// After a clean shutdown a segment recovered for its missing index whose end is not the

@@ -358,6 +358,17 @@ fn throws_when_framed(f: &Finding, walk: Option<&RecoverWalk>) -> bool {
 const METADATA_LOG_REASON: &str = "the KRaft metadata log is recovered from offset 0 at every start (KafkaMetadataLog: recovery point 0, last shutdown taken as unclean)";
 
 impl SegmentPlan {
+    /// Mark the outcome unknown for `why` (the load does what the model does not follow:
+    /// `aliases::Aliases::apply`), after any other reason.
+    pub(crate) fn not_followed(&mut self, why: Option<&str>) {
+        if let Some(why) = why {
+            self.outcome_unknown = Some(match self.outcome_unknown.take() {
+                Some(crc) => format!("{why}; {crc}"),
+                None => why.to_owned(),
+            });
+        }
+    }
+
     /// The plan of the KRaft metadata log (made from [`super::metadata_log_state`]): its
     /// segments are recovered because `KafkaMetadataLog` always recovers them, not
     /// because of the log dir's shutdown state — the reasons say so.
@@ -396,7 +407,15 @@ pub(crate) fn plan_segments(
     };
     let mut load_truncations: Vec<TruncationPrediction> = Vec::new();
     for s in segs {
-        let reason: Option<std::borrow::Cow<'static, str>> = if s.missing_index {
+        let reason: Option<std::borrow::Cow<'static, str>> = if s.missing_index && s.created {
+            Some(
+                format!(
+                    "missing offset index (created empty at load for {})",
+                    s.opened_as.as_deref().unwrap_or_default()
+                )
+                .into(),
+            )
+        } else if s.missing_index {
             Some("missing offset index".into())
         } else {
             s.corrupt_index.clone().map(Into::into)
@@ -479,11 +498,13 @@ pub(crate) fn plan_segments(
         // Damage in segments recovery skipped goes with them.
         plan.unrecovered.clear();
     } else if let Some(end) = end_after_recovery(&plan, segs)
-        && plan.log_end_after.is_some_and(|l| end > l)
+        && plan.log_end_after.is_some_and(|l| end != l)
     {
         // The broker's log end is the last segment's next offset: an empty last segment
         // ends the log at its base, above the last batch when compaction removed the
-        // offsets between. (A log without a batch keeps its unknown end: `None`.)
+        // offsets between, below the walk's end when the load replaces the last segment
+        // (a swap's, a segment created for a noncanonical name). (A log without a batch
+        // keeps its unknown end: `None`.)
         plan.log_end_after = Some(end);
     }
     plan
@@ -541,6 +562,25 @@ pub(crate) struct SegmentInput {
     /// unknown version, from `LogSegment.sanityCheck`), with Kafka's message.
     pub load_error: Option<String>,
     pub walk: Option<RecoverWalk>,
+    /// The name at which `loadSegmentFiles` opens the segment when it is not the segment's
+    /// own: a file under a noncanonical name of its offset ([`super::aliases`]) that the
+    /// loop meets first (`+5.log` sorts before every 20-digit name), or that makes the load
+    /// create the segment.
+    pub opened_as: Option<String>,
+    /// The load creates this segment, empty (`LogSegment.open` of a name no file has, for
+    /// the noncanonical name `opened_as`).
+    pub created: bool,
+}
+
+impl SegmentInput {
+    /// The name under which `LogLoader.loadSegmentFiles` meets the segment, in its name
+    /// order (a swapped-in segment's `.swap` suffix is gone by then).
+    pub(crate) fn load_name(&self) -> &str {
+        match &self.opened_as {
+            Some(alias) => alias,
+            None => self.name.strip_suffix(".swap").unwrap_or(&self.name),
+        }
+    }
 }
 
 fn truncation_of(s: &SegmentInput, w: &RecoverWalk) -> Option<TruncationPrediction> {

@@ -5,7 +5,7 @@ use super::chain;
 use super::ending::Ending;
 use super::replays;
 use super::*;
-use crate::discover::layout::OffsetNameStep;
+use crate::discover::layout::{OffsetNameStep, java_name_order};
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
@@ -54,6 +54,10 @@ pub(crate) struct PredictInput<'a> {
     /// The regular files of the directory whose names the load parses as offsets and
     /// cannot (`discover::layout::unparseable_offset_name`), with the step that throws.
     pub unparseable_names: Vec<(String, OffsetNameStep)>,
+    /// Why the load cannot be followed (`aliases::Aliases::apply`: a segment of a negative
+    /// base, or an empty segment created inside another's offsets): the outcome is then
+    /// unknown, as without CRC checks.
+    pub unmodelled: Option<String>,
 }
 
 /// How many producers, and open transactions, the broker holds once a rebuild that
@@ -224,6 +228,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     if inp.metadata_log {
         plan.for_metadata_log();
     }
+    plan.not_followed(inp.unmodelled.as_deref());
     let recovered: Vec<SegmentRecovery> = plan
         .recovered
         .iter()
@@ -562,9 +567,10 @@ fn load_failure(
     replays::replay_failure(&rules, segs, std::slice::from_ref(&last))
 }
 
-/// Where `loadSegmentFiles` throws: at a segment (its base) or at a file name.
+/// Where `loadSegmentFiles` throws: at a segment (the name the loop meets it under) or at
+/// a file name.
 enum LoopStop<'a> {
-    Segment(i64),
+    Segment(String),
     Name(&'a str),
 }
 
@@ -572,10 +578,11 @@ impl LoopStop<'_> {
     /// True when the loop has opened segment `s` (and run its index recovery) before it
     /// throws here.
     fn after(&self, s: &SegmentInput) -> bool {
-        match self {
-            LoopStop::Segment(base) => s.base < *base,
-            LoopStop::Name(name) => java_name_order(load_name(s), name) == Ordering::Less,
-        }
+        let at = match self {
+            LoopStop::Segment(name) => name.as_str(),
+            LoopStop::Name(name) => name,
+        };
+        java_name_order(s.load_name(), at) == Ordering::Less
     }
 }
 
@@ -588,7 +595,13 @@ fn segment_files_failure<'a>(
     segs: &[SegmentInput],
     name: Option<NamedFailure<'a>>,
 ) -> Option<(LoopStop<'a>, Box<LoadFailure>)> {
-    let at_segment = segs.iter().find_map(|s| {
+    // In the loop's order: the segments' own names' unless a noncanonical name of one
+    // comes first (`SegmentInput::opened_as`).
+    let mut order: Vec<&SegmentInput> = segs.iter().collect();
+    if segs.iter().any(|s| s.opened_as.is_some()) {
+        order.sort_by(|a, b| java_name_order(a.load_name(), b.load_name()));
+    }
+    let at_segment = order.into_iter().find_map(|s| {
         if let Some(why) = super::throws_at_load(s) {
             let offset = s.walk.as_ref().and_then(|w| w.stop.as_deref()).and_then(|st| st.2);
             return Some((s, Box::new(LoadFailure {
@@ -612,26 +625,15 @@ fn segment_files_failure<'a>(
             ),
         })))
     });
+    let stop = |s: &SegmentInput| LoopStop::Segment(s.load_name().to_owned());
     match (at_segment, name) {
-        (Some((s, f)), Some((n, _))) if java_name_order(load_name(s), n) == Ordering::Less => {
-            Some((LoopStop::Segment(s.base), f))
+        (Some((s, f)), Some((n, _))) if java_name_order(s.load_name(), n) == Ordering::Less => {
+            Some((stop(s), f))
         }
         (_, Some((n, f))) => Some((LoopStop::Name(n), f)),
-        (Some((s, f)), None) => Some((LoopStop::Segment(s.base), f)),
+        (Some((s, f)), None) => Some((stop(s), f)),
         (None, None) => None,
     }
-}
-
-/// The name a segment has when `loadSegmentFiles` lists it (a swapped-in segment's
-/// `.swap` suffix is gone by then).
-fn load_name(s: &SegmentInput) -> &str {
-    s.name.strip_suffix(".swap").unwrap_or(&s.name)
-}
-
-/// The order `loadSegmentFiles` sorts its files in (`File.compareTo` of paths in one
-/// directory: the names' UTF-16 code units).
-fn java_name_order(a: &str, b: &str) -> Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
 }
 
 /// A load failure at a file name.

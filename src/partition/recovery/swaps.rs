@@ -15,7 +15,7 @@
 
 use super::plan::SegmentInput;
 use super::{RecoverCheck, RecoverWalk, StopReason, SwappedTail};
-use crate::discover::layout::{LeftoverKind, PartitionDir};
+use crate::discover::layout::{FileKind, LeftoverKind, PartitionDir};
 use crate::read::format::{Classified, RawEntry, Tail, classify};
 use crate::read::segment::{Item, ReadPolicy, walk_entries_items};
 use std::path::{Path, PathBuf};
@@ -23,10 +23,15 @@ use std::path::{Path, PathBuf};
 /// One `.log.swap` file the load renames into a segment.
 #[derive(Debug, Clone)]
 pub(crate) struct SwappedIn {
+    /// The swap file the load opens: the broker's name for it (`LogSegment.open` with the
+    /// `.swap` suffix), whatever the name it was found under.
     pub path: PathBuf,
     pub base: i64,
     /// The offset after its last batch (its base when it holds none).
     pub next: i64,
+    /// Found only under a noncanonical name (`5.log.swap`): the load opens `path`, which
+    /// does not exist, and so creates it empty (see [`CompletedSwaps::of`]).
+    pub created: bool,
 }
 
 /// The swaps a partition's next load completes.
@@ -38,39 +43,83 @@ pub(crate) struct CompletedSwaps {
     pub to: i64,
 }
 
+/// The offset the load reads in a file's name (`LogFileUtils.offsetFromFile`).
 fn offset_of(path: &Path) -> Option<i64> {
-    path.file_name()?.to_str()?.split('.').next()?.parse().ok()
+    crate::discover::layout::kafka_offset_of_name(path.file_name()?.to_str()?)
+}
+
+/// The lowest offset among `p`'s `.cleaned` files (`removeTempFilesAndCollectSwapFiles`:
+/// every `.swap` file at or above it belongs to an unfinished split and is deleted).
+pub(crate) fn min_cleaned(p: &PartitionDir) -> Option<i64> {
+    p.leftovers
+        .iter()
+        .filter(|(k, _)| *k == LeftoverKind::Cleaned)
+        .filter_map(|(_, path)| offset_of(path))
+        .min()
+}
+
+/// A `.log.swap` file's name without `.swap`, and whether that is a noncanonical log
+/// name (`5.log`: `discover::layout::noncanonical_segment_name`).
+pub(crate) fn swap_log_stem(path: &Path) -> Option<(&str, bool)> {
+    let stem = path.file_name()?.to_str()?.strip_suffix(".swap")?;
+    let role = crate::discover::layout::segment_file_role(stem);
+    (role.map(|r| r.0) == Some(FileKind::Log)).then(|| {
+        let alias = crate::discover::layout::noncanonical_segment_name(stem).is_some();
+        (stem, alias)
+    })
 }
 
 impl CompletedSwaps {
     /// The `.log.swap` files of `p` its next load completes (`None`: none), read for their
     /// last offsets; an unreadable one is left out (the file checks report it).
+    ///
+    /// A `.log.swap` file under a noncanonical name of its offset N (`5.log.swap`,
+    /// `+5.log.swap`) is never read: `LogLoader.load` opens the swap segment by the
+    /// broker's name of N (`LogSegment.open(…, ".swap")`, `FileRecords.open` with
+    /// `StandardOpenOption.CREATE`), reads its end (`readNextOffset`), and its third pass
+    /// renames every `.swap` file. So when no `.log.swap` file has the broker's name of N,
+    /// that one is created empty and renamed over the segment at N (which then loads
+    /// empty); the file found is renamed to its name without `.swap`, which the segment
+    /// loop never reads either. A negative N is left out (not predicted: see
+    /// [`super::aliases`]).
     pub(crate) fn of(p: &PartitionDir) -> Option<CompletedSwaps> {
-        let min_cleaned = p
+        let min_cleaned = min_cleaned(p);
+        let swaps: Vec<(&Path, i64, bool)> = p
             .leftovers
             .iter()
-            .filter(|(k, _)| *k == LeftoverKind::Cleaned)
-            .filter_map(|(_, path)| offset_of(path))
-            .min();
-        let mut segments: Vec<SwappedIn> = p
-            .leftovers
-            .iter()
-            .filter(|(k, path)| {
-                *k == LeftoverKind::Swap && path.to_str().is_some_and(|s| s.ends_with(".log.swap"))
-            })
+            .filter(|(k, _)| *k == LeftoverKind::Swap)
             .filter_map(|(_, path)| {
+                let (_, alias) = swap_log_stem(path)?;
                 let base = offset_of(path)?;
-                if min_cleaned.is_some_and(|c| base >= c) {
-                    return None;
-                }
-                let next = last_offset(path)?.map_or(base, |l| l.saturating_add(1));
-                Some(SwappedIn {
-                    path: path.clone(),
-                    base,
-                    next,
-                })
+                let valid = min_cleaned.is_none_or(|c| base < c);
+                valid.then_some((path.as_path(), base, alias))
             })
             .collect();
+        let canonical: std::collections::HashSet<i64> =
+            swaps.iter().filter(|s| !s.2).map(|s| s.1).collect();
+        let mut created = std::collections::HashSet::new();
+        let mut segments: Vec<SwappedIn> = Vec::new();
+        for (path, base, alias) in swaps {
+            if !alias {
+                let Some(last) = last_offset(path) else {
+                    continue;
+                };
+                segments.push(SwappedIn {
+                    path: path.to_path_buf(),
+                    base,
+                    next: last.map_or(base, |l| l.saturating_add(1)),
+                    created: false,
+                });
+            } else if base >= 0 && !canonical.contains(&base) && created.insert(base) {
+                let name = crate::discover::layout::canonical_segment_name(base, ".log.swap");
+                segments.push(SwappedIn {
+                    path: p.path.join(name),
+                    base,
+                    next: base,
+                    created: true,
+                });
+            }
+        }
         segments.sort_by_key(|s| s.base);
         let from = segments.iter().map(|s| s.base).min()?;
         let to = segments.iter().map(|s| s.next).max()?;
@@ -117,8 +166,10 @@ impl CompletedSwaps {
             let Some(base) = offset_of(path) else {
                 continue;
             };
+            // The segment opens the broker's names of its swap files only.
             for ext in ["index", "txnindex"] {
-                if name.ends_with(&format!(".{ext}.swap")) {
+                let suffix = format!(".{ext}.swap");
+                if name == crate::discover::layout::canonical_segment_name(base, &suffix) {
                     files.insert((base, ext), path.as_path());
                 }
             }
@@ -150,7 +201,14 @@ impl CompletedSwaps {
                 missing_index: !has_index,
                 corrupt_index,
                 load_error,
-                walk: recover_walk(&s.path, s.base),
+                // A swap created empty holds no batch.
+                walk: if s.created {
+                    Some(super::aliases::empty_walk(s.base))
+                } else {
+                    recover_walk(&s.path, s.base)
+                },
+                opened_as: None,
+                created: false,
             });
         }
         kept.sort_by_key(|s| s.base);

@@ -658,7 +658,7 @@ fn apply_recovery(
     report: &mut PartitionReport,
     dir: &DirState,
     opts: &ScanOptions,
-    findings: &mut [Finding],
+    findings: &mut Vec<Finding>,
 ) {
     let (clean_shutdown, recovery_point) = (dir.clean_shutdown, dir.recovery_point);
     let log_start_checkpoint = dir.checkpointed_log_start;
@@ -694,6 +694,8 @@ fn apply_recovery(
             // What fails the load is `verify`'s to predict; the scan plans the recovery.
             load_error: None,
             walk: w.walk.clone(),
+            opened_as: None,
+            created: false,
         })
         .collect();
     // The segments the load sees once it has completed the swaps it finds.
@@ -704,6 +706,10 @@ fn apply_recovery(
         Some(s) => s.apply(inputs, p, mmap),
         None => (inputs, Vec::new()),
     };
+    // The segments the load opens under the broker's names for files found under others
+    // (created empty when no file has that name): never the bytes of those files.
+    let aliases = recovery::aliases::Aliases::of(p);
+    let (inputs, unmodelled) = aliases.apply(inputs, p, swaps.as_ref(), mmap);
     let delete_dir = matches!(p.kind, Some(layout::DirKind::Delete { .. }));
     let mut plan = recovery::plan_segments(
         clean_shutdown,
@@ -717,6 +723,7 @@ fn apply_recovery(
     if crate::discover::layout::is_kraft_metadata(&report.topic) {
         plan.for_metadata_log();
     }
+    plan.not_followed(unmodelled.as_deref());
     plan.replaced = replaced;
     report.truncation = plan.truncation.as_ref().map(|t| {
         Box::new(Truncation {
@@ -750,6 +757,15 @@ fn apply_recovery(
         );
     }
     report.carried.recovery.set(plan);
+    // Those files are not read; say what the load does with each instead.
+    if !aliases.is_empty() {
+        let fates = aliases.fates(p, swaps.as_ref());
+        findings.extend(recovery::alias_texts::alias_findings(
+            &report.topic,
+            report.partition,
+            &fates,
+        ));
+    }
 }
 
 #[cfg(all(test, feature = "testkit"))]

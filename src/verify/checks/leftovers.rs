@@ -5,6 +5,7 @@
 use super::{mk, name_of};
 use crate::discover::layout::{DirKind, LeftoverKind, LogDir, PartitionDir};
 use crate::finding::{Finding, Kind};
+use crate::partition::recovery::aliases::AliasFate;
 use crate::partition::recovery::swaps::CompletedSwaps;
 use crate::partition::recovery::{LeftoverAction, LogDirFiles};
 use crate::partition::scan::PartitionReport;
@@ -152,6 +153,24 @@ pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding>
     out
 }
 
+/// What startup does with a `.swap` leftover `name` under a noncanonical name, of fate
+/// `fate` (`None`: as any, an unfinished split's).
+fn alias_swap_action(name: &str, fate: &AliasFate) -> Option<String> {
+    let stem = name.strip_suffix(".swap").unwrap_or(name);
+    Some(match fate {
+        AliasFate::SwapCreatesEmpty { swap, log, .. } => format!(
+            "renamed to {stem} at startup, never read: the load opens {swap} in its place, creates it empty and renames it over {log}"
+        ),
+        AliasFate::SwapRenamed { to } => {
+            format!("renamed to {to} at startup, never read under either name")
+        }
+        AliasFate::NegativeBase { segment } => format!(
+            "renamed to {stem} at startup, never read: the load opens {segment}, a segment of a negative base (not predicted)"
+        ),
+        _ => return None,
+    })
+}
+
 /// What startup does with a leftover (`LogLoader.removeTempFilesAndCollectSwapFiles`). `swaps` are the
 /// partition's other leftovers, for the unfinished-split rule.
 fn leftover_action(
@@ -199,6 +218,7 @@ pub(super) fn partition_leftovers(
     p: &PartitionDir,
     r: &PartitionReport,
     swaps: Option<&CompletedSwaps>,
+    names: &super::names::NameFates<'_>,
     out: &mut Vec<Finding>,
 ) -> Vec<LeftoverAction> {
     let mut leftovers = Vec::new();
@@ -237,7 +257,10 @@ pub(super) fn partition_leftovers(
         }
         let (action, k) = leftover_action(*kind, &name, &cleaned);
         let mut action = action;
-        if let (Some(sw), Some(replaced)) = (swaps, &replaced)
+        if let Some(a) = names.of(path).and_then(|f| alias_swap_action(&name, f)) {
+            // A `.swap` file under a noncanonical name: the load opens another in its place.
+            action = a;
+        } else if let (Some(sw), Some(replaced)) = (swaps, &replaced)
             && completed.contains(path.as_path())
         {
             action = format!(
@@ -301,7 +324,11 @@ pub(super) fn partition_leftovers(
     for s in p.orphan_indexes() {
         for f in [&s.index, &s.timeindex, &s.txnindex].into_iter().flatten() {
             let name = name_of(f);
-            let action = "deleted at startup (orphaned index file: its .log is missing)";
+            let action = if names.adopted.contains(&f.as_path()) {
+                "kept: the load creates its .log, empty, for a file under another name of the same offset that it meets first (noncanonical_segment_name), and this becomes that segment's index"
+            } else {
+                "deleted at startup (orphaned index file: its .log is missing)"
+            };
             out.push(
                 mk(r, Kind::LeftoverFile, &name, format!("{name}: {action}"))
                     .evidence(json!({"file": f.display().to_string()}))

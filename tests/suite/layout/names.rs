@@ -179,7 +179,9 @@ fn renamed_dirs_leftovers_orphans_and_unknowns() {
         write(&p.join(f), b"");
     }
     write(&p.join("notes.txt"), b"");
-    write(&p.join("0001.log"), b""); // same base offset as another .log? no: 1
+    // Offset 1 in another width than the broker's 20 digits: the broker never reads it
+    // under that name (it opens 00000000000000000001.log), so it is no segment.
+    write(&p.join("0001.log"), b"");
     write(&p.join("sub/x"), b"");
     let m = ld.join("__cluster_metadata-0");
     for f in [
@@ -241,8 +243,8 @@ fn renamed_dirs_leftovers_orphans_and_unknowns() {
 
     let t0 = find(&inv, "t", 0)[0];
     let offs: Vec<i64> = t0.segments.iter().map(|s| s.base_offset).collect();
-    assert_eq!(offs, vec![0, 1, 100, 250]);
-    let s250 = &t0.segments[3];
+    assert_eq!(offs, vec![0, 100, 250]);
+    let s250 = &t0.segments[2];
     assert!(s250.log.is_none() && s250.index.is_some() && s250.timeindex.is_some());
     assert_eq!(t0.orphan_indexes().count(), 1);
     assert_eq!(
@@ -250,7 +252,7 @@ fn renamed_dirs_leftovers_orphans_and_unknowns() {
         100,
         "the orphan index is not active"
     );
-    assert!(t0.segments[2].txnindex.is_some());
+    assert!(t0.segments[1].txnindex.is_some());
     assert_eq!(
         t0.snapshots.iter().map(|s| s.offset).collect::<Vec<_>>(),
         vec![7, 100]
@@ -259,7 +261,10 @@ fn renamed_dirs_leftovers_orphans_and_unknowns() {
     for (f, k) in &leftovers {
         assert!(t0.leftovers.contains(&(*k, p.join(f))), "{f}");
     }
-    assert_eq!(t0.unknown, vec![p.join("notes.txt"), p.join("sub")]);
+    assert_eq!(
+        t0.unknown,
+        vec![p.join("0001.log"), p.join("notes.txt"), p.join("sub")]
+    );
 
     let md = find(&inv, "__cluster_metadata", 0)[0];
     assert!(md.is_kraft_metadata());
@@ -436,9 +441,12 @@ fn unreadable_paths_and_symlink_loops() {
 }
 
 /// Discovery finds each file's segment by its base offset whatever order the names list
-/// in (unpadded names sort `10` before `9`), merges padded and unpadded names of one
-/// offset, keeps a second name for the same file kind as unknown, and stays fast on
-/// thousands of segments (it was a linear search per file: quadratic in segments).
+/// in (unpadded names sort `10` before `9`), keeps a second name for the same file kind as
+/// unknown, and stays fast on thousands of segments (it was a linear search per file:
+/// quadratic in segments). In a directory walk only the broker's names are segments: an
+/// unpadded `.log` is never read by the broker (`noncanonical_segment_name`), so it is
+/// unknown there; named on the command line it is read as given, merged with the padded
+/// names of its offset.
 #[test]
 fn many_segments_out_of_name_order_are_grouped_by_offset() {
     let dir = tempfile::tempdir().unwrap();
@@ -450,13 +458,32 @@ fn many_segments_out_of_name_order_are_grouped_by_offset() {
         fs::write(pd.join(format!("{}.log", i * 7)), b"").unwrap();
         fs::write(pd.join(seg(i * 7, "index")), b"").unwrap();
     }
-    fs::write(pd.join(seg(0, "log")), b"").unwrap(); // a second name for offset 0's log
+    fs::write(pd.join(seg(0, "log")), b"").unwrap(); // the broker's name of offset 0's log
     let inv = discover(std::slice::from_ref(&pd));
     let parts = find(&inv, "t", 0);
     assert_eq!(parts.len(), 1);
     let p = parts[0];
     assert_eq!(p.segments.len(), n as usize);
-    for (i, s) in p.segments.iter().enumerate() {
+    assert_eq!(
+        p.segments[0].log.as_deref(),
+        Some(pd.join(seg(0, "log")).as_path())
+    );
+    assert!(p.segments[1..].iter().all(|s| s.log.is_none()));
+    assert_eq!(p.unknown.len(), n as usize);
+    assert!(p.unknown.contains(&pd.join("20993.log")));
+
+    // The unpadded logs named one by one, out of order: read as given, each merged with
+    // its offset's padded index (found by offset, not by a search), one given twice.
+    let mut given: Vec<PathBuf> = (0..n)
+        .rev()
+        .map(|i| pd.join(format!("{}.log", i * 7)))
+        .collect();
+    given.extend((0..n).map(|i| pd.join(seg(i * 7, "index"))));
+    given.push(pd.join("7.log"));
+    let inv = discover(&given);
+    let parts = find(&inv, "t", 0);
+    assert_eq!(parts.len(), 1);
+    for (i, s) in parts[0].segments.iter().enumerate() {
         let off = i as i64 * 7;
         assert_eq!(s.base_offset, off);
         assert_eq!(
@@ -468,7 +495,7 @@ fn many_segments_out_of_name_order_are_grouped_by_offset() {
             Some(pd.join(seg(off, "index")).as_path())
         );
     }
-    assert_eq!(p.unknown, vec![pd.join(seg(0, "log"))]);
+    assert!(parts[0].unknown.is_empty());
 
     // The same files named one by one (a partial partition dir), one of them twice.
     let mut given: Vec<PathBuf> = (0..n).rev().map(|i| pd.join(seg(i * 7, "index"))).collect();
