@@ -668,3 +668,33 @@ fn the_final_rebuild_reading_a_zero_tail_after_a_clean_shutdown_fails_the_load()
     let v = run(&m.dir);
     assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
 }
+
+/// `UnifiedLog.rebuildProducerState`'s `isEmptyBeforeTruncation` is computed on
+/// `LogLoader`'s own `ProducerStateManager`, still empty at the final rebuild (map end 0),
+/// so after load-time recoveries the final replay runs and its snapshots are known: clean
+/// shutdown, segment 3's `.index` missing — 3, 5 and 7 (they used to be left underived).
+/// Twin: every index present, no recovery — the same files.
+#[test]
+fn snapshots_after_load_are_derived_after_an_index_recovery() {
+    for missing in [true, false] {
+        let idem = Producer::idempotent(3, 0);
+        let mut opts = PartitionFileOptions::default();
+        if missing {
+            opts = opts.damage(Damage::MissingIndex { segment: 1 });
+        }
+        let mut p = PartitionBuilder::new("rl", 0).broker_files(opts);
+        p.append(Batch::new(idem).records(3)); // 0..=2
+        p.roll();
+        p.append(Batch::new(idem).records(2).sequence(3)); // 3..=4
+        p.roll();
+        p.append(Batch::new(idem).records(2).sequence(5)); // 5..=6
+        let (_d, m) = write(p, true);
+        let v = run(&m.dir);
+        assert_eq!(v.prediction.recovered_segments.len(), usize::from(missing));
+        assert_eq!(
+            v.prediction.producer_state.snapshots_after_load.as_deref(),
+            Some(&[3, 5, 7][..]),
+            "{missing}"
+        );
+    }
+}
