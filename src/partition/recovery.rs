@@ -292,8 +292,9 @@ pub struct RecoveryPrediction {
     pub log_end_offset_after: Option<i64>,
     /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): the log end
     /// after a clean shutdown that left the log whole, else the checkpointed recovery point
-    /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. `None`
-    /// when the log end is unknown.
+    /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. Then
+    /// raised to the local log start by `UnifiedLog`'s constructor, for every directory.
+    /// `None` when the log end is unknown.
     pub recovery_point_after: Option<i64>,
     /// The segment the load opens when none is left: at the log start checkpoint when the
     /// log ends below it (every segment deleted), or in a directory with no segment (at the
