@@ -132,7 +132,10 @@ pub(super) fn replay_failure(
         let rule = rule_failure(rules, r).map(|(o, f)| ((seg_of(o), o), f));
         let stop = stop_failure(segs, r).map(|(i, f)| ((i, i64::MAX), f));
         let control = control_failure(segs, r).map(|(i, o, f)| ((i, o), f));
-        let first = [rule, control, stop].into_iter().flatten().min_by_key(|c| c.0);
+        let first = [rule, control, stop]
+            .into_iter()
+            .flatten()
+            .min_by_key(|c| c.0);
         if let Some((_, f)) = first {
             return Some(f);
         }
