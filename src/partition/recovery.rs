@@ -294,8 +294,9 @@ pub struct RecoveryPrediction {
     pub log_end_offset_after: Option<i64>,
     /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): the log end
     /// after a clean shutdown that left the log whole, else the checkpointed recovery point
-    /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. `None`
-    /// when the log end is unknown.
+    /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. Then
+    /// raised to the local log start by `UnifiedLog`'s constructor, for every directory.
+    /// `None` when the log end is unknown.
     pub recovery_point_after: Option<i64>,
     /// The segment the load opens when none is left: at the log start checkpoint when the
     /// log ends below it (every segment deleted), or in a directory with no segment (at the
@@ -358,6 +359,80 @@ pub struct RecoverWalk {
     pub removed_batches: u64,
     #[serde(default)]
     pub removed_records: u64,
+    /// The producer state's map end the recovery leaves, where its end snapshot is taken
+    /// (`LogLoader.recoverSegment` → `takeSnapshot`), when it is not `next_offset`:
+    /// `LogSegment.recover` updates the state (and `updateMapEndOffset`) only for batches
+    /// of magic 2, and not for a control batch whose record throws — after legacy entries
+    /// or such a batch the state ends before the segment does (at the base without a v2
+    /// batch). `None`: at `next_offset` (a bundle of an earlier klogscan says nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_end: Option<i64>,
+    /// The first control batch with a producer id whose record the producer-state update
+    /// cannot take, before recovery stops: kept by the recovery, and thrown at by every
+    /// replay that reads it ([`ControlThrow`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_throw: Option<Box<ControlThrow>>,
+}
+
+/// A control batch with a producer id that `ProducerAppendInfo.append` cannot take
+/// (`EndTransactionMarker.deserialize`): a record that does not decode throws
+/// `InvalidRecordException` — `LogSegment.recover` has counted the batch as valid
+/// already, so it catches it and truncates right after the batch —, and a type other than
+/// COMMIT/ABORT `IllegalArgumentException` (`ensureTransactionMarkerControlType`), which
+/// neither the recovery nor the load catches. A rebuild's replay
+/// (`loadProducersFromRecords`) catches neither.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ControlThrow {
+    /// Byte position and offsets of the batch.
+    pub position: u64,
+    pub offset: i64,
+    pub last_offset: i64,
+    /// `Some(type id)`: not COMMIT/ABORT (`IllegalArgumentException`); `None`: a
+    /// COMMIT/ABORT record that does not decode (`InvalidRecordException`).
+    pub not_end_txn: Option<i16>,
+}
+
+impl ControlThrow {
+    /// What the replay throws at it.
+    pub fn exception(&self) -> &'static str {
+        if self.not_end_txn.is_some() {
+            "IllegalArgumentException"
+        } else {
+            "InvalidRecordException"
+        }
+    }
+
+    /// The batch's control record, in words.
+    pub fn what(&self) -> String {
+        match self.not_end_txn {
+            Some(t) => format!(
+                "the control record's type {t} ({:?}) is not COMMIT or ABORT (EndTransactionMarker.ensureTransactionMarkerControlType)",
+                crate::read::format::ControlType::from_id(t)
+            ),
+            None => "the COMMIT/ABORT record does not decode (EndTransactionMarker.deserialize)"
+                .to_string(),
+        }
+    }
+
+    /// The throw at `ev`, a batch `LogSegment.recover` keeps, if its record throws.
+    fn of(ev: &crate::partition::event::BatchEvent) -> Option<ControlThrow> {
+        use crate::partition::event::ControlInfo;
+        if ev.magic < 2 || !ev.has_producer_id() || !ev.crc_valid {
+            return None;
+        }
+        let not_end_txn = match ev.control? {
+            ControlInfo::Malformed => None,
+            ControlInfo::Other(kind) => Some(kind.id()),
+            ControlInfo::Marker { .. } | ControlInfo::Empty => return None,
+        };
+        Some(ControlThrow {
+            position: ev.position,
+            offset: ev.base_offset,
+            last_offset: ev.last_offset,
+            not_end_txn,
+        })
+    }
 }
 
 /// The reason a segment recovered at load (missing or corrupt offset index) makes the load
@@ -407,6 +482,12 @@ pub(crate) struct RecoverCheck {
     /// `(batches, records)` read, and of those before the first bad entry.
     read: (u64, u64),
     kept: (u64, u64),
+    /// The producer state's map end so far (`None`: no v2 batch yet), once fed
+    /// ([`RecoverCheck::producer_state`]: a swapped-in segment's walk is not).
+    state: Option<Option<i64>>,
+    control_throw: Option<ControlThrow>,
+    /// The offset of the first batch after the first bad entry.
+    first_removed: Option<i64>,
 }
 
 impl RecoverCheck {
@@ -423,7 +504,31 @@ impl RecoverCheck {
             emptied: None,
             read: (0, 0),
             kept: (0, 0),
+            state: None,
+            control_throw: None,
+            first_removed: None,
         }
+    }
+
+    /// The producer-state update of batch `ev`, kept by the recovery and given to
+    /// [`RecoverCheck::batch`] first (`LogSegment.recover` → `updateProducerState`, for
+    /// magic ≥ 2 only): the map end moves past it, unless its control record throws
+    /// ([`ControlThrow`]; the first such batch ends the updates).
+    pub fn producer_state(&mut self, ev: &crate::partition::event::BatchEvent) {
+        let end = self.state.get_or_insert(None);
+        if self.emptied.is_some() || self.control_throw.is_some() || ev.magic < 2 {
+            return;
+        }
+        match ControlThrow::of(ev) {
+            Some(t) => self.control_throw = Some(t),
+            None => *end = Some(ev.last_offset.saturating_add(1)),
+        }
+    }
+
+    /// A batch at or after the first bad entry, at `offset` (the first names the stop's
+    /// first removed offset when the stop itself does not: after a malformed marker).
+    pub fn removed(&mut self, offset: i64) {
+        self.first_removed.get_or_insert(offset);
     }
 
     /// Count one batch the walk read (every batch, before or after the first bad entry):
@@ -490,6 +595,17 @@ impl RecoverCheck {
         len: u64,
     ) -> RecoverWalk {
         let tail = tail.map(Box::new);
+        // A malformed marker last in its file: the recovery keeps it and truncates nothing.
+        let first_bad = first_bad
+            .filter(|(p, why, _)| !(*why == StopReason::MalformedControl && *p >= len))
+            .map(|(p, why, o)| (p, why, o.or(self.first_removed)));
+        let state_end = match self.state {
+            Some(end) if self.emptied.is_none() => {
+                Some(end.unwrap_or(self.base)).filter(|&e| e != self.next)
+            }
+            _ => None,
+        };
+        let control_throw = self.control_throw.take().map(Box::new);
         // The time index's last append, after the truncation (`maybeAppend(…, true)`).
         if self.emptied.is_none()
             && let Err(why) = self.time_index_append()
@@ -508,6 +624,8 @@ impl RecoverCheck {
                 records,
                 removed_batches: batches,
                 removed_records: records,
+                state_end: None,
+                control_throw: None,
             },
             None => RecoverWalk {
                 removed_batches: if first_bad.is_some() {
@@ -527,6 +645,8 @@ impl RecoverCheck {
                 overflow: self.overflow,
                 batches,
                 records,
+                state_end,
+                control_throw,
             },
         }
     }

@@ -137,8 +137,12 @@ fn deep_errors_in_compressed_records_stay_inside_the_batch() {
     assert!(f.evidence.get("error_position_in").is_none());
 }
 
+/// `LogSegment.recover` counts a batch as valid before its producer-state update, whose
+/// `EndTransactionMarker.deserialize` throws InvalidRecordException (caught): a malformed
+/// COMMIT is kept and the truncation is right after it (it used to be taken as the
+/// truncation point itself); last in its segment, nothing is truncated.
 #[test]
-fn a_malformed_control_record_is_where_recovery_truncates() {
+fn a_malformed_control_record_is_kept_and_recovery_truncates_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let txn = Producer::transactional(9, 0);
     let mut p = PartitionBuilder::new("m", 0).start_time(T0);
@@ -160,7 +164,18 @@ fn a_malformed_control_record_is_where_recovery_truncates() {
         .truncation
         .as_ref()
         .expect("a truncation point");
-    assert_eq!((t.position, t.offset), (b.position, Some(b.base_offset)));
+    assert_eq!(
+        (t.position, t.offset),
+        (b.position + b.size, Some(b.base_offset + 1))
+    );
+    // Last in its segment: kept, nothing to truncate.
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("m", 0).start_time(T0);
+    p.append(Batch::new(txn).records(2));
+    p.control_raw(txn, 1, Some(vec![0, 0]));
+    let m = p.write(dir.path()).unwrap();
+    let r = scan(std::slice::from_ref(&m.dir), &ScanOptions::default());
+    assert_eq!(r.partitions[0].truncation, None);
     // A well-formed COMMIT is not.
     let dir = tempfile::tempdir().unwrap();
     let mut p = PartitionBuilder::new("m", 0).start_time(T0);

@@ -98,7 +98,9 @@ fn rename_to_delete(m: &Manifest) -> std::path::PathBuf {
 /// 0 with recovery point 0 and rebuilds the producer state only to offset 0 (every
 /// snapshot deleted, no producer left); the directory is then deleted with every segment.
 /// The log start is still `max(checkpoint, first base)`: the loader reads the entry under
-/// the partition's name. No finding judges the live partition: the checkpoints are not
+/// the partition's name; and `UnifiedLog`'s constructor raises the recovery point to it,
+/// as for any directory (`updateLogStartOffset`/`updateLocalLogStartOffset`; this test
+/// used to expect 0). No finding judges the live partition: the checkpoints are not
 /// compared with this copy (their entry is the live log's), its open transaction and its
 /// damage claim no reader.
 #[test]
@@ -124,7 +126,7 @@ fn a_delete_copy_is_loaded_to_offset_0_without_recovery_then_deleted() {
             pr.log_end_offset_after,
             pr.recovery_point_after
         ),
-        (Some(3), Some(0), Some(0))
+        (Some(3), Some(0), Some(3))
     );
     let ps = &pr.producer_state;
     assert!(!ps.skipped);
@@ -266,9 +268,15 @@ fn a_delete_copy_still_recovers_a_segment_missing_its_index_and_an_empty_one_get
     let pr = &v.prediction;
     assert!(pr.deleted_segments.is_empty());
     assert_eq!(pr.created_segment.as_deref(), Some(seg(0).as_str()));
+    // The recovery point 0 raised to the log start 3 (the checkpoint's entry) by
+    // UnifiedLog's constructor, as for every directory (this used to expect 0).
     assert_eq!(
-        (pr.log_end_offset_after, pr.recovery_point_after),
-        (Some(0), Some(0))
+        (
+            pr.log_start_offset_after,
+            pr.log_end_offset_after,
+            pr.recovery_point_after
+        ),
+        (Some(3), Some(0), Some(3))
     );
 }
 

@@ -82,7 +82,7 @@ impl ChainInput<'_> {
         let s = &self.segments[i];
         s.walk
             .as_ref()
-            .map(|w| w.next_offset)
+            .map(|w| w.state_end.unwrap_or(w.next_offset))
             .or_else(|| self.segments.get(i + 1).map(|n| n.base))
             .or(self.log_end)
             .unwrap_or(s.base)
@@ -269,6 +269,8 @@ mod tests {
                 records: 0,
                 removed_batches: 0,
                 removed_records: 0,
+                state_end: None,
+                control_throw: None,
             }),
         }
     }

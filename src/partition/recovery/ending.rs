@@ -97,7 +97,8 @@ impl Ending {
     /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. `None`
     /// when the log end is unknown. Then `UnifiedLog`'s constructor raises it to the local
     /// log start (`updateLocalLogStartOffset(max(logStartOffset, first segment base))`:
-    /// `local_start`).
+    /// `local_start`), for every directory, a `-delete` one included (the constructor runs
+    /// on whatever `LogLoader.load` returns).
     pub(super) fn recovery_point(
         self,
         clean_shutdown: Option<bool>,
@@ -109,7 +110,7 @@ impl Ending {
         let rp = recovery_point.unwrap_or(0);
         let raised = |p: i64| local_start.map_or(p, |l| p.max(l));
         match self {
-            Ending::DeleteDir => Some(0),
+            Ending::DeleteDir => Some(raised(0)),
             Ending::Emptied(e) => Some(raised(rp.min(e.log_start))),
             Ending::Kept if clean_shutdown == Some(true) && has_segments => log_end,
             Ending::Kept => log_end.map(|end| raised(rp.min(end))),

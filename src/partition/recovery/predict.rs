@@ -334,9 +334,6 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         log_start: log_start_after,
         log_end: leo_after.filter(|_| end_known),
         skipped,
-        // After recoveries whose state may hold no producer, the final rebuild skips its
-        // replay (`isEmptyBeforeTruncation`): which bases it passes is then not derived.
-        replay_known: chain.is_none() || producer_state.snapshot_offset >= leo_after,
     });
     let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after, &recovered);
     RecoveryPrediction {
@@ -383,7 +380,6 @@ struct AfterLoad {
     log_start: Option<i64>,
     log_end: Option<i64>,
     skipped: bool,
-    replay_known: bool,
 }
 
 /// The snapshot files once loaded: `kept`, then the final rebuild's
@@ -393,10 +389,12 @@ struct AfterLoad {
 /// Else its replay from the snapshot loaded (or the log start) passes the last two
 /// segment bases below the log end, a snapshot at each above it, then one at the log end.
 fn after_load(a: AfterLoad) -> Option<Vec<i64>> {
+    // The final rebuild's replay always runs when not skipped: its
+    // `isEmptyBeforeTruncation` is read off `LogLoader`'s own `ProducerStateManager`,
+    // which no recovery touches (each has its own) and which the load checks is still
+    // empty before the rebuild — no producer, map end 0 — so it holds only for a log end
+    // of 0, where there is nothing to replay.
     let log_end = a.log_end?;
-    if !a.skipped && !a.replay_known {
-        return None;
-    }
     let mut files: std::collections::BTreeSet<i64> = a.kept.into_iter().collect();
     let last_two = &a.bases[a.bases.len().saturating_sub(2)..];
     let mut last = if a.skipped {

@@ -14,12 +14,17 @@
 //! size below 14 and at least 18 bytes from it throws `CorruptRecordException`; and each
 //! control batch with a producer id is decoded (`ProducerAppendInfo.append` →
 //! `EndTransactionMarker.deserialize`), so a malformed COMMIT/ABORT throws
-//! `InvalidRecordException`. Neither is caught by the load, nor an `IOException`: the broker
-//! does not start. A segment's recovery (`LogSegment.recover`) catches both and truncates
-//! there instead; its range is listed too (for the load rules), without a read of its stop.
+//! `InvalidRecordException` and a control type other than those two
+//! `IllegalArgumentException`. None is caught by the load, nor an `IOException`: the broker
+//! does not start. A segment's recovery (`LogSegment.recover`) catches the first two and
+//! truncates — at a malformed COMMIT/ABORT after it, which it keeps, so the next replay
+//! reading it throws —, but not `IllegalArgumentException`: its range is listed too (for
+//! the load rules and that throw), without a read of its stop.
 
 use super::chain;
-use super::{BrokerVersion, Finding, Kind, LoadFailure, ReadThrows, SegmentInput, StopReason};
+use super::{
+    BrokerVersion, ControlThrow, Finding, Kind, LoadFailure, ReadThrows, SegmentInput, StopReason,
+};
 
 /// What a rebuild's replay reads of the log.
 pub(super) struct Reads {
@@ -36,6 +41,8 @@ pub(super) struct Replay {
     pub to: i64,
     /// What it is, for the failure's message.
     pub what: String,
+    /// A segment's recovery: the segment (index).
+    pub recovers: Option<usize>,
     /// A rebuild's replay: what it reads. `None`: a segment's recovery.
     pub reads: Option<Reads>,
 }
@@ -61,6 +68,7 @@ pub(super) fn step_replays<'a>(
                 what: format!(
                     "rebuilding the producer state up to offset {base} to recover segment {name} (from {what})"
                 ),
+                recovers: None,
                 reads: Some(Reads {
                     held: if step.for_index { step.seg } else { segs.len() },
                     recovered: recovered.clone(),
@@ -78,6 +86,7 @@ pub(super) fn step_replays<'a>(
             what: format!(
                 "recovering segment {name} {why}producer state rebuilt up to offset {base})"
             ),
+            recovers: Some(step.seg),
             reads: None,
         });
         recovered.push(step.seg);
@@ -96,6 +105,7 @@ pub(super) fn final_replay<'a>(
         from,
         to,
         what: format!("replaying the producer state from offset {from}"),
+        recovers: None,
         reads: Some(Reads {
             held: segs.len(),
             recovered: steps.map(|s| s.seg).collect(),
@@ -109,26 +119,57 @@ pub(super) struct Rules<'a> {
     pub broker_version: Option<BrokerVersion>,
 }
 
-/// The first failure, in the replays' order: within one replay, the earlier segment's
-/// (a load rule's batch lies before any stop of its own segment).
+/// The first failure, in the replays' order: within one replay, the earlier segment's,
+/// and in one segment the lower offset's (a stop lies after every batch of its segment
+/// the replay reads).
 pub(super) fn replay_failure(
     rules: &Rules<'_>,
     segs: &[SegmentInput],
     replays: &[Replay],
 ) -> Option<Box<LoadFailure>> {
     for r in replays {
-        let rule = rule_failure(rules, r);
-        let stop = stop_failure(segs, r);
-        let failure = match (rule, stop) {
-            (Some((o, f)), Some((i, g))) => {
-                let at = segs.iter().rposition(|s| s.base <= o).unwrap_or(0);
-                if at <= i { f } else { g }
-            }
-            (Some((_, f)), None) => f,
-            (None, Some((_, g))) => g,
-            (None, None) => continue,
+        let seg_of = |o: i64| segs.iter().rposition(|s| s.base <= o).unwrap_or(0);
+        let rule = rule_failure(rules, r).map(|(o, f)| ((seg_of(o), o), f));
+        let stop = stop_failure(segs, r).map(|(i, f)| ((i, i64::MAX), f));
+        let control = control_failure(segs, r).map(|(i, o, f)| ((i, o), f));
+        let first = [rule, control, stop]
+            .into_iter()
+            .flatten()
+            .min_by_key(|c| c.0);
+        if let Some((_, f)) = first {
+            return Some(f);
+        }
+    }
+    None
+}
+
+/// The first control batch the replay `r` reads whose record throws ([`ControlThrow`]),
+/// with its segment and offset. A segment's recovery throws at its own batch only when
+/// it is not COMMIT/ABORT (it catches the other); a rebuild's replay at any it reads:
+/// from the first batch reaching `max(base, from)`, and in the segment holding `to` up to
+/// the first batch reaching `to`. Recovered segments included: the recovery keeps it.
+fn control_failure(segs: &[SegmentInput], r: &Replay) -> Option<(usize, i64, Box<LoadFailure>)> {
+    if let Some(i) = r.recovers {
+        let c = segs.get(i)?.walk.as_ref()?.control_throw.as_deref()?;
+        return (c.not_end_txn.is_some()).then(|| (i, c.offset, control_at(&segs[i], r, c)));
+    }
+    let reads = r.reads.as_ref()?;
+    let held = &segs[..reads.held.min(segs.len())];
+    for (i, s) in held.iter().enumerate() {
+        if s.base >= r.to {
+            break;
+        }
+        let next = held.get(i + 1).map(|n| n.base);
+        if next.is_some_and(|n| n <= r.from) {
+            continue;
+        }
+        let Some(c) = s.walk.as_ref().and_then(|w| w.control_throw.as_deref()) else {
+            continue;
         };
-        return Some(failure);
+        let holds_to = next.is_none_or(|n| n > r.to);
+        if c.last_offset >= s.base.max(r.from) && (!holds_to || c.last_offset < r.to) {
+            return Some((i, c.offset, control_at(s, r, c)));
+        }
     }
     None
 }
@@ -166,26 +207,6 @@ fn rule_failure(rules: &Rules<'_>, r: &Replay) -> Option<(i64, Box<LoadFailure>)
     None
 }
 
-/// Where a walk stopped, as a rebuild's read meets it.
-enum StopRead {
-    /// An entry whose size is below 14 with at least 18 bytes from it.
-    Throws(ReadThrows),
-    /// A malformed COMMIT/ABORT with a producer id, at this base offset.
-    Marker(i64),
-}
-
-/// What a rebuild's read does at a stop `why` with `left` bytes from it to the file's end
-/// (`first`: the offset of the batch there).
-fn stop_read(why: &StopReason, left: u64, first: Option<i64>) -> Option<StopRead> {
-    if let Some(t) = why.read_throws(left) {
-        return Some(StopRead::Throws(t));
-    }
-    match why {
-        StopReason::MalformedControl => first.map(StopRead::Marker),
-        _ => None,
-    }
-}
-
 /// The first stop of a segment no recovery has cut that the rebuild's replay `r` reads and
 /// throws at, with the segment's index. A segment whose walk is unknown ends the search
 /// (what it holds may throw first); a stop that does not throw, or whose read the evidence
@@ -203,36 +224,23 @@ fn stop_failure(segs: &[SegmentInput], r: &Replay) -> Option<(usize, Box<LoadFai
             continue;
         }
         let w = s.walk.as_ref()?;
-        let Some((pos, why, first)) = w.stop.as_deref() else {
+        let Some((pos, why, _)) = w.stop.as_deref() else {
             continue;
         };
-        let Some(read) = stop_read(why, w.len.saturating_sub(*pos), *first) else {
+        let Some(how) = why.read_throws(w.len.saturating_sub(*pos)) else {
             continue;
         };
         let start = s.base.max(r.from);
         // The segment holding `to` is read up to the first batch reaching `to`.
         let holds_to = next.is_none_or(|n| n > r.to);
-        let failure = match read {
-            StopRead::Throws(how) => {
-                let zeros = how == ReadThrows::ZeroTail;
-                let cut_before = holds_to && w.next_offset > r.to;
-                // A corrupt length may hide batches the index points into: the read is
-                // known to start before it only when a batch before it reaches `start`.
-                if cut_before || (!zeros && start >= w.next_offset) {
-                    continue;
-                }
-                throws_at(s, r, *pos, why, how)
-            }
-            // Whether the batch lies below `to` in the segment holding it is not known
-            // (its last offset is not kept): silent there.
-            StopRead::Marker(m) => {
-                if m < start || m >= r.to || holds_to {
-                    continue;
-                }
-                marker_at(s, r, *pos, m)
-            }
-        };
-        return Some((i, failure));
+        let zeros = how == ReadThrows::ZeroTail;
+        let cut_before = holds_to && w.next_offset > r.to;
+        // A corrupt length may hide batches the index points into: the read is known to
+        // start before it only when a batch before it reaches `start`.
+        if cut_before || (!zeros && start >= w.next_offset) {
+            continue;
+        }
+        return Some((i, throws_at(s, r, *pos, why, how)));
     }
     None
 }
@@ -260,14 +268,22 @@ fn throws_at(
     })
 }
 
-fn marker_at(s: &SegmentInput, r: &Replay, pos: u64, m: i64) -> Box<LoadFailure> {
+fn control_at(s: &SegmentInput, r: &Replay, c: &ControlThrow) -> Box<LoadFailure> {
+    let (m, pos, exception) = (c.offset, c.position, c.exception());
+    let caught = if c.not_end_txn.is_some() {
+        "neither LogSegment.recover nor the load catches it"
+    } else {
+        "LogSegment.recover catches it but keeps the batch (it counts the batch as valid before the update), so every later replay that reads it throws, and the load does not catch that"
+    };
     Box::new(LoadFailure {
         kind: Kind::InvalidBatch.id().into(),
         offset: Some(m),
-        exception: "InvalidRecordException".into(),
+        exception: exception.into(),
         message: format!(
-            "{} throws InvalidRecordException at offset {m} (segment {}, byte {pos}, which no recovery has cut before it): the control record of the batch there is malformed, and the replay decodes it (loadProducersFromRecords → ProducerAppendInfo.append → EndTransactionMarker.deserialize); LogSegment.recover would truncate there, the rebuild does not catch it (the broker does not start)",
-            r.what, s.name
+            "{} throws {exception} at offset {m} (segment {}, byte {pos}): {}; the producer-state update decodes the control record of every batch with a producer id (ProducerAppendInfo.append); {caught} (the broker does not start)",
+            r.what,
+            s.name,
+            c.what()
         ),
     })
 }

@@ -1,6 +1,6 @@
 //! Why `LogSegment.recover` stops on a segment, typed: the walk knows what it met there (a
-//! CRC that fails, a size field below the 14-byte minimum and the bytes left, a malformed
-//! COMMIT/ABORT, …) and says so in a [`StopReason`]. The recovery model's rules (`plan`,
+//! CRC that fails, a size field below the 14-byte minimum and the bytes left, the end of a
+//! malformed COMMIT/ABORT, …) and says so in a [`StopReason`]. The recovery model's rules (`plan`,
 //! `replays`, `predict`) decide on it — whether `FileLogInputStream.nextBatch` throws when
 //! a read that no recovery cut first gets there, whether a recovery at load throws
 //! `InvalidOffsetException` — never on its words, which its `Display` gives (the `reason`
@@ -42,9 +42,12 @@ pub(crate) fn throws_when_read(size: i64, len: u64) -> bool {
 pub enum StopReason {
     /// `ensureValid`: the batch's CRC fails (`CorruptRecordException`).
     CrcMismatch,
-    /// A control batch with a producer id whose control record does not decode:
-    /// `LogSegment.recover` truncates there (`InvalidRecordException`), a rebuild's replay
-    /// throws (`ProducerAppendInfo.append` → `EndTransactionMarker.deserialize`).
+    /// The bytes after a control batch with a producer id whose COMMIT/ABORT record does
+    /// not decode: `LogSegment.recover` adds the batch's size to its valid bytes before
+    /// the producer-state update throws `InvalidRecordException` (`ProducerAppendInfo.append`
+    /// → `EndTransactionMarker.deserialize`), catches it and truncates after the batch,
+    /// which it keeps (the walk's [`super::ControlThrow`]; every replay that reads it
+    /// throws). The stop is at the batch's end: none when the batch ends the file.
     MalformedControl,
     /// An entry that frames but fails `ensureValid` (a v2 batch shorter than its 61-byte
     /// header, …): the format layer's error, in words.
@@ -181,7 +184,7 @@ impl std::fmt::Display for StopReason {
         match self {
             StopReason::CrcMismatch => f.write_str("CRC mismatch (CorruptRecordException)"),
             StopReason::MalformedControl => {
-                f.write_str("malformed control record (recovery throws InvalidRecordException)")
+                f.write_str("after a malformed control record, which recovery keeps (its producer-state update throws InvalidRecordException)")
             }
             StopReason::InvalidBatch { error } => write!(f, "invalid batch: {error}"),
             StopReason::PartialBatch {

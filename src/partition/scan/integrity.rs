@@ -217,16 +217,45 @@ fn check_header_fields(
         {
             problems.push(format!("control record: {e}"));
         }
+        // `ProducerAppendInfo.append` takes a control batch with a producer id as a
+        // COMMIT/ABORT (`EndTransactionMarker.deserialize`): another type throws.
+        if let Some(crate::partition::event::ControlInfo::Other(kind)) = ev.control
+            && ev.has_producer_id()
+        {
+            problems.push(format!(
+                "control record of type {} ({kind:?}) in a batch with producer id {}: only COMMIT/ABORT markers carry one",
+                kind.id(),
+                ev.producer_id
+            ));
+        }
     }
     if !problems.is_empty() {
+        let control_throws = ev.has_producer_id()
+            && matches!(
+                ev.control,
+                Some(
+                    crate::partition::event::ControlInfo::Malformed
+                        | crate::partition::event::ControlInfo::Other(_)
+                )
+            );
+        let broker = if control_throws {
+            CONTROL_THROWS
+        } else {
+            "rejected on append by the leader (InvalidRecordException); never re-checked by replicas or recovery"
+        };
         out.push(
             segment_finding(ctx, Kind::InvalidBatch, name, b.position(), format!("{name}: batch at offset {}: {}", b.base_offset(), problems.join("; ")))
                 .offset(b.base_offset())
                 .evidence(json!({"problems": problems, "records_count": count, "last_offset_delta": delta, "attributes": b.attributes()}))
-                .broker("rejected on append by the leader (InvalidRecordException); never re-checked by replicas or recovery"),
+                .broker(broker),
         );
     }
 }
+
+/// What the broker does with a control batch with a producer id whose record its
+/// producer-state update cannot take (`ProducerAppendInfo.append` →
+/// `EndTransactionMarker.deserialize`; `verify`'s load failure says whether a load reads it).
+const CONTROL_THROWS: &str = "rejected on append by the leader; at load every producer-state replay that reads it throws — InvalidRecordException for a COMMIT/ABORT record that does not decode (LogSegment.recover catches that one but keeps the batch and cuts what follows it), IllegalArgumentException for another control type (caught by no one) — and the broker does not start";
 
 /// The group coordinator's topic.
 pub(super) const OFFSETS_TOPIC: &str = "__consumer_offsets";

@@ -203,6 +203,9 @@ impl<'a> Run<'a> {
             let kept = first_bad.is_none_or(|p| ev.position < p);
             if kept {
                 check.batch(ev.last_offset, ev.max_timestamp, ev.size);
+                check.producer_state(ev);
+            } else {
+                check.removed(ev.base_offset);
             }
             check.count(ev.records_count, ev.crc_valid, kept);
             epochs::note_batch(&mut report.carried, ev);

@@ -151,9 +151,12 @@ impl<'a> Walker<'a> {
                 if !ev.crc_valid {
                     self.stop_at(pos, Some(ev.base_offset), || StopReason::CrcMismatch);
                 }
-                // Recovery decodes the control record of every batch with a producer id; a
-                // malformed one throws InvalidRecordException, and the segment is truncated
-                // there (`LogSegment.recover` → `DefaultRecordBatch.ensureValid`).
+                // Recovery decodes the control record of every batch with a producer id
+                // (`LogSegment.recover` → `updateProducerState` → `ProducerAppendInfo.append`),
+                // after counting the batch as valid: a malformed COMMIT/ABORT throws
+                // InvalidRecordException, caught there, and the segment is truncated right
+                // after the batch, which stays (`RecoverCheck` notes the throw; the offset of
+                // the first batch removed, if any, is the next event's).
                 if ev.crc_valid
                     && ev.has_producer_id()
                     && matches!(
@@ -161,7 +164,8 @@ impl<'a> Walker<'a> {
                         Some(crate::partition::event::ControlInfo::Malformed)
                     )
                 {
-                    self.stop_at(pos, Some(ev.base_offset), || StopReason::MalformedControl);
+                    let end = pos.saturating_add(u64::from(ev.size));
+                    self.stop_at(end, None, || StopReason::MalformedControl);
                 }
                 // Rule 32: records of the group coordinator's log. Uncompressed batches
                 // (the coordinator's default) are read always, compressed ones with --deep;

@@ -186,7 +186,21 @@ fn rebuild_time_index_for_old_messages() {
         }
         assert!(v.prediction.truncation.is_none());
         assert_eq!(v.prediction.log_end_offset_after, Some(20));
-        assert!(leftovers(&v).is_empty());
+        // klogscan plans the v2 rebuild (the format version is a topic setting): there
+        // the first recovery's rebuild deletes the snapshot at the log end, no recovery of
+        // legacy messages writes one at its segment's end (`LogSegment.recover` moves the
+        // state's map end for magic ≥ 2 only), and the final rebuild writes it again
+        // (Kafka's test, on format 0.9.0, takes the shortcut and deletes nothing; this
+        // used to expect no leftover, from end snapshots wrongly taken as written).
+        let kinds: Vec<(String, String)> =
+            leftovers(&v).into_iter().map(|(f, k, _)| (f, k)).collect();
+        assert_eq!(
+            kinds,
+            [(
+                "00000000000000000020.snapshot".to_string(),
+                "snapshot_replaced_at_recovery".to_string()
+            )]
+        );
     }
 }
 

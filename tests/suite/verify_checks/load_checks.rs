@@ -445,7 +445,10 @@ fn zeros_no_replay_reaches_do_not_fail_the_load() {
 /// A malformed COMMIT (its value 2 bytes, a marker needs 6) in segment 0, which no recovery
 /// cuts, inside the rebuild before segment 3's recovery: `EndTransactionMarker.deserialize`
 /// throws `InvalidRecordException` in the replay, uncaught. Twin: recovery point 0, where
-/// `LogSegment.recover` truncates at it instead.
+/// `LogSegment.recover` of segment 0 keeps it (it counts the batch valid before the update
+/// throws) and truncates nothing; its end snapshot is at 2 (the update did not move the map
+/// end past the marker), so segment 3's rebuild replays it and throws just the same (this
+/// twin used to expect a truncation at the marker and no failure).
 #[test]
 fn a_malformed_marker_in_a_replayed_unrecovered_segment_fails_the_load() {
     let build = || {
@@ -475,11 +478,145 @@ fn a_malformed_marker_in_a_replayed_unrecovered_segment_fails_the_load() {
     let (p, _) = build();
     let (_d, m) = unclean_without_snapshots(p, 0);
     let v = run(&m.dir);
-    assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
+    assert!(v.prediction.truncation.is_none(), "{:#?}", v.prediction);
+    let f = v.prediction.load_failure.as_ref().expect("the load fails");
+    assert_eq!(
+        (f.exception.as_str(), f.offset),
+        ("InvalidRecordException", Some(2)),
+        "{f:?}"
+    );
+    assert!(
+        f.message
+            .contains("to recover segment 00000000000000000003.log"),
+        "{f:?}"
+    );
+}
+
+/// A malformed COMMIT followed by a batch in the one segment recovered: the recovery
+/// truncates right after the marker (removing the batch at 3) and snapshots at 2; the final
+/// rebuild replays `[2, 3)`, the marker, and throws. Twin: a well-formed COMMIT — nothing
+/// truncated, the load succeeds.
+#[test]
+fn a_malformed_marker_kept_by_its_recovery_fails_the_final_rebuild() {
+    let build = |value: Option<Vec<u8>>| {
+        let txn = Producer::transactional(9, 0);
+        let mut p = PartitionBuilder::new("rl", 0);
+        p.append(Batch::new(txn).records(2)); // 0..=1
+        let bad = match value {
+            Some(v) => p.control_raw(txn, 1, Some(v)), // 2
+            None => p.commit(txn, 1),
+        };
+        p.append(Batch::new(Producer::PLAIN).records(1)); // 3
+        (p, bad)
+    };
+    let (p, bad) = build(Some(vec![0, 0]));
+    let (_d, m) = unclean_without_snapshots(p, 0);
+    let b = &m.batches[bad];
+    let v = run(&m.dir);
     let t = v.prediction.truncation.as_ref().expect("truncated");
     assert_eq!(
-        (t.segment.as_str(), t.position),
-        ("00000000000000000000.log", pos)
+        (t.position, t.offset, t.first_removed_offset),
+        (b.position + b.size, 3, Some(3))
+    );
+    let ps = &v.prediction.producer_state;
+    assert_eq!((ps.snapshot_offset, ps.replay_from), (Some(2), Some(2)));
+    let f = v.prediction.load_failure.as_ref().expect("the load fails");
+    assert_eq!(
+        (f.exception.as_str(), f.offset),
+        ("InvalidRecordException", Some(2))
+    );
+    assert!(
+        f.message
+            .contains("replaying the producer state from offset 2"),
+        "{f:?}"
+    );
+    let (p, _) = build(None);
+    let (_d, m) = unclean_without_snapshots(p, 0);
+    let v = run(&m.dir);
+    assert!(v.prediction.truncation.is_none(), "{:#?}", v.prediction);
+    assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
+}
+
+/// A control batch with a producer id of type 2 (LEADER_CHANGE) or an unknown type 42:
+/// `EndTransactionMarker`'s type check throws IllegalArgumentException in the recovery's
+/// producer-state update, caught by neither `LogSegment.recover` nor `recoverLog`: the load
+/// fails, nothing is truncated, and the scan reports the batch (`invalid_batch`). Twins:
+/// the same batch without a producer id (a KRaft control batch: the update skips it), and
+/// a recovery point past it with a snapshot at the log end (nothing replays it).
+#[test]
+fn a_non_marker_control_type_with_a_producer_id_fails_the_load_where_replayed() {
+    let build = |ty: i16, producer: Producer| {
+        let mut p = PartitionBuilder::new("rl", 0);
+        p.append(Batch::new(Producer::transactional(9, 0)).records(2)); // 0..=1
+        let at = p.control_raw(producer, ty, Some(vec![0, 0, 0, 0, 0, 0])); // 2
+        p.append(Batch::new(Producer::PLAIN).records(1)); // 3
+        (p, at)
+    };
+    for ty in [2, 42] {
+        let (p, at) = build(ty, Producer::transactional(9, 0));
+        let (_d, m) = unclean_without_snapshots(p, 0);
+        let v = run(&m.dir);
+        assert!(v.prediction.truncation.is_none(), "{:#?}", v.prediction);
+        let f = v.prediction.load_failure.as_ref().expect("the load fails");
+        assert_eq!(
+            (f.exception.as_str(), f.offset, f.kind.as_str()),
+            ("IllegalArgumentException", Some(2), "invalid_batch"),
+            "{f:?}"
+        );
+        assert!(f.message.contains("recovering segment"), "{f:?}");
+        let found = v
+            .findings
+            .iter()
+            .find(|f| f.kind == Kind::InvalidBatch && f.position == Some(m.batches[at].position))
+            .expect("the batch is reported");
+        assert!(
+            found.message.contains("with producer id 9"),
+            "{}",
+            found.message
+        );
+    }
+    let (p, _) = build(2, Producer::PLAIN);
+    let (_d, m) = unclean_without_snapshots(p, 0);
+    let v = run(&m.dir);
+    assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
+    assert!(
+        !v.findings.iter().any(|f| f.kind == Kind::InvalidBatch),
+        "{:#?}",
+        v.findings
+    );
+}
+
+/// `LogSegment.recover` updates the producer state, and its map end, only for batches of
+/// magic 2: a recovered segment of legacy entries leaves no end snapshot (its map end stays
+/// at the base, 0), so the final rebuild replays from 0. Twin: the same segment ending in a
+/// v2 batch — its end snapshot at 4 is loaded.
+#[test]
+fn a_legacy_tail_leaves_the_recovery_snapshot_at_the_last_v2_batch() {
+    let build = |v2_last: bool| {
+        let mut p = PartitionBuilder::new("rl", 0);
+        for i in 0..3 {
+            p.legacy(klogscan::testkit::Legacy::v1().values([i.to_string()]));
+        }
+        if v2_last {
+            p.append(Batch::new(Producer::idempotent(3, 0)).records(1)); // 3
+        }
+        p
+    };
+    let (_d, m) = unclean_without_snapshots(build(false), 0);
+    let v = run(&m.dir);
+    let ps = &v.prediction.producer_state;
+    assert_eq!(
+        (ps.snapshot_offset, ps.replay_from),
+        (None, Some(0)),
+        "{ps:#?}"
+    );
+    let (_d, m) = unclean_without_snapshots(build(true), 0);
+    let v = run(&m.dir);
+    let ps = &v.prediction.producer_state;
+    assert_eq!(
+        (ps.snapshot_offset, ps.replay_from),
+        (Some(4), Some(4)),
+        "{ps:#?}"
     );
 }
 
@@ -530,4 +667,34 @@ fn the_final_rebuild_reading_a_zero_tail_after_a_clean_shutdown_fails_the_load()
     );
     let v = run(&m.dir);
     assert!(v.prediction.load_failure.is_none(), "{:#?}", v.prediction);
+}
+
+/// `UnifiedLog.rebuildProducerState`'s `isEmptyBeforeTruncation` is computed on
+/// `LogLoader`'s own `ProducerStateManager`, still empty at the final rebuild (map end 0),
+/// so after load-time recoveries the final replay runs and its snapshots are known: clean
+/// shutdown, segment 3's `.index` missing — 3, 5 and 7 (they used to be left underived).
+/// Twin: every index present, no recovery — the same files.
+#[test]
+fn snapshots_after_load_are_derived_after_an_index_recovery() {
+    for missing in [true, false] {
+        let idem = Producer::idempotent(3, 0);
+        let mut opts = PartitionFileOptions::default();
+        if missing {
+            opts = opts.damage(Damage::MissingIndex { segment: 1 });
+        }
+        let mut p = PartitionBuilder::new("rl", 0).broker_files(opts);
+        p.append(Batch::new(idem).records(3)); // 0..=2
+        p.roll();
+        p.append(Batch::new(idem).records(2).sequence(3)); // 3..=4
+        p.roll();
+        p.append(Batch::new(idem).records(2).sequence(5)); // 5..=6
+        let (_d, m) = write(p, true);
+        let v = run(&m.dir);
+        assert_eq!(v.prediction.recovered_segments.len(), usize::from(missing));
+        assert_eq!(
+            v.prediction.producer_state.snapshots_after_load.as_deref(),
+            Some(&[3, 5, 7][..]),
+            "{missing}"
+        );
+    }
 }
