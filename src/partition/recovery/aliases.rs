@@ -95,6 +95,8 @@ pub(crate) fn empty_walk(base: i64) -> RecoverWalk {
         removed_batches: 0,
         removed_records: 0,
         tail: None,
+        state_end: None,
+        control_throw: None,
     }
 }
 
