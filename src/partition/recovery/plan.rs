@@ -354,6 +354,11 @@ fn throws_when_framed(f: &Finding, walk: Option<&RecoverWalk>) -> bool {
     f.position == Some(*at) && how.read_throws(w.len.saturating_sub(*at)).is_some()
 }
 
+/// Why a segment is recovered after the log dir's unclean shutdown (what
+/// [`SegmentPlan::for_metadata_log`] rewords for the metadata log, compared as this value,
+/// never by its words).
+const UNCLEAN_REASON: &str = "unclean shutdown (segment at or above the recovery point)";
+
 /// Why the KRaft metadata log's segments are recovered at every start.
 const METADATA_LOG_REASON: &str = "the KRaft metadata log is recovered from offset 0 at every start (KafkaMetadataLog: recovery point 0, last shutdown taken as unclean)";
 
@@ -374,7 +379,7 @@ impl SegmentPlan {
     /// because of the log dir's shutdown state — the reasons say so.
     pub(crate) fn for_metadata_log(&mut self) {
         for (_, reason) in &mut self.recovered {
-            if reason.starts_with("unclean shutdown") {
+            if *reason == UNCLEAN_REASON {
                 *reason = METADATA_LOG_REASON.into();
             }
         }
@@ -439,7 +444,7 @@ pub(crate) fn plan_segments(
             let reason: std::borrow::Cow<'static, str> = if clean_shutdown.is_none() {
                 "shutdown state unknown (no log dir files): assumed unclean".into()
             } else {
-                "unclean shutdown (segment at or above the recovery point)".into()
+                UNCLEAN_REASON.into()
             };
             let at_load = s.missing_index || s.corrupt_index.is_some();
             if at_load {
