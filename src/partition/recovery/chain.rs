@@ -248,7 +248,6 @@ fn load_newest(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::partition::recovery::RecoverWalk;
 
     fn seg(base: i64, missing_index: bool, next_offset: Option<i64>) -> SegmentInput {
         SegmentInput {
@@ -259,19 +258,7 @@ mod tests {
             load_error: None,
             opened_as: None,
             created: false,
-            walk: next_offset.map(|next_offset| RecoverWalk {
-                stop: None,
-                tail: None,
-                next_offset,
-                len: 0,
-                overflow: false,
-                batches: 0,
-                records: 0,
-                removed_batches: 0,
-                removed_records: 0,
-                state_end: None,
-                control_throw: None,
-            }),
+            walk: next_offset.map(crate::partition::recovery::aliases::empty_walk),
         }
     }
 
