@@ -22,7 +22,10 @@ const PARTITIONS: usize = 20_000;
 /// Address-space limits for a scan and a verify of [`PARTITIONS`] empty partitions (the
 /// binary, two threads, one malloc arena, and a few KB per partition). Under one arena
 /// (`run::run_limited_arenas`) the debug build needs 73 MiB and 95 MiB here (≈ 40 MiB
-/// for one partition), the same in every run. Before a report kept its replay outcome,
+/// for one partition), the same in every run; on 2026-12-05 (`ulimit -v` probes of the
+/// debug binary) 73–74 MiB and 96–97 MiB, ≈ 43 MiB for one partition: the binary grew,
+/// the per-partition part (≈ 2.7 KB for `verify`) did not, which leaves `verify` 3 MiB
+/// below its limit. Before a report kept its replay outcome,
 /// recovery plan and cluster inputs out of line and only when not empty, a plain scan
 /// kept the recovery plan of every partition, and the replica pairing copied every
 /// path, the same runs needed 93 MiB and 127 MiB; before a verification kept the scan's
