@@ -143,6 +143,27 @@ pub(super) fn replay_failure(
     None
 }
 
+/// The segments the rebuild's replay `r` reads, in order, each with its index and whether
+/// it holds `to` (read up to the first batch reaching `to`): from the one holding `from`
+/// (`floorKey`; those below it are not read) to the last based below `to`, among the ones
+/// the replay holds. `None` when `r` reads no segment list.
+fn read_segments<'a>(
+    segs: &'a [SegmentInput],
+    r: &'a Replay,
+) -> Option<impl Iterator<Item = (usize, &'a SegmentInput, bool)> + 'a> {
+    let held = &segs[..r.reads.as_ref()?.held.min(segs.len())];
+    Some(
+        held.iter()
+            .enumerate()
+            .take_while(move |(_, s)| s.base < r.to)
+            .filter_map(move |(i, s)| {
+                let next = held.get(i + 1).map(|n| n.base);
+                next.is_none_or(|n| n > r.from)
+                    .then(|| (i, s, next.is_none_or(|n| n > r.to)))
+            }),
+    )
+}
+
 /// The first control batch the replay `r` reads whose record throws ([`ControlThrow`]),
 /// with its segment and offset. A segment's recovery throws at its own batch only when
 /// it is not COMMIT/ABORT (it catches the other); a rebuild's replay at any it reads:
@@ -153,20 +174,10 @@ fn control_failure(segs: &[SegmentInput], r: &Replay) -> Option<(usize, i64, Box
         let c = segs.get(i)?.walk.as_ref()?.control_throw.as_deref()?;
         return (c.not_end_txn.is_some()).then(|| (i, c.offset, control_at(&segs[i], r, c)));
     }
-    let reads = r.reads.as_ref()?;
-    let held = &segs[..reads.held.min(segs.len())];
-    for (i, s) in held.iter().enumerate() {
-        if s.base >= r.to {
-            break;
-        }
-        let next = held.get(i + 1).map(|n| n.base);
-        if next.is_some_and(|n| n <= r.from) {
-            continue;
-        }
+    for (i, s, holds_to) in read_segments(segs, r)? {
         let Some(c) = s.walk.as_ref().and_then(|w| w.control_throw.as_deref()) else {
             continue;
         };
-        let holds_to = next.is_none_or(|n| n > r.to);
         if c.last_offset >= s.base.max(r.from) && (!holds_to || c.last_offset < r.to) {
             return Some((i, c.offset, control_at(s, r, c)));
         }
@@ -212,15 +223,9 @@ fn rule_failure(rules: &Rules<'_>, r: &Replay) -> Option<(i64, Box<LoadFailure>)
 /// (what it holds may throw first); a stop that does not throw, or whose read the evidence
 /// does not decide, is passed.
 fn stop_failure(segs: &[SegmentInput], r: &Replay) -> Option<(usize, Box<LoadFailure>)> {
-    let reads = r.reads.as_ref()?;
-    let held = &segs[..reads.held.min(segs.len())];
-    for (i, s) in held.iter().enumerate() {
-        if s.base >= r.to {
-            break;
-        }
-        let next = held.get(i + 1).map(|n| n.base);
-        // Below the segment holding `from` (`floorKey`): not read.
-        if next.is_some_and(|n| n <= r.from) || reads.recovered.contains(&i) {
+    let recovered = &r.reads.as_ref()?.recovered;
+    for (i, s, holds_to) in read_segments(segs, r)? {
+        if recovered.contains(&i) {
             continue;
         }
         let w = s.walk.as_ref()?;
@@ -231,8 +236,7 @@ fn stop_failure(segs: &[SegmentInput], r: &Replay) -> Option<(usize, Box<LoadFai
             continue;
         };
         let start = s.base.max(r.from);
-        // The segment holding `to` is read up to the first batch reaching `to`.
-        let holds_to = next.is_none_or(|n| n > r.to);
+        // The segment holding `to` is read up to the first batch reaching `to` (`holds_to`).
         let zeros = how == ReadThrows::ZeroTail;
         let cut_before = holds_to && w.next_offset > r.to;
         // A corrupt length may hide batches the index points into: the read is known to
