@@ -372,6 +372,29 @@ pub struct RecoverWalk {
     /// replay that reads it ([`ControlThrow`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control_throw: Option<Box<ControlThrow>>,
+    /// The first ABORT whose append to the transaction index throws, before recovery
+    /// stops ([`TxnIndexThrow`]): every recovery of the segment fails the load there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txn_index_throw: Option<Box<TxnIndexThrow>>,
+}
+
+/// An ABORT marker whose aborted transaction `LogSegment.recover` cannot append to the
+/// segment's transaction index: the recovery resets the index, then its producer-state
+/// update (`updateProducerState` → `updateTxnIndex`) appends an `AbortedTxn` for every
+/// ABORT that completes a transaction (`ProducerAppendInfo.appendEndTxnMarker`: the
+/// producer had one open), whose last offset is the marker's offset; and
+/// `TransactionIndex.append` throws `IllegalArgumentException` when it is not above the
+/// last appended one's. `recover` catches only `CorruptRecordException` and
+/// `InvalidRecordException`, and neither `recoverLog` nor `LogLoader.loadSegmentFiles`
+/// catches it: the load fails.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TxnIndexThrow {
+    /// Byte position and offset of the ABORT marker.
+    pub position: u64,
+    pub offset: i64,
+    /// The last offset of the aborted transaction appended before it in the recovery.
+    pub last: i64,
 }
 
 /// A control batch with a producer id that `ProducerAppendInfo.append` cannot take
@@ -486,6 +509,11 @@ pub(crate) struct RecoverCheck {
     /// ([`RecoverCheck::producer_state`]: a swapped-in segment's walk is not).
     state: Option<Option<i64>>,
     control_throw: Option<ControlThrow>,
+    /// The last offset of the last aborted transaction the recovery appends to the
+    /// transaction index (`TransactionIndex.lastOffset`; reset at the start), and the
+    /// first append that throws.
+    aborted_last: Option<i64>,
+    txn_index_throw: Option<TxnIndexThrow>,
     /// The offset of the first batch after the first bad entry.
     first_removed: Option<i64>,
 }
@@ -506,6 +534,8 @@ impl RecoverCheck {
             kept: (0, 0),
             state: None,
             control_throw: None,
+            aborted_last: None,
+            txn_index_throw: None,
             first_removed: None,
         }
     }
@@ -513,16 +543,32 @@ impl RecoverCheck {
     /// The producer-state update of batch `ev`, kept by the recovery and given to
     /// [`RecoverCheck::batch`] first (`LogSegment.recover` → `updateProducerState`, for
     /// magic ≥ 2 only): the map end moves past it, unless its control record throws
-    /// ([`ControlThrow`]; the first such batch ends the updates).
-    pub fn producer_state(&mut self, ev: &crate::partition::event::BatchEvent) {
+    /// ([`ControlThrow`]; the first such batch ends the updates). `txn_open`: producer
+    /// `ev.producer_id` has a transaction open before `ev`, so an ABORT appends to the
+    /// transaction index ([`TxnIndexThrow`]; the first throw ends the updates too).
+    pub fn producer_state(&mut self, ev: &crate::partition::event::BatchEvent, txn_open: bool) {
         let end = self.state.get_or_insert(None);
-        if self.emptied.is_some() || self.control_throw.is_some() || ev.magic < 2 {
+        let stopped = self.control_throw.is_some() || self.txn_index_throw.is_some();
+        if self.emptied.is_some() || stopped || ev.magic < 2 {
             return;
         }
-        match ControlThrow::of(ev) {
-            Some(t) => self.control_throw = Some(t),
-            None => *end = Some(ev.last_offset.saturating_add(1)),
+        if let Some(t) = ControlThrow::of(ev) {
+            self.control_throw = Some(t);
+            return;
         }
+        // `updateTxnIndex`: only an ABORT that completes a transaction appends.
+        if txn_open && ev.has_producer_id() && ev.marker().is_some_and(|(commit, _)| !commit) {
+            if let Some(last) = self.aborted_last.filter(|&l| l >= ev.base_offset) {
+                self.txn_index_throw = Some(TxnIndexThrow {
+                    position: ev.position,
+                    offset: ev.base_offset,
+                    last,
+                });
+                return;
+            }
+            self.aborted_last = Some(ev.base_offset);
+        }
+        *end = Some(ev.last_offset.saturating_add(1));
     }
 
     /// A batch at or after the first bad entry, at `offset` (the first names the stop's
@@ -606,6 +652,7 @@ impl RecoverCheck {
             _ => None,
         };
         let control_throw = self.control_throw.take().map(Box::new);
+        let txn_index_throw = self.txn_index_throw.take().map(Box::new);
         // The time index's last append, after the truncation (`maybeAppend(…, true)`).
         if self.emptied.is_none()
             && let Err(why) = self.time_index_append()
@@ -626,6 +673,8 @@ impl RecoverCheck {
                 removed_records: records,
                 state_end: None,
                 control_throw: None,
+                // Thrown before the index append that empties the segment.
+                txn_index_throw,
             },
             None => RecoverWalk {
                 removed_batches: if first_bad.is_some() {
@@ -647,6 +696,7 @@ impl RecoverCheck {
                 records,
                 state_end,
                 control_throw,
+                txn_index_throw,
             },
         }
     }

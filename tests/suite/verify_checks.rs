@@ -686,3 +686,4 @@ fn findings_are_attributed_to_their_own_directory() {
 mod load_checks;
 mod noncanonical;
 mod stop_reasons;
+mod txn_index;

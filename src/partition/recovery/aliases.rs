@@ -97,6 +97,7 @@ pub(crate) fn empty_walk(base: i64) -> RecoverWalk {
         tail: None,
         state_end: None,
         control_throw: None,
+        txn_index_throw: None,
     }
 }
 

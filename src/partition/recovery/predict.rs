@@ -600,6 +600,16 @@ fn segment_files_failure<'a>(
         order.sort_by(|a, b| java_name_order(a.load_name(), b.load_name()));
     }
     let at_segment = order.into_iter().find_map(|s| {
+        // Recovered at load, its transaction index append throws before any later
+        // offset index append can (`LogSegment.recover` stops at the first throw).
+        let txn = s.walk.as_ref().and_then(|w| w.txn_index_throw.as_deref());
+        if let Some(t) = txn.filter(|_| s.missing_index || s.corrupt_index.is_some()) {
+            let what = format!(
+                "recovering segment {} at load (its offset index is missing or corrupt: LogLoader.loadSegmentFiles, segments in name order)",
+                s.name
+            );
+            return Some((s, replays::txn_index_at(s, &what, t)));
+        }
         if let Some(why) = super::throws_at_load(s) {
             let offset = s.walk.as_ref().and_then(|w| w.stop.as_deref()).and_then(|st| st.2);
             return Some((s, Box::new(LoadFailure {

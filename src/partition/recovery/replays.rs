@@ -24,6 +24,7 @@
 use super::chain;
 use super::{
     BrokerVersion, ControlThrow, Finding, Kind, LoadFailure, ReadThrows, SegmentInput, StopReason,
+    TxnIndexThrow,
 };
 
 /// What a rebuild's replay reads of the log.
@@ -132,7 +133,11 @@ pub(super) fn replay_failure(
         let rule = rule_failure(rules, r).map(|(o, f)| ((seg_of(o), o), f));
         let stop = stop_failure(segs, r).map(|(i, f)| ((i, i64::MAX), f));
         let control = control_failure(segs, r).map(|(i, o, f)| ((i, o), f));
-        let first = [rule, control, stop]
+        let txn = r.recovers.and_then(|i| {
+            let t = segs.get(i)?.walk.as_ref()?.txn_index_throw.as_deref()?;
+            Some(((i, t.offset), txn_index_at(&segs[i], &r.what, t)))
+        });
+        let first = [rule, control, txn, stop]
             .into_iter()
             .flatten()
             .min_by_key(|c| c.0);
@@ -288,6 +293,21 @@ fn control_at(s: &SegmentInput, r: &Replay, c: &ControlThrow) -> Box<LoadFailure
             r.what,
             s.name,
             c.what()
+        ),
+    })
+}
+
+/// The load failure of segment `s`'s recovery (`what`) at its ABORT whose append to the
+/// transaction index throws ([`TxnIndexThrow`]).
+pub(super) fn txn_index_at(s: &SegmentInput, what: &str, t: &TxnIndexThrow) -> Box<LoadFailure> {
+    let (m, pos, last) = (t.offset, t.position, t.last);
+    Box::new(LoadFailure {
+        kind: Kind::OffsetRegression.id().into(),
+        offset: Some(m),
+        exception: "IllegalArgumentException".into(),
+        message: format!(
+            "{what} throws IllegalArgumentException at offset {m} (segment {}, byte {pos}): the ABORT marker there completes a transaction, and the recovery appends its aborted transaction to the segment's transaction index (LogSegment.updateProducerState → updateTxnIndex), whose last offset {m} is not above the last appended one's, {last} (TransactionIndex.append: the last offsets must increase); LogSegment.recover catches only CorruptRecordException and InvalidRecordException, and the load does not catch it (the broker does not start)",
+            s.name
         ),
     })
 }

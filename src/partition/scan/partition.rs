@@ -203,7 +203,7 @@ impl<'a> Run<'a> {
             let kept = first_bad.is_none_or(|p| ev.position < p);
             if kept {
                 check.batch(ev.last_offset, ev.max_timestamp, ev.size);
-                check.producer_state(ev);
+                check.producer_state(ev, self.replay.has_open_txn(ev.producer_id));
             } else {
                 check.removed(ev.base_offset);
             }

@@ -341,7 +341,10 @@ fn two_segments(tail: FaultKind) -> PartitionBuilder {
 }
 
 /// Writes `p` after an unclean shutdown with recovery point `rp`, without snapshots.
-fn unclean_without_snapshots(p: PartitionBuilder, rp: i64) -> (tempfile::TempDir, Manifest) {
+pub(super) fn unclean_without_snapshots(
+    p: PartitionBuilder,
+    rp: i64,
+) -> (tempfile::TempDir, Manifest) {
     let (d, m) = write_with(
         LogDirBuilder::new(1)
             .clean_shutdown(false)
