@@ -26,6 +26,7 @@ use klogscan::verify::PartitionVerification;
 use tempfile::TempDir;
 
 mod elections;
+mod truncation;
 
 // ----- helpers ----------------------------------------------------------------------------
 
