@@ -459,11 +459,12 @@ fn markers_json(m: &[Marker]) -> serde_json::Value {
 }
 
 /// `LeaderEpochFileCache.endOffsetFor` on a lineage `(epoch, start)` in epoch order with log
-/// end `leo`: the floor epoch of `e` and where it ends (the next entry's start, or the log
-/// end); `None` below the first entry or for an empty lineage.
+/// end `leo` ([`crate::cluster::consumers::end_offset_in`]), as
+/// `UnifiedLog.endOffsetForEpoch` gives it: `None` when the offset is undefined (an
+/// empty lineage, an epoch above every entry).
 fn end_offset_for(l: &[(i32, i64)], e: i32, leo: i64) -> Option<(i32, i64)> {
-    let i = l.iter().rposition(|&(x, _)| x <= e)?;
-    Some((l[i].0, l.get(i + 1).map_or(leo, |n| n.1)))
+    let a = crate::cluster::consumers::end_offset_in(l.iter().copied(), e, leo);
+    (a.end_offset != crate::cluster::consumers::UNDEFINED_EPOCH_OFFSET).then_some((a.epoch, a.end_offset))
 }
 
 /// Where a replica with lineage `behind` (log end `behind_end`) truncates when it follows
@@ -705,13 +706,13 @@ mod truncation_tests {
     use super::truncation_point;
 
     /// `getOffsetTruncationState` until the epochs agree: the follower [1@0, 3@30, 5@60]
-    /// against the leader [1@0, 2@20, 4@50] (log end 80) truncates to 60 (epoch 4 unknown to
-    /// it), then to 30 (epoch 2 unknown), then to 20 (epoch 1 agreed, ending at 20 on the
-    /// leader) — not to 60 after one round.
+    /// against the leader [1@0, 2@20, 4@50, 6@75] (log end 80) truncates to 60 (epoch 4
+    /// unknown to it), then to 30 (epoch 2 unknown), then to 20 (epoch 1 agreed, ending at
+    /// 20 on the leader) — not to 60 after one round.
     #[test]
     fn the_follower_asks_again_until_the_epochs_agree() {
         let follower = [(1, 0), (3, 30), (5, 60)];
-        let leader = [(1, 0), (2, 20), (4, 50)];
+        let leader = [(1, 0), (2, 20), (4, 50), (6, 75)];
         assert_eq!(truncation_point(&follower, 70, &leader, 80), Some(20));
         // One round when the leader knows the follower's latest epoch.
         assert_eq!(
@@ -727,6 +728,51 @@ mod truncation_tests {
         assert_eq!(
             truncation_point(&[(1, 0)], 15, &[(1, 0), (2, 20)], 30),
             Some(15)
+        );
+    }
+
+    /// A leader whose cache ends below the follower's latest epoch answers undefined
+    /// (`endOffsetFor`: no higher entry; Kafka's comment: never hit, the leader's latest
+    /// epoch is the largest), and the follower would fall back to its fetch offset, which
+    /// the files do not hold: no truncation point is drawn.
+    #[test]
+    fn a_leader_below_the_followers_latest_epoch_gives_no_answer() {
+        assert_eq!(
+            truncation_point(&[(1, 0), (5, 60)], 70, &[(1, 0), (4, 50)], 80),
+            None
+        );
+    }
+
+    /// `LeaderEpochFileCacheTest.shouldReturnFirstEpochIfRequestedEpochLessThanFirstEpoch`:
+    /// below a cache's oldest entry `endOffsetFor` answers the requested epoch and the oldest
+    /// entry's start, so the epochs agree at once and the follower truncates to the smaller
+    /// end. A follower whose retention removed its early epochs ([3@100, 5@130], log end
+    /// 150) asked by a leader elected at epoch 6 from 120 over epoch 2 ([2@0, 6@120]):
+    /// the leader answers epoch 2 ending at 120; below the follower's oldest, the follower
+    /// answers (2, 100): truncation to 100, not to the leader's 120.
+    #[test]
+    fn below_the_oldest_epoch_the_first_start_is_the_answer() {
+        assert_eq!(
+            truncation_point(&[(3, 100), (5, 130)], 150, &[(2, 0), (6, 120)], 200),
+            Some(100)
+        );
+        // The leader's side: the follower's latest epoch (1) is below the leader's oldest
+        // (4@50): the leader answers (1, 50), the follower's own epoch 1 ends at its log
+        // end (40), the smaller of the two.
+        assert_eq!(
+            truncation_point(&[(1, 0)], 40, &[(4, 50), (6, 90)], 120),
+            Some(40)
+        );
+        // ... and at 50 when the follower's log runs past the leader's first start.
+        assert_eq!(
+            truncation_point(&[(1, 0)], 70, &[(4, 50), (6, 90)], 120),
+            Some(50)
+        );
+        // Not below the oldest: a follower knowing the leader's floor epoch keeps the old
+        // answer (its own end for that epoch, then the smaller).
+        assert_eq!(
+            truncation_point(&[(3, 100), (5, 130)], 150, &[(3, 100), (6, 120)], 200),
+            Some(120)
         );
     }
 }

@@ -163,44 +163,61 @@ impl Lineage {
         self.entries.last().map(|e| e.epoch)
     }
 
-    /// `LeaderEpochFileCache.endOffsetFor`: the largest epoch at or below `requested` and
-    /// the offset its leadership ended at (the next epoch's start, or `log_end` for the
-    /// latest epoch); undefined for `-1` or an epoch above every entry.
+    /// `LeaderEpochFileCache.endOffsetFor` over this lineage ([`end_offset_in`]).
     pub fn end_offset_for(&self, requested: i32, log_end: i64) -> EpochEnd {
-        let undefined = EpochEnd {
-            case: EpochCase::AboveLatest,
-            epoch: UNDEFINED_EPOCH,
-            end_offset: UNDEFINED_EPOCH_OFFSET,
+        end_offset_in(
+            self.entries.iter().map(|e| (e.epoch, e.start_offset)),
+            requested,
+            log_end,
+        )
+    }
+}
+
+/// `LeaderEpochFileCache.endOffsetFor` on a lineage of `(epoch, start offset)` entries in
+/// epoch order with log end `log_end`: the largest epoch at or below `requested` and the
+/// offset its leadership ended at (the next epoch's start, or `log_end` for the latest
+/// epoch); below the oldest entry, `requested` itself and the oldest entry's start (the
+/// data before it is gone, and the follower replicates from there); undefined for `-1`, an
+/// epoch above every entry, or an empty lineage. The one model of the cache's answer: the
+/// consumers' validation and the replicas' truncation both read it.
+pub fn end_offset_in(
+    entries: impl DoubleEndedIterator<Item = (i32, i64)> + Clone,
+    requested: i32,
+    log_end: i64,
+) -> EpochEnd {
+    let undefined = EpochEnd {
+        case: EpochCase::AboveLatest,
+        epoch: UNDEFINED_EPOCH,
+        end_offset: UNDEFINED_EPOCH_OFFSET,
+    };
+    if requested == UNDEFINED_EPOCH {
+        return undefined;
+    }
+    if entries.clone().next_back().map(|e| e.0) == Some(requested) {
+        return EpochEnd {
+            case: EpochCase::Latest,
+            epoch: requested,
+            end_offset: log_end,
         };
-        if requested == UNDEFINED_EPOCH {
-            return undefined;
-        }
-        if self.latest() == Some(requested) {
-            return EpochEnd {
-                case: EpochCase::Latest,
-                epoch: requested,
-                end_offset: log_end,
-            };
-        }
-        let Some(higher) = self.entries.iter().find(|e| e.epoch > requested) else {
-            return undefined;
-        };
-        match self.entries.iter().rev().find(|e| e.epoch <= requested) {
-            None => EpochEnd {
-                case: EpochCase::BelowOldest,
-                epoch: requested,
-                end_offset: higher.start_offset,
+    }
+    let Some((_, higher_start)) = entries.clone().find(|e| e.0 > requested) else {
+        return undefined;
+    };
+    match entries.rev().find(|e| e.0 <= requested) {
+        None => EpochEnd {
+            case: EpochCase::BelowOldest,
+            epoch: requested,
+            end_offset: higher_start,
+        },
+        Some((floor, _)) => EpochEnd {
+            case: if floor == requested {
+                EpochCase::Known
+            } else {
+                EpochCase::InGap
             },
-            Some(floor) => EpochEnd {
-                case: if floor.epoch == requested {
-                    EpochCase::Known
-                } else {
-                    EpochCase::InGap
-                },
-                epoch: floor.epoch,
-                end_offset: higher.start_offset,
-            },
-        }
+            epoch: floor,
+            end_offset: higher_start,
+        },
     }
 }
 

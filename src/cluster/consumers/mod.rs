@@ -18,6 +18,7 @@ pub fn lineage_from_metadata() -> &'static str {
 pub use lineage::{
     CheckpointLineage, ClusterLineage, EpochCase, EpochEnd, Lineage, LineageSource, MetadataEpochs,
 };
+pub(crate) use lineage::{UNDEFINED_EPOCH_OFFSET, end_offset_in};
 pub use view::{
     ConsumerRow, ConsumerView, ConsumersOptions, GroupSummary, Hanging, PartitionState,
     PendingCommit, Placement, Unmatched, build, committed_positions,
