@@ -85,6 +85,7 @@ pub fn to_finding(a: &Anomaly) -> Finding {
             transition_texts(a)
         }
         AnomalyKind::RetriedAppend => retry_texts(a),
+        AnomalyKind::FailedPrepareAborted => failed_prepare_texts(a),
         AnomalyKind::PrepareWithoutComplete | AnomalyKind::OngoingPastTimeout => time_texts(a),
         _ => record_texts(a),
     };
@@ -204,6 +205,24 @@ fn retry_texts(a: &Anomaly) -> Texts {
         "the coordinator retries an append that failed after reaching the leader's log: it re-queues a Complete* record (TransactionMarkerChannelManager.tryAppendToLog), and for a Prepare* record it resets the pending state, so the producer's retried EndTxn writes it again (TransactionStateManager.appendTransactionToLog); both copies are one transition, and the load keeps the later one",
         Some(format!(
             "nothing to repair; the failed append means {TRANSACTION_STATE_TOPIC}-{} was short of in-sync replicas (min.insync.replicas) or slow to replicate at the time: check its replicas then",
+            a.current.source.partition
+        )),
+    )
+}
+
+/// The texts of a PrepareAbort after a Prepare* whose append failed
+/// ([`AnomalyKind::FailedPrepareAborted`]).
+fn failed_prepare_texts(a: &Anomaly) -> Texts {
+    let id = a.transactional_id.as_deref().unwrap_or("?");
+    let prev = a.previous.as_ref().map_or("nothing".to_string(), describe);
+    (
+        format!(
+            "transactional id {id}: {} follows {prev} with no Complete* between: that Prepare* reached the log but its append failed (answered COORDINATOR_NOT_AVAILABLE), so the coordinator went on from Ongoing and no marker of it was sent; the transaction was then aborted at a fenced epoch (it timed out, or a new producer instance's InitProducerId aborted it)",
+            describe(&a.current)
+        ),
+        "a failed EndTxn append resets the coordinator's pending state (TransactionStateManager.appendTransactionToLog); with no retry from the producer, TransactionCoordinator.abortTimedOutTransactions (or handleInitProducerId) fences the epoch (prepareFenceProducerEpoch) and writes PrepareAbort: the markers are the abort's, and the load keeps the later record",
+        Some(format!(
+            "nothing to repair; the transaction ended aborted (its producer saw the EndTxn fail and did not retry, or stopped), so whatever it meant to commit was not. The failed append means {TRANSACTION_STATE_TOPIC}-{} was short of in-sync replicas (min.insync.replicas) or slow to replicate at the time: check its replicas then",
             a.current.source.partition
         )),
     )

@@ -40,6 +40,10 @@ pub enum AnomalyKind {
     /// The id's previous Prepare*/Complete* value written again (`CoordValue::repeats`): an
     /// append that failed after reaching the log, retried.
     RetriedAppend,
+    /// A PrepareAbort at a fenced epoch after a Prepare* whose append failed after
+    /// reaching the log (`crate::cluster::txns::input::supersedes_failed_prepare`): the
+    /// transaction timed out or a new producer instance aborted it.
+    FailedPrepareAborted,
     /// The producer epoch went down with the same producer id.
     EpochRegression,
     /// The producer id changed outside epoch exhaustion, an Empty rotation or the
@@ -71,6 +75,7 @@ impl AnomalyKind {
         match self {
             AnomalyKind::InvalidTransition => "invalid_transition",
             AnomalyKind::RetriedAppend => "retried_append",
+            AnomalyKind::FailedPrepareAborted => "failed_prepare_aborted",
             AnomalyKind::EpochRegression => "epoch_regression",
             AnomalyKind::PidChange => "pid_change",
             AnomalyKind::PrepareWithoutComplete => "prepare_without_complete",
@@ -91,7 +96,9 @@ impl AnomalyKind {
             | AnomalyKind::UnknownState
             | AnomalyKind::UndecodableRecord
             | AnomalyKind::LoadNeverCompletes => Severity::Error,
-            AnomalyKind::UnknownKeyVersion | AnomalyKind::RetriedAppend => Severity::Info,
+            AnomalyKind::UnknownKeyVersion
+            | AnomalyKind::RetriedAppend
+            | AnomalyKind::FailedPrepareAborted => Severity::Info,
             _ => Kind::TransactionStateAnomaly.default_severity(),
         }
     }
@@ -321,7 +328,11 @@ impl HistoryChecker {
             Some(_) if retry => kinds.push(AnomalyKind::RetriedAppend),
             Some(p) => {
                 let tv2 = cur.client_transaction_version >= 2 || p.client_transaction_version >= 2;
-                if transient || !valid_transition(p.state, cur.state, tv2) {
+                let key = |v: &TxnSnapshot| (v.state, v.producer_id, v.producer_epoch);
+                if crate::cluster::txns::input::supersedes_failed_prepare(key(&p), key(&cur), tv2)
+                {
+                    kinds.push(AnomalyKind::FailedPrepareAborted);
+                } else if transient || !valid_transition(p.state, cur.state, tv2) {
                     kinds.push(AnomalyKind::InvalidTransition);
                 }
                 if p.producer_id == cur.producer_id {

@@ -504,6 +504,10 @@ fn step(
                 Some(t) if t.state == TxnState::Ongoing && t.producer_id == v.producer_id => {
                     (None, t)
                 }
+                // The abort of a transaction whose Prepare* append failed: the same
+                // transaction, its outcome the abort's (no marker of the failed Prepare*
+                // was sent; `supersedes_failed_prepare`).
+                Some(t) if failed_prepare_aborted(&t, v) => (None, t),
                 other => (other, new()),
             };
             t.add_partitions(&v.partitions);
@@ -550,6 +554,21 @@ fn step(
         // Empty, Dead, PrepareEpochFence: no transaction in progress.
         _ => ([cur, None], None),
     }
+}
+
+/// `v` is a PrepareAbort aborting `t`, whose Prepare* append failed
+/// ([`crate::cluster::txns::input::supersedes_failed_prepare`]).
+fn failed_prepare_aborted(t: &CoordTxn, v: &CoordValue) -> bool {
+    let (Some(epoch), None) = (t.end_epoch, t.complete_ms) else {
+        return false;
+    };
+    let state = t.state;
+    let tv2 = t.client_transaction_version >= 2 || v.client_transaction_version >= 2;
+    crate::cluster::txns::input::supersedes_failed_prepare(
+        (state, t.producer_id, epoch),
+        (v.state, v.producer_id, v.producer_epoch),
+        tv2,
+    )
 }
 
 /// A Complete value that ends `t`'s Prepare at the exhausted epoch under transaction
@@ -728,5 +747,43 @@ mod tests {
             none.ids["a"].value.as_ref().unwrap().source,
             all.ids["a"].value.as_ref().unwrap().source
         );
+    }
+
+    /// A PrepareCommit whose append failed, then the timeout's PrepareAbort at the fenced
+    /// epoch and CompleteAbort (`supersedes_failed_prepare`): one transaction, aborted, its
+    /// first record the Ongoing one — not a commit left without markers beside it. A
+    /// PrepareAbort at the same epoch (no fence, TV0/1) is no such abort: two.
+    #[test]
+    fn an_abort_after_a_failed_prepare_is_the_same_transaction() {
+        let run = |abort_epoch: i16| {
+            let states = [
+                (0, TxnState::Ongoing, &["x"][..]),
+                (0, TxnState::PrepareCommit, &["x"][..]),
+                (abort_epoch, TxnState::PrepareAbort, &["x"][..]),
+                (abort_epoch, TxnState::CompleteAbort, &[][..]),
+            ];
+            let mut l = log();
+            l.records = states
+                .iter()
+                .enumerate()
+                .map(|(i, &(e, st, parts))| {
+                    let v = value(1, e, st, parts, i as i64 * 10);
+                    CoordRecord::new(i as i64, "a".into(), Some(v))
+                })
+                .collect();
+            CoordModel::of(&l, None)
+        };
+        let m = run(1);
+        assert_eq!(m.txns.len(), 1, "{:#?}", m.txns);
+        let t = &m.txns[0];
+        assert_eq!((t.commit, t.end_epoch), (Some(false), Some(1)));
+        assert_eq!((t.first_record_offset, t.prepare_offset), (0, Some(2)));
+        assert!(t.complete_ms.is_some());
+        let kinds: Vec<_> = m.history.anomalies.iter().map(|a| a.kind.id()).collect();
+        assert_eq!(kinds, ["failed_prepare_aborted"]);
+        let m = run(0);
+        assert_eq!(m.txns.len(), 2, "{:#?}", m.txns);
+        let kinds: Vec<_> = m.history.anomalies.iter().map(|a| a.kind.id()).collect();
+        assert_eq!(kinds, ["invalid_transition"]);
     }
 }

@@ -140,6 +140,32 @@ impl CoordValue {
     }
 }
 
+/// A PrepareAbort `cur` after the id's Prepare* `prev` with no Complete* between: the
+/// coordinator aborted a transaction whose Prepare* append failed after reaching the log.
+/// A failed EndTxn append (answered COORDINATOR_NOT_AVAILABLE) resets the pending
+/// state (`TransactionStateManager.appendTransactionToLog`), so the coordinator's state is
+/// Ongoing again while the log holds the Prepare*; no marker of it is ever sent. When the
+/// producer does not retry, the transaction times out (`TransactionCoordinator.
+/// abortTimedOutTransactions`) or a new instance's InitProducerId aborts it
+/// (`handleInitProducerId`): `prepareFenceProducerEpoch` bumps the epoch, and the abort
+/// writes PrepareAbort at that epoch (or above it under TV2, whose EndTxn bumps too). A
+/// Prepare* that reached the coordinator's state cannot be followed by a PrepareAbort: the
+/// markers and Complete* follow it (a new coordinator completes it on load), and
+/// InitProducerId meanwhile gets CONCURRENT_TRANSACTIONS. `(state, producer id, epoch)`
+/// of each; `tv2`: either value has `ClientTransactionVersion` ≥ 2.
+pub fn supersedes_failed_prepare(
+    prev: (TxnState, i64, i16),
+    cur: (TxnState, i64, i16),
+    tv2: bool,
+) -> bool {
+    use TxnState::*;
+    let ((ps, ppid, pe), (cs, cpid, ce)) = (prev, cur);
+    matches!(ps, PrepareCommit | PrepareAbort)
+        && cs == PrepareAbort
+        && cpid == ppid
+        && (ce > pe || (tv2 && ce == pe && ps == PrepareCommit))
+}
+
 /// A value's partitions as `(topic, partition)`, in stored order (a null topic reads
 /// `null`).
 pub fn tp_list(parts: &Option<Vec<TxnTopicPartitions<'_>>>) -> Vec<(String, i32)> {

@@ -213,3 +213,126 @@ fn a_prepare_or_complete_that_differs_is_an_invalid_transition() {
     last(&[ongoing.clone(), ongoing], &[]);
     last(&[at(7, 1, EMPTY), at(7, 1, EMPTY)], &[]);
 }
+
+/// A Prepare* whose append failed, then the abort of its transaction at a fenced epoch:
+/// `TransactionStateManager.appendTransactionToLog` resets the pending state after the
+/// failed EndTxn append (`TransactionStateManagerTest.
+/// testAppendFailToCoordinatorNotAvailableError`), the coordinator's state is Ongoing again,
+/// and `TransactionCoordinator.abortTimedOutTransactions` (or a new instance's
+/// InitProducerId) fences the epoch (`prepareFenceProducerEpoch`) and writes PrepareAbort.
+/// An info `failed_prepare_aborted`, not an `invalid_transition`.
+#[test]
+fn a_failed_prepare_then_a_fenced_abort_is_not_an_invalid_transition() {
+    let tp: &[(&str, &[i32])] = &[("orders", &[0])];
+    let e = |epoch, st| at(7, epoch, st).partitions(tp);
+    let tv2 = |v: TxnValue| v.v1(-1, -1, 2);
+    let last = |values: &[TxnValue], want: &[&str]| {
+        let (_, a) = history(values);
+        let at = values.len() as i64 - 1;
+        let want: Vec<(String, i64)> = want.iter().map(|k| (k.to_string(), at)).collect();
+        assert_eq!(a, want, "{values:?}");
+    };
+    let aborted = ["failed_prepare_aborted"];
+    // TV0/1: the Prepare* at the data epoch, the abort at the fenced one.
+    for prepare in [PREPARE_COMMIT, PREPARE_ABORT] {
+        last(
+            &[e(1, ONGOING), e(1, prepare), e(2, PREPARE_ABORT)],
+            &aborted,
+        );
+    }
+    // TV2: the Prepare* at the bumped epoch; the abort at that epoch or above.
+    for abort_epoch in [2, 3] {
+        last(
+            &[
+                tv2(e(1, ONGOING)),
+                tv2(e(2, PREPARE_COMMIT)),
+                tv2(e(abort_epoch, PREPARE_ABORT)),
+            ],
+            &aborted,
+        );
+    }
+    // Negatives: no fence under TV0/1 (same epoch), a commit after it, another producer
+    // id, or a Complete* between: still invalid transitions.
+    let invalid = ["invalid_transition"];
+    last(
+        &[e(1, ONGOING), e(1, PREPARE_COMMIT), e(1, PREPARE_ABORT)],
+        &invalid,
+    );
+    last(
+        &[e(1, ONGOING), e(1, PREPARE_ABORT), e(2, PREPARE_COMMIT)],
+        &invalid,
+    );
+    last(
+        &[
+            e(1, ONGOING),
+            e(1, PREPARE_COMMIT),
+            at(8, 2, PREPARE_ABORT).partitions(tp),
+        ],
+        &["invalid_transition", "pid_change"],
+    );
+    last(
+        &[
+            e(1, ONGOING),
+            e(1, PREPARE_COMMIT),
+            at(7, 1, COMPLETE_COMMIT),
+            e(2, PREPARE_ABORT),
+        ],
+        &invalid,
+    );
+}
+
+/// The same on disk with the data partitions: producer 7's transaction over orders-0/1,
+/// its PrepareCommit appended but failed, then the timeout's PrepareAbort at the fenced
+/// epoch, ABORT markers of that epoch on both partitions and CompleteAbort. One aborted
+/// transaction, its markers all there: no `transaction_marker_missing` (the failed
+/// PrepareCommit sent none), no error.
+#[test]
+fn the_join_reads_one_aborted_transaction_after_a_failed_prepare() {
+    for tv2 in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        let mut w = World::new(tv2);
+        let tp: &[(&str, &[i32])] = &[("orders", &[0, 1])];
+        let t = T - 50_000;
+        let (data, failed, fenced) = if tv2 { (1, 2, 3) } else { (1, 1, 2) };
+        w.rec(
+            t,
+            TxnValue::new(7, data, ONGOING).partitions(tp).times(t, t),
+        );
+        for (i, p) in w.data.iter_mut().enumerate() {
+            let b = Batch::new(Producer::transactional(7, data)).records(2);
+            p.append(b.at(t + 10 + i as i64));
+        }
+        let prepared = TxnValue::new(7, failed, PREPARE_COMMIT).partitions(tp);
+        w.rec(t + 100, prepared.times(t + 100, t));
+        let aborting = TxnValue::new(7, fenced, PREPARE_ABORT).partitions(tp);
+        w.rec(t + 60_000, aborting.times(t + 60_000, t));
+        for p in &mut w.data {
+            let now = p.now();
+            p.advance_time(t + 60_100 - now);
+            p.end_txn(Producer::transactional(7, fenced), false, 0);
+        }
+        let done = TxnValue::new(7, fenced, COMPLETE_ABORT).times(t + 60_200, t);
+        w.rec(t + 60_200, done);
+        w.coord.write(d.path()).unwrap();
+        for p in &w.data {
+            p.write(d.path()).unwrap();
+        }
+        let r = scan(d.path());
+        let case = format!("tv2 {tv2}");
+        assert_eq!(
+            anomalies(&r),
+            vec![("failed_prepare_aborted".to_string(), 2)],
+            "{case}"
+        );
+        assert!(serious(&r).is_empty(), "{case}: {:#?}", serious(&r));
+        let txns = &r.transactions.as_ref().expect("joined").transactions;
+        let outcomes: Vec<Outcome> = txns.iter().map(|t| t.outcome).collect();
+        assert_eq!(outcomes, [Outcome::Aborted], "{case}: {txns:#?}");
+        assert!(
+            !r.findings
+                .iter()
+                .any(|f| f.kind == Kind::TransactionMarkerMissing),
+            "{case}"
+        );
+    }
+}
