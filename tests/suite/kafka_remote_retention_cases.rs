@@ -92,7 +92,10 @@ fn copy_hidden_at_the_same_start_is_never_listed_for_retention() {
         .filter(|f| f.kind == Kind::RemoteSegmentAbandonedLineage)
         .collect();
     assert_eq!(a.len(), 1, "{f:#?}");
-    assert_eq!(a[0].evidence["segment"]["leader_epochs"], serde_json::json!([[0, 0]]));
+    assert_eq!(
+        a[0].evidence["segment"]["leader_epochs"],
+        serde_json::json!([[0, 0]])
+    );
     let when = a[0].evidence["expiry"]["when"].as_str().unwrap_or("");
     assert!(
         when != "log_start_reaches" && when != "next_run",
@@ -121,4 +124,129 @@ fn copy_hidden_at_the_same_start_below_the_log_start_stays() {
         "A's [0,99] is below the log start and no retention rule will ever list it: {f:#?}"
     );
     assert_eq!(m[0].evidence["reading"], "not_deletable");
+}
+
+/// `RemoteLogLeaderEpochStateTest.handleSegmentWithCopySegmentFinishedStateForSegmentsWithSameStartOffset`'s
+/// order: the new leader's [0,99] (epoch 0 to 49) finished first, the abandoned leader's
+/// [0,99] (epoch 0 to 99, the longer in epoch 0) last. The longer one reaches the epoch's
+/// highest offset, so the shorter moves to epoch 0's unreferenced set: both stay listed, and
+/// the verdicts are those of every listed segment.
+fn longer_last(log_start: i64) -> TieredLog {
+    let mut t = TieredLog::new(history());
+    t.copy(0);
+    let mut a = t.remote_segment(0);
+    a.leader_epochs = vec![(0, 0)];
+    let r = t.copy_started_as(a, 0);
+    t.copy_finished(r);
+    t.copy(1);
+    t.local_from(2);
+    t.log_start(log_start);
+    t
+}
+
+fn abandoned_expiry(f: &[Finding]) -> Vec<serde_json::Value> {
+    f.iter()
+        .filter(|f| f.kind == Kind::RemoteSegmentAbandonedLineage)
+        .map(|f| f.evidence["expiry"].clone())
+        .collect()
+}
+
+#[test]
+fn longer_copy_finishing_last_at_the_same_start_keeps_the_verdicts() {
+    let (_, f) = scan(longer_last(0));
+    assert_eq!(
+        abandoned_expiry(&f),
+        vec![
+            serde_json::json!({"when": "log_start_reaches", "log_start_offset": 100, "first_epoch": 1})
+        ],
+        "{f:#?}"
+    );
+    // Below the log start 100 both go on the next run: the new leader's by the log-start
+    // rule (listed in epoch 1's map), the abandoned one by the truncation rule (listed in
+    // epoch 0's map, its epoch below the cache's earliest, 1).
+    let (_, f) = scan(longer_last(100));
+    assert!(
+        !f.iter().any(|f| f.kind == Kind::RemoteLogStartMismatch),
+        "{f:#?}"
+    );
+}
+
+/// An overlapping copy at another start offset: the abandoned leader's [20,99] of epoch 0
+/// finished, then the new leader's [0,99] (epoch 0 to 49). The new one ends below epoch 0's
+/// highest offset, so nothing moves, and its entry goes in at 0, beside the abandoned one's
+/// at 20: both listed, verdicts unchanged.
+fn overlapping(log_start: i64) -> TieredLog {
+    let mut t = TieredLog::new(history());
+    let mut a = t.remote_segment(0);
+    a.start_offset = 20;
+    a.leader_epochs = vec![(0, 20)];
+    let r = t.copy_started_as(a, 0);
+    t.copy_finished(r);
+    t.copy(0);
+    t.copy(1);
+    t.local_from(2);
+    t.log_start(log_start);
+    t
+}
+
+#[test]
+fn overlapping_copy_at_another_start_keeps_the_verdicts() {
+    let (_, f) = scan(overlapping(0));
+    assert_eq!(
+        abandoned_expiry(&f),
+        vec![
+            serde_json::json!({"when": "log_start_reaches", "log_start_offset": 100, "first_epoch": 1})
+        ],
+        "{f:#?}"
+    );
+    let (_, f) = scan(overlapping(100));
+    assert!(
+        !f.iter().any(|f| f.kind == Kind::RemoteLogStartMismatch),
+        "{f:#?}"
+    );
+}
+
+/// The hidden copy's finding names it and says why: `unlisted` (warning), the segment's id
+/// in `unlisted_segments` below the log start.
+#[test]
+fn hidden_copy_findings_name_it() {
+    let (_, f) = scan(unclean(0));
+    assert_eq!(
+        abandoned_expiry(&f),
+        vec![serde_json::json!({"when": "unlisted"})]
+    );
+    let a = f
+        .iter()
+        .find(|f| f.kind == Kind::RemoteSegmentAbandonedLineage)
+        .unwrap();
+    assert_eq!(a.severity, klogscan::finding::Severity::Warning);
+    let id = a.evidence["segment"]["segment_id"].clone();
+    let (_, f) = scan(unclean(100));
+    let m = f
+        .iter()
+        .find(|f| f.kind == Kind::RemoteLogStartMismatch)
+        .unwrap();
+    assert_eq!(m.evidence["unlisted_segments"], serde_json::json!([id]));
+    assert_eq!(m.evidence["segments"].as_array().map(Vec::len), Some(2));
+}
+
+/// The log start at the local log start (200): A's [0,99] is not "retention in progress" or
+/// "the next run's": no run ever lists it.
+#[test]
+fn hidden_copy_at_the_local_log_start_is_not_deletable() {
+    let (_, f) = scan(unclean(200));
+    let m: Vec<&Finding> = f
+        .iter()
+        .filter(|f| f.kind == Kind::RemoteLogStartMismatch)
+        .collect();
+    assert_eq!(m.len(), 1, "{f:#?}");
+    assert_eq!(m[0].evidence["reading"], "not_deletable");
+    // the longer copy finishing last: both listed, the window reading as before
+    let (_, f) = scan(longer_last(200));
+    let m: Vec<&Finding> = f
+        .iter()
+        .filter(|f| f.kind == Kind::RemoteLogStartMismatch)
+        .collect();
+    assert_eq!(m.len(), 1, "{f:#?}");
+    assert_eq!(m[0].evidence["reading"], "retention_window_or_reset");
 }
