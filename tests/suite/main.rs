@@ -71,6 +71,7 @@ mod kafka_epoch_leadership_cases;
 mod kafka_producer_state_cases;
 mod kafka_psm_cases;
 mod kafka_remote_log_cases;
+mod kafka_remote_retention_cases;
 mod kafka_segment_index_cases;
 mod kafka_unifiedlog_cases;
 mod kafka_validator_cases;

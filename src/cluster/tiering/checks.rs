@@ -145,9 +145,15 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
 
 /// The segments readable from remote storage: COPY_SEGMENT_FINISHED.
 fn finished(log: &PartitionLog) -> impl Iterator<Item = &RemoteSegment> {
+    finished_at(log).map(|(_, s)| s)
+}
+
+/// [`finished`] with each segment's index in [`PartitionLog::segments`].
+fn finished_at(log: &PartitionLog) -> impl Iterator<Item = (usize, &RemoteSegment)> {
     log.segments
         .iter()
-        .filter(|s| s.state == SegmentState::CopyFinished)
+        .enumerate()
+        .filter(|(_, s)| s.state == SegmentState::CopyFinished)
 }
 
 fn deleting(s: &RemoteSegment) -> bool {
@@ -415,10 +421,25 @@ fn expiry_text(e: Option<Expiry>) -> (String, Severity) {
         Some(Expiry::Never {
             segment_epoch,
             latest_epoch,
+            unlisted_in_segment_epoch: false,
         }) => (
             format!(
                 "no retention rule deletes it while the lineage has no epoch at or above its epoch {segment_epoch} (the lineage's latest is {latest_epoch})"
             ),
+            Severity::Warning,
+        ),
+        Some(Expiry::Never {
+            segment_epoch,
+            latest_epoch,
+            unlisted_in_segment_epoch: true,
+        }) => (
+            format!(
+                "no retention rule deletes it while the lineage has no epoch above its epoch {segment_epoch} (the lineage's latest is {latest_epoch}): a later copy at the same start replaced it in epoch {segment_epoch}'s offset map, so that epoch's listing, which the log-start rule walks, does not hold it"
+            ),
+            Severity::Warning,
+        ),
+        Some(Expiry::Unlisted) => (
+            "no retention rule ever deletes it: a later copy at the same start offset replaced it in each of its epochs' offset maps without marking it unreferenced, so no per-epoch listing the leader's expiration walks holds it; it stays in remote storage until the partition is deleted".into(),
             Severity::Warning,
         ),
         None => ("retention passes it over".into(), Severity::Warning),
@@ -443,7 +464,7 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
     }
     let filtered = loaded.filtered();
     let mut out = Vec::new();
-    for s in finished(log) {
+    for (i, s) in finished_at(log) {
         if s.end_offset < start || s.end_offset >= leo {
             continue;
         }
@@ -451,10 +472,17 @@ pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> 
         let Some(why) = within_lineage(&seg, s.end_offset, leo, &filtered) else {
             continue;
         };
-        let expiry = super::expiry::expiry(&s.leader_epochs, s.end_offset, &loaded);
+        let listed = log.epochs.listed_epochs(i, s);
+        let expiry = super::expiry::expiry(&s.leader_epochs, s.end_offset, &loaded, &listed);
         let (when, severity) = expiry_text(expiry);
+        // In no listing is in no offset map either: no read finds it.
+        let reads = if expiry == Some(Expiry::Unlisted) {
+            "no fetch reads it either (no epoch's offset map holds it)"
+        } else {
+            "until then a fetch of an offset its epochs serve reads it"
+        };
         let msg = format!(
-            "remote segment {} (offsets {}..={}, epochs {:?}) is not in the partition's leader-epoch lineage {:?}: {when}; until then a fetch of an offset its epochs serve reads it",
+            "remote segment {} (offsets {}..={}, epochs {:?}) is not in the partition's leader-epoch lineage {:?}: {when}; {reads}",
             encode_uuid(&s.id),
             s.start_offset,
             s.end_offset,
@@ -516,6 +544,9 @@ struct StartMismatch {
     /// The segment below the log start whose deletion is the partition's latest event.
     last_deleted: Option<SegmentEvidence>,
     segments: Vec<SegmentEvidence>,
+    /// The ids of those of `segments` in none of their epochs' listings
+    /// (`RemoteLogLeaderEpochState.listAllRemoteLogSegments`): no retention rule finds them.
+    unlisted_segments: Vec<String>,
 }
 
 /// Which reading of [`StartReading`] holds; `None`: the next run deletes the segments and
@@ -543,6 +574,7 @@ fn start_message(
     lowest: i64,
     del: &Deleting,
     lineage_first: Option<i64>,
+    unlisted: &[String],
 ) -> String {
     let id = |s: &RemoteSegment| encode_uuid(&s.id);
     match reading {
@@ -575,6 +607,10 @@ fn start_message(
         StartReading::NotDeletable if lineage_first.is_none() => format!(
             "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and without a readable leader-epoch lineage retention's log-start rule deletes none of them: they stay in remote storage"
         ),
+        StartReading::NotDeletable if !unlisted.is_empty() => format!(
+            "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and retention cannot delete them all: no per-epoch segment listing, which is all the leader's expiration walks, holds segment(s) {} (a later copy at the same start offset replaced each in its epochs' offset maps without marking it unreferenced), so they stay in remote storage until the partition is deleted",
+            unlisted.join(", ")
+        ),
         StartReading::NotDeletable => format!(
             "finished remote segments hold offsets from {lowest}, below the checkpointed log start offset {start}, and retention's log-start rule cannot delete them (their epochs are above the first epoch of the lineage at the log start): they stay in remote storage"
         ),
@@ -592,18 +628,29 @@ pub fn log_start_mismatch(
     let Some(start) = view.log_start_offset else {
         return Vec::new();
     };
-    let below: Vec<&RemoteSegment> = finished(log).filter(|s| s.end_offset < start).collect();
-    let Some(lowest) = below.iter().map(|s| s.start_offset).min() else {
+    // Each with the epochs whose listing holds it: what the run walks.
+    let below: Vec<(&RemoteSegment, Vec<i32>)> = finished_at(log)
+        .filter(|(_, s)| s.end_offset < start)
+        .map(|(i, s)| (s, log.epochs.listed_epochs(i, s)))
+        .collect();
+    let Some(lowest) = below.iter().map(|s| s.0.start_offset).min() else {
         return Vec::new();
     };
     let loaded = loaded_lineage(view).filter(|l| !l.is_empty());
-    // RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset
+    // RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset, or
+    // deleteLogSegmentsDueToLeaderEpochCacheTruncation, on what the listings hold
     let deletable = loaded.as_ref().and_then(|l| {
         below
             .iter()
-            .map(|s| breached_by_log_start(s, l))
+            .map(|(s, listed)| breached_by_log_start(s, l, listed))
             .try_fold(true, |all, d| Some(all && d?))
     });
+    // Only with a lineage is a segment's deletion judged: the message names these then.
+    let unlisted: Vec<String> = below
+        .iter()
+        .filter(|(_, listed)| loaded.is_some() && listed.is_empty())
+        .map(|(s, _)| encode_uuid(&s.id))
+        .collect();
     let lineage_first = view.lineage.as_ref().and_then(|l| l.first()).map(|e| e.1);
     let behind = lineage_first.is_some_and(|o| o < start);
     let del = super::expiry::deleting(log, start);
@@ -611,7 +658,7 @@ pub fn log_start_mismatch(
     let Some(reading) = start_reading(at_local, deletable, del.any(), behind) else {
         return Vec::new();
     };
-    let msg = start_message(reading, start, lowest, &del, lineage_first);
+    let msg = start_message(reading, start, lowest, &del, lineage_first, &unlisted);
     let passing = matches!(
         reading,
         StartReading::RetentionInProgress | StartReading::RetentionWindowOrReset
@@ -636,7 +683,8 @@ pub fn log_start_mismatch(
             lineage_first_offset: lineage_first,
             delete_pending: del.pending.map(SegmentEvidence::of),
             last_deleted: del.last_deleted.map(SegmentEvidence::of),
-            segments: below.iter().map(|s| SegmentEvidence::of(s)).collect(),
+            segments: below.iter().map(|s| SegmentEvidence::of(s.0)).collect(),
+            unlisted_segments: unlisted,
         },
     )]
 }

@@ -15,48 +15,82 @@
 //! reaches the epoch's highest offset), or when the segment's epoch for the offset is not
 //! the replica's.
 //!
-//! The epoch's set of unreferenced segments is not kept: reads never consult it (it serves
-//! the listings retention and partition deletion use).
+//! Each epoch's set of unreferenced segments is kept too: reads never consult it, but the
+//! epoch's listing (`RemoteLogLeaderEpochState.listAllRemoteLogSegments`, what
+//! `RemoteLogMetadataCache.listRemoteLogSegments(epoch)` returns) is the offset map's
+//! segments and that set, and the leader's expiration finds segments only through those
+//! listings ([`EpochMaps::listed_epochs`], read by `super::expiry`). A copy in flight, a
+//! segment being deleted and an entry a finished copy moved out of the map are in the set;
+//! an entry a finished copy replaced at the same start offset without moving it out is in
+//! neither, so no listing of that epoch holds it. The set holds segment indices only, and
+//! only until the segment finishes its copy or its deletion: it stays small however long
+//! the metadata log.
 
 use super::lineage::Lineage;
 use super::replay::{PartitionLog, RemoteSegment};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// One leader epoch's offset map (`RemoteLogLeaderEpochState`).
+/// One leader epoch's offset map and unreferenced set (`RemoteLogLeaderEpochState`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct EpochState {
     /// The epoch's first offset in a finished segment → that segment (its index in
     /// [`PartitionLog::segments`]).
     offsets: BTreeMap<i64, usize>,
+    /// `unreferencedSegmentIds`: segments (indices) in the epoch's listing but not in its
+    /// offset map — copies in flight, deletions started, entries moved out of the map.
+    unreferenced: BTreeSet<usize>,
     /// The highest offset of the epoch in any segment that finished its copy; never lowered
     /// (a deletion leaves it).
     highest: Option<i64>,
 }
 
 impl EpochState {
+    /// `handleSegmentWithCopySegmentStartedState`: a copy in flight is listed, unreferenced.
+    fn copy_started(&mut self, seg: usize) {
+        self.unreferenced.insert(seg);
+    }
+
     /// `handleSegmentWithCopySegmentFinishedState`: segment `seg`, whose part in the epoch
-    /// is `start..=end`, finished. Entries from the last down to `start` leave the map while
-    /// the new segment reaches the epoch's highest offset; then `seg` goes in at `start`,
-    /// replacing any entry there.
+    /// is `start..=end`, finished. Entries from the last down to `start` move from the map
+    /// to the unreferenced set while the new segment reaches the epoch's highest offset;
+    /// then `seg` goes in at `start`, replacing any entry there — a replaced entry goes
+    /// nowhere (the map's `put` drops it), so it leaves the epoch's listing — and leaves
+    /// the unreferenced set.
     fn copy_finished(&mut self, start: i64, seg: usize, end: i64) {
         while let Some((&key, _)) = self.offsets.last_key_value() {
             if key < start || self.highest.is_none_or(|h| h > end) {
                 break;
             }
-            self.offsets.pop_last();
+            if let Some((_, moved)) = self.offsets.pop_last() {
+                self.unreferenced.insert(moved);
+            }
         }
         self.offsets.insert(start, seg);
+        self.unreferenced.remove(&seg);
         if self.highest.is_none_or(|h| end > h) {
             self.highest = Some(end);
         }
     }
 
     /// `handleSegmentWithDeleteSegmentStartedState`: the entry at `start` leaves the map
-    /// only when it is `seg`'s.
+    /// only when it is `seg`'s; `seg` is listed, unreferenced, while its deletion runs (each
+    /// expiration run retries it).
     fn delete_started(&mut self, start: i64, seg: usize) {
         if self.offsets.get(&start) == Some(&seg) {
             self.offsets.remove(&start);
         }
+        self.unreferenced.insert(seg);
+    }
+
+    /// `handleSegmentWithDeleteSegmentFinishedState`: `seg` leaves the listing.
+    fn delete_finished(&mut self, seg: usize) {
+        self.unreferenced.remove(&seg);
+    }
+
+    /// Whether the epoch's listing (`listAllRemoteLogSegments`: the offset map's segments
+    /// and the unreferenced set) holds `seg`, whose part in the epoch starts at `start`.
+    fn lists(&self, start: i64, seg: usize) -> bool {
+        self.offsets.get(&start) == Some(&seg) || self.unreferenced.contains(&seg)
     }
 }
 
@@ -90,6 +124,14 @@ pub struct Served {
 }
 
 impl EpochMaps {
+    /// `RemoteLogMetadataCache.addCopyInProgressSegment`: segment `s` (index `i`) started
+    /// its copy, in each of its epochs.
+    pub fn copy_started(&mut self, i: usize, s: &RemoteSegment) {
+        for &(epoch, _) in &s.leader_epochs {
+            self.by_epoch.entry(epoch).or_default().copy_started(i);
+        }
+    }
+
     /// `RemoteLogMetadataCache.handleSegmentWithCopySegmentFinishedState`: segment `s`
     /// (index `i`) finished, in each of its epochs.
     pub fn copy_finished(&mut self, i: usize, s: &RemoteSegment) {
@@ -106,10 +148,35 @@ impl EpochMaps {
     /// (index `i`) is being deleted, in each of its epochs.
     pub fn delete_started(&mut self, i: usize, s: &RemoteSegment) {
         for &(epoch, start) in &s.leader_epochs {
+            self.by_epoch
+                .entry(epoch)
+                .or_default()
+                .delete_started(start, i);
+        }
+    }
+
+    /// `RemoteLogMetadataCache.handleSegmentWithDeleteSegmentFinishedState`: segment `s`
+    /// (index `i`) is deleted, gone from each of its epochs' listings.
+    pub fn delete_finished(&mut self, i: usize, s: &RemoteSegment) {
+        for &(epoch, _) in &s.leader_epochs {
             if let Some(st) = self.by_epoch.get_mut(&epoch) {
-                st.delete_started(start, i);
+                st.delete_finished(i);
             }
         }
+    }
+
+    /// The epochs of segment `s` (index `i`) whose listing holds it
+    /// (`RemoteLogMetadataCache.listRemoteLogSegments(epoch)`), ascending: the only way the
+    /// leader's expiration (`RemoteLogManager.RLMExpirationTask.
+    /// cleanupExpiredRemoteLogSegments`) finds a segment to delete. Empty: no retention
+    /// rule ever reaches it (it stays until the partition is deleted, which lists every
+    /// segment of the cache).
+    pub fn listed_epochs(&self, i: usize, s: &RemoteSegment) -> Vec<i32> {
+        s.leader_epochs
+            .iter()
+            .filter(|&&(epoch, start)| self.by_epoch.get(&epoch).is_some_and(|st| st.lists(start, i)))
+            .map(|&(epoch, _)| epoch)
+            .collect()
     }
 
     /// `RemoteLogMetadataCache.remoteLogSegmentMetadata(epoch, offset)`: the index of the

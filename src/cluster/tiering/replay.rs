@@ -107,7 +107,8 @@ pub struct PartitionLog {
     pub segments: Vec<RemoteSegment>,
     /// Segment id → its latest entry in `segments`.
     index: HashMap<[u8; 16], usize>,
-    /// The per-epoch offset maps reads are served from (`RemoteLogLeaderEpochState`).
+    /// The per-epoch offset maps reads are served from and the listings retention walks
+    /// (`RemoteLogLeaderEpochState`).
     pub epochs: EpochMaps,
     /// The latest partition delete state and where it was written.
     pub delete_state: Option<(PartitionDeleteState, EventAt)>,
@@ -443,6 +444,9 @@ impl PartitionLog {
                 self.segments.push(seg);
             }
         }
+        if let Some(&i) = self.index.get(&m.segment.id) {
+            self.map_epochs(i);
+        }
     }
 
     /// `RemoteLogMetadataCache.updateRemoteLogSegmentMetadata`.
@@ -498,16 +502,18 @@ impl PartitionLog {
         self.map_epochs(i);
     }
 
-    /// The offset maps after segment `i` reached its state (a self transition applies
-    /// again, as `RemoteLogMetadataCache.updateRemoteLogSegmentMetadata` does): a finished
-    /// copy enters each of its epochs' maps, a delete started leaves them. DELETE_SEGMENT_FINISHED
-    /// changes no map (the delete start took the segment out).
+    /// The per-epoch states after segment `i` reached its state (a self transition applies
+    /// again, as `RemoteLogMetadataCache.updateRemoteLogSegmentMetadata` does): a copy
+    /// started is listed unreferenced in each of its epochs, a finished copy enters each of
+    /// its epochs' maps, a delete started leaves them for the unreferenced sets, a delete
+    /// finished leaves those ([`EpochMaps`]).
     fn map_epochs(&mut self, i: usize) {
         let s = &self.segments[i];
         match s.state {
+            SegmentState::CopyStarted => self.epochs.copy_started(i, s),
             SegmentState::CopyFinished => self.epochs.copy_finished(i, s),
             SegmentState::DeleteStarted => self.epochs.delete_started(i, s),
-            SegmentState::CopyStarted | SegmentState::DeleteFinished => {}
+            SegmentState::DeleteFinished => self.epochs.delete_finished(i, s),
         }
     }
 

@@ -1,4 +1,5 @@
 use super::*;
+use std::collections::BTreeSet;
 use crate::read::format::remote_log::SegmentState;
 
 /// A finished segment `start..=end` with `epochs` (epoch, first offset).
@@ -60,6 +61,8 @@ fn a_segment_reaching_the_highest_offset_replaces_the_entries_above_its_start() 
     st.copy_finished(4, 4, 200);
     assert_eq!(st.offsets, BTreeMap::from([(4, 4)]));
     assert_eq!(st.highest, Some(200));
+    // the entries moved out are unreferenced: still listed
+    assert_eq!(st.unreferenced, BTreeSet::from([1, 2, 3]));
 }
 
 // RemoteLogLeaderEpochStateTest.handleSegmentWithCopySegmentFinishedStateForDuplicateSegments
@@ -70,9 +73,13 @@ fn the_later_copy_at_the_same_start_takes_the_entry() {
     st.copy_finished(10, 1, 100);
     st.copy_finished(10, 2, 100);
     assert_eq!(st.offsets, BTreeMap::from([(10, 2)]));
+    // each earlier copy reached no further than the highest offset: moved out, unreferenced
+    assert_eq!(st.unreferenced, BTreeSet::from([1]));
     st.copy_finished(10, 3, 150);
     assert_eq!(st.offsets, BTreeMap::from([(10, 3)]));
     assert_eq!(st.highest, Some(150));
+    assert_eq!(st.unreferenced, BTreeSet::from([1, 2]));
+    assert!(st.lists(10, 2) && st.lists(10, 3));
 }
 
 /// The order those tests leave out: a shorter copy at the same start, finished later. The
@@ -85,6 +92,26 @@ fn a_shorter_copy_at_the_same_start_replaces_the_longer_one() {
     st.copy_finished(10, 2, 100);
     assert_eq!(st.offsets, BTreeMap::from([(10, 2)]));
     assert_eq!(st.highest, Some(150));
+    // the map's put dropped the longer one: in neither the map nor the unreferenced set,
+    // so the epoch's listing (listAllRemoteLogSegments) does not hold it
+    assert!(st.unreferenced.is_empty());
+    assert!(!st.lists(10, 1));
+    assert!(st.lists(10, 2));
+}
+
+// RemoteLogLeaderEpochStateTest.handleSegmentWithCopySegmentStartedState and
+// …DeleteSegmentFinishedState
+#[test]
+fn a_copy_in_flight_is_listed_until_it_finishes_or_is_deleted() {
+    let mut st = EpochState::default();
+    st.copy_started(1);
+    assert_eq!(st.unreferenced, BTreeSet::from([1]));
+    st.copy_finished(10, 1, 100);
+    assert!(st.unreferenced.is_empty());
+    assert!(st.lists(10, 1));
+    st.copy_started(2);
+    st.delete_finished(2);
+    assert!(st.unreferenced.is_empty());
 }
 
 // RemoteLogLeaderEpochStateTest.handleSegmentWithDeleteSegmentStartedState
@@ -97,6 +124,11 @@ fn a_delete_removes_only_its_own_entry() {
     st.delete_started(101, 2);
     assert!(st.offsets.is_empty());
     assert_eq!(st.highest, Some(200), "a deletion does not lower it");
+    // listed, unreferenced, until the deletion finishes (each run retries it)
+    assert_eq!(st.unreferenced, BTreeSet::from([1, 2]));
+    st.delete_finished(1);
+    st.delete_finished(2);
+    assert!(st.unreferenced.is_empty());
     st.copy_finished(10, 3, 100);
     st.delete_started(10, 1);
     assert_eq!(st.offsets, BTreeMap::from([(10, 3)]));
@@ -236,4 +268,20 @@ fn served_agrees_with_the_lookup_offset_by_offset() {
             assert_eq!(have, want, "{:?} at {o}", l.entries());
         }
     }
+}
+
+/// [`EpochMaps::listed_epochs`]: the unclean-election shape — A's [0,99] of epoch 0, then
+/// B's [0,99] with epoch 0 to 49 and epoch 1 from 50: B's part of epoch 0 ends below the
+/// epoch's highest (99), so its entry replaces A's without moving it out. A is in no listing;
+/// B in both of its epochs. The other order (B first, A last) moves B out: both listed.
+#[test]
+fn listed_epochs_follow_the_maps_and_the_unreferenced_sets() {
+    let a = seg(1, 0, 99, &[(0, 0)]);
+    let b = seg(2, 0, 99, &[(0, 0), (1, 50)]);
+    let log = finished(vec![a.clone(), b.clone()]);
+    assert_eq!(log.epochs.listed_epochs(0, &a), Vec::<i32>::new());
+    assert_eq!(log.epochs.listed_epochs(1, &b), vec![0, 1]);
+    let log = finished(vec![b.clone(), a.clone()]);
+    assert_eq!(log.epochs.listed_epochs(0, &b), vec![0, 1]);
+    assert_eq!(log.epochs.listed_epochs(1, &a), vec![0]);
 }
