@@ -197,6 +197,10 @@ kinds! {
     DecompressionBudgetExceeded = "decompression_budget_exceeded", Warning;
     /// A batch too large to hold in memory: header and CRC checked streaming, records not decoded.
     BatchNotDecoded = "batch_not_decoded", Warning;
+    // --- what the next start does with one broker's log dirs ---
+    /// One broker holds a topic-partition in two of its log dirs: its start fails
+    /// (`LogManager.loadLog`'s "Duplicate log directories").
+    DuplicateLogDirectories = "duplicate_log_directories", Error;
     // --- what the next start loses (the recovery model against the checkpoints) ---
     /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
     TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;

@@ -25,6 +25,8 @@ pub(crate) type ClusterCheck =
 pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
     &[
         ("replicas", crate::cluster::replicas::check),
+        // One broker's two log dirs holding one partition: its start fails.
+        ("duplicates", crate::cluster::duplicates::check),
         // Acknowledged data a copy loses at its next start, and which copy holds it.
         ("lost", crate::cluster::lost::check),
         // The group coordinator's load of __consumer_offsets.

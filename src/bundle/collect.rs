@@ -241,6 +241,8 @@ fn header(inputs: Vec<String>, inv: &Inventory, ids: &Identities, opts: &ScanOpt
                     cluster_id: id.cluster_id,
                     node_id: id.broker_id,
                     cluster_id_given: ids.cluster_id_given(&ld.path),
+                    directory_id: id.directory_id,
+                    meta_version: id.meta_version,
                 }
             })
             .collect(),

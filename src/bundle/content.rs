@@ -42,6 +42,12 @@ pub struct LogDirIdentity {
     /// dir whose `meta.properties` names no cluster; absent (false) when it was read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cluster_id_given: bool,
+    /// Its `directory.id` and the file's `version` (absent in bundles of earlier builds:
+    /// the rules that need them stay silent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directory_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_version: Option<i32>,
 }
 
 /// The scan options that shape the per-partition results: bundles collected with

@@ -14,7 +14,8 @@ use super::relabel::{self, Relabel};
 use super::{BundleError, fingerprint};
 use crate::cluster::tiering::{MetadataReplay, RemoteStorage};
 use crate::discover::layout::{
-    DirKind, Inventory, LogDir, PartitionDir, Recorded, RecordedPartition, TopicPartition,
+    DirKind, Inventory, LogDir, PartitionDir, Recorded, RecordedMeta, RecordedPartition,
+    TopicPartition,
 };
 use crate::finding::{Finding, Kind};
 use crate::partition::walked::BatchKey;
@@ -591,9 +592,15 @@ impl Dirs {
         let first = inv.partitions.len();
         for ld in &b.header.log_dirs {
             let path = PathBuf::from(&ld.path);
-            recorded
-                .meta_properties
-                .insert(path.clone(), (ld.cluster_id.clone(), ld.node_id));
+            recorded.meta_properties.insert(
+                path.clone(),
+                RecordedMeta::new(
+                    ld.cluster_id.clone(),
+                    ld.node_id,
+                    ld.directory_id.clone(),
+                    ld.meta_version,
+                ),
+            );
             inv.log_dirs.push(LogDir {
                 path,
                 ..Default::default()

@@ -317,6 +317,31 @@ pub fn replica_pairs<'a>(
     report: &ScanReport,
     inv: &'a Inventory,
 ) -> Vec<(ScannedCopy<'a>, ScannedCopy<'a>)> {
+    let groups = copy_groups(report, inv);
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let ids = Identities::load(inv);
+    let recorded_id = |p: &PartitionDir| topic_id_in(inv, p);
+    let mut out = Vec::new();
+    for copies in groups {
+        for (n, &(i, a)) in copies.iter().enumerate() {
+            for &(j, b) in &copies[n + 1..] {
+                let (sa, sb) = (ids.source(a), ids.source(b));
+                let m = same_cluster(&sa, &sb);
+                if are_replicas_with(a, b, m, recorded_id) && !same_replica_twice(a, b, &sa, &sb) {
+                    out.push(((i, a), (j, b)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The scanned directories of one topic-partition, in groups of two or more (report order
+/// within a group), each with its inventory entry: the candidates of every join between
+/// copies of a partition.
+pub(crate) fn copy_groups<'a>(report: &ScanReport, inv: &'a Inventory) -> Vec<Vec<ScannedCopy<'a>>> {
     // The reports in topic-partition order (stable: report order among copies), then each
     // run of two or more copies matched to its inventory entries. One index per report
     // and, only with copies, one borrowed path per directory: an inventory of 100 000
@@ -349,29 +374,17 @@ pub fn replica_pairs<'a>(
         .iter()
         .map(|p| (p.path.to_string_lossy(), p))
         .collect();
-    let groups = runs.into_iter().map(|run| {
-        run.iter()
-            .filter_map(|&i| {
-                let p = by_path.get(parts[i as usize].path.as_str())?;
-                Some((i as usize, *p))
-            })
-            .collect::<Vec<(usize, &PartitionDir)>>()
-    });
-    let ids = Identities::load(inv);
-    let recorded_id = |p: &PartitionDir| topic_id_in(inv, p);
-    let mut out = Vec::new();
-    for copies in groups.filter(|g| g.len() >= 2) {
-        for (n, &(i, a)) in copies.iter().enumerate() {
-            for &(j, b) in &copies[n + 1..] {
-                let (sa, sb) = (ids.source(a), ids.source(b));
-                let m = same_cluster(&sa, &sb);
-                if are_replicas_with(a, b, m, recorded_id) && !same_replica_twice(a, b, &sa, &sb) {
-                    out.push(((i, a), (j, b)));
-                }
-            }
-        }
-    }
-    out
+    runs.into_iter()
+        .map(|run| {
+            run.iter()
+                .filter_map(|&i| {
+                    let p = by_path.get(parts[i as usize].path.as_str())?;
+                    Some((i as usize, *p))
+                })
+                .collect::<Vec<ScannedCopy<'a>>>()
+        })
+        .filter(|g| g.len() >= 2)
+        .collect()
 }
 
 /// A divergence the replica behind in epochs truncates away when it follows: what that

@@ -46,6 +46,11 @@ pub fn copy_kind(kind: Option<&DirKind>) -> CopyKind {
 pub struct LogDirIdentity {
     pub cluster_id: Option<String>,
     pub broker_id: Option<i32>,
+    /// `directory.id` (written since 3.7: each log dir of a broker has its own), as Kafka
+    /// prints it.
+    pub directory_id: Option<String>,
+    /// The file's `version`: 0 (ZooKeeper-era or migrated), 1 (KRaft).
+    pub meta_version: Option<i32>,
 }
 
 /// The identity of every log dir of an inventory.
@@ -75,8 +80,10 @@ pub(crate) fn read_meta_properties(path: &std::path::Path) -> Option<LogDirIdent
     .ok()?;
     let m = parse_meta_properties(&bytes).ok()?;
     Some(LogDirIdentity {
+        directory_id: m.directory_id_string(),
         cluster_id: m.cluster_id.filter(|c| !c.trim().is_empty()),
         broker_id: m.node_id,
+        meta_version: Some(m.version),
     })
 }
 
@@ -88,11 +95,12 @@ impl Identities {
                 .log_dirs
                 .iter()
                 .map(|ld| {
-                    let (cluster_id, broker_id) =
-                        r.meta_properties.get(&ld.path).cloned().unwrap_or_default();
+                    let m = r.meta_properties.get(&ld.path).cloned().unwrap_or_default();
                     let id = LogDirIdentity {
-                        cluster_id,
-                        broker_id,
+                        cluster_id: m.cluster_id,
+                        broker_id: m.node_id,
+                        directory_id: m.directory_id,
+                        meta_version: m.version,
                     };
                     (ld.path.clone(), id)
                 })

@@ -181,9 +181,8 @@ pub struct Inventory {
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Recorded {
-    /// Each log dir's `meta.properties`: `cluster.id` and the node id (`None`: absent or
-    /// unreadable).
-    pub meta_properties: std::collections::HashMap<PathBuf, (Option<String>, Option<i32>)>,
+    /// Each log dir's `meta.properties` (its fields `None`: absent or unreadable).
+    pub meta_properties: std::collections::HashMap<PathBuf, RecordedMeta>,
     /// Per partition directory, at the index of the inventory's `partitions` it was
     /// recorded with: what was recorded of its own files (by position, not by path: a
     /// merge holds every partition of a cluster, and a path key each cost more than the
@@ -201,6 +200,36 @@ pub struct Recorded {
     /// Each live `__cluster_metadata` directory's decoded metadata log (with its log dir's
     /// `bootstrap.checkpoint`), as the leadership stage serialised it; opaque here.
     pub metadata_logs: std::collections::HashMap<PathBuf, String>,
+}
+
+/// What a bundle recorded of one log dir's `meta.properties`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RecordedMeta {
+    /// `cluster.id`.
+    pub cluster_id: Option<String>,
+    /// `node.id` (v1) or `broker.id` (v0).
+    pub node_id: Option<i32>,
+    /// `directory.id` (since 3.7), as Kafka prints it.
+    pub directory_id: Option<String>,
+    /// The file's `version` (0: ZooKeeper-era, 1: KRaft).
+    pub version: Option<i32>,
+}
+
+impl RecordedMeta {
+    pub fn new(
+        cluster_id: Option<String>,
+        node_id: Option<i32>,
+        directory_id: Option<String>,
+        version: Option<i32>,
+    ) -> Self {
+        RecordedMeta {
+            cluster_id,
+            node_id,
+            directory_id,
+            version,
+        }
+    }
 }
 
 /// What evidence bundles recorded of one partition directory's files.

@@ -182,6 +182,15 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
                 "read_committed consumers deliver the records of aborted transactions missing from the .txnindex as if committed",
             ),
         },
+        Kind::DuplicateLogDirectories => ClientError {
+            who: "producer and consumer",
+            exception: "none from this broker (it does not start)",
+            class: NotAProducerError,
+            behaviour: "the broker stays down: clients go to the partitions' other replicas; a partition whose only in-sync replica it was stays offline (NotLeaderOrFollowerException / timeouts, retried until a leader is back)",
+            consumers: Some(
+                "consumers of a partition left without a leader wait (no records, no exception beyond retried fetch errors) until it has one",
+            ),
+        },
         Kind::ReplicaDivergence => ClientError {
             who: "consumer",
             exception: "none",

@@ -43,6 +43,7 @@ mod dump_chunked;
 mod dump_golden;
 mod dump_memory;
 mod dump_sample_golden;
+mod duplicate_log_dirs;
 mod fuzz_corpus;
 mod fuzz_replay;
 mod groups_codec;
