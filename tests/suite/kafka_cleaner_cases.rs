@@ -30,6 +30,7 @@ use tempfile::TempDir;
 
 mod segments;
 mod txnindex;
+mod unknown_policy;
 
 // ----- helpers ----------------------------------------------------------------------------
 

@@ -45,6 +45,11 @@ fn multi_pass_first() -> PartitionBuilder {
     p
 }
 
+/// [`multi_pass_first`], for the policy-unknown twin in `unknown_policy`.
+pub(super) fn multi_pass_first_for_unknown_policy() -> PartitionBuilder {
+    multi_pass_first()
+}
+
 fn multi_pass_scan_is_clean(r: &ScanReport) {
     assert_clean(r);
     assert_eq!(aborted(r), vec![]);
