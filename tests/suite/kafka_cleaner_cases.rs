@@ -29,6 +29,7 @@ use std::path::Path;
 use tempfile::TempDir;
 
 mod segments;
+mod snapshots;
 mod txnindex;
 mod unknown_policy;
 
