@@ -326,3 +326,41 @@ fn cleaner_checkpoint_above_a_transaction_begun_below_the_log_start() {
     );
     assert!(kinds.contains(&Kind::LsoBelowLogStart), "{:#?}", v.findings);
 }
+
+/// A follower's `.txnindex` entry, cleaned. `UnifiedLogTest.testTransactionIndexUpdatedThroughReplication`:
+/// a follower appends a fetched chunk at once, so an ABORT's lastStableOffset is the first
+/// offset of another producer's transaction the same chunk starts after the marker
+/// (`ProducerStateManager.lastStableOffset` over every transaction the chunk began). Here:
+/// a plain x (0), producer 2's aborted [a] (1), its ABORT (2), a plain y (3), producer 3's
+/// transaction [k] (4), [m] (5), COMMIT (6), then producer 3's [k] (7) and COMMIT (8). A
+/// follower fetching 1–4 in one chunk writes (2, 1–2, lastStableOffset 4). Cleaning empties
+/// producer 2's batch (its last data) and keeps the ABORT with that entry, unchanged
+/// (`CleanedTransactionMetadata.onControlBatchRead`), and drops producer 3's batch at 4
+/// (key k superseded at 7, not its last batch). The cleaned log gives 3 (leader) or 5 (the
+/// first remaining batch of another transaction after the marker, follower); the file's 4 lies
+/// above the leader's value, so `compare` calls it "wrong" (error) though cleaning alone made
+/// it: the cleaner can raise the follower's reference offset, and a lastStableOffset between
+/// the leader's value and the follower value the cleaned log shows is not damage.
+#[test]
+fn cleaned_follower_entry_last_stable_offset() {
+    let (p2, p3) = (txn(2), txn(3));
+    let mut p = log();
+    p.append(keyed(Producer::PLAIN, -1, &["x"])); // 0
+    p.append(emptied(p2, 0, 1)); // 1
+    p.abort(p2, 0); // 2
+    p.append(keyed(Producer::PLAIN, -1, &["y"])); // 3
+    p.skip_offsets(1); // producer 3's [k] (4), superseded at 7
+    p.append(keyed(p3, 1, &["m"])); // 5
+    p.commit(p3, 0); // 6
+    p.append(keyed(p3, 2, &["k"])); // 7
+    p.commit(p3, 0); // 8
+    let (r, v) = verify_cleaned(p, &[(0, vec![aborted_txn(2, 1, 2, 4)])]);
+    assert_clean(&r);
+    assert_eq!(aborted(&r), vec![(2, 1, 2)]);
+    let m: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::TxnindexMismatch)
+        .collect();
+    assert!(m.is_empty(), "{m:#?}");
+}
