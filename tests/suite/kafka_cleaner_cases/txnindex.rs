@@ -343,6 +343,38 @@ fn cleaner_checkpoint_above_a_transaction_begun_below_the_log_start() {
 /// the leader's value and the follower value the cleaned log shows is not damage.
 #[test]
 fn cleaned_follower_entry_last_stable_offset() {
+    let (r, v) = verify_cleaned(cleaned_follower(), &[(0, vec![aborted_txn(2, 1, 2, 4)])]);
+    assert_clean(&r);
+    assert_eq!(aborted(&r), vec![(2, 1, 2)]);
+    let m: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::TxnindexMismatch)
+        .collect();
+    assert!(m.is_empty(), "{m:#?}");
+}
+
+/// The twin of [`cleaned_follower_entry_last_stable_offset`] cleaning cannot explain: a
+/// lastStableOffset above the follower value the cleaned log shows (5, producer 3's first
+/// remaining batch after the marker). Removing batches only raises that value, so a stored
+/// 6 (producer 3's COMMIT) was never the first offset of a transaction the chunk began
+/// before it: still "wrong", with the ground the verdict read the partition as compacted on.
+#[test]
+fn cleaned_follower_entry_above_the_follower_value_is_wrong() {
+    let (_r, v) = verify_cleaned(cleaned_follower(), &[(0, vec![aborted_txn(2, 1, 2, 6)])]);
+    let m: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::TxnindexMismatch)
+        .collect();
+    assert_eq!(m.len(), 1, "{:#?}", v.findings);
+    assert!(m[0].message.contains("wrong"), "{m:#?}");
+    assert_eq!(m[0].evidence["treated_as_compacted"], "stated", "{m:#?}");
+    assert_eq!(m[0].evidence["entries"][0]["last_stable_offset"], 6);
+}
+
+/// The log of [`cleaned_follower_entry_last_stable_offset`].
+fn cleaned_follower() -> PartitionBuilder {
     let (p2, p3) = (txn(2), txn(3));
     let mut p = log();
     p.append(keyed(Producer::PLAIN, -1, &["x"])); // 0
@@ -354,13 +386,5 @@ fn cleaned_follower_entry_last_stable_offset() {
     p.commit(p3, 0); // 6
     p.append(keyed(p3, 2, &["k"])); // 7
     p.commit(p3, 0); // 8
-    let (r, v) = verify_cleaned(p, &[(0, vec![aborted_txn(2, 1, 2, 4)])]);
-    assert_clean(&r);
-    assert_eq!(aborted(&r), vec![(2, 1, 2)]);
-    let m: Vec<_> = v
-        .findings
-        .iter()
-        .filter(|f| f.kind == Kind::TxnindexMismatch)
-        .collect();
-    assert!(m.is_empty(), "{m:#?}");
+    p
 }

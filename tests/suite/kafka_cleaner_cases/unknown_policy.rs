@@ -87,3 +87,50 @@ fn cleaner_keeps_the_entry_last_stable_offset_policy_unknown() {
     let m = txnindex_findings(&v);
     assert!(m.is_empty(), "{m:#?}");
 }
+
+/// The twins the old verdict must still give. (1) With the policy unknown and no trace of the
+/// cleaner in the batches (producer 2's batch at 2 whole, producer 1's at 1 simply absent:
+/// an offset gap alone is no trace), nothing says batches were removed: the entry's
+/// lastStableOffset 1, below the 4 the log gives, is "wrong" as before, and the evidence
+/// names no compaction. (2) With the traces (producer 2's batch emptied), a lastStableOffset
+/// *above* what the cleaned log gives is still wrong, and the evidence says the partition
+/// was read as compacted from the cleaner's traces alone.
+#[test]
+fn entries_cleaning_cannot_explain_policy_unknown_are_reported() {
+    let build = |emptied_batch: bool| {
+        let (p1, p2) = (txn(1), txn(2));
+        let mut p = log();
+        p.append(keyed(Producer::PLAIN, -1, &["a"])); // 0
+        p.skip_offsets(1); // producer 1's [1]
+        if emptied_batch {
+            p.append(emptied(p2, 0, 1)); // 2
+        } else {
+            p.append(keyed(p2, 0, &["2"])); // 2
+        }
+        p.abort(p2, 0); // 3
+        p.append(keyed(p1, 1, &["3"])); // 4
+        p.commit(p1, 0); // 5
+        p.append(keyed(Producer::PLAIN, -1, &["1"])); // 6
+        p
+    };
+    let (r, v) = verify_cleaned_undeclared(build(false), &[(0, vec![aborted_txn(2, 2, 3, 1)])]);
+    assert_eq!(r.partitions[0].compacted, None);
+    assert_eq!(r.partitions[0].compaction(), None);
+    let m = txnindex_findings(&v);
+    assert_eq!(m.len(), 1, "{:#?}", v.findings);
+    assert!(m[0].message.contains("wrong"), "{m:#?}");
+    assert!(
+        m[0].evidence.get("treated_as_compacted").is_none(),
+        "{m:#?}"
+    );
+
+    let (r, v) = verify_cleaned_undeclared(build(true), &[(0, vec![aborted_txn(2, 2, 3, 5)])]);
+    assert_eq!(
+        r.partitions[0].compaction(),
+        Some(klogscan::results::Compaction::CleanerTraces)
+    );
+    let m = txnindex_findings(&v);
+    assert_eq!(m.len(), 1, "{:#?}", v.findings);
+    assert!(m[0].message.contains("wrong"), "{m:#?}");
+    assert_eq!(m[0].evidence["treated_as_compacted"], "cleaner_traces");
+}
