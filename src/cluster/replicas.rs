@@ -685,10 +685,12 @@ pub fn check(
             // Each broker's cleaner compacts its own copy on its own schedule
             // (`LogCleaner`; `MemoryRecords.filterTo` keeps a v2 batch's offsets), and
             // nothing reconciles them: on a partition treated as compacted, differences
-            // that cleaning alone can make are no divergence.
+            // that cleaning alone can make are no divergence. Treated as compacted as the
+            // replay reads it (`PartitionReport::compaction`): the stated policy, else the
+            // cleaner's traces in either copy's batches (the topic's policy is one).
             let compacted = [i, j]
                 .iter()
-                .any(|&k| report.partitions[k].compacted == Some(true));
+                .any(|&k| report.partitions[k].compaction().is_some());
             if compacted && d.compaction_explainable {
                 continue;
             }

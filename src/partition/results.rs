@@ -546,11 +546,43 @@ impl Carried {
     }
 }
 
+/// Why a partition is treated as compacted ([`PartitionReport::compaction`]); in a
+/// finding's evidence as `stated` or `cleaner_traces`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compaction {
+    /// The inputs state the policy ([`PartitionReport::compacted`] is `Some(true)`: an
+    /// internal topic, `--compacted`, the `cleaner-offset-checkpoint`, the metadata log's
+    /// `cleanup.policy`).
+    Stated,
+    /// Nothing states the policy, but the batches carry the log cleaner's traces
+    /// ([`ReplayOutcome::cleaner_traces`]): the verdict rests on that reading. Kafka's
+    /// `LogCleanerTest` cleans through `Cleaner.clean` directly, so its data has no
+    /// `cleaner-offset-checkpoint` (only `LogCleanerManager.doneCleaning` writes one); a
+    /// partition directory handed in without its log dir has none either.
+    CleanerTraces,
+}
+
 impl PartitionReport {
     /// The producer-state replay's outcome: every producer's final state (with
     /// [`ScanOptions::keep_producers`]), the open and aborted transactions, the statistics.
     pub fn outcome(&self) -> &ReplayOutcome {
         &self.carried.outcome
+    }
+    /// Whether the partition is treated as compacted, and on what ground: the same reading
+    /// the producer-state replay made (`Replay::treated_as_compacted`): the stated policy,
+    /// else the cleaner's traces in the batches; `None` when the policy is stated as
+    /// `delete`, or unknown with no trace of the cleaner.
+    pub fn compaction(&self) -> Option<Compaction> {
+        match self.compacted {
+            Some(true) => Some(Compaction::Stated),
+            Some(false) => None,
+            None => self
+                .carried
+                .outcome
+                .cleaner_traces
+                .then_some(Compaction::CleanerTraces),
+        }
     }
     /// Every producer's final state (empty unless [`ScanOptions::keep_producers`]).
     pub fn producer_states(&self) -> &[crate::partition::state::ProducerState] {

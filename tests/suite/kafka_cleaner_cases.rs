@@ -29,7 +29,9 @@ use std::path::Path;
 use tempfile::TempDir;
 
 mod segments;
+mod snapshots;
 mod txnindex;
+mod unknown_policy;
 
 // ----- helpers ----------------------------------------------------------------------------
 

@@ -366,6 +366,58 @@ fn independent_cleaning_of_a_compacted_partition_is_no_divergence() {
     }
 }
 
+/// [`independent_cleaning_of_a_compacted_partition_is_no_divergence`] with the cleanup policy
+/// unknown (no `--compacted`, no checkpoint, no metadata log): one copy's cleaner rebuilt the
+/// batch at 2–3, keeping one record (`MemoryRecords.filterTo` keeps the batch's base and last
+/// offset), which is a cleaner trace, so the partition is treated as compacted as the
+/// producer-state replay treats it (`PartitionReport::compaction`) and the difference is no
+/// divergence. The twin, the same copy with the batch simply gone (no trace left), keeps the
+/// divergence: nothing says the topic is compacted.
+#[test]
+fn cleaner_traces_make_independent_cleaning_no_divergence_policy_unknown() {
+    // Six batches of two records; the batch at 2 whole, rebuilt with its second record
+    // only, or gone.
+    let copy = |at_2: Option<bool>| {
+        let mut p = base();
+        for i in 0..6 {
+            let b = Batch::new(Producer::PLAIN).at(T0 + i * 1000);
+            match (i, at_2) {
+                (2, Some(true)) => {
+                    let rec = klogscan::testkit::Rec::value(format!("value-{i}b")).offset_delta(1);
+                    p.append(
+                        b.record(rec)
+                            .tweak(|s| s.overrides.last_offset_delta = Some(1)),
+                    );
+                }
+                (2, None) => {
+                    p.skip_offsets(2);
+                }
+                _ => {
+                    p.append(b.values([format!("value-{i}a"), format!("value-{i}b")]));
+                }
+            }
+        }
+        p
+    };
+    for rebuilt in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let cleaned = copy(if rebuilt { Some(true) } else { None });
+        two_brokers(
+            d.path(),
+            (Some("c1"), Some("c1")),
+            copy(Some(false)),
+            cleaned,
+        );
+        let r = scan_compare(d.path());
+        assert!(r.partitions.iter().all(|p| p.compacted.is_none()));
+        let found = divergences(&r);
+        assert_eq!(found.len(), usize::from(!rebuilt), "{found:#?}");
+        if let Some(f) = found.first() {
+            assert_eq!(f.evidence["compaction_explainable"], true);
+        }
+    }
+}
+
 /// Offsets 0..=9 at leader epoch 0, one batch each with fixed timestamps: the same bytes in
 /// every copy built with it.
 fn agreed_head() -> PartitionBuilder {

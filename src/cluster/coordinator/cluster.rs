@@ -135,7 +135,13 @@ fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<Par
             origin,
             ref_time_ms: p.ref_time,
             log_end_offset: p.log_end_offset,
-            compacted: p.compacted,
+            // Compacted as the replay reads it: the stated policy, else the cleaner's
+            // traces in the batches (`PartitionReport::compaction`).
+            compacted: if p.compaction().is_some() {
+                Some(true)
+            } else {
+                p.compacted
+            },
             txns: (p.carried.outcome.get_mut())
                 .map(|o| std::mem::take(&mut o.txns))
                 .unwrap_or_default(),

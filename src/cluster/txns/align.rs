@@ -271,7 +271,8 @@ impl Aligner<'_> {
         }
         // The log cleaner removes the markers of empty transactions from compacted
         // partitions (`LogCleaner`, once the delete horizon passed): a partition known to
-        // be compacted (the scan marks the internal topics compacted) gives no order proof.
+        // be compacted (the scan marks the internal topics compacted; the cleaner's traces
+        // in its batches count, `PartitionTxns::compacted`) gives no order proof.
         // One whose policy is unknown gives it at a lower severity (`rules::absorbed`).
         let compacted = self.p[m.input].compacted == Some(true);
         if skipped.is_empty() || d != 0 || !exact_prev || compacted {

@@ -58,7 +58,10 @@ pub struct PartitionTxns {
     pub ref_time_ms: i64,
     pub log_end_offset: Option<i64>,
     /// Whether the partition is compacted (`None`: its cleanup policy is unknown), as the
-    /// partition's report says ([`crate::partition::results::PartitionReport::compacted`]).
+    /// producer-state replay read it: the stated policy
+    /// ([`crate::partition::results::PartitionReport::compacted`]), else `true` when the
+    /// batches carry the cleaner's traces
+    /// ([`crate::partition::results::PartitionReport::compaction`]).
     #[serde(default)]
     pub compacted: Option<bool>,
     /// In log order: closed transactions by marker offset, then the open ones.

@@ -218,6 +218,13 @@ pub struct ReplayOutcome {
     pub txn_stats: TxnStats,
     /// Every transaction of the partition, one compact record each (`txnrec`).
     pub txns: Vec<txnrec::TxnRecord>,
+    /// The log cleaner has visibly been through the partition: a batch carries the delete
+    /// horizon, or holds fewer records than its offset range (`MemoryRecords.filterTo`
+    /// rebuilt or emptied it). What [`Replay::treated_as_compacted`] reads when the cleanup
+    /// policy is not declared; later stages read it through
+    /// `PartitionReport::compaction` so that they judge the bytes as the replay did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cleaner_traces: bool,
 }
 
 /// A finished replay holding only what its conclusion needs (see [`Replay::seal`]).
@@ -515,6 +522,7 @@ impl Replay {
             open,
             txn_stats: stats,
             txns: self.txnrec.finish(open_records),
+            cleaner_traces: self.cleaned,
         }
     }
 

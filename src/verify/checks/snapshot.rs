@@ -8,7 +8,7 @@ use crate::finding::{Finding, Kind};
 use crate::partition::recovery::{SnapshotInput, forgotten_transaction_note};
 use crate::partition::scan::PartitionReport;
 use crate::partition::state::{ProducerState, expired_at_load};
-use crate::read::format::snapshot::{ProducerSnapshot, kafka_message};
+use crate::read::format::snapshot::{ProducerSnapshot, SnapshotEntry, kafka_message};
 use crate::read::segment::FileClass;
 use crate::verify::VerifyOptions;
 use serde_json::json;
@@ -74,12 +74,23 @@ pub(super) fn check_snapshots(
         else {
             continue;
         };
-        let diffs = compare_snapshot(&snap, state, first_offset.unwrap_or(0));
+        let compaction = r.compaction();
+        let diffs = compare_snapshot(
+            &snap,
+            state,
+            first_offset.unwrap_or(0),
+            compaction.is_some(),
+        );
         if let Some(first) = diffs.first() {
+            let mut evidence = json!({"snapshot_offset": sf.offset, "differences": diffs.iter().take(EVIDENCE_CAP).map(|d| d.1.clone()).collect::<Vec<_>>()});
+            if let Some(c) = compaction {
+                // Read as compacted: only what cleaning cannot explain is left.
+                evidence["treated_as_compacted"] = json!(c);
+            }
             out.push(
                 mk(r, Kind::SnapshotMismatch, &name, format!("{name}: {} producer(s) differ from the state rebuilt from offsets below {}; first: {}", diffs.len(), sf.offset, first.0))
                     .offset(sf.offset)
-                    .evidence(json!({"snapshot_offset": sf.offset, "differences": diffs.iter().take(EVIDENCE_CAP).map(|d| d.1.clone()).collect::<Vec<_>>()}))
+                    .evidence(evidence)
                     .broker(served(r, "loaded as is when it is the newest valid snapshot: the broker's producer state (open transactions, sequences, epochs) is then what the snapshot says, not what the log says", DELETE_COPY_SNAPSHOT)),
             );
         }
@@ -154,15 +165,26 @@ pub(super) fn check_missing(
 
 /// Compare one snapshot with the replayed state at its offset (rule 29). Returns one line
 /// and one evidence object per differing producer.
+///
+/// On a partition treated as compacted (`cleaned`) the replay of the cleaned log can only
+/// lag the snapshot: the cleaner keeps every remaining segment's `.snapshot` as written
+/// (`UnifiedLog.replaceSegments` deletes only those of segments merged away,
+/// `UnifiedLogTest.testCompactionDeletesProducerStateSnapshots`) and removes batches, never
+/// adds them: those whose records are all superseded or aborted, except each producer's
+/// last batch of the whole log (`LogCleaner.cleanInto`, `lastRecordsOfActiveProducers`;
+/// kept empty if need be), and markers once their transaction has no data left. Kafka loads such a snapshot as is and its state is right.
+/// So a snapshot producer the replay never met below the offset, or one ahead of it
+/// ([`ahead_by_cleaning`]), is no mismatch there; one behind the replay still is.
 fn compare_snapshot(
     snap: &ProducerSnapshot<'_>,
     state: &[ProducerState],
     log_first: i64,
+    cleaned: bool,
 ) -> Vec<(String, serde_json::Value)> {
     let mut out = Vec::new();
     for e in snap.entries() {
         let Some(s) = state.iter().find(|s| s.producer_id == e.producer_id) else {
-            if e.last_offset >= log_first || e.current_txn_first_offset >= log_first {
+            if !cleaned && (e.last_offset >= log_first || e.current_txn_first_offset >= log_first) {
                 out.push((
                     format!("producer {} is in the snapshot but wrote nothing below its offset", e.producer_id),
                     json!({"producer_id": e.producer_id, "problem": "unknown_producer", "snapshot": e}),
@@ -170,59 +192,23 @@ fn compare_snapshot(
             }
             continue;
         };
-        let mut fields: Vec<(&str, i64, i64)> = Vec::new();
         let txn = s.current_txn_first_offset.unwrap_or(-1);
-        if e.current_txn_first_offset != txn
-            && !(e.current_txn_first_offset >= 0
-                && e.current_txn_first_offset < log_first
-                && txn >= 0)
-        {
-            fields.push(("current_txn_first_offset", e.current_txn_first_offset, txn));
-        }
-        if e.producer_epoch != s.producer_epoch {
-            fields.push(("epoch", e.producer_epoch as i64, s.producer_epoch as i64));
-        }
-        // The producer's last data batch lies below the first offset held (retention
-        // deleted it) and only a marker remains: the marker keeps the batch metadata in the
-        // broker's entry, the log cannot show it. Unknown, not wrong.
-        let data_before_start =
-            e.last_offset >= 0 && e.last_offset < log_first && s.last_offset < 0;
-        if e.last_offset != s.last_offset && !data_before_start {
-            fields.push(("last_offset", e.last_offset, s.last_offset));
-        }
-        if e.last_offset >= 0 && s.last_offset >= 0 {
-            if e.last_sequence != s.last_sequence {
-                fields.push((
-                    "last_sequence",
-                    e.last_sequence as i64,
-                    s.last_sequence as i64,
-                ));
-            }
-            if e.offset_delta != s.offset_delta {
-                fields.push(("offset_delta", e.offset_delta as i64, s.offset_delta as i64));
-            }
-        }
-        if s.coordinator_epoch >= 0 && e.coordinator_epoch != s.coordinator_epoch {
-            fields.push((
-                "coordinator_epoch",
-                e.coordinator_epoch as i64,
-                s.coordinator_epoch as i64,
-            ));
-        }
-        if e.timestamp != s.last_timestamp {
-            fields.push(("timestamp", e.timestamp, s.last_timestamp));
-        }
+        let fields: Vec<(&str, i64, i64)> = differing_fields(&e, s, log_first)
+            .into_iter()
+            .filter(|&(f, a, b)| !(cleaned && ahead_by_cleaning(f, a, b, &e, s)))
+            .collect();
         if fields.is_empty() {
             continue;
         }
+        let txn_differs = fields.iter().any(|f| f.0 == "current_txn_first_offset");
         let mut problem = "fields_differ";
-        let line = if e.current_txn_first_offset >= 0 && txn < 0 {
+        let line = if txn_differs && e.current_txn_first_offset >= 0 && txn < 0 {
             problem = "keeps_closed_transaction";
             format!(
                 "producer {} keeps a transaction open from offset {} that the log closed",
                 e.producer_id, e.current_txn_first_offset
             )
-        } else if e.current_txn_first_offset < 0 && txn >= 0 {
+        } else if txn_differs && e.current_txn_first_offset < 0 && txn >= 0 {
             problem = "open_transaction_missing";
             format!(
                 "producer {} has a transaction open since offset {txn} in the log but none in the snapshot",
@@ -252,4 +238,89 @@ fn compare_snapshot(
         }
     }
     out
+}
+
+/// The fields of snapshot entry `e` that differ from the replayed state `s`, as
+/// `(field, snapshot, log)`; what lies below the first offset held (`log_first`, retention)
+/// is unknown, not different.
+fn differing_fields(
+    e: &SnapshotEntry,
+    s: &ProducerState,
+    log_first: i64,
+) -> Vec<(&'static str, i64, i64)> {
+    let mut fields: Vec<(&str, i64, i64)> = Vec::new();
+    let txn = s.current_txn_first_offset.unwrap_or(-1);
+    if e.current_txn_first_offset != txn
+        && !(e.current_txn_first_offset >= 0 && e.current_txn_first_offset < log_first && txn >= 0)
+    {
+        fields.push(("current_txn_first_offset", e.current_txn_first_offset, txn));
+    }
+    if e.producer_epoch != s.producer_epoch {
+        fields.push(("epoch", e.producer_epoch as i64, s.producer_epoch as i64));
+    }
+    // The producer's last data batch lies below the first offset held (retention
+    // deleted it) and only a marker remains: the marker keeps the batch metadata in the
+    // broker's entry, the log cannot show it. Unknown, not wrong.
+    let data_before_start = e.last_offset >= 0 && e.last_offset < log_first && s.last_offset < 0;
+    if e.last_offset != s.last_offset && !data_before_start {
+        fields.push(("last_offset", e.last_offset, s.last_offset));
+    }
+    if e.last_offset >= 0 && s.last_offset >= 0 {
+        if e.last_sequence != s.last_sequence {
+            fields.push((
+                "last_sequence",
+                e.last_sequence as i64,
+                s.last_sequence as i64,
+            ));
+        }
+        if e.offset_delta != s.offset_delta {
+            fields.push(("offset_delta", e.offset_delta as i64, s.offset_delta as i64));
+        }
+    }
+    if s.coordinator_epoch >= 0 && e.coordinator_epoch != s.coordinator_epoch {
+        fields.push((
+            "coordinator_epoch",
+            e.coordinator_epoch as i64,
+            s.coordinator_epoch as i64,
+        ));
+    }
+    if e.timestamp != s.last_timestamp {
+        fields.push(("timestamp", e.timestamp, s.last_timestamp));
+    }
+    fields
+}
+
+/// Whether the snapshot's `field` (`snap`, against `log` in the replay) is ahead of the
+/// replay of a cleaned log in a way removed batches explain:
+/// - its last batch (`last_offset`) is later: the cleaner removed that batch, so the
+///   batch's own fields (`last_sequence`, `offset_delta`, `timestamp`) describe another
+///   batch than the replay's last;
+/// - a higher producer `epoch` or `coordinator_epoch`, or (same last batch) a later
+///   `timestamp`: a batch or marker that carried them was removed (a marker goes once its
+///   transaction has no data left);
+/// - an open transaction (`current_txn_first_offset`) the replay shows as starting later
+///   (its first batches removed), or not at all when the replay met nothing of the
+///   producer from the snapshot's first offset on (every batch of it removed; a marker
+///   there would have closed it, and a cleaner leaves a transaction's marker while any of
+///   its data remains).
+///
+/// A snapshot behind the replay (an earlier last batch, a lower epoch, a transaction the
+/// replay shows open from earlier) is never explained by cleaning.
+fn ahead_by_cleaning(
+    field: &str,
+    snap: i64,
+    log: i64,
+    e: &SnapshotEntry,
+    s: &ProducerState,
+) -> bool {
+    let later_batch = e.last_offset > s.last_offset;
+    match field {
+        "last_offset" | "last_sequence" | "offset_delta" => later_batch,
+        "timestamp" => later_batch || snap > log,
+        "epoch" | "coordinator_epoch" => snap > log,
+        "current_txn_first_offset" => {
+            snap >= 0 && (log > snap || (log < 0 && s.last_activity() < snap))
+        }
+        _ => false,
+    }
 }

@@ -4,6 +4,7 @@
 
 use super::{EVIDENCE_CAP, SegmentCtx, format_error, load_checked, mk, name_of, served};
 use crate::finding::{Finding, Kind};
+use crate::partition::results::Compaction;
 use crate::partition::state::AbortedTxn;
 use crate::read::format::index::{
     AbortedTxn as IndexedAbort, IndexVerdicts, TxnIndex, TxnSanityProblem,
@@ -94,7 +95,17 @@ pub(super) fn check(
         }
         None => Vec::new(),
     };
-    let cleaned = r.compacted == Some(true);
+    // Compacted as the replay read it: the stated policy, else the cleaner's traces in the
+    // batches (the same bytes, the same reading: `Replay::treated_as_compacted`).
+    let compaction = r.compaction();
+    let cleaned = compaction.map(|_| Cleaned {
+        segment_end: r
+            .carried
+            .segment_walks
+            .get(i + 1)
+            .map(|w| w.base_offset)
+            .or(r.carried.outcome.log_end_offset),
+    });
     let (mut missing, wrong, extra) = compare(
         &expected,
         &actual,
@@ -119,8 +130,8 @@ pub(super) fn check(
         (
             &extra,
             "entries with no matching ABORT marker in",
-            "read_committed consumers drop these producers' records from firstOffset up to the next marker, hiding committed data",
-            "consumer: none — read_committed consumers silently skip these producers' committed records from firstOffset up to their next marker (no exception)",
+            "read_committed consumers drop these producers' transactional records from firstOffset until an ABORT marker of the same producer (or the end of the fetch response), hiding committed data",
+            "consumer: none — read_committed consumers silently skip these producers' committed transactional records from firstOffset until an ABORT marker of the producer or the end of the fetch response (CompletedFetch; no exception)",
         ),
         (
             &wrong,
@@ -133,10 +144,22 @@ pub(super) fn check(
             continue;
         }
         let off = list[0].get("last_offset").and_then(|v| v.as_i64());
-        let mut f = mk(r, Kind::TxnindexMismatch, &tname, format!("{tname}: {} {what} the index (recomputed from the markers of {log_name})", list.len()))
-            .evidence(json!({"entries": list.iter().take(EVIDENCE_CAP).collect::<Vec<_>>(), "count": list.len(), "expected": expected.len(), "indexed": actual.len()}))
-            .broker(served(r, consequence, "no read_committed consumer reads a -delete copy (deleted once loaded)"))
-            .client_error(client);
+        let mut f = mk(
+            r,
+            Kind::TxnindexMismatch,
+            &tname,
+            format!(
+                "{tname}: {} {what} the index (recomputed from the markers of {log_name})",
+                list.len()
+            ),
+        )
+        .evidence(evidence(list, expected.len(), actual.len(), compaction))
+        .broker(served(
+            r,
+            consequence,
+            "no read_committed consumer reads a -delete copy (deleted once loaded)",
+        ))
+        .client_error(client);
         if let Some(o) = off {
             f = f.offset(o);
         }
@@ -145,6 +168,31 @@ pub(super) fn check(
 }
 
 type Listed = Vec<serde_json::Value>;
+
+/// A finding's evidence: the entries (capped), their counts, and on what ground the
+/// partition was read as compacted when it was (`cleaner_traces`: no input states the
+/// policy, the verdict rests on the cleaner's traces in the batches).
+fn evidence(
+    list: &Listed,
+    expected: usize,
+    indexed: usize,
+    compaction: Option<Compaction>,
+) -> serde_json::Value {
+    let mut e = json!({"entries": list.iter().take(EVIDENCE_CAP).collect::<Vec<_>>(), "count": list.len(), "expected": expected, "indexed": indexed});
+    if let Some(c) = compaction {
+        e["treated_as_compacted"] = json!(c);
+    }
+    e
+}
+
+/// What the comparison needs of a partition treated as compacted.
+#[derive(Clone, Copy)]
+struct Cleaned {
+    /// Where the segment ends (the next segment's base offset, else the log end): a
+    /// fetched chunk lies in one segment, so a follower's lastStableOffset that cleaning
+    /// hid entirely lies below it.
+    segment_end: Option<i64>,
+}
 
 /// Compare the index's entries with the aborted transactions recomputed from the markers;
 /// returns the (missing, wrong, extra) entries as evidence.
@@ -163,29 +211,52 @@ type Listed = Vec<serde_json::Value>;
 /// (`CleanedTransactionMetadata.onControlBatchRead`). So an entry at an ABORT marker of its
 /// producer is not extra though no data of the transaction remains, and its firstOffset
 /// and lastStableOffset may lie below what the cleaned log gives (batches removed since);
-/// above it they are still wrong.
+/// a firstOffset above it is still wrong.
+///
+/// A follower's lastStableOffset (a transaction of another producer the same fetched chunk
+/// began after the marker, [`AbortedTxn::follower_last_stable_offset`]) is as right as the
+/// leader's. Cleaning can remove that transaction's first batches, which raises the
+/// follower value the cleaned log gives, or all of them, which leaves none: the entry,
+/// copied unchanged, may then hold any offset from the leader's value up to the follower
+/// value the cleaned log shows (the segment's end when it shows none); above that it is wrong
+/// (`UnifiedLogTest.testTransactionIndexUpdatedThroughReplication`, then
+/// `CleanedTransactionMetadata.onControlBatchRead`).
 fn compare(
     expected: &[&AbortedTxn],
     actual: &[IndexedAbort],
     held_from: Option<i64>,
     verdicts: Option<&IndexVerdicts>,
-    cleaned: bool,
+    cleaned: Option<Cleaned>,
 ) -> (Listed, Listed, Listed) {
     let held_from = held_from.unwrap_or(i64::MAX);
     let abort_marker_at = |a: &IndexedAbort| {
         verdicts.is_some_and(|v| v.has_abort_marker(a.last_offset, a.producer_id))
     };
-    let differs = |a: i64, e: i64| a >= held_from && (a > e || (a < e && !cleaned));
+    let differs = |a: i64, e: i64| a >= held_from && (a > e || (a < e && cleaned.is_none()));
+    // The lastStableOffset: the leader's value, the follower's, or (cleaned) anything below
+    // the follower's as the cleaned log shows it.
+    let lso_wrong = |a: i64, e: &AbortedTxn| {
+        if a < held_from || a == e.last_stable_offset {
+            return false;
+        }
+        match cleaned {
+            None => e.follower_last_stable_offset != Some(a),
+            Some(c) => {
+                let upper = e
+                    .follower_last_stable_offset
+                    .or(c.segment_end)
+                    .unwrap_or(e.last_stable_offset);
+                a > upper.max(e.last_stable_offset)
+            }
+        }
+    };
     let mut missing = Vec::new();
     let mut wrong = Vec::new();
     for e in expected {
         match actual.iter().find(|a| a.producer_id == e.producer_id && a.last_offset == e.last_offset) {
             None => missing.push(json!({"producer_id": e.producer_id, "first_offset": e.first_offset, "last_offset": e.last_offset, "last_stable_offset": e.last_stable_offset})),
-            // A follower's value (a transaction of another producer starting after the
-            // marker in the same fetched chunk) is as right as the leader's.
             Some(a) if differs(a.first_offset, e.first_offset)
-                || (differs(a.last_stable_offset, e.last_stable_offset)
-                    && e.follower_last_stable_offset != Some(a.last_stable_offset)) => wrong.push(json!({
+                || lso_wrong(a.last_stable_offset, e) => wrong.push(json!({
                 "producer_id": e.producer_id, "last_offset": e.last_offset,
                 "first_offset": a.first_offset, "expected_first_offset": e.first_offset,
                 "last_stable_offset": a.last_stable_offset, "expected_last_stable_offset": e.last_stable_offset})),
@@ -194,7 +265,7 @@ fn compare(
     }
     let extra = actual
         .iter()
-        .filter(|a| !((cleaned || a.first_offset < held_from) && abort_marker_at(a)))
+        .filter(|a| !((cleaned.is_some() || a.first_offset < held_from) && abort_marker_at(a)))
         .filter(|a| !expected.iter().any(|e| e.producer_id == a.producer_id && e.last_offset == a.last_offset))
         .map(|a| json!({"producer_id": a.producer_id, "first_offset": a.first_offset, "last_offset": a.last_offset, "last_stable_offset": a.last_stable_offset}))
         .collect();

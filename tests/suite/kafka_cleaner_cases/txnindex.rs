@@ -45,6 +45,11 @@ fn multi_pass_first() -> PartitionBuilder {
     p
 }
 
+/// [`multi_pass_first`], for the policy-unknown twin in `unknown_policy`.
+pub(super) fn multi_pass_first_for_unknown_policy() -> PartitionBuilder {
+    multi_pass_first()
+}
+
 fn multi_pass_scan_is_clean(r: &ScanReport) {
     assert_clean(r);
     assert_eq!(aborted(r), vec![]);
@@ -320,4 +325,66 @@ fn cleaner_checkpoint_above_a_transaction_begun_below_the_log_start() {
         v.findings
     );
     assert!(kinds.contains(&Kind::LsoBelowLogStart), "{:#?}", v.findings);
+}
+
+/// A follower's `.txnindex` entry, cleaned. `UnifiedLogTest.testTransactionIndexUpdatedThroughReplication`:
+/// a follower appends a fetched chunk at once, so an ABORT's lastStableOffset is the first
+/// offset of another producer's transaction the same chunk starts after the marker
+/// (`ProducerStateManager.lastStableOffset` over every transaction the chunk began). Here:
+/// a plain x (0), producer 2's aborted [a] (1), its ABORT (2), a plain y (3), producer 3's
+/// transaction [k] (4), [m] (5), COMMIT (6), then producer 3's [k] (7) and COMMIT (8). A
+/// follower fetching 1–4 in one chunk writes (2, 1–2, lastStableOffset 4). Cleaning empties
+/// producer 2's batch (its last data) and keeps the ABORT with that entry, unchanged
+/// (`CleanedTransactionMetadata.onControlBatchRead`), and drops producer 3's batch at 4
+/// (key k superseded at 7, not its last batch). The cleaned log gives 3 (leader) or 5 (the
+/// first remaining batch of another transaction after the marker, follower); the file's 4 lies
+/// above the leader's value, so `compare` calls it "wrong" (error) though cleaning alone made
+/// it: the cleaner can raise the follower's reference offset, and a lastStableOffset between
+/// the leader's value and the follower value the cleaned log shows is not damage.
+#[test]
+fn cleaned_follower_entry_last_stable_offset() {
+    let (r, v) = verify_cleaned(cleaned_follower(), &[(0, vec![aborted_txn(2, 1, 2, 4)])]);
+    assert_clean(&r);
+    assert_eq!(aborted(&r), vec![(2, 1, 2)]);
+    let m: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::TxnindexMismatch)
+        .collect();
+    assert!(m.is_empty(), "{m:#?}");
+}
+
+/// The twin of [`cleaned_follower_entry_last_stable_offset`] cleaning cannot explain: a
+/// lastStableOffset above the follower value the cleaned log shows (5, producer 3's first
+/// remaining batch after the marker). Removing batches only raises that value, so a stored
+/// 6 (producer 3's COMMIT) was never the first offset of a transaction the chunk began
+/// before it: still "wrong", with the ground the verdict read the partition as compacted on.
+#[test]
+fn cleaned_follower_entry_above_the_follower_value_is_wrong() {
+    let (_r, v) = verify_cleaned(cleaned_follower(), &[(0, vec![aborted_txn(2, 1, 2, 6)])]);
+    let m: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::TxnindexMismatch)
+        .collect();
+    assert_eq!(m.len(), 1, "{:#?}", v.findings);
+    assert!(m[0].message.contains("wrong"), "{m:#?}");
+    assert_eq!(m[0].evidence["treated_as_compacted"], "stated", "{m:#?}");
+    assert_eq!(m[0].evidence["entries"][0]["last_stable_offset"], 6);
+}
+
+/// The log of [`cleaned_follower_entry_last_stable_offset`].
+fn cleaned_follower() -> PartitionBuilder {
+    let (p2, p3) = (txn(2), txn(3));
+    let mut p = log();
+    p.append(keyed(Producer::PLAIN, -1, &["x"])); // 0
+    p.append(emptied(p2, 0, 1)); // 1
+    p.abort(p2, 0); // 2
+    p.append(keyed(Producer::PLAIN, -1, &["y"])); // 3
+    p.skip_offsets(1); // producer 3's [k] (4), superseded at 7
+    p.append(keyed(p3, 1, &["m"])); // 5
+    p.commit(p3, 0); // 6
+    p.append(keyed(p3, 2, &["k"])); // 7
+    p.commit(p3, 0); // 8
+    p
 }

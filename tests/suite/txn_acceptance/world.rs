@@ -210,6 +210,20 @@ impl World {
             .append(Batch::new(Producer::PLAIN).records(1).at(ts));
     }
 
+    /// Non-transactional traffic on `tp` as a cleaning pass left it: a batch of two offsets
+    /// that keeps one record (the second), the cleaner's trace (`MemoryRecords.filterTo`
+    /// keeps a rebuilt batch's first and last offset).
+    pub fn cleaned_plain(&mut self, tp: Tp) {
+        let ts = self.now;
+        let rec = Rec::value("kept").offset_delta(1);
+        self.part(tp).append(
+            Batch::new(Producer::PLAIN)
+                .record(rec)
+                .at(ts)
+                .tweak(|s| s.overrides.last_offset_delta = Some(1)),
+        );
+    }
+
     /// EndTxn: the Prepare record (`prepareAbortOrCommit`). TV2 bumps the epoch, and when
     /// the epoch is exhausted a new producer id is allocated into NextProducerId (TV2's
     /// `endTransaction`).
