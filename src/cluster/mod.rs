@@ -3,7 +3,7 @@
 //! transactions across partitions (`txns`), replicas of one partition (`replicas`),
 //! the groups' checks across `__consumer_offsets` partitions (`groups`), committed offsets
 //! held against their partitions ([`consumers`]), one broker's log dirs holding one
-//! partition twice ([`duplicates`]), and tiered storage: the
+//! partition twice (`duplicates`), and tiered storage: the
 //! `__remote_log_metadata` replay against each replica (`tiering`).
 //!
 //! Imports: the partition stage's results, the read and discover stages and the shared
@@ -11,13 +11,13 @@
 
 pub mod consumers;
 pub mod coordinator;
-pub mod duplicates;
 pub(crate) mod groups;
 pub mod leadership;
 pub mod lost;
 pub mod report;
 
 crate::internal_mod! {
+    mod duplicates;
     mod replicas;
     mod tiering;
     mod txns;

@@ -341,7 +341,10 @@ pub fn replica_pairs<'a>(
 /// The scanned directories of one topic-partition, in groups of two or more (report order
 /// within a group), each with its inventory entry: the candidates of every join between
 /// copies of a partition.
-pub(crate) fn copy_groups<'a>(report: &ScanReport, inv: &'a Inventory) -> Vec<Vec<ScannedCopy<'a>>> {
+pub(crate) fn copy_groups<'a>(
+    report: &ScanReport,
+    inv: &'a Inventory,
+) -> Vec<Vec<ScannedCopy<'a>>> {
     // The reports in topic-partition order (stable: report order among copies), then each
     // run of two or more copies matched to its inventory entries. One index per report
     // and, only with copies, one borrowed path per directory: an inventory of 100 000
@@ -477,7 +480,8 @@ fn markers_json(m: &[Marker]) -> serde_json::Value {
 /// empty lineage, an epoch above every entry).
 fn end_offset_for(l: &[(i32, i64)], e: i32, leo: i64) -> Option<(i32, i64)> {
     let a = crate::cluster::consumers::end_offset_in(l.iter().copied(), e, leo);
-    (a.end_offset != crate::cluster::consumers::UNDEFINED_EPOCH_OFFSET).then_some((a.epoch, a.end_offset))
+    (a.end_offset != crate::cluster::consumers::UNDEFINED_EPOCH_OFFSET)
+        .then_some((a.epoch, a.end_offset))
 }
 
 /// Where a replica with lineage `behind` (log end `behind_end`) truncates when it follows

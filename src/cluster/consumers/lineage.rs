@@ -163,7 +163,7 @@ impl Lineage {
         self.entries.last().map(|e| e.epoch)
     }
 
-    /// `LeaderEpochFileCache.endOffsetFor` over this lineage ([`end_offset_in`]).
+    /// `LeaderEpochFileCache.endOffsetFor` over this lineage (`end_offset_in`).
     pub fn end_offset_for(&self, requested: i32, log_end: i64) -> EpochEnd {
         end_offset_in(
             self.entries.iter().map(|e| (e.epoch, e.start_offset)),

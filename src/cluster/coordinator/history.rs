@@ -329,8 +329,7 @@ impl HistoryChecker {
             Some(p) => {
                 let tv2 = cur.client_transaction_version >= 2 || p.client_transaction_version >= 2;
                 let key = |v: &TxnSnapshot| (v.state, v.producer_id, v.producer_epoch);
-                if crate::cluster::txns::input::supersedes_failed_prepare(key(&p), key(&cur), tv2)
-                {
+                if crate::cluster::txns::input::supersedes_failed_prepare(key(&p), key(&cur), tv2) {
                     kinds.push(AnomalyKind::FailedPrepareAborted);
                 } else if transient || !valid_transition(p.state, cur.state, tv2) {
                     kinds.push(AnomalyKind::InvalidTransition);

@@ -174,7 +174,11 @@ impl EpochMaps {
     pub fn listed_epochs(&self, i: usize, s: &RemoteSegment) -> Vec<i32> {
         s.leader_epochs
             .iter()
-            .filter(|&&(epoch, start)| self.by_epoch.get(&epoch).is_some_and(|st| st.lists(start, i)))
+            .filter(|&&(epoch, start)| {
+                self.by_epoch
+                    .get(&epoch)
+                    .is_some_and(|st| st.lists(start, i))
+            })
             .map(|&(epoch, _)| epoch)
             .collect()
     }

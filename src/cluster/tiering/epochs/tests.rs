@@ -1,6 +1,6 @@
 use super::*;
-use std::collections::BTreeSet;
 use crate::read::format::remote_log::SegmentState;
+use std::collections::BTreeSet;
 
 /// A finished segment `start..=end` with `epochs` (epoch, first offset).
 fn seg(n: u8, start: i64, end: i64, epochs: &[(i32, i64)]) -> RemoteSegment {
