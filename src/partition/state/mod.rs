@@ -220,7 +220,7 @@ pub struct ReplayOutcome {
     pub txns: Vec<txnrec::TxnRecord>,
     /// The log cleaner has visibly been through the partition: a batch carries the delete
     /// horizon, or holds fewer records than its offset range (`MemoryRecords.filterTo`
-    /// rebuilt or emptied it). What [`Replay::treated_as_compacted`] reads when the cleanup
+    /// rebuilt or emptied it). What `Replay::treated_as_compacted` reads when the cleanup
     /// policy is not declared; later stages read it through
     /// `PartitionReport::compaction` so that they judge the bytes as the replay did.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
