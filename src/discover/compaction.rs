@@ -82,17 +82,26 @@ pub fn read_cluster_metadata(
     let mut names: HashMap<[u8; 16], String> = HashMap::new();
     let mut dec = Decompressor::new(max_decompressed);
     let newest_snapshot = p.kraft_snapshots.iter().max_by_key(|s| s.file_name());
-    let files = newest_snapshot
-        .into_iter()
-        .chain(p.segments.iter().filter_map(|s| s.log.as_ref()));
-    for file in files {
-        read_file(file, max_bytes, &mut dec, &mut md, &mut names);
+    // The metadata loader applies the snapshot, then the log from the snapshot's end offset
+    // (its name's first 20 digits: the offset after its last record) on: the batches below
+    // it are what the snapshot already holds (`MetadataLoader`, `KafkaRaftClient` reading
+    // from the snapshot id).
+    let from = newest_snapshot
+        .and_then(|s| s.file_name()?.to_str()?.get(..20)?.parse::<i64>().ok())
+        .unwrap_or(0);
+    if let Some(s) = newest_snapshot {
+        read_file(s, 0, max_bytes, &mut dec, &mut md, &mut names);
+    }
+    for file in p.segments.iter().filter_map(|s| s.log.as_ref()) {
+        read_file(file, from, max_bytes, &mut dec, &mut md, &mut names);
     }
     md
 }
 
+/// Apply the records of `file`'s batches that end at or above offset `from`.
 fn read_file(
     file: &Path,
+    from: i64,
     max_bytes: Option<u64>,
     dec: &mut Decompressor,
     md: &mut ClusterMetadata,
@@ -124,7 +133,7 @@ fn read_file(
             }
         };
         let Ok(b) = entry.as_v2() else { return };
-        if b.is_control() || !b.is_valid() {
+        if b.is_control() || !b.is_valid() || b.last_offset() < from {
             return;
         }
         let Ok(recs) = crate::read::format::batch_records(&b, dec) else {

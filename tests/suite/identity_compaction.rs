@@ -176,3 +176,29 @@ fn kraft_cleanup_policy_of_the_same_cluster() {
         .unwrap();
     assert_eq!(gaps(&scan_with(&[ld, other], &[])), vec![Severity::Warning]);
 }
+
+/// The metadata loader applies the newest snapshot, then the log from the snapshot's end
+/// offset on: a batch below that offset is what the snapshot already holds and is not
+/// applied again. Here the log's only batch (offset 0) sets `delete` and the snapshot
+/// ending at 1 holds `compact` (a state the loader takes as it is): the policy read is the
+/// snapshot's. Without the snapshot, the log's.
+#[test]
+fn kraft_policy_batches_below_the_snapshot_end_are_not_applied_again() {
+    for with_snapshot in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let ld = log_dir(dir.path(), "c1", Some(policy("events", Some("delete"))));
+        if with_snapshot {
+            let snap = tempfile::tempdir().unwrap();
+            let m = policy("events", Some("compact")).write(snap.path()).unwrap();
+            let log = m.dir.join("00000000000000000000.log");
+            let to = ld
+                .join("__cluster_metadata-0")
+                .join("00000000000000000001-0000000000.checkpoint");
+            std::fs::copy(log, to).unwrap();
+        }
+        let r = scan_with(&[ld], &[]);
+        let p = r.partitions.iter().find(|p| p.topic == "events").unwrap();
+        let want = if with_snapshot { Some(true) } else { Some(false) };
+        assert_eq!(p.compacted, want, "snapshot {with_snapshot}");
+    }
+}
