@@ -69,6 +69,7 @@ mod index_files;
 mod kafka_cleaner_cases;
 mod kafka_coordinator_cases;
 mod kafka_epoch_leadership_cases;
+mod kafka_format_cases;
 mod kafka_producer_state_cases;
 mod kafka_psm_cases;
 mod kafka_remote_log_cases;

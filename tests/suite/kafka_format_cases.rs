@@ -1,0 +1,187 @@
+//! The byte format layer against Kafka's readers and writers: batch shapes that Kafka's own
+//! code (or an independent producer through a broker's `LogValidator`) puts on disk, read
+//! through the library's front door (`request::run`, what the CLI calls). Each test names
+//! the Kafka class and test it comes from; each failing one is a divergence found by the
+//! format-layer audit (branch `aud-fmt`).
+#![cfg(feature = "testkit")]
+
+use klogscan::finding::{Finding, Kind};
+use klogscan::request::{self, Request};
+use klogscan::results::{ScanOptions, ScanReport};
+use klogscan::testkit::encode::control_record_raw;
+use klogscan::testkit::{BatchSpec, PartitionBuilder, RecordSpec};
+use tempfile::TempDir;
+
+fn scan_with(p: &PartitionBuilder, opts: ScanOptions) -> (TempDir, ScanReport) {
+    let dir = tempfile::tempdir().unwrap();
+    let m = p.write(dir.path()).unwrap();
+    let a = request::run(&Request::new([&m.dir]).with_options(opts)).unwrap();
+    assert!(a.report.errors.is_empty(), "{:?}", a.report.errors);
+    assert_eq!(a.report.partitions.len(), 1);
+    (dir, a.report)
+}
+
+fn of_kind(r: &ScanReport, k: Kind) -> Vec<&Finding> {
+    r.findings.iter().filter(|f| f.kind == k).collect()
+}
+
+// ----- KRaft control batches of several records ------------------------------------------
+
+/// `LeaderChangeMessage` v0 (flexible): leader 1, voters [1], granting voters [1].
+fn leader_change_value() -> Vec<u8> {
+    let mut v = 0i16.to_be_bytes().to_vec();
+    v.extend_from_slice(&1i32.to_be_bytes());
+    for _ in 0..2 {
+        v.push(2); // compact array of one voter
+        v.extend_from_slice(&1i32.to_be_bytes());
+        v.push(0); // the voter's tagged fields
+    }
+    v.push(0);
+    v
+}
+
+/// `KRaftVersionRecord` v0: kraft.version 1.
+fn kraft_version_value() -> Vec<u8> {
+    let mut v = 0i16.to_be_bytes().to_vec();
+    v.extend_from_slice(&1i16.to_be_bytes());
+    v.push(0);
+    v
+}
+
+/// `VotersRecord` v0: voter 1 (a directory id, one CONTROLLER endpoint, kraft.version 0–1).
+fn voters_value() -> Vec<u8> {
+    let mut v = 0i16.to_be_bytes().to_vec();
+    v.push(2);
+    v.extend_from_slice(&1i32.to_be_bytes());
+    v.extend_from_slice(&[7u8; 16]);
+    v.push(2); // one endpoint
+    v.push(11);
+    v.extend_from_slice(b"CONTROLLER");
+    v.push(10);
+    v.extend_from_slice(b"localhost");
+    v.extend_from_slice(&9093u16.to_be_bytes());
+    v.push(0);
+    v.extend_from_slice(&0i16.to_be_bytes());
+    v.extend_from_slice(&1i16.to_be_bytes());
+    v.push(0); // the voter's tagged fields
+    v.push(0);
+    v
+}
+
+/// A control batch of the KRaft leader (`MemoryRecordsBuilder`, no producer id, not
+/// compressed: `KafkaRaftClient` builds its accumulator with `Compression.NONE`), records at
+/// offset deltas 0.. as the builder numbers them.
+fn raft_control_batch(base_offset: i64, epoch: i32, records: Vec<(i16, Vec<u8>)>) -> BatchSpec {
+    BatchSpec {
+        base_offset,
+        partition_leader_epoch: epoch,
+        control: true,
+        base_timestamp: 1_700_000_000_000,
+        records: records
+            .into_iter()
+            .enumerate()
+            .map(|(i, (t, v))| RecordSpec {
+                offset_delta: i as i32,
+                ..control_record_raw(t, Some(v))
+            })
+            .collect(),
+        ..BatchSpec::default()
+    }
+}
+
+/// `LeaderState.appendStartOfEpochControlRecords` (raft, Kafka 3.9+): with kraft.version 1
+/// (a quorum formatted with `--standalone` / `--initial-controllers`), the new leader whose
+/// voter set came from the bootstrap checkpoint (or whose endpoints changed) writes ONE
+/// control batch holding LEADER_CHANGE, KRAFT_VERSION and KRAFT_VOTERS — three records
+/// (`builder.appendLeaderChangeMessage`, `appendKRaftVersionMessage`, `appendVotersMessage`
+/// on one `MemoryRecordsBuilder`). `LeaderState.maybeAppendUpgradedKRaftVersion` (4.1+) writes
+/// KRAFT_VERSION + KRAFT_VOTERS in one control batch likewise. `MemoryRecordsTest` /
+/// `DefaultRecordBatchTest` read such batches as any batch (count = lastOffsetDelta + 1, CRC
+/// valid); the raft client replays every record of it (`KRaftControlRecordStateMachine`).
+///
+/// klogscan's header check (`check_header_fields`, src/partition/scan/integrity.rs:210)
+/// requires every control batch to hold exactly one record and reports an `invalid_batch`
+/// error ("control batch holds 3 records (expected 1)") on a healthy metadata log. Only a
+/// COMMIT/ABORT marker (the transaction coordinator's `MemoryRecords.withEndTransactionMarker`)
+/// is a one-record batch by construction.
+#[test]
+fn kraft_leader_start_of_epoch_control_batch_of_three_records_is_healthy() {
+    let mut p = PartitionBuilder::new("__cluster_metadata", 0);
+    p.append_spec(raft_control_batch(
+        0,
+        1,
+        vec![
+            (2, leader_change_value()),
+            (5, kraft_version_value()),
+            (6, voters_value()),
+        ],
+    ));
+    // kraft.version upgrade (4.1+): KRAFT_VERSION + KRAFT_VOTERS in one batch.
+    p.append_spec(raft_control_batch(
+        3,
+        1,
+        vec![(5, kraft_version_value()), (6, voters_value())],
+    ));
+    for deep in [false, true] {
+        let (_d, r) = scan_with(&p, ScanOptions::default().with_deep(deep));
+        assert!(
+            of_kind(&r, Kind::InvalidBatch).is_empty(),
+            "deep={deep}: {:#?}",
+            r.findings
+        );
+    }
+}
+
+// ----- maxTimestamp of records timestamped before 1970 -----------------------------------
+
+/// `LogValidator.assignOffsetsNonCompressed` (and `validateMessagesAndAssignOffsetsCompressed`,
+/// `MemoryRecordsBuilder.appendWithOffset`) compute a batch's maxTimestamp as the largest
+/// record timestamp starting from `RecordBatch.NO_TIMESTAMP` (-1): `if (record.timestamp() >
+/// maxBatchTimestamp)` with `maxBatchTimestamp = NO_TIMESTAMP`, then
+/// `batch.setMaxTimestamp(CREATE_TIME, maxBatchTimestamp)`. A producer that is not the Java
+/// client (which refuses negative timestamps in `ProducerRecord`) — librdkafka, franz-go,
+/// sarama with a pre-1970 `time.Time` — can send CreateTime records before the epoch; with
+/// the default `log.message.timestamp.before.max.ms` (Long.MAX_VALUE) the validator accepts
+/// them (`recordHasInvalidTimestamp`), and the stored header then holds maxTimestamp -1
+/// whatever the client wrote.
+///
+/// klogscan's `--deep` record check (`check_records`, src/partition/scan/integrity.rs:384,
+/// `max_ts` starts at i64::MIN) compares the header with the largest record timestamp
+/// (-3000 here) and reports an `invalid_batch` error ("maxTimestamp -1 differs from the
+/// newest record timestamp -3000", "rejected on append by the leader") on exactly what the
+/// leader wrote. Fix: start `max_ts` at -1 (NO_TIMESTAMP), as every Kafka writer does.
+#[test]
+fn deep_max_timestamp_of_pre_1970_records_is_minus_one_as_the_broker_writes_it() {
+    let mut p = PartitionBuilder::new("validated", 0);
+    let rec = |i: i32, delta: i64| RecordSpec {
+        timestamp_delta: delta,
+        offset_delta: i,
+        key: Some(b"k".to_vec()),
+        value: Some(b"v".to_vec()),
+        ..RecordSpec::default()
+    };
+    for codec in [
+        klogscan::testkit::Codec::None,
+        klogscan::testkit::Codec::Lz4,
+    ] {
+        let base_offset = p.next_offset();
+        p.append_spec(BatchSpec {
+            base_offset,
+            partition_leader_epoch: 0,
+            codec,
+            base_timestamp: -5000,
+            records: vec![rec(0, 0), rec(1, 2000)], // timestamps -5000, -3000
+            overrides: klogscan::testkit::encode::HeaderOverrides {
+                max_timestamp: Some(-1),
+                ..Default::default()
+            },
+            ..BatchSpec::default()
+        });
+    }
+    let (_d, r) = scan_with(&p, ScanOptions::default().with_deep(true));
+    assert!(
+        of_kind(&r, Kind::InvalidBatch).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+}
