@@ -99,7 +99,7 @@ fn raft_control_batch(base_offset: i64, epoch: i32, records: Vec<(i16, Vec<u8>)>
 /// `DefaultRecordBatchTest` read such batches as any batch (count = lastOffsetDelta + 1, CRC
 /// valid); the raft client replays every record of it (`KRaftControlRecordStateMachine`).
 ///
-/// klogscan's header check (`check_header_fields`, src/partition/scan/integrity.rs:210)
+/// klogscan's header check (`check_header_fields`, src/partition/scan/integrity.rs:211)
 /// requires every control batch to hold exactly one record and reports an `invalid_batch`
 /// error ("control batch holds 3 records (expected 1)") on a healthy metadata log. Only a
 /// COMMIT/ABORT marker (the transaction coordinator's `MemoryRecords.withEndTransactionMarker`)
@@ -145,7 +145,7 @@ fn kraft_leader_start_of_epoch_control_batch_of_three_records_is_healthy() {
 /// them (`recordHasInvalidTimestamp`), and the stored header then holds maxTimestamp -1
 /// whatever the client wrote.
 ///
-/// klogscan's `--deep` record check (`check_records`, src/partition/scan/integrity.rs:384,
+/// klogscan's `--deep` record check (`check_records`, src/partition/scan/integrity.rs:364,
 /// `max_ts` starts at i64::MIN) compares the header with the largest record timestamp
 /// (-3000 here) and reports an `invalid_batch` error ("maxTimestamp -1 differs from the
 /// newest record timestamp -3000", "rejected on append by the leader") on exactly what the
