@@ -189,7 +189,9 @@ fn kraft_policy_batches_below_the_snapshot_end_are_not_applied_again() {
         let ld = log_dir(dir.path(), "c1", Some(policy("events", Some("delete"))));
         if with_snapshot {
             let snap = tempfile::tempdir().unwrap();
-            let m = policy("events", Some("compact")).write(snap.path()).unwrap();
+            let m = policy("events", Some("compact"))
+                .write(snap.path())
+                .unwrap();
             let log = m.dir.join("00000000000000000000.log");
             let to = ld
                 .join("__cluster_metadata-0")
@@ -198,7 +200,11 @@ fn kraft_policy_batches_below_the_snapshot_end_are_not_applied_again() {
         }
         let r = scan_with(&[ld], &[]);
         let p = r.partitions.iter().find(|p| p.topic == "events").unwrap();
-        let want = if with_snapshot { Some(true) } else { Some(false) };
+        let want = if with_snapshot {
+            Some(true)
+        } else {
+            Some(false)
+        };
         assert_eq!(p.compacted, want, "snapshot {with_snapshot}");
     }
 }

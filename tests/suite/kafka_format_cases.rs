@@ -99,11 +99,11 @@ fn raft_control_batch(base_offset: i64, epoch: i32, records: Vec<(i16, Vec<u8>)>
 /// `DefaultRecordBatchTest` read such batches as any batch (count = lastOffsetDelta + 1, CRC
 /// valid); the raft client replays every record of it (`KRaftControlRecordStateMachine`).
 ///
-/// klogscan's header check (`check_header_fields`, src/partition/scan/integrity.rs:211)
-/// requires every control batch to hold exactly one record and reports an `invalid_batch`
+/// klogscan's header check (`check_header_fields` in src/partition/scan/integrity.rs)
+/// required every control batch to hold exactly one record and reported an `invalid_batch`
 /// error ("control batch holds 3 records (expected 1)") on a healthy metadata log. Only a
 /// COMMIT/ABORT marker (the transaction coordinator's `MemoryRecords.withEndTransactionMarker`)
-/// is a one-record batch by construction.
+/// is a one-record batch by construction; the rule now applies to those alone.
 #[test]
 fn kraft_leader_start_of_epoch_control_batch_of_three_records_is_healthy() {
     let mut p = PartitionBuilder::new("__cluster_metadata", 0);
@@ -132,6 +132,42 @@ fn kraft_leader_start_of_epoch_control_batch_of_three_records_is_healthy() {
     }
 }
 
+/// The negative twin: a COMMIT marker batch of two records is no batch Kafka's coordinator
+/// writes (`MemoryRecords.withEndTransactionMarker`: one record), and is still an
+/// `invalid_batch` — said as what it is: not rejected on append, read by its first record.
+#[test]
+fn a_transaction_marker_batch_of_two_records_is_still_reported() {
+    let mut p = PartitionBuilder::new("orders", 0);
+    let marker = |delta| RecordSpec {
+        offset_delta: delta,
+        ..klogscan::testkit::encode::end_txn_record(true, 0)
+    };
+    p.append_spec(BatchSpec {
+        control: true,
+        transactional: true,
+        producer_id: 7,
+        producer_epoch: 0,
+        base_timestamp: 1_700_000_000_000,
+        records: vec![marker(0), marker(1)],
+        ..BatchSpec::default()
+    });
+    let (_d, r) = scan_with(&p, ScanOptions::default());
+    let bad = of_kind(&r, Kind::InvalidBatch);
+    assert_eq!(bad.len(), 1, "{:#?}", r.findings);
+    assert!(
+        bad[0]
+            .message
+            .contains("transaction marker batch holds 2 records"),
+        "{}",
+        bad[0].message
+    );
+    assert!(
+        bad[0].broker_behaviour.contains("not rejected on append"),
+        "{}",
+        bad[0].broker_behaviour
+    );
+}
+
 // ----- maxTimestamp of records timestamped before 1970 -----------------------------------
 
 /// `LogValidator.assignOffsetsNonCompressed` (and `validateMessagesAndAssignOffsetsCompressed`,
@@ -145,11 +181,11 @@ fn kraft_leader_start_of_epoch_control_batch_of_three_records_is_healthy() {
 /// them (`recordHasInvalidTimestamp`), and the stored header then holds maxTimestamp -1
 /// whatever the client wrote.
 ///
-/// klogscan's `--deep` record check (`check_records`, src/partition/scan/integrity.rs:364,
-/// `max_ts` starts at i64::MIN) compares the header with the largest record timestamp
-/// (-3000 here) and reports an `invalid_batch` error ("maxTimestamp -1 differs from the
+/// klogscan's `--deep` record check (`check_records` in src/partition/scan/integrity.rs)
+/// started its maximum at i64::MIN, compared the header with the largest record timestamp
+/// (-3000 here) and reported an `invalid_batch` error ("maxTimestamp -1 differs from the
 /// newest record timestamp -3000", "rejected on append by the leader") on exactly what the
-/// leader wrote. Fix: start `max_ts` at -1 (NO_TIMESTAMP), as every Kafka writer does.
+/// leader wrote; it now starts at -1 (NO_TIMESTAMP), as every Kafka writer does.
 #[test]
 fn deep_max_timestamp_of_pre_1970_records_is_minus_one_as_the_broker_writes_it() {
     let mut p = PartitionBuilder::new("validated", 0);

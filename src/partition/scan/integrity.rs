@@ -203,12 +203,25 @@ fn check_header_fields(
             b.attributes() as u16
         ));
     }
+    let mut marker_count = false;
     if b.is_control() {
         if b.compression() != Compression::None && count > 0 {
             problems.push("control batch is compressed".into());
         }
-        if count > 1 {
-            problems.push(format!("control batch holds {count} records (expected 1)"));
+        // A transaction marker batch holds one record (`MemoryRecords.withEndTransactionMarker`,
+        // the coordinator's marker writer); a KRaft control batch may hold several: the new
+        // leader's LEADER_CHANGE, KRAFT_VERSION and KRAFT_VOTERS in one batch
+        // (`LeaderState.appendStartOfEpochControlRecords`, kraft.version 1).
+        if count > 1
+            && matches!(
+                ev.control,
+                Some(crate::partition::event::ControlInfo::Marker { .. })
+            )
+        {
+            problems.push(format!(
+                "transaction marker batch holds {count} records (the coordinator writes one; the producer-state update and consumers read the first)"
+            ));
+            marker_count = true;
         }
         if matches!(
             ev.control,
@@ -240,6 +253,8 @@ fn check_header_fields(
             );
         let broker = if control_throws {
             CONTROL_THROWS
+        } else if marker_count && problems.len() == 1 {
+            "not rejected on append (the leader checks no record count of the coordinator's marker batches) and not checked by replicas or recovery: ProducerAppendInfo.appendEndTxnMarker and consumers (CompletedFetch) read only the first record; a batch Kafka's coordinator never writes"
         } else {
             "rejected on append by the leader (InvalidRecordException); never re-checked by replicas or recovery"
         };
@@ -361,7 +376,10 @@ pub(super) fn check_records(
     let mut problems: Vec<String> = Vec::new();
     let mut n = 0i64;
     let mut prev_delta: Option<i32> = None;
-    let mut max_ts = i64::MIN;
+    // Kafka's writers start the batch's maximum at NO_TIMESTAMP (-1), so records stamped
+    // before 1970 leave it at -1 (`LogValidator.assignOffsetsNonCompressed`,
+    // `MemoryRecordsBuilder`).
+    let mut max_ts = -1i64;
     let keyless_rule = super::keyless::applies(ctx) && !b.is_control();
     let mut keyless = super::keyless::BatchKeyless::default();
     let records = match format::batch_records(b, dec) {
