@@ -330,7 +330,15 @@ pub fn read_bootstrap(
 ) {
     let mut scratch = MetadataLog::default();
     let mut dec = Decompressor::new(max_decompressed);
-    read_any(file, i64::MIN, Some(0), max_bytes, &mut dec, &mut scratch, None);
+    read_any(
+        file,
+        i64::MIN,
+        Some(0),
+        max_bytes,
+        &mut dec,
+        &mut scratch,
+        None,
+    );
     log.bootstrap = scratch.entries;
     log.undecodable.extend(scratch.undecodable);
 }
