@@ -1,8 +1,9 @@
-//! Reading a `__cluster_metadata` partition into the typed list the replay consumes: the
-//! newest KRaft snapshot (`<endOffset>-<epoch>.checkpoint`), then the log's records from
-//! the snapshot's end offset on, as `KafkaRaftClient` hands them to the metadata loader
-//! (a snapshot holds the state of every record below its end offset; the log's earlier
-//! records are already in it).
+//! Reading a `__cluster_metadata` partition into the typed list the replay consumes, as a
+//! KRaft node opens it (`KafkaMetadataLog.apply`, [`read_metadata_dir`]): a KRaft snapshot
+//! (`<endOffset>-<epoch>.checkpoint`), then the log's records from the snapshot's end
+//! offset on, as `KafkaRaftClient` hands them to the metadata loader (a snapshot holds the
+//! state of every record below its end offset; the log's earlier records are already in
+//! it), or the log from offset 0 when it still holds every record.
 //!
 //! A record that does not read as its schema is kept as an [`Undecodable`] (a finding,
 //! never a stop: the replay goes on without it); a type or version the table does not know
@@ -120,8 +121,9 @@ pub fn parse_quorum_state(text: &[u8]) -> Option<QuorumState> {
 /// read as for a scan), as a KRaft node opens it (`KafkaMetadataLog.apply`): the segments
 /// recovered from offset 0 (recovery point 0), the snapshots below the log start forgotten
 /// (`recoverSnapshots`), then `truncateToLatestSnapshot` — when the latest snapshot is past
-/// the recovered log (see [`Recovered::truncates_fully`]) the log is emptied and starts at
-/// the snapshot's end, which the metadata loader then loads alone.
+/// the recovered log (its epoch above the log's latest, or equal with its end offset above
+/// the log end offset) the log is emptied and starts at the snapshot's end, which the
+/// metadata loader then loads alone.
 pub fn read_metadata_dir(
     p: &PartitionDir,
     max_bytes: Option<u64>,
