@@ -233,6 +233,9 @@ kinds! {
     MetadataRecordUnknown = "metadata_record_unknown", Info;
     /// A metadata transaction (KIP-868) the log ends inside, or framing the loader rejects.
     MetadataTransactionIncomplete = "metadata_transaction_incomplete", Info;
+    /// A live metadata log whose segments start above every snapshot it holds
+    /// (`KafkaMetadataLog.recoverSnapshots`: "Inconsistent snapshot state"; the node does not start).
+    MetadataSnapshotInconsistent = "metadata_snapshot_inconsistent", Error;
     // --- tiered storage (KIP-405) ---
     /// Offsets between the log start and the local log start no finished remote segment serves.
     RemoteSegmentGap = "remote_segment_gap", Error;

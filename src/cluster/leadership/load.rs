@@ -1,8 +1,9 @@
-//! Reading a `__cluster_metadata` partition into the typed list the replay consumes: the
-//! newest KRaft snapshot (`<endOffset>-<epoch>.checkpoint`), then the log's records from
-//! the snapshot's end offset on, as `KafkaRaftClient` hands them to the metadata loader
-//! (a snapshot holds the state of every record below its end offset; the log's earlier
-//! records are already in it).
+//! Reading a `__cluster_metadata` partition into the typed list the replay consumes, as a
+//! KRaft node opens it (`KafkaMetadataLog.apply`, [`read_metadata_dir`]): a KRaft snapshot
+//! (`<endOffset>-<epoch>.checkpoint`), then the log's records from the snapshot's end
+//! offset on, as `KafkaRaftClient` hands them to the metadata loader (a snapshot holds the
+//! state of every record below its end offset; the log's earlier records are already in
+//! it), or the log from offset 0 when it still holds every record.
 //!
 //! A record that does not read as its schema is kept as an [`Undecodable`] (a finding,
 //! never a stop: the replay goes on without it); a type or version the table does not know
@@ -15,7 +16,7 @@ use crate::read::format::{self, ControlType, Decompressor, kraft};
 use crate::read::segment::{self, Item, ReadPolicy};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A record of the metadata log that does not decode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,35 +118,47 @@ pub fn parse_quorum_state(text: &[u8]) -> Option<QuorumState> {
 }
 
 /// Read a `__cluster_metadata` partition directory (`max_bytes`/`max_decompressed` bound the
-/// read as for a scan).
+/// read as for a scan), as a KRaft node opens it (`KafkaMetadataLog.apply`): the segments
+/// recovered from offset 0 (recovery point 0), the snapshots below the log start forgotten
+/// (`recoverSnapshots`), then `truncateToLatestSnapshot` — when the latest snapshot is past
+/// the recovered log (its epoch above the log's latest, or equal with its end offset above
+/// the log end offset) the log is emptied and starts at the snapshot's end, which the
+/// metadata loader then loads alone.
 pub fn read_metadata_dir(
     p: &PartitionDir,
     max_bytes: Option<u64>,
     max_decompressed: usize,
 ) -> MetadataLog {
-    let mut log = MetadataLog {
-        path: p.path.display().to_string(),
-        ..Default::default()
-    };
-    let mut dec = Decompressor::new(max_decompressed);
-    let mut from = 0;
-    if let Some((id, path)) = starting_snapshot(p) {
-        from = id.end_offset;
-        read_any(
-            path,
-            i64::MIN,
-            Some(id.end_offset),
+    let snapshots = snapshots_of(p);
+    let start = log_start(p);
+    // `recoverSnapshots` keeps the snapshots at or above the log start; with a log start
+    // above 0 and none of them, it throws and the node does not start (no truncation).
+    let retained: Vec<_> = snapshots
+        .iter()
+        .filter(|(id, _)| id.end_offset >= start)
+        .collect();
+    let latest = retained
+        .iter()
+        .max_by_key(|(id, _)| (id.epoch, id.end_offset))
+        .copied();
+    let mut recovered = Recovered::default();
+    let mut log = read_files(
+        p,
+        starting_snapshot(&snapshots, start).map(|(id, path)| (id.clone(), *path)),
+        Some(&mut recovered),
+        max_bytes,
+        max_decompressed,
+    );
+    if let Some((id, path)) = latest
+        && recovered.truncates_fully(id, start)
+    {
+        log = read_files(
+            p,
+            Some((id.clone(), path)),
+            None,
             max_bytes,
-            &mut dec,
-            &mut log,
+            max_decompressed,
         );
-        log.last_epoch = log.last_epoch.max(id.epoch);
-        log.snapshot = Some(id);
-    }
-    for seg in &p.segments {
-        if let Some(file) = &seg.log {
-            read_any(file, from, None, max_bytes, &mut dec, &mut log);
-        }
     }
     if let Some(q) = &p.quorum_state
         && let Ok(bytes) = std::fs::read(q)
@@ -155,34 +168,158 @@ pub fn read_metadata_dir(
     log
 }
 
-/// The snapshot the replay starts from: none when the log still holds every record from
-/// offset 0 (the history then starts at the first record, not at a snapshot that sums the
-/// records up); else the oldest snapshot the log's segments continue from (its end offset
-/// at or above the first segment's base), else the newest. The records below a snapshot
-/// are committed history the metadata log keeps until its segments are deleted
-/// (`KafkaMetadataLog`); `MetadataLoader` starts from the newest snapshot only to build
-/// the current image, which the replay from older records reaches all the same.
-fn starting_snapshot(p: &PartitionDir) -> Option<(SnapshotId, &std::path::PathBuf)> {
+/// The replay's input from `snapshot`, then — unless `recovered` is `None`, the log
+/// truncated fully to the snapshot — the segments' records at and above its end.
+fn read_files(
+    p: &PartitionDir,
+    snapshot: Option<(SnapshotId, &PathBuf)>,
+    recovered: Option<&mut Recovered>,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+) -> MetadataLog {
+    let mut log = MetadataLog {
+        path: p.path.display().to_string(),
+        ..Default::default()
+    };
+    let mut dec = Decompressor::new(max_decompressed);
+    let mut from = 0;
+    if let Some((id, path)) = snapshot {
+        from = id.end_offset;
+        read_any(
+            path,
+            i64::MIN,
+            Some(id.end_offset),
+            max_bytes,
+            &mut dec,
+            &mut log,
+            None,
+        );
+        log.last_epoch = log.last_epoch.max(id.epoch);
+        log.end_offset = log.end_offset.max(id.end_offset);
+        // Offsets between the snapshot's end and the log start are in neither file: the
+        // history misses them (the node itself does not start: `recoverSnapshots`).
+        if recovered.is_some() && id.end_offset < log_start(p) {
+            log.gaps.push(id.end_offset);
+        }
+        log.snapshot = Some(id);
+    }
+    let Some(rec) = recovered else {
+        return log;
+    };
+    for seg in &p.segments {
+        if let Some(file) = &seg.log {
+            read_any(file, from, None, max_bytes, &mut dec, &mut log, Some(rec));
+        }
+    }
+    log
+}
+
+/// The metadata log as `KafkaMetadataLog.apply` leaves it after `UnifiedLog`'s load: every
+/// segment is recovered (`LogSegment.recover`: the first batch that fails its checks, or
+/// the first bytes that do not frame as one, truncate the log there and the later
+/// segments go), so the log end offset and the leader-epoch cache's latest epoch
+/// (`log.latestEpoch`) are those of the valid batches before that point.
+#[derive(Debug, Default)]
+struct Recovered {
+    /// The end offset of the last valid batch before the first invalid one.
+    end: Option<i64>,
+    /// The latest KRaft epoch among those batches (0: none, `latestEpoch.getOrElse(0)`).
+    epoch: i32,
+    /// Recovery stopped here: no later batch counts.
+    stopped: bool,
+    /// A batch this model does not follow (magic 0/1, a batch too large to hold, a file
+    /// that does not read): the recovered end is unknown.
+    unknown: bool,
+}
+
+impl Recovered {
+    fn batch(&mut self, valid: bool, last_offset: i64, epoch: i32) {
+        if self.stopped {
+            return;
+        }
+        if !valid {
+            self.stopped = true;
+            return;
+        }
+        self.end = Some(last_offset + 1);
+        self.epoch = self.epoch.max(epoch);
+    }
+
+    /// `KafkaMetadataLog.truncateToLatestSnapshot`: the log is truncated fully to the
+    /// latest snapshot `s` (`truncateFullyAndStartAt`) when its epoch is above the log's
+    /// latest epoch, or equal with its end offset above the log end offset (a follower
+    /// that crashed after downloading a snapshot, before it truncated its log). The log
+    /// of an empty directory ends at its start, 0. Unknown when a batch was not followed.
+    fn truncates_fully(&self, s: &SnapshotId, log_start: i64) -> bool {
+        let end = self.end.unwrap_or(log_start);
+        !self.unknown && (s.epoch > self.epoch || (s.epoch == self.epoch && s.end_offset > end))
+    }
+}
+
+/// The log start offset `UnifiedLog`'s load gives the metadata log (`KafkaMetadataLog.apply`
+/// opens it with log start 0: the first segment's base offset, else 0).
+fn log_start(p: &PartitionDir) -> i64 {
+    p.segments
+        .iter()
+        .filter(|s| s.log.is_some())
+        .map(|s| s.base_offset)
+        .min()
+        .unwrap_or(0)
+        .max(0)
+}
+
+/// The KRaft snapshots of `p` (`<endOffset>-<epoch>.checkpoint`), by end offset.
+fn snapshots_of(p: &PartitionDir) -> Vec<(SnapshotId, &PathBuf)> {
     let mut snapshots: Vec<_> = p
         .kraft_snapshots
         .iter()
         .filter_map(|s| snapshot_id(s).map(|id| (id, s)))
         .collect();
     snapshots.sort_by_key(|(id, _)| (id.end_offset, id.epoch));
-    let first_base = p
-        .segments
-        .iter()
-        .filter(|s| s.log.is_some())
-        .map(|s| s.base_offset)
-        .min();
-    match first_base {
-        Some(0) => None,
-        Some(base) => snapshots
+    snapshots
+}
+
+/// A metadata log whose start is above every snapshot (`KafkaMetadataLog.recoverSnapshots`:
+/// with a log start above 0, a snapshot at or above it must exist, else it throws
+/// `IllegalStateException` "Inconsistent snapshot state" and the node does not start).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InconsistentSnapshots {
+    /// The log start offset (the first segment's base offset).
+    pub log_start: i64,
+    /// The snapshots below it, by end offset (none is kept).
+    pub below: Vec<SnapshotId>,
+}
+
+/// [`InconsistentSnapshots`] of `p`, when its files make the node's start fail.
+pub fn inconsistent_snapshots(p: &PartitionDir) -> Option<InconsistentSnapshots> {
+    let start = log_start(p);
+    let snapshots = snapshots_of(p);
+    (start > 0 && snapshots.iter().all(|(id, _)| id.end_offset < start)).then(|| {
+        InconsistentSnapshots {
+            log_start: start,
+            below: snapshots.into_iter().map(|(id, _)| id).collect(),
+        }
+    })
+}
+
+/// The snapshot the replay starts from when the log is not truncated fully to the latest:
+/// none when the log still holds every record from offset 0 (the history then starts at
+/// the first record, not at a snapshot that sums the records up); else the oldest snapshot
+/// the log's segments continue from (its end offset at or above the log start), else the
+/// newest (below the log start: a gap, see [`read_files`]). The records below a snapshot
+/// are committed history the metadata log keeps until its segments are deleted
+/// (`KafkaMetadataLog`); `MetadataLoader` starts from the newest snapshot only to build
+/// the current image, which the replay from older records reaches all the same.
+fn starting_snapshot<'a>(
+    snapshots: &'a [(SnapshotId, &'a PathBuf)],
+    log_start: i64,
+) -> Option<&'a (SnapshotId, &'a PathBuf)> {
+    match log_start {
+        0 => None,
+        start => snapshots
             .iter()
-            .find(|(id, _)| id.end_offset >= base)
-            .or(snapshots.last())
-            .cloned(),
-        None => snapshots.last().cloned(),
+            .find(|(id, _)| id.end_offset >= start)
+            .or(snapshots.last()),
     }
 }
 
@@ -195,13 +332,21 @@ pub fn read_bootstrap(
 ) {
     let mut scratch = MetadataLog::default();
     let mut dec = Decompressor::new(max_decompressed);
-    read_any(file, i64::MIN, Some(0), max_bytes, &mut dec, &mut scratch);
+    read_any(
+        file,
+        i64::MIN,
+        Some(0),
+        max_bytes,
+        &mut dec,
+        &mut scratch,
+        None,
+    );
     log.bootstrap = scratch.entries;
     log.undecodable.extend(scratch.undecodable);
 }
 
 /// Read the records of one file at offsets `>= from`; a snapshot's records are placed at
-/// `snapshot_end − 1`.
+/// `snapshot_end − 1`. Every batch of a segment counts towards `recovered`.
 fn read_any(
     file: &Path,
     from: i64,
@@ -209,21 +354,40 @@ fn read_any(
     max_bytes: Option<u64>,
     dec: &mut Decompressor,
     log: &mut MetadataLog,
+    mut recovered: Option<&mut Recovered>,
 ) {
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let _ = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
+    let walked = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
         // A batch too large to hold is said by the scan (`batch_not_decoded`).
-        let Item::Entry(entry) = item else { return };
-        let Ok(b) = entry.as_v2() else { return };
-        if b.last_offset() < from {
+        let (Item::Entry(entry), rec) = (item, recovered.as_deref_mut()) else {
+            if let Some(r) = recovered.as_deref_mut() {
+                r.unknown = true;
+            }
+            return;
+        };
+        let Ok(b) = entry.as_v2() else {
+            if let Some(r) = rec {
+                r.unknown = true;
+            }
+            return;
+        };
+        let wanted = b.last_offset() >= from;
+        if rec.is_none() && !wanted {
+            return;
+        }
+        let valid = b.is_valid();
+        if let Some(r) = rec {
+            r.batch(valid, b.last_offset(), b.partition_leader_epoch());
+        }
+        if !wanted {
             return;
         }
         // A snapshot's records stand at its end offset − 1 in the history.
         let gap_at = |offset: i64| snapshot_end.map_or(offset, |e| e - 1);
-        if !b.is_valid() {
+        if !valid {
             // Said by the scan (`crc_mismatch`); the history records where it misses it.
             log.gaps.push(gap_at(b.base_offset()));
             return;
@@ -285,6 +449,18 @@ fn read_any(
             }
         }
     });
+    // Bytes after the last whole batch that do not frame as one: recovery truncates there.
+    // A file read only in part (`max_bytes`) leaves the recovered end unknown.
+    if let Some(r) = recovered {
+        match walked {
+            Ok((_, read)) if std::fs::metadata(file).is_ok_and(|m| m.len() > read) => {
+                r.unknown = true
+            }
+            Ok((format::Tail::Clean, _)) => {}
+            Ok(_) => r.stopped = true,
+            Err(_) => r.unknown = true,
+        }
+    }
 }
 
 fn control(log: &mut MetadataLog, r: &format::Record<'_>, offset: i64, time: i64, epoch: i32) {

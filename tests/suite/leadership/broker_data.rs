@@ -285,10 +285,12 @@ fn the_metadata_logs_own_findings() {
 #[test]
 fn snapshot_and_log_replay_give_the_epochs_the_brokers_wrote() {
     let d = tempfile::tempdir().unwrap();
-    // The snapshot at offset 50 holds the partition at epoch 8; the log goes on.
+    // The snapshot at offset 50 holds the partition at epoch 8; the log goes on. The
+    // snapshot's KRaft epoch is the log's (1): one above it would make the node truncate
+    // the log fully to the snapshot (`KafkaMetadataLog.truncateToLatestSnapshot`).
     let mut m = MetadataLogBuilder::new(T0).start_offset(40).snapshot(
         50,
-        3,
+        1,
         vec![
             broker(1),
             broker(2),
