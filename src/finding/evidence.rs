@@ -204,6 +204,18 @@ pub struct CoordinatorJoint {
     /// The transactional id the producer maps to, when one does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transactional_id: Option<String>,
+    /// Whether the coordinator's state leaves the transaction hanging (`false`: it still
+    /// owns it — its current transaction lists the partition, Ongoing or Prepare*, which is
+    /// what `kafka-transactions.sh find-hanging` drops); `None` when it was not confirmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hanging: Option<bool>,
+}
+
+impl CoordinatorJoint {
+    /// The coordinator still owns `f`'s transaction: no `find-hanging` row, no abort.
+    pub fn owned_by_coordinator(f: &Finding) -> bool {
+        CoordinatorJoint::of(f).and_then(|c| c.hanging) == Some(false)
+    }
 }
 
 /// The annotation of a finding by the coordinator confirmation.
@@ -288,11 +300,14 @@ mod tests {
         let verdict = CoordinatorJoint {
             verdict: "alive".into(),
             transactional_id: Some("app".into()),
+            hanging: Some(false),
         };
         merge(&mut annotation, &verdict);
         CoordinatorJoint::annotate(&mut f.evidence, annotation);
         assert_eq!(f.evidence["coordinator"]["verdict"], "alive");
+        assert_eq!(f.evidence["coordinator"]["hanging"], false);
         assert_eq!(CoordinatorJoint::of(&f), Some(verdict));
+        assert!(CoordinatorJoint::owned_by_coordinator(&f));
         // Unreadable evidence gives the default, not a panic.
         let g = Finding::new(Kind::ZombieWrite, "t", 0, "m").evidence(json!({"marker": 3}));
         assert_eq!(read::<ZombieJoint>(&g), ZombieJoint::default());

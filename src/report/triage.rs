@@ -281,7 +281,10 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, ctx: &Context<'_>) -> Incid
     let mut args = crate::escape::ShellArgs::default();
     for &i in &g {
         let f = &findings[i];
-        if matches!(f.kind, Kind::HangingTransaction) && f.source.copy.is_live() {
+        // A transaction the coordinator still owns (Ongoing or Prepare* listing the
+        // partition) is not aborted by hand: its remediation says what to do instead.
+        let abortable = !CoordinatorJoint::owned_by_coordinator(f);
+        if matches!(f.kind, Kind::HangingTransaction) && f.source.copy.is_live() && abortable {
             if let Some(o) = f.offset {
                 // Verify's prediction: the copy's next start forgets the transaction.
                 if let Some(p) = f.producer_id
@@ -618,11 +621,15 @@ pub struct HangingRow {
     pub duration_min: i64,
 }
 
-/// The hanging transactions of the live copies, as `find-hanging` lists them.
+/// The hanging transactions of the live copies, as `find-hanging` lists them: not one the
+/// coordinator still owns (`FindHangingTransactionsCommand.filterHangingTransactions` drops
+/// a candidate whose transactional id's description lists the partition, whatever its age:
+/// `TransactionsCommandTest.testFindHangingFilterByTransactionInProgressWithSamePartition`).
 pub fn hanging_rows(findings: &[Finding]) -> Vec<HangingRow> {
     findings
         .iter()
         .filter(|f| f.kind == Kind::HangingTransaction && f.source.copy.is_live())
+        .filter(|f| !CoordinatorJoint::owned_by_coordinator(f))
         .filter_map(|f| {
             let e = evidence::read::<OpenTxnJoint>(f);
             Some(HangingRow {

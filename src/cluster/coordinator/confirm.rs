@@ -163,6 +163,7 @@ pub fn annotate_clusters(report: &mut ScanReport, views: &[CoordinatorView]) {
                 let verdict = CoordinatorJoint {
                     verdict: "unavailable".into(),
                     transactional_id: None,
+                    hanging: None,
                 };
                 evidence::merge(&mut ev, &verdict);
                 CoordinatorJoint::annotate(&mut f.evidence, ev);
@@ -547,6 +548,7 @@ fn conclude(f: &mut Finding, view: &CoordinatorView, open: &OpenTxn, mut ev: Val
     let joint = CoordinatorJoint {
         verdict: verdict.id().into(),
         transactional_id: txn.map(|t| t.transactional_id.clone()),
+        hanging: Some(verdict.hanging()),
     };
     evidence::merge(&mut ev, &joint);
     CoordinatorJoint::annotate(&mut f.evidence, ev);
