@@ -163,7 +163,6 @@ fn no_abort_command_for_a_transaction_the_coordinator_is_committing() {
 /// klogscan replays the held segments only and opens the transaction at its first held
 /// batch (8): its find-hanging row says 8 and its abort command uses 8.
 #[test]
-#[ignore = "not modelled yet: the replay is not seeded from the snapshot at a retention-moved log start (closing note, issue #29 leftovers)"]
 fn abort_start_offset_is_the_brokers_when_retention_deleted_the_transactions_start() {
     let t = Producer::transactional(1, 0);
     let mut p = PartitionBuilder::new("ul", 0).broker_files(PartitionFileOptions::default());
@@ -256,7 +255,6 @@ fn retention_deleted_head(
 /// marker: its row says -1 and its pre-3.0 command `--coordinator-epoch 0`, which the
 /// broker refuses (TRANSACTION_COORDINATOR_FENCED).
 #[test]
-#[ignore = "not modelled yet: the replay is not seeded from the snapshot at a retention-moved log start (closing note, issue #29 leftovers)"]
 fn pre_3_0_abort_coordinator_epoch_is_the_brokers_when_retention_deleted_the_last_marker() {
     let t = Producer::transactional(1, 0);
     let mut p = PartitionBuilder::new("ul", 0).broker_files(PartitionFileOptions::default());
@@ -307,7 +305,6 @@ fn pre_3_0_abort_coordinator_epoch_is_the_brokers_when_retention_deleted_the_las
 /// klogscan, replaying the held segment only, sees no transaction at all: no finding, and
 /// its last stable offset is the log end.
 #[test]
-#[ignore = "not modelled yet: the replay is not seeded from the snapshot at a retention-moved log start (closing note, issue #29 leftovers)"]
 fn a_hanging_transaction_wholly_below_the_log_start_is_still_hanging() {
     let t = Producer::transactional(1, 0);
     let mut p = PartitionBuilder::new("ul", 0).broker_files(PartitionFileOptions::default());

@@ -524,23 +524,45 @@ fn last_stable_offset_does_not_exceed_log_start_offset_mid_segment() {
 
 /// `UnifiedLogTest.testLastStableOffsetDoesNotExceedLogStartOffsetAfterSegmentDeletion`:
 /// DeleteRecords to 8 and retention delete the first segment; the open transaction, begun
-/// at 0, leaves the first unstable offset at the log start: 8.
+/// at 0, leaves the first unstable offset at the log start: 8. The producer state keeps
+/// `currentTxnFirstOffset` 0 (`onLogStartOffsetIncremented` removes no ongoing
+/// transaction; the snapshot at the roll, 8, holds it): the open transaction starts at 0,
+/// read from that snapshot. Near miss: with the snapshot gone, the state is what a broker
+/// rebuilding from the log has (`loadFromSnapshot` finds none): the transaction starts at
+/// the first held batch, 8.
 #[test]
 fn last_stable_offset_does_not_exceed_log_start_offset_after_segment_deletion() {
-    let (d, m) = write_ld(
-        LogDirBuilder::new(1).log_start_offset("ul", 0, 8),
-        open_across_a_roll(),
-    );
-    for ext in ["log", "index", "timeindex", "txnindex"] {
-        let f = m.dir.join(format!("{:020}.{ext}", 0));
-        if f.exists() {
-            std::fs::remove_file(f).unwrap();
+    for keep_snapshot in [true, false] {
+        let (d, m) = write_ld(
+            LogDirBuilder::new(1).log_start_offset("ul", 0, 8),
+            open_across_a_roll(),
+        );
+        for ext in ["log", "index", "timeindex", "txnindex"] {
+            let f = m.dir.join(format!("{:020}.{ext}", 0));
+            if f.exists() {
+                std::fs::remove_file(f).unwrap();
+            }
+        }
+        let snap = m.dir.join(format!("{:020}.snapshot", 8));
+        assert!(snap.exists());
+        if !keep_snapshot {
+            std::fs::remove_file(snap).unwrap();
+        }
+        let r = scan_dir(d.path());
+        assert_eq!(r.partitions[0].log_start_offset, Some(8));
+        assert_eq!(lso(&r), Some(8));
+        let open = of_kind(&r.findings, Kind::OpenTransaction);
+        assert_eq!(open.len(), 1, "{:#?}", r.findings);
+        let from = open[0]
+            .evidence
+            .get("from_snapshot")
+            .and_then(|v| v.as_str());
+        if keep_snapshot {
+            assert_eq!(open[0].offset, Some(0));
+            assert_eq!(from, Some("00000000000000000008.snapshot"));
+        } else {
+            assert_eq!(open[0].offset, Some(8));
+            assert_eq!(from, None);
         }
     }
-    let r = scan_dir(d.path());
-    assert_eq!(r.partitions[0].log_start_offset, Some(8));
-    assert_eq!(lso(&r), Some(8));
-    let open = of_kind(&r.findings, Kind::OpenTransaction);
-    assert_eq!(open.len(), 1, "{:#?}", r.findings);
-    assert_eq!(open[0].offset, Some(8));
 }

@@ -104,6 +104,7 @@ mod scan_scenarios;
 mod shapes_memory;
 mod shapes_output;
 mod snapshot_files;
+mod snapshot_seed_cases;
 mod state_real_data;
 mod testkit_crosscheck;
 mod tiered_dump;

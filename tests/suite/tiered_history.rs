@@ -111,21 +111,37 @@ fn transaction_begun_remotely_never_finished_is_hanging_from_its_remote_offset()
     assert_eq!(p.last_stable_offset, Some(10));
 }
 
-/// Without `--remote-storage` only the local log is replayed: the transaction's first
-/// batch is never seen, so neither scenario has an open transaction.
+/// Without `--remote-storage` only the local log is replayed, from the broker's producer
+/// state at its first segment (the snapshot at 20, `ProducerStateManager.loadFromSnapshot`):
+/// that state holds the transaction begun remotely at 10, so the COMMIT at 40 closes it,
+/// and without the COMMIT it hangs from 10 (read from that snapshot). With the snapshot
+/// gone the transaction's first batch is never seen: no open transaction.
 #[test]
 fn without_remote_storage_only_the_local_log_is_replayed() {
-    for commit in [true, false] {
+    for (commit, keep_snapshot) in [(true, true), (false, true), (true, false), (false, false)] {
         let d = tempfile::tempdir().unwrap();
         let m = tiered(commit).write(d.path()).unwrap();
+        let pdir = m.log_dir.join("orders-0");
+        let snap = pdir.join(format!("{:020}.snapshot", 20));
+        assert!(snap.exists());
+        if !keep_snapshot {
+            std::fs::remove_file(snap).unwrap();
+        }
         let r = scan(&m, false);
-        assert!(
-            of(&r, Kind::HangingTransaction).is_empty(),
-            "{:#?}",
-            r.findings
-        );
+        let h = of(&r, Kind::HangingTransaction);
         let p = orders(&r);
-        assert_eq!(p.transactions.open, 0);
+        if !commit && keep_snapshot {
+            assert_eq!(h.len(), 1, "{:#?}", r.findings);
+            assert_eq!(h[0].offset, Some(10));
+            assert_eq!(
+                h[0].evidence.get("from_snapshot").and_then(|v| v.as_str()),
+                Some("00000000000000000020.snapshot")
+            );
+            assert_eq!(p.transactions.open, 1);
+        } else {
+            assert!(h.is_empty(), "{:#?}", r.findings);
+            assert_eq!(p.transactions.open, 0);
+        }
         assert!(p.tiered.as_ref().is_none_or(|t| t.replayed.is_none()));
         assert_eq!(p.log_start_offset, Some(20));
     }

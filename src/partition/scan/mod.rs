@@ -16,6 +16,7 @@ mod keyless;
 mod partition;
 mod pieces;
 mod remote;
+mod seed;
 mod walk;
 pub(crate) use glob::glob_match;
 use partition::{EventPool, SegmentScan, scan_partition};

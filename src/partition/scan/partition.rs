@@ -572,6 +572,13 @@ pub(super) fn scan_partition(
         }),
         keep: &keep,
     };
+    if remote.is_empty()
+        && !ctx.kraft_metadata
+        && let Some(&(base, _)) = logs.first()
+    {
+        // Retention moved the log start: the broker's producer state below it.
+        super::seed::seed_replay(p, base, opts.mmap, &mut run.replay);
+    }
     if !remote.is_empty() {
         let (replayed, cut) = super::remote::replay_remote(
             ctx,

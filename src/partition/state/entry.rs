@@ -397,6 +397,16 @@ impl Entry {
 
     /// An entry of producer `pid` holding nothing (also the placeholder left in the table
     /// while an entry is taken out to be updated).
+    /// A producer known only from a snapshot entry (`seed`): its epoch and last
+    /// timestamp, no batch cached (its sequence is unknown).
+    pub(crate) fn seeded(pid: i64, epoch: i16, last_timestamp: i64) -> Entry {
+        let mut e = Entry::vacant(pid);
+        e.epoch = epoch;
+        e.data_epoch = epoch;
+        e.data.timestamp = last_timestamp;
+        e
+    }
+
     pub(crate) fn vacant(pid: i64) -> Entry {
         Entry {
             pid,

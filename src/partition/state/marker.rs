@@ -439,6 +439,11 @@ impl Replay {
                     "late_by_broker_metric": late,
                     "root_cause": cause,
                 });
+                // A transaction known only from the snapshot the replay was seeded from:
+                // the verdict rests on that file.
+                if let Some(name) = self.seeded_from(t.first_batch.segment) {
+                    ev["from_snapshot"] = json!(name);
+                }
                 // What the coordinator confirmation and the triage read back.
                 evidence::merge(
                     &mut ev,
@@ -449,7 +454,7 @@ impl Replay {
                             .map(|m| self.batch_evidence(&m)),
                         reference_time_ms: Some(ref_time_ms),
                         last_stable_offset: lso,
-                        coordinator_epoch: Some(e.coordinator_epoch(&self.markers)),
+                        coordinator_epoch: Some(self.coordinator_epoch_of(e)),
                         last_timestamp: Some(e.last_timestamp(&self.markers)),
                         idle_ms: Some(idle),
                     },
@@ -471,7 +476,7 @@ impl Replay {
                     self.ctx.partition,
                     pid,
                     e.epoch,
-                    e.coordinator_epoch(&self.markers)
+                    self.coordinator_epoch_of(e)
                 )
             ));
         }

@@ -20,6 +20,7 @@ mod entry;
 mod marker;
 mod opentxns;
 mod partition_rules;
+mod seed;
 pub(crate) mod pidhash;
 mod table;
 pub(crate) mod text;
@@ -308,6 +309,8 @@ pub struct Replay {
     follower_waiting_pid: Option<i64>,
     stats: TxnStats,
     txnrec: txnrec::TxnRecorder,
+    /// The producer snapshot the replay was seeded from (`seed`), if any.
+    seed: Option<Box<seed::Seed>>,
 }
 
 impl Replay {
@@ -332,6 +335,7 @@ impl Replay {
             follower_waiting_pid: None,
             stats: TxnStats::default(),
             txnrec: txnrec::TxnRecorder::default(),
+            seed: None,
         }
     }
 
@@ -403,7 +407,7 @@ impl Replay {
         let mut v: Vec<ProducerState> = self
             .producers
             .iter()
-            .map(|e| producer_state(e.pid, e, &self.open_txns, &self.markers))
+            .map(|e| producer_state(e.pid, e, &self.open_txns, &self.markers, self.seed.as_deref()))
             .collect();
         v.sort_by_key(|p| p.producer_id);
         v
@@ -411,9 +415,13 @@ impl Replay {
 
     /// First offset of the earliest open transaction clamped up to the log start offset,
     /// else the log end offset (`None` before any batch).
+    /// Without a checkpointed log start, a seeded replay's floor is the first held
+    /// segment's base offset (the log start the broker then has and bounds the LSO at,
+    /// `UnifiedLog.updateLogStartOffset`).
     pub fn last_stable_offset(&self) -> Option<i64> {
+        let floor = self.seed.as_ref().map(|s| s.floor);
         match self.open_txns.first_offset() {
-            Some(f) => Some(match self.ctx.log_start_offset {
+            Some(f) => Some(match self.ctx.log_start_offset.or(floor) {
                 Some(ls) if ls > f => ls,
                 _ => f,
             }),
@@ -442,7 +450,7 @@ impl Replay {
                 .producers
                 .iter()
                 .map(|e| {
-                    let p = producer_state(e.pid, e, &self.open_txns, &self.markers);
+                    let p = producer_state(e.pid, e, &self.open_txns, &self.markers, self.seed.as_deref());
                     LastActivity {
                         producer_id: p.producer_id,
                         offset: p.last_activity(),
@@ -592,12 +600,13 @@ fn producer_state(
     e: &Entry,
     txns: &opentxns::OpenTxns,
     markers: &entry::Markers,
+    seed: Option<&seed::Seed>,
 ) -> ProducerState {
     let last = e.last_cached();
     ProducerState {
         producer_id: pid,
         producer_epoch: e.epoch,
-        coordinator_epoch: e.coordinator_epoch(markers),
+        coordinator_epoch: seed::coordinator_epoch(e, markers, seed),
         last_sequence: last.map_or(-1, |b| b.last_sequence),
         last_offset: last.map_or(-1, |b| b.last_offset),
         offset_delta: last.map_or(0, |b| {

@@ -105,6 +105,18 @@ impl OpenRecord {
         r
     }
 
+    /// The record of a transaction open below the log start, known from a producer
+    /// snapshot only (`seed`): none of its batches is held.
+    pub fn seeded(first_offset: i64, last_timestamp: i64) -> OpenRecord {
+        OpenRecord {
+            last_data_offset: first_offset,
+            last_timestamp,
+            records: 0,
+            batches: 0,
+            bytes: 0,
+        }
+    }
+
     /// One more transactional data batch of the transaction.
     pub fn add(&mut self, ev: &BatchEvent) {
         let records = u32::try_from(ev.records_count.max(0)).unwrap_or(0);
