@@ -20,8 +20,8 @@ mod entry;
 mod marker;
 mod opentxns;
 mod partition_rules;
-mod seed;
 pub(crate) mod pidhash;
+mod seed;
 mod table;
 pub(crate) mod text;
 pub(crate) use text::abort_command;
@@ -407,7 +407,15 @@ impl Replay {
         let mut v: Vec<ProducerState> = self
             .producers
             .iter()
-            .map(|e| producer_state(e.pid, e, &self.open_txns, &self.markers, self.seed.as_deref()))
+            .map(|e| {
+                producer_state(
+                    e.pid,
+                    e,
+                    &self.open_txns,
+                    &self.markers,
+                    self.seed.as_deref(),
+                )
+            })
             .collect();
         v.sort_by_key(|p| p.producer_id);
         v
@@ -450,7 +458,13 @@ impl Replay {
                 .producers
                 .iter()
                 .map(|e| {
-                    let p = producer_state(e.pid, e, &self.open_txns, &self.markers, self.seed.as_deref());
+                    let p = producer_state(
+                        e.pid,
+                        e,
+                        &self.open_txns,
+                        &self.markers,
+                        self.seed.as_deref(),
+                    );
                     LastActivity {
                         producer_id: p.producer_id,
                         offset: p.last_activity(),
