@@ -168,6 +168,35 @@ fn a_transaction_marker_batch_of_two_records_is_still_reported() {
     );
 }
 
+/// Attribute bits 7–15 are unused (`DefaultRecordBatch`'s attribute layout): no reader or
+/// validator looks at them, and `LogValidator` rewrites the attributes only with the max
+/// timestamp, so a producer's stray bits (CRC-valid) are stored and read as any batch. No
+/// `invalid_batch` ("rejected on append" was not what the broker does); an unknown codec id
+/// in the same field still is one.
+#[test]
+fn unused_attribute_bits_are_no_invalid_batch() {
+    let batch = |attributes: i16| BatchSpec {
+        base_timestamp: 1_700_000_000_000,
+        records: vec![RecordSpec {
+            key: Some(b"k".to_vec()),
+            value: Some(b"v".to_vec()),
+            ..RecordSpec::default()
+        }],
+        overrides: klogscan::testkit::encode::HeaderOverrides {
+            attributes: Some(attributes),
+            ..Default::default()
+        },
+        ..BatchSpec::default()
+    };
+    for (attributes, invalid) in [(0x0080, 0), (0x7f00, 0), (0x0007, 1)] {
+        let mut p = PartitionBuilder::new("orders", 0);
+        p.append_spec(batch(attributes));
+        let (_d, r) = scan_with(&p, ScanOptions::default());
+        let bad = of_kind(&r, Kind::InvalidBatch);
+        assert_eq!(bad.len(), invalid, "0x{attributes:04x}: {:#?}", r.findings);
+    }
+}
+
 // ----- maxTimestamp of records timestamped before 1970 -----------------------------------
 
 /// `LogValidator.assignOffsetsNonCompressed` (and `validateMessagesAndAssignOffsetsCompressed`,
