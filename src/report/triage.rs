@@ -683,16 +683,14 @@ pub fn write_hanging(rows: &[HangingRow], w: &mut dyn Write) -> io::Result<()> {
                 .unwrap_or(0)
         })
         .collect();
+    // `ToolsUtils.prettyPrintTable` → `printRow`: each value padded with spaces to its
+    // column's width, then a tab — after the last column too.
     for row in &cells {
         let mut line = String::new();
         for (c, v) in row.iter().enumerate() {
-            if c + 1 == row.len() {
-                line.push_str(v);
-            } else {
-                line.push_str(&format!("{v:<width$} \t", width = widths[c]));
-            }
+            line.push_str(&format!("{v:<width$}\t", width = widths[c]));
         }
-        writeln!(w, "{}", line.trim_end())?;
+        writeln!(w, "{line}")?;
     }
     Ok(())
 }

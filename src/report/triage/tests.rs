@@ -165,6 +165,12 @@ fn find_hanging_rows_and_text() {
             "59"
         ]
     );
+    // Byte for byte as `ToolsUtils.prettyPrintTable` prints it: every value padded with
+    // spaces to its column's width, each followed by a tab.
+    assert_eq!(
+        lines[1],
+        "payments\t3        \t4001      \t18           \t7               \t21         \t1572948010013\t59           \t"
+    );
 }
 
 /// A hanging transaction whose coordinator names a hostile transactional id, in a
