@@ -143,7 +143,6 @@ fn header_may_be_invalid(ctx: &PartitionContext, b: &format::BatchView<'_>) -> b
         || b.checked_last_offset().is_none()
         || (ctx.compacted == Some(false) && count < delta + 1 && !b.has_delete_horizon())
         || matches!(b.compression(), Compression::Unknown(_))
-        || b.unused_attribute_bits() != 0
         || b.is_control()
 }
 
@@ -613,10 +612,14 @@ mod tests {
         let b = format::BatchView::new(&healthy, 0).unwrap();
         assert!(!header_may_be_invalid(&c, &b));
         assert!(header_findings(&c, &healthy).is_empty());
-        // Negative: more records than offsets, an unknown codec, unused bits, a control
-        // batch (whose zero bytes hold no control record): each takes the full checks,
-        // which report it.
-        for (attributes, delta, count) in [(0u16, 1, 5), (7, 4, 5), (0x0100, 4, 5), (0x20, 0, 1)] {
+        // Unused attribute bits (7–15) are looked at by no Kafka reader: healthy.
+        let unused = batch(&header(0x0180, 4, 5), 80);
+        let b = format::BatchView::new(&unused, 0).unwrap();
+        assert!(!header_may_be_invalid(&c, &b));
+        assert!(header_findings(&c, &unused).is_empty());
+        // Negative: more records than offsets, an unknown codec, a control batch (whose
+        // zero bytes hold no control record): each takes the full checks, which report it.
+        for (attributes, delta, count) in [(0u16, 1, 5), (7, 4, 5), (0x20, 0, 1)] {
             let bytes = batch(&header(attributes, delta, count), 80);
             let b = format::BatchView::new(&bytes, 0).unwrap();
             assert!(
