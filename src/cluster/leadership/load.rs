@@ -202,6 +202,11 @@ fn read_files(
             log.gaps.push(id.end_offset);
         }
         log.snapshot = Some(id);
+    } else if recovered.is_some() && log_start(p) > 0 {
+        // A log starting above 0 with no snapshot: the records below its start are in no
+        // file (the node does not start either, `recoverSnapshots`), so the history from
+        // offset 0 is missing.
+        log.gaps.push(0);
     }
     let Some(rec) = recovered else {
         return log;

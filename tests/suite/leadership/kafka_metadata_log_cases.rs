@@ -194,6 +194,33 @@ fn a_log_starting_above_its_only_snapshot_is_a_gap_kafka_refuses_to_start() {
     }
 }
 
+/// The same log with no snapshot at all: the records below its start (100) are in no file,
+/// so the history misses them from offset 0 and an election it judges says so; the log
+/// starting at 0 has no such gap (its twin).
+#[test]
+fn a_log_starting_above_0_without_a_snapshot_misses_its_history_from_0() {
+    for start in [100, 0] {
+        let d = tempfile::tempdir().unwrap();
+        let mut b = MetadataLogBuilder::new(T0).start_offset(start);
+        b.batch(&[
+            topic(),
+            broker(1),
+            broker(2),
+            partition(&[1, 2], &[1], 1, 5),
+        ]);
+        b.batch(&[change(|c| {
+            c.leader = 2;
+            c.isr = Some(vec![2]);
+        })]);
+        b.write(d.path()).unwrap();
+        let inv = layout::discover(&[d.path().to_path_buf()]);
+        let h = leadership::load_all(&inv, None, 64 << 20);
+        assert_eq!(h.len(), 1);
+        let want: &[i64] = if start > 0 { &[0] } else { &[] };
+        assert_eq!(h[0].log.gaps, want, "log from {start}");
+    }
+}
+
 /// Flip a byte inside the `n`th batch (from 0) of `part`'s first segment: it fails its CRC.
 fn corrupt_batch(part: &Path, n: usize) {
     let seg = part.join("00000000000000000000.log");
