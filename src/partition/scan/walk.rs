@@ -203,63 +203,7 @@ impl<'a> Walker<'a> {
                 self.out.records += ev.records_count.max(0) as u64;
                 ev
             }
-            Classified::Legacy(m) => {
-                let mut ev = BatchEvent::from_legacy(&m, idx, opts.check_crc);
-                let mut inner = None;
-                if !ev.crc_valid {
-                    self.out
-                        .findings
-                        .push(crc_finding(ctx, name, &ev, m.crc(), m.compute_crc()));
-                    self.stop_at(pos, Some(ev.last_offset), || StopReason::CrcMismatch);
-                    self.out.records += 1;
-                } else if m.compression() != Compression::None
-                    && !self.budget_spent(pos, ev.last_offset)
-                {
-                    // `--deep` opens the wrapper once for its range and its inner messages.
-                    let range = if opts.deep {
-                        m.checked_inner_messages(&mut self.dec).map(|(r, i)| {
-                            inner = Some(i);
-                            (r.0, r.2)
-                        })
-                    } else {
-                        legacy_range(&m, &mut self.dec)
-                    };
-                    match range {
-                        Ok((first, count)) => {
-                            ev.base_offset = first;
-                            ev.records_count = count as i32;
-                            self.out.records += count as u64;
-                        }
-                        Err(e) => {
-                            let mut f = invalid_batch(ctx, name, pos, Some(ev.last_offset), &e);
-                            if e.structure == "legacy inner message" && e.field == "offset" {
-                                // LogValidator rewrites a legacy wrapper's inner offsets on
-                                // append rather than refusing them: a broker never writes this.
-                                f = f.broker("never written by a correct broker (LogValidator assigns a legacy wrapper's inner offsets on append); readers take the records as stored: a consumer drops those whose offset is below its position, so after the first record at a repeated offset the others are skipped silently");
-                            }
-                            self.out.findings.push(f);
-                            self.out.records += 1;
-                        }
-                    }
-                } else {
-                    self.out.records += 1;
-                    if opts.deep && m.compression() == Compression::None {
-                        inner = m.inner_messages(&mut self.dec).ok();
-                    }
-                }
-                if let Some(inner) = inner {
-                    check_legacy_records(
-                        ctx,
-                        name,
-                        &m,
-                        inner,
-                        &mut self.keyless,
-                        &mut self.out.findings,
-                    );
-                }
-                check_offset_range(ctx, name, &ev, base, &mut self.out.findings);
-                ev
-            }
+            Classified::Legacy(m) => self.legacy_entry(&m, pos),
             Classified::Invalid(e) => {
                 let (magic, offset) = (entry.magic(), entry.offset());
                 self.out
@@ -297,6 +241,65 @@ impl<'a> Walker<'a> {
             self.out.max_timestamp = self.out.max_timestamp.max(ev.max_timestamp);
         }
         self.events.push(ev);
+    }
+
+    /// A legacy (magic 0/1) message of the walk at byte `pos`: its CRC, its wrapper's inner
+    /// range (and, with `--deep`, its inner messages), its offset range.
+    fn legacy_entry(&mut self, m: &format::LegacyMessage<'_>, pos: u64) -> BatchEvent {
+        let (ctx, name, idx, base, opts) = (self.ctx, self.name, self.idx, self.base, self.opts);
+        let mut ev = BatchEvent::from_legacy(m, idx, opts.check_crc);
+        let mut inner = None;
+        if !ev.crc_valid {
+            self.out
+                .findings
+                .push(crc_finding(ctx, name, &ev, m.crc(), m.compute_crc()));
+            self.stop_at(pos, Some(ev.last_offset), || StopReason::CrcMismatch);
+            self.out.records += 1;
+        } else if m.compression() != Compression::None && !self.budget_spent(pos, ev.last_offset) {
+            // `--deep` opens the wrapper once for its range and its inner messages.
+            let range = if opts.deep {
+                m.checked_inner_messages(&mut self.dec).map(|(r, i)| {
+                    inner = Some(i);
+                    (r.0, r.2)
+                })
+            } else {
+                legacy_range(m, &mut self.dec)
+            };
+            match range {
+                Ok((first, count)) => {
+                    ev.base_offset = first;
+                    ev.records_count = count as i32;
+                    self.out.records += count as u64;
+                }
+                Err(e) => {
+                    let mut f = invalid_batch(ctx, name, pos, Some(ev.last_offset), &e);
+                    if e.structure == "legacy inner message" && e.field == "offset" {
+                        // LogValidator rewrites a legacy wrapper's inner offsets on
+                        // append rather than refusing them: a broker never writes this.
+                        f = f.broker("never written by a correct broker (LogValidator assigns a legacy wrapper's inner offsets on append); readers take the records as stored: a consumer drops those whose offset is below its position, so after the first record at a repeated offset the others are skipped silently");
+                    }
+                    self.out.findings.push(f);
+                    self.out.records += 1;
+                }
+            }
+        } else {
+            self.out.records += 1;
+            if opts.deep && m.compression() == Compression::None {
+                inner = m.inner_messages(&mut self.dec).ok();
+            }
+        }
+        if let Some(inner) = inner {
+            check_legacy_records(
+                ctx,
+                name,
+                m,
+                inner,
+                &mut self.keyless,
+                &mut self.out.findings,
+            );
+        }
+        check_offset_range(ctx, name, &ev, base, &mut self.out.findings);
+        ev
     }
 
     /// Conclude with how the file ended (findings for a bad tail, the truncation point).

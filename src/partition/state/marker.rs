@@ -318,28 +318,7 @@ impl Replay {
             if commit {
                 self.stats.committed += 1;
             } else {
-                self.stats.aborted += 1;
-                let lso = self
-                    .open_txns
-                    .first_offset()
-                    .unwrap_or(ev.base_offset.saturating_add(1));
-                self.aborted.push(AbortedTxn {
-                    producer_id: pid,
-                    first_offset: first,
-                    last_offset: ev.base_offset,
-                    last_stable_offset: lso,
-                    segment: ev.segment,
-                    follower_last_stable_offset: None,
-                });
-                // No other producer's transaction open at the marker: a follower may have
-                // indexed the first transaction of another producer after it instead.
-                if lso == ev.base_offset.saturating_add(1) {
-                    self.follower_waiting.push(self.aborted.len() - 1);
-                    self.follower_waiting_pid = match self.follower_waiting.len() {
-                        1 => Some(pid),
-                        _ => self.follower_waiting_pid.filter(|&p| p == pid),
-                    };
-                }
+                self.record_abort(pid, first, ev);
             }
         } else if commit {
             self.stats.empty_commits += 1;
@@ -347,6 +326,34 @@ impl Replay {
             self.stats.empty_aborts += 1;
         }
         bumped
+    }
+
+    /// The ABORT `ev` closed producer `pid`'s transaction from `first`: counted, and kept
+    /// as the `.txnindex` entry the broker appends (its last stable offset: the first
+    /// offset of another open transaction, else the offset after the marker).
+    fn record_abort(&mut self, pid: i64, first: i64, ev: &BatchEvent) {
+        self.stats.aborted += 1;
+        let lso = self
+            .open_txns
+            .first_offset()
+            .unwrap_or(ev.base_offset.saturating_add(1));
+        self.aborted.push(AbortedTxn {
+            producer_id: pid,
+            first_offset: first,
+            last_offset: ev.base_offset,
+            last_stable_offset: lso,
+            segment: ev.segment,
+            follower_last_stable_offset: None,
+        });
+        // No other producer's transaction open at the marker: a follower may have indexed
+        // the first transaction of another producer after it instead.
+        if lso == ev.base_offset.saturating_add(1) {
+            self.follower_waiting.push(self.aborted.len() - 1);
+            self.follower_waiting_pid = match self.follower_waiting.len() {
+                1 => Some(pid),
+                _ => self.follower_waiting_pid.filter(|&p| p == pid),
+            };
+        }
     }
 
     pub(super) fn marker_without_txn(
