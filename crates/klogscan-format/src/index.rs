@@ -14,6 +14,7 @@
 
 mod join;
 mod log_check;
+mod next_offset;
 mod offset;
 #[cfg(test)]
 mod tests;
@@ -22,6 +23,7 @@ mod txn;
 
 pub use join::*;
 pub use log_check::*;
+pub use next_offset::*;
 pub use offset::*;
 pub use time::*;
 pub use txn::*;

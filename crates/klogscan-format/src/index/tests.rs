@@ -355,3 +355,120 @@ proptest::proptest! {
         proptest::prop_assert_eq!(check_time_index(&ti, &lb).len(), tl.used);
     }
 }
+
+// ----- LogSegment.readNextOffset ---------------------------------------------------------
+
+fn next(index: &[(i32, i32)], log: &[u8], base: i64) -> NextOffsetRead {
+    read_next_offset(&OffsetIndex::new(&offset_bytes(index), base), log)
+}
+
+/// `LogSegmentTest.testNextOffsetCalculation`: an empty segment based at 40 returns 40; one
+/// batch of offsets 50..52 (no index entry: it is below the index interval) returns 53.
+#[test]
+fn next_offset_of_an_empty_segment_is_its_base_and_of_one_batch_its_end() {
+    let r = next(&[], &[], 40);
+    assert_eq!(
+        (r.index_last_offset, r.outcome),
+        (40, NextOffsetOutcome::Base)
+    );
+    assert_eq!(r.next_offset(40), Some(40));
+    let r = next(&[], &v2_batch(50, 2, 0), 40);
+    assert_eq!(r.next_offset(40), Some(53));
+}
+
+/// A consistent index (entries at batch starts, as appends and recovery write them): the
+/// read starts at the last entry and ends where the log ends, whatever comes after it.
+#[test]
+fn next_offset_with_a_consistent_index_is_the_log_end() {
+    let mut log = v2_batch(0, 1, 10); // 0..1 at 0
+    log.extend(v2_batch(2, 2, 20)); // 2..4 at 61
+    log.extend(v2_batch(5, 0, 30)); // 5 at 122
+    log.extend(v2_batch(6, 3, 40)); // 6..9 at 183
+    let r = next(&[(4, 61), (5, 122)], &log, 0);
+    assert_eq!(r.start_position, 122);
+    assert_eq!(
+        r.outcome,
+        NextOffsetOutcome::Batch {
+            found: 122,
+            last: 183,
+            next_offset: 10
+        }
+    );
+    // A partial batch after the last whole one is not framed (`nextBatch` returns null).
+    let mut cut = log.clone();
+    cut.extend(&v2_batch(10, 0, 50)[..40]);
+    assert_eq!(next(&[(4, 61), (5, 122)], &cut, 0).next_offset(0), Some(10));
+    // An untrimmed index's zero last slot is an entry of offset `base`, at position 0.
+    let r = next(&[(4, 61), (5, 122), (0, 0)], &log, 0);
+    assert_eq!((r.index_last_offset, r.next_offset(0)), (0, Some(10)));
+}
+
+/// A `.log` cut short below the index's last entry (or an entry past the data): nothing is
+/// found from the entry's position, and the segment's base offset is returned.
+#[test]
+fn next_offset_is_the_base_when_the_log_ends_before_the_last_entry() {
+    let mut log = v2_batch(100, 1, 10);
+    log.extend(v2_batch(102, 2, 20)); // at 61
+    log.extend(v2_batch(105, 0, 30)); // at 122
+    let index = [(2, 61), (5, 122)];
+    assert_eq!(next(&index, &log, 100).next_offset(100), Some(106));
+    assert_eq!(next(&index, &log[..122], 100).next_offset(100), Some(100));
+    assert_eq!(
+        next(&index, &log[..130], 100).outcome,
+        NextOffsetOutcome::Base
+    );
+    // An entry whose offset no batch from its position reaches.
+    assert_eq!(
+        next(&[(2, 61), (9, 122)], &log, 100).next_offset(100),
+        Some(100)
+    );
+}
+
+/// An entry pointing inside a batch frames the bytes found there: a size field below 14
+/// throws `CorruptRecordException`; a v2 header running past the end throws
+/// `KafkaException`; a legacy entry's last offset is its offset field.
+#[test]
+fn next_offset_frames_what_the_last_entry_points_at() {
+    let mut log = v2_batch(0, 1, 10);
+    log.extend(v2_batch(2, 2, 20));
+    // Position 70 is 9 bytes into the second batch: the size field read there is bytes
+    // 17..21 of that header (its CRC: zeros here).
+    assert_eq!(
+        next(&[(2, 70)], &log, 0).outcome,
+        NextOffsetOutcome::SizeBelowMinimum {
+            position: 70,
+            size: 0
+        }
+    );
+    let mut short = v2_batch(0, 1, 10);
+    let mut tiny = vec![0u8; 26];
+    tiny[..8].copy_from_slice(&2i64.to_be_bytes());
+    tiny[8..12].copy_from_slice(&14i32.to_be_bytes());
+    tiny[16] = 2;
+    short.extend(&tiny);
+    assert_eq!(
+        next(&[(2, 61)], &short, 0).outcome,
+        NextOffsetOutcome::HeaderPastEnd { position: 61 }
+    );
+    let mut legacy = vec![0u8; 26];
+    legacy[..8].copy_from_slice(&7i64.to_be_bytes());
+    legacy[8..12].copy_from_slice(&14i32.to_be_bytes());
+    assert_eq!(next(&[(7, 0)], &legacy, 0).next_offset(0), Some(8));
+}
+
+/// `OffsetIndex.lookup` searches the warm last 1024 slots when the target is after the
+/// first of them, else the rest; a target below every entry gives `(base, 0)`.
+#[test]
+fn lookup_is_kafkas_largest_lower_bound() {
+    let entries: Vec<(i32, i32)> = (0..3000).map(|i| (i * 2, i * 100)).collect();
+    let b = offset_bytes(&entries);
+    let idx = OffsetIndex::new(&b, 1000);
+    assert_eq!(idx.last_offset(), 1000 + 5998);
+    assert_eq!(idx.lookup(1000 + 5998), (6998, 299_900));
+    assert_eq!(idx.lookup(1000 + 5999), (6998, 299_900));
+    assert_eq!(idx.lookup(1000 + 11), (1010, 500));
+    assert_eq!(idx.lookup(999), (1000, 0));
+    assert_eq!(OffsetIndex::new(&[], 5).lookup(7), (5, 0));
+    // Two bytes (`LogLoaderTest.testCorruptIndexRebuild`'s "  "): no whole slot.
+    assert_eq!(OffsetIndex::new(b"  ", 5).last_offset(), 5);
+}
