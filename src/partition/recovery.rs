@@ -15,6 +15,7 @@ pub(crate) mod alias_texts;
 pub(crate) mod aliases;
 mod chain;
 mod ending;
+pub(crate) mod last_read;
 mod plan;
 mod predict;
 pub mod reopened;

@@ -164,6 +164,17 @@ pub(crate) fn verify_one(
     let mut leftovers = leftovers::partition_leftovers(p, r, swaps.as_ref(), &name_fates, out);
     names::noncanonical_actions(&name_fates, &mut leftovers);
     let mut segments = check_segments(p, r, opts, swaps.as_ref(), out);
+    // What `LogSegment.readNextOffset` reads of the last segment when no recovery runs on
+    // it first (the scan's prediction reads the same).
+    if !p.partial {
+        crate::partition::recovery::last_read::attach(
+            &mut segments,
+            &p.segments,
+            clean_shutdown,
+            opts.scan.mmap,
+            opts.scan.max_bytes,
+        );
+    }
     let mut snapshots = snapshot::check_snapshots(p, r, opts, out);
     // The load completes the swaps before anything else: it recovers the swapped-in
     // segments, and the files in the swapped range (snapshots too) are gone.
@@ -371,6 +382,7 @@ fn check_segments(
             walk: k.and_then(|k| r.carried.segment_walks[k].walk.clone()),
             opened_as: None,
             created: false,
+            read_next: None,
         });
     }
     seg_inputs

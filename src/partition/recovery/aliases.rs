@@ -357,6 +357,7 @@ impl Aliases {
                 walk: Some(empty_walk(base)),
                 opened_as: Some(first.name.clone()),
                 created: true,
+                read_next: None,
             });
         }
         inputs.sort_by_key(|s| s.base);

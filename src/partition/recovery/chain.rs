@@ -258,6 +258,7 @@ mod tests {
             load_error: None,
             opened_as: None,
             created: false,
+            read_next: None,
             walk: next_offset.map(crate::partition::recovery::aliases::empty_walk),
         }
     }

@@ -529,6 +529,19 @@ fn end_after_recovery(plan: &SegmentPlan, segs: &[SegmentInput]) -> Option<i64> 
     // Without a bad entry the walk's next offset is that framed end (an empty segment's
     // base included).
     if !plan.recovered.iter().any(|(name, _)| *name == last.name) {
+        // It frames them from the offset index's last entry on (`translateOffset`), not
+        // from byte 0: where the index and the log disagree, what that read returns (the
+        // base when it finds nothing: a `.log` cut below the entry). Unread (no marker, a
+        // swapped-in or created segment, a file not read) or throwing (the load failure):
+        // the walk's end, as before.
+        if let Some(end) = last
+            .read_next
+            .as_ref()
+            .filter(|_| !plan.delete_dir && last.opened_as.is_none() && !last.created)
+            .and_then(|r| r.next_offset(last.base))
+        {
+            return Some(end);
+        }
         return match &last.walk {
             Some(w) if w.stop.is_some() => plan.log_end_after.or(Some(w.next_offset)),
             Some(w) => Some(w.next_offset),
@@ -575,6 +588,11 @@ pub(crate) struct SegmentInput {
     /// The load creates this segment, empty (`LogSegment.open` of a name no file has, for
     /// the noncanonical name `opened_as`).
     pub created: bool,
+    /// What `LogSegment.readNextOffset` reads of this segment's files as they are (its
+    /// offset index's last entry, then the `.log` from there): set for the last segment of
+    /// the directory ([`super::last_read`]); `None` when not read (another segment, a
+    /// swapped-in or created one, a file that cannot be read).
+    pub read_next: Option<crate::read::format::index::NextOffsetRead>,
 }
 
 impl SegmentInput {

@@ -209,6 +209,7 @@ impl CompletedSwaps {
                 },
                 opened_as: None,
                 created: false,
+                read_next: None,
             });
         }
         kept.sort_by_key(|s| s.base);

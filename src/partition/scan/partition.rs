@@ -682,7 +682,7 @@ fn apply_recovery(
         .rev()
         .map(|s| (s.base_offset, s))
         .collect();
-    let inputs: Vec<recovery::SegmentInput> = report
+    let mut inputs: Vec<recovery::SegmentInput> = report
         .carried
         .segment_walks
         .iter()
@@ -706,8 +706,15 @@ fn apply_recovery(
             walk: w.walk.clone(),
             opened_as: None,
             created: false,
+            read_next: None,
         })
         .collect();
+    // What `LogSegment.readNextOffset` reads of the last segment when no recovery runs on
+    // it first.
+    if !p.partial {
+        let segs = &p.segments;
+        recovery::last_read::attach(&mut inputs, segs, clean_shutdown, mmap, opts.max_bytes);
+    }
     // The segments the load sees once it has completed the swaps it finds.
     let swaps = (!p.partial)
         .then(|| recovery::swaps::CompletedSwaps::of(p))

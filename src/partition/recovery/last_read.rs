@@ -1,0 +1,74 @@
+//! `LogSegment.readNextOffset` of the last segment, read off its files as they are.
+//!
+//! `LogLoader.recoverLog` ends with `deleteSegmentsIfLogStartGreaterThanLogEnd`, which takes
+//! the log end from the last segment's `readNextOffset`, whatever the shutdown. When no
+//! recovery ran on that segment first (a clean shutdown: the marker makes `recoverLog` skip
+//! every segment, and `loadSegmentFiles` recovers only one without its offset index), the
+//! read goes through the offset index on disk: it starts at the position of the index's last
+//! entry and frames the batch headers from there (the format layer's
+//! [`read_next_offset_in`]). It therefore differs from the walk's end (framed from byte 0)
+//! exactly when the index and the log disagree: a `.log` cut short below the index's last
+//! entry ends the log at the segment's base; an entry pointing inside a batch frames what it
+//! points at, and may throw.
+//!
+//! After an unclean (or unknown) shutdown the last segment is always recovered — the
+//! unflushed segments run from the one holding the recovery point to the end
+//! (`LogSegments.values(recoveryPoint, Long.MAX_VALUE)`), unless a truncation deletes it —
+//! and the rebuilt index agrees with the log: nothing is read here then.
+
+use super::SegmentInput;
+use crate::discover::layout::SegmentFiles;
+use crate::read::format::index::{NextOffsetRead, OffsetIndex, read_next_offset_in};
+use crate::read::segment::{FileClass, MmapMode, READ_BUDGET, load, open_regular, read_exact_at};
+
+/// Set [`SegmentInput::read_next`] of the last of `inputs` (the segments a walk read, in
+/// order) from its files among `segments`, when the load may leave it unrecovered
+/// (`clean_shutdown`: the marker is present). `max_bytes`: the scan's bound on a segment's
+/// bytes; a `.log` longer than it is not read (its end is not the walk's either).
+pub(crate) fn attach(
+    inputs: &mut [SegmentInput],
+    segments: &[SegmentFiles],
+    clean_shutdown: Option<bool>,
+    mode: MmapMode,
+    max_bytes: Option<u64>,
+) {
+    if clean_shutdown != Some(true) {
+        return;
+    }
+    let Some(last) = inputs.last_mut() else {
+        return;
+    };
+    let named = |s: &&SegmentFiles| {
+        s.log
+            .as_deref()
+            .and_then(|l| l.file_name())
+            .is_some_and(|n| n.to_string_lossy() == last.name)
+    };
+    let Some(files) = segments
+        .iter()
+        .filter(|s| s.base_offset == last.base)
+        .find(named)
+    else {
+        return;
+    };
+    last.read_next = read(files, mode, max_bytes);
+}
+
+/// `readNextOffset` of the segment `files`: `None` when its offset index is missing (the
+/// load recovers it) or a file cannot be read, or the bytes to read exceed the budget.
+fn read(files: &SegmentFiles, mode: MmapMode, max_bytes: Option<u64>) -> Option<NextOffsetRead> {
+    let index = load(files.index.as_deref()?, FileClass::Index, mode, None).ok()?;
+    let idx = OffsetIndex::new(&index, files.base_offset);
+    let (_, start) = idx.read_start();
+    let (handle, len) = open_regular(files.log.as_deref()?).ok()?;
+    if max_bytes.is_some_and(|m| len > m) {
+        return None;
+    }
+    let from = start.min(len);
+    if len - from > READ_BUDGET {
+        return None;
+    }
+    let mut tail = vec![0u8; (len - from) as usize];
+    read_exact_at(&handle, &mut tail, from).ok()?;
+    Some(read_next_offset_in(&idx, &tail, from))
+}
