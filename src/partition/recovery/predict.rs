@@ -713,12 +713,22 @@ fn last_segment_unreadable(
     let (position, kind, exception, why) = match read.map(|r| r.outcome) {
         None => {
             let (position, why, _) = stop.filter(|s| s.1.zero_tail_throws())?;
-            (*position, Kind::PreallocatedTail, "CorruptRecordException", why.to_string())
+            (
+                *position,
+                Kind::PreallocatedTail,
+                "CorruptRecordException",
+                why.to_string(),
+            )
         }
         Some(NextOffsetOutcome::SizeBelowMinimum { position, .. })
             if let Some((_, why, _)) = zero_tail(position) =>
         {
-            (position, Kind::PreallocatedTail, "CorruptRecordException", why.to_string())
+            (
+                position,
+                Kind::PreallocatedTail,
+                "CorruptRecordException",
+                why.to_string(),
+            )
         }
         Some(NextOffsetOutcome::SizeBelowMinimum { position, size }) => (
             position,

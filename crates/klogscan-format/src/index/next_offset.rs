@@ -126,71 +126,105 @@ fn binary_search(at: &dyn Fn(usize) -> (i64, i32), target: i64, begin: usize, en
     lo
 }
 
-/// One framed entry: its position, total length and last offset (read lazily).
+/// One framed entry: its position and total length.
 struct Framed {
     position: u64,
     len: u64,
 }
 
-/// `FileLogInputStream.nextBatch` at `pos`: `Ok(None)` at the end (17 bytes or fewer
-/// left, or an entry running past the end).
-fn next_batch(log: &[u8], pos: u64) -> Result<Option<Framed>, NextOffsetOutcome> {
-    let end = log.len() as i64;
-    let p = pos as i64;
-    if p >= end - HEADER_SIZE_UP_TO_MAGIC as i64 {
-        return Ok(None);
-    }
-    let size = be_i32(log, pos as usize + 8);
-    if size < MIN_MESSAGE_SIZE {
-        return Err(NextOffsetOutcome::SizeBelowMinimum {
-            position: pos,
-            size,
-        });
-    }
-    if p > end - LOG_OVERHEAD as i64 - i64::from(size) {
-        return Ok(None);
-    }
-    Ok(Some(Framed {
-        position: pos,
-        len: LOG_OVERHEAD as u64 + size as u64,
-    }))
+/// The `.log` bytes from `origin` to the end of the file.
+struct Tail<'a> {
+    bytes: &'a [u8],
+    origin: u64,
 }
 
-/// The entry's last offset as `FileChannelRecordBatch.lastOffset` reads it.
-fn last_offset(log: &[u8], b: &Framed) -> Result<i64, NextOffsetOutcome> {
-    let at = b.position as usize;
-    let magic = log[at + 16] as i8;
-    if magic < 2 {
-        return Ok(be_i64(log, at));
+impl Tail<'_> {
+    fn end(&self) -> i64 {
+        (self.origin + self.bytes.len() as u64) as i64
     }
-    if at + V2_HEADER_SIZE > log.len() {
-        return Err(NextOffsetOutcome::HeaderPastEnd {
-            position: b.position,
-        });
+    fn at(&self, pos: u64) -> usize {
+        (pos - self.origin) as usize
     }
-    Ok(be_i64(log, at).wrapping_add(i64::from(be_i32(log, at + 23))))
+
+    /// `FileLogInputStream.nextBatch` at `pos`: `Ok(None)` at the end (17 bytes or fewer
+    /// left, or an entry running past the end).
+    fn next_batch(&self, pos: u64) -> Result<Option<Framed>, NextOffsetOutcome> {
+        let (end, p) = (self.end(), pos as i64);
+        if p >= end - HEADER_SIZE_UP_TO_MAGIC as i64 || pos < self.origin {
+            return Ok(None);
+        }
+        let size = be_i32(self.bytes, self.at(pos) + 8);
+        if size < MIN_MESSAGE_SIZE {
+            return Err(NextOffsetOutcome::SizeBelowMinimum {
+                position: pos,
+                size,
+            });
+        }
+        if p > end - LOG_OVERHEAD as i64 - i64::from(size) {
+            return Ok(None);
+        }
+        Ok(Some(Framed {
+            position: pos,
+            len: LOG_OVERHEAD as u64 + size as u64,
+        }))
+    }
+
+    /// The entry's last offset as `FileChannelRecordBatch.lastOffset` reads it.
+    fn last_offset(&self, b: &Framed) -> Result<i64, NextOffsetOutcome> {
+        let at = self.at(b.position);
+        let magic = self.bytes[at + 16] as i8;
+        if magic < 2 {
+            return Ok(be_i64(self.bytes, at));
+        }
+        if at + V2_HEADER_SIZE > self.bytes.len() {
+            return Err(NextOffsetOutcome::HeaderPastEnd {
+                position: b.position,
+            });
+        }
+        Ok(be_i64(self.bytes, at).wrapping_add(i64::from(be_i32(self.bytes, at + 23))))
+    }
+}
+
+impl OffsetIndex<'_> {
+    /// `(target, position)` of `readNextOffset`'s read: the index's last offset and where
+    /// its lookup starts the read (a negative position reads from 0).
+    pub fn read_start(&self) -> (i64, u64) {
+        let target = self.last_offset();
+        (target, u64::try_from(self.lookup(target).1).unwrap_or(0))
+    }
 }
 
 /// `LogSegment.readNextOffset` of a segment whose offset index is `index` and whose `.log`
 /// holds `log` (the whole file).
 pub fn read_next_offset(index: &OffsetIndex<'_>, log: &[u8]) -> NextOffsetRead {
-    let target = index.last_offset();
-    let start = u64::try_from(index.lookup(target).1).unwrap_or(0);
+    read_next_offset_in(index, log, 0)
+}
+
+/// [`read_next_offset`] given the `.log`'s bytes from `origin` to the end of the file,
+/// `origin` at or below where the read starts ([`OffsetIndex::read_start`]) or at the end
+/// of the file.
+pub fn read_next_offset_in(index: &OffsetIndex<'_>, log: &[u8], origin: u64) -> NextOffsetRead {
+    let (target, start) = index.read_start();
+    let tail = Tail { bytes: log, origin };
     NextOffsetRead {
         index_last_offset: target,
         start_position: start,
-        outcome: outcome(log, target, start).unwrap_or_else(|thrown| thrown),
+        outcome: outcome(&tail, target, start).unwrap_or_else(|thrown| thrown),
     }
 }
 
-fn outcome(log: &[u8], target: i64, start: u64) -> Result<NextOffsetOutcome, NextOffsetOutcome> {
+fn outcome(
+    log: &Tail<'_>,
+    target: i64,
+    start: u64,
+) -> Result<NextOffsetOutcome, NextOffsetOutcome> {
     // `FileRecords.searchForOffsetWithSize`.
     let mut pos = start;
     let found = loop {
-        let Some(b) = next_batch(log, pos)? else {
+        let Some(b) = log.next_batch(pos)? else {
             return Ok(NextOffsetOutcome::Base);
         };
-        if last_offset(log, &b)? >= target {
+        if log.last_offset(&b)? >= target {
             break b;
         }
         pos = b.position + b.len;
@@ -198,12 +232,12 @@ fn outcome(log: &[u8], target: i64, start: u64) -> Result<NextOffsetOutcome, Nex
     // `read(found)` to the end of the file, then `lastBatch().nextOffset()`.
     let at = found.position;
     let mut last = found;
-    while let Some(b) = next_batch(log, last.position + last.len)? {
+    while let Some(b) = log.next_batch(last.position + last.len)? {
         last = b;
     }
     Ok(NextOffsetOutcome::Batch {
         found: at,
         last: last.position,
-        next_offset: last_offset(log, &last)?.wrapping_add(1),
+        next_offset: log.last_offset(&last)?.wrapping_add(1),
     })
 }

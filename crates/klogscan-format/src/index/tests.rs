@@ -394,6 +394,15 @@ fn next_offset_with_a_consistent_index_is_the_log_end() {
             next_offset: 10
         }
     );
+    // Read from where the lookup starts it, the tail of the file gives the same.
+    let idx = offset_bytes(&[(4, 61), (5, 122)]);
+    let idx = OffsetIndex::new(&idx, 0);
+    assert_eq!(idx.read_start(), (5, 122));
+    assert_eq!(read_next_offset_in(&idx, &log[122..], 122), r);
+    assert_eq!(
+        read_next_offset_in(&idx, &[], log.len() as u64).outcome,
+        NextOffsetOutcome::Base
+    );
     // A partial batch after the last whole one is not framed (`nextBatch` returns null).
     let mut cut = log.clone();
     cut.extend(&v2_batch(10, 0, 50)[..40]);
