@@ -279,12 +279,12 @@ fn finish<W: Write>(
         let txns = std::mem::take(&mut outcome.txns);
         let cluster_inputs = p.carried.cluster_inputs.take();
         let segment_names = std::mem::take(&mut p.carried.segment_names);
-        let timeline = p.carried.timeline.take().map(|t| *t);
+        let timeline = p.carried.take_timeline().map(|t| *t);
         let fingerprints = written.contains(&p.path);
         let leader_epochs = std::mem::take(&mut p.carried.leader_epochs);
         let log_dir = p.carried.log_dir.as_ref().map(|d| d.display().to_string());
         let recovery = RecoveryInputs::take(&mut p);
-        let damaged = std::mem::take(&mut p.carried.damaged);
+        let damaged = p.carried.take_damaged();
         let frame = PartitionFrame {
             result: PartitionResult {
                 format_version: RESULT_FORMAT_VERSION,

@@ -78,14 +78,14 @@ impl Parts {
         inputs.batches = batches;
         p.carried.cluster_inputs.set(inputs);
         p.carried.segment_names = result.segment_names;
-        p.carried.timeline = result.timeline.map(Box::new);
+        p.carried.set_timeline(result.timeline.map(Box::new));
         p.carried.leader_epochs = leader_epochs;
         p.carried.leader_epochs.shrink_to_fit();
-        p.carried.log_dir = log_dir.map(PathBuf::from);
+        p.carried.log_dir = log_dir.map(|d| std::sync::Arc::from(Path::new(&d)));
         if let Some(r) = recovery {
             r.restore(&mut p);
         }
-        p.carried.damaged = damaged;
+        p.carried.set_damaged(damaged);
         self.reports.push(p);
         self.findings.push(result.findings);
     }
@@ -339,7 +339,7 @@ pub fn read_bundles_for(files: &[PathBuf], opts: &ScanOptions) -> Result<Bundles
                 o.producers = Vec::new();
             }
             if !opts.collect_timelines {
-                p.carried.timeline = None;
+                p.carried.set_timeline(None);
             }
         }
     })

@@ -162,7 +162,7 @@ fn why_not_holding(
     // header changes its key, not the records the other copy holds there.
     let own_damage: std::collections::BTreeSet<i64> = p
         .carried
-        .damaged
+        .damaged()
         .iter()
         .filter(|d| d.remote_segment.is_none())
         .map(|d| d.base_offset)
@@ -182,7 +182,7 @@ fn why_not_holding(
         return Some(format!("diverges_at:{}", d.first_offset));
     }
     o.carried
-        .damaged
+        .damaged()
         .iter()
         .filter(|d| d.remote_segment.is_none() && d.last_offset >= lost_from && d.base_offset < hw)
         .map(|d| d.base_offset)

@@ -667,7 +667,7 @@ pub fn check(
         // in a header changes its key, not what the replicas hold).
         let damaged: BTreeSet<i64> = [i, j]
             .iter()
-            .flat_map(|&k| report.partitions[k].carried.damaged.iter())
+            .flat_map(|&k| report.partitions[k].carried.damaged().iter())
             .filter(|d| d.remote_segment.is_none())
             .map(|d| d.base_offset)
             .collect();

@@ -39,7 +39,7 @@ impl ScanReport {
                     txns: p.carried.outcome.txns.clone(),
                     cluster_inputs: (*p.carried.cluster_inputs).clone(),
                     segment_names: p.carried.segment_names.clone(),
-                    timeline: p.carried.timeline.as_deref().cloned(),
+                    timeline: p.carried.timeline().cloned(),
                 }
             })
             .collect()
@@ -68,7 +68,7 @@ impl ScanReport {
             }
             p.carried.cluster_inputs.set(r.cluster_inputs);
             p.carried.segment_names = r.segment_names;
-            p.carried.timeline = r.timeline.map(Box::new);
+            p.carried.set_timeline(r.timeline.map(Box::new));
             let start = report.findings.len();
             report.findings.extend(r.findings);
             p.carried.finding_range = start..report.findings.len();

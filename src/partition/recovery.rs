@@ -84,6 +84,10 @@ pub(crate) struct LogDirFiles {
     /// The log cleaner's `cleaner-offset-checkpoint` (how far each compacted partition is
     /// cleaned).
     pub cleaner_offsets: Checkpoint,
+    /// The log dir's path, shared by the reports of its partitions
+    /// ([`crate::results::PartitionReport::log_dir`]: one allocation per log dir, not
+    /// one per partition).
+    pub path: Option<std::sync::Arc<Path>>,
 }
 
 fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
@@ -143,6 +147,7 @@ impl LogDirFiles {
 
     pub(crate) fn read(ld: &LogDir) -> LogDirFiles {
         LogDirFiles {
+            path: Some(std::sync::Arc::from(ld.path.as_path())),
             has_markers: ld.has_markers(),
             clean_shutdown: ld.clean_shutdown.is_some(),
             recovery_points: read_checkpoint(

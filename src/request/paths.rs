@@ -14,7 +14,9 @@ pub(super) fn fix_report(inputs: &Prepared, r: &mut ScanReport) {
     for p in &mut r.partitions {
         inputs.fix(&mut p.path);
         if let Some(d) = &mut p.carried.log_dir {
-            inputs.fix_path(d);
+            let mut fixed = d.to_path_buf();
+            inputs.fix_path(&mut fixed);
+            *d = std::sync::Arc::from(fixed);
         }
         inputs.fix_source(&mut p.source);
     }

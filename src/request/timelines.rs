@@ -29,7 +29,7 @@ pub fn timelines(report: &ScanReport) -> Vec<Option<Timeline>> {
         .zip(drawn)
         .map(|(p, d)| {
             if d {
-                p.carried.timeline.as_deref().cloned()
+                p.carried.timeline().cloned()
             } else {
                 None
             }
@@ -56,7 +56,7 @@ pub(super) fn choose(
                 continue;
             }
             matched += 1;
-            if drawn[i] || p.carried.timeline.is_none() {
+            if drawn[i] || p.carried.timeline().is_none() {
                 continue;
             }
             if extra < MAX_TIMELINES {
@@ -83,7 +83,7 @@ pub(super) fn choose(
         .partitions
         .iter_mut()
         .zip(drawn)
-        .map(|(p, d)| p.carried.timeline.take().filter(|_| d).map(|t| *t))
+        .map(|(p, d)| p.carried.take_timeline().filter(|_| d).map(|t| *t))
         .collect();
     Chosen {
         timelines,
@@ -98,7 +98,7 @@ fn asked_total(report: &ScanReport, asked: &[String], inputs: &Prepared) -> usiz
         .partitions
         .iter()
         .filter(|p| {
-            p.carried.timeline.is_some()
+            p.carried.timeline().is_some()
                 && asked
                     .iter()
                     .any(|s| spec_matches(s, &p.topic, p.partition, &p.path, inputs))
@@ -113,7 +113,7 @@ fn producer_view(report: &ScanReport, pid: i64) -> ProducerTimeline {
     let mut rows = Vec::new();
     let mut more = 0usize;
     for (i, p) in report.partitions.iter().enumerate() {
-        let Some(t) = &p.carried.timeline else {
+        let Some(t) = p.carried.timeline() else {
             continue;
         };
         let row = match t.lane_of(pid) {

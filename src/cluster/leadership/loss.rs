@@ -149,7 +149,7 @@ fn checkpointed_hw(inv: &Inventory, p: &PartitionReport) -> Option<i64> {
     let ld = inv
         .log_dirs
         .iter()
-        .find(|l| Some(&l.path) == p.carried.log_dir.as_ref())?;
+        .find(|l| p.carried.log_dir.as_deref() == Some(l.path.as_path()))?;
     let found = ld.replication_offset_checkpoint.as_deref();
     let read = |f: &std::path::Path| std::fs::read(f).ok();
     let bytes = inv.small_file(&ld.path, found, "replication-offset-checkpoint", read)?;

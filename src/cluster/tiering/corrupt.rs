@@ -151,14 +151,19 @@ pub fn link_remote_damage(report: &mut ScanReport) {
         .partitions
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.carried.damaged.iter().any(|d| d.remote_segment.is_some()))
+        .filter(|(_, p)| {
+            p.carried
+                .damaged()
+                .iter()
+                .any(|d| d.remote_segment.is_some())
+        })
         .filter_map(|(i, p)| {
             let c = copies.get(&(p.topic.as_str(), p.partition))?;
             Some((p.carried.finding_range.clone(), i, c.clone()))
         })
         .collect();
     for (range, i, copies) in links {
-        let damaged = &report.partitions[i].carried.damaged;
+        let damaged = report.partitions[i].carried.damaged();
         let Some(findings) = report.findings.get_mut(range) else {
             continue;
         };

@@ -278,7 +278,7 @@ fn conclude(
         Some(replay) => replay.finish(ref_time, findings),
         None => r.carried.outcome.take(),
     };
-    crate::partition::causes::link_damage(findings, &r.carried.damaged);
+    crate::partition::causes::link_damage(findings, r.carried.damaged());
     crate::partition::causes::link_zombie_chain(findings);
     for f in findings
         .iter_mut()

@@ -220,6 +220,7 @@ impl<'a> Run<'a> {
                 }
                 report
                     .carried
+                    .rare_mut()
                     .snapshot_states
                     .push((n, self.replay.producers()));
                 self.pending_snapshots.pop();
@@ -253,7 +254,7 @@ impl<'a> Run<'a> {
             walk: None,
         });
         if self.opts.collect_index_verdicts {
-            self.report.carried.index_verdicts.push(None);
+            self.report.carried.rare_mut().index_verdicts.push(None);
         }
     }
 
@@ -284,7 +285,11 @@ impl<'a> Run<'a> {
             walk: (!seg.unreadable).then(|| check.finish(first_bad, seg.tail.take(), seg.bytes)),
         });
         if self.opts.collect_index_verdicts {
-            report.carried.index_verdicts.push(seg.index_verdicts);
+            report
+                .carried
+                .rare_mut()
+                .index_verdicts
+                .push(seg.index_verdicts);
         }
         report.records += seg.records;
         report.bytes += seg.bytes;
@@ -309,7 +314,11 @@ impl<'a> Run<'a> {
             ..
         } = self;
         while let Some(n) = pending_snapshots.pop() {
-            report.carried.snapshot_states.push((n, replay.producers()));
+            report
+                .carried
+                .rare_mut()
+                .snapshot_states
+                .push((n, replay.producers()));
         }
         findings.extend(keyless.finding(ctx));
         if let Some(g) = groups {
@@ -319,8 +328,12 @@ impl<'a> Run<'a> {
             report.carried.cluster_inputs.group_offsets = Some(offsets);
         }
         report.carried.cluster_inputs.finish();
-        report.carried.damaged = damage.finish(!report.partially_read);
-        report.carried.timeline = timeline.and_then(timeline::Collector::finish).map(Box::new);
+        report
+            .carried
+            .set_damaged(damage.finish(!report.partially_read));
+        report
+            .carried
+            .set_timeline(timeline.and_then(timeline::Collector::finish).map(Box::new));
         (report, replay, findings)
     }
 
@@ -456,8 +469,15 @@ fn initial_report(
     ctx: &PartitionContext,
     opts: &ScanOptions,
     logs: &[(i64, &Path)],
-    dir: &DirState,
+    (dir, log_dir): (&DirState, Option<&recovery::LogDirFiles>),
 ) -> PartitionReport {
+    // The log dir's path, shared with its other partitions' reports when it is the one
+    // whose files were read.
+    let shared = log_dir.and_then(|l| l.path.as_ref());
+    let log_dir_path = p.log_dir.as_deref().map(|d| match shared {
+        Some(s) if **s == *d => s.clone(),
+        _ => std::sync::Arc::from(d),
+    });
     PartitionReport {
         topic: ctx.topic.clone(),
         partition: ctx.partition,
@@ -485,7 +505,7 @@ fn initial_report(
         compacted_from: None,
         partially_read: false,
         carried: Carried {
-            log_dir: p.log_dir.clone(),
+            log_dir: log_dir_path,
             cluster_inputs: crate::partition::walked::ClusterInputs::new(
                 &ctx.topic,
                 opts.collect_batch_keys(ctx) && crate::partition::walked::comparable(p),
@@ -538,7 +558,7 @@ pub(super) fn scan_partition(
         .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
         .collect();
     let segs: Vec<&layout::SegmentFiles> = p.segments.iter().filter(|s| s.log.is_some()).collect();
-    let mut report = initial_report(p, &ctx, opts, &logs, &dir);
+    let mut report = initial_report(p, &ctx, opts, &logs, (&dir, log_dir));
     if !remote.is_empty() {
         // With the remote history read, the log start is the checkpoint (the remote log
         // start) or the first remote segment.

@@ -13,7 +13,7 @@ fn scanned(dir: &Path, wanted: &[i64]) -> Option<Timeline> {
     let inv = crate::discover::layout::discover(&[dir.to_path_buf()]);
     let mut stage = scan_inventory(&inv, &o);
     assert_eq!(stage.partitions.len(), 1);
-    stage.partitions[0].carried.timeline.take().map(|t| *t)
+    stage.partitions[0].carried.take_timeline().map(|t| *t)
 }
 
 /// Every batch of the partition directory `dir`, read on their own (not by the scan).

@@ -68,7 +68,7 @@ pub(super) fn check_snapshots(
         }
         let Some((_, state)) = r
             .carried
-            .snapshot_states
+            .snapshot_states()
             .iter()
             .find(|(n, _)| *n == sf.offset)
         else {

@@ -38,11 +38,13 @@ pub(super) fn drop_inert_recovery(report: &mut PartitionReport, opts: &ScanOptio
 pub(super) fn release_spare_capacity(report: &mut PartitionReport) {
     report.carried.segment_walks.shrink_to_fit();
     report.carried.drop_clean_verdicts();
-    report.carried.index_verdicts.shrink_to_fit();
-    report.carried.snapshot_states.shrink_to_fit();
+    if let Some(rare) = report.carried.rare.as_deref_mut() {
+        rare.index_verdicts.shrink_to_fit();
+        rare.snapshot_states.shrink_to_fit();
+        rare.damaged.shrink_to_fit();
+    }
     report.carried.leader_epochs.shrink_to_fit();
     report.carried.append_epochs.entries.shrink_to_fit();
-    report.carried.damaged.shrink_to_fit();
     if let Some(plan) = report.carried.recovery.get_mut() {
         plan.recovered.shrink_to_fit();
         plan.deleted.shrink_to_fit();
@@ -121,7 +123,7 @@ mod tests {
         assert_eq!(quiet.carried.segment_walks.len(), 1);
         // Its indexes agree with the log: no verdict list is kept, and the verdict reads
         // as clean.
-        assert!(quiet.carried.index_verdicts.is_empty());
+        assert!(quiet.carried.rare.is_none());
         let v = quiet.carried.index_verdict(0).expect("the walk finished");
         assert_eq!(v.offset.as_ref().map_or(0, |p| p.count), 0);
         assert!(v.abort_markers.is_empty());
