@@ -286,12 +286,8 @@ pub(crate) fn cmd_dump(a: DumpArgs, mut out: &mut dyn Write) -> Result<ExitCode>
     let stderr = io::stderr();
     // Buffered: a crafted file can make millions of stderr lines.
     let mut err = BufWriter::new(stderr.lock());
-    if let Some(n) = capped_threads(a.threads) {
-        // The output locks cannot move to a pool thread: size the global pool.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build_global();
-    }
+    // The output locks cannot move to a pool thread: the global pool is sized by
+    // `--threads` (started in `main`).
     // JSON Lines: C1 controls and DEL as \u escapes too (`escape::JsonWriter`).
     let mut json_out;
     let mut json_err;

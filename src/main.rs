@@ -422,6 +422,26 @@ fn main() -> ExitCode {
     // makes (a file truncated under a scan is reported, never a signal).
     unsafe { klogscan::read::segment::enable_guarded_maps() };
     let cli = cli::parse();
+    // The global pool, started once here, of `--threads` workers (each command's work
+    // runs on it; `start_global_pool` says why not first).
+    let threads = match &cli.command {
+        Command::Scan(a) | Command::Producers(a) | Command::Merge(a) => a.part.threads,
+        Command::Txns(a) => a.scan.part.threads,
+        Command::Verify(a) => a.scan.part.threads,
+        Command::Dump(a) => a.threads,
+        Command::Consumers(a) => a.threads,
+        Command::Collect(a) => a.part.threads,
+        Command::Groups(_) | Command::History(_) => None,
+        Command::Completions { .. } | Command::Man => Some(1),
+    };
+    match klogscan::partition::scan::start_global_pool(threads) {
+        Ok(None) => {}
+        Ok(Some(note)) => eprintln!("klogscan: warning: {note}"),
+        Err(e) => {
+            eprintln!("klogscan: error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     match run(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -55,8 +55,20 @@ pub fn klogscan_as<S: AsRef<OsStr>>(
     limit_bytes: Option<u64>,
     secs: u64,
 ) -> Run {
+    klogscan_env(args, &[], ids, limit_bytes, secs)
+}
+
+/// [`klogscan_as`] with the environment variables `env` set in the child.
+pub fn klogscan_env<S: AsRef<OsStr>>(
+    args: &[S],
+    env: &[(&str, &str)],
+    ids: Option<(u32, u32)>,
+    limit_bytes: Option<u64>,
+    secs: u64,
+) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_klogscan"));
     cmd.args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -1,0 +1,68 @@
+//! Worker threads that cannot be started (an address-space limit too small for their
+//! stacks, a process limit): the command runs on one thread, says so on stderr, and
+//! answers as it does with its threads. Before, rayon's global pool failed to start and
+//! every later parallel call panicked (exit 101, "The global thread pool has not been
+//! initialized"); with `RUST_BACKTRACE=1` the panic's backtrace ran out of memory and
+//! the process hung on the backtrace lock. Asserted through `RLIMIT_AS` on the child and
+//! a deadline (a hang fails the test), never through timing. Linux only.
+#![cfg(target_os = "linux")]
+
+use crate::common::run::{klogscan, klogscan_env};
+
+/// 300 workers of 2 MiB stacks each do not fit in this limit; the binary and one
+/// thread's work on the test data do (a debug build needs ≈ 45 MiB here).
+const LIMIT: u64 = 160 << 20;
+const SECS: u64 = 300;
+
+fn testdata(dir: &str) -> String {
+    format!("{}/testdata/{dir}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn threads_that_cannot_start_leave_one_thread_and_the_same_answer() {
+    let dir = testdata("broker-1");
+    for args in [
+        vec!["scan", dir.as_str(), "--format", "json"],
+        vec!["verify", dir.as_str(), "--format", "json"],
+        vec!["scan", dir.as_str(), "--format", "json", "--threads", "200"],
+    ] {
+        let free = klogscan(&args, None, SECS);
+        let starved = klogscan_env(
+            &args,
+            &[("RAYON_NUM_THREADS", "300"), ("RUST_BACKTRACE", "1")],
+            None,
+            Some(LIMIT),
+            SECS,
+        );
+        assert_eq!(starved.code(), free.code(), "{args:?}: {}", starved.err);
+        assert_eq!(
+            starved.out, free.out,
+            "{args:?}: the same answer on one thread"
+        );
+        assert!(
+            starved.err.contains("cannot start the worker threads")
+                && starved.err.contains("running on one thread"),
+            "{args:?}: stderr says why: {}",
+            starved.err
+        );
+    }
+}
+
+#[test]
+fn threads_that_start_run_without_a_note() {
+    let dir = testdata("broker-1");
+    let args = ["scan", dir.as_str(), "--format", "json", "--threads", "2"];
+    let r = klogscan_env(
+        &args,
+        &[("RAYON_NUM_THREADS", "300")],
+        None,
+        Some(LIMIT * 8),
+        SECS,
+    );
+    assert!(
+        !r.err.contains("cannot start the worker threads"),
+        "two threads fit: {}",
+        r.err
+    );
+    assert!(r.out.contains("\"partitions\""), "{}", r.err);
+}
