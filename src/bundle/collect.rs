@@ -297,7 +297,7 @@ fn finish<W: Write>(
             },
             outcome,
             fingerprints,
-            leader_epochs,
+            leader_epochs: leader_epochs.into(),
             log_dir,
             recovery,
             damaged,

@@ -196,14 +196,14 @@ impl RecoveryInputs {
         }
         Some(RecoveryInputs {
             plan: p.carried.recovery.take(),
-            segments: std::mem::take(&mut p.carried.segment_walks),
+            segments: std::mem::take(&mut p.carried.segment_walks).into(),
         })
     }
 
     /// Put them back into `p` (a merge's report).
     pub fn restore(self, p: &mut crate::results::PartitionReport) {
         p.carried.recovery.set(self.plan);
-        p.carried.segment_walks = self.segments;
+        p.carried.segment_walks = self.segments.into();
     }
 }
 

@@ -79,7 +79,7 @@ impl Parts {
         p.carried.cluster_inputs.set(inputs);
         p.carried.segment_names = result.segment_names;
         p.carried.set_timeline(result.timeline.map(Box::new));
-        p.carried.leader_epochs = leader_epochs;
+        p.carried.leader_epochs = leader_epochs.into();
         p.carried.leader_epochs.shrink_to_fit();
         p.carried.log_dir = log_dir.map(|d| std::sync::Arc::from(Path::new(&d)));
         if let Some(r) = recovery {

@@ -6,6 +6,7 @@
 //! [`parse_leftover_name`]. The discovery rules are documented on [`discover`].
 
 use std::path::{Path, PathBuf};
+pub use thin_vec::ThinVec;
 
 mod inputs;
 mod names;
@@ -95,16 +96,16 @@ pub struct PartitionDir {
     pub tp: Option<TopicPartition>,
     pub kind: Option<DirKind>,
     /// Segments sorted by base offset. A segment may lack a `.log` (orphaned index).
-    pub segments: Vec<SegmentFiles>,
+    pub segments: ThinVec<SegmentFiles>,
     /// Producer snapshots sorted by offset.
-    pub snapshots: Vec<SnapshotFile>,
+    pub snapshots: ThinVec<SnapshotFile>,
     pub leader_epoch_checkpoint: Option<PathBuf>,
     pub partition_metadata: Option<PathBuf>,
     /// KRaft snapshots, `<endOffset>-<epoch>.checkpoint` (same batch format as `.log`).
-    pub kraft_snapshots: Vec<PathBuf>,
+    pub kraft_snapshots: ThinVec<PathBuf>,
     /// `quorum-state` (KRaft metadata log only).
     pub quorum_state: Option<PathBuf>,
-    pub leftovers: Vec<(LeftoverKind, PathBuf)>,
+    pub leftovers: ThinVec<(LeftoverKind, PathBuf)>,
     /// Files no rule recognised: listed, never fatal to the analysis (one whose name the
     /// broker's load cannot parse as an offset, [`unparseable_offset_name`], fails that
     /// load: `verify` reports it). Also here: segment files under a name the broker does
@@ -112,7 +113,7 @@ pub struct PartitionDir {
     /// load never reads (`verify` reports what it does instead), and, when symlinks are not
     /// followed, symlinks named like Kafka files (never read; the name checks look at them
     /// as the broker's listing would, following them to see whether they are files).
-    pub unknown: Vec<PathBuf>,
+    pub unknown: ThinVec<PathBuf>,
     /// The log dir (a `log.dirs` entry) holding this partition, when known.
     pub log_dir: Option<PathBuf>,
     /// True when the user named single files rather than a directory: only those files are
@@ -448,11 +449,11 @@ impl PartitionDir {
     }
 }
 
-fn set_or_unknown(slot: &mut Option<PathBuf>, path: PathBuf, unknown: &mut Vec<PathBuf>) {
+fn set_or_unknown(slot: &mut Option<PathBuf>, path: PathBuf, unknown: &mut impl Extend<PathBuf>) {
     if slot.is_none() {
         *slot = Some(path);
     } else {
-        unknown.push(path);
+        unknown.extend([path]);
     }
 }
 

@@ -455,7 +455,7 @@ pub(crate) struct Carried {
     /// Offset of the first batch (may be above the first segment's base offset).
     pub(crate) first_offset: Option<i64>,
     /// `(leaderEpoch, startOffset)` as a broker rebuilds the leader-epoch cache from batches.
-    pub(crate) leader_epochs: Vec<(i32, i64)>,
+    pub(crate) leader_epochs: thin_vec::ThinVec<(i32, i64)>,
     /// The same cache as the append path leaves it (every batch through `assign`): what
     /// `verify` also accepts in `leader-epoch-checkpoint`. Not carried in bundles.
     pub(crate) append_epochs: crate::partition::epochs::AppendPathCache,
@@ -463,7 +463,7 @@ pub(crate) struct Carried {
     pub(crate) finding_range: std::ops::Range<usize>,
     /// Per segment with a `.log`, in order: where `LogSegment.recover` would stop on it
     /// (the recovery model's input, from this scan's walk).
-    pub(crate) segment_walks: Vec<crate::partition::recovery::SegmentWalk>,
+    pub(crate) segment_walks: thin_vec::ThinVec<crate::partition::recovery::SegmentWalk>,
     /// What the broker's recovery does to the segments on the next start (which it
     /// recovers, where it truncates, what it deletes, what it never looks at).
     pub(crate) recovery: Lean<crate::partition::recovery::SegmentPlan>,
@@ -514,10 +514,10 @@ impl Default for Carried {
             outcome: Lean::default(),
             log_dir: None,
             first_offset: None,
-            leader_epochs: Vec::new(),
+            leader_epochs: Default::default(),
             append_epochs: Default::default(),
             finding_range: 0..0,
-            segment_walks: Vec::new(),
+            segment_walks: Default::default(),
             recovery: Default::default(),
             rare: None,
             cluster_inputs: Default::default(),

@@ -42,7 +42,7 @@ pub(super) fn check_leader_epochs(
         ),
         Ok(entries) => {
             let ck: Vec<(i32, i64)> = entries.iter().map(|e| (e.epoch, e.start_offset)).collect();
-            let (rebuilt, append) = (&r.carried.leader_epochs, &r.carried.append_epochs);
+            let (rebuilt, append) = (&r.carried.leader_epochs[..], &r.carried.append_epochs);
             let log_start = cache_log_start(p, r);
             // Whether the log start the cache was cut to is on record: written at a clean
             // shutdown (`LogManager.shutdown` checkpoints every log's start), or the metadata
@@ -50,7 +50,7 @@ pub(super) fn check_leader_epochs(
             let recorded = clean_shutdown == Some(true) || p.is_kraft_metadata();
             if let Some(msg) = compare_epochs(&ck, rebuilt, append, first_offset, log_start, leo, recorded) {
                 let mut evidence = json!({"checkpoint": ck, "from_batches": rebuilt});
-                if append.entries != *rebuilt {
+                if append.entries[..] != *rebuilt {
                     evidence["append_path"] = json!(append.entries);
                 }
                 out.push(

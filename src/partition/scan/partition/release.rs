@@ -27,7 +27,7 @@ pub(super) fn drop_inert_recovery(report: &mut PartitionReport, opts: &ScanOptio
     }
     report.carried.recovery = Default::default();
     if !opts.collect_index_verdicts {
-        report.carried.segment_walks = Vec::new();
+        report.carried.segment_walks = Default::default();
     }
 }
 
