@@ -428,7 +428,8 @@ fn main() -> ExitCode {
         Command::Scan(a) | Command::Producers(a) | Command::Merge(a) => a.part.threads,
         Command::Txns(a) => a.scan.part.threads,
         Command::Verify(a) => a.scan.part.threads,
-        Command::Dump(a) => a.threads,
+        // `dump`'s only use of `--threads` (the others warn where they read it).
+        Command::Dump(a) => capped_threads(a.threads),
         Command::Consumers(a) => a.threads,
         Command::Collect(a) => a.part.threads,
         Command::Groups(_) | Command::History(_) => None,

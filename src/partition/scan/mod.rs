@@ -38,77 +38,14 @@ use rayon::prelude::*;
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+
+mod threads;
+pub use threads::{MAX_THREADS, start_global_pool, with_threads};
 
 /// Default of [`ScanOptions::max_decompressed_per_file`]: 4 GiB (16 batches at the
 /// per-batch cap; real segments of 1 GiB decompress to a few GiB at most).
 pub const DEFAULT_MAX_DECOMPRESSED_PER_FILE: u64 =
     crate::partition::results::DEFAULT_MAX_DECOMPRESSED_PER_FILE;
-
-/// The most worker threads a scan uses (`--threads` above it is capped: 10 000 threads
-/// cost minutes of thread creation and window bookkeeping, and gain nothing).
-pub const MAX_THREADS: usize = 256;
-
-/// Start rayon's global pool, once, before anything uses it: `threads` workers (rayon's
-/// default when `None`: one per CPU, or `RAYON_NUM_THREADS`). Where the workers cannot
-/// be started (an address-space limit too small for their stacks, a process limit), the
-/// pool is the calling thread alone and the returned note says so: rayon starts its
-/// global pool once, and a failed start leaves every later parallel call to panic
-/// (`rayon_core::registry::global_registry`'s "not been initialized"), and — with
-/// `RUST_BACKTRACE` set and the memory exhausted — to hang in the panic's backtrace.
-/// Call it from the thread that runs the command (a binary's main thread). `Err` when
-/// not even that pool starts, or when another caller started the global pool first.
-pub fn start_global_pool(threads: Option<usize>) -> Result<Option<String>, String> {
-    let builder = || {
-        let b = rayon::ThreadPoolBuilder::new();
-        match threads {
-            Some(n) => b.num_threads(n.clamp(1, MAX_THREADS)),
-            None => b,
-        }
-    };
-    // A pool of our own first: its failure leaves the global pool unstarted.
-    let why = match builder().build() {
-        Ok(pool) => {
-            drop(pool);
-            match builder().build_global() {
-                Ok(()) => {
-                    GLOBAL_POOL_THREADS.store(rayon::current_num_threads(), Ordering::Relaxed);
-                    return Ok(None);
-                }
-                Err(e) => e.to_string(),
-            }
-        }
-        Err(e) => e.to_string(),
-    };
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .use_current_thread()
-        .build_global()
-        .map(|()| {
-            GLOBAL_POOL_THREADS.store(1, Ordering::Relaxed);
-            Some(format!(
-                "cannot start the worker threads ({why}): running on one thread"
-            ))
-        })
-        .map_err(|e| format!("cannot start a thread pool: {why}; {e}"))
-}
-
-/// The global pool's size once [`start_global_pool`] started it (0: not started here):
-/// [`with_threads`] of that many runs on it rather than start a second pool.
-static GLOBAL_POOL_THREADS: AtomicUsize = AtomicUsize::new(0);
-
-/// Run `f` on a rayon pool with `threads` workers (at most [`MAX_THREADS`]; the global
-/// pool when `None`, or when a pool of `threads` cannot be started).
-pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Send) -> R {
-    match threads.map(|n| n.clamp(1, MAX_THREADS)) {
-        Some(n) if n == GLOBAL_POOL_THREADS.load(Ordering::Relaxed) => f(),
-        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
-            Ok(pool) => pool.install(f),
-            Err(_) => f(),
-        },
-        None => f(),
-    }
-}
 
 /// What a partition's scan leaves besides its report until the reference time is known:
 /// the sealed replay when a transaction is open (boxed: most partitions have none), and the
