@@ -85,8 +85,8 @@ pub(crate) struct LogDirFiles {
     /// cleaned).
     pub cleaner_offsets: Checkpoint,
     /// The log dir's path, shared by the reports of its partitions
-    /// ([`crate::results::PartitionReport::log_dir`]: one allocation per log dir, not
-    /// one per partition).
+    /// ([`crate::partition::results::PartitionReport::log_dir`]: one allocation per log
+    /// dir, not one per partition).
     pub path: Option<std::sync::Arc<Path>>,
 }
 

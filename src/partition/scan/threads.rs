@@ -10,8 +10,8 @@ pub const MAX_THREADS: usize = 256;
 
 /// Start rayon's global pool, once, before anything uses it: `threads` workers (rayon's
 /// default when `None`: `RAYON_NUM_THREADS`, or one per CPU), as many of them as the
-/// address-space limit leaves room for ([`threads_that_fit`]). Where workers cannot be
-/// started at all, the pool is the calling thread alone. The returned note says when
+/// address-space limit leaves room for (4 MiB a worker against half the room `RLIMIT_AS`
+/// leaves). Where workers cannot be started at all, the pool is the calling thread alone. The returned note says when
 /// fewer threads run than asked. Why here: rayon starts its global pool once, and a
 /// failed start leaves every later parallel call to panic
 /// (`rayon_core::registry::global_registry`'s "not been initialized") — with
