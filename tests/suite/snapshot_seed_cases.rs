@@ -31,8 +31,17 @@ fn txns(r: &ScanReport) -> Vec<&Finding> {
 
 /// Write `p` with log start `start`, delete the first segment's files (retention).
 fn retention_deleted_head(p: PartitionBuilder, start: i64) -> (tempfile::TempDir, PathBuf) {
+    retention_deleted_head_of(LogDirBuilder::new(1), p, start)
+}
+
+/// [`retention_deleted_head`] in the log dir `b` writes.
+fn retention_deleted_head_of(
+    b: LogDirBuilder,
+    p: PartitionBuilder,
+    start: i64,
+) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let m = LogDirBuilder::new(1)
+    let m = b
         .log_start_offset("ul", 0, start)
         .partition(p)
         .write(dir.path())
@@ -172,4 +181,115 @@ fn verify_agrees_with_the_seeded_state_at_later_snapshots() {
         .filter(|f| f.kind == Kind::SnapshotMismatch)
         .collect();
     assert!(mismatches.is_empty(), "{mismatches:#?}");
+}
+
+/// KAFKA-9144 after retention: COMMIT at coordinator epoch 17 and ABORT at 19 in the
+/// deleted segment, the zombie coordinator's COMMIT at 18 in the held one. The broker's
+/// producer entry, loaded from the snapshot at the first held segment, has coordinator
+/// epoch 19 (`ProducerStateManager.loadFromSnapshot`), which `ProducerAppendInfo`'s
+/// marker check holds the zombie's 18 against: rule 22 fires from the snapshot's epoch.
+fn zombie_after_retention(zombie_epoch: i32) -> (tempfile::TempDir, i64, i64) {
+    zombie_after_retention_in(LogDirBuilder::new(1), zombie_epoch)
+}
+
+fn zombie_after_retention_in(b: LogDirBuilder, zombie_epoch: i32) -> (tempfile::TempDir, i64, i64) {
+    let t = Producer::transactional(1, 0);
+    let mut p = PartitionBuilder::new("ul", 0).broker_files(PartitionFileOptions::default());
+    p.append(Batch::new(t).records(2));
+    p.commit(t, 17);
+    p.append(Batch::new(t).records(2));
+    p.abort(t, 19);
+    p.roll();
+    p.append(Batch::new(t).records(2));
+    p.commit(t, zombie_epoch);
+    let now = p.now() + 60 * MIN;
+    let (d, _pdir) = retention_deleted_head_of(b, p, 6);
+    // Offsets: data 0–1, COMMIT 2, data 3–4, ABORT 5 | data 6–7, the zombie's COMMIT 8.
+    (d, now, 8)
+}
+
+#[test]
+fn a_zombie_marker_below_the_snapshots_coordinator_epoch_is_a_regression() {
+    let (d, now, at) = zombie_after_retention(18);
+    let r = scan_at(d.path(), now);
+    let f: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::CoordinatorEpochRegression)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].offset, Some(at));
+    assert_eq!(f[0].evidence["previous_coordinator_epoch"], 19);
+    assert_eq!(f[0].evidence["coordinator_epoch"], 18);
+    assert_eq!(
+        f[0].evidence["from_snapshot"].as_str(),
+        Some("00000000000000000006.snapshot")
+    );
+    assert_eq!(f[0].evidence["exceeds_producer_id_expiration"], false);
+    assert!(f[0].message.contains("2.4.0"), "{}", f[0].message);
+}
+
+/// The near misses: a marker at the snapshot's coordinator epoch or above (a coordinator
+/// failover raises it), and the same zombie with no snapshot to load (the broker rebuilds
+/// from the held log, which holds no earlier marker of the producer).
+#[test]
+fn a_marker_at_or_above_the_snapshots_coordinator_epoch_or_no_snapshot_is_no_regression() {
+    for epoch in [19, 23] {
+        let (d, now, _) = zombie_after_retention(epoch);
+        let r = scan_at(d.path(), now);
+        assert!(
+            !r.findings
+                .iter()
+                .any(|f| f.kind == Kind::CoordinatorEpochRegression),
+            "epoch {epoch}: {:#?}",
+            r.findings
+        );
+    }
+    let (d, now, _) = zombie_after_retention(18);
+    let snap = std::fs::read_dir(d.path())
+        .unwrap()
+        .flatten()
+        .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "snapshot"))
+        .expect("a snapshot");
+    for e in std::fs::read_dir(snap.parent().unwrap()).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "snapshot") {
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+    let r = scan_at(d.path(), now);
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.kind == Kind::CoordinatorEpochRegression),
+        "{:#?}",
+        r.findings
+    );
+}
+
+/// What `verify` predicts of the same log after an unclean shutdown with the recovery
+/// point at the first held segment: the load rebuilds the producer state from the
+/// snapshot there and replays the held log over it, so a broker of 2.4.0 or older meets
+/// the zombie's marker below the snapshot entry's coordinator epoch and fails the load
+/// (`TransactionCoordinatorFencedException`, KAFKA-9144); a current broker loads it.
+#[test]
+fn verify_of_the_zombie_after_retention_by_broker_version() {
+    use klogscan::verify::BrokerVersion;
+    let b = LogDirBuilder::new(1)
+        .clean_shutdown(false)
+        .recovery_point("ul", 0, 6);
+    let (d, now, at) = zombie_after_retention_in(b, 18);
+    let req = Request::new([d.path()]).with_options(ScanOptions::default().with_now_ms(now));
+    let current = request::verify(&req, None).unwrap();
+    let p = &current.report.partitions[0].prediction;
+    assert!(p.load_failure.is_none(), "{p:#?}");
+    let old = request::verify(&req, Some(BrokerVersion(2, 4, 0))).unwrap();
+    let lf = old.report.partitions[0]
+        .prediction
+        .load_failure
+        .as_ref()
+        .expect("a broker of 2.4.0 fails the load");
+    assert_eq!(lf.offset, Some(at), "{lf:#?}");
+    assert_eq!(lf.exception, "TransactionCoordinatorFencedException");
 }

@@ -46,6 +46,16 @@ impl Replay {
         let first_sight = e.last_event(&self.markers).is_none();
         if !first_sight {
             self.marker_audit(ev, &cur, &e, commit, coordinator_epoch, compacted, findings);
+        } else {
+            // Rule 22 against the state loaded from the seeding snapshot.
+            self.seeded_coordinator_audit(
+                ev,
+                &cur,
+                e.has_txn(),
+                commit,
+                coordinator_epoch,
+                findings,
+            );
         }
         let bumped = self.close_transaction(ev, &cur, &mut e, commit, coordinator_epoch, findings);
         if ev.producer_epoch != e.epoch {
@@ -64,6 +74,62 @@ impl Replay {
                 }
             });
         }
+    }
+
+    /// Rule 22 for a producer none of whose markers the log holds, against the coordinator
+    /// epoch the seeding snapshot loaded for it ([`super::seed`]): `ProducerAppendInfo`'s
+    /// `appendEndTxnMarker` checks a marker's coordinator epoch against the producer
+    /// entry's, which `ProducerStateManager.loadFromSnapshot` set from the snapshot — the
+    /// epoch of a marker retention deleted. `has_txn`: the producer has an open transaction
+    /// (it never expires); otherwise a gap over `producer.id.expiration.ms` is said, as for
+    /// a held previous marker (a broker may have dropped the entry before this marker, and
+    /// `loadFromSnapshot` drops an expired one at load).
+    pub(super) fn seeded_coordinator_audit(
+        &self,
+        ev: &BatchEvent,
+        cur: &BatchRef,
+        has_txn: bool,
+        commit: bool,
+        coordinator_epoch: i32,
+        findings: &mut Vec<Finding>,
+    ) {
+        let Some(seed) = self.seed.as_deref() else {
+            return;
+        };
+        let Some((prev, ts)) = seed.coordinator_state(ev.producer_id) else {
+            return;
+        };
+        if coordinator_epoch >= prev {
+            return;
+        }
+        let (pid, type_name) = (ev.producer_id, if commit { "COMMIT" } else { "ABORT" });
+        let gap_ms =
+            (ts >= 0 && ev.marker_timestamp >= 0).then(|| ev.marker_timestamp.saturating_sub(ts));
+        let expired = super::producer_expired(has_txn, gap_ms);
+        findings.push(
+            self.at(
+                Kind::CoordinatorEpochRegression,
+                cur,
+                format!(
+                    "producer {pid} {type_name} marker at offset {} has coordinator epoch {coordinator_epoch} below {prev} of the producer's state in snapshot {} (its last marker is below the log start {}); brokers <= 2.4.0 cannot load this log",
+                    ev.base_offset, seed.name, seed.floor
+                ),
+            )
+            .evidence(json!({
+                "previous_coordinator_epoch": prev,
+                "coordinator_epoch": coordinator_epoch,
+                "from_snapshot": seed.name,
+                "snapshot_offset": seed.floor,
+                "snapshot_timestamp": ts,
+                "marker": self.batch_json(cur),
+                "gap_ms": gap_ms,
+                "exceeds_producer_id_expiration": expired,
+            }))
+            .broker(text::BROKER_COORD_EPOCH)
+            .remediation(
+                "run brokers >= 2.4.1 / 2.5.0 (KAFKA-9144 fix) before restarting this replica; check for a zombie transaction coordinator",
+            ),
+        );
     }
 
     /// The leader's checks of a marker of a known producer (rules 12, 22, 23).
@@ -90,9 +156,18 @@ impl Replay {
         if ev.producer_epoch < e.epoch {
             findings.push(self.epoch_regression(ev, &cur, e, gap_ms, expired));
         }
-        // Rule 22.
+        // Rule 22 (against the last held marker, else the seeding snapshot's state).
         let prev_coordinator_epoch = e.coordinator_epoch(&self.markers);
-        if prev_coordinator_epoch >= 0 && coordinator_epoch < prev_coordinator_epoch {
+        if prev_coordinator_epoch < 0 {
+            self.seeded_coordinator_audit(
+                ev,
+                &cur,
+                e.has_txn(),
+                commit,
+                coordinator_epoch,
+                findings,
+            );
+        } else if coordinator_epoch < prev_coordinator_epoch {
             let prev = e
                 .last_marker(&self.markers)
                 .unwrap_or(e.last_ref(&self.markers));

@@ -24,7 +24,8 @@ use super::txnrec::OpenRecord;
 use crate::read::format::snapshot::SnapshotEntry;
 
 /// What a seeded replay keeps of its snapshot: its file name (evidence) and the
-/// coordinator epochs of the producers' last markers, sorted by producer id.
+/// coordinator epochs of the producers' last markers with each producer's last timestamp,
+/// sorted by producer id.
 #[derive(Debug, Default)]
 pub(crate) struct Seed {
     /// The snapshot's file name; its index in the replay's segment names is `segment`.
@@ -32,16 +33,22 @@ pub(crate) struct Seed {
     pub segment: u32,
     /// The log start below which the seeded transactions started (the LSO floor).
     pub floor: i64,
-    coordinator_epochs: Vec<(i64, i32)>,
+    coordinator_epochs: Vec<(i64, i32, i64)>,
 }
 
 impl Seed {
     /// The coordinator epoch the snapshot holds for `pid` (`None`: none, or -1).
     pub(crate) fn coordinator_epoch(&self, pid: i64) -> Option<i32> {
+        self.coordinator_state(pid).map(|(c, _)| c)
+    }
+
+    /// The coordinator epoch the snapshot holds for `pid` and the producer's last
+    /// timestamp there (`None`: no coordinator epoch).
+    pub(crate) fn coordinator_state(&self, pid: i64) -> Option<(i32, i64)> {
         self.coordinator_epochs
-            .binary_search_by_key(&pid, |&(p, _)| p)
+            .binary_search_by_key(&pid, |&(p, _, _)| p)
             .ok()
-            .map(|i| self.coordinator_epochs[i].1)
+            .map(|i| (self.coordinator_epochs[i].1, self.coordinator_epochs[i].2))
     }
 }
 
@@ -64,7 +71,7 @@ impl Replay {
         let mut ces = Vec::new();
         for s in entries.filter(|s| s.producer_id >= 0) {
             if s.coordinator_epoch >= 0 {
-                ces.push((s.producer_id, s.coordinator_epoch));
+                ces.push((s.producer_id, s.coordinator_epoch, s.timestamp));
             }
             let Some(first) = s.open_txn_first_offset().filter(|&f| f < offset) else {
                 continue;
@@ -98,7 +105,7 @@ impl Replay {
             }
         }
         ces.sort_unstable();
-        ces.dedup_by_key(|&mut (p, _)| p);
+        ces.dedup_by_key(|&mut (p, _, _)| p);
         ces.shrink_to_fit();
         self.ctx.segment_names.push(name.to_string());
         self.seed = Some(Box::new(Seed {
