@@ -358,12 +358,14 @@ impl CopyKind {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Source {
-    /// `cluster.id` from the log dir's `meta.properties`, when present.
-    pub cluster_id: Option<String>,
+    /// `cluster.id` from the log dir's `meta.properties`, when present (shared by every
+    /// source of the log dir: one allocation, not one per partition and finding).
+    pub cluster_id: Option<std::sync::Arc<str>>,
     /// `node.id` (KRaft) or `broker.id` (ZooKeeper) from `meta.properties`.
     pub broker_id: Option<i32>,
-    /// The log dir (a `log.dirs` entry) holding the partition directory.
-    pub log_dir: Option<String>,
+    /// The log dir (a `log.dirs` entry) holding the partition directory (shared as
+    /// `cluster_id` is).
+    pub log_dir: Option<std::sync::Arc<str>>,
     /// The partition directory (or file) the finding is about.
     pub path: Option<String>,
     /// Which copy of the partition the directory holds.

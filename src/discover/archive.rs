@@ -689,7 +689,11 @@ impl Prepared {
             self.fix(p);
         }
         if let Some(d) = &mut s.log_dir {
-            self.fix(d);
+            let mut shown = d.to_string();
+            self.fix(&mut shown);
+            if *shown != **d {
+                *d = shown.into();
+            }
         }
     }
 

@@ -26,6 +26,7 @@ use crate::read::format::checkpoint::parse_meta_properties;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub mod given;
 pub use given::{GivenClusterId, GivenClusterIdError, apply_given, check_given};
@@ -61,6 +62,9 @@ pub struct Identities {
     given: std::collections::BTreeMap<PathBuf, String>,
     /// The log dirs whose `cluster.id` came from `given`.
     filled: std::collections::HashSet<PathBuf>,
+    /// Each log dir's `cluster.id` and displayed path as the sources of its partitions
+    /// share them (one allocation each per log dir, not per partition and finding).
+    shared: HashMap<PathBuf, (Option<Arc<str>>, Arc<str>)>,
 }
 
 /// Read one `meta.properties` (`None` when absent, unreadable or invalid: the broker would
@@ -132,10 +136,21 @@ impl Identities {
                 filled.insert(path.clone());
             }
         }
+        let shared = by_log_dir
+            .iter()
+            .map(|(path, id)| {
+                let cluster = id.cluster_id.as_deref().map(Arc::from);
+                (
+                    path.clone(),
+                    (cluster, Arc::from(path.display().to_string())),
+                )
+            })
+            .collect();
         Identities {
             by_log_dir,
             given,
             filled,
+            shared,
         }
     }
 
@@ -155,10 +170,21 @@ impl Identities {
     /// The source of a partition directory: its log dir's identity, its path, its copy kind.
     pub fn source(&self, p: &PartitionDir) -> Source {
         let id = self.log_dir(p.log_dir.as_deref());
+        let shared = p.log_dir.as_deref().and_then(|d| self.shared.get(d));
+        let cluster_id = match shared {
+            Some((Some(c), _)) => Some(c.clone()),
+            _ => id
+                .cluster_id
+                .or_else(|| self.given.get(&p.path).cloned())
+                .map(Arc::from),
+        };
         Source {
-            cluster_id: id.cluster_id.or_else(|| self.given.get(&p.path).cloned()),
+            cluster_id,
             broker_id: id.broker_id,
-            log_dir: p.log_dir.as_ref().map(|d| d.display().to_string()),
+            log_dir: p.log_dir.as_ref().map(|d| match shared {
+                Some((_, name)) => name.clone(),
+                None => Arc::from(d.display().to_string()),
+            }),
             path: Some(p.path.display().to_string()),
             copy: copy_kind(p.kind.as_ref()),
         }
@@ -207,8 +233,8 @@ pub enum ClusterKey {
 impl ClusterKey {
     pub fn of(s: &Source) -> ClusterKey {
         match (&s.cluster_id, &s.log_dir) {
-            (Some(id), _) => ClusterKey::Id(id.clone()),
-            (None, Some(d)) => ClusterKey::LogDir(d.clone()),
+            (Some(id), _) => ClusterKey::Id(id.to_string()),
+            (None, Some(d)) => ClusterKey::LogDir(d.to_string()),
             (None, None) => ClusterKey::Alone(s.path.clone().unwrap_or_default()),
         }
     }
@@ -380,8 +406,8 @@ mod tests {
     #[test]
     fn same_cluster_rule() {
         let s = |c: Option<&str>, d: Option<&str>| Source {
-            cluster_id: c.map(str::to_owned),
-            log_dir: d.map(str::to_owned),
+            cluster_id: c.map(Arc::from),
+            log_dir: d.map(Arc::from),
             ..Default::default()
         };
         assert_eq!(

@@ -264,8 +264,8 @@ impl Context<'_> {
     }
 
     fn high_watermark(&mut self, p: &PartitionReport) -> Option<i64> {
-        let ld = p.source.log_dir.clone()?;
-        let files = self.high_watermarks.get(&ld)?;
+        let ld = p.source.log_dir.as_deref()?;
+        let files = self.high_watermarks.get(ld)?;
         crate::partition::recovery::lookup(&files.high_watermarks, &p.topic, p.partition)
     }
 }

@@ -46,9 +46,9 @@ impl<'a> Origins<'a> {
         };
         (
             Origin {
-                cluster_id: source.cluster_id,
+                cluster_id: source.cluster_id.map(|c| c.to_string()),
                 broker_id: source.broker_id,
-                log_dir: source.log_dir,
+                log_dir: source.log_dir.map(|d| d.to_string()),
                 path: path.to_string(),
                 live: source.copy.is_live(),
             },
@@ -59,9 +59,9 @@ impl<'a> Origins<'a> {
 
 fn source(o: &Origin, copy: CopyKind) -> Source {
     Source {
-        cluster_id: o.cluster_id.clone(),
+        cluster_id: o.cluster_id.as_deref().map(Into::into),
         broker_id: o.broker_id,
-        log_dir: o.log_dir.clone(),
+        log_dir: o.log_dir.as_deref().map(Into::into),
         path: Some(o.path.clone()),
         copy,
     }

@@ -110,7 +110,7 @@ pub fn view(h: &ClusterHistory, f: &HistoryFilter) -> ClusterView {
     let topic_ok = |t: &str| f.topic.as_deref().is_none_or(|x| x == t);
     ClusterView {
         metadata_log: h.log.path.clone(),
-        cluster_id: h.source.cluster_id.clone(),
+        cluster_id: h.source.cluster_id.as_deref().map(str::to_string),
         snapshot: h.log.snapshot.clone(),
         end_offset: h.log.end_offset,
         records: h.log.entries.len(),

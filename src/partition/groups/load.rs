@@ -130,7 +130,10 @@ pub fn list_groups_read(
         .partitions
         .iter()
         .filter(|p| is_offsets_dir(p))
-        .map(|p| (p.path.display().to_string(), ids.source(p).cluster_id))
+        .map(|p| {
+            let cluster = ids.source(p).cluster_id.map(|c| c.to_string());
+            (p.path.display().to_string(), cluster)
+        })
         .collect();
     let replays: Vec<Replay> = inv
         .partitions

@@ -56,7 +56,7 @@ fn copy_state(findings: &[Finding], g: &[usize]) -> Option<CopyState> {
     }
     state.sort();
     Some(CopyState {
-        cluster,
+        cluster: cluster.to_string(),
         topic: h.topic.clone(),
         partition: h.partition,
         findings: state,

@@ -296,10 +296,10 @@ fn on(cluster: &str, broker: i32, fs: Vec<Finding>) -> Vec<Finding> {
         .map(|mut f| {
             let dir = format!("/{cluster}/b{broker}/data");
             f.source = crate::finding::Source {
-                cluster_id: Some(cluster.to_string()),
+                cluster_id: Some(cluster.into()),
                 broker_id: Some(broker),
                 path: Some(format!("{dir}/{}-{}", f.topic, f.partition)),
-                log_dir: Some(dir),
+                log_dir: Some(dir.into()),
                 copy: crate::finding::CopyKind::Live,
             };
             f
