@@ -23,6 +23,9 @@ use crate::results::{PartitionReport, ScanOptions, ScanReport};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod parts;
+pub(crate) use parts::Parts;
+
 /// One bundle, read whole: its header and file inventory; its partitions' results are in
 /// the [`Bundles`] it was read into by [`read_bundles`] (a bundle read alone keeps none).
 #[derive(Debug, Clone)]
@@ -35,60 +38,6 @@ pub struct Bundle {
     /// in `files` move there as the bundle is read).
     pub(crate) dirs: std::ops::Range<usize>,
     pub(crate) rest: Rest,
-}
-
-/// The partitions of bundles, each rebuilt as the report's partition as its frame is read
-/// (a frame's decoded form is about twice a report's size: it is never held for more than
-/// one partition at a time), with what the frame carried besides its JSON form put back
-/// where a scan keeps it. Every bundle of a merge is read into one `Parts`, whose lists
-/// become the report's (no second list of partitions is made).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Parts {
-    pub reports: Vec<PartitionReport>,
-    /// Each partition's own findings.
-    pub findings: Vec<Vec<Finding>>,
-}
-
-impl Parts {
-    /// Room for `n` partitions (the count the bundles' file inventories give).
-    fn with_capacity(n: usize) -> Parts {
-        Parts {
-            reports: Vec::with_capacity(n),
-            findings: Vec::with_capacity(n),
-        }
-    }
-
-    /// Add the partition of `f`, its batch keys `batches` (from its fingerprint frame).
-    fn push(&mut self, f: PartitionFrame, batches: Option<Vec<BatchKey>>) {
-        let PartitionFrame {
-            result,
-            mut outcome,
-            fingerprints: _,
-            leader_epochs,
-            log_dir,
-            recovery,
-            damaged,
-        } = f;
-        let mut p = result.partition;
-        outcome.txns = result.txns;
-        p.carried.outcome.set(outcome);
-        // Held until the merge ends: not with the room serde's growth left, and set whole
-        // (left out while empty, as a scan's).
-        let mut inputs = result.cluster_inputs;
-        inputs.batches = batches;
-        p.carried.cluster_inputs.set(inputs);
-        p.carried.segment_names = result.segment_names;
-        p.carried.set_timeline(result.timeline.map(Box::new));
-        p.carried.leader_epochs = leader_epochs.into();
-        p.carried.leader_epochs.shrink_to_fit();
-        p.carried.log_dir = log_dir.map(|d| std::sync::Arc::from(Path::new(&d)));
-        if let Some(r) = recovery {
-            r.restore(&mut p);
-        }
-        p.carried.set_damaged(damaged);
-        self.reports.push(p);
-        self.findings.push(result.findings);
-    }
 }
 
 /// Bundles read for a merge ([`read_bundles`]): each with its path, and their partitions.
@@ -711,6 +660,7 @@ fn report(bundles: Vec<(PathBuf, Bundle)>, parts: Parts, order: Vec<usize>) -> S
     let Parts {
         reports: mut partitions,
         findings: mut own,
+        ..
     } = parts;
     let mut loose: Vec<Finding> = Vec::new();
     let mut inputs = Vec::new();
