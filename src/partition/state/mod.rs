@@ -190,9 +190,9 @@ pub struct TxnStats {
     pub empty_commits: u64,
     pub empty_aborts: u64,
     /// Per completed transaction: offsets spanned (marker offset − first offset + 1).
-    pub sizes: Vec<u64>,
+    pub sizes: thin_vec::ThinVec<u64>,
     /// Per completed transaction: marker timestamp − first batch timestamp, in ms.
-    pub durations_ms: Vec<i64>,
+    pub durations_ms: thin_vec::ThinVec<i64>,
 }
 
 /// What the replay concluded about a partition.
@@ -214,8 +214,8 @@ pub struct ReplayOutcome {
     /// First offset of the earliest open transaction (clamped to the log start), else the
     /// log end offset.
     pub last_stable_offset: Option<i64>,
-    pub aborted: Vec<AbortedTxn>,
-    pub open: Vec<OpenTxn>,
+    pub aborted: thin_vec::ThinVec<AbortedTxn>,
+    pub open: thin_vec::ThinVec<OpenTxn>,
     pub txn_stats: TxnStats,
     /// Every transaction of the partition, one compact record each (`txnrec`).
     pub txns: Vec<txnrec::TxnRecord>,
@@ -300,7 +300,7 @@ pub struct Replay {
     /// carrying an epoch/sequence was reported.
     benign_fields_reported: bool,
     batches: u64,
-    aborted: Vec<AbortedTxn>,
+    aborted: thin_vec::ThinVec<AbortedTxn>,
     /// The aborts that may still get a follower's `lastStableOffset` (indexes into
     /// `aborted`, in order), and their producer when they all have one: a transaction start
     /// of that producer resolves none of them, and is not made to look at them again (one
@@ -330,7 +330,7 @@ impl Replay {
             cleaned: false,
             benign_fields_reported: false,
             batches: 0,
-            aborted: Vec::new(),
+            aborted: thin_vec::ThinVec::new(),
             follower_waiting: Vec::new(),
             follower_waiting_pid: None,
             stats: TxnStats::default(),
@@ -500,7 +500,8 @@ impl Replay {
     /// The open transactions' findings and the outcome (producers left empty).
     fn conclude(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
         let open_order = self.open_txns.by_first_offset();
-        let mut open: Vec<OpenTxn> = Vec::with_capacity(open_order.len());
+        let mut open: thin_vec::ThinVec<OpenTxn> =
+            thin_vec::ThinVec::with_capacity(open_order.len());
         let mut open_records = Vec::with_capacity(open_order.len());
         let lso = self.last_stable_offset();
         for (first, pid) in open_order {

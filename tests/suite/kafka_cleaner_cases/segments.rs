@@ -57,7 +57,7 @@ fn commit_marker_retention_with_empty_batch() {
         } else {
             vec![8, p2_size]
         };
-        assert_eq!((s.committed, &s.sizes), (2, &sizes), "step {step}");
+        assert_eq!((s.committed, &s.sizes[..]), (2, &sizes[..]), "step {step}");
     }
 }
 
