@@ -48,14 +48,7 @@ impl Replay {
             self.marker_audit(ev, &cur, &e, commit, coordinator_epoch, compacted, findings);
         } else {
             // Rule 22 against the state loaded from the seeding snapshot.
-            self.seeded_coordinator_audit(
-                ev,
-                &cur,
-                e.has_txn(),
-                commit,
-                coordinator_epoch,
-                findings,
-            );
+            self.seeded_coordinator_audit(ev, &cur, &e, commit, coordinator_epoch, findings);
         }
         let bumped = self.close_transaction(ev, &cur, &mut e, commit, coordinator_epoch, findings);
         if ev.producer_epoch != e.epoch {
@@ -80,15 +73,16 @@ impl Replay {
     /// epoch the seeding snapshot loaded for it ([`super::seed`]): `ProducerAppendInfo`'s
     /// `appendEndTxnMarker` checks a marker's coordinator epoch against the producer
     /// entry's, which `ProducerStateManager.loadFromSnapshot` set from the snapshot — the
-    /// epoch of a marker retention deleted. `has_txn`: the producer has an open transaction
-    /// (it never expires); otherwise a gap over `producer.id.expiration.ms` is said, as for
-    /// a held previous marker (a broker may have dropped the entry before this marker, and
-    /// `loadFromSnapshot` drops an expired one at load).
+    /// epoch of a marker retention deleted. When the producer's first held batch (the one
+    /// that opened the transaction `e` has open, else this marker) comes more than
+    /// `producer.id.expiration.ms` (the default) after the snapshot's last timestamp of it,
+    /// with no transaction open in the snapshot, the entry was gone by then on every path
+    /// and nothing is said.
     pub(super) fn seeded_coordinator_audit(
         &self,
         ev: &BatchEvent,
         cur: &BatchRef,
-        has_txn: bool,
+        e: &super::entry::Entry,
         commit: bool,
         coordinator_epoch: i32,
         findings: &mut Vec<Finding>,
@@ -105,7 +99,19 @@ impl Replay {
         let (pid, type_name) = (ev.producer_id, if commit { "COMMIT" } else { "ABORT" });
         let gap_ms =
             (ts >= 0 && ev.marker_timestamp >= 0).then(|| ev.marker_timestamp.saturating_sub(ts));
-        let expired = super::producer_expired(has_txn, gap_ms);
+        // Idle past `producer.id.expiration.ms` between the snapshot's last timestamp and
+        // the producer's first held batch (a transaction open in the snapshot is its own,
+        // seeded at the snapshot's time: never idle): the leader had dropped the entry
+        // (`removeExpiredProducers`) and started a new one, and a load now drops it from
+        // the snapshot (`loadFromSnapshot` skips an expired entry): no check holds the
+        // marker against that epoch.
+        let first_held = e.txn().map_or(ev.marker_timestamp, |i| {
+            self.open_txns.get(i).first_timestamp
+        });
+        let idle = (ts >= 0 && first_held >= 0).then(|| first_held.saturating_sub(ts));
+        if super::producer_expired(false, idle) {
+            return;
+        }
         findings.push(
             self.at(
                 Kind::CoordinatorEpochRegression,
@@ -123,7 +129,7 @@ impl Replay {
                 "snapshot_timestamp": ts,
                 "marker": self.batch_json(cur),
                 "gap_ms": gap_ms,
-                "exceeds_producer_id_expiration": expired,
+                "exceeds_producer_id_expiration": false,
             }))
             .broker(text::BROKER_COORD_EPOCH)
             .remediation(
@@ -159,14 +165,7 @@ impl Replay {
         // Rule 22 (against the last held marker, else the seeding snapshot's state).
         let prev_coordinator_epoch = e.coordinator_epoch(&self.markers);
         if prev_coordinator_epoch < 0 {
-            self.seeded_coordinator_audit(
-                ev,
-                &cur,
-                e.has_txn(),
-                commit,
-                coordinator_epoch,
-                findings,
-            );
+            self.seeded_coordinator_audit(ev, &cur, e, commit, coordinator_epoch, findings);
         } else if coordinator_epoch < prev_coordinator_epoch {
             let prev = e
                 .last_marker(&self.markers)
