@@ -183,6 +183,13 @@ fn verify_agrees_with_the_seeded_state_at_later_snapshots() {
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }
 
+fn regressions(r: &ScanReport) -> Vec<&Finding> {
+    r.findings
+        .iter()
+        .filter(|f| f.kind == Kind::CoordinatorEpochRegression)
+        .collect()
+}
+
 /// KAFKA-9144 after retention: COMMIT at coordinator epoch 17 and ABORT at 19 in the
 /// deleted segment, the zombie coordinator's COMMIT at 18 in the held one. The broker's
 /// producer entry, loaded from the snapshot at the first held segment, has coordinator
@@ -222,11 +229,7 @@ fn zombie_after_retention_idle(
 fn a_zombie_marker_below_the_snapshots_coordinator_epoch_is_a_regression() {
     let (d, now, at) = zombie_after_retention(18);
     let r = scan_at(d.path(), now);
-    let f: Vec<&Finding> = r
-        .findings
-        .iter()
-        .filter(|f| f.kind == Kind::CoordinatorEpochRegression)
-        .collect();
+    let f = regressions(&r);
     assert_eq!(f.len(), 1, "{:#?}", r.findings);
     assert_eq!(f[0].offset, Some(at));
     assert_eq!(f[0].evidence["previous_coordinator_epoch"], 19);
@@ -248,9 +251,7 @@ fn a_marker_at_or_above_the_snapshots_coordinator_epoch_or_no_snapshot_is_no_reg
         let (d, now, _) = zombie_after_retention(epoch);
         let r = scan_at(d.path(), now);
         assert!(
-            !r.findings
-                .iter()
-                .any(|f| f.kind == Kind::CoordinatorEpochRegression),
+            regressions(&r).is_empty(),
             "epoch {epoch}: {:#?}",
             r.findings
         );
@@ -269,13 +270,7 @@ fn a_marker_at_or_above_the_snapshots_coordinator_epoch_or_no_snapshot_is_no_reg
         }
     }
     let r = scan_at(d.path(), now);
-    assert!(
-        !r.findings
-            .iter()
-            .any(|f| f.kind == Kind::CoordinatorEpochRegression),
-        "{:#?}",
-        r.findings
-    );
+    assert!(regressions(&r).is_empty(), "{:#?}", r.findings);
 }
 
 /// What `verify` predicts of the same log after an unclean shutdown with the recovery
@@ -312,11 +307,5 @@ fn verify_of_the_zombie_after_retention_by_broker_version() {
 fn a_producer_expired_before_the_zombie_marker_is_no_regression() {
     let (d, now, _) = zombie_after_retention_idle(LogDirBuilder::new(1), 18, 25 * 60 * MIN);
     let r = scan_at(d.path(), now);
-    assert!(
-        !r.findings
-            .iter()
-            .any(|f| f.kind == Kind::CoordinatorEpochRegression),
-        "{:#?}",
-        r.findings
-    );
+    assert!(regressions(&r).is_empty(), "{:#?}", r.findings);
 }
