@@ -114,14 +114,14 @@ fn incidents_with(findings: &[Finding], naming: replicas::Naming) -> Vec<Inciden
     // broker ids and topic names).
     let copy = |f: &'_ Finding| {
         let s = &f.source;
-        (
-            tp(f),
-            s.cluster_id.as_deref().map(str::to_string),
-            s.broker_id,
-            s.copy.as_str(),
-        )
+        (tp(f), s.cluster_id.clone(), s.broker_id, s.copy.as_str())
     };
-    type Copy = (String, Option<String>, Option<i32>, &'static str);
+    type Copy = (
+        String,
+        Option<std::sync::Arc<str>>,
+        Option<i32>,
+        &'static str,
+    );
     let mut same_batch: HashMap<(Copy, i64, i64), usize> = HashMap::new();
     let mut same_kind: HashMap<(Copy, Kind), usize> = HashMap::new();
     for (i, f) in findings.iter().enumerate() {
