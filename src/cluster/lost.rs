@@ -148,7 +148,11 @@ fn sorted_keys(r: &PartitionReport) -> Option<&[crate::partition::walked::BatchK
 /// (`AbstractFetcherThread.getOffsetTruncationState`, `testDivergingEpochs`), so a copy
 /// whose batches differ from `p`'s below the high watermark holds other records; a batch of
 /// `o`'s own that fails its CRC stops a follower there (`UnifiedLog.appendAsFollower`
-/// validates every batch); a `-future` log never leads.
+/// validates every batch); a `-future` log never leads. Differences the cleaner alone can
+/// make (whole batches missing, a batch rewritten smaller) are no divergence only on a
+/// partition treated as compacted, as `replicas::check` reads them: each broker's
+/// `LogCleaner` compacts its own copy, while nothing removes a batch from the middle of a
+/// `delete` log.
 fn why_not_holding(
     p: &PartitionReport,
     o: &PartitionReport,
@@ -177,7 +181,7 @@ fn why_not_holding(
     if let (Some(a), Some(b)) = (sorted_keys(p), sorted_keys(o))
         && let Some(d) = super::replicas::diverge(&undamaged(a), &undamaged(b))
         && d.first_offset < hw
-        && !d.compaction_explainable
+        && !(d.compaction_explainable && (p.compaction().is_some() || o.compaction().is_some()))
     {
         return Some(format!("diverges_at:{}", d.first_offset));
     }

@@ -412,3 +412,65 @@ fn damage_in_the_lost_copys_own_header_is_no_divergence() {
     assert!(e.copies[0].holds_lost_range, "{e:?}");
     assert_eq!(l[0].severity, Severity::Warning);
 }
+
+/// `orders-0` as [`orders`] writes it, without the batch at offsets 12..=13 (its offsets
+/// skipped and its time on the clock passed, as the cleaner leaves a removed batch: the
+/// other batches are the same bytes).
+fn orders_without_12() -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("orders", 0).leader_epoch(3);
+    let mut clock = PartitionBuilder::new("orders", 0);
+    for i in 0..10 {
+        let batch = || Batch::new(Producer::PLAIN).values([format!("v-{i}a"), format!("v-{i}b")]);
+        clock.append(batch());
+        if i == 6 {
+            let passed = clock.now() - p.now();
+            p.skip_offsets(2).advance_time(passed);
+            continue;
+        }
+        p.append(batch());
+        if i == 3 {
+            p.roll();
+        }
+    }
+    p
+}
+
+/// A copy that lacks a batch the lost range held is an intact copy only where cleaning
+/// explains the gap: on a partition treated as compacted (each broker's cleaner compacts
+/// its own copy, `LogCleaner`), the missing batch is the cleaner's work and the copy holds
+/// what survives; on a `delete` (or unknown) partition nothing removes a batch from
+/// the middle of a log, so the copy holds other records there and the loss stays an
+/// error (`replica_divergence` reads the same shapes the same way).
+#[test]
+fn a_copy_missing_a_batch_holds_the_range_only_when_the_partition_is_compacted() {
+    for compacted in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), Some(20), false);
+        LogDirBuilder::new(2)
+            .cluster_id("c1")
+            .partition(orders_without_12())
+            .write(&d.path().join("broker2"))
+            .unwrap();
+        let opts = match compacted {
+            true => ScanOptions::default().with_compacted_topics(["orders"]),
+            false => ScanOptions::default(),
+        };
+        let r = klogscan::pipeline::scan(&[d.path().to_path_buf()], &opts);
+        let l = lost(&r);
+        assert_eq!(l.len(), 1, "compacted {compacted}: {:#?}", r.findings);
+        let e = LostRange::of(l[0]).unwrap();
+        let c = &e.copies[0];
+        assert_eq!(c.holds_lost_range, compacted, "compacted {compacted}: {c:?}");
+        match compacted {
+            true => {
+                assert_eq!(l[0].severity, Severity::Warning);
+                assert_eq!(e.intact_copy.as_deref(), Some(c.path.as_str()));
+            }
+            false => {
+                assert_eq!(l[0].severity, Severity::Error);
+                assert_eq!(c.not_holding.as_deref(), Some("diverges_at:12"), "{c:?}");
+                assert_eq!(e.intact_copy, None);
+            }
+        }
+    }
+}
