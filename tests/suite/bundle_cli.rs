@@ -224,3 +224,66 @@ fn bundles_of_one_directory_twice_or_other_options_are_refused() {
     assert_eq!(r.code(), 2, "{}", r.err);
     assert!(r.err.contains("collect"), "{}", r.err);
 }
+
+/// `bundle` re-framed as `collect` frames it (docs/cluster.md), with `pad` spaces after the
+/// JSON of its first partition frame (still valid JSON: the frame parses as before).
+fn padded(bundle: &[u8], pad: usize) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut raw = Vec::new();
+    zstd::stream::Decoder::new(&bundle[20..])
+        .unwrap()
+        .read_to_end(&mut raw)
+        .unwrap();
+    let (mut out, mut at, mut done) = (Vec::new(), 0, false);
+    while at < raw.len() {
+        let tag = raw[at];
+        let len = u32::from_le_bytes(raw[at + 1..at + 5].try_into().unwrap()) as usize;
+        let mut payload = raw[at + 5..at + 5 + len].to_vec();
+        if tag == 3 && !done {
+            payload.resize(len + pad, b' ');
+            done = true;
+        }
+        let head = [[tag].as_slice(), &(payload.len() as u32).to_le_bytes()].concat();
+        let crc = crc32c::crc32c_append(crc32c::crc32c(&head), &payload);
+        out.extend_from_slice(&head);
+        out.extend_from_slice(&payload);
+        out.extend_from_slice(&crc.to_le_bytes());
+        at += 5 + len + 4;
+    }
+    assert!(done, "the bundle has a partition frame");
+    let mut z = zstd::stream::Encoder::new(bundle[..20].to_vec(), 3).unwrap();
+    z.include_checksum(true).unwrap();
+    z.write_all(&out).unwrap();
+    z.finish().unwrap()
+}
+
+/// A decompression bomb — a bundle of a few kilobytes whose frames, CRCs and all, inflate
+/// to hundreds of megabytes — is refused as it inflates (past 1 000 times the file's bytes
+/// and 64 MiB), an input error naming it, before its frames are held: under 512 MiB of
+/// address space. Before, its 200 MiB frame was read whole and parsed (a 61 KB bomb of
+/// 600 MB frames took 2.1 GB and 11 s a frame). Near miss: the same bundle padded by
+/// 8 MiB (below the floor) merges to what the bundle itself gives.
+#[test]
+fn a_bundle_that_inflates_a_thousandfold_is_refused_as_it_inflates() {
+    let (dir, good) = a_bundle();
+    let bytes = std::fs::read(&good).unwrap();
+    let bomb = dir.path().join("bomb.klb");
+    std::fs::write(&bomb, padded(&bytes, 200 << 20)).unwrap();
+    assert!(std::fs::metadata(&bomb).unwrap().len() < 200 << 10);
+    let r = klogscan(&["merge".to_string(), s(&bomb)], Some(512 << 20), 120);
+    assert_eq!(r.code(), 2, "{}", r.err);
+    assert!(r.err.contains(&s(&bomb)), "{}", r.err);
+    assert!(r.err.contains("decompression bomb"), "{}", r.err);
+    assert!(r.out.is_empty(), "{}", r.out);
+
+    let roomy = dir.path().join("padded.klb");
+    std::fs::write(&roomy, padded(&bytes, 8 << 20)).unwrap();
+    let args = |f: &Path| ["merge".to_string(), s(f), "--format".into(), "json".into()];
+    let (a, b) = (
+        klogscan(&args(&roomy), None, 120),
+        klogscan(&args(&good), None, 120),
+    );
+    assert_ne!(a.code(), 2, "{}", a.err);
+    assert_eq!(a.code(), b.code());
+    assert_eq!(a.out, b.out);
+}
