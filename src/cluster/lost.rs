@@ -178,12 +178,15 @@ fn why_not_holding(
                 .copied()
                 .collect()
         };
-    if let (Some(a), Some(b)) = (sorted_keys(p), sorted_keys(o))
-        && let Some(d) = super::replicas::diverge(&undamaged(a), &undamaged(b))
-        && d.first_offset < hw
-        && !(d.compaction_explainable && (p.compaction().is_some() || o.compaction().is_some()))
-    {
-        return Some(format!("diverges_at:{}", d.first_offset));
+    if let (Some(a), Some(b)) = (sorted_keys(p), sorted_keys(o)) {
+        let (a, b) = (undamaged(a), undamaged(b));
+        if let Some(d) = super::replicas::diverge(&a, &b)
+            && d.first_offset < hw
+            && !(d.compaction_explainable && (p.compaction().is_some() || o.compaction().is_some()))
+            && let Some(at) = first_not_held(&a, &b, d.common, hw)
+        {
+            return Some(format!("diverges_at:{at}"));
+        }
     }
     o.carried
         .damaged()
@@ -192,6 +195,28 @@ fn why_not_holding(
         .map(|d| d.base_offset)
         .min()
         .map(|at| format!("damaged_at:{at}"))
+}
+
+/// The first of `p`'s batches in `common` (the offsets both copies hold) below `hw` that
+/// `o` does not hold as it is (same offsets, size and CRC): what `o` lacks or holds other
+/// records at. A batch `o` holds and `p` lacks is no record of `p`'s that `o` misses — in
+/// the copy that loses the range it is as often damage that left no batch to key (a
+/// segment overwritten with bytes that do not frame) as another history — so it alone
+/// makes no divergence here; `replica_divergence` reports the difference itself.
+fn first_not_held(
+    p: &[crate::partition::walked::BatchKey],
+    o: &[crate::partition::walked::BatchKey],
+    (lo, hi): (i64, i64),
+    hw: i64,
+) -> Option<i64> {
+    let held: std::collections::HashSet<(i64, i64, u32, u32)> = o
+        .iter()
+        .map(|k| (k.base_offset, k.last_offset, k.crc, k.size))
+        .collect();
+    p.iter()
+        .filter(|k| k.base_offset >= lo && k.last_offset <= hi && k.base_offset < hw)
+        .find(|k| !held.contains(&(k.base_offset, k.last_offset, k.crc, k.size)))
+        .map(|k| k.base_offset)
 }
 
 fn end_after(p: &PartitionReport) -> Option<i64> {
