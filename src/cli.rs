@@ -460,7 +460,8 @@ pub struct CollectArgs {
     /// One broker's log dirs (its `log.dirs`), or anything `scan` takes.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// The bundle to write (as FILE.partial first, renamed once complete).
+    /// The bundle to write (as FILE.partial first, renamed once complete); `-`, a pipe or
+    /// a device is written as a stream. Never inside an input (the evidence is read-only).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
     #[command(flatten)]

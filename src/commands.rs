@@ -371,41 +371,36 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
     Ok(input_failures(&inv.input_errors, ExitCode::SUCCESS))
 }
 
-/// `collect`: write the bundle to `<out>.partial`, rename it once complete; a summary on
-/// stderr. Exit 2 when a path could not be read or no partition was found (as `scan`).
+/// `collect`: the bundle to `--out` (`crate::collect_out`: a regular file is written as
+/// `<out>.partial` and renamed once complete; a pipe, a device or `-` is streamed); a
+/// summary on stderr. Exit 2 when a path could not be read or no partition was found (as
+/// `scan`), or when `--out` is a directory or inside an input (refused before the scan).
 pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
     let opts = partition_options(&a.part, &a.remote_storage);
     request::check_given_ids(&a.paths, &opts)?;
-    let mut partial = a.out.clone().into_os_string();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let file = std::fs::File::create(&partial)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
+    let dest = crate::collect_out::Dest::of(&a.out, &a.paths)?;
     let metadata = &a.remote_log_metadata;
-    let summary = klogscan::bundle::collect_with(&a.paths, metadata, &opts, BufWriter::new(file))
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", partial.display()))?;
+    // Nothing of the inputs was readable: a bundle of no partition would merge as a
+    // broker without data, so no file is left behind.
+    let nothing_read = |s: &klogscan::bundle::CollectSummary| {
+        s.partitions == 0 && s.log_dirs == 0 && !s.errors.is_empty()
+    };
+    let summary = dest.write(
+        |w| klogscan::bundle::collect_with(&a.paths, metadata, &opts, w),
+        |s| !nothing_read(s),
+    )?;
     // What could not be read first, then what was written (the order a scan says them in).
     let code = input_failures(&summary.errors, ExitCode::SUCCESS);
-    if summary.partitions == 0 && summary.log_dirs == 0 && !summary.errors.is_empty() {
-        // Nothing of the inputs was readable: a bundle of no partition would merge as a
-        // broker without data, so none is left behind.
-        let _ = std::fs::remove_file(&partial);
+    if nothing_read(&summary) {
         eprintln!(
             "klogscan: no bundle written to {}: no log dir or partition was read under the given paths",
-            klogscan::escape::path(&a.out)
+            dest.shown()
         );
         return Ok(ExitCode::from(2));
     }
-    std::fs::rename(&partial, &a.out).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot rename {} to {}: {e}",
-            partial.display(),
-            a.out.display()
-        )
-    })?;
     eprintln!(
         "klogscan: {}: {} log dir(s), {} partition(s), {} batches, {} bytes of log read; bundle {} bytes",
-        klogscan::escape::path(&a.out),
+        dest.shown(),
         summary.log_dirs,
         summary.partitions,
         summary.batches,

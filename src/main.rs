@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod cli;
+mod collect_out;
 mod commands;
 mod help;
 

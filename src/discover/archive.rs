@@ -192,7 +192,7 @@ pub(crate) fn misnamed_archive(path: &Path) -> Option<String> {
 }
 
 /// Is `name` a file a broker keeps in a log dir or a partition dir?
-pub(crate) fn is_kafka_file_name(name: &str) -> bool {
+pub fn is_kafka_file_name(name: &str) -> bool {
     const EXTS: [&str; 10] = [
         "log",
         "index",

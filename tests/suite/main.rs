@@ -11,6 +11,7 @@ mod bounded_windows;
 mod bundle;
 mod bundle_cli;
 mod bundle_lost;
+mod bundle_out;
 mod bundle_remote;
 mod bundle_requests;
 mod bundle_shared_paths;

@@ -1,0 +1,170 @@
+//! Where `collect` writes its bundle (`--out`): never inside its inputs (they are evidence),
+//! never over a pipe or a device by a rename, never a `.partial` left behind.
+
+use crate::common::run::klogscan;
+use klogscan::testkit::brokers;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Every path under `root` with its size and modification time: what "unchanged" means.
+fn tree(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let m = std::fs::symlink_metadata(e.path()).unwrap();
+            out.push((e.path(), m.len(), m.modified().unwrap()));
+            if m.is_dir() {
+                stack.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn collect(inputs: &[&Path], out: &str) -> crate::common::run::Run {
+    let mut args: Vec<String> = vec!["collect".into()];
+    args.extend(inputs.iter().map(|p| s(p)));
+    args.extend(["--out".into(), out.into()]);
+    klogscan(&args, None, 120)
+}
+
+/// One broker's log dir of the cross-broker scenario, under a temporary root.
+fn log_dir() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let b = brokers::cross_broker_txn(&d.path().join("data")).unwrap();
+    let dir = b[1][0].clone();
+    (d, dir)
+}
+
+/// `--out` inside an input is refused before anything is read, and the input is left as
+/// it was: inside the log dir, in a partition directory (one not made yet), through a
+/// symlink to the log dir, beside a segment named alone (its partition directory), the
+/// segment itself, or an archive named alone. Before, the bundle (and its `.partial`) was written there. Near miss: a
+/// directory beside the log dir takes it.
+#[test]
+fn collect_never_writes_inside_its_inputs() {
+    let (root, dir) = log_dir();
+    let before = tree(root.path());
+    let partition = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .unwrap();
+    let segment = std::fs::read_dir(&partition)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "log"))
+        .unwrap();
+    // A file named alone that is no Kafka file (an archive): only the file itself is
+    // refused, not its directory.
+    let archive = root.path().join("evidence.tgz");
+    std::fs::write(&archive, b"not really an archive").unwrap();
+    let link = root.path().join("link");
+    std::os::unix::fs::symlink(&dir, &link).unwrap();
+    let with_link = tree(root.path());
+    for (inputs, out, relation) in [
+        (vec![dir.as_path()], dir.join("b.klb"), "is inside"),
+        (
+            vec![dir.as_path()],
+            partition.join("new/b.klb"),
+            "is inside",
+        ),
+        (vec![dir.as_path()], link.join("b.klb"), "is inside"),
+        (vec![link.as_path()], dir.join("b.klb"), "is inside"),
+        (
+            vec![segment.as_path()],
+            partition.join("b.klb"),
+            "is inside",
+        ),
+        (vec![segment.as_path()], segment.clone(), "is inside"),
+        (vec![archive.as_path()], archive.clone(), "is"),
+    ] {
+        let r = collect(&inputs, &s(&out));
+        assert_eq!(r.code(), 2, "{out:?}: {}", r.err);
+        assert!(
+            r.err.contains(&format!("{relation} the input")),
+            "{out:?}: {}",
+            r.err
+        );
+        assert!(
+            r.err.contains("never writes into the evidence"),
+            "{}",
+            r.err
+        );
+        assert!(!r.err.contains("bundle 0"), "nothing read: {}", r.err);
+        assert_eq!(tree(root.path()), with_link, "{out:?}");
+    }
+    std::fs::remove_file(&link).unwrap();
+    std::fs::remove_file(&archive).unwrap();
+    assert_eq!(tree(root.path()), before);
+    let beside = root.path().join("bundles");
+    std::fs::create_dir(&beside).unwrap();
+    let r = collect(&[&dir], &s(&beside.join("b.klb")));
+    assert_eq!(r.code(), 0, "{}", r.err);
+    assert!(beside.join("b.klb").is_file());
+}
+
+/// `-` and a FIFO are written as a stream (a rename would replace the pipe — or, as root, a
+/// device such as `/dev/null` — with a regular file): the bytes are the bundle a file
+/// gets, and the FIFO is still a FIFO. A directory is refused before the scan, with no
+/// `.partial` left beside it (before: the scan ran, the rename failed and `<dir>.partial`
+/// stayed).
+#[test]
+fn collect_streams_into_a_pipe_or_standard_output_and_refuses_a_directory() {
+    let (root, dir) = log_dir();
+    let file = root.path().join("b.klb");
+    assert_eq!(collect(&[&dir], &s(&file)).code(), 0);
+    let merged = |bundle: &Path| {
+        let args = [
+            "merge".to_string(),
+            s(bundle),
+            "--format".into(),
+            "json".into(),
+        ];
+        let r = klogscan(&args, None, 120);
+        assert_ne!(r.code(), 2, "{}", r.err);
+        r.out
+    };
+    let want = merged(&file);
+
+    // The bytes of standard output as they are (the runner reads text).
+    let r = std::process::Command::new(env!("CARGO_BIN_EXE_klogscan"))
+        .args(["collect".into(), s(&dir), "--out".into(), "-".into()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(0), "{err}");
+    assert!(err.contains("standard output"), "{err}");
+    let streamed = root.path().join("streamed.klb");
+    std::fs::write(&streamed, &r.stdout).unwrap();
+    assert_eq!(merged(&streamed), want);
+
+    let fifo = root.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let r = collect(&[&dir], &s(&fifo));
+    assert_eq!(r.code(), 0, "{}", r.err);
+    let bytes = reader.join().unwrap();
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let piped = root.path().join("piped.klb");
+    std::fs::write(&piped, bytes).unwrap();
+    assert_eq!(merged(&piped), want);
+
+    let target = root.path().join("adir");
+    std::fs::create_dir(&target).unwrap();
+    let r = collect(&[&dir], &s(&target));
+    assert_eq!(r.code(), 2, "{}", r.err);
+    assert!(r.err.contains("is a directory"), "{}", r.err);
+    assert!(!root.path().join("adir.partial").exists());
+}
