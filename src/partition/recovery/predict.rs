@@ -278,6 +278,13 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         }
     };
     let skipped = ending.skipped(skipped, inp.clean_shutdown);
+    // The snapshot file on disk the final rebuild's state descends from: the one it loads,
+    // or, after recoveries, the one their chain loaded first (`None`: the log start).
+    let origin = match &chain {
+        _ if ending.replay_from().is_some() => None,
+        Some(c) => c.origin.and_then(|(o, _)| o),
+        None => snapshot.as_ref().map(|s| s.0),
+    };
     let replay_from = if skipped {
         None
     } else {
@@ -335,7 +342,13 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         log_end: leo_after.filter(|_| end_known),
         skipped,
     });
-    let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after, &recovered);
+    let load_failure = load_failure(
+        &inp,
+        chain.as_ref(),
+        (replay_from, origin),
+        leo_after,
+        &recovered,
+    );
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
         recovery_point: inp.recovery_point,
@@ -526,7 +539,7 @@ fn replaced_at_recovery<'a>(
 fn load_failure(
     inp: &PredictInput<'_>,
     chain: Option<&chain::Chain>,
-    replay_from: Option<i64>,
+    (replay_from, origin): (Option<i64>, Option<i64>),
     leo_after: Option<i64>,
     recovered: &[SegmentRecovery],
 ) -> Option<Box<LoadFailure>> {
@@ -534,6 +547,7 @@ fn load_failure(
     let rules = replays::Rules {
         load_rules: inp.load_rules,
         broker_version: inp.broker_version,
+        snapshots: &inp.snapshots,
     };
     let (first, in_loop) = name_failures(inp);
     if first.is_some() {
@@ -561,7 +575,7 @@ fn load_failure(
     let (Some(from), Some(to)) = (replay_from, leo_after) else {
         return None;
     };
-    let last = replays::final_replay(segs, steps.iter(), from, to);
+    let last = replays::final_replay(segs, steps.iter(), (from, to), origin);
     replays::replay_failure(&rules, segs, std::slice::from_ref(&last))
 }
 
