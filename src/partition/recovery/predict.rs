@@ -278,19 +278,11 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         }
     };
     let skipped = ending.skipped(skipped, inp.clean_shutdown);
-    // The snapshot file on disk the final rebuild's state descends from: the one it loads,
-    // or, after recoveries, the one their chain loaded first (`None`: the log start).
-    let origin = match &chain {
-        _ if ending.replay_from().is_some() => None,
-        Some(c) => c.origin.and_then(|(o, _)| o),
-        None => snapshot.as_ref().map(|s| s.0),
-    };
+    let snapshot_at = snapshot.as_ref().map(|s| s.0);
     let replay_from = if skipped {
         None
     } else {
-        ending
-            .replay_from()
-            .or_else(|| snapshot.as_ref().map(|s| s.0).or(log_start_after))
+        ending.replay_from().or(snapshot_at.or(log_start_after))
     };
     // Kept whole: nothing removed (an empty last segment may end it above its last batch).
     let whole = (leo_after == inp.log_end_offset || plan.truncation.is_none())
@@ -342,13 +334,8 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         log_end: leo_after.filter(|_| end_known),
         skipped,
     });
-    let load_failure = load_failure(
-        &inp,
-        chain.as_ref(),
-        (replay_from, origin),
-        leo_after,
-        &recovered,
-    );
+    let from = (replay_from, final_origin(ending, chain.as_ref(), snapshot_at));
+    let load_failure = load_failure(&inp, chain.as_ref(), from, leo_after, &recovered);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
         recovery_point: inp.recovery_point,
@@ -509,6 +496,17 @@ fn snapshot_fates<'s>(
     // snapshots are only deleted later, by `truncateAndReload`, so they still count.
     let has_snapshot_files = snapshots.iter().any(|s| !is_stray(s.offset));
     (usable, has_snapshot_files)
+}
+
+/// The snapshot file on disk the final rebuild's state descends from: the one it loads
+/// (`loaded`), or, after recoveries, the one their chain loaded first (`None`: the log
+/// start's empty state, as in a `-delete` directory's replay from 0).
+fn final_origin(ending: Ending, chain: Option<&chain::Chain>, loaded: Option<i64>) -> Option<i64> {
+    match chain {
+        _ if ending.replay_from().is_some() => None,
+        Some(c) => c.origin.and_then(|(o, _)| o),
+        None => loaded,
+    }
 }
 
 /// The snapshots on disk, usable but for the recoveries, that a recovery's rebuild
