@@ -274,29 +274,44 @@ fn a_marker_at_or_above_the_snapshots_coordinator_epoch_or_no_snapshot_is_no_reg
 }
 
 /// What `verify` predicts of the same log after an unclean shutdown with the recovery
-/// point at the first held segment: the load rebuilds the producer state from the
-/// snapshot there and replays the held log over it, so a broker of 2.4.0 or older meets
-/// the zombie's marker below the snapshot entry's coordinator epoch and fails the load
-/// (`TransactionCoordinatorFencedException`, KAFKA-9144); a current broker loads it.
+/// point at the first held segment, by broker version and log start checkpoint. The
+/// recovery's rebuild (`ProducerStateManager.truncateAndReload` with the log start
+/// checkpoint) deletes every snapshot at or below that checkpoint before it loads one:
+/// with a checkpoint written before retention moved the log start (0 here) the snapshot
+/// at 6 survives, is loaded, and the segment's recovery replays the zombie's marker over
+/// its coordinator epoch, so a broker of 2.4.0 or older fails the load
+/// (`TransactionCoordinatorFencedException`, KAFKA-9144); with the checkpoint at 6 (what
+/// the broker writes once retention ran) that snapshot is deleted, the recovery replays
+/// the held log from an empty state and even 2.4.0 loads it. A current broker loads both.
 #[test]
 fn verify_of_the_zombie_after_retention_by_broker_version() {
     use klogscan::verify::BrokerVersion;
-    let b = LogDirBuilder::new(1)
-        .clean_shutdown(false)
-        .recovery_point("ul", 0, 6);
-    let (d, now, at) = zombie_after_retention_in(b, 18);
-    let req = Request::new([d.path()]).with_options(ScanOptions::default().with_now_ms(now));
-    let current = request::verify(&req, None).unwrap();
-    let p = &current.report.partitions[0].prediction;
-    assert!(p.load_failure.is_none(), "{p:#?}");
-    let old = request::verify(&req, Some(BrokerVersion(2, 4, 0))).unwrap();
-    let lf = old.report.partitions[0]
-        .prediction
-        .load_failure
-        .as_ref()
-        .expect("a broker of 2.4.0 fails the load");
-    assert_eq!(lf.offset, Some(at), "{lf:#?}");
-    assert_eq!(lf.exception, "TransactionCoordinatorFencedException");
+    for stale_checkpoint in [true, false] {
+        let b = LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("ul", 0, 6);
+        let (d, now, at) = zombie_after_retention_in(b, 18);
+        if stale_checkpoint {
+            std::fs::write(
+                d.path().join("log-start-offset-checkpoint"),
+                "0\n1\nul 0 0\n",
+            )
+            .unwrap();
+        }
+        let req = Request::new([d.path()]).with_options(ScanOptions::default().with_now_ms(now));
+        let current = request::verify(&req, None).unwrap();
+        let p = &current.report.partitions[0].prediction;
+        assert!(p.load_failure.is_none(), "{p:#?}");
+        let old = request::verify(&req, Some(BrokerVersion(2, 4, 0))).unwrap();
+        let lf = old.report.partitions[0].prediction.load_failure.as_ref();
+        if !stale_checkpoint {
+            assert!(lf.is_none(), "the snapshot at 6 is deleted first: {lf:#?}");
+            continue;
+        }
+        let lf = lf.expect("a broker of 2.4.0 fails the load");
+        assert_eq!(lf.offset, Some(at), "{lf:#?}");
+        assert_eq!(lf.exception, "TransactionCoordinatorFencedException");
+    }
 }
 
 /// The producer idle for 25 hours after its last marker (past the default

@@ -31,6 +31,10 @@ pub(super) struct Step {
     /// What its rebuild replays before the segment, `[from, base)`, and the snapshot it
     /// loads (`None`: none, from the log start); `None` when it replays nothing.
     pub rebuild: Option<(i64, Option<i64>)>,
+    /// The snapshot file on disk before the load that the producer state this step
+    /// recovers the segment over descends from (`None`: a replay from the log start, an
+    /// empty state there).
+    pub origin: Option<i64>,
     pub base: i64,
     /// The segment's end once recovered (its snapshot's offset).
     pub end: i64,
@@ -173,6 +177,7 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
             seg,
             for_index,
             rebuild,
+            origin: lineage.0,
             base,
             end,
         });

@@ -278,12 +278,11 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         }
     };
     let skipped = ending.skipped(skipped, inp.clean_shutdown);
+    let snapshot_at = snapshot.as_ref().map(|s| s.0);
     let replay_from = if skipped {
         None
     } else {
-        ending
-            .replay_from()
-            .or_else(|| snapshot.as_ref().map(|s| s.0).or(log_start_after))
+        ending.replay_from().or(snapshot_at.or(log_start_after))
     };
     // Kept whole: nothing removed (an empty last segment may end it above its last batch).
     let whole = (leo_after == inp.log_end_offset || plan.truncation.is_none())
@@ -335,7 +334,8 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         log_end: leo_after.filter(|_| end_known),
         skipped,
     });
-    let load_failure = load_failure(&inp, chain.as_ref(), replay_from, leo_after, &recovered);
+    let from = (replay_from, final_origin(ending, chain.as_ref(), snapshot_at));
+    let load_failure = load_failure(&inp, chain.as_ref(), from, leo_after, &recovered);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
         recovery_point: inp.recovery_point,
@@ -498,6 +498,17 @@ fn snapshot_fates<'s>(
     (usable, has_snapshot_files)
 }
 
+/// The snapshot file on disk the final rebuild's state descends from: the one it loads
+/// (`loaded`), or, after recoveries, the one their chain loaded first (`None`: the log
+/// start's empty state, as in a `-delete` directory's replay from 0).
+fn final_origin(ending: Ending, chain: Option<&chain::Chain>, loaded: Option<i64>) -> Option<i64> {
+    match chain {
+        _ if ending.replay_from().is_some() => None,
+        Some(c) => c.origin.and_then(|(o, _)| o),
+        None => loaded,
+    }
+}
+
 /// The snapshots on disk, usable but for the recoveries, that a recovery's rebuild
 /// deletes for good ([`chain::Chain::deleted`]).
 fn replaced_at_recovery<'a>(
@@ -526,7 +537,7 @@ fn replaced_at_recovery<'a>(
 fn load_failure(
     inp: &PredictInput<'_>,
     chain: Option<&chain::Chain>,
-    replay_from: Option<i64>,
+    (replay_from, origin): (Option<i64>, Option<i64>),
     leo_after: Option<i64>,
     recovered: &[SegmentRecovery],
 ) -> Option<Box<LoadFailure>> {
@@ -534,6 +545,7 @@ fn load_failure(
     let rules = replays::Rules {
         load_rules: inp.load_rules,
         broker_version: inp.broker_version,
+        snapshots: &inp.snapshots,
     };
     let (first, in_loop) = name_failures(inp);
     if first.is_some() {
@@ -561,7 +573,7 @@ fn load_failure(
     let (Some(from), Some(to)) = (replay_from, leo_after) else {
         return None;
     };
-    let last = replays::final_replay(segs, steps.iter(), from, to);
+    let last = replays::final_replay(segs, steps.iter(), (from, to), origin);
     replays::replay_failure(&rules, segs, std::slice::from_ref(&last))
 }
 

@@ -46,6 +46,9 @@ pub(super) struct Replay {
     pub recovers: Option<usize>,
     /// A rebuild's replay: what it reads. `None`: a segment's recovery.
     pub reads: Option<Reads>,
+    /// The snapshot file on disk before the load that the state it starts from descends
+    /// from ([`chain::Step::origin`]; `None`: an empty state at the log start).
+    pub origin: Option<i64>,
 }
 
 /// The replays each recovery step runs, in the broker's order: its rebuild
@@ -74,6 +77,7 @@ pub(super) fn step_replays<'a>(
                     held: if step.for_index { step.seg } else { segs.len() },
                     recovered: recovered.clone(),
                 }),
+                origin: step.origin,
             });
         }
         let why = if step.for_index {
@@ -89,18 +93,20 @@ pub(super) fn step_replays<'a>(
             ),
             recovers: Some(step.seg),
             reads: None,
+            origin: step.origin,
         });
         recovered.push(step.seg);
     }
     replays
 }
 
-/// The final rebuild's replay `[from, to)`, once every step has run.
+/// The final rebuild's replay `[from, to)`, once every step has run, over the state
+/// descending from the snapshot file `origin` (`None`: the log start's empty state).
 pub(super) fn final_replay<'a>(
     segs: &[SegmentInput],
     steps: impl Iterator<Item = &'a chain::Step>,
-    from: i64,
-    to: i64,
+    (from, to): (i64, i64),
+    origin: Option<i64>,
 ) -> Replay {
     Replay {
         from,
@@ -111,13 +117,16 @@ pub(super) fn final_replay<'a>(
             held: segs.len(),
             recovered: steps.map(|s| s.seg).collect(),
         }),
+        origin,
     }
 }
 
-/// What the replays check: the walk's load-rule findings and the broker's version.
+/// What the replays check: the walk's load-rule findings and the broker's version, and
+/// the snapshot files on disk (which producers a load of each keeps).
 pub(super) struct Rules<'a> {
     pub load_rules: &'a [Finding],
     pub broker_version: Option<BrokerVersion>,
+    pub snapshots: &'a [super::SnapshotInput],
 }
 
 /// The first failure, in the replays' order: within one replay, the earlier segment's,
@@ -190,6 +199,34 @@ fn control_failure(segs: &[SegmentInput], r: &Replay) -> Option<(usize, i64, Box
     None
 }
 
+/// False for a rule 22 finding read against the producer snapshot at the first held
+/// segment (evidence `snapshot_offset`) when the replay `r` does not hold that epoch:
+/// `ProducerAppendInfo.appendEndTxnMarker` checks a marker against the producer entry the
+/// replay's state has, and here only a load from that snapshot (or a later one on disk,
+/// written from the same state) puts the deleted marker's coordinator epoch there. The
+/// load deletes every snapshot at or below the log start it passes before loading one
+/// (`ProducerStateManager.truncateAndReload`: the log start checkpoint in a recovery's
+/// rebuild, the loaded log start — never below the first segment's base — in the final
+/// one), so a replay from an empty state at the log start (`origin` `None`) has no entry
+/// for the producer and accepts the marker; nor does one whose snapshot drops the entry
+/// as expired at the load (`loadFromSnapshot` → `isProducerExpired`). True for any other
+/// finding.
+fn holds_seeded_epoch(rules: &Rules<'_>, r: &Replay, f: &Finding) -> bool {
+    let Some(seed) = f.evidence.get("snapshot_offset").and_then(|v| v.as_i64()) else {
+        return true;
+    };
+    let Some(origin) = r.origin.filter(|&o| o >= seed) else {
+        return false;
+    };
+    let kept = |s: &&super::SnapshotInput| s.valid && s.offset == origin;
+    let pid = f.producer_id;
+    rules
+        .snapshots
+        .iter()
+        .find(kept)
+        .is_some_and(|s| pid.is_some_and(|p| s.producers.0.contains(&p)))
+}
+
 /// The first batch of `r` whose load rule makes the replay throw, with its offset.
 fn rule_failure(rules: &Rules<'_>, r: &Replay) -> Option<(i64, Box<LoadFailure>)> {
     let old_broker = rules
@@ -197,7 +234,7 @@ fn rule_failure(rules: &Rules<'_>, r: &Replay) -> Option<(i64, Box<LoadFailure>)
         .is_some_and(|v| v <= BrokerVersion(2, 4, 0));
     for f in rules.load_rules {
         let Some(o) = f.offset else { continue };
-        if o < r.from || o >= r.to {
+        if o < r.from || o >= r.to || !holds_seeded_epoch(rules, r, f) {
             continue;
         }
         let (exception, fails) = match f.kind {
