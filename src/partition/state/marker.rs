@@ -117,7 +117,7 @@ impl Replay {
                 Kind::CoordinatorEpochRegression,
                 cur,
                 format!(
-                    "producer {pid} {type_name} marker at offset {} has coordinator epoch {coordinator_epoch} below {prev} of the producer's state in snapshot {} (its last marker is below the log start {}); brokers <= 2.4.0 cannot load this log",
+                    "producer {pid} {type_name} marker at offset {} has coordinator epoch {coordinator_epoch} below {prev} of the producer's state in snapshot {} (its last marker is below the log start {}); a broker <= 2.4.0 whose load replays it from that snapshot (a recovery from a log start checkpoint below it) fails to load this log",
                     ev.base_offset, seed.name, seed.floor
                 ),
             )
@@ -175,7 +175,7 @@ impl Replay {
                     Kind::CoordinatorEpochRegression,
                     &cur,
                     format!(
-                        "producer {pid} {type_name} marker at offset {} has coordinator epoch {coordinator_epoch} below {} of the marker at offset {}; brokers <= 2.4.0 cannot load this log",
+                        "producer {pid} {type_name} marker at offset {} has coordinator epoch {coordinator_epoch} below {} of the marker at offset {}; a broker <= 2.4.0 whose load replays both (recovery, a producer-state rebuild) fails to load this log",
                         ev.base_offset, prev_coordinator_epoch, prev.base_offset
                     ),
                 )

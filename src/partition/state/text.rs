@@ -14,7 +14,7 @@ pub(crate) const BROKER_DUPLICATE: &str = "the leader returns the original offse
 pub(crate) const BROKER_FIELDS: &str = "rejects on append (CLIENT origin) a batch with a producer id and baseSequence < 0; other boundary values are never rejected by replicas or recovery";
 pub(crate) const BROKER_HANGING: &str = "never notices: the open transaction pins the last stable offset (read_committed consumers stall, the cleaner stops there) and the producer id never expires; only an abort marker closes it";
 pub(crate) const BROKER_OPEN: &str = "normal while the producer is active: the last stable offset stays at the transaction's first offset until its marker is written";
-pub(crate) const BROKER_COORD_EPOCH: &str = "rejects on append (COORDINATOR origin, TransactionCoordinatorFencedException) when it has the producer's state; logs INFO and accepts on replication/recovery since 2.4.1/2.5.0; brokers <= 2.4.0 (and <= 2.3.1) throw while recovering and fail to load this log (KAFKA-9144)";
+pub(crate) const BROKER_COORD_EPOCH: &str = "rejects on append (COORDINATOR origin, TransactionCoordinatorFencedException) when it has the producer's state; logs INFO and accepts on replication/recovery since 2.4.1/2.5.0; brokers <= 2.4.0 (and <= 2.3.1) throw when a load replays it (recovery, a producer-state rebuild) and fail to load this log (KAFKA-9144; verify --broker-version predicts whether a load does)";
 pub(crate) const BROKER_MARKER_NO_TXN: &str =
     "accepted on every path; nothing goes to the .txnindex and the LSO is unaffected (since 2.8)";
 pub(crate) const BROKER_CONFLICT: &str = "accepted on every path (the second marker finds no open transaction); under TV2 it means a delayed EndTxn completed the wrong transaction";
