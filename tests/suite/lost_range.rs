@@ -460,7 +460,10 @@ fn a_copy_missing_a_batch_holds_the_range_only_when_the_partition_is_compacted()
         assert_eq!(l.len(), 1, "compacted {compacted}: {:#?}", r.findings);
         let e = LostRange::of(l[0]).unwrap();
         let c = &e.copies[0];
-        assert_eq!(c.holds_lost_range, compacted, "compacted {compacted}: {c:?}");
+        assert_eq!(
+            c.holds_lost_range, compacted,
+            "compacted {compacted}: {c:?}"
+        );
         match compacted {
             true => {
                 assert_eq!(l[0].severity, Severity::Warning);

@@ -85,13 +85,24 @@ pub struct MetadataLog {
     /// copies as KRaft orders logs (`OffsetAndEpoch`: the epoch first).
     #[serde(default)]
     pub last_epoch: i32,
-    /// Offsets of the records the replay could not apply, in read order: a batch that
-    /// fails its CRC (its base offset: the raft client validates every batch it reads and
-    /// goes no further, `RecordsIterator`), one that does not decompress or frame, a
-    /// record that does not decode. `PartitionChangeRecord` carries no epoch, so past the
+    /// Offsets of the records the replay could not apply, in read order: a snapshot's
+    /// batch that fails its CRC (its base offset; a segment's ends the history instead:
+    /// `recovery_stop`), one that does not decompress or frame, a record that does not
+    /// decode. `PartitionChangeRecord` carries no epoch, so past the
     /// first of them the epochs and ISRs the replay infers may be stale.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<i64>,
+    /// Where the node's next start truncates this copy of the log, when batches lie at or
+    /// after it: the base offset of the first segment batch that fails its CRC, or the end
+    /// of the last valid batch before bytes that do not frame with later segments after
+    /// them. `KafkaMetadataLog.apply` opens the log with recovery point 0 and its last
+    /// shutdown taken as unclean, so `LogSegment.recover` checks every batch at every start
+    /// and `LogLoader.recoverLog` truncates at the first invalid one (the later segments
+    /// go): this copy's history ends here (nothing after it is replayed). The records
+    /// after it may still be committed: another voter's copy that holds them ranks above
+    /// this one (`load_all`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_stop: Option<i64>,
 }
 
 /// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`.
@@ -212,8 +223,16 @@ fn read_files(
         return log;
     };
     for seg in &p.segments {
-        if let Some(file) = &seg.log {
-            read_any(file, from, None, max_bytes, &mut dec, &mut log, Some(rec));
+        let Some(file) = &seg.log else { continue };
+        if rec.stopped {
+            // `LogLoader.recoverLog` deletes the segments after the one it truncated.
+            log.recovery_stop = log.recovery_stop.or(rec.stop_at);
+            break;
+        }
+        read_any(file, from, None, max_bytes, &mut dec, &mut log, Some(rec));
+        if rec.stopped && rec.stop_at.is_none() {
+            // Bytes after the last whole batch that do not frame: truncated at its end.
+            rec.stop_at = Some(rec.end.unwrap_or(seg.base_offset));
         }
     }
     log
@@ -232,18 +251,21 @@ struct Recovered {
     epoch: i32,
     /// Recovery stopped here: no later batch counts.
     stopped: bool,
+    /// The offset recovery truncates at, once `stopped`.
+    stop_at: Option<i64>,
     /// A batch this model does not follow (magic 0/1, a batch too large to hold, a file
     /// that does not read): the recovered end is unknown.
     unknown: bool,
 }
 
 impl Recovered {
-    fn batch(&mut self, valid: bool, last_offset: i64, epoch: i32) {
+    fn batch(&mut self, valid: bool, base_offset: i64, last_offset: i64, epoch: i32) {
         if self.stopped {
             return;
         }
         if !valid {
             self.stopped = true;
+            self.stop_at = Some(base_offset);
             return;
         }
         self.end = Some(last_offset + 1);
@@ -383,17 +405,35 @@ fn read_any(
         if rec.is_none() && !wanted {
             return;
         }
-        let valid = b.is_valid();
         if let Some(r) = rec {
-            r.batch(valid, b.last_offset(), b.partition_leader_epoch());
+            if r.stopped {
+                // Truncated by the node's recovery: never in its log after the next start.
+                log.recovery_stop = log.recovery_stop.or(r.stop_at);
+                return;
+            }
+            let valid = b.is_valid();
+            r.batch(
+                valid,
+                b.base_offset(),
+                b.last_offset(),
+                b.partition_leader_epoch(),
+            );
+            if !valid {
+                // Said by the scan (`crc_mismatch`, its truncation); the history of this
+                // copy ends here, as the node's log does (`LogSegment.recover`).
+                log.recovery_stop = r.stop_at;
+                return;
+            }
         }
         if !wanted {
             return;
         }
+        let valid = b.is_valid();
         // A snapshot's records stand at its end offset − 1 in the history.
         let gap_at = |offset: i64| snapshot_end.map_or(offset, |e| e - 1);
         if !valid {
-            // Said by the scan (`crc_mismatch`); the history records where it misses it.
+            // A snapshot's batch (segments stop above): the history records where it
+            // misses it.
             log.gaps.push(gap_at(b.base_offset()));
             return;
         }
