@@ -105,15 +105,17 @@ pub struct MetadataLog {
     pub recovery_stop: Option<i64>,
 }
 
-/// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`.
+/// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`, at
+/// the fixed widths `Snapshots.parse` reads (`layout::kraft_snapshot_id`): a renamed
+/// `100-1.checkpoint` is no snapshot (the node's start fails on it: `verify`'s
+/// `unparseable_file_name`).
 pub fn snapshot_id(path: &Path) -> Option<SnapshotId> {
     let name = path.file_name()?.to_str()?;
-    let stem = name.strip_suffix(".checkpoint")?;
-    let (o, e) = stem.split_once('-')?;
+    let (end_offset, epoch) = crate::discover::layout::kraft_snapshot_id(name)?;
     Some(SnapshotId {
         file: name.to_string(),
-        end_offset: o.parse().ok()?,
-        epoch: e.parse().ok()?,
+        end_offset,
+        epoch,
     })
 }
 

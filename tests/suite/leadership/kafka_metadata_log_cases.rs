@@ -490,3 +490,81 @@ fn another_voters_intact_copy_carries_the_history_past_the_damage() {
         }
     }
 }
+
+/// `Snapshots.parse` reads a KRaft snapshot's name at fixed widths: the end offset in the
+/// first 20 characters, the epoch in the 10 after the separator. `recoverSnapshots` parses
+/// every name of the live metadata log's directory ending `.checkpoint` (or
+/// `.checkpoint.part`, `.checkpoint.deleted`) and catches nothing, so a renamed snapshot —
+/// `100-1.checkpoint` (too short: `StringIndexOutOfBoundsException`) or
+/// `00000000000000000100-1.checkpoint` (the epoch's 10 characters are `1.checkpoi`:
+/// `NumberFormatException`) — fails `KafkaMetadataLog.apply` and the node does not start:
+/// `unparseable_file_name`, and the file is no snapshot of the history. Twins: the
+/// canonical name (a snapshot, no finding), the short name in a data partition or in a
+/// `-delete` copy of the metadata log (never parsed: no finding).
+#[test]
+fn a_snapshot_name_kafka_reads_at_fixed_widths_fails_the_start_when_renamed() {
+    use klogscan::request::{self, Request};
+    let canonical = format!("{:020}-{:010}.checkpoint", 100, 1);
+    for (name, dir, exception) in [
+        (
+            "100-1.checkpoint",
+            "live",
+            Some("StringIndexOutOfBoundsException"),
+        ),
+        (
+            "00000000000000000100-1.checkpoint",
+            "live",
+            Some("NumberFormatException"),
+        ),
+        (canonical.as_str(), "live", None),
+        ("100-1.checkpoint", "delete", None),
+        ("100-1.checkpoint", "data", None),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let mut b = MetadataLogBuilder::new(T0).snapshot(100, 1, snapshot_state());
+        b.batch(&[broker(3)]);
+        let part = b.write(d.path()).unwrap();
+        std::fs::rename(part.join(&canonical), part.join(name)).unwrap();
+        match dir {
+            "delete" => std::fs::rename(
+                &part,
+                d.path()
+                    .join("__cluster_metadata-0.0123456789abcdef0123456789abcdef-delete"),
+            )
+            .unwrap(),
+            "data" => {
+                let orders = d.path().join("orders-0");
+                std::fs::create_dir_all(&orders).unwrap();
+                std::fs::rename(part.join(name), orders.join(name)).unwrap();
+            }
+            _ => {}
+        }
+        let a = request::verify(&Request::new([d.path()]), None).unwrap();
+        let f: Vec<Finding> = a
+            .report
+            .partitions
+            .iter()
+            .flat_map(|p| p.findings.iter().cloned())
+            .filter(|f| f.kind == Kind::UnparseableFileName)
+            .collect();
+        let case = format!("{name} in a {dir} directory");
+        match exception {
+            Some(e) => {
+                assert_eq!(f.len(), 1, "{case}: {f:#?}");
+                assert_eq!(f[0].severity, Severity::Error);
+                assert_eq!(f[0].segment.as_deref(), Some(name), "{case}");
+                assert_eq!(f[0].evidence["exception"], e, "{case}");
+                assert_eq!(f[0].evidence["parsed_by"], "kraft_snapshots", "{case}");
+                assert!(f[0].message.contains("does not start"), "{}", f[0].message);
+            }
+            None => assert!(f.is_empty(), "{case}: {f:#?}"),
+        }
+        if dir == "live" {
+            let inv = layout::discover(&[d.path().to_path_buf()]);
+            let h = leadership::load_all(&inv, None, 64 << 20);
+            let snapshot = h[0].log.snapshot.as_ref().map(|s| s.file.clone());
+            let want = exception.is_none().then(|| canonical.clone());
+            assert_eq!(snapshot, want, "{case}: a snapshot of the history?");
+        }
+    }
+}
