@@ -11,6 +11,7 @@
 
 use super::replay::MetaEntry;
 use crate::discover::layout::PartitionDir;
+use crate::partition::recovery::metadata_snapshots::metadata_log_start;
 use crate::read::format::metadata::{MetaRecord, decode_record};
 use crate::read::format::{self, ControlType, Decompressor, kraft};
 use crate::read::segment::{self, Item, ReadPolicy};
@@ -143,7 +144,7 @@ pub fn read_metadata_dir(
     max_decompressed: usize,
 ) -> MetadataLog {
     let snapshots = snapshots_of(p);
-    let start = log_start(p);
+    let start = metadata_log_start(p);
     // `recoverSnapshots` keeps the snapshots at or above the log start; with a log start
     // above 0 and none of them, it throws and the node does not start (no truncation).
     let retained: Vec<_> = snapshots
@@ -211,11 +212,11 @@ fn read_files(
         log.end_offset = log.end_offset.max(id.end_offset);
         // Offsets between the snapshot's end and the log start are in neither file: the
         // history misses them (the node itself does not start: `recoverSnapshots`).
-        if recovered.is_some() && id.end_offset < log_start(p) {
+        if recovered.is_some() && id.end_offset < metadata_log_start(p) {
             log.gaps.push(id.end_offset);
         }
         log.snapshot = Some(id);
-    } else if recovered.is_some() && log_start(p) > 0 {
+    } else if recovered.is_some() && metadata_log_start(p) > 0 {
         // A log starting above 0 with no snapshot: the records below its start are in no
         // file (the node does not start either, `recoverSnapshots`), so the history from
         // offset 0 is missing.
@@ -285,19 +286,8 @@ impl Recovered {
     }
 }
 
-/// The log start offset `UnifiedLog`'s load gives the metadata log (`KafkaMetadataLog.apply`
-/// opens it with log start 0: the first segment's base offset, else 0).
-fn log_start(p: &PartitionDir) -> i64 {
-    p.segments
-        .iter()
-        .filter(|s| s.log.is_some())
-        .map(|s| s.base_offset)
-        .min()
-        .unwrap_or(0)
-        .max(0)
-}
-
-/// The KRaft snapshots of `p` (`<endOffset>-<epoch>.checkpoint`), by end offset.
+/// The KRaft snapshots of `p` (`<endOffset>-<epoch>.checkpoint`, at `Snapshots.parse`'s
+/// fixed widths), by end offset.
 fn snapshots_of(p: &PartitionDir) -> Vec<(SnapshotId, &PathBuf)> {
     let mut snapshots: Vec<_> = p
         .kraft_snapshots
@@ -306,29 +296,6 @@ fn snapshots_of(p: &PartitionDir) -> Vec<(SnapshotId, &PathBuf)> {
         .collect();
     snapshots.sort_by_key(|(id, _)| (id.end_offset, id.epoch));
     snapshots
-}
-
-/// A metadata log whose start is above every snapshot (`KafkaMetadataLog.recoverSnapshots`:
-/// with a log start above 0, a snapshot at or above it must exist, else it throws
-/// `IllegalStateException` "Inconsistent snapshot state" and the node does not start).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InconsistentSnapshots {
-    /// The log start offset (the first segment's base offset).
-    pub log_start: i64,
-    /// The snapshots below it, by end offset (none is kept).
-    pub below: Vec<SnapshotId>,
-}
-
-/// [`InconsistentSnapshots`] of `p`, when its files make the node's start fail.
-pub fn inconsistent_snapshots(p: &PartitionDir) -> Option<InconsistentSnapshots> {
-    let start = log_start(p);
-    let snapshots = snapshots_of(p);
-    (start > 0 && snapshots.iter().all(|(id, _)| id.end_offset < start)).then(|| {
-        InconsistentSnapshots {
-            log_start: start,
-            below: snapshots.into_iter().map(|(id, _)| id).collect(),
-        }
-    })
 }
 
 /// The snapshot the replay starts from when the log is not truncated fully to the latest:

@@ -333,7 +333,7 @@ fn a_corrupt_batch_below_a_newer_snapshot_makes_the_node_start_from_the_snapshot
     }
 }
 
-/// `testStartupWithInvalidSnapshotState`, as `verify` reports it: a live metadata log whose
+/// `testStartupWithInvalidSnapshotState`, as `scan` and `verify` report it: a live metadata log whose
 /// segments start at 100 above its only snapshot (50) does not start
 /// (`metadata_snapshot_inconsistent`, error). Twins: a snapshot at 100 reaches the log
 /// start (no finding, no gap in the history); the same files in a `-delete` copy are
@@ -381,6 +381,14 @@ fn verify_says_a_node_whose_metadata_log_starts_above_every_snapshot_does_not_st
             );
             assert!(f[0].message.contains("does not start"), "{}", f[0].message);
         }
+        // `scan` says it too (the metadata log's own files prove the next start fails),
+        // once: verify carries the scan's finding rather than drawing its own.
+        let scanned = scan(d.path());
+        assert_eq!(
+            of_kind(&scanned, Kind::MetadataSnapshotInconsistent).len(),
+            usize::from(fires),
+            "scan: snapshot {snapshot_end}, delete copy {delete_copy}"
+        );
         if !delete_copy {
             let inv = layout::discover(&[d.path().to_path_buf()]);
             let h = leadership::load_all(&inv, None, 64 << 20);
