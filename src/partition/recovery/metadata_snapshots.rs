@@ -64,19 +64,21 @@ pub struct InconsistentSnapshots {
 pub fn inconsistent_snapshots(p: &PartitionDir) -> Option<InconsistentSnapshots> {
     let start = metadata_log_start(p);
     let snapshots = kraft_snapshots(p);
-    (start > 0 && snapshots.iter().all(|s| s.end_offset < start)).then_some(
-        InconsistentSnapshots {
-            log_start: start,
-            below: snapshots,
-        },
-    )
+    (start > 0 && snapshots.iter().all(|s| s.end_offset < start)).then_some(InconsistentSnapshots {
+        log_start: start,
+        below: snapshots,
+    })
 }
 
 /// The `metadata_snapshot_inconsistent` finding of `p` (`segment` = the directory's name),
 /// a live metadata log copy whose start no snapshot reaches. A copy the broker does not
 /// load as its metadata log (`-delete`, `-future`, `-stray`) is never opened by
 /// `KafkaMetadataLog.apply`: none.
-pub(crate) fn snapshot_state_finding(p: &PartitionDir, topic: &str, partition: i32) -> Option<Finding> {
+pub(crate) fn snapshot_state_finding(
+    p: &PartitionDir,
+    topic: &str,
+    partition: i32,
+) -> Option<Finding> {
     let live = matches!(p.kind, None | Some(DirKind::Normal));
     if !p.is_kraft_metadata() || !live {
         return None;
