@@ -9,9 +9,13 @@ use std::path::{Path, PathBuf};
 pub use thin_vec::ThinVec;
 
 mod inputs;
+mod kraft_names;
 mod names;
 mod walker;
 pub use inputs::classify_input_file;
+pub use kraft_names::{
+    KraftSnapshotName, canonical_snapshot_name, kraft_snapshot_id, kraft_snapshot_name,
+};
 pub use names::{
     FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, NoncanonicalName, OffsetNameStep,
     REMOTE_LOG_INDEX_CACHE, canonical_segment_name, is_internal_topic, is_kraft_metadata,

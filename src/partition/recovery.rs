@@ -16,6 +16,7 @@ pub(crate) mod aliases;
 mod chain;
 mod ending;
 pub(crate) mod last_read;
+pub mod metadata_snapshots;
 mod plan;
 mod predict;
 pub mod reopened;

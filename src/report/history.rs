@@ -25,7 +25,7 @@ pub fn write_table(views: &[ClusterView], out: &mut dyn Write) -> io::Result<()>
     for v in views {
         writeln!(
             out,
-            "metadata log {}{}: {} records to offset {}{}",
+            "metadata log {}{}: {} records to offset {}{}{}",
             v.metadata_log,
             v.cluster_id
                 .as_deref()
@@ -36,6 +36,11 @@ pub fn write_table(views: &[ClusterView], out: &mut dyn Write) -> io::Result<()>
             v.snapshot
                 .as_ref()
                 .map(|s| format!(", from snapshot {}", s.file))
+                .unwrap_or_default(),
+            v.recovery_stop
+                .map(|o| format!(
+                    ", ending at offset {o}: the node's next start truncates this copy there (LogSegment.recover), the batches after it are not replayed"
+                ))
                 .unwrap_or_default()
         )?;
         if !v.bootstrap_features.is_empty() {

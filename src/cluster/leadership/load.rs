@@ -11,6 +11,7 @@
 
 use super::replay::MetaEntry;
 use crate::discover::layout::PartitionDir;
+use crate::partition::recovery::metadata_snapshots::metadata_log_start;
 use crate::read::format::metadata::{MetaRecord, decode_record};
 use crate::read::format::{self, ControlType, Decompressor, kraft};
 use crate::read::segment::{self, Item, ReadPolicy};
@@ -85,24 +86,37 @@ pub struct MetadataLog {
     /// copies as KRaft orders logs (`OffsetAndEpoch`: the epoch first).
     #[serde(default)]
     pub last_epoch: i32,
-    /// Offsets of the records the replay could not apply, in read order: a batch that
-    /// fails its CRC (its base offset: the raft client validates every batch it reads and
-    /// goes no further, `RecordsIterator`), one that does not decompress or frame, a
-    /// record that does not decode. `PartitionChangeRecord` carries no epoch, so past the
+    /// Offsets of the records the replay could not apply, in read order: a snapshot's
+    /// batch that fails its CRC (its base offset; a segment's ends the history instead:
+    /// `recovery_stop`), one that does not decompress or frame, a record that does not
+    /// decode. `PartitionChangeRecord` carries no epoch, so past the
     /// first of them the epochs and ISRs the replay infers may be stale.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<i64>,
+    /// Where the node's next start truncates this copy of the log, when batches lie at or
+    /// after it: the base offset of the first segment batch that fails its CRC, or the end
+    /// of the last valid batch before bytes that do not frame with later segments after
+    /// them. `KafkaMetadataLog.apply` opens the log with recovery point 0 and its last
+    /// shutdown taken as unclean, so `LogSegment.recover` checks every batch at every start
+    /// and `LogLoader.recoverLog` truncates at the first invalid one (the later segments
+    /// go): this copy's history ends here (nothing after it is replayed). The records
+    /// after it may still be committed: another voter's copy that holds them ranks above
+    /// this one (`load_all`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_stop: Option<i64>,
 }
 
-/// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`.
+/// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`, at
+/// the fixed widths `Snapshots.parse` reads (`layout::kraft_snapshot_id`): a renamed
+/// `100-1.checkpoint` is no snapshot (the node's start fails on it: `verify`'s
+/// `unparseable_file_name`).
 pub fn snapshot_id(path: &Path) -> Option<SnapshotId> {
     let name = path.file_name()?.to_str()?;
-    let stem = name.strip_suffix(".checkpoint")?;
-    let (o, e) = stem.split_once('-')?;
+    let (end_offset, epoch) = crate::discover::layout::kraft_snapshot_id(name)?;
     Some(SnapshotId {
         file: name.to_string(),
-        end_offset: o.parse().ok()?,
-        epoch: e.parse().ok()?,
+        end_offset,
+        epoch,
     })
 }
 
@@ -130,7 +144,7 @@ pub fn read_metadata_dir(
     max_decompressed: usize,
 ) -> MetadataLog {
     let snapshots = snapshots_of(p);
-    let start = log_start(p);
+    let start = metadata_log_start(p);
     // `recoverSnapshots` keeps the snapshots at or above the log start; with a log start
     // above 0 and none of them, it throws and the node does not start (no truncation).
     let retained: Vec<_> = snapshots
@@ -198,11 +212,11 @@ fn read_files(
         log.end_offset = log.end_offset.max(id.end_offset);
         // Offsets between the snapshot's end and the log start are in neither file: the
         // history misses them (the node itself does not start: `recoverSnapshots`).
-        if recovered.is_some() && id.end_offset < log_start(p) {
+        if recovered.is_some() && id.end_offset < metadata_log_start(p) {
             log.gaps.push(id.end_offset);
         }
         log.snapshot = Some(id);
-    } else if recovered.is_some() && log_start(p) > 0 {
+    } else if recovered.is_some() && metadata_log_start(p) > 0 {
         // A log starting above 0 with no snapshot: the records below its start are in no
         // file (the node does not start either, `recoverSnapshots`), so the history from
         // offset 0 is missing.
@@ -212,8 +226,16 @@ fn read_files(
         return log;
     };
     for seg in &p.segments {
-        if let Some(file) = &seg.log {
-            read_any(file, from, None, max_bytes, &mut dec, &mut log, Some(rec));
+        let Some(file) = &seg.log else { continue };
+        if rec.stopped {
+            // `LogLoader.recoverLog` deletes the segments after the one it truncated.
+            log.recovery_stop = log.recovery_stop.or(rec.stop_at);
+            break;
+        }
+        read_any(file, from, None, max_bytes, &mut dec, &mut log, Some(rec));
+        if rec.stopped && rec.stop_at.is_none() {
+            // Bytes after the last whole batch that do not frame: truncated at its end.
+            rec.stop_at = Some(rec.end.unwrap_or(seg.base_offset));
         }
     }
     log
@@ -232,18 +254,21 @@ struct Recovered {
     epoch: i32,
     /// Recovery stopped here: no later batch counts.
     stopped: bool,
+    /// The offset recovery truncates at, once `stopped`.
+    stop_at: Option<i64>,
     /// A batch this model does not follow (magic 0/1, a batch too large to hold, a file
     /// that does not read): the recovered end is unknown.
     unknown: bool,
 }
 
 impl Recovered {
-    fn batch(&mut self, valid: bool, last_offset: i64, epoch: i32) {
+    fn batch(&mut self, valid: bool, base_offset: i64, last_offset: i64, epoch: i32) {
         if self.stopped {
             return;
         }
         if !valid {
             self.stopped = true;
+            self.stop_at = Some(base_offset);
             return;
         }
         self.end = Some(last_offset + 1);
@@ -261,19 +286,8 @@ impl Recovered {
     }
 }
 
-/// The log start offset `UnifiedLog`'s load gives the metadata log (`KafkaMetadataLog.apply`
-/// opens it with log start 0: the first segment's base offset, else 0).
-fn log_start(p: &PartitionDir) -> i64 {
-    p.segments
-        .iter()
-        .filter(|s| s.log.is_some())
-        .map(|s| s.base_offset)
-        .min()
-        .unwrap_or(0)
-        .max(0)
-}
-
-/// The KRaft snapshots of `p` (`<endOffset>-<epoch>.checkpoint`), by end offset.
+/// The KRaft snapshots of `p` (`<endOffset>-<epoch>.checkpoint`, at `Snapshots.parse`'s
+/// fixed widths), by end offset.
 fn snapshots_of(p: &PartitionDir) -> Vec<(SnapshotId, &PathBuf)> {
     let mut snapshots: Vec<_> = p
         .kraft_snapshots
@@ -282,29 +296,6 @@ fn snapshots_of(p: &PartitionDir) -> Vec<(SnapshotId, &PathBuf)> {
         .collect();
     snapshots.sort_by_key(|(id, _)| (id.end_offset, id.epoch));
     snapshots
-}
-
-/// A metadata log whose start is above every snapshot (`KafkaMetadataLog.recoverSnapshots`:
-/// with a log start above 0, a snapshot at or above it must exist, else it throws
-/// `IllegalStateException` "Inconsistent snapshot state" and the node does not start).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InconsistentSnapshots {
-    /// The log start offset (the first segment's base offset).
-    pub log_start: i64,
-    /// The snapshots below it, by end offset (none is kept).
-    pub below: Vec<SnapshotId>,
-}
-
-/// [`InconsistentSnapshots`] of `p`, when its files make the node's start fail.
-pub fn inconsistent_snapshots(p: &PartitionDir) -> Option<InconsistentSnapshots> {
-    let start = log_start(p);
-    let snapshots = snapshots_of(p);
-    (start > 0 && snapshots.iter().all(|(id, _)| id.end_offset < start)).then(|| {
-        InconsistentSnapshots {
-            log_start: start,
-            below: snapshots.into_iter().map(|(id, _)| id).collect(),
-        }
-    })
 }
 
 /// The snapshot the replay starts from when the log is not truncated fully to the latest:
@@ -383,17 +374,35 @@ fn read_any(
         if rec.is_none() && !wanted {
             return;
         }
-        let valid = b.is_valid();
         if let Some(r) = rec {
-            r.batch(valid, b.last_offset(), b.partition_leader_epoch());
+            if r.stopped {
+                // Truncated by the node's recovery: never in its log after the next start.
+                log.recovery_stop = log.recovery_stop.or(r.stop_at);
+                return;
+            }
+            let valid = b.is_valid();
+            r.batch(
+                valid,
+                b.base_offset(),
+                b.last_offset(),
+                b.partition_leader_epoch(),
+            );
+            if !valid {
+                // Said by the scan (`crc_mismatch`, its truncation); the history of this
+                // copy ends here, as the node's log does (`LogSegment.recover`).
+                log.recovery_stop = r.stop_at;
+                return;
+            }
         }
         if !wanted {
             return;
         }
+        let valid = b.is_valid();
         // A snapshot's records stand at its end offset − 1 in the history.
         let gap_at = |offset: i64| snapshot_end.map_or(offset, |e| e - 1);
         if !valid {
-            // Said by the scan (`crc_mismatch`); the history records where it misses it.
+            // A snapshot's batch (segments stop above): the history records where it
+            // misses it.
             log.gaps.push(gap_at(b.base_offset()));
             return;
         }

@@ -57,6 +57,10 @@ pub struct ClusterView {
     pub cluster_id: Option<String>,
     pub snapshot: Option<SnapshotId>,
     pub end_offset: i64,
+    /// Where the node's recovery truncates this copy (`MetadataLog::recovery_stop`): the
+    /// history ends there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery_stop: Option<i64>,
     pub records: usize,
     pub partitions: Vec<PartitionView>,
     pub brokers: Vec<BrokerEvent>,
@@ -113,6 +117,7 @@ pub fn view(h: &ClusterHistory, f: &HistoryFilter) -> ClusterView {
         cluster_id: h.source.cluster_id.as_deref().map(str::to_string),
         snapshot: h.log.snapshot.clone(),
         end_offset: h.log.end_offset,
+        recovery_stop: h.log.recovery_stop,
         records: h.log.entries.len(),
         partitions,
         brokers: h

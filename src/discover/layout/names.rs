@@ -129,7 +129,9 @@ pub fn parse_partition_dir_name(name: &str) -> Option<(TopicPartition, DirKind)>
 /// `Snapshots.parse`): `<offset>.log|.index|.timeindex|
 /// .txnindex|.snapshot` or `<offset>-<epoch>.checkpoint`. The number is the text before
 /// the FIRST `.` (as in Kafka); it must be non-negative decimal digits (normally 20,
-/// any width is accepted). Suffixed leftovers (`….log.deleted`) are not matched: see
+/// any width is accepted). A KRaft snapshot's name only at Kafka's widths (20 and 10
+/// digits, [`kraft_snapshot_id`](super::kraft_snapshot_id)): `Snapshots.parse` throws on
+/// `100-1.checkpoint`. Suffixed leftovers (`….log.deleted`) are not matched: see
 /// [`parse_leftover_name`]. A segment file (`.log`, indexes) of another width than 20 is
 /// parsed here, but the broker never reads it under that name: discovery lists it as
 /// such ([`noncanonical_segment_name`]), not as a segment.
@@ -142,13 +144,9 @@ pub fn parse_segment_file_name(name: &str) -> Option<(i64, FileKind)> {
         "txnindex" => FileKind::TxnIndex,
         "snapshot" => FileKind::ProducerSnapshot,
         "checkpoint" => {
-            let (off, epoch) = stem.split_once('-')?;
-            return Some((
-                parse_decimal_i64(off)?,
-                FileKind::KraftSnapshot {
-                    epoch: parse_decimal_i32(epoch)?,
-                },
-            ));
+            // `Snapshots.parse`: fixed widths, under the name Kafka opens the snapshot by.
+            let (off, epoch) = super::kraft_snapshot_id(name)?;
+            return Some((off, FileKind::KraftSnapshot { epoch }));
         }
         _ => return None,
     };
@@ -281,7 +279,7 @@ impl OffsetNameStep {
 
 /// What `Long.parseLong` makes of a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum JavaLong {
+pub(super) enum JavaLong {
     /// Parsed: an optional leading `+`/`-`, then ASCII digits, within the `long` range.
     Parsed(i64),
     /// Throws `NumberFormatException`: empty, a sign alone, any other character, out of
@@ -292,7 +290,7 @@ enum JavaLong {
     Unmodelled,
 }
 
-fn java_parse_long(s: &str) -> JavaLong {
+pub(super) fn java_parse_long(s: &str) -> JavaLong {
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() {
         return JavaLong::Throws;

@@ -529,6 +529,12 @@ pub(super) fn scan_partition(
     walk_units(&mut run, &logs, &segs, threads, piece);
     let (mut report, replay, mut findings) = run.finish();
     apply_recovery(p, &mut report, &dir, opts, &mut findings);
+    // A metadata log whose start no snapshot reaches: the node's next start fails.
+    findings.extend(recovery::metadata_snapshots::snapshot_state_finding(
+        p,
+        &report.topic,
+        report.partition,
+    ));
     drop_inert_recovery(&mut report, opts);
     release_spare_capacity(&mut report);
     findings.shrink_to_fit();

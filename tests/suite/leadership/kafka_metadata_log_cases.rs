@@ -295,7 +295,7 @@ fn a_latest_snapshot_inside_the_log_keeps_the_log_and_the_replay_from_the_oldest
 /// end, and `truncateToLatestSnapshot` truncates the log fully to it: the node starts from
 /// the snapshot (led by 2 at epoch 3), not from the records before the damage with a gap.
 /// The twin: a snapshot at the damaged batch's offset (3) is not past the recovered log
-/// end (3): the log is kept, the history replays it from 0 with the gap at 3.
+/// end (3): the log is kept, the history replays it from 0 and ends at 3 (`recovery_stop`).
 #[test]
 fn a_corrupt_batch_below_a_newer_snapshot_makes_the_node_start_from_the_snapshot() {
     for (end, truncates) in [(10, true), (3, false)] {
@@ -323,12 +323,17 @@ fn a_corrupt_batch_below_a_newer_snapshot_makes_the_node_start_from_the_snapshot
             assert_eq!(now.map(|s| (s.leader, s.leader_epoch)), Some((2, 3)));
         } else {
             assert_eq!(log.snapshot, None, "the log from 0 is kept");
-            assert_eq!(log.gaps, vec![3]);
+            assert_eq!(log.recovery_stop, Some(3), "recovery truncates at 3");
+            assert!(
+                log.gaps.is_empty(),
+                "the stop ends the history: {:?}",
+                log.gaps
+            );
         }
     }
 }
 
-/// `testStartupWithInvalidSnapshotState`, as `verify` reports it: a live metadata log whose
+/// `testStartupWithInvalidSnapshotState`, as `scan` and `verify` report it: a live metadata log whose
 /// segments start at 100 above its only snapshot (50) does not start
 /// (`metadata_snapshot_inconsistent`, error). Twins: a snapshot at 100 reaches the log
 /// start (no finding, no gap in the history); the same files in a `-delete` copy are
@@ -376,10 +381,198 @@ fn verify_says_a_node_whose_metadata_log_starts_above_every_snapshot_does_not_st
             );
             assert!(f[0].message.contains("does not start"), "{}", f[0].message);
         }
+        // `scan` says it too (the metadata log's own files prove the next start fails),
+        // once: verify carries the scan's finding rather than drawing its own.
+        let scanned = scan(d.path());
+        assert_eq!(
+            of_kind(&scanned, Kind::MetadataSnapshotInconsistent).len(),
+            usize::from(fires),
+            "scan: snapshot {snapshot_end}, delete copy {delete_copy}"
+        );
         if !delete_copy {
             let inv = layout::discover(&[d.path().to_path_buf()]);
             let h = leadership::load_all(&inv, None, 64 << 20);
             assert_eq!(h[0].log.gaps.is_empty(), !fires, "{:?}", h[0].log.gaps);
+        }
+    }
+}
+
+/// The log of `orders-0` whose third batch (offset 4: 2 becomes leader) fails its CRC and
+/// whose fourth (offset 5: 1 leads again, at leader epoch 2) follows it.
+fn log_with_a_tail(dir: &Path, node: i32, corrupt: bool) -> std::path::PathBuf {
+    std::fs::write(
+        dir.join("meta.properties"),
+        format!("version=1\nnode.id={node}\ncluster.id=c1\n"),
+    )
+    .unwrap();
+    let mut b = MetadataLogBuilder::new(T0);
+    b.batch(&[topic(), broker(1), broker(2)]); // 0..=2
+    b.batch(&[partition(&[1, 2], &[1, 2], 1, 0)]); // 3
+    b.batch(&[change(|c| c.leader = 2)]); // 4: epoch 1
+    b.batch(&[change(|c| c.leader = 1)]); // 5: epoch 2
+    let part = b.write(dir).unwrap();
+    if corrupt {
+        corrupt_batch(&part, 2);
+    }
+    part
+}
+
+/// The metadata log is recovered from offset 0 at EVERY start, clean or not
+/// (`KafkaMetadataLog.apply` opens `UnifiedLog` with recovery point 0 and the last shutdown
+/// taken as unclean, since Kafka 2.8): `LogSegment.recover` meets the batch at offset 4 that
+/// fails its CRC and `LogLoader.recoverLog` truncates the log there, so the records after it
+/// (offset 5) are not in this node's log after its next start — it fetches them again from
+/// the leader. The history of this copy ends at 4 and says so (`recovery_stop`): 1 leads at
+/// epoch 0. The twin: the same log undamaged replays both changes (1 at epoch 2).
+#[test]
+fn a_corrupt_metadata_batch_ends_the_history_of_its_copy() {
+    for corrupt in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        log_with_a_tail(d.path(), 1, corrupt);
+        let inv = layout::discover(&[d.path().to_path_buf()]);
+        let h = leadership::load_all(&inv, None, 64 << 20);
+        let log = &h[0].log;
+        let now = h[0]
+            .timeline("orders", 0)
+            .and_then(|t| t.current().cloned());
+        let now = now.map(|s| (s.leader, s.leader_epoch));
+        let view = leadership::views(&inv, &Default::default());
+        assert_eq!(
+            view[0].recovery_stop, log.recovery_stop,
+            "history shows the stop"
+        );
+        if corrupt {
+            assert_eq!(log.recovery_stop, Some(4), "{:?}", log.gaps);
+            assert_eq!(now, Some((1, 0)), "nothing after the corrupt batch");
+            assert_eq!(log.end_offset, 4);
+            assert!(log.gaps.is_empty(), "the stop is the end, not a gap");
+        } else {
+            assert_eq!(log.recovery_stop, None);
+            assert_eq!(now, Some((1, 2)));
+            assert_eq!(log.end_offset, 6);
+        }
+    }
+}
+
+/// Two voters of cluster `c1`: node 1's copy has the corrupt batch at 4, node 2's holds the
+/// same records intact, through offset 5. The records after node 1's damage were committed
+/// (another voter holds them, at the same epoch), and node 1's recovered log (ending at 4)
+/// ranks below node 2's (ending at 6) as KRaft orders logs: the history is node 2's, whole.
+/// The twin: node 2's copy ends at offset 3 (it holds less than node 1's recovered log),
+/// so the history is node 1's, ending at its stop.
+#[test]
+fn another_voters_intact_copy_carries_the_history_past_the_damage() {
+    for other_whole in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("node1"), d.path().join("node2"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        log_with_a_tail(&a, 1, true);
+        if other_whole {
+            log_with_a_tail(&b, 2, false);
+        } else {
+            std::fs::write(
+                b.join("meta.properties"),
+                "version=1\nnode.id=2\ncluster.id=c1\n",
+            )
+            .unwrap();
+            let mut short = MetadataLogBuilder::new(T0);
+            short.batch(&[topic(), broker(1), broker(2)]);
+            short.write(&b).unwrap();
+        }
+        let inv = layout::discover(&[d.path().to_path_buf()]);
+        let h = leadership::load_all(&inv, None, 64 << 20);
+        assert_eq!(h.len(), 1, "one cluster");
+        let log = &h[0].log;
+        let now = h[0]
+            .timeline("orders", 0)
+            .and_then(|t| t.current().cloned());
+        if other_whole {
+            assert!(log.path.contains("/node2/"), "{}", log.path);
+            assert_eq!(log.recovery_stop, None);
+            assert_eq!(now.map(|s| (s.leader, s.leader_epoch)), Some((1, 2)));
+        } else {
+            assert!(log.path.contains("/node1/"), "{}", log.path);
+            assert_eq!(log.recovery_stop, Some(4));
+            assert_eq!(now.map(|s| (s.leader, s.leader_epoch)), Some((1, 0)));
+        }
+    }
+}
+
+/// `Snapshots.parse` reads a KRaft snapshot's name at fixed widths: the end offset in the
+/// first 20 characters, the epoch in the 10 after the separator. `recoverSnapshots` parses
+/// every name of the live metadata log's directory ending `.checkpoint` (or
+/// `.checkpoint.part`, `.checkpoint.deleted`) and catches nothing, so a renamed snapshot —
+/// `100-1.checkpoint` (too short: `StringIndexOutOfBoundsException`) or
+/// `00000000000000000100-1.checkpoint` (the epoch's 10 characters are `1.checkpoi`:
+/// `NumberFormatException`) — fails `KafkaMetadataLog.apply` and the node does not start:
+/// `unparseable_file_name`, and the file is no snapshot of the history. Twins: the
+/// canonical name (a snapshot, no finding), the short name in a data partition or in a
+/// `-delete` copy of the metadata log (never parsed: no finding).
+#[test]
+fn a_snapshot_name_kafka_reads_at_fixed_widths_fails_the_start_when_renamed() {
+    use klogscan::request::{self, Request};
+    let canonical = format!("{:020}-{:010}.checkpoint", 100, 1);
+    for (name, dir, exception) in [
+        (
+            "100-1.checkpoint",
+            "live",
+            Some("StringIndexOutOfBoundsException"),
+        ),
+        (
+            "00000000000000000100-1.checkpoint",
+            "live",
+            Some("NumberFormatException"),
+        ),
+        (canonical.as_str(), "live", None),
+        ("100-1.checkpoint", "delete", None),
+        ("100-1.checkpoint", "data", None),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let mut b = MetadataLogBuilder::new(T0).snapshot(100, 1, snapshot_state());
+        b.batch(&[broker(3)]);
+        let part = b.write(d.path()).unwrap();
+        std::fs::rename(part.join(&canonical), part.join(name)).unwrap();
+        match dir {
+            "delete" => std::fs::rename(
+                &part,
+                d.path()
+                    .join("__cluster_metadata-0.0123456789abcdef0123456789abcdef-delete"),
+            )
+            .unwrap(),
+            "data" => {
+                let orders = d.path().join("orders-0");
+                std::fs::create_dir_all(&orders).unwrap();
+                std::fs::rename(part.join(name), orders.join(name)).unwrap();
+            }
+            _ => {}
+        }
+        let a = request::verify(&Request::new([d.path()]), None).unwrap();
+        let f: Vec<Finding> = a
+            .report
+            .partitions
+            .iter()
+            .flat_map(|p| p.findings.iter().cloned())
+            .filter(|f| f.kind == Kind::UnparseableFileName)
+            .collect();
+        let case = format!("{name} in a {dir} directory");
+        match exception {
+            Some(e) => {
+                assert_eq!(f.len(), 1, "{case}: {f:#?}");
+                assert_eq!(f[0].severity, Severity::Error);
+                assert_eq!(f[0].segment.as_deref(), Some(name), "{case}");
+                assert_eq!(f[0].evidence["exception"], e, "{case}");
+                assert_eq!(f[0].evidence["parsed_by"], "kraft_snapshots", "{case}");
+                assert!(f[0].message.contains("does not start"), "{}", f[0].message);
+            }
+            None => assert!(f.is_empty(), "{case}: {f:#?}"),
+        }
+        if dir == "live" {
+            let inv = layout::discover(&[d.path().to_path_buf()]);
+            let h = leadership::load_all(&inv, None, 64 << 20);
+            let snapshot = h[0].log.snapshot.as_ref().map(|s| s.file.clone());
+            let want = exception.is_none().then(|| canonical.clone());
+            assert_eq!(snapshot, want, "{case}: a snapshot of the history?");
         }
     }
 }
