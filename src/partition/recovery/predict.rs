@@ -334,7 +334,10 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         log_end: leo_after.filter(|_| end_known),
         skipped,
     });
-    let from = (replay_from, final_origin(ending, chain.as_ref(), snapshot_at));
+    let from = (
+        replay_from,
+        final_origin(ending, chain.as_ref(), snapshot_at),
+    );
     let load_failure = load_failure(&inp, chain.as_ref(), from, leo_after, &recovered);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
