@@ -90,15 +90,25 @@ pub fn read_cluster_metadata(
         .and_then(|s| s.file_name()?.to_str()?.get(..20)?.parse::<i64>().ok())
         .unwrap_or(0);
     if let Some(s) = newest_snapshot {
-        read_file(s, 0, max_bytes, &mut dec, &mut md, &mut names);
+        read_file(s, 0, max_bytes, &mut dec, &mut md, &mut names, false);
     }
+    // The node opens its metadata log as after an unclean shutdown, from recovery point 0
+    // (`KafkaMetadataLog.apply`), so every start recovers every segment: the first batch
+    // failing its CRC, or bytes after the last whole batch that do not frame, truncate the
+    // log there and the later segments go (`LogLoader.recoverLog`). What follows is never
+    // applied by that node; the leadership history ends this copy there too
+    // (`cluster::leadership`'s `recovery_stop`).
     for file in p.segments.iter().filter_map(|s| s.log.as_ref()) {
-        read_file(file, from, max_bytes, &mut dec, &mut md, &mut names);
+        if read_file(file, from, max_bytes, &mut dec, &mut md, &mut names, true) {
+            break;
+        }
     }
     md
 }
 
-/// Apply the records of `file`'s batches that end at or above offset `from`.
+/// Apply the records of `file`'s batches that end at or above offset `from`; with
+/// `recover`, up to the first batch that fails its CRC, and whether the walk stopped
+/// there or at bytes that do not frame (the node's recovery truncates there).
 fn read_file(
     file: &Path,
     from: i64,
@@ -106,10 +116,15 @@ fn read_file(
     dec: &mut Decompressor,
     md: &mut ClusterMetadata,
     names: &mut HashMap<[u8; 16], String>,
-) {
+    recover: bool,
+) -> bool {
+    let mut stopped = false;
     // An entry too large to hold is checked streaming, never buffered; its
     // records are not read, and that is kept to be said.
-    let _ = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
+    let walked = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
+        if stopped {
+            return;
+        }
         let entry = match item {
             Item::Entry(e) => e,
             Item::Big(big) => {
@@ -133,6 +148,10 @@ fn read_file(
             }
         };
         let Ok(b) = entry.as_v2() else { return };
+        if recover && !b.is_valid() {
+            stopped = true;
+            return;
+        }
         if b.is_control() || !b.is_valid() || b.last_offset() < from {
             return;
         }
@@ -152,6 +171,9 @@ fn read_file(
             }
         }
     });
+    let unframed =
+        matches!(walked, Ok((ref tail, _)) if !matches!(tail, crate::read::format::Tail::Clean));
+    stopped || (recover && unframed)
 }
 
 fn apply(rec: MetaRecord, md: &mut ClusterMetadata, names: &mut HashMap<[u8; 16], String>) {

@@ -208,3 +208,53 @@ fn kraft_policy_batches_below_the_snapshot_end_are_not_applied_again() {
         assert_eq!(p.compacted, want, "snapshot {with_snapshot}");
     }
 }
+
+/// The node opens its metadata log as after an unclean shutdown and recovers every
+/// segment (`KafkaMetadataLog.apply`, `LogLoader.recoverLog`): a batch failing its CRC
+/// truncates the log there, so a `cleanup.policy` set after it is never applied by that
+/// node. Here `delete` is set in the first segment, then the last segment holds a damaged
+/// batch and a batch setting `compact`: the policy read is `delete` (a gap is an error).
+/// Twin: the same log undamaged reads `compact`.
+#[test]
+fn kraft_policy_after_a_corrupt_metadata_batch_is_not_applied() {
+    for damaged in [true, false] {
+        let mut meta = policy("events", Some("delete"));
+        meta.roll();
+        let other = MetaRecord::Config {
+            resource_type: RESOURCE_TOPIC,
+            resource_name: "other".into(),
+            name: "retention.ms".into(),
+            value: Some("1000".into()),
+        };
+        meta.append(Batch::new(Producer::PLAIN).record(Rec::value(encode(&other))));
+        let compact = MetaRecord::Config {
+            resource_type: RESOURCE_TOPIC,
+            resource_name: "events".into(),
+            name: "cleanup.policy".into(),
+            value: Some("compact".into()),
+        };
+        meta.append(Batch::new(Producer::PLAIN).record(Rec::value(encode(&compact))));
+        if damaged {
+            meta.fault(
+                klogscan::testkit::scenario::Target::LastLog,
+                klogscan::testkit::scenario::FaultKind::FlipByte {
+                    position: 70,
+                    mask: 0x20,
+                },
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let ld = log_dir(dir.path(), "c1", Some(meta));
+        let r = scan_with(&[ld], &[]);
+        let crc = r.findings.iter().any(|f| f.kind == Kind::CrcMismatch);
+        assert_eq!(crc, damaged, "{:#?}", r.findings);
+        let p = r.partitions.iter().find(|p| p.topic == "events").unwrap();
+        assert_eq!(p.compacted, Some(!damaged), "damaged {damaged}");
+        let want = if damaged {
+            vec![Severity::Error]
+        } else {
+            vec![]
+        };
+        assert_eq!(gaps(&r), want, "damaged {damaged}");
+    }
+}
