@@ -160,7 +160,8 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub scan: ScanArgs,
     /// Version of the broker that will load the data (e.g. 2.4.0): below 2.4.1 a
-    /// coordinator-epoch regression fails the load (KAFKA-9144).
+    /// coordinator-epoch regression fails the load (KAFKA-9144); below 3.4.0 a loaded
+    /// producer expires after 7 days, not 1.
     #[arg(long)]
     pub broker_version: Option<String>,
 }

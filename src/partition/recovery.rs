@@ -66,6 +66,18 @@ impl std::str::FromStr for BrokerVersion {
     }
 }
 
+/// How long a broker of `version` keeps a producer's state after its last write (ms), at
+/// the defaults: `producer.id.expiration.ms`, 1 day, since 3.4.0 (KIP-854:
+/// `LogManager` builds its `ProducerStateManagerConfig` from it); before,
+/// `transactional.id.expiration.ms`, 7 days (`LogManager`'s `maxPidExpirationMs`, which
+/// `ProducerStateManager.isProducerExpired` compares with). `None`: a current broker.
+pub fn producer_expiration_ms(version: Option<BrokerVersion>) -> i64 {
+    match version {
+        Some(v) if v < BrokerVersion(3, 4, 0) => 7 * 86_400_000,
+        _ => crate::partition::state::PRODUCER_ID_EXPIRATION_MS,
+    }
+}
+
 impl std::fmt::Display for BrokerVersion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}.{}.{}", self.0, self.1, self.2)

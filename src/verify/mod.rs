@@ -53,8 +53,10 @@ pub struct VerifyOptions {
     /// used).
     pub scan: ScanOptions,
     /// The broker version that will load the data (`--broker-version`); `None`: a current
-    /// broker (≥ 2.4.1). Below 2.4.1 a coordinator-epoch regression fails the load
-    /// (KAFKA-9144); below 2.3 the offset/time index sanity checks run at load.
+    /// broker (≥ 3.4.0). Below 2.4.1 a coordinator-epoch regression fails the load
+    /// (KAFKA-9144); below 2.3 the offset/time index sanity checks run at load; below
+    /// 3.4.0 a loaded producer expires after 7 days, not 1
+    /// (`recovery::producer_expiration_ms`).
     pub broker_version: Option<BrokerVersion>,
 }
 

@@ -450,3 +450,37 @@ fn an_index_recovery_named_before_a_bad_transaction_index_fails_first() {
     let lf = run(&m.dir).prediction.load_failure.expect("load failure");
     assert_eq!(lf.exception, "KafkaException", "{lf:?}");
 }
+
+/// How long a loaded producer outlives its last write depends on the broker: since 3.4.0
+/// `producer.id.expiration.ms` (1 day, KIP-854), before it `transactional.id.expiration.ms`
+/// (7 days, `LogManager`'s `maxPidExpirationMs`); `ProducerStateManager.loadFromSnapshot`
+/// skips an entry expired at the load. Producer 1 writes two days before producer 2 (the
+/// reference time), after a clean shutdown with a snapshot at the log end: a current
+/// broker (and 3.4.0) loads one producer, 3.3.2 and 2.4.0 both; a producer written an hour
+/// before is kept by all (the near miss).
+#[test]
+fn a_producer_idle_for_two_days_is_loaded_by_brokers_before_3_4_only() {
+    use klogscan::partition::recovery::BrokerVersion;
+    for (idle, version, want) in [
+        (2 * 86_400_000, None, 1),
+        (2 * 86_400_000, Some(BrokerVersion(3, 4, 0)), 1),
+        (2 * 86_400_000, Some(BrokerVersion(3, 3, 2)), 2),
+        (2 * 86_400_000, Some(BrokerVersion(2, 4, 0)), 2),
+        (3_600_000, None, 2),
+    ] {
+        let mut p = PartitionBuilder::new("t", 0);
+        p.append(Batch::new(Producer::idempotent(1, 0)).records(2));
+        p.advance_time(idle);
+        p.append(Batch::new(Producer::idempotent(2, 0)).records(2));
+        let (_d, m) = write_with(LogDirBuilder::new(1).clean_shutdown(true), p);
+        assert!(m.dir.join(snapshot_name(4)).exists());
+        let opts = VerifyOptions {
+            broker_version: version,
+            ..VerifyOptions::default()
+        };
+        let v = verify_partition(&m.dir, &opts).unwrap();
+        let ps = &v.prediction.producer_state;
+        assert_eq!(ps.snapshot.as_deref(), Some(snapshot_name(4).as_str()));
+        assert_eq!(ps.producers, Some(want), "idle {idle}, {version:?}: {ps:?}");
+    }
+}

@@ -138,6 +138,7 @@ fn recovered_counts(
                     open.contains(&a.producer_id),
                     a.timestamp,
                     inp.ref_time,
+                    super::producer_expiration_ms(inp.broker_version),
                 )
         })
         .map(|a| a.producer_id)

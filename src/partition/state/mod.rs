@@ -45,16 +45,18 @@ pub fn producer_expired(open_txn: bool, gap_ms: Option<i64>) -> bool {
     !open_txn && gap_ms.is_some_and(|g| g >= PRODUCER_ID_EXPIRATION_MS)
 }
 
-/// [`producer_expired`] at a snapshot load taken at `now_ms` (`loadFromSnapshot`): a last
-/// timestamp of -1 (none) is expired by any real clock; with no reference time (`now_ms`
-/// 0: no timestamp in the log, no `--now`) no other producer is taken as expired.
-pub fn expired_at_load(open_txn: bool, last_timestamp: i64, now_ms: i64) -> bool {
+/// [`producer_expired`] at a snapshot load taken at `now_ms` (`loadFromSnapshot`), by a
+/// broker whose producer state outlives a producer's last write by `expiration_ms`
+/// (`recovery::producer_expiration_ms` of its version): a last timestamp of -1 (none) is
+/// expired by any real clock; with no reference time (`now_ms` 0: no timestamp in the
+/// log, no `--now`) no other producer is taken as expired.
+pub fn expired_at_load(open_txn: bool, last_timestamp: i64, now_ms: i64, expiration_ms: i64) -> bool {
     let gap = if last_timestamp < 0 {
         Some(i64::MAX)
     } else {
         (now_ms > 0).then(|| now_ms.saturating_sub(last_timestamp))
     };
-    producer_expired(open_txn, gap)
+    !open_txn && gap.is_some_and(|g| g >= expiration_ms)
 }
 
 /// `transaction.max.timeout.ms` default (15 min).

@@ -28,6 +28,7 @@ pub(super) fn check_snapshots(
     let first_offset = r.carried.first_offset;
     let leo = r.carried.outcome.log_end_offset;
     let mut snap_inputs = Vec::new();
+    let expiration = crate::partition::recovery::producer_expiration_ms(opts.broker_version);
     for sf in &p.snapshots {
         let name = name_of(&sf.path);
         let Some(bytes) = load_checked(&sf.path, FileClass::ProducerSnapshot, opts, r, out) else {
@@ -38,9 +39,10 @@ pub(super) fn check_snapshots(
             offset: sf.offset,
             name: name.clone(),
             valid: parsed.is_ok(),
-            producers: parsed
-                .as_ref()
-                .map_or_else(|_| Default::default(), |s| kept_at_load(s, r.ref_time)),
+            producers: parsed.as_ref().map_or_else(
+                |_| Default::default(),
+                |s| kept_at_load(s, r.ref_time, expiration),
+            ),
         });
         let snap = match parsed {
             Ok(s) => s,
@@ -99,13 +101,17 @@ pub(super) fn check_snapshots(
 }
 
 /// The producers of `snap` a load at `now_ms` keeps, and those of them with an open
-/// transaction: `ProducerStateManager.loadFromSnapshot` skips an expired entry
-/// ([`expired_at_load`]).
-fn kept_at_load(snap: &ProducerSnapshot<'_>, now_ms: i64) -> (Vec<i64>, Vec<i64>) {
+/// transaction: `ProducerStateManager.loadFromSnapshot` skips an entry expired after
+/// `expiration_ms` ([`expired_at_load`]).
+fn kept_at_load(
+    snap: &ProducerSnapshot<'_>,
+    now_ms: i64,
+    expiration_ms: i64,
+) -> (Vec<i64>, Vec<i64>) {
     let (mut kept, mut open) = (Vec::new(), Vec::new());
     for e in snap.entries() {
         let has_txn = e.current_txn_first_offset >= 0;
-        if !expired_at_load(has_txn, e.timestamp, now_ms) {
+        if !expired_at_load(has_txn, e.timestamp, now_ms, expiration_ms) {
             kept.push(e.producer_id);
             if has_txn {
                 open.push(e.producer_id);
