@@ -221,6 +221,17 @@ fn a_log_starting_above_0_without_a_snapshot_misses_its_history_from_0() {
     }
 }
 
+/// `verify`'s findings of `kind` over the inputs under `root`.
+fn verify_findings(root: &Path, kind: Kind) -> Vec<Finding> {
+    let a = klogscan::request::verify(&klogscan::request::Request::new([root]), None).unwrap();
+    a.report
+        .partitions
+        .iter()
+        .flat_map(|p| p.findings.iter().cloned())
+        .filter(|f| f.kind == kind)
+        .collect()
+}
+
 /// Flip a byte inside the `n`th batch (from 0) of `part`'s first segment: it fails its CRC.
 fn corrupt_batch(part: &Path, n: usize) {
     let seg = part.join("00000000000000000000.log");
@@ -340,7 +351,6 @@ fn a_corrupt_batch_below_a_newer_snapshot_makes_the_node_start_from_the_snapshot
 /// never opened by `KafkaMetadataLog.apply` (no finding).
 #[test]
 fn verify_says_a_node_whose_metadata_log_starts_above_every_snapshot_does_not_start() {
-    use klogscan::request::{self, Request};
     for (snapshot_end, delete_copy, fires) in
         [(50, false, true), (100, false, false), (50, true, false)]
     {
@@ -358,14 +368,7 @@ fn verify_says_a_node_whose_metadata_log_starts_above_every_snapshot_does_not_st
                 .join("__cluster_metadata-0.0123456789abcdef0123456789abcdef-delete");
             std::fs::rename(&part, to).unwrap();
         }
-        let a = request::verify(&Request::new([d.path()]), None).unwrap();
-        let f: Vec<Finding> = a
-            .report
-            .partitions
-            .iter()
-            .flat_map(|p| p.findings.iter().cloned())
-            .filter(|f| f.kind == Kind::MetadataSnapshotInconsistent)
-            .collect();
+        let f = verify_findings(d.path(), Kind::MetadataSnapshotInconsistent);
         assert_eq!(
             f.len(),
             usize::from(fires),
@@ -511,7 +514,6 @@ fn another_voters_intact_copy_carries_the_history_past_the_damage() {
 /// `-delete` copy of the metadata log (never parsed: no finding).
 #[test]
 fn a_snapshot_name_kafka_reads_at_fixed_widths_fails_the_start_when_renamed() {
-    use klogscan::request::{self, Request};
     let canonical = format!("{:020}-{:010}.checkpoint", 100, 1);
     for (name, dir, exception) in [
         (
@@ -547,14 +549,7 @@ fn a_snapshot_name_kafka_reads_at_fixed_widths_fails_the_start_when_renamed() {
             }
             _ => {}
         }
-        let a = request::verify(&Request::new([d.path()]), None).unwrap();
-        let f: Vec<Finding> = a
-            .report
-            .partitions
-            .iter()
-            .flat_map(|p| p.findings.iter().cloned())
-            .filter(|f| f.kind == Kind::UnparseableFileName)
-            .collect();
+        let f = verify_findings(d.path(), Kind::UnparseableFileName);
         let case = format!("{name} in a {dir} directory");
         match exception {
             Some(e) => {
