@@ -163,7 +163,7 @@ pub struct VerifyArgs {
     /// coordinator-epoch regression fails the load (KAFKA-9144); below 3.4.0 a loaded
     /// producer expires after 7 days, not 1.
     #[arg(long)]
-    pub broker_version: Option<String>,
+    pub broker_version: Option<klogscan::verify::BrokerVersion>,
 }
 
 #[derive(Args)]
@@ -174,12 +174,13 @@ pub struct TxnsArgs {
     /// record when `__transaction_state` is in the inputs) instead of statistics.
     #[arg(long)]
     pub cluster: bool,
-    /// With --cluster: only transactions still open at or ending after this time (epoch ms or RFC 3339).
-    #[arg(long)]
-    pub from: Option<String>,
-    /// With --cluster: only transactions started at or before this time (epoch ms or RFC 3339).
-    #[arg(long)]
-    pub to: Option<String>,
+    /// With --cluster: only transactions still open at or ending after this time (now, epoch
+    /// ms, RFC 3339, a date, or a duration ago: 2h).
+    #[arg(long, requires = "cluster", value_parser = report::parse_time)]
+    pub from: Option<i64>,
+    /// With --cluster: only transactions started at or before this time (as --from).
+    #[arg(long, requires = "cluster", value_parser = report::parse_time)]
+    pub to: Option<i64>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
@@ -448,10 +449,52 @@ pub fn command() -> clap::Command {
     cmd
 }
 
-/// Parse the process's arguments with [`command`] (exits with clap's message on an error).
+/// Parse the process's arguments with [`command`] (exits with clap's message on an error,
+/// or with the help or version asked for: [`exit`]).
 pub fn parse() -> Cli {
     use clap::FromArgMatches;
-    Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit())
+    let matches = command().try_get_matches().unwrap_or_else(|e| exit(e));
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit(e))
+}
+
+/// clap's `Error::exit`, with two differences. A usage error echoes the value given: its
+/// control characters are escaped ([`klogscan::escape::text`]) as in every other
+/// diagnostic, never sent raw to the terminal. Help and version go to standard output, and
+/// a write that fails is not ignored: exit 2 with the reason on stderr, except for a
+/// reader that went away (a broken pipe), which ends quietly as every output does.
+fn exit(mut e: clap::Error) -> ! {
+    use clap::error::ContextValue;
+    use std::io::Write;
+    let escaped: Vec<_> = e
+        .context()
+        .filter_map(|(kind, value)| match value {
+            ContextValue::String(s) if klogscan::escape::text(s) != s.as_str() => Some((
+                kind,
+                ContextValue::String(klogscan::escape::text(s).into_owned()),
+            )),
+            ContextValue::Strings(v)
+                if v.iter().any(|s| klogscan::escape::text(s) != s.as_str()) =>
+            {
+                let v = v.iter().map(|s| klogscan::escape::text(s).into_owned());
+                Some((kind, ContextValue::Strings(v.collect())))
+            }
+            _ => None,
+        })
+        .collect();
+    for (kind, value) in escaped {
+        e.insert(kind, value);
+    }
+    if e.use_stderr() {
+        e.exit()
+    }
+    match e.print().and_then(|()| std::io::stdout().flush()) {
+        Ok(()) => std::process::exit(0),
+        Err(w) if w.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(w) => {
+            eprintln!("klogscan: {}", klogscan::escape::text(&w.to_string()));
+            std::process::exit(2)
+        }
+    }
 }
 
 /// `collect`: the per-partition options of `scan` (they shape the results: every broker of

@@ -20,12 +20,6 @@ pub(crate) fn cmd_txns_cluster(
     style: &Style,
     mut out: &mut dyn Write,
 ) -> Result<ExitCode> {
-    let time = |t: &Option<String>| {
-        t.as_deref()
-            .map(report::parse_time)
-            .transpose()
-            .map_err(anyhow::Error::msg)
-    };
     // The cluster view filters transactions itself, with every value of the
     // repeatable filters; finding filters have no transaction to act on.
     for (given, flag) in [
@@ -45,8 +39,8 @@ pub(crate) fn cmd_txns_cluster(
         producer_ids: a.scan.producer_id.clone(),
         topics: a.scan.topic.clone(),
         partition: a.scan.partition,
-        from_ms: time(&a.from)?,
-        to_ms: time(&a.to)?,
+        from_ms: a.from,
+        to_ms: a.to,
     };
     let opts = scan_options(&a.scan)?.with_keep_cluster_txns(true);
     let answer = request::run(&Request::new(a.scan.paths.clone()).with_options(opts))?;
@@ -210,12 +204,7 @@ pub(crate) fn cmd_verify(
         );
         return Ok(ExitCode::from(2));
     }
-    let broker_version = a
-        .broker_version
-        .as_deref()
-        .map(str::parse)
-        .transpose()
-        .map_err(anyhow::Error::msg)?;
+    let broker_version = a.broker_version;
     let req = Request::new(a.scan.paths.clone())
         .with_options(scan_options(&a.scan)?)
         .with_filter(filter(&a.scan))

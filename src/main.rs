@@ -402,7 +402,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Verify(a) => cmd_verify(a, &style, &mut out),
         Command::History(a) => cmd_history(a, &mut out),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut cli::command(), "klogscan", &mut out);
+            // Generated whole, then written: clap_complete panics on a write error (a
+            // closed pipe, a full disk), and written here it is reported like any output.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cli::command(), "klogscan", &mut script);
+            out.write_all(&script)?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }

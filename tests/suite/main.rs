@@ -28,6 +28,7 @@ mod cli_join_tolerance;
 mod cli_jsonl;
 mod cli_large_tables;
 mod cli_man;
+mod cli_options;
 mod cli_table_widths;
 mod cli_tables;
 mod cli_terminal;

@@ -8,6 +8,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// cost minutes of thread creation and window bookkeeping, and gain nothing).
 pub const MAX_THREADS: usize = 256;
 
+/// Each worker's stack: the standard library's default, asked for explicitly so that
+/// `RUST_MIN_STACK` (which sets the default for every new thread) cannot shrink it below
+/// what the replay needs (`RUST_MIN_STACK=1` gave the smallest stack the platform allows,
+/// and the scan died of SIGSEGV).
+const WORKER_STACK: usize = 2 << 20;
+
+/// A pool builder of `n` workers with [`WORKER_STACK`] each.
+fn builder(n: usize) -> rayon::ThreadPoolBuilder {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .stack_size(WORKER_STACK)
+}
+
 /// Start rayon's global pool, once, before anything uses it: `threads` workers (rayon's
 /// default when `None`: `RAYON_NUM_THREADS`, or one per CPU), as many of them as the
 /// address-space limit leaves room for (4 MiB a worker against half the room `RLIMIT_AS`
@@ -27,7 +40,7 @@ pub fn start_global_pool(threads: Option<usize>) -> Result<Option<String>, Strin
     let fit = threads_that_fit(asked);
     let mut why = None;
     if fit > 1 {
-        let build = || rayon::ThreadPoolBuilder::new().num_threads(fit);
+        let build = || builder(fit);
         // A pool of our own first: its failure leaves the global pool unstarted.
         let before = live_threads();
         match build().build() {
@@ -48,8 +61,7 @@ pub fn start_global_pool(threads: Option<usize>) -> Result<Option<String>, Strin
             }
         }
     }
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
+    builder(1)
         .use_current_thread()
         .build_global()
         .map(|()| {
@@ -171,7 +183,7 @@ pub fn with_threads<R: Send>(threads: Option<usize>, f: impl FnOnce() -> R + Sen
         Some(n) if n == global => f(),
         Some(n) => {
             let before = live_threads();
-            match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+            match builder(n).build() {
                 Ok(pool) => pool.install(f),
                 Err(_) => {
                     settle_threads(before);

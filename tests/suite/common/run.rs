@@ -93,6 +93,57 @@ pub fn klogscan_env<S: AsRef<OsStr>>(
     wait(cmd, args, secs)
 }
 
+/// Where [`klogscan_stdout`] sends standard output.
+pub enum Stdout {
+    /// A pipe whose reading end is closed before `klogscan` starts: every write fails
+    /// with `EPIPE` (what `| head -c 10` does once `head` has exited).
+    ClosedPipe,
+    /// A regular file written under `RLIMIT_FSIZE` = 0 with `SIGXFSZ` ignored: every
+    /// write fails with `EFBIG`, a write error that is not a broken pipe (what a full
+    /// disk does) without pointing anything at a device node.
+    Unwritable(std::path::PathBuf),
+}
+
+/// Run `klogscan args…` with `env` set and standard output `stdout` ([`Stdout`]); `out`
+/// of the returned run is empty. Killed (and the test failed) after `secs` seconds.
+pub fn klogscan_stdout<S: AsRef<OsStr>>(
+    args: &[S],
+    env: &[(&str, &str)],
+    stdout: Stdout,
+    secs: u64,
+) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_klogscan"));
+    cmd.args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped());
+    match stdout {
+        Stdout::ClosedPipe => {
+            let (reader, writer) = std::io::pipe().expect("pipe");
+            drop(reader);
+            cmd.stdout(writer);
+        }
+        Stdout::Unwritable(path) => {
+            cmd.stdout(std::fs::File::create(path).expect("create the stdout file"));
+            // SAFETY: only async-signal-safe calls (signal, setrlimit) between fork and exec.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                    let r = libc::rlimit {
+                        rlim_cur: 0,
+                        rlim_max: libc::RLIM_INFINITY,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_FSIZE, &r) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+    }
+    wait(cmd, args, secs)
+}
+
 /// Run `klogscan args…` under `ulimit -v` = `limit_mib` MiB (through `sh`, so that a limit
 /// too small for the binary to start is a failed run, not a failed spawn), with glibc's
 /// `MALLOC_ARENA_MAX=2` (one arena per thread would reserve 64 MiB of address space each),
@@ -155,11 +206,14 @@ pub fn assert_limit_binds<S: AsRef<OsStr>>(limit_mib: u64, args: &[S], secs: u64
 /// when it runs longer than `secs` seconds (a hang).
 fn wait<S: AsRef<OsStr>>(mut cmd: Command, args: &[S], secs: u64) -> Run {
     let mut child = cmd.spawn().expect("spawn klogscan");
-    let mut so = child.stdout.take().unwrap();
+    // Not piped when the caller gave stdout somewhere else ([`klogscan_stdout`]).
+    let so = child.stdout.take();
     let mut se = child.stderr.take().unwrap();
     let ro = std::thread::spawn(move || {
         let mut s = Vec::new();
-        let _ = so.read_to_end(&mut s);
+        if let Some(mut so) = so {
+            let _ = so.read_to_end(&mut s);
+        }
         s
     });
     let re = std::thread::spawn(move || {
