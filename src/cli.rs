@@ -159,7 +159,8 @@ pub struct HistoryArgs {
 pub struct VerifyArgs {
     #[command(flatten)]
     pub scan: ScanArgs,
-    /// Version of the broker that will load the data (e.g. 2.4.0): below 2.4.1 a
+    /// Version of the broker that will load the data (e.g. 2.4.0, or a Confluent Platform
+    /// version such as 5.4.0-ccs, read as the Kafka version it ships): below 2.4.1 a
     /// coordinator-epoch regression fails the load (KAFKA-9144); below 3.4.0 a loaded
     /// producer expires after 7 days, not 1.
     #[arg(long)]
