@@ -186,3 +186,97 @@ fn merge_refuses_a_bundle_that_is_not_a_regular_file() {
         r.err
     );
 }
+
+/// A `.tar.gz` of `orders-0` (with a `meta.properties`), as a broker's log dir archived.
+fn targz(path: &Path) {
+    let t = tempfile::tempdir().unwrap();
+    let logs = log_dir(t.path());
+    let mut b = tar::Builder::new(Vec::new());
+    b.append_dir_all("logs/orders-0", logs.join("orders-0"))
+        .unwrap();
+    b.append_path_with_name(logs.join("meta.properties"), "logs/meta.properties")
+        .unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &b.into_inner().unwrap()).unwrap();
+    std::fs::write(path, gz.finish().unwrap()).unwrap();
+}
+
+/// Paths, sizes, types and mtimes of everything under `root`, the root itself included.
+fn tree(root: &Path) -> Vec<String> {
+    fn walk(p: &Path, out: &mut Vec<String>) {
+        let m = std::fs::symlink_metadata(p).unwrap();
+        out.push(format!(
+            "{} {} {:?} {:?}",
+            p.display(),
+            m.len(),
+            m.file_type(),
+            m.modified().unwrap()
+        ));
+        if m.is_dir() {
+            let mut names: Vec<_> = std::fs::read_dir(p)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            names.sort();
+            names.iter().for_each(|n| walk(n, out));
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, &mut out);
+    out
+}
+
+/// An archive is extracted under `TMPDIR`: a `TMPDIR` inside a directory given as input
+/// (or, empty, the working directory inside it) would write into the evidence while it is
+/// read. Refused before anything is extracted, exit 2, the tree unchanged (before: the
+/// archive was extracted into the input directory, the run went on). Near miss: a
+/// `TMPDIR` beside the inputs takes it, and is left empty.
+#[test]
+fn an_archive_is_never_extracted_inside_the_inputs() {
+    let t = tempfile::tempdir().unwrap();
+    let logs = log_dir(t.path());
+    let archive = t.path().join("more.tar.gz");
+    targz(&archive);
+    let inside = logs.join("orders-0");
+    for tmp in [logs.as_path(), inside.as_path()] {
+        let before = tree(&logs);
+        let r = run::klogscan_env(
+            &["scan".as_ref(), logs.as_os_str(), archive.as_os_str()],
+            &[("TMPDIR", tmp.to_str().unwrap())],
+            None,
+            None,
+            60,
+        );
+        assert_eq!(r.code(), 2, "TMPDIR={}: {r:?}", tmp.display());
+        assert!(
+            r.err.contains("TMPDIR") && r.err.contains("evidence"),
+            "{}",
+            r.err
+        );
+        assert_eq!(tree(&logs), before, "TMPDIR={}", tmp.display());
+    }
+    // Empty: the working directory was used (`std::env::temp_dir`), here the log dir.
+    let before = tree(&logs);
+    let r = std::process::Command::new(env!("CARGO_BIN_EXE_klogscan"))
+        .args(["scan".as_ref(), logs.as_os_str(), archive.as_os_str()])
+        .env("TMPDIR", "")
+        .current_dir(&logs)
+        .output()
+        .unwrap();
+    assert_eq!(tree(&logs), before, "TMPDIR empty: {r:?}");
+    // Near miss: beside the inputs.
+    let beside = t.path().join("tmp");
+    std::fs::create_dir(&beside).unwrap();
+    let r = run::klogscan_env(
+        &["scan".as_ref(), logs.as_os_str(), archive.as_os_str()],
+        &[("TMPDIR", beside.to_str().unwrap())],
+        None,
+        None,
+        60,
+    );
+    // Exit 1: the group's commit on the log dir's `orders-0` is past its end (the
+    // archive's copy of it is another partition directory).
+    assert_eq!((r.code(), r.err.as_str()), (1, ""), "{r:?}");
+    assert_eq!(tree(&logs), before);
+    assert_eq!(std::fs::read_dir(&beside).unwrap().count(), 0, "temp left");
+}
