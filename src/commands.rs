@@ -381,7 +381,7 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
         from_ms: a.since,
         to_ms: a.until,
     };
-    let views = leadership::views(&inv, &filter);
+    let (views, unread) = leadership::views_read(&inv, &filter);
     if views.is_empty() {
         eprintln!("klogscan: no __cluster_metadata partition found");
         return Ok(ExitCode::from(2));
@@ -406,6 +406,8 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
             .into_iter()
             .filter(|e| !inv.input_errors.contains(e)),
     );
+    // Then the files the replay could not read (no permission, changed during the read).
+    failed.extend(unread);
     Ok(input_failures(&failed, ExitCode::SUCCESS))
 }
 
