@@ -37,7 +37,7 @@ impl Dest {
             Ok(m) if !m.is_file() => return Ok(Dest::Stream(Some(out.to_path_buf()))),
             _ => {}
         }
-        if let Some((input, same)) = inside_input(out, inputs) {
+        if let Some((input, same)) = klogscan::discover::archive::inside_input(out, inputs) {
             let relation = if same { "is" } else { "is inside" };
             bail!(
                 "--out {shown} {relation} the input {}: klogscan never writes into the evidence it reads; write the bundle elsewhere",
@@ -102,38 +102,4 @@ impl Dest {
             }
         }
     }
-}
-
-/// The input that `out` would be written inside of, both resolved through symlinks (`out`
-/// by its nearest existing ancestor): a directory, the directory of a Kafka file named
-/// alone (a segment, an index: its partition directory is evidence too), or any other file
-/// itself (an archive: writing beside it is writing beside the evidence, not into it);
-/// and whether `out` is that input itself.
-fn inside_input(out: &Path, inputs: &[PathBuf]) -> Option<(PathBuf, bool)> {
-    let absolute = std::path::absolute(out).ok()?;
-    // The nearest ancestor that exists, resolved, with the rest of the path after it.
-    let mut rest = Vec::new();
-    let mut at = absolute.as_path();
-    let resolved = loop {
-        if let Ok(r) = at.canonicalize() {
-            break r;
-        }
-        rest.push(at.file_name()?.to_owned());
-        at = at.parent()?;
-    };
-    let target = rest.iter().rev().fold(resolved, |p, n| p.join(n));
-    inputs.iter().find_map(|i| {
-        let i = i.canonicalize().ok()?;
-        let kafka_file = !i.is_dir()
-            && i.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(klogscan::discover::archive::is_kafka_file_name);
-        let root = match kafka_file {
-            true => i.parent()?.to_path_buf(),
-            false => i,
-        };
-        target
-            .starts_with(&root)
-            .then(|| (root.clone(), target == root))
-    })
 }

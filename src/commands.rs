@@ -74,6 +74,22 @@ fn discover_given(
     Ok(request::discover(paths, &opts)?)
 }
 
+/// What discovery could not read (`Inventory::errors`) inside the partition directories of
+/// `topic`: the files a command reading only that topic would have read.
+fn errors_in(inv: &klogscan::discover::layout::Inventory, topic: &str) -> Vec<(PathBuf, String)> {
+    let dirs: Vec<&std::path::Path> = inv
+        .partitions
+        .iter()
+        .filter(|p| p.tp.as_ref().is_some_and(|tp| tp.topic == topic))
+        .map(|p| p.path.as_path())
+        .collect();
+    inv.errors
+        .iter()
+        .filter(|(path, _)| dirs.iter().any(|d| path.starts_with(d)))
+        .cloned()
+        .collect()
+}
+
 /// `groups`: the groups rebuilt from `__consumer_offsets`.
 pub(crate) fn cmd_groups(
     a: GroupsArgs,
@@ -101,6 +117,10 @@ pub(crate) fn cmd_groups(
         ..Default::default()
     };
     let (list, unread) = groups::list_groups_read(&inv, &opts);
+    // What discovery could not read in the partitions the replay reads (a FIFO named like
+    // a segment is not one of their segments), then the records the replay did not get.
+    let mut unread = unread;
+    unread.splice(0..0, errors_in(&inv, "__consumer_offsets"));
     match a.format {
         OutFormat::Json => {
             render::write_json(&list, &mut klogscan::escape::JsonWriter::new(&mut out))?
@@ -180,13 +200,22 @@ pub(crate) fn cmd_consumers(
         }
     }
     out.flush()?;
+    // Every lag and LSO is the whole scan's: what it could not read is said as `scan`
+    // says it (each unreadable file of a partition, then the paths not read at all).
+    let shown = |(p, why): &(PathBuf, String)| {
+        let p = p.display().to_string();
+        (PathBuf::from(inputs.display(&p)), why.clone())
+    };
     let mut errors = inputs.failed.clone();
+    errors.extend(report.errors.iter().map(shown));
+    let incomplete = report_unreadable(report.findings.iter(), &errors);
     errors.extend(
         view.unread
             .iter()
             .map(|(p, why)| (PathBuf::from(inputs.display(p)), why.clone())),
     );
-    Ok(input_failures(&errors, ExitCode::SUCCESS))
+    let code = input_failures(&errors, ExitCode::SUCCESS);
+    Ok(if incomplete { ExitCode::from(2) } else { code })
 }
 
 /// `verify`: the cross-checks and the restart prediction, filtered like `scan`.
@@ -341,7 +370,7 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
         from_ms: a.since,
         to_ms: a.until,
     };
-    let views = leadership::views(&inv, &filter);
+    let (views, unread) = leadership::views_read(&inv, &filter);
     if views.is_empty() {
         eprintln!("klogscan: no __cluster_metadata partition found");
         return Ok(ExitCode::from(2));
@@ -357,7 +386,18 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
         ),
     }
     out.flush()?;
-    Ok(input_failures(&inv.input_errors, ExitCode::SUCCESS))
+    // The given paths that are not Kafka data, then what discovery could not read in the
+    // metadata partitions the history replays (a FIFO named like a segment or
+    // `quorum-state` is not one of their files).
+    let mut failed = inv.input_errors.clone();
+    failed.extend(
+        errors_in(&inv, "__cluster_metadata")
+            .into_iter()
+            .filter(|e| !inv.input_errors.contains(e)),
+    );
+    // Then the files the replay could not read (no permission, changed during the read).
+    failed.extend(unread);
+    Ok(input_failures(&failed, ExitCode::SUCCESS))
 }
 
 /// `collect`: the bundle to `--out` (`crate::collect_out`: a regular file is written as
@@ -378,8 +418,17 @@ pub(crate) fn cmd_collect(a: CollectArgs) -> Result<ExitCode> {
         |w| klogscan::bundle::collect_with(&a.paths, metadata, &opts, w),
         |s| !nothing_read(s),
     )?;
-    // What could not be read first, then what was written (the order a scan says them in).
+    // What could not be read first (each unreadable file of a partition, then the paths
+    // not read at all), then what was written (the order a scan says them in).
+    for m in &summary.unread_files {
+        eprintln!("klogscan: {}", klogscan::escape::text(m));
+    }
     let code = input_failures(&summary.errors, ExitCode::SUCCESS);
+    let code = if summary.unread_files.is_empty() {
+        code
+    } else {
+        ExitCode::from(2)
+    };
     if nothing_read(&summary) {
         eprintln!(
             "klogscan: no bundle written to {}: no log dir or partition was read under the given paths",

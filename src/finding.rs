@@ -373,6 +373,22 @@ pub struct Source {
 }
 
 impl Finding {
+    /// Whether this is an `unreadable_file` finding a command says on stderr itself: a file
+    /// a walk could not (fully) read — a partition's, or a segment named outside a
+    /// partition directory (partition -1) — and not one of the paths discovery could not
+    /// read at all (`errors`, the report's `errors`), whose findings name them as their
+    /// `segment` and which are said with the other input errors.
+    pub fn is_unread_file(&self, errors: &[(std::path::PathBuf, String)]) -> bool {
+        let listed = || {
+            self.partition < 0
+                && self
+                    .segment
+                    .as_ref()
+                    .is_some_and(|s| errors.iter().any(|(p, _)| p.display().to_string() == *s))
+        };
+        self.kind == Kind::UnreadableFile && !listed()
+    }
+
     /// A finding of `kind` with its default severity, for `topic`-`partition`.
     pub fn new(kind: Kind, topic: &str, partition: i32, message: impl Into<String>) -> Self {
         Finding {

@@ -51,12 +51,17 @@ fn capped_threads(n: Option<usize>) -> Option<usize> {
     })
 }
 
-/// Print every file of a partition that could not be (fully) read on stderr; true when
-/// there was one (the run is then incomplete: exit 2). Paths that could not be read at all
-/// (`report.errors`, partition -1) are printed by [`input_failures`].
-fn report_unreadable<'a>(findings: impl Iterator<Item = &'a klogscan::Finding>) -> bool {
+/// Print every file that could not be (fully) read on stderr; true when there was one
+/// (the run is then incomplete: exit 2). Paths that could not be read at all
+/// (`report.errors`, whose findings name them as their `segment`) are printed by
+/// [`input_failures`]; a segment outside a partition directory (partition -1) is the
+/// walk's and printed here.
+fn report_unreadable<'a>(
+    findings: impl Iterator<Item = &'a klogscan::Finding>,
+    errors: &[(PathBuf, String)],
+) -> bool {
     let mut any = false;
-    for f in findings.filter(|f| f.kind == klogscan::Kind::UnreadableFile && f.partition >= 0) {
+    for f in findings.filter(|f| f.is_unread_file(errors)) {
         eprintln!("klogscan: {}", klogscan::escape::text(&f.message));
         any = true;
     }
@@ -292,7 +297,7 @@ fn finish_output<'a>(
     fail_on: FailOn,
 ) -> Result<ExitCode> {
     out.flush()?;
-    let incomplete = report_unreadable(findings.clone());
+    let incomplete = report_unreadable(findings.clone(), errors);
     let max = findings.map(|f| f.severity).max();
     // The specific reasons first, then the conclusion.
     let code = input_failures(errors, exit_code(nothing_read || incomplete, max, fail_on));

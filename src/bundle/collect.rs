@@ -28,6 +28,9 @@ pub struct CollectSummary {
     pub bundle_bytes: u64,
     /// The paths that could not be read (as a scan reports them).
     pub errors: Vec<(PathBuf, String)>,
+    /// The messages of the files a partition's walk could not (fully) read, as a scan says
+    /// them (its `unreadable_file` findings, which the bundle carries).
+    pub unread_files: Vec<String>,
 }
 
 /// Counts what passes through.
@@ -269,6 +272,11 @@ fn finish<W: Write>(
         ..Default::default()
     };
     let findings = std::mem::take(&mut report.findings);
+    summary.unread_files = findings
+        .iter()
+        .filter(|f| f.is_unread_file(&report.errors))
+        .map(|f| f.message.clone())
+        .collect();
     let mut covered = vec![false; findings.len()];
     for mut p in std::mem::take(&mut report.partitions) {
         let range = p.carried.finding_range.clone();

@@ -95,6 +95,32 @@ pub enum FileError {
     Io(#[from] io::Error),
 }
 
+/// Open the bundle at `path` for reading, only if it is a regular file (symlinks to one
+/// are followed): a bundle is read twice (its head, then its frames), which a pipe cannot
+/// give, and a FIFO without a writer would block the open for ever. Checked before the
+/// open and on the opened handle, opened with `O_NONBLOCK` (a FIFO swapped in between
+/// cannot block); the error names the file type
+/// ([`crate::read::segment::NotRegularFile`]).
+pub(crate) fn open(path: &std::path::Path) -> io::Result<std::fs::File> {
+    use crate::read::segment::{NotRegularFile, special_type};
+    let refuse = |t| io::Error::new(io::ErrorKind::InvalidInput, NotRegularFile(t));
+    if let Some(t) = special_type(std::fs::metadata(path)?.file_type()) {
+        return Err(refuse(t));
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = o.open(path)?;
+    match special_type(file.metadata()?.file_type()) {
+        Some(t) => Err(refuse(t)),
+        None => Ok(file),
+    }
+}
+
 /// Writes frames.
 pub struct FrameWriter<W: Write> {
     zstd: zstd::Encoder<'static, W>,

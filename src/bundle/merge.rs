@@ -76,7 +76,7 @@ fn parse<T: serde::de::DeserializeOwned>(
 impl Bundle {
     /// Read and check the bundle at `path`.
     pub fn read(path: &Path) -> Result<Bundle, BundleError> {
-        let file = std::fs::File::open(path).map_err(|e| BundleError::file(path, e.into()))?;
+        let file = super::file::open(path).map_err(|e| BundleError::file(path, e.into()))?;
         Self::read_from(path, std::io::BufReader::new(file))
     }
 
@@ -91,7 +91,7 @@ impl Bundle {
 
     /// The header and file inventory of the bundle at `path` (its first two frames).
     pub fn read_head(path: &Path) -> Result<(Header, FileInventory), BundleError> {
-        let file = std::fs::File::open(path).map_err(|e| BundleError::file(path, e.into()))?;
+        let file = super::file::open(path).map_err(|e| BundleError::file(path, e.into()))?;
         let mut frames = FrameReader::new(std::io::BufReader::new(file))
             .map_err(|e| BundleError::file(path, e))?;
         let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
@@ -364,7 +364,7 @@ fn read_slim(
     let mut dirs = Dirs::with_capacity(total);
     let mut list = Vec::with_capacity(files.len());
     for ((f, names), copied) in files.into_iter().zip(&names).zip(&copied) {
-        let file = std::fs::File::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
+        let file = super::file::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
         let keep = |i: usize| copied.get(i).copied().unwrap_or(false);
         let r = std::io::BufReader::new(file);
         let mut b = Bundle::read_keeping(&f, r, &keep, names, &mut parts)?;

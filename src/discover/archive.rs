@@ -216,6 +216,41 @@ pub fn is_kafka_file_name(name: &str) -> bool {
         )
 }
 
+/// The input that `place` is inside of, both resolved through symlinks (`place` by its
+/// nearest existing ancestor): a directory, the directory of a Kafka file named alone (a
+/// segment, an index: its partition directory is evidence too), or any other file itself
+/// (an archive: writing beside it is writing beside the evidence, not into it); and
+/// whether `place` is that input itself. Where `collect --out` and the archives' temporary
+/// directory are refused: the inputs are evidence and are never written to.
+pub fn inside_input(place: &Path, inputs: &[PathBuf]) -> Option<(PathBuf, bool)> {
+    let absolute = std::path::absolute(place).ok()?;
+    // The nearest ancestor that exists, resolved, with the rest of the path after it.
+    let mut rest = Vec::new();
+    let mut at = absolute.as_path();
+    let resolved = loop {
+        if let Ok(r) = at.canonicalize() {
+            break r;
+        }
+        rest.push(at.file_name()?.to_owned());
+        at = at.parent()?;
+    };
+    let target = rest.iter().rev().fold(resolved, |p, n| p.join(n));
+    inputs.iter().find_map(|i| {
+        let i = i.canonicalize().ok()?;
+        let kafka_file = !i.is_dir()
+            && i.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(is_kafka_file_name);
+        let root = match kafka_file {
+            true => i.parent()?.to_path_buf(),
+            false => i,
+        };
+        target
+            .starts_with(&root)
+            .then(|| (root.clone(), target == root))
+    })
+}
+
 /// Extract the archives among the inputs; every other input is passed on unchanged.
 pub fn prepare(inputs: &[PathBuf], limits: &Limits) -> Result<Prepared, TempError> {
     let selected: Vec<(PathBuf, Vec<PathBuf>)> =
@@ -253,7 +288,8 @@ pub(crate) fn prepare_selected(
         };
         let shown = input.display().to_string();
         if p.temp.is_none() {
-            p.temp = Some(temp::TempRoot::new().map_err(TempError)?);
+            let given: Vec<PathBuf> = inputs.iter().map(|(i, _)| i.clone()).collect();
+            p.temp = Some(temp::TempRoot::new(&given).map_err(TempError)?);
         }
         let root = p
             .temp
@@ -487,7 +523,7 @@ impl Extractor<'_> {
         match temp::room_on(self.root) {
             Some(room) if size > room => Some(format!(
                 "{size} bytes, more than the temporary file system at {} can take ({room} bytes free beyond its margin): set TMPDIR to a larger one, or unpack the archive yourself",
-                std::env::temp_dir().display()
+                temp::base().display()
             )),
             _ => None,
         }

@@ -58,6 +58,7 @@ mod hardening_escapes;
 mod hardening_inputs;
 mod hardening_output;
 mod hardening_sparse;
+mod hardening_special;
 mod hardening_threads;
 mod hostile_coordinator;
 mod html_chromium;

@@ -104,6 +104,11 @@ pub struct MetadataLog {
     /// this one (`load_all`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_stop: Option<i64>,
+    /// The files of this copy that could not be read (a segment, a snapshot, the log dir's
+    /// `bootstrap.checkpoint`, `quorum-state`: no permission, changed during the read),
+    /// `(path, why)`: its history lacks what they hold (`history` names them, exit 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<(String, String)>,
 }
 
 /// Parse a snapshot file name `<endOffset 20 digits>-<epoch 10 digits>.checkpoint`, at
@@ -174,10 +179,11 @@ pub fn read_metadata_dir(
             max_decompressed,
         );
     }
-    if let Some(q) = &p.quorum_state
-        && let Ok(bytes) = std::fs::read(q)
-    {
-        log.quorum_state = parse_quorum_state(&bytes);
+    if let Some(q) = &p.quorum_state {
+        match std::fs::read(q) {
+            Ok(bytes) => log.quorum_state = parse_quorum_state(&bytes),
+            Err(e) => log.unread.push((q.display().to_string(), e.to_string())),
+        }
     }
     log
 }
@@ -339,6 +345,7 @@ pub fn read_bootstrap(
     );
     log.bootstrap = scratch.entries;
     log.undecodable.extend(scratch.undecodable);
+    log.unread.extend(scratch.unread);
 }
 
 /// Read the records of one file at offsets `>= from`; a snapshot's records are placed at
@@ -463,6 +470,9 @@ fn read_any(
             }
         }
     });
+    if let Err(e) = &walked {
+        log.unread.push((file.display().to_string(), e.to_string()));
+    }
     // Bytes after the last whole batch that do not frame as one: recovery truncates there.
     // A file read only in part (`max_bytes`) leaves the recovered end unknown.
     if let Some(r) = recovered {

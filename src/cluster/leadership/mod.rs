@@ -129,7 +129,18 @@ pub fn load_all(
     max_bytes: Option<u64>,
     max_decompressed: usize,
 ) -> Vec<ClusterHistory> {
+    load_all_read(inv, max_bytes, max_decompressed).0
+}
+
+/// [`load_all`], and the files of every live copy that could not be read
+/// ([`MetadataLog::unread`], chosen copy or not): `(path, why)`.
+pub fn load_all_read(
+    inv: &Inventory,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+) -> (Vec<ClusterHistory>, Vec<(std::path::PathBuf, String)>) {
     let ids = Identities::load(inv);
+    let mut unread = Vec::new();
     let mut best: BTreeMap<ClusterKey, (Source, MetadataLog)> = BTreeMap::new();
     for p in inv.partitions.iter().filter(|p| p.is_kraft_metadata()) {
         let source = ids.source(p);
@@ -148,6 +159,7 @@ pub fn load_all(
                 }),
             None => read_copy(inv, p, max_bytes, max_decompressed),
         };
+        unread.extend(log.unread.iter().map(|(p, why)| (p.into(), why.clone())));
         let key = ClusterKey::of(&source);
         // The most up-to-date copy as KRaft orders logs (`OffsetAndEpoch.compareTo`, the
         // epoch first: `KafkaRaftClient`'s log comparison in elections): a former
@@ -160,9 +172,11 @@ pub fn load_all(
             best.insert(key, (source, log));
         }
     }
-    best.into_values()
+    let histories = best
+        .into_values()
         .map(|(s, l)| ClusterHistory::from_log(s, l))
-        .collect()
+        .collect();
+    (histories, unread)
 }
 
 /// The decoded metadata log of the `__cluster_metadata` directory `p` of `inv`, with its
@@ -187,12 +201,19 @@ pub fn read_copy(
 
 /// The `history` command's data: every cluster's history in `inv` under `filter`.
 pub fn views(inv: &Inventory, filter: &view::HistoryFilter) -> Vec<view::ClusterView> {
-    load_all(
+    views_read(inv, filter).0
+}
+
+/// [`views`], and the metadata files that could not be read ([`load_all_read`]).
+pub fn views_read(
+    inv: &Inventory,
+    filter: &view::HistoryFilter,
+) -> (Vec<view::ClusterView>, Vec<(std::path::PathBuf, String)>) {
+    let (histories, unread) = load_all_read(
         inv,
         None,
         crate::read::format::codec::DEFAULT_MAX_DECOMPRESSED,
-    )
-    .iter()
-    .map(|h| view::view(h, filter))
-    .collect()
+    );
+    let views = histories.iter().map(|h| view::view(h, filter)).collect();
+    (views, unread)
 }

@@ -24,11 +24,19 @@ pub(super) struct TempRoot {
 
 impl TempRoot {
     /// A new private directory (mode 0700) under the system's temporary directory
-    /// (`TMPDIR`), with its reaper.
-    pub(super) fn new() -> io::Result<TempRoot> {
+    /// ([`base`]), with its reaper; refused when that directory is inside one of the
+    /// `inputs` (the evidence is never written to, not even by a temporary directory).
+    pub(super) fn new(inputs: &[std::path::PathBuf]) -> io::Result<TempRoot> {
+        let base = base();
+        if let Some((input, _)) = super::inside_input(&base, inputs) {
+            return Err(io::Error::other(format!(
+                "TMPDIR {} is inside the input {}: klogscan never writes into the evidence it reads; set TMPDIR to a directory outside the inputs",
+                crate::escape::path(&base),
+                crate::escape::path(&input)
+            )));
+        }
         // The reaper is told the name's prefix (this process's id) before the directory
         // exists: a signal between the two leaves nothing behind.
-        let base = std::env::temp_dir();
         let prefix = format!("klogscan-{}-", std::process::id());
         let reaper = Reaper::spawn(&base, &prefix).ok();
         let dir = tempfile::Builder::new().prefix(&prefix).tempdir_in(&base)?;
@@ -45,6 +53,17 @@ impl Drop for TempRoot {
         // The reaper removes the directory as its pipe closes; `dir`'s own drop then finds
         // nothing left (and removes it when there was no reaper).
         self.reaper.take();
+    }
+}
+
+/// The system's temporary directory: `TMPDIR`, or `/tmp` when it is unset or empty (as
+/// `mktemp` reads it: `std::env::temp_dir` gives an empty `TMPDIR` as is, and an empty
+/// base is the working directory).
+pub(super) fn base() -> std::path::PathBuf {
+    let b = std::env::temp_dir();
+    match b.as_os_str().is_empty() {
+        true => std::path::PathBuf::from("/tmp"),
+        false => b,
     }
 }
 
@@ -119,7 +138,7 @@ mod tests {
 
     #[test]
     fn the_directory_goes_with_its_owner() {
-        let t = TempRoot::new().unwrap();
+        let t = TempRoot::new(&[]).unwrap();
         let p = t.path().to_path_buf();
         std::fs::write(p.join("x"), b"x").unwrap();
         assert!(t.reaper.is_some(), "a reaper on unix");
@@ -132,7 +151,7 @@ mod tests {
         assert_eq!(margin(0), 64 << 20);
         assert_eq!(margin(10 << 30), 512 << 20);
         assert_eq!(margin(1 << 40), 1 << 30);
-        let room = room_on(&std::env::temp_dir());
+        let room = room_on(&base());
         assert!(room.is_some());
     }
 }
