@@ -55,9 +55,13 @@ impl std::str::FromStr for BrokerVersion {
     /// `+suffix` that starts with a letter (`3.7.0-SNAPSHOT`, `2.4.0-rc1`), ignored. A
     /// Confluent Platform build's version (`-ccs` or `-ce`: `5.4.0-ccs`, what its brokers
     /// log and its jars are named) is read as the Apache Kafka version it ships
-    /// ([`confluent_to_kafka`]), so `--broker-version 5.4.0-ccs` means Kafka 2.4.0.
+    /// (`confluent_to_kafka`), so `--broker-version 5.4.0-ccs` means Kafka 2.4.0.
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("invalid broker version {s:?} (expected e.g. 2.4.0, or a Confluent Platform version such as 5.4.0-ccs)");
+        let bad = || {
+            format!(
+                "invalid broker version {s:?} (expected e.g. 2.4.0, or a Confluent Platform version such as 5.4.0-ccs)"
+            )
+        };
         let (core, suffix) = match s.find(['-', '+']) {
             Some(i) => (&s[..i], Some(&s[i + 1..])),
             None => (s, None),
@@ -792,7 +796,16 @@ mod version_tests {
             assert_eq!(text.parse::<V>(), Ok(want), "{text}");
         }
         for bad in [
-            "", "abc", "2019-11-05", "1.2.3.4", "2..4", "2.4.x", "+5", "-1", "2.4.0-", "9.0.0-ccs",
+            "",
+            "abc",
+            "2019-11-05",
+            "1.2.3.4",
+            "2..4",
+            "2.4.x",
+            "+5",
+            "-1",
+            "2.4.0-",
+            "9.0.0-ccs",
             "99999999999.0",
         ] {
             assert!(bad.parse::<V>().is_err(), "{bad}");

@@ -50,7 +50,12 @@ pub fn producer_expired(open_txn: bool, gap_ms: Option<i64>) -> bool {
 /// (`recovery::producer_expiration_ms` of its version): a last timestamp of -1 (none) is
 /// expired by any real clock; with no reference time (`now_ms` 0: no timestamp in the
 /// log, no `--now`) no other producer is taken as expired.
-pub fn expired_at_load(open_txn: bool, last_timestamp: i64, now_ms: i64, expiration_ms: i64) -> bool {
+pub fn expired_at_load(
+    open_txn: bool,
+    last_timestamp: i64,
+    now_ms: i64,
+    expiration_ms: i64,
+) -> bool {
     let gap = if last_timestamp < 0 {
         Some(i64::MAX)
     } else {
