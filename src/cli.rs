@@ -125,7 +125,7 @@ pub struct ConsumersArgs {
     /// An open transaction idle longer than this is hanging (500ms, 900s, 15m, 2h, 1d).
     #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
     pub hanging_after: i64,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default, or 0: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
     #[arg(long, value_enum, default_value = "table")]
@@ -295,7 +295,7 @@ pub struct PartitionArgs {
     /// (500ms, 900s, 15m, 2h, 1d).
     #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
     pub hanging_after: i64,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default, or 0: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Skip CRC verification (header walk only).
@@ -399,7 +399,7 @@ pub struct DumpArgs {
     /// Cap on one batch's decompressed size, in bytes.
     #[arg(long, default_value_t = klogscan::read::format::codec::DEFAULT_MAX_DECOMPRESSED)]
     pub max_decompressed: usize,
-    /// Worker threads formatting pieces of large files (default: one per core); the
+    /// Worker threads formatting pieces of large files (default, or 0: one per core); the
     /// output is the same for any number.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -455,7 +455,21 @@ pub fn command() -> clap::Command {
 pub fn parse() -> Cli {
     use clap::FromArgMatches;
     let matches = command().try_get_matches().unwrap_or_else(|e| exit(e));
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit(e))
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit(e));
+    // `--threads 0` chooses, as ripgrep's `-j 0` does: one per core, as without it.
+    let threads = match &mut cli.command {
+        Command::Scan(a) | Command::Producers(a) | Command::Merge(a) => Some(&mut a.part.threads),
+        Command::Txns(a) => Some(&mut a.scan.part.threads),
+        Command::Verify(a) => Some(&mut a.scan.part.threads),
+        Command::Dump(a) => Some(&mut a.threads),
+        Command::Consumers(a) => Some(&mut a.threads),
+        Command::Collect(a) => Some(&mut a.part.threads),
+        _ => None,
+    };
+    if let Some(t) = threads.filter(|t| **t == Some(0)) {
+        *t = None;
+    }
+    cli
 }
 
 /// clap's `Error::exit`, with two differences. A usage error echoes the value given: its

@@ -70,3 +70,31 @@ fn threads_that_start_run_without_a_note() {
     );
     assert!(r.out.contains("\"partitions\""), "{}", r.err);
 }
+
+/// `--threads 0` chooses, as ripgrep's `-j 0` does: as many workers as without the flag
+/// (here `RAYON_NUM_THREADS=300`, which do not fit the limit, so stderr says how many it
+/// asked for), where it used to run one thread without a word. `--threads 1` asks for one
+/// (nothing to say: the near miss).
+#[test]
+fn threads_0_is_the_default_number_not_one() {
+    let dir = testdata("broker-1");
+    let run = |n: &str| {
+        let args = ["scan", dir.as_str(), "--format", "json", "--threads", n];
+        klogscan_env(
+            &args,
+            &[("RAYON_NUM_THREADS", "300")],
+            None,
+            Some(LIMIT),
+            SECS,
+        )
+    };
+    let (zero, one) = (run("0"), run("1"));
+    assert_eq!(zero.code(), one.code(), "{}", zero.err);
+    assert_eq!(zero.out, one.out);
+    assert!(
+        zero.err.contains("cannot start the 256 worker threads"),
+        "{}",
+        zero.err
+    );
+    assert!(!one.err.contains("worker threads"), "{}", one.err);
+}
