@@ -66,11 +66,13 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     if let Ok(ms) = s.parse::<i64>() {
         return Ok(ms);
     }
-    if s.starts_with(|c: char| c.is_ascii_digit())
-        && s.ends_with(|c: char| c.is_ascii_alphabetic())
-        && let Ok(ago) = parse_duration(s)
+    if s.starts_with(|c: char| c.is_ascii_digit()) && s.ends_with(|c: char| c.is_ascii_alphabetic())
     {
-        return Ok(now().saturating_sub(ago));
+        match parse_duration(s) {
+            Ok(ago) => return Ok(now().saturating_sub(ago)),
+            Err(e) if e.ends_with(TOO_LARGE) => return Err(e),
+            Err(_) => {}
+        }
     }
     // RFC 3339 offsets stop at ±23:59 (jiff's own range is wider).
     let offset_hours = s
@@ -108,6 +110,11 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     Err(bad())
 }
 
+/// The end of [`parse_duration`]'s message for a duration past 64-bit milliseconds (a
+/// time "ago" that large says so too, rather than that it cannot be parsed).
+const TOO_LARGE: &str =
+    " is too large (durations are 64-bit milliseconds: at most about 292 million years)";
+
 /// Parse a duration: `15m`, `900s`, `1h30m`, `2d`, `500ms`. A number needs a unit (`25`
 /// could mean milliseconds, seconds or minutes); only `0` may go without one.
 pub fn parse_duration(s: &str) -> Result<i64, String> {
@@ -130,7 +137,12 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
             num.push(c);
             continue;
         }
-        let n: i64 = num.parse().map_err(|_| bad())?;
+        let too_large = || format!("duration {s:?}{TOO_LARGE}");
+        let n: i64 = match num.parse() {
+            Ok(n) => n,
+            Err(_) if !num.is_empty() => return Err(too_large()),
+            Err(_) => return Err(bad()),
+        };
         num.clear();
         let unit = match c {
             'm' if chars.peek() == Some(&'s') => {
@@ -144,8 +156,8 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
             _ => return Err(bad()),
         };
         total = total
-            .checked_add(n.checked_mul(unit).ok_or_else(bad)?)
-            .ok_or_else(bad)?;
+            .checked_add(n.checked_mul(unit).ok_or_else(too_large)?)
+            .ok_or_else(too_large)?;
         any = true;
     }
     if !num.is_empty() || !any {
@@ -246,6 +258,18 @@ mod tests {
         assert!(parse_duration("15x").is_err());
         assert!(parse_duration("-5").is_err());
         assert!(parse_duration("m").is_err());
+        for big in [
+            "99999999999999d",
+            "9223372036854775808ms",
+            "106751991168d1d",
+        ] {
+            assert!(
+                parse_duration(big).unwrap_err().ends_with(TOO_LARGE),
+                "{big}"
+            );
+            assert!(parse_time(big).unwrap_err().ends_with(TOO_LARGE), "{big}");
+        }
+        assert!(!parse_duration("15x").unwrap_err().ends_with(TOO_LARGE));
     }
 
     #[test]
