@@ -75,17 +75,30 @@ fn discover_given(
 }
 
 /// What discovery could not read (`Inventory::errors`) inside the partition directories of
-/// `topic`: the files a command reading only that topic would have read.
-fn errors_in(inv: &klogscan::discover::layout::Inventory, topic: &str) -> Vec<(PathBuf, String)> {
+/// `topic`, and among the log dirs' own files named in `log_dir_files`: the files a
+/// command reading only that topic would have read.
+fn errors_in(
+    inv: &klogscan::discover::layout::Inventory,
+    topic: &str,
+    log_dir_files: &[&str],
+) -> Vec<(PathBuf, String)> {
     let dirs: Vec<&std::path::Path> = inv
         .partitions
         .iter()
         .filter(|p| p.tp.as_ref().is_some_and(|tp| tp.topic == topic))
         .map(|p| p.path.as_path())
         .collect();
+    let log_dir_file = |path: &std::path::Path| {
+        path.file_name()
+            .is_some_and(|n| log_dir_files.iter().any(|f| n == *f))
+            && inv
+                .log_dirs
+                .iter()
+                .any(|ld| path.parent() == Some(ld.path.as_path()))
+    };
     inv.errors
         .iter()
-        .filter(|(path, _)| dirs.iter().any(|d| path.starts_with(d)))
+        .filter(|(path, _)| dirs.iter().any(|d| path.starts_with(d)) || log_dir_file(path))
         .cloned()
         .collect()
 }
@@ -120,7 +133,11 @@ pub(crate) fn cmd_groups(
     // What discovery could not read in the partitions the replay reads (a FIFO named like
     // a segment is not one of their segments), then the records the replay did not get.
     let mut unread = unread;
-    unread.splice(0..0, errors_in(&inv, "__consumer_offsets"));
+    // Each log dir's `meta.properties` gives the groups' cluster.
+    unread.splice(
+        0..0,
+        errors_in(&inv, "__consumer_offsets", &["meta.properties"]),
+    );
     match a.format {
         OutFormat::Json => {
             render::write_json(&list, &mut klogscan::escape::JsonWriter::new(&mut out))?
@@ -388,12 +405,17 @@ pub(crate) fn cmd_history(a: HistoryArgs, mut out: &mut dyn Write) -> Result<Exi
     out.flush()?;
     // The given paths that are not Kafka data, then what discovery could not read in the
     // metadata partitions the history replays (a FIFO named like a segment or
-    // `quorum-state` is not one of their files).
+    // `quorum-state` is not one of their files) and among the log dir files it reads
+    // (`meta.properties`: the clusters; `bootstrap.checkpoint`).
     let mut failed = inv.input_errors.clone();
     failed.extend(
-        errors_in(&inv, "__cluster_metadata")
-            .into_iter()
-            .filter(|e| !inv.input_errors.contains(e)),
+        errors_in(
+            &inv,
+            "__cluster_metadata",
+            &["meta.properties", "bootstrap.checkpoint"],
+        )
+        .into_iter()
+        .filter(|e| !inv.input_errors.contains(e)),
     );
     // Then the files the replay could not read (no permission, changed during the read).
     failed.extend(unread);

@@ -61,8 +61,12 @@ fn report_unreadable<'a>(
     errors: &[(PathBuf, String)],
 ) -> bool {
     let mut any = false;
+    // A file two stages needed (the scan and a cross-check) is said once.
+    let mut said = std::collections::HashSet::new();
     for f in findings.filter(|f| f.is_unread_file(errors)) {
-        eprintln!("klogscan: {}", klogscan::escape::text(&f.message));
+        if said.insert(f.message.as_str()) {
+            eprintln!("klogscan: {}", klogscan::escape::text(&f.message));
+        }
         any = true;
     }
     any

@@ -399,6 +399,10 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
                 &findings_snapshot(&findings),
                 &mut findings,
             );
+            // A file the scan and a cross-check both needed and could not read is one
+            // finding (the scan's: the first).
+            let mut unread = std::collections::HashSet::new();
+            findings.retain(|f| f.kind != Kind::UnreadableFile || unread.insert(f.message.clone()));
             // The cross-checks' findings carry the partition's identity too.
             crate::discover::identity::apply_source(&r.source, &mut findings);
             findings

@@ -60,6 +60,7 @@ mod hardening_output;
 mod hardening_sparse;
 mod hardening_special;
 mod hardening_threads;
+mod hardening_unreadable;
 mod hostile_coordinator;
 mod html_chromium;
 mod html_labels;

@@ -227,6 +227,9 @@ pub fn end_offset_in(
 pub struct CheckpointLineage {
     /// Partition directory → its `leader-epoch-checkpoint`.
     files: std::collections::HashMap<String, std::path::PathBuf>,
+    /// The files asked for that could not be read, `(file, why)`: their partitions have no
+    /// lineage, which is said ([`CheckpointLineage::unread`]).
+    unread: std::sync::Arc<std::sync::Mutex<Vec<(std::path::PathBuf, String)>>>,
 }
 
 impl CheckpointLineage {
@@ -239,13 +242,22 @@ impl CheckpointLineage {
                     Some((p.path.display().to_string(), f))
                 })
                 .collect(),
+            unread: Default::default(),
         }
+    }
+
+    /// The files asked for so far that could not be read, `(file, why)`, each once.
+    pub fn unread(&self) -> Vec<(std::path::PathBuf, String)> {
+        let mut v = self.unread.lock().map(|u| u.clone()).unwrap_or_default();
+        v.sort();
+        v.dedup();
+        v
     }
 }
 
 impl LineageSource for CheckpointLineage {
     /// A missing, unreadable or malformed file gives no lineage (`verify` reports the
-    /// last two).
+    /// last two; an unreadable one is kept for [`CheckpointLineage::unread`]).
     fn lineage(&self, _topic: &str, _partition: i32, path: &str) -> Option<Lineage> {
         let file = self.files.get(path)?;
         let bytes = crate::read::segment::load(
@@ -254,6 +266,11 @@ impl LineageSource for CheckpointLineage {
             crate::read::segment::MmapMode::Never,
             None,
         )
+        .map_err(|e| {
+            if let Ok(mut u) = self.unread.lock() {
+                u.push((file.clone(), e.to_string()));
+            }
+        })
         .ok()?;
         let entries = parse_leader_epoch_checkpoint(&bytes).ok()?;
         Some(Lineage::new(&entries, "leader-epoch-checkpoint"))
@@ -284,6 +301,11 @@ pub struct ClusterLineage {
 }
 
 impl ClusterLineage {
+    /// The `leader-epoch-checkpoint` files asked for that could not be read.
+    pub fn unread(&self) -> Vec<(std::path::PathBuf, String)> {
+        self.checkpoint.unread()
+    }
+
     pub fn new(
         checkpoint: CheckpointLineage,
         metadata: std::collections::HashMap<String, MetadataEpochs>,

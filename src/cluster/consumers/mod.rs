@@ -40,5 +40,28 @@ pub fn cluster_check(
     opts: &ScanOptions,
 ) -> BTreeMap<usize, Vec<Finding>> {
     let view = build(report, inv, opts, &ConsumersOptions::default());
-    rules::findings(&view, report)
+    let mut out = rules::findings(&view, report);
+    for (file, why) in &view.unread_checkpoints {
+        let dir = file.parent().map(|d| d.display().to_string());
+        let Some(i) = report
+            .partitions
+            .iter()
+            .position(|r| Some(&r.path) == dir.as_ref())
+        else {
+            continue;
+        };
+        let r = &report.partitions[i];
+        out.entry(i).or_default().push(
+            Finding::new(
+                crate::finding::Kind::UnreadableFile,
+                &r.topic,
+                r.partition,
+                format!("cannot read {}: {why}", file.display()),
+            )
+            .segment(crate::discover::layout::LEADER_EPOCH_CHECKPOINT)
+            .evidence(serde_json::json!({"reason": "io_error", "error": why}))
+            .broker("not applicable: a committed offset's validation on this partition had no leader-epoch lineage"),
+        );
+    }
+    out
 }

@@ -161,6 +161,10 @@ pub struct ConsumerView {
     pub unmatched: Unmatched,
     /// `__consumer_offsets` records not read (`(directory, why)`): groups may miss them.
     pub unread: Vec<(String, String)>,
+    /// The `leader-epoch-checkpoint` files a commit's validation needed and could not read
+    /// (`(file, why)`): the scan's `unreadable_file` findings.
+    #[serde(skip)]
+    pub unread_checkpoints: Vec<(std::path::PathBuf, String)>,
 }
 
 /// The `__consumer_offsets` copies to read: live ones, the one with the highest log end
@@ -488,6 +492,7 @@ pub fn build(
         let count = partition_count(&co.source, &metadata, highest[&ClusterKey::of(&co.source)]);
         add_copy(&mut view, &mut cx, i, offsets, count, opts);
     }
+    view.unread_checkpoints = lineages.unread();
     view.groups
         .sort_by(|a, b| (&a.group_id, &a.path).cmp(&(&b.group_id, &b.path)));
     view.rows.sort_by(|a, b| {

@@ -2,7 +2,7 @@
 
 use super::elections::{Choice, Election};
 use super::loss::{self, Loss};
-use super::{ClusterHistory, load_all};
+use super::{ClusterHistory, load_all_read};
 use crate::cluster::report::ScanReport;
 use crate::discover::layout::Inventory;
 use crate::finding::{Finding, Kind, Severity};
@@ -270,7 +270,8 @@ pub(super) struct ElectionLink {
 /// Replay every metadata log of `inv`, add the findings to `report` and link the replica
 /// divergences and hanging transactions that follow from an unclean election to it.
 pub fn run(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
-    let histories = load_all(inv, opts.max_bytes, opts.max_decompressed);
+    let (histories, unread) = load_all_read(inv, opts.max_bytes, opts.max_decompressed);
+    unread_findings(report, &unread);
     if histories.is_empty() {
         return;
     }
@@ -311,4 +312,63 @@ pub(super) fn by_partition(links: &[ElectionLink]) -> HashMap<(&str, i32), Vec<&
             .push(l);
     }
     m
+}
+
+/// An `unreadable_file` finding for each file of a metadata log the replay could not read
+/// (`quorum-state`, the log dir's `bootstrap.checkpoint`, a snapshot), with the metadata
+/// partition it was read for: the history, and every verdict resting on it, lacks what
+/// they hold. A segment the scan's own walk could not read already has its finding.
+fn unread_findings(report: &mut ScanReport, unread: &[(std::path::PathBuf, String)]) {
+    let said = |path: &str| {
+        report.findings.iter().any(|f| {
+            f.kind == Kind::UnreadableFile
+                && f.message
+                    .strip_prefix("cannot read ")
+                    .and_then(|m| m.strip_prefix(path))
+                    .is_some_and(|m| m.starts_with(':'))
+        })
+    };
+    // The metadata partition a file belongs to: the one it is in, or (a log dir's
+    // `bootstrap.checkpoint`) the one beside it.
+    let owner = |file: &std::path::Path| {
+        report.partitions.iter().position(|r| {
+            let dir = std::path::Path::new(&r.path);
+            r.topic == "__cluster_metadata"
+                && (file.parent() == Some(dir) || file.parent() == dir.parent())
+        })
+    };
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    let mut loose = Vec::new();
+    for (path, why) in unread {
+        let p = path.display().to_string();
+        if said(&p) {
+            continue;
+        }
+        let i = owner(path);
+        let (topic, partition) = i.map_or(("", -1), |i| {
+            let r = &report.partitions[i];
+            (r.topic.as_str(), r.partition)
+        });
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let f = Finding::new(
+            Kind::UnreadableFile,
+            topic,
+            partition,
+            format!("cannot read {p}: {why}"),
+        )
+        .segment(if i.is_some() { name } else { p })
+        .evidence(serde_json::json!({"reason": "io_error", "error": why}))
+        .broker("not applicable: the metadata history lacks what this file holds");
+        match i {
+            Some(i) => extra.entry(i).or_default().push(f),
+            None => loose.push(f),
+        }
+    }
+    report.add_partition_findings(extra);
+    if !loose.is_empty() {
+        report.findings.extend(loose);
+        report.recount_findings();
+    }
 }

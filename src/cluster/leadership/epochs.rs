@@ -73,7 +73,19 @@ pub(super) fn check(
             .into_iter()
             .map(|(e, _)| e)
             .collect();
-        let file: Vec<(i32, i64)> = dir.map(|d| checkpoint_entries(inv, d)).unwrap_or_default();
+        let file: Vec<(i32, i64)> = match dir.map(|d| checkpoint_entries(inv, d)) {
+            Some(Ok(entries)) => entries,
+            Some(Err((path, e))) => {
+                // Its epochs are not judged: said (once: the consumer check may have
+                // needed it too), never taken for a file naming none.
+                let f = unreadable(p, &path, &e);
+                if !report.findings.iter().any(|g| g.message == f.message) {
+                    out.push((Some(i), f));
+                }
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
         let named = p
             .carried
             .leader_epochs
@@ -120,19 +132,54 @@ pub(super) fn check(
 }
 
 /// The `(epoch, start offset)` entries of `d`'s `leader-epoch-checkpoint` (none when
-/// absent or unreadable: `verify` reports those).
-fn checkpoint_entries(inv: &Inventory, d: &PartitionDir) -> Vec<(i32, i64)> {
+/// absent or malformed: `verify` reports those), or the file that could not be read.
+fn checkpoint_entries(
+    inv: &Inventory,
+    d: &PartitionDir,
+) -> Result<Vec<(i32, i64)>, (std::path::PathBuf, std::io::Error)> {
     let found = d.leader_epoch_checkpoint.as_deref();
-    let read = |f: &std::path::Path| std::fs::read(f).ok();
-    let Some(bytes) = inv.small_file(
+    let mut failed = None;
+    let read = |f: &std::path::Path| {
+        std::fs::read(f)
+            .map_err(|e| failed = Some((f.to_path_buf(), e)))
+            .ok()
+    };
+    let bytes = inv.small_file(
         &d.path,
         found,
         crate::discover::layout::LEADER_EPOCH_CHECKPOINT,
         read,
-    ) else {
-        return Vec::new();
+    );
+    if let Some(f) = failed {
+        return Err(f);
+    }
+    let Some(bytes) = bytes else {
+        return Ok(Vec::new());
     };
-    parse_leader_epoch_checkpoint(&bytes)
+    Ok(parse_leader_epoch_checkpoint(&bytes)
         .map(|es| es.iter().map(|e| (e.epoch, e.start_offset)).collect())
-        .unwrap_or_default()
+        .unwrap_or_default())
+}
+
+/// The `unreadable_file` finding of the `leader-epoch-checkpoint` of `p` (as `verify`
+/// words it, so that a run saying both says it once).
+fn unreadable(
+    p: &crate::partition::results::PartitionReport,
+    path: &std::path::Path,
+    e: &std::io::Error,
+) -> Finding {
+    Finding::new(
+        Kind::UnreadableFile,
+        &p.topic,
+        p.partition,
+        format!("cannot read {}: {e}", path.display()),
+    )
+    .segment(crate::discover::layout::LEADER_EPOCH_CHECKPOINT)
+    .evidence(serde_json::json!({
+        "reason": crate::read::segment::error_reason(e).unwrap_or("io_error"),
+        "error": e.to_string(),
+    }))
+    .broker(
+        "not applicable: the epochs this file names were not checked against the metadata history",
+    )
 }

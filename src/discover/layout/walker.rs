@@ -444,6 +444,21 @@ impl Walker {
         partitions.sort_by(|a, b| (&a.tp, &a.path).cmp(&(&b.tp, &b.path)));
         self.inv.partitions = partitions;
         self.inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));
+        // Every command reads each log dir's `meta.properties` (its cluster and node: the
+        // joins and identities rest on it) and takes one it cannot open for none: that is
+        // said, as for any file the analysis needs and cannot read.
+        let unopened: Vec<(PathBuf, String)> = self
+            .inv
+            .log_dirs
+            .iter()
+            .filter_map(|ld| ld.meta_properties.as_ref())
+            .filter_map(|m| {
+                std::fs::File::open(m)
+                    .err()
+                    .map(|e| (m.clone(), e.to_string()))
+            })
+            .collect();
+        self.inv.errors.extend(unopened);
         self.inv
     }
 }

@@ -508,7 +508,15 @@ pub(super) fn scan_partition(
         && let Some(&(base, _)) = logs.first()
     {
         // Retention moved the log start: the broker's producer state below it.
-        super::seed::seed_replay(p, base, opts.mmap, &mut run.replay);
+        if let Err((path, e)) = super::seed::seed_replay(p, base, opts.mmap, &mut run.replay) {
+            let name = path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            run.findings
+                .push(super::walk::changed_finding(ctx, &name, &path, &e).broker(
+                "not applicable: the replay starts without the producer state this snapshot holds",
+            ));
+        }
     }
     if !remote.is_empty() {
         let (replayed, cut) = super::remote::replay_remote(
