@@ -135,7 +135,25 @@ impl std::fmt::Display for BrokerVersion {
     }
 }
 
-pub(crate) type Checkpoint = Option<Result<Vec<OffsetCheckpointEntry>, String>>;
+pub(crate) type Checkpoint = Option<Result<Vec<OffsetCheckpointEntry>, CheckpointError>>;
+
+/// Why a log dir's offset checkpoint gave no entries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CheckpointError {
+    /// klogscan could not read the file (permission, I/O): what it holds is not known here,
+    /// and the broker may read it fine (discovery names it on stderr: exit 2).
+    Unreadable(String),
+    /// Its content does not parse: the broker's read fails as well.
+    Invalid(String),
+}
+
+impl std::fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckpointError::Unreadable(e) | CheckpointError::Invalid(e) => f.write_str(e),
+        }
+    }
+}
 
 /// The log-dir level files, read once per log dir.
 #[derive(Debug, Clone, Default)]
@@ -158,8 +176,12 @@ fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
     let path = path?;
     Some(
         match load(path, FileClass::Checkpoint, MmapMode::Never, None) {
-            Ok(b) => parse_offset_checkpoint(&b, kind).map_err(|e| e.to_string()),
-            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+            Ok(b) => parse_offset_checkpoint(&b, kind)
+                .map_err(|e| CheckpointError::Invalid(e.to_string())),
+            Err(e) => Err(CheckpointError::Unreadable(format!(
+                "cannot read {}: {e}",
+                path.display()
+            ))),
         },
     )
 }

@@ -78,6 +78,16 @@ fn log_dir(root: &Path) -> PathBuf {
         logs.join("bootstrap.checkpoint"),
     )
     .unwrap();
+    for f in [
+        "recovery-point-offset-checkpoint",
+        "log-start-offset-checkpoint",
+        "replication-offset-checkpoint",
+        "cleaner-offset-checkpoint",
+    ] {
+        if !logs.join(f).exists() {
+            std::fs::write(logs.join(f), "0\n0\n").unwrap();
+        }
+    }
     logs
 }
 
@@ -125,6 +135,13 @@ fn a_file_a_command_reads_but_may_not_is_named_and_exit_2() {
         "orders-0/leader-epoch-checkpoint",
         SEED,
         "__cluster_metadata-0/00000000000000000000.log",
+        // The log dir's offset checkpoints the partition stage starts from (recovery
+        // point, log start, high watermark, the cleaner's offsets): before, taken for
+        // absent in silence (exit 0/1).
+        "recovery-point-offset-checkpoint",
+        "log-start-offset-checkpoint",
+        "replication-offset-checkpoint",
+        "cleaner-offset-checkpoint",
     ] {
         let t = tempfile::tempdir().unwrap();
         run::make_traversable(t.path());

@@ -446,12 +446,25 @@ impl Walker {
         self.inv.log_dirs.sort_by(|a, b| a.path.cmp(&b.path));
         // Every command reads each log dir's `meta.properties` (its cluster and node: the
         // joins and identities rest on it) and takes one it cannot open for none: that is
-        // said, as for any file the analysis needs and cannot read.
+        // said, as for any file the analysis needs and cannot read. So are the offset
+        // checkpoints the partition stage reads (`partition::recovery::LogDirFiles`: the
+        // recovery point and log start the recovery model starts from, the high watermark
+        // the lost-data check compares with, the cleaner's offsets that say a topic is
+        // compacted): one that cannot be opened was taken for an absent one in silence.
         let unopened: Vec<(PathBuf, String)> = self
             .inv
             .log_dirs
             .iter()
-            .filter_map(|ld| ld.meta_properties.as_ref())
+            .flat_map(|ld| {
+                [
+                    &ld.meta_properties,
+                    &ld.recovery_point_checkpoint,
+                    &ld.log_start_offset_checkpoint,
+                    &ld.replication_offset_checkpoint,
+                    &ld.cleaner_offset_checkpoint,
+                ]
+            })
+            .filter_map(Option::as_ref)
             .filter_map(|m| {
                 std::fs::File::open(m)
                     .err()

@@ -128,7 +128,11 @@ pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding>
         ),
     ] {
         if let Some(Err(e)) = c {
-            let consequence = match kind {
+            let unread = matches!(
+                e,
+                crate::partition::recovery::CheckpointError::Unreadable(_)
+            );
+            let fallback = match kind {
                 TextFileKind::RecoveryPointOffsetCheckpoint => {
                     "the broker uses recovery point 0 for every partition of the directory (full recovery after an unclean shutdown)"
                 }
@@ -136,6 +140,15 @@ pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding>
                     "the broker uses each partition's first segment base offset as its log start"
                 }
                 _ => "the broker starts with no high watermark for the directory's partitions",
+            };
+            // klogscan's read failed, not necessarily the broker's: what the file holds,
+            // and so what the broker starts from, is not known here.
+            let consequence = match unread {
+                true => format!(
+                    "klogscan could not read the file, so what the broker starts the directory's partitions from is not known here; if the broker cannot read it either, it {}",
+                    fallback.strip_prefix("the broker ").unwrap_or(fallback)
+                ),
+                false => fallback.to_string(),
             };
             out.push(
                 Finding::new(
@@ -145,7 +158,7 @@ pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding>
                     format!("{dir}: {kind} cannot be read: {e}"),
                 )
                 .segment(kind.file_name())
-                .evidence(json!({"file": kind.file_name(), "error": e}))
+                .evidence(json!({"file": kind.file_name(), "error": e.to_string(), "read_by_klogscan": !unread}))
                 .broker(consequence),
             );
         }
