@@ -319,13 +319,15 @@ pub(super) fn by_partition(links: &[ElectionLink]) -> HashMap<(&str, i32), Vec<&
 /// partition it was read for: the history, and every verdict resting on it, lacks what
 /// they hold. A segment the scan's own walk could not read already has its finding.
 fn unread_findings(report: &mut ScanReport, unread: &[(std::path::PathBuf, String)]) {
-    let said = |path: &str| {
+    // Said already: an `unreadable_file` finding whose file — its `segment`, a name in its
+    // partition directory (`source.path`) or a path of its own — is this one.
+    let said = |path: &std::path::Path| {
         report.findings.iter().any(|f| {
             f.kind == Kind::UnreadableFile
-                && f.message
-                    .strip_prefix("cannot read ")
-                    .and_then(|m| m.strip_prefix(path))
-                    .is_some_and(|m| m.starts_with(':'))
+                && f.segment.as_deref().is_some_and(|s| {
+                    let dir = f.source.path.as_deref().map(std::path::Path::new);
+                    std::path::Path::new(s) == path || dir.is_some_and(|d| d.join(s) == path)
+                })
         })
     };
     // The metadata partition a file belongs to: the one it is in, or (a log dir's
@@ -340,10 +342,10 @@ fn unread_findings(report: &mut ScanReport, unread: &[(std::path::PathBuf, Strin
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     let mut loose = Vec::new();
     for (path, why) in unread {
-        let p = path.display().to_string();
-        if said(&p) {
+        if said(path) {
             continue;
         }
+        let p = path.display().to_string();
         let i = owner(path);
         let (topic, partition) = i.map_or(("", -1), |i| {
             let r = &report.partitions[i];
