@@ -284,19 +284,7 @@ pub fn run(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
             .position(|p| p.source.path == h.source.path);
         findings(h, report, inv, opts, meta_index, &mut out, &mut links);
     }
-    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
-    let mut loose = Vec::new();
-    for (i, f) in out {
-        match i {
-            Some(i) => extra.entry(i).or_default().push(f),
-            None => loose.push(f),
-        }
-    }
-    report.add_partition_findings(extra);
-    if !loose.is_empty() {
-        report.findings.extend(loose);
-        report.recount_findings();
-    }
+    attach(report, out);
     if !links.is_empty() {
         super::links::apply(report, inv, &histories, &links);
         report.recount_findings();
@@ -339,8 +327,7 @@ fn unread_findings(report: &mut ScanReport, unread: &[(std::path::PathBuf, Strin
                 && (file.parent() == Some(dir) || file.parent() == dir.parent())
         })
     };
-    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
-    let mut loose = Vec::new();
+    let mut out = Vec::new();
     for (path, why) in unread {
         if said(path) {
             continue;
@@ -363,6 +350,17 @@ fn unread_findings(report: &mut ScanReport, unread: &[(std::path::PathBuf, Strin
         .segment(if i.is_some() { name } else { p })
         .evidence(serde_json::json!({"reason": "io_error", "error": why}))
         .broker("not applicable: the metadata history lacks what this file holds");
+        out.push((i, f));
+    }
+    attach(report, out);
+}
+
+/// Add findings to the report: to the partition at their index, or (`None`) to those of
+/// no partition.
+fn attach(report: &mut ScanReport, out: Vec<(Option<usize>, Finding)>) {
+    let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
+    let mut loose = Vec::new();
+    for (i, f) in out {
         match i {
             Some(i) => extra.entry(i).or_default().push(f),
             None => loose.push(f),

@@ -213,6 +213,24 @@ fn recoveries_chain(
     })
 }
 
+/// The segments `plan` recovers, and why.
+fn recovered_list(plan: &SegmentPlan) -> Vec<SegmentRecovery> {
+    (plan.recovered.iter())
+        .map(|(segment, reason)| SegmentRecovery {
+            segment: segment.clone(),
+            reason: reason.clone(),
+        })
+        .collect()
+}
+
+/// The log start a load keeps: the checkpoint or the first segment's base, the higher.
+fn log_start_kept(checkpoint: Option<i64>, segs: &[SegmentInput]) -> Option<i64> {
+    match (checkpoint, segs.first().map(|s| s.base)) {
+        (Some(c), Some(b)) => Some(c.max(b)),
+        (c, b) => c.or(b),
+    }
+}
+
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let rp = inp.recovery_point.unwrap_or(0);
     let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
@@ -230,25 +248,14 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         plan.for_metadata_log();
     }
     plan.not_followed(inp.unmodelled.as_deref());
-    let recovered: Vec<SegmentRecovery> = plan
-        .recovered
-        .iter()
-        .map(|(segment, reason)| SegmentRecovery {
-            segment: segment.clone(),
-            reason: reason.clone(),
-        })
-        .collect();
+    let recovered = recovered_list(&plan);
     let truncation = plan.truncation.clone().map(Box::new);
     let ending = Ending::of(&plan);
     let outcome_unknown = plan.outcome_unknown.clone();
     let unrecovered = unrecovered_texts(&inp, &plan);
-    // Log start: the checkpoint or the first segment's base, the higher; the ending's
-    // offsets (an emptied log restarts at the checkpoint, a -delete one ends at 0).
-    let first_base = segs.first().map(|s| s.base);
-    let log_start_kept = match (inp.log_start_checkpoint, first_base) {
-        (Some(c), Some(b)) => Some(c.max(b)),
-        (c, b) => c.or(b),
-    };
+    // The ending's offsets (an emptied log restarts at the checkpoint, a -delete one ends
+    // at 0).
+    let log_start_kept = log_start_kept(inp.log_start_checkpoint, segs);
     let ends = ending.offsets(&plan, segs, inp.log_start_checkpoint, log_start_kept);
     let (deleted, leo_after, log_start_after) = (ends.deleted, ends.log_end, ends.log_start);
     let mut leftovers = std::mem::take(&mut inp.leftovers);
