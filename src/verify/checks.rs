@@ -161,20 +161,12 @@ pub(crate) fn verify_one(
     };
     let unparseable_names = names::unparseable_names(p, r, out);
     kraft::check_snapshot_names(p, r, out);
-    let mut leftovers = leftovers::partition_leftovers(p, r, swaps.as_ref(), &name_fates, out);
+    // The indexes the load reads: a kept segment's index `.swap` files renamed over its own.
+    let loaded = crate::partition::recovery::swaps::with_index_swaps(p);
+    let mut leftovers =
+        leftovers::partition_leftovers((p, &loaded), r, swaps.as_ref(), &name_fates, out);
     names::noncanonical_actions(&name_fates, &mut leftovers);
-    let mut segments = check_segments(p, r, opts, swaps.as_ref(), out);
-    // What `LogSegment.readNextOffset` reads of the last segment when no recovery runs on
-    // it first (the scan's prediction reads the same).
-    if !p.partial {
-        crate::partition::recovery::last_read::attach(
-            &mut segments,
-            &p.segments,
-            clean_shutdown,
-            opts.scan.mmap,
-            opts.scan.max_bytes,
-        );
-    }
+    let mut segments = check_segments(&loaded, r, opts, swaps.as_ref(), out);
     let mut snapshots = snapshot::check_snapshots(p, r, opts, out);
     // The load completes the swaps before anything else: it recovers the swapped-in
     // segments, and the files in the swapped range (snapshots too) are gone.
@@ -194,6 +186,18 @@ pub(crate) fn verify_one(
             }
             !gone
         });
+    }
+    // What `LogSegment.readNextOffset` reads of the last segment when no recovery runs on
+    // it first (a swapped-in one's through its swapped index; the scan's prediction reads
+    // the same).
+    if !p.partial {
+        crate::partition::recovery::last_read::attach(
+            &mut segments,
+            (p.path.as_path(), &loaded.segments),
+            clean_shutdown,
+            opts.scan.mmap,
+            opts.scan.max_bytes,
+        );
     }
     // The segments opened under the broker's names for the aliases (created empty where
     // no file has that name).

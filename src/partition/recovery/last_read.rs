@@ -15,11 +15,16 @@
 //! unflushed segments run from the one holding the recovery point to the end
 //! (`LogSegments.values(recoveryPoint, Long.MAX_VALUE)`), unless a truncation deletes it —
 //! and the rebuilt index agrees with the log: nothing is read here then.
+//!
+//! A swapped-in last segment (a `.log.swap` the load renames in) is read the same way,
+//! through the index it is loaded with: its `N.index.swap`, or the new, empty one the
+//! load's first pass creates for it (the read then starts at byte 0).
 
 use super::SegmentInput;
 use crate::discover::layout::SegmentFiles;
 use crate::read::format::index::{NextOffsetRead, OffsetIndex, read_next_offset_in};
 use crate::read::segment::{FileClass, MmapMode, READ_BUDGET, load, open_regular, read_exact_at};
+use std::path::Path;
 
 /// Set [`SegmentInput::read_next`] of the last of `inputs` (the segments a walk read, in
 /// order) from its files among `segments`, when the load may leave it unrecovered
@@ -27,7 +32,7 @@ use crate::read::segment::{FileClass, MmapMode, READ_BUDGET, load, open_regular,
 /// bytes; a `.log` longer than it is not read (its end is not the walk's either).
 pub(crate) fn attach(
     inputs: &mut [SegmentInput],
-    segments: &[SegmentFiles],
+    (dir, segments): (&Path, &[SegmentFiles]),
     clean_shutdown: Option<bool>,
     mode: MmapMode,
     max_bytes: Option<u64>,
@@ -38,6 +43,10 @@ pub(crate) fn attach(
     let Some(last) = inputs.last_mut() else {
         return;
     };
+    if last.name.ends_with(".log.swap") {
+        last.read_next = swapped_in(last, dir, mode, max_bytes);
+        return;
+    }
     let named = |s: &&SegmentFiles| {
         s.log
             .as_deref()
@@ -54,13 +63,43 @@ pub(crate) fn attach(
     last.read_next = read(files, mode, max_bytes);
 }
 
+/// `readNextOffset` of a swapped-in last segment (`last`, named by its `.log.swap` file in
+/// `dir`, as `swaps::CompletedSwaps::apply` names it). The load's first pass opened it with
+/// the `.swap` suffix, its offset index being `N.index.swap` or, without one, a new file
+/// (no entry: the read starts at byte 0), which the third pass renames with it; after a
+/// clean shutdown no recovery runs on it, so the log ends where this read ends, CRCs
+/// unchecked. A swap the load creates empty (no file of that name) is not read.
+fn swapped_in(
+    last: &SegmentInput,
+    dir: &Path,
+    mode: MmapMode,
+    max_bytes: Option<u64>,
+) -> Option<NextOffsetRead> {
+    let log = dir.join(&last.name);
+    let index = dir.join(crate::discover::layout::canonical_segment_name(
+        last.base,
+        ".index.swap",
+    ));
+    let index = match std::fs::symlink_metadata(&index) {
+        Ok(_) => Some(load(&index, FileClass::Index, mode, None).ok()?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(_) => return None,
+    };
+    read_log(&log, last.base, index.as_deref().unwrap_or(&[]), max_bytes)
+}
+
 /// `readNextOffset` of the segment `files`: `None` when its offset index is missing (the
 /// load recovers it) or a file cannot be read, or the bytes to read exceed the budget.
 fn read(files: &SegmentFiles, mode: MmapMode, max_bytes: Option<u64>) -> Option<NextOffsetRead> {
     let index = load(files.index.as_deref()?, FileClass::Index, mode, None).ok()?;
-    let idx = OffsetIndex::new(&index, files.base_offset);
+    read_log(files.log.as_deref()?, files.base_offset, &index, max_bytes)
+}
+
+/// `readNextOffset` of the `.log` at `log` (base `base`) through the offset index `index`.
+fn read_log(log: &Path, base: i64, index: &[u8], max_bytes: Option<u64>) -> Option<NextOffsetRead> {
+    let idx = OffsetIndex::new(index, base);
     let (_, start) = idx.read_start();
-    let (handle, len) = open_regular(files.log.as_deref()?).ok()?;
+    let (handle, len) = open_regular(log).ok()?;
     if max_bytes.is_some_and(|m| len > m) {
         return None;
     }

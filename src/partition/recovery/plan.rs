@@ -532,7 +532,7 @@ fn end_after_recovery(plan: &SegmentPlan, segs: &[SegmentInput]) -> Option<i64> 
         // It frames them from the offset index's last entry on (`translateOffset`), not
         // from byte 0: where the index and the log disagree, what that read returns (the
         // base when it finds nothing: a `.log` cut below the entry). Unread (no marker, a
-        // swapped-in or created segment, a file not read) or throwing (the load failure):
+        // created segment, a file not read) or throwing (the load failure):
         // the walk's end, as before.
         if let Some(end) = last
             .read_next
@@ -591,7 +591,8 @@ pub(crate) struct SegmentInput {
     /// What `LogSegment.readNextOffset` reads of this segment's files as they are (its
     /// offset index's last entry, then the `.log` from there): set for the last segment of
     /// the directory ([`super::last_read`]); `None` when not read (another segment, a
-    /// swapped-in or created one, a file that cannot be read).
+    /// created one, a file that cannot be read); a swapped-in last segment is read through
+    /// its swapped index (or from byte 0 without one).
     pub read_next: Option<crate::read::format::index::NextOffsetRead>,
 }
 

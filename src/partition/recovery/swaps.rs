@@ -318,3 +318,68 @@ fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
     let tail = tail.map(|(position, reason, _)| (position, reason));
     Some(check.finish(first_bad, tail, len))
 }
+
+/// The partition's segment files as the load reads them once its third pass has renamed
+/// the `.swap` files of the indexes of segments that stay: `N.index.swap`,
+/// `N.timeindex.swap` or `N.txnindex.swap` (the broker's names) of a segment whose `.log`
+/// is kept is renamed over that segment's index (`File.renameTo` replaces the file on a
+/// POSIX file system), so `loadSegmentFiles` finds it and its sanity check reads the
+/// swap's bytes: a segment whose `.index` was still `N.index.swap` is not recovered for a
+/// missing index. The cleaner leaves such files when it stops between renaming a
+/// replacement segment's `.log` and its indexes (`LogSegment.changeFileSuffixes` renames
+/// the log first). A swap at or above the lowest `.cleaned` offset is deleted instead
+/// (`removeTempFilesAndCollectSwapFiles`), and a segment the `.log.swap` files replace is
+/// [`CompletedSwaps::apply`]'s. Borrowed as it is when no such file exists.
+pub(crate) fn with_index_swaps(p: &PartitionDir) -> std::borrow::Cow<'_, PartitionDir> {
+    use crate::discover::layout::canonical_segment_name;
+    if p.partial || !p.leftovers.iter().any(|(k, _)| *k == LeftoverKind::Swap) {
+        return std::borrow::Cow::Borrowed(p);
+    }
+    let min_cleaned = min_cleaned(p);
+    let mut renamed: Vec<(i64, usize, PathBuf)> = Vec::new();
+    for (_, path) in p.leftovers.iter().filter(|(k, _)| *k == LeftoverKind::Swap) {
+        let (Some(name), Some(base)) = (path.file_name().and_then(|n| n.to_str()), offset_of(path))
+        else {
+            continue;
+        };
+        let valid = min_cleaned.is_none_or(|c| base < c);
+        let kind = [".index.swap", ".timeindex.swap", ".txnindex.swap"]
+            .iter()
+            .position(|sfx| name == canonical_segment_name(base, sfx));
+        if let (true, Some(kind)) = (valid, kind) {
+            renamed.push((base, kind, path.clone()));
+        }
+    }
+    let kept = |base: i64| {
+        p.segments
+            .iter()
+            .any(|s| s.base_offset == base && s.log.is_some())
+    };
+    renamed.retain(|(base, _, _)| kept(*base));
+    if renamed.is_empty() {
+        return std::borrow::Cow::Borrowed(p);
+    }
+    // The `.log.swap` files are read only now, when an index swap may stand in.
+    if let Some(swaps) = CompletedSwaps::of(p) {
+        renamed.retain(|(base, _, _)| !swaps.removes(*base));
+    }
+    if renamed.is_empty() {
+        return std::borrow::Cow::Borrowed(p);
+    }
+    let mut view = p.clone();
+    for (base, kind, path) in renamed {
+        for s in view
+            .segments
+            .iter_mut()
+            .filter(|s| s.base_offset == base && s.log.is_some())
+        {
+            let slot = match kind {
+                0 => &mut s.index,
+                1 => &mut s.timeindex,
+                _ => &mut s.txnindex,
+            };
+            *slot = Some(path.clone());
+        }
+    }
+    std::borrow::Cow::Owned(view)
+}

@@ -468,7 +468,11 @@ pub(super) fn scan_partition(
         .iter()
         .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
         .collect();
-    let segs: Vec<&layout::SegmentFiles> = p.segments.iter().filter(|s| s.log.is_some()).collect();
+    // The indexes the load reads: a kept segment's index `.swap` files renamed over its own.
+    let loaded = recovery::swaps::with_index_swaps(p);
+    let segs: Vec<&layout::SegmentFiles> = (loaded.segments.iter())
+        .filter(|s| s.log.is_some())
+        .collect();
     let mut report = initial_report(p, &ctx, opts, &logs, (&dir, log_dir));
     if !remote.is_empty() {
         // With the remote history read, the log start is the checkpoint (the remote log
@@ -536,7 +540,13 @@ pub(super) fn scan_partition(
     }
     walk_units(&mut run, &logs, &segs, threads, piece);
     let (mut report, replay, mut findings) = run.finish();
-    apply_recovery(p, &mut report, &dir, opts, &mut findings);
+    apply_recovery(
+        (p, &loaded.segments),
+        &mut report,
+        &dir,
+        opts,
+        &mut findings,
+    );
     // A metadata log whose start no snapshot reaches: the node's next start fails.
     findings.extend(recovery::metadata_snapshots::snapshot_state_finding(
         p,
@@ -609,7 +619,7 @@ fn walk_units<'a>(
 /// one the broker's recovery makes, and the integrity findings say what recovery does
 /// with their bytes (truncate there, delete with a later segment, or never look).
 fn apply_recovery(
-    p: &PartitionDir,
+    (p, loaded): (&PartitionDir, &[layout::SegmentFiles]),
     report: &mut PartitionReport,
     dir: &DirState,
     opts: &ScanOptions,
@@ -620,14 +630,13 @@ fn apply_recovery(
     let mmap = opts.mmap;
     // Each walk's segment files, by base offset (one lookup per segment, not a scan of
     // the partition's segments: 10 000 segments made that quadratic).
-    let files: HashMap<i64, &layout::SegmentFiles> = p
-        .segments
+    let files: HashMap<i64, &layout::SegmentFiles> = loaded
         .iter()
         .filter(|s| s.log.is_some())
         .rev()
         .map(|s| (s.base_offset, s))
         .collect();
-    let mut inputs: Vec<recovery::SegmentInput> = report
+    let inputs: Vec<recovery::SegmentInput> = report
         .carried
         .segment_walks
         .iter()
@@ -654,20 +663,20 @@ fn apply_recovery(
             read_next: None,
         })
         .collect();
-    // What `LogSegment.readNextOffset` reads of the last segment when no recovery runs on
-    // it first.
-    if !p.partial {
-        let segs = &p.segments;
-        recovery::last_read::attach(&mut inputs, segs, clean_shutdown, mmap, opts.max_bytes);
-    }
     // The segments the load sees once it has completed the swaps it finds.
     let swaps = (!p.partial)
         .then(|| recovery::swaps::CompletedSwaps::of(p))
         .flatten();
-    let (inputs, replaced) = match &swaps {
+    let (mut inputs, replaced) = match &swaps {
         Some(s) => s.apply(inputs, p, mmap),
         None => (inputs, Vec::new()),
     };
+    // What `LogSegment.readNextOffset` reads of the last segment when no recovery runs on
+    // it first (a swapped-in one's through its swapped index).
+    if !p.partial {
+        let files = (p.path.as_path(), loaded);
+        recovery::last_read::attach(&mut inputs, files, clean_shutdown, mmap, opts.max_bytes);
+    }
     // The segments the load opens under the broker's names for files found under others
     // (created empty when no file has that name): never the bytes of those files.
     let aliases = recovery::aliases::Aliases::of(p);

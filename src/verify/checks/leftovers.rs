@@ -228,7 +228,7 @@ fn leftover_action(
 /// A partition's leftovers, directory kind and orphaned indexes: one `leftover_file`
 /// finding each, and the actions the recovery prediction lists.
 pub(super) fn partition_leftovers(
-    p: &PartitionDir,
+    (p, loaded): (&PartitionDir, &PartitionDir),
     r: &PartitionReport,
     swaps: Option<&CompletedSwaps>,
     names: &super::names::NameFates<'_>,
@@ -261,6 +261,18 @@ pub(super) fn partition_leftovers(
             _ => names.join(", "),
         }
     });
+    // Index `.swap` files the load renames over the index of a segment it keeps
+    // (`swaps::with_index_swaps`), with that segment's log.
+    let stand_in: std::collections::HashMap<&std::path::Path, String> = (loaded.segments.iter())
+        .filter_map(|s| Some((s, name_of(s.log.as_deref()?))))
+        .flat_map(|(s, log)| {
+            [&s.index, &s.timeindex, &s.txnindex]
+                .into_iter()
+                .flatten()
+                .map(move |f| (f.as_path(), log.clone()))
+        })
+        .filter(|(f, _)| f.extension().is_some_and(|x| x == "swap"))
+        .collect();
     for (kind, path) in &p.leftovers {
         let name = name_of(path);
         // A `.cleaned` or `.swap` name the load cannot parse fails it first
@@ -273,6 +285,11 @@ pub(super) fn partition_leftovers(
         if let Some(a) = names.of(path).and_then(|f| alias_swap_action(&name, f)) {
             // A `.swap` file under a noncanonical name: the load opens another in its place.
             action = a;
+        } else if let Some(log) = stand_in.get(path.as_path()) {
+            action = format!(
+                "swap completed at startup: renamed to {} over the index of {log}, which the load keeps: its sanity check and lookups read this file's bytes",
+                name.trim_end_matches(".swap")
+            );
         } else if let (Some(sw), Some(replaced)) = (swaps, &replaced)
             && completed.contains(path.as_path())
         {

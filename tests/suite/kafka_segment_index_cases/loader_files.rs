@@ -665,3 +665,105 @@ fn a_swapped_in_transaction_index_is_checked_and_a_replaced_one_is_not() {
         v.findings
     );
 }
+
+/// Move segment 2's `ext` file to its `.swap` name (`2.index` → `2.index.swap`): the state
+/// the cleaner leaves when it stops after renaming a replacement segment's `.log` back from
+/// `.swap` and before its indexes (`LogSegment.changeFileSuffixes` renames the log first).
+fn index_to_swap(m: &Manifest, ext: &str) {
+    let from = m.dir.join(file(2, ext));
+    std::fs::rename(&from, m.dir.join(format!("{}.swap", file(2, ext)))).unwrap();
+}
+
+/// `LogLoader.load`'s third pass renames every valid `.swap` file, an index's too: a kept
+/// segment's `2.index.swap` becomes its `2.index` before `loadSegmentFiles` looks for it,
+/// so after a clean shutdown nothing is recovered (with no index at all, the segment is
+/// recovered and rebuilt). At or above the lowest `.cleaned` offset the swap belongs to an
+/// unfinished split and is deleted first (`removeTempFilesAndCollectSwapFiles`): the
+/// segment has no index then, and is recovered.
+#[test]
+fn a_kept_segments_index_swap_is_its_index_at_load() {
+    let (_d, m) = four_segments();
+    index_to_swap(&m, "index");
+    let v = verify(&m);
+    assert!(recovered_names(&v).is_empty(), "{:?}", recovered(&v));
+    let l = leftovers(&v);
+    let swap = l.iter().find(|x| x.0.ends_with(".index.swap")).unwrap();
+    assert!(
+        swap.2.contains(&format!(
+            "renamed to {} over the index of {}",
+            file(2, "index"),
+            file(2, "log")
+        )),
+        "{swap:?}"
+    );
+    // Twin: no swap at all, the segment is recovered for its missing index.
+    let (_d, m) = four_segments();
+    std::fs::remove_file(m.dir.join(file(2, "index"))).unwrap();
+    assert_eq!(recovered_names(&verify(&m)), [file(2, "log")]);
+    // Twin: a `.cleaned` file at offset 2 makes the swap an unfinished split's, deleted.
+    let (_d, m) = four_segments();
+    index_to_swap(&m, "index");
+    std::fs::write(m.dir.join(format!("{}.cleaned", file(2, "log"))), b"").unwrap();
+    let v = verify(&m);
+    assert_eq!(recovered_names(&v), [file(2, "log")]);
+    let swap = leftovers(&v)
+        .into_iter()
+        .find(|x| x.0.ends_with(".index.swap"))
+        .unwrap();
+    assert!(swap.2.contains("deleted at startup"), "{swap:?}");
+}
+
+/// The scan plans the same load: damage in segment 2 below the recovery point is never
+/// read by the broker once its `2.index.swap` stands in for the index (no truncation),
+/// and is where recovery truncates when the segment has no index.
+#[test]
+fn the_scan_plans_no_recovery_for_a_segment_whose_index_is_a_swap() {
+    let flip_last = |m: &Manifest| {
+        let log = m.dir.join(file(2, "log"));
+        let mut b = std::fs::read(&log).unwrap();
+        let n = b.len() - 1;
+        b[n] ^= 0xff;
+        std::fs::write(&log, b).unwrap();
+    };
+    let (_d, m) = four_segments();
+    flip_last(&m);
+    index_to_swap(&m, "index");
+    let r = scan_dir(&m.dir);
+    assert!(
+        r.partitions[0].truncation.is_none(),
+        "{:?}",
+        r.partitions[0].truncation
+    );
+    let (_d, m) = four_segments();
+    flip_last(&m);
+    std::fs::remove_file(m.dir.join(file(2, "index"))).unwrap();
+    let r = scan_dir(&m.dir);
+    let t = r.partitions[0]
+        .truncation
+        .as_ref()
+        .expect("recovery truncates");
+    assert_eq!(t.segment, file(2, "log"));
+}
+
+/// A kept segment's `2.txnindex.swap` is the transaction index the load checks: an entry
+/// of an unknown version fails the load (`LogSegment.sanityCheck` → `TransactionIndex`),
+/// though the segment's own `2.txnindex` is absent; deleted as an unfinished split's, it
+/// fails nothing.
+#[test]
+fn a_kept_segments_transaction_index_swap_is_checked_at_load() {
+    let swap_name = |m: &Manifest| m.dir.join(format!("{}.swap", file(2, "txnindex")));
+    let (_d, m) = four_segments();
+    std::fs::write(swap_name(&m), unknown_version_txnindex(3)).unwrap();
+    let v = verify(&m);
+    let f = v.prediction.load_failure.as_ref().expect("the load fails");
+    assert_eq!(f.exception, "KafkaException");
+    let (_d, m) = four_segments();
+    std::fs::write(swap_name(&m), unknown_version_txnindex(3)).unwrap();
+    std::fs::write(m.dir.join(format!("{}.cleaned", file(0, "log"))), b"").unwrap();
+    let v = verify(&m);
+    assert!(
+        v.prediction.load_failure.is_none(),
+        "{:?}",
+        v.prediction.load_failure
+    );
+}

@@ -154,3 +154,45 @@ fn the_last_index_entry_decides_where_the_read_starts() {
         f.message
     );
 }
+
+/// A swapped-in last segment is read the same way after a clean shutdown: `5.log.swap`
+/// (a copy of `5.log` whose first batch fails its CRC) with `5.index.swap` replaces the
+/// segment at 5 (`LogLoader.load`'s passes); no recovery runs on it, so the log ends where
+/// `readNextOffset` ends through the swapped index — 10, CRCs unchecked — not where a
+/// recovery would stop (5, the log end after an unclean shutdown, which recovers it).
+/// Cut below the swapped index's last entry, the read finds nothing: the log ends at 5.
+/// Without an `.index.swap` the first pass creates an empty index: read from byte 0, 10.
+#[test]
+fn a_swapped_in_last_segment_is_read_through_its_swapped_index() {
+    for (clean, cut, index_swap, want) in [
+        (true, false, true, 10),
+        (false, false, true, 5),
+        (true, true, true, 5),
+        (true, false, false, 10),
+    ] {
+        let (_d, m) = write(LogDirBuilder::new(1).clean_shutdown(clean), two_segments());
+        let swap = m.dir.join(format!("{}.swap", file(5, "log")));
+        let mut log = std::fs::read(path(&m, 5, "log")).unwrap();
+        log[62] ^= 0xff;
+        let last = *index_entries(&m, 5).last().unwrap();
+        if cut {
+            log.truncate(last.1 as usize);
+        }
+        std::fs::write(&swap, log).unwrap();
+        if index_swap {
+            let index = std::fs::read(path(&m, 5, "index")).unwrap();
+            std::fs::write(m.dir.join(format!("{}.swap", file(5, "index"))), index).unwrap();
+        }
+        let v = verify(&m);
+        assert_eq!(
+            v.prediction.log_end_offset_after,
+            Some(want),
+            "clean {clean} cut {cut} index swap {index_swap}"
+        );
+        assert!(
+            v.prediction.load_failure.is_none(),
+            "{:?}",
+            v.prediction.load_failure
+        );
+    }
+}
