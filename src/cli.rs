@@ -115,8 +115,8 @@ pub struct ConsumersArgs {
     /// Only this topic.
     #[arg(long)]
     pub topic: Option<String>,
-    /// Only this partition number.
-    #[arg(long, value_parser = partition_number)]
+    /// Only this partition number (0 or more).
+    #[arg(long, allow_negative_numbers = true, value_parser = partition_number)]
     pub partition: Option<i32>,
     /// Reference time for "hanging" (`now`, epoch ms or RFC 3339); default: the newest batch
     /// timestamp in each partition's log dir.
@@ -142,8 +142,8 @@ pub struct HistoryArgs {
     /// Only this topic.
     #[arg(long)]
     pub topic: Option<String>,
-    /// Only this partition number.
-    #[arg(long, value_parser = partition_number)]
+    /// Only this partition number (0 or more).
+    #[arg(long, allow_negative_numbers = true, value_parser = partition_number)]
     pub partition: Option<i32>,
     /// Only changes at or after this time (now, epoch ms, or RFC 3339).
     #[arg(long, value_parser = report::parse_time)]
@@ -233,8 +233,8 @@ pub struct ScanArgs {
     /// analysed.
     #[arg(long, value_delimiter = ',')]
     pub topic: Vec<String>,
-    /// Show only this partition number.
-    #[arg(long, value_parser = partition_number)]
+    /// Show only this partition number (0 or more).
+    #[arg(long, allow_negative_numbers = true, value_parser = partition_number)]
     pub partition: Option<i32>,
     /// Show only this producer id (repeatable, comma-separated).
     #[arg(long, value_delimiter = ',', value_parser = i64_value)]
@@ -549,9 +549,16 @@ pub struct ClusterIdArgs {
     pub cluster_id: Vec<klogscan::results::GivenClusterId>,
 }
 
-/// `--partition`: a 32-bit int (`TopicPartition.partition`).
+/// `--partition`: a partition number is 0 or more — the digits after the last `-` of a
+/// topic-partition directory's name (`LocalLog.parseTopicPartitionName`), never a sign —
+/// and a 32-bit int (`TopicPartition.partition`): a negative one would match nothing.
 fn partition_number(s: &str) -> Result<i32, String> {
-    within(s, i32::MIN.into(), i32::MAX.into())
+    if report::whole_number(s).is_some_and(|n| n < 0) {
+        return Err(format!(
+            "partition {s} is negative: a partition number is 0 or more (the number after the last '-' of a topic-partition directory's name, as LocalLog.parseTopicPartitionName reads it)"
+        ));
+    }
+    within(s, 0, i32::MAX.into())
 }
 
 /// An integer option's value in `min..=max`: beyond it, too large (or negative, too
