@@ -25,7 +25,7 @@ pub mod snapshot;
 pub mod storage;
 
 use crate::cluster::report::ScanReport;
-use crate::discover::layout::{DirKind, Inventory, PartitionDir};
+use crate::discover::layout::{DirKind, Inventory, LEADER_EPOCH_CHECKPOINT, PartitionDir};
 use crate::finding::{Finding, Kind};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::{
@@ -522,13 +522,12 @@ fn analyse(
                     // The lineage its verdicts needed, named once: not when discovery or
                     // another check (the consumers' commit validation) said it already.
                     let said = |u: &epoch_file::Unread| {
-                        u.said
-                            || report.findings.iter().any(|f| f.names_unreadable_file(&u.path))
-                            || mine.iter().any(|f| {
-                                f.kind == Kind::UnreadableFile
-                                    && f.segment.as_deref()
-                                        == Some(crate::discover::layout::LEADER_EPOCH_CHECKPOINT)
-                            })
+                        let named = |f: &Finding| f.names_unreadable_file(&u.path);
+                        let mine_named = |f: &Finding| {
+                            f.kind == Kind::UnreadableFile
+                                && f.segment.as_deref() == Some(LEADER_EPOCH_CHECKPOINT)
+                        };
+                        u.said || report.findings.iter().any(named) || mine.iter().any(mine_named)
                     };
                     if let Some(u) = unread.filter(|u| !said(u)) {
                         mine.push(epoch_file::finding(r, &u));
