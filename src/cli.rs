@@ -115,8 +115,8 @@ pub struct ConsumersArgs {
     /// Only this topic.
     #[arg(long)]
     pub topic: Option<String>,
-    /// Only this partition number.
-    #[arg(long)]
+    /// Only this partition number (0 or more).
+    #[arg(long, allow_negative_numbers = true, value_parser = partition_number)]
     pub partition: Option<i32>,
     /// Reference time for "hanging" (`now`, epoch ms or RFC 3339); default: the newest batch
     /// timestamp in each partition's log dir.
@@ -126,7 +126,7 @@ pub struct ConsumersArgs {
     #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
     pub hanging_after: i64,
     /// Worker threads (default, or 0: one per core).
-    #[arg(long)]
+    #[arg(long, value_parser = usize_value)]
     pub threads: Option<usize>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutFormat,
@@ -142,8 +142,8 @@ pub struct HistoryArgs {
     /// Only this topic.
     #[arg(long)]
     pub topic: Option<String>,
-    /// Only this partition number.
-    #[arg(long)]
+    /// Only this partition number (0 or more).
+    #[arg(long, allow_negative_numbers = true, value_parser = partition_number)]
     pub partition: Option<i32>,
     /// Only changes at or after this time (now, epoch ms, or RFC 3339).
     #[arg(long, value_parser = report::parse_time)]
@@ -233,11 +233,11 @@ pub struct ScanArgs {
     /// analysed.
     #[arg(long, value_delimiter = ',')]
     pub topic: Vec<String>,
-    /// Show only this partition number.
-    #[arg(long)]
+    /// Show only this partition number (0 or more).
+    #[arg(long, allow_negative_numbers = true, value_parser = partition_number)]
     pub partition: Option<i32>,
     /// Show only this producer id (repeatable, comma-separated).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = i64_value)]
     pub producer_id: Vec<i64>,
     /// Show only the producer ids this transactional id maps to in `__transaction_state`
     /// (the coordinator's log must be among the inputs).
@@ -296,7 +296,7 @@ pub struct PartitionArgs {
     #[arg(long, default_value = "15m", value_parser = report::parse_duration)]
     pub hanging_after: i64,
     /// Worker threads (default, or 0: one per core).
-    #[arg(long)]
+    #[arg(long, value_parser = usize_value)]
     pub threads: Option<usize>,
     /// Skip CRC verification (header walk only).
     #[arg(long)]
@@ -305,10 +305,10 @@ pub struct PartitionArgs {
     #[arg(long)]
     pub deep: bool,
     /// Read at most this many bytes of each segment.
-    #[arg(long)]
+    #[arg(long, value_parser = u64_value)]
     pub max_bytes: Option<u64>,
     /// Cap on one batch's decompressed size, in bytes.
-    #[arg(long, default_value_t = klogscan::read::format::codec::DEFAULT_MAX_DECOMPRESSED)]
+    #[arg(long, default_value_t = klogscan::read::format::codec::DEFAULT_MAX_DECOMPRESSED, value_parser = usize_value)]
     pub max_decompressed: usize,
     /// Topics known to be compacted (comma-separated), besides what the inputs prove
     /// (cleaner-offset-checkpoint, KRaft cleanup.policy, internal topics).
@@ -317,7 +317,7 @@ pub struct PartitionArgs {
     /// Budget of decompressed bytes per segment for --deep (and `__consumer_offsets`
     /// checks); compressed batches beyond it are checked by header and CRC only, and a
     /// `decompression_budget_exceeded` finding says so.
-    #[arg(long, default_value_t = klogscan::partition::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE)]
+    #[arg(long, default_value_t = klogscan::partition::scan::DEFAULT_MAX_DECOMPRESSED_PER_FILE, value_parser = u64_value)]
     pub max_decompressed_per_file: u64,
     /// Memory-map segments of 1 MiB or more and read smaller files (auto), or read every
     /// byte (never). Either way a file
@@ -363,7 +363,7 @@ pub struct DumpArgs {
     #[arg(long)]
     pub skip_record_metadata: bool,
     /// Read at most this many bytes of each .log file.
-    #[arg(long)]
+    #[arg(long, value_parser = u64_value)]
     pub max_bytes: Option<u64>,
     /// Decode `__transaction_state` records (implies --print-data-log).
     #[arg(long)]
@@ -397,11 +397,11 @@ pub struct DumpArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: DumpOutFormat,
     /// Cap on one batch's decompressed size, in bytes.
-    #[arg(long, default_value_t = klogscan::read::format::codec::DEFAULT_MAX_DECOMPRESSED)]
+    #[arg(long, default_value_t = klogscan::read::format::codec::DEFAULT_MAX_DECOMPRESSED, value_parser = usize_value)]
     pub max_decompressed: usize,
     /// Worker threads formatting pieces of large files (default, or 0: one per core); the
     /// output is the same for any number.
-    #[arg(long)]
+    #[arg(long, value_parser = usize_value)]
     pub threads: Option<usize>,
     /// Memory-map segments and index/snapshot/log files of 1 MiB or more (auto) or read
     /// them (never: files loaded whole above 256 MiB are then refused).
@@ -547,4 +547,35 @@ pub struct ClusterIdArgs {
     /// It fills a missing `meta.properties` only: one naming another cluster is an error.
     #[arg(long = "cluster-id", value_name = "ID=PATH")]
     pub cluster_id: Vec<klogscan::results::GivenClusterId>,
+}
+
+/// `--partition`: a partition number is 0 or more — the digits after the last `-` of a
+/// topic-partition directory's name (`LocalLog.parseTopicPartitionName`), never a sign —
+/// and a 32-bit int (`TopicPartition.partition`): a negative one would match nothing.
+fn partition_number(s: &str) -> Result<i32, String> {
+    if report::whole_number(s).is_some_and(|n| n < 0) {
+        return Err(format!(
+            "partition {s} is negative: a partition number is 0 or more (the number after the last '-' of a topic-partition directory's name, as LocalLog.parseTopicPartitionName reads it)"
+        ));
+    }
+    within(s, 0, i32::MAX.into())
+}
+
+/// An integer option's value in `min..=max`: beyond it, too large (or negative, too
+/// small), never "not a number" ([`report::parse_whole`]).
+fn within<T: TryFrom<i128>>(s: &str, min: i128, max: i128) -> Result<T, String> {
+    let n = report::parse_whole(s, min, max)?;
+    T::try_from(n).map_err(|_| format!("{s} is out of range"))
+}
+
+fn u64_value(s: &str) -> Result<u64, String> {
+    within(s, 0, u64::MAX.into())
+}
+
+fn usize_value(s: &str) -> Result<usize, String> {
+    within(s, 0, i128::try_from(usize::MAX).unwrap_or(i128::MAX))
+}
+
+fn i64_value(s: &str) -> Result<i64, String> {
+    within(s, i64::MIN.into(), i64::MAX.into())
 }

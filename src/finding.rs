@@ -389,6 +389,18 @@ impl Finding {
         self.kind == Kind::UnreadableFile && !listed()
     }
 
+    /// Whether this is an `unreadable_file` finding of the file at `path`: its `segment` is
+    /// that path, or that file's name in the finding's partition directory
+    /// (`source.path`). What a check asks to say a file once, never its message's text.
+    pub fn names_unreadable_file(&self, path: &std::path::Path) -> bool {
+        use std::path::Path;
+        self.kind == Kind::UnreadableFile
+            && self.segment.as_deref().is_some_and(|s| {
+                let dir = self.source.path.as_deref().map(Path::new);
+                Path::new(s) == path || dir.is_some_and(|d| d.join(s) == path)
+            })
+    }
+
     /// A finding of `kind` with its default severity, for `topic`-`partition`.
     pub fn new(kind: Kind, topic: &str, partition: i32, message: impl Into<String>) -> Self {
         Finding {

@@ -24,7 +24,40 @@ impl OffsetRange {
 /// Parse `--offsets`.
 pub fn parse_offsets(s: &str) -> Result<OffsetRange, String> {
     let bad = || format!("cannot parse offsets {s:?}: use A..B (B excluded), A..=B, A.., ..B or A");
-    let num = |x: &str| x.trim().parse::<i64>().map_err(|_| bad());
+    // Where a bound is, when it is not the whole value.
+    let within = |x: &str| {
+        if x == s.trim() {
+            String::new()
+        } else {
+            format!(" in {s:?}")
+        }
+    };
+    // A number beyond 64 bits is too large (or too small), not unparsable.
+    let num = |x: &str| {
+        let x = x.trim();
+        let n = crate::report::whole_number(x).ok_or_else(bad)?;
+        i64::try_from(n).map_err(|_| {
+            let (what, bound) = if n < 0 {
+                ("small", format!("at least {}", i64::MIN))
+            } else {
+                ("large", format!("at most {}", i64::MAX))
+            };
+            format!(
+                "offset {x}{} is too {what} (offsets are 64-bit: {bound})",
+                within(x)
+            )
+        })
+    };
+    // What a single offset or `A..=B` selects ends one past it, itself a 64-bit offset.
+    let past = |o: i64| {
+        o.checked_add(1).ok_or_else(|| {
+            format!(
+                "offset {o}{} is too large: a single offset, or the B of A..=B, is at most {} (the range selected ends one past it, a 64-bit offset)",
+                within(&o.to_string()),
+                i64::MAX - 1
+            )
+        })
+    };
     let r = if let Some((a, b)) = s.split_once("..") {
         let start = if a.trim().is_empty() {
             i64::MIN
@@ -32,7 +65,7 @@ pub fn parse_offsets(s: &str) -> Result<OffsetRange, String> {
             num(a)?
         };
         let end = if let Some(b) = b.strip_prefix('=') {
-            num(b)?.checked_add(1).ok_or_else(bad)?
+            past(num(b)?)?
         } else if b.trim().is_empty() {
             i64::MAX
         } else {
@@ -43,7 +76,7 @@ pub fn parse_offsets(s: &str) -> Result<OffsetRange, String> {
         let o = num(s)?;
         OffsetRange {
             start: o,
-            end: o.checked_add(1).ok_or_else(bad)?,
+            end: past(o)?,
         }
     };
     if r.start >= r.end {
@@ -286,6 +319,29 @@ mod tests {
         assert!(!parse_offsets("7").unwrap().contains(8));
         assert!(parse_offsets("x..3").is_err());
         assert!(parse_offsets("5..5").is_err());
+        // Beyond 64 bits, or the largest offset where one past it is needed: too large,
+        // not unparsable (before: "cannot parse offsets"). Near misses: the largest bounds
+        // that fit.
+        for big in [
+            "9223372036854775807",
+            "9223372036854775808",
+            "99999999999999999999999999999999999999999",
+            "0..=9223372036854775807",
+            "0..9223372036854775808",
+            "9223372036854775808..",
+        ] {
+            let e = parse_offsets(big).unwrap_err();
+            assert!(e.contains("is too large"), "{big}: {e}");
+        }
+        let e = parse_offsets("..-9223372036854775809").unwrap_err();
+        assert!(e.contains("is too small"), "{e}");
+        assert_eq!(parse_offsets("9223372036854775806").unwrap().end, i64::MAX);
+        assert_eq!(
+            parse_offsets("0..9223372036854775807").unwrap().end,
+            i64::MAX
+        );
+        assert_eq!(parse_offsets("+5").unwrap().start, 5);
+        assert!(parse_offsets("5x").unwrap_err().starts_with("cannot parse"));
     }
 
     #[test]

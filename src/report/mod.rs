@@ -66,6 +66,17 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     if let Ok(ms) = s.parse::<i64>() {
         return Ok(ms);
     }
+    // Epoch milliseconds beyond 64 bits: said so, not that they cannot be parsed.
+    if let Some(n) = whole_number(s) {
+        let (what, bound) = if n < 0 {
+            ("small", format!("at least {}", i64::MIN))
+        } else {
+            ("large", format!("at most {}", i64::MAX))
+        };
+        return Err(format!(
+            "time {s:?} is too {what} (epoch milliseconds are 64-bit: {bound})"
+        ));
+    }
     if s.starts_with(|c: char| c.is_ascii_digit()) && s.ends_with(|c: char| c.is_ascii_alphabetic())
     {
         match parse_duration(s) {
@@ -127,6 +138,12 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
             )),
         };
     }
+    // A number beyond 64 bits, unit or not, is too large (or negative), not unparsable.
+    match whole_number(s) {
+        Some(n) if n < 0 => return Err(format!("duration {s:?} is negative")),
+        Some(_) => return Err(format!("duration {s:?}{TOO_LARGE}")),
+        None => {}
+    }
     let bad = || format!("cannot parse duration {s:?}: use e.g. 15m, 900s, 1h30m, 2d, 500ms");
     let mut total = 0i64;
     let mut num = String::new();
@@ -164,6 +181,35 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
         return Err(bad());
     }
     Ok(total)
+}
+
+/// A whole number as typed on the command line (an optional sign, then ASCII digits),
+/// clamped to `i128`, whose range holds every integer type's; `None` when `s` is not one.
+/// It lets a value beyond its type's range be said to be too large (or too small) rather
+/// than not a number.
+pub fn whole_number(s: &str) -> Option<i128> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let negative = s.starts_with('-');
+    Some(
+        s.parse::<i128>()
+            .unwrap_or(if negative { i128::MIN } else { i128::MAX }),
+    )
+}
+
+/// `s` as a whole number in `min..=max` (an integer option's value): one beyond the range
+/// is said to be too large, negative or too small — with the bound — never that it cannot
+/// be parsed.
+pub fn parse_whole(s: &str, min: i128, max: i128) -> Result<i128, String> {
+    match whole_number(s) {
+        None => Err(format!("{s:?} is not a whole number")),
+        Some(n) if n > max => Err(format!("{s} is too large (at most {max})")),
+        Some(n) if n < min && min == 0 => Err(format!("{s} is negative (at least 0)")),
+        Some(n) if n < min => Err(format!("{s} is too small (at least {min})")),
+        Some(n) => Ok(n),
+    }
 }
 
 /// `n` and its noun, singular for one ("1 partition", "2 partitions"; "batch" takes
@@ -270,6 +316,66 @@ mod tests {
             assert!(parse_time(big).unwrap_err().ends_with(TOO_LARGE), "{big}");
         }
         assert!(!parse_duration("15x").unwrap_err().ends_with(TOO_LARGE));
+        // A number alone beyond 64 bits: too large (or negative), not unparsable.
+        assert!(
+            parse_duration("99999999999999999999")
+                .unwrap_err()
+                .ends_with(TOO_LARGE)
+        );
+        assert!(
+            parse_duration("-99999999999999999999")
+                .unwrap_err()
+                .ends_with("is negative")
+        );
+    }
+
+    #[test]
+    fn epoch_milliseconds_beyond_64_bits_are_too_large() {
+        let e = parse_time("99999999999999999999").unwrap_err();
+        assert!(
+            e.contains("is too large") && e.contains("at most 9223372036854775807"),
+            "{e}"
+        );
+        let e = parse_time("-99999999999999999999").unwrap_err();
+        assert!(e.contains("is too small"), "{e}");
+        assert_eq!(parse_time("9223372036854775807").unwrap(), i64::MAX);
+        assert!(
+            parse_time("2019-11-05x")
+                .unwrap_err()
+                .starts_with("cannot parse")
+        );
+    }
+
+    #[test]
+    fn whole_numbers_beyond_their_range_say_so() {
+        assert_eq!(whole_number("+7"), Some(7));
+        assert_eq!(whole_number("-7"), Some(-7));
+        assert_eq!(whole_number(&"9".repeat(60)), Some(i128::MAX));
+        assert_eq!(
+            whole_number(&format!("-{}", "9".repeat(60))),
+            Some(i128::MIN)
+        );
+        for not in ["", "-", "+", "1.5", " 1", "1e3", "0x10", "--1"] {
+            assert_eq!(whole_number(not), None, "{not:?}");
+        }
+        assert_eq!(parse_whole("5", 0, 10), Ok(5));
+        assert_eq!(
+            parse_whole("11", 0, 10).unwrap_err(),
+            "11 is too large (at most 10)"
+        );
+        assert_eq!(
+            parse_whole("-1", 0, 10).unwrap_err(),
+            "-1 is negative (at least 0)"
+        );
+        assert_eq!(
+            parse_whole("-11", -10, 10).unwrap_err(),
+            "-11 is too small (at least -10)"
+        );
+        assert!(
+            parse_whole("x", 0, 10)
+                .unwrap_err()
+                .contains("not a whole number")
+        );
     }
 
     #[test]

@@ -119,6 +119,7 @@ mod tiering_corrupt;
 mod tiering_expiry;
 mod tiering_hosting;
 mod tiering_stop;
+mod tiering_unreadable;
 mod triage_replicas;
 mod txn_acceptance;
 mod txn_state_history;

@@ -310,13 +310,10 @@ fn unread_findings(report: &mut ScanReport, unread: &[(std::path::PathBuf, Strin
     // Said already: an `unreadable_file` finding whose file — its `segment`, a name in its
     // partition directory (`source.path`) or a path of its own — is this one.
     let said = |path: &std::path::Path| {
-        report.findings.iter().any(|f| {
-            f.kind == Kind::UnreadableFile
-                && f.segment.as_deref().is_some_and(|s| {
-                    let dir = f.source.path.as_deref().map(std::path::Path::new);
-                    std::path::Path::new(s) == path || dir.is_some_and(|d| d.join(s) == path)
-                })
-        })
+        report
+            .findings
+            .iter()
+            .any(|f| f.names_unreadable_file(path))
     };
     // The metadata partition a file belongs to: the one it is in, or (a log dir's
     // `bootstrap.checkpoint`) the one beside it.

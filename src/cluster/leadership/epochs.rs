@@ -76,11 +76,14 @@ pub(super) fn check(
         let file: Vec<(i32, i64)> = match dir.map(|d| checkpoint_entries(inv, d)) {
             Some(Ok(entries)) => entries,
             Some(Err((path, e))) => {
-                // Its epochs are not judged: said (once: the consumer check may have
-                // needed it too), never taken for a file naming none.
-                let f = unreadable(p, &path, &e);
-                if !report.findings.iter().any(|g| g.message == f.message) {
-                    out.push((Some(i), f));
+                // Its epochs are not judged: said (once: the consumer and tiering checks
+                // may have needed it too), never taken for a file naming none.
+                if !report
+                    .findings
+                    .iter()
+                    .any(|g| g.names_unreadable_file(&path))
+                {
+                    out.push((Some(i), unreadable(p, &path, &e)));
                 }
                 Vec::new()
             }

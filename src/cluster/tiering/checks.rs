@@ -23,6 +23,10 @@ pub struct ReplicaView {
     pub log_end_offset: Option<i64>,
     /// `leader-epoch-checkpoint`, when it reads.
     pub lineage: Option<Lineage>,
+    /// The `leader-epoch-checkpoint` that could not be read (`lineage` is then `None`
+    /// for want of reading it, not for want of the file): the verdicts resting on the
+    /// lineage are not given.
+    pub lineage_unread: Option<super::epoch_file::Unread>,
 }
 
 /// A remote segment as findings show it.
@@ -244,6 +248,8 @@ pub fn serves_any(log: &PartitionLog) -> bool {
 /// (`None`: no record of the partition came before the stop, so it holds no segment of it
 /// and serves none of the range), against `full`, every record's. A gap some of whose
 /// offsets `full` serves follows from the stop: it is linked to the stop's finding.
+/// With the replica's `leader-epoch-checkpoint` unread, what `full` serves in the epochs
+/// its lineage gives is unknown: no gap is linked.
 pub fn stopped_gaps(
     up: &UserPartition,
     seen: Option<&PartitionLog>,
@@ -266,7 +272,11 @@ pub fn stopped_gaps(
     gap_findings(up, log, view)
         .into_iter()
         .map(|((first, last), mut f)| {
-            let also_missing = everything.iter().any(|m| m.0 <= first && last <= m.1);
+            // Whether every record's log serves the gap rests on the lineage (the epoch
+            // each offset is looked up in): with the file unread, the gap is not laid on
+            // the stop.
+            let also_missing = view.lineage_unread.is_some()
+                || everything.iter().any(|m| m.0 <= first && last <= m.1);
             if also_missing {
                 return f;
             }
@@ -451,6 +461,7 @@ fn expiry_text(e: Option<Expiry>) -> (String, Severity) {
 /// rejects against the replica's lineage as its broker holds it, with when retention
 /// deletes it ([`super::expiry`]). Only segments ending below the replica's log end are
 /// judged: one beyond it is either truncated away or not yet replicated here (two readings).
+/// Without a lineage (no `leader-epoch-checkpoint`, or one that could not be read) none is.
 pub fn abandoned(up: &UserPartition, log: &PartitionLog, view: &ReplicaView) -> Vec<Finding> {
     let (Some(start), Some(leo), Some(loaded)) = (
         view.log_start_offset,
@@ -619,7 +630,8 @@ fn start_message(
 
 /// `remote_log_start_mismatch`: finished segments wholly below the checkpointed log
 /// start, read as `StartReading` says. Below a log start elsewhere than the local log
-/// start, segments the next run deletes by the log-start rule are not reported.
+/// start, segments the next run deletes by the log-start rule are not reported; with the
+/// replica's `leader-epoch-checkpoint` unread, nothing is.
 pub fn log_start_mismatch(
     up: &UserPartition,
     log: &PartitionLog,
@@ -628,6 +640,12 @@ pub fn log_start_mismatch(
     let Some(start) = view.log_start_offset else {
         return Vec::new();
     };
+    // Which reading holds, and whether there is one to give, rests on the lineage (the
+    // log-start rule, the epoch cache behind the log start): with the file unread, none
+    // is given — not the one of a replica without the file.
+    if view.lineage_unread.is_some() {
+        return Vec::new();
+    }
     // Each with the epochs whose listing holds it: what the run walks.
     let below: Vec<(&RemoteSegment, Vec<i32>)> = finished_at(log)
         .filter(|(_, s)| s.end_offset < start)

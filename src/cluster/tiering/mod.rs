@@ -11,6 +11,7 @@
 pub mod aiven;
 pub mod checks;
 pub mod corrupt;
+pub mod epoch_file;
 pub mod epochs;
 pub mod expiry;
 pub mod history;
@@ -24,18 +25,15 @@ pub mod snapshot;
 pub mod storage;
 
 use crate::cluster::report::ScanReport;
-use crate::discover::layout::{DirKind, Inventory, PartitionDir};
+use crate::discover::layout::{DirKind, Inventory, LEADER_EPOCH_CHECKPOINT, PartitionDir};
 use crate::finding::{Finding, Kind};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::{
     LogItem, REMOTE_LOG_METADATA_TOPIC, SegmentNames, SegmentRead, stream_records,
 };
-use crate::read::format::checkpoint::{
-    TextFileKind, parse_leader_epoch_checkpoint, parse_offset_checkpoint,
-};
+use crate::read::format::checkpoint::{TextFileKind, parse_offset_checkpoint};
 use crate::read::segment::{FileClass, MmapMode, load};
 use checks::ReplicaView;
-use lineage::Lineage;
 use replay::{Replay, UserPartition};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -263,16 +261,10 @@ fn replica_view(
             .find(|e| e.0 == tp.topic && e.1 == tp.partition)
             .map(|e| e.2)
     });
-    let found = p.leader_epoch_checkpoint.as_deref();
-    let lineage = inv
-        .small_file(
-            &p.path,
-            found,
-            crate::discover::layout::LEADER_EPOCH_CHECKPOINT,
-            |f| small_file(Some(f)),
-        )
-        .and_then(|b| parse_leader_epoch_checkpoint(&b).ok())
-        .map(|v| Lineage::new(v.into_iter().map(|e| (e.epoch, e.start_offset))));
+    let (lineage, lineage_unread) = match epoch_file::read(inv, p) {
+        Ok(lineage) => (lineage, None),
+        Err(u) => (None, Some(u)),
+    };
     let local_log_start = match &inv.recorded {
         None => p
             .segments
@@ -289,6 +281,7 @@ fn replica_view(
         local_log_start,
         log_end_offset,
         lineage,
+        lineage_unread,
     }
 }
 
@@ -514,14 +507,31 @@ fn analyse(
         });
         for (i, p) in replicas {
             let r = &report.partitions[i];
+            let mut unread = None;
             let view = || {
                 let segments = &r.carried.segment_names;
-                replica_view(p, r.log_end_offset, segments, &mut log_starts, inv)
+                let v = replica_view(p, r.log_end_offset, segments, &mut log_starts, inv);
+                unread.clone_from(&v.lineage_unread);
+                v
             };
             if let Some((range, found)) = judge(replayed, up, log, p, view) {
                 ranges.push((i, range));
                 if findings {
-                    extra.entry(i).or_default().extend(found);
+                    let mine = extra.entry(i).or_default();
+                    mine.extend(found);
+                    // The lineage its verdicts needed, named once: not when discovery or
+                    // another check (the consumers' commit validation) said it already.
+                    let said = |u: &epoch_file::Unread| {
+                        let named = |f: &Finding| f.names_unreadable_file(&u.path);
+                        let mine_named = |f: &Finding| {
+                            f.kind == Kind::UnreadableFile
+                                && f.segment.as_deref() == Some(LEADER_EPOCH_CHECKPOINT)
+                        };
+                        u.said || report.findings.iter().any(named) || mine.iter().any(mine_named)
+                    };
+                    if let Some(u) = unread.filter(|u| !said(u)) {
+                        mine.push(epoch_file::finding(r, &u));
+                    }
                 }
             }
         }
