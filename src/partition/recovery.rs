@@ -11,6 +11,7 @@
 //! deleted and which damage the broker never looks at. `scan`'s `truncation` and the wording
 //! of its integrity findings, and `verify`'s prediction, both come from here.
 
+mod after_load;
 pub(crate) mod alias_texts;
 pub(crate) mod aliases;
 mod chain;
