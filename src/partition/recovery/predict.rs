@@ -27,8 +27,9 @@ pub(crate) struct PredictInput<'a> {
     /// The KRaft metadata log (`KafkaMetadataLog`'s load: see `metadata_log_state`).
     pub metadata_log: bool,
     pub clean_shutdown: Option<bool>,
-    pub recovery_point: Option<i64>,
-    pub log_start_checkpoint: Option<i64>,
+    /// The partition's entries in the log dir's recovery-point and log-start checkpoints.
+    pub recovery_point: CheckpointEntry,
+    pub log_start_checkpoint: CheckpointEntry,
     pub high_watermark: Option<i64>,
     pub first_offset: Option<i64>,
     pub log_end_offset: Option<i64>,
@@ -153,6 +154,8 @@ fn unrecovered_texts(inp: &PredictInput<'_>, plan: &SegmentPlan) -> Vec<String> 
         "a -delete directory is loaded without recovery, then deleted: no reader meets it"
     } else if inp.clean_shutdown == Some(true) {
         "after a clean shutdown recovery does not run on it; the broker trusts it and readers will fail there"
+    } else if plan.recovery_point_unread {
+        "recovery runs on it only if the recovery point, which klogscan could not read, lies in or below this segment; otherwise the broker trusts it and readers will fail there"
     } else {
         "below the recovery point: recovery does not run on it; the broker trusts it and readers will fail there"
     };
@@ -201,7 +204,7 @@ fn recoveries_chain(
             .filter(|s| !s.valid)
             .map(|s| s.offset)
             .collect(),
-        log_start_checkpoint: inp.log_start_checkpoint.unwrap_or(0),
+        log_start_checkpoint: inp.log_start_checkpoint.known().unwrap_or(0),
         log_start: log_start_after,
         log_end: leo_after,
         clean_shutdown: inp.clean_shutdown,
@@ -233,8 +236,7 @@ fn log_start_kept(checkpoint: Option<i64>, segs: &[SegmentInput]) -> Option<i64>
 }
 
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
-    let rp = inp.recovery_point.unwrap_or(0);
-    let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
+    let from_idx = super::plan::recovery_start(inp.recovery_point, &inp.segments);
     let segs = &inp.segments;
     let mut plan = plan_segments(
         inp.clean_shutdown,
@@ -256,8 +258,9 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let unrecovered = unrecovered_texts(&inp, &plan);
     // The ending's offsets (an emptied log restarts at the checkpoint, a -delete one ends
     // at 0).
-    let log_start_kept = log_start_kept(inp.log_start_checkpoint, segs);
-    let ends = ending.offsets(&plan, segs, inp.log_start_checkpoint, log_start_kept);
+    let log_start_ck = inp.log_start_checkpoint.known();
+    let log_start_kept = log_start_kept(log_start_ck, segs);
+    let ends = ending.offsets(&plan, segs, log_start_ck, log_start_kept);
     let (deleted, leo_after, log_start_after) = (ends.deleted, ends.log_end, ends.log_start);
     let mut leftovers = std::mem::take(&mut inp.leftovers);
     let (usable, has_snapshot_files) = snapshot_fates(
@@ -350,12 +353,14 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let load_failure = load_failure(&inp, chain.as_ref(), from, leo_after, &recovered);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
-        recovery_point: inp.recovery_point,
-        log_start_checkpoint: inp.log_start_checkpoint,
+        recovery_point: inp.recovery_point.known(),
+        log_start_checkpoint: log_start_ck,
+        unread_checkpoints: unread_checkpoints(&inp),
         high_watermark: inp.high_watermark,
         first_offset: inp.first_offset,
         log_end_offset: inp.log_end_offset,
-        log_start_offset_after: log_start_after,
+        // Unread, the checkpoint may raise the log start above the first segment's base.
+        log_start_offset_after: log_start_after.filter(|_| !inp.log_start_checkpoint.is_unread()),
         log_end_offset_after: leo_after.filter(|_| end_known),
         recovery_point_after: ending
             .recovery_point(
@@ -366,7 +371,10 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
                 local_log_start(log_start_after, segs, &deleted),
             )
             .filter(|_| end_known),
-        created_segment: ends.created,
+        // No segment to load: created at the log start checkpoint, unknown when unread.
+        created_segment: ends.created.filter(|_| {
+            !segs.is_empty() || inp.delete_dir || !inp.log_start_checkpoint.is_unread()
+        }),
         leftovers,
         recovered_segments: recovered,
         truncation,
@@ -376,6 +384,26 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         load_failure,
         outcome_unknown,
     }
+}
+
+/// The log dir's checkpoints this load reads that klogscan could not read
+/// ([`RecoveryPrediction::unread_checkpoints`]).
+fn unread_checkpoints(inp: &PredictInput<'_>) -> Vec<String> {
+    use crate::read::format::checkpoint::TextFileKind;
+    [
+        (
+            inp.recovery_point,
+            TextFileKind::RecoveryPointOffsetCheckpoint,
+        ),
+        (
+            inp.log_start_checkpoint,
+            TextFileKind::LogStartOffsetCheckpoint,
+        ),
+    ]
+    .into_iter()
+    .filter(|(e, _)| e.is_unread())
+    .map(|(_, k)| k.file_name().to_owned())
+    .collect()
 }
 
 /// The open transactions once a truncation leaves the log ending at `leo_after`, when the
