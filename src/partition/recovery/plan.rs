@@ -44,10 +44,11 @@ pub struct SegmentPlan {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub crc_unchecked: bool,
     /// After an unclean shutdown, klogscan could not read the log dir's
-    /// `recovery-point-offset-checkpoint` ([`CheckpointEntry::Unread`]) and a segment
+    /// `recovery-point-offset-checkpoint` (`CheckpointEntry::Unread`) and a segment
     /// before the last is left for the unclean pass: it starts at a segment not known
     /// here, so the plan recovers only the segments recovered whatever the recovery point
-    /// ([`recovery_start`]); whether the others are is unknown.
+    /// (`recovery_start`: the last one, and those recovered at load); whether the others
+    /// are is unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recovery_point_unread: bool,
     /// The transactions the truncation leaves open (`truncation` set and the replay
