@@ -157,7 +157,23 @@ pub struct LogDir {
     pub lock: Option<PathBuf>,
     pub leftovers: Vec<(LeftoverKind, PathBuf)>,
     pub unknown: Vec<PathBuf>,
+    /// The log dir's offset checkpoints ([`OFFSET_CHECKPOINTS`]) the listing found and did
+    /// not take, with why: a FIFO or other special file, a symlink not followed (each an
+    /// error of discovery, said where listed). The broker reads them
+    /// (`LogManager.loadLogs`; it follows symlinks, and a FIFO blocks its read): they are
+    /// there, unread by klogscan, never absent.
+    pub unread_checkpoints: Vec<(PathBuf, String)>,
 }
+
+/// The log dir's offset checkpoints, read by every partition's load or by the cluster
+/// stage: the recovery point and log start (`LogManager.loadLogs`), the high watermark
+/// (`ReplicaManager`), the log cleaner's offsets (`LogCleanerManager`).
+pub const OFFSET_CHECKPOINTS: [&str; 4] = [
+    "recovery-point-offset-checkpoint",
+    "log-start-offset-checkpoint",
+    "replication-offset-checkpoint",
+    "cleaner-offset-checkpoint",
+];
 
 /// Everything found under the given paths.
 #[derive(Debug, Clone, Default)]
@@ -472,6 +488,14 @@ impl LogDir {
             || self.cleaner_offset_checkpoint.is_some()
             || self.clean_shutdown.is_some()
             || self.bootstrap_checkpoint.is_some()
+    }
+
+    /// Keep `path`, found under `name` and not read for `why`, when it is one of the log
+    /// dir's offset checkpoints ([`LogDir::unread_checkpoints`]).
+    fn add_unread(&mut self, name: &str, path: PathBuf, why: &str) {
+        if OFFSET_CHECKPOINTS.contains(&name) {
+            self.unread_checkpoints.push((path, why.to_owned()));
+        }
     }
 
     fn add_file(&mut self, name: &str, path: PathBuf) {

@@ -11,6 +11,7 @@
 //! deleted and which damage the broker never looks at. `scan`'s `truncation` and the wording
 //! of its integrity findings, and `verify`'s prediction, both come from here.
 
+mod after_load;
 pub(crate) mod alias_texts;
 pub(crate) mod aliases;
 mod chain;
@@ -98,6 +99,43 @@ fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
     )
 }
 
+/// One partition's entry in a log dir's recovery-point or log-start checkpoint, as its
+/// next load reads it: `LogManager.loadLogs` reads each file once per log dir (a read that
+/// fails is caught: no entries, with a warning) and `LogManager.loadLog` takes the
+/// partition's entry, `0` without one (`getOrDefault(topicPartition, 0L)`), for
+/// `UnifiedLog`'s `recoveryPoint` and `logStartOffset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CheckpointEntry {
+    /// What the broker reads: the entry, or `None` — no entry, no file, or a file that does
+    /// not parse (the broker's read fails too): the load then uses 0.
+    Read(Option<i64>),
+    /// The file is there and klogscan could not read it (permission, I/O,
+    /// [`CheckpointError::Unreadable`]): the broker may read it, so the entry is unknown.
+    Unread,
+}
+
+impl CheckpointEntry {
+    /// The entry when it is known to be there.
+    pub(crate) fn known(self) -> Option<i64> {
+        match self {
+            CheckpointEntry::Read(v) => v,
+            CheckpointEntry::Unread => None,
+        }
+    }
+
+    pub(crate) fn is_unread(self) -> bool {
+        self == CheckpointEntry::Unread
+    }
+
+    /// This partition's entry in `c`.
+    pub(crate) fn of(c: &Checkpoint, topic: &str, partition: i32) -> CheckpointEntry {
+        match c {
+            Some(Err(CheckpointError::Unreadable(_))) => CheckpointEntry::Unread,
+            _ => CheckpointEntry::Read(lookup(c, topic, partition)),
+        }
+    }
+}
+
 pub(crate) fn lookup(c: &Checkpoint, topic: &str, partition: i32) -> Option<i64> {
     match c {
         Some(Ok(v)) => v
@@ -122,45 +160,68 @@ impl LogDirFiles {
     /// model then assumes an unclean shutdown from offset 0). The KRaft metadata log is
     /// loaded by `KafkaMetadataLog.apply`, never by `LogManager.loadLogs`: log start 0,
     /// recovery point 0 and the last shutdown taken as unclean, at every start
-    /// ([`metadata_log_state`]).
+    /// ([`metadata_log_state`]), whatever the log dir's checkpoints hold or whether
+    /// klogscan could read them.
     pub(crate) fn partition_state(
         files: Option<&LogDirFiles>,
         topic: &str,
         partition: i32,
-    ) -> (Option<bool>, Option<i64>, Option<i64>, Option<i64>) {
+    ) -> (Option<bool>, CheckpointEntry, CheckpointEntry, Option<i64>) {
         if crate::discover::layout::is_kraft_metadata(topic) {
             let (clean, rp, start) = metadata_log_state();
-            return (clean, rp, start, None);
+            return (
+                clean,
+                CheckpointEntry::Read(rp),
+                CheckpointEntry::Read(start),
+                None,
+            );
         }
         match files.filter(|f| f.has_markers) {
             Some(f) => (
                 Some(f.clean_shutdown),
-                lookup(&f.recovery_points, topic, partition),
-                lookup(&f.log_starts, topic, partition),
+                CheckpointEntry::of(&f.recovery_points, topic, partition),
+                CheckpointEntry::of(&f.log_starts, topic, partition),
                 lookup(&f.high_watermarks, topic, partition),
             ),
-            None => (None, None, None, None),
+            None => (
+                None,
+                CheckpointEntry::Read(None),
+                CheckpointEntry::Read(None),
+                None,
+            ),
         }
     }
 
     pub(crate) fn read(ld: &LogDir) -> LogDirFiles {
+        // A checkpoint discovery found and did not take (a FIFO, a symlink not followed)
+        // is one klogscan could not read, never an absent one.
+        let read = |path: Option<&Path>, kind: TextFileKind| {
+            read_checkpoint(path, kind).or_else(|| {
+                let (at, why) = (ld.unread_checkpoints.iter())
+                    .find(|(p, _)| p.file_name().is_some_and(|n| n == kind.file_name()))?;
+                Some(Err(CheckpointError::Unreadable(format!(
+                    "cannot read {}: {why}",
+                    at.display()
+                ))))
+            })
+        };
         LogDirFiles {
             path: Some(std::sync::Arc::from(ld.path.as_path())),
             has_markers: ld.has_markers(),
             clean_shutdown: ld.clean_shutdown.is_some(),
-            recovery_points: read_checkpoint(
+            recovery_points: read(
                 ld.recovery_point_checkpoint.as_deref(),
                 TextFileKind::RecoveryPointOffsetCheckpoint,
             ),
-            log_starts: read_checkpoint(
+            log_starts: read(
                 ld.log_start_offset_checkpoint.as_deref(),
                 TextFileKind::LogStartOffsetCheckpoint,
             ),
-            high_watermarks: read_checkpoint(
+            high_watermarks: read(
                 ld.replication_offset_checkpoint.as_deref(),
                 TextFileKind::ReplicationOffsetCheckpoint,
             ),
-            cleaner_offsets: read_checkpoint(
+            cleaner_offsets: read(
                 ld.cleaner_offset_checkpoint.as_deref(),
                 TextFileKind::CleanerOffsetCheckpoint,
             ),
@@ -283,11 +344,18 @@ pub struct RecoveryPrediction {
     /// the checkpoints: a directory taken as a log dir only because it holds partitions):
     /// the prediction then assumes an unclean shutdown.
     pub clean_shutdown: Option<bool>,
-    /// This partition's entry in `recovery-point-offset-checkpoint` (`None`: no entry, or no
-    /// readable checkpoint; the broker then uses 0).
+    /// This partition's entry in `recovery-point-offset-checkpoint` (`None`: no entry, or a
+    /// checkpoint that does not parse, where the broker uses 0; or one klogscan could not
+    /// read, named in `unread_checkpoints`, where the entry is unknown).
     pub recovery_point: Option<i64>,
-    /// `log-start-offset-checkpoint` entry.
+    /// `log-start-offset-checkpoint` entry (`None` as for `recovery_point`).
     pub log_start_checkpoint: Option<i64>,
+    /// The log dir's checkpoints this load reads that klogscan could not read (permission,
+    /// I/O; named on stderr too): `recovery-point-offset-checkpoint`,
+    /// `log-start-offset-checkpoint`. The broker may read them: their entries are unknown,
+    /// not absent (`outcome_unknown` says what that leaves unknown).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread_checkpoints: Vec<String>,
     /// `replication-offset-checkpoint` entry (high watermark).
     pub high_watermark: Option<i64>,
     /// First batch offset and log end offset as found.
@@ -323,8 +391,12 @@ pub struct RecoveryPrediction {
     pub load_failure: Option<Box<LoadFailure>>,
     /// Set when the outcome of recovery cannot be predicted, and why: with `--no-crc` no
     /// CRC was checked, while `LogSegment.recover` checks every batch's CRC on the segments
-    /// it runs on and stops at the first mismatch. `truncation` is then the latest point
-    /// recovery can stop at (it may stop earlier, or where none is predicted),
+    /// it runs on and stops at the first mismatch; after an unclean shutdown klogscan could
+    /// not read the recovery point (`unread_checkpoints`), where the unclean pass starts,
+    /// and the prediction recovers only the segments recovered whatever it is (the last
+    /// one, and those recovered at load); klogscan could not read the log start
+    /// checkpoint, which the load compares with the log end. `truncation` is then the
+    /// latest point recovery can stop at (it may stop earlier, or where none is predicted),
     /// `deleted_segments` the fewest it deletes, and `log_end_offset_after` is `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome_unknown: Option<String>,

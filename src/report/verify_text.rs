@@ -35,6 +35,20 @@ fn line(
     }
 }
 
+/// The recovery point the load starts from: the entry, `- (0)` without one (the broker
+/// uses 0), `unknown` when klogscan could not read the checkpoint.
+fn recovery_point(pr: &crate::partition::recovery::RecoveryPrediction) -> String {
+    use crate::read::format::checkpoint::TextFileKind;
+    let unread = TextFileKind::RecoveryPointOffsetCheckpoint.file_name();
+    match pr.recovery_point {
+        Some(v) => v.to_string(),
+        None if pr.unread_checkpoints.iter().any(|f| f == unread) => {
+            "unknown (recovery-point-offset-checkpoint not read)".into()
+        }
+        None => "- (0)".into(),
+    }
+}
+
 fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) -> io::Result<()> {
     let pr = &p.prediction;
     let name = super::partition_name(&p.topic, p.partition, Some(p.path()));
@@ -51,7 +65,7 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
         None,
         &format!(
             "shutdown: {shutdown}  recovery point: {} -> {}  high watermark: {}  log start: {} -> {}  log end: {} -> {}",
-            pr.recovery_point.map_or("- (0)".into(), |v| v.to_string()),
+            recovery_point(pr),
             opt(pr.recovery_point_after),
             opt(pr.high_watermark),
             opt(pr.first_offset),

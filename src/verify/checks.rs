@@ -16,7 +16,7 @@ use super::VerifyOptions;
 use crate::discover::layout::{DirKind, LogDir, PartitionDir, SegmentFiles};
 use crate::finding::{Finding, Kind};
 use crate::partition::recovery::{
-    self as predict, LogDirFiles, PredictInput, SegmentInput, lookup,
+    self as predict, Checkpoint, CheckpointEntry, LogDirFiles, PredictInput, SegmentInput, lookup,
 };
 use crate::partition::scan::PartitionReport;
 use crate::partition::state::LastActivity;
@@ -144,10 +144,19 @@ pub(crate) fn verify_one(
     // The KRaft metadata log's load ignores the log dir's files (the checkpoint checks
     // still read them as they are): the prediction takes KafkaMetadataLog's state.
     let metadata_log = crate::discover::layout::is_kraft_metadata(topic);
-    let (mut load_rp, mut load_start) = (ck.recovery_point, ck.log_start);
+    // What the load reads of the recovery point and log start: an entry, none, or a file
+    // klogscan could not read (the broker may: the entry is unknown).
+    let entry = |c: fn(&LogDirFiles) -> &Checkpoint| {
+        files.map_or(CheckpointEntry::Read(None), |f| {
+            CheckpointEntry::of(c(f), topic, part)
+        })
+    };
+    let mut load_rp = entry(|f| &f.recovery_points);
+    let mut load_start = entry(|f| &f.log_starts);
     if metadata_log {
         let (clean, rp, start) = crate::partition::recovery::metadata_log_state();
-        (clean_shutdown, load_rp, load_start) = (clean, rp, start);
+        clean_shutdown = clean;
+        (load_rp, load_start) = (CheckpointEntry::Read(rp), CheckpointEntry::Read(start));
     }
 
     let swaps = (!p.partial)

@@ -399,10 +399,7 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
                 &findings_snapshot(&findings),
                 &mut findings,
             );
-            // A file the scan and a cross-check both needed and could not read is one
-            // finding (the scan's: the first).
-            let mut unread = std::collections::HashSet::new();
-            findings.retain(|f| f.kind != Kind::UnreadableFile || unread.insert(f.message.clone()));
+            unread_once(&mut findings);
             // The cross-checks' findings carry the partition's identity too.
             crate::discover::identity::apply_source(&r.source, &mut findings);
             findings
@@ -446,6 +443,18 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
     }
     report.summary = summarise(&report);
     report
+}
+
+/// A file the scan and a cross-check both needed and could not read is one
+/// `unreadable_file` finding (the scan's: the first) among one partition's `findings`.
+/// The file is told by the finding's typed `segment` — a file name in the partition's
+/// directory, which every one of these findings is of — never by its message: the same
+/// file may be worded twice (each read's own error), and two files are never one.
+fn unread_once(findings: &mut Vec<Finding>) {
+    let mut said = std::collections::HashSet::new();
+    findings.retain(|f| {
+        f.kind != Kind::UnreadableFile || f.segment.as_ref().is_none_or(|s| said.insert(s.clone()))
+    });
 }
 
 /// The scan findings the prediction needs (load-failure rules), copied before the
@@ -494,6 +503,65 @@ fn summarise(r: &VerifyReport) -> VerifySummary {
 
 #[cfg(test)]
 mod tests {
+    /// `unread_once` keeps one `unreadable_file` finding a file, the first, whatever their
+    /// words; two files' findings stay two even in the same words, and other kinds about
+    /// the same file are not touched.
+    #[test]
+    fn a_file_read_twice_and_unread_is_one_finding_told_by_its_file_not_its_words() {
+        use super::*;
+        let f = |kind, file: &str, msg: &str| Finding::new(kind, "t", 0, msg).segment(file);
+        let snap = "00000000000000000002.snapshot";
+        let mut findings = vec![
+            f(
+                Kind::UnreadableFile,
+                snap,
+                "cannot read x: Permission denied",
+            ),
+            f(
+                Kind::SnapshotMismatch,
+                snap,
+                "cannot read x: Permission denied",
+            ),
+            // The cross-check's read of the same file, worded by its own error.
+            f(
+                Kind::UnreadableFile,
+                snap,
+                "cannot read x: file changed during the scan",
+            ),
+            // Another file, in the same words (never one finding with the first).
+            f(
+                Kind::UnreadableFile,
+                "leader-epoch-checkpoint",
+                "cannot read x: Permission denied",
+            ),
+        ];
+        unread_once(&mut findings);
+        let kept: Vec<(Kind, &str, &str)> = findings
+            .iter()
+            .map(|f| (f.kind, f.segment.as_deref().unwrap(), f.message.as_str()))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                (
+                    Kind::UnreadableFile,
+                    snap,
+                    "cannot read x: Permission denied"
+                ),
+                (
+                    Kind::SnapshotMismatch,
+                    snap,
+                    "cannot read x: Permission denied"
+                ),
+                (
+                    Kind::UnreadableFile,
+                    "leader-epoch-checkpoint",
+                    "cannot read x: Permission denied"
+                ),
+            ]
+        );
+    }
+
     use super::blocks::BLOCK;
     use super::*;
 
@@ -549,7 +617,11 @@ mod tests {
                 .unwrap();
             for f in scan.partition_findings(k) {
                 carried += 1;
-                let same = |g: &&Finding| g.kind == f.kind && g.message == f.message;
+                // The same finding: its typed fields, not its words.
+                let same = |g: &&Finding| {
+                    g.identity_key() == f.identity_key()
+                        && (&g.segment, g.position) == (&f.segment, f.position)
+                };
                 assert!(v.findings.iter().any(|g| same(&g)), "{}: {f:?}", r.path);
             }
         }

@@ -233,3 +233,63 @@ fn a_leader_epoch_checkpoint_a_commit_is_validated_on_is_named() {
         }
     }
 }
+
+/// The log dir's `recovery-point-offset-checkpoint` at mode 000 after an unclean shutdown:
+/// the broker may read it (`LogManager.loadLogs`), so `verify`'s prediction says where
+/// recovery starts is unknown and recovers only the last segment, whatever the entry
+/// (before: the file was taken for absent, recovery point 0, both segments recovered and
+/// nothing unknown). Near miss: readable, the entry 0 recovers both, nothing unknown.
+#[test]
+fn a_recovery_point_checkpoint_verify_may_not_read_leaves_where_recovery_starts_unknown() {
+    let ids = match run::permission_bits_apply() {
+        Ok(ids) => ids,
+        Err(why) => {
+            println!("SKIPPED ({why})");
+            return;
+        }
+    };
+    let t = tempfile::tempdir().unwrap();
+    run::make_traversable(t.path());
+    let logs = t.path().join("logs");
+    let mut b = PartitionBuilder::new("orders", 0);
+    b.append(Batch::new(Producer::PLAIN).values(["a", "b"]));
+    b.roll();
+    b.append(Batch::new(Producer::PLAIN).values(["c", "d"]));
+    LogDirBuilder::new(1)
+        .clean_shutdown(false)
+        .recovery_point("orders", 0, 0)
+        .partition(b)
+        .write(&logs)
+        .unwrap();
+    let prediction = || {
+        let args: Vec<&std::ffi::OsStr> = vec![
+            "verify".as_ref(),
+            "--format".as_ref(),
+            "json".as_ref(),
+            "--now".as_ref(),
+            "1800000000000".as_ref(),
+            logs.as_os_str(),
+        ];
+        let r = run::klogscan_as(&args, ids, None, 60);
+        let doc: serde_json::Value = serde_json::from_str(&r.out).unwrap();
+        (r.code(), doc["partitions"][0]["prediction"].clone())
+    };
+    let (code, p) = prediction();
+    assert_eq!(code, 0);
+    assert_eq!(p["recovered_segments"].as_array().unwrap().len(), 2);
+    assert!(p.get("outcome_unknown").is_none(), "{p}");
+    assert!(p.get("unread_checkpoints").is_none(), "{p}");
+    let name = "recovery-point-offset-checkpoint";
+    std::fs::set_permissions(logs.join(name), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let (code, p) = prediction();
+    assert_eq!(code, 2);
+    assert_eq!(p["recovered_segments"].as_array().unwrap().len(), 1, "{p}");
+    assert_eq!(
+        p["recovered_segments"][0]["segment"],
+        "00000000000000000002.log"
+    );
+    let why = p["outcome_unknown"].as_str().expect("outcome unknown");
+    assert!(why.starts_with("recovery point unknown"), "{why}");
+    assert_eq!(p["unread_checkpoints"], serde_json::json!([name]));
+    assert!(p["recovery_point"].is_null());
+}

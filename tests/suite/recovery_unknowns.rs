@@ -221,3 +221,241 @@ fn scan_without_crc_checks_knows_nothing_is_truncated_when_no_segment_is_recover
             .is_none()
     );
 }
+
+// A log dir's recovery-point or log-start checkpoint that klogscan could not read (here a
+// FIFO in its place: a discovery error, named on stderr; mode 000 as another user is the
+// same, `hardening_unreadable.rs`) is not an absent one: the broker may read it
+// (`LogManager.loadLogs`), so where its recovery starts, or where its log starts, is
+// unknown — never the absent file's 0.
+
+/// How the test's log dir holds a checkpoint.
+#[derive(Clone, Copy, Debug)]
+enum Held {
+    /// As the testkit writes it (recovery point 0; no log-start entry).
+    Valid,
+    /// No file: the broker uses 0 (the first segment's base for the log start).
+    Absent,
+    /// A FIFO in its place: klogscan does not read it.
+    Fifo,
+}
+
+/// `three-0` (its first batch's CRC damaged) in a log dir under `root`, `name` held as
+/// `held`.
+fn write_held(root: &Path, clean: bool, name: &str, held: Held) -> Manifest {
+    let ld = LogDirBuilder::new(1)
+        .clean_shutdown(clean)
+        .recovery_point("three", 0, 0);
+    let m = ld.partition(three_segments()).write(root).unwrap();
+    match held {
+        Held::Valid => {}
+        Held::Absent => std::fs::remove_file(root.join(name)).unwrap_or(()),
+        Held::Fifo => crate::common::mkfifo(&root.join(name)),
+    }
+    m.partitions.into_iter().next().unwrap()
+}
+
+const RP: &str = "recovery-point-offset-checkpoint";
+const LS: &str = "log-start-offset-checkpoint";
+
+fn seg(base: i64) -> String {
+    format!("{base:020}.log")
+}
+
+fn recovered(r: &VerifyReport) -> Vec<String> {
+    let p = &r.partitions[0].prediction;
+    p.recovered_segments
+        .iter()
+        .map(|s| s.segment.clone())
+        .collect()
+}
+
+#[test]
+fn a_recovery_point_checkpoint_klogscan_cannot_read_leaves_where_recovery_starts_unknown() {
+    for held in [Held::Valid, Held::Absent, Held::Fifo] {
+        let d = tempfile::tempdir().unwrap();
+        let m = write_held(d.path(), false, RP, held);
+        let bases: Vec<i64> = m.segments.iter().map(|s| s.0).collect();
+        let v = run(d.path(), true);
+        let p = &v.partitions[0].prediction;
+        let s = scan_run(d.path(), true);
+        let crc = s
+            .findings
+            .iter()
+            .find(|f| f.kind == klogscan::Kind::CrcMismatch)
+            .expect("crc_mismatch");
+        match held {
+            // Recovery point 0 written, or none (the broker's 0): recovery starts at the
+            // first segment, the damaged batch truncates it and deletes the rest.
+            Held::Valid | Held::Absent => {
+                assert_eq!(recovered(&v), [seg(bases[0])]);
+                let t = p.truncation.as_ref().expect("the CRC-bad batch truncates");
+                assert_eq!(t.position, m.batches[0].position, "{held:?}");
+                assert_eq!(p.deleted_segments.len(), 2);
+                assert_eq!(p.outcome_unknown, None, "{held:?}");
+                assert!(p.unread_checkpoints.is_empty());
+                assert_eq!(s.partitions[0].truncation_unknown, None);
+                assert!(crc.evidence.get("recovery").is_some());
+                let want = match held {
+                    Held::Valid => "recovery point: 0 ->",
+                    _ => "recovery point: - (0) ->",
+                };
+                assert!(text(&v).contains(want), "{held:?}: {}", text(&v));
+            }
+            // Unread: only the last segment is recovered whatever the entry; the damage
+            // in the first is not said to be truncated nor served, and both commands say
+            // why in the same words.
+            Held::Fifo => {
+                assert_eq!(recovered(&v), [seg(bases[2])]);
+                assert_eq!(p.truncation, None);
+                assert!(p.deleted_segments.is_empty());
+                assert_eq!(p.recovery_point, None);
+                assert_eq!(p.unread_checkpoints, [RP]);
+                let why = p.outcome_unknown.as_deref().expect("outcome unknown");
+                assert!(why.starts_with("recovery point unknown"), "{why}");
+                assert!(why.contains("LogManager.loadLogs"), "{why}");
+                assert!(!why.contains("--no-crc"), "{why}");
+                assert_eq!(
+                    (p.log_end_offset_after, p.recovery_point_after),
+                    (None, None)
+                );
+                assert_eq!(p.producer_state.producers, None);
+                assert_eq!(s.partitions[0].truncation_unknown.as_deref(), Some(why));
+                let t = text(&v);
+                assert!(t.contains("recovery point: unknown"), "{t}");
+                assert!(t.contains("truncate: unknown"), "{t}");
+                let json = render::to_json(&v);
+                assert_eq!(
+                    json["partitions"][0]["prediction"]["unread_checkpoints"],
+                    serde_json::json!([RP])
+                );
+                assert!(
+                    crc.broker_behaviour.contains(
+                        "not noticed on load if the broker's recovery point lies past this segment"
+                    ),
+                    "{}",
+                    crc.broker_behaviour
+                );
+                assert!(crc.evidence.get("recovery").is_none(), "{:?}", crc.evidence);
+                let ck = v
+                    .findings()
+                    .find(|f| f.kind == klogscan::Kind::CheckpointInconsistent)
+                    .expect("the log dir's checkpoint_inconsistent");
+                assert_eq!(ck.evidence["read_by_klogscan"], false);
+            }
+        }
+        if !matches!(held, Held::Fifo) {
+            assert!(
+                render::to_json(&v)["partitions"][0]["prediction"]
+                    .get("unread_checkpoints")
+                    .is_none()
+            );
+        }
+    }
+}
+
+/// After a clean shutdown no segment is recovered from the recovery point: the unread
+/// file changes nothing of the outcome (only the recovery point itself is unknown).
+#[test]
+fn an_unread_recovery_point_after_a_clean_shutdown_leaves_the_outcome_known() {
+    let d = tempfile::tempdir().unwrap();
+    let m = write_held(d.path(), true, RP, Held::Fifo);
+    let v = run(d.path(), true);
+    let p = &v.partitions[0].prediction;
+    assert!(p.recovered_segments.is_empty());
+    assert_eq!(p.outcome_unknown, None);
+    assert_eq!(p.unread_checkpoints, [RP]);
+    assert_eq!(p.log_end_offset_after, Some(m.log_end_offset));
+    assert_eq!(p.recovery_point_after, Some(m.log_end_offset));
+    assert!(text(&v).contains("recovery point: unknown"), "{}", text(&v));
+    let s = scan_run(d.path(), true);
+    assert_eq!(s.partitions[0].truncation_unknown, None);
+}
+
+/// Another log dir of the same run, its checkpoint read, is predicted as before.
+#[test]
+fn an_unread_recovery_point_leaves_other_log_dirs_known() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    write_held(&a, false, RP, Held::Fifo);
+    let m = write_held(&b, false, RP, Held::Valid);
+    let mut opts = VerifyOptions::default();
+    opts.scan.check_crc = true;
+    let v = verify(&[a.clone(), b.clone()], &opts);
+    assert_eq!(v.partitions.len(), 2);
+    for pv in &v.partitions {
+        let p = &pv.prediction;
+        if Path::new(pv.path()).starts_with(&a) {
+            assert!(p.outcome_unknown.is_some());
+            assert!(p.deleted_segments.is_empty());
+        } else {
+            assert!(Path::new(pv.path()).starts_with(&b));
+            assert_eq!(p.outcome_unknown, None);
+            assert_eq!(p.deleted_segments.len(), 2);
+            let t = p.truncation.as_ref().expect("truncated");
+            assert_eq!(t.position, m.batches[0].position);
+        }
+    }
+}
+
+/// The log start checkpoint: unread, the log start the load keeps (at least the first
+/// segment's base) and whether the load deletes every segment (a checkpoint above the log
+/// end) are unknown, after a clean shutdown too; absent, the first segment's base; valid
+/// and above the log end, every segment deleted (`checkpoints_inconsistent_with_the_log`).
+#[test]
+fn a_log_start_checkpoint_klogscan_cannot_read_leaves_the_log_start_unknown() {
+    for held in [Held::Absent, Held::Fifo] {
+        let d = tempfile::tempdir().unwrap();
+        let m = write_held(d.path(), true, LS, held);
+        let v = run(d.path(), true);
+        let p = &v.partitions[0].prediction;
+        assert!(p.deleted_segments.is_empty(), "{held:?}");
+        assert_eq!(p.log_start_checkpoint, None);
+        match held {
+            Held::Fifo => {
+                assert_eq!(p.unread_checkpoints, [LS]);
+                let why = p.outcome_unknown.as_deref().expect("outcome unknown");
+                assert!(why.starts_with("log start unknown"), "{why}");
+                assert!(
+                    why.contains("LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd"),
+                    "{why}"
+                );
+                assert_eq!(p.log_start_offset_after, None);
+                assert_eq!(p.log_end_offset_after, None);
+                let s = scan_run(d.path(), true);
+                assert_eq!(s.partitions[0].truncation_unknown.as_deref(), Some(why));
+            }
+            _ => {
+                assert!(p.unread_checkpoints.is_empty());
+                assert_eq!(p.outcome_unknown, None);
+                assert_eq!(p.log_start_offset_after, Some(m.segments[0].0));
+                assert_eq!(p.log_end_offset_after, Some(m.log_end_offset));
+            }
+        }
+    }
+}
+
+/// A symlink in the checkpoint's place that discovery does not follow (no `--follow`) is
+/// unread too: the broker follows it. Followed, it is read as the file it points to.
+#[test]
+fn a_recovery_point_checkpoint_behind_a_symlink_not_followed_is_unread() {
+    let d = tempfile::tempdir().unwrap();
+    let m = write_held(d.path(), false, RP, Held::Valid);
+    std::fs::rename(d.path().join(RP), d.path().join("rp.saved")).unwrap();
+    std::os::unix::fs::symlink("rp.saved", d.path().join(RP)).unwrap();
+    for follow in [false, true] {
+        let mut opts = VerifyOptions::default();
+        opts.scan.follow_symlinks = follow;
+        let v = verify(&[d.path().to_path_buf()], &opts);
+        let p = &v.partitions[0].prediction;
+        if follow {
+            assert!(p.unread_checkpoints.is_empty());
+            assert_eq!(p.outcome_unknown, None);
+            let t = p.truncation.as_ref().expect("truncated");
+            assert_eq!(t.position, m.batches[0].position);
+        } else {
+            assert_eq!(p.unread_checkpoints, [RP]);
+            assert!(p.outcome_unknown.is_some());
+            assert_eq!(p.truncation, None);
+        }
+    }
+}

@@ -86,6 +86,9 @@ struct Walker {
     root: Option<(u64, PathBuf)>,
     /// Directories listed so far (bounded by [`MAX_DIRS`]).
     listed: usize,
+    /// Special files (FIFOs, sockets, devices) the listings skipped, by path, with why:
+    /// a log dir's offset checkpoint among them is there, unread ([`LogDir::add_unread`]).
+    special: HashMap<PathBuf, String>,
 }
 
 impl Walker {
@@ -218,7 +221,9 @@ impl Walker {
                 Ok(ft) => match crate::read::segment::special_type(ft) {
                     // FIFOs, sockets, devices: never opened (a FIFO blocks the reader).
                     Some(t) if kafka_like_name(&name) => {
-                        self.error(&path, crate::read::segment::NotRegularFile(t));
+                        let why = crate::read::segment::NotRegularFile(t).to_string();
+                        self.error(&path, &why);
+                        self.special.insert(path, why);
                         continue;
                     }
                     Some(_) => continue,
@@ -254,6 +259,16 @@ impl Walker {
             for e in entries {
                 if e.is_dir != Some(true) && !e.unfollowed {
                     ld.add_file(&e.name, e.path.clone());
+                } else if e.unfollowed {
+                    ld.add_unread(&e.name, e.path.clone(), "symlink not followed");
+                }
+            }
+            // Special files are not in the listing (never opened: a FIFO blocks its
+            // reader); the offset checkpoints among them are the log dir's, unread.
+            for name in super::OFFSET_CHECKPOINTS {
+                let at = path.join(name);
+                if let Some(why) = self.special.get(&at) {
+                    ld.add_unread(name, at, why);
                 }
             }
         }

@@ -11,7 +11,7 @@
 //! then hands the log to the deletion queue (`addLogToBeDeleted`): the directory is removed
 //! by the `kafka-delete-logs` task once `file.delete.delay.ms` has passed.
 
-use super::{Emptied, SegmentPlan};
+use super::{CheckpointEntry, Emptied, SegmentPlan};
 use super::{LeftoverAction, ProducerRebuild, SegmentInput};
 
 /// How the load ends the log.
@@ -95,25 +95,30 @@ impl Ending {
     /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): after a
     /// clean shutdown that left the log whole, its end; otherwise the checkpointed one
     /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. `None`
-    /// when the log end is unknown. Then `UnifiedLog`'s constructor raises it to the local
+    /// when the log end is unknown, or the checkpointed one is needed and klogscan could
+    /// not read it. Then `UnifiedLog`'s constructor raises it to the local
     /// log start (`updateLocalLogStartOffset(max(logStartOffset, first segment base))`:
     /// `local_start`), for every directory, a `-delete` one included (the constructor runs
     /// on whatever `LogLoader.load` returns).
     pub(super) fn recovery_point(
         self,
         clean_shutdown: Option<bool>,
-        recovery_point: Option<i64>,
+        recovery_point: CheckpointEntry,
         has_segments: bool,
         log_end: Option<i64>,
         local_start: Option<i64>,
     ) -> Option<i64> {
-        let rp = recovery_point.unwrap_or(0);
         let raised = |p: i64| local_start.map_or(p, |l| p.max(l));
-        match self {
-            Ending::DeleteDir => Some(raised(0)),
-            Ending::Emptied(e) => Some(raised(rp.min(e.log_start))),
-            Ending::Kept if clean_shutdown == Some(true) && has_segments => log_end,
-            Ending::Kept => log_end.map(|end| raised(rp.min(end))),
+        match (self, recovery_point) {
+            (Ending::DeleteDir, _) => Some(raised(0)),
+            (Ending::Kept, _) if clean_shutdown == Some(true) && has_segments => log_end,
+            (_, CheckpointEntry::Unread) => None,
+            (Ending::Emptied(e), CheckpointEntry::Read(rp)) => {
+                Some(raised(rp.unwrap_or(0).min(e.log_start)))
+            }
+            (Ending::Kept, CheckpointEntry::Read(rp)) => {
+                log_end.map(|end| raised(rp.unwrap_or(0).min(end)))
+            }
         }
     }
 

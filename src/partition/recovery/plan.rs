@@ -33,11 +33,24 @@ pub struct SegmentPlan {
     /// it is recovered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_segment: Option<String>,
-    /// Set when where recovery stops cannot be known, and why (`--no-crc` with a segment recovered): then
+    /// Set when where recovery stops cannot be known, and why (`--no-crc` with a segment
+    /// recovered, a recovery point or log start checkpoint klogscan could not read): then
     /// `truncation` is the latest point recovery can stop at and `deleted` the fewest
     /// segments it deletes.
     #[serde(default)]
     pub outcome_unknown: Option<String>,
+    /// CRCs were not checked (`--no-crc`) and a segment is recovered: where
+    /// `LogSegment.recover` stops in it is not seen.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub crc_unchecked: bool,
+    /// After an unclean shutdown, klogscan could not read the log dir's
+    /// `recovery-point-offset-checkpoint` (`CheckpointEntry::Unread`) and a segment
+    /// before the last is left for the unclean pass: it starts at a segment not known
+    /// here, so the plan recovers only the segments recovered whatever the recovery point
+    /// (`recovery_start`: the last one, and those recovered at load); whether the others
+    /// are is unknown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovery_point_unread: bool,
     /// The transactions the truncation leaves open (`truncation` set and the replay
     /// finished; see [`super::reopened`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -233,7 +246,11 @@ pub(crate) fn word_integrity_finding(
         _ => "",
     };
     let fate = plan.fate(&seg, pos);
-    if let Some(e) = f.evidence.as_object_mut() {
+    // Not recovered by the plan's unclean pass, which starts at the last segment because
+    // the recovery point could not be read: whether recovery runs on it is not known, so
+    // no fate is recorded (the triage then decides without one).
+    let fate_unknown = fate == Fate::NotRecovered && plan.recovery_point_unread;
+    if let Some(e) = f.evidence.as_object_mut().filter(|_| !fate_unknown) {
         let truncated = !matches!(fate, Fate::NotRecovered | Fate::Recovered);
         let recorded = DamageFate {
             fate,
@@ -264,13 +281,20 @@ pub(crate) fn word_integrity_finding(
                     plan.deleted[n - 1]
                 ),
             };
-            let unknown = if plan.outcome_unknown.is_some() {
-                "; CRC not checked (--no-crc): it may stop at an earlier batch whose CRC fails"
-            } else {
-                ""
+            let crc = match plan.crc_unchecked {
+                true => {
+                    "; CRC not checked (--no-crc): it may stop at an earlier batch whose CRC fails"
+                }
+                false => "",
+            };
+            let start = match plan.recovery_point_unread {
+                true => {
+                    "; the recovery point is unknown (klogscan could not read recovery-point-offset-checkpoint): recovery may start at an earlier segment and stop there"
+                }
+                false => "",
             };
             format!(
-                "{on_append}on the next start LogSegment.recover runs on {seg} ({why}), stops here and truncates the file to byte {} (log end offset {}){deleted}{unknown}",
+                "{on_append}on the next start LogSegment.recover runs on {seg} ({why}), stops here and truncates the file to byte {} (log end offset {}){deleted}{crc}{start}",
                 t.position, t.offset
             )
         }
@@ -294,7 +318,14 @@ pub(crate) fn word_integrity_finding(
             ),
             (None, None) => return,
         },
+        // The plan's unclean pass starts at the last segment (`recovery_start`): an
+        // earlier one is recovered when the unknown recovery point lies in or below it.
+        Fate::NotRecovered if plan.recovery_point_unread => format!(
+            "{on_append}not noticed on load if the broker's recovery point lies past this segment: after the unclean shutdown LogSegment.recover runs from the segment holding the recovery point, and klogscan could not read recovery-point-offset-checkpoint (a broker that cannot read it either starts at offset 0 and recovers this segment too); if not recovered, {}",
+            readers_text(f, plan, walk, &seg, pos)
+        ),
         Fate::NotRecovered => {
+            let readers = readers_text(f, plan, walk, &seg, pos);
             let why = match clean_shutdown {
                 _ if plan.delete_dir => {
                     "the directory is a -delete copy: LogLoader.load never runs recoverLog on it"
@@ -309,36 +340,49 @@ pub(crate) fn word_integrity_finding(
                     recovery_point.unwrap_or(0)
                 ),
             };
-            let throws_at_load = plan.last_segment.as_deref() == Some(seg.as_str())
-                && plan
-                    .unrecovered
-                    .iter()
-                    .any(|(s, p, why)| *s == seg && *p == pos && why.zero_tail_throws());
-            let readers = match f.kind {
-                _ if plan.delete_dir => {
-                    "no reader meets it: LogManager schedules the directory for deletion once it is loaded, and nothing is served from it"
-                }
-                _ if throws_at_load => {
-                    "but the load reads this last segment's end (LogLoader.recoverLog → LogSegment.readNextOffset) and FileLogInputStream.nextBatch throws CorruptRecordException at this entry (a size field below 14 bytes), which the load does not catch: the broker does not start"
-                }
-                Kind::CrcMismatch | Kind::InvalidBatch => {
-                    "the broker serves the bytes as they are: a consumer fetching this batch gets a KafkaException wrapping CorruptRecordException (not retriable) and cannot move past it without seeking; a follower's fetch of it fails with CorruptRecordException"
-                }
-                _ if throws_when_framed(f, walk) => {
-                    "the broker serves the segment as it is: a reader reaching this entry throws CorruptRecordException (its size field is below 14 bytes), and so does a producer-state rebuild at load that replays this segment before any recovery cuts it (the prediction's load failure says whether one does; then the broker does not start)"
-                }
-                Kind::TruncatedBatch => {
-                    "the broker keeps these bytes and counts them in the segment's size (FileRecords takes the file's length): a reader stops at this entry, since its declared size runs past the end — but in the last (active) segment the next appends land after them, behind a header whose declared size then reaches into the new batches, so readers take the partial batch and the start of the new data as one damaged batch"
-                }
-                _ => {
-                    "the broker serves the segment as it is, these bytes included: a reader stops here only when fewer than 18 bytes are left or the declared size runs past the end; otherwise it frames them as a batch, which fails its CRC check"
-                }
-            };
             format!("{on_append}not noticed on load ({why}); {readers}")
         }
         Fate::Recovered => return,
     };
     f.broker_behaviour = text;
+}
+
+/// What readers meet at damage no recovery looks at (`seg` at byte `pos`), by the
+/// finding's kind: nothing in a `-delete` copy, a load that fails reading the last
+/// segment's end, a consumer's `CorruptRecordException`, a reader stopping at a partial
+/// batch.
+fn readers_text(
+    f: &Finding,
+    plan: &SegmentPlan,
+    walk: Option<&RecoverWalk>,
+    seg: &str,
+    pos: u64,
+) -> &'static str {
+    let throws_at_load = plan.last_segment.as_deref() == Some(seg)
+        && plan
+            .unrecovered
+            .iter()
+            .any(|(s, p, why)| *s == seg && *p == pos && why.zero_tail_throws());
+    match f.kind {
+        _ if plan.delete_dir => {
+            "no reader meets it: LogManager schedules the directory for deletion once it is loaded, and nothing is served from it"
+        }
+        _ if throws_at_load => {
+            "but the load reads this last segment's end (LogLoader.recoverLog → LogSegment.readNextOffset) and FileLogInputStream.nextBatch throws CorruptRecordException at this entry (a size field below 14 bytes), which the load does not catch: the broker does not start"
+        }
+        Kind::CrcMismatch | Kind::InvalidBatch => {
+            "the broker serves the bytes as they are: a consumer fetching this batch gets a KafkaException wrapping CorruptRecordException (not retriable) and cannot move past it without seeking; a follower's fetch of it fails with CorruptRecordException"
+        }
+        _ if throws_when_framed(f, walk) => {
+            "the broker serves the segment as it is: a reader reaching this entry throws CorruptRecordException (its size field is below 14 bytes), and so does a producer-state rebuild at load that replays this segment before any recovery cuts it (the prediction's load failure says whether one does; then the broker does not start)"
+        }
+        Kind::TruncatedBatch => {
+            "the broker keeps these bytes and counts them in the segment's size (FileRecords takes the file's length): a reader stops at this entry, since its declared size runs past the end — but in the last (active) segment the next appends land after them, behind a header whose declared size then reaches into the new batches, so readers take the partial batch and the start of the new data as one damaged batch"
+        }
+        _ => {
+            "the broker serves the segment as it is, these bytes included: a reader stops here only when fewer than 18 bytes are left or the declared size runs past the end; otherwise it frames them as a batch, which fails its CRC check"
+        }
+    }
 }
 
 /// True when `FileLogInputStream.nextBatch` throws at the entry a tail finding `f` names
@@ -386,24 +430,40 @@ impl SegmentPlan {
     }
 }
 
+/// Where the unclean pass starts (`LogLoader.recoverLog`: `segments.values(recoveryPoint,
+/// Long.MAX_VALUE)`, from the segment holding the recovery point, `LogSegments.floorKey`):
+/// the index of the last segment whose base is at or below the recovery point (the first
+/// when none is; 0 without an entry, `LogManager.loadLog`'s default). Unread (klogscan
+/// could not read the checkpoint, the broker may): the last segment, the one the pass
+/// recovers whatever the entry — the broker checkpoints `UnifiedLog.recoveryPoint`, never
+/// above the log end, and an entry past the last base still starts at the last segment.
+pub(crate) fn recovery_start(recovery_point: CheckpointEntry, segs: &[SegmentInput]) -> usize {
+    match recovery_point {
+        CheckpointEntry::Unread => segs.len().saturating_sub(1),
+        CheckpointEntry::Read(rp) => {
+            let rp = rp.unwrap_or(0);
+            segs.iter().rposition(|s| s.base <= rp).unwrap_or(0)
+        }
+    }
+}
+
 /// The segment part of `LogLoader`: load-time recoveries (missing or corrupt index, even
 /// after a clean shutdown), then — after an unclean shutdown, unless the directory is a
-/// `-delete` one — every segment from the one holding the recovery point, stopping at the
-/// first that truncates (later segments are deleted). For the KRaft metadata log the caller
-/// passes [`super::metadata_log_state`] and then [`SegmentPlan::for_metadata_log`].
+/// `-delete` one — every segment from the one holding the recovery point
+/// ([`recovery_start`]), stopping at the first that truncates (later segments are
+/// deleted). For the KRaft metadata log the caller passes [`super::metadata_log_state`]
+/// and then [`SegmentPlan::for_metadata_log`].
 pub(crate) fn plan_segments(
     clean_shutdown: Option<bool>,
-    recovery_point: Option<i64>,
-    log_start_checkpoint: Option<i64>,
+    recovery_point: CheckpointEntry,
+    log_start_checkpoint: CheckpointEntry,
     delete_dir: bool,
     segs: &[SegmentInput],
     log_end_offset: Option<i64>,
     crc_checked: bool,
 ) -> SegmentPlan {
     let unclean = clean_shutdown != Some(true) && !delete_dir;
-    let rp = recovery_point.unwrap_or(0);
-    // The segment holding the recovery point: the last whose base ≤ rp (else the first).
-    let from_idx = segs.iter().rposition(|s| s.base <= rp).unwrap_or(0);
+    let from_idx = recovery_start(recovery_point, segs);
     let mut plan = SegmentPlan {
         log_end_after: log_end_offset,
         delete_dir,
@@ -489,12 +549,25 @@ pub(crate) fn plan_segments(
             plan.unrecovered.push((s.name.clone(), *pos, why.clone()));
         }
     }
-    plan.outcome_unknown = crc_unknown(crc_checked, plan.recovered.len());
+    plan.crc_unchecked = !crc_checked && !plan.recovered.is_empty();
+    // Unread, the recovery point decides nothing when no segment before the last is left
+    // for the unclean pass (each recovered at load already, or none at all).
+    plan.recovery_point_unread = unclean
+        && recovery_point.is_unread()
+        && segs.split_last().is_some_and(|(_, earlier)| {
+            earlier
+                .iter()
+                .any(|s| !s.missing_index && s.corrupt_index.is_none())
+        });
+    let log_start_unread = !delete_dir && log_start_checkpoint.is_unread();
+    plan.outcome_unknown = unknown_outcome(&plan, log_start_unread);
     // `recoverLog` ends with `deleteSegmentsIfLogStartGreaterThanLogEnd` (a `-delete`
     // directory never gets there). With `--no-crc` the end is only the latest recovery can
-    // leave: one below the checkpoint empties the log wherever recovery stops.
+    // leave: one below the checkpoint empties the log wherever recovery stops. A
+    // checkpoint klogscan could not read empties nothing here (the fewest deleted: the
+    // outcome says it is unknown).
     if !delete_dir
-        && let Some(log_start) = log_start_checkpoint
+        && let Some(log_start) = log_start_checkpoint.known()
         && let Some(log_end) = end_after_recovery(&plan, segs)
         && log_end < log_start
     {
@@ -554,18 +627,34 @@ fn end_after_recovery(plan: &SegmentPlan, segs: &[SegmentInput]) -> Option<i64> 
         .or(plan.log_end_after)
 }
 
-/// Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops on
-/// the segments it runs on (`batch.ensureValid()` checks each batch's CRC first):
-/// the outcome is unknown when any segment is recovered
-/// (`recovered`: how many). `scan`'s `truncation_unknown` and `verify`'s `outcome_unknown`
-/// both come from here.
-fn crc_unknown(crc_checked: bool, recovered: usize) -> Option<String> {
-    if crc_checked || recovered == 0 {
-        return None;
+/// Why where recovery stops cannot be known, in words: `scan`'s `truncation_unknown` and
+/// `verify`'s `outcome_unknown` both come from here.
+///
+/// - The recovery point klogscan could not read ([`SegmentPlan::recovery_point_unread`]):
+///   `LogManager.loadLogs` reads it from `recovery-point-offset-checkpoint` (a broker
+///   that cannot read it either uses 0 and recovers every segment), and the unclean pass
+///   starts at the segment holding it.
+/// - The log start checkpoint klogscan could not read (`log_start_unread`):
+///   `LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd` deletes every segment when the
+///   log ends below it, whatever the shutdown, and the log start kept is at least the
+///   first segment's base (`LogLoader.load`: `max(logStartOffsetCheckpoint, first base)`).
+/// - Without CRC checks (`--no-crc`) the walk cannot see where `LogSegment.recover` stops
+///   on the segments it runs on (`batch.ensureValid()` checks each batch's CRC first).
+fn unknown_outcome(plan: &SegmentPlan, log_start_unread: bool) -> Option<String> {
+    let mut why: Vec<String> = Vec::new();
+    if plan.recovery_point_unread {
+        why.push("recovery point unknown: klogscan could not read the log dir's recovery-point-offset-checkpoint, which the broker may read (LogManager.loadLogs), and after the unclean shutdown recovery starts at the segment holding that recovery point (a broker that cannot read the file either starts at offset 0 and recovers every segment); only the segments recovered whatever it is are predicted, and recovery may also run on earlier ones and truncate there".into());
     }
-    Some(format!(
-        "CRC not checked (--no-crc): LogSegment.recover checks the CRC of every batch of the {recovered} recovered segment(s) and may truncate before any point predicted here"
-    ))
+    if log_start_unread {
+        why.push("log start unknown: klogscan could not read the log dir's log-start-offset-checkpoint, which the broker may read (LogManager.loadLogs): the log start is at least the first segment's base, and a checkpointed log start above the log end once recovered makes the load delete every segment (LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd)".into());
+    }
+    if plan.crc_unchecked {
+        why.push(format!(
+            "CRC not checked (--no-crc): LogSegment.recover checks the CRC of every batch of the {} recovered segment(s) and may truncate before any point predicted here",
+            plan.recovered.len()
+        ));
+    }
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 /// One segment as the prediction sees it.

@@ -1,6 +1,7 @@
 //! `verify`'s prediction: the segment plan plus the log start, the snapshots, the
 //! producer-state rebuild and the first replay error of `LogLoader.load`.
 
+use super::after_load::{AfterLoad, after_load, bases_after};
 use super::chain;
 use super::ending::Ending;
 use super::replays;
@@ -26,8 +27,9 @@ pub(crate) struct PredictInput<'a> {
     /// The KRaft metadata log (`KafkaMetadataLog`'s load: see `metadata_log_state`).
     pub metadata_log: bool,
     pub clean_shutdown: Option<bool>,
-    pub recovery_point: Option<i64>,
-    pub log_start_checkpoint: Option<i64>,
+    /// The partition's entries in the log dir's recovery-point and log-start checkpoints.
+    pub recovery_point: CheckpointEntry,
+    pub log_start_checkpoint: CheckpointEntry,
     pub high_watermark: Option<i64>,
     pub first_offset: Option<i64>,
     pub log_end_offset: Option<i64>,
@@ -152,6 +154,8 @@ fn unrecovered_texts(inp: &PredictInput<'_>, plan: &SegmentPlan) -> Vec<String> 
         "a -delete directory is loaded without recovery, then deleted: no reader meets it"
     } else if inp.clean_shutdown == Some(true) {
         "after a clean shutdown recovery does not run on it; the broker trusts it and readers will fail there"
+    } else if plan.recovery_point_unread {
+        "recovery runs on it only if the recovery point, which klogscan could not read, lies in or below this segment; otherwise the broker trusts it and readers will fail there"
     } else {
         "below the recovery point: recovery does not run on it; the broker trusts it and readers will fail there"
     };
@@ -200,7 +204,7 @@ fn recoveries_chain(
             .filter(|s| !s.valid)
             .map(|s| s.offset)
             .collect(),
-        log_start_checkpoint: inp.log_start_checkpoint.unwrap_or(0),
+        log_start_checkpoint: inp.log_start_checkpoint.known().unwrap_or(0),
         log_start: log_start_after,
         log_end: leo_after,
         clean_shutdown: inp.clean_shutdown,
@@ -232,8 +236,7 @@ fn log_start_kept(checkpoint: Option<i64>, segs: &[SegmentInput]) -> Option<i64>
 }
 
 pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
-    let rp = inp.recovery_point.unwrap_or(0);
-    let from_idx = inp.segments.iter().rposition(|s| s.base <= rp).unwrap_or(0);
+    let from_idx = super::plan::recovery_start(inp.recovery_point, &inp.segments);
     let segs = &inp.segments;
     let mut plan = plan_segments(
         inp.clean_shutdown,
@@ -255,8 +258,9 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let unrecovered = unrecovered_texts(&inp, &plan);
     // The ending's offsets (an emptied log restarts at the checkpoint, a -delete one ends
     // at 0).
-    let log_start_kept = log_start_kept(inp.log_start_checkpoint, segs);
-    let ends = ending.offsets(&plan, segs, inp.log_start_checkpoint, log_start_kept);
+    let log_start_ck = inp.log_start_checkpoint.known();
+    let log_start_kept = log_start_kept(log_start_ck, segs);
+    let ends = ending.offsets(&plan, segs, log_start_ck, log_start_kept);
     let (deleted, leo_after, log_start_after) = (ends.deleted, ends.log_end, ends.log_start);
     let mut leftovers = std::mem::take(&mut inp.leftovers);
     let (usable, has_snapshot_files) = snapshot_fates(
@@ -349,12 +353,14 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let load_failure = load_failure(&inp, chain.as_ref(), from, leo_after, &recovered);
     RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
-        recovery_point: inp.recovery_point,
-        log_start_checkpoint: inp.log_start_checkpoint,
+        recovery_point: inp.recovery_point.known(),
+        log_start_checkpoint: log_start_ck,
+        unread_checkpoints: unread_checkpoints(&inp),
         high_watermark: inp.high_watermark,
         first_offset: inp.first_offset,
         log_end_offset: inp.log_end_offset,
-        log_start_offset_after: log_start_after,
+        // Unread, the checkpoint may raise the log start above the first segment's base.
+        log_start_offset_after: log_start_after.filter(|_| !inp.log_start_checkpoint.is_unread()),
         log_end_offset_after: leo_after.filter(|_| end_known),
         recovery_point_after: ending
             .recovery_point(
@@ -365,7 +371,10 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
                 local_log_start(log_start_after, segs, &deleted),
             )
             .filter(|_| end_known),
-        created_segment: ends.created,
+        // No segment to load: created at the log start checkpoint, unknown when unread.
+        created_segment: ends.created.filter(|_| {
+            !segs.is_empty() || inp.delete_dir || !inp.log_start_checkpoint.is_unread()
+        }),
         leftovers,
         recovered_segments: recovered,
         truncation,
@@ -377,60 +386,24 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     }
 }
 
-/// What loading does with each snapshot (`LogLoader`: `removeStraySnapshots`, then
-/// `truncateAndReload` and `loadProducerState`): the deleted ones are added to `leftovers`.
-/// Returns the snapshot loaded, and whether snapshot files remain once the strays are
-/// removed (the clean-shutdown shortcut looks at those).
-/// What [`after_load`] reads of the prediction.
-struct AfterLoad {
-    /// Snapshot files left before the final rebuild writes its own.
-    kept: Vec<i64>,
-    /// The base offsets of the segments the load leaves, ascending.
-    bases: Vec<i64>,
-    loaded: Option<i64>,
-    log_start: Option<i64>,
-    log_end: Option<i64>,
-    skipped: bool,
-}
-
-/// The snapshot files once loaded: `kept`, then the final rebuild's
-/// (`UnifiedLog.rebuildProducerState(lastOffset = log end)`, `takeSnapshot` writing only
-/// above the last snapshot offset). Skipped (no snapshot after a clean shutdown, or an
-/// emptied log): empty snapshots at the last two segment bases and the log end, above 0.
-/// Else its replay from the snapshot loaded (or the log start) passes the last two
-/// segment bases below the log end, a snapshot at each above it, then one at the log end.
-fn after_load(a: AfterLoad) -> Option<Vec<i64>> {
-    // The final rebuild's replay always runs when not skipped: its
-    // `isEmptyBeforeTruncation` is read off `LogLoader`'s own `ProducerStateManager`,
-    // which no recovery touches (each has its own) and which the load checks is still
-    // empty before the rebuild — no producer, map end 0 — so it holds only for a log end
-    // of 0, where there is nothing to replay.
-    let log_end = a.log_end?;
-    let mut files: std::collections::BTreeSet<i64> = a.kept.into_iter().collect();
-    let last_two = &a.bases[a.bases.len().saturating_sub(2)..];
-    let mut last = if a.skipped {
-        0
-    } else {
-        a.loaded.or(a.log_start).unwrap_or(0)
-    };
-    let passed = last_two.iter().filter(|&&b| a.skipped || b < log_end);
-    for &o in passed.chain(std::iter::once(&log_end)) {
-        if o > last {
-            files.insert(o);
-            last = o;
-        }
-    }
-    Some(files.into_iter().collect())
-}
-
-/// The base offsets of the segments a load leaves: those it does not delete, and the one
-/// it creates (named `created`).
-fn bases_after(segs: &[SegmentInput], deleted: &[String], created: Option<&str>) -> Vec<i64> {
-    let created = created.and_then(|n| n.strip_suffix(".log")?.parse().ok());
-    (segs.iter().filter(|s| !deleted.contains(&s.name)))
-        .map(|s| s.base)
-        .chain(created)
-        .collect()
+/// The log dir's checkpoints this load reads that klogscan could not read
+/// ([`RecoveryPrediction::unread_checkpoints`]).
+fn unread_checkpoints(inp: &PredictInput<'_>) -> Vec<String> {
+    use crate::read::format::checkpoint::TextFileKind;
+    [
+        (
+            inp.recovery_point,
+            TextFileKind::RecoveryPointOffsetCheckpoint,
+        ),
+        (
+            inp.log_start_checkpoint,
+            TextFileKind::LogStartOffsetCheckpoint,
+        ),
+    ]
+    .into_iter()
+    .filter(|(e, _)| e.is_unread())
+    .map(|(_, k)| k.file_name().to_owned())
+    .collect()
 }
 
 /// The open transactions once a truncation leaves the log ending at `leo_after`, when the
@@ -453,6 +426,10 @@ fn open_after_truncation(
     a.open_count(loaded.flat_map(|s| &s.producers.1))
 }
 
+/// What loading does with each snapshot (`LogLoader`: `removeStraySnapshots`, then
+/// `truncateAndReload` and `loadProducerState`): the deleted ones are added to `leftovers`.
+/// Returns the snapshot loaded, and whether snapshot files remain once the strays are
+/// removed (the clean-shutdown shortcut looks at those).
 fn snapshot_fates<'s>(
     snapshots: &'s [SnapshotInput],
     segs: &[SegmentInput],

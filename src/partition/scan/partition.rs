@@ -479,11 +479,15 @@ pub(super) fn scan_partition(
         // start) or the first remote segment.
         report.log_start_offset = dir
             .checkpointed_log_start
+            .known()
             .or(remote.first().map(|s| s.start_offset));
     }
     // Only a checkpointed log start moves the LSO clamp: without one the broker uses the
     // first segment's base offset, at or below every batch.
-    ctx.log_start_offset = dir.checkpointed_log_start.and(report.log_start_offset);
+    ctx.log_start_offset = dir
+        .checkpointed_log_start
+        .known()
+        .and(report.log_start_offset);
     let ctx = &ctx;
     let keep = KeepBudget::new(opts.keep_coordinator_bytes);
     let mut run = Run {
@@ -723,7 +727,7 @@ fn apply_recovery(
             &plan,
             walk,
             clean_shutdown,
-            recovery_point,
+            recovery_point.known(),
             report.high_watermark,
         );
     }

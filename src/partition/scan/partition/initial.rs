@@ -7,8 +7,8 @@ use super::*;
 /// directory was not listed, so the model assumes an unclean shutdown, indexes present).
 pub(super) struct DirState {
     pub(super) clean_shutdown: Option<bool>,
-    pub(super) recovery_point: Option<i64>,
-    pub(super) checkpointed_log_start: Option<i64>,
+    pub(super) recovery_point: recovery::CheckpointEntry,
+    pub(super) checkpointed_log_start: recovery::CheckpointEntry,
     pub(super) high_watermark: Option<i64>,
 }
 
@@ -23,7 +23,7 @@ impl DirState {
         if p.partial {
             DirState {
                 clean_shutdown: None,
-                recovery_point: None,
+                recovery_point: recovery::CheckpointEntry::Read(None),
                 checkpointed_log_start,
                 high_watermark: None,
             }
@@ -63,7 +63,10 @@ pub(super) fn initial_report(
         control_batches: 0,
         bytes: 0,
         // The broker's log start: max(checkpoint, first segment's base offset).
-        log_start_offset: match (dir.checkpointed_log_start, logs.first().map(|l| l.0)) {
+        log_start_offset: match (
+            dir.checkpointed_log_start.known(),
+            logs.first().map(|l| l.0),
+        ) {
             (Some(c), Some(b)) => Some(c.max(b)),
             (c, b) => c.or(b),
         },
