@@ -122,17 +122,30 @@ impl CheckpointError {
 // ---------------------------------------------------------------------------------------
 // Lines
 
-/// Lines the way Java's `BufferedReader.readLine` returns them for `\n` / `\r\n` text:
-/// the terminator is removed, and a final terminator does not start an empty last line.
-/// Yields `(1-based line number, line)`.
+/// Lines the way Java's `BufferedReader.readLine` returns them: a line ends at `\n`, at
+/// `\r\n` or at a lone `\r` (`CheckpointReadBuffer.read` and
+/// `PartitionMetadataReadBuffer.read` read with it), the terminator is removed, and a
+/// final terminator does not start an empty last line. Yields `(1-based line number,
+/// line)`.
 fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let empty = text.is_empty();
-    body.split('\n')
-        .filter(move |_| !empty)
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .enumerate()
-        .map(|(i, l)| (i + 1, l))
+    let mut rest = text;
+    let mut n = 0;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        let line = &rest[..end];
+        let after = &rest[end..];
+        let terminator = match after.as_bytes() {
+            [b'\r', b'\n', ..] => 2,
+            [] => 0,
+            _ => 1,
+        };
+        rest = &after[terminator..];
+        n += 1;
+        Some((n, line))
+    })
 }
 
 fn utf8(bytes: &[u8], file: TextFileKind) -> Result<&str, CheckpointError> {
@@ -237,7 +250,10 @@ pub struct OffsetCheckpointEntry {
 }
 
 /// Parse one of the four broker-level offset checkpoints (version 0, entries split on
-/// any whitespace). Entry order is kept as in the file (it is hash-map order).
+/// any whitespace). Entry order is kept as in the file (it is hash-map order). An entry
+/// line with leading whitespace has an empty first field, as Java's split gives it: with
+/// two more fields it is the entry of topic `""` (`OffsetCheckpointFile.Formatter.fromString`
+/// accepts it; no partition is ever looked up under that name).
 pub fn parse_offset_checkpoint(
     bytes: &[u8],
     file: TextFileKind,
@@ -247,9 +263,6 @@ pub fn parse_offset_checkpoint(
         let [topic, partition, offset] = f.as_slice() else {
             return Err(format!("expected 3 fields, found {}", f.len()));
         };
-        if topic.is_empty() {
-            return Err("empty topic".into());
-        }
         let partition = partition
             .parse::<i32>()
             .map_err(|_| format!("partition {partition:?} is not an int32"))?;
@@ -363,25 +376,41 @@ impl PartitionMetadata {
     }
 }
 
-/// Split a `partition.metadata` line on the first `:` followed by whitespace (the
-/// reader's `:\s+`). Returns `(key, value)`.
-fn split_colon_space(line: &str) -> Option<(&str, &str)> {
-    let mut search = 0;
-    while let Some(i) = line[search..].find(':') {
-        let at = search + i;
-        let rest = &line[at + 1..];
-        let value = rest.trim_start_matches(is_java_space);
-        if value.len() < rest.len() {
-            return Some((&line[..at], value.trim_end_matches(is_java_space)));
+/// A `partition.metadata` line split as `PartitionMetadataReadBuffer.read` splits it:
+/// Java's `Pattern.compile(":\\s+").split(line)` — at every `:` followed by whitespace
+/// (the whitespace consumed), a leading empty part kept, trailing empty parts dropped
+/// (all of them when every part is empty), the whole line when nothing matches.
+fn split_colon_space(line: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while let Some(at) = line[i..].find(':').map(|k| i + k) {
+        let after = &line[at + 1..];
+        let ws = after.len() - after.trim_start_matches(is_java_space).len();
+        if ws == 0 {
+            i = at + 1;
+            continue;
         }
-        search = at + 1;
+        parts.push(&line[start..at]);
+        start = at + 1 + ws;
+        i = start;
     }
-    None
+    if parts.is_empty() {
+        return vec![line];
+    }
+    parts.push(&line[start..]);
+    while parts.last() == Some(&"") {
+        parts.pop();
+    }
+    parts
 }
 
-/// Parse `partition.metadata`: `version: <int ≥ 0>` then `topic_id: <uuid>`. No trailing
-/// newline is needed. Stricter than the broker: non-empty lines after the second one are
-/// an error (the broker ignores them; here they are evidence of tampering or corruption).
+/// Parse `partition.metadata` as `PartitionMetadataReadBuffer.read` does: two lines, each
+/// split on `:` + whitespace into exactly two parts, the first never looked at (the
+/// broker writes `version` and `topic_id`, and reads any key), the second untrimmed: a
+/// version (`Integer.parseInt`, ≥ 0), then a topic id (`Uuid.fromString`, not all zero).
+/// No trailing newline is needed, and lines after the second are not read (their bytes
+/// must still be UTF-8: the reader decodes the whole small file).
 pub fn parse_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, CheckpointError> {
     const F: TextFileKind = TextFileKind::PartitionMetadata;
     let text = utf8(bytes, F)?;
@@ -389,8 +418,8 @@ pub fn parse_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Check
     let Some((n, line)) = it.next() else {
         return Err(CheckpointError::new(F, 1, "empty file (no version line)"));
     };
-    let version = match split_colon_space(line) {
-        Some(("version", v)) => parse_int::<i32>(v, F, n, "version")?,
+    let version = match split_colon_space(line).as_slice() {
+        [_, v] => parse_int::<i32>(v, F, n, "version")?,
         _ => {
             return Err(CheckpointError::new(
                 F,
@@ -409,8 +438,8 @@ pub fn parse_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Check
     let Some((n, line)) = it.next() else {
         return Err(CheckpointError::new(F, 2, "missing topic_id line"));
     };
-    let topic_id = match split_colon_space(line) {
-        Some(("topic_id", v)) => decode_uuid(v).map_err(|why| CheckpointError::new(F, n, why))?,
+    let topic_id = match split_colon_space(line).as_slice() {
+        [_, v] => decode_uuid(v).map_err(|why| CheckpointError::new(F, n, why))?,
         _ => {
             return Err(CheckpointError::new(
                 F,
@@ -424,13 +453,6 @@ pub fn parse_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Check
             F,
             n,
             "topic id is the all-zero UUID (rejected by the broker)",
-        ));
-    }
-    if let Some((n, line)) = it.find(|(_, l)| !l.trim().is_empty()) {
-        return Err(CheckpointError::new(
-            F,
-            n,
-            format!("unexpected extra line {line:?}"),
         ));
     }
     Ok(PartitionMetadata { version, topic_id })
@@ -485,6 +507,9 @@ pub fn parse_clean_shutdown(bytes: &[u8]) -> Result<CleanShutdown, CheckpointErr
         broker_epoch: Some(broker_epoch),
     })
 }
+
+#[cfg(test)]
+mod kafka_cases;
 
 #[cfg(test)]
 mod tests {
