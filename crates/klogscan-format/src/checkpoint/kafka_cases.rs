@@ -188,3 +188,95 @@ fn every_reserved_directory_id_is_refused() {
     let text = format!("version=0\ndirectory.id={}\n", encode_uuid(&b));
     assert!(parse_meta_properties(text.as_bytes()).is_ok());
 }
+
+// ----- which exception the broker's reader throws -------------------------------------------
+
+/// What the broker does with a refused file depends on the exception its reader throws:
+/// `CheckpointFileWithFailureHandler.read` and `PartitionMetadataFile.read` report the log
+/// dir to `LogDirFailureChannel` only for an `IOException`. `CheckpointReadBuffer.read`
+/// throws one for a version or count line that is not an int (`toInt`), a wrong version,
+/// an entry the formatter rejects (field count), a count that does not hold and bad UTF-8
+/// (`MalformedInputException`); the formatters' own `Integer.parseInt`/`Long.parseLong`
+/// throw `NumberFormatException`, and a negative count makes `new ArrayList<>(count)` throw
+/// `IllegalArgumentException` (`OffsetCheckpointFileWithFailureHandlerTest.shouldThrowIfVersionIsNotRecognised`
+/// is the first kind).
+#[test]
+fn offset_checkpoint_failures_name_the_exception_the_broker_meets() {
+    use JavaThrows::*;
+    for (text, throws) in [
+        (&b"1\n0\n"[..], IoException),
+        (b"x\n", IoException),
+        (b"0\nx\n", IoException),
+        (b"0\n1\nfoo 0\n", IoException),
+        (b"0\n2\nfoo 0 1\n", IoException),
+        (b"0\n1\nfoo 0 1\nbar 0 1\n", IoException),
+        (b"0\n1\nfo\xffo 0 1\n", IoException),
+        (b"0\n1\nfoo x 1\n", NumberFormatException),
+        (b"0\n1\nfoo 0 1.5\n", NumberFormatException),
+        (b"0\n1\nfoo 99999999999 1\n", NumberFormatException),
+        (b"0\n-1\n", IllegalArgumentException),
+    ] {
+        let e = err(parse_offset_checkpoint(text, RP));
+        assert_eq!(e.throws, throws, "{:?}: {e}", String::from_utf8_lossy(text));
+    }
+    let e = err(parse_leader_epoch_checkpoint(b"0\n1\n3\n"));
+    assert_eq!(e.throws, IoException);
+    let e = err(parse_leader_epoch_checkpoint(b"0\n1\n3 x\n"));
+    assert_eq!(e.throws, NumberFormatException);
+}
+
+/// `PartitionMetadataReadBuffer.read` turns a `NumberFormatException` of the version into an
+/// `IOException`, and throws one for a line that does not split in two, a negative version
+/// and the all-zero topic id; a topic id that is not base64 makes `Uuid.fromString` throw
+/// `IllegalArgumentException` (not caught), and a file that ends before its second line
+/// gives `split` a null line (`NullPointerException`).
+#[test]
+fn partition_metadata_failures_name_the_exception_the_broker_meets() {
+    use JavaThrows::*;
+    for (text, throws) in [
+        (
+            &b"version 0\ntopic_id: B3_HiNPgSQ6oxG9ZZ6ED5A"[..],
+            IoException,
+        ),
+        (b"version: x\ntopic_id: B3_HiNPgSQ6oxG9ZZ6ED5A", IoException),
+        (
+            b"version: -1\ntopic_id: B3_HiNPgSQ6oxG9ZZ6ED5A",
+            IoException,
+        ),
+        (b"version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA", IoException),
+        (b"version: 0\ntopic_id B3_HiNPgSQ6oxG9ZZ6ED5A", IoException),
+        (
+            b"version: 0\ntopic_id: B3_HiNPgSQ6oxG9ZZ6ED5A\n\xff",
+            IoException,
+        ),
+        (
+            b"version: 0\ntopic_id: B3+HiNPgSQ6oxG9ZZ6ED5A",
+            IllegalArgumentException,
+        ),
+        (
+            b"version: 0\ntopic_id: B3_HiNPgSQ6",
+            IllegalArgumentException,
+        ),
+        (b"", NullPointerException),
+        (b"version: 0\n", NullPointerException),
+    ] {
+        let e = err(parse_partition_metadata(text));
+        assert_eq!(e.throws, throws, "{:?}: {e}", String::from_utf8_lossy(text));
+    }
+}
+
+/// Every refusal of `meta.properties` is a `RuntimeException` of `MetaProperties.Builder`
+/// (or `Properties.load`'s `IllegalArgumentException` for a bad `\uXXXX`), which
+/// `MetaPropertiesEnsemble.Loader.load` catches alike: the log dir is an error dir.
+#[test]
+fn meta_properties_failures_are_runtime_exceptions() {
+    for text in [
+        &b"version=2\n"[..],
+        b"version=1\ncluster.id=c\n",
+        b"broker.id=x\n",
+        b"directory.id=AAAAAAAAAAAAAAAAAAAAAA\n",
+    ] {
+        let e = err(parse_meta_properties(text));
+        assert_eq!(e.throws, JavaThrows::RuntimeException, "{e}");
+    }
+}
