@@ -481,3 +481,31 @@ fn ensemble_load_reads_each_log_dir_file() {
     assert_eq!((m.version, m.node_id, m.cluster_id), (0, None, None));
 }
 
+// ----- FileQuorumStateStoreTest ------------------------------------------------------------
+
+/// `testWriteReadElectedLeader` / `testCantReadVersionQuorumState`: `quorum-state` as
+/// `FileQuorumStateStore` writes it (one JSON line with `data_version`) gives the leader and
+/// epoch; a `data_version` outside the supported 0–1, or none, makes
+/// `FileQuorumStateStore.readStateFromFile` throw, and the node does not start — klogscan
+/// takes nothing from such a file. Only the first line is read (`readLine`).
+#[test]
+fn quorum_state_is_read_only_at_a_supported_data_version() {
+    use klogscan::cluster::leadership::load::parse_quorum_state;
+    let written = br#"{"clusterId":"","leaderId":9990,"leaderEpoch":3012,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":9990},{"voterId":9991}],"data_version":0}"#;
+    let q = parse_quorum_state(written).unwrap();
+    assert_eq!((q.leader_id, q.leader_epoch), (Some(9990), Some(3012)));
+    let mut two_lines = written.to_vec();
+    two_lines.extend_from_slice(b"\nnot json\n");
+    assert_eq!(parse_quorum_state(&two_lines), Some(q));
+    let v1 = br#"{"leaderId":1,"leaderEpoch":2,"votedId":-1,"votedDirectoryId":"AAAAAAAAAAAAAAAAAAAAAA","data_version":1}"#;
+    assert_eq!(parse_quorum_state(v1).unwrap().leader_id, Some(1));
+    for bad in [
+        &br#"{"leaderId":9990,"leaderEpoch":3012,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":9990}],"data_version":2}"#[..],
+        br#"{"leaderId":9990,"leaderEpoch":3012,"votedId":-1}"#,
+        br#"{"leaderId":1,"data_version":-1}"#,
+        b"[1]",
+        b"",
+    ] {
+        assert_eq!(parse_quorum_state(bad), None, "{}", String::from_utf8_lossy(bad));
+    }
+}
