@@ -184,6 +184,75 @@ fn other_refusals_reset_the_checkpoint_and_keep_the_log_dir_online() {
         );
         let online = f.broker_behaviour.contains("stays online");
         assert_eq!(online, severity == Severity::Warning, "{text:?}");
+        // The broker's version is not known: the older reading is said too.
+        let older = f.broker_behaviour.contains("brokers before 3.1");
+        assert_eq!(older, severity == Severity::Warning, "{text:?}");
+    }
+}
+
+/// Before 3.1 the reader was core's Scala `CheckpointReadBuffer.read`, which turned every
+/// `NumberFormatException` into a malformed-line `IOException` and had no capacity to
+/// refuse: with `--broker-version 3.0.0` the same two files take the log dir offline; with
+/// 3.1.0 they do not, and the older reading is not said.
+#[test]
+fn brokers_before_3_1_read_every_refusal_as_an_io_exception() {
+    use klogscan::verify::{BrokerVersion, VerifyOptions};
+    let (_t, part) = log_dir("orders");
+    let file = part.parent().unwrap().join("log-start-offset-checkpoint");
+    let leader_epoch = part.join("leader-epoch-checkpoint");
+    for (version, exception) in [
+        (BrokerVersion(3, 0, 0), "IOException"),
+        (BrokerVersion(3, 1, 0), "NumberFormatException"),
+    ] {
+        let opts = VerifyOptions {
+            broker_version: Some(version),
+            ..Default::default()
+        };
+        let run = || -> Vec<Finding> {
+            let r = klogscan::verify::verify(&[part.parent().unwrap().to_path_buf()], &opts);
+            r.findings().cloned().collect()
+        };
+        std::fs::write(
+            &file,
+            "0
+1
+orders 0 x
+",
+        )
+        .unwrap();
+        std::fs::write(
+            &leader_epoch,
+            "0
+1
+zero 0
+",
+        )
+        .unwrap();
+        let findings = run();
+        let f = one(&findings, "log-start-offset-checkpoint", exception);
+        assert!(!f.broker_behaviour.contains("brokers before 3.1"));
+        let offline = exception == "IOException";
+        assert_eq!(f.broker_behaviour.contains("goes offline"), offline);
+        assert_eq!(f.severity == Severity::Error, offline);
+        let e: Vec<_> = findings
+            .iter()
+            .filter(|f| f.kind == Kind::LeaderEpochCheckpointMismatch)
+            .collect();
+        assert_eq!(e.len(), 1, "{e:#?}");
+        assert_eq!(e[0].evidence["java_exception"], exception);
+        assert_eq!(e[0].broker_behaviour.contains("does not start"), !offline);
+        std::fs::write(
+            &file, "0
+-1
+",
+        )
+        .unwrap();
+        let want = if offline {
+            "IOException"
+        } else {
+            "IllegalArgumentException"
+        };
+        one(&run(), "log-start-offset-checkpoint", want);
     }
 }
 

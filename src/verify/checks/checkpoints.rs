@@ -35,21 +35,26 @@ pub(super) fn check_leader_epochs(
         && let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out)
     {
         match parse_leader_epoch_checkpoint(&bytes) {
-            Err(e) => out.push(
-                mk(
-                    r,
-                    Kind::LeaderEpochCheckpointMismatch,
-                    "leader-epoch-checkpoint",
-                    format!("leader-epoch-checkpoint: {e}"),
+            Err(e) => {
+                let (throws, older) =
+                    super::small_files::checkpoint_throws(e.throws, opts.broker_version);
+                out.push(
+                    mk(
+                        r,
+                        Kind::LeaderEpochCheckpointMismatch,
+                        "leader-epoch-checkpoint",
+                        format!("leader-epoch-checkpoint: {e}"),
+                    )
+                    .evidence(json!({"error": e.to_string(), "java_exception": throws.name()}))
+                    .broker(super::small_files::partition_load_fate(
+                        r,
+                        "leader-epoch-checkpoint",
+                        "the LeaderEpochFileCache it builds",
+                        throws,
+                        older,
+                    )),
                 )
-                .evidence(json!({"error": e.to_string(), "java_exception": e.throws.name()}))
-                .broker(super::small_files::partition_load_fate(
-                    r,
-                    "leader-epoch-checkpoint",
-                    "the LeaderEpochFileCache it builds",
-                    e.throws,
-                )),
-            ),
+            }
             Ok(entries) => {
                 let ck: Vec<(i32, i64)> =
                     entries.iter().map(|e| (e.epoch, e.start_offset)).collect();

@@ -81,7 +81,11 @@ fn foreign_directories(ld: &LogDir) -> Vec<Finding> {
 
 /// Findings about the log dir itself: `unclean_shutdown`, its leftovers, unreadable
 /// checkpoints, directories the load fails on.
-pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding> {
+pub(crate) fn log_dir_findings(
+    ld: &LogDir,
+    files: &LogDirFiles,
+    broker_version: Option<crate::partition::recovery::BrokerVersion>,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     if !files.has_markers {
         return out;
@@ -115,7 +119,7 @@ pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding>
             .broker(action),
         );
     }
-    super::small_files::offset_checkpoints(&dir, files, &mut out);
+    super::small_files::offset_checkpoints(&dir, files, broker_version, &mut out);
     out
 }
 

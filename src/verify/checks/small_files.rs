@@ -10,7 +10,7 @@
 use super::{load_checked, mk};
 use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind, Severity};
-use crate::partition::recovery::{CheckpointError, LogDirFiles};
+use crate::partition::recovery::{BrokerVersion, CheckpointError, LogDirFiles};
 use crate::partition::scan::PartitionReport;
 use crate::read::format::checkpoint::{JavaThrows, TextFileKind, parse_partition_metadata};
 use crate::read::segment::FileClass;
@@ -21,8 +21,33 @@ use serde_json::json;
 /// `LogManager.handleLogDirFailure`).
 const OFFLINE: &str = "once ReplicaManager's LogDirFailureHandler takes it, the log dir goes offline: none of its partitions is served by this broker (the broker halts when it was its last live log dir or holds the KRaft metadata log)";
 
+/// How a checkpoint file's refusal reaches a broker of `version`: before 3.1 the reader
+/// (core's Scala `CheckpointReadBuffer.read`) turned every `NumberFormatException` into a
+/// malformed-line `IOException` and collected entries into a growable buffer (a negative
+/// count was a count that does not hold, an `IOException` too); since 3.1 (server-common's
+/// `CheckpointFile`) the entry formatters' `NumberFormatException` and `new
+/// ArrayList<>(count)`'s `IllegalArgumentException` pass through. `None`: the version is
+/// not known (the newer reading, with the older one said in words).
+pub(super) fn checkpoint_throws(
+    throws: JavaThrows,
+    version: Option<BrokerVersion>,
+) -> (JavaThrows, &'static str) {
+    let wrapped = matches!(
+        throws,
+        JavaThrows::NumberFormatException | JavaThrows::IllegalArgumentException
+    );
+    match version {
+        Some(v) if wrapped && v < BrokerVersion(3, 1, 0) => (JavaThrows::IoException, ""),
+        None if wrapped => (
+            throws,
+            " (brokers before 3.1 read it as a malformed line, an IOException, and the log dir goes offline)",
+        ),
+        _ => (throws, ""),
+    }
+}
+
 /// What the broker does with a log dir offset checkpoint whose read throws `throws`.
-fn offset_checkpoint_fate(kind: TextFileKind, throws: JavaThrows) -> String {
+fn offset_checkpoint_fate(kind: TextFileKind, throws: JavaThrows, older: &str) -> String {
     let fallback = match kind {
         TextFileKind::RecoveryPointOffsetCheckpoint => {
             "uses recovery point 0 for every partition of the directory (full recovery after an unclean shutdown)"
@@ -39,7 +64,7 @@ fn offset_checkpoint_fate(kind: TextFileKind, throws: JavaThrows) -> String {
                     "the broker reads it at the first leader or follower transition of one of the directory's partitions (LazyOffsetCheckpoints), with no fallback: the IOException fails that transition (KafkaStorageException: the partition is marked offline) and CheckpointFileWithFailureHandler.read reports the log dir to LogDirFailureChannel: {OFFLINE}"
                 ),
                 t => format!(
-                    "the broker reads it at the first leader or follower transition of one of the directory's partitions (LazyOffsetCheckpoints), with no fallback: the {} is not an IOException, so the log dir stays online, but every leader or follower transition of the directory's partitions throws it (ReplicaManager.applyLocalFollowersDelta logs it and the follower does not fetch; applyLocalLeadersDelta does not catch it, and the rest of that metadata delta is not applied)",
+                    "the broker reads it at the first leader or follower transition of one of the directory's partitions (LazyOffsetCheckpoints), with no fallback: the {} is not an IOException, so the log dir stays online, but every leader or follower transition of the directory's partitions throws it (ReplicaManager.applyLocalFollowersDelta logs it and the follower does not fetch; applyLocalLeadersDelta does not catch it, and the rest of that metadata delta is not applied){older}",
                     t.name()
                 ),
             };
@@ -50,15 +75,20 @@ fn offset_checkpoint_fate(kind: TextFileKind, throws: JavaThrows) -> String {
             "LogManager.loadLogs catches the read failure and {fallback}; the failure is an IOException, which CheckpointFileWithFailureHandler.read has reported to LogDirFailureChannel: {OFFLINE}"
         ),
         t => format!(
-            "LogManager.loadLogs catches the read failure and {fallback}; it is a {}, not an IOException, so the log dir stays online",
+            "LogManager.loadLogs catches the read failure and {fallback}; it is a {}, not an IOException, so the log dir stays online{older}",
             t.name()
         ),
     }
 }
 
 /// The log dir's offset checkpoints that klogscan could not read, or whose content does
-/// not parse, with what the broker does next.
-pub(super) fn offset_checkpoints(dir: &str, files: &LogDirFiles, out: &mut Vec<Finding>) {
+/// not parse, with what a broker of `version` does next.
+pub(super) fn offset_checkpoints(
+    dir: &str,
+    files: &LogDirFiles,
+    version: Option<BrokerVersion>,
+    out: &mut Vec<Finding>,
+) {
     for (c, kind) in [
         (
             &files.recovery_points,
@@ -77,19 +107,20 @@ pub(super) fn offset_checkpoints(dir: &str, files: &LogDirFiles, out: &mut Vec<F
             CheckpointError::Unreadable(_) => (
                 format!(
                     "klogscan could not read the file, so what the broker starts the directory's partitions from is not known here; if the broker cannot read it either (an IOException): {}",
-                    offset_checkpoint_fate(kind, JavaThrows::IoException)
+                    offset_checkpoint_fate(kind, JavaThrows::IoException, "")
                 ),
                 Severity::Warning,
                 json!({"read_by_klogscan": false}),
             ),
             CheckpointError::Invalid { throws, .. } => {
+                let (throws, older) = checkpoint_throws(*throws, version);
                 // The log dir goes offline, or its partitions' transitions fail (the high
                 // watermark file); only a recovery point or log start reset leaves it
                 // served.
-                let served = *throws != JavaThrows::IoException
+                let served = throws != JavaThrows::IoException
                     && kind != TextFileKind::ReplicationOffsetCheckpoint;
                 (
-                    offset_checkpoint_fate(kind, *throws),
+                    offset_checkpoint_fate(kind, throws, older),
                     if served {
                         Severity::Warning
                     } else {
@@ -120,12 +151,14 @@ pub(super) fn offset_checkpoints(dir: &str, files: &LogDirFiles, out: &mut Vec<F
 /// `leader-epoch-checkpoint`) throws `throws`: `LogManager.loadLogs`' loading thread skips
 /// a `KafkaStorageException` caused by an `IOException` (the partition is not loaded, the
 /// log dir was reported offline) and rethrows anything else, which stops the start; the
-/// KRaft metadata log's `KafkaMetadataLog.apply` catches nothing.
+/// KRaft metadata log's `KafkaMetadataLog.apply` catches nothing. `older` is appended to
+/// the words of an exception older brokers met as another ([`checkpoint_throws`]).
 pub(super) fn partition_load_fate(
     r: &PartitionReport,
     file: &str,
     reader: &str,
     throws: JavaThrows,
+    older: &str,
 ) -> String {
     if crate::discover::layout::is_kraft_metadata(&r.topic) {
         return format!(
@@ -138,7 +171,7 @@ pub(super) fn partition_load_fate(
             "the broker's load of the partition reads {file} ({reader}); the IOException is reported to LogDirFailureChannel and thrown as a KafkaStorageException, which LogManager.loadLogs skips: the partition is not loaded, and {OFFLINE}"
         ),
         t => format!(
-            "the broker's load of the partition reads {file} ({reader}); the {} is not an IOException: LogManager.loadLogs rethrows it and the broker does not start",
+            "the broker's load of the partition reads {file} ({reader}); the {} is not an IOException: LogManager.loadLogs rethrows it and the broker does not start{older}",
             t.name()
         ),
     }
@@ -174,6 +207,7 @@ pub(super) fn check_partition_metadata(
                 "partition.metadata",
                 "UnifiedLog.initializeTopicId",
                 e.throws,
+                "",
             )),
         );
     }
