@@ -396,6 +396,42 @@ fn a_refused_partition_metadata_stops_the_partition_or_the_broker() {
     }
 }
 
+/// Before 3.7 the reader (core's Scala `PartitionMetadataReadBuffer`) wanted version 0
+/// exactly and threw an `IOException` for any other; since 3.7 any version from 0 up is
+/// read (kept for downgrades). `version: 1` is an error for a 3.6 broker, nothing for 3.7,
+/// and a warning naming both when the version is not known.
+#[test]
+fn a_partition_metadata_version_above_0_is_refused_before_3_7() {
+    use klogscan::verify::{BrokerVersion, VerifyOptions};
+    let (_t, part) = log_dir("orders");
+    std::fs::write(
+        part.join("partition.metadata"),
+        "version: 1
+topic_id: B3_HiNPgSQ6oxG9ZZ6ED5A",
+    )
+    .unwrap();
+    let run = |v: Option<BrokerVersion>| -> Vec<Finding> {
+        let opts = VerifyOptions {
+            broker_version: v,
+            ..Default::default()
+        };
+        let r = klogscan::verify::verify(&[part.parent().unwrap().to_path_buf()], &opts);
+        about(
+            &r.findings().cloned().collect::<Vec<_>>(),
+            "partition.metadata",
+        )
+    };
+    let old = run(Some(BrokerVersion(3, 6, 0)));
+    assert_eq!(old.len(), 1, "{old:#?}");
+    assert_eq!(old[0].severity, Severity::Error);
+    assert!(old[0].broker_behaviour.contains("not loaded"));
+    assert!(run(Some(BrokerVersion(3, 7, 0))).is_empty());
+    let unknown = run(None);
+    assert_eq!(unknown.len(), 1, "{unknown:#?}");
+    assert_eq!(unknown[0].severity, Severity::Warning);
+    assert!(unknown[0].broker_behaviour.contains("since 3.7"));
+}
+
 /// The KRaft metadata log's `partition.metadata` is read by `KafkaMetadataLog.apply`, which
 /// catches nothing: even an `IOException` stops the node's start.
 #[test]

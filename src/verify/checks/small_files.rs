@@ -192,23 +192,55 @@ pub(super) fn check_partition_metadata(
     let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out) else {
         return;
     };
-    if let Err(e) = parse_partition_metadata(&bytes) {
-        out.push(
-            mk(
-                r,
-                Kind::CheckpointInconsistent,
-                "partition.metadata",
-                format!("partition.metadata cannot be read: {e}"),
-            )
-            .severity(Severity::Error)
-            .evidence(json!({"file": "partition.metadata", "error": e.to_string(), "line": e.line, "java_exception": e.throws.name()}))
-            .broker(partition_load_fate(
+    let e = match parse_partition_metadata(&bytes) {
+        Ok(pm) if pm.version != 0 => {
+            // Before 3.7 (core's Scala `PartitionMetadataReadBuffer`) the version had to be
+            // 0, else an `IOException`; since, any version from 0 up is read.
+            let before = opts.broker_version.map(|v| v < BrokerVersion(3, 7, 0));
+            if before == Some(false) {
+                return;
+            }
+            let fate = partition_load_fate(
                 r,
                 "partition.metadata",
                 "UnifiedLog.initializeTopicId",
-                e.throws,
+                JavaThrows::IoException,
                 "",
-            )),
-        );
-    }
+            );
+            out.push(
+                mk(
+                    r,
+                    Kind::CheckpointInconsistent,
+                    "partition.metadata",
+                    format!("partition.metadata: version {} is not 0", pm.version),
+                )
+                .severity(if before == Some(true) { Severity::Error } else { Severity::Warning })
+                .evidence(json!({"file": "partition.metadata", "version": pm.version, "java_exception": "IOException"}))
+                .broker(match before {
+                    Some(_) => fate,
+                    None => format!("a broker since 3.7 reads any version from 0 up; one before 3.7 refuses every version but 0: {fate}"),
+                }),
+            );
+            return;
+        }
+        Ok(_) => return,
+        Err(e) => e,
+    };
+    out.push(
+        mk(
+            r,
+            Kind::CheckpointInconsistent,
+            "partition.metadata",
+            format!("partition.metadata cannot be read: {e}"),
+        )
+        .severity(Severity::Error)
+        .evidence(json!({"file": "partition.metadata", "error": e.to_string(), "line": e.line, "java_exception": e.throws.name()}))
+        .broker(partition_load_fate(
+            r,
+            "partition.metadata",
+            "UnifiedLog.initializeTopicId",
+            e.throws,
+            "",
+        )),
+    );
 }
