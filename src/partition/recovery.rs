@@ -38,7 +38,7 @@ pub use version::{BrokerVersion, producer_expiration_ms};
 use crate::discover::layout::LogDir;
 use crate::finding::{Finding, Kind};
 use crate::read::format::checkpoint::{
-    OffsetCheckpointEntry, TextFileKind, parse_offset_checkpoint,
+    JavaThrows, OffsetCheckpointEntry, TextFileKind, parse_offset_checkpoint,
 };
 use crate::read::segment::{FileClass, MmapMode, load};
 use serde::{Deserialize, Serialize};
@@ -56,14 +56,17 @@ pub(crate) enum CheckpointError {
     /// klogscan could not read the file (permission, I/O): what it holds is not known here,
     /// and the broker may read it fine (discovery names it on stderr: exit 2).
     Unreadable(String),
-    /// Its content does not parse: the broker's read fails as well.
-    Invalid(String),
+    /// Its content does not parse: the broker's read fails as well, with the exception
+    /// `throws` (which decides whether the log dir goes offline).
+    Invalid { message: String, throws: JavaThrows },
 }
 
 impl std::fmt::Display for CheckpointError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CheckpointError::Unreadable(e) | CheckpointError::Invalid(e) => f.write_str(e),
+            CheckpointError::Unreadable(e) | CheckpointError::Invalid { message: e, .. } => {
+                f.write_str(e)
+            }
         }
     }
 }
@@ -89,8 +92,10 @@ fn read_checkpoint(path: Option<&Path>, kind: TextFileKind) -> Checkpoint {
     let path = path?;
     Some(
         match load(path, FileClass::Checkpoint, MmapMode::Never, None) {
-            Ok(b) => parse_offset_checkpoint(&b, kind)
-                .map_err(|e| CheckpointError::Invalid(e.to_string())),
+            Ok(b) => parse_offset_checkpoint(&b, kind).map_err(|e| CheckpointError::Invalid {
+                message: e.to_string(),
+                throws: e.throws,
+            }),
             Err(e) => Err(CheckpointError::Unreadable(format!(
                 "cannot read {}: {e}",
                 path.display()

@@ -6,6 +6,7 @@ mod index;
 mod kraft;
 mod leftovers;
 mod names;
+mod small_files;
 mod snapshot;
 mod timeindex;
 mod txnindex;
@@ -216,6 +217,7 @@ pub(crate) fn verify_one(
     // without it: an entry under its name is a live log's), so neither check is its.
     let judged = !delete_copy(r);
     checkpoints::check_leader_epochs(p, r, opts, clean_shutdown, out);
+    small_files::check_partition_metadata(p, r, opts, out);
     if judged {
         checkpoints::check_offsets(p, r, &ck, out);
     }

@@ -427,7 +427,7 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
     for (ld, files) in inv.log_dirs.iter().zip(&log_dirs) {
         report
             .log_dir_findings
-            .extend(checks::log_dir_findings(ld, files));
+            .extend(checks::log_dir_findings(ld, files, opts.broker_version));
     }
     for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.log_dir_findings.push(

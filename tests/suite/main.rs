@@ -80,6 +80,7 @@ mod kafka_psm_cases;
 mod kafka_remote_log_cases;
 mod kafka_remote_retention_cases;
 mod kafka_segment_index_cases;
+mod kafka_small_file_cases;
 mod kafka_transactions_command_cases;
 mod kafka_unifiedlog_cases;
 mod kafka_validator_cases;

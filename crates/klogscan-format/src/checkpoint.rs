@@ -96,8 +96,47 @@ impl std::fmt::Display for TextFileKind {
     }
 }
 
+/// The exception the broker's reader throws on a file a parser here refuses. It decides
+/// what the broker does next: `CheckpointFileWithFailureHandler.read` and
+/// `PartitionMetadataFile.read` report the log dir to `LogDirFailureChannel` (which takes
+/// it offline) for an `IOException` only; every other exception passes them by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum JavaThrows {
+    /// `IOException`: a line the reader calls malformed, a wrong version, an entry count
+    /// that does not hold, bytes that are not UTF-8 (`MalformedInputException`).
+    IoException,
+    /// `NumberFormatException`: a checkpoint entry's number (`Integer.parseInt`,
+    /// `Long.parseLong` in the entry formatters).
+    NumberFormatException,
+    /// `IllegalArgumentException`: a negative entry count (`new ArrayList<>(count)`), a
+    /// `partition.metadata` topic id that is not a UUID (`Uuid.fromString`).
+    IllegalArgumentException,
+    /// `NullPointerException`: a `partition.metadata` that ends before its second line
+    /// (`PartitionMetadataReadBuffer.read` splits the null `readLine` gives).
+    NullPointerException,
+    /// `RuntimeException`: `meta.properties` refused by `MetaProperties.Builder`.
+    RuntimeException,
+    /// Nothing reaches the broker: its reader catches every failure
+    /// (`CleanShutdownFileHandler.read` gives no broker epoch).
+    Caught,
+}
+
+impl JavaThrows {
+    /// The exception's Java name (`Caught`: `none`).
+    pub fn name(self) -> &'static str {
+        match self {
+            JavaThrows::IoException => "IOException",
+            JavaThrows::NumberFormatException => "NumberFormatException",
+            JavaThrows::IllegalArgumentException => "IllegalArgumentException",
+            JavaThrows::NullPointerException => "NullPointerException",
+            JavaThrows::RuntimeException => "RuntimeException",
+            JavaThrows::Caught => "none",
+        }
+    }
+}
+
 /// A text file did not parse: which file kind, which line (1-based; 0 = the whole
-/// file), and what was wrong.
+/// file), what was wrong, and which exception the broker's reader throws on it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}: line {line}: {problem}")]
 pub struct CheckpointError {
@@ -107,32 +146,61 @@ pub struct CheckpointError {
     pub line: usize,
     /// What was wrong, in words.
     pub problem: String,
+    /// The exception the broker's reader throws on the same bytes.
+    pub throws: JavaThrows,
 }
 
 impl CheckpointError {
+    /// An error with the exception the reader of `file` throws for most of its refusals
+    /// (`IOException` for the checkpoints and `partition.metadata`, `RuntimeException` for
+    /// `meta.properties`; [`CheckpointError::throwing`] names another).
     fn new(file: TextFileKind, line: usize, problem: impl Into<String>) -> Self {
+        let throws = match file {
+            TextFileKind::MetaProperties => JavaThrows::RuntimeException,
+            TextFileKind::CleanShutdown => JavaThrows::Caught,
+            _ => JavaThrows::IoException,
+        };
         CheckpointError {
             file,
             line,
             problem: problem.into(),
+            throws,
         }
+    }
+
+    fn throwing(mut self, throws: JavaThrows) -> Self {
+        self.throws = throws;
+        self
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // Lines
 
-/// Lines the way Java's `BufferedReader.readLine` returns them for `\n` / `\r\n` text:
-/// the terminator is removed, and a final terminator does not start an empty last line.
-/// Yields `(1-based line number, line)`.
+/// Lines the way Java's `BufferedReader.readLine` returns them: a line ends at `\n`, at
+/// `\r\n` or at a lone `\r` (`CheckpointReadBuffer.read` and
+/// `PartitionMetadataReadBuffer.read` read with it), the terminator is removed, and a
+/// final terminator does not start an empty last line. Yields `(1-based line number,
+/// line)`.
 fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let empty = text.is_empty();
-    body.split('\n')
-        .filter(move |_| !empty)
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .enumerate()
-        .map(|(i, l)| (i + 1, l))
+    let mut rest = text;
+    let mut n = 0;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        let line = &rest[..end];
+        let after = &rest[end..];
+        let terminator = match after.as_bytes() {
+            [b'\r', b'\n', ..] => 2,
+            [] => 0,
+            _ => 1,
+        };
+        rest = &after[terminator..];
+        n += 1;
+        Some((n, line))
+    })
 }
 
 fn utf8(bytes: &[u8], file: TextFileKind) -> Result<&str, CheckpointError> {
@@ -171,7 +239,8 @@ fn parse_int<T: std::str::FromStr>(
 // Generic CheckpointFile
 
 /// Parse a generic `CheckpointFile` (`CheckpointReadBuffer.read`): a version line, a count line, then exactly
-/// `count` entry lines, each given to `entry` (which returns the problem in words).
+/// `count` entry lines, each given to `entry` (which returns the exception its formatter
+/// throws and the problem in words).
 ///
 /// An empty file, or one holding only the version line, has no entries (as in Kafka).
 /// The version must equal `expected_version`; a count different from the number of entry
@@ -180,7 +249,7 @@ pub fn parse_checkpoint_file<T>(
     bytes: &[u8],
     file: TextFileKind,
     expected_version: i32,
-    mut entry: impl FnMut(&str) -> Result<T, String>,
+    mut entry: impl FnMut(&str) -> Result<T, (JavaThrows, String)>,
 ) -> Result<Vec<T>, CheckpointError> {
     let text = utf8(bytes, file)?;
     let mut it = lines(text);
@@ -200,16 +269,17 @@ pub fn parse_checkpoint_file<T>(
     };
     let count: i32 = parse_int(count_line, file, n, "entry count")?;
     if count < 0 {
-        return Err(CheckpointError::new(
-            file,
-            n,
-            format!("negative entry count {count}"),
-        ));
+        // `new ArrayList<>(count)` refuses a negative capacity.
+        return Err(
+            CheckpointError::new(file, n, format!("negative entry count {count}"))
+                .throwing(JavaThrows::IllegalArgumentException),
+        );
     }
     let mut out = Vec::with_capacity((count as usize).min(4096));
     for (n, line) in it {
-        let v = entry(line).map_err(|why| {
+        let v = entry(line).map_err(|(throws, why)| {
             CheckpointError::new(file, n, format!("malformed line {line:?}: {why}"))
+                .throwing(throws)
         })?;
         out.push(v);
     }
@@ -221,6 +291,11 @@ pub fn parse_checkpoint_file<T>(
         ));
     }
     Ok(out)
+}
+
+/// An entry formatter's number that does not parse (`Integer.parseInt`/`Long.parseLong`).
+fn nfe(why: String) -> (JavaThrows, String) {
+    (JavaThrows::NumberFormatException, why)
 }
 
 /// One entry of an offset checkpoint: `<topic> <partition> <offset>`
@@ -237,7 +312,10 @@ pub struct OffsetCheckpointEntry {
 }
 
 /// Parse one of the four broker-level offset checkpoints (version 0, entries split on
-/// any whitespace). Entry order is kept as in the file (it is hash-map order).
+/// any whitespace). Entry order is kept as in the file (it is hash-map order). An entry
+/// line with leading whitespace has an empty first field, as Java's split gives it: with
+/// two more fields it is the entry of topic `""` (`OffsetCheckpointFile.Formatter.fromString`
+/// accepts it; no partition is ever looked up under that name).
 pub fn parse_offset_checkpoint(
     bytes: &[u8],
     file: TextFileKind,
@@ -245,17 +323,17 @@ pub fn parse_offset_checkpoint(
     parse_checkpoint_file(bytes, file, 0, |line| {
         let f: Vec<&str> = fields(line).collect();
         let [topic, partition, offset] = f.as_slice() else {
-            return Err(format!("expected 3 fields, found {}", f.len()));
+            return Err((
+                JavaThrows::IoException,
+                format!("expected 3 fields, found {}", f.len()),
+            ));
         };
-        if topic.is_empty() {
-            return Err("empty topic".into());
-        }
         let partition = partition
             .parse::<i32>()
-            .map_err(|_| format!("partition {partition:?} is not an int32"))?;
+            .map_err(|_| nfe(format!("partition {partition:?} is not an int32")))?;
         let offset = offset
             .parse::<i64>()
-            .map_err(|_| format!("offset {offset:?} is not an int64"))?;
+            .map_err(|_| nfe(format!("offset {offset:?} is not an int64")))?;
         Ok(OffsetCheckpointEntry {
             topic: (*topic).to_owned(),
             partition,
@@ -281,14 +359,17 @@ pub fn parse_leader_epoch_checkpoint(bytes: &[u8]) -> Result<Vec<EpochEntry>, Ch
     parse_checkpoint_file(bytes, TextFileKind::LeaderEpochCheckpoint, 0, |line| {
         let f: Vec<&str> = fields(line).collect();
         let [epoch, offset] = f.as_slice() else {
-            return Err(format!("expected 2 fields, found {}", f.len()));
+            return Err((
+                JavaThrows::IoException,
+                format!("expected 2 fields, found {}", f.len()),
+            ));
         };
         let epoch = epoch
             .parse::<i32>()
-            .map_err(|_| format!("epoch {epoch:?} is not an int32"))?;
+            .map_err(|_| nfe(format!("epoch {epoch:?} is not an int32")))?;
         let start_offset = offset
             .parse::<i64>()
-            .map_err(|_| format!("start offset {offset:?} is not an int64"))?;
+            .map_err(|_| nfe(format!("start offset {offset:?} is not an int64")))?;
         Ok(EpochEntry {
             epoch,
             start_offset,
@@ -363,34 +444,51 @@ impl PartitionMetadata {
     }
 }
 
-/// Split a `partition.metadata` line on the first `:` followed by whitespace (the
-/// reader's `:\s+`). Returns `(key, value)`.
-fn split_colon_space(line: &str) -> Option<(&str, &str)> {
-    let mut search = 0;
-    while let Some(i) = line[search..].find(':') {
-        let at = search + i;
-        let rest = &line[at + 1..];
-        let value = rest.trim_start_matches(is_java_space);
-        if value.len() < rest.len() {
-            return Some((&line[..at], value.trim_end_matches(is_java_space)));
+/// A `partition.metadata` line split as `PartitionMetadataReadBuffer.read` splits it:
+/// Java's `Pattern.compile(":\\s+").split(line)` — at every `:` followed by whitespace
+/// (the whitespace consumed), a leading empty part kept, trailing empty parts dropped
+/// (all of them when every part is empty), the whole line when nothing matches.
+fn split_colon_space(line: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while let Some(at) = line[i..].find(':').map(|k| i + k) {
+        let after = &line[at + 1..];
+        let ws = after.len() - after.trim_start_matches(is_java_space).len();
+        if ws == 0 {
+            i = at + 1;
+            continue;
         }
-        search = at + 1;
+        parts.push(&line[start..at]);
+        start = at + 1 + ws;
+        i = start;
     }
-    None
+    if parts.is_empty() {
+        return vec![line];
+    }
+    parts.push(&line[start..]);
+    while parts.last() == Some(&"") {
+        parts.pop();
+    }
+    parts
 }
 
-/// Parse `partition.metadata`: `version: <int ≥ 0>` then `topic_id: <uuid>`. No trailing
-/// newline is needed. Stricter than the broker: non-empty lines after the second one are
-/// an error (the broker ignores them; here they are evidence of tampering or corruption).
+/// Parse `partition.metadata` as `PartitionMetadataReadBuffer.read` does: two lines, each
+/// split on `:` + whitespace into exactly two parts, the first never looked at (the
+/// broker writes `version` and `topic_id`, and reads any key), the second untrimmed: a
+/// version (`Integer.parseInt`, ≥ 0), then a topic id (`Uuid.fromString`, not all zero).
+/// No trailing newline is needed, and lines after the second are not read (their bytes
+/// must still be UTF-8: the reader decodes the whole small file).
 pub fn parse_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, CheckpointError> {
     const F: TextFileKind = TextFileKind::PartitionMetadata;
     let text = utf8(bytes, F)?;
     let mut it = lines(text);
     let Some((n, line)) = it.next() else {
-        return Err(CheckpointError::new(F, 1, "empty file (no version line)"));
+        return Err(CheckpointError::new(F, 1, "empty file (no version line)")
+            .throwing(JavaThrows::NullPointerException));
     };
-    let version = match split_colon_space(line) {
-        Some(("version", v)) => parse_int::<i32>(v, F, n, "version")?,
+    let version = match split_colon_space(line).as_slice() {
+        [_, v] => parse_int::<i32>(v, F, n, "version")?,
         _ => {
             return Err(CheckpointError::new(
                 F,
@@ -407,10 +505,13 @@ pub fn parse_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Check
         ));
     }
     let Some((n, line)) = it.next() else {
-        return Err(CheckpointError::new(F, 2, "missing topic_id line"));
+        return Err(CheckpointError::new(F, 2, "missing topic_id line")
+            .throwing(JavaThrows::NullPointerException));
     };
-    let topic_id = match split_colon_space(line) {
-        Some(("topic_id", v)) => decode_uuid(v).map_err(|why| CheckpointError::new(F, n, why))?,
+    let topic_id = match split_colon_space(line).as_slice() {
+        [_, v] => decode_uuid(v).map_err(|why| {
+            CheckpointError::new(F, n, why).throwing(JavaThrows::IllegalArgumentException)
+        })?,
         _ => {
             return Err(CheckpointError::new(
                 F,
@@ -424,13 +525,6 @@ pub fn parse_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Check
             F,
             n,
             "topic id is the all-zero UUID (rejected by the broker)",
-        ));
-    }
-    if let Some((n, line)) = it.find(|(_, l)| !l.trim().is_empty()) {
-        return Err(CheckpointError::new(
-            F,
-            n,
-            format!("unexpected extra line {line:?}"),
         ));
     }
     Ok(PartitionMetadata { version, topic_id })
@@ -485,6 +579,9 @@ pub fn parse_clean_shutdown(bytes: &[u8]) -> Result<CleanShutdown, CheckpointErr
         broker_epoch: Some(broker_epoch),
     })
 }
+
+#[cfg(test)]
+mod kafka_cases;
 
 #[cfg(test)]
 mod tests {

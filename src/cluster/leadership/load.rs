@@ -125,9 +125,29 @@ pub fn snapshot_id(path: &Path) -> Option<SnapshotId> {
     })
 }
 
-/// Parse `quorum-state` (unknown fields ignored; `None` when it is not JSON).
+/// Parse `quorum-state` as `FileQuorumStateStore.readStateFromFile` reads it: the first
+/// line only (`readLine`: up to `\n` or `\r`), a JSON object with a `data_version` the
+/// store supports (0 or 1, as Jackson's `shortValue` gives it: a non-number is 0). Anything
+/// else makes the node's start fail (`IOException`, `IllegalStateException`), and `None`:
+/// nothing is taken from such a file. Unknown fields are ignored.
 pub fn parse_quorum_state(text: &[u8]) -> Option<QuorumState> {
-    let v: serde_json::Value = serde_json::from_slice(text).ok()?;
+    let line = text
+        .split(|&b| b == b'\n' || b == b'\r')
+        .next()
+        .unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+    // `JsonNode.shortValue`: a number cast to Java's short (an int's low 16 bits; a double
+    // saturated to an int first), anything else 0.
+    let data_version = match v.as_object()?.get("data_version")? {
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => i as i16,
+            None => n.as_f64().map_or(0, |f| f as i32 as i16),
+        },
+        _ => 0,
+    };
+    if !(0..=1).contains(&data_version) {
+        return None;
+    }
     let int = |k: &str| v.get(k).and_then(|x| x.as_i64()).map(|x| x as i32);
     Some(QuorumState {
         leader_id: int("leaderId"),

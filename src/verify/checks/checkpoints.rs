@@ -35,32 +35,50 @@ pub(super) fn check_leader_epochs(
         && let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out)
     {
         match parse_leader_epoch_checkpoint(&bytes) {
-        Err(e) => out.push(
-            mk(r, Kind::LeaderEpochCheckpointMismatch, "leader-epoch-checkpoint", format!("leader-epoch-checkpoint: {e}"))
-                .evidence(json!({"error": e.to_string()}))
-                .broker("the broker fails to read the checkpoint (KafkaStorageException for the log dir)"),
-        ),
-        Ok(entries) => {
-            let ck: Vec<(i32, i64)> = entries.iter().map(|e| (e.epoch, e.start_offset)).collect();
-            let (rebuilt, append) = (&r.carried.leader_epochs[..], &r.carried.append_epochs);
-            let log_start = cache_log_start(p, r);
-            // Whether the log start the cache was cut to is on record: written at a clean
-            // shutdown (`LogManager.shutdown` checkpoints every log's start), or the metadata
-            // log's, which its snapshots set.
-            let recorded = clean_shutdown == Some(true) || p.is_kraft_metadata();
-            if let Some(msg) = compare_epochs(&ck, rebuilt, append, first_offset, log_start, leo, recorded) {
-                let mut evidence = json!({"checkpoint": ck, "from_batches": rebuilt});
-                if append.entries[..] != *rebuilt {
-                    evidence["append_path"] = json!(append.entries);
-                }
+            Err(e) => {
+                let (throws, older) =
+                    super::small_files::checkpoint_throws(e.throws, opts.broker_version);
                 out.push(
+                    mk(
+                        r,
+                        Kind::LeaderEpochCheckpointMismatch,
+                        "leader-epoch-checkpoint",
+                        format!("leader-epoch-checkpoint: {e}"),
+                    )
+                    .evidence(json!({"error": e.to_string(), "java_exception": throws.name()}))
+                    .broker(super::small_files::partition_load_fate(
+                        r,
+                        "leader-epoch-checkpoint",
+                        "the LeaderEpochFileCache it builds",
+                        throws,
+                        older,
+                    )),
+                )
+            }
+            Ok(entries) => {
+                let ck: Vec<(i32, i64)> =
+                    entries.iter().map(|e| (e.epoch, e.start_offset)).collect();
+                let (rebuilt, append) = (&r.carried.leader_epochs[..], &r.carried.append_epochs);
+                let log_start = cache_log_start(p, r);
+                // Whether the log start the cache was cut to is on record: written at a clean
+                // shutdown (`LogManager.shutdown` checkpoints every log's start), or the metadata
+                // log's, which its snapshots set.
+                let recorded = clean_shutdown == Some(true) || p.is_kraft_metadata();
+                if let Some(msg) =
+                    compare_epochs(&ck, rebuilt, append, first_offset, log_start, leo, recorded)
+                {
+                    let mut evidence = json!({"checkpoint": ck, "from_batches": rebuilt});
+                    if append.entries[..] != *rebuilt {
+                        evidence["append_path"] = json!(append.entries);
+                    }
+                    out.push(
                     mk(r, Kind::LeaderEpochCheckpointMismatch, "leader-epoch-checkpoint", format!("leader-epoch-checkpoint: {msg}"))
                         .evidence(evidence)
                         .broker(served(r, "the broker loads the checkpoint, then adds epochs from recovered batches only; a wrong cache makes followers truncate to the wrong offset (OffsetsForLeaderEpoch) after a leader change", "the load of a -delete copy cuts the cache back from offset 0 (truncateFromEndAsyncFlush: no entry is left) and the directory is deleted: no follower asks it for an epoch")),
                 );
+                }
             }
         }
-    }
     }
 }
 

@@ -9,7 +9,6 @@ use crate::partition::recovery::aliases::AliasFate;
 use crate::partition::recovery::swaps::CompletedSwaps;
 use crate::partition::recovery::{LeftoverAction, LogDirFiles};
 use crate::partition::scan::PartitionReport;
-use crate::read::format::checkpoint::TextFileKind;
 use serde_json::json;
 
 /// True when Kafka parses directory name `name` as a partition's
@@ -82,7 +81,11 @@ fn foreign_directories(ld: &LogDir) -> Vec<Finding> {
 
 /// Findings about the log dir itself: `unclean_shutdown`, its leftovers, unreadable
 /// checkpoints, directories the load fails on.
-pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding> {
+pub(crate) fn log_dir_findings(
+    ld: &LogDir,
+    files: &LogDirFiles,
+    broker_version: Option<crate::partition::recovery::BrokerVersion>,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     if !files.has_markers {
         return out;
@@ -116,53 +119,7 @@ pub(crate) fn log_dir_findings(ld: &LogDir, files: &LogDirFiles) -> Vec<Finding>
             .broker(action),
         );
     }
-    for (c, kind) in [
-        (
-            &files.recovery_points,
-            TextFileKind::RecoveryPointOffsetCheckpoint,
-        ),
-        (&files.log_starts, TextFileKind::LogStartOffsetCheckpoint),
-        (
-            &files.high_watermarks,
-            TextFileKind::ReplicationOffsetCheckpoint,
-        ),
-    ] {
-        if let Some(Err(e)) = c {
-            let unread = matches!(
-                e,
-                crate::partition::recovery::CheckpointError::Unreadable(_)
-            );
-            let fallback = match kind {
-                TextFileKind::RecoveryPointOffsetCheckpoint => {
-                    "the broker uses recovery point 0 for every partition of the directory (full recovery after an unclean shutdown)"
-                }
-                TextFileKind::LogStartOffsetCheckpoint => {
-                    "the broker uses each partition's first segment base offset as its log start"
-                }
-                _ => "the broker starts with no high watermark for the directory's partitions",
-            };
-            // klogscan's read failed, not necessarily the broker's: what the file holds,
-            // and so what the broker starts from, is not known here.
-            let consequence = match unread {
-                true => format!(
-                    "klogscan could not read the file, so what the broker starts the directory's partitions from is not known here; if the broker cannot read it either, it {}",
-                    fallback.strip_prefix("the broker ").unwrap_or(fallback)
-                ),
-                false => fallback.to_string(),
-            };
-            out.push(
-                Finding::new(
-                    Kind::CheckpointInconsistent,
-                    "",
-                    -1,
-                    format!("{dir}: {kind} cannot be read: {e}"),
-                )
-                .segment(kind.file_name())
-                .evidence(json!({"file": kind.file_name(), "error": e.to_string(), "read_by_klogscan": !unread}))
-                .broker(consequence),
-            );
-        }
-    }
+    super::small_files::offset_checkpoints(&dir, files, broker_version, &mut out);
     out
 }
 

@@ -183,11 +183,15 @@ impl MetaProperties {
 }
 
 /// Parse and validate `meta.properties`:
-/// * `version` missing → 0; it must be `0` or `1`;
-/// * v0: `broker.id`, if present, must be an int (it is the node id; `node.id` is ignored);
-/// * v1: `node.id` is required and must be an int; `cluster.id` is required;
-/// * `directory.id`, if present, must be a UUID other than the reserved
-///   `AAAAAAAAAAAAAAAAAAAAAA` (MIGRATING), `…AQ` (UNASSIGNED), `…Ag` (LOST).
+/// * `version` missing → 0; trimmed, it must be the int `0` or `1` (` 1`, `01` and `+1` are 1);
+/// * v0: `broker.id`, if present, must be an int, untrimmed (it is the node id; `node.id`
+///   is ignored);
+/// * v1: `node.id` is required and must be an int, untrimmed; `cluster.id` is required;
+/// * `directory.id`, if present, must be a UUID that is not reserved (high half 0, low
+///   half below 100 as a signed long: `AAAAAAAAAAAAAAAAAAAAAA` MIGRATING, `…AQ`
+///   UNASSIGNED, `…Ag` LOST and the rest of `DirectoryId.reserved`).
+///
+/// Not judged: ints in non-ASCII digits, which Java's `Integer.parseInt` reads.
 ///
 /// Errors about a key give the line of its (last) occurrence, or 0 when it is missing.
 pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointError> {
@@ -201,22 +205,34 @@ pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointE
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     };
+    // `MetaPropertiesVersion.fromNumberString`: `Integer.parseInt` of the value after
+    // `String.trim` (which strips every char up to U+0020), then 0 or 1.
     let version = match get("version") {
         None => 0,
-        Some("0") => 0,
-        Some("1") => 1,
-        Some(other) => {
-            return Err(CheckpointError::new(
-                F,
-                line_of("version"),
-                format!("unknown meta.properties version {other:?} (expected 0 or 1)"),
-            ));
-        }
+        Some(v) => match v.trim_matches(|c: char| c <= ' ').parse::<i32>() {
+            Ok(n @ (0 | 1)) => n,
+            Ok(n) => {
+                return Err(CheckpointError::new(
+                    F,
+                    line_of("version"),
+                    format!("unknown meta.properties version number {n} (expected 0 or 1)"),
+                ));
+            }
+            Err(_) => {
+                return Err(CheckpointError::new(
+                    F,
+                    line_of("version"),
+                    format!("invalid meta.properties version string {v:?}"),
+                ));
+            }
+        },
     };
+    // `PropertiesUtils.loadRequiredIntProp`: `Integer.parseInt` of the value as it is
+    // (no trim: `node.id=1 ` is refused).
     let int_prop = |key: &str| -> Result<Option<i32>, CheckpointError> {
         match get(key) {
             None => Ok(None),
-            Some(v) => v.trim().parse::<i32>().map(Some).map_err(|_| {
+            Some(v) => v.parse::<i32>().map(Some).map_err(|_| {
                 CheckpointError::new(F, line_of(key), format!("{key} {v:?} is not an int32"))
             }),
         }
@@ -248,10 +264,16 @@ pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointE
         Some(v) => {
             let id = decode_uuid(v)
                 .map_err(|why| CheckpointError::new(F, line_of("directory.id"), why))?;
+            // `MetaPropertiesEnsemble.verify` refuses what `DirectoryId.reserved` calls
+            // reserved: high half 0 and low half below 100 as a signed long (negative
+            // low halves included).
+            let (high, low) = id.split_at(8);
+            let low = i64::from_be_bytes(low.try_into().unwrap_or([0; 8]));
             let reserved = match id {
                 ZERO_UUID => Some("MIGRATING"),
                 METADATA_TOPIC_ID => Some("UNASSIGNED"),
                 LOST_DIR_ID => Some("LOST"),
+                _ if high == [0; 8] && low < 100 => Some("(DirectoryId.reserved)"),
                 _ => None,
             };
             if let Some(name) = reserved {
