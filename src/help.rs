@@ -145,7 +145,8 @@ pub const MERGE: &str = "\
 Runs the cluster stage (coordinator confirmation, transactions across partitions, replica
 comparison, groups) over bundles from `klogscan collect` and prints what `klogscan scan`
 prints over all their directories on one machine. A directory argument stands for its
-*.klb files. Per-partition options (--no-crc, --deep, --now, ...) belong to collect.
+*.klb files; `-` is standard input, and a pipe is read once (copied to an unlinked file
+under TMPDIR). Per-partition options (--no-crc, --deep, --now, ...) belong to collect.
 --remote-storage is given to both or neither: bundles collected without it are refused by a
 merge given it (their remote history was not replayed), and the reverse.
 A file that is not a bundle, truncated, corrupt or of another version is an input error
@@ -154,4 +155,5 @@ A file that is not a bundle, truncated, corrupt or of another version is an inpu
 Examples:
   klogscan merge broker-1.klb broker-2.klb broker-3.klb
   klogscan merge bundles/ --format html > report.html
-  klogscan merge bundles/ --format find-hanging";
+  klogscan merge bundles/ --format find-hanging
+  klogscan merge <(ssh broker-1 klogscan collect /var/lib/kafka/data --out -) b2.klb";

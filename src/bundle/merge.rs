@@ -11,6 +11,7 @@
 use super::content::{FileInventory, Header, PartitionDirFiles, PartitionFrame, Rest};
 use super::file::{FileError, FrameReader, Tag};
 use super::relabel::{self, Relabel};
+use super::source::Source;
 use super::{BundleError, fingerprint};
 use crate::cluster::tiering::{MetadataReplay, RemoteStorage};
 use crate::discover::layout::{
@@ -92,8 +93,16 @@ impl Bundle {
     /// The header and file inventory of the bundle at `path` (its first two frames).
     pub fn read_head(path: &Path) -> Result<(Header, FileInventory), BundleError> {
         let file = super::file::open(path).map_err(|e| BundleError::file(path, e.into()))?;
-        let mut frames = FrameReader::new(std::io::BufReader::new(file))
-            .map_err(|e| BundleError::file(path, e))?;
+        Self::read_head_from(path, file)
+    }
+
+    /// [`Self::read_head`] of the bundle `r` reads (`path` names it in errors).
+    fn read_head_from(
+        path: &Path,
+        r: impl std::io::Read,
+    ) -> Result<(Header, FileInventory), BundleError> {
+        let mut frames =
+            FrameReader::new(std::io::BufReader::new(r)).map_err(|e| BundleError::file(path, e))?;
         let mut next = || frames.next().map_err(|e| BundleError::file(path, e));
         let (header, files) = head(path, &mut next, &Relabel::default())?;
         Ok((header, files))
@@ -237,9 +246,18 @@ pub struct Merged {
     pub warnings: Vec<String>,
 }
 
-/// The `*.klb` files of a directory (in name order), or the file itself.
+/// The `*.klb` files of a directory (in name order), or the file itself (`-`: standard
+/// input, once; a pipe or FIFO is read once, see `super::source`).
 pub fn bundle_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BundleError> {
     let mut out = Vec::new();
+    let stdin = Path::new(super::source::STDIN);
+    if paths.iter().filter(|p| p.as_path() == stdin).count() > 1 {
+        return Err(content(
+            stdin,
+            "bundle",
+            "standard input (-) given more than once",
+        ));
+    }
     for p in paths {
         if p.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(p)
@@ -311,12 +329,18 @@ fn read_slim(
     slim: &dyn Fn(&mut [PartitionReport]),
 ) -> Result<Bundles, BundleError> {
     let files = bundle_files(files)?;
+    // A pipe's bundle is copied once, to be read twice (`super::source`).
+    let sources = (files.iter())
+        .map(|f| Source::of(f).map_err(|e| BundleError::file(f, e)))
+        .collect::<Result<Vec<_>, BundleError>>()?;
+    let reader = |f: &Path, s: &Source| s.reader().map_err(|e| BundleError::file(f, e.into()));
     // Every bundle's directories are held at once here (the renaming compares them
     // across bundles): without their lists of files, which nothing here reads.
     let heads = files
         .iter()
-        .map(|f| {
-            let (header, mut inv) = Bundle::read_head(f)?;
+        .zip(&sources)
+        .map(|(f, s)| {
+            let (header, mut inv) = Bundle::read_head_from(f, reader(f, s)?)?;
             inv.drop_file_lists();
             Ok((header, inv))
         })
@@ -363,8 +387,8 @@ fn read_slim(
     let mut parts = Parts::with_capacity(total);
     let mut dirs = Dirs::with_capacity(total);
     let mut list = Vec::with_capacity(files.len());
-    for ((f, names), copied) in files.into_iter().zip(&names).zip(&copied) {
-        let file = super::file::open(&f).map_err(|e| BundleError::file(&f, e.into()))?;
+    for (((f, names), copied), source) in files.into_iter().zip(&names).zip(&copied).zip(&sources) {
+        let file = reader(&f, source)?;
         let keep = |i: usize| copied.get(i).copied().unwrap_or(false);
         let r = std::io::BufReader::new(file);
         let mut b = Bundle::read_keeping(&f, r, &keep, names, &mut parts)?;

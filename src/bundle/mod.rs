@@ -14,6 +14,7 @@ mod file;
 mod fingerprint;
 mod merge;
 mod relabel;
+mod source;
 
 pub use collect::{CollectSummary, collect, collect_with};
 pub use content::{

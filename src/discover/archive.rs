@@ -38,6 +38,7 @@ use std::sync::Arc;
 
 mod metered;
 mod temp;
+pub(crate) use temp::{base as temp_base, room_on};
 
 /// Bounds on what an archive may put on disk.
 #[derive(Debug, Clone, Copy)]

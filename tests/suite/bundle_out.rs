@@ -168,3 +168,61 @@ fn collect_streams_into_a_pipe_or_standard_output_and_refuses_a_directory() {
     assert!(r.err.contains("is a directory"), "{}", r.err);
     assert!(!root.path().join("adir.partial").exists());
 }
+
+/// Run `script` under bash with `$0` the binary and `$1`, `$2` the given paths.
+fn bash(script: &str, args: &[&Path]) -> std::process::Output {
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_klogscan"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `merge` reads a bundle from a pipe as from its file — process substitution (`merge
+/// <(ssh broker klogscan collect … --out -)`) or standard input (`-`, here from `collect
+/// --out -` piped): the same report, byte for byte (before: refused as not a regular
+/// file, a pipe cannot be read twice; it is now copied once to an unlinked temporary
+/// file). A pipe of anything else is refused at its first bytes, an empty one as empty,
+/// and `-` twice as such: exit 2 each, naming the input.
+#[test]
+fn merge_reads_a_bundle_from_a_pipe() {
+    let (_root, dir) = log_dir();
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("b.klb");
+    assert_eq!(collect(&[dir.as_path()], &s(&file)).code(), 0);
+    let want = klogscan(&["merge", &s(&file), "--format", "json"], None, 120);
+    assert!(want.out.starts_with('{'), "{}", want.err);
+    for script in [
+        r#""$0" merge <(cat "$1") --format json"#,
+        r#"cat "$1" | "$0" merge - --format json"#,
+        r#""$0" collect "$2" --out - 2>/dev/null | "$0" merge - --format json"#,
+    ] {
+        let o = bash(script, &[&file, &dir]);
+        assert_eq!(o.status.code(), Some(want.code()), "{script}");
+        assert_eq!(String::from_utf8_lossy(&o.stdout), want.out, "{script}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr), want.err, "{script}");
+    }
+    for (script, says) in [
+        (
+            r#"head -c 100000 /dev/zero | "$0" merge -"#,
+            "not a klogscan bundle",
+        ),
+        (
+            r#""$0" merge <(head -c 100000 /dev/zero)"#,
+            "not a klogscan bundle",
+        ),
+        (
+            r#""$0" merge - < /dev/null"#,
+            "nothing came through the pipe",
+        ),
+        (r#""$0" merge - - < "$1""#, "given more than once"),
+    ] {
+        let o = bash(script, &[&file]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{script}: {err}");
+        assert!(err.contains(says), "{script}: {err}");
+        assert!(o.stdout.is_empty(), "{script}");
+    }
+}

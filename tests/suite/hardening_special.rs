@@ -169,22 +169,25 @@ fn an_unreadable_segment_of_no_partition_is_named_and_exit_2() {
     assert_eq!((r.code(), r.err.as_str()), (0, ""), "{r:?}");
 }
 
-/// A bundle is read twice (its head, then its frames): `merge` refuses a FIFO, socket or
-/// device given as a bundle before opening it (before: a FIFO without a writer blocked
-/// the merge for ever; a pipe was consumed by the first read and refused as "not a
-/// klogscan bundle").
+/// A bundle is read twice (its head, then its frames): `merge` copies a FIFO's bytes once
+/// (`bundle::source`), opening it without waiting for a writer — one no process writes to
+/// is empty, refused as such, never a hang (before the FIFO was copied: a FIFO without a
+/// writer blocked the merge for ever). A device is refused before it is opened.
 #[test]
-fn merge_refuses_a_bundle_that_is_not_a_regular_file() {
+fn merge_refuses_a_fifo_without_a_writer_and_a_device() {
     let t = tempfile::tempdir().unwrap();
     let fifo = t.path().join("b.bundle");
     mkfifo(&fifo);
     let r = run_on("merge", &fifo);
     assert_eq!(r.code(), 2, "{r:?}");
     assert!(
-        r.err.contains("b.bundle") && r.err.contains("not a regular file (FIFO)"),
+        r.err.contains("b.bundle") && r.err.contains("nothing came through the pipe"),
         "{}",
         r.err
     );
+    let r = run_on("merge", Path::new("/dev/zero"));
+    assert_eq!(r.code(), 2, "{r:?}");
+    assert!(r.err.contains("not a regular file"), "{}", r.err);
 }
 
 /// A `.tar.gz` of `orders-0` (with a `meta.properties`), as a broker's log dir archived.

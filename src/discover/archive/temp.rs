@@ -59,7 +59,7 @@ impl Drop for TempRoot {
 /// The system's temporary directory: `TMPDIR`, or `/tmp` when it is unset or empty (as
 /// `mktemp` reads it: `std::env::temp_dir` gives an empty `TMPDIR` as is, and an empty
 /// base is the working directory).
-pub(super) fn base() -> std::path::PathBuf {
+pub(crate) fn base() -> std::path::PathBuf {
     let b = std::env::temp_dir();
     match b.as_os_str().is_empty() {
         true => std::path::PathBuf::from("/tmp"),
@@ -108,7 +108,7 @@ impl Drop for Reaper {
 /// an unprivileged user, less a margin (5 % of its size, between 64 MiB and 1 GiB) so that
 /// the host keeps room for everything else. `None` when the file system cannot tell.
 #[cfg(unix)]
-pub(super) fn room_on(dir: &Path) -> Option<u64> {
+pub(crate) fn room_on(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
     // SAFETY: statvfs writes the struct it is given and reads the NUL-terminated path.
@@ -123,7 +123,7 @@ pub(super) fn room_on(dir: &Path) -> Option<u64> {
 }
 
 #[cfg(not(unix))]
-pub(super) fn room_on(_: &Path) -> Option<u64> {
+pub(crate) fn room_on(_: &Path) -> Option<u64> {
     None
 }
 
