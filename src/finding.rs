@@ -236,6 +236,10 @@ kinds! {
     /// A live metadata log whose segments start above every snapshot it holds
     /// (`KafkaMetadataLog.recoverSnapshots`: "Inconsistent snapshot state"; the node does not start).
     MetadataSnapshotInconsistent = "metadata_snapshot_inconsistent", Error;
+    /// The latest snapshot of a live metadata log, which the node opens at every start,
+    /// fails `RecordsSnapshotReader`'s checks (no header first, a CRC, a record type or
+    /// framing `RecordsIterator` refuses): the node does not start.
+    MetadataSnapshotUnreadable = "metadata_snapshot_unreadable", Error;
     // --- tiered storage (KIP-405) ---
     /// Offsets between the log start and the local log start no finished remote segment serves.
     RemoteSegmentGap = "remote_segment_gap", Error;
