@@ -240,6 +240,9 @@ kinds! {
     /// fails `RecordsSnapshotReader`'s checks (no header first, a CRC, a record type or
     /// framing `RecordsIterator` refuses): the node does not start.
     MetadataSnapshotUnreadable = "metadata_snapshot_unreadable", Error;
+    /// A live metadata log whose `partition.metadata` names another topic id than the
+    /// metadata topic's (`UnifiedLog.initializeTopicId`: the node does not start).
+    MetadataLogTopicIdMismatch = "metadata_log_topic_id_mismatch", Error;
     // --- tiered storage (KIP-405) ---
     /// Offsets between the log start and the local log start no finished remote segment serves.
     RemoteSegmentGap = "remote_segment_gap", Error;

@@ -161,6 +161,7 @@ pub(crate) fn verify_one(
     };
     let unparseable_names = names::unparseable_names(p, r, out);
     kraft::check_snapshot_names(p, r, out);
+    kraft::check_topic_id(p, r, opts, out);
     let mut leftovers = leftovers::partition_leftovers(p, r, swaps.as_ref(), &name_fates, out);
     names::noncanonical_actions(&name_fates, &mut leftovers);
     let mut segments = check_segments(p, r, opts, swaps.as_ref(), out);

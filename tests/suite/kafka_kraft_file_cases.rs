@@ -628,3 +628,47 @@ fn real_broker_snapshots_open_with_their_header() {
         .collect();
     assert!(s.is_empty(), "{s:#?}");
 }
+
+/// `KafkaMetadataLogTest.testTopicId`: the metadata log is opened with the metadata topic's
+/// fixed id (`AAAAAAAAAAAAAAAAAAAAAQ`) and keeps its `partition.metadata`, so a file naming
+/// another id makes `UnifiedLog.initializeTopicId` throw `InconsistentTopicIdException`: the
+/// node does not start (`metadata_log_topic_id_mismatch`, verify). Twins: the fixed id, no
+/// file (the log writes it), the same wrong id in a `-delete` copy (never opened as the
+/// metadata log) — nothing.
+#[test]
+fn a_metadata_log_of_another_topic_id_does_not_open() {
+    let orders = klogscan::testkit::files::uuid_text(&topic_id_for("orders"));
+    for (id, copy, fires) in [
+        (Some(orders.as_str()), "live", true),
+        (Some("AAAAAAAAAAAAAAAAAAAAAQ"), "live", false),
+        (None, "live", false),
+        (Some(orders.as_str()), "delete", false),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let part = log_from_snapshot(d.path(), 0, 1);
+        if let Some(id) = id {
+            std::fs::write(
+                part.join("partition.metadata"),
+                format!("version: 0\ntopic_id: {id}"),
+            )
+            .unwrap();
+        }
+        if copy == "delete" {
+            let to = d
+                .path()
+                .join("__cluster_metadata-0.0123456789abcdef0123456789abcdef-delete");
+            std::fs::rename(&part, to).unwrap();
+        }
+        let case = format!("{id:?} in a {copy} copy");
+        let (s, v) = findings(d.path(), Kind::MetadataLogTopicIdMismatch);
+        assert!(s.is_empty(), "{case}: a verify check: {s:#?}");
+        assert_eq!(v.len(), usize::from(fires), "{case}: {v:#?}");
+        if fires {
+            assert_eq!(v[0].severity, Severity::Error);
+            assert_eq!(v[0].segment.as_deref(), Some("partition.metadata"));
+            assert_eq!(v[0].evidence["topic_id"], orders.as_str());
+            assert_eq!(v[0].evidence["expected_topic_id"], "AAAAAAAAAAAAAAAAAAAAAQ");
+            assert!(v[0].message.contains("does not start"), "{}", v[0].message);
+        }
+    }
+}
