@@ -236,6 +236,13 @@ kinds! {
     /// A live metadata log whose segments start above every snapshot it holds
     /// (`KafkaMetadataLog.recoverSnapshots`: "Inconsistent snapshot state"; the node does not start).
     MetadataSnapshotInconsistent = "metadata_snapshot_inconsistent", Error;
+    /// The latest snapshot of a live metadata log, which the node opens at every start,
+    /// fails `RecordsSnapshotReader`'s checks (no header first, a CRC, a record type or
+    /// framing `RecordsIterator` refuses): the node does not start.
+    MetadataSnapshotUnreadable = "metadata_snapshot_unreadable", Error;
+    /// A live metadata log whose `partition.metadata` names another topic id than the
+    /// metadata topic's (`UnifiedLog.initializeTopicId`: the node does not start).
+    MetadataLogTopicIdMismatch = "metadata_log_topic_id_mismatch", Error;
     // --- tiered storage (KIP-405) ---
     /// Offsets between the log start and the local log start no finished remote segment serves.
     RemoteSegmentGap = "remote_segment_gap", Error;

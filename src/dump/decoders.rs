@@ -101,7 +101,7 @@ pub fn voters_json(value: &[u8]) -> Result<String, FormatError> {
     Ok(s)
 }
 
-/// `LeaderChangeMessage` (v0: voter ids only; v1 adds a directory id per voter):
+/// `LeaderChangeMessage`, read at schema version 0 as Kafka reads it (voter ids only):
 /// `{"version":V,"leaderId":L,"voters":[{"voterId":…}],"grantingVoters":[…]}`.
 /// Used by the JSON Lines output (the 3.x text form prints only `controlType:
 /// LEADER_CHANGE(2)`).

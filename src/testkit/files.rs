@@ -180,6 +180,9 @@ impl PartitionFileOptions {
     }
 }
 
+/// `Uuid.METADATA_TOPIC_ID` (`AAAAAAAAAAAAAAAAAAAAAQ`): the `__cluster_metadata` topic's id.
+pub const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+
 /// A deterministic topic id derived from the topic name (never the all-zero UUID).
 pub fn topic_id_for(topic: &str) -> [u8; 16] {
     let mut id = [0u8; 16];
@@ -385,10 +388,15 @@ impl<'a> BrokerFiles<'a> {
             lec.push_str(&format!("{e} {o}\n"));
         }
         put("leader-epoch-checkpoint".into(), lec.as_bytes())?;
-        let id = self
-            .opts
-            .topic_id
-            .unwrap_or_else(|| topic_id_for(&self.p.topic));
+        // The metadata log's is fixed (`Uuid.METADATA_TOPIC_ID`, which `KafkaMetadataLog`
+        // opens it with); any other topic's is derived from its name.
+        let id = self.opts.topic_id.unwrap_or_else(|| {
+            if self.p.topic == "__cluster_metadata" {
+                METADATA_TOPIC_ID
+            } else {
+                topic_id_for(&self.p.topic)
+            }
+        });
         put(
             "partition.metadata".into(),
             format!("version: 0\ntopic_id: {}", uuid_text(&id)).as_bytes(),

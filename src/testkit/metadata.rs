@@ -317,10 +317,25 @@ pub fn encode_at(r: &MetaRecord, version: i16) -> Vec<u8> {
     o
 }
 
+/// A `SnapshotHeaderRecord` value (version 0): `lastContainedLogTimestamp`, no tagged field.
+pub fn snapshot_header_value(last_contained_log_timestamp: i64) -> Vec<u8> {
+    let mut o = Vec::new();
+    i16_(&mut o, 0);
+    i64_(&mut o, last_contained_log_timestamp);
+    uv(&mut o, 0);
+    o
+}
+
+/// A `SnapshotFooterRecord` value (version 0).
+pub fn snapshot_footer_value() -> Vec<u8> {
+    vec![0, 0, 0]
+}
+
 /// A `__cluster_metadata-0` partition: batches of metadata records at a KRaft epoch, and
 /// optionally a snapshot whose records come first.
 pub struct MetadataLogBuilder {
     log: PartitionBuilder,
+    t0: i64,
     snapshot: Option<(i64, i32, Vec<MetaRecord>)>,
     raft_epoch: i32,
 }
@@ -332,6 +347,7 @@ impl MetadataLogBuilder {
             log: PartitionBuilder::new("__cluster_metadata", 0)
                 .start_time(t0)
                 .leader_epoch(1),
+            t0,
             snapshot: None,
             raft_epoch: 1,
         }
@@ -390,12 +406,22 @@ impl MetadataLogBuilder {
         if let Some((end, epoch, records)) = &self.snapshot {
             // The snapshot's batches, framed as a segment, written beside and renamed.
             let tmp = dir.join(format!(".snapshot-{end}-{epoch}"));
-            let mut s = PartitionBuilder::new("__cluster_metadata", 0).leader_epoch(*epoch);
-            let mut b = Batch::new(Producer::PLAIN).leader_epoch(*epoch);
+            // Framed as `RecordsSnapshotWriter` frames a snapshot: a control batch whose
+            // first record is the SnapshotHeader, the records, a SnapshotFooter batch
+            // (`RecordsSnapshotReader` refuses a snapshot whose first batch is not that
+            // header).
+            let mut s = PartitionBuilder::new("__cluster_metadata", 0)
+                .leader_epoch(*epoch)
+                .start_time(self.t0);
+            s.control_raw(Producer::PLAIN, 3, Some(snapshot_header_value(self.t0)));
+            // One append time for the batch (timestamp delta 0 in every record, which
+            // `RecordsIterator.readRecord` requires).
+            let mut b = Batch::new(Producer::PLAIN).leader_epoch(*epoch).at(self.t0);
             for r in records {
-                b = b.record(Rec::value(encode(r)));
+                b = b.record(Rec::value(encode(r)).at(self.t0));
             }
             s.append(b);
+            s.control_raw(Producer::PLAIN, 4, Some(snapshot_footer_value()));
             s.write(&tmp)?;
             let from = tmp
                 .join("__cluster_metadata-0")

@@ -7,7 +7,8 @@ use super::bytes::Cursor;
 use super::error::FormatError;
 use serde::{Deserialize, Serialize};
 
-/// A voter of a `LeaderChangeMessage`: its id, and (version 1+) its directory id.
+/// A voter of a `LeaderChangeMessage`: its id, and (schema version 1+, which Kafka neither
+/// writes nor reads) its directory id: always `None` as read here.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Voter {
     pub voter_id: i32,
@@ -68,10 +69,16 @@ fn string(cur: &mut Cursor<'_>, field: &'static str) -> Result<Option<String>, F
         .map(|s| String::from_utf8_lossy(s).into_owned()))
 }
 
-/// Read a `LeaderChangeMessage` value.
+/// Read a `LeaderChangeMessage` value as Kafka reads it: always at schema version 0
+/// (`ControlRecordUtils.deserializeLeaderChangeMessage` reads every value at
+/// `LEADER_CHANGE_CURRENT_VERSION`, 0, whatever its `Version` field says, and Kafka's
+/// writers write that version), so no voter's directory id is read: a value laid out at
+/// version 1 does not read as Kafka reads it either.
 pub fn leader_change(value: &[u8]) -> Result<LeaderChange, FormatError> {
     let mut cur = Cursor::new(value, 0, "LeaderChangeMessage");
     let version = cur.i16("version")?;
+    // The schema version read, not the `Version` field.
+    const READ_AT: i16 = 0;
     let leader_id = cur.i32("leaderId")?;
     let mut lists = [None, None];
     for list in &mut lists {
@@ -79,7 +86,7 @@ pub fn leader_change(value: &[u8]) -> Result<LeaderChange, FormatError> {
             let mut v = Vec::with_capacity(n);
             for _ in 0..n {
                 let voter_id = cur.i32("voterId")?;
-                let directory_id = if version >= 1 {
+                let directory_id = if READ_AT >= 1 {
                     Some(uuid(&mut cur, "voterDirectoryId")?)
                 } else {
                     None
@@ -166,8 +173,63 @@ pub fn voters(value: &[u8]) -> Result<Voters, FormatError> {
 mod tests {
     use super::*;
 
+    /// `ControlRecordUtilsTest.testCurrentVersions`: every KRaft control record is read
+    /// at schema version 0. A LeaderChange whose `Version` field says 1 but laid out at
+    /// version 0 reads (its voter ids); one laid out at version 1 (directory ids) does not
+    /// read as version 0 (its directory id is taken for tagged fields).
     #[test]
-    fn leader_change_v0_and_v1() {
+    fn leader_change_is_read_at_version_0_whatever_its_version_field() {
+        // Version field 1, v0 layout: leader 3, voters [1, 3], granting voters [3].
+        let mut v = vec![0, 1, 0, 0, 0, 3, 3];
+        v.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 3, 0]);
+        v.extend_from_slice(&[2, 0, 0, 0, 3, 0, 0]);
+        let lc = leader_change(&v).unwrap();
+        assert_eq!((lc.version, lc.leader_id), (1, 3));
+        let ids = |l: &Option<Vec<Voter>>| {
+            l.as_ref().map(|v| {
+                v.iter()
+                    .map(|x| (x.voter_id, x.directory_id))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(ids(&lc.voters), Some(vec![(1, None), (3, None)]));
+        assert_eq!(ids(&lc.granting_voters), Some(vec![(3, None)]));
+        // A v1 layout: one voter followed by a directory id of 16 × 0x07 — the first 0x07
+        // is read as 7 tagged fields, which the value does not hold.
+        let mut v = vec![0, 1, 0, 0, 0, 2, 2, 0, 0, 0, 2];
+        v.extend_from_slice(&[7; 16]);
+        v.extend_from_slice(&[0, 1, 0]);
+        assert!(leader_change(&v).is_err(), "{:?}", leader_change(&v));
+    }
+
+    /// `ControlRecordUtilsTest.testDeserializeByteData`: a `VotersRecord` of one voter,
+    /// id 0, every other field at its default (zero directory id, no endpoint,
+    /// kraft.version feature 0–0).
+    #[test]
+    fn a_voters_record_of_voter_0_reads() {
+        let mut v = vec![0, 0, 2, 0, 0, 0, 0];
+        v.extend_from_slice(&[0; 16]);
+        v.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
+        let vs = voters(&v).unwrap();
+        assert_eq!(
+            vs,
+            Voters {
+                version: 0,
+                voters: Some(vec![VoterEntry {
+                    voter_id: 0,
+                    directory_id: [0; 16],
+                    endpoints: Some(vec![]),
+                    kraft_version_feature: (0, 0),
+                }]),
+            }
+        );
+        for n in 0..v.len() {
+            assert!(voters(&v[..n]).is_err(), "cut at {n}");
+        }
+    }
+
+    #[test]
+    fn leader_change_v0() {
         // v0: leader 3, voters [1, 3], granting voters null.
         let mut v = vec![0, 0, 0, 0, 0, 3, 3];
         v.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 3, 0]);
@@ -181,12 +243,6 @@ mod tests {
             Some(vec![1, 3])
         );
         assert_eq!(lc.granting_voters, None);
-        // v1: one voter with a directory id.
-        let mut v = vec![0, 1, 0, 0, 0, 2, 2, 0, 0, 0, 2];
-        v.extend_from_slice(&[7; 16]);
-        v.extend_from_slice(&[0, 1, 0]);
-        let lc = leader_change(&v).unwrap();
-        assert_eq!(lc.voters.unwrap()[0].directory_id, Some([7; 16]));
         for n in 0..v.len() {
             assert!(leader_change(&v[..n]).is_err());
         }

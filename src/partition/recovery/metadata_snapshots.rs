@@ -11,6 +11,9 @@ use crate::discover::layout::{DirKind, PartitionDir, kraft_snapshot_id};
 use crate::finding::{Finding, Kind};
 use serde_json::json;
 
+mod reader;
+pub(crate) use reader::snapshot_read_finding;
+
 /// A KRaft snapshot file `<endOffset>-<epoch>.checkpoint` of the metadata log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KraftSnapshotFile {

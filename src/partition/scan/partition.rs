@@ -557,6 +557,14 @@ pub(super) fn scan_partition(
         &report.topic,
         report.partition,
     ));
+    // A latest snapshot the node's snapshot reader refuses: its next start fails too.
+    findings.extend(recovery::metadata_snapshots::snapshot_read_finding(
+        p,
+        &report.topic,
+        report.partition,
+        opts.max_bytes,
+        opts.max_decompressed,
+    ));
     drop_inert_recovery(&mut report, opts);
     release_spare_capacity(&mut report);
     findings.shrink_to_fit();

@@ -7,11 +7,70 @@
 //! failure, `metadata_snapshot_inconsistent`, is the scan's:
 //! `partition::recovery::metadata_snapshots`, carried here.)
 
-use super::{mk, name_of};
+use super::{load_checked, mk, name_of};
 use crate::discover::layout::{KraftSnapshotName, PartitionDir, kraft_snapshot_name};
 use crate::finding::{Finding, Kind};
 use crate::partition::scan::PartitionReport;
+use crate::read::format::checkpoint::{encode_uuid, parse_partition_metadata};
+use crate::read::segment::FileClass;
+use crate::verify::VerifyOptions;
 use serde_json::json;
+
+/// `Uuid.METADATA_TOPIC_ID` (`AAAAAAAAAAAAAAAAAAAAAQ`), the topic id
+/// `KafkaRaftServer.MetadataTopicId` gives the metadata log.
+const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+
+/// `metadata_log_topic_id_mismatch` of `p`, a live metadata log copy whose
+/// `partition.metadata` names another topic id than the metadata topic's:
+/// `KafkaMetadataLog.apply` opens the log as `UnifiedLog` with that fixed id and
+/// `keepPartitionMetadataFile` on (`KafkaMetadataLogTest.testTopicId`), and
+/// `UnifiedLog.initializeTopicId` throws `InconsistentTopicIdException` when the file holds
+/// another; nothing catches it. A file that does not parse is not judged here.
+pub(super) fn check_topic_id(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    opts: &VerifyOptions,
+    out: &mut Vec<Finding>,
+) {
+    if !p.is_kraft_metadata() || !r.source.copy.is_live() {
+        return;
+    }
+    let Some(path) = &p.partition_metadata else {
+        return;
+    };
+    let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out) else {
+        return;
+    };
+    let Ok(m) = parse_partition_metadata(&bytes) else {
+        return;
+    };
+    if m.topic_id == METADATA_TOPIC_ID {
+        return;
+    }
+    let (found, want) = (encode_uuid(&m.topic_id), encode_uuid(&METADATA_TOPIC_ID));
+    out.push(
+        mk(
+            r,
+            Kind::MetadataLogTopicIdMismatch,
+            "partition.metadata",
+            format!(
+                "partition.metadata names topic id {found}, not the metadata topic's ({want}): KafkaMetadataLog opens this log with {want} and UnifiedLog.initializeTopicId throws InconsistentTopicIdException: the node does not start"
+            ),
+        )
+        .evidence(json!({
+            "file": path.display().to_string(),
+            "topic_id": found,
+            "expected_topic_id": want,
+        }))
+        .broker(format!(
+            "KafkaMetadataLog.apply → UnifiedLog (topic id {want}, keepPartitionMetadataFile) → initializeTopicId: the file's topic id differs and InconsistentTopicIdException is thrown; nothing catches it, so the node (broker or controller) does not start"
+        ))
+        .client_error("none from this file: the node does not start, so its clients fail over to other nodes or wait")
+        .remediation(format!(
+            "with the node stopped, check that this directory is the node's own metadata log (not another partition's files moved in); if it is, write topic_id: {want} into partition.metadata (or remove the file: the log writes it again)"
+        )),
+    );
+}
 
 /// The `unparseable_file_name` findings of `p`, a live metadata log copy, for each file
 /// whose name `Snapshots.parse` throws on (discovery left it unrecognised, or took it for a
