@@ -161,10 +161,10 @@ pub struct ConsumerView {
     pub unmatched: Unmatched,
     /// `__consumer_offsets` records not read (`(directory, why)`): groups may miss them.
     pub unread: Vec<(String, String)>,
-    /// The `leader-epoch-checkpoint` files a commit's validation needed and could not read
-    /// (`(file, why)`): the scan's `unreadable_file` findings.
+    /// The `leader-epoch-checkpoint` files a commit's validation needed and could not read:
+    /// the scan's `unreadable_file` findings (those no other check or discovery named).
     #[serde(skip)]
-    pub unread_checkpoints: Vec<(std::path::PathBuf, String)>,
+    pub(crate) unread_checkpoints: Vec<crate::cluster::epoch_file::Unread>,
 }
 
 /// The `__consumer_offsets` copies to read: live ones, the one with the highest log end
@@ -439,6 +439,7 @@ pub fn build(
     let by_tp = live_copies(report);
     let lineages = ClusterLineage::new(
         CheckpointLineage::new(
+            inv,
             by_tp
                 .values()
                 .flatten()
