@@ -203,6 +203,9 @@ fn metadata_copies(
 /// is not one the broker wrote, and its readers reject it).
 const MAX_SMALL_FILE: u64 = 1 << 20;
 
+/// A small file the collect could not read, by path (`Rest::unread_small_files`).
+type Unread = (String, RecordedUnread);
+
 /// The small files of `inv` the cluster stage reads, by path (see `Rest::small_files`),
 /// and those of them that could not be read, with why (`Rest::unread_small_files`): a
 /// merge names an unread `leader-epoch-checkpoint` as the scan does, never takes it for
@@ -210,7 +213,7 @@ const MAX_SMALL_FILE: u64 = 1 << 20;
 /// a `leader-epoch-checkpoint` through `cluster::epoch_file`, so also a directory in its
 /// place). Files that do not read as UTF-8 text, or are larger than any the broker
 /// writes, are left out, as malformed.
-fn small_files(inv: &Inventory) -> (Vec<(String, String)>, Vec<(String, RecordedUnread)>) {
+fn small_files(inv: &Inventory) -> (Vec<(String, String)>, Vec<Unread>) {
     use crate::cluster::epoch_file;
     let (mut read, mut unread) = (Vec::new(), Vec::new());
     let mut keep = |got: Result<Option<Vec<u8>>, epoch_file::Unread>, path: &Path| match got {

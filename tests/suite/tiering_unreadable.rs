@@ -234,7 +234,8 @@ fn verify_names_a_directory_in_its_place_once() {
 #[test]
 fn merge_says_what_scan_says_of_an_unreadable_checkpoint() {
     let ids = run::permission_bits_apply().ok().flatten();
-    let cases: [(&str, fn(&Path)); 4] = [
+    type Make = fn(&Path);
+    let cases: [(&str, Make); 4] = [
         ("readable", |_| {}),
         ("directory", |p| {
             std::fs::remove_file(p).unwrap();

@@ -232,7 +232,7 @@ pub struct CheckpointLineage {
     files: std::collections::HashMap<String, Result<epoch_file::Place, epoch_file::Unread>>,
     /// The files asked for that could not be read: their partitions have no lineage
     /// (none from the metadata log either: the broker answers from the file), which is
-    /// said ([`CheckpointLineage::unread`]).
+    /// said (`CheckpointLineage::unread`).
     unread: std::sync::Arc<std::sync::Mutex<Vec<epoch_file::Unread>>>,
 }
 
@@ -263,7 +263,7 @@ impl CheckpointLineage {
 
     /// The lineage of the directory at `path`: `Ok(None)` when it has no file or the file
     /// does not parse (`verify` reports that), `Err(())` when it could not be read (kept
-    /// for [`CheckpointLineage::unread`]).
+    /// for `CheckpointLineage::unread`).
     fn read(&self, path: &str) -> Result<Option<Lineage>, ()> {
         let Some(at) = self.files.get(path) else {
             return Ok(None);
@@ -280,7 +280,7 @@ impl CheckpointLineage {
 
 impl LineageSource for CheckpointLineage {
     /// A missing, unreadable or malformed file gives no lineage (`verify` reports the
-    /// last two; an unreadable one is kept for [`CheckpointLineage::unread`]).
+    /// last two; an unreadable one is kept for `CheckpointLineage::unread`).
     fn lineage(&self, _topic: &str, _partition: i32, path: &str) -> Option<Lineage> {
         self.read(path).ok().flatten()
     }
