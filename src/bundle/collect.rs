@@ -7,12 +7,12 @@ use super::file::{FrameWriter, Tag};
 use super::fingerprint;
 use crate::cluster::tiering::RemoteStorage;
 use crate::discover::identity::Identities;
-use crate::discover::layout::{self, Inventory};
+use crate::discover::layout::{self, Inventory, RecordedUnread};
 use crate::partition::walked::{BatchKey, CopiedPartitions};
 use crate::results::{PartitionResult, RESULT_FORMAT_VERSION, ScanOptions, ScanReport};
 use std::collections::HashSet;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// What a collect read and wrote.
@@ -203,24 +203,53 @@ fn metadata_copies(
 /// is not one the broker wrote, and its readers reject it).
 const MAX_SMALL_FILE: u64 = 1 << 20;
 
-/// The small files of `inv` the cluster stage reads, by path (see `Rest::small_files`);
-/// files that do not read as UTF-8 text are left out, as unreadable.
-fn small_files(inv: &Inventory) -> Vec<(String, String)> {
-    let dirs = inv.log_dirs.iter().flat_map(|l| {
-        [
+/// A small file the collect could not read, by path (`Rest::unread_small_files`).
+type Unread = (String, RecordedUnread);
+
+/// The small files of `inv` the cluster stage reads, by path (see `Rest::small_files`),
+/// and those of them that could not be read, with why (`Rest::unread_small_files`): a
+/// merge names an unread `leader-epoch-checkpoint` as the scan does, never takes it for
+/// an absent one. Each is read as the cluster stage reads it (bounded, FIFO-safe;
+/// a `leader-epoch-checkpoint` through `cluster::epoch_file`, so also a directory in its
+/// place). Files that do not read as UTF-8 text, or are larger than any the broker
+/// writes, are left out, as malformed.
+fn small_files(inv: &Inventory) -> (Vec<(String, String)>, Vec<Unread>) {
+    use crate::cluster::epoch_file;
+    let (mut read, mut unread) = (Vec::new(), Vec::new());
+    let mut keep = |got: Result<Option<Vec<u8>>, epoch_file::Unread>, path: &Path| match got {
+        Ok(Some(b)) if b.len() as u64 <= MAX_SMALL_FILE => {
+            if let Ok(text) = String::from_utf8(b) {
+                read.push((path.display().to_string(), text));
+            }
+        }
+        Ok(_) => {}
+        // Discovery named it: a merge has discovery's errors.
+        Err(u) if u.said => {}
+        Err(u) => unread.push((
+            u.path.display().to_string(),
+            RecordedUnread {
+                reason: u.reason,
+                error: u.error,
+            },
+        )),
+    };
+    for l in &inv.log_dirs {
+        let files = [
             &l.log_start_offset_checkpoint,
             &l.replication_offset_checkpoint,
-        ]
-    });
-    let parts = inv.partitions.iter().map(|p| &p.leader_epoch_checkpoint);
-    dirs.chain(parts)
-        .flatten()
-        .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() <= MAX_SMALL_FILE))
-        .filter_map(|f| {
-            let text = String::from_utf8(std::fs::read(f).ok()?).ok()?;
-            Some((f.display().to_string(), text))
-        })
-        .collect()
+        ];
+        for f in files.into_iter().flatten() {
+            let at = epoch_file::Place::File(f.clone());
+            keep(at.read().map(Some), f);
+        }
+    }
+    for p in &inv.partitions {
+        let path = p
+            .path
+            .join(crate::discover::layout::LEADER_EPOCH_CHECKPOINT);
+        keep(epoch_file::read_bytes(inv, p), &path);
+    }
+    (read, unread)
 }
 
 fn json<T: serde::Serialize>(v: &T) -> io::Result<Vec<u8>> {
@@ -318,6 +347,7 @@ fn finish<W: Write>(
         opts.max_bytes,
         opts.max_decompressed,
     );
+    let (small_files, unread_small_files) = small_files(inv);
     let rest = Rest {
         findings: findings
             .into_iter()
@@ -329,7 +359,8 @@ fn finish<W: Write>(
             .into_iter()
             .map(|m| (m.source.path.clone().unwrap_or_default(), m))
             .collect(),
-        small_files: small_files(inv),
+        small_files,
+        unread_small_files,
         metadata_logs: inv
             .partitions
             .iter()

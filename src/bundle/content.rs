@@ -222,6 +222,10 @@ pub(crate) struct Rest {
     /// (the high watermark an unclean election's loss is measured against). Since format 2.
     #[serde(default)]
     pub small_files: Vec<(String, String)>,
+    /// The files of `small_files`' kinds the collect could not read (no permission, a
+    /// directory in a `leader-epoch-checkpoint`'s place), by path, with why: the merge
+    /// names them as the scan does (`cluster::epoch_file`). Since format 9.
+    pub unread_small_files: Vec<(String, crate::discover::layout::RecordedUnread)>,
     /// Each live `__cluster_metadata` directory's metadata log, decoded as the leadership
     /// stage replays it (`cluster::leadership::read_copy`), by path. Since format 2.
     #[serde(default)]

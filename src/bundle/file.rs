@@ -32,12 +32,15 @@ pub const MAGIC: &[u8; 16] = b"klogscan-bundle\n";
 /// refuses it by its version instead of failing on the object. 8: a KRaft metadata log's
 /// copy ends where the node's recovery truncates it (its first segment batch failing its
 /// CRC: `MetadataLog::recovery_stop`, the records after it left out); a bundle of 6 or 7
-/// carries them, and its merged history would replay them where a scan does not.
+/// carries them, and its merged history would replay them where a scan does not. 9: the
+/// small files the collect could not read (`Rest::unread_small_files`): a bundle of 8
+/// records such a `leader-epoch-checkpoint` as absent, and its merge would give verdicts
+/// the scan withholds.
 /// Older bundles lack what they added, and are refused rather than merged without it (the
 /// merged report would differ from the scan's).
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 /// The oldest bundle format this build reads ([`FORMAT_VERSION`] and the ones since).
-pub const OLDEST_READ_VERSION: u32 = 8;
+pub const OLDEST_READ_VERSION: u32 = 9;
 /// The largest frame a reader accepts (a partition's results, a fingerprint block).
 pub const MAX_FRAME: u32 = 1 << 30;
 /// The most a bundle's frames may expand to, per byte of the file read so far (above
@@ -85,7 +88,7 @@ impl Tag {
 pub enum FileError {
     #[error("not a klogscan bundle (no bundle header)")]
     NotABundle,
-    #[error("bundle format version {found}; this klogscan ({}) reads versions {OLDEST_READ_VERSION} to {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch and the local damaged batches, versions 6 and 7 where the node's recovery ends each metadata log's copy): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
+    #[error("bundle format version {found}; this klogscan ({}) reads versions {OLDEST_READ_VERSION} to {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch and the local damaged batches, versions 6 and 7 where the node's recovery ends each metadata log's copy, version 8 the small files the collect could not read): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
     Version { found: u32 },
     #[error("truncated bundle (it ends before its last frame: an interrupted copy or collect)")]
     Truncated,

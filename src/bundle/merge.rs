@@ -626,6 +626,9 @@ impl Dirs {
                 }
             }
         }
+        for (path, why) in std::mem::take(&mut b.rest.unread_small_files) {
+            recorded.unread.insert(PathBuf::from(path), why);
+        }
         let pairs = |v: &[(String, String)]| {
             v.iter()
                 .map(|(p, why)| (PathBuf::from(p), why.clone()))

@@ -18,6 +18,7 @@ pub mod report;
 
 crate::internal_mod! {
     mod duplicates;
+    mod epoch_file;
     mod replicas;
     mod tiering;
     mod txns;

@@ -218,9 +218,22 @@ pub struct Recorded {
     /// `replication-offset-checkpoint`, and a `leader-epoch-checkpoint` of a directory
     /// that is not one of `partitions`), by path, as the collect read them.
     pub small_files: std::collections::HashMap<PathBuf, String>,
+    /// The small files of the same kinds (a `leader-epoch-checkpoint`) that the collect
+    /// could not read, by path: not absent, unread (`cluster::epoch_file` names them as
+    /// the scan of the same directories does).
+    pub unread: std::collections::HashMap<PathBuf, RecordedUnread>,
     /// Each live `__cluster_metadata` directory's decoded metadata log (with its log dir's
     /// `bootstrap.checkpoint`), as the leadership stage serialised it; opaque here.
     pub metadata_logs: std::collections::HashMap<PathBuf, String>,
+}
+
+/// Why the collect of a bundle could not read a small file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RecordedUnread {
+    /// The `evidence.reason` of its `unreadable_file` finding (`io_error`, `special_file`, …).
+    pub reason: String,
+    /// The operating system's error, or what is in the file's place.
+    pub error: String,
 }
 
 /// What a bundle recorded of one log dir's `meta.properties`.

@@ -191,3 +191,94 @@ fn a_stopped_consumers_gap_is_not_laid_on_the_stop_without_the_lineage() {
         }
     }
 }
+
+/// `verify`'s own cross-check of the file meets a directory in its place: an untiered
+/// partition no cluster check reads the file of (before: the cross-check took it for an
+/// absent file, exit 1, nothing said). Near miss: readable, nothing said; and with the
+/// tiering check needing it too, still one finding.
+#[test]
+fn verify_names_a_directory_in_its_place_once() {
+    use klogscan::testkit::files::LogDirBuilder;
+    use klogscan::testkit::scenario::{Batch, PartitionBuilder, Producer};
+    let t = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("plain", 0);
+    p.append(Batch::new(Producer::PLAIN).records(5));
+    let logs = t.path().join("b1");
+    LogDirBuilder::new(1).partition(p).write(&logs).unwrap();
+    let file = logs.join("plain-0/leader-epoch-checkpoint");
+    assert!(file.is_file());
+    let (r, doc) = scan("verify", &logs, None);
+    assert!(r.code() <= 1 && r.err.is_empty(), "{r:?}");
+    assert!(of(&doc, "unreadable_file").is_empty(), "{doc:#}");
+    std::fs::remove_file(&file).unwrap();
+    std::fs::create_dir(&file).unwrap();
+    let t2 = tempfile::tempdir().unwrap();
+    let tiered = log_dir(t2.path(), true);
+    std::fs::remove_file(tiered.join(NAME)).unwrap();
+    std::fs::create_dir(tiered.join(NAME)).unwrap();
+    for (logs, name) in [(&logs, "plain-0/leader-epoch-checkpoint"), (&tiered, NAME)] {
+        let (r, doc) = scan("verify", logs, None);
+        assert_eq!(r.code(), 2, "{name}: {r:?}");
+        assert_eq!(r.err.matches(name).count(), 1, "stderr {}", r.err);
+        let u = of(&doc, "unreadable_file");
+        assert_eq!(u.len(), 1, "{name}: {doc:#}");
+        assert_eq!(u[0]["evidence"]["reason"], "special_file");
+    }
+}
+
+/// `collect` then `merge` gives what `scan` gives over the same directory (output and
+/// exit code) when the file cannot be read: a directory in its place, a FIFO (discovery's
+/// error), mode 000 (as `nobody`, when root). Before, the collect left the file out and
+/// the merge took it for an absent one: exit 1, `remote_log_start_mismatch` given.
+/// Near miss: readable.
+#[test]
+fn merge_says_what_scan_says_of_an_unreadable_checkpoint() {
+    let ids = run::permission_bits_apply().ok().flatten();
+    type Make = fn(&Path);
+    let cases: [(&str, Make); 4] = [
+        ("readable", |_| {}),
+        ("directory", |p| {
+            std::fs::remove_file(p).unwrap();
+            std::fs::create_dir(p).unwrap();
+        }),
+        ("FIFO", |p| {
+            std::fs::remove_file(p).unwrap();
+            mkfifo(p);
+        }),
+        ("mode 000", |p| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000)).unwrap()
+        }),
+    ];
+    for (what, make) in cases {
+        let t = tempfile::tempdir().unwrap();
+        run::make_traversable(t.path());
+        let logs = log_dir(t.path(), true);
+        make(&logs.join(NAME));
+        let out = t.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let bundle = out.join("b.klb");
+        let (b, l) = (bundle.to_str().unwrap(), logs.to_str().unwrap());
+        let c = run::klogscan_as(&["collect", l, "--out", b], ids, None, 60);
+        assert!(c.code() == 0 || c.code() == 2, "{what}: {c:?}");
+        let (scanned, doc) = scan("scan", &logs, ids);
+        let (merged, _) = scan("merge", &bundle, None);
+        assert_eq!(scanned.code(), merged.code(), "{what}: {merged:?}");
+        assert_eq!(scanned.out, merged.out, "{what}");
+        // Mode 000 does not stop root (when no other user can be taken).
+        let readable = what == "readable"
+            || (what == "mode 000" && ids.is_none() && unsafe { libc::geteuid() } == 0);
+        let unread = of(&doc, "unreadable_file").len();
+        if readable {
+            assert!(scanned.code() <= 1 && unread == 0, "{what}: {doc:#}");
+        } else {
+            assert_eq!(scanned.code(), 2, "{what}: {scanned:?}");
+            // Once: the FIFO as discovery's finding, the others as the checks'.
+            assert_eq!(unread, 1, "{what}: {doc:#}");
+        }
+        assert!(
+            of(&doc, "remote_log_start_mismatch").is_empty(),
+            "{what}: {doc:#}"
+        );
+    }
+}

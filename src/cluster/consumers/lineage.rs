@@ -6,6 +6,7 @@
 //! history of the partition's leaders (a KRaft metadata log) without the consumer rules
 //! changing.
 
+use crate::cluster::epoch_file;
 use crate::read::format::checkpoint::{EpochEntry, parse_leader_epoch_checkpoint};
 use serde::Serialize;
 
@@ -222,58 +223,66 @@ pub fn end_offset_in(
 }
 
 /// Lineages from each partition directory's `leader-epoch-checkpoint`, read when asked for
-/// (only the partitions a group committed to).
+/// (only the partitions a group committed to), through the reader every check shares
+/// (`cluster::epoch_file`).
 #[derive(Debug, Clone, Default)]
 pub struct CheckpointLineage {
-    /// Partition directory → its `leader-epoch-checkpoint`.
-    files: std::collections::HashMap<String, std::path::PathBuf>,
-    /// The files asked for that could not be read, `(file, why)`: their partitions have no
-    /// lineage, which is said ([`CheckpointLineage::unread`]).
-    unread: std::sync::Arc<std::sync::Mutex<Vec<(std::path::PathBuf, String)>>>,
+    /// Partition directory → where its `leader-epoch-checkpoint` is, or why it is known
+    /// not to be readable.
+    files: std::collections::HashMap<String, Result<epoch_file::Place, epoch_file::Unread>>,
+    /// The files asked for that could not be read: their partitions have no lineage
+    /// (none from the metadata log either: the broker answers from the file), which is
+    /// said (`CheckpointLineage::unread`).
+    unread: std::sync::Arc<std::sync::Mutex<Vec<epoch_file::Unread>>>,
 }
 
 impl CheckpointLineage {
-    /// The checkpoint files of `dirs` (a directory without one has no lineage).
-    pub fn new<'a>(dirs: impl Iterator<Item = &'a crate::discover::layout::PartitionDir>) -> Self {
+    /// The checkpoint files of `dirs` of `inv` (a directory without one has no lineage).
+    pub fn new<'a>(
+        inv: &crate::discover::layout::Inventory,
+        dirs: impl Iterator<Item = &'a crate::discover::layout::PartitionDir>,
+    ) -> Self {
         CheckpointLineage {
             files: dirs
                 .filter_map(|p| {
-                    let f = p.leader_epoch_checkpoint.clone()?;
-                    Some((p.path.display().to_string(), f))
+                    let at = epoch_file::locate(inv, p).transpose()?;
+                    Some((p.path.display().to_string(), at))
                 })
                 .collect(),
             unread: Default::default(),
         }
     }
 
-    /// The files asked for so far that could not be read, `(file, why)`, each once.
-    pub fn unread(&self) -> Vec<(std::path::PathBuf, String)> {
+    /// The files asked for so far that could not be read, each once.
+    pub(crate) fn unread(&self) -> Vec<epoch_file::Unread> {
         let mut v = self.unread.lock().map(|u| u.clone()).unwrap_or_default();
-        v.sort();
-        v.dedup();
+        v.sort_by(|a, b| a.path.cmp(&b.path));
+        v.dedup_by(|a, b| a.path == b.path);
         v
+    }
+
+    /// The lineage of the directory at `path`: `Ok(None)` when it has no file or the file
+    /// does not parse (`verify` reports that), `Err(())` when it could not be read (kept
+    /// for `CheckpointLineage::unread`).
+    fn read(&self, path: &str) -> Result<Option<Lineage>, ()> {
+        let Some(at) = self.files.get(path) else {
+            return Ok(None);
+        };
+        let bytes = at.clone().and_then(|at| at.read()).map_err(|u| {
+            if let Ok(mut all) = self.unread.lock() {
+                all.push(u);
+            }
+        })?;
+        let entries = parse_leader_epoch_checkpoint(&bytes).ok();
+        Ok(entries.map(|e| Lineage::new(&e, "leader-epoch-checkpoint")))
     }
 }
 
 impl LineageSource for CheckpointLineage {
     /// A missing, unreadable or malformed file gives no lineage (`verify` reports the
-    /// last two; an unreadable one is kept for [`CheckpointLineage::unread`]).
+    /// last two; an unreadable one is kept for `CheckpointLineage::unread`).
     fn lineage(&self, _topic: &str, _partition: i32, path: &str) -> Option<Lineage> {
-        let file = self.files.get(path)?;
-        let bytes = crate::read::segment::load(
-            file,
-            crate::read::segment::FileClass::Checkpoint,
-            crate::read::segment::MmapMode::Never,
-            None,
-        )
-        .map_err(|e| {
-            if let Ok(mut u) = self.unread.lock() {
-                u.push((file.clone(), e.to_string()));
-            }
-        })
-        .ok()?;
-        let entries = parse_leader_epoch_checkpoint(&bytes).ok()?;
-        Some(Lineage::new(&entries, "leader-epoch-checkpoint"))
+        self.read(path).ok().flatten()
     }
 }
 
@@ -302,7 +311,7 @@ pub struct ClusterLineage {
 
 impl ClusterLineage {
     /// The `leader-epoch-checkpoint` files asked for that could not be read.
-    pub fn unread(&self) -> Vec<(std::path::PathBuf, String)> {
+    pub(crate) fn unread(&self) -> Vec<epoch_file::Unread> {
         self.checkpoint.unread()
     }
 
@@ -321,9 +330,11 @@ impl ClusterLineage {
 pub const METADATA_LINEAGE_FROM: &str = "the KRaft metadata log's leader epochs, each starting at its first batch in this cluster's replicas";
 
 impl LineageSource for ClusterLineage {
-    fn lineage(&self, topic: &str, partition: i32, path: &str) -> Option<Lineage> {
+    /// The copy's `leader-epoch-checkpoint`, else the metadata log's epochs; none when the
+    /// file could not be read (the broker answers from the file, not from the metadata).
+    fn lineage(&self, _topic: &str, _partition: i32, path: &str) -> Option<Lineage> {
         let meta = self.metadata.get(path);
-        let mut l = match self.checkpoint.lineage(topic, partition, path) {
+        let mut l = match self.checkpoint.read(path).ok()? {
             Some(l) => l,
             None => {
                 let m = meta.filter(|m| !m.entries.is_empty())?;

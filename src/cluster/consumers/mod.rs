@@ -41,8 +41,8 @@ pub fn cluster_check(
 ) -> BTreeMap<usize, Vec<Finding>> {
     let view = build(report, inv, opts, &ConsumersOptions::default());
     let mut out = rules::findings(&view, report);
-    for (file, why) in &view.unread_checkpoints {
-        let dir = file.parent().map(|d| d.display().to_string());
+    for u in &view.unread_checkpoints {
+        let dir = u.path.parent().map(|d| d.display().to_string());
         let Some(i) = report
             .partitions
             .iter()
@@ -50,18 +50,14 @@ pub fn cluster_check(
         else {
             continue;
         };
-        let r = &report.partitions[i];
-        out.entry(i).or_default().push(
-            Finding::new(
-                crate::finding::Kind::UnreadableFile,
-                &r.topic,
-                r.partition,
-                format!("cannot read {}: {why}", file.display()),
-            )
-            .segment(crate::discover::layout::LEADER_EPOCH_CHECKPOINT)
-            .evidence(serde_json::json!({"reason": "io_error", "error": why}))
-            .broker("not applicable: a committed offset's validation on this partition had no leader-epoch lineage"),
-        );
+        if crate::cluster::epoch_file::to_name(u, report.findings.iter()) {
+            let r = &report.partitions[i];
+            out.entry(i).or_default().push(crate::cluster::epoch_file::finding(
+                r,
+                u,
+                "not applicable: a committed offset's validation on this partition had no leader-epoch lineage",
+            ));
+        }
     }
     out
 }

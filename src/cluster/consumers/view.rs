@@ -161,10 +161,10 @@ pub struct ConsumerView {
     pub unmatched: Unmatched,
     /// `__consumer_offsets` records not read (`(directory, why)`): groups may miss them.
     pub unread: Vec<(String, String)>,
-    /// The `leader-epoch-checkpoint` files a commit's validation needed and could not read
-    /// (`(file, why)`): the scan's `unreadable_file` findings.
+    /// The `leader-epoch-checkpoint` files a commit's validation needed and could not read:
+    /// the scan's `unreadable_file` findings (those no other check or discovery named).
     #[serde(skip)]
-    pub unread_checkpoints: Vec<(std::path::PathBuf, String)>,
+    pub(crate) unread_checkpoints: Vec<crate::cluster::epoch_file::Unread>,
 }
 
 /// The `__consumer_offsets` copies to read: live ones, the one with the highest log end
@@ -221,7 +221,6 @@ struct Context<'a> {
     /// `(topic, partition)` → indexes of live copies in the report.
     by_tp: HashMap<(&'a str, i32), Vec<usize>>,
     lineages: &'a dyn LineageSource,
-    high_watermarks: HashMap<String, crate::partition::recovery::LogDirFiles>,
     states: HashMap<usize, PartitionState>,
 }
 
@@ -267,10 +266,10 @@ impl Context<'_> {
         s
     }
 
+    /// The partition's checkpointed high watermark, as its scan read it (a merge's
+    /// report carries it; the log dir's file is on the broker).
     fn high_watermark(&mut self, p: &PartitionReport) -> Option<i64> {
-        let ld = p.source.log_dir.as_deref()?;
-        let files = self.high_watermarks.get(ld)?;
-        crate::partition::recovery::lookup(&files.high_watermarks, &p.topic, p.partition)
+        p.high_watermark
     }
 }
 
@@ -439,6 +438,7 @@ pub fn build(
     let by_tp = live_copies(report);
     let lineages = ClusterLineage::new(
         CheckpointLineage::new(
+            inv,
             by_tp
                 .values()
                 .flatten()
@@ -446,23 +446,12 @@ pub fn build(
         ),
         metadata_epochs(report, inv, scan, &by_tp, &dirs),
     );
-    let high_watermarks = inv
-        .log_dirs
-        .iter()
-        .map(|ld| {
-            (
-                ld.path.display().to_string(),
-                crate::partition::recovery::LogDirFiles::read(ld),
-            )
-        })
-        .collect();
     let mut cx = Context {
         report,
         inv,
         dirs: &dirs,
         by_tp,
         lineages: &lineages,
-        high_watermarks,
         states: HashMap::new(),
     };
     let highest: HashMap<ClusterKey, i32> = copies.iter().fold(HashMap::new(), |mut m, &i| {

@@ -11,10 +11,10 @@
 //! judged.
 
 use super::ClusterHistory;
+use crate::cluster::epoch_file;
 use crate::cluster::report::ScanReport;
-use crate::discover::layout::{Inventory, PartitionDir};
+use crate::discover::layout::Inventory;
 use crate::finding::{Finding, Kind};
-use crate::read::format::checkpoint::parse_leader_epoch_checkpoint;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -73,17 +73,17 @@ pub(super) fn check(
             .into_iter()
             .map(|(e, _)| e)
             .collect();
-        let file: Vec<(i32, i64)> = match dir.map(|d| checkpoint_entries(inv, d)) {
-            Some(Ok(entries)) => entries,
-            Some(Err((path, e))) => {
-                // Its epochs are not judged: said (once: the consumer and tiering checks
-                // may have needed it too), never taken for a file naming none.
-                if !report
-                    .findings
-                    .iter()
-                    .any(|g| g.names_unreadable_file(&path))
-                {
-                    out.push((Some(i), unreadable(p, &path, &e)));
+        let file: Vec<(i32, i64)> = match dir.map(|d| epoch_file::read(inv, d)) {
+            Some(Ok(entries)) => entries
+                .unwrap_or_default()
+                .iter()
+                .map(|e| (e.epoch, e.start_offset))
+                .collect(),
+            Some(Err(u)) => {
+                // Its epochs are not judged: said (once: discovery, the consumer and
+                // tiering checks may have named it), never taken for a file naming none.
+                if epoch_file::to_name(&u, report.findings.iter()) {
+                    out.push((Some(i), epoch_file::finding(p, &u, UNREAD_EPOCHS)));
                 }
                 Vec::new()
             }
@@ -134,55 +134,7 @@ pub(super) fn check(
     out
 }
 
-/// The `(epoch, start offset)` entries of `d`'s `leader-epoch-checkpoint` (none when
-/// absent or malformed: `verify` reports those), or the file that could not be read.
-fn checkpoint_entries(
-    inv: &Inventory,
-    d: &PartitionDir,
-) -> Result<Vec<(i32, i64)>, (std::path::PathBuf, std::io::Error)> {
-    let found = d.leader_epoch_checkpoint.as_deref();
-    let mut failed = None;
-    let read = |f: &std::path::Path| {
-        std::fs::read(f)
-            .map_err(|e| failed = Some((f.to_path_buf(), e)))
-            .ok()
-    };
-    let bytes = inv.small_file(
-        &d.path,
-        found,
-        crate::discover::layout::LEADER_EPOCH_CHECKPOINT,
-        read,
-    );
-    if let Some(f) = failed {
-        return Err(f);
-    }
-    let Some(bytes) = bytes else {
-        return Ok(Vec::new());
-    };
-    Ok(parse_leader_epoch_checkpoint(&bytes)
-        .map(|es| es.iter().map(|e| (e.epoch, e.start_offset)).collect())
-        .unwrap_or_default())
-}
-
-/// The `unreadable_file` finding of the `leader-epoch-checkpoint` of `p` (as `verify`
-/// words it, so that a run saying both says it once).
-fn unreadable(
-    p: &crate::partition::results::PartitionReport,
-    path: &std::path::Path,
-    e: &std::io::Error,
-) -> Finding {
-    Finding::new(
-        Kind::UnreadableFile,
-        &p.topic,
-        p.partition,
-        format!("cannot read {}: {e}", path.display()),
-    )
-    .segment(crate::discover::layout::LEADER_EPOCH_CHECKPOINT)
-    .evidence(serde_json::json!({
-        "reason": crate::read::segment::error_reason(e).unwrap_or("io_error"),
-        "error": e.to_string(),
-    }))
-    .broker(
-        "not applicable: the epochs this file names were not checked against the metadata history",
-    )
-}
+/// What the `unreadable_file` finding of a replica's `leader-epoch-checkpoint` says was
+/// not given.
+const UNREAD_EPOCHS: &str =
+    "not applicable: the epochs this file names were not checked against the metadata history";

@@ -26,7 +26,7 @@ pub struct ReplicaView {
     /// The `leader-epoch-checkpoint` that could not be read (`lineage` is then `None`
     /// for want of reading it, not for want of the file): the verdicts resting on the
     /// lineage are not given.
-    pub lineage_unread: Option<super::epoch_file::Unread>,
+    pub lineage_unread: Option<crate::cluster::epoch_file::Unread>,
 }
 
 /// A remote segment as findings show it.

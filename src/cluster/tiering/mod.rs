@@ -11,7 +11,6 @@
 pub mod aiven;
 pub mod checks;
 pub mod corrupt;
-pub mod epoch_file;
 pub mod epochs;
 pub mod expiry;
 pub mod history;
@@ -24,6 +23,7 @@ pub mod replay;
 pub mod snapshot;
 pub mod storage;
 
+use crate::cluster::epoch_file;
 use crate::cluster::report::ScanReport;
 use crate::discover::layout::{DirKind, Inventory, LEADER_EPOCH_CHECKPOINT, PartitionDir};
 use crate::finding::{Finding, Kind};
@@ -31,9 +31,10 @@ use crate::partition::results::ScanOptions;
 use crate::partition::walked::{
     LogItem, REMOTE_LOG_METADATA_TOPIC, SegmentNames, SegmentRead, stream_records,
 };
-use crate::read::format::checkpoint::{TextFileKind, parse_offset_checkpoint};
+use crate::read::format::checkpoint::{EpochEntry, TextFileKind, parse_offset_checkpoint};
 use crate::read::segment::{FileClass, MmapMode, load};
 use checks::ReplicaView;
+use lineage::Lineage;
 use replay::{Replay, UserPartition};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -226,6 +227,10 @@ fn small_file(path: Option<&Path>) -> Option<Vec<u8>> {
         .map(|d| d.to_vec())
 }
 
+/// What the `unreadable_file` finding of a replica's `leader-epoch-checkpoint` says was
+/// not given.
+const UNREAD_LINEAGE: &str = "not applicable: the tiered-storage verdicts resting on this replica's leader-epoch lineage were not given (remote segments outside the lineage, the log start offset against the remote segments, which gaps a stopped metadata consumer caused); gaps no leader epoch serves are still reported";
+
 /// The replica's view of its log: checkpointed log start, local start and end, lineage.
 /// `report_segments`: the names of its segments with a `.log` as the walk listed them
 /// (what an inventory rebuilt from bundles knows of its segments).
@@ -262,7 +267,10 @@ fn replica_view(
             .map(|e| e.2)
     });
     let (lineage, lineage_unread) = match epoch_file::read(inv, p) {
-        Ok(lineage) => (lineage, None),
+        Ok(entries) => {
+            let pairs = |v: Vec<_>| v.into_iter().map(|e: EpochEntry| (e.epoch, e.start_offset));
+            (entries.map(|v| Lineage::new(pairs(v))), None)
+        }
         Err(u) => (None, Some(u)),
     };
     let local_log_start = match &inv.recorded {
@@ -530,7 +538,7 @@ fn analyse(
                         u.said || report.findings.iter().any(named) || mine.iter().any(mine_named)
                     };
                     if let Some(u) = unread.filter(|u| !said(u)) {
-                        mine.push(epoch_file::finding(r, &u));
+                        mine.push(epoch_file::finding(r, &u, UNREAD_LINEAGE));
                     }
                 }
             }

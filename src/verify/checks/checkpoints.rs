@@ -31,8 +31,10 @@ pub(super) fn check_leader_epochs(
     out: &mut Vec<Finding>,
 ) {
     let (first_offset, leo) = (r.carried.first_offset, r.carried.outcome.log_end_offset);
-    if let Some(path) = &p.leader_epoch_checkpoint
-        && let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out)
+    // The file, or a directory standing in its place (refused by the load: named, not
+    // taken for an absent file); a FIFO there discovery named and never listed.
+    if let Some(path) = crate::cluster::epoch_file::standing_in(p)
+        && let Some(bytes) = load_checked(&path, FileClass::Checkpoint, opts, r, out)
     {
         match parse_leader_epoch_checkpoint(&bytes) {
             Err(e) => {

@@ -138,3 +138,36 @@ fn a_copy_behind_an_epoch_the_controller_gave_is_not_judged() {
     assert_eq!(never.evidence["lineage"]["from"], "leader-epoch-checkpoint");
     assert_eq!(never.evidence["lineage"]["metadata_latest_epoch"], 5);
 }
+
+/// A directory in the copy's `leader-epoch-checkpoint` place: the broker fails on it
+/// (`CheckpointFileWithFailureHandler.read`), so its lineage is unknown — neither the
+/// file's nor the metadata log's. The commits are not judged (before: judged against the
+/// metadata log's epochs, the directory taken for a missing file, in silence) and the file
+/// is one `unreadable_file` finding, though the leadership epoch check needed it too.
+/// Near miss: the file removed, the metadata log's lineage judges them.
+#[test]
+fn a_directory_in_the_checkpoints_place_withholds_the_commits_verdicts() {
+    let groups = [("gap66", 7, 2), ("above32", 8, 5), ("known41", 8, 3)];
+    let log = commits(&groups);
+    let c = Cluster::new(vec![orders()], &log, offsets_partition("gap66"), &[]);
+    metadata(&[2, 1, 2]).write(c.path()).unwrap();
+    let file = c.path().join("orders-0/leader-epoch-checkpoint");
+    std::fs::remove_file(&file).unwrap();
+    let (f, _) = c.run(None);
+    assert!(unknown(&f, "gap66").is_some() && unknown(&f, "above32").is_some());
+    assert!(f.iter().all(|x| x.kind != Kind::UnreadableFile), "{f:#?}");
+
+    std::fs::create_dir(&file).unwrap();
+    let (f, v) = c.run(None);
+    assert!(consumer_findings(&f).is_empty(), "{f:#?}");
+    let row = row(&v, "gap66", "orders", 0).data.as_ref().unwrap();
+    assert!(row.lineage.is_none(), "{row:#?}");
+    let u: Vec<_> = f
+        .iter()
+        .filter(|x| x.kind == Kind::UnreadableFile)
+        .collect();
+    assert_eq!(u.len(), 1, "{f:#?}");
+    assert_eq!(u[0].segment.as_deref(), Some("leader-epoch-checkpoint"));
+    assert_eq!(u[0].evidence["reason"], "special_file");
+    assert!(u[0].message.contains("directory"), "{}", u[0].message);
+}

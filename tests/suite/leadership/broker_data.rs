@@ -340,6 +340,28 @@ fn snapshot_and_log_replay_give_the_epochs_the_brokers_wrote() {
         (Some(7), &serde_json::json!(10))
     );
 
+    // A directory in the file's place: its epochs are unknown, not none — not judged, and
+    // the file named once (before: taken for an absent file, in silence).
+    let file = d.path().join("b1/orders-0/leader-epoch-checkpoint");
+    std::fs::remove_file(&file).unwrap();
+    std::fs::create_dir(&file).unwrap();
+    let r = scan(d.path());
+    assert!(
+        of_kind(&r, Kind::LeaderEpochCheckpointMismatch).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    let u = of_kind(&r, Kind::UnreadableFile);
+    assert_eq!(u.len(), 1, "{:#?}", r.findings);
+    assert_eq!(
+        (u[0].segment.as_deref(), &u[0].evidence["reason"]),
+        (
+            Some("leader-epoch-checkpoint"),
+            &serde_json::json!("special_file")
+        )
+    );
+    std::fs::remove_dir(&file).unwrap();
+
     // A batch at epoch 10, which had no leader: the history never gave it.
     let d = tempfile::tempdir().unwrap();
     broker_1_with_epochs(d.path(), &[8, 10], &m);
