@@ -199,9 +199,12 @@ fn metadata_copies(
     (copies, errors)
 }
 
-/// The largest small file carried (a checkpoint is a few bytes a partition; a larger one
-/// is not one the broker wrote, and its readers reject it).
-const MAX_SMALL_FILE: u64 = 1 << 20;
+/// The largest small file carried: the cluster stage's own bound on the files it reads
+/// (`read::segment::FileClass::Checkpoint`, 64 MiB), so that a merge reads every file a
+/// scan reads (a `leader-epoch-checkpoint` of a long leadership history passes 1 MiB,
+/// the bound before, and the merge took it for an absent one); past it the read fails,
+/// and the failure travels instead (`Rest::unread_small_files`).
+const MAX_SMALL_FILE: u64 = 64 << 20;
 
 /// A small file the collect could not read, by path (`Rest::unread_small_files`).
 type Unread = (String, RecordedUnread);
@@ -211,8 +214,8 @@ type Unread = (String, RecordedUnread);
 /// merge names an unread `leader-epoch-checkpoint` as the scan does, never takes it for
 /// an absent one. Each is read as the cluster stage reads it (bounded, FIFO-safe;
 /// a `leader-epoch-checkpoint` through `cluster::epoch_file`, so also a directory in its
-/// place). Files that do not read as UTF-8 text, or are larger than any the broker
-/// writes, are left out, as malformed.
+/// place). Files that do not read as UTF-8 text are left out, as malformed (no reader
+/// parses them).
 fn small_files(inv: &Inventory) -> (Vec<(String, String)>, Vec<Unread>) {
     use crate::cluster::epoch_file;
     let (mut read, mut unread) = (Vec::new(), Vec::new());
