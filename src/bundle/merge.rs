@@ -264,7 +264,9 @@ pub fn bundle_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BundleError> {
                 .map_err(|e| BundleError::file(p, e.into()))?
                 .filter_map(Result::ok)
                 .map(|e| e.path())
-                .filter(|f| f.extension().is_some_and(|x| x == "klb") && f.is_file())
+                // Every `*.klb` entry but a directory: one that is no regular file (a
+                // FIFO, a dangling link) is read or refused by name, never skipped unsaid.
+                .filter(|f| f.extension().is_some_and(|x| x == "klb") && !f.is_dir())
                 .collect();
             if found.is_empty() {
                 return Err(content(p, "directory", "holds no *.klb bundle"));

@@ -188,6 +188,19 @@ fn merge_refuses_a_fifo_without_a_writer_and_a_device() {
     let r = run_on("merge", Path::new("/dev/zero"));
     assert_eq!(r.code(), 2, "{r:?}");
     assert!(r.err.contains("not a regular file"), "{}", r.err);
+    // In a directory of bundles, a FIFO or a dangling link named `*.klb` is named too
+    // (before: skipped unsaid, the merge went on without it).
+    let dir = t.path().join("bundles");
+    std::fs::create_dir(&dir).unwrap();
+    mkfifo(&dir.join("a.klb"));
+    let r = run_on("merge", &dir);
+    assert_eq!(r.code(), 2, "{r:?}");
+    assert!(r.err.contains("a.klb"), "{}", r.err);
+    std::fs::remove_file(dir.join("a.klb")).unwrap();
+    std::os::unix::fs::symlink(t.path().join("gone"), dir.join("b.klb")).unwrap();
+    let r = run_on("merge", &dir);
+    assert_eq!(r.code(), 2, "{r:?}");
+    assert!(r.err.contains("b.klb"), "{}", r.err);
 }
 
 /// A `.tar.gz` of `orders-0` (with a `meta.properties`), as a broker's log dir archived.
