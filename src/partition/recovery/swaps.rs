@@ -217,6 +217,54 @@ impl CompletedSwaps {
     }
 }
 
+/// The load failure of `LogLoader.load`'s first pass on a `.log.swap` segment: it reads
+/// each one's next offset (`LogSegment.readNextOffset`, through its `.index.swap` or the
+/// empty index it creates) before any recovery, whatever the shutdown, so a size field
+/// below 14 (`FileLogInputStream.nextBatch`: `CorruptRecordException`) or a v2 header
+/// running past the end of the file (`loadBatchHeader`: `KafkaException`) fails the load
+/// there; the recovery of the swapped-in segment is never reached. The swaps in base
+/// order (the load's is a `HashSet`'s: any of those that throw may be the one met).
+pub(super) fn unreadable(segs: &[SegmentInput]) -> Option<Box<super::LoadFailure>> {
+    use crate::read::format::index::NextOffsetOutcome;
+    segs.iter()
+        .filter(|s| s.name.ends_with(".log.swap"))
+        .find_map(|s| {
+            let r = s.read_next?;
+            let stop = s.walk.as_ref().and_then(|w| w.stop.as_deref());
+            let (position, exception, what) = match r.outcome {
+                NextOffsetOutcome::SizeBelowMinimum { position, size } => (
+                    position,
+                    "CorruptRecordException",
+                    format!("meets the entry at byte {position} — its size field reads {size}: FileLogInputStream.nextBatch throws CorruptRecordException for a size below 14 bytes"),
+                ),
+                NextOffsetOutcome::HeaderPastEnd { position } => (
+                    position,
+                    "KafkaException",
+                    format!("meets a batch of magic 2 or more at byte {position} whose 61-byte header runs past the end of the file: FileChannelRecordBatch.loadBatchHeader throws KafkaException"),
+                ),
+                _ => return None,
+            };
+            use crate::finding::Kind;
+            let kind = match stop {
+                Some((at, StopReason::Swapped { tail }, _)) if *at == position => match tail {
+                    SwappedTail::ZeroFilled { .. } => Kind::PreallocatedTail,
+                    SwappedTail::Unframed { .. } => Kind::TrailingBytes,
+                    _ => Kind::InvalidBatch,
+                },
+                _ => super::predict::thrown_kind(stop, position),
+            };
+            Some(Box::new(super::LoadFailure {
+                kind: kind.id().into(),
+                offset: None,
+                exception: exception.into(),
+                message: format!(
+                    "reading the end of {} while completing its swap at load (LogLoader.load's first pass opens each .log.swap segment and reads its next offset, LogSegment.readNextOffset, before any segment is recovered, whatever the shutdown; the read starts at byte {}, where its offset index's last entry, offset {}, points) {what}, which the load does not catch (the broker does not start)",
+                    s.name, r.start_position, r.index_last_offset
+                ),
+            }))
+        })
+}
+
 /// The last offset of the last entry of the `.log`-format file at `path` (`Some(None)`:
 /// no entry; `None`: unreadable), from the headers only: read in bounded chunks, an entry
 /// larger than `segment::BIG_ENTRY` taken streaming.

@@ -196,3 +196,47 @@ fn a_swapped_in_last_segment_is_read_through_its_swapped_index() {
         );
     }
 }
+
+/// `LogLoader.load`'s first pass reads the next offset of every `.log.swap` segment
+/// (`readNextOffset`, through the empty index it creates: from byte 0) before anything is
+/// recovered, whatever the shutdown and whichever segment it is: a swap whose tail is 64
+/// zero bytes makes `FileLogInputStream.nextBatch` throw `CorruptRecordException` there,
+/// and the load fails — the swap's recovery (unclean shutdown) never runs, and a swap that
+/// is not the last segment is read too. Twin: the same swaps without the zeros load.
+#[test]
+fn the_first_pass_reads_every_swap_and_a_throw_fails_the_load() {
+    for (clean, base, zeros) in [
+        (true, 5, true),
+        (false, 5, true),
+        (true, 0, true),
+        (false, 0, true),
+        (true, 5, false),
+        (false, 0, false),
+    ] {
+        let (_d, m) = write(LogDirBuilder::new(1).clean_shutdown(clean), two_segments());
+        let mut log = std::fs::read(path(&m, base, "log")).unwrap();
+        if zeros {
+            log.extend_from_slice(&[0u8; 64]);
+        }
+        std::fs::write(m.dir.join(format!("{}.swap", file(base, "log"))), log).unwrap();
+        let v = verify(&m);
+        let case = format!("clean {clean} base {base} zeros {zeros}");
+        if !zeros {
+            assert!(
+                v.prediction.load_failure.is_none(),
+                "{case}: {:?}",
+                v.prediction.load_failure
+            );
+            continue;
+        }
+        let f = v.prediction.load_failure.as_ref().expect(&case);
+        assert_eq!(f.exception, "CorruptRecordException", "{case}");
+        assert!(f.message.contains("first pass"), "{case}: {}", f.message);
+        assert!(
+            f.message.contains(&format!("{}.swap", file(base, "log"))),
+            "{case}: {}",
+            f.message
+        );
+        assert_eq!(f.kind, "preallocated_tail", "{case}");
+    }
+}
