@@ -182,7 +182,25 @@ impl CompletedSwaps {
             // index size); the rename that completes the swap moves it to `.index`, whose
             // sanity check passes (its last entry reads as the base offset). So the segment
             // is not recovered for a missing index.
-            let has_index = true;
+            //
+            // Unless the broker's `N.index.swap` is there and not a regular file: a FIFO
+            // (or device) opens and maps as an empty index for that read (JDK 17), but no
+            // pass renames or deletes what is not a file (`File.isFile`), so the segment
+            // loads with whatever `N.index` is left: the replaced segment's own, unless the
+            // second pass deleted it (its base in the range), else none (recovered). A
+            // directory fails that open (an `IOException`): not modelled, left as it was.
+            let has_index = match std::fs::metadata(
+                p.path
+                    .join(crate::discover::layout::canonical_segment_name(s.base, ".index.swap")),
+            ) {
+                Ok(m) if !m.is_file() && !m.is_dir() => {
+                    !self.clears(s.base)
+                        && p.segments
+                            .iter()
+                            .any(|f| f.base_offset == s.base && f.index.is_some())
+                }
+                _ => true,
+            };
             let txn = files.get(&(s.base, "txnindex")).copied();
             // Kafka reads it once renamed: its messages name the path without `.swap`.
             let verdict = txn.map(|t| {

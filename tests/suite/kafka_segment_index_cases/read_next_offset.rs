@@ -240,3 +240,35 @@ fn the_first_pass_reads_every_swap_and_a_throw_fails_the_load() {
         assert_eq!(f.kind, "preallocated_tail", "{case}");
     }
 }
+
+/// A `5.index.swap` that is a FIFO is no index at load: the first pass reads the swap
+/// through it as an empty one (`RandomAccessFile` opens it, it maps as 0 bytes), the second
+/// deletes the replaced segment's `5.index` (its offset lies in the swapped range) and no
+/// pass renames what is not a file (`File.isFile`), so `loadSegmentFiles` finds no offset
+/// index for the swapped-in segment and recovers it, whatever the shutdown. Twin: no
+/// `5.index.swap` at all, the first pass creates one, renamed with the log: no recovery.
+#[cfg(unix)]
+#[test]
+fn a_fifo_index_swap_leaves_the_swapped_in_segment_without_an_index() {
+    for fifo in [true, false] {
+        let (_d, m) = write(LogDirBuilder::new(1).clean_shutdown(true), two_segments());
+        let swap = format!("{}.swap", file(5, "log"));
+        std::fs::copy(path(&m, 5, "log"), m.dir.join(&swap)).unwrap();
+        if fifo {
+            let at = m.dir.join(format!("{}.swap", file(5, "index")));
+            let ok = std::process::Command::new("mkfifo")
+                .arg(&at)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "mkfifo {}", at.display());
+        }
+        let v = verify(&m);
+        let want: Vec<String> = if fifo { vec![swap] } else { vec![] };
+        assert_eq!(recovered_names(&v), want, "fifo {fifo}");
+        assert!(
+            v.prediction.load_failure.is_none(),
+            "{:?}",
+            v.prediction.load_failure
+        );
+    }
+}
