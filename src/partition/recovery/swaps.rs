@@ -189,10 +189,8 @@ impl CompletedSwaps {
             // loads with whatever `N.index` is left: the replaced segment's own, unless the
             // second pass deleted it (its base in the range), else none (recovered). A
             // directory fails that open (an `IOException`): not modelled, left as it was.
-            let has_index = match std::fs::metadata(
-                p.path
-                    .join(crate::discover::layout::canonical_segment_name(s.base, ".index.swap")),
-            ) {
+            let index_swap = crate::discover::layout::canonical_segment_name(s.base, ".index.swap");
+            let has_index = match std::fs::metadata(p.path.join(index_swap)) {
                 Ok(m) if !m.is_file() && !m.is_dir() => {
                     !self.clears(s.base)
                         && p.segments
