@@ -225,13 +225,45 @@ fn fields(line: &str) -> impl Iterator<Item = &str> {
         .chain(line.split(is_java_space).filter(|f| !f.is_empty()))
 }
 
+/// The first code point of each run of ten decimal digits, 0 to 9, that Java's
+/// `Character.digit(ch, 10)` reads in a `char` (the Basic Multilingual Plane's `Nd`
+/// digits: `٣`, `３`, …; checked against JDK 17). A digit outside it is a surrogate pair in
+/// a Java string, which `Character.digit` does not read.
+const JAVA_DIGIT_ZEROS: [u32; 37] = [
+    0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
+    0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+    0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0,
+    0xFF10,
+];
+
+/// `s` read as Java's `Integer.parseInt` / `Long.parseLong` read it: as Rust's `parse`
+/// (an optional `+` or `-`, then digits, in range), except that every decimal digit Java
+/// reads counts ([`JAVA_DIGIT_ZEROS`]), not only ASCII ones.
+pub(crate) fn java_int<T: std::str::FromStr>(s: &str) -> Result<T, T::Err> {
+    if s.is_ascii() {
+        return s.parse::<T>();
+    }
+    let ascii: String = s
+        .chars()
+        .map(|c| {
+            let u = u32::from(c);
+            JAVA_DIGIT_ZEROS
+                .iter()
+                .find(|&&z| (z..z + 10).contains(&u))
+                .and_then(|&z| char::from_digit(u - z, 10))
+                .unwrap_or(c)
+        })
+        .collect();
+    ascii.parse::<T>()
+}
+
 fn parse_int<T: std::str::FromStr>(
     s: &str,
     file: TextFileKind,
     line: usize,
     what: &str,
 ) -> Result<T, CheckpointError> {
-    s.parse::<T>()
+    java_int::<T>(s)
         .map_err(|_| CheckpointError::new(file, line, format!("{what} {s:?} is not an integer")))
 }
 
@@ -328,11 +360,9 @@ pub fn parse_offset_checkpoint(
                 format!("expected 3 fields, found {}", f.len()),
             ));
         };
-        let partition = partition
-            .parse::<i32>()
+        let partition = java_int::<i32>(partition)
             .map_err(|_| nfe(format!("partition {partition:?} is not an int32")))?;
-        let offset = offset
-            .parse::<i64>()
+        let offset = java_int::<i64>(offset)
             .map_err(|_| nfe(format!("offset {offset:?} is not an int64")))?;
         Ok(OffsetCheckpointEntry {
             topic: (*topic).to_owned(),
@@ -364,11 +394,9 @@ pub fn parse_leader_epoch_checkpoint(bytes: &[u8]) -> Result<Vec<EpochEntry>, Ch
                 format!("expected 2 fields, found {}", f.len()),
             ));
         };
-        let epoch = epoch
-            .parse::<i32>()
-            .map_err(|_| nfe(format!("epoch {epoch:?} is not an int32")))?;
-        let start_offset = offset
-            .parse::<i64>()
+        let epoch =
+            java_int::<i32>(epoch).map_err(|_| nfe(format!("epoch {epoch:?} is not an int32")))?;
+        let start_offset = java_int::<i64>(offset)
             .map_err(|_| nfe(format!("start offset {offset:?} is not an int64")))?;
         Ok(EpochEntry {
             epoch,

@@ -30,6 +30,10 @@ use std::path::Path;
 /// order) from its files among `segments`, when the load may leave it unrecovered
 /// (`clean_shutdown`: the marker is present). `max_bytes`: the scan's bound on a segment's
 /// bytes; a `.log` longer than it is not read (its end is not the walk's either).
+///
+/// Every swapped-in segment is read so whatever the shutdown: `LogLoader.load`'s first
+/// pass reads each `.log.swap` segment's next offset (`readNextOffset`) before anything
+/// is recovered, and a throw there fails the load.
 pub(crate) fn attach(
     inputs: &mut [SegmentInput],
     (dir, segments): (&Path, &[SegmentFiles]),
@@ -37,6 +41,9 @@ pub(crate) fn attach(
     mode: MmapMode,
     max_bytes: Option<u64>,
 ) {
+    for s in inputs.iter_mut().filter(|s| s.name.ends_with(".log.swap")) {
+        s.read_next = swapped_in(s, dir, mode, max_bytes);
+    }
     if clean_shutdown != Some(true) {
         return;
     }
@@ -44,7 +51,6 @@ pub(crate) fn attach(
         return;
     };
     if last.name.ends_with(".log.swap") {
-        last.read_next = swapped_in(last, dir, mode, max_bytes);
         return;
     }
     let named = |s: &&SegmentFiles| {
@@ -80,12 +86,26 @@ fn swapped_in(
         last.base,
         ".index.swap",
     ));
-    let index = match std::fs::symlink_metadata(&index) {
-        Ok(_) => Some(load(&index, FileClass::Index, mode, None).ok()?),
+    // Followed as Java opens it (`RandomAccessFile`). A FIFO opens and maps as 0 bytes,
+    // no entry (JDK 17); a directory fails the open (an `IOException`, not modelled).
+    let index = match std::fs::metadata(&index) {
+        Ok(m) if m.is_file() => Some(load(&index, FileClass::Index, mode, None).ok()?),
+        Ok(m) if is_fifo(&m) => None,
+        Ok(_) => return None,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(_) => return None,
     };
     read_log(&log, last.base, index.as_deref().unwrap_or(&[]), max_bytes)
+}
+
+#[cfg(unix)]
+fn is_fifo(m: &std::fs::Metadata) -> bool {
+    std::os::unix::fs::FileTypeExt::is_fifo(&m.file_type())
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_: &std::fs::Metadata) -> bool {
+    false
 }
 
 /// `readNextOffset` of the segment `files`: `None` when its offset index is missing (the

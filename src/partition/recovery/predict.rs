@@ -539,6 +539,9 @@ fn load_failure(
     if first.is_some() {
         return first;
     }
+    if let Some(f) = super::swaps::unreadable(segs) {
+        return Some(f);
+    }
     if let Some((stop, failure)) = segment_files_failure(segs, in_loop) {
         let before = chain
             .map_or(&[][..], |c| &c.steps[..])
@@ -770,7 +773,7 @@ fn last_segment_unreadable(
 /// The finding kind behind a throw of the last segment's read at `position`: the walk's
 /// own stop there (bytes that do not frame, an impossible entry), else the offset index,
 /// whose last entry started the read where the log's framing does not.
-fn thrown_kind(stop: Option<&(u64, StopReason, Option<i64>)>, position: u64) -> Kind {
+pub(super) fn thrown_kind(stop: Option<&(u64, StopReason, Option<i64>)>, position: u64) -> Kind {
     match stop {
         Some((at, StopReason::Unframed { .. }, _)) if *at == position => Kind::TrailingBytes,
         Some((at, StopReason::ImpossibleSize { .. } | StopReason::InvalidBatch { .. }, _))

@@ -182,7 +182,23 @@ impl CompletedSwaps {
             // index size); the rename that completes the swap moves it to `.index`, whose
             // sanity check passes (its last entry reads as the base offset). So the segment
             // is not recovered for a missing index.
-            let has_index = true;
+            //
+            // Unless the broker's `N.index.swap` is there and not a regular file: a FIFO
+            // (or device) opens and maps as an empty index for that read (JDK 17), but no
+            // pass renames or deletes what is not a file (`File.isFile`), so the segment
+            // loads with whatever `N.index` is left: the replaced segment's own, unless the
+            // second pass deleted it (its base in the range), else none (recovered). A
+            // directory fails that open (an `IOException`): not modelled, left as it was.
+            let index_swap = crate::discover::layout::canonical_segment_name(s.base, ".index.swap");
+            let has_index = match std::fs::metadata(p.path.join(index_swap)) {
+                Ok(m) if !m.is_file() && !m.is_dir() => {
+                    !self.clears(s.base)
+                        && p.segments
+                            .iter()
+                            .any(|f| f.base_offset == s.base && f.index.is_some())
+                }
+                _ => true,
+            };
             let txn = files.get(&(s.base, "txnindex")).copied();
             // Kafka reads it once renamed: its messages name the path without `.swap`.
             let verdict = txn.map(|t| {
@@ -215,6 +231,54 @@ impl CompletedSwaps {
         kept.sort_by_key(|s| s.base);
         (kept, replaced.into_iter().map(|s| s.name).collect())
     }
+}
+
+/// The load failure of `LogLoader.load`'s first pass on a `.log.swap` segment: it reads
+/// each one's next offset (`LogSegment.readNextOffset`, through its `.index.swap` or the
+/// empty index it creates) before any recovery, whatever the shutdown, so a size field
+/// below 14 (`FileLogInputStream.nextBatch`: `CorruptRecordException`) or a v2 header
+/// running past the end of the file (`loadBatchHeader`: `KafkaException`) fails the load
+/// there; the recovery of the swapped-in segment is never reached. The swaps in base
+/// order (the load's is a `HashSet`'s: any of those that throw may be the one met).
+pub(super) fn unreadable(segs: &[SegmentInput]) -> Option<Box<super::LoadFailure>> {
+    use crate::read::format::index::NextOffsetOutcome;
+    segs.iter()
+        .filter(|s| s.name.ends_with(".log.swap"))
+        .find_map(|s| {
+            let r = s.read_next?;
+            let stop = s.walk.as_ref().and_then(|w| w.stop.as_deref());
+            let (position, exception, what) = match r.outcome {
+                NextOffsetOutcome::SizeBelowMinimum { position, size } => (
+                    position,
+                    "CorruptRecordException",
+                    format!("meets the entry at byte {position} — its size field reads {size}: FileLogInputStream.nextBatch throws CorruptRecordException for a size below 14 bytes"),
+                ),
+                NextOffsetOutcome::HeaderPastEnd { position } => (
+                    position,
+                    "KafkaException",
+                    format!("meets a batch of magic 2 or more at byte {position} whose 61-byte header runs past the end of the file: FileChannelRecordBatch.loadBatchHeader throws KafkaException"),
+                ),
+                _ => return None,
+            };
+            use crate::finding::Kind;
+            let kind = match stop {
+                Some((at, StopReason::Swapped { tail }, _)) if *at == position => match tail {
+                    SwappedTail::ZeroFilled { .. } => Kind::PreallocatedTail,
+                    SwappedTail::Unframed { .. } => Kind::TrailingBytes,
+                    _ => Kind::InvalidBatch,
+                },
+                _ => super::predict::thrown_kind(stop, position),
+            };
+            Some(Box::new(super::LoadFailure {
+                kind: kind.id().into(),
+                offset: None,
+                exception: exception.into(),
+                message: format!(
+                    "reading the end of {} while completing its swap at load (LogLoader.load's first pass opens each .log.swap segment and reads its next offset, LogSegment.readNextOffset, before any segment is recovered, whatever the shutdown; the read starts at byte {}, where its offset index's last entry, offset {}, points) {what}, which the load does not catch (the broker does not start)",
+                    s.name, r.start_position, r.index_last_offset
+                ),
+            }))
+        })
 }
 
 /// The last offset of the last entry of the `.log`-format file at `path` (`Some(None)`:

@@ -196,3 +196,79 @@ fn a_swapped_in_last_segment_is_read_through_its_swapped_index() {
         );
     }
 }
+
+/// `LogLoader.load`'s first pass reads the next offset of every `.log.swap` segment
+/// (`readNextOffset`, through the empty index it creates: from byte 0) before anything is
+/// recovered, whatever the shutdown and whichever segment it is: a swap whose tail is 64
+/// zero bytes makes `FileLogInputStream.nextBatch` throw `CorruptRecordException` there,
+/// and the load fails — the swap's recovery (unclean shutdown) never runs, and a swap that
+/// is not the last segment is read too. Twin: the same swaps without the zeros load.
+#[test]
+fn the_first_pass_reads_every_swap_and_a_throw_fails_the_load() {
+    for (clean, base, zeros) in [
+        (true, 5, true),
+        (false, 5, true),
+        (true, 0, true),
+        (false, 0, true),
+        (true, 5, false),
+        (false, 0, false),
+    ] {
+        let (_d, m) = write(LogDirBuilder::new(1).clean_shutdown(clean), two_segments());
+        let mut log = std::fs::read(path(&m, base, "log")).unwrap();
+        if zeros {
+            log.extend_from_slice(&[0u8; 64]);
+        }
+        std::fs::write(m.dir.join(format!("{}.swap", file(base, "log"))), log).unwrap();
+        let v = verify(&m);
+        let case = format!("clean {clean} base {base} zeros {zeros}");
+        if !zeros {
+            assert!(
+                v.prediction.load_failure.is_none(),
+                "{case}: {:?}",
+                v.prediction.load_failure
+            );
+            continue;
+        }
+        let f = v.prediction.load_failure.as_ref().expect(&case);
+        assert_eq!(f.exception, "CorruptRecordException", "{case}");
+        assert!(f.message.contains("first pass"), "{case}: {}", f.message);
+        assert!(
+            f.message.contains(&format!("{}.swap", file(base, "log"))),
+            "{case}: {}",
+            f.message
+        );
+        assert_eq!(f.kind, "preallocated_tail", "{case}");
+    }
+}
+
+/// A `5.index.swap` that is a FIFO is no index at load: the first pass reads the swap
+/// through it as an empty one (`RandomAccessFile` opens it, it maps as 0 bytes), the second
+/// deletes the replaced segment's `5.index` (its offset lies in the swapped range) and no
+/// pass renames what is not a file (`File.isFile`), so `loadSegmentFiles` finds no offset
+/// index for the swapped-in segment and recovers it, whatever the shutdown. Twin: no
+/// `5.index.swap` at all, the first pass creates one, renamed with the log: no recovery.
+#[cfg(unix)]
+#[test]
+fn a_fifo_index_swap_leaves_the_swapped_in_segment_without_an_index() {
+    for fifo in [true, false] {
+        let (_d, m) = write(LogDirBuilder::new(1).clean_shutdown(true), two_segments());
+        let swap = format!("{}.swap", file(5, "log"));
+        std::fs::copy(path(&m, 5, "log"), m.dir.join(&swap)).unwrap();
+        if fifo {
+            let at = m.dir.join(format!("{}.swap", file(5, "index")));
+            let ok = std::process::Command::new("mkfifo")
+                .arg(&at)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "mkfifo {}", at.display());
+        }
+        let v = verify(&m);
+        let want: Vec<String> = if fifo { vec![swap] } else { vec![] };
+        assert_eq!(recovered_names(&v), want, "fifo {fifo}");
+        assert!(
+            v.prediction.load_failure.is_none(),
+            "{:?}",
+            v.prediction.load_failure
+        );
+    }
+}

@@ -280,3 +280,36 @@ fn meta_properties_failures_are_runtime_exceptions() {
         assert_eq!(e.throws, JavaThrows::RuntimeException, "{e}");
     }
 }
+
+/// `Integer.parseInt` and `Long.parseLong` read every decimal digit `Character.digit`
+/// reads, not only ASCII ones (JDK 17: `Integer.parseInt("+١٢")` is 12,
+/// `Long.parseLong("-９")` is -9): an offset checkpoint, a leader-epoch-checkpoint, a
+/// partition.metadata version and meta.properties' numbers written so are read by the
+/// broker, not refused with a `NumberFormatException`. A letter is still refused, and a
+/// digit beyond the Basic Multilingual Plane (a surrogate pair in Java: `𝟗`) too.
+#[test]
+fn java_reads_every_unicode_decimal_digit() {
+    assert_eq!(
+        offsets("0\n1\nfoo +١ -９\n".as_bytes()),
+        vec![("foo".into(), 1, -9)]
+    );
+    assert_eq!(
+        offsets("٠\n١\nfoo 0 ７\n".as_bytes()),
+        vec![("foo".into(), 0, 7)]
+    );
+    let le = parse_leader_epoch_checkpoint("0\n1\n३ ४०\n".as_bytes()).unwrap();
+    assert_eq!(
+        le,
+        vec![EpochEntry {
+            epoch: 3,
+            start_offset: 40
+        }]
+    );
+    // meta.properties is read as ISO-8859-1 (`Properties.load`): a digit there is a
+    // `\uXXXX` escape; its UTF-8 bytes are two Latin-1 letters, refused.
+    let m = parse_meta_properties(b"version=\\u0661\nnode.id=\\u0667\ncluster.id=c\n").unwrap();
+    assert_eq!(m.node_id, Some(7));
+    err(parse_meta_properties("broker.id=٧\n".as_bytes()));
+    err(parse_offset_checkpoint("0\n1\nfoo 0 𝟗\n".as_bytes(), RP));
+    err(parse_offset_checkpoint("0\n1\nfoo 0 Ⅸ\n".as_bytes(), RP));
+}

@@ -209,7 +209,7 @@ pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointE
     // `String.trim` (which strips every char up to U+0020), then 0 or 1.
     let version = match get("version") {
         None => 0,
-        Some(v) => match v.trim_matches(|c: char| c <= ' ').parse::<i32>() {
+        Some(v) => match super::java_int::<i32>(v.trim_matches(|c: char| c <= ' ')) {
             Ok(n @ (0 | 1)) => n,
             Ok(n) => {
                 return Err(CheckpointError::new(
@@ -232,7 +232,7 @@ pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointE
     let int_prop = |key: &str| -> Result<Option<i32>, CheckpointError> {
         match get(key) {
             None => Ok(None),
-            Some(v) => v.parse::<i32>().map(Some).map_err(|_| {
+            Some(v) => super::java_int::<i32>(v).map(Some).map_err(|_| {
                 CheckpointError::new(F, line_of(key), format!("{key} {v:?} is not an int32"))
             }),
         }
