@@ -173,9 +173,15 @@ pub(crate) fn verify_one(
     kraft::check_snapshot_names(p, r, out);
     kraft::check_topic_id(p, r, opts, out);
     // The indexes the load reads: a kept segment's index `.swap` files renamed over its own.
-    let loaded = crate::partition::recovery::swaps::with_index_swaps(p);
-    let mut leftovers =
-        leftovers::partition_leftovers((p, &loaded), r, swaps.as_ref(), &name_fates, out);
+    let before_3_0 = (opts.broker_version).is_some_and(|v| v < super::BrokerVersion(3, 0, 0));
+    let loaded = crate::partition::recovery::swaps::with_index_swaps(p, before_3_0);
+    let mut leftovers = leftovers::partition_leftovers(
+        (p, &loaded, before_3_0),
+        r,
+        swaps.as_ref(),
+        &name_fates,
+        out,
+    );
     names::noncanonical_actions(&name_fates, &mut leftovers);
     let mut segments = check_segments(&loaded, r, opts, swaps.as_ref(), out);
     let mut snapshots = snapshot::check_snapshots(p, r, opts, out);

@@ -23,6 +23,7 @@ use klogscan::verify::{BrokerVersion, PartitionVerification};
 use std::path::Path;
 use tempfile::TempDir;
 
+mod index_swaps;
 mod loader_files;
 mod read_next_offset;
 

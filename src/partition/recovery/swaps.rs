@@ -394,7 +394,16 @@ fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
 /// the log first). A swap at or above the lowest `.cleaned` offset is deleted instead
 /// (`removeTempFilesAndCollectSwapFiles`), and a segment the `.log.swap` files replace is
 /// [`CompletedSwaps::apply`]'s. Borrowed as it is when no such file exists.
-pub(crate) fn with_index_swaps(p: &PartitionDir) -> std::borrow::Cow<'_, PartitionDir> {
+///
+/// Brokers before 3.0 (`before_3_0`) did otherwise: the first pass of
+/// `Log.removeTempFilesAndCollectSwapFiles` deleted the index files of every index swap's
+/// segment (`deleteIndicesIfExist`: its `.index`, `.timeindex` and `.txnindex`) and left
+/// the swap file where it was, so the segment loads without an index and is recovered,
+/// its indexes rebuilt. Only regular files are either (`File.isFile`).
+pub(crate) fn with_index_swaps(
+    p: &PartitionDir,
+    before_3_0: bool,
+) -> std::borrow::Cow<'_, PartitionDir> {
     use crate::discover::layout::canonical_segment_name;
     if p.partial || !p.leftovers.iter().any(|(k, _)| *k == LeftoverKind::Swap) {
         return std::borrow::Cow::Borrowed(p);
@@ -406,11 +415,14 @@ pub(crate) fn with_index_swaps(p: &PartitionDir) -> std::borrow::Cow<'_, Partiti
         else {
             continue;
         };
-        let valid = min_cleaned.is_none_or(|c| base < c);
+        // Before 3.0 every index swap deletes its segment's indexes (kind 3).
+        let valid = before_3_0 || min_cleaned.is_none_or(|c| base < c);
         let kind = [".index.swap", ".timeindex.swap", ".txnindex.swap"]
             .iter()
-            .position(|sfx| name == canonical_segment_name(base, sfx));
-        if let (true, Some(kind)) = (valid, kind) {
+            .position(|sfx| name == canonical_segment_name(base, sfx))
+            .map(|k| if before_3_0 { 3 } else { k });
+        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        if let (true, true, Some(kind)) = (valid, regular, kind) {
             renamed.push((base, kind, path.clone()));
         }
     }
@@ -440,7 +452,11 @@ pub(crate) fn with_index_swaps(p: &PartitionDir) -> std::borrow::Cow<'_, Partiti
             let slot = match kind {
                 0 => &mut s.index,
                 1 => &mut s.timeindex,
-                _ => &mut s.txnindex,
+                2 => &mut s.txnindex,
+                _ => {
+                    (s.index, s.timeindex, s.txnindex) = (None, None, None);
+                    continue;
+                }
             };
             *slot = Some(path.clone());
         }

@@ -469,7 +469,8 @@ pub(super) fn scan_partition(
         .filter_map(|s| s.log.as_deref().map(|l| (s.base_offset, l)))
         .collect();
     // The indexes the load reads: a kept segment's index `.swap` files renamed over its own.
-    let loaded = recovery::swaps::with_index_swaps(p);
+    // (`scan` models a current broker.)
+    let loaded = recovery::swaps::with_index_swaps(p, false);
     let segs: Vec<&layout::SegmentFiles> = (loaded.segments.iter())
         .filter(|s| s.log.is_some())
         .collect();

@@ -182,10 +182,19 @@ fn leftover_action(
     }
 }
 
+/// The base name of the segment (`…0500`) whose index `name` (`…0500.index.swap`, a
+/// `.timeindex.swap` or `.txnindex.swap`) is the swap of.
+fn index_swap_segment(name: &str) -> Option<&str> {
+    let stem = name.strip_suffix(".swap")?;
+    [".index", ".timeindex", ".txnindex"]
+        .iter()
+        .find_map(|sfx| stem.strip_suffix(sfx))
+}
+
 /// A partition's leftovers, directory kind and orphaned indexes: one `leftover_file`
 /// finding each, and the actions the recovery prediction lists.
 pub(super) fn partition_leftovers(
-    (p, loaded): (&PartitionDir, &PartitionDir),
+    (p, loaded, before_3_0): (&PartitionDir, &PartitionDir, bool),
     r: &PartitionReport,
     swaps: Option<&CompletedSwaps>,
     names: &super::names::NameFates<'_>,
@@ -242,6 +251,10 @@ pub(super) fn partition_leftovers(
         if let Some(a) = names.of(path).and_then(|f| alias_swap_action(&name, f)) {
             // A `.swap` file under a noncanonical name: the load opens another in its place.
             action = a;
+        } else if let Some(seg) = (before_3_0).then(|| index_swap_segment(&name)).flatten() {
+            action = format!(
+                "kept, and the index files of segment {seg} deleted at startup (brokers before 3.0: Log.removeTempFilesAndCollectSwapFiles deletes the indexes of an interrupted swap's base, rebuilt when the segment is recovered for its missing index)"
+            );
         } else if let Some(log) = stand_in.get(path.as_path()) {
             action = format!(
                 "swap completed at startup: renamed to {} over the index of {log}, which the load keeps: its sanity check and lookups read this file's bytes",
