@@ -170,16 +170,12 @@ pub fn read_metadata_dir(
 ) -> MetadataLog {
     let snapshots = snapshots_of(p);
     let start = metadata_log_start(p);
-    // `recoverSnapshots` keeps the snapshots at or above the log start; with a log start
-    // above 0 and none of them, it throws and the node does not start (no truncation).
-    let retained: Vec<_> = snapshots
-        .iter()
-        .filter(|(id, _)| id.end_offset >= start)
-        .collect();
-    let latest = retained
-        .iter()
-        .max_by_key(|(id, _)| (id.epoch, id.end_offset))
-        .copied();
+    // `recoverSnapshots` keeps the snapshots at or above the log start (with a log start
+    // above 0 and none of them, it throws and the node does not start: no truncation);
+    // the latest of them is the one the node opens, chosen once for the partition stage's
+    // read of it and this replay.
+    let latest = crate::partition::recovery::metadata_snapshots::latest_snapshot(p)
+        .and_then(|(_, path)| snapshots.iter().find(|(_, s)| **s == path));
     let mut recovered = Recovered::default();
     let mut log = read_files(
         p,

@@ -12,7 +12,7 @@ use crate::finding::{Finding, Kind};
 use serde_json::json;
 
 mod reader;
-pub(crate) use reader::snapshot_read_finding;
+pub(crate) use reader::{latest_snapshot, snapshot_read_finding};
 
 /// A KRaft snapshot file `<endOffset>-<epoch>.checkpoint` of the metadata log.
 #[derive(Debug, Clone, PartialEq, Eq)]
