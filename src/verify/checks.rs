@@ -174,7 +174,7 @@ pub(crate) fn verify_one(
     kraft::check_topic_id(p, r, opts, out);
     // The indexes the load reads: a kept segment's index `.swap` files renamed over its own.
     let before_3_0 = (opts.broker_version).is_some_and(|v| v < super::BrokerVersion(3, 0, 0));
-    let loaded = crate::partition::recovery::swaps::with_index_swaps(p, before_3_0);
+    let loaded = crate::partition::recovery::swaps::with_index_swaps(p, swaps.as_ref(), before_3_0);
     let mut leftovers = leftovers::partition_leftovers(
         (p, &loaded, before_3_0),
         r,

@@ -400,10 +400,12 @@ fn recover_walk(path: &Path, base: i64) -> Option<RecoverWalk> {
 /// segment (`deleteIndicesIfExist`: its `.index`, `.timeindex` and `.txnindex`) and left
 /// the swap file where it was, so the segment loads without an index and is recovered,
 /// its indexes rebuilt. Only regular files are either (`File.isFile`).
-pub(crate) fn with_index_swaps(
-    p: &PartitionDir,
+/// `swaps`: the partition's [`CompletedSwaps`] (a segment they remove keeps no index).
+pub(crate) fn with_index_swaps<'a>(
+    p: &'a PartitionDir,
+    swaps: Option<&CompletedSwaps>,
     before_3_0: bool,
-) -> std::borrow::Cow<'_, PartitionDir> {
+) -> std::borrow::Cow<'a, PartitionDir> {
     use crate::discover::layout::canonical_segment_name;
     if p.partial || !p.leftovers.iter().any(|(k, _)| *k == LeftoverKind::Swap) {
         return std::borrow::Cow::Borrowed(p);
@@ -435,8 +437,7 @@ pub(crate) fn with_index_swaps(
     if renamed.is_empty() {
         return std::borrow::Cow::Borrowed(p);
     }
-    // The `.log.swap` files are read only now, when an index swap may stand in.
-    if let Some(swaps) = CompletedSwaps::of(p) {
+    if let Some(swaps) = swaps {
         renamed.retain(|(base, _, _)| !swaps.removes(*base));
     }
     if renamed.is_empty() {

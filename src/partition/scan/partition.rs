@@ -470,7 +470,11 @@ pub(super) fn scan_partition(
         .collect();
     // The indexes the load reads: a kept segment's index `.swap` files renamed over its own.
     // (`scan` models a current broker.)
-    let loaded = recovery::swaps::with_index_swaps(p, false);
+    // The swaps the load completes first (read once, for the indexes and the plan).
+    let swaps = (!p.partial)
+        .then(|| recovery::swaps::CompletedSwaps::of(p))
+        .flatten();
+    let loaded = recovery::swaps::with_index_swaps(p, swaps.as_ref(), false);
     let segs: Vec<&layout::SegmentFiles> = (loaded.segments.iter())
         .filter(|s| s.log.is_some())
         .collect();
@@ -546,7 +550,7 @@ pub(super) fn scan_partition(
     walk_units(&mut run, &logs, &segs, threads, piece);
     let (mut report, replay, mut findings) = run.finish();
     apply_recovery(
-        (p, &loaded.segments),
+        (p, &loaded.segments, swaps.as_ref()),
         &mut report,
         &dir,
         opts,
@@ -632,7 +636,11 @@ fn walk_units<'a>(
 /// one the broker's recovery makes, and the integrity findings say what recovery does
 /// with their bytes (truncate there, delete with a later segment, or never look).
 fn apply_recovery(
-    (p, loaded): (&PartitionDir, &[layout::SegmentFiles]),
+    (p, loaded, swaps): (
+        &PartitionDir,
+        &[layout::SegmentFiles],
+        Option<&recovery::swaps::CompletedSwaps>,
+    ),
     report: &mut PartitionReport,
     dir: &DirState,
     opts: &ScanOptions,
@@ -677,10 +685,7 @@ fn apply_recovery(
         })
         .collect();
     // The segments the load sees once it has completed the swaps it finds.
-    let swaps = (!p.partial)
-        .then(|| recovery::swaps::CompletedSwaps::of(p))
-        .flatten();
-    let (mut inputs, replaced) = match &swaps {
+    let (mut inputs, replaced) = match swaps {
         Some(s) => s.apply(inputs, p, mmap),
         None => (inputs, Vec::new()),
     };
@@ -693,7 +698,7 @@ fn apply_recovery(
     // The segments the load opens under the broker's names for files found under others
     // (created empty when no file has that name): never the bytes of those files.
     let aliases = recovery::aliases::Aliases::of(p);
-    let (inputs, unmodelled) = aliases.apply(inputs, p, swaps.as_ref(), mmap);
+    let (inputs, unmodelled) = aliases.apply(inputs, p, swaps, mmap);
     let delete_dir = matches!(p.kind, Some(layout::DirKind::Delete { .. }));
     let mut plan = recovery::plan_segments(
         clean_shutdown,
@@ -743,7 +748,7 @@ fn apply_recovery(
     report.carried.recovery.set(plan);
     // Those files are not read; say what the load does with each instead.
     if !aliases.is_empty() {
-        let fates = aliases.fates(p, swaps.as_ref());
+        let fates = aliases.fates(p, swaps);
         findings.extend(recovery::alias_texts::alias_findings(
             &report.topic,
             report.partition,
