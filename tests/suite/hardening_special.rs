@@ -5,10 +5,6 @@
 #![cfg(feature = "testkit")]
 
 use crate::common::{mkfifo, run};
-use klogscan::read::format::metadata::{MetaRecord, PartitionRecord};
-use klogscan::testkit::files::topic_id_for;
-use klogscan::testkit::group_scenarios::{self as sc, GroupLog};
-use klogscan::testkit::metadata::MetadataLogBuilder;
 use klogscan::testkit::{Batch, PartitionBuilder, Producer};
 use run::klogscan;
 use std::path::{Path, PathBuf};
@@ -28,26 +24,7 @@ fn log_dir(root: &Path) -> PathBuf {
     let mut b = PartitionBuilder::new("orders", 0);
     b.append(Batch::new(Producer::PLAIN).values(["a", "b"]));
     b.write(&logs).unwrap();
-    let mut g = GroupLog::new();
-    sc::classic_group(&mut g, "app");
-    g.write(&logs, 0).unwrap();
-    let tid = topic_id_for("orders");
-    let mut m = MetadataLogBuilder::new(1_700_000_000_000);
-    m.batch(&[
-        MetaRecord::Topic {
-            name: "orders".into(),
-            topic_id: tid,
-        },
-        MetaRecord::Partition(PartitionRecord {
-            partition_id: 0,
-            topic_id: tid,
-            replicas: vec![1],
-            isr: vec![1],
-            leader: 1,
-            ..Default::default()
-        }),
-    ]);
-    m.write(&logs).unwrap();
+    crate::common::group_and_orders_metadata(&logs);
     logs
 }
 

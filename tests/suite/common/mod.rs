@@ -79,3 +79,32 @@ pub fn json(mut r: klogscan::results::ScanReport) -> String {
     klogscan::report::json::write_scan(&r, &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
+
+/// Into the log dir `logs`: a classic group `app` in `__consumer_offsets-0`, and a KRaft
+/// metadata log creating `orders` with partition 0 led by broker 1 (the log dir the
+/// special-file and unreadable-file campaigns damage file by file).
+#[cfg(feature = "testkit")]
+pub fn group_and_orders_metadata(logs: &std::path::Path) {
+    use klogscan::read::format::metadata::{MetaRecord, PartitionRecord};
+    use klogscan::testkit::group_scenarios::{self as sc, GroupLog};
+    let mut g = GroupLog::new();
+    sc::classic_group(&mut g, "app");
+    g.write(logs, 0).unwrap();
+    let tid = klogscan::testkit::files::topic_id_for("orders");
+    let mut m = klogscan::testkit::metadata::MetadataLogBuilder::new(1_700_000_000_000);
+    m.batch(&[
+        MetaRecord::Topic {
+            name: "orders".into(),
+            topic_id: tid,
+        },
+        MetaRecord::Partition(PartitionRecord {
+            partition_id: 0,
+            topic_id: tid,
+            replicas: vec![1],
+            isr: vec![1],
+            leader: 1,
+            ..Default::default()
+        }),
+    ]);
+    m.write(logs).unwrap();
+}
