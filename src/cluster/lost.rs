@@ -86,6 +86,12 @@ pub struct LostRange {
     pub intact_copy: Option<String>,
     /// The latest leader epoch among the batches of every copy in the inputs.
     pub latest_leader_epoch: Option<i32>,
+    /// What the loss rests on beyond the bytes, when something does: with the log dir's
+    /// `log-start-offset-checkpoint` unread, that the log start is at or below
+    /// `first_lost_offset` (counted from the first segment's base; a log start above the
+    /// lost offsets leaves nothing lost that a consumer could still read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assumes: Option<String>,
 }
 
 impl LostRange {
@@ -335,6 +341,9 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
         copies,
         intact_copy,
         latest_leader_epoch: latest,
+        assumes: p.carried.recovery.log_start_unread.then(|| format!(
+            "the log start is at or below offset {lost_from}: the log dir's log-start-offset-checkpoint could not be read (the broker reads it: LogManager.loadLogs), so the log start is known only to be at least the first segment's base offset"
+        )),
     };
     Some((e, t.segment))
 }
@@ -411,6 +420,17 @@ fn to_finding(
                 "save the damaged range before the broker starts (copy the partition directory, `klogscan dump` the segment); check whether a replica outside these inputs holds the range (kafka-topics.sh --describe) and let this broker re-fetch from it; the triage lists the commands".to_string(),
             )
         }
+    };
+    // Resting on the unread log start, the loss is said as what follows if it holds.
+    let severity = match &e.assumes {
+        Some(_) => {
+            msg.push_str(&format!(
+                "; this assumes the log start is at or below offset {} (the log-start-offset-checkpoint could not be read: a log start above the lost offsets leaves nothing a consumer could still read lost)",
+                e.first_lost_offset.max(p.log_start_offset.unwrap_or(i64::MIN))
+            ));
+            severity.min(Severity::Warning)
+        }
+        None => severity,
     };
     let mut f = Finding::new(Kind::TruncationBelowHighWatermark, &p.topic, p.partition, msg)
         .severity(severity)

@@ -79,3 +79,25 @@ fn no_lost_data_finding_through_bundles_where_the_scan_has_none() {
         assert_eq!(scanned.findings.len(), merged.findings.len());
     }
 }
+
+/// `lost_data` with broker 1's `log-start-offset-checkpoint` a FIFO (klogscan does not
+/// read it): the loss rests on the log start, and the merge says so as the scan does.
+fn lost_data_log_start_unread(root: &Path) -> std::io::Result<Vec<Vec<PathBuf>>> {
+    let brokers = brokers::lost_data(root)?;
+    let ckpt = brokers[0][0].join("log-start-offset-checkpoint");
+    let _ = std::fs::remove_file(&ckpt);
+    crate::common::mkfifo(&ckpt);
+    Ok(brokers)
+}
+
+#[test]
+fn merge_says_what_a_loss_rests_on_as_the_scan_does() {
+    let (scanned, merged) = scan_and_merge(lost_data_log_start_unread);
+    let (a, b) = (lost(&scanned), lost(&merged));
+    assert_eq!(a, b);
+    assert_eq!(a.len(), 2, "{a:#?}");
+    for (topic, sev, e, _) in &a {
+        assert!(e.assumes.is_some(), "{topic}: {e:?}");
+        assert_eq!(*sev, Severity::Warning, "{topic}");
+    }
+}

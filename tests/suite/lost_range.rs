@@ -477,3 +477,37 @@ fn a_copy_missing_a_batch_holds_the_range_only_when_the_partition_is_compacted()
         }
     }
 }
+
+/// The log dir's `log-start-offset-checkpoint` klogscan could not read (a FIFO in its
+/// place): the broker's log start is at least the first segment's base, maybe above the
+/// first lost offset (then nothing a consumer could still read is lost). The finding
+/// stands on that assumption and says so; with the checkpoint read, it does not.
+#[test]
+fn an_unread_log_start_checkpoint_makes_the_loss_rest_on_an_assumption() {
+    for unread in [false, true] {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), Some(16), false);
+        let ckpt = d.path().join("broker1").join("log-start-offset-checkpoint");
+        if unread {
+            let _ = std::fs::remove_file(&ckpt);
+            crate::common::mkfifo(&ckpt);
+        }
+        let r = scan(d.path());
+        let l = lost(&r);
+        assert_eq!(l.len(), 1, "unread {unread}: {:#?}", r.findings);
+        let f = l[0];
+        let e = LostRange::of(f).unwrap();
+        let assumes = f.evidence.get("assumes").and_then(|a| a.as_str());
+        if unread {
+            let a = assumes.expect("the assumption is stated");
+            assert!(a.contains("log-start-offset-checkpoint"), "{a}");
+            assert!(f.message.contains("log start"), "{}", f.message);
+            // Said as what rests on it: a warning, not an error.
+            assert_eq!(f.severity, Severity::Warning);
+        } else {
+            assert!(assumes.is_none(), "{:?}", f.evidence);
+            assert_eq!(f.severity, Severity::Error);
+        }
+        assert_eq!((e.first_lost_offset, e.offsets_lost_at_least), (8, 8));
+    }
+}

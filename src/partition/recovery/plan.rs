@@ -51,6 +51,12 @@ pub struct SegmentPlan {
     /// are is unknown.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recovery_point_unread: bool,
+    /// klogscan could not read the log dir's `log-start-offset-checkpoint`
+    /// (`CheckpointEntry::Unread`) that the broker may read: the log start is at least the
+    /// first segment's base, how far above it is unknown (what the cluster checks count
+    /// from the log start rests on that).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub log_start_unread: bool,
     /// The transactions the truncation leaves open (`truncation` set and the replay
     /// finished; see [`super::reopened`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -560,6 +566,7 @@ pub(crate) fn plan_segments(
                 .any(|s| !s.missing_index && s.corrupt_index.is_none())
         });
     let log_start_unread = !delete_dir && log_start_checkpoint.is_unread();
+    plan.log_start_unread = log_start_unread;
     plan.outcome_unknown = unknown_outcome(&plan, log_start_unread);
     // `recoverLog` ends with `deleteSegmentsIfLogStartGreaterThanLogEnd` (a `-delete`
     // directory never gets there). With `--no-crc` the end is only the latest recovery can
