@@ -141,6 +141,8 @@ kinds! {
     SnapshotCorrupt = "snapshot_corrupt", Warning;
     /// A producer snapshot that disagrees with the state rebuilt from the log (rule 29).
     SnapshotMismatch = "snapshot_mismatch", Warning;
+    /// Several producer snapshot files of one offset (the broker keeps one, in listing order).
+    ProducerSnapshotDuplicate = "producer_snapshot_duplicate", Warning;
     /// `leader-epoch-checkpoint` disagrees with the batches' partitionLeaderEpoch.
     LeaderEpochCheckpointMismatch = "leader_epoch_checkpoint_mismatch", Warning;
     /// Checkpoint files inconsistent with the log (HW, recovery point, log start).

@@ -484,3 +484,121 @@ fn a_producer_idle_for_two_days_is_loaded_by_brokers_before_3_4_only() {
         assert_eq!(ps.producers, Some(want), "idle {idle}, {version:?}: {ps:?}");
     }
 }
+
+/// Replace every snapshot of the partition by files named `names`, each holding the
+/// newest snapshot's bytes (with `corrupt`, the first holds garbage instead).
+fn snapshots_named(m: &Manifest, names: &[&str], corrupt_first: bool) {
+    let newest = std::fs::read(m.dir.join(snapshot_name(m.log_end_offset))).unwrap();
+    for e in std::fs::read_dir(&m.dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "snapshot") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    for (i, n) in names.iter().enumerate() {
+        let bytes = if corrupt_first && i == 0 {
+            vec![0u8; 9]
+        } else {
+            newest.clone()
+        };
+        std::fs::write(m.dir.join(n), bytes).unwrap();
+    }
+}
+
+/// `ProducerStateManager.listSnapshotFiles` takes every regular file ending `.snapshot`,
+/// its offset `Long.parseLong` of the text before the first `.` (`SnapshotFile`): a sign,
+/// another width or more text before `.snapshot` still name the snapshot of that offset,
+/// which a clean restart loads (before: taken for no snapshot, the rebuild skipped and the
+/// open transaction forgotten). A name that does not end `.snapshot` is not one.
+#[test]
+fn a_snapshot_under_any_name_kafka_parses_is_loaded() {
+    for name in [
+        "+6.snapshot",
+        "6.snapshot",
+        "00000000000000000006.copy.snapshot",
+        "6.log.snapshot",
+    ] {
+        let (_d, m) = open_txn(true);
+        snapshots_named(&m, &[name], false);
+        let v = run(&m.dir);
+        let ps = &v.prediction.producer_state;
+        assert!(!ps.skipped, "{name}: {ps:?}");
+        assert_eq!(ps.snapshot.as_deref(), Some(name));
+        assert_eq!(ps.snapshot_offset, Some(6), "{name}");
+        assert_eq!(ps.open_transactions, Some(1), "{name}");
+    }
+    // Near misses: never a snapshot to the broker; the clean restart skips the rebuild.
+    for name in ["6.snapshot.bak", "00000000000000000006.snapshots"] {
+        let (_d, m) = open_txn(true);
+        snapshots_named(&m, &[name], false);
+        let ps = run(&m.dir).prediction.producer_state;
+        assert!(ps.skipped, "{name}: {ps:?}");
+        assert_eq!(ps.open_transactions, Some(0), "{name}");
+    }
+}
+
+/// `-6.snapshot` is the snapshot of offset -6: at or below the log start, deleted by
+/// `truncateAndReload` (out of range), never loaded.
+#[test]
+fn a_snapshot_named_with_a_negative_offset_is_deleted_at_load() {
+    let (_d, m) = open_txn(true);
+    snapshots_named(&m, &["-6.snapshot"], false);
+    let pr = run(&m.dir).prediction;
+    assert!(
+        pr.leftovers.iter().any(|l| l.file == "-6.snapshot"),
+        "{:?}",
+        pr.leftovers
+    );
+    assert!(pr.producer_state.skipped);
+    assert_eq!(pr.producer_state.snapshot, None);
+}
+
+/// Two snapshot files of one offset: `loadSnapshots` keeps the last its listing gives.
+/// Differing bytes: a warning (which one loads is not known), naming the file the
+/// prediction reads; the same bytes: info; one file: nothing.
+#[test]
+fn snapshot_files_of_one_offset_are_a_finding() {
+    let dup = |v: &PartitionVerification| -> Vec<klogscan::finding::Finding> {
+        v.findings
+            .iter()
+            .filter(|f| f.kind == klogscan::finding::Kind::ProducerSnapshotDuplicate)
+            .cloned()
+            .collect()
+    };
+    let canonical = snapshot_name(6);
+    for (names, corrupt, want) in [
+        (
+            vec!["+6.snapshot", canonical.as_str()],
+            false,
+            Some(klogscan::finding::Severity::Info),
+        ),
+        (
+            vec!["+6.snapshot", canonical.as_str()],
+            true,
+            Some(klogscan::finding::Severity::Warning),
+        ),
+        (vec![canonical.as_str()], false, None),
+        (vec!["+6.snapshot", &snapshot_name(4)], false, None),
+    ] {
+        let (_d, m) = open_txn(true);
+        snapshots_named(&m, &names, corrupt);
+        let v = run(&m.dir);
+        let found = dup(&v);
+        assert_eq!(
+            found.first().map(|f| f.severity),
+            want,
+            "{names:?} {corrupt}: {found:#?}"
+        );
+        if let Some(f) = found.first() {
+            assert_eq!(found.len(), 1);
+            assert_eq!(f.offset, Some(6));
+            assert_eq!(f.evidence["files"].as_array().map(Vec::len), Some(2));
+            assert_eq!(f.evidence["same_bytes"], serde_json::json!(!corrupt));
+            if corrupt {
+                // The valid one is what the prediction reads.
+                assert_eq!(f.evidence["prediction_reads"], serde_json::json!(canonical));
+                assert!(f.message.contains("not known"), "{}", f.message);
+            }
+        }
+    }
+}

@@ -129,13 +129,26 @@ pub fn parse_partition_dir_name(name: &str) -> Option<(TopicPartition, DirKind)>
 /// `Snapshots.parse`): `<offset>.log|.index|.timeindex|
 /// .txnindex|.snapshot` or `<offset>-<epoch>.checkpoint`. The number is the text before
 /// the FIRST `.` (as in Kafka); it must be non-negative decimal digits (normally 20,
-/// any width is accepted). A KRaft snapshot's name only at Kafka's widths (20 and 10
+/// any width is accepted), but for a producer snapshot, read as `Long.parseLong` reads
+/// it (a sign too), whatever lies between that `.` and the `.snapshot` ending. A KRaft snapshot's name only at Kafka's widths (20 and 10
 /// digits, [`kraft_snapshot_id`](super::kraft_snapshot_id)): `Snapshots.parse` throws on
 /// `100-1.checkpoint`. Suffixed leftovers (`….log.deleted`) are not matched: see
 /// [`parse_leftover_name`]. A segment file (`.log`, indexes) of another width than 20 is
 /// parsed here, but the broker never reads it under that name: discovery lists it as
 /// such ([`noncanonical_segment_name`]), not as a segment.
 pub fn parse_segment_file_name(name: &str) -> Option<(i64, FileKind)> {
+    // A producer snapshot is any name ending in `.snapshot`
+    // (`ProducerStateManager.listSnapshotFiles`), its offset `Long.parseLong` of the text
+    // before the first `.` (`SnapshotFile`, `LogFileUtils.offsetFromFileName`): so
+    // `+5.snapshot`, `-0.snapshot` and `00000000000000000005.copy.snapshot` are snapshots
+    // of offsets 5, 0 and 5 to the broker, whatever their width or sign.
+    if name.ends_with(".snapshot") {
+        let (prefix, _) = name.split_once('.')?;
+        return match java_parse_long(prefix) {
+            JavaLong::Parsed(n) => Some((n, FileKind::ProducerSnapshot)),
+            JavaLong::Throws | JavaLong::Unmodelled => None,
+        };
+    }
     let (stem, ext) = name.split_once('.')?;
     let kind = match ext {
         "log" => FileKind::Log,
@@ -464,6 +477,39 @@ mod tests {
             canonical_segment_name(i64::MIN, ".index"),
             "-09223372036854775808.index"
         );
+    }
+
+    /// Producer snapshots under any name `ProducerStateManager.listSnapshotFiles` takes
+    /// (ending `.snapshot`), at the offset `Long.parseLong` reads before the first `.`.
+    #[test]
+    fn producer_snapshot_names_read_as_java_reads_them() {
+        use super::parse_segment_file_name as parse;
+        for (name, offset) in [
+            ("00000000000000000005.snapshot", 5),
+            ("5.snapshot", 5),
+            ("+5.snapshot", 5),
+            ("-0.snapshot", 0),
+            ("-5.snapshot", -5),
+            ("00000000000000000005.copy.snapshot", 5),
+            ("5.log.snapshot", 5),
+            ("9223372036854775807.snapshot", i64::MAX),
+        ] {
+            assert_eq!(
+                parse(name),
+                Some((offset, FileKind::ProducerSnapshot)),
+                "{name}"
+            );
+        }
+        for name in [
+            "abc.snapshot",
+            "+.snapshot",
+            ".snapshot",
+            "9223372036854775808.snapshot",
+            "5.snapshot.bak",
+            "\u{661}.snapshot",
+        ] {
+            assert_eq!(parse(name), None, "{name}");
+        }
     }
 
     /// The names a partition's load throws `NumberFormatException` on, by step, and

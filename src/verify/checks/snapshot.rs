@@ -29,11 +29,14 @@ pub(super) fn check_snapshots(
     let leo = r.carried.outcome.log_end_offset;
     let mut snap_inputs = Vec::new();
     let expiration = crate::partition::recovery::producer_expiration_ms(opts.broker_version);
+    // Each snapshot read: its offset, name, length and CRC-32C (files of one offset compared).
+    let mut read: Vec<(i64, String, usize, u32)> = Vec::new();
     for sf in &p.snapshots {
         let name = name_of(&sf.path);
         let Some(bytes) = load_checked(&sf.path, FileClass::ProducerSnapshot, opts, r, out) else {
             continue;
         };
+        read.push((sf.offset, name.clone(), bytes.len(), crc32c::crc32c(&bytes)));
         let parsed = ProducerSnapshot::parse(&bytes);
         snap_inputs.push(SnapshotInput {
             offset: sf.offset,
@@ -97,7 +100,70 @@ pub(super) fn check_snapshots(
             );
         }
     }
+    out.extend(same_offset(r, &read, &snap_inputs));
     snap_inputs
+}
+
+/// `producer_snapshot_duplicate`: several snapshot files of one offset (`5.snapshot`,
+/// `+5.snapshot` beside `00000000000000000005.snapshot`: Kafka reads the offset of any
+/// name ending `.snapshot` with `Long.parseLong`). `ProducerStateManager.loadSnapshots`
+/// keys them by offset: the last one its directory listing gives (an order the file system
+/// decides) is the snapshot of that offset, the others are never read nor deleted by the
+/// broker. A warning when their bytes differ (which producer state a load from that offset
+/// holds is then not known), info when they are the same bytes.
+fn same_offset(
+    r: &PartitionReport,
+    read: &[(i64, String, usize, u32)],
+    used: &[SnapshotInput],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for group in read.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+        let offset = group[0].0;
+        let names: Vec<&str> = group.iter().map(|g| g.1.as_str()).collect();
+        let differ = group.iter().any(|g| (g.2, g.3) != (group[0].2, group[0].3));
+        // The file the prediction reads for this offset (the first valid one, by name).
+        let assumed = used
+            .iter()
+            .find(|s| s.valid && s.offset == offset)
+            .map(|s| s.name.clone());
+        let msg = if differ {
+            format!(
+                "{} producer snapshot files of offset {offset} with different bytes ({}): the broker loads whichever its directory listing gives last, so the producer state it loads from offset {offset} is not known{}",
+                names.len(),
+                crate::escape::text(&names.join(", ")),
+                match &assumed {
+                    Some(a) => format!("; the prediction reads {}", crate::escape::text(a)),
+                    None => String::new(),
+                }
+            )
+        } else {
+            format!(
+                "{} producer snapshot files of offset {offset} with the same bytes ({}): the broker loads one and never reads nor deletes the others",
+                names.len(),
+                crate::escape::text(&names.join(", "))
+            )
+        };
+        let f = mk(r, Kind::ProducerSnapshotDuplicate, names[0], msg)
+            .severity(if differ {
+                crate::finding::Severity::Warning
+            } else {
+                crate::finding::Severity::Info
+            })
+            .offset(offset)
+            .evidence(json!({
+                "snapshot_offset": offset,
+                "files": group.iter().map(|g| json!({"name": g.1, "bytes": g.2, "crc32c": g.3})).collect::<Vec<_>>(),
+                "same_bytes": !differ,
+                "prediction_reads": assumed,
+            }))
+            .broker(served(r, "ProducerStateManager.loadSnapshots keeps one SnapshotFile per offset, the last of Files.list's order; the others stay on disk unread, and removing the snapshot of that offset (stray, out of range, older than the retained ones) deletes only the kept file", DELETE_COPY_SNAPSHOT))
+            .remediation(format!(
+                "with the broker stopped, keep one snapshot of offset {offset} under the broker's name ({}) and move the others out of the partition directory (keep them as evidence); if the bytes differ, the one whose producers match the log (klogscan verify: snapshot_mismatch) is the one to keep",
+                crate::discover::layout::canonical_segment_name(offset, ".snapshot")
+            ));
+        out.push(f);
+    }
+    out
 }
 
 /// The producers of `snap` a load at `now_ms` keeps, and those of them with an open
