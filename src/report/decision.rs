@@ -114,7 +114,9 @@ impl Copy {
             args.note_once(note);
             let tp = path.rsplit('/').next().unwrap_or_default();
             let dir = match crate::escape::shell_quote(tp) {
-                Some(q) if !tp.is_empty() => format!("<log-dir>/{q}"),
+                // `.` and `..` (a segment named alone in the working directory) name no
+                // partition directory on the broker.
+                Some(q) if !tp.is_empty() && tp != "." && tp != ".." => format!("<log-dir>/{q}"),
                 _ => "<log-dir>/<partition-dir>".to_string(),
             };
             let seg = f.segment.as_ref().filter(|s| s.ends_with(".log")).map(|s| {
@@ -593,5 +595,21 @@ mod tests {
         );
         assert_eq!(broker_path("C1/orders-0"), None);
         assert_eq!(broker_path("/tmp/c1.tgz!/C1/orders-0"), None);
+    }
+
+    /// A segment named alone in the working directory (its directory `.` or `..`) names
+    /// no partition directory: the broker's commands say `<partition-dir>`, never
+    /// `<log-dir>/.`.
+    #[test]
+    fn a_dot_directory_is_no_partition_directory_on_the_broker() {
+        for dir in [".", ".."] {
+            let mut f = damaged("not_recovered", None, Some(10), CopyKind::Live);
+            f.source.path = Some(dir.into());
+            let mut args = ShellArgs::default();
+            let d = damage(&[f], &[0], &mut args).unwrap();
+            let all = d.commands.join("\n");
+            assert!(all.contains("<log-dir>/<partition-dir>"), "{all}");
+            assert!(!all.contains(&format!("<log-dir>/{dir}")), "{all}");
+        }
     }
 }
