@@ -302,8 +302,9 @@ fn a_directory_at_a_swaps_index_fails_the_load() {
 /// unclean shutdown a swap ending in 64 zero bytes would be cut there by its recovery,
 /// but the first pass's read of its end throws first — `verify`'s `load_failure`, and
 /// `scan`'s `truncation` is `null` with `load_failure` saying why, as `verify` does
-/// (no `TRUNCATE`, no recovery). Twin: the same swap without the zeros: no failure, and
-/// no truncation either.
+/// (no `TRUNCATE`, no recovery); the damage of the segment the swap would replace gets no
+/// fate, its broker text saying the start fails first. Twin: the same swap without the
+/// zeros: no failure, no truncation, and that damage is deleted with its segment.
 #[test]
 fn the_scan_plans_no_truncation_when_the_first_pass_throws() {
     for zeros in [true, false] {
@@ -315,9 +316,33 @@ fn the_scan_plans_no_truncation_when_the_first_pass_throws() {
             bytes.extend_from_slice(&[0u8; 64]);
         }
         std::fs::write(m.dir.join(swap_name(0)), bytes).unwrap();
+        // The replaced segment's own damage: a batch whose CRC fails.
+        let log = m.dir.join(file(0, "log"));
+        let mut old = std::fs::read(&log).unwrap();
+        let b = &m.batches[1];
+        old[(b.position + b.size) as usize - 1] ^= 0xff;
+        std::fs::write(&log, old).unwrap();
         let r = scan_dir(&m.dir);
         let p = &r.partitions[0];
         assert!(p.truncation.is_none(), "zeros {zeros}: {:?}", p.truncation);
+        let crc = r
+            .findings
+            .iter()
+            .find(|f| f.kind == klogscan::finding::Kind::CrcMismatch)
+            .expect("the replaced segment's damage");
+        let fate = crc.evidence["recovery"]["fate"].as_str();
+        match zeros {
+            true => {
+                assert_eq!(fate, None, "no fate where the load fails first");
+                assert!(
+                    crc.broker_behaviour
+                        .contains("the next start fails before any recovery"),
+                    "{}",
+                    crc.broker_behaviour
+                );
+            }
+            false => assert_eq!(fate, Some("deleted")),
+        }
         let v = verify_as(&m, None);
         assert!(v.prediction.truncation.is_none(), "zeros {zeros}");
         match zeros {
@@ -330,6 +355,17 @@ fn the_scan_plans_no_truncation_when_the_first_pass_throws() {
                 let f = v.prediction.load_failure.as_ref().unwrap();
                 assert!(why.ends_with(&f.message), "{why}");
                 assert!(v.prediction.recovered_segments.is_empty());
+                // The JSON field and the text line carry it.
+                let mut json = Vec::new();
+                klogscan::report::json::write_scan(&r, &mut json).unwrap();
+                let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+                assert!(json["partitions"][0]["truncation"].is_null());
+                assert_eq!(json["partitions"][0]["load_failure"], why);
+                let mut text = Vec::new();
+                klogscan::report::table::write_scan(&r, &mut text).unwrap();
+                let text = String::from_utf8(text).unwrap();
+                assert!(text.contains("none, the load fails first: CorruptRecordException"));
+                assert!(!text.contains("would truncate"), "{text}");
             }
             false => {
                 assert!(p.load_failure.is_none(), "{:?}", p.load_failure);
