@@ -417,6 +417,12 @@ pub struct PartitionReport {
     /// in the recovered segments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncation_unknown: Option<String>,
+    /// Set when the next load fails before it recovers anything, and why (the same model
+    /// and words as `verify`'s `load_failure`: `Exception: message`): since 3.0 the first
+    /// pass of `LogLoader.load` reads every `.log.swap` segment's end before any recovery.
+    /// `truncation` is then `None`: no recovery runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_failure: Option<String>,
     /// This partition's entry in the log dir's `replication-offset-checkpoint` (the high
     /// watermark as last checkpointed; `None`: no entry, no readable checkpoint, or a file
     /// named on its own).

@@ -217,6 +217,13 @@ fn write_partitions(
         if let Some(u) = &p.truncation_unknown {
             writeln!(w, "recovery of {label}: truncation unknown: {}", esc(u))?;
         }
+        if let Some(why) = &p.load_failure {
+            writeln!(
+                w,
+                "recovery of {label}: none, the load fails first: {}",
+                esc(why)
+            )?;
+        }
         if let Some(t) = &p.tiered {
             writeln!(w, "tiered {label}: {}", tiered_line(t))?;
         }

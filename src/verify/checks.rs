@@ -160,9 +160,16 @@ pub(crate) fn verify_one(
         (load_rp, load_start) = (CheckpointEntry::Read(rp), CheckpointEntry::Read(start));
     }
 
+    let before_3_0 = (opts.broker_version).is_some_and(|v| v < super::BrokerVersion(3, 0, 0));
+    // Before 3.0 each swap replaces the segments its recovered offsets cover, read off
+    // the segments' walks (their next offsets).
     let swaps = (!p.partial)
         .then(|| crate::partition::recovery::swaps::CompletedSwaps::of(p))
-        .flatten();
+        .flatten()
+        .map(|sw| match before_3_0 {
+            true => sw.before_3_0(&loaded_segments(r)),
+            false => sw,
+        });
     // Segment files under names the broker does not give them: what the load does instead.
     let aliases = crate::partition::recovery::aliases::Aliases::of(p);
     let name_fates = names::NameFates {
@@ -173,7 +180,6 @@ pub(crate) fn verify_one(
     kraft::check_snapshot_names(p, r, out);
     kraft::check_topic_id(p, r, opts, out);
     // The indexes the load reads: a kept segment's index `.swap` files renamed over its own.
-    let before_3_0 = (opts.broker_version).is_some_and(|v| v < super::BrokerVersion(3, 0, 0));
     let loaded = crate::partition::recovery::swaps::with_index_swaps(p, swaps.as_ref(), before_3_0);
     let mut leftovers = leftovers::partition_leftovers(
         (p, &loaded, before_3_0),
@@ -211,7 +217,7 @@ pub(crate) fn verify_one(
         crate::partition::recovery::last_read::attach(
             &mut segments,
             (p.path.as_path(), &loaded.segments),
-            clean_shutdown,
+            (clean_shutdown, !before_3_0),
             opts.scan.mmap,
             opts.scan.max_bytes,
         );
@@ -268,6 +274,17 @@ pub(crate) fn verify_one(
     }
     rebuilt_at_load(&prediction, out);
     prediction
+}
+
+/// `(base, name, next offset)` of each segment the scan walked (`None`: not read), as
+/// `swaps::CompletedSwaps::before_3_0` takes them.
+fn loaded_segments(r: &PartitionReport) -> Vec<(i64, String, Option<i64>)> {
+    (r.carried.segment_walks.iter())
+        .map(|w| {
+            let name = w.name.text().into_owned();
+            (w.base_offset, name, w.walk.as_ref().map(|w| w.next_offset))
+        })
+        .collect()
 }
 
 /// Index findings of a segment the next load recovers for another reason: the load
@@ -405,6 +422,7 @@ fn check_segments(
             opened_as: None,
             created: false,
             read_next: None,
+            open_error: None,
         });
     }
     seg_inputs

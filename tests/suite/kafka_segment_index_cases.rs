@@ -26,6 +26,7 @@ use tempfile::TempDir;
 mod index_swaps;
 mod loader_files;
 mod read_next_offset;
+mod swaps_before_3_0;
 
 // ----- helpers ----------------------------------------------------------------------------
 

@@ -358,6 +358,7 @@ impl Aliases {
                 opened_as: Some(first.name.clone()),
                 created: true,
                 read_next: None,
+                open_error: None,
             });
         }
         inputs.sort_by_key(|s| s.base);

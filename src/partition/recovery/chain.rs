@@ -264,6 +264,7 @@ mod tests {
             opened_as: None,
             created: false,
             read_next: None,
+            open_error: None,
             walk: next_offset.map(crate::partition::recovery::aliases::empty_walk),
         }
     }

@@ -33,15 +33,19 @@ use std::path::Path;
 ///
 /// Every swapped-in segment is read so whatever the shutdown: `LogLoader.load`'s first
 /// pass reads each `.log.swap` segment's next offset (`readNextOffset`) before anything
-/// is recovered, and a throw there fails the load.
+/// is recovered, and a throw there fails the load. Not for a broker before 3.0
+/// (`swaps_read` false), which recovers each swap before it reads its end.
 pub(crate) fn attach(
     inputs: &mut [SegmentInput],
     (dir, segments): (&Path, &[SegmentFiles]),
-    clean_shutdown: Option<bool>,
+    (clean_shutdown, swaps_read): (Option<bool>, bool),
     mode: MmapMode,
     max_bytes: Option<u64>,
 ) {
-    for s in inputs.iter_mut().filter(|s| s.name.ends_with(".log.swap")) {
+    let swaps = inputs
+        .iter_mut()
+        .filter(|s| swaps_read && s.name.ends_with(".log.swap"));
+    for s in swaps {
         s.read_next = swapped_in(s, dir, mode, max_bytes);
     }
     if clean_shutdown != Some(true) {

@@ -69,6 +69,13 @@ pub struct SegmentPlan {
     /// deletes every segment and starts one empty segment at the checkpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emptied: Option<Emptied>,
+    /// Set when the load fails before it recovers anything, and why: since 3.0 the first
+    /// pass of `LogLoader.load` reads each `.log.swap` segment's end (and opens its
+    /// indexes) before any recovery, whatever the shutdown, and a throw there fails the
+    /// load (`swaps::unreadable`). Nothing is then recovered, truncated, deleted or
+    /// replaced: the plan is empty but for this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_fails: Option<String>,
 }
 
 /// `LogLoader.deleteSegmentsIfLogStartGreaterThanLogEnd` (run by `recoverLog`, whatever the
@@ -251,6 +258,13 @@ pub(crate) fn word_integrity_finding(
         }
         _ => "",
     };
+    // The load fails before any recovery: nothing is done with these bytes.
+    if let Some(why) = &plan.load_fails {
+        f.broker_behaviour = format!(
+            "{on_append}the next start fails before any recovery, so nothing is done with these bytes: {why}"
+        );
+        return;
+    }
     let fate = plan.fate(&seg, pos);
     // Not recovered by the plan's unclean pass, which starts at the last segment because
     // the recovery point could not be read: whether recovery runs on it is not known, so
@@ -476,6 +490,11 @@ pub(crate) fn plan_segments(
         last_segment: segs.last().map(|s| s.name.clone()),
         ..Default::default()
     };
+    // The first pass throws before any recovery: nothing of the rest happens.
+    if let Some(f) = super::swaps::unreadable(segs) {
+        plan.load_fails = Some(format!("{}: {}", f.exception, f.message));
+        return plan;
+    }
     let mut load_truncations: Vec<TruncationPrediction> = Vec::new();
     for s in segs {
         let reason: Option<std::borrow::Cow<'static, str>> = if s.missing_index && s.created {
@@ -670,7 +689,10 @@ pub(crate) struct SegmentInput {
     pub name: String,
     pub base: i64,
     pub missing_index: bool,
-    /// `CorruptIndexException` at load (txn index sanity; offset/time index before 2.3).
+    /// Why the load recovers the segment at load other than a missing offset index:
+    /// `CorruptIndexException` (txn index sanity; offset/time index before 2.3), or, for a
+    /// swapped-in segment before 3.0, the completion of its swap
+    /// (`swaps::SWAP_RECOVERY_BEFORE_3_0`).
     pub corrupt_index: Option<String>,
     /// What fails this segment's load (`KafkaException` of a transaction index entry of an
     /// unknown version, from `LogSegment.sanityCheck`), with Kafka's message.
@@ -690,9 +712,25 @@ pub(crate) struct SegmentInput {
     /// created one, a file that cannot be read); a swapped-in last segment is read through
     /// its swapped index (or from byte 0 without one).
     pub read_next: Option<crate::read::format::index::NextOffsetRead>,
+    /// A swapped-in segment's index file that opening the swap segment throws at (a
+    /// directory at `N.index.swap` or `N.txnindex.swap`): what and why, in words
+    /// (`swaps::CompletedSwaps::apply`).
+    pub open_error: Option<String>,
 }
 
 impl SegmentInput {
+    /// Why this segment is recovered at load, and by which step, in a load failure's words.
+    pub(crate) fn at_load_step(&self) -> &'static str {
+        match self.corrupt_index.as_deref() {
+            Some(super::swaps::SWAP_RECOVERY_BEFORE_3_0) => {
+                "completing its swap: brokers before 3.0 recover every .log.swap segment in Log.completeSwapOperations, after Log.loadSegmentFiles"
+            }
+            _ => {
+                "its offset index is missing or corrupt: LogLoader.loadSegmentFiles, segments in name order"
+            }
+        }
+    }
+
     /// The name under which `LogLoader.loadSegmentFiles` meets the segment, in its name
     /// order (a swapped-in segment's `.swap` suffix is gone by then).
     pub(crate) fn load_name(&self) -> &str {

@@ -272,13 +272,15 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     );
     ending.leftovers(&mut leftovers);
     let snap = usable.iter().copied().max_by_key(|s| s.offset);
+    // A load that fails before any recovery runs none.
     let chain = recoveries_chain(
         &inp,
         from_idx,
         log_start_after,
         leo_after,
         truncation.as_deref(),
-    );
+    )
+    .filter(|_| plan.load_fails.is_none());
     let (snapshot, skipped) = match &chain {
         None => (
             snap.map(|s| (s.offset, s.name.clone())),
@@ -550,6 +552,9 @@ fn load_failure(
         let replays = replays::step_replays(segs, before);
         return replays::replay_failure(&rules, segs, &replays).or(Some(failure));
     }
+    if let Some(f) = super::swaps::open_failure_before_3_0(segs) {
+        return Some(f);
+    }
     let steps = chain.map_or(&[][..], |c| &c.steps[..]);
     let replays = replays::step_replays(segs, steps.iter());
     // After the recoveries, `recoverLog` reads the last segment's end
@@ -607,10 +612,7 @@ fn segment_files_failure<'a>(
         // offset index append can (`LogSegment.recover` stops at the first throw).
         let txn = s.walk.as_ref().and_then(|w| w.txn_index_throw.as_deref());
         if let Some(t) = txn.filter(|_| s.missing_index || s.corrupt_index.is_some()) {
-            let what = format!(
-                "recovering segment {} at load (its offset index is missing or corrupt: LogLoader.loadSegmentFiles, segments in name order)",
-                s.name
-            );
+            let what = format!("recovering segment {} at load ({})", s.name, s.at_load_step());
             return Some((s, replays::txn_index_at(s, &what, t)));
         }
         if let Some(why) = super::throws_at_load(s) {
@@ -620,8 +622,8 @@ fn segment_files_failure<'a>(
                 offset,
                 exception: "InvalidOffsetException".into(),
                 message: format!(
-                    "recovering segment {} at load (its offset index is missing or corrupt: LogLoader.loadSegmentFiles, segments in name order) throws InvalidOffsetException — {why}; only recoverLog catches it (to empty the segment), loadSegmentFiles does not, so the log fails to load and LogManager.loadLogs rethrows it (the broker does not start)",
-                    s.name
+                    "recovering segment {} at load ({}) throws InvalidOffsetException — {why}; only recoverLog catches it (to empty the segment), the load-time recoveries do not, so the log fails to load and LogManager.loadLogs rethrows it (the broker does not start)",
+                    s.name, s.at_load_step()
                 ),
             })));
         }

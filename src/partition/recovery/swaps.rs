@@ -32,6 +32,8 @@ pub(crate) struct SwappedIn {
     /// Found only under a noncanonical name (`5.log.swap`): the load opens `path`, which
     /// does not exist, and so creates it empty (see [`CompletedSwaps::of`]).
     pub created: bool,
+    /// Where `LogSegment.recover` stops on it (`None`: unreadable), walked once.
+    pub walk: Option<RecoverWalk>,
 }
 
 /// The swaps a partition's next load completes.
@@ -41,7 +43,13 @@ pub(crate) struct CompletedSwaps {
     /// `[from, to)`: every other file whose offset lies here is deleted first.
     pub from: i64,
     pub to: i64,
+    /// Brokers before 3.0 ([`CompletedSwaps::before_3_0`]): per swap of `segments`, the
+    /// `(base, name)` of the segments its completion replaces. `None`: 3.0 and later.
+    pub replaced_before_3_0: Option<Vec<Vec<(i64, String)>>>,
 }
+
+/// Why a broker before 3.0 recovers a swapped-in segment at load.
+pub(crate) const SWAP_RECOVERY_BEFORE_3_0: &str = "completing its swap at load (brokers before 3.0: Log.completeSwapOperations recovers every .log.swap segment, whatever the shutdown, before it replaces the segments the swap's offsets cover)";
 
 /// The offset the load reads in a file's name (`LogFileUtils.offsetFromFile`).
 fn offset_of(path: &Path) -> Option<i64> {
@@ -109,6 +117,7 @@ impl CompletedSwaps {
                     base,
                     next: last.map_or(base, |l| l.saturating_add(1)),
                     created: false,
+                    walk: recover_walk(path, base),
                 });
             } else if base >= 0 && !canonical.contains(&base) && created.insert(base) {
                 let name = crate::discover::layout::canonical_segment_name(base, ".log.swap");
@@ -117,28 +126,100 @@ impl CompletedSwaps {
                     base,
                     next: base,
                     created: true,
+                    // A swap created empty holds no batch.
+                    walk: Some(super::aliases::empty_walk(base)),
                 });
             }
         }
         segments.sort_by_key(|s| s.base);
         let from = segments.iter().map(|s| s.base).min()?;
         let to = segments.iter().map(|s| s.next).max()?;
-        Some(CompletedSwaps { segments, from, to })
+        Some(CompletedSwaps {
+            segments,
+            from,
+            to,
+            replaced_before_3_0: None,
+        })
     }
 
-    /// Whether the file named by offset `offset` is deleted before the load.
+    /// The swaps as a broker before 3.0 completes them (`Log.loadSegments`): its first pass
+    /// (`removeTempFilesAndCollectSwapFiles`) deletes the index files at each `.log.swap`'s
+    /// base and collects the swaps; `loadSegmentFiles` loads every `.log` (the segments the
+    /// swaps replace included); then `completeSwapOperations` takes each swap in turn:
+    /// `recoverSegment` on it, whatever the shutdown (its indexes rebuilt, its bytes cut at
+    /// the first invalid batch), then `replaceSegments` with the segments its recovered
+    /// offsets cover — those from the one holding its base (`logSegments(base, next)`: the
+    /// floor segment included) below its next offset whose own next offset lies above its
+    /// base — which are renamed `.deleted` (deleted after `file.delete.delay.ms`), and the
+    /// swap renamed to `.log` (over a segment at its base, which the map entry replaces). No
+    /// range is cleared: a segment between two swaps that neither covers stays.
+    ///
+    /// `segments`: `(base, name, next offset)` of each segment `loadSegmentFiles` loads
+    /// (`None`: not read, replaced only when based in a swap's offsets). The swaps are
+    /// taken in base order (the broker's is a `HashSet`'s: the same for swaps that do not
+    /// overlap).
+    pub(crate) fn before_3_0(mut self, segments: &[(i64, String, Option<i64>)]) -> Self {
+        let mut held: std::collections::BTreeMap<i64, (String, Option<i64>)> = segments
+            .iter()
+            .map(|(b, n, e)| (*b, (n.clone(), *e)))
+            .collect();
+        let mut per = Vec::with_capacity(self.segments.len());
+        for s in &self.segments {
+            let next = s.walk.as_ref().map_or(s.next, |w| w.next_offset);
+            let floor = held.range(..=s.base).next_back().map(|(b, _)| *b);
+            let covered: Vec<i64> = match floor.or(held.keys().next().copied()) {
+                Some(lo) if next > s.base => held
+                    .range(lo.min(s.base)..next)
+                    .filter(|(b, (_, end))| match end {
+                        Some(end) => *end > s.base,
+                        None => **b >= s.base,
+                    })
+                    .map(|(b, _)| *b)
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let mut gone: Vec<(i64, String)> = Vec::new();
+            for b in covered.into_iter().chain(std::iter::once(s.base)) {
+                if let Some((name, _)) = held.remove(&b) {
+                    gone.push((b, name));
+                }
+            }
+            held.insert(s.base, (format!("{:020}.log.swap", s.base), Some(next)));
+            per.push(gone);
+        }
+        self.replaced_before_3_0 = Some(per);
+        self
+    }
+
+    /// Whether the file named by offset `offset` is deleted before the load (3.0 and
+    /// later: the second pass clears the swapped range; before 3.0 nothing is cleared by
+    /// offset, the replaced segments are named in [`CompletedSwaps::replaced_before_3_0`]).
     pub(crate) fn clears(&self, offset: i64) -> bool {
-        (self.from..self.to).contains(&offset)
+        self.replaced_before_3_0.is_none() && (self.from..self.to).contains(&offset)
     }
 
     /// Whether the segment at `base` is gone once the swaps are done: deleted in the range,
-    /// or overwritten by the rename of a swap at its base (`segments` is sorted by base).
+    /// or overwritten by the rename of a swap at its base (`segments` is sorted by base);
+    /// before 3.0, replaced by a swap.
     pub(crate) fn removes(&self, base: i64) -> bool {
-        self.clears(base)
+        let replaced = self
+            .replaced_before_3_0
+            .as_ref()
+            .is_some_and(|per| per.iter().flatten().any(|(b, _)| *b == base));
+        replaced
+            || self.clears(base)
             || self
                 .segments
                 .binary_search_by_key(&base, |s| s.base)
                 .is_ok()
+    }
+
+    /// The names of the segments the swap at `base` replaces before 3.0 (`None`: 3.0 and
+    /// later, or no such swap).
+    pub(crate) fn replaced_by(&self, base: i64) -> Option<Vec<&str>> {
+        let per = self.replaced_before_3_0.as_ref()?;
+        let i = self.segments.iter().position(|s| s.base == base)?;
+        Some(per.get(i)?.iter().map(|(_, n)| n.as_str()).collect())
     }
 
     /// The segments the load sees once the swaps are done: `inputs` outside the range (and
@@ -174,7 +255,20 @@ impl CompletedSwaps {
                 }
             }
         }
+        // Before 3.0 a swap a later one replaced is gone too.
+        let replaced_swaps: std::collections::HashSet<&str> = (self.replaced_before_3_0.iter())
+            .flatten()
+            .flatten()
+            .map(|(_, n)| n.as_str())
+            .collect();
         for s in &self.segments {
+            let name = format!("{:020}.log.swap", s.base);
+            if self.replaced_before_3_0.is_some() {
+                if !replaced_swaps.contains(name.as_str()) {
+                    kept.push(self.recovered_before_3_0(s, name, p));
+                }
+                continue;
+            }
             // Without an `.index.swap` the swap still brings an offset index: the first
             // pass of `LogLoader.load` opens each swap segment and reads its next offset
             // (`readNextOffset` → `offsetIndex().lastOffset()`), which creates the lazy
@@ -188,7 +282,7 @@ impl CompletedSwaps {
             // pass renames or deletes what is not a file (`File.isFile`), so the segment
             // loads with whatever `N.index` is left: the replaced segment's own, unless the
             // second pass deleted it (its base in the range), else none (recovered). A
-            // directory fails that open (an `IOException`): not modelled, left as it was.
+            // directory fails that open (`open_error`).
             let index_swap = crate::discover::layout::canonical_segment_name(s.base, ".index.swap");
             let has_index = match std::fs::metadata(p.path.join(index_swap)) {
                 Ok(m) if !m.is_file() && !m.is_dir() => {
@@ -212,25 +306,88 @@ impl CompletedSwaps {
                 _ => (None, None),
             };
             kept.push(SegmentInput {
-                name: format!("{:020}.log.swap", s.base),
+                name,
                 base: s.base,
                 missing_index: !has_index,
                 corrupt_index,
                 load_error,
-                // A swap created empty holds no batch.
-                walk: if s.created {
-                    Some(super::aliases::empty_walk(s.base))
-                } else {
-                    recover_walk(&s.path, s.base)
-                },
+                walk: s.walk.clone(),
                 opened_as: None,
                 created: false,
                 read_next: None,
+                open_error: open_error(&p.path, s.base, false),
             });
         }
         kept.sort_by_key(|s| s.base);
         (kept, replaced.into_iter().map(|s| s.name).collect())
     }
+
+    /// The swapped-in segment `s` (named `name`) as a broker before 3.0 loads it:
+    /// recovered at load whatever the shutdown (`completeSwapOperations` →
+    /// `recoverSegment`), which resets and rebuilds its indexes — its `.index.swap` and
+    /// `.timeindex.swap` as they are are never read, its `.txnindex.swap` never checked —
+    /// and so, its first pass reading nothing of it, nothing thrown before the recoveries.
+    fn recovered_before_3_0(&self, s: &SwappedIn, name: String, p: &PartitionDir) -> SegmentInput {
+        SegmentInput {
+            name,
+            base: s.base,
+            missing_index: false,
+            corrupt_index: Some(SWAP_RECOVERY_BEFORE_3_0.into()),
+            load_error: None,
+            walk: s.walk.clone(),
+            opened_as: None,
+            created: false,
+            read_next: None,
+            open_error: open_error(&p.path, s.base, true),
+        }
+    }
+}
+
+/// The `IOException` of opening the swap segment at `base`'s index files when one is a
+/// directory or another file Java cannot open as one (a socket), as `LogSegment.open`
+/// builds the segment with the `.swap` suffix: its `TransactionIndex` opens
+/// `N.txnindex.swap` at once when it exists (`FileChannel.open`), and the offset index
+/// `N.index.swap` is opened by the first read through it (`LazyIndex.get` → `OffsetIndex`
+/// → `RandomAccessFile`) — since 3.0 the first pass's `readNextOffset`; before 3.0
+/// (`before_3_0`) the swap's recovery (`LogSegment.recover` resets its offset, then its
+/// time index, `N.timeindex.swap`). Since 3.0 the time index is never read there: a
+/// directory at `N.timeindex.swap` fails nothing (no pass renames or deletes it, and the
+/// loaded segment gets a new `.timeindex`). A FIFO opens (JDK 17): not a failure here.
+fn open_error(dir: &Path, base: i64, before_3_0: bool) -> Option<String> {
+    let exts: &[&str] = if before_3_0 {
+        &["txnindex", "index", "timeindex"]
+    } else {
+        &["txnindex", "index"]
+    };
+    exts.iter().find_map(|ext| {
+        let name = crate::discover::layout::canonical_segment_name(base, &format!(".{ext}.swap"));
+        // Followed as Java opens it.
+        let m = std::fs::metadata(dir.join(&name)).ok()?;
+        let what = if m.is_dir() {
+            "a directory"
+        } else if is_socket(&m) {
+            "a socket"
+        } else {
+            return None;
+        };
+        let how = match *ext {
+            "txnindex" => "its TransactionIndex opens it at once (FileChannel.open)",
+            "index" if before_3_0 => "LogSegment.recover resets the offset index, which opens it (LazyIndex.get → OffsetIndex → RandomAccessFile)",
+            "index" => "reading the swap's next offset opens its offset index (LazyIndex.get → OffsetIndex → RandomAccessFile)",
+            _ => "LogSegment.recover resets the time index, which opens it (LazyIndex.get → TimeIndex → RandomAccessFile)",
+        };
+        Some(format!("{name} is {what}: {how}, and that throws an IOException"))
+    })
+}
+
+#[cfg(unix)]
+fn is_socket(m: &std::fs::Metadata) -> bool {
+    std::os::unix::fs::FileTypeExt::is_socket(&m.file_type())
+}
+
+#[cfg(not(unix))]
+fn is_socket(_: &std::fs::Metadata) -> bool {
+    false
 }
 
 /// The load failure of `LogLoader.load`'s first pass on a `.log.swap` segment: it reads
@@ -240,11 +397,24 @@ impl CompletedSwaps {
 /// running past the end of the file (`loadBatchHeader`: `KafkaException`) fails the load
 /// there; the recovery of the swapped-in segment is never reached. The swaps in base
 /// order (the load's is a `HashSet`'s: any of those that throw may be the one met).
+///
+/// Before the read, `LogSegment.open` of the swap (its `.txnindex.swap`) and the read's
+/// open of its offset index (`.index.swap`) throw an `IOException` where that file is a
+/// directory ([`SegmentInput::open_error`]): `LogManager.loadLogs` catches it, and the
+/// log dir goes offline. (Before 3.0 the swaps are opened after `loadSegmentFiles`:
+/// [`open_failure_before_3_0`].)
 pub(super) fn unreadable(segs: &[SegmentInput]) -> Option<Box<super::LoadFailure>> {
     use crate::read::format::index::NextOffsetOutcome;
     segs.iter()
         .filter(|s| s.name.ends_with(".log.swap"))
         .find_map(|s| {
+            if let Some(why) = s.open_error.as_deref().filter(|_| !recovered_before_3_0(s)) {
+                return Some(open_failure(
+                    s,
+                    why,
+                    "LogLoader.load's first pass opens each .log.swap segment (LogSegment.open with the .swap suffix) and reads its next offset, LogSegment.readNextOffset, before any segment is recovered, whatever the shutdown",
+                ));
+            }
             let r = s.read_next?;
             let stop = s.walk.as_ref().and_then(|w| w.stop.as_deref());
             let (position, exception, what) = match r.outcome {
@@ -278,6 +448,44 @@ pub(super) fn unreadable(segs: &[SegmentInput]) -> Option<Box<super::LoadFailure
                     s.name, r.start_position, r.index_last_offset
                 ),
             }))
+        })
+}
+
+/// Whether `s` is a swapped-in segment a broker before 3.0 recovers at load.
+fn recovered_before_3_0(s: &SegmentInput) -> bool {
+    s.corrupt_index.as_deref() == Some(SWAP_RECOVERY_BEFORE_3_0)
+}
+
+/// The load failure of opening a swap segment's index file that is a directory (`why`,
+/// [`SegmentInput::open_error`]) at the step `when`: an `IOException`, which
+/// `LogManager.loadLogs` catches for the log, reporting its log dir to the
+/// `LogDirFailureChannel`.
+fn open_failure(s: &SegmentInput, why: &str, when: &str) -> Box<super::LoadFailure> {
+    Box::new(super::LoadFailure {
+        kind: crate::finding::Kind::LeftoverFile.id().into(),
+        offset: None,
+        exception: "IOException".into(),
+        message: format!(
+            "opening {} while completing its swap at load ({when}): {why}; LogManager.loadLogs catches the IOException and takes the log dir offline (LogDirFailureChannel): none of its partitions is served by this broker (the broker halts when it was its last live log dir)",
+            s.name
+        ),
+    })
+}
+
+/// Before 3.0, the first swap whose index file is a directory
+/// ([`SegmentInput::open_error`]): `Log.completeSwapOperations` opens each swap segment
+/// (`LogSegment.open`) and recovers it after `loadSegmentFiles` has loaded every segment
+/// (its failures come first).
+pub(super) fn open_failure_before_3_0(segs: &[SegmentInput]) -> Option<Box<super::LoadFailure>> {
+    segs.iter()
+        .filter(|s| recovered_before_3_0(s))
+        .find_map(|s| {
+            let why = s.open_error.as_deref()?;
+            Some(open_failure(
+                s,
+                why,
+                "brokers before 3.0: Log.completeSwapOperations opens each .log.swap segment and recovers it, whatever the shutdown, once loadSegmentFiles has loaded the other segments",
+            ))
         })
 }
 
@@ -463,4 +671,56 @@ pub(crate) fn with_index_swaps<'a>(
         }
     }
     std::borrow::Cow::Owned(view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CompletedSwaps, SwappedIn};
+    use crate::partition::recovery::aliases::empty_walk;
+
+    fn swaps(bases_ends: &[(i64, i64)]) -> CompletedSwaps {
+        CompletedSwaps {
+            segments: bases_ends
+                .iter()
+                .map(|&(base, next)| SwappedIn {
+                    path: format!("{base:020}.log.swap").into(),
+                    base,
+                    next,
+                    created: false,
+                    walk: Some(empty_walk(next)),
+                })
+                .collect(),
+            from: bases_ends.iter().map(|s| s.0).min().unwrap(),
+            to: bases_ends.iter().map(|s| s.1).max().unwrap(),
+            replaced_before_3_0: None,
+        }
+    }
+
+    fn held(segs: &[(i64, i64)]) -> Vec<(i64, String, Option<i64>)> {
+        segs.iter()
+            .map(|&(b, e)| (b, format!("{b}"), Some(e)))
+            .collect()
+    }
+
+    /// `Log.completeSwapOperations` (2.8): `logSegments(base, next)` starts at the segment
+    /// holding the swap's base, so a segment below the base whose offsets reach past it is
+    /// replaced too; one ending at the base is not; one based at the swap's end is not.
+    /// Since 3.0 (no `before_3_0`) only the names' offsets in the range count.
+    #[test]
+    fn before_3_0_a_swap_replaces_the_segments_its_offsets_cover() {
+        let segs = held(&[(0, 4), (4, 8), (8, 12)]);
+        let sw = swaps(&[(2, 8)]).before_3_0(&segs);
+        let names: Vec<&str> = sw.replaced_by(2).unwrap();
+        assert_eq!(names, ["0", "4"]);
+        assert!(sw.removes(0) && sw.removes(4) && !sw.removes(8));
+        assert!(!sw.clears(4), "no range is cleared before 3.0");
+        // Ending at the base: kept.
+        let sw = swaps(&[(4, 8)]).before_3_0(&segs);
+        assert_eq!(sw.replaced_by(4).unwrap(), ["4"]);
+        assert!(!sw.removes(0));
+        // Since 3.0: the range [2, 8) deletes the file named 4 only, and 0 stays.
+        let sw = swaps(&[(2, 8)]);
+        assert!(sw.replaced_by(2).is_none());
+        assert!(!sw.removes(0) && sw.removes(4) && !sw.removes(8));
+    }
 }

@@ -682,6 +682,7 @@ fn apply_recovery(
             opened_as: None,
             created: false,
             read_next: None,
+            open_error: None,
         })
         .collect();
     // The segments the load sees once it has completed the swaps it finds.
@@ -693,7 +694,13 @@ fn apply_recovery(
     // it first (a swapped-in one's through its swapped index).
     if !p.partial {
         let files = (p.path.as_path(), loaded);
-        recovery::last_read::attach(&mut inputs, files, clean_shutdown, mmap, opts.max_bytes);
+        recovery::last_read::attach(
+            &mut inputs,
+            files,
+            (clean_shutdown, true),
+            mmap,
+            opts.max_bytes,
+        );
     }
     // The segments the load opens under the broker's names for files found under others
     // (created empty when no file has that name): never the bytes of those files.
@@ -713,7 +720,10 @@ fn apply_recovery(
         plan.for_metadata_log();
     }
     plan.not_followed(unmodelled.as_deref());
-    plan.replaced = replaced;
+    // A load that fails in its first pass replaces nothing.
+    if plan.load_fails.is_none() {
+        plan.replaced = replaced;
+    }
     report.truncation = plan.truncation.as_ref().map(|t| {
         Box::new(Truncation {
             segment: t.segment.clone(),
@@ -724,6 +734,8 @@ fn apply_recovery(
     });
     // Without CRC checks the truncation is only the latest point recovery can stop at.
     report.truncation_unknown = plan.outcome_unknown.clone();
+    // The load fails before any recovery (`verify`'s `load_failure` says the same).
+    report.load_failure = plan.load_fails.clone();
     // The walks that end in bytes that do not frame, by segment (one lookup a finding).
     let tails: HashMap<&str, &recovery::RecoverWalk> = inputs
         .iter()

@@ -182,6 +182,40 @@ fn leftover_action(
     }
 }
 
+/// What a broker before 3.0 does with `name`, a completed `.log.swap` (one of
+/// `completed`) or the index `.swap` file at such a swap's base (`Log.loadSegments`:
+/// `removeTempFilesAndCollectSwapFiles`, `completeSwapOperations`, `replaceSegments`);
+/// `None` for another file.
+fn swap_before_3_0_action(
+    name: &str,
+    swaps: Option<&CompletedSwaps>,
+    completed: &std::collections::HashSet<&std::path::Path>,
+) -> Option<String> {
+    let sw = swaps?;
+    let base: i64 = name.split('.').next()?.parse().ok()?;
+    let swap = sw
+        .segments
+        .iter()
+        .find(|s| s.base == base && completed.contains(s.path.as_path()))?;
+    let log_swap = name_of(&swap.path);
+    let stem = name.trim_end_matches(".swap");
+    if name == log_swap {
+        let replaced = sw.replaced_by(base)?;
+        let replaced = match replaced.len() {
+            0 => "no segment".to_string(),
+            n if n > 20 => format!("{} and {} more", replaced[..20].join(", "), n - 20),
+            _ => replaced.join(", "),
+        };
+        return Some(format!(
+            "swap completed at startup (brokers before 3.0: Log.completeSwapOperations): the index files at its base are deleted, the swap segment is recovered whatever the shutdown, then replaces {replaced} (Log.replaceSegments: the segments its recovered offsets cover, renamed .deleted and deleted after file.delete.delay.ms) and {name} is renamed to {stem}"
+        ));
+    }
+    index_swap_segment(name)?;
+    Some(format!(
+        "rebuilt at startup with {log_swap} (brokers before 3.0: Log.completeSwapOperations opens the swap segment with this index and LogSegment.recover resets and rebuilds it), then renamed to {stem} with it"
+    ))
+}
+
 /// The base name of the segment (`…0500`) whose index `name` (`…0500.index.swap`, a
 /// `.timeindex.swap` or `.txnindex.swap`) is the swap of.
 fn index_swap_segment(name: &str) -> Option<&str> {
@@ -250,6 +284,11 @@ pub(super) fn partition_leftovers(
         let mut action = action;
         if let Some(a) = names.of(path).and_then(|f| alias_swap_action(&name, f)) {
             // A `.swap` file under a noncanonical name: the load opens another in its place.
+            action = a;
+        } else if let Some(a) = (before_3_0)
+            .then(|| swap_before_3_0_action(&name, swaps, &completed))
+            .flatten()
+        {
             action = a;
         } else if let Some(seg) = (before_3_0).then(|| index_swap_segment(&name)).flatten() {
             action = format!(

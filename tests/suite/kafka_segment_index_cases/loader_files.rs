@@ -13,7 +13,7 @@ use std::path::Path;
 use tempfile::TempDir;
 
 /// `(file, kind, action)` of every leftover the predicted load acts on, sorted by file.
-fn leftovers(v: &PartitionVerification) -> Vec<(String, String, String)> {
+pub(super) fn leftovers(v: &PartitionVerification) -> Vec<(String, String, String)> {
     let mut l: Vec<_> = v
         .prediction
         .leftovers
@@ -33,7 +33,7 @@ fn rename(dir: &Path, from: &str, to: &str) {
     std::fs::rename(dir.join(from), dir.join(to)).unwrap();
 }
 
-const EXTS: [&str; 3] = ["log", "index", "timeindex"];
+pub(super) const EXTS: [&str; 3] = ["log", "index", "timeindex"];
 
 // ----- orphaned and obsolete files --------------------------------------------------------
 
@@ -206,14 +206,14 @@ fn rebuild_time_index_for_old_messages() {
 
 // ----- a segment whose offsets overflow, and the crash during its split -------------------
 
-const MAX: i64 = i32::MAX as i64;
+pub(super) const MAX: i64 = i32::MAX as i64;
 
 /// `LogTestUtils.initializeLogDirWithOverflowedSegment`: three segments, each written as
 /// batches at `b`, `b+1..b+2` and `b+MAX-1` (MAX = `Int.MaxValue`); the second one (base
 /// MAX) holds that pattern twice, from MAX and from 2·MAX, so its offsets reach 3·MAX−1,
 /// beyond what an index of base MAX can hold. Its indexes are empty files (Kafka's helper
 /// creates them empty so that the load does not recover the segment for a missing index).
-fn overflow_log(ld: LogDirBuilder) -> (TempDir, Manifest) {
+pub(super) fn overflow_log(ld: LogDirBuilder) -> (TempDir, Manifest) {
     let files = PartitionFileOptions {
         snapshots: false,
         ..Default::default()
@@ -246,7 +246,7 @@ fn overflow_log(ld: LogDirBuilder) -> (TempDir, Manifest) {
 }
 
 /// The load of `LogTestUtils.recoverAndCheck`: an unclean shutdown, recovery point 0.
-fn unclean() -> LogDirBuilder {
+pub(super) fn unclean() -> LogDirBuilder {
     LogDirBuilder::new(1)
         .clean_shutdown(false)
         .recovery_point("ll", 0, 0)
@@ -254,7 +254,7 @@ fn unclean() -> LogDirBuilder {
 
 /// The bytes of the overflowed segment's batches from `from` (inclusive) to `to`
 /// (exclusive): one of the segments its split writes.
-fn split_part(m: &Manifest, from: i64, to: i64) -> Vec<u8> {
+pub(super) fn split_part(m: &Manifest, from: i64, to: i64) -> Vec<u8> {
     let log = std::fs::read(&m.segments[1].1).unwrap();
     let parts: Vec<_> = m
         .batches
@@ -271,7 +271,7 @@ fn split_part(m: &Manifest, from: i64, to: i64) -> Vec<u8> {
 
 /// Write the split's new segment `[base, base+MAX)` as `<base>.{log,index,timeindex}`
 /// followed by `suffix`, its `.log` holding `bytes`.
-fn put_new_segment(m: &Manifest, base: i64, suffix: &str, bytes: &[u8]) {
+pub(super) fn put_new_segment(m: &Manifest, base: i64, suffix: &str, bytes: &[u8]) {
     for ext in EXTS {
         let data: &[u8] = if ext == "log" { bytes } else { b"" };
         std::fs::write(m.dir.join(format!("{}{suffix}", file(base, ext))), data).unwrap();
@@ -364,7 +364,7 @@ fn recovery_after_crash_during_split_phase_2() {
 }
 
 /// The split's new segments as `.swap` files, with their bytes (phase 3, 4 and 5).
-fn swapped_halves(m: &Manifest, bases: &[i64]) {
+pub(super) fn swapped_halves(m: &Manifest, bases: &[i64]) {
     for &b in bases {
         put_new_segment(m, b, ".swap", &split_part(m, b, b + MAX));
     }
@@ -434,7 +434,7 @@ fn recovery_after_crash_during_split_phase_4() {
 
 /// Phase 5's files: the split's second half still `2·MAX.log.swap`, the first renamed
 /// `MAX.log` in place of the original, whose files are renamed `.deleted`.
-fn phase_5(m: &Manifest) {
+pub(super) fn phase_5(m: &Manifest) {
     let first = split_part(m, MAX, 2 * MAX);
     swapped_halves(m, &[2 * MAX]);
     for ext in EXTS {
@@ -581,7 +581,7 @@ fn swaps_replace_every_segment_between_the_lowest_and_highest_swap() {
 }
 
 /// Segments at 0, 2, 4, 6 of one record each, in a log dir shut down cleanly.
-fn four_segments() -> (TempDir, Manifest) {
+pub(super) fn four_segments() -> (TempDir, Manifest) {
     let mut p = PartitionBuilder::new("ll", 0).broker_files(PartitionFileOptions::default());
     for i in 0..8 {
         if i > 0 && i % 2 == 0 {

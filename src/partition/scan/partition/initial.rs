@@ -77,6 +77,7 @@ pub(super) fn initial_report(
         producers: 0,
         truncation: None,
         truncation_unknown: None,
+        load_failure: None,
         high_watermark: dir.high_watermark,
         source: crate::finding::Source::default(),
         compacted: ctx.compacted,
