@@ -120,7 +120,8 @@ fn misnamed(root: &Path) -> Vec<Finding> {
 /// beside it: never opened (info, `same_id_as_snapshot`). `…00000020-0000000005.old.checkpoint`
 /// (20, 5) is the latest id and past the log (epoch 5 above its 1): `truncateToLatestSnapshot`
 /// deletes every segment and the snapshot is then not found (error, `truncates_log`). Kafka's
-/// own names (a `.checkpoint.deleted`, a `.checkpoint.part`) are not reported. The history
+/// own names (a `.checkpoint.deleted`, a `.checkpoint.part`) and other partial names (a
+/// leftover, which `verify`'s `leftover_file` names) are not reported. The history
 /// reads the files as they are (led by 1 at epoch 0).
 #[test]
 fn names_kafka_parses_as_snapshot_ids_but_never_opens() {
@@ -143,6 +144,8 @@ fn names_kafka_parses_as_snapshot_ids_but_never_opens() {
         ),
         ("00000000000000000005-0000000001.checkpoint.deleted", None),
         ("00000000000000000005-0000000001-4417.checkpoint.part", None),
+        // Not Kafka's partial name, but a leftover all the same (`leftover_file`).
+        ("00000000000000000005-0000000001-x.checkpoint.part", None),
     ];
     let snap = canonical_snapshot_name(5, 1);
     for (name, want) in cases {

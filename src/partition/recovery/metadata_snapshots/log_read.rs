@@ -60,8 +60,15 @@ pub struct Recovered {
     pub refused: Vec<Refused>,
 }
 
-/// Walk `p`'s segments as the load recovers them (see the module).
-pub fn recover(p: &PartitionDir, max_bytes: Option<u64>, max_decompressed: usize) -> Recovered {
+/// Walk `p`'s segments as the load recovers them (see the module), checking the records of
+/// the batches that reach `check_from` (no start reads the earlier ones; `i64::MAX`: none
+/// is checked).
+pub fn recover(
+    p: &PartitionDir,
+    check_from: i64,
+    max_bytes: Option<u64>,
+    max_decompressed: usize,
+) -> Recovered {
     let mut rec = Recovered::default();
     let mut dec = Decompressor::new(max_decompressed);
     let mut stopped = false;
@@ -91,7 +98,8 @@ pub fn recover(p: &PartitionDir, max_bytes: Option<u64>, max_decompressed: usize
             }
             rec.end = Some(b.last_offset() + 1);
             rec.epoch = rec.epoch.max(b.partition_leader_epoch());
-            if rec.refused.len() < MAX_PROBLEMS
+            if b.last_offset() >= check_from
+                && rec.refused.len() < MAX_PROBLEMS
                 && let Some((reason, detail, delta)) = check_batch_at(&b, false, &mut dec)
             {
                 rec.refused.push(Refused {
@@ -173,7 +181,11 @@ pub(crate) fn log_read_finding(
     if !p.is_kraft_metadata() || !live || inconsistent_snapshots(p).is_some() {
         return None;
     }
-    let rec = recover(p, max_bytes, max_decompressed);
+    // The start reads from the latest id's end when its file opens, else from 0.
+    let check_from = latest_retained_id(p)
+        .filter(|l| l.canonical)
+        .map_or(0, |l| l.end_offset);
+    let rec = recover(p, check_from, max_bytes, max_decompressed);
     let StartRead::From { offset, snapshot } = start_read(p, &rec) else {
         return None;
     };

@@ -5,7 +5,8 @@
 //! `KafkaMetadataLog.recoverSnapshots` does with them at start:
 //!
 //! * a partial or deleted one, or one below the log start, is deleted once the snapshot state
-//!   is found consistent (`Files.deleteIfExists` of its own path);
+//!   is found consistent (`Files.deleteIfExists` of its own path; the partial and deleted
+//!   suffixes are leftovers, which `verify`'s `leftover_file` names);
 //! * any other is kept as a snapshot id (`snapshotsToRetain`): it counts for the consistency
 //!   check and may be the latest id, but `readSnapshot` opens the id under Kafka's name
 //!   (`FileRawSnapshotReader.open` → `Snapshots.snapshotPath`), finds no file there
@@ -44,22 +45,18 @@ pub(crate) fn snapshot_name_findings(
             continue;
         }
         let (end_offset, epoch, fate, severity, what) = match fate {
+            // A partial or deleted suffix is a leftover (`leftover_file` says its fate).
             KraftSnapshotFate::Deleted {
                 end_offset,
                 epoch,
-                why,
+                why: "below_log_start",
             } => (
                 end_offset,
                 epoch,
                 "deleted_at_start",
                 Severity::Info,
                 format!(
-                    "recoverSnapshots deletes it at the next start unread ({})",
-                    match why {
-                        "partial" => "a partial snapshot's suffix".to_string(),
-                        "deleted" => "a deleted snapshot's suffix".to_string(),
-                        _ => format!("its end offset is below the log start {start}"),
-                    }
+                    "recoverSnapshots deletes it at the next start unread (its end offset is below the log start {start})"
                 ),
             ),
             KraftSnapshotFate::Retained {
@@ -81,7 +78,7 @@ pub(crate) fn snapshot_name_findings(
                     )
                 } else {
                     let read = start_read_of.get_or_insert_with(|| {
-                        start_read(p, &recover(p, max_bytes, max_decompressed))
+                        start_read(p, &recover(p, i64::MAX, max_bytes, max_decompressed))
                     });
                     let (fate, severity, what) = unopened(
                         &name,
