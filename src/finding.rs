@@ -242,6 +242,13 @@ kinds! {
     /// fails `RecordsSnapshotReader`'s checks (no header first, a CRC, a record type or
     /// framing `RecordsIterator` refuses): the node does not start.
     MetadataSnapshotUnreadable = "metadata_snapshot_unreadable", Error;
+    /// A record of a live metadata log that every start decodes (from the latest
+    /// snapshot's end to the log end) fails `RecordsIterator`'s checks: since Kafka 3.8 the
+    /// node does not start.
+    MetadataLogUnreadable = "metadata_log_unreadable", Error;
+    /// A file of a live metadata log whose name `Snapshots.parse` reads as a snapshot id but
+    /// is not Kafka's name for it: deleted at start, or kept as an id no file is opened for.
+    MetadataSnapshotMisnamed = "metadata_snapshot_misnamed", Warning;
     /// A live metadata log whose `partition.metadata` names another topic id than the
     /// metadata topic's (`UnifiedLog.initializeTopicId`: the node does not start).
     MetadataLogTopicIdMismatch = "metadata_log_topic_id_mismatch", Error;

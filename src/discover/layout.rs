@@ -14,7 +14,8 @@ mod names;
 mod walker;
 pub use inputs::classify_input_file;
 pub use kraft_names::{
-    KraftSnapshotName, canonical_snapshot_name, kraft_snapshot_id, kraft_snapshot_name,
+    KraftSnapshotFate, KraftSnapshotName, canonical_snapshot_name, kafka_snapshot_file_name,
+    kraft_snapshot_fate, kraft_snapshot_id, kraft_snapshot_name,
 };
 pub use names::{
     FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, NoncanonicalName, OffsetNameStep,

@@ -388,12 +388,17 @@ impl MetadataLogBuilder {
         self.raw_batch(values)
     }
 
-    /// One batch of record values as given.
+    /// One batch of record values as given, framed as the raft writer frames one
+    /// (`BatchBuilder.writeRecord`: every record at timestamp delta 0, which
+    /// `RecordsIterator.readRecord` requires at every start).
     pub fn raw_batch(&mut self, values: Vec<Vec<u8>>) -> i64 {
         let base = self.log.next_offset();
-        let mut b = Batch::new(Producer::PLAIN).leader_epoch(self.raft_epoch);
+        let t = self.log.now();
+        let mut b = Batch::new(Producer::PLAIN)
+            .leader_epoch(self.raft_epoch)
+            .at(t);
         for v in values {
-            b = b.record(Rec::value(v));
+            b = b.record(Rec::value(v).at(t));
         }
         self.log.append(b);
         base

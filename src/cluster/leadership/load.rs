@@ -27,6 +27,15 @@ pub struct Undecodable {
     pub offset: i64,
     /// Kafka's `MetadataParseException` text, or why the batch did not read.
     pub reason: String,
+    /// `segment`, `snapshot` or `bootstrap` (the log dir's `bootstrap.checkpoint`).
+    #[serde(default)]
+    pub source: String,
+    /// Whether every start of the node reads it: a segment record at or above the latest
+    /// snapshot's end offset (any, without a snapshot), a record of the latest snapshot
+    /// (`metadata_log_unreadable`, `metadata_snapshot_unreadable` say what the node does);
+    /// unknown for `bootstrap.checkpoint`.
+    #[serde(default)]
+    pub read_at_start: Option<bool>,
 }
 
 /// A KRaft control record of the metadata log (`LEADER_CHANGE`, `KRAFT_VERSION`,
@@ -194,6 +203,18 @@ pub fn read_metadata_dir(
             max_bytes,
             max_decompressed,
         );
+    }
+    let latest = crate::partition::recovery::metadata_snapshots::latest_snapshot(p);
+    for u in &mut log.undecodable {
+        u.read_at_start = match u.source.as_str() {
+            "segment" => Some(
+                latest
+                    .as_ref()
+                    .is_none_or(|(l, _)| u.offset >= l.end_offset),
+            ),
+            "snapshot" => Some(latest.as_ref().is_some_and(|(l, _)| l.file == u.file)),
+            _ => None,
+        };
     }
     if let Some(q) = &p.quorum_state {
         match std::fs::read(q) {
@@ -379,6 +400,11 @@ fn read_any(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let source = match (&recovered, snapshot_end) {
+        (Some(_), _) => "segment",
+        (None, Some(0)) if name == "bootstrap.checkpoint" => "bootstrap",
+        _ => "snapshot",
+    };
     let walked = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
         // A batch too large to hold is said by the scan (`batch_not_decoded`).
         let (Item::Entry(entry), rec) = (item, recovered.as_deref_mut()) else {
@@ -438,6 +464,8 @@ fn read_any(
                 file: name.clone(),
                 offset,
                 reason,
+                source: source.to_string(),
+                read_at_start: None,
             })
         };
         let recs = match format::batch_records(&b, dec) {

@@ -31,13 +31,28 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
     let path = h.log.path.as_str();
     let mut out = Vec::new();
     for u in h.log.undecodable.iter().take(MAX_UNDECODABLE) {
+        let node = match (u.source.as_str(), u.read_at_start) {
+            ("segment", Some(true)) => {
+                "every start of the node reads it (metadata_log_unreadable says what the node does)"
+            }
+            ("snapshot", Some(true)) => {
+                "it is in the latest snapshot, which every start opens (metadata_snapshot_unreadable says what the node does)"
+            }
+            (_, Some(false)) => {
+                "no start of the node reads it (below the latest snapshot's end, or in an older snapshot); a follower fetching it would"
+            }
+            ("bootstrap", _) => {
+                "it is in bootstrap.checkpoint, which is not the log: the history does not replay it"
+            }
+            _ => "whether a start reads it is not recorded (a bundle of an older build)",
+        };
         out.push(
             Finding::new(
                 Kind::MetadataRecordUndecodable,
                 TOPIC,
                 0,
                 format!(
-                    "{}: the metadata record at offset {} does not decode ({}); the history goes on without it",
+                    "{}: the metadata record at offset {} does not decode ({}); {node}. The history goes on without it: what it changed is unknown, so the epochs and ISRs inferred after it assume it changed none",
                     u.file, u.offset, u.reason
                 ),
             )
@@ -45,11 +60,13 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
             .segment(u.file.clone())
             .evidence(serde_json::json!({
                 "reason": u.reason,
+                "source": u.source,
+                "read_at_start": u.read_at_start,
                 "metadata_log": path,
                 "undecodable_records": h.log.undecodable.len(),
             }))
-            .broker("the metadata loader hands the record to its fault handler (MetadataBatchLoader.loadBatch): a broker logs the fault and goes on, a controller stops")
-            .remediation("inspect it with kafka-dump-log.sh --cluster-metadata-decoder; the leadership history may miss the change it held"),
+            .broker("no node applies it: RecordsIterator throws on the whole batch (MetadataRecordSerde: MetadataParseException). Kafka 3.8+: a node reading it at start (KafkaRaftClient.initialize) does not start, a follower fetching it halts (fatal raft IO thread fault). Kafka 3.5–3.7: the metadata loader's fault handler is fatal on a node with the controller role; a broker logs it (metadata-load-error-count) and goes on without the batch's records")
+            .remediation("inspect it with kafka-dump-log.sh --cluster-metadata-decoder or klogscan dump; the leadership history may miss the change it held (later elections carry history_gap_before)"),
         );
     }
     for ((api_key, version), n) in &h.log.unknown {
@@ -71,7 +88,7 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
                 })
                 .unwrap_or_default(),
             )
-            .broker("a broker of a release that knows the type applies it; an older one fails to load it")
+            .broker("a node of a release that knows the type and version applies it; an older one cannot read it (MetadataRecordSerde: MetadataParseException, an unknown type or an unsupported version) and behaves as for a record that does not decode (metadata_record_undecodable): since Kafka 3.8 it does not start when the record lies where every start reads")
             .remediation("none needed unless the history looks incomplete: a newer klogscan may know the type"),
         );
     }

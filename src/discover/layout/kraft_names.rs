@@ -87,9 +87,103 @@ pub fn kraft_snapshot_id(name: &str) -> Option<(i64, i32)> {
     }
 }
 
+/// What `KafkaMetadataLog.recoverSnapshots` does at start with a file of the metadata log's
+/// directory (it lists every name and gives it to `Snapshots.parse`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KraftSnapshotFate {
+    /// Not a snapshot name: left alone.
+    Ignored,
+    /// The parse throws: the node does not start (`Throws` of [`KraftSnapshotName`]).
+    Throws(&'static str),
+    /// Collected for deletion and deleted (`Files.deleteIfExists` of the file's own path)
+    /// once the snapshot state is found consistent: `partial` (`.checkpoint.part`),
+    /// `deleted` (`.checkpoint.deleted`) or `below_log_start` (its end offset below the log
+    /// start offset). Never opened.
+    Deleted {
+        end_offset: i64,
+        epoch: i32,
+        why: &'static str,
+    },
+    /// Kept as a snapshot id (`snapshotsToRetain`): it counts for the consistency check
+    /// and may be the latest id. `canonical`: the file bears the name Kafka opens the id
+    /// by (`Snapshots.snapshotPath`, read by `FileRawSnapshotReader.open`); another name
+    /// that parses to the id (`00000000000000000100x0000000001.checkpoint`) is never
+    /// opened.
+    Retained {
+        end_offset: i64,
+        epoch: i32,
+        canonical: bool,
+    },
+    /// Not judged (see [`KraftSnapshotName::Unmodelled`]).
+    Unmodelled,
+}
+
+/// [`KraftSnapshotFate`] of `name` in a metadata log whose start offset is `log_start`.
+pub fn kraft_snapshot_fate(name: &str, log_start: i64) -> KraftSnapshotFate {
+    use KraftSnapshotFate::*;
+    let (end_offset, epoch) = match kraft_snapshot_name(name) {
+        KraftSnapshotName::NotSnapshot => return Ignored,
+        KraftSnapshotName::Throws(e) => return Throws(e),
+        KraftSnapshotName::Unmodelled => return Unmodelled,
+        KraftSnapshotName::Parsed { end_offset, epoch } => (end_offset, epoch),
+    };
+    // `Snapshots.parse` tests the suffixes in this order.
+    let why = if name.ends_with(".checkpoint.part") {
+        Some("partial")
+    } else if name.ends_with(".checkpoint.deleted") {
+        Some("deleted")
+    } else if end_offset < log_start {
+        Some("below_log_start")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Deleted {
+            end_offset,
+            epoch,
+            why,
+        },
+        None => Retained {
+            end_offset,
+            epoch,
+            // Kafka's name of a negative id (`NumberFormat`: `-0000000001`) does not parse
+            // back to it: no file opens under one.
+            canonical: end_offset >= 0
+                && epoch >= 0
+                && name == canonical_snapshot_name(end_offset, epoch),
+        },
+    }
+}
+
+/// Whether `name` is one Kafka itself gives a snapshot's files: the snapshot
+/// (`Snapshots.snapshotPath`), its deletion mark (`Snapshots.markForDelete`:
+/// `….checkpoint.deleted`) or a partial write (`Snapshots.createTempFile`: the id, `-`, the
+/// temporary file's random digits, `.checkpoint.part`).
+pub fn kafka_snapshot_file_name(name: &str) -> bool {
+    let KraftSnapshotName::Parsed { end_offset, epoch } = kraft_snapshot_name(name) else {
+        return false;
+    };
+    if end_offset < 0 || epoch < 0 {
+        return false;
+    }
+    let canonical = canonical_snapshot_name(end_offset, epoch);
+    if name == canonical || name == format!("{canonical}.deleted") {
+        return true;
+    }
+    let stem = canonical.trim_end_matches(".checkpoint");
+    name.strip_prefix(stem)
+        .and_then(|r| r.strip_prefix('-'))
+        .and_then(|r| r.strip_suffix(".checkpoint.part"))
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{KraftSnapshotName as N, kraft_snapshot_id, kraft_snapshot_name};
+    use super::{
+        KraftSnapshotFate as F, KraftSnapshotName as N, kafka_snapshot_file_name,
+        kraft_snapshot_fate, kraft_snapshot_id, kraft_snapshot_name,
+    };
 
     #[test]
     fn snapshot_names_at_fixed_widths() {
@@ -157,6 +251,92 @@ mod tests {
             "00000000000000000100-0000000001.checkpoint.part",
         ] {
             assert_eq!(kraft_snapshot_id(name), None, "{name}");
+        }
+    }
+
+    /// `KafkaMetadataLog.recoverSnapshots`' three ways with a name `Snapshots.parse` reads
+    /// (and the names Kafka itself writes).
+    #[test]
+    fn snapshot_fates_at_start() {
+        let retained = |end_offset, epoch, canonical| F::Retained {
+            end_offset,
+            epoch,
+            canonical,
+        };
+        let deleted = |end_offset, epoch, why| F::Deleted {
+            end_offset,
+            epoch,
+            why,
+        };
+        for (name, start, want) in [
+            ("leader-epoch-checkpoint", 0, F::Ignored),
+            (
+                "100-1.checkpoint",
+                0,
+                F::Throws("StringIndexOutOfBoundsException"),
+            ),
+            (
+                "00000000000000000100-0000000001.checkpoint",
+                100,
+                retained(100, 1, true),
+            ),
+            (
+                "00000000000000000100-0000000001.checkpoint",
+                101,
+                deleted(100, 1, "below_log_start"),
+            ),
+            (
+                "00000000000000000100x0000000001.checkpoint",
+                0,
+                retained(100, 1, false),
+            ),
+            (
+                "00000000000000000100-0000000001-copy.checkpoint",
+                0,
+                retained(100, 1, false),
+            ),
+            (
+                "+0000000000000000100-0000000001.checkpoint",
+                0,
+                retained(100, 1, false),
+            ),
+            (
+                "-0000000000000000001-0000000001.checkpoint",
+                0,
+                deleted(-1, 1, "below_log_start"),
+            ),
+            (
+                "00000000000000000100--000000001.checkpoint",
+                0,
+                retained(100, -1, false),
+            ),
+            (
+                "00000000000000000100-0000000001-77.checkpoint.part",
+                0,
+                deleted(100, 1, "partial"),
+            ),
+            (
+                "00000000000000000100-0000000001.checkpoint.deleted",
+                0,
+                deleted(100, 1, "deleted"),
+            ),
+        ] {
+            assert_eq!(kraft_snapshot_fate(name, start), want, "{name} at {start}");
+        }
+        for (name, kafkas) in [
+            ("00000000000000000100-0000000001.checkpoint", true),
+            ("00000000000000000100-0000000001.checkpoint.deleted", true),
+            (
+                "00000000000000000100-0000000001-8374651928374.checkpoint.part",
+                true,
+            ),
+            ("00000000000000000100-0000000001-.checkpoint.part", false),
+            ("00000000000000000100-0000000001-x.checkpoint.part", false),
+            ("00000000000000000100x0000000001.checkpoint", false),
+            ("00000000000000000100-0000000001.old.checkpoint", false),
+            ("100-1.checkpoint", false),
+        ] {
+            assert_eq!(kafka_snapshot_file_name(name), kafkas, "{name}");
         }
     }
 }

@@ -7,11 +7,17 @@
 //! metadata log's own files prove the next start fails) and `verify` carries. The
 //! leadership history reads the same model (`cluster::leadership::load`).
 
-use crate::discover::layout::{DirKind, PartitionDir, kraft_snapshot_id};
+use crate::discover::layout::{
+    DirKind, KraftSnapshotFate, PartitionDir, kraft_snapshot_fate, kraft_snapshot_id,
+};
 use crate::finding::{Finding, Kind};
 use serde_json::json;
 
+mod log_read;
+mod names;
 mod reader;
+pub(crate) use log_read::log_read_finding;
+pub(crate) use names::snapshot_name_findings;
 pub(crate) use reader::{latest_snapshot, snapshot_read_finding};
 
 /// A KRaft snapshot file `<endOffset>-<epoch>.checkpoint` of the metadata log.
@@ -54,6 +60,68 @@ pub fn kraft_snapshots(p: &PartitionDir) -> Vec<KraftSnapshotFile> {
     out
 }
 
+/// A snapshot id `recoverSnapshots` keeps at start: a name `Snapshots.parse` reads, neither
+/// partial nor deleted, at or above the log start (`KraftSnapshotFate::Retained`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetainedId {
+    pub file: String,
+    pub end_offset: i64,
+    pub epoch: i32,
+    /// Under the name Kafka opens the id by; else no file is opened for it unless a
+    /// canonical file of the same id stands beside it.
+    pub canonical: bool,
+}
+
+/// Every name of `p`'s directory with its fate at start (`recoverSnapshots` lists the whole
+/// directory): the KRaft snapshots, the files discovery did not recognise and the
+/// leftovers (`.checkpoint.part`, `.checkpoint.deleted`), by name.
+pub fn snapshot_fates(p: &PartitionDir) -> Vec<(String, KraftSnapshotFate)> {
+    let start = metadata_log_start(p);
+    let mut out: Vec<(String, KraftSnapshotFate)> = (p.kraft_snapshots.iter())
+        .chain(p.unknown.iter())
+        .chain(p.leftovers.iter().map(|(_, path)| path))
+        .filter_map(|path| path.file_name()?.to_str().map(str::to_string))
+        .map(|name| {
+            let fate = kraft_snapshot_fate(&name, start);
+            (name, fate)
+        })
+        .filter(|(_, f)| *f != KraftSnapshotFate::Ignored)
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.dedup_by(|a, b| a.0 == b.0);
+    out
+}
+
+/// The ids `recoverSnapshots` keeps (see [`RetainedId`]), by (end offset, epoch, name).
+pub fn retained_ids(p: &PartitionDir) -> Vec<RetainedId> {
+    let mut out: Vec<RetainedId> = snapshot_fates(p)
+        .into_iter()
+        .filter_map(|(file, fate)| match fate {
+            KraftSnapshotFate::Retained {
+                end_offset,
+                epoch,
+                canonical,
+            } => Some(RetainedId {
+                file,
+                end_offset,
+                epoch,
+                canonical,
+            }),
+            _ => None,
+        })
+        .collect();
+    out.sort_by(|a, b| (a.end_offset, a.epoch, &a.file).cmp(&(b.end_offset, b.epoch, &b.file)));
+    out
+}
+
+/// The latest id `recoverSnapshots` keeps (`KafkaMetadataLog.latestSnapshotId`: the
+/// greatest `OffsetAndEpoch`, the epoch first), whatever its file's name.
+pub fn latest_retained_id(p: &PartitionDir) -> Option<RetainedId> {
+    retained_ids(p)
+        .into_iter()
+        .max_by_key(|r| (r.epoch, r.end_offset, r.canonical))
+}
+
 /// A metadata log whose start is above every snapshot (see the module).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InconsistentSnapshots {
@@ -63,11 +131,14 @@ pub struct InconsistentSnapshots {
     pub below: Vec<KraftSnapshotFile>,
 }
 
-/// [`InconsistentSnapshots`] of `p`, when its files make the node's start fail.
+/// [`InconsistentSnapshots`] of `p`, when its files make the node's start fail. Every id
+/// `recoverSnapshots` keeps counts, under Kafka's name or another it parses to the same
+/// id (a file under such a name passes this check and fails later:
+/// `metadata_snapshot_misnamed`).
 pub fn inconsistent_snapshots(p: &PartitionDir) -> Option<InconsistentSnapshots> {
     let start = metadata_log_start(p);
     let snapshots = kraft_snapshots(p);
-    (start > 0 && snapshots.iter().all(|s| s.end_offset < start)).then_some(InconsistentSnapshots {
+    (start > 0 && retained_ids(p).is_empty()).then_some(InconsistentSnapshots {
         log_start: start,
         below: snapshots,
     })

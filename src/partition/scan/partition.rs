@@ -570,6 +570,22 @@ pub(super) fn scan_partition(
         opts.max_bytes,
         opts.max_decompressed,
     ));
+    // A record every start decodes that the raft client's reader refuses (Kafka 3.8+: the
+    // start fails), and names read as snapshot ids that no file is opened under.
+    findings.extend(recovery::metadata_snapshots::log_read_finding(
+        p,
+        &report.topic,
+        report.partition,
+        opts.max_bytes,
+        opts.max_decompressed,
+    ));
+    findings.extend(recovery::metadata_snapshots::snapshot_name_findings(
+        p,
+        &report.topic,
+        report.partition,
+        opts.max_bytes,
+        opts.max_decompressed,
+    ));
     drop_inert_recovery(&mut report, opts);
     release_spare_capacity(&mut report);
     findings.shrink_to_fit();

@@ -3,9 +3,11 @@
 //! once `UnifiedLog` has loaded the segments) first gives every name of the directory to
 //! `Snapshots.parse`, which reads a name ending `.checkpoint` (`.checkpoint.part`,
 //! `.checkpoint.deleted`) at fixed widths and throws on a renamed one
-//! (`discover::layout::kraft_snapshot_name`); nothing catches it. (Its other start
-//! failure, `metadata_snapshot_inconsistent`, is the scan's:
-//! `partition::recovery::metadata_snapshots`, carried here.)
+//! (`discover::layout::kraft_snapshot_name`); nothing catches it. (Its other start failures —
+//! `metadata_snapshot_inconsistent`, `metadata_snapshot_unreadable`,
+//! `metadata_log_unreadable` and a name parsed as an id no file opens,
+//! `metadata_snapshot_misnamed` — are the scan's: `partition::recovery::metadata_snapshots`,
+//! carried here.)
 
 use super::{load_checked, mk, name_of};
 use crate::discover::layout::{KraftSnapshotName, PartitionDir, kraft_snapshot_name};

@@ -103,26 +103,46 @@ fn check_batch(
     first: bool,
     dec: &mut Decompressor,
 ) -> Option<(&'static str, String)> {
+    check_batch_at(b, first, dec).map(|(r, d, _)| (r, d))
+}
+
+/// [`check_batch`], with the offset delta of the record that fails when one does (a batch
+/// whose records do not frame names none). The metadata log's segments are read with the
+/// same checks at start (`metadata_snapshots::log_read`), `first` false.
+pub(super) fn check_batch_at(
+    b: &format::BatchView<'_>,
+    first: bool,
+    dec: &mut Decompressor,
+) -> Option<(&'static str, String, Option<i32>)> {
     if !b.is_valid() {
         return Some((
             "crc_mismatch",
             "the batch fails its CRC (RecordsIterator.readBatch: CorruptRecordException)".into(),
+            None,
         ));
     }
     if first && !b.is_control() {
         return Some((
             "no_snapshot_header",
             "its first batch is a data batch, not the control batch of the SnapshotHeader record (RecordsSnapshotReader.nextBatch: IllegalStateException)".into(),
+            None,
         ));
     }
+    let framing = |e: &dyn std::fmt::Display| {
+        Some((
+            "record_framing",
+            format!("its records do not read: {e}"),
+            None,
+        ))
+    };
     let records = match format::batch_records(b, dec) {
         Ok(r) => r,
-        Err(e) => return Some(("record_framing", format!("its records do not read: {e}"))),
+        Err(e) => return framing(&e),
     };
     for (i, r) in records.enumerate() {
         let r = match r {
             Ok(r) => r,
-            Err(e) => return Some(("record_framing", format!("its records do not read: {e}"))),
+            Err(e) => return framing(&e),
         };
         if r.timestamp_delta != 0 || r.headers_count != 0 {
             return Some((
@@ -131,6 +151,7 @@ fn check_batch(
                     "a record has timestamp delta {} and {} header(s) where RecordsIterator.readRecord requires 0 and 0",
                     r.timestamp_delta, r.headers_count
                 ),
+                Some(r.offset_delta),
             ));
         }
         let problem = if b.is_control() {
@@ -138,8 +159,8 @@ fn check_batch(
         } else {
             check_data(&r)
         };
-        if problem.is_some() {
-            return problem;
+        if let Some((reason, detail)) = problem {
+            return Some((reason, detail, Some(r.offset_delta)));
         }
     }
     None
