@@ -228,6 +228,7 @@ pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::R
     for p in &r.partitions {
         write_partition(w, style, p)?;
     }
+    write_broker_startup(w, style, &r.broker_startup)?;
     write_findings(w, style, &r.findings().collect::<Vec<_>>())?;
     let s = &r.summary;
     let summary = format!(
@@ -241,6 +242,44 @@ pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::R
         s.findings.info
     );
     writeln!(w, "\n{}", wrap(&summary, usize::from(style.width), 0, 2))
+}
+
+/// What one broker's log dirs do to its start (`brokers::BrokerStartup`): a heading per
+/// broker, then `START FAILS:` (or `START FAILS in one mode:`) with the exception.
+fn write_broker_startup(
+    w: &mut dyn Write,
+    style: &Style,
+    brokers: &[crate::verify::brokers::BrokerStartup],
+) -> io::Result<()> {
+    for b in brokers {
+        let who = match (b.broker, &b.cluster_id) {
+            (Some(n), Some(c)) => format!("broker {n} (cluster {})", esc(c)),
+            (Some(n), None) => format!("broker {n}"),
+            _ => "broker (node id unknown)".into(),
+        };
+        writeln!(w, "{}", style.heading(&who, None))?;
+        line(
+            w,
+            style,
+            None,
+            &format!("log dirs: {}", esc(&b.log_dirs.join(", "))),
+        )?;
+        let (mark, sev) = match b.starts {
+            Some(false) => ("START FAILS", Severity::Error),
+            _ => ("START FAILS in one mode", Severity::Warning),
+        };
+        line(
+            w,
+            style,
+            Some((mark, sev)),
+            &format!("{} ({}): {}", b.exception, b.thrown_by, esc(&b.message)),
+        )?;
+        if let Some(a) = b.assumes {
+            line(w, style, None, &format!("assumes {a}"))?;
+        }
+        writeln!(w)?;
+    }
+    Ok(())
 }
 
 /// The snapshot files a load leaves, by offset (the first three and the last two of a long
