@@ -204,6 +204,9 @@ kinds! {
     /// A log dir's `meta.properties` names a reserved `directory.id`: its broker's start
     /// fails (`MetaPropertiesEnsemble.verify`, 3.7 and later).
     ReservedDirectoryId = "reserved_directory_id", Error;
+    /// A log dir's `meta.properties` that the broker's reader refuses: an error dir, offline
+    /// from the start (the metadata log dir's stops it; 3.7 and later).
+    MetaPropertiesRefused = "meta_properties_refused", Error;
     /// Two log dirs of one broker carry the same `directory.id`: its start fails
     /// (`MetaPropertiesEnsemble.verify`, 3.7 and later).
     DuplicateDirectoryId = "duplicate_directory_id", Error;

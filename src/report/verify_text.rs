@@ -244,12 +244,12 @@ pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::R
     writeln!(w, "\n{}", wrap(&summary, usize::from(style.width), 0, 2))
 }
 
-/// What one broker's log dirs do to its start (`brokers::BrokerStartup`): a heading per
+/// What one broker's log dirs do to its start (`BrokerStartup`): a heading per
 /// broker, then `START FAILS:` (or `START FAILS in one mode:`) with the exception.
 fn write_broker_startup(
     w: &mut dyn Write,
     style: &Style,
-    brokers: &[crate::verify::brokers::BrokerStartup],
+    brokers: &[crate::verify::BrokerStartup],
 ) -> io::Result<()> {
     for b in brokers {
         let who = match (b.broker, &b.cluster_id) {

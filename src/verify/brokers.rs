@@ -20,6 +20,11 @@
 //! the broker does not start. Before 2.8, `KafkaServer.getBrokerMetadataAndOfflineDirs`
 //! compared only `broker.id` and `cluster.id`.
 //!
+//! Two checks read one log dir alone (3.7 and later): a `directory.id` that is reserved
+//! (`reserved_directory_id`), and a file `MetaProperties.Builder` refuses
+//! (`meta_properties_refused`: an error dir, offline from the start, except in the log dir
+//! holding the metadata log, whose error stops it).
+//!
 //! Which log dirs are one broker's: klogscan is given log dirs of many brokers together
 //! (every broker of a cluster, several clusters), which is normal and must not be judged as
 //! one broker's. Log dirs are one broker's here when their `meta.properties` name the same
@@ -106,7 +111,10 @@ pub(crate) fn check(
     if inv.recorded.is_some() {
         return out;
     }
-    let dirs = read_dirs(inv, files);
+    let (dirs, refused) = read_dirs(inv, files);
+    for r in &refused {
+        refused_file(r, version, &mut out);
+    }
     for d in &dirs {
         reserved_id(d, version, &mut out);
     }
@@ -124,49 +132,69 @@ pub(crate) fn check(
     out
 }
 
-/// Every log dir whose `meta.properties` `MetaProperties.Builder` reads, in path order
-/// (the order of the broker's `TreeSet` of log dirs).
-fn read_dirs<'a>(inv: &'a Inventory, files: &'a [LogDirFiles]) -> Vec<Dir<'a>> {
-    let mut dirs: Vec<Dir> = inv
-        .log_dirs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, ld)| {
-            let meta = read_meta(ld.meta_properties.as_deref()?)?;
-            let mine = inv
-                .partitions
-                .iter()
-                .filter(|p| p.log_dir.as_ref() == Some(&ld.path))
-                .filter(|p| matches!(p.kind, Some(DirKind::Normal)));
-            let live: BTreeSet<(&str, i32)> = mine
-                .filter_map(|p| p.tp.as_ref())
-                .map(|tp| (tp.topic.as_str(), tp.partition))
-                .collect();
-            let checkpointed = match files.get(i).map(|f| &f.recovery_points) {
-                Some(Some(Ok(entries))) => Some(
-                    entries
-                        .iter()
-                        .map(|e| (e.topic.as_str(), e.partition))
-                        .collect(),
-                ),
-                _ => None,
-            };
-            Some(Dir {
-                ld,
-                metadata_log: live.contains(&("__cluster_metadata", 0)),
-                meta,
-                live,
-                checkpointed,
-            })
-        })
-        .collect();
-    dirs.sort_by(|a, b| a.ld.path.cmp(&b.ld.path));
-    dirs
+/// A log dir whose `meta.properties` `MetaProperties.Builder` refuses: an error dir.
+struct Refused<'a> {
+    ld: &'a LogDir,
+    why: String,
+    /// It holds a live `__cluster_metadata-0`.
+    metadata_log: bool,
 }
 
-/// `meta.properties` as `MetaProperties.Builder` reads it (`None`: absent, unreadable or
-/// refused — an error dir, which the ensemble's checks skip).
-fn read_meta(path: &std::path::Path) -> Option<MetaProperties> {
+/// Every log dir whose `meta.properties` `MetaProperties.Builder` reads, in path order
+/// (the order of the broker's `TreeSet` of log dirs), and those whose file it refuses.
+fn read_dirs<'a>(inv: &'a Inventory, files: &'a [LogDirFiles]) -> (Vec<Dir<'a>>, Vec<Refused<'a>>) {
+    let mut dirs = Vec::new();
+    let mut refused = Vec::new();
+    for (i, ld) in inv.log_dirs.iter().enumerate() {
+        let Some(meta) = ld.meta_properties.as_deref().and_then(read_meta) else {
+            continue;
+        };
+        let live: BTreeSet<(&str, i32)> = inv
+            .partitions
+            .iter()
+            .filter(|p| p.log_dir.as_ref() == Some(&ld.path))
+            .filter(|p| matches!(p.kind, Some(DirKind::Normal)))
+            .filter_map(|p| p.tp.as_ref())
+            .map(|tp| (tp.topic.as_str(), tp.partition))
+            .collect();
+        let metadata_log = live.contains(&("__cluster_metadata", 0));
+        let meta = match meta {
+            Ok(m) => m,
+            Err(why) => {
+                refused.push(Refused {
+                    ld,
+                    why,
+                    metadata_log,
+                });
+                continue;
+            }
+        };
+        let checkpointed = match files.get(i).map(|f| &f.recovery_points) {
+            Some(Some(Ok(entries))) => Some(
+                entries
+                    .iter()
+                    .map(|e| (e.topic.as_str(), e.partition))
+                    .collect(),
+            ),
+            _ => None,
+        };
+        dirs.push(Dir {
+            ld,
+            meta,
+            live,
+            checkpointed,
+            metadata_log,
+        });
+    }
+    dirs.sort_by(|a, b| a.ld.path.cmp(&b.ld.path));
+    refused.sort_by(|a, b| a.ld.path.cmp(&b.ld.path));
+    (dirs, refused)
+}
+
+/// `meta.properties` as `MetaProperties.Builder` reads it: `None` when absent or not read
+/// by klogscan (discovery names a file it cannot read; the broker may read it), `Err`
+/// with why when the broker's reader refuses its content.
+fn read_meta(path: &std::path::Path) -> Option<Result<MetaProperties, String>> {
     if std::fs::metadata(path).ok()?.len() > 64 * 1024 {
         return None;
     }
@@ -177,8 +205,62 @@ fn read_meta(path: &std::path::Path) -> Option<MetaProperties> {
         None,
     )
     .ok()?;
-    parse_meta_properties_unverified(&bytes).ok()
+    Some(parse_meta_properties_unverified(&bytes).map_err(|e| e.to_string()))
 }
+
+/// A `meta.properties` `MetaProperties.Builder` refuses (3.7 and later): the log dir is an
+/// error dir, offline from the start; the metadata log dir's stops the start.
+fn refused_file(
+    r: &Refused,
+    version: Option<BrokerVersion>,
+    out: &mut (Vec<Finding>, Vec<BrokerStartup>),
+) {
+    if !ensemble(version) {
+        return; // brokers before 3.7 read the file with other rules (RawMetaProperties)
+    }
+    let dir = r.ld.path.display().to_string();
+    let why = &r.why;
+    let mut f = Finding::new(
+        Kind::MetaPropertiesRefused,
+        "",
+        -1,
+        format!("{dir}/meta.properties is refused by the broker's reader ({why}): a broker since 3.7 takes the log dir offline at its next start (an error dir of MetaPropertiesEnsemble.Loader.load)"),
+    )
+    .segment("meta.properties")
+    .evidence(json!({"log_dir": dir, "error": why, "metadata_log": r.metadata_log,
+        "assumes": r.metadata_log.then_some(METADATA_DIR)}))
+    .remediation(format!("with the broker stopped, restore {dir}/meta.properties from a backup or from another log dir of the same broker (the same cluster.id and node id; without its directory.id line, so that a KRaft broker writes the log dir a new one), keeping the refused file as evidence"));
+    f.source = Source {
+        log_dir: Some(Arc::from(dir.as_str())),
+        ..Default::default()
+    };
+    if !r.metadata_log {
+        f = f.broker("MetaPropertiesEnsemble.Loader.load (3.7 and later) catches the refusal and makes the log dir an error dir, which the start takes offline (LogManager's initial offline dirs): none of its partitions is served by this broker, which starts without them (it does not start when no log dir has a readable file: REQUIRE_AT_LEAST_ONE_VALID); brokers before 3.7 read the file with other rules (RawMetaProperties) and are not judged here");
+        out.0.push(f);
+        return;
+    }
+    let message = format!(
+        "{dir}/meta.properties is refused ({why}) and the log dir holds the KRaft metadata log: the node's next start fails — MetaPropertiesEnsemble.verify throws RuntimeException (I/O error in the metadata log directory)"
+    );
+    f.message = message.clone();
+    f = f.broker(format!("MetaPropertiesEnsemble.Loader.load makes the log dir an error dir and MetaPropertiesEnsemble.verify (KafkaRaftServer.initializeLogDirs, 3.7 and later) refuses an error dir as the metadata log dir: {NOT_STARTED}"));
+    let s = BrokerStartup {
+        broker: None,
+        cluster_id: None,
+        log_dirs: vec![dir],
+        starts: Some(false),
+        reason: "",
+        exception: "RuntimeException",
+        thrown_by: "MetaPropertiesEnsemble.verify",
+        message,
+        assumes: Some(METADATA_DIR),
+    };
+    let source = f.source.clone();
+    push(out, f, source, s);
+}
+
+/// What a refused file of the log dir holding `__cluster_metadata-0` assumes.
+const METADATA_DIR: &str = "the log dir holding __cluster_metadata-0 is the node's metadata.log.dir (a data dir holding a stale copy of the metadata log would only go offline)";
 
 /// Whether a broker of `version` runs `MetaPropertiesEnsemble.verify` (3.7 and later; an
 /// unknown version is a current broker).

@@ -31,7 +31,7 @@
 //! ```
 
 mod blocks;
-pub mod brokers;
+mod brokers;
 mod checks;
 pub mod render;
 
@@ -39,6 +39,7 @@ pub use crate::partition::recovery::{
     BrokerVersion, LeftoverAction, LoadFailure, ProducerRebuild, RecoveryPrediction,
     SegmentRecovery, TruncationPrediction,
 };
+pub use brokers::BrokerStartup;
 
 use crate::discover::layout::{self, Inventory};
 use crate::finding::{Finding, Kind, Severity};
@@ -193,8 +194,8 @@ pub struct VerifyReport {
     /// its whole partition directory, [`verify`]).
     pub notes: Vec<String>,
     /// The starts that one broker's log dirs stop, by their `meta.properties`
-    /// ([`brokers`]; JSON `broker_startup`, only when not empty).
-    pub broker_startup: Vec<brokers::BrokerStartup>,
+    /// (the log dirs' `meta.properties` against each other; JSON `broker_startup`, only when not empty).
+    pub broker_startup: Vec<BrokerStartup>,
 }
 
 impl VerifyReport {

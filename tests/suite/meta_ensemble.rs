@@ -72,10 +72,14 @@ fn run(root: &Path, version: Option<&str>) -> VerifyReport {
     verify(&[root.to_path_buf()], &opts)
 }
 
-/// The findings of `kind`, checked to match the report's `broker_startup` entries.
+/// The findings of `kind`, checked to match the report's `broker_startup` entries (each
+/// such finding stops a start, but a refused file of a data dir, which only goes offline).
 fn of(r: &VerifyReport, kind: Kind) -> Vec<klogscan::Finding> {
     let f: Vec<_> = r.findings().filter(|f| f.kind == kind).cloned().collect();
-    if kind != Kind::DuplicateLogDirectories {
+    if !matches!(
+        kind,
+        Kind::DuplicateLogDirectories | Kind::MetaPropertiesRefused
+    ) {
         let s = r
             .broker_startup
             .iter()
@@ -376,4 +380,71 @@ fn verify_renders_the_broker_startup() {
     assert!(text.contains("START FAILS: RuntimeException"), "{text}");
     assert!(text.contains("duplicate_directory_id"), "{text}");
     assert_eq!(out.status.code(), Some(1));
+}
+
+/// `KafkaRaftServerTest.testStartupFailsIfMetaLogDirIsOffline` and
+/// `testStartupDoesNotFailIfDataDirIsOffline`, `MetaPropertiesEnsembleTest.testVerificationFailureOnMetadataLogDirWithError`:
+/// a `meta.properties` the reader refuses makes its log dir an error dir — offline, the
+/// start goes on — unless it is the metadata log dir (the one holding the metadata log),
+/// whose error stops the start. Brokers before 3.7 read the file with other rules: not
+/// judged.
+#[test]
+fn a_refused_meta_properties_takes_its_log_dir_offline_or_stops_the_metadata_node() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        &[
+            d("data", 1, None, &["orders"]),
+            d("meta", 1, None, &["__cluster_metadata"]),
+        ],
+    );
+    let refuse = |name: &str| {
+        std::fs::write(
+            t.path().join(name).join("meta.properties"),
+            "version=2\nnode.id=1\n",
+        )
+        .unwrap();
+    };
+    refuse("data");
+    let r = run(t.path(), None);
+    let f = of(&r, Kind::MetaPropertiesRefused);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].severity, Severity::Error);
+    assert!(f[0].message.contains("offline"), "{}", f[0].message);
+    assert_eq!(f[0].evidence["metadata_log"], false);
+    assert!(
+        r.broker_startup.is_empty(),
+        "the data dir's error: the start goes on"
+    );
+    refuse("meta");
+    let r = run(t.path(), None);
+    let f = of(&r, Kind::MetaPropertiesRefused);
+    assert_eq!(f.len(), 2);
+    assert_eq!(r.broker_startup.len(), 1);
+    let s = &r.broker_startup[0];
+    assert_eq!((s.starts, s.exception), (Some(false), "RuntimeException"));
+    assert!(s.log_dirs[0].ends_with("meta"), "{s:?}");
+    assert!(s.assumes.is_some());
+    // Before 3.7: not judged.
+    assert!(of(&run(t.path(), Some("3.6.0")), Kind::MetaPropertiesRefused).is_empty());
+}
+
+/// Its negatives: a file the reader takes (v0 without `broker.id`, unknown keys), a log
+/// dir without the file (a copy may leave it behind: not judged).
+#[test]
+fn a_meta_properties_the_reader_takes_or_a_missing_one_is_silent() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        &[d("a", 1, None, &["orders"]), d("b", 2, None, &["x"])],
+    );
+    std::fs::write(
+        t.path().join("a").join("meta.properties"),
+        "version=0\nsome.key=1\n",
+    )
+    .unwrap();
+    std::fs::remove_file(t.path().join("b").join("meta.properties")).unwrap();
+    let r = run(t.path(), None);
+    assert!(of(&r, Kind::MetaPropertiesRefused).is_empty());
+    assert!(r.broker_startup.is_empty());
 }
