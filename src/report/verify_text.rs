@@ -231,8 +231,24 @@ pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::R
     write_broker_startup(w, style, &r.broker_startup)?;
     write_findings(w, style, &r.findings().collect::<Vec<_>>())?;
     let s = &r.summary;
+    // A broker whose log dirs stop its start (said only when one does).
+    let brokers: std::collections::BTreeSet<_> = r
+        .broker_startup
+        .iter()
+        .map(|b| {
+            let dir = b.broker.is_none().then(|| b.log_dirs.first());
+            (&b.cluster_id, b.broker, dir)
+        })
+        .collect();
+    let stopped = match brokers.len() {
+        0 => String::new(),
+        n => format!(
+            ", {n} broker start{} stopped by its log dirs",
+            if n == 1 { "" } else { "s" }
+        ),
+    };
     let summary = format!(
-        "{}; {} recovered at load, {} truncated, {} fail to load; findings: {} error, {} warning, {} info",
+        "{}; {} recovered at load, {} truncated, {} fail to load{stopped}; findings: {} error, {} warning, {} info",
         super::count(s.partitions as u64, "partition"),
         s.recovered,
         s.truncated,

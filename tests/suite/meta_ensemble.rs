@@ -379,6 +379,10 @@ fn verify_renders_the_broker_startup() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("START FAILS: RuntimeException"), "{text}");
     assert!(text.contains("duplicate_directory_id"), "{text}");
+    assert!(
+        text.contains("1 broker start stopped by its log dirs"),
+        "{text}"
+    );
     assert_eq!(out.status.code(), Some(1));
 }
 
