@@ -337,7 +337,7 @@ fn duplicate_ids(
                     "why_two_log_dirs": "each log dir's recovery-point-offset-checkpoint names partitions, none of the other's, and no live partition directory is in both (a capture of one log dir twice lists the same partitions)",
                 }))
                 .broker(format!("MetaPropertiesEnsemble.verify (3.7 and later) refuses one directory.id in two log dirs: {NOT_STARTED}. Brokers before 3.7 ignore directory.id (a ZooKeeper-mode one before 3.7 compares the files whole: identical files pass)"))
-                .remediation(format!("one meta.properties was copied from the other log dir (a new disk set up by copying the file): with broker {} stopped, remove the directory.id line from the log dir that was added later (keep a copy of the file), so the broker writes it a new id at its next start (MetaPropertiesEnsemble.Copier.generateValidDirectoryId); in KRaft the controller then assigns that directory's replicas to the new id when the broker registers it", node(a)));
+                .remediation(format!("one meta.properties was copied from the other log dir (a new disk set up by copying the file): with broker {} stopped, remove the directory.id line from the log dir that was added later (keep a copy of the file), so the broker writes it a new id at its next start (MetaPropertiesEnsemble.Copier.generateValidDirectoryId)", node(a)));
             let s = startup(
                 &[*a, *b],
                 "RuntimeException",
@@ -500,4 +500,54 @@ fn push(
     s.reason = f.kind.id();
     out.0.push(f);
     out.1.push(s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir<'a>(ld: &'a LogDir, live: &[&'a str], checkpointed: Option<&[&'a str]>) -> Dir<'a> {
+        let set = |v: &[&'a str]| v.iter().map(|t| (*t, 0)).collect::<BTreeSet<_>>();
+        Dir {
+            ld,
+            meta: parse_meta_properties_unverified(b"version=1\nnode.id=1\ncluster.id=c\n")
+                .unwrap(),
+            live: set(live),
+            checkpointed: checkpointed.map(set),
+            metadata_log: false,
+        }
+    }
+
+    /// One directory id in two log dirs is two log dirs only when both checkpoints name
+    /// partitions, none in common, and no live directory is in both.
+    #[test]
+    fn two_log_dirs_need_disjoint_named_partitions() {
+        let ld = LogDir::default();
+        let two = |a: Dir, b: Dir| two_log_dirs(&a, &b);
+        assert!(two(
+            dir(&ld, &["a"], Some(&["a"])),
+            dir(&ld, &["b"], Some(&["b"]))
+        ));
+        assert!(!two(
+            dir(&ld, &["a"], Some(&["a", "b"])),
+            dir(&ld, &["b"], Some(&["b"]))
+        ));
+        assert!(!two(
+            dir(&ld, &["a"], Some(&["a"])),
+            dir(&ld, &["a"], Some(&["b"]))
+        ));
+        assert!(!two(dir(&ld, &["a"], Some(&["a"])), dir(&ld, &["b"], None)));
+        assert!(!two(
+            dir(&ld, &[], Some(&[])),
+            dir(&ld, &["b"], Some(&["b"]))
+        ));
+    }
+
+    /// `MetaPropertiesEnsemble` is 3.7's; an unknown version is a current broker.
+    #[test]
+    fn the_ensemble_runs_from_3_7() {
+        assert!(ensemble(None));
+        assert!(ensemble(Some(BrokerVersion(3, 7, 0))));
+        assert!(!ensemble(Some(BrokerVersion(3, 6, 2))));
+    }
 }
