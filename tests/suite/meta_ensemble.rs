@@ -452,3 +452,26 @@ fn a_meta_properties_the_reader_takes_or_a_missing_one_is_silent() {
     assert!(of(&r, Kind::MetaPropertiesRefused).is_empty());
     assert!(r.broker_startup.is_empty());
 }
+
+/// Through the request (the CLI's answer): a topic filter shows no log-dir finding, and so
+/// no stopped start; without one both are there.
+#[test]
+fn the_startup_prediction_follows_its_finding_through_filters() {
+    use klogscan::request::{self, Request};
+    let (x, _) = ids();
+    let t = tempfile::tempdir().unwrap();
+    write(
+        t.path(),
+        &[
+            d("d1", 1, Some(&x), &["orders"]),
+            d("d2", 1, Some(&x), &["payments"]),
+        ],
+    );
+    let a = request::verify(&Request::new([t.path()]), None).unwrap();
+    assert_eq!(a.report.broker_startup.len(), 1);
+    let mut req = Request::new([t.path()]);
+    req.filter.topics = vec!["orders".into()];
+    let a = request::verify(&req, None).unwrap();
+    assert!(a.report.broker_startup.is_empty());
+    assert!(of(&a.report, Kind::DuplicateDirectoryId).is_empty());
+}
