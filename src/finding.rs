@@ -203,6 +203,21 @@ kinds! {
     /// One broker holds a topic-partition in two of its log dirs: its start fails
     /// (`LogManager.loadLog`'s "Duplicate log directories").
     DuplicateLogDirectories = "duplicate_log_directories", Error;
+    /// A log dir's `meta.properties` names a reserved `directory.id`: its broker's start
+    /// fails (`MetaPropertiesEnsemble.verify`, 3.7 and later).
+    ReservedDirectoryId = "reserved_directory_id", Error;
+    /// A log dir's `meta.properties` that the broker's reader refuses: an error dir, offline
+    /// from the start (the metadata log dir's stops it; 3.7 and later).
+    MetaPropertiesRefused = "meta_properties_refused", Error;
+    /// Two log dirs of one broker carry the same `directory.id`: its start fails
+    /// (`MetaPropertiesEnsemble.verify`, 3.7 and later).
+    DuplicateDirectoryId = "duplicate_directory_id", Error;
+    /// One broker's log dirs whose `meta.properties` differ where a broker before 3.7
+    /// compares them whole: its start fails (`InconsistentBrokerMetadataException`).
+    InconsistentBrokerMetadata = "inconsistent_broker_metadata", Error;
+    /// The KRaft metadata log in two log dirs of one node: one of them is not its
+    /// `metadata.log.dir`, and the start fails (`KafkaRaftServer.initializeLogDirs`).
+    UnexpectedMetadataLogDir = "unexpected_metadata_log_dir", Error;
     // --- what the next start loses (the recovery model against the checkpoints) ---
     /// Recovery truncates below the checkpointed high watermark: acknowledged data lost on this replica.
     TruncationBelowHighWatermark = "truncation_below_high_watermark", Error;

@@ -15,6 +15,11 @@
 //! has a `directory.id` (written since 3.7) of its own — a capture of one log dir carries
 //! that log dir's id. Without both ids nothing proves it, and nothing is said.
 //!
+//! The KRaft metadata log (`__cluster_metadata-0`) is never one: `LogManager.loadLogs`
+//! skips its directories (since 2.8), and `KafkaRaftServer.initializeLogDirs` refuses it
+//! outside `metadata.log.dir` before any log is loaded (`verify`'s
+//! `unexpected_metadata_log_dir`).
+//!
 //! A KRaft broker (a v1 `meta.properties`) checks each log against its metadata image
 //! first (`LogManager.isStrayKraftReplica`): a log without a topic id in its
 //! `partition.metadata`, of a topic id the image does not hold, or of a partition the
@@ -32,7 +37,7 @@ use serde_json::json;
 use super::replicas::{ScannedCopy, copy_groups, topic_id_in};
 use super::report::ScanReport;
 use crate::discover::identity::{Identities, LogDirIdentity};
-use crate::discover::layout::{DirKind, Inventory, PartitionDir};
+use crate::discover::layout::{DirKind, Inventory, PartitionDir, is_kraft_metadata};
 use crate::finding::{Finding, Kind};
 use crate::partition::results::ScanOptions;
 use crate::read::format::checkpoint::encode_uuid;
@@ -87,6 +92,15 @@ fn duplicate<'a>(
 ) -> Option<Duplicate<'a>> {
     let live = |p: &PartitionDir| matches!(p.kind, Some(DirKind::Normal));
     if !live(a.1) || !live(b.1) || a.1.log_dir == b.1.log_dir {
+        return None;
+    }
+    // `LogManager.loadLogs` skips the KRaft metadata log's directories (since 2.8:
+    // `KafkaRaftServer.initializeLogDirs` judges them, `unexpected_metadata_log_dir`).
+    if a.1
+        .tp
+        .as_ref()
+        .is_some_and(|tp| is_kraft_metadata(&tp.topic))
+    {
         return None;
     }
     let (ia, ib) = (

@@ -182,15 +182,11 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
                 "read_committed consumers deliver the records of aborted transactions missing from the .txnindex as if committed",
             ),
         },
-        Kind::DuplicateLogDirectories => ClientError {
-            who: "producer and consumer",
-            exception: "none from this broker (it does not start)",
-            class: NotAProducerError,
-            behaviour: "the broker stays down: clients go to the partitions' other replicas; a partition whose only in-sync replica it was stays offline (NotLeaderOrFollowerException / timeouts, retried until a leader is back)",
-            consumers: Some(
-                "consumers of a partition left without a leader wait (no records, no exception beyond retried fetch errors) until it has one",
-            ),
-        },
+        Kind::DuplicateLogDirectories
+        | Kind::ReservedDirectoryId
+        | Kind::DuplicateDirectoryId
+        | Kind::InconsistentBrokerMetadata
+        | Kind::UnexpectedMetadataLogDir => broker_does_not_start(),
         Kind::ReplicaDivergence => ClientError {
             who: "consumer",
             exception: "none",
@@ -246,6 +242,20 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
         ),
         _ => return None,
     })
+}
+
+/// What clients meet when a broker's log dirs stop its start (the log dirs' findings of
+/// `cluster::duplicates` and `verify::brokers`).
+fn broker_does_not_start() -> ClientError {
+    ClientError {
+        who: "producer and consumer",
+        exception: "none from this broker (it does not start)",
+        class: ErrorClass::NotAProducerError,
+        behaviour: "the broker stays down: clients go to the partitions' other replicas; a partition whose only in-sync replica it was stays offline (NotLeaderOrFollowerException / timeouts, retried until a leader is back)",
+        consumers: Some(
+            "consumers of a partition left without a leader wait (no records, no exception beyond retried fetch errors) until it has one",
+        ),
+    }
 }
 
 /// Fill `client_error` from the table where a rule left it empty.

@@ -228,10 +228,27 @@ pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::R
     for p in &r.partitions {
         write_partition(w, style, p)?;
     }
+    write_broker_startup(w, style, &r.broker_startup)?;
     write_findings(w, style, &r.findings().collect::<Vec<_>>())?;
     let s = &r.summary;
+    // A broker whose log dirs stop its start (said only when one does).
+    let brokers: std::collections::BTreeSet<_> = r
+        .broker_startup
+        .iter()
+        .map(|b| {
+            let dir = b.broker.is_none().then(|| b.log_dirs.first());
+            (&b.cluster_id, b.broker, dir)
+        })
+        .collect();
+    let stopped = match brokers.len() {
+        0 => String::new(),
+        n => format!(
+            ", {n} broker start{} stopped by its log dirs",
+            if n == 1 { "" } else { "s" }
+        ),
+    };
     let summary = format!(
-        "{}; {} recovered at load, {} truncated, {} fail to load; findings: {} error, {} warning, {} info",
+        "{}; {} recovered at load, {} truncated, {} fail to load{stopped}; findings: {} error, {} warning, {} info",
         super::count(s.partitions as u64, "partition"),
         s.recovered,
         s.truncated,
@@ -241,6 +258,44 @@ pub fn write_verify(r: &VerifyReport, style: &Style, w: &mut dyn Write) -> io::R
         s.findings.info
     );
     writeln!(w, "\n{}", wrap(&summary, usize::from(style.width), 0, 2))
+}
+
+/// What one broker's log dirs do to its start (`BrokerStartup`): a heading per
+/// broker, then `START FAILS:` (or `START FAILS in one mode:`) with the exception.
+fn write_broker_startup(
+    w: &mut dyn Write,
+    style: &Style,
+    brokers: &[crate::verify::BrokerStartup],
+) -> io::Result<()> {
+    for b in brokers {
+        let who = match (b.broker, &b.cluster_id) {
+            (Some(n), Some(c)) => format!("broker {n} (cluster {})", esc(c)),
+            (Some(n), None) => format!("broker {n}"),
+            _ => "broker (node id unknown)".into(),
+        };
+        writeln!(w, "{}", style.heading(&who, None))?;
+        line(
+            w,
+            style,
+            None,
+            &format!("log dirs: {}", esc(&b.log_dirs.join(", "))),
+        )?;
+        let (mark, sev) = match b.starts {
+            Some(false) => ("START FAILS", Severity::Error),
+            _ => ("START FAILS in one mode", Severity::Warning),
+        };
+        line(
+            w,
+            style,
+            Some((mark, sev)),
+            &format!("{} ({}): {}", b.exception, b.thrown_by, esc(&b.message)),
+        )?;
+        if let Some(a) = b.assumes {
+            line(w, style, None, &format!("assumes {a}"))?;
+        }
+        writeln!(w)?;
+    }
+    Ok(())
 }
 
 /// The snapshot files a load leaves, by offset (the first three and the last two of a long

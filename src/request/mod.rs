@@ -383,6 +383,13 @@ pub fn verify(
     report.errors.extend(inputs.failed.iter().cloned());
     crate::report::client::fill(&mut report.log_dir_findings);
     flt.retain_findings(&mut report.log_dir_findings);
+    // A stopped broker start is shown with the finding that says why (a log-dir finding:
+    // none under a topic or partition filter).
+    let kept = &report.log_dir_findings;
+    report.broker_startup.retain(|b| {
+        kept.iter()
+            .any(|f| f.kind.id() == b.reason && f.message == b.message)
+    });
     let analysed = report.partitions.len();
     report
         .partitions

@@ -42,6 +42,10 @@ pub(super) fn fix_verify(inputs: &Prepared, r: &mut VerifyReport) {
     r.log_dir_findings
         .iter_mut()
         .for_each(|f| inputs.fix_finding(f));
+    for b in &mut r.broker_startup {
+        b.log_dirs.iter_mut().for_each(|s| inputs.fix(s));
+        inputs.fix(&mut b.message);
+    }
     for (p, e) in &mut r.errors {
         inputs.fix_path(p);
         inputs.fix(e);

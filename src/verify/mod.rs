@@ -31,6 +31,7 @@
 //! ```
 
 mod blocks;
+mod brokers;
 mod checks;
 pub mod render;
 
@@ -38,6 +39,7 @@ pub use crate::partition::recovery::{
     BrokerVersion, LeftoverAction, LoadFailure, ProducerRebuild, RecoveryPrediction,
     SegmentRecovery, TruncationPrediction,
 };
+pub use brokers::BrokerStartup;
 
 use crate::discover::layout::{self, Inventory};
 use crate::finding::{Finding, Kind, Severity};
@@ -191,6 +193,9 @@ pub struct VerifyReport {
     /// What the verification changed about its inputs (a file named on its own read with
     /// its whole partition directory, [`verify`]).
     pub notes: Vec<String>,
+    /// The starts that one broker's log dirs stop, by their `meta.properties`
+    /// (the log dirs' `meta.properties` against each other; JSON `broker_startup`, only when not empty).
+    pub broker_startup: Vec<BrokerStartup>,
 }
 
 impl VerifyReport {
@@ -351,6 +356,9 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
         .iter()
         .map(crate::partition::recovery::LogDirFiles::read)
         .collect();
+    // One broker's log dirs against each other (`meta.properties`), read while the
+    // inventory still lists every partition (the blocks below let an own one go).
+    let (found, startup) = brokers::check(inv, &log_dirs, opts.broker_version);
     // One scan of everything: each partition's findings stay with its own directory
     // (several directories may hold the same topic-partition: replicas, -future dirs), and
     // the hanging-transaction reference time is the newest batch of each log dir.
@@ -429,6 +437,8 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
             .log_dir_findings
             .extend(checks::log_dir_findings(ld, files, opts.broker_version));
     }
+    report.log_dir_findings.extend(found);
+    report.broker_startup = startup;
     for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.log_dir_findings.push(
             Finding::new(

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 /// The JSON document of `klogscan verify --format json` (schema in `docs/verify.md`).
 pub fn to_json(r: &VerifyReport) -> serde_json::Value {
-    json!({
+    let mut doc = json!({
         "klogscan_verify": 1,
         "inputs": r.inputs,
         "summary": r.summary,
@@ -18,7 +18,11 @@ pub fn to_json(r: &VerifyReport) -> serde_json::Value {
         "findings": r.findings().collect::<Vec<_>>(),
         "notes": r.notes,
         "errors": r.errors.iter().map(error_json).collect::<Vec<_>>(),
-    })
+    });
+    if !r.broker_startup.is_empty() {
+        doc["broker_startup"] = json!(r.broker_startup);
+    }
+    doc
 }
 
 fn partition_json(p: &PartitionVerification) -> Value {
@@ -51,7 +55,10 @@ struct Doc<'a>(&'a VerifyReport);
 impl Serialize for Doc<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
-        let mut m = s.serialize_map(Some(7))?;
+        let mut m = s.serialize_map(Some(7 + usize::from(!r.broker_startup.is_empty())))?;
+        if !r.broker_startup.is_empty() {
+            m.serialize_entry("broker_startup", &sorted(&r.broker_startup))?;
+        }
         m.serialize_entry("errors", &Each(|| r.errors.iter().map(error_json)))?;
         m.serialize_entry("findings", &Each(|| r.findings().map(sorted)))?;
         m.serialize_entry("inputs", &r.inputs)?;

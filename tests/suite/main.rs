@@ -96,6 +96,7 @@ mod library_surface;
 mod lost_range;
 mod lost_reopened;
 mod merge_memory;
+mod meta_ensemble;
 mod onewalk;
 mod partitions_memory;
 mod precision;

@@ -20,7 +20,9 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 
 mod properties;
 
-pub use properties::{MetaProperties, parse_meta_properties, parse_properties};
+pub use properties::{
+    MetaProperties, parse_meta_properties, parse_meta_properties_unverified, parse_properties,
+};
 
 /// Which text file a parser was reading (for error messages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]

@@ -177,10 +177,16 @@ fn every_reserved_directory_id_is_refused() {
         let text = format!("version=0\ndirectory.id={}\n", id(lsb));
         let e = err(parse_meta_properties(text.as_bytes()));
         assert!(e.problem.contains("reserved"), "{lsb}: {e}");
+        // `MetaProperties.Builder` reads it (the log dir is not an error dir): the
+        // refusal is the ensemble's.
+        let m = parse_meta_properties_unverified(text.as_bytes()).unwrap();
+        assert!(m.reserved_directory_id().is_some(), "{lsb}");
     }
     for lsb in [100, i64::MAX] {
         let text = format!("version=0\ndirectory.id={}\n", id(lsb));
         assert!(parse_meta_properties(text.as_bytes()).is_ok(), "{lsb}");
+        let m = parse_meta_properties_unverified(text.as_bytes()).unwrap();
+        assert_eq!(m.reserved_directory_id(), None, "{lsb}");
     }
     // A non-zero high half is never reserved.
     let mut b = [0u8; 16];

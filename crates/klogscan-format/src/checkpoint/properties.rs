@@ -169,7 +169,8 @@ pub struct MetaProperties {
     pub node_id: Option<i32>,
     /// `cluster.id` (required in v1). Kept as text: the broker does not validate it here.
     pub cluster_id: Option<String>,
-    /// `directory.id` (since 3.7), never one of the reserved ids.
+    /// `directory.id` (since 3.7): never one of the reserved ids from
+    /// [`parse_meta_properties`], possibly one from [`parse_meta_properties_unverified`].
     pub directory_id: Option<[u8; 16]>,
     /// Every key/value pair of the file, in order (unknown keys included).
     pub raw: Vec<(String, String)>,
@@ -180,21 +181,62 @@ impl MetaProperties {
     pub fn directory_id_string(&self) -> Option<String> {
         self.directory_id.as_ref().map(encode_uuid)
     }
+
+    /// The name of the reserved id `directory.id` is, when it is one (`DirectoryId.reserved`:
+    /// high half 0 and low half below 100 as a signed long, negative low halves included),
+    /// which `MetaPropertiesEnsemble.verify` refuses.
+    pub fn reserved_directory_id(&self) -> Option<&'static str> {
+        let id = self.directory_id?;
+        let (high, low) = id.split_at(8);
+        let low = i64::from_be_bytes(low.try_into().unwrap_or([0; 8]));
+        match id {
+            ZERO_UUID => Some("MIGRATING"),
+            METADATA_TOPIC_ID => Some("UNASSIGNED"),
+            LOST_DIR_ID => Some("LOST"),
+            _ if high == [0; 8] && low < 100 => Some("(DirectoryId.reserved)"),
+            _ => None,
+        }
+    }
 }
 
-/// Parse and validate `meta.properties`:
+/// Parse and validate `meta.properties` as `MetaPropertiesEnsemble.Loader.load` and
+/// `MetaPropertiesEnsemble.verify` read it: [`parse_meta_properties_unverified`], then a
+/// `directory.id` that `DirectoryId.reserved` calls reserved is refused (`verify` throws
+/// for it: high half 0, low half below 100 as a signed long — `AAAAAAAAAAAAAAAAAAAAAA`
+/// MIGRATING, `…AQ` UNASSIGNED, `…Ag` LOST and the rest of `DirectoryId.reserved`).
+pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointError> {
+    let m = parse_meta_properties_unverified(bytes)?;
+    if let Some(name) = m.reserved_directory_id() {
+        let v = m
+            .raw
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "directory.id")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        return Err(CheckpointError::new(
+            TextFileKind::MetaProperties,
+            find_key_line(bytes, "directory.id"),
+            format!("directory.id {v:?} is the reserved id {name}"),
+        ));
+    }
+    Ok(m)
+}
+
+/// Parse `meta.properties` as `MetaProperties.Builder(Properties).build()` does, which is
+/// what `MetaPropertiesEnsemble.Loader.load` keeps (a refusal makes the log dir an error
+/// dir); the ensemble's own checks (`MetaPropertiesEnsemble.verify`, a reserved
+/// `directory.id` among them) come after:
 /// * `version` missing → 0; trimmed, it must be the int `0` or `1` (` 1`, `01` and `+1` are 1);
 /// * v0: `broker.id`, if present, must be an int, untrimmed (it is the node id; `node.id`
 ///   is ignored);
 /// * v1: `node.id` is required and must be an int, untrimmed; `cluster.id` is required;
-/// * `directory.id`, if present, must be a UUID that is not reserved (high half 0, low
-///   half below 100 as a signed long: `AAAAAAAAAAAAAAAAAAAAAA` MIGRATING, `…AQ`
-///   UNASSIGNED, `…Ag` LOST and the rest of `DirectoryId.reserved`).
+/// * `directory.id`, if present, must be a UUID (`Uuid.fromString`).
 ///
 /// Not judged: ints in non-ASCII digits, which Java's `Integer.parseInt` reads.
 ///
 /// Errors about a key give the line of its (last) occurrence, or 0 when it is missing.
-pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointError> {
+pub fn parse_meta_properties_unverified(bytes: &[u8]) -> Result<MetaProperties, CheckpointError> {
     const F: TextFileKind = TextFileKind::MetaProperties;
     let raw = parse_properties(bytes, F)?;
     // Line numbers of keys, for messages: re-derive from the text cheaply.
@@ -264,25 +306,6 @@ pub fn parse_meta_properties(bytes: &[u8]) -> Result<MetaProperties, CheckpointE
         Some(v) => {
             let id = decode_uuid(v)
                 .map_err(|why| CheckpointError::new(F, line_of("directory.id"), why))?;
-            // `MetaPropertiesEnsemble.verify` refuses what `DirectoryId.reserved` calls
-            // reserved: high half 0 and low half below 100 as a signed long (negative
-            // low halves included).
-            let (high, low) = id.split_at(8);
-            let low = i64::from_be_bytes(low.try_into().unwrap_or([0; 8]));
-            let reserved = match id {
-                ZERO_UUID => Some("MIGRATING"),
-                METADATA_TOPIC_ID => Some("UNASSIGNED"),
-                LOST_DIR_ID => Some("LOST"),
-                _ if high == [0; 8] && low < 100 => Some("(DirectoryId.reserved)"),
-                _ => None,
-            };
-            if let Some(name) = reserved {
-                return Err(CheckpointError::new(
-                    F,
-                    line_of("directory.id"),
-                    format!("directory.id {v:?} is the reserved id {name}"),
-                ));
-            }
             Some(id)
         }
     };
