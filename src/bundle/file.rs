@@ -35,12 +35,16 @@ pub const MAGIC: &[u8; 16] = b"klogscan-bundle\n";
 /// carries them, and its merged history would replay them where a scan does not. 9: the
 /// small files the collect could not read (`Rest::unread_small_files`): a bundle of 8
 /// records such a `leader-epoch-checkpoint` as absent, and its merge would give verdicts
-/// the scan withholds.
+/// the scan withholds. 10: a recovery plan says where the load fails before recovering
+/// anything (`load_fails`) and that the log start rests on a checkpoint the collect could
+/// not read (`log_start_unread`), which the lost-data check reads; and the partition
+/// stage's findings added since 9 (the KRaft start's reads of its metadata log) travel in
+/// the frames: a 9 merged here would give a report the scan does not.
 /// Older bundles lack what they added, and are refused rather than merged without it (the
 /// merged report would differ from the scan's).
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 /// The oldest bundle format this build reads ([`FORMAT_VERSION`] and the ones since).
-pub const OLDEST_READ_VERSION: u32 = 9;
+pub const OLDEST_READ_VERSION: u32 = 10;
 /// The largest frame a reader accepts (a partition's results, a fingerprint block).
 pub const MAX_FRAME: u32 = 1 << 30;
 /// The most a bundle's frames may expand to, per byte of the file read so far (above
@@ -88,7 +92,7 @@ impl Tag {
 pub enum FileError {
     #[error("not a klogscan bundle (no bundle header)")]
     NotABundle,
-    #[error("bundle format version {found}; this klogscan ({}) reads versions {OLDEST_READ_VERSION} to {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch and the local damaged batches, versions 6 and 7 where the node's recovery ends each metadata log's copy, version 8 the small files the collect could not read): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
+    #[error("bundle format version {found}; this klogscan ({}) reads versions {OLDEST_READ_VERSION} to {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch and the local damaged batches, versions 6 and 7 where the node's recovery ends each metadata log's copy, version 8 the small files the collect could not read, version 9 the recovery plans' load failures and unread log starts and the partition stage's newer findings): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
     Version { found: u32 },
     #[error("truncated bundle (it ends before its last frame: an interrupted copy or collect)")]
     Truncated,

@@ -130,6 +130,8 @@ fn damaged_foreign_and_other_version_bundles_are_input_errors() {
         (5, "metadata log's last batch"),
         (6, "where the node's recovery ends each metadata log's copy"),
         (7, "where the node's recovery ends each metadata log's copy"),
+        (8, "small files the collect could not read"),
+        (9, "recovery plans' load failures and unread log starts"),
     ] {
         b[16..20].copy_from_slice(&v.to_le_bytes());
         let p = write(&format!("v{v}.klb"), &b);
