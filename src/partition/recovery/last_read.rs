@@ -20,7 +20,7 @@
 //! through the index it is loaded with: its `N.index.swap`, or the new, empty one the
 //! load's first pass creates for it (the read then starts at byte 0).
 
-use super::SegmentInput;
+use super::{Kind, LoadFailure, SegmentInput, SegmentRecovery, StopReason};
 use crate::discover::layout::SegmentFiles;
 use crate::read::format::index::{NextOffsetRead, OffsetIndex, read_next_offset_in};
 use crate::read::segment::{FileClass, MmapMode, READ_BUDGET, load, open_regular, read_exact_at};
@@ -134,4 +134,99 @@ fn read_log(log: &Path, base: i64, index: &[u8], max_bytes: Option<u64>) -> Opti
     let mut tail = vec![0u8; (len - from) as usize];
     read_exact_at(&handle, &mut tail, from).ok()?;
     Some(read_next_offset_in(&idx, &tail, from))
+}
+
+/// The load failure of reading the end of a last segment no recovery ran on:
+/// `LogSegment.readNextOffset` frames the batches from the offset index's last entry on
+/// and throws at a size field below 14 (`FileLogInputStream.nextBatch`:
+/// `CorruptRecordException`) or at a v2 header running past the end of the file
+/// (`loadBatchHeader`: `KafkaException`); `recoverLog` does not catch either (only
+/// `InvalidOffsetException` and `IOException` around a recovery), so the log fails to load
+/// and the broker does not start. When that read was not made ([`SegmentInput::read_next`]),
+/// a zero-filled tail of 18 bytes or more, which every read that gets there throws at.
+pub(super) fn last_segment_unreadable(
+    segs: &[SegmentInput],
+    recovered: &[SegmentRecovery],
+) -> Option<Box<LoadFailure>> {
+    use crate::read::format::index::NextOffsetOutcome;
+    let last = segs.last()?;
+    if recovered.iter().any(|r| r.segment == last.name) {
+        return None;
+    }
+    let stop = last.walk.as_ref().and_then(|w| w.stop.as_deref());
+    let read = last
+        .read_next
+        .filter(|_| last.opened_as.is_none() && !last.created);
+    let zero_tail = |p: u64| stop.filter(|(at, why, _)| *at == p && why.zero_tail_throws());
+    let (position, kind, exception, why) = match read.map(|r| r.outcome) {
+        None => {
+            let (position, why, _) = stop.filter(|s| s.1.zero_tail_throws())?;
+            (
+                *position,
+                Kind::PreallocatedTail,
+                "CorruptRecordException",
+                why.to_string(),
+            )
+        }
+        Some(NextOffsetOutcome::SizeBelowMinimum { position, .. })
+            if let Some((_, why, _)) = zero_tail(position) =>
+        {
+            (
+                position,
+                Kind::PreallocatedTail,
+                "CorruptRecordException",
+                why.to_string(),
+            )
+        }
+        Some(NextOffsetOutcome::SizeBelowMinimum { position, size }) => (
+            position,
+            thrown_kind(stop, position),
+            "CorruptRecordException",
+            format!("its size field reads {size}"),
+        ),
+        Some(NextOffsetOutcome::HeaderPastEnd { position }) => {
+            let r = read?;
+            return Some(Box::new(LoadFailure {
+                kind: thrown_kind(stop, position).id().into(),
+                offset: None,
+                exception: "KafkaException".into(),
+                message: format!(
+                    "reading the end of the last segment {} at load (LogLoader.recoverLog → deleteSegmentsIfLogStartGreaterThanLogEnd → LogSegment.readNextOffset, with no recovery of that segment before it; the read starts at byte {}, where its offset index's last entry, offset {}, points) meets a batch of magic 2 or more at byte {position} whose 61-byte header runs past the end of the file: FileChannelRecordBatch.loadBatchHeader throws KafkaException, which the load does not catch (the broker does not start)",
+                    last.name, r.start_position, r.index_last_offset
+                ),
+            }));
+        }
+        Some(_) => return None,
+    };
+    let from = read.map_or(String::new(), |r| {
+        format!(
+            "; the read starts at byte {}, where its offset index's last entry, offset {}, points",
+            r.start_position, r.index_last_offset
+        )
+    });
+    Some(Box::new(LoadFailure {
+        kind: kind.id().into(),
+        offset: None,
+        exception: exception.into(),
+        message: format!(
+            "reading the end of the last segment {} at load (LogLoader.recoverLog → deleteSegmentsIfLogStartGreaterThanLogEnd → LogSegment.readNextOffset, with no recovery of that segment before it{from}) meets the entry at byte {position} — {why}: FileLogInputStream.nextBatch throws CorruptRecordException for a size below 14 bytes, which the load does not catch (the broker does not start)",
+            last.name
+        ),
+    }))
+}
+
+/// The finding kind behind a throw of the last segment's read at `position`: the walk's
+/// own stop there (bytes that do not frame, an impossible entry), else the offset index,
+/// whose last entry started the read where the log's framing does not.
+pub(super) fn thrown_kind(stop: Option<&(u64, StopReason, Option<i64>)>, position: u64) -> Kind {
+    match stop {
+        Some((at, StopReason::Unframed { .. }, _)) if *at == position => Kind::TrailingBytes,
+        Some((at, StopReason::ImpossibleSize { .. } | StopReason::InvalidBatch { .. }, _))
+            if *at == position =>
+        {
+            Kind::InvalidBatch
+        }
+        Some((at, StopReason::ZeroFilled { .. }, _)) if *at == position => Kind::PreallocatedTail,
+        _ => Kind::IndexMismatch,
+    }
 }

@@ -437,7 +437,7 @@ pub(super) fn unreadable(segs: &[SegmentInput]) -> Option<Box<super::LoadFailure
                     SwappedTail::Unframed { .. } => Kind::TrailingBytes,
                     _ => Kind::InvalidBatch,
                 },
-                _ => super::predict::thrown_kind(stop, position),
+                _ => super::last_read::thrown_kind(stop, position),
             };
             Some(Box::new(super::LoadFailure {
                 kind: kind.id().into(),
