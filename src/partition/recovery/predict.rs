@@ -353,8 +353,6 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         replay_from,
         final_origin(ending, chain.as_ref(), snapshot_at),
     );
-    let failed = load_failure(&inp, chain.as_ref(), from, leo_after, &recovered);
-    let (load_failure, stop) = failed.map_or((None, None), |(f, s)| (Some(f), Some(s)));
     let mut pr = RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
         recovery_point: inp.recovery_point.known(),
@@ -385,14 +383,32 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         deleted_segments: deleted,
         unrecovered_corruption: unrecovered,
         producer_state,
-        load_failure,
+        load_failure: None,
         load_stops_at: None,
         outcome_unknown,
     };
-    if let Some(stop) = stop {
-        super::load_stop::cut(&mut pr, &stop, &inp.segments, chain.as_ref());
-    }
+    where_it_fails(&mut pr, &inp, &plan, chain.as_ref(), (from, leo_after));
     pr
+}
+
+/// The load's first failure ([`load_failure`]), and the prediction cut back to what the
+/// load does before it ([`super::load_stop::cut`]).
+fn where_it_fails(
+    pr: &mut RecoveryPrediction,
+    inp: &PredictInput<'_>,
+    plan: &SegmentPlan,
+    chain: Option<&chain::Chain>,
+    (from, leo_after): ((Option<i64>, Option<i64>), Option<i64>),
+) {
+    // `recoverLog` reads the end of the last segment left: never in a `-delete` directory
+    // (no `recoverLog`), and a recovered one after a truncation deleted the later ones.
+    let reads_last = !inp.delete_dir && plan.deleted.is_empty();
+    let recovered = (&pr.recovered_segments[..], reads_last);
+    let Some((failure, stop)) = load_failure(inp, chain, from, leo_after, recovered) else {
+        return;
+    };
+    pr.load_failure = Some(failure);
+    super::load_stop::cut(pr, &stop, &inp.segments, chain);
 }
 
 /// The log dir's checkpoints this load reads that klogscan could not read
@@ -536,7 +552,7 @@ fn load_failure(
     chain: Option<&chain::Chain>,
     (replay_from, origin): (Option<i64>, Option<i64>),
     leo_after: Option<i64>,
-    recovered: &[SegmentRecovery],
+    (recovered, reads_last): (&[SegmentRecovery], bool),
 ) -> Option<(Box<LoadFailure>, Stop)> {
     let segs = &inp.segments;
     let rules = replays::Rules {
@@ -579,7 +595,9 @@ fn load_failure(
     if let Some(f) = replays::replay_failure(&rules, segs, &replays) {
         return Some(at_step(f));
     }
-    if let Some(f) = super::last_read::last_segment_unreadable(segs, recovered) {
+    if let Some(f) =
+        (super::last_read::last_segment_unreadable(segs, recovered)).filter(|_| reads_last)
+    {
         return Some((f, Stop::LogEnd));
     }
     let (Some(from), Some(to)) = (replay_from, leo_after) else {

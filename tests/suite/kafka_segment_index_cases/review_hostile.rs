@@ -1,0 +1,86 @@
+//! Hostile cases of the recovery model's newest parts (the `.swap` handling since 3.0 and
+//! before it, the index swaps, the read of the last segment's end): each a case where the
+//! model went wrong before its fix, with its twin.
+
+use super::loader_files::{four_segments, unclean};
+use super::{file, verify, write};
+use klogscan::testkit::{Batch, FaultKind, PartitionBuilder, Producer, Target};
+
+/// Four segments of plain records (0, 2, 4, 6) after an unclean shutdown, recovery point 0.
+/// The last ends in 64 zero bytes; segment 0's first batch is damaged when `damaged`.
+fn four_unclean(damaged: bool) -> (tempfile::TempDir, klogscan::testkit::Manifest) {
+    let mut p = PartitionBuilder::new("ll", 0);
+    for i in 0..8 {
+        if i > 0 && i % 2 == 0 {
+            p.roll();
+        }
+        p.append(Batch::new(Producer::PLAIN).values([i.to_string()]));
+    }
+    p.fault(Target::Log(3), FaultKind::AppendZeros(64));
+    let (d, m) = write(unclean(), p);
+    if damaged {
+        // The last byte of the first batch (its records: the CRC fails).
+        let log = m.dir.join(file(0, "log"));
+        let mut b = std::fs::read(&log).unwrap();
+        let at = (m.batches[0].position + m.batches[0].size) as usize - 1;
+        b[at] ^= 0x20;
+        std::fs::write(&log, b).unwrap();
+    }
+    (d, m)
+}
+
+/// After an unclean shutdown, the recovery of segment 0 truncates at its damaged batch
+/// and `recoverLog` deletes every later segment: the log's end is read off segment 0
+/// (recovered), never off the deleted last segment, whose zero-filled tail then throws at
+/// nobody. The prediction said the load fails reading the last segment's end. Twin:
+/// without the damage in segment 0, every segment is recovered (the last one's tail cut by
+/// its own recovery): no failure either.
+#[test]
+fn a_last_segment_deleted_by_the_truncation_is_not_read() {
+    for damaged in [true, false] {
+        let (_d, m) = four_unclean(damaged);
+        let v = verify(&m);
+        let p = &v.prediction;
+        let t = p.truncation.as_ref().expect("a truncation");
+        assert!(p.load_failure.is_none(), "{damaged}: {:#?}", p.load_failure);
+        if damaged {
+            assert_eq!(t.segment, file(0, "log"));
+            assert_eq!(p.deleted_segments.len(), 3, "{p:#?}");
+            assert_eq!(p.log_end_offset_after, Some(0));
+        } else {
+            assert_eq!(t.segment, file(6, "log"));
+            assert_eq!(p.log_end_offset_after, Some(8));
+        }
+    }
+}
+
+/// A `-delete` directory is loaded without `recoverLog` (`LogLoader.load` ends it with
+/// `RecoveryOffsets(0, 0)`): the last segment's end is never read, so a zero-filled tail
+/// there fails nothing. Twin: the same directory live, after the same clean shutdown,
+/// fails its load there.
+#[test]
+fn a_delete_directory_reads_no_last_segment_end() {
+    for delete in [true, false] {
+        let (_d, m) = four_segments();
+        let log = m.dir.join(file(6, "log"));
+        let mut b = std::fs::read(&log).unwrap();
+        b.extend_from_slice(&[0u8; 64]);
+        std::fs::write(&log, b).unwrap();
+        let dir = if delete {
+            let to = m
+                .dir
+                .with_file_name("ll-0.0123456789abcdef0123456789abcdef-delete");
+            std::fs::rename(&m.dir, &to).unwrap();
+            to
+        } else {
+            m.dir.clone()
+        };
+        let a = klogscan::request::verify(
+            &klogscan::request::Request::new([dir.parent().unwrap()]),
+            None,
+        )
+        .unwrap();
+        let p = &a.report.partitions[0].prediction;
+        assert_eq!(p.load_failure.is_some(), !delete, "delete {delete}: {p:#?}");
+    }
+}
