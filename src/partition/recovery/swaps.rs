@@ -27,7 +27,8 @@ pub(crate) struct SwappedIn {
     /// `.swap` suffix), whatever the name it was found under.
     pub path: PathBuf,
     pub base: i64,
-    /// The offset after its last batch (its base when it holds none).
+    /// The offset after its last batch (its base when it holds none), as Java computes it
+    /// (`Long.MIN_VALUE` after a batch ending at `Long.MAX_VALUE`).
     pub next: i64,
     /// Found only under a noncanonical name (`5.log.swap`): the load opens `path`, which
     /// does not exist, and so creates it empty (see [`CompletedSwaps::of`]).
@@ -115,7 +116,9 @@ impl CompletedSwaps {
                 segments.push(SwappedIn {
                     path: path.to_path_buf(),
                     base,
-                    next: last.map_or(base, |l| l.saturating_add(1)),
+                    // `RecordBatch.nextOffset()`, `lastOffset() + 1`: a Java long, which
+                    // wraps past `Long.MAX_VALUE` (the swap then ends the range nowhere).
+                    next: last.map_or(base, |l| l.wrapping_add(1)),
                     created: false,
                     walk: recover_walk(path, base),
                 });

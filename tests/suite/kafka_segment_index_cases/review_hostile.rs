@@ -84,3 +84,54 @@ fn a_delete_directory_reads_no_last_segment_end() {
         assert_eq!(p.load_failure.is_some(), !delete, "delete {delete}: {p:#?}");
     }
 }
+
+/// A directory named like a swap (`2.log.swap/`): every pass of `LogLoader.load` skips what
+/// is not a file (`File.isFile`), so nothing is swapped, no range cleared, segment 2
+/// stays. Twin: a regular `2.log.swap` (a copy of `2.log`) is completed.
+#[test]
+fn a_directory_named_like_a_swap_swaps_nothing() {
+    for dir in [true, false] {
+        let (_d, m) = four_segments();
+        let swap = m.dir.join(format!("{}.swap", file(2, "log")));
+        match dir {
+            true => std::fs::create_dir(&swap).unwrap(),
+            false => std::fs::copy(m.dir.join(file(2, "log")), &swap)
+                .map(|_| ())
+                .unwrap(),
+        }
+        let v = verify(&m);
+        let p = &v.prediction;
+        assert!(p.load_failure.is_none(), "{dir}: {:#?}", p.load_failure);
+        let completed =
+            (p.leftovers.iter()).any(|l| l.action.starts_with("swap completed at startup"));
+        assert_eq!(completed, !dir, "{dir}: {:#?}", p.leftovers);
+        assert_eq!(p.log_end_offset_after, Some(8), "{dir}");
+    }
+}
+
+/// A swap whose last batch ends at `Long.MAX_VALUE`: `readNextOffset` is that batch's
+/// `nextOffset()`, `lastOffset + 1`, which wraps to `Long.MIN_VALUE` in Java, so the swap
+/// adds nothing to the range's end (`maxSwapFileOffset`), and the second pass deletes no
+/// file at its base: the producer snapshot there stays. The swap's batch (offsets
+/// `MAX-4..MAX-1` as written) gets its base offset field, which no CRC covers, raised by
+/// one. Twin: the swap as written, ending at `MAX - 1`, clears its base, the snapshot too.
+#[test]
+fn a_swap_ending_at_the_last_long_clears_no_range() {
+    for at_max in [true, false] {
+        let base = i64::MAX - 4;
+        let mut p = PartitionBuilder::new("hx", 0).start_offset(base);
+        p.append(Batch::new(Producer::PLAIN).records(4));
+        let (_d, m) = write(klogscan::testkit::LogDirBuilder::new(1), p);
+        let mut bytes = std::fs::read(m.dir.join(file(base, "log"))).unwrap();
+        if at_max {
+            bytes[..8].copy_from_slice(&(base + 1).to_be_bytes());
+        }
+        std::fs::write(m.dir.join(format!("{}.swap", file(base, "log"))), bytes).unwrap();
+        let snap = file(base, "snapshot");
+        std::fs::write(m.dir.join(&snap), b"").unwrap();
+        let v = verify(&m);
+        let cleared = (v.prediction.leftovers.iter())
+            .any(|l| l.file == snap && l.kind == "snapshot_in_swapped_range");
+        assert_eq!(cleared, !at_max, "{at_max}: {:#?}", v.prediction.leftovers);
+    }
+}
