@@ -85,9 +85,21 @@ fn swapped_in(
     mode: MmapMode,
     max_bytes: Option<u64>,
 ) -> Option<NextOffsetRead> {
-    let log = dir.join(&last.name);
+    read_swap(dir, &last.name, last.base, mode, max_bytes)
+}
+
+/// `readNextOffset` of the swap segment `name` (base `base`) in `dir`, through its
+/// `.index.swap` or, without one, an empty index.
+fn read_swap(
+    dir: &Path,
+    name: &str,
+    base: i64,
+    mode: MmapMode,
+    max_bytes: Option<u64>,
+) -> Option<NextOffsetRead> {
+    let log = dir.join(name);
     let index = dir.join(crate::discover::layout::canonical_segment_name(
-        last.base,
+        base,
         ".index.swap",
     ));
     // Followed as Java opens it (`RandomAccessFile`). A FIFO opens and maps as 0 bytes,
@@ -99,7 +111,16 @@ fn swapped_in(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(_) => return None,
     };
-    read_log(&log, last.base, index.as_deref().unwrap_or(&[]), max_bytes)
+    read_log(&log, base, index.as_deref().unwrap_or(&[]), max_bytes)
+}
+
+/// The next offset `LogLoader.load`'s first pass reads of the `.log.swap` file `name`
+/// (base `base`) in `dir`, which ends the swapped range (`maxSwapFileOffset`): framed from
+/// where its `.index.swap`'s last entry points, so an index whose last entry no batch
+/// reaches gives the base (`LogSegment.read` finds nothing). `None`: not read (too large,
+/// unreadable) or the read throws (the load fails there: [`super::swaps::unreadable`]).
+pub(crate) fn swap_next_offset(dir: &Path, name: &str, base: i64) -> Option<i64> {
+    read_swap(dir, name, base, MmapMode::Auto, None)?.next_offset(base)
 }
 
 #[cfg(unix)]

@@ -116,9 +116,13 @@ impl CompletedSwaps {
                 segments.push(SwappedIn {
                     path: path.to_path_buf(),
                     base,
-                    // `RecordBatch.nextOffset()`, `lastOffset() + 1`: a Java long, which
-                    // wraps past `Long.MAX_VALUE` (the swap then ends the range nowhere).
-                    next: last.map_or(base, |l| l.wrapping_add(1)),
+                    // `readNextOffset`, through its `.index.swap`; where that read is not
+                    // made, the last batch's `nextOffset()`. Either is `lastOffset() + 1`,
+                    // a Java long, which wraps past `Long.MAX_VALUE` (the swap then ends
+                    // the range nowhere).
+                    next: (path.parent().zip(path.file_name().and_then(|n| n.to_str())))
+                        .and_then(|(d, n)| super::last_read::swap_next_offset(d, n, base))
+                        .unwrap_or_else(|| last.map_or(base, |l| l.wrapping_add(1))),
                     created: false,
                     walk: recover_walk(path, base),
                 });

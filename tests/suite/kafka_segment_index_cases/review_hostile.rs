@@ -135,3 +135,37 @@ fn a_swap_ending_at_the_last_long_clears_no_range() {
         assert_eq!(cleared, !at_max, "{at_max}: {:#?}", v.prediction.leftovers);
     }
 }
+
+/// The first pass ends the swapped range where `readNextOffset` of the swap ends, read
+/// through its `.index.swap`: `0.log.swap` holds segments 0 and 2's batches (offsets 0–3),
+/// and its `0.index.swap`'s one entry names offset 10, which no batch reaches, so the read
+/// finds nothing and returns the base: the range `[0, 0)` clears nothing, segment 2 stays
+/// (the swap is renamed over segment 0). The model framed the whole file and cleared
+/// `[0, 4)`. Twin: without the `.index.swap` (an empty index: read from byte 0) the range
+/// is `[0, 4)` and segment 2 goes.
+#[test]
+fn the_swapped_range_ends_where_the_swaps_index_read_ends() {
+    for odd_index in [true, false] {
+        let (_d, m) = four_segments();
+        let mut bytes = std::fs::read(m.dir.join(file(0, "log"))).unwrap();
+        bytes.extend(std::fs::read(m.dir.join(file(2, "log"))).unwrap());
+        std::fs::write(m.dir.join(format!("{}.swap", file(0, "log"))), bytes).unwrap();
+        if odd_index {
+            let mut e = 10i32.to_be_bytes().to_vec();
+            e.extend(0i32.to_be_bytes());
+            std::fs::write(m.dir.join(format!("{}.swap", file(0, "index"))), e).unwrap();
+        }
+        let v = verify(&m);
+        let p = &v.prediction;
+        let swap = (p.leftovers.iter())
+            .find(|l| l.file == format!("{}.swap", file(0, "log")))
+            .map(|l| l.action.clone())
+            .unwrap_or_default();
+        let want = if odd_index {
+            "range [0, 0)"
+        } else {
+            "range [0, 4)"
+        };
+        assert!(swap.contains(want), "{odd_index}: {swap}");
+    }
+}
