@@ -169,3 +169,52 @@ fn the_swapped_range_ends_where_the_swaps_index_read_ends() {
         assert!(swap.contains(want), "{odd_index}: {swap}");
     }
 }
+
+/// An empty swap above the log (`100.log.swap`, 0 bytes): its range `[100, 100)` clears
+/// nothing, its rename makes a new last segment at 100, empty, so the log ends at 100 after
+/// the clean shutdown (`readNextOffset` of an empty segment: its base). Twin: none.
+#[test]
+fn an_empty_swap_above_the_log_becomes_its_last_segment() {
+    for swap in [true, false] {
+        let (_d, m) = four_segments();
+        if swap {
+            std::fs::write(m.dir.join(format!("{}.swap", file(100, "log"))), b"").unwrap();
+        }
+        let v = verify(&m);
+        let p = &v.prediction;
+        assert!(p.load_failure.is_none(), "{swap}: {:#?}", p.load_failure);
+        assert_eq!(
+            p.log_end_offset_after,
+            Some(if swap { 100 } else { 8 }),
+            "{swap}: {p:#?}"
+        );
+        assert!(p.deleted_segments.is_empty(), "{swap}");
+    }
+}
+
+/// A FIFO named like a swap (`2.log.swap`): no pass of the load touches what is not a file
+/// (`File.isFile`), so nothing is swapped; klogscan neither blocks on it nor swaps it.
+/// Twin: a regular swap is completed.
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_like_a_swap_swaps_nothing() {
+    for fifo in [true, false] {
+        let (_d, m) = four_segments();
+        let swap = m.dir.join(format!("{}.swap", file(2, "log")));
+        if fifo {
+            crate::common::mkfifo(&swap);
+        } else {
+            std::fs::copy(m.dir.join(file(2, "log")), &swap).unwrap();
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let dir = m.clone();
+        std::thread::spawn(move || tx.send(verify(&dir)).unwrap());
+        let v = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("verify returns");
+        let completed = (v.prediction.leftovers.iter())
+            .any(|l| l.action.starts_with("swap completed at startup"));
+        assert_eq!(completed, !fifo, "{fifo}: {:#?}", v.prediction.leftovers);
+        assert!(v.prediction.load_failure.is_none(), "{fifo}");
+    }
+}
