@@ -201,10 +201,29 @@ fn segment_recovered_for_a_missing_index_fails_the_load_even_after_a_clean_shutd
         txn_then_plain_write(),
     );
     std::fs::remove_file(m.dir.join("00000000000000000002.index")).unwrap();
+    // Orphaned indexes named before and after the segment whose recovery throws.
+    std::fs::write(m.dir.join("00000000000000000001.index"), []).unwrap();
+    std::fs::write(m.dir.join("00000000000000000009.index"), []).unwrap();
     let v = run(&m.dir);
     let pr = &v.prediction;
     assert_eq!(recovered(&v), ["00000000000000000002.log"]);
     assert!(!pr.producer_state.skipped);
+    // loadSegmentFiles deleted the one it met before segment 2, not the other.
+    let action = |f: &str| {
+        (pr.leftovers.iter())
+            .find(|l| l.file == f)
+            .map_or(String::new(), |l| l.action.clone())
+    };
+    let early = action("00000000000000000001.index");
+    assert!(early.starts_with("deleted at startup"), "{early}");
+    let late = action("00000000000000000009.index");
+    assert!(late.starts_with("not reached"), "{late}");
+    // Segment 2's rebuild, before its recovery throws, deleted the snapshot at 7.
+    let seven = action(&snapshot_name(7));
+    assert!(
+        seven.starts_with("deleted by the producer-state rebuild"),
+        "{seven}"
+    );
     // The recovery's rebuild deleted the snapshots above 2 (the clean shutdown's at 7 too)
     // before the recovery throws; no final rebuild follows.
     assert_eq!(pr.producer_state.replay_from, None);

@@ -172,7 +172,16 @@ fn started(
                 failing = pos;
                 pos.is_some_and(|p| i <= p)
             }
-            Stop::SwapCompletion => st.for_index,
+            // Before 3.0: the first swap whose index is a directory throws in its recovery.
+            Stop::SwapCompletion => {
+                let s = &segs[st.seg];
+                let here = s.open_error.is_some()
+                    && s.corrupt_index.as_deref() == Some(super::swaps::SWAP_RECOVERY_BEFORE_3_0);
+                if here && failing.is_none() {
+                    failing = Some(i);
+                }
+                st.for_index
+            }
             Stop::LogEnd | Stop::FinalRebuild => true,
         })
         .collect();
@@ -182,9 +191,11 @@ fn started(
 /// The leftover actions of a load that throws at `stop`: those of the steps before it
 /// stand, the others are not reached (or may be, where the broker's order is the file
 /// system's).
+/// `loop_at`: the name at which `loadSegmentFiles` throws (a file's, or the segment's
+/// whose recovery throws there).
 fn cut_leftovers(
     leftovers: &mut [LeftoverAction],
-    stop: &Stop,
+    (stop, loop_at): (&Stop, Option<&str>),
     chain: Option<&Chain>,
     started: &[bool],
 ) {
@@ -193,14 +204,15 @@ fn cut_leftovers(
         let p = leftover_phase(l);
         let reached = match p {
             NEVER => Some(true),
+            // Deleted by a recovery's rebuild: one the load starts (in `loadSegmentFiles`
+            // for an index, or after the unclean shutdown).
+            RECOVERIES => Some(deleting_step(l, chain).map_or(p < at, |i| started[i])),
             _ if p < at => Some(true),
             _ if p > at => Some(false),
             LISTING | SWAP_COMPLETION => None,
-            SEGMENT_FILES => Some(match stop {
-                Stop::SegmentFiles { at, .. } => java_name_order(&l.file, at) == Ordering::Less,
-                _ => false,
-            }),
-            RECOVERIES => Some(deleting_step(l, chain).is_some_and(|i| started[i])),
+            SEGMENT_FILES => {
+                Some(loop_at.is_some_and(|n| java_name_order(&l.file, n) == Ordering::Less))
+            }
             _ => Some(true),
         };
         match reached {
@@ -240,7 +252,12 @@ pub(super) fn cut(
     chain: Option<&Chain>,
 ) {
     let (started, failing) = started(stop, segs, chain);
-    cut_leftovers(&mut pr.leftovers, stop, chain, &started);
+    let loop_at = match stop {
+        Stop::SegmentFiles { at, .. } => Some(at.as_str()),
+        Stop::Recovery(seg, true) => segs.get(*seg).map(|s| s.load_name()),
+        _ => None,
+    };
+    cut_leftovers(&mut pr.leftovers, (stop, loop_at), chain, &started);
     let at = stop.phase();
     let steps = chain.map_or(&[][..], |c| &c.steps[..]);
     let started_seg =
@@ -407,7 +424,12 @@ mod tests {
             at: "00000000000000000005.log".into(),
             recovers: false,
         };
-        cut_leftovers(&mut ls, &stop, None, &[]);
+        cut_leftovers(
+            &mut ls,
+            (&stop, Some("00000000000000000005.log")),
+            None,
+            &[],
+        );
         assert!(ls[0].action.starts_with("deleted at startup"));
         assert!(ls[1].action.starts_with("swap completed"));
         assert!(ls[2].action.starts_with("deleted at startup"));
@@ -424,7 +446,7 @@ mod tests {
                 "swap completed at startup: range",
             ),
         ];
-        cut_leftovers(&mut ls, &Stop::TempListing, None, &[]);
+        cut_leftovers(&mut ls, (&Stop::TempListing, None), None, &[]);
         assert!(ls[0].action.starts_with("done only if"), "{:?}", ls[0]);
         assert!(ls[1].action.starts_with("not reached"), "{:?}", ls[1]);
     }

@@ -283,12 +283,14 @@ fn a_txnindex_of_an_unknown_version_stops_the_segment_loop_there() {
 
 /// Before 3.0 a directory at `2.index.swap` fails `completeSwapOperations` (its recovery
 /// resets the index): after `loadSegmentFiles` (the orphaned index deleted), before the
-/// swap replaces anything. Twin: an empty regular file there.
+/// swap replaces anything, and before its recovery cuts the swap's zero-filled tail. Twin:
+/// an empty regular file there (the swap recovered, its tail cut).
 #[test]
 fn before_3_0_a_swap_that_cannot_be_opened_is_not_completed() {
     for dir in [true, false] {
         let (_d, m) = four_segments();
-        let swap = swap_of_2(&m, &[]);
+        // Its recovery would cut the zeros (a truncation of its own), had it run.
+        let swap = swap_of_2(&m, &[0u8; 64]);
         let orphan = file(9, "index");
         std::fs::write(m.dir.join(&orphan), b"").unwrap();
         let at = m.dir.join(format!("{}.swap", file(2, "index")));
@@ -310,9 +312,12 @@ fn before_3_0_a_swap_that_cannot_be_opened_is_not_completed() {
                 "{}",
                 action(v, &swap)
             );
+            let t = &v.prediction.truncation;
+            assert!(t.is_none(), "{t:#?}");
         } else {
             assert_complete(&r, "twin");
             assert!(action(v, &swap).starts_with("swap completed at startup"));
+            assert!(v.prediction.truncation.is_some());
         }
     }
 }
