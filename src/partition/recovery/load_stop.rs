@@ -153,6 +153,13 @@ fn started(
         return (Vec::new(), None);
     };
     let mut failing = None;
+    // The failing recovery step, found once.
+    let recovery_at = match stop {
+        Stop::Recovery(seg, for_index) => {
+            (c.steps.iter()).position(|s| s.seg == *seg && s.for_index == *for_index)
+        }
+        _ => None,
+    };
     let started = (c.steps.iter().enumerate())
         .map(|(i, st)| match stop {
             Stop::BeforeLoad | Stop::TempListing | Stop::TempSwaps | Stop::SwapRead => false,
@@ -164,13 +171,9 @@ fn started(
                 }
                 st.for_index && (o == Ordering::Less || here)
             }
-            Stop::Recovery(seg, for_index) => {
-                let pos = c
-                    .steps
-                    .iter()
-                    .position(|s| s.seg == *seg && s.for_index == *for_index);
-                failing = pos;
-                pos.is_some_and(|p| i <= p)
+            Stop::Recovery(..) => {
+                failing = recovery_at;
+                recovery_at.is_some_and(|p| i <= p)
             }
             // Before 3.0: the first swap whose index is a directory throws in its recovery.
             Stop::SwapCompletion => {
@@ -260,17 +263,21 @@ pub(super) fn cut(
     cut_leftovers(&mut pr.leftovers, (stop, loop_at), chain, &started);
     let at = stop.phase();
     let steps = chain.map_or(&[][..], |c| &c.steps[..]);
-    let started_seg =
-        |name: &str| (steps.iter().zip(&started)).any(|(st, &s)| s && segs[st.seg].name == name);
+    // The segments whose recovery the load starts, and those whose recovery it finishes.
+    let mut started_names = std::collections::HashSet::new();
+    let mut done_names = std::collections::HashSet::new();
+    for ((i, st), _) in (steps.iter().enumerate().zip(&started)).filter(|(_, s)| **s) {
+        started_names.insert(segs[st.seg].name.as_str());
+        if Some(i) != failing {
+            done_names.insert(segs[st.seg].name.as_str());
+        }
+    }
     // A recovery the load starts is said (the one that throws too: it runs up to there).
     if at < LOG_END {
-        pr.recovered_segments.retain(|r| started_seg(&r.segment));
+        (pr.recovered_segments).retain(|r| started_names.contains(r.segment.as_str()));
     }
     // A truncation stands once its recovery is over.
-    let completed = |name: &str| {
-        (steps.iter().enumerate().zip(&started))
-            .any(|((i, st), &s)| s && Some(i) != failing && segs[st.seg].name == name)
-    };
+    let completed = |name: &str| done_names.contains(name);
     if at < LOG_END
         && pr
             .truncation
