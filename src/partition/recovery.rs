@@ -17,6 +17,7 @@ pub(crate) mod aliases;
 mod chain;
 mod ending;
 pub(crate) mod last_read;
+mod load_stop;
 pub mod metadata_snapshots;
 mod plan;
 mod predict;
@@ -394,6 +395,14 @@ pub struct RecoveryPrediction {
     pub unrecovered_corruption: Vec<String>,
     pub producer_state: ProducerRebuild,
     pub load_failure: Option<Box<LoadFailure>>,
+    /// With a `load_failure`, the step of the load that throws (`before_load`,
+    /// `first_pass`, `swap_read`, `segment_files`, `swap_completion`, `recovery`,
+    /// `log_end`, `producer_state_rebuild`): the prediction then holds only what the steps
+    /// before it do — no log start, log end or recovery point after the load, no producer
+    /// state but the failing rebuild's start, no snapshots after load, and the leftover
+    /// actions of later steps read `not reached`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_stops_at: Option<String>,
     /// Set when the outcome of recovery cannot be predicted, and why: with `--no-crc` no
     /// CRC was checked, while `LogSegment.recover` checks every batch's CRC on the segments
     /// it runs on and stops at the first mismatch; after an unclean shutdown klogscan could

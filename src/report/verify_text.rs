@@ -49,6 +49,21 @@ fn recovery_point(pr: &crate::partition::recovery::RecoveryPrediction) -> String
     }
 }
 
+/// A load that fails before the step that sets `v`: `not reached`, else [`opt`].
+fn after(pr: &crate::partition::recovery::RecoveryPrediction, v: Option<i64>) -> String {
+    match v {
+        None if pr.load_failure.is_some() => "not reached".into(),
+        v => opt(v),
+    }
+}
+
+/// The load fails before its recoveries are over (`load_stops_at`): what they would cut
+/// or rebuild is not reached.
+fn stops_before_recovered(pr: &crate::partition::recovery::RecoveryPrediction) -> bool {
+    (pr.load_stops_at.as_deref())
+        .is_some_and(|s| !matches!(s, "log_end" | "producer_state_rebuild"))
+}
+
 fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) -> io::Result<()> {
     let pr = &p.prediction;
     let name = super::partition_name(&p.topic, p.partition, Some(p.path()));
@@ -66,12 +81,12 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
         &format!(
             "shutdown: {shutdown}  recovery point: {} -> {}  high watermark: {}  log start: {} -> {}  log end: {} -> {}",
             recovery_point(pr),
-            opt(pr.recovery_point_after),
+            after(pr, pr.recovery_point_after),
             opt(pr.high_watermark),
             opt(pr.first_offset),
-            opt(pr.log_start_offset_after),
+            after(pr, pr.log_start_offset_after),
             opt(pr.log_end_offset),
-            opt(pr.log_end_offset_after),
+            after(pr, pr.log_end_offset_after),
         ),
     )?;
     for l in &pr.leftovers {
@@ -106,6 +121,12 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
                 esc(&t.reason)
             ),
         )?,
+        None if stops_before_recovered(pr) => line(
+            w,
+            style,
+            None,
+            "truncate: not reached (the load fails first)",
+        )?,
         None if pr.outcome_unknown.is_some() => line(w, style, None, "truncate: unknown")?,
         None => line(w, style, None, "truncate: nothing")?,
     }
@@ -132,7 +153,10 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
         line(w, style, None, &format!("not recovered: {}", esc(c)))?;
     }
     let ps = &pr.producer_state;
-    let state = if ps.skipped {
+    let rebuild_fails = pr.load_stops_at.as_deref() == Some("producer_state_rebuild");
+    let state = if pr.load_stops_at.is_some() && !rebuild_fails {
+        "producer state: not rebuilt (the load fails first)".to_string()
+    } else if ps.skipped {
         "producer state: skipped (no snapshot after a clean shutdown): all producer state forgotten"
             .to_string()
     } else if p.source.copy == crate::finding::CopyKind::Delete {
@@ -154,13 +178,18 @@ fn write_partition(w: &mut dyn Write, style: &Style, p: &PartitionVerification) 
             match (ps.producers, ps.open_transactions) {
                 (Some(n), Some(o)) => format!(": {n} producers, {o} open transactions"),
                 (None, Some(o)) => format!(": {o} open transactions"),
+                _ if rebuild_fails => ", which throws (the load fails)".to_string(),
                 _ => String::new(),
             }
         )
     };
     line(w, style, None, &state)?;
-    if let Some(files) = &ps.snapshots_after_load {
-        line(w, style, None, &snapshots_after_load(files))?;
+    match &ps.snapshots_after_load {
+        Some(files) => line(w, style, None, &snapshots_after_load(files))?,
+        None if pr.load_failure.is_some() => {
+            line(w, style, None, "snapshots after load: not reached")?
+        }
+        None => {}
     }
     match &pr.load_failure {
         Some(f) => line(

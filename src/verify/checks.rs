@@ -235,6 +235,10 @@ pub(crate) fn verify_one(
         checkpoints::check_offsets(p, r, &ck, out);
     }
 
+    // The actions as startup would take them all; a load that fails stops short of some.
+    let actions: Vec<(String, String)> = (leftovers.iter())
+        .map(|l| (l.file.clone(), l.action.clone()))
+        .collect();
     let prediction = predict::predict(PredictInput {
         metadata_log,
         clean_shutdown,
@@ -273,6 +277,7 @@ pub(crate) fn verify_one(
         snapshot::check_missing(p, r, &prediction, out);
     }
     rebuilt_at_load(&prediction, out);
+    leftovers::not_reached(&actions, &prediction, out);
     prediction
 }
 

@@ -24,8 +24,10 @@ use std::path::Path;
 use tempfile::TempDir;
 
 mod index_swaps;
+mod load_stops;
 mod loader_files;
 mod read_next_offset;
+mod review_hostile;
 mod swaps_before_3_0;
 
 // ----- helpers ----------------------------------------------------------------------------

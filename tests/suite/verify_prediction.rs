@@ -62,15 +62,15 @@ fn unclean_recovery_of_a_segment_below_the_newest_snapshot_fails_the_load() {
     assert_eq!(m.log_end_offset, 7);
     let v = run(&m.dir);
     let pr = &v.prediction;
-    assert_eq!(
-        recovered(&v),
-        ["00000000000000000002.log", "00000000000000000005.log"]
-    );
+    // segment 2's recovery throws: segment 5's is not reached, nor the final rebuild
+    assert_eq!(recovered(&v), ["00000000000000000002.log"]);
     assert!(pr.truncation.is_none());
-    // the rebuild itself would replay nothing: the newest snapshot is at the log end
-    assert_eq!(pr.producer_state.snapshot_offset, Some(7));
-    assert_eq!(pr.producer_state.replay_from, Some(7));
-    assert_eq!(pr.producer_state.replay_to, Some(7));
+    assert_eq!(pr.load_stops_at.as_deref(), Some("recovery"));
+    assert_eq!(pr.producer_state.snapshot_offset, None);
+    assert_eq!(pr.producer_state.replay_from, None);
+    assert_eq!(pr.producer_state.replay_to, None);
+    assert_eq!(pr.producer_state.snapshots_after_load, None);
+    assert_eq!(pr.log_end_offset_after, None);
     // but recovering segment 2 replays offsets 2..5 with the state rebuilt up to 2
     let lf = pr.load_failure.as_ref().expect("load failure");
     assert_eq!(lf.kind, "non_transactional_write_in_transaction");
@@ -123,7 +123,8 @@ fn the_rebuild_before_a_recovery_replays_from_the_snapshot_below_the_segment() {
         let v = run(&m.dir);
         let pr = &v.prediction;
         assert_eq!(recovered(&v), ["00000000000000000005.log"]);
-        assert_eq!(pr.producer_state.snapshot_offset, Some(7));
+        // the rebuild before the recovery throws: the recovery's snapshot is never written
+        assert_eq!(pr.producer_state.snapshot_offset, None);
         let lf = pr.load_failure.as_ref().expect("load failure");
         assert_eq!(lf.kind, "non_transactional_write_in_transaction");
         assert_eq!(lf.offset, Some(4));
@@ -164,11 +165,16 @@ fn a_truncation_at_load_does_not_end_the_unclean_recovery() {
         }
         let v = run(&m.dir);
         let pr = &v.prediction;
-        assert_eq!(pr.producer_state.replay_from, Some(7), "{pr:#?}");
-        // the snapshot at 7 is the one segment 5's recovery writes, not the file on disk
-        assert!(pr.producer_state.snapshot_written_at_load);
         assert!(recovered(&v).contains(&"00000000000000000005.log"));
         if missing_index {
+            // the load stops in segment 5's rebuild: no final rebuild; segment 0's
+            // truncation, over before it, stands
+            assert_eq!(pr.producer_state.replay_from, None, "{pr:#?}");
+            assert_eq!(pr.load_stops_at.as_deref(), Some("recovery"));
+            assert_eq!(
+                pr.truncation.as_ref().map(|t| t.segment.as_str()),
+                Some("00000000000000000000.log")
+            );
             assert_eq!(recovered(&v)[0], "00000000000000000000.log");
             let lf = pr.load_failure.as_ref().expect("load failure");
             assert_eq!(lf.offset, Some(4));
@@ -181,6 +187,9 @@ fn a_truncation_at_load_does_not_end_the_unclean_recovery() {
             );
         } else {
             assert!(pr.load_failure.is_none(), "{:#?}", pr.load_failure);
+            assert_eq!(pr.producer_state.replay_from, Some(7), "{pr:#?}");
+            // the snapshot at 7 is the one segment 5's recovery writes, not the file on disk
+            assert!(pr.producer_state.snapshot_written_at_load);
         }
     }
 }
@@ -192,13 +201,33 @@ fn segment_recovered_for_a_missing_index_fails_the_load_even_after_a_clean_shutd
         txn_then_plain_write(),
     );
     std::fs::remove_file(m.dir.join("00000000000000000002.index")).unwrap();
+    // Orphaned indexes named before and after the segment whose recovery throws.
+    std::fs::write(m.dir.join("00000000000000000001.index"), []).unwrap();
+    std::fs::write(m.dir.join("00000000000000000009.index"), []).unwrap();
     let v = run(&m.dir);
     let pr = &v.prediction;
     assert_eq!(recovered(&v), ["00000000000000000002.log"]);
     assert!(!pr.producer_state.skipped);
+    // loadSegmentFiles deleted the one it met before segment 2, not the other.
+    let action = |f: &str| {
+        (pr.leftovers.iter())
+            .find(|l| l.file == f)
+            .map_or(String::new(), |l| l.action.clone())
+    };
+    let early = action("00000000000000000001.index");
+    assert!(early.starts_with("deleted at startup"), "{early}");
+    let late = action("00000000000000000009.index");
+    assert!(late.starts_with("not reached"), "{late}");
+    // Segment 2's rebuild, before its recovery throws, deleted the snapshot at 7.
+    let seven = action(&snapshot_name(7));
+    assert!(
+        seven.starts_with("deleted by the producer-state rebuild"),
+        "{seven}"
+    );
     // The recovery's rebuild deleted the snapshots above 2 (the clean shutdown's at 7 too)
-    // and left one at the segment's end: the final rebuild replays [5, 7).
-    assert_eq!(pr.producer_state.replay_from, Some(5));
+    // before the recovery throws; no final rebuild follows.
+    assert_eq!(pr.producer_state.replay_from, None);
+    assert_eq!(pr.load_stops_at.as_deref(), Some("segment_files"));
     assert!(
         pr.leftovers
             .iter()

@@ -20,7 +20,7 @@
 //! through the index it is loaded with: its `N.index.swap`, or the new, empty one the
 //! load's first pass creates for it (the read then starts at byte 0).
 
-use super::SegmentInput;
+use super::{Kind, LoadFailure, SegmentInput, SegmentRecovery, StopReason};
 use crate::discover::layout::SegmentFiles;
 use crate::read::format::index::{NextOffsetRead, OffsetIndex, read_next_offset_in};
 use crate::read::segment::{FileClass, MmapMode, READ_BUDGET, load, open_regular, read_exact_at};
@@ -85,9 +85,21 @@ fn swapped_in(
     mode: MmapMode,
     max_bytes: Option<u64>,
 ) -> Option<NextOffsetRead> {
-    let log = dir.join(&last.name);
+    read_swap(dir, &last.name, last.base, mode, max_bytes)
+}
+
+/// `readNextOffset` of the swap segment `name` (base `base`) in `dir`, through its
+/// `.index.swap` or, without one, an empty index.
+fn read_swap(
+    dir: &Path,
+    name: &str,
+    base: i64,
+    mode: MmapMode,
+    max_bytes: Option<u64>,
+) -> Option<NextOffsetRead> {
+    let log = dir.join(name);
     let index = dir.join(crate::discover::layout::canonical_segment_name(
-        last.base,
+        base,
         ".index.swap",
     ));
     // Followed as Java opens it (`RandomAccessFile`). A FIFO opens and maps as 0 bytes,
@@ -99,7 +111,16 @@ fn swapped_in(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(_) => return None,
     };
-    read_log(&log, last.base, index.as_deref().unwrap_or(&[]), max_bytes)
+    read_log(&log, base, index.as_deref().unwrap_or(&[]), max_bytes)
+}
+
+/// The next offset `LogLoader.load`'s first pass reads of the `.log.swap` file `name`
+/// (base `base`) in `dir`, which ends the swapped range (`maxSwapFileOffset`): framed from
+/// where its `.index.swap`'s last entry points, so an index whose last entry no batch
+/// reaches gives the base (`LogSegment.read` finds nothing). `None`: not read (too large,
+/// unreadable) or the read throws (the load fails there: [`super::swaps::unreadable`]).
+pub(crate) fn swap_next_offset(dir: &Path, name: &str, base: i64) -> Option<i64> {
+    read_swap(dir, name, base, MmapMode::Auto, None)?.next_offset(base)
 }
 
 #[cfg(unix)]
@@ -134,4 +155,99 @@ fn read_log(log: &Path, base: i64, index: &[u8], max_bytes: Option<u64>) -> Opti
     let mut tail = vec![0u8; (len - from) as usize];
     read_exact_at(&handle, &mut tail, from).ok()?;
     Some(read_next_offset_in(&idx, &tail, from))
+}
+
+/// The load failure of reading the end of a last segment no recovery ran on:
+/// `LogSegment.readNextOffset` frames the batches from the offset index's last entry on
+/// and throws at a size field below 14 (`FileLogInputStream.nextBatch`:
+/// `CorruptRecordException`) or at a v2 header running past the end of the file
+/// (`loadBatchHeader`: `KafkaException`); `recoverLog` does not catch either (only
+/// `InvalidOffsetException` and `IOException` around a recovery), so the log fails to load
+/// and the broker does not start. When that read was not made ([`SegmentInput::read_next`]),
+/// a zero-filled tail of 18 bytes or more, which every read that gets there throws at.
+pub(super) fn last_segment_unreadable(
+    segs: &[SegmentInput],
+    recovered: &[SegmentRecovery],
+) -> Option<Box<LoadFailure>> {
+    use crate::read::format::index::NextOffsetOutcome;
+    let last = segs.last()?;
+    if recovered.iter().any(|r| r.segment == last.name) {
+        return None;
+    }
+    let stop = last.walk.as_ref().and_then(|w| w.stop.as_deref());
+    let read = last
+        .read_next
+        .filter(|_| last.opened_as.is_none() && !last.created);
+    let zero_tail = |p: u64| stop.filter(|(at, why, _)| *at == p && why.zero_tail_throws());
+    let (position, kind, exception, why) = match read.map(|r| r.outcome) {
+        None => {
+            let (position, why, _) = stop.filter(|s| s.1.zero_tail_throws())?;
+            (
+                *position,
+                Kind::PreallocatedTail,
+                "CorruptRecordException",
+                why.to_string(),
+            )
+        }
+        Some(NextOffsetOutcome::SizeBelowMinimum { position, .. })
+            if let Some((_, why, _)) = zero_tail(position) =>
+        {
+            (
+                position,
+                Kind::PreallocatedTail,
+                "CorruptRecordException",
+                why.to_string(),
+            )
+        }
+        Some(NextOffsetOutcome::SizeBelowMinimum { position, size }) => (
+            position,
+            thrown_kind(stop, position),
+            "CorruptRecordException",
+            format!("its size field reads {size}"),
+        ),
+        Some(NextOffsetOutcome::HeaderPastEnd { position }) => {
+            let r = read?;
+            return Some(Box::new(LoadFailure {
+                kind: thrown_kind(stop, position).id().into(),
+                offset: None,
+                exception: "KafkaException".into(),
+                message: format!(
+                    "reading the end of the last segment {} at load (LogLoader.recoverLog → deleteSegmentsIfLogStartGreaterThanLogEnd → LogSegment.readNextOffset, with no recovery of that segment before it; the read starts at byte {}, where its offset index's last entry, offset {}, points) meets a batch of magic 2 or more at byte {position} whose 61-byte header runs past the end of the file: FileChannelRecordBatch.loadBatchHeader throws KafkaException, which the load does not catch (the broker does not start)",
+                    last.name, r.start_position, r.index_last_offset
+                ),
+            }));
+        }
+        Some(_) => return None,
+    };
+    let from = read.map_or(String::new(), |r| {
+        format!(
+            "; the read starts at byte {}, where its offset index's last entry, offset {}, points",
+            r.start_position, r.index_last_offset
+        )
+    });
+    Some(Box::new(LoadFailure {
+        kind: kind.id().into(),
+        offset: None,
+        exception: exception.into(),
+        message: format!(
+            "reading the end of the last segment {} at load (LogLoader.recoverLog → deleteSegmentsIfLogStartGreaterThanLogEnd → LogSegment.readNextOffset, with no recovery of that segment before it{from}) meets the entry at byte {position} — {why}: FileLogInputStream.nextBatch throws CorruptRecordException for a size below 14 bytes, which the load does not catch (the broker does not start)",
+            last.name
+        ),
+    }))
+}
+
+/// The finding kind behind a throw of the last segment's read at `position`: the walk's
+/// own stop there (bytes that do not frame, an impossible entry), else the offset index,
+/// whose last entry started the read where the log's framing does not.
+pub(super) fn thrown_kind(stop: Option<&(u64, StopReason, Option<i64>)>, position: u64) -> Kind {
+    match stop {
+        Some((at, StopReason::Unframed { .. }, _)) if *at == position => Kind::TrailingBytes,
+        Some((at, StopReason::ImpossibleSize { .. } | StopReason::InvalidBatch { .. }, _))
+            if *at == position =>
+        {
+            Kind::InvalidBatch
+        }
+        Some((at, StopReason::ZeroFilled { .. }, _)) if *at == position => Kind::PreallocatedTail,
+        _ => Kind::IndexMismatch,
+    }
 }

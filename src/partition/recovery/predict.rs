@@ -4,6 +4,7 @@
 use super::after_load::{AfterLoad, after_load, bases_after};
 use super::chain;
 use super::ending::Ending;
+use super::load_stop::Stop;
 use super::replays;
 use super::*;
 use crate::discover::layout::{OffsetNameStep, java_name_order};
@@ -352,8 +353,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         replay_from,
         final_origin(ending, chain.as_ref(), snapshot_at),
     );
-    let load_failure = load_failure(&inp, chain.as_ref(), from, leo_after, &recovered);
-    RecoveryPrediction {
+    let mut pr = RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
         recovery_point: inp.recovery_point.known(),
         log_start_checkpoint: log_start_ck,
@@ -383,9 +383,32 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         deleted_segments: deleted,
         unrecovered_corruption: unrecovered,
         producer_state,
-        load_failure,
+        load_failure: None,
+        load_stops_at: None,
         outcome_unknown,
-    }
+    };
+    where_it_fails(&mut pr, &inp, &plan, chain.as_ref(), (from, leo_after));
+    pr
+}
+
+/// The load's first failure ([`load_failure`]), and the prediction cut back to what the
+/// load does before it ([`super::load_stop::cut`]).
+fn where_it_fails(
+    pr: &mut RecoveryPrediction,
+    inp: &PredictInput<'_>,
+    plan: &SegmentPlan,
+    chain: Option<&chain::Chain>,
+    (from, leo_after): ((Option<i64>, Option<i64>), Option<i64>),
+) {
+    // `recoverLog` reads the end of the last segment left: never in a `-delete` directory
+    // (no `recoverLog`), and a recovered one after a truncation deleted the later ones.
+    let reads_last = !inp.delete_dir && plan.deleted.is_empty();
+    let recovered = (&pr.recovered_segments[..], reads_last);
+    let Some((failure, stop)) = load_failure(inp, chain, from, leo_after, recovered) else {
+        return;
+    };
+    pr.load_failure = Some(failure);
+    super::load_stop::cut(pr, &stop, &inp.segments, chain);
 }
 
 /// The log dir's checkpoints this load reads that klogscan could not read
@@ -529,20 +552,26 @@ fn load_failure(
     chain: Option<&chain::Chain>,
     (replay_from, origin): (Option<i64>, Option<i64>),
     leo_after: Option<i64>,
-    recovered: &[SegmentRecovery],
-) -> Option<Box<LoadFailure>> {
+    (recovered, reads_last): (&[SegmentRecovery], bool),
+) -> Option<(Box<LoadFailure>, Stop)> {
     let segs = &inp.segments;
     let rules = replays::Rules {
         load_rules: inp.load_rules,
         broker_version: inp.broker_version,
         snapshots: &inp.snapshots,
     };
+    let at_step = |(step, f): (replays::StepId, Box<LoadFailure>)| {
+        let stop = step.map_or(Stop::FinalRebuild, |(seg, for_index)| {
+            Stop::Recovery(seg, for_index)
+        });
+        (f, stop)
+    };
     let (first, in_loop) = name_failures(inp);
-    if first.is_some() {
-        return first;
+    if let Some((f, stop)) = first {
+        return Some((f, stop));
     }
     if let Some(f) = super::swaps::unreadable(segs) {
-        return Some(f);
+        return Some((f, Stop::SwapRead));
     }
     if let Some((stop, failure)) = segment_files_failure(segs, in_loop) {
         let before = chain
@@ -550,10 +579,13 @@ fn load_failure(
             .iter()
             .filter(|st| st.for_index && stop.after(&segs[st.seg]));
         let replays = replays::step_replays(segs, before);
-        return replays::replay_failure(&rules, segs, &replays).or(Some(failure));
+        let recovers = failure.kind == Kind::OffsetRegression.id();
+        return replays::replay_failure(&rules, segs, &replays)
+            .map(at_step)
+            .or(Some((failure, stop.stop(recovers))));
     }
     if let Some(f) = super::swaps::open_failure_before_3_0(segs) {
-        return Some(f);
+        return Some((f, Stop::SwapCompletion));
     }
     let steps = chain.map_or(&[][..], |c| &c.steps[..]);
     let replays = replays::step_replays(segs, steps.iter());
@@ -561,16 +593,18 @@ fn load_failure(
     // (`deleteSegmentsIfLogStartGreaterThanLogEnd` → `readNextOffset`), before the final
     // rebuild's replay.
     if let Some(f) = replays::replay_failure(&rules, segs, &replays) {
-        return Some(f);
+        return Some(at_step(f));
     }
-    if let Some(f) = last_segment_unreadable(segs, recovered) {
-        return Some(f);
+    if let Some(f) =
+        (super::last_read::last_segment_unreadable(segs, recovered)).filter(|_| reads_last)
+    {
+        return Some((f, Stop::LogEnd));
     }
     let (Some(from), Some(to)) = (replay_from, leo_after) else {
         return None;
     };
     let last = replays::final_replay(segs, steps.iter(), (from, to), origin);
-    replays::replay_failure(&rules, segs, std::slice::from_ref(&last))
+    replays::replay_failure(&rules, segs, std::slice::from_ref(&last)).map(at_step)
 }
 
 /// Where `loadSegmentFiles` throws: at a segment (the name the loop meets it under) or at
@@ -589,6 +623,20 @@ impl LoopStop<'_> {
             LoopStop::Name(name) => name,
         };
         java_name_order(s.load_name(), at) == Ordering::Less
+    }
+
+    /// The load's stop there; `recovers`: the segment's recovery throws.
+    fn stop(&self, recovers: bool) -> Stop {
+        match self {
+            LoopStop::Segment(at) => Stop::SegmentFiles {
+                at: at.clone(),
+                recovers,
+            },
+            LoopStop::Name(at) => Stop::SegmentFiles {
+                at: (*at).to_owned(),
+                recovers: false,
+            },
+        }
     }
 }
 
@@ -659,10 +707,15 @@ type NamedFailure<'a> = (&'a str, Box<LoadFailure>);
 /// first that throws before `loadSegmentFiles` (a `.snapshot` name while the producer-state
 /// manager is built, then a `.cleaned` or `.swap` one in the first pass), and the first
 /// segment file's name in name order, which `loadSegmentFiles` meets after the files
-/// named before it.
+/// named before it. In the first pass (`LogLoader.removeTempFilesAndCollectSwapFiles`,
+/// 3.0 and later) a `.cleaned` name throws while the directory is listed, a `.swap` one
+/// only once the listing is over (sorting the swaps against the lowest `.cleaned` offset),
+/// so any `.cleaned` one comes first; before 3.0 both throw in the listing
+/// (`Log.removeTempFilesAndCollectSwapFiles` deletes a swap's base's indexes there), whose
+/// order is the file system's (name order taken).
 fn name_failures<'a>(
     inp: &'a PredictInput<'_>,
-) -> (Option<Box<LoadFailure>>, Option<NamedFailure<'a>>) {
+) -> (Option<(Box<LoadFailure>, Stop)>, Option<NamedFailure<'a>>) {
     let failure = |name: &str, step: OffsetNameStep| {
         let start = if inp.metadata_log {
             "KafkaMetadataLog.apply throws it and the node does not start"
@@ -680,110 +733,29 @@ fn name_failures<'a>(
             ),
         })
     };
+    let before_3_0 = (inp.broker_version).is_some_and(|v| v < BrokerVersion(3, 0, 0));
+    // Thrown in the first pass's listing (else after it).
+    let in_listing = |n: &str| before_3_0 || n.ends_with(".cleaned");
     let mut names: Vec<&(String, OffsetNameStep)> = inp.unparseable_names.iter().collect();
-    names.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| java_name_order(&a.0, &b.0)));
+    names.sort_by(|a, b| {
+        (a.1.cmp(&b.1))
+            .then_with(|| in_listing(&b.0).cmp(&in_listing(&a.0)))
+            .then_with(|| java_name_order(&a.0, &b.0))
+    });
     let first = names
         .iter()
         .find(|(_, s)| *s != OffsetNameStep::SegmentFiles)
-        .map(|(n, s)| failure(n, *s));
+        .map(|(n, s)| {
+            let stop = match s {
+                OffsetNameStep::ProducerSnapshots => Stop::BeforeLoad,
+                _ if in_listing(n) => Stop::TempListing,
+                _ => Stop::TempSwaps,
+            };
+            (failure(n, *s), stop)
+        });
     let in_loop = names
         .iter()
         .find(|(_, s)| *s == OffsetNameStep::SegmentFiles)
         .map(|(n, s)| (n.as_str(), failure(n, *s)));
     (first, in_loop)
-}
-
-/// The load failure of reading the end of a last segment no recovery ran on:
-/// `LogSegment.readNextOffset` frames the batches from the offset index's last entry on
-/// and throws at a size field below 14 (`FileLogInputStream.nextBatch`:
-/// `CorruptRecordException`) or at a v2 header running past the end of the file
-/// (`loadBatchHeader`: `KafkaException`); `recoverLog` does not catch either (only
-/// `InvalidOffsetException` and `IOException` around a recovery), so the log fails to load
-/// and the broker does not start. When that read was not made ([`SegmentInput::read_next`]),
-/// a zero-filled tail of 18 bytes or more, which every read that gets there throws at.
-fn last_segment_unreadable(
-    segs: &[SegmentInput],
-    recovered: &[SegmentRecovery],
-) -> Option<Box<LoadFailure>> {
-    use crate::read::format::index::NextOffsetOutcome;
-    let last = segs.last()?;
-    if recovered.iter().any(|r| r.segment == last.name) {
-        return None;
-    }
-    let stop = last.walk.as_ref().and_then(|w| w.stop.as_deref());
-    let read = last
-        .read_next
-        .filter(|_| last.opened_as.is_none() && !last.created);
-    let zero_tail = |p: u64| stop.filter(|(at, why, _)| *at == p && why.zero_tail_throws());
-    let (position, kind, exception, why) = match read.map(|r| r.outcome) {
-        None => {
-            let (position, why, _) = stop.filter(|s| s.1.zero_tail_throws())?;
-            (
-                *position,
-                Kind::PreallocatedTail,
-                "CorruptRecordException",
-                why.to_string(),
-            )
-        }
-        Some(NextOffsetOutcome::SizeBelowMinimum { position, .. })
-            if let Some((_, why, _)) = zero_tail(position) =>
-        {
-            (
-                position,
-                Kind::PreallocatedTail,
-                "CorruptRecordException",
-                why.to_string(),
-            )
-        }
-        Some(NextOffsetOutcome::SizeBelowMinimum { position, size }) => (
-            position,
-            thrown_kind(stop, position),
-            "CorruptRecordException",
-            format!("its size field reads {size}"),
-        ),
-        Some(NextOffsetOutcome::HeaderPastEnd { position }) => {
-            let r = read?;
-            return Some(Box::new(LoadFailure {
-                kind: thrown_kind(stop, position).id().into(),
-                offset: None,
-                exception: "KafkaException".into(),
-                message: format!(
-                    "reading the end of the last segment {} at load (LogLoader.recoverLog → deleteSegmentsIfLogStartGreaterThanLogEnd → LogSegment.readNextOffset, with no recovery of that segment before it; the read starts at byte {}, where its offset index's last entry, offset {}, points) meets a batch of magic 2 or more at byte {position} whose 61-byte header runs past the end of the file: FileChannelRecordBatch.loadBatchHeader throws KafkaException, which the load does not catch (the broker does not start)",
-                    last.name, r.start_position, r.index_last_offset
-                ),
-            }));
-        }
-        Some(_) => return None,
-    };
-    let from = read.map_or(String::new(), |r| {
-        format!(
-            "; the read starts at byte {}, where its offset index's last entry, offset {}, points",
-            r.start_position, r.index_last_offset
-        )
-    });
-    Some(Box::new(LoadFailure {
-        kind: kind.id().into(),
-        offset: None,
-        exception: exception.into(),
-        message: format!(
-            "reading the end of the last segment {} at load (LogLoader.recoverLog → deleteSegmentsIfLogStartGreaterThanLogEnd → LogSegment.readNextOffset, with no recovery of that segment before it{from}) meets the entry at byte {position} — {why}: FileLogInputStream.nextBatch throws CorruptRecordException for a size below 14 bytes, which the load does not catch (the broker does not start)",
-            last.name
-        ),
-    }))
-}
-
-/// The finding kind behind a throw of the last segment's read at `position`: the walk's
-/// own stop there (bytes that do not frame, an impossible entry), else the offset index,
-/// whose last entry started the read where the log's framing does not.
-pub(super) fn thrown_kind(stop: Option<&(u64, StopReason, Option<i64>)>, position: u64) -> Kind {
-    match stop {
-        Some((at, StopReason::Unframed { .. }, _)) if *at == position => Kind::TrailingBytes,
-        Some((at, StopReason::ImpossibleSize { .. } | StopReason::InvalidBatch { .. }, _))
-            if *at == position =>
-        {
-            Kind::InvalidBatch
-        }
-        Some((at, StopReason::ZeroFilled { .. }, _)) if *at == position => Kind::PreallocatedTail,
-        _ => Kind::IndexMismatch,
-    }
 }

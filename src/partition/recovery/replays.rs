@@ -36,6 +36,10 @@ pub(super) struct Reads {
     pub recovered: Vec<usize>,
 }
 
+/// A recovery step: its segment (index) and whether it is recovered for its index
+/// ([`chain::Step`]); `None`: the final rebuild.
+pub(super) type StepId = Option<(usize, bool)>;
+
 /// One replay of `[from, to)` of the load.
 pub(super) struct Replay {
     pub from: i64,
@@ -44,6 +48,10 @@ pub(super) struct Replay {
     pub what: String,
     /// A segment's recovery: the segment (index).
     pub recovers: Option<usize>,
+    /// The recovery step it belongs to (its rebuild or the segment's own): the segment
+    /// (index) and whether it is recovered for its index ([`chain::Step`]); `None`: the
+    /// final rebuild.
+    pub step: StepId,
     /// A rebuild's replay: what it reads. `None`: a segment's recovery.
     pub reads: Option<Reads>,
     /// The snapshot file on disk before the load that the state it starts from descends
@@ -73,6 +81,7 @@ pub(super) fn step_replays<'a>(
                     "rebuilding the producer state up to offset {base} to recover segment {name} (from {what})"
                 ),
                 recovers: None,
+                step: Some((step.seg, step.for_index)),
                 reads: Some(Reads {
                     held: if step.for_index { step.seg } else { segs.len() },
                     recovered: recovered.clone(),
@@ -92,6 +101,7 @@ pub(super) fn step_replays<'a>(
                 "recovering segment {name} {why}producer state rebuilt up to offset {base})"
             ),
             recovers: Some(step.seg),
+            step: Some((step.seg, step.for_index)),
             reads: None,
             origin: step.origin,
         });
@@ -113,6 +123,7 @@ pub(super) fn final_replay<'a>(
         to,
         what: format!("replaying the producer state from offset {from}"),
         recovers: None,
+        step: None,
         reads: Some(Reads {
             held: segs.len(),
             recovered: steps.map(|s| s.seg).collect(),
@@ -131,12 +142,13 @@ pub(super) struct Rules<'a> {
 
 /// The first failure, in the replays' order: within one replay, the earlier segment's,
 /// and in one segment the lower offset's (a stop lies after every batch of its segment
-/// the replay reads).
+/// the replay reads). With it, the recovery step of the replay that throws
+/// ([`Replay::step`]; `None`: the final rebuild).
 pub(super) fn replay_failure(
     rules: &Rules<'_>,
     segs: &[SegmentInput],
     replays: &[Replay],
-) -> Option<Box<LoadFailure>> {
+) -> Option<(StepId, Box<LoadFailure>)> {
     for r in replays {
         let seg_of = |o: i64| segs.iter().rposition(|s| s.base <= o).unwrap_or(0);
         let rule = rule_failure(rules, r).map(|(o, f)| ((seg_of(o), o), f));
@@ -151,7 +163,7 @@ pub(super) fn replay_failure(
             .flatten()
             .min_by_key(|c| c.0);
         if let Some((_, f)) = first {
-            return Some(f);
+            return Some((r.step, f));
         }
     }
     None

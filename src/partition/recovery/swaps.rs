@@ -27,7 +27,8 @@ pub(crate) struct SwappedIn {
     /// `.swap` suffix), whatever the name it was found under.
     pub path: PathBuf,
     pub base: i64,
-    /// The offset after its last batch (its base when it holds none).
+    /// The offset after its last batch (its base when it holds none), as Java computes it
+    /// (`Long.MIN_VALUE` after a batch ending at `Long.MAX_VALUE`).
     pub next: i64,
     /// Found only under a noncanonical name (`5.log.swap`): the load opens `path`, which
     /// does not exist, and so creates it empty (see [`CompletedSwaps::of`]).
@@ -115,7 +116,13 @@ impl CompletedSwaps {
                 segments.push(SwappedIn {
                     path: path.to_path_buf(),
                     base,
-                    next: last.map_or(base, |l| l.saturating_add(1)),
+                    // `readNextOffset`, through its `.index.swap`; where that read is not
+                    // made, the last batch's `nextOffset()`. Either is `lastOffset() + 1`,
+                    // a Java long, which wraps past `Long.MAX_VALUE` (the swap then ends
+                    // the range nowhere).
+                    next: (path.parent().zip(path.file_name().and_then(|n| n.to_str())))
+                        .and_then(|(d, n)| super::last_read::swap_next_offset(d, n, base))
+                        .unwrap_or_else(|| last.map_or(base, |l| l.wrapping_add(1))),
                     created: false,
                     walk: recover_walk(path, base),
                 });
@@ -437,7 +444,7 @@ pub(super) fn unreadable(segs: &[SegmentInput]) -> Option<Box<super::LoadFailure
                     SwappedTail::Unframed { .. } => Kind::TrailingBytes,
                     _ => Kind::InvalidBatch,
                 },
-                _ => super::predict::thrown_kind(stop, position),
+                _ => super::last_read::thrown_kind(stop, position),
             };
             Some(Box::new(super::LoadFailure {
                 kind: kind.id().into(),

@@ -383,6 +383,36 @@ pub(super) fn partition_leftovers(
     leftovers
 }
 
+/// The `leftover_file` findings of a load that fails before it does what `actions` (file,
+/// action: what startup does once the load gets there) say: their message and broker text
+/// take the prediction's words for that file (`not reached`, `done only if …`).
+pub(super) fn not_reached(
+    actions: &[(String, String)],
+    prediction: &crate::partition::recovery::RecoveryPrediction,
+    out: &mut [Finding],
+) {
+    if prediction.load_failure.is_none() {
+        return;
+    }
+    for (file, old) in actions {
+        let Some(new) = (prediction.leftovers.iter())
+            .find(|l| &l.file == file && l.action != *old)
+            .map(|l| &l.action)
+        else {
+            continue;
+        };
+        for f in out.iter_mut() {
+            if f.kind == Kind::LeftoverFile
+                && f.broker_behaviour == *old
+                && f.message.contains(file.as_str())
+            {
+                f.message = f.message.replace(old.as_str(), new);
+                f.broker_behaviour = new.clone();
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::kafka_parses_partition_dir as ok;

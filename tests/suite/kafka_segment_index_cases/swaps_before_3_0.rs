@@ -202,7 +202,14 @@ fn before_3_0_a_swap_is_recovered_whatever_the_shutdown() {
                 assert_eq!(p.load_failure.is_some(), zeros, "{case}");
                 assert!(p.truncation.is_none(), "{case}");
             }
-            assert_eq!(p.log_end_offset_after, Some(8), "{case}");
+            // Since 3.0 the load with the zeros stops reading the swap: no log end after.
+            let fails = zeros && version == V3_0;
+            assert_eq!(p.log_end_offset_after, (!fails).then_some(8), "{case}");
+            if fails {
+                assert_eq!(p.load_stops_at.as_deref(), Some("swap_read"), "{case}");
+                let a = action(&v, &swap_name(2));
+                assert!(a.starts_with("not reached"), "{case}: {a}");
+            }
         }
     }
 }
