@@ -100,8 +100,29 @@ pub(super) fn check_snapshots(
             );
         }
     }
-    out.extend(same_offset(r, &read, &snap_inputs));
-    snap_inputs
+    let kept = one_per_offset(snap_inputs);
+    out.extend(same_offset(r, &read, &kept));
+    kept
+}
+
+/// The one snapshot file of each offset the prediction reads. `ProducerStateManager
+/// .loadSnapshots` keys the files by offset and keeps the last its directory listing gives
+/// (an order the file system decides, not known here); the others are never read nor
+/// deleted. Assumed: the first valid file by name, else the first (`same_offset` names it).
+/// `inputs` are sorted by offset, then name.
+fn one_per_offset(inputs: Vec<SnapshotInput>) -> Vec<SnapshotInput> {
+    let mut kept: Vec<SnapshotInput> = Vec::with_capacity(inputs.len());
+    for s in inputs {
+        match kept.last_mut() {
+            Some(last) if last.offset == s.offset => {
+                if !last.valid && s.valid {
+                    *last = s;
+                }
+            }
+            _ => kept.push(s),
+        }
+    }
+    kept
 }
 
 /// `producer_snapshot_duplicate`: several snapshot files of one offset (`5.snapshot`,
@@ -121,7 +142,7 @@ fn same_offset(
         let offset = group[0].0;
         let names: Vec<&str> = group.iter().map(|g| g.1.as_str()).collect();
         let differ = group.iter().any(|g| (g.2, g.3) != (group[0].2, group[0].3));
-        // The file the prediction reads for this offset (the first valid one, by name).
+        // The file the prediction reads for this offset ([`one_per_offset`]).
         let assumed = used
             .iter()
             .find(|s| s.valid && s.offset == offset)
