@@ -648,3 +648,32 @@ fn the_duplicate_finding_names_the_snapshot_the_prediction_loads() {
         pr.leftovers
     );
 }
+
+/// A corrupt snapshot file beside a valid one of its offset: the broker keeps one file of
+/// the offset, so `snapshot_corrupt` cannot say the broker deletes this one at load; its
+/// broker text says it does only if it keeps this file (before: unconditionally). A lone
+/// corrupt file keeps the plain text.
+#[test]
+fn a_corrupt_twin_is_deleted_only_if_the_broker_keeps_it() {
+    let corrupt_text = |names: &[&str]| -> String {
+        let (_d, m) = open_txn(true);
+        snapshots_named(&m, names, true);
+        let v = run(&m.dir);
+        let f = v
+            .findings
+            .iter()
+            .find(|f| f.kind == klogscan::finding::Kind::SnapshotCorrupt)
+            .expect("snapshot_corrupt")
+            .clone();
+        assert_eq!(f.segment.as_deref(), Some(names[0]));
+        f.broker_behaviour
+    };
+    let canonical = snapshot_name(6);
+    let twin = corrupt_text(&["+6.snapshot", &canonical]);
+    assert!(
+        twin.contains("producer_snapshot_duplicate") && twin.contains("if it keeps this one"),
+        "{twin}"
+    );
+    let alone = corrupt_text(&["+6.snapshot"]);
+    assert!(!alone.contains("producer_snapshot_duplicate"), "{alone}");
+}

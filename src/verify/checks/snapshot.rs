@@ -28,6 +28,7 @@ pub(super) fn check_snapshots(
     let first_offset = r.carried.first_offset;
     let leo = r.carried.outcome.log_end_offset;
     let mut snap_inputs = Vec::new();
+    let first_finding = out.len();
     let expiration = crate::partition::recovery::producer_expiration_ms(opts.broker_version);
     // Each snapshot read: its offset, name, length and CRC-32C (files of one offset compared).
     let mut read: Vec<(i64, String, usize, u32)> = Vec::new();
@@ -101,8 +102,34 @@ pub(super) fn check_snapshots(
         }
     }
     let kept = one_per_offset(snap_inputs);
+    if !super::delete_copy(r) {
+        of_one_twin(&read, &mut out[first_finding..]);
+    }
     out.extend(same_offset(r, &read, &kept));
     kept
+}
+
+/// A corrupt or out-of-range snapshot file with another file of its offset: the broker
+/// keeps one file per offset (`ProducerStateManager.loadSnapshots`), which one is not
+/// known, so what it does to this file holds only if it keeps this one; the others it
+/// never reads nor deletes. Its finding's broker text says so.
+fn of_one_twin(read: &[(i64, String, usize, u32)], found: &mut [Finding]) {
+    for f in found
+        .iter_mut()
+        .filter(|f| matches!(f.kind, Kind::SnapshotCorrupt | Kind::SnapshotMismatch))
+    {
+        let Some(offset) = f.offset else { continue };
+        let twins = read.iter().filter(|g| g.0 == offset).count();
+        let this = read
+            .iter()
+            .any(|g| g.0 == offset && Some(g.1.as_str()) == f.segment.as_deref());
+        if twins > 1 && this {
+            f.broker_behaviour = format!(
+                "one of {twins} files of offset {offset} (producer_snapshot_duplicate): the broker keeps one, the last its directory listing gives, and never reads nor deletes the others; if it keeps this one: {}",
+                f.broker_behaviour
+            );
+        }
+    }
 }
 
 /// The one snapshot file of each offset the prediction reads. `ProducerStateManager
