@@ -445,15 +445,32 @@ fn metadata_logs(
         return;
     }
     let paths: Vec<String> = holders.iter().map(|d| d.path()).collect();
+    // A v0 file with a directory.id is what a ZooKeeper-mode broker migrating to KRaft
+    // writes (KafkaServer.startup, 3.7+): it runs a metadata log too, and its start does
+    // not run this check.
+    let assumes = holders
+        .iter()
+        .any(|d| d.meta.version == 0)
+        .then_some(KRAFT_NODE);
     let message = format!(
-        "node {} holds the KRaft metadata log __cluster_metadata-0 in {} of its log dirs ({}): at most one is its metadata.log.dir, and its next start fails — KafkaRaftServer.initializeLogDirs throws KafkaException (unexpected metadata location in a data directory)",
+        "node {} holds the KRaft metadata log __cluster_metadata-0 in {} of its log dirs ({}): at most one is its metadata.log.dir, and its next start {}fails — KafkaRaftServer.initializeLogDirs throws KafkaException (unexpected metadata location in a data directory)",
         node(holders[0]),
         holders.len(),
-        paths.join(", ")
+        paths.join(", "),
+        if assumes.is_some() {
+            "in KRaft mode "
+        } else {
+            ""
+        }
     );
     let f = Finding::new(Kind::UnexpectedMetadataLogDir, "", -1, message.clone())
+        .severity(if assumes.is_some() {
+            Severity::Warning
+        } else {
+            Severity::Error
+        })
         .segment("__cluster_metadata-0")
-        .evidence(json!({"broker": holders[0].meta.node_id, "cluster_id": holders[0].meta.cluster_id, "log_dirs": paths}))
+        .evidence(json!({"broker": holders[0].meta.node_id, "cluster_id": holders[0].meta.cluster_id, "log_dirs": paths, "assumes": assumes}))
         .broker(format!("KafkaRaftServer.initializeLogDirs (KRaft, 2.8 and later) looks for __cluster_metadata-0 in every log dir with a readable meta.properties other than metadata.log.dir and throws KafkaException when it finds one: {NOT_STARTED}"))
         .remediation("with the node stopped, find which log dir is its metadata.log.dir (or the first of log.dirs when it is not set) and move the __cluster_metadata-0 directory out of every other log dir (keep it as evidence: it is a copy left by a changed metadata.log.dir or a restored backup)");
     let s = startup(
@@ -461,10 +478,13 @@ fn metadata_logs(
         "KafkaException",
         "KafkaRaftServer.initializeLogDirs",
         message,
-        None,
+        assumes,
     );
     push(out, f, holders[0].source(), s);
 }
+
+/// What `unexpected_metadata_log_dir` assumes of log dirs with a v0 `meta.properties`.
+const KRAFT_NODE: &str = "a KRaft node (KafkaRaftServer): v0 meta.properties with directory.ids are also what a ZooKeeper-mode broker migrating to KRaft writes (KafkaServer.startup, 3.7 and later), which runs a metadata log without this check and starts";
 
 fn node(d: &Dir) -> String {
     d.meta.node_id.map_or_else(|| "?".into(), |n| n.to_string())

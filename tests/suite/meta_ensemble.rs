@@ -475,3 +475,33 @@ fn the_startup_prediction_follows_its_finding_through_filters() {
     assert!(a.report.broker_startup.is_empty());
     assert!(of(&a.report, Kind::DuplicateDirectoryId).is_empty());
 }
+
+/// v0 files with directory ids are what a ZooKeeper-mode broker migrating to KRaft writes
+/// (`KafkaServer.startup` since 3.7; with a migration it runs a metadata log, and its start
+/// never runs `KafkaRaftServer.initializeLogDirs`' check): the metadata log in two of its
+/// log dirs stops a KRaft start only, so the finding says what it assumes, is a warning,
+/// and the startup is not known (before: an error and a failed start, as for v1 files).
+#[test]
+fn the_metadata_log_in_two_v0_log_dirs_assumes_a_kraft_node() {
+    let (x, y) = ids();
+    let t = tempfile::tempdir().unwrap();
+    let v0 = |x: D<'static>| D { version: 0, ..x };
+    let (x, y): (&'static str, &'static str) = (x.leak(), y.leak());
+    write(
+        t.path(),
+        &[
+            v0(d("meta", 1, Some(x), &["__cluster_metadata"])),
+            v0(d("data", 1, Some(y), &["__cluster_metadata", "orders"])),
+        ],
+    );
+    let r = run(t.path(), Some("3.7.0"));
+    let f = of(&r, Kind::UnexpectedMetadataLogDir);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].severity, klogscan::finding::Severity::Warning);
+    assert!(f[0].evidence["assumes"].is_string(), "{:#?}", f[0].evidence);
+    let s = (r.broker_startup.iter())
+        .find(|s| s.reason == "unexpected_metadata_log_dir")
+        .unwrap();
+    assert_eq!(s.starts, None, "{s:#?}");
+    assert!(s.assumes.is_some());
+}

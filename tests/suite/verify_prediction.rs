@@ -631,3 +631,78 @@ fn snapshot_files_of_one_offset_are_a_finding() {
         }
     }
 }
+
+/// Two valid snapshot files of one offset with different producers (`+6.snapshot` holds
+/// the newest state, the canonical name an empty one): the broker keeps one of them, which
+/// is not known; the prediction reads one, and `producer_snapshot_duplicate` names that
+/// very file (before: the finding named the first by name while the prediction loaded the
+/// last). A corrupt duplicate beside a valid one is never read under that reading, so the
+/// prediction does not say the load deletes it.
+#[test]
+fn the_duplicate_finding_names_the_snapshot_the_prediction_loads() {
+    let canonical = snapshot_name(6);
+    let (_d, m) = open_txn(true);
+    snapshots_named(&m, &["+6.snapshot", &canonical], false);
+    std::fs::write(
+        m.dir.join(&canonical),
+        klogscan::testkit::files::encode_snapshot(&[]),
+    )
+    .unwrap();
+    let v = run(&m.dir);
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.kind == klogscan::finding::Kind::ProducerSnapshotDuplicate)
+        .expect("a duplicate finding");
+    let ps = &v.prediction.producer_state;
+    assert_eq!(
+        f.evidence["prediction_reads"],
+        serde_json::json!(ps.snapshot),
+        "{f:#?} {ps:?}"
+    );
+    // The file read holds the open transaction: its load keeps it.
+    assert_eq!(ps.snapshot.as_deref(), Some("+6.snapshot"));
+    assert_eq!(ps.open_transactions, Some(1), "{ps:?}");
+
+    let (_d, m) = open_txn(true);
+    snapshots_named(&m, &["+6.snapshot", &canonical], true);
+    let pr = run(&m.dir).prediction;
+    assert_eq!(
+        pr.producer_state.snapshot.as_deref(),
+        Some(canonical.as_str())
+    );
+    assert!(
+        !pr.leftovers.iter().any(|l| l.file == "+6.snapshot"),
+        "{:?}",
+        pr.leftovers
+    );
+}
+
+/// A corrupt snapshot file beside a valid one of its offset: the broker keeps one file of
+/// the offset, so `snapshot_corrupt` cannot say the broker deletes this one at load; its
+/// broker text says it does only if it keeps this file (before: unconditionally). A lone
+/// corrupt file keeps the plain text.
+#[test]
+fn a_corrupt_twin_is_deleted_only_if_the_broker_keeps_it() {
+    let corrupt_text = |names: &[&str]| -> String {
+        let (_d, m) = open_txn(true);
+        snapshots_named(&m, names, true);
+        let v = run(&m.dir);
+        let f = v
+            .findings
+            .iter()
+            .find(|f| f.kind == klogscan::finding::Kind::SnapshotCorrupt)
+            .expect("snapshot_corrupt")
+            .clone();
+        assert_eq!(f.segment.as_deref(), Some(names[0]));
+        f.broker_behaviour
+    };
+    let canonical = snapshot_name(6);
+    let twin = corrupt_text(&["+6.snapshot", &canonical]);
+    assert!(
+        twin.contains("producer_snapshot_duplicate") && twin.contains("if it keeps this one"),
+        "{twin}"
+    );
+    let alone = corrupt_text(&["+6.snapshot"]);
+    assert!(!alone.contains("producer_snapshot_duplicate"), "{alone}");
+}

@@ -314,7 +314,12 @@ impl Recovered {
             self.stop_at = Some(base_offset);
             return;
         }
-        self.end = Some(last_offset + 1);
+        // A next offset beyond a long (hostile bytes): not followed.
+        let Some(end) = last_offset.checked_add(1) else {
+            self.unknown = true;
+            return;
+        };
+        self.end = Some(end);
         self.epoch = self.epoch.max(epoch);
     }
 
@@ -477,13 +482,17 @@ fn read_any(
                 Ok(r) => r,
                 Err(e) => return bad(log, b.base_offset(), e.to_string()),
             };
-            let offset = b.base_offset() + r.offset_delta as i64;
+            let Some(offset) = b.base_offset().checked_add(i64::from(r.offset_delta)) else {
+                return bad(log, b.base_offset(), "record offset beyond a long".into());
+            };
             if offset < from {
                 continue;
             }
             let time = b.base_timestamp().wrapping_add(r.timestamp_delta);
             let at = snapshot_end.map_or(offset, |e| e - 1);
-            log.end_offset = log.end_offset.max(snapshot_end.unwrap_or(offset + 1));
+            log.end_offset = log
+                .end_offset
+                .max(snapshot_end.unwrap_or(offset.saturating_add(1)));
             if b.is_control() {
                 if snapshot_end.is_none() {
                     control(log, &r, at, time, b.partition_leader_epoch());

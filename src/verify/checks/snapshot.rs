@@ -28,6 +28,7 @@ pub(super) fn check_snapshots(
     let first_offset = r.carried.first_offset;
     let leo = r.carried.outcome.log_end_offset;
     let mut snap_inputs = Vec::new();
+    let first_finding = out.len();
     let expiration = crate::partition::recovery::producer_expiration_ms(opts.broker_version);
     // Each snapshot read: its offset, name, length and CRC-32C (files of one offset compared).
     let mut read: Vec<(i64, String, usize, u32)> = Vec::new();
@@ -100,8 +101,55 @@ pub(super) fn check_snapshots(
             );
         }
     }
-    out.extend(same_offset(r, &read, &snap_inputs));
-    snap_inputs
+    let kept = one_per_offset(snap_inputs);
+    if !super::delete_copy(r) {
+        of_one_twin(&read, &mut out[first_finding..]);
+    }
+    out.extend(same_offset(r, &read, &kept));
+    kept
+}
+
+/// A corrupt or out-of-range snapshot file with another file of its offset: the broker
+/// keeps one file per offset (`ProducerStateManager.loadSnapshots`), which one is not
+/// known, so what it does to this file holds only if it keeps this one; the others it
+/// never reads nor deletes. Its finding's broker text says so.
+fn of_one_twin(read: &[(i64, String, usize, u32)], found: &mut [Finding]) {
+    for f in found
+        .iter_mut()
+        .filter(|f| matches!(f.kind, Kind::SnapshotCorrupt | Kind::SnapshotMismatch))
+    {
+        let Some(offset) = f.offset else { continue };
+        let twins = read.iter().filter(|g| g.0 == offset).count();
+        let this = read
+            .iter()
+            .any(|g| g.0 == offset && Some(g.1.as_str()) == f.segment.as_deref());
+        if twins > 1 && this {
+            f.broker_behaviour = format!(
+                "one of {twins} files of offset {offset} (producer_snapshot_duplicate): the broker keeps one, the last its directory listing gives, and never reads nor deletes the others; if it keeps this one: {}",
+                f.broker_behaviour
+            );
+        }
+    }
+}
+
+/// The one snapshot file of each offset the prediction reads. `ProducerStateManager
+/// .loadSnapshots` keys the files by offset and keeps the last its directory listing gives
+/// (an order the file system decides, not known here); the others are never read nor
+/// deleted. Assumed: the first valid file by name, else the first (`same_offset` names it).
+/// `inputs` are sorted by offset, then name.
+fn one_per_offset(inputs: Vec<SnapshotInput>) -> Vec<SnapshotInput> {
+    let mut kept: Vec<SnapshotInput> = Vec::with_capacity(inputs.len());
+    for s in inputs {
+        match kept.last_mut() {
+            Some(last) if last.offset == s.offset => {
+                if !last.valid && s.valid {
+                    *last = s;
+                }
+            }
+            _ => kept.push(s),
+        }
+    }
+    kept
 }
 
 /// `producer_snapshot_duplicate`: several snapshot files of one offset (`5.snapshot`,
@@ -121,7 +169,7 @@ fn same_offset(
         let offset = group[0].0;
         let names: Vec<&str> = group.iter().map(|g| g.1.as_str()).collect();
         let differ = group.iter().any(|g| (g.2, g.3) != (group[0].2, group[0].3));
-        // The file the prediction reads for this offset (the first valid one, by name).
+        // The file the prediction reads for this offset ([`one_per_offset`]).
         let assumed = used
             .iter()
             .find(|s| s.valid && s.offset == offset)

@@ -96,7 +96,12 @@ pub fn recover(
                 stopped = true;
                 return;
             }
-            rec.end = Some(b.last_offset() + 1);
+            // A batch whose next offset overflows a long (hostile bytes): the load's
+            // recovery is not modelled there.
+            let Some(end) = b.checked_last_offset().map(|l| l + 1) else {
+                return rec.unknown = true;
+            };
+            rec.end = Some(end);
             rec.epoch = rec.epoch.max(b.partition_leader_epoch());
             if b.last_offset() >= check_from
                 && rec.refused.len() < MAX_PROBLEMS
@@ -106,7 +111,7 @@ pub fn recover(
                     file: name.clone(),
                     batch_offset: b.base_offset(),
                     last_offset: b.last_offset(),
-                    record_offset: delta.map(|d| b.base_offset() + i64::from(d)),
+                    record_offset: delta.and_then(|d| b.base_offset().checked_add(i64::from(d))),
                     reason,
                     detail,
                 });
