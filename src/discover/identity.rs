@@ -70,11 +70,9 @@ pub struct Identities {
 /// Read one `meta.properties` (`None` when absent, unreadable or invalid: the broker would
 /// refuse such a log dir, and nothing it says can be trusted).
 pub(crate) fn read_meta_properties(path: &std::path::Path) -> Option<LogDirIdentity> {
-    // The file is a handful of lines; anything large is not a meta.properties.
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > 64 * 1024 {
-        return None;
-    }
+    // The file is a handful of lines, but the broker's reader (`Properties.load`) takes
+    // comments and blank lines of any length: it is read up to the properties files' bound
+    // (`FileClass::Checkpoint`), and one larger is named by discovery.
     let bytes = crate::read::segment::load(
         path,
         crate::read::segment::FileClass::Checkpoint,

@@ -195,9 +195,8 @@ fn read_dirs<'a>(inv: &'a Inventory, files: &'a [LogDirFiles]) -> (Vec<Dir<'a>>,
 /// by klogscan (discovery names a file it cannot read; the broker may read it), `Err`
 /// with why when the broker's reader refuses its content.
 fn read_meta(path: &std::path::Path) -> Option<Result<MetaProperties, String>> {
-    if std::fs::metadata(path).ok()?.len() > 64 * 1024 {
-        return None;
-    }
+    // Read up to the properties files' bound, as `discover::identity` reads it (one
+    // larger is named by discovery).
     let bytes = crate::read::segment::load(
         path,
         crate::read::segment::FileClass::Checkpoint,

@@ -324,3 +324,42 @@ fn replicas_join_by_the_same_cluster_rule() {
     let r = scan_dir(&[x, y]);
     assert_eq!(divergences(&r), 0, "{:#?}", r.findings);
 }
+
+/// `Properties.load` takes comment lines of any length: a `meta.properties` padded with a
+/// 200 KB comment still names the log dir's cluster and broker (before: over 64 KiB it was
+/// dropped in silence, the identity null). One larger than any properties file klogscan
+/// reads (64 MiB, a sparse file here) is named, exit 2, never taken for absent in silence.
+#[test]
+fn a_large_meta_properties_is_read_and_one_too_large_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let ld = dir.path().join("broker-3");
+    LogDirBuilder::new(3)
+        .cluster_id("clusterA")
+        .partition(hanging("orders", 0))
+        .write(&ld)
+        .unwrap();
+    let meta = ld.join("meta.properties");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    std::fs::write(&meta, format!("#{}\n{text}", "x".repeat(200_000))).unwrap();
+    let r = scan_dir(std::slice::from_ref(&ld));
+    let s = &r.partitions[0].source;
+    assert_eq!(
+        (s.cluster_id.as_deref(), s.broker_id),
+        (Some("clusterA"), Some(3))
+    );
+    // Beyond the bound: named on stderr, exit 2.
+    std::fs::File::options()
+        .write(true)
+        .open(&meta)
+        .unwrap()
+        .set_len(70 << 20)
+        .unwrap();
+    let out =
+        crate::common::run::klogscan(&[std::ffi::OsStr::new("scan"), ld.as_os_str()], None, 60);
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(
+        out.err.contains("meta.properties") && out.err.contains("not read"),
+        "{}",
+        out.err
+    );
+}

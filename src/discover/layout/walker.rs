@@ -480,10 +480,20 @@ impl Walker {
                 ]
             })
             .filter_map(Option::as_ref)
-            .filter_map(|m| {
-                std::fs::File::open(m)
-                    .err()
-                    .map(|e| (m.clone(), e.to_string()))
+            .filter_map(|m| match std::fs::File::open(m) {
+                Err(e) => Some((m.clone(), e.to_string())),
+                // Larger than any properties or checkpoint file klogscan reads (the bound
+                // `FileClass::Checkpoint` sets): read as absent, so said.
+                Ok(f) => {
+                    let (max, what) = crate::read::segment::FileClass::Checkpoint.max_len();
+                    let len = f.metadata().map_or(0, |md| md.len());
+                    (len > max).then(|| {
+                        (
+                            m.clone(),
+                            format!("{len} bytes: larger than {what}: not read"),
+                        )
+                    })
+                }
             })
             .collect();
         self.inv.errors.extend(unopened);
