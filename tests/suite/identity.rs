@@ -362,4 +362,18 @@ fn a_large_meta_properties_is_read_and_one_too_large_is_named() {
         "{}",
         out.err
     );
+    // So is an offset checkpoint the partition stage starts from (before: scan took it for
+    // absent in silence, exit 1).
+    std::fs::write(&meta, text).unwrap();
+    let ckpt = ld.join("recovery-point-offset-checkpoint");
+    let f = std::fs::File::options().write(true).open(&ckpt).unwrap();
+    f.set_len(70 << 20).unwrap();
+    let out =
+        crate::common::run::klogscan(&[std::ffi::OsStr::new("scan"), ld.as_os_str()], None, 60);
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(
+        out.err.contains("recovery-point-offset-checkpoint") && out.err.contains("not read"),
+        "{}",
+        out.err
+    );
 }
