@@ -20,8 +20,8 @@
 //! record refused is `metadata_log_unreadable`.
 
 use super::reader::check_batch_at;
-use super::{RetainedId, inconsistent_snapshots, latest_retained_id, metadata_log_start};
-use crate::discover::layout::{DirKind, PartitionDir};
+use super::{RetainedId, latest_retained_id, metadata_log_start};
+use crate::discover::layout::PartitionDir;
 use crate::finding::{Finding, Kind};
 use crate::read::format::{self, Decompressor};
 use crate::read::segment::{self, Item, ReadPolicy};
@@ -182,8 +182,7 @@ pub(crate) fn log_read_finding(
     max_bytes: Option<u64>,
     max_decompressed: usize,
 ) -> Option<Finding> {
-    let live = matches!(p.kind, None | Some(DirKind::Normal));
-    if !p.is_kraft_metadata() || !live || inconsistent_snapshots(p).is_some() {
+    if !super::reader::start_reads(p) {
         return None;
     }
     // The start reads from the latest id's end when its file opens, else from 0.

@@ -246,6 +246,14 @@ fn check_data(r: &format::Record<'_>) -> Option<(&'static str, String)> {
     }
 }
 
+/// Whether a node's start gets as far as reading `p`'s snapshot and log: a live copy of
+/// the metadata log (a `-delete`/`-future`/`-stray` one is never its log) that some
+/// snapshot reaches (else `metadata_snapshot_inconsistent`: the start fails before).
+pub(super) fn start_reads(p: &PartitionDir) -> bool {
+    let live = matches!(p.kind, None | Some(DirKind::Normal));
+    p.is_kraft_metadata() && live && inconsistent_snapshots(p).is_none()
+}
+
 /// The `metadata_snapshot_unreadable` finding of `p`, a live metadata log copy whose
 /// latest snapshot the node cannot open (see the module). Not for a copy whose start no
 /// snapshot reaches (`metadata_snapshot_inconsistent`: the start fails before).
@@ -256,8 +264,7 @@ pub(crate) fn snapshot_read_finding(
     max_bytes: Option<u64>,
     max_decompressed: usize,
 ) -> Option<Finding> {
-    let live = matches!(p.kind, None | Some(DirKind::Normal));
-    if !p.is_kraft_metadata() || !live || inconsistent_snapshots(p).is_some() {
+    if !start_reads(p) {
         return None;
     }
     let bad = unreadable_latest_snapshot(p, max_bytes, max_decompressed)?;
