@@ -150,8 +150,12 @@ fn recovered_counts(
 }
 
 /// `unrecovered_corruption`: the damage no recovery looks at, and why.
-fn unrecovered_texts(inp: &PredictInput<'_>, plan: &SegmentPlan) -> Vec<String> {
-    let not_run = if inp.delete_dir {
+/// When the load fails (`fails`), the log is not served, so no reader meets the damage
+/// while it does.
+fn unrecovered_texts(inp: &PredictInput<'_>, plan: &SegmentPlan, fails: bool) -> Vec<String> {
+    let not_run = if fails {
+        "recovery does not reach it and the load fails first (load_failure): the broker does not serve this log, so no reader meets it while the load fails"
+    } else if inp.delete_dir {
         "a -delete directory is loaded without recovery, then deleted: no reader meets it"
     } else if inp.clean_shutdown == Some(true) {
         "after a clean shutdown recovery does not run on it; the broker trusts it and readers will fail there"
@@ -256,7 +260,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let truncation = plan.truncation.clone().map(Box::new);
     let ending = Ending::of(&plan);
     let outcome_unknown = plan.outcome_unknown.clone();
-    let unrecovered = unrecovered_texts(&inp, &plan);
+    let unrecovered = unrecovered_texts(&inp, &plan, false);
     // The ending's offsets (an emptied log restarts at the checkpoint, a -delete one ends
     // at 0).
     let log_start_ck = inp.log_start_checkpoint.known();
@@ -388,6 +392,9 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         outcome_unknown,
     };
     where_it_fails(&mut pr, &inp, &plan, chain.as_ref(), (from, leo_after));
+    if pr.load_failure.is_some() {
+        pr.unrecovered_corruption = unrecovered_texts(&inp, &plan, true);
+    }
     pr
 }
 

@@ -425,3 +425,31 @@ fn a_final_rebuild_that_throws_keeps_what_came_before() {
         }
     }
 }
+
+/// Damage no recovery looks at (a flipped byte in the first segment, after the clean
+/// shutdown): while the load succeeds, readers fail there; once it fails (an unparseable
+/// `.snapshot` name), the broker serves nothing of the log, so no reader meets it — the
+/// prediction said "readers will fail there" whatever the load did.
+#[test]
+fn damage_no_recovery_reads_is_met_by_no_reader_when_the_load_fails() {
+    for bad in [false, true] {
+        let (_d, m) = four_segments();
+        let seg = m.dir.join(file(0, "log"));
+        let mut bytes = std::fs::read(&seg).unwrap();
+        bytes[18] ^= 0x20; // the first batch's CRC
+        std::fs::write(&seg, bytes).unwrap();
+        if bad {
+            std::fs::write(m.dir.join("x.snapshot"), b"").unwrap();
+        }
+        let r = verify_report(&m, None);
+        let p = &r.partitions[0].prediction;
+        assert_eq!(p.unrecovered_corruption.len(), 1, "{bad}: {p:#?}");
+        let u = &p.unrecovered_corruption[0];
+        assert_eq!(u.contains("readers will fail there"), !bad, "{u}");
+        assert_eq!(
+            u.contains("no reader meets it while the load fails"),
+            bad,
+            "{u}"
+        );
+    }
+}
