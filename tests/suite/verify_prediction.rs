@@ -706,3 +706,35 @@ fn a_corrupt_twin_is_deleted_only_if_the_broker_keeps_it() {
     let alone = corrupt_text(&["+6.snapshot"]);
     assert!(!alone.contains("producer_snapshot_duplicate"), "{alone}");
 }
+
+/// In a `-delete` copy no snapshot is ever loaded (its producer state is rebuilt only to
+/// offset 0): two differing files of one offset are no finding there; the live copy with
+/// the same files has one (`snapshot_files_of_one_offset_are_a_finding`).
+#[test]
+fn snapshot_files_of_one_offset_in_a_delete_copy_are_no_finding() {
+    for delete in [false, true] {
+        let (_d, m) = open_txn(true);
+        snapshots_named(&m, &["+6.snapshot", &snapshot_name(6)], true);
+        let dir = if delete {
+            let to = m
+                .dir
+                .with_file_name("t-0.0123456789abcdef0123456789abcdef-delete");
+            std::fs::rename(&m.dir, &to).unwrap();
+            to
+        } else {
+            m.dir.clone()
+        };
+        let v = run(&dir);
+        let n = v
+            .findings
+            .iter()
+            .filter(|f| f.kind == klogscan::finding::Kind::ProducerSnapshotDuplicate)
+            .count();
+        assert_eq!(
+            n,
+            usize::from(!delete),
+            "delete {delete}: {:#?}",
+            v.findings
+        );
+    }
+}
