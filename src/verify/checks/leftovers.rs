@@ -402,9 +402,11 @@ pub(super) fn not_reached(
             continue;
         };
         for f in out.iter_mut() {
+            // The file's finding, by its typed `segment` (every `leftover_file` names its
+            // file there), not by its text.
             if f.kind == Kind::LeftoverFile
                 && f.broker_behaviour == *old
-                && f.message.contains(file.as_str())
+                && f.segment.as_deref() == Some(file.as_str())
             {
                 f.message = f.message.replace(old.as_str(), new);
                 f.broker_behaviour = new.clone();
