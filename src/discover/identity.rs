@@ -67,19 +67,26 @@ pub struct Identities {
     shared: HashMap<PathBuf, (Option<Arc<str>>, Arc<str>)>,
 }
 
-/// Read one `meta.properties` (`None` when absent, unreadable or invalid: the broker would
-/// refuse such a log dir, and nothing it says can be trusted).
-pub(crate) fn read_meta_properties(path: &std::path::Path) -> Option<LogDirIdentity> {
-    // The file is a handful of lines, but the broker's reader (`Properties.load`) takes
-    // comments and blank lines of any length: it is read up to the properties files' bound
-    // (`FileClass::Checkpoint`), and one larger is named by discovery.
-    let bytes = crate::read::segment::load(
+/// The bytes of a `meta.properties` (`None`: absent or not read). The file is a handful
+/// of lines, but the broker's reader (`Properties.load`) takes comments and blank lines of
+/// any length: it is read up to the properties files' bound (`FileClass::Checkpoint`), and
+/// one larger is named by discovery.
+pub(crate) fn load_meta_properties(
+    path: &std::path::Path,
+) -> Option<impl std::ops::Deref<Target = [u8]>> {
+    crate::read::segment::load(
         path,
         crate::read::segment::FileClass::Checkpoint,
         crate::read::segment::MmapMode::Never,
         None,
     )
-    .ok()?;
+    .ok()
+}
+
+/// Read one `meta.properties` (`None` when absent, unreadable or invalid: the broker would
+/// refuse such a log dir, and nothing it says can be trusted).
+pub(crate) fn read_meta_properties(path: &std::path::Path) -> Option<LogDirIdentity> {
+    let bytes = load_meta_properties(path)?;
     let m = parse_meta_properties(&bytes).ok()?;
     Some(LogDirIdentity {
         directory_id: m.directory_id_string(),

@@ -195,15 +195,7 @@ fn read_dirs<'a>(inv: &'a Inventory, files: &'a [LogDirFiles]) -> (Vec<Dir<'a>>,
 /// by klogscan (discovery names a file it cannot read; the broker may read it), `Err`
 /// with why when the broker's reader refuses its content.
 fn read_meta(path: &std::path::Path) -> Option<Result<MetaProperties, String>> {
-    // Read up to the properties files' bound, as `discover::identity` reads it (one
-    // larger is named by discovery).
-    let bytes = crate::read::segment::load(
-        path,
-        crate::read::segment::FileClass::Checkpoint,
-        crate::read::segment::MmapMode::Never,
-        None,
-    )
-    .ok()?;
+    let bytes = crate::discover::identity::load_meta_properties(path)?;
     Some(parse_meta_properties_unverified(&bytes).map_err(|e| e.to_string()))
 }
 
