@@ -8,13 +8,14 @@
 //! docs/testing.md ("Kafka's KRaft metadata-log file tests") maps every test method.
 #![cfg(feature = "testkit")]
 
+use crate::common::kraft::*;
 use klogscan::cluster::leadership;
 use klogscan::discover::layout::{
     self, KraftSnapshotName, canonical_snapshot_name, kraft_snapshot_id, kraft_snapshot_name,
 };
-use klogscan::finding::{Finding, Kind, Severity};
+use klogscan::finding::{Kind, Severity};
 use klogscan::partition::scan::ScanOptions;
-use klogscan::read::format::metadata::{MetaRecord, RegisterBroker};
+use klogscan::read::format::metadata::MetaRecord;
 use klogscan::testkit::brokers::orders_partition;
 use klogscan::testkit::files::topic_id_for;
 use klogscan::testkit::metadata::{
@@ -23,68 +24,12 @@ use klogscan::testkit::metadata::{
 use klogscan::testkit::{BatchSpec, RecordSpec};
 use std::path::{Path, PathBuf};
 
-const T0: i64 = 1_700_000_000_000;
-
-fn topic() -> MetaRecord {
-    MetaRecord::Topic {
-        name: "orders".into(),
-        topic_id: topic_id_for("orders"),
-    }
-}
-
-fn broker(id: i32) -> MetaRecord {
-    MetaRecord::RegisterBroker(RegisterBroker {
-        broker_id: id,
-        incarnation_id: [id as u8; 16],
-        broker_epoch: 10 + i64::from(id),
-        ..Default::default()
-    })
-}
-
-/// The state a snapshot holds: `orders-0` led by `leader` at leader epoch `epoch`.
-fn state(leader: i32, epoch: i32) -> Vec<MetaRecord> {
-    vec![
-        topic(),
-        broker(1),
-        broker(2),
-        orders_partition(&[1, 2], &[1, 2], leader, epoch),
-    ]
-}
-
-/// `orders-0`'s (leader, leader epoch) in the history of the one cluster under `root`.
-fn orders_now(root: &Path) -> Option<(i32, i32)> {
-    let inv = layout::discover(&[root.to_path_buf()]);
-    let h = leadership::load_all(&inv, None, 64 << 20);
-    assert_eq!(h.len(), 1, "one cluster");
-    let s = h[0].timeline("orders", 0)?.current()?.clone();
-    Some((s.leader, s.leader_epoch))
-}
-
 /// The replay's input for the one metadata log under `root`.
 fn metadata_log(root: &Path) -> leadership::MetadataLog {
     let inv = layout::discover(&[root.to_path_buf()]);
     let mut h = leadership::load_all(&inv, None, 64 << 20);
     assert_eq!(h.len(), 1, "one cluster");
     h.remove(0).log
-}
-
-/// `scan`'s and `verify`'s findings of `kind` under `root` (verify's report carries the
-/// scan's).
-fn findings(root: &Path, kind: Kind) -> (Vec<Finding>, Vec<Finding>) {
-    let scanned = klogscan::pipeline::scan(&[root.to_path_buf()], &ScanOptions::default());
-    let verified =
-        klogscan::request::verify(&klogscan::request::Request::new([root]), None).unwrap();
-    let s = (scanned.findings.iter())
-        .filter(|f| f.kind == kind)
-        .cloned()
-        .collect();
-    let v = (verified.report.partitions.iter())
-        .flat_map(|p| p.findings.iter())
-        .chain(verified.report.log_dir_findings.iter())
-        .filter(|f| f.kind == kind)
-        .cloned()
-        .collect();
-    (s, v)
 }
 
 // ---------------------------------------------------------------------------------------

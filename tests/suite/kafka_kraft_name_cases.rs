@@ -8,69 +8,14 @@
 //! `Snapshots.snapshotPath` only.
 #![cfg(feature = "testkit")]
 
-use klogscan::cluster::leadership;
-use klogscan::discover::layout::{self, canonical_snapshot_name};
+use crate::common::kraft::*;
+use klogscan::discover::layout::canonical_snapshot_name;
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::scan::ScanOptions;
-use klogscan::read::format::metadata::{MetaRecord, RegisterBroker};
 use klogscan::testkit::brokers::orders_partition;
-use klogscan::testkit::files::topic_id_for;
 use klogscan::testkit::metadata::{MetadataLogBuilder, encode};
 use klogscan::testkit::{BatchSpec, RecordSpec};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-const T0: i64 = 1_700_000_000_000;
-
-fn topic() -> MetaRecord {
-    MetaRecord::Topic {
-        name: "orders".into(),
-        topic_id: topic_id_for("orders"),
-    }
-}
-
-fn broker(id: i32) -> MetaRecord {
-    MetaRecord::RegisterBroker(RegisterBroker {
-        broker_id: id,
-        incarnation_id: [id as u8; 16],
-        broker_epoch: 10 + i64::from(id),
-        ..Default::default()
-    })
-}
-
-fn state(leader: i32, epoch: i32) -> Vec<MetaRecord> {
-    vec![
-        topic(),
-        broker(1),
-        broker(2),
-        orders_partition(&[1, 2], &[1, 2], leader, epoch),
-    ]
-}
-
-/// `scan`'s and `verify`'s findings of `kind` under `root` (verify carries the scan's).
-fn findings(root: &Path, kind: Kind) -> (Vec<Finding>, Vec<Finding>) {
-    let scanned = klogscan::pipeline::scan(&[root.to_path_buf()], &ScanOptions::default());
-    let verified =
-        klogscan::request::verify(&klogscan::request::Request::new([root]), None).unwrap();
-    let s = (scanned.findings.iter())
-        .filter(|f| f.kind == kind)
-        .cloned()
-        .collect();
-    let v = (verified.report.partitions.iter())
-        .flat_map(|p| p.findings.iter())
-        .filter(|f| f.kind == kind)
-        .cloned()
-        .collect();
-    (s, v)
-}
-
-fn orders_now(root: &Path) -> Option<(i32, i32)> {
-    let inv = layout::discover(&[root.to_path_buf()]);
-    let h = leadership::load_all(&inv, None, 64 << 20);
-    assert_eq!(h.len(), 1, "one cluster");
-    let s = h[0].timeline("orders", 0)?.current()?.clone();
-    Some((s.leader, s.leader_epoch))
-}
 
 /// A log from offset 0 at KRaft epoch 1: `orders-0` led by 1 (offsets 0–3), brokers 3–8
 /// (4–9), log end 10, with the snapshot (5, 1) written under Kafka's name.

@@ -9,35 +9,16 @@
 //! them.
 #![cfg(feature = "testkit")]
 
-use klogscan::cluster::leadership;
-use klogscan::discover::layout::{self, canonical_snapshot_name};
-use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::scan::ScanOptions;
-use klogscan::read::format::metadata::{MetaRecord, PartitionChange, RegisterBroker};
+use crate::common::kraft::*;
+use klogscan::discover::layout::canonical_snapshot_name;
+use klogscan::finding::{Kind, Severity};
+use klogscan::read::format::metadata::{MetaRecord, PartitionChange};
 use klogscan::testkit::brokers::orders_partition;
 use klogscan::testkit::files::topic_id_for;
 use klogscan::testkit::metadata::{MetadataLogBuilder, encode};
 use klogscan::testkit::{BatchSpec, RecordSpec};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-const T0: i64 = 1_700_000_000_000;
-
-fn topic() -> MetaRecord {
-    MetaRecord::Topic {
-        name: "orders".into(),
-        topic_id: topic_id_for("orders"),
-    }
-}
-
-fn broker(id: i32) -> MetaRecord {
-    MetaRecord::RegisterBroker(RegisterBroker {
-        broker_id: id,
-        incarnation_id: [id as u8; 16],
-        broker_epoch: 10 + i64::from(id),
-        ..Default::default()
-    })
-}
 
 /// `orders-0`'s leader moves to `leader` (a clean election: both replicas are in the ISR).
 fn elect(leader: i32) -> MetaRecord {
@@ -47,15 +28,6 @@ fn elect(leader: i32) -> MetaRecord {
         leader,
         ..Default::default()
     })
-}
-
-fn state(leader: i32, epoch: i32) -> Vec<MetaRecord> {
-    vec![
-        topic(),
-        broker(1),
-        broker(2),
-        orders_partition(&[1, 2], &[1, 2], leader, epoch),
-    ]
 }
 
 /// A batch at `base` and KRaft epoch 1, as the raft writer frames one (timestamp delta 0,
@@ -111,34 +83,6 @@ fn around(value: Vec<u8>) -> BatchSpec {
 }
 
 /// `scan`'s and `verify`'s findings of `kind` under `root`.
-fn findings(root: &Path, kind: Kind) -> (Vec<Finding>, Vec<Finding>) {
-    let scanned = klogscan::pipeline::scan(&[root.to_path_buf()], &ScanOptions::default());
-    let verified =
-        klogscan::request::verify(&klogscan::request::Request::new([root]), None).unwrap();
-    let s = (scanned.findings.iter())
-        .filter(|f| f.kind == kind)
-        .cloned()
-        .collect();
-    let v = (verified.report.partitions.iter())
-        .flat_map(|p| p.findings.iter())
-        .filter(|f| f.kind == kind)
-        .cloned()
-        .collect();
-    (s, v)
-}
-
-fn history(root: &Path) -> leadership::ClusterHistory {
-    let inv = layout::discover(&[root.to_path_buf()]);
-    let mut h = leadership::load_all(&inv, None, 64 << 20);
-    assert_eq!(h.len(), 1, "one cluster");
-    h.remove(0)
-}
-
-fn orders_now(h: &leadership::ClusterHistory) -> Option<(i32, i32)> {
-    let s = h.timeline("orders", 0)?.current()?.clone();
-    Some((s.leader, s.leader_epoch))
-}
-
 /// A TopicRecord v0's frame: frame version 1, api key 2, version 0.
 const TOPIC_FRAME: [u8; 3] = [1, 2, 0];
 
@@ -281,11 +225,7 @@ fn a_record_every_start_reads_that_does_not_decode_stops_the_node() {
             f.message
         );
         let h = history(d.path());
-        assert_eq!(
-            orders_now(&h),
-            Some((2, 1)),
-            "{case}: the election after it"
-        );
+        assert_eq!(orders_in(&h), Some((2, 1)), "{case}: the election after it");
         let at: Vec<i64> = h.log.undecodable.iter().map(|u| u.offset).collect();
         if undecodable {
             assert_eq!(at, vec![record_offset.unwrap_or(4)], "{case}");
@@ -427,7 +367,7 @@ fn a_record_that_does_not_decode_inside_a_snapshot() {
         let (s, _) = findings(d.path(), Kind::MetadataLogUnreadable);
         assert!(s.is_empty(), "{s:#?}");
         let h = history(d.path());
-        assert_eq!(orders_now(&h), Some((2, 7)), "latest {latest}");
+        assert_eq!(orders_in(&h), Some((2, 7)), "latest {latest}");
         let (u, _) = findings(d.path(), Kind::MetadataRecordUndecodable);
         if !latest {
             // The newer snapshot's epoch (2) is above the log's (1): the log is truncated

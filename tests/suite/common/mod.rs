@@ -3,6 +3,7 @@
 
 pub mod cases;
 pub mod huge;
+pub mod kraft;
 #[cfg(target_os = "linux")]
 pub mod peak;
 pub mod run;
