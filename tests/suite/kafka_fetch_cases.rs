@@ -1,0 +1,83 @@
+//! Kafka's consumer fetch tests (clients/src/test/java/org/apache/kafka/clients/consumer/
+//! internals/: `FetcherTest`, `CompletedFetchTest`, `FetchCollectorTest`) held against what
+//! klogscan says a consumer meets when it reads the same bytes: which records a
+//! read_committed consumer returns or skips given the batches, markers and the `.txnindex`
+//! the broker serves them with (`CompletedFetch.nextFetchedRecord`,
+//! `consumeAbortedTransactionsUpTo`, `isBatchAborted`, `containsAbortMarker`; broker side
+//! `LocalLog.collectAbortedTransactions` → `TransactionIndex.collectAbortedTxns`), and which
+//! exception a damaged batch raises (`CompletedFetch.maybeEnsureValid`).
+#![cfg(feature = "testkit")]
+
+use klogscan::finding::{Finding, Kind};
+use klogscan::testkit::files::encode_txn_index;
+use klogscan::testkit::{
+    AbortedTxn, Batch, LogDirBuilder, Manifest, PartitionBuilder, PartitionFileOptions, Producer,
+};
+use klogscan::verify::{PartitionVerification, VerifyOptions, verify_partition};
+
+fn write(p: PartitionBuilder) -> (tempfile::TempDir, Manifest) {
+    let dir = tempfile::tempdir().unwrap();
+    let m = LogDirBuilder::new(1)
+        .partition(p)
+        .write(dir.path())
+        .unwrap()
+        .partitions
+        .remove(0);
+    (dir, m)
+}
+
+fn txnindex_findings(v: &PartitionVerification) -> Vec<&Finding> {
+    v.findings
+        .iter()
+        .filter(|f| f.kind == Kind::TxnindexMismatch)
+        .collect()
+}
+
+/// `FetcherTest.testMultipleAbortMarkers`: producer 1's transaction 0–1 is aborted at 2, a
+/// duplicate ABORT follows at 3 ("should be ignored"), then a committed transaction 4–5
+/// with its COMMIT at 6; the consumer returns exactly the two committed records.
+///
+/// A broker up to 2.7 (before KAFKA-10702, `ProducerAppendInfo.appendEndTxnMarker`: "case
+/// None => transactions += new TxnMetadata(producerId, offset); offset") completes the
+/// duplicate ABORT as an aborted transaction of its own, firstOffset = lastOffset = 3, and
+/// `LogSegment.updateTxnIndex` indexes it: the segment's `.txnindex` holds (1, 0, 2, lso 3)
+/// and (1, 3, 3, lso 4). Segments written then are still read by today's brokers. For a
+/// read_committed fetch the second entry is harmless: `consumeAbortedTransactionsUpTo(3)`
+/// adds producer 1 at the marker batch itself, and `containsAbortMarker` removes it at the
+/// same batch, so records 4–5 are delivered (the very sequence testMultipleAbortMarkers
+/// runs, with the response's aborted transactions the broker collects from that index).
+///
+/// klogscan's `verify` lists (1, 3, 3) as an "entry with no matching ABORT marker" and says
+/// read_committed consumers "silently skip these producers' committed transactional records
+/// from firstOffset until an ABORT marker": a false alarm (src/verify/checks/txnindex.rs,
+/// `compare`'s `extra` filter accepts an entry at an ABORT marker of its producer only on a
+/// compacted partition or below the first offset held).
+#[test]
+fn multiple_abort_markers_pre_2_8_empty_abort_entry_is_harmless() {
+    let p1 = Producer::transactional(1, 0);
+    let mut p = PartitionBuilder::new("multi-abort", 0).broker_files(PartitionFileOptions::default());
+    p.append(Batch::new(p1).records(2)); // 0–1
+    p.abort(p1, 0); // 2
+    p.abort(p1, 0); // 3: the duplicate abort
+    p.append(Batch::new(p1).records(2)); // 4–5
+    p.commit(p1, 0); // 6
+    let (_dir, m) = write(p);
+    let at = |o: i64| m.batches.iter().find(|b| b.base_offset == o).unwrap();
+    assert!(at(2).control.is_some() && at(3).control.is_some());
+    assert_eq!(at(4).last_offset, 5);
+    // The index a 2.7 broker wrote for this segment.
+    let entries = [
+        AbortedTxn { producer_id: 1, first_offset: 0, last_offset: 2, last_stable_offset: 3 },
+        AbortedTxn { producer_id: 1, first_offset: 3, last_offset: 3, last_stable_offset: 4 },
+    ];
+    std::fs::write(m.dir.join(format!("{:020}.txnindex", 0)), encode_txn_index(&entries)).unwrap();
+    let v = verify_partition(&m.dir, &VerifyOptions::default()).unwrap();
+    let wrong: Vec<_> = txnindex_findings(&v)
+        .into_iter()
+        .map(|f| (f.message.clone(), f.client_error.clone()))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "a pre-2.8 empty-abort entry at its own ABORT marker hides nothing from a read_committed consumer (FetcherTest.testMultipleAbortMarkers): {wrong:#?}"
+    );
+}
