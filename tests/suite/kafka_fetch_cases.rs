@@ -81,3 +81,47 @@ fn multiple_abort_markers_pre_2_8_empty_abort_entry_is_harmless() {
         "a pre-2.8 empty-abort entry at its own ABORT marker hides nothing from a read_committed consumer (FetcherTest.testMultipleAbortMarkers): {wrong:#?}"
     );
 }
+
+/// Low realism (no Kafka writer compresses a marker; `LogValidatorTest.testControlRecordsNotCompressed`),
+/// but what a consumer meets is exact: `CompletedFetch.maybeEnsureValid(batch)` calls
+/// `DefaultRecordBatch.ensureValid`, which checks only the batch size and the CRC, both
+/// fine here; `containsAbortMarker` reads the first record through `batch.iterator()`
+/// (which decompresses), and `nextFetchedRecord` skips every record of a control batch
+/// (`FetcherTest.testFetcherIgnoresControlRecords`). No exception, read_committed or not.
+///
+/// klogscan's `invalid_batch` of a CRC-valid header problem carries no client text of its
+/// own (src/partition/scan/integrity.rs, `check_header_fields`), so `report::client::fill`
+/// gives it the CRC text of `for_kind(InvalidBatch)` (src/report/client.rs): "KafkaException
+/// … maybeEnsureValid … turns the batch's CorruptRecordException into a KafkaException
+/// ("Record batch … is invalid"): … poll fails at that offset" — a consumer error that
+/// does not happen.
+#[test]
+fn compressed_marker_raises_nothing_in_a_consumer() {
+    use klogscan::request::{self, Request};
+    use klogscan::testkit::Codec;
+    use klogscan::testkit::encode::end_txn_record;
+    let txn = Producer::transactional(23423, 5);
+    let mut p = PartitionBuilder::new("compressed-marker", 0);
+    p.append(Batch::new(txn).records(1));
+    p.append(Batch::new(txn).tweak(|s| {
+        s.control = true;
+        s.codec = Codec::Gzip;
+        s.base_sequence = -1;
+        s.records = vec![end_txn_record(true, 0)];
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let m = p.write(dir.path()).unwrap();
+    let a = request::run(&Request::new([&m.dir])).unwrap();
+    let f: Vec<&Finding> = a
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::InvalidBatch)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
+    let text = f[0].client_error.clone().unwrap_or_default();
+    assert!(
+        !text.contains("KafkaException") && !text.contains("poll fails"),
+        "a CRC-valid compressed marker raises nothing in a consumer (CompletedFetch.maybeEnsureValid checks size and CRC only; control records are skipped): {text}"
+    );
+}
