@@ -125,3 +125,90 @@ fn compressed_marker_raises_nothing_in_a_consumer() {
         "a CRC-valid compressed marker raises nothing in a consumer (CompletedFetch.maybeEnsureValid checks size and CRC only; control records are skipped): {text}"
     );
 }
+
+/// Low realism (message format v0/v1 data, damage confined to the 4 CRC bytes), exact
+/// consumer behaviour: `CompletedFetch.maybeEnsureValid(batch)` checks a batch only when
+/// `batch.magic() >= MAGIC_VALUE_V2`; for a compressed legacy wrapper the consumer then
+/// iterates the inner messages (`AbstractLegacyRecordBatch.DeepRecordsIterator`, which never
+/// checks the wrapper's CRC) and `maybeEnsureValid(record)` checks each *inner* CRC, all
+/// valid here. The consumer delivers the three records with no exception (an uncompressed
+/// legacy message with a bad CRC fails with "Record for partition … at offset … is
+/// invalid", `FetcherTest.testParseCorruptedRecord`, not "Record batch … is invalid").
+///
+/// klogscan's `crc_mismatch` (src/partition/scan/walk.rs `legacy_entry` →
+/// src/partition/scan/integrity.rs `crc_finding`) says consumers get "KafkaException
+/// wrapping CorruptRecordException ("Record batch … is invalid", CompletedFetch.maybeEnsureValid
+/// …): poll fails at this offset" whatever the magic and codec. (The broker side — recovery
+/// truncating at the wrapper — is right: `LogSegment.recover` runs `batch.ensureValid()`,
+/// which for a legacy wrapper checks the outer CRC.)
+#[test]
+fn legacy_wrapper_crc_is_not_checked_by_consumers() {
+    use klogscan::request::{self, Request};
+    use klogscan::testkit::encode::{LegacySpec, compress};
+    use klogscan::testkit::{BatchInfo, Codec};
+    let inner = |o: i64, v: &str| LegacySpec {
+        offset: o,
+        magic: 1,
+        attributes: 0,
+        timestamp: 1_700_000_000_000,
+        key: Some(v.as_bytes().to_vec()),
+        value: Some(v.as_bytes().to_vec()),
+        crc: None,
+    };
+    let set: Vec<u8> = [inner(0, "a"), inner(1, "b"), inner(2, "c")]
+        .iter()
+        .flat_map(LegacySpec::encode)
+        .collect();
+    let good = LegacySpec {
+        offset: 2,
+        magic: 1,
+        attributes: Codec::Gzip.id(),
+        timestamp: 1_700_000_000_000,
+        key: None,
+        value: Some(compress(Codec::Gzip, &set)),
+        crc: None,
+    };
+    // The same wrapper with only its stored CRC changed.
+    let mut bytes = good.encode();
+    bytes[12] ^= 0x5a;
+    let n = bytes.len();
+    let mut p = PartitionBuilder::new("legacy-crc", 0);
+    p.append_raw(
+        bytes,
+        BatchInfo {
+            base_offset: 0,
+            last_offset: 2,
+            position: 0,
+            size: n as u64,
+            file: Default::default(),
+            segment_base: 0,
+            magic: 1,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            record_count: 3,
+            codec: Codec::Gzip,
+            transactional: false,
+            control: None,
+            coordinator_epoch: None,
+            partition_leader_epoch: -1,
+            first_timestamp: -1,
+            max_timestamp: -1,
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let m = p.write(dir.path()).unwrap();
+    let a = request::run(&Request::new([&m.dir])).unwrap();
+    let f: Vec<&Finding> = a
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::CrcMismatch)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
+    let text = f[0].client_error.clone().unwrap_or_default();
+    assert!(
+        !text.contains("poll fails"),
+        "consumers do not check a legacy wrapper's CRC, only its inner messages' (CompletedFetch.maybeEnsureValid: magic >= 2 only): {text}"
+    );
+}
