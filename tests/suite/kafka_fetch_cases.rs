@@ -55,7 +55,8 @@ fn txnindex_findings(v: &PartitionVerification) -> Vec<&Finding> {
 #[test]
 fn multiple_abort_markers_pre_2_8_empty_abort_entry_is_harmless() {
     let p1 = Producer::transactional(1, 0);
-    let mut p = PartitionBuilder::new("multi-abort", 0).broker_files(PartitionFileOptions::default());
+    let mut p =
+        PartitionBuilder::new("multi-abort", 0).broker_files(PartitionFileOptions::default());
     p.append(Batch::new(p1).records(2)); // 0–1
     p.abort(p1, 0); // 2
     p.abort(p1, 0); // 3: the duplicate abort
@@ -67,10 +68,24 @@ fn multiple_abort_markers_pre_2_8_empty_abort_entry_is_harmless() {
     assert_eq!(at(4).last_offset, 5);
     // The index a 2.7 broker wrote for this segment.
     let entries = [
-        AbortedTxn { producer_id: 1, first_offset: 0, last_offset: 2, last_stable_offset: 3 },
-        AbortedTxn { producer_id: 1, first_offset: 3, last_offset: 3, last_stable_offset: 4 },
+        AbortedTxn {
+            producer_id: 1,
+            first_offset: 0,
+            last_offset: 2,
+            last_stable_offset: 3,
+        },
+        AbortedTxn {
+            producer_id: 1,
+            first_offset: 3,
+            last_offset: 3,
+            last_stable_offset: 4,
+        },
     ];
-    std::fs::write(m.dir.join(format!("{:020}.txnindex", 0)), encode_txn_index(&entries)).unwrap();
+    std::fs::write(
+        m.dir.join(format!("{:020}.txnindex", 0)),
+        encode_txn_index(&entries),
+    )
+    .unwrap();
     let v = verify_partition(&m.dir, &VerifyOptions::default()).unwrap();
     let wrong: Vec<_> = txnindex_findings(&v)
         .into_iter()
@@ -80,6 +95,53 @@ fn multiple_abort_markers_pre_2_8_empty_abort_entry_is_harmless() {
         wrong.is_empty(),
         "a pre-2.8 empty-abort entry at its own ABORT marker hides nothing from a read_committed consumer (FetcherTest.testMultipleAbortMarkers): {wrong:#?}"
     );
+}
+
+/// The other side of `multiple_abort_markers_pre_2_8_empty_abort_entry_is_harmless`: an
+/// entry begun and ended at one offset is harmless only at an ABORT marker of its own
+/// producer. At the COMMIT marker (6), or at producer 1's ABORT for producer 2, it is what
+/// no broker indexed, and a read_committed consumer would skip that producer's records
+/// until one of its ABORT markers: still extra.
+#[test]
+fn an_empty_abort_entry_elsewhere_is_still_extra() {
+    for (pid, at) in [(1, 6), (2, 3)] {
+        let p1 = Producer::transactional(1, 0);
+        let mut p =
+            PartitionBuilder::new("multi-abort", 0).broker_files(PartitionFileOptions::default());
+        p.append(Batch::new(p1).records(2)); // 0–1
+        p.abort(p1, 0); // 2
+        p.abort(p1, 0); // 3
+        p.append(Batch::new(p1).records(2)); // 4–5
+        p.commit(p1, 0); // 6
+        let (_dir, m) = write(p);
+        let entries = [
+            AbortedTxn {
+                producer_id: 1,
+                first_offset: 0,
+                last_offset: 2,
+                last_stable_offset: 3,
+            },
+            AbortedTxn {
+                producer_id: pid,
+                first_offset: at,
+                last_offset: at,
+                last_stable_offset: at + 1,
+            },
+        ];
+        std::fs::write(
+            m.dir.join(format!("{:020}.txnindex", 0)),
+            encode_txn_index(&entries),
+        )
+        .unwrap();
+        let v = verify_partition(&m.dir, &VerifyOptions::default()).unwrap();
+        let f = txnindex_findings(&v);
+        assert_eq!(f.len(), 1, "({pid}, {at}): {f:#?}");
+        assert!(
+            f[0].message.contains("no matching ABORT"),
+            "({pid}, {at}): {}",
+            f[0].message
+        );
+    }
 }
 
 /// Low realism (no Kafka writer compresses a marker; `LogValidatorTest.testControlRecordsNotCompressed`),
