@@ -274,3 +274,136 @@ fn legacy_wrapper_crc_is_not_checked_by_consumers() {
         "consumers do not check a legacy wrapper's CRC, only its inner messages' (CompletedFetch.maybeEnsureValid: magic >= 2 only): {text}"
     );
 }
+
+/// The client text of a CRC-valid `invalid_batch` follows its problems: a negative record
+/// count (`DefaultRecordBatch`'s iterator: InvalidRecordException "Found invalid record
+/// count") and an unknown compression id (`CompressionType.forId`:
+/// IllegalArgumentException) fail the poll after `maybeEnsureValid` has passed the batch;
+/// a record count above lastOffsetDelta + 1 is not judged (no claim either way).
+#[test]
+fn a_crc_valid_invalid_batch_says_what_its_problems_do_to_a_consumer() {
+    use klogscan::request::{self, Request};
+    let cases: [(&str, fn(&mut klogscan::testkit::BatchSpec), &str); 3] = [
+        (
+            "negative-count",
+            |s| s.overrides.records_count = Some(-1),
+            "reading its records throws",
+        ),
+        (
+            "unknown-codec",
+            |s| s.overrides.attributes = Some(5),
+            "reading its records throws",
+        ),
+        (
+            "count-above-delta",
+            |s| s.overrides.last_offset_delta = Some(0),
+            "not judged",
+        ),
+    ];
+    for (topic, tweak, want) in cases {
+        let mut p = PartitionBuilder::new(topic, 0);
+        p.append(Batch::new(Producer::PLAIN).records(1));
+        p.append(Batch::new(Producer::PLAIN).records(2).tweak(tweak));
+        let dir = tempfile::tempdir().unwrap();
+        let m = p.write(dir.path()).unwrap();
+        let a = request::run(&Request::new([&m.dir])).unwrap();
+        let f: Vec<&Finding> = a
+            .report
+            .findings
+            .iter()
+            .filter(|f| f.kind == Kind::InvalidBatch)
+            .collect();
+        assert_eq!(f.len(), 1, "{topic}: {:#?}", a.report.findings);
+        let text = f[0].client_error.clone().unwrap_or_default();
+        assert!(text.contains(want), "{topic}: {text}");
+        assert!(
+            !text.contains("Record batch for partition"),
+            "{topic}: the CRC is valid: {text}"
+        );
+    }
+}
+
+/// `FetcherTest.testParseCorruptedRecord`: an uncompressed legacy message whose CRC does
+/// not match fails the poll as "Record for partition … at offset … is invalid"
+/// (`CompletedFetch.maybeEnsureValid(record)`), not as a batch; a v2 batch's CRC fails as
+/// "Record batch for partition … is invalid".
+#[test]
+fn an_uncompressed_legacy_message_with_a_bad_crc_fails_as_a_record() {
+    use klogscan::request::{self, Request};
+    use klogscan::testkit::encode::LegacySpec;
+    use klogscan::testkit::{BatchInfo, Codec};
+    let mut bytes = LegacySpec {
+        offset: 0,
+        magic: 1,
+        attributes: 0,
+        timestamp: 1_700_000_000_000,
+        key: Some(b"k".to_vec()),
+        value: Some(b"v".to_vec()),
+        crc: None,
+    }
+    .encode();
+    bytes[12] ^= 0x5a;
+    let n = bytes.len();
+    let mut p = PartitionBuilder::new("legacy-plain-crc", 0);
+    p.append_raw(
+        bytes,
+        BatchInfo {
+            base_offset: 0,
+            last_offset: 0,
+            position: 0,
+            size: n as u64,
+            file: Default::default(),
+            segment_base: 0,
+            magic: 1,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            record_count: 1,
+            codec: Codec::None,
+            transactional: false,
+            control: None,
+            coordinator_epoch: None,
+            partition_leader_epoch: -1,
+            first_timestamp: -1,
+            max_timestamp: -1,
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let m = p.write(dir.path()).unwrap();
+    let a = request::run(&Request::new([&m.dir])).unwrap();
+    let f: Vec<&Finding> = a
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::CrcMismatch)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
+    let text = f[0].client_error.clone().unwrap_or_default();
+    assert!(
+        text.contains("Record for partition") && text.contains("poll fails"),
+        "{text}"
+    );
+
+    // A v2 batch with its CRC changed: the batch text.
+    let mut p = PartitionBuilder::new("v2-crc", 0);
+    p.append(
+        Batch::new(Producer::PLAIN)
+            .records(1)
+            .tweak(|s| s.overrides.crc = Some(7)),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let m = p.write(dir.path()).unwrap();
+    let a = request::run(&Request::new([&m.dir])).unwrap();
+    let f: Vec<&Finding> = a
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::CrcMismatch)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
+    let text = f[0].client_error.clone().unwrap_or_default();
+    assert!(
+        text.contains("Record batch for partition") && text.contains("poll fails"),
+        "{text}"
+    );
+}
