@@ -283,7 +283,8 @@ fn legacy_wrapper_crc_is_not_checked_by_consumers() {
 #[test]
 fn a_crc_valid_invalid_batch_says_what_its_problems_do_to_a_consumer() {
     use klogscan::request::{self, Request};
-    let cases: [(&str, fn(&mut klogscan::testkit::BatchSpec), &str); 3] = [
+    type Tweak = fn(&mut klogscan::testkit::BatchSpec);
+    let cases: [(&str, Tweak, &str); 3] = [
         (
             "negative-count",
             |s| s.overrides.records_count = Some(-1),
