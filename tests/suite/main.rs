@@ -74,6 +74,7 @@ mod index_files;
 mod kafka_cleaner_cases;
 mod kafka_coordinator_cases;
 mod kafka_epoch_leadership_cases;
+mod kafka_fetch_cases;
 mod kafka_format_cases;
 mod kafka_kraft_file_cases;
 mod kafka_kraft_name_cases;

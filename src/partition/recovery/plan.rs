@@ -390,8 +390,11 @@ fn readers_text(
         _ if throws_at_load => {
             "but the load reads this last segment's end (LogLoader.recoverLog → LogSegment.readNextOffset) and FileLogInputStream.nextBatch throws CorruptRecordException at this entry (a size field below 14 bytes), which the load does not catch: the broker does not start"
         }
-        Kind::CrcMismatch | Kind::InvalidBatch => {
-            "the broker serves the bytes as they are: a consumer fetching this batch gets a KafkaException wrapping CorruptRecordException (not retriable) and cannot move past it without seeking; a follower's fetch of it fails with CorruptRecordException"
+        Kind::CrcMismatch => {
+            "the broker serves the bytes as they are: a consumer fetching this entry meets what the finding's client error says (a v2 batch: a KafkaException, not retriable, until the application seeks past it); a follower's fetch of it fails with CorruptRecordException"
+        }
+        Kind::InvalidBatch => {
+            "the broker serves the bytes as they are: a consumer fetching this batch meets what the finding's client error says"
         }
         _ if throws_when_framed(f, walk) => {
             "the broker serves the segment as it is: a reader reaching this entry throws CorruptRecordException (its size field is below 14 bytes), and so does a producer-state rebuild at load that replays this segment before any recovery cuts it (the prediction's load failure says whether one does; then the broker does not start)"

@@ -38,7 +38,27 @@ pub(super) fn crc_finding(
     .offset(ev.base_offset)
     .evidence(json!({"stored_crc": stored, "computed_crc": computed, "size": ev.size, "magic": ev.magic}))
     .broker("rejected on append (CorruptRecordException); recovery truncates the segment here and deletes all later segments")
-    .client_error("consumer: KafkaException wrapping CorruptRecordException (\"Record batch … is invalid\", CompletedFetch.maybeEnsureValid with check.crcs=true, the default; not retriable): poll fails at this offset until the application seeks past it; a follower fetching it fails its fetch with CorruptRecordException")
+    .client_error(crc_client_text(ev))
+}
+
+/// What a consumer (and a follower) meets at an entry whose CRC does not match
+/// (`CompletedFetch.maybeEnsureValid`, with `check.crcs=true`, the default). A v2 batch is
+/// checked whole; a legacy (magic 0/1) entry never is — each record is: an uncompressed
+/// message is its own record, while a compressed wrapper is opened and only its inner
+/// messages' CRCs are checked (`AbstractLegacyRecordBatch.DeepRecordsIterator`), so the
+/// wrapper's own CRC is nothing a consumer sees.
+fn crc_client_text(ev: &BatchEvent) -> &'static str {
+    match (ev.magic >= 2, ev.compression == Compression::None) {
+        (true, _) => {
+            "consumer: KafkaException (\"Record batch for partition … at offset … is invalid, cause: …\", the CorruptRecordException's message; CompletedFetch.maybeEnsureValid with check.crcs=true, the default; not retriable): poll fails at this offset until the application seeks past it; a follower fetching it fails its fetch with CorruptRecordException"
+        }
+        (false, true) => {
+            "consumer: KafkaException (\"Record for partition … at offset … is invalid, cause: …\": CompletedFetch.maybeEnsureValid checks each legacy message's CRC with check.crcs=true, the default; FetcherTest.testParseCorruptedRecord; not retriable): poll fails at this offset until the application seeks past it; a follower fetching it fails its fetch with CorruptRecordException"
+        }
+        (false, false) => {
+            "consumer: the wrapper's own CRC is not checked (CompletedFetch.maybeEnsureValid checks whole batches of magic 2 only): the consumer opens it and checks each inner message's CRC — with the inner messages intact it delivers them; damage inside the compressed payload fails the decompression or an inner message's CRC (KafkaException \"Record for partition … at offset … is invalid\"); a follower fetching it fails its fetch with CorruptRecordException"
+        }
+    }
 }
 
 pub(super) fn invalid_batch(
@@ -158,18 +178,25 @@ fn check_header_fields(
     out: &mut Vec<Finding>,
 ) {
     let mut problems: Vec<String> = Vec::new();
+    // What a consumer meets (`crate::report::client` otherwise gives the CRC text, which a
+    // batch of a valid CRC never earns): the worst of the problems' readings.
+    let mut consumer = Consumer::Nothing;
     if b.magic() != 2 {
         problems.push(format!("magic {} is not 2", b.magic()));
+        consumer = consumer.max(Consumer::NotJudged);
     }
     let count = b.records_count();
     let delta = b.last_offset_delta();
     if count < 0 {
         problems.push(format!("recordsCount {count} is negative"));
+        consumer = consumer.max(Consumer::Fails);
     }
     if delta < 0 {
         problems.push(format!("lastOffsetDelta {delta} is negative"));
+        consumer = consumer.max(Consumer::NotJudged);
     }
     if b.checked_last_offset().is_none() {
+        consumer = consumer.max(Consumer::NotJudged);
         // Checked arithmetic: the sum (or the log end offset after it) leaves the i64
         // range; it is never printed wrapped (the broker assigns offsets below it).
         problems.push(format!(
@@ -178,6 +205,7 @@ fn check_header_fields(
         ));
     }
     if count >= 0 && delta >= 0 && count as i64 > delta as i64 + 1 {
+        consumer = consumer.max(Consumer::NotJudged);
         problems.push(format!(
             "recordsCount {count} exceeds lastOffsetDelta + 1 = {}",
             delta as i64 + 1
@@ -195,6 +223,7 @@ fn check_header_fields(
     }
     if let Compression::Unknown(id) = b.compression() {
         problems.push(format!("compression codec id {id} is unknown"));
+        consumer = consumer.max(Consumer::Fails);
     }
     // Attribute bits 7–15 are unused: no reader or validator looks at them
     // (`DefaultRecordBatch`; `LogValidator` rewrites the attributes only with the max
@@ -225,6 +254,7 @@ fn check_header_fields(
         ) && let Err(e) = format::batch_control_with(b, &mut Decompressor::new(4096))
         {
             problems.push(format!("control record: {e}"));
+            consumer = consumer.max(Consumer::NotJudged);
         }
         // `ProducerAppendInfo.append` takes a control batch with a producer id as a
         // COMMIT/ABORT (`EndTransactionMarker.deserialize`): another type throws.
@@ -258,8 +288,46 @@ fn check_header_fields(
             segment_finding(ctx, Kind::InvalidBatch, name, b.position(), format!("{name}: batch at offset {}: {}", b.base_offset(), problems.join("; ")))
                 .offset(b.base_offset())
                 .evidence(json!({"problems": problems, "records_count": count, "last_offset_delta": delta, "attributes": b.attributes()}))
-                .broker(broker),
+                .broker(broker)
+                .client_error(consumer.text()),
         );
+    }
+}
+
+/// What a consumer meets reading a batch whose size and CRC are valid (all that
+/// `CompletedFetch.maybeEnsureValid` checks: `DefaultRecordBatch.ensureValid`) but whose
+/// header [`check_header_fields`] faults, ordered from the mildest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Consumer {
+    /// A compressed or many-record control batch, a record count below lastOffsetDelta + 1,
+    /// another control type with a producer id: a consumer decompresses control batches,
+    /// skips their records and reads the first one only for an ABORT, and never holds the
+    /// count against the delta (`FetcherTest.testFetcherIgnoresControlRecords`,
+    /// `testUpdatePositionWithLastRecordMissingFromBatch`).
+    Nothing,
+    /// A negative magic-2 header field, an offset overflow, a record count above
+    /// lastOffsetDelta + 1, a control record that does not decode: what the consumer's
+    /// record iterator and position make of them is not modelled.
+    NotJudged,
+    /// A negative record count (`DefaultRecordBatch`'s iterator: InvalidRecordException
+    /// "Found invalid record count"), an unknown compression id
+    /// (`CompressionType.forId`: IllegalArgumentException).
+    Fails,
+}
+
+impl Consumer {
+    fn text(self) -> &'static str {
+        match self {
+            Consumer::Nothing => {
+                "consumer: no exception — the batch's size and CRC are valid, which is all CompletedFetch.maybeEnsureValid checks; consumers skip control records (reading the first one only for an ABORT) and never hold the record count against lastOffsetDelta"
+            }
+            Consumer::NotJudged => {
+                "consumer: the batch's size and CRC are valid, so CompletedFetch.maybeEnsureValid passes it; what reading its records does to a consumer is not judged for these fields"
+            }
+            Consumer::Fails => {
+                "consumer: the batch passes CompletedFetch.maybeEnsureValid (its size and CRC are valid), then reading its records throws (InvalidRecordException for a negative record count, IllegalArgumentException for an unknown compression id; not retriable): poll fails at this offset until the application seeks past it"
+            }
+        }
     }
 }
 
