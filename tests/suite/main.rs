@@ -76,6 +76,7 @@ mod kafka_coordinator_cases;
 mod kafka_epoch_leadership_cases;
 mod kafka_format_cases;
 mod kafka_kraft_file_cases;
+mod kafka_logmanager_cases;
 mod kafka_kraft_name_cases;
 mod kafka_kraft_read_cases;
 mod kafka_producer_state_cases;
