@@ -171,3 +171,48 @@ fn an_empty_last_segment_above_the_last_batch_ends_the_log_for_the_checkpoint_ch
         entry_findings(p)
     );
 }
+
+/// A tiered partition (KIP-405) whose local retention removed uploaded segments: `orders-0`
+/// with the checkpointed log start 20 and the local log from 60
+/// (`testkit::brokers::tiered`; the input's `__remote_log_metadata` names the partition's
+/// remote segments, so klogscan knows the log is remote-enabled: the scan's own
+/// `remote_segment_gap` says "log start 20, local log start 60").
+/// `LogManagerTest.testCheckpointLogStartOffsetForRemoteTopic`: for a remote-enabled log
+/// `LogManager.checkpointLogStartOffsetsInDir` writes the entry whatever the first local
+/// segment (`log.remoteLogEnabled() || logStartOffset > first base`), so 20 below 60 is the
+/// normal state, not a stale entry. `LogLoaderTest.testLogStartOffsetWhenRemoteStorageIsEnabled`
+/// (`LogLoader.load`: `isRemoteLogEnabled ? logStartOffsetCheckpoint : max(checkpoint,
+/// first base)`): the loaded log start is the checkpoint, 20; `UnifiedLog.rebuildProducerState`
+/// then calls `truncateAndReload(20, …)`, which keeps the producer snapshot at 60 (only
+/// snapshots at or below the log start go) and loads it.
+///
+/// klogscan's `verify` (src/verify/checks/checkpoints.rs `check_offsets`: "the checkpoint
+/// is stale … the broker uses the first segment's base offset when it is higher";
+/// src/partition/recovery/predict.rs `log_start_kept`, which is `max(checkpoint, first
+/// base)` for every log) says the entry is stale, predicts log start 60 after the load, and
+/// a `snapshot_below_log_start` deletion of `…060.snapshot`.
+#[test]
+fn a_remote_enabled_logs_start_is_its_checkpoint_below_the_local_log() {
+    let d = tempfile::tempdir().unwrap();
+    let dirs = klogscan::testkit::brokers::tiered(d.path()).unwrap();
+    let v = verify(&dirs[0], &VerifyOptions::default());
+    let p = v
+        .partitions
+        .iter()
+        .find(|p| p.topic == "orders")
+        .expect("orders-0");
+    let stale: Vec<_> = p
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::CheckpointInconsistent)
+        .collect();
+    assert!(stale.is_empty(), "{stale:#?}");
+    assert_eq!(p.prediction.log_start_offset_after, Some(20), "{:#?}", p.prediction);
+    let below: Vec<_> = p
+        .prediction
+        .leftovers
+        .iter()
+        .filter(|l| l.kind == "snapshot_below_log_start")
+        .collect();
+    assert!(below.is_empty(), "{below:#?}");
+}
