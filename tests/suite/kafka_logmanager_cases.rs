@@ -163,8 +163,18 @@ fn an_empty_last_segment_above_the_last_batch_ends_the_log_for_the_checkpoint_ch
     }
     let v = run(d.path());
     let p = copy(&v, CopyKind::Live);
-    assert_eq!(p.prediction.log_end_offset_after, Some(8), "{:#?}", p.prediction);
-    assert_eq!(p.prediction.recovery_point_after, Some(8), "{:#?}", p.prediction);
+    assert_eq!(
+        p.prediction.log_end_offset_after,
+        Some(8),
+        "{:#?}",
+        p.prediction
+    );
+    assert_eq!(
+        p.prediction.recovery_point_after,
+        Some(8),
+        "{:#?}",
+        p.prediction
+    );
     assert!(
         entry_findings(p).is_empty(),
         "the entries equal Kafka's log end 8: {:#?}",
@@ -207,7 +217,12 @@ fn a_remote_enabled_logs_start_is_its_checkpoint_below_the_local_log() {
         .filter(|f| f.kind == Kind::CheckpointInconsistent)
         .collect();
     assert!(stale.is_empty(), "{stale:#?}");
-    assert_eq!(p.prediction.log_start_offset_after, Some(20), "{:#?}", p.prediction);
+    assert_eq!(
+        p.prediction.log_start_offset_after,
+        Some(20),
+        "{:#?}",
+        p.prediction
+    );
     let below: Vec<_> = p
         .prediction
         .leftovers
@@ -215,4 +230,184 @@ fn a_remote_enabled_logs_start_is_its_checkpoint_below_the_local_log() {
         .filter(|l| l.kind == "snapshot_below_log_start")
         .collect();
     assert!(below.is_empty(), "{below:#?}");
+}
+
+/// The other side of `a_stray_copy_is_not_judged_against_the_live_logs_checkpoint_entries`:
+/// what the load does with the live log's entries is still the stray copy's.
+/// `LogManager.loadLog` hands the `-stray` directory the entries under the partition's
+/// name and `LogLoader.recoverLog` runs on it, so the live log's start 6 above the stray's
+/// end 3 empties it (`deleteSegmentsIfLogStartGreaterThanLogEnd`): the warning stays, said
+/// of the live log's entry, and the prediction restarts the copy at 6.
+#[test]
+fn a_stray_copy_is_still_emptied_by_the_live_logs_log_start_above_its_end() {
+    let d = tempfile::tempdir().unwrap();
+    let mut live = PartitionBuilder::new("orders", 0).start_time(T0);
+    for _ in 0..10 {
+        live.append(Batch::new(Producer::idempotent(3, 0)).records(1));
+    }
+    LogDirBuilder::new(1)
+        .log_start_offset("orders", 0, 6)
+        .partition(live)
+        .write(d.path())
+        .unwrap();
+    let mut stray = PartitionBuilder::new("orders", 0)
+        .start_time(T0)
+        .broker_files(PartitionFileOptions::default());
+    stray.append(Batch::new(Producer::idempotent(5, 0)).records(3));
+    write_as(stray, d.path(), &format!("orders-0.{UUID}-stray"));
+
+    let v = run(d.path());
+    let stray = copy(&v, CopyKind::Stray);
+    let above: Vec<_> = (stray.findings.iter())
+        .filter(|f| {
+            f.kind == Kind::CheckpointInconsistent && f.message.contains("log start offset 6")
+        })
+        .collect();
+    assert_eq!(above.len(), 1, "{:#?}", stray.findings);
+    assert!(
+        above[0].message.contains("live log's entry"),
+        "{}",
+        above[0].message
+    );
+    assert!(above[0].broker_behaviour.contains("deletes every segment"));
+    assert_eq!(
+        stray.prediction.log_start_offset_after,
+        Some(6),
+        "{:#?}",
+        stray.prediction
+    );
+    assert_eq!(
+        stray.prediction.log_end_offset_after,
+        Some(6),
+        "{:#?}",
+        stray.prediction
+    );
+}
+
+/// The negative of `a_stray_copy_is_not_judged_against_the_live_logs_checkpoint_entries`:
+/// the live log is judged against its own entries. A high watermark and a recovery point
+/// above its end (3), and a transaction of it open below its checkpointed log start, are
+/// reported as before.
+#[test]
+fn a_live_log_is_still_judged_against_its_own_checkpoint_entries() {
+    let d = tempfile::tempdir().unwrap();
+    let mut live = PartitionBuilder::new("orders", 0).start_time(T0);
+    live.append(Batch::new(Producer::transactional(4, 0)).records(2));
+    live.append(Batch::new(Producer::idempotent(5, 0)).records(1));
+    LogDirBuilder::new(1)
+        .log_start_offset("orders", 0, 1)
+        .high_watermark("orders", 0, 10)
+        .recovery_point("orders", 0, 10)
+        .partition(live)
+        .write(d.path())
+        .unwrap();
+    let v = run(d.path());
+    let live = copy(&v, CopyKind::Live);
+    let found = entry_findings(live);
+    let says = |s: &str| found.iter().any(|f| f.message.contains(s));
+    assert!(
+        says("high watermark (replication-offset-checkpoint) 10 is above the log end offset 3"),
+        "{found:#?}"
+    );
+    assert!(
+        says("recovery point (recovery-point-offset-checkpoint) 10 is above the log end offset 3"),
+        "{found:#?}"
+    );
+    assert!(
+        found.iter().any(|f| f.kind == Kind::LsoBelowLogStart),
+        "{found:#?}"
+    );
+}
+
+/// The negative of `a_stray_directory_is_kept_not_deleted_by_the_broker`: a `-delete`
+/// directory is the one `LogManager.loadLog` queues for deletion (`addLogToBeDeleted`), and
+/// its action says so.
+#[test]
+fn a_delete_directory_is_deleted_by_the_broker() {
+    let d = tempfile::tempdir().unwrap();
+    LogDirBuilder::new(1).write(d.path()).unwrap();
+    let mut gone = PartitionBuilder::new("orders", 0)
+        .start_time(T0)
+        .broker_files(PartitionFileOptions::default());
+    gone.append(Batch::new(Producer::idempotent(5, 0)).records(2));
+    write_as(gone, d.path(), &format!("orders-0.{UUID}-delete"));
+
+    let v = run(d.path());
+    let gone = copy(&v, CopyKind::Delete);
+    let action = (gone.prediction.leftovers.iter())
+        .find(|l| l.kind == "delete_dir")
+        .map(|l| l.action.clone())
+        .unwrap_or_default();
+    assert!(
+        action.contains("then deleted"),
+        "{:#?}",
+        gone.prediction.leftovers
+    );
+}
+
+/// The negative of
+/// `an_empty_last_segment_above_the_last_batch_ends_the_log_for_the_checkpoint_checks`:
+/// entries above Kafka's log end (the empty last segment's base, 8) are above it — a high
+/// watermark and recovery point of 9 are reported against 8, the end the load reads.
+#[test]
+fn entries_above_an_empty_last_segments_base_are_above_the_log_end() {
+    let d = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("gap", 0).start_time(T0);
+    p.append(Batch::new(Producer::idempotent(3, 0)).records(5));
+    p.skip_offsets(3);
+    LogDirBuilder::new(1)
+        .recovery_point("gap", 0, 9)
+        .high_watermark("gap", 0, 9)
+        .partition(p)
+        .write(d.path())
+        .unwrap();
+    let pd = d.path().join("gap-0");
+    for ext in ["log", "index", "timeindex"] {
+        std::fs::write(pd.join(format!("00000000000000000008.{ext}")), b"").unwrap();
+    }
+    let v = run(d.path());
+    let p = copy(&v, CopyKind::Live);
+    let found = entry_findings(p);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(
+        found
+            .iter()
+            .all(|f| f.message.ends_with("is above the log end offset 8")),
+        "{found:#?}"
+    );
+}
+
+/// The negative of `a_remote_enabled_logs_start_is_its_checkpoint_below_the_local_log`:
+/// the same log dir without its `__remote_log_metadata` partition, so klogscan cannot know
+/// the log is remote-enabled. It models a local-only log, as `LogLoader.load` loads one
+/// (`max(checkpoint, first base)`): the entry 20 below the first segment is stale, the log
+/// starts at 60, and `truncateAndReload(60, …)` deletes the snapshot at 60.
+#[test]
+fn a_log_not_known_to_be_remote_enabled_starts_at_its_first_segment() {
+    let d = tempfile::tempdir().unwrap();
+    let dirs = klogscan::testkit::brokers::tiered(d.path()).unwrap();
+    std::fs::remove_dir_all(dirs[0][0].join("__remote_log_metadata-0")).unwrap();
+    let v = verify(&dirs[0], &VerifyOptions::default());
+    let p = v
+        .partitions
+        .iter()
+        .find(|p| p.topic == "orders")
+        .expect("orders-0");
+    let stale: Vec<_> = (p.findings.iter())
+        .filter(|f| f.kind == Kind::CheckpointInconsistent && f.message.contains("stale"))
+        .collect();
+    assert_eq!(stale.len(), 1, "{:#?}", p.findings);
+    assert_eq!(
+        p.prediction.log_start_offset_after,
+        Some(60),
+        "{:#?}",
+        p.prediction
+    );
+    assert!(
+        (p.prediction.leftovers.iter())
+            .any(|l| l.kind == "snapshot_below_log_start"
+                && l.file == "00000000000000000060.snapshot"),
+        "{:#?}",
+        p.prediction.leftovers
+    );
 }
