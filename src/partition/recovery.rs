@@ -370,6 +370,14 @@ pub struct RecoveryPrediction {
     /// Log start offset and log end offset after loading.
     pub log_start_offset_after: Option<i64>,
     pub log_end_offset_after: Option<i64>,
+    /// The log end the load reads once recovery is over, before it compares it with the
+    /// log start checkpoint (`LogLoader.recoverLog`: the last segment's `readNextOffset`,
+    /// its base when it holds no batch; `deleteSegmentsIfLogStartGreaterThanLogEnd`): the
+    /// end `verify` holds the log dir's checkpoint entries against (one model for both).
+    /// `None` when it is not known (an unknown outcome, a load that fails, a `-delete`
+    /// directory, no segment at all): the checks then take the walk's end.
+    #[serde(skip)]
+    pub(crate) log_end_recovered: Option<i64>,
     /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): the log end
     /// after a clean shutdown that left the log whole, else the checkpointed recovery point
     /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. Then

@@ -228,12 +228,15 @@ pub(crate) fn verify_one(
     // A -delete copy's producer state is rebuilt only to offset 0, and the log dir's
     // offset checkpoints hold no entry of its own (`LogManager.asyncDelete` rewrites them
     // without it: an entry under its name is a live log's), so neither check is its.
+    // (A -stray copy's entries are the live log's too: `check_offsets` says which of its
+    // checks still hold.)
     let judged = !delete_copy(r);
     checkpoints::check_leader_epochs(p, r, opts, clean_shutdown, out);
     small_files::check_partition_metadata(p, r, opts, out);
-    if judged {
-        checkpoints::check_offsets(p, r, &ck, out);
-    }
+    // A log whose remote segments the inputs' `__remote_log_metadata` names is
+    // remote-storage enabled (`UnifiedLog.remoteLogEnabled`); otherwise klogscan does not
+    // know, and models a local-only log.
+    let remote_log_enabled = r.tiered.is_some();
 
     // The actions as startup would take them all; a load that fails stops short of some.
     let actions: Vec<(String, String)> = (leftovers.iter())
@@ -244,6 +247,7 @@ pub(crate) fn verify_one(
         clean_shutdown,
         recovery_point: load_rp,
         log_start_checkpoint: load_start,
+        remote_log_enabled,
         high_watermark: ck.high_watermark,
         first_offset: r.carried.first_offset,
         log_end_offset: r
@@ -274,6 +278,14 @@ pub(crate) fn verify_one(
         unmodelled,
     });
     if judged {
+        // The entries are held against the log end the load reads once recovered, as
+        // the prediction has it (`LogLoader.recoverLog`: the last segment's
+        // `readNextOffset`); the walk's end when it is not known.
+        let log = checkpoints::LoadedLog {
+            log_end: (prediction.log_end_recovered).or(r.carried.outcome.log_end_offset),
+            remote_log_enabled,
+        };
+        checkpoints::check_offsets(p, r, &ck, log, out);
         snapshot::check_missing(p, r, &prediction, out);
     }
     rebuilt_at_load(&prediction, out);

@@ -92,6 +92,18 @@ impl Ending {
         }
     }
 
+    /// The log end the load reads once recovery is over, before it compares it with the
+    /// log start checkpoint (`LogLoader.recoverLog`, the last segment's `readNextOffset`):
+    /// a kept log's end after loading (`log_end`), an emptied one's end before it was
+    /// emptied; none for a `-delete` directory, which `recoverLog` never runs on.
+    pub(super) fn recovered_end(self, log_end: Option<i64>) -> Option<i64> {
+        match self {
+            Ending::Kept => log_end,
+            Ending::Emptied(e) => Some(e.log_end),
+            Ending::DeleteDir => None,
+        }
+    }
+
     /// The recovery point the load leaves (`RecoveryOffsets.newRecoveryPoint`): after a
     /// clean shutdown that left the log whole, its end; otherwise the checkpointed one
     /// (0 without an entry) bounded by the log end; 0 for a `-delete` directory. `None`

@@ -296,6 +296,7 @@ pub(super) fn cut(
     }
     pr.log_start_offset_after = None;
     pr.log_end_offset_after = None;
+    pr.log_end_recovered = None;
     pr.recovery_point_after = None;
     let ps = &mut pr.producer_state;
     *ps = if at == FINAL {

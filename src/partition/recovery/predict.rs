@@ -31,6 +31,12 @@ pub(crate) struct PredictInput<'a> {
     /// The partition's entries in the log dir's recovery-point and log-start checkpoints.
     pub recovery_point: CheckpointEntry,
     pub log_start_checkpoint: CheckpointEntry,
+    /// The log is remote-storage enabled (KIP-405) as far as klogscan knows: the
+    /// `__remote_log_metadata` in the inputs names its remote segments
+    /// (`PartitionReport::tiered`). `LogLoader.load`'s `isRemoteLogEnabled` then keeps the
+    /// log start checkpoint as it is, below the first local segment too. `false` when it
+    /// is not known.
+    pub remote_log_enabled: bool,
     pub high_watermark: Option<i64>,
     pub first_offset: Option<i64>,
     pub log_end_offset: Option<i64>,
@@ -232,9 +238,16 @@ fn recovered_list(plan: &SegmentPlan) -> Vec<SegmentRecovery> {
         .collect()
 }
 
-/// The log start a load keeps: the checkpoint or the first segment's base, the higher.
-fn log_start_kept(checkpoint: Option<i64>, segs: &[SegmentInput]) -> Option<i64> {
+/// The log start a load keeps (`LogLoader.load`'s `newLogStartOffset`): the checkpoint
+/// or the first segment's base, the higher — but for a remote-storage-enabled log
+/// (`remote`; `isRemoteLogEnabled`) the checkpoint itself, below the local log too: the
+/// offsets under the first local segment are in remote storage
+/// (`LogLoaderTest.testLogStartOffsetWhenRemoteStorageIsEnabled`). Without an entry the
+/// remote-enabled broker starts from 0; klogscan, whose inputs may lack the log dir's
+/// files, keeps the first base then.
+fn log_start_kept(checkpoint: Option<i64>, segs: &[SegmentInput], remote: bool) -> Option<i64> {
     match (checkpoint, segs.first().map(|s| s.base)) {
+        (Some(c), Some(_)) if remote => Some(c),
         (Some(c), Some(b)) => Some(c.max(b)),
         (c, b) => c.or(b),
     }
@@ -264,7 +277,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     // The ending's offsets (an emptied log restarts at the checkpoint, a -delete one ends
     // at 0).
     let log_start_ck = inp.log_start_checkpoint.known();
-    let log_start_kept = log_start_kept(log_start_ck, segs);
+    let log_start_kept = log_start_kept(log_start_ck, segs, inp.remote_log_enabled);
     let ends = ending.offsets(&plan, segs, log_start_ck, log_start_kept);
     let (deleted, leo_after, log_start_after) = (ends.deleted, ends.log_end, ends.log_start);
     let mut leftovers = std::mem::take(&mut inp.leftovers);
@@ -368,6 +381,8 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         // Unread, the checkpoint may raise the log start above the first segment's base.
         log_start_offset_after: log_start_after.filter(|_| !inp.log_start_checkpoint.is_unread()),
         log_end_offset_after: leo_after.filter(|_| end_known),
+        log_end_recovered: (ending.recovered_end(leo_after))
+            .filter(|_| outcome_unknown.is_none() && !segs.is_empty()),
         recovery_point_after: ending
             .recovery_point(
                 inp.clean_shutdown,

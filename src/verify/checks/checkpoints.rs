@@ -21,6 +21,16 @@ pub(super) struct OffsetCheckpoints {
     pub cleaned_to: Option<i64>,
 }
 
+/// What the offset checkpoint checks know of the log the broker loads.
+#[derive(Clone, Copy)]
+pub(super) struct LoadedLog {
+    /// The log end the load reads once recovered (`RecoveryPrediction::log_end_recovered`),
+    /// else the walk's end.
+    pub log_end: Option<i64>,
+    /// Remote-storage enabled as klogscan knows it (`PartitionReport::tiered`).
+    pub remote_log_enabled: bool,
+}
+
 /// Check `leader-epoch-checkpoint` against the caches the batches' epochs give
 /// (`compare_epochs`).
 pub(super) fn check_leader_epochs(
@@ -108,19 +118,32 @@ fn cache_log_start(p: &PartitionDir, r: &PartitionReport) -> Option<i64> {
     }
 }
 
-/// Check the log dir's offset checkpoints against the log, and transactions open below
-/// the log start offset.
+/// Check the log dir's offset checkpoints against the log (`log`: its end as the load
+/// reads it), and transactions open below the log start offset.
+///
+/// A `-stray` copy has no entry of its own: `LogManager.loadLog` keeps a stray log in
+/// `strayLogs`, never in `currentLogs`/`futureLogs`, so neither the recovery-point and
+/// log-start checkpoints (`checkpointLogRecoveryOffsets`, `checkpointLogStartOffsets`:
+/// `logsByDir`), nor `ReplicaManager`'s high-watermark checkpoint, nor the cleaner's
+/// (`LogCleanerManager`, over the cleaner's logs) ever write one for it: an entry under
+/// its name is the live log's. So, as for a `-delete` copy, the high watermark, recovery
+/// point, cleaner and last-stable-offset checks are not its. What the load does with the
+/// entries still is: `loadLog` hands the stray the entries under the partition's name,
+/// and `LogLoader.recoverLog` runs on it, so a log start entry above its end empties it
+/// (`deleteSegmentsIfLogStartGreaterThanLogEnd`): that warning stays.
 pub(super) fn check_offsets(
     p: &PartitionDir,
     r: &PartitionReport,
     ck: &OffsetCheckpoints,
+    log: LoadedLog,
     out: &mut Vec<Finding>,
 ) {
     let (topic, part) = (r.topic.as_str(), r.partition);
-    let (first_offset, leo) = (r.carried.first_offset, r.carried.outcome.log_end_offset);
+    let (first_offset, leo) = (r.carried.first_offset, log.log_end);
+    let stray = r.source.copy == crate::finding::CopyKind::Stray;
     let (hw, recovery_point, log_start_ck) = (ck.high_watermark, ck.recovery_point, ck.log_start);
     // --- offset checkpoints vs the log --------------------------------------------------------
-    if let Some(l) = leo {
+    if let Some(l) = leo.filter(|_| !stray) {
         for (what, v, consequence) in [
             (
                 "high watermark (replication-offset-checkpoint)",
@@ -160,7 +183,7 @@ pub(super) fn check_offsets(
     // is reset up to the log start (`LogCleanerManager.cleanableOffsets`): those are
     // `lso_below_log_start`'s, not a lost marker.
     let log_start = log_start_ck.max(r.log_start_offset).unwrap_or(i64::MIN);
-    if let Some(c) = ck.cleaned_to
+    if let Some(c) = ck.cleaned_to.filter(|_| !stray)
         && !r.partially_read
         && let Some(t) = r
             .carried
@@ -189,8 +212,23 @@ pub(super) fn check_offsets(
     }
     if let (Some(ls), Some(f)) = (log_start_ck, first_offset) {
         let beyond = leo.is_some_and(|l| ls > l);
-        if ls < f || beyond {
-            let (sev, msg, consequence) = if beyond {
+        // Below the first offset: a stale entry, but for a remote-enabled log, whose
+        // start lies in remote storage below its local log
+        // (`LogManager.checkpointLogStartOffsetsInDir` writes it for every such log,
+        // `LogManagerTest.testCheckpointLogStartOffsetForRemoteTopic`; `LogLoader.load`
+        // keeps it), and for a stray copy, whose entry is the live log's, not its own.
+        let stale = ls < f && !log.remote_log_enabled && !stray;
+        if stale || beyond {
+            let (sev, msg, consequence) = if beyond && stray {
+                (
+                    Severity::Warning,
+                    format!(
+                        "log start offset {ls} (log-start-offset-checkpoint: the live log's entry, which the load hands this stray copy) is above its log end offset {}",
+                        leo.unwrap_or(0)
+                    ),
+                    "at load the broker deletes every segment of this stray copy and starts it empty at that log start offset (LogManager.loadLog passes it the entry under the partition's name and LogLoader.recoverLog runs on it): its records are gone, although it is never served",
+                )
+            } else if beyond {
                 (
                     Severity::Warning,
                     format!(
@@ -219,7 +257,7 @@ pub(super) fn check_offsets(
             );
         }
     }
-    let log_start = log_start_ck.or(r.log_start_offset);
+    let log_start = log_start_ck.or(r.log_start_offset).filter(|_| !stray);
     if let Some(ls) = log_start {
         for t in r
             .carried

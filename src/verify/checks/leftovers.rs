@@ -338,7 +338,7 @@ pub(super) fn partition_leftovers(
             )),
             DirKind::Stray { .. } => Some((
                 "stray_dir",
-                "kept as a stray log; deleted once the controller confirms the broker does not own the partition",
+                "kept aside as a stray log: LogManager.loadLog loads and recovers it into strayLogs, apart from the partition's live log; the broker never serves it and never removes it (an operator does, once the live replicas are checked)",
             )),
         };
         if let Some((k, action)) = what {
