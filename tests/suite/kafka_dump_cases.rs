@@ -195,3 +195,91 @@ fn low_realism_last_sequence_of_a_negative_base_sequence_other_than_minus_one() 
         "{out}"
     );
 }
+
+/// The KRaft leader's start-of-epoch control batch (`LeaderState.
+/// appendStartOfEpochControlRecords`, kraft.version 1: LEADER_CHANGE + KRAFT_VERSION +
+/// KRAFT_VOTERS in one batch) rebuilt byte-exact from the real `kafka-dump-log.sh
+/// --cluster-metadata-decoder` output quoted in apache/kafka#19729 (KAFKA-19069, "Before":
+/// Kafka 4.0): the batch's CRC equals the printed `crc: 3714449884`, so these are the bytes the
+/// controller wrote. The batch line and the KRaftVersion / KRaftVoters lines are the real
+/// tool's (a pin: no other test holds a real `KRaftVoters` line); the LEADER_CHANGE line is
+/// checked by `leader_change_control_record_prints_as_kafka_4_1_does`.
+#[test]
+fn kraft_start_of_epoch_batch_prints_as_the_real_tool() {
+    use klogscan::testkit::encode::control_record_raw;
+    use klogscan::testkit::{BatchSpec, RecordSpec};
+    // LeaderChangeMessage v0: leader 1, voters [1], granting voters [1] (19 bytes).
+    let mut lc = 0i16.to_be_bytes().to_vec();
+    lc.extend_from_slice(&1i32.to_be_bytes());
+    for _ in 0..2 {
+        lc.push(2);
+        lc.extend_from_slice(&1i32.to_be_bytes());
+        lc.push(0);
+    }
+    lc.push(0);
+    // KRaftVersionRecord v0: kraft.version 1.
+    let kv = vec![0, 0, 0, 1, 0];
+    // VotersRecord v0: voter 1, directory tpx8pd1IQDqJwMfGzXj6GA, CONTROLLER localhost:9093,
+    // kraft.version 0..1.
+    let mut vr = 0i16.to_be_bytes().to_vec();
+    vr.push(2);
+    vr.extend_from_slice(&1i32.to_be_bytes());
+    vr.extend_from_slice(&[
+        182, 156, 124, 165, 221, 72, 64, 58, 137, 192, 199, 198, 205, 120, 250, 24,
+    ]);
+    vr.push(2);
+    vr.push(11);
+    vr.extend_from_slice(b"CONTROLLER");
+    vr.push(10);
+    vr.extend_from_slice(b"localhost");
+    vr.extend_from_slice(&9093u16.to_be_bytes());
+    vr.push(0); // endpoint tagged fields
+    vr.extend_from_slice(&0i16.to_be_bytes());
+    vr.extend_from_slice(&1i16.to_be_bytes());
+    vr.push(0); // feature range tagged fields
+    vr.push(0); // voter tagged fields
+    vr.push(0); // top-level tagged fields
+    assert_eq!((lc.len(), vr.len()), (19, 55));
+    let mut p = PartitionBuilder::new("__cluster_metadata", 0);
+    p.append_spec(BatchSpec {
+        base_offset: 0,
+        partition_leader_epoch: 1,
+        control: true,
+        base_timestamp: 1_747_299_887_693,
+        records: [(2i16, lc), (5, kv), (6, vr)]
+            .into_iter()
+            .enumerate()
+            .map(|(i, (t, v))| RecordSpec {
+                offset_delta: i as i32,
+                ..control_record_raw(t, Some(v))
+            })
+            .collect(),
+        ..BatchSpec::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let m = p.write(dir.path()).unwrap();
+    let opts = DumpOptions {
+        cluster_metadata_decoder: true,
+        deep_iteration: true,
+        print_data_log: true,
+        ..Default::default()
+    };
+    let (out, err) = run(&[m.segments[0].1.clone()], &opts);
+    assert_eq!(err, "");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[2],
+        "baseOffset: 0 lastOffset: 2 count: 3 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 1 isTransactional: false isControl: true deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1747299887693 size: 174 magic: 2 compresscodec: none crc: 3714449884 isvalid: true"
+    );
+    assert!(lines[3].starts_with(
+        "| offset: 0 CreateTime: 1747299887693 keySize: 4 valueSize: 19 sequence: -1 headerKeys: [] "
+    ));
+    assert_eq!(
+        lines[4],
+        "| offset: 1 CreateTime: 1747299887693 keySize: 4 valueSize: 5 sequence: -1 headerKeys: [] KRaftVersion {\"version\":0,\"kRaftVersion\":1}"
+    );
+    assert_eq!(
+        lines[5],
+        "| offset: 2 CreateTime: 1747299887693 keySize: 4 valueSize: 55 sequence: -1 headerKeys: [] KRaftVoters {\"version\":0,\"voters\":[{\"voterId\":1,\"voterDirectoryId\":\"tpx8pd1IQDqJwMfGzXj6GA\",\"endpoints\":[{\"name\":\"CONTROLLER\",\"host\":\"localhost\",\"port\":9093}],\"kRaftVersionFeature\":{\"minSupportedVersion\":0,\"maxSupportedVersion\":1}}]}"
+    );
+}
