@@ -81,6 +81,29 @@ fn leader_change_control_record_prints_as_kafka_4_1_does() {
     );
 }
 
+/// The other side of `leader_change_control_record_prints_as_kafka_4_1_does`: a LEADER_CHANGE
+/// value that does not decode (`ControlRecordUtils.deserializeLeaderChangeMessage` would
+/// throw) keeps the type line: klogscan prints no JSON it could not read.
+#[test]
+fn an_undecodable_leader_change_keeps_the_type_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("ctl", 0).start_time(1_700_000_000_000);
+    p.control_raw(Producer::PLAIN, 2, Some(vec![0, 0, 0]));
+    let m = p.write(dir.path()).unwrap();
+    let opts = DumpOptions {
+        cluster_metadata_decoder: true,
+        deep_iteration: true,
+        ..Default::default()
+    };
+    let (out, _) = run(&[m.segments[0].1.clone()], &opts);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("| offset: 0 "))
+        .unwrap_or_else(|| panic!("no record line at offset 0:\n{out}"));
+    assert!(line.ends_with(" controlType: LEADER_CHANGE(2)"), "{line}");
+    assert!(!line.contains("LeaderChange:"), "{line}");
+}
+
 /// `DumpLogSegments.dumpProducerIdSnapshot` (every version since 2.x, unchanged in 4.x) prints
 /// each entry as
 /// `print(s"producerId: … currentTxnFirstOffset: … lastTimestamp: ${entry.lastTimestamp} ")`
