@@ -152,7 +152,7 @@ fn producer_snapshot_entry_without_batch_metadata_keeps_the_trailing_space() {
         },
     ];
     std::fs::write(&path, encode_snapshot(&entries)).unwrap();
-    let (out, err) = run(&[path.clone()], &DumpOptions::default());
+    let (out, err) = run(std::slice::from_ref(&path), &DumpOptions::default());
     assert_eq!(err, "");
     assert_eq!(
         out,

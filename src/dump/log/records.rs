@@ -62,7 +62,9 @@ impl Dumper<'_> {
         // only, any other base through `incrementSequence` (-5 over two records is -4).
         let last_seq = match b.base_sequence() {
             -1 => -1,
-            base => crate::read::format::bytes::java_increment_sequence(base, b.last_offset_delta()),
+            base => {
+                crate::read::format::bytes::java_increment_sequence(base, b.last_offset_delta())
+            }
         };
         let ts_type = b.timestamp_type();
         if !self.json {
