@@ -103,8 +103,9 @@ pub fn voters_json(value: &[u8]) -> Result<String, FormatError> {
 
 /// `LeaderChangeMessage`, read at schema version 0 as Kafka reads it (voter ids only):
 /// `{"version":V,"leaderId":L,"voters":[{"voterId":…}],"grantingVoters":[…]}`.
-/// Used by the JSON Lines output (the 3.x text form prints only `controlType:
-/// LEADER_CHANGE(2)`).
+/// The text form prints it after ` LeaderChange: ` as Kafka 4.1+ does (before 4.1 the
+/// tool printed only `controlType: LEADER_CHANGE(2)`); the JSON Lines output carries it
+/// parsed.
 pub fn leader_change_json(value: &[u8]) -> Result<String, FormatError> {
     let lc = kraft::leader_change(value)?;
     let list = |l: &Option<Vec<kraft::Voter>>| match l {

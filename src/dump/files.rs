@@ -431,13 +431,13 @@ pub fn dump_snapshot(
                 };
                 write!(
                     out,
-                    "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {}",
+                    "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {} ",
                     e.producer_id, e.producer_epoch, e.coordinator_epoch, txn, e.timestamp
                 )?;
                 if e.has_batch() {
                     write!(
                         out,
-                        " firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
+                        "firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
                         e.first_sequence(),
                         e.last_sequence,
                         e.last_offset,

@@ -135,12 +135,12 @@ fn expected_line(e: &[u8]) -> String {
         "OptionalLong.empty".into()
     };
     let mut s = format!(
-        "producerId: {pid} producerEpoch: {epoch} coordinatorEpoch: {coord} currentTxnFirstOffset: {txn} lastTimestamp: {ts}"
+        "producerId: {pid} producerEpoch: {epoch} coordinatorEpoch: {coord} currentTxnFirstOffset: {txn} lastTimestamp: {ts} "
     );
     if last_off >= 0 {
         // no wrap-around in this data: firstSequence = lastSequence - offsetDelta
         s += &format!(
-            " firstSequence: {} lastSequence: {last_seq} lastOffset: {last_off} offsetDelta: {delta} timestamp: {ts}",
+            "firstSequence: {} lastSequence: {last_seq} lastOffset: {last_off} offsetDelta: {delta} timestamp: {ts}",
             last_seq - delta
         );
     }

@@ -327,6 +327,14 @@ pub fn increment_sequence(base: i32, delta: i32) -> i32 {
     if base < 0 {
         return -1;
     }
+    java_increment_sequence(base, delta)
+}
+
+/// `DefaultRecordBatch.incrementSequence` itself, for any base: what
+/// `DefaultRecordBatch.lastSequence()` gives for every base but -1 (`NO_SEQUENCE`), other
+/// negative bases included (bytes no producer writes, stored under producer id -1, whose
+/// sequences the broker does not check).
+pub fn java_increment_sequence(base: i32, delta: i32) -> i32 {
     // Java int arithmetic (wrapping), so corrupt deltas give Kafka's value, never a panic.
     if base > i32::MAX.wrapping_sub(delta) {
         delta

@@ -437,14 +437,18 @@ impl<'p> Dumper<'p> {
             }
             ControlType::KraftVersion => decoded(decoders::kraft_version_json, "KRaftVersion"),
             ControlType::KraftVoters => decoded(decoders::voters_json, "KRaftVoters"),
+            // Kafka 4.1+ (`DumpLogSegments.printControlRecord`, KAFKA-19069) prints the
+            // message as JSON after `LeaderChange:`; before, only its type. A value that
+            // does not decode keeps the type line.
             ControlType::LeaderChange => {
-                let j = decoders::leader_change_json(value)
-                    .ok()
-                    .and_then(|j| serde_json::from_str::<serde_json::Value>(&j).ok());
-                Ok((
-                    format!(" controlType: {}({})", kind.name(), kind.id()),
-                    serde_json::json!({"type": kind.name(), "data": j}),
-                ))
+                let text = decoders::leader_change_json(value).ok();
+                let j = (text.as_deref())
+                    .and_then(|j| serde_json::from_str::<serde_json::Value>(j).ok());
+                let line = match &text {
+                    Some(t) if j.is_some() => format!(" LeaderChange: {t}"),
+                    _ => format!(" controlType: {}({})", kind.name(), kind.id()),
+                };
+                Ok((line, serde_json::json!({"type": kind.name(), "data": j})))
             }
             ControlType::Unknown(id) => Ok((
                 format!(" controlType: UNKNOWN({id})"),

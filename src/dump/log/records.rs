@@ -58,10 +58,14 @@ impl Dumper<'_> {
         if !valid {
             self.summary.invalid_batches += 1;
         }
-        let last_seq = crate::read::format::bytes::increment_sequence(
-            b.base_sequence(),
-            b.last_offset_delta(),
-        );
+        // `DefaultRecordBatch.lastSequence()`, as the tool prints it: -1 for a base of -1
+        // only, any other base through `incrementSequence` (-5 over two records is -4).
+        let last_seq = match b.base_sequence() {
+            -1 => -1,
+            base => {
+                crate::read::format::bytes::java_increment_sequence(base, b.last_offset_delta())
+            }
+        };
         let ts_type = b.timestamp_type();
         if !self.json {
             self.line.clear();
