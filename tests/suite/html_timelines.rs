@@ -306,3 +306,31 @@ fn the_timeline_travels_in_the_partition_results() {
     let back: Vec<klogscan::results::PartitionResult> = serde_json::from_value(v).unwrap();
     assert!(back.iter().all(|r| r.timeline.is_none()));
 }
+
+/// A batch's base offset lies outside its CRC: a flipped or rewritten one can put a batch
+/// near `Long.MAX_VALUE` while its CRC still holds. The page's timeline then spans the
+/// whole offset range: its scale and axis ticks are drawn without overflow (the debug
+/// build panicked in the tick arithmetic), and the page is written.
+#[test]
+fn a_timeline_spanning_the_whole_offset_range_is_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("huge-span", 0);
+    p.append(Batch::new(Producer::idempotent(7, 0)).records(2));
+    p.append(Batch::new(Producer::idempotent(7, 0)).records(2));
+    let m = p.write(dir.path()).unwrap();
+    let seg = &m.segments[0].1;
+    let mut bytes = std::fs::read(seg).unwrap();
+    let second = m.batches[1].position as usize;
+    bytes[second..second + 8].copy_from_slice(&(i64::MAX - 2).to_be_bytes());
+    std::fs::write(seg, &bytes).unwrap();
+    let (code, html, err) = klogscan(
+        &["scan", "--format", "html", "--timeline", "huge-span"],
+        &[&m.dir],
+    );
+    assert!(code == 0 || code == 1, "exit {code}: {err}");
+    assert!(html.contains("<svg class=\"timeline\""), "{err}");
+    assert!(
+        !html.contains("NaN") && !html.contains("inf\""),
+        "a scale that is a number"
+    );
+}

@@ -61,11 +61,13 @@ pub(super) fn svg(
         .min(remote_first.unwrap_or(i64::MAX));
     let end = t
         .last_offset
-        .map_or(first + 1, |l| l + 1)
+        .map_or(first.saturating_add(1), |l| l.saturating_add(1))
         .max(p.log_end_offset.unwrap_or(0))
-        .max(first + 1);
-    let span = (end - first) as f64;
-    let x = |o: i64| LEFT + ((o - first) as f64 / span) * (W - LEFT - RIGHT);
+        .max(first.saturating_add(1));
+    // Offsets from damaged bytes may span the whole i64 range: the scale is taken in
+    // floating point and the ticks in 128 bits (no overflow, no panic).
+    let span = (end as f64 - first as f64).max(1.0);
+    let x = |o: i64| LEFT + ((o as f64 - first as f64) / span) * (W - LEFT - RIGHT);
     // The leader epochs lane sits below the producers' lanes.
     let epochs_row = usize::from(!p.carried.leader_epochs.is_empty());
     let lanes_bottom = TOP + LANE * (t.lanes.len().max(1) + epochs_row) as f64;
@@ -83,7 +85,7 @@ pub(super) fn svg(
         W - RIGHT
     );
     for k in 0..=4 {
-        let o = first + (end - first) * k / 4;
+        let o = (i128::from(first) + (i128::from(end) - i128::from(first)) * k / 4) as i64;
         let _ = write!(
             h,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#666\">{o}</text>",
@@ -155,7 +157,7 @@ fn svg_tiered(
     x: &dyn Fn(i64) -> f64,
 ) {
     if let Some(r) = &p.tiered {
-        let local = r.local_log_start_offset.map(|a| (a, end - 1));
+        let local = r.local_log_start_offset.map(|a| (a, end.saturating_sub(1)));
         let bands = r
             .remote
             .iter()
@@ -283,7 +285,7 @@ fn svg_lane(
         esc(&name)
     );
     for s in &lane.spans {
-        let (x0, x1) = (x(s.first), x(s.last + 1));
+        let (x0, x1) = (x(s.first), x(s.last.saturating_add(1)));
         let wdt = (x1 - x0).max(2.0);
         let _ = write!(
             h,
@@ -412,7 +414,7 @@ fn svg_epochs(h: &mut String, p: &PartitionReport, y: f64, end: i64, x: &dyn Fn(
     );
     for (k, (epoch, start)) in p.carried.leader_epochs.iter().enumerate() {
         let next = p.carried.leader_epochs.get(k + 1).map_or(end, |e| e.1);
-        let (x0, x1) = (x(*start), x(next.max(*start + 1)));
+        let (x0, x1) = (x(*start), x(next.max(start.saturating_add(1))));
         let wdt = (x1 - x0).max(2.0);
         let fill = if k % 2 == 0 { "#ffe0b2" } else { "#ffcc80" };
         let _ = write!(
