@@ -178,7 +178,7 @@ fn check_header_fields(
     out: &mut Vec<Finding>,
 ) {
     let mut problems: Vec<String> = Vec::new();
-    // What a consumer meets (`crate::report::client` otherwise gives the CRC text, which a
+    // What a consumer meets (the report's per-kind client text would otherwise give the CRC text, which a
     // batch of a valid CRC never earns): the worst of the problems' readings.
     let mut consumer = Consumer::Nothing;
     if b.magic() != 2 {
