@@ -178,8 +178,9 @@ fn check_header_fields(
     out: &mut Vec<Finding>,
 ) {
     let mut problems: Vec<String> = Vec::new();
-    // What a consumer meets (the report's per-kind client text would otherwise give the CRC text, which a
-    // batch of a valid CRC never earns): the worst of the problems' readings.
+    // What a consumer meets (the report's per-kind client text would otherwise give the
+    // CRC text, which a batch of a valid CRC never earns): the worst of the problems'
+    // readings.
     let mut consumer = Consumer::Nothing;
     if b.magic() != 2 {
         problems.push(format!("magic {} is not 2", b.magic()));
