@@ -284,9 +284,17 @@ fn broker_1(root: &Path, bare: bool, m: Option<&MetadataLogBuilder>) {
     }
 }
 
+/// Node 2's log dir (cluster `c1`, no partitions) holding the metadata log `m`.
+fn metadata_on_node_2(root: &Path, m: &MetadataLogBuilder) {
+    let ld = root.join("b2");
+    LogDirBuilder::new(2).cluster_id("c1").write(&ld).unwrap();
+    m.write(&ld).unwrap();
+}
+
 /// A history that does not know the partition's final state says nothing: one that starts
 /// mid-log without a snapshot and holds only a change of it, one that never names the
-/// topic (created after the copy ends, or deleted before it starts).
+/// topic (created after the copy ends, or deleted before it starts), whether node 1's own
+/// metadata copy is the one replayed or another node's is.
 #[test]
 fn a_history_that_does_not_cover_the_topic_says_nothing() {
     let mut mid = MetadataLogBuilder::new(T0).start_offset(100);
@@ -300,12 +308,93 @@ fn a_history_that_does_not_cover_the_topic_says_nothing() {
     ]);
     let mut unnamed = MetadataLogBuilder::new(T0);
     unnamed.batch(&[broker(1), broker(2)]);
-    for m in [mid, unnamed] {
+    for (m, own) in [
+        (&mid, true),
+        (&mid, false),
+        (&unnamed, true),
+        (&unnamed, false),
+    ] {
         let d = tempfile::tempdir().unwrap();
-        broker_1(d.path(), false, Some(&m));
+        broker_1(d.path(), false, own.then_some(m));
+        if !own {
+            metadata_on_node_2(d.path(), m);
+        }
         assert!(scan_strays(d.path()).is_empty());
         assert!(verify_strays(d.path(), Some("3.8.0")).is_empty());
     }
+}
+
+/// Kafka's `LogManagerTest.testIsStrayKraftReplicaInImage` and `…WithEmptyImage`: on node
+/// 0, `foo-0` (image: [0, 1, 2]), `foo-1` (no such partition), `bar-0`, `bar-1` ([0, 1, 2])
+/// and `quux-0` (a topic id the image does not hold). Kafka calls `foo-1` and `quux-0`
+/// stray; offline, a partition or topic id the history never names is not judged, even
+/// beside the node's own metadata copy: that copy may lack its newest segments (real data:
+/// a copy holding only its snapshot, with topics created after it on disk), and then the
+/// directory postdates the history. `…WithRemoteReplicas`: `bar-0` on [1, 2, 3] is stray,
+/// `bar-1` on [2, 3, 0] is not.
+#[test]
+fn kafka_is_stray_kraft_replica_cases() {
+    let image = |bar: [[i32; 3]; 2]| {
+        let mut m = MetadataLogBuilder::new(T0);
+        let mut r = vec![broker(0), broker(1)];
+        r.extend(topic_with_partition("foo", topic_id_for("foo"), &[0, 1, 2]));
+        r.extend(topic_with_partition("bar", topic_id_for("bar"), &bar[0]));
+        if let MetaRecord::Partition(mut p) = r.last().unwrap().clone() {
+            p.partition_id = 1;
+            p.replicas = bar[1].to_vec();
+            p.isr = bar[1].to_vec();
+            p.leader = bar[1][0];
+            r.push(MetaRecord::Partition(p));
+        }
+        m.batch(&r);
+        m
+    };
+    let node_0 = |root: &Path, m: &MetadataLogBuilder, own: bool| {
+        let mut b = LogDirBuilder::new(0).cluster_id("c1");
+        for (t, n) in [("foo", 0), ("foo", 1), ("bar", 0), ("bar", 1), ("quux", 0)] {
+            let mut p = PartitionBuilder::new(t, n).start_time(T0).leader_epoch(3);
+            p.append(Batch::new(Producer::PLAIN).records(2));
+            b = b.partition(p);
+        }
+        b.write(&root.join("b0")).unwrap();
+        if own {
+            m.write(&root.join("b0")).unwrap();
+        } else {
+            metadata_on_node_2(root, m);
+        }
+    };
+    let strays = |root: &Path| -> Vec<(String, i32, String)> {
+        let mut v: Vec<_> = scan_strays(root)
+            .iter()
+            .map(|f| {
+                let reason = f.evidence["reason"].as_str().unwrap().to_string();
+                (f.topic.clone(), f.partition, reason)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let s = |t: &str, n: i32, r: &str| (t.to_string(), n, r.to_string());
+    let local = image([[0, 1, 2], [0, 1, 2]]);
+    let d = tempfile::tempdir().unwrap();
+    node_0(d.path(), &local, true);
+    assert_eq!(strays(d.path()), vec![]);
+    let d = tempfile::tempdir().unwrap();
+    node_0(d.path(), &local, false);
+    assert_eq!(strays(d.path()), vec![]);
+    let remote = image([[1, 2, 3], [2, 3, 0]]);
+    let d = tempfile::tempdir().unwrap();
+    node_0(d.path(), &remote, false);
+    assert_eq!(strays(d.path()), vec![s("bar", 0, "not_a_replica")]);
+    let d = tempfile::tempdir().unwrap();
+    node_0(d.path(), &remote, true);
+    assert_eq!(strays(d.path()), vec![s("bar", 0, "not_a_replica")]);
+    // The empty image names nothing: nothing is judged.
+    let mut empty = MetadataLogBuilder::new(T0);
+    empty.batch(&[broker(0)]);
+    let d = tempfile::tempdir().unwrap();
+    node_0(d.path(), &empty, true);
+    assert_eq!(strays(d.path()), vec![]);
 }
 
 /// A history that starts at a snapshot knows the partition's state: judged.
