@@ -135,9 +135,12 @@ fn judge(
         // No `partition.metadata` at all (one that is there but does not read is not
         // judged; a directory named file by file was not listed whole): a stray reason
         // from 3.7.1 only — before, the log loads and takes the id the image gives it.
+        // Judged only for a topic the history names: a metadata log that never names it
+        // is no history of it (a copy cut short, or not this cluster's whole log).
         let listed_whole = !dir.partial && dir.partition_metadata.is_none();
         let counts = version.is_none_or(|v| v >= BrokerVersion(3, 7, 1));
-        return (listed_whole && counts).then_some(Reason::NoTopicId);
+        let named = h.history.topics.iter().any(|t| t.topic == topic);
+        return (listed_whole && counts && named).then_some(Reason::NoTopicId);
     };
     if let Some(removed) = h
         .history

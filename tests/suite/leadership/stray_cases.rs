@@ -448,6 +448,13 @@ fn a_missing_topic_id_is_a_stray_reason_from_3_7_1_only() {
     ] {
         assert_eq!(verify_strays(d.path(), version).len(), n, "{version:?}");
     }
+    // A metadata log that never names the topic is no history of it: not judged.
+    let mut unnamed = MetadataLogBuilder::new(T0);
+    unnamed.batch(&[broker(1), broker(2)]);
+    let d = tempfile::tempdir().unwrap();
+    broker_1(d.path(), true, Some(&unnamed));
+    assert!(scan_strays(d.path()).is_empty());
+    assert!(verify_strays(d.path(), Some("3.8.0")).is_empty());
     // With its partition.metadata, the same replica is kept.
     let d = tempfile::tempdir().unwrap();
     broker_1(d.path(), false, Some(&m));
