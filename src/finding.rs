@@ -267,6 +267,10 @@ kinds! {
     /// A live metadata log whose `partition.metadata` names another topic id than the
     /// metadata topic's (`UnifiedLog.initializeTopicId`: the node does not start).
     MetadataLogTopicIdMismatch = "metadata_log_topic_id_mismatch", Error;
+    /// A live partition directory of a KRaft broker that the cluster's metadata (as of the
+    /// metadata log's end) no longer assigns to it: its next start does not keep it as a
+    /// live log (`LogManager.isStrayKraftReplica`: renamed `-stray`; deleted before 3.7).
+    StrayReplica = "stray_replica", Warning;
     // --- tiered storage (KIP-405) ---
     /// Offsets between the log start and the local log start no finished remote segment serves.
     RemoteSegmentGap = "remote_segment_gap", Error;

@@ -110,6 +110,10 @@ pub struct ScanOptions {
     /// none, and the cluster stage reads its segments again, streaming, instead.
     /// `collect` keeps them all (a bundle carries them).
     pub keep_coordinator_bytes: u64,
+    /// `verify --broker-version`: the release whose behaviour the cluster-stage rules that
+    /// depend on it describe (`stray_replica`); `None`: unknown, every release range is
+    /// described.
+    pub broker_version: Option<crate::partition::recovery::BrokerVersion>,
 }
 
 /// Default of [`ScanOptions::keep_coordinator_bytes`]: 16 MiB (≈ 55 000 records).
@@ -359,6 +363,7 @@ impl Default for ScanOptions {
             coordinator_tolerance_ms: DEFAULT_COORDINATOR_TOLERANCE_MS,
             marker_delay_ms: DEFAULT_MARKER_DELAY_MS,
             keep_coordinator_bytes: DEFAULT_KEEP_COORDINATOR_BYTES,
+            broker_version: None,
         }
     }
 }

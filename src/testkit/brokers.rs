@@ -26,6 +26,7 @@ pub const SCENARIOS: &[Scenario] = &[
     ("tiered", tiered),
     ("lost_data", lost_data),
     ("lost_data_damaged_copy", lost_data_damaged_copy),
+    ("stray_replicas", stray_replicas),
 ];
 
 const T0: i64 = 1_700_000_000_000;
@@ -383,4 +384,93 @@ pub fn lost_data_damaged_copy(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
         .partition(other)
         .write(&ld2)?;
     Ok(vec![vec![ld1], vec![ld2]])
+}
+
+/// The topic id of `again`'s second incarnation in [`stray_replicas`].
+pub fn again_recreated_id() -> [u8; 16] {
+    topic_id_for("again (recreated)")
+}
+
+/// `topic`'s `TopicRecord` under `id` and its partition 0 on `replicas`, led by the first
+/// at leader epoch 3 (the epoch the scenarios' plain partitions write).
+pub fn topic_with_partition(topic: &str, id: [u8; 16], replicas: &[i32]) -> [MetaRecord; 2] {
+    [
+        MetaRecord::Topic {
+            name: topic.into(),
+            topic_id: id,
+        },
+        MetaRecord::Partition(PartitionRecord {
+            partition_id: 0,
+            topic_id: id,
+            replicas: replicas.to_vec(),
+            isr: replicas.to_vec(),
+            leader: replicas[0],
+            leader_epoch: 3,
+            partition_epoch: 3,
+            ..Default::default()
+        }),
+    ]
+}
+
+/// Stray replicas (`stray_replica`) in cluster `c1`, the metadata log on broker 2:
+/// `orders-0` reassigned from [1, 2] to [2, 3] (broker 1's copy is stray, broker 2's is
+/// not), `gone-0` deleted (broker 1's copy), `again-0` deleted and created again under
+/// another id (broker 2 holds the first incarnation), `bare-0` assigned to broker 2, whose
+/// copy has no `partition.metadata` (stray from Kafka 3.7.1).
+pub fn stray_replicas(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    let (ld1, ld2) = (broker(root, "broker-1"), broker(root, "broker-2"));
+    let small = |topic: &str| plain(topic, 0, 2, None);
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(small("orders"))
+        .partition(small("gone"))
+        .write(&ld1)?;
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .partition(small("orders"))
+        .partition(small("again"))
+        .partition(small("bare"))
+        .write(&ld2)?;
+    std::fs::remove_file(ld2.join("bare-0").join("partition.metadata"))?;
+    let mut m = MetadataLogBuilder::new(T0);
+    let mut first = vec![
+        registration(1),
+        registration(2),
+        registration(3),
+        orders_topic(),
+        orders_partition(&[1, 2], &[1, 2], 1, 3),
+    ];
+    for (t, r) in [("gone", [1]), ("again", [2]), ("bare", [2])] {
+        first.extend(topic_with_partition(t, topic_id_for(t), &r));
+    }
+    m.batch(&first);
+    m.advance(1000);
+    m.batch(&[
+        orders_change(|c| {
+            c.replicas = Some(vec![2, 3]);
+            c.isr = Some(vec![2, 3]);
+            c.leader = 2;
+        }),
+        MetaRecord::RemoveTopic {
+            topic_id: topic_id_for("gone"),
+        },
+        MetaRecord::RemoveTopic {
+            topic_id: topic_id_for("again"),
+        },
+    ]);
+    m.advance(1000);
+    m.batch(&topic_with_partition(
+        "again",
+        again_recreated_id(),
+        &[2, 3],
+    ));
+    m.write(&ld2)?;
+    Ok(vec![vec![ld1], vec![ld2]])
+}
+
+fn orders_topic() -> MetaRecord {
+    MetaRecord::Topic {
+        name: "orders".into(),
+        topic_id: topic_id_for("orders"),
+    }
 }

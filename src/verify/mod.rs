@@ -348,6 +348,8 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
     let mut scan_opts = opts.scan.clone();
     scan_opts.capture_snapshots = true;
     scan_opts.collect_index_verdicts = true;
+    // The cluster stage's release-dependent rules (`stray_replica`) describe this release.
+    scan_opts.broker_version = opts.broker_version;
     // Partitions are scanned one by one (below): a progress callback would see each
     // partition as a whole scan.
     scan_opts.progress = scan::Progress::default();

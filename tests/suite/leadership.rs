@@ -21,6 +21,7 @@ use std::path::Path;
 mod broker_data;
 mod history_cases;
 mod kafka_metadata_log_cases;
+mod stray_cases;
 
 const T0: i64 = 1_700_000_000_000;
 const HOUR: i64 = 3_600_000;

@@ -10,7 +10,9 @@
 //! * [`elections`]: leader changes and how each new leader was chosen;
 //! * `check`: the findings (`unclean_leader_election`, the metadata log's own notes), the
 //!   leader epochs of the data replicas against the history, and the `caused_by` links of
-//!   replica divergences and hanging transactions to the election they follow from.
+//!   replica divergences and hanging transactions to the election they follow from;
+//! * `stray`: the live partition directories the image at the log's end no longer assigns
+//!   to their broker (`stray_replica`).
 //!
 //! Several brokers of one cluster each keep a copy of the metadata log; per cluster the
 //! copy that reaches furthest is replayed, once.
@@ -24,6 +26,7 @@ mod epochs;
 mod links;
 mod loss;
 mod notes;
+mod stray;
 pub mod view;
 
 pub use check::run;
