@@ -1,0 +1,76 @@
+//! What Kafka's producer really does with the error a finding names (clients/src/main/java/
+//! org/apache/kafka/clients/producer/internals/TransactionManager.java, `Sender.java`; their
+//! tests `TransactionManagerTest`, `SenderTest`), held against the `client_error` text and
+//! class klogscan gives the finding: the exception the client meets, its KIP-691 / KIP-1050
+//! class, and what the client does next, for the client versions the finding implies.
+#![cfg(feature = "testkit")]
+
+use klogscan::Kind;
+use klogscan::finding::Finding;
+use klogscan::partition::scan::ScanOptions;
+use klogscan::pipeline;
+use klogscan::results::ScanReport;
+use klogscan::testkit::txnlog::{TxnValue, state};
+use klogscan::testkit::txns::Cluster;
+
+fn coordinator_only(records: &[(&str, TxnValue)]) -> ScanReport {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1")).coordinator(9);
+    for (id, v) in records {
+        let t = c.now();
+        c.coordinator_record(id, Some(v.clone().times(t, t)));
+    }
+    c.write(dir.path(), 1).unwrap();
+    pipeline::scan(&[dir.path().to_path_buf()], &ScanOptions::default())
+}
+
+fn of_kind(r: &ScanReport, k: Kind) -> Vec<&Finding> {
+    r.findings.iter().filter(|f| f.kind == k).collect()
+}
+
+fn tv2(pid: i64, epoch: i16, st: u8, prev: i64, next: i64) -> TxnValue {
+    TxnValue::new(pid, epoch, st).v1(prev, next, 2)
+}
+
+/// `producer_fenced_on_retry_after_failover`, EndTxn rotation: a TV2 Complete record that
+/// rotated producer 50 (epoch 32767) to producer 51 without PreviousProducerId. A client
+/// retrying its EndTxn across a coordinator failover is answered INVALID_PRODUCER_ID_MAPPING
+/// (`TransactionCoordinator.endTransaction`: `txnMetadata.producerId != producerId &&
+/// !retryOnOverflow`).
+///
+/// A rotation in a Complete record happens only under transaction version 2 (EndTxn v5+),
+/// which only 4.0+ clients speak. Since KAFKA-18019 (4.0, "Make INVALID_PRODUCER_ID_MAPPING a
+/// fatal error", KIP-890 / KIP-1050) those clients make it fatal everywhere:
+/// `TransactionManager.EndTxnHandler.handleResponse` (`error == INVALID_TXN_STATE || error ==
+/// INVALID_PRODUCER_ID_MAPPING` → `fatalError(error.exception())`), the AddPartitionsToTxn
+/// handler likewise, and `maybeTransitionToErrorState` lists `InvalidPidMappingException` with
+/// the fatal exceptions (`TransactionManagerTest.testFatalErrorWhenProduceResponseWithInvalidPidMapping`:
+/// `assertTrue(transactionManager.hasFatalError())`). Only clients up to 3.9 called
+/// `abortableErrorIfPossible` there, and they never use TV2.
+///
+/// klogscan says "abortable in the Java client's EndTxn handler … the application aborts the
+/// transaction" (src/cluster/txns/exhaustion.rs, `fenced_on_retry`): the wrong class. The
+/// producer is unusable: application-recoverable (close it, create a new one).
+#[test]
+fn end_txn_retry_answered_invalid_pid_mapping_is_fatal_for_tv2_clients() {
+    let r = coordinator_only(&[
+        (
+            "x",
+            tv2(50, 32767, state::PREPARE_ABORT, -1, 51).partitions(&[("orders", &[0])]),
+        ),
+        ("x", tv2(51, 0, state::COMPLETE_ABORT, -1, -1)),
+    ]);
+    let f = of_kind(&r, Kind::ProducerFencedOnRetryAfterFailover);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].evidence["rotation"], "end_txn");
+    let text = f[0].client_error.as_deref().unwrap_or_default();
+    assert!(text.contains("InvalidPidMappingException"), "{text}");
+    assert!(
+        !text.contains("abortable"),
+        "a 4.0+ client makes INVALID_PRODUCER_ID_MAPPING on EndTxn fatal (KAFKA-18019): {text}"
+    );
+    assert!(
+        text.contains("fatal") || text.contains("application-recoverable"),
+        "{text}"
+    );
+}
