@@ -12,6 +12,7 @@ use klogscan::pipeline;
 use klogscan::results::ScanReport;
 use klogscan::testkit::txnlog::{TxnValue, state};
 use klogscan::testkit::txns::Cluster;
+use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer};
 
 fn coordinator_only(records: &[(&str, TxnValue)]) -> ScanReport {
     let dir = tempfile::tempdir().unwrap();
@@ -72,5 +73,58 @@ fn end_txn_retry_answered_invalid_pid_mapping_is_fatal_for_tv2_clients() {
     assert!(
         text.contains("fatal") || text.contains("application-recoverable"),
         "{text}"
+    );
+}
+
+/// `zombie_write` of a transaction-version-2 producer whose late write sits one epoch below
+/// the ABORT that closed its transaction: the shape a coordinator's timeout abort leaves under
+/// TV2 (`abortTimedOutTransactions` → `prepareFenceProducerEpoch` → `endTransaction` with
+/// `isEpochFence`, whose TV2 `prepareAbortOrCommit` bumps once: marker at data epoch + 1;
+/// `TransactionCoordinatorTest.shouldHandleTimeoutAtEpochOverflowBoundaryCorrectlyTV2`,
+/// "single epoch bump").
+///
+/// A leader holding the producer's state refuses the late write with INVALID_PRODUCER_EPOCH
+/// (abortable, `TransactionManager.maybeTransitionToErrorState`). The producer then aborts:
+/// its EndTxn(ABORT) at the old epoch finds CompleteAbort one epoch up, which TV2's
+/// `TransactionCoordinator.endTransaction` takes as a retry (`retryOnEpochBump`) and answers
+/// NONE with the bumped epoch (`TransactionCoordinatorTest.
+/// shouldReturnOkOnEndTxnWhenStatusIsCompleteAbortAndResultIsAbortInV2`, isRetry = true;
+/// KAFKA-20090's description: "a delayed client EndTxn(ABORT) … with the old epoch … may be
+/// treated as a retry path"). `EndTxnHandler` takes the epoch from the response and the
+/// producer goes on: producer-abortable, not fenced. Only under TV0/1 (`endTransactionWithTV1`:
+/// any epoch mismatch is PRODUCER_FENCED), or when another instance's InitProducerId moved the
+/// epoch further, does the abort get PRODUCER_FENCED.
+///
+/// klogscan's text says, for every zombie write, that the abort's EndTxn gets PRODUCER_FENCED,
+/// fatal, application-recoverable (src/partition/state/text.rs `CLIENT_ZOMBIE`, set in
+/// src/partition/state/data.rs; `for_kind(ZombieWrite)` in src/report/client.rs), although
+/// the replay has inferred TV2 for this producer (`Entry::tv2`): the TV2 timeout case is
+/// missing and the class overstated.
+#[test]
+fn tv2_zombie_one_epoch_below_a_timeout_abort_is_not_fenced() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("orders", 0);
+    let e0 = Producer::transactional(7, 0);
+    let e1 = e0.with_epoch(1);
+    p.append(Batch::new(e0).records(2)); // 0–1
+    p.commit(e1, 0); // 2: TV2 COMMIT one epoch up
+    p.append(Batch::new(e1).records(2)); // 3–4: the next transaction at the bumped epoch, seq 0
+    p.abort(e1.with_epoch(2), 0); // 5: the coordinator's timeout abort (TV2: one bump)
+    p.append(Batch::new(e1).records(1)); // 6: the producer's late write at epoch 1, seq 2
+    LogDirBuilder::new(1).partition(p).write(dir.path()).unwrap();
+    let r = pipeline::scan(&[dir.path().to_path_buf()], &ScanOptions::default());
+    let z = of_kind(&r, Kind::ZombieWrite);
+    assert_eq!(z.len(), 1, "{:#?}", r.findings);
+    assert_eq!(z[0].offset, Some(6));
+    // the producer is TV2 by its markers
+    assert!(
+        of_kind(&r, Kind::MarkerEpochNotBumped).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    let text = z[0].client_error.as_deref().unwrap_or_default();
+    assert!(
+        text.contains("TV2") || text.contains("transaction version 2"),
+        "a TV2 producer's abort after a timeout abort is answered as a retry (NONE), not PRODUCER_FENCED: {text}"
     );
 }
