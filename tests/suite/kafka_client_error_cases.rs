@@ -128,3 +128,46 @@ fn tv2_zombie_one_epoch_below_a_timeout_abort_is_not_fenced() {
         "a TV2 producer's abort after a timeout abort is answered as a retry (NONE), not PRODUCER_FENCED: {text}"
     );
 }
+
+/// `producer_stuck_at_exhausted_epoch`: a TV2 producer left at epoch 32767 (here a Complete
+/// record that kept producer 50 at 32767 because its Prepare named no next producer id — the
+/// timeout abort at 32766 skipped the rotation, KAFKA-20090). The client that aborted that
+/// transaction got NONE with (50, 32767) (its EndTxn at 32766 is a TV2 retry,
+/// `retryOnEpochBump`), so it holds 32767.
+///
+/// What its next transaction meets in Kafka (4.0 up to KAFKA-20090's fix): the verification
+/// AddPartitions at 32767 matches the coordinator's epoch (`handleAddPartitionsToTransaction`:
+/// no PRODUCER_FENCED), its data is appended; its EndTxn finds the epoch exhausted, allocates
+/// a next producer id and `TransactionMetadata.prepareAbortOrCommit` bumps 32767 to -32768,
+/// which `prepareTransitionTo` refuses with IllegalArgumentException ("Illegal new producer
+/// epoch"): the request fails with UNKNOWN_SERVER_ERROR, which
+/// `TransactionManager.EndTxnHandler` turns into a fatal KafkaException ("Unhandled error in
+/// EndTxnResponse"). Nowhere does the coordinator or a leader answer INVALID_PRODUCER_EPOCH or
+/// PRODUCER_FENCED to the epoch it handed out itself. (After KAFKA-20090's fix the coordinator
+/// logs and rotates the producer id instead: no error at all.)
+///
+/// klogscan says "InvalidProducerEpochException / ProducerFencedException on the next
+/// transaction" (src/cluster/txns/exhaustion.rs, `stuck`): the wrong exception. Lower
+/// confidence than the other cases here: the path runs through an unchecked exception in the
+/// coordinator (`KafkaApis.handle` → `RequestHandlerHelper.handleError`).
+#[test]
+fn stuck_at_max_epoch_client_meets_an_unexpected_end_txn_error_not_fencing() {
+    let r = coordinator_only(&[
+        (
+            "x",
+            tv2(50, 32766, state::ONGOING, -1, -1).partitions(&[("orders", &[0])]),
+        ),
+        (
+            "x",
+            tv2(50, 32767, state::PREPARE_ABORT, -1, -1).partitions(&[("orders", &[0])]),
+        ),
+        ("x", tv2(50, 32767, state::COMPLETE_ABORT, -1, -1)),
+    ]);
+    let f = of_kind(&r, Kind::ProducerStuckAtExhaustedEpoch);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    let text = f[0].client_error.as_deref().unwrap_or_default();
+    assert!(
+        !text.contains("InvalidProducerEpochException") && !text.contains("ProducerFencedException"),
+        "the coordinator accepts epoch 32767 it handed out; the EndTxn fails with UNKNOWN_SERVER_ERROR (fatal KafkaException): {text}"
+    );
+}
