@@ -111,7 +111,10 @@ fn tv2_zombie_one_epoch_below_a_timeout_abort_is_not_fenced() {
     p.append(Batch::new(e1).records(2)); // 3–4: the next transaction at the bumped epoch, seq 0
     p.abort(e1.with_epoch(2), 0); // 5: the coordinator's timeout abort (TV2: one bump)
     p.append(Batch::new(e1).records(1)); // 6: the producer's late write at epoch 1, seq 2
-    LogDirBuilder::new(1).partition(p).write(dir.path()).unwrap();
+    LogDirBuilder::new(1)
+        .partition(p)
+        .write(dir.path())
+        .unwrap();
     let r = pipeline::scan(&[dir.path().to_path_buf()], &ScanOptions::default());
     let z = of_kind(&r, Kind::ZombieWrite);
     assert_eq!(z.len(), 1, "{:#?}", r.findings);
@@ -167,7 +170,8 @@ fn stuck_at_max_epoch_client_meets_an_unexpected_end_txn_error_not_fencing() {
     assert_eq!(f.len(), 1, "{:#?}", r.findings);
     let text = f[0].client_error.as_deref().unwrap_or_default();
     assert!(
-        !text.contains("InvalidProducerEpochException") && !text.contains("ProducerFencedException"),
+        !text.contains("InvalidProducerEpochException")
+            && !text.contains("ProducerFencedException"),
         "the coordinator accepts epoch 32767 it handed out; the EndTxn fails with UNKNOWN_SERVER_ERROR (fatal KafkaException): {text}"
     );
 }
