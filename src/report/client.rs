@@ -131,7 +131,7 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             ..producer(
                 "InvalidProducerEpochException / ProducerFencedException",
                 ApplicationRecoverable,
-                "its produce gets INVALID_PRODUCER_EPOCH (abortable, KIP-691), but the abort's EndTxn (or the next AddPartitionsToTxn) gets PRODUCER_FENCED, which TransactionManager makes fatal: the application closes the producer and creates a new one; the leader accepted its write instead",
+                "its produce gets INVALID_PRODUCER_EPOCH (abortable, KIP-691), but the abort's EndTxn (or the next AddPartitionsToTxn) gets PRODUCER_FENCED, which TransactionManager makes fatal: the application closes the producer and creates a new one; the leader accepted its write instead (the rule's own text, for a TV2 producer one epoch below an ABORT, adds the timeout abort: its abort is answered as a retry, TransactionCoordinator.endTransaction's retryOnEpochBump, and it goes on)",
             )
         },
         Kind::InvalidFirstSequence | Kind::SequenceGap => producer(

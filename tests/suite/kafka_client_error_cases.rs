@@ -175,3 +175,49 @@ fn stuck_at_max_epoch_client_meets_an_unexpected_end_txn_error_not_fencing() {
         "the coordinator accepts epoch 32767 it handed out; the EndTxn fails with UNKNOWN_SERVER_ERROR (fatal KafkaException): {text}"
     );
 }
+
+/// `zombie_write`'s client text by the transaction version the replay inferred and the
+/// ABORT's distance from the write (offset 6 each time):
+/// * TV2, ABORT at data epoch + 1: both readings (timeout abort answered as a retry, or a
+///   fencing), no "next AddPartitionsToTxn" (4.0+ clients send none under TV2);
+/// * TV0/1 (COMMIT at the data's epoch), ABORT at + 1: `endTransactionWithTV1` answers any
+///   other epoch PRODUCER_FENCED — the fenced text, unchanged (negative case);
+/// * TV2, ABORT at + 2 (a 4.0/4.1 fence abort, which bumped twice; or an InitProducerId
+///   after a timeout abort): not a retry (`retryOnEpochBump` needs + 1) — the fenced text.
+#[test]
+fn zombie_write_client_text_by_transaction_version() {
+    for (tv2, abort_up) in [(true, 1i16), (false, 1), (true, 2)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = PartitionBuilder::new("orders", 0);
+        let e0 = Producer::transactional(7, 0);
+        let e = if tv2 { e0.with_epoch(1) } else { e0 };
+        p.append(Batch::new(e0).records(2)); // 0–1
+        p.commit(e, 0); // 2: TV2 bumps the COMMIT, TV0/1 does not
+        p.append(Batch::new(e).records(2)); // 3–4
+        p.abort(e.with_epoch(e.epoch + abort_up), 0); // 5
+        p.append(Batch::new(e).records(1)); // 6: the late write
+        LogDirBuilder::new(1)
+            .partition(p)
+            .write(dir.path())
+            .unwrap();
+        let r = pipeline::scan(&[dir.path().to_path_buf()], &ScanOptions::default());
+        let z = of_kind(&r, Kind::ZombieWrite);
+        let case = format!("tv2 {tv2}, abort +{abort_up}");
+        assert_eq!(z.len(), 1, "{case}: {:#?}", r.findings);
+        assert_eq!(z[0].offset, Some(6), "{case}");
+        let text = z[0].client_error.as_deref().unwrap_or_default();
+        if tv2 && abort_up == 1 {
+            assert!(text.contains("TV2"), "{case}: {text}");
+            assert!(text.contains("retryOnEpochBump"), "{case}: {text}");
+            assert!(text.contains("producer-abortable"), "{case}: {text}");
+            assert!(text.contains("PRODUCER_FENCED"), "{case}: {text}");
+            assert!(!text.contains("AddPartitionsToTxn"), "{case}: {text}");
+        } else {
+            assert!(!text.contains("TV2"), "{case}: {text}");
+            assert!(
+                text.contains("next AddPartitionsToTxn or EndTxn (the abort) gets PRODUCER_FENCED"),
+                "{case}: {text}"
+            );
+        }
+    }
+}
