@@ -174,6 +174,11 @@ fn stuck_at_max_epoch_client_meets_an_unexpected_end_txn_error_not_fencing() {
             && !text.contains("ProducerFencedException"),
         "the coordinator accepts epoch 32767 it handed out; the EndTxn fails with UNKNOWN_SERVER_ERROR (fatal KafkaException): {text}"
     );
+    // what it does meet, and that the producer is unusable
+    assert!(
+        text.contains("UNKNOWN_SERVER_ERROR") && text.contains("application-recoverable"),
+        "{text}"
+    );
 }
 
 /// `zombie_write`'s client text by the transaction version the replay inferred and the

@@ -212,3 +212,76 @@ fn tv2_end_txn_overflow_rotation() {
         vec![(Kind::ProducerFencedOnRetryAfterFailover, Severity::Warning)]
     );
 }
+
+/// The coordinator's log alone: `records` of `__transaction_state`, in order (`None`: a
+/// tombstone).
+fn coordinator_only(records: &[(&str, Option<TxnValue>)]) -> ScanReport {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1")).coordinator(9);
+    for (id, v) in records {
+        let t = c.now();
+        c.coordinator_record(id, v.clone().map(|v| v.times(t, t)));
+    }
+    c.write(dir.path(), 1).unwrap();
+    scan_dir(dir.path())
+}
+
+/// `producer_stuck_at_exhausted_epoch`'s `complete_without_rotation` describes the id's
+/// latest value only: what follows a CompleteAbort at 32767 of producer 50 (Prepare with no
+/// NextProducerId) decides. (offset, shape) of each finding.
+#[test]
+fn a_complete_at_the_exhausted_epoch_is_stuck_only_while_it_is_the_latest_value() {
+    let parts = |v: TxnValue| v.partitions(&[("orders", &[0])]);
+    let head = [
+        ("x", Some(parts(tv2(50, 32766, state::ONGOING, -1, -1)))),
+        (
+            "x",
+            Some(parts(tv2(50, 32767, state::PREPARE_ABORT, -1, -1))),
+        ),
+        ("x", Some(tv2(50, 32767, state::COMPLETE_ABORT, -1, -1))),
+    ];
+    let stuck = |tail: &[(&str, Option<TxnValue>)]| {
+        let records: Vec<_> = head.iter().cloned().chain(tail.iter().cloned()).collect();
+        let r = coordinator_only(&records);
+        of_kind(&r, Kind::ProducerStuckAtExhaustedEpoch)
+            .iter()
+            .map(|f| {
+                (
+                    f.offset,
+                    f.severity,
+                    f.evidence["shape"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let complete = |o| (Some(o), Severity::Error, "complete_without_rotation".into());
+    // the latest value: stuck (confirmed: nothing unread after it)
+    assert_eq!(stuck(&[]), vec![complete(2)]);
+    // a value of another id after it changes nothing
+    assert_eq!(
+        stuck(&[("y", Some(tv2(60, 3, state::EMPTY, -1, -1)))]),
+        vec![complete(2)]
+    );
+    // the same Complete appended twice (a retried write): still the latest
+    assert_eq!(
+        stuck(&[("x", Some(tv2(50, 32767, state::COMPLETE_ABORT, -1, -1)))]),
+        vec![complete(2)]
+    );
+    // the InitProducerId retry rotated (prepareProducerIdRotation): nothing
+    assert_eq!(
+        stuck(&[("x", Some(tv2(51, 0, state::EMPTY, -1, -1)))]),
+        vec![]
+    );
+    // the id expired (tombstone): no producer holds the epoch through this id any more
+    assert_eq!(stuck(&[("x", None)]), vec![]);
+    // a client went on at 32767: the later value is the one reported
+    // (`client_holds_max_epoch`), not the Complete before it
+    assert_eq!(
+        stuck(&[("x", Some(parts(tv2(50, 32767, state::ONGOING, -1, -1))))]),
+        vec![(Some(3), Severity::Error, "client_holds_max_epoch".into())]
+    );
+    assert_eq!(
+        stuck(&[("x", Some(tv2(50, 32767, state::EMPTY, -1, -1)))]),
+        vec![(Some(3), Severity::Error, "client_holds_max_epoch".into())]
+    );
+}
