@@ -91,6 +91,23 @@ impl ClientError {
     }
 }
 
+/// [`ClientError::short`] of `c`, the row of finding `f`'s kind, with what the rule's own
+/// text adds to it: a transaction-version-2 zombie one epoch below an ABORT may have been
+/// aborted by the coordinator's timeout instead of fenced, and then goes on
+/// (`TransactionCoordinator.endTransaction`'s `retryOnEpochBump`;
+/// [`crate::partition::state::text::CLIENT_ZOMBIE_TV2`]).
+pub(crate) fn short_of(f: &Finding, c: &ClientError) -> String {
+    let mut s = c.short();
+    if f.kind == Kind::ZombieWrite
+        && f.client_error.as_deref() == Some(crate::partition::state::text::CLIENT_ZOMBIE_TV2)
+    {
+        s.push_str(
+            " — unless the coordinator aborted its transaction on timeout (transaction version 2): its abort is then answered as a retry and it goes on (producer-abortable)",
+        );
+    }
+    s
+}
+
 const STALL: &str =
     "read_committed consumers stall silently at the last stable offset (no exception; lag grows)";
 
