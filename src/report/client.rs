@@ -91,6 +91,23 @@ impl ClientError {
     }
 }
 
+/// [`ClientError::short`] of `c`, the row of finding `f`'s kind, with what the rule's own
+/// text adds to it: a transaction-version-2 zombie one epoch below an ABORT may have been
+/// aborted by the coordinator's timeout instead of fenced, and then goes on
+/// (`TransactionCoordinator.endTransaction`'s `retryOnEpochBump`;
+/// [`crate::partition::state::text::CLIENT_ZOMBIE_TV2`]).
+pub(crate) fn short_of(f: &Finding, c: &ClientError) -> String {
+    let mut s = c.short();
+    if f.kind == Kind::ZombieWrite
+        && f.client_error.as_deref() == Some(crate::partition::state::text::CLIENT_ZOMBIE_TV2)
+    {
+        s.push_str(
+            " — unless the coordinator aborted its transaction on timeout (transaction version 2): its abort is then answered as a retry and it goes on (producer-abortable)",
+        );
+    }
+    s
+}
+
 const STALL: &str =
     "read_committed consumers stall silently at the last stable offset (no exception; lag grows)";
 
@@ -131,7 +148,7 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
             ..producer(
                 "InvalidProducerEpochException / ProducerFencedException",
                 ApplicationRecoverable,
-                "its produce gets INVALID_PRODUCER_EPOCH (abortable, KIP-691), but the abort's EndTxn (or the next AddPartitionsToTxn) gets PRODUCER_FENCED, which TransactionManager makes fatal: the application closes the producer and creates a new one; the leader accepted its write instead",
+                "its produce gets INVALID_PRODUCER_EPOCH (abortable, KIP-691), but the abort's EndTxn (or the next AddPartitionsToTxn) gets PRODUCER_FENCED, which TransactionManager makes fatal: the application closes the producer and creates a new one; the leader accepted its write instead (the rule's own text, for a TV2 producer one epoch below an ABORT, adds the timeout abort: its abort is answered as a retry, TransactionCoordinator.endTransaction's retryOnEpochBump, and it goes on)",
             )
         },
         Kind::InvalidFirstSequence | Kind::SequenceGap => producer(

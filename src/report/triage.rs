@@ -573,12 +573,12 @@ fn clients_of(findings: &[Finding], g: &[usize]) -> Vec<String> {
                 // The same refusal on the way to a fatal end (a zombie's epoch, then
                 // PRODUCER_FENCED): the fatal phrase stands for both.
                 if fatal && !was_fatal {
-                    clients[at] = c.short();
+                    clients[at] = client::short_of(&findings[i], &c);
                     exceptions.insert(first, (at, true));
                 }
                 continue;
             }
-            let mut s = c.short();
+            let mut s = client::short_of(&findings[i], &c);
             if c.consumers
                 .is_some_and(|t| t.contains("last stable offset"))
                 && let Some(o) = evidence::read::<OpenTxnJoint>(&findings[i])

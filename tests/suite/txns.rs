@@ -612,7 +612,8 @@ fn an_overflow_complete_ends_its_prepare() {
 
 /// The retry a rotation without PreviousProducerId fails: an EndTxn retry fails
 /// `TransactionCoordinator.endTransaction`'s producer-id check (INVALID_PRODUCER_ID_MAPPING,
-/// abortable in the Java client), an InitProducerId retry is fenced (PRODUCER_FENCED, fatal).
+/// fatal in the 4.0+ clients that use TV2: `TransactionManager.EndTxnHandler`, KAFKA-18019),
+/// an InitProducerId retry is fenced (PRODUCER_FENCED, fatal).
 #[test]
 fn a_lost_rotation_names_the_error_of_each_retry() {
     let parts = |v: TxnValue| v.partitions(&[("orders", &[0])]);

@@ -330,29 +330,57 @@ fn exhaustion_verdicts_resting_on_absent_records_are_unconfirmed() {
         ("z", tv2(70, 3, state::EMPTY, -1, -1)),
         ("y", tv2(61, 0, state::EMPTY, -1, -1)),
     ]);
+    // w: Complete at 32767 of the same producer (offset 1): stuck while it is the id's
+    // latest value, which a later unread record may change
+    let (_d, complete) = exhaustion_log(&[
+        (
+            "w",
+            tv2(40, 32767, state::PREPARE_COMMIT, -1, -1).partitions(&[("orders", &[0])]),
+        ),
+        ("w", tv2(40, 32767, state::COMPLETE_COMMIT, -1, -1)),
+    ]);
     let stuck = Kind::ProducerStuckAtExhaustedEpoch;
     let rotation = Kind::ProducerFencedOnRetryAfterFailover;
-    // (inputs, kind, unread batch offsets, confirmed); every one stays a warning
+    // (inputs, kind, unread batch offsets, confirmed, severity: an unconfirmed error is a
+    // warning, the at-risk and rotation verdicts are warnings anyway)
     let cases = [
-        (&risk, stuck, None, true),
+        (&complete, stuck, None, true, Severity::Error),
+        (&complete, stuck, Some(Some((0, 1))), true, Severity::Error),
+        (
+            &complete,
+            stuck,
+            Some(Some((2, 5))),
+            false,
+            Severity::Warning,
+        ),
+        (&complete, stuck, Some(None), false, Severity::Warning),
+        (&risk, stuck, None, true, Severity::Warning),
         // at or before the Prepare: it cannot hold a later record
-        (&risk, stuck, Some(Some((0, 0))), true),
-        (&risk, stuck, Some(Some((1, 7))), false),
-        (&fenced, rotation, None, true),
+        (&risk, stuck, Some(Some((0, 0))), true, Severity::Warning),
+        (&risk, stuck, Some(Some((1, 7))), false, Severity::Warning),
+        (&fenced, rotation, None, true, Severity::Warning),
         // after the second value: it cannot sit between them
-        (&fenced, rotation, Some(Some((3, 9))), true),
-        (&fenced, rotation, Some(Some((1, 1))), false),
+        (
+            &fenced,
+            rotation,
+            Some(Some((3, 9))),
+            true,
+            Severity::Warning,
+        ),
+        (
+            &fenced,
+            rotation,
+            Some(Some((1, 1))),
+            false,
+            Severity::Warning,
+        ),
     ];
-    for (inputs, kind, unread, want) in cases {
+    for (inputs, kind, unread, want, severity) in cases {
         let i = match unread {
             Some(offsets) => with_unread(inputs, offsets),
             None => inputs.clone(),
         };
-        assert_eq!(
-            confirmed(&i, kind),
-            (want, Severity::Warning),
-            "{kind:?} {unread:?}"
-        );
+        assert_eq!(confirmed(&i, kind), (want, severity), "{kind:?} {unread:?}");
     }
 }
 

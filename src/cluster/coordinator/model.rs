@@ -243,6 +243,9 @@ struct IdState {
     pending: Option<(u64, CoordTxn)>,
     /// The previous decoded value of the id (cleared by a tombstone), with its offset.
     last_value: Option<(i64, CoordValue)>,
+    /// The exhaustion hit that holds only while `last_value` is the id's latest
+    /// ([`exhaustion::Settle::Latest`]), by index.
+    latest_hit: Option<usize>,
 }
 
 /// The replay of one partition copy, record by record ([`Replay::record`]), in offset
@@ -364,6 +367,7 @@ impl Replay {
             .clone();
         let Some(v) = r.value else {
             st.last_value = None;
+            exhaustion::superseded(&mut self.model.exhaustion, st.latest_hit.take());
             if let Some(mut t) = st.current.take() {
                 t.removed = true;
                 self.end(&id, t);
@@ -382,7 +386,8 @@ impl Replay {
             return;
         }
         let prev = st.last_value.as_ref().map(|(o, p)| (*o, p));
-        exhaustion::on_value(&id, r.offset, &v, prev, &mut self.model.exhaustion);
+        exhaustion::superseded(&mut self.model.exhaustion, st.latest_hit);
+        st.latest_hit = exhaustion::on_value(&id, r.offset, &v, prev, &mut self.model.exhaustion);
         let cur = st.current.take();
         let partition = self.model.partition;
         let (ended, next) = step(&id, partition, r.offset, &v, cur);
@@ -463,6 +468,9 @@ impl Replay {
         done.sort_by_key(|(n, _)| *n);
         rest.sort_by_key(|t| t.first_record_offset);
         self.model.txns = done.into_iter().map(|(_, t)| t).chain(rest).collect();
+        self.model
+            .exhaustion
+            .retain(|h| h.settle != exhaustion::Settle::Superseded);
         latest.sort_by_key(|x| x.1);
         for (id, offset, v) in latest {
             exhaustion::at_risk(&id, offset, &v, &mut self.model.exhaustion);

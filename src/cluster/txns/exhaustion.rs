@@ -32,6 +32,9 @@ pub const EXHAUSTED: i16 = i16::MAX - 1;
 const BROKER_STUCK: &str = "the coordinator cannot bump an epoch of 32767 (the TV2 EndTxn bump would overflow): the producer's next transaction cannot complete normally, and only a new InitProducerId (which rotates the producer id) gets it going; brokers before KAFKA-20090 threw on such an abort, later ones log an error and let it through";
 const BROKER_FENCED: &str = "after a coordinator failover the new coordinator rebuilds the transactional id from this record; a client retrying the InitProducerId that rotated its producer id is recognised only through PreviousProducerId and lastProducerEpoch: without them the retry is answered PRODUCER_FENCED";
 
+/// What the client of a producer left at 32767 meets: see [`stuck`].
+const CLIENT_STUCK: &str = "KafkaException (\"Unhandled error in EndTxnResponse\", UNKNOWN_SERVER_ERROR), fatal: the epoch 32767 is the coordinator's own, so the next transaction's writes are accepted, but its commit or abort fails — the coordinator's epoch bump overflows (TransactionMetadata.prepareAbortOrCommit, IllegalArgumentException) on brokers up to KAFKA-20090's fix, which rotate the producer id instead (no error); application-recoverable — close the producer and create a new one (InitProducerId rotates the producer id)";
+
 /// The EndTxn rotation's retry: `TransactionCoordinator.endTransaction` checks the producer
 /// id first, and without PreviousProducerId the retry's old id is not the overflow retry
 /// (`retryOnOverflow`), so it is answered INVALID_PRODUCER_ID_MAPPING.
@@ -50,6 +53,11 @@ pub enum Settle {
     Between(i64),
     /// No later record of the id.
     Follows,
+    /// Holds only while the value is still its id's latest: the replay drops it at the
+    /// id's next value or tombstone ([`superseded`]), else it is settled as [`Settle::Follows`].
+    Latest,
+    /// Dropped: a later value of the id followed it (the replay removes it).
+    Superseded,
 }
 
 /// One exhaustion shape of a coordinator log, found by its replay
@@ -62,20 +70,37 @@ pub struct Hit {
 }
 
 /// The shapes of value `v` of `id` at `offset`, after `prev` (the id's previous value and
-/// its offset; a tombstone clears it), in record order.
+/// its offset; a tombstone clears it), in record order. Returns the index in `out` of a hit
+/// that holds only while `v` stays the id's latest value ([`Settle::Latest`]): the caller
+/// passes it to [`superseded`] at the id's next value or tombstone.
 pub fn on_value(
     id: &str,
     offset: i64,
     v: &CoordValue,
     prev: Option<(i64, &CoordValue)>,
     out: &mut Vec<Hit>,
-) {
+) -> Option<usize> {
     let p = prev.map(|(_, p)| p);
+    let mut latest = None;
     if let Some(finding) = stuck(id, v, p) {
+        // A Complete* at 32767 is only a stuck producer while nothing follows it: the
+        // InitProducerId retry of an epoch-fence abort finds it exhausted and rotates
+        // (`TransactionMetadata.prepareProducerIdRotation`, Empty of a new producer id at
+        // epoch 0; TransactionCoordinatorTest.shouldNotCauseEpochOverflowWhenInitPidDuringOngoingTxnV2),
+        // and no client was ever handed 32767. Ongoing/Empty at 32767 show a client holding
+        // it whatever follows.
+        let complete = matches!(v.state, TxnState::CompleteCommit | TxnState::CompleteAbort);
+        if complete {
+            latest = Some(out.len());
+        }
         out.push(Hit {
             offset,
             finding,
-            settle: Settle::None,
+            settle: if complete {
+                Settle::Latest
+            } else {
+                Settle::None
+            },
         });
     }
     if let Some(finding) = fenced_on_retry(id, v, p) {
@@ -87,6 +112,15 @@ pub fn on_value(
             finding,
             settle: Settle::Between(after),
         });
+    }
+    latest
+}
+
+/// The id of hit `pending` (an index [`on_value`] returned) has a later value or a
+/// tombstone: the hit no longer describes the id's latest value and is dropped.
+pub fn superseded(out: &mut [Hit], pending: Option<usize>) {
+    if let Some(h) = pending.and_then(|i| out.get_mut(i)) {
+        h.settle = Settle::Superseded;
     }
 }
 
@@ -139,12 +173,14 @@ pub fn check(inputs: &Joined<'_>, logs: &[usize]) -> Vec<Placed> {
                     &unread::of_log(log, |u| u.may_lie_between(after, h.offset)),
                     "a value of the id between these two",
                 ),
-                // "No Complete record yet": a batch not read past it may hold one.
-                Settle::Follows => unread::settle(
+                // "No Complete record yet" / "still the latest value": a batch not read
+                // past it may hold a later record of the id.
+                Settle::Follows | Settle::Latest => unread::settle(
                     &mut f,
                     &unread::of_log(log, |u| u.may_follow(h.offset)),
                     "a later record of the id",
                 ),
+                Settle::Superseded => continue,
             }
             out.push(place(li, log.partition, h.offset, f));
         }
@@ -163,7 +199,8 @@ fn place(log: usize, partition: i32, offset: i64, mut f: Finding) -> Placed {
 }
 
 /// A TV2 value that leaves the client at epoch 32767: a Complete* that kept the producer id
-/// of a Prepare* at 32767 (the rotation was lost), or Ongoing/Empty at 32767.
+/// of a Prepare* at 32767 (the rotation was lost; [`on_value`] holds it only while it is the
+/// id's latest value), or Ongoing/Empty at 32767.
 fn stuck(id: &str, v: &CoordValue, p: Option<&CoordValue>) -> Option<Finding> {
     if v.version < 1 || v.client_transaction_version < 2 || v.producer_epoch != i16::MAX {
         return None;
@@ -210,7 +247,13 @@ fn stuck(id: &str, v: &CoordValue, p: Option<&CoordValue>) -> Option<Finding> {
             "previous": p.map(value_json),
         }))
         .broker(BROKER_STUCK)
-        .client_error("InvalidProducerEpochException / ProducerFencedException on the next transaction; the producer must be re-initialised")
+        // The epoch is the coordinator's own, so nothing fences it: the next transaction's
+        // data and AddPartitionsToTxn at 32767 pass; its EndTxn allocates a next producer id
+        // and `TransactionMetadata.prepareAbortOrCommit` bumps 32767 to -32768, which
+        // `prepareTransitionTo` refuses (IllegalArgumentException → UNKNOWN_SERVER_ERROR);
+        // `TransactionManager.EndTxnHandler` has no case for it (fatal). KAFKA-20090's fix
+        // rotates the producer id there instead.
+        .client_error(CLIENT_STUCK)
         .remediation(format!(
             "restart the producer of {id} (InitProducerId rotates the producer id); upgrade the brokers past KAFKA-20310 and KAFKA-20090"
         )),
@@ -262,7 +305,12 @@ fn fenced_on_retry(id: &str, v: &CoordValue, p: Option<&CoordValue>) -> Option<F
         .client_error(if init {
             "ProducerFencedException (PRODUCER_FENCED, fatal: the producer must be closed and re-created)"
         } else {
-            "InvalidPidMappingException (INVALID_PRODUCER_ID_MAPPING: abortable in the Java client's EndTxn handler, TransactionManager.EndTxnHandler — the application aborts the transaction and re-initialises the producer if the abort fails the same way)"
+            // A rotation in a Complete record is TV2 (EndTxn v5+), which only 4.0+ clients
+            // speak, and since KAFKA-18019 (4.0) `TransactionManager.EndTxnHandler` makes
+            // INVALID_PRODUCER_ID_MAPPING fatal (TransactionManagerTest.
+            // testFatalErrorWhenProduceResponseWithInvalidPidMapping); the 3.x clients that
+            // took it as abortable never use TV2.
+            "InvalidPidMappingException (INVALID_PRODUCER_ID_MAPPING): fatal in the 4.0+ clients that use TV2 (TransactionManager.EndTxnHandler, KAFKA-18019): application-recoverable — close the producer and create a new one (its InitProducerId starts from the id's current producer id)"
         })
         .remediation(if init {
             format!(

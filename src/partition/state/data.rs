@@ -1,7 +1,9 @@
 //! Data batches in the replay: the leader's checks of a producer's epoch, sequence and
 //! transaction state (rules 12–16, 25–26) before the recovery view applies the batch.
 
-use super::entry::{BatchRef, DataRef, Entry, OpenTxnState, next_sequence, ranges_overlap};
+use super::entry::{
+    BatchRef, DataRef, Entry, OpenTxnState, RefKind, next_sequence, ranges_overlap,
+};
 use super::opentxns::OpenTxns;
 use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
 use crate::finding::evidence::{self, ZombieJoint};
@@ -74,7 +76,17 @@ impl Replay {
                         ev
                     })
                     .broker(text::BROKER_ZOMBIE)
-                    .client_error(text::CLIENT_ZOMBIE)
+                    .client_error(
+                        // TV2, ABORT at data epoch + 1: a timeout abort or a fencing.
+                        if e.tv2 == Some(true)
+                            && m.kind == RefKind::Abort
+                            && i32::from(m.epoch) == i32::from(epoch) + 1
+                        {
+                            text::CLIENT_ZOMBIE_TV2
+                        } else {
+                            text::CLIENT_ZOMBIE
+                        },
+                    )
                     .remediation(if opens {
                         "if the transaction is still open at the end of the log it is hanging: abort it with kafka-transactions.sh abort (see the hanging_transaction finding); upgrade brokers to 2.4.1 / 2.5.0 or later (KAFKA-9144) and make sure the zombie producer instance is stopped".to_string()
                     } else {

@@ -25,6 +25,15 @@ pub(crate) const BROKER_NON_TXN: &str = "rejects on append (InvalidTxnStateExcep
 
 pub(crate) const CLIENT_EPOCH: &str = "InvalidProducerEpochException (INVALID_PRODUCER_EPOCH, code 47; abortable since KIP-588/2.7 — before 2.7 ProducerFencedException, fatal)";
 pub(crate) const CLIENT_ZOMBIE: &str = "InvalidProducerEpochException (INVALID_PRODUCER_EPOCH, code 47, abortable); on brokers >= 3.6 a missing verification guard gives InvalidTxnStateException (INVALID_TXN_STATE, code 48) — the zombie should have been fenced; its next AddPartitionsToTxn or EndTxn (the abort) gets PRODUCER_FENCED, fatal in the producer's TransactionManager: application-recoverable (close the producer, create a new one)";
+/// [`CLIENT_ZOMBIE`] of a transaction-version-2 producer whose write sits one epoch below the
+/// ABORT that closed its transaction: a coordinator timeout abort bumps once under TV2
+/// (`TransactionCoordinator.abortTimedOutTransactions` → `endTransaction`, epoch fence), and
+/// the producer's own abort at the old epoch is then a retry (`retryOnEpochBump`,
+/// `TransactionCoordinatorTest.shouldReturnOkOnEndTxnWhenStatusIsCompleteAbortAndResultIsAbortInV2`);
+/// a new instance's InitProducerId fencing it leaves the same marker. TV2 clients (4.0+) send
+/// no AddPartitionsToTxn: the leader's verification does, and `AddPartitionsToTxnManager`
+/// answers PRODUCER_FENCED as INVALID_PRODUCER_EPOCH.
+pub(crate) const CLIENT_ZOMBIE_TV2: &str = "InvalidProducerEpochException (INVALID_PRODUCER_EPOCH, code 47, abortable; also the leader's transaction verification's answer) — transaction version 2 (TV2): an ABORT one epoch above the write is left both by a coordinator timeout abort and by a new producer instance fencing this one, and the partition's log cannot tell which. After a timeout abort the producer's abort (EndTxn at the old epoch) is taken as a retry and answered with no error and the bumped epoch (TransactionCoordinator.endTransaction, retryOnEpochBump): the producer goes on, producer-abortable. After a fencing the abort gets PRODUCER_FENCED, fatal in the producer's TransactionManager: application-recoverable (close the producer, create a new one)";
 pub(crate) const CLIENT_OUT_OF_ORDER: &str = "OutOfOrderSequenceException (OUT_OF_ORDER_SEQUENCE_NUMBER, code 45; abortable for a transactional producer, an idempotent producer bumps its epoch (KIP-360))";
 pub(crate) const CLIENT_DUPLICATE_EXACT: &str = "none: a leader holding the producer's state answers an exact duplicate of one of its last 5 batches with the original batch's offsets and no error (UnifiedLog.analyzeAndValidateProducerState, findDuplicateBatch): this copy appended it again";
 pub(crate) const CLIENT_INVALID_RECORD: &str =

@@ -505,6 +505,40 @@ fn the_clients_line_says_the_zombie_ends_fenced() {
     );
 }
 
+/// A TV2 zombie one epoch below an ABORT (the rule's `CLIENT_ZOMBIE_TV2`): the clients line
+/// adds the timeout-abort reading, under which the producer goes on; a zombie with the
+/// fenced text (TV0/1, or the version unknown) does not (the test above).
+#[test]
+fn the_clients_line_of_a_tv2_zombie_names_the_timeout_abort_too() {
+    let mut fs = chain();
+    for f in fs.iter_mut().filter(|f| f.kind == Kind::ZombieWrite) {
+        f.client_error = Some(crate::partition::state::text::CLIENT_ZOMBIE_TV2.to_string());
+    }
+    let inc = incidents(&fs);
+    let producer: Vec<&String> = inc[0]
+        .clients
+        .iter()
+        .filter(|c| c.starts_with("producer writes"))
+        .collect();
+    assert_eq!(producer.len(), 1, "{:?}", inc[0].clients);
+    assert!(
+        producer[0].contains("then meets ProducerFencedException (application-recoverable) — unless the coordinator aborted its transaction on timeout (transaction version 2)"),
+        "{}",
+        producer[0]
+    );
+    assert!(
+        producer[0].ends_with("it goes on (producer-abortable)"),
+        "{}",
+        producer[0]
+    );
+    let fenced = incidents(&chain());
+    assert!(
+        fenced[0].clients.iter().all(|c| !c.contains("timeout")),
+        "{:?}",
+        fenced[0].clients
+    );
+}
+
 /// `verify`'s prediction that the copy's next start forgets the transaction (a
 /// `snapshot_mismatch` listing it in `evidence.open`) adds a note to its incident; the
 /// abort stays. Not for a mismatch of another copy, nor for one about a snapshot's fields.
