@@ -195,20 +195,7 @@ pub(crate) fn verify_one(
     // segments, and the files in the swapped range (snapshots too) are gone.
     if let Some(sw) = &swaps {
         segments = sw.apply(segments, p, opts.scan.mmap).0;
-        snapshots.retain(|s| {
-            let gone = sw.clears(s.offset);
-            if gone {
-                leftovers.push(crate::partition::recovery::LeftoverAction {
-                    file: s.name.clone(),
-                    kind: "snapshot_in_swapped_range".into(),
-                    action: format!(
-                        "deleted at startup with the segments the swaps replace (its offset lies in the swapped range [{}, {}))",
-                        sw.from, sw.to
-                    ),
-                });
-            }
-            !gone
-        });
+        drop_swapped_snapshots(sw, &mut snapshots, &mut leftovers);
     }
     // What `LogSegment.readNextOffset` reads of the last segment when no recovery runs on
     // it first (a swapped-in one's through its swapped index; the scan's prediction reads
@@ -291,6 +278,29 @@ pub(crate) fn verify_one(
     rebuilt_at_load(&prediction, out);
     leftovers::not_reached(&actions, &prediction, out);
     prediction
+}
+
+/// The producer snapshots in the range the swaps replace are deleted with its segments:
+/// out of `snapshots`, into `leftovers` as what startup does with them.
+fn drop_swapped_snapshots(
+    sw: &crate::partition::recovery::swaps::CompletedSwaps,
+    snapshots: &mut Vec<predict::SnapshotInput>,
+    leftovers: &mut Vec<crate::partition::recovery::LeftoverAction>,
+) {
+    snapshots.retain(|s| {
+        let gone = sw.clears(s.offset);
+        if gone {
+            leftovers.push(crate::partition::recovery::LeftoverAction {
+                file: s.name.clone(),
+                kind: "snapshot_in_swapped_range".into(),
+                action: format!(
+                    "deleted at startup with the segments the swaps replace (its offset lies in the swapped range [{}, {}))",
+                    sw.from, sw.to
+                ),
+            });
+        }
+        !gone
+    });
 }
 
 /// `(base, name, next offset)` of each segment the scan walked (`None`: not read), as

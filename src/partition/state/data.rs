@@ -76,17 +76,12 @@ impl Replay {
                         ev
                     })
                     .broker(text::BROKER_ZOMBIE)
-                    .client_error(
-                        // TV2, ABORT at data epoch + 1: a timeout abort or a fencing.
-                        if e.tv2 == Some(true)
-                            && m.kind == RefKind::Abort
-                            && i32::from(m.epoch) == i32::from(epoch) + 1
-                        {
-                            text::CLIENT_ZOMBIE_TV2
-                        } else {
-                            text::CLIENT_ZOMBIE
-                        },
-                    )
+                    .client_error(zombie_client(
+                        e.tv2,
+                        m.kind == RefKind::Abort,
+                        i32::from(m.epoch),
+                        i32::from(epoch),
+                    ))
                     .remediation(if opens {
                         "if the transaction is still open at the end of the log it is hanging: abort it with kafka-transactions.sh abort (see the hanging_transaction finding); upgrade brokers to 2.4.1 / 2.5.0 or later (KAFKA-9144) and make sure the zombie producer instance is stopped".to_string()
                     } else {
@@ -448,4 +443,14 @@ fn record_data(
         }
     }
     e.marker_bumped = false;
+}
+
+/// The client text of a zombie write: under TV2 an ABORT at the data's epoch + 1 is a
+/// timeout abort or a fencing (two readings), any other case the fencing alone.
+fn zombie_client(tv2: Option<bool>, abort: bool, marker_epoch: i32, epoch: i32) -> &'static str {
+    if tv2 == Some(true) && abort && marker_epoch == epoch + 1 {
+        text::CLIENT_ZOMBIE_TV2
+    } else {
+        text::CLIENT_ZOMBIE
+    }
 }
