@@ -26,6 +26,57 @@ fn write(p: PartitionBuilder) -> (tempfile::TempDir, Manifest) {
     (dir, m)
 }
 
+/// `p` with the legacy (magic 1) entry `bytes` (offsets 0 to `last`, `records` records,
+/// `codec`) appended as written.
+fn append_legacy(
+    p: &mut PartitionBuilder,
+    bytes: Vec<u8>,
+    last: i64,
+    records: i32,
+    codec: klogscan::testkit::Codec,
+) {
+    let size = bytes.len() as u64;
+    p.append_raw(
+        bytes,
+        klogscan::testkit::BatchInfo {
+            base_offset: 0,
+            last_offset: last,
+            position: 0,
+            size,
+            file: Default::default(),
+            segment_base: 0,
+            magic: 1,
+            producer_id: -1,
+            producer_epoch: -1,
+            base_sequence: -1,
+            record_count: records,
+            codec,
+            transactional: false,
+            control: None,
+            coordinator_epoch: None,
+            partition_leader_epoch: -1,
+            first_timestamp: -1,
+            max_timestamp: -1,
+        },
+    );
+}
+
+/// The client text of the one finding of `kind` a run over `p` gives.
+fn client_text_of(p: PartitionBuilder, kind: Kind) -> String {
+    use klogscan::request::{self, Request};
+    let dir = tempfile::tempdir().unwrap();
+    let m = p.write(dir.path()).unwrap();
+    let a = request::run(&Request::new([&m.dir])).unwrap();
+    let f: Vec<&Finding> = a
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.kind == kind)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
+    f[0].client_error.clone().unwrap_or_default()
+}
+
 fn txnindex_findings(v: &PartitionVerification) -> Vec<&Finding> {
     v.findings
         .iter()
@@ -159,7 +210,6 @@ fn an_empty_abort_entry_elsewhere_is_still_extra() {
 /// does not happen.
 #[test]
 fn compressed_marker_raises_nothing_in_a_consumer() {
-    use klogscan::request::{self, Request};
     use klogscan::testkit::Codec;
     use klogscan::testkit::encode::end_txn_record;
     let txn = Producer::transactional(23423, 5);
@@ -171,17 +221,7 @@ fn compressed_marker_raises_nothing_in_a_consumer() {
         s.base_sequence = -1;
         s.records = vec![end_txn_record(true, 0)];
     }));
-    let dir = tempfile::tempdir().unwrap();
-    let m = p.write(dir.path()).unwrap();
-    let a = request::run(&Request::new([&m.dir])).unwrap();
-    let f: Vec<&Finding> = a
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.kind == Kind::InvalidBatch)
-        .collect();
-    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
-    let text = f[0].client_error.clone().unwrap_or_default();
+    let text = client_text_of(p, Kind::InvalidBatch);
     assert!(
         !text.contains("KafkaException") && !text.contains("poll fails"),
         "a CRC-valid compressed marker raises nothing in a consumer (CompletedFetch.maybeEnsureValid checks size and CRC only; control records are skipped): {text}"
@@ -205,9 +245,8 @@ fn compressed_marker_raises_nothing_in_a_consumer() {
 /// which for a legacy wrapper checks the outer CRC.)
 #[test]
 fn legacy_wrapper_crc_is_not_checked_by_consumers() {
-    use klogscan::request::{self, Request};
+    use klogscan::testkit::Codec;
     use klogscan::testkit::encode::{LegacySpec, compress};
-    use klogscan::testkit::{BatchInfo, Codec};
     let inner = |o: i64, v: &str| LegacySpec {
         offset: o,
         magic: 1,
@@ -233,42 +272,9 @@ fn legacy_wrapper_crc_is_not_checked_by_consumers() {
     // The same wrapper with only its stored CRC changed.
     let mut bytes = good.encode();
     bytes[12] ^= 0x5a;
-    let n = bytes.len();
     let mut p = PartitionBuilder::new("legacy-crc", 0);
-    p.append_raw(
-        bytes,
-        BatchInfo {
-            base_offset: 0,
-            last_offset: 2,
-            position: 0,
-            size: n as u64,
-            file: Default::default(),
-            segment_base: 0,
-            magic: 1,
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-            record_count: 3,
-            codec: Codec::Gzip,
-            transactional: false,
-            control: None,
-            coordinator_epoch: None,
-            partition_leader_epoch: -1,
-            first_timestamp: -1,
-            max_timestamp: -1,
-        },
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let m = p.write(dir.path()).unwrap();
-    let a = request::run(&Request::new([&m.dir])).unwrap();
-    let f: Vec<&Finding> = a
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.kind == Kind::CrcMismatch)
-        .collect();
-    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
-    let text = f[0].client_error.clone().unwrap_or_default();
+    append_legacy(&mut p, bytes, 2, 3, Codec::Gzip);
+    let text = client_text_of(p, Kind::CrcMismatch);
     assert!(
         !text.contains("poll fails"),
         "consumers do not check a legacy wrapper's CRC, only its inner messages' (CompletedFetch.maybeEnsureValid: magic >= 2 only): {text}"
@@ -282,7 +288,6 @@ fn legacy_wrapper_crc_is_not_checked_by_consumers() {
 /// a record count above lastOffsetDelta + 1 is not judged (no claim either way).
 #[test]
 fn a_crc_valid_invalid_batch_says_what_its_problems_do_to_a_consumer() {
-    use klogscan::request::{self, Request};
     type Tweak = fn(&mut klogscan::testkit::BatchSpec);
     let cases: [(&str, Tweak, &str); 3] = [
         (
@@ -305,17 +310,7 @@ fn a_crc_valid_invalid_batch_says_what_its_problems_do_to_a_consumer() {
         let mut p = PartitionBuilder::new(topic, 0);
         p.append(Batch::new(Producer::PLAIN).records(1));
         p.append(Batch::new(Producer::PLAIN).records(2).tweak(tweak));
-        let dir = tempfile::tempdir().unwrap();
-        let m = p.write(dir.path()).unwrap();
-        let a = request::run(&Request::new([&m.dir])).unwrap();
-        let f: Vec<&Finding> = a
-            .report
-            .findings
-            .iter()
-            .filter(|f| f.kind == Kind::InvalidBatch)
-            .collect();
-        assert_eq!(f.len(), 1, "{topic}: {:#?}", a.report.findings);
-        let text = f[0].client_error.clone().unwrap_or_default();
+        let text = client_text_of(p, Kind::InvalidBatch);
         assert!(text.contains(want), "{topic}: {text}");
         assert!(
             !text.contains("Record batch for partition"),
@@ -330,9 +325,8 @@ fn a_crc_valid_invalid_batch_says_what_its_problems_do_to_a_consumer() {
 /// "Record batch for partition … is invalid".
 #[test]
 fn an_uncompressed_legacy_message_with_a_bad_crc_fails_as_a_record() {
-    use klogscan::request::{self, Request};
+    use klogscan::testkit::Codec;
     use klogscan::testkit::encode::LegacySpec;
-    use klogscan::testkit::{BatchInfo, Codec};
     let mut bytes = LegacySpec {
         offset: 0,
         magic: 1,
@@ -344,42 +338,9 @@ fn an_uncompressed_legacy_message_with_a_bad_crc_fails_as_a_record() {
     }
     .encode();
     bytes[12] ^= 0x5a;
-    let n = bytes.len();
     let mut p = PartitionBuilder::new("legacy-plain-crc", 0);
-    p.append_raw(
-        bytes,
-        BatchInfo {
-            base_offset: 0,
-            last_offset: 0,
-            position: 0,
-            size: n as u64,
-            file: Default::default(),
-            segment_base: 0,
-            magic: 1,
-            producer_id: -1,
-            producer_epoch: -1,
-            base_sequence: -1,
-            record_count: 1,
-            codec: Codec::None,
-            transactional: false,
-            control: None,
-            coordinator_epoch: None,
-            partition_leader_epoch: -1,
-            first_timestamp: -1,
-            max_timestamp: -1,
-        },
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let m = p.write(dir.path()).unwrap();
-    let a = request::run(&Request::new([&m.dir])).unwrap();
-    let f: Vec<&Finding> = a
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.kind == Kind::CrcMismatch)
-        .collect();
-    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
-    let text = f[0].client_error.clone().unwrap_or_default();
+    append_legacy(&mut p, bytes, 0, 1, Codec::None);
+    let text = client_text_of(p, Kind::CrcMismatch);
     assert!(
         text.contains("Record for partition") && text.contains("poll fails"),
         "{text}"
@@ -392,17 +353,7 @@ fn an_uncompressed_legacy_message_with_a_bad_crc_fails_as_a_record() {
             .records(1)
             .tweak(|s| s.overrides.crc = Some(7)),
     );
-    let dir = tempfile::tempdir().unwrap();
-    let m = p.write(dir.path()).unwrap();
-    let a = request::run(&Request::new([&m.dir])).unwrap();
-    let f: Vec<&Finding> = a
-        .report
-        .findings
-        .iter()
-        .filter(|f| f.kind == Kind::CrcMismatch)
-        .collect();
-    assert_eq!(f.len(), 1, "{:#?}", a.report.findings);
-    let text = f[0].client_error.clone().unwrap_or_default();
+    let text = client_text_of(p, Kind::CrcMismatch);
     assert!(
         text.contains("Record batch for partition") && text.contains("poll fails"),
         "{text}"
