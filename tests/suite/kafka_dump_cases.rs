@@ -22,6 +22,18 @@ fn run(paths: &[PathBuf], opts: &DumpOptions) -> (String, String) {
     )
 }
 
+/// `kafka-dump-log --cluster-metadata-decoder --deep-iteration --print-data-log` of `file`:
+/// (stdout, stderr).
+fn dump_metadata(file: &std::path::Path) -> (String, String) {
+    let opts = DumpOptions {
+        cluster_metadata_decoder: true,
+        deep_iteration: true,
+        print_data_log: true,
+        ..Default::default()
+    };
+    run(std::slice::from_ref(&file.to_path_buf()), &opts)
+}
+
 /// `DumpLogSegmentsTest.testDumpControlRecord` (Kafka 4.1+, KAFKA-19069, apache/kafka#19729):
 /// one control batch of each kind a broker or KRaft leader writes (`MemoryRecords.
 /// withEndTransactionMarker`, `withLeaderChangeMessage`, `withSnapshotHeaderRecord`,
@@ -52,13 +64,7 @@ fn leader_change_control_record_prints_as_kafka_4_1_does() {
     // VotersRecord(): version 0, voters [].
     p.control_raw(Producer::PLAIN, 6, Some(vec![0, 0, 1, 0]));
     let m = p.write(dir.path()).unwrap();
-    let opts = DumpOptions {
-        cluster_metadata_decoder: true,
-        deep_iteration: true,
-        print_data_log: true,
-        ..Default::default()
-    };
-    let (out, err) = run(&[m.segments[0].1.clone()], &opts);
+    let (out, err) = dump_metadata(&m.segments[0].1);
     assert_eq!(err, "");
     for kind in [
         "endTxnMarker",
@@ -281,13 +287,7 @@ fn kraft_start_of_epoch_batch_prints_as_the_real_tool() {
     });
     let dir = tempfile::tempdir().unwrap();
     let m = p.write(dir.path()).unwrap();
-    let opts = DumpOptions {
-        cluster_metadata_decoder: true,
-        deep_iteration: true,
-        print_data_log: true,
-        ..Default::default()
-    };
-    let (out, err) = run(&[m.segments[0].1.clone()], &opts);
+    let (out, err) = dump_metadata(&m.segments[0].1);
     assert_eq!(err, "");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(

@@ -147,21 +147,7 @@ fn a_stray_directory_is_kept_not_deleted_by_the_broker() {
 #[test]
 fn an_empty_last_segment_above_the_last_batch_ends_the_log_for_the_checkpoint_checks() {
     let d = tempfile::tempdir().unwrap();
-    let mut p = PartitionBuilder::new("gap", 0).start_time(T0);
-    p.append(Batch::new(Producer::idempotent(3, 0)).records(5));
-    p.skip_offsets(3);
-    LogDirBuilder::new(1)
-        .recovery_point("gap", 0, 8)
-        .high_watermark("gap", 0, 8)
-        .partition(p)
-        .write(d.path())
-        .unwrap();
-    // The segment rolled at 8, empty at the clean shutdown (its indexes trimmed to 0 bytes).
-    let pd = d.path().join("gap-0");
-    for ext in ["log", "index", "timeindex"] {
-        std::fs::write(pd.join(format!("00000000000000000008.{ext}")), b"").unwrap();
-    }
-    let v = run(d.path());
+    let v = run(&empty_last_segment_at_8(d.path(), 8));
     let p = copy(&v, CopyKind::Live);
     assert_eq!(
         p.prediction.log_end_offset_after,
@@ -345,6 +331,26 @@ fn a_delete_directory_is_deleted_by_the_broker() {
     );
 }
 
+/// A log dir under `root` whose `gap-0` holds offsets 0–4, a gap to 8 (cleaned away), and a
+/// last segment rolled at 8 that is empty at the clean shutdown (its indexes trimmed to 0
+/// bytes), with recovery point and high watermark `entries`.
+fn empty_last_segment_at_8(root: &Path, entries: i64) -> std::path::PathBuf {
+    let mut p = PartitionBuilder::new("gap", 0).start_time(T0);
+    p.append(Batch::new(Producer::idempotent(3, 0)).records(5));
+    p.skip_offsets(3);
+    LogDirBuilder::new(1)
+        .recovery_point("gap", 0, entries)
+        .high_watermark("gap", 0, entries)
+        .partition(p)
+        .write(root)
+        .unwrap();
+    let pd = root.join("gap-0");
+    for ext in ["log", "index", "timeindex"] {
+        std::fs::write(pd.join(format!("00000000000000000008.{ext}")), b"").unwrap();
+    }
+    root.to_path_buf()
+}
+
 /// The negative of
 /// `an_empty_last_segment_above_the_last_batch_ends_the_log_for_the_checkpoint_checks`:
 /// entries above Kafka's log end (the empty last segment's base, 8) are above it — a high
@@ -352,20 +358,7 @@ fn a_delete_directory_is_deleted_by_the_broker() {
 #[test]
 fn entries_above_an_empty_last_segments_base_are_above_the_log_end() {
     let d = tempfile::tempdir().unwrap();
-    let mut p = PartitionBuilder::new("gap", 0).start_time(T0);
-    p.append(Batch::new(Producer::idempotent(3, 0)).records(5));
-    p.skip_offsets(3);
-    LogDirBuilder::new(1)
-        .recovery_point("gap", 0, 9)
-        .high_watermark("gap", 0, 9)
-        .partition(p)
-        .write(d.path())
-        .unwrap();
-    let pd = d.path().join("gap-0");
-    for ext in ["log", "index", "timeindex"] {
-        std::fs::write(pd.join(format!("00000000000000000008.{ext}")), b"").unwrap();
-    }
-    let v = run(d.path());
+    let v = run(&empty_last_segment_at_8(d.path(), 9));
     let p = copy(&v, CopyKind::Live);
     let found = entry_findings(p);
     assert_eq!(found.len(), 2, "{found:#?}");

@@ -32,6 +32,15 @@ fn assert_quiet(name: &str, r: &ScanReport) {
     assert!(bad.is_empty(), "{name}: {bad:#?}");
 }
 
+/// Half an hour later a plain write to `A` sets the reference time; the cluster written
+/// under `dir` must then be [`assert_quiet`].
+fn end_quiet(mut c: Cluster, dir: &Path, name: &str) {
+    c.advance(30 * 60_000);
+    c.plain(A, 1);
+    c.write(dir, 1).unwrap();
+    assert_quiet(name, &scan_dir(dir));
+}
+
 fn tv2(pid: i64, epoch: i16, st: u8, prev: i64, next: i64) -> TxnValue {
     TxnValue::new(pid, epoch, st).v1(prev, next, 2)
 }
@@ -107,11 +116,7 @@ fn coordinator_fences_and_tv0_exhaustion_are_normal() {
     let t = c.now();
     c.coordinator_record("ex", Some(TxnValue::new(201, 0, state::EMPTY).times(t, -1)));
     c.run(&Txn::new("ex", Producer::transactional(201, 0), &[A, B]));
-    c.advance(30 * 60_000);
-    c.plain(A, 1);
-    c.write(dir.path(), 1).unwrap();
-    let r = scan_dir(dir.path());
-    assert_quiet("tv0", &r);
+    end_quiet(c, dir.path(), "tv0");
 }
 
 /// TV2, negative controls: a timeout or InitProducerId fence abort of an Ongoing transaction
@@ -173,11 +178,7 @@ fn tv2_abort_without_partitions_is_normal() {
     let p = c.run(&Txn::new("app", p.with_epoch(e + 1), &[A, B]));
     let p = c.run(&Txn::new("app", p, &[A]).abort());
     c.run(&Txn::new("app", p, &[A, B]));
-    c.advance(30 * 60_000);
-    c.plain(A, 1);
-    c.write(dir.path(), 1).unwrap();
-    let r = scan_dir(dir.path());
-    assert_quiet("tv2 abort without partitions", &r);
+    end_quiet(c, dir.path(), "tv2 abort without partitions");
 }
 
 /// TV2: `shouldGenerateNewProducerIdIfEpochsExhaustedV2` as a 4.0–4.2 broker writes it
