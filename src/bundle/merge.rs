@@ -394,8 +394,10 @@ fn read_slim(
         let keep = |i: usize| copied.get(i).copied().unwrap_or(false);
         let r = std::io::BufReader::new(file);
         let mut b = Bundle::read_keeping(&f, r, &keep, names, &mut parts)?;
-        b.files.drop_file_lists();
+        // The inventory takes what it needs of the file lists (whether each directory has
+        // a `partition.metadata`), then they go.
         dirs.add(&mut b);
+        b.files.drop_file_lists();
         slim(&mut parts.reports[b.parts.clone()]);
         list.push((f, b));
     }
@@ -588,7 +590,11 @@ impl Dirs {
                 p.tp.map(|(topic, partition)| TopicPartition { topic, partition });
             d.kind = p.kind;
             d.log_dir = p.log_dir.map(PathBuf::from);
-            recorded.partitions.push(RecordedPartition::new(p.topic_id));
+            let has_metadata = (p.files.iter())
+                .any(|(name, _)| name == crate::discover::layout::PARTITION_METADATA);
+            recorded
+                .partitions
+                .push(RecordedPartition::new(p.topic_id, has_metadata));
             if let Some(id) = p.cluster_id_given {
                 // A partition directory outside any log dir: its given id is its identity.
                 inv.given_cluster_ids.insert(d.path.clone(), id);

@@ -19,9 +19,10 @@ pub use kraft_names::{
 };
 pub use names::{
     FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, NoncanonicalName, OffsetNameStep,
-    REMOTE_LOG_INDEX_CACHE, canonical_segment_name, is_internal_topic, is_kraft_metadata,
-    java_name_order, kafka_offset_of_name, noncanonical_segment_name, parse_leftover_name,
-    parse_partition_dir_name, parse_segment_file_name, segment_file_role, unparseable_offset_name,
+    PARTITION_METADATA, REMOTE_LOG_INDEX_CACHE, canonical_segment_name, is_internal_topic,
+    is_kraft_metadata, java_name_order, kafka_offset_of_name, noncanonical_segment_name,
+    parse_leftover_name, parse_partition_dir_name, parse_segment_file_name, segment_file_role,
+    unparseable_offset_name,
 };
 use names::{PartFile, classify_partition_file, is_log_dir_marker};
 pub use walker::{DiscoverOptions, MAX_DEPTH, discover, discover_with};
@@ -275,13 +276,18 @@ pub struct RecordedPartition {
     pub topic_id: Option<[u8; 16]>,
     /// Its `leader-epoch-checkpoint` (`None`: absent or unreadable).
     pub leader_epoch_checkpoint: Option<Box<str>>,
+    /// Whether a `partition.metadata` file is there, read or not (what
+    /// `PartitionDir::partition_metadata` says of a directory on disk: an absent topic id
+    /// is a missing file only when this is false).
+    pub partition_metadata: bool,
 }
 
 impl RecordedPartition {
-    pub fn new(topic_id: Option<[u8; 16]>) -> Self {
+    pub fn new(topic_id: Option<[u8; 16]>, partition_metadata: bool) -> Self {
         RecordedPartition {
             topic_id,
             leader_epoch_checkpoint: None,
+            partition_metadata,
         }
     }
 }

@@ -101,7 +101,7 @@ pub(super) fn check(
     let mut out = Vec::new();
     for (i, p) in report.partitions.iter().enumerate() {
         if !p.source.copy.is_live()
-            || p.topic == "__cluster_metadata"
+            || crate::discover::layout::is_kraft_metadata(&p.topic)
             || !same_cluster(&h.source, &p.source).is_same()
         {
             continue;
@@ -110,7 +110,14 @@ pub(super) fn check(
             continue;
         };
         let on_disk = crate::cluster::replicas::topic_id_in(inv, dir);
-        let Some(reason) = judge(h, dir, on_disk, (&p.topic, p.partition), node, version) else {
+        let Some(reason) = judge(
+            h,
+            (inv, dir),
+            on_disk,
+            (&p.topic, p.partition),
+            node,
+            version,
+        ) else {
             continue;
         };
         out.push((
@@ -125,7 +132,7 @@ pub(super) fn check(
 /// image, or `None`: kept, or not judged.
 fn judge(
     h: &ClusterHistory,
-    dir: &PartitionDir,
+    (inv, dir): (&Inventory, &PartitionDir),
     on_disk: Option<TopicId>,
     (topic, partition): (&str, i32),
     node: i32,
@@ -137,10 +144,14 @@ fn judge(
         // from 3.7.1 only — before, the log loads and takes the id the image gives it.
         // Judged only for a topic the history names: a metadata log that never names it
         // is no history of it (a copy cut short, or not this cluster's whole log).
-        let listed_whole = !dir.partial && dir.partition_metadata.is_none();
+        let absent = match inv.recorded_partition(&dir.path) {
+            // An inventory rebuilt from bundles: what the collect's file list held.
+            Some(r) => !r.partition_metadata,
+            None => !dir.partial && dir.partition_metadata.is_none(),
+        };
         let counts = version.is_none_or(|v| v >= BrokerVersion(3, 7, 1));
         let named = h.history.topics.iter().any(|t| t.topic == topic);
-        return (listed_whole && counts && named).then_some(Reason::NoTopicId);
+        return (absent && counts && named).then_some(Reason::NoTopicId);
     };
     if let Some(removed) = h
         .history

@@ -194,6 +194,9 @@ pub fn parse_leftover_name(name: &str) -> Option<(LeftoverKind, &str)> {
 /// The name of a partition's leader-epoch checkpoint file (`LeaderEpochCheckpointFile`).
 pub const LEADER_EPOCH_CHECKPOINT: &str = "leader-epoch-checkpoint";
 
+/// The name of a partition's topic-id file (`PartitionMetadataFile`).
+pub const PARTITION_METADATA: &str = "partition.metadata";
+
 /// What a file name is inside a partition directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PartFile {
@@ -219,7 +222,7 @@ pub(super) fn classify_partition_file(name: &str) -> PartFile {
         }
         match name {
             LEADER_EPOCH_CHECKPOINT => PartFile::LeaderEpoch,
-            "partition.metadata" => PartFile::PartitionMetadata,
+            PARTITION_METADATA => PartFile::PartitionMetadata,
             "quorum-state" => PartFile::QuorumState,
             _ => PartFile::Unknown,
         }

@@ -460,3 +460,31 @@ fn a_missing_topic_id_is_a_stray_reason_from_3_7_1_only() {
     broker_1(d.path(), false, Some(&m));
     assert!(scan_strays(d.path()).is_empty());
 }
+
+/// A `partition.metadata` that is there but does not read is no proof of a missing topic id
+/// (the broker may read what klogscan cannot, or fail on it): `bare-0` is not judged — by
+/// the scan, and by the merge of the brokers' bundles, whose inventory knows the file is
+/// there from the file list the bundle records.
+#[test]
+fn an_unreadable_partition_metadata_is_not_a_missing_topic_id_in_scan_or_merge() {
+    let d = scenario();
+    let pm = d.path().join("broker-2/data/bare-0/partition.metadata");
+    std::fs::write(&pm, b"not a partition metadata file\n").unwrap();
+    let scanned = verdicts(&scan_strays(d.path()));
+    assert!(!scanned.iter().any(|(t, _, _)| t == "bare"), "{scanned:?}");
+    let b = tempfile::tempdir().unwrap();
+    let files: Vec<_> = ["broker-1", "broker-2"]
+        .iter()
+        .map(|name| {
+            let f = b.path().join(format!("{name}.klb"));
+            let w = std::fs::File::create(&f).unwrap();
+            let dirs = [d.path().join(name).join("data")];
+            bundle::collect(&dirs, &ScanOptions::default(), std::io::BufWriter::new(w)).unwrap();
+            f
+        })
+        .collect();
+    let merged = bundle::merge(&files, &ScanOptions::default())
+        .unwrap()
+        .report;
+    assert_eq!(verdicts(of_kind(&merged, Kind::StrayReplica)), scanned);
+}
