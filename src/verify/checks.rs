@@ -135,12 +135,7 @@ pub(crate) fn verify_one(
 ) -> predict::RecoveryPrediction {
     let (topic, part) = (r.topic.as_str(), r.partition);
     let files = ld.map(|(_, f)| f).filter(|f| f.has_markers);
-    let ck = checkpoints::OffsetCheckpoints {
-        recovery_point: files.and_then(|f| lookup(&f.recovery_points, topic, part)),
-        log_start: files.and_then(|f| lookup(&f.log_starts, topic, part)),
-        high_watermark: files.and_then(|f| lookup(&f.high_watermarks, topic, part)),
-        cleaned_to: files.and_then(|f| lookup(&f.cleaner_offsets, topic, part)),
-    };
+    let ck = offset_checkpoints(files, topic, part);
     let mut clean_shutdown = files.map(|f| f.clean_shutdown);
     // The KRaft metadata log's load ignores the log dir's files (the checkpoint checks
     // still read them as they are): the prediction takes KafkaMetadataLog's state.
@@ -278,6 +273,21 @@ pub(crate) fn verify_one(
     rebuilt_at_load(&prediction, out);
     leftovers::not_reached(&actions, &prediction, out);
     prediction
+}
+
+/// The entries of `topic`-`part` in the log dir's offset checkpoints (`files`: the log
+/// dir's, when it has its markers).
+fn offset_checkpoints(
+    files: Option<&LogDirFiles>,
+    topic: &str,
+    part: i32,
+) -> checkpoints::OffsetCheckpoints {
+    checkpoints::OffsetCheckpoints {
+        recovery_point: files.and_then(|f| lookup(&f.recovery_points, topic, part)),
+        log_start: files.and_then(|f| lookup(&f.log_starts, topic, part)),
+        high_watermark: files.and_then(|f| lookup(&f.high_watermarks, topic, part)),
+        cleaned_to: files.and_then(|f| lookup(&f.cleaner_offsets, topic, part)),
+    }
 }
 
 /// The producer snapshots in the range the swaps replace are deleted with its segments:

@@ -299,23 +299,17 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         truncation.as_deref(),
     )
     .filter(|_| plan.load_fails.is_none());
-    let (snapshot, skipped) = match &chain {
-        None => (
-            snap.map(|s| (s.offset, s.name.clone())),
-            !has_snapshot_files && inp.clean_shutdown == Some(true),
-        ),
-        Some(c) => {
-            leftovers.extend(replaced_at_recovery(c, &usable));
-            (c.last.map(|o| (o, format!("{o:020}.snapshot"))), c.skipped)
-        }
-    };
+    let (snapshot, skipped) = loaded_snapshot(
+        chain.as_ref(),
+        (snap, &usable, has_snapshot_files),
+        inp.clean_shutdown,
+        &mut leftovers,
+    );
     let skipped = ending.skipped(skipped, inp.clean_shutdown);
     let snapshot_at = snapshot.as_ref().map(|s| s.0);
-    let replay_from = if skipped {
-        None
-    } else {
-        ending.replay_from().or(snapshot_at.or(log_start_after))
-    };
+    let replay_from = (!skipped)
+        .then(|| ending.replay_from().or(snapshot_at.or(log_start_after)))
+        .flatten();
     // Kept whole: nothing removed (an empty last segment may end it above its last batch).
     let whole = (leo_after == inp.log_end_offset || plan.truncation.is_none())
         && deleted.is_empty()
@@ -339,11 +333,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         snapshot: snapshot.map(|s| s.1),
         skipped,
         replay_from,
-        replay_to: if skipped || !end_known {
-            None
-        } else {
-            leo_after
-        },
+        replay_to: leo_after.filter(|_| !skipped && end_known),
         producers: counts.map(|c| c.0),
         open_transactions: counts.map(|c| c.1).or_else(|| {
             let truncated = truncation.is_some() && outcome_unknown.is_none();
@@ -411,6 +401,28 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         pr.unrecovered_corruption = unrecovered_texts(&inp, &plan, true);
     }
     pr
+}
+
+/// The snapshot the final rebuild loads `(offset, file name)`, and whether the rebuild is
+/// skipped: without recoveries, the newest usable snapshot file (skipped after a clean
+/// shutdown that left none); with them, the last one their chain writes (the files it
+/// replaces become `leftovers`).
+fn loaded_snapshot(
+    chain: Option<&chain::Chain>,
+    (snap, usable, has_snapshot_files): (Option<&SnapshotInput>, &[&SnapshotInput], bool),
+    clean_shutdown: Option<bool>,
+    leftovers: &mut Vec<LeftoverAction>,
+) -> (Option<(i64, String)>, bool) {
+    match chain {
+        None => (
+            snap.map(|s| (s.offset, s.name.clone())),
+            !has_snapshot_files && clean_shutdown == Some(true),
+        ),
+        Some(c) => {
+            leftovers.extend(replaced_at_recovery(c, usable));
+            (c.last.map(|o| (o, format!("{o:020}.snapshot"))), c.skipped)
+        }
+    }
 }
 
 /// The load's first failure ([`load_failure`]), and the prediction cut back to what the

@@ -82,11 +82,7 @@ impl Replay {
                         i32::from(m.epoch),
                         i32::from(epoch),
                     ))
-                    .remediation(if opens {
-                        "if the transaction is still open at the end of the log it is hanging: abort it with kafka-transactions.sh abort (see the hanging_transaction finding); upgrade brokers to 2.4.1 / 2.5.0 or later (KAFKA-9144) and make sure the zombie producer instance is stopped".to_string()
-                    } else {
-                        "make sure the zombie producer instance is stopped; upgrade brokers to 2.4.1 / 2.5.0 or later (KAFKA-9144)".to_string()
-                    });
+                    .remediation(zombie_remediation(opens));
                 findings.push(f);
             }
         } else if !expired && seq_rules && (e.seq_known || epoch != e.epoch) {
@@ -452,5 +448,14 @@ fn zombie_client(tv2: Option<bool>, abort: bool, marker_epoch: i32, epoch: i32) 
         text::CLIENT_ZOMBIE_TV2
     } else {
         text::CLIENT_ZOMBIE
+    }
+}
+
+/// The remediation of a zombie write (`opens`: its batch opens a transaction).
+fn zombie_remediation(opens: bool) -> &'static str {
+    if opens {
+        "if the transaction is still open at the end of the log it is hanging: abort it with kafka-transactions.sh abort (see the hanging_transaction finding); upgrade brokers to 2.4.1 / 2.5.0 or later (KAFKA-9144) and make sure the zombie producer instance is stopped"
+    } else {
+        "make sure the zombie producer instance is stopped; upgrade brokers to 2.4.1 / 2.5.0 or later (KAFKA-9144)"
     }
 }
