@@ -325,41 +325,7 @@ pub(super) fn partition_leftovers(
             action,
         });
     }
-    if let Some(kind) = &p.kind {
-        let what = match kind {
-            DirKind::Normal => None,
-            DirKind::Delete { .. } => Some((
-                "delete_dir",
-                "loaded without recovery, then deleted: LogLoader.load skips recoverLog for a -delete directory (recovery point and log end 0, the leader-epoch cache emptied, the producer state rebuilt only to offset 0) and LogManager.loadLog queues the log for deletion (removed once file.delete.delay.ms, 60 s by default, has passed)",
-            )),
-            DirKind::Future { .. } => Some((
-                "future_dir",
-                "loaded as a future replica (the destination of a move between log dirs)",
-            )),
-            DirKind::Stray { .. } => Some((
-                "stray_dir",
-                "kept aside as a stray log: LogManager.loadLog loads and recovers it into strayLogs, apart from the partition's live log; the broker never serves it and never removes it (an operator does, once the live replicas are checked)",
-            )),
-        };
-        if let Some((k, action)) = what {
-            let name = name_of(&p.path);
-            out.push(
-                mk(
-                    r,
-                    Kind::LeftoverFile,
-                    &name,
-                    format!("directory {name}: {action}"),
-                )
-                .evidence(json!({"dir": p.path.display().to_string(), "dir_kind": kind}))
-                .broker(action),
-            );
-            leftovers.push(LeftoverAction {
-                file: name,
-                kind: k.into(),
-                action: action.into(),
-            });
-        }
-    }
+    dir_kind_leftover(p, r, out, &mut leftovers);
     for s in p.orphan_indexes() {
         for f in [&s.index, &s.timeindex, &s.txnindex].into_iter().flatten() {
             let name = name_of(f);
@@ -381,6 +347,52 @@ pub(super) fn partition_leftovers(
         }
     }
     leftovers
+}
+
+/// The `leftover_file` finding and action of a partition directory whose name says what
+/// the load does with it (`-delete`, `-future`, `-stray`).
+fn dir_kind_leftover(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    out: &mut Vec<Finding>,
+    leftovers: &mut Vec<LeftoverAction>,
+) {
+    let Some(kind) = &p.kind else {
+        return;
+    };
+    let what = match kind {
+        DirKind::Normal => None,
+        DirKind::Delete { .. } => Some((
+            "delete_dir",
+            "loaded without recovery, then deleted: LogLoader.load skips recoverLog for a -delete directory (recovery point and log end 0, the leader-epoch cache emptied, the producer state rebuilt only to offset 0) and LogManager.loadLog queues the log for deletion (removed once file.delete.delay.ms, 60 s by default, has passed)",
+        )),
+        DirKind::Future { .. } => Some((
+            "future_dir",
+            "loaded as a future replica (the destination of a move between log dirs)",
+        )),
+        DirKind::Stray { .. } => Some((
+            "stray_dir",
+            "kept aside as a stray log: LogManager.loadLog loads and recovers it into strayLogs, apart from the partition's live log; the broker never serves it and never removes it (an operator does, once the live replicas are checked)",
+        )),
+    };
+    if let Some((k, action)) = what {
+        let name = name_of(&p.path);
+        out.push(
+            mk(
+                r,
+                Kind::LeftoverFile,
+                &name,
+                format!("directory {name}: {action}"),
+            )
+            .evidence(json!({"dir": p.path.display().to_string(), "dir_kind": kind}))
+            .broker(action),
+        );
+        leftovers.push(LeftoverAction {
+            file: name,
+            kind: k.into(),
+            action: action.into(),
+        });
+    }
 }
 
 /// The `leftover_file` findings of a load that fails before it does what `actions` (file,
