@@ -67,6 +67,11 @@ pub struct OpenTxnJoint {
 pub struct ZombieJoint {
     /// The marker at the higher epoch the zombie wrote after.
     pub marker: Option<BatchEvidence>,
+    /// Transaction version 2, an ABORT one epoch above the write: a coordinator timeout
+    /// abort left it as well as a fencing (two readings of the client's fate; the key is
+    /// written only when true).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timeout_abort_possible: bool,
 }
 
 /// One data partition offset a pending transactional offset commit names.

@@ -4,6 +4,7 @@
 //! where a rule did not already say something more specific; the triage summary uses the
 //! same table to say what the applications experienced.
 
+use crate::finding::evidence::{self, ZombieJoint};
 use crate::finding::{Finding, Kind};
 
 /// KIP-1050's groups (plus the two cases the KIP leaves outside them).
@@ -95,12 +96,10 @@ impl ClientError {
 /// text adds to it: a transaction-version-2 zombie one epoch below an ABORT may have been
 /// aborted by the coordinator's timeout instead of fenced, and then goes on
 /// (`TransactionCoordinator.endTransaction`'s `retryOnEpochBump`;
-/// [`crate::partition::state::text::CLIENT_ZOMBIE_TV2`]).
+/// the replay's [`ZombieJoint::timeout_abort_possible`]).
 pub(crate) fn short_of(f: &Finding, c: &ClientError) -> String {
     let mut s = c.short();
-    if f.kind == Kind::ZombieWrite
-        && f.client_error.as_deref() == Some(crate::partition::state::text::CLIENT_ZOMBIE_TV2)
-    {
+    if f.kind == Kind::ZombieWrite && evidence::read::<ZombieJoint>(f).timeout_abort_possible {
         s.push_str(
             " — unless the coordinator aborted its transaction on timeout (transaction version 2): its abort is then answered as a retry and it goes on (producer-abortable)",
         );

@@ -211,6 +211,13 @@ fn zombie_write_client_text_by_transaction_version() {
         assert_eq!(z.len(), 1, "{case}: {:#?}", r.findings);
         assert_eq!(z[0].offset, Some(6), "{case}");
         let text = z[0].client_error.as_deref().unwrap_or_default();
+        // The typed joint the triage reads: written only for the two readings.
+        let two = z[0].evidence.get("timeout_abort_possible");
+        assert_eq!(
+            two,
+            (tv2 && abort_up == 1).then_some(&serde_json::Value::Bool(true)),
+            "{case}"
+        );
         if tv2 && abort_up == 1 {
             assert!(text.contains("TV2"), "{case}: {text}");
             assert!(text.contains("retryOnEpochBump"), "{case}: {text}");

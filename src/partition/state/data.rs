@@ -2,7 +2,7 @@
 //! transaction state (rules 12–16, 25–26) before the recovery view applies the batch.
 
 use super::entry::{
-    BatchRef, DataRef, Entry, OpenTxnState, RefKind, next_sequence, ranges_overlap,
+    BatchRef, DataRef, Entry, OpenTxnState, RefKind, SeqBatch, next_sequence, ranges_overlap,
 };
 use super::opentxns::OpenTxns;
 use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
@@ -50,6 +50,12 @@ impl Replay {
             {
                 zombie = true;
                 let opens = ev.is_transactional && !e.has_txn();
+                let timeout_abort_possible = timeout_abort_possible(
+                    e.tv2,
+                    m.kind == RefKind::Abort,
+                    i32::from(m.epoch),
+                    i32::from(epoch),
+                );
                 let f = self
                     .at(
                         Kind::ZombieWrite,
@@ -72,16 +78,15 @@ impl Replay {
                             "producer_id_expiration_ms": PRODUCER_ID_EXPIRATION_MS,
                         });
                         let marker = Some(self.batch_evidence(&m));
-                        evidence::merge(&mut ev, &ZombieJoint { marker });
+                        evidence::merge(&mut ev, &ZombieJoint { marker, timeout_abort_possible });
                         ev
                     })
                     .broker(text::BROKER_ZOMBIE)
-                    .client_error(zombie_client(
-                        e.tv2,
-                        m.kind == RefKind::Abort,
-                        i32::from(m.epoch),
-                        i32::from(epoch),
-                    ))
+                    .client_error(if timeout_abort_possible {
+                        text::CLIENT_ZOMBIE_TV2
+                    } else {
+                        text::CLIENT_ZOMBIE
+                    })
                     .remediation(zombie_remediation(opens));
                 findings.push(f);
             }
@@ -215,6 +220,56 @@ impl Replay {
         })
     }
 
+    /// The `duplicate_sequence` finding of batch `ev` (`cur`), whose sequences repeat or
+    /// overlap those of the cached batch `b` of its producer at the same epoch (rule 16,
+    /// `ProducerStateEntry.findDuplicateBatch`).
+    fn duplicate_finding(
+        &self,
+        ev: &BatchEvent,
+        cur: &BatchRef,
+        b: &SeqBatch,
+        gap_ms: Option<i64>,
+    ) -> Finding {
+        let (pid, epoch) = (ev.producer_id, ev.producer_epoch);
+        let (base, last) = (ev.base_sequence, ev.last_sequence);
+        let exact = b.base_sequence == base && b.last_sequence == last;
+        let orig = json!({
+            "offset": b.base_offset,
+            "last_offset": b.last_offset,
+            "position": b.position,
+            "segment": self.segment_name(b.segment),
+            "base_sequence": b.base_sequence,
+            "last_sequence": b.last_sequence,
+        });
+        self.at(
+                Kind::DuplicateSequence,
+                cur,
+                format!(
+                    "producer {pid} epoch {epoch}: sequences {base}..{last} at offset {} {} the batch at offset {} ({}..{})",
+                    ev.base_offset,
+                    if exact { "duplicate" } else { "overlap" },
+                    b.base_offset,
+                    b.base_sequence,
+                    b.last_sequence
+                ),
+            )
+            .evidence(json!({
+                "exact": exact,
+                "original": orig,
+                "batch": self.batch_json(cur),
+                "gap_ms": gap_ms,
+            }))
+            .broker(text::BROKER_DUPLICATE)
+            .client_error(if exact {
+                text::CLIENT_DUPLICATE_EXACT
+            } else {
+                text::CLIENT_OUT_OF_ORDER
+            })
+            .remediation(
+                "consumers read these records twice; the leader had lost or expired the producer's state when the second copy was appended",
+            )
+    }
+
     pub(super) fn sequence_rules(
         &self,
         ev: &BatchEvent,
@@ -290,44 +345,7 @@ impl Replay {
             })
         };
         if let Some(b) = dup {
-            let exact = b.base_sequence == base && b.last_sequence == last;
-            let orig = json!({
-                "offset": b.base_offset,
-                "last_offset": b.last_offset,
-                "position": b.position,
-                "segment": self.segment_name(b.segment),
-                "base_sequence": b.base_sequence,
-                "last_sequence": b.last_sequence,
-            });
-            findings.push(
-                self.at(
-                    Kind::DuplicateSequence,
-                    cur,
-                    format!(
-                        "producer {pid} epoch {epoch}: sequences {base}..{last} at offset {} {} the batch at offset {} ({}..{})",
-                        ev.base_offset,
-                        if exact { "duplicate" } else { "overlap" },
-                        b.base_offset,
-                        b.base_sequence,
-                        b.last_sequence
-                    ),
-                )
-                .evidence(json!({
-                    "exact": exact,
-                    "original": orig,
-                    "batch": self.batch_json(cur),
-                    "gap_ms": gap_ms,
-                }))
-                .broker(text::BROKER_DUPLICATE)
-                .client_error(if exact {
-                    text::CLIENT_DUPLICATE_EXACT
-                } else {
-                    text::CLIENT_OUT_OF_ORDER
-                })
-                .remediation(
-                    "consumers read these records twice; the leader had lost or expired the producer's state when the second copy was appended",
-                ),
-            );
+            findings.push(self.duplicate_finding(ev, cur, &b, gap_ms));
             return;
         }
         if no_epoch {
@@ -441,14 +459,10 @@ fn record_data(
     e.marker_bumped = false;
 }
 
-/// The client text of a zombie write: under TV2 an ABORT at the data's epoch + 1 is a
-/// timeout abort or a fencing (two readings), any other case the fencing alone.
-fn zombie_client(tv2: Option<bool>, abort: bool, marker_epoch: i32, epoch: i32) -> &'static str {
-    if tv2 == Some(true) && abort && marker_epoch == epoch + 1 {
-        text::CLIENT_ZOMBIE_TV2
-    } else {
-        text::CLIENT_ZOMBIE
-    }
+/// Whether a zombie write has two readings: under TV2 an ABORT at the data's epoch + 1 is
+/// a timeout abort or a fencing; any other case is the fencing alone.
+fn timeout_abort_possible(tv2: Option<bool>, abort: bool, marker_epoch: i32, epoch: i32) -> bool {
+    tv2 == Some(true) && abort && marker_epoch == epoch + 1
 }
 
 /// The remediation of a zombie write (`opens`: its batch opens a transaction).

@@ -505,14 +505,34 @@ fn the_clients_line_says_the_zombie_ends_fenced() {
     );
 }
 
-/// A TV2 zombie one epoch below an ABORT (the rule's `CLIENT_ZOMBIE_TV2`): the clients line
-/// adds the timeout-abort reading, under which the producer goes on; a zombie with the
-/// fenced text (TV0/1, or the version unknown) does not (the test above).
+/// A TV2 zombie one epoch below an ABORT (the replay's `timeout_abort_possible`): the
+/// clients line adds the timeout-abort reading, under which the producer goes on; a zombie
+/// without it (TV0/1, or the version unknown) does not (the test above). The line follows
+/// the typed evidence, not the client text: the TV2 text alone adds nothing.
 #[test]
 fn the_clients_line_of_a_tv2_zombie_names_the_timeout_abort_too() {
+    let mut text_only = chain();
+    for f in text_only.iter_mut().filter(|f| f.kind == Kind::ZombieWrite) {
+        f.client_error = Some(crate::partition::state::text::CLIENT_ZOMBIE_TV2.to_string());
+    }
+    let inc = incidents(&text_only);
+    assert!(
+        !inc[0]
+            .clients
+            .iter()
+            .any(|c| c.contains("unless the coordinator aborted")),
+        "{:?}",
+        inc[0].clients
+    );
     let mut fs = chain();
     for f in fs.iter_mut().filter(|f| f.kind == Kind::ZombieWrite) {
-        f.client_error = Some(crate::partition::state::text::CLIENT_ZOMBIE_TV2.to_string());
+        use crate::finding::evidence::{self, ZombieJoint};
+        let marker = evidence::read::<ZombieJoint>(f).marker;
+        let joint = ZombieJoint {
+            marker,
+            timeout_abort_possible: true,
+        };
+        evidence::merge(&mut f.evidence, &joint);
     }
     let inc = incidents(&fs);
     let producer: Vec<&String> = inc[0]
