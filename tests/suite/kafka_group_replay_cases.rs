@@ -697,3 +697,25 @@ fn an_idempotent_batch_s_offset_commits_stay_pending_in_kafka_4() {
     let g = live(&groups, GROUP).expect("the simple group exists");
     assert!(g.offsets.is_empty(), "{:?}", g.offsets);
 }
+
+/// `OffsetMetadataManager.replay` creates the simple classic group for a transactional
+/// offset commit's group when it replays the pending value, before any marker, so an ABORT
+/// (`replayEndTransactionMarker`, which only drops the pending offsets) leaves the group in
+/// place, empty. `GroupCoordinatorShard.replay` passes the producer id only to offset
+/// commits: a consumer-group record in the same transactional batch is applied at once,
+/// whatever the marker says.
+#[test]
+fn an_aborted_transaction_leaves_its_simple_group_and_its_group_records() {
+    let mut log = GroupLog::new();
+    log.txn_batch(
+        5,
+        vec![commit("txn-group", "foo", 0, 3), group_epoch("cg", 4)],
+    );
+    log.marker(5, false);
+    let (groups, r) = load(&log);
+    assert!(group_findings(&r).is_empty(), "{:#?}", group_findings(&r));
+    let s = live(&groups, "txn-group").expect("the simple group stays");
+    assert!(s.simple && s.offsets.is_empty(), "{s:#?}");
+    let cg = live(&groups, "cg").expect("applied without waiting for the marker");
+    assert_eq!((cg.group_type, cg.epoch), (GroupType::Consumer, 4));
+}
