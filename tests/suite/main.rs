@@ -78,6 +78,7 @@ mod kafka_dump_cases;
 mod kafka_epoch_leadership_cases;
 mod kafka_fetch_cases;
 mod kafka_format_cases;
+mod kafka_kraft_controller_cases;
 mod kafka_kraft_file_cases;
 mod kafka_kraft_name_cases;
 mod kafka_kraft_read_cases;
