@@ -79,6 +79,7 @@ mod kafka_epoch_leadership_cases;
 mod kafka_fetch_cases;
 mod kafka_format_cases;
 mod kafka_group_replay_cases;
+mod kafka_kraft_controller_cases;
 mod kafka_kraft_file_cases;
 mod kafka_kraft_name_cases;
 mod kafka_kraft_read_cases;
