@@ -122,14 +122,24 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
         .old_leader_copy
         .as_ref()
         .and_then(|c| c.lost_below_high_watermark);
+    // In the ISR before, unclean all the same: the change wrote RECOVERING, which only the
+    // unclean path writes — the leader was outside the ISR the change targeted
+    // (`PartitionChangeBuilder.tryElection` judges that one, not the ISR before).
+    let outside = if e.isr_before.contains(&e.leader) {
+        format!(
+            "although it was not in the ISR the change targeted: the record writes leader recovery state RECOVERING, which only an unclean election writes (it was in the ISR {:?} before the change)",
+            e.isr_before
+        )
+    } else {
+        format!("although it was not in the ISR {:?}", e.isr_before)
+    };
     let mut msg = format!(
-        "unclean leader election at metadata offset {}: broker {} became leader of {}-{} at leader epoch {} although it was not in the ISR {:?}{}",
+        "unclean leader election at metadata offset {}: broker {} became leader of {}-{} at leader epoch {} {outside}{}",
         e.offset,
         e.leader,
         e.topic,
         e.partition,
         e.leader_epoch,
-        e.isr_before,
         match (e.isr_before.is_empty(), last_known) {
             (true, true) => format!(
                 " nor the ELR {:?}: it was the partition's last known leader (KIP-966)",

@@ -88,6 +88,9 @@ impl Election {
 ///   version with leader recovery (3.2+, `recovery_supported`): the ISR the change
 ///   targeted (an unclean election there would have written RECOVERING).
 ///
+/// * the change completes a reassignment and elects a replica it was adding
+///   ([`reassignment_completed`]): the ISR, at any metadata version.
+///
 /// Otherwise unclean: without the metadata version, such a record is read as unclean
 /// (before 3.2 no election writes RECOVERING: the record alone does not tell).
 pub fn classify(
@@ -108,6 +111,9 @@ pub fn classify(
     }
     if reassignment_revert(prev, c, leader) {
         return Choice::Unclean;
+    }
+    if reassignment_completed(prev, c, leader) {
+        return Choice::Isr;
     }
     let alone_in_written_isr = c.isr.as_deref() == Some(&[leader][..]);
     if alone_in_written_isr
@@ -145,6 +151,20 @@ pub fn reassignment_revert(prev: &PartitionState, c: &PartitionChange, leader: i
         && !prev.adding.is_empty()
         && !prev.adding.contains(&leader)
         && prev.isr.iter().all(|r| prev.adding.contains(r))
+}
+
+/// A change that completes a reassignment and elects one of the replicas it was adding.
+/// `PartitionChangeBuilder.completeReassignmentIfNeeded` runs before the election and
+/// completes only when the targeted ISR holds every adding replica, which it then keeps as
+/// the ISR: such a leader was in that ISR, a valid choice (an unclean pick is by definition
+/// outside it). Clean whatever the metadata version: before 3.2 no record says RECOVERING,
+/// and this one needs no such word (`PartitionChangeBuilderTest.
+/// testIsrEnlargementCompletesReassignment`). The change clears the adding replicas.
+pub fn reassignment_completed(prev: &PartitionState, c: &PartitionChange, leader: i32) -> bool {
+    c.adding_replicas.as_deref() == Some(&[][..])
+        && prev.adding.contains(&leader)
+        && c.isr.as_ref().is_none_or(|i| i.contains(&leader))
+        && c.replicas.as_ref().is_none_or(|r| r.contains(&leader))
 }
 
 /// The elections of one partition's timeline; `metadata_version_at` gives the
