@@ -49,46 +49,7 @@ impl Replay {
                 && m.epoch > epoch
             {
                 zombie = true;
-                let opens = ev.is_transactional && !e.has_txn();
-                let timeout_abort_possible = timeout_abort_possible(
-                    e.tv2,
-                    m.kind == RefKind::Abort,
-                    i32::from(m.epoch),
-                    i32::from(epoch),
-                );
-                let f = self
-                    .at(
-                        Kind::ZombieWrite,
-                        &cur,
-                        format!(
-                            "producer {pid} wrote {} at epoch {epoch} after its {} marker at epoch {} (offset {}){}",
-                            if ev.is_transactional { "transactional data" } else { "data" },
-                            m.kind.name().to_uppercase(),
-                            m.epoch,
-                            m.base_offset,
-                            if opens { "; it opens a transaction the coordinator will never close" } else { "" }
-                        ),
-                    )
-                    .evidence({
-                        let mut ev = json!({
-                            "batch": self.batch_json(&cur),
-                            "opens_transaction": opens,
-                            "gap_ms": gap_ms,
-                            "exceeds_producer_id_expiration": expired,
-                            "producer_id_expiration_ms": PRODUCER_ID_EXPIRATION_MS,
-                        });
-                        let marker = Some(self.batch_evidence(&m));
-                        evidence::merge(&mut ev, &ZombieJoint { marker, timeout_abort_possible });
-                        ev
-                    })
-                    .broker(text::BROKER_ZOMBIE)
-                    .client_error(if timeout_abort_possible {
-                        text::CLIENT_ZOMBIE_TV2
-                    } else {
-                        text::CLIENT_ZOMBIE
-                    })
-                    .remediation(zombie_remediation(opens));
-                findings.push(f);
+                findings.push(self.zombie_finding(ev, &cur, e, &m, gap_ms, expired));
             }
         } else if !expired && seq_rules && (e.seq_known || epoch != e.epoch) {
             // Rules 14–16 (leader CLIENT checks), only while the leader knew the producer.
@@ -218,6 +179,58 @@ impl Replay {
         } else {
             text::CLIENT_EPOCH
         })
+    }
+
+    /// The `zombie_write` finding of data `ev` (`cur`) at an epoch below its producer's
+    /// last marker `m` (rule 13, KAFKA-9144).
+    fn zombie_finding(
+        &self,
+        ev: &BatchEvent,
+        cur: &BatchRef,
+        e: &Entry,
+        m: &BatchRef,
+        gap_ms: Option<i64>,
+        expired: bool,
+    ) -> Finding {
+        let (pid, epoch) = (ev.producer_id, ev.producer_epoch);
+        let opens = ev.is_transactional && !e.has_txn();
+        let timeout_abort_possible = timeout_abort_possible(
+            e.tv2,
+            m.kind == RefKind::Abort,
+            i32::from(m.epoch),
+            i32::from(epoch),
+        );
+        self.at(
+                Kind::ZombieWrite,
+                cur,
+                format!(
+                    "producer {pid} wrote {} at epoch {epoch} after its {} marker at epoch {} (offset {}){}",
+                    if ev.is_transactional { "transactional data" } else { "data" },
+                    m.kind.name().to_uppercase(),
+                    m.epoch,
+                    m.base_offset,
+                    if opens { "; it opens a transaction the coordinator will never close" } else { "" }
+                ),
+            )
+            .evidence({
+                let mut ev = json!({
+                    "batch": self.batch_json(cur),
+                    "opens_transaction": opens,
+                    "gap_ms": gap_ms,
+                    "exceeds_producer_id_expiration": expired,
+                    "producer_id_expiration_ms": PRODUCER_ID_EXPIRATION_MS,
+                });
+                let marker = Some(self.batch_evidence(m));
+                evidence::merge(&mut ev, &ZombieJoint { marker, timeout_abort_possible });
+                ev
+            })
+            .broker(text::BROKER_ZOMBIE)
+            .client_error(if timeout_abort_possible {
+                text::CLIENT_ZOMBIE_TV2
+            } else {
+                text::CLIENT_ZOMBIE
+            })
+            .remediation(zombie_remediation(opens))
     }
 
     /// The `duplicate_sequence` finding of batch `ev` (`cur`), whose sequences repeat or
