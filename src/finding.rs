@@ -178,6 +178,9 @@ kinds! {
     GroupTombstonesIncomplete = "group_tombstones_incomplete", Error;
     /// A group or target assignment epoch that goes down, or an assignment above the group epoch.
     GroupEpochRegression = "group_epoch_regression", Error;
+    /// An offset commit in a non-transactional batch with a producer id: Kafka 4.x's load
+    /// holds it pending for ever, Kafka 3.x's applies it.
+    GroupOffsetCommitInIdempotentBatch = "group_offset_commit_in_idempotent_batch", Warning;
     // --- across the partitions of a transaction and its coordinator ---
     /// One transaction committed on some partitions and aborted on others.
     TransactionOutcomeMismatch = "transaction_outcome_mismatch", Error;

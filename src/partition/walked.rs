@@ -158,6 +158,12 @@ pub struct LogRecord {
     pub leader_epoch: i32,
     /// The batch's producer id when it is transactional.
     pub producer_id: Option<i64>,
+    /// The batch's producer id when it is not transactional but carries one (an idempotent
+    /// producer's batch): Kafka 4.x's group coordinator load reads only the producer id
+    /// (`OffsetMetadataManager.replay`). Absent otherwise, and from results written before
+    /// it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_producer_id: Option<i64>,
     pub key: Option<Vec<u8>>,
     pub value: Option<Vec<u8>>,
 }
@@ -203,6 +209,9 @@ pub enum GroupAnomalyKind {
     EpochRegression,
     /// A streams group left at the KIP-1331 barrier (-2).
     DeletionUnfinished,
+    /// Offset commits in a non-transactional batch that carries a producer id (an
+    /// idempotent producer's): pending for ever under Kafka 4.x, applied by 3.x.
+    IdempotentOffsetCommit,
 }
 
 /// One anomaly of the group coordinator's replay, with where it is.
@@ -539,6 +548,8 @@ impl Collector {
             }
         };
         let producer_id = b.is_transactional().then(|| b.producer_id());
+        let idempotent_producer_id =
+            (!b.is_transactional() && b.producer_id() >= 0).then(|| b.producer_id());
         for r in recs {
             match r {
                 Ok(r) => {
@@ -549,6 +560,7 @@ impl Collector {
                         timestamp: b.max_timestamp(),
                         leader_epoch: b.partition_leader_epoch(),
                         producer_id,
+                        idempotent_producer_id,
                         key: r.key.map(<[u8]>::to_vec),
                         value: r.value.map(<[u8]>::to_vec),
                     };

@@ -53,6 +53,17 @@ pub struct ClientError {
 }
 
 impl ClientError {
+    /// A consumer's error (not a producer error).
+    fn consumer(exception: &'static str, behaviour: &'static str) -> ClientError {
+        ClientError {
+            who: "consumer",
+            exception,
+            class: ErrorClass::NotAProducerError,
+            behaviour,
+            consumers: None,
+        }
+    }
+
     /// The text that goes into `Finding::client_error`.
     pub fn text(&self) -> String {
         let mut s = format!(
@@ -107,6 +118,29 @@ pub(crate) fn short_of(f: &Finding, c: &ClientError) -> String {
     s
 }
 
+/// The client errors of the findings about a group's committed offsets held back (a
+/// hanging transaction's, a commit a 4.x load keeps pending).
+fn group_offsets(kind: Kind) -> Option<ClientError> {
+    Some(match kind {
+        Kind::GroupBlockedByHangingTransaction => ClientError {
+            who: "consumer",
+            exception: "none",
+            class: ErrorClass::NotAProducerError,
+            behaviour: "the group's position is at the stuck last stable offset",
+            consumers: Some(STALL),
+        },
+        Kind::GroupOffsetsPendingInHangingTransaction => ClientError::consumer(
+            "UnstableOffsetCommitException (UNSTABLE_OFFSET_COMMIT)",
+            "retriable: the consumer retries fetching its committed offsets forever and never starts on those partitions",
+        ),
+        Kind::GroupOffsetCommitInIdempotentBatch => ClientError::consumer(
+            "UnstableOffsetCommitException (UNSTABLE_OFFSET_COMMIT) on Kafka 4.x brokers",
+            "Kafka 4.x: retriable, the consumer retries fetching its committed offsets for those partitions until its timeout and does not start on them (KafkaConsumer.committed throws TimeoutException); Kafka 3.x: none, the commits are applied",
+        ),
+        _ => return None,
+    })
+}
+
 const STALL: &str =
     "read_committed consumers stall silently at the last stable offset (no exception; lag grows)";
 
@@ -121,13 +155,10 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
         behaviour,
         consumers: None,
     };
-    let consumer = |exception, behaviour| ClientError {
-        who: "consumer",
-        exception,
-        class: NotAProducerError,
-        behaviour,
-        consumers: None,
-    };
+    let consumer = ClientError::consumer;
+    if let Some(c) = group_offsets(kind) {
+        return Some(c);
+    }
     Some(match kind {
         Kind::CrcMismatch | Kind::InvalidBatch => consumer(
             "KafkaException",
@@ -233,17 +264,6 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
                 "if the restarted copy leads, read_committed consumers stall silently at the reopened transaction's first offset (no exception; lag grows)",
             ),
         },
-        Kind::GroupBlockedByHangingTransaction => ClientError {
-            who: "consumer",
-            exception: "none",
-            class: NotAProducerError,
-            behaviour: "the group's position is at the stuck last stable offset",
-            consumers: Some(STALL),
-        },
-        Kind::GroupOffsetsPendingInHangingTransaction => consumer(
-            "UnstableOffsetCommitException (UNSTABLE_OFFSET_COMMIT)",
-            "retriable: the consumer retries fetching its committed offsets forever and never starts on those partitions",
-        ),
         Kind::CommittedLeaderEpochUnknown => consumer(
             "LogTruncationException (no reset policy)",
             "the position is validated against the leader's epochs: reset by auto.offset.reset, or moved back to the mapped epoch's end when truncation is detected",

@@ -668,34 +668,126 @@ fn a_consumer_group_value_of_an_unknown_version_fails_the_load() {
 /// offset commit in an *idempotent*, non-transactional batch (producer id 7; what a
 /// producer with the admin client id `__admin_client`, allowed to write internal topics,
 /// sends by default) is therefore held pending by the 4.x load and never applied (no marker
-/// ever comes for it): the group has no committed offset and a stable OffsetFetch gets
-/// UNSTABLE_OFFSET_COMMIT. (Kafka ≤ 3.x, `GroupMetadataManager.doLoadGroupsAndOffsets`,
-/// tests `batch.isTransactional` and applies it.) klogscan applies it as committed.
+/// ever comes for it): a stable OffsetFetch gets UNSTABLE_OFFSET_COMMIT. Kafka 3.x
+/// (`GroupMetadataManager.doLoadGroupsAndOffsets`) tests `batch.isTransactional` and applies
+/// it. With the release unknown the replay keeps the 3.x reading (applied, as the record
+/// says) and `group_offset_commit_in_idempotent_batch` says what 4.x does, one finding per
+/// group and producer id at its first commit.
+fn idempotent_commits(p: &mut PartitionBuilder, producer: Producer, commits: &[(&str, i32, i64)]) {
+    let recs: Vec<Rec> = commits
+        .iter()
+        .map(|(t, n, o)| {
+            let (k, v) = record(
+                1,
+                json!({"group": GROUP, "topic": t, "partition": n}),
+                Some((
+                    3,
+                    json!({"offset": o, "leaderEpoch": -1, "commitTimestamp": 1}),
+                )),
+            );
+            Rec::kv(k, v.unwrap())
+        })
+        .collect();
+    let mut b = Batch::new(producer);
+    for r in recs {
+        b = b.record(r);
+    }
+    p.append(b);
+}
+
+fn idempotent_findings(r: &ScanReport) -> Vec<&Finding> {
+    r.findings
+        .iter()
+        .filter(|f| f.kind == Kind::GroupOffsetCommitInIdempotentBatch)
+        .collect()
+}
+
 #[test]
-#[ignore = "divergence: offset commits of an idempotent (non-transactional, producer id >= 0) batch are applied; Kafka 4.x's load keeps them pending (OffsetMetadataManager.replay tests producerId != -1)"]
 fn an_idempotent_batch_s_offset_commits_stay_pending_in_kafka_4() {
     let d = tempfile::tempdir().unwrap();
     let mut p = PartitionBuilder::new("__consumer_offsets", 0);
-    let (k, v) = record(
-        1,
-        json!({"group": GROUP, "topic": "foo", "partition": 0}),
-        Some((
-            3,
-            json!({"offset": 42, "leaderEpoch": -1, "commitTimestamp": 1}),
-        )),
+    idempotent_commits(
+        &mut p,
+        Producer::idempotent(7, 0),
+        &[("foo", 0, 42), ("foo", 1, 9)],
     );
-    p.append(Batch::new(Producer::idempotent(7, 0)).record(Rec::kv(k, v.unwrap())));
+    idempotent_commits(&mut p, Producer::idempotent(7, 0), &[("bar", 0, 5)]);
     p.write(d.path()).unwrap();
+    // The 3.x reading: applied, nothing pending as a transaction.
     let groups = groups_of(d.path());
+    let g = live(&groups, GROUP).expect("the simple group exists");
+    assert_eq!(
+        offsets(g),
+        vec![
+            ("bar".to_string(), 0, 5),
+            ("foo".to_string(), 0, 42),
+            ("foo".to_string(), 1, 9)
+        ]
+    );
     let inv = request::discover(&[d.path().to_path_buf()], &opts()).unwrap();
     let replay = replay_partition_dir(&inv.partitions[0], None, 0);
-    let pending: Vec<(i64, i64)> = replay
-        .pending_commits()
-        .map(|(pid, _, c)| (pid, c.offset))
-        .collect();
-    assert_eq!(pending, vec![(7, 42)], "held pending under producer 7");
-    let g = live(&groups, GROUP).expect("the simple group exists");
-    assert!(g.offsets.is_empty(), "{:?}", g.offsets);
+    assert_eq!(replay.pending_commits().count(), 0);
+    // The 4.x reading, said once for the group and producer, at its first commit.
+    let r = scan(d.path());
+    let f = idempotent_findings(&r);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!((f[0].offset, f[0].severity), (Some(0), Severity::Warning));
+    assert_eq!(f[0].evidence["producer_id"], 7);
+    assert_eq!(f[0].evidence["pending_count"], 3);
+    assert_eq!(f[0].evidence["group"], GROUP);
+    assert_eq!(
+        f[0].evidence["pending_offsets"][0],
+        json!({"topic": "foo", "partition": 0, "offset": 42, "record_offset": 0})
+    );
+    assert!(
+        f[0].broker_behaviour.contains("Kafka 4.x"),
+        "{}",
+        f[0].broker_behaviour
+    );
+    assert!(
+        f[0].broker_behaviour.contains("Kafka 3.x"),
+        "{}",
+        f[0].broker_behaviour
+    );
+    assert!(
+        f[0].client_error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("UNSTABLE_OFFSET_COMMIT"),
+        "{:?}",
+        f[0].client_error
+    );
+}
+
+/// The negative twins: commits in batches without a producer id (the coordinator's own,
+/// id -1) and in a transaction's batch are no such case; a tombstone of the key
+/// (`OffsetMetadataManager.replay` drops the key's pending offsets) and a marker of the
+/// producer id (`replayEndTransactionMarker`) end what a 4.x load held pending.
+#[test]
+fn commits_without_a_producer_id_or_cleared_later_are_not_stuck() {
+    let d = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("__consumer_offsets", 0);
+    idempotent_commits(&mut p, Producer::PLAIN, &[("foo", 0, 1)]);
+    idempotent_commits(&mut p, Producer::transactional(8, 0), &[("foo", 1, 2)]);
+    p.commit(Producer::transactional(8, 0), 0);
+    // Producer 7's commit to foo-2, then the key's tombstone.
+    idempotent_commits(&mut p, Producer::idempotent(7, 0), &[("foo", 2, 3)]);
+    let (k, _) = record(
+        1,
+        json!({"group": GROUP, "topic": "foo", "partition": 2}),
+        None,
+    );
+    p.append(Batch::new(Producer::PLAIN).record(Rec::tombstone(k)));
+    // Producer 9's commit, then a marker of producer id 9.
+    idempotent_commits(&mut p, Producer::idempotent(9, 0), &[("bar", 0, 4)]);
+    p.abort(Producer::transactional(9, 0), 0);
+    p.write(d.path()).unwrap();
+    let r = scan(d.path());
+    assert!(
+        idempotent_findings(&r).is_empty(),
+        "{:#?}",
+        idempotent_findings(&r)
+    );
 }
 
 /// `OffsetMetadataManager.replay` creates the simple classic group for a transactional

@@ -166,6 +166,7 @@ pub(crate) fn findings_of(topic: &str, partition: i32, anomalies: &[Anomaly]) ->
             AnomalyKind::TombstonesIncomplete => Kind::GroupTombstonesIncomplete,
             AnomalyKind::EpochRegression => Kind::GroupEpochRegression,
             AnomalyKind::DeletionUnfinished => Kind::GroupDeletionUnfinished,
+            AnomalyKind::IdempotentOffsetCommit => Kind::GroupOffsetCommitInIdempotentBatch,
         };
         let mut evidence = a.evidence.clone();
         if let Some(o) = evidence.as_object_mut() {
@@ -238,6 +239,9 @@ fn broker_text(a: &Anomaly) -> &'static str {
         AnomalyKind::EpochRegression => {
             "the load accepts it (replay sets the epoch it reads): members fenced by the higher epoch can rejoin at a stale epoch; assignments computed for the newer epoch are lost"
         }
+        AnomalyKind::IdempotentOffsetCommit => {
+            "Kafka 4.x (CoordinatorLoaderImpl hands OffsetMetadataManager.replay the batch's producer id, and any id but -1 makes a commit transactional): the commits stay pending for ever — no COMMIT/ABORT marker of that producer id comes —, the group's committed offsets for those partitions stay as before, and OffsetFetch with require_stable gets UNSTABLE_OFFSET_COMMIT for them until a tombstone of the key (an offset deletion, the group's deletion) clears them. Kafka 3.x (GroupMetadataManager.loadGroupsAndOffsets tests batch.isTransactional): applied as committed offsets"
+        }
         _ => "the group coordinator's load of this partition throws at this record",
     }
 }
@@ -252,6 +256,9 @@ fn remediation(k: AnomalyKind) -> &'static str {
         }
         AnomalyKind::EpochRegression => {
             "check for a restored or rewritten __consumer_offsets partition; restart the group's members so they rejoin at the current epoch"
+        }
+        AnomalyKind::IdempotentOffsetCommit => {
+            "find the client that writes __consumer_offsets directly with an idempotent producer and stop it (offsets are committed through the group coordinator: OffsetCommit or a transaction's TxnOffsetCommit); on Kafka 4.x clear the stuck keys by deleting the group's offsets for those partitions (kafka-consumer-groups.sh --delete-offsets, which writes their tombstones) and committing them again"
         }
         AnomalyKind::DeletionUnfinished => {
             "check the topology-description plugin (broker logs: \"Topology-description cleanup\", delete-error sensor); once its delete succeeds the next cleanup cycle finishes the deletion"
@@ -277,6 +284,7 @@ mod tests {
             r.record(Input {
                 offset: i as i64,
                 producer_id: None,
+                idempotent_producer_id: None,
                 key: Some(k),
                 value: v.as_deref(),
                 position: 0,

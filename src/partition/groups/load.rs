@@ -43,6 +43,7 @@ impl RecordSink for Replay {
             Input {
                 offset: rec.offset,
                 producer_id: rec.producer_id,
+                idempotent_producer_id: rec.idempotent_producer_id,
                 key: rec.key.as_deref(),
                 value: rec.value.as_deref(),
                 position: rec.position,

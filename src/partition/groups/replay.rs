@@ -9,8 +9,7 @@
 
 use super::model::{Committed, Group, GroupState, GroupType, Member, Topology};
 use super::values::{assignment, key_group, tasks};
-use crate::read::format::checkpoint::encode_uuid;
-use crate::read::format::groups::{self, Outcome, StructVal, Topic, Val};
+use crate::read::format::groups::{self, Outcome, StructVal, Topic};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -28,6 +27,9 @@ pub struct Input<'a> {
     /// The producer id of a transactional batch (its offset commits stay pending until
     /// the batch's COMMIT/ABORT marker); `None` otherwise.
     pub producer_id: Option<i64>,
+    /// The producer id of a non-transactional batch that has one (an idempotent
+    /// producer's; see [`crate::partition::walked::LogRecord::idempotent_producer_id`]).
+    pub idempotent_producer_id: Option<i64>,
     pub key: Option<&'a [u8]>,
     pub value: Option<&'a [u8]>,
     /// Position of the record's batch in its segment, and the segment's file name.
@@ -41,6 +43,8 @@ pub struct Input<'a> {
 pub use crate::partition::walked::{GroupAnomaly as Anomaly, GroupAnomalyKind as AnomalyKind};
 
 mod classic;
+mod idempotent;
+mod offsets;
 mod owners;
 
 /// A key written in an open transaction: group, key bytes, record type, offset.
@@ -58,6 +62,8 @@ pub struct Replay {
     live_keys: BTreeMap<String, BTreeMap<Vec<u8>, (i16, i64)>>,
     /// Keys of values in open transactions, per producer: live once committed.
     pending_keys: BTreeMap<i64, Vec<PendingKey>>,
+    /// Commits of idempotent batches a 4.x load holds pending, by (group, topic, partition).
+    idempotent: BTreeMap<(String, String, i32), idempotent::Stuck>,
     /// Last group and assignment epoch per group id, cleared by a deletion.
     epochs: BTreeMap<String, (GroupType, i32, i32)>,
     /// Who holds each partition (consumer) or active task (streams) of each group.
@@ -102,35 +108,6 @@ impl Replay {
             load_fails,
             severity: None,
         });
-    }
-
-    /// A COMMIT/ABORT marker of `producer_id`: its pending offset commits are applied (each
-    /// only over an older record) or dropped (`OffsetMetadataManager.replayEndTransactionMarker`).
-    pub fn marker(&mut self, producer_id: i64, commit: bool) {
-        // An aborted value never becomes live (the cleaner drops it; the load ignores it).
-        for (g, k, t, o) in self.pending_keys.remove(&producer_id).unwrap_or_default() {
-            if commit {
-                self.live_keys.entry(g).or_default().insert(k, (t, o));
-            }
-        }
-        let Some(pending) = self.pending.remove(&producer_id) else {
-            return;
-        };
-        if commit {
-            // A pending offset applies only when its record is newer than the offset the
-            // group holds: a regular commit written after it wins, whatever order the
-            // marker comes in.
-            for (g, c) in pending {
-                let offsets = self.offsets.entry(g).or_default();
-                let key = (c.topic.clone(), c.partition);
-                if offsets
-                    .get(&key)
-                    .is_none_or(|held| c.record_offset > held.record_offset)
-                {
-                    offsets.insert(key, c);
-                }
-            }
-        }
     }
 
     /// Replay one record.
@@ -271,61 +248,6 @@ impl Replay {
         }
         self.epochs.remove(id);
         self.owners.remove_group(id);
-    }
-
-    fn offset_commit(
-        &mut self,
-        at: &Input<'_>,
-        group: &str,
-        k: &StructVal<'_>,
-        v: Option<&StructVal<'_>>,
-    ) {
-        let topic = k.str("topic").unwrap_or_default();
-        let partition = k.int("partition") as i32;
-        let Some(v) = v else {
-            if let Some(m) = self.offsets.get_mut(group) {
-                m.remove(&(topic.clone(), partition));
-            }
-            for p in self.pending.values_mut() {
-                p.retain(|(g, c)| !(g == group && c.topic == topic && c.partition == partition));
-            }
-            return;
-        };
-        if !self.groups.contains_key(group) {
-            // OffsetMetadataManager.replay: a "simple" classic group holds the offsets.
-            let mut g = Group::new(group, GroupType::Classic, at.offset);
-            g.simple = true;
-            self.groups.insert(group.to_string(), g);
-        }
-        let c = Committed {
-            topic,
-            partition,
-            offset: v.int("offset"),
-            leader_epoch: v.int("leaderEpoch") as i32,
-            metadata: v.str("metadata").unwrap_or_default(),
-            commit_timestamp: v.int("commitTimestamp"),
-            record_offset: at.offset,
-            // `Uuid.ZERO_UUID` is none (`OffsetMetadataManager.isMismatchedTopicId`).
-            topic_id: match v.get("topicId") {
-                Some(Val::Uuid(u)) if u.iter().any(|b| *b != 0) => {
-                    <&[u8; 16]>::try_from(*u).ok().map(encode_uuid)
-                }
-                _ => None,
-            },
-        };
-        match at.producer_id {
-            Some(pid) => self
-                .pending
-                .entry(pid)
-                .or_default()
-                .push((group.to_string(), c)),
-            None => {
-                self.offsets
-                    .entry(group.to_string())
-                    .or_default()
-                    .insert((c.topic.clone(), c.partition), c);
-            }
-        }
     }
 
     /// A group epoch (or classic generation) must not go down while the group lives.
@@ -767,15 +689,8 @@ impl Replay {
         }
         if whole {
             super::check::end_of_log(self);
+            self.idempotent_anomalies();
         }
-    }
-
-    /// Transactional offset commits whose transaction has no COMMIT/ABORT marker (yet), as
-    /// `(producer id, group, commit)`: the coordinator holds them pending.
-    pub fn pending_commits(&self) -> impl Iterator<Item = (i64, &str, &Committed)> {
-        self.pending
-            .iter()
-            .flat_map(|(pid, v)| v.iter().map(move |(g, c)| (*pid, g.as_str(), c)))
     }
 
     /// Live record keys of `group` (type, offset), for the end-of-log checks.

@@ -42,6 +42,7 @@ impl Collector {
                         timestamp: i.timestamp,
                         leader_epoch: -1,
                         producer_id: None,
+                        idempotent_producer_id: None,
                         key: i.message.key().map(<[u8]>::to_vec),
                         value: i.message.value().map(<[u8]>::to_vec),
                     };
