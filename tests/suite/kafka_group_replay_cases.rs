@@ -811,3 +811,25 @@ fn an_aborted_transaction_leaves_its_simple_group_and_its_group_records() {
     let cg = live(&groups, "cg").expect("applied without waiting for the marker");
     assert_eq!((cg.group_type, cg.epoch), (GroupType::Consumer, 4));
 }
+
+/// The finding travels in a bundle (the replay's anomalies are in the partition's cluster
+/// inputs): `collect` + `merge` give the scan's report byte for byte.
+#[test]
+fn an_idempotent_batch_finding_is_the_same_after_collect_and_merge() {
+    let d = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("__consumer_offsets", 0);
+    idempotent_commits(&mut p, Producer::idempotent(7, 0), &[("foo", 0, 42)]);
+    p.write(d.path()).unwrap();
+    let dirs = [d.path().to_path_buf()];
+    let scanned = klogscan::pipeline::scan(&dirs, &ScanOptions::default());
+    assert_eq!(idempotent_findings(&scanned).len(), 1);
+    let out = tempfile::tempdir().unwrap();
+    let f = out.path().join("b.klb");
+    let w = std::fs::File::create(&f).unwrap();
+    klogscan::bundle::collect(&dirs, &ScanOptions::default(), std::io::BufWriter::new(w)).unwrap();
+    let merged = klogscan::bundle::merge(&[f], &ScanOptions::default()).unwrap();
+    assert_eq!(
+        crate::common::json(scanned),
+        crate::common::json(merged.report)
+    );
+}
