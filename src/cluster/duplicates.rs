@@ -82,6 +82,9 @@ struct Duplicate<'a> {
     /// The copies' topic id (KRaft: the same in both), when known.
     topic_id: Option<[u8; 16]>,
     kraft: bool,
+    /// Two `-future` copies (the destinations of inter-log-dir moves): `loadLog` keeps one
+    /// future log per topic-partition and throws for a second as for a current one.
+    futures: bool,
 }
 
 fn duplicate<'a>(
@@ -91,7 +94,12 @@ fn duplicate<'a>(
     b: ScannedCopy<'a>,
 ) -> Option<Duplicate<'a>> {
     let live = |p: &PartitionDir| matches!(p.kind, Some(DirKind::Normal));
-    if !live(a.1) || !live(b.1) || a.1.log_dir == b.1.log_dir {
+    let future = |p: &PartitionDir| matches!(p.kind, Some(DirKind::Future { .. }));
+    // Two future copies may sit in one log dir (each name carries its own unique id):
+    // one listing holds both at once, no capture of it can.
+    let futures = future(a.1) && future(b.1);
+    let same_dir = a.1.log_dir == b.1.log_dir;
+    if !futures && (!live(a.1) || !live(b.1) || same_dir) {
         return None;
     }
     // `LogManager.loadLogs` skips the KRaft metadata log's directories (since 2.8:
@@ -110,7 +118,8 @@ fn duplicate<'a>(
     let broker = ia.broker_id?;
     let one_broker =
         ia.cluster_id.is_some() && ia.cluster_id == ib.cluster_id && ib.broker_id == Some(broker);
-    let two_log_dirs = matches!((&ia.directory_id, &ib.directory_id), (Some(x), Some(y)) if x != y);
+    let two_log_dirs = (futures && same_dir)
+        || matches!((&ia.directory_id, &ib.directory_id), (Some(x), Some(y)) if x != y);
     if !one_broker || !two_log_dirs {
         return None;
     }
@@ -126,6 +135,7 @@ fn duplicate<'a>(
         copies: [(a, ia), (b, ib)],
         topic_id,
         kraft,
+        futures,
     })
 }
 
@@ -156,32 +166,56 @@ impl Duplicate<'_> {
             })
         };
         let keep = keeper(pa, pb);
-        let msg = format!(
-            "broker {} holds {tp} in two of its log dirs ({da} and {db}, directory ids {} and {}): its next start fails — LogManager.loadLog throws IllegalStateException (\"Duplicate log directories for {tp} are found in both …\"); {why}",
-            self.broker,
+        let held = match self.futures {
+            true => format!("two -future copies of {tp} ({da} and {db}"),
+            false => format!("{tp} in two of its log dirs ({da} and {db}"),
+        };
+        let thrown = match self.futures {
+            true => "Duplicate log directories found: …",
+            false => "Duplicate log directories for … are found in both …",
+        };
+        let (xa, xb) = (
             ia.directory_id.as_deref().unwrap_or("?"),
             ib.directory_id.as_deref().unwrap_or("?"),
         );
-        let remediation = match keep {
-            Some(k) => format!(
-                "with broker {} stopped, move one of the two directories out of its log dir (keep it as evidence; do not delete it before the broker runs again): Kafka advises removing the copy in the log dir that failed recently. {} ends at the higher offset or leader epoch of the two, so keeping it keeps more of the partition; then start the broker, which re-fetches the rest from the leader",
-                self.broker,
-                crate::escape::text(k)
-            ),
-            None => format!(
-                "with broker {} stopped, move one of the two directories out of its log dir (keep it as evidence): Kafka advises removing the copy in the log dir that failed recently; then start the broker, which re-fetches the rest from the leader",
+        let dirs = match pa.source.log_dir == pb.source.log_dir {
+            true => format!("in one log dir, directory id {xa}"),
+            false => format!("directory ids {xa} and {xb}"),
+        };
+        let msg = format!(
+            "broker {} holds {held}, {dirs}): its next start fails — LogManager.loadLog throws IllegalStateException (\"{thrown}\"); {why}",
+            self.broker,
+        );
+        let remediation = match (self.futures, keep) {
+            (true, _) => format!(
+                "with broker {} stopped, move one of the two -future directories out of its log dir (keep it as evidence): each is the destination of a move between log dirs (kafka-reassign-partitions.sh with log dirs), and the broker resumes the move into the one left; the current replica is untouched",
                 self.broker
             ),
+            (false, keep) => match keep {
+                Some(k) => format!(
+                    "with broker {} stopped, move one of the two directories out of its log dir (keep it as evidence; do not delete it before the broker runs again): Kafka advises removing the copy in the log dir that failed recently. {} ends at the higher offset or leader epoch of the two, so keeping it keeps more of the partition; then start the broker, which re-fetches the rest from the leader",
+                    self.broker,
+                    crate::escape::text(k)
+                ),
+                None => format!(
+                    "with broker {} stopped, move one of the two directories out of its log dir (keep it as evidence): Kafka advises removing the copy in the log dir that failed recently; then start the broker, which re-fetches the rest from the leader",
+                    self.broker
+                ),
+            },
         };
+        let mut evidence = json!({
+            "broker": self.broker,
+            "copies": [copy(pa, ia), copy(pb, ib)],
+            "topic_id": self.topic_id.as_ref().map(encode_uuid),
+            "kraft": self.kraft,
+            "assumes": self.kraft.then_some("the broker still hosts the partition: otherwise both copies are renamed -stray and the start goes on"),
+        });
+        if self.futures {
+            evidence["future_copies"] = json!(true);
+        }
         Finding::new(Kind::DuplicateLogDirectories, &pa.topic, pa.partition, msg)
-            .evidence(json!({
-                "broker": self.broker,
-                "copies": [copy(pa, ia), copy(pb, ib)],
-                "topic_id": self.topic_id.as_ref().map(encode_uuid),
-                "kraft": self.kraft,
-                "assumes": self.kraft.then_some("the broker still hosts the partition: otherwise both copies are renamed -stray and the start goes on"),
-            }))
-            .broker("LogManager.loadLogs → loadLog keeps one current log per topic-partition and throws IllegalStateException for a second; the startup does not catch it: the broker does not start, and its partitions stay on the other replicas (offline where it was the only in-sync one)")
+            .evidence(evidence)
+            .broker("LogManager.loadLogs → loadLog keeps one current log (and one future log) per topic-partition and throws IllegalStateException for a second; the startup does not catch it: the broker does not start, and its partitions stay on the other replicas (offline where it was the only in-sync one)")
             .remediation(remediation)
     }
 }

@@ -174,3 +174,90 @@ fn the_merge_of_the_brokers_bundle_says_the_same() {
     assert_eq!((found(&scanned), found(&merged)), (1, 1));
     assert_eq!(crate::common::json(scanned), crate::common::json(merged));
 }
+
+/// Rename `from` (a partition directory under `root`) to `name` in the log dir `to`.
+fn move_to(root: &Path, from: &str, to: &str, name: &str) {
+    std::fs::rename(root.join(from), root.join(to).join(name)).unwrap();
+}
+
+const FUTURE_A: &str = "orders-0.0c7e3a1e2f5b4d6c8a9b1c2d3e4f5a6b-future";
+const FUTURE_B: &str = "orders-0.9f8e7d6c5b4a39281706f5e4d3c2b1a0-future";
+
+/// `LogManager.loadLog` keeps one future log per topic-partition too, and throws for a
+/// second ("Duplicate log directories found: …"): two `-future` copies of one topic id —
+/// in two log dirs of node 1, or in one log dir (each name has its own unique id: one
+/// listing holds both at once) — fail the start. The finding says they are future copies
+/// and that the current replica is untouched.
+#[test]
+fn two_future_copies_of_a_partition_fail_the_start() {
+    let (x, y) = ids();
+    let t = topic_id_for("orders");
+    // Two log dirs.
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), 1, (1, 1), (Some(&x), Some(&y)), (t, t));
+    move_to(d.path(), "d1/orders-0", "d1", FUTURE_A);
+    move_to(d.path(), "d2/orders-0", "d2", FUTURE_B);
+    let f = duplicates(d.path());
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].evidence["future_copies"], true);
+    assert!(
+        f[0].message.contains("two -future copies of orders-0"),
+        "{}",
+        f[0].message
+    );
+    assert!(
+        f[0].message.contains("Duplicate log directories found"),
+        "{}",
+        f[0].message
+    );
+    assert!(
+        f[0].message.contains(&format!("directory ids {x} and {y}")),
+        "{}",
+        f[0].message
+    );
+    let fix = f[0].remediation.as_deref().unwrap_or_default();
+    assert!(fix.contains("resumes the move"), "{fix}");
+    // One log dir.
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), 1, (1, 1), (Some(&x), Some(&y)), (t, t));
+    move_to(d.path(), "d1/orders-0", "d1", FUTURE_A);
+    move_to(d.path(), "d2/orders-0", "d1", FUTURE_B);
+    let f = duplicates(d.path());
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert!(
+        f[0].message
+            .contains(&format!("in one log dir, directory id {x}")),
+        "{}",
+        f[0].message
+    );
+}
+
+/// The negatives: a current copy and a future one (a move in progress) are what the
+/// broker loads side by side; KRaft future copies of different topic ids are a stray and
+/// an incarnation; future copies in two log dirs without distinct directory ids may be
+/// captures of one.
+#[test]
+fn a_move_in_progress_and_unproven_future_copies_are_no_duplicate() {
+    let (x, y) = ids();
+    let t = topic_id_for("orders");
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), 1, (1, 1), (Some(&x), Some(&y)), (t, t));
+    move_to(d.path(), "d2/orders-0", "d2", FUTURE_B);
+    assert!(duplicates(d.path()).is_empty());
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        1,
+        (1, 1),
+        (Some(&x), Some(&y)),
+        (t, topic_id_for("orders again")),
+    );
+    move_to(d.path(), "d1/orders-0", "d1", FUTURE_A);
+    move_to(d.path(), "d2/orders-0", "d2", FUTURE_B);
+    assert!(duplicates(d.path()).is_empty());
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), 1, (1, 1), (Some(&x), Some(&x)), (t, t));
+    move_to(d.path(), "d1/orders-0", "d1", FUTURE_A);
+    move_to(d.path(), "d2/orders-0", "d2", FUTURE_B);
+    assert!(duplicates(d.path()).is_empty());
+}
