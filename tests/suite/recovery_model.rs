@@ -669,3 +669,49 @@ fn a_zero_tail_read_at_load_after_a_clean_shutdown_fails_the_load() {
     assert!(v.partitions[0].prediction.load_failure.is_none());
     assert!(truncations(&s, &v).1.is_some());
 }
+
+/// A recovery point of `Long.MAX_VALUE` (a hand-edited checkpoint: the trick to skip
+/// recovery) after an unclean shutdown: `LogLoader.recoverLog` asks
+/// `LogSegments.values(MAX, MAX)`, an empty range (`from == to`), so no segment is
+/// recovered and the partial batch in the active segment is not truncated — in both
+/// commands. Its twin, a recovery point past the last base but below `MAX`, starts at
+/// the last segment (`floorKey`) and truncates there.
+#[test]
+fn a_recovery_point_of_long_max_recovers_no_segment() {
+    let (_d, m0) = write(LogDirBuilder::new(1), nine_segments());
+    let last = m0.batches.last().unwrap().clone();
+    let cut = last.position + last.size - 5;
+    for (rp, truncated) in [(i64::MAX, false), (1_000, true)] {
+        let mut p = nine_segments();
+        p.fault(Target::LastLog, FaultKind::Truncate { len: cut });
+        let (d, _m) = write(
+            LogDirBuilder::new(1)
+                .clean_shutdown(false)
+                .recovery_point("nine", 0, rp),
+            p,
+        );
+        let (s, v) = both(d.path());
+        let (a, b) = truncations(&s, &v);
+        assert_eq!(a, b, "rp {rp}");
+        let want = truncated.then(|| (seg(32), last.position));
+        assert_eq!(a, want, "rp {rp}");
+        let f = s
+            .findings
+            .iter()
+            .find(|f| f.kind == Kind::TruncatedBatch)
+            .unwrap();
+        assert_eq!(
+            f.broker_behaviour.contains("Long.MAX_VALUE"),
+            !truncated,
+            "rp {rp}: {}",
+            f.broker_behaviour
+        );
+        if !truncated {
+            assert!(
+                v.partitions[0].prediction.recovered_segments.is_empty(),
+                "{:?}",
+                v.partitions[0].prediction.recovered_segments
+            );
+        }
+    }
+}

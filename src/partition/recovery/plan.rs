@@ -355,6 +355,9 @@ pub(crate) fn word_integrity_finding(
                     "the last shutdown was clean, so LogSegment.recover does not run on it"
                         .to_string()
                 }
+                _ if recovery_point == Some(i64::MAX) => {
+                    "the recovery point is Long.MAX_VALUE: LogLoader.recoverLog asks LogSegments.values for the empty range [MAX, MAX), so LogSegment.recover runs on no segment".to_string()
+                }
                 _ => format!(
                     "the segment lies below the recovery point {}, so LogSegment.recover does not run on it",
                     recovery_point.unwrap_or(0)
@@ -460,9 +463,13 @@ impl SegmentPlan {
 /// could not read the checkpoint, the broker may): the last segment, the one the pass
 /// recovers whatever the entry — the broker checkpoints `UnifiedLog.recoveryPoint`, never
 /// above the log end, and an entry past the last base still starts at the last segment.
+/// One value is apart: `Long.MAX_VALUE` (a hand-edited file, the trick to skip recovery)
+/// asks `LogSegments.values` for the empty range `[MAX, MAX)`, so no segment is recovered:
+/// `segs.len()`, past the last.
 pub(crate) fn recovery_start(recovery_point: CheckpointEntry, segs: &[SegmentInput]) -> usize {
     match recovery_point {
         CheckpointEntry::Unread => segs.len().saturating_sub(1),
+        CheckpointEntry::Read(Some(i64::MAX)) => segs.len(),
         CheckpointEntry::Read(rp) => {
             let rp = rp.unwrap_or(0);
             segs.iter().rposition(|s| s.base <= rp).unwrap_or(0)
