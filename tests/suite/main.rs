@@ -77,6 +77,7 @@ mod kafka_coordinator_cases;
 mod kafka_dump_cases;
 mod kafka_epoch_leadership_cases;
 mod kafka_fetch_cases;
+mod kafka_fetcher_truncation_cases;
 mod kafka_format_cases;
 mod kafka_group_replay_cases;
 mod kafka_kraft_controller_cases;
