@@ -119,6 +119,40 @@ pub fn read(inv: &Inventory, p: &PartitionDir) -> Result<Option<Vec<EpochEntry>>
     Ok(read_bytes(inv, p)?.and_then(|b| parse_leader_epoch_checkpoint(&b).ok()))
 }
 
+/// The lineage `p`'s broker answers `OffsetsForLeaderEpoch` from
+/// (`LeaderEpochFileCache.endOffsetFor`), as far as the inputs show it: the batches'
+/// lineage (`report`'s leader epochs) with the entries of the copy's `leader-epoch-checkpoint`
+/// that come after it — an epoch the broker assigned when it became leader, before any batch
+/// of it (`Partition.makeLeader` → `maybeAssignEpochStartOffset` writes `epoch start` at the
+/// log end, and the checkpoint is written at once). Entries within the batches' range are
+/// left to the batches (`verify` judges the file against them); an entry is taken only
+/// above the batches' latest epoch, at or after its start and at or below the log end, each
+/// above the one before. A copy without the file, or whose file cannot be read, keeps its
+/// batches' lineage.
+pub(crate) fn answering_lineage(
+    inv: &Inventory,
+    p: Option<&PartitionDir>,
+    report: &PartitionReport,
+) -> Vec<(i32, i64)> {
+    let mut lineage: Vec<(i32, i64)> = report.carried.leader_epochs.to_vec();
+    let entries = match p.map(|p| read(inv, p)) {
+        Some(Ok(Some(e))) => e,
+        _ => return lineage,
+    };
+    let Some(end) = report.log_end_offset else {
+        return lineage;
+    };
+    for e in entries {
+        let after = lineage
+            .last()
+            .is_none_or(|&(le, ls)| e.epoch > le && e.start_offset >= ls);
+        if after && e.start_offset <= end && e.start_offset >= 0 {
+            lineage.push((e.epoch, e.start_offset));
+        }
+    }
+    lineage
+}
+
 /// The `unreadable_file` finding of `u`, on replica `r`, with what was not given because
 /// of it (`broker`: the finding's `broker_behaviour`). Worded as `verify`'s and the other
 /// checks' findings of the same file, so that a run meeting it twice says it once.

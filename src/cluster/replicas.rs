@@ -522,29 +522,36 @@ pub(crate) fn truncation_point(
 
 /// A divergence the replica behind in leader epochs removes when it follows: `(its
 /// index, where it truncates)`, when the divergence starts at or above that point.
+/// Each copy's lineage is the one its broker answers from
+/// ([`crate::cluster::epoch_file::answering_lineage`]: an epoch assigned at election, before
+/// any batch of it, counts).
 fn pending_truncation(
     report: &ScanReport,
-    i: usize,
-    j: usize,
+    inv: &Inventory,
+    (a, b): (ScannedCopy<'_>, ScannedCopy<'_>),
     d: &Divergence,
 ) -> Option<(usize, i64)> {
-    let (a, b) = (&report.partitions[i], &report.partitions[j]);
-    let latest = |p: &crate::partition::results::PartitionReport| {
-        p.carried.leader_epochs.last().map(|e| e.0)
+    let lineage = |(k, dir): ScannedCopy<'_>| {
+        let r = &report.partitions[k];
+        (
+            k,
+            crate::cluster::epoch_file::answering_lineage(inv, Some(dir), r),
+        )
     };
-    let (behind, ahead) = match latest(a)?.cmp(&latest(b)?) {
-        std::cmp::Ordering::Less => (i, j),
-        std::cmp::Ordering::Greater => (j, i),
+    let (la, lb) = (lineage(a), lineage(b));
+    let latest = |l: &[(i32, i64)]| l.last().map(|e| e.0);
+    let (behind, ahead) = match latest(&la.1)?.cmp(&latest(&lb.1)?) {
+        std::cmp::Ordering::Less => (la, lb),
+        std::cmp::Ordering::Greater => (lb, la),
         std::cmp::Ordering::Equal => return None,
     };
-    let (pb, pa) = (&report.partitions[behind], &report.partitions[ahead]);
     let t = truncation_point(
-        &pb.carried.leader_epochs,
-        pb.log_end_offset?,
-        &pa.carried.leader_epochs,
-        pa.log_end_offset?,
+        &behind.1,
+        report.partitions[behind.0].log_end_offset?,
+        &ahead.1,
+        report.partitions[ahead.0].log_end_offset?,
     )?;
-    (t <= d.first_offset).then_some((behind, t))
+    (t <= d.first_offset).then_some((behind.0, t))
 }
 
 /// What the replica behind in epochs does with the divergence ([`pending_truncation`]).
@@ -660,7 +667,7 @@ pub fn check(
         }
     };
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
-    for ((i, _), (j, _)) in pairs {
+    for ((i, di), (j, dj)) in pairs {
         let ((ba, sa), (bb, sb)) = (copy(i), copy(j));
         // A batch that fails its CRC in either copy is that copy's own damage, reported by
         // its integrity finding: its position is left out of the comparison (a flipped bit
@@ -698,7 +705,8 @@ pub fn check(
             if compacted && d.compaction_explainable {
                 continue;
             }
-            let truncation = pending_truncation(report, i, j, &d).map(|(k, to_offset)| {
+            let copies = ((i, di), (j, dj));
+            let truncation = pending_truncation(report, inv, copies, &d).map(|(k, to_offset)| {
                 let p = &report.partitions[k];
                 Truncation {
                     path: &p.path,

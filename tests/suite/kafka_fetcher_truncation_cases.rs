@@ -425,6 +425,88 @@ fn history(ld: &Path, then_bump: bool) {
     m.write(ld).unwrap();
 }
 
+/// [`history`] with epoch 7 given to broker 1 instead (back in the ISR, elected cleanly):
+/// another leader, so epoch 6's start is not where 7 starts.
+fn history_then_other_leader(ld: &Path) {
+    let mut m = MetadataLogBuilder::new(T0);
+    m.batch(&[
+        register(1),
+        register(2),
+        MetaRecord::Topic {
+            name: "orders".into(),
+            topic_id: topic_id_for("orders"),
+        },
+        orders_partition(&[1, 2], &[1, 2], 2, 4),
+    ]);
+    m.advance(1000);
+    m.batch(&[orders_change(|c| {
+        c.leader = 1;
+        c.isr = Some(vec![1]);
+    })]);
+    m.advance(3_600_000);
+    m.batch(&[
+        MetaRecord::FenceBroker { id: 1, epoch: 11 },
+        orders_change(|c| {
+            c.leader = 2;
+            c.isr = Some(vec![2]);
+            c.leader_recovery_state = 1;
+        }),
+    ]);
+    m.advance(1000);
+    m.batch(&[orders_change(|c| {
+        c.isr = Some(vec![2, 1]);
+        c.leader = 1;
+    })]);
+    m.write(ld).unwrap();
+}
+
+/// The negative twins of the checkpoint's epochs: an entry past the log end (no broker
+/// assigns one: `maybeAssignEpochStartOffset` takes the log end) is not taken, so broker 2
+/// stays the replica behind; and an elected epoch with no batch, followed by an epoch of
+/// another leader, gets no start from where that epoch starts (the other leader's log may
+/// have moved in between): `start_offset` stays unknown.
+#[test]
+fn checkpoint_epochs_past_the_log_end_or_before_another_leader_are_not_taken() {
+    let d = tempfile::tempdir().unwrap();
+    let (b1, b2) = new_leader_without_batches(d.path());
+    std::fs::write(
+        b2.join("orders-0/leader-epoch-checkpoint"),
+        "0\n2\n4 0\n6 200\n",
+    )
+    .unwrap();
+    let r = scan(&[b1, b2]);
+    assert_eq!(truncation(one_divergence(&r)).0, "broker-2");
+    let d = tempfile::tempdir().unwrap();
+    let b1 = broker_dir(
+        d.path(),
+        1,
+        log(0, &cat(&[run(4, "v", 0, 90), run(5, "a", 90, 30)])),
+        110,
+    );
+    let b2 = broker_dir(
+        d.path(),
+        2,
+        log(
+            0,
+            &cat(&[run(4, "v", 0, 90), run(4, "b", 90, 5), run(7, "c", 95, 10)]),
+        ),
+        105,
+    );
+    history_then_other_leader(&b2);
+    let r = scan(&[b1, b2]);
+    let f = of_kind(&r, Kind::UncleanLeaderElection);
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    let e = &f[0].evidence;
+    assert_eq!(e["new_leader_epoch"], 6, "{e:#}");
+    assert!(e["start_offset"].is_null(), "{e:#}");
+    assert!(
+        e["start_offset_unknown"]
+            .as_str()
+            .is_some_and(|w| w.contains("leader epoch 6")),
+        "{e:#}"
+    );
+}
+
 /// `Partition.makeLeader` assigns the new leader's epoch in its cache at election
 /// (`shouldFollowLeaderEpochBasicWorkflow`: "Epochs 2 should be added to the leader, but not on
 /// the follower"), so the leader answers broker 1's epoch 5 with its floor epoch 4 ending at 95
@@ -437,7 +519,7 @@ fn history(ld: &Path, then_bump: bool) {
 /// (broker 2's high watermark 95 > 90) calls broker 2's records 90..94 acknowledged data lost —
 /// the leader's own records, which it keeps — while broker 1's loss is not said.
 #[test]
-#[ignore = "divergence: replica_divergence names the new leader (epoch only in its leader-epoch-checkpoint) as the replica that truncates"]
+
 fn the_old_leader_truncates_when_the_new_leaders_epoch_has_no_batch_yet() {
     let d = tempfile::tempdir().unwrap();
     let (b1, b2) = new_leader_without_batches(d.path());
@@ -458,7 +540,7 @@ fn the_old_leader_truncates_when_the_new_leaders_epoch_has_no_batch_yet() {
 /// `start_offset` is null, no `truncates_to`, no `lost_offsets`, and the finding stays a
 /// warning.
 #[test]
-#[ignore = "divergence: unclean_leader_election says nothing of the old leader's loss when the new leader has not written at its epoch"]
+
 fn an_unclean_election_before_the_new_leader_writes_still_costs_the_old_leaders_tail() {
     let d = tempfile::tempdir().unwrap();
     let (b1, b2) = new_leader_without_batches(d.path());
@@ -486,7 +568,7 @@ fn an_unclean_election_before_the_new_leader_writes_still_costs_the_old_leaders_
 /// measures nothing, though the truncation point and the start of the next epoch of the same
 /// leader (95) are both in the inputs.
 #[test]
-#[ignore = "divergence: unclean_leader_election measures no loss when the elected epoch was replaced before any write"]
+
 fn an_epoch_replaced_before_any_write_still_measures_the_old_leaders_loss() {
     let d = tempfile::tempdir().unwrap();
     let b1 = broker_dir(

@@ -232,6 +232,18 @@ fn unclean_finding(h: &ClusterHistory, e: &Election, loss: &Loss) -> Finding {
     f
 }
 
+/// The epoch the history gives `e`'s partition next with a live leader, when that leader
+/// is `e`'s (the same leader's epoch bumped with nothing written in between: the new epoch
+/// then starts where `e`'s would have).
+fn next_epoch_same_leader(h: &ClusterHistory, e: &Election) -> Option<i32> {
+    let t = h.history.partitions.get(&(e.topic_id, e.partition))?;
+    let (epoch, leader) = (t.steps.iter().map(|s| &s.state))
+        .filter(|st| st.leader >= 0 && st.leader_epoch > e.leader_epoch)
+        .map(|st| (st.leader_epoch, st.leader))
+        .next()?;
+    (leader == e.leader).then_some(epoch)
+}
+
 /// The findings of one history, keyed by partition index; `links` gets, per unclean
 /// election `(topic, partition, epoch)`, the identity key of its finding.
 fn findings(
@@ -248,7 +260,8 @@ fn findings(
             continue;
         }
         let copies = loss::copies_of(report, inv, &h.source, (&e.topic, e.partition), &e.topic_id);
-        let loss = loss::of_election(e, &copies, inv);
+        let next = next_epoch_same_leader(h, e);
+        let loss = loss::of_election(e, &copies, inv, next);
         let f = unclean_finding(h, e, &loss);
         links.push(ElectionLink {
             topic: e.topic.clone(),

@@ -160,9 +160,42 @@ fn checkpointed_hw(inv: &Inventory, p: &PartitionReport) -> Option<i64> {
         .map(|e| e.offset)
 }
 
-/// The loss of election `e` over `copies`.
-pub(crate) fn of_election(e: &Election, copies: &[Copy<'_>], inv: &Inventory) -> Loss {
-    let start = epoch_start(copies, e.leader_epoch, Some(e.leader));
+/// The lineage copy `c`'s broker answers from
+/// ([`crate::cluster::epoch_file::answering_lineage`]).
+fn answering(inv: &Inventory, c: &Copy<'_>) -> Vec<(i32, i64)> {
+    let dir = (inv.partitions.iter()).find(|d| d.path.display().to_string() == c.report.path);
+    crate::cluster::epoch_file::answering_lineage(inv, dir, c.report)
+}
+
+/// Where epoch `epoch` starts in the new leader's answering lineage `l` when no batch of
+/// it is in the inputs: its entry (assigned at election, `maybeAssignEpochStartOffset`),
+/// else — the same leader given epoch `next` before writing (assigning `next` at the same
+/// offset replaced it in the cache) — where `next` starts, the lineage holding an epoch
+/// below both.
+fn start_in_lineage(l: &[(i32, i64)], epoch: i32, next: Option<i32>) -> Option<i64> {
+    if let Some(&(_, s)) = l.iter().find(|(e, _)| *e == epoch) {
+        return Some(s);
+    }
+    let next = next?;
+    let covered = l.iter().any(|(e, _)| *e < epoch);
+    let at = l.iter().find(|(e, _)| *e > epoch)?;
+    (covered && at.0 == next).then_some(at.1)
+}
+
+/// The loss of election `e` over `copies`; `next`: the epoch the history gives the
+/// partition next when it has the same leader.
+pub(crate) fn of_election(
+    e: &Election,
+    copies: &[Copy<'_>],
+    inv: &Inventory,
+    next: Option<i32>,
+) -> Loss {
+    let new_leader = copies.iter().find(|n| n.broker() == Some(e.leader));
+    let new_lineage = new_leader.map(|n| answering(inv, n));
+    let start = epoch_start(copies, e.leader_epoch, Some(e.leader)).or_else(|| {
+        let s = start_in_lineage(new_lineage.as_deref()?, e.leader_epoch, next)?;
+        Some((s, Some(e.leader)))
+    });
     let mut loss = Loss {
         start_offset: start.map(|s| s.0),
         start_offset_from_broker: start.and_then(|s| s.1),
@@ -201,14 +234,13 @@ pub(crate) fn of_election(e: &Election, copies: &[Copy<'_>], inv: &Inventory) ->
     let leo = c.report.log_end_offset;
     // The new leader's replica tells where the old one truncates when it follows: below
     // the new epoch's start when their lineages fork earlier.
-    let truncates_to = copies
-        .iter()
-        .find(|n| n.broker() == Some(e.leader))
-        .and_then(|n| {
+    let truncates_to = new_leader
+        .zip(new_lineage.as_deref())
+        .and_then(|(n, nl)| {
             crate::cluster::replicas::truncation_point(
-                &c.report.carried.leader_epochs,
+                &answering(inv, c),
                 leo?,
-                &n.report.carried.leader_epochs,
+                nl,
                 n.report.log_end_offset?,
             )
         })
