@@ -44,6 +44,10 @@ use crate::partition::walked::SegmentNames;
 use crate::read::format::checkpoint::parse_partition_metadata;
 use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
 
+mod truncation;
+pub(crate) use truncation::truncation_point;
+use truncation::{Truncation, pending_truncation, with_truncation};
+
 /// At most this many missing markers are listed per direction in a finding.
 pub const MAX_LISTED_MARKERS: usize = 20;
 
@@ -390,59 +394,6 @@ pub(crate) fn copy_groups<'a>(
         .collect()
 }
 
-/// A divergence the replica behind in epochs truncates away when it follows: what that
-/// costs depends on its checkpointed high watermark. Below it, acknowledged records the
-/// other copy holds others in place of (error: data lost, as an unclean election loses
-/// it); at or above it, or without a checkpoint, a tail whose acknowledgement the periodic
-/// checkpoint cannot tell (a warning that says the truncation removes it).
-fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
-    // The checkpoint is a lower bound of the high watermark (written periodically): below
-    // it the records were acknowledged; at or above it, it cannot say.
-    let acknowledged = t
-        .high_watermark
-        .and_then(|h| (h > d.first_offset).then_some(true));
-    let x = d.first_offset;
-    f.message.push_str(&format!(
-        "; {} is behind in leader epochs: following the other it truncates to offset {} (AbstractFetcherThread.getOffsetTruncationState) and fetches the other's records{}",
-        t.path,
-        t.to_offset,
-        match (acknowledged, t.high_watermark) {
-            (Some(true), Some(h)) => format!(": the records it acknowledged at [{x}, {h}) (below its checkpointed high watermark) are replaced — acknowledged data lost"),
-            (_, Some(h)) => format!(", a tail from at or above its checkpointed high watermark {h}: the checkpoint is written periodically (a lower bound), so whether those records were acknowledged is not known"),
-            _ => ", whether they were acknowledged is unknown (no high watermark checkpoint)".to_string(),
-        }
-    ));
-    if let serde_json::Value::Object(m) = &mut f.evidence {
-        m.insert(
-            "truncation".into(),
-            json!({"replica": t.path, "to_offset": t.to_offset, "high_watermark": t.high_watermark, "acknowledged": acknowledged}),
-        );
-    }
-    f.broker_behaviour = format!(
-        "the replica behind in leader epochs truncates to offset {} when it follows (AbstractFetcherThread.getOffsetTruncationState) and the divergence disappears",
-        t.to_offset
-    );
-    match acknowledged {
-        None => {
-            f.remediation = Some(
-                "nothing to do if the election before the newer epoch was clean (its records were then never acknowledged); klogscan history shows the elections when the KRaft metadata log is among the inputs"
-                    .into(),
-            );
-        }
-        Some(_) => {
-            f.severity = crate::finding::Severity::Error;
-            f.remediation = Some(format!(
-                "copy {}'s directory before it follows (it holds the only copy of offsets {x}..{}); look for the unclean election in the leadership history (klogscan history)",
-                t.path,
-                t.high_watermark
-                    .unwrap_or(x.saturating_add(1))
-                    .saturating_sub(1)
-            ));
-        }
-    }
-    f
-}
-
 fn batch_json(segments: &SegmentNames, k: &Option<BatchKey>) -> serde_json::Value {
     match k {
         None => serde_json::Value::Null,
@@ -472,93 +423,6 @@ fn markers_json(m: &[Marker]) -> serde_json::Value {
             })
         })
         .collect()
-}
-
-/// `LeaderEpochFileCache.endOffsetFor` on a lineage `(epoch, start)` in epoch order with log
-/// end `leo` ([`crate::cluster::consumers::end_offset_in`]), as
-/// `UnifiedLog.endOffsetForEpoch` gives it: `None` when the offset is undefined (an
-/// empty lineage, an epoch above every entry).
-fn end_offset_for(l: &[(i32, i64)], e: i32, leo: i64) -> Option<(i32, i64)> {
-    let a = crate::cluster::consumers::end_offset_in(l.iter().copied(), e, leo);
-    (a.end_offset != crate::cluster::consumers::UNDEFINED_EPOCH_OFFSET)
-        .then_some((a.epoch, a.end_offset))
-}
-
-/// Where a replica with lineage `behind` (log end `behind_end`) truncates when it follows
-/// a leader with lineage `ahead` (log end `ahead_end`), as
-/// `AbstractFetcherThread.getOffsetTruncationState` gets there: the leader answers the
-/// follower's latest epoch with its floor epoch and that epoch's end; a follower that does
-/// not know that epoch truncates to its own end for the epoch below it and asks again,
-/// until the two agree on an epoch (then the smaller of the two ends); a follower with no
-/// epoch at or below the answer takes the leader's end.
-pub(crate) fn truncation_point(
-    behind: &[(i32, i64)],
-    behind_end: i64,
-    ahead: &[(i32, i64)],
-    ahead_end: i64,
-) -> Option<i64> {
-    let mut lineage: Vec<(i32, i64)> = behind.to_vec();
-    let mut end = behind_end;
-    // Each round drops at least one entry of the follower's lineage: bounded.
-    for _ in 0..=behind.len() {
-        let &(latest, _) = lineage.last()?;
-        let (epoch, leader_end) = end_offset_for(ahead, latest, ahead_end)?;
-        match end_offset_for(&lineage, epoch, end) {
-            Some((own_epoch, own_end)) if own_epoch == epoch => {
-                return Some(own_end.min(leader_end).min(end));
-            }
-            Some((_, own_end)) => {
-                end = own_end.min(end);
-                lineage.retain(|e| e.1 < end);
-                if lineage.is_empty() {
-                    return Some(end);
-                }
-            }
-            None => return Some(leader_end.min(end)),
-        }
-    }
-    Some(end)
-}
-
-/// A divergence the replica behind in leader epochs removes when it follows: `(its
-/// index, where it truncates)`, when the divergence starts at or above that point.
-/// Each copy's lineage is the one its broker answers from
-/// ([`crate::cluster::epoch_file::answering_lineage`]: an epoch assigned at election, before
-/// any batch of it, counts).
-fn pending_truncation(
-    report: &ScanReport,
-    inv: &Inventory,
-    (a, b): (ScannedCopy<'_>, ScannedCopy<'_>),
-    d: &Divergence,
-) -> Option<(usize, i64)> {
-    let lineage = |(k, dir): ScannedCopy<'_>| {
-        let r = &report.partitions[k];
-        (
-            k,
-            crate::cluster::epoch_file::answering_lineage(inv, Some(dir), r),
-        )
-    };
-    let (la, lb) = (lineage(a), lineage(b));
-    let latest = |l: &[(i32, i64)]| l.last().map(|e| e.0);
-    let (behind, ahead) = match latest(&la.1)?.cmp(&latest(&lb.1)?) {
-        std::cmp::Ordering::Less => (la, lb),
-        std::cmp::Ordering::Greater => (lb, la),
-        std::cmp::Ordering::Equal => return None,
-    };
-    let t = truncation_point(
-        &behind.1,
-        report.partitions[behind.0].log_end_offset?,
-        &ahead.1,
-        report.partitions[ahead.0].log_end_offset?,
-    )?;
-    (t <= d.first_offset).then_some((behind.0, t))
-}
-
-/// What the replica behind in epochs does with the divergence ([`pending_truncation`]).
-struct Truncation<'a> {
-    path: &'a str,
-    to_offset: i64,
-    high_watermark: Option<i64>,
 }
 
 fn to_finding(
@@ -726,80 +590,4 @@ pub fn check(
         }
     }
     extra
-}
-
-#[cfg(test)]
-mod truncation_tests {
-    use super::truncation_point;
-
-    /// `getOffsetTruncationState` until the epochs agree: the follower [1@0, 3@30, 5@60]
-    /// against the leader [1@0, 2@20, 4@50, 6@75] (log end 80) truncates to 60 (epoch 4
-    /// unknown to it), then to 30 (epoch 2 unknown), then to 20 (epoch 1 agreed, ending at
-    /// 20 on the leader) — not to 60 after one round.
-    #[test]
-    fn the_follower_asks_again_until_the_epochs_agree() {
-        let follower = [(1, 0), (3, 30), (5, 60)];
-        let leader = [(1, 0), (2, 20), (4, 50), (6, 75)];
-        assert_eq!(truncation_point(&follower, 70, &leader, 80), Some(20));
-        // One round when the leader knows the follower's latest epoch.
-        assert_eq!(
-            truncation_point(
-                &[(1, 0), (4, 20), (5, 60)],
-                70,
-                &[(1, 0), (4, 20), (6, 40)],
-                90
-            ),
-            Some(40)
-        );
-        // A follower behind (a prefix of the leader's lineage) keeps its log.
-        assert_eq!(
-            truncation_point(&[(1, 0)], 15, &[(1, 0), (2, 20)], 30),
-            Some(15)
-        );
-    }
-
-    /// A leader whose cache ends below the follower's latest epoch answers undefined
-    /// (`endOffsetFor`: no higher entry; Kafka's comment: never hit, the leader's latest
-    /// epoch is the largest), and the follower would fall back to its fetch offset, which
-    /// the files do not hold: no truncation point is drawn.
-    #[test]
-    fn a_leader_below_the_followers_latest_epoch_gives_no_answer() {
-        assert_eq!(
-            truncation_point(&[(1, 0), (5, 60)], 70, &[(1, 0), (4, 50)], 80),
-            None
-        );
-    }
-
-    /// `LeaderEpochFileCacheTest.shouldReturnFirstEpochIfRequestedEpochLessThanFirstEpoch`:
-    /// below a cache's oldest entry `endOffsetFor` answers the requested epoch and the oldest
-    /// entry's start, so the epochs agree at once and the follower truncates to the smaller
-    /// end. A follower whose retention removed its early epochs ([3@100, 5@130], log end
-    /// 150) asked by a leader elected at epoch 6 from 120 over epoch 2 ([2@0, 6@120]):
-    /// the leader answers epoch 2 ending at 120; below the follower's oldest, the follower
-    /// answers (2, 100): truncation to 100, not to the leader's 120.
-    #[test]
-    fn below_the_oldest_epoch_the_first_start_is_the_answer() {
-        assert_eq!(
-            truncation_point(&[(3, 100), (5, 130)], 150, &[(2, 0), (6, 120)], 200),
-            Some(100)
-        );
-        // The leader's side: the follower's latest epoch (1) is below the leader's oldest
-        // (4@50): the leader answers (1, 50), the follower's own epoch 1 ends at its log
-        // end (40), the smaller of the two.
-        assert_eq!(
-            truncation_point(&[(1, 0)], 40, &[(4, 50), (6, 90)], 120),
-            Some(40)
-        );
-        // ... and at 50 when the follower's log runs past the leader's first start.
-        assert_eq!(
-            truncation_point(&[(1, 0)], 70, &[(4, 50), (6, 90)], 120),
-            Some(50)
-        );
-        // Not below the oldest: a follower knowing the leader's floor epoch keeps the old
-        // answer (its own end for that epoch, then the smaller).
-        assert_eq!(
-            truncation_point(&[(3, 100), (5, 130)], 150, &[(3, 100), (6, 120)], 200),
-            Some(120)
-        );
-    }
 }
