@@ -73,6 +73,7 @@ mod identity_joins;
 mod index_files;
 mod kafka_cleaner_cases;
 mod kafka_client_error_cases;
+mod kafka_consumer_validation_cases;
 mod kafka_coordinator_cases;
 mod kafka_dump_cases;
 mod kafka_epoch_leadership_cases;
