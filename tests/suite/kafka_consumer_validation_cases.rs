@@ -350,7 +350,6 @@ fn commit_with_an_epoch_above_every_entry_is_reset_by_policy() {
 /// finds epoch 1 above every entry: a `committed_leader_epoch_unknown` warning saying the
 /// consumer resets by auto.offset.reset — where it does nothing special.
 #[test]
-#[ignore = "divergence: an epoch assigned at the log end with no record is cut by as_loaded, then called above_latest (reset) though validation passes"]
 fn empty_epoch_at_log_end_passes_validation() {
     let f = Case::new(ten_at_epoch_zero())
         .epochs(&[(0, 0), (1, 10)])
@@ -367,7 +366,6 @@ fn empty_epoch_at_log_end_passes_validation() {
 /// calls the answer undefined (`above_latest`): reset by the policy (earliest: re-read from
 /// the log start) and `LogTruncationException` *without* a divergent offset.
 #[test]
-#[ignore = "divergence: commit beyond the log end at an epoch starting at the log end is judged undefined (reset by policy) instead of moved back to the log end"]
 fn commit_past_log_end_at_an_epoch_starting_there_moves_back_to_it() {
     let f = Case::new(ten_at_epoch_zero())
         .epochs(&[(0, 0), (1, 10)])
@@ -392,7 +390,6 @@ fn commit_past_log_end_at_an_epoch_starting_there_moves_back_to_it() {
 /// `epoch_unknown` skips an epoch the batches carry ("which answer a leader gives is open")
 /// and `past_epoch_end` only judges a known epoch.
 #[test]
-#[ignore = "divergence: an in-gap epoch the batches carry is not judged, though its end (the next entry's start) is the same either way and below the commit"]
 fn in_gap_epoch_carried_by_batches_still_detects_truncation() {
     let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);
     p.append(Batch::new(Producer::PLAIN).records(5));

@@ -27,6 +27,14 @@ pub struct Lineage {
     /// side even when this copy's lineage has not reached it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata_latest_epoch: Option<i32>,
+    /// The epoch of the file's newest entry when it starts exactly at the log end and the
+    /// load's cut ([`Lineage::as_loaded`]) dropped it: an epoch the broker assigned when it
+    /// became leader, before any batch of it (`Partition.makeLeader` →
+    /// `maybeAssignEpochStartOffset`), which a running leader answers from its cache and a
+    /// restarted one answers as an epoch starting at the log end — the end offset is the
+    /// log end either way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_log_end: Option<i32>,
 }
 
 /// A lineage provider: the lineage of a partition directory (by path), when known.
@@ -114,6 +122,7 @@ impl Lineage {
             entries: kept,
             from: from.into(),
             metadata_latest_epoch: None,
+            at_log_end: None,
         }
     }
 
@@ -124,6 +133,9 @@ impl Lineage {
     /// starting at or below it, the newest, moved up to start there).
     pub fn as_loaded(mut self, log_start: Option<i64>, log_end: Option<i64>) -> Lineage {
         if let Some(end) = log_end.filter(|&e| e >= 0) {
+            self.at_log_end = (self.entries.last())
+                .filter(|e| e.start_offset == end)
+                .map(|e| e.epoch);
             self.entries.retain(|e| e.start_offset < end);
         }
         if let Some(start) = log_start {
@@ -166,11 +178,32 @@ impl Lineage {
 
     /// `LeaderEpochFileCache.endOffsetFor` over this lineage (`end_offset_in`).
     pub fn end_offset_for(&self, requested: i32, log_end: i64) -> EpochEnd {
-        end_offset_in(
+        let a = end_offset_in(
             self.entries.iter().map(|e| (e.epoch, e.start_offset)),
             requested,
             log_end,
-        )
+        );
+        // An epoch up to the one assigned at the log end ([`Self::at_log_end`]): the
+        // running leader's cache holds it (the latest, or a gap below it), and its end is
+        // the log end.
+        match self.at_log_end {
+            Some(m) if a.case == EpochCase::AboveLatest && (0..=m).contains(&requested) => {
+                match (requested == m, self.latest()) {
+                    (true, _) => EpochEnd {
+                        case: EpochCase::Latest,
+                        epoch: m,
+                        end_offset: log_end,
+                    },
+                    (false, Some(floor)) => EpochEnd {
+                        case: EpochCase::InGap,
+                        epoch: floor,
+                        end_offset: log_end,
+                    },
+                    (false, None) => a,
+                }
+            }
+            _ => a,
+        }
     }
 }
 
@@ -463,6 +496,30 @@ mod tests {
                 }
             ]
         );
+    }
+
+    /// `PartitionTest.testMakeLeaderUpdatesEpochCache`: an epoch assigned at the log end
+    /// before any batch is cut by the load yet answered with the log end as its end (the
+    /// latest, or the floor below it for an epoch between); an entry past the log end (a
+    /// torn tail's) or above that epoch is not.
+    #[test]
+    fn an_epoch_assigned_at_the_log_end_ends_there() {
+        let at = |pairs: &[(i32, i64)], e: i32| {
+            let r = lineage(pairs)
+                .as_loaded(None, Some(10))
+                .end_offset_for(e, 10);
+            (r.case, r.epoch, r.end_offset)
+        };
+        assert_eq!(at(&[(0, 0), (1, 10)], 1), (EpochCase::Latest, 1, 10));
+        assert_eq!(at(&[(0, 0), (3, 10)], 2), (EpochCase::InGap, 0, 10));
+        let undefined = (
+            EpochCase::AboveLatest,
+            UNDEFINED_EPOCH,
+            UNDEFINED_EPOCH_OFFSET,
+        );
+        assert_eq!(at(&[(0, 0), (1, 10)], 2), undefined);
+        assert_eq!(at(&[(0, 0), (1, 12)], 1), undefined);
+        assert_eq!(at(&[(0, 0), (1, 10), (2, 12)], 1), undefined);
     }
 
     // LeaderEpochFileCacheTest's truncateFromStart / truncateFromEnd cases
