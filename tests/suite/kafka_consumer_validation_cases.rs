@@ -346,9 +346,8 @@ fn commit_with_an_epoch_above_every_entry_is_reset_by_policy() {
 /// `(0,0) (1,10)`, commit `(10, epoch 1)`. Kafka: a running leader answers (1, 10); one that
 /// restarted drops the entry at its load (`truncateFromEndAsyncFlush(10)`) but, leader
 /// again, assigns a newer epoch at 10 and answers (0, 10) — validation passes either way
-/// (10 ≥ 10). klogscan drops the entry (`Lineage::as_loaded`: start ≥ log end) and then
-/// finds epoch 1 above every entry: a `committed_leader_epoch_unknown` warning saying the
-/// consumer resets by auto.offset.reset — where it does nothing special.
+/// (10 ≥ 10). (Was a divergence: klogscan dropped the entry and called epoch 1 above every
+/// entry, a warning saying the consumer resets; the lineage now keeps it as `at_log_end`.)
 #[test]
 fn empty_epoch_at_log_end_passes_validation() {
     let f = Case::new(ten_at_epoch_zero())
@@ -362,9 +361,8 @@ fn empty_epoch_at_log_end_passes_validation() {
 /// `makeLeader`, survived). Kafka's answer for epoch 1 is the log end 10 (running leader:
 /// latest epoch; restarted one: the floor epoch 0 ending at the newer epoch's start 10):
 /// truncation detected with divergent offset 10 — `SubscriptionStateTest.
-/// testTruncationDetectionWithResetPolicy`: seek back to 10 under either policy. klogscan
-/// calls the answer undefined (`above_latest`): reset by the policy (earliest: re-read from
-/// the log start) and `LogTruncationException` *without* a divergent offset.
+/// testTruncationDetectionWithResetPolicy`: seek back to 10 under either policy. (Was a
+/// divergence: klogscan called the answer undefined, reset by the policy.)
 #[test]
 fn commit_past_log_end_at_an_epoch_starting_there_moves_back_to_it() {
     let f = Case::new(ten_at_epoch_zero())
@@ -381,14 +379,13 @@ fn commit_past_log_end_at_an_epoch_starting_there_moves_back_to_it() {
 // ---------------------------------------------------------------------------------------
 
 /// `LeaderEpochFileCacheTest.shouldReturnNextAvailableEpochIfThereIsNoExactEpochForTheOneRequested`
-/// + `SubscriptionStateTest.testTruncationDetectionWithoutResetPolicy`: orders-0 holds 0–4
+/// and `SubscriptionStateTest.testTruncationDetectionWithoutResetPolicy`: orders-0 holds 0–4
 /// at epoch 0, 5–9 at epoch 1, 10–14 at epoch 2, and its checkpoint misses epoch 1
 /// (`(0,0) (2,10)`). The group committed `(12, epoch 1)`. The leader answers from its cache:
 /// floor epoch 0, end 10 (the next entry's start); and had the cache kept `(1,5)`, the answer
 /// would be epoch 1, end 10 — the end of an epoch in a gap is the next entry's start whatever
-/// the gap holds. 10 < 12 either way: truncation detected. klogscan stays silent: its
-/// `epoch_unknown` skips an epoch the batches carry ("which answer a leader gives is open")
-/// and `past_epoch_end` only judges a known epoch.
+/// the gap holds. 10 < 12 either way: truncation detected. (Was a divergence: klogscan stayed silent;
+/// `past_epoch_end` now judges an epoch the batches carry in a gap of the checkpoint.)
 #[test]
 fn in_gap_epoch_carried_by_batches_still_detects_truncation() {
     let mut p = PartitionBuilder::new("orders", 0).leader_epoch(0);

@@ -514,10 +514,9 @@ fn checkpoint_epochs_past_the_log_end_or_before_another_leader_are_not_taken() {
 /// leader — truncates to 90 and its records 90..109, below its high watermark 110, are
 /// replaced: an error naming broker 1.
 ///
-/// klogscan takes each replica's lineage from its batches only: broker 2's ends at epoch 4,
-/// below broker 1's 5, so it names broker 2 as the replica behind that truncates to 90, and
-/// (broker 2's high watermark 95 > 90) calls broker 2's records 90..94 acknowledged data lost —
-/// the leader's own records, which it keeps — while broker 1's loss is not said.
+/// (Was a divergence: klogscan took each replica's lineage from its batches only and named
+/// broker 2 as the replica behind; a copy's lineage now includes its checkpoint's entries past
+/// its batches, `epoch_file::answering_lineage`.)
 #[test]
 
 fn the_old_leader_truncates_when_the_new_leaders_epoch_has_no_batch_yet() {
@@ -536,9 +535,8 @@ fn the_old_leader_truncates_when_the_new_leaders_epoch_has_no_batch_yet() {
 /// below epoch 6's start (95, broker 2's checkpoint): 30 offsets lost (90..119), 20 of them
 /// below its high watermark 110 — an error.
 ///
-/// klogscan finds epoch 6's start only in batches (`leadership::loss::epoch_start`): none, so
-/// `start_offset` is null, no `truncates_to`, no `lost_offsets`, and the finding stays a
-/// warning.
+/// (Was a divergence: epoch 6's start was looked for in batches only, so no loss was
+/// measured; the new leader's checkpoint entry now gives it.)
 #[test]
 
 fn an_unclean_election_before_the_new_leader_writes_still_costs_the_old_leaders_tail() {
@@ -564,9 +562,8 @@ fn an_unclean_election_before_the_new_leader_writes_still_costs_the_old_leaders_
 /// lineages are in the inputs, `truncation_point` gives 90); the `replica_divergence` names
 /// broker 1 truncating to 90 (this part agrees).
 ///
-/// klogscan looks for a batch of epoch 6 for the election's start offset, finds none and
-/// measures nothing, though the truncation point and the start of the next epoch of the same
-/// leader (95) are both in the inputs.
+/// (Was a divergence: no batch of epoch 6, no start, no loss; the start is now where the same
+/// leader's next epoch starts, `loss::start_in_lineage`.)
 #[test]
 
 fn an_epoch_replaced_before_any_write_still_measures_the_old_leaders_loss() {
