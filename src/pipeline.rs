@@ -128,6 +128,8 @@ pub(crate) fn run_cluster_checks_with(
         crate::cluster::coordinator::cluster::check_models(report, models, inv, opts)
     });
     release_freed_memory();
+    // Tiered partitions' ranges first: the consumers' check reads a tiered log's start.
+    crate::cluster::tiering::ranges(report, inv, opts, replayed);
     for (_, check) in cluster_checks() {
         let extra = check(report, inv, opts);
         report.add_partition_findings(extra);

@@ -494,16 +494,18 @@ fn tiered(log: &GroupLog) -> (tempfile::TempDir, std::path::PathBuf) {
 /// remote storage, not OFFSET_OUT_OF_RANGE; and the leader's epoch cache is cut at the log
 /// start (`LogLoader`: `truncateFromStartAsyncFlush(logStartOffsetCheckpoint)`, the remote
 /// log start for a tiered log), so epoch 0 ends at 40 ≥ 30: validation passes. A group
-/// committed `(30, epoch 0)` — in the remote range — reads on normally. klogscan (without
-/// `--remote-storage`) takes the log start as max(checkpoint 20, first local segment 60) = 60
-/// and reports `committed_offset_below_log_start` ("records deleted … before the group read
-/// them") for records that are in remote storage.
+/// committed `(30, epoch 0)` — in the remote range — reads on normally. (Was a divergence:
+/// without `--remote-storage` klogscan took the local log start, 60, and called the commit
+/// below the log start; the consumer view now takes a tiered log's checkpointed start.) The
+/// negative twin: a commit at 10, below the remote log start 20, is below the log start.
 #[test]
-#[ignore = "divergence: on a tiered partition a commit between the log start and the local log start is called below the log start (remote data is fetchable)"]
 fn tiered_commit_in_the_remote_range_is_fetchable() {
     let (d, _) = tiered(&one_commit(30, Some(0)));
     let f = scan(d.path(), None);
     assert!(consumer(&f).is_empty(), "{:#?}", consumer(&f));
+    let (d, _) = tiered(&one_commit(10, Some(0)));
+    let f = scan(d.path(), None);
+    assert_eq!(kinds(&f), vec![Kind::CommittedOffsetBelowLogStart]);
 }
 
 /// The same partition with `--remote-storage` (the scan replays the remote segments and
@@ -521,12 +523,9 @@ fn tiered_commit_in_the_remote_range_with_remote_storage_is_silent() {
 /// on a tiered leader's cache, which keeps every epoch from the (remote) log start
 /// `(0,20) (1,40) (2,70)`: a commit `(65, epoch 0)` — the group read epoch 0 up to 64, but
 /// epoch 0 ended at 40 — is answered epoch 0, end 40: a detected truncation moving the
-/// consumer back to 40 (`committed_offset_past_epoch_end`, end 40). klogscan cuts the
-/// lineage at the local log start 60 (`Lineage::as_loaded` with the scan's log start) to
-/// `(1,60) (2,70)` and calls epoch 0 below the oldest entry, ending at 60: a
-/// `committed_leader_epoch_unknown` with the wrong end offset.
+/// consumer back to 40 (`committed_offset_past_epoch_end`, end 40). (Was a divergence:
+/// klogscan cut the lineage at the local log start 60 and gave the end 60.)
 #[test]
-#[ignore = "divergence: a tiered partition's lineage is cut at the local log start, not the remote log start the broker's cache keeps"]
 fn tiered_epoch_below_the_local_log_start_ends_where_the_full_lineage_says() {
     let (d, _) = tiered(&one_commit(65, Some(0)));
     let f = scan(d.path(), None);

@@ -238,11 +238,19 @@ impl Context<'_> {
             .iter()
             .filter(|&&j| same_cluster(co, &self.report.partitions[j].source).is_same())
             .count();
+        // A tiered log starts at its checkpointed log start, below the local log: the
+        // offsets between are fetched from remote storage (`ReplicaManager` reads
+        // `[logStartOffset, localLogStartOffset)` remotely, and `LogLoader` trims a
+        // remote-enabled log's epoch cache at that start).
+        let log_start = (p.tiered.as_ref())
+            .and_then(|t| t.log_start_offset)
+            .filter(|&t| p.log_start_offset.is_none_or(|l| t < l))
+            .or(p.log_start_offset);
         let s = PartitionState {
             path: p.path.clone(),
             broker_id: p.source.broker_id,
             copies,
-            log_start_offset: p.log_start_offset,
+            log_start_offset: log_start,
             log_end_offset: p.log_end_offset,
             last_stable_offset: p.last_stable_offset,
             high_watermark: self.high_watermark(p),
@@ -252,7 +260,7 @@ impl Context<'_> {
                 .lineage(&p.topic, p.partition, &p.path)
                 .map(|l| {
                     let end = p.carried.recovery.log_end_after.or(p.log_end_offset);
-                    l.as_loaded(p.log_start_offset, end)
+                    l.as_loaded(log_start, end)
                 }),
             partially_read: p.partially_read,
             topic_id: self

@@ -326,6 +326,27 @@ pub fn check(
 ) {
     let (extra, ranges) = analyse(report, inv, opts, replayed);
     report.add_partition_findings(extra);
+    set_ranges(report, ranges);
+}
+
+/// Each tiered partition's ranges (`PartitionReport::tiered`) without the findings: set
+/// before the other cluster checks, which read a tiered log's start from them (the
+/// consumers' commits: a commit in the remote range is fetchable). [`check`] sets the same
+/// again with its findings.
+pub fn ranges(
+    report: &mut ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    replayed: &MetadataReplay,
+) {
+    let (_, ranges) = analyse(report, inv, opts, replayed);
+    set_ranges(report, ranges);
+}
+
+fn set_ranges(
+    report: &mut ScanReport,
+    ranges: Vec<(usize, crate::partition::results::TieredRanges)>,
+) {
     for (i, mut r) in ranges {
         // What the scan replayed of the remote segments stays.
         r.replayed = report.partitions[i].tiered.take().and_then(|t| t.replayed);
