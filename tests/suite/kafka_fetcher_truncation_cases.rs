@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::partition::scan::ScanOptions;
-use klogscan::read::format::metadata::{MetaRecord, RegisterBroker};
+use klogscan::read::format::metadata::{MetaRecord, PartitionChange, RegisterBroker};
 use klogscan::results::ScanReport;
 use klogscan::testkit::brokers::{orders_change, orders_partition};
 use klogscan::testkit::files::{LogDirBuilder, topic_id_for};
@@ -394,40 +394,14 @@ fn register(id: i32) -> MetaRecord {
 /// and broker 2 elected at epoch 6 outside the ISR (RECOVERING); with `then_bump`, a further
 /// change gives broker 2 epoch 7 (same leader: no election).
 fn history(ld: &Path, then_bump: bool) {
-    let mut m = MetadataLogBuilder::new(T0);
-    m.batch(&[
-        register(1),
-        register(2),
-        MetaRecord::Topic {
-            name: "orders".into(),
-            topic_id: topic_id_for("orders"),
-        },
-        orders_partition(&[1, 2], &[1, 2], 2, 4),
-    ]);
-    m.advance(1000);
-    m.batch(&[orders_change(|c| {
-        c.leader = 1;
-        c.isr = Some(vec![1]);
-    })]);
-    m.advance(3_600_000);
-    m.batch(&[
-        MetaRecord::FenceBroker { id: 1, epoch: 11 },
-        orders_change(|c| {
-            c.leader = 2;
-            c.isr = Some(vec![2]);
-            c.leader_recovery_state = 1;
-        }),
-    ]);
-    if then_bump {
-        m.advance(1000);
-        m.batch(&[orders_change(|c| c.leader = 2)]);
-    }
-    m.write(ld).unwrap();
+    history_then(
+        ld,
+        then_bump.then_some(|c: &mut PartitionChange| c.leader = 2),
+    );
 }
 
-/// [`history`] with epoch 7 given to broker 1 instead (back in the ISR, elected cleanly):
-/// another leader, so epoch 6's start is not where 7 starts.
-fn history_then_other_leader(ld: &Path) {
+/// [`history`], the last change (when given) written by `then`.
+fn history_then(ld: &Path, then: Option<impl FnOnce(&mut PartitionChange)>) {
     let mut m = MetadataLogBuilder::new(T0);
     m.batch(&[
         register(1),
@@ -452,11 +426,10 @@ fn history_then_other_leader(ld: &Path) {
             c.leader_recovery_state = 1;
         }),
     ]);
-    m.advance(1000);
-    m.batch(&[orders_change(|c| {
-        c.isr = Some(vec![2, 1]);
-        c.leader = 1;
-    })]);
+    if let Some(then) = then {
+        m.advance(1000);
+        m.batch(&[orders_change(then)]);
+    }
     m.write(ld).unwrap();
 }
 
@@ -492,7 +465,15 @@ fn checkpoint_epochs_past_the_log_end_or_before_another_leader_are_not_taken() {
         ),
         105,
     );
-    history_then_other_leader(&b2);
+    // Epoch 7 given to broker 1 instead (back in the ISR, elected cleanly): another
+    // leader, so epoch 6's start is not where 7 starts.
+    history_then(
+        &b2,
+        Some(|c: &mut PartitionChange| {
+            c.isr = Some(vec![2, 1]);
+            c.leader = 1;
+        }),
+    );
     let r = scan(&[b1, b2]);
     let f = of_kind(&r, Kind::UncleanLeaderElection);
     assert_eq!(f.len(), 1, "{:#?}", r.findings);
