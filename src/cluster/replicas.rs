@@ -46,7 +46,9 @@ use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
 
 mod truncation;
 pub(crate) use truncation::truncation_point;
-use truncation::{Truncation, pending_truncation, with_truncation};
+use truncation::{
+    Truncation, pending_truncation, with_high_watermarks, with_truncation, without_epochs,
+};
 
 /// At most this many missing markers are listed per direction in a finding.
 pub const MAX_LISTED_MARKERS: usize = 20;
@@ -578,7 +580,11 @@ pub fn check(
                     high_watermark: p.high_watermark,
                 }
             });
-            let f = to_finding(
+            let no_epochs = truncation
+                .is_none()
+                .then(|| without_epochs(report, inv, copies))
+                .flatten();
+            let mut f = to_finding(
                 &r.topic,
                 r.partition,
                 (&r.path, &report.partitions[j].path),
@@ -586,6 +592,9 @@ pub fn check(
                 &d,
                 truncation,
             );
+            if let Some(hws) = no_epochs {
+                f = with_high_watermarks(f, &d, hws);
+            }
             extra.entry(i).or_default().push(f);
         }
     }

@@ -607,11 +607,11 @@ fn legacy_log(runs: &[(&str, i64)]) -> PartitionBuilder {
 /// 4 and fetches the other's records: the divergence is removed, as a tail whose
 /// acknowledgement the checkpoint cannot tell.
 ///
-/// klogscan draws truncation points from leader epochs only (`replicas::pending_truncation`
-/// needs a latest epoch on both sides): it reports the divergence as one that survives until
-/// that replica leads, with no truncation.
+/// The follower's true high watermark is no lower than its checkpoint, and after an unclean
+/// election it can lie past the difference: the finding says both (`high_watermark_truncation`
+/// `removed_unless_past`) and no longer that the divergence survives until that replica leads.
+/// (Was a divergence: no high-watermark truncation was modelled.)
 #[test]
-#[ignore = "divergence: v0/v1 replicas get no high-watermark truncation; a divergence above both high watermarks is said to survive"]
 fn without_epochs_a_follower_truncates_to_its_high_watermark() {
     let d = tempfile::tempdir().unwrap();
     let a = broker_dir(d.path(), 1, legacy_log(&[("m", 4), ("a", 2)]), 4);
@@ -619,8 +619,15 @@ fn without_epochs_a_follower_truncates_to_its_high_watermark() {
     let r = scan(&[a, b]);
     let div = one_divergence(&r);
     assert_eq!(div.offset, Some(4));
-    let (_, to) = truncation(div);
-    assert_eq!(to, 4, "{}", div.message);
+    let t = &div.evidence["high_watermark_truncation"];
+    assert_eq!(t["case"], "removed_unless_past", "{:#}", div.evidence);
+    assert_eq!(t["high_watermarks"], serde_json::json!([4, 4]));
+    assert!(
+        div.broker_behaviour.contains("truncateToHighWatermark")
+            && !div.broker_behaviour.contains("survives until"),
+        "{}",
+        div.broker_behaviour
+    );
     assert_eq!(div.severity, Severity::Warning, "{}", div.message);
 }
 
@@ -637,6 +644,11 @@ fn without_epochs_a_divergence_below_the_high_watermarks_survives() {
     assert_eq!(div.offset, Some(2));
     assert!(
         div.evidence.get("truncation").is_none(),
+        "{:#}",
+        div.evidence
+    );
+    assert_eq!(
+        div.evidence["high_watermark_truncation"]["case"], "survives",
         "{:#}",
         div.evidence
     );

@@ -148,6 +148,76 @@ pub(super) struct Truncation<'a> {
     pub(super) high_watermark: Option<i64>,
 }
 
+/// Copies with no leader epoch in either lineage (message format before v2: appending
+/// such a batch clears the cache, `UnifiedLog.append`): a follower then truncates to its
+/// high watermark when it starts following (`AbstractFetcherThread.truncateToHighWatermark`;
+/// `AbstractFetcherThreadTest.testTruncateToHighWatermarkIfLeaderEpochInfoNotAvailable`), not
+/// to an epoch boundary. Their checkpointed high watermarks, when neither copy has an epoch.
+pub(super) fn without_epochs(
+    report: &ScanReport,
+    inv: &Inventory,
+    (a, b): (ScannedCopy<'_>, ScannedCopy<'_>),
+) -> Option<(Option<i64>, Option<i64>)> {
+    let none = |(k, dir): ScannedCopy<'_>| {
+        let r = &report.partitions[k];
+        crate::cluster::epoch_file::answering_lineage(inv, Some(dir), r).is_empty()
+    };
+    (none(a) && none(b)).then(|| {
+        let hw = |(k, _): ScannedCopy<'_>| report.partitions[k].high_watermark;
+        (hw(a), hw(b))
+    })
+}
+
+/// What the high-watermark truncation of copies without epochs ([`without_epochs`]) does
+/// with divergence `d`: with both checkpoints above its first offset it survives whichever
+/// copy follows (the checkpoint is a lower bound: the true high watermark is no lower — the
+/// KIP-101 failure); with both at or below it, the copy that follows drops its records from
+/// there, unless its true high watermark had moved past them since the checkpoint (after an
+/// unclean election it can have); otherwise it depends on which copy follows.
+pub(super) fn with_high_watermarks(
+    mut f: Finding,
+    d: &Divergence,
+    (ha, hb): (Option<i64>, Option<i64>),
+) -> Finding {
+    let x = d.first_offset;
+    let (case, text) = match (ha, hb) {
+        (Some(a), Some(b)) if x < a.min(b) => (
+            "survives",
+            format!(
+                "both copies' checkpointed high watermarks ({a}, {b}; the true ones are no lower) lie above offset {x}: truncating to it keeps the divergence whichever copy follows — it survives (the failure leader epochs, KIP-101, were made for)"
+            ),
+        ),
+        (Some(a), Some(b)) if x >= a.max(b) => (
+            "removed_unless_past",
+            format!(
+                "both copies' checkpointed high watermarks ({a}, {b}) are at or below offset {x}: the copy that follows drops its records from there and fetches the other's — unless its true high watermark had moved past {x} since the checkpoint (a lower bound, written periodically; after an unclean election it can have), when the divergence survives"
+            ),
+        ),
+        _ => (
+            "depends_on_follower",
+            format!(
+                "whether the divergence survives depends on which copy follows (checkpointed high watermarks {}, {}): a follower whose high watermark lies above offset {x} keeps it",
+                show(ha),
+                show(hb)
+            ),
+        ),
+    };
+    f.broker_behaviour = format!(
+        "neither copy has leader epochs (message format before v2): a follower truncates to its high watermark when it starts following (AbstractFetcherThread.truncateToHighWatermark) and fetches from there; {text}"
+    );
+    if let serde_json::Value::Object(m) = &mut f.evidence {
+        m.insert(
+            "high_watermark_truncation".into(),
+            json!({"high_watermarks": [ha, hb], "case": case}),
+        );
+    }
+    f
+}
+
+fn show(h: Option<i64>) -> String {
+    h.map_or_else(|| "unknown".into(), |h| h.to_string())
+}
+
 #[cfg(test)]
 mod truncation_tests {
     use super::truncation_point;
