@@ -89,6 +89,7 @@ mod kafka_logmanager_cases;
 mod kafka_producer_state_cases;
 mod kafka_psm_cases;
 mod kafka_remote_log_cases;
+mod kafka_remote_manager_cases;
 mod kafka_remote_retention_cases;
 mod kafka_segment_index_cases;
 mod kafka_small_file_cases;
