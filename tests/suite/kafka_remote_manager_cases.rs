@@ -162,7 +162,7 @@ fn time_retention_run_between_its_two_deletes_is_in_progress() {
 /// (`remote_copy_unfinished` needs a later copy); for deletes any later event counts, so it
 /// reports an in-flight delete as `remote_delete_unfinished` (warning).
 #[test]
-#[ignore = "divergence: a delete in flight followed only by the concurrent copy task's events (3.9+) is reported as remote_delete_unfinished"]
+
 fn delete_in_flight_beside_the_concurrent_copy_task_is_not_unfinished() {
     let mut t = history();
     let r0 = t.copy(0);

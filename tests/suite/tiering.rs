@@ -185,12 +185,14 @@ fn a_copy_in_flight_during_deletions_is_not_reported() {
 pub(crate) fn delete_unfinished() -> TieredLog {
     let mut t = TieredLog::new(history());
     let r0 = t.copy(0);
-    t.copy(1);
+    let r1 = t.copy(1);
     t.delete_started(r0);
     t.copy(2);
     t.copy(3);
+    // A later cleanup deletes [20,39] without retrying [0,19]: left behind.
+    t.delete(r1);
     t.local_from(3);
-    t.log_start(20);
+    t.log_start(40);
     t
 }
 

@@ -90,12 +90,18 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
             SegmentState::DeleteStarted => (Kind::RemoteDeleteUnfinished, "delete"),
             _ => continue,
         };
+        // Proof that the task moved on without it: for a copy, a later copy of another
+        // segment; for a delete, a later delete event of another segment. Copies and
+        // expiration run as two tasks (3.9+, KAFKA-16853: their own thread pools; before,
+        // one run copies then cleans up), so a copy's events after a delete say nothing of
+        // it: the delete may be in flight, or retried by the next cleanup (a failed delete
+        // ends the run, and the next publishes DELETE_SEGMENT_STARTED for it again).
         let moved_on = match kind {
             Kind::RemoteCopyUnfinished => log
                 .segments
                 .iter()
                 .any(|o| o.id != s.id && o.history.first().is_some_and(|e| e.at > s.last_event())),
-            _ => log.has_event_after(s.last_event()),
+            _ => log.expiration_moved_on(s),
         };
         if !moved_on {
             continue;
@@ -129,7 +135,7 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
         let behaviour = if kind == Kind::RemoteCopyUnfinished {
             "RemoteLogManager reads only COPY_SEGMENT_FINISHED segments; retention lists unfinished copies too (listRemoteLogSegments) and deletes one once it breaches the log start, retention.ms or retention.bytes, so a segment left in COPY_SEGMENT_STARTED keeps its objects in remote storage until then (KAFKA-17062, KAFKA-17428)"
         } else {
-            "the leader's cleanup retries DELETE_SEGMENT_STARTED segments on each run; one left unfinished means the objects' deletion keeps failing or the partition has no leader running the cleanup"
+            "a later cleanup deleted other segments without retrying this one: RemoteLogManager's expiration retries a DELETE_SEGMENT_STARTED segment (publishing DELETE_SEGMENT_STARTED again) in every run that reaches it — a run stops at the first segment it may not delete yet —, so this one was left behind (not listed under the current leader epochs, or its retries stopped); its objects may be half deleted and no read uses the segment"
         };
         let f = finding(kind, up, s.start_offset, msg)
             .broker(behaviour)
@@ -596,7 +602,7 @@ fn start_message(
                     id(p)
                 ),
                 (Some(p), _) => format!(
-                    "blocked on segment {}: its delete started and never finished while later events follow — a failed delete ends the run, and each run retries it",
+                    "blocked on segment {}: its delete started and never finished, and a later cleanup deleted other segments without retrying it",
                     id(p)
                 ),
                 (None, Some(d)) => {

@@ -134,7 +134,9 @@ pub struct Deleting<'a> {
     /// A segment below the log start left DELETE_SEGMENT_STARTED (the lowest): its delete
     /// is in flight or failed, and every run retries it.
     pub pending: Option<&'a RemoteSegment>,
-    /// Whether `pending`'s DELETE_SEGMENT_STARTED is the partition's latest event.
+    /// Whether nothing shows the expiration moved on past `pending`
+    /// ([`super::replay::PartitionLog::expiration_moved_on`]): its delete in flight, or
+    /// retried by the next run.
     pub pending_is_last: bool,
     /// The segment below the log start whose deletion (started or finished) is the
     /// partition's latest event.
@@ -171,7 +173,7 @@ pub fn deleting(log: &PartitionLog, log_start: i64) -> Deleting<'_> {
     });
     Deleting {
         pending,
-        pending_is_last: pending.is_some_and(|p| Some(p.last_event()) == log.last_event),
+        pending_is_last: pending.is_some_and(|p| !log.expiration_moved_on(p)),
         last_deleted,
     }
 }

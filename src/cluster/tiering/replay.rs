@@ -544,6 +544,29 @@ impl PartitionLog {
     pub fn has_event_after(&self, at: EventAt) -> bool {
         self.last_event.is_some_and(|l| l > at)
     }
+
+    /// Whether the expiration moved on past segment `s`: a delete event of another segment
+    /// that had been copied to the end, after `s`'s last event. The copy task's events say
+    /// nothing of a delete (3.9+, KAFKA-16853: copies and expiration run as two tasks; the
+    /// copy task deletes only its own failed copies), and a cleanup run that reaches a
+    /// DELETE_SEGMENT_STARTED segment retries it, publishing DELETE_SEGMENT_STARTED again
+    /// (`RemoteLogManager`'s expiration): a later delete of another segment with no retry
+    /// of `s` after it means `s` was left behind.
+    pub fn expiration_moved_on(&self, s: &RemoteSegment) -> bool {
+        let at = s.last_event();
+        self.segments.iter().any(|o| {
+            let copied = (o.history.iter()).position(|e| e.state == SegmentState::CopyFinished);
+            o.id != s.id
+                && o.history.iter().enumerate().any(|(k, e)| {
+                    e.at > at
+                        && copied.is_some_and(|c| k > c)
+                        && matches!(
+                            e.state,
+                            SegmentState::DeleteStarted | SegmentState::DeleteFinished
+                        )
+                })
+        })
+    }
 }
 
 #[cfg(all(test, feature = "testkit"))]
