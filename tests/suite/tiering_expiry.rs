@@ -281,7 +281,11 @@ fn retention_blocked_on_a_failed_delete() {
     t.copy(3);
     t.delete(r1);
     let (_, f) = scan(t);
-    assert_eq!(tiered(&f), vec![(Kind::RemoteDeleteUnfinished, 0)], "{f:#?}");
+    assert_eq!(
+        tiered(&f),
+        vec![(Kind::RemoteDeleteUnfinished, 0)],
+        "{f:#?}"
+    );
 }
 
 /// No deletion begun and the epoch cache truncated at the log start: a retention run

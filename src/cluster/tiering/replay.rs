@@ -540,11 +540,6 @@ impl PartitionLog {
         self.last_event = Some(self.last_event.map_or(at, |l| l.max(at)));
     }
 
-    /// Whether any event of the partition was written after `at`.
-    pub fn has_event_after(&self, at: EventAt) -> bool {
-        self.last_event.is_some_and(|l| l > at)
-    }
-
     /// Whether the expiration moved on past segment `s`: a delete event of another segment
     /// that had been copied to the end, after `s`'s last event. The copy task's events say
     /// nothing of a delete (3.9+, KAFKA-16853: copies and expiration run as two tasks; the
