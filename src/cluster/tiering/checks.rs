@@ -618,7 +618,7 @@ fn start_message(
             "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest} and no deletion of them has begun: either a retention run moved the log start and had not begun deleting (the broker stopped or leadership moved in between; the next run deletes them by the log-start rule), or the log start was reset to the local log start at a restart (KAFKA-15351, 3.5 brokers) — the metadata cannot tell which; the offsets below it are no longer readable either way"
         ),
         StartReading::LogStartReset => format!(
-            "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest} and the leader-epoch-checkpoint still starts at offset {}, below it: the log start was set without the epoch cache following it (retention and DeleteRecords truncate the cache as they move the log start), the shape of a log start reset to the local log start at a restart (KAFKA-15351); consumers can no longer read the remote data below it",
+            "the checkpointed log start offset {start} equals the local log start while finished remote segments hold offsets from {lowest} and the leader-epoch-checkpoint still starts at offset {}, below it: the log start was set without the epoch cache following it (retention and DeleteRecords truncate the cache as they move the log start) — the shape of a log start reset to the local log start at a restart (KAFKA-15351: consumers can no longer read the remote data below it), and also of a follower that built its state from remote storage (TierStateMachine.buildRemoteLogAuxState moves the log start first, then loads the leader's whole epoch cache from the remote segment, untrimmed), whose leader's next expiration run deletes the segments: the files cannot tell which",
             lineage_first.unwrap_or(start)
         ),
         StartReading::NotDeletable if lineage_first.is_none() => format!(
@@ -687,10 +687,14 @@ pub fn log_start_mismatch(
         reading,
         StartReading::RetentionInProgress | StartReading::RetentionWindowOrReset
     );
+    // Two readings (a reset, or a follower rebuilt from remote storage): info.
+    let two = reading == StartReading::LogStartReset;
     let f = finding(Kind::RemoteLogStartMismatch, up, lowest, msg)
-        .severity(if passing { Severity::Info } else { Severity::Warning })
+        .severity(if passing || two { Severity::Info } else { Severity::Warning })
         .broker("RemoteLogManager's expiration (cleanupExpiredRemoteLogSegments) moves the log start first (handleLogStartOffsetUpdate) and then deletes the segments below it one at a time; a RemoteStorageException from one delete ends the run and the rest wait for the next, which retries DELETE_SEGMENT_STARTED segments and deletes a segment below the log start when all its epochs are at or below the epoch cache's first (isSegmentBreachByLogStartOffset). Fetches below the log start fail with OFFSET_OUT_OF_RANGE")
-        .remediation(if passing {
+        .remediation(if two {
+            "compare with the other replicas' log-start-offset-checkpoint and leader-epoch-checkpoint: on a follower rebuilt from remote storage nothing is wrong (the leader's next expiration deletes the segments); if the log start was reset at a restart (KAFKA-15351), the remote data below it is no longer reachable"
+        } else if passing {
             "nothing, if the next expiration runs finish the deletion; a delete that keeps failing shows in the leader's log (the remote storage refusing it)"
         } else {
             "compare with the other replicas' log-start-offset-checkpoint; if the log start was reset at a restart, the remote data below it is no longer reachable"
