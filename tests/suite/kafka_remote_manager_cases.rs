@@ -321,11 +321,10 @@ fn unclean_leaders_abandoned_copy_goes_once_epoch_zero_leaves_the_cache() {
 /// the log start reaches 30 — the start of epoch 1, the first lineage epoch above the
 /// segment's; from there the truncated cache's earliest epoch is 1 and the truncation rule
 /// (`deleteLogSegmentsDueToLeaderEpochCacheTruncation`) needs no more: it does not ask that
-/// the segment end below the log start (the previous test is that state). klogscan's
-/// `expiry::expiry` takes the later of that epoch's start and the segment's end plus one
-/// (the log-start rule's condition) for both rules, and says 40.
+/// the segment end below the log start (the previous test is that state). (Was a
+/// divergence: `expiry::expiry` took the later of that epoch's start and the segment's end
+/// plus one for both rules, and said 40.)
 #[test]
-#[ignore = "divergence: an abandoned segment ending past the next epoch's start is said to go at its end + 1 (40), while the truncation rule deletes it once that epoch starts the cache (30)"]
 fn unclean_leaders_abandoned_copy_expiry_names_the_next_epochs_start() {
     let mut t = unclean_leader();
     t.copy(0);

@@ -105,7 +105,16 @@ pub fn expiry(
             unlisted_in_segment_epoch: unlisted_in_highest,
         });
     };
-    let at = from.max(end_offset.saturating_add(1));
+    // The log-start rule needs the segment's end below the log start
+    // (`isSegmentBreachByLogStartOffset`); the truncation rule
+    // (`deleteLogSegmentsDueToLeaderEpochCacheTruncation`) only the cache starting above every
+    // epoch of the segment — the log start at the first epoch above its highest, whatever
+    // its end: whichever comes first.
+    let by_log_start = from.max(end_offset.saturating_add(1));
+    let by_truncation = loaded
+        .first_at_or_above(highest.saturating_add(1))
+        .map(|(_, o)| o);
+    let at = by_truncation.map_or(by_log_start, |t| t.min(by_log_start));
     Some(Expiry::LogStartReaches {
         log_start_offset: at,
         first_epoch: loaded.epoch_at(at).unwrap_or(earliest),
