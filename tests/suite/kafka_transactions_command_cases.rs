@@ -334,3 +334,373 @@ fn a_hanging_transaction_wholly_below_the_log_start_is_still_hanging() {
         r.findings
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Second audit (txncmd): the commands' arguments as the tool parses them, the find-hanging
+// bytes, the candidate threshold, one row per partition, the epochs an abort needs.
+// ---------------------------------------------------------------------------------------
+
+/// The `klogscan` binary (assert_cmd).
+fn klogscan_cmd() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("klogscan").unwrap();
+    c.env_remove("NO_COLOR");
+    c
+}
+
+/// `scan DIR… --now NOW --format FORMAT` on the CLI: stdout.
+fn cli_scan(dirs: &[&Path], now: i64, format: &str) -> String {
+    let mut c = klogscan_cmd();
+    c.arg("scan");
+    for d in dirs {
+        c.arg(d);
+    }
+    let out = c
+        .args(["--now", &now.to_string(), "--format", format])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// One partition `topic-part` on broker `broker` of cluster `c1`: producer 132 epoch 5
+/// commits a transaction with coordinator epoch 19 (offsets 0–2), then opens one at 3
+/// (offsets 3–5) that no marker closes. Returns the manifest's last batch max timestamp.
+fn hanging_copy(dir: &Path, broker: i32, topic: &str, part: i32) -> i64 {
+    let m = LogDirBuilder::new(broker)
+        .cluster_id("c1")
+        .partition(hanging_partition(topic, part))
+        .write(dir)
+        .unwrap();
+    m.partitions[0].batches.last().unwrap().max_timestamp
+}
+
+/// The partition of [`hanging_copy`].
+fn hanging_partition(topic: &str, part: i32) -> PartitionBuilder {
+    let t = Producer::transactional(132, 5);
+    let mut p = PartitionBuilder::new(topic, part);
+    p.append(Batch::new(t).records(2));
+    p.commit(t, 19);
+    p.append(Batch::new(t).records(3));
+    p
+}
+
+/// `ToolsUtils.prettyPrintTable` (through `printRow`): every cell padded with spaces to the
+/// widest of its column (header included), each followed by a tab, one line per row.
+fn tool_table(rows: &[Vec<String>]) -> String {
+    let header: Vec<String> = [
+        "Topic",
+        "Partition",
+        "ProducerId",
+        "ProducerEpoch",
+        "CoordinatorEpoch",
+        "StartOffset",
+        "LastTimestamp",
+        "Duration(min)",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let all: Vec<&Vec<String>> = std::iter::once(&header).chain(rows).collect();
+    let mut out = String::new();
+    for r in &all {
+        for (i, v) in r.iter().enumerate() {
+            let w = all.iter().map(|r| r[i].len()).max().unwrap();
+            out.push_str(&format!("{v:<w$}\t"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `TransactionsCommandTest.testFindHangingNoMappedTransactionalId`: `foo-5`, producer 132
+/// epoch 5, coordinator epoch 19, last written 60 minutes ago, no transactional id maps to
+/// it: the tool prints its header and one row (`assertHangingTransaction`), laid out by
+/// `ToolsUtils.prettyPrintTable`. `scan --format find-hanging` prints the same bytes.
+#[test]
+fn find_hanging_view_is_the_tools_table_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let last = hanging_copy(dir.path(), 1, "foo", 5);
+    let now = last + 60 * MIN + 59_999;
+    let out = cli_scan(&[dir.path()], now, "find-hanging");
+    let row: Vec<String> = ["foo", "5", "132", "5", "19", "3"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([last.to_string(), "60".to_string()])
+        .collect();
+    assert_eq!(out, tool_table(&[row]));
+}
+
+/// `FindHangingTransactionsCommand.collectCandidateOpenTransactions`: a producer with an
+/// open transaction is a candidate only when `now - lastTimestamp` is strictly more than
+/// `--max-transaction-timeout` (15 minutes by default). Idle exactly 15 minutes: no row,
+/// only the header; one millisecond more: one row with `Duration(min)` 15.
+#[test]
+fn find_hanging_candidate_needs_strictly_more_than_fifteen_minutes() {
+    let dir = tempfile::tempdir().unwrap();
+    let last = hanging_copy(dir.path(), 1, "foo", 5);
+    let at = cli_scan(&[dir.path()], last + 15 * MIN, "find-hanging");
+    assert_eq!(
+        at,
+        tool_table(&[]),
+        "idle exactly 15 minutes is not a candidate"
+    );
+    let past = cli_scan(&[dir.path()], last + 15 * MIN + 1, "find-hanging");
+    assert_eq!(past.lines().count(), 2, "{past}");
+    assert!(
+        past.lines().nth(1).unwrap().trim_end().ends_with("15"),
+        "{past}"
+    );
+}
+
+/// `FindHangingTransactionsCommand.execute` without `--broker-id` describes the producers of
+/// each partition once, on its leader (`DescribeProducersOptions` without a broker id:
+/// `DescribeProducersHandler` looks the leader up); with `--broker-id B`, on that replica
+/// only. Either way a partition's hanging transaction is one row
+/// (`testFindHangingSpecifiedTopicPartition` / `testFindHangingLookupTopicAndBrokerId`:
+/// one `DescribeProducers` per partition). A script reading the rows runs one abort per
+/// row; the second abort of the same transaction finds none open ("Could not find any open
+/// transactions starting at offset …", exit 1).
+///
+/// Two brokers of cluster c1 each hold a copy of `foo-5` with the same hanging transaction:
+/// klogscan's triage gives one incident and one abort (its note: the abort runs once), but
+/// `--format find-hanging` (`triage::hanging_rows`, one row per live copy) prints it twice.
+#[test]
+#[ignore = "divergence: find-hanging prints one row per broker's copy of a partition; the tool prints one per partition (leader or --broker-id)"]
+fn find_hanging_lists_a_partition_once_whatever_the_number_of_copies() {
+    let b1 = tempfile::tempdir().unwrap();
+    let b2 = tempfile::tempdir().unwrap();
+    let last = hanging_copy(b1.path(), 1, "foo", 5);
+    assert_eq!(hanging_copy(b2.path(), 2, "foo", 5), last);
+    let now = last + 60 * MIN;
+    let r = {
+        let opts = ScanOptions::default().with_now_ms(now);
+        request::run(&Request::new([b1.path(), b2.path()]).with_options(opts))
+            .unwrap()
+            .report
+    };
+    let aborts: Vec<String> = triage::incidents_in(&r)
+        .into_iter()
+        .flat_map(|i| i.commands)
+        .filter(|c| c.contains("--start-offset"))
+        .collect();
+    assert_eq!(aborts.len(), 1, "the triage aborts once: {aborts:#?}");
+    let out = cli_scan(&[b1.path(), b2.path()], now, "find-hanging");
+    assert_eq!(
+        out.lines().count(),
+        2,
+        "one header and one row for foo-5, as the tool prints:\n{out}"
+    );
+}
+
+/// The value of `flag` in `command` as argparse4j reads it: `--flag=VALUE`, or the next
+/// word when that word is not itself flag-like (`ArgumentParserImpl.processArg` →
+/// `flagFound`: a word starting with `-` that is not a negative number is an option, and
+/// the option before it fails with "expected one argument"). Words split on spaces with
+/// POSIX single quotes removed (enough for klogscan's quoting).
+fn argparse_value(command: &str, flag: &str) -> Result<String, String> {
+    let mut words = Vec::new();
+    let (mut cur, mut quoted, mut any) = (String::new(), false, false);
+    for c in command.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any || !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+                any = false;
+            }
+            c => cur.push(c),
+        }
+    }
+    if any || !cur.is_empty() {
+        words.push(cur);
+    }
+    let eq = format!("{flag}=");
+    for (i, w) in words.iter().enumerate() {
+        if let Some(v) = w.strip_prefix(&eq) {
+            return Ok(v.to_string());
+        }
+        if w == flag {
+            let next = words.get(i + 1).ok_or("expected one argument")?;
+            let negative_number = next
+                .strip_prefix('-')
+                .is_some_and(|n| !n.is_empty() && n.parse::<f64>().is_ok());
+            if next.starts_with('-') && !negative_number {
+                return Err(format!(
+                    "argument {flag}: expected one argument (next word {next:?} is read as an option)"
+                ));
+            }
+            return Ok(next.clone());
+        }
+    }
+    Err(format!("{flag} missing"))
+}
+
+/// `TransactionsCommand.DescribeTransactionsCommand` (`--transactional-id`, required,
+/// `store()`): argparse4j reads the word after the flag as its value only when it does not
+/// look like an option, so `--transactional-id -orders` fails before any request
+/// ("expected one argument"); `--transactional-id=-orders` works. Kafka accepts any string
+/// as a transactional id, `-orders` included. Single quotes do not help (the shell removes
+/// them). klogscan's `describe` command for a producer whose id is `-orders` (found in
+/// `__transaction_state`) puts the id as the next word.
+#[test]
+#[ignore = "divergence: a transactional id starting with '-' is given as the next word after --transactional-id, which argparse4j reads as an option (use --transactional-id=ID)"]
+fn describe_command_takes_a_transactional_id_that_starts_with_a_dash() {
+    let id = "-orders";
+    // abs("-orders".hashCode()) % 50
+    let h = id
+        .encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32));
+    let part = if h == i32::MIN { 0 } else { h.abs() } % 50;
+    let dir = tempfile::tempdir().unwrap();
+    // The coordinator moved the id on to producer 200 (previous producer 132): the
+    // transaction in foo-5 hangs.
+    let v = TxnValue::new(200, 0, state::EMPTY).v1(132, -1, 2);
+    let mut c = PartitionBuilder::new("__transaction_state", part);
+    c.append(Batch::new(Producer::PLAIN).record(Rec::kv(key(id), v.encode())));
+    let m = LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(hanging_partition("foo", 5))
+        .partition(c)
+        .write(dir.path())
+        .unwrap();
+    let last = m.partitions[0].batches.last().unwrap().max_timestamp;
+    let r = scan_at(dir.path(), last + 60 * MIN);
+    let commands: Vec<String> = triage::incidents_in(&r)
+        .into_iter()
+        .flat_map(|i| i.commands)
+        .filter(|c| c.contains(" describe "))
+        .collect();
+    assert_eq!(commands.len(), 1, "{commands:#?} {:#?}", r.findings);
+    assert_eq!(
+        argparse_value(&commands[0], "--transactional-id"),
+        Ok(id.to_string()),
+        "{}",
+        commands[0]
+    );
+}
+
+/// `TransactionsCommand.AbortTransactionCommand` and `FindHangingTransactionsCommand`
+/// (`--topic`, `store()`): the same argparse4j rule for a topic. `Topic.validate` accepts a
+/// name starting with `-` (`-foo`: only `A-Z a-z 0-9 . _ -`, 1–249 characters), so a broker
+/// holds `-foo-5`; `--topic -foo` fails with "expected one argument", `--topic=-foo` works.
+/// klogscan's find-hanging and abort commands for it put `-foo` as the next word.
+#[test]
+#[ignore = "divergence: a topic starting with '-' is given as the next word after --topic, which argparse4j reads as an option (use --topic=NAME)"]
+fn abort_and_find_hanging_commands_take_a_topic_that_starts_with_a_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let last = hanging_copy(dir.path(), 1, "-foo", 5);
+    let r = scan_at(dir.path(), last + 60 * MIN);
+    let commands: Vec<String> = triage::incidents_in(&r)
+        .into_iter()
+        .flat_map(|i| i.commands)
+        .collect();
+    assert!(
+        commands.iter().any(|c| c.contains("--start-offset")),
+        "{commands:#?} {:#?}",
+        r.findings
+    );
+    for c in commands.iter().filter(|c| c.contains("--topic")) {
+        assert_eq!(argparse_value(c, "--topic"), Ok("-foo".to_string()), "{c}");
+    }
+}
+
+/// `TransactionsCommandTest.testOldBrokerAbortTransactionWithUnknownCoordinatorEpoch`
+/// (-1): a producer whose first transaction hangs has no marker in the partition;
+/// `DescribeProducers` gives no coordinator epoch (find-hanging prints -1) and the pre-3.0
+/// abort is run with `--coordinator-epoch -1` or 0 (the tool turns -1 into 0). klogscan's
+/// row says -1 and its command 0; the abort commands parse (topic, partition, the 3.0+
+/// form's `--start-offset` and the pre-3.0 form's three flags).
+#[test]
+fn abort_commands_parse_and_a_first_transaction_has_coordinator_epoch_minus_one() {
+    let t = Producer::transactional(12345, 15);
+    let mut p = PartitionBuilder::new("foo", 5);
+    p.append(Batch::new(Producer::PLAIN).records(4));
+    p.append(Batch::new(t).records(2));
+    let dir = tempfile::tempdir().unwrap();
+    let m = LogDirBuilder::new(1)
+        .partition(p)
+        .write(dir.path())
+        .unwrap();
+    let last = m.partitions[0].batches.last().unwrap().max_timestamp;
+    let r = scan_at(dir.path(), last + 60 * MIN);
+    let rows = triage::hanging_rows(&r.findings);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(
+        (
+            rows[0].producer_id,
+            rows[0].producer_epoch,
+            rows[0].coordinator_epoch,
+            rows[0].start_offset
+        ),
+        (12345, 15, -1, 4)
+    );
+    let commands: Vec<String> = triage::incidents_in(&r)
+        .into_iter()
+        .flat_map(|i| i.commands)
+        .collect();
+    let new = commands
+        .iter()
+        .find(|c| c.contains("--start-offset"))
+        .unwrap();
+    assert_eq!(argparse_value(new, "--topic"), Ok("foo".into()));
+    assert_eq!(argparse_value(new, "--partition"), Ok("5".into()));
+    assert_eq!(argparse_value(new, "--start-offset"), Ok("4".into()));
+    assert!(!new.contains("--producer-id"), "{new}");
+    let old = commands
+        .iter()
+        .find(|c| c.contains("--producer-id"))
+        .unwrap();
+    assert_eq!(argparse_value(old, "--producer-id"), Ok("12345".into()));
+    assert_eq!(argparse_value(old, "--producer-epoch"), Ok("15".into()));
+    assert_eq!(argparse_value(old, "--coordinator-epoch"), Ok("0".into()));
+    assert!(!old.contains("--start-offset"), "{old}");
+}
+
+/// `ProducerAppendInfo.appendDataBatch` → `ProducerStateEntry.addBatch`: a data batch at a
+/// new epoch while the transaction is open sets the entry's epoch and keeps
+/// `currentTxnFirstOffset` (the transaction goes on). `DescribeProducers` then reports the
+/// new epoch: find-hanging's `ProducerEpoch` column is 6, the 3.0+ abort writes its ABORT at
+/// 6 (`buildAbortSpec` takes `producerState.producerEpoch()`), and a pre-3.0 abort needs
+/// `--producer-epoch 6`: `appendEndTxnMarker` → `checkProducerEpoch` refuses a marker below
+/// the entry's epoch (INVALID_PRODUCER_EPOCH, `AbortTransactionHandler.handleError`).
+#[test]
+fn producer_epoch_of_a_transaction_continued_at_a_new_epoch_is_the_latest() {
+    let t = Producer::transactional(7, 5);
+    let mut p = PartitionBuilder::new("foo", 5);
+    p.append(Batch::new(t).records(2));
+    p.commit(t, 3);
+    p.append(Batch::new(t).records(2));
+    p.append(Batch::new(t.with_epoch(6)).records(2));
+    let dir = tempfile::tempdir().unwrap();
+    let m = LogDirBuilder::new(1)
+        .partition(p)
+        .write(dir.path())
+        .unwrap();
+    let b = m.partitions[0].batches.last().unwrap();
+    assert_eq!((b.producer_epoch, b.base_sequence), (6, 0));
+    let r = scan_at(dir.path(), b.max_timestamp + 60 * MIN);
+    let rows = triage::hanging_rows(&r.findings);
+    assert_eq!(rows.len(), 1, "{rows:?} {:#?}", r.findings);
+    assert_eq!(
+        (
+            rows[0].producer_epoch,
+            rows[0].coordinator_epoch,
+            rows[0].start_offset
+        ),
+        (6, 3, 3)
+    );
+    let old: Vec<String> = triage::incidents_in(&r)
+        .into_iter()
+        .flat_map(|i| i.commands)
+        .filter(|c| c.contains("--producer-epoch"))
+        .collect();
+    assert_eq!(old.len(), 1, "{old:#?}");
+    assert_eq!(argparse_value(&old[0], "--producer-epoch"), Ok("6".into()));
+    assert_eq!(
+        argparse_value(&old[0], "--coordinator-epoch"),
+        Ok("3".into())
+    );
+}
