@@ -69,6 +69,24 @@ pub fn shell_quote(s: &str) -> Option<Cow<'_, str>> {
     Some(Cow::Owned(out))
 }
 
+/// An option and a value already quoted or checked (`value`): `--name value`, or
+/// `--name=value` when the value starts with `-` — the tools' argument parsers (argparse4j,
+/// jopt-simple) take a separate word starting with `-` for another option and stop with
+/// "expected one argument", and Kafka accepts a topic name or an id starting with `-`.
+///
+/// ```
+/// use klogscan::escape::flag;
+/// assert_eq!(flag("topic", "orders"), "--topic orders");
+/// assert_eq!(flag("topic", "-orders"), "--topic=-orders");
+/// ```
+pub fn flag(name: &str, value: &str) -> String {
+    if value.starts_with('-') {
+        format!("--{name}={value}")
+    } else {
+        format!("--{name} {value}")
+    }
+}
+
 /// True when `t` is a name Kafka accepts for a topic (`Topic.validate`).
 pub fn is_topic_name(t: &str) -> bool {
     !t.is_empty()

@@ -182,8 +182,8 @@ impl Copy {
 
     fn describe(&self, why: &str) -> String {
         format!(
-            "kafka-topics.sh --bootstrap-server <broker> --describe --topic {}   # {why}",
-            self.topic
+            "kafka-topics.sh --bootstrap-server <broker> --describe {}   # {why}",
+            crate::escape::flag("topic", &self.topic)
         )
     }
 
@@ -195,8 +195,9 @@ impl Copy {
                 self.broker
             ),
             format!(
-                "kafka-topics.sh --bootstrap-server <broker> --describe --under-replicated-partitions --topic {}   # watch until partition {} leaves this list",
-                self.topic, self.partition
+                "kafka-topics.sh --bootstrap-server <broker> --describe --under-replicated-partitions {}   # watch until partition {} leaves this list",
+                crate::escape::flag("topic", &self.topic),
+                self.partition
             ),
         ]
     }
@@ -334,8 +335,9 @@ fn non_live(f: &Finding, c: &Copy) -> Decision {
                 "the damage is {phrase}: when the move completes this copy replaces the live directory and its damage is served; cancel the move, or let it finish only after re-creating this future copy (move the partition to another log dir again) — the live directory is judged by its own findings"
             ),
             vec![format!(
-                "kafka-log-dirs.sh --bootstrap-server <broker> --describe --topic-list {}   # the future replica of partition {} and its log dir",
-                c.topic, c.partition
+                "kafka-log-dirs.sh --bootstrap-server <broker> --describe {}   # the future replica of partition {} and its log dir",
+                crate::escape::flag("topic-list", &c.topic),
+                c.partition
             )],
         ),
         CopyKind::Stray => (

@@ -340,18 +340,24 @@ fn incident(findings: &[Finding], mut g: Vec<usize>, ctx: &Context<'_>) -> Incid
 /// transactional id when the coordinator's log names one, abort (also for brokers before
 /// 3.0). Every value quoted for a POSIX shell, or a placeholder and a note.
 fn hanging_commands(f: &Finding, o: i64, args: &mut crate::escape::ShellArgs) -> Vec<String> {
-    let (topic, part) = (args.topic(&f.topic), args.partition(f.partition));
+    let topic = crate::escape::flag("topic", &args.topic(&f.topic));
+    let part = args.partition(f.partition);
     let mut commands = vec![format!(
-        "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {topic} --partition {part}"
+        "kafka-transactions.sh --bootstrap-server <broker> find-hanging {topic} --partition {part}"
     )];
     if let Some(id) = CoordinatorJoint::of(f).and_then(|c| c.transactional_id) {
         commands.push(format!(
-            "kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}",
-            args.value(&id, "transactional-id", "the transactional id")
+            "kafka-transactions.sh --bootstrap-server <broker> describe {}",
+            args.option(
+                "transactional-id",
+                &id,
+                "transactional-id",
+                "the transactional id"
+            )
         ));
     }
     commands.push(format!(
-        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {part} --start-offset {o}"
+        "kafka-transactions.sh --bootstrap-server <broker> abort {topic} --partition {part} --start-offset {o}"
     ));
     commands.extend(abort_before_3_0(f, &topic, &part));
     commands
@@ -607,7 +613,7 @@ fn abort_before_3_0(f: &Finding, topic: &str, part: &str) -> Option<String> {
         .coordinator_epoch
         .unwrap_or(-1);
     Some(format!(
-        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {topic} --partition {part} --producer-id {pid} --producer-epoch {epoch} --coordinator-epoch {}   # the same, on brokers before 3.0",
+        "kafka-transactions.sh --bootstrap-server <broker> abort {topic} --partition {part} --producer-id {pid} --producer-epoch {epoch} --coordinator-epoch {}   # the same, on brokers before 3.0",
         c.max(0)
     ))
 }
@@ -630,11 +636,27 @@ pub struct HangingRow {
 /// coordinator still owns (`FindHangingTransactionsCommand.filterHangingTransactions` drops
 /// a candidate whose transactional id's description lists the partition, whatever its age:
 /// `TransactionsCommandTest.testFindHangingFilterByTransactionInProgressWithSamePartition`).
+/// One row per cluster, partition and transaction, however many brokers' copies show it: the
+/// tool asks one replica per partition (the leader, or the `--broker-id` one:
+/// `FindHangingTransactionsCommand.collectCandidateOpenTransactions`), and a second abort
+/// of the same transaction fails; the first copy in report order gives the row.
 pub fn hanging_rows(findings: &[Finding]) -> Vec<HangingRow> {
+    let mut seen = std::collections::HashSet::new();
     findings
         .iter()
         .filter(|f| f.kind == Kind::HangingTransaction && f.source.copy.is_live())
         .filter(|f| !CoordinatorJoint::owned_by_coordinator(f))
+        .filter(|f| {
+            let key = (
+                f.source.cluster_id.clone(),
+                &f.topic,
+                f.partition,
+                f.producer_id,
+                f.producer_epoch,
+                f.offset,
+            );
+            seen.insert(key)
+        })
         .filter_map(|f| {
             let e = evidence::read::<OpenTxnJoint>(f);
             Some(HangingRow {

@@ -464,7 +464,6 @@ fn find_hanging_candidate_needs_strictly_more_than_fifteen_minutes() {
 /// klogscan's triage gives one incident and one abort (its note: the abort runs once), but
 /// `--format find-hanging` (`triage::hanging_rows`, one row per live copy) prints it twice.
 #[test]
-#[ignore = "divergence: find-hanging prints one row per broker's copy of a partition; the tool prints one per partition (leader or --broker-id)"]
 fn find_hanging_lists_a_partition_once_whatever_the_number_of_copies() {
     let b1 = tempfile::tempdir().unwrap();
     let b2 = tempfile::tempdir().unwrap();
@@ -546,7 +545,6 @@ fn argparse_value(command: &str, flag: &str) -> Result<String, String> {
 /// them). klogscan's `describe` command for a producer whose id is `-orders` (found in
 /// `__transaction_state`) puts the id as the next word.
 #[test]
-#[ignore = "divergence: a transactional id starting with '-' is given as the next word after --transactional-id, which argparse4j reads as an option (use --transactional-id=ID)"]
 fn describe_command_takes_a_transactional_id_that_starts_with_a_dash() {
     let id = "-orders";
     // abs("-orders".hashCode()) % 50
@@ -588,7 +586,6 @@ fn describe_command_takes_a_transactional_id_that_starts_with_a_dash() {
 /// holds `-foo-5`; `--topic -foo` fails with "expected one argument", `--topic=-foo` works.
 /// klogscan's find-hanging and abort commands for it put `-foo` as the next word.
 #[test]
-#[ignore = "divergence: a topic starting with '-' is given as the next word after --topic, which argparse4j reads as an option (use --topic=NAME)"]
 fn abort_and_find_hanging_commands_take_a_topic_that_starts_with_a_dash() {
     let dir = tempfile::tempdir().unwrap();
     let last = hanging_copy(dir.path(), 1, "-foo", 5);

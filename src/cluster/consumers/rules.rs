@@ -273,8 +273,9 @@ fn reset_remediation(r: &ConsumerRow, leo: i64) -> String {
     let mut a = crate::escape::ShellArgs::default();
     let group = a.option("group", &r.group_id, "group", "the group id");
     let tp = format!("{}:{}", a.topic(&r.topic), a.partition(r.partition));
+    let tp = crate::escape::flag("topic", &tp);
     format!(
-        "decide where the group resumes, stop the group's consumers (offsets are reset only in an Empty group), then check and set it: kafka-consumer-groups.sh --bootstrap-server <broker> {group} --topic {tp} --reset-offsets --to-offset {leo} --dry-run, then the same with --execute instead of --dry-run (or an earlier offset to re-read){}",
+        "decide where the group resumes, stop the group's consumers (offsets are reset only in an Empty group), then check and set it: kafka-consumer-groups.sh --bootstrap-server <broker> {group} {tp} --reset-offsets --to-offset {leo} --dry-run, then the same with --execute instead of --dry-run (or an earlier offset to re-read){}",
         a.suffix()
     )
 }
@@ -584,10 +585,16 @@ fn other_incarnation(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
             }),
         )
         .broker("the coordinator keeps the commit with its topic id: an OffsetFetch naming the partition's topic id (v10+) is answered with no offset (-1), one by topic name with this offset (OffsetMetadataManager.fetchOffsets); deleting the topic makes the coordinator tombstone its offsets (onPartitionsDeleted), which did not happen for this one")
-        .remediation(format!(
-            "set where the group reads in the current topic: kafka-consumer-groups.sh --bootstrap-server <broker> --group {} --topic {}:{} --reset-offsets --to-earliest --execute (or --to-offset <n>), or remove the stale commit (--delete-offsets)",
-            r.group_id, r.topic, r.partition
-        )),
+        .remediation({
+            let mut a = crate::escape::ShellArgs::default();
+            let group = a.option("group", &r.group_id, "group", "the group id");
+            let tp = format!("{}:{}", a.topic(&r.topic), a.partition(r.partition));
+            format!(
+                "set where the group reads in the current topic: kafka-consumer-groups.sh --bootstrap-server <broker> {group} {} --reset-offsets --to-earliest --execute (or --to-offset <n>), or remove the stale commit (--delete-offsets){}",
+                crate::escape::flag("topic", &tp),
+                a.suffix()
+            )
+        }),
     )
 }
 

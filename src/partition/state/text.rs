@@ -46,8 +46,8 @@ pub(crate) const CLIENT_NON_TXN: &str = "InvalidTxnStateException (INVALID_TXN_S
 pub(crate) fn abort_command(topic: &str, partition: i32, offset: i64) -> String {
     let mut a = crate::escape::ShellArgs::default();
     let line = format!(
-        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --start-offset {offset}",
-        a.topic(topic),
+        "kafka-transactions.sh --bootstrap-server <broker> abort {} --partition {} --start-offset {offset}",
+        crate::escape::flag("topic", &a.topic(topic)),
         a.partition(partition)
     );
     format!("{line}{}", a.suffix())
@@ -66,8 +66,8 @@ pub(crate) fn abort_command_before_3_0(
 ) -> String {
     let mut a = crate::escape::ShellArgs::default();
     let line = format!(
-        "kafka-transactions.sh --bootstrap-server <broker> abort --topic {} --partition {} --producer-id {producer_id} --producer-epoch {producer_epoch} --coordinator-epoch {}",
-        a.topic(topic),
+        "kafka-transactions.sh --bootstrap-server <broker> abort {} --partition {} --producer-id {producer_id} --producer-epoch {producer_epoch} --coordinator-epoch {}",
+        crate::escape::flag("topic", &a.topic(topic)),
         a.partition(partition),
         coordinator_epoch.max(0)
     );
@@ -80,8 +80,13 @@ pub(crate) fn abort_command_before_3_0(
 pub(crate) fn describe_command(id: &str) -> String {
     let mut a = crate::escape::ShellArgs::default();
     let line = format!(
-        "`kafka-transactions.sh --bootstrap-server <broker> describe --transactional-id {}`",
-        a.value(id, "transactional-id", "the transactional id")
+        "`kafka-transactions.sh --bootstrap-server <broker> describe {}`",
+        a.option(
+            "transactional-id",
+            id,
+            "transactional-id",
+            "the transactional id"
+        )
     );
     format!("{line}{}", a.suffix())
 }
@@ -91,8 +96,8 @@ pub(crate) fn describe_command(id: &str) -> String {
 pub(crate) fn find_hanging_command(topic: &str, partition: i32) -> String {
     let mut a = crate::escape::ShellArgs::default();
     let line = format!(
-        "kafka-transactions.sh --bootstrap-server <broker> find-hanging --topic {} --partition {}",
-        a.topic(topic),
+        "kafka-transactions.sh --bootstrap-server <broker> find-hanging {} --partition {}",
+        crate::escape::flag("topic", &a.topic(topic)),
         a.partition(partition)
     );
     format!("{line}{}", a.suffix())
