@@ -499,7 +499,6 @@ fn checkpoint_epochs_past_the_log_end_or_before_another_leader_are_not_taken() {
 /// broker 2 as the replica behind; a copy's lineage now includes its checkpoint's entries past
 /// its batches, `epoch_file::answering_lineage`.)
 #[test]
-
 fn the_old_leader_truncates_when_the_new_leaders_epoch_has_no_batch_yet() {
     let d = tempfile::tempdir().unwrap();
     let (b1, b2) = new_leader_without_batches(d.path());
@@ -519,7 +518,6 @@ fn the_old_leader_truncates_when_the_new_leaders_epoch_has_no_batch_yet() {
 /// (Was a divergence: epoch 6's start was looked for in batches only, so no loss was
 /// measured; the new leader's checkpoint entry now gives it.)
 #[test]
-
 fn an_unclean_election_before_the_new_leader_writes_still_costs_the_old_leaders_tail() {
     let d = tempfile::tempdir().unwrap();
     let (b1, b2) = new_leader_without_batches(d.path());
@@ -546,7 +544,6 @@ fn an_unclean_election_before_the_new_leader_writes_still_costs_the_old_leaders_
 /// (Was a divergence: no batch of epoch 6, no start, no loss; the start is now where the same
 /// leader's next epoch starts, `loss::start_in_lineage`.)
 #[test]
-
 fn an_epoch_replaced_before_any_write_still_measures_the_old_leaders_loss() {
     let d = tempfile::tempdir().unwrap();
     let b1 = broker_dir(

@@ -158,11 +158,9 @@ fn time_retention_run_between_its_two_deletes_is_in_progress() {
 /// progress) while the copy task, concurrently, copies [60,79] (COPY_SEGMENT_STARTED and
 /// FINISHED published after the delete started). The delete is in flight: nothing shows it
 /// failed (a failed delete ends the run and the next run republishes DELETE_SEGMENT_STARTED
-/// for it, a self transition). klogscan's rule for copies already allows for the other task
-/// (`remote_copy_unfinished` needs a later copy); for deletes any later event counts, so it
-/// reports an in-flight delete as `remote_delete_unfinished` (warning).
+/// for it, a self transition). (Was a divergence: any later event made the delete
+/// `remote_delete_unfinished`; now only a later expiration delete of another segment does.)
 #[test]
-
 fn delete_in_flight_beside_the_concurrent_copy_task_is_not_unfinished() {
     let mut t = history();
     let r0 = t.copy(0);

@@ -461,8 +461,8 @@ fn find_hanging_candidate_needs_strictly_more_than_fifteen_minutes() {
 /// transactions starting at offset …", exit 1).
 ///
 /// Two brokers of cluster c1 each hold a copy of `foo-5` with the same hanging transaction:
-/// klogscan's triage gives one incident and one abort (its note: the abort runs once), but
-/// `--format find-hanging` (`triage::hanging_rows`, one row per live copy) prints it twice.
+/// klogscan's triage gives one incident and one abort (its note: the abort runs once), and
+/// `--format find-hanging` one row. (Was a divergence: one row per live copy.)
 #[test]
 fn find_hanging_lists_a_partition_once_whatever_the_number_of_copies() {
     let b1 = tempfile::tempdir().unwrap();
@@ -542,8 +542,8 @@ fn argparse_value(command: &str, flag: &str) -> Result<String, String> {
 /// look like an option, so `--transactional-id -orders` fails before any request
 /// ("expected one argument"); `--transactional-id=-orders` works. Kafka accepts any string
 /// as a transactional id, `-orders` included. Single quotes do not help (the shell removes
-/// them). klogscan's `describe` command for a producer whose id is `-orders` (found in
-/// `__transaction_state`) puts the id as the next word.
+/// them). (Was a divergence: klogscan's `describe` command put the id as the next word; it
+/// writes `--transactional-id=-orders` now.)
 #[test]
 fn describe_command_takes_a_transactional_id_that_starts_with_a_dash() {
     let id = "-orders";
@@ -584,7 +584,7 @@ fn describe_command_takes_a_transactional_id_that_starts_with_a_dash() {
 /// (`--topic`, `store()`): the same argparse4j rule for a topic. `Topic.validate` accepts a
 /// name starting with `-` (`-foo`: only `A-Z a-z 0-9 . _ -`, 1–249 characters), so a broker
 /// holds `-foo-5`; `--topic -foo` fails with "expected one argument", `--topic=-foo` works.
-/// klogscan's find-hanging and abort commands for it put `-foo` as the next word.
+/// (Was a divergence: klogscan's commands put `-foo` as the next word; `--topic=-foo` now.)
 #[test]
 fn abort_and_find_hanging_commands_take_a_topic_that_starts_with_a_dash() {
     let dir = tempfile::tempdir().unwrap();
