@@ -47,7 +47,8 @@ use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
 mod truncation;
 pub(crate) use truncation::truncation_point;
 use truncation::{
-    Truncation, pending_truncation, with_high_watermarks, with_truncation, without_epochs,
+    Truncation, lineages, pending_truncation, with_high_watermarks, with_truncation,
+    without_epochs,
 };
 
 /// At most this many missing markers are listed per direction in a finding.
@@ -571,8 +572,8 @@ pub fn check(
             if compacted && d.compaction_explainable {
                 continue;
             }
-            let copies = ((i, di), (j, dj));
-            let truncation = pending_truncation(report, inv, copies, &d).map(|(k, to_offset)| {
+            let lines = lineages(report, inv, ((i, di), (j, dj)));
+            let truncation = pending_truncation(report, &lines, &d).map(|(k, to_offset)| {
                 let p = &report.partitions[k];
                 Truncation {
                     path: &p.path,
@@ -582,7 +583,7 @@ pub fn check(
             });
             let no_epochs = truncation
                 .is_none()
-                .then(|| without_epochs(report, inv, copies))
+                .then(|| without_epochs(report, &lines))
                 .flatten();
             let mut f = to_finding(
                 &r.topic,

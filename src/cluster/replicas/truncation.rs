@@ -114,18 +114,9 @@ pub(crate) fn truncation_point(
 /// any batch of it, counts).
 pub(super) fn pending_truncation(
     report: &ScanReport,
-    inv: &Inventory,
-    (a, b): (ScannedCopy<'_>, ScannedCopy<'_>),
+    [la, lb]: &[Lineage; 2],
     d: &Divergence,
 ) -> Option<(usize, i64)> {
-    let lineage = |(k, dir): ScannedCopy<'_>| {
-        let r = &report.partitions[k];
-        (
-            k,
-            crate::cluster::epoch_file::answering_lineage(inv, Some(dir), r),
-        )
-    };
-    let (la, lb) = (lineage(a), lineage(b));
     let latest = |l: &[(i32, i64)]| l.last().map(|e| e.0);
     let (behind, ahead) = match latest(&la.1)?.cmp(&latest(&lb.1)?) {
         std::cmp::Ordering::Less => (la, lb),
@@ -139,6 +130,26 @@ pub(super) fn pending_truncation(
         report.partitions[ahead.0].log_end_offset?,
     )?;
     (t <= d.first_offset).then_some((behind.0, t))
+}
+
+/// A copy's partition index and the lineage its broker answers from.
+pub(super) type Lineage = (usize, Vec<(i32, i64)>);
+
+/// The lineages of the two copies of a pair, each read once for both
+/// [`pending_truncation`] and [`without_epochs`].
+pub(super) fn lineages(
+    report: &ScanReport,
+    inv: &Inventory,
+    (a, b): (ScannedCopy<'_>, ScannedCopy<'_>),
+) -> [Lineage; 2] {
+    let lineage = |(k, dir): ScannedCopy<'_>| {
+        let r = &report.partitions[k];
+        (
+            k,
+            crate::cluster::epoch_file::answering_lineage(inv, Some(dir), r),
+        )
+    };
+    [lineage(a), lineage(b)]
 }
 
 /// What the replica behind in epochs does with the divergence ([`pending_truncation`]).
@@ -155,16 +166,11 @@ pub(super) struct Truncation<'a> {
 /// to an epoch boundary. Their checkpointed high watermarks, when neither copy has an epoch.
 pub(super) fn without_epochs(
     report: &ScanReport,
-    inv: &Inventory,
-    (a, b): (ScannedCopy<'_>, ScannedCopy<'_>),
+    [la, lb]: &[Lineage; 2],
 ) -> Option<(Option<i64>, Option<i64>)> {
-    let none = |(k, dir): ScannedCopy<'_>| {
-        let r = &report.partitions[k];
-        crate::cluster::epoch_file::answering_lineage(inv, Some(dir), r).is_empty()
-    };
-    (none(a) && none(b)).then(|| {
-        let hw = |(k, _): ScannedCopy<'_>| report.partitions[k].high_watermark;
-        (hw(a), hw(b))
+    (la.1.is_empty() && lb.1.is_empty()).then(|| {
+        let hw = |k: usize| report.partitions[k].high_watermark;
+        (hw(la.0), hw(lb.0))
     })
 }
 
