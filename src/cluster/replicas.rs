@@ -47,8 +47,7 @@ use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
 mod truncation;
 pub(crate) use truncation::truncation_point;
 use truncation::{
-    Truncation, lineages, pending_truncation, with_high_watermarks, with_truncation,
-    without_epochs,
+    Truncation, lineages, pending_truncation, with_high_watermarks, with_truncation, without_epochs,
 };
 
 /// At most this many missing markers are listed per direction in a finding.
