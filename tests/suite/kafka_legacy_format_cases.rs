@@ -666,3 +666,40 @@ fn any_negative_key_or_value_length_is_a_null_in_a_v2_record() {
     assert_eq!(kinds(&r), vec![], "{:#?}", r.findings);
     assert_eq!(r.partitions[0].records, 2);
 }
+
+// ----- the wrapper's offset is the entry's last offset ------------------------------------
+
+/// `LogSegment.recover` and `LogSegment.readNextOffset` take a legacy entry's last offset from
+/// its own offset field (`AbstractLegacyRecordBatch.lastOffset` = the wrapper's offset), never
+/// from the inner messages; consumers read the inner offsets (`DeepRecordsIterator`). A magic 0
+/// wrapper at offset 5 whose inner messages carry absolute offsets 0, 1, 2, and a magic 1
+/// wrapper at offset 0 over relative 0, 1, 2
+/// (`AbstractLegacyRecordBatchTest.testIterateCompressedRecordWithWrapperOffsetZero`: base 0)
+/// end the log at 6 and 1 for the broker. Neither is refused by Kafka's readers (the deep
+/// iterator checks no magic 0 offset, and takes a magic 1 wrapper offset 0 as base 0).
+#[test]
+fn the_log_ends_after_the_wrappers_own_offset() {
+    for (magic, wrapper_offset, want) in [(0u8, 5i64, 6i64), (1, 0, 1)] {
+        let set = inner_set(3, magic, |k| k);
+        let ts = if magic == 0 { -1 } else { T + 2 };
+        let w = wrapper(
+            wrapper_offset,
+            magic,
+            Codec::Gzip.id(),
+            ts,
+            Some(compress(Codec::Gzip, &set)),
+        );
+        let mut p = partition();
+        append(&mut p, w, 0, wrapper_offset, magic);
+        for deep in [false, true] {
+            let r = scan_with(&p, deep);
+            assert_eq!(
+                r.partitions[0].log_end_offset,
+                Some(want),
+                "magic {magic} deep {deep}"
+            );
+            assert_eq!(r.partitions[0].records, 3, "magic {magic} deep {deep}");
+            assert_eq!(kinds(&r), vec![], "magic {magic} deep {deep}");
+        }
+    }
+}
