@@ -85,6 +85,7 @@ mod kafka_kraft_controller_cases;
 mod kafka_kraft_file_cases;
 mod kafka_kraft_name_cases;
 mod kafka_kraft_read_cases;
+mod kafka_legacy_format_cases;
 mod kafka_logmanager_cases;
 mod kafka_producer_state_cases;
 mod kafka_psm_cases;
