@@ -206,7 +206,10 @@ impl Tail {
 /// Differences from the broker, on purpose: an entry whose magic is not 0, 1 or 2, or
 /// whose offset is negative, stops the walk and is classified as garbage; this keeps a
 /// corrupt length from producing a cascade of nonsense entries. (The broker would fail the
-/// CRC of such bytes; one whose CRC holds and whose last offset is negative fails
+/// CRC of such bytes.) Exceptions, where the broker's CRC holds: an entry whose magic is
+/// outside 0–2 is an entry when the CRC of the reader `FileLogInputStream.nextBatch`
+/// picks for it holds (`kept_unknown_magic`: the v2 CRC does not cover the magic byte).
+/// An entry whose CRC holds and whose last offset is negative fails
 /// `LogSegment.recover`'s offset range check instead — `LogSegmentOffsetOverflowException`,
 /// a split of the segment — which is not modelled here.) One exception: a v2 batch at a negative base
 /// offset whose CRC holds and whose last offset is not negative is an entry, as the broker
@@ -347,13 +350,16 @@ impl<'a> Iterator for Entries<'a> {
             }
             return self.finish(t);
         }
-        if !(0..=2).contains(&magic) {
-            let t = self.classify_rest(Unframed::UnknownMagic);
-            return self.finish(t);
-        }
         let total = LOG_OVERHEAD + size as usize;
         // A chunk walk asks for the rest of an entry cut by its chunk before judging it.
         let judged = total <= remaining || !self.more_follows;
+        if !(0..=2).contains(&magic)
+            && judged
+            && !(total <= remaining && kept_unknown_magic(&head[..total], magic))
+        {
+            let t = self.classify_rest(Unframed::UnknownMagic);
+            return self.finish(t);
+        }
         if offset < 0 && judged && !(total <= remaining && kept_below_zero(&head[..total], magic)) {
             let t = self.classify_rest(Unframed::NegativeOffset);
             return self.finish(t);
@@ -387,6 +393,23 @@ impl<'a> Iterator for Entries<'a> {
     }
 }
 
+/// Whether `entry`, a whole entry whose magic is not 0, 1 or 2, is one `LogSegment.recover`
+/// keeps. `FileLogInputStream.nextBatch` checks no magic: below 2 (negative too) it hands
+/// the entry to the legacy reader, whose `LegacyRecord.ensureValid` checks the size and
+/// the CRC-32 stored before the magic, computed from the magic on; from 2 up to the v2
+/// reader, whose `DefaultRecordBatch.ensureValid` checks the CRC-32C from the attributes on
+/// (the magic byte is outside it: a flipped bit there leaves the CRC holding). Recovery
+/// keeps such an entry when that reader's CRC holds; a reader fails on it (the client's
+/// `ByteBufferLogInputStream` refuses a magic outside 0–2: the walk reports it).
+fn kept_unknown_magic(entry: &[u8], magic: i8) -> bool {
+    if magic > 2 {
+        entry.len() >= V2_HEADER_SIZE
+            && be_i32(entry, 17) as u32 == crate::crc::crc32c(&entry[21..])
+    } else {
+        entry.len() > 16 && be_i32(entry, 12) as u32 == crc32fast::hash(&entry[16..])
+    }
+}
+
 /// Whether `entry`, a whole entry of the given magic at a negative offset, is one
 /// `LogSegment.recover` keeps: a v2 batch whose CRC (crc32c from the attributes on, which
 /// does not cover the offset) holds and whose last offset (`baseOffset + lastOffsetDelta`)
@@ -394,7 +417,7 @@ impl<'a> Iterator for Entries<'a> {
 /// A legacy entry's offset is its last offset, so a negative one fails that check
 /// (`LogSegmentOffsetOverflowException`), as does a v2 batch ending below zero.
 fn kept_below_zero(entry: &[u8], magic: i8) -> bool {
-    magic == 2
+    magic >= 2
         && entry.len() >= V2_HEADER_SIZE
         && be_i64(entry, 0).saturating_add(i64::from(be_i32(entry, 23))) >= 0
         && be_i32(entry, 17) as u32 == crate::crc::crc32c(&entry[21..])
@@ -654,16 +677,71 @@ mod tests {
         e.extend_from_slice(&[0; 4]);
         e.push(magic);
         e.extend_from_slice(body);
-        let crc = match magic {
-            2 => crate::crc::crc32c(&e[21..]),
-            _ => crc32fast::hash(&e[16..]),
+        let v2 = magic as i8 >= 2;
+        let crc = match v2 {
+            true => crate::crc::crc32c(&e[21..]),
+            false => crc32fast::hash(&e[16..]),
         };
         let crc = if crc_ok { crc } else { crc ^ 1 };
-        match magic {
-            2 => e[17..21].copy_from_slice(&crc.to_be_bytes()),
-            _ => e[12..16].copy_from_slice(&crc.to_be_bytes()),
+        match v2 {
+            true => e[17..21].copy_from_slice(&crc.to_be_bytes()),
+            false => e[12..16].copy_from_slice(&crc.to_be_bytes()),
         }
         e
+    }
+
+    /// `FileLogInputStream.nextBatch` checks no magic: above 1 the entry goes to the v2
+    /// reader (whose CRC-32C starts after the magic byte), below 2 — negative too — to the
+    /// legacy one (whose CRC-32 starts at it). Recovery keeps an entry whose reader's CRC
+    /// holds, so the walk yields it (the scan reports it: consumers refuse the magic).
+    /// Twins stay garbage: the same entries under a CRC that fails, and a magic-3 entry
+    /// checked as legacy (its CRC-32 set, not its CRC-32C).
+    #[test]
+    fn an_unknown_magic_is_an_entry_when_its_readers_crc_holds() {
+        let v2_body = {
+            let mut b = vec![0u8; 6];
+            b.extend_from_slice(&0i32.to_be_bytes());
+            b.resize(60, 7);
+            b
+        };
+        for (magic, body) in [(3u8, &v2_body[..]), (0x82, &[7u8; 60][..]), (0xff, &[9u8; 20][..])] {
+            let mut data = entry(10, magic, body, true);
+            data.extend(entry(11, 2, &v2_body, true));
+            let mut e = Entries::new(&data, 0);
+            let first = e.next().expect("kept");
+            assert_eq!(first.magic(), magic as i8);
+            assert!(e.next().is_some(), "the walk goes on after it");
+            assert!(e.next().is_none());
+            assert_eq!(e.tail(), Some(Tail::Clean), "magic {magic}");
+            // Cut by a chunk: the rest is asked for before it is judged.
+            let mut c = Entries::chunk(&data[..30], 0);
+            assert!(c.next().is_none());
+            assert_eq!(c.need_more(), Some(0), "magic {magic}");
+        }
+        let mut legacy_crc_on_v3 = entry(10, 1, &v2_body, true);
+        legacy_crc_on_v3[16] = 3;
+        let crc = crc32fast::hash(&legacy_crc_on_v3[16..]);
+        legacy_crc_on_v3[12..16].copy_from_slice(&crc.to_be_bytes());
+        for (what, bad) in [
+            ("magic 3, bad CRC-32C", entry(10, 3, &v2_body, false)),
+            ("magic -126, bad CRC-32", entry(10, 0x82, &[7u8; 60], false)),
+            ("magic 3 under a legacy CRC", legacy_crc_on_v3),
+        ] {
+            let mut e = Entries::new(&bad, 0);
+            assert!(e.next().is_none(), "{what}");
+            assert!(
+                matches!(
+                    e.tail(),
+                    Some(Tail::Garbage {
+                        position: 0,
+                        reason: Unframed::UnknownMagic,
+                        ..
+                    })
+                ),
+                "{what}: {:?}",
+                e.tail()
+            );
+        }
     }
 
     /// `FileLogInputStream.nextBatch` frames an entry whatever its offset's sign, the CRC

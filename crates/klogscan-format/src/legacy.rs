@@ -20,14 +20,14 @@ impl<'a> LegacyMessage<'a> {
     pub fn new(entry: RawEntry<'a>) -> Result<Self, FormatError> {
         let b = entry.bytes;
         let pos = entry.position;
-        let magic = b[16];
-        if magic > 1 {
+        let magic = b[16] as i8;
+        if !(0..=1).contains(&magic) {
             return Err(FormatError::new(
                 "legacy message",
                 "magic",
                 pos + 16,
                 Problem::OutOfRange {
-                    value: magic as i64,
+                    value: i64::from(magic),
                 },
             ));
         }
