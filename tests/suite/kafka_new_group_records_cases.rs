@@ -17,6 +17,7 @@
 
 mod dump;
 mod replay;
+mod share_replay;
 mod share_state;
 
 use klogscan::dump::{DumpOptions, dump_log};

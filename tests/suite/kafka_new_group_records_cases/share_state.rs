@@ -17,14 +17,28 @@ fn key() -> Value {
 }
 
 fn snapshot(epoch: i32, start: i64) -> Raw {
-    share_record(0, key(), Some((0, json!({"snapshotEpoch": epoch, "stateEpoch": 0, "leaderEpoch": 3,
+    share_record(
+        0,
+        key(),
+        Some((
+            0,
+            json!({"snapshotEpoch": epoch, "stateEpoch": 0, "leaderEpoch": 3,
         "startOffset": start, "deliveryCompleteCount": 2, "createTimestamp": 10, "writeTimestamp": 11,
-        "stateBatches": [{"firstOffset": start, "lastOffset": start + 9, "deliveryState": 2, "deliveryCount": 1}]}))))
+        "stateBatches": [{"firstOffset": start, "lastOffset": start + 9, "deliveryState": 2, "deliveryCount": 1}]}),
+        )),
+    )
 }
 
 fn update(epoch: i32, start: i64) -> Raw {
-    share_record(1, key(), Some((0, json!({"snapshotEpoch": epoch, "leaderEpoch": 3, "startOffset": start,
-        "stateBatches": [{"firstOffset": start, "lastOffset": start, "deliveryState": 0, "deliveryCount": 1}]}))))
+    share_record(
+        1,
+        key(),
+        Some((
+            0,
+            json!({"snapshotEpoch": epoch, "leaderEpoch": 3, "startOffset": start,
+        "stateBatches": [{"firstOffset": start, "lastOffset": start, "deliveryState": 0, "deliveryCount": 1}]}),
+        )),
+    )
 }
 
 /// `records` as `__share_group_state-0` (one batch); the dump of its segment and the
@@ -41,7 +55,9 @@ fn write(records: Vec<Raw>) -> (Vec<(String, Option<String>)>, Vec<Finding>) {
     }
     p.append(b);
     p.write(dir.path()).unwrap();
-    let seg = dir.path().join("__share_group_state-0/00000000000000000000.log");
+    let seg = dir
+        .path()
+        .join("__share_group_state-0/00000000000000000000.log");
     let lines = dump_records(&seg, true);
     let report = scan(&[dir.path().to_path_buf()], &ScanOptions::default());
     let serious = report
@@ -61,18 +77,41 @@ fn write(records: Vec<Raw>) -> (Vec<(String, Option<String>)>, Vec<Finding>) {
 #[test]
 fn share_state_records_dump_and_a_healthy_log_is_clean() {
     let tomb = (snapshot(0, 0).0, None);
-    let (lines, serious) = write(vec![snapshot(0, 0), update(0, 10), snapshot(1, 11), tomb, (vec![0, 255, 1], Some(vec![0; 8]))]);
-    let k = r#"{"type":"0","data":{"groupId":"gs1","topicId":"AAAAAAAAAAAAAAAAAAAAAQ","partition":0}}"#;
+    let (lines, serious) = write(vec![
+        snapshot(0, 0),
+        update(0, 10),
+        snapshot(1, 11),
+        tomb,
+        (vec![0, 255, 1], Some(vec![0; 8])),
+    ]);
+    let k =
+        r#"{"type":"0","data":{"groupId":"gs1","topicId":"AAAAAAAAAAAAAAAAAAAAAQ","partition":0}}"#;
     assert_eq!(lines[0].0, k);
     let v: Value = serde_json::from_str(lines[0].1.as_deref().unwrap()).unwrap();
     assert_eq!(v["version"], "0");
     assert_eq!(v["data"]["deliveryCompleteCount"], 2);
-    assert_eq!(v["data"]["stateBatches"][0], json!({"firstOffset": 0, "lastOffset": 9, "deliveryState": 2, "deliveryCount": 1}));
+    assert_eq!(
+        v["data"]["stateBatches"][0],
+        json!({"firstOffset": 0, "lastOffset": 9, "deliveryState": 2, "deliveryCount": 1})
+    );
     let u: Value = serde_json::from_str(lines[1].1.as_deref().unwrap()).unwrap();
     assert!(lines[1].0.starts_with(r#"{"type":"1","#), "{}", lines[1].0);
-    assert_eq!(u["data"].get("deliveryCompleteCount"), None, "default -1 is not printed");
-    assert_eq!((lines[3].0.as_str(), lines[3].1.as_deref()), (k, Some("<DELETE>")));
-    assert_eq!(lines[4], ("Unknown record type 255 at offset 4, skipping.".to_string(), None));
+    assert_eq!(
+        u["data"].get("deliveryCompleteCount"),
+        None,
+        "default -1 is not printed"
+    );
+    assert_eq!(
+        (lines[3].0.as_str(), lines[3].1.as_deref()),
+        (k, Some("<DELETE>"))
+    );
+    assert_eq!(
+        lines[4],
+        (
+            "Unknown record type 255 at offset 4, skipping.".to_string(),
+            None
+        )
+    );
     assert!(serious.is_empty(), "{serious:#?}");
 }
 
@@ -89,7 +128,9 @@ fn an_undecodable_share_state_record_fails_the_share_coordinators_load() {
     let (lines, serious) = write(vec![snapshot(0, 0), (k, Some(vec![0, 0, 0, 0]))]);
     assert!(lines[1].0.starts_with("Error at offset 1, skipping. Could not read record with version 0 from value's buffer due to"), "{lines:?}");
     assert!(
-        serious.iter().any(|f| f.severity >= Severity::Error && f.offset == Some(1)),
+        serious
+            .iter()
+            .any(|f| f.severity >= Severity::Error && f.offset == Some(1)),
         "{serious:#?}"
     );
 }
@@ -105,7 +146,9 @@ fn a_share_update_tombstone_fails_the_share_coordinators_load() {
     let (lines, serious) = write(vec![snapshot(0, 0), (k, None)]);
     assert_eq!(lines[1].1.as_deref(), Some("<DELETE>"));
     assert!(
-        serious.iter().any(|f| f.severity >= Severity::Error && f.offset == Some(1)),
+        serious
+            .iter()
+            .any(|f| f.severity >= Severity::Error && f.offset == Some(1)),
         "{serious:#?}"
     );
 }
