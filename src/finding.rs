@@ -122,6 +122,8 @@ kinds! {
     OffsetsRecordUndecodable = "offsets_record_undecodable", Error;
     /// A `__consumer_offsets` record of a type no Kafka release writes (rule 32).
     OffsetsRecordUnknownType = "offsets_record_unknown_type", Warning;
+    /// A `__share_group_state` record the share coordinator's load throws on (rule 32).
+    ShareStateRecordUndecodable = "share_state_record_undecodable", Error;
     /// An open transaction continued at a new epoch without a marker (rule 25).
     TransactionEpochChange = "transaction_epoch_change", Warning;
     /// Non-transactional data while the producer has an open transaction (rule 26).
@@ -408,6 +410,13 @@ pub struct Source {
     pub path: Option<String>,
     /// Which copy of the partition the directory holds.
     pub copy: CopyKind,
+    /// The log dir's `meta.properties` is version 1: a KRaft node wrote it, so the
+    /// broker's properties file names it by `node.id` (what `kafka-server-stop.sh
+    /// --node-id` matches). Absent (false): version 0 — a ZooKeeper-mode broker (named by
+    /// `broker.id`), or one migrated from ZooKeeper to KRaft, which keeps its version-0
+    /// file — or no readable file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kraft: bool,
 }
 
 impl Finding {

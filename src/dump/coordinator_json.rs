@@ -3,7 +3,8 @@
 //! `key: {"type":"<type>","data":{…}} payload: {"version":"<v>","data":{…}}`, the data
 //! objects as Kafka's generated JSON converters write them (`*JsonConverter.write`): field names with a lower-case first letter, fields of other versions left out,
 //! tagged fields only when not at their default, bytes in base64, uuids in Kafka's
-//! URL-safe base64. A tombstone prints `<DELETE>`; a key type without a schema prints
+//! URL-safe base64. A tombstone prints `<DELETE>`; a key type without a schema, or one
+//! Kafka removed or never released (9, 18, 24: the 4.1+ serde does not know them), prints
 //! `Unknown record type T at offset O, skipping.` and no payload; a record that does not
 //! deserialize prints `Error at offset O, skipping. <Kafka's message>` and no payload.
 //!
@@ -14,7 +15,9 @@
 use crate::read::format::groups::schema::{
     CONSUMER_PROTOCOL_ASSIGNMENT, CONSUMER_PROTOCOL_SUBSCRIPTION, Field, Ty,
 };
-use crate::read::format::groups::{self, DecodeError, Outcome, StructVal, Topic, Val, Why, camel};
+use crate::read::format::groups::{
+    self, DecodeError, Outcome, Status, StructVal, Topic, Val, Why, camel,
+};
 use base64::Engine;
 use std::fmt::Write as _;
 
@@ -46,6 +49,17 @@ pub fn record(
         )
     };
     let d = match groups::decode(topic, key, value) {
+        // Types Kafka removed (9, 18) or never released (24): the 4.1+ serde's
+        // `CoordinatorRecordType.fromId` does not know them (as the load skips them).
+        Ok(Outcome::Record(d)) if matches!(d.rtype.status, Status::Retired | Status::Poc) => {
+            let t = d.rtype.id;
+            return (
+                Some(format!(
+                    "Unknown record type {t} at offset {offset}, skipping."
+                )),
+                None,
+            );
+        }
         Ok(Outcome::Record(d)) => d,
         Ok(Outcome::UnknownType { id: t, .. }) => {
             return (

@@ -143,6 +143,21 @@ fn chunked_file_dump_equals_the_in_memory_dump() {
     };
     corrupt[at + 8] = 0xff;
     variants.push(("corrupt size", corrupt));
+    // The batch across the first chunk boundary with its magic byte flipped to 3 (outside
+    // its CRC-32C, so recovery keeps it: both walks must frame it and go on).
+    let mut flipped = clean.clone();
+    let across = {
+        let mut pos = 0usize;
+        loop {
+            let size = i32::from_be_bytes(flipped[pos + 8..pos + 12].try_into().unwrap());
+            if pos + 12 + size as usize > CHUNK_SIZE {
+                break pos;
+            }
+            pos += 12 + size as usize;
+        }
+    };
+    flipped[across + 16] = 3;
+    variants.push(("flipped magic across a chunk", flipped));
 
     for (name, bytes) in &variants {
         std::fs::write(&path, bytes).unwrap();

@@ -32,6 +32,16 @@ fn round_trip(topic: Topic, s: &Spec, version: i16, seed: u64) {
         other => panic!("{other:?}"),
     }
     let (k, v) = coordinator_json::record(topic, Some(&kb), Some(&vb), 7);
+    if matches!(
+        groups::schema::lookup(topic.table(), s.id).map(|r| r.status),
+        Some(groups::Status::Retired | groups::Status::Poc)
+    ) {
+        // Types Kafka removed (9, 18) or never released (24): the 4.1+ dump tool does not
+        // know them, so neither does the dump (the decoder above still reads them).
+        let unknown = format!("Unknown record type {} at offset 7, skipping.", s.id);
+        assert_eq!((k.as_deref(), v), (Some(unknown.as_str()), None));
+        return;
+    }
     let k: Value = serde_json::from_str(&k.unwrap()).unwrap();
     let v: Value = serde_json::from_str(&v.unwrap()).unwrap();
     assert_eq!(

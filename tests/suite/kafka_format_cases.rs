@@ -250,3 +250,66 @@ fn deep_max_timestamp_of_pre_1970_records_is_minus_one_as_the_broker_writes_it()
         r.findings
     );
 }
+
+// ----- a magic byte outside 0–2 ---------------------------------------------------------
+
+/// `orders-0` of three idempotent batches (offsets 0–1, 2–3, 4–5), the middle one's magic
+/// byte set to `magic`; `break_crc` also flips a bit its CRC-32C covers.
+fn magic_flipped(magic: u8, break_crc: bool) -> (TempDir, ScanReport, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = PartitionBuilder::new("orders", 0);
+    for _ in 0..3 {
+        p.append(
+            klogscan::testkit::Batch::new(klogscan::testkit::Producer::idempotent(7, 0)).records(2),
+        );
+    }
+    let m = p.write(dir.path()).unwrap();
+    let b = &m.batches[1];
+    let mut bytes = std::fs::read(&b.file).unwrap();
+    let at = b.position as usize;
+    bytes[at + 16] = magic;
+    if break_crc {
+        bytes[at + 40] ^= 1;
+    }
+    std::fs::write(&b.file, bytes).unwrap();
+    let a = request::run(&Request::new([&m.dir]).with_options(ScanOptions::default())).unwrap();
+    (dir, a.report, b.position)
+}
+
+/// `FileLogInputStream.nextBatch` checks no magic: an entry of magic above 1 goes to the v2
+/// reader, whose `DefaultRecordBatch.ensureValid` checks the CRC-32C from the attributes
+/// on — the magic byte is outside it. A flipped bit in a batch's magic (2 → 3) leaves that
+/// CRC holding: `LogSegment.recover` keeps the batch and those after it (no truncation;
+/// the log ends at 6), while the fetch response's `ByteBufferLogInputStream.nextBatchSize`
+/// refuses a magic outside 0–2 ("Invalid magic found in record"): one `invalid_batch` at
+/// offset 2 saying so. Twin: the same flip with a bit of the CRC's range flipped too is a
+/// batch recovery truncates at (the second batch's position: it and what follows do not
+/// frame, as the legacy and v2 readers' CRCs both fail).
+#[test]
+fn a_flipped_magic_under_a_crc_that_holds_is_kept_and_refused_by_readers() {
+    let (_d, r, _) = magic_flipped(3, false);
+    let p = &r.partitions[0];
+    assert_eq!(p.truncation, None, "{:#?}", r.findings);
+    assert_eq!((p.batches, p.log_end_offset), (3, Some(6)));
+    let bad = of_kind(&r, Kind::InvalidBatch);
+    assert_eq!(bad.len(), 1, "{:#?}", r.findings);
+    assert_eq!(bad[0].offset, Some(2));
+    assert!(
+        bad[0].message.contains("magic 3 is not 2"),
+        "{}",
+        bad[0].message
+    );
+    let client = bad[0].client_error.as_deref().unwrap_or_default();
+    assert!(client.contains("Invalid magic found in record"), "{client}");
+    assert!(of_kind(&r, Kind::CrcMismatch).is_empty());
+
+    let (_d, r, at) = magic_flipped(3, true);
+    let p = &r.partitions[0];
+    let t = p
+        .truncation
+        .as_ref()
+        .expect("recovery truncates at the batch");
+    assert_eq!(t.position, at, "{t:?}");
+    assert!(t.reason.contains("magic byte is not 0, 1 or 2"), "{t:?}");
+    assert_eq!(p.log_end_offset, Some(2));
+}

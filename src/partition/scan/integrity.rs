@@ -184,7 +184,7 @@ fn check_header_fields(
     let mut consumer = Consumer::Nothing;
     if b.magic() != 2 {
         problems.push(format!("magic {} is not 2", b.magic()));
-        consumer = consumer.max(Consumer::NotJudged);
+        consumer = consumer.max(Consumer::InvalidMagic);
     }
     let count = b.records_count();
     let delta = b.last_offset_delta();
@@ -280,6 +280,8 @@ fn check_header_fields(
             );
         let broker = if control_throws {
             CONTROL_THROWS
+        } else if consumer == Consumer::InvalidMagic {
+            "kept by recovery (FileLogInputStream takes any magic above 1 for v2, and the CRC-32C does not cover the magic byte); no broker writes it (a produce request's batches must have magic 2), and a follower's fetch of it fails in ByteBufferLogInputStream, so the copy cannot be replicated past it"
         } else if marker_count && problems.len() == 1 {
             "not rejected on append (the leader checks no record count of the coordinator's marker batches) and not checked by replicas or recovery: ProducerAppendInfo.appendEndTxnMarker and consumers (CompletedFetch) read only the first record; a batch Kafka's coordinator never writes"
         } else {
@@ -314,6 +316,11 @@ enum Consumer {
     /// "Found invalid record count"), an unknown compression id
     /// (`CompressionType.forId`: IllegalArgumentException).
     Fails,
+    /// A magic above 2 under a CRC that holds (the CRC-32C starts after the magic byte):
+    /// the broker's `FileLogInputStream` hands it to the v2 reader and recovery keeps it,
+    /// but the fetch response's `ByteBufferLogInputStream.nextBatchSize` refuses any magic
+    /// outside 0–2 before `maybeEnsureValid` runs.
+    InvalidMagic,
 }
 
 impl Consumer {
@@ -324,6 +331,9 @@ impl Consumer {
             }
             Consumer::NotJudged => {
                 "consumer: the batch's size and CRC are valid, so CompletedFetch.maybeEnsureValid passes it; what reading its records does to a consumer is not judged for these fields"
+            }
+            Consumer::InvalidMagic => {
+                "consumer: the fetch response's batch iterator refuses a magic outside 0-2 (ByteBufferLogInputStream.nextBatchSize: CorruptRecordException \"Invalid magic found in record\"; not retriable): poll fails at this offset until the application seeks past it, and a follower fetching it meets the same exception; the broker keeps the batch (FileLogInputStream takes any magic above 1 for v2, and the CRC-32C does not cover the magic byte)"
             }
             Consumer::Fails => {
                 "consumer: the batch passes CompletedFetch.maybeEnsureValid (its size and CRC are valid), then reading its records throws (InvalidRecordException for a negative record count, IllegalArgumentException for an unknown compression id; not retriable): poll fails at this offset until the application seeks past it"
@@ -337,94 +347,8 @@ impl Consumer {
 /// `EndTransactionMarker.deserialize`; `verify`'s load failure says whether a load reads it).
 const CONTROL_THROWS: &str = "rejected on append by the leader; at load every producer-state replay that reads it throws — InvalidRecordException for a COMMIT/ABORT record that does not decode (LogSegment.recover catches that one but keeps the batch and cuts what follows it), IllegalArgumentException for another control type (caught by no one) — and the broker does not start";
 
-/// The group coordinator's topic.
-pub(super) const OFFSETS_TOPIC: &str = "__consumer_offsets";
-
-/// Rule 32: every record of a `__consumer_offsets` batch must deserialize as the group
-/// coordinator does when it loads the partition (`CoordinatorRecordSerde.deserialize`):
-/// every record type 0–24 and value version is read by `format::groups::validate`; a key
-/// type without a schema is skipped by the coordinator's loader with a warning, anything
-/// else undecodable makes the load throw. One finding per kind
-/// per batch (the first record), with the count. Fed record by record by whichever walk
-/// decodes the batch's records, so a batch is never decoded twice.
-#[derive(Default)]
-pub(super) struct OffsetsCheck {
-    /// (first record offset, key type, count) of records of an unknown type.
-    unknown: Option<(i64, i16, u32)>,
-    /// (first record offset, error, count) of records that do not deserialize.
-    broken: Option<(i64, String, u32)>,
-}
-
-impl OffsetsCheck {
-    pub(super) fn record(&mut self, b: &format::BatchView<'_>, r: &format::Record<'_>) {
-        let offset = b.base_offset().wrapping_add(r.offset_delta as i64);
-        // Types 9 and 18 (retired in 4.1: a 4.1+ loader skips them unread, an older one
-        // decodes them) and 24 (never released): a record of theirs that fits no schema
-        // of klogscan's has two readings, so none is given (`partition::groups::replay`
-        // skips them likewise).
-        if r.key
-            .and_then(|k| k.get(..2))
-            .is_some_and(|t| matches!(i16::from_be_bytes([t[0], t[1]]), 9 | 18 | 24))
-        {
-            return;
-        }
-        match format::groups::validate(format::groups::Topic::ConsumerOffsets, r.key, r.value) {
-            Ok(Some(t)) => match &mut self.unknown {
-                Some((_, _, n)) => *n += 1,
-                None => self.unknown = Some((offset, t, 1)),
-            },
-            Ok(None) => {}
-            Err(e) => match &mut self.broken {
-                Some((_, _, n)) => *n += 1,
-                None => self.broken = Some((offset, e.to_string(), 1)),
-            },
-        }
-    }
-
-    pub(super) fn report(
-        self,
-        ctx: &PartitionContext,
-        name: &str,
-        b: &format::BatchView<'_>,
-        out: &mut Vec<Finding>,
-    ) {
-        if let Some((offset, t, n)) = self.unknown {
-            out.push(
-                segment_finding(
-                    ctx,
-                    Kind::OffsetsRecordUnknownType,
-                    name,
-                    b.position(),
-                    format!(
-                        "{name}: record at offset {offset} has key type {t}, not a group coordinator record type (Kafka 4.x defines 0-23; 24 exists only in proof-of-concept branches) ({n} such record(s) in the batch at offset {})",
-                        b.base_offset()
-                    ),
-                )
-                .offset(offset)
-                .evidence(json!({"record_offset": offset, "key_type": t, "records_in_batch": n, "batch_offset": b.base_offset()}))
-                .broker("the group coordinator skips it on load with a warning (\"It could be a left over from an aborted upgrade\"); kafka-dump-log --offsets-decoder prints \"Unknown record type\""),
-            );
-        }
-        if let Some((offset, error, n)) = self.broken {
-            out.push(
-                segment_finding(
-                    ctx,
-                    Kind::OffsetsRecordUndecodable,
-                    name,
-                    b.position(),
-                    format!(
-                        "{name}: record at offset {offset} does not deserialize as a group coordinator record: {error} ({n} such record(s) in the batch at offset {})",
-                        b.base_offset()
-                    ),
-                )
-                .offset(offset)
-                .evidence(json!({"record_offset": offset, "error": error, "records_in_batch": n, "batch_offset": b.base_offset()}))
-                .broker(crate::partition::groups::check::LOAD_THROWS_ANY)
-                .remediation("dump the record with `klogscan dump --offsets-decoder`; find which client or tool wrote to __consumer_offsets directly"),
-            );
-        }
-    }
-}
+mod coordinator_records;
+pub(super) use coordinator_records::{OFFSETS_TOPIC, OffsetsCheck, coordinator_topic};
 
 /// `--deep`: decode the records and check them against the header.
 pub(super) fn check_records(

@@ -5,8 +5,8 @@
 
 use super::indexes::SegmentIndexes;
 use super::integrity::{
-    OFFSETS_TOPIC, OffsetsCheck, check_legacy_records, check_offset_range, check_records,
-    check_v2_header, crc_finding, invalid_batch, legacy_range,
+    OffsetsCheck, check_legacy_records, check_offset_range, check_records, check_v2_header,
+    coordinator_topic, crc_finding, invalid_batch, legacy_range,
 };
 use super::{EventPool, SegmentScan, segment_finding};
 use crate::discover::layout::SegmentFiles;
@@ -170,7 +170,8 @@ impl<'a> Walker<'a> {
                 // Rule 32: records of the group coordinator's log. Uncompressed batches
                 // (the coordinator's default) are read always, compressed ones with --deep;
                 // either way each batch's records are walked once.
-                let offsets_check = ctx.topic == OFFSETS_TOPIC && ev.crc_valid && !b.is_control();
+                let coordinator = coordinator_topic(&ctx.topic);
+                let offsets_check = coordinator.is_some() && ev.crc_valid && !b.is_control();
                 let skip = ev.crc_valid
                     && b.compression() != Compression::None
                     && (opts.deep || offsets_check)
@@ -178,7 +179,7 @@ impl<'a> Walker<'a> {
                 if skip {
                     // Budget spent: header and CRC checks only for this batch.
                 } else if opts.deep && ev.crc_valid {
-                    let mut check = offsets_check.then(OffsetsCheck::default);
+                    let mut check = coordinator.filter(|_| offsets_check).map(OffsetsCheck::new);
                     check_records(
                         ctx,
                         name,
@@ -191,8 +192,10 @@ impl<'a> Walker<'a> {
                     if let Some(c) = check {
                         c.report(ctx, name, &b, &mut self.out.findings);
                     }
-                } else if offsets_check && b.compression() == Compression::None {
-                    let mut check = OffsetsCheck::default();
+                } else if let Some(topic) = coordinator.filter(|_| offsets_check)
+                    && b.compression() == Compression::None
+                {
+                    let mut check = OffsetsCheck::new(topic);
                     if let Ok(records) = format::batch_records(&b, &mut self.dec) {
                         for r in records.map_while(Result::ok) {
                             check.record(&b, &r);

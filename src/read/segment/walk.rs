@@ -370,7 +370,29 @@ impl Window {
             self.fill_to(buf, file, V2_HEADER_SIZE.min(rest as usize))?;
             return Ok(ControlFlow::Continue(()));
         }
-        if large && need as u64 > rest && self.filled > HEADER_SIZE_UP_TO_MAGIC {
+        // A header the chunk walk judged whole (magic 0–2, offset not negative): it defers
+        // judging the others until their entry is whole, so an entry that never can be is
+        // the final walk's to classify (garbage, not partial).
+        let judged = head.len() > HEADER_SIZE_UP_TO_MAGIC
+            && (0..=2).contains(&(head[16] as i8))
+            && crate::read::format::bytes::be_i64(head, 0) >= 0;
+        if need as u64 > rest && !judged && head.len() > HEADER_SIZE_UP_TO_MAGIC {
+            // Never whole, so never kept: garbage, as the final walk says, classified in
+            // bounded pieces (not read whole: a sparse tail may be gigabytes).
+            let reason = match (0..=2).contains(&(head[16] as i8)) {
+                true => crate::read::format::Unframed::NegativeOffset,
+                false => crate::read::format::Unframed::UnknownMagic,
+            };
+            let tail = Tail::Garbage {
+                position: self.base,
+                len: rest,
+                reason,
+            };
+            return Ok(ControlFlow::Break(Some(
+                self.classify_rest(buf, file, total, tail)?,
+            )));
+        }
+        if large && need as u64 > rest && judged {
             // A checked header whose entry runs past the end: the final walk would call it
             // partial; say so without reading (or buffering) the rest.
             return Ok(ControlFlow::Break(Some(Tail::Partial {

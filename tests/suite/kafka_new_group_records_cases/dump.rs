@@ -247,7 +247,7 @@ fn retired_share_and_streams_partition_metadata_records_are_skipped_by_the_load(
 /// `CoordinatorRecordType.fromId` does not know (9 and 18 since their removal; 24 was never
 /// in a release) prints `Unknown record type T at offset O, skipping.` and no payload.
 #[test]
-#[ignore = "divergence: klogscan's dump decodes types 9, 18 and 24 as records; Kafka 4.1+'s kafka-dump-log prints 'Unknown record type T at offset O, skipping.'"]
+
 fn retired_and_unreleased_types_dump_as_unknown_record_types() {
     let mut log = GroupLog::new();
     log.batch(vec![
@@ -314,7 +314,7 @@ fn an_unsupported_value_version_fails_the_load() {
 /// for T type"), which `kafka-dump-log` prints as `Error at offset O, skipping. <message>`
 /// and the loader wraps.
 #[test]
-#[ignore = "divergence: klogscan gives the pre-KAFKA-18672 text ('Could not read record with version 1 from value's buffer due to: Can't read version 1 of …'); Kafka 4.x says 'Found an unknown record version 1 for 11 type'"]
+
 fn an_unsupported_value_version_has_kafkas_message() {
     let lines = dump_offsets(&bad_versions());
     assert_eq!(

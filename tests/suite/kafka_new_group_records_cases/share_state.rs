@@ -3,7 +3,7 @@
 //! `kafka-dump-log --share-group-state-decoder` (`DumpLogSegments.ShareGroupStateMessageParser`).
 
 use super::{FOO, dump_records};
-use klogscan::finding::{Finding, Severity};
+use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::partition::scan::ScanOptions;
 use klogscan::pipeline::scan;
 use klogscan::testkit::groups::share_record;
@@ -122,7 +122,7 @@ fn share_state_records_dump_and_a_healthy_log_is_clean() {
 /// cannot be read or written. The dump shows the error; the scan should report it as it
 /// does for `__consumer_offsets` (rule 32).
 #[test]
-#[ignore = "divergence: klogscan's scan says nothing about a __share_group_state record that does not deserialize; Kafka's share coordinator load (CoordinatorLoaderImpl + ShareCoordinatorRecordSerde) fails on it"]
+
 fn an_undecodable_share_state_record_fails_the_share_coordinators_load() {
     let (k, _) = snapshot(0, 0);
     let (lines, serious) = write(vec![snapshot(0, 0), (k, Some(vec![0, 0, 0, 0]))]);
@@ -133,6 +133,8 @@ fn an_undecodable_share_state_record_fails_the_share_coordinators_load() {
             .any(|f| f.severity >= Severity::Error && f.offset == Some(1)),
         "{serious:#?}"
     );
+    let kinds: Vec<(Kind, Option<i64>)> = serious.iter().map(|f| (f.kind, f.offset)).collect();
+    assert_eq!(kinds, [(Kind::ShareStateRecordUndecodable, Some(1))]);
 }
 
 /// `ShareCoordinatorShard.replay` → `handleShareUpdate` reads the value's leader epoch
@@ -140,7 +142,7 @@ fn an_undecodable_share_state_record_fails_the_share_coordinators_load() {
 /// with a ShareSnapshot key, `ShareCoordinatorRecordHelpers.newShareStateTombstoneRecord`)
 /// throws, and `CoordinatorLoaderImpl` fails the load on a record whose replay throws.
 #[test]
-#[ignore = "divergence: klogscan says nothing about a ShareUpdate tombstone in __share_group_state; ShareCoordinatorShard.handleShareUpdate throws on it (null value) and the share coordinator's load fails"]
+
 fn a_share_update_tombstone_fails_the_share_coordinators_load() {
     let (k, _) = update(0, 0);
     let (lines, serious) = write(vec![snapshot(0, 0), (k, None)]);
@@ -151,4 +153,6 @@ fn a_share_update_tombstone_fails_the_share_coordinators_load() {
             .any(|f| f.severity >= Severity::Error && f.offset == Some(1)),
         "{serious:#?}"
     );
+    let kinds: Vec<(Kind, Option<i64>)> = serious.iter().map(|f| (f.kind, f.offset)).collect();
+    assert_eq!(kinds, [(Kind::ShareStateRecordUndecodable, Some(1))]);
 }

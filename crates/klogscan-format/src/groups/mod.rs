@@ -118,6 +118,18 @@ fn run<'a>(
             let mut r = Reader::new(v, Part::Value, build);
             let version = r.version(rt.value.name)?;
             let schema = value_schema(topic, rt, version);
+            // The version is checked against the type's range before the value is read
+            // (`CoordinatorRecordSerde.deserialize`, KAFKA-18672).
+            if version < 0 || version > schema.max_version {
+                return Err(DecodeError {
+                    part: Part::Value,
+                    version,
+                    schema: schema.name,
+                    field: "version",
+                    position: 0,
+                    why: Why::UnknownRecordVersion { record_type: t },
+                });
+            }
             Some((version, r.message(schema, version)?))
         }
     };

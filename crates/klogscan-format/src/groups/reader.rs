@@ -33,6 +33,10 @@ pub enum Why {
     NoVersion,
     /// A value version the schema does not define.
     UnsupportedVersion,
+    /// A record's value version outside its type's supported range, checked before the
+    /// value is read (`CoordinatorRecordSerde.deserialize` since KAFKA-18672, 4.0:
+    /// `UnknownRecordVersionException`).
+    UnknownRecordVersion { record_type: i16 },
     /// A fixed-width field runs past the end (Java: `BufferUnderflowException`).
     Underflow,
     /// A string longer than the bytes left.
@@ -77,7 +81,9 @@ impl fmt::Display for DecodeError {
         )?;
         match self.why {
             Why::NoVersion => f.write_str("no room for the int16 version"),
-            Why::UnsupportedVersion => write!(f, "version {} is not defined", self.version),
+            Why::UnsupportedVersion | Why::UnknownRecordVersion { .. } => {
+                write!(f, "version {} is not defined", self.version)
+            }
             Why::Underflow => f.write_str("runs past the end"),
             Why::ShortString { len, available } => {
                 write!(f, "string of {len} bytes but only {available} remain")
@@ -112,7 +118,7 @@ impl From<DecodeError> for crate::error::FormatError {
                 needed: len,
                 available,
             },
-            Why::UnsupportedVersion => Problem::OutOfRange {
+            Why::UnsupportedVersion | Why::UnknownRecordVersion { .. } => Problem::OutOfRange {
                 value: e.version as i64,
             },
             Why::StringTooLong { len } => Problem::OutOfRange { value: len as i64 },
@@ -132,6 +138,12 @@ impl DecodeError {
         let part = self.part.as_str();
         let inner = match self.why {
             Why::NoVersion => return format!("Could not read version from {part}'s buffer."),
+            Why::UnknownRecordVersion { record_type } => {
+                return format!(
+                    "Found an unknown record version {} for {record_type} type",
+                    self.version
+                );
+            }
             Why::MissingKey => return "message had a missing key".into(),
             Why::UnsupportedVersion => {
                 format!("Can't read version {} of {}", self.version, self.schema)
