@@ -413,4 +413,4 @@ mod sgr_tests {
 }
 
 mod shell;
-pub use shell::{ShellArgs, flag, is_topic_name, shell_quote};
+pub use shell::{ShellArgs, flag, is_topic_name, shell_quote, topic_regex_flag};

@@ -192,6 +192,7 @@ impl Identities {
             }),
             path: Some(p.path.display().to_string()),
             copy: copy_kind(p.kind.as_ref()),
+            kraft: id.meta_version == Some(1),
         }
     }
 }

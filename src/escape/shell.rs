@@ -87,6 +87,27 @@ pub fn flag(name: &str, value: &str) -> String {
     }
 }
 
+/// `--topic` for `kafka-topics.sh`, whose value is a regular expression
+/// (`TopicCommand` filters the cluster's topics with `TopicFilter.IncludeList`, matched
+/// against whole names): a topic name's dots escaped, so `orders.eu` selects that topic and
+/// not `orders-eu` (a legal name beside it: `Topic.hasCollision` reads `.` as `_`, not as
+/// `-`), and quoted (a backslash is special to the shell). `value` is what
+/// [`ShellArgs::topic`] gave: a topic name (the only regex character one may hold is `.`)
+/// or a placeholder, passed as it is.
+pub fn topic_regex_flag(value: &str) -> String {
+    if !is_topic_name(value) || !value.contains('.') {
+        return flag("topic", value);
+    }
+    let escaped = value.replace('.', "\\.");
+    let quoted = shell_quote(&escaped).map_or_else(|| escaped.clone(), |q| q.into_owned());
+    // Joined to its option when the name starts with `-` (see [`flag`]): the quotes are
+    // gone by the time the tool's parser reads the word.
+    match value.starts_with('-') {
+        true => format!("--topic={quoted}"),
+        false => format!("--topic {quoted}"),
+    }
+}
+
 /// True when `t` is a name Kafka accepts for a topic (`Topic.validate`).
 pub fn is_topic_name(t: &str) -> bool {
     !t.is_empty()

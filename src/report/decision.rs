@@ -59,7 +59,8 @@ pub(super) fn is_damage(k: Kind) -> bool {
 /// The shell words of one damaged copy.
 struct Copy {
     broker: String,
-    /// The broker's node id, when known (`kafka-server-stop.sh --node-id`).
+    /// The broker's node id, when known and its log dir is a KRaft node's
+    /// (`kafka-server-stop.sh --node-id`).
     node_id: Option<i32>,
     /// The directory and segment as the analysis reads them (for `klogscan`, which runs
     /// where the copy is).
@@ -67,7 +68,8 @@ struct Copy {
     segment: Option<String>,
     /// The same on the broker's disk, for the commands run there (`cp`, `mv`,
     /// `kafka-dump-log.sh`): the path itself when it is the broker's (absolute, not an
-    /// archive member), else `<log-dir>/…` and a note.
+    /// archive member), else `<log-dir>/…` and a note; the segment (for
+    /// `kafka-dump-log.sh --files` only) is `<segment>` when its path holds a comma.
     broker_dir: String,
     broker_segment: Option<String>,
     topic: String,
@@ -132,7 +134,9 @@ impl Copy {
             (args.path(&bare, "partition-dir"), seg)
         };
         Copy {
-            node_id: f.source.broker_id,
+            // `--node-id` matches `node.id` in the process's properties file: a KRaft
+            // node's; a ZooKeeper-mode broker's names it `broker.id` and is never matched.
+            node_id: f.source.broker_id.filter(|_| f.source.kraft),
             broker: f
                 .source
                 .broker_id
@@ -142,7 +146,18 @@ impl Copy {
             dir: args.path(&path, "partition-dir"),
             segment,
             broker_dir,
-            broker_segment,
+            broker_segment: broker_segment.map(|s| match s.contains(',') {
+                // `DumpLogSegments` splits `--files` at commas (a list of files): quoting
+                // keeps the path one shell word, not one file. A broker's own log dir
+                // holds none (`log.dirs` is split at commas too): an analysis copy's does.
+                true => {
+                    args.note_once(
+                        "<segment>: the segment's path holds a comma, which kafka-dump-log.sh reads as a separator of its --files list; link the segment under a path without one and name that".to_string(),
+                    );
+                    "<segment>".to_string()
+                }
+                false => s,
+            }),
             topic: args.topic(&f.topic),
             partition: args.partition(f.partition),
         }
@@ -174,7 +189,7 @@ impl Copy {
                 self.broker
             ),
             None => format!(
-                "kafka-server-stop.sh   # on {}{when}: it stops every Kafka process of the host; wait until they have exited",
+                "kafka-server-stop.sh   # on {}{when}: it stops every Kafka process of the host (--node-id picks one process by the node.id of its properties file, which a ZooKeeper-mode broker does not have); wait until they have exited",
                 self.broker
             ),
         }
@@ -183,7 +198,7 @@ impl Copy {
     fn describe(&self, why: &str) -> String {
         format!(
             "kafka-topics.sh --bootstrap-server <broker> --describe {}   # {why}",
-            crate::escape::flag("topic", &self.topic)
+            crate::escape::topic_regex_flag(&self.topic)
         )
     }
 
@@ -196,7 +211,7 @@ impl Copy {
             ),
             format!(
                 "kafka-topics.sh --bootstrap-server <broker> --describe --under-replicated-partitions {}   # watch until partition {} leaves this list",
-                crate::escape::flag("topic", &self.topic),
+                crate::escape::topic_regex_flag(&self.topic),
                 self.partition
             ),
         ]
@@ -422,6 +437,7 @@ mod tests {
                 "recovery": {"fate": fate, "log_end_offset_after": end, "high_watermark": hw}
             }));
         f.source.broker_id = Some(1);
+        f.source.kraft = true;
         f.source.path = Some("/data/kafka/orders-0".into());
         f.source.copy = copy;
         f

@@ -94,6 +94,7 @@ impl Dir<'_> {
             cluster_id: self.meta.cluster_id.as_deref().map(Arc::from),
             broker_id: self.meta.node_id,
             log_dir: Some(Arc::from(self.path())),
+            kraft: self.meta.version == 1,
             ..Default::default()
         }
     }

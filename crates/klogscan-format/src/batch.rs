@@ -704,7 +704,11 @@ mod tests {
             b.resize(60, 7);
             b
         };
-        for (magic, body) in [(3u8, &v2_body[..]), (0x82, &[7u8; 60][..]), (0xff, &[9u8; 20][..])] {
+        for (magic, body) in [
+            (3u8, &v2_body[..]),
+            (0x82, &[7u8; 60][..]),
+            (0xff, &[9u8; 20][..]),
+        ] {
             let mut data = entry(10, magic, body, true);
             data.extend(entry(11, 2, &v2_body, true));
             let mut e = Entries::new(&data, 0);

@@ -51,6 +51,7 @@ impl<'a> Origins<'a> {
                 log_dir: source.log_dir.map(|d| d.to_string()),
                 path: path.to_string(),
                 live: source.copy.is_live(),
+                kraft: source.kraft,
             },
             source.copy,
         )
@@ -64,6 +65,7 @@ fn source(o: &Origin, copy: CopyKind) -> Source {
         log_dir: o.log_dir.as_deref().map(Into::into),
         path: Some(o.path.clone()),
         copy,
+        kraft: o.kraft,
     }
 }
 

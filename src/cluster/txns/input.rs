@@ -25,6 +25,9 @@ pub struct Origin {
     /// A live copy (`topic-N`), not `-future`/`-delete`/`-stray`: only live copies count as
     /// the partition.
     pub live: bool,
+    /// The log dir's `meta.properties` is version 1 (`finding::Source::kraft`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kraft: bool,
 }
 
 /// The join domain of an input: its cluster, or (cluster unknown) its log dir alone.

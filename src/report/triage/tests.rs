@@ -301,6 +301,7 @@ fn on(cluster: &str, broker: i32, fs: Vec<Finding>) -> Vec<Finding> {
                 path: Some(format!("{dir}/{}-{}", f.topic, f.partition)),
                 log_dir: Some(dir.into()),
                 copy: crate::finding::CopyKind::Live,
+                kraft: true,
             };
             f
         })
