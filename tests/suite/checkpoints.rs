@@ -412,3 +412,37 @@ fn clean_shutdown_rules() {
         assert_eq!(e.file, TextFileKind::CleanShutdown);
     }
 }
+
+/// `LocalLog.parseTopicPartitionName` reads a directory's partition with
+/// `Integer.parseInt`, which takes a leading `+`: the broker loads `orders-+5` as partition
+/// 5 of `orders`, and its load reads that partition's entries of the log dir's checkpoints
+/// (here a high watermark of 2 in `replication-offset-checkpoint`). Twin: `orders-x5` is
+/// no partition's name (no topic-partition; the checkpoint entry is not its).
+#[test]
+fn a_partition_directory_named_with_a_plus_sign_is_that_partition() {
+    use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer};
+    for (name, known) in [("orders-+5", true), ("orders-x5", false)] {
+        let d = tempfile::tempdir().unwrap();
+        let mut p = PartitionBuilder::new("orders", 5);
+        for _ in 0..3 {
+            p.append(Batch::new(Producer::PLAIN).records(1));
+        }
+        LogDirBuilder::new(1)
+            .partition(p)
+            .high_watermark("orders", 5, 2)
+            .write(d.path())
+            .unwrap();
+        std::fs::rename(d.path().join("orders-5"), d.path().join(name)).unwrap();
+        let a = klogscan::request::run(&klogscan::request::Request::new([d.path()])).unwrap();
+        assert_eq!(a.report.partitions.len(), 1, "{name}");
+        let r = &a.report.partitions[0];
+        assert!(r.path.ends_with(name), "{}", r.path);
+        if known {
+            assert_eq!((r.topic.as_str(), r.partition), ("orders", 5), "{name}");
+            assert_eq!(r.high_watermark, Some(2), "{name}");
+        } else {
+            assert_eq!(r.partition, -1, "{name}");
+            assert_eq!(r.high_watermark, None, "{name}");
+        }
+    }
+}

@@ -71,11 +71,16 @@ fn parse_decimal_i64(s: &str) -> Option<i64> {
     s.parse().ok()
 }
 
-fn parse_decimal_i32(s: &str) -> Option<i32> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+/// A partition number as `Integer.parseInt` reads it (`LocalLog.parseTopicPartitionName`):
+/// an optional leading `+`, then ASCII digits, within the `int` range (`05` and `+5` are
+/// 5). A `-` cannot lead (the name is split at its last `-`). Non-ASCII digits, which
+/// Java's `Character.digit` also accepts, are not modelled: such a name is no partition's.
+fn parse_partition_number(s: &str) -> Option<i32> {
+    let digits = s.strip_prefix('+').unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    s.parse().ok()
+    digits.parse().ok()
 }
 
 /// Parse a partition directory name (`LocalLog.parseTopicPartitionName`): `<topic>-<partition>`, or
@@ -83,7 +88,7 @@ fn parse_decimal_i32(s: &str) -> Option<i32> {
 ///
 /// For a suffixed name everything from the last `.` is dropped; the rest is split at the
 /// last `-`. The topic must be non-empty and the partition a non-negative decimal int32
-/// (digits only). The unique id must be non-empty and contain no whitespace (Kafka's
+/// (digits, after an optional `+`: [`parse_partition_number`]). The unique id must be non-empty and contain no whitespace (Kafka's
 /// `\S+`); the broker writes 32 lowercase hex characters but older or foreign tools may
 /// not, so other ids are accepted. A topic recovered from a `-delete`/`-stray` name may be
 /// a truncated prefix of the real name (Kafka caps the directory name at 255 bytes).
@@ -112,7 +117,7 @@ pub fn parse_partition_dir_name(name: &str) -> Option<(TopicPartition, DirKind)>
     }
     let dash = base.rfind('-')?;
     let topic = &base[..dash];
-    let partition = parse_decimal_i32(&base[dash + 1..])?;
+    let partition = parse_partition_number(&base[dash + 1..])?;
     if topic.is_empty() || topic.chars().any(char::is_whitespace) {
         return None;
     }
@@ -430,6 +435,38 @@ pub fn unparseable_offset_name(name: &str) -> Option<OffsetNameStep> {
 #[cfg(test)]
 mod tests {
     use super::{FileKind, OffsetNameStep as Step, unparseable_offset_name as bad};
+
+    /// `LocalLog.parseTopicPartitionName` reads the partition with `Integer.parseInt`: a
+    /// leading `+` and leading zeros are accepted (`orders-+5`, `orders-05` hold partition
+    /// 5 of `orders`: a second directory of the partition to the broker); a sign alone, a
+    /// number past the `int` range, a space, a non-ASCII digit (not modelled) are not.
+    #[test]
+    fn partition_numbers_as_integer_parse_int_reads_them() {
+        use super::parse_partition_dir_name as parse;
+        for (name, topic, partition) in [
+            ("orders-5", "orders", 5),
+            ("orders-+5", "orders", 5),
+            ("orders-05", "orders", 5),
+            ("orders--5", "orders-", 5),
+            ("orders-+2147483647", "orders", i32::MAX),
+            ("orders-+5.0123abcd-delete", "orders", 5),
+        ] {
+            let (tp, _) = parse(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!((tp.topic.as_str(), tp.partition), (topic, partition), "{name}");
+        }
+        for name in [
+            "orders-+",
+            "orders-",
+            "orders-++5",
+            "orders-2147483648",
+            "orders- 5",
+            "orders-5 ",
+            "orders-\u{665}",
+            "-5",
+        ] {
+            assert_eq!(parse(name), None, "{name}");
+        }
+    }
 
     /// Names `loadSegmentFiles` reads as a segment file of an offset without being the
     /// broker's name of it (`LogFileUtils.filenamePrefixFromOffset`: 20 digits), and names
