@@ -43,10 +43,10 @@ fn scan_log_dir(dir: &Path) -> ScanReport {
     pipeline::scan(&[dir.to_path_buf()], &ScanOptions::default())
 }
 
-/// `__transaction_state-0` holding `values` of transactional id `id`, in order, one batch
-/// each, from `t0` on.
+/// `__transaction_state-1` (where `app` belongs among the default 50 partitions) holding
+/// `values` of transactional id `id`, in order, one batch each, from `t0` on.
 fn coordinator_log(id: &str, values: &[TxnValue], t0: i64) -> PartitionBuilder {
-    let mut c = PartitionBuilder::new("__transaction_state", 0);
+    let mut c = PartitionBuilder::new("__transaction_state", 1);
     for (i, v) in values.iter().enumerate() {
         let t = t0 + 10 * i as i64;
         let v = v.clone().times(t, t0);
@@ -360,5 +360,51 @@ fn the_upgrade_to_tv2_bumps_the_epoch_once_and_is_only_an_info() {
         assert_eq!(c[0].offset, Some(m.batches[marker].base_offset));
         assert_eq!(c[0].severity, Severity::Info);
         assert_eq!(c[0].evidence["transaction_version_2_after"], up == 1);
+    }
+}
+
+/// `TransactionCoordinatorTest.shouldIncrementEpochAndUpdateMetadataOnHandleInitPidWhenExisting
+/// CompleteTransaction(2)` and `…CompleteCommitTransaction(2)`: a TV2 transactional id ends
+/// its transaction at e + 1 (CompleteCommit or CompleteAbort, markers at e + 1); a new
+/// producer instance's InitProducerId bumps once more (`prepareIncrementProducerEpoch`):
+/// Empty at e + 2, and its transactions run from e + 2 at sequence 0, committing one epoch up.
+/// Nothing to report, in the coordinator's log or the data partitions.
+#[test]
+fn tv2_init_producer_id_after_a_complete_bumps_once_more() {
+    use klogscan::testkit::txns::{Cluster, Txn};
+    for abort in [false, true] {
+        let a = ("orders", 0);
+        let b = ("orders", 1);
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Cluster::new(Some("c1")).coordinator(4).tv2();
+        let p = c.run(&Txn::new("app", Producer::transactional(100, 3), &[a, b]));
+        let t = if abort {
+            Txn::new("app", p, &[a, b]).abort()
+        } else {
+            Txn::new("app", p, &[a, b])
+        };
+        let p = c.run(&t);
+        assert_eq!(p.epoch, 5);
+        let now = c.now();
+        c.coordinator_record(
+            "app",
+            Some(
+                TxnValue::new(100, 6, state::EMPTY)
+                    .v1(-1, -1, 2)
+                    .times(now, -1),
+            ),
+        );
+        let p = c.run(&Txn::new("app", p.with_epoch(6), &[a, b]));
+        c.run(&Txn::new("app", p, &[a]));
+        c.advance(30 * 60_000);
+        c.plain(a, 1);
+        c.write(dir.path(), 1).unwrap();
+        let r = scan_log_dir(dir.path());
+        assert!(loud(&r).is_empty(), "abort {abort}: {:#?}", r.findings);
+        assert!(
+            anomalies(&r).is_empty(),
+            "abort {abort}: {:?}",
+            anomalies(&r)
+        );
     }
 }
