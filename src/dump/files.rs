@@ -39,12 +39,10 @@ fn sibling(path: &Path, suffix: &str) -> Option<PathBuf> {
     Some(path.with_file_name(format!("{stem}{suffix}")))
 }
 
-/// `File.getAbsolutePath()`: absolute, not canonicalised.
+/// `File.getAbsolutePath()`: absolute, not canonicalised, `.` and `..` kept
+/// ([`super::java_absolute`]).
 fn abs(path: &Path) -> String {
-    std::path::absolute(path)
-        .unwrap_or_else(|_| path.to_path_buf())
-        .display()
-        .to_string()
+    super::java_absolute(path).display().to_string()
 }
 
 fn json_line(w: &mut dyn Write, v: serde_json::Value) -> io::Result<()> {
@@ -190,9 +188,9 @@ pub fn dump_index(
             )?,
         }
     }
-    // The Java tool keeps mismatches in a TreeMap in reverse key order.
-    mismatches.sort_by_key(|m| std::cmp::Reverse(m.0));
-    mismatches.dedup_by_key(|m| m.0);
+    // `dumpIndex` prepends each mismatch to a list (`misMatchesSeq ::= …`): the last
+    // entry's first, every entry kept (an offset indexed twice is listed twice).
+    mismatches.reverse();
     if !mismatches.is_empty() {
         let abs_path = abs(path);
         match opts.format {
@@ -236,11 +234,15 @@ pub fn dump_timeindex(
     }
     let file = path.display().to_string();
     let log = if index.layout().slots > 0 {
-        load_log(path, opts, err)?
+        load_log_bytes(path, opts, err)?
     } else {
         None
     };
-    let checks = log.as_ref().map(|l| check_time_index(&index, l));
+    let checks = log.as_ref().map(|(l, _)| check_time_index(&index, l));
+    let mut dec = crate::read::format::Decompressor::new(
+        opts.max_decompressed
+            .unwrap_or(crate::read::format::codec::DEFAULT_MAX_DECOMPRESSED),
+    );
     let mut ts_mismatch: Vec<(i64, i64)> = Vec::new();
     let mut out_of_order: Vec<(i64, i64)> = Vec::new();
     let mut not_found: Vec<(i64, i64)> = Vec::new();
@@ -253,11 +255,23 @@ pub fn dump_timeindex(
             problems += 1;
         }
         if let Some(c) = check {
-            // DumpLogSegments checks the order only when a batch ends at the offset.
+            // DumpLogSegments checks the order only when a batch ends at the offset, and
+            // the timestamp against its records' largest (not the header's).
+            let mut records_max = |header: i64| {
+                log.as_ref().map_or(header, |(l, data)| {
+                    records_max_timestamp(l, data, e.offset, &mut dec).unwrap_or(header)
+                })
+            };
             let found = match c.check {
-                TimeCheck::Exact => true,
-                TimeCheck::TimestampMismatch { log_timestamp } => {
-                    ts_mismatch.push((e.timestamp, log_timestamp));
+                TimeCheck::Exact | TimeCheck::TimestampMismatch { .. } => {
+                    let header = match c.check {
+                        TimeCheck::TimestampMismatch { log_timestamp } => log_timestamp,
+                        _ => e.timestamp,
+                    };
+                    let log_timestamp = records_max(header);
+                    if log_timestamp != e.timestamp {
+                        ts_mismatch.push((e.timestamp, log_timestamp));
+                    }
                     true
                 }
                 TimeCheck::InsideBatch {
@@ -348,6 +362,53 @@ pub fn dump_timeindex(
     Ok(problems == 0)
 }
 
+/// The largest record timestamp of the batch of `log` ending at `offset`, as
+/// `DumpLogSegments.dumpTimeIndex` computes it (`max(record.timestamp)` over the batch's
+/// records, -1 for a batch without any; under LogAppendTime every record's timestamp is
+/// the batch's). `None` (the header's max timestamp stands) for a legacy entry or a batch
+/// whose records do not decode (where the tool would throw).
+fn records_max_timestamp(
+    log: &LogBatches,
+    data: &[u8],
+    offset: i64,
+    dec: &mut crate::read::format::Decompressor,
+) -> Option<i64> {
+    use crate::read::format::{Classified, Entries, TimestampType, classify};
+    let b = log.first_ending_at_or_after(offset)?;
+    let at = usize::try_from(b.position).ok()?;
+    let entry = Entries::new(data.get(at..)?, b.position).next()?;
+    let Classified::V2(v) = classify(entry) else {
+        return None;
+    };
+    if v.records_count() <= 0 {
+        return Some(-1);
+    }
+    if v.timestamp_type() == TimestampType::LogAppendTime {
+        return Some(v.max_timestamp());
+    }
+    let base = v.base_timestamp();
+    let mut max = -1i64;
+    for r in crate::read::format::batch_records(&v, dec).ok()? {
+        max = max.max(base.wrapping_add(r.ok()?.timestamp_delta));
+    }
+    Some(max)
+}
+
+/// The sibling `.log` of `path`, read, with its entries ([`load_log`]'s, the bytes kept).
+fn load_log_bytes(
+    path: &Path,
+    opts: &DumpOptions,
+    err: &mut dyn Write,
+) -> io::Result<Option<(LogBatches, crate::read::segment::FileData)>> {
+    let Some(log_path) = sibling(path, ".log") else {
+        return Ok(None);
+    };
+    match load(&log_path, FileClass::Log, opts.mmap, None) {
+        Ok(data) => Ok(Some((LogBatches::from_log(&data), data))),
+        Err(_) => load_log(path, opts, err).map(|_| None),
+    }
+}
+
 /// Dump a transaction index (`.txnindex`).
 pub fn dump_txnindex(
     path: &Path,
@@ -364,21 +425,23 @@ pub fn dump_txnindex(
     let data = load(path, FileClass::Index, opts.mmap, None)?;
     let index = TxnIndex::new(&data, base);
     let file = path.display().to_string();
-    for t in index.entries() {
-        if t.version > 0 {
-            let msg = format!(
-                "Unexpected aborted transaction version {} in transaction index {}, current version is 0",
-                t.version,
-                abs(path)
-            );
-            match opts.format {
-                DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
-                DumpFormat::Json => {
-                    json_line(err, json!({"type": "error", "file": file, "error": msg}))?
-                }
+    // `TransactionIndex.allAbortedTxns` reads every entry before the tool prints one: an
+    // entry of an unknown version anywhere throws first, and no entry is printed.
+    if let Some(t) = index.entries().find(|t| t.version > 0) {
+        let msg = format!(
+            "Unexpected aborted transaction version {} in transaction index {}, current version is 0",
+            t.version,
+            abs(path)
+        );
+        match opts.format {
+            DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
+            DumpFormat::Json => {
+                json_line(err, json!({"type": "error", "file": file, "error": msg}))?
             }
-            return Ok(false);
         }
+        return Ok(false);
+    }
+    for t in index.entries() {
         match opts.format {
             DumpFormat::Text => writeln!(
                 out,

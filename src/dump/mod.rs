@@ -108,6 +108,45 @@ impl DumpStatus {
     }
 }
 
+/// `new File(path)` on a POSIX system (`UnixFileSystem.normalize`): repeated `/`
+/// collapsed, a trailing `/` dropped (not the root's); `.` and `..` kept. What the tool
+/// prints of a path it was given (`Dumping <file>`) and opens.
+pub(crate) fn java_file(path: &Path) -> PathBuf {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut out: Vec<u8> = Vec::with_capacity(path.as_os_str().len());
+    for &c in path.as_os_str().as_bytes() {
+        if !(c == b'/' && out.last() == Some(&b'/')) {
+            out.push(c);
+        }
+    }
+    if out.len() > 1 && out.last() == Some(&b'/') {
+        out.pop();
+    }
+    PathBuf::from(std::ffi::OsString::from_vec(out))
+}
+
+/// `File.getAbsolutePath` of `path` ([`java_file`]'s form): itself when absolute, else the
+/// working directory and it joined as text (`UnixFileSystem.resolve`: no `.` or `..`
+/// resolved, unlike `std::path::absolute`).
+pub(crate) fn java_absolute(path: &Path) -> PathBuf {
+    let p = java_file(path);
+    if p.is_absolute() {
+        return p;
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        return p;
+    };
+    if p.as_os_str().is_empty() {
+        return cwd;
+    }
+    let mut s = cwd.into_os_string();
+    if s != "/" {
+        s.push("/");
+    }
+    s.push(p.as_os_str());
+    PathBuf::from(s)
+}
+
 /// Dump `paths` in order. The broker's text files, by file name (the offset checkpoints,
 /// `leader-epoch-checkpoint`, `partition.metadata`, `meta.properties`,
 /// `.kafka_cleanshutdown`) → `text_files::dump_text_file`; a 3.6–3.7 `remote_log_snapshot`
@@ -131,7 +170,10 @@ pub fn dump_paths(
     type NonConsecutive = (PathBuf, Vec<(i64, i64)>, u64);
     let mut non_consecutive: Vec<NonConsecutive> = Vec::new();
     let text = opts.format == DumpFormat::Text;
-    for path in paths {
+    for given in paths {
+        // As `new File(arg)` holds it: every line names (and the file opened is) that.
+        let normal = java_file(given);
+        let path = &normal;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -214,7 +214,6 @@ fn an_empty_index_says_so_and_an_empty_time_index_prints_nothing() {
 /// `EntryFold::batch` keeps `v.max_timestamp()`, `time_checks` compares with it) and reports
 /// nothing.
 #[test]
-#[ignore = "divergence: the time-index check compares with the batch header's maxTimestamp; dumpTimeIndex with the max record timestamp"]
 fn time_index_timestamp_is_checked_against_the_records() {
     let dir = tempfile::tempdir().unwrap();
     let log = batch(
@@ -296,7 +295,6 @@ fn time_index_mismatch_and_equal_timestamps_out_of_order() {
 /// "the Java tool keeps mismatches in a TreeMap" — no Kafka version has a Java
 /// DumpLogSegments): it prints `3/1`, `1/3`.
 #[test]
-#[ignore = "divergence: index mismatches sorted by offset and deduplicated; dumpIndex lists every entry, last entry first"]
 fn index_mismatches_print_last_entry_first_without_merging() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = batch(
@@ -382,7 +380,6 @@ fn ordered_index_mismatches_print_last_entry_first() {
 /// dump_crafted_txnindex` pins that). Kafka's tool dying is a deliberate difference; printing
 /// entries Kafka never prints is not.
 #[test]
-#[ignore = "divergence: entries before an unknown-version entry are printed; allAbortedTxns throws before dumpTxnIndex prints any"]
 fn a_txn_index_with_an_unknown_version_prints_no_entry() {
     let dir = tempfile::tempdir().unwrap();
     let entry = |pid| AbortedTxn {
@@ -441,7 +438,6 @@ fn a_txn_index_version_is_one_signed_byte_and_fragments_are_skipped() {
 /// klogscan uses `std::path::absolute`, which drops `.` components (`src/dump/files.rs`
 /// `abs`, `src/dump/log/mod.rs` `write_non_consecutive`): it prints `<tmp>/0…`.
 #[test]
-#[ignore = "divergence: report paths lose their `.` components (std::path::absolute); File.getAbsolutePath keeps them"]
 fn report_paths_keep_dot_components_as_get_absolute_path_does() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = batch(
@@ -484,7 +480,6 @@ fn report_paths_keep_dot_components_as_get_absolute_path_does() {
 /// klogscan prints the argument as given (`src/dump/log/mod.rs` `dump_log_walk`,
 /// `crate::escape::path(path)`): `Dumping <dir>//0….log`.
 #[test]
-#[ignore = "divergence: `Dumping` prints the path as typed; java.io.File collapses repeated separators"]
 fn dumping_line_collapses_repeated_separators_as_java_io_file_does() {
     let dir = tempfile::tempdir().unwrap();
     write(

@@ -452,7 +452,11 @@ mod tests {
             ("orders-+5.0123abcd-delete", "orders", 5),
         ] {
             let (tp, _) = parse(name).unwrap_or_else(|| panic!("{name}"));
-            assert_eq!((tp.topic.as_str(), tp.partition), (topic, partition), "{name}");
+            assert_eq!(
+                (tp.topic.as_str(), tp.partition),
+                (topic, partition),
+                "{name}"
+            );
         }
         for name in [
             "orders-+",

@@ -182,7 +182,7 @@ pub(crate) fn write_non_consecutive(
     if pairs.is_empty() {
         return Ok(());
     }
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let abs = crate::dump::java_absolute(path);
     writeln!(
         err,
         "Non-consecutive offsets in {}",

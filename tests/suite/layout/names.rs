@@ -43,6 +43,9 @@ fn partition_dir_names() {
     // the last `-` splits: "orders--1" is topic "orders-", partition 1 (as in Kafka)
     let (tp, _) = parse_partition_dir_name("orders--1").unwrap();
     assert_eq!((tp.topic.as_str(), tp.partition), ("orders-", 1));
+    // `Integer.parseInt` takes a leading `+`: "orders-+1" is partition 1 of "orders".
+    let (tp, _) = parse_partition_dir_name("orders-+1").unwrap();
+    assert_eq!((tp.topic.as_str(), tp.partition), ("orders", 1));
     let (tp, _) = parse_partition_dir_name("__cluster_metadata-0").unwrap();
     assert!(is_kraft_metadata(&tp.topic));
     for bad in [
@@ -52,7 +55,7 @@ fn partition_dir_names() {
         "orders-x",
         "orders-1x",
         "orders- 1",
-        "orders-+1",
+        "orders-+",
         "t-99999999999",
         "remote-log-index-cache",
         "t-0.-delete",
