@@ -88,7 +88,7 @@ fn parse_partition_number(s: &str) -> Option<i32> {
 ///
 /// For a suffixed name everything from the last `.` is dropped; the rest is split at the
 /// last `-`. The topic must be non-empty and the partition a non-negative decimal int32
-/// (digits, after an optional `+`: [`parse_partition_number`]). The unique id must be non-empty and contain no whitespace (Kafka's
+/// (digits after an optional `+`, as `Integer.parseInt` reads them). The unique id must be non-empty and contain no whitespace (Kafka's
 /// `\S+`); the broker writes 32 lowercase hex characters but older or foreign tools may
 /// not, so other ids are accepted. A topic recovered from a `-delete`/`-stray` name may be
 /// a truncated prefix of the real name (Kafka caps the directory name at 255 bytes).
