@@ -22,10 +22,16 @@ use crate::read::format::{self, Classified, Compression, RawEntry, TimestampType
 use crate::read::segment::{BIG_ENTRY, BigEntry, Item};
 use serde_json::json;
 
-/// Internal topics whose records are read without `--deep`: `__consumer_offsets` (its
-/// records are checked), `__transaction_state` (the coordinator's view and rule 31) and
-/// `__cluster_metadata` (cleanup policies, partition counts).
-const RECORDS_READ: [&str; 3] = [OFFSETS_TOPIC, "__transaction_state", "__cluster_metadata"];
+/// Internal topics whose records are read without `--deep`: `__consumer_offsets` and
+/// `__share_group_state` (their records are checked: rule 32), `__transaction_state` (the
+/// coordinator's view and rule 31) and `__cluster_metadata` (cleanup policies, partition
+/// counts).
+const RECORDS_READ: [&str; 4] = [
+    OFFSETS_TOPIC,
+    "__share_group_state",
+    "__transaction_state",
+    "__cluster_metadata",
+];
 
 impl Walker<'_> {
     /// One item of a walk: a whole entry, or one checked streaming.
