@@ -72,6 +72,7 @@ mod identity_inputs;
 mod identity_joins;
 mod index_files;
 mod kafka_cleaner_cases;
+mod kafka_cleaner_round2_cases;
 mod kafka_client_error_cases;
 mod kafka_consumer_validation_cases;
 mod kafka_coordinator_cases;
