@@ -295,7 +295,10 @@ fn corrupt_log_keeps_every_message() {
         for _ in 0..70 {
             p.append(Batch::new(Producer::PLAIN).values(["test"]));
         }
-        p.fault(Target::LastLog, FaultKind::AppendGarbage(vec![0xAB; log_junk]));
+        p.fault(
+            Target::LastLog,
+            FaultKind::AppendGarbage(vec![0xAB; log_junk]),
+        );
         let ld = LogDirBuilder::new(1)
             .clean_shutdown(false)
             .recovery_point("ll", 0, 50);
@@ -316,7 +319,11 @@ fn corrupt_log_keeps_every_message() {
         let t = pr.truncation.as_ref().expect("the nonsense is truncated");
         assert_eq!(
             (t.segment.as_str(), t.position, t.bytes_removed),
-            (seg(last_base).as_str(), len - log_junk as u64, log_junk as u64),
+            (
+                seg(last_base).as_str(),
+                len - log_junk as u64,
+                log_junk as u64
+            ),
             "{index_junk}/{log_junk}"
         );
         assert!(pr.deleted_segments.is_empty(), "{:?}", pr.deleted_segments);
@@ -350,10 +357,7 @@ fn remove_every(m: &Manifest, ext: &str) {
 /// truncated, and the log ends at 200.
 #[test]
 fn index_rebuild() {
-    let (_d, m) = write(
-        unclean_from_0(),
-        two_hundred_small_messages(),
-    );
+    let (_d, m) = write(unclean_from_0(), two_hundred_small_messages());
     assert!(m.segments.len() > 10);
     remove_every(&m, "index");
     remove_every(&m, "timeindex");
@@ -434,4 +438,58 @@ fn a_clean_shutdown_directory_is_a_clean_shutdown() {
     assert_eq!(v.prediction.clean_shutdown, Some(true));
     assert!(recovered_once(&v).is_empty(), "{:?}", recovered_once(&v));
     assert_eq!(ends(&v), (Some(100), Some(100)));
+}
+
+// ----- the recovery point outside the segments ----------------------------------------------
+
+/// `LogLoader.recoverLog` → `LogSegments.values(recoveryPoint, MAX)` when no segment base
+/// is at or below the recovery point (the log starts at 50, after DeleteRecords; the
+/// checkpoint still says 10): `floorKey` is null and every segment is recovered; the
+/// recovery point after the load is the checkpoint's 10 raised to the local log start 50
+/// (`UnifiedLog`'s constructor). Near miss: the recovery point 60 recovers from the
+/// segment holding it. (The same floor as `testLogRecoversToCorrectOffset`'s.)
+#[test]
+fn a_recovery_point_below_the_first_segment_recovers_every_segment() {
+    for point in [10, 60] {
+        let mut p = hundred_byte_messages(0).start_offset(50);
+        for _ in 0..40 {
+            p.append(Batch::new(Producer::PLAIN).values([[b'q'; 100]]));
+        }
+        let ld = LogDirBuilder::new(1)
+            .clean_shutdown(false)
+            .recovery_point("ll", 0, point)
+            .log_start_offset("ll", 0, 50);
+        let (_d, m) = write(ld, p);
+        let bases: Vec<i64> = m.segments.iter().map(|s| s.0).collect();
+        assert_eq!(bases[0], 50);
+        let from = bases.iter().rposition(|&b| b <= point).unwrap_or(0);
+        let v = verify(&m);
+        assert_whole(&v);
+        assert_eq!(
+            recovered_once(&v),
+            bases[from..].iter().map(|&b| seg(b)).collect::<Vec<_>>(),
+            "recovery point {point}"
+        );
+        assert_eq!(ends(&v), (Some(90), Some(point.max(50))));
+        assert_eq!(v.prediction.log_start_offset_after, Some(50));
+    }
+}
+
+/// `LogLoader.recoverLog` after a clean shutdown that left the log whole: the new recovery
+/// point is the log end, whatever the checkpoint says (here 500, past the end 100, and 3);
+/// nothing is recovered. Near miss: the same checkpoint of 500 after an unclean shutdown
+/// recovers the last segment (the floor of 500) and bounds the recovery point to 100.
+#[test]
+fn a_clean_load_sets_the_recovery_point_to_the_log_end() {
+    for (clean, point) in [(true, 500), (true, 3), (false, 500)] {
+        let ld = LogDirBuilder::new(1)
+            .clean_shutdown(clean)
+            .recovery_point("ll", 0, point);
+        let (_d, m) = write(ld, five_per_segment());
+        let v = verify(&m);
+        assert_whole(&v);
+        let want: &[String] = if clean { &[] } else { &[seg(95)] };
+        assert_eq!(recovered_once(&v), want, "clean {clean}, {point}");
+        assert_eq!(ends(&v), (Some(100), Some(100)));
+    }
 }
