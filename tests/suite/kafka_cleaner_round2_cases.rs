@@ -316,7 +316,6 @@ fn cleaning_with_deletes() {
 /// far"): two `offset_gap` findings (info) stay in a report that calls the partition
 /// cleaned. Kafka's load accepts the gaps (`LogLoader`; nothing checks offsets' contiguity).
 #[test]
-#[ignore = "divergence: offset_gap (info) at 3 and 5 judged before the first delete-horizon batch at 6 stay reported, though the report reads the partition as cleaned (CleanerTraces)"]
 fn cleaning_with_deletes_policy_unknown() {
     let (_d, ld, _m) = log_dir(cleaned_with_deletes(), None);
     let r = scan_dir(&ld, false);
@@ -447,7 +446,6 @@ fn cleaner_trace_before_a_removed_batch() {
 /// an `offset_gap` (info) though the same report says the partition carries the cleaner's
 /// traces (`compaction() == CleanerTraces`) — the twin with the trace first is clean.
 #[test]
-#[ignore = "divergence: sequence_gap/offset_gap judged before the partition's first cleaner trace stay reported; the same bytes with the trace first (or Kafka's load) raise nothing"]
 fn cleaner_trace_after_a_removed_batch() {
     let dir = tempfile::tempdir().unwrap();
     let m = cleaned_with_late_trace(false).write(dir.path()).unwrap();

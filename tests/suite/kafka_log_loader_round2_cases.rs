@@ -430,7 +430,6 @@ fn a_clean_shutdown_file_means_clean_whatever_it_holds() {
 /// `LogManager.loadLogs` loads the log dir as cleanly shut down: nothing recovered, the
 /// recovery point at the log end.
 #[test]
-#[ignore = "divergence: a directory named .kafka_cleanshutdown is skipped (unclean, every segment recovered); Kafka's File.exists takes it for a clean shutdown"]
 fn a_clean_shutdown_directory_is_a_clean_shutdown() {
     let (d, m) = write(unclean_from_0(), five_per_segment());
     std::fs::create_dir(d.path().join(".kafka_cleanshutdown")).unwrap();

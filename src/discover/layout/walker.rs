@@ -257,7 +257,11 @@ impl Walker {
         };
         if let Some(entries) = entries {
             for e in entries {
-                if e.is_dir != Some(true) && !e.unfollowed {
+                if e.name == ".kafka_cleanshutdown" && (e.is_dir == Some(true) || e.unfollowed) {
+                    if clean_shutdown_marker(&e.path) {
+                        ld.clean_shutdown = Some(e.path.clone());
+                    }
+                } else if e.is_dir != Some(true) && !e.unfollowed {
                     ld.add_file(&e.name, e.path.clone());
                 } else if e.unfollowed {
                     ld.add_unread(&e.name, e.path.clone(), "symlink not followed");
@@ -656,4 +660,19 @@ pub fn discover_with(paths: &[PathBuf], opts: DiscoverOptions) -> Inventory {
         }
     }
     w.finish()
+}
+
+/// Whether a `.kafka_cleanshutdown` that is no regular file still says "clean" to
+/// `LogManager.loadLogs`: `CleanShutdownFileHandler.exists` is `File.exists` (true for a
+/// directory, and for a symlink whose target exists: it follows it), then `delete`
+/// (`Files.deleteIfExists`, which removes a symlink itself or an empty directory; a
+/// directory with entries throws, an `IOException` that takes the log dir offline — not
+/// modelled: such a directory is not read as a clean shutdown). Only the entry's own
+/// metadata and listing are read, never a file below it.
+fn clean_shutdown_marker(path: &Path) -> bool {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::metadata(path).is_ok(),
+        Ok(m) if m.is_dir() => std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none()),
+        _ => false,
+    }
 }

@@ -365,6 +365,15 @@ impl Replay {
     pub fn apply(&mut self, ev: &BatchEvent, findings: &mut Vec<Finding>) {
         self.batches += 1;
         if is_cleaner_output(ev) {
+            if !self.cleaned && self.ctx.compacted.is_none() && !self.ctx.internal {
+                // The log turns out cleaned (the policy unknown): what cleaning explains
+                // was judged before this first trace as on a log nothing removes from —
+                // gaps in offsets and sequences. From here on the rules read it as
+                // compacted; the earlier findings are withdrawn so that the whole log
+                // has one reading, whichever batch shows the cleaner first
+                // (`Cleaner.cleanInto` removes whole batches anywhere it ran).
+                findings.retain(|f| !cleaning_explains(f.kind));
+            }
             self.cleaned = true;
         }
         self.partition_rules(ev, findings);
@@ -606,6 +615,16 @@ impl Replay {
         // baseSequence 0) and compacted topics (whole batches removed) are exempt.
         !self.treated_as_compacted()
     }
+}
+
+/// The findings a log cleaner's work explains: removed batches leave offset gaps and
+/// sequence jumps (`Cleaner.cleanInto` → `checkBatchRetention` keeps only a producer's
+/// last batch), which a compacted log's rules do not report.
+fn cleaning_explains(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::OffsetGap | Kind::SequenceGap | Kind::InvalidFirstSequence | Kind::DuplicateSequence
+    )
 }
 
 /// The batch went through the log cleaner (or shows its traces).
