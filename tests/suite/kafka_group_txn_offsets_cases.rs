@@ -493,3 +493,46 @@ fn an_unreadable_commit_in_an_aborted_transaction_still_fails_the_load() {
     assert!(l.of(Kind::GroupLoadFailure).is_empty());
     assert!(l.serious().is_empty(), "{:#?}", l.serious());
 }
+
+/// [`fetch_offsets_with_pending_transactional_offsets`] through the command line:
+/// `klogscan groups --format json` gives the offsets a non-stable fetch answers (the
+/// pending ones are not committed offsets), `klogscan consumers --format json` lists the
+/// transaction's pending commits apart.
+#[test]
+fn the_command_line_keeps_pending_commits_apart() {
+    let p10 = Producer::transactional(10, 0);
+    let mut log = Log::new();
+    log.batch(
+        Producer::PLAIN,
+        vec![
+            commit("group", "foo", 0, 100),
+            commit("group", "foo", 1, 110),
+        ],
+    );
+    log.batch(p10, vec![commit("group", "foo", 1, 111)]);
+    let d = tempfile::tempdir().unwrap();
+    log.0.write(d.path()).unwrap();
+    let dir = d.path().to_str().unwrap();
+    let run = |args: &[&str]| {
+        let r = crate::common::run::klogscan(args, None, 120);
+        serde_json::from_str::<serde_json::Value>(&r.out)
+            .unwrap_or_else(|e| panic!("{e}: {} {}", r.out, r.err))
+    };
+    let groups = run(&["groups", dir, "--format", "json"]);
+    let g = &groups["groups"][0];
+    let offsets: Vec<(i64, i64)> = (g["offsets"].as_array().unwrap().iter())
+        .map(|c| {
+            (
+                c["partition"].as_i64().unwrap(),
+                c["offset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(offsets, [(0, 100), (1, 110)], "{g:#}");
+    let now = NOW.to_string();
+    let c = run(&["consumers", dir, "--format", "json", "--now", &now]);
+    let pending = c["consumers"]["pending"].as_array().unwrap();
+    assert_eq!(pending.len(), 1, "{c:#}");
+    assert_eq!(pending[0]["producer_id"], 10);
+    assert_eq!(pending[0]["offsets"], json!([["foo", 1, 111]]));
+}
