@@ -83,6 +83,7 @@ mod kafka_fetch_cases;
 mod kafka_fetcher_truncation_cases;
 mod kafka_format_cases;
 mod kafka_group_replay_cases;
+mod kafka_group_txn_offsets_cases;
 mod kafka_kraft_controller_cases;
 mod kafka_kraft_file_cases;
 mod kafka_kraft_name_cases;
