@@ -40,6 +40,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod entries;
+mod markers;
 mod names;
 mod stream;
 pub(crate) use names::Name as SegmentName;
@@ -510,13 +511,8 @@ impl Collector {
         }
         let Ok(b) = e.as_v2() else { return };
         if b.is_control() {
-            if internal == Internal::ConsumerOffsets
-                && let Ok(Some(Control::EndTxn { commit, .. })) = format::batch_control(&b)
-            {
-                self.items.push(LogItem::Marker {
-                    producer_id: b.producer_id(),
-                    commit,
-                });
+            if internal == Internal::ConsumerOffsets {
+                self.coordinator_markers(&b);
             }
             return;
         }

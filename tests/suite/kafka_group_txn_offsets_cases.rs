@@ -346,7 +346,6 @@ fn a_key_committed_twice_in_one_transaction_materializes_the_later_commit() {
 /// 2024-10 and 2025-10): one pending commit for the group, the later one, and one listed
 /// in the hanging transaction's finding.
 #[test]
-#[ignore = "divergence: klogscan lists both commits of one key in one open transaction as pending (counts 2, evidence lists the superseded one); Kafka's pendingTransactionalOffsets holds only the later"]
 fn a_key_committed_twice_in_one_transaction_is_one_pending_commit() {
     let p = Producer::transactional(7, 0);
     let mut log = Log::new();
@@ -432,7 +431,6 @@ fn a_commit_marker_of_a_higher_key_version_commits() {
 /// and coordinator epoch, 6 bytes) is cut to 2 bytes still commits the pending offsets.
 /// Only the producer-state layer (`EndTransactionMarker.deserialize`) reads the value.
 #[test]
-#[ignore = "divergence: klogscan's walk drops a COMMIT control record whose value does not parse (the commits stay pending); Kafka's coordinator load reads only the key and commits them"]
 fn a_commit_marker_whose_value_does_not_parse_still_commits() {
     let p = Producer::transactional(7, 0);
     let mut log = Log::new();

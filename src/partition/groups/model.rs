@@ -148,7 +148,10 @@ pub struct Group {
     /// The `__consumer_offsets` partition and its directory.
     pub partition: i32,
     pub path: String,
-    /// Offset of the group's first and last record in this load.
+    /// Offset of the group's first and last record in this load: its metadata, member and
+    /// assignment records (offset commits create a simple group, which then keeps the
+    /// offset of its first commit, but do not move `last_offset`; `offsets` carries each
+    /// commit's own record offset).
     pub first_offset: i64,
     pub last_offset: i64,
     /// Offset of the metadata tombstone that deleted it.

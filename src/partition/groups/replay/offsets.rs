@@ -83,11 +83,16 @@ impl Replay {
             self.idempotent_commit(at, group, pid, &c);
         }
         match at.producer_id {
-            Some(pid) => self
-                .pending
-                .entry(pid)
-                .or_default()
-                .push((group.to_string(), c)),
+            Some(pid) => {
+                // One pending value per key and producer (`pendingTransactionalOffsets`
+                // maps group → topic-partition → offset): a later commit of the key in the
+                // same transaction replaces the earlier one.
+                let p = self.pending.entry(pid).or_default();
+                p.retain(|(g, o)| {
+                    !(g == group && o.topic == c.topic && o.partition == c.partition)
+                });
+                p.push((group.to_string(), c));
+            }
             None => {
                 self.offsets
                     .entry(group.to_string())
