@@ -95,11 +95,13 @@ fn duplicate<'a>(
 ) -> Option<Duplicate<'a>> {
     let live = |p: &PartitionDir| matches!(p.kind, Some(DirKind::Normal));
     let future = |p: &PartitionDir| matches!(p.kind, Some(DirKind::Future { .. }));
-    // Two future copies may sit in one log dir (each name carries its own unique id):
-    // one listing holds both at once, no capture of it can.
+    // Two future copies may sit in one log dir (each name carries its own unique id), and
+    // two live ones whose names `Integer.parseInt` reads as one partition (`orders-5`,
+    // `orders-05`, `orders-+5`): one listing holds both at once, no capture of it can.
     let futures = future(a.1) && future(b.1);
-    let same_dir = a.1.log_dir == b.1.log_dir;
-    if !futures && (!live(a.1) || !live(b.1) || same_dir) {
+    let same_dir = a.1.log_dir.is_some() && a.1.log_dir == b.1.log_dir;
+    let lives = live(a.1) && live(b.1);
+    if !futures && !lives {
         return None;
     }
     // `LogManager.loadLogs` skips the KRaft metadata log's directories (since 2.8:
@@ -118,8 +120,8 @@ fn duplicate<'a>(
     let broker = ia.broker_id?;
     let one_broker =
         ia.cluster_id.is_some() && ia.cluster_id == ib.cluster_id && ib.broker_id == Some(broker);
-    let two_log_dirs = (futures && same_dir)
-        || matches!((&ia.directory_id, &ib.directory_id), (Some(x), Some(y)) if x != y);
+    let two_log_dirs =
+        same_dir || matches!((&ia.directory_id, &ib.directory_id), (Some(x), Some(y)) if x != y);
     if !one_broker || !two_log_dirs {
         return None;
     }
@@ -166,9 +168,11 @@ impl Duplicate<'_> {
             })
         };
         let keep = keeper(pa, pb);
-        let held = match self.futures {
-            true => format!("two -future copies of {tp} ({da} and {db}"),
-            false => format!("{tp} in two of its log dirs ({da} and {db}"),
+        let held = match (self.futures, pa.source.log_dir == pb.source.log_dir) {
+            (true, _) => format!("two -future copies of {tp} ({da} and {db}"),
+            // Names `LocalLog.parseTopicPartitionName` reads as one partition.
+            (false, true) => format!("two directories of {tp} ({da} and {db}"),
+            (false, false) => format!("{tp} in two of its log dirs ({da} and {db}"),
         };
         let thrown = match self.futures {
             true => "Duplicate log directories found: …",

@@ -261,3 +261,54 @@ fn a_move_in_progress_and_unproven_future_copies_are_no_duplicate() {
     move_to(d.path(), "d2/orders-0", "d2", FUTURE_B);
     assert!(duplicates(d.path()).is_empty());
 }
+
+/// `LocalLog.parseTopicPartitionName` reads the partition with `Integer.parseInt`:
+/// `orders-0` and `orders-00` (or `orders-+0`) in one log dir are two directories of
+/// orders-0, and `LogManager.loadLog` throws for the second as for a copy in another log
+/// dir ("Duplicate log directories for …"). One listing holds both: no capture of another
+/// log dir, so no directory ids are needed. Twins: `orders-x0` (no partition's name) and a
+/// KRaft copy of another topic id (a stray replica, renamed aside) are no duplicate.
+#[test]
+fn two_names_of_one_partition_in_one_log_dir_fail_the_start() {
+    for (second, version, other_id, fails) in [
+        ("orders-00", 0, false, true),
+        ("orders-+0", 1, false, true),
+        ("orders-x0", 0, false, false),
+        ("orders-00", 1, true, false),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let ld = d.path().join("d1");
+        LogDirBuilder::new(1)
+            .cluster_id(CLUSTER)
+            .partition(orders(3, topic_id_for("orders")))
+            .write(&ld)
+            .unwrap();
+        let moved = tempfile::tempdir().unwrap();
+        let id = topic_id_for(if other_id {
+            "another incarnation"
+        } else {
+            "orders"
+        });
+        LogDirBuilder::new(1)
+            .cluster_id(CLUSTER)
+            .partition(orders(4, id))
+            .write(moved.path())
+            .unwrap();
+        std::fs::rename(moved.path().join("orders-0"), ld.join(second)).unwrap();
+        std::fs::write(ld.join("meta.properties"), meta(version, 1, None)).unwrap();
+        let f = duplicates(d.path());
+        assert_eq!(f.len(), usize::from(fails), "{second} v{version}: {f:#?}");
+        if fails {
+            assert!(
+                f[0].message.contains("two directories of orders-0"),
+                "{}",
+                f[0].message
+            );
+            assert!(
+                f[0].message.contains("IllegalStateException"),
+                "{}",
+                f[0].message
+            );
+        }
+    }
+}
