@@ -419,7 +419,6 @@ fn a_raised_last_stable_offset_ends_the_aborted_search_early() {
 /// reports the entry as wrong (it is not what the broker writes), and says consumers skip
 /// the wrong range or deliver aborted records.
 #[test]
-#[ignore = "divergence: a .txnindex entry whose only fault is a lower lastStableOffset is said to make read_committed consumers skip or deliver records; TransactionIndex.collectAbortedTxns returns the same aborted list"]
 fn a_lowered_last_stable_offset_changes_no_fetch() {
     let (_d, m) = abort_across_segments(Some(entry(1, 0, 2, 1)));
     let v = verify(&m);

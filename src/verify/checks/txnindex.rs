@@ -106,7 +106,7 @@ pub(super) fn check(
             .map(|w| w.base_offset)
             .or(r.carried.outcome.log_end_offset),
     });
-    let (mut missing, wrong, extra) = compare(
+    let (mut missing, wrong, extra, lowered) = compare(
         &expected,
         &actual,
         r.carried.first_offset,
@@ -120,24 +120,36 @@ pub(super) fn check(
     if s.txnindex.is_none() && missing_index {
         missing.clear();
     }
-    for (list, what, consequence, client) in [
+    // (entries, what they are, the broker's and the consumers' consequence, whether a fetch
+    // is unchanged by them)
+    for (list, what, consequence, client, harmless) in [
         (
             &missing,
             "aborted transactions missing from",
             "read_committed consumers receive the aborted records of these transactions (the broker never rebuilds a .txnindex below the recovery point)",
             "consumer: none — read_committed consumers deliver the records of these aborted transactions as if committed (no exception)",
+            false,
         ),
         (
             &extra,
             "entries with no matching ABORT marker in",
             "read_committed consumers drop these producers' transactional records from firstOffset until an ABORT marker of the same producer (or the end of the fetch response), hiding committed data",
             "consumer: none — read_committed consumers silently skip these producers' committed transactional records from firstOffset until an ABORT marker of the producer or the end of the fetch response (CompletedFetch; no exception)",
+            false,
         ),
         (
             &wrong,
             "entries with a wrong firstOffset or lastStableOffset in",
             "read_committed consumers drop the wrong range, or the broker stops collecting aborted transactions too early",
             "consumer: none — read_committed consumers skip the wrong range of records, or deliver aborted ones (no exception)",
+            false,
+        ),
+        (
+            &lowered,
+            "entries with a lastStableOffset below the one the markers give in",
+            "no broker writes such an entry, but no fetch changes: TransactionIndex.collectAbortedTxns picks entries by firstOffset and lastOffset and uses lastStableOffset only to stop its search, which a lower value only prolongs",
+            "consumer: none — every read_committed fetch gets the same aborted transactions as from the right entry",
+            true,
         ),
     ] {
         if list.is_empty() {
@@ -160,6 +172,9 @@ pub(super) fn check(
             "no read_committed consumer reads a -delete copy (deleted once loaded)",
         ))
         .client_error(client);
+        if harmless {
+            f = f.severity(crate::finding::Severity::Warning);
+        }
         if let Some(o) = off {
             f = f.offset(o);
         }
@@ -195,7 +210,12 @@ struct Cleaned {
 }
 
 /// Compare the index's entries with the aborted transactions recomputed from the markers;
-/// returns the (missing, wrong, extra) entries as evidence.
+/// returns the (missing, wrong, extra, lowered) entries as evidence: `lowered` are entries
+/// right but for a lastStableOffset below every value a broker writes for them, which
+/// changes no fetch (`TransactionIndex.collectAbortedTxns` selects entries by their
+/// offsets, and a lastStableOffset at or above the fetch's upper bound only ends the
+/// search: a lower one searches on); a higher one can end it before a later segment's entry
+/// (`wrong`).
 ///
 /// Below the first offset held (`held_from`) the log can neither confirm nor refute: a
 /// firstOffset there (the transaction began in deleted segments) or a lastStableOffset
@@ -235,7 +255,7 @@ fn compare(
     held_from: Option<i64>,
     verdicts: Option<&IndexVerdicts>,
     cleaned: Option<Cleaned>,
-) -> (Listed, Listed, Listed) {
+) -> (Listed, Listed, Listed, Listed) {
     let held_from = held_from.unwrap_or(i64::MAX);
     let abort_marker_at = |a: &IndexedAbort| {
         verdicts.is_some_and(|v| v.has_abort_marker(a.last_offset, a.producer_id))
@@ -260,15 +280,29 @@ fn compare(
     };
     let mut missing = Vec::new();
     let mut wrong = Vec::new();
+    let mut lowered = Vec::new();
     for e in expected {
-        match actual.iter().find(|a| a.producer_id == e.producer_id && a.last_offset == e.last_offset) {
-            None => missing.push(json!({"producer_id": e.producer_id, "first_offset": e.first_offset, "last_offset": e.last_offset, "last_stable_offset": e.last_stable_offset})),
-            Some(a) if differs(a.first_offset, e.first_offset)
-                || lso_wrong(a.last_stable_offset, e) => wrong.push(json!({
-                "producer_id": e.producer_id, "last_offset": e.last_offset,
-                "first_offset": a.first_offset, "expected_first_offset": e.first_offset,
-                "last_stable_offset": a.last_stable_offset, "expected_last_stable_offset": e.last_stable_offset})),
-            Some(_) => {}
+        let Some(a) = actual
+            .iter()
+            .find(|a| a.producer_id == e.producer_id && a.last_offset == e.last_offset)
+        else {
+            missing.push(json!({"producer_id": e.producer_id, "first_offset": e.first_offset, "last_offset": e.last_offset, "last_stable_offset": e.last_stable_offset}));
+            continue;
+        };
+        let first_wrong = differs(a.first_offset, e.first_offset);
+        if !first_wrong && !lso_wrong(a.last_stable_offset, e) {
+            continue;
+        }
+        let entry = json!({
+            "producer_id": e.producer_id, "last_offset": e.last_offset,
+            "first_offset": a.first_offset, "expected_first_offset": e.first_offset,
+            "last_stable_offset": a.last_stable_offset, "expected_last_stable_offset": e.last_stable_offset});
+        let lowest = e
+            .follower_last_stable_offset
+            .map_or(e.last_stable_offset, |f| f.min(e.last_stable_offset));
+        match !first_wrong && a.last_stable_offset < lowest {
+            true => lowered.push(entry),
+            false => wrong.push(entry),
         }
     }
     let extra = actual
@@ -277,5 +311,5 @@ fn compare(
         .filter(|a| !expected.iter().any(|e| e.producer_id == a.producer_id && e.last_offset == a.last_offset))
         .map(|a| json!({"producer_id": a.producer_id, "first_offset": a.first_offset, "last_offset": a.last_offset, "last_stable_offset": a.last_stable_offset}))
         .collect();
-    (missing, wrong, extra)
+    (missing, wrong, extra, lowered)
 }
