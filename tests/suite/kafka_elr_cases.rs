@@ -622,7 +622,6 @@ fn zero_in_controlled_shutdown(d: &TempDir) -> bool {
 /// epoch of a registration (`replay::apply_broker`): a snapshot taken while a broker shuts
 /// down shows it merely registered.
 #[test]
-#[ignore = "divergence: a RegisterBrokerRecord with InControlledShutdown=true (snapshots, amended registrations) is shown only as registered; Kafka's replay puts the broker in controlled shutdown"]
 fn a_registration_in_controlled_shutdown_puts_the_broker_in_controlled_shutdown() {
     let d = snapshot_registering_0(true);
     // The record reads back with the flag set: only the replay drops it.

@@ -480,13 +480,21 @@ fn apply_broker(h: &mut History, record: &MetaRecord, offset: i64, time: i64) {
         })
     };
     match record {
-        MetaRecord::RegisterBroker(r) => push(
-            r.broker_id,
-            BrokerChange::Registered {
-                fenced: r.fenced,
-                epoch: r.broker_epoch,
-            },
-        ),
+        MetaRecord::RegisterBroker(r) => {
+            push(
+                r.broker_id,
+                BrokerChange::Registered {
+                    fenced: r.fenced,
+                    epoch: r.broker_epoch,
+                },
+            );
+            // `ClusterControlManager.replay` takes the flag from the record (a snapshot's
+            // `BrokerRegistration.toRecord`, or a re-registration of the same incarnation,
+            // carries it): the broker is shutting down, no acceptable leader.
+            if r.in_controlled_shutdown {
+                push(r.broker_id, BrokerChange::ControlledShutdown);
+            }
+        }
         MetaRecord::UnregisterBroker { broker_id, .. } => {
             push(*broker_id, BrokerChange::Unregistered)
         }

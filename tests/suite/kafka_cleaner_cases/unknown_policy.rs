@@ -121,7 +121,8 @@ fn entries_cleaning_cannot_explain_policy_unknown_are_reported() {
     // Reported (lower than any broker writes) as the warning that changes no fetch:
     // `collectAbortedTxns` only ends its search at a lastStableOffset.
     assert!(
-        m[0].message.contains("lastStableOffset below the one the markers give"),
+        m[0].message
+            .contains("lastStableOffset below the one the markers give"),
         "{m:#?}"
     );
     assert_eq!(m[0].severity, klogscan::finding::Severity::Warning);
