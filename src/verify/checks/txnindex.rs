@@ -120,69 +120,103 @@ pub(super) fn check(
     if s.txnindex.is_none() && missing_index {
         missing.clear();
     }
-    // (entries, what they are, the broker's and the consumers' consequence, whether a fetch
-    // is unchanged by them)
-    for (list, what, consequence, client, harmless) in [
-        (
-            &missing,
-            "aborted transactions missing from",
-            "read_committed consumers receive the aborted records of these transactions (the broker never rebuilds a .txnindex below the recovery point)",
-            "consumer: none — read_committed consumers deliver the records of these aborted transactions as if committed (no exception)",
-            false,
-        ),
-        (
-            &extra,
-            "entries with no matching ABORT marker in",
-            "read_committed consumers drop these producers' transactional records from firstOffset until an ABORT marker of the same producer (or the end of the fetch response), hiding committed data",
-            "consumer: none — read_committed consumers silently skip these producers' committed transactional records from firstOffset until an ABORT marker of the producer or the end of the fetch response (CompletedFetch; no exception)",
-            false,
-        ),
-        (
-            &wrong,
-            "entries with a wrong firstOffset or lastStableOffset in",
-            "read_committed consumers drop the wrong range, or the broker stops collecting aborted transactions too early",
-            "consumer: none — read_committed consumers skip the wrong range of records, or deliver aborted ones (no exception)",
-            false,
-        ),
-        (
-            &lowered,
-            "entries with a lastStableOffset below the one the markers give in",
-            "no broker writes such an entry, but no fetch changes: TransactionIndex.collectAbortedTxns picks entries by firstOffset and lastOffset and uses lastStableOffset only to stop its search, which a lower value only prolongs",
-            "consumer: none — every read_committed fetch gets the same aborted transactions as from the right entry",
-            true,
-        ),
-    ] {
-        if list.is_empty() {
-            continue;
-        }
-        let off = list[0].get("last_offset").and_then(|v| v.as_i64());
-        let mut f = mk(
-            r,
-            Kind::TxnindexMismatch,
-            &tname,
-            format!(
-                "{tname}: {} {what} the index (recomputed from the markers of {log_name})",
-                list.len()
-            ),
-        )
-        .evidence(evidence(list, expected.len(), actual.len(), compaction))
-        .broker(served(
-            r,
-            consequence,
-            "no read_committed consumer reads a -delete copy (deleted once loaded)",
-        ))
-        .client_error(client);
-        if harmless {
-            f = f.severity(crate::finding::Severity::Warning);
-        }
-        if let Some(o) = off {
-            f = f.offset(o);
-        }
-        out.push(f);
-    }
+    let lists = Lists {
+        missing,
+        wrong,
+        extra,
+        lowered,
+    };
+    lists.report(
+        r,
+        (&tname, log_name),
+        (expected.len(), actual.len()),
+        compaction,
+        out,
+    );
 }
 
 type Listed = Vec<serde_json::Value>;
+
+/// The four lists of entries a comparison found ([`compare`]).
+struct Lists {
+    missing: Listed,
+    wrong: Listed,
+    extra: Listed,
+    lowered: Listed,
+}
+
+impl Lists {
+    /// One finding per non-empty list, with what it means for the broker and consumers.
+    fn report(
+        &self,
+        r: &crate::partition::results::PartitionReport,
+        (tname, log_name): (&str, &str),
+        (expected, indexed): (usize, usize),
+        compaction: Option<Compaction>,
+        out: &mut Vec<Finding>,
+    ) {
+        // (entries, what they are, the broker's and the consumers' consequence, whether a fetch
+        // is unchanged by them)
+        for (list, what, consequence, client, harmless) in [
+            (
+                &self.missing,
+                "aborted transactions missing from",
+                "read_committed consumers receive the aborted records of these transactions (the broker never rebuilds a .txnindex below the recovery point)",
+                "consumer: none — read_committed consumers deliver the records of these aborted transactions as if committed (no exception)",
+                false,
+            ),
+            (
+                &self.extra,
+                "entries with no matching ABORT marker in",
+                "read_committed consumers drop these producers' transactional records from firstOffset until an ABORT marker of the same producer (or the end of the fetch response), hiding committed data",
+                "consumer: none — read_committed consumers silently skip these producers' committed transactional records from firstOffset until an ABORT marker of the producer or the end of the fetch response (CompletedFetch; no exception)",
+                false,
+            ),
+            (
+                &self.wrong,
+                "entries with a wrong firstOffset or lastStableOffset in",
+                "read_committed consumers drop the wrong range, or the broker stops collecting aborted transactions too early",
+                "consumer: none — read_committed consumers skip the wrong range of records, or deliver aborted ones (no exception)",
+                false,
+            ),
+            (
+                &self.lowered,
+                "entries with a lastStableOffset below the one the markers give in",
+                "no broker writes such an entry, but no fetch changes: TransactionIndex.collectAbortedTxns picks entries by firstOffset and lastOffset and uses lastStableOffset only to stop its search, which a lower value only prolongs",
+                "consumer: none — every read_committed fetch gets the same aborted transactions as from the right entry",
+                true,
+            ),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            let off = list[0].get("last_offset").and_then(|v| v.as_i64());
+            let mut f = mk(
+                r,
+                Kind::TxnindexMismatch,
+                tname,
+                format!(
+                    "{tname}: {} {what} the index (recomputed from the markers of {log_name})",
+                    list.len()
+                ),
+            )
+            .evidence(evidence(list, expected, indexed, compaction))
+            .broker(served(
+                r,
+                consequence,
+                "no read_committed consumer reads a -delete copy (deleted once loaded)",
+            ))
+            .client_error(client);
+            if harmless {
+                f = f.severity(crate::finding::Severity::Warning);
+            }
+            if let Some(o) = off {
+                f = f.offset(o);
+            }
+            out.push(f);
+        }
+    }
+}
 
 /// A finding's evidence: the entries (capped), their counts, and on what ground the
 /// partition was read as compacted when it was (`cleaner_traces`: no input states the
