@@ -49,6 +49,15 @@ fn json_line(w: &mut dyn Write, v: serde_json::Value) -> io::Result<()> {
     writeln!(w, "{v}")
 }
 
+/// A file's error on `err`: Kafka's message as the tool prints it (text), or an error
+/// object naming the file (JSON).
+fn error_line(opts: &DumpOptions, err: &mut dyn Write, file: &str, msg: &str) -> io::Result<()> {
+    match opts.format {
+        DumpFormat::Text => writeln!(err, "{}", escape::text(msg)),
+        DumpFormat::Json => json_line(err, json!({"type": "error", "file": file, "error": msg})),
+    }
+}
+
 /// Start a dump: the `Dumping` line (text), then the file's base offset, or an error line
 /// when the name carries none.
 fn begin(
@@ -433,12 +442,7 @@ pub fn dump_txnindex(
             t.version,
             abs(path)
         );
-        match opts.format {
-            DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
-            DumpFormat::Json => {
-                json_line(err, json!({"type": "error", "file": file, "error": msg}))?
-            }
-        }
+        error_line(opts, err, &file, &msg)?;
         return Ok(false);
     }
     for t in index.entries() {
@@ -476,12 +480,7 @@ pub fn dump_snapshot(
         Ok(s) => s,
         Err(e) => {
             let msg = snapshot::kafka_message(&e);
-            match opts.format {
-                DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
-                DumpFormat::Json => {
-                    json_line(err, json!({"type": "error", "file": file, "error": msg}))?
-                }
-            }
+            error_line(opts, err, &file, &msg)?;
             return Ok(false);
         }
     };

@@ -365,15 +365,6 @@ impl Replay {
     pub fn apply(&mut self, ev: &BatchEvent, findings: &mut Vec<Finding>) {
         self.batches += 1;
         if is_cleaner_output(ev) {
-            if !self.cleaned && self.ctx.compacted.is_none() && !self.ctx.internal {
-                // The log turns out cleaned (the policy unknown): what cleaning explains
-                // was judged before this first trace as on a log nothing removes from —
-                // gaps in offsets and sequences. From here on the rules read it as
-                // compacted; the earlier findings are withdrawn so that the whole log
-                // has one reading, whichever batch shows the cleaner first
-                // (`Cleaner.cleanInto` removes whole batches anywhere it ran).
-                findings.retain(|f| !cleaning_explains(f.kind));
-            }
             self.cleaned = true;
         }
         self.partition_rules(ev, findings);
@@ -515,6 +506,16 @@ impl Replay {
 
     /// The open transactions' findings and the outcome (producers left empty).
     fn conclude(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
+        if self.cleaned && self.ctx.compacted.is_none() && !self.ctx.internal {
+            // The log turned out cleaned (the policy unknown): what cleaning explains was
+            // judged before the first trace as on a log nothing removes from — gaps in
+            // offsets and sequences. From that trace on the rules read it as compacted;
+            // the earlier findings are withdrawn here, once the walk is done with its
+            // indexes into the list, so that the whole log has one reading whichever batch
+            // shows the cleaner first (`Cleaner.cleanInto` removes whole batches anywhere
+            // it ran).
+            findings.retain(|f| !cleaning_explains(f.kind));
+        }
         let open_order = self.open_txns.by_first_offset();
         let mut open: thin_vec::ThinVec<OpenTxn> =
             thin_vec::ThinVec::with_capacity(open_order.len());

@@ -405,7 +405,21 @@ impl Window {
         if big.is_some() && large && self.filled >= V2_HEADER_SIZE {
             // Too large to hold: CRC-checked streaming, then on after it.
             let mut scratch = vec![0u8; chunk_size];
+            let unknown_magic = !(0..=2).contains(&(head[16] as i8));
             let b = bigentry::read_big(file, self.base, need as u64, head, &mut scratch)?;
+            if unknown_magic && b.computed_crc != b.stored_crc() {
+                // A magic outside 0-2 is an entry only under a CRC its reader accepts
+                // (`format::batch`'s `kept_unknown_magic`): else garbage from the header
+                // on, as the final walk says of a smaller one.
+                let tail = Tail::Garbage {
+                    position: self.base,
+                    len: rest,
+                    reason: crate::read::format::Unframed::UnknownMagic,
+                };
+                return Ok(ControlFlow::Break(Some(
+                    self.classify_rest(buf, file, total, tail)?,
+                )));
+            }
             if on_entry(Item::Big(b)).is_break() {
                 return Ok(ControlFlow::Break(None));
             }

@@ -12,7 +12,9 @@
 //!   same on `__transaction_state` and `__cluster_metadata`, whose records the cluster
 //!   checks read (the batch key still goes to the replica comparison).
 
-use super::super::integrity::{OFFSETS_TOPIC, check_offset_range, check_v2_header, crc_finding};
+use super::super::integrity::{
+    OFFSETS_TOPIC, check_offset_range, check_v2_header, crc_finding, invalid_batch,
+};
 use super::super::segment_finding;
 use super::Walker;
 use crate::finding::Kind;
@@ -64,8 +66,29 @@ impl Walker<'_> {
         let (mut ev, compressed) = match &classified {
             Classified::V2(b) => (BatchEvent::from_v2(b, idx, false), b.compression()),
             Classified::Legacy(m) => (BatchEvent::from_legacy(m, idx, false), m.compression()),
-            // The header alone always parses (the walk checked magic and size).
-            Classified::Invalid(_) => return,
+            // The header alone parses for magic 0-2 (the walk checked magic and size); an
+            // entry of a negative magic is handed out only under a legacy CRC that holds
+            // (`LegacyRecord.ensureValid`): recovery keeps it, readers refuse it.
+            Classified::Invalid(e) => {
+                let offset = entry.offset();
+                self.out
+                    .findings
+                    .push(invalid_batch(ctx, name, pos, Some(offset), e));
+                if big.crc_valid() {
+                    self.events.push(BatchEvent::recovery_only(
+                        idx,
+                        pos,
+                        u32::try_from(big.len).unwrap_or(u32::MAX),
+                        big.magic(),
+                        offset,
+                    ));
+                } else {
+                    self.stop_at(pos, Some(offset), || StopReason::InvalidBatch {
+                        error: e.to_string(),
+                    });
+                }
+                return;
+            }
         };
         ev.size = u32::try_from(big.len).unwrap_or(u32::MAX);
         ev.crc_valid = crc_valid;
