@@ -125,6 +125,7 @@ mod recovery_model;
 mod recovery_unknowns;
 mod remote_once;
 mod replicas;
+mod review_session23_cases;
 mod review_regressions;
 mod robustness;
 mod sample_data;
