@@ -155,3 +155,92 @@ fn a_cleaner_trace_after_damage_withdraws_the_gap_without_panicking() {
     assert_eq!(of(&r, Kind::CrcMismatch).len(), 1, "{:#?}", kinds(&r));
     assert!(of(&r, Kind::OffsetGap).is_empty(), "{:#?}", kinds(&r));
 }
+
+// ----- 3. two directories of one partition in one log dir ----------------------------------
+
+const CLUSTER: &str = "MkU3OEVBNTcwNTJENDM2Qg";
+
+/// Log dir `ld` of node 1 (`meta.properties` of `version`) holding orders-0 (3 records).
+fn one_log_dir(ld: &Path, version: u8) {
+    let mut p = PartitionBuilder::new("orders", 0).broker_files(PartitionFileOptions {
+        topic_id: Some(topic_id_for("orders")),
+        ..Default::default()
+    });
+    for _ in 0..3 {
+        p.append(Batch::new(Producer::PLAIN).records(1));
+    }
+    LogDirBuilder::new(1)
+        .cluster_id(CLUSTER)
+        .partition(p)
+        .write(ld)
+        .unwrap();
+    let id = if version == 1 { "node.id" } else { "broker.id" };
+    std::fs::write(
+        ld.join("meta.properties"),
+        format!("version={version}\n{id}=1\ncluster.id={CLUSTER}\n"),
+    )
+    .unwrap();
+}
+
+fn duplicates_of(inputs: &[&Path]) -> Vec<Finding> {
+    let a = request::run(&Request::new(inputs.iter().copied())).unwrap();
+    a.report
+        .findings
+        .into_iter()
+        .filter(|f| f.kind == Kind::DuplicateLogDirectories)
+        .collect()
+}
+
+/// Near miss, agrees: one directory reached twice — the log dir given twice, the log dir
+/// and its partition directory, the log dir and a symlink to it — is one directory, which
+/// `LogManager.loadLogs` lists once (`dir.listFiles`): no `duplicate_log_directories`
+/// (the same-log-dir rule needs two names in one listing).
+#[test]
+fn one_directory_reached_twice_is_no_duplicate() {
+    for version in [0u8, 1] {
+        let d = tempfile::tempdir().unwrap();
+        let ld = d.path().join("d1");
+        one_log_dir(&ld, version);
+        let link = d.path().join("again");
+        std::os::unix::fs::symlink(&ld, &link).unwrap();
+        let part = ld.join("orders-0");
+        for inputs in [
+            vec![ld.as_path(), ld.as_path()],
+            vec![ld.as_path(), part.as_path()],
+            vec![ld.as_path(), link.as_path()],
+            vec![d.path()],
+        ] {
+            let f = duplicates_of(&inputs);
+            assert!(f.is_empty(), "v{version} {inputs:?}: {f:#?}");
+        }
+    }
+}
+
+/// Near miss, agrees: beside `orders-0`, names `loadLog` does not hold as a second current
+/// log of partition 0 — `-delete` (queued for deletion), `-stray` (loaded aside), a
+/// `-future` (the future-log map), `orders-00.bak`-like names that are no partition's
+/// (`orders-0x`) — make no `duplicate_log_directories`; `orders-00` (the positive twin)
+/// does.
+#[test]
+fn deleted_stray_and_future_names_beside_the_partition_are_no_duplicate() {
+    for second in [
+        "orders-00.0123456789abcdef0123456789abcdef-delete",
+        "orders-00.0123456789abcdef0123456789abcdef-stray",
+        "orders-00.0123456789abcdef0123456789abcdef-future",
+        "orders-0x",
+        "orders-00",
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let ld = d.path().join("d1");
+        one_log_dir(&ld, 0);
+        let other = tempfile::tempdir().unwrap();
+        one_log_dir(other.path(), 0);
+        std::fs::rename(other.path().join("orders-0"), ld.join(second)).unwrap();
+        let f = duplicates_of(&[d.path()]);
+        assert_eq!(
+            f.len(),
+            usize::from(second == "orders-00"),
+            "{second}: {f:#?}"
+        );
+    }
+}
