@@ -126,6 +126,7 @@ mod recovery_unknowns;
 mod remote_once;
 mod replicas;
 mod review_regressions;
+mod review_session23_cases;
 mod robustness;
 mod sample_data;
 mod sample_decode;
