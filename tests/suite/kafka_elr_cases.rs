@@ -646,3 +646,41 @@ fn a_registration_not_in_controlled_shutdown_says_none() {
                 epoch: 100
             }));
 }
+
+/// `PartitionChangeBuilder.canElectLastKnownLeader` (KIP-966): leader 1 with ISR [1] loses
+/// its leadership with everything (ISR and ELR empty, last known ELR [1]), then the last
+/// known leader, broker 1, is elected again — unclean, RECOVERING. The last live leader is
+/// the broker elected: the loss's evidence says so (no other leader's copy to measure
+/// against), not "no earlier leader" (what a partition created leaderless gets:
+/// `kafka_epoch_leadership_cases::elections::isr_shrinks_to_zero_then_the_last_known_leader_is_elected`).
+#[test]
+fn the_last_known_leader_elected_again_is_its_own_previous_leader() {
+    let mut recs = cluster(1, &[1, 2]);
+    recs.extend([
+        part(|p| {
+            p.replicas = vec![1, 2];
+            p.isr = vec![1];
+            p.leader = 1;
+        }),
+        change(|c| {
+            c.isr = Some(vec![]);
+            c.leader = -1;
+            c.eligible_leader_replicas = Some(vec![]);
+            c.last_known_elr = Some(vec![1]);
+        }),
+        change(|c| {
+            c.isr = Some(vec![1]);
+            c.leader = 1;
+            c.leader_recovery_state = 1;
+            c.last_known_elr = Some(vec![]);
+        }),
+    ]);
+    let (d, h) = replay(&recs);
+    assert_eq!(choices(&h).len(), 1, "{:#?}", h.elections);
+    let f = unclean(&d);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    let unused = f[0].evidence["old_leader_copy_unused"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(unused.contains("elected again"), "{:#?}", f[0].evidence);
+}

@@ -214,7 +214,11 @@ pub(crate) fn of_election(
         });
     }
     let Some(old) = e.last_live_leader.filter(|b| *b != e.leader) else {
-        loss.old_leader_copy_unused = Some("the history holds no earlier leader".into());
+        loss.old_leader_copy_unused = Some(match e.last_live_leader {
+            // KIP-966: the last known leader elected again (LastKnownElr).
+            Some(_) => "the last live leader is the broker elected again (the last known leader): no other leader's copy to measure against".into(),
+            None => "the history holds no earlier leader".into(),
+        });
         return loss;
     };
     let Some(c) = copies.iter().find(|c| c.broker() == Some(old)) else {
