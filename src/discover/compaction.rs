@@ -239,21 +239,14 @@ pub fn not_decoded_finding(partition: i32, n: &NotDecoded) -> Finding {
         "used_for": "cleanup.policy and partition counts (compaction, __transaction_state partition count)",
     }))
     .broker("never written by a controller: KRaft metadata batches are at most 8 MiB (KafkaRaftClient MAX_BATCH_SIZE_BYTES)")
-    .remediation(format!(
-        "inspect this batch with kafka-dump-log.sh --cluster-metadata-decoder --files {}; give klogscan scan --compacted for the topics whose cleanup.policy matters",
-        dump_log_file(&n.file.display().to_string())
-    ))
-}
-
-/// `path` as one entry of `kafka-dump-log.sh --files`: quoted, or `<segment>` and why when
-/// no quoting can carry it (control characters; a comma: `DumpLogSegments` splits the
-/// option's value at commas).
-fn dump_log_file(path: &str) -> String {
-    match crate::escape::shell_quote(path) {
-        Some(q) if !path.contains(',') => q.into_owned(),
-        Some(_) => "<segment> (its path holds a comma, which --files reads as a list separator: link it under a path without one)".into(),
-        None => "<segment>".into(),
-    }
+    .remediation({
+        let mut a = crate::escape::ShellArgs::default();
+        format!(
+            "inspect this batch with kafka-dump-log.sh --cluster-metadata-decoder --files {}; give klogscan scan --compacted for the topics whose cleanup.policy matters{}",
+            a.dump_log_file(&n.file.display().to_string()),
+            a.suffix()
+        )
+    })
 }
 
 /// Every `__cluster_metadata` partition of `inv`, read.

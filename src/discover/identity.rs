@@ -324,6 +324,12 @@ pub fn demote_non_live(findings: &mut [Finding]) {
                 f.topic, f.partition
             );
         }
+        if f.kind == Kind::ShareStateRecordUndecodable {
+            f.broker_behaviour = format!(
+                "no share coordinator loads this copy ({phrase}): the share groups' state is served from the live {}-{} directory, which is judged by its own records; this copy's damage matters only if it is made live again",
+                f.topic, f.partition
+            );
+        }
         // An open transaction of a copy pins no last stable offset either (a -delete
         // copy's producer state is not even rebuilt past offset 0).
         if f.kind == Kind::OpenTransaction {

@@ -75,13 +75,7 @@ fn begin(
             "Cannot parse a base offset from the file name of {}",
             path.display()
         );
-        match opts.format {
-            DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
-            DumpFormat::Json => json_line(
-                err,
-                json!({"type": "error", "file": path.display().to_string(), "error": msg}),
-            )?,
-        }
+        error_line(opts, err, &path.display().to_string(), &msg)?;
     }
     Ok(base)
 }
@@ -92,26 +86,7 @@ fn load_log(
     opts: &DumpOptions,
     err: &mut dyn Write,
 ) -> io::Result<Option<LogBatches>> {
-    let Some(log_path) = sibling(path, ".log") else {
-        return Ok(None);
-    };
-    match load(&log_path, FileClass::Log, opts.mmap, None) {
-        Ok(data) => Ok(Some(LogBatches::from_log(&data))),
-        Err(e) => {
-            let msg = format!(
-                "Cannot read {} ({e}); index entries not verified",
-                abs(&log_path)
-            );
-            match opts.format {
-                DumpFormat::Text => writeln!(err, "{}", escape::text(&msg))?,
-                DumpFormat::Json => json_line(
-                    err,
-                    json!({"type": "error", "file": path.display().to_string(), "error": msg}),
-                )?,
-            }
-            Ok(None)
-        }
-    }
+    Ok(load_log_bytes(path, opts, err)?.map(|(l, _)| l))
 }
 
 /// `--index-sanity-check`: `<file> passed sanity check.` on `out`, or the broker's
@@ -403,7 +378,8 @@ fn records_max_timestamp(
     Some(max)
 }
 
-/// The sibling `.log` of `path`, read, with its entries ([`load_log`]'s, the bytes kept).
+/// The sibling `.log` of `path`, read, with its entries; `None` (after reporting on
+/// `err`) when unreadable.
 fn load_log_bytes(
     path: &Path,
     opts: &DumpOptions,
@@ -414,7 +390,14 @@ fn load_log_bytes(
     };
     match load(&log_path, FileClass::Log, opts.mmap, None) {
         Ok(data) => Ok(Some((LogBatches::from_log(&data), data))),
-        Err(_) => load_log(path, opts, err).map(|_| None),
+        Err(e) => {
+            let msg = format!(
+                "Cannot read {} ({e}); index entries not verified",
+                abs(&log_path)
+            );
+            error_line(opts, err, &path.display().to_string(), &msg)?;
+            Ok(None)
+        }
     }
 }
 

@@ -211,6 +211,20 @@ impl ShellArgs {
         "<partition>".to_string()
     }
 
+    /// A file of `kafka-dump-log.sh --files`: quoted, or `<segment>` and a note when no
+    /// quoting can carry it — a comma too, since `DumpLogSegments` splits the option's
+    /// value at commas (a broker's own log dir holds none, `log.dirs` being split at
+    /// commas: only an analysis copy's path does).
+    pub fn dump_log_file(&mut self, path: &str) -> String {
+        if path.contains(',') {
+            self.note(
+                "<segment>: the segment's path holds a comma, which kafka-dump-log.sh reads as a separator of its --files list; link the segment under a path without one and name that".to_string(),
+            );
+            return "<segment>".to_string();
+        }
+        self.path(path, "segment")
+    }
+
     /// A path argument, quoted, or `<what>` and a note.
     pub fn path(&mut self, path: &str, placeholder: &str) -> String {
         self.value(path, placeholder, &format!("the path of the {placeholder}"))
@@ -235,6 +249,19 @@ impl ShellArgs {
 mod tests {
     use super::*;
     use std::process::Command;
+
+    /// `kafka-dump-log.sh --files` splits its value at commas: a path holding one is a
+    /// placeholder with its note; another path is quoted as any path, with no note.
+    #[test]
+    fn a_dump_log_file_never_holds_a_comma() {
+        let mut a = ShellArgs::default();
+        assert_eq!(a.dump_log_file("/data/t-0/00.log"), "/data/t-0/00.log");
+        assert_eq!(a.dump_log_file("/data/a b/00.log"), "'/data/a b/00.log'");
+        assert!(a.notes().is_empty());
+        assert_eq!(a.dump_log_file("/copy/broker,1/t-0/00.log"), "<segment>");
+        assert_eq!(a.notes().len(), 1);
+        assert!(a.notes()[0].contains("comma"), "{:?}", a.notes());
+    }
 
     /// Hostile ids: each must reach a POSIX shell as exactly one argument, unchanged.
     const HOSTILE: &[&str] = &[

@@ -516,12 +516,7 @@ impl Collector {
             }
             return;
         }
-        let limit = if self.max_decompressed == 0 {
-            64 << 20
-        } else {
-            self.max_decompressed
-        };
-        let dec = self.dec.get_or_insert_with(|| Decompressor::new(limit));
+        let dec = decompressor(&mut self.dec, self.max_decompressed);
         let recs = if b.compression() == Compression::None {
             Ok(Records::new(
                 b.records_bytes(),
@@ -689,6 +684,17 @@ pub struct Committed {
 
 /// Nothing kept, of this format: what a partition that is not internal and has no copy
 /// in view keeps (and, being the default, what its report leaves out).
+/// The collector's decompressor, made on first use with its limit (`max_decompressed`, 0:
+/// 64 MiB). A free function over the two fields, so that the records it decompresses can
+/// be read while the collector's other fields are written.
+fn decompressor(slot: &mut Option<Decompressor>, max_decompressed: usize) -> &mut Decompressor {
+    let limit = match max_decompressed {
+        0 => 64 << 20,
+        n => n,
+    };
+    slot.get_or_insert_with(|| Decompressor::new(limit))
+}
+
 impl Default for ClusterInputs {
     fn default() -> Self {
         ClusterInputs {

@@ -93,23 +93,22 @@ fn broker_path(path: &str) -> Option<String> {
     }
 }
 
-/// The `.log` file of finding `f` in directory `dir`, quoted (a placeholder and a note when
-/// it cannot be); `None` when the finding names no segment.
-fn segment_in(f: &Finding, dir: &str, args: &mut ShellArgs) -> Option<String> {
+/// The `.log` file of finding `f` in directory `dir`; `None` when the finding names no
+/// segment.
+fn segment_in(f: &Finding, dir: &str) -> Option<String> {
     f.segment.as_ref().filter(|s| s.ends_with(".log")).map(|s| {
-        let joined = if dir.is_empty() {
+        if dir.is_empty() {
             s.clone()
         } else {
             format!("{}/{s}", dir.trim_end_matches('/'))
-        };
-        args.path(&joined, "segment")
+        }
     })
 }
 
 impl Copy {
     fn of(f: &Finding, args: &mut ShellArgs) -> Copy {
         let path = f.source.path.clone().unwrap_or_default();
-        let segment = segment_in(f, &path, args);
+        let segment = segment_in(f, &path).map(|s| args.path(&s, "segment"));
         let on_broker = broker_path(&path);
         let (broker_dir, broker_segment) = if on_broker.is_none() && !path.is_empty() {
             let note = "<log-dir>: the damaged copy was read from an archive or a relative path, not from the broker's disk; on the broker, the partition directory is under the log.dirs entry holding it".to_string();
@@ -130,7 +129,8 @@ impl Copy {
             (dir, seg)
         } else {
             let bare = on_broker.unwrap_or_default();
-            let seg = segment_in(f, &bare, args);
+            // For `kafka-dump-log.sh --files` only.
+            let seg = segment_in(f, &bare).map(|s| args.dump_log_file(&s));
             (args.path(&bare, "partition-dir"), seg)
         };
         Copy {
@@ -146,18 +146,7 @@ impl Copy {
             dir: args.path(&path, "partition-dir"),
             segment,
             broker_dir,
-            broker_segment: broker_segment.map(|s| match s.contains(',') {
-                // `DumpLogSegments` splits `--files` at commas (a list of files): quoting
-                // keeps the path one shell word, not one file. A broker's own log dir
-                // holds none (`log.dirs` is split at commas too): an analysis copy's does.
-                true => {
-                    args.note_once(
-                        "<segment>: the segment's path holds a comma, which kafka-dump-log.sh reads as a separator of its --files list; link the segment under a path without one and name that".to_string(),
-                    );
-                    "<segment>".to_string()
-                }
-                false => s,
-            }),
+            broker_segment,
             topic: args.topic(&f.topic),
             partition: args.partition(f.partition),
         }

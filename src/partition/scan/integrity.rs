@@ -348,7 +348,9 @@ impl Consumer {
 const CONTROL_THROWS: &str = "rejected on append by the leader; at load every producer-state replay that reads it throws — InvalidRecordException for a COMMIT/ABORT record that does not decode (LogSegment.recover catches that one but keeps the batch and cuts what follows it), IllegalArgumentException for another control type (caught by no one) — and the broker does not start";
 
 mod coordinator_records;
-pub(super) use coordinator_records::{OFFSETS_TOPIC, OffsetsCheck, coordinator_topic};
+pub(super) use coordinator_records::{
+    OFFSETS_TOPIC, OffsetsCheck, SHARE_STATE_TOPIC, coordinator_topic,
+};
 
 /// `--deep`: decode the records and check them against the header.
 pub(super) fn check_records(

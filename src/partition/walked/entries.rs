@@ -1,8 +1,10 @@
 //! The entries of internal topics the walk keeps records of besides v2 batches: legacy
 //! (magic 0/1) messages, and entries too large to hold.
 
-use super::{BatchKey, Collector, Internal, LogItem, LogRecord, offset_range, record_bytes};
-use crate::read::format::{self, Decompressor, RawEntry};
+use super::{
+    BatchKey, Collector, Internal, LogItem, LogRecord, decompressor, offset_range, record_bytes,
+};
+use crate::read::format::{self, RawEntry};
 
 impl Collector {
     /// A legacy (magic 0/1) entry of an internal topic: its messages, a compressed
@@ -14,12 +16,7 @@ impl Collector {
         let Ok(m) = format::LegacyMessage::new(e) else {
             return; // not framed as a message: the walk's own checks report it
         };
-        let limit = if self.max_decompressed == 0 {
-            64 << 20
-        } else {
-            self.max_decompressed
-        };
-        let dec = self.dec.get_or_insert_with(|| Decompressor::new(limit));
+        let dec = decompressor(&mut self.dec, self.max_decompressed);
         let undecodable = |message: String| LogItem::Undecodable {
             segment,
             message,

@@ -1,8 +1,8 @@
 //! The group coordinator's transaction markers in `__consumer_offsets`, as its load reads
 //! them.
 
-use super::{Collector, LogItem};
-use crate::read::format::{self, Decompressor};
+use super::{Collector, LogItem, decompressor};
+use crate::read::format;
 
 impl Collector {
     /// The COMMIT/ABORT markers of a `__consumer_offsets` control batch as the group
@@ -12,11 +12,7 @@ impl Collector {
     /// aborts). A key that does not parse is skipped here (the load throws on it: the
     /// scan's `invalid_batch` says so).
     pub(super) fn coordinator_markers(&mut self, b: &format::BatchView<'_>) {
-        let limit = match self.max_decompressed {
-            0 => 64 << 20,
-            n => n,
-        };
-        let dec = self.dec.get_or_insert_with(|| Decompressor::new(limit));
+        let dec = decompressor(&mut self.dec, self.max_decompressed);
         let Ok(recs) = format::batch_records(b, dec) else {
             return;
         };

@@ -383,14 +383,7 @@ impl Window {
                 true => crate::read::format::Unframed::NegativeOffset,
                 false => crate::read::format::Unframed::UnknownMagic,
             };
-            let tail = Tail::Garbage {
-                position: self.base,
-                len: rest,
-                reason,
-            };
-            return Ok(ControlFlow::Break(Some(
-                self.classify_rest(buf, file, total, tail)?,
-            )));
+            return self.garbage_from_here(buf, file, total, reason);
         }
         if large && need as u64 > rest && judged {
             // A checked header whose entry runs past the end: the final walk would call it
@@ -407,18 +400,12 @@ impl Window {
             let mut scratch = vec![0u8; chunk_size];
             let unknown_magic = !(0..=2).contains(&(head[16] as i8));
             let b = bigentry::read_big(file, self.base, need as u64, head, &mut scratch)?;
-            if unknown_magic && b.computed_crc != b.stored_crc() {
+            if unknown_magic && !b.crc_valid() {
                 // A magic outside 0-2 is an entry only under a CRC its reader accepts
                 // (`format::batch`'s `kept_unknown_magic`): else garbage from the header
                 // on, as the final walk says of a smaller one.
-                let tail = Tail::Garbage {
-                    position: self.base,
-                    len: rest,
-                    reason: crate::read::format::Unframed::UnknownMagic,
-                };
-                return Ok(ControlFlow::Break(Some(
-                    self.classify_rest(buf, file, total, tail)?,
-                )));
+                let reason = crate::read::format::Unframed::UnknownMagic;
+                return self.garbage_from_here(buf, file, total, reason);
             }
             if on_entry(Item::Big(b)).is_break() {
                 return Ok(ControlFlow::Break(None));
@@ -435,6 +422,25 @@ impl Window {
             self.fill_to(buf, file, need)?;
         }
         Ok(ControlFlow::Continue(()))
+    }
+
+    /// The walk's answer when the entry at `base` is garbage for `reason`: the rest of the
+    /// file classified in bounded pieces ([`Self::classify_rest`]).
+    fn garbage_from_here(
+        &self,
+        buf: &[u8],
+        file: &Handle,
+        total: u64,
+        reason: crate::read::format::Unframed,
+    ) -> io::Result<ControlFlow<Option<crate::read::format::Tail>>> {
+        let tail = crate::read::format::Tail::Garbage {
+            position: self.base,
+            len: total - self.base,
+            reason,
+        };
+        Ok(ControlFlow::Break(Some(
+            self.classify_rest(buf, file, total, tail)?,
+        )))
     }
 
     /// How the file ends from the bad header the chunk walk stopped on (`tail`, not

@@ -156,3 +156,47 @@ fn a_share_update_tombstone_fails_the_share_coordinators_load() {
     let kinds: Vec<(Kind, Option<i64>)> = serious.iter().map(|f| (f.kind, f.offset)).collect();
     assert_eq!(kinds, [(Kind::ShareStateRecordUndecodable, Some(1))]);
 }
+
+/// A non-live copy (`-delete`) of `__share_group_state-0` with the same ShareUpdate
+/// tombstone: no share coordinator loads it (`LogManager` loads no `-delete` directory as
+/// the partition), so the finding stays (the bytes are what they are) but says no live
+/// verdict — its broker text names the copy, and no client reads it. The live twin is
+/// [`a_share_update_tombstone_fails_the_share_coordinators_load`].
+#[test]
+fn a_non_live_copy_of_the_share_state_log_gives_no_live_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let (k, _) = update(0, 0);
+    let mut p = PartitionBuilder::new("__share_group_state", 0);
+    p.append(
+        Batch::new(Producer::PLAIN)
+            .record(Rec::kv(snapshot(0, 0).0, snapshot(0, 0).1.unwrap()))
+            .record(Rec::tombstone(k)),
+    );
+    p.write(dir.path()).unwrap();
+    std::fs::rename(
+        dir.path().join("__share_group_state-0"),
+        dir.path()
+            .join("__share_group_state-0.0123456789abcdef0123456789abcdef-delete"),
+    )
+    .unwrap();
+    let report = scan(&[dir.path().to_path_buf()], &ScanOptions::default());
+    let f: Vec<&Finding> = report
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::ShareStateRecordUndecodable)
+        .collect();
+    assert_eq!(f.len(), 1, "{:#?}", report.findings);
+    assert!(
+        f[0].broker_behaviour
+            .starts_with("no share coordinator loads this copy"),
+        "{}",
+        f[0].broker_behaviour
+    );
+    assert!(
+        f[0].client_error
+            .as_deref()
+            .is_some_and(|c| c.starts_with("none: no client reads this copy")),
+        "{:?}",
+        f[0].client_error
+    );
+}

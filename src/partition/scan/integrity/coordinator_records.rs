@@ -11,7 +11,7 @@ use serde_json::json;
 /// The group coordinator's topic.
 pub(in crate::partition::scan) const OFFSETS_TOPIC: &str = "__consumer_offsets";
 /// The share coordinator's topic (KIP-932).
-const SHARE_STATE_TOPIC: &str = "__share_group_state";
+pub(in crate::partition::scan) const SHARE_STATE_TOPIC: &str = "__share_group_state";
 
 /// The coordinator whose log a partition of `topic` is, when rule 32 reads its records.
 pub(in crate::partition::scan) fn coordinator_topic(topic: &str) -> Option<format::groups::Topic> {

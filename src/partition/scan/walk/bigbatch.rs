@@ -13,7 +13,8 @@
 //!   checks read (the batch key still goes to the replica comparison).
 
 use super::super::integrity::{
-    OFFSETS_TOPIC, check_offset_range, check_v2_header, crc_finding, invalid_batch,
+    OFFSETS_TOPIC, SHARE_STATE_TOPIC, check_offset_range, check_v2_header, crc_finding,
+    invalid_batch,
 };
 use super::super::segment_finding;
 use super::Walker;
@@ -30,7 +31,7 @@ use serde_json::json;
 /// counts).
 const RECORDS_READ: [&str; 4] = [
     OFFSETS_TOPIC,
-    "__share_group_state",
+    SHARE_STATE_TOPIC,
     "__transaction_state",
     "__cluster_metadata",
 ];
