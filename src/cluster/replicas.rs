@@ -104,7 +104,7 @@ pub fn walked_copy(
     inputs: &crate::partition::walked::ClusterInputs,
     names: &SegmentNames,
 ) -> Option<CopyBatches> {
-    let mut batches = inputs.batches.clone()?;
+    let mut batches = inputs.batches.as_deref()?.to_vec();
     batches.sort_by_key(|b| b.base_offset);
     Some(CopyBatches {
         batches,

@@ -38,6 +38,7 @@ use crate::finding::Severity;
 use crate::read::format::{self, Compression, Control, Decompressor, RawEntry, Records};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use thin_vec::ThinVec;
 
 mod entries;
 mod markers;
@@ -314,7 +315,7 @@ impl CopiedPartitions {
         if let Some(sink) = &self.2
             && let Some(keys) = report.carried.cluster_inputs.batches.take()
         {
-            sink(&report.path, keys);
+            sink(&report.path, keys.into());
         }
     }
     /// Whether this is [`Self::all`].
@@ -622,25 +623,25 @@ pub struct ClusterInputs {
     /// `__transaction_state`: its records (and undecodable batches), in offset order;
     /// `None` when they were more than the walk keeps (`ScanOptions::keep_coordinator_bytes`:
     /// the cluster stage reads them again).
-    pub txn_log: Option<Vec<LogItem>>,
+    pub txn_log: Option<ThinVec<LogItem>>,
     /// `__remote_log_metadata`: its records (and undecodable batches), in offset order.
     #[serde(default)]
-    pub remote_log: Option<Vec<LogItem>>,
+    pub remote_log: Option<ThinVec<LogItem>>,
     /// `__consumer_offsets`: the group coordinator's replay anomalies.
-    pub group_anomalies: Option<Vec<GroupAnomaly>>,
+    pub group_anomalies: Option<ThinVec<GroupAnomaly>>,
     /// How far the walk read each segment ([`Collector::read_to`], by segment number): what
     /// a read again of records the walk did not keep compares with
     /// ([`ReadErrors::AsWalked`]). Not serialised: only the process that walked reads the
     /// segments again.
     #[serde(skip)]
-    pub(crate) walked_to: Vec<Option<u64>>,
+    pub(crate) walked_to: ThinVec<Option<u64>>,
     /// With a copy of the same topic-partition in the inputs: every batch's key, sorted by
     /// base offset (stable: file order among equal offsets) once the walk is finished.
-    pub batches: Option<Vec<BatchKey>>,
+    pub batches: Option<ThinVec<BatchKey>>,
     /// `__consumer_offsets`: the groups and committed offsets its load ends with (the
     /// consumer view's input). Absent from results written before it was added.
     #[serde(default)]
-    pub group_offsets: Option<GroupOffsets>,
+    pub group_offsets: Option<Box<GroupOffsets>>,
 }
 
 /// What a `__consumer_offsets` partition's load ends with: its live groups and their
@@ -702,7 +703,7 @@ impl Default for ClusterInputs {
             txn_log: None,
             remote_log: None,
             group_anomalies: None,
-            walked_to: Vec::new(),
+            walked_to: ThinVec::new(),
             batches: None,
             group_offsets: None,
         }
@@ -713,9 +714,9 @@ impl ClusterInputs {
     /// Empty inputs of a partition of `topic` (`batch_keys`: keep the batch keys).
     pub(crate) fn new(topic: &str, batch_keys: bool) -> ClusterInputs {
         ClusterInputs {
-            txn_log: (topic == TRANSACTION_STATE_TOPIC).then(Vec::new),
-            remote_log: (topic == REMOTE_LOG_METADATA_TOPIC).then(Vec::new),
-            batches: batch_keys.then(Vec::new),
+            txn_log: (topic == TRANSACTION_STATE_TOPIC).then(ThinVec::new),
+            remote_log: (topic == REMOTE_LOG_METADATA_TOPIC).then(ThinVec::new),
+            batches: batch_keys.then(ThinVec::new),
             ..Default::default()
         }
     }

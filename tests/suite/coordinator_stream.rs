@@ -173,7 +173,7 @@ fn the_walk_keeps_the_records_up_to_its_budget_only() {
             .find(|p| p.topic == "__transaction_state")
             .unwrap();
         (
-            p.cluster_inputs().txn_log.as_ref().map(Vec::len),
+            p.cluster_inputs().txn_log.as_ref().map(|l| l.len()),
             p.segment_names().len(),
         )
     };

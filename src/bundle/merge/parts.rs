@@ -49,7 +49,7 @@ impl Parts {
         // Held until the merge ends: not with the room serde's growth left, and set whole
         // (left out while empty, as a scan's).
         let mut inputs = result.cluster_inputs;
-        inputs.batches = batches;
+        inputs.batches = batches.map(thin_vec::ThinVec::from);
         p.carried.cluster_inputs.set(inputs);
         p.carried.segment_names = result.segment_names;
         p.carried.set_timeline(result.timeline.map(Box::new));

@@ -311,7 +311,7 @@ fn each_log<'a>(
             !report.partitions[i].partially_read
         });
         let walked_to = at.map_or_else(Vec::new, |i| {
-            std::mem::take(&mut report.partitions[i].carried.cluster_inputs.walked_to)
+            std::mem::take(&mut report.partitions[i].carried.cluster_inputs.walked_to).into()
         });
         let walked = match at.map(|i| &mut report.partitions[i].carried) {
             Some(c) if c.cluster_inputs.txn_log.is_some() => {

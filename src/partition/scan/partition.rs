@@ -324,8 +324,8 @@ impl<'a> Run<'a> {
         if let Some(g) = groups {
             let (anomalies, offsets) =
                 crate::partition::groups::load::finish_anomalies(g, !report.partially_read);
-            report.carried.cluster_inputs.group_anomalies = Some(anomalies);
-            report.carried.cluster_inputs.group_offsets = Some(offsets);
+            report.carried.cluster_inputs.group_anomalies = Some(anomalies.into());
+            report.carried.cluster_inputs.group_offsets = Some(Box::new(offsets));
         }
         report.carried.cluster_inputs.finish();
         report

@@ -76,7 +76,7 @@ fn scan(path: &Path, opts: &ScanOptions, threads: usize, piece: usize) -> String
         .cluster_inputs
         .batches
         .as_ref()
-        .map_or(0, Vec::len);
+        .map_or(0, |b| b.len());
     assert!(keys as u64 >= report.batches, "{keys} batch keys");
     let outcome = replay.finish(0, &mut findings);
     format!("{report:?}\n{findings:?}\n{outcome:?}")
