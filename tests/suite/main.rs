@@ -74,6 +74,7 @@ mod index_files;
 mod kafka_cleaner_cases;
 mod kafka_cleaner_round2_cases;
 mod kafka_client_error_cases;
+mod kafka_codec_framing_cases;
 mod kafka_consumer_validation_cases;
 mod kafka_coordinator_cases;
 mod kafka_dump_cases;
