@@ -285,3 +285,200 @@ fn snappy_a_false_concatenated_header_ends_the_stream() {
     payload.extend_from_slice(&h);
     assert_read("false concatenated header", 2, &payload, 3);
 }
+
+// ----- gzip: GZIPInputStream -----------------------------------------------------------------
+
+/// The optional fields of a gzip member header (RFC 1952).
+#[derive(Default)]
+struct GzHeader<'a> {
+    extra: Option<&'a [u8]>,
+    name: Option<&'a str>,
+    comment: Option<&'a str>,
+    hcrc: bool,
+}
+
+/// One gzip member of `data`, its header built field by field (FEXTRA, FNAME, FCOMMENT,
+/// FHCRC as asked), the deflate stream from flate2, CRC-32 and ISIZE after it.
+fn gzip_member(data: &[u8], h: &GzHeader<'_>) -> Vec<u8> {
+    let flg = u8::from(h.hcrc) << 1
+        | u8::from(h.extra.is_some()) << 2
+        | u8::from(h.name.is_some()) << 3
+        | u8::from(h.comment.is_some()) << 4;
+    let mut out = vec![0x1f, 0x8b, 8, flg, 0, 0, 0, 0, 0, 255];
+    if let Some(x) = h.extra {
+        out.extend_from_slice(&(x.len() as u16).to_le_bytes());
+        out.extend_from_slice(x);
+    }
+    for s in [h.name, h.comment].into_iter().flatten() {
+        out.extend_from_slice(s.as_bytes());
+        out.push(0);
+    }
+    if h.hcrc {
+        let crc = crc32fast::hash(&out) as u16;
+        out.extend_from_slice(&crc.to_le_bytes());
+    }
+    let mut e = flate2::write::DeflateEncoder::new(out, flate2::Compression::default());
+    e.write_all(data).unwrap();
+    let mut out = e.finish().unwrap();
+    out.extend_from_slice(&crc32fast::hash(data).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+/// `GzipCompressionTest.testCompressionDecompression` and `MemoryRecordsTest` (gzip), read
+/// through `GzipCompression.wrapForInput` → `GZIPInputStream`: members one after another
+/// (`readTrailer` starts the next one; a member boundary may fall inside a record, and a
+/// member may be empty), every optional header field (`readHeader` skips FEXTRA, FNAME,
+/// FCOMMENT and checks FHCRC), and bytes after the last member that are not a gzip header
+/// ignored (`readTrailer` swallows the header's `IOException`). All read.
+#[test]
+fn gzip_members_header_fields_and_trailing_bytes_are_read() {
+    let n = 20;
+    let recs = records(n, 500);
+    let plain = GzHeader::default();
+    let member = |d: &[u8]| gzip_member(d, &plain);
+    let split = [member(&recs[..777]), member(&[]), member(&recs[777..])].concat();
+    let flags = gzip_member(
+        &recs,
+        &GzHeader {
+            extra: Some(b"AP\x02\x00hi"),
+            name: Some("records.bin"),
+            comment: Some("written by hand"),
+            hcrc: true,
+        },
+    );
+    let mut junk = member(&recs);
+    junk.extend_from_slice(b"not a gzip member");
+    let cases = [
+        ("one member", member(&recs)),
+        ("three members", split),
+        ("FEXTRA FNAME FCOMMENT FHCRC", flags),
+        ("junk after the member", junk),
+    ];
+    for (what, payload) in cases {
+        assert_read(what, 1, &payload, n);
+    }
+}
+
+/// What `GZIPInputStream` throws on: a bad magic ("Not in GZIP format") or method
+/// ("Unsupported compression method") in the constructor, a bad FHCRC ("Corrupt GZIP
+/// header"), a trailer whose CRC-32 or ISIZE is wrong or cut short (`readTrailer`: "Corrupt
+/// GZIP trailer", `EOFException`) — Kafka's iterator reaches the trailer at the latest when
+/// `ensureNoneRemaining` reads past the last record — and a second member whose deflate
+/// data is corrupt. Each batch is refused.
+#[test]
+fn gzip_streams_gzipinputstream_throws_on_are_invalid_batches() {
+    let recs = records(3, 50);
+    let good = gzip_member(&recs, &GzHeader::default());
+    let n = good.len();
+    let with = |at: usize, v: u8| {
+        let mut g = good.clone();
+        g[at] ^= v;
+        g
+    };
+    let mut hcrc = gzip_member(
+        &recs,
+        &GzHeader {
+            hcrc: true,
+            ..GzHeader::default()
+        },
+    );
+    hcrc[10] ^= 1;
+    let mut second = gzip_member(&recs[..10], &GzHeader::default());
+    let mut bad = gzip_member(&recs[10..], &GzHeader::default());
+    let m = bad.len();
+    bad[10..m - 8].fill(0xFF);
+    second.extend_from_slice(&bad);
+    let cases = [
+        ("magic", with(1, 1)),
+        ("method", with(2, 1)),
+        ("header crc", hcrc),
+        ("trailer crc", with(n - 8, 0xFF)),
+        ("trailer isize", with(n - 1, 1)),
+        ("trailer cut", good[..n - 3].to_vec()),
+        ("corrupt second member", second),
+    ];
+    for (what, payload) in cases {
+        assert_refused_deep_only(what, 1, &payload, 3);
+    }
+}
+
+// ----- zstd: zstd-jni's ZstdInputStreamNoFinalizer (libzstd) ---------------------------------
+
+/// A zstd frame written by the streaming encoder: no content size in its header.
+fn zstd_streamed(data: &[u8], checksum: bool) -> Vec<u8> {
+    let mut e = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+    e.include_checksum(checksum).unwrap();
+    e.write_all(data).unwrap();
+    let f = e.finish().unwrap();
+    // Frame header descriptor: no Frame_Content_Size field, not single-segment, no dictID.
+    assert_eq!(f[4] & 0xE3, 0, "descriptor {:#x}", f[4]);
+    f
+}
+
+fn zstd_skippable(payload: &[u8]) -> Vec<u8> {
+    let mut out = 0x184D_2A5Eu32.to_le_bytes().to_vec();
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// `ZstdCompressionTest.testCompressionDecompression` and `MemoryRecordsTest` (zstd), read
+/// through `ZstdCompression.wrapForInput` → `ZstdInputStreamNoFinalizer`, whose
+/// `readInternal` runs `ZSTD_decompressStream` over the whole payload: a frame with or
+/// without its content size, with a content checksum, several frames one after another (a
+/// frame boundary inside a record) and skippable frames before and between them. All read.
+#[test]
+fn zstd_frames_without_content_size_several_frames_and_skippable_frames_are_read() {
+    let n = 20;
+    let recs = records(n, 500);
+    let bulk = zstd::bulk::compress(&recs, 3).unwrap();
+    assert_ne!(bulk[4] & 0xE0, 0, "the one-shot frame has a content size");
+    let frames = [
+        zstd_skippable(b"skipped"),
+        zstd_streamed(&recs[..1000], false),
+        zstd_skippable(&[]),
+        zstd::bulk::compress(&recs[1000..3000], 1).unwrap(),
+        zstd_streamed(&recs[3000..], true),
+    ]
+    .concat();
+    let cases = [
+        ("content size", bulk),
+        ("no content size", zstd_streamed(&recs, false)),
+        ("content checksum", zstd_streamed(&recs, true)),
+        ("frames and skippable frames", frames),
+    ];
+    for (what, payload) in cases {
+        assert_read(what, 4, &payload, n);
+    }
+}
+
+/// What libzstd (inside zstd-jni, without a dictionary) refuses: a frame naming a
+/// dictionary id (`dictionary_wrong`), a wrong content checksum (`checksum_wrong`), four
+/// bytes after the last frame that start no frame (`prefix_unknown`), a frame cut short
+/// (`readInternal`: "Truncated source"). Each batch is refused.
+#[test]
+fn zstd_frames_libzstd_refuses_are_invalid_batches() {
+    let recs = records(3, 50);
+    let plain = zstd_streamed(&recs, false);
+    let mut dict = plain.clone();
+    dict[4] |= 0x01; // Dictionary_ID_flag 1: a 1-byte id after the window descriptor
+    dict.insert(6, 42);
+    // Still a well-formed frame header, naming dictionary 42.
+    let id = zstd::zstd_safe::get_dict_id_from_frame(&dict).map(|d| d.get());
+    assert_eq!(id, Some(42));
+    let mut checksum = zstd_streamed(&recs, true);
+    let l = checksum.len();
+    checksum[l - 1] ^= 0xFF;
+    let mut junk = plain.clone();
+    junk.extend_from_slice(b"junk");
+    let cases = [
+        ("dictionary id", dict),
+        ("content checksum", checksum),
+        ("junk after the frame", junk),
+        ("cut short", plain[..plain.len() - 3].to_vec()),
+    ];
+    for (what, payload) in cases {
+        assert_refused_deep_only(what, 4, &payload, 3);
+    }
+}
