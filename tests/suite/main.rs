@@ -93,6 +93,7 @@ mod kafka_legacy_format_cases;
 mod kafka_log_loader_round2_cases;
 mod kafka_logmanager_cases;
 mod kafka_lso_round2_cases;
+mod kafka_meta_properties_cases;
 mod kafka_new_group_records_cases;
 mod kafka_producer_state_cases;
 mod kafka_psm_cases;
