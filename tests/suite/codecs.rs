@@ -219,11 +219,17 @@ fn snappy_errors() {
     let e = dec(Compression::Snappy, &s[..s.len() - 3]).unwrap_err();
     assert_eq!(e.structure, "xerial snappy chunk");
     assert!(matches!(e.problem, Problem::Truncated { .. }));
-    // Version 0 is rejected.
+    // Version 0 in the first header is read (snappy-java's `readHeader` checks the magic
+    // alone); in a joined stream's header it is rejected (`isValidHeader`).
     let mut s = xerial(&a, 300);
     s[11] = 0;
+    assert_eq!(dec(Compression::Snappy, &s).unwrap(), a);
+    let first = xerial(&a, 300);
+    let mut s = first.clone();
+    s.extend_from_slice(&xerial(&a, 300));
+    s[first.len() + 11] = 0;
     let e = dec(Compression::Snappy, &s).unwrap_err();
-    assert_eq!((e.field, e.position), ("version", 8));
+    assert_eq!((e.field, e.position), ("version", first.len() as u64 + 8));
     // Empty payload.
     assert!(dec(Compression::Snappy, b"").is_err());
 }
@@ -354,6 +360,53 @@ fn zstd_several_frames_and_a_skippable_frame() {
     let f = zstd_frame(&a);
     let e = dec(Compression::Zstd, &f[..f.len() - 5]).unwrap_err();
     assert_eq!(e.structure, "zstd frame");
+}
+
+/// Input ending inside a frame after a whole one: Kafka's reader (zstd-jni's
+/// `ZstdInputStreamNoFinalizer.readInternal`) ends the stream quietly when a frame finished
+/// since its last read of up to 131 075 source bytes, and fails ("Truncated source")
+/// otherwise; what a cut frame gave before its end is kept.
+#[test]
+fn zstd_input_ending_inside_a_frame_after_a_whole_one() {
+    let a = sample(10_000);
+    let b = sample(50_000);
+    let (fa, fb) = (zstd_frame(&a), zstd_frame(&b));
+    // A partial magic, the whole magic, a frame cut in its header or its data.
+    for cut in [2, 4, 6, fb.len() / 2] {
+        let mut s = fa.clone();
+        s.extend_from_slice(&fb[..cut]);
+        let out = dec(Compression::Zstd, &s).unwrap();
+        assert!(
+            out.starts_with(&a) && b.starts_with(&out[a.len()..]),
+            "cut {cut}"
+        );
+    }
+    // The first frame cut: an error wherever.
+    for cut in [2, 4, fa.len() / 2] {
+        let e = dec(Compression::Zstd, &fa[..cut]).unwrap_err();
+        assert_eq!(e.structure, "zstd frame", "cut {cut}");
+    }
+    // Larger than one read: the first frame ends before the last read's start (131 075),
+    // so the read of the cut frame clears what it left: an error.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let noise: Vec<u8> = (0..200_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect();
+    let (small, big) = (zstd_frame(&noise[..100_000]), zstd_frame(&noise[..150_000]));
+    assert!(small.len() < 131_075 && big.len() > 131_075);
+    let mut s = small.clone();
+    s.extend_from_slice(&small[..small.len() / 2]);
+    assert!(s.len() > 131_075);
+    assert!(dec(Compression::Zstd, &s).is_err());
+    // A first frame ending inside the last read: the cut frame after it ends the stream.
+    let mut s = big.clone();
+    s.extend_from_slice(&small[..4]);
+    assert_eq!(dec(Compression::Zstd, &s).unwrap(), noise[..150_000]);
 }
 
 // ------------------------------------------------------------------ cap and reuse

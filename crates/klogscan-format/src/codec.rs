@@ -172,6 +172,8 @@ impl Decompressor {
         let out = &mut self.out;
         let mut pos = 0usize;
         let mut filled = 0usize;
+        // Where the last frame ended (`None`: none has).
+        let mut frame_end = None;
         loop {
             let at_cap = filled >= limit;
             let mut probe = [0u8; 1];
@@ -203,7 +205,13 @@ impl Decompressor {
                 // The last frame is complete and flushed, and no input is left.
                 break;
             }
+            if hint == 0 {
+                frame_end = Some(pos);
+            }
             if consumed == 0 && produced == 0 {
+                if pos >= input.len() && zstd_jni_ends_quietly(frame_end, input.len()) {
+                    break;
+                }
                 if pos >= input.len() {
                     return Err(FormatError::new(
                         S,
@@ -222,6 +230,24 @@ impl Decompressor {
         }
         Ok(filled)
     }
+}
+
+/// How many compressed bytes zstd-jni's `ZstdInputStreamNoFinalizer` reads from its
+/// source at a time (`recommendedDInSize`: libzstd's `ZSTD_DStreamInSize`, the largest
+/// block and its 3-byte header).
+const ZSTD_JNI_READ: usize = (128 << 10) + 3;
+
+/// Whether Kafka's zstd reader (zstd-jni 1.5.6 under `ZstdCompression.wrapForInput`) takes
+/// input that ends inside a frame for the end of the stream rather than an error, given
+/// where the last whole frame ended. `ZstdInputStreamNoFinalizer.readInternal` fails with
+/// "Truncated source" at the end of its source only when no frame has finished since its
+/// last successful read: it reads `ZSTD_JNI_READ` bytes at a time from the batch's start,
+/// each read clears the flag and each finished frame sets it. So input ending inside a frame
+/// (a partial header, a cut frame) after a frame that finished within the last read's bytes
+/// just ends the records (what the cut frame gave is kept); anything else is an error.
+fn zstd_jni_ends_quietly(frame_end: Option<usize>, len: usize) -> bool {
+    let last_read = len.saturating_sub(1) / ZSTD_JNI_READ * ZSTD_JNI_READ;
+    frame_end.is_some_and(|end| end > last_read)
 }
 
 /// Make `out[filled..]` non-empty (filled < limit), growing geometrically, never past

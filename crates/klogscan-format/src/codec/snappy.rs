@@ -72,7 +72,9 @@ impl Decompressor {
     }
 
     fn xerial(&mut self, input: &[u8]) -> Result<usize, FormatError> {
-        let mut pos = xerial_header(input, 0)?;
+        // The first header is known by its magic alone (`SnappyInputStream.readHeader`
+        // checks no version there; the caller saw the magic and 16 bytes).
+        let mut pos = 16;
         let mut filled = 0usize;
         loop {
             let rest = input.len() - pos;
@@ -84,7 +86,13 @@ impl Decompressor {
                 break;
             }
             if input[pos..pos + 4] == XERIAL_MAGIC[..4] {
-                pos = xerial_header(input, pos)?;
+                // A joined stream's header (`SnappyInputStream.hasNextChunk`): cut short
+                // it fails, with the whole magic its version is checked, without it the
+                // stream ends there (Kafka's reader then finds the records it has).
+                match joined_header(input, pos)? {
+                    Some(next) => pos = next,
+                    None => break,
+                }
                 continue;
             }
             let len = crate::bytes::be_i32(input, pos);
@@ -119,8 +127,10 @@ impl Decompressor {
     }
 }
 
-/// Parse a xerial snappy-java header at `at`; return the position after it.
-fn xerial_header(input: &[u8], at: usize) -> Result<usize, FormatError> {
+/// Parse the header of a joined xerial stream at `at` (its first four bytes are the
+/// magic's): the position after it, or `None` when the rest of the magic differs (snappy-java
+/// 1.1.10 `hasNextChunk` then reports no further chunk).
+fn joined_header(input: &[u8], at: usize) -> Result<Option<usize>, FormatError> {
     const S: &str = "xerial snappy stream";
     let rest = input.len() - at;
     if rest < 16 {
@@ -133,12 +143,7 @@ fn xerial_header(input: &[u8], at: usize) -> Result<usize, FormatError> {
         ));
     }
     if input[at..at + 8] != XERIAL_MAGIC {
-        return Err(FormatError::new(
-            S,
-            "magic",
-            at as u64,
-            Problem::Invalid("bad xerial snappy magic"),
-        ));
+        return Ok(None);
     }
     let version = crate::bytes::be_i32(input, at + 8);
     if version < 1 {
@@ -151,5 +156,5 @@ fn xerial_header(input: &[u8], at: usize) -> Result<usize, FormatError> {
             },
         ));
     }
-    Ok(at + 16)
+    Ok(Some(at + 16))
 }
