@@ -214,6 +214,13 @@ kinds! {
     /// A log dir's `meta.properties` that the broker's reader refuses: an error dir, offline
     /// from the start (the metadata log dir's stops it; 3.7 and later).
     MetaPropertiesRefused = "meta_properties_refused", Error;
+    /// A v0 `meta.properties` without a node id (`broker.id`) or a `cluster.id`, read for a
+    /// broker since 4.0 (KRaft only): its start fails (`KafkaRaftServer.initializeLogDirs`).
+    MetaPropertiesIncomplete = "meta_properties_incomplete", Error;
+    /// A log dir of a broker since 4.0 holding the files a broker writes but no
+    /// `meta.properties`: its start fails if the directory is one of its `log.dirs`
+    /// (`KafkaRaftServer.initializeLogDirs`).
+    MetaPropertiesMissing = "meta_properties_missing", Warning;
     /// Two log dirs of one broker carry the same `directory.id`: its start fails
     /// (`MetaPropertiesEnsemble.verify`, 3.7 and later).
     DuplicateDirectoryId = "duplicate_directory_id", Error;

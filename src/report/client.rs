@@ -231,6 +231,8 @@ pub(crate) fn for_kind(kind: Kind) -> Option<ClientError> {
         },
         Kind::DuplicateLogDirectories
         | Kind::ReservedDirectoryId
+        | Kind::MetaPropertiesIncomplete
+        | Kind::MetaPropertiesMissing
         | Kind::DuplicateDirectoryId
         | Kind::InconsistentBrokerMetadata
         | Kind::UnexpectedMetadataLogDir => broker_does_not_start(),

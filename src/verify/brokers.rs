@@ -37,6 +37,8 @@
 //! never judged: two brokers (broker 1 of two clusters, brokers 1 and 2 of one) read the
 //! same way as one broker whose log dirs disagree, and nothing on disk tells them apart.
 
+mod kraft;
+
 use crate::discover::layout::{DirKind, Inventory, LogDir};
 use crate::finding::{Finding, Kind, Severity, Source};
 use crate::partition::recovery::{BrokerVersion, LogDirFiles};
@@ -113,24 +115,47 @@ pub(crate) fn check(
         return out;
     }
     let (dirs, refused) = read_dirs(inv, files);
-    for r in &refused {
-        refused_file(r, version, &mut out);
-    }
-    for d in &dirs {
-        reserved_id(d, version, &mut out);
-    }
     let mut brokers: BTreeMap<(&str, i32), Vec<&Dir>> = BTreeMap::new();
     for d in &dirs {
         if let (Some(c), Some(n)) = (d.meta.cluster_id.as_deref(), d.meta.node_id) {
             brokers.entry((c, n)).or_default().push(d);
         }
     }
-    for group in brokers.values().filter(|g| g.len() > 1) {
-        duplicate_ids(group, version, &mut out);
+    let groups = || brokers.values().filter(|g| g.len() > 1);
+    // In the order a start meets them: `MetaPropertiesEnsemble.verify`'s pass over the
+    // log dirs in path order (a reserved id where it is, a duplicate at its second log
+    // dir), its error-dir check after that pass, then `KafkaRaftServer.initializeLogDirs`'s
+    // own checks (the metadata log elsewhere, then each log dir's file and ids).
+    let mut pass = (Vec::new(), Vec::new());
+    for d in &dirs {
+        reserved_id(d, version, &mut pass);
+    }
+    for group in groups() {
+        duplicate_ids(group, version, &mut pass);
+    }
+    in_path_order(&mut pass);
+    out.0.append(&mut pass.0);
+    out.1.append(&mut pass.1);
+    for r in &refused {
+        refused_file(r, version, &mut out);
+    }
+    for group in groups() {
         whole_files(group, version, &mut out);
         metadata_logs(group, version, &mut out);
     }
+    kraft::check(inv, &dirs, version, &mut out);
     out
+}
+
+/// Put the faults of `verify`'s pass (each with its startup entry) in the order it meets
+/// them: by the path of the log dir where it throws (the last of the entry's log dirs).
+fn in_path_order(pass: &mut (Vec<Finding>, Vec<BrokerStartup>)) {
+    let mut pairs: Vec<(Finding, BrokerStartup)> = std::mem::take(&mut pass.0)
+        .into_iter()
+        .zip(std::mem::take(&mut pass.1))
+        .collect();
+    pairs.sort_by(|a, b| a.1.log_dirs.last().cmp(&b.1.log_dirs.last()));
+    (pass.0, pass.1) = pairs.into_iter().unzip();
 }
 
 /// A log dir whose `meta.properties` `MetaProperties.Builder` refuses: an error dir.

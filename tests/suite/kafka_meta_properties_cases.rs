@@ -254,7 +254,6 @@ fn finding_names(r: &VerifyReport, name: &str) -> bool {
 /// no key the broker knows. (The positive case, a v0 file with both, is in
 /// `agreeing_log_dirs_of_mixed_versions_and_a_text_cluster_id_start`.)
 #[test]
-#[ignore = "divergence: klogscan predicts nothing for a v0 meta.properties without broker.id or cluster.id; KafkaRaftServer.initializeLogDirs (4.0+: KRaft only) refuses it and the node does not start"]
 fn a_kraft_start_needs_a_node_and_a_cluster_id_in_every_file() {
     for text in [
         format!("version=0\ncluster.id={CLUSTER}\n"),
@@ -288,7 +287,6 @@ fn a_kraft_start_needs_a_node_and_a_cluster_id_in_every_file() {
 /// writes, so it was a broker's log dir; whether it still is one of `log.dirs` the files
 /// do not say, so a prediction that assumes it is would do (`starts` unknown).
 #[test]
-#[ignore = "divergence: klogscan says nothing of a log dir without meta.properties; a KRaft node (every broker since 4.0) with it in log.dirs throws RuntimeException in KafkaRaftServer.initializeLogDirs and does not start"]
 fn a_kraft_start_needs_meta_properties_in_every_log_dir() {
     let t = tempfile::tempdir().unwrap();
     log_dir(
@@ -327,7 +325,6 @@ fn without_a_version_v0_gaps_and_a_missing_file_claim_no_stopped_start() {
 /// (`meta_ensemble::the_metadata_log_in_two_log_dirs_of_one_node_stops_the_start`), so the
 /// first one for broker 1 is the duplicate.
 #[test]
-#[ignore = "divergence: klogscan lists every reserved directory.id before any duplicate id; MetaPropertiesEnsemble.verify meets them in log-dir path order and throws at the first (here the duplicate at b)"]
 fn the_first_fault_in_path_order_is_the_one_the_start_meets() {
     let t = tempfile::tempdir().unwrap();
     let x = id("shared");
