@@ -283,6 +283,10 @@ kinds! {
     /// metadata log's end) no longer assigns to it: its next start does not keep it as a
     /// live log (`LogManager.isStrayKraftReplica`: renamed `-stray`; deleted before 3.7).
     StrayReplica = "stray_replica", Warning;
+    /// A `-future` copy in the log dir the cluster's metadata (as of the metadata log's
+    /// end) assigns the replica to: the broker's next start makes it the live log and
+    /// deletes the current one (`LogManager.recoverAbandonedFutureLogs`, 3.7.1 and later).
+    AbandonedFutureReplica = "abandoned_future_replica", Warning;
     // --- tiered storage (KIP-405) ---
     /// Offsets between the log start and the local log start no finished remote segment serves.
     RemoteSegmentGap = "remote_segment_gap", Error;

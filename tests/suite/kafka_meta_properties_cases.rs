@@ -444,6 +444,7 @@ fn a_future_copy_of_a_move_in_progress_stays_non_live() {
             !kinds.contains(&Kind::HangingTransaction),
             "{v:?}: {kinds:?}"
         );
+        assert!(of(&r, Kind::AbandonedFutureReplica).is_empty(), "{v:?}");
     }
 }
 
@@ -453,20 +454,43 @@ fn a_future_copy_of_a_move_in_progress_stays_non_live() {
 /// the one the image assigns its replica to (`PartitionRegistration.directory(brokerId)`)
 /// — the controller accepted the move, the broker stopped before swapping the copies — and
 /// makes it the current log (`replaceCurrentWithFutureLog`: the `-future` directory is
-/// renamed `orders-0`, the old live copy is renamed `-delete`). The copy's open transaction
-/// then pins the partition's last stable offset: hanging, not a non-live copy's open one.
+/// renamed `orders-0`, the old live copy is renamed `-delete`). Until that start the live
+/// copy is the one served, so the copies keep their verdicts; `abandoned_future_replica`
+/// says what the start does, with the copy's open transaction that will then pin the last
+/// stable offset. Not before 3.7.1, and not when the image assigns the live copy's dir
+/// (the negative case above).
 #[test]
-#[ignore = "divergence: klogscan treats a -future copy as non-live whatever the metadata says; LogManager.recoverAbandonedFutureLogs (3.7.1+) makes it the live log at the next start when PartitionRecord.directories assigns the replica to its log dir's directory.id"]
 fn a_future_copy_the_image_assigns_becomes_the_live_log() {
     let t = tempfile::tempdir().unwrap();
     let b_id = topic_id_for("dir b");
     future_move(t.path(), b_id);
     for v in [None, Some("3.7.1")] {
         let r = run(t.path(), v);
-        let kinds = future_kinds(&r);
-        assert!(
-            kinds.contains(&Kind::HangingTransaction),
-            "{v:?}: {kinds:?}"
+        let found = of(&r, Kind::AbandonedFutureReplica);
+        assert_eq!(
+            found.len(),
+            1,
+            "{v:?}: {:#?}",
+            r.findings().collect::<Vec<_>>()
         );
+        let f = found[0];
+        assert!(
+            f.source
+                .path
+                .as_deref()
+                .is_some_and(|p| p.ends_with("-future"))
+        );
+        assert_eq!(f.evidence["directory_id"], uuid_text(&b_id));
+        assert_eq!(f.evidence["open_transactions_then_live"], 1);
+        let current = f.evidence["current_path"].as_str().unwrap();
+        assert!(
+            current.ends_with("orders-0") && current.contains("/a/"),
+            "{current}"
+        );
+        // Until the swap the copies keep their verdicts.
+        let kinds = future_kinds(&r);
+        assert!(kinds.contains(&Kind::OpenTransaction), "{v:?}: {kinds:?}");
     }
+    let r = run(t.path(), Some("3.7.0"));
+    assert!(of(&r, Kind::AbandonedFutureReplica).is_empty());
 }

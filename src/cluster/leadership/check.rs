@@ -276,6 +276,7 @@ fn findings(
     out.extend(super::notes::of_log(h, meta_index));
     out.extend(super::epochs::check(h, report, inv));
     out.extend(super::stray::check(h, report, inv, opts.broker_version));
+    out.extend(super::future::check(h, report, inv, opts.broker_version));
 }
 
 /// An unclean election's finding, for the links.

@@ -12,7 +12,9 @@
 //!   leader epochs of the data replicas against the history, and the `caused_by` links of
 //!   replica divergences and hanging transactions to the election they follow from;
 //! * `stray`: the live partition directories the image at the log's end no longer assigns
-//!   to their broker (`stray_replica`).
+//!   to their broker (`stray_replica`);
+//! * `future`: the `-future` copies the image already assigns to their log dir, which the
+//!   broker's next start makes its live log (`abandoned_future_replica`).
 //!
 //! Several brokers of one cluster each keep a copy of the metadata log; per cluster the
 //! copy that reaches furthest is replayed, once.
@@ -23,6 +25,7 @@ pub mod replay;
 
 mod check;
 mod epochs;
+mod future;
 mod links;
 mod loss;
 mod notes;

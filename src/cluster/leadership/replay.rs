@@ -55,6 +55,11 @@ pub struct PartitionState {
     pub replicas: Vec<i32>,
     pub adding: Vec<i32>,
     pub removing: Vec<i32>,
+    /// Each replica's log dir, by `directory.id` (KIP-858, 3.7 and later: the same order
+    /// as `replicas`; empty from a record without them, which `PartitionRegistration`
+    /// reads as MIGRATING). Not in the history's JSON.
+    #[serde(skip)]
+    pub directories: Vec<[u8; 16]>,
 }
 
 impl PartitionState {
@@ -73,7 +78,15 @@ impl PartitionState {
             replicas: r.replicas.clone(),
             adding: r.adding_replicas.clone(),
             removing: r.removing_replicas.clone(),
+            directories: r.directories.clone(),
         }
+    }
+
+    /// The `directory.id` of the log dir the state assigns `replica`'s copy to
+    /// (`PartitionRegistration.directory`; `None`: not a replica, or no directory known).
+    pub fn directory(&self, replica: i32) -> Option<[u8; 16]> {
+        let i = self.replicas.iter().position(|&r| r == replica)?;
+        self.directories.get(i).copied()
     }
 
     /// `PartitionRegistration.merge`.
@@ -103,6 +116,10 @@ impl PartitionState {
             replicas: pick(&c.replicas, &self.replicas),
             adding: pick(&c.adding_replicas, &self.adding),
             removing: pick(&c.removing_replicas, &self.removing),
+            directories: c
+                .directories
+                .clone()
+                .unwrap_or_else(|| self.directories.clone()),
         }
     }
 }

@@ -190,7 +190,7 @@ fn judge(
 /// Whether the history holds every change of `t` since its first state: no record the
 /// replay could not apply lies at or after it (a snapshot's state with any such record is
 /// not trusted: its offsets are the snapshot's).
-fn covers(h: &ClusterHistory, t: &Timeline) -> bool {
+pub(super) fn covers(h: &ClusterHistory, t: &Timeline) -> bool {
     let Some(first) = t.steps.first() else {
         return false;
     };
