@@ -101,14 +101,14 @@ pub(super) fn check(
 
 fn finding(
     h: &ClusterHistory,
-    p: &crate::results::PartitionReport,
+    p: &crate::partition::results::PartitionReport,
     node: i32,
     (dir_id, assigned_at): (String, i64),
-    current: Option<&crate::results::PartitionReport>,
+    current: Option<&crate::partition::results::PartitionReport>,
     pinned: usize,
 ) -> Finding {
     let (topic, partition, end) = (&p.topic, p.partition, h.log.end_offset);
-    let ends = |r: &crate::results::PartitionReport| {
+    let ends = |r: &crate::partition::results::PartitionReport| {
         r.log_end_offset
             .map_or_else(|| "no batch".into(), |e| format!("end offset {e}"))
     };
