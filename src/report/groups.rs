@@ -195,6 +195,7 @@ mod tests {
             commit_timestamp: 0,
             record_offset: 1,
             topic_id: None,
+            expire_timestamp: None,
         });
         assert_eq!(state(&g), "live (offsets only)");
         g.state = GroupState::Deleted;

@@ -230,29 +230,41 @@ fn below_log_start(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
     if c >= start {
         return None;
     }
-    Some(
-        consumer_finding(
-            Kind::CommittedOffsetBelowLogStart,
-            r,
-            d,
+    let gone = format!(
+        "group {:?} committed offset {c} on {}-{}, below the log start {start}: the {} records in [{c}, {start}) were deleted (retention or DeleteRecords) before the group read them",
+        r.group_id,
+        r.topic,
+        r.partition,
+        start - c
+    );
+    let mut evidence = json!({
+        "lost": start - c,
+        "fetch": {
+            "kafka": "FetchCollector (OFFSET_OUT_OF_RANGE) → SubscriptionState.requestOffsetReset",
+            "with_reset_policy": "auto.offset.reset: earliest resumes at the log start, latest at the log end",
+            "without_reset_policy": "OffsetOutOfRangeException",
+        },
+    });
+    let expired = expired(r);
+    let message = match &expired {
+        None => gone,
+        Some((at, _)) => {
+            evidence["expiry"] = expiry_evidence(r, *at);
             format!(
-                "group {:?} committed offset {c} on {}-{}, below the log start {start}: the {} records in [{c}, {start}) were deleted (retention or DeleteRecords) before the group read them",
-                r.group_id,
-                r.topic,
-                r.partition,
-                start - c
-            ),
-            json!({
-                "lost": start - c,
-                "fetch": {
-                    "kafka": "FetchCollector (OFFSET_OUT_OF_RANGE) → SubscriptionState.requestOffsetReset",
-                    "with_reset_policy": "auto.offset.reset: earliest resumes at the log start, latest at the log end",
-                    "without_reset_policy": "OffsetOutOfRangeException",
-                },
-            }),
-        )
+                "{gone}; but the commit is expired at the reference time ({} past its expiry{}, with offsets.retention.minutes at its default of 7 days): a coordinator holding this load tombstones it at its first cleanup, and the group's consumer, finding no committed offset, starts where auto.offset.reset says",
+                crate::partition::state::text::human_duration(r.reference_time - *at),
+                match r.expiry {
+                    Some(crate::partition::walked::Expiry::ExpireTimestamp(_)) =>
+                        " set by the commit's expireTimestamp",
+                    Some(crate::partition::walked::Expiry::EmptySince(_)) =>
+                        ", counted from when the group became empty",
+                    _ => ", counted from the commit time",
+                }
+            )
+        }
+    };
+    let f = consumer_finding(Kind::CommittedOffsetBelowLogStart, r, d, message, evidence)
         .broker("the leader answers a fetch below its log start offset with OFFSET_OUT_OF_RANGE (UnifiedLog.read)")
-        .client_error(below_start_client_error(r, d))
         .remediation({
             let mut a = crate::escape::ShellArgs::default();
             let group = a.option("group", &r.group_id, "group", "the group id");
@@ -260,8 +272,37 @@ fn below_log_start(r: &ConsumerRow, d: &PartitionState) -> Option<Finding> {
                 "the records are gone from this copy; restore them from another copy or a backup if the group needs them, and keep retention above the group's lag (kafka-consumer-groups.sh --bootstrap-server <broker> --describe {group}){}",
                 a.suffix()
             )
-        }),
-    )
+        });
+    Some(match expired {
+        None => f.client_error(below_start_client_error(r, d)),
+        Some((_, why)) => f.severity(Severity::Info).client_error(why),
+    })
+}
+
+/// When the commit of `r` is expired at its copy's reference time, with
+/// `offsets.retention.minutes` at its default: since when, and what the group's consumer
+/// meets then (`OffsetMetadataManager.cleanupExpiredOffsets`: the coordinator tombstones the
+/// offset at its first cleanup after the load).
+fn expired(r: &ConsumerRow) -> Option<(i64, &'static str)> {
+    let at = r
+        .expiry?
+        .expires_at(crate::partition::walked::DEFAULT_OFFSETS_RETENTION_MS);
+    (r.reference_time >= at).then_some((
+        at,
+        "consumer: NoOffsetForPartitionException (auto.offset.reset=none) once the coordinator's cleanup has expired the commit — not a producer error; with a policy: earliest resumes at the log start, latest at the log end",
+    ))
+}
+
+/// The evidence of an expired commit: the rule, when, against which reference time, and
+/// the retention assumed.
+fn expiry_evidence(r: &ConsumerRow, at: i64) -> Value {
+    json!({
+        "by": r.expiry,
+        "expired_at": at,
+        "reference_time": r.reference_time,
+        "retention_ms": crate::partition::walked::DEFAULT_OFFSETS_RETENTION_MS,
+        "assumes": "offsets.retention.minutes at its default (10080: 7 days); a longer retention keeps the offset, and the lost records are then what the group meets",
+    })
 }
 
 /// Where a group whose commit lies above the log end resumes, set by the operator: the

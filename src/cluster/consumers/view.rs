@@ -126,6 +126,14 @@ pub struct ConsumerRow {
     pub lag_last_stable: Option<i64>,
     /// Log end offset − committed offset.
     pub lag_log_end: Option<i64>,
+    /// When a coordinator holding the load expires the commit (`None`: never while the
+    /// group stays as loaded, or not judged; see `partition::groups::expiry`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expiry: Option<crate::partition::walked::Expiry>,
+    /// The reference time of the `__consumer_offsets` copy read (`--now`, else its newest
+    /// batch timestamp): the coordinator's clock the expiry is held against.
+    #[serde(skip)]
+    pub(crate) reference_time: i64,
 }
 
 /// A transactional offset commit left pending at the end of `__consumer_offsets`.
@@ -562,8 +570,9 @@ fn add_copy(
                 }
             };
             if opts.keeps(id, &c.commit.topic, c.commit.partition) {
-                view.rows
-                    .push(row(group_type, c, coordinator.clone(), data));
+                let mut r = row(group_type, c, coordinator.clone(), data);
+                r.reference_time = co.ref_time;
+                view.rows.push(r);
             }
         }
         view.groups.push(summary);
@@ -625,5 +634,7 @@ fn row(
         lag_high_watermark: hw,
         lag_last_stable: lso,
         lag_log_end: leo,
+        expiry: c.expiry,
+        reference_time: 0,
     }
 }

@@ -87,11 +87,23 @@ pub fn group_offsets(r: &Replay) -> crate::partition::walked::GroupOffsets {
         group: group.to_string(),
         commit: c.clone(),
         pending_producer: pending,
+        expiry: None,
     };
+    let pending: std::collections::HashSet<(&str, &str, i32)> = r
+        .pending_commits()
+        .map(|(_, g, c)| (g, c.topic.as_str(), c.partition))
+        .collect();
     let mut commits: Vec<GroupCommit> = r
         .groups
         .values()
-        .flat_map(|g| g.offsets.iter().map(|c| commit(&g.group_id, c, None)))
+        .flat_map(|g| {
+            g.offsets.iter().map(|c| GroupCommit {
+                expiry: (!pending.contains(&(g.group_id.as_str(), c.topic.as_str(), c.partition)))
+                    .then(|| super::expiry::of(g, c))
+                    .flatten(),
+                ..commit(&g.group_id, c, None)
+            })
+        })
         .collect();
     commits.extend(
         r.pending_commits()

@@ -6,6 +6,7 @@
 //! the scan's cluster check (`load`).
 
 pub mod check;
+mod expiry;
 pub(crate) mod load;
 pub mod model;
 pub mod render;

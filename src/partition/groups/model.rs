@@ -136,6 +136,11 @@ pub struct Group {
     pub protocol_type: Option<String>,
     pub protocol: Option<String>,
     pub leader: Option<String>,
+    /// A classic group's `currentStateTimestamp` (group metadata value version 2 and later;
+    /// -1 none): when it entered its state, the base of an Empty group's offset expiry
+    /// (`ClassicGroup.offsetExpirationCondition`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_state_timestamp: Option<i64>,
     pub members: BTreeMap<String, Member>,
     /// Target assignment per member.
     pub target_assignment: BTreeMap<String, Vec<String>>,
@@ -176,6 +181,7 @@ impl Group {
             protocol_type: None,
             protocol: None,
             leader: None,
+            current_state_timestamp: None,
             members: BTreeMap::new(),
             target_assignment: BTreeMap::new(),
             topology: None,

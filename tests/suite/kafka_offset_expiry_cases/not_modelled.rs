@@ -104,7 +104,6 @@ fn offsets_a_coordinator_keeps_below_the_log_start_are_warnings() {
 /// group", which had stopped consuming more than the retention ago. klogscan keeps no
 /// reference-time expiry and warns as for a live group.
 #[test]
-#[ignore = "divergence: klogscan warns committed_offset_below_log_start on offsets a coordinator has expired at --now (commit/expire/currentStateTimestamp + offsets.retention); Kafka's cleanupExpiredOffsets removes them"]
 fn offsets_expired_at_the_reference_time_are_no_lost_records_warning() {
     let s = see_groups(&[
         (
@@ -206,7 +205,6 @@ fn the_commit_time_is_listed() {
 /// drops it from the replayed commit (`Committed` has no such field), so neither `groups`
 /// nor `consumers` can tell an offset that expires tomorrow from one that lives on.
 #[test]
-#[ignore = "divergence: the replayed commit drops a value v1's expireTimestamp (groups JSON lacks it); Kafka's load keeps it and isOffsetExpired decides by it alone"]
 fn a_v1_commit_keeps_its_expire_timestamp() {
     let expire = NOW + DAY;
     let s = see_groups(&[(
@@ -231,7 +229,6 @@ fn a_v1_commit_keeps_its_expire_timestamp() {
 /// emptied still expire retention after it emptied. klogscan's replay does not keep it, so
 /// the group listing cannot say when an empty group's offsets go.
 #[test]
-#[ignore = "divergence: the replayed classic group drops currentStateTimestamp (groups JSON lacks it); Kafka's Empty-group expiry is based on it"]
 fn an_empty_group_keeps_when_it_became_empty() {
     let emptied = NOW - 8 * DAY;
     let s = see_groups(&[(

@@ -31,6 +31,10 @@ impl Replay {
         g.protocol_type = v.str("protocolType").filter(|t| !t.is_empty());
         g.protocol = v.str("protocol");
         g.leader = v.str("leader");
+        g.current_state_timestamp = v
+            .get("currentStateTimestamp")
+            .map(|t| t.int())
+            .filter(|&t| t != -1);
         let consumer = g.protocol_type.as_deref() == Some("consumer");
         for m in v.items("members") {
             let Some(m) = m.as_struct() else { continue };

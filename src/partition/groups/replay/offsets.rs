@@ -78,6 +78,10 @@ impl Replay {
                 }
                 _ => None,
             },
+            expire_timestamp: v
+                .get("expireTimestamp")
+                .map(|t| t.int())
+                .filter(|&t| t != -1),
         };
         if let (None, Some(pid)) = (at.producer_id, at.idempotent_producer_id) {
             self.idempotent_commit(at, group, pid, &c);
