@@ -23,12 +23,24 @@ use klogscan::verify::VerifyReport;
 use std::path::Path;
 use tempfile::TempDir;
 
+mod compaction;
 mod coordinators;
 mod layout;
 mod producers;
 mod txns;
 
 // ----- helpers ----------------------------------------------------------------------------
+
+pub(crate) fn snapshot_name(offset: i64) -> String {
+    format!("{offset:020}.snapshot")
+}
+
+/// Copy the named snapshots of partition directory `from` into `to` (over what is there).
+pub(crate) fn copy_snapshots(from: &Path, to: &Path, offsets: &[i64]) {
+    for o in offsets {
+        std::fs::copy(from.join(snapshot_name(*o)), to.join(snapshot_name(*o))).unwrap();
+    }
+}
 
 /// A written log dir and what `scan` and `verify` say of it.
 pub(crate) struct Quiet {
@@ -88,8 +100,19 @@ impl Quiet {
     /// Nothing at warning or above from `scan` or `verify`, and a clean start predicted for
     /// every partition.
     pub(crate) fn assert_quiet(&self) {
-        eprintln!("DEBUG scan {:#?}\nDEBUG verify {:#?}", lines(&self.scan.findings), lines(self.verify.findings()));
-        eprintln!("DEBUG segs {:?}", self.manifest.partitions.iter().map(|m| m.segments.len()).collect::<Vec<_>>());
+        eprintln!(
+            "DEBUG scan {:#?}\nDEBUG verify {:#?}",
+            lines(&self.scan.findings),
+            lines(self.verify.findings())
+        );
+        eprintln!(
+            "DEBUG segs {:?}",
+            self.manifest
+                .partitions
+                .iter()
+                .map(|m| m.segments.len())
+                .collect::<Vec<_>>()
+        );
         let s = loud(&self.scan.findings);
         let v = loud(self.verify.findings());
         assert!(

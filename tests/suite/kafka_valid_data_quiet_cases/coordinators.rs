@@ -69,7 +69,13 @@ fn coordinator_batch(
     b.tweak(move |s| s.base_sequence = seq)
 }
 
-fn commit(group: &str, topic: &str, partition: i32, offset: i64, ts: i64) -> (i16, Value, Option<(i16, Value)>) {
+fn commit(
+    group: &str,
+    topic: &str,
+    partition: i32,
+    offset: i64,
+    ts: i64,
+) -> (i16, Value, Option<(i16, Value)>) {
     (
         1,
         json!({"group": group, "topic": topic, "partition": partition}),
@@ -129,11 +135,24 @@ fn classic_group_commits_then_expires() {
     ));
     let expired_at = empty_at + 7 * DAY + 600_000;
     let tombstones = vec![
-        (1, json!({"group": g, "topic": "orders", "partition": 0}), None),
-        (1, json!({"group": g, "topic": "orders", "partition": 1}), None),
+        (
+            1,
+            json!({"group": g, "topic": "orders", "partition": 0}),
+            None,
+        ),
+        (
+            1,
+            json!({"group": g, "topic": "orders", "partition": 1}),
+            None,
+        ),
         (2, json!({"group": g}), None),
     ];
-    p.append(coordinator_batch(Producer::PLAIN, -1, expired_at, tombstones));
+    p.append(coordinator_batch(
+        Producer::PLAIN,
+        -1,
+        expired_at,
+        tombstones,
+    ));
     let q = write_and_check(LogDirBuilder::new(1).partition(p), |_| {});
     q.assert_quiet();
 }
@@ -159,15 +178,41 @@ fn consumer_group_through_the_coordinator_runtime() {
     let m = "b0AcSeQVRaG7f1yH2YqZxA";
     let mut p = PartitionBuilder::new("__consumer_offsets", n);
     let join = vec![
-        (5, gm(g, m), Some((0, json!({"instanceId": null, "rackId": null,
+        (
+            5,
+            gm(g, m),
+            Some((
+                0,
+                json!({"instanceId": null, "rackId": null,
             "clientId": "consumer-ledger-1", "clientHost": "/10.0.0.8",
             "subscribedTopicNames": ["orders"], "subscribedTopicRegex": null,
-            "rebalanceTimeoutMs": 300000, "serverAssignor": "uniform"})))),
-        (3, json!({"groupId": g}), Some((0, json!({"epoch": 1, "metadataHash": 0})))),
-        (7, gm(g, m), Some((0, json!({"topicPartitions": parts.clone()})))),
-        (6, json!({"groupId": g}), Some((0, json!({"assignmentEpoch": 1, "assignmentTimestamp": t0})))),
-        (8, gm(g, m), Some((0, json!({"memberEpoch": 1, "previousMemberEpoch": 0, "state": 0,
-            "assignedPartitions": parts, "partitionsPendingRevocation": []})))),
+            "rebalanceTimeoutMs": 300000, "serverAssignor": "uniform"}),
+            )),
+        ),
+        (
+            3,
+            json!({"groupId": g}),
+            Some((0, json!({"epoch": 1, "metadataHash": 0}))),
+        ),
+        (
+            7,
+            gm(g, m),
+            Some((0, json!({"topicPartitions": parts.clone()}))),
+        ),
+        (
+            6,
+            json!({"groupId": g}),
+            Some((0, json!({"assignmentEpoch": 1, "assignmentTimestamp": t0}))),
+        ),
+        (
+            8,
+            gm(g, m),
+            Some((
+                0,
+                json!({"memberEpoch": 1, "previousMemberEpoch": 0, "state": 0,
+            "assignedPartitions": parts, "partitionsPendingRevocation": []}),
+            )),
+        ),
     ];
     p.append(coordinator_batch(Producer::PLAIN, 0, t0, join));
     let mut last = t0;
@@ -181,7 +226,11 @@ fn consumer_group_through_the_coordinator_runtime() {
         (8, gm(g, m), None),
         (7, gm(g, m), None),
         (5, gm(g, m), None),
-        (3, json!({"groupId": g}), Some((0, json!({"epoch": 2, "metadataHash": 0})))),
+        (
+            3,
+            json!({"groupId": g}),
+            Some((0, json!({"epoch": 2, "metadataHash": 0}))),
+        ),
     ];
     p.append(coordinator_batch(Producer::PLAIN, 0, leave_at, leave));
     let q = write_and_check(LogDirBuilder::new(1).partition(p), |_| {});

@@ -1,25 +1,15 @@
 //! The partition and log-dir files as a broker leaves them: a log start moved by retention
 //! or by DeleteRecords, every segment deleted by retention, leader epoch changes (one
 //! assigned at `makeLeader` with no batch yet), a KRaft broker's clean-shutdown file and
-//! `meta.properties`, and a compacted topic as the cleaner leaves it.
+//! `meta.properties`, offset and time indexes at the default interval.
 
-use super::{Quiet, check_dir, write_and_check};
-use klogscan::testkit::files::{encode_offset_checkpoint, encode_snapshot, topic_id_for, uuid_text};
-use klogscan::testkit::{
-    Batch, BatchSpec, LogDirBuilder, PartitionBuilder, PartitionFileOptions, Producer, Rec,
+use super::{Quiet, check_dir, copy_snapshots, snapshot_name, write_and_check};
+use klogscan::testkit::files::{
+    encode_offset_checkpoint, encode_snapshot, topic_id_for, uuid_text,
 };
-use std::path::Path;
-
-fn snapshot_name(offset: i64) -> String {
-    format!("{offset:020}.snapshot")
-}
-
-/// Copy the named snapshots of partition directory `from` into `to` (over what is there).
-fn copy_snapshots(from: &Path, to: &Path, offsets: &[i64]) {
-    for o in offsets {
-        std::fs::copy(from.join(snapshot_name(*o)), to.join(snapshot_name(*o))).unwrap();
-    }
-}
+use klogscan::testkit::{
+    Batch, LogDirBuilder, PartitionBuilder, PartitionFileOptions, Producer, Rec,
+};
 
 /// The writes of one partition over four segments of 30 offsets: producer 21 only in the
 /// first two, producer 22 throughout, plain batches between; leader epochs 0 from 0, 1 from
@@ -98,7 +88,11 @@ fn log_start_moved_by_retention_and_by_delete_records() {
     let lec = std::fs::read_to_string(q.dir.path().join("metrics-0/leader-epoch-checkpoint"));
     assert_eq!(lec.unwrap(), "0\n2\n1 60\n2 75\n");
     let snap = std::fs::read(q.dir.path().join("metrics-0").join(snapshot_name(60))).unwrap();
-    assert_eq!(snap.len(), 10 + 2 * 46, "producers 21 and 22 at the roll to 60");
+    assert_eq!(
+        snap.len(),
+        10 + 2 * 46,
+        "producers 21 and 22 at the roll to 60"
+    );
     q.assert_quiet();
     let v0 = &q.verify.partitions[0].prediction;
     assert_eq!(v0.log_start_offset_after, Some(60));
@@ -137,7 +131,10 @@ fn every_segment_deleted_by_retention_leaves_an_empty_active_segment() {
     )
     .unwrap();
     let ends = vec![("busy".to_string(), 0, 4), ("idle".to_string(), 0, 30)];
-    for f in ["recovery-point-offset-checkpoint", "replication-offset-checkpoint"] {
+    for f in [
+        "recovery-point-offset-checkpoint",
+        "replication-offset-checkpoint",
+    ] {
         std::fs::write(dir.path().join(f), encode_offset_checkpoint(&ends)).unwrap();
     }
     let (scan, verify) = check_dir(dir.path());
@@ -222,142 +219,5 @@ fn default_index_interval_over_large_batches() {
     let dir = &q.manifest.partitions[0].dir;
     let idx = std::fs::metadata(dir.join("00000000000000000000.index")).unwrap();
     assert!(idx.len() >= 8 * 8, "entries every 4096 bytes");
-    q.assert_quiet();
-}
-
-// ----- compaction ---------------------------------------------------------------------------
-
-const T0: i64 = klogscan::testkit::scenario::DEFAULT_START_MS;
-
-fn ts(offset: i64) -> i64 {
-    T0 + 1000 * offset
-}
-
-/// A one-record-per-offset batch: `(key, value)` at offsets `base..`, explicit timestamps.
-fn kv_batch(p: Producer, seq: i32, base: i64, recs: &[(&str, Option<&str>)]) -> Batch {
-    let mut b = Batch::new(p).at(ts(base));
-    if p.id >= 0 {
-        b = b.sequence(seq);
-    }
-    for (i, (k, v)) in recs.iter().enumerate() {
-        let r = match v {
-            Some(v) => Rec::kv(k, v),
-            None => Rec::tombstone(k),
-        };
-        b = b.record(r.at(ts(base + i as i64)));
-    }
-    b
-}
-
-const P: Producer = Producer {
-    id: 11,
-    epoch: 0,
-    transactional: false,
-};
-const Q: Producer = Producer {
-    id: 12,
-    epoch: 0,
-    transactional: false,
-};
-const R: Producer = Producer {
-    id: 13,
-    epoch: 0,
-    transactional: false,
-};
-
-/// The active segment after the cleaned part: offsets 9–11.
-fn users_tail(p: &mut PartitionBuilder) {
-    p.roll();
-    p.append(kv_batch(Q, 3, 9, &[("k6", Some("a")), ("k7", Some("b"))]));
-    p.append(kv_batch(Producer::PLAIN, -1, 11, &[("k1", Some("new"))]));
-}
-
-/// `users-0` as written, before any cleaning: segments 0 and 5, active segment 9.
-fn users_as_written() -> PartitionBuilder {
-    let mut p = PartitionBuilder::new("users", 0);
-    p.append(kv_batch(P, 0, 0, &[("k1", Some("v")), ("k2", Some("v"))]));
-    p.append(kv_batch(Producer::PLAIN, -1, 2, &[("k3", Some("v"))]));
-    p.append(kv_batch(Q, 0, 3, &[("k2", Some("w")), ("k4", Some("v"))]));
-    p.roll();
-    p.append(kv_batch(R, 0, 5, &[("k5", Some("v"))]));
-    p.append(kv_batch(Q, 2, 6, &[("k5", Some("w"))]));
-    p.append(kv_batch(Producer::PLAIN, -1, 7, &[("k3", None)]));
-    p.append(kv_batch(Producer::PLAIN, -1, 8, &[("k4", None)]));
-    users_tail(&mut p);
-    p
-}
-
-/// `users-0` after one cleaning round over [0, 9) at `cleaned_at` (`LogCleaner.doClean`,
-/// `Cleaner.cleanInto` → `MemoryRecords.filterTo`), segments 0 and 5 grouped into one
-/// (`groupSegmentsBySize`):
-/// * P's batch 0–1 keeps k1 and loses k2 (superseded at 3): rebuilt with its last offset
-///   kept (`buildRetainedRecordsInto`: `overrideLastOffset`, so the last sequence survives)
-///   and a max timestamp that is now k1's;
-/// * the plain batch at 2 is gone (`DELETE_EMPTY`): an offset gap;
-/// * Q's batch 3–4 keeps k2, loses k4 (deleted at 8);
-/// * R's only batch (5) lost k5 but is R's last: kept as an empty header
-///   (`RETAIN_EMPTY` → `DefaultRecordBatch.writeEmptyHeader`: no record, first timestamp
-///   -1, the max timestamp, last offset and sequence of the original);
-/// * the tombstones at 7 and 8 get their delete horizon, `cleaned_at` +
-///   `delete.retention.ms` (a day), as their first timestamp (KIP-534).
-fn users_cleaned(cleaned_at: i64) -> PartitionBuilder {
-    let horizon = cleaned_at + 86_400_000;
-    let mut p = PartitionBuilder::new("users", 0);
-    let keep_last = |d: i32| move |s: &mut BatchSpec| s.overrides.last_offset_delta = Some(d);
-    p.append(kv_batch(P, 0, 0, &[("k1", Some("v"))]).tweak(keep_last(1)));
-    p.skip_offsets(1);
-    p.append(kv_batch(Q, 0, 3, &[("k2", Some("w"))]).tweak(keep_last(1)));
-    let r_max = ts(5);
-    p.append_spec(BatchSpec {
-        base_offset: 5,
-        partition_leader_epoch: 0,
-        base_timestamp: -1,
-        producer_id: R.id,
-        producer_epoch: R.epoch,
-        base_sequence: 0,
-        overrides: klogscan::testkit::HeaderOverrides {
-            last_offset_delta: Some(0),
-            max_timestamp: Some(r_max),
-            records_count: Some(0),
-            ..Default::default()
-        },
-        ..BatchSpec::default()
-    });
-    p.append(kv_batch(Q, 2, 6, &[("k5", Some("w"))]));
-    p.append(kv_batch(Producer::PLAIN, -1, 7, &[("k3", None)]).delete_horizon(horizon));
-    p.append(kv_batch(Producer::PLAIN, -1, 8, &[("k4", None)]).delete_horizon(horizon));
-    users_tail(&mut p);
-    p
-}
-
-/// A compacted topic as the cleaner leaves it: the cleaned segment above, the dirty active
-/// segment, `cleaner-offset-checkpoint` at the first dirty offset
-/// (`LogCleanerManager.updateCheckpoints`), and the producer snapshots the broker took at
-/// the roll to 9 and at shutdown, from the batches as written (the cleaner does not touch
-/// producer state: `UnifiedLog.replaceSegments` only deletes the snapshot of the grouped
-/// segment 5). So the snapshots keep P's original last timestamp, above the max timestamp of
-/// its rebuilt batch. `LogCleanerTest.testCleanWithTransactionsSpanningSegments`-,
-/// `testRetainEmptyBatch`-style (`LogCleanerTest.testEmptyBatchRemovalWithSequences`).
-#[test]
-fn compacted_topic_as_the_cleaner_leaves_it() {
-    let written = tempfile::tempdir().unwrap();
-    let w = LogDirBuilder::new(1)
-        .partition(users_as_written())
-        .write(written.path())
-        .unwrap();
-    let w = &w.partitions[0];
-    let cleaned_at = ts(11) + 60_000;
-    let ld = LogDirBuilder::new(1).partition(users_cleaned(cleaned_at));
-    let q = write_and_check(ld, |dir| {
-        copy_snapshots(&w.dir, &dir.join("users-0"), &[9, 12]);
-        std::fs::write(
-            dir.join("cleaner-offset-checkpoint"),
-            encode_offset_checkpoint(&[("users".into(), 0, 9)]),
-        )
-        .unwrap();
-    });
-    let m = &q.manifest.partitions[0];
-    assert_eq!(m.batches[2].record_count, 0, "R's empty batch");
-    assert_eq!(m.log_end_offset, 12);
     q.assert_quiet();
 }

@@ -131,7 +131,11 @@ fn headers_null_keys_and_null_values() {
     p.append(
         Batch::new(idem)
             .record(Rec::kv("a", "1").header("traceparent", Some(b"00-abc-01")))
-            .record(Rec::kv("b", "").header("empty", Some(b"")).header("null", None))
+            .record(
+                Rec::kv("b", "")
+                    .header("empty", Some(b""))
+                    .header("null", None),
+            )
             .record(Rec::tombstone("c").header("reason", Some(b"gdpr"))),
     );
     p.append(Batch::new(Producer::PLAIN).values(["x", "y", "z"]));
@@ -180,5 +184,31 @@ fn log_append_time_topic_keeps_the_clients_create_times() {
         p.advance_time(next - cur);
     }
     let q = write_and_check(LogDirBuilder::new(1).partition(p), |_| {});
+    q.assert_quiet();
+}
+
+/// A partition that lived through the message-format upgrade (0.10 → 0.11+,
+/// `log.message.format.version` / `inter.broker.protocol.version`): magic-1 messages first
+/// (uncompressed and a gzip wrapper, some with timestamp -1 from pre-0.10 clients), then v2
+/// batches; the leader epoch cache starts at the first v2 batch (`UnifiedLog.appendAsLeader`
+/// assigns epochs only for magic ≥ 2, `LeaderEpochFileCache.assign`), as
+/// `UnifiedLogTest.testLogUpgrade`-style logs and the real 0.10 data show.
+#[test]
+fn message_format_upgrade_from_magic_1() {
+    use klogscan::testkit::Legacy;
+    let mut p = PartitionBuilder::new("legacy", 0).leader_epoch(4);
+    p.legacy(Legacy::v1().values(["a", "b", "c"]));
+    p.legacy(Legacy::v1().values(["d", "e"]).codec(Codec::Gzip));
+    p.legacy(Legacy::v1().values(["old-client"]).at(-1));
+    p.roll();
+    p.append(Batch::new(Producer::PLAIN).records(3));
+    p.append(
+        Batch::new(Producer::idempotent(70, 0))
+            .records(2)
+            .codec(Codec::Lz4),
+    );
+    let q = write_and_check(LogDirBuilder::new(1).partition(p), |_| {});
+    let lec = std::fs::read_to_string(q.manifest.partitions[0].dir.join("leader-epoch-checkpoint"));
+    assert_eq!(lec.unwrap(), "0\n1\n4 6\n");
     q.assert_quiet();
 }

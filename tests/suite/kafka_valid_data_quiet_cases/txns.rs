@@ -239,10 +239,7 @@ fn transactions_spanning_rolls_with_their_txnindex() {
     p.append(Batch::new(idem).records(1)); // 17
     let aborted = p.aborted_txns();
     assert_eq!(aborted.len(), 2);
-    assert_eq!(
-        (aborted[0].first_offset, aborted[0].last_offset),
-        (0, 8)
-    );
+    assert_eq!((aborted[0].first_offset, aborted[0].last_offset), (0, 8));
     assert_eq!(aborted[0].last_stable_offset, 5);
     assert_eq!(aborted[1].last_stable_offset, 14);
     let q = write_and_check(LogDirBuilder::new(1).partition(p), |_| {});
