@@ -100,19 +100,6 @@ impl Quiet {
     /// Nothing at warning or above from `scan` or `verify`, and a clean start predicted for
     /// every partition.
     pub(crate) fn assert_quiet(&self) {
-        eprintln!(
-            "DEBUG scan {:#?}\nDEBUG verify {:#?}",
-            lines(&self.scan.findings),
-            lines(self.verify.findings())
-        );
-        eprintln!(
-            "DEBUG segs {:?}",
-            self.manifest
-                .partitions
-                .iter()
-                .map(|m| m.segments.len())
-                .collect::<Vec<_>>()
-        );
         let s = loud(&self.scan.findings);
         let v = loud(self.verify.findings());
         assert!(

@@ -6,11 +6,15 @@
 use super::write_and_check;
 use base64::Engine as _;
 use klogscan::discover::identity::transaction_partition_for;
+use klogscan::finding::{Kind, Severity};
 use klogscan::testkit::groups::record;
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use serde_json::{Value, json};
 
 const DAY: i64 = 86_400_000;
+
+/// One coordinator record: type, key JSON, value (`(version, JSON)`; `None`: a tombstone).
+type CoordRecord = (i16, Value, Option<(i16, Value)>);
 
 /// The `__consumer_offsets` partition of `group` among 50 (`GroupMetadataManager.partitionFor`:
 /// `Utils.abs(groupId.hashCode) % offsets.topic.num.partitions`, the hash the transaction
@@ -51,12 +55,7 @@ fn assignment(topic: &str, partitions: &[i32]) -> String {
 
 /// A batch of coordinator records at `ts` (`(type, key, value)`), from `producer`, with
 /// the base sequence the coordinator's builder writes (`seq`).
-fn coordinator_batch(
-    producer: Producer,
-    seq: i32,
-    ts: i64,
-    recs: Vec<(i16, Value, Option<(i16, Value)>)>,
-) -> Batch {
+fn coordinator_batch(producer: Producer, seq: i32, ts: i64, recs: Vec<CoordRecord>) -> Batch {
     let mut b = Batch::new(producer).at(ts);
     for (t, k, v) in recs {
         let (k, v) = record(t, k, v);
@@ -69,13 +68,7 @@ fn coordinator_batch(
     b.tweak(move |s| s.base_sequence = seq)
 }
 
-fn commit(
-    group: &str,
-    topic: &str,
-    partition: i32,
-    offset: i64,
-    ts: i64,
-) -> (i16, Value, Option<(i16, Value)>) {
+fn commit(group: &str, topic: &str, partition: i32, offset: i64, ts: i64) -> CoordRecord {
     (
         1,
         json!({"group": group, "topic": topic, "partition": partition}),
@@ -265,4 +258,115 @@ fn transactional_offset_commits_repeat_sequence_zero() {
     let ld = LogDirBuilder::new(1).partition(out).partition(offsets);
     let q = write_and_check(ld, |_| {});
     q.assert_quiet();
+}
+
+/// `orders-3` with leader epochs 0, 2 and 5 (offsets 0–29, batches of 3), as a replica
+/// that only saw those epochs' batches writes its epoch cache.
+fn orders_3() -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("orders", 3);
+    for (epoch, n) in [(0, 4), (2, 3), (5, 3)] {
+        p.set_leader_epoch(epoch);
+        for _ in 0..n {
+            p.append(Batch::new(Producer::idempotent(77, 0)).records(3));
+        }
+    }
+    p
+}
+
+/// A group that started on an idle partition with `auto.offset.reset=latest`: the consumer's
+/// `ListOffsets` answer carries the leader's latest cached epoch
+/// (`UnifiedLog.fetchOffsetByTimestamp(LATEST_TIMESTAMP)` → `LeaderEpochFileCache.latestEpoch`),
+/// which is the epoch `Partition.makeLeader` assigned at the log end even when no batch
+/// carries it (epoch 7 here, its leader another broker, nothing written since); the
+/// consumer commits its position with that epoch (`SubscriptionState.allConsumed`:
+/// `OffsetAndMetadata(position.offset, position.offsetEpoch)`). This replica's data and
+/// epoch cache stop at epoch 5 — it never saw a batch of epoch 7. A second group committed
+/// after reading the last record (epoch 5). When that consumer validates its position, the
+/// leader answers `OffsetsForLeaderEpoch` from its own cache, which always holds its
+/// current epoch (`LeaderEpochFileCache.endOffsetFor`: the latest epoch ends at the log end;
+/// "the requested epoch is larger than any known epoch … should never be hit because the
+/// latest cached epoch is always the largest"), so epoch 7 ends at 30 and
+/// `SubscriptionState.maybeCompleteValidation` passes: no reset, no truncation.
+#[test]
+#[ignore = "divergence: klogscan warns committed_leader_epoch_unknown (consumer resets) for a committed epoch above this replica's lineage; the answering leader's cache always holds that epoch (LeaderEpochFileCache.endOffsetFor), so validation passes"]
+fn committed_epoch_from_list_offsets_above_the_replicas_epochs() {
+    let t0 = klogscan::testkit::scenario::DEFAULT_START_MS + 3_600_000;
+    let mut ld = LogDirBuilder::new(2).partition(orders_3());
+    for (g, epoch) in [("fresh-readers", 7), ("steady-readers", 5)] {
+        let mut p = PartitionBuilder::new("__consumer_offsets", offsets_partition(g));
+        let c = (
+            1,
+            json!({"group": g, "topic": "orders", "partition": 3}),
+            Some((
+                3,
+                json!({"offset": 30, "leaderEpoch": epoch, "metadata": "", "commitTimestamp": t0}),
+            )),
+        );
+        p.append(coordinator_batch(Producer::PLAIN, 0, t0, vec![c]));
+        ld = ld.partition(p);
+    }
+    let q = write_and_check(ld, |_| {});
+    q.assert_quiet();
+}
+
+/// This broker's replica of `orders-3` is a follower that was down for an hour and has not
+/// caught up (out of the ISR: `Partition.maybeShrinkIsr`; its log end and high watermark
+/// are 18), while the group committed offset 30, read from the leader — the offset commit
+/// path checks no log end (`OffsetMetadataManager.commitOffset`,
+/// `GroupMetadataManager.storeOffsets`), and a follower out of the ISR lags the high
+/// watermark by any amount (`ReplicaFetcherThread`). The coordinator's partition lives on
+/// this broker too. This replica's own high-watermark checkpoint (18) shows it never held
+/// offsets up to 30 as committed (a follower's high watermark is the leader's bounded by its
+/// own log end: `UnifiedLog.updateHighWatermark` from `ReplicaFetcherThread.processPartitionData`),
+/// so nothing the group read was lost here.
+#[test]
+#[ignore = "divergence: klogscan reports committed_offset_beyond_log_end as an error (records lost) when the replica is only behind (its high-watermark checkpoint is below the commit too); Kafka's follower lags by any amount and offset commits check no log end"]
+fn committed_offset_above_a_lagging_followers_log_end() {
+    let mut p = PartitionBuilder::new("orders", 3);
+    for _ in 0..6 {
+        p.append(Batch::new(Producer::idempotent(77, 0)).records(3));
+    }
+    let g = "steady-readers";
+    let t0 = klogscan::testkit::scenario::DEFAULT_START_MS + 3_600_000;
+    let mut c = PartitionBuilder::new("__consumer_offsets", offsets_partition(g));
+    let rec = (
+        1,
+        json!({"group": g, "topic": "orders", "partition": 3}),
+        Some((
+            3,
+            json!({"offset": 30, "leaderEpoch": 0, "metadata": "", "commitTimestamp": t0}),
+        )),
+    );
+    c.append(coordinator_batch(Producer::PLAIN, 0, t0, vec![rec]));
+    let q = write_and_check(LogDirBuilder::new(2).partition(p).partition(c), |_| {});
+    q.assert_quiet();
+}
+
+/// Near miss of the above: the same replica whose own high-watermark checkpoint says 30 —
+/// it held offsets up to 30 as committed and now ends at 18, so records the group read are
+/// gone from it (`CheckpointInconsistent` and `committed_offset_beyond_log_end`, errors).
+#[test]
+fn committed_offset_above_a_replica_that_lost_its_high_watermark_is_an_error() {
+    let mut p = PartitionBuilder::new("orders", 3);
+    for _ in 0..6 {
+        p.append(Batch::new(Producer::idempotent(77, 0)).records(3));
+    }
+    let g = "steady-readers";
+    let t0 = klogscan::testkit::scenario::DEFAULT_START_MS + 3_600_000;
+    let mut c = PartitionBuilder::new("__consumer_offsets", offsets_partition(g));
+    let rec = commit(g, "orders", 3, 30, t0);
+    c.append(coordinator_batch(Producer::PLAIN, 0, t0, vec![rec]));
+    let ld = LogDirBuilder::new(2)
+        .partition(p)
+        .partition(c)
+        .high_watermark("orders", 3, 30);
+    let q = write_and_check(ld, |_| {});
+    let beyond: Vec<_> = q
+        .scan
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::CommittedOffsetBeyondLogEnd)
+        .map(|f| f.severity)
+        .collect();
+    assert_eq!(beyond, [Severity::Error]);
 }

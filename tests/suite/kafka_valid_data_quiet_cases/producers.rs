@@ -3,6 +3,7 @@
 //! every codec, headers and nulls, a `LogAppendTime` topic.
 
 use super::write_and_check;
+use klogscan::finding::{Kind, Severity};
 use klogscan::testkit::files::encode_snapshot;
 use klogscan::testkit::{
     Batch, Codec, LogDirBuilder, PartitionBuilder, PartitionFileOptions, Producer, Rec,
@@ -65,6 +66,23 @@ fn expired_producer_id_comes_back_with_any_sequence() {
         std::fs::write(path, encode_snapshot(&[])).unwrap();
     });
     q.assert_quiet();
+    // near miss: an hour's pause does not expire the producer, whose jump to 57 a leader
+    // refuses (`OutOfOrderSequenceException`): the gap is reported
+    let mut p = PartitionBuilder::new("events", 0);
+    for _ in 0..5 {
+        p.append(Batch::new(p7).records(1));
+    }
+    p.advance_time(3_600_000);
+    p.append(Batch::new(p7).records(3).sequence(57));
+    let q = write_and_check(LogDirBuilder::new(1).partition(p), |_| {});
+    let gaps: Vec<_> = q
+        .scan
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::SequenceGap && f.severity >= Severity::Warning)
+        .map(|f| f.offset)
+        .collect();
+    assert_eq!(gaps, [Some(5)]);
 }
 
 /// KIP-360: an idempotent producer bumps its own epoch after an unresolved sequence
