@@ -116,8 +116,8 @@ fn users_cleaned(cleaned_at: i64) -> PartitionBuilder {
 /// the roll to 9 and at shutdown, from the batches as written (the cleaner does not touch
 /// producer state: `UnifiedLog.replaceSegments` only deletes the snapshot of the grouped
 /// segment 5). So the snapshots keep P's original last timestamp, above the max timestamp of
-/// its rebuilt batch. `LogCleanerTest.testCleanWithTransactionsSpanningSegments`-,
-/// `testRetainEmptyBatch`-style (`LogCleanerTest.testEmptyBatchRemovalWithSequences`).
+/// its rebuilt batch. `LogCleanerTest.testCleanSegmentsRetainingLastEmptyBatch`,
+/// `testEmptyBatchRemovalWithSequenceReuse`, `testCleanWithTransactionsSpanningSegments`.
 #[test]
 fn compacted_topic_as_the_cleaner_leaves_it() {
     let written = tempfile::tempdir().unwrap();

@@ -317,7 +317,7 @@ fn committed_epoch_from_list_offsets_above_the_replicas_epochs() {
 /// watermark by any amount (`ReplicaFetcherThread`). The coordinator's partition lives on
 /// this broker too. This replica's own high-watermark checkpoint (18) shows it never held
 /// offsets up to 30 as committed (a follower's high watermark is the leader's bounded by its
-/// own log end: `UnifiedLog.updateHighWatermark` from `ReplicaFetcherThread.processPartitionData`),
+/// own log end: `ReplicaFetcherThread.processPartitionData` → `UnifiedLog.maybeUpdateHighWatermark`),
 /// so nothing the group read was lost here.
 #[test]
 #[ignore = "divergence: klogscan reports committed_offset_beyond_log_end as an error (records lost) when the replica is only behind (its high-watermark checkpoint is below the commit too); Kafka's follower lags by any amount and offset commits check no log end"]

@@ -114,7 +114,7 @@ fn epoch_bumps_restart_the_sequence_at_zero() {
 /// `Lz4BlockOutputStream` with 64 KiB blocks, zstd through zstd-jni), small batches and
 /// batches large enough for several LZ4 blocks and xerial chunks (`batch.size` raised), as
 /// `LogValidator.validateMessagesAndAssignOffsetsCompressed` keeps them in place
-/// (`LogValidatorTest.testCompressed*`).
+/// (`LogValidatorTest.testAbsoluteOffsetAssignmentCompressed`, `testRelativeOffsetAssignmentCompressedV2`).
 #[test]
 fn every_codec_as_the_java_producer_writes_it() {
     let idem = Producer::idempotent(31, 0);
@@ -172,7 +172,8 @@ fn headers_null_keys_and_null_values() {
 /// `setMaxTimestamp(LOG_APPEND_TIME, now)`), and never checks those create times
 /// (`LogValidator.validateTimestamp` only checks CREATE_TIME topics). One client's clock is
 /// three hours ahead, another's two days behind; the time index follows the broker's
-/// stamps (`LogSegment.append` with the validator's `maxTimestampMs`).
+/// stamps (`LogSegment.append` with the validator's `maxTimestampMs`;
+/// `LogValidatorTest.checkLogAppendTimeNonCompressed`, `checkLogAppendTimeWithoutRecompression`).
 #[test]
 fn log_append_time_topic_keeps_the_clients_create_times() {
     let ahead = Producer::idempotent(40, 0);
@@ -210,7 +211,7 @@ fn log_append_time_topic_keeps_the_clients_create_times() {
 /// (uncompressed and a gzip wrapper, some with timestamp -1 from pre-0.10 clients), then v2
 /// batches; the leader epoch cache starts at the first v2 batch (`UnifiedLog.appendAsLeader`
 /// assigns epochs only for magic ≥ 2, `LeaderEpochFileCache.assign`), as
-/// `UnifiedLogTest.testLogUpgrade`-style logs and the real 0.10 data show.
+/// `UnifiedLogTest.testLeaderEpochCacheCreatedAfterMessageFormatUpgrade` and the real 0.10 data show.
 #[test]
 fn message_format_upgrade_from_magic_1() {
     use klogscan::testkit::Legacy;

@@ -172,8 +172,7 @@ impl TxnRun {
 /// epoch above its data and the next transaction starts there at sequence 0
 /// (`TransactionMetadata.prepareAbortOrCommit` with `supportEpochBump`,
 /// `ProducerAppendInfo.appendEndTxnMarker` accepting the higher epoch and
-/// `checkSequence` a new epoch at 0; `TransactionCoordinatorTest.shouldIncrementEpochOnEndTxnWithTV2`-style
-/// cases, 2025-10 tree). Two partitions, commits and an abort, the coordinator's flexible
+/// `checkSequence` a new epoch at 0; `TransactionMetadataTest.testEpochBumpOnEndTxn`). Two partitions, commits and an abort, the coordinator's flexible
 /// values.
 #[test]
 fn tv2_markers_one_epoch_above_the_data() {
@@ -302,7 +301,8 @@ fn tv1_timed_out_transaction_aborted_one_epoch_up() {
 /// (`Short.MAX_VALUE`, `TransactionMetadata.isEpochExhausted`), and the transactional id
 /// continues as a new producer id at epoch 0 (`TransactionCoordinator.handleEndTransaction`
 /// allocating `nextProducerId`, `TransactionMetadata.prepareComplete` switching to it;
-/// `TransactionCoordinatorTest.shouldNotFailWhenEpochOverflowsWithTV2`-style). Under TV2
+/// `TransactionMetadataTest.testEpochBumpOnEndTxnOverflow`; 2025-10:
+/// `TransactionCoordinatorTest.shouldReturnOkOnEndTxnV2IfEndTxnV2RetryEpochOverflow`). Under TV2
 /// every transaction bumps the epoch, so a producer committing a few times a second rotates
 /// every few hours: this is routine. `TransactionLog.valueToBytes` writes no
 /// `PreviousProducerId` (trunk 2024-10 and the 2025-10 tree alike), so the CompleteCommit
