@@ -309,16 +309,15 @@ fn committed_epoch_from_list_offsets_above_the_replicas_epochs() {
     q.assert_quiet();
 }
 
-/// This broker's replica of `orders-3` is a follower that was down for an hour and has not
-/// caught up (out of the ISR: `Partition.maybeShrinkIsr`; its log end and high watermark
-/// are 18), while the group committed offset 30, read from the leader — the offset commit
-/// path checks no log end (`OffsetMetadataManager.commitOffset`,
-/// `GroupMetadataManager.storeOffsets`), and a follower out of the ISR lags the high
-/// watermark by any amount (`ReplicaFetcherThread`). The coordinator's partition lives on
-/// this broker too. This replica's own high-watermark checkpoint (18) shows it never held
-/// offsets up to 30 as committed (a follower's high watermark is the leader's bounded by its
-/// own log end: `ReplicaFetcherThread.processPartitionData` → `UnifiedLog.maybeUpdateHighWatermark`),
-/// so nothing the group read was lost here.
+/// This broker's replica of `orders-3` is a follower that was down for an hour and has not caught
+/// up (out of the ISR: `Partition.maybeShrinkIsr`; its log end and high watermark are 18), while
+/// the group committed offset 30, read from the leader — the offset commit path checks no log end
+/// (`OffsetMetadataManager.commitOffset`, `GroupMetadataManager.storeOffsets`), and a follower out
+/// of the ISR lags the high watermark by any amount (`ReplicaFetcherThread`). The coordinator's
+/// partition lives on this broker too. This replica's own high-watermark checkpoint (18) shows it
+/// never held offsets up to 30 as committed (a follower's high watermark is the leader's bounded by
+/// its own log end: `ReplicaFetcherThread.processPartitionData` →
+/// `UnifiedLog.maybeUpdateHighWatermark`), so nothing the group read was lost here.
 #[test]
 #[ignore = "divergence: klogscan reports committed_offset_beyond_log_end as an error (records lost) when the replica is only behind (its high-watermark checkpoint is below the commit too); Kafka's follower lags by any amount and offset commits check no log end"]
 fn committed_offset_above_a_lagging_followers_log_end() {

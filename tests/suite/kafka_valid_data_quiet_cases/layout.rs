@@ -103,11 +103,11 @@ fn log_start_moved_by_retention_and_by_delete_records() {
     assert_eq!(v1.log_start_offset_after, Some(70));
 }
 
-/// Retention deleted every segment of an idle topic: `UnifiedLog.deleteSegments` rolls a new
-/// empty active segment at the log end first (`UnifiedLogTest.testRetentionDeletesProducerStateSnapshots`
-/// with `createEmptyActiveSegment`), so the directory holds one empty `.log` with empty
-/// (trimmed) indexes, the snapshot of that roll (its producers expired a week ago: empty),
-/// the epoch cache truncated to the new start, and the log start is that segment's base (no
+/// Retention deleted every segment of an idle topic: `UnifiedLog.deleteSegments` rolls a new empty
+/// active segment at the log end first (`UnifiedLogTest.testRetentionDeletesProducerStateSnapshots`
+/// with `createEmptyActiveSegment`), so the directory holds one empty `.log` with empty (trimmed)
+/// indexes, the snapshot of that roll (its producers expired a week ago: empty), the epoch cache
+/// truncated to the new start, and the log start is that segment's base (no
 /// `log-start-offset-checkpoint` entry).
 #[test]
 fn every_segment_deleted_by_retention_leaves_an_empty_active_segment() {

@@ -12,12 +12,12 @@ use klogscan::testkit::{
 /// One day: `producer.id.expiration.ms`'s default (`ProducerStateManagerConfig`).
 const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
 
-/// Three idempotent producers interleaved over seven or so segments, each batch in
-/// sequence, offset-index entries every 300 bytes, a producer snapshot at every roll and at
-/// the log end. `UnifiedLog.roll` takes `ProducerStateManager.takeSnapshot` at the new
-/// segment's base (`UnifiedLogTest.testTakeSnapshotOnRollAndDeleteSnapshotOnRecoveryPointCheckpoint`,
-/// `testProducerSnapshotAfterSegmentRollOnAppend`), `LogSegment.append` adds an index entry
-/// once more than `index.interval.bytes` were written since the last one, and
+/// Three idempotent producers interleaved over seven or so segments, each batch in sequence,
+/// offset-index entries every 300 bytes, a producer snapshot at every roll and at the log end.
+/// `UnifiedLog.roll` takes `ProducerStateManager.takeSnapshot` at the new segment's base
+/// (`UnifiedLogTest.testTakeSnapshotOnRollAndDeleteSnapshotOnRecoveryPointCheckpoint`,
+/// `testProducerSnapshotAfterSegmentRollOnAppend`), `LogSegment.append` adds an index entry once
+/// more than `index.interval.bytes` were written since the last one, and
 /// `ProducerAppendInfo.checkSequence` accepts each batch (`lastSeq + 1`).
 #[test]
 fn idempotent_producers_across_many_segments() {
@@ -86,10 +86,10 @@ fn expired_producer_id_comes_back_with_any_sequence() {
 }
 
 /// KIP-360: an idempotent producer bumps its own epoch after an unresolved sequence
-/// (`TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded`) and a transactional one gets
-/// `epoch + 1` from `InitProducerId` after an abort (`TransactionMetadata.prepareIncrementProducerEpoch`);
-/// either way the sequence restarts at 0, which `ProducerAppendInfo.checkSequence` demands
-/// of a new epoch (`ProducerStateManagerTest.testBasicIdMapping`'s bump to epoch 1 at 0).
+/// (`TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded`) and a transactional one gets `epoch
+/// + 1` from `InitProducerId` after an abort (`TransactionMetadata.prepareIncrementProducerEpoch`);
+/// either way the sequence restarts at 0, which `ProducerAppendInfo.checkSequence` demands of a new
+/// epoch (`ProducerStateManagerTest.testBasicIdMapping`'s bump to epoch 1 at 0).
 #[test]
 fn epoch_bumps_restart_the_sequence_at_zero() {
     let idem = Producer::idempotent(9, 0);
@@ -110,11 +110,12 @@ fn epoch_bumps_restart_the_sequence_at_zero() {
 }
 
 /// Every codec as the Java producer frames it (`Compression.wrapForOutput`: gzip through
-/// `GZIPOutputStream`, snappy in snappy-java's xerial stream, LZ4 through
-/// `Lz4BlockOutputStream` with 64 KiB blocks, zstd through zstd-jni), small batches and
-/// batches large enough for several LZ4 blocks and xerial chunks (`batch.size` raised), as
+/// `GZIPOutputStream`, snappy in snappy-java's xerial stream, LZ4 through `Lz4BlockOutputStream`
+/// with 64 KiB blocks, zstd through zstd-jni), small batches and batches large enough for several
+/// LZ4 blocks and xerial chunks (`batch.size` raised), as
 /// `LogValidator.validateMessagesAndAssignOffsetsCompressed` keeps them in place
-/// (`LogValidatorTest.testAbsoluteOffsetAssignmentCompressed`, `testRelativeOffsetAssignmentCompressedV2`).
+/// (`LogValidatorTest.testAbsoluteOffsetAssignmentCompressed`,
+/// `testRelativeOffsetAssignmentCompressedV2`).
 #[test]
 fn every_codec_as_the_java_producer_writes_it() {
     let idem = Producer::idempotent(31, 0);
@@ -211,7 +212,8 @@ fn log_append_time_topic_keeps_the_clients_create_times() {
 /// (uncompressed and a gzip wrapper, some with timestamp -1 from pre-0.10 clients), then v2
 /// batches; the leader epoch cache starts at the first v2 batch (`UnifiedLog.appendAsLeader`
 /// assigns epochs only for magic ≥ 2, `LeaderEpochFileCache.assign`), as
-/// `UnifiedLogTest.testLeaderEpochCacheCreatedAfterMessageFormatUpgrade` and the real 0.10 data show.
+/// `UnifiedLogTest.testLeaderEpochCacheCreatedAfterMessageFormatUpgrade` and the real 0.10 data
+/// show.
 #[test]
 fn message_format_upgrade_from_magic_1() {
     use klogscan::testkit::Legacy;

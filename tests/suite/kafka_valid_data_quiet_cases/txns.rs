@@ -135,9 +135,10 @@ impl TxnRun {
     }
 
     /// The transaction times out: the coordinator fences the producer's epoch and aborts at
-    /// `epoch + 1` whatever the transaction version (`TransactionCoordinator.abortTimedOutTransactions`
-    /// → `TransactionMetadata.prepareFenceProducerEpoch`), and the application's new producer
-    /// gets `epoch + 2` from `InitProducerId` (`prepareIncrementProducerEpoch`), its `Empty`.
+    /// `epoch + 1` whatever the transaction version
+    /// (`TransactionCoordinator.abortTimedOutTransactions` →
+    /// `TransactionMetadata.prepareFenceProducerEpoch`), and the application's new producer gets
+    /// `epoch + 2` from `InitProducerId` (`prepareIncrementProducerEpoch`), its `Empty`.
     fn timed_out(&mut self, records: usize) {
         let start = self.open(records);
         self.clock += 60_000;
@@ -168,12 +169,12 @@ impl TxnRun {
     }
 }
 
-/// Transaction version 2 (KIP-890): each `EndTxn` bumps the epoch, so every marker sits one
-/// epoch above its data and the next transaction starts there at sequence 0
+/// Transaction version 2 (KIP-890): each `EndTxn` bumps the epoch, so every marker sits one epoch
+/// above its data and the next transaction starts there at sequence 0
 /// (`TransactionMetadata.prepareAbortOrCommit` with `supportEpochBump`,
-/// `ProducerAppendInfo.appendEndTxnMarker` accepting the higher epoch and
-/// `checkSequence` a new epoch at 0; `TransactionMetadataTest.testEpochBumpOnEndTxn`). Two partitions, commits and an abort, the coordinator's flexible
-/// values.
+/// `ProducerAppendInfo.appendEndTxnMarker` accepting the higher epoch and `checkSequence` a new
+/// epoch at 0; `TransactionMetadataTest.testEpochBumpOnEndTxn`). Two partitions, commits and an
+/// abort, the coordinator's flexible values.
 #[test]
 fn tv2_markers_one_epoch_above_the_data() {
     let mut run = TxnRun::new(
