@@ -86,10 +86,11 @@ fn expired_producer_id_comes_back_with_any_sequence() {
 }
 
 /// KIP-360: an idempotent producer bumps its own epoch after an unresolved sequence
-/// (`TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded`) and a transactional one gets `epoch
-/// + 1` from `InitProducerId` after an abort (`TransactionMetadata.prepareIncrementProducerEpoch`);
-/// either way the sequence restarts at 0, which `ProducerAppendInfo.checkSequence` demands of a new
-/// epoch (`ProducerStateManagerTest.testBasicIdMapping`'s bump to epoch 1 at 0).
+/// (`TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded`) and a transactional one gets
+/// `epoch + 1` from `InitProducerId` after an abort
+/// (`TransactionMetadata.prepareIncrementProducerEpoch`); either way the sequence restarts at
+/// 0, which `ProducerAppendInfo.checkSequence` demands of a new epoch
+/// (`ProducerStateManagerTest.testBasicIdMapping`'s bump to epoch 1 at 0).
 #[test]
 fn epoch_bumps_restart_the_sequence_at_zero() {
     let idem = Producer::idempotent(9, 0);
