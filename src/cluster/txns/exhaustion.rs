@@ -81,6 +81,19 @@ pub fn on_value(
     out: &mut Vec<Hit>,
 ) -> Option<usize> {
     let p = prev.map(|(_, p)| p);
+    if let Some((po, p)) = prev
+        && v.state == TxnState::Ongoing
+        && (v.producer_id, v.producer_epoch) == (p.producer_id, p.producer_epoch)
+    {
+        // A transaction at exactly the producer id and epoch the rotation handed out: the
+        // client received the answer of the rotating request, so no retry of it follows (a
+        // client whose retry was refused comes back through InitProducerId, one epoch up).
+        if let Some(h) = out.iter_mut().rev().find(|h| {
+            h.offset == po && h.finding.kind == Kind::ProducerFencedOnRetryAfterFailover
+        }) {
+            h.settle = Settle::Superseded;
+        }
+    }
     let mut latest = None;
     if let Some(finding) = stuck(id, v, p) {
         // A Complete* at 32767 is only a stuck producer while nothing follows it: the
