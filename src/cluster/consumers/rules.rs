@@ -471,6 +471,17 @@ fn epoch_unknown(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> Op
     }
     let c = r.committed_offset;
     let (severity, outcome, client) = match a.case {
+        // Without the metadata log's word: the epoch was some leader's when the group
+        // committed it, and a partition's epochs only grow, so the leader answering now
+        // holds it — unless this copy is that leader, or the partition's history was
+        // replaced (a recreated topic, a lost log). Two readings: info.
+        EpochCase::AboveLatest if lineage.metadata_latest_epoch.is_none() => (
+            Severity::Info,
+            format!(
+                "epoch {epoch} is above every epoch of this copy's lineage: either the copy is behind the partition's leader, whose cache holds the epoch (a leader's epochs only grow: the validation passes), or the partition's history was replaced (a topic recreated under the same name, a lost log) and the end offset is undefined, so the consumer resets by auto.offset.reset (LogTruncationException without a policy)"
+            ),
+            "consumer: none if the partition's leader holds the epoch (the validation passes); LogTruncationException (without a reset policy) if its history was replaced — not a producer error",
+        ),
         EpochCase::AboveLatest => (
             Severity::Warning,
             format!(

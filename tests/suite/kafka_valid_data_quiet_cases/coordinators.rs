@@ -288,7 +288,6 @@ fn orders_3() -> PartitionBuilder {
 /// latest cached epoch is always the largest"), so epoch 7 ends at 30 and
 /// `SubscriptionState.maybeCompleteValidation` passes: no reset, no truncation.
 #[test]
-#[ignore = "divergence: klogscan warns committed_leader_epoch_unknown (consumer resets) for a committed epoch above this replica's lineage; the answering leader's cache always holds that epoch (LeaderEpochFileCache.endOffsetFor), so validation passes"]
 fn committed_epoch_from_list_offsets_above_the_replicas_epochs() {
     let t0 = klogscan::testkit::scenario::DEFAULT_START_MS + 3_600_000;
     let mut ld = LogDirBuilder::new(2).partition(orders_3());
