@@ -398,7 +398,8 @@ fn truncation_below_committed_offsets_says_which_client_path() {
         healthy_orders(),
         &log,
         offsets_partition("epoch-latest"),
-        &[],
+        // This copy checkpointed a high watermark at 9: it held what the groups read.
+        &[("orders", 1, 9)],
     )
     .epochs("orders", 1, &[(0, 0)]);
     let (f, _) = c.run(None);
@@ -455,9 +456,15 @@ fn consumer_group_commands_quote_the_group_id() {
     ] {
         let mut log = GroupLog::new();
         log.batch(vec![commit(group, "orders", 1, 9, Some(0))]);
-        let (f, _) = Cluster::new(healthy_orders(), &log, offsets_partition(group), &[])
-            .epochs("orders", 1, &[(0, 0)])
-            .run(None);
+        // Its high-watermark checkpoint at the commit: this copy held what the group read.
+        let (f, _) = Cluster::new(
+            healthy_orders(),
+            &log,
+            offsets_partition(group),
+            &[("orders", 1, 9)],
+        )
+        .epochs("orders", 1, &[(0, 0)])
+        .run(None);
         let beyond = of(&f, Kind::CommittedOffsetBeyondLogEnd);
         assert_eq!(beyond.len(), 1, "{group:?}: {f:#?}");
         let r = beyond[0].remediation.as_deref().unwrap();

@@ -334,7 +334,11 @@ fn commit_with_an_epoch_above_every_entry_is_reset_by_policy() {
     let u = consumer(&f)[0];
     assert_eq!(u.evidence["case"], "above_latest");
     assert_eq!(u.severity, Severity::Info);
-    assert!(u.message.contains("behind the partition's leader"), "{}", u.message);
+    assert!(
+        u.message.contains("behind the partition's leader"),
+        "{}",
+        u.message
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -221,6 +221,36 @@ fn beyond_log_end(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> O
             f = f.caused_by(cause.identity_key());
         }
     }
+    // A consumer reads only below the leader's high watermark, and a replica that was the
+    // leader or in sync checkpoints a high watermark at or above what the group read
+    // (`replication-offset-checkpoint`); a recovery that cut its log leaves that checkpoint
+    // above the log end (`checkpoint_inconsistent`, a cause above). One whose checkpoint is
+    // below the commit too, with nothing that cut its log, is a follower behind the leader
+    // the group read from (`ReplicaFetcherThread`: a follower out of the ISR lags by any
+    // amount; `UnifiedLog.maybeUpdateHighWatermark` bounds its high watermark by its own log
+    // end; offset commits check no log end) — or a replica that truncated to follow a new
+    // leader (`UnifiedLog.truncateTo` lowers the high watermark with the log). Two
+    // readings: info, both said.
+    if let Some(hw) = d
+        .high_watermark
+        .filter(|&hw| hw < c && f.caused_by.is_empty())
+    {
+        f.message = format!(
+            "group {:?} committed offset {c} on {}-{}, {} above this copy's log end {leo}; its checkpointed high watermark {hw} is below the commit too and nothing on it shows a cut: a follower behind the leader the group read from (it never held those offsets as committed), or a replica that gave them up when it followed a new leader (judge by the partition's other replicas or the metadata log)",
+            r.group_id,
+            r.topic,
+            r.partition,
+            c - leo
+        );
+        f.severity = Severity::Info;
+        if let Value::Object(m) = &mut f.evidence {
+            m.insert("replica_behind".into(), json!({"high_watermark": hw}));
+        }
+        f.client_error = Some(
+            "consumer: none from this copy — the group fetches from the partition's leader; not a producer error".into(),
+        );
+        f.remediation = None;
+    }
     Some(f)
 }
 

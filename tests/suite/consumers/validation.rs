@@ -81,8 +81,12 @@ fn the_client_error_follows_the_validation_answer() {
         p.append(Batch::new(Producer::PLAIN).records(10));
         let mut log = GroupLog::new();
         log.batch(vec![commit("g", "orders", 0, 12, Some(epoch))]);
-        let c =
-            Cluster::new(vec![p], &log, offsets_partition("g"), &[]).epochs("orders", 0, &[(0, 0)]);
+        // The high-watermark checkpoint at the commit: this copy held what the group read.
+        let c = Cluster::new(vec![p], &log, offsets_partition("g"), &[("orders", 0, 12)]).epochs(
+            "orders",
+            0,
+            &[(0, 0)],
+        );
         let (f, _) = c.run(None);
         let beyond = of(&f, Kind::CommittedOffsetBeyondLogEnd);
         assert_eq!(beyond.len(), 1, "{f:#?}");
@@ -174,7 +178,7 @@ fn a_commit_the_coordinator_cannot_serve_is_qualified() {
                 Some(vec![0, 3, 0]),
             )]);
         }
-        let c = Cluster::new(vec![p], &log, offsets_partition("g"), &[]);
+        let c = Cluster::new(vec![p], &log, offsets_partition("g"), &[("orders", 0, 12)]);
         let (f, _) = c.run(None);
         let beyond = of(&f, Kind::CommittedOffsetBeyondLogEnd);
         assert_eq!(beyond.len(), 1, "{f:#?}");
@@ -230,7 +234,7 @@ fn a_load_stopped_by_a_tombstone_qualifies_the_verdicts_too() {
     consumer_group(&mut log, "g");
     log.batch(vec![commit("g", "orders", 0, 12, None)]);
     log.batch(vec![(3, serde_json::json!({"groupId": "g"}), None)]);
-    let c = Cluster::new(vec![p], &log, offsets_partition("g"), &[]);
+    let c = Cluster::new(vec![p], &log, offsets_partition("g"), &[("orders", 0, 12)]);
     let (f, _) = c.run(None);
     let stop = of(&f, Kind::GroupTombstonesIncomplete);
     assert_eq!(stop.len(), 1, "{f:#?}");
