@@ -197,6 +197,11 @@ fn committed(
     if let Some(s) = log_start {
         b = b.log_start_offset(topic, partition, s);
     }
+    if offset > 5 {
+        // A commit beyond the log end: the copy's high-watermark checkpoint says it held
+        // what the group read (else it may be a follower behind, an info finding).
+        b = b.high_watermark(topic, partition, offset);
+    }
     b.partition(p).write(root).unwrap();
     let mut log = GroupLog::new();
     log.batch(vec![commit(group, topic, partition, offset, topic_id)]);
