@@ -88,9 +88,11 @@ pub fn on_value(
         // A transaction at exactly the producer id and epoch the rotation handed out: the
         // client received the answer of the rotating request, so no retry of it follows (a
         // client whose retry was refused comes back through InitProducerId, one epoch up).
-        if let Some(h) = out.iter_mut().rev().find(|h| {
-            h.offset == po && h.finding.kind == Kind::ProducerFencedOnRetryAfterFailover
-        }) {
+        if let Some(h) = out
+            .iter_mut()
+            .rev()
+            .find(|h| h.offset == po && h.finding.kind == Kind::ProducerFencedOnRetryAfterFailover)
+        {
             h.settle = Settle::Superseded;
         }
     }
