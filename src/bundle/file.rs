@@ -39,12 +39,15 @@ pub const MAGIC: &[u8; 16] = b"klogscan-bundle\n";
 /// anything (`load_fails`) and that the log start rests on a checkpoint the collect could
 /// not read (`log_start_unread`), which the lost-data check reads; and the partition
 /// stage's findings added since 9 (the KRaft start's reads of its metadata log) travel in
-/// the frames: a 9 merged here would give a report the scan does not.
+/// the frames: a 9 merged here would give a report the scan does not. 11: each committed
+/// offset of a `__consumer_offsets` partition's load carries a value v1's expiry time and
+/// the rule its coordinator's cleanup expires it by (`GroupCommit::expiry`), which the
+/// consumer view and `committed_offset_below_log_start` read.
 /// Older bundles lack what they added, and are refused rather than merged without it (the
 /// merged report would differ from the scan's).
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 /// The oldest bundle format this build reads ([`FORMAT_VERSION`] and the ones since).
-pub const OLDEST_READ_VERSION: u32 = 10;
+pub const OLDEST_READ_VERSION: u32 = 11;
 /// The largest frame a reader accepts (a partition's results, a fingerprint block).
 pub const MAX_FRAME: u32 = 1 << 30;
 /// The most a bundle's frames may expand to, per byte of the file read so far (above
