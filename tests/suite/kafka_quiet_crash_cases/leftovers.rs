@@ -1,0 +1,1 @@
+//! Files an interrupted operation leaves beside the log.
