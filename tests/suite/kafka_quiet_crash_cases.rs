@@ -86,14 +86,22 @@ pub(crate) fn busy_log(topic: &str) -> PartitionBuilder {
 /// since the last; no final time-index entry, which only `onBecomeInactiveSegment` adds)
 /// followed by zeros up to the preallocated length (`AbstractIndex`: a new index is set to
 /// `maxIndexSize`; only `trimToValidSize`, at a roll or a close, shortens it).
-pub(crate) fn crash_files(m: &Manifest) {
+/// `whole_to`: only the batches ending at or before that byte position count (a crash
+/// that cut the last append left no index entry for it).
+pub(crate) fn crash_files(m: &Manifest, whole_to: u64) {
     let (base, _) = *m.segments.last().unwrap();
     if base != m.log_end_offset {
-        std::fs::remove_file(m.dir.join(file(m.log_end_offset, "snapshot"))).unwrap();
+        let _ = std::fs::remove_file(m.dir.join(file(m.log_end_offset, "snapshot")));
     }
     let (mut idx, mut tidx) = (Vec::new(), Vec::new());
     let (mut since, mut max_ts, mut max_off, mut last_ts) = (0u64, -1i64, base, -1i64);
-    for b in m.batches.iter().filter(|b| b.segment_base == base) {
+    let whole = |b: &&klogscan::testkit::BatchInfo| b.position + b.size <= whole_to;
+    for b in m
+        .batches
+        .iter()
+        .filter(|b| b.segment_base == base)
+        .filter(whole)
+    {
         if b.max_timestamp > max_ts {
             (max_ts, max_off) = (b.max_timestamp, b.last_offset);
         }
@@ -137,7 +145,7 @@ pub(crate) fn crash(ld: LogDirBuilder, extra: impl FnOnce(&Path, &LogDirManifest
     let manifest = ld.write(dir.path()).unwrap();
     assert!(!dir.path().join(".kafka_cleanshutdown").exists());
     for m in &manifest.partitions {
-        crash_files(m);
+        crash_files(m, u64::MAX);
     }
     extra(dir.path(), &manifest);
     let (scan, verify) = check_dir(dir.path());
