@@ -132,7 +132,8 @@ pub(crate) fn set_len(path: &Path, len: u64) {
 
 /// A crashed log dir and what `scan` and `verify` say of it.
 pub(crate) struct Crashed {
-    pub dir: TempDir,
+    /// Holds the files for as long as the case runs.
+    pub _dir: TempDir,
     pub manifest: LogDirManifest,
     pub scan: ScanReport,
     pub verify: VerifyReport,
@@ -150,7 +151,7 @@ pub(crate) fn crash(ld: LogDirBuilder, extra: impl FnOnce(&Path, &LogDirManifest
     extra(dir.path(), &manifest);
     let (scan, verify) = check_dir(dir.path());
     Crashed {
-        dir,
+        _dir: dir,
         manifest,
         scan,
         verify,

@@ -33,13 +33,21 @@ fn two_partitions(extra: impl FnOnce(&std::path::Path)) -> Crashed {
 /// `LogManager.loadLog` loads it and queues it for deletion again (`addLogToBeDeleted`),
 /// and `LogLoader.load` skips `recoverLog` for a `-delete` directory: nothing is recovered
 /// or truncated there, and no reader ever fetches from it. Its entries are gone from the
-/// log dir's checkpoints (`checkpointLogRecoveryOffsetsInDir` after the rename). Nothing at
-/// warning or above; the live partition is predicted as any crashed one.
+/// log dir's checkpoints (`checkpointLogRecoveryOffsetsInDir` after the rename). The broker
+/// preallocated its segments, so the active one ends in zeros: with no recovery and no
+/// read of the segment's end for a `-delete` directory (`RecoveryOffsets(0, 0)`), they fail
+/// nothing. Nothing at warning or above; the live partition is predicted as any crashed one.
 #[test]
 fn topic_deleted_a_few_seconds_before_the_crash() {
     let c = two_partitions(|dir| {
         let gone = dir.join("events-0.5d1c0b7e2a4f4e1d9c3b6a5f8e7d2c1b-delete");
         std::fs::rename(dir.join("events-0"), &gone).unwrap();
+        let mut logs: Vec<_> = (std::fs::read_dir(&gone).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "log"))
+            .collect();
+        logs.sort();
+        super::set_len(logs.last().unwrap(), 1400);
         for name in [
             "recovery-point-offset-checkpoint",
             "replication-offset-checkpoint",

@@ -8,10 +8,7 @@
 //! "Corruption found in segment …, truncating to offset …" at WARN and deletes any later
 //! segment (there is none: the active segment is the last).
 
-use super::{
-    Crashed, assert_kept_whole, busy_log, crash, crash_files, file, from_floor, recovered, seg,
-    set_len,
-};
+use super::{Crashed, busy_log, crash, crash_files, file, from_floor, recovered, seg, set_len};
 use crate::kafka_valid_data_quiet_cases::lines;
 use klogscan::finding::{Kind, Severity};
 use klogscan::testkit::LogDirBuilder;
@@ -129,7 +126,7 @@ fn just_rolled_preallocated_segment_holding_nothing() {
     set_len(&m.dir.join(file(leo, "timeindex")), super::TIME_INDEX_BYTES);
     let (scan, verify) = crate::kafka_valid_data_quiet_cases::check_dir(dir.path());
     let c = Crashed {
-        dir,
+        _dir: dir,
         manifest,
         scan,
         verify,
