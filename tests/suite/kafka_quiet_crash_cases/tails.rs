@@ -200,7 +200,6 @@ fn torn_last_batch_above_the_high_watermark_is_cut() {
 /// for such a truncation is "let it truncate" (`src/report/decision.rs`). An error is more
 /// than that justifies: at most a warning, in `scan` and `verify` alike.
 #[test]
-#[ignore = "divergence: a torn last batch above the high watermark after an unclean shutdown is a truncated_batch error; Kafka cuts it as a routine recovery (WARN), nothing acknowledged is lost"]
 fn torn_last_batch_above_the_high_watermark_is_at_most_a_warning() {
     let c = torn(6, |path, position, size| {
         set_len(path, position + size - 20)
@@ -237,7 +236,6 @@ fn torn_header_fragment_is_cut_with_a_warning_at_most() {
 /// a partial batch, which Kafka handles with the same WARN; an error is more than that
 /// justifies.
 #[test]
-#[ignore = "divergence: a last batch whose body is the preallocated zeros (torn write) above the high watermark is a crc_mismatch error; Kafka cuts it as a routine recovery (WARN), nothing acknowledged is lost"]
 fn torn_write_into_preallocated_zeros_is_at_most_a_warning() {
     let mut cut = 0;
     let c = torn(6, |path, position, _| {
