@@ -263,7 +263,9 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
         .map(|w| (w.name.text().into_owned(), w.base_offset))
         .collect();
     let log_end = p.log_end_offset?;
-    let below: Vec<(i64, i64)> = removed_ranges(&p.carried.recovery, &bases, log_end)
+    // A torn last batch holds offsets past the walked log end: up to the high watermark
+    // when the checkpoint already covered it (this copy had them).
+    let below: Vec<(i64, i64)> = removed_ranges(&p.carried.recovery, &bases, log_end.max(hw))
         .into_iter()
         .filter(|r| r.0 < hw)
         .map(|(a, b)| (a, b.min(hw)))

@@ -264,4 +264,11 @@ fn torn_last_batch_below_the_high_watermark_stays_an_error() {
     });
     let d = damage(&c);
     assert!(d.iter().any(|x| x.2 == Severity::Error), "{d:?}");
+    // The cut removes offsets the checkpoint says were committed on this copy: past the
+    // walked log end (the torn batch's), up to the high watermark.
+    let kinds: Vec<Kind> = c.verify.findings().map(|f| f.kind).collect();
+    assert!(
+        kinds.contains(&Kind::TruncationBelowHighWatermark),
+        "{kinds:?}"
+    );
 }
