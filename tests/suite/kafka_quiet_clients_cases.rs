@@ -15,6 +15,10 @@
 //! compared with `klogscan dump`. A case where klogscan raises a warning or an error is
 //! `#[ignore = "divergence: …"]` and fails when run with `--ignored`.
 //!
+//! Modules: `producers` (ids, epochs, sequences), `records` (v2 record timestamps), `legacy`
+//! (magic-1 wrappers kept in place), `timestamps` (application-chosen CreateTime against the
+//! broker's clock: the two divergences of this audit).
+//!
 //! Not repeated here: the Java-client shapes of `kafka_valid_data_quiet_cases` (epoch bumps by
 //! one through InitProducerId, every codec as the Java producer frames it, LogAppendTime
 //! topics, the magic-1 → v2 upgrade) and the codec framings of other writers already read by
@@ -34,6 +38,7 @@ use tempfile::TempDir;
 mod legacy;
 mod producers;
 mod records;
+mod timestamps;
 
 /// A written log dir and what `scan`, `scan --deep` and `verify` say of it.
 pub(crate) struct Quiet {
@@ -46,8 +51,15 @@ pub(crate) struct Quiet {
 
 /// Write `ld` into a new temporary directory, then scan (plain and deep) and verify it.
 pub(crate) fn write_and_check(ld: LogDirBuilder) -> Quiet {
+    write_and_check_with(ld, |_| {})
+}
+
+/// [`write_and_check`], letting `extra` rewrite files (what the testkit does not write as the
+/// broker does) before the scans.
+pub(crate) fn write_and_check_with(ld: LogDirBuilder, extra: impl FnOnce(&Path)) -> Quiet {
     let dir = tempfile::tempdir().unwrap();
     let manifest = ld.write(dir.path()).unwrap();
+    extra(dir.path());
     let scan = scan_dir(dir.path(), false);
     let deep = scan_dir(dir.path(), true);
     let verify = request::verify(&Request::new([dir.path()]), None)

@@ -105,9 +105,16 @@ fn wrapper_timestamps_a_0_10_0_leader_left_as_the_client_wrote_them() {
     );
     assert_eq!(
         before_crc(&dump[4]),
-        format!("| offset: 3 CreateTime: {} keySize: -1 valueSize: 2 isValid: true", T0 + 300)
+        format!(
+            "| offset: 3 CreateTime: {} keySize: -1 valueSize: 2 isValid: true",
+            T0 + 300
+        )
     );
-    assert!(dump[4].ends_with('}'), "DumpLogSegments' stray brace: {}", dump[4]);
+    assert!(
+        dump[4].ends_with('}'),
+        "DumpLogSegments' stray brace: {}",
+        dump[4]
+    );
     assert_eq!(
         before_crc(&dump[5]),
         format!(
@@ -117,7 +124,10 @@ fn wrapper_timestamps_a_0_10_0_leader_left_as_the_client_wrote_them() {
     );
     assert_eq!(
         before_crc(&dump[6]),
-        format!("| offset: 4 CreateTime: {} keySize: -1 valueSize: 2 isValid: true", T0 + 1000)
+        format!(
+            "| offset: 4 CreateTime: {} keySize: -1 valueSize: 2 isValid: true",
+            T0 + 1000
+        )
     );
 }
 
@@ -139,7 +149,13 @@ fn log_append_time_wrapper_kept_in_place_over_create_time_messages() {
     // the clients' clocks: one three hours behind, one at 0 (kafka-python's wrapper time)
     let w0 = kept_wrapper(0, &inner(T0 - 10_800_000, 3, false), Codec::Gzip, now, 0x09);
     push(&mut p, &w0, 0, Codec::Gzip);
-    let w1 = kept_wrapper(3, &inner(T0, 2, true), Codec::SnappyXerial, now + 1000, 0x0a);
+    let w1 = kept_wrapper(
+        3,
+        &inner(T0, 2, true),
+        Codec::SnappyXerial,
+        now + 1000,
+        0x0a,
+    );
     push(&mut p, &w1, 3, Codec::SnappyXerial);
     let q = write_and_check(LogDirBuilder::new(1).partition(p));
     q.assert_quiet();

@@ -127,7 +127,11 @@ fn librdkafka_epoch_bump_after_a_timeout_and_the_messages_produced_again() {
         again = again.record(order(j));
     }
     p0.append(again);
-    p0.append(Batch::new(r.bumped()).record(order(15)).codec(Codec::SnappyRaw));
+    p0.append(
+        Batch::new(r.bumped())
+            .record(order(15))
+            .codec(Codec::SnappyRaw),
+    );
     p1.append(Batch::new(r.bumped()).records(2).codec(Codec::SnappyRaw));
     let q = write_and_check(LogDirBuilder::new(1).partition(p0).partition(p1));
     q.assert_quiet();

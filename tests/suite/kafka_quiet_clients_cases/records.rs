@@ -60,7 +60,9 @@ fn record_timestamps_older_than_the_first_record() {
     let n = dump.len();
     assert!(before_crc(&dump[n - 4]).contains(&format!(" CreateTime: {t} size: ")));
     let want = [
-        format!("| offset: 48 CreateTime: {t} keySize: -1 valueSize: 1 sequence: 24 headerKeys: []"),
+        format!(
+            "| offset: 48 CreateTime: {t} keySize: -1 valueSize: 1 sequence: 24 headerKeys: []"
+        ),
         format!(
             "| offset: 49 CreateTime: {} keySize: -1 valueSize: 1 sequence: 25 headerKeys: []",
             t - 10
@@ -95,7 +97,12 @@ fn old_clients_converted_to_v2_without_timestamps() {
     p.append(Batch::new(Producer::PLAIN).records(2));
     for i in 0..4 {
         let codec = if i % 2 == 0 { Codec::None } else { Codec::Gzip };
-        p.append(Batch::new(Producer::PLAIN).records(3).codec(codec).tweak(no_ts));
+        p.append(
+            Batch::new(Producer::PLAIN)
+                .records(3)
+                .codec(codec)
+                .tweak(no_ts),
+        );
     }
     p.append(Batch::new(Producer::idempotent(800, 0)).records(2));
     let q = write_and_check(LogDirBuilder::new(1).partition(p));
