@@ -159,33 +159,61 @@ pub(crate) fn directory_uuid(id: i32, data: &str) -> [u8; 16] {
     topic_id_for(&format!("dir {id} {data}"))
 }
 
-/// `n` batches of 5 plain and idempotent records of `topic`-`partition` at leader epoch
-/// `epoch`, from offset `from` (batches of `T0 + 1 s` steps); the partition rolls every
-/// 4 batches. Replicas built with the same arguments are byte-identical, as a follower's
-/// copy is (`UnifiedLog.appendAsFollower` keeps the leader's batches).
-pub(crate) fn traffic(p: &mut PartitionBuilder, epoch: i32, n: usize) {
+/// `n` batches of 5 records of `topic`-`partition` at leader epoch `epoch` (plain and
+/// idempotent ones by turns, by offset), 1 s apart; the partition rolls every `every`
+/// offsets. Replicas built alike are byte-identical, as a follower's copy is
+/// (`UnifiedLog.appendAsFollower` keeps the leader's batches), whatever their rolls.
+pub(crate) fn traffic(p: &mut PartitionBuilder, epoch: i32, n: usize, every: i64) {
     p.set_leader_epoch(epoch);
-    for i in 0..n {
+    for _ in 0..n {
         let next = p.next_offset();
-        if next > 0 && next % 20 == 0 {
+        if next > 0 && next % every == 0 {
             p.roll();
         }
-        let producer = if i % 2 == 0 {
-            Producer::PLAIN
+        let b = if (next / 5) % 2 == 0 {
+            Batch::new(Producer::PLAIN)
         } else {
-            Producer::idempotent(300, 0)
+            // the producer's batches before this one, 5 records each
+            let seq = (next / 10) as i32 * 5;
+            Batch::new(Producer::idempotent(300, 0)).sequence(seq)
         };
-        p.append(Batch::new(producer).records(5));
+        p.append(b.records(5));
     }
 }
 
-/// A partition replica of `topic`-`partition` whose batches are `epochs`' `(epoch, batches)`.
+/// A replica of `topic`-`partition` whose batches are `epochs`' `(epoch, batches)`, from
+/// `T0`, rolling every 20 offsets.
 pub(crate) fn replica(topic: &str, partition: i32, epochs: &[(i32, usize)]) -> PartitionBuilder {
+    rolling(topic, partition, epochs, 20)
+}
+
+/// [`replica`] rolling every `every` offsets (each replica rolls on its own segment size
+/// and age: `UnifiedLog.maybeRoll`).
+pub(crate) fn rolling(
+    topic: &str,
+    partition: i32,
+    epochs: &[(i32, usize)],
+    every: i64,
+) -> PartitionBuilder {
+    from(topic, partition, 0, epochs, every)
+}
+
+/// [`rolling`] of a replica whose log starts at `start` (a multiple of 5): the same batches
+/// from there.
+pub(crate) fn from(
+    topic: &str,
+    partition: i32,
+    start: i64,
+    epochs: &[(i32, usize)],
+    every: i64,
+) -> PartitionBuilder {
     let mut p = PartitionBuilder::new(topic, partition)
-        .start_time(T0)
+        .start_offset(start)
+        // each batch of 5 takes 1 s and its records' 4 ms
+        .start_time(T0 + start / 5 * 1004)
         .time_step(1000);
     for (e, n) in epochs {
-        traffic(&mut p, *e, *n);
+        traffic(&mut p, *e, *n, every);
     }
     p
 }

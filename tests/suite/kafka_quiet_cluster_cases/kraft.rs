@@ -237,7 +237,7 @@ pub(crate) fn delete_replica(dir: &Path, topic: &str, n: i32, ends: &[(&str, i32
 
 // ----- the cluster's life -----------------------------------------------------------------
 
-const SEC: i64 = 1000;
+pub(crate) const SEC: i64 = 1000;
 
 /// `orders-1`'s batches per leader epoch: led by 2 (epoch 0), by 3 while 2 restarts (1), by
 /// 2 again after the preferred-leader election (2).
@@ -247,19 +247,7 @@ const ORDERS_1: [(i32, usize); 3] = [(0, 6), (1, 4), (2, 4)];
 /// epoch: `MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink`), over the data's times
 /// (`T0` + 1 s per batch).
 fn life() -> MetaLog {
-    let mut m = MetaLog::new(T0 - 60 * SEC);
-    m.batch(&[metadata_version(14)]);
-    for id in 1..=3 {
-        m.at(T0 - (50 - i64::from(id)) * SEC);
-        let epoch = m.p.next_offset();
-        assert_eq!(epoch, broker_epoch_at_start(id));
-        m.batch(&[register(id, epoch, id as u8, true)]);
-    }
-    m.at(T0 - 40 * SEC);
-    let mut unfence: Vec<MetaRecord> = (1..=3)
-        .map(|id| broker_change(id, broker_epoch_at_start(id), -1, 0))
-        .collect();
-    m.batch(&unfence);
+    let mut m = bootstrap();
     m.batch(&[MetaRecord::ProducerIds {
         broker_id: 1,
         broker_epoch: broker_epoch_at_start(1),
@@ -301,7 +289,7 @@ fn life() -> MetaLog {
     // Broker 2's controlled shutdown (`ReplicationControlManager.handleBrokerInControlledShutdown`:
     // leadership moves away, it leaves every ISR), then its session ends (fenced).
     m.at(T0 + 5 * SEC + 500);
-    unfence = vec![
+    let shutdown = vec![
         broker_change(2, broker_epoch_at_start(2), 0, 1),
         change("orders", 1, |c| {
             c.leader = 3;
@@ -310,7 +298,7 @@ fn life() -> MetaLog {
         isr("orders", 0, &[1, 3]),
         isr("events", 0, &[3, 1]),
     ];
-    m.batch(&unfence);
+    m.batch(&shutdown);
     m.at(T0 + 6 * SEC);
     m.batch(&[broker_change(2, broker_epoch_at_start(2), 1, 0)]);
     // It restarts: a new incarnation registers at a new broker epoch, is unfenced once
@@ -341,12 +329,33 @@ fn life() -> MetaLog {
     m
 }
 
+/// A three-broker cluster's metadata log from its start (`T0` - 60 s): the first quorum
+/// epoch's `LeaderChange`, MV 3.6-IV2 (`QuorumController`'s bootstrap records), brokers 1–3
+/// registering fenced and unfenced once caught up (`BrokerRegistrationChangeRecord` with
+/// `fenced` -1: `ClusterControlManager`/`BrokerHeartbeatManager`); the clock at `T0` - 40 s.
+pub(crate) fn bootstrap() -> MetaLog {
+    let mut m = MetaLog::new(T0 - 60 * SEC);
+    m.batch(&[metadata_version(14)]);
+    for id in 1..=3 {
+        m.at(T0 - (50 - i64::from(id)) * SEC);
+        let epoch = m.p.next_offset();
+        assert_eq!(epoch, broker_epoch_at_start(id));
+        m.batch(&[register(id, epoch, id as u8, true)]);
+    }
+    m.at(T0 - 40 * SEC);
+    let unfence: Vec<MetaRecord> = (1..=3)
+        .map(|id| broker_change(id, broker_epoch_at_start(id), -1, 0))
+        .collect();
+    m.batch(&unfence);
+    m
+}
+
 /// Broker 2's broker epoch after its restart.
 const BROKER_2_AGAIN: i64 = 21;
 
 /// The broker epoch of broker `id`'s first registration: the offset of its record (offset
 /// 0 the `LeaderChange`, 1 the metadata version, then one registration per broker).
-fn broker_epoch_at_start(id: i32) -> i64 {
+pub(crate) fn broker_epoch_at_start(id: i32) -> i64 {
     1 + i64::from(id)
 }
 
