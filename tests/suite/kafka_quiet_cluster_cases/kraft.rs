@@ -334,13 +334,23 @@ fn life() -> MetaLog {
 /// registering fenced and unfenced once caught up (`BrokerRegistrationChangeRecord` with
 /// `fenced` -1: `ClusterControlManager`/`BrokerHeartbeatManager`); the clock at `T0` - 40 s.
 pub(crate) fn bootstrap() -> MetaLog {
+    bootstrap_at(14, &|_| Vec::new())
+}
+
+/// [`bootstrap`] at metadata version `level`, each broker registering the `directory.id`s
+/// of its log dirs `dirs(id)` (JBOD in KRaft, MV 3.7-IV2 and later: KIP-858).
+pub(crate) fn bootstrap_at(level: i16, dirs: &dyn Fn(i32) -> Vec<[u8; 16]>) -> MetaLog {
     let mut m = MetaLog::new(T0 - 60 * SEC);
-    m.batch(&[metadata_version(14)]);
+    m.batch(&[metadata_version(level)]);
     for id in 1..=3 {
         m.at(T0 - (50 - i64::from(id)) * SEC);
         let epoch = m.p.next_offset();
         assert_eq!(epoch, broker_epoch_at_start(id));
-        m.batch(&[register(id, epoch, id as u8, true)]);
+        let mut r = register(id, epoch, id as u8, true);
+        if let MetaRecord::RegisterBroker(b) = &mut r {
+            b.log_dirs = dirs(id);
+        }
+        m.batch(&[r]);
     }
     m.at(T0 - 40 * SEC);
     let unfence: Vec<MetaRecord> = (1..=3)

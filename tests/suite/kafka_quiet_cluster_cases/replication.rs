@@ -79,7 +79,13 @@ fn followers_behind_the_leader_in_and_out_of_the_isr() {
 #[test]
 fn clean_leader_change_after_the_old_leader_truncated() {
     let ld = |id: i32| LogDirBuilder::new(id).partition(replica("orders", 0, &[(0, 9), (1, 10)]));
-    let epoch = |id: i32| if id == 1 { 12 } else { broker_epoch_at_start(id) };
+    let epoch = |id: i32| {
+        if id == 1 {
+            12
+        } else {
+            broker_epoch_at_start(id)
+        }
+    };
     let meta = || {
         let mut m = created();
         m.at(T0 + 9 * SEC + 500);
