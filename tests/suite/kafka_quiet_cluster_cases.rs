@@ -103,23 +103,27 @@ impl Brokers {
 
     /// `scan`, `verify` and the merge of the brokers' bundles.
     pub(crate) fn check(&self) -> Verdict {
+        self.check_with(ScanOptions::default())
+    }
+
+    /// [`Brokers::check`] with these scan options (`collect`'s too).
+    pub(crate) fn check_with(&self, opts: ScanOptions) -> Verdict {
         let all = self.all();
-        let scan = request::run(&Request::new(all.clone())).unwrap().report;
+        let req = |inputs: Vec<PathBuf>| Request::new(inputs).with_options(opts.clone());
+        let scan = request::run(&req(all.clone())).unwrap().report;
         assert!(scan.errors.is_empty(), "{:?}", scan.errors);
-        let verify = request::verify(&Request::new(all), None).unwrap().report;
+        let verify = request::verify(&req(all), None).unwrap().report;
         assert!(verify.errors.is_empty(), "{:?}", verify.errors);
         let bundles = tempfile::tempdir().unwrap();
         let files: Vec<PathBuf> = (self.dirs.iter().enumerate())
             .map(|(i, dirs)| {
                 let f = bundles.path().join(format!("{i}.klb"));
                 let w = std::io::BufWriter::new(std::fs::File::create(&f).unwrap());
-                klogscan::bundle::collect(dirs, &ScanOptions::default(), w).unwrap();
+                klogscan::bundle::collect(dirs, &opts, w).unwrap();
                 f
             })
             .collect();
-        let merge = request::run(&Request::new(files).with_bundles(true))
-            .unwrap()
-            .report;
+        let merge = request::run(&req(files).with_bundles(true)).unwrap().report;
         Verdict {
             scan,
             verify,

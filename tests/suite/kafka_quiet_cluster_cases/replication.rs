@@ -9,7 +9,7 @@ use super::kraft::{
     register, topic,
 };
 use super::{Brokers, T0, from, replica, rolling};
-use klogscan::testkit::LogDirBuilder;
+use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer};
 
 /// `orders-0` created on brokers 1–3, led by 1 at epoch 0, at `T0` - 30 s.
 fn created() -> MetaLog {
@@ -109,23 +109,19 @@ fn clean_leader_change_after_the_old_leader_truncated() {
     b.check().assert_quiet();
 }
 
-/// Broker 1 led `orders-0` at epoch 0 and wrote 45–49 with `acks=1` before the followers
-/// fetched them (its high watermark 45); its controlled shutdown moved the leadership to 2,
-/// in the ISR (`ReplicationControlManager.handleBrokerInControlledShutdown`), and took 1
-/// out of the ISR, so 1 stopped its fetcher without truncating
+/// Brokers 1–3 after broker 1's controlled shutdown moved `orders-0`'s leadership to 2 at
+/// epoch 1 (2 in the ISR: `ReplicationControlManager.handleBrokerInControlledShutdown`)
+/// and took 1 out of the ISR, so 1 stopped its fetcher without truncating
 /// (`ReplicaManager.applyLocalFollowersDelta`: during controlled shutdown a replica out of
-/// the ISR is stopped) and shut down cleanly with 45–49 of epoch 0 on disk; 2 wrote 45–69 at
-/// epoch 1. The records 45–49 were never committed (above the high watermark, and 2 was
-/// elected from the ISR, a clean election); broker 1 truncates them when it next follows
-/// (`AbstractFetcherThread.truncateToEpochEndOffsets`: epoch 0 ends at 45 on the leader).
-/// This is what every clean leader change leaves on the old leader until it restarts.
-#[test]
-#[ignore = "divergence: replica_divergence warning on an old leader's uncommitted tail after a clean election the metadata log shows; Kafka truncates it on the next fetch (KIP-101)"]
-fn old_leader_moved_away_in_controlled_shutdown_keeps_its_uncommitted_tail() {
+/// the ISR is stopped) and shut down cleanly with its tail of epoch 0, 45–49 (`tail`),
+/// which the followers had not fetched (its high watermark 45); 2 wrote 45–69 at epoch 1.
+fn moved_away(tail: impl Fn(&mut PartitionBuilder)) -> Brokers {
     let ld = |id: i32| {
         if id == 1 {
+            let mut p = replica("orders", 0, &[(0, 9)]);
+            tail(&mut p);
             LogDirBuilder::new(1)
-                .partition(replica("orders", 0, &[(0, 10)]))
+                .partition(p)
                 .high_watermark("orders", 0, 45)
         } else {
             LogDirBuilder::new(id).partition(replica("orders", 0, &[(0, 9), (1, 5)]))
@@ -145,10 +141,35 @@ fn old_leader_moved_away_in_controlled_shutdown_keeps_its_uncommitted_tail() {
         m.batch(&[broker_change(1, broker_epoch_at_start(1), 1, 0)]);
         m
     };
-    let b = brokers(ld, broker_epoch_at_start, meta);
-    b.check().assert_quiet();
+    brokers(ld, broker_epoch_at_start, meta)
 }
 
+/// [`moved_away`] where the tail is the idempotent producer's batch that the producer then
+/// retried to the new leader (`Sender` on NOT_LEADER_OR_FOLLOWER, same sequence): 2 holds the
+/// same records at 45, stamped with epoch 1 (`partitionLeaderEpoch` is outside the CRC).
+/// Broker 1 truncates it and fetches it again when it follows; nothing differs.
+#[test]
+fn old_leaders_tail_retried_to_the_new_leader() {
+    moved_away(|p| super::traffic(p, 0, 1, 20))
+        .check()
+        .assert_quiet();
+}
+
+/// [`moved_away`] where the tail is an `acks=1` producer's batch that was never retried: the
+/// new leader holds other records at 45. They were never committed (above the high
+/// watermark, and 2 was elected from the ISR, a clean election, as the metadata log shows);
+/// broker 1 truncates them when it next follows (`AbstractFetcherThread.truncateToEpochEndOffsets`:
+/// epoch 0 ends at 45 on the leader; KIP-101, KIP-279). This is what every leader change
+/// under `acks=1` traffic can leave on the old leader until it restarts.
+#[test]
+#[ignore = "divergence: replica_divergence warning on an old leader's uncommitted tail after a clean election the metadata log shows; Kafka truncates it on the next fetch (KIP-101)"]
+fn old_leader_moved_away_in_controlled_shutdown_keeps_its_uncommitted_tail() {
+    let lost = |p: &mut PartitionBuilder| {
+        let values = (0..5).map(|i| format!("acks=1 write {i}"));
+        p.append(Batch::new(Producer::PLAIN).values(values));
+    };
+    moved_away(lost).check().assert_quiet();
+}
 /// Time-based retention on the leader (1) and follower 2 deleted the segments below 40
 /// (`UnifiedLog.deleteOldSegments`, each replica on its own clock; their snapshots with them,
 /// the epoch cache truncated to the new start: `LeaderEpochFileCache.truncateFromStart`).
@@ -186,4 +207,33 @@ fn follower_restarted_from_the_leaders_log_start_after_retention() {
         .map(|p| p.log_start_offset)
         .collect();
     assert_eq!(starts, [Some(40); 3], "{starts:?}");
+}
+
+/// Broker 1's controlled shutdown moved `orders-0`'s leadership to 2 at epoch 1 when all
+/// three replicas ended at 45; 2 has written nothing since. The new leader assigned its epoch
+/// at its log end on becoming leader (`Partition.makeLeader` →
+/// `UnifiedLog.maybeAssignEpochStartOffset`), so its `leader-epoch-checkpoint` ends with
+/// `1 45`, which no batch carries; follower 3 assigns epochs only from the batches it fetches
+/// (`UnifiedLog.appendAsFollower`), so its cache stops at epoch 0; broker 1, stopped, too.
+#[test]
+fn new_leaders_epoch_assigned_before_any_write_only_on_the_leader() {
+    let ld = |id: i32| LogDirBuilder::new(id).partition(replica("orders", 0, &[(0, 9)]));
+    let meta = || {
+        let mut m = created();
+        m.at(T0 + 9 * SEC + 500);
+        m.batch(&[
+            broker_change(1, broker_epoch_at_start(1), 0, 1),
+            change("orders", 0, |c| {
+                c.leader = 2;
+                c.isr = Some(vec![2, 3]);
+            }),
+        ]);
+        m.at(T0 + 11 * SEC);
+        m.batch(&[broker_change(1, broker_epoch_at_start(1), 1, 0)]);
+        m
+    };
+    let b = brokers(ld, broker_epoch_at_start, meta);
+    let two = b.path(2, "data").join("orders-0/leader-epoch-checkpoint");
+    std::fs::write(two, "0\n2\n0 0\n1 45\n").unwrap();
+    b.check().assert_quiet();
 }
