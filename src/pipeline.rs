@@ -117,6 +117,9 @@ pub(crate) fn run_cluster_checks_with(
     // `ScanOptions::keep_coordinator_bytes`), are read here, streaming.
     // Its records are decoded once, for the confirmation, the coordinator's history rules
     // and the join (the walked bytes are dropped as they are decoded).
+    // A copy's open transaction whose marker another copy holds is a follower behind, not
+    // a hanging transaction: said before any check reads it.
+    crate::cluster::replicas::demote_unreplicated_markers(report);
     let models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts);
     release_freed_memory();
     crate::cluster::coordinator::annotate_models(report, &models, inv, opts);

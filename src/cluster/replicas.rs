@@ -45,10 +45,12 @@ use crate::read::format::checkpoint::parse_partition_metadata;
 use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
 
 mod truncation;
+mod unreplicated;
 pub(crate) use truncation::truncation_point;
 use truncation::{
     Truncation, lineages, pending_truncation, with_high_watermarks, with_truncation, without_epochs,
 };
+pub(crate) use unreplicated::demote_unreplicated_markers;
 
 /// At most this many missing markers are listed per direction in a finding.
 pub const MAX_LISTED_MARKERS: usize = 20;

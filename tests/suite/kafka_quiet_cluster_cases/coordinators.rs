@@ -329,7 +329,6 @@ fn timed_out(upto: Option<i64>) -> (PartitionBuilder, PartitionBuilder) {
 /// (only the leader serves fetches by default; `Partition.fetchRecords` on a follower needs
 /// `replica.selector.class`, and even then bounds reads by the follower's high watermark).
 #[test]
-#[ignore = "divergence: hanging_transaction error on an out-of-ISR follower's copy whose ABORT the leader's copy and the coordinator's log hold; Kafka's follower fetches the marker next"]
 fn lagging_follower_has_not_yet_fetched_a_timed_out_transactions_abort() {
     let mut b = Brokers::new();
     let (lead, coord) = timed_out(None);
