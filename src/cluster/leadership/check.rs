@@ -312,6 +312,9 @@ pub fn run(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     attach(report, out);
     if !links.is_empty() {
         super::links::apply(report, inv, &histories, &links);
+    }
+    let softened = super::clean::apply(report, inv, &histories);
+    if !links.is_empty() || softened {
         report.recount_findings();
     }
 }

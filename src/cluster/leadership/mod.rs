@@ -24,6 +24,7 @@ pub mod load;
 pub mod replay;
 
 mod check;
+mod clean;
 mod epochs;
 mod future;
 mod links;

@@ -162,7 +162,6 @@ fn old_leaders_tail_retried_to_the_new_leader() {
 /// epoch 0 ends at 45 on the leader; KIP-101, KIP-279). This is what every leader change
 /// under `acks=1` traffic can leave on the old leader until it restarts.
 #[test]
-#[ignore = "divergence: replica_divergence warning on an old leader's uncommitted tail after a clean election the metadata log shows; Kafka truncates it on the next fetch (KIP-101)"]
 fn old_leader_moved_away_in_controlled_shutdown_keeps_its_uncommitted_tail() {
     let lost = |p: &mut PartitionBuilder| {
         let values = (0..5).map(|i| format!("acks=1 write {i}"));
