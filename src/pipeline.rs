@@ -119,7 +119,7 @@ pub(crate) fn run_cluster_checks_with(
     // and the join (the walked bytes are dropped as they are decoded).
     // A copy's open transaction whose marker another copy holds is a follower behind, not
     // a hanging transaction: said before any check reads it.
-    crate::cluster::replicas::demote_unreplicated_markers(report);
+    crate::cluster::replicas::demote_unreplicated_markers(report, inv);
     let models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts);
     release_freed_memory();
     crate::cluster::coordinator::annotate_models(report, &models, inv, opts);

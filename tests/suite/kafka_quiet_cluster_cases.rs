@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 mod coordinators;
-mod kraft;
+pub(crate) mod kraft;
 mod reassignment;
 mod replication;
 mod tiered;

@@ -1,17 +1,13 @@
 //! Review of session 24's changes (d8462f0..818788e): reproducers of defects, each
-//! `#[ignore = "defect: …"]` and failing when run with `--ignored`.
-#![cfg(feature = "testkit")]
+//! `#![cfg(feature = "testkit")]
 
 use crate::kafka_quiet_cluster_cases::{Brokers, T0, replica};
 use klogscan::finding::{Kind, Severity};
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer};
 
-// The quiet-cluster audit's metadata-log helpers (private to that module), shared as is.
-#[allow(dead_code, unused_imports)]
-#[path = "kafka_quiet_cluster_cases/kraft.rs"]
-mod kraft;
-
-use kraft::{MetaLog, SEC, bootstrap, broker_change, broker_epoch_at_start, change, partition, topic};
+use crate::kafka_quiet_cluster_cases::kraft::{
+    MetaLog, SEC, bootstrap, broker_change, broker_epoch_at_start, change, partition, topic,
+};
 
 fn created() -> MetaLog {
     let mut m = bootstrap();
@@ -63,7 +59,6 @@ fn moved_away(hw1: i64) -> Brokers {
 /// stays electable before KIP-966's ELR — the failure the ELR was made for), yet
 /// `leadership::clean::apply` lowers the error to info and appends "was never committed".
 #[test]
-#[ignore = "defect: clean.rs lowers a replica_divergence error whose own evidence says acknowledged data lost (truncation.acknowledged) to info"]
 fn clean_election_does_not_silence_an_acknowledged_loss() {
     let b = moved_away(50);
     let v = b.check();
@@ -94,12 +89,20 @@ fn with_txn(steps: i64, abort: bool) -> PartitionBuilder {
     data.append(Batch::new(Producer::PLAIN).records(2).at(T0));
     data.append(Batch::new(p).records(3).at(T0 + 60_000));
     for i in 1..=steps {
-        data.append(Batch::new(Producer::idempotent(77, 0)).records(1).at(T0 + 60_000 + 7_000 * i));
+        data.append(
+            Batch::new(Producer::idempotent(77, 0))
+                .records(1)
+                .at(T0 + 60_000 + 7_000 * i),
+        );
     }
     if abort {
         data.abort(p.bumped(), 0);
         for i in steps + 1..=steps + 10 {
-            data.append(Batch::new(Producer::idempotent(77, 0)).records(1).at(T0 + 60_000 + 7_000 * i));
+            data.append(
+                Batch::new(Producer::idempotent(77, 0))
+                    .records(1)
+                    .at(T0 + 60_000 + 7_000 * i),
+            );
         }
     }
     data
@@ -115,10 +118,14 @@ fn with_txn(steps: i64, abort: bool) -> PartitionBuilder {
 /// nothing), yet `demote_unreplicated_markers` (prefix check only, no epochs) makes it an
 /// info open_transaction "closed on the copy consumers read".
 #[test]
-#[ignore = "defect: unreplicated.rs demotes the hanging transaction of a copy that leads at a later epoch than the holder's marker (unclean election, no write since)"]
 fn a_new_leaders_hanging_transaction_is_not_demoted_by_the_old_leaders_marker() {
     let mut b = Brokers::new();
-    b.write(1, "data", LogDirBuilder::new(1).partition(with_txn(140, true)), None);
+    b.write(
+        1,
+        "data",
+        LogDirBuilder::new(1).partition(with_txn(140, true)),
+        None,
+    );
     let behind = with_txn(138, false);
     let end = behind.log_end_offset();
     let dir = b.write(
@@ -161,7 +168,12 @@ fn a_new_leaders_hanging_transaction_is_not_demoted_by_the_old_leaders_marker() 
 #[test]
 fn control_a_follower_behind_is_demoted() {
     let mut b = Brokers::new();
-    b.write(1, "data", LogDirBuilder::new(1).partition(with_txn(140, true)), None);
+    b.write(
+        1,
+        "data",
+        LogDirBuilder::new(1).partition(with_txn(140, true)),
+        None,
+    );
     let behind = with_txn(138, false);
     let end = behind.log_end_offset();
     b.write(
@@ -180,7 +192,8 @@ fn control_a_follower_behind_is_demoted() {
         .filter(|f| f.source.broker_id == Some(3) && f.kind == Kind::OpenTransaction)
         .collect();
     assert!(
-        on3.iter().any(|f| f.evidence.get("marker_on_replica").is_some()),
+        on3.iter()
+            .any(|f| f.evidence.get("marker_on_replica").is_some()),
         "{:#?}",
         crate::kafka_quiet_cluster_cases::lines(&v.scan.findings)
     );

@@ -11,14 +11,18 @@
 //! that fetch (a controlled shutdown moves leadership away and stops the fetchers of
 //! replicas out of the ISR, `ReplicaManager.applyLocalFollowersDelta`) keeps the tail on
 //! disk. The divergence is then info, saying so; an unclean election (linked by
-//! `links`) and a fork the history does not explain keep their severity.
+//! `links`), a fork the history does not explain, and a tail either copy's high-watermark
+//! checkpoint covers (committed records: an ISR member that lost its unflushed tail in an
+//! unclean shutdown may still be elected, the failure KIP-966's ELR closes) keep their
+//! severity.
 
 use super::ClusterHistory;
-use super::elections::Choice;
+use super::elections::{Choice, Election};
 use crate::cluster::report::ScanReport;
 use crate::discover::identity::same_cluster;
 use crate::finding::{Kind, Severity};
 use serde_json::json;
+use std::collections::HashMap;
 
 /// Lower, in place, the divergences a clean election explains (true when one was).
 pub(super) fn apply(
@@ -27,9 +31,24 @@ pub(super) fn apply(
     histories: &[ClusterHistory],
 ) -> bool {
     let mut soften: Vec<(usize, String, serde_json::Value)> = Vec::new();
+    let by_path: HashMap<&str, usize> = (report.partitions.iter().enumerate())
+        .map(|(i, p)| (p.path.as_str(), i))
+        .collect();
+    // Each history's elections by topic-partition and the epoch they began.
+    let elections: HashMap<(&str, i32, i32), Vec<(&ClusterHistory, &Election)>> = histories
+        .iter()
+        .flat_map(|h| h.elections.iter().map(move |e| (h, e)))
+        .fold(HashMap::new(), |mut m, (h, e)| {
+            m.entry((e.topic.as_str(), e.partition, e.leader_epoch))
+                .or_default()
+                .push((h, e));
+            m
+        });
     for (fi, f) in report.findings.iter().enumerate() {
+        // An error says the behind copy's own high-watermark checkpoint covered what it
+        // loses (`replicas::truncation`): committed records, whatever the election.
         if f.kind != Kind::ReplicaDivergence
-            || f.severity < Severity::Warning
+            || f.severity != Severity::Warning
             || !f.caused_by.is_empty()
         {
             continue;
@@ -37,9 +56,11 @@ pub(super) fn apply(
         let Some(copies) = f.evidence.get("copies").and_then(|c| c.as_array()) else {
             continue;
         };
-        let path = |k: usize| copies.get(k).and_then(|v| v.as_str());
-        let find = |p: &str| report.partitions.iter().find(|r| r.path == p);
-        let (Some(a), Some(b)) = (path(0).and_then(find), path(1).and_then(find)) else {
+        let copy = |k: usize| {
+            let path = copies.get(k)?.as_str()?;
+            by_path.get(path).map(|&i| &report.partitions[i])
+        };
+        let (Some(a), Some(b)) = (copy(0), copy(1)) else {
             continue;
         };
         let Some((_, epoch)) =
@@ -47,29 +68,39 @@ pub(super) fn apply(
         else {
             continue;
         };
-        // Where the new epoch starts, on the copy that has it.
-        let Some(start) = a
-            .carried
-            .leader_epochs
-            .iter()
+        // Where the new epoch starts: the earlier of the copies' starts of it.
+        let Some(start) = (a.carried.leader_epochs.iter())
             .chain(&b.carried.leader_epochs)
-            .find(|e| e.0 == epoch)
+            .filter(|e| e.0 == epoch)
             .map(|e| e.1)
+            .min()
         else {
             continue;
         };
-        if f.offset.is_none_or(|o| o < start) {
+        // The copy holding the old tail is the one whose lineage does not start the new
+        // epoch there; its checkpoint at or below that start: nothing of the tail was
+        // committed as far as it recorded (one copy only: both holding the epoch there is
+        // no such fork).
+        let has_epoch = |c: &crate::partition::results::PartitionReport| {
+            c.carried.leader_epochs.contains(&(epoch, start))
+        };
+        let old = match (has_epoch(a), has_epoch(b)) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => continue,
+        };
+        let committed_past = old.high_watermark.is_none_or(|hw| hw > start);
+        if f.offset.is_none_or(|o| o < start) || committed_past {
             continue;
         }
-        let election = histories
-            .iter()
-            .filter(|h| same_cluster(&h.source, &a.source).is_same())
-            .flat_map(|h| h.elections.iter())
+        let election = elections
+            .get(&(a.topic.as_str(), a.partition, epoch))
+            .into_iter()
+            .flatten()
+            .filter(|(h, _)| same_cluster(&h.source, &a.source).is_same())
+            .map(|(_, e)| *e)
             .find(|e| {
-                e.topic == a.topic
-                    && e.partition == a.partition
-                    && e.leader_epoch == epoch
-                    && !super::loss::other_incarnation(inv, &a.path, &e.topic_id)
+                !super::loss::other_incarnation(inv, &a.path, &e.topic_id)
                     && !super::loss::other_incarnation(inv, &b.path, &e.topic_id)
             });
         let Some(e) = election.filter(|e| matches!(e.choice, Choice::Isr | Choice::Elr)) else {

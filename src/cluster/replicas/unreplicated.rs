@@ -18,32 +18,71 @@ use crate::finding::{Kind, Severity};
 use serde_json::json;
 use std::collections::HashMap;
 
-/// Whether every batch `p` holds from offset `first` on is in `o` too, byte for byte (its
-/// offsets and CRC): `p` is behind `o` on the same history, not a diverging copy (after an
-/// unclean election the old leader's later marker is not the new leader's to fetch).
-fn prefix_from(
+/// Whether `p` is behind `o` on the same history from offset `first` on: every batch `p`
+/// holds from there is in `o` too, byte for byte (its offsets and CRC), and `p`'s newest
+/// leader epoch starts in `o`'s lineage where it starts in `p`'s — a copy elected leader
+/// at a later epoch (which records it at its log end, `UnifiedLog.maybeAssignEpochStartOffset`)
+/// or a diverging one is not behind: the old leader's later marker is not its to fetch.
+fn behind_on_same_history(
     p: &crate::partition::results::PartitionReport,
     o: &crate::partition::results::PartitionReport,
     first: i64,
 ) -> bool {
+    if let Some(last) = p.carried.leader_epochs.last()
+        && !o.carried.leader_epochs.contains(last)
+    {
+        return false;
+    }
     let (Some(mine), Some(theirs)) = (
         p.carried.cluster_inputs.batches.as_deref(),
         o.carried.cluster_inputs.batches.as_deref(),
     ) else {
         return false;
     };
-    let held: std::collections::HashSet<(i64, i64, u32)> = theirs
-        .iter()
-        .map(|b| (b.base_offset, b.last_offset, b.crc))
-        .collect();
-    mine.iter()
-        .filter(|b| b.base_offset >= first)
-        .all(|b| held.contains(&(b.base_offset, b.last_offset, b.crc)))
+    let sorted = theirs.is_sorted_by_key(|x| x.base_offset);
+    let held = |b: &crate::partition::walked::BatchKey| {
+        let same = |x: &crate::partition::walked::BatchKey| {
+            (x.base_offset, x.last_offset, x.crc) == (b.base_offset, b.last_offset, b.crc)
+        };
+        if sorted {
+            let at = theirs.partition_point(|x| x.base_offset < b.base_offset);
+            theirs[at..]
+                .iter()
+                .take_while(|x| x.base_offset == b.base_offset)
+                .any(same)
+        } else {
+            theirs.iter().any(same)
+        }
+    };
+    mine.iter().filter(|b| b.base_offset >= first).all(held)
+}
+
+/// The newest leader epoch a copy knows, from its batches and its `leader-epoch-checkpoint`
+/// (a leader records its epoch at its log end before any write); `None` when its checkpoint
+/// could not be read (then whether it is behind is not known) or it has no epoch at all.
+fn newest_epoch(
+    inv: &crate::discover::layout::Inventory,
+    dirs: &HashMap<String, &crate::discover::layout::PartitionDir>,
+    r: &crate::partition::results::PartitionReport,
+) -> Option<i32> {
+    let batches = r.carried.leader_epochs.last().map(|e| e.0);
+    let file = match dirs
+        .get(&r.path)
+        .map(|d| crate::cluster::epoch_file::read(inv, d))
+    {
+        Some(Ok(entries)) => entries.and_then(|e| e.last().map(|e| e.epoch)),
+        Some(Err(_)) => return None,
+        None => None,
+    };
+    batches.max(file)
 }
 
 /// Rewrite, in place, every `hanging_transaction` of a live copy whose marker a later-
 /// reaching live copy of the same partition holds.
-pub(crate) fn demote_unreplicated_markers(report: &mut ScanReport) {
+pub(crate) fn demote_unreplicated_markers(
+    report: &mut ScanReport,
+    inv: &crate::discover::layout::Inventory,
+) {
     let mut by_tp: HashMap<(&str, i32), Vec<usize>> = HashMap::new();
     for (i, p) in report.partitions.iter().enumerate() {
         if p.source.copy.is_live() && p.carried.cluster_inputs.batches.is_some() {
@@ -53,6 +92,18 @@ pub(crate) fn demote_unreplicated_markers(report: &mut ScanReport) {
                 .push(i);
         }
     }
+    let dirs: HashMap<String, &crate::discover::layout::PartitionDir> = inv
+        .partitions
+        .iter()
+        .map(|d| (d.path.display().to_string(), d))
+        .collect();
+    // Each candidate copy's newest leader epoch, its batches' and its checkpoint's.
+    let mut newest: HashMap<usize, Option<i32>> = HashMap::new();
+    let mut newest_of = |i: usize, report: &ScanReport| -> Option<i32> {
+        *newest
+            .entry(i)
+            .or_insert_with(|| newest_epoch(inv, &dirs, &report.partitions[i]))
+    };
     let mut rewrites: Vec<(usize, String, i64, bool)> = Vec::new();
     for copies in by_tp.values().filter(|c| c.len() > 1) {
         for &i in copies {
@@ -71,8 +122,17 @@ pub(crate) fn demote_unreplicated_markers(report: &mut ScanReport) {
                 };
                 let holder = copies.iter().filter(|&&j| j != i).find_map(|&j| {
                     let o = &report.partitions[j];
-                    if !same_cluster(&p.source, &o.source).is_same() || !prefix_from(p, o, first) {
+                    if !same_cluster(&p.source, &o.source).is_same()
+                        || !behind_on_same_history(p, o, first)
+                    {
                         return None;
+                    }
+                    // A copy at a later epoch than the holder's (elected leader since,
+                    // with nothing written: its checkpoint has the epoch) is not behind.
+                    match (newest_of(i, report), newest_of(j, report)) {
+                        (Some(mine), Some(theirs)) if mine <= theirs => {}
+                        (Some(_), Some(_)) => return None,
+                        (None, _) | (_, None) => return None,
                     }
                     o.carried
                         .cluster_inputs
