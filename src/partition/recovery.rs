@@ -15,6 +15,7 @@ mod after_load;
 pub(crate) mod alias_texts;
 pub(crate) mod aliases;
 mod chain;
+mod crash_tail;
 mod ending;
 pub(crate) mod last_read;
 mod load_stop;

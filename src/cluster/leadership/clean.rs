@@ -24,6 +24,9 @@ use crate::finding::{Kind, Severity};
 use serde_json::json;
 use std::collections::HashMap;
 
+/// An election with the history that holds it.
+type Elected<'a> = (&'a ClusterHistory, &'a Election);
+
 /// Lower, in place, the divergences a clean election explains (true when one was).
 pub(super) fn apply(
     report: &mut ScanReport,
@@ -35,7 +38,7 @@ pub(super) fn apply(
         .map(|(i, p)| (p.path.as_str(), i))
         .collect();
     // Each history's elections by topic-partition and the epoch they began.
-    let elections: HashMap<(&str, i32, i32), Vec<(&ClusterHistory, &Election)>> = histories
+    let elections: HashMap<(&str, i32, i32), Vec<Elected<'_>>> = histories
         .iter()
         .flat_map(|h| h.elections.iter().map(move |e| (h, e)))
         .fold(HashMap::new(), |mut m, (h, e)| {

@@ -368,7 +368,9 @@ pub(crate) fn word_integrity_finding(
         Fate::Recovered => return,
     };
     f.broker_behaviour = text;
-    if let Some(hw) = routine_crash_tail(f, plan, walk, clean_shutdown, high_watermark) {
+    if let Some(hw) =
+        super::crash_tail::routine_crash_tail(f, plan, walk, clean_shutdown, high_watermark)
+    {
         f.severity = crate::finding::Severity::Warning;
         f.broker_behaviour.push_str(&format!(
             " — the routine end of an active segment cut by a crash (LogLoader.recoverLog logs it at WARN): the cut removes only offsets at or above the checkpointed high watermark {hw}, which no acks=all producer was answered for unless the high watermark moved past them after its last checkpoint (then the leader's copy still holds them); an acks=1 producer may have been answered"
@@ -377,45 +379,6 @@ pub(crate) fn word_integrity_finding(
             e.insert("routine_crash_tail".into(), serde_json::json!(true));
         }
     }
-}
-
-/// The checkpointed high watermark when `f` is the torn end of the last segment a crash
-/// left (`LogSegment.recover` cuts it, `LogLoader.recoverLog` warns): an unclean shutdown,
-/// recovery cutting the last segment here and deleting nothing, every removed offset at or
-/// above that high watermark, and the damage a partial batch — or a batch whose CRC fails
-/// followed by nothing but the file's zeros (a torn write into a preallocated segment).
-fn routine_crash_tail(
-    f: &Finding,
-    plan: &SegmentPlan,
-    walk: Option<&RecoverWalk>,
-    clean_shutdown: Option<bool>,
-    high_watermark: Option<i64>,
-) -> Option<i64> {
-    let (seg, pos) = (f.segment.as_deref()?, f.position?);
-    let t = plan.truncation.as_ref()?;
-    let torn = match f.kind {
-        Kind::TruncatedBatch => true,
-        Kind::CrcMismatch => walk.is_some_and(|w| {
-            w.removed_batches == 1
-                && matches!(
-                    w.tail.as_deref(),
-                    Some((
-                        _,
-                        StopReason::ZeroFilled { .. } | StopReason::PartialBatch { .. }
-                    ))
-                )
-        }),
-        _ => false,
-    };
-    let hw = high_watermark?;
-    (torn
-        && clean_shutdown == Some(false)
-        && plan.deleted.is_empty()
-        && plan.last_segment.as_deref() == Some(seg)
-        && t.segment == seg
-        && t.position == pos
-        && t.offset >= hw)
-        .then_some(hw)
 }
 
 /// What readers meet at damage no recovery looks at (`seg` at byte `pos`), by the
