@@ -567,6 +567,15 @@ impl Dirs {
     fn add(&mut self, b: &mut Bundle) {
         let Dirs { inv, recorded } = self;
         let first = inv.partitions.len();
+        for d in &b.files.log_dirs {
+            let has = |n: &str| d.files.iter().any(|(f, _)| f == n);
+            let markers = crate::discover::layout::LOG_DIR_MARKERS
+                .iter()
+                .any(|m| has(m));
+            if markers && !has(".kafka_cleanshutdown") {
+                recorded.unclean_shutdown.insert(PathBuf::from(&d.path));
+            }
+        }
         for ld in &b.header.log_dirs {
             let path = PathBuf::from(&ld.path);
             recorded.meta_properties.insert(

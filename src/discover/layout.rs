@@ -227,6 +227,9 @@ pub struct Recorded {
     /// Each live `__cluster_metadata` directory's decoded metadata log (with its log dir's
     /// `bootstrap.checkpoint`), as the leadership stage serialised it; opaque here.
     pub metadata_logs: std::collections::HashMap<PathBuf, String>,
+    /// The log dirs that hold a broker's files but no `.kafka_cleanshutdown` (their last
+    /// shutdown was not clean), from the files each collect listed.
+    pub unclean_shutdown: std::collections::HashSet<PathBuf>,
 }
 
 /// Why the collect of a bundle could not read a small file.
@@ -316,6 +319,20 @@ impl Inventory {
         r.small_files
             .get(&dir.join(name))
             .map(|s| s.as_bytes().to_vec())
+    }
+
+    /// Whether the log dir at `dir` holds a broker's files but no `.kafka_cleanshutdown`:
+    /// its broker's last shutdown was not clean (false for a directory that is no broker's
+    /// log dir, or not in this inventory).
+    pub fn unclean_shutdown(&self, dir: &Path) -> bool {
+        match &self.recorded {
+            Some(r) => r.unclean_shutdown.contains(dir),
+            None => self
+                .log_dirs
+                .iter()
+                .find(|l| l.path == dir)
+                .is_some_and(|l| l.has_markers() && l.clean_shutdown.is_none()),
+        }
     }
 
     /// What the bundles recorded of the partition directory at `dir` (`None`: not one of

@@ -230,10 +230,12 @@ fn beyond_log_end(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> O
     // amount; `UnifiedLog.maybeUpdateHighWatermark` bounds its high watermark by its own log
     // end; offset commits check no log end) — or a replica that truncated to follow a new
     // leader (`UnifiedLog.truncateTo` lowers the high watermark with the log). Two
-    // readings: info, both said.
+    // readings: info, both said. Not after an unclean shutdown of the copy's broker: a
+    // leader, or a partition's only replica, that lost its unflushed tail with the page
+    // cache after its last checkpoint reads the same.
     if let Some(hw) = d
         .high_watermark
-        .filter(|&hw| hw < c && f.caused_by.is_empty())
+        .filter(|&hw| hw < c && f.caused_by.is_empty() && !d.unclean_shutdown)
     {
         f.message = format!(
             "group {:?} committed offset {c} on {}-{}, {} above this copy's log end {leo}; its checkpointed high watermark {hw} is below the commit too and nothing on it shows a cut: a follower behind the leader the group read from (it never held those offsets as committed), or a replica that gave them up when it followed a new leader (judge by the partition's other replicas or the metadata log)",

@@ -93,6 +93,10 @@ pub struct PartitionState {
     /// The topic id of the copy's `partition.metadata` (`None`: absent or unreadable).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topic_id: Option<String>,
+    /// The copy's log dir holds a broker's files but no `.kafka_cleanshutdown`: its last
+    /// shutdown was not clean (`Inventory::unclean_shutdown`).
+    #[serde(skip)]
+    pub unclean_shutdown: bool,
     #[serde(skip)]
     pub index: usize,
 }
@@ -276,6 +280,9 @@ impl Context<'_> {
                 .get(&p.path)
                 .and_then(|d| crate::cluster::replicas::topic_id_in(self.inv, d))
                 .map(|id| crate::read::format::checkpoint::encode_uuid(&id)),
+            unclean_shutdown: (self.dirs.get(&p.path))
+                .and_then(|d| d.log_dir.as_deref())
+                .is_some_and(|ld| self.inv.unclean_shutdown(ld)),
             index: i,
         };
         self.states.insert(i, s.clone());

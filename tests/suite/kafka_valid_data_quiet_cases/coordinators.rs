@@ -339,6 +339,53 @@ fn committed_offset_above_a_lagging_followers_log_end() {
     q.assert_quiet();
 }
 
+/// Near miss of the above: the same replica after an unclean shutdown (no
+/// `.kafka_cleanshutdown`) — a leader, or the only replica, that lost its unflushed tail with
+/// the page cache after its last checkpoint reads the same as a follower behind, so the loss
+/// verdict stays; and a merge of the log dir's bundle says the same as the scan.
+#[test]
+fn committed_offset_above_a_replica_that_crashed_stays_an_error() {
+    let mut p = PartitionBuilder::new("orders", 3);
+    for _ in 0..6 {
+        p.append(Batch::new(Producer::idempotent(77, 0)).records(3));
+    }
+    let g = "steady-readers";
+    let t0 = klogscan::testkit::scenario::DEFAULT_START_MS + 3_600_000;
+    let mut c = PartitionBuilder::new("__consumer_offsets", offsets_partition(g));
+    let rec = (
+        1,
+        json!({"group": g, "topic": "orders", "partition": 3}),
+        Some((
+            3,
+            json!({"offset": 30, "leaderEpoch": 0, "metadata": "", "commitTimestamp": t0}),
+        )),
+    );
+    c.append(coordinator_batch(Producer::PLAIN, 0, t0, vec![rec]));
+    let ld = LogDirBuilder::new(2)
+        .clean_shutdown(false)
+        .partition(p)
+        .partition(c);
+    let q = write_and_check(ld, |_| {});
+    let severities = |fs: &[klogscan::Finding]| -> Vec<Severity> {
+        fs.iter()
+            .filter(|f| f.kind == Kind::CommittedOffsetBeyondLogEnd)
+            .map(|f| f.severity)
+            .collect()
+    };
+    assert_eq!(severities(&q.scan.findings), [Severity::Error]);
+    let out = tempfile::tempdir().unwrap();
+    let bundle = out.path().join("b.klb");
+    let w = std::io::BufWriter::new(std::fs::File::create(&bundle).unwrap());
+    let opts = klogscan::results::ScanOptions::default();
+    klogscan::bundle::collect(&[q.dir.path().to_path_buf()], &opts, w).unwrap();
+    let merged = klogscan::request::run(
+        &klogscan::request::Request::new([bundle.as_path()]).with_bundles(true),
+    )
+    .unwrap()
+    .report;
+    assert_eq!(severities(&merged.findings), [Severity::Error]);
+}
+
 /// Near miss of the above: the same replica whose own high-watermark checkpoint says 30 —
 /// it held offsets up to 30 as committed and now ends at 18, so records the group read are
 /// gone from it (`CheckpointInconsistent` and `committed_offset_beyond_log_end`, errors).
