@@ -227,8 +227,8 @@ pub struct Recorded {
     /// Each live `__cluster_metadata` directory's decoded metadata log (with its log dir's
     /// `bootstrap.checkpoint`), as the leadership stage serialised it; opaque here.
     pub metadata_logs: std::collections::HashMap<PathBuf, String>,
-    /// The log dirs that hold a broker's files but no `.kafka_cleanshutdown` (their last
-    /// shutdown was not clean), from the files each collect listed.
+    /// The log dirs that hold a broker's files but no `.kafka_cleanshutdown` (running, or
+    /// not shut down cleanly), from the files each collect listed.
     pub unclean_shutdown: std::collections::HashSet<PathBuf>,
 }
 
@@ -322,7 +322,8 @@ impl Inventory {
     }
 
     /// Whether the log dir at `dir` holds a broker's files but no `.kafka_cleanshutdown`:
-    /// its broker's last shutdown was not clean (false for a directory that is no broker's
+    /// its broker was running when they were read (`LogManager.loadLogs` deletes the file
+    /// at start) or did not shut down cleanly (false for a directory that is no broker's
     /// log dir, or not in this inventory).
     pub fn unclean_shutdown(&self, dir: &Path) -> bool {
         match &self.recorded {

@@ -230,12 +230,13 @@ fn beyond_log_end(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> O
     // amount; `UnifiedLog.maybeUpdateHighWatermark` bounds its high watermark by its own log
     // end; offset commits check no log end) — or a replica that truncated to follow a new
     // leader (`UnifiedLog.truncateTo` lowers the high watermark with the log). Two
-    // readings: info, both said. Not after an unclean shutdown of the copy's broker: a
-    // leader, or a partition's only replica, that lost its unflushed tail with the page
-    // cache after its last checkpoint reads the same.
+    // readings: info, both said. A log dir without `.kafka_cleanshutdown` (its broker
+    // running, or not shut down cleanly: `LogManager.loadLogs` deletes the file at start)
+    // adds a third: a leader, or a partition's only replica, whose host crashed and lost
+    // its unflushed tail after its last checkpoint — a warning saying all three.
     if let Some(hw) = d
         .high_watermark
-        .filter(|&hw| hw < c && f.caused_by.is_empty() && !d.unclean_shutdown)
+        .filter(|&hw| hw < c && f.caused_by.is_empty())
     {
         f.message = format!(
             "group {:?} committed offset {c} on {}-{}, {} above this copy's log end {leo}; its checkpointed high watermark {hw} is below the commit too and nothing on it shows a cut: a follower behind the leader the group read from (it never held those offsets as committed), or a replica that gave them up when it followed a new leader (judge by the partition's other replicas or the metadata log)",
@@ -245,8 +246,15 @@ fn beyond_log_end(r: &ConsumerRow, d: &PartitionState, report: &ScanReport) -> O
             c - leo
         );
         f.severity = Severity::Info;
+        if d.unclean_shutdown {
+            f.message.push_str(", or — its log dir holds no .kafka_cleanshutdown, so its broker was running or did not shut down cleanly — a leader or only replica whose host crashed and lost its unflushed tail after its last checkpoint");
+            f.severity = Severity::Warning;
+        }
         if let Value::Object(m) = &mut f.evidence {
-            m.insert("replica_behind".into(), json!({"high_watermark": hw}));
+            m.insert(
+                "replica_behind".into(),
+                json!({"high_watermark": hw, "no_clean_shutdown_file": d.unclean_shutdown}),
+            );
         }
         f.client_error = Some(
             "consumer: none from this copy — the group fetches from the partition's leader; not a producer error".into(),

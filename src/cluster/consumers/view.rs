@@ -93,8 +93,8 @@ pub struct PartitionState {
     /// The topic id of the copy's `partition.metadata` (`None`: absent or unreadable).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topic_id: Option<String>,
-    /// The copy's log dir holds a broker's files but no `.kafka_cleanshutdown`: its last
-    /// shutdown was not clean (`Inventory::unclean_shutdown`).
+    /// The copy's log dir holds a broker's files but no `.kafka_cleanshutdown`: its broker
+    /// was running, or did not shut down cleanly (`Inventory::unclean_shutdown`).
     #[serde(skip)]
     pub unclean_shutdown: bool,
     #[serde(skip)]

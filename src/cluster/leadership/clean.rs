@@ -11,8 +11,8 @@
 //! that fetch (a controlled shutdown moves leadership away and stops the fetchers of
 //! replicas out of the ISR, `ReplicaManager.applyLocalFollowersDelta`) keeps the tail on
 //! disk. The divergence is then info, saying so; an unclean election (linked by
-//! `links`), a fork the history does not explain, and a tail either copy's high-watermark
-//! checkpoint covers (committed records: an ISR member that lost its unflushed tail in an
+//! `links`), a fork the history does not explain, and a tail the old tail's copy's
+//! high-watermark checkpoint covers (committed records: an ISR member that lost its unflushed tail in an
 //! unclean shutdown may still be elected, the failure KIP-966's ELR closes) keep their
 //! severity.
 
@@ -26,6 +26,21 @@ use std::collections::HashMap;
 
 /// An election with the history that holds it.
 type Elected<'a> = (&'a ClusterHistory, &'a Election);
+
+/// The new leader's epoch and its start where two lineages fork after their last shared
+/// epoch `last`, and whether the second lineage holds it: each copy's first epoch after
+/// `last`, the newer of the two (when both fork at one position, the smaller epoch is the
+/// old leader's own); `None` when neither goes on or both go on with the same epoch.
+fn new_epoch(last: Option<i32>, a: &[(i32, i64)], b: &[(i32, i64)]) -> Option<((i32, i64), bool)> {
+    let first_after = |l: &[(i32, i64)]| l.iter().find(|e| last.is_none_or(|c| e.0 > c)).copied();
+    match (first_after(a), first_after(b)) {
+        (Some(x), Some(y)) if x.0 > y.0 => Some((x, false)),
+        (Some(x), Some(y)) if y.0 > x.0 => Some((y, true)),
+        (Some(x), None) => Some((x, false)),
+        (None, Some(y)) => Some((y, true)),
+        _ => None,
+    }
+}
 
 /// Lower, in place, the divergences a clean election explains (true when one was).
 pub(super) fn apply(
@@ -66,32 +81,20 @@ pub(super) fn apply(
         let (Some(a), Some(b)) = (copy(0), copy(1)) else {
             continue;
         };
-        let Some((_, epoch)) =
+        let Some((last, _)) =
             super::links::fork(&a.carried.leader_epochs, &b.carried.leader_epochs)
         else {
             continue;
         };
-        // Where the new epoch starts: the earlier of the copies' starts of it.
-        let Some(start) = (a.carried.leader_epochs.iter())
-            .chain(&b.carried.leader_epochs)
-            .filter(|e| e.0 == epoch)
-            .map(|e| e.1)
-            .min()
+        let Some(((epoch, start), b_is_new)) =
+            new_epoch(last, &a.carried.leader_epochs, &b.carried.leader_epochs)
         else {
             continue;
         };
-        // The copy holding the old tail is the one whose lineage does not start the new
-        // epoch there; its checkpoint at or below that start: nothing of the tail was
-        // committed as far as it recorded (one copy only: both holding the epoch there is
-        // no such fork).
-        let has_epoch = |c: &crate::partition::results::PartitionReport| {
-            c.carried.leader_epochs.contains(&(epoch, start))
-        };
-        let old = match (has_epoch(a), has_epoch(b)) {
-            (true, false) => b,
-            (false, true) => a,
-            _ => continue,
-        };
+        let old = if b_is_new { a } else { b };
+        // The old tail's copy's checkpoint at or below the new epoch's start: nothing of
+        // the tail was committed as far as it recorded (the new leader's passes the start
+        // as soon as it writes).
         let committed_past = old.high_watermark.is_none_or(|hw| hw > start);
         if f.offset.is_none_or(|o| o < start) || committed_past {
             continue;
@@ -133,4 +136,21 @@ pub(super) fn apply(
         f.remediation = None;
     }
     any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::new_epoch;
+
+    /// The newer epoch after the shared ones is the new leader's, on whichever copy holds
+    /// it; both going on at one position, the larger wins (the smaller is the old leader's).
+    #[test]
+    fn the_new_epoch_is_the_newer_after_the_fork() {
+        let (old, new) = ([(4, 0), (5, 100)], [(4, 0), (6, 100)]);
+        assert_eq!(new_epoch(Some(4), &old, &new), Some(((6, 100), true)));
+        assert_eq!(new_epoch(Some(4), &new, &old), Some(((6, 100), false)));
+        assert_eq!(new_epoch(Some(4), &[(4, 0)], &new), Some(((6, 100), true)));
+        assert_eq!(new_epoch(Some(4), &[(4, 0)], &[(4, 0)]), None);
+        assert_eq!(new_epoch(None, &[(1, 0)], &[(2, 0)]), Some(((2, 0), true)));
+    }
 }

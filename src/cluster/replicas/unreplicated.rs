@@ -28,9 +28,7 @@ fn behind_on_same_history(
     o: &crate::partition::results::PartitionReport,
     first: i64,
 ) -> bool {
-    if let Some(last) = p.carried.leader_epochs.last()
-        && !o.carried.leader_epochs.contains(last)
-    {
+    if !lineage_holds(&p.carried.leader_epochs, &o.carried.leader_epochs) {
         return false;
     }
     let (Some(mine), Some(theirs)) = (
@@ -75,6 +73,21 @@ fn newest_epoch(
         None => None,
     };
     batches.max(file)
+}
+
+/// Whether lineage `ol` holds `pl`'s newest entry: the same epoch starting at the same
+/// offset, compared from the later of the two lineages' first starts (each copy's first
+/// entry starts at its own first batch: retention runs on every replica at its own pace).
+fn lineage_holds(pl: &[(i32, i64)], ol: &[(i32, i64)]) -> bool {
+    let Some(&(epoch, at)) = pl.last() else {
+        return true;
+    };
+    let from = match (pl.first(), ol.first()) {
+        (Some(p), Some(o)) => p.1.max(o.1),
+        _ => return false,
+    };
+    ol.iter()
+        .any(|&(e, s)| e == epoch && s.max(from) == at.max(from))
 }
 
 /// Rewrite, in place, every `hanging_transaction` of a live copy whose marker a later-
@@ -182,4 +195,24 @@ pub(crate) fn demote_unreplicated_markers(
         f.remediation = None;
     }
     report.recount_findings();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lineage_holds;
+
+    /// A follower behind holds the leader's newest epoch whatever its own log start; a copy
+    /// at a later epoch, or one whose newest epoch starts elsewhere, does not.
+    #[test]
+    fn a_lineage_is_held_from_the_later_first_start() {
+        let leader = [(3, 0), (5, 980)];
+        // Retention moved the follower's start past epoch 5's start on the leader.
+        assert!(lineage_holds(&[(5, 1000)], &leader));
+        assert!(lineage_holds(&[(3, 10), (5, 980)], &leader));
+        assert!(lineage_holds(&[], &leader));
+        // Elected at a later epoch (recorded at its log end), or epoch 5 from elsewhere.
+        assert!(!lineage_holds(&[(5, 980), (6, 1200)], &leader));
+        assert!(!lineage_holds(&[(3, 0), (5, 990)], &leader));
+        assert!(!lineage_holds(&[(5, 1000)], &[]));
+    }
 }
