@@ -430,7 +430,20 @@ pub struct Source {
     pub kraft: bool,
 }
 
+/// How an open transaction's message says where the last stable offset is (the replay's
+/// `open_txn_finding` ends the message with it); a rewrite that makes no claim on the LSO
+/// drops it ([`Finding::drop_lso_clause`]).
+pub(crate) const LSO_CLAUSE: &str = "; the last stable offset ";
+
 impl Finding {
+    /// Drop the clause on the last stable offset that ends an open transaction's message
+    /// ([`LSO_CLAUSE`]), for a copy that pins none.
+    pub(crate) fn drop_lso_clause(&mut self) {
+        if let Some(at) = self.message.find(LSO_CLAUSE) {
+            self.message.truncate(at);
+        }
+    }
+
     /// Whether this is an `unreadable_file` finding a command says on stderr itself: a file
     /// a walk could not (fully) read — a partition's, or a segment named outside a
     /// partition directory (partition -1) — and not one of the paths discovery could not

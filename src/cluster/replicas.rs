@@ -449,20 +449,26 @@ fn to_finding(
             mb.len()
         ));
     }
+    let mut evidence = json!({
+        "common_range": {"first_offset": d.common.0, "last_offset": d.common.1},
+        "first_difference": {
+            "offset": d.first_offset,
+            "batches": [batch_json(segments.0, &d.first.0), batch_json(segments.1, &d.first.1)],
+        },
+        "differing_batches": d.differing_batches,
+        "compaction_explainable": d.compaction_explainable,
+        "markers_only_in": [markers_json(ma), markers_json(mb)],
+        "markers_only_in_counts": [ma.len(), mb.len()],
+    });
+    crate::finding::evidence::merge(
+        &mut evidence,
+        &crate::finding::evidence::DivergenceJoint {
+            copies: vec![paths.0.to_string(), paths.1.to_string()],
+        },
+    );
     let mut f = Finding::new(Kind::ReplicaDivergence, topic, partition, msg)
         .offset(d.first_offset)
-        .evidence(json!({
-            "copies": [paths.0, paths.1],
-            "common_range": {"first_offset": d.common.0, "last_offset": d.common.1},
-            "first_difference": {
-                "offset": d.first_offset,
-                "batches": [batch_json(segments.0, &d.first.0), batch_json(segments.1, &d.first.1)],
-            },
-            "differing_batches": d.differing_batches,
-            "compaction_explainable": d.compaction_explainable,
-            "markers_only_in": [markers_json(ma), markers_json(mb)],
-            "markers_only_in_counts": [ma.len(), mb.len()],
-        }))
+        .evidence(evidence)
         .broker(
             "never notices: followers truncate to the leader's epoch boundaries on fetch, \
              so a divergence inside the common range survives until that replica leads",

@@ -23,7 +23,6 @@
 use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use crate::finding::{CopyKind, Finding, Kind, Severity, Source};
 use crate::read::format::checkpoint::parse_meta_properties;
-use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -304,14 +303,15 @@ pub fn demote_non_live(findings: &mut [Finding]) {
             f.kind = Kind::OpenTransaction;
             f.severity = Severity::Info;
             // The clause on the last stable offset ends the message: no LSO here.
-            if let Some(at) = f.message.find("; the last stable offset ") {
-                f.message.truncate(at);
-            }
+            f.drop_lso_clause();
             f.message = format!("{} ({phrase}: not served to consumers)", f.message);
-            if let Value::Object(m) = &mut f.evidence {
-                m.insert("copy".into(), json!(copy.as_str()));
-                m.insert("hanging_if_live".into(), json!(true));
-            }
+            crate::finding::evidence::merge(
+                &mut f.evidence,
+                &crate::finding::evidence::NonLiveJoint {
+                    copy: Some(copy.as_str().to_string()),
+                    hanging_if_live: true,
+                },
+            );
         }
         // No coordinator loads a copy that is not the live partition: what its records
         // would do to a load says nothing of the groups the live copy serves.

@@ -200,6 +200,25 @@ pub fn read_value<'a, T: Deserialize<'a> + Default>(v: &'a Value) -> T {
     T::deserialize(v).unwrap_or_default()
 }
 
+/// The two copies a `replica_divergence` compares (`evidence.copies`, first the copy the
+/// finding is on): what the leadership stage reads to judge where their lineages fork.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DivergenceJoint {
+    #[serde(default)]
+    pub copies: Vec<String>,
+}
+
+/// What the rewrite of a non-live copy's finding adds (`identity::demote_non_live`): the
+/// copy kind, and for an open transaction that would be hanging in a live copy,
+/// `hanging_if_live` (what `abandoned_future_replica` counts).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NonLiveJoint {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hanging_if_live: bool,
+}
+
 /// The coordinator's verdict on an open transaction (`evidence.coordinator`): what the
 /// triage reads of the confirmation.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

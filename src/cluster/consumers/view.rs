@@ -234,6 +234,8 @@ struct Context<'a> {
     by_tp: HashMap<(&'a str, i32), Vec<usize>>,
     lineages: &'a dyn LineageSource,
     states: HashMap<usize, PartitionState>,
+    /// Per log dir, [`Inventory::unclean_shutdown`] (asked once each).
+    unclean: HashMap<&'a std::path::Path, bool>,
 }
 
 impl Context<'_> {
@@ -280,13 +282,23 @@ impl Context<'_> {
                 .get(&p.path)
                 .and_then(|d| crate::cluster::replicas::topic_id_in(self.inv, d))
                 .map(|id| crate::read::format::checkpoint::encode_uuid(&id)),
-            unclean_shutdown: (self.dirs.get(&p.path))
-                .and_then(|d| d.log_dir.as_deref())
-                .is_some_and(|ld| self.inv.unclean_shutdown(ld)),
+            unclean_shutdown: self.unclean_shutdown(&p.path),
             index: i,
         };
         self.states.insert(i, s.clone());
         s
+    }
+
+    /// Whether the log dir of the partition directory `path` has no clean-shutdown file.
+    fn unclean_shutdown(&mut self, path: &str) -> bool {
+        let Some(ld) = self.dirs.get(path).and_then(|d| d.log_dir.as_deref()) else {
+            return false;
+        };
+        let inv = self.inv;
+        *self
+            .unclean
+            .entry(ld)
+            .or_insert_with(|| inv.unclean_shutdown(ld))
     }
 
     /// The partition's checkpointed high watermark, as its scan read it (a merge's
@@ -476,6 +488,7 @@ pub fn build(
         by_tp,
         lineages: &lineages,
         states: HashMap::new(),
+        unclean: HashMap::new(),
     };
     let highest: HashMap<ClusterKey, i32> = copies.iter().fold(HashMap::new(), |mut m, &i| {
         let p = &report.partitions[i];

@@ -20,6 +20,7 @@ use super::ClusterHistory;
 use super::elections::{Choice, Election};
 use crate::cluster::report::ScanReport;
 use crate::discover::identity::same_cluster;
+use crate::finding::evidence::DivergenceJoint;
 use crate::finding::{Kind, Severity};
 use serde_json::json;
 use std::collections::HashMap;
@@ -48,6 +49,14 @@ pub(super) fn apply(
     inv: &crate::discover::layout::Inventory,
     histories: &[ClusterHistory],
 ) -> bool {
+    let candidate = |f: &crate::finding::Finding| {
+        f.kind == Kind::ReplicaDivergence
+            && f.severity == Severity::Warning
+            && f.caused_by.is_empty()
+    };
+    if !report.findings.iter().any(candidate) {
+        return false;
+    }
     let mut soften: Vec<(usize, String, serde_json::Value)> = Vec::new();
     let by_path: HashMap<&str, usize> = (report.partitions.iter().enumerate())
         .map(|(i, p)| (p.path.as_str(), i))
@@ -65,18 +74,13 @@ pub(super) fn apply(
     for (fi, f) in report.findings.iter().enumerate() {
         // An error says the behind copy's own high-watermark checkpoint covered what it
         // loses (`replicas::truncation`): committed records, whatever the election.
-        if f.kind != Kind::ReplicaDivergence
-            || f.severity != Severity::Warning
-            || !f.caused_by.is_empty()
-        {
+        if !candidate(f) {
             continue;
         }
-        let Some(copies) = f.evidence.get("copies").and_then(|c| c.as_array()) else {
-            continue;
-        };
+        let copies = crate::finding::evidence::read::<DivergenceJoint>(f).copies;
         let copy = |k: usize| {
-            let path = copies.get(k)?.as_str()?;
-            by_path.get(path).map(|&i| &report.partitions[i])
+            let path = copies.get(k)?;
+            by_path.get(path.as_str()).map(|&i| &report.partitions[i])
         };
         let (Some(a), Some(b)) = (copy(0), copy(1)) else {
             continue;

@@ -19,6 +19,7 @@ use super::ClusterHistory;
 use crate::cluster::report::ScanReport;
 use crate::discover::identity::{Identities, same_cluster};
 use crate::discover::layout::{Inventory, PartitionDir};
+use crate::finding::evidence::NonLiveJoint;
 use crate::finding::{CopyKind, Finding, Kind, Severity};
 use crate::partition::recovery::BrokerVersion;
 use crate::read::format::checkpoint::encode_uuid;
@@ -33,7 +34,13 @@ pub(super) fn check(
     inv: &Inventory,
     version: Option<BrokerVersion>,
 ) -> Vec<(Option<usize>, Finding)> {
-    if version.is_some_and(|v| v < BrokerVersion(3, 7, 1)) {
+    let futures = |p: &&crate::partition::results::PartitionReport| {
+        p.source.copy == CopyKind::Future && same_cluster(&h.source, &p.source).is_same()
+    };
+    // Most scans hold no `-future` copy: nothing indexed, no `meta.properties` read again.
+    if version.is_some_and(|v| v < BrokerVersion(3, 7, 1))
+        || !report.partitions.iter().any(|p| futures(&p))
+    {
         return Vec::new();
     }
     let dirs: HashMap<String, &PartitionDir> = inv
@@ -44,7 +51,7 @@ pub(super) fn check(
     let ids = Identities::load(inv);
     let mut out = Vec::new();
     for (i, p) in report.partitions.iter().enumerate() {
-        if p.source.copy != CopyKind::Future || !same_cluster(&h.source, &p.source).is_same() {
+        if !futures(&p) {
             continue;
         }
         let (Some(node), Some(dir)) = (p.source.broker_id, dirs.get(&p.path)) else {
@@ -82,7 +89,7 @@ pub(super) fn check(
         let pinned = report
             .partition_findings(i)
             .iter()
-            .filter(|f| f.evidence.get("hanging_if_live").is_some())
+            .filter(|f| crate::finding::evidence::read::<NonLiveJoint>(f).hanging_if_live)
             .count();
         out.push((
             Some(i),

@@ -96,19 +96,40 @@ pub(crate) fn demote_unreplicated_markers(
     report: &mut ScanReport,
     inv: &crate::discover::layout::Inventory,
 ) {
+    let candidate = |p: &crate::partition::results::PartitionReport| {
+        p.source.copy.is_live() && p.carried.cluster_inputs.batches.is_some()
+    };
+    // Only the topic-partitions where a kept copy holds a hanging transaction are looked at
+    // (most scans have none: nothing indexed, no checkpoint read).
+    let hanging: std::collections::HashSet<(&str, i32)> = (0..report.partitions.len())
+        .filter(|&i| candidate(&report.partitions[i]))
+        .filter(|&i| {
+            (report.partition_findings(i).iter()).any(|f| f.kind == Kind::HangingTransaction)
+        })
+        .map(|i| {
+            (
+                report.partitions[i].topic.as_str(),
+                report.partitions[i].partition,
+            )
+        })
+        .collect();
+    if hanging.is_empty() {
+        return;
+    }
     let mut by_tp: HashMap<(&str, i32), Vec<usize>> = HashMap::new();
     for (i, p) in report.partitions.iter().enumerate() {
-        if p.source.copy.is_live() && p.carried.cluster_inputs.batches.is_some() {
-            by_tp
-                .entry((p.topic.as_str(), p.partition))
-                .or_default()
-                .push(i);
+        let tp = (p.topic.as_str(), p.partition);
+        if candidate(p) && hanging.contains(&tp) {
+            by_tp.entry(tp).or_default().push(i);
         }
     }
-    let dirs: HashMap<String, &crate::discover::layout::PartitionDir> = inv
-        .partitions
-        .iter()
+    // The directories of those copies only.
+    let wanted: std::collections::HashSet<&str> = (by_tp.values().flatten())
+        .map(|&i| report.partitions[i].path.as_str())
+        .collect();
+    let dirs: HashMap<String, &crate::discover::layout::PartitionDir> = (inv.partitions.iter())
         .map(|d| (d.path.display().to_string(), d))
+        .filter(|(p, _)| wanted.contains(p.as_str()))
         .collect();
     // Each candidate copy's newest leader epoch, its batches' and its checkpoint's.
     let mut newest: HashMap<usize, Option<i32>> = HashMap::new();
@@ -175,9 +196,7 @@ pub(crate) fn demote_unreplicated_markers(
     for (idx, path, at, commit) in rewrites {
         let f = &mut report.findings[idx];
         let marker = if commit { "COMMIT" } else { "ABORT" };
-        if let Some(cut) = f.message.find("; the last stable offset ") {
-            f.message.truncate(cut);
-        }
+        f.drop_lso_clause();
         f.message = format!(
             "{} — not yet replicated to this copy: {path} holds its {marker} marker at offset {at}, past this copy's log end (a follower behind the leader appends it at its next fetch, and serves no read past its high watermark meanwhile)",
             f.message

@@ -6,7 +6,7 @@ use super::{
     AbortedTxn, LATE_TRANSACTION_BUFFER_MS, LastEvent, Replay, TRANSACTION_MAX_TIMEOUT_MS, text,
 };
 use crate::finding::evidence::{self, OpenTxnJoint};
-use crate::finding::{Finding, Kind, Severity};
+use crate::finding::{Finding, Kind, LSO_CLAUSE, Severity};
 use crate::partition::event::BatchEvent;
 use serde_json::{Value, json};
 
@@ -504,8 +504,8 @@ impl Replay {
                         (false, _) => String::new(),
                         // The LSO is the first offset of the earliest open transaction,
                         // clamped to the log start: only that one holds it.
-                        (true, Some(l)) if l == first => "; the last stable offset is stuck there".to_string(),
-                        (true, Some(l)) => format!("; the last stable offset is at {l}"),
+                        (true, Some(l)) if l == first => format!("{LSO_CLAUSE}is stuck there"),
+                        (true, Some(l)) => format!("{LSO_CLAUSE}is at {l}"),
                         (true, None) => String::new(),
                     }
                 ),

@@ -12,7 +12,7 @@
 //! testStartupFailsIfMetaPropertiesMissingInSomeLogDir`, `MetaPropertiesTest.
 //! testV0SerializationWithJustClusterId`, `…WithJustNodeId`).
 
-use super::{BrokerStartup, Dir, NOT_STARTED, push};
+use super::{BrokerStartup, Dir, NOT_STARTED, push, startup};
 use crate::discover::layout::{Inventory, LogDir};
 use crate::finding::{Finding, Kind, Severity, Source};
 use crate::partition::recovery::BrokerVersion;
@@ -108,16 +108,12 @@ fn incomplete(d: &Dir, v: BrokerVersion) -> Option<(String, Finding, Source, Bro
             "cluster_id": d.meta.cluster_id, "broker_version": v.to_string()}))
         .broker(format!("MetaPropertiesEnsemble.verify accepts a v0 file without either id (it requires them of v1 files); KafkaRaftServer.initializeLogDirs (every broker since 4.0) then requires both in each log dir: {NOT_STARTED}. A v0 file is what a ZooKeeper-mode broker wrote, which took the missing ids from its configuration and ZooKeeper"))
         .remediation(format!("with the broker stopped, add what {dir}/meta.properties lacks (keep a copy of the file): broker.id=<the node.id of its configuration>, cluster.id=<the cluster's id, from another log dir's meta.properties or the controllers'>; a ZooKeeper-era broker's log dirs reach 4.0 through the KRaft migration, which rewrites these files"));
-    let s = BrokerStartup {
-        broker: d.meta.node_id,
-        cluster_id: d.meta.cluster_id.clone(),
-        log_dirs: vec![dir.clone()],
-        starts: Some(false),
-        reason: "",
-        exception: "RuntimeException",
-        thrown_by: "KafkaRaftServer.initializeLogDirs",
+    let s = startup(
+        &[d],
+        "RuntimeException",
+        "KafkaRaftServer.initializeLogDirs",
         message,
-        assumes: None,
-    };
+        None,
+    );
     Some((dir, f, d.source(), s))
 }
