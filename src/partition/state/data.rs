@@ -2,7 +2,8 @@
 //! transaction state (rules 12–16, 25–26) before the recovery view applies the batch.
 
 use super::entry::{
-    BatchRef, DataRef, Entry, OpenTxnState, RefKind, SeqBatch, next_sequence, ranges_overlap,
+    BatchRef, DataRef, Entry, OpenTxnState, RefKind, SeqBatch, clock_minutes, next_sequence,
+    ranges_overlap,
 };
 use super::opentxns::OpenTxns;
 use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
@@ -26,7 +27,15 @@ impl Replay {
         let Some(e) = self.producers.get(pid) else {
             // First sight: the history starts here, epoch and sequence unknown — accept.
             let mut e = Entry::new(ev);
-            record_data(&mut e, &mut self.open_txns, ev, cur, false, false);
+            record_data(
+                &mut e,
+                &mut self.open_txns,
+                ev,
+                cur,
+                false,
+                false,
+                self.broker_clock,
+            );
             self.producers.insert(e);
             return;
         };
@@ -126,7 +135,16 @@ impl Replay {
         if tv2 {
             e.tv2 = Some(true);
         }
-        record_data(e, &mut self.open_txns, ev, cur, zombie, late_after_marker);
+        let clock = self.broker_clock;
+        record_data(
+            e,
+            &mut self.open_txns,
+            ev,
+            cur,
+            zombie,
+            late_after_marker,
+            clock,
+        );
     }
 
     pub(super) fn epoch_regression(
@@ -436,6 +454,7 @@ fn record_data(
     cur: BatchRef,
     zombie: bool,
     late_after_marker: bool,
+    clock: i64,
 ) {
     if ev.producer_epoch != e.epoch {
         e.clear_cache();
@@ -445,7 +464,9 @@ fn record_data(
     e.record_data(cur);
     let opens = ev.is_transactional && !e.has_txn();
     if let Some(i) = e.txn().filter(|_| ev.is_transactional) {
-        txns.get_mut(i).rec.add(ev);
+        let t = txns.get_mut(i);
+        t.rec.add(ev);
+        t.appended_after(clock);
     }
     if opens {
         let first_ts = if ev.timestamp_type == crate::read::format::TimestampType::LogAppendTime {
@@ -462,6 +483,7 @@ fn record_data(
             zombie,
             late_after_marker,
             non_txn_reported: false,
+            clock_min: clock_minutes(clock, first_ts),
         });
         // More open transactions than slots (u32::MAX, more than the producer table
         // holds): not recorded as open.

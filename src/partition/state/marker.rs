@@ -466,13 +466,21 @@ impl Replay {
         ref_time_ms: i64,
         lso: Option<i64>,
     ) -> Finding {
-        let idle = ref_time_ms.saturating_sub(e.last_timestamp(&self.markers));
+        // Idle since its last write: the last batch's timestamp, or the broker's clock a
+        // marker or LogAppendTime batch before it proves later (records stamped with event
+        // times the application chose; the coordinator times a transaction from its own
+        // clock, `TransactionStateManager.timedOutTransactions`, never from them).
+        let last = e.last_timestamp(&self.markers);
+        let floor = t.clock_floor().filter(|&f| f > last);
+        let idle = ref_time_ms.saturating_sub(floor.unwrap_or(last));
         let hanging = idle > self.opts.hanging_after_ms;
         let first = t.first_batch.base_offset;
         // PartitionsWithLateTransactionsCount looks at the oldest open transaction only
         // (ProducerStateManager.hasLateTransaction, oldestTxnLastTimestamp).
-        let late = e.last_timestamp(&self.markers) > 0
-            && idle > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS
+        // It reads the records' timestamps as they are (its `lastTimestamp`).
+        let late = last > 0
+            && ref_time_ms.saturating_sub(last)
+                > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS
             && self.open_txns.first_offset() == Some(first);
         let cause = if t.zombie {
             Some(
@@ -497,9 +505,16 @@ impl Replay {
                 kind,
                 &t.first(),
                 format!(
-                    "producer {pid} epoch {} has a transaction open since offset {first}, idle {} at the reference time{}",
+                    "producer {pid} epoch {} has a transaction open since offset {first}, idle {} at the reference time{}{}",
                     e.epoch,
                     text::human_duration(idle),
+                    match floor {
+                        Some(f) => format!(
+                            " (since the broker's clock at its last write: its records are stamped {} earlier)",
+                            text::human_duration(f - last)
+                        ),
+                        None => String::new(),
+                    },
                     match (hanging, lso) {
                         (false, _) => String::new(),
                         // The LSO is the first offset of the earliest open transaction,
@@ -520,6 +535,9 @@ impl Replay {
                     "late_by_broker_metric": late,
                     "root_cause": cause,
                 });
+                if let Some(f) = floor {
+                    ev["broker_clock_floor_ms"] = json!(f);
+                }
                 // A transaction known only from the snapshot the replay was seeded from:
                 // the verdict rests on that file.
                 if let Some(name) = self.seeded_from(t.first_batch.segment) {

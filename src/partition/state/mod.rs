@@ -300,6 +300,12 @@ pub struct Replay {
     /// Highest last offset + 1.
     log_end: Option<i64>,
     newest_timestamp: Option<i64>,
+    /// The newest timestamp so far that the broker's clock wrote, not a client's: a
+    /// transaction marker's (the partition leader stamps it,
+    /// `KafkaApis.handleWriteTxnMarkersRequest` → `MemoryRecords.withEndTransactionMarker`)
+    /// or a `LogAppendTime` batch's. Every batch after it was appended no earlier (on the
+    /// leaders' clocks), whatever its records' CreateTime says.
+    broker_clock: i64,
     /// The cleaner has visibly been through this partition (delete-horizon bit, or fewer
     /// records than the offset range): the topic is compacted even if not declared.
     cleaned: bool,
@@ -334,6 +340,7 @@ impl Replay {
             first_offset: None,
             log_end: None,
             newest_timestamp: None,
+            broker_clock: i64::MIN,
             cleaned: false,
             benign_fields_reported: false,
             batches: 0,
@@ -371,6 +378,14 @@ impl Replay {
         let ts = entry::event_timestamp(ev);
         if ts >= 0 && self.newest_timestamp.is_none_or(|n| ts > n) {
             self.newest_timestamp = Some(ts);
+        }
+        let broker_stamped = if ev.is_control {
+            ev.marker().is_some()
+        } else {
+            ev.timestamp_type == crate::read::format::TimestampType::LogAppendTime
+        };
+        if broker_stamped && ts >= 0 {
+            self.broker_clock = self.broker_clock.max(ts);
         }
         if self.ctx.kraft_metadata {
             return;

@@ -186,6 +186,7 @@ mod tests {
             zombie: false,
             late_after_marker: false,
             non_txn_reported: false,
+            clock_min: 0,
         }
     }
 

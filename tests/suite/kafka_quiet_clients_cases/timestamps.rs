@@ -127,23 +127,77 @@ fn backfilled_event_times_expire_the_producer_at_once() {
 /// `AddPartitionsToTxn`; `TransactionStateManager.timedOutTransactions`), never from record
 /// timestamps: this transaction is a minute old, like the others it commits in time.
 ///
-/// klogscan measures the open transaction's idleness from its batches' CreateTime (two days
-/// before the reference time) and reports a `hanging_transaction` error ("the last stable
-/// offset is stuck there"), although the producer's own earlier markers show its data's
-/// timestamps lag the broker's clock by two days. (The broker's
-/// `PartitionsWithLateTransactionsCount` metric shares that CreateTime basis,
-/// `ProducerStateManager.hasLateTransaction`; no transaction is aborted or LSO held on it.)
+/// klogscan measured the open transaction's idleness from its batches' CreateTime (two days
+/// before the reference time) and reported a `hanging_transaction` error, although the
+/// markers before it show the broker's clock two days past its data's timestamps. Now the
+/// idleness runs from the broker's clock the last marker before its last batch proves (the
+/// batch was appended after it): two minutes, an `open_transaction`. (The broker's
+/// `PartitionsWithLateTransactionsCount` metric shares the CreateTime basis,
+/// `ProducerStateManager.hasLateTransaction`; no transaction is aborted or LSO held on it:
+/// `late_by_broker_metric` stays true.)
 #[test]
-#[ignore = "divergence: an open transaction whose records carry event times 2 days old (markers 1 min apart on the broker clock) is a hanging_transaction error; the coordinator times transactions from its own clock"]
 fn event_time_transactions_open_at_shutdown_do_not_hang() {
-    let q = write_and_check(event_time_log_dir());
+    let q = write_and_check(event_time_log_dir(16));
     q.assert_quiet();
+    let open: Vec<_> = (q.scan.findings.iter())
+        .filter(|f| f.kind == Kind::OpenTransaction)
+        .collect();
+    assert_eq!(open.len(), 1, "{:#?}", super::lines(&q.scan.findings));
+    let floor = klogscan::testkit::scenario::DEFAULT_START_MS + 14 * MINUTE;
+    assert_eq!(open[0].evidence["broker_clock_floor_ms"], floor);
+    assert_eq!(open[0].evidence["idle_ms"], 2 * MINUTE);
+    assert_eq!(open[0].evidence["late_by_broker_metric"], true);
+    assert!(
+        open[0].message.contains("stamped 48 hours earlier"),
+        "{}",
+        open[0].message
+    );
+}
+
+/// Near miss: the same transaction with the rest of the log dir written for an hour after
+/// its last marker. The broker's clock then proves it idle for 61 minutes whatever its
+/// records say: `hanging_transaction` (an error), measured from the marker.
+#[test]
+fn event_time_transaction_idle_past_the_brokers_clock_still_hangs() {
+    let q = write_and_check(event_time_log_dir(75));
+    let hanging = loud(&q.scan.findings);
+    assert_eq!(hanging.len(), 1, "{hanging:#?}");
+    assert!(hanging[0].starts_with("error hanging_transaction enriched-0 @Some(12)"));
+    let f = (q.scan.findings.iter())
+        .find(|f| f.kind == Kind::HangingTransaction)
+        .unwrap();
+    assert_eq!(f.evidence["idle_ms"], 61 * MINUTE);
+}
+
+/// Near miss: the broker's clock comes from broker-stamped batches only. The same
+/// transaction whose earlier transactions were closed by markers stamped with the same
+/// event times (no broker clock in the log, as the client's data) keeps the CreateTime
+/// basis: two days idle, `hanging_transaction`, no floor in the evidence.
+#[test]
+fn only_broker_stamped_batches_raise_the_clock() {
+    let t0 = klogscan::testkit::scenario::DEFAULT_START_MS;
+    let day = 86_400_000;
+    let txn = Producer::transactional(9300, 0);
+    let mut p0 = PartitionBuilder::new("enriched", 0);
+    for k in 0..4 {
+        p0.append(Batch::new(txn).records(3).at(t0 + k * 5 * MINUTE - 2 * day));
+        if k < 3 {
+            p0.commit(txn, 0);
+        }
+    }
+    let mut p1 = PartitionBuilder::new("enriched", 1);
+    p1.append(Batch::new(Producer::PLAIN).records(1).at(t0 + 16 * MINUTE));
+    let q = write_and_check(LogDirBuilder::new(1).partition(p0).partition(p1));
+    let f = (q.scan.findings.iter())
+        .find(|f| f.kind == Kind::HangingTransaction)
+        .unwrap_or_else(|| panic!("{:#?}", super::lines(&q.scan.findings)));
+    assert!(f.evidence.get("broker_clock_floor_ms").is_none(), "{f:#?}");
 }
 
 /// `enriched-0`: producer 9300's transactions, data stamped two days back, markers at the
-/// broker's time (one every 5 minutes), the last transaction open since a minute before the
-/// shutdown; `enriched-1`: current writes until the shutdown.
-fn event_time_log_dir() -> LogDirBuilder {
+/// broker's time (one every 5 minutes), the last transaction open since a minute before
+/// the 16th minute; `enriched-1`: current writes until minute `until` (the shutdown).
+fn event_time_log_dir(until: i64) -> LogDirBuilder {
     let t0 = klogscan::testkit::scenario::DEFAULT_START_MS;
     let day = 86_400_000;
     let txn = Producer::transactional(9300, 0);
@@ -159,7 +213,7 @@ fn event_time_log_dir() -> LogDirBuilder {
         }
     }
     let mut p1 = PartitionBuilder::new("enriched", 1);
-    for k in 0..=16 {
+    for k in 0..=until {
         p1.append(Batch::new(Producer::PLAIN).records(1).at(t0 + k * MINUTE));
     }
     LogDirBuilder::new(1).partition(p0).partition(p1)

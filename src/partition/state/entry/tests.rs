@@ -237,3 +237,38 @@ fn overlap_handles_wrapping_ranges() {
     assert!(ranges_overlap((i32::MAX - 1, 1), (0, 0)));
     assert!(!ranges_overlap((i32::MAX - 1, 1), (2, 5)));
 }
+
+/// The broker's clock past a transaction's first timestamp, in whole minutes: rounded
+/// down (a floor of an append time stays one), nothing when not past or when the first
+/// timestamp is unknown (-1), saturated at `u16::MAX` minutes (a weaker floor, still one).
+#[test]
+fn clock_minutes_round_down_and_saturate() {
+    assert_eq!(clock_minutes(1_000 + 119_999, 1_000), 1);
+    assert_eq!(clock_minutes(1_000 + 120_000, 1_000), 2);
+    assert_eq!(clock_minutes(1_000, 1_000), 0);
+    assert_eq!(clock_minutes(500, 1_000), 0);
+    assert_eq!(clock_minutes(i64::MIN, 1_000), 0);
+    assert_eq!(clock_minutes(5_000_000, -1), 0);
+    assert_eq!(clock_minutes(i64::MAX, 0), u16::MAX);
+    let mut t = OpenTxnState {
+        pid: 1,
+        first_batch: DataRef::default(),
+        first_timestamp: 10_000,
+        rec: super::super::txnrec::OpenRecord {
+            last_data_offset: 0,
+            last_timestamp: 0,
+            records: 1,
+            batches: 1,
+            bytes: 0,
+        },
+        epoch: 0,
+        zombie: false,
+        late_after_marker: false,
+        non_txn_reported: false,
+        clock_min: 0,
+    };
+    assert_eq!(t.clock_floor(), None);
+    t.appended_after(10_000 + 3 * 60_000 + 5);
+    t.appended_after(10_000 + 60_000);
+    assert_eq!(t.clock_floor(), Some(10_000 + 3 * 60_000));
+}
