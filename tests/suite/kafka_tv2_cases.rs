@@ -184,7 +184,6 @@ fn tv1_first_transactional_batch_may_start_at_a_non_zero_sequence() {
 /// ClientTransactionVersion 2, listing `orders-0`) starts at sequence 3, which a TV2 leader
 /// refuses. The twin at sequence 0 is accepted.
 #[test]
-#[ignore = "divergence: klogscan accepts a first-sight transactional batch at sequence 3 of a producer its coordinator record marks TV2 (log complete from 0); Kafka 4.2's ProducerAppendInfo.checkSequence refuses it (OutOfOrderSequenceException)"]
 fn tv2_first_transactional_batch_must_start_at_sequence_zero() {
     for (seq, refused) in [(3, true), (0, false)] {
         let dir = tempfile::tempdir().unwrap();
