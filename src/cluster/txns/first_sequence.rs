@@ -12,7 +12,8 @@
 //! the transaction version is the coordinator's: the transaction of the same producer id
 //! and data epoch, listing the partition, recorded with `ClientTransactionVersion` ≥ 2.
 
-use super::{Joined, Placed, PartitionTxns, Target};
+use super::input::PartitionTxns;
+use super::{Joined, Placed, Target};
 use crate::cluster::coordinator::model::CoordTxn;
 use crate::finding::{Finding, Kind};
 use crate::partition::state::text::CLIENT_OUT_OF_ORDER;

@@ -227,7 +227,7 @@ pub struct FirstTxnBatch {
     pub producer_epoch: i16,
     pub base_sequence: i32,
     /// The batch, as findings show it.
-    pub batch: crate::finding::evidence::BatchEvidence,
+    pub(crate) batch: crate::finding::evidence::BatchEvidence,
 }
 
 /// The most [`FirstTxnBatch`]es one partition keeps (the later ones are not judged).
