@@ -9,7 +9,7 @@ pub use crate::partition::results::*;
 // defined in internal modules).
 pub use crate::discover::identity::NonLiveCounts;
 pub use crate::discover::identity::{GivenClusterId, GivenClusterIdError};
-pub use crate::partition::state::txnrec::{TxnEnd, TxnRecord};
+pub use crate::partition::state::txnrec::{FirstTxnBatch, TxnEnd, TxnRecord};
 pub use crate::partition::state::{
     AbortedTxn, LastActivity, LastEvent, OpenTxn, ProducerState, ReplayOptions, ReplayOutcome,
     TxnStats,

@@ -42,12 +42,16 @@ pub const MAGIC: &[u8; 16] = b"klogscan-bundle\n";
 /// the frames: a 9 merged here would give a report the scan does not. 11: each committed
 /// offset of a `__consumer_offsets` partition's load carries a value v1's expiry time and
 /// the rule its coordinator's cleanup expires it by (`GroupCommit::expiry`), which the
-/// consumer view and `committed_offset_below_log_start` read.
+/// consumer view and `committed_offset_below_log_start` read. 12: a partition's replay
+/// outcome carries its producers' first transactional batches above sequence 0
+/// (`ReplayOutcome::first_txn_batches`), which the transaction join holds against the
+/// coordinator's transaction version (`invalid_first_sequence` of a TV2 producer): an 11
+/// merged here would miss the findings the scan gives.
 /// Older bundles lack what they added, and are refused rather than merged without it (the
 /// merged report would differ from the scan's).
-pub const FORMAT_VERSION: u32 = 11;
+pub const FORMAT_VERSION: u32 = 12;
 /// The oldest bundle format this build reads ([`FORMAT_VERSION`] and the ones since).
-pub const OLDEST_READ_VERSION: u32 = 11;
+pub const OLDEST_READ_VERSION: u32 = 12;
 /// The largest frame a reader accepts (a partition's results, a fingerprint block).
 pub const MAX_FRAME: u32 = 1 << 30;
 /// The most a bundle's frames may expand to, per byte of the file read so far (above
@@ -95,7 +99,7 @@ impl Tag {
 pub enum FileError {
     #[error("not a klogscan bundle (no bundle header)")]
     NotABundle,
-    #[error("bundle format version {found}; this klogscan ({}) reads versions {OLDEST_READ_VERSION} to {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch and the local damaged batches, versions 6 and 7 where the node's recovery ends each metadata log's copy, version 8 the small files the collect could not read, version 9 the recovery plans' load failures and unread log starts and the partition stage's newer findings): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
+    #[error("bundle format version {found}; this klogscan ({}) reads versions {OLDEST_READ_VERSION} to {FORMAT_VERSION} (version 1 lacks the metadata logs and checkpoints the cluster checks read, version 2 the recovery plans the lost-data check reads, version 3 the remote history of tiered partitions, version 4 the transactions a truncation reopens, version 5 the epoch of each metadata log's last batch and the local damaged batches, versions 6 and 7 where the node's recovery ends each metadata log's copy, version 8 the small files the collect could not read, version 9 the recovery plans' load failures and unread log starts and the partition stage's newer findings, version 10 the committed offsets' expiry, version 11 the first transactional batches the TV2 sequence rule reads): collect again with this klogscan", env!("CARGO_PKG_VERSION"))]
     Version { found: u32 },
     #[error("truncated bundle (it ends before its last frame: an interrupted copy or collect)")]
     Truncated,

@@ -27,6 +27,7 @@ pub const SCENARIOS: &[Scenario] = &[
     ("lost_data", lost_data),
     ("lost_data_damaged_copy", lost_data_damaged_copy),
     ("stray_replicas", stray_replicas),
+    ("tv2_first_sequence", tv2_first_sequence),
 ];
 
 const T0: i64 = 1_700_000_000_000;
@@ -112,6 +113,47 @@ pub fn cross_broker_txn(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
         c.write_only(&broker(root, "broker-3"), 3, |_| false, true)?,
     ];
     Ok(dirs.into_iter().map(|d| vec![d]).collect())
+}
+
+/// Cluster `c1`: `orders-0` on broker 1 (live, and a `-future` copy of it) whose producer
+/// 23 writes its first batch at sequence 3 (epoch 1, transactional), and broker 2 holding
+/// `__transaction_state-1`, where transactional id `app` records that transaction TV2
+/// (Ongoing, value v1, ClientTransactionVersion 2, listing `orders-0`): a TV2 leader
+/// refuses the batch (`invalid_first_sequence` on the live copy alone).
+pub fn tv2_first_sequence(root: &Path) -> io::Result<Vec<Vec<PathBuf>>> {
+    use super::scenario::Rec;
+    use super::txnlog::{TxnValue, key, state};
+    let data = || {
+        let mut p = PartitionBuilder::new("orders", 0).start_time(T0 + 100);
+        p.append(
+            Batch::new(Producer::transactional(23, 1))
+                .records(2)
+                .sequence(3),
+        );
+        p
+    };
+    let ld1 = broker(root, "broker-1");
+    let ld2 = broker(root, "broker-2");
+    LogDirBuilder::new(1)
+        .cluster_id("c1")
+        .partition(data())
+        .write(&ld1)?;
+    write_as(data(), &ld1, &format!("orders-0.{UUID}-future"))?;
+    let ongoing = TxnValue::new(23, 1, state::ONGOING)
+        .partitions(&[("orders", &[0])])
+        .v1(-1, -1, 2)
+        .times(T0, T0);
+    let mut c = PartitionBuilder::new("__transaction_state", 1);
+    c.append(
+        Batch::new(Producer::PLAIN)
+            .record(Rec::kv(key("app"), ongoing.encode()))
+            .at(T0),
+    );
+    LogDirBuilder::new(2)
+        .cluster_id("c1")
+        .partition(c)
+        .write(&ld2)?;
+    Ok(vec![vec![ld1], vec![ld2]])
 }
 
 /// `__consumer_offsets` partitions on two brokers: a clean classic and consumer group on

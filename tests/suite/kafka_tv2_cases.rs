@@ -184,26 +184,16 @@ fn tv1_first_transactional_batch_may_start_at_a_non_zero_sequence() {
 /// ClientTransactionVersion 2, listing `orders-0`) starts at sequence 3, which a TV2 leader
 /// refuses. The twin at sequence 0 is accepted.
 #[test]
-#[ignore = "divergence: klogscan accepts a first-sight transactional batch at sequence 3 of a producer its coordinator record marks TV2 (log complete from 0); Kafka 4.2's ProducerAppendInfo.checkSequence refuses it (OutOfOrderSequenceException)"]
 fn tv2_first_transactional_batch_must_start_at_sequence_zero() {
     for (seq, refused) in [(3, true), (0, false)] {
-        let dir = tempfile::tempdir().unwrap();
-        let t0 = 1_700_000_000_000;
-        let ongoing = TxnValue::new(23, 1, state::ONGOING)
-            .partitions(&[("orders", &[0])])
-            .v1(-1, -1, 2);
-        coordinator_log("app", &[ongoing], t0)
-            .write(dir.path())
-            .unwrap();
-        let t1 = Producer::transactional(23, 1);
-        let mut p = PartitionBuilder::new("orders", 0).start_time(t0 + 100);
-        p.append(Batch::new(t1).records(2).sequence(seq));
-        p.write(dir.path()).unwrap();
-        let r = scan_log_dir(dir.path());
-        let first_seq: Vec<_> = of_kind(&r, Kind::InvalidFirstSequence)
-            .iter()
-            .map(|f| (f.topic.clone(), f.offset))
-            .collect();
+        let mut p = PartitionBuilder::new("orders", 0).start_time(T0 + 100);
+        p.append(
+            Batch::new(Producer::transactional(23, 1))
+                .records(2)
+                .sequence(seq),
+        );
+        let r = first_batch_case(&tv2_ongoing(1), p, &ScanOptions::default(), |_| {});
+        let first_seq = first_sequence_findings(&r);
         if refused {
             assert_eq!(
                 first_seq,
@@ -211,10 +201,181 @@ fn tv2_first_transactional_batch_must_start_at_sequence_zero() {
                 "{:#?}",
                 r.findings
             );
+            let f = of_kind(&r, Kind::InvalidFirstSequence)[0];
+            let c = &f.evidence["coordinator_record"];
+            assert_eq!(c["transactional_id"], "app", "{:#?}", f.evidence);
+            assert_eq!(c["client_transaction_version"], 2);
+            assert_eq!(f.evidence["found"], 3);
+            assert_eq!(f.producer_id, Some(23));
         } else {
             assert!(first_seq.is_empty(), "{first_seq:?}");
         }
     }
+}
+
+const T0: i64 = 1_700_000_000_000;
+
+/// Transactional id `app`'s Ongoing value v1 for producer 23 at `epoch`, listing
+/// `orders-0`, with ClientTransactionVersion 2.
+fn tv2_ongoing(epoch: i16) -> TxnValue {
+    TxnValue::new(23, epoch, state::ONGOING)
+        .partitions(&[("orders", &[0])])
+        .v1(-1, -1, 2)
+}
+
+/// Write `app`'s coordinator record `value` and partition `p` into one log dir,
+/// `then(dir)` change it, and scan it with `opts`.
+fn first_batch_case(
+    value: &TxnValue,
+    p: PartitionBuilder,
+    opts: &ScanOptions,
+    then: impl FnOnce(&Path),
+) -> ScanReport {
+    let dir = tempfile::tempdir().unwrap();
+    coordinator_log("app", std::slice::from_ref(value), T0)
+        .write(dir.path())
+        .unwrap();
+    // As a broker's log dir holds it: with its producer snapshots and checkpoints.
+    klogscan::testkit::LogDirBuilder::new(1)
+        .partition(p)
+        .write(dir.path())
+        .unwrap();
+    then(dir.path());
+    pipeline::scan(&[dir.path().to_path_buf()], opts)
+}
+
+fn first_sequence_findings(r: &ScanReport) -> Vec<(String, Option<i64>)> {
+    of_kind(r, Kind::InvalidFirstSequence)
+        .iter()
+        .map(|f| (f.topic.clone(), f.offset))
+        .collect()
+}
+
+/// `orders-0` from offset 0: producer 23's first batch at sequence 3 (epoch 1,
+/// transactional).
+fn first_batch_at_three() -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("orders", 0).start_time(T0 + 100);
+    p.append(
+        Batch::new(Producer::transactional(23, 1))
+            .records(2)
+            .sequence(3),
+    );
+    p
+}
+
+/// The twins of `tv2_first_transactional_batch_must_start_at_sequence_zero` that a TV2
+/// leader accepts or that the files cannot decide, each silent: the coordinator's record
+/// of a TV0/1 transaction (`testAllowNonZeroSequenceForTransactionsV1WithEmptyState`:
+/// ClientTransactionVersion 0 or 1, or a value v0, which has none), of another epoch of
+/// the producer (an earlier or later transaction, which may have run under another
+/// version), a log starting above offset 0 (retention may have removed the producer's
+/// earlier batches: the leader may have held its state), a producer the snapshot at the
+/// log start holds (`currentEntry` not empty), and a compacted topic (the cleaner removes
+/// whole batches).
+#[test]
+fn tv2_first_sequence_needs_the_tv2_record_of_that_epoch_and_the_whole_history() {
+    let silent = |what: &str, r: ScanReport| {
+        let f = first_sequence_findings(&r);
+        assert!(f.is_empty(), "{what}: {f:?}");
+    };
+    let plain = ScanOptions::default();
+    for ctv in [0, 1] {
+        let tv1 = TxnValue::new(23, 1, state::ONGOING)
+            .partitions(&[("orders", &[0])])
+            .v1(-1, -1, ctv);
+        silent(
+            &format!("ClientTransactionVersion {ctv}"),
+            first_batch_case(&tv1, first_batch_at_three(), &plain, |_| {}),
+        );
+    }
+    let v0 = TxnValue::new(23, 1, state::ONGOING).partitions(&[("orders", &[0])]);
+    silent(
+        "value v0",
+        first_batch_case(&v0, first_batch_at_three(), &plain, |_| {}),
+    );
+    silent(
+        "another epoch",
+        first_batch_case(&tv2_ongoing(2), first_batch_at_three(), &plain, |_| {}),
+    );
+    let mut later = PartitionBuilder::new("orders", 0)
+        .start_time(T0 + 100)
+        .start_offset(10);
+    later.append(
+        Batch::new(Producer::transactional(23, 1))
+            .records(2)
+            .sequence(3),
+    );
+    silent(
+        "log start 10",
+        first_batch_case(&tv2_ongoing(1), later, &plain, |_| {}),
+    );
+    // Segment 0 (sequences 0–2 of the same transaction) removed by retention: the
+    // snapshot at the first held segment (offset 3) holds producer 23.
+    let mut snap = PartitionBuilder::new("orders", 0).start_time(T0 + 100);
+    snap.append(
+        Batch::new(Producer::transactional(23, 1))
+            .records(3)
+            .sequence(0),
+    );
+    snap.roll();
+    snap.append(
+        Batch::new(Producer::transactional(23, 1))
+            .records(2)
+            .sequence(3),
+    );
+    let r = first_batch_case(&tv2_ongoing(1), snap, &plain, |dir| {
+        let part = dir.join("orders-0");
+        assert!(part.join("00000000000000000003.snapshot").exists());
+        for ext in ["log", "index", "timeindex"] {
+            let f = part.join(format!("00000000000000000000.{ext}"));
+            if f.exists() {
+                std::fs::remove_file(f).unwrap();
+            }
+        }
+    });
+    silent("a snapshot entry at the log start", r);
+    let compacted = ScanOptions::default().with_compacted_topics(["orders"]);
+    silent(
+        "compacted",
+        first_batch_case(&tv2_ongoing(1), first_batch_at_three(), &compacted, |_| {}),
+    );
+}
+
+/// `collect` + `merge` give the scan's answer (the candidates travel in the bundles'
+/// replay outcomes), and a `-future` copy of the partition is not judged as the partition.
+#[test]
+fn tv2_first_sequence_through_bundles_and_on_the_live_copy_alone() {
+    use klogscan::bundle;
+    use klogscan::finding::CopyKind;
+    let data = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let brokers = klogscan::testkit::brokers::tv2_first_sequence(data.path()).unwrap();
+    let all: Vec<_> = brokers.iter().flatten().cloned().collect();
+    let scanned = pipeline::scan(&all, &ScanOptions::default());
+    let files: Vec<_> = brokers
+        .iter()
+        .enumerate()
+        .map(|(i, dirs)| {
+            let f = out.path().join(format!("{i}.klb"));
+            let w = std::fs::File::create(&f).unwrap();
+            bundle::collect(dirs, &ScanOptions::default(), std::io::BufWriter::new(w)).unwrap();
+            f
+        })
+        .collect();
+    let merged = bundle::merge(&files, &ScanOptions::default())
+        .unwrap()
+        .report;
+    for r in [&scanned, &merged] {
+        let f = of_kind(r, Kind::InvalidFirstSequence);
+        assert_eq!(f.len(), 1, "{:#?}", r.findings);
+        assert_eq!(f[0].source.copy, CopyKind::Live);
+        assert_eq!(f[0].offset, Some(0));
+        assert_eq!(f[0].source.cluster_id.as_deref(), Some("c1"));
+    }
+    assert_eq!(
+        of_kind(&scanned, Kind::InvalidFirstSequence)[0].evidence,
+        of_kind(&merged, Kind::InvalidFirstSequence)[0].evidence
+    );
 }
 
 // ----- the data partitions: markers and epochs -------------------------------------------

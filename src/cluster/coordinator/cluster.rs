@@ -147,6 +147,9 @@ fn partitions_of(report: &mut ScanReport, inv: &Inventory, all: bool) -> Vec<Par
             txns: (p.carried.outcome.get_mut())
                 .map(|o| std::mem::take(&mut o.txns))
                 .unwrap_or_default(),
+            first_txn_batches: (p.carried.outcome.get_mut())
+                .map(|o| std::mem::take(&mut o.first_txn_batches).into())
+                .unwrap_or_default(),
         });
     }
     out

@@ -4,7 +4,7 @@
 //! `Serialize + Deserialize` so that they can be produced on the machines holding the data
 //! and joined elsewhere; [`INPUT_VERSION`] is bumped on incompatible changes.
 
-use crate::partition::state::txnrec::TxnRecord;
+use crate::partition::state::txnrec::{FirstTxnBatch, TxnRecord};
 use crate::read::format::txnlog::{TxnLogValue, TxnState, TxnTopicPartitions};
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +69,13 @@ pub struct PartitionTxns {
     pub compacted: Option<bool>,
     /// In log order: closed transactions by marker offset, then the open ones.
     pub txns: Vec<TxnRecord>,
+    /// The producers whose first batch here is transactional and starts above sequence
+    /// 0, the partition's whole history held
+    /// ([`crate::partition::state::ReplayOutcome::first_txn_batches`]): what
+    /// `first_sequence` holds against the coordinator's transaction version. Absent from
+    /// inputs written before it was added (read as none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_txn_batches: Vec<FirstTxnBatch>,
 }
 
 /// A decoded `__transaction_state` value.

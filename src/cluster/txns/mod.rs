@@ -16,6 +16,7 @@
 
 pub mod align;
 pub mod exhaustion;
+pub mod first_sequence;
 pub mod group;
 pub mod input;
 pub mod rules;
@@ -386,6 +387,8 @@ pub fn analyse_joined(inputs: &Joined<'_>, opts: &TxnOptions) -> TxnAnalysis {
                 }
             }
         }
+        // A TV2 producer's first batch above sequence 0, by the coordinator's record.
+        found.extend(first_sequence::check(inputs, &d.partitions, coord));
         rules::qualify_for_domain(&domain, &mut found);
         rules::stuck_in_prepare(
             inputs,
@@ -633,6 +636,7 @@ mod tests {
             log_end_offset: Some(txns.len() as i64 * 2),
             compacted: None,
             txns,
+            first_txn_batches: Vec::new(),
         }
     }
 

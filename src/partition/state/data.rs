@@ -25,7 +25,9 @@ impl Replay {
             self.transaction_starts(ev);
         }
         let Some(e) = self.producers.get(pid) else {
-            // First sight: the history starts here, epoch and sequence unknown — accept.
+            // First sight: the history starts here, epoch and sequence unknown — accept
+            // (a TV2 leader would not: the cluster stage knows the version).
+            self.first_txn_batch(ev, &cur);
             let mut e = Entry::new(ev);
             record_data(
                 &mut e,
@@ -145,6 +147,31 @@ impl Replay {
             late_after_marker,
             clock,
         );
+    }
+
+    /// A producer's first batch, with no entry before it: kept when it is transactional,
+    /// starts above sequence 0, and the replay holds the partition's whole history (the
+    /// log starts at offset 0 by its first batch and its checkpoint, no snapshot seeded
+    /// it, not treated as compacted): the leader then held no state for the producer
+    /// (`ProducerAppendInfo.checkSequence`'s empty `currentEntry`), which a TV2 leader
+    /// refuses ([`txnrec::FirstTxnBatch`]).
+    fn first_txn_batch(&mut self, ev: &BatchEvent, cur: &BatchRef) {
+        let complete = self.first_offset == Some(0)
+            && self.ctx.log_start_offset.is_none_or(|s| s <= 0)
+            && self.seed.is_none()
+            && !self.treated_as_compacted();
+        if ev.is_transactional
+            && ev.base_sequence > 0
+            && complete
+            && self.first_txn_batches.len() < txnrec::MAX_FIRST_TXN_BATCHES
+        {
+            self.first_txn_batches.push(txnrec::FirstTxnBatch {
+                producer_id: ev.producer_id,
+                producer_epoch: ev.producer_epoch,
+                base_sequence: ev.base_sequence,
+                batch: self.batch_evidence(cur),
+            });
+        }
     }
 
     pub(super) fn epoch_regression(

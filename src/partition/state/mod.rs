@@ -233,6 +233,12 @@ pub struct ReplayOutcome {
     /// `PartitionReport::compaction` so that they judge the bytes as the replay did.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cleaner_traces: bool,
+    /// The producers whose first batch is transactional and starts above sequence 0, in
+    /// a partition whose whole history is here ([`txnrec::FirstTxnBatch`]): what the
+    /// cluster stage holds against the coordinator's transaction version. Empty on a
+    /// partition treated as compacted.
+    #[serde(default, skip_serializing_if = "thin_vec::ThinVec::is_empty")]
+    pub first_txn_batches: thin_vec::ThinVec<txnrec::FirstTxnBatch>,
 }
 
 /// A finished replay holding only what its conclusion needs (see [`Replay::seal`]).
@@ -324,6 +330,8 @@ pub struct Replay {
     txnrec: txnrec::TxnRecorder,
     /// The producer snapshot the replay was seeded from (`seed`), if any.
     seed: Option<Box<seed::Seed>>,
+    /// [`ReplayOutcome::first_txn_batches`], as the batches come.
+    first_txn_batches: thin_vec::ThinVec<txnrec::FirstTxnBatch>,
 }
 
 impl Replay {
@@ -350,6 +358,7 @@ impl Replay {
             stats: TxnStats::default(),
             txnrec: txnrec::TxnRecorder::default(),
             seed: None,
+            first_txn_batches: thin_vec::ThinVec::new(),
         }
     }
 
@@ -552,6 +561,12 @@ impl Replay {
             });
             findings.push(self.open_txn_finding(pid, e, t, ref_time_ms, lso));
         }
+        // A cleaner seen after them may have removed earlier batches of their producers.
+        let first_txn_batches = if self.treated_as_compacted() {
+            thin_vec::ThinVec::new()
+        } else {
+            self.first_txn_batches
+        };
         let mut stats = self.stats;
         stats.open = open.len() as u64;
         // Per completed transaction with data, in marker order: made from the records
@@ -578,6 +593,7 @@ impl Replay {
             txn_stats: stats,
             txns: self.txnrec.finish(open_records),
             cleaner_traces: self.cleaned,
+            first_txn_batches,
         }
     }
 

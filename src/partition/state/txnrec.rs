@@ -213,6 +213,26 @@ impl TxnRecorder {
     }
 }
 
+/// A producer's first batch in a partition whose whole history the replay holds (the log
+/// starts at offset 0, no producer snapshot seeded it, not compacted nor internal): a
+/// transactional data batch whose baseSequence is above 0, which the leader accepted only
+/// because it held no state for the producer (`ProducerAppendInfo.checkSequence` with an
+/// empty `currentEntry`). A leader refuses it when the producer runs transactions v2
+/// (KAFKA-18202), which only the coordinator's record says: the cluster stage decides
+/// (`cluster::txns::first_sequence`). Rare (a producer's first batch in a partition starts
+/// at 0 unless something went wrong), and at most [`MAX_FIRST_TXN_BATCHES`] are kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirstTxnBatch {
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub base_sequence: i32,
+    /// The batch, as findings show it.
+    pub(crate) batch: crate::finding::evidence::BatchEvidence,
+}
+
+/// The most [`FirstTxnBatch`]es one partition keeps (the later ones are not judged).
+pub const MAX_FIRST_TXN_BATCHES: usize = 64;
+
 #[cfg(test)]
 mod tests {
     use super::*;
