@@ -1,9 +1,9 @@
 //! Coordinator partitions other than the default 50, and ids outside ASCII.
 
 use super::offsets::{classic_group, commit, coordinator_batch};
-use super::{T0, Tp, World, write_and_check};
+use super::{Quiet, T0, Tp, World, write_and_check};
 use klogscan::discover::identity::transaction_partition_for;
-use klogscan::finding::{Kind, Severity};
+use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::testkit::txnlog::state;
 use klogscan::testkit::{PartitionBuilder, Producer};
 
@@ -43,63 +43,83 @@ fn non_ascii_ids_are_placed_by_the_java_hash() {
 /// transaction (`hanging_transaction`).
 #[test]
 fn non_default_partition_counts_and_non_ascii_ids() {
-    for (count, ids) in [(8, [0, 1, 2]), (64, [1, 3, 0])] {
-        for twin in [false, true] {
-            let name = format!("{count} partitions, twin {twin}");
-            let mut w = World::new(count);
-            let out: Tp = ("ausgabe", 0);
-            let mut pid = 7000;
-            for &i in &ids {
-                let (id, ..) = IDS[i];
-                let p = Producer::transactional(pid, 0);
-                pid += 1;
-                w.init(id, p, false);
-                for k in 0..3 {
-                    w.txn(id, p, &[out, ("ausgabe", 1)], k != 1, 0);
-                    w.clock += 86_400_000;
-                }
-            }
-            for &i in &ids {
-                let (id, _, p8, _, p64) = IDS[i];
-                let n = if count == 8 { p8 } else { p64 };
-                assert_eq!(w.partition_of(id), n, "{id}");
-            }
-            // the open transaction of the first id
-            let (id, ..) = IDS[ids[0]];
-            let p = Producer::transactional(7000, 0);
-            let start = w.clock;
-            if !twin {
-                let v = World::value(7000, 0, state::ONGOING, &[out], false);
-                w.put(id, v, start);
-            }
-            w.produce(out, p, 2);
-            w.clock += if twin { 40 * 60_000 } else { 20_000 };
-            w.produce(("ausgabe", 1), Producer::PLAIN, 1);
-            let mut ld = w.log_dir();
-            if count == 8 {
-                // both groups belong to `__consumer_offsets-6` of 12
-                ld = ld.partition(group_partition(&[IDS[4].0, IDS[2].0], 12));
-            }
-            let q = write_and_check(ld);
-            if twin {
-                q.assert_reported(
-                    Kind::HangingTransaction,
-                    Severity::Error,
-                    "ausgabe",
-                    Some(7000),
-                );
-            } else {
-                q.assert_quiet();
-                let open: Vec<_> = q
-                    .scan
-                    .findings
-                    .iter()
-                    .filter(|f| f.kind == Kind::OpenTransaction)
-                    .collect();
-                assert_eq!(open.len(), 1, "{name}: {open:#?}");
-            }
+    for count in [8, 64] {
+        let q = placed(count, false);
+        q.assert_quiet();
+        assert_eq!(open_of(&q).len(), 1, "{count}");
+        let twin = placed(count, true);
+        twin.assert_reported(
+            Kind::HangingTransaction,
+            Severity::Error,
+            "ausgabe",
+            Some(7000),
+        );
+    }
+}
+
+/// The open transaction's coordinator evidence (info) names the id's record where Kafka put
+/// it: the id was read from the partition that owns it (the coordinator writes an id nowhere
+/// else, `TransactionStateManager.appendTransactionToLog` → `partitionFor`), so klogscan has no
+/// ground to call the verdict unconfirmed nor to say the id "belongs to" another partition.
+/// klogscan, without the metadata log, assumes 50 partitions (61 when it read partition 60)
+/// although every id it read sits on `abs(hash) % count` of a count it could infer.
+#[test]
+#[ignore = "divergence: open_transaction evidence calls an alive, correctly placed transaction unconfirmed, claiming the id belongs to __transaction_state-27 (50 assumed) / -36 (61 assumed); Kafka placed it by partitionFor over 8/64 partitions (info-level only)"]
+fn the_open_transaction_evidence_keeps_the_id_where_kafka_placed_it() {
+    for count in [8, 64] {
+        let q = placed(count, false);
+        let f = open_of(&q)[0];
+        let c = &f.evidence["coordinator"];
+        assert_eq!(c["verdict"], "alive", "{count}: {c}");
+        assert!(c["unconfirmed_reason"].is_null(), "{count}: {c}");
+    }
+}
+
+fn open_of(q: &Quiet) -> Vec<&Finding> {
+    q.scan
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::OpenTransaction)
+        .collect()
+}
+
+/// Months of transactions of three ids among `count` transaction-state partitions, groups on
+/// `__consumer_offsets-6` of 12 (with 8), and the first id's transaction open now: recent and
+/// listed by its `Ongoing` value, or (`twin`) unknown to the coordinator and 40 minutes idle.
+fn placed(count: i32, twin: bool) -> Quiet {
+    let ids = if count == 8 { [0, 1, 2] } else { [1, 3, 0] };
+    let mut w = World::new(count);
+    let out: Tp = ("ausgabe", 0);
+    for (pid, &i) in (7000..).zip(ids.iter()) {
+        let (id, _, p8, _, p64) = IDS[i];
+        assert_eq!(
+            w.partition_of(id),
+            if count == 8 { p8 } else { p64 },
+            "{id}"
+        );
+        let p = Producer::transactional(pid, 0);
+        w.init(id, p, false);
+        for k in 0..3 {
+            w.txn(id, p, &[out, ("ausgabe", 1)], k != 1, 0);
+            w.clock += 86_400_000;
         }
     }
+    let (id, ..) = IDS[ids[0]];
+    let p = Producer::transactional(7000, 0);
+    let start = w.clock;
+    if !twin {
+        let v = World::value(7000, 0, state::ONGOING, &[out], false);
+        w.put(id, v, start);
+    }
+    w.produce(out, p, 2);
+    w.clock += if twin { 40 * 60_000 } else { 20_000 };
+    w.produce(("ausgabe", 1), Producer::PLAIN, 1);
+    let mut ld = w.log_dir();
+    if count == 8 {
+        // both groups belong to `__consumer_offsets-6` of 12
+        ld = ld.partition(group_partition(&[IDS[4].0, IDS[2].0], 12));
+    }
+    write_and_check(ld)
 }
 
 /// The `__consumer_offsets` partition of classic groups `gs` (all on one partition among
