@@ -288,11 +288,13 @@ impl Replay {
             // An ABORT at the data's epoch closing a transaction idle past the longest
             // transaction timeout is what an admin abort writes (kafka-transactions.sh abort:
             // WriteTxnMarkers at the producer's current epoch, AbortTransactionHandler); the
-            // coordinator would have timed it out itself with a bumped marker.
+            // coordinator would have timed it out itself with a bumped marker. The tool's
+            // `find-hanging` lists a transaction once idle past `--max-transaction-timeout`
+            // (default 15 minutes, `FindHangingTransactionsCommand`): an operator may abort
+            // it from then on.
             let idle_before = ev.max_timestamp.saturating_sub(t.rec.last_timestamp);
-            let admin_abort = !commit
-                && t.rec.last_timestamp > 0
-                && idle_before > TRANSACTION_MAX_TIMEOUT_MS + LATE_TRANSACTION_BUFFER_MS;
+            let admin_abort =
+                !commit && t.rec.last_timestamp > 0 && idle_before > TRANSACTION_MAX_TIMEOUT_MS;
             if not_bumped {
                 // One such marker keeps the TV2 verdict (a lone anomaly); a second in a row
                 // is a downgrade to TV0/1 mid-stream. An admin abort counts for neither.

@@ -61,10 +61,10 @@ fn non_default_partition_counts_and_non_ascii_ids() {
 /// it: the id was read from the partition that owns it (the coordinator writes an id nowhere
 /// else, `TransactionStateManager.appendTransactionToLog` → `partitionFor`), so klogscan has no
 /// ground to call the verdict unconfirmed nor to say the id "belongs to" another partition.
-/// klogscan, without the metadata log, assumes 50 partitions (61 when it read partition 60)
-/// although every id it read sits on `abs(hash) % count` of a count it could infer.
+/// klogscan, without the metadata log, assumes 50 partitions (61 when it read partition 60);
+/// an id read where that count would not place it now says the assumption is wrong
+/// (`partition_count_contradicted`), not the id's place.
 #[test]
-#[ignore = "divergence: open_transaction evidence calls an alive, correctly placed transaction unconfirmed, claiming the id belongs to __transaction_state-27 (50 assumed) / -36 (61 assumed); Kafka placed it by partitionFor over 8/64 partitions (info-level only)"]
 fn the_open_transaction_evidence_keeps_the_id_where_kafka_placed_it() {
     for count in [8, 64] {
         let q = placed(count, false);
@@ -72,7 +72,27 @@ fn the_open_transaction_evidence_keeps_the_id_where_kafka_placed_it() {
         let c = &f.evidence["coordinator"];
         assert_eq!(c["verdict"], "alive", "{count}: {c}");
         assert!(c["unconfirmed_reason"].is_null(), "{count}: {c}");
+        assert_eq!(c["partition_count_contradicted"], true, "{count}: {c}");
+        assert_eq!(c["owner_partition"], c["record"]["partition"], "{count}: {c}");
+        // The twin: the id's record, read where Kafka put it, confirms the hang.
+        let twin = placed(count, true);
+        let c = &hanging_of(&twin, 7000).evidence["coordinator"];
+        assert_eq!(c["confirmed"], true, "{count}: {c}");
+        assert!(c["unconfirmed_reason"].is_null(), "{count}: {c}");
+        // A producer no id read maps: which partitions exist is unknown, so the absence
+        // is not confirmed, whatever the assumed count.
+        let stranger = placed_with(count, true, true);
+        let c = &hanging_of(&stranger, 7999).evidence["coordinator"];
+        assert_eq!(c["confirmed"], false, "{count}: {c}");
+        let why = c["unconfirmed_reason"].as_str().unwrap();
+        assert!(why.contains("partition count of"), "{count}: {why}");
     }
+}
+
+fn hanging_of(q: &Quiet, pid: i64) -> &Finding {
+    (q.scan.findings.iter())
+        .find(|f| f.kind == Kind::HangingTransaction && f.producer_id == Some(pid))
+        .unwrap_or_else(|| panic!("{:#?}", q.scan.findings))
 }
 
 fn open_of(q: &Quiet) -> Vec<&Finding> {
@@ -87,6 +107,12 @@ fn open_of(q: &Quiet) -> Vec<&Finding> {
 /// `__consumer_offsets-6` of 12 (with 8), and the first id's transaction open now: recent and
 /// listed by its `Ongoing` value, or (`twin`) unknown to the coordinator and 40 minutes idle.
 fn placed(count: i32, twin: bool) -> Quiet {
+    placed_with(count, twin, false)
+}
+
+/// [`placed`]; with `stranger`, producer 7999, which no id maps, also opens a transaction
+/// on `ausgabe-1` before the clock moves on.
+fn placed_with(count: i32, twin: bool, stranger: bool) -> Quiet {
     let ids = if count == 8 { [0, 1, 2] } else { [1, 3, 0] };
     let mut w = World::new(count);
     let out: Tp = ("ausgabe", 0);
@@ -112,6 +138,9 @@ fn placed(count: i32, twin: bool) -> Quiet {
         w.put(id, v, start);
     }
     w.produce(out, p, 2);
+    if stranger {
+        w.produce(("ausgabe", 1), Producer::transactional(7999, 0), 1);
+    }
     w.clock += if twin { 40 * 60_000 } else { 20_000 };
     w.produce(("ausgabe", 1), Producer::PLAIN, 1);
     let mut ld = w.log_dir();
