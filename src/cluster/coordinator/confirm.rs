@@ -145,8 +145,6 @@ pub fn annotate_clusters(report: &mut ScanReport, views: &[CoordinatorView]) {
     for view in views {
         changed |= add_history_findings(report, view);
     }
-    // Per view, once: whether the ids read contradict the assumed partition count.
-    let mut contradicted: Vec<Option<bool>> = vec![None; views.len()];
     for f in &mut report.findings {
         if !matches!(f.kind, Kind::HangingTransaction | Kind::OpenTransaction)
             || !f.source.copy.is_live()
@@ -154,14 +152,8 @@ pub fn annotate_clusters(report: &mut ScanReport, views: &[CoordinatorView]) {
             continue;
         }
         let key = ClusterKey::of(&f.source);
-        match views.iter().position(|v| v.cluster.as_ref() == Some(&key)) {
-            Some(i) => {
-                let view = &views[i];
-                let c = *contradicted[i].get_or_insert_with(|| {
-                    view.count_contradicted(view.assumed_partition_count().0)
-                });
-                annotate_finding(f, view, c)
-            }
+        match views.iter().find(|v| v.cluster.as_ref() == Some(&key)) {
+            Some(view) => annotate_finding(f, view),
             None => {
                 let mut ev = json!({
                     "confirmed": false,
@@ -265,9 +257,7 @@ struct Judged<'v> {
     unconfirmed: Option<String>,
 }
 
-/// `contradicted`: the ids read sit where the assumed partition count would not place
-/// them ([`CoordinatorView::count_contradicted`]): the count is unknown.
-fn annotate_finding(f: &mut Finding, view: &CoordinatorView, contradicted: bool) {
+fn annotate_finding(f: &mut Finding, view: &CoordinatorView) {
     let Some(open) = OpenTxn::of(f) else { return };
     let (count, count_from) = view.assumed_partition_count();
     let cluster = view.cluster.as_ref().map(|k| k.describe());
@@ -277,9 +267,6 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView, contradicted: bool)
         "partition_count": count,
         "partition_count_from": count_from,
     });
-    if contradicted && let Value::Object(m) = &mut ev {
-        m.insert("partition_count_contradicted".into(), json!(true));
-    }
     if let Some((path, why)) = view.unread.first()
         && let Value::Object(m) = &mut ev
     {
@@ -292,17 +279,21 @@ fn annotate_finding(f: &mut Finding, view: &CoordinatorView, contradicted: bool)
         );
     }
     let judged = match view.find(open.pid) {
-        None => judge_unmapped(view, &open, count, contradicted, cluster.as_deref()),
+        None => judge_unmapped(view, &open, count, cluster.as_deref()),
         Some((t, by)) => {
-            // Under a count the ids read contradict, the id's own place is the evidence.
-            let owner = if contradicted {
-                t.source.partition
-            } else {
-                crate::discover::identity::transaction_partition_for(&t.transactional_id, count)
-            };
+            let owner =
+                crate::discover::identity::transaction_partition_for(&t.transactional_id, count);
             let unconfirmed = (owner != t.source.partition).then(|| format!(
-                "transactional id {} was read from {TRANSACTION_STATE_TOPIC}-{} but with {count} partitions ({count_from}) it belongs to {TRANSACTION_STATE_TOPIC}-{owner}",
-                t.transactional_id, t.source.partition
+                "transactional id {} was read from {TRANSACTION_STATE_TOPIC}-{} but with {count} partitions ({count_from}) it belongs to {TRANSACTION_STATE_TOPIC}-{owner}{}",
+                t.transactional_id, t.source.partition,
+                // The coordinator writes an id only to its own partition
+                // (`TransactionStateManager.partitionFor`): without the metadata log the
+                // place read may as well prove the count wrong.
+                if view.partition_count.is_none() {
+                    format!(": either {TRANSACTION_STATE_TOPIC} has another partition count, or this record is not where the coordinator reads the id")
+                } else {
+                    String::new()
+                }
             ));
             let (verdict, sentence) = judge_txn(&open, t, by);
             txn_evidence(&mut ev, t, by, owner, t.partitions.contains(&open.here));
@@ -323,28 +314,11 @@ fn judge_unmapped<'v>(
     view: &'v CoordinatorView,
     open: &OpenTxn,
     count: i32,
-    contradicted: bool,
     cluster: Option<&str>,
 ) -> Judged<'v> {
     let pid = open.pid;
     let read = view.read_list();
     let missing = view.missing_partitions(count);
-    if contradicted {
-        // Which partitions exist is unknown: an absence proves nothing.
-        let why = format!(
-            "the transactional ids read sit where {count} partitions ({count_from}) would not place them: the partition count of {} is unknown",
-            cluster.unwrap_or("the cluster"),
-            count_from = view.assumed_partition_count().1,
-        );
-        return Judged {
-            verdict: Verdict::NoTransactionalId,
-            sentence: format!(
-                "unconfirmed: no transactional id maps to producer {pid} in {read}, but {why}"
-            ),
-            txn: None,
-            unconfirmed: Some(why),
-        };
-    }
     // A load that stops at a record leaves the ids as they were before it, but the records
     // after it may map the producer for a coordinator that loaded earlier (or wrote the
     // record itself): two readings, so the absence is not confirmed.

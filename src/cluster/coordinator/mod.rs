@@ -199,19 +199,6 @@ impl CoordinatorView {
         }
     }
 
-    /// Whether an id read sits in a partition the assumed `count` (no metadata log) would
-    /// not place it in. The coordinator writes an id only to its own partition
-    /// (`TransactionStateManager.partitionFor`, `Utils.abs(hashCode) % partitionCount`), so
-    /// then the assumption is wrong (a non-default `transaction.state.log.num.partitions`),
-    /// not the id's place. Never with a count from the metadata log.
-    pub fn count_contradicted(&self, count: i32) -> bool {
-        self.partition_count.is_none()
-            && self.ids.values().any(|t| {
-                crate::discover::identity::transaction_partition_for(&t.transactional_id, count)
-                    != t.source.partition
-            })
-    }
-
     /// The partitions of `0..count` that were not read.
     fn missing_partitions(&self, count: i32) -> usize {
         (0..count)

@@ -82,9 +82,14 @@ fn finding(inputs: &Joined<'_>, p: &PartitionTxns, b: &FirstTxnBatch, c: &CoordT
         &p.topic,
         p.partition,
         format!(
-            "producer {} epoch {}: its first batch in this partition (offset {}, transactional) starts at sequence {} instead of 0; the coordinator's record of transactional id {} (__transaction_state-{} offset {}) marks its transaction TV2 (ClientTransactionVersion {}), and a TV2 leader holding no state for the producer refuses it (brokers with KAFKA-18202, 2025)",
+            "producer {} epoch {}: its {} (offset {}, transactional) starts at sequence {} instead of 0; the coordinator's record of transactional id {} (__transaction_state-{} offset {}) marks its transaction TV2 (ClientTransactionVersion {}), and a TV2 leader holding no state for the producer refuses it (brokers with KAFKA-18202, 2025)",
             b.producer_id,
             b.producer_epoch,
+            if b.expired {
+                "first batch after idling past producer.id.expiration.ms"
+            } else {
+                "first batch in this partition"
+            },
             b.batch.offset,
             b.base_sequence,
             c.transactional_id,
@@ -102,7 +107,11 @@ fn finding(inputs: &Joined<'_>, p: &PartitionTxns, b: &FirstTxnBatch, c: &CoordT
         "found": b.base_sequence,
         "epoch": b.producer_epoch,
         "batch": b.batch,
-        "producer_state": "none (first batch of the producer, log held from offset 0)",
+        "producer_state": if b.expired {
+            "expired (the producer idle past producer.id.expiration.ms before it: a leader that expired it held none; one that kept it refuses the sequence too)"
+        } else {
+            "none (first batch of the producer, log held from offset 0)"
+        },
         "coordinator_record": {
             "transactional_id": &*c.transactional_id,
             "client_transaction_version": c.client_transaction_version,

@@ -2,8 +2,7 @@
 //! transaction state (rules 12–16, 25–26) before the recovery view applies the batch.
 
 use super::entry::{
-    BatchRef, DataRef, Entry, OpenTxnState, RefKind, SeqBatch, clock_minutes, next_sequence,
-    ranges_overlap,
+    BatchRef, DataRef, Entry, OpenTxnState, RefKind, SeqBatch, next_sequence, ranges_overlap,
 };
 use super::opentxns::OpenTxns;
 use super::{LastEvent, PRODUCER_ID_EXPIRATION_MS, Replay, text, txnrec};
@@ -27,7 +26,7 @@ impl Replay {
         let Some(e) = self.producers.get(pid) else {
             // First sight: the history starts here, epoch and sequence unknown — accept
             // (a TV2 leader would not: the cluster stage knows the version).
-            self.first_txn_batch(ev, &cur);
+            self.first_txn_batch(ev, &cur, false);
             let mut e = Entry::new(ev);
             record_data(
                 &mut e,
@@ -131,6 +130,10 @@ impl Replay {
         let tv2 = matches!(e.last_event(&self.markers), Some(LastEvent::Marker { epoch: me, .. }) if me == epoch)
             && e.marker_bumped
             && ev.base_sequence == 0;
+        if expired && epoch >= e.epoch {
+            // Unjudged above; the coordinator's transaction version may still decide.
+            self.first_txn_batch(ev, &cur, true);
+        }
         let Some(e) = self.producers.get_mut(pid) else {
             return; // present above; nothing removed it since
         };
@@ -155,10 +158,15 @@ impl Replay {
     /// it, not treated as compacted): the leader then held no state for the producer
     /// (`ProducerAppendInfo.checkSequence`'s empty `currentEntry`), which a TV2 leader
     /// refuses ([`txnrec::FirstTxnBatch`]).
-    fn first_txn_batch(&mut self, ev: &BatchEvent, cur: &BatchRef) {
+    ///
+    /// `expired`: the producer has state in the replay, but the leader may have expired it
+    /// (`ProducerStateManager.removeExpiredProducers`) and then held none; had it kept it,
+    /// the replay's own sequence rules would have judged the batch.
+    fn first_txn_batch(&mut self, ev: &BatchEvent, cur: &BatchRef, expired: bool) {
         let complete = self.first_offset == Some(0)
             && self.ctx.log_start_offset.is_none_or(|s| s <= 0)
             && self.seed.is_none()
+            && !self.history_broken
             && !self.treated_as_compacted();
         if ev.is_transactional
             && ev.base_sequence > 0
@@ -170,6 +178,7 @@ impl Replay {
                 producer_epoch: ev.producer_epoch,
                 base_sequence: ev.base_sequence,
                 batch: self.batch_evidence(cur),
+                expired,
             });
         }
     }
@@ -510,7 +519,7 @@ fn record_data(
             zombie,
             late_after_marker,
             non_txn_reported: false,
-            clock_min: clock_minutes(clock, first_ts),
+            clock_floor: clock,
         });
         // More open transactions than slots (u32::MAX, more than the producer table
         // holds): not recorded as open.

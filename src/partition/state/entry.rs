@@ -229,10 +229,11 @@ pub(crate) struct OpenTxnState {
     /// throws (`ProducerAppendInfo.appendDataBatch`), at the first one, nothing later of
     /// the producer reaches a state check, so later ones are not findings of their own.
     pub non_txn_reported: bool,
-    /// Whole minutes the broker's clock was past `first_timestamp` when the transaction's
-    /// last batch was appended, as far as the log proves it (`clock_minutes`); 0 when it
-    /// proves nothing later. Minutes in two bytes keep the slot at its size.
-    pub clock_min: u16,
+    /// The newest broker-stamped timestamp (`Replay`'s `broker_clock`) when the
+    /// transaction's last batch was appended: no earlier than it, on the leaders' clocks
+    /// (`i64::MIN`: the log proves nothing). Held whole: records stamped months back (a
+    /// backfill) must still take it.
+    pub clock_floor: i64,
 }
 
 impl OpenTxnState {
@@ -242,27 +243,16 @@ impl OpenTxnState {
     }
 
     /// The earliest time, on the broker's clock, its last batch can have been appended,
-    /// when the log proves one later than the first batch's timestamp (`clock_min`).
+    /// when the log proves one (`clock_floor`).
     pub(crate) fn clock_floor(&self) -> Option<i64> {
-        (self.clock_min > 0).then(|| self.first_timestamp + i64::from(self.clock_min) * 60_000)
+        (self.clock_floor != i64::MIN).then_some(self.clock_floor)
     }
 
     /// Record that a batch of the transaction was appended after the broker's clock read
     /// `clock` (`Replay`'s newest broker-stamped timestamp).
     pub(crate) fn appended_after(&mut self, clock: i64) {
-        self.clock_min = self
-            .clock_min
-            .max(clock_minutes(clock, self.first_timestamp));
+        self.clock_floor = self.clock_floor.max(clock);
     }
-}
-
-/// Whole minutes `clock` is past `first` (0 when not past, or `first` unknown), at most
-/// `u16::MAX` (45 days): rounded down, a bound on an append time stays one.
-pub(crate) fn clock_minutes(clock: i64, first: i64) -> u16 {
-    if first < 0 || clock <= first {
-        return 0;
-    }
-    u16::try_from((clock - first) / 60_000).unwrap_or(u16::MAX)
 }
 
 /// No open transaction (`Entry::txn`), no marker (`Entry::marker`).

@@ -332,6 +332,9 @@ pub struct Replay {
     seed: Option<Box<seed::Seed>>,
     /// [`ReplayOutcome::first_txn_batches`], as the batches come.
     first_txn_batches: thin_vec::ThinVec<txnrec::FirstTxnBatch>,
+    /// The batches so far do not prove the partition's whole history: an offset gap or a
+    /// damaged batch came before (a producer's earlier batches may be lost there).
+    history_broken: bool,
 }
 
 impl Replay {
@@ -359,6 +362,7 @@ impl Replay {
             txnrec: txnrec::TxnRecorder::default(),
             seed: None,
             first_txn_batches: thin_vec::ThinVec::new(),
+            history_broken: false,
         }
     }
 
@@ -388,13 +392,17 @@ impl Replay {
         if ts >= 0 && self.newest_timestamp.is_none_or(|n| ts > n) {
             self.newest_timestamp = Some(ts);
         }
+        // A damaged batch's bytes prove nothing: not the clock, not a whole history.
         let broker_stamped = if ev.is_control {
             ev.marker().is_some()
         } else {
             ev.timestamp_type == crate::read::format::TimestampType::LogAppendTime
         };
-        if broker_stamped && ts >= 0 {
+        if broker_stamped && ts >= 0 && ev.crc_valid {
             self.broker_clock = self.broker_clock.max(ts);
+        }
+        if !ev.crc_valid {
+            self.history_broken = true;
         }
         if self.ctx.kraft_metadata {
             return;

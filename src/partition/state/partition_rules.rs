@@ -53,6 +53,7 @@ impl Replay {
                 && !self.treated_as_compacted()
             {
                 let missing = ev.base_offset - prev.last_offset - 1;
+                self.history_broken = true;
                 let sev = if self.ctx.compacted == Some(false) {
                     Severity::Warning
                 } else {

@@ -98,7 +98,7 @@ impl Replay {
                 zombie: false,
                 late_after_marker: false,
                 non_txn_reported: false,
-                clock_min: 0,
+                clock_floor: i64::MIN,
             });
             if let Some(i) = slot {
                 e.set_txn(i);

@@ -228,6 +228,11 @@ pub struct FirstTxnBatch {
     pub base_sequence: i32,
     /// The batch, as findings show it.
     pub(crate) batch: crate::finding::evidence::BatchEvidence,
+    /// The producer had earlier batches here, but idle past `producer.id.expiration.ms`
+    /// before this one: the leader may have expired its state (the replay's reading), so
+    /// its sequence rules did not judge the batch; a TV2 leader refuses it either way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expired: bool,
 }
 
 /// The most [`FirstTxnBatch`]es one partition keeps (the later ones are not judged).

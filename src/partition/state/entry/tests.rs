@@ -238,18 +238,10 @@ fn overlap_handles_wrapping_ranges() {
     assert!(!ranges_overlap((i32::MAX - 1, 1), (2, 5)));
 }
 
-/// The broker's clock past a transaction's first timestamp, in whole minutes: rounded
-/// down (a floor of an append time stays one), nothing when not past or when the first
-/// timestamp is unknown (-1), saturated at `u16::MAX` minutes (a weaker floor, still one).
+/// A transaction's floor on the broker's clock: the newest broker-stamped timestamp seen
+/// before any of its batches, whole (records stamped months back keep it), none until one.
 #[test]
-fn clock_minutes_round_down_and_saturate() {
-    assert_eq!(clock_minutes(1_000 + 119_999, 1_000), 1);
-    assert_eq!(clock_minutes(1_000 + 120_000, 1_000), 2);
-    assert_eq!(clock_minutes(1_000, 1_000), 0);
-    assert_eq!(clock_minutes(500, 1_000), 0);
-    assert_eq!(clock_minutes(i64::MIN, 1_000), 0);
-    assert_eq!(clock_minutes(5_000_000, -1), 0);
-    assert_eq!(clock_minutes(i64::MAX, 0), u16::MAX);
+fn clock_floor_keeps_the_newest_broker_time() {
     let mut t = OpenTxnState {
         pid: 1,
         first_batch: DataRef::default(),
@@ -265,10 +257,11 @@ fn clock_minutes_round_down_and_saturate() {
         zombie: false,
         late_after_marker: false,
         non_txn_reported: false,
-        clock_min: 0,
+        clock_floor: i64::MIN,
     };
     assert_eq!(t.clock_floor(), None);
-    t.appended_after(10_000 + 3 * 60_000 + 5);
+    let sixty_days = 60 * 86_400_000;
+    t.appended_after(10_000 + sixty_days + 5);
     t.appended_after(10_000 + 60_000);
-    assert_eq!(t.clock_floor(), Some(10_000 + 3 * 60_000));
+    assert_eq!(t.clock_floor(), Some(10_000 + sixty_days + 5));
 }
