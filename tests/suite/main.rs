@@ -136,6 +136,7 @@ mod replicas;
 mod review_regressions;
 mod review_session23_cases;
 mod review_session24_cases;
+mod review_session25_cases;
 mod robustness;
 mod sample_data;
 mod sample_decode;
