@@ -66,7 +66,6 @@ fn event_time_dir(age: i64) -> LogDirBuilder {
 /// `8976605` set out to close. The coordinator times it from its own start
 /// (`TransactionStateManager.timedOutTransactions`): a minute.
 #[test]
-#[ignore = "defect: OpenTxnState::clock_min saturates at u16::MAX minutes (45.5 days) past the first timestamp: event-time data 60 days old still makes a 1-minute-old transaction a hanging_transaction error"]
 fn event_times_older_than_45_days_still_take_the_brokers_clock() {
     let q = write_and_check(event_time_dir(60 * DAY));
     let open = of_kind(&q.scan, Kind::OpenTransaction);
@@ -120,7 +119,6 @@ fn event_time_floor_is_the_same_through_a_bundle() {
 /// instead of a `hanging_transaction`. The verdict the bytes prove is lost to bytes that
 /// prove nothing.
 #[test]
-#[ignore = "defect: a CRC-bad marker's timestamp raises Replay::broker_clock; a flipped high bit hides a real hanging transaction (negative idle_ms, open_transaction)"]
 fn a_damaged_markers_timestamp_does_not_hide_a_hanging_transaction() {
     let t0 = DEFAULT_START_MS;
     let a = Producer::transactional(100, 0);
@@ -319,7 +317,6 @@ fn first_seq_case(values: &[TxnValue], p: PartitionBuilder) -> ScanReport {
 /// claims a TV2 leader held no state for it. The leader may well have held sequences 0–2:
 /// the bytes do not prove the claim. A candidate needs no gap (nor damaged batch) before it.
 #[test]
-#[ignore = "defect: an offset gap before the producer's first batch leaves the history incomplete, yet first_txn_batch keeps it and the join raises invalid_first_sequence"]
 fn an_offset_gap_before_the_first_batch_is_not_the_whole_history() {
     let mut p = PartitionBuilder::new("orders", 0).start_time(T0 + 100);
     p.append(Batch::new(Producer::PLAIN).records(1));
@@ -346,7 +343,6 @@ fn an_offset_gap_before_the_first_batch_is_not_the_whole_history() {
 /// (`partition::causes`) never reach: no `caused_by`, and "producer_state: none". The
 /// leader that appended sequence 3 held sequences 0–2.
 #[test]
-#[ignore = "defect: a CRC-bad batch (flipped producer id) before the producer's first intact batch makes it a first-batch candidate; invalid_first_sequence is raised, unlinked to the damage"]
 fn a_damaged_batch_before_the_first_batch_is_not_the_whole_history() {
     let mut p = PartitionBuilder::new("orders", 0).start_time(T0 + 100);
     let tp = Producer::transactional(23, 1);
@@ -471,7 +467,6 @@ fn within_the_expiry_the_replays_rule_reports_it_once() {
 /// complete history, keep it as a `FirstTxnBatch` too (its `producer_state` saying
 /// "expired"), for the join's TV2 record to decide.
 #[test]
-#[ignore = "defect: a TV2 producer the replay takes as expired returns at sequence 5: refused whether or not the leader expired it (inSequence(NO_SEQUENCE) / KAFKA-18202), but neither the replay nor the cluster rule reports it"]
 fn after_the_simulated_expiry_a_tv2_record_still_decides() {
     let r = after_bumped_marker(2 * DAY);
     let f = of_kind(&r, Kind::InvalidFirstSequence);

@@ -56,6 +56,7 @@ fn orders(marker_epoch: Option<i16>) -> PartitionTxns {
                 segment: "00000000000000000000.log".into(),
                 ..BatchEvidence::default()
             },
+            expired: false,
         }],
     }
 }
