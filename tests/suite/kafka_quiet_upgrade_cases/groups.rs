@@ -157,7 +157,19 @@ fn history(tombstone: bool) -> LogDirBuilder {
     let n = transaction_partition_for(G, 50);
     let mut p = PartitionBuilder::new("__consumer_offsets", n).start_time(T2016);
     let mut t = T2016;
+    // 0.8.2: Kafka-committed offsets of a ZooKeeper consumer, key and value v0, no group
+    let k0 = |p: i32| json!({"group": G, "topic": "orders", "partition": p});
+    let v0 = |o: i64, ts: i64| json!({"offset": o, "metadata": "", "commitTimestamp": ts});
+    p.append(batch(
+        t,
+        -1,
+        vec![
+            (0, k0(0), Some((0, v0(3, t)))),
+            (0, k0(1), Some((0, v0(2, t)))),
+        ],
+    ));
     // 0.9: GroupMetadataValue v0, commits v1
+    t += YEAR / 2;
     p.append(batch(t, -1, vec![classic(0, 1, 0)]));
     t += 5_000;
     p.append(batch(t, 0, vec![commit(1, 0, 10, t), commit(1, 1, 12, t)]));
@@ -255,8 +267,8 @@ fn history(tombstone: bool) -> LogDirBuilder {
 
 /// `GroupMetadataManager` (classic, and its 4.0 successor `GroupCoordinatorShard.replay` →
 /// `GroupMetadataManager.replay` / `OffsetMetadataManager.replay`) reads every value version
-/// of its era's schemas, so a log holding `GroupMetadataValue` v0–v3 and
-/// `OffsetCommitValue` v1 and v3 loads whole; the online upgrade
+/// of its era's schemas (`GroupCoordinatorRecordSerde` in 4.0 still reads key version 0), so a
+/// log holding `OffsetCommitValue` v0–v3 and `GroupMetadataValue` v0–v3 loads whole; the online upgrade
 /// (`GroupMetadataManager.convertToConsumerGroup`: `ClassicGroup.createGroupTombstoneRecords`,
 /// then `ConsumerGroup.createConsumerGroupRecords` with the member's `ClassicMemberMetadata`,
 /// group and assignment epochs at the classic generation) replaces the classic group, and the
@@ -277,4 +289,89 @@ fn a_classic_group_from_0_9_records_to_a_consumer_group() {
 fn twin_the_upgrade_without_the_classic_groups_tombstone_is_reported() {
     let q = check(history(false), |_| {}, &[None]);
     q.assert_reported(Kind::GroupLoadFailure);
+}
+
+/// `ConsumerGroupPartitionMetadataValue` as the 4.0 coordinator wrote it: `orders` with its
+/// two partitions (no racks).
+fn partition_metadata() -> CoordRecord {
+    let topics = json!([{"topicId": uuid_text(&topic_id_for("orders")), "topicName": "orders",
+        "numPartitions": 2, "partitionMetadata": [{"partition": 0, "racks": []},
+        {"partition": 1, "racks": []}]}]);
+    (
+        4,
+        json!({"groupId": G}),
+        Some((0, json!({"topics": topics}))),
+    )
+}
+
+/// A consumer group created on 4.0 — its writes carry the subscription metadata record
+/// (type 4) and group epochs without a metadata hash — read on after the 4.1 upgrade, whose
+/// first heartbeat computes the metadata hash, bumps the group epoch with it and writes the
+/// type-4 tombstone (`GroupMetadataManager.updateSubscriptionMetadata`: "If there is
+/// subscription metadata in log, add a tombstone record to remove it";
+/// `group.hasSubscriptionMetadataRecord`, 2025-10 tree), then the new target assignment
+/// epoch and the member's current assignment at it. `tombstone_type`: the record type the
+/// tombstone is keyed on (4: the subscription metadata).
+fn consumer_group_across_4_1(tombstone_type: i16) -> LogDirBuilder {
+    let n = transaction_partition_for(G, 50);
+    let mut p = PartitionBuilder::new("__consumer_offsets", n).start_time(T2016);
+    let t = T2016 + 9 * YEAR;
+    let m = member(M2, 1, 0, &[0, 1], false);
+    let join = vec![
+        m[0].clone(),
+        partition_metadata(),
+        (3, json!({"groupId": G}), Some((0, json!({"epoch": 1})))),
+        m[1].clone(),
+        (
+            6,
+            json!({"groupId": G}),
+            Some((0, json!({"assignmentEpoch": 1}))),
+        ),
+        m[2].clone(),
+    ];
+    p.append(batch(t, 0, join));
+    p.append(batch(t + 5_000, 0, vec![commit(3, 0, 20, t + 5_000)]));
+    let t = t + YEAR / 4;
+    let mut bump = vec![(
+        3,
+        json!({"groupId": G}),
+        Some((0, json!({"epoch": 2, "metadataHash": 0x5eed_cafe_i64}))),
+    )];
+    bump.push((tombstone_type, json!({"groupId": G}), None));
+    bump.push((
+        6,
+        json!({"groupId": G}),
+        Some((0, json!({"assignmentEpoch": 2}))),
+    ));
+    bump.push(current(M2, (2, 1, 0), &[0, 1], &[]));
+    p.append(batch(t, 0, bump));
+    p.append(batch(t + 5_000, 0, vec![commit(3, 0, 60, t + 5_000)]));
+    let mut orders = PartitionBuilder::new("orders", 0).start_time(T2016);
+    orders.append(Batch::new(Producer::PLAIN).records(100));
+    LogDirBuilder::new(1)
+        .cluster_id(super::CLUSTER)
+        .partition(p)
+        .partition(orders)
+}
+
+/// The 4.0 → 4.1 consumer group: the subscription metadata record and its tombstone while
+/// the group lives on, the group epoch bumped with the first metadata hash. Kafka's loader
+/// takes the tombstone as the end of that record only (`GroupMetadataManager.replay` of a
+/// `ConsumerGroupPartitionMetadataKey` with a null value: `setHasSubscriptionMetadataRecord
+/// (false)`), not of the group. Nothing at warning or above.
+#[test]
+fn a_consumer_group_across_the_4_1_metadata_hash_upgrade() {
+    let q = check(consumer_group_across_4_1(4), |_| {}, &[Some("4.1.0"), None]);
+    q.assert_quiet();
+}
+
+/// The twin: the upgrade's tombstone keyed on the group's epoch record (type 3) instead of
+/// the subscription metadata (type 4), with the member still in the group.
+/// `GroupMetadataManager.replay` of a `ConsumerGroupMetadataKey` tombstone throws
+/// IllegalStateException ("Received a tombstone record to delete group … but the group still
+/// has 1 members"), and the partition's load fails. Reported.
+#[test]
+fn twin_a_group_tombstone_with_members_left_is_reported() {
+    let q = check(consumer_group_across_4_1(3), |_| {}, &[None]);
+    q.assert_reported(Kind::GroupTombstonesIncomplete);
 }

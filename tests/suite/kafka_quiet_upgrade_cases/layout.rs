@@ -7,7 +7,7 @@
 use super::{check, remove};
 use klogscan::finding::Kind;
 use klogscan::testkit::files::{encode_offset_checkpoint, topic_id_for, uuid_text};
-use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
+use klogscan::testkit::{Batch, Codec, Legacy, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use std::path::Path;
 
 const T2019: i64 = 1_546_300_800_000;
@@ -121,4 +121,68 @@ fn twin_a_partition_of_the_same_topic_with_another_topic_id_is_reported() {
 fn twin_a_log_start_past_the_log_end_is_reported() {
     let q = check(broker().log_start_offset("events", 0, 9), as_left, &[None]);
     q.assert_reported(Kind::CheckpointInconsistent);
+}
+
+/// `metrics-0` as a 0.10.2 broker left it: magic 1 only, two segments.
+fn metrics_0_10() -> LogDirBuilder {
+    let mut p = PartitionBuilder::new("metrics", 0).start_time(T2019 - 700 * 86_400_000);
+    p.legacy(Legacy::v1().values(["a", "b", "c"]));
+    p.legacy(Legacy::v1().values(["d", "e"]).codec(Codec::SnappyXerial));
+    p.roll();
+    p.legacy(Legacy::v1().values(["f", "g"]).codec(Codec::Gzip));
+    LogDirBuilder::new(3)
+        .cluster_id(super::CLUSTER)
+        .partition(p)
+}
+
+/// What a 0.10.2 broker never wrote: `log-start-offset-checkpoint` (0.11, KIP-107),
+/// `leader-epoch-checkpoint` (0.11, KIP-101), producer snapshots (0.11, KIP-98),
+/// `partition.metadata` (2.8, KIP-516).
+fn as_0_10_left(dir: &Path) {
+    std::fs::remove_file(dir.join("log-start-offset-checkpoint")).unwrap();
+    for f in ["leader-epoch-checkpoint", "partition.metadata"] {
+        remove(dir, "metrics-0", f);
+    }
+    for e in std::fs::read_dir(dir.join("metrics-0")).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "snapshot") {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+}
+
+/// A log dir last written by 0.10.2, first read by a newer broker: the missing checkpoint
+/// files are created empty (`CheckpointFile`'s constructor: `Files.createFile`; an empty
+/// `LeaderEpochFileCache`), and with no producer snapshot after a clean shutdown
+/// `UnifiedLog.rebuildProducerState` takes the upgrade path — "the absence of producer
+/// snapshot files" after a clean shutdown — and writes empty snapshots without scanning.
+/// Nothing at warning or above, a clean start.
+#[test]
+fn a_log_dir_last_written_by_0_10_2() {
+    let q = check(
+        metrics_0_10(),
+        as_0_10_left,
+        &[Some("2.8.0"), Some("3.9.0"), None],
+    );
+    assert!(!q.dir.path().join("log-start-offset-checkpoint").exists());
+    q.assert_quiet();
+}
+
+/// The twin: the first segment's `.index` is missing too (an offset index every broker
+/// writes). `LogSegment.sanityCheck` throws `NoSuchFileException` and
+/// `LogLoader.loadSegmentFiles` recovers that segment (rebuilding its indexes) even after a
+/// clean shutdown: `verify` predicts that recovery.
+#[test]
+fn twin_a_segment_without_its_offset_index_is_recovered() {
+    let q = check(
+        metrics_0_10(),
+        |d| {
+            as_0_10_left(d);
+            remove(d, "metrics-0", &format!("{}.index", super::stem(0)));
+        },
+        &[None],
+    );
+    let (_, r) = &q.verify[0];
+    let pr = &r.partitions[0].prediction;
+    assert!(!pr.recovered_segments.is_empty(), "{pr:#?}");
 }

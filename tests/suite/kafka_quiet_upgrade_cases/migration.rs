@@ -79,8 +79,10 @@ fn register(epoch: i64, fenced: bool) -> MetaRecord {
 /// records `ZkTopicMigrationClient.iterateTopics` builds from ZooKeeper — leader and
 /// partition epochs as ZooKeeper held them — and `ZkMigrationState` MIGRATION with the
 /// `EndTransaction`), then the broker's KRaft registration, a preferred-leader election
-/// giving `orders-0` epoch 24, and POST_MIGRATION once the controllers left migration mode
-/// (`recordsForNonEmptyLog`).
+/// giving `orders-0` epoch 24, POST_MIGRATION once the controllers left migration mode
+/// (`recordsForNonEmptyLog`), and a later `metadata.version` upgrade to 3.9-IV0 with the
+/// record versions it brings (`RegisterBrokerRecord` v3 with log dirs, `PartitionChangeRecord`
+/// v1 with directories: `ReplicationControlManager.handleAssignReplicasToDirs`).
 fn metadata_log(dir: &Path) {
     let mut m = MetadataLogBuilder::new(T2024);
     m.batch(&[
@@ -137,6 +139,38 @@ fn metadata_log(dir: &Path) {
     m.advance(DAY);
     m.raft_epoch(2);
     m.batch(&[MetaRecord::ZkMigrationState { state: 3 }]);
+    // `kafka-features upgrade --metadata 3.9`: MV 3.9-IV0, then the broker's re-registration
+    // with its log dir (RegisterBrokerRecord v3) and the replicas' directory assignment
+    // (`AssignReplicasToDirs` → PartitionChangeRecord v1 with `Directories`).
+    m.advance(DAY);
+    m.batch(&[MetaRecord::FeatureLevel {
+        name: "metadata.version".into(),
+        feature_level: 21,
+    }]);
+    m.advance(DAY);
+    let dir_id = topic_id_for("log-dir-1");
+    let mut reg = register(1_000_200, true);
+    if let MetaRecord::RegisterBroker(b) = &mut reg {
+        b.log_dirs = vec![dir_id];
+    }
+    m.batch(&[reg]);
+    m.batch(&[MetaRecord::BrokerRegistrationChange(
+        klogscan::read::format::metadata::BrokerRegistrationChange {
+            broker_id: 1,
+            broker_epoch: 1_000_200,
+            fenced: -1,
+            ..Default::default()
+        },
+    )]);
+    let unknown = [0u8; 16];
+    for n in [0, 1] {
+        m.batch(&[MetaRecord::PartitionChange(PartitionChange {
+            partition_id: n,
+            topic_id: topic_id_for("orders"),
+            directories: Some(vec![dir_id, unknown, unknown]),
+            ..Default::default()
+        })]);
+    }
     m.write(dir).unwrap();
 }
 
