@@ -6,14 +6,24 @@
 
 use super::{check, remove, stem};
 use klogscan::finding::Kind;
-use klogscan::testkit::{Batch, Codec, Legacy, LogDirBuilder, PartitionBuilder, Producer};
+use klogscan::testkit::files::encode_snapshot;
+use klogscan::testkit::{
+    Batch, Codec, Legacy, LogDirBuilder, PartitionBuilder, Producer, SnapshotEntry,
+};
 use std::path::Path;
 
 const T2016: i64 = 1_451_606_400_000; // 2016-01-01
 const PART: &str = "clicks-0";
 
-/// Every broker version that can load this data (none of them refuses legacy batches).
-const VERSIONS: &[Option<&str>] = &[Some("2.8.0"), Some("3.9.0"), Some("4.0.0"), None];
+/// Every broker version that can load this data (none of them refuses legacy batches; zstd
+/// needs 2.1).
+const VERSIONS: &[Option<&str>] = &[
+    Some("2.2.0"),
+    Some("2.8.0"),
+    Some("3.9.0"),
+    Some("4.0.0"),
+    None,
+];
 
 /// The partition, with where each segment starts: `[0, 6, 11, 16, v2 start, 2nd v2 seg]`.
 fn upgraded() -> (PartitionBuilder, Vec<i64>) {
@@ -185,4 +195,67 @@ fn partial_upgrade() -> (PartitionBuilder, i64) {
     p.roll();
     p.append(Batch::new(Producer::PLAIN).records(2));
     (p, nine)
+}
+
+/// The snapshots a 2.x broker still on message format 0.10.2 left when it restarted with
+/// the log end at 14: `UnifiedLog.rebuildProducerState` with a record version below v2 takes
+/// empty snapshots at the last two segments' bases (6, 11) and at the log end (14, inside a
+/// segment) instead of scanning; nothing removes them while their segments live
+/// (`ProducerStateManager.removeAndMarkSnapshotForDeletion` goes with a deleted segment's
+/// base only). `entries`: what the snapshot at 14 holds.
+fn with_v1_era_snapshots(dir: &Path, bases: &[i64], entries: &[SnapshotEntry]) {
+    remove(dir, PART, &format!("{}.timeindex", stem(bases[0])));
+    remove(dir, PART, &format!("{}.timeindex", stem(bases[2])));
+    let pdir = dir.join(PART);
+    for (o, e) in [(bases[1], &[][..]), (bases[2], &[][..]), (14, entries)] {
+        std::fs::write(
+            pdir.join(format!("{}.snapshot", stem(o))),
+            encode_snapshot(e),
+        )
+        .unwrap();
+    }
+}
+
+/// The partition of the first case with those empty snapshots at 6, 11 and 14 — one of them
+/// in the middle of a magic 1 segment. Every loader reads them as "no producer up to here",
+/// which is right: no v2 batch before 19. Nothing at warning or above.
+#[test]
+fn empty_snapshots_of_a_restart_on_the_old_message_format() {
+    let (p, bases) = upgraded();
+    assert!(bases[2] < 14 && 14 < bases[3]);
+    let q = check(
+        LogDirBuilder::new(1)
+            .cluster_id(super::CLUSTER)
+            .partition(p),
+        |d| with_v1_era_snapshots(d, &bases, &[]),
+        VERSIONS,
+    );
+    q.assert_quiet();
+}
+
+/// The twin: the snapshot at 14 names producer 9000, whose first batch (at 21) comes after
+/// it — a producer state no append up to 14 could have built
+/// (`ProducerStateManager.takeSnapshot` writes the producers appended below its offset).
+/// Reported.
+#[test]
+fn twin_a_snapshot_before_the_upgrade_naming_a_later_producer_is_reported() {
+    let (p, bases) = upgraded();
+    let ghost = SnapshotEntry {
+        producer_id: 9000,
+        epoch: 0,
+        last_sequence: 1,
+        last_offset: 13,
+        offset_delta: 1,
+        timestamp: T2016,
+        coordinator_epoch: -1,
+        current_txn_first_offset: -1,
+    };
+    let q = check(
+        LogDirBuilder::new(1)
+            .cluster_id(super::CLUSTER)
+            .partition(p),
+        |d| with_v1_era_snapshots(d, &bases, &[ghost]),
+        &[None],
+    );
+    q.assert_reported(Kind::SnapshotMismatch);
 }

@@ -13,7 +13,13 @@ use std::path::Path;
 const T2019: i64 = 1_546_300_800_000;
 
 /// ZooKeeper-mode brokers that read these files, and a current one.
-const ZK_ERA: &[Option<&str>] = &[Some("2.7.0"), Some("3.6.0"), Some("3.9.0"), None];
+const ZK_ERA: &[Option<&str>] = &[
+    Some("2.2.0"),
+    Some("2.7.0"),
+    Some("3.6.0"),
+    Some("3.9.0"),
+    None,
+];
 
 fn events(n: i32) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("events", n).start_time(T2019);
@@ -162,7 +168,13 @@ fn a_log_dir_last_written_by_0_10_2() {
     let q = check(
         metrics_0_10(),
         as_0_10_left,
-        &[Some("2.8.0"), Some("3.9.0"), None],
+        &[
+            Some("1.1.0"),
+            Some("2.2.0"),
+            Some("2.8.0"),
+            Some("3.9.0"),
+            None,
+        ],
     );
     assert!(!q.dir.path().join("log-start-offset-checkpoint").exists());
     q.assert_quiet();

@@ -62,6 +62,13 @@ fn partition(n: i32, epoch: i32, part_epoch: i32) -> MetaRecord {
     })
 }
 
+fn metadata_version(level: i16) -> MetaRecord {
+    MetaRecord::FeatureLevel {
+        name: "metadata.version".into(),
+        feature_level: level,
+    }
+}
+
 fn register(epoch: i64, fenced: bool) -> MetaRecord {
     MetaRecord::RegisterBroker(RegisterBroker {
         broker_id: 1,
@@ -82,17 +89,15 @@ fn register(epoch: i64, fenced: bool) -> MetaRecord {
 /// giving `orders-0` epoch 24, POST_MIGRATION once the controllers left migration mode
 /// (`recordsForNonEmptyLog`), and a later `metadata.version` upgrade to 3.9-IV0 with the
 /// record versions it brings (`RegisterBrokerRecord` v3 with log dirs, `PartitionChangeRecord`
-/// v1 with directories: `ReplicationControlManager.handleAssignReplicasToDirs`).
+/// v1 with directories: `ReplicationControlManager.handleAssignReplicasToDirs`); with the
+/// controller's snapshot after POST_MIGRATION.
 fn metadata_log(dir: &Path) {
     let mut m = MetadataLogBuilder::new(T2024);
     m.batch(&[
         MetaRecord::BeginTransaction {
             name: Some("Bootstrap records".into()),
         },
-        MetaRecord::FeatureLevel {
-            name: "metadata.version".into(),
-            feature_level: 19,
-        },
+        metadata_version(19),
         MetaRecord::ZkMigrationState { state: 2 },
         MetaRecord::EndTransaction,
     ]);
@@ -139,14 +144,30 @@ fn metadata_log(dir: &Path) {
     m.advance(DAY);
     m.raft_epoch(2);
     m.batch(&[MetaRecord::ZkMigrationState { state: 3 }]);
+    // the controller's snapshot of the image there (`SnapshotGenerator`), which every broker
+    // fetches: the migrated topic at its carried-over epochs, the migration state final
+    let image = vec![
+        metadata_version(19),
+        MetaRecord::ZkMigrationState { state: 3 },
+        register(1_000_100, false),
+        MetaRecord::Topic {
+            name: "orders".into(),
+            topic_id: topic_id_for("orders"),
+        },
+        partition(0, 24, 42),
+        partition(1, 17, 30),
+        MetaRecord::ProducerIds {
+            broker_id: 1,
+            broker_epoch: 1_000_000,
+            next_producer_id: 10_000,
+        },
+    ];
+    let snap_end = m.next_offset();
     // `kafka-features upgrade --metadata 3.9`: MV 3.9-IV0, then the broker's re-registration
     // with its log dir (RegisterBrokerRecord v3) and the replicas' directory assignment
     // (`AssignReplicasToDirs` → PartitionChangeRecord v1 with `Directories`).
     m.advance(DAY);
-    m.batch(&[MetaRecord::FeatureLevel {
-        name: "metadata.version".into(),
-        feature_level: 21,
-    }]);
+    m.batch(&[metadata_version(21)]);
     m.advance(DAY);
     let dir_id = topic_id_for("log-dir-1");
     let mut reg = register(1_000_200, true);
@@ -171,7 +192,7 @@ fn metadata_log(dir: &Path) {
             ..Default::default()
         })]);
     }
-    m.write(dir).unwrap();
+    m.snapshot(snap_end, 2, image).write(dir).unwrap();
 }
 
 /// `meta.properties` as the migrated broker keeps it: v0 (`broker.id`) with the
