@@ -1,6 +1,7 @@
 //! One classic group's `__consumer_offsets` history from the 0.9 coordinator to the 4.0
 //! one: `GroupMetadataValue` v0 → v3 and `OffsetCommitValue` v1 (with `expireTimestamp`) →
-//! v3 (with `leaderEpoch`), each written by the broker of its era, then the online upgrade to
+//! v3 (with `leaderEpoch`), each written by the broker of its era in its message format
+//! (magic 0 for 0.8.2/0.9, magic 1 for 0.10, v2 batches since), then the online upgrade to
 //! the consumer protocol (KIP-848): the classic group's tombstone and the consumer group's
 //! records in one batch, a new member joining, and commits on.
 
@@ -10,7 +11,7 @@ use klogscan::discover::identity::transaction_partition_for;
 use klogscan::finding::Kind;
 use klogscan::testkit::files::{topic_id_for, uuid_text};
 use klogscan::testkit::groups::record;
-use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
+use klogscan::testkit::{Batch, Codec, Legacy, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use serde_json::{Value, json};
 
 const G: &str = "reports";
@@ -152,32 +153,65 @@ fn batch(ts: i64, seq: i32, recs: Vec<CoordRecord>) -> Batch {
     b.tweak(move |s| s.base_sequence = seq)
 }
 
+/// Append `recs` as the coordinator of its era framed them: magic 0 messages (0.8.2 and
+/// 0.9: `__consumer_offsets` at message format 0, no timestamps) or magic 1 (0.10: CreateTime
+/// `ts`), the commits of one request gzip-compressed into one wrapper
+/// (`offsets.topic.compression.codec=1`; `GroupMetadataManager.storeOffsets` builds one
+/// message set per request).
+fn push(p: &mut PartitionBuilder, ts: i64, magic: u8, recs: Vec<CoordRecord>) {
+    let mut l = if magic == 1 {
+        Legacy::v1().at(ts)
+    } else {
+        Legacy::v0()
+    };
+    let n = recs.len();
+    for (t, k, v) in recs {
+        let (k, v) = record(t, k, v);
+        l = l.message(Some(&k), v.as_deref());
+    }
+    if n > 1 {
+        l = l.codec(Codec::Gzip);
+    }
+    p.legacy(l);
+}
+
 /// The log, with (`tombstone`) or without the classic group's tombstone in the upgrade batch.
 fn history(tombstone: bool) -> LogDirBuilder {
+    history_cut(tombstone, false)
+}
+
+/// [`history`]; `cut`: the 0.9 `GroupMetadataValue` loses its last 3 bytes.
+fn history_cut(tombstone: bool, cut: bool) -> LogDirBuilder {
     let n = transaction_partition_for(G, 50);
     let mut p = PartitionBuilder::new("__consumer_offsets", n).start_time(T2016);
     let mut t = T2016;
     // 0.8.2: Kafka-committed offsets of a ZooKeeper consumer, key and value v0, no group
     let k0 = |p: i32| json!({"group": G, "topic": "orders", "partition": p});
     let v0 = |o: i64, ts: i64| json!({"offset": o, "metadata": "", "commitTimestamp": ts});
-    p.append(batch(
-        t,
-        -1,
-        vec![
-            (0, k0(0), Some((0, v0(3, t)))),
-            (0, k0(1), Some((0, v0(2, t)))),
-        ],
-    ));
+    let first = vec![
+        (0, k0(0), Some((0, v0(3, t)))),
+        (0, k0(1), Some((0, v0(2, t)))),
+    ];
+    push(&mut p, t, 0, first);
     // 0.9: GroupMetadataValue v0, commits v1
     t += YEAR / 2;
-    p.append(batch(t, -1, vec![classic(0, 1, 0)]));
+    if cut {
+        let (k, v) = {
+            let (t, k, v) = classic(0, 1, 0);
+            record(t, k, v)
+        };
+        let v = v.unwrap();
+        p.legacy(Legacy::v0().message(Some(&k), Some(&v[..v.len() - 3])));
+    } else {
+        push(&mut p, t, 0, vec![classic(0, 1, 0)]);
+    }
     t += 5_000;
-    p.append(batch(t, 0, vec![commit(1, 0, 10, t), commit(1, 1, 12, t)]));
+    push(&mut p, t, 0, vec![commit(1, 0, 10, t), commit(1, 1, 12, t)]);
     // 0.10.1: v1 (rebalance timeout), still commits v1
     t += YEAR;
-    p.append(batch(t, -1, vec![classic(1, 2, 0)]));
+    push(&mut p, t, 1, vec![classic(1, 2, 0)]);
     t += 5_000;
-    p.append(batch(t, 0, vec![commit(1, 0, 40, t), commit(1, 1, 41, t)]));
+    push(&mut p, t, 1, vec![commit(1, 0, 40, t), commit(1, 1, 41, t)]);
     // 2.0: v2 (KIP-211: commits v2 without expireTimestamp), 2.1: commits v3
     t += YEAR;
     let ts = t;
@@ -374,4 +408,14 @@ fn a_consumer_group_across_the_4_1_metadata_hash_upgrade() {
 fn twin_a_group_tombstone_with_members_left_is_reported() {
     let q = check(consumer_group_across_4_1(3), |_| {}, &[None]);
     q.assert_reported(Kind::GroupTombstonesIncomplete);
+}
+
+/// The twin that shows the legacy-framed records are read: the 0.9 coordinator's
+/// `GroupMetadataValue` v0 (a magic 0 message) with its last 3 bytes missing. Kafka's loader
+/// fails on the value (`GroupCoordinatorRecordSerde.readRecordValue` →
+/// `CoordinatorLoader.DeserializationException`, the partition's load fails). Reported.
+#[test]
+fn twin_a_legacy_framed_group_record_that_does_not_decode_is_reported() {
+    let q = check(history_cut(true, true), |_| {}, &[None]);
+    q.assert_reported(Kind::GroupLoadFailure);
 }
