@@ -76,9 +76,15 @@ impl Run {
     /// (`TransactionMetadata.prepareAbortOrCommit` with `supportEpochBump`), and the next
     /// transaction runs at it.
     fn txn(&mut self, era: Era, n: usize, commit: bool) {
+        self.txn_across(era, era, n, commit);
+    }
+
+    /// [`Self::txn`] whose `Ongoing` is written in `open`'s format and whose `Prepare*` and
+    /// `Complete*` in `era`'s (the feature level changed while the transaction was open).
+    fn txn_across(&mut self, open: Era, era: Era, n: usize, commit: bool) {
         let start = self.clock;
         let e = self.producer.epoch;
-        self.coord(era, e, state::ONGOING, true, start);
+        self.coord(open, e, state::ONGOING, true, start);
         let now = self.data.now();
         self.data.advance_time(self.clock - now);
         self.data
@@ -109,8 +115,10 @@ impl Run {
 }
 
 /// The life of one transactional id: two transactions under TV0 (epoch 0, v0 values), one
-/// after the cluster reached `transaction.version` 1 (v1 values, same epoch: no bump without
-/// TV2 — `TransactionVersion.supportsEpochBump`), then the application restarted on a TV2
+/// open while `kafka-features upgrade --feature transaction.version=1` ran (`Ongoing` v0, its
+/// `Prepare*`/`Complete*` v1: `TransactionLog.valueToBytes` takes the level at each write),
+/// one after (v1 values, same epoch: no bump without TV2 —
+/// `TransactionVersion.supportsEpochBump`), then the application restarted on a TV2
 /// client (`InitProducerId`: epoch 1) and three transactions each one epoch up, markers
 /// included (`TransactionMetadata.prepareAbortOrCommit`; `ProducerAppendInfo.appendEndTxnMarker`
 /// accepts a marker one epoch above the data, and `checkSequence` a new epoch at sequence 0).
@@ -121,6 +129,7 @@ fn one_transactional_id_from_v0_values_to_tv2() {
     let mut r = Run::new();
     r.txn(Era::V0, 2, true);
     r.txn(Era::V0, 1, false);
+    r.txn_across(Era::V0, Era::V1, 2, true);
     r.txn(Era::V1, 3, true);
     r.init(Era::V1);
     r.txn(Era::Tv2, 2, true);
