@@ -279,6 +279,10 @@ kinds! {
     /// A live metadata log whose `partition.metadata` names another topic id than the
     /// metadata topic's (`UnifiedLog.initializeTopicId`: the node does not start).
     MetadataLogTopicIdMismatch = "metadata_log_topic_id_mismatch", Error;
+    /// Live partition directories of one topic in one broker log dir whose
+    /// `partition.metadata` files name different topic ids: all but one are of another
+    /// incarnation of the topic, which the broker refuses to serve.
+    TopicIdConflict = "topic_id_conflict", Warning;
     /// A live partition directory of a KRaft broker that the cluster's metadata (as of the
     /// metadata log's end) no longer assigns to it: its next start does not keep it as a
     /// live log (`LogManager.isStrayKraftReplica`: renamed `-stray`; deleted before 3.7).

@@ -27,6 +27,8 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
         ("replicas", crate::cluster::replicas::check),
         // One broker's two log dirs holding one partition: its start fails.
         ("duplicates", crate::cluster::duplicates::check),
+        // Logs of two incarnations of one topic in one broker log dir.
+        ("topic_ids", crate::cluster::topic_ids::check),
         // Acknowledged data a copy loses at its next start, and which copy holds it.
         ("lost", crate::cluster::lost::check),
         // The group coordinator's load of __consumer_offsets.

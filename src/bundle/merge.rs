@@ -575,6 +575,9 @@ impl Dirs {
             if markers && !has(".kafka_cleanshutdown") {
                 recorded.unclean_shutdown.insert(PathBuf::from(&d.path));
             }
+            if markers {
+                recorded.broker_log_dirs.insert(PathBuf::from(&d.path));
+            }
         }
         for ld in &b.header.log_dirs {
             let path = PathBuf::from(&ld.path);

@@ -3,7 +3,8 @@
 //! transactions across partitions (`txns`), replicas of one partition (`replicas`),
 //! the groups' checks across `__consumer_offsets` partitions (`groups`), committed offsets
 //! held against their partitions ([`consumers`]), one broker's log dirs holding one
-//! partition twice (`duplicates`), and tiered storage: the
+//! partition twice (`duplicates`), or logs of two incarnations of one topic
+//! (`topic_ids`), and tiered storage: the
 //! `__remote_log_metadata` replay against each replica (`tiering`).
 //!
 //! Imports: the partition stage's results, the read and discover stages and the shared
@@ -21,5 +22,6 @@ crate::internal_mod! {
     mod epoch_file;
     mod replicas;
     mod tiering;
+    mod topic_ids;
     mod txns;
 }

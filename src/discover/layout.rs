@@ -230,6 +230,9 @@ pub struct Recorded {
     /// The log dirs that hold a broker's files but no `.kafka_cleanshutdown` (running, or
     /// not shut down cleanly), from the files each collect listed.
     pub unclean_shutdown: std::collections::HashSet<PathBuf>,
+    /// The log dirs that hold a broker's files (`LOG_DIR_MARKERS`), from the files each
+    /// collect listed ([`Inventory::broker_log_dir`]).
+    pub broker_log_dirs: std::collections::HashSet<PathBuf>,
 }
 
 /// Why the collect of a bundle could not read a small file.
@@ -333,6 +336,20 @@ impl Inventory {
                 .iter()
                 .find(|l| l.path == dir)
                 .is_some_and(|l| l.has_markers() && l.clean_shutdown.is_none()),
+        }
+    }
+
+    /// Whether `dir` is one broker's log dir: it holds a broker file (`LOG_DIR_MARKERS`:
+    /// `meta.properties`, a checkpoint, …), from the files each collect listed in an
+    /// inventory rebuilt from bundles. A directory recognised only because it holds
+    /// several partition directories (copies handed over together) is not.
+    pub fn broker_log_dir(&self, dir: &Path) -> bool {
+        match &self.recorded {
+            Some(r) => r.broker_log_dirs.contains(dir),
+            None => self
+                .log_dirs
+                .iter()
+                .any(|l| l.path == dir && l.has_markers()),
         }
     }
 

@@ -157,6 +157,7 @@ mod tiering_expiry;
 mod tiering_hosting;
 mod tiering_stop;
 mod tiering_unreadable;
+mod topic_ids;
 mod triage_replicas;
 mod txn_acceptance;
 mod txn_state_history;

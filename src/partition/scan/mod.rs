@@ -421,9 +421,7 @@ fn reference_times(
 /// because it holds several partition directories (a hand-over of copies taken at different
 /// times) is not: its partitions do not share a timeline.
 fn is_broker_log_dir(inv: &Inventory, dir: &Path) -> bool {
-    inv.log_dirs
-        .iter()
-        .any(|l| l.path == dir && l.has_markers())
+    inv.broker_log_dir(dir)
 }
 
 /// Which partitions share a reference time: those of one broker log dir; otherwise each

@@ -96,7 +96,6 @@ fn a_zookeeper_log_dir_from_before_topic_ids_and_cluster_ids() {
 /// `InconsistentTopicIdException` when the next LeaderAndIsr brings the real id, and the
 /// partition goes offline on this broker. Reported.
 #[test]
-#[ignore = "divergence: two partitions of one topic in one log dir with different topic ids are not reported"]
 fn twin_a_partition_of_the_same_topic_with_another_topic_id_is_reported() {
     let q = check(
         broker(),
