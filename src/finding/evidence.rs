@@ -255,6 +255,16 @@ pub fn merge(evidence: &mut Value, joint: &impl Serialize) {
     }
 }
 
+/// What `verify` reads back of a `stray_replica` (`cluster::leadership::stray` writes
+/// it): why the directory is stray and the node it is on — a 3.7.0 broker's start stops
+/// at a log without a topic id (`verify::brokers::stray_search_stops`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StrayJoint {
+    /// `no_topic_id`, `topic_deleted`, `topic_recreated` or `not_a_replica`.
+    pub reason: String,
+    pub node_id: i32,
+}
+
 /// The typed part `T` of `f`'s evidence (its default when the evidence lacks it).
 pub fn read<'a, T: Deserialize<'a> + Default>(f: &'a Finding) -> T {
     T::deserialize(&f.evidence).unwrap_or_default()

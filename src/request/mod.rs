@@ -383,13 +383,6 @@ pub fn verify(
     report.errors.extend(inputs.failed.iter().cloned());
     crate::report::client::fill(&mut report.log_dir_findings);
     flt.retain_findings(&mut report.log_dir_findings);
-    // A stopped broker start is shown with the finding that says why (a log-dir finding:
-    // none under a topic or partition filter).
-    let kept = &report.log_dir_findings;
-    report.broker_startup.retain(|b| {
-        kept.iter()
-            .any(|f| f.kind.id() == b.reason && f.message == b.message)
-    });
     let analysed = report.partitions.len();
     report
         .partitions
@@ -398,6 +391,15 @@ pub fn verify(
         crate::report::client::fill(&mut p.findings);
         flt.retain_findings(&mut p.findings);
     }
+    // A stopped broker start is shown with the finding that says why (a log-dir finding,
+    // none under a topic or partition filter; or a partition's, shown when it is).
+    let kept: Vec<&Finding> = (report.log_dir_findings.iter())
+        .chain(report.partitions.iter().flat_map(|p| p.findings.iter()))
+        .collect();
+    report.broker_startup.retain(|b| {
+        kept.iter()
+            .any(|f| f.kind.id() == b.reason && f.message == b.message)
+    });
     if flt.is_active() {
         // The summary counts what is shown.
         let ps = &report.partitions;

@@ -527,6 +527,40 @@ fn startup(
     }
 }
 
+/// The starts a 3.7.0 broker does not make: its stray search throws RuntimeException on a
+/// log without a topic id ("does not have a topic ID, which is not allowed when running in
+/// KRaft mode": `LogManager.findStrayReplicas`, from `BrokerMetadataPublisher.initializeManagers`,
+/// whose fatal fault handler stops the process: "Error starting LogManager"). One entry per
+/// node, from the `stray_replica` findings (`no_topic_id`) the leadership stage gave for
+/// `version` 3.7.0; none for another version.
+pub(crate) fn stray_search_stops<'a>(
+    findings: impl Iterator<Item = &'a Finding>,
+    version: Option<BrokerVersion>,
+) -> Vec<BrokerStartup> {
+    let mut out: Vec<BrokerStartup> = Vec::new();
+    if version != Some(BrokerVersion(3, 7, 0)) {
+        return out;
+    }
+    for f in findings.filter(|f| f.kind == Kind::StrayReplica) {
+        let j: crate::finding::evidence::StrayJoint = crate::finding::evidence::read(f);
+        if j.reason != "no_topic_id" || out.iter().any(|s| s.broker == Some(j.node_id)) {
+            continue;
+        }
+        out.push(BrokerStartup {
+            broker: Some(j.node_id),
+            cluster_id: f.source.cluster_id.as_deref().map(str::to_string),
+            log_dirs: f.source.log_dir.iter().map(|d| d.to_string()).collect(),
+            starts: Some(false),
+            reason: Kind::StrayReplica.id(),
+            exception: "RuntimeException",
+            thrown_by: "LogManager.findStrayReplicas",
+            message: f.message.clone(),
+            assumes: None,
+        });
+    }
+    out
+}
+
 fn push(
     out: &mut (Vec<Finding>, Vec<BrokerStartup>),
     mut f: Finding,

@@ -441,6 +441,11 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
     }
     report.log_dir_findings.extend(found);
     report.broker_startup = startup;
+    let stops = brokers::stray_search_stops(
+        report.partitions.iter().flat_map(|p| p.findings.iter()),
+        opts.broker_version,
+    );
+    report.broker_startup.extend(stops);
     for (path, why) in inv.errors.iter().filter(|e| !inv.is_input_error(e)) {
         report.log_dir_findings.push(
             Finding::new(

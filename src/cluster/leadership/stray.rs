@@ -59,9 +59,9 @@ impl Reason {
 
 #[derive(Debug, Serialize)]
 struct StrayEvidence<'a> {
-    /// `no_topic_id`, `topic_deleted`, `topic_recreated` or `not_a_replica`.
-    reason: &'static str,
-    node_id: i32,
+    /// `reason` and `node_id`, as `verify` reads them back.
+    #[serde(flatten)]
+    joint: crate::finding::evidence::StrayJoint,
     /// The topic id of the directory's `partition.metadata` (`None`: no such file).
     topic_id_on_disk: Option<String>,
     /// The live topic id of the topic's name in the image (`None`: no live topic of that name).
@@ -149,7 +149,8 @@ fn judge(
             Some(r) => !r.partition_metadata,
             None => !dir.partial && dir.partition_metadata.is_none(),
         };
-        let counts = version.is_none_or(|v| v >= BrokerVersion(3, 7, 1));
+        // 3.7.0's search throws on it instead (the start stops: `fate`).
+        let counts = version.is_none_or(|v| v >= BrokerVersion(3, 7, 0));
         let named = h.history.topics.iter().any(|t| t.topic == topic);
         return (absent && counts && named).then_some(Reason::NoTopicId);
     };
@@ -227,6 +228,7 @@ fn fate(version: Option<BrokerVersion>, no_topic_id: bool) -> String {
         (None, false) => format!("{RENAMED_AT_LOAD}; {RENAMED_AFTER_LOAD}; {DELETED}; {NONE}"),
         (None, true) => format!("{RENAMED_AT_LOAD}; {NO_ID_370}; {NO_ID_BEFORE}"),
         (Some(v), _) if v >= BrokerVersion(3, 7, 1) => RENAMED_AT_LOAD.into(),
+        (Some(BrokerVersion(3, 7, 0)), true) => NO_ID_370.into(),
         (Some(v), _) if v >= BrokerVersion(3, 7, 0) => RENAMED_AFTER_LOAD.into(),
         (Some(v), _) if v >= BrokerVersion(3, 0, 0) => DELETED.into(),
         (Some(_), _) => NONE.into(),
@@ -287,12 +289,21 @@ fn finding(
     } else {
         ""
     };
-    let msg = format!(
-        "{topic}-{partition} on node {node} is a stray replica{releases} as of the metadata log's end (offset {end}): {why}. The broker catches up with the controller's metadata before it loads its logs, so its next start does not keep this copy as a live log (unless the metadata changed after offset {end})"
-    );
+    let stops = *reason == Reason::NoTopicId && version == Some(BrokerVersion(3, 7, 0));
+    let msg = if stops {
+        format!(
+            "{topic}-{partition} on node {node}: {why}; Kafka 3.7.0's stray search throws on such a log (LogManager.findStrayReplicas), so the broker's next start fails"
+        )
+    } else {
+        format!(
+            "{topic}-{partition} on node {node} is a stray replica{releases} as of the metadata log's end (offset {end}): {why}. The broker catches up with the controller's metadata before it loads its logs, so its next start does not keep this copy as a live log (unless the metadata changed after offset {end})"
+        )
+    };
     let evidence = StrayEvidence {
-        reason: reason.id(),
-        node_id: node,
+        joint: crate::finding::evidence::StrayJoint {
+            reason: reason.id().to_string(),
+            node_id: node,
+        },
         topic_id_on_disk: on_disk.map(|i| encode_uuid(&i)),
         image_topic_id: live.map(|(i, _)| encode_uuid(&i)),
         image_replicas: replicas,
@@ -316,7 +327,11 @@ fn finding(
         broker_version: version.map(|v| v.to_string()),
     };
     Finding::new(Kind::StrayReplica, topic, partition, msg)
-        .severity(Severity::Warning)
+        .severity(if stops {
+            Severity::Error
+        } else {
+            Severity::Warning
+        })
         .evidence(serde_json::to_value(&evidence).unwrap_or_default())
         .broker(fate(version, *reason == Reason::NoTopicId))
         .client_error("none: no client reads a replica the broker does not host")

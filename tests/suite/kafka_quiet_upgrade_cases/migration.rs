@@ -320,7 +320,6 @@ fn twin_a_partition_without_a_topic_id_on_a_kraft_broker_is_reported() {
 /// starting LogManager")`: the broker process stops. The same data must be reported at
 /// `--broker-version 3.7.0`, as a start that fails.
 #[test]
-#[ignore = "divergence: at --broker-version 3.7.0 a KRaft log without partition.metadata is silent; 3.7.0's findStrayReplicas throws and the broker's start fails"]
 fn a_3_7_0_broker_stops_on_a_log_without_a_topic_id() {
     let q = migrated_with(Some(KRAFT_EPOCH), false, no_topic_id, &[Some("3.7.0")]);
     let (_, r) = &q.verify[0];

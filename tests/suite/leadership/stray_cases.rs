@@ -170,7 +170,8 @@ fn merged_bundles_give_the_scans_stray_replicas() {
 }
 
 /// `verify --broker-version` picks the release's behaviour: 3.7.1+ renames at load, 3.7.0
-/// after it, 3.0–3.6 delete; a missing topic id is a stray reason from 3.7.1 only.
+/// after it, 3.0–3.6 delete; a missing topic id is a stray reason from 3.7.1, and stops a
+/// 3.7.0 broker's start (`LogManager.findStrayReplicas` throws).
 #[test]
 fn verify_says_what_the_release_does() {
     let d = scenario();
@@ -186,11 +187,7 @@ fn verify_says_what_the_release_does() {
         (None, &all, "Kafka 3.7.1 and later rename it"),
         (Some("3.7.1"), &all, "Kafka 3.7.1 and later rename it"),
         (Some("3.8.0"), &all, "Kafka 3.7.1 and later rename it"),
-        (
-            Some("3.7.0"),
-            &without_bare,
-            "LogManager.deleteStrayKRaftReplicas",
-        ),
+        (Some("3.7.0"), &all, "Kafka 3.7.0"),
         (
             Some("3.6.2"),
             &without_bare,
@@ -426,7 +423,8 @@ fn zookeeper_mode_dirs_without_a_metadata_log_are_not_judged() {
 }
 
 /// A KRaft log without a topic id whose partition the image still assigns to the broker:
-/// stray from 3.7.1 (and when the release is unknown), not before.
+/// stray from 3.7.1 (and when the release is unknown); at 3.7.0 the stray search throws on
+/// it and the start fails (an error, and `broker_startup` says so); not before.
 #[test]
 fn a_missing_topic_id_is_a_stray_reason_from_3_7_1_only() {
     let mut m = MetadataLogBuilder::new(T0);
@@ -442,12 +440,26 @@ fn a_missing_topic_id_is_a_stray_reason_from_3_7_1_only() {
     for (version, n) in [
         (Some("3.7.1"), 1),
         (Some("4.0.0"), 1),
-        (Some("3.7.0"), 0),
+        (Some("3.7.0"), 1),
         (Some("3.6.0"), 0),
         (Some("3.5.2"), 0),
     ] {
         assert_eq!(verify_strays(d.path(), version).len(), n, "{version:?}");
     }
+    let stop = |version: &str| {
+        let v = Some(version.parse().unwrap());
+        let r = klogscan::request::verify(&klogscan::request::Request::new([d.path()]), v);
+        r.unwrap().report.broker_startup
+    };
+    let s = stop("3.7.0");
+    assert_eq!(s.len(), 1, "{s:#?}");
+    assert_eq!((s[0].broker, s[0].starts), (Some(1), Some(false)));
+    assert_eq!(s[0].thrown_by, "LogManager.findStrayReplicas");
+    assert_eq!(
+        verify_strays(d.path(), Some("3.7.0"))[0].severity,
+        Severity::Error
+    );
+    assert!(stop("3.7.1").is_empty() && stop("3.6.0").is_empty());
     // A metadata log that never names the topic is no history of it: not judged.
     let mut unnamed = MetadataLogBuilder::new(T0);
     unnamed.batch(&[broker(1), broker(2)]);
