@@ -101,6 +101,7 @@ mod kafka_producer_state_cases;
 mod kafka_psm_cases;
 mod kafka_quiet_clients_cases;
 mod kafka_quiet_cluster_cases;
+mod kafka_quiet_connect_cases;
 mod kafka_quiet_coordinator_cases;
 mod kafka_quiet_crash_cases;
 mod kafka_quiet_upgrade_cases;
