@@ -122,6 +122,9 @@ pub(crate) fn run_cluster_checks_with(
     // A copy's open transaction whose marker another copy holds is a follower behind, not
     // a hanging transaction: said before any check reads it.
     crate::cluster::replicas::demote_unreplicated_markers(report, inv);
+    // An open transaction whose producer's earlier markers elsewhere in its log dir show
+    // its records stamped with older (event) times is not idle that long.
+    crate::cluster::txns::clock::floor_from_earlier_markers(report);
     let models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts);
     release_freed_memory();
     crate::cluster::coordinator::annotate_models(report, &models, inv, opts);

@@ -60,6 +60,12 @@ pub struct OpenTxnJoint {
     /// How long the transaction was idle at the reference time (ms).
     #[serde(default, deserialize_with = "lenient")]
     pub idle_ms: Option<i64>,
+    /// The idleness above which it is hanging (`--hanging-after`, ms).
+    #[serde(default, deserialize_with = "lenient")]
+    pub hanging_after_ms: Option<i64>,
+    /// What opened it, when the replay knows (a zombie write, a late write after a marker).
+    #[serde(default, deserialize_with = "lenient")]
+    pub root_cause: Option<String>,
 }
 
 /// What a `zombie_write` finding holds for the stages after the replay.
@@ -320,6 +326,8 @@ mod tests {
             coordinator_epoch: Some(3),
             last_timestamp: Some(1_000),
             idle_ms: Some(8_000),
+            hanging_after_ms: Some(900_000),
+            root_cause: None,
         };
         let mut ev = json!({"idle_ms": 1});
         merge(&mut ev, &joint);

@@ -161,6 +161,7 @@ mod tiering_unreadable;
 mod topic_ids;
 mod triage_replicas;
 mod txn_acceptance;
+mod txn_clock_floor;
 mod txn_state_history;
 mod txns;
 mod txns_memory;

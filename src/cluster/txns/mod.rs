@@ -15,6 +15,7 @@
 //! brokers) the one with the highest log end offset is the partition.
 
 pub mod align;
+pub mod clock;
 pub mod exhaustion;
 pub mod first_sequence;
 pub mod group;

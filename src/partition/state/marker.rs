@@ -533,9 +533,7 @@ impl Replay {
                     "last_batch": self.batch_json(&e.last_ref(&self.markers)),
                     "producer_epoch": e.epoch,
                     "transaction_epoch": t.epoch,
-                    "hanging_after_ms": self.opts.hanging_after_ms,
                     "late_by_broker_metric": late,
-                    "root_cause": cause,
                 });
                 if let Some(f) = floor {
                     ev["broker_clock_floor_ms"] = json!(f);
@@ -558,6 +556,8 @@ impl Replay {
                         coordinator_epoch: Some(self.coordinator_epoch_of(e)),
                         last_timestamp: Some(e.last_timestamp(&self.markers)),
                         idle_ms: Some(idle),
+                        hanging_after_ms: Some(self.opts.hanging_after_ms),
+                        root_cause: cause.map(str::to_string),
                     },
                 );
                 ev
