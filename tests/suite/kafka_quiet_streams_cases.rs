@@ -45,7 +45,8 @@ pub(crate) const T0: i64 = klogscan::testkit::scenario::DEFAULT_START_MS;
 /// The application (`application.id`, also the group id).
 pub(crate) const APP: &str = "wordcount";
 /// `<application.id>-<store name>-repartition` (`InternalTopologyBuilder.decorateTopic`).
-pub(crate) const REPARTITION: &str = "wordcount-KSTREAM-AGGREGATE-STATE-STORE-0000000003-repartition";
+pub(crate) const REPARTITION: &str =
+    "wordcount-KSTREAM-AGGREGATE-STATE-STORE-0000000003-repartition";
 /// `<application.id>-<store name>-changelog` (`ProcessorStateManager.storeChangelogTopic`).
 pub(crate) const CHANGELOG: &str = "wordcount-KSTREAM-AGGREGATE-STATE-STORE-0000000003-changelog";
 /// The application's output topic.

@@ -8,7 +8,7 @@
 //! sent), and a thread that dies, replaced under a new process id.
 
 use super::{
-    APP, CHANGELOG, DAY, OUTPUT, REPARTITION, coordinator_batch, commit, offsets_partition,
+    APP, CHANGELOG, DAY, OUTPUT, REPARTITION, commit, coordinator_batch, offsets_partition,
     write_and_check,
 };
 use crate::kafka_quiet_coordinator_cases::{Tp, World, ends};
@@ -34,13 +34,25 @@ fn offsets_tp() -> Tp {
 /// bumps the epoch in the Prepare value, the markers and the Complete value carry it, and the
 /// producer continues at it. `skip`: a partition whose marker is not written (the twins).
 /// Returns the producer for the next transaction.
-fn txn(w: &mut World, id: &str, p: Producer, tps: &[Tp], commit_it: bool, tv2: bool, skip: Option<Tp>) -> Producer {
+fn txn(
+    w: &mut World,
+    id: &str,
+    p: Producer,
+    tps: &[Tp],
+    commit_it: bool,
+    tv2: bool,
+    skip: Option<Tp>,
+) -> Producer {
     let mut tps = tps.to_vec();
     if commit_it {
         tps.push(offsets_tp());
     }
     let start = w.clock;
-    w.put(id, World::value(p.id, p.epoch, state::ONGOING, &tps, tv2), start);
+    w.put(
+        id,
+        World::value(p.id, p.epoch, state::ONGOING, &tps, tv2),
+        start,
+    );
     for &tp in &tps {
         if tp == offsets_tp() {
             let ts = w.clock;
@@ -136,7 +148,11 @@ fn a_thread_replaced_under_a_new_process_id_leaves_its_old_id_to_expire() {
         // the thread dies inside its next transaction
         let start = w.clock;
         let tps = [OUT0, CHG0];
-        w.put(old, World::value(a.id, a.epoch, state::ONGOING, &tps, false), start);
+        w.put(
+            old,
+            World::value(a.id, a.epoch, state::ONGOING, &tps, false),
+            start,
+        );
         w.produce(OUT0, a, 3);
         w.produce(CHG0, a, 3);
         w.clock += 10_500;

@@ -136,7 +136,11 @@ fn streams_assignor_user_data_in_a_classic_group() {
         if short == 0 {
             q.assert_quiet();
         } else {
-            let f = q.assert_reported(Kind::GroupLoadFailure, Severity::Error, "__consumer_offsets");
+            let f = q.assert_reported(
+                Kind::GroupLoadFailure,
+                Severity::Error,
+                "__consumer_offsets",
+            );
             assert!(f.message.contains("user data"), "{}", f.message);
         }
     }

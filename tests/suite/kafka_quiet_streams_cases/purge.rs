@@ -123,9 +123,7 @@ fn exactly_once_repartition_topic_purged_to_a_commit_marker() {
         .into_iter()
         .map(|b| (b, Default::default()))
         .collect();
-    let q = write_and_check_with(log_dir(part, start, start + 1), |d| {
-        purge(d, start, &segs)
-    });
+    let q = write_and_check_with(log_dir(part, start, start + 1), |d| purge(d, start, &segs));
     q.assert_quiet();
     // twin: the start past the log end
     let (part, _) = repartition(true);
@@ -136,5 +134,9 @@ fn exactly_once_repartition_topic_purged_to_a_commit_marker() {
         .find(|f| f.kind == Kind::CheckpointInconsistent && f.topic == REPARTITION);
     let f = f.unwrap_or_else(|| panic!("{:#?}", loud(q.verify.findings())));
     assert!(f.severity >= Severity::Warning);
-    assert!(f.message.contains("above the log end offset"), "{}", f.message);
+    assert!(
+        f.message.contains("above the log end offset"),
+        "{}",
+        f.message
+    );
 }

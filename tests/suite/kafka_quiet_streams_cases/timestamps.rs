@@ -118,7 +118,12 @@ fn a_new_changelog_s_first_event_time_batch_is_not_hanging() {
 fn a_new_changelog_s_first_batch_at_the_broker_s_time_is_open() {
     let q = write_and_check(fresh_changelog(17, false));
     q.assert_quiet();
-    assert!(q.scan.findings.iter().any(|f| f.kind == Kind::OpenTransaction));
+    assert!(
+        q.scan
+            .findings
+            .iter()
+            .any(|f| f.kind == Kind::OpenTransaction)
+    );
     let q = write_and_check(fresh_changelog(17, true));
     let l = loud(&q.scan.findings);
     assert_eq!(l.len(), 2, "{l:#?}");
