@@ -57,13 +57,26 @@ fn open_txn(tv2: bool, until: i64) -> Finding {
 #[test]
 fn a_tv2_producers_earlier_marker_elsewhere_bounds_the_idleness() {
     let f = open_txn(true, 16);
-    assert_eq!((f.kind, f.severity), (Kind::OpenTransaction, Severity::Info), "{f:#?}");
+    assert_eq!(
+        (f.kind, f.severity),
+        (Kind::OpenTransaction, Severity::Info),
+        "{f:#?}"
+    );
     assert_eq!(f.topic, "store-changelog");
     // the last COMMIT at minute 11; the reference time minute 16
     assert_eq!(f.evidence["broker_clock_floor_ms"], T0 + 11 * MINUTE);
     assert_eq!(f.evidence["idle_ms"], 5 * MINUTE);
-    assert!(f.evidence["broker_clock_floor_from"].as_str().unwrap().ends_with("out-0"));
-    assert!(f.message.contains("idle at most 5 minutes"), "{}", f.message);
+    assert!(
+        f.evidence["broker_clock_floor_from"]
+            .as_str()
+            .unwrap()
+            .ends_with("out-0")
+    );
+    assert!(
+        f.message.contains("idle at most 5 minutes"),
+        "{}",
+        f.message
+    );
     assert!(f.remediation.is_none());
 }
 

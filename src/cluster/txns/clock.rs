@@ -71,7 +71,8 @@ pub fn floor_from_earlier_markers(report: &mut ScanReport) {
             }
             let m = index.entry((ld, r.producer_id)).or_default();
             m.tv2 |= r.batches > 0 && r.marker_epoch == r.producer_epoch.saturating_add(1);
-            m.seen.push((r.marker_epoch, r.last_timestamp, p.path.as_str()));
+            m.seen
+                .push((r.marker_epoch, r.last_timestamp, p.path.as_str()));
         }
     }
     let mut rewrites: Vec<(usize, i64, String)> = Vec::new();
@@ -116,7 +117,10 @@ pub fn floor_from_earlier_markers(report: &mut ScanReport) {
 
 fn rewrite(f: &mut Finding, floor: i64, from: &str) {
     let j: OpenTxnJoint = evidence::read(f);
-    let (last, reference) = (j.last_timestamp.unwrap_or(0), j.reference_time_ms.unwrap_or(0));
+    let (last, reference) = (
+        j.last_timestamp.unwrap_or(0),
+        j.reference_time_ms.unwrap_or(0),
+    );
     let idle = reference.saturating_sub(floor).max(0);
     let first = f.offset.unwrap_or(-1);
     f.message = format!(
