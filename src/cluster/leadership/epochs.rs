@@ -7,8 +7,14 @@
 //! (from its first state of the partition to its latest) that the history never gave with
 //! a leader is a `leader_epoch_checkpoint_mismatch`, whether the batches carry it or the
 //! replica's `leader-epoch-checkpoint` names it. Epochs below the first state (before the
-//! snapshot) or above the latest (the metadata copy may be older than the data) are not
-//! judged.
+//! snapshot) are not judged, nor those above the latest (the metadata copy may be older
+//! than the data) — unless the history is the node's own metadata replica and both its log
+//! dir and the replica's were shut down cleanly (`.kafka_cleanshutdown`): a broker appends
+//! as leader at the epoch its image gives (`Partition.makeLeader` → `appendAsLeader`) and
+//! fetches as follower only at the epoch it knows (the leader answers another
+//! `currentLeaderEpoch` with FENCED/UNKNOWN_LEADER_EPOCH, `Partition.fetchRecords`), and
+//! its image is what its metadata replica committed, which nothing removes — so every
+//! epoch its data names is in that replica, and one above its latest is not that node's.
 
 use super::ClusterHistory;
 use crate::cluster::epoch_file;
@@ -68,6 +74,9 @@ pub(super) fn check(
             continue;
         }
         let span = (first.state.leader_epoch, last.leader_epoch);
+        // Above the span too when this node's own replica, shut down with the data, is
+        // the history.
+        let whole = own_clean_replica(h, inv, p);
         let given: BTreeSet<i32> = h
             .leader_epochs(&p.topic, p.partition)
             .into_iter()
@@ -97,7 +106,11 @@ pub(super) fn check(
             .chain(file.iter().map(|e| (*e, "leader-epoch-checkpoint")));
         let mut said = BTreeSet::new();
         for ((epoch, start), from) in named {
-            if epoch < span.0 || epoch > span.1 || given.contains(&epoch) || !said.insert(epoch) {
+            if epoch < span.0
+                || (epoch > span.1 && !whole)
+                || given.contains(&epoch)
+                || !said.insert(epoch)
+            {
                 continue;
             }
             let evidence = EpochEvidence {
@@ -120,8 +133,17 @@ pub(super) fn check(
                     &p.topic,
                     p.partition,
                     format!(
-                        "{what} leader epoch {epoch}, which the KRaft metadata history never gave {}-{} with a leader (it gave {:?} between epochs {} and {})",
-                        p.topic, p.partition, evidence.history_epochs, span.0, span.1
+                        "{what} leader epoch {epoch}, which the KRaft metadata history never gave {}-{} with a leader (it gave {:?} between epochs {} and {}){}",
+                        p.topic,
+                        p.partition,
+                        evidence.history_epochs,
+                        span.0,
+                        span.1,
+                        if epoch > span.1 {
+                            "; the history is this node's own metadata replica, shut down cleanly with the data, which holds every epoch the node applied: the data was not written by this node as it is"
+                        } else {
+                            ""
+                        }
                     ),
                 )
                 .offset(start)
@@ -132,6 +154,24 @@ pub(super) fn check(
         }
     }
     out
+}
+
+/// Whether `h` is the metadata replica of `p`'s own node and both their log dirs were shut
+/// down cleanly (each a broker log dir holding `.kafka_cleanshutdown`): the replica then
+/// holds every epoch the node applied before the data was last written.
+fn own_clean_replica(
+    h: &ClusterHistory,
+    inv: &Inventory,
+    p: &crate::partition::results::PartitionReport,
+) -> bool {
+    let clean = |d: Option<&str>| {
+        d.map(std::path::Path::new)
+            .is_some_and(|d| inv.broker_log_dir(d) && !inv.unclean_shutdown(d))
+    };
+    h.source.broker_id.is_some()
+        && h.source.broker_id == p.source.broker_id
+        && clean(h.source.log_dir.as_deref())
+        && clean(p.source.log_dir.as_deref())
 }
 
 /// What the `unreadable_file` finding of a replica's `leader-epoch-checkpoint` says was
