@@ -26,10 +26,10 @@
 //! blocks, zstd frames with a checksum).
 #![cfg(feature = "testkit")]
 
+use crate::common::quiet::{assert_clean_start, assert_silent, scan_dir, verify_dir};
+pub(crate) use crate::common::quiet::{lines, loud};
 use klogscan::dump::{DumpOptions, dump_paths};
-use klogscan::finding::{Finding, Severity};
-use klogscan::request::{self, Request};
-use klogscan::results::{ScanOptions, ScanReport};
+use klogscan::results::ScanReport;
 use klogscan::testkit::{LogDirBuilder, LogDirManifest};
 use klogscan::verify::VerifyReport;
 use std::path::{Path, PathBuf};
@@ -60,96 +60,26 @@ pub(crate) fn write_and_check_with(ld: LogDirBuilder, extra: impl FnOnce(&Path))
     let dir = tempfile::tempdir().unwrap();
     let manifest = ld.write(dir.path()).unwrap();
     extra(dir.path());
-    let scan = scan_dir(dir.path(), false);
-    let deep = scan_dir(dir.path(), true);
-    let verify = request::verify(&Request::new([dir.path()]), None)
-        .unwrap()
-        .report;
-    assert!(verify.errors.is_empty(), "{:?}", verify.errors);
     Quiet {
+        scan: scan_dir(dir.path(), false),
+        deep: scan_dir(dir.path(), true),
+        verify: verify_dir(dir.path()),
         dir,
         manifest,
-        scan,
-        deep,
-        verify,
     }
-}
-
-fn scan_dir(dir: &Path, deep: bool) -> ScanReport {
-    let opts = ScanOptions::default().with_deep(deep);
-    let r = request::run(&Request::new([dir]).with_options(opts))
-        .unwrap()
-        .report;
-    assert!(r.errors.is_empty(), "{:?}", r.errors);
-    r
-}
-
-/// One line per finding: severity, kind, partition, offset, message.
-pub(crate) fn lines<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<String> {
-    fs.into_iter()
-        .map(|f| {
-            format!(
-                "{} {} {}-{} @{:?}: {}",
-                f.severity.as_str(),
-                f.kind,
-                f.topic,
-                f.partition,
-                f.offset,
-                f.message
-            )
-        })
-        .collect()
-}
-
-/// The findings at warning or above, one line each.
-pub(crate) fn loud<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<String> {
-    lines(fs.into_iter().filter(|f| f.severity >= Severity::Warning))
 }
 
 impl Quiet {
     /// Nothing at warning or above from `scan`, `scan --deep` or `verify`, and a clean start
     /// predicted for every partition.
     pub(crate) fn assert_quiet(&self) {
-        let s = loud(&self.scan.findings);
-        let d = loud(&self.deep.findings);
-        let v = loud(self.verify.findings());
-        assert!(
-            s.is_empty() && d.is_empty() && v.is_empty(),
-            "scan: {s:#?}\nscan --deep: {d:#?}\nverify: {v:#?}\n(all deep findings: {:#?})",
-            lines(&self.deep.findings)
-        );
+        assert_silent(&self.scan, &self.deep, &self.verify);
         self.assert_clean_start();
     }
 
-    /// `verify` predicts the start after a clean shutdown (`LogLoader.load` with
-    /// `hadCleanShutdown`): nothing recovered, truncated or deleted, no load failure, the
-    /// log end kept.
+    /// `verify` predicts the start after a clean shutdown (`common::quiet`).
     pub(crate) fn assert_clean_start(&self) {
-        assert_eq!(self.verify.partitions.len(), self.manifest.partitions.len());
-        for p in &self.verify.partitions {
-            let pr = &p.prediction;
-            let name = format!("{}-{}", p.topic, p.partition);
-            assert_eq!(pr.clean_shutdown, Some(true), "{name}");
-            assert!(pr.recovered_segments.is_empty(), "{name}: {pr:#?}");
-            assert!(pr.truncation.is_none(), "{name}: {pr:#?}");
-            assert!(pr.deleted_segments.is_empty(), "{name}: {pr:#?}");
-            assert!(pr.unrecovered_corruption.is_empty(), "{name}: {pr:#?}");
-            assert!(pr.load_failure.is_none(), "{name}: {pr:#?}");
-            assert!(
-                pr.leftovers
-                    .iter()
-                    .all(|l| l.kind == "snapshot_below_log_start"),
-                "{name}: {:#?}",
-                pr.leftovers
-            );
-            let m = self
-                .manifest
-                .partitions
-                .iter()
-                .find(|m| m.topic == p.topic && m.partition == p.partition)
-                .unwrap();
-            assert_eq!(pr.log_end_offset_after, Some(m.log_end_offset), "{name}");
-        }
+        assert_clean_start(&self.verify, &self.manifest);
     }
 
     /// The `.log` files of partition `i`, in order.

@@ -20,14 +20,13 @@
 //! exactly-once transactions: source CreateTime against the broker's clock).
 #![cfg(feature = "testkit")]
 
+use crate::common::quiet::{assert_clean_start, assert_silent, scan_dir, verify_dir};
+pub(crate) use crate::common::quiet::{lines, loud};
 use klogscan::finding::{Finding, Kind, Severity};
-use klogscan::partition::scan::ScanOptions;
-use klogscan::request::{self, Request};
 use klogscan::results::ScanReport;
 use klogscan::testkit::files::encode_offset_checkpoint;
 use klogscan::testkit::{LogDirBuilder, LogDirManifest, PartitionBuilder, Producer};
 use klogscan::verify::VerifyReport;
-use std::path::Path;
 use tempfile::TempDir;
 
 mod fencing;
@@ -64,80 +63,21 @@ pub(crate) fn write_and_check(ld: LogDirBuilder, cleaned: &[(&str, i32, i64)]) -
         let text = encode_offset_checkpoint(&entries);
         std::fs::write(dir.path().join("cleaner-offset-checkpoint"), text).unwrap();
     }
-    let scan = scan_dir(dir.path(), false);
-    let deep = scan_dir(dir.path(), true);
-    let verify = request::verify(&Request::new([dir.path()]), None)
-        .unwrap()
-        .report;
-    assert!(verify.errors.is_empty(), "{:?}", verify.errors);
     Quiet {
+        scan: scan_dir(dir.path(), false),
+        deep: scan_dir(dir.path(), true),
+        verify: verify_dir(dir.path()),
         _dir: dir,
         manifest,
-        scan,
-        deep,
-        verify,
     }
-}
-
-fn scan_dir(dir: &Path, deep: bool) -> ScanReport {
-    let opts = ScanOptions::default().with_deep(deep);
-    let r = request::run(&Request::new([dir]).with_options(opts))
-        .unwrap()
-        .report;
-    assert!(r.errors.is_empty(), "{:?}", r.errors);
-    r
-}
-
-/// One line per finding: severity, kind, partition, offset, message.
-pub(crate) fn lines<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<String> {
-    fs.into_iter()
-        .map(|f| {
-            format!(
-                "{} {} {}-{} @{:?}: {}",
-                f.severity.as_str(),
-                f.kind,
-                f.topic,
-                f.partition,
-                f.offset,
-                f.message
-            )
-        })
-        .collect()
-}
-
-/// The findings at warning or above, one line each.
-pub(crate) fn loud<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<String> {
-    lines(fs.into_iter().filter(|f| f.severity >= Severity::Warning))
 }
 
 impl Quiet {
     /// Nothing at warning or above from `scan`, `scan --deep` or `verify`, and a clean start
     /// predicted for every partition.
     pub(crate) fn assert_quiet(&self) {
-        let s = loud(&self.scan.findings);
-        let d = loud(&self.deep.findings);
-        let v = loud(self.verify.findings());
-        assert!(
-            s.is_empty() && d.is_empty() && v.is_empty(),
-            "scan: {s:#?}\nscan --deep: {d:#?}\nverify: {v:#?}\n(all deep findings: {:#?})",
-            lines(&self.deep.findings)
-        );
-        self.assert_clean_start();
-    }
-
-    /// `verify` predicts the start after a clean shutdown (`LogLoader.load` with
-    /// `hadCleanShutdown`): nothing recovered, truncated or deleted, the log end kept.
-    pub(crate) fn assert_clean_start(&self) {
-        assert_eq!(self.verify.partitions.len(), self.manifest.partitions.len());
-        for p in &self.verify.partitions {
-            let pr = &p.prediction;
-            let name = format!("{}-{}", p.topic, p.partition);
-            assert_eq!(pr.clean_shutdown, Some(true), "{name}");
-            assert!(pr.recovered_segments.is_empty(), "{name}: {pr:#?}");
-            assert!(pr.truncation.is_none(), "{name}: {pr:#?}");
-            assert!(pr.deleted_segments.is_empty(), "{name}: {pr:#?}");
-            assert!(pr.load_failure.is_none(), "{name}: {pr:#?}");
-        }
+        assert_silent(&self.scan, &self.deep, &self.verify);
+        assert_clean_start(&self.verify, &self.manifest);
     }
 
     /// The twin's finding: at least one `kind` at `severity` or above on `topic`, naming

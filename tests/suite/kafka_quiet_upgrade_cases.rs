@@ -21,9 +21,11 @@
 //! OffsetCommitValue v1 to a consumer group).
 #![cfg(feature = "testkit")]
 
-use klogscan::finding::{Finding, Kind, Severity};
+use crate::common::quiet::scan_dir;
+pub(crate) use crate::common::quiet::{lines, loud};
+use klogscan::finding::{Kind, Severity};
 use klogscan::request::{self, Request};
-use klogscan::results::{ScanOptions, ScanReport};
+use klogscan::results::ScanReport;
 use klogscan::testkit::{LogDirBuilder, LogDirManifest};
 use klogscan::verify::{BrokerVersion, VerifyReport};
 use std::path::Path;
@@ -79,37 +81,6 @@ pub(crate) fn check(
         deep,
         verify,
     }
-}
-
-fn scan_dir(dir: &Path, deep: bool) -> ScanReport {
-    let opts = ScanOptions::default().with_deep(deep);
-    let r = request::run(&Request::new([dir]).with_options(opts))
-        .unwrap()
-        .report;
-    assert!(r.errors.is_empty(), "{:?}", r.errors);
-    r
-}
-
-/// One line per finding: severity, kind, partition, offset, message.
-pub(crate) fn lines<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<String> {
-    fs.into_iter()
-        .map(|f| {
-            format!(
-                "{} {} {}-{} @{:?}: {}",
-                f.severity.as_str(),
-                f.kind,
-                f.topic,
-                f.partition,
-                f.offset,
-                f.message
-            )
-        })
-        .collect()
-}
-
-/// The findings at warning or above, one line each.
-pub(crate) fn loud<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<String> {
-    lines(fs.into_iter().filter(|f| f.severity >= Severity::Warning))
 }
 
 impl Quiet {

@@ -15,7 +15,7 @@
 //! cleaner's checkpoint) are written by the helpers here, byte for byte as Kafka does.
 #![cfg(feature = "testkit")]
 
-use klogscan::finding::{Finding, Severity};
+pub(crate) use crate::common::quiet::{lines, loud};
 use klogscan::request::{self, Request};
 use klogscan::results::ScanReport;
 use klogscan::testkit::{LogDirBuilder, LogDirManifest};
@@ -72,28 +72,6 @@ pub(crate) fn check_dir(dir: &Path) -> (ScanReport, VerifyReport) {
     let verify = request::verify(&Request::new([dir]), None).unwrap().report;
     assert!(verify.errors.is_empty(), "{:?}", verify.errors);
     (scan, verify)
-}
-
-/// One line per finding: severity, kind, partition, offset, message.
-pub(crate) fn lines<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<String> {
-    fs.into_iter()
-        .map(|f| {
-            format!(
-                "{} {} {}-{} @{:?}: {}",
-                f.severity.as_str(),
-                f.kind,
-                f.topic,
-                f.partition,
-                f.offset,
-                f.message
-            )
-        })
-        .collect()
-}
-
-/// The findings at warning or above, one line each.
-pub(crate) fn loud<'a>(fs: impl IntoIterator<Item = &'a Finding>) -> Vec<String> {
-    lines(fs.into_iter().filter(|f| f.severity >= Severity::Warning))
 }
 
 impl Quiet {

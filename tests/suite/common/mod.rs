@@ -6,6 +6,7 @@ pub mod huge;
 pub mod kraft;
 #[cfg(target_os = "linux")]
 pub mod peak;
+pub mod quiet;
 pub mod run;
 pub mod small_batch;
 
