@@ -27,8 +27,6 @@ pub fn cluster_checks() -> &'static [(&'static str, ClusterCheck)] {
         ("replicas", crate::cluster::replicas::check),
         // One broker's two log dirs holding one partition: its start fails.
         ("duplicates", crate::cluster::duplicates::check),
-        // Logs of two incarnations of one topic in one broker log dir.
-        ("topic_ids", crate::cluster::topic_ids::check),
         // Acknowledged data a copy loses at its next start, and which copy holds it.
         ("lost", crate::cluster::lost::check),
         // The group coordinator's load of __consumer_offsets.
@@ -151,6 +149,9 @@ pub(crate) fn run_cluster_checks_with(
     // links of the replica divergences and hanging transactions above to the unclean
     // election they follow from, in place — so it runs last.
     crate::cluster::leadership::run(report, inv, opts);
+    // Logs of two topic ids of one topic in one broker log dir, where the leadership
+    // history judged none of them stray.
+    crate::cluster::topic_ids::check(report, inv);
 }
 
 /// Give the heap pages freed by the stage before back to the system before the next one

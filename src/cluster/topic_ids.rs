@@ -12,11 +12,17 @@
 //! renames a log of an id its metadata image lacks `-stray` at load
 //! (`LogManager.isStrayKraftReplica`, 3.7.1 and later; deleted by 3.0 to 3.6).
 //!
+//! In ZooKeeper mode the same bytes have a second reading (KAFKA-12835, 2.8.0): a
+//! controller below IBP 2.8 rewrote the topic's znode without its id and the next 2.8
+//! controller assigned a new one, so logs created before keep the first id and later ones
+//! the second — the topic never deleted, the old-id logs its live data; the broker refuses
+//! them all the same. The finding names both readings there.
+//!
 //! What the bytes prove: one log dir (a directory holding a broker file, so one broker's)
 //! holds live directories of one topic whose ids differ, so all but one id are not the
-//! topic's current one — which one is current they do not say. When the inputs hold the
-//! cluster's KRaft metadata log, its image decides and `leadership::stray` judges each
-//! directory by it: nothing is said here.
+//! topic's current one — which one is current they do not say. Where the KRaft metadata
+//! history judged one of the directories (`stray_replica`, from its image), that finding
+//! says it: this check runs after the leadership stage and leaves those topics alone.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -27,16 +33,17 @@ use super::report::ScanReport;
 use crate::discover::identity::Identities;
 use crate::discover::layout::{DirKind, Inventory, PartitionDir, is_kraft_metadata};
 use crate::finding::{Finding, Kind};
-use crate::partition::results::ScanOptions;
 use crate::read::format::checkpoint::encode_uuid;
 
-/// The cluster check: one `topic_id_conflict` per topic and broker log dir, on the
-/// topic's first directory there (report order).
-pub fn check(
-    report: &ScanReport,
-    inv: &Inventory,
-    _opts: &ScanOptions,
-) -> BTreeMap<usize, Vec<Finding>> {
+/// The check, after the leadership stage: one `topic_id_conflict` per topic and broker log
+/// dir, on the topic's first directory there (report order), unless a directory of it is
+/// a `stray_replica`.
+pub fn check(report: &mut ScanReport, inv: &Inventory) {
+    let extra = conflicts(report, inv);
+    report.add_partition_findings(extra);
+}
+
+fn conflicts(report: &ScanReport, inv: &Inventory) -> BTreeMap<usize, Vec<Finding>> {
     let mut out: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     // Live directories with a `partition.metadata`, by (log dir, topic): only groups of
     // two or more read their files.
@@ -61,30 +68,32 @@ pub fn check(
     let index: HashMap<&str, usize> = (report.partitions.iter().enumerate())
         .map(|(i, r)| (r.path.as_str(), i))
         .collect();
+    let stray =
+        |i: usize| (report.partition_findings(i).iter()).any(|f| f.kind == Kind::StrayReplica);
     let mut keys: Vec<_> = groups.keys().copied().collect();
     keys.sort();
     for key in keys {
         let (ld, topic) = key;
-        if judged_by_metadata(inv, &ids, ld) {
-            continue;
-        }
         let mut by_id: BTreeMap<[u8; 16], Vec<(usize, &PartitionDir)>> = BTreeMap::new();
+        let mut judged = false;
         for p in &groups[&key] {
             let at = index.get(p.path.to_string_lossy().as_ref()).copied();
+            judged |= at.is_some_and(stray);
             if let (Some(id), Some(i)) = (topic_id_in(inv, p), at) {
                 by_id.entry(id).or_default().push((i, p));
             }
         }
-        if by_id.len() < 2 {
+        if by_id.len() < 2 || judged {
             continue;
         }
+        let kraft = ids.log_dir(Some(ld)).meta_version == Some(1);
         for g in by_id.values_mut() {
             g.sort_by_key(|(i, _)| *i);
         }
         let first = (by_id.values().map(|g| g[0].0)).min().unwrap_or(0);
         out.entry(first)
             .or_default()
-            .push(finding(report, ld, topic, &by_id, first));
+            .push(finding(report, (ld, topic), &by_id, first, kraft));
     }
     out
 }
@@ -98,23 +107,14 @@ fn has_id_file(inv: &Inventory, p: &PartitionDir) -> bool {
     }
 }
 
-/// Whether the inputs hold a KRaft metadata log of `ld`'s cluster (or in `ld` itself),
-/// whose image `leadership::stray` judges the directories by.
-fn judged_by_metadata(inv: &Inventory, ids: &Identities, ld: &std::path::Path) -> bool {
-    let cluster = ids.log_dir(Some(ld)).cluster_id.clone();
-    inv.partitions.iter().any(|p| {
-        p.tp.as_ref().is_some_and(|tp| is_kraft_metadata(&tp.topic))
-            && (p.log_dir.as_deref() == Some(ld)
-                || cluster.is_some() && ids.log_dir(p.log_dir.as_deref()).cluster_id == cluster)
-    })
-}
-
+/// The finding of `topic`'s directories in log dir `ld` (`kraft`: its `meta.properties`
+/// is a KRaft node's, where KAFKA-12835's reading does not arise).
 fn finding(
     report: &ScanReport,
-    ld: &std::path::Path,
-    topic: &str,
+    (ld, topic): (&std::path::Path, &str),
     by_id: &BTreeMap<[u8; 16], Vec<(usize, &PartitionDir)>>,
     first: usize,
+    kraft: bool,
 ) -> Finding {
     let p = &report.partitions[first];
     let name = |i: usize| {
@@ -145,21 +145,30 @@ fn finding(
         &p.topic,
         p.partition,
         format!(
-            "log dir {dir} holds partitions of topic {} under {} topic ids: {}; all but one are logs of another incarnation of the topic (deleted and created again under its name while this broker held them), which the broker does not serve",
+            "log dir {dir} holds partitions of topic {} under {} topic ids: {}; {}",
             crate::escape::text(topic),
             by_id.len(),
             crate::escape::text(&listed.join("; ")),
+            if kraft {
+                "all but one are logs of another incarnation of the topic (deleted and created again under its name while this broker held them), which the broker does not serve"
+            } else {
+                "all but one are not the topic's current id, which the broker does not serve: logs of a deleted incarnation (the topic deleted and created again while this broker held them), or — on a 2.8.0 cluster — the live topic's own logs, after a controller below IBP 2.8 dropped the id and a 2.8 controller gave the topic a new one (KAFKA-12835)"
+            }
         ),
     )
     .evidence(json!({
         "log_dir": shown,
         "topic_ids": ids_json,
-        "metadata_log": false,
-        "kafka": "UnifiedLog.initializeTopicId, ReplicaManager.becomeLeaderOrFollower (hasConsistentTopicId), LogManager.isStrayKraftReplica",
+                "kafka": "UnifiedLog.initializeTopicId, ReplicaManager.becomeLeaderOrFollower (hasConsistentTopicId), LogManager.isStrayKraftReplica",
     }))
     .broker("a ZooKeeper-mode broker answers the controller's LeaderAndIsr for a log whose partition.metadata names another id with INCONSISTENT_TOPIC_ID (ReplicaManager.becomeLeaderOrFollower; LogManager.getOrCreateLog throws InconsistentTopicIdException): that partition stays unserved on this broker; a KRaft broker renames a log of an id its metadata image lacks <topic>-<partition>.<uuid>-stray at load (LogManager.isStrayKraftReplica, 3.7.1 and later; deleted by 3.0 to 3.6)")
     .remediation(format!(
-        "find the topic's current id (kafka-topics.sh --bootstrap-server <broker> --describe {} shows its TopicId), then, with the broker stopped, move the directories of the other ids out of the log dir (keep them as evidence: their records are a deleted incarnation's); the broker re-creates and re-fetches the current partitions it hosts",
-        crate::escape::topic_regex_flag(&crate::escape::ShellArgs::default().topic(topic))
+        "find the topic's current id (kafka-topics.sh --bootstrap-server <broker> --describe {} shows its TopicId), then, with the broker stopped, move the directories of the other ids out of the log dir (keep them as evidence: their records are a deleted incarnation's); the broker re-creates and re-fetches the current partitions it hosts{}",
+        crate::escape::topic_regex_flag(&crate::escape::ShellArgs::default().topic(topic)),
+        if kraft {
+            ""
+        } else {
+            ". If the topic was never deleted (KAFKA-12835), their records are the live topic's: instead move only their partition.metadata files aside — a log without one takes the id the controller gives it (LogManager.getOrCreateLog → UnifiedLog.assignTopicId)"
+        }
     ))
 }

@@ -59,7 +59,6 @@ fn open_in(findings: &[Finding], topic: &str) -> Finding {
 /// `store-changelog-0` (event times two days back) is one whose COMMIT never reached that
 /// partition — and the COMMIT at epoch 2 in `out-0` may be that very transaction's.
 #[test]
-#[ignore = "defect: clock.rs takes a TV0/1 fence ABORT at epoch+1 for TV2's bump and floors a real hang by the transaction's own COMMIT"]
 fn a_tv01_fence_abort_is_not_tv2_and_does_not_floor_a_lost_marker() {
     let p0 = Producer::transactional(700, 0);
     let mut out = PartitionBuilder::new("out", 0);
@@ -78,10 +77,13 @@ fn a_tv01_fence_abort_is_not_tv2_and_does_not_floor_a_lost_marker() {
     let mut store = PartitionBuilder::new("store-changelog", 0);
     store.append(Batch::new(p2).records(3).at(T0 + 12 * MINUTE - 2 * DAY));
     let d = tempfile::tempdir().unwrap();
+    // The reference time at minute 20: the COMMITs at epoch 2 (the last at minute 14) would
+    // floor it to 6 minutes idle; the fence's ABORT of the epoch-0 transaction (minute 1),
+    // complete before epoch 2 was handed out, is a true floor and leaves 19 minutes.
     LogDirBuilder::new(1)
         .partition(out)
         .partition(store)
-        .partition(clock(16))
+        .partition(clock(20))
         .write(d.path())
         .unwrap();
     let f = open_in(&scan(d.path()), "store-changelog");
@@ -138,7 +140,6 @@ fn tv2_history(out: &mut PartitionBuilder) -> Producer {
 /// in `store-changelog-0`: it floors nothing there. At minute 40 the transaction has been
 /// idle 28 minutes in `store-changelog-0`: hanging.
 #[test]
-#[ignore = "defect: clock.rs floors a hang by an unbumped (admin) ABORT of the same transaction in another partition"]
 fn an_admin_abort_of_the_same_transaction_elsewhere_does_not_floor_its_hang() {
     let mut out = PartitionBuilder::new("out", 0);
     let p = tv2_history(&mut out);
@@ -310,7 +311,6 @@ fn register(id: i32) -> MetaRecord {
 /// soon as a metadata log of the cluster is present, whether or not its image judged these
 /// directories: nobody says anything.
 #[test]
-#[ignore = "defect: topic_id_conflict is skipped whenever a metadata log exists, though the stray rule is silent on an id its history never names"]
 fn two_ids_in_one_log_dir_are_reported_by_someone_beside_the_metadata_log() {
     let d = tempfile::tempdir().unwrap();
     events_log_dir(&[0, 1]).write(d.path()).unwrap();
@@ -343,7 +343,6 @@ fn two_ids_in_one_log_dir_are_reported_by_someone_beside_the_metadata_log() {
 /// data, not "another incarnation": the finding must not assert a delete-and-recreate (nor
 /// tell the operator their records are a deleted incarnation's) when the bytes allow both.
 #[test]
-#[ignore = "defect: topic_id_conflict asserts a delete-and-recreate; a ZK 2.8.0 IBP upgrade (KAFKA-12835) reassigns a live topic's id with the same bytes"]
 fn a_zookeeper_mode_conflict_does_not_assert_a_deleted_incarnation() {
     let d = tempfile::tempdir().unwrap();
     events_log_dir(&[0, 1, 2]).write(d.path()).unwrap();
@@ -430,7 +429,6 @@ fn startup(root: &Path, version: &str) -> Vec<klogscan::verify::BrokerStartup> {
 /// names `events` only. `stray::judge` keeps its `named` condition for 3.7.0 and loses the
 /// failed start.
 #[test]
-#[ignore = "defect: at 3.7.0 a log without a topic id stops the start whatever the history names; stray::judge requires the topic to be named"]
 fn a_3_7_0_start_stops_at_a_log_without_id_whatever_the_history_names() {
     let mut m = MetadataLogBuilder::new(T0);
     let mut first = vec![register(1), register(2)];

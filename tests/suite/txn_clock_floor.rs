@@ -3,8 +3,9 @@
 //! of the same log dir were written a minute before: the producer could not add this
 //! partition before that transaction was complete (`TransactionCoordinator
 //! .handleAddPartitionsToTransaction` answers CONCURRENT_TRANSACTIONS until its markers are
-//! written), so the transaction is at most that old. Under TV2 only (the marker's epoch
-//! names the transaction it closed).
+//! written), so the transaction is at most that old. Only markers closing data at an epoch
+//! below the open data's count: those at its own epoch may close this very transaction
+//! (TV0/1), or abort it elsewhere (an admin abort under TV2).
 
 use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::partition::scan::ScanOptions;
@@ -88,8 +89,9 @@ fn past_the_threshold_from_the_marker_it_still_hangs() {
     assert_eq!(f.kind, Kind::HangingTransaction, "{f:#?}");
 }
 
-/// Near miss: under TV0/1 a marker at the data's epoch may be this transaction's own (its
-/// marker lost here): no floor, the records' times decide.
+/// Near miss: under TV0/1 without a fence every transaction runs at one epoch, and a marker
+/// at the data's epoch may be this transaction's own (its marker lost here): no floor, the
+/// records' times decide.
 #[test]
 fn an_unbumped_marker_may_close_this_very_transaction() {
     let f = open_txn(false, 16);

@@ -149,9 +149,12 @@ fn judge(
             Some(r) => !r.partition_metadata,
             None => !dir.partial && dir.partition_metadata.is_none(),
         };
-        // 3.7.0's search throws on it instead (the start stops: `fate`).
+        // 3.7.0's search throws on it instead (the start stops: `fate`) — on the first log
+        // without an id, before it looks the log up in the image: whatever the history
+        // names.
         let counts = version.is_none_or(|v| v >= BrokerVersion(3, 7, 0));
-        let named = h.history.topics.iter().any(|t| t.topic == topic);
+        let named = version == Some(BrokerVersion(3, 7, 0))
+            || h.history.topics.iter().any(|t| t.topic == topic);
         return (absent && counts && named).then_some(Reason::NoTopicId);
     };
     if let Some(removed) = h

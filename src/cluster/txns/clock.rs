@@ -14,15 +14,17 @@
 //! way) — so each marker of an earlier transaction was written (on its leader's clock,
 //! `KafkaApis.handleWriteTxnMarkersRequest`) before any batch of this one was appended.
 //!
-//! Which transaction a marker closed is known from its epoch only under TV2: a TV2 marker
-//! bumps the epoch (`TransactionMetadata.prepareAbortOrCommit`), so the previous
-//! transaction's markers carry this one's data epoch and this one's own markers (in
-//! partitions it was committed in) the next. Under TV0/1 every transaction of the epoch
-//! shares it, and a marker of this very transaction — written after its data — would
-//! hide a transaction whose marker never reached this partition: the floor is taken only
-//! for a producer whose markers show TV2's bump, and only from markers at or below the
-//! open data's epoch. A transaction opened by a zombie write or a late write after a
-//! marker keeps its verdict (its root cause says why it hangs).
+//! Which markers those are is known from the data they closed: a transaction whose data ran
+//! at an epoch below the open data's was complete before the producer got the higher epoch
+//! (under TV2 the coordinator bumps the epoch as it completes a transaction,
+//! `TransactionMetadata.prepareAbortOrCommit`; under every version `InitProducerId` aborts
+//! or completes the ongoing one before it hands out a new epoch,
+//! `TransactionCoordinator.handleInitProducerId`). Markers closing data at the open data's
+//! own epoch are never taken: under TV0/1 they may close this very transaction (its marker
+//! lost here), and under TV2 an admin abort (`kafka-transactions.sh abort`, at the
+//! producer's current epoch) of this very transaction elsewhere. A transaction opened by a
+//! zombie write or a late write after a marker keeps its verdict (its root cause says why
+//! it hangs).
 
 use std::collections::{HashMap, HashSet};
 
@@ -33,11 +35,10 @@ use crate::finding::evidence::{self, OpenTxnJoint};
 use crate::finding::{Finding, Kind, Severity};
 use crate::partition::state::text::human_duration;
 
-/// Per (log dir, producer id): whether a marker shows TV2's epoch bump, and each marker's
-/// (epoch, timestamp, partition path).
+/// Per (log dir, producer id): each marker closing data, as (the data's epoch, the marker's
+/// timestamp, partition path).
 #[derive(Default)]
 struct Markers<'r> {
-    tv2: bool,
     seen: Vec<(i16, i64, &'r str)>,
 }
 
@@ -66,13 +67,13 @@ pub fn floor_from_earlier_markers(report: &mut ScanReport) {
             continue;
         };
         for r in &p.outcome().txns {
-            if r.is_open() || !pids.contains(&r.producer_id) || r.last_timestamp < 0 {
+            if r.is_open() || r.is_empty() || !pids.contains(&r.producer_id) || r.last_timestamp < 0
+            {
                 continue;
             }
             let m = index.entry((ld, r.producer_id)).or_default();
-            m.tv2 |= r.batches > 0 && r.marker_epoch == r.producer_epoch.saturating_add(1);
             m.seen
-                .push((r.marker_epoch, r.last_timestamp, p.path.as_str()));
+                .push((r.producer_epoch, r.last_timestamp, p.path.as_str()));
         }
     }
     let mut rewrites: Vec<(usize, i64, String)> = Vec::new();
@@ -83,7 +84,7 @@ pub fn floor_from_earlier_markers(report: &mut ScanReport) {
         else {
             continue;
         };
-        let Some(m) = index.get(&(ld, pid)).filter(|m| m.tv2) else {
+        let Some(m) = index.get(&(ld, pid)) else {
             continue;
         };
         let j: OpenTxnJoint = evidence::read(f);
@@ -97,7 +98,7 @@ pub fn floor_from_earlier_markers(report: &mut ScanReport) {
         }
         let here = f.source.path.as_deref().unwrap_or_default();
         let Some(&(_, floor, from)) = (m.seen.iter())
-            .filter(|(e, _, path)| *e <= epoch && *path != here)
+            .filter(|(e, _, path)| *e < epoch && *path != here)
             .max_by_key(|(_, t, _)| *t)
         else {
             continue;
