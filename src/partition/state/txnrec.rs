@@ -220,7 +220,7 @@ impl TxnRecorder {
 /// empty `currentEntry`). A leader refuses it when the producer runs transactions v2
 /// (KAFKA-18202), which only the coordinator's record says: the cluster stage decides
 /// (`cluster::txns::first_sequence`). Rare (a producer's first batch in a partition starts
-/// at 0 unless something went wrong), and at most [`MAX_FIRST_TXN_BATCHES`] are kept.
+/// at 0 unless something went wrong), and at most `MAX_FIRST_TXN_BATCHES` are kept.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FirstTxnBatch {
     pub producer_id: i64,
