@@ -667,7 +667,12 @@ pub fn hanging_rows(findings: &[Finding]) -> Vec<HangingRow> {
                 coordinator_epoch: e.coordinator_epoch.unwrap_or(-1),
                 start_offset: f.offset?,
                 last_timestamp: e.last_timestamp.unwrap_or(-1),
-                duration_min: e.idle_ms.unwrap_or(0) / 60_000,
+                // As the tool computes it: from LastTimestamp, whatever floor the idleness
+                // took (`TransactionsCommand.printHangingTransactions`).
+                duration_min: match (e.reference_time_ms, e.last_timestamp) {
+                    (Some(r), Some(l)) => r.saturating_sub(l).max(0) / 60_000,
+                    _ => e.idle_ms.unwrap_or(0) / 60_000,
+                },
             })
         })
         .collect()

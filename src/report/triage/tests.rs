@@ -133,6 +133,25 @@ fn info_only_groups_are_not_incidents() {
     assert!(incidents(&fs).is_empty());
 }
 
+/// The tool's Duration(min) runs from LastTimestamp (`TransactionsCommand
+/// .printHangingTransactions`), not from the broker-clock floor the idleness may take.
+#[test]
+fn find_hanging_duration_is_from_the_last_timestamp() {
+    let f = Finding::new(Kind::HangingTransaction, "t", 0, "m")
+        .offset(3)
+        .producer(1, 0)
+        .evidence(json!({"last_timestamp": 0, "reference_time_ms": 3_600_000,
+            "idle_ms": 1_200_000, "broker_clock_floor_ms": 2_400_000}));
+    let rows = hanging_rows(&[f]);
+    assert_eq!(rows[0].duration_min, 60);
+    // Without a reference time in the evidence, the idleness.
+    let f = Finding::new(Kind::HangingTransaction, "t", 0, "m")
+        .offset(3)
+        .producer(1, 0)
+        .evidence(json!({"last_timestamp": 0, "idle_ms": 1_200_000}));
+    assert_eq!(hanging_rows(&[f])[0].duration_min, 20);
+}
+
 #[test]
 fn find_hanging_rows_and_text() {
     let fs = chain();
