@@ -14,6 +14,7 @@
 use crate::common::quiet::{assert_clean_start, assert_silent, lines, scan_dir, verify_dir};
 use crate::kafka_quiet_streams_cases::{CoordRecord, commit, coordinator_batch, offsets_partition};
 use klogscan::finding::{Finding, Kind, Severity};
+use klogscan::partition::groups::{GroupState, GroupType, GroupsOptions, list_groups};
 use klogscan::read::format::metadata::{MetaRecord, RESOURCE_TOPIC};
 use klogscan::results::ScanReport;
 use klogscan::testkit::metadata::encode;
@@ -209,12 +210,29 @@ fn offsets_log(batches: Vec<Vec<CoordRecord>>) -> PartitionBuilder {
 /// deleted, every tombstone in the order Kafka writes it — the load replays it all.
 #[test]
 fn a_streams_group_s_life_and_deletion_is_quiet() {
-    let dir = tempfile::tempdir().unwrap();
-    let m = LogDirBuilder::new(1)
-        .partition(offsets_log(group_life(LEAVE)))
-        .write(dir.path())
-        .unwrap();
-    assert_quiet(dir.path(), &m);
+    // Cut after both members reconciled, after both left, and after the deletion.
+    for (cut, state, members) in [
+        (5, GroupState::Live, 2),
+        (8, GroupState::Live, 0),
+        (10, GroupState::Deleted, 0),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut life = group_life(LEAVE);
+        life.truncate(cut);
+        let m = (LogDirBuilder::new(1).partition(offsets_log(life)))
+            .write(dir.path())
+            .unwrap();
+        assert_quiet(dir.path(), &m);
+        let inv = klogscan::discover::layout::discover(&[dir.path().to_path_buf()]);
+        let opts = GroupsOptions {
+            include_deleted: true,
+            ..Default::default()
+        };
+        let groups = list_groups(&inv, &opts);
+        let g = (groups.iter()).find(|g| g.group_id == APP).unwrap();
+        assert_eq!(g.group_type, GroupType::Streams, "cut {cut}");
+        assert_eq!((g.state, g.members.len()), (state, members), "cut {cut}");
+    }
 }
 
 /// Twin: member `b`'s metadata tombstoned before its current assignment. Kafka's
