@@ -17,6 +17,7 @@ use klogscan::finding::{Finding, Kind, Severity};
 use klogscan::partition::groups::{GroupState, GroupType, GroupsOptions, list_groups};
 use klogscan::read::format::metadata::{MetaRecord, RESOURCE_TOPIC};
 use klogscan::results::ScanReport;
+use klogscan::testkit::groups::record as groups_record;
 use klogscan::testkit::metadata::encode;
 use klogscan::testkit::{Batch, LogDirBuilder, LogDirManifest, PartitionBuilder, Producer, Rec};
 use serde_json::{Value, json};
@@ -232,6 +233,81 @@ fn a_streams_group_s_life_and_deletion_is_quiet() {
         let g = (groups.iter()).find(|g| g.group_id == APP).unwrap();
         assert_eq!(g.group_type, GroupType::Streams, "cut {cut}");
         assert_eq!((g.state, g.members.len()), (state, members), "cut {cut}");
+    }
+}
+
+/// [`offsets_log`] after `LogCleaner` cleaned all but the active segment (the last batch):
+/// in the cleaned part only each key's last record is kept (`MemoryRecords.filterTo`, a batch
+/// keeps its offsets; a batch left empty is dropped), tombstones too unless `past_horizon`
+/// (a second cleaning after `delete.retention.ms`, `LogCleaner.shouldRetainRecord`).
+fn cleaned_offsets_log(mut batches: Vec<Vec<CoordRecord>>, past_horizon: bool) -> PartitionBuilder {
+    let active = batches.pop().unwrap();
+    let encoded: Vec<Vec<_>> = (batches.into_iter())
+        .map(|b| {
+            (b.into_iter())
+                .map(|(t, k, v)| groups_record(t, k, v))
+                .collect()
+        })
+        .collect();
+    let mut last = std::collections::HashMap::new();
+    for (i, b) in encoded.iter().enumerate() {
+        for (j, (k, _)) in b.iter().enumerate() {
+            last.insert(k.clone(), (i, j));
+        }
+    }
+    let mut p = PartitionBuilder::new("__consumer_offsets", offsets_partition(APP)).start_time(T0);
+    for (i, b) in encoded.iter().enumerate() {
+        let ts = T0 + i as i64 * 10_000;
+        let keep = |&(j, (k, v)): &(usize, &(Vec<u8>, Option<Vec<u8>>))| {
+            last[k] == (i, j) && (v.is_some() || !past_horizon)
+        };
+        let kept: Vec<_> = b.iter().enumerate().filter(keep).collect();
+        if kept.is_empty() {
+            p.skip_offsets(b.len() as i64);
+            continue;
+        }
+        let mut batch = Batch::new(Producer::PLAIN).at(ts);
+        for (j, (k, v)) in kept {
+            let r = match v {
+                Some(v) => Rec::kv(k, v),
+                None => Rec::tombstone(k),
+            };
+            batch = batch.record(r.at(ts).offset_delta(j as i32));
+        }
+        let n = b.len() as i32;
+        p.append(batch.tweak(move |s| {
+            s.base_sequence = -1;
+            s.overrides.last_offset_delta = Some(n - 1);
+        }));
+    }
+    p.roll();
+    let ts = T0 + encoded.len() as i64 * 10_000;
+    p.append(coordinator_batch(Producer::PLAIN, ts, active));
+    p
+}
+
+/// The group's partition of `__consumer_offsets` cleaned (an internal compacted topic): the
+/// tombstones of members the cleaner already removed, or of a whole group, replay against
+/// nothing — `replay(StreamsGroupCurrentMemberAssignmentKey, null)` and
+/// `replay(StreamsGroupMemberMetadataKey, null)` ignore an unknown member, every streams
+/// `replay` ignores a tombstone of an unknown group (`GroupIdNotFoundException` caught), and
+/// a target assignment epoch replayed before the group epoch that created it is taken as it
+/// is. Cut after both members left (the group lives on, empty) and after the deletion;
+/// tombstones kept or past their horizon.
+#[test]
+fn a_cleaned_streams_group_partition_is_quiet() {
+    for cut in [8, 10] {
+        for past_horizon in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut life = group_life(LEAVE);
+            life.truncate(cut);
+            let p = cleaned_offsets_log(life, past_horizon);
+            let m = LogDirBuilder::new(1)
+                .partition(p)
+                .write(dir.path())
+                .unwrap();
+            assert_quiet(dir.path(), &m);
+        }
     }
 }
 
