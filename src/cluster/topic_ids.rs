@@ -26,6 +26,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rayon::prelude::*;
+
 use serde_json::json;
 
 use super::replicas::topic_id_in;
@@ -72,6 +74,14 @@ fn conflicts(report: &ScanReport, inv: &Inventory) -> BTreeMap<usize, Vec<Findin
         |i: usize| (report.partition_findings(i).iter()).any(|f| f.kind == Kind::StrayReplica);
     let mut keys: Vec<_> = groups.keys().copied().collect();
     keys.sort();
+    // Every member's file read once, in parallel (one small file per partition of every
+    // topic with two or more partitions in a log dir: most of a broker's).
+    let members: Vec<&PartitionDir> = keys
+        .iter()
+        .flat_map(|k| groups[k].iter().copied())
+        .collect();
+    let read: Vec<Option<[u8; 16]>> = members.par_iter().map(|p| topic_id_in(inv, p)).collect();
+    let mut read = read.into_iter();
     for key in keys {
         let (ld, topic) = key;
         let mut by_id: BTreeMap<[u8; 16], Vec<(usize, &PartitionDir)>> = BTreeMap::new();
@@ -79,7 +89,7 @@ fn conflicts(report: &ScanReport, inv: &Inventory) -> BTreeMap<usize, Vec<Findin
         for p in &groups[&key] {
             let at = index.get(p.path.to_string_lossy().as_ref()).copied();
             judged |= at.is_some_and(stray);
-            if let (Some(id), Some(i)) = (topic_id_in(inv, p), at) {
+            if let (Some(id), Some(i)) = (read.next().flatten(), at) {
                 by_id.entry(id).or_default().push((i, p));
             }
         }

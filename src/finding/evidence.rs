@@ -66,6 +66,22 @@ pub struct OpenTxnJoint {
     /// What opened it, when the replay knows (a zombie write, a late write after a marker).
     #[serde(default, deserialize_with = "lenient")]
     pub root_cause: Option<String>,
+    /// The broker's clock the idleness ran from, when later than `last_timestamp` (ms): a
+    /// marker or LogAppendTime batch before it in its partition (the replay), or an earlier
+    /// transaction's marker elsewhere in the log dir (`cluster::txns::clock`).
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub broker_clock_floor_ms: Option<i64>,
+    /// The partition holding that earlier marker, when the floor came from another one.
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub broker_clock_floor_from: Option<String>,
 }
 
 /// What a `zombie_write` finding holds for the stages after the replay.
@@ -328,6 +344,8 @@ mod tests {
             idle_ms: Some(8_000),
             hanging_after_ms: Some(900_000),
             root_cause: None,
+            broker_clock_floor_ms: None,
+            broker_clock_floor_from: None,
         };
         let mut ev = json!({"idle_ms": 1});
         merge(&mut ev, &joint);

@@ -28,8 +28,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::json;
-
 use crate::cluster::report::ScanReport;
 use crate::finding::evidence::{self, OpenTxnJoint};
 use crate::finding::{Finding, Kind, Severity};
@@ -117,7 +115,7 @@ pub fn floor_from_earlier_markers(report: &mut ScanReport) {
 }
 
 fn rewrite(f: &mut Finding, floor: i64, from: &str) {
-    let j: OpenTxnJoint = evidence::read(f);
+    let mut j: OpenTxnJoint = evidence::read(f);
     let (last, reference) = (
         j.last_timestamp.unwrap_or(0),
         j.reference_time_ms.unwrap_or(0),
@@ -134,11 +132,10 @@ fn rewrite(f: &mut Finding, floor: i64, from: &str) {
     );
     f.kind = Kind::OpenTransaction;
     f.severity = Severity::Info;
-    if let Some(e) = f.evidence.as_object_mut() {
-        e.insert("idle_ms".into(), json!(idle));
-        e.insert("broker_clock_floor_ms".into(), json!(floor));
-        e.insert("broker_clock_floor_from".into(), json!(from));
-    }
+    j.idle_ms = Some(idle);
+    j.broker_clock_floor_ms = Some(floor);
+    j.broker_clock_floor_from = Some(from.to_string());
+    evidence::merge(&mut f.evidence, &j);
     f.broker_behaviour = crate::partition::state::text::BROKER_OPEN.into();
     f.remediation = None;
 }

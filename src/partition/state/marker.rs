@@ -535,9 +535,6 @@ impl Replay {
                     "transaction_epoch": t.epoch,
                     "late_by_broker_metric": late,
                 });
-                if let Some(f) = floor {
-                    ev["broker_clock_floor_ms"] = json!(f);
-                }
                 // A transaction known only from the snapshot the replay was seeded from:
                 // the verdict rests on that file.
                 if let Some(name) = self.seeded_from(t.first_batch.segment) {
@@ -558,6 +555,8 @@ impl Replay {
                         idle_ms: Some(idle),
                         hanging_after_ms: Some(self.opts.hanging_after_ms),
                         root_cause: cause.map(str::to_string),
+                        broker_clock_floor_ms: floor,
+                        broker_clock_floor_from: None,
                     },
                 );
                 ev
