@@ -104,6 +104,14 @@ impl<'a> Cursor<'a> {
             self.pos += 1;
             return Ok(b as u32);
         }
+        // Two-byte values (most record lengths, and key and value lengths of 64 to 8191
+        // bytes, zigzag-encoded) without the loop either: `lo`'s high bit is set here.
+        if let Some(&[lo, hi]) = self.buf.get(self.pos..self.pos + 2)
+            && hi & 0x80 == 0
+        {
+            self.pos += 2;
+            return Ok((lo & 0x7f) as u32 | (hi as u32) << 7);
+        }
         self.uvarint_long(field)
     }
 
@@ -397,6 +405,25 @@ mod tests {
             let mut out = Vec::new();
             put_varlong(&mut out, v);
             assert_eq!(Cursor::new(&out, 0, "t").varlong("v").unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn one_and_two_byte_varints_read_as_the_loop_reads_them() {
+        // Every one- and two-byte encoding (non-minimal ones too, which Kafka's reader
+        // accepts), followed by a byte or not: the inline paths give the loop's value and
+        // length.
+        for lo in 0..=255u8 {
+            for hi in 0..=255u8 {
+                for buf in [&[lo, hi][..], &[lo, hi, 0x01][..]] {
+                    let mut c = Cursor::new(buf, 0, "t");
+                    match (c.uvarint("v"), uvarint_at(buf, 0)) {
+                        (Ok(v), Ok((want, n))) => assert_eq!((v, c.position()), (want, n)),
+                        (Err(e), Err(_)) => assert_eq!(e.field, "v"),
+                        (got, want) => panic!("{buf:?}: {got:?} against {want:?}"),
+                    }
+                }
+            }
         }
     }
 
