@@ -69,7 +69,11 @@ fn nodes(steps: &[Step], behind_3001: &[Step]) -> Vec<Node> {
     let n = steps.len();
     vec![
         Node::new(3000, copy(steps, 0), quorum_state(true, 3000, e, 3000)),
-        Node::new(3001, copy(behind_3001, 0), quorum_state(false, 3000, e, 3000)),
+        Node::new(
+            3001,
+            copy(behind_3001, 0),
+            quorum_state(false, 3000, e, 3000),
+        ),
         Node::new(3002, copy(steps, 0), quorum_state(true, 3000, e, -1)),
         Node::new(1, copy(steps, 0), quorum_state(true, 3000, e, -1)),
         Node::new(2, copy(&steps[..n - 3], 0), quorum_state(true, 3000, e, -1)),
@@ -80,13 +84,13 @@ fn none(_: i32) -> Vec<klogscan::testkit::PartitionBuilder> {
     Vec::new()
 }
 
-/// `KafkaRaftClientTest.testLeaderChangeMessage…`/`testInitializeAsLeaderFromStateStore`
+/// `BatchAccumulatorTest.testLeaderChangeMessageWritten`, `KafkaRaftClientTest`/`testInitializeAsResignedLeaderFromStateStore`
 /// (the `LeaderChangeMessage` each new leader writes first, `LeaderState`),
 /// `KafkaRaftClientTest.testFetchResponseIgnoredAfterBecomingCandidate` and
 /// `testObserverReplication…` (followers and observers fetch at their own pace: a copy
 /// behind is a prefix of the leader's, `KafkaRaftClient.appendAsFollower`),
 /// `FileQuorumStateStoreTest.testWriteReadElectedLeader` (v0 and v1 files),
-/// `QuorumStateTest.testInitializeAsFollowerWithElectedLeader`: three voters and two
+/// `QuorumStateTest.testInitializeAsFollower`: three voters and two
 /// observers at different ends after four epochs. Nothing to report.
 #[test]
 fn voters_and_observers_at_different_ends_after_leader_changes() {
@@ -131,7 +135,9 @@ fn twin_a_copy_with_another_batch_at_the_same_epoch_diverges() {
 fn twin_a_quorum_state_no_release_reads_stops_the_node() {
     let s = life();
     let mut ns = nodes(&s, &s[..s.len() - 2]);
-    ns[1].quorum_state = ns[1].quorum_state.replace("\"data_version\":0", "\"data_version\":2");
+    ns[1].quorum_state = ns[1]
+        .quorum_state
+        .replace("\"data_version\":0", "\"data_version\":2");
     let b = cluster(ns, &BROKER_EPOCHS, &none);
     let v = b.check();
     let named: Vec<_> = (v.scan.findings.iter())
@@ -199,7 +205,8 @@ fn a_former_leaders_tail_truncated_after_the_election() {
 
 /// The same before 3001 restarted: its copy still holds the two epoch-2 writes no majority
 /// held. A KRaft leader is elected only with a log at least as up to date as a majority's
-/// (`KafkaRaftClient.handleVoteRequest`, `QuorumState.canGrantVote`), so a committed record
+/// (`KafkaRaftClient.handleVoteRequest`: the candidate's last `OffsetAndEpoch` compared with
+/// the voter's end, `QuorumState.canGrantVote`), so a committed record
 /// is in every later leader's log: the tail a newer epoch replaced was never committed, no
 /// node applied it (`MetadataLoader` reads to the high watermark only), and 3001 truncates
 /// it on its first fetch (`testFollowerLogReconciliation`). Nothing to report at warning.

@@ -104,7 +104,7 @@ fn twin_an_abort_without_a_transaction_is_reported() {
 /// `KRaftVersionRecord` 1 and `VotersRecord` [3000], `Formatter`), 3001 and 3002 added
 /// (`AddVoterHandler`: the leader appends a `VotersRecord` with the new set), 3001 elected
 /// at epoch 2 by all three, then 3002 removed (`RemoveVoterHandler`) and the
-/// `kraft.version` restated by the leader. `bad`: the last `VotersRecord` as written.
+/// `kraft.version` restated by the leader. `last_voters`: the last `VotersRecord`'s bytes.
 fn dynamic_quorum(last_voters: Vec<u8>) -> (Vec<Step>, Snap) {
     let mut s = vec![Step::Elect {
         leader: 3000,
@@ -288,8 +288,9 @@ fn orders_replicas(stale: bool) -> impl Fn(i32) -> Vec<PartitionBuilder> {
 }
 
 /// `ReplicationControlManagerTest.testCreateTopics`/`testDeleteTopics`/
-/// `testReassignPartitions`/`testElrEnabledCleanShutdown…`, `QuorumControllerTest.
-/// testUpgradeMetadataVersion…`/`testFenceMultipleBrokers`, `MetadataLoaderTest.
+/// `testReassignPartitions`/`testEligibleLeaderReplicas_ShrinkAndExpandIsr`/
+/// `testProcessBrokerHeartbeatInControlledShutdown`, `QuorumControllerTest.
+/// testUpgradeFromPreProductionVersion`/`testFenceMultipleBrokers`, `MetadataLoaderTest.
 /// testLoadEmptySnapshot…`: the whole life, the brokers holding the new `orders-0` and the
 /// broker epochs of their last registrations. Nothing at warning.
 #[test]

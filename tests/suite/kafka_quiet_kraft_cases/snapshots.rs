@@ -3,8 +3,7 @@
 
 use super::quorum::{BROKER_EPOCHS, bootstrap};
 use super::{
-    Node, Snap, Step, VOTERS, all_loud, cluster, copy, data, elect, end_of, quorum_state,
-    reported,
+    Node, Snap, Step, VOTERS, all_loud, cluster, copy, data, elect, end_of, quorum_state, reported,
 };
 use crate::kafka_quiet_cluster_cases::kraft::{
     change, isr, metadata_version, partition, register, topic,
@@ -62,9 +61,11 @@ fn nodes(lose_latest: bool) -> Vec<Node> {
     let upto_13 = &s[..11];
     assert_eq!(end_of(upto_13), 13);
     let mut n3000 = Node::new(3000, copy(&s, 13), qs(3002));
-    n3000
-        .snapshots
-        .push(if lose_latest { snap(8, 1, 0) } else { snap(13, 2, 2) });
+    n3000.snapshots.push(if lose_latest {
+        snap(8, 1, 0)
+    } else {
+        snap(13, 2, 2)
+    });
     let mut n3001 = Node::new(3001, copy(&s, 8), qs(3002));
     n3001.snapshots.extend([snap(8, 1, 0), snap(13, 2, 2)]);
     let mut n3002 = Node::new(3002, copy(&s, 0), qs(3002));
