@@ -107,6 +107,7 @@ mod kafka_quiet_crash_cases;
 mod kafka_quiet_kraft_cases;
 mod kafka_quiet_streams2_cases;
 mod kafka_quiet_streams_cases;
+mod kafka_quiet_tiered_cases;
 mod kafka_quiet_upgrade_cases;
 mod kafka_remote_log_cases;
 mod kafka_remote_manager_cases;
