@@ -72,6 +72,9 @@ struct Unfinished<'a> {
     partition_last_event: Option<EventAt>,
     /// Other segments whose copy started at the same start offset (retries).
     retried_by: Vec<String>,
+    /// Later segments, finished, holding every offset it holds (a copy's only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    covered_by: Vec<String>,
     topic_id: &'a str,
 }
 
@@ -112,16 +115,39 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
             .filter(|o| o.id != s.id && o.start_offset == s.start_offset)
             .map(|o| encode_uuid(&o.id))
             .collect();
+        // A later copy, finished and still readable, of every offset it holds: a copier
+        // stopped mid-upload (a broker crash: the copy task deletes its own failed copies,
+        // `RemoteLogManager.copyLogSegment`) whose work the next copy redid
+        // (`copyLogSegmentsToRemote` starts past the highest finished offset only); the
+        // expiration lists such a segment and deletes it with the others once retention
+        // reaches it (`RLMExpirationTask.cleanupExpiredRemoteLogSegments`).
+        let covers = |o: &&RemoteSegment| {
+            o.id != s.id
+                && o.state == SegmentState::CopyFinished
+                && o.history.first().is_some_and(|e| e.at > s.last_event())
+                && o.start_offset <= s.start_offset
+                && o.end_offset >= s.end_offset
+        };
+        let covered_by: Vec<String> = match kind {
+            Kind::RemoteCopyUnfinished => (log.segments.iter())
+                .filter(covers)
+                .map(|o| encode_uuid(&o.id))
+                .collect(),
+            _ => Vec::new(),
+        };
         let msg = if kind == Kind::RemoteCopyUnfinished {
             format!(
                 "remote segment {} (offsets {}..={}) was never marked COPY_SEGMENT_FINISHED although a later copy of the partition started: no read uses its objects, which stay until retention deletes the segment{}",
                 encode_uuid(&s.id),
                 s.start_offset,
                 s.end_offset,
-                if retried_by.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (copy retried as {})", retried_by.join(", "))
+                match (covered_by.is_empty(), retried_by.is_empty()) {
+                    (false, _) => format!(
+                        " (its offsets copied again by {}, finished: the remains of a copy stopped mid-upload, as a broker crash leaves them, nothing unserved)",
+                        covered_by.join(", ")
+                    ),
+                    (true, false) => format!(" (copy retried as {})", retried_by.join(", ")),
+                    (true, true) => String::new(),
                 }
             )
         } else {
@@ -137,15 +163,19 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
         } else {
             "a later cleanup deleted other segments without retrying this one: RemoteLogManager's expiration retries a DELETE_SEGMENT_STARTED segment (publishing DELETE_SEGMENT_STARTED again) in every run that reaches it — a run stops at the first segment it may not delete yet —, so this one was left behind (not listed under the current leader epochs, or its retries stopped); its objects may be half deleted and no read uses the segment"
         };
-        let f = finding(kind, up, s.start_offset, msg)
-            .broker(behaviour)
-            .remediation("check the remote storage for the segment's objects and the broker logs of the leader for copy/delete errors");
+        let mut f = finding(kind, up, s.start_offset, msg).broker(behaviour);
+        if covered_by.is_empty() {
+            f = f.remediation("check the remote storage for the segment's objects and the broker logs of the leader for copy/delete errors");
+        } else {
+            f.severity = Severity::Info;
+        }
         out.push(evidence(
             f,
             &Unfinished {
                 segment: SegmentEvidence::of(s),
                 partition_last_event: log.last_event,
                 retried_by,
+                covered_by,
                 topic_id: &topic_id,
             },
         ));

@@ -161,14 +161,20 @@ fn copy_orphaned_by_a_crash_retried_then_cleaned_up() {
 /// `RemoteLogManager.RLMExpirationTask.cleanupExpiredRemoteLogSegments`, "expired and
 /// dangling" segments, judges a COPY_SEGMENT_STARTED segment by the log start, time and
 /// size like any other; only a copy in flight on this broker, `segmentIdsBeingCopied`, is
-/// skipped). klogscan reports `remote_copy_unfinished` at warning
-/// (`cluster::tiering::checks::unfinished`) although the evidence names the finished
-/// retry (`retried_by`).
+/// skipped). `remote_copy_unfinished` is then info, naming the finished copy that covers
+/// its offsets (`evidence.covered_by`; it was a warning before 2026-12-06).
 #[test]
-#[ignore = "divergence: klogscan warns remote_copy_unfinished on a crash orphan its retry already replaced; Kafka's retry and retention treat it as routine"]
 fn copy_orphaned_by_a_crash_and_retried_is_routine() {
     let c = check(vec![orphaned_copy(false, true)], |_| {});
     c.assert_quiet();
+    let (plain, remote) = c.of(Kind::RemoteCopyUnfinished);
+    for f in plain.iter().chain(&remote) {
+        assert_eq!((f.severity, f.offset), (Severity::Info, Some(40)), "{f:#?}");
+        assert_eq!(f.evidence["covered_by"].as_array().map(Vec::len), Some(1));
+        assert!(f.message.contains("copied again by"), "{}", f.message);
+        assert!(f.remediation.is_none());
+    }
+    assert!(!plain.is_empty() && !remote.is_empty());
 }
 
 /// The twin: the new leader never copied [40,59] again (it copied [60,79] on), and its
@@ -181,6 +187,9 @@ fn copy_orphaned_by_a_crash_and_never_retried_is_a_gap() {
     let (plain, _) = c.of(Kind::RemoteCopyUnfinished);
     assert_eq!(plain.len(), 1, "{plain:#?}");
     assert_eq!(plain[0].offset, Some(40));
+    // No copy covers its offsets: still a warning, with nothing named as covering it.
+    assert_eq!(plain[0].severity, Severity::Warning);
+    assert!(plain[0].evidence.get("covered_by").is_none());
 }
 
 /// A segment of topic `gone` (metadata only: the topic is deleted, no replica left).
