@@ -279,6 +279,10 @@ kinds! {
     /// A live metadata log whose `partition.metadata` names another topic id than the
     /// metadata topic's (`UnifiedLog.initializeTopicId`: the node does not start).
     MetadataLogTopicIdMismatch = "metadata_log_topic_id_mismatch", Error;
+    /// A live metadata log's `quorum-state` that `FileQuorumStateStore` cannot read (not
+    /// JSON, no or an unsupported `data_version`, a mandatory field missing): the node
+    /// does not start.
+    QuorumStateUnreadable = "quorum_state_unreadable", Error;
     /// Live partition directories of one topic in one broker log dir whose
     /// `partition.metadata` files name different topic ids: all but one are of another
     /// incarnation of the topic, which the broker refuses to serve.

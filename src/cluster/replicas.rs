@@ -586,6 +586,7 @@ pub fn check(
                     path: &p.path,
                     to_offset,
                     high_watermark: p.high_watermark,
+                    raft: crate::discover::layout::is_kraft_metadata(&p.topic),
                 }
             });
             let no_epochs = truncation

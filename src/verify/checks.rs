@@ -174,6 +174,7 @@ pub(crate) fn verify_one(
     let unparseable_names = names::unparseable_names(p, r, out);
     kraft::check_snapshot_names(p, r, out);
     kraft::check_topic_id(p, r, opts, out);
+    kraft::check_quorum_state(p, r, opts, out);
     // The indexes the load reads: a kept segment's index `.swap` files renamed over its own.
     let loaded = crate::partition::recovery::swaps::with_index_swaps(p, swaps.as_ref(), before_3_0);
     let mut leftovers = leftovers::partition_leftovers(

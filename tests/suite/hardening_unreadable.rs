@@ -46,7 +46,7 @@ fn log_dir(root: &Path) -> PathBuf {
     if !quorum.exists() {
         std::fs::write(
             &quorum,
-            r#"{"leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}"#,
+            r#"{"clusterId":"","leaderId":1,"leaderEpoch":1,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}"#,
         )
         .unwrap();
     }

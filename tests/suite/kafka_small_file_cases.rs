@@ -614,3 +614,59 @@ fn quorum_state_is_read_only_at_a_supported_data_version() {
         assert_eq!(parse_quorum_state(bad), None, "{}", String::from_utf8_lossy(bad));
     }
 }
+
+/// What each unreadable `quorum-state` makes the start throw
+/// (`FileQuorumStateStore.readStateFromFile`, then `QuorumStateDataJsonConverter.read`,
+/// whose fields of the file's version are all mandatory): the exception `verify`'s
+/// `quorum_state_unreadable` names; a file every release writes reads.
+#[test]
+fn quorum_state_failures_name_the_exception_the_start_throws() {
+    use klogscan::cluster::leadership::load::{parse_quorum_state, quorum_state_failure};
+    let v0 = br#"{"clusterId":"","leaderId":1,"leaderEpoch":8,"votedId":-1,"appliedOffset":0,"currentVoters":[{"voterId":1}],"data_version":0}"#;
+    let v1 = br#"{"leaderId":-1,"leaderEpoch":2,"votedId":1,"votedDirectoryId":"J8aAPcfLQt2bqs1JT_rMgQ","data_version":1}"#;
+    for good in [&v0[..], v1] {
+        assert_eq!(quorum_state_failure(good), None);
+    }
+    let cases: [(&[u8], &str); 7] = [
+        (
+            b"",
+            "UncheckedIOException: Error while reading the Quorum status from the file (EOFException",
+        ),
+        (
+            b"{not json",
+            "UncheckedIOException: Error while reading the Quorum status from the file (the first line is not JSON",
+        ),
+        (
+            b"\n{}",
+            "UncheckedIOException: Error while reading the Quorum status from the file (the first line is not JSON",
+        ),
+        (
+            b"[1]",
+            "UncheckedIOException: Error while reading the Quorum status from the file (IOException: the first line is not a JSON object",
+        ),
+        (
+            br#"{"leaderId":1}"#,
+            "UncheckedIOException: Error while reading the Quorum status from the file (IOException: no data_version field",
+        ),
+        (
+            br#"{"data_version":65537,"leaderId":1}"#,
+            "RuntimeException: QuorumStateData: unable to locate field 'leaderEpoch', which is mandatory in version 1",
+        ),
+        (
+            br#"{"leaderId":1,"leaderEpoch":2,"votedId":-1,"data_version":1}"#,
+            "RuntimeException: QuorumStateData: unable to locate field 'votedDirectoryId', which is mandatory in version 1",
+        ),
+    ];
+    for (text, want) in cases {
+        let got = quorum_state_failure(text).unwrap_or_default();
+        assert!(
+            got.starts_with(want),
+            "{}: {got}",
+            String::from_utf8_lossy(text)
+        );
+        assert_eq!(parse_quorum_state(text), None);
+    }
+    // A v0 file without the voters written by a hand, not a release: the start throws.
+    let no_voters = br#"{"clusterId":"","leaderId":1,"leaderEpoch":8,"votedId":-1,"appliedOffset":0,"data_version":0}"#;
+    assert!(quorum_state_failure(no_voters).is_some_and(|e| e.contains("'currentVoters'")));
+}

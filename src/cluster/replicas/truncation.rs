@@ -14,6 +14,9 @@ use serde_json::json;
 /// it); at or above it, or without a checkpoint, a tail whose acknowledgement the periodic
 /// checkpoint cannot tell (a warning that says the truncation removes it).
 pub(super) fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
+    if t.raft {
+        return with_raft_truncation(f, d, t);
+    }
     // The checkpoint is a lower bound of the high watermark (written periodically): below
     // it the records were acknowledged; at or above it, it cannot say.
     let acknowledged = t
@@ -58,6 +61,35 @@ pub(super) fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>
             ));
         }
     }
+    f
+}
+
+/// [`with_truncation`] for copies of the KRaft metadata log: a voter grants its vote only to
+/// a candidate whose log is at least as up to date as its own (`KafkaRaftClient.
+/// handleVoteRequest`, `QuorumState.canGrantVote`), and a record is committed once a
+/// majority holds it, so every committed record is in every later leader's log: what the
+/// copy behind in epochs holds from the divergence on, and the newer leader's log does not,
+/// was never committed. On its next fetch the leader answers with the diverging epoch and
+/// the copy truncates to that epoch's end (`KafkaRaftClient.handleFetchResponse` →
+/// `truncateToEndOffset`; `KafkaRaftClientTest.testFollowerLogReconciliation`). There is no
+/// unclean election in the quorum. Info: the normal remains of a failover.
+fn with_raft_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
+    f.message.push_str(&format!(
+        "; {} is behind in leader epochs: its records from offset {} were never committed (a KRaft voter votes only for a candidate whose log is at least as up to date as its own, KafkaRaftClient.handleVoteRequest, so every committed record is in the newer leader's log), and on its next fetch it truncates to offset {} (KafkaRaftClient.handleFetchResponse → truncateToEndOffset)",
+        t.path, d.first_offset, t.to_offset
+    ));
+    if let serde_json::Value::Object(m) = &mut f.evidence {
+        m.insert(
+            "truncation".into(),
+            json!({"replica": t.path, "to_offset": t.to_offset, "high_watermark": t.high_watermark, "acknowledged": false}),
+        );
+    }
+    f.severity = crate::finding::Severity::Info;
+    f.broker_behaviour = format!(
+        "the node behind in leader epochs truncates its metadata log to offset {} on its next fetch from the quorum's leader (KafkaRaftClient.handleFetchResponse) and the divergence disappears",
+        t.to_offset
+    );
+    f.remediation = None;
     f
 }
 
@@ -157,6 +189,8 @@ pub(super) struct Truncation<'a> {
     pub(super) path: &'a str,
     pub(super) to_offset: i64,
     pub(super) high_watermark: Option<i64>,
+    /// The copies are the KRaft metadata log's (the quorum's own replication).
+    pub(super) raft: bool,
 }
 
 /// Copies with no leader epoch in either lineage (message format before v2: appending

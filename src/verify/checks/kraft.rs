@@ -74,6 +74,50 @@ pub(super) fn check_topic_id(
     );
 }
 
+/// `quorum_state_unreadable` of `p`, a live metadata log copy whose `quorum-state` exists
+/// and reads but is not a file `FileQuorumStateStore.readStateFromFile` accepts
+/// (`crate::cluster::leadership::load::quorum_state_failure`): `KafkaRaftClient.initialize`
+/// → `QuorumState.initialize` reads it first, before the log, and nothing catches what it
+/// throws (`FileQuorumStateStoreTest.testCantReadVersionQuorumState`).
+pub(super) fn check_quorum_state(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    opts: &VerifyOptions,
+    out: &mut Vec<Finding>,
+) {
+    if !p.is_kraft_metadata() || !r.source.copy.is_live() {
+        return;
+    }
+    let Some(path) = &p.quorum_state else {
+        return;
+    };
+    let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out) else {
+        return;
+    };
+    let Some(exception) = crate::cluster::leadership::load::quorum_state_failure(&bytes) else {
+        return;
+    };
+    out.push(
+        mk(
+            r,
+            Kind::QuorumStateUnreadable,
+            "quorum-state",
+            format!("quorum-state: FileQuorumStateStore cannot read it ({exception}): the node does not start"),
+        )
+        .evidence(json!({
+            "file": path.display().to_string(),
+            "exception": exception,
+        }))
+        .broker(
+            "KafkaRaftClient.initialize → QuorumState.initialize → FileQuorumStateStore.readElectionState reads quorum-state before the log and throws; nothing catches it, so the node (broker or controller) does not start",
+        )
+        .client_error("none from this file: the node does not start, so its clients fail over to other nodes or wait")
+        .remediation(
+            "with the node stopped, move quorum-state out of the directory: the node starts as an unattached voter or observer at the log's latest epoch and learns the leader from the quorum (what a new node does; a voter forgets whom it voted for in the current epoch, so do it with the quorum's other voters up)",
+        ),
+    );
+}
+
 /// The `unparseable_file_name` findings of `p`, a live metadata log copy, for each file
 /// whose name `Snapshots.parse` throws on (discovery left it unrecognised, or took it for a
 /// `.checkpoint.part`/`.checkpoint.deleted` leftover). The prediction follows `UnifiedLog`'s

@@ -123,6 +123,13 @@ fn twin_a_copy_with_another_batch_at_the_same_epoch_diverges() {
         "{:#?}",
         scan_lines(&v)
     );
+    // Within one epoch no copy is behind: not the KRaft reading of a truncated tail.
+    assert!(
+        (d.iter())
+            .all(|f| f.severity == Severity::Warning && !f.message.contains("never committed")),
+        "{:#?}",
+        scan_lines(&v)
+    );
 }
 
 /// Twin: 3001's `quorum-state` is of `data_version` 2, which no release reads
@@ -131,7 +138,6 @@ fn twin_a_copy_with_another_batch_at_the_same_epoch_diverges() {
 /// `KafkaRaftClient.initialize`, so the node does not start). Something at error level
 /// must name the file.
 #[test]
-#[ignore = "divergence: a quorum-state of an unsupported data_version (or not JSON) is silently ignored; Kafka's FileQuorumStateStore.readElectionState throws and the node does not start"]
 fn twin_a_quorum_state_no_release_reads_stops_the_node() {
     let s = life();
     let mut ns = nodes(&s, &s[..s.len() - 2]);
@@ -146,6 +152,20 @@ fn twin_a_quorum_state_no_release_reads_stops_the_node() {
         .filter(|f| format!("{f:?}").contains("quorum-state"))
         .collect();
     assert!(!named.is_empty(), "{:#?}", all_loud(&v));
+    // The finding is `verify`'s, on 3001's copy only, naming what the start throws.
+    let q: Vec<_> = (v.verify.findings())
+        .filter(|f| f.kind == Kind::QuorumStateUnreadable)
+        .collect();
+    assert_eq!(q.len(), 1, "{:#?}", all_loud(&v));
+    assert_eq!(q[0].severity, Severity::Error);
+    let path = q[0].source.path.as_deref().unwrap_or_default();
+    assert!(path.contains("3001"), "{:?}", q[0].source);
+    assert_eq!(q[0].segment.as_deref(), Some("quorum-state"));
+    let exception = q[0].evidence["exception"].as_str().unwrap_or_default();
+    assert!(
+        exception.starts_with("IllegalStateException: data_version (2)"),
+        "{exception}"
+    );
 }
 
 /// The writes up to 3001's election at epoch 2 and its first ISR change (offset 10).
@@ -211,11 +231,27 @@ fn a_former_leaders_tail_truncated_after_the_election() {
 /// node applied it (`MetadataLoader` reads to the high watermark only), and 3001 truncates
 /// it on its first fetch (`testFollowerLogReconciliation`). Nothing to report at warning.
 #[test]
-#[ignore = "divergence: an uncommitted metadata-log tail on a voter behind in epochs is replica_divergence at warning (acknowledgement unknown); KRaft elections make such a tail never committed (KafkaRaftClient.handleVoteRequest), the voter truncates it on fetch"]
 fn a_former_leaders_uncommitted_tail_waiting_to_be_truncated() {
     let b = cluster(failover(true), &BROKER_EPOCHS, &none);
     let v = b.check();
     v.assert_quiet();
+    // Still said, at info: each pair with 3001's copy, the tail from offset 11 never
+    // committed, 3001 truncating to 11 on its next fetch.
+    let d: Vec<_> = (v.scan.findings.iter())
+        .filter(|f| f.kind == Kind::ReplicaDivergence)
+        .collect();
+    assert_eq!(d.len(), 4, "{:#?}", scan_lines(&v));
+    for f in d {
+        assert_eq!(f.severity, Severity::Info);
+        assert!(f.message.contains("never committed"), "{}", f.message);
+        let t = &f.evidence["truncation"];
+        assert!(
+            t["replica"].as_str().unwrap_or_default().contains("3001"),
+            "{t}"
+        );
+        assert_eq!(t["acknowledged"], false, "{t}");
+        assert!(f.remediation.is_none());
+    }
 }
 
 /// Control of the above: klogscan's history is the newer epoch's copy (the most
