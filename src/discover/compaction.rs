@@ -3,8 +3,10 @@
 //! so sequence and offset gaps are expected on compacted topics).
 //!
 //! A partition is known to be **compacted** when
-//! * it is an internal topic (`__consumer_offsets`, `__transaction_state`, …: the broker
-//!   creates them with `cleanup.policy=compact`), decided when the scan builds the partition context;
+//! * it is the group or transaction coordinator's log (`__consumer_offsets`,
+//!   `__transaction_state`: the broker creates them with `cleanup.policy=compact`;
+//!   `__share_group_state` and `__remote_log_metadata` are created `delete`), decided when
+//!   the scan builds the partition context;
 //! * `--compacted TOPIC,…` names its topic;
 //! * the `cleaner-offset-checkpoint` of its log dir lists it (the log cleaner writes only
 //!   the partitions it cleans: `LogCleanerManager` checkpoints compacted logs only); or

@@ -59,6 +59,17 @@ pub fn is_internal_topic(topic: &str) -> bool {
     )
 }
 
+/// The internal topics the broker creates with `cleanup.policy=compact`: the group and
+/// transaction coordinators' logs (`GroupCoordinator.groupMetadataTopicConfigs`,
+/// `TransactionStateManager`'s topic configs). The share coordinator's
+/// `__share_group_state` and tiered storage's `__remote_log_metadata` are created with
+/// `cleanup.policy=delete` (`ShareCoordinatorService.shareGroupStateTopicConfigs`, pruned
+/// with `deleteRecords`; `TopicBasedRemoteLogMetadataManager`'s topic configs): their policy
+/// is what the inputs state, as any topic's.
+pub fn is_compacted_internal_topic(topic: &str) -> bool {
+    matches!(topic, "__consumer_offsets" | "__transaction_state")
+}
+
 /// The KRaft metadata log's topic, `__cluster_metadata`.
 pub fn is_kraft_metadata(topic: &str) -> bool {
     topic == "__cluster_metadata"

@@ -226,7 +226,8 @@ fn scan_selected(
                 );
                 opts.copied_partitions.hand_over(&mut r.0);
                 r.0.source = source;
-                if p.is_internal() {
+                if (p.tp.as_ref()).is_some_and(|tp| layout::is_compacted_internal_topic(&tp.topic))
+                {
                     r.0.compacted_from = Some("internal topic".into());
                 } else if let Some(why) = reason {
                     r.0.compacted_from = Some(why.describe().into());
@@ -481,7 +482,7 @@ pub(crate) fn partition_context(p: &PartitionDir) -> PartitionContext {
     let internal = layout::is_internal_topic(&topic);
     PartitionContext {
         kraft_metadata: layout::is_kraft_metadata(&topic),
-        compacted: if internal { Some(true) } else { None },
+        compacted: layout::is_compacted_internal_topic(&topic).then_some(true),
         compact_policy: false,
         internal,
         segment_names: p.log_names(),

@@ -459,7 +459,8 @@ pub(super) fn scan_partition(
     // Remote segments are named after the local ones (events index these names).
     ctx.segment_names
         .extend(remote.iter().map(|s| s.name.clone()));
-    // What the inputs say about the topic's cleanup policy (internal topics stay compacted).
+    // What the inputs say about the topic's cleanup policy (the coordinators' internal
+    // topics stay compacted).
     ctx.compacted = ctx.compacted.or(compacted);
     ctx.compact_policy = compact_policy;
     let dir = DirState::of(p, log_dir, &ctx);

@@ -77,7 +77,8 @@ pub struct PartitionContext {
     pub partition: i32,
     /// File names of the segments, indexed by `BatchEvent::segment`.
     pub segment_names: Vec<String>,
-    /// `Some(true)` when the topic is known to be compacted (internal topics always are);
+    /// `Some(true)` when the topic is known to be compacted (the coordinators' internal
+    /// topics always are: `discover::layout::is_compacted_internal_topic`);
     /// `None` when unknown (then gaps are informational).
     pub compacted: Option<bool>,
     /// The topic's current policy is known to include `compact` (`--compacted`, the KRaft
@@ -373,11 +374,11 @@ impl Replay {
         self.newest_timestamp
     }
 
-    /// Whether the partition is treated as compacted: declared so, internal, or (when
-    /// undeclared) visibly cleaned by the log cleaner in the batches seen so far.
+    /// Whether the partition is treated as compacted: declared so (the coordinators'
+    /// internal topics always are), or (when undeclared) visibly cleaned by the log cleaner
+    /// in the batches seen so far.
     pub fn treated_as_compacted(&self) -> bool {
-        self.ctx.internal
-            || self.ctx.compacted == Some(true)
+        self.ctx.compacted == Some(true)
             || (self.ctx.compacted.is_none() && self.cleaned)
     }
 
@@ -538,7 +539,7 @@ impl Replay {
 
     /// The open transactions' findings and the outcome (producers left empty).
     fn conclude(self, ref_time_ms: i64, findings: &mut Vec<Finding>) -> ReplayOutcome {
-        if self.cleaned && self.ctx.compacted.is_none() && !self.ctx.internal {
+        if self.cleaned && self.ctx.compacted.is_none() {
             // The log turned out cleaned (the policy unknown): what cleaning explains was
             // judged before the first trace as on a log nothing removes from — gaps in
             // offsets and sequences. From that trace on the rules read it as compacted;
