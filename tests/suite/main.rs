@@ -105,6 +105,7 @@ mod kafka_quiet_connect_cases;
 mod kafka_quiet_coordinator_cases;
 mod kafka_quiet_crash_cases;
 mod kafka_quiet_kraft_cases;
+mod kafka_quiet_share_cases;
 mod kafka_quiet_streams2_cases;
 mod kafka_quiet_streams_cases;
 mod kafka_quiet_tiered_cases;
