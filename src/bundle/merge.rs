@@ -604,6 +604,15 @@ impl Dirs {
             d.log_dir = p.log_dir.map(PathBuf::from);
             let has_metadata = (p.files.iter())
                 .any(|(name, _)| name == crate::discover::layout::PARTITION_METADATA);
+            if d.tp
+                .as_ref()
+                .is_some_and(|tp| crate::discover::layout::is_kraft_metadata(&tp.topic))
+                && let Some(end) = crate::discover::layout::newest_snapshot_end(
+                    p.files.iter().map(|(name, _)| name.as_str()),
+                )
+            {
+                recorded.kraft_snapshot_ends.insert(d.path.clone(), end);
+            }
             recorded
                 .partitions
                 .push(RecordedPartition::new(p.topic_id, has_metadata));

@@ -582,11 +582,17 @@ pub fn check(
             let lines = lineages(report, inv, ((i, di), (j, dj)));
             let truncation = pending_truncation(report, &lines, &d).map(|(k, to_offset)| {
                 let p = &report.partitions[k];
+                let raft = crate::discover::layout::is_kraft_metadata(&p.topic);
+                let dir = if k == i { di } else { dj };
                 Truncation {
                     path: &p.path,
                     to_offset,
                     high_watermark: p.high_watermark,
-                    raft: crate::discover::layout::is_kraft_metadata(&p.topic),
+                    raft,
+                    // Read only for the metadata log (a diverging pair of its copies).
+                    snapshot_end: raft
+                        .then(|| crate::cluster::leadership::load::newest_snapshot_end(inv, dir))
+                        .flatten(),
                 }
             });
             let no_epochs = truncation

@@ -15,7 +15,7 @@ mod walker;
 pub use inputs::classify_input_file;
 pub use kraft_names::{
     KraftSnapshotFate, KraftSnapshotName, canonical_snapshot_name, kafka_snapshot_file_name,
-    kraft_snapshot_fate, kraft_snapshot_id, kraft_snapshot_name,
+    kraft_snapshot_fate, kraft_snapshot_id, kraft_snapshot_name, newest_snapshot_end,
 };
 pub use names::{
     FileKind, LEADER_EPOCH_CHECKPOINT, LOG_DIR_MARKERS, NoncanonicalName, OffsetNameStep,
@@ -227,6 +227,9 @@ pub struct Recorded {
     /// Each live `__cluster_metadata` directory's decoded metadata log (with its log dir's
     /// `bootstrap.checkpoint`), as the leadership stage serialised it; opaque here.
     pub metadata_logs: std::collections::HashMap<PathBuf, String>,
+    /// Each `__cluster_metadata` directory's newest complete snapshot's end offset
+    /// ([`newest_snapshot_end`] of the files its collect listed).
+    pub kraft_snapshot_ends: std::collections::HashMap<PathBuf, i64>,
     /// The log dirs that hold a broker's files but no `.kafka_cleanshutdown` (running, or
     /// not shut down cleanly), from the files each collect listed.
     pub unclean_shutdown: std::collections::HashSet<PathBuf>,

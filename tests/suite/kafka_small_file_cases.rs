@@ -638,7 +638,7 @@ fn quorum_state_failures_name_the_exception_the_start_throws() {
         ),
         (
             b"\n{}",
-            "UncheckedIOException: Error while reading the Quorum status from the file (the first line is not JSON",
+            "UncheckedIOException: Error while reading the Quorum status from the file (IOException: the first line is empty",
         ),
         (
             b"[1]",

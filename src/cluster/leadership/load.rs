@@ -9,6 +9,7 @@
 //! never a stop: the replay goes on without it); a type or version the table does not know
 //! is kept raw ([`MetaRecord::Unknown`]) and counted.
 
+pub use super::quorum_state::{parse_quorum_state, quorum_state_failure};
 use super::replay::MetaEntry;
 use crate::discover::layout::PartitionDir;
 use crate::partition::recovery::metadata_snapshots::metadata_log_start;
@@ -134,86 +135,19 @@ pub fn snapshot_id(path: &Path) -> Option<SnapshotId> {
     })
 }
 
-/// Parse `quorum-state` as `FileQuorumStateStore.readStateFromFile` reads it: the first
-/// line only (`readLine`: up to `\n` or `\r`), a JSON object with a `data_version` the
-/// store supports (0 or 1, as Jackson's `shortValue` gives it: a non-number is 0) and every
-/// field its version makes mandatory ([`quorum_state_failure`]). Anything else makes the
-/// node's start fail, and `None`: nothing is taken from such a file. Unknown fields are
-/// ignored.
-pub fn parse_quorum_state(text: &[u8]) -> Option<QuorumState> {
-    let v = quorum_state_json(text).ok()?;
-    let int = |k: &str| v.get(k).and_then(|x| x.as_i64()).map(|x| x as i32);
-    Some(QuorumState {
-        leader_id: int("leaderId"),
-        leader_epoch: int("leaderEpoch"),
-        voted_id: int("votedId"),
-    })
-}
-
-/// Why `FileQuorumStateStore.readElectionState` throws on an existing `quorum-state` of
-/// contents `text`, as the exception and message the node's start fails with (`None`: it
-/// reads the file). `KafkaRaftClient.initialize` → `QuorumState.initialize` reads it before
-/// anything else and nothing catches what it throws (`FileQuorumStateStoreTest.
-/// testCantReadVersionQuorumState`).
-pub fn quorum_state_failure(text: &[u8]) -> Option<String> {
-    quorum_state_json(text).err()
-}
-
-/// The fields `QuorumStateDataJsonConverter.read` requires at each `data_version` (the
-/// schema's fields of that version: none is tagged, so each is mandatory).
-const QUORUM_STATE_FIELDS: [&[&str]; 2] = [
-    &[
-        "clusterId",
-        "leaderId",
-        "leaderEpoch",
-        "votedId",
-        "appliedOffset",
-        "currentVoters",
-    ],
-    &["leaderId", "leaderEpoch", "votedId", "votedDirectoryId"],
-];
-
-/// `quorum-state`'s first line as `readStateFromFile` checks it, or what it throws.
-fn quorum_state_json(text: &[u8]) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-    const IO: &str = "UncheckedIOException: Error while reading the Quorum status from the file";
-    if text.is_empty() {
-        return Err(format!("{IO} (EOFException: File ended prematurely.)"));
+/// The end offset of the newest complete snapshot of metadata-log copy `p` (from what the
+/// bundles recorded in an inventory rebuilt from them): every offset below it was
+/// committed ([`crate::discover::layout::newest_snapshot_end`]).
+pub(crate) fn newest_snapshot_end(
+    inv: &crate::discover::layout::Inventory,
+    p: &PartitionDir,
+) -> Option<i64> {
+    match &inv.recorded {
+        Some(r) => r.kraft_snapshot_ends.get(&p.path).copied(),
+        None => crate::discover::layout::newest_snapshot_end(
+            (p.kraft_snapshots.iter()).filter_map(|s| s.file_name()?.to_str()),
+        ),
     }
-    let line = text
-        .split(|&b| b == b'\n' || b == b'\r')
-        .next()
-        .unwrap_or_default();
-    let v: serde_json::Value = serde_json::from_slice(line)
-        .map_err(|e| format!("{IO} (the first line is not JSON: {e})"))?;
-    let serde_json::Value::Object(m) = v else {
-        return Err(format!(
-            "{IO} (IOException: the first line is not a JSON object)"
-        ));
-    };
-    // `JsonNode.shortValue`: a number cast to Java's short (an int's low 16 bits; a double
-    // saturated to an int first), anything else 0.
-    let data_version = match m.get("data_version") {
-        None => return Err(format!("{IO} (IOException: no data_version field)")),
-        Some(serde_json::Value::Number(n)) => match n.as_i64() {
-            Some(i) => i as i16,
-            None => n.as_f64().map_or(0, |f| f as i32 as i16),
-        },
-        Some(_) => 0,
-    };
-    let Some(fields) = usize::try_from(data_version)
-        .ok()
-        .and_then(|v| QUORUM_STATE_FIELDS.get(v))
-    else {
-        return Err(format!(
-            "IllegalStateException: data_version ({data_version}) is not within the min (0) and max (1) supported version"
-        ));
-    };
-    if let Some(f) = fields.iter().find(|f| !m.contains_key(**f)) {
-        return Err(format!(
-            "RuntimeException: QuorumStateData: unable to locate field '{f}', which is mandatory in version {data_version}"
-        ));
-    }
-    Ok(m)
 }
 
 /// Read a `__cluster_metadata` partition directory (`max_bytes`/`max_decompressed` bound the

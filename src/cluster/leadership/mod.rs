@@ -30,6 +30,7 @@ mod future;
 mod links;
 mod loss;
 mod notes;
+mod quorum_state;
 mod stray;
 pub mod view;
 

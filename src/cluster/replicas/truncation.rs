@@ -13,10 +13,15 @@ use serde_json::json;
 /// other copy holds others in place of (error: data lost, as an unclean election loses
 /// it); at or above it, or without a checkpoint, a tail whose acknowledgement the periodic
 /// checkpoint cannot tell (a warning that says the truncation removes it).
-pub(super) fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
+pub(super) fn with_truncation(f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
     if t.raft {
         return with_raft_truncation(f, d, t);
     }
+    with_acknowledged(f, d, t)
+}
+
+/// [`with_truncation`] of data partitions' copies, by the behind copy's high watermark.
+fn with_acknowledged(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
     // The checkpoint is a lower bound of the high watermark (written periodically): below
     // it the records were acknowledged; at or above it, it cannot say.
     let acknowledged = t
@@ -73,7 +78,35 @@ pub(super) fn with_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>
 /// the copy truncates to that epoch's end (`KafkaRaftClient.handleFetchResponse` →
 /// `truncateToEndOffset`; `KafkaRaftClientTest.testFollowerLogReconciliation`). There is no
 /// unclean election in the quorum. Info: the normal remains of a failover.
+///
+/// Unless the copy behind holds a snapshot past the divergence: a snapshot is never taken
+/// past the high watermark (`KafkaMetadataLog.createNewSnapshot`), so the records it holds
+/// from the divergence to the snapshot's end were committed, and a newer leader without
+/// them means committed metadata was lost (a voter that lost its log or its `quorum-state`
+/// and voted again); running, the copy would refuse that truncation
+/// (`KafkaRaftClient.handleFetchResponse`, `KafkaMetadataLogTest.testTruncateBelowHighWatermark`).
 fn with_raft_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Finding {
+    if let Some(end) = t.snapshot_end.filter(|&e| e > d.first_offset) {
+        f.message.push_str(&format!(
+            "; {} is behind in leader epochs, but its snapshot ends at offset {end}, past the divergence at {}: a KRaft snapshot is never taken past the high watermark (KafkaMetadataLog.createNewSnapshot), so its records at [{}, {end}) were committed and the newer leader's log lacks them — committed metadata lost (a voter that lost its log or quorum-state and voted again); running, this copy refuses to truncate below its high watermark (KafkaRaftClient.handleFetchResponse)",
+            t.path, d.first_offset, d.first_offset
+        ));
+        if let serde_json::Value::Object(m) = &mut f.evidence {
+            m.insert(
+                "truncation".into(),
+                json!({"replica": t.path, "to_offset": t.to_offset, "high_watermark": t.high_watermark, "acknowledged": true, "snapshot_end_offset": end}),
+            );
+        }
+        f.severity = crate::finding::Severity::Error;
+        f.broker_behaviour = format!(
+            "the node behind in leader epochs refuses to truncate below its high watermark when it fetches from the quorum's leader (KafkaRaftClient.handleFetchResponse throws): the two histories of the metadata below offset {end} disagree"
+        );
+        f.remediation = Some(format!(
+            "copy {}'s directory before the node is restarted (it holds the committed records at [{}, {end}) the newer leader lacks); find in the leadership history (klogscan history) which voter lost its log or quorum-state",
+            t.path, d.first_offset
+        ));
+        return f;
+    }
     f.message.push_str(&format!(
         "; {} is behind in leader epochs: its records from offset {} were never committed (a KRaft voter votes only for a candidate whose log is at least as up to date as its own, KafkaRaftClient.handleVoteRequest, so every committed record is in the newer leader's log), and on its next fetch it truncates to offset {} (KafkaRaftClient.handleFetchResponse → truncateToEndOffset)",
         t.path, d.first_offset, t.to_offset
@@ -191,6 +224,8 @@ pub(super) struct Truncation<'a> {
     pub(super) high_watermark: Option<i64>,
     /// The copies are the KRaft metadata log's (the quorum's own replication).
     pub(super) raft: bool,
+    /// The metadata log's: the end offset of the newest snapshot the copy behind holds.
+    pub(super) snapshot_end: Option<i64>,
 }
 
 /// Copies with no leader epoch in either lineage (message format before v2: appending

@@ -121,16 +121,9 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
         // (`copyLogSegmentsToRemote` starts past the highest finished offset only); the
         // expiration lists such a segment and deletes it with the others once retention
         // reaches it (`RLMExpirationTask.cleanupExpiredRemoteLogSegments`).
-        let covers = |o: &&RemoteSegment| {
-            o.id != s.id
-                && o.state == SegmentState::CopyFinished
-                && o.history.first().is_some_and(|e| e.at > s.last_event())
-                && o.start_offset <= s.start_offset
-                && o.end_offset >= s.end_offset
-        };
         let covered_by: Vec<String> = match kind {
-            Kind::RemoteCopyUnfinished => (log.segments.iter())
-                .filter(covers)
+            Kind::RemoteCopyUnfinished => super::cover::covering_copies(log, s)
+                .iter()
                 .map(|o| encode_uuid(&o.id))
                 .collect(),
             _ => Vec::new(),

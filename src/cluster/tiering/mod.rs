@@ -11,6 +11,7 @@
 pub mod aiven;
 pub mod checks;
 pub mod corrupt;
+mod cover;
 pub mod epochs;
 pub mod expiry;
 pub mod history;

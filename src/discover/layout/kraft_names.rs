@@ -25,6 +25,20 @@ pub enum KraftSnapshotName {
     Unmodelled,
 }
 
+/// The end offset of the newest complete KRaft snapshot (`<endOffset>-<epoch>.checkpoint`,
+/// not `.part` or `.deleted`) among file `names` (`None`: none parses). A snapshot is never
+/// taken past the high watermark (`KafkaMetadataLog.createNewSnapshot`): every offset below
+/// its end was committed.
+pub fn newest_snapshot_end<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<i64> {
+    (names.into_iter())
+        .filter(|n| n.ends_with(".checkpoint"))
+        .filter_map(|n| match kraft_snapshot_name(n) {
+            KraftSnapshotName::Parsed { end_offset, .. } => Some(end_offset),
+            _ => None,
+        })
+        .max()
+}
+
 /// `Snapshots.parse` of `name`. Only the suffix selects the names it reads; then the end
 /// offset is the first 20 characters (Java's `String.substring`, in UTF-16 units) read by
 /// `Long.parseLong`, and the epoch the 10 characters after the 21st (the separator is not

@@ -378,8 +378,7 @@ impl Replay {
     /// internal topics always are), or (when undeclared) visibly cleaned by the log cleaner
     /// in the batches seen so far.
     pub fn treated_as_compacted(&self) -> bool {
-        self.ctx.compacted == Some(true)
-            || (self.ctx.compacted.is_none() && self.cleaned)
+        self.ctx.compacted == Some(true) || (self.ctx.compacted.is_none() && self.cleaned)
     }
 
     /// Apply one batch, in offset order (markers included), pushing findings.

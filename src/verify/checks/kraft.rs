@@ -77,8 +77,8 @@ pub(super) fn check_topic_id(
 /// `quorum_state_unreadable` of `p`, a live metadata log copy whose `quorum-state` exists
 /// and reads but is not a file `FileQuorumStateStore.readStateFromFile` accepts
 /// (`crate::cluster::leadership::load::quorum_state_failure`): `KafkaRaftClient.initialize`
-/// → `QuorumState.initialize` reads it first, before the log, and nothing catches what it
-/// throws (`FileQuorumStateStoreTest.testCantReadVersionQuorumState`).
+/// → `QuorumState.initialize` reads it, and nothing catches what it throws
+/// (`FileQuorumStateStoreTest.testCantReadVersionQuorumState`).
 pub(super) fn check_quorum_state(
     p: &PartitionDir,
     r: &PartitionReport,
@@ -109,7 +109,7 @@ pub(super) fn check_quorum_state(
             "exception": exception,
         }))
         .broker(
-            "KafkaRaftClient.initialize → QuorumState.initialize → FileQuorumStateStore.readElectionState reads quorum-state before the log and throws; nothing catches it, so the node (broker or controller) does not start",
+            "KafkaRaftClient.initialize → QuorumState.initialize → FileQuorumStateStore.readElectionState reads quorum-state and throws; nothing catches it, so the node (broker or controller) does not start",
         )
         .client_error("none from this file: the node does not start, so its clients fail over to other nodes or wait")
         .remediation(

@@ -200,13 +200,12 @@ fn policy(value: &str) -> PartitionBuilder {
 /// `ShareCoordinatorService.shareGroupStateTopicConfigs` creates `__share_group_state` with
 /// `cleanup.policy=delete` and `retention.ms=-1` (the coordinator prunes it itself with
 /// `deleteRecords`; no log cleaner ever runs on it), and the controller keeps the created
-/// topic's configs as `ConfigRecord`s. klogscan treats every internal topic as compacted
-/// (`partition::scan::partition_context`: `compacted: Some(true)` for `is_internal_topic`),
-/// over the metadata log's `delete`. The twin: a batch with a hole (records count below
-/// lastOffsetDelta + 1, as only the cleaner leaves) on this delete-policy log is reported
-/// as on any other delete-policy topic (`invalid_batch`).
+/// topic's configs as `ConfigRecord`s: its policy is what the inputs state, as any topic's
+/// (before 2026-12-06 klogscan treated every internal topic as compacted). The twin: a
+/// batch with a hole (records count below lastOffsetDelta + 1, as only the cleaner leaves)
+/// on this delete-policy log is reported as on any other delete-policy topic
+/// (`invalid_batch`).
 #[test]
-#[ignore = "divergence: klogscan treats __share_group_state as compacted (internal topic) although Kafka creates it with cleanup.policy=delete, so a cleaner-shaped batch there goes unreported"]
 fn the_share_state_topic_is_not_compacted() {
     let q = check(log_dir(Twist::None, 100).partition(policy("delete")));
     assert!(q.loud_on(STATE).is_empty(), "{:#?}", q.loud_on(STATE));

@@ -72,7 +72,6 @@ fn an_orphan_covered_only_partly_stays_a_warning() {
 /// not see — klogscan warns and asks for the broker logs. The same rule should take the
 /// union of the later finished copies.
 #[test]
-#[ignore = "divergence: an orphan covered by two later finished segments together stays a warning; covers() requires one segment to hold its whole range"]
 fn an_orphan_covered_by_two_later_segments_is_info() {
     let mut t = orphan_of_40_to_79();
     t.copy(2);
@@ -98,7 +97,6 @@ fn an_orphan_covered_by_two_later_segments_is_info() {
 /// `remote_segment_abandoned_lineage` for that very copy. `covers` should ask the copy to
 /// be within the lineage (`tiering::lineage::within_lineage`), as the gap check does.
 #[test]
-#[ignore = "divergence: a later finished copy outside the leader-epoch lineage (never served by RemoteLogManager.read) still makes the orphan info, 'nothing unserved'"]
 fn a_cover_outside_the_lineage_serves_nothing() {
     let mut t = history();
     t.copy(0);
