@@ -38,12 +38,7 @@ fn with_acknowledged(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> Find
             _ => ", whether they were acknowledged is unknown (no high watermark checkpoint)".to_string(),
         }
     ));
-    if let serde_json::Value::Object(m) = &mut f.evidence {
-        m.insert(
-            "truncation".into(),
-            json!({"replica": t.path, "to_offset": t.to_offset, "high_watermark": t.high_watermark, "acknowledged": acknowledged}),
-        );
-    }
+    truncation_evidence(&mut f, t, json!(acknowledged));
     f.broker_behaviour = format!(
         "the replica behind in leader epochs truncates to offset {} when it follows (AbstractFetcherThread.getOffsetTruncationState) and the divergence disappears",
         t.to_offset
@@ -91,11 +86,13 @@ fn with_raft_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> F
             "; {} is behind in leader epochs, but its snapshot ends at offset {end}, past the divergence at {}: a KRaft snapshot is never taken past the high watermark (KafkaMetadataLog.createNewSnapshot), so its records at [{}, {end}) were committed and the newer leader's log lacks them — committed metadata lost (a voter that lost its log or quorum-state and voted again); running, this copy refuses to truncate below its high watermark (KafkaRaftClient.handleFetchResponse)",
             t.path, d.first_offset, d.first_offset
         ));
-        if let serde_json::Value::Object(m) = &mut f.evidence {
-            m.insert(
-                "truncation".into(),
-                json!({"replica": t.path, "to_offset": t.to_offset, "high_watermark": t.high_watermark, "acknowledged": true, "snapshot_end_offset": end}),
-            );
+        truncation_evidence(&mut f, t, json!(true));
+        if let Some(m) = f
+            .evidence
+            .get_mut("truncation")
+            .and_then(|v| v.as_object_mut())
+        {
+            m.insert("snapshot_end_offset".into(), json!(end));
         }
         f.severity = crate::finding::Severity::Error;
         f.broker_behaviour = format!(
@@ -111,12 +108,7 @@ fn with_raft_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> F
         "; {} is behind in leader epochs: its records from offset {} were never committed (a KRaft voter votes only for a candidate whose log is at least as up to date as its own, KafkaRaftClient.handleVoteRequest, so every committed record is in the newer leader's log), and on its next fetch it truncates to offset {} (KafkaRaftClient.handleFetchResponse → truncateToEndOffset)",
         t.path, d.first_offset, t.to_offset
     ));
-    if let serde_json::Value::Object(m) = &mut f.evidence {
-        m.insert(
-            "truncation".into(),
-            json!({"replica": t.path, "to_offset": t.to_offset, "high_watermark": t.high_watermark, "acknowledged": false}),
-        );
-    }
+    truncation_evidence(&mut f, t, json!(false));
     f.severity = crate::finding::Severity::Info;
     f.broker_behaviour = format!(
         "the node behind in leader epochs truncates its metadata log to offset {} on its next fetch from the quorum's leader (KafkaRaftClient.handleFetchResponse) and the divergence disappears",
@@ -124,6 +116,17 @@ fn with_raft_truncation(mut f: Finding, d: &Divergence, t: &Truncation<'_>) -> F
     );
     f.remediation = None;
     f
+}
+
+/// `evidence.truncation` of `f`: the replica behind, where it truncates, its checkpointed
+/// high watermark and whether the records it loses were `acknowledged`.
+fn truncation_evidence(f: &mut Finding, t: &Truncation<'_>, acknowledged: serde_json::Value) {
+    if let serde_json::Value::Object(m) = &mut f.evidence {
+        m.insert(
+            "truncation".into(),
+            json!({"replica": t.path, "to_offset": t.to_offset, "high_watermark": t.high_watermark, "acknowledged": acknowledged}),
+        );
+    }
 }
 
 /// `LeaderEpochFileCache.endOffsetFor` on a lineage `(epoch, start)` in epoch order with log

@@ -22,6 +22,25 @@ use serde_json::json;
 /// `KafkaRaftServer.MetadataTopicId` gives the metadata log.
 const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
 
+/// The small file `file` of `p` when `p` is a live metadata log copy, read (an unreadable
+/// one is said in `out`).
+fn live_metadata_file<'a>(
+    p: &PartitionDir,
+    file: &'a Option<std::path::PathBuf>,
+    r: &PartitionReport,
+    opts: &VerifyOptions,
+    out: &mut Vec<Finding>,
+) -> Option<(&'a std::path::PathBuf, crate::read::segment::FileData)> {
+    if !p.is_kraft_metadata() || !r.source.copy.is_live() {
+        return None;
+    }
+    let path = file.as_ref()?;
+    Some((
+        path,
+        load_checked(path, FileClass::Checkpoint, opts, r, out)?,
+    ))
+}
+
 /// `metadata_log_topic_id_mismatch` of `p`, a live metadata log copy whose
 /// `partition.metadata` names another topic id than the metadata topic's:
 /// `KafkaMetadataLog.apply` opens the log as `UnifiedLog` with that fixed id and
@@ -34,13 +53,7 @@ pub(super) fn check_topic_id(
     opts: &VerifyOptions,
     out: &mut Vec<Finding>,
 ) {
-    if !p.is_kraft_metadata() || !r.source.copy.is_live() {
-        return;
-    }
-    let Some(path) = &p.partition_metadata else {
-        return;
-    };
-    let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out) else {
+    let Some((path, bytes)) = live_metadata_file(p, &p.partition_metadata, r, opts, out) else {
         return;
     };
     let Ok(m) = parse_partition_metadata(&bytes) else {
@@ -85,13 +98,7 @@ pub(super) fn check_quorum_state(
     opts: &VerifyOptions,
     out: &mut Vec<Finding>,
 ) {
-    if !p.is_kraft_metadata() || !r.source.copy.is_live() {
-        return;
-    }
-    let Some(path) = &p.quorum_state else {
-        return;
-    };
-    let Some(bytes) = load_checked(path, FileClass::Checkpoint, opts, r, out) else {
+    let Some((path, bytes)) = live_metadata_file(p, &p.quorum_state, r, opts, out) else {
         return;
     };
     let Some(exception) = crate::cluster::leadership::load::quorum_state_failure(&bytes) else {
