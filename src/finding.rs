@@ -124,6 +124,12 @@ kinds! {
     OffsetsRecordUnknownType = "offsets_record_unknown_type", Warning;
     /// A `__share_group_state` record the share coordinator's load throws on (rule 32).
     ShareStateRecordUndecodable = "share_state_record_undecodable", Error;
+    /// A share partition live at the end of `__share_group_state` with no snapshot at or
+    /// above the log start: its state is an update's alone (lost on load).
+    ShareStateLost = "share_state_lost", Warning;
+    /// A live share partition's snapshot holds a state batch below its start offset:
+    /// `SharePartition.maybeInitialize` refuses it.
+    ShareStateBatchBelowStart = "share_state_batch_below_start", Error;
     /// An open transaction continued at a new epoch without a marker (rule 25).
     TransactionEpochChange = "transaction_epoch_change", Warning;
     /// Non-transactional data while the producer has an open transaction (rule 26).

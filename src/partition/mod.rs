@@ -17,6 +17,7 @@ pub mod groups;
 pub mod remote;
 pub mod results;
 pub mod scan;
+pub(crate) mod share_state;
 pub mod timeline;
 pub mod walked;
 

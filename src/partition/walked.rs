@@ -339,6 +339,8 @@ enum Internal {
     ConsumerOffsets,
     /// `__remote_log_metadata`: kept like the transaction log (records, no markers).
     RemoteLogMetadata,
+    /// `__share_group_state`: its records handed to the share-state replay, not kept.
+    ShareGroupState,
 }
 
 /// The offsets a batch's records may have, from its header: `None` when the header
@@ -447,6 +449,7 @@ impl Collector {
             TRANSACTION_STATE_TOPIC => Some(Internal::TransactionState),
             CONSUMER_OFFSETS_TOPIC => Some(Internal::ConsumerOffsets),
             REMOTE_LOG_METADATA_TOPIC => Some(Internal::RemoteLogMetadata),
+            crate::read::format::groups::SHARE_GROUP_STATE_TOPIC => Some(Internal::ShareGroupState),
             _ => None,
         };
         Collector {

@@ -188,6 +188,8 @@ struct Run<'a> {
     split: Option<(SplitAcc<'a>, RecoverCheck)>,
     /// `__consumer_offsets`: the group coordinator's load, fed from this walk.
     groups: Option<crate::partition::groups::replay::Replay>,
+    /// `__share_group_state`: the share coordinator's load, fed from this walk.
+    share: Option<crate::partition::share_state::ShareStateReplay>,
     /// With `collect_timelines`: the partition's timeline, fed from this walk.
     timeline: Option<timeline::Collector>,
     /// `__transaction_state`: what the walks may still keep of its records.
@@ -263,10 +265,11 @@ impl<'a> Run<'a> {
     fn absorb(&mut self, name: &str, mut collected: crate::partition::walked::Collector) {
         self.report.carried.segment_names.push(name);
         self.keep.take(&mut collected);
-        let sink = self
-            .groups
-            .as_mut()
-            .map(|g| g as &mut dyn crate::partition::walked::RecordSink);
+        let sink = match (&mut self.groups, &mut self.share) {
+            (Some(g), _) => Some(g as &mut dyn crate::partition::walked::RecordSink),
+            (None, Some(s)) => Some(s as &mut dyn crate::partition::walked::RecordSink),
+            (None, None) => None,
+        };
         self.report
             .carried
             .cluster_inputs
@@ -310,6 +313,7 @@ impl<'a> Run<'a> {
             damage,
             mut pending_snapshots,
             groups,
+            share,
             timeline,
             ..
         } = self;
@@ -321,6 +325,9 @@ impl<'a> Run<'a> {
                 .push((n, replay.producers()));
         }
         findings.extend(keyless.finding(ctx));
+        if let Some(s) = share {
+            findings.extend(s.finish(ctx, !report.partially_read));
+        }
         if let Some(g) = groups {
             let (anomalies, offsets) =
                 crate::partition::groups::load::finish_anomalies(g, !report.partially_read);
@@ -512,6 +519,7 @@ pub(super) fn scan_partition(
             ctx.partition,
             &p.path.display().to_string(),
         ),
+        share: crate::partition::share_state::ShareStateReplay::for_partition(p, ctx),
         timeline: opts.collect_timelines.then(|| {
             timeline::Collector::new(timeline::Limits::default(), &opts.timeline_producers)
         }),

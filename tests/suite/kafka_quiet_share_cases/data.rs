@@ -217,7 +217,6 @@ fn twin_an_spso_past_the_log_end_is_reported() {
 /// state batch found … less than the start offset": `SharePartitionTest.
 /// testMaybeInitializeWithInvalidStartOffsetStateBatches`): `sg` cannot consume orders-1.
 #[test]
-#[ignore = "divergence: klogscan does not read __share_group_state's state batches; a batch below its start offset (the share partition fails to initialize) is not reported"]
 fn twin_a_state_batch_below_the_spso_is_reported() {
     let q = cluster(&Shape {
         batches1: &[(240, 245, AVAILABLE, 1), (250, 259, AVAILABLE, 1)],
@@ -228,4 +227,12 @@ fn twin_a_state_batch_below_the_spso_is_reported() {
         !loud.is_empty(),
         "sg's batch 240..245 is below its SPSO 250"
     );
+    let f = q.reported(Kind::ShareStateBatchBelowStart, Severity::Error, STATE);
+    assert_eq!(
+        f.evidence["batch"],
+        serde_json::json!([240, 245]),
+        "{}",
+        f.evidence
+    );
+    assert_eq!(f.evidence["start_offset"], 250, "{}", f.evidence);
 }

@@ -174,13 +174,25 @@ fn twin_a_coordinator_move_to_an_older_leader_epoch_is_reported() {
 /// epoch -1, start offset -1) — the altered offsets are lost and `SharePartition.
 /// startOffsetDuringInitialization` falls back to `share.auto.offset.reset`.
 #[test]
-#[ignore = "divergence: klogscan does not replay __share_group_state; a log start above a live share partition's latest ShareSnapshot (its state reset on load) is not reported"]
 fn twin_the_log_start_above_a_live_snapshot_loses_its_state() {
     let q = check(log_dir(Twist::None, 109));
     let loud = q.loud_on(STATE);
     assert!(
         !loud.is_empty(),
         "B's snapshot at 108 is below the log start 109"
+    );
+    // `share_state_lost`, for B alone (A's snapshot is above the log start).
+    let f = q.reported(Kind::ShareStateLost, Severity::Warning, STATE);
+    assert!(
+        f.message
+            .contains("no ShareSnapshot at or above the log start"),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.evidence["log_start_offset"], 109, "{}", f.evidence);
+    assert!(
+        loud.iter().all(|l| l.contains("share_state_lost")),
+        "{loud:#?}"
     );
 }
 
