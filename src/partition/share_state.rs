@@ -59,7 +59,8 @@ impl ShareStateReplay {
         p: &crate::discover::layout::PartitionDir,
         ctx: &crate::partition::state::PartitionContext,
     ) -> Option<ShareStateReplay> {
-        let live = matches!(p.kind, Some(crate::discover::layout::DirKind::Normal));
+        // Not for files named alone either: the directory's other segments are unread.
+        let live = matches!(p.kind, Some(crate::discover::layout::DirKind::Normal)) && !p.partial;
         (live && ctx.topic == groups::SHARE_GROUP_STATE_TOPIC).then(|| ShareStateReplay {
             log_start: ctx.log_start_offset,
             states: BTreeMap::new(),
@@ -107,7 +108,8 @@ impl ShareStateReplay {
         }
     }
 
-    /// The findings of the replay (`whole`: the log was read to its end; none otherwise).
+    /// The findings of the replay (`whole`: every record from the log start was read; none
+    /// otherwise).
     pub(crate) fn finish(
         self,
         ctx: &crate::partition::state::PartitionContext,

@@ -326,7 +326,11 @@ impl<'a> Run<'a> {
         }
         findings.extend(keyless.finding(ctx));
         if let Some(s) = share {
-            findings.extend(s.finish(ctx, !report.partially_read));
+            // Every record from the log start read: no `--max-bytes` stop, no segment
+            // unreadable (a record it holds may be a share partition's snapshot).
+            let whole = !report.partially_read
+                && (report.carried.segment_walks.iter()).all(|w| w.walk.is_some());
+            findings.extend(s.finish(ctx, whole));
         }
         if let Some(g) = groups {
             let (anomalies, offsets) =

@@ -196,6 +196,41 @@ fn twin_the_log_start_above_a_live_snapshot_loses_its_state() {
     );
 }
 
+/// A log read in part proves nothing of what the load reads: A's snapshot in the first
+/// segment, an update in the second. The whole log is quiet; the second segment's file
+/// named alone (the directory's other files unlisted) is not judged (no
+/// `share_state_lost`, which a replay of that file alone would give).
+#[test]
+fn a_share_state_log_read_in_part_is_not_judged() {
+    let mut p = PartitionBuilder::new(STATE, 0)
+        .leader_epoch(3)
+        .start_time(T0);
+    let ts = T0;
+    p.append(coordinator_batch(
+        vec![A.snapshot((0, 0, 3), 500, &[(500, 504, AVAILABLE, 1)], ts)],
+        ts,
+    ));
+    p.roll();
+    p.append(coordinator_batch(
+        vec![A.update(0, 3, 505, &[(505, 509, ACKNOWLEDGED, 1)])],
+        T0 + MIN,
+    ));
+    let q = check(LogDirBuilder::new(1).cluster_id("c1").partition(p));
+    q.assert_quiet();
+    let part = q.dir.path().join(format!("{STATE}-0"));
+    let mut logs: Vec<std::path::PathBuf> = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    logs.sort();
+    assert_eq!(logs.len(), 2, "{logs:?}");
+    let named = klogscan::pipeline::scan(&logs[1..], &klogscan::results::ScanOptions::default());
+    assert!(named.partitions.iter().any(|p| p.records > 0));
+    let kinds: Vec<Kind> = named.findings.iter().map(|f| f.kind).collect();
+    assert!(!kinds.contains(&Kind::ShareStateLost), "{kinds:?}");
+}
+
 /// A KRaft metadata log of the same cluster: `cleanup.policy` of `__share_group_state`.
 fn policy(value: &str) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("__cluster_metadata", 0).start_time(T0);
