@@ -75,6 +75,31 @@ fn groups_and_history_name_a_special_file_among_what_they_read() {
     }
 }
 
+/// A `quorum-state` far larger than any a node writes (a sparse 1 GiB file) is refused by
+/// its size, as every small file is (64 MiB), not read whole: `history` names it on stderr,
+/// exit 2, and takes nothing from it.
+#[test]
+fn history_refuses_a_huge_quorum_state_by_its_size() {
+    let t = tempfile::tempdir().unwrap();
+    let logs = log_dir(t.path());
+    let q = logs.join("__cluster_metadata-0/quorum-state");
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&q)
+        .unwrap();
+    f.set_len(1 << 30).unwrap();
+    drop(f);
+    let r = run_on("history", &logs);
+    assert_eq!(r.code(), 2, "{r:?}");
+    assert!(
+        r.err.contains("quorum-state") && r.err.contains("64 MiB"),
+        "stderr {}",
+        r.err
+    );
+}
+
 /// `consumers` is a whole scan (every partition's end, LSO and hanging transactions): a
 /// FIFO anywhere it reads is named on stderr, exit 2 (before: exit 0, the lag of a
 /// partition never read printed as if read, nothing said).

@@ -202,7 +202,13 @@ pub fn read_metadata_dir(
         };
     }
     if let Some(q) = &p.quorum_state {
-        match std::fs::read(q) {
+        // Bounded as every small file (a checkpoint's 64 MiB), read, never mapped.
+        match segment::load(
+            q,
+            segment::FileClass::Checkpoint,
+            segment::MmapMode::Never,
+            None,
+        ) {
             Ok(bytes) => log.quorum_state = parse_quorum_state(&bytes),
             Err(e) => log.unread.push((q.display().to_string(), e.to_string())),
         }
