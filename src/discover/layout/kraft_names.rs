@@ -25,17 +25,16 @@ pub enum KraftSnapshotName {
     Unmodelled,
 }
 
-/// The end offset of the newest complete KRaft snapshot (`<endOffset>-<epoch>.checkpoint`,
-/// not `.part` or `.deleted`) among file `names` (`None`: none parses). A snapshot is never
+/// The end offset of the newest complete KRaft snapshot among file `names`: a name Kafka
+/// gives the snapshots it writes ([`kraft_snapshot_id`]; not `.part` or `.deleted`, not a
+/// renamed file), so that every list of one directory's names — discovery's snapshots, a
+/// bundle's whole file list — gives the same answer (`None`: none). A snapshot is never
 /// taken past the high watermark (`KafkaMetadataLog.createNewSnapshot`): every offset below
 /// its end was committed.
 pub fn newest_snapshot_end<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<i64> {
     (names.into_iter())
-        .filter(|n| n.ends_with(".checkpoint"))
-        .filter_map(|n| match kraft_snapshot_name(n) {
-            KraftSnapshotName::Parsed { end_offset, .. } => Some(end_offset),
-            _ => None,
-        })
+        .filter_map(kraft_snapshot_id)
+        .map(|(end_offset, _)| end_offset)
         .max()
 }
 
@@ -196,9 +195,21 @@ pub fn kafka_snapshot_file_name(name: &str) -> bool {
 mod tests {
     use super::{
         KraftSnapshotFate as F, KraftSnapshotName as N, kafka_snapshot_file_name,
-        kraft_snapshot_fate, kraft_snapshot_id, kraft_snapshot_name,
+        kraft_snapshot_fate, kraft_snapshot_id, kraft_snapshot_name, newest_snapshot_end,
     };
 
+    #[test]
+    fn newest_snapshot_end_counts_only_the_names_kafka_writes() {
+        let names = [
+            "00000000000000000012-0000000002.checkpoint",
+            "00000000000000000020-0000000002.checkpoint.part",
+            "00000000000000000030-0000000002.checkpoint.deleted",
+            "00000000000000000040x0000000002.checkpoint",
+            "00000000000000000000.log",
+        ];
+        assert_eq!(newest_snapshot_end(names), Some(12));
+        assert_eq!(newest_snapshot_end(["00000000000000000000.log"]), None);
+    }
     #[test]
     fn snapshot_names_at_fixed_widths() {
         for (name, want) in [

@@ -231,6 +231,42 @@ fn a_share_state_log_read_in_part_is_not_judged() {
     assert!(!kinds.contains(&Kind::ShareStateLost), "{kinds:?}");
 }
 
+/// Only the live copy is a share coordinator's to load: a share partition with updates
+/// alone is `share_state_lost` in `__share_group_state-0`, and not in the same files under
+/// a `-delete` name (`LogManager` loads such a copy only to delete it).
+#[test]
+fn a_non_live_copy_of_the_share_state_log_is_not_judged() {
+    let build = || {
+        let mut p = PartitionBuilder::new(STATE, 0)
+            .leader_epoch(3)
+            .start_time(T0);
+        p.append(coordinator_batch(
+            vec![A.update(0, 3, 505, &[(505, 509, ACKNOWLEDGED, 1)])],
+            T0,
+        ));
+        LogDirBuilder::new(1).cluster_id("c1").partition(p)
+    };
+    let live = check(build());
+    live.reported(Kind::ShareStateLost, Severity::Warning, STATE);
+    let t = tempfile::tempdir().unwrap();
+    build().write(t.path()).unwrap();
+    let copy = t
+        .path()
+        .join(format!("{STATE}-0.0123456789abcdef0123456789abcdef-delete"));
+    std::fs::rename(t.path().join(format!("{STATE}-0")), &copy).unwrap();
+    let r = klogscan::pipeline::scan(
+        &[t.path().to_path_buf()],
+        &klogscan::results::ScanOptions::default(),
+    );
+    assert!(
+        r.partitions
+            .iter()
+            .any(|p| p.path.ends_with("-delete") && p.records > 0)
+    );
+    let kinds: Vec<Kind> = r.findings.iter().map(|f| f.kind).collect();
+    assert!(!kinds.contains(&Kind::ShareStateLost), "{kinds:?}");
+}
+
 /// A KRaft metadata log of the same cluster: `cleanup.policy` of `__share_group_state`.
 fn policy(value: &str) -> PartitionBuilder {
     let mut p = PartitionBuilder::new("__cluster_metadata", 0).start_time(T0);
