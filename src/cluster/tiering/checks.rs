@@ -75,7 +75,32 @@ struct Unfinished<'a> {
     /// Later segments, finished, holding every offset it holds (a copy's only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     covered_by: Vec<String>,
+    /// The log start offset the segment lies wholly below, when the leader's next
+    /// expiration run deletes it by the log-start rule (a copy's only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    below_log_start: Option<i64>,
     topic_id: &'a str,
+}
+
+/// The log start offset an unfinished copy `s` (number `i` of `log`) lies wholly below,
+/// when the leader's next expiration run deletes it by the log-start rule: the run lists
+/// COPY_SEGMENT_STARTED segments with the others (`RemoteLogLeaderEpochState.
+/// listAllRemoteLogSegments`, unreferenced ones included) and
+/// `RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset` holds for it
+/// ([`breached_by_log_start`] on the epoch cache as loaded at that log start). `view`: the
+/// replica with the highest checkpointed log start (a follower takes its log start from
+/// the leader's, so the leader's is at least that); `None` without one whose lineage reads.
+fn below_log_start(
+    log: &PartitionLog,
+    i: usize,
+    s: &RemoteSegment,
+    view: Option<&ReplicaView>,
+) -> Option<i64> {
+    let view = view.filter(|v| v.lineage_unread.is_none())?;
+    let start = view.log_start_offset.filter(|&st| s.end_offset < st)?;
+    let loaded = loaded_lineage(view).filter(|l| !l.is_empty())?;
+    let listed = log.epochs.listed_epochs(i, s);
+    (breached_by_log_start(s, &loaded, &listed) == Some(true)).then_some(start)
 }
 
 /// `remote_copy_unfinished` and `remote_delete_unfinished`: segments left in
@@ -84,10 +109,14 @@ struct Unfinished<'a> {
 /// flight: it alone is never reported. A copy has moved on only when a later copy of the
 /// partition started: since 3.9 (KAFKA-16853) copying and expiration run as separate
 /// tasks, so deletions of older segments follow a copy still uploading.
-pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
+pub fn unfinished(
+    up: &UserPartition,
+    log: &PartitionLog,
+    view: Option<&ReplicaView>,
+) -> Vec<Finding> {
     let topic_id = encode_uuid(&up.topic_id);
     let mut out = Vec::new();
-    for s in &log.segments {
+    for (i, s) in log.segments.iter().enumerate() {
         let (kind, what) = match s.state {
             SegmentState::CopyStarted => (Kind::RemoteCopyUnfinished, "copy"),
             SegmentState::DeleteStarted => (Kind::RemoteDeleteUnfinished, "delete"),
@@ -128,6 +157,13 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
                 .collect(),
             _ => Vec::new(),
         };
+        // Nothing to serve below the log start, and the next run deletes it there.
+        let below = match kind {
+            Kind::RemoteCopyUnfinished if covered_by.is_empty() => {
+                below_log_start(log, i, s, view)
+            }
+            _ => None,
+        };
         let msg = if kind == Kind::RemoteCopyUnfinished {
             format!(
                 "remote segment {} (offsets {}..={}) was never marked COPY_SEGMENT_FINISHED although a later copy of the partition started: no read uses its objects, which stay until retention deletes the segment{}",
@@ -135,6 +171,10 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
                 s.start_offset,
                 s.end_offset,
                 match (covered_by.is_empty(), retried_by.is_empty()) {
+                    _ if below.is_some() => format!(
+                        " (wholly below the log start offset {}: nothing to serve there, and the leader's next expiration run deletes it by the log-start rule, as it deletes the finished segments below)",
+                        below.unwrap_or_default()
+                    ),
                     (false, _) => format!(
                         " (its offsets copied again by {}, finished: the remains of a copy stopped mid-upload, as a broker crash leaves them, nothing unserved)",
                         covered_by.join(", ")
@@ -157,7 +197,7 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
             "a later cleanup deleted other segments without retrying this one: RemoteLogManager's expiration retries a DELETE_SEGMENT_STARTED segment (publishing DELETE_SEGMENT_STARTED again) in every run that reaches it — a run stops at the first segment it may not delete yet —, so this one was left behind (not listed under the current leader epochs, or its retries stopped); its objects may be half deleted and no read uses the segment"
         };
         let mut f = finding(kind, up, s.start_offset, msg).broker(behaviour);
-        if covered_by.is_empty() {
+        if covered_by.is_empty() && below.is_none() {
             f = f.remediation("check the remote storage for the segment's objects and the broker logs of the leader for copy/delete errors");
         } else {
             f.severity = Severity::Info;
@@ -169,6 +209,7 @@ pub fn unfinished(up: &UserPartition, log: &PartitionLog) -> Vec<Finding> {
                 partition_last_event: log.last_event,
                 retried_by,
                 covered_by,
+                below_log_start: below,
                 topic_id: &topic_id,
             },
         ));

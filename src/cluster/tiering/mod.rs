@@ -535,6 +535,9 @@ fn analyse(
             log.last_event
                 .and_then(|at| chosen.get(&at.metadata_partition).copied().flatten())
         });
+        // The replica with the highest checkpointed log start: what the unfinished copies
+        // are held against.
+        let mut highest: Option<ReplicaView> = None;
         for (i, p) in replicas {
             let r = &report.partitions[i];
             let mut unread = None;
@@ -542,6 +545,9 @@ fn analyse(
                 let segments = &r.carried.segment_names;
                 let v = replica_view(p, r.log_end_offset, segments, &mut log_starts, inv);
                 unread.clone_from(&v.lineage_unread);
+                if v.log_start_offset > highest.as_ref().and_then(|h| h.log_start_offset) {
+                    highest = Some(v.clone());
+                }
                 v
             };
             if let Some((range, found)) = judge(replayed, up, log, p, view) {
@@ -569,7 +575,7 @@ fn analyse(
             continue;
         };
         let mine = extra.entry(home).or_default();
-        mine.extend(checks::unfinished(up, log));
+        mine.extend(checks::unfinished(up, log, highest.as_ref()));
         if let Some(root) = &opts.remote_storage {
             mine.extend(storage::check(root, up, log, opts));
         }
