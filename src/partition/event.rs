@@ -57,6 +57,13 @@ pub struct BatchEvent {
 }
 
 impl BatchEvent {
+    /// Whether a broker's clock set the batch's timestamp, not a client's: a COMMIT/ABORT
+    /// marker (the partition leader writes it, `MemoryRecords.withEndTransactionMarker` at
+    /// its own time) or a LogAppendTime batch (`LogValidator` stamps it on append).
+    pub fn broker_stamped(&self) -> bool {
+        self.is_control || self.timestamp_type == TimestampType::LogAppendTime
+    }
+
     /// Summarise a v2 batch. `check_crc = false` skips the CRC (reported as valid).
     pub fn from_v2(b: &BatchView<'_>, segment: u32, check_crc: bool) -> BatchEvent {
         let control = b.is_control().then(|| {

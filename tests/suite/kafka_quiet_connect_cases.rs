@@ -53,6 +53,16 @@ pub(crate) struct Quiet {
 /// writes the logs the cleaner compacted, none when empty), then scan (plain and deep) and
 /// verify it.
 pub(crate) fn write_and_check(ld: LogDirBuilder, cleaned: &[(&str, i32, i64)]) -> Quiet {
+    write_and_check_stopped(ld, cleaned, None)
+}
+
+/// [`write_and_check`], the log dir's checkpoint files last written at `stopped` (ms) when
+/// given: a copy that kept the broker's file times (`common::quiet::set_broker_file_times`).
+pub(crate) fn write_and_check_stopped(
+    ld: LogDirBuilder,
+    cleaned: &[(&str, i32, i64)],
+    stopped: Option<i64>,
+) -> Quiet {
     let dir = tempfile::tempdir().unwrap();
     let manifest = ld.write(dir.path()).unwrap();
     if !cleaned.is_empty() {
@@ -62,6 +72,9 @@ pub(crate) fn write_and_check(ld: LogDirBuilder, cleaned: &[(&str, i32, i64)]) -
             .collect();
         let text = encode_offset_checkpoint(&entries);
         std::fs::write(dir.path().join("cleaner-offset-checkpoint"), text).unwrap();
+    }
+    if let Some(ms) = stopped {
+        crate::common::quiet::set_broker_file_times(dir.path(), ms);
     }
     Quiet {
         scan: scan_dir(dir.path(), false),

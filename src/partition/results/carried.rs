@@ -12,6 +12,9 @@ use crate::partition::state::ReplayOutcome;
 pub(crate) struct Carried {
     /// Newest batch timestamp seen.
     pub(crate) max_timestamp: i64,
+    /// Newest batch timestamp a broker's clock set (markers, LogAppendTime batches): what
+    /// the reference time holds the log dir's checkpoint times against.
+    pub(crate) broker_timestamp: i64,
     /// The full replay outcome (producers, aborted transactions, statistics); left out
     /// while it is empty (a partition without batches).
     pub(crate) outcome: Lean<ReplayOutcome>,
@@ -76,6 +79,7 @@ impl Default for Carried {
     fn default() -> Self {
         Carried {
             max_timestamp: i64::MIN,
+            broker_timestamp: i64::MIN,
             outcome: Lean::default(),
             log_dir: None,
             first_offset: None,

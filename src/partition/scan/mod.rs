@@ -15,6 +15,7 @@ mod integrity;
 mod keyless;
 mod partition;
 mod pieces;
+mod reference;
 mod remote;
 mod seed;
 mod walk;
@@ -29,15 +30,11 @@ pub use crate::partition::results::{
 
 use crate::discover::layout::{self, Inventory, PartitionDir};
 use crate::finding::{Finding, Kind};
-use crate::partition::event::{BatchEvent, Classified, classify};
 use crate::partition::recovery;
 use crate::partition::state::{PartitionContext, SealedReplay};
-use crate::read::format::TimestampType;
-use crate::read::segment::{self, ReadPolicy};
 use rayon::prelude::*;
-use serde_json::json;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod threads;
 pub use threads::{MAX_THREADS, start_global_pool, with_threads};
@@ -89,22 +86,13 @@ pub fn scan_inventory_with(
     // alone), over every partition of the log dir whether selected or not, so that
     // `--topic`/`--partition` never move it (unselected ones: their newest segment's
     // headers).
-    let newest = reference_times(inv, &selected, &reports, opts);
+    let mut references = reference::reference_times(inv, &selected, &reports, opts);
     let mut report = PartitionStage {
         errors: inv.errors.clone(),
         ..Default::default()
     };
     for (r, (replay, mut findings)) in reports.iter_mut().zip(rest) {
-        let key = reference_key(inv, r.carried.log_dir.as_deref(), &r.path);
-        let reference = match opts.now_ms {
-            Some(now) => (now, RefSource::Given),
-            None => newest
-                .get(&key)
-                .cloned()
-                .map_or((0, RefSource::None), |(t, from)| {
-                    (t.max(0), RefSource::Newest(from))
-                }),
-        };
+        let reference = references.of(inv, r, opts.now_ms);
         conclude(r, replay, &mut findings, reference);
         let start = report.findings.len();
         report.findings.extend(findings);
@@ -257,7 +245,7 @@ fn conclude(
     r: &mut PartitionReport,
     replay: Option<Box<SealedReplay>>,
     findings: &mut Vec<Finding>,
-    (ref_time, ref_source): (i64, RefSource),
+    (ref_time, ref_source): (i64, reference::RefSource),
 ) {
     let outcome = match replay {
         Some(replay) => replay.finish(ref_time, findings),
@@ -341,136 +329,6 @@ fn selected(p: &PartitionDir, opts: &ScanOptions) -> bool {
     };
     opts.topic.as_deref().is_none_or(|g| glob_match(g, topic))
         && opts.partition.is_none_or(|n| n == part)
-}
-
-/// Where a partition's reference time came from.
-enum RefSource {
-    /// `--now`.
-    Given,
-    /// The newest batch timestamp of the log dir (or the partition alone), and where.
-    Newest(String),
-    /// No timestamp anywhere.
-    None,
-}
-
-impl RefSource {
-    fn evidence(&self, t: i64) -> serde_json::Value {
-        match self {
-            RefSource::Given => json!({"ms": t, "source": "--now"}),
-            RefSource::Newest(from) => {
-                json!({"ms": t, "source": format!("newest batch timestamp: {from}")})
-            }
-            RefSource::None => json!({"ms": t, "source": "no batch timestamp found"}),
-        }
-    }
-}
-
-/// The newest trusted batch timestamp per log dir (key: log dir, or the partition path
-/// when it has none), with the partition it came from. Scanned partitions give theirs;
-/// the other partitions of the same log dirs are read for their newest non-empty
-/// segment's batch headers (CRC-checked: a flipped bit must not move the time).
-fn reference_times(
-    inv: &Inventory,
-    selected: &[&PartitionDir],
-    scanned: &[PartitionReport],
-    opts: &ScanOptions,
-) -> HashMap<Option<PathBuf>, (i64, String)> {
-    let mut newest: HashMap<Option<PathBuf>, (i64, String)> = HashMap::new();
-    let mut offer = |key: Option<PathBuf>, t: i64, from: String| {
-        if t == i64::MIN {
-            return;
-        }
-        let e = newest.entry(key).or_insert((i64::MIN, String::new()));
-        if t > e.0 {
-            *e = (t, from);
-        }
-    };
-    for r in scanned {
-        let key = reference_key(inv, r.carried.log_dir.as_deref(), &r.path);
-        offer(key, r.carried.max_timestamp, r.path.clone());
-    }
-    let chosen: std::collections::HashSet<&Path> =
-        selected.iter().map(|p| p.path.as_path()).collect();
-    let dirs: std::collections::HashSet<&Path> = selected
-        .iter()
-        .filter_map(|p| p.log_dir.as_deref())
-        .filter(|d| is_broker_log_dir(inv, d))
-        .collect();
-    let others: Vec<&PartitionDir> = inv
-        .partitions
-        .iter()
-        .filter(|p| !chosen.contains(p.path.as_path()))
-        .filter(|p| p.log_dir.as_deref().is_some_and(|d| dirs.contains(d)))
-        .collect();
-    let found: Vec<(Option<PathBuf>, i64, String)> = with_threads(opts.threads, || {
-        others
-            .par_iter()
-            .filter_map(|p| {
-                let t = newest_segment_timestamp(p, opts)?;
-                Some((p.log_dir.clone(), t, p.path.display().to_string()))
-            })
-            .collect()
-    });
-    for (key, t, from) in found {
-        offer(key, t, from);
-    }
-    newest
-}
-
-/// Whether `dir` is known to be one broker's log dir: it holds a broker file
-/// (`meta.properties`, a checkpoint, `.kafka_cleanshutdown`, …). A directory recognised only
-/// because it holds several partition directories (a hand-over of copies taken at different
-/// times) is not: its partitions do not share a timeline.
-fn is_broker_log_dir(inv: &Inventory, dir: &Path) -> bool {
-    inv.broker_log_dir(dir)
-}
-
-/// Which partitions share a reference time: those of one broker log dir; otherwise each
-/// partition alone.
-fn reference_key(inv: &Inventory, log_dir: Option<&Path>, path: &str) -> Option<PathBuf> {
-    match log_dir {
-        Some(d) if is_broker_log_dir(inv, d) => Some(d.to_path_buf()),
-        _ => Some(PathBuf::from(path)),
-    }
-}
-
-/// The newest CRC-valid batch timestamp of a partition's newest segment that has one.
-/// Only headers are needed: an entry too large to hold is CRC-checked streaming
-/// (`segment::Item::Big`) and its timestamp read from its header, never buffered whole.
-fn newest_segment_timestamp(p: &PartitionDir, opts: &ScanOptions) -> Option<i64> {
-    for s in p.segments.iter().rev() {
-        let Some(log) = s.log.as_deref() else {
-            continue;
-        };
-        let mut newest = i64::MIN;
-        let mut event = |e: crate::read::format::RawEntry<'_>, check_crc: bool| {
-            let ev = match classify(e) {
-                Classified::V2(b) => BatchEvent::from_v2(&b, 0, check_crc),
-                Classified::Legacy(m) => BatchEvent::from_legacy(&m, 0, check_crc),
-                Classified::Invalid(_) => return,
-            };
-            if ev.crc_valid && ev.timestamp_type != TimestampType::NoTimestampType {
-                newest = newest.max(ev.max_timestamp);
-            }
-        };
-        let _ =
-            segment::walk_entries_items(log, ReadPolicy::Read, opts.max_bytes, |item| match item {
-                segment::Item::Entry(e) => event(e, opts.check_crc),
-                segment::Item::Big(b) if !opts.check_crc || b.crc_valid() => {
-                    let head = b.header_only();
-                    let e = crate::read::format::RawEntry {
-                        position: b.position,
-                        bytes: &head,
-                    };
-                    event(e, false);
-                }
-                segment::Item::Big(_) => {}
-            });
-        if newest != i64::MIN {
-            return Some(newest);
-        }
-    }
-    None
 }
 
 /// The context the replay needs, derived from the partition directory.

@@ -96,6 +96,8 @@ pub(super) struct SegmentScan {
     pub bytes: u64,
     pub records: u64,
     pub max_timestamp: i64,
+    /// The newest timestamp a broker's clock set ([`crate::partition::event::BatchEvent::broker_stamped`]).
+    pub broker_timestamp: i64,
     /// Where `LogSegment.recover` stops on the segment: `(position, why, offset there)`.
     pub stop: Option<(u64, recovery::StopReason, Option<i64>)>,
     /// Where its bytes stop framing before its end, and how.
@@ -297,6 +299,7 @@ impl<'a> Run<'a> {
         report.records += seg.records;
         report.bytes += seg.bytes;
         report.carried.max_timestamp = report.carried.max_timestamp.max(seg.max_timestamp);
+        report.carried.broker_timestamp = report.carried.broker_timestamp.max(seg.broker_timestamp);
         self.findings.extend(seg.findings);
         self.keyless.merge(seg.keyless);
     }

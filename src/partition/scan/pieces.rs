@@ -328,6 +328,7 @@ impl<'a> SplitAcc<'a> {
         self.all.keyless.merge(std::mem::take(&mut w.keyless));
         self.all.out.records += w.out.records;
         self.all.out.max_timestamp = self.all.out.max_timestamp.max(w.out.max_timestamp);
+        self.all.out.broker_timestamp = (self.all.out.broker_timestamp).max(w.out.broker_timestamp);
         if self.all.first_bad.is_none() {
             self.all.first_bad = w.first_bad.take();
         }

@@ -80,6 +80,7 @@ impl<'a> Walker<'a> {
                 bytes: 0,
                 records: 0,
                 max_timestamp: i64::MIN,
+                broker_timestamp: i64::MIN,
                 stop: None,
                 tail: None,
                 collected: crate::partition::walked::Collector::new(
@@ -242,6 +243,9 @@ impl<'a> Walker<'a> {
         // reference time (a flipped bit could make every open transaction "hanging").
         if ev.crc_valid && ev.timestamp_type != TimestampType::NoTimestampType {
             self.out.max_timestamp = self.out.max_timestamp.max(ev.max_timestamp);
+            if ev.broker_stamped() {
+                self.out.broker_timestamp = self.out.broker_timestamp.max(ev.max_timestamp);
+            }
         }
         self.events.push(ev);
     }
@@ -466,6 +470,7 @@ pub(super) fn scan_segment(
                 w.events.clear();
                 w.out.records = 0;
                 w.out.max_timestamp = i64::MIN;
+                w.out.broker_timestamp = i64::MIN;
                 w.out.collected.clear();
             }
             w.out.findings.push(changed_finding(ctx, &name, path, &e));

@@ -88,3 +88,27 @@ pub(crate) fn assert_clean_start(verify: &VerifyReport, manifest: &LogDirManifes
         assert_eq!(pr.log_end_offset_after, Some(m.log_end_offset), "{name}");
     }
 }
+
+/// Set the modification time of log dir `dir`'s files a running broker rewrites (the four
+/// offset checkpoints, `.kafka_cleanshutdown`) to `ms`: a copy that kept the broker's
+/// times (`cp -p`, `rsync -a`, `tar`) of a broker that stopped then. The testkit writes
+/// them at the test's own time.
+pub(crate) fn set_broker_file_times(dir: &Path, ms: i64) {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
+    let mut set = 0;
+    for name in [
+        "recovery-point-offset-checkpoint",
+        "log-start-offset-checkpoint",
+        "replication-offset-checkpoint",
+        "cleaner-offset-checkpoint",
+        ".kafka_cleanshutdown",
+    ] {
+        let p = dir.join(name);
+        if p.is_file() {
+            let f = std::fs::File::options().write(true).open(&p).unwrap();
+            f.set_modified(at).unwrap();
+            set += 1;
+        }
+    }
+    assert!(set > 0, "no broker file in {}", dir.display());
+}

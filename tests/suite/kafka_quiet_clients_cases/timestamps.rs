@@ -28,14 +28,66 @@ const MINUTE: i64 = 60_000;
 /// past its timeout — it had been idle for a minute at the shutdown.
 ///
 /// klogscan takes the newest batch timestamp of the whole log dir as the reference time
-/// (docs/findings.md, "Reference time"), so the future-stamped batch of another partition
-/// makes the transaction idle for 21 minutes, past `--hanging-after` (15 minutes):
-/// `hanging_transaction`, an error, with "last stable offset is stuck".
+/// (docs/findings.md, "Reference time") unless the broker's own clock bounds it: the copy
+/// kept the times the broker last wrote its checkpoints (`ReplicaManager.
+/// checkpointHighWatermarks` every 5 s, the recovery-point and log-start checkpoints every
+/// minute, `.kafka_cleanshutdown` at the shutdown), and the newest timestamp is more than a
+/// minute past them while the markers the broker stamped are not. Then the reference is that
+/// bound (`evidence.reference_time.newest_batch_timestamp` keeps the client's): the
+/// transaction is a minute or two idle, an `open_transaction`. (Before: 21 minutes idle, a
+/// `hanging_transaction` error.)
 #[test]
-#[ignore = "divergence: a CreateTime 20 min ahead in any partition of the log dir (accepted by LogValidator.validateTimestamp) makes a 1-minute-old open transaction a hanging_transaction error"]
 fn a_client_timestamp_ahead_of_the_brokers_clock_does_not_make_transactions_hang() {
-    let q = write_and_check(ahead_log_dir(20 * MINUTE));
+    let t0 = klogscan::testkit::scenario::DEFAULT_START_MS;
+    let q = write_and_check_with(ahead_log_dir(20 * MINUTE), |d| {
+        crate::common::quiet::set_broker_file_times(d, t0 + 10 * MINUTE)
+    });
     q.assert_quiet();
+    let open = (q.scan.findings.iter()).find(|f| f.kind == Kind::OpenTransaction);
+    let r = &open.expect("the open transaction").evidence["reference_time"];
+    assert_eq!(r["ms"], t0 + 11 * MINUTE, "{r}");
+    assert_eq!(r["newest_batch_timestamp"], t0 + 30 * MINUTE, "{r}");
+    assert!(
+        r["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("replication-offset-checkpoint"),
+        "{r}"
+    );
+}
+
+/// Twins of the case above. (a) The checkpoints' times are not the broker's (a copy that
+/// did not keep them: the testkit's own time, later than every batch): nothing bounds the
+/// client's clock, and the newest timestamp is the reference as before — the
+/// `hanging_transaction` error. (b) The times were set back before the broker's own COMMIT
+/// marker (an archive's default time): they cannot be the broker's last writes, and are not
+/// taken. (c) Kept times, but the transaction really idle: opened 14 minutes before the
+/// stop, idle past `--hanging-after` by the broker's clock — still `hanging_transaction`.
+#[test]
+fn checkpoint_times_bound_the_reference_only_when_they_are_the_brokers() {
+    let t0 = klogscan::testkit::scenario::DEFAULT_START_MS;
+    let q = write_and_check(ahead_log_dir(20 * MINUTE));
+    let l = loud(&q.scan.findings);
+    assert_eq!(l.len(), 1, "{l:#?}");
+    assert!(
+        l[0].starts_with("error hanging_transaction payments-0"),
+        "{l:#?}"
+    );
+    let q = write_and_check_with(ahead_log_dir(20 * MINUTE), |d| {
+        crate::common::quiet::set_broker_file_times(d, t0 - 86_400_000)
+    });
+    let l = loud(&q.scan.findings);
+    assert_eq!(l.len(), 1, "{l:#?}");
+    assert!(
+        l[0].starts_with("error hanging_transaction payments-0"),
+        "{l:#?}"
+    );
+    let q = write_and_check_with(ahead_log_dir(20 * MINUTE), |d| {
+        crate::common::quiet::set_broker_file_times(d, t0 + 25 * MINUTE)
+    });
+    let hanging = (q.scan.findings.iter()).find(|f| f.kind == Kind::HangingTransaction);
+    let r = &hanging.expect("hanging by the broker's clock").evidence["reference_time"];
+    assert_eq!(r["ms"], t0 + 26 * MINUTE, "{r}");
 }
 
 /// The log dir of the case above: `payments-0` holds a transaction of producer 9000 opened a

@@ -156,18 +156,28 @@ fn the_coordinators_ongoing_value_keeps_the_first_transaction_open() {
 /// `LogValidator.validateTimestamp`). Beside them, an exactly-once source task of the
 /// target's Connect cluster (producer 8000) is one minute into a transaction at the
 /// shutdown, after earlier committed ones. Kafka: nothing hangs.
-/// klogscan takes the newest batch timestamp of the log dir (the replicated records') as the
-/// reference time, so the one-minute-old transaction is 21 minutes idle:
-/// `hanging_transaction`. (The same rule as `kafka_quiet_clients_cases::timestamps`'s
-/// divergence, reached here by MirrorMaker 2's preserved timestamps.)
+/// The copy kept the broker's file times (its checkpoints last written at the stop, `T0 +
+/// 10 min`), and the COMMIT markers the broker stamped lie before them: the reference time
+/// is the broker's clock (the checkpoints' time plus a minute), not the replicated records'
+/// 20 minutes ahead, and the one-minute-old transaction is `open_transaction`. Without the
+/// kept times (the copy's own), nothing bounds the replicated records' clock: the
+/// newest timestamp is the reference, the transaction 21 minutes idle,
+/// `hanging_transaction` (as `kafka_quiet_clients_cases::timestamps`, reached here by
+/// MirrorMaker 2's preserved timestamps).
 #[test]
-#[ignore = "divergence: records MM2 replicates from a source cluster whose clock is 20 min ahead move klogscan's reference time; a 1-minute-old Connect EOS transaction becomes a hanging_transaction error"]
 fn a_source_cluster_clock_ahead_does_not_make_transactions_hang() {
-    let q = write_and_check(clock_ahead(20 * MIN), &[]);
+    let q = super::write_and_check_stopped(clock_ahead(20 * MIN), &[], Some(T0 + 10 * MIN));
     q.assert_quiet();
+    let q = write_and_check(clock_ahead(20 * MIN), &[]);
+    let loud = super::loud(&q.scan.findings);
+    assert_eq!(loud.len(), 1, "{loud:#?}");
+    assert!(
+        loud[0].starts_with("error hanging_transaction orders-db-0"),
+        "{loud:#?}"
+    );
 }
 
-/// Near miss of the divergence: with the source's clock in step with the target's, the same
+/// Near miss: with the source's clock in step with the target's, the same
 /// transaction is `open_transaction` (info).
 #[test]
 fn with_the_source_clock_in_step_the_transaction_is_open() {

@@ -146,6 +146,9 @@ impl Walker<'_> {
         };
         if ev.crc_valid && ev.timestamp_type != TimestampType::NoTimestampType {
             self.out.max_timestamp = self.out.max_timestamp.max(ev.max_timestamp);
+            if ev.broker_stamped() {
+                self.out.broker_timestamp = self.out.broker_timestamp.max(ev.max_timestamp);
+            }
         }
         self.events.push(ev);
     }
