@@ -210,3 +210,57 @@ fn kafka_7385_a_segment_of_only_an_empty_batch_keeps_the_producer_sequence() {
         assert_eq!(v.prediction.log_end_offset_after, Some(end));
     }
 }
+
+/// `foo-0` of `LogCleanerManagerTest.testLogStartOffsetLargerThanActiveSegmentBaseOffset`:
+/// three batches of three keyed records, all in the one (active) segment.
+fn one_active_segment() -> PartitionBuilder {
+    let mut p = PartitionBuilder::new("foo", 0).broker_files(PartitionFileOptions::default());
+    for _ in 0..3 {
+        p.append(Batch::new(Producer::PLAIN).records(3));
+    }
+    p
+}
+
+/// KAFKA-9133 (commit 92dd337688a, "Cleaner should handle log start offset larger than
+/// active segment base offset"; `LogCleanerManagerTest.
+/// testLogStartOffsetLargerThanActiveSegmentBaseOffset` and
+/// `testDirtyOffsetLargerThanActiveSegmentBaseOffset`). After DeleteRecords moved the log
+/// start to 2, inside the only segment, the cleaner's `cleaner-offset-checkpoint` (0, below
+/// it; or 7, above the active segment's base after an unclean election) made
+/// `cleanableOffsets` throw and the cleaner thread die. The fixed cleaner starts from the
+/// log start (a checkpoint outside [log start, log end] is reset to it) and cleans nothing
+/// of the active segment. These files are what a broker of the fixed version loads: log
+/// start 2 kept, nothing recovered; klogscan must not report them. The twin whose log start
+/// entry lies above the log end (10 > 9) is reported: the load deletes every segment.
+#[test]
+fn kafka_9133_a_log_start_inside_the_active_segment_is_normal() {
+    for cleaner in [0, 7] {
+        let ld = LogDirBuilder::new(1).log_start_offset("foo", 0, 2);
+        let (_d, m) = write(ld, one_active_segment());
+        assert_eq!((m.segments.len(), m.log_end_offset), (1, 9));
+        cleaner_checkpoint(&m, cleaner);
+        let v = verify(&m);
+        assert!(
+            serious(&v.findings).is_empty(),
+            "{cleaner}: {:#?}",
+            v.findings
+        );
+        let p = &v.prediction;
+        assert_eq!(
+            (p.log_start_offset_after, p.log_end_offset_after),
+            (Some(2), Some(9))
+        );
+        assert!(p.deleted_segments.is_empty() && p.truncation.is_none());
+    }
+    let ld = LogDirBuilder::new(1).log_start_offset("foo", 0, 10);
+    let (_d, m) = write(ld, one_active_segment());
+    let v = verify(&m);
+    let found = of_kind(&v.findings, Kind::CheckpointInconsistent);
+    assert_eq!(found.len(), 1, "{:#?}", v.findings);
+    assert_eq!(
+        v.prediction.deleted_segments.len(),
+        1,
+        "{:#?}",
+        v.prediction
+    );
+}
