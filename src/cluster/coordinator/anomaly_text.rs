@@ -243,7 +243,7 @@ fn time_texts(a: &Anomaly) -> Texts {
                 .saturating_sub(v.last_update_ms);
             (
                 format!(
-                    "transactional id {id}: last state {} (producer {} epoch {}) at offset {}, last updated {} ms before the reference time ({}): the markers were never delivered (KAFKA-19999 class)",
+                    "transactional id {id}: last state {} (producer {} epoch {}) at offset {}, last updated {} ms before the reference time ({}): the markers were not all acknowledged (KAFKA-19999 class) or the completion was lost after they were (KAFKA-16352 class) — this log alone cannot tell which, the data partitions' markers can (transaction_stuck_in_prepare)",
                     v.state,
                     v.producer_id,
                     v.producer_epoch,
@@ -253,7 +253,7 @@ fn time_texts(a: &Anomaly) -> Texts {
                 ),
                 "the coordinator retries the markers until every partition acknowledges them and re-sends them whenever it loads the partition; the transactional id cannot start a new transaction (CONCURRENT_TRANSACTIONS) and the data partitions' LSO stays at the transaction's first offset",
                 Some(format!(
-                    "find why the markers fail (a partition offline, a broker refusing WriteTxnMarkers: check the coordinator's logs), then check {describe_cmd}; as a last resort abort the data partitions' transactions with `kafka-transactions.sh abort`"
+                    "if a data partition lacks the marker, find why the markers fail (a partition offline, a broker refusing WriteTxnMarkers: check the coordinator's logs); if every partition has it, a reload of this coordinator partition completes the transaction (brokers with the KAFKA-16352 fix, 3.8.0); then check {describe_cmd}; as a last resort abort the data partitions' transactions with `kafka-transactions.sh abort`"
                 )),
             )
         }

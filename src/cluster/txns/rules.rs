@@ -375,12 +375,27 @@ pub fn stuck_in_prepare(
         } else {
             "PrepareAbort"
         };
+        // Every listed partition read, each with the marker: the markers were written and
+        // the completion lost (KAFKA-16352: `TransactionMarkerChannelManager.
+        // removeMarkersForTxn` dropped a reloaded transaction's pending completion, so
+        // `maybeWriteTxnCompletion` never ran), not the markers.
+        let all_marked = !with_marker.is_empty()
+            && without_marker.is_empty()
+            && no_data.is_empty()
+            && absent.is_empty();
+        let cause = if all_marked {
+            "every listed partition holds the marker: the markers were written and the coordinator never wrote the Complete record (KAFKA-16352 class: the completion was lost, not the markers)"
+        } else if without_marker.is_empty() {
+            "markers not confirmed"
+        } else {
+            "markers not delivered"
+        };
         let mut f = Finding::new(
             Kind::TransactionStuckInPrepare,
             super::TRANSACTION_STATE_TOPIC,
             log.partition,
             format!(
-                "transactional id {} (producer {} epoch {}) has been in {what} since {} ms ({} min before the reference time, {}) with no Complete record: markers not delivered; {} listed partition(s) in the inputs have the marker, {} do not",
+                "transactional id {} (producer {} epoch {}) has been in {what} since {} ms ({} min before the reference time, {}) with no Complete record: {cause}; {} listed partition(s) in the inputs have the marker, {} do not",
                 c.transactional_id,
                 c.producer_id,
                 c.end_epoch.unwrap_or(c.data_epoch),
@@ -413,10 +428,19 @@ pub fn stuck_in_prepare(
             "client_transaction_version": c.client_transaction_version,
         })))
         .broker(BROKER_PREPARE)
-        .remediation(format!(
-            "find why the markers are not acknowledged (a partition offline or without leader, a broker rejecting them — KAFKA-19999 class livelock under TV2): check the coordinator broker's log for WriteTxnMarkers errors; {}",
-            crate::partition::state::text::describe_command(&c.transactional_id)
-        ));
+        .remediation(if all_marked {
+            format!(
+                "the markers are on every partition: a coordinator that loads {}-{} again re-sends them and then writes the Complete record (TransactionStateManager's load hands a Prepare* transaction to TransactionMarkerChannelManager) — move that partition's leadership or restart its leader, on brokers with the KAFKA-16352 fix (3.8.0) so the completion is not dropped again; {}",
+                super::TRANSACTION_STATE_TOPIC,
+                log.partition,
+                crate::partition::state::text::describe_command(&c.transactional_id)
+            )
+        } else {
+            format!(
+                "find why the markers are not acknowledged (a partition offline or without leader, a broker rejecting them — KAFKA-19999 class livelock under TV2): check the coordinator broker's log for WriteTxnMarkers errors; {}",
+                crate::partition::state::text::describe_command(&c.transactional_id)
+            )
+        });
         // "No Complete record": a batch not read past the Prepare record may hold it.
         unread::settle(
             &mut f,

@@ -72,11 +72,11 @@ fn kafka_16352_prepare_commit_never_completed_after_every_marker() {
 /// `TransactionMarkerChannelManager.removeMarkersForTxn` could drop the pending entry of a
 /// reloaded transaction, so `maybeWriteTxnCompletion` never ran:
 /// `TransactionMarkerChannelManagerTest.shouldNotLoseTxnCompletionAfterLoad`). klogscan's
-/// `transaction_stuck_in_prepare` says "markers not delivered" next to "2 listed
+/// `transaction_stuck_in_prepare` said "markers not delivered" next to "2 listed
 /// partition(s) in the inputs have the marker, 0 do not", and rule 31's
-/// `prepare_without_complete` says "the markers were never delivered (KAFKA-19999 class)".
+/// `prepare_without_complete` "the markers were never delivered (KAFKA-19999 class)"; now the
+/// first names the lost completion and a reload as the fix, the second both readings.
 #[test]
-#[ignore = "divergence: says the markers were never delivered although every listed partition holds its marker (Kafka: only the Complete record was lost, KAFKA-16352)"]
 fn kafka_16352_stuck_prepare_with_every_marker_is_not_called_undelivered() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = Cluster::new(Some("c1")).coordinator(3);
@@ -98,6 +98,13 @@ fn kafka_16352_stuck_prepare_with_every_marker_is_not_called_undelivered() {
             f.message
         );
     }
+    assert!(
+        stuck[0].message.contains("KAFKA-16352"),
+        "{}",
+        stuck[0].message
+    );
+    let fix = stuck[0].remediation.as_deref().unwrap_or_default();
+    assert!(fix.contains("re-sends them"), "{fix}");
 }
 
 /// KAFKA-8803 (commit 6a88d32b9fe, "Remove timestamp check in completeTransitionTo";
@@ -199,4 +206,36 @@ fn kafka_7286_a_group_record_larger_than_the_load_buffer_loads() {
         let offsets: Vec<i64> = groups[0].offsets.iter().map(|o| o.offset).collect();
         assert_eq!(offsets, [9], "{size}");
     }
+}
+
+/// Twin of the case above: the COMMIT marker never reached `orders-1` (the KAFKA-19999
+/// class: a partition that keeps refusing WriteTxnMarkers). There the markers really were
+/// not delivered: `transaction_stuck_in_prepare` says so, names no KAFKA-16352 and sends the
+/// reader to the failing markers, not to a reload.
+#[test]
+fn kafka_16352_twin_a_partition_without_its_marker_is_undelivered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Cluster::new(Some("c1")).coordinator(3);
+    let t = Txn::new("app", Producer::transactional(300, 2), &[A, B])
+        .no_complete()
+        .skip_marker_on(B);
+    c.run(&t);
+    c.advance(3_600_000);
+    c.plain(A, 1);
+    c.write(dir.path(), 1).unwrap();
+    let r = scan_dir(dir.path());
+    let stuck = of_kind(&r.findings, Kind::TransactionStuckInPrepare);
+    assert_eq!(stuck.len(), 1, "{:#?}", r.findings);
+    assert!(
+        stuck[0].message.contains("markers not delivered"),
+        "{}",
+        stuck[0].message
+    );
+    assert!(
+        !stuck[0].message.contains("KAFKA-16352"),
+        "{}",
+        stuck[0].message
+    );
+    let fix = stuck[0].remediation.as_deref().unwrap_or_default();
+    assert!(fix.starts_with("find why the markers"), "{fix}");
 }
