@@ -146,7 +146,7 @@ fn checkpoints_written(inv: &Inventory, dir: &Path) -> Option<(i64, &'static str
 
 /// A file's modification time in ms since the epoch (`None`: unknown, or before 1970).
 fn modified_ms(p: &Path) -> Option<i64> {
-    let t = std::fs::symlink_metadata(p).ok()?.modified().ok()?;
+    let t = std::fs::metadata(p).ok()?.modified().ok()?;
     let ms = t.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis();
     i64::try_from(ms).ok()
 }
