@@ -130,6 +130,9 @@ kinds! {
     /// A live share partition's snapshot holds a state batch below its start offset:
     /// `SharePartition.maybeInitialize` refuses it.
     ShareStateBatchBelowStart = "share_state_batch_below_start", Error;
+    /// A live share partition's latest snapshot lowered the state epoch below an earlier
+    /// snapshot's, no tombstone between: the share coordinator fences every write of it.
+    ShareStateEpochFenced = "share_state_epoch_fenced", Error;
     /// An open transaction continued at a new epoch without a marker (rule 25).
     TransactionEpochChange = "transaction_epoch_change", Warning;
     /// Non-transactional data while the producer has an open transaction (rule 26).

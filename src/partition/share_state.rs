@@ -1,23 +1,28 @@
-//! The share coordinator's load of a `__share_group_state` partition, as far as two rules
+//! The share coordinator's load of a `__share_group_state` partition, as far as three rules
 //! need it (KIP-932): `ShareCoordinatorShard.replay` keeps per share partition (group,
 //! topic id, partition) the state its records leave — a `ShareSnapshot` replaces it whole,
-//! a `ShareUpdate` is merged into it (`handleShareUpdate`: into nothing, it becomes the
-//! whole state, `ShareGroupOffset.fromRecord`, with state epoch and start offset -1), a
-//! snapshot tombstone deletes it. The load (`CoordinatorLoaderImpl`) reads from the log
-//! start; the coordinator's pruning (`ShareCoordinatorOffsetsManager.updateState`, behind
+//! a `ShareUpdate` is merged into it (`ShareCoordinatorShard.merge`: its start offset unless
+//! -1, the batches combined and pruned at that start; into nothing it becomes the whole
+//! state as written, `ShareGroupOffset.fromRecord`, state epoch -1), a snapshot tombstone
+//! deletes it; the highest state epoch a snapshot carried is kept (`stateEpochMap`). The
+//! load (`CoordinatorLoaderImpl`) reads from the log start; the coordinator's pruning
+//! (`ShareCoordinatorOffsetsManager.updateState`, behind
 //! `ShareCoordinatorService.setupRecordPruning`'s `deleteRecords`) never moves the log start
 //! past a live share partition's latest snapshot, and its first record ever is a snapshot
 //! (`ShareCoordinatorShard.generateShareStateRecord` writes one for a share partition
 //! without state).
 //!
 //! * `share_state_lost`: a share partition live at the log's end with no snapshot at or
-//!   above the log start — its state is an update's alone (the acknowledged and in-flight
-//!   records' states, the start offset lost: `SharePartition.startOffsetDuringInitialization`
-//!   falls back to `share.auto.offset.reset`);
-//! * `share_state_batch_below_start`: a live share partition whose last record is a snapshot
-//!   holding a state batch that starts below its start offset (`PersisterStateBatchCombiner`
-//!   never writes one): `SharePartition.maybeInitialize` refuses the state and the share
-//!   partition cannot be consumed. After an update the combined batches are not modelled.
+//!   above the log start — its state is an update's alone (the states of the acknowledged
+//!   and in-flight records the snapshot held are lost; the start offset too when the update
+//!   carries -1, and `SharePartition.startOffsetDuringInitialization` falls back to
+//!   `share.auto.offset.reset`);
+//! * `share_state_batch_below_start`: a live share partition whose served state holds a
+//!   state batch that starts below its start offset: `SharePartition.maybeInitialize`
+//!   refuses the state and the share partition cannot be consumed (a warning when the start
+//!   is -1 and the default reset policy puts it above the batches);
+//! * `share_state_epoch_fenced`: the latest snapshot lowered the state epoch below an
+//!   earlier one with no tombstone between: every write of the share partition is fenced.
 
 use crate::finding::{Finding, Kind};
 use crate::partition::walked::{LogRecord, RecordSink};
@@ -28,18 +33,55 @@ use std::collections::BTreeMap;
 /// A share partition: group, topic id, partition.
 type Key = (String, [u8; 16], i32);
 
-/// What the replay keeps of one share partition.
+/// What the replay keeps of one share partition: the state a load serves
+/// (`ShareCoordinatorShard.shareStateMap`) as far as the rules need it, and the highest state
+/// epoch a snapshot carried (`stateEpochMap`).
 #[derive(Debug, Default)]
 struct State {
     /// The latest snapshot's offset (`None`: no snapshot read).
     snapshot: Option<i64>,
     /// The offset of the latest record.
     last: i64,
-    /// The latest record is a snapshot.
-    last_is_snapshot: bool,
-    /// The state's start offset and its lowest batch start (from the latest snapshot).
+    /// The served start offset (`ShareCoordinatorShard.merge`: an update's unless it is -1).
     start_offset: i64,
-    lowest_batch: Option<(i64, i64)>,
+    /// The served state batches' offset ranges: a snapshot's, an update's taken alone
+    /// (`ShareGroupOffset.fromRecord`, unpruned), or the union the merge prunes at its start
+    /// offset (`PersisterStateBatchCombiner.pruneBatches`; the merging of overlaps changes
+    /// neither the lowest first offset nor the highest last one, all the rules read).
+    batches: std::collections::BTreeSet<(i64, i64)>,
+    /// The served state epoch (-1: an update's alone, `UNINITIALIZED_EPOCH`).
+    state_epoch: i32,
+    /// The highest state epoch a snapshot carried since the share partition's last
+    /// tombstone (`maybeUpdateStateEpochMap`).
+    max_state_epoch: Option<i32>,
+}
+
+impl State {
+    /// The lowest served batch: `(first, last)`.
+    fn lowest(&self) -> Option<(i64, i64)> {
+        self.batches.first().copied()
+    }
+
+    /// `batches` pruned at `start` as `PersisterStateBatchCombiner.pruneBatches` does (-1:
+    /// nothing pruned).
+    fn prune(&mut self, start: i64) {
+        if start == -1 {
+            return;
+        }
+        let kept: Vec<(i64, i64)> = (self.batches.iter())
+            .filter(|&&(_, last)| last >= start)
+            .map(|&(first, last)| (first.max(start), last))
+            .collect();
+        self.batches = kept.into_iter().collect();
+    }
+}
+
+/// A state batch's offset range.
+fn batch_ranges(v: &groups::StructVal<'_>) -> Vec<(i64, i64)> {
+    (v.items("StateBatches").iter())
+        .filter_map(|b| b.as_struct())
+        .map(|b| (b.int("FirstOffset"), b.int("LastOffset")))
+        .collect()
 }
 
 /// The replay of one `__share_group_state` partition, fed record by record in offset order
@@ -95,16 +137,32 @@ impl ShareStateReplay {
             }
             return;
         };
+        let fresh = !self.states.contains_key(&key);
         let s = self.states.entry(key).or_default();
         s.last = offset;
-        s.last_is_snapshot = snapshot;
+        let start = v.int("StartOffset");
         if snapshot {
+            // `handleShareSnapshot`: the record is the whole state.
+            let epoch = v.int("StateEpoch") as i32;
+            s.max_state_epoch = Some(s.max_state_epoch.map_or(epoch, |m| m.max(epoch)));
             s.snapshot = Some(offset);
-            s.start_offset = v.int("StartOffset");
-            s.lowest_batch = (v.items("StateBatches").iter())
-                .filter_map(|b| b.as_struct())
-                .map(|b| (b.int("FirstOffset"), b.int("LastOffset")))
-                .min();
+            s.state_epoch = epoch;
+            s.start_offset = start;
+            s.batches = batch_ranges(v).into_iter().collect();
+        } else if fresh {
+            // `handleShareUpdate` into no state: `ShareGroupOffset.fromRecord`, as written.
+            s.state_epoch = -1;
+            s.start_offset = start;
+            s.batches = batch_ranges(v).into_iter().collect();
+        } else {
+            // `ShareCoordinatorShard.merge`: the start offset an update's unless -1, its
+            // batches combined with the state's and pruned at that start.
+            if start != -1 {
+                s.start_offset = start;
+            }
+            s.batches.extend(batch_ranges(v));
+            let start = s.start_offset;
+            s.prune(start);
         }
     }
 
@@ -122,48 +180,163 @@ impl ShareStateReplay {
         for ((group, topic_id, partition), s) in &self.states {
             let id = crate::read::format::checkpoint::encode_uuid(topic_id);
             let who = format!("share group {group:?}'s partition {id}:{partition}");
+            let ev = json!({"group": group, "topic_id": id, "partition": partition});
+            let mut lost = None;
             if s.snapshot.is_none() {
-                out.push(
-                    Finding::new(
-                        Kind::ShareStateLost,
-                        &ctx.topic,
-                        ctx.partition,
-                        format!(
-                            "{who}: no ShareSnapshot at or above the log start, only updates (the latest at offset {}): the share coordinator's load takes the first update as the whole state (state epoch -1, start offset -1), so the share partition's acknowledged and in-flight records' states and its start offset are lost",
-                            s.last
-                        ),
-                    )
-                    .offset(s.last)
-                    .evidence(json!({"group": group, "topic_id": id, "partition": partition, "latest_update_offset": s.last, "log_start_offset": self.log_start}))
-                    .broker("ShareCoordinatorShard.replay → handleShareUpdate on a share partition without state keeps the update as its state (ShareGroupOffset.fromRecord: state epoch and start offset -1); the coordinator's own pruning never moves the log start past a live share partition's latest snapshot (ShareCoordinatorOffsetsManager.updateState), so the snapshot was removed by other means (DeleteRecords, retention set on the topic)")
-                    .client_error("share consumers: none; the share partition restarts from share.auto.offset.reset (SharePartition.startOffsetDuringInitialization), so records are delivered again or skipped")
-                    .remediation("check how the log start of this __share_group_state partition moved (kafka-delete-records.sh, retention.ms or retention.bytes set on the topic); set the group's start offset with kafka-share-groups.sh --reset-offsets if the restart position is wrong"),
-                );
-                continue;
+                let f = lost_finding(ctx, &who, s, ev.clone(), self.log_start);
+                lost = Some(f.identity_key());
+                out.push(f);
             }
-            if let Some((first, last)) = s.lowest_batch.filter(|&(first, _)| {
-                s.last_is_snapshot && s.start_offset >= 0 && first < s.start_offset
-            }) {
-                out.push(
-                    Finding::new(
-                        Kind::ShareStateBatchBelowStart,
-                        &ctx.topic,
-                        ctx.partition,
-                        format!(
-                            "{who}: its state (the ShareSnapshot at offset {}) holds a state batch {first}..={last} starting below its start offset {}: SharePartition.maybeInitialize refuses the state and the share partition cannot be consumed",
-                            s.last, s.start_offset
-                        ),
-                    )
-                    .offset(s.last)
-                    .evidence(json!({"group": group, "topic_id": id, "partition": partition, "snapshot_offset": s.last, "start_offset": s.start_offset, "batch": [first, last]}))
-                    .broker("the share coordinator serves the state as written; SharePartition.maybeInitialize fails the share partition on a state batch whose first offset is below the start offset (IllegalStateException: Failed to initialize the share partition); PersisterStateBatchCombiner never writes such a batch")
-                    .client_error("share consumers of this partition receive nothing from it: its initialization fails on every fetch")
-                    .remediation("delete the share group's state for this partition (kafka-share-groups.sh --delete-offsets, then it is initialized again from share.auto.offset.reset) once the group is empty"),
-                );
+            if let Some(f) = below_start(ctx, &who, s, ev.clone()) {
+                out.push(match lost.take() {
+                    Some(key) => f.caused_by(key),
+                    None => f,
+                });
+            }
+            if let Some(f) = epoch_fenced(ctx, &who, s, ev) {
+                out.push(f);
             }
         }
         out
     }
+}
+
+/// `share_state_lost`: no snapshot at or above the log start, the state an update's alone.
+fn lost_finding(
+    ctx: &crate::partition::state::PartitionContext,
+    who: &str,
+    s: &State,
+    mut ev: serde_json::Value,
+    log_start: Option<i64>,
+) -> Finding {
+    ev["latest_update_offset"] = json!(s.last);
+    ev["log_start_offset"] = json!(log_start);
+    ev["start_offset"] = json!(s.start_offset);
+    // `ShareGroupOffset.fromRecord(ShareUpdateValue)` keeps the update's start offset (the
+    // share-partition leader writes its own in every update), -1 only when it wrote none.
+    let (start, restart) = if s.start_offset >= 0 {
+        (
+            format!("start offset {} from the updates", s.start_offset),
+            format!(
+                "share consumers: none; the share partition restarts at offset {} (the updates' start offset, SharePartition.startOffsetDuringInitialization takes it as is) with the updates' record states only: records the lost snapshot held as acknowledged or archived may be delivered again",
+                s.start_offset
+            ),
+        )
+    } else {
+        (
+            "start offset -1".to_string(),
+            "share consumers: none; the share partition restarts from share.auto.offset.reset (SharePartition.startOffsetDuringInitialization), so records are delivered again or skipped".to_string(),
+        )
+    };
+    Finding::new(
+        Kind::ShareStateLost,
+        &ctx.topic,
+        ctx.partition,
+        format!(
+            "{who}: no ShareSnapshot at or above the log start, only updates (the latest at offset {}): the share coordinator's load takes the first update as the whole state (state epoch -1, {start}), so the states of the acknowledged and in-flight records the snapshot held are lost",
+            s.last
+        ),
+    )
+    .offset(s.last)
+    .evidence(ev)
+    .broker("ShareCoordinatorShard.replay → handleShareUpdate on a share partition without state keeps the update as its state (ShareGroupOffset.fromRecord: state epoch -1, the update's start offset and batches as written); the coordinator's own pruning never moves the log start past a live share partition's latest snapshot (ShareCoordinatorOffsetsManager.updateState), so the snapshot was removed by other means (DeleteRecords, retention set on the topic)")
+    .client_error(restart)
+    .remediation("check how the log start of this __share_group_state partition moved (kafka-delete-records.sh, retention.ms or retention.bytes set on the topic); set the group's start offset with kafka-share-groups.sh --reset-offsets if the restart position is wrong")
+}
+
+/// `share_state_batch_below_start`: the served state holds a batch starting below its start
+/// offset — an error when the start is known; a warning when it is -1, which
+/// `SharePartition.startOffsetDuringInitialization` resolves through
+/// `share.auto.offset.reset` (`latest` by default: the data log's end, above the batches
+/// already delivered; `earliest` would keep them).
+fn below_start(
+    ctx: &crate::partition::state::PartitionContext,
+    who: &str,
+    s: &State,
+    mut ev: serde_json::Value,
+) -> Option<Finding> {
+    let (first, last) = s.lowest()?;
+    let known = s.start_offset >= 0;
+    if known && first >= s.start_offset {
+        return None;
+    }
+    let from = if s.snapshot.is_some() {
+        format!(
+            "the ShareSnapshot at offset {}",
+            s.snapshot.unwrap_or_default()
+        )
+    } else {
+        "the updates alone".to_string()
+    };
+    if let Some(at) = s.snapshot {
+        ev["snapshot_offset"] = json!(at);
+    }
+    ev["state_offset"] = json!(s.last);
+    ev["start_offset"] = json!(s.start_offset);
+    ev["batch"] = json!([first, last]);
+    let f = if known {
+        Finding::new(
+            Kind::ShareStateBatchBelowStart,
+            &ctx.topic,
+            ctx.partition,
+            format!(
+                "{who}: its state ({from}, as of offset {}) holds a state batch {first}..={last} starting below its start offset {}: SharePartition.maybeInitialize refuses the state and the share partition cannot be consumed",
+                s.last, s.start_offset
+            ),
+        )
+    } else {
+        ev["assumes"] = json!("share.auto.offset.reset=latest (the default)");
+        Finding::new(
+            Kind::ShareStateBatchBelowStart,
+            &ctx.topic,
+            ctx.partition,
+            format!(
+                "{who}: its state ({from}, as of offset {}) has no start offset (-1) but holds state batches from {first}: SharePartition.maybeInitialize resolves the start through share.auto.offset.reset — with the default latest, the data log's end, above these batches, and it refuses the state (with earliest it would load)",
+                s.last
+            ),
+        )
+        .severity(crate::finding::Severity::Warning)
+    };
+    Some(
+        f.offset(s.last)
+            .evidence(ev)
+            .broker("the share coordinator serves the state as its records leave it; SharePartition.maybeInitialize fails the share partition on a state batch whose first offset is below the start offset (IllegalStateException: Failed to initialize the share partition); PersisterStateBatchCombiner prunes batches at the start offset when it merges an update, but a snapshot, or an update taken alone, is served as written")
+            .client_error("share consumers of this partition receive nothing from it: its initialization fails on every fetch")
+            .remediation("delete the share group's state for this partition (kafka-share-groups.sh --delete-offsets, then it is initialized again from share.auto.offset.reset) once the group is empty"),
+    )
+}
+
+/// `share_state_epoch_fenced`: the latest snapshot lowered the state epoch below one an
+/// earlier snapshot carried, with no tombstone between.
+fn epoch_fenced(
+    ctx: &crate::partition::state::PartitionContext,
+    who: &str,
+    s: &State,
+    mut ev: serde_json::Value,
+) -> Option<Finding> {
+    let at = s.snapshot?;
+    let max = s
+        .max_state_epoch
+        .filter(|&m| m > s.state_epoch && s.state_epoch >= 0)?;
+    ev["snapshot_offset"] = json!(at);
+    ev["state_epoch"] = json!(s.state_epoch);
+    ev["highest_state_epoch"] = json!(max);
+    Some(
+        Finding::new(
+            Kind::ShareStateEpochFenced,
+            &ctx.topic,
+            ctx.partition,
+            format!(
+                "{who}: the ShareSnapshot at offset {at} carries state epoch {} below the {max} an earlier snapshot carried, with no deletion between: the share coordinator keeps the highest state epoch and refuses every write of the share partition at the served one (FENCED_STATE_EPOCH)",
+                s.state_epoch
+            ),
+        )
+        .offset(at)
+        .evidence(ev)
+        .broker("ShareCoordinatorShard.handleShareSnapshot keeps the highest state epoch seen (maybeUpdateStateEpochMap) and serves the latest snapshot's; the share-partition leader takes the served state epoch (SharePartition.maybeInitialize) and writes with it, and maybeGetWriteStateError refuses a write below the kept epoch: no acknowledgement is persisted and the start offset never moves. The coordinator never writes such a snapshot (initializeState and writeState are fenced the same way)")
+        .client_error("share consumers: acknowledgements are not persisted; after a leader change or restart the share partition's records are delivered again from the stale state")
+        .remediation("once the share group is empty, delete its state for this partition (kafka-share-groups.sh --delete-offsets: the tombstone clears the kept epoch) and let it initialize again"),
+    )
 }
 
 /// The replay consumes the walk's records in offset order.

@@ -171,8 +171,9 @@ fn twin_a_coordinator_move_to_an_older_leader_epoch_is_reported() {
 /// 109: B's latest snapshot (108, the one carrying state epoch 1 and its SPSO 250) is below
 /// it, so the load (`CoordinatorLoaderImpl` reads from the log start) sees B's update alone
 /// and `handleShareUpdate` takes it as B's whole state (`ShareGroupOffset.fromRecord`: state
-/// epoch -1, start offset -1) — the altered offsets are lost and `SharePartition.
-/// startOffsetDuringInitialization` falls back to `share.auto.offset.reset`.
+/// epoch -1, the update's start offset, -1 here, and batches) — the altered offsets are lost
+/// and `SharePartition.startOffsetDuringInitialization` falls back to
+/// `share.auto.offset.reset`.
 #[test]
 fn twin_the_log_start_above_a_live_snapshot_loses_its_state() {
     let q = check(log_dir(Twist::None, 109));
@@ -190,8 +191,15 @@ fn twin_the_log_start_above_a_live_snapshot_loses_its_state() {
         f.message
     );
     assert_eq!(f.evidence["log_start_offset"], 109, "{}", f.evidence);
+    // B's update carries no start offset (-1) and state batches: the default
+    // share.auto.offset.reset (latest) puts the start above them and the initialization
+    // refuses the state — a warning that follows from the loss (`caused_by`).
+    let lost = f.id.clone();
+    let b = q.reported(Kind::ShareStateBatchBelowStart, Severity::Warning, STATE);
+    assert_eq!(b.caused_by, vec![lost], "{b:#?}");
     assert!(
-        loud.iter().all(|l| l.contains("share_state_lost")),
+        loud.iter()
+            .all(|l| l.contains("share_state_lost") || l.contains("share_state_batch_below_start")),
         "{loud:#?}"
     );
 }

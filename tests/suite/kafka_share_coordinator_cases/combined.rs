@@ -123,7 +123,6 @@ fn non_sequential(keep_pruned: bool) -> Vec<super::Raw> {
 /// the share partition cannot be consumed at all, an error as `share_state_batch_below_start`
 /// says of a snapshot — beyond the state loss `share_state_lost` reports (a warning).
 #[test]
-#[ignore = "divergence: an update-only state holding a batch below its start is only share_state_lost (warning); fromRecord keeps the batch unpruned and SharePartition.maybeInitialize fails the share partition (an error)"]
 fn an_update_alone_holding_a_batch_below_its_start_fails_initialization() {
     let r = run(update_alone(100));
     let errors = r.at_least(Severity::Error, STATE);
@@ -134,6 +133,12 @@ fn an_update_alone_holding_a_batch_below_its_start_fails_initialization() {
         "{:#?}",
         r.scan.findings
     );
+    // It follows from the lost snapshot: linked to `share_state_lost`, which keeps the
+    // update's start offset.
+    let lost = r.one(Kind::ShareStateLost, Severity::Warning);
+    assert_eq!(lost.evidence["start_offset"], 120, "{}", lost.evidence);
+    let f = r.one(Kind::ShareStateBatchBelowStart, Severity::Error);
+    assert_eq!(f.caused_by, vec![lost.id.clone()], "{f:#?}");
 }
 
 /// The agreeing twin: the update left alone holds 120..130 from its start 120: it initializes
@@ -163,10 +168,10 @@ fn update_alone(first: i64) -> klogscan::testkit::LogDirBuilder {
 /// `share.auto.offset.reset`, `latest` when the group sets none
 /// (`SharePartitionTest.testMaybeInitializeDefaultStartEpochGroupConfigNotPresent`): the data
 /// log's end, 200, above the batch 150..159, so `maybeInitialize` fails
-/// (`testMaybeInitializeWithInvalidStartOffsetStateBatches`). klogscan's rule skips a start of
-/// -1.
+/// (`testMaybeInitializeWithInvalidStartOffsetStateBatches`): `share_state_batch_below_start`
+/// at warning, the reset policy it assumes in its evidence (was: nothing, a start of -1
+/// skipped).
 #[test]
-#[ignore = "divergence: share_state_batch_below_start skips a snapshot with start offset -1; SharePartition resolves it to the data log end (share.auto.offset.reset=latest by default) and fails on batches below it"]
 fn a_snapshot_without_a_start_offset_holding_batches_fails_initialization() {
     let recs = vec![SP.snapshot((0, 0, 3), -1, &[(150, 159, AVAILABLE, 1)])];
     let r = run(log_dir(vec![orders(0, 0, 200), state_log(0, recs)], None));
@@ -175,6 +180,11 @@ fn a_snapshot_without_a_start_offset_holding_batches_fails_initialization() {
         "{:#?}",
         r.scan.findings
     );
+    // The verdict rests on the default reset policy: a warning saying so.
+    let f = r.one(Kind::ShareStateBatchBelowStart, Severity::Warning);
+    assert_eq!(f.severity, Severity::Warning);
+    assert_eq!(f.evidence["start_offset"], -1, "{}", f.evidence);
+    assert!(f.evidence["assumes"].as_str().is_some(), "{}", f.evidence);
 }
 
 /// The agreeing twin: a share partition initialized with start -1 and no batches

@@ -85,7 +85,6 @@ fn an_update_at_an_older_leader_epoch_loads() {
 /// and writes with (`writeShareGroupState`), and every write is fenced: no acknowledgement is
 /// persisted and the start offset never moves until the offsets are reset.
 #[test]
-#[ignore = "divergence: a snapshot lowering the state epoch (no tombstone between) is not reported; ShareCoordinatorShard keeps the highest state epoch and fences every write of the share partition (FENCED_STATE_EPOCH)"]
 fn a_snapshot_lowering_the_state_epoch_fences_every_write() {
     let r = run(log_dir(vec![state_log(0, state_epochs(false))], None));
     let loud = r.at_least(Severity::Warning, STATE);
@@ -93,6 +92,16 @@ fn a_snapshot_lowering_the_state_epoch_fences_every_write() {
         loud.iter().any(|f| f.offset == Some(1)),
         "{:#?}",
         r.scan.findings
+    );
+    let f = r.one(Kind::ShareStateEpochFenced, Severity::Error);
+    assert_eq!(
+        (
+            &f.evidence["state_epoch"],
+            &f.evidence["highest_state_epoch"]
+        ),
+        (&serde_json::json!(0), &serde_json::json!(1)),
+        "{}",
+        f.evidence
     );
 }
 
@@ -122,7 +131,6 @@ fn state_epochs(deleted_between: bool) -> Vec<super::Raw> {
 /// part. `share_state_lost` says the start offset is lost (-1) and the share partition restarts
 /// from `share.auto.offset.reset`.
 #[test]
-#[ignore = "divergence: share_state_lost says the start offset is lost (-1, share.auto.offset.reset); ShareGroupOffset.fromRecord keeps the update's own start offset (120 here) and SharePartition starts from it"]
 fn an_update_alone_keeps_its_start_offset() {
     let r = run(lost(120));
     let f = r.one(Kind::ShareStateLost, Severity::Warning);
