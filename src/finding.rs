@@ -133,6 +133,9 @@ kinds! {
     /// A live share partition's latest snapshot lowered the state epoch below an earlier
     /// snapshot's, no tombstone between: the share coordinator fences every write of it.
     ShareStateEpochFenced = "share_state_epoch_fenced", Error;
+    /// A share group's start offset on a partition, as its share coordinator serves it,
+    /// past the partition's log end: the group stalls there.
+    ShareStartBeyondLogEnd = "share_start_beyond_log_end", Error;
     /// An open transaction continued at a new epoch without a marker (rule 25).
     TransactionEpochChange = "transaction_epoch_change", Warning;
     /// Non-transactional data while the producer has an open transaction (rule 26).

@@ -25,7 +25,7 @@
 //!   earlier one with no tombstone between: every write of the share partition is fenced.
 
 use crate::finding::{Finding, Kind};
-use crate::partition::walked::{LogRecord, RecordSink};
+use crate::partition::walked::{LogRecord, RecordSink, ShareStart};
 use crate::read::format::groups::{self, Outcome, Topic};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -48,7 +48,7 @@ struct State {
     /// (`ShareGroupOffset.fromRecord`, unpruned), or the union the merge prunes at its start
     /// offset (`PersisterStateBatchCombiner.pruneBatches`; the merging of overlaps changes
     /// neither the lowest first offset nor the highest last one, all the rules read).
-    batches: std::collections::BTreeSet<(i64, i64)>,
+    batches: std::collections::BTreeSet<Range>,
     /// The served state epoch (-1: an update's alone, `UNINITIALIZED_EPOCH`).
     state_epoch: i32,
     /// The highest state epoch a snapshot carried since the share partition's last
@@ -59,7 +59,32 @@ struct State {
 impl State {
     /// The lowest served batch: `(first, last)`.
     fn lowest(&self) -> Option<(i64, i64)> {
-        self.batches.first().copied()
+        self.batches.first().map(|&(first, last, _)| (first, last))
+    }
+
+    /// Where the share partition's start lands once `SharePartition.maybeInitialize` has
+    /// cached the served batches: past every batch from the start offset on that is
+    /// terminal (acknowledged or archived), contiguous with it
+    /// (`maybeUpdateCachedStateAndOffsets`, `findLastOffsetAcknowledged`: a gap is
+    /// acquirable and stops it) — at most the first offset of any non-terminal range, which
+    /// the combiner may have kept over a terminal one. `None` for a start of -1.
+    fn effective_start(&self) -> Option<i64> {
+        let start = self.start_offset;
+        if start < 0 {
+            return None;
+        }
+        let mut cur = start;
+        for &(first, last, terminal) in &self.batches {
+            if first > cur || !terminal {
+                break;
+            }
+            cur = cur.max(last.saturating_add(1));
+        }
+        let cap = (self.batches.iter())
+            .filter(|b| !b.2)
+            .map(|b| b.0.max(start))
+            .min();
+        Some(cap.map_or(cur, |c| cur.min(c)))
     }
 
     /// `batches` pruned at `start` as `PersisterStateBatchCombiner.pruneBatches` does (-1:
@@ -68,19 +93,27 @@ impl State {
         if start == -1 {
             return;
         }
-        let kept: Vec<(i64, i64)> = (self.batches.iter())
-            .filter(|&&(_, last)| last >= start)
-            .map(|&(first, last)| (first.max(start), last))
+        let kept: Vec<Range> = (self.batches.iter())
+            .filter(|&&(_, last, _)| last >= start)
+            .map(|&(first, last, terminal)| (first.max(start), last, terminal))
             .collect();
         self.batches = kept.into_iter().collect();
     }
 }
 
-/// A state batch's offset range.
-fn batch_ranges(v: &groups::StructVal<'_>) -> Vec<(i64, i64)> {
+/// A state batch's first and last offsets, and whether its delivery state is terminal
+/// (2 ACKNOWLEDGED, 4 ARCHIVED: `PersisterStateBatchCombiner.compareBatchDeliveryInfo`'s
+/// list).
+type Range = (i64, i64, bool);
+
+/// The state batches of a record.
+fn batch_ranges(v: &groups::StructVal<'_>) -> Vec<Range> {
     (v.items("StateBatches").iter())
         .filter_map(|b| b.as_struct())
-        .map(|b| (b.int("FirstOffset"), b.int("LastOffset")))
+        .map(|b| {
+            let terminal = matches!(b.int("DeliveryState"), 2 | 4);
+            (b.int("FirstOffset"), b.int("LastOffset"), terminal)
+        })
         .collect()
 }
 
@@ -172,10 +205,11 @@ impl ShareStateReplay {
         self,
         ctx: &crate::partition::state::PartitionContext,
         whole: bool,
-    ) -> Vec<Finding> {
+    ) -> (Vec<Finding>, Vec<ShareStart>) {
         if !whole {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
+        let starts = self.starts();
         let mut out = Vec::new();
         for ((group, topic_id, partition), s) in &self.states {
             let id = crate::read::format::checkpoint::encode_uuid(topic_id);
@@ -197,7 +231,24 @@ impl ShareStateReplay {
                 out.push(f);
             }
         }
-        out
+        (out, starts)
+    }
+
+    /// Every live share partition's served start (a start of -1 left out: the reset
+    /// policy resolves it).
+    fn starts(&self) -> Vec<ShareStart> {
+        (self.states.iter())
+            .filter_map(|((group, topic_id, partition), s)| {
+                Some(ShareStart {
+                    group: group.clone(),
+                    topic_id: crate::read::format::checkpoint::encode_uuid(topic_id),
+                    partition: *partition,
+                    start_offset: s.start_offset,
+                    effective_start: s.effective_start()?,
+                    state_offset: s.last,
+                })
+            })
+            .collect()
     }
 }
 

@@ -46,7 +46,7 @@ mod markers;
 mod names;
 mod stream;
 pub use group_offsets::{
-    Committed, DEFAULT_OFFSETS_RETENTION_MS, Expiry, GroupCommit, GroupOffsets,
+    Committed, DEFAULT_OFFSETS_RETENTION_MS, Expiry, GroupCommit, GroupOffsets, ShareStart,
 };
 pub(crate) use names::Name as SegmentName;
 pub use names::SegmentNames;
@@ -649,6 +649,11 @@ pub struct ClusterInputs {
     /// consumer view's input). Absent from results written before it was added.
     #[serde(default)]
     pub group_offsets: Option<Box<GroupOffsets>>,
+    /// A live `__share_group_state` read whole: each share partition's served start (the
+    /// consumers' check holds it against the data partition). Absent from results written
+    /// before it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_starts: Option<ThinVec<ShareStart>>,
 }
 
 /// Nothing kept, of this format: what a partition that is not internal and has no copy
@@ -674,6 +679,7 @@ impl Default for ClusterInputs {
             walked_to: ThinVec::new(),
             batches: None,
             group_offsets: None,
+            share_starts: None,
         }
     }
 }

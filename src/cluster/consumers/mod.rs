@@ -4,10 +4,12 @@
 //! leader-epoch lineage (`view`) — and the findings of that comparison (`rules`): commits
 //! beyond the log end or below the log start, groups stalled by a hanging transaction,
 //! transactional offset commits held pending by one, committed leader epochs the lineage does
-//! not know. The lineage is an input of its own ([`Lineage`], [`LineageSource`]).
+//! not know; and share groups' start offsets past the log end (`share`). The lineage is an
+//! input of its own ([`Lineage`], [`LineageSource`]).
 
 mod lineage;
 mod rules;
+mod share;
 mod view;
 
 /// Where a lineage read from the KRaft metadata log says it comes from.
@@ -41,6 +43,9 @@ pub fn cluster_check(
 ) -> BTreeMap<usize, Vec<Finding>> {
     let view = build(report, inv, opts, &ConsumersOptions::default());
     let mut out = rules::findings(&view, report);
+    for (i, found) in share::findings(report, inv) {
+        out.entry(i).or_default().extend(found);
+    }
     for u in &view.unread_checkpoints {
         let dir = u.path.parent().map(|d| d.display().to_string());
         let Some(i) = report

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 /// The partition findings that may explain a log end below a committed offset (the log
 /// lost records the group had read): recovery truncations, a high watermark above the
 /// log end, replicas that diverge, leader epochs that go back.
-const TRUNCATION_CAUSES: &[Kind] = &[
+pub(super) const TRUNCATION_CAUSES: &[Kind] = &[
     Kind::TruncatedBatch,
     Kind::CrcMismatch,
     Kind::InvalidBatch,

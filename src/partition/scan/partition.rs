@@ -333,7 +333,11 @@ impl<'a> Run<'a> {
             // unreadable (a record it holds may be a share partition's snapshot).
             let whole = !report.partially_read
                 && (report.carried.segment_walks.iter()).all(|w| w.walk.is_some());
-            findings.extend(s.finish(ctx, whole));
+            let (found, starts) = s.finish(ctx, whole);
+            findings.extend(found);
+            if !starts.is_empty() {
+                report.carried.cluster_inputs.share_starts = Some(starts.into());
+            }
         }
         if let Some(g) = groups {
             let (anomalies, offsets) =

@@ -81,3 +81,20 @@ pub struct Committed {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expire_timestamp: Option<i64>,
 }
+
+/// A share partition's start as its load serves it, for the cluster stage to hold against
+/// the data partition (`cluster::consumers`): carried in the `__share_group_state`
+/// partition's [`super::ClusterInputs`] (made by `partition::share_state`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShareStart {
+    pub group: String,
+    /// The topic id, as `partition.metadata` writes it.
+    pub topic_id: String,
+    pub partition: i32,
+    /// The served start offset (0 or more).
+    pub start_offset: i64,
+    /// Where the start lands past the served terminal batches (at least `start_offset`).
+    pub effective_start: i64,
+    /// The offset of the share partition's latest record in `__share_group_state`.
+    pub state_offset: i64,
+}
