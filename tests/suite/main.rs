@@ -148,6 +148,7 @@ mod review_session24_cases;
 mod review_session25_cases;
 mod review_session25b_cases;
 mod review_session26_cases;
+mod review_session27_cases;
 mod robustness;
 mod sample_data;
 mod sample_decode;
