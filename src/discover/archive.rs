@@ -530,7 +530,17 @@ impl Extractor<'_> {
         }
     }
 
-    fn copy(&mut self, from: &mut dyn Read, dest: &Path, size: u64) -> io::Result<()> {
+    /// Copy `size` bytes of an entry to `dest`, with the entry's modification time when the
+    /// archive keeps one (`mtime`, seconds since the epoch): the reference time of the
+    /// hanging-transaction rule reads the broker's checkpoint times as `tar -x` restores
+    /// them (`partition::scan::reference`).
+    fn copy(
+        &mut self,
+        from: &mut dyn Read,
+        dest: &Path,
+        size: u64,
+        mtime: Option<u64>,
+    ) -> io::Result<()> {
         let mut out = io::BufWriter::with_capacity(64 << 10, File::create(dest)?);
         let copied = io::copy(&mut from.take(size), &mut out);
         let flushed = io::Write::flush(&mut out);
@@ -553,6 +563,12 @@ impl Extractor<'_> {
                 return Err(e);
             }
         };
+        if let Some(t) =
+            mtime.and_then(|s| std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(s)))
+        {
+            // A time the file system refuses leaves the extraction's own: no bound taken.
+            let _ = out.get_ref().set_modified(t);
+        }
         *self.budget = self.budget.saturating_sub(n);
         self.extracted = self.extracted.saturating_add(n);
         self.files += 1;
@@ -580,8 +596,9 @@ impl Extractor<'_> {
             let not_regular = not_regular(entry.header().entry_type());
             // The data's length: a PAX `size` record overrides the header's field.
             let size = entry.size();
+            let mtime = entry.header().mtime().ok();
             match self.admit(&name, size, not_regular, true)? {
-                Some(dest) => self.copy(&mut entry, &dest, size)?,
+                Some(dest) => self.copy(&mut entry, &dest, size, mtime)?,
                 // Read past here, not by the reader between entries (which is bounded).
                 None => drop(io::copy(&mut entry, &mut io::sink())?),
             }
@@ -629,7 +646,8 @@ impl Extractor<'_> {
                     self.in_place.place(&dest, &shared, at, size)?;
                     self.files += 1;
                 } else {
-                    self.copy(&mut entry, &dest, size)?;
+                    let mtime = entry.header().mtime().ok();
+                    self.copy(&mut entry, &dest, size, mtime)?;
                 }
             }
             self.last = Some(name.display().to_string());
@@ -649,8 +667,14 @@ impl Extractor<'_> {
             let regular = entry.is_file() && !link;
             let size = entry.size();
             let not_regular = (!regular).then_some(NOT_REGULAR);
+            // Only the extended timestamp (UTC seconds): the DOS time is the archiver's
+            // local time, of an unknown zone.
+            let mtime = entry.extra_data_fields().find_map(|f| match f {
+                zip::ExtraField::ExtendedTimestamp(t) => t.mod_time().map(u64::from),
+                _ => None,
+            });
             if let Some(dest) = self.admit(&raw, size, not_regular, true)? {
-                self.copy(&mut entry, &dest, size)?;
+                self.copy(&mut entry, &dest, size, mtime)?;
             }
             self.last = Some(raw.display().to_string());
         }

@@ -87,20 +87,30 @@ struct Unfinished<'a> {
 /// COPY_SEGMENT_STARTED segments with the others (`RemoteLogLeaderEpochState.
 /// listAllRemoteLogSegments`, unreferenced ones included) and
 /// `RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset` holds for it
-/// ([`breached_by_log_start`] on the epoch cache as loaded at that log start). `view`: the
-/// replica with the highest checkpointed log start (a follower takes its log start from
-/// the leader's, so the leader's is at least that); `None` without one whose lineage reads.
+/// ([`breached_by_log_start`] on the epoch cache as loaded at that log start) — on every
+/// replica in `views`, whichever leads: a follower learns the log start from its fetches
+/// and a new leader keeps its own, so the replicas' checkpoints may disagree and the
+/// expiration runs on the leader's. The lowest of their log starts; `None` without a
+/// replica, or when one has no log start or lineage to judge by, or keeps the segment.
 fn below_log_start(
     log: &PartitionLog,
     i: usize,
     s: &RemoteSegment,
-    view: Option<&ReplicaView>,
+    views: &[ReplicaView],
 ) -> Option<i64> {
-    let view = view.filter(|v| v.lineage_unread.is_none())?;
-    let start = view.log_start_offset.filter(|&st| s.end_offset < st)?;
-    let loaded = loaded_lineage(view).filter(|l| !l.is_empty())?;
     let listed = log.epochs.listed_epochs(i, s);
-    (breached_by_log_start(s, &loaded, &listed) == Some(true)).then_some(start)
+    let one = |view: &ReplicaView| {
+        if view.lineage_unread.is_some() {
+            return None;
+        }
+        let start = view.log_start_offset.filter(|&st| s.end_offset < st)?;
+        let loaded = loaded_lineage(view).filter(|l| !l.is_empty())?;
+        (breached_by_log_start(s, &loaded, &listed) == Some(true)).then_some(start)
+    };
+    views.iter().map(one).try_fold(None, |low: Option<i64>, st| {
+        let st = st?;
+        Some(Some(low.map_or(st, |l| l.min(st))))
+    })?
 }
 
 /// `remote_copy_unfinished` and `remote_delete_unfinished`: segments left in
@@ -112,7 +122,7 @@ fn below_log_start(
 pub fn unfinished(
     up: &UserPartition,
     log: &PartitionLog,
-    view: Option<&ReplicaView>,
+    views: &[ReplicaView],
 ) -> Vec<Finding> {
     let topic_id = encode_uuid(&up.topic_id);
     let mut out = Vec::new();
@@ -160,7 +170,7 @@ pub fn unfinished(
         // Nothing to serve below the log start, and the next run deletes it there.
         let below = match kind {
             Kind::RemoteCopyUnfinished if covered_by.is_empty() => {
-                below_log_start(log, i, s, view)
+                below_log_start(log, i, s, views)
             }
             _ => None,
         };

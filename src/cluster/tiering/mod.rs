@@ -535,9 +535,8 @@ fn analyse(
             log.last_event
                 .and_then(|at| chosen.get(&at.metadata_partition).copied().flatten())
         });
-        // The replica with the highest checkpointed log start: what the unfinished copies
-        // are held against.
-        let mut highest: Option<ReplicaView> = None;
+        // Every replica's view: what the unfinished copies are held against.
+        let mut views: Vec<ReplicaView> = Vec::new();
         for (i, p) in replicas {
             let r = &report.partitions[i];
             let mut unread = None;
@@ -545,9 +544,7 @@ fn analyse(
                 let segments = &r.carried.segment_names;
                 let v = replica_view(p, r.log_end_offset, segments, &mut log_starts, inv);
                 unread.clone_from(&v.lineage_unread);
-                if v.log_start_offset > highest.as_ref().and_then(|h| h.log_start_offset) {
-                    highest = Some(v.clone());
-                }
+                views.push(v.clone());
                 v
             };
             if let Some((range, found)) = judge(replayed, up, log, p, view) {
@@ -575,7 +572,7 @@ fn analyse(
             continue;
         };
         let mine = extra.entry(home).or_default();
-        mine.extend(checks::unfinished(up, log, highest.as_ref()));
+        mine.extend(checks::unfinished(up, log, &views));
         if let Some(root) = &opts.remote_storage {
             mine.extend(storage::check(root, up, log, opts));
         }

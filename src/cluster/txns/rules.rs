@@ -343,8 +343,21 @@ pub fn stuck_in_prepare(
         let mut with_marker = Vec::new();
         let mut without_marker = Vec::new();
         let mut hanging = Vec::new();
+        // The marker the coordinator sends for this Prepare* state
+        // (`TransactionMarkerChannelManager.addTxnMarkersToSend`: the Prepare's own result);
+        // the other one on a partition came from elsewhere (an administrator's
+        // `kafka-transactions.sh abort`, another fault).
+        let sent = if c.state == TxnState::PrepareCommit {
+            TxnEnd::Commit
+        } else {
+            TxnEnd::Abort
+        };
+        let mut opposite = 0usize;
         for t in mine {
             for p in &t.partitions {
+                if p.end != TxnEnd::Open && p.end != sent {
+                    opposite += 1;
+                }
                 if p.end == TxnEnd::Open {
                     without_marker
                         .push(json!({"partition": tp(p), "first_offset": p.first_offset}));
@@ -380,10 +393,13 @@ pub fn stuck_in_prepare(
         // removeMarkersForTxn` dropped a reloaded transaction's pending completion, so
         // `maybeWriteTxnCompletion` never ran), not the markers.
         let all_marked = !with_marker.is_empty()
+            && opposite == 0
             && without_marker.is_empty()
             && no_data.is_empty()
             && absent.is_empty();
-        let cause = if all_marked {
+        let cause = if opposite > 0 {
+            "a listed partition holds the opposite marker, which this coordinator never sends for its Prepare state (an administrator's abort, or another fault): its own markers were not delivered there"
+        } else if all_marked {
             "every listed partition holds the marker: the markers were written and the coordinator never wrote the Complete record (KAFKA-16352 class: the completion was lost, not the markers)"
         } else if without_marker.is_empty() {
             "markers not confirmed"

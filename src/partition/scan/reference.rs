@@ -14,10 +14,14 @@
 //! `log.flush.start.offset.checkpoint.interval.ms`), and `.kafka_cleanshutdown` is written
 //! at a clean shutdown. The newest of their modification times, plus one minute, bounds
 //! the moment the broker stopped — on a copy that kept the times (`cp -p`, `rsync -a`,
-//! `tar`); a copy that did not gives the time it was made, later still, and changes
-//! nothing. The bound is used only when the batches a broker's clock stamped (markers,
-//! LogAppendTime batches, the coordinators' and controllers' topics) all lie within it:
-//! times altered otherwise (set back to an archive's default) are not taken.
+//! `tar`) of a broker that shut down cleanly (`.kafka_cleanshutdown` present: a copy of a
+//! running broker may hold checkpoints copied before later appends); a copy that did not
+//! keep them gives the time it was made, later still, and changes nothing. The bound is
+//! used only when the batches a broker's clock stamped (markers, LogAppendTime batches, the
+//! coordinators' and controllers' topics) all lie within it: times altered otherwise (set
+//! back to an archive's default) are not taken. A transaction whose own last write is
+//! stamped past the bound is measured from the broker's clock before that write (the
+//! replay's `clock_floor`), not from its producer's clock.
 
 use super::ScanOptions;
 use super::with_threads;
@@ -119,9 +123,14 @@ impl References {
 }
 
 /// The newest modification time (ms) of log dir `dir`'s files a running broker rewrites
-/// (the offset checkpoints, `.kafka_cleanshutdown`), and which.
+/// (the offset checkpoints, `.kafka_cleanshutdown`), and which — for a log dir whose broker
+/// shut down cleanly only: `.kafka_cleanshutdown` is written once every append has stopped
+/// (`LogManager.shutdown`) and deleted at the next start (`LogManager.loadLogs`). A copy of
+/// a running broker has none, and its checkpoints may have been copied before later
+/// appends; a crashed broker has none either, and is not told apart from it.
 fn checkpoints_written(inv: &Inventory, dir: &Path) -> Option<(i64, &'static str)> {
     let ld = inv.log_dirs.iter().find(|l| l.path == dir)?;
+    ld.clean_shutdown.as_ref()?;
     let files = [
         (
             &ld.replication_offset_checkpoint,

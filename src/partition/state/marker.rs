@@ -473,7 +473,12 @@ impl Replay {
         // times the application chose; the coordinator times a transaction from its own
         // clock, `TransactionStateManager.timedOutTransactions`, never from them).
         let last = e.last_timestamp(&self.markers);
-        let floor = t.clock_floor().filter(|&f| f > last);
+        // A last write stamped past the reference time itself (its producer's clock ahead
+        // of a reference on the broker's clock, or of `--now`) cannot be measured against
+        // it: the broker's clock before it (`clock_floor`) is the one time that can.
+        let floor = t
+            .clock_floor()
+            .filter(|&f| f > last || last > ref_time_ms);
         let idle = ref_time_ms.saturating_sub(floor.unwrap_or(last));
         let hanging = idle > self.opts.hanging_after_ms;
         let first = t.first_batch.base_offset;
@@ -511,9 +516,13 @@ impl Replay {
                     e.epoch,
                     text::human_duration(idle),
                     match floor {
-                        Some(f) => format!(
+                        Some(f) if f >= last => format!(
                             " (since the broker's clock at its last write: its records are stamped {} earlier)",
                             text::human_duration(f - last)
+                        ),
+                        Some(_) => format!(
+                            " (since the broker's clock before its last write: its records are stamped {} past the reference time, a producer's clock ahead)",
+                            text::human_duration(last.saturating_sub(ref_time_ms))
                         ),
                         None => String::new(),
                     },

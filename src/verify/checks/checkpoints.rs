@@ -331,7 +331,7 @@ fn disagreement(
     how: Reading,
     span: Span,
 ) -> Option<Disagreement> {
-    let ck_first = ck.first()?.1;
+    let ck_first = ck.first().map_or(i64::MAX, |e| e.1);
     let from = span.log_start.max(span.first);
     let mut points: Vec<i64> = ck
         .iter()
@@ -404,7 +404,17 @@ fn compare_epochs(
         leo,
     };
     let (o, a, b) = disagreement(ck, rebuilt, Reading::Recovery, span)?;
-    let &(e0, s0) = ck.first()?;
+    let Some(&(e0, s0)) = ck.first() else {
+        // No entry (a file written empty, or left without any line by a crash: its async
+        // flush, `truncateFromEndAsyncFlush`, is not synced; `CheckpointReadBuffer.read`
+        // takes a file without a line as no entry) while the batches carry epochs: the
+        // load keeps an empty cache and adds epochs only from the batches recovery replays
+        // (`LogSegment.recover`); nothing rebuilds the rest.
+        return Some(format!(
+            "the checkpoint holds no entry, but from offset {o} {RECOVERY_LINEAGE} gives epoch {}: the broker loads an empty leader-epoch cache (only the batches a recovery replays add epochs back), so until it leads again OffsetsForLeaderEpoch answers an undefined offset for every earlier epoch — a follower truncates to its high watermark and a consumer's committed leader epoch cannot be validated",
+            epoch_text(b)
+        ));
+    };
     if a.is_none() && epoch_at(rebuilt, s0) == Some(e0) && !start_recorded {
         // Two readings: `DeleteRecords` (or retention) to s0 moved the cache's first entry
         // there (`truncateFromStartAsyncFlush`, flushed right after), while

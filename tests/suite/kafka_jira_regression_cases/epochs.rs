@@ -120,6 +120,28 @@ fn kafka_16541_a_zero_filled_epoch_checkpoint_takes_the_log_dir_offline() {
         "{:#?}",
         v.prediction.load_failure
     );
+    // ... but the cache it loads is empty while the batches carry epochs 3 and 4: the
+    // history is lost (nothing rebuilds it after a clean shutdown), a warning.
+    let found = epoch_findings(&v);
+    assert_eq!(found.len(), 1, "{:#?}", v.findings);
+    assert_eq!(found[0].severity, Severity::Warning);
+    assert!(
+        found[0].message.contains("holds no entry"),
+        "{}",
+        found[0].message
+    );
+}
+
+/// The twin of the empty file: a partition whose log holds no batch, its checkpoint written
+/// empty (`0`, `0`: `LeaderEpochFileCache.clearAndFlush` after a full truncation) — the
+/// empty cache is the right one, nothing to report.
+#[test]
+fn an_empty_epoch_checkpoint_of_an_empty_log_is_quiet() {
+    let (_d, m) = write(LogDirBuilder::new(1), PartitionBuilder::new("quiet", 0));
+    let path = m.dir.join("leader-epoch-checkpoint");
+    std::fs::write(&path, b"0\n0\n").unwrap();
+    let v = verify(&m);
+    assert!(epoch_findings(&v).is_empty(), "{:#?}", v.findings);
 }
 
 /// An idempotent producer over two segments: snapshots at the roll (3) and at the log end (6).

@@ -92,7 +92,6 @@ fn tv2_markers_one_epoch_up_are_a_lost_completion() {
 /// and that a reload completes the transaction — a reload re-sends COMMIT to a partition
 /// whose records are already aborted.
 #[test]
-#[ignore = "divergence: a PrepareCommit whose partitions hold ABORT markers is called a lost completion (KAFKA-16352) with a reload as remedy; the coordinator never wrote those markers (it sends COMMIT)"]
 fn a_prepare_commit_with_abort_markers_is_not_a_lost_completion() {
     let mut c = Cluster::new(Some("c1")).coordinator(3);
     c.run(

@@ -63,7 +63,6 @@ fn orphan_below_60(tail: impl FnOnce(&mut TieredLog)) -> TieredLog {
 /// that disagree leave the claim unproven: the warning (with its remediation) is the answer
 /// that holds whichever broker leads.
 #[test]
-#[ignore = "divergence: replicas disagreeing on the log start (60 vs 40): the orphan is info 'deleted by the log-start rule' against the highest one, though the leader may be the lower one (a new leader keeps its own log start) and its run does not delete it"]
 fn replicas_disagreeing_on_the_log_start_leave_the_orphan_a_warning() {
     let one = orphan_below_60(|_| {});
     let two = orphan_below_60(|t| {
