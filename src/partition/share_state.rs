@@ -199,6 +199,25 @@ impl ShareStateReplay {
         }
     }
 
+    /// The end of the partition's walk: the findings of the replay into `findings`, the
+    /// served starts into `report`'s cluster inputs — when every record from the log start
+    /// was read (no `--max-bytes` stop, no segment unreadable: a record it holds may be a
+    /// share partition's snapshot).
+    pub(crate) fn conclude(
+        self,
+        ctx: &crate::partition::state::PartitionContext,
+        report: &mut crate::partition::results::PartitionReport,
+        findings: &mut Vec<Finding>,
+    ) {
+        let whole = !report.partially_read
+            && (report.carried.segment_walks.iter()).all(|w| w.walk.is_some());
+        let (found, starts) = self.finish(ctx, whole);
+        findings.extend(found);
+        if !starts.is_empty() {
+            report.carried.cluster_inputs.share_starts = Some(starts.into());
+        }
+    }
+
     /// The findings of the replay (`whole`: every record from the log start was read; none
     /// otherwise).
     pub(crate) fn finish(

@@ -82,37 +82,6 @@ struct Unfinished<'a> {
     topic_id: &'a str,
 }
 
-/// The log start offset an unfinished copy `s` (number `i` of `log`) lies wholly below,
-/// when the leader's next expiration run deletes it by the log-start rule: the run lists
-/// COPY_SEGMENT_STARTED segments with the others (`RemoteLogLeaderEpochState.
-/// listAllRemoteLogSegments`, unreferenced ones included) and
-/// `RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset` holds for it
-/// ([`breached_by_log_start`] on the epoch cache as loaded at that log start) — on every
-/// replica in `views`, whichever leads: a follower learns the log start from its fetches
-/// and a new leader keeps its own, so the replicas' checkpoints may disagree and the
-/// expiration runs on the leader's. The lowest of their log starts; `None` without a
-/// replica, or when one has no log start or lineage to judge by, or keeps the segment.
-fn below_log_start(
-    log: &PartitionLog,
-    i: usize,
-    s: &RemoteSegment,
-    views: &[ReplicaView],
-) -> Option<i64> {
-    let listed = log.epochs.listed_epochs(i, s);
-    let one = |view: &ReplicaView| {
-        if view.lineage_unread.is_some() {
-            return None;
-        }
-        let start = view.log_start_offset.filter(|&st| s.end_offset < st)?;
-        let loaded = loaded_lineage(view).filter(|l| !l.is_empty())?;
-        (breached_by_log_start(s, &loaded, &listed) == Some(true)).then_some(start)
-    };
-    views.iter().map(one).try_fold(None, |low: Option<i64>, st| {
-        let st = st?;
-        Some(Some(low.map_or(st, |l| l.min(st))))
-    })?
-}
-
 /// `remote_copy_unfinished` and `remote_delete_unfinished`: segments left in
 /// COPY_SEGMENT_STARTED or DELETE_SEGMENT_STARTED while later events of the partition
 /// show the broker moved on. The last event of a partition may be a copy or a delete in
@@ -170,7 +139,7 @@ pub fn unfinished(
         // Nothing to serve below the log start, and the next run deletes it there.
         let below = match kind {
             Kind::RemoteCopyUnfinished if covered_by.is_empty() => {
-                below_log_start(log, i, s, views)
+                super::expiry::below_log_start(log, i, s, views)
             }
             _ => None,
         };
@@ -481,7 +450,7 @@ struct Abandoned {
 
 /// The replica's lineage as its broker holds it: truncated at the checkpointed log start
 /// (`LogLoader.load`, and every move of the log start).
-fn loaded_lineage(view: &ReplicaView) -> Option<Lineage> {
+pub(super) fn loaded_lineage(view: &ReplicaView) -> Option<Lineage> {
     let l = view.lineage.as_ref()?;
     Some(match view.log_start_offset {
         Some(start) => l.truncated_from_start(start),

@@ -187,6 +187,37 @@ pub fn deleting(log: &PartitionLog, log_start: i64) -> Deleting<'_> {
     }
 }
 
+/// The log start offset an unfinished copy `s` (number `i` of `log`) lies wholly below,
+/// when the leader's next expiration run deletes it by the log-start rule: the run lists
+/// COPY_SEGMENT_STARTED segments with the others (`RemoteLogLeaderEpochState.
+/// listAllRemoteLogSegments`, unreferenced ones included) and
+/// `RemoteLogRetentionHandler.isSegmentBreachByLogStartOffset` holds for it
+/// ([`breached_by_log_start`] on the epoch cache as loaded at that log start) — on every
+/// replica in `views`, whichever leads: a follower learns the log start from its fetches
+/// and a new leader keeps its own, so the replicas' checkpoints may disagree and the
+/// expiration runs on the leader's. The lowest of their log starts; `None` without a
+/// replica, or when one has no log start or lineage to judge by, or keeps the segment.
+pub(super) fn below_log_start(
+    log: &PartitionLog,
+    i: usize,
+    s: &RemoteSegment,
+    views: &[super::checks::ReplicaView],
+) -> Option<i64> {
+    let listed = log.epochs.listed_epochs(i, s);
+    let one = |view: &super::checks::ReplicaView| {
+        if view.lineage_unread.is_some() {
+            return None;
+        }
+        let start = view.log_start_offset.filter(|&st| s.end_offset < st)?;
+        let loaded = super::checks::loaded_lineage(view).filter(|l| !l.is_empty())?;
+        (breached_by_log_start(s, &loaded, &listed) == Some(true)).then_some(start)
+    };
+    views.iter().map(one).try_fold(None, |low: Option<i64>, st| {
+        let st = st?;
+        Some(Some(low.map_or(st, |l| l.min(st))))
+    })?
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

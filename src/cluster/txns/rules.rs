@@ -313,6 +313,49 @@ fn open_parts(
     }
 }
 
+/// The partitions of a Prepare* transaction's data, by marker.
+struct Marked {
+    with_marker: Vec<serde_json::Value>,
+    without_marker: Vec<serde_json::Value>,
+    /// `(topic, partition, producer, first offset)` of the parts left open.
+    hanging: Vec<(std::sync::Arc<str>, i32, i64, i64)>,
+    /// How many parts hold the other marker than the one the coordinator sends.
+    opposite: usize,
+}
+
+/// Sort `mine`'s parts by marker. The coordinator sends a Prepare* state's own result
+/// (`TransactionMarkerChannelManager.addTxnMarkersToSend`); the other marker on a partition
+/// came from elsewhere (an administrator's `kafka-transactions.sh abort`, another fault).
+fn marked(c: &CoordTxn, mine: &[ClusterTxn]) -> Marked {
+    let sent = if c.state == TxnState::PrepareCommit {
+        TxnEnd::Commit
+    } else {
+        TxnEnd::Abort
+    };
+    let mut m = Marked {
+        with_marker: Vec::new(),
+        without_marker: Vec::new(),
+        hanging: Vec::new(),
+        opposite: 0,
+    };
+    for t in mine {
+        for p in &t.partitions {
+            if p.end == TxnEnd::Open {
+                m.without_marker
+                    .push(json!({"partition": tp(p), "first_offset": p.first_offset}));
+                m.hanging
+                    .push((p.topic.clone(), p.partition, t.producer_id, p.first_offset));
+            } else {
+                if p.end != sent {
+                    m.opposite += 1;
+                }
+                m.with_marker.push(json!({"partition": tp(p), "marker": p.end.name(), "marker_offset": p.marker_offset}));
+            }
+        }
+    }
+    m
+}
+
 /// `transaction_stuck_in_prepare`: the latest transaction of an id is Prepare* and older
 /// than its timeout + 5 min at the coordinator log's reference time. `candidates` are
 /// [`stuck_candidates`]; `matched` holds, per candidate, the cluster transactions grouped
@@ -340,33 +383,12 @@ pub fn stuck_in_prepare(
         let log = &inputs.coordinator[c.log];
         let age = log.ref_time_ms.saturating_sub(c.last_update_ms);
         let mine: &[ClusterTxn] = matched.get(&ci).map_or(&[], Vec::as_slice);
-        let mut with_marker = Vec::new();
-        let mut without_marker = Vec::new();
-        let mut hanging = Vec::new();
-        // The marker the coordinator sends for this Prepare* state
-        // (`TransactionMarkerChannelManager.addTxnMarkersToSend`: the Prepare's own result);
-        // the other one on a partition came from elsewhere (an administrator's
-        // `kafka-transactions.sh abort`, another fault).
-        let sent = if c.state == TxnState::PrepareCommit {
-            TxnEnd::Commit
-        } else {
-            TxnEnd::Abort
-        };
-        let mut opposite = 0usize;
-        for t in mine {
-            for p in &t.partitions {
-                if p.end != TxnEnd::Open && p.end != sent {
-                    opposite += 1;
-                }
-                if p.end == TxnEnd::Open {
-                    without_marker
-                        .push(json!({"partition": tp(p), "first_offset": p.first_offset}));
-                    hanging.push((p.topic.clone(), p.partition, t.producer_id, p.first_offset));
-                } else {
-                    with_marker.push(json!({"partition": tp(p), "marker": p.end.name(), "marker_offset": p.marker_offset}));
-                }
-            }
-        }
+        let Marked {
+            with_marker,
+            without_marker,
+            hanging,
+            opposite,
+        } = marked(c, mine);
         let seen: BTreeSet<String> = mine
             .iter()
             .flat_map(|t| t.partitions.iter().map(tp))

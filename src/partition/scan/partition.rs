@@ -329,15 +329,7 @@ impl<'a> Run<'a> {
         }
         findings.extend(keyless.finding(ctx));
         if let Some(s) = share {
-            // Every record from the log start read: no `--max-bytes` stop, no segment
-            // unreadable (a record it holds may be a share partition's snapshot).
-            let whole = !report.partially_read
-                && (report.carried.segment_walks.iter()).all(|w| w.walk.is_some());
-            let (found, starts) = s.finish(ctx, whole);
-            findings.extend(found);
-            if !starts.is_empty() {
-                report.carried.cluster_inputs.share_starts = Some(starts.into());
-            }
+            s.conclude(ctx, &mut report, &mut findings);
         }
         if let Some(g) = groups {
             let (anomalies, offsets) =
