@@ -133,6 +133,9 @@ kinds! {
     /// A live share partition's latest snapshot lowered the state epoch below an earlier
     /// snapshot's, no tombstone between: the share coordinator fences every write of it.
     ShareStateEpochFenced = "share_state_epoch_fenced", Error;
+    /// A live share partition's served state holds a batch in a delivery state no
+    /// `RecordState` has: `SharePartition.maybeInitialize` fails on it.
+    ShareStateUnknownDeliveryState = "share_state_unknown_delivery_state", Error;
     /// A share group's start offset on a partition, as its share coordinator serves it,
     /// past the partition's log end: the group stalls there.
     ShareStartBeyondLogEnd = "share_start_beyond_log_end", Error;

@@ -74,17 +74,32 @@ impl State {
             return None;
         }
         let mut cur = start;
-        for &(first, last, terminal) in &self.batches {
-            if first > cur || !terminal {
+        for &(first, last, state) in &self.batches {
+            if first > cur || !terminal(state) {
                 break;
             }
             cur = cur.max(last.saturating_add(1));
         }
         let cap = (self.batches.iter())
-            .filter(|b| !b.2)
+            .filter(|b| !terminal(b.2))
             .map(|b| b.0.max(start))
             .min();
         Some(cap.map_or(cur, |c| cur.min(c)))
+    }
+
+    /// A served batch whose delivery state `RecordState.forId` does not know and that no
+    /// other batch overlaps (the combiner keeps it as it is): `(first, last, state)`.
+    fn unknown_state(&self) -> Option<Range> {
+        let v: Vec<&Range> = self.batches.iter().collect();
+        v.iter()
+            .enumerate()
+            .filter(|(_, b)| !known_state(b.2))
+            .find(|(i, b)| {
+                !v.iter()
+                    .enumerate()
+                    .any(|(j, o)| j != *i && o.0 <= b.1 && o.1 >= b.0)
+            })
+            .map(|(_, b)| **b)
     }
 
     /// `batches` pruned at `start` as `PersisterStateBatchCombiner.pruneBatches` does (-1:
@@ -95,24 +110,37 @@ impl State {
         }
         let kept: Vec<Range> = (self.batches.iter())
             .filter(|&&(_, last, _)| last >= start)
-            .map(|&(first, last, terminal)| (first.max(start), last, terminal))
+            .map(|&(first, last, state)| (first.max(start), last, state))
             .collect();
         self.batches = kept.into_iter().collect();
     }
 }
 
-/// A state batch's first and last offsets, and whether its delivery state is terminal
-/// (2 ACKNOWLEDGED, 4 ARCHIVED: `PersisterStateBatchCombiner.compareBatchDeliveryInfo`'s
-/// list).
-type Range = (i64, i64, bool);
+/// A state batch's first and last offsets and its delivery state.
+type Range = (i64, i64, i64);
+
+/// A terminal delivery state: 2 ACKNOWLEDGED, 4 ARCHIVED
+/// (`PersisterStateBatchCombiner.compareBatchDeliveryInfo`'s list).
+fn terminal(state: i64) -> bool {
+    matches!(state, 2 | 4)
+}
+
+/// A delivery state `RecordState.forId` knows (0 AVAILABLE, 1 ACQUIRED, 2 ACKNOWLEDGED,
+/// 4 ARCHIVED); any other throws inside `SharePartition.maybeInitialize`.
+fn known_state(state: i64) -> bool {
+    matches!(state, 0 | 1 | 2 | 4)
+}
 
 /// The state batches of a record.
 fn batch_ranges(v: &groups::StructVal<'_>) -> Vec<Range> {
     (v.items("StateBatches").iter())
         .filter_map(|b| b.as_struct())
         .map(|b| {
-            let terminal = matches!(b.int("DeliveryState"), 2 | 4);
-            (b.int("FirstOffset"), b.int("LastOffset"), terminal)
+            (
+                b.int("FirstOffset"),
+                b.int("LastOffset"),
+                b.int("DeliveryState"),
+            )
         })
         .collect()
 }
@@ -246,7 +274,10 @@ impl ShareStateReplay {
                     None => f,
                 });
             }
-            if let Some(f) = epoch_fenced(ctx, &who, s, ev) {
+            if let Some(f) = epoch_fenced(ctx, &who, s, ev.clone()) {
+                out.push(f);
+            }
+            if let Some(f) = unknown_state(ctx, &who, s, ev) {
                 out.push(f);
             }
         }
@@ -257,6 +288,8 @@ impl ShareStateReplay {
     /// policy resolves it).
     fn starts(&self) -> Vec<ShareStart> {
         (self.states.iter())
+            // A share partition that fails to initialize has no start to hold against.
+            .filter(|(_, s)| s.unknown_state().is_none())
             .filter_map(|((group, topic_id, partition), s)| {
                 Some(ShareStart {
                     group: group.clone(),
@@ -373,6 +406,37 @@ fn below_start(
             .broker("the share coordinator serves the state as its records leave it; SharePartition.maybeInitialize fails the share partition on a state batch whose first offset is below the start offset (IllegalStateException: Failed to initialize the share partition); PersisterStateBatchCombiner prunes batches at the start offset when it merges an update, but a snapshot, or an update taken alone, is served as written")
             .client_error("share consumers of this partition receive nothing from it: its initialization fails on every fetch")
             .remediation("delete the share group's state for this partition (kafka-share-groups.sh --delete-offsets, then it is initialized again from share.auto.offset.reset) once the group is empty"),
+    )
+}
+
+/// `share_state_unknown_delivery_state`: a served batch whose delivery state no
+/// `RecordState` has — `RecordState.forId` throws inside `SharePartition.maybeInitialize`,
+/// whose catch fails the share partition.
+fn unknown_state(
+    ctx: &crate::partition::state::PartitionContext,
+    who: &str,
+    s: &State,
+    mut ev: serde_json::Value,
+) -> Option<Finding> {
+    let (first, last, state) = s.unknown_state()?;
+    ev["state_offset"] = json!(s.last);
+    ev["batch"] = json!([first, last]);
+    ev["delivery_state"] = json!(state);
+    Some(
+        Finding::new(
+            Kind::ShareStateUnknownDeliveryState,
+            &ctx.topic,
+            ctx.partition,
+            format!(
+                "{who}: its state (as of offset {}) holds a state batch {first}..={last} in delivery state {state}, which no RecordState has (0 available, 1 acquired, 2 acknowledged, 4 archived): SharePartition.maybeInitialize fails on it and the share partition cannot be consumed",
+                s.last
+            ),
+        )
+        .offset(s.last)
+        .evidence(ev)
+        .broker("the share coordinator serves the state as its records leave it; SharePartition.maybeInitialize builds each batch's InFlightBatch with RecordState.forId, which throws IllegalArgumentException (Unknown record state id) for any other id, and the share partition is FAILED; the coordinator never persists such a state (ARCHIVING, 3, is never written)")
+        .client_error("share consumers of this partition receive nothing from it: its initialization fails on every fetch")
+        .remediation("delete the share group's state for this partition (kafka-share-groups.sh --delete-offsets, then it is initialized again from share.auto.offset.reset) once the group is empty"),
     )
 }
 

@@ -214,7 +214,7 @@ pub(crate) fn verify_one(
     // (A -stray copy's entries are the live log's too: `check_offsets` says which of its
     // checks still hold.)
     let judged = !delete_copy(r);
-    checkpoints::check_leader_epochs(p, r, opts, clean_shutdown, out);
+    checkpoints::check_leader_epochs(p, r, opts, (clean_shutdown, load_rp), out);
     small_files::check_partition_metadata(p, r, opts, out);
     // A log whose remote segments the inputs' `__remote_log_metadata` names is
     // remote-storage enabled (`UnifiedLog.remoteLogEnabled`); otherwise klogscan does not

@@ -27,18 +27,39 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// The findings, keyed by the index of the data partition each names.
 pub(super) fn findings(report: &ScanReport, inv: &Inventory) -> BTreeMap<usize, Vec<Finding>> {
     let mut out: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
-    // The live `__share_group_state` copies with served starts, the longest log first (a
-    // follower's copy may lag its leader's).
-    let mut states: Vec<usize> = (0..report.partitions.len())
+    // Per `__share_group_state` partition of a cluster, its live copy read whole with the
+    // longest log: the coordinator serves its leader's log alone, and a follower's copy
+    // may lag it (a share partition its leader deleted still holds a start there).
+    let mut copies: Vec<usize> = (0..report.partitions.len())
         .filter(|&i| {
             let p = &report.partitions[i];
-            p.source.copy.is_live() && p.carried.cluster_inputs.share_starts.is_some()
+            p.topic == crate::read::format::groups::SHARE_GROUP_STATE_TOPIC
+                && p.source.copy.is_live()
+                && !p.partially_read
         })
         .collect();
+    copies.sort_by_key(|&i| (std::cmp::Reverse(report.partitions[i].log_end_offset), i));
+    let mut states: Vec<usize> = Vec::new();
+    for i in copies {
+        let p = &report.partitions[i];
+        let seen = states.iter().any(|&k| {
+            let q = &report.partitions[k];
+            q.partition == p.partition && same_cluster(&q.source, &p.source).is_same()
+        });
+        if !seen {
+            states.push(i);
+        }
+    }
+    states.retain(|&i| {
+        report.partitions[i]
+            .carried
+            .cluster_inputs
+            .share_starts
+            .is_some()
+    });
     if states.is_empty() {
         return out;
     }
-    states.sort_by_key(|&i| std::cmp::Reverse(report.partitions[i].log_end_offset));
     let dirs: HashMap<&str, &PartitionDir> = (inv.partitions.iter())
         .map(|p| (p.path.to_str().unwrap_or_default(), p))
         .collect();
@@ -87,8 +108,19 @@ fn data_copy(
             let d = &report.partitions[j];
             same_cluster(&co.source, &d.source).is_same() && !d.partially_read
         })
-        .filter(|&j| report.partitions[j].log_end_offset.is_some())
-        .max_by_key(|&j| (report.partitions[j].log_end_offset, std::cmp::Reverse(j)))
+        .filter(|&j| log_end(&report.partitions[j]).is_some())
+        .max_by_key(|&j| (log_end(&report.partitions[j]), std::cmp::Reverse(j)))
+}
+
+/// The partition's log end as its broker keeps it (`LocalLog.logEndOffset`: the active
+/// segment's next offset, `LogSegment.readNextOffset` — its base offset when it holds no
+/// batch): the last batch's next offset, or the last segment's base when above it.
+fn log_end(d: &crate::partition::results::PartitionReport) -> Option<i64> {
+    let names = &d.carried.segment_names;
+    let base = (names.len().checked_sub(1))
+        .and_then(|last| names.get(last as u32))
+        .and_then(|n| crate::discover::layout::parse_segment_file_name(&n).map(|(b, _)| b));
+    d.log_end_offset.max(base)
 }
 
 /// `share_start_beyond_log_end` for share start `s` (from state copy `i`) on data copy `j`.
@@ -100,7 +132,7 @@ fn beyond_log_end(
     s: &ShareStart,
 ) -> Option<Finding> {
     let d = &report.partitions[j];
-    let leo = d.log_end_offset?;
+    let leo = log_end(d)?;
     let start = s.effective_start;
     if start <= leo {
         return None;

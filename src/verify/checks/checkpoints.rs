@@ -37,7 +37,7 @@ pub(super) fn check_leader_epochs(
     p: &PartitionDir,
     r: &PartitionReport,
     opts: &VerifyOptions,
-    clean_shutdown: Option<bool>,
+    (clean_shutdown, recovery_point): (Option<bool>, crate::partition::recovery::CheckpointEntry),
     out: &mut Vec<Finding>,
 ) {
     let (first_offset, leo) = (r.carried.first_offset, r.carried.outcome.log_end_offset);
@@ -75,9 +75,13 @@ pub(super) fn check_leader_epochs(
                 // Whether the log start the cache was cut to is on record: written at a clean
                 // shutdown (`LogManager.shutdown` checkpoints every log's start), or the metadata
                 // log's, which its snapshots set.
-                let recorded = clean_shutdown == Some(true) || p.is_kraft_metadata();
+                let load = LoadFacts {
+                    start_recorded: clean_shutdown == Some(true) || p.is_kraft_metadata(),
+                    clean: clean_shutdown == Some(true),
+                    recovered_from: recovered_from(r, recovery_point),
+                };
                 if let Some(msg) =
-                    compare_epochs(&ck, rebuilt, append, first_offset, log_start, leo, recorded)
+                    compare_epochs(&ck, rebuilt, append, first_offset, log_start, leo, load)
                 {
                     let mut evidence = json!({"checkpoint": ck, "from_batches": rebuilt});
                     if append.entries[..] != *rebuilt {
@@ -364,6 +368,15 @@ fn disagreement(
     })
 }
 
+/// Whether the append path's cache is empty as well over the log, or agrees with an empty
+/// file (`Reading::Append`): the file `clearAndFlush` leaves after a legacy batch.
+fn ck_all_empty_by_append(append: &AppendPathCache, span: Span) -> bool {
+    let how = Reading::Append {
+        cleared: append.cleared,
+    };
+    disagreement(&[], &append.entries, how, span).is_none()
+}
+
 fn epoch_text(e: Option<i32>) -> String {
     e.map_or("none".into(), |e| e.to_string())
 }
@@ -376,6 +389,43 @@ fn epoch_text(e: Option<i32>) -> String {
 /// (`LogSegment.recover`, which assigns only epochs above the latest) rebuilt recovery's
 /// lineage. While epochs only grow the two are one; after an epoch regression or a legacy
 /// batch a file equal to either is one Kafka writes.
+/// The base offset of the segment an unclean shutdown's load recovers from
+/// (`LogLoader.recoverLog`: the segment holding the recovery point — 0 without an entry —
+/// and every later one); `None` when the entry is unknown (a checkpoint klogscan could not
+/// read) or no segment has a log.
+fn recovered_from(
+    r: &PartitionReport,
+    recovery_point: crate::partition::recovery::CheckpointEntry,
+) -> Option<i64> {
+    let rp = match recovery_point {
+        crate::partition::recovery::CheckpointEntry::Read(v) => v.unwrap_or(0),
+        crate::partition::recovery::CheckpointEntry::Unread => return None,
+    };
+    let bases: Vec<i64> = (r.carried.segment_names.iter())
+        .filter_map(|n| crate::discover::layout::parse_segment_file_name(&n).map(|(b, _)| b))
+        .collect();
+    bases
+        .iter()
+        .rev()
+        .find(|&&b| b <= rp)
+        .or(bases.first())
+        .copied()
+}
+
+/// What the next load of the partition does that the comparison needs.
+#[derive(Clone, Copy)]
+struct LoadFacts {
+    /// The log start the cache was cut to is on record: written at a clean shutdown
+    /// (`LogManager.shutdown` checkpoints every log's start), or the metadata log's, which
+    /// its snapshots set.
+    start_recorded: bool,
+    /// The broker shut down cleanly: the load recovers no segment.
+    clean: bool,
+    /// The base offset of the first segment the load recovers (`LogSegment.recover`
+    /// assigns the epochs of its batches and every later segment's), if any.
+    recovered_from: Option<i64>,
+}
+
 fn compare_epochs(
     ck: &[(i32, i64)],
     rebuilt: &[(i32, i64)],
@@ -383,8 +433,9 @@ fn compare_epochs(
     first: Option<i64>,
     log_start: Option<i64>,
     leo: Option<i64>,
-    start_recorded: bool,
+    load: LoadFacts,
 ) -> Option<String> {
+    let start_recorded = load.start_recorded;
     if ck.windows(2).any(|w| w[1].0 <= w[0].0 || w[1].1 < w[0].1) {
         return Some("entries are not in ascending epoch and offset order".into());
     }
@@ -397,6 +448,7 @@ fn compare_epochs(
     // and a leader assigns its epoch at the log end before it appends. What is compared
     // is what the load keeps.
     let kept = ck.iter().take_while(|(_, s)| *s < leo).count();
+    let had_entries = !ck.is_empty();
     let ck = &ck[..kept];
     let span = Span {
         first,
@@ -409,7 +461,21 @@ fn compare_epochs(
         // flush, `truncateFromEndAsyncFlush`, is not synced; `CheckpointReadBuffer.read`
         // takes a file without a line as no entry) while the batches carry epochs: the
         // load keeps an empty cache and adds epochs only from the batches recovery replays
-        // (`LogSegment.recover`); nothing rebuilds the rest.
+        // (`LogSegment.recover`); nothing rebuilds the rest. Not when the append path's
+        // cache is empty too (`UnifiedLog.append` empties it on a v0/v1 batch,
+        // `clearAndFlush`: the file it writes). After an unclean shutdown, not when the file
+        // held an entry at or past the log end (a `DeleteRecords` to the log end moves the
+        // cache's one entry there before a crash, and the load drops it: two readings), nor
+        // when the recovery replays every segment holding an epoch (it rebuilds them all).
+        if ck_all_empty_by_append(append, span) {
+            return None;
+        }
+        let rebuilt_by_recovery = load
+            .recovered_from
+            .is_some_and(|b| rebuilt.first().is_none_or(|&(_, s)| s >= b));
+        if !load.clean && (had_entries || rebuilt_by_recovery) {
+            return None;
+        }
         return Some(format!(
             "the checkpoint holds no entry, but from offset {o} {RECOVERY_LINEAGE} gives epoch {}: the broker loads an empty leader-epoch cache (only the batches a recovery replays add epochs back), so until it leads again OffsetsForLeaderEpoch answers an undefined offset for every earlier epoch — a follower truncates to its high watermark and a consumer's committed leader epoch cannot be validated",
             epoch_text(b)

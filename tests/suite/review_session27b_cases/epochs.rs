@@ -63,7 +63,6 @@ fn mismatches(m: &Manifest) -> Vec<String> {
 /// early return in `compare_epochs` skips the append-path reading the non-empty case
 /// consults).
 #[test]
-#[ignore = "divergence: an empty checkpoint after a v1 batch is reported as holds-no-entry; UnifiedLog.append's clearAndFlush writes exactly that file"]
 fn an_empty_checkpoint_left_by_a_legacy_append_is_the_one_kafka_writes() {
     let mut p = batches(&[(3, 2), (4, 2)], None);
     p.legacy(Legacy::v1().values(["x", "y"]));
@@ -91,7 +90,6 @@ fn an_empty_checkpoint_without_a_legacy_append_is_a_mismatch() {
 /// first segment loads the full cache: nothing is lost. klogscan: a warning saying the
 /// broker loads an empty cache.
 #[test]
-#[ignore = "divergence: holds-no-entry warns that the load keeps an empty cache; after an unclean shutdown with the recovery point in the first segment LogSegment.recover rebuilds every epoch"]
 fn an_empty_checkpoint_rebuilt_by_a_full_recovery_loses_nothing() {
     let ld = LogDirBuilder::new(1)
         .clean_shutdown(false)
@@ -128,7 +126,6 @@ fn an_empty_checkpoint_past_a_partial_recovery_is_a_mismatch() {
 /// "two readings") is silent — but an entry at the log end is dropped as the load's own
 /// before that rule is reached, and the empty remainder is reported.
 #[test]
-#[ignore = "divergence: DeleteRecords to the log end then a crash (checkpoint `4 4`, stale log start) is holds-no-entry; the first-entry-above-a-stale-log-start reading klogscan keeps silent applies"]
 fn a_checkpoint_moved_to_the_log_end_by_delete_records_before_a_crash_is_quiet() {
     let mut p = batches(&[(3, 2)], None);
     p.set_leader_epoch(4);

@@ -41,7 +41,6 @@ fn plain_orders(end: i64) -> PartitionBuilder {
 /// Kafka serves the next fetch from 600, the log end — no stall. klogscan takes the last
 /// batch's next offset (580) for the log end and reports the start 20 past it, an error.
 #[test]
-#[ignore = "divergence: the data log end is the last batch's next offset (580), not the empty active segment's base (600) Kafka's LocalLog uses, so a start at 600 is reported past the log end"]
 fn a_start_at_the_base_of_an_empty_active_segment_is_not_past_the_log_end() {
     let recs = vec![SP.snapshot((0, 2, 3), 600, &[])];
     let dir = tempfile::tempdir().unwrap();
@@ -126,7 +125,6 @@ fn hostile_group_names_reach_the_reset_command_as_one_argument() {
 /// the first copy that holds the key: the leader's holds none, so the follower's stale 700
 /// is held against the log end, an error.
 #[test]
-#[ignore = "divergence: a share partition deleted in the leader's __share_group_state is judged on a lagging copy's stale start; the coordinator serves only the leader's log"]
 fn a_share_partition_deleted_on_the_leaders_state_log_is_not_judged_on_a_stale_copy() {
     let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let leader = vec![SP.snapshot((0, 2, 3), 700, &[]), SP.deleted()];

@@ -59,16 +59,16 @@ fn a_reset_of_the_offsets_initializes_at_the_current_group_epoch_quietly() {
 /// batch with it, inside the try whose catch fails the share partition (`FAILED`): a served
 /// batch with delivery state 3 (ARCHIVING, never persisted: `PersisterStateBatchCombiner`
 /// lists it as not implemented) or 7 makes the share partition unloadable exactly as a
-/// batch below the start does. klogscan reads no delivery state but 2 and 4, and reports
-/// nothing.
+/// batch below the start does: `share_state_unknown_delivery_state` (was: nothing).
 #[test]
-#[ignore = "divergence: a served state batch with an unknown delivery state (3, 7) is silent; RecordState.forId throws in SharePartition.maybeInitialize and the share partition fails"]
 fn a_served_batch_with_an_unknown_delivery_state_fails_initialization() {
     for state in [3i8, 7] {
         let recs = vec![SP.snapshot((0, 2, 3), 500, &[(500, 509, state, 1)])];
         let r = run(log_dir(vec![orders(0, 400, 700), state_log(0, recs)], None));
         let loud = r.at_least(Severity::Warning, STATE);
         assert!(!loud.is_empty(), "state {state}: {:#?}", r.scan.findings);
+        let f = r.one(Kind::ShareStateUnknownDeliveryState, Severity::Error);
+        assert_eq!(f.evidence["delivery_state"], state, "{}", f.evidence);
     }
 }
 
