@@ -143,6 +143,8 @@ pub struct Cluster {
     tight: Option<i64>,
     /// When the previous transaction's first marker landed (tight loop).
     last_first_marker: Option<i64>,
+    /// Per transactional id, the producer id and epoch of its latest coordinator record.
+    last_value: BTreeMap<String, (i64, i16)>,
 }
 
 impl Cluster {
@@ -161,6 +163,7 @@ impl Cluster {
             timeout_ms: 60_000,
             tight: None,
             last_first_marker: None,
+            last_value: BTreeMap::new(),
         }
     }
     /// Transaction version 2: markers one epoch above the data, next transaction there.
@@ -264,6 +267,8 @@ impl Cluster {
     }
 
     fn coord_record(&mut self, id: &str, v: TxnValue) {
+        self.last_value
+            .insert(id.to_string(), (v.producer_id, v.producer_epoch));
         let ts = self.tick(5);
         if let Some(c) = self.coordinator_log(id) {
             c.append(
@@ -314,6 +319,13 @@ impl Cluster {
             .filter(|tp| !t.unlisted.contains(tp))
             .collect();
         let e = t.producer.epoch;
+        // A producer at a higher epoch than the id's last record got it from InitProducerId
+        // (`TransactionMetadata.prepareIncrementProducerEpoch`), which the coordinator
+        // writes as an Empty value before the transaction's Ongoing.
+        if (self.last_value.get(id)).is_some_and(|&(pid, le)| pid == t.producer.id && e > le) {
+            let v = self.value(t, e, state::EMPTY, &[], start);
+            self.coord_record(id, v);
+        }
         let v = self.value(t, e, state::ONGOING, &listed, start);
         self.coord_record(id, v);
         if t.records > 0 {

@@ -155,7 +155,6 @@ fn tv2_abort_after_a_complete_commit_is_a_valid_transition() {
 /// offset 1. (A v0 value, written after a downgrade to `transaction.version` 0, carries no
 /// version: there the previous value's may stand in.)
 #[test]
-#[ignore = "divergence: klogscan takes a PrepareAbort after Complete*/Empty as TV2 when the PREVIOUS value is TV2; Kafka allows it only when the PrepareAbort itself carries ClientTransactionVersion >= 2"]
 fn a_tv1_abort_after_a_tv2_complete_commit_is_an_invalid_transition() {
     let e = 735;
     let values = [
@@ -208,7 +207,6 @@ fn end_txn_epochs_as_the_coordinator_writes_them_load_clean() {
 /// PrepareCommit (offset 1), as a skipped or repeated epoch is a history the coordinator
 /// did not write (a lost or divergent `__transaction_state` record).
 #[test]
-#[ignore = "divergence: klogscan checks only that a value's epoch does not go down; Kafka's TV2 PrepareCommit is exactly the Ongoing epoch + 1 (TransactionMetadata.prepareAbortOrCommit / validProducerEpoch)"]
 fn a_tv2_prepare_commit_not_one_epoch_above_its_ongoing_is_an_anomaly() {
     let silent: Vec<i16> = [5i16, 7]
         .into_iter()
@@ -258,7 +256,6 @@ fn a_complete_stamped_before_its_prepare_loads_clean() {
 /// `prepareComplete` copies them): a Complete* one epoch above its Prepare* of the same
 /// producer id is a transition the coordinator never writes, under either version.
 #[test]
-#[ignore = "divergence: klogscan accepts a Complete* whose epoch is above its Prepare*'s (same producer id); Kafka's prepareComplete keeps the Prepare epoch (TransactionMetadata.validProducerEpoch)"]
 fn a_complete_above_its_prepare_epoch_is_an_anomaly() {
     let silent: Vec<bool> = [true, false]
         .into_iter()
@@ -310,7 +307,6 @@ fn after_a_tv2_complete_the_next_ongoing_or_empty_loads_clean() {
 /// rotates to a new producer id at 0: `validProducerEpochBump`). Each must be an anomaly at
 /// offset 3: the history skips a value the coordinator wrote.
 #[test]
-#[ignore = "divergence: klogscan reads an Ongoing/Empty that skips epochs after a Complete* of the same producer id as normal; Kafka keeps the epoch on AddPartitions and bumps it by exactly one on InitProducerId (TransactionMetadata.completeTransitionTo)"]
 fn an_ongoing_or_empty_that_skips_epochs_is_an_anomaly() {
     let silent: Vec<u8> = [(state::ONGOING, 7i16), (state::EMPTY, 8)]
         .into_iter()

@@ -162,20 +162,21 @@ fn a_clean_history_has_no_anomaly() {
         Val("tv2", Some(v(5, 3, COMPLETE_COMMIT).v1(-1, -1, 2))),
         Val("tv2", Some(v(5, 4, PREPARE_ABORT).v1(-1, -1, 2))),
         Val("tv2", Some(v(5, 4, COMPLETE_ABORT).v1(-1, -1, 2))),
-        // TV2 epoch exhaustion: Prepare at 32767 under the old id, Complete under the new
+        // TV2 epoch exhaustion (another id: its history starts at 32766): Prepare at 32767
+        // under the old producer id, Complete under the new
         Val(
-            "tv2",
+            "tv2x",
             Some(v(5, 32766, ONGOING).partitions(parts).v1(-1, -1, 2)),
         ),
         Val(
-            "tv2",
+            "tv2x",
             Some(v(5, 32766, ONGOING).partitions(parts).v1(-1, -1, 2)),
         ),
         Val(
-            "tv2",
+            "tv2x",
             Some(v(5, 32767, PREPARE_COMMIT).partitions(parts).v1(-1, 6, 2)),
         ),
-        Val("tv2", Some(v(6, 0, COMPLETE_COMMIT).v1(5, -1, 2))),
+        Val("tv2x", Some(v(6, 0, COMPLETE_COMMIT).v1(5, -1, 2))),
         // expiry of a completed id, then the id is used again by a new producer id
         Val("old", Some(v(9, 3, COMPLETE_ABORT))),
         Val("old", None),

@@ -81,9 +81,10 @@ pub fn to_finding(a: &Anomaly) -> Finding {
     let prev = a.previous.as_ref();
     let cur_v = value_of(cur);
     let (message, broker, remediation) = match a.kind {
-        AnomalyKind::InvalidTransition | AnomalyKind::EpochRegression | AnomalyKind::PidChange => {
-            transition_texts(a)
-        }
+        AnomalyKind::InvalidTransition
+        | AnomalyKind::EpochRegression
+        | AnomalyKind::EpochStep
+        | AnomalyKind::PidChange => transition_texts(a),
         AnomalyKind::RetriedAppend => retry_texts(a),
         AnomalyKind::FailedPrepareAborted => failed_prepare_texts(a),
         AnomalyKind::PrepareWithoutComplete | AnomalyKind::OngoingPastTimeout => time_texts(a),
@@ -175,6 +176,19 @@ fn transition_texts(a: &Anomaly) -> Texts {
             "the coordinator loads the latest value; a lower epoch lets a fenced (zombie) producer instance with the older epoch write again",
             Some(format!(
                 "check {describe_cmd}; look for producer_epoch_regression / zombie_write findings of this producer in the data partitions"
+            )),
+        ),
+        AnomalyKind::EpochStep => (
+            format!(
+                "transactional id {id}: producer {} epoch moved from {} to {} ({} after {prev_text}), a step no transition of the coordinator takes",
+                cur_v.map_or(-1, |v| v.producer_id),
+                prev_v.map_or(-1, |v| v.producer_epoch),
+                cur_v.map_or(-1, |v| v.producer_epoch),
+                describe(cur),
+            ),
+            "the coordinator loads the latest value as it is; at runtime its transitions write fixed epochs (TransactionMetadata: prepareAddPartitions keeps the epoch, prepareIncrementProducerEpoch adds one, prepareAbortOrCommit adds one under TV2, a fence one more, prepareComplete copies the Prepare's), so another step means records were lost or written by something else",
+            Some(format!(
+                "check {describe_cmd}; compare with the epochs of this producer's batches and markers in the data partitions"
             )),
         ),
         // AnomalyKind::PidChange

@@ -46,6 +46,9 @@ pub enum AnomalyKind {
     FailedPrepareAborted,
     /// The producer epoch went down with the same producer id.
     EpochRegression,
+    /// The producer epoch moved by a step no transition of the coordinator takes (same
+    /// producer id; [`epoch_step_ok`]).
+    EpochStep,
     /// The producer id changed outside epoch exhaustion, an Empty rotation or the
     /// previous/next producer id links.
     PidChange,
@@ -77,6 +80,7 @@ impl AnomalyKind {
             AnomalyKind::RetriedAppend => "retried_append",
             AnomalyKind::FailedPrepareAborted => "failed_prepare_aborted",
             AnomalyKind::EpochRegression => "epoch_regression",
+            AnomalyKind::EpochStep => "epoch_step",
             AnomalyKind::PidChange => "pid_change",
             AnomalyKind::PrepareWithoutComplete => "prepare_without_complete",
             AnomalyKind::OngoingPastTimeout => "ongoing_past_timeout",
@@ -197,6 +201,31 @@ pub fn valid_transition(prev: TxnState, cur: TxnState, tv2: bool) -> bool {
         CompleteAbort => prev == PrepareAbort,
         Dead => matches!(prev, Empty | CompleteCommit | CompleteAbort),
         PrepareEpochFence => prev == Ongoing,
+    }
+}
+
+/// Whether `cur`'s epoch is one a transition from `prev` (same producer id, epoch not
+/// lower) writes: `TransactionMetadata.prepareAddPartitions` keeps the epoch (Ongoing),
+/// `prepareIncrementProducerEpoch` adds one (Empty, InitProducerId; or keeps it),
+/// `prepareAbortOrCommit` adds one under TV2 and keeps it before (PrepareCommit), a fence
+/// adds one more (`prepareFenceProducerEpoch`: a PrepareAbort after Ongoing, +0 or +1 before
+/// TV2, +1 or +2 under it; after Empty or a Complete* only TV2 aborts, +1), and
+/// `prepareComplete` copies the Prepare's (Complete*). A step the coordinator never takes
+/// means records were lost or written otherwise.
+fn epoch_step_ok(prev: &TxnSnapshot, cur: &TxnSnapshot, tv2: bool) -> bool {
+    use TxnState::*;
+    let d = i32::from(cur.producer_epoch) - i32::from(prev.producer_epoch);
+    match cur.state {
+        Ongoing => d == 0,
+        Empty => d == 0 || d == 1,
+        PrepareCommit => d == i32::from(tv2),
+        PrepareAbort => match prev.state {
+            Ongoing | PrepareEpochFence if tv2 => d == 1 || d == 2,
+            Ongoing | PrepareEpochFence => d == 0 || d == 1,
+            _ => tv2 && d == 1,
+        },
+        CompleteCommit | CompleteAbort => d == 0,
+        Dead | PrepareEpochFence => true,
     }
 }
 
@@ -327,9 +356,18 @@ impl HistoryChecker {
         match prev_value {
             Some(_) if retry => kinds.push(AnomalyKind::RetriedAppend),
             Some(p) => {
-                let tv2 = cur.client_transaction_version >= 2 || p.client_transaction_version >= 2;
+                // The transition's version: a v1 value carries the EndTxn request's own
+                // (`TransactionMetadata.completeTransitionTo` checks the new value's); a v0
+                // value (a broker at `transaction.version` 0) carries none.
+                let tv2 = cur.client_transaction_version >= 2
+                    || (cur.version < 1 && p.client_transaction_version >= 2);
                 let key = |v: &TxnSnapshot| (v.state, v.producer_id, v.producer_epoch);
-                if crate::cluster::txns::input::supersedes_failed_prepare(key(&p), key(&cur), tv2) {
+                let failed = crate::cluster::txns::input::supersedes_failed_prepare(
+                    key(&p),
+                    key(&cur),
+                    tv2,
+                );
+                if failed {
                     kinds.push(AnomalyKind::FailedPrepareAborted);
                 } else if transient || !valid_transition(p.state, cur.state, tv2) {
                     kinds.push(AnomalyKind::InvalidTransition);
@@ -337,6 +375,12 @@ impl HistoryChecker {
                 if p.producer_id == cur.producer_id {
                     if cur.producer_epoch < p.producer_epoch {
                         kinds.push(AnomalyKind::EpochRegression);
+                    } else if !failed
+                        && !transient
+                        && valid_transition(p.state, cur.state, tv2)
+                        && !epoch_step_ok(&p, &cur, tv2)
+                    {
+                        kinds.push(AnomalyKind::EpochStep);
                     }
                 } else if !(p.producer_epoch >= EXHAUSTED_EPOCH
                     || cur.state == TxnState::Empty
