@@ -362,11 +362,8 @@ impl HistoryChecker {
                 let tv2 = cur.client_transaction_version >= 2
                     || (cur.version < 1 && p.client_transaction_version >= 2);
                 let key = |v: &TxnSnapshot| (v.state, v.producer_id, v.producer_epoch);
-                let failed = crate::cluster::txns::input::supersedes_failed_prepare(
-                    key(&p),
-                    key(&cur),
-                    tv2,
-                );
+                let failed =
+                    crate::cluster::txns::input::supersedes_failed_prepare(key(&p), key(&cur), tv2);
                 if failed {
                     kinds.push(AnomalyKind::FailedPrepareAborted);
                 } else if transient || !valid_transition(p.state, cur.state, tv2) {

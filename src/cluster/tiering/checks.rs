@@ -88,11 +88,7 @@ struct Unfinished<'a> {
 /// flight: it alone is never reported. A copy has moved on only when a later copy of the
 /// partition started: since 3.9 (KAFKA-16853) copying and expiration run as separate
 /// tasks, so deletions of older segments follow a copy still uploading.
-pub fn unfinished(
-    up: &UserPartition,
-    log: &PartitionLog,
-    views: &[ReplicaView],
-) -> Vec<Finding> {
+pub fn unfinished(up: &UserPartition, log: &PartitionLog, views: &[ReplicaView]) -> Vec<Finding> {
     let topic_id = encode_uuid(&up.topic_id);
     let mut out = Vec::new();
     for (i, s) in log.segments.iter().enumerate() {

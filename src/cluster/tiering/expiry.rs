@@ -212,10 +212,13 @@ pub(super) fn below_log_start(
         let loaded = super::checks::loaded_lineage(view).filter(|l| !l.is_empty())?;
         (breached_by_log_start(s, &loaded, &listed) == Some(true)).then_some(start)
     };
-    views.iter().map(one).try_fold(None, |low: Option<i64>, st| {
-        let st = st?;
-        Some(Some(low.map_or(st, |l| l.min(st))))
-    })?
+    views
+        .iter()
+        .map(one)
+        .try_fold(None, |low: Option<i64>, st| {
+            let st = st?;
+            Some(Some(low.map_or(st, |l| l.min(st))))
+        })?
 }
 
 #[cfg(test)]

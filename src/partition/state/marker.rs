@@ -476,9 +476,7 @@ impl Replay {
         // A last write stamped past the reference time itself (its producer's clock ahead
         // of a reference on the broker's clock, or of `--now`) cannot be measured against
         // it: the broker's clock before it (`clock_floor`) is the one time that can.
-        let floor = t
-            .clock_floor()
-            .filter(|&f| f > last || last > ref_time_ms);
+        let floor = t.clock_floor().filter(|&f| f > last || last > ref_time_ms);
         let idle = ref_time_ms.saturating_sub(floor.unwrap_or(last));
         let hanging = idle > self.opts.hanging_after_ms;
         let first = t.first_batch.base_offset;
