@@ -47,7 +47,7 @@ pub enum AnomalyKind {
     /// The producer epoch went down with the same producer id.
     EpochRegression,
     /// The producer epoch moved by a step no transition of the coordinator takes (same
-    /// producer id; [`epoch_step_ok`]).
+    /// producer id; `TransactionMetadata`'s transitions).
     EpochStep,
     /// The producer id changed outside epoch exhaustion, an Empty rotation or the
     /// previous/next producer id links.
