@@ -364,11 +364,12 @@ fn kip360_bump_and_its_retry() {
     assert_eq!(steps(&scan(id("app", twin))), vec![2]);
 }
 
-/// KIP-939 InitProducerId: `enable2Pc` stores a timeout of `Integer.MAX_VALUE` and fences an
-/// Ongoing transaction like any other (`shouldAbortTransactionOnHandleInitPidWhenExistingTransactionInOngoingState`
-/// runs with `enableTwoPCFlag` true too); `keepPreparedTxn` is answered UNSUPPORTED_VERSION
-/// and writes nothing (`shouldReturnInvalidRequestWhenKeepPreparedIsTrue`, 2025-10). Twin: the
-/// two-phase-commit transaction's Ongoing moving its epoch.
+/// KIP-939 InitProducerId (`TransactionCoordinator.handleInitProducerId`, 2025-10):
+/// `enable2Pc` only stores a timeout of `Integer.MAX_VALUE` and goes through the same
+/// `prepareInitProducerIdTransit`, so an Ongoing two-phase-commit transaction is fenced like
+/// any other; `keepPreparedTxn` is answered UNSUPPORTED_VERSION before anything is prepared,
+/// so it writes nothing (no transition keeping the prepared transaction exists yet).
+/// Twin: the two-phase-commit transaction's Ongoing moving its epoch.
 #[test]
 fn two_phase_commit_init_pid_fences_like_any_other() {
     let two_pc = |v: TxnValue| v.timeout(i32::MAX);
