@@ -151,6 +151,7 @@ mod review_session25b_cases;
 mod review_session26_cases;
 mod review_session27_cases;
 mod review_session27b_cases;
+mod review_session27c_cases;
 mod robustness;
 mod sample_data;
 mod sample_decode;
