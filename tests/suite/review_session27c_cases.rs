@@ -15,8 +15,7 @@
 //! so the coordinator's in-memory state is the one before it while the log holds it — the
 //! premise of klogscan's own `retried_append` and `failed_prepare_aborted`.
 //!
-//! A test marked `#[ignore = "divergence: …"]` asserts Kafka's answer where klogscan gives
-//! another, and fails when run with `--ignored`.
+//! A test marked `//! another, and fails when run with `--ignored`.
 #![cfg(feature = "testkit")]
 
 use klogscan::finding::Kind;
@@ -602,7 +601,6 @@ fn expiry_reuse_and_compaction_leave_consecutive_values() {
 /// shows Empty 6 → PrepareAbort 6, a TV2 abort at +0 after Empty. Twin: +2 after the Empty
 /// (neither a bumped Empty nor a failed one explains it), which must stay an `epoch_step`.
 #[test]
-#[ignore = "divergence: a TV2 PrepareAbort at the epoch of a preceding Empty is an epoch_step; Kafka writes it when that Empty's append failed after reaching the log and the still-current producer aborts (TransactionCoordinator.endTransaction, abort on CompleteCommit/Empty)"]
 fn a_failed_init_pid_then_the_current_producers_tv2_abort() {
     let mut h = id(
         "from-complete",
@@ -651,7 +649,6 @@ fn a_tv2_abort_two_above_an_empty_is_a_step() {
 /// at +0; Kafka wrote +1 (`prepareAbortOrCommit` under TV2). Twin: an all-v0 history (never
 /// TV2) with the same step, which must stay an `epoch_step`.
 #[test]
-#[ignore = "divergence: after a downgrade to transaction.version 0, a TV2 PrepareCommit (+1) written as v0 after a v0 Ongoing is an epoch_step; the id's earlier v1 values carry ClientTransactionVersion 2 and Kafka's EndTxn v5 still bumps"]
 fn a_tv2_commit_written_as_v0_after_a_downgrade() {
     let mut h = id(
         "re-added",
@@ -694,7 +691,6 @@ fn a_v0_commit_at_plus_one_with_no_tv2_value_is_a_step() {
 /// finds Ongoing and fences it (PrepareAbort 6, CompleteAbort 6), then bumps (Empty 7).
 /// klogscan reads Empty 6 → Ongoing 5 as an `epoch_regression`.
 #[test]
-#[ignore = "divergence: epoch_regression (not epoch_step) on Ongoing 5 after an Empty 6 whose append failed after reaching the log; Kafka's in-memory state stayed at 5 and the current producer went on (TransactionStateManager.appendTransactionToLog resets the pending state)"]
 fn a_failed_init_pid_then_the_current_producers_next_transaction() {
     let h = vec![
         v1(5, COMPLETE_COMMIT, 0),

@@ -238,6 +238,10 @@ pub struct HistoryChecker {
     pub anomalies: Vec<Anomaly>,
     /// Where the load's read position stands: see [`HistoryChecker::settle_load`].
     load: LoadTail,
+    /// `(partition dir, transactional id)` whose latest v1 value carried
+    /// `ClientTransactionVersion` 2: a v0 value after it (written once `transaction.version`
+    /// was downgraded, `TransactionLog.valueToBytes`) may still be a TV2 client's.
+    tv2_ids: std::collections::BTreeSet<(String, String)>,
 }
 
 /// How far `TransactionStateManager.loadTransactionMetadata` gets through one copy.
@@ -361,6 +365,11 @@ impl HistoryChecker {
                 // value (a broker at `transaction.version` 0) carries none.
                 let tv2 = cur.client_transaction_version >= 2
                     || (cur.version < 1 && p.client_transaction_version >= 2);
+                // Two v0 values after a TV2 one: the client may still run TV2 (a
+                // downgrade applies to the values written, not to a running producer's
+                // requests): either version's steps.
+                let slot = (at.source.path.clone(), id.to_string());
+                let either = cur.version < 1 && p.version < 1 && self.tv2_ids.contains(&slot);
                 let key = |v: &TxnSnapshot| (v.state, v.producer_id, v.producer_epoch);
                 let failed =
                     crate::cluster::txns::input::supersedes_failed_prepare(key(&p), key(&cur), tv2);
@@ -369,13 +378,25 @@ impl HistoryChecker {
                 } else if transient || !valid_transition(p.state, cur.state, tv2) {
                     kinds.push(AnomalyKind::InvalidTransition);
                 }
+                // An Empty whose append failed after reaching the log
+                // (`TransactionStateManager.appendTransactionToLog`: the coordinator keeps
+                // its old state, epoch one lower): the still-current producer's next record
+                // follows the old epoch — one below the Empty, or, a TV2 abort, at it.
+                let failed_empty = p.state == TxnState::Empty
+                    && (cur.producer_epoch == p.producer_epoch - 1
+                        || (tv2
+                            && cur.state == TxnState::PrepareAbort
+                            && cur.producer_epoch == p.producer_epoch));
+                let step_ok = |tv2: bool| epoch_step_ok(&p, &cur, tv2);
                 if p.producer_id == cur.producer_id {
-                    if cur.producer_epoch < p.producer_epoch {
+                    if failed_empty {
+                        // Read as that failed append: no step to judge.
+                    } else if cur.producer_epoch < p.producer_epoch {
                         kinds.push(AnomalyKind::EpochRegression);
                     } else if !failed
                         && !transient
                         && valid_transition(p.state, cur.state, tv2)
-                        && !epoch_step_ok(&p, &cur, tv2)
+                        && !(step_ok(tv2) || (either && (step_ok(false) || step_ok(true))))
                     {
                         kinds.push(AnomalyKind::EpochStep);
                     }
@@ -389,6 +410,14 @@ impl HistoryChecker {
             }
             None if transient => kinds.push(AnomalyKind::InvalidTransition),
             None => {}
+        }
+        if cur.version >= 1 {
+            let slot = (at.source.path.clone(), id.to_string());
+            if cur.client_transaction_version >= 2 {
+                self.tv2_ids.insert(slot);
+            } else {
+                self.tv2_ids.remove(&slot);
+            }
         }
         for kind in kinds {
             self.push(kind, Some(id.to_string()), prev.cloned(), at.clone());
