@@ -383,7 +383,7 @@ impl HistoryChecker {
                 // its old state, epoch one lower): the still-current producer's next record
                 // follows the old epoch — one below the Empty, or, a TV2 abort, at it.
                 let failed_empty = p.state == TxnState::Empty
-                    && (cur.producer_epoch == p.producer_epoch - 1
+                    && (i32::from(cur.producer_epoch) == i32::from(p.producer_epoch) - 1
                         || (tv2
                             && cur.state == TxnState::PrepareAbort
                             && cur.producer_epoch == p.producer_epoch));
