@@ -49,6 +49,9 @@ struct State {
     /// offset (`PersisterStateBatchCombiner.pruneBatches`; the merging of overlaps changes
     /// neither the lowest first offset nor the highest last one, all the rules read).
     batches: std::collections::BTreeSet<Range>,
+    /// More than [`MAX_RANGES`] served batches: the batch rules and the start are not
+    /// judged.
+    overflow: bool,
     /// The served state epoch (-1: an update's alone, `UNINITIALIZED_EPOCH`).
     state_epoch: i32,
     /// The highest state epoch a snapshot carried since the share partition's last
@@ -70,7 +73,7 @@ impl State {
     /// the combiner may have kept over a terminal one. `None` for a start of -1.
     fn effective_start(&self) -> Option<i64> {
         let start = self.start_offset;
-        if start < 0 {
+        if start < 0 || self.overflow {
             return None;
         }
         let mut cur = start;
@@ -88,18 +91,21 @@ impl State {
     }
 
     /// A served batch whose delivery state `RecordState.forId` does not know and that no
-    /// other batch overlaps (the combiner keeps it as it is): `(first, last, state)`.
+    /// other batch overlaps (the combiner keeps it as it is): `(first, last, state)`. One
+    /// pass over the batches, sorted by first offset: a batch overlaps another when an
+    /// earlier one reaches it or the next one starts within it.
     fn unknown_state(&self) -> Option<Range> {
-        let v: Vec<&Range> = self.batches.iter().collect();
-        v.iter()
-            .enumerate()
-            .filter(|(_, b)| !known_state(b.2))
-            .find(|(i, b)| {
-                !v.iter()
-                    .enumerate()
-                    .any(|(j, o)| j != *i && o.0 <= b.1 && o.1 >= b.0)
-            })
-            .map(|(_, b)| **b)
+        let v: Vec<Range> = self.batches.iter().copied().collect();
+        let mut reach = i64::MIN;
+        for (i, &b) in v.iter().enumerate() {
+            let before = reach >= b.0;
+            let after = v.get(i + 1).is_some_and(|n| n.0 <= b.1);
+            if !known_state(b.2) && !before && !after {
+                return Some(b);
+            }
+            reach = reach.max(b.1);
+        }
+        None
     }
 
     /// `batches` pruned at `start` as `PersisterStateBatchCombiner.pruneBatches` does (-1:
@@ -108,16 +114,36 @@ impl State {
         if start == -1 {
             return;
         }
-        let kept: Vec<Range> = (self.batches.iter())
-            .filter(|&&(_, last, _)| last >= start)
-            .map(|&(first, last, state)| (first.max(start), last, state))
-            .collect();
-        self.batches = kept.into_iter().collect();
+        // Those starting at or above `start` stay as they are: only the ones below it (few
+        // once pruned: the start seldom moves back) are cut or dropped.
+        let kept = self.batches.split_off(&(start, i64::MIN, i64::MIN));
+        let below = std::mem::replace(&mut self.batches, kept);
+        self.batches.extend(
+            (below.into_iter())
+                .filter(|&(_, last, _)| last >= start)
+                .map(|(_, last, state)| (start, last, state)),
+        );
+    }
+
+    /// Add `ranges` to the served batches, or give up on them past [`MAX_RANGES`].
+    fn add(&mut self, ranges: Vec<Range>) {
+        if !self.overflow {
+            self.batches.extend(ranges);
+        }
+        if self.batches.len() > MAX_RANGES {
+            self.batches.clear();
+            self.overflow = true;
+        }
     }
 }
 
 /// A state batch's first and last offsets and its delivery state.
 type Range = (i64, i64, i64);
+
+/// The most served batches kept of one share partition: a share-partition leader holds a
+/// few thousand in flight (`group.share.partition.max.record.locks`); a state past this
+/// (hostile input) is not judged, its memory and time bounded.
+const MAX_RANGES: usize = 1 << 16;
 
 /// A terminal delivery state: 2 ACKNOWLEDGED, 4 ARCHIVED
 /// (`PersisterStateBatchCombiner.compareBatchDeliveryInfo`'s list).
@@ -209,19 +235,23 @@ impl ShareStateReplay {
             s.snapshot = Some(offset);
             s.state_epoch = epoch;
             s.start_offset = start;
-            s.batches = batch_ranges(v).into_iter().collect();
+            s.batches.clear();
+            s.overflow = false;
+            s.add(batch_ranges(v));
         } else if fresh {
             // `handleShareUpdate` into no state: `ShareGroupOffset.fromRecord`, as written.
             s.state_epoch = -1;
             s.start_offset = start;
-            s.batches = batch_ranges(v).into_iter().collect();
+            s.batches.clear();
+            s.overflow = false;
+            s.add(batch_ranges(v));
         } else {
             // `ShareCoordinatorShard.merge`: the start offset an update's unless -1, its
             // batches combined with the state's and pruned at that start.
             if start != -1 {
                 s.start_offset = start;
             }
-            s.batches.extend(batch_ranges(v));
+            s.add(batch_ranges(v));
             let start = s.start_offset;
             s.prune(start);
         }
@@ -480,4 +510,64 @@ impl RecordSink for ShareStateReplay {
     }
     fn marker(&mut self, _producer_id: i64, _commit: bool) {}
     fn unread(&mut self, _segment: &str, _message: &str) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(ranges: &[Range], start: i64) -> State {
+        let mut s = State {
+            start_offset: start,
+            ..State::default()
+        };
+        s.add(ranges.to_vec());
+        s
+    }
+
+    /// `PersisterStateBatchCombiner.pruneBatches`: below the start dropped, a straddler cut
+    /// at it, the rest kept as they are.
+    #[test]
+    fn prune_drops_cuts_and_keeps_as_the_combiner_does() {
+        let mut s = state(&[(0, 9, 2), (5, 20, 0), (20, 30, 4), (40, 49, 0)], 10);
+        s.prune(10);
+        let got: Vec<Range> = s.batches.iter().copied().collect();
+        assert_eq!(got, vec![(10, 20, 0), (20, 30, 4), (40, 49, 0)]);
+        s.prune(-1);
+        assert_eq!(s.batches.len(), 3);
+    }
+
+    /// The one-pass overlap test agrees with the pairwise one on every small shape.
+    #[test]
+    fn unknown_state_finds_the_batch_no_other_overlaps() {
+        let shapes: &[&[Range]] = &[
+            &[(0, 9, 3)],
+            &[(0, 9, 3), (5, 7, 0)],
+            &[(0, 20, 0), (5, 7, 3), (30, 39, 7)],
+            &[(0, 4, 0), (5, 9, 3), (10, 14, 0)],
+            &[(0, 4, 7), (0, 9, 0)],
+            &[(0, 4, 1), (6, 9, 2)],
+        ];
+        for ranges in shapes {
+            let s = state(ranges, 0);
+            let v: Vec<Range> = s.batches.iter().copied().collect();
+            let pairwise = v.iter().enumerate().find(|(i, b)| {
+                !known_state(b.2)
+                    && !(v.iter().enumerate()).any(|(j, o)| j != *i && o.0 <= b.1 && o.1 >= b.0)
+            });
+            assert_eq!(s.unknown_state(), pairwise.map(|(_, b)| *b), "{ranges:?}");
+        }
+    }
+
+    /// A hostile state past [`MAX_RANGES`] batches is not kept, and nothing rests on it.
+    #[test]
+    fn a_state_past_the_batch_cap_is_not_judged() {
+        let many: Vec<Range> = (0..=MAX_RANGES as i64).map(|i| (i * 2, i * 2, 3)).collect();
+        let s = state(&many, 0);
+        assert!(s.overflow && s.batches.is_empty());
+        assert_eq!(
+            (s.effective_start(), s.unknown_state(), s.lowest()),
+            (None, None, None)
+        );
+    }
 }

@@ -60,8 +60,9 @@ pub(super) fn findings(report: &ScanReport, inv: &Inventory) -> BTreeMap<usize, 
     if states.is_empty() {
         return out;
     }
-    let dirs: HashMap<&str, &PartitionDir> = (inv.partitions.iter())
-        .map(|p| (p.path.to_str().unwrap_or_default(), p))
+    // By path as the reports give it (`display`, as the consumers' view keys them).
+    let dirs: HashMap<String, &PartitionDir> = (inv.partitions.iter())
+        .map(|p| (p.path.display().to_string(), p))
         .collect();
     // Live data copies by (topic id, partition).
     let mut data: HashMap<(String, i32), Vec<usize>> = HashMap::new();
@@ -127,7 +128,7 @@ fn log_end(d: &crate::partition::results::PartitionReport) -> Option<i64> {
 fn beyond_log_end(
     report: &ScanReport,
     inv: &Inventory,
-    dirs: &HashMap<&str, &PartitionDir>,
+    dirs: &HashMap<String, &PartitionDir>,
     (i, j): (usize, usize),
     s: &ShareStart,
 ) -> Option<Finding> {
