@@ -401,15 +401,10 @@ fn recovered_from(
         crate::partition::recovery::CheckpointEntry::Read(v) => v.unwrap_or(0),
         crate::partition::recovery::CheckpointEntry::Unread => return None,
     };
-    let bases: Vec<i64> = (r.carried.segment_names.iter())
-        .filter_map(|n| crate::discover::layout::parse_segment_file_name(&n).map(|(b, _)| b))
-        .collect();
-    bases
-        .iter()
-        .rev()
-        .find(|&&b| b <= rp)
-        .or(bases.first())
-        .copied()
+    let mut bases = (r.carried.segment_names.iter())
+        .filter_map(|n| crate::discover::layout::parse_segment_file_name(&n).map(|(b, _)| b));
+    let first = bases.next()?;
+    Some(bases.take_while(|&b| b <= rp).last().unwrap_or(first))
 }
 
 /// What the next load of the partition does that the comparison needs.
