@@ -23,7 +23,7 @@ fn ids(broker: i32, next: i64) -> MetaRecord {
     }
 }
 
-/// Findings of any kind on `__cluster_metadata` and on `events` naming the producer ids.
+/// Findings of any kind on `__cluster_metadata`.
 fn metadata_findings(r: &ScanReport) -> Vec<String> {
     (r.findings.iter())
         .filter(|f| f.topic == "__cluster_metadata")
