@@ -89,6 +89,7 @@ mod kafka_group_txn_offsets_cases;
 mod kafka_jira_regression_cases;
 mod kafka_kraft_controller_cases;
 mod kafka_kraft_file_cases;
+mod kafka_kraft_managers_cases;
 mod kafka_kraft_name_cases;
 mod kafka_kraft_read_cases;
 mod kafka_legacy_format_cases;
