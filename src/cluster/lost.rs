@@ -86,6 +86,11 @@ pub struct LostRange {
     pub intact_copy: Option<String>,
     /// The latest leader epoch among the batches of every copy in the inputs.
     pub latest_leader_epoch: Option<i32>,
+    /// Another live copy's log start, when above this copy's own: the offsets below it are
+    /// deleted in the partition already (that copy's leader deleted them; following, this
+    /// replica truncates fully to it), so they are not counted lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_log_start: Option<i64>,
     /// What the loss rests on beyond the bytes, when something does: with the log dir's
     /// `log-start-offset-checkpoint` unread, that the log start is at or below
     /// `first_lost_offset` (counted from the first segment's base; a log start above the
@@ -101,6 +106,11 @@ impl LostRange {
             return None;
         }
         serde_json::from_value(f.evidence.clone()).ok()
+    }
+
+    /// The log start the loss counts from: the partition's, as the copies show it.
+    fn log_start(&self, p: &PartitionReport) -> i64 {
+        (self.partition_log_start).unwrap_or_else(|| p.log_start_offset.unwrap_or(i64::MIN))
     }
 
     /// The copy named by `intact_copy`.
@@ -271,8 +281,21 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
         .map(|(a, b)| (a, b.min(hw)))
         .collect();
     // Offsets below the log start are gone for readers already (`DeleteRecords`, retention):
-    // removing them loses nothing acknowledged that a consumer could still read.
-    let log_start = p.log_start_offset.unwrap_or(i64::MIN);
+    // removing them loses nothing acknowledged that a consumer could still read. Another
+    // live copy's log start bounds the partition's: a log start never passes the high
+    // watermark (`UnifiedLog.maybeIncrementLogStartOffset`), so that copy's leader had
+    // deleted the offsets below it, and this replica, following, fetches below the leader's
+    // log start and truncates fully to it (`AbstractFetcherThread.fetchOffsetAndTruncate` →
+    // `truncateFullyAndStartAt`): they go whether the load truncates or not. A copy's log
+    // start read without its checkpoint is its first segment's base, a lower bound of it.
+    let own_start = p.log_start_offset.unwrap_or(i64::MIN);
+    let partition_log_start = (others.iter())
+        .map(|&k| &report.partitions[k])
+        .filter(|o| o.source.copy.is_live() && !o.partially_read)
+        .filter_map(|o| o.log_start_offset)
+        .max()
+        .filter(|&s| s > own_start);
+    let log_start = partition_log_start.unwrap_or(own_start);
     let readable_lost: i64 = below
         .iter()
         .map(|&(a, b)| b.saturating_sub(a.max(log_start)).max(0))
@@ -343,6 +366,7 @@ fn lost_range(report: &ScanReport, i: usize, others: &[usize]) -> Option<(LostRa
         copies,
         intact_copy,
         latest_leader_epoch: latest,
+        partition_log_start,
         assumes: p.carried.recovery.log_start_unread.then(|| format!(
             "the log start is at or below offset {lost_from}: the log dir's log-start-offset-checkpoint could not be read (the broker reads it: LogManager.loadLogs), so the log start is known only to be at least the first segment's base offset"
         )),
@@ -387,8 +411,7 @@ fn to_finding(
             msg.push_str(&format!(
                 "; {} holds offsets {}..{} intact{epoch}",
                 who(c),
-                e.first_lost_offset
-                    .max(p.log_start_offset.unwrap_or(i64::MIN)),
+                e.first_lost_offset.max(e.log_start(p)),
                 e.high_watermark - 1
             ));
             (
@@ -428,7 +451,7 @@ fn to_finding(
         Some(_) => {
             msg.push_str(&format!(
                 "; this assumes the log start is at or below offset {} (the log-start-offset-checkpoint could not be read: a log start above the lost offsets leaves nothing a consumer could still read lost)",
-                e.first_lost_offset.max(p.log_start_offset.unwrap_or(i64::MIN))
+                e.first_lost_offset.max(e.log_start(p))
             ));
             severity.min(Severity::Warning)
         }

@@ -501,6 +501,15 @@ pub fn compare(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     report.add_partition_findings(extra);
 }
 
+/// `batches` (sorted by base offset) from the first one ending at or above `start`.
+fn from_log_start(batches: &[BatchKey], start: i64) -> &[BatchKey] {
+    let k = batches
+        .iter()
+        .position(|b| b.last_offset >= start)
+        .unwrap_or(batches.len());
+    &batches[k..]
+}
+
 /// The replica comparison as a cluster check: a `replica_divergence` finding per diverging
 /// pair, keyed by the first copy's partition index.
 pub fn check(
@@ -543,6 +552,17 @@ pub fn check(
     let mut extra: BTreeMap<usize, Vec<Finding>> = BTreeMap::new();
     for ((i, di), (j, dj)) in pairs {
         let ((ba, sa), (bb, sb)) = (copy(i), copy(j));
+        // Below both copies' log starts no reader fetches from either
+        // (`UnifiedLog.read` → `checkLogStartOffset` throws `OffsetOutOfRangeException`,
+        // whichever leads), and `deleteOldSegments` removes it: what differs there is never
+        // served. The batches wholly below the earlier log start are left out (the loss check
+        // counts from the log start too). Above it one copy still serves its own.
+        let starts = [i, j].map(|k| report.partitions[k].log_start_offset);
+        let start = starts[0].zip(starts[1]).map(|(a, b)| a.min(b));
+        let (ba, bb) = match start {
+            Some(s) => (from_log_start(ba, s), from_log_start(bb, s)),
+            None => (ba, bb),
+        };
         // A batch that fails its CRC in either copy is that copy's own damage, reported by
         // its integrity finding: its position is left out of the comparison (a flipped bit
         // in a header changes its key, not what the replicas hold).

@@ -583,7 +583,6 @@ fn a_follower_started_below_the_leaders_log_start_is_no_divergence() {
 /// whichever leads: the difference is unobservable. No `replica_divergence` (the common
 /// range starts at the later log start, as `lost` counts offsets only from the log start).
 #[test]
-#[ignore = "divergence: replica_divergence compares batches below both copies' log start offsets (unreadable: UnifiedLog.read rejects them)"]
 fn a_difference_below_both_log_starts_is_no_divergence() {
     let d = tempfile::tempdir().unwrap();
     let e = Entries {
@@ -679,7 +678,6 @@ fn torn_follower(root: &Path, torn: bool, other: PartitionBuilder) -> Vec<PathBu
 /// is at most a warning (the offsets lie below another copy's log start, as offsets below
 /// the copy's own log start are not counted).
 #[test]
-#[ignore = "divergence: truncation_below_high_watermark is an error for offsets below another copy's log start (the partition already deleted them; the follower truncates fully to that start)"]
 fn a_loss_below_another_replicas_log_start_is_no_error() {
     let d = tempfile::tempdir().unwrap();
     let dirs = torn_follower(d.path(), true, log(20, &run(0, "v", 20, 10)));
