@@ -135,6 +135,9 @@ pub enum LoadFailsIn {
     /// Kafka 4.x's before KAFKA-19862; the releases with it accept the record.
     #[serde(rename = "kafka_4_before_kafka_19862")]
     Kafka4BeforeKafka19862,
+    /// Kafka 4.x's before KAFKA-20254; the releases with it accept the record.
+    #[serde(rename = "kafka_4_before_kafka_20254")]
+    Kafka4BeforeKafka20254,
 }
 
 /// [`LoadFailsIn`] as the evidence carries it.

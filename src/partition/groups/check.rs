@@ -217,6 +217,10 @@ pub(crate) const LOAD_THROWS_ANY: &str = "the group coordinator's load of this p
 /// before and since KAFKA-19862).
 pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19862: &str = "Kafka 4.x before KAFKA-19862 (PR #20907, December 2025: trunk for 4.2, backported to the 4.0 and 4.1 branches): the group coordinator's load of this partition throws at this record (ConsumerGroup.updateMember → addPartitionEpochs): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-19862 load it: a claim at a member epoch above the holder's replaces the holder's. Kafka ≤ 3.x's coordinator skips consumer group records";
 
+/// What the coordinators do with a streams group's record for a group id a simple classic
+/// group holds (offsets replayed before it), before and since KAFKA-20254.
+pub(crate) const LOAD_THROWS_BEFORE_KAFKA_20254: &str = "Kafka 4.x before KAFKA-20254 (PR #21641, March 2026: trunk, cherry-picked to 4.2): the group coordinator's load of this partition throws at this record (GroupMetadataManager.getOrMaybeCreatePersistedStreamsGroup: \"Group … is not a streams group\"): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-20254 load it: the simple classic group, which has no record of its own, is replaced by the streams group (as getOrMaybeCreatePersistedConsumerGroup always did). Kafka ≤ 3.x's coordinator skips streams group records";
+
 fn broker_text(a: &Anomaly) -> &'static str {
     match a.kind {
         AnomalyKind::Undecodable => LOAD_THROWS_ANY,
@@ -224,6 +228,7 @@ fn broker_text(a: &Anomaly) -> &'static str {
             LoadFailsIn::Kafka4 => LOAD_THROWS_4X,
             LoadFailsIn::Kafka3And4 => LOAD_THROWS_ANY,
             LoadFailsIn::Kafka4BeforeKafka19862 => LOAD_THROWS_BEFORE_KAFKA_19862,
+            LoadFailsIn::Kafka4BeforeKafka20254 => LOAD_THROWS_BEFORE_KAFKA_20254,
         },
         AnomalyKind::DeletionUnfinished
             if !evidence::read_value::<DeletionJoint>(&a.evidence).deletion =>

@@ -17,7 +17,10 @@
 //!   subscribe to, and nothing for another protocol type — not judged here (a subscription
 //!   Kafka cannot parse leaves it none);
 //! * a consumer or streams group without members: the commit time (nothing is subscribed);
-//!   with members only unsubscribed topics expire — not judged here;
+//!   a consumer group with members expires only unsubscribed topics — not judged here;
+//! * a streams group with members: the commit time for a topic its topology does not read
+//!   (`StreamsGroup.isSubscribedToTopic`: the topology's source and repartition source
+//!   topics; none without a topology), never for one it reads;
 //! * a share group keeps no committed offsets.
 
 use super::model::{Committed, Group, GroupType};
@@ -35,6 +38,10 @@ pub(crate) fn of(g: &Group, c: &Committed) -> Option<Expiry> {
         GroupType::Consumer | GroupType::Streams if g.members.is_empty() => {
             Expiry::CommitTime(c.commit_timestamp)
         }
+        GroupType::Streams if g.topology.as_ref().is_some_and(|t| t.reads(&c.topic)) => {
+            return None;
+        }
+        GroupType::Streams => Expiry::CommitTime(c.commit_timestamp),
         _ => return None,
     };
     Some(c.expire_timestamp.map_or(base, Expiry::ExpireTimestamp))

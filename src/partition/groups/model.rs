@@ -87,7 +87,20 @@ pub struct Topology {
     pub epoch: i32,
     pub subtopologies: Vec<String>,
     pub source_topics: Vec<String>,
+    /// The subtopologies' internal repartition topics they read from (`TopicInfo.Name`):
+    /// with `source_topics`, what `StreamsTopology.sourceTopicMap` holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repartition_source_topics: Vec<String>,
     pub offset: i64,
+}
+
+impl Topology {
+    /// Whether the topology reads `topic` (`StreamsTopology.sourceTopicMap`: the source
+    /// and repartition source topics; a source regex names none).
+    pub(crate) fn reads(&self, topic: &str) -> bool {
+        self.source_topics.iter().any(|t| t == topic)
+            || self.repartition_source_topics.iter().any(|t| t == topic)
+    }
 }
 
 /// One committed offset (defined with the walk's results, which keep them for the

@@ -9,6 +9,7 @@
 
 use super::model::{Committed, Group, GroupState, GroupType, Member, Topology};
 use super::values::{assignment, key_group, tasks};
+use crate::finding::evidence;
 use crate::read::format::groups::{self, Outcome, StructVal, Topic};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -204,6 +205,29 @@ impl Replay {
         match existing {
             Some((gt, _)) if gt == t => {}
             Some((GroupType::Classic, true)) if t == GroupType::Consumer => {
+                let g = Group::new(id, t, at.offset);
+                self.groups.insert(id.to_string(), g);
+            }
+            // A simple classic group (offsets replayed before the group's records: a
+            // classic group migrated to streams whose tombstone the cleaner removed) and a
+            // streams record: `getOrMaybeCreatePersistedStreamsGroup` threw before
+            // KAFKA-20254 and replaces the simple group since, as the consumer path does.
+            // Said for the releases before it; the replay goes on as the releases with it.
+            Some((GroupType::Classic, true)) if t == GroupType::Streams => {
+                let msg = format!(
+                    "record at offset {} is for streams group {id:?}, but the group is a simple classic group (offsets committed before the group's records): Kafka 4.x's load throws before KAFKA-20254 (\"Group {id} is not a streams group\"); releases with it replace the simple group",
+                    at.offset
+                );
+                self.anomaly(
+                    AnomalyKind::LoadFailure,
+                    at,
+                    id,
+                    msg,
+                    json!({"group_id": id, "record_group_type": t.as_str(), "existing_group_type": "classic", "existing_is_simple": true,
+                           "kafka": "GroupMetadataManager.getOrMaybeCreatePersistedStreamsGroup",
+                           "load_fails_in": evidence::LoadFailsIn::Kafka4BeforeKafka20254}),
+                    true,
+                );
                 let g = Group::new(id, t, at.offset);
                 self.groups.insert(id.to_string(), g);
             }
@@ -656,6 +680,9 @@ impl Replay {
                     t.subtopologies
                         .push(s.str("SubtopologyId").unwrap_or_default());
                     t.source_topics.extend(s.strings("SourceTopics"));
+                    let repartition = s.items("RepartitionSourceTopics");
+                    t.repartition_source_topics
+                        .extend((repartition.iter()).filter_map(|r| r.as_struct()?.str("Name")));
                 }
                 g.topology = Some(t);
             }

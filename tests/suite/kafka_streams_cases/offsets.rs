@@ -202,7 +202,6 @@ fn a_streams_commit_below_the_log_start_is_info_once_expired() {
 /// no longer reads), below that partition's log start: the coordinator tombstones it at
 /// its first cleanup — the same case as the emptied group's, info with its expiry.
 #[test]
-#[ignore = "divergence: a live streams group's expired commit on a topic outside its topology is a committed_offset_below_log_start warning of lost records: Kafka's cleanup expires it (StreamsGroup.isSubscribedToTopic is false), klogscan does not judge expiry for a streams group with members"]
 fn a_live_streams_group_s_commit_outside_its_topology_expires() {
     let found = below_start(&[committed("moved", false, "old-input", 8 * DAY)]);
     let f = of(&found, "moved");

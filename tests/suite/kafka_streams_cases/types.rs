@@ -157,7 +157,6 @@ fn a_classic_group_migrated_to_streams_loads_while_its_tombstone_is_kept() {
 /// failure marked as one of the releases before KAFKA-20254 (as `load_fails_in` marks
 /// KAFKA-19862), not of every 4.x release.
 #[test]
-#[ignore = "divergence: a streams group's records after a simple classic group's offsets (the migration's tombstone cleaned) are a group_load_failure of every Kafka 4.x and the streams group is never built: releases with KAFKA-20254 replace the simple group and load it"]
 fn a_migrated_group_whose_tombstone_was_cleaned_loads_since_kafka_20254() {
     let l = load(&migrated_to_streams().compacted(true));
     for f in l.of(Kind::GroupLoadFailure) {
