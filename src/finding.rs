@@ -275,6 +275,9 @@ kinds! {
     MetadataRecordUndecodable = "metadata_record_undecodable", Warning;
     /// Metadata records of a type or version this reader does not know, kept raw.
     MetadataRecordUnknown = "metadata_record_unknown", Info;
+    /// A metadata record a controller's replay throws on (a `ProducerIdsRecord` whose next
+    /// producer id does not go up): every controller replaying it stops.
+    MetadataRecordRejected = "metadata_record_rejected", Error;
     /// A metadata transaction (KIP-868) the log ends inside, or framing the loader rejects.
     MetadataTransactionIncomplete = "metadata_transaction_incomplete", Info;
     /// A live metadata log whose segments start above every snapshot it holds

@@ -104,6 +104,31 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
             "the metadata log ends inside a metadata transaction (KIP-868): its records are not applied",
         ));
     }
+    // The first one stops every controller replaying it: the later ones are counted.
+    if let Some(&(offset, prev, next)) = h.history.producer_id_regressions.first() {
+        let n = h.history.producer_id_regressions.len();
+        out.push(
+            Finding::new(
+                Kind::MetadataRecordRejected,
+                TOPIC,
+                0,
+                format!(
+                    "metadata offset {offset}: a ProducerIdsRecord sets the next producer id to {next}, not above {prev} (the record before it): a controller replaying it throws (\"Next Producer ID from replayed record ({next}) is not greater than current next Producer ID in block\") and stops{}",
+                    if n > 1 { format!("; {} more such record(s) follow", n - 1) } else { String::new() }
+                ),
+            )
+            .offset(offset)
+            .evidence(serde_json::json!({
+                "record": "ProducerIdsRecord",
+                "next_producer_id": next,
+                "previous_next_producer_id": prev,
+                "rejected_records": n,
+                "metadata_log": path,
+            }))
+            .broker("ProducerIdControlManager.replay throws on it, and a controller's replay of a committed record is fatal (QuorumController: \"Unable to apply ProducerIdsRecord record at offset …\", the process-terminating fault handler): every controller loading the log stops there, so the quorum has no active controller once they restart; brokers apply it (ProducerIdsDelta.replay checks nothing), and a controller that ran past it would hand out producer id blocks already given: two producers on one id fence each other")
+            .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: the record means the log was rewritten or a controller bug wrote it; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
+        );
+    }
     for (offset, why) in &h.history.txn_errors {
         out.push(txn_finding(h, None, Some(*offset), 0, why).severity(Severity::Warning));
     }

@@ -264,6 +264,13 @@ pub struct History {
     /// `metadata.version` as the log sets it (`FeatureLevelRecord`): `(offset, level)`, in
     /// order. What an election record can carry depends on it (leader recovery from 3.2).
     pub metadata_versions: Vec<(i64, i16)>,
+    /// `ProducerIdsRecord`s whose next producer id is not above the one before it, which
+    /// `ProducerIdControlManager.replay` throws on: `(offset, previous next id, next id)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub producer_id_regressions: Vec<(i64, i64, i64)>,
+    /// The next producer id the last `ProducerIdsRecord` applied set (replay state).
+    #[serde(skip)]
+    next_producer_id: Option<i64>,
 }
 
 impl History {
@@ -349,6 +356,19 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
             });
         }
         MetaRecord::RemoveTopic { topic_id } => remove_topic(h, names, *topic_id, offset, time),
+        // `ProducerIdControlManager.replay`: a next id not above the current block's first
+        // (the previous record's next id) throws, and the controller's replay of a
+        // committed record is fatal (`QuorumController`: "Unable to apply … record");
+        // brokers take any (`ProducerIdsDelta.replay`). The controller keeps its block as
+        // it was.
+        MetaRecord::ProducerIds {
+            next_producer_id, ..
+        } => match h.next_producer_id {
+            Some(prev) if *next_producer_id <= prev => {
+                (h.producer_id_regressions).push((offset, prev, *next_producer_id));
+            }
+            _ => h.next_producer_id = Some(*next_producer_id),
+        },
         MetaRecord::Partition(r) => apply_partition(h, names, r, e),
         MetaRecord::PartitionChange(c) => apply_change(h, c, offset, time),
         MetaRecord::ClearElr { topic_name } => clear_elr(h, topic_name, offset, time),

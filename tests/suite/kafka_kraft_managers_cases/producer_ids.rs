@@ -82,7 +82,6 @@ fn producer_id_blocks_decode_and_judge_no_data() {
 /// Kafka's answer: a finding on the metadata log naming the record that goes back
 /// (offset 1), and none for the log that only goes up.
 #[test]
-#[ignore = "divergence: a ProducerIdsRecord whose nextProducerId does not go up (which ProducerIdControlManager.replay throws on, stopping a controller) raises nothing"]
 fn a_producer_id_range_going_back_is_what_no_controller_replays() {
     for (second, bad) in [(40, true), (42, true), (50, false)] {
         let d = tempfile::tempdir().unwrap();
