@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 pub use thin_vec::ThinVec;
 
 mod inputs;
+pub mod kraft_log;
 mod kraft_names;
 mod names;
 mod walker;
