@@ -89,8 +89,8 @@ fn incremental_append_and_subtract_write_the_whole_list() {
 /// The broker's `LogConfig` then holds neither policy: `compact` is false (the `LogConfig`
 /// constructor; Kafka 4.x says so of tiered topics: `validateRemoteStorageRequiresDelete
 /// CleanupPolicy` accepts "cleanup.policy being an empty list"). The topic is known not
-/// compacted (nothing removes its data): a gap is an error. klogscan reads the empty value
-/// as no policy at all (unknown, a warning).
+/// compacted (nothing removes its data): a gap is an error (`Policy::Empty`; the audit
+/// found it read as unknown).
 #[test]
 fn an_empty_policy_list_is_not_compacted() {
     let id = events_id();
@@ -137,9 +137,9 @@ fn a_recreated_topic_does_not_inherit_the_deleted_ones_policy() {
 /// A partition directory of the deleted incarnation (its `partition.metadata` names the old
 /// topic id) holds data the broker kept under that incarnation's configs: `LogManager`
 /// applies a topic's `LogConfig` to its logs while the topic lives, so the old log was
-/// cleaned under `compact` and its gap is what the cleaner leaves. klogscan keys the policy
-/// by topic name only (`discover/compaction.rs`: `ClusterMetadata::cleanup_policy`), so the
-/// new incarnation's `delete` makes the old directory's gap an error.
+/// cleaned under `compact` and its gap is what the cleaner leaves. The policy is keyed by
+/// topic id (`ClusterMetadata::incarnations`; the audit found it keyed by name, the new
+/// incarnation's `delete` making the old directory's gap an error).
 #[test]
 fn a_directory_of_the_deleted_incarnation_keeps_its_policy() {
     let (a, b) = (events_id(), events_id2());
@@ -164,7 +164,7 @@ fn a_directory_of_the_deleted_incarnation_keeps_its_policy() {
 /// resolveEffectiveTopicConfig`; on a broker `DynamicBrokerConfig`'s precedence, dynamic
 /// per-broker over dynamic default over `server.properties`). With the cluster default
 /// `compact` in the log and neither a topic value nor a per-broker value, the topic is
-/// compacted; klogscan reads topic records only (unknown, a warning).
+/// compacted (the audit found only topic records read: unknown, a warning).
 #[test]
 fn the_cluster_default_decides_a_topic_without_its_own_value() {
     let (c, _, gaps) = verdict_of(&[vec![
@@ -230,9 +230,9 @@ fn snapshot_then_deltas() {
 /// stopped earlier holds a prefix of the committed log. Here broker 1's copy (no data)
 /// ends after `delete`; broker 2's copy — the broker holding `events-0` — goes on to
 /// `compact`, which broker 2 applied (`ConfigurationControlManager.replay`: the later record
-/// wins) and ran its cleaner under. klogscan takes the first copy (in input order) that
-/// names the topic (`Knowledge::metadata_policy`: `find_map` over the copies), not the
-/// furthest one (as `leadership::load_all` picks) nor the data's own broker's: `delete`.
+/// wins) and ran its cleaner under: the data's own broker's copy decides
+/// (`Knowledge::copy_for`; the audit found the first copy in input order naming the topic
+/// taken, `delete`).
 #[test]
 fn a_stale_copy_does_not_decide_over_the_furthest() {
     let d = tempfile::tempdir().unwrap();
