@@ -14,7 +14,7 @@ use super::replay::MetaEntry;
 use crate::discover::layout::PartitionDir;
 // The node's recovery of its metadata log (`LogSegment.recover`), shared with the other
 // readers of `__cluster_metadata` so that all read the log the node reads.
-use crate::discover::layout::kraft_log::Recovered;
+use crate::discover::layout::Recovered;
 use crate::partition::recovery::metadata_snapshots::metadata_log_start;
 use crate::read::format::metadata::{MetaRecord, decode_record};
 use crate::read::format::{self, ControlType, Decompressor, kraft};

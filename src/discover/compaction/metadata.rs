@@ -4,8 +4,8 @@
 //! `log.cleanup.policy` values, and the partitions of each topic.
 
 use crate::discover::identity::Identities;
-use crate::discover::layout::kraft_log::{Recovered, latest_kraft_snapshot, metadata_log_start};
 use crate::discover::layout::{Inventory, PartitionDir};
+use crate::discover::layout::{Recovered, latest_kraft_snapshot, metadata_log_start};
 use crate::finding::{Finding, Kind, Source};
 use crate::read::format::Decompressor;
 use crate::read::format::checkpoint::encode_uuid;
@@ -127,7 +127,7 @@ struct Replay {
 }
 
 /// Read a `__cluster_metadata` partition directory as its node's metadata loader does
-/// (`KafkaMetadataLog.apply`, [`crate::discover::layout::kraft_log`]): the latest snapshot
+/// (`KafkaMetadataLog.apply`, `discover::layout::kraft_log`): the latest snapshot
 /// `recoverSnapshots` keeps (greatest `OffsetAndEpoch`), then the segments' batches from
 /// its end offset on, up to where the node's recovery truncates the log — unless
 /// `truncateToLatestSnapshot` empties the log (the snapshot is past the recovered log),

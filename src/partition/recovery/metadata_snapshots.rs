@@ -29,8 +29,8 @@ pub struct KraftSnapshotFile {
 }
 
 /// The log start offset the node's load gives the metadata log (shared with every reader
-/// of `__cluster_metadata`: [`crate::discover::layout::kraft_log`]).
-pub use crate::discover::layout::kraft_log::metadata_log_start;
+/// of `__cluster_metadata`: `discover::layout::kraft_log`).
+pub use crate::discover::layout::metadata_log_start;
 
 /// The KRaft snapshots of `p` whose names `Snapshots.parse` reads (at its fixed widths), by
 /// end offset.

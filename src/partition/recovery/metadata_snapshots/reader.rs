@@ -33,7 +33,7 @@ use std::path::PathBuf;
 /// The snapshot the node opens at start: among those `recoverSnapshots` keeps (at or
 /// above the log start), the greatest `OffsetAndEpoch` (epoch first, then end offset).
 pub fn latest_snapshot(p: &PartitionDir) -> Option<(KraftSnapshotFile, PathBuf)> {
-    let (end_offset, epoch, path) = crate::discover::layout::kraft_log::latest_kraft_snapshot(p)?;
+    let (end_offset, epoch, path) = crate::discover::layout::latest_kraft_snapshot(p)?;
     let file = path.file_name()?.to_str()?.to_string();
     Some((
         KraftSnapshotFile {
