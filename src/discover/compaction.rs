@@ -11,269 +11,86 @@
 //! * the `cleaner-offset-checkpoint` of its log dir lists it (the log cleaner writes only
 //!   the partitions it cleans: `LogCleanerManager` checkpoints compacted logs only); or
 //! * the KRaft metadata log of the **same cluster** ([`crate::discover::identity::same_cluster`])
-//!   holds a `ConfigRecord` (resource type TOPIC) `cleanup.policy` whose value lists
-//!   `compact`, the latest such record of the topic winning.
+//!   resolves its effective `cleanup.policy` to a list holding `compact`.
 //!
-//! A partition is known to be **not compacted** when that latest `cleanup.policy` is
-//! `delete` alone (and nothing above says compacted). Otherwise its policy is unknown
-//! (`None`): the broker-wide `log.cleanup.policy` lives in `server.properties`, outside
-//! the data.
+//! It is known **not compacted** when that effective policy is `delete` alone or the empty
+//! list (`LogConfig`: `compact` is whether the list holds `compact`; a SUBTRACT of every
+//! value leaves `""`, which `ValidList` accepts), and nothing above says compacted.
+//!
+//! The effective policy is resolved as the controller does
+//! (`KafkaConfigSchema.resolveEffectiveTopicConfig`; `DynamicBrokerConfig`'s precedence on
+//! a broker): the topic's own `cleanup.policy` (TOPIC `ConfigRecord`), else the dynamic
+//! `log.cleanup.policy` of the broker holding the data (BROKER `ConfigRecord` named by its
+//! node id), else the cluster-wide dynamic default (BROKER `ConfigRecord` with an empty
+//! name), else the static `server.properties` value, outside the data: unknown (`None`).
+//! A null value deletes a level (`ConfigurationControlManager.replay`): the next decides.
+//!
+//! The topic's own value is that of the partition directory's **incarnation**: the topic
+//! id its `partition.metadata` names (`LogManager` applied that topic's `LogConfig` to its
+//! logs while it lived; `RemoveTopicRecord` deletes its configs,
+//! `ConfigurationControlManager.deleteTopicConfigs`, and a topic created again under the
+//! name starts from the defaults); a directory without an id takes the name's latest
+//! incarnation. A deleted incarnation keeps the broker levels in force when it was deleted.
+//!
+//! Of several copies of the metadata log of the cluster (one per KRaft node handed in), the
+//! one of the data's own broker decides — the image that broker applied — else the copy
+//! that reaches furthest (by last KRaft epoch, then end offset: `OffsetAndEpoch`, as
+//! `cluster::leadership` picks), never merely the first listed.
 
 use crate::discover::identity::{Identities, same_cluster};
 use crate::discover::layout::{Inventory, PartitionDir};
-use crate::finding::{Finding, Kind, Source};
-use crate::read::format::Decompressor;
-use crate::read::format::metadata::{MetaRecord, RESOURCE_TOPIC, decode_record};
-use crate::read::segment::{self, Item, ReadPolicy};
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use crate::finding::Source;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
-/// The facts one `__cluster_metadata` partition copy holds (carried by evidence bundles:
-/// `Serialize + Deserialize`).
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub struct ClusterMetadata {
-    /// Where it was read.
-    pub source: Source,
-    /// Topic → latest `cleanup.policy` value (`None`: removed, back to the default).
-    pub cleanup_policy: HashMap<String, Option<String>>,
-    /// Topic name → partition ids, from `TopicRecord`/`PartitionRecord` (removed topics
-    /// dropped).
-    pub partitions: HashMap<String, BTreeSet<i32>>,
-    /// Records that could not be decoded.
-    pub errors: u64,
-    /// Batches too large to hold (over `segment::BIG_ENTRY`): CRC-checked streaming, their
-    /// records not read, so what is above may miss them (said by [`not_decoded_finding`]).
-    pub not_decoded: Vec<NotDecoded>,
+pub mod metadata;
+pub use metadata::{
+    BROKER_KEY, ClusterMetadata, TOPIC_KEY, load_cluster_metadata, not_decoded_finding,
+};
+
+/// What an effective `cleanup.policy` list holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// `compact` among its values.
+    Compact,
+    /// `delete` alone.
+    Delete,
+    /// The empty list: neither (`LogConfig` then neither compacts nor deletes).
+    Empty,
 }
 
-/// A metadata batch whose records were not read: larger than `segment::BIG_ENTRY`.
-/// KRaft writes metadata batches of at most 8 MiB (`KafkaRaftClient`'s
-/// `MAX_BATCH_SIZE_BYTES`), so no controller wrote one this large.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct NotDecoded {
-    /// The file holding it (a segment or a KRaft snapshot).
-    pub file: PathBuf,
-    pub position: u64,
-    pub base_offset: i64,
-    /// The entry's length, `12 + size`.
-    pub size: u64,
-}
-
-impl ClusterMetadata {
-    /// The number of partitions of `topic`, when the metadata creates it.
-    pub fn partition_count(&self, topic: &str) -> Option<i32> {
-        self.partitions
-            .get(topic)
+impl Policy {
+    /// A `cleanup.policy` value as `ConfigDef`'s LIST type parses it (trimmed around the
+    /// commas) and `LogConfig` reads it (lower-cased); `None`: a value neither policy
+    /// (which `ValidList.in(compact, delete)` rejects).
+    pub fn parse(value: &str) -> Option<Policy> {
+        if value.trim().is_empty() {
+            return Some(Policy::Empty);
+        }
+        let parts: Vec<&str> = value
+            .split(',')
+            .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(|s| s.len() as i32)
-    }
-}
-
-/// Read a `__cluster_metadata` partition directory: its newest KRaft snapshot, then its
-/// segments, in order (later records win).
-pub fn read_cluster_metadata(
-    p: &PartitionDir,
-    source: Source,
-    max_bytes: Option<u64>,
-    max_decompressed: usize,
-) -> ClusterMetadata {
-    let mut md = ClusterMetadata {
-        source,
-        ..Default::default()
-    };
-    let mut names: HashMap<[u8; 16], String> = HashMap::new();
-    let mut dec = Decompressor::new(max_decompressed);
-    let newest_snapshot = p.kraft_snapshots.iter().max_by_key(|s| s.file_name());
-    // The metadata loader applies the snapshot, then the log from the snapshot's end offset
-    // (its name's first 20 digits: the offset after its last record) on: the batches below
-    // it are what the snapshot already holds (`MetadataLoader`, `KafkaRaftClient` reading
-    // from the snapshot id).
-    let from = newest_snapshot
-        .and_then(|s| s.file_name()?.to_str()?.get(..20)?.parse::<i64>().ok())
-        .unwrap_or(0);
-    if let Some(s) = newest_snapshot {
-        read_file(s, 0, max_bytes, &mut dec, &mut md, &mut names, false);
-    }
-    // The node opens its metadata log as after an unclean shutdown, from recovery point 0
-    // (`KafkaMetadataLog.apply`), so every start recovers every segment: the first batch
-    // failing its CRC, or bytes after the last whole batch that do not frame, truncate the
-    // log there and the later segments go (`LogLoader.recoverLog`). What follows is never
-    // applied by that node; the leadership history ends this copy there too
-    // (`cluster::leadership`'s `recovery_stop`).
-    for file in p.segments.iter().filter_map(|s| s.log.as_ref()) {
-        if read_file(file, from, max_bytes, &mut dec, &mut md, &mut names, true) {
-            break;
+            .collect();
+        if parts.iter().any(|s| s.eq_ignore_ascii_case("compact")) {
+            Some(Policy::Compact)
+        } else if !parts.is_empty() && parts.iter().all(|s| s.eq_ignore_ascii_case("delete")) {
+            Some(Policy::Delete)
+        } else {
+            None
         }
     }
-    md
 }
 
-/// Apply the records of `file`'s batches that end at or above offset `from`; with
-/// `recover`, up to the first batch that fails its CRC, and whether the walk stopped
-/// there or at bytes that do not frame (the node's recovery truncates there).
-fn read_file(
-    file: &Path,
-    from: i64,
-    max_bytes: Option<u64>,
-    dec: &mut Decompressor,
-    md: &mut ClusterMetadata,
-    names: &mut HashMap<[u8; 16], String>,
-    recover: bool,
-) -> bool {
-    let mut stopped = false;
-    // An entry too large to hold is checked streaming, never buffered; its
-    // records are not read, and that is kept to be said.
-    let walked = segment::walk_entries_items(file, ReadPolicy::Read, max_bytes, |item| {
-        if stopped {
-            return;
-        }
-        let entry = match item {
-            Item::Entry(e) => e,
-            Item::Big(big) => {
-                let head = big.header_only();
-                let e = crate::read::format::RawEntry {
-                    position: big.position,
-                    bytes: &head,
-                };
-                if let Ok(b) = e.as_v2()
-                    && !b.is_control()
-                    && big.crc_valid()
-                {
-                    md.not_decoded.push(NotDecoded {
-                        file: file.to_path_buf(),
-                        position: big.position,
-                        base_offset: b.base_offset(),
-                        size: big.len,
-                    });
-                }
-                return;
-            }
-        };
-        let Ok(b) = entry.as_v2() else { return };
-        if recover && !b.is_valid() {
-            stopped = true;
-            return;
-        }
-        if b.is_control() || !b.is_valid() || b.last_offset() < from {
-            return;
-        }
-        let Ok(recs) = crate::read::format::batch_records(&b, dec) else {
-            md.errors += 1;
-            return;
-        };
-        for r in recs {
-            let Ok(r) = r else {
-                md.errors += 1;
-                break;
-            };
-            let Some(value) = r.value else { continue };
-            match decode_record(value) {
-                Ok(rec) => apply(rec, md, names),
-                Err(_) => md.errors += 1,
-            }
-        }
-    });
-    let unframed =
-        matches!(walked, Ok((ref tail, _)) if !matches!(tail, crate::read::format::Tail::Clean));
-    stopped || (recover && unframed)
-}
-
-fn apply(rec: MetaRecord, md: &mut ClusterMetadata, names: &mut HashMap<[u8; 16], String>) {
-    match rec {
-        MetaRecord::Topic { name, topic_id } => {
-            md.partitions.entry(name.clone()).or_default();
-            names.insert(topic_id, name);
-        }
-        MetaRecord::Partition(p) => {
-            if let Some(name) = names.get(&p.topic_id) {
-                md.partitions
-                    .entry(name.clone())
-                    .or_default()
-                    .insert(p.partition_id);
-            }
-        }
-        MetaRecord::RemoveTopic { topic_id } => {
-            if let Some(name) = names.remove(&topic_id) {
-                md.partitions.remove(&name);
-                md.cleanup_policy.remove(&name);
-            }
-        }
-        MetaRecord::Config {
-            resource_type: RESOURCE_TOPIC,
-            resource_name,
-            name,
-            value,
-        } if name == "cleanup.policy" => {
-            md.cleanup_policy.insert(resource_name, value);
-        }
-        _ => {}
-    }
-}
-
-/// The `batch_not_decoded` finding of a metadata batch whose records were not read: the
-/// cleanup policies and partition counts taken from this metadata log may miss what it
-/// holds. `partition`: the `__cluster_metadata` partition number.
-pub fn not_decoded_finding(partition: i32, n: &NotDecoded) -> Finding {
-    let name = n
-        .file
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Finding::new(
-        Kind::BatchNotDecoded,
-        "__cluster_metadata",
-        partition,
-        format!(
-            "{name}: metadata batch at offset {} (byte {}) is {} bytes, more than the {} MiB klogscan holds in memory: its records were not read, so the cleanup policies and partition counts taken from this metadata log may miss them",
-            n.base_offset,
-            n.position,
-            n.size,
-            segment::BIG_ENTRY >> 20
-        ),
-    )
-    .offset(n.base_offset)
-    .position(n.position)
-    .segment(name)
-    .evidence(serde_json::json!({
-        "size": n.size,
-        "max_decoded_size": segment::BIG_ENTRY,
-        "file": n.file.display().to_string(),
-        "used_for": "cleanup.policy and partition counts (compaction, __transaction_state partition count)",
-    }))
-    .broker("never written by a controller: KRaft metadata batches are at most 8 MiB (KafkaRaftClient MAX_BATCH_SIZE_BYTES)")
-    .remediation({
-        let mut a = crate::escape::ShellArgs::default();
-        format!(
-            "inspect this batch with kafka-dump-log.sh --cluster-metadata-decoder --files {}; give klogscan scan --compacted for the topics whose cleanup.policy matters{}",
-            a.dump_log_file(&n.file.display().to_string()),
-            a.suffix()
-        )
-    })
-}
-
-/// Every `__cluster_metadata` partition of `inv`, read.
-pub fn load_cluster_metadata(
-    inv: &Inventory,
-    ids: &Identities,
-    max_bytes: Option<u64>,
-    max_decompressed: usize,
-) -> Vec<ClusterMetadata> {
-    inv.partitions
-        .iter()
-        .filter(|p| p.is_kraft_metadata() && ids.source(p).copy.is_live())
-        .map(|p| match &inv.recorded {
-            // An inventory rebuilt from bundles: what the collect read there.
-            Some(r) => r
-                .cluster_metadata
-                .get(&p.path)
-                .and_then(|json| serde_json::from_str(json).ok())
-                .unwrap_or_else(|| ClusterMetadata {
-                    source: ids.source(p),
-                    ..Default::default()
-                }),
-            None => read_cluster_metadata(p, ids.source(p), max_bytes, max_decompressed),
-        })
-        .collect()
+/// Which level of `resolveEffectiveTopicConfig` decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// The topic's own `cleanup.policy` (`DYNAMIC_TOPIC_CONFIG`).
+    Topic,
+    /// The dynamic `log.cleanup.policy` of this broker (`DYNAMIC_BROKER_CONFIG`).
+    Broker(i32),
+    /// The cluster-wide dynamic `log.cleanup.policy` (`DYNAMIC_DEFAULT_BROKER_CONFIG`).
+    ClusterDefault,
 }
 
 /// Why a partition is (or is not) treated as compacted.
@@ -281,19 +98,38 @@ pub fn load_cluster_metadata(
 pub enum Reason {
     Flag,
     CleanerCheckpoint,
-    MetadataCompact,
-    MetadataDelete,
+    /// The KRaft metadata log's effective policy, and the level that set it.
+    Metadata(Policy, Level),
 }
 
 impl Reason {
-    /// How the report names the source of the knowledge.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Reason::Flag => "--compacted",
-            Reason::CleanerCheckpoint => "cleaner-offset-checkpoint",
-            Reason::MetadataCompact => "cleanup.policy with compact (KRaft metadata log)",
-            Reason::MetadataDelete => "cleanup.policy=delete (KRaft metadata log)",
-        }
+    /// Whether the partition is treated as compacted for this reason.
+    pub fn compacted(self) -> bool {
+        !matches!(self, Reason::Metadata(Policy::Delete | Policy::Empty, _))
+    }
+
+    /// How the report names the source of the knowledge (`compacted_from`).
+    pub fn describe(self) -> String {
+        let (policy, level) = match self {
+            Reason::Flag => return "--compacted".into(),
+            Reason::CleanerCheckpoint => return "cleaner-offset-checkpoint".into(),
+            Reason::Metadata(p, l) => (p, l),
+        };
+        let key = match level {
+            Level::Topic => TOPIC_KEY,
+            _ => BROKER_KEY,
+        };
+        let value = match policy {
+            Policy::Compact => format!("{key} with compact"),
+            Policy::Delete => format!("{key}=delete"),
+            Policy::Empty => format!("{key}=\"\" (empty: neither compact nor delete)"),
+        };
+        let at = match level {
+            Level::Topic => String::new(),
+            Level::Broker(b) => format!("broker {b}'s dynamic config, "),
+            Level::ClusterDefault => "cluster-wide dynamic default, ".into(),
+        };
+        format!("{value} ({at}KRaft metadata log)")
     }
 }
 
@@ -306,6 +142,9 @@ pub struct Knowledge {
     pub metadata: Vec<ClusterMetadata>,
     /// Topics named by `--compacted`.
     flagged: HashSet<String>,
+    /// For an inventory rebuilt from bundles: each partition directory's recorded
+    /// `partition.metadata` topic id (on disk, the file is read when needed).
+    recorded_ids: Option<HashMap<PathBuf, [u8; 16]>>,
 }
 
 impl Knowledge {
@@ -347,6 +186,13 @@ impl Knowledge {
             cleaner,
             metadata: load_cluster_metadata(inv, ids, max_bytes, max_decompressed),
             flagged: flagged.iter().cloned().collect(),
+            recorded_ids: inv.recorded.as_ref().map(|_| {
+                (inv.partitions.iter())
+                    .filter_map(|p| {
+                        Some((p.path.clone(), inv.recorded_partition(&p.path)?.topic_id?))
+                    })
+                    .collect()
+            }),
         }
     }
 
@@ -367,36 +213,78 @@ impl Knowledge {
     }
 
     /// Whether `p`'s topic is compacted now, as far as the inputs say: `--compacted` names
-    /// it, or the KRaft metadata log's latest `cleanup.policy` lists `compact`. A
+    /// it, or the KRaft metadata log's effective `cleanup.policy` lists `compact`. A
     /// `cleaner-offset-checkpoint` entry proves the log was cleaned, not that it still is:
     /// `LogCleanerManager.updateCheckpoints` keeps the entry of every log that exists,
     /// whatever its policy became.
     pub fn compact_policy(&self, p: &PartitionDir, source: &Source) -> bool {
         p.tp.as_ref()
             .is_some_and(|tp| self.flagged.contains(&tp.topic))
-            || self.metadata_policy(p, source) == Some(Reason::MetadataCompact)
+            || matches!(
+                self.metadata_policy(p, source),
+                Some(Reason::Metadata(Policy::Compact, _))
+            )
     }
 
-    /// What the same cluster's KRaft metadata log says of `p`'s topic's policy.
+    /// The copy of the same cluster's metadata log that speaks for `source`'s data: its
+    /// own broker's (the image that broker applied; the furthest of them if it has
+    /// several), else the one reaching furthest (`OffsetAndEpoch.compareTo`: the last KRaft
+    /// epoch, then the end offset; the first listed among equals, as
+    /// `cluster::leadership::load_all`).
+    fn copy_for(&self, source: &Source) -> Option<&ClusterMetadata> {
+        let same: Vec<&ClusterMetadata> = (self.metadata.iter())
+            .filter(|m| same_cluster(source, &m.source).is_same())
+            .collect();
+        let own: Vec<&ClusterMetadata> = (same.iter().copied())
+            .filter(|m| source.broker_id.is_some() && m.source.broker_id == source.broker_id)
+            .collect();
+        let pool = if own.is_empty() { same } else { own };
+        pool.into_iter().reduce(|best, m| {
+            if (m.last_epoch, m.end_offset) > (best.last_epoch, best.end_offset) {
+                m
+            } else {
+                best
+            }
+        })
+    }
+
+    /// The topic id `p`'s `partition.metadata` names (recorded by a bundle, else read).
+    fn topic_id(&self, p: &PartitionDir) -> Option<[u8; 16]> {
+        if let Some(r) = &self.recorded_ids {
+            return r.get(&p.path).copied();
+        }
+        let bytes = crate::read::segment::load(
+            p.partition_metadata.as_ref()?,
+            crate::read::segment::FileClass::Checkpoint,
+            crate::read::segment::MmapMode::Never,
+            None,
+        )
+        .ok()?;
+        crate::read::format::checkpoint::parse_partition_metadata(&bytes)
+            .ok()
+            .map(|m| m.topic_id)
+    }
+
+    /// What the same cluster's KRaft metadata log says of `p`'s effective policy
+    /// (`KafkaConfigSchema.resolveEffectiveTopicConfig`, see the module): the topic level
+    /// of `p`'s incarnation, then `source`'s broker, then the cluster default.
     fn metadata_policy(&self, p: &PartitionDir, source: &Source) -> Option<Reason> {
         let tp = p.tp.as_ref()?;
-        let policy = self
-            .metadata
-            .iter()
-            .filter(|m| same_cluster(source, &m.source).is_same())
-            .find_map(|m| m.cleanup_policy.get(&tp.topic))?
-            .as_deref()?;
-        let parts: Vec<&str> = policy
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect();
-        if parts.iter().any(|s| s.eq_ignore_ascii_case("compact")) {
-            Some(Reason::MetadataCompact)
-        } else if !parts.is_empty() && parts.iter().all(|s| s.eq_ignore_ascii_case("delete")) {
-            Some(Reason::MetadataDelete)
+        let md = self.copy_for(source)?;
+        // The id is read only for a topic the copy creates.
+        let id = if md.latest_id.contains_key(&tp.topic) {
+            self.topic_id(p)
         } else {
             None
-        }
+        };
+        let inc = md.incarnation(&tp.topic, id.as_ref())?;
+        let brokers = inc.removed_with.as_ref().unwrap_or(&md.broker_policy);
+        let broker = source
+            .broker_id
+            .and_then(|b| Some((brokers.get(&b.to_string())?, Level::Broker(b))));
+        let (value, level) = (inc.policy.as_ref().map(|v| (v, Level::Topic)))
+            .or(broker)
+            .or_else(|| brokers.get("").map(|v| (v, Level::ClusterDefault)))?;
+        Some(Reason::Metadata(Policy::parse(value)?, level))
     }
 }

@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 pub use thin_vec::ThinVec;
 
 mod inputs;
+mod kraft_log;
 mod kraft_names;
 mod names;
 mod walker;
 pub use inputs::classify_input_file;
+pub use kraft_log::{Recovered, latest_kraft_snapshot, metadata_log_start};
 pub use kraft_names::{
     KraftSnapshotFate, KraftSnapshotName, canonical_snapshot_name, kafka_snapshot_file_name,
     kraft_snapshot_fate, kraft_snapshot_id, kraft_snapshot_name, newest_snapshot_end,

@@ -437,8 +437,9 @@ pub struct PartitionReport {
     /// `crate::discover::identity`); every finding of the partition carries the same.
     pub source: crate::finding::Source,
     /// Whether the partition is treated as compacted (`null`: unknown), and why:
-    /// `internal topic`, `--compacted`, `cleaner-offset-checkpoint`, `cleanup.policy`
-    /// (`compact…` or `delete` from the cluster's KRaft metadata log).
+    /// `internal topic`, `--compacted`, `cleaner-offset-checkpoint`, or the cluster's KRaft
+    /// metadata log's effective policy (`cleanup.policy …`, or `log.cleanup.policy …` with
+    /// the broker level that decided: `discover::compaction::Reason::describe`).
     pub compacted: Option<bool>,
     pub compacted_from: Option<String>,
     /// What the analysis hands the later stages besides the JSON form (replay outcome,

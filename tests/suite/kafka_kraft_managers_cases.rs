@@ -171,6 +171,17 @@ pub(crate) fn verdict_of(
     events_verdict(&scan(&[ld]))
 }
 
+/// [`verdict_of`] with `events-0`'s `partition.metadata` naming incarnation `id`.
+pub(crate) fn verdict_in(
+    batches: &[Vec<MetaRecord>],
+    id: TopicId,
+) -> (Option<bool>, Option<String>, Vec<Severity>) {
+    let d = tempfile::tempdir().unwrap();
+    let ld = log_dir(d.path(), "b1", 1, Some(gap_partition()), &meta_log(batches));
+    set_events_id(&ld, id);
+    events_verdict(&scan(&[ld]))
+}
+
 /// The verdict of a topic the metadata log says is compacted.
 pub(crate) fn compacted() -> (Option<bool>, Option<String>, Vec<Severity>) {
     (

@@ -12,6 +12,9 @@
 pub use super::quorum_state::{parse_quorum_state, quorum_state_failure};
 use super::replay::MetaEntry;
 use crate::discover::layout::PartitionDir;
+// The node's recovery of its metadata log (`LogSegment.recover`), shared with the other
+// readers of `__cluster_metadata` so that all read the log the node reads.
+use crate::discover::layout::Recovered;
 use crate::partition::recovery::metadata_snapshots::metadata_log_start;
 use crate::read::format::metadata::{MetaRecord, decode_record};
 use crate::read::format::{self, ControlType, Decompressor, kraft};
@@ -179,7 +182,7 @@ pub fn read_metadata_dir(
         max_decompressed,
     );
     if let Some((id, path)) = latest
-        && recovered.truncates_fully(id, start)
+        && recovered.truncates_fully(id.end_offset, id.epoch, start)
     {
         log = read_files(
             p,
@@ -273,56 +276,6 @@ fn read_files(
         }
     }
     log
-}
-
-/// The metadata log as `KafkaMetadataLog.apply` leaves it after `UnifiedLog`'s load: every
-/// segment is recovered (`LogSegment.recover`: the first batch that fails its checks, or
-/// the first bytes that do not frame as one, truncate the log there and the later
-/// segments go), so the log end offset and the leader-epoch cache's latest epoch
-/// (`log.latestEpoch`) are those of the valid batches before that point.
-#[derive(Debug, Default)]
-struct Recovered {
-    /// The end offset of the last valid batch before the first invalid one.
-    end: Option<i64>,
-    /// The latest KRaft epoch among those batches (0: none, `latestEpoch.getOrElse(0)`).
-    epoch: i32,
-    /// Recovery stopped here: no later batch counts.
-    stopped: bool,
-    /// The offset recovery truncates at, once `stopped`.
-    stop_at: Option<i64>,
-    /// A batch this model does not follow (magic 0/1, a batch too large to hold, a file
-    /// that does not read): the recovered end is unknown.
-    unknown: bool,
-}
-
-impl Recovered {
-    fn batch(&mut self, valid: bool, base_offset: i64, last_offset: i64, epoch: i32) {
-        if self.stopped {
-            return;
-        }
-        if !valid {
-            self.stopped = true;
-            self.stop_at = Some(base_offset);
-            return;
-        }
-        // A next offset beyond a long (hostile bytes): not followed.
-        let Some(end) = last_offset.checked_add(1) else {
-            self.unknown = true;
-            return;
-        };
-        self.end = Some(end);
-        self.epoch = self.epoch.max(epoch);
-    }
-
-    /// `KafkaMetadataLog.truncateToLatestSnapshot`: the log is truncated fully to the
-    /// latest snapshot `s` (`truncateFullyAndStartAt`) when its epoch is above the log's
-    /// latest epoch, or equal with its end offset above the log end offset (a follower
-    /// that crashed after downloading a snapshot, before it truncated its log). The log
-    /// of an empty directory ends at its start, 0. Unknown when a batch was not followed.
-    fn truncates_fully(&self, s: &SnapshotId, log_start: i64) -> bool {
-        let end = self.end.unwrap_or(log_start);
-        !self.unknown && (s.epoch > self.epoch || (s.epoch == self.epoch && s.end_offset > end))
-    }
 }
 
 /// The KRaft snapshots of `p` (`<endOffset>-<epoch>.checkpoint`, at `Snapshots.parse`'s

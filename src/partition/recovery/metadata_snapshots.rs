@@ -28,17 +28,9 @@ pub struct KraftSnapshotFile {
     pub epoch: i32,
 }
 
-/// The log start offset `UnifiedLog`'s load gives the metadata log (`KafkaMetadataLog.apply`
-/// opens it with log start 0: the first segment's base offset, else 0).
-pub fn metadata_log_start(p: &PartitionDir) -> i64 {
-    p.segments
-        .iter()
-        .filter(|s| s.log.is_some())
-        .map(|s| s.base_offset)
-        .min()
-        .unwrap_or(0)
-        .max(0)
-}
+/// The log start offset the node's load gives the metadata log (shared with every reader
+/// of `__cluster_metadata`: `discover::layout::kraft_log`).
+pub use crate::discover::layout::metadata_log_start;
 
 /// The KRaft snapshots of `p` whose names `Snapshots.parse` reads (at its fixed widths), by
 /// end offset.

@@ -197,8 +197,7 @@ fn scan_selected(
                 let files = p.log_dir.as_deref().and_then(|d| known.log_dirs.get(d));
                 let source = known.identities.source(p);
                 let reason = known.compaction.reason(p, &source);
-                let compacted =
-                    reason.map(|r| r != crate::discover::compaction::Reason::MetadataDelete);
+                let compacted = reason.map(crate::discover::compaction::Reason::compacted);
                 // A -future/-delete/-stray copy is judged as no live log: its records are
                 // not the ones a cleaner will drop.
                 let policy = source.copy.is_live() && known.compaction.compact_policy(p, &source);
@@ -218,7 +217,7 @@ fn scan_selected(
                 {
                     r.0.compacted_from = Some("internal topic".into());
                 } else if let Some(why) = reason {
-                    r.0.compacted_from = Some(why.describe().into());
+                    r.0.compacted_from = Some(why.describe());
                 }
                 opts.progress.emit(ProgressUpdate::PartitionDone);
                 // Only what the conclusion needs outlives the partition's scan.

@@ -21,7 +21,7 @@
 //! Older snapshots are opened only when asked for (a follower's `FetchSnapshot` of the
 //! latest, `readSnapshot`): no start fails on them.
 
-use super::{KraftSnapshotFile, inconsistent_snapshots, kraft_snapshots, metadata_log_start};
+use super::{KraftSnapshotFile, inconsistent_snapshots};
 use crate::discover::layout::{DirKind, PartitionDir};
 use crate::finding::{Finding, Kind};
 use crate::read::format::metadata::decode_record;
@@ -33,17 +33,16 @@ use std::path::PathBuf;
 /// The snapshot the node opens at start: among those `recoverSnapshots` keeps (at or
 /// above the log start), the greatest `OffsetAndEpoch` (epoch first, then end offset).
 pub fn latest_snapshot(p: &PartitionDir) -> Option<(KraftSnapshotFile, PathBuf)> {
-    let start = metadata_log_start(p);
-    let latest = kraft_snapshots(p)
-        .into_iter()
-        .filter(|s| s.end_offset >= start)
-        .max_by_key(|s| (s.epoch, s.end_offset))?;
-    let path = p
-        .kraft_snapshots
-        .iter()
-        .find(|path| path.file_name().is_some_and(|n| *n == *latest.file))?
-        .clone();
-    Some((latest, path))
+    let (end_offset, epoch, path) = crate::discover::layout::latest_kraft_snapshot(p)?;
+    let file = path.file_name()?.to_str()?.to_string();
+    Some((
+        KraftSnapshotFile {
+            file,
+            end_offset,
+            epoch,
+        },
+        path.clone(),
+    ))
 }
 
 /// Why `RecordsSnapshotReader` refuses the latest snapshot.
