@@ -1,0 +1,246 @@
+//! `UnifiedLogTest` (core/src/test/scala/unit/kafka/log/UnifiedLogTest.scala), round 3: the
+//! cases whose end state is evidence in a partition directory — producer snapshots after a
+//! truncation, a full truncation or a log start movement, segments deleted below the high
+//! watermark, the high watermark and log start checkpoints, a truncation below an open
+//! transaction. Each test writes the files the Kafka test leaves (what its in-memory log
+//! would flush and checkpoint), and holds klogscan's `scan` and `verify` against what the
+//! next load does with them: `LogLoader.load`, `ProducerStateManager.removeStraySnapshots`
+//! (a snapshot matching no segment base goes unless it is the newest and above every base),
+//! `ProducerStateManager.truncateAndReload` (snapshots above the log end or at/below the log
+//! start are deleted unread) and `UnifiedLog.rebuildProducerState` (after a clean shutdown
+//! with no snapshot the producer state is not rebuilt at all).
+#![cfg(feature = "testkit")]
+
+use crate::common::cases::{lso, scan_dir, state};
+use klogscan::finding::{Finding, Kind, Severity};
+use klogscan::request::{self, Request};
+use klogscan::testkit::{
+    Batch, LogDirBuilder, Manifest, PartitionBuilder, PartitionFileOptions, Producer,
+};
+use klogscan::verify::PartitionVerification;
+use std::path::Path;
+use tempfile::TempDir;
+
+mod offsets;
+
+// ----- helpers ----------------------------------------------------------------------------
+
+fn snap(o: i64) -> String {
+    format!("{o:020}.snapshot")
+}
+
+fn seg(o: i64) -> String {
+    format!("{o:020}.log")
+}
+
+/// A partition `ul-0` with the broker's files.
+fn part() -> PartitionBuilder {
+    PartitionBuilder::new("ul", 0).broker_files(PartitionFileOptions::default())
+}
+
+fn write(ld: LogDirBuilder, p: PartitionBuilder) -> (TempDir, Manifest) {
+    let dir = tempfile::tempdir().unwrap();
+    let m = ld.partition(p).write(dir.path()).unwrap();
+    (dir, m.partitions.into_iter().next().unwrap())
+}
+
+/// Verify the one partition of the log dir holding `m` as the CLI does.
+fn verify(m: &Manifest) -> PartitionVerification {
+    let a = request::verify(&Request::new([m.dir.parent().unwrap()]), None).unwrap();
+    assert!(a.report.errors.is_empty(), "{:?}", a.report.errors);
+    assert_eq!(a.report.partitions.len(), 1);
+    a.report.partitions.into_iter().next().unwrap()
+}
+
+/// Remove the files named (each must exist).
+fn rm(dir: &Path, names: &[String]) {
+    for n in names {
+        std::fs::remove_file(dir.join(n)).unwrap_or_else(|e| panic!("{n}: {e}"));
+    }
+}
+
+/// Remove segment `base` with its indexes (what retention or a truncation deletes).
+fn rm_segment(dir: &Path, base: i64) {
+    for ext in ["log", "index", "timeindex", "txnindex"] {
+        let f = dir.join(format!("{base:020}.{ext}"));
+        if f.exists() {
+            std::fs::remove_file(f).unwrap();
+        }
+    }
+}
+
+/// An empty segment at `base` as a roll or a full truncation leaves it after a clean close:
+/// an empty `.log` and empty (trimmed) indexes.
+fn empty_segment(dir: &Path, base: i64) {
+    for ext in ["log", "index", "timeindex"] {
+        std::fs::write(dir.join(format!("{base:020}.{ext}")), b"").unwrap();
+    }
+}
+
+/// The `.snapshot` files in the directory, by offset.
+fn snapshots_on_disk(dir: &Path) -> Vec<i64> {
+    let mut v: Vec<i64> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            n.strip_suffix(".snapshot").map(|s| s.parse().unwrap())
+        })
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// `(file, kind)` of every leftover the load removes, in report order.
+fn leftovers(v: &PartitionVerification) -> Vec<(String, String)> {
+    v.prediction
+        .leftovers
+        .iter()
+        .map(|l| (l.file.clone(), l.kind.clone()))
+        .collect()
+}
+
+/// `(snapshot loaded, replay from, replay to, skipped, producers, open transactions)`.
+fn rebuild(
+    v: &PartitionVerification,
+) -> (
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    bool,
+    Option<usize>,
+    Option<usize>,
+) {
+    let p = &v.prediction.producer_state;
+    (
+        p.snapshot_offset,
+        p.replay_from,
+        p.replay_to,
+        p.skipped,
+        p.producers,
+        p.open_transactions,
+    )
+}
+
+fn after_load(v: &PartitionVerification) -> Option<Vec<i64>> {
+    v.prediction.producer_state.snapshots_after_load.clone()
+}
+
+fn of_kind(fs: &[Finding], k: Kind) -> Vec<&Finding> {
+    fs.iter().filter(|f| f.kind == k).collect()
+}
+
+fn idem(pid: i64) -> Producer {
+    Producer::idempotent(pid, 0)
+}
+
+// ----- truncation and the producer snapshots ----------------------------------------------
+
+/// `UnifiedLogTest.testProducerIdMapTruncateTo` (and
+/// `testProducerIdMapOffsetUpdatedForNonIdempotentData`: a snapshot taken after plain data
+/// is at the log end): plain records a, b, c with snapshots at 2 and 3; `truncateTo(2)`
+/// keeps the snapshot at 2, `truncateTo(1)` leaves one at 1, `truncateTo(0)` none. The
+/// directory after `truncateTo(1)` (one batch, the snapshot at 1) loads from that snapshot
+/// with nothing to replay and nothing reported. Near miss: the snapshots at 2 and 3 left
+/// behind (a truncation that did not finish): both are above the log end
+/// (`snapshot_mismatch`, warning), and the load deletes all three unread — 1 and 2 as
+/// strays (`removeStraySnapshots` keeps only the newest one matching no segment base),
+/// 3 as beyond the log end — replays `[0, 1)` and writes the snapshot at 1 again.
+#[test]
+fn producer_id_map_truncate_to() {
+    for (kept, leo) in [(2, 2), (1, 1)] {
+        let mut p = part();
+        p.append(Batch::new(Producer::PLAIN).values(["a"]));
+        if kept == 2 {
+            p.append(Batch::new(Producer::PLAIN).values(["b"]));
+        }
+        let (_d, m) = write(LogDirBuilder::new(1), p);
+        assert_eq!(m.log_end_offset, leo);
+        assert_eq!(snapshots_on_disk(&m.dir), vec![kept]);
+        let v = verify(&m);
+        assert!(v.findings.is_empty(), "{:#?}", v.findings);
+        assert!(leftovers(&v).is_empty(), "{:?}", leftovers(&v));
+        assert_eq!(
+            rebuild(&v),
+            (Some(kept), Some(leo), Some(leo), false, Some(0), Some(0))
+        );
+        assert_eq!(after_load(&v), Some(vec![kept]));
+    }
+    // Near miss: truncated to 1 with the snapshots at 2 and 3 still there.
+    let mut p = part();
+    p.append(Batch::new(Producer::PLAIN).values(["a"]));
+    let (_d, m) = write(LogDirBuilder::new(1), p);
+    for o in [2, 3] {
+        std::fs::copy(m.dir.join(snap(1)), m.dir.join(snap(o))).unwrap();
+    }
+    let v = verify(&m);
+    let above: Vec<Option<i64>> = of_kind(&v.findings, Kind::SnapshotMismatch)
+        .iter()
+        .map(|f| f.offset)
+        .collect();
+    assert_eq!(above, vec![Some(2), Some(3)], "{:#?}", v.findings);
+    assert!(v.findings.iter().all(|f| f.severity == Severity::Warning));
+    let gone: Vec<String> = leftovers(&v).into_iter().map(|l| l.0).collect();
+    assert_eq!(gone, vec![snap(1), snap(2), snap(3)]);
+    assert_eq!(leftovers(&v)[0].1, "stray_snapshot");
+    assert_eq!(leftovers(&v)[2].1, "snapshot_beyond_log");
+    assert_eq!(
+        rebuild(&v),
+        (None, Some(0), Some(1), false, Some(0), Some(0))
+    );
+    assert_eq!(after_load(&v), Some(vec![1]));
+}
+
+/// `UnifiedLogTest.testProducerIdMapTruncateToWithNoSnapshots`: idempotent producer 1
+/// writes sequence 0 (offset 0) and 1 (offset 1); with every snapshot deleted,
+/// `truncateTo(1)` rebuilds the state from the log: producer 1's last sequence is 0, and
+/// the rebuild leaves a snapshot at 1 holding it. That directory loads from the snapshot
+/// (one producer). The test exists because a *load* takes another path: after a clean
+/// shutdown with no snapshot at all, `rebuildProducerState` skips the rebuild (the upgrade
+/// optimization) and the producer is forgotten — `skipped`, no producer, an empty snapshot
+/// at the log end (the one at the segment base, 0, is no new offset: `takeSnapshot` writes
+/// none); after an unclean shutdown the segment's recovery replays it from 0 and writes
+/// the snapshot at 1 the final rebuild loads: producer 1 is back.
+#[test]
+fn producer_id_map_truncate_to_with_no_snapshots() {
+    let build = || {
+        let mut p = part();
+        p.append(Batch::new(idem(1)).values(["a"]).sequence(0));
+        p
+    };
+    let (_d, m) = write(LogDirBuilder::new(1), build());
+    assert_eq!(snapshots_on_disk(&m.dir), vec![1]);
+    let r = scan_dir(&m.dir);
+    assert_eq!(state(&r, 1).last_sequence, 0);
+    assert_eq!(state(&r, 1).last_offset, 0);
+    let v = verify(&m);
+    assert!(v.findings.is_empty(), "{:#?}", v.findings);
+    assert_eq!(
+        rebuild(&v),
+        (Some(1), Some(1), Some(1), false, Some(1), Some(0))
+    );
+    for clean in [true, false] {
+        let ld = LogDirBuilder::new(1)
+            .clean_shutdown(clean)
+            .recovery_point("ul", 0, 1);
+        let (_d, m) = write(ld, build());
+        rm(&m.dir, &[snap(1)]);
+        let v = verify(&m);
+        assert!(
+            v.findings.iter().all(|f| f.kind != Kind::SnapshotMismatch),
+            "{:#?}",
+            v.findings
+        );
+        if clean {
+            assert_eq!(rebuild(&v), (None, None, None, true, Some(0), Some(0)));
+            assert_eq!(after_load(&v), Some(vec![1]));
+        } else {
+            // The recovery of segment 0 replays it and writes the snapshot at 1 it loads.
+            assert_eq!(crate::common::cases::recovered(&v), vec![seg(0)]);
+            assert!(v.prediction.producer_state.snapshot_written_at_load);
+            assert_eq!(
+                rebuild(&v),
+                (Some(1), Some(1), Some(1), false, Some(1), Some(0))
+            );
+        }
+    }
+}

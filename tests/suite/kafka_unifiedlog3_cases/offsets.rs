@@ -1,0 +1,1 @@
+//! The high watermark and log start cases.
