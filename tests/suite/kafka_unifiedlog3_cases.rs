@@ -183,6 +183,7 @@ fn producer_id_map_truncate_to() {
     assert_eq!(gone, vec![snap(1), snap(2), snap(3)]);
     assert_eq!(leftovers(&v)[0].1, "stray_snapshot");
     assert_eq!(leftovers(&v)[2].1, "snapshot_beyond_log");
+    // (2 is labelled `snapshot_beyond_log`: see `stray_snapshots_go_as_strays_first`.)
     assert_eq!(
         rebuild(&v),
         (None, Some(0), Some(1), false, Some(0), Some(0))
@@ -243,4 +244,101 @@ fn producer_id_map_truncate_to_with_no_snapshots() {
             );
         }
     }
+}
+
+/// `UnifiedLogTest.testProducerIdMapTruncateFullyAndStartAt`: three one-record segments
+/// with snapshots at 1 and 3, then `truncateFullyAndStartAt(29)`: one empty segment at 29,
+/// log start and end 29, no snapshot left. The next load (clean shutdown) finds no snapshot
+/// and skips the producer-state rebuild, writing an empty snapshot at 29; the log is empty
+/// at 29 (`log_start_offset`, `log_end_offset`), the last stable offset is the log end.
+/// Near miss: the old snapshot at 3 left behind is a stray below the only segment's base
+/// and goes at load (`removeStraySnapshots`), with the same outcome.
+#[test]
+fn producer_id_map_truncate_fully_and_start_at() {
+    for stale in [false, true] {
+        let p = part().start_offset(29);
+        let (_d, m) = write(LogDirBuilder::new(1).log_start_offset("ul", 0, 29), p);
+        empty_segment(&m.dir, 29);
+        rm(&m.dir, &[snap(29)]);
+        if stale {
+            std::fs::write(
+                m.dir.join(snap(3)),
+                klogscan::testkit::files::encode_snapshot(&[]),
+            )
+            .unwrap();
+        }
+        let v = verify(&m);
+        assert!(v.findings.is_empty(), "stale {stale}: {:#?}", v.findings);
+        let pr = &v.prediction;
+        assert_eq!(pr.log_start_offset_after, Some(29));
+        assert_eq!(pr.log_end_offset_after, Some(29));
+        assert!(pr.created_segment.is_none());
+        assert_eq!(rebuild(&v), (None, None, None, true, Some(0), Some(0)));
+        assert_eq!(after_load(&v), Some(vec![29]));
+        let gone: Vec<String> = leftovers(&v).into_iter().map(|l| l.0).collect();
+        assert_eq!(gone, if stale { vec![snap(3)] } else { vec![] });
+        let r = scan_dir(&m.dir);
+        assert_eq!(r.partitions[0].log_start_offset, Some(29));
+        assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    }
+}
+
+/// `UnifiedLogTest.testProducerIdMapTruncateFullyAndStartAt` (and the end of
+/// `testHighWatermarkMaintenance`: `truncateFullyAndStartAt(4)` leaves log end, log start and
+/// high watermark at 4): the empty log at 29 has log end offset 29 (`LogLoader.recoverLog`:
+/// an empty last segment's next offset is its base) and, with no transaction open, a last
+/// stable offset of 29 (`UnifiedLog.lastStableOffset`: the high watermark). `verify`'s
+/// prediction says 29; the scan report says null for both (report-schema.md: "null when
+/// the partition has no batch"), so a consumer lag or LSO read from it is missing for every
+/// partition emptied by retention, `DeleteRecords` or a full truncation.
+#[test]
+#[ignore = "divergence: scan reports log_end_offset and last_stable_offset null for an empty segment at 29; Kafka's log end and last stable offset are 29"]
+fn empty_log_after_full_truncation_is_stable_at_its_end() {
+    let p = part().start_offset(29);
+    let (_d, m) = write(LogDirBuilder::new(1).log_start_offset("ul", 0, 29), p);
+    empty_segment(&m.dir, 29);
+    assert_eq!(verify(&m).prediction.log_end_offset_after, Some(29));
+    let r = scan_dir(&m.dir);
+    assert_eq!(r.partitions[0].log_end_offset, Some(29));
+    assert_eq!(lso(&r), Some(29));
+}
+
+/// Why a snapshot goes, in `LogLoader.load`'s order: `removeStraySnapshots` runs before
+/// `rebuildProducerState`'s `truncateAndReload`, so a snapshot that matches no segment base
+/// and is not the newest such one is deleted there as a stray, whatever its offset. In
+/// `testProducerIdMapTruncateTo`'s near miss (snapshots 1, 2, 3 over one segment at 0, log
+/// end 1) the strays are 1 and 2 (3, the newest, is kept until `truncateAndReload` finds it
+/// beyond the log end); in `testProducerIdMapTruncateFullyAndStartAt`'s (an old snapshot at
+/// 3, one segment at 29, log start 29) 3 is a stray below the only base. klogscan deletes
+/// the same files but names 2 `snapshot_beyond_log` and 3 `snapshot_below_log_start`, and
+/// its `action` says so ("above the log end", "at or below the log start").
+#[test]
+#[ignore = "divergence: leftover kind/action say beyond-log / below-log-start for snapshots Kafka deletes earlier as strays (removeStraySnapshots runs first)"]
+fn stray_snapshots_go_as_strays_first() {
+    let mut p = part();
+    p.append(Batch::new(Producer::PLAIN).values(["a"]));
+    let (_d, m) = write(LogDirBuilder::new(1), p);
+    for o in [2, 3] {
+        std::fs::copy(m.dir.join(snap(1)), m.dir.join(snap(o))).unwrap();
+    }
+    let kinds: Vec<String> = leftovers(&verify(&m)).into_iter().map(|l| l.1).collect();
+    assert_eq!(
+        kinds,
+        ["stray_snapshot", "stray_snapshot", "snapshot_beyond_log"]
+    );
+    let (_d, m) = write(
+        LogDirBuilder::new(1).log_start_offset("ul", 0, 29),
+        part().start_offset(29),
+    );
+    empty_segment(&m.dir, 29);
+    rm(&m.dir, &[snap(29)]);
+    std::fs::write(
+        m.dir.join(snap(3)),
+        klogscan::testkit::files::encode_snapshot(&[]),
+    )
+    .unwrap();
+    assert_eq!(
+        leftovers(&verify(&m)),
+        vec![(snap(3), "stray_snapshot".to_string())]
+    );
 }
