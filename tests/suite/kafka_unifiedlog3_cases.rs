@@ -342,3 +342,191 @@ fn stray_snapshots_go_as_strays_first() {
         vec![(snap(3), "stray_snapshot".to_string())]
     );
 }
+
+// ----- the log start and the producer snapshots -------------------------------------------
+
+/// Idempotent producer 1 writes sequences 0, 1, 2 into three segments (0, 1, 2): the log of
+/// `UnifiedLogTest.testLogStartOffsetMovementDeletesSnapshots`, snapshots at 1, 2 and 3.
+fn three_segments_of_producer_1() -> PartitionBuilder {
+    let mut p = part();
+    for (i, v) in ["a", "b", "c"].into_iter().enumerate() {
+        if i > 0 {
+            p.roll();
+        }
+        p.append(Batch::new(idem(1)).values([v]).sequence(i as i32));
+    }
+    p
+}
+
+/// `UnifiedLogTest.testLogStartOffsetMovementDeletesSnapshots`: DeleteRecords to 2 and
+/// retention delete segments 0 and 1 with the snapshot at 1: one roll snapshot is left, at
+/// 2 (closed cleanly, the log end's at 3 too). The scan reports producer 1 at sequence 2,
+/// log start 2, nothing wrong. The next load deletes the snapshot at 2 unread — it is at
+/// the log start (`truncateAndReload`: `offset <= logStartOffset`;
+/// `ProducerStateManagerTest.testTruncateAndReloadRemovesOutOfRangeSnapshots`) — and loads
+/// the one at 3. Near miss: DeleteRecords to 1 only (segment 0 gone, log start 1): the
+/// snapshot at 1 goes, the one at 2 is above the log start and stays. Left as the test leaves it (not closed:
+/// an unclean shutdown, no snapshot at 3), the recovery of the last segment rebuilds from
+/// an empty state at 2 (the snapshot there deleted) and writes the snapshot at 3 it loads.
+#[test]
+fn log_start_offset_movement_deletes_snapshots() {
+    for start in [2, 1] {
+        let ld = LogDirBuilder::new(1).log_start_offset("ul", 0, start);
+        let (_d, m) = write(ld, three_segments_of_producer_1());
+        for base in 0..start {
+            rm_segment(&m.dir, base);
+        }
+        rm(&m.dir, &(1..start).map(snap).collect::<Vec<_>>());
+        assert_eq!(snapshots_on_disk(&m.dir), (start..=3).collect::<Vec<_>>());
+        let r = scan_dir(&m.dir);
+        assert_eq!(r.partitions[0].log_start_offset, Some(start));
+        assert_eq!(state(&r, 1).last_sequence, 2);
+        assert!(r.findings.is_empty(), "{:#?}", r.findings);
+        let v = verify(&m);
+        assert!(v.findings.is_empty(), "{:#?}", v.findings);
+        // The snapshot at the log start (the first held segment's base) goes.
+        assert_eq!(
+            leftovers(&v),
+            vec![(snap(start), "snapshot_below_log_start".to_string())]
+        );
+        assert_eq!(
+            rebuild(&v),
+            (Some(3), Some(3), Some(3), false, Some(1), Some(0))
+        );
+        assert_eq!(after_load(&v), Some((2.max(start + 1)..=3).collect()));
+    }
+    let ld = LogDirBuilder::new(1)
+        .log_start_offset("ul", 0, 2)
+        .clean_shutdown(false)
+        .recovery_point("ul", 0, 2);
+    let (_d, m) = write(ld, three_segments_of_producer_1());
+    rm_segment(&m.dir, 0);
+    rm_segment(&m.dir, 1);
+    rm(&m.dir, &[snap(1), snap(3)]);
+    let v = verify(&m);
+    assert!(v.findings.is_empty(), "{:#?}", v.findings);
+    assert_eq!(crate::common::cases::recovered(&v), vec![seg(2)]);
+    assert!(v.prediction.producer_state.snapshot_written_at_load);
+    assert_eq!(
+        rebuild(&v),
+        (Some(3), Some(3), Some(3), false, Some(1), Some(0))
+    );
+}
+
+/// `UnifiedLogTest.testDeleteSnapshotsOnIncrementLogStartOffset`: producer 1 writes at 0
+/// (segment 0), producer 2 at 1 (segment 1), a roll opens segment 2; DeleteRecords to 2
+/// and retention delete segments 0 and 1 and the snapshot at 1. Kafka's test checks the
+/// live log: both producers are still active (the log start moving removes no producer)
+/// and one snapshot, at 2, holds them. On disk that is an empty segment at 2, log start 2,
+/// and the snapshot at 2: the scan reads both producers from it and reports nothing. The
+/// next load forgets them: the snapshot is at the log start, deleted unread, and with no
+/// batch to replay the state is empty (`producers` 0) — no snapshot written either
+/// (`takeSnapshot` at 2 is no new offset). Near miss: log start 1 (only segment 0 gone):
+/// the snapshot at 2 is loaded, both producers kept.
+#[test]
+fn delete_snapshots_on_increment_log_start_offset() {
+    for start in [2, 1] {
+        let mut p = part();
+        p.append(Batch::new(idem(1)).values(["a"]));
+        p.roll();
+        p.append(Batch::new(idem(2)).values(["b"]));
+        let (_d, m) = write(LogDirBuilder::new(1).log_start_offset("ul", 0, start), p);
+        for base in 0..start {
+            rm_segment(&m.dir, base);
+        }
+        if start == 2 {
+            rm(&m.dir, &[snap(1)]);
+        }
+        empty_segment(&m.dir, 2);
+        assert_eq!(snapshots_on_disk(&m.dir), (start..=2).collect::<Vec<_>>());
+        let r = scan_dir(&m.dir);
+        assert_eq!(r.partitions[0].log_start_offset, Some(start));
+        assert!(r.findings.is_empty(), "{:#?}", r.findings);
+        let v = verify(&m);
+        assert!(v.findings.is_empty(), "{:#?}", v.findings);
+        if start == 2 {
+            assert_eq!(
+                rebuild(&v),
+                (None, Some(2), Some(2), false, Some(0), Some(0))
+            );
+            assert_eq!(after_load(&v), Some(vec![]));
+        } else {
+            assert_eq!(
+                rebuild(&v),
+                (Some(2), Some(2), Some(2), false, Some(2), Some(0))
+            );
+            assert_eq!(after_load(&v), Some(vec![2]));
+        }
+    }
+}
+
+/// Producer 1's transaction opens at 0 (0–4), plain data 5–7, a roll at 8, producer 1
+/// again 8–12 and, an hour later, a plain record (13): the log of
+/// `UnifiedLogTest.testLastStableOffsetDoesNotExceedLogStartOffsetAfterSegmentDeletion`
+/// with the transaction left hanging, segment 0 then deleted (log start 8). `clean`: closed
+/// cleanly (the log end snapshot at 14, holding the transaction's first offset 0, is
+/// there); else crashed before any snapshot after the roll's at 8.
+fn hanging_below_a_deleted_segment(clean: bool) -> (TempDir, Manifest) {
+    let t = Producer::transactional(1, 0);
+    let mut p = part().time_step(60_000);
+    p.append(Batch::new(t).records(5));
+    p.append(Batch::new(Producer::PLAIN).records(3));
+    p.roll();
+    p.append(Batch::new(t).records(5));
+    p.advance_time(3_600_000);
+    p.append(Batch::new(Producer::PLAIN).records(1));
+    let ld = LogDirBuilder::new(1)
+        .log_start_offset("ul", 0, 8)
+        .clean_shutdown(clean)
+        .recovery_point("ul", 0, if clean { 14 } else { 8 });
+    let (d, m) = write(ld, p);
+    rm_segment(&m.dir, 0);
+    if !clean {
+        rm(&m.dir, &[snap(14)]);
+    }
+    (d, m)
+}
+
+/// The `hanging_transaction` of `verify` whose start offset comes from the snapshot at the
+/// first held segment (`UnifiedLogTest.testLastStableOffsetDoesNotExceedLogStartOffsetAfterSegmentDeletion`:
+/// the live broker keeps `currentTxnFirstOffset` 0). Closed cleanly, the log end snapshot
+/// (14) keeps 0 across the next start: the abort is `--start-offset 0` (this test).
+#[test]
+fn hanging_below_log_start_keeps_its_offset_through_a_clean_restart() {
+    let (_d, m) = hanging_below_a_deleted_segment(true);
+    let v = verify(&m);
+    let h = of_kind(&v.findings, Kind::HangingTransaction);
+    assert_eq!(h.len(), 1, "{:#?}", v.findings);
+    assert_eq!(h[0].offset, Some(0));
+    let fix = h[0].remediation.as_deref().unwrap_or_default();
+    assert!(fix.contains("--start-offset 0"), "{fix}");
+    assert_eq!(v.prediction.producer_state.snapshot_offset, Some(14));
+    assert_eq!(v.prediction.producer_state.open_transactions, Some(1));
+}
+
+/// The same directory after a crash with only the roll snapshot at 8, which is the log
+/// start: the next load deletes it unread (`ProducerStateManager.truncateAndReload`,
+/// `offset <= logStartOffset`; `UnifiedLogTest.testLogStartOffsetMovementDeletesSnapshots`,
+/// `ProducerStateManagerTest.testTruncateAndReloadRemovesOutOfRangeSnapshots`) — `verify`
+/// predicts that (`snapshot_below_log_start`) — and the recovery of segment 8 replays it
+/// from an empty state: the transaction reopens at its first held batch, 8
+/// (`ProducerAppendInfo`: `currentTxnFirstOffset` is the first transactional batch with no
+/// ongoing transaction). After that start `DescribeProducers` reports start offset 8 and
+/// `kafka-transactions.sh abort --start-offset 0` finds no open transaction there; the
+/// finding still gives only `--start-offset 0` (nor says to run it before the start, as the
+/// forgotten-transaction note does).
+#[test]
+#[ignore = "divergence: verify predicts the snapshot holding first offset 0 is deleted at load (txn reopens at 8) but its remediation only says abort --start-offset 0"]
+fn hanging_below_log_start_reopens_at_the_first_held_batch_after_a_crash() {
+    let (_d, m) = hanging_below_a_deleted_segment(false);
+    let v = verify(&m);
+    assert_eq!(
+        leftovers(&v),
+        vec![(snap(8), "snapshot_below_log_start".to_string())]
+    );
+    assert_eq!(v.prediction.producer_state.open_transactions, Some(1));
+    let h = of_kind(&v.findings, Kind::HangingTransaction);
+    assert_eq!(h.len(), 1, "{:#?}", v.findings);
+    let fix = h[0].remediation.as_deref().unwrap_or_default();
+    assert!(fix.contains("--start-offset 8"), "{fix}");
+}
