@@ -22,6 +22,7 @@ use std::path::Path;
 use tempfile::TempDir;
 
 mod offsets;
+mod unread;
 
 // ----- helpers ----------------------------------------------------------------------------
 
