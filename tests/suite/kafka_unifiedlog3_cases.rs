@@ -22,6 +22,7 @@ use std::path::Path;
 use tempfile::TempDir;
 
 mod offsets;
+mod retention;
 mod unread;
 
 // ----- helpers ----------------------------------------------------------------------------
@@ -101,16 +102,16 @@ fn leftovers(v: &PartitionVerification) -> Vec<(String, String)> {
 }
 
 /// `(snapshot loaded, replay from, replay to, skipped, producers, open transactions)`.
-fn rebuild(
-    v: &PartitionVerification,
-) -> (
+type Rebuild = (
     Option<i64>,
     Option<i64>,
     Option<i64>,
     bool,
     Option<usize>,
     Option<usize>,
-) {
+);
+
+fn rebuild(v: &PartitionVerification) -> Rebuild {
     let p = &v.prediction.producer_state;
     (
         p.snapshot_offset,

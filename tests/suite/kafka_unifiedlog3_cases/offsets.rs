@@ -61,7 +61,10 @@ fn truncate_below_first_unstable_offset() {
             );
         } else {
             assert!(v.findings.is_empty(), "{:#?}", v.findings);
-            assert!(rebuild(&v).3, "clean shutdown, no snapshot: rebuild skipped");
+            assert!(
+                rebuild(&v).3,
+                "clean shutdown, no snapshot: rebuild skipped"
+            );
         }
     }
 }

@@ -78,10 +78,7 @@ fn loading_log_deletes_producer_state_snapshots_past_log_end_offset() {
 fn recovery_point_not_incremented_on_producer_state_snapshot_flush_failure() {
     let (_d, m) = unflushed_roll_snapshot();
     let v = verify(&m);
-    assert_eq!(
-        crate::common::cases::recovered(&v),
-        vec![seg(0), seg(1)]
-    );
+    assert_eq!(crate::common::cases::recovered(&v), vec![seg(0), seg(1)]);
     let pr = &v.prediction;
     assert_eq!(pr.recovery_point_after, Some(0));
     assert_eq!(pr.log_end_offset_after, Some(1));
