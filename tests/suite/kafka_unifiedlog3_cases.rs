@@ -315,7 +315,6 @@ fn empty_log_after_full_truncation_is_stable_at_its_end() {
 /// the same files but names 2 `snapshot_beyond_log` and 3 `snapshot_below_log_start`, and
 /// its `action` says so ("above the log end", "at or below the log start").
 #[test]
-#[ignore = "divergence: leftover kind/action say beyond-log / below-log-start for snapshots Kafka deletes earlier as strays (removeStraySnapshots runs first)"]
 fn stray_snapshots_go_as_strays_first() {
     let mut p = part();
     p.append(Batch::new(Producer::PLAIN).values(["a"]));

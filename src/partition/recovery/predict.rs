@@ -507,8 +507,14 @@ fn snapshot_fates<'s>(
         !bases.contains(&offset) && !kept_newest
     };
     for s in snapshots {
-        let stray = is_stray(s.offset);
-        let (kind, action) = if leo_after.is_some_and(|l| s.offset > l) {
+        // In the load's order: `LogLoader.load` runs `removeStraySnapshots` before any
+        // `truncateAndReload` deletes what lies beyond the log or at its start.
+        let (kind, action) = if is_stray(s.offset) {
+            (
+                "stray_snapshot",
+                "deleted: matches no segment base offset and is not the newest",
+            )
+        } else if leo_after.is_some_and(|l| s.offset > l) {
             (
                 "snapshot_beyond_log",
                 "deleted: above the log end offset after loading",
@@ -517,11 +523,6 @@ fn snapshot_fates<'s>(
             (
                 "snapshot_below_log_start",
                 "deleted: at or below the log start offset",
-            )
-        } else if stray {
-            (
-                "stray_snapshot",
-                "deleted: matches no segment base offset and is not the newest",
             )
         } else if !s.valid {
             (
