@@ -41,8 +41,7 @@ use crate::discover::layout::{DirKind, Inventory, PartitionDir};
 use crate::finding::{Finding, Kind, Source};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::SegmentNames;
-use crate::read::format::checkpoint::parse_partition_metadata;
-use crate::read::segment::{self, FileClass, Item, MmapMode, walk_entries_items};
+use crate::read::segment::{self, Item, MmapMode, walk_entries_items};
 
 mod truncation;
 mod unreplicated;
@@ -233,23 +232,13 @@ pub fn diverge(a: &[BatchKey], b: &[BatchKey]) -> Option<Divergence> {
 
 /// The topic id of `p`'s `partition.metadata` (`None`: absent or unreadable).
 pub(crate) fn topic_id(p: &PartitionDir) -> Option<[u8; 16]> {
-    let bytes = segment::load(
-        p.partition_metadata.as_ref()?,
-        FileClass::Checkpoint,
-        MmapMode::Never,
-        None,
-    )
-    .ok()?;
-    parse_partition_metadata(&bytes).ok().map(|m| m.topic_id)
+    p.read_topic_id()
 }
 
 /// The topic id of `p`'s `partition.metadata` in `inv`: read from the file, or what a
 /// bundle recorded of it for an inventory rebuilt from bundles.
 pub(crate) fn topic_id_in(inv: &Inventory, p: &PartitionDir) -> Option<[u8; 16]> {
-    match &inv.recorded {
-        Some(_) => inv.recorded_partition(&p.path).and_then(|r| r.topic_id),
-        None => topic_id(p),
-    }
+    inv.topic_id(p)
 }
 
 /// `broker1` → `("broker", "1")`; `None` without a trailing number.

@@ -196,34 +196,31 @@ impl Knowledge {
         }
     }
 
-    /// Whether `p` is compacted, and why (`None`: unknown).
-    pub fn reason(&self, p: &PartitionDir, source: &Source) -> Option<Reason> {
-        let tp = p.tp.as_ref()?;
-        if self.flagged.contains(&tp.topic) {
-            return Some(Reason::Flag);
-        }
-        if let Some(ld) = &p.log_dir
-            && self
-                .cleaner
-                .contains(&(ld.clone(), tp.topic.clone(), tp.partition))
-        {
-            return Some(Reason::CleanerCheckpoint);
-        }
-        self.metadata_policy(p, source)
-    }
-
-    /// Whether `p`'s topic is compacted now, as far as the inputs say: `--compacted` names
-    /// it, or the KRaft metadata log's effective `cleanup.policy` lists `compact`. A
-    /// `cleaner-offset-checkpoint` entry proves the log was cleaned, not that it still is:
-    /// `LogCleanerManager.updateCheckpoints` keeps the entry of every log that exists,
-    /// whatever its policy became.
-    pub fn compact_policy(&self, p: &PartitionDir, source: &Source) -> bool {
-        p.tp.as_ref()
-            .is_some_and(|tp| self.flagged.contains(&tp.topic))
-            || matches!(
-                self.metadata_policy(p, source),
-                Some(Reason::Metadata(Policy::Compact, _))
-            )
+    /// Whether `p` is compacted, and why (`None`: unknown); and whether its topic is
+    /// compacted now, as far as the inputs say: `--compacted` names it, or the KRaft
+    /// metadata log's effective `cleanup.policy` lists `compact` — a
+    /// `cleaner-offset-checkpoint` entry proves the log was cleaned, not that it still is
+    /// (`LogCleanerManager.updateCheckpoints` keeps the entry of every log that exists,
+    /// whatever its policy became). The metadata log's policy (and the
+    /// `partition.metadata` it may read) is looked up once for both.
+    pub fn judge(&self, p: &PartitionDir, source: &Source) -> (Option<Reason>, bool) {
+        let Some(tp) = p.tp.as_ref() else {
+            return (None, false);
+        };
+        let flagged = self.flagged.contains(&tp.topic);
+        let metadata = self.metadata_policy(p, source);
+        let policy = flagged || matches!(metadata, Some(Reason::Metadata(Policy::Compact, _)));
+        let cleaned = p.log_dir.as_ref().is_some_and(|ld| {
+            (self.cleaner).contains(&(ld.clone(), tp.topic.clone(), tp.partition))
+        });
+        let reason = if flagged {
+            Some(Reason::Flag)
+        } else if cleaned {
+            Some(Reason::CleanerCheckpoint)
+        } else {
+            metadata
+        };
+        (reason, policy)
     }
 
     /// The copy of the same cluster's metadata log that speaks for `source`'s data: its
@@ -250,19 +247,10 @@ impl Knowledge {
 
     /// The topic id `p`'s `partition.metadata` names (recorded by a bundle, else read).
     fn topic_id(&self, p: &PartitionDir) -> Option<[u8; 16]> {
-        if let Some(r) = &self.recorded_ids {
-            return r.get(&p.path).copied();
+        match &self.recorded_ids {
+            Some(r) => r.get(&p.path).copied(),
+            None => p.read_topic_id(),
         }
-        let bytes = crate::read::segment::load(
-            p.partition_metadata.as_ref()?,
-            crate::read::segment::FileClass::Checkpoint,
-            crate::read::segment::MmapMode::Never,
-            None,
-        )
-        .ok()?;
-        crate::read::format::checkpoint::parse_partition_metadata(&bytes)
-            .ok()
-            .map(|m| m.topic_id)
     }
 
     /// What the same cluster's KRaft metadata log says of `p`'s effective policy

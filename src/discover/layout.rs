@@ -358,6 +358,16 @@ impl Inventory {
         }
     }
 
+    /// The topic id of `p`'s `partition.metadata`: read from the file
+    /// ([`PartitionDir::read_topic_id`]), or what a bundle recorded of it for an inventory
+    /// rebuilt from bundles.
+    pub(crate) fn topic_id(&self, p: &PartitionDir) -> Option<[u8; 16]> {
+        match &self.recorded {
+            Some(_) => self.recorded_partition(&p.path).and_then(|r| r.topic_id),
+            None => p.read_topic_id(),
+        }
+    }
+
     /// What the bundles recorded of the partition directory at `dir` (`None`: not one of
     /// this inventory's partitions, or a discovered inventory).
     pub fn recorded_partition(&self, dir: &Path) -> Option<&RecordedPartition> {
@@ -387,6 +397,22 @@ impl Inventory {
 // Methods
 
 impl PartitionDir {
+    /// The topic id its `partition.metadata` names, read from the file (`None`: absent or
+    /// unreadable; `verify` reports a bad file).
+    pub(crate) fn read_topic_id(&self) -> Option<[u8; 16]> {
+        use crate::read::segment::{FileClass, MmapMode, load};
+        let bytes = load(
+            self.partition_metadata.as_ref()?,
+            FileClass::Checkpoint,
+            MmapMode::Never,
+            None,
+        )
+        .ok()?;
+        crate::read::format::checkpoint::parse_partition_metadata(&bytes)
+            .ok()
+            .map(|m| m.topic_id)
+    }
+
     /// The newest segment that has a `.log`: the one the broker may still be appending to,
     /// so the scan reads it with `read()` rather than mmap. `None` without any `.log`.
     pub fn active_segment(&self) -> Option<&SegmentFiles> {

@@ -66,6 +66,11 @@ pub struct ClusterMetadata {
     pub last_epoch: i32,
     #[serde(default)]
     pub end_offset: i64,
+    /// A bundle of an earlier build (before topic incarnations and broker levels): its
+    /// topic → latest `cleanup.policy` by name (`None`: removed), read as
+    /// [`Self::unattached`] is ([`Self::with_legacy`]); never written.
+    #[serde(default, rename = "cleanup_policy", skip_serializing)]
+    pub(crate) legacy_policy: HashMap<String, Option<String>>,
     /// Records that could not be decoded.
     pub errors: u64,
     /// Batches too large to hold (over `segment::BIG_ENTRY`): CRC-checked streaming, their
@@ -87,6 +92,17 @@ pub struct NotDecoded {
 }
 
 impl ClusterMetadata {
+    /// `self` as read from a bundle: the by-name policies of an earlier build's bundle
+    /// kept as policies by name, which is how that build read them.
+    fn with_legacy(mut self) -> ClusterMetadata {
+        for (topic, value) in std::mem::take(&mut self.legacy_policy) {
+            if let Some(v) = value.filter(|_| !self.latest_id.contains_key(&topic)) {
+                self.unattached.entry(topic).or_insert(v);
+            }
+        }
+        self
+    }
+
     /// The number of partitions of `topic`, when the metadata creates it.
     pub fn partition_count(&self, topic: &str) -> Option<i32> {
         self.partitions
@@ -419,6 +435,7 @@ pub fn load_cluster_metadata(
                 .cluster_metadata
                 .get(&p.path)
                 .and_then(|json| serde_json::from_str(json).ok())
+                .map(ClusterMetadata::with_legacy)
                 .unwrap_or_else(|| ClusterMetadata {
                     source: ids.source(p),
                     ..Default::default()
@@ -426,4 +443,32 @@ pub fn load_cluster_metadata(
             None => read_cluster_metadata(p, ids.source(p), max_bytes, max_decompressed),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bundle of the build before incarnations recorded `cleanup_policy` by name: read
+    /// as that build read it (the topic's policy whatever its id), never lost.
+    #[test]
+    fn an_earlier_bundles_policies_by_name_are_kept() {
+        let mut v = serde_json::to_value(ClusterMetadata::default()).unwrap();
+        v["cleanup_policy"] = serde_json::json!({"orders": "compact", "gone": null});
+        let md = serde_json::from_value::<ClusterMetadata>(v)
+            .unwrap()
+            .with_legacy();
+        let inc = md.incarnation("orders", Some(&[7; 16])).unwrap();
+        assert_eq!(inc.policy.as_deref(), Some("compact"));
+        assert!(md.incarnation("gone", None).is_none());
+        // Never written back.
+        let out = serde_json::to_value(&md).unwrap();
+        assert!(out.get("cleanup_policy").is_none(), "{out}");
+        // A current bundle's own incarnations are not overridden.
+        let mut cur = ClusterMetadata::default();
+        cur.latest_id.insert("orders".into(), encode_uuid(&[1; 16]));
+        cur.legacy_policy
+            .insert("orders".into(), Some("compact".into()));
+        assert!(cur.with_legacy().unattached.is_empty());
+    }
 }

@@ -196,11 +196,11 @@ fn scan_selected(
             .map(|p| {
                 let files = p.log_dir.as_deref().and_then(|d| known.log_dirs.get(d));
                 let source = known.identities.source(p);
-                let reason = known.compaction.reason(p, &source);
+                let (reason, policy) = known.compaction.judge(p, &source);
                 let compacted = reason.map(crate::discover::compaction::Reason::compacted);
                 // A -future/-delete/-stray copy is judged as no live log: its records are
                 // not the ones a cleaner will drop.
-                let policy = source.copy.is_live() && known.compaction.compact_policy(p, &source);
+                let policy = source.copy.is_live() && policy;
                 let mut r = scan_partition(
                     p,
                     opts,
