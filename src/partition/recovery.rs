@@ -310,6 +310,12 @@ pub struct ProducerRebuild {
     /// (`UnifiedLog.rebuildProducerState`: at the last two segment bases it passes and at
     /// the log end; empty ones there when it is skipped). `None` when not derived.
     pub snapshots_after_load: Option<Vec<i64>>,
+    /// The producer snapshot on disk (its offset) the loaded state descends from: the one
+    /// the final rebuild loads, or the first the recoveries' chain loads; `None` when the
+    /// state is rebuilt from an empty one at the log start (or not at all). Not part of
+    /// the report: `verify`'s checks read it.
+    #[serde(skip)]
+    pub(crate) origin: Option<i64>,
 }
 
 /// What to do about the transaction open at `first_offset` in a copy whose next start
@@ -578,6 +584,25 @@ pub struct SegmentWalk {
     pub(crate) name: crate::partition::walked::SegmentName,
     pub base_offset: i64,
     pub walk: Option<RecoverWalk>,
+}
+
+/// The end of a log whose every segment was read whole and holds no batch: its last
+/// segment's base (`LogLoader.recoverLog` takes the last segment's
+/// `LogSegment.readNextOffset` as the log end, and an empty segment's is its base offset:
+/// a log emptied by retention, `DeleteRecords` or `truncateFullyAndStartAt`). `None` when a
+/// segment holds a batch (the replay takes the end from the batches), was not read, or
+/// stops before its end (the recovery decides). `walks` are in segment order.
+pub(crate) fn empty_log_end<'a>(
+    walks: impl IntoIterator<Item = (i64, Option<&'a RecoverWalk>)>,
+) -> Option<i64> {
+    let mut last = None;
+    for (base, walk) in walks {
+        if !walk.is_some_and(|w| w.batches == 0 && w.stop.is_none()) {
+            return None;
+        }
+        last = Some(base);
+    }
+    last
 }
 
 /// Feeds [`RecoverWalk`] from a segment's batches in file order, as `LogSegment.recover`

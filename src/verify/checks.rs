@@ -233,11 +233,7 @@ pub(crate) fn verify_one(
         remote_log_enabled,
         high_watermark: ck.high_watermark,
         first_offset: r.carried.first_offset,
-        log_end_offset: r
-            .carried
-            .outcome
-            .log_end_offset
-            .or_else(|| empty_log_end(&segments)),
+        log_end_offset: r.log_end_offset,
         segments,
         snapshots,
         leftovers,
@@ -265,13 +261,15 @@ pub(crate) fn verify_one(
         // the prediction has it (`LogLoader.recoverLog`: the last segment's
         // `readNextOffset`); the walk's end when it is not known.
         let log = checkpoints::LoadedLog {
-            log_end: (prediction.log_end_recovered).or(r.carried.outcome.log_end_offset),
+            log_end: (prediction.log_end_recovered).or(r.log_end_offset),
             remote_log_enabled,
         };
         checkpoints::check_offsets(p, r, &ck, log, out);
         snapshot::check_missing(p, r, &prediction, out);
+        snapshot::reopened_after_load(r, &prediction, out);
     }
     rebuilt_at_load(&prediction, out);
+    snapshot::corrupt_unread(r, &prediction, out);
     leftovers::not_reached(&actions, &prediction, out);
     prediction
 }
@@ -367,19 +365,6 @@ fn rebuilt_at_load(prediction: &predict::RecoveryPrediction, out: &mut [Finding]
             rec.reason
         );
     }
-}
-
-/// The end of a log whose every segment was read and holds no batch: its last segment's
-/// base (`LogSegment.readNextOffset` of an empty segment, which `UnifiedLog` takes as the
-/// log end), where the walk, which takes the end from batches, has none.
-fn empty_log_end(segments: &[SegmentInput]) -> Option<i64> {
-    let empty = |s: &SegmentInput| {
-        s.walk
-            .as_ref()
-            .is_some_and(|w| w.batches == 0 && w.stop.is_none())
-    };
-    let last = segments.last()?;
-    segments.iter().all(empty).then_some(last.base)
 }
 
 /// Each producer of the walk's replay with the offset and time of its last batch or

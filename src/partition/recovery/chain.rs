@@ -58,6 +58,15 @@ pub(super) struct Chain {
     /// The snapshot files (offsets, ascending) left once the final rebuild's
     /// `truncateAndReload` has cut them, before that rebuild writes its own.
     pub files: Vec<i64>,
+    /// The corrupt snapshot files on disk before the load that a rebuild reads: the newest
+    /// left when it loads, `loadFromSnapshot` throws `CorruptSnapshotException` on each and
+    /// deletes it before it tries the next older one.
+    pub corrupt_read: Vec<i64>,
+    /// The corrupt ones a recovery's rebuild deletes unread (its `truncateAndReload` keeps
+    /// no snapshot above the segment's base), each with that segment's base. Those in
+    /// neither list stay on disk unread (a newer valid one is loaded first), or go with
+    /// the final rebuild's cut and the stray removal (the prediction's own fates).
+    pub corrupt_unread: Vec<(i64, i64)>,
 }
 
 /// What the chain reads of the prediction.
@@ -114,7 +123,10 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         return None;
     }
     let on_disk: BTreeSet<i64> = inp.snapshots.iter().copied().collect();
-    let corrupt: BTreeSet<i64> = inp.corrupt_snapshots.iter().copied().collect();
+    // The corrupt files still on disk as written (a file a recovery writes again at one
+    // of their offsets is a valid one).
+    let mut corrupt: BTreeSet<i64> = inp.corrupt_snapshots.iter().copied().collect();
+    let (mut corrupt_read, mut corrupt_unread) = (Vec::new(), Vec::new());
     // Every snapshot file, each with where its state comes from: the snapshot on disk it
     // descends from (`None`: a replay from the log start) and that replay's first offset.
     let mut snaps: BTreeMap<i64, (Option<i64>, i64)> = on_disk
@@ -132,12 +144,14 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         // truncateAndReload(log start checkpoint, base), then loadFromSnapshot: a corrupt
         // file it reaches is deleted and the next older one tried.
         let gone = keep_within(&mut snaps, ckpt, base);
-        let (loaded, lineage) = load_newest(&mut snaps, &corrupt);
         for o in gone.into_iter() {
-            if on_disk.contains(&o) {
+            if corrupt.remove(&o) {
+                corrupt_unread.push((o, base));
+            } else if on_disk.contains(&o) {
                 deleted.insert(o, base);
             }
         }
+        let (loaded, lineage) = load_newest(&mut snaps, (&mut corrupt, &mut corrupt_read));
         let start = loaded.unwrap_or(log_start);
         let lineage = lineage.unwrap_or((None, log_start.min(base)));
         let rebuild = (start < base).then_some((start, loaded));
@@ -197,7 +211,7 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         inp.log_end.unwrap_or(i64::MAX),
     );
     let gone = keep_within(&mut snaps, low, high);
-    let (last, lineage) = load_newest(&mut snaps, &corrupt);
+    let (last, lineage) = load_newest(&mut snaps, (&mut corrupt, &mut corrupt_read));
     // A file a recovery deleted and another wrote again at the same offset is still there
     // (the final rebuild's own deletions are the prediction's snapshot fates).
     deleted.retain(|o, _| !snaps.contains_key(o) && !gone.contains(o));
@@ -208,6 +222,8 @@ pub(super) fn chain(inp: &ChainInput<'_>) -> Option<Chain> {
         origin: lineage,
         skipped,
         files: snaps.keys().copied().collect(),
+        corrupt_read,
+        corrupt_unread,
     })
 }
 
@@ -234,15 +250,16 @@ fn keep_within<V>(snaps: &mut BTreeMap<i64, V>, low: i64, high: i64) -> Vec<i64>
     gone
 }
 
-/// `loadFromSnapshot`: the newest snapshot, each corrupt one reached deleted on the way;
-/// its offset and lineage.
+/// `loadFromSnapshot`: the newest snapshot, each corrupt one reached deleted on the way
+/// (out of `corrupt`, into `read`); its offset and lineage.
 fn load_newest(
     snaps: &mut BTreeMap<i64, (Option<i64>, i64)>,
-    corrupt: &BTreeSet<i64>,
+    (corrupt, read): (&mut BTreeSet<i64>, &mut Vec<i64>),
 ) -> (Option<i64>, Option<(Option<i64>, i64)>) {
     while let Some((&o, &lineage)) = snaps.last_key_value() {
-        if lineage.0 == Some(o) && corrupt.contains(&o) {
+        if lineage.0 == Some(o) && corrupt.remove(&o) {
             snaps.remove(&o);
+            read.push(o);
             continue;
         }
         return (Some(o), Some(lineage));

@@ -318,6 +318,7 @@ pub(super) fn cut(
             producers: None,
             open_transactions: None,
             snapshots_after_load: None,
+            origin: None,
         }
     };
     pr.load_stops_at = Some(stop.id().into());

@@ -281,7 +281,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
     let ends = ending.offsets(&plan, segs, log_start_ck, log_start_kept);
     let (deleted, leo_after, log_start_after) = (ends.deleted, ends.log_end, ends.log_start);
     let mut leftovers = std::mem::take(&mut inp.leftovers);
-    let (usable, has_snapshot_files) = snapshot_fates(
+    let (usable, corrupt, has_snapshot_files) = snapshot_fates(
         &inp.snapshots,
         segs,
         leo_after,
@@ -305,6 +305,8 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         inp.clean_shutdown,
         &mut leftovers,
     );
+    let loaded = snap.map(|s| s.offset);
+    corrupt_fates(&corrupt, chain.as_ref(), loaded, &mut leftovers);
     let skipped = ending.skipped(skipped, inp.clean_shutdown);
     let snapshot_at = snapshot.as_ref().map(|s| s.0);
     let replay_from = (!skipped)
@@ -342,6 +344,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
                 .flatten()
         }),
         snapshots_after_load: None,
+        origin: final_origin(ending, chain.as_ref(), snapshot_at),
     };
     ending.rebuild(&mut producer_state);
     producer_state.snapshots_after_load = after_load(AfterLoad {
@@ -356,10 +359,7 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         log_end: leo_after.filter(|_| end_known),
         skipped,
     });
-    let from = (
-        replay_from,
-        final_origin(ending, chain.as_ref(), snapshot_at),
-    );
+    let from = (replay_from, producer_state.origin);
     let mut pr = RecoveryPrediction {
         clean_shutdown: inp.clean_shutdown,
         recovery_point: inp.recovery_point.known(),
@@ -495,13 +495,13 @@ fn snapshot_fates<'s>(
     leo_after: Option<i64>,
     log_start_after: Option<i64>,
     leftovers: &mut Vec<LeftoverAction>,
-) -> (Vec<&'s SnapshotInput>, bool) {
+) -> (Vec<&'s SnapshotInput>, Vec<&'s SnapshotInput>, bool) {
     // Snapshots: corrupt ones are deleted at load (fallback to older), strays deleted,
     // those beyond the new log end or at/below the log start deleted.
     let bases: Vec<i64> = segs.iter().map(|s| s.base).collect();
     let newest = snapshots.iter().map(|s| s.offset).max();
     let last_base = bases.last().copied();
-    let mut usable: Vec<&SnapshotInput> = Vec::new();
+    let (mut usable, mut corrupt): (Vec<&SnapshotInput>, _) = (Vec::new(), Vec::new());
     let is_stray = |offset: i64| {
         let kept_newest = Some(offset) == newest && last_base.is_none_or(|b| offset > b);
         !bases.contains(&offset) && !kept_newest
@@ -525,10 +525,9 @@ fn snapshot_fates<'s>(
                 "deleted: at or below the log start offset",
             )
         } else if !s.valid {
-            (
-                "corrupt_snapshot",
-                "deleted when loaded (CorruptSnapshotException); the next older snapshot is used",
-            )
+            // Read or not as the rebuilds reach it ([`corrupt_fates`]).
+            corrupt.push(s);
+            continue;
         } else {
             usable.push(s);
             continue;
@@ -543,7 +542,46 @@ fn snapshot_fates<'s>(
     // removed (`removeStraySnapshots` runs first); corrupt, beyond-log and below-log-start
     // snapshots are only deleted later, by `truncateAndReload`, so they still count.
     let has_snapshot_files = snapshots.iter().any(|s| !is_stray(s.offset));
-    (usable, has_snapshot_files)
+    (usable, corrupt, has_snapshot_files)
+}
+
+/// What the load does with each corrupt snapshot `snapshot_fates` left to it: one a
+/// rebuild reaches as the newest left is read, throws `CorruptSnapshotException` and is
+/// deleted (`ProducerStateManager.loadFromSnapshot`, which then tries the next older one);
+/// one a recovery's rebuild cuts (`truncateAndReload`: nothing above the recovered
+/// segment's base is kept) is deleted unread; one below the snapshot the load reads stays
+/// on disk unread (no leftover: only a later truncation below that snapshot reaches it).
+fn corrupt_fates(
+    corrupt: &[&SnapshotInput],
+    chain: Option<&chain::Chain>,
+    loaded: Option<i64>,
+    leftovers: &mut Vec<LeftoverAction>,
+) {
+    for s in corrupt {
+        let fate = match chain {
+            Some(c) if c.corrupt_read.contains(&s.offset) => None,
+            Some(c) => match c.corrupt_unread.iter().find(|(o, _)| *o == s.offset) {
+                Some((_, base)) => Some(*base),
+                None => continue,
+            },
+            None if loaded.is_some_and(|l| l > s.offset) => continue,
+            None => None,
+        };
+        leftovers.push(match fate {
+            None => LeftoverAction {
+                file: s.name.clone(),
+                kind: "corrupt_snapshot".into(),
+                action: "deleted when loaded (CorruptSnapshotException); the next older snapshot is used".into(),
+            },
+            Some(base) => LeftoverAction {
+                file: s.name.clone(),
+                kind: "snapshot_replaced_at_recovery".into(),
+                action: format!(
+                    "deleted unread by the producer-state rebuild before the recovery of the segment at {base} (no snapshot above its base is kept: this corrupt one is never read); the recoveries write their own"
+                ),
+            },
+        });
+    }
 }
 
 /// The snapshot file on disk the final rebuild's state descends from: the one it loads

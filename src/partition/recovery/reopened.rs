@@ -150,6 +150,7 @@ mod tests {
                     producer_epoch: 0,
                     first_offset,
                     last_timestamp: 0,
+                    first_held_offset: None,
                 })
                 .collect(),
             ..Default::default()

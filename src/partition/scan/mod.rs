@@ -268,9 +268,15 @@ fn conclude(
     crate::discover::identity::apply_source(&r.source, findings);
     r.ref_time = ref_time;
     r.log_start_offset = outcome.log_start_offset.or(r.log_start_offset);
+    // A log that holds no batch ends where its walk found it ends (`r.log_end_offset`: its
+    // last segment's base); with nothing unstable in it, its last stable offset is that end
+    // too (`UnifiedLog.lastStableOffset`). The outcome keeps none: an outcome with nothing
+    // else in it costs no allocation (`Lean`), and most empty partitions have nothing else.
     r.log_end_offset = outcome.log_end_offset.or(r.log_end_offset);
     r.last_stable_offset = if r.partially_read {
         None
+    } else if outcome.open.is_empty() {
+        outcome.last_stable_offset.or(r.log_end_offset)
     } else {
         outcome.last_stable_offset
     };

@@ -568,6 +568,13 @@ pub(super) fn scan_partition(
         opts,
         &mut findings,
     );
+    // A log read whole that holds no batch: its end is its last segment's base (the
+    // replay, which takes the end from batches, has none; `conclude` takes this one).
+    if !report.partially_read {
+        let walks = report.carried.segment_walks.iter();
+        report.log_end_offset =
+            recovery::empty_log_end(walks.map(|w| (w.base_offset, w.walk.as_ref())));
+    }
     // A metadata log whose start no snapshot reaches: the node's next start fails.
     findings.extend(recovery::metadata_snapshots::snapshot_state_finding(
         p,

@@ -186,6 +186,13 @@ pub struct OpenTxn {
     pub producer_epoch: i16,
     pub first_offset: i64,
     pub last_timestamp: i64,
+    /// For a transaction begun below the log start (its start known from the producer
+    /// snapshot the replay was seeded from): its first data batch the log holds, where a
+    /// producer-state rebuild without that snapshot opens it again
+    /// (`ProducerAppendInfo`: an ongoing transaction starts at the first transactional
+    /// batch replayed). `None` when the log holds its first batch, or none of its batches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_held_offset: Option<i64>,
 }
 
 /// Transaction statistics (klog's `txn-stat`).
@@ -217,7 +224,8 @@ pub struct ReplayOutcome {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_activity: Vec<LastActivity>,
     pub log_start_offset: Option<i64>,
-    /// Last batch's last offset + 1.
+    /// Last batch's last offset + 1 (the report's `log_end_offset` also knows the end of
+    /// a log that holds no batch: [`crate::partition::recovery::empty_log_end`]).
     pub log_end_offset: Option<i64>,
     /// First offset of the earliest open transaction (clamped to the log start), else the
     /// log end offset.
@@ -566,6 +574,7 @@ impl Replay {
                 producer_epoch: e.epoch,
                 first_offset: first,
                 last_timestamp: e.last_timestamp(&self.markers),
+                first_held_offset: Some(t.rec.first_held).filter(|&h| h >= 0 && h != first),
             });
             findings.push(self.open_txn_finding(pid, e, t, ref_time_ms, lso));
         }

@@ -176,6 +176,7 @@ mod tests {
             },
             first_timestamp: 0,
             rec: crate::partition::state::txnrec::OpenRecord {
+                first_held: 0,
                 last_data_offset: 0,
                 last_timestamp: 0,
                 records: 1,

@@ -81,9 +81,13 @@ impl TxnRecord {
 /// The growing part of an open transaction's record. It lives in the producer's
 /// open-transaction slot of the replay (`entry::OpenTxnState`), which already holds the
 /// opening batch (first offset, epoch, first timestamp): one open transaction costs these
-/// 32 bytes, not a second map entry of its own.
+/// 40 bytes, not a second map entry of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpenRecord {
+    /// Base offset of its first data batch the log holds: the opening batch's, or, for a
+    /// transaction begun below the log start (known from a producer snapshot), the first
+    /// the replay meets (-1 until then).
+    pub first_held: i64,
     pub last_data_offset: i64,
     pub last_timestamp: i64,
     pub records: u32,
@@ -95,6 +99,7 @@ impl OpenRecord {
     /// The record of a transaction opened by `ev` (already counted).
     pub fn opened_by(ev: &BatchEvent) -> OpenRecord {
         let mut r = OpenRecord {
+            first_held: ev.base_offset,
             last_data_offset: ev.last_offset,
             last_timestamp: ev.max_timestamp,
             records: 0,
@@ -109,6 +114,7 @@ impl OpenRecord {
     /// snapshot only (`seed`): none of its batches is held.
     pub fn seeded(first_offset: i64, last_timestamp: i64) -> OpenRecord {
         OpenRecord {
+            first_held: -1,
             last_data_offset: first_offset,
             last_timestamp,
             records: 0,
@@ -120,6 +126,9 @@ impl OpenRecord {
     /// One more transactional data batch of the transaction.
     pub fn add(&mut self, ev: &BatchEvent) {
         let records = u32::try_from(ev.records_count.max(0)).unwrap_or(0);
+        if self.first_held < 0 {
+            self.first_held = ev.base_offset;
+        }
         self.last_data_offset = ev.last_offset;
         self.last_timestamp = ev.max_timestamp;
         self.records = self.records.saturating_add(records);

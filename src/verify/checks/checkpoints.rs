@@ -40,7 +40,7 @@ pub(super) fn check_leader_epochs(
     (clean_shutdown, recovery_point): (Option<bool>, crate::partition::recovery::CheckpointEntry),
     out: &mut Vec<Finding>,
 ) {
-    let (first_offset, leo) = (r.carried.first_offset, r.carried.outcome.log_end_offset);
+    let (first_offset, leo) = (r.carried.first_offset, r.log_end_offset);
     // The file, or a directory standing in its place (refused by the load: named, not
     // taken for an absent file); a FIFO there discovery named and never listed.
     if let Some(path) = crate::cluster::epoch_file::standing_in(p)

@@ -26,7 +26,7 @@ pub(super) fn check_snapshots(
     out: &mut Vec<Finding>,
 ) -> Vec<SnapshotInput> {
     let first_offset = r.carried.first_offset;
-    let leo = r.carried.outcome.log_end_offset;
+    let leo = r.log_end_offset;
     let mut snap_inputs = Vec::new();
     let first_finding = out.len();
     let expiration = crate::partition::recovery::producer_expiration_ms(opts.broker_version);
@@ -240,6 +240,97 @@ fn kept_at_load(
         }
     }
     (kept, open)
+}
+
+/// A corrupt snapshot the next load never reads throws nothing: its finding's broker text
+/// says what the load does with it instead, from the prediction's fate of the file (deleted
+/// unread by a `truncateAndReload` cut — above the log end, at or below the log start, a
+/// stray, above a recovered segment's base — or kept unread below the snapshot the load
+/// reads). A load that fails before its rebuild, and a `-delete` copy, keep their words.
+pub(super) fn corrupt_unread(
+    r: &PartitionReport,
+    prediction: &crate::partition::recovery::RecoveryPrediction,
+    out: &mut [Finding],
+) {
+    if prediction.load_failure.is_some() || super::delete_copy(r) {
+        return;
+    }
+    for f in out.iter_mut().filter(|f| f.kind == Kind::SnapshotCorrupt) {
+        let Some(file) = f.segment.as_deref() else {
+            continue;
+        };
+        let fate = prediction.leftovers.iter().find(|l| l.file == file);
+        let unread = match fate {
+            Some(l) if l.kind == "corrupt_snapshot" => continue,
+            Some(l) => format!(
+                "never read at the next load, so it throws nothing: {} ({})",
+                l.action, l.kind
+            ),
+            None => match prediction.producer_state.snapshot_offset {
+                Some(o) => format!(
+                    "never read at the next load: it loads the newer snapshot at {o} and keeps this file unread; only a later truncation below {o} reaches it (CorruptSnapshotException then: the broker deletes it and falls back to the next older one)"
+                ),
+                None => continue,
+            },
+        };
+        f.broker_behaviour = match f.broker_behaviour.split_once("; if it keeps this one: ") {
+            // One of several files of its offset (`of_one_twin`): the same condition holds.
+            Some((twins, _)) => format!("{twins}; if it keeps this one: {unread}"),
+            None => unread,
+        };
+    }
+}
+
+/// A hanging transaction begun below the log start, its start known only from the producer
+/// snapshot the scan seeded from, in a copy whose next load keeps no snapshot holding it (the
+/// state is rebuilt from an empty one at the log start: the snapshot at the log start is
+/// deleted unread, `ProducerStateManager.truncateAndReload`): the rebuild meets the
+/// transaction's first batch this log holds with no ongoing transaction and opens it there
+/// (`ProducerAppendInfo`), so after that start `DescribeProducers` gives that offset, and an
+/// abort naming today's start offset finds nothing. The remediation gives both commands.
+pub(super) fn reopened_after_load(
+    r: &PartitionReport,
+    prediction: &crate::partition::recovery::RecoveryPrediction,
+    out: &mut [Finding],
+) {
+    let ps = &prediction.producer_state;
+    // Only a load that keeps the log whole and rebuilds from the log start (a skipped
+    // rebuild forgets the transaction: `check_missing`).
+    if !r.source.copy.is_live()
+        || prediction.load_failure.is_some()
+        || prediction.truncation.is_some()
+        || !prediction.deleted_segments.is_empty()
+        || ps.skipped
+        || ps.origin.is_some()
+    {
+        return;
+    }
+    // The state is replayed from the log start (the recoveries' snapshots descend from it).
+    let Some(from) = prediction.log_start_offset_after else {
+        return;
+    };
+    let who = r.source.broker_id;
+    for f in out
+        .iter_mut()
+        .filter(|f| f.kind == Kind::HangingTransaction)
+    {
+        let Some(held) = (r.carried.outcome.open.iter())
+            .find(|t| Some(t.first_offset) == f.offset && Some(t.producer_id) == f.producer_id)
+            .and_then(|t| t.first_held_offset)
+            .filter(|&h| h >= from)
+        else {
+            continue;
+        };
+        let whose = who.map_or("The broker".to_string(), |b| format!("Broker {b}"));
+        let note = format!(
+            "{whose}'s next start rebuilds the producer state from offset {from} without a snapshot that holds this transaction's start, so the transaction opens again at offset {held}, its first batch this log holds (DescribeProducers then gives that offset): after that start, abort it with {}",
+            crate::partition::state::abort_command(&r.topic, r.partition, held)
+        );
+        f.remediation = Some(match f.remediation.take() {
+            Some(r) => format!("{r}. {note}"),
+            None => note,
+        });
+    }
 }
 
 /// The partition has open transactions, no snapshot, and no segment the broker recovers

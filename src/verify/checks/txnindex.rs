@@ -104,7 +104,7 @@ pub(super) fn check(
             .segment_walks
             .get(i + 1)
             .map(|w| w.base_offset)
-            .or(r.carried.outcome.log_end_offset),
+            .or(r.log_end_offset),
     });
     let (mut missing, wrong, extra, lowered) = compare(
         &expected,

@@ -71,13 +71,13 @@ fn truncate_below_first_unstable_offset() {
 
 /// The near miss of `truncate_below_first_unstable_offset`: the snapshot at 5 (producer
 /// 17's open transaction) above a log truncated to 0. klogscan reports a snapshot above the
-/// log end as `snapshot_mismatch` (warning: "covers data the log no longer holds") — and
-/// predicts its deletion here too — but says nothing of it when the log holds no batch: its
-/// check compares with the scan's log end, null for an empty log. Kafka's log end is 0
-/// (the empty segment's base) and the load deletes the snapshot as above it
-/// (`ProducerStateManager.truncateAndReload`; `UnifiedLogTest.testLoadingLogDeletesProducerStateSnapshotsPastLogEndOffset`).
+/// log end as `snapshot_mismatch` (warning: "covers data the log no longer holds") and
+/// predicts its deletion; a log that holds no batch ends at its empty segment's base, 0,
+/// and the load deletes the snapshot as above it (`ProducerStateManager.truncateAndReload`;
+/// `UnifiedLogTest.testLoadingLogDeletesProducerStateSnapshotsPastLogEndOffset`). Until the
+/// audit found it the check compared with a log end the scan left null for an empty log,
+/// and said nothing.
 #[test]
-#[ignore = "divergence: no snapshot_mismatch for a snapshot above the log end when the log has no batch (scan log end null); Kafka's log end is the empty segment's base"]
 fn stale_snapshot_above_an_emptied_log_is_reported() {
     let ld = LogDirBuilder::new(1)
         .high_watermark("ul", 0, 0)

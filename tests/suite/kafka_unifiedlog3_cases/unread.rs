@@ -91,12 +91,11 @@ fn recovery_point_not_incremented_on_producer_state_snapshot_flush_failure() {
 /// The empty snapshot files of the two cases above are never read by Kafka: at 42 above
 /// the log end, `truncateAndReload` in the final rebuild deletes it; at 1, the rebuild to
 /// segment 0's base that precedes its recovery deletes it (1 > 0) and the recovery writes
-/// a new one. No `CorruptSnapshotException` is thrown or logged. klogscan reports each as
-/// `snapshot_corrupt` whose `broker_behaviour` says "CorruptSnapshotException at load … falls
-/// back to the next older one", and for the one at 1 the prediction's leftover is
-/// `corrupt_snapshot` ("deleted when loaded (CorruptSnapshotException)").
+/// a new one. No `CorruptSnapshotException` is thrown or logged. Each is a `snapshot_corrupt`
+/// whose `broker_behaviour` says it is never read and what the load does with it; the one at
+/// 1 is a `snapshot_replaced_at_recovery` leftover (until the audit found it, the words were
+/// the throw's, and the leftover `corrupt_snapshot`).
 #[test]
-#[ignore = "divergence: empty snapshots Kafka deletes unread (above the log end / above a recovery's base) are said to throw CorruptSnapshotException at load"]
 fn snapshots_deleted_unread_throw_nothing() {
     for (d, m) in [stray_empty_snapshot_at_42(), unflushed_roll_snapshot()] {
         let v = verify(&m);
@@ -115,4 +114,47 @@ fn snapshots_deleted_unread_throw_nothing() {
         );
         drop(d);
     }
+}
+
+/// The counterparts of `snapshots_deleted_unread_throw_nothing`, after a clean shutdown of
+/// the three-segment log of producer 1 (snapshots at 1, 2 and 3): a damaged newest snapshot
+/// is the one the final rebuild reads first, throws `CorruptSnapshotException`, is deleted
+/// and the rebuild falls back to 2 (`ProducerStateManager.loadFromSnapshot`,
+/// `ProducerStateManagerTest.testLoadFromCorruptSnapshotFile`): a `corrupt_snapshot` leftover
+/// and the broker text of the throw. A damaged one at 1, below the valid 3 the load reads,
+/// is never read: no leftover, it stays on disk, and its finding says the load keeps it
+/// unread (only a later truncation below 3 would reach it).
+#[test]
+fn a_corrupt_snapshot_is_read_only_when_it_is_the_newest_left() {
+    let ld = || LogDirBuilder::new(1).clean_shutdown(true);
+    let (_d, m) = write(ld(), three_segments_of_producer_1());
+    std::fs::write(m.dir.join(snap(3)), b"").unwrap();
+    let v = verify(&m);
+    assert_eq!(
+        leftovers(&v),
+        vec![(snap(3), "corrupt_snapshot".to_string())]
+    );
+    let bad = of_kind(&v.findings, Kind::SnapshotCorrupt);
+    assert_eq!(bad.len(), 1, "{:#?}", v.findings);
+    assert!(
+        bad[0]
+            .broker_behaviour
+            .contains("CorruptSnapshotException at load"),
+        "{}",
+        bad[0].broker_behaviour
+    );
+    assert_eq!(v.prediction.producer_state.snapshot_offset, Some(2));
+
+    let (_d, m) = write(ld(), three_segments_of_producer_1());
+    std::fs::write(m.dir.join(snap(1)), b"").unwrap();
+    let v = verify(&m);
+    assert!(leftovers(&v).is_empty(), "{:?}", leftovers(&v));
+    assert_eq!(v.prediction.producer_state.snapshot_offset, Some(3));
+    let bad = of_kind(&v.findings, Kind::SnapshotCorrupt);
+    assert_eq!(bad.len(), 1, "{:#?}", v.findings);
+    let text = &bad[0].broker_behaviour;
+    assert!(
+        text.starts_with("never read at the next load: it loads the newer snapshot at 3"),
+        "{text}"
+    );
 }

@@ -247,6 +247,7 @@ fn clock_floor_keeps_the_newest_broker_time() {
         first_batch: DataRef::default(),
         first_timestamp: 10_000,
         rec: super::super::txnrec::OpenRecord {
+            first_held: 0,
             last_data_offset: 0,
             last_timestamp: 0,
             records: 1,
