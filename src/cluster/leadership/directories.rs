@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// `MetadataVersion.IBP_3_7_IV2`'s feature level, the first where
 /// `isDirectoryAssignmentSupported` (below it `registerBroker` checks no directory).
-pub const DIRECTORY_ASSIGNMENT_LEVEL: i16 = 17;
+const DIRECTORY_ASSIGNMENT_LEVEL: i16 = 17;
 
 /// The directory ids one cluster's image registers, by id.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,19 +15,19 @@
 //!   to their broker (`stray_replica`);
 //! * `future`: the `-future` copies the image already assigns to their log dir, which the
 //!   broker's next start makes its live log (`abandoned_future_replica`);
-//! * [`directories`]: the directory ids the image registers for each broker
+//! * `directories`: the directory ids the image registers for each broker
 //!   ([`RegisteredDirs`], carried by the report for `verify`'s broker checks).
 //!
 //! Several brokers of one cluster each keep a copy of the metadata log; per cluster the
 //! copy that reaches furthest is replayed, once.
 
-pub mod directories;
 pub mod elections;
 pub mod load;
 pub mod replay;
 
 mod check;
 mod clean;
+mod directories;
 mod epochs;
 mod future;
 mod links;
