@@ -236,8 +236,9 @@ kinds! {
     /// `meta.properties`: its start fails if the directory is one of its `log.dirs`
     /// (`KafkaRaftServer.initializeLogDirs`).
     MetaPropertiesMissing = "meta_properties_missing", Warning;
-    /// Two log dirs of one broker carry the same `directory.id`: its start fails
-    /// (`MetaPropertiesEnsemble.verify`, 3.7 and later).
+    /// Two log dirs of one broker carry the same `directory.id` (`MetaPropertiesEnsemble.verify`),
+    /// or a log dir carries one the metadata log registers for another broker
+    /// (`ClusterControlManager.registerBroker`): its start fails (3.7 and later).
     DuplicateDirectoryId = "duplicate_directory_id", Error;
     /// One broker's log dirs whose `meta.properties` differ where a broker before 3.7
     /// compares them whole: its start fails (`InconsistentBrokerMetadataException`).

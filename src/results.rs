@@ -7,6 +7,7 @@ pub use crate::partition::results::*;
 
 // The types the report structs hold, re-exported so that a user can name them (they are
 // defined in internal modules).
+pub use crate::cluster::leadership::RegisteredDirs;
 pub use crate::discover::identity::NonLiveCounts;
 pub use crate::discover::identity::{GivenClusterId, GivenClusterIdError};
 pub use crate::partition::state::txnrec::{FirstTxnBatch, TxnEnd, TxnRecord};

@@ -24,6 +24,10 @@ pub struct ScanReport {
     pub errors: Vec<(PathBuf, String)>,
     /// Cluster-wide transactions and their statistics (`txns`), once joined.
     pub transactions: Option<crate::cluster::txns::TxnAnalysis>,
+    /// The directory ids each replayed metadata log's image registers for each broker
+    /// (`cluster::leadership`), which `verify`'s broker checks hold the log dirs'
+    /// `directory.id`s against. In no rendered output.
+    pub registered_dirs: Vec<crate::cluster::leadership::RegisteredDirs>,
 }
 
 impl ScanReport {
@@ -206,6 +210,7 @@ impl From<PartitionStage> for ScanReport {
             findings: s.findings,
             errors: s.errors,
             transactions: None,
+            registered_dirs: Vec::new(),
         }
     }
 }

@@ -25,6 +25,11 @@
 //! (`meta_properties_refused`: an error dir, offline from the start, except in the log dir
 //! holding the metadata log, whose error stops it).
 //!
+//! One check holds each log dir against the cluster's metadata log (3.7 and later,
+//! `registration`): a `directory.id` the image registers for another broker makes the
+//! controller refuse the node's registration (`ClusterControlManager.registerBroker`), and
+//! its start fails (`duplicate_directory_id`, naming the registering broker).
+//!
 //! Which log dirs are one broker's: klogscan is given log dirs of many brokers together
 //! (every broker of a cluster, several clusters), which is normal and must not be judged as
 //! one broker's. Log dirs are one broker's here when their `meta.properties` name the same
@@ -38,7 +43,9 @@
 //! same way as one broker whose log dirs disagree, and nothing on disk tells them apart.
 
 mod kraft;
+mod registration;
 
+use crate::cluster::leadership::RegisteredDirs;
 use crate::discover::layout::{DirKind, Inventory, LogDir};
 use crate::finding::{Finding, Kind, Severity, Source};
 use crate::partition::recovery::{BrokerVersion, LogDirFiles};
@@ -103,11 +110,13 @@ impl Dir<'_> {
 }
 
 /// The checks over the log dirs of `inv` (`files` aligned with `inv.log_dirs`) for a broker
-/// of `version` (`None`: a current one): the findings and the startup predictions.
+/// of `version` (`None`: a current one), with the directory ids each replayed metadata
+/// log's image registers (`registered`): the findings and the startup predictions.
 pub(crate) fn check(
     inv: &Inventory,
     files: &[LogDirFiles],
     version: Option<BrokerVersion>,
+    registered: &[RegisteredDirs],
 ) -> (Vec<Finding>, Vec<BrokerStartup>) {
     let mut out = (Vec::new(), Vec::new());
     // A bundle's inventory: the files are on other machines.
@@ -144,6 +153,11 @@ pub(crate) fn check(
         metadata_logs(group, version, &mut out);
     }
     kraft::check(inv, &dirs, version, &mut out);
+    // Then the registration with the controller (`BrokerServer.startup`), which brokers
+    // before 3.7 make without directory ids.
+    if ensemble(version) {
+        registration::check(&dirs, registered, &mut out);
+    }
     out
 }
 

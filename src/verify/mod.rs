@@ -358,13 +358,15 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
         .iter()
         .map(crate::partition::recovery::LogDirFiles::read)
         .collect();
-    // One broker's log dirs against each other (`meta.properties`), read while the
-    // inventory still lists every partition (the blocks below let an own one go).
-    let (found, startup) = brokers::check(inv, &log_dirs, opts.broker_version);
     // One scan of everything: each partition's findings stay with its own directory
     // (several directories may hold the same topic-partition: replicas, -future dirs), and
     // the hanging-transaction reference time is the newest batch of each log dir.
     let mut scan = crate::pipeline::analyse(inv, &scan_opts);
+    // One broker's log dirs against each other (`meta.properties`) and against the
+    // directory ids the metadata logs the scan replayed register, read while the
+    // inventory still lists every partition (the blocks below let an own one go).
+    let (found, startup) =
+        brokers::check(inv, &log_dirs, opts.broker_version, &scan.registered_dirs);
     let by_path = ByPath::of(inv);
     // Each partition's findings, moved out of the scan's list (not copied: for a
     // finding-heavy tree the copy doubled them while both were held).

@@ -333,6 +333,81 @@ fn metadata_transactions_apply_at_their_end_and_never_when_aborted_or_open() {
     assert_eq!(h.history.txn_errors.len(), 1);
 }
 
+/// `ClusterControlManager.replay`'s registrations: a `RegisterBrokerRecord` sets the
+/// broker's log dirs (`LogDirs`), a `BrokerRegistrationChangeRecord` of its epoch replaces
+/// them when it carries any (`replayRegistrationChange`), an `UnregisterBrokerRecord`
+/// removes the broker (`ClusterControlManagerTest.testUnregister`); a registration record
+/// kept raw leaves every registration unsure, and `RegisteredDirs` keeps only whole ones,
+/// by directory id.
+#[test]
+fn registrations_keep_each_brokers_log_dirs_until_unregistered() {
+    let register = |id: i32, dirs: &[u8]| {
+        let mut r = broker(id);
+        if let MetaRecord::RegisterBroker(b) = &mut r {
+            b.log_dirs = dirs.iter().map(|d| [*d; 16]).collect();
+        }
+        r
+    };
+    let dirs_change = |id: i32, epoch: i64, dirs: &[u8]| {
+        MetaRecord::BrokerRegistrationChange(BrokerRegistrationChange {
+            broker_id: id,
+            broker_epoch: epoch,
+            log_dirs: dirs.iter().map(|d| [*d; 16]).collect(),
+            ..Default::default()
+        })
+    };
+    let mut records = vec![
+        register(1, &[0xa, 0xb]),
+        register(2, &[0xc]),
+        register(3, &[0xd]),
+        dirs_change(1, 11, &[]),
+        dirs_change(1, 11, &[0xa, 0xe]),
+        dirs_change(3, 99, &[0xf]),
+        MetaRecord::UnregisterBroker {
+            broker_id: 2,
+            broker_epoch: 12,
+        },
+    ];
+    let h = history(&records);
+    let regs = &h.history.registrations;
+    assert_eq!(regs.keys().copied().collect::<Vec<_>>(), vec![1, 3]);
+    assert_eq!(regs[&1].directories, vec![[0xa; 16], [0xe; 16]]);
+    assert_eq!(
+        (regs[&1].offset, regs[&1].epoch, regs[&1].unsure),
+        (0, 11, false)
+    );
+    // Another epoch's change: the controller throws on it; broker 3's ids are unsure.
+    assert_eq!(
+        (regs[&3].directories.clone(), regs[&3].unsure),
+        (vec![[0xd; 16]], true)
+    );
+    let dirs = leadership::RegisteredDirs::of(&h);
+    assert_eq!(
+        dirs.owners.keys().copied().collect::<Vec<_>>(),
+        vec![[0xa; 16], [0xe; 16]]
+    );
+    assert_eq!(dirs.others(&[0xa; 16], 2), vec![(1, 0)]);
+    assert!(dirs.others(&[0xa; 16], 1).is_empty(), "its own id");
+    assert_eq!(
+        dirs.brokers.iter().copied().collect::<Vec<_>>(),
+        vec![1, 2, 3]
+    );
+    // A RegisterBrokerRecord of an unknown version: any registration may have changed.
+    records.push(MetaRecord::Unknown {
+        api_key: 0,
+        version: 9,
+        bytes: vec![1, 0, 9],
+    });
+    let h = history(&records);
+    assert!(h.history.registrations.values().all(|r| r.unsure));
+    assert!(leadership::RegisteredDirs::of(&h).owners.is_empty());
+    // A record the replay could not apply after broker 1's registration: it may be its
+    // unregistration.
+    let mut h = history(&records[..5]);
+    h.log.gaps.push(3);
+    assert!(leadership::RegisteredDirs::of(&h).owners.is_empty());
+}
+
 #[test]
 fn clear_elr_empties_the_elr_and_removed_topics_end_their_timeline() {
     let h = history(&[

@@ -444,6 +444,49 @@ mod tests {
         }
     }
 
+    /// A `RegisterBrokerRecord` written by hand (`RegisterBrokerRecord.json`): `LogDirs` is
+    /// tagged field 0 from version 3 (KIP-858), a compact array of uuids; absent (version 3
+    /// without the tag, or version 2) it reads empty.
+    #[test]
+    fn register_broker_log_dirs_are_tag_0_from_v3() {
+        let record = |version: u8, tags: &[u8]| {
+            let mut v = vec![1u8, 0, version];
+            v.extend_from_slice(&7i32.to_be_bytes()); // BrokerId
+            v.push(0); // IsMigratingZkBroker (v2+)
+            v.extend_from_slice(&[5; 16]); // IncarnationId
+            v.extend_from_slice(&42i64.to_be_bytes()); // BrokerEpoch
+            v.extend_from_slice(&[1, 1, 0]); // no EndPoints, no Features, Rack null
+            v.extend_from_slice(&[1, 0]); // Fenced, InControlledShutdown (v1+)
+            v.extend_from_slice(tags);
+            v
+        };
+        let mut tags = vec![1u8, 0, 33, 3]; // one tag: 0, 33 bytes, an array of two
+        tags.extend_from_slice(&[0xa; 16]);
+        tags.extend_from_slice(&[0xb; 16]);
+        let v3 = record(3, &tags);
+        let MetaRecord::RegisterBroker(b) = decode_record(&v3).unwrap() else {
+            panic!("not a registration");
+        };
+        assert_eq!(
+            (b.broker_id, b.broker_epoch, b.fenced, b.log_dirs),
+            (7, 42, true, vec![[0xa; 16], [0xb; 16]])
+        );
+        for bare in [record(3, &[0]), record(2, &[0])] {
+            let MetaRecord::RegisterBroker(b) = decode_record(&bare).unwrap() else {
+                panic!("not a registration");
+            };
+            assert!(b.log_dirs.is_empty());
+        }
+        // Version 2 has no tagged field 0 to read: its tag is skipped, not read as LogDirs.
+        let MetaRecord::RegisterBroker(b) = decode_record(&record(2, &tags)).unwrap() else {
+            panic!("not a registration");
+        };
+        assert!(b.log_dirs.is_empty());
+        for n in 0..v3.len() {
+            assert!(decode_record(&v3[..n]).is_err(), "{n}");
+        }
+    }
+
     #[test]
     fn unknown_versions_and_types_are_kept_raw() {
         let v = [1u8, 5, 7, 0];

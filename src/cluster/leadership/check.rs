@@ -2,7 +2,7 @@
 
 use super::elections::{Choice, Election};
 use super::loss::{self, Loss};
-use super::{ClusterHistory, load_all_read};
+use super::{ClusterHistory, RegisteredDirs, load_all_read};
 use crate::cluster::report::ScanReport;
 use crate::discover::layout::Inventory;
 use crate::finding::{Finding, Kind, Severity};
@@ -293,13 +293,15 @@ pub(super) struct ElectionLink {
 }
 
 /// Replay every metadata log of `inv`, add the findings to `report` and link the replica
-/// divergences and hanging transactions that follow from an unclean election to it.
+/// divergences and hanging transactions that follow from an unclean election to it; keep
+/// each image's registered directory ids in `report.registered_dirs`.
 pub fn run(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     let (histories, unread) = load_all_read(inv, opts.max_bytes, opts.max_decompressed);
     unread_findings(report, &unread);
     if histories.is_empty() {
         return;
     }
+    report.registered_dirs = histories.iter().map(RegisteredDirs::of).collect();
     let mut out = Vec::new();
     let mut links = Vec::new();
     for h in &histories {

@@ -14,7 +14,9 @@
 //! * `stray`: the live partition directories the image at the log's end no longer assigns
 //!   to their broker (`stray_replica`);
 //! * `future`: the `-future` copies the image already assigns to their log dir, which the
-//!   broker's next start makes its live log (`abandoned_future_replica`).
+//!   broker's next start makes its live log (`abandoned_future_replica`);
+//! * `directories`: the directory ids the image registers for each broker
+//!   ([`RegisteredDirs`], carried by the report for `verify`'s broker checks).
 //!
 //! Several brokers of one cluster each keep a copy of the metadata log; per cluster the
 //! copy that reaches furthest is replayed, once.
@@ -25,6 +27,7 @@ pub mod replay;
 
 mod check;
 mod clean;
+mod directories;
 mod epochs;
 mod future;
 mod links;
@@ -35,6 +38,7 @@ mod stray;
 pub mod view;
 
 pub use check::run;
+pub use directories::RegisteredDirs;
 pub use elections::{Choice, Election};
 pub use load::{MetadataLog, QuorumEvent, QuorumState, SnapshotId, Undecodable};
 pub use replay::{History, MetaEntry, PartitionState, Step, Timeline};

@@ -271,6 +271,29 @@ pub struct History {
     /// The next producer id the last `ProducerIdsRecord` applied set (replay state).
     #[serde(skip)]
     next_producer_id: Option<i64>,
+    /// The registered brokers at the history's end, by id, with the log dirs each
+    /// registered (`ClusterControlManager.brokerRegistrations`). Not in the history's JSON.
+    #[serde(skip)]
+    pub registrations: BTreeMap<i32, Registration>,
+}
+
+/// A broker's registration as the image keeps it (`BrokerRegistration`): the directory ids
+/// of its log dirs (`BrokerRegistration.directories`, KIP-858: a `RegisterBrokerRecord`'s
+/// `LogDirs`, replaced by a `BrokerRegistrationChangeRecord` carrying a non-empty one), gone
+/// with an `UnregisterBrokerRecord`. `ClusterControlManager.replay` keeps the same ids in
+/// `directoryToBroker`, which `registerBroker` holds a new registration against.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Registration {
+    /// The metadata offset of the `RegisterBrokerRecord` (a snapshot's: its end offset − 1).
+    pub offset: i64,
+    /// The record was a snapshot's.
+    pub from_snapshot: bool,
+    /// The broker epoch it gave.
+    pub epoch: i64,
+    pub directories: Vec<[u8; 16]>,
+    /// A broker registration record the replay kept raw (a type version it does not know)
+    /// came after it: the image may hold another registration, or none.
+    pub unsure: bool,
 }
 
 impl History {
@@ -398,7 +421,7 @@ fn apply(h: &mut History, names: &mut HashMap<TopicId, String>, e: &MetaEntry) {
                 value: value.clone(),
             });
         }
-        record => apply_broker(h, record, offset, time),
+        record => apply_broker(h, record, e),
     }
 }
 
@@ -506,8 +529,11 @@ fn clear_elr(h: &mut History, topic_name: &str, offset: i64, time: i64) {
 }
 
 /// The broker registration records: registered, unregistered, fenced, unfenced, in
-/// controlled shutdown. Any other record is not kept.
-fn apply_broker(h: &mut History, record: &MetaRecord, offset: i64, time: i64) {
+/// controlled shutdown, and the log dirs each registered broker has
+/// ([`History::registrations`]). Any other record is not kept.
+fn apply_broker(h: &mut History, record: &MetaRecord, e: &MetaEntry) {
+    register(&mut h.registrations, record, e);
+    let (offset, time) = (e.offset, e.time);
     let mut push = |broker: i32, change: BrokerChange| {
         h.brokers.push(BrokerEvent {
             offset,
@@ -550,3 +576,51 @@ fn apply_broker(h: &mut History, record: &MetaRecord, offset: i64, time: i64) {
         _ => {}
     }
 }
+
+/// [`History::registrations`] after `record`, as `ClusterControlManager.replay` of the
+/// broker registration records keeps them: a `RegisterBrokerRecord` sets the broker's
+/// registration whole (its `LogDirs` the directories); an `UnregisterBrokerRecord` removes
+/// it; a `BrokerRegistrationChangeRecord` of the registration's epoch with a non-empty
+/// `LogDirs` replaces the directories (`replayRegistrationChange`: an empty list changes
+/// nothing; one of another epoch the controller throws on, and the registration is marked
+/// unsure).
+/// A broker registration record kept raw may have changed any registration: each is marked
+/// unsure.
+fn register(regs: &mut BTreeMap<i32, Registration>, record: &MetaRecord, e: &MetaEntry) {
+    match record {
+        MetaRecord::RegisterBroker(r) => {
+            regs.insert(
+                r.broker_id,
+                Registration {
+                    offset: e.offset,
+                    from_snapshot: e.from_snapshot,
+                    epoch: r.broker_epoch,
+                    directories: r.log_dirs.clone(),
+                    unsure: false,
+                },
+            );
+        }
+        MetaRecord::UnregisterBroker { broker_id, .. } => {
+            // The controller also requires the epoch to match (or throws): removed whatever
+            // the epoch, so no registration outlives a record that ended it.
+            regs.remove(broker_id);
+        }
+        MetaRecord::BrokerRegistrationChange(c) if !c.log_dirs.is_empty() => {
+            if let Some(reg) = regs.get_mut(&c.broker_id) {
+                if reg.epoch == c.broker_epoch {
+                    reg.directories = c.log_dirs.clone();
+                } else {
+                    reg.unsure = true;
+                }
+            }
+        }
+        MetaRecord::Unknown { api_key, .. } if BROKER_RECORDS.contains(api_key) => {
+            regs.values_mut().for_each(|r| r.unsure = true);
+        }
+        _ => {}
+    }
+}
+
+/// The api keys of `RegisterBrokerRecord`, `UnregisterBrokerRecord` and
+/// `BrokerRegistrationChangeRecord`.
+const BROKER_RECORDS: [i16; 3] = [0, 1, 17];
