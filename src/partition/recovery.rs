@@ -24,6 +24,7 @@ mod plan;
 mod predict;
 pub mod reopened;
 mod replays;
+mod snapshot_fates;
 mod stop;
 pub(crate) mod swaps;
 mod version;
@@ -584,25 +585,6 @@ pub struct SegmentWalk {
     pub(crate) name: crate::partition::walked::SegmentName,
     pub base_offset: i64,
     pub walk: Option<RecoverWalk>,
-}
-
-/// The end of a log whose every segment was read whole and holds no batch: its last
-/// segment's base (`LogLoader.recoverLog` takes the last segment's
-/// `LogSegment.readNextOffset` as the log end, and an empty segment's is its base offset:
-/// a log emptied by retention, `DeleteRecords` or `truncateFullyAndStartAt`). `None` when a
-/// segment holds a batch (the replay takes the end from the batches), was not read, or
-/// stops before its end (the recovery decides). `walks` are in segment order.
-pub(crate) fn empty_log_end<'a>(
-    walks: impl IntoIterator<Item = (i64, Option<&'a RecoverWalk>)>,
-) -> Option<i64> {
-    let mut last = None;
-    for (base, walk) in walks {
-        if !walk.is_some_and(|w| w.batches == 0 && w.stop.is_none()) {
-            return None;
-        }
-        last = Some(base);
-    }
-    last
 }
 
 /// Feeds [`RecoverWalk`] from a segment's batches in file order, as `LogSegment.recover`

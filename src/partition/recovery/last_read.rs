@@ -251,3 +251,17 @@ pub(super) fn thrown_kind(stop: Option<&(u64, StopReason, Option<i64>)>, positio
         _ => Kind::IndexMismatch,
     }
 }
+
+/// The end of a log whose every segment was read whole and holds no batch: its last
+/// segment's base (`LogLoader.recoverLog` takes the last segment's
+/// `LogSegment.readNextOffset` as the log end, and an empty segment's is its base offset:
+/// a log emptied by retention, `DeleteRecords` or `truncateFullyAndStartAt`). `None` when a
+/// segment holds a batch (the replay takes the end from the batches), was not read, or
+/// stops before its end (the recovery decides), and when there is no segment.
+pub(crate) fn empty_log_end(walks: &[super::SegmentWalk]) -> Option<i64> {
+    let empty = |w: &super::SegmentWalk| {
+        (w.walk.as_ref()).is_some_and(|w| w.batches == 0 && w.stop.is_none())
+    };
+    let last = walks.last()?;
+    walks.iter().all(empty).then_some(last.base_offset)
+}

@@ -568,13 +568,6 @@ pub(super) fn scan_partition(
         opts,
         &mut findings,
     );
-    // A log read whole that holds no batch: its end is its last segment's base (the
-    // replay, which takes the end from batches, has none; `conclude` takes this one).
-    if !report.partially_read {
-        let walks = report.carried.segment_walks.iter();
-        report.log_end_offset =
-            recovery::empty_log_end(walks.map(|w| (w.base_offset, w.walk.as_ref())));
-    }
     // A metadata log whose start no snapshot reaches: the node's next start fails.
     findings.extend(recovery::metadata_snapshots::snapshot_state_finding(
         p,
@@ -793,6 +786,11 @@ fn apply_recovery(
         );
     }
     report.carried.recovery.set(plan);
+    // A log read whole that holds no batch ends at its last segment's base (the replay,
+    // which takes the end from batches, has none; `conclude` takes this one).
+    let walks = &report.carried.segment_walks;
+    let empty_end = recovery::last_read::empty_log_end(walks);
+    report.log_end_offset = empty_end.filter(|_| !report.partially_read);
     // Those files are not read; say what the load does with each instead.
     if !aliases.is_empty() {
         let fates = aliases.fates(p, swaps);
