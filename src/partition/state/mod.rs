@@ -225,7 +225,7 @@ pub struct ReplayOutcome {
     pub last_activity: Vec<LastActivity>,
     pub log_start_offset: Option<i64>,
     /// Last batch's last offset + 1 (the report's `log_end_offset` also knows the end of
-    /// a log that holds no batch: [`crate::partition::recovery::last_read::empty_log_end`]).
+    /// a log that holds no batch: its last segment's base).
     pub log_end_offset: Option<i64>,
     /// First offset of the earliest open transaction (clamped to the log start), else the
     /// log end offset.

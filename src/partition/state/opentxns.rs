@@ -191,10 +191,12 @@ mod tests {
         }
     }
 
-    /// Held per open transaction (one slot each): 300 000 open at once are 34 MB.
+    /// Held per open transaction (one slot each): 300 000 open at once are 36 MB (34 MB
+    /// before the record kept a seeded transaction's first held batch; the 200 000-open
+    /// address-space test, `txns_memory`, passes under the same limit).
     #[test]
     fn slot_stays_compact() {
-        assert!(std::mem::size_of::<OpenTxnState>() <= 112);
+        assert!(std::mem::size_of::<OpenTxnState>() <= 120);
     }
 
     #[test]
