@@ -38,6 +38,7 @@ use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
 use std::path::{Path, PathBuf};
 
 mod checkpoint;
+mod cleaned;
 mod dirs;
 
 // ----- helpers ----------------------------------------------------------------------------
