@@ -29,7 +29,9 @@ fn foo(log_start: Option<i64>, cleaned_to: i64, txn_at: Option<i64>) -> Verdict 
 /// segments wholly below the log start stay until the cleaner thread's
 /// `deleteOldSegments` (`deletableLogs` takes compacted logs too:
 /// `testLogsWithSegmentsToDeleteShouldConsiderCleanupPolicyCompactLogs`); the load deletes
-/// none of them and starts the log at the checkpointed log start.
+/// none of them and starts the log at the checkpointed log start. (Kafka logs a warning
+/// for the reset of a `compact`-only log and none under `compact,delete`; the state is the
+/// ordinary outcome of DeleteRecords or retention, which klogscan does not report.)
 #[test]
 fn a_cleaner_checkpoint_below_the_log_start_is_reset_quietly() {
     for (log_start, cleaned_to) in [(10, 0), (10, 10), (10, 15), (20, 15), (20, 20)] {
@@ -189,7 +191,7 @@ fn unreadable_cleaner_file(v: &Verdict) -> Vec<&Finding> {
 /// and the others), on a file its reader refuses. `CheckpointFileWithFailureHandler.read`
 /// reports an `IOException` (a version other than 0, a count the entries do not match, a
 /// line of other than three fields) to `LogDirFailureChannel` — the log dir goes offline at
-/// the cleaner thread's first pass after the start — and `allCleanerCheckpoints` then reads
+/// the cleaner thread's first pass after the start (the cleaner enabled, the default) — and `allCleanerCheckpoints` then reads
 /// no entry from it. A partition or offset that is not a number throws a
 /// `NumberFormatException`, which nothing on the way catches: it escapes
 /// `grabFilthiestCompactedLog` and `CleanerThread.doWork`, and `ShutdownableThread.run` ends

@@ -205,7 +205,9 @@ fn torn_batch(v: &Verdict) -> &Finding {
 
 /// `LogCleanerTest.testCorruptMessageSizeLargerThanBytesAvailable`: a segment whose last
 /// batch declares more bytes than the segment has left makes the cleaner's read of it throw
-/// (`Cleaner.growBuffersOrFail`: a `CorruptRecordException`, "Log segment may be corrupt").
+/// (`Cleaner.cleanInto` reads no whole batch there and calls `growBuffersOrFail`: a
+/// `CorruptRecordException`, "Log segment may be corrupt", when the declared size is past
+/// the read buffer as in the Kafka test, an `IllegalStateException` when it fits).
 /// In a broker every pass over a compacted log reads each of its segments below the first
 /// uncleanable offset (`Cleaner.doClean` rewrites them all), so the next pass over `test-0`
 /// throws; `CleanerThread.tryCleanFilthiestLog` marks the partition uncleanable, and from
