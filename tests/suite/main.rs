@@ -73,6 +73,7 @@ mod identity_joins;
 mod index_files;
 mod kafka_cleaner_cases;
 mod kafka_cleaner_round2_cases;
+mod kafka_cleanermgr_cases;
 mod kafka_client_error_cases;
 mod kafka_codec_framing_cases;
 mod kafka_consumer_validation_cases;
