@@ -138,6 +138,10 @@ impl Reason {
 pub struct Knowledge {
     /// `(log dir, topic, partition)` listed in a `cleaner-offset-checkpoint`.
     cleaner: HashSet<(PathBuf, String, i32)>,
+    /// The same entries by broker, `(cluster id, node id, topic, partition)`, for the log
+    /// dirs whose `meta.properties` names both: the cleaner reads every log dir's file of
+    /// its broker as one map by topic-partition (`LogCleanerManager.allCleanerCheckpoints`).
+    cleaner_by_node: HashSet<(String, i32, String, i32)>,
     /// The KRaft metadata logs read.
     pub metadata: Vec<ClusterMetadata>,
     /// Topics named by `--compacted`.
@@ -159,7 +163,7 @@ impl Knowledge {
         max_decompressed: usize,
     ) -> Knowledge {
         use crate::read::format::checkpoint::{TextFileKind, parse_offset_checkpoint};
-        let mut cleaner = HashSet::new();
+        let (mut cleaner, mut cleaner_by_node) = (HashSet::new(), HashSet::new());
         for ld in &inv.log_dirs {
             let Some(path) = &ld.cleaner_offset_checkpoint else {
                 continue;
@@ -178,12 +182,17 @@ impl Knowledge {
             else {
                 continue;
             };
+            let id = ids.log_dir(Some(&ld.path));
             for e in entries {
+                if let (Some(c), Some(b)) = (&id.cluster_id, id.broker_id) {
+                    cleaner_by_node.insert((c.clone(), b, e.topic.clone(), e.partition));
+                }
                 cleaner.insert((ld.path.clone(), e.topic, e.partition));
             }
         }
         Knowledge {
             cleaner,
+            cleaner_by_node,
             metadata: load_cluster_metadata(inv, ids, max_bytes, max_decompressed),
             flagged: flagged.iter().cloned().collect(),
             recorded_ids: inv.recorded.as_ref().map(|_| {
@@ -212,7 +221,7 @@ impl Knowledge {
         let policy = flagged || matches!(metadata, Some(Reason::Metadata(Policy::Compact, _)));
         let cleaned = p.log_dir.as_ref().is_some_and(|ld| {
             (self.cleaner).contains(&(ld.clone(), tp.topic.clone(), tp.partition))
-        });
+        }) || self.cleaned_on_its_broker(tp, source);
         let reason = if flagged {
             Some(Reason::Flag)
         } else if cleaned {
@@ -221,6 +230,24 @@ impl Knowledge {
             metadata
         };
         (reason, policy)
+    }
+
+    /// A `-future` copy (an inter-log-dir move under way) of a log its broker's cleaner
+    /// checkpoint lists in another log dir: `ReplicaAlterLogDirsThread` copies the current
+    /// log's batches as they are (cleaned), and the entry moves to the copy's log dir only
+    /// at the swap (`LogCleanerManager.alterCheckpointDir`). The broker is known by its
+    /// cluster and node ids; the live, `-delete` and `-stray` copies take their own log
+    /// dir's entry only.
+    fn cleaned_on_its_broker(
+        &self,
+        tp: &crate::discover::layout::TopicPartition,
+        source: &Source,
+    ) -> bool {
+        let (Some(c), Some(b)) = (source.cluster_id.as_deref(), source.broker_id) else {
+            return false;
+        };
+        source.copy == crate::finding::CopyKind::Future
+            && (self.cleaner_by_node).contains(&(c.to_string(), b, tp.topic.clone(), tp.partition))
     }
 
     /// The copy of the same cluster's metadata log that speaks for `source`'s data: its

@@ -229,7 +229,8 @@ impl DamageFate {
 /// the broker serves it, and the finding says what readers see). Other kinds, and
 /// findings in recovered segments that do not stop recovery, are left as they are.
 /// `walk`: the walk of the finding's segment, when it has a tail (what a read of the
-/// tail's entry does).
+/// tail's entry does); `compacted`: the partition is treated as compacted (what the log
+/// cleaner does with a partial batch it reads).
 pub(crate) fn word_integrity_finding(
     f: &mut Finding,
     plan: &SegmentPlan,
@@ -237,6 +238,7 @@ pub(crate) fn word_integrity_finding(
     clean_shutdown: Option<bool>,
     recovery_point: Option<i64>,
     high_watermark: Option<i64>,
+    compacted: bool,
 ) {
     if !matches!(
         f.kind,
@@ -363,7 +365,11 @@ pub(crate) fn word_integrity_finding(
                     recovery_point.unwrap_or(0)
                 ),
             };
-            format!("{on_append}not noticed on load ({why}); {readers}")
+            let cleaner = match f.kind {
+                Kind::TruncatedBatch if compacted && !plan.delete_dir => uncleanable(plan, &seg),
+                _ => "",
+            };
+            format!("{on_append}not noticed on load ({why}); {readers}{cleaner}")
         }
         Fate::Recovered => return,
     };
@@ -379,6 +385,20 @@ pub(crate) fn word_integrity_finding(
             e.insert("routine_crash_tail".into(), serde_json::json!(true));
         }
     }
+}
+
+/// What the log cleaner does with a partial batch kept in a segment of a compacted log
+/// below its active one: every pass rewrites all the segments below the first uncleanable
+/// offset (`Cleaner.doClean`), so the next one reads the segment, finds no whole batch
+/// where the declared size runs past the end and throws (`Cleaner.cleanInto` →
+/// `growBuffersOrFail`); `CleanerThread.tryCleanFilthiestLog` marks the partition
+/// uncleanable, and `grabFilthiestCompactedLog` and `deletableLogs` skip it from then on.
+/// The active segment is never cleaned: nothing there.
+fn uncleanable(plan: &SegmentPlan, seg: &str) -> &'static str {
+    if plan.last_segment.as_deref() == Some(seg) {
+        return "";
+    }
+    "; and while the topic's cleanup.policy includes compact (the partition is treated as compacted), the log cleaner's next pass over the log reads this segment (Cleaner.doClean rewrites every segment below the first uncleanable offset), finds no whole batch here and throws (Cleaner.cleanInto → growBuffersOrFail): LogCleanerManager marks the partition uncleanable, and it is neither compacted nor, under compact,delete, trimmed by retention again until the segment is repaired (the mark lives in memory: after a restart the next pass throws again)"
 }
 
 /// What readers meet at damage no recovery looks at (`seg` at byte `pos`), by the

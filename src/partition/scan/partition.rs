@@ -783,6 +783,7 @@ fn apply_recovery(
             clean_shutdown,
             recovery_point.known(),
             report.high_watermark,
+            report.compacted == Some(true),
         );
     }
     report.carried.recovery.set(plan);

@@ -159,6 +159,12 @@ pub(super) fn check_offsets(
                 recovery_point,
                 "the checkpoint says flushed data exists that the log does not hold: data was lost after the flush was recorded",
             ),
+            (
+                "cleaner checkpoint (cleaner-offset-checkpoint)",
+                // The entry is the live log's (a -future or -delete copy is not it).
+                ck.cleaned_to.filter(|_| r.source.copy.is_live()),
+                "LogCleanerManager.cleanableOffsets warns that the checkpointed dirty offset is larger than the log end offset (data at the end of the log was lost after a cleaning pass recorded it: a truncation through the broker lowers the entry first, LogCleanerManager.maybeTruncateCheckpoint), resets the first dirty offset to the log start and cleans the whole log again",
+            ),
         ] {
             if let Some(v) = v
                 && v > l

@@ -55,6 +55,20 @@ fn offset_checkpoint_fate(kind: TextFileKind, throws: JavaThrows, older: &str) -
         TextFileKind::LogStartOffsetCheckpoint => {
             "uses each partition's first segment base offset as its log start"
         }
+        // `cleaner-offset-checkpoint`: read by the cleaner thread's first pass after the
+        // start (`LogCleanerManager.allCleanerCheckpoints`, `log.cleaner.enable`, the
+        // default), not by the load.
+        TextFileKind::CleanerOffsetCheckpoint => {
+            return match throws {
+                JavaThrows::IoException => format!(
+                    "the log cleaner's first pass after the start reads it (LogCleanerManager.allCleanerCheckpoints, with the cleaner enabled, the default): CheckpointFileWithFailureHandler.read reports the IOException to LogDirFailureChannel and the pass takes no entry from the file: {OFFLINE}"
+                ),
+                t => format!(
+                    "the log cleaner's first pass after the start reads it (LogCleanerManager.allCleanerCheckpoints, with the cleaner enabled, the default): the {} is not an IOException, so the log dir stays online, but nothing on the way catches it — it ends the cleaner thread (ShutdownableThread), and no log of the broker is compacted or cleaned again until a restart, whose first pass throws again while the file stays{older}",
+                    t.name()
+                ),
+            };
+        }
         // `replication-offset-checkpoint`: read through `LazyOffsetCheckpoints` at the
         // first leader or follower transition of one of the directory's partitions, with
         // no fallback (`Partition.createLogIfNotExists` → `updateHighWatermark`).
@@ -99,6 +113,10 @@ pub(super) fn offset_checkpoints(
             &files.high_watermarks,
             TextFileKind::ReplicationOffsetCheckpoint,
         ),
+        (
+            &files.cleaner_offsets,
+            TextFileKind::CleanerOffsetCheckpoint,
+        ),
     ] {
         let Some(Err(e)) = c else { continue };
         let (consequence, severity, mut evidence) = match e {
@@ -115,10 +133,14 @@ pub(super) fn offset_checkpoints(
             CheckpointError::Invalid { throws, .. } => {
                 let (throws, older) = checkpoint_throws(*throws, version);
                 // The log dir goes offline, or its partitions' transitions fail (the high
-                // watermark file); only a recovery point or log start reset leaves it
-                // served.
+                // watermark file), or the cleaner thread ends (the cleaner's file); only a
+                // recovery point or log start reset leaves it served.
                 let served = throws != JavaThrows::IoException
-                    && kind != TextFileKind::ReplicationOffsetCheckpoint;
+                    && !matches!(
+                        kind,
+                        TextFileKind::ReplicationOffsetCheckpoint
+                            | TextFileKind::CleanerOffsetCheckpoint
+                    );
                 (
                     offset_checkpoint_fate(kind, throws, older),
                     if served {

@@ -81,7 +81,6 @@ fn a_cleaner_checkpoint_inside_the_log_past_an_open_transaction_is_reported() {
 /// `checkpoint_inconsistent`, should report this entry the same way (a warning naming the
 /// file, at the log end offset).
 #[test]
-#[ignore = "divergence: a cleaner-offset-checkpoint entry above the log end draws nothing; LogCleanerManager.cleanableOffsets warns (data lost at the log's end after a pass cleaned it) and resets it to the log start"]
 fn a_cleaner_checkpoint_above_the_log_end_is_reported() {
     for cleaned_to in [200, 25, 21] {
         let v = foo(None, cleaned_to, None);
@@ -200,7 +199,6 @@ fn unreadable_cleaner_file(v: &Verdict) -> Vec<&Finding> {
 /// checkpoints that cannot be parsed (`checkpoint_inconsistent` at the log dir, an error
 /// when the log dir goes offline); it should report this one too.
 #[test]
-#[ignore = "divergence: a cleaner-offset-checkpoint the broker cannot parse draws nothing; its IOException takes the log dir offline at the cleaner's first pass, a NumberFormatException ends the cleaner thread"]
 fn a_cleaner_checkpoint_the_broker_cannot_parse_is_reported() {
     for (text, severity, throws) in [
         ("1\n1\nfoo 0 5\n", Some(Severity::Error), "IOException"),

@@ -220,7 +220,6 @@ fn torn_batch(v: &Verdict) -> &Finding {
 /// recovery does not run on it after a clean shutdown, readers stop there; its broker text
 /// should also say that the cleaner marks the compacted partition uncleanable.
 #[test]
-#[ignore = "divergence: a torn batch in a compacted log's older segment is reported with what the load and readers do only; the cleaner's next pass over the segment throws and LogCleanerManager marks the partition uncleanable (no compaction, no compact,delete retention again)"]
 fn a_torn_segment_makes_a_compacted_partition_uncleanable() {
     let v = torn(true);
     assert_compacted_by_checkpoint(&v, TOPIC, 0);

@@ -139,7 +139,6 @@ fn moving(listed: bool) -> Verdict {
 /// entry only from the copy's own log dir: the copy's compaction is unknown and the gap a
 /// warning).
 #[test]
-#[ignore = "divergence: the -future copy of a log its broker's cleaner checkpoint lists (in the source log dir) draws sequence_gap warnings for the gaps the cleaner left; LogCleanerManager keys entries by topic-partition across all the broker's log dirs and the copy holds the cleaned log's batches"]
 fn a_future_copy_of_a_cleaned_log_keeps_its_gaps_quiet() {
     let v = moving(true);
     let gaps: Vec<String> = (verified(&v, Kind::SequenceGap).into_iter())
