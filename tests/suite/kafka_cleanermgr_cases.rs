@@ -30,7 +30,7 @@
 //! `#[ignore = "divergence: …"]`.
 #![cfg(feature = "testkit")]
 
-use crate::kafka_quiet_cluster_cases::{Brokers, Verdict, lines, loud};
+use crate::kafka_quiet_cluster_cases::{Brokers, Verdict, lines};
 use klogscan::finding::{Finding, Kind};
 use klogscan::results::ScanReport;
 use klogscan::testkit::files::encode_offset_checkpoint;
@@ -139,14 +139,5 @@ fn assert_compacted_by_checkpoint(v: &Verdict, topic: &str, partition: i32) {
 
 /// Nothing at warning or above from `scan`, `verify` or the merge.
 fn assert_no_alarm(v: &Verdict) {
-    let (s, ve, m) = (
-        loud(&v.scan.findings),
-        loud(v.verify.findings()),
-        loud(&v.merge.findings),
-    );
-    assert!(
-        s.is_empty() && ve.is_empty() && m.is_empty(),
-        "scan: {s:#?}\nverify: {ve:#?}\nmerge: {m:#?}\n(all verify findings: {:#?})",
-        lines(v.verify.findings())
-    );
+    v.assert_no_alarm();
 }

@@ -28,7 +28,7 @@ use crate::kafka_quiet_cluster_cases::kraft::{
     topic,
 };
 use crate::kafka_quiet_cluster_cases::{
-    Brokers, T0, Verdict, directory_id, directory_uuid, lines, loud, replica,
+    Brokers, T0, Verdict, directory_id, directory_uuid, lines, replica,
 };
 use klogscan::cluster::leadership;
 use klogscan::discover::layout;
@@ -382,15 +382,7 @@ fn a_dir_marked_offline_and_its_stale_copy_give_no_warning() {
     });
     std::fs::remove_file(b.path(2, "data-2").join(".kafka_cleanshutdown")).unwrap();
     let v = b.check();
-    let (s, ve, m) = (
-        loud(&v.scan.findings),
-        loud(v.verify.findings()),
-        loud(&v.merge.findings),
-    );
-    assert!(
-        s.is_empty() && ve.is_empty() && m.is_empty(),
-        "scan: {s:#?}\nverify: {ve:#?}\nmerge: {m:#?}"
-    );
+    v.assert_no_alarm();
     assert_no_directory_verdict(&v);
     assert!(
         v.verify.broker_startup.is_empty(),
