@@ -23,6 +23,7 @@
 mod expiry;
 mod load;
 mod owner;
+mod replicas;
 mod timeout;
 
 use crate::kafka_quiet_cluster_cases::kraft::{
@@ -33,6 +34,7 @@ use klogscan::cluster::coordinator::{CoordinatorTxn, CoordinatorView};
 use klogscan::discover::identity::transaction_partition_for;
 use klogscan::finding::{Finding, Kind};
 use klogscan::partition::scan::ScanOptions;
+use klogscan::read::format::metadata::MetaRecord;
 use klogscan::request;
 use klogscan::testkit::txnlog::{TxnValue, key};
 use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
@@ -61,6 +63,10 @@ fn opts(now: i64, hanging_after: Option<i64>) -> ScanOptions {
 struct World {
     parts: BTreeMap<(i32, String, i32), PartitionBuilder>,
     kraft: Option<Kraft>,
+    /// Metadata records the controller writes at `T0` + 5 s (a leader change).
+    later: Vec<MetaRecord>,
+    /// `(broker, topic, partition, high watermark)` for `replication-offset-checkpoint`.
+    high_watermarks: Vec<(i32, String, i32, i64)>,
 }
 
 struct Kraft {
@@ -73,6 +79,8 @@ impl World {
         World {
             parts: BTreeMap::new(),
             kraft: None,
+            later: Vec::new(),
+            high_watermarks: Vec::new(),
         }
     }
 
@@ -133,6 +141,10 @@ impl World {
             m.at(T0 - 20 * SEC);
             m.batch(&added);
         }
+        if !self.later.is_empty() {
+            m.at(T0 + 5 * SEC);
+            m.batch(&self.later);
+        }
         m
     }
 
@@ -146,6 +158,10 @@ impl World {
                 .remove(&b)
                 .unwrap_or_else(|| LogDirBuilder::new(b));
             by_broker.insert(b, ld.partition(p));
+        }
+        for (b, t, n, hw) in &self.high_watermarks {
+            let ld = by_broker.remove(b).expect("a broker holding partitions");
+            by_broker.insert(*b, ld.high_watermark(t, *n, *hw));
         }
         let mut out = Brokers::new();
         for (b, ld) in by_broker {
