@@ -9,7 +9,7 @@
 //! tombstones for Empty/Complete* ids only, in batches no larger than the partition's
 //! `max.message.bytes`), and where an id lives (`partitionFor`:
 //! `Utils.abs(id.hashCode) % partitionCount`, the only partition the coordinator reads the
-//! id from).
+//! id from), and which copy of a partition it loads (the new leader's log).
 //!
 //! Each case writes what the coordinator and the partition leaders leave on disk with the
 //! testkit (`__transaction_state-N`, the data partitions with their COMMIT/ABORT markers,

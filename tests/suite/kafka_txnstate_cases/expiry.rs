@@ -25,18 +25,18 @@ fn tomb(w: &mut World, id: &str, t: i64) {
 }
 
 /// `TransactionStateManagerTest.shouldRemoveCompleteAbortExpiredTransactionalIds`,
-/// `shouldRemoveEmptyExpiredTransactionalIds` and
-/// `shouldNotRemoveExpiredTransactionalIdsIfLogAppendFails`: an id in CompleteAbort or
-/// Empty, last updated more than 7 days ago, gets a tombstone and is gone; an id updated
-/// recently stays; an id whose tombstone append failed (NOT_ENOUGH_REPLICAS: nothing
-/// appended) stays in the cache as it was.
+/// `TransactionStateManagerTest.shouldRemoveEmptyExpiredTransactionalIds` and
+/// `TransactionStateManagerTest.shouldNotRemoveExpiredTransactionalIdsIfLogAppendFails`: an id
+/// in CompleteAbort or Empty, last updated more than 7 days ago, gets a tombstone and is gone;
+/// an id updated recently stays; an id whose tombstone append failed (NOT_ENOUGH_REPLICAS:
+/// nothing appended) stays in the cache as it was.
 ///
-/// On disk: "abort-expired" aborted a transaction on `orders-0` and `orders-1` whose
-/// ABORT never reached `orders-1`, then expired; "empty-expired" initialized and expired;
+/// On disk: "abort-expired" aborted a transaction on `orders-0` and `orders-1` whose ABORT
+/// never reached `orders-1`, then expired; "empty-expired" initialized and expired;
 /// "append-failed" is as old but has no tombstone; "not-yet" was updated a day ago. The
-/// coordinator holds "append-failed" and "not-yet" only; no `transaction_state_anomaly`.
-/// The data left open on `orders-1` belongs to an id the coordinator no longer has:
-/// confirmed hanging (`tombstoned`), in `scan`, `verify` and the merge.
+/// coordinator holds "append-failed" and "not-yet" only; no `transaction_state_anomaly`. The
+/// data left open on `orders-1` belongs to an id the coordinator no longer has: confirmed
+/// hanging (`tombstoned`), in `scan`, `verify` and the merge.
 #[test]
 fn expired_ids_are_removed_and_the_others_kept() {
     let mut w = World::new();
@@ -100,10 +100,10 @@ fn expired_ids_are_removed_and_the_others_kept() {
 
 /// Near miss of [`expired_ids_are_removed_and_the_others_kept`]:
 /// `TransactionStateManagerTest.shouldNotRemoveOngoingTransactionalIds`,
-/// `shouldNotRemovePrepareAbortTransactionalIds` and
-/// `shouldNotRemovePrepareCommitTransactionalIds` — ids as old in Ongoing, PrepareAbort or
-/// PrepareCommit get no tombstone (`removeExpiredTransactionalIds` appends nothing for
-/// them). A tombstone after such a value is none of the coordinator's:
+/// `TransactionStateManagerTest.shouldNotRemovePrepareAbortTransactionalIds` and
+/// `TransactionStateManagerTest.shouldNotRemovePrepareCommitTransactionalIds` — ids as old in
+/// Ongoing, PrepareAbort or PrepareCommit get no tombstone (`removeExpiredTransactionalIds`
+/// appends nothing for them). A tombstone after such a value is none of the coordinator's:
 /// `tombstone_while_in_progress` (error) for each, in `scan`, `verify` and the merge.
 #[test]
 fn no_tombstone_follows_a_transaction_in_progress() {
@@ -138,18 +138,17 @@ fn no_tombstone_follows_a_transaction_in_progress() {
 }
 
 /// `TransactionStateManagerTest.testTransactionExpirationShouldRespectBatchSize`,
-/// `testTransactionalExpirationWithOfflineLogDir` and
-/// `testTransactionalExpirationWithTooSmallBatchSize`: 1 001 expired ids over the 2
-/// partitions of `__transaction_state` (the metadata log's count) are expired with
-/// tombstones in several batches per partition, each under the 512-byte
-/// `max.message.bytes`; a partition whose log is offline gets none (its ids stay, the
-/// others go); with a limit smaller than one tombstone the appends fail and every id
-/// stays.
+/// `TransactionStateManagerTest.testTransactionalExpirationWithOfflineLogDir` and
+/// `TransactionStateManagerTest.testTransactionalExpirationWithTooSmallBatchSize`: 1 001
+/// expired ids over the 2 partitions of `__transaction_state` (the metadata log's count) are
+/// expired with tombstones in several batches per partition, each under the 512-byte
+/// `max.message.bytes`; a partition whose log is offline gets none (its ids stay, the others
+/// go); with a limit smaller than one tombstone the appends fail and every id stays.
 ///
 /// On disk: `__transaction_state-0` on broker 1 and `-1` on broker 2, each id's Empty value
-/// where `partitionFor` puts it, then the tombstones, 16 to a batch. The coordinator holds
-/// no id, the ids of partition 1 only, or every id; no anomaly and nothing at warning or
-/// above in `scan`, `verify` or the merge.
+/// where `partitionFor` puts it, then the tombstones, 16 to a batch. The coordinator holds no
+/// id, the ids of partition 1 only, or every id; no anomaly and nothing at warning or above in
+/// `scan`, `verify` or the merge.
 #[test]
 fn expiration_tombstones_in_batches_remove_the_ids_of_the_partitions_they_reached() {
     let ids: Vec<String> = (0..=1000).map(|i| format!("id_{i}")).collect();
@@ -193,9 +192,9 @@ fn expiration_tombstones_in_batches_remove_the_ids_of_the_partitions_they_reache
 /// `TransactionStateManagerTest.testTransactionExpirationShouldNotFailWithUninitializedTransactionMetadata`:
 /// an id whose first InitProducerId never reached the log (its metadata stayed as first
 /// created, producer id and epoch -1) expires all the same: the coordinator appends its
-/// tombstone. On disk: a tombstone of an id no value precedes; the load removes nothing
-/// and holds no such id; klogscan reports nothing. Near miss: the id initialized again
-/// after its tombstone (an Empty value of a new producer) is held.
+/// tombstone. On disk: a tombstone of an id no value precedes; the load removes nothing and
+/// holds no such id; klogscan reports nothing. Near miss: the id initialized again after its
+/// tombstone (an Empty value of a new producer) is held.
 #[test]
 fn a_tombstone_of_an_id_never_written_removes_nothing() {
     for again in [false, true] {

@@ -84,23 +84,23 @@ fn world(commit: bool, after: After) -> World {
     w
 }
 
-/// `TransactionStateManagerTest.shouldWriteTxnMarkersForTransactionInPreparedCommitState`
-/// and `shouldWriteTxnMarkersForTransactionInPreparedAbortState`: a partition of
-/// `__transaction_state` whose last value of an id is PrepareCommit (PrepareAbort) is
-/// loaded with that id in that state, and the load passes it to the marker sender with
-/// the COMMIT (ABORT) result (`TransactionStateManager.loadTransactionsForTxnTopicPartition`
-/// collects the Prepare* ids after `addLoadedTransactionsToCache`, takes the partition out
-/// of the loading set, then calls `sendTxnMarkers` for each).
+/// `TransactionStateManagerTest.shouldWriteTxnMarkersForTransactionInPreparedCommitState` and
+/// `TransactionStateManagerTest.shouldWriteTxnMarkersForTransactionInPreparedAbortState`: a
+/// partition of `__transaction_state` whose last value of an id is PrepareCommit (PrepareAbort)
+/// is loaded with that id in that state, and the load passes it to the marker sender with the
+/// COMMIT (ABORT) result (`TransactionStateManager.loadTransactionsForTxnTopicPartition`
+/// collects the Prepare* ids after `addLoadedTransactionsToCache`, takes the partition out of
+/// the loading set, then calls `sendTxnMarkers` for each).
 ///
-/// On disk: `app`'s Prepare record lists `orders-0` and `orders-1`, whose data have no
-/// marker yet. A minute later, the coordinator holds `app` in Prepare* listing both, and
-/// both partitions' open transactions are the coordinator's to close: `markers_pending`,
-/// not hanging (find-hanging drops them: `describe` lists the partitions), nothing at
-/// warning or above. Twenty minutes later the markers are overdue
-/// (`transaction_stuck_in_prepare`, "markers not delivered"), but the transaction is
-/// still the coordinator's: never hanging, never an abort by hand — a reload of the
-/// coordinator's partition sends them. Once the loading coordinator (epoch 1) has written
-/// the markers and the Complete record, nothing is open and nothing is reported.
+/// On disk: `app`'s Prepare record lists `orders-0` and `orders-1`, whose data have no marker
+/// yet. A minute later, the coordinator holds `app` in Prepare* listing both, and both
+/// partitions' open transactions are the coordinator's to close: `markers_pending`, not hanging
+/// (find-hanging drops them: `describe` lists the partitions), nothing at warning or above.
+/// Twenty minutes later the markers are overdue (`transaction_stuck_in_prepare`, "markers not
+/// delivered"), but the transaction is still the coordinator's: never hanging, never an abort
+/// by hand — a reload of the coordinator's partition sends them. Once the loading coordinator
+/// (epoch 1) has written the markers and the Complete record, nothing is open and nothing is
+/// reported.
 #[test]
 fn a_transaction_left_in_prepare_is_completed_by_the_load() {
     for commit in [true, false] {

@@ -97,24 +97,24 @@ fn each_id_is_read_from_the_partition_partition_for_names() {
     }
 }
 
-/// `__transaction_state` grown from 2 partitions to 3 (`CreatePartitions`: the
-/// controller refuses no internal topic, `ReplicationControlManager.createPartitions`).
-/// "c" (hash 99) belonged to partition 1 of 2 and belongs to partition 0 of 3. Its old
-/// producer 22 committed a transaction there before the change (its values stay in
-/// `__transaction_state-1`). After the brokers restarted with the new count, its client
-/// came back to the coordinator of partition 0, which did not know "c": a new producer 23,
-/// Empty then Ongoing on `orders-2`, in `__transaction_state-0`.
-/// `TransactionStateManager.getTransactionState("c")` reads partition 0 only
-/// (`testDeletePartition`: each partition's entry serves the ids `partitionFor` maps to
-/// it), so Kafka's coordinator holds "c" Ongoing with producer 23 listing `orders-2`:
-/// alive, and `DescribeTransactions` lists the partition (find-hanging drops it).
+/// `__transaction_state` grown from 2 partitions to 3 (`CreatePartitions`: the controller
+/// refuses no internal topic, `ReplicationControlManager.createPartitions`). "c" (hash 99)
+/// belonged to partition 1 of 2 and belongs to partition 0 of 3. Its old producer 22 committed
+/// a transaction there before the change (its values stay in `__transaction_state-1`). After
+/// the brokers restarted with the new count, its client came back to the coordinator of
+/// partition 0, which did not know "c": a new producer 23, Empty then Ongoing on `orders-2`, in
+/// `__transaction_state-0`. `TransactionStateManager.getTransactionState("c")` reads partition
+/// 0 only (`TransactionStateManagerTest.testDeletePartition`: each partition's entry serves the
+/// ids `partitionFor` maps to it), so Kafka's coordinator holds "c" Ongoing with producer 23
+/// listing `orders-2`: alive, and `DescribeTransactions` lists the partition (find-hanging
+/// drops it).
 ///
-/// klogscan keeps, per id, the value of the `__transaction_state` partition it reads
-/// last (`CoordinatorView::absorb`: across partitions, the later one wins), so "c" is the
-/// stale CompleteCommit of producer 22 from partition 1, and the open transaction of
-/// producer 23 is "confirmed hanging: no transactional id maps to producer 23 in any of
-/// the 3 partitions" — although the metadata log names partition 0 as the owner, and
-/// partition 0 holds the id with that producer.
+/// klogscan keeps, per id, the value of the `__transaction_state` partition it reads last
+/// (`CoordinatorView::absorb`: across partitions, the later one wins), so "c" is the stale
+/// CompleteCommit of producer 22 from partition 1, and the open transaction of producer 23 is
+/// "confirmed hanging: no transactional id maps to producer 23 in any of the 3 partitions" —
+/// although the metadata log names partition 0 as the owner, and partition 0 holds the id with
+/// that producer.
 #[test]
 #[ignore = "divergence: an id with values in two __transaction_state partitions is read from the partition read last (stale CompleteCommit → 'confirmed hanging: no transactional id maps to producer 23') instead of its owner partition by the metadata log's count (Ongoing, alive)"]
 fn an_id_moved_by_a_partition_count_change_is_read_from_its_new_owner() {

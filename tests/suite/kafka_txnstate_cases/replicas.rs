@@ -99,11 +99,11 @@ fn the_coordinator_loads_the_new_leaders_copy_not_an_uncommitted_tail() {
     }
 }
 
-/// Near miss of [`the_coordinator_loads_the_new_leaders_copy_not_an_uncommitted_tail`]:
-/// broker 2 had fetched the PrepareCommit before it took over (both copies hold it, high
-/// watermark 3). The new leader's load holds `app` in PrepareCommit and hands it to the
-/// marker sender (`shouldWriteTxnMarkersForTransactionInPreparedCommitState`); twenty
-/// minutes without a marker, the markers are overdue: `transaction_stuck_in_prepare`,
+/// Near miss of [`the_coordinator_loads_the_new_leaders_copy_not_an_uncommitted_tail`]: broker
+/// 2 had fetched the PrepareCommit before it took over (both copies hold it, high watermark 3).
+/// The new leader's load holds `app` in PrepareCommit and hands it to the marker sender
+/// (`TransactionStateManagerTest.shouldWriteTxnMarkersForTransactionInPreparedCommitState`);
+/// twenty minutes without a marker, the markers are overdue: `transaction_stuck_in_prepare`,
 /// and the data's open transaction is `markers_pending`, not hanging — klogscan says so.
 #[test]
 fn a_replicated_prepare_is_loaded_by_the_new_leader() {

@@ -124,16 +124,15 @@ fn only_ongoing_transactions_past_their_timeout_are_aborted() {
 }
 
 /// `TransactionMetadataTest.testFenceProducerNotAllowedIfItWouldOverflow` (and
-/// `testFenceProducerAfterEpochsExhausted`, its near miss): the timeout abort starts with
-/// an epoch fence, which the 2024-10 coordinator refuses at epoch 32767
-/// (`TransactionMetadata.prepareFenceProducerEpoch` throws), so an Ongoing transaction at
-/// 32767 that `timedOutTransactions` selects is never aborted; one at 32766 is fenced to
-/// 32767 and aborted. On disk (TV2, a 4.0–4.2 coordinator): the exhausted epoch's commit
-/// completed without rotating the producer id (KAFKA-20310), and the client's next
-/// transaction runs at 32767; ten minutes later it is still Ongoing. klogscan:
-/// `ongoing_past_timeout` and `producer_stuck_at_exhausted_epoch` (error). Near miss: the
-/// rotation written (CompleteCommit of producer 51 at epoch 0) and the next transaction
-/// there: only `ongoing_past_timeout`.
+/// `TransactionMetadataTest.testFenceProducerAfterEpochsExhausted`, its near miss): the timeout
+/// abort starts with an epoch fence, which the 2024-10 coordinator refuses at epoch 32767
+/// (`TransactionMetadata.prepareFenceProducerEpoch` throws), so an Ongoing transaction at 32767
+/// that `timedOutTransactions` selects is never aborted; one at 32766 is fenced to 32767 and
+/// aborted. On disk (TV2, a 4.0–4.2 coordinator): the exhausted epoch's commit completed
+/// without rotating the producer id (KAFKA-20310), and the client's next transaction runs at
+/// 32767; ten minutes later it is still Ongoing. klogscan: `ongoing_past_timeout` and
+/// `producer_stuck_at_exhausted_epoch` (error). Near miss: the rotation written (CompleteCommit
+/// of producer 51 at epoch 0) and the next transaction there: only `ongoing_past_timeout`.
 #[test]
 fn an_ongoing_transaction_at_the_last_epoch_cannot_be_fenced() {
     for rotated in [false, true] {
