@@ -127,14 +127,15 @@ impl CoordinatorView {
         );
         for (key, parts) in groups {
             let mut view = CoordinatorView::default();
-            for (p, partition) in parts {
-                replay(&mut view, p, partition);
-            }
+            // Known before the replays: an id is served from the partition it maps to.
             let src = &sources[&key];
             view.partition_count = metadata
                 .iter()
                 .filter(|m| same_cluster(src, &m.source).is_same())
                 .find_map(|m| m.partition_count(TRANSACTION_STATE_TOPIC));
+            for (p, partition) in parts {
+                replay(&mut view, p, partition);
+            }
             view.cluster = Some(key);
             out.push(view);
         }
@@ -178,12 +179,23 @@ impl CoordinatorView {
         }
     }
 
-    /// Whether a record at `src` replaces what the view holds of `id` (across copies of
-    /// the same partition, the higher offset wins).
+    /// Whether a record at `src` replaces what the view holds of `id`: with the topic's
+    /// partition count known, a record of the partition the id maps to over one of another
+    /// partition, never the reverse (`TransactionStateManager.getTransactionState` reads the
+    /// id's own partition only: after a partition-count change its values left in the old
+    /// partition are served by nobody, `TransactionStateManagerTest.testDeletePartition`);
+    /// otherwise across partitions the later read, across copies of the same partition the
+    /// higher offset.
     fn supersedes(&self, id: &str, src: &Source) -> bool {
+        let owner = (self.partition_count)
+            .map(|n| crate::discover::identity::transaction_partition_for(id, n));
         self.ids.get(id).is_none_or(|e| {
             let newest = e.tombstoned.as_ref().unwrap_or(&e.source);
-            newest.partition != src.partition || newest.offset < src.offset
+            match owner.map(|o| (newest.partition == o, src.partition == o)) {
+                Some((true, false)) => false,
+                Some((false, true)) => true,
+                _ => newest.partition != src.partition || newest.offset < src.offset,
+            }
         })
     }
 

@@ -109,14 +109,13 @@ fn each_id_is_read_from_the_partition_partition_for_names() {
 /// listing `orders-2`: alive, and `DescribeTransactions` lists the partition (find-hanging
 /// drops it).
 ///
-/// klogscan keeps, per id, the value of the `__transaction_state` partition it reads last
-/// (`CoordinatorView::absorb`: across partitions, the later one wins), so "c" is the stale
-/// CompleteCommit of producer 22 from partition 1, and the open transaction of producer 23 is
-/// "confirmed hanging: no transactional id maps to producer 23 in any of the 3 partitions" —
-/// although the metadata log names partition 0 as the owner, and partition 0 holds the id with
-/// that producer.
+/// Until the audit found it klogscan kept, per id, the value of the `__transaction_state`
+/// partition it read last (across partitions, the later one won), so "c" was the stale
+/// CompleteCommit of producer 22 from partition 1, and the open transaction of producer 23
+/// "confirmed hanging: no transactional id maps to producer 23"; with the partition count
+/// known from the metadata log, the owner partition's value now wins
+/// (`CoordinatorView::supersedes`).
 #[test]
-#[ignore = "divergence: an id with values in two __transaction_state partitions is read from the partition read last (stale CompleteCommit → 'confirmed hanging: no transactional id maps to producer 23') instead of its owner partition by the metadata log's count (Ongoing, alive)"]
 fn an_id_moved_by_a_partition_count_change_is_read_from_its_new_owner() {
     assert_eq!((partition_for("c", 2), partition_for("c", 3)), (1, 0));
     let v = moved_id_world(true).write().check_with(opts(T + MIN, None));
