@@ -352,7 +352,11 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         kept: match (&chain, ending.kept() && !skipped) {
             (_, false) => Vec::new(),
             (Some(c), true) => c.files.clone(),
-            (None, true) => usable.iter().map(|s| s.offset).collect(),
+            // And the corrupt ones below the snapshot loaded, never read (`corrupt_fates`).
+            (None, true) => (usable.iter())
+                .chain(corrupt.iter().filter(|s| loaded.is_some_and(|l| l > s.offset)))
+                .map(|s| s.offset)
+                .collect(),
         },
         bases: bases_after(segs, &deleted, ends.created.as_deref()),
         loaded: producer_state.snapshot_offset,

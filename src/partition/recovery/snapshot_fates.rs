@@ -8,9 +8,11 @@ use super::chain;
 use super::{LeftoverAction, SegmentInput, SnapshotInput};
 
 /// What loading does with each snapshot (`LogLoader`: `removeStraySnapshots`, then
-/// `truncateAndReload` and `loadProducerState`): the deleted ones are added to `leftovers`.
-/// Returns the snapshot loaded, and whether snapshot files remain once the strays are
-/// removed (the clean-shutdown shortcut looks at those).
+/// `truncateAndReload` and `loadProducerState`): the strays and those out of the loaded
+/// log's range are deleted unread, added to `leftovers`. Returns the valid snapshots left
+/// (the load reads the newest), the corrupt ones left (their fate is [`corrupt_fates`]'),
+/// and whether snapshot files remain once the strays are removed (the clean-shutdown
+/// shortcut looks at those).
 pub(super) fn snapshot_fates<'s>(
     snapshots: &'s [SnapshotInput],
     segs: &[SegmentInput],
@@ -18,8 +20,7 @@ pub(super) fn snapshot_fates<'s>(
     log_start_after: Option<i64>,
     leftovers: &mut Vec<LeftoverAction>,
 ) -> (Vec<&'s SnapshotInput>, Vec<&'s SnapshotInput>, bool) {
-    // Snapshots: corrupt ones are deleted at load (fallback to older), strays deleted,
-    // those beyond the new log end or at/below the log start deleted.
+    // Strays deleted, then those beyond the new log end or at/below the log start.
     let bases: Vec<i64> = segs.iter().map(|s| s.base).collect();
     let newest = snapshots.iter().map(|s| s.offset).max();
     let last_base = bases.last().copied();

@@ -150,6 +150,8 @@ fn a_corrupt_snapshot_is_read_only_when_it_is_the_newest_left() {
     let v = verify(&m);
     assert!(leftovers(&v).is_empty(), "{:?}", leftovers(&v));
     assert_eq!(v.prediction.producer_state.snapshot_offset, Some(3));
+    // Still on disk once loaded, with the others.
+    assert_eq!(after_load(&v), Some(vec![1, 2, 3]));
     let bad = of_kind(&v.findings, Kind::SnapshotCorrupt);
     assert_eq!(bad.len(), 1, "{:#?}", v.findings);
     let text = &bad[0].broker_behaviour;
