@@ -347,29 +347,12 @@ pub(crate) fn word_integrity_finding(
             readers_text(f, plan, walk, &seg, pos)
         ),
         Fate::NotRecovered => {
-            let readers = readers_text(f, plan, walk, &seg, pos);
-            let why = match clean_shutdown {
-                _ if plan.delete_dir => {
-                    "the directory is a -delete copy: LogLoader.load never runs recoverLog on it"
-                        .to_string()
-                }
-                Some(true) => {
-                    "the last shutdown was clean, so LogSegment.recover does not run on it"
-                        .to_string()
-                }
-                _ if recovery_point == Some(i64::MAX) => {
-                    "the recovery point is Long.MAX_VALUE: LogLoader.recoverLog asks LogSegments.values for the empty range [MAX, MAX), so LogSegment.recover runs on no segment".to_string()
-                }
-                _ => format!(
-                    "the segment lies below the recovery point {}, so LogSegment.recover does not run on it",
-                    recovery_point.unwrap_or(0)
-                ),
-            };
-            let cleaner = match f.kind {
-                Kind::TruncatedBatch if compacted && !plan.delete_dir => uncleanable(plan, &seg),
-                _ => "",
-            };
-            format!("{on_append}not noticed on load ({why}); {readers}{cleaner}")
+            let why = why_not_recovered(plan, clean_shutdown, recovery_point);
+            format!(
+                "{on_append}not noticed on load ({why}); {}{}",
+                readers_text(f, plan, walk, &seg, pos),
+                uncleanable(f, plan, &seg, compacted)
+            )
         }
         Fate::Recovered => return,
     };
@@ -387,15 +370,43 @@ pub(crate) fn word_integrity_finding(
     }
 }
 
+/// Why no recovery runs on a segment the plan does not recover: a `-delete` copy, a clean
+/// shutdown, a recovery point of `Long.MAX_VALUE` or one past the segment.
+fn why_not_recovered(
+    plan: &SegmentPlan,
+    clean_shutdown: Option<bool>,
+    recovery_point: Option<i64>,
+) -> String {
+    match clean_shutdown {
+        _ if plan.delete_dir => {
+            "the directory is a -delete copy: LogLoader.load never runs recoverLog on it"
+                .to_string()
+        }
+        Some(true) => {
+            "the last shutdown was clean, so LogSegment.recover does not run on it"
+                .to_string()
+        }
+        _ if recovery_point == Some(i64::MAX) => {
+            "the recovery point is Long.MAX_VALUE: LogLoader.recoverLog asks LogSegments.values for the empty range [MAX, MAX), so LogSegment.recover runs on no segment".to_string()
+        }
+        _ => format!(
+            "the segment lies below the recovery point {}, so LogSegment.recover does not run on it",
+            recovery_point.unwrap_or(0)
+        ),
+    }
+}
+
 /// What the log cleaner does with a partial batch kept in a segment of a compacted log
 /// below its active one: every pass rewrites all the segments below the first uncleanable
 /// offset (`Cleaner.doClean`), so the next one reads the segment, finds no whole batch
 /// where the declared size runs past the end and throws (`Cleaner.cleanInto` →
 /// `growBuffersOrFail`); `CleanerThread.tryCleanFilthiestLog` marks the partition
 /// uncleanable, and `grabFilthiestCompactedLog` and `deletableLogs` skip it from then on.
-/// The active segment is never cleaned: nothing there.
-fn uncleanable(plan: &SegmentPlan, seg: &str) -> &'static str {
-    if plan.last_segment.as_deref() == Some(seg) {
+/// The active segment is never cleaned, nor a `-delete` copy, nor a log not compacted:
+/// nothing there.
+fn uncleanable(f: &Finding, plan: &SegmentPlan, seg: &str, compacted: bool) -> &'static str {
+    let active = plan.last_segment.as_deref() == Some(seg);
+    if f.kind != Kind::TruncatedBatch || !compacted || plan.delete_dir || active {
         return "";
     }
     "; and while the topic's cleanup.policy includes compact (the partition is treated as compacted), the log cleaner's next pass over the log reads this segment (Cleaner.doClean rewrites every segment below the first uncleanable offset), finds no whole batch here and throws (Cleaner.cleanInto → growBuffersOrFail): LogCleanerManager marks the partition uncleanable, and it is neither compacted nor, under compact,delete, trimmed by retention again until the segment is repaired (the mark lives in memory: after a restart the next pass throws again)"

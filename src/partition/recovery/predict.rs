@@ -348,16 +348,10 @@ pub(crate) fn predict(mut inp: PredictInput<'_>) -> RecoveryPrediction {
         origin: final_origin(ending, chain.as_ref(), snapshot_at),
     };
     ending.rebuild(&mut producer_state);
+    let keeps = ending.kept() && !skipped;
+    let kept = kept_files(chain.as_ref(), keeps, (&usable, &corrupt), loaded);
     producer_state.snapshots_after_load = after_load(AfterLoad {
-        kept: match (&chain, ending.kept() && !skipped) {
-            (_, false) => Vec::new(),
-            (Some(c), true) => c.files.clone(),
-            // And the corrupt ones below the snapshot loaded, never read (`corrupt_fates`).
-            (None, true) => (usable.iter())
-                .chain(corrupt.iter().filter(|s| loaded.is_some_and(|l| l > s.offset)))
-                .map(|s| s.offset)
-                .collect(),
-        },
+        kept,
         bases: bases_after(segs, &deleted, ends.created.as_deref()),
         loaded: producer_state.snapshot_offset,
         log_start: log_start_after,
@@ -488,6 +482,26 @@ fn open_after_truncation(
         .iter()
         .filter(|s| s.valid && s.offset <= a.end && origin.is_none_or(|o| Some(s.offset) == o));
     a.open_count(loaded.flat_map(|s| &s.producers.1))
+}
+
+/// The snapshot files left before the final rebuild writes its own: the recoveries'
+/// chain's, else the usable ones and the corrupt ones below the snapshot `loaded`, never
+/// read ([`corrupt_fates`]); none when the log is not kept or the rebuild skipped.
+fn kept_files(
+    chain: Option<&chain::Chain>,
+    kept: bool,
+    (usable, corrupt): (&[&SnapshotInput], &[&SnapshotInput]),
+    loaded: Option<i64>,
+) -> Vec<i64> {
+    match (chain, kept) {
+        (_, false) => Vec::new(),
+        (Some(c), true) => c.files.clone(),
+        (None, true) => {
+            let unread = |s: &&&SnapshotInput| loaded.is_some_and(|l| l > s.offset);
+            let unread = corrupt.iter().filter(unread);
+            usable.iter().chain(unread).map(|s| s.offset).collect()
+        }
+    }
 }
 
 /// The snapshot file on disk the final rebuild's state descends from: the one it loads

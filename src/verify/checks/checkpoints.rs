@@ -145,43 +145,10 @@ pub(super) fn check_offsets(
     let (topic, part) = (r.topic.as_str(), r.partition);
     let (first_offset, leo) = (r.carried.first_offset, log.log_end);
     let stray = r.source.copy == crate::finding::CopyKind::Stray;
-    let (hw, recovery_point, log_start_ck) = (ck.high_watermark, ck.recovery_point, ck.log_start);
+    let log_start_ck = ck.log_start;
     // --- offset checkpoints vs the log --------------------------------------------------------
     if let Some(l) = leo.filter(|_| !stray) {
-        for (what, v, consequence) in [
-            (
-                "high watermark (replication-offset-checkpoint)",
-                hw,
-                "the broker clamps the high watermark to the log end offset at load; records acknowledged with acks=all above it are gone",
-            ),
-            (
-                "recovery point (recovery-point-offset-checkpoint)",
-                recovery_point,
-                "the checkpoint says flushed data exists that the log does not hold: data was lost after the flush was recorded",
-            ),
-            (
-                "cleaner checkpoint (cleaner-offset-checkpoint)",
-                // The entry is the live log's (a -future or -delete copy is not it).
-                ck.cleaned_to.filter(|_| r.source.copy.is_live()),
-                "LogCleanerManager.cleanableOffsets warns that the checkpointed dirty offset is larger than the log end offset (data at the end of the log was lost after a cleaning pass recorded it: a truncation through the broker lowers the entry first, LogCleanerManager.maybeTruncateCheckpoint), resets the first dirty offset to the log start and cleans the whole log again",
-            ),
-        ] {
-            if let Some(v) = v
-                && v > l
-            {
-                out.push(
-                    mk(
-                        r,
-                        Kind::CheckpointInconsistent,
-                        &name_of(&p.path),
-                        format!("{what} {v} is above the log end offset {l}"),
-                    )
-                    .offset(l)
-                    .evidence(json!({"checkpoint_offset": v, "log_end_offset": l}))
-                    .broker(consequence),
-                );
-            }
-        }
+        above_log_end(p, r, ck, l, out);
     }
     // The log cleaner never cleans past the last stable offset
     // (`LogCleanerManager.cleanableOffsets` bounds the dirty range by the first unstable
@@ -285,6 +252,51 @@ pub(super) fn check_offsets(
                     .evidence(json!({"first_offset": t.first_offset, "log_start_offset": ls}))
                     .broker("the broker clamps the first unstable offset up to the log start offset: LSO = log start offset, read_committed consumers and the cleaner stop there")
                     .remediation(crate::partition::state::text::abort_command(topic, part, t.first_offset)),
+            );
+        }
+    }
+}
+
+/// The live log's offset checkpoint entries above its log end `l`: the high watermark, the
+/// recovery point and the cleaner's entry.
+fn above_log_end(
+    p: &PartitionDir,
+    r: &PartitionReport,
+    ck: &OffsetCheckpoints,
+    l: i64,
+    out: &mut Vec<Finding>,
+) {
+    for (what, v, consequence) in [
+        (
+            "high watermark (replication-offset-checkpoint)",
+            ck.high_watermark,
+            "the broker clamps the high watermark to the log end offset at load; records acknowledged with acks=all above it are gone",
+        ),
+        (
+            "recovery point (recovery-point-offset-checkpoint)",
+            ck.recovery_point,
+            "the checkpoint says flushed data exists that the log does not hold: data was lost after the flush was recorded",
+        ),
+        (
+            "cleaner checkpoint (cleaner-offset-checkpoint)",
+            // The entry is the live log's (a -future or -delete copy is not it).
+            ck.cleaned_to.filter(|_| r.source.copy.is_live()),
+            "LogCleanerManager.cleanableOffsets warns that the checkpointed dirty offset is larger than the log end offset (data at the end of the log was lost after a cleaning pass recorded it: a truncation through the broker lowers the entry first, LogCleanerManager.maybeTruncateCheckpoint), resets the first dirty offset to the log start and cleans the whole log again",
+        ),
+    ] {
+        if let Some(v) = v
+            && v > l
+        {
+            out.push(
+                mk(
+                    r,
+                    Kind::CheckpointInconsistent,
+                    &name_of(&p.path),
+                    format!("{what} {v} is above the log end offset {l}"),
+                )
+                .offset(l)
+                .evidence(json!({"checkpoint_offset": v, "log_end_offset": l}))
+                .broker(consequence),
             );
         }
     }
