@@ -186,7 +186,7 @@ pub(crate) fn verify_one(
     );
     names::noncanonical_actions(&name_fates, &mut leftovers);
     let mut segments = check_segments(&loaded, r, opts, swaps.as_ref(), out);
-    let mut snapshots = snapshot::check_snapshots(p, r, opts, out);
+    let (mut snapshots, twins) = snapshot::check_snapshots(p, r, opts, out);
     // The load completes the swaps before anything else: it recovers the swapped-in
     // segments, and the files in the swapped range (snapshots too) are gone.
     if let Some(sw) = &swaps {
@@ -270,6 +270,7 @@ pub(crate) fn verify_one(
     }
     rebuilt_at_load(&prediction, out);
     snapshot::corrupt_unread(r, &prediction, out);
+    twins.apply(r, out);
     leftovers::not_reached(&actions, &prediction, out);
     prediction
 }

@@ -17,14 +17,33 @@ use serde_json::json;
 /// only to offset 0 (`truncateAndReload` keeps no snapshot), so none is read.
 const DELETE_COPY_SNAPSHOT: &str = "never loaded: a -delete copy's producer state is rebuilt only to offset 0, which keeps no snapshot, and the directory is deleted once loaded";
 
+/// The snapshot files read, for the words of a finding about one of several files of one
+/// offset ([`Twins::apply`], once the prediction has said what the load does with each).
+pub(super) struct Twins {
+    /// Each snapshot read: its offset, name, length and CRC-32C.
+    read: Vec<(i64, String, usize, u32)>,
+    /// Where the partition's snapshot findings start in the findings list.
+    from: usize,
+}
+
+impl Twins {
+    /// Prefix the broker text of each corrupt or out-of-range snapshot's finding that has
+    /// another file of its offset ([`of_one_twin`]); not for a `-delete` copy.
+    pub(super) fn apply(self, r: &PartitionReport, out: &mut [Finding]) {
+        if !super::delete_copy(r) {
+            of_one_twin(&self.read, &mut out[self.from..]);
+        }
+    }
+}
+
 /// Check every producer snapshot of the partition; returns what the recovery prediction
-/// needs of each (offset, name, whether it parses).
+/// needs of each (offset, name, whether it parses), and the files read ([`Twins`]).
 pub(super) fn check_snapshots(
     p: &PartitionDir,
     r: &PartitionReport,
     opts: &VerifyOptions,
     out: &mut Vec<Finding>,
-) -> Vec<SnapshotInput> {
+) -> (Vec<SnapshotInput>, Twins) {
     let first_offset = r.carried.first_offset;
     let leo = r.log_end_offset;
     let mut snap_inputs = Vec::new();
@@ -102,11 +121,12 @@ pub(super) fn check_snapshots(
         }
     }
     let kept = one_per_offset(snap_inputs);
-    if !super::delete_copy(r) {
-        of_one_twin(&read, &mut out[first_finding..]);
-    }
     out.extend(same_offset(r, &read, &kept));
-    kept
+    let twins = Twins {
+        read,
+        from: first_finding,
+    };
+    (kept, twins)
 }
 
 /// A corrupt or out-of-range snapshot file with another file of its offset: the broker
@@ -273,11 +293,8 @@ pub(super) fn corrupt_unread(
                 None => continue,
             },
         };
-        f.broker_behaviour = match f.broker_behaviour.split_once("; if it keeps this one: ") {
-            // One of several files of its offset (`of_one_twin`): the same condition holds.
-            Some((twins, _)) => format!("{twins}; if it keeps this one: {unread}"),
-            None => unread,
-        };
+        // One of several files of its offset gets its prefix after this (`Twins::apply`).
+        f.broker_behaviour = unread;
     }
 }
 
