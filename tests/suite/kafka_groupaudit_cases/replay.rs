@@ -74,7 +74,8 @@ fn a_member_tombstone_of_an_unknown_member_or_group_is_ignored() {
 
 /// `GroupMetadataManagerTest.testReplayConsumerGroupPartitionMetadata` and
 /// `GroupMetadataManagerTest.testReplayConsumerGroupPartitionMetadataTombstone` (and
-/// `GroupCoordinatorShardTest.testReplayConsumerGroupPartitionMetadata`, `…WithNullValue`):
+/// `GroupCoordinatorShardTest.testReplayConsumerGroupPartitionMetadata`,
+/// `GroupCoordinatorShardTest.testReplayConsumerGroupPartitionMetadataWithNullValue`):
 /// a partition metadata value creates the consumer group that holds it; its tombstone for a
 /// group that does not exist is ignored.
 #[test]
@@ -100,7 +101,8 @@ fn partition_metadata_creates_the_group_and_its_lone_tombstone_is_ignored() {
 
 /// `GroupMetadataManagerTest.testReplayConsumerGroupTargetAssignmentMember` and
 /// `GroupMetadataManagerTest.testReplayConsumerGroupTargetAssignmentMemberTombstone` (and
-/// the `GroupCoordinatorShardTest` methods of the type): a member's target assignment
+/// `GroupCoordinatorShardTest.testReplayConsumerGroupTargetAssignmentMember`,
+/// `GroupCoordinatorShardTest.testReplayConsumerGroupTargetAssignmentMemberKeyWithNullValue`): a member's target assignment
 /// creates the group and records the member's target partitions; the tombstone for a
 /// group that does not exist is ignored.
 #[test]
@@ -127,7 +129,8 @@ fn a_target_assignment_creates_the_group_and_its_lone_tombstone_is_ignored() {
 
 /// `GroupMetadataManagerTest.testReplayConsumerGroupTargetAssignmentMetadata` and
 /// `GroupMetadataManagerTest.testReplayConsumerGroupTargetAssignmentMetadataTombstone` (and
-/// the `GroupCoordinatorShardTest` methods of the type): the target assignment metadata
+/// `GroupCoordinatorShardTest.testReplayConsumerGroupTargetAssignmentMetadata`,
+/// `GroupCoordinatorShardTest.testReplayConsumerGroupTargetAssignmentMetadataWithNullValue`): the target assignment metadata
 /// creates the group with that assignment epoch (its group epoch still 0); its tombstone
 /// for a group that does not exist is ignored.
 #[test]
@@ -155,7 +158,8 @@ fn a_target_assignment_epoch_creates_the_group_and_its_lone_tombstone_is_ignored
 
 /// `GroupMetadataManagerTest.testReplayConsumerGroupCurrentMemberAssignment` and
 /// `GroupMetadataManagerTest.testReplayConsumerGroupCurrentMemberAssignmentTombstone` (and
-/// the `GroupCoordinatorShardTest` methods of the type): a current assignment creates the
+/// `GroupCoordinatorShardTest.testReplayConsumerGroupCurrentMemberAssignment`,
+/// `GroupCoordinatorShardTest.testReplayConsumerGroupCurrentMemberAssignmentWithNullValue`): a current assignment creates the
 /// group and the member with its epochs, state and assigned partitions; its tombstone for a
 /// member the group does not have, or for a group that does not exist, is ignored.
 #[test]

@@ -82,10 +82,9 @@ fn a_classic_group_record_loads_the_group_and_its_static_members() {
 }
 
 /// `GroupCoordinatorShardTest.testReplayConsumerGroupMetadata` (the shard's routing; the
-/// manager's own test is cited elsewhere), `…ConsumerGroupPartitionMetadata`,
-/// `…ConsumerGroupMemberMetadata`, `…ConsumerGroupTargetAssignmentMetadata`,
-/// `…ConsumerGroupTargetAssignmentMember`, `…ConsumerGroupCurrentMemberAssignment`,
-/// `testReplayShareGroupMetadata` and `testReplayShareGroupMemberMetadata`: each record
+/// manager's own test is cited elsewhere), `GroupCoordinatorShardTest.testReplayShareGroupMetadata`
+/// and `GroupCoordinatorShardTest.testReplayShareGroupMemberMetadata`, with the routing of
+/// the other consumer group types (`kafka_groupaudit_cases::replay`): each record
 /// type reaches the replay of its own group type (types 3–8 a consumer group, 10–14 a share
 /// group, 2 a classic group), so records of the three types of groups side by side load
 /// as three groups of their types.
