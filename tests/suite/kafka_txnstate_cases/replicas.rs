@@ -72,13 +72,12 @@ fn world(replicated: bool) -> World {
 /// not aborting it (`ongoing_past_timeout`, on broker 2's copy); no transaction is in
 /// PrepareCommit, so nothing is "stuck in prepare".
 ///
-/// klogscan takes the copy with the highest offsets (`CoordinatorView::absorb`: across
-/// copies of a partition the higher offset wins; the cross-partition join takes the copy
-/// with the highest log end offset), so it reads broker 1's uncommitted PrepareCommit:
-/// `markers_pending` and `transaction_stuck_in_prepare` ("markers not delivered"), with
-/// a remediation hunting for failing markers that were never sent.
+/// klogscan once took the copy with the highest offsets (across copies of a partition the
+/// higher offset won, in the view and in the join), so it read broker 1's uncommitted
+/// PrepareCommit: `markers_pending` and `transaction_stuck_in_prepare`. Now the view and
+/// the join load the copy of the broker the metadata log names as the partition's leader
+/// (`coordinator::LeaderCopies`).
 #[test]
-#[ignore = "divergence: an uncommitted Prepare* on the old leader's __transaction_state copy (above its high watermark, leader moved per the metadata log) is read as the coordinator's state (markers_pending, transaction_stuck_in_prepare) instead of the new leader's Ongoing (alive, ongoing_past_timeout)"]
 fn the_coordinator_loads_the_new_leaders_copy_not_an_uncommitted_tail() {
     let v = world(false)
         .write()
@@ -117,4 +116,47 @@ fn a_replicated_prepare_is_loaded_by_the_new_leader() {
         assert_eq!(c["verdict"], "markers_pending", "{name}: {c}");
         assert_eq!(c["hanging"], false, "{name}");
     }
+}
+
+/// Today's choice where the metadata log cannot name the loading broker's copy: the copy
+/// with the highest offsets (broker 1's uncommitted PrepareCommit) is read as the
+/// coordinator's state, `markers_pending` and `transaction_stuck_in_prepare`, as before.
+fn assert_the_furthest_copy_is_read(v: &Verdict) {
+    for (name, fs) in reports(v) {
+        let stuck = of_kind(&fs, Kind::TransactionStuckInPrepare);
+        assert_eq!(stuck.len(), 1, "{name}: {:#?}", lines(fs.iter().copied()));
+        assert_eq!(stuck[0].source.broker_id, Some(1), "{name}");
+        let (_, c) = confirmation(&fs, "orders", 0);
+        assert_eq!(c["verdict"], "markers_pending", "{name}: {c}");
+        let path = c["record"]["path"].as_str().unwrap_or("");
+        assert!(path.contains("broker-1"), "{name}: {path}");
+    }
+}
+
+/// Negative of [`the_coordinator_loads_the_new_leaders_copy_not_an_uncommitted_tail`]: the
+/// same copies without a metadata log in the inputs. Nothing says which broker leads
+/// `__transaction_state-0`, so nothing is guessed: the copy with the highest offsets.
+#[test]
+fn without_a_metadata_log_the_furthest_copy_is_read() {
+    let mut w = world(false);
+    w.kraft = None;
+    let v = w.write().check_with(opts(PREPARE + 20 * MIN, None));
+    assert_the_furthest_copy_is_read(&v);
+}
+
+/// Negative of [`the_coordinator_loads_the_new_leaders_copy_not_an_uncommitted_tail`]: the
+/// metadata log moves the leadership to broker 3, a replica whose copy the inputs lack
+/// (brokers 1 and 2 hold theirs). The copy broker 3's coordinator loads is not on disk;
+/// neither of the two is it, so the highest offsets decide, as before.
+#[test]
+fn a_named_leader_without_a_copy_on_disk_leaves_the_furthest_copy() {
+    let mut w = world(false);
+    w.txn_log(3, 0);
+    w.hidden.push((3, "__transaction_state".into(), 0));
+    w.later = vec![change("__transaction_state", 0, |c| {
+        c.leader = 3;
+        c.isr = Some(vec![3]);
+    })];
+    let v = w.write().check_with(opts(PREPARE + 20 * MIN, None));
+    assert_the_furthest_copy_is_read(&v);
 }
