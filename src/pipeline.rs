@@ -123,7 +123,12 @@ pub(crate) fn run_cluster_checks_with(
     // An open transaction whose producer's earlier markers elsewhere in its log dir show
     // its records stamped with older (event) times is not idle that long.
     crate::cluster::txns::clock::floor_from_earlier_markers(report);
-    let models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts);
+    // The run's one replay of each cluster's KRaft metadata log (pure): the coordinator's
+    // copy choice reads its current leaders now, the leadership findings come last.
+    let (histories, unread) =
+        crate::cluster::leadership::load_all_read(inv, opts.max_bytes, opts.max_decompressed);
+    let mut models = crate::cluster::coordinator::cluster::replay_logs(report, inv, opts);
+    coordinator_leaders(inv, &histories).mark(&mut models);
     release_freed_memory();
     crate::cluster::coordinator::annotate_models(report, &models, inv, opts);
     // Join each transaction's partitions and its coordinator record; it links
@@ -148,10 +153,35 @@ pub(crate) fn run_cluster_checks_with(
     // The leadership history of the KRaft metadata log: its findings, then the
     // links of the replica divergences and hanging transactions above to the unclean
     // election they follow from, in place — so it runs last.
-    crate::cluster::leadership::run(report, inv, opts);
+    crate::cluster::leadership::run_over(report, inv, opts, &histories, &unread);
     // Logs of two topic ids of one topic in one broker log dir, where the leadership
     // history judged none of them stray.
     crate::cluster::topic_ids::check(report, inv);
+}
+
+/// The copy of each `__transaction_state` partition its coordinator loads: the one on the
+/// broker its cluster's replayed metadata log (`histories`) names as the partition's
+/// current leader, when one history alone speaks for the copies' cluster
+/// ([`crate::cluster::coordinator::LeaderCopies::of`] says when else none is chosen).
+fn coordinator_leaders(
+    inv: &Inventory,
+    histories: &[crate::cluster::leadership::ClusterHistory],
+) -> crate::cluster::coordinator::LeaderCopies {
+    use crate::cluster::coordinator::{LeaderCopies, NamedLeader, TRANSACTION_STATE_TOPIC};
+    use crate::discover::identity::same_cluster;
+    LeaderCopies::of(inv, |source, partition| {
+        let mut of_cluster =
+            (histories.iter()).filter(|h| same_cluster(&h.source, source).is_same());
+        let (h, None) = (of_cluster.next()?, of_cluster.next()) else {
+            return None;
+        };
+        let (t, now) = h.current_leader(TRANSACTION_STATE_TOPIC, partition)?;
+        Some(NamedLeader {
+            broker: now.leader,
+            leader_epoch: now.leader_epoch,
+            topic_id: t.topic_id,
+        })
+    })
 }
 
 /// Give the heap pages freed by the stage before back to the system before the next one

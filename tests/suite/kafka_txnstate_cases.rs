@@ -67,6 +67,9 @@ struct World {
     later: Vec<MetaRecord>,
     /// `(broker, topic, partition, high watermark)` for `replication-offset-checkpoint`.
     high_watermarks: Vec<(i32, String, i32, i64)>,
+    /// Partition copies the metadata log places but the inputs lack (their directories
+    /// are not written).
+    hidden: Vec<(i32, String, i32)>,
 }
 
 struct Kraft {
@@ -81,6 +84,7 @@ impl World {
             kraft: None,
             later: Vec::new(),
             high_watermarks: Vec::new(),
+            hidden: Vec::new(),
         }
     }
 
@@ -153,7 +157,10 @@ impl World {
     fn write(self) -> Brokers {
         let meta = self.kraft.as_ref().map(|k| self.metadata(k));
         let mut by_broker: BTreeMap<i32, LogDirBuilder> = BTreeMap::new();
-        for ((b, _, _), p) in self.parts {
+        for ((b, t, n), p) in self.parts {
+            if self.hidden.contains(&(b, t, n)) {
+                continue;
+            }
             let ld = by_broker
                 .remove(&b)
                 .unwrap_or_else(|| LogDirBuilder::new(b));

@@ -12,7 +12,7 @@ use crate::cluster::txns::Origin;
 use crate::discover::layout::{Inventory, PartitionDir};
 use crate::partition::results::ScanOptions;
 use crate::partition::walked::{ClusterInputs, ReadErrors, SegmentNames};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 impl CoordinatorView {
     /// Replay every `__transaction_state` partition of `inv` (read-only; each is walked
@@ -82,13 +82,15 @@ impl CoordinatorView {
         use crate::discover::identity::{ClusterKey, Identities, same_cluster};
         let by_path: BTreeMap<&str, &CoordModel> =
             logs.iter().map(|l| (l.origin.path.as_str(), l)).collect();
-        let replay = |view: &mut CoordinatorView, p: &PartitionDir, partition: i32| {
+        // `led`: the partitions of the view whose metadata-named leader's copy is among
+        // `logs`, which alone is loaded (`super::leader`).
+        let replay = |view: &mut CoordinatorView, p: &PartitionDir, n: i32, led: &BTreeSet<i32>| {
             let path = p.path.display().to_string();
             match by_path.get(path.as_str()) {
-                Some(model) => view.absorb(model),
+                Some(m) => view.absorb_as(m, m.leader_copy || !led.contains(&n)),
                 None => {
                     let walked = Walked::Disk(p, ReadErrors::Report, opts);
-                    view.absorb(&walked.replay(partition, origin(&path), 0, (view_only(), true)))
+                    view.absorb(&walked.replay(n, origin(&path), 0, (view_only(), true)))
                 }
             }
         };
@@ -112,7 +114,7 @@ impl CoordinatorView {
                 // A non-live copy: its own log is still checked (rule 31), but it is no
                 // coordinator's state, so its view joins nothing (`cluster: None`).
                 let mut view = CoordinatorView::default();
-                replay(&mut view, p, tp.partition);
+                replay(&mut view, p, tp.partition, &BTreeSet::new());
                 out.push(view);
             }
         }
@@ -133,8 +135,15 @@ impl CoordinatorView {
                 .iter()
                 .filter(|m| same_cluster(src, &m.source).is_same())
                 .find_map(|m| m.partition_count(TRANSACTION_STATE_TOPIC));
+            let led: BTreeSet<i32> = (parts.iter())
+                .filter(|(p, _)| {
+                    let path = p.path.display().to_string();
+                    by_path.get(path.as_str()).is_some_and(|m| m.leader_copy)
+                })
+                .map(|(_, n)| *n)
+                .collect();
             for (p, partition) in parts {
-                replay(&mut view, p, partition);
+                replay(&mut view, p, partition, &led);
             }
             view.cluster = Some(key);
             out.push(view);
@@ -146,24 +155,38 @@ impl CoordinatorView {
     /// each id's latest value (later offsets replace earlier ones; across copies of the
     /// same partition, the higher offset wins; a tombstone marks the value removed).
     fn absorb(&mut self, m: &CoordModel) {
+        self.absorb_as(m, true);
+    }
+
+    /// [`Self::absorb`]; unless `loaded`, the copy is one the coordinator does not load
+    /// (another copy of its partition is the metadata-named leader's: `super::leader`), so
+    /// only its own log's record anomalies and errors are taken: none of its values, its
+    /// latest records (the time anomalies of what a coordinator holds) or what it left
+    /// unread (no verdict rests on it).
+    fn absorb_as(&mut self, m: &CoordModel, loaded: bool) {
         let path = &m.origin.path;
         self.partitions_read.insert(m.partition);
         for u in &m.records_not_read {
             self.errors.push((path.clone(), u.reason.clone()));
-            self.unread.push((path.clone(), u.reason.clone()));
+            if loaded {
+                self.unread.push((path.clone(), u.reason.clone()));
+            }
         }
         self.errors
             .extend(m.errors.iter().map(|e| (path.clone(), e.clone())));
+        self.history
+            .anomalies
+            .extend(m.history.anomalies.iter().cloned());
+        self.records += m.records;
+        if !loaded {
+            return;
+        }
         if let Some(stop) = m.load_stop.filter(|&o| m.last_usable_offset > o) {
             self.load_stops.push((path.clone(), stop));
         }
         self.history
-            .anomalies
-            .extend(m.history.anomalies.iter().cloned());
-        self.history
             .latest
             .extend(m.history.latest.iter().map(|(k, v)| (k.clone(), v.clone())));
-        self.records += m.records;
         for (id, l) in &m.ids {
             if let Some(t) = &l.first_tombstone {
                 self.tombstone(id, t);

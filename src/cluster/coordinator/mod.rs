@@ -22,11 +22,13 @@ crate::internal_mod! {
     mod cluster;
     mod decode;
     mod history;
+    mod leader;
     mod model;
 }
 
 crate::internal_use!(confirm::{annotate_clusters, annotate_models});
 crate::internal_use!(decode::replay_logs);
+crate::internal_use!(leader::{LeaderCopies, NamedLeader});
 #[cfg(feature = "testkit")]
 #[doc(hidden)]
 pub use confirm::annotate;

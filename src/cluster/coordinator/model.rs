@@ -201,6 +201,8 @@ pub struct CoordModel {
     /// Finished transactions not kept: of producer ids no data partition of the inputs
     /// holds, and not their id's latest.
     pub summarised: u64,
+    /// The metadata log's current leader holds this copy: the coordinator loads it (`leader`).
+    pub leader_copy: bool,
 }
 
 impl CoordModel {
@@ -289,6 +291,7 @@ impl Replay {
                 txns: Vec::new(),
                 exhaustion: Vec::new(),
                 summarised: 0,
+                leader_copy: false,
             },
             segments: Vec::new(),
             wanted,

@@ -297,14 +297,27 @@ pub(super) struct ElectionLink {
 /// each image's registered directory ids in `report.registered_dirs`.
 pub fn run(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     let (histories, unread) = load_all_read(inv, opts.max_bytes, opts.max_decompressed);
-    unread_findings(report, &unread);
+    run_over(report, inv, opts, &histories, &unread);
+}
+
+/// [`run`] over the metadata logs already replayed ([`load_all_read`] of `inv`, done once
+/// by the pipeline before the coordinator's copy choice reads the histories): the
+/// histories and the files that could not be read.
+pub fn run_over(
+    report: &mut ScanReport,
+    inv: &Inventory,
+    opts: &ScanOptions,
+    histories: &[ClusterHistory],
+    unread: &[(std::path::PathBuf, String)],
+) {
+    unread_findings(report, unread);
     if histories.is_empty() {
         return;
     }
     report.registered_dirs = histories.iter().map(RegisteredDirs::of).collect();
     let mut out = Vec::new();
     let mut links = Vec::new();
-    for h in &histories {
+    for h in histories {
         let meta_index = report
             .partitions
             .iter()
@@ -313,9 +326,9 @@ pub fn run(report: &mut ScanReport, inv: &Inventory, opts: &ScanOptions) {
     }
     attach(report, out);
     if !links.is_empty() {
-        super::links::apply(report, inv, &histories, &links);
+        super::links::apply(report, inv, histories, &links);
     }
-    let softened = super::clean::apply(report, inv, &histories);
+    let softened = super::clean::apply(report, inv, histories);
     if !links.is_empty() || softened {
         report.recount_findings();
     }

@@ -37,7 +37,7 @@ mod quorum_state;
 mod stray;
 pub mod view;
 
-pub use check::run;
+pub use check::{run, run_over};
 pub use directories::RegisteredDirs;
 pub use elections::{Choice, Election};
 pub use load::{MetadataLog, QuorumEvent, QuorumState, SnapshotId, Undecodable};
@@ -92,6 +92,25 @@ impl ClusterHistory {
             }
         }
         found
+    }
+
+    /// The timeline of `topic`-`partition`'s live incarnation and the state the history
+    /// leaves it in, when that state names a live leader and nothing of the log was left
+    /// unread (a gap may hide a later leader change, and past it the replay's leader epochs
+    /// may be stale: [`MetadataLog::gaps`]); `None` otherwise, and for a removed topic.
+    pub fn current_leader(
+        &self,
+        topic: &str,
+        partition: i32,
+    ) -> Option<(&Timeline, &PartitionState)> {
+        if !self.log.gaps.is_empty() {
+            return None;
+        }
+        let t = self
+            .timeline(topic, partition)
+            .filter(|t| t.removed_at.is_none())?;
+        let now = t.current().filter(|s| s.leader >= 0)?;
+        Some((t, now))
     }
 
     /// The leader epochs the history gave `topic`-`partition` with a live leader, in order:

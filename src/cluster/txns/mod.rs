@@ -12,7 +12,8 @@
 //! Joins happen only within one domain: partitions whose log dirs' `meta.properties` carry
 //! the same `cluster.id`, or, when it is unknown, partitions of the same log dir. Only live
 //! copies (`topic-N`) count; of several live copies of a partition (replicas on several
-//! brokers) the one with the highest log end offset is the partition.
+//! brokers) the one with the highest log end offset is the partition, and of a
+//! `__transaction_state` partition the metadata-named leader's copy, else the furthest.
 
 pub mod align;
 pub mod clock;
@@ -256,8 +257,11 @@ fn domains(inputs: &Joined<'_>) -> BTreeMap<Domain, DomainInputs> {
         if !c.origin.live || c.version != INPUT_VERSION {
             continue;
         }
+        // The copy the metadata log's current leader holds, which its coordinator loads
+        // (`TransactionCoordinator.onElection`, `coordinator::leader`), else the furthest.
         let e = cbest.entry((c.origin.domain(), c.partition)).or_insert(i);
-        if c.last_usable_offset > inputs.coordinator[*e].last_usable_offset {
+        let cur = &inputs.coordinator[*e];
+        if (c.leader_copy, c.last_usable_offset) > (cur.leader_copy, cur.last_usable_offset) {
             *e = i;
         }
     }

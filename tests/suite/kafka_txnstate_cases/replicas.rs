@@ -25,6 +25,12 @@ const LISTED: &[(&str, &[i32])] = &[("orders", &[0])];
 /// The cluster above; `replicated`: broker 2 fetched the PrepareCommit too (both copies
 /// hold it, high watermark 3) before it took over.
 fn world(replicated: bool) -> World {
+    let prepare = value(PID, PREPARE_COMMIT, LISTED, (PREPARE, START), 60_000);
+    world_ending(replicated, prepare)
+}
+
+/// [`world`] with `prepare` as the last record broker 1 appended.
+fn world_ending(replicated: bool, prepare: TxnValue) -> World {
     let mut w = World::new().kraft(1, 0);
     for b in [1, 2] {
         let log = w.txn_log(b, 0);
@@ -41,7 +47,6 @@ fn world(replicated: bool) -> World {
             value(PID, ONGOING, LISTED, (START, START), 60_000),
         );
     }
-    let prepare = value(PID, PREPARE_COMMIT, LISTED, (PREPARE, START), 60_000);
     let copies: &[i32] = if replicated { &[1, 2] } else { &[1] };
     for &b in copies {
         put(w.txn_log(b, 0), PREPARE, "app", prepare.clone());
@@ -72,13 +77,12 @@ fn world(replicated: bool) -> World {
 /// not aborting it (`ongoing_past_timeout`, on broker 2's copy); no transaction is in
 /// PrepareCommit, so nothing is "stuck in prepare".
 ///
-/// klogscan takes the copy with the highest offsets (`CoordinatorView::absorb`: across
-/// copies of a partition the higher offset wins; the cross-partition join takes the copy
-/// with the highest log end offset), so it reads broker 1's uncommitted PrepareCommit:
-/// `markers_pending` and `transaction_stuck_in_prepare` ("markers not delivered"), with
-/// a remediation hunting for failing markers that were never sent.
+/// klogscan once took the copy with the highest offsets (across copies of a partition the
+/// higher offset won, in the view and in the join), so it read broker 1's uncommitted
+/// PrepareCommit: `markers_pending` and `transaction_stuck_in_prepare`. Now the view and
+/// the join load the copy of the broker the metadata log names as the partition's leader
+/// (`coordinator::LeaderCopies`).
 #[test]
-#[ignore = "divergence: an uncommitted Prepare* on the old leader's __transaction_state copy (above its high watermark, leader moved per the metadata log) is read as the coordinator's state (markers_pending, transaction_stuck_in_prepare) instead of the new leader's Ongoing (alive, ongoing_past_timeout)"]
 fn the_coordinator_loads_the_new_leaders_copy_not_an_uncommitted_tail() {
     let v = world(false)
         .write()
@@ -116,5 +120,104 @@ fn a_replicated_prepare_is_loaded_by_the_new_leader() {
         let (_, c) = confirmation(&fs, "orders", 0);
         assert_eq!(c["verdict"], "markers_pending", "{name}: {c}");
         assert_eq!(c["hanging"], false, "{name}");
+    }
+}
+
+/// Today's choice where the metadata log cannot name the loading broker's copy: the copy
+/// with the highest offsets (broker 1's uncommitted PrepareCommit) is read as the
+/// coordinator's state, `markers_pending` and `transaction_stuck_in_prepare`, as before.
+fn assert_the_furthest_copy_is_read(v: &Verdict) {
+    for (name, fs) in reports(v) {
+        let stuck = of_kind(&fs, Kind::TransactionStuckInPrepare);
+        assert_eq!(stuck.len(), 1, "{name}: {:#?}", lines(fs.iter().copied()));
+        assert_eq!(stuck[0].source.broker_id, Some(1), "{name}");
+        let (_, c) = confirmation(&fs, "orders", 0);
+        assert_eq!(c["verdict"], "markers_pending", "{name}: {c}");
+        let path = c["record"]["path"].as_str().unwrap_or("");
+        assert!(path.contains("broker-1"), "{name}: {path}");
+    }
+}
+
+/// Negative of [`the_coordinator_loads_the_new_leaders_copy_not_an_uncommitted_tail`]: the
+/// same copies without a metadata log in the inputs. Nothing says which broker leads
+/// `__transaction_state-0`, so nothing is guessed: the copy with the highest offsets.
+#[test]
+fn without_a_metadata_log_the_furthest_copy_is_read() {
+    let mut w = world(false);
+    w.kraft = None;
+    let v = w.write().check_with(opts(PREPARE + 20 * MIN, None));
+    assert_the_furthest_copy_is_read(&v);
+}
+
+/// Negative of [`the_coordinator_loads_the_new_leaders_copy_not_an_uncommitted_tail`]: the
+/// metadata log moves the leadership to broker 3, a replica whose copy the inputs lack
+/// (brokers 1 and 2 hold theirs). The copy broker 3's coordinator loads is not on disk;
+/// neither of the two is it, so the highest offsets decide, as before.
+#[test]
+fn a_named_leader_without_a_copy_on_disk_leaves_the_furthest_copy() {
+    let mut w = world(false);
+    w.txn_log(3, 0);
+    w.hidden.push((3, "__transaction_state".into(), 0));
+    w.later = vec![change("__transaction_state", 0, |c| {
+        c.leader = 3;
+        c.isr = Some(vec![3]);
+    })];
+    let v = w.write().check_with(opts(PREPARE + 20 * MIN, None));
+    assert_the_furthest_copy_is_read(&v);
+}
+
+/// The transaction join reads the new leader's copy too, the shorter one: broker 1's
+/// coordinator timed `app` out and appended its abort (`TransactionCoordinator.
+/// abortTimedOutTransactions`: PrepareAbort at the fenced epoch 3, `prepareFenceProducerEpoch`),
+/// which broker 2 never fetched before it took over. Broker 2's coordinator loads `app`
+/// Ongoing at epoch 2 and will time it out itself; nothing was sent for broker 1's
+/// PrepareAbort. The join matches the data of `orders-0` to the coordinator's Ongoing
+/// transaction (its record at offset 1 of broker 2's copy), so nothing is stuck in prepare and
+/// the open transaction on `orders-0` is caused by no coordinator record; without the
+/// metadata log the join reads broker 1's PrepareAbort as before (stuck, and the cause of
+/// the open transaction).
+#[test]
+fn the_join_matches_the_data_to_the_new_leaders_shorter_copy() {
+    let abort = value((PID.0, 3), PREPARE_ABORT, LISTED, (PREPARE, START), 60_000);
+    let o = opts(PREPARE + 20 * MIN, None).with_keep_cluster_txns(true);
+    let joined = |v: &Verdict| -> Vec<(&'static str, String, i64)> {
+        [("scan", &v.scan), ("merge", &v.merge)]
+            .into_iter()
+            .map(|(name, r)| {
+                let txns = &r.transactions.as_ref().expect("the join ran").transactions;
+                let t = (txns.iter().find(|t| t.producer_id == PID.0))
+                    .unwrap_or_else(|| panic!("{name}: no transaction of {}", PID.0));
+                let c = t.coordinator.as_ref().expect("a coordinator record");
+                (name, c.state.name().to_string(), c.last_record_offset)
+            })
+            .collect()
+    };
+    let v = world_ending(false, abort.clone())
+        .write()
+        .check_with(o.clone());
+    for (name, state, offset) in joined(&v) {
+        assert_eq!((state.as_str(), offset), ("Ongoing", 1), "{name}");
+    }
+    for (name, fs) in reports(&v) {
+        assert!(
+            of_kind(&fs, Kind::TransactionStuckInPrepare).is_empty(),
+            "{name}"
+        );
+        let (f, _) = confirmation(&fs, "orders", 0);
+        assert!(f.caused_by.is_empty(), "{name}: {:?}", f.caused_by);
+    }
+    let mut w = world_ending(false, abort);
+    w.kraft = None;
+    let v = w.write().check_with(o);
+    for (name, state, offset) in joined(&v) {
+        assert_eq!((state.as_str(), offset), ("PrepareAbort", 2), "{name}");
+    }
+    for (name, fs) in reports(&v) {
+        let stuck = of_kind(&fs, Kind::TransactionStuckInPrepare);
+        assert_eq!(stuck.len(), 1, "{name}: {:#?}", lines(fs.iter().copied()));
+        let (f, _) = confirmation(&fs, "orders", 0);
+        // (`verify`'s report does not carry the join's `caused_by` links here.)
+        let linked = name == "verify" || f.caused_by.contains(&stuck[0].id);
+        assert!(linked, "{name}: {:?}", f.caused_by);
     }
 }
