@@ -614,9 +614,17 @@ pub(crate) fn identity_key(
 /// directory (same `source.path`, else the same topic-partition). Links that resolve to
 /// nothing (the cause is not in the report) are dropped. Idempotent.
 pub(crate) fn assign_ids(findings: &mut [Finding]) {
+    assign_ids_in(&mut [findings]);
+}
+
+/// [`assign_ids`] over one report's findings held in several lists (`groups`, in report
+/// order: `verify` keeps each partition's own), so that a link from one list to a
+/// finding of another (a coordinator finding explaining a partition's hanging
+/// transaction) resolves as it does in one list, and ids are unique across them all.
+pub(crate) fn assign_ids_in(groups: &mut [&mut [Finding]]) {
     use std::collections::HashMap;
     let mut seen: HashMap<String, u32> = HashMap::new();
-    for f in findings.iter_mut() {
+    for f in groups.iter_mut().flat_map(|g| g.iter_mut()) {
         let mut id = String::new();
         if let Some(b) = f.source.broker_id {
             id.push_str(&format!("b{b}:"));
@@ -636,8 +644,8 @@ pub(crate) fn assign_ids(findings: &mut [Finding]) {
     let mut by_key: HashMap<(String, String), String> = HashMap::new();
     let mut anywhere: HashMap<String, String> = HashMap::new();
     let all_ids: std::collections::HashSet<String> =
-        findings.iter().map(|f| f.id.clone()).collect();
-    for f in findings.iter() {
+        groups.iter().flat_map(|g| g.iter()).map(|f| f.id.clone()).collect();
+    for f in groups.iter().flat_map(|g| g.iter()) {
         let place = place_of(f);
         by_key
             .entry((place, f.identity_key()))
@@ -646,7 +654,7 @@ pub(crate) fn assign_ids(findings: &mut [Finding]) {
             .entry(f.identity_key())
             .or_insert_with(|| f.id.clone());
     }
-    for f in findings.iter_mut() {
+    for f in groups.iter_mut().flat_map(|g| g.iter_mut()) {
         if f.caused_by.is_empty() {
             continue;
         }
@@ -692,5 +700,23 @@ mod tests {
         }
         assert_eq!(Kind::ZombieWrite.default_severity(), Severity::Error);
         assert!(Severity::Info < Severity::Warning && Severity::Warning < Severity::Error);
+    }
+
+    /// A link from one list's finding to a finding of another list resolves when the ids
+    /// are given over both (`verify` keeps each partition's findings apart), and is
+    /// dropped when each list is numbered alone; a key repeated across lists gets `#2`.
+    #[test]
+    fn links_resolve_across_the_lists_of_one_report() {
+        let cause = || Finding::new(Kind::TransactionStuckInPrepare, "__transaction_state", 0, "");
+        let effect = Finding::new(Kind::HangingTransaction, "orders", 0, "")
+            .caused_by(cause().identity_key());
+        let (mut a, mut b) = (vec![cause()], vec![effect.clone(), cause()]);
+        assign_ids_in(&mut [&mut a, &mut b]);
+        assert_eq!(b[0].caused_by, [a[0].id.clone()]);
+        assert_eq!(b[1].id, format!("{}#2", a[0].id));
+        let (mut a, mut b) = (vec![cause()], vec![effect]);
+        assign_ids(&mut a);
+        assign_ids(&mut b);
+        assert!(b[0].caused_by.is_empty());
     }
 }

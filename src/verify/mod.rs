@@ -416,7 +416,6 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
             crate::discover::identity::apply_source(&r.source, &mut findings);
             findings
                 .sort_by_key(|f| (f.offset.unwrap_or(i64::MAX), f.position.unwrap_or(u64::MAX)));
-            crate::finding::assign_ids(&mut findings);
             // The verification's identity is the report's, moved rather than copied.
             Some(PartitionVerification {
                 topic: std::mem::take(&mut r.topic),
@@ -460,6 +459,15 @@ fn verify_with(mut access: Inv<'_>, opts: &VerifyOptions) -> VerifyReport {
             .broker("not applicable: the analysis of this path is incomplete"),
         );
     }
+    // Ids across the whole report, as a scan gives them: a link from one partition's
+    // finding to another partition's (the coordinator's finding a hanging transaction
+    // follows from) resolves only where both are seen.
+    let mut lists: Vec<&mut [Finding]> = (report.partitions.iter_mut())
+        .map(|p| p.findings.as_mut_slice())
+        .filter(|f| !f.is_empty())
+        .collect();
+    lists.push(&mut report.log_dir_findings);
+    crate::finding::assign_ids_in(&mut lists);
     report.summary = summarise(&report);
     report
 }
