@@ -573,7 +573,8 @@ impl Finding {
         }
         self
     }
-    /// The content-derived key of this finding: kind, topic-partition, offset, producer.
+    /// The content-derived key of this finding: kind, topic-partition (none for a finding of
+/// no partition), offset, producer.
     /// A rule links a follow-on finding to its cause with [`Finding::caused_by`] and the
     /// cause's key (`identity_key`); `assign_ids` resolves keys to ids within the same
     /// partition directory.
@@ -598,7 +599,12 @@ pub(crate) fn identity_key(
 ) -> String {
     let mut s = String::with_capacity(48);
     use std::fmt::Write as _;
-    let _ = write!(s, "{}:{topic}-{partition}", kind.id());
+    // A finding of no topic-partition (a log dir's, a broker's) is named by its kind alone.
+    if topic.is_empty() && partition < 0 {
+        s.push_str(kind.id());
+    } else {
+        let _ = write!(s, "{}:{topic}-{partition}", kind.id());
+    }
     if let Some(o) = offset {
         let _ = write!(s, "@{o}");
     }
@@ -718,5 +724,8 @@ mod tests {
         assign_ids(&mut a);
         assign_ids(&mut b);
         assert!(b[0].caused_by.is_empty());
+        let mut dirs = vec![Finding::new(Kind::UncleanShutdown, "", -1, ""); 2];
+        assign_ids(&mut dirs);
+        assert_eq!([&dirs[0].id, &dirs[1].id], ["unclean_shutdown", "unclean_shutdown#2"]);
     }
 }
