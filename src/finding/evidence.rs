@@ -138,6 +138,10 @@ pub enum LoadFailsIn {
     /// Kafka 4.x's before KAFKA-20254; the releases with it accept the record.
     #[serde(rename = "kafka_4_before_kafka_20254")]
     Kafka4BeforeKafka20254,
+    /// Kafka 4.x's before KAFKA-19453: the 4.0 releases (the fix is in 4.1.0 and later,
+    /// never on the 4.0 branch); the releases with it accept the record.
+    #[serde(rename = "kafka_4_before_kafka_19453")]
+    Kafka4BeforeKafka19453,
 }
 
 /// [`LoadFailsIn`] as the evidence carries it.

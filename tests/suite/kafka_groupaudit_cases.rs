@@ -26,6 +26,7 @@ mod deletion;
 mod offsets;
 mod replay;
 mod shard;
+mod share_tombstones;
 mod txn;
 
 use crate::kafka_quiet_cluster_cases::{Brokers, Verdict, lines};

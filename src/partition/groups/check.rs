@@ -12,6 +12,8 @@
 //! * `ConsumerGroup.updateMember` → `addPartitionEpochs` and `StreamsGroup.updateMember` →
 //!   `addTaskProcessId` — a current assignment claiming what another member holds
 //!   (`replay::owners`; which releases throw: `evidence.load_fails_in`);
+//! * `GroupMetadataManager.replay(ShareGroup…Key, …)` of Kafka 4.0, before KAFKA-19453 —
+//!   a share record for a group or member the load does not hold yet (`replay::share`);
 //! * `GroupCoordinatorService.runOneStreamsTopologyCleanupCycle` /
 //!   `cleanupTopologyForPartition` / `finalizeCleanupAfterDelete` (KIP-1331) — the -2
 //!   barrier, the plugin delete, the finalize to -1 and the tombstones of the next sweep.
@@ -221,6 +223,10 @@ pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19862: &str = "Kafka 4.x before KAFKA-
 /// group holds (offsets replayed before it), before and since KAFKA-20254.
 pub(crate) const LOAD_THROWS_BEFORE_KAFKA_20254: &str = "Kafka 4.x before KAFKA-20254 (PR #21641, March 2026: trunk, cherry-picked to 4.2): the group coordinator's load of this partition throws at this record (GroupMetadataManager.getOrMaybeCreatePersistedStreamsGroup: \"Group … is not a streams group\"): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds. Releases with KAFKA-20254 load it: the simple classic group, which has no record of its own, is replaced by the streams group (as getOrMaybeCreatePersistedConsumerGroup always did). Kafka ≤ 3.x's coordinator skips streams group records";
 
+/// What the coordinators do with a share group record for a group (or member) the load
+/// does not hold yet, before and since KAFKA-19453 (`replay::share`).
+pub(crate) const LOAD_THROWS_BEFORE_KAFKA_19453: &str = "Kafka 4.0.x (share groups in early access), before KAFKA-19453 (PR #20076 on trunk and #20100 on the 4.1 branch, July 2025: in 4.1.0 and later, never on the 4.0 branch): the group coordinator's load of this partition throws at this record (GroupMetadataManager.replay of the ShareGroup* record → getOrMaybeCreatePersistedShareGroup without creating, or ShareGroup.getOrMaybeCreateMember): the coordinator of the partition fails and is unloaded (CoordinatorRuntime), so all its groups are unavailable (NOT_COORDINATOR) until the partition's leadership moves and a load without the record succeeds (a tombstone goes once the cleaner drops it past delete.retention.ms). Releases with KAFKA-19453 load it: a tombstone of an unknown group or member is ignored, a value creates the group or member. Kafka ≤ 3.x's coordinator skips share group records";
+
 fn broker_text(a: &Anomaly) -> &'static str {
     match a.kind {
         AnomalyKind::Undecodable => LOAD_THROWS_ANY,
@@ -229,6 +235,7 @@ fn broker_text(a: &Anomaly) -> &'static str {
             LoadFailsIn::Kafka3And4 => LOAD_THROWS_ANY,
             LoadFailsIn::Kafka4BeforeKafka19862 => LOAD_THROWS_BEFORE_KAFKA_19862,
             LoadFailsIn::Kafka4BeforeKafka20254 => LOAD_THROWS_BEFORE_KAFKA_20254,
+            LoadFailsIn::Kafka4BeforeKafka19453 => LOAD_THROWS_BEFORE_KAFKA_19453,
         },
         AnomalyKind::DeletionUnfinished
             if !evidence::read_value::<DeletionJoint>(&a.evidence).deletion =>

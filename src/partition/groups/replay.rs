@@ -47,6 +47,7 @@ mod classic;
 mod idempotent;
 mod offsets;
 mod owners;
+mod share;
 
 /// A key written in an open transaction: group, key bytes, record type, offset.
 type PendingKey = (String, Vec<u8>, i16, i64);
@@ -70,6 +71,9 @@ pub struct Replay {
     /// Who holds each partition (consumer) or active task (streams) of each group.
     owners: owners::Owners,
     pub anomalies: Vec<Anomaly>,
+    /// Whether a share group state partition metadata record (type 15) was read: only 4.1+
+    /// coordinators write one, so no 4.0 load is in question (`replay::share`).
+    share_state_seen: bool,
     /// Records read, and records of types a 4.x loader skips (no schema, or retired).
     pub records: u64,
     pub skipped_types: BTreeMap<i16, u64>,
@@ -178,6 +182,11 @@ impl Replay {
         }
         let value = d.value.as_ref().map(|(_, v)| v);
         match id {
+            10..=14 => self.share_before_kafka_19453(&at, &group, id, &d.key, value.is_none()),
+            15 => self.share_state_seen = true,
+            _ => {}
+        }
+        match id {
             0 | 1 => self.offset_commit(&at, &group, &d.key, value),
             2 => self.classic(&at, &group, value),
             3 | 11 | 17 => self.group_metadata(&at, &group, id, value),
@@ -191,7 +200,9 @@ impl Replay {
 
     /// `getOrMaybeCreatePersisted{Consumer,Share,Streams}Group`: the group of type `t`,
     /// created when `create`; `Ok(None)` when absent (a tombstone for an unknown group is
-    /// ignored); `Err` when a group of another type exists (the load throws). A simple
+    /// ignored; for share groups since KAFKA-19453, what 4.0 throws being reported by
+    /// `share_before_kafka_19453` first); `Err` when a group of another type exists (the
+    /// load throws). A simple
     /// classic group (`ClassicGroup.isSimpleGroup`: created by an offset commit, or loaded
     /// without protocol type and members) gives way to a consumer group.
     fn group_mut(
@@ -714,6 +725,7 @@ impl Replay {
             g.partition = self.partition;
             g.path = self.path.clone();
         }
+        self.drop_kafka_4_0_share_failures();
         if whole {
             super::check::end_of_log(self);
             self.idempotent_anomalies();

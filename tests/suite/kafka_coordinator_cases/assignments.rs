@@ -151,8 +151,20 @@ fn partitions_handed_over_in_the_coordinators_order_load_clean() {
             )),
         )
     };
+    // Their member metadata first, as the coordinator writes it (a current assignment
+    // for a group the load does not hold yet throws in Kafka 4.0, before KAFKA-19453).
+    let joined = |m: &str| -> Spec {
+        (
+            10,
+            json!({"groupId": "sg", "memberId": m}),
+            Some((
+                0,
+                json!({"clientId": "c", "clientHost": "/h", "subscribedTopicNames": ["foo"]}),
+            )),
+        )
+    };
     let mut log = GroupLog::new();
-    log.batch(vec![share("s1"), share("s2")]);
+    log.batch(vec![joined("s1"), joined("s2"), share("s1"), share("s2")]);
     assert_clean(&load(&log).1);
 
     let mut log = GroupLog::new();
