@@ -574,7 +574,7 @@ impl Finding {
         self
     }
     /// The content-derived key of this finding: kind, topic-partition (none for a finding of
-/// no partition), offset, producer.
+    /// no partition), offset, producer.
     /// A rule links a follow-on finding to its cause with [`Finding::caused_by`] and the
     /// cause's key (`identity_key`); `assign_ids` resolves keys to ids within the same
     /// partition directory.
@@ -649,8 +649,11 @@ pub(crate) fn assign_ids_in(groups: &mut [&mut [Finding]]) {
     // partition's hanging transaction).
     let mut by_key: HashMap<(String, String), String> = HashMap::new();
     let mut anywhere: HashMap<String, String> = HashMap::new();
-    let all_ids: std::collections::HashSet<String> =
-        groups.iter().flat_map(|g| g.iter()).map(|f| f.id.clone()).collect();
+    let all_ids: std::collections::HashSet<String> = groups
+        .iter()
+        .flat_map(|g| g.iter())
+        .map(|f| f.id.clone())
+        .collect();
     for f in groups.iter().flat_map(|g| g.iter()) {
         let place = place_of(f);
         by_key
@@ -713,7 +716,14 @@ mod tests {
     /// dropped when each list is numbered alone; a key repeated across lists gets `#2`.
     #[test]
     fn links_resolve_across_the_lists_of_one_report() {
-        let cause = || Finding::new(Kind::TransactionStuckInPrepare, "__transaction_state", 0, "");
+        let cause = || {
+            Finding::new(
+                Kind::TransactionStuckInPrepare,
+                "__transaction_state",
+                0,
+                "",
+            )
+        };
         let effect = Finding::new(Kind::HangingTransaction, "orders", 0, "")
             .caused_by(cause().identity_key());
         let (mut a, mut b) = (vec![cause()], vec![effect.clone(), cause()]);
@@ -726,6 +736,9 @@ mod tests {
         assert!(b[0].caused_by.is_empty());
         let mut dirs = vec![Finding::new(Kind::UncleanShutdown, "", -1, ""); 2];
         assign_ids(&mut dirs);
-        assert_eq!([&dirs[0].id, &dirs[1].id], ["unclean_shutdown", "unclean_shutdown#2"]);
+        assert_eq!(
+            [&dirs[0].id, &dirs[1].id],
+            ["unclean_shutdown", "unclean_shutdown#2"]
+        );
     }
 }

@@ -218,6 +218,10 @@ fn the_join_matches_the_data_to_the_new_leaders_shorter_copy() {
         let (f, _) = confirmation(&fs, "orders", 0);
         // `verify` too: its ids span the report, so the link to the coordinator's
         // partition resolves there as in the scan.
-        assert!(f.caused_by.contains(&stuck[0].id), "{name}: {:?}", f.caused_by);
+        assert!(
+            f.caused_by.contains(&stuck[0].id),
+            "{name}: {:?}",
+            f.caused_by
+        );
     }
 }
