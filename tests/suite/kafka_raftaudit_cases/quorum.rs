@@ -18,8 +18,7 @@ use klogscan::finding::{Kind, Severity};
 /// (`quorum_state_unreadable`, error, naming the `EOFException`).
 #[test]
 fn a_fresh_controller_without_quorum_state_starts_at_epoch_0() {
-    let (b, v) = run(vec![Node::new(3000, copy(&[], 0), String::new())]);
-    let _ = b;
+    let (_, v) = run(vec![Node::new(3000, copy(&[], 0), String::new())]);
     // `cluster` wrote an empty `quorum-state`: the near miss first.
     let q: Vec<_> = (v.verify.findings())
         .filter(|f| f.kind == Kind::QuorumStateUnreadable)
