@@ -438,7 +438,11 @@ fn read_any(
                 .end_offset
                 .max(snapshot_end.unwrap_or(offset.saturating_add(1)));
             if b.is_control() {
-                if snapshot_end.is_none() {
+                // A snapshot's own control records are its frame (header, footer) and the
+                // KRaft state at its end: its `VotersRecord` is the voter set in force there
+                // (`KRaftControlRecordStateMachine.maybeLoadSnapshot` adds it at the
+                // snapshot's last contained offset), kept at that offset.
+                if snapshot_end.is_none() || is_voters(&r) {
                     control(log, &r, at, time, b.partition_leader_epoch());
                 }
                 continue;
@@ -482,6 +486,13 @@ fn read_any(
             Err(_) => r.unknown = true,
         }
     }
+}
+
+/// Whether `r` is a `KRAFT_VOTERS` control record.
+fn is_voters(r: &format::Record<'_>) -> bool {
+    r.key.filter(|k| k.len() >= 4).is_some_and(|key| {
+        ControlType::from_id(i16::from_be_bytes([key[2], key[3]])) == ControlType::KraftVoters
+    })
 }
 
 fn control(log: &mut MetadataLog, r: &format::Record<'_>, offset: i64, time: i64, epoch: i32) {

@@ -1,4 +1,5 @@
-//! What the metadata log says about itself: records that do not decode, record types or
+//! What the metadata log says about itself: records that do not decode or that a node's replay
+//! refuses (a producer id block going back, a voter change of more than one voter), record types or
 //! versions this reader does not know, and metadata transactions the loader never applies.
 
 use super::ClusterHistory;
@@ -129,6 +130,9 @@ pub(super) fn of_log(h: &ClusterHistory, meta: Option<usize>) -> Vec<(Option<usi
             .remediation("keep the controllers' metadata logs (cp -a) before anything restarts: the record means the log was rewritten or a controller bug wrote it; compare the controllers' copies (klogscan history, kafka-metadata-shell.sh) and ask the Kafka community before editing anything"),
         );
     }
+    if let Some(f) = voter_change_rejected(h) {
+        out.push(f);
+    }
     for (offset, why) in &h.history.txn_errors {
         out.push(txn_finding(h, None, Some(*offset), 0, why).severity(Severity::Warning));
     }
@@ -162,4 +166,57 @@ fn txn_finding(
     )
     .broker("the metadata loader publishes nothing of an open transaction (MetadataBatchLoader.maybeFlushBatches); a new active controller aborts it")
     .remediation("none: a controller that takes over writes the AbortTransactionRecord")
+}
+
+/// The first `VotersRecord` a node's start refuses: `KRaftControlRecordStateMachine` reads
+/// every KRaft control record from the latest snapshot on (the snapshot's own voter set at
+/// its end, then the log's, the uncommitted tail included) into `VoterSetHistory.addAt`,
+/// which throws `IllegalArgumentException` on a set that shares no majority with the one
+/// before it read from the log or a snapshot (`VoterSet.hasOverlappingMajority`: more than
+/// one voter removed, or more than one added; the configured and bootstrapped sets are not
+/// compared). Nothing catches it, so no node whose copy holds the record starts. Voters
+/// are compared by id: Kafka compares id and directory id, so a set this finds refused is
+/// refused there too, while a voter re-added under a new directory id with another change
+/// may be refused there and not here (silence where the ids cannot tell).
+fn voter_change_rejected(h: &ClusterHistory) -> Option<Finding> {
+    let sets = (h.log.quorum.iter())
+        .filter(|q| q.control_type == "KRAFT_VOTERS")
+        .filter_map(|q| Some((q.offset, q.voters.as_deref()?)));
+    let mut before: Option<(i64, &[i32])> = None;
+    let mut refused = None;
+    for (offset, set) in sets {
+        if let Some((_, prev)) = before {
+            let removed: Vec<i32> = prev.iter().filter(|v| !set.contains(v)).copied().collect();
+            let added: Vec<i32> = set.iter().filter(|v| !prev.contains(v)).copied().collect();
+            if removed.len() > 1 || added.len() > 1 {
+                refused = Some((offset, prev, set, removed, added));
+                break;
+            }
+        }
+        before = Some((offset, set));
+    }
+    let (offset, prev, set, removed, added) = refused?;
+    Some(
+        Finding::new(
+            Kind::MetadataRecordRejected,
+            TOPIC,
+            0,
+            format!(
+                "metadata offset {offset}: a VotersRecord changes the voters from {prev:?} to {set:?} ({} removed, {} added at once): a node's start throws on it (VoterSetHistory.addAt: the sets share no majority) and the node does not start",
+                removed.len(),
+                added.len()
+            ),
+        )
+        .offset(offset)
+        .evidence(serde_json::json!({
+            "record": "VotersRecord",
+            "voters": set,
+            "previous_voters": prev,
+            "removed": removed,
+            "added": added,
+            "metadata_log": h.log.path,
+        }))
+        .broker("KafkaRaftClient.initialize → KRaftControlRecordStateMachine reads the KRaft control records from the latest snapshot to the log end, and VoterSetHistory.addAt throws IllegalArgumentException on a voter set without an overlapping majority with the one before it (VoterSet.hasOverlappingMajority); nothing catches it: no controller or broker whose copy of the metadata log holds the record starts (a running follower fetching it stops its raft thread). The leader never writes such a change: AddRaftVoter and RemoveRaftVoter change one voter at a time")
+        .remediation("keep every node's metadata log (cp -a) before anything restarts: a record no leader writes means the log was rewritten, copied from another cluster or written by a bug; compare the copies (klogscan history, kafka-dump-log.sh --cluster-metadata-decoder) and ask the Kafka community before editing anything"),
+    )
 }
