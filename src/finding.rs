@@ -276,8 +276,9 @@ kinds! {
     MetadataRecordUndecodable = "metadata_record_undecodable", Warning;
     /// Metadata records of a type or version this reader does not know, kept raw.
     MetadataRecordUnknown = "metadata_record_unknown", Info;
-    /// A metadata record a controller's replay throws on (a `ProducerIdsRecord` whose next
-    /// producer id does not go up): every controller replaying it stops.
+    /// A metadata record a node's replay throws on (a `ProducerIdsRecord` whose next
+    /// producer id does not go up: every controller replaying it stops; a `VotersRecord`
+    /// changing more than one voter at once: no node holding it starts).
     MetadataRecordRejected = "metadata_record_rejected", Error;
     /// A metadata transaction (KIP-868) the log ends inside, or framing the loader rejects.
     MetadataTransactionIncomplete = "metadata_transaction_incomplete", Info;
