@@ -124,6 +124,16 @@ impl GroupLog {
 
     /// Write it as `__consumer_offsets-<partition>` under `dir`.
     pub fn write(&self, dir: &Path, partition: i32) -> std::io::Result<Manifest> {
+        let mut p = self.builder(partition);
+        if self.next > p.next_offset() {
+            p.skip_offsets(self.next - p.next_offset());
+        }
+        p.write(dir)
+    }
+
+    /// Its batches as `__consumer_offsets-<partition>`, a builder ending at its last batch
+    /// (what [`Self::write`] writes, without the offsets skipped after it).
+    pub fn builder(&self, partition: i32) -> PartitionBuilder {
         let mut p = PartitionBuilder::new("__consumer_offsets", partition);
         for (b, t) in self.batches.iter().zip(&self.txn) {
             let base = b[0].2;
@@ -148,10 +158,7 @@ impl GroupLog {
             }
             p.append(batch);
         }
-        if self.next > p.next_offset() {
-            p.skip_offsets(self.next - p.next_offset());
-        }
-        p.write(dir)
+        p
     }
 }
 

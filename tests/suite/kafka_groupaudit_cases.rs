@@ -37,7 +37,7 @@ use klogscan::partition::groups::{
 use klogscan::partition::scan::ScanOptions;
 use klogscan::testkit::group_scenarios::{GroupLog, Spec};
 use klogscan::testkit::scenario::DEFAULT_START_MS;
-use klogscan::testkit::{Batch, LogDirBuilder, PartitionBuilder, Producer, Rec};
+use klogscan::testkit::{LogDirBuilder, PartitionBuilder};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -314,31 +314,7 @@ impl Coord {
 
 /// `log` as `__consumer_offsets-<n>` (what `GroupLog::write` writes, as a builder).
 fn partition(log: &GroupLog, n: i32) -> PartitionBuilder {
-    let mut p = PartitionBuilder::new("__consumer_offsets", n);
-    for (b, t) in log.batches.iter().zip(&log.txn) {
-        let base = b[0].2;
-        if base > p.next_offset() {
-            p.skip_offsets(base - p.next_offset());
-        }
-        let producer = match t {
-            Some((pid, Some(commit))) => {
-                p.end_txn(Producer::transactional(*pid, 0), *commit, 0);
-                continue;
-            }
-            Some((pid, None)) => Producer::transactional(*pid, 0),
-            None => Producer::PLAIN,
-        };
-        let mut batch = Batch::new(producer);
-        for (k, v, o) in b {
-            let r = match v {
-                Some(v) => Rec::kv(k, v),
-                None => Rec::tombstone(k),
-            };
-            batch = batch.record(r.offset_delta((o - base) as i32));
-        }
-        p.append(batch);
-    }
-    p
+    log.builder(n)
 }
 
 // ---------------------------------------------------------------------------------------
