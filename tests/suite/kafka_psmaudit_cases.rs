@@ -34,7 +34,11 @@ fn kinds<'f>(fs: impl IntoIterator<Item = &'f Finding>) -> Vec<(Kind, Option<i64
 
 /// The findings of a one-partition scan at warning or above, as `(kind, offset)`.
 fn loud_kinds(r: &ScanReport) -> Vec<(Kind, Option<i64>)> {
-    kinds(r.findings.iter().filter(|f| f.severity >= Severity::Warning))
+    kinds(
+        r.findings
+            .iter()
+            .filter(|f| f.severity >= Severity::Warning),
+    )
 }
 
 /// Write `parts` as broker 1's log dir (clean shutdown, producer snapshots, transaction
@@ -59,11 +63,7 @@ fn broker(
 }
 
 /// The partition `topic`-`n` of a report.
-fn part<'r>(
-    r: &'r ScanReport,
-    topic: &str,
-    n: i32,
-) -> &'r klogscan::results::PartitionReport {
+fn part<'r>(r: &'r ScanReport, topic: &str, n: i32) -> &'r klogscan::results::PartitionReport {
     r.partitions
         .iter()
         .find(|p| p.topic == topic && p.partition == n)

@@ -30,7 +30,13 @@ fn only_entry(r: &ScanReport, topic: &str, n: i32) -> (i64, i16, i32, i64, Optio
 /// Producer 7 (epoch 0) writes one record to `topic1`-0 and aborts; `idle` ms later it
 /// writes one record at `epoch`, sequence `seq`, and ends that transaction with a COMMIT at
 /// `commit_epoch`. `abort_epoch`: the first ABORT's epoch.
-fn after_idle(abort_epoch: i16, idle: i64, epoch: i16, seq: i32, commit_epoch: i16) -> PartitionBuilder {
+fn after_idle(
+    abort_epoch: i16,
+    idle: i64,
+    epoch: i16,
+    seq: i32,
+    commit_epoch: i16,
+) -> PartitionBuilder {
     let t = Producer::transactional(7, 0);
     let mut p = PartitionBuilder::new("topic1", 0).time_step(0);
     p.append(Batch::new(t).records(1).sequence(0));
@@ -57,7 +63,10 @@ fn transaction_after_producer_id_expires() {
     for (name, r) in [("scan", &v.scan), ("merge", &v.merge)] {
         assert_eq!(only_entry(r, "topic1", 0), (7, 1, 0, 2, None), "{name}");
         let pr = part(r, "topic1", 0);
-        assert_eq!((pr.last_stable_offset, pr.transactions.aborted), (Some(4), 1));
+        assert_eq!(
+            (pr.last_stable_offset, pr.transactions.aborted),
+            (Some(4), 1)
+        );
     }
     // near miss: sequence 0 again at epoch 0, an hour or a day later
     let (_b, _d, v) = broker(vec![after_idle(0, 3_600_000, 0, 0, 0)], &[], opts());

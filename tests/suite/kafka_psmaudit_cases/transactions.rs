@@ -81,7 +81,10 @@ fn read_committed_consumer_should_not_see_undecided_data() {
     v.assert_no_alarm();
     for t in ["topic1", "topic2"] {
         let pr = part(&v.scan, t, 0);
-        assert_eq!((pr.log_end_offset, pr.last_stable_offset), (Some(6), Some(6)));
+        assert_eq!(
+            (pr.log_end_offset, pr.last_stable_offset),
+            (Some(6), Some(6))
+        );
         assert_eq!(pr.transactions.committed, 2);
     }
 }
@@ -117,7 +120,10 @@ fn delayed_fetch_includes_aborted_transaction() {
     let (_b, _d, v) = broker(vec![build(false)], &[], opts());
     assert_eq!(aborted_of(&v.scan, "topic1", 0), vec![(1, 1, 4, 0)]);
     let pr = part(&v.scan, "topic1", 0);
-    assert_eq!((pr.log_end_offset, pr.last_stable_offset), (Some(5), Some(0)));
+    assert_eq!(
+        (pr.log_end_offset, pr.last_stable_offset),
+        (Some(5), Some(0))
+    );
 }
 
 /// `TransactionsTest.testMultipleMarkersOneLeader`: one transaction over the ten partitions
@@ -155,7 +161,10 @@ fn multiple_markers_one_leader() {
         for (name, r) in [("scan", &v.scan), ("merge", &v.merge)] {
             assert_eq!(aborted_of(r, "largeTopic", n), vec![(3, 0, 5, 6)], "{name}");
             let pr = part(r, "largeTopic", n);
-            assert_eq!((pr.last_stable_offset, pr.transactions.committed), (Some(9), 1));
+            assert_eq!(
+                (pr.last_stable_offset, pr.transactions.committed),
+                (Some(9), 1)
+            );
             assert_eq!(
                 aborted_of(r, "largeTopicOneReplica", n),
                 vec![(3, 0, 5, 6)],
@@ -171,7 +180,11 @@ fn multiple_markers_one_leader() {
     let (_b, _d, v) = broker(build(Some(7)), &[], opts());
     for n in 0..10 {
         let want = if n == 7 { Some(6) } else { Some(9) };
-        assert_eq!(part(&v.scan, "largeTopic", n).last_stable_offset, want, "{n}");
+        assert_eq!(
+            part(&v.scan, "largeTopic", n).last_stable_offset,
+            want,
+            "{n}"
+        );
     }
     let open: Vec<_> = (v.scan.findings.iter())
         .filter(|f| matches!(f.kind, Kind::OpenTransaction | Kind::HangingTransaction))
@@ -268,5 +281,152 @@ fn fencing_on_transaction_expiration() {
         (v.scan.findings.iter())
             .any(|f| f.kind == Kind::ProducerEpochRegression && f.offset == Some(2)),
         "{l:#?}"
+    );
+}
+
+/// Write `c` as broker 1's log dir and run `scan`, `verify` and the merge.
+fn cluster_verdict(c: &Cluster) -> (Brokers, Verdict) {
+    let mut b = Brokers::new();
+    let dir = b.path(1, "data");
+    c.write(&dir, 1).unwrap();
+    b.add(dir);
+    let v = b.check_with(opts());
+    (b, v)
+}
+
+/// `TransactionsTest.testBasicTransactions`: one producer writes a record to `topic1`-1 and
+/// `topic2`-2 and aborts, then one more to each and commits. Before the abort the last
+/// stable offset of both is 0 (nothing decided); after the commit each partition holds data,
+/// ABORT, data, COMMIT: one aborted transaction (0–1), one committed, last stable offset 4;
+/// a read_committed consumer sees the two committed records. Near miss: the second
+/// transaction left undecided holds the last stable offset at its first offset, 2.
+#[test]
+fn basic_transactions() {
+    let tps: [(&'static str, i32); 2] = [("topic1", 1), ("topic2", 2)];
+    let p = Producer::transactional(11, 0);
+    let run = |decided: bool| {
+        let mut c = Cluster::new(Some(crate::kafka_quiet_cluster_cases::CLUSTER)).coordinator(0);
+        c.run(&Txn::new("basic", p, &tps).records(1).abort());
+        let second = Txn::new("basic", p, &tps).records(1);
+        c.run(&if decided { second } else { second.open() });
+        cluster_verdict(&c)
+    };
+    let (_b, v) = run(true);
+    v.assert_no_alarm();
+    for (name, r) in [("scan", &v.scan), ("merge", &v.merge)] {
+        for (t, n) in tps {
+            assert_eq!(aborted_of(r, t, n), vec![(11, 0, 1, 2)], "{name} {t}-{n}");
+            let pr = part(r, t, n);
+            assert_eq!(
+                (pr.last_stable_offset, pr.transactions.committed),
+                (Some(4), 1),
+                "{name} {t}-{n}"
+            );
+        }
+    }
+    // the state before the abort: nothing decided
+    let mut c = Cluster::new(Some(crate::kafka_quiet_cluster_cases::CLUSTER)).coordinator(0);
+    c.run(&Txn::new("basic", p, &tps).records(1).open());
+    let (_b, v) = cluster_verdict(&c);
+    for (t, n) in tps {
+        assert_eq!(part(&v.scan, t, n).last_stable_offset, Some(0), "{t}-{n}");
+    }
+    // near miss: the second transaction undecided
+    let (_b, v) = run(false);
+    for (t, n) in tps {
+        let pr = part(&v.scan, t, n);
+        assert_eq!(
+            (pr.log_end_offset, pr.last_stable_offset),
+            (Some(3), Some(2)),
+            "{t}-{n}"
+        );
+    }
+}
+
+/// `TransactionsTest.testFencingOnCommit`: producer 1 writes to `topic1`-0 and `topic2`-0;
+/// producer 2, same transactional id, initializes: the coordinator fences the open
+/// transaction (`prepareFenceProducerEpoch`: PrepareAbort at epoch 1, ABORT markers at 1),
+/// then hands producer 2 epoch 2 (`prepareIncrementProducerEpoch` from CompleteAbort);
+/// producer 2 writes from sequence 0 and commits, producer 1's commit is fenced. On disk:
+/// data at 0, ABORT at 1, data at 2, COMMIT at 2; the producer ends at epoch 2, the
+/// coordinator holds epoch 2, nothing wrong. Near miss: producer 1's data at epoch 0 after
+/// producer 2's is a fenced write the leader refuses.
+#[test]
+fn fencing_on_commit() {
+    let tps: [(&'static str, i32); 2] = [("topic1", 0), ("topic2", 0)];
+    let p1 = Producer::transactional(12, 0);
+    let run = |zombie: bool| {
+        let mut c = Cluster::new(Some(crate::kafka_quiet_cluster_cases::CLUSTER)).coordinator(0);
+        c.run(
+            &Txn::new("fenced", p1, &tps)
+                .records(1)
+                .abort()
+                .marker_epoch(1),
+        );
+        c.run(&Txn::new("fenced", p1.with_epoch(2), &tps).records(1));
+        if zombie {
+            c.data(("topic1", 0), p1, 1);
+        }
+        cluster_verdict(&c)
+    };
+    let (_b, v) = run(false);
+    v.assert_no_alarm();
+    for (name, r) in [("scan", &v.scan), ("merge", &v.merge)] {
+        for (t, n) in tps {
+            assert_eq!(aborted_of(r, t, n), vec![(12, 0, 1, 2)], "{name} {t}-{n}");
+            assert_eq!(part(r, t, n).last_stable_offset, Some(4), "{name} {t}-{n}");
+        }
+    }
+    for (t, n) in tps {
+        assert_eq!(entry_of(&v.scan, t, n, 12), (2, 0, 2, None), "{t}-{n}");
+    }
+    // near miss: the fenced producer writes again
+    let (_b, v) = run(true);
+    let regressions: Vec<_> = (v.scan.findings.iter())
+        .filter(|f| f.kind == Kind::ProducerEpochRegression)
+        .map(|f| (f.topic.as_str(), f.offset))
+        .collect();
+    assert_eq!(
+        regressions,
+        vec![("topic1", Some(4))],
+        "{:#?}",
+        lines(&v.scan.findings)
+    );
+}
+
+/// `TransactionsTest.testFailureToFenceEpoch`: producer 1 commits a record on `topic1`-0;
+/// producer 2's InitProducerId times out because `__transaction_state` is under its minimum
+/// ISR — the coordinator bumped the epoch in memory but never wrote it; producer 3 then
+/// initializes and commits a record. The partition's producer ends exactly one epoch above
+/// the first: the lost bump leaves no trace on disk. On disk: the coordinator's values at
+/// epoch 0 then 1, the data at 0 and 1 from sequence 0, nothing wrong. Near miss: producer
+/// 1, fenced by then, beginning again at epoch 0 is refused by the leader.
+#[test]
+fn failure_to_fence_epoch() {
+    let tp: (&'static str, i32) = ("topic1", 0);
+    let p = Producer::transactional(13, 0);
+    let run = |zombie: bool| {
+        let mut c = Cluster::new(Some(crate::kafka_quiet_cluster_cases::CLUSTER)).coordinator(0);
+        c.run(&Txn::new("transactional-producer", p, &[tp]).records(1));
+        c.run(&Txn::new("transactional-producer", p.bumped(), &[tp]).records(1));
+        if zombie {
+            c.data(tp, p, 1);
+        }
+        cluster_verdict(&c)
+    };
+    let (_b, v) = run(false);
+    v.assert_no_alarm();
+    assert_eq!(entry_of(&v.scan, "topic1", 0, 13), (1, 0, 2, None));
+    let pr = part(&v.scan, "topic1", 0);
+    assert_eq!(
+        (pr.last_stable_offset, pr.transactions.committed),
+        (Some(4), 2)
+    );
+    let (_b, v) = run(true);
+    assert!(
+        (v.scan.findings.iter())
+            .any(|f| f.kind == Kind::ProducerEpochRegression && f.offset == Some(4)),
+        "{:#?}",
+        lines(&v.scan.findings)
     );
 }
