@@ -179,12 +179,18 @@ fn txn_finding(
 /// refused there too, while a voter re-added under a new directory id with another change
 /// may be refused there and not here (silence where the ids cannot tell).
 fn voter_change_rejected(h: &ClusterHistory) -> Option<Finding> {
+    // A `VotersRecord` that did not decode leaves the set before it unknown: the next one
+    // is compared with nothing (it may have been the one change between them).
     let sets = (h.log.quorum.iter())
         .filter(|q| q.control_type == "KRAFT_VOTERS")
-        .filter_map(|q| Some((q.offset, q.voters.as_deref()?)));
+        .map(|q| (q.offset, q.voters.as_deref()));
     let mut before: Option<(i64, &[i32])> = None;
     let mut refused = None;
     for (offset, set) in sets {
+        let Some(set) = set else {
+            before = None;
+            continue;
+        };
         if let Some((_, prev)) = before {
             let removed: Vec<i32> = prev.iter().filter(|v| !set.contains(v)).copied().collect();
             let added: Vec<i32> = set.iter().filter(|v| !prev.contains(v)).copied().collect();
@@ -219,4 +225,46 @@ fn voter_change_rejected(h: &ClusterHistory) -> Option<Finding> {
         .broker("KafkaRaftClient.initialize → KRaftControlRecordStateMachine reads the KRaft control records from the latest snapshot to the log end, and VoterSetHistory.addAt throws IllegalArgumentException on a voter set without an overlapping majority with the one before it (VoterSet.hasOverlappingMajority); nothing catches it: no controller or broker whose copy of the metadata log holds the record starts (a running follower fetching it stops its raft thread). The leader never writes such a change: AddRaftVoter and RemoveRaftVoter change one voter at a time")
         .remediation("keep every node's metadata log (cp -a) before anything restarts: a record no leader writes means the log was rewritten, copied from another cluster or written by a bug; compare the copies (klogscan history, kafka-dump-log.sh --cluster-metadata-decoder) and ask the Kafka community before editing anything"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::leadership::{MetadataLog, QuorumEvent};
+
+    fn history(sets: &[Option<&[i32]>]) -> ClusterHistory {
+        let quorum = (sets.iter().enumerate())
+            .map(|(i, v)| QuorumEvent {
+                offset: 10 + i as i64,
+                time: 0,
+                raft_epoch: 1,
+                control_type: "KRAFT_VOTERS".into(),
+                leader_id: None,
+                voters: v.map(<[i32]>::to_vec),
+                kraft_version: None,
+            })
+            .collect();
+        let log = MetadataLog {
+            quorum,
+            ..Default::default()
+        };
+        ClusterHistory::from_log(Default::default(), log)
+    }
+
+    /// One voter added or removed at a time passes; two at once is refused at the record
+    /// (`VoterSet.hasOverlappingMajority`); a set that did not decode between them leaves
+    /// the change unknown, and nothing is said.
+    #[test]
+    fn only_a_change_of_more_than_one_voter_is_refused() {
+        let one_at_a_time = history(&[Some(&[1, 2, 3]), Some(&[1, 2, 3, 4]), Some(&[2, 3, 4])]);
+        assert!(voter_change_rejected(&one_at_a_time).is_none());
+        let replaced = history(&[Some(&[1, 2, 3]), Some(&[1, 2, 4])]);
+        assert!(voter_change_rejected(&replaced).is_none());
+        let two = history(&[Some(&[1, 2, 3]), Some(&[1]), Some(&[1, 5, 6])]);
+        let f = voter_change_rejected(&two).expect("refused");
+        assert_eq!((f.kind, f.offset), (Kind::MetadataRecordRejected, Some(11)));
+        assert_eq!(f.evidence["removed"], serde_json::json!([2, 3]));
+        let unknown = history(&[Some(&[1, 2, 3]), None, Some(&[3, 4, 5])]);
+        assert!(voter_change_rejected(&unknown).is_none());
+    }
 }
