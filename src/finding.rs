@@ -303,6 +303,10 @@ kinds! {
     /// JSON, no or an unsupported `data_version`, a mandatory field missing): the node
     /// does not start.
     QuorumStateUnreadable = "quorum_state_unreadable", Error;
+    /// A live metadata log's `quorum-state` naming a leader for an epoch whose
+    /// `LeaderChangeMessage` in the cluster's metadata log names another: no quorum elects two
+    /// leaders for one epoch, so the file is foreign or was edited.
+    QuorumStateLeaderConflict = "quorum_state_leader_conflict", Warning;
     /// Live partition directories of one topic in one broker log dir whose
     /// `partition.metadata` files name different topic ids: all but one are of another
     /// incarnation of the topic, which the broker refuses to serve.

@@ -274,6 +274,7 @@ fn findings(
         out.push((home(&copies, e.leader, meta_index), f));
     }
     out.extend(super::notes::of_log(h, meta_index));
+    out.extend(super::quorum_conflict::findings(h, report));
     out.extend(super::epochs::check(h, report, inv));
     out.extend(super::stray::check(h, report, inv, opts.broker_version));
     out.extend(super::future::check(h, report, inv, opts.broker_version));

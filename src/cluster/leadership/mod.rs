@@ -33,6 +33,7 @@ mod future;
 mod links;
 mod loss;
 mod notes;
+mod quorum_conflict;
 mod quorum_state;
 mod stray;
 pub mod view;
@@ -57,6 +58,9 @@ pub struct ClusterHistory {
     pub log: MetadataLog,
     pub history: History,
     pub elections: Vec<Election>,
+    /// The `quorum-state` of every live copy of the cluster's metadata log, the replayed one
+    /// included: `(partition directory, what its start reads)`.
+    pub quorum_states: Vec<(String, QuorumState)>,
 }
 
 impl ClusterHistory {
@@ -69,6 +73,7 @@ impl ClusterHistory {
             log,
             history,
             elections,
+            quorum_states: Vec::new(),
         }
     }
 
@@ -173,6 +178,7 @@ pub fn load_all_read(
     let ids = Identities::load(inv);
     let mut unread = Vec::new();
     let mut best: BTreeMap<ClusterKey, (Source, MetadataLog)> = BTreeMap::new();
+    let mut quorum_states: BTreeMap<ClusterKey, Vec<(String, QuorumState)>> = BTreeMap::new();
     for p in inv.partitions.iter().filter(|p| p.is_kraft_metadata()) {
         let source = ids.source(p);
         if !source.copy.is_live() {
@@ -192,6 +198,10 @@ pub fn load_all_read(
         };
         unread.extend(log.unread.iter().map(|(p, why)| (p.into(), why.clone())));
         let key = ClusterKey::of(&source);
+        if let Some(q) = &log.quorum_state {
+            let states = quorum_states.entry(key.clone()).or_default();
+            states.push((log.path.clone(), q.clone()));
+        }
         // The most up-to-date copy as KRaft orders logs (`OffsetAndEpoch.compareTo`, the
         // epoch first: `KafkaRaftClient`'s log comparison in elections): a former
         // leader's longer tail at an older epoch was never committed (its followers
@@ -204,8 +214,12 @@ pub fn load_all_read(
         }
     }
     let histories = best
-        .into_values()
-        .map(|(s, l)| ClusterHistory::from_log(s, l))
+        .into_iter()
+        .map(|(key, (s, l))| {
+            let mut h = ClusterHistory::from_log(s, l);
+            h.quorum_states = quorum_states.remove(&key).unwrap_or_default();
+            h
+        })
         .collect();
     (histories, unread)
 }
