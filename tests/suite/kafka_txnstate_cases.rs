@@ -22,6 +22,7 @@
 
 mod expiry;
 mod load;
+mod metadata;
 mod owner;
 mod replicas;
 mod timeout;
