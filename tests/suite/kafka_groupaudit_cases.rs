@@ -235,10 +235,9 @@ fn current(group: &str, m: &str, epoch: i32, prev: i32, state: i8, p: &[(&str, &
 /// The `__consumer_offsets` partition `group` lives in with 50 partitions
 /// (`Utils.abs(groupId.hashCode) % 50`).
 fn offsets_partition(group: &str) -> i32 {
-    let h = group
-        .encode_utf16()
-        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)));
-    (if h == i32::MIN { 0 } else { h.abs() }) % 50
+    // The group coordinator places an id as the transaction coordinator does (the same
+    // `Utils.abs(hashCode) % count`): the project's one implementation of it.
+    klogscan::discover::identity::transaction_partition_for(group, 50)
 }
 
 /// The coordinator's partitions being written: each group's records go to its partition.

@@ -34,7 +34,7 @@ use klogscan::testkit::{
 };
 use std::path::Path;
 
-mod quorum;
+pub(crate) mod quorum;
 mod records;
 mod snapshots;
 

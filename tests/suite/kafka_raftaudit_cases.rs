@@ -30,9 +30,7 @@ mod quorum;
 mod snapshots;
 mod voters;
 
-use crate::kafka_quiet_cluster_cases::kraft::{
-    broker_change, isr, metadata_version, partition, register, topic,
-};
+use crate::kafka_quiet_cluster_cases::kraft::{isr, metadata_version, partition, register, topic};
 use crate::kafka_quiet_cluster_cases::{Brokers, Verdict};
 use crate::kafka_quiet_kraft_cases::{
     BROKERS, Node, Snap, Step, VOTERS, all_loud, cluster, copy, data, elect, end_of, epoch_of,
@@ -43,30 +41,14 @@ use klogscan::read::format::metadata::MetaRecord;
 use klogscan::testkit::PartitionBuilder;
 use std::path::PathBuf;
 
-/// The brokers' epochs: their registrations' offsets.
-const BROKER_EPOCHS: [i64; 2] = [2, 3];
+/// The brokers' epochs (their registrations' offsets) of [`bootstrap`].
+use crate::kafka_quiet_kraft_cases::quorum::BROKER_EPOCHS;
 
 /// The first writes (offsets 0–7, epoch 1): 3000 elected by 3000 and 3001, the metadata
-/// version, brokers 1 and 2 registering and unfenced, `orders-0` created on both.
+/// version, brokers 1 and 2 registering and unfenced, `orders-0` created on both — the
+/// quiet KRaft cases' own start.
 fn bootstrap() -> Vec<Step> {
-    let s = vec![
-        Step::Elect {
-            leader: 3000,
-            voters: VOTERS.to_vec(),
-            granting: vec![3000, 3001],
-        },
-        data(vec![metadata_version(19)]),
-        data(vec![register(1, BROKER_EPOCHS[0], 1, true)]),
-        data(vec![register(2, BROKER_EPOCHS[1], 2, true)]),
-        data(vec![
-            broker_change(1, BROKER_EPOCHS[0], -1, 0),
-            broker_change(2, BROKER_EPOCHS[1], -1, 0),
-        ]),
-        data(vec![
-            topic("orders"),
-            partition("orders", 0, &[1, 2], &[1, 2], (1, 0, 0)),
-        ]),
-    ];
+    let s = crate::kafka_quiet_kraft_cases::quorum::bootstrap();
     assert_eq!(end_of(&s), 8);
     s
 }
